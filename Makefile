@@ -1,0 +1,91 @@
+# wheelpick: one non-recursive Makefile. Objects go to $(BUILD); the binary is $(BUILD)/wheelpick.
+BUILD    ?= build
+CC       ?= cc
+PKGS     := libcurl libxml-2.0 libarchive sqlite3 libcrypto yajl
+OPTFLAGS ?= -O2 -g
+CFLAGS   += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter $(OPTFLAGS) -I. \
+            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl
+
+# Debian packages the build and the tests need (checked by `make deps`, installed when missing).
+DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
+            libssl-dev libyajl-dev libcmocka-dev zstd bzip2 nginx-light openssl python3 python3-pip \
+            clang
+
+LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+GEN_SRC  := $(BUILD)/gen/schema_sql.c
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test unit clitest demo asan bench fuzz lint clean
+all: $(BUILD)/wheelpick
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# schema.sql is compiled in as one C string, so the binary never looks for it on disk.
+$(GEN_SRC): schema.sql
+	@mkdir -p $(dir $@)
+	{ echo '/* generated from schema.sql by the Makefile; do not edit */'; \
+	  echo 'const char wp_schema_sql[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' schema.sql; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/schema_sql.o: $(GEN_SRC)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libwp.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/wheelpick: $(CLI_OBJ) $(BUILD)/libwp.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libwp.a $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libwp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS) -lcmocka
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root to install:$$missing" >&2; exit 2; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+unit: $(UNIT_BIN)
+	@tests/run-unit.sh $(UNIT_BIN)
+
+clitest: $(BUILD)/wheelpick
+	@WHEELPICK=$(abspath $(BUILD)/wheelpick) tests/cli/run.sh
+
+test: deps
+	$(MAKE) all unit
+	$(MAKE) clitest
+	@tests/summary.sh
+
+demo: deps
+	$(MAKE) all
+	@tests/demo.sh $(abspath $(BUILD)/wheelpick)
+
+asan:
+	$(MAKE) BUILD=build-asan OPTFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" all unit clitest
+
+bench:
+	$(MAKE) BUILD=build-bench OPTFLAGS="-O2 -DNDEBUG" all
+	@bench/run.sh $(abspath build-bench/wheelpick)
+
+lint:
+	@tests/lint.sh
+
+clean:
+	rm -rf build build-asan build-bench build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,88 @@
+/* base/buf.c: growable buffer with a ceiling. */
+#include "base/buf.h"
+#include "base/mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(struct wp_buf *b, size_t extra)
+{
+	if (b->max && (extra > b->max || b->len > b->max - extra))
+		return -1;
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap = cap * 2 < cap ? need : cap * 2;
+	b->data = wp_xrealloc(b->data, cap);
+	b->cap = cap;
+	return 0;
+}
+
+int wp_buf_add(struct wp_buf *b, const void *p, size_t n)
+{
+	if (grow(b, n) < 0)
+		return -1;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+	return 0;
+}
+
+int wp_buf_addstr(struct wp_buf *b, const char *s)
+{
+	return wp_buf_add(b, s, strlen(s));
+}
+
+int wp_buf_addch(struct wp_buf *b, char c)
+{
+	return wp_buf_add(b, &c, 1);
+}
+
+int wp_buf_printf(struct wp_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || grow(b, (size_t)n) < 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+const char *wp_buf_cstr(const struct wp_buf *b)
+{
+	return b->data ? b->data : "";
+}
+
+void wp_buf_reset(struct wp_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = 0;
+}
+
+void wp_buf_free(struct wp_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+char *wp_buf_detach(struct wp_buf *b, size_t *len)
+{
+	char *p = b->data ? b->data : wp_xstrdup("");
+	if (len)
+		*len = b->len;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return p;
+}

@@ -1,0 +1,469 @@
+/* cache/catalog.c: the SQLite catalog: open and migrate, atomic per-source refresh, queries. */
+#include "cache/catalog.h"
+#include "base/mem.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+extern const char wp_schema_sql[];
+
+#define BUSY_TIMEOUT_MS 30000
+
+static int db_fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
+{
+	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s", cat->path ? cat->path : "?", what,
+		       cat->db ? sqlite3_errmsg(cat->db) : "no connection");
+}
+
+static int exec(struct wp_catalog *cat, const char *sql, struct wp_err *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(cat->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': %s", cat->path, msg ? msg : "error");
+		sqlite3_free(msg);
+		return rc;
+	}
+	return 0;
+}
+
+static int user_version(struct wp_catalog *cat, int *v, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(cat->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(cat, err, "cannot read schema version");
+	*v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Old catalogs are brought forward in one transaction; schema.sql is idempotent
+ * (IF NOT EXISTS), so version 0 (new file) and future additive migrations share a path. */
+static int migrate(struct wp_catalog *cat, struct wp_err *err)
+{
+	int v = 0, rc;
+	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
+		return rc;
+	if ((rc = user_version(cat, &v, err)))
+		goto out;
+	if (v > WP_CATALOG_SCHEMA_VERSION) {
+		rc = wp_fail(err, -WPE_CATALOG,
+			     "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use --catalog",
+			     cat->path, v, WP_CATALOG_SCHEMA_VERSION);
+		goto out;
+	}
+	if (v < WP_CATALOG_SCHEMA_VERSION) {
+		if ((rc = exec(cat, wp_schema_sql, err)))
+			goto out;
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", WP_CATALOG_SCHEMA_VERSION);
+		if ((rc = exec(cat, sql, err)))
+			goto out;
+	}
+	rc = exec(cat, "COMMIT", err);
+out:
+	if (rc)
+		sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static int mkdir_parent(const char *path, struct wp_err *err)
+{
+	char *dir = wp_xstrdup(path);
+	int rc = 0;
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s", dir, strerror(errno));
+			break;
+		}
+		*p = '/';
+	}
+	free(dir);
+	return rc;
+}
+
+int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err)
+{
+	int rc = 0;
+	memset(cat, 0, sizeof(*cat));
+	cat->path = wp_xstrdup(path);
+	if ((rc = mkdir_parent(path, err)))
+		goto out;
+	if (sqlite3_open_v2(path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s': %s; check the path or use --catalog", path,
+			     cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
+		goto out;
+	}
+	sqlite3_busy_timeout(cat->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(cat->db, 1);
+	/* WAL lets a pick read while an update writes; NORMAL sync is durable at checkpoints
+	 * and never corrupts, which is what a cache needs. */
+	if ((rc = exec(cat, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err))) {
+		if (strstr(err->msg, "not a database") || strstr(err->msg, "malformed"))
+			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use --catalog)", path);
+		goto out;
+	}
+	if ((rc = migrate(cat, err)))
+		goto out;
+	static const char insert_sql[] =
+		"INSERT OR REPLACE INTO files (source_id, project, version, variant, kind, filename, url, sha256, md5, size,"
+		" requires_python, yanked, core_metadata, tags, build, build_number, subdir, depends, constrains,"
+		" track_features, timestamp, hash_conflict)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+	if (sqlite3_prepare_v3(cat->db, insert_sql, -1, SQLITE_PREPARE_PERSISTENT, &cat->st_insert_file, NULL) ||
+	    sqlite3_prepare_v3(cat->db, "SELECT sha256 FROM seen_hashes WHERE url = ?1", -1,
+			       SQLITE_PREPARE_PERSISTENT, &cat->st_seen_get, NULL) ||
+	    sqlite3_prepare_v3(cat->db, "INSERT OR IGNORE INTO seen_hashes (url, sha256, first_seen) VALUES (?1, ?2, ?3)",
+			       -1, SQLITE_PREPARE_PERSISTENT, &cat->st_seen_put, NULL)) {
+		rc = db_fail(cat, err, "cannot prepare statements");
+		goto out;
+	}
+out:
+	if (rc)
+		wp_catalog_close(cat);
+	return rc;
+}
+
+void wp_catalog_close(struct wp_catalog *cat)
+{
+	if (cat->in_refresh)
+		wp_catalog_refresh_abort(cat);
+	sqlite3_finalize(cat->st_insert_file);
+	sqlite3_finalize(cat->st_seen_get);
+	sqlite3_finalize(cat->st_seen_put);
+	if (cat->db)
+		sqlite3_close(cat->db);
+	free(cat->path);
+	memset(cat, 0, sizeof(*cat));
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static long long col_ll(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static int source_rows(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx, bool *found,
+		       struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	const char *sql = url ? "SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources WHERE url = ?1"
+			      : "SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources ORDER BY url";
+	int rc = 0, s;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(cat, err, "cannot query sources");
+	if (url)
+		sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	if (found)
+		*found = false;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_source_row r = {
+			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.etag = col_text(st, 3), .last_modified = col_text(st, 4), .content_sha256 = col_text(st, 5),
+			.fetched_at = col_ll(st, 6), .n_files = col_ll(st, 7),
+		};
+		if (found)
+			*found = true;
+		if (fn && (rc = fn(ctx, &r, err)))
+			goto out;
+	}
+	if (s != SQLITE_DONE)
+		rc = db_fail(cat, err, "cannot read sources");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
+			  bool *found, struct wp_err *err)
+{
+	return source_rows(cat, url, fn, ctx, found, err);
+}
+
+int wp_catalog_sources(struct wp_catalog *cat, wp_source_row_fn *fn, void *ctx, struct wp_err *err)
+{
+	return source_rows(cat, NULL, fn, ctx, NULL, err);
+}
+
+int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind, int64_t *source_id,
+			     struct wp_err *err)
+{
+	int rc;
+	sqlite3_stmt *st = NULL;
+	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
+		return rc;
+	cat->in_refresh = true;
+	if (sqlite3_prepare_v2(cat->db,
+			       "INSERT INTO sources (url, kind) VALUES (?1, ?2)"
+			       " ON CONFLICT(url) DO UPDATE SET kind = excluded.kind RETURNING id",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(cat, err, "cannot record source");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_fail(cat, err, "cannot record source");
+		goto out;
+	}
+	*source_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1", -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(cat, err, "cannot clear source");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, *source_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(cat, err, "cannot clear source");
+out:
+	sqlite3_finalize(st);
+	if (rc)
+		wp_catalog_refresh_abort(cat);
+	return rc;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_ll(sqlite3_stmt *st, int i, long long v)
+{
+	if (v >= 0)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Trust on first use: returns the first-seen hash when it differs from sha256 (owned by the
+ * caller), else NULL after recording sha256 as seen. */
+static char *tofu_check(struct wp_catalog *cat, const char *url, const char *sha256)
+{
+	char *first = NULL;
+	sqlite3_stmt *st = cat->st_seen_get;
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *seen = col_text(st, 0);
+		if (seen && strcmp(seen, sha256) != 0)
+			first = wp_xstrdup(seen);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (!first) {
+		st = cat->st_seen_put;
+		sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+		sqlite3_step(st);
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	return first;
+}
+
+int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, bool *conflict, struct wp_err *err)
+{
+	char *first = f->sha256 ? tofu_check(cat, f->url, f->sha256) : NULL;
+	sqlite3_stmt *st = cat->st_insert_file;
+	int rc = 0;
+	if (conflict)
+		*conflict = first != NULL;
+	sqlite3_bind_int64(st, 1, f->source_id);
+	bind_text(st, 2, f->project);
+	bind_text(st, 3, f->version);
+	bind_text(st, 4, f->variant ? f->variant : "");
+	bind_text(st, 5, f->kind);
+	bind_text(st, 6, f->filename);
+	bind_text(st, 7, f->url);
+	bind_text(st, 8, f->sha256);
+	bind_text(st, 9, f->md5);
+	bind_ll(st, 10, f->size);
+	bind_text(st, 11, f->requires_python);
+	bind_text(st, 12, f->yanked);
+	bind_text(st, 13, f->core_metadata);
+	bind_text(st, 14, f->tags);
+	bind_text(st, 15, f->build);
+	bind_ll(st, 16, f->build_number);
+	bind_text(st, 17, f->subdir);
+	bind_text(st, 18, f->depends);
+	bind_text(st, 19, f->constrains);
+	bind_text(st, 20, f->track_features);
+	bind_ll(st, 21, f->timestamp);
+	bind_text(st, 22, first);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(cat, err, "cannot store file");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	free(first);
+	return rc;
+}
+
+int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const char *etag, const char *last_modified,
+			      const char *content_sha256, int64_t n_files, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(cat->db,
+			       "UPDATE sources SET etag = ?2, last_modified = ?3, content_sha256 = ?4, n_files = ?5,"
+			       " fetched_at = ?6 WHERE id = ?1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(cat, err, "cannot update source");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, source_id);
+	bind_text(st, 2, etag);
+	bind_text(st, 3, last_modified);
+	bind_text(st, 4, content_sha256);
+	sqlite3_bind_int64(st, 5, n_files);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_fail(cat, err, "cannot update source");
+		goto out;
+	}
+	rc = exec(cat, "COMMIT", err);
+	if (!rc)
+		cat->in_refresh = false;
+out:
+	sqlite3_finalize(st);
+	if (rc)
+		wp_catalog_refresh_abort(cat);
+	return rc;
+}
+
+void wp_catalog_refresh_abort(struct wp_catalog *cat)
+{
+	if (cat->db)
+		sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+	cat->in_refresh = false;
+}
+
+int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp_file_row_fn *fn, void *ctx,
+		     struct wp_err *err)
+{
+	static const char sql_py[] =
+		"SELECT id, source_id, project, version, variant, kind, filename, url, sha256, md5, requires_python,"
+		" yanked, core_metadata, tags, build, subdir, depends, constrains, track_features, hash_conflict, size,"
+		" build_number, timestamp FROM files WHERE project = ?1 AND kind IN ('wheel', 'sdist')";
+	static const char sql_conda[] =
+		"SELECT id, source_id, project, version, variant, kind, filename, url, sha256, md5, requires_python,"
+		" yanked, core_metadata, tags, build, subdir, depends, constrains, track_features, hash_conflict, size,"
+		" build_number, timestamp FROM files WHERE project = ?1 AND kind = 'conda'";
+	sqlite3_stmt *st = NULL;
+	int rc = 0, s;
+	if (sqlite3_prepare_v2(cat->db, conda ? sql_conda : sql_py, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(cat, err, "cannot query files");
+	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_file_row r = {
+			.id = sqlite3_column_int64(st, 0), .source_id = sqlite3_column_int64(st, 1),
+			.project = col_text(st, 2), .version = col_text(st, 3), .variant = col_text(st, 4),
+			.kind = col_text(st, 5), .filename = col_text(st, 6), .url = col_text(st, 7),
+			.sha256 = col_text(st, 8), .md5 = col_text(st, 9), .requires_python = col_text(st, 10),
+			.yanked = col_text(st, 11), .core_metadata = col_text(st, 12), .tags = col_text(st, 13),
+			.build = col_text(st, 14), .subdir = col_text(st, 15), .depends = col_text(st, 16),
+			.constrains = col_text(st, 17), .track_features = col_text(st, 18),
+			.hash_conflict = col_text(st, 19), .size = col_ll(st, 20), .build_number = col_ll(st, 21),
+			.timestamp = col_ll(st, 22),
+		};
+		if ((rc = fn(ctx, &r, err)))
+			goto out;
+	}
+	if (s != SQLITE_DONE)
+		rc = db_fail(cat, err, "cannot read files");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
+		return rc;
+	const char *sqls[2][2] = {
+		{ "DELETE FROM seen_hashes", "DELETE FROM seen_hashes WHERE url LIKE ?1" },
+		{ "UPDATE files SET hash_conflict = NULL WHERE hash_conflict IS NOT NULL",
+		  "UPDATE files SET hash_conflict = NULL WHERE hash_conflict IS NOT NULL AND url LIKE ?1" },
+	};
+	*n = 0;
+	for (int i = 0; i < 2; i++) {
+		if (sqlite3_prepare_v2(cat->db, sqls[i][url_like != NULL], -1, &st, NULL) != SQLITE_OK) {
+			rc = db_fail(cat, err, "cannot accept hashes");
+			goto out;
+		}
+		if (url_like)
+			sqlite3_bind_text(st, 1, url_like, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = db_fail(cat, err, "cannot accept hashes");
+			goto out;
+		}
+		if (i == 1)
+			*n = sqlite3_changes(cat->db);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	/* Record the now-accepted hashes as the new first-seen ones. */
+	rc = exec(cat, "INSERT OR IGNORE INTO seen_hashes (url, sha256, first_seen)"
+		       " SELECT url, sha256, strftime('%s','now') FROM files WHERE sha256 IS NOT NULL; COMMIT", err);
+out:
+	sqlite3_finalize(st);
+	if (rc)
+		sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata_fn *fn, void *ctx, bool *found,
+			    struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0, s;
+	*found = false;
+	if (sqlite3_prepare_v2(cat->db, "SELECT requires_python, requires_dist FROM metadata WHERE url = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_fail(cat, err, "cannot query metadata");
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	s = sqlite3_step(st);
+	if (s == SQLITE_ROW) {
+		*found = true;
+		rc = fn(ctx, col_text(st, 0), col_text(st, 1));
+	} else if (s != SQLITE_DONE) {
+		rc = db_fail(cat, err, "cannot read metadata");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char *requires_python,
+			    const char *requires_dist, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(cat->db,
+			       "INSERT OR REPLACE INTO metadata (url, requires_python, requires_dist) VALUES (?1, ?2, ?3)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(cat, err, "cannot store metadata");
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	bind_text(st, 2, requires_python);
+	sqlite3_bind_text(st, 3, requires_dist ? requires_dist : "", -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(cat, err, "cannot store metadata");
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -1,0 +1,88 @@
+/* cache/catalog.h: the SQLite catalog of sources and the files they list.
+ * struct wp_catalog owns its connection and prepared statements (wp_catalog_close frees them).
+ * Rows handed to callbacks borrow SQLite's memory: valid only during the callback. */
+#ifndef WP_CATALOG_H
+#define WP_CATALOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define WP_CATALOG_SCHEMA_VERSION 1
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+struct wp_catalog {
+	struct sqlite3 *db;
+	char *path;
+	struct sqlite3_stmt *st_insert_file;
+	struct sqlite3_stmt *st_seen_get;
+	struct sqlite3_stmt *st_seen_put;
+	bool in_refresh;
+};
+
+struct wp_source_row {
+	int64_t id;
+	const char *url, *kind, *etag, *last_modified, *content_sha256;
+	int64_t fetched_at;
+	int64_t n_files;
+};
+
+/* A file row, as stored and as returned. Strings may be NULL; numbers -1 when unknown. */
+struct wp_file_row {
+	int64_t id, source_id;
+	const char *project, *version, *variant, *kind, *filename, *url;
+	const char *sha256, *md5, *requires_python, *yanked, *core_metadata, *tags;
+	const char *build, *subdir, *depends, *constrains, *track_features;
+	const char *hash_conflict;
+	long long size, build_number, timestamp;
+};
+
+typedef int wp_file_row_fn(void *ctx, const struct wp_file_row *row, struct wp_err *err);
+typedef int wp_source_row_fn(void *ctx, const struct wp_source_row *row, struct wp_err *err);
+
+/* Opens (creating if needed, with its folder) and migrates. A catalog from a newer
+ * wheelpick is refused. */
+int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err);
+void wp_catalog_close(struct wp_catalog *cat);
+
+/* found=false when the catalog has no such source. */
+int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
+			  bool *found, struct wp_err *err);
+int wp_catalog_sources(struct wp_catalog *cat, wp_source_row_fn *fn, void *ctx, struct wp_err *err);
+
+/* A refresh replaces every file of one source atomically: begin (BEGIN IMMEDIATE, upsert
+ * the source, drop its old rows), add files, then commit or abort. Readers see the old rows
+ * or the new, never a mix; a crash before commit leaves the old rows. */
+int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind,
+			     int64_t *source_id, struct wp_err *err);
+/* Adds a row. Applies trust on first use: when the URL was seen before with another sha256,
+ * the row is stored with hash_conflict set to the first hash (and *conflict set true), and the
+ * resolver will refuse it until the change is accepted. */
+int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, bool *conflict,
+			struct wp_err *err);
+int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const char *etag,
+			      const char *last_modified, const char *content_sha256, int64_t n_files,
+			      struct wp_err *err);
+void wp_catalog_refresh_abort(struct wp_catalog *cat);
+
+/* Every file of a project (normalised name), wheels and sdists, or conda records when
+ * conda is true. Order: unspecified; the resolver sorts. */
+int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda,
+		     wp_file_row_fn *fn, void *ctx, struct wp_err *err);
+
+/* Forget first-seen hashes (for URLs matching the LIKE pattern, or all when NULL) and clear
+ * conflicts: the user accepted an index rewrite. Returns the number of rows changed in *n. */
+int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err);
+
+/* Cached dependency metadata for a file URL. *found false when absent. requires_dist is
+ * one requirement per line; the callback's strings are borrowed. */
+typedef int wp_metadata_fn(void *ctx, const char *requires_python, const char *requires_dist);
+int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata_fn *fn, void *ctx,
+			    bool *found, struct wp_err *err);
+int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char *requires_python,
+			    const char *requires_dist, struct wp_err *err);
+
+#endif

@@ -1,0 +1,46 @@
+/* cli/opts.h: one option table per command: it parses argv and also generates --help.
+ * Parsed strings borrow argv; lists own their arrays (wp_strlist_release), not the strings. */
+#ifndef WP_OPTS_H
+#define WP_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/err.h"
+
+struct wp_strlist {
+	const char **v;
+	size_t n;
+};
+
+void wp_strlist_push(struct wp_strlist *l, const char *s);
+void wp_strlist_release(struct wp_strlist *l);
+
+enum wp_opt_type {
+	WP_OPT_FLAG, /* bool */
+	WP_OPT_STR,  /* const char * (last one wins) */
+	WP_OPT_LIST, /* struct wp_strlist (repeatable) */
+};
+
+struct wp_opt {
+	const char *name;    /* long name without dashes: "cuda" */
+	char short_name;     /* 'd', or 0 */
+	const char *aliases; /* other long names, '|' separated: "index-url|extra-index-url" */
+	enum wp_opt_type type;
+	size_t offset;       /* where the value goes in the command's options struct */
+	const char *metavar; /* "X.Y|auto|cpu" */
+	const char *help;
+};
+
+#define WP_OPT_END { NULL, 0, NULL, 0, 0, NULL, NULL }
+
+/* Parses argv[0..argc) (argv[0] is the first argument after the command name). Positional
+ * arguments are appended to *pos. "--" ends options. Unknown options fail with -WPE_USAGE. */
+int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv, struct wp_strlist *pos,
+		  struct wp_err *err);
+void wp_opts_help(FILE *f, const char *usage, const char *summary, const struct wp_opt *table);
+/* true when argv holds -h or --help before any "--". */
+bool wp_opts_wants_help(int argc, char **argv);
+
+#endif

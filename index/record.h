@@ -1,0 +1,45 @@
+/* index/record.h: the record every index reader pushes into a sink, one per file it lists.
+ * Every pointer is borrowed from the reader and valid only during the sink call: a sink that
+ * keeps anything copies it. Fields a format does not carry are NULL (strings) or -1 (numbers). */
+#ifndef WP_RECORD_H
+#define WP_RECORD_H
+
+#include "base/err.h"
+
+enum wp_file_kind {
+	WP_KIND_UNKNOWN = 0,
+	WP_KIND_WHEEL,   /* *.whl */
+	WP_KIND_SDIST,   /* *.tar.gz, *.zip, *.tar.bz2 ... of a Python project */
+	WP_KIND_CONDA,   /* conda .tar.bz2 / .conda from repodata */
+};
+
+struct wp_file_record {
+	enum wp_file_kind kind;
+	const char *filename;        /* percent-decoded last path segment: torch-1.8.0+cu111-cp38-...whl */
+	const char *url;             /* absolute URL, fragment removed, as it must be fetched */
+	const char *dir;             /* last directory segment of the href ("cu102") or NULL; the
+	                                variant rule falls back to it for unlabeled files */
+	const char *project;         /* project as the page names it (PEP 503 page, conda name) or NULL */
+	const char *sha256;          /* lowercase hex, or NULL */
+	const char *md5;             /* lowercase hex, or NULL */
+	const char *requires_python; /* PEP 503 data-requires-python / PEP 691, unescaped, or NULL */
+	const char *yanked;          /* NULL = not yanked; "" = yanked without reason; else the reason */
+	const char *core_metadata;   /* PEP 658/714: NULL = none; "true" or "sha256=<hex>" */
+	long long size;              /* bytes, -1 unknown */
+
+	/* conda only (NULL / -1 elsewhere) */
+	const char *version;         /* conda version string */
+	const char *build;           /* build string: py3.8_cuda11.1_cudnn8.0.5_0 */
+	long long build_number;
+	const char *subdir;          /* linux-64, noarch ... */
+	const char *depends;         /* JSON array text: ["cudatoolkit >=11.1,<11.2", ...] */
+	const char *constrains;      /* JSON array text */
+	const char *track_features;  /* space-separated */
+	long long timestamp;         /* ms since the epoch */
+};
+
+/* A sink returns 0 to go on, or a negative -WPE_* (after wp_fail) to stop the reader,
+ * which then returns that code unchanged. */
+typedef int wp_record_fn(void *ctx, const struct wp_file_record *rec, struct wp_err *err);
+
+#endif

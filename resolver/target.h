@@ -1,0 +1,41 @@
+/* resolver/target.h: the machine a pick is for, whether given by flags, a profile or detection.
+ * Plain data: fixed-size fields, no ownership, copyable by assignment. */
+#ifndef WP_TARGET_H
+#define WP_TARGET_H
+
+#include <stdbool.h>
+
+enum wp_accel {
+	WP_ACCEL_CUDA = 0, /* NVIDIA: cuda_major.cuda_minor is the highest CUDA the driver runs */
+	WP_ACCEL_CPU,      /* asked for CPU builds (--cuda cpu, or no driver found with --cuda auto) */
+	WP_ACCEL_ROCM,     /* asked for ROCm builds (--rocm X.Y) */
+};
+
+#define WP_TARGET_MAX_GPUS 16
+
+struct wp_target {
+	/* Python: cp38 is impl "cp", py_major 3, py_minor 8. abi is "" for the default (cp38,
+	 * or cp37m for 3.7 and older). */
+	char impl[8];
+	int py_major, py_minor, py_micro; /* py_micro -1 when unknown */
+	char abi[16];
+
+	/* Platform: the most specific tag (manylinux_2_28_x86_64, macosx_11_0_arm64, win_amd64,
+	 * musllinux_1_2_aarch64, linux_x86_64). platform_exact: accept only that tag (a bare
+	 * linux_* given by the user, pip's --platform habit). */
+	char platform[64];
+	bool platform_exact;
+	char conda_subdir[32];  /* linux-64, osx-arm64 ... ("" = derived from platform) */
+
+	enum wp_accel accel;
+	int cuda_major, cuda_minor;   /* valid when accel == WP_ACCEL_CUDA */
+	int rocm_major, rocm_minor;   /* valid when accel == WP_ACCEL_ROCM */
+	int n_gpus;
+	int gpu_sm[WP_TARGET_MAX_GPUS]; /* compute capability x10: 86 for sm_86; empty when unknown */
+
+	/* glibc for the manylinux ladder (0 when not Linux/glibc); musl likewise. */
+	int glibc_major, glibc_minor;
+	int musl_major, musl_minor;
+};
+
+#endif
