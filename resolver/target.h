@@ -39,3 +39,20 @@ struct wp_target {
 };
 
 #endif
+
+/* Setting a target from the user's words (flags, profiles, test cases). Each returns 0 or
+ * -WPE_USAGE with a message naming the value and the accepted forms. */
+struct wp_err;
+/* Defaults: CPython 3.12, manylinux_2_28_x86_64, CUDA accelerator unset (CPU). */
+void wp_target_init(struct wp_target *t);
+/* "3.8", "3.10.4", "38", "cp38" */
+int wp_target_set_python(struct wp_target *t, const char *s, struct wp_err *err);
+/* "11.2", "12", "cu111" -> CUDA; "cpu" / "none" -> CPU */
+int wp_target_set_cuda(struct wp_target *t, const char *s, struct wp_err *err);
+/* "5.7", "rocm5.7" */
+int wp_target_set_rocm(struct wp_target *t, const char *s, struct wp_err *err);
+/* a platform tag: manylinux_2_28_x86_64, manylinux2014_aarch64, musllinux_1_2_x86_64,
+ * macosx_11_0_arm64, win_amd64, linux_x86_64 (exactly that tag); or a conda subdir. */
+int wp_target_set_platform(struct wp_target *t, const char *s, struct wp_err *err);
+/* "sm_86", "8.6", "86" (added to the GPU list) */
+int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err);

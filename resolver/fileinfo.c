@@ -1,0 +1,84 @@
+/* resolver/fileinfo.c: file name + folder -> project, version, kind, tags, variant. */
+#include "resolver/fileinfo.h"
+#include "base/mem.h"
+#include "resolver/variant.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool all_any(char *const *tags, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *plat = strrchr(tags[i], '-');
+		if (!plat || strcmp(plat + 1, "any") != 0)
+			return false;
+	}
+	return n > 0;
+}
+
+static void set_variant(struct wp_fileinfo *fi, const char *version, const char *dir)
+{
+	struct wp_version v;
+	struct wp_variant var;
+	struct wp_err e = WP_ERR_INIT;
+	fi->variant[0] = 0;
+	if (wp_version_parse(&v, version, strlen(version), &e) < 0)
+		return;
+	const char *local = wp_version_local(&v);
+	if (local) {
+		if (wp_variant_from_label(local, &var))
+			snprintf(fi->variant, sizeof(fi->variant), "%s", var.label);
+	} else if (dir && wp_variant_from_dir(dir, &var)) {
+		snprintf(fi->variant, sizeof(fi->variant), "%s", var.label);
+	}
+	wp_version_release(&v);
+}
+
+int wp_fileinfo_from_name(const char *filename, const char *dir, struct wp_fileinfo *fi, struct wp_err *err)
+{
+	memset(fi, 0, sizeof(*fi));
+	size_t n = strlen(filename);
+	if (n > 4 && !strcmp(filename + n - 4, ".whl")) {
+		struct wp_wheelname w;
+		int rc = wp_wheelname_parse(filename, &w, err);
+		if (rc)
+			return rc;
+		fi->kind = "wheel";
+		fi->project = wp_xstrdup(w.project);
+		fi->version = wp_xstrdup(w.version);
+		fi->build = w.build && *w.build ? wp_xstrdup(w.build) : NULL;
+		/* the last three dash-separated fields, exactly as written */
+		const char *end = filename + n - 4, *p = end;
+		int dashes = 0;
+		while (p > filename && !(p[-1] == '-' && ++dashes == 3))
+			p--;
+		fi->tags = wp_xstrndup(p, (size_t)(end - p));
+		if (!all_any(w.tags, w.n_tags))
+			set_variant(fi, w.version, dir);
+		wp_wheelname_release(&w);
+		return 0;
+	}
+	struct wp_sdistname s;
+	int rc = wp_sdistname_parse(filename, &s, err);
+	if (rc)
+		return rc;
+	fi->kind = "sdist";
+	fi->project = wp_xstrdup(s.project);
+	fi->version = wp_xstrdup(s.version);
+	set_variant(fi, s.version, NULL);
+	wp_sdistname_release(&s);
+	return 0;
+}
+
+void wp_fileinfo_release(struct wp_fileinfo *fi)
+{
+	free(fi->project);
+	free(fi->version);
+	free(fi->tags);
+	free(fi->build);
+	memset(fi, 0, sizeof(*fi));
+}

@@ -1,0 +1,63 @@
+/* resolver/pick.h: the picking rule: the version first, then the variant that runs on the target,
+ * then the best wheel tag; with a reason for the pick and for every rejected file. Pure: no I/O.
+ * Candidates are borrowed for the call. A wp_pick_result owns its strings (wp_pick_result_release). */
+#ifndef WP_PICK_H
+#define WP_PICK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "resolver/specifier.h"
+#include "resolver/tags.h"
+#include "resolver/target.h"
+#include "resolver/variant.h"
+
+struct wp_candidate {
+	const char *project;         /* normalised */
+	const char *version;         /* as in the file name */
+	const char *variant;         /* catalog label ("cu111", "cpu", "" none) */
+	const char *kind;            /* "wheel", "sdist" */
+	const char *filename;
+	const char *url;
+	const char *sha256;
+	const char *requires_python;
+	const char *yanked;          /* NULL: not yanked */
+	const char *hash_conflict;   /* first-seen sha256 when the index now says another */
+	long long size;
+};
+
+struct wp_pick_request {
+	const char *project;             /* normalised */
+	const char *spec_text;           /* for messages: "==1.8.0" or "" */
+	const struct wp_specset *spec;   /* may be NULL: any version */
+	bool pre;                        /* --pre */
+	const char *require_variant;     /* the set's variant label that must match, or NULL */
+	const char **avoid_variants;     /* labels already found unable to complete the set */
+	size_t n_avoid;
+};
+
+struct wp_pick_reject {
+	size_t index;  /* into the candidates */
+	char *why;     /* "cu113: CUDA 11.3 is newer than the target's 11.2" */
+};
+
+struct wp_pick_result {
+	long chosen;               /* index into the candidates; -1 when nothing fits */
+	struct wp_variant variant; /* of the chosen file */
+	char *reason;              /* why this one (owned) */
+	char *message;             /* when nothing fits: what exists and why each was rejected (owned) */
+	struct wp_pick_reject *rejects; /* every rejected candidate, with its reason (owned) */
+	size_t n_rejects;
+};
+
+/* Picks for one project. Returns 0 with res->chosen set (or -1 and res->message), or a negative
+ * -WPE_* for a malformed request. res is overwritten; release it after either outcome. */
+int wp_pick(const struct wp_candidate *cands, size_t n, const struct wp_pick_request *req,
+	    const struct wp_target *t, const struct wp_tagset *ts, struct wp_pick_result *res, struct wp_err *err);
+void wp_pick_result_release(struct wp_pick_result *res);
+
+/* Human form of the target for messages: "CUDA 11.2, Python 3.8, manylinux_2_17_x86_64". */
+void wp_target_describe(const struct wp_target *t, struct wp_buf *out);
+
+#endif

@@ -1,0 +1,173 @@
+/* resolver/target.c: a target from the user's words: --python, --cuda, --rocm, --platform, --gpu. */
+#include "resolver/target.h"
+#include "base/err.h"
+#include "resolver/gpu.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void wp_target_init(struct wp_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->impl, sizeof(t->impl), "cp");
+	t->py_major = 3;
+	t->py_minor = 12;
+	t->py_micro = -1;
+	snprintf(t->platform, sizeof(t->platform), "manylinux_2_28_x86_64");
+	t->accel = WP_ACCEL_CPU;
+}
+
+/* "12", "12.4", "12.4.1": up to three small numbers; false on anything else. */
+static bool numbers(const char *s, int *a, int *b, int *c)
+{
+	int n = 0, v[3] = { -1, -1, -1 };
+	const char *p = s;
+	while (n < 3) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		long x = 0;
+		for (int d = 0; isdigit((unsigned char)*p); p++, d++) {
+			if (d >= 4)
+				return false;
+			x = x * 10 + (*p - '0');
+		}
+		v[n++] = (int)x;
+		if (*p == 0)
+			break;
+		if (*p != '.')
+			return false;
+		p++;
+	}
+	if (*p)
+		return false;
+	*a = v[0];
+	*b = v[1];
+	if (c)
+		*c = v[2];
+	return true;
+}
+
+int wp_target_set_python(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	int a = -1, b = -1, c = -1;
+	const char *p = s;
+	size_t n;
+	if (!strncasecmp(p, "cp", 2) || !strncasecmp(p, "py", 2))
+		p += 2;
+	n = strlen(p);
+	if (strchr(p, '.')) {
+		if (!numbers(p, &a, &b, &c))
+			a = -1;
+	} else if (n >= 2 && n <= 3 && strspn(p, "0123456789") == n) {
+		/* "38" is 3.8 and "311" is 3.11, as in wheel tags */
+		a = p[0] - '0';
+		b = (int)strtol(p + 1, NULL, 10);
+	}
+	if (a < 2 || a > 3 || b < 0)
+		return wp_fail(err, -WPE_USAGE, "python version '%s' is not like 3.8 or 3.10.4", s);
+	t->py_major = a;
+	t->py_minor = b;
+	t->py_micro = c;
+	return 0;
+}
+
+int wp_target_set_cuda(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	int a, b = 0;
+	const char *p = s;
+	if (!strcasecmp(s, "cpu") || !strcasecmp(s, "none")) {
+		t->accel = WP_ACCEL_CPU;
+		return 0;
+	}
+	if (!strncasecmp(p, "cu", 2) && isdigit((unsigned char)p[2]) && !strchr(p, '.')) {
+		size_t n = strlen(p + 2); /* cu111 -> 11.1, cu92 -> 9.2 */
+		if (n >= 2 && n <= 3 && strspn(p + 2, "0123456789") == n) {
+			long x = strtol(p + 2, NULL, 10);
+			a = (int)(x / 10);
+			b = (int)(x % 10);
+			goto ok;
+		}
+	} else if (numbers(p, &a, &b, NULL) && a >= 1 && a < 100) {
+		if (b < 0)
+			b = 0;
+		goto ok;
+	}
+	return wp_fail(err, -WPE_USAGE, "CUDA version '%s' is not like 11.2, cu111, cpu or auto", s);
+ok:
+	t->accel = WP_ACCEL_CUDA;
+	t->cuda_major = a;
+	t->cuda_minor = b;
+	return 0;
+}
+
+int wp_target_set_rocm(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	int a, b;
+	const char *p = !strncasecmp(s, "rocm", 4) ? s + 4 : s;
+	if (!numbers(p, &a, &b, NULL) || b < 0)
+		return wp_fail(err, -WPE_USAGE, "ROCm version '%s' is not like 5.7", s);
+	t->accel = WP_ACCEL_ROCM;
+	t->rocm_major = a;
+	t->rocm_minor = b;
+	return 0;
+}
+
+static bool tag_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= sizeof(((struct wp_target *)0)->platform))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
+			return false;
+	return true;
+}
+
+static const struct {
+	const char *subdir, *platform;
+} conda_subdirs[] = {
+	{ "linux-64", "manylinux_2_17_x86_64" },   { "linux-aarch64", "manylinux_2_17_aarch64" },
+	{ "linux-ppc64le", "manylinux_2_17_ppc64le" }, { "osx-64", "macosx_10_15_x86_64" },
+	{ "osx-arm64", "macosx_11_0_arm64" },       { "win-64", "win_amd64" },
+	{ "win-32", "win32" },                      { "noarch", "any" },
+};
+
+int wp_target_set_platform(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	if (!tag_ok(s))
+		return wp_fail(err, -WPE_USAGE,
+			       "platform '%s' is not a wheel platform tag (manylinux_2_28_x86_64, win_amd64, macosx_11_0_arm64) "
+			       "or a conda subdir (linux-64)", s);
+	for (size_t i = 0; i < sizeof(conda_subdirs) / sizeof(conda_subdirs[0]); i++) {
+		if (!strcmp(s, conda_subdirs[i].subdir)) {
+			snprintf(t->conda_subdir, sizeof(t->conda_subdir), "%s", s);
+			snprintf(t->platform, sizeof(t->platform), "%s", conda_subdirs[i].platform);
+			t->platform_exact = false;
+			return 0;
+		}
+	}
+	snprintf(t->platform, sizeof(t->platform), "%s", s);
+	for (char *p = t->platform; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	/* pip's habit: --platform linux_x86_64 means exactly that tag */
+	t->platform_exact = !strncmp(t->platform, "linux_", 6);
+	t->conda_subdir[0] = 0;
+	return 0;
+}
+
+int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	int sm;
+	if (wp_gpu_sm_parse(s, &sm) < 0)
+		return wp_fail(err, -WPE_USAGE, "GPU '%s' is not a compute capability like sm_86 or 8.6", s);
+	if (t->n_gpus >= WP_TARGET_MAX_GPUS)
+		return wp_fail(err, -WPE_USAGE, "more than %d --gpu values", WP_TARGET_MAX_GPUS);
+	for (int i = 0; i < t->n_gpus; i++)
+		if (t->gpu_sm[i] == sm)
+			return 0;
+	t->gpu_sm[t->n_gpus++] = sm;
+	return 0;
+}

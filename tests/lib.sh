@@ -1,0 +1,68 @@
+# tests/lib.sh: helpers for the shell tests in tests/cli/ (sourced, not run).
+# Each test file is a bash script; `check NAME CMD...` and the expect_* helpers count
+# passes and failures, and a test file fails when any of its checks failed.
+
+: "${WHEELPICK:?set WHEELPICK to the binary under test}"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SHARED_DATA=${WP_SHARED_DATA:-$ROOT/../shared/data}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/wp-test.XXXXXX")
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+export WHEELPICK_CACHE_DIR="$TMP/cache"
+export HOME="$TMP/home"
+unset WHEELPICK_INDEX WHEELPICK_CHANNEL
+mkdir -p "$HOME"
+_fails=0
+_passes=0
+_cleanup_fns=()
+at_exit() { _cleanup_fns+=("$1"); }
+_finish() {
+	local f
+	for f in "${_cleanup_fns[@]}"; do $f || true; done
+	rm -rf "$TMP"
+}
+trap _finish EXIT
+
+pass() { _passes=$((_passes + 1)); [ -n "${WP_TEST_VERBOSE:-}" ] && echo "    ok: $1"; return 0; }
+fail() { _fails=$((_fails + 1)); echo "    FAIL: $1" >&2; return 0; }
+
+wp() { "$WHEELPICK" "$@"; }
+
+# expect_exit CODE DESC CMD... : runs CMD, output to $TMP/out and $TMP/err
+expect_exit() {
+	local want=$1 desc=$2; shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	local got=$?
+	if [ "$got" = "$want" ]; then pass "$desc"; else
+		fail "$desc: exit $got, wanted $want"; sed 's/^/      out: /' "$TMP/out" | head -20 >&2
+		sed 's/^/      err: /' "$TMP/err" | head -20 >&2; fi
+}
+
+# expect_grep DESC PATTERN FILE
+expect_grep() {
+	if grep -Eq -- "$2" "$3"; then pass "$1"; else fail "$1: /$2/ not in $3"; sed 's/^/      | /' "$3" | head -20 >&2; fi
+}
+expect_no_grep() {
+	if grep -Eq -- "$2" "$3"; then fail "$1: /$2/ found in $3"; grep -E -- "$2" "$3" | head -5 >&2; else pass "$1"; fi
+}
+
+# expect_json FILE PYEXPR WANT : evaluates a Python expression on the parsed JSON `j`
+expect_json() {
+	local got
+	got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1)
+	if [ "$got" = "$3" ]; then pass "$2 == $3"; else fail "$2: got '$got', wanted '$3'"; fi
+}
+
+expect_file() { if [ -e "$2" ]; then pass "$1"; else fail "$1: '$2' missing"; fi; }
+expect_no_file() { if [ -e "$2" ]; then fail "$1: '$2' exists"; else pass "$1"; fi; }
+
+# The sample index (sample/mksample.py), made once per test file.
+make_sample() {
+	[ -d "$TMP/sample" ] || python3 "$ROOT/sample/mksample.py" "$TMP/sample"
+	SAMPLE="$TMP/sample"
+	FINDLINKS="file://$SAMPLE/whl/torch_stable.html"
+}
+
+done_testing() {
+	echo "checks: $_passes passed, $_fails failed"
+	[ "$_fails" = 0 ] && [ "$_passes" -gt 0 ]
+}

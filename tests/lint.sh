@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# tests/lint.sh: bans calls that have no bound or no error report (make lint).
+set -u
+cd "$(dirname "$0")/.."
+bad=$(grep -nE '\b(strcpy|strcat|sprintf|vsprintf|gets|atoi|atol|atoll|strtok)\s*\(' \
+	$(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.c' -o -name '*.h') | grep -v '^tests/fuzz/' || true)
+if [ -n "$bad" ]; then
+	echo "lint: banned calls (use snprintf, wp_buf, strtol with checks, strtok_r):"
+	echo "$bad"
+	exit 1
+fi
+echo "lint: 1 passed, 0 failed"

@@ -1,0 +1,319 @@
+/* tests/unit/test_resolve_cases.c: runs every tests/resolve/NAME.t case through the picking rule.
+ *
+ * One case per file, one directive per line ('#' starts a comment):
+ *   target    cuda=11.2|cpu rocm=5.7 python=3.8 platform=TAG gpu=sm_86 pre
+ *   file      DIR/NAME.whl [requires_python=SPEC] [yanked]   (percent-encoded, as an href)
+ *   findlinks PATH   every link of a real find-links page under $WP_SHARED_DATA (skipped if absent)
+ *   simple    PATH   every link of a real PEP 503 page under $WP_SHARED_DATA
+ *   request   PROJECT[SPEC]
+ *   expect    DIR/NAME.whl | none
+ *   message   TEXT   the "nothing fits" message contains TEXT
+ *   reason    TEXT   the pick's reason contains TEXT
+ *   rejected  DIR/NAME.whl TEXT   that file was rejected with a reason containing TEXT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "index/html.h"
+#include "index/url.h"
+#include "resolver/fileinfo.h"
+#include "resolver/pick.h"
+#include "resolver/specifier.h"
+#include "resolver/tags.h"
+#include "resolver/wheelname.h"
+
+struct row {
+	char *path; /* decoded DIR/NAME */
+	struct wp_fileinfo fi;
+	char *url, *requires_python, *yanked;
+};
+
+struct rows {
+	struct row *v;
+	size_t n;
+};
+
+static const char *shared_data(void)
+{
+	const char *d = getenv("WP_SHARED_DATA");
+	return d && *d ? d : "../shared/data";
+}
+
+static void add_row(struct rows *rs, const char *dir, const char *name, const char *url, const char *rp, const char *yanked)
+{
+	struct wp_err e = WP_ERR_INIT;
+	struct row r = { 0 };
+	if (wp_fileinfo_from_name(name, dir, &r.fi, &e) < 0)
+		return; /* not a wheel or sdist name: the crawler skips it too */
+	r.path = dir && *dir ? wp_xasprintf("%s/%s", dir, name) : wp_xstrdup(name);
+	r.url = wp_xstrdup(url);
+	r.requires_python = rp ? wp_xstrdup(rp) : NULL;
+	r.yanked = yanked ? wp_xstrdup(yanked) : NULL;
+	rs->v = wp_xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
+	rs->v[rs->n++] = r;
+}
+
+static int sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
+{
+	add_row(ctx, rec->dir, rec->filename, rec->url, rec->requires_python, rec->yanked);
+	return 0;
+}
+
+static int load_page(struct rows *rs, const char *rel, const char *base, const char *project)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", shared_data(), rel);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	struct wp_buf b = WP_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		wp_buf_add(&b, chunk, n);
+	fclose(f);
+	struct wp_err e = WP_ERR_INIT;
+	int rc = wp_read_html_links(base, project, wp_buf_cstr(&b), b.len, sink, rs, NULL, &e);
+	if (rc)
+		fail_msg("reading '%s': %s", rel, e.msg);
+	wp_buf_free(&b);
+	return 0;
+}
+
+static char *decode(const char *s)
+{
+	char *out = NULL;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_url_decode(s, strlen(s), &out, &e) < 0)
+		fail_msg("bad percent-encoding in '%s'", s);
+	return out;
+}
+
+static char *rest_after(char *line, const char *word)
+{
+	size_t n = strlen(word);
+	if (strncmp(line, word, n) != 0 || (line[n] != ' ' && line[n] != '\t'))
+		return NULL;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
+static void run_case(void **state)
+{
+	const char *file = *state;
+	FILE *f = fopen(file, "r");
+	assert_non_null(f);
+	struct wp_target t;
+	struct rows rs = { 0 };
+	char line[4096], *req_text = NULL, *expect = NULL;
+	char *messages[16], *reasons[16], *rejected[16];
+	size_t n_msg = 0, n_reason = 0, n_rej = 0;
+	struct wp_err e = WP_ERR_INIT;
+	bool pre = false;
+
+	wp_target_init(&t);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		char *a;
+		if (line[0] == '#' || line[0] == 0)
+			continue;
+		if ((a = rest_after(line, "target"))) {
+			for (char *save = NULL, *w = strtok_r(a, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+				int rc = 0;
+				if (!strncmp(w, "cuda=", 5))
+					rc = wp_target_set_cuda(&t, w + 5, &e);
+				else if (!strncmp(w, "rocm=", 5))
+					rc = wp_target_set_rocm(&t, w + 5, &e);
+				else if (!strncmp(w, "python=", 7))
+					rc = wp_target_set_python(&t, w + 7, &e);
+				else if (!strncmp(w, "platform=", 9))
+					rc = wp_target_set_platform(&t, w + 9, &e);
+				else if (!strncmp(w, "gpu=", 4))
+					rc = wp_target_add_gpu(&t, w + 4, &e);
+				else if (!strcmp(w, "pre"))
+					pre = true;
+				else
+					fail_msg("%s: unknown target word '%s'", file, w);
+				if (rc)
+					fail_msg("%s: %s", file, e.msg);
+			}
+		} else if ((a = rest_after(line, "file"))) {
+			char *save = NULL, *href = strtok_r(a, " \t", &save), *rp = NULL, *yanked = NULL;
+			for (char *w; (w = strtok_r(NULL, " \t", &save));) {
+				if (!strncmp(w, "requires_python=", 16))
+					rp = w + 16;
+				else if (!strcmp(w, "yanked"))
+					yanked = "";
+			}
+			char *dec = decode(href), *slash = strrchr(dec, '/');
+			char *url = wp_xasprintf("https://example.test/whl/%s", href);
+			if (slash)
+				*slash = 0;
+			add_row(&rs, slash ? dec : NULL, slash ? slash + 1 : dec, url, rp, yanked);
+			free(url);
+			free(dec);
+		} else if ((a = rest_after(line, "findlinks"))) {
+			if (load_page(&rs, a, "https://download.pytorch.org/whl/torch_stable.html", NULL) < 0) {
+				fclose(f);
+				skip();
+			}
+		} else if ((a = rest_after(line, "simple"))) {
+			if (load_page(&rs, a, "https://download.pytorch.org/whl/torch/", NULL) < 0) {
+				fclose(f);
+				skip();
+			}
+		} else if ((a = rest_after(line, "request"))) {
+			req_text = wp_xstrdup(a);
+		} else if ((a = rest_after(line, "expect"))) {
+			expect = wp_xstrdup(a);
+		} else if ((a = rest_after(line, "message")) && n_msg < 16) {
+			messages[n_msg++] = wp_xstrdup(a);
+		} else if ((a = rest_after(line, "reason")) && n_reason < 16) {
+			reasons[n_reason++] = wp_xstrdup(a);
+		} else if ((a = rest_after(line, "rejected")) && n_rej < 16) {
+			rejected[n_rej++] = wp_xstrdup(a);
+		} else {
+			fail_msg("%s: cannot read line '%s'", file, line);
+		}
+	}
+	fclose(f);
+	assert_non_null(req_text);
+	assert_non_null(expect);
+
+	/* request: PROJECT then an optional specifier set */
+	size_t nl = strcspn(req_text, "<>=!~ [;");
+	struct wp_buf proj = WP_BUF_INIT;
+	wp_project_name_normalize(req_text, nl, &proj);
+	struct wp_specset spec;
+	if (wp_specset_parse(&spec, req_text + nl, strlen(req_text + nl), &e) < 0)
+		fail_msg("%s: request '%s': %s", file, req_text, e.msg);
+
+	struct wp_candidate *cands = wp_xcalloc(rs.n ? rs.n : 1, sizeof(*cands));
+	size_t nc = 0;
+	size_t *map = wp_xcalloc(rs.n ? rs.n : 1, sizeof(*map));
+	for (size_t i = 0; i < rs.n; i++) {
+		if (strcmp(rs.v[i].fi.project, proj.data) != 0)
+			continue;
+		struct wp_candidate *c = &cands[nc];
+		c->project = rs.v[i].fi.project;
+		c->version = rs.v[i].fi.version;
+		c->variant = rs.v[i].fi.variant;
+		c->kind = rs.v[i].fi.kind;
+		c->filename = strrchr(rs.v[i].path, '/') ? strrchr(rs.v[i].path, '/') + 1 : rs.v[i].path;
+		c->url = rs.v[i].url;
+		c->requires_python = rs.v[i].requires_python;
+		c->yanked = rs.v[i].yanked;
+		c->size = -1;
+		map[nc++] = i;
+	}
+	struct wp_tagset ts = WP_TAGSET_INIT;
+	if (wp_tagset_build(&ts, &t, &e) < 0)
+		fail_msg("%s: %s", file, e.msg);
+	struct wp_pick_request req = { .project = proj.data, .spec_text = req_text + nl, .spec = &spec, .pre = pre };
+	struct wp_pick_result res;
+	assert_int_equal(wp_pick(cands, nc, &req, &t, &ts, &res, &e), 0);
+
+	char *want = strcmp(expect, "none") ? decode(expect) : NULL;
+	const char *got = res.chosen >= 0 ? rs.v[map[res.chosen]].path : NULL;
+	if (!want && got)
+		fail_msg("%s: expected nothing, got '%s'", file, got);
+	if (want && !got)
+		fail_msg("%s: expected '%s', got nothing: %s", file, want, res.message);
+	if (want && strcmp(want, got) != 0)
+		fail_msg("%s: expected '%s', got '%s' (%s)", file, want, got, res.reason);
+	for (size_t i = 0; i < n_msg; i++)
+		if (!res.message || !strstr(res.message, messages[i]))
+			fail_msg("%s: message '%s' lacks '%s'", file, res.message ? res.message : "(none)", messages[i]);
+	for (size_t i = 0; i < n_reason; i++)
+		if (!res.reason || !strstr(res.reason, reasons[i]))
+			fail_msg("%s: reason '%s' lacks '%s'", file, res.reason ? res.reason : "(none)", reasons[i]);
+	for (size_t i = 0; i < n_rej; i++) {
+		char *sp = strchr(rejected[i], ' ');
+		assert_non_null(sp);
+		*sp = 0;
+		char *path = decode(rejected[i]);
+		bool found = false;
+		for (size_t k = 0; k < res.n_rejects; k++) {
+			if (!strcmp(rs.v[map[res.rejects[k].index]].path, path)) {
+				found = true;
+				if (!strstr(res.rejects[k].why, sp + 1))
+					fail_msg("%s: '%s' rejected for '%s', wanted '%s'", file, path, res.rejects[k].why, sp + 1);
+			}
+		}
+		if (!found)
+			fail_msg("%s: '%s' was not rejected", file, path);
+		free(path);
+		free(rejected[i]);
+	}
+	for (size_t i = 0; i < n_msg; i++)
+		free(messages[i]);
+	for (size_t i = 0; i < n_reason; i++)
+		free(reasons[i]);
+	free(want);
+	wp_pick_result_release(&res);
+	wp_tagset_release(&ts);
+	wp_specset_release(&spec);
+	wp_buf_free(&proj);
+	free(cands);
+	free(map);
+	for (size_t i = 0; i < rs.n; i++) {
+		wp_fileinfo_release(&rs.v[i].fi);
+		free(rs.v[i].path);
+		free(rs.v[i].url);
+		free(rs.v[i].requires_python);
+		free(rs.v[i].yanked);
+	}
+	free(rs.v);
+	free(req_text);
+	free(expect);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+	const char *dirname = "tests/resolve";
+	DIR *d = opendir(dirname);
+	if (!d) {
+		fprintf(stderr, "cannot open %s (run from the repository root)\n", dirname);
+		return 1;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		size_t l = strlen(de->d_name);
+		if (l > 2 && !strcmp(de->d_name + l - 2, ".t")) {
+			names = wp_xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = wp_xasprintf("%s/%s", dirname, de->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), by_name);
+	struct CMUnitTest *tests = wp_xcalloc(n ? n : 1, sizeof(*tests));
+	for (size_t i = 0; i < n; i++) {
+		tests[i].name = names[i];
+		tests[i].test_func = run_case;
+		tests[i].initial_state = names[i];
+	}
+	int rc = _cmocka_run_group_tests("resolve_cases", tests, n, NULL, NULL);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(tests);
+	return rc;
+}
