@@ -1,0 +1,340 @@
+/* resolver/wheelname.c: splitting wheel and sdist file names the way packaging's utils do. */
+#include "resolver/wheelname.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/mem.h"
+#include "base/str.h"
+
+/* A ceiling so that hostile names cannot make the tag expansion quadratic-huge. */
+#define MAX_TAGS 1024
+
+void wp_project_name_normalize(const char *in, size_t n, struct wp_buf *out)
+{
+	wp_buf_reset(out);
+	bool sep = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = in[i];
+		if (c == '-' || c == '_' || c == '.') {
+			sep = true;
+			continue;
+		}
+		if (sep)
+			wp_buf_addch(out, '-');
+		sep = false;
+		wp_buf_addch(out, (char)tolower((unsigned char)c));
+	}
+	/* canonicalize_name keeps a trailing separator, as '-' */
+	if (sep)
+		wp_buf_addch(out, '-');
+}
+
+struct cursor {
+	const char *s;
+	size_t n, i;
+};
+
+static bool at_digit(const struct cursor *c)
+{
+	return c->i < c->n && isdigit((unsigned char)c->s[c->i]);
+}
+
+static bool at_sep(const struct cursor *c)
+{
+	return c->i < c->n && (c->s[c->i] == '-' || c->s[c->i] == '_' || c->s[c->i] == '.');
+}
+
+static void digits(struct cursor *c)
+{
+	while (at_digit(c))
+		c->i++;
+}
+
+static bool word(struct cursor *c, const char *const *words)
+{
+	for (; *words; words++) {
+		size_t k = strlen(*words);
+		if (c->n - c->i >= k && !strncasecmp(c->s + c->i, *words, k)) {
+			c->i += k;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* [-_.]? LABEL [-_.]? [0-9]*  -- greedy is enough: every later part may start with a
+ * separator of its own, so taking one here never makes a valid version fail. */
+static bool labelled(struct cursor *c, const char *const *labels)
+{
+	size_t start = c->i;
+	if (at_sep(c))
+		c->i++;
+	if (!word(c, labels)) {
+		c->i = start;
+		return false;
+	}
+	if (at_sep(c))
+		c->i++;
+	digits(c);
+	return true;
+}
+
+bool wp_pep440_valid(const char *s, size_t n)
+{
+	/* longest spelling first, as the regex alternation would settle it */
+	static const char *const pre[] = { "alpha", "beta", "preview", "pre", "rc", "a", "b", "c", NULL };
+	static const char *const post[] = { "post", "rev", "r", NULL };
+	static const char *const dev[] = { "dev", NULL };
+	struct cursor c = { s, n, 0 };
+	if (c.i < n && (s[0] == 'v' || s[0] == 'V'))
+		c.i++;
+	size_t mark = c.i;
+	digits(&c);
+	if (c.i < n && s[c.i] == '!' && c.i > mark)
+		c.i++;
+	else
+		c.i = mark;
+	if (!at_digit(&c))
+		return false;
+	digits(&c);
+	while (c.i + 1 < n && s[c.i] == '.' && isdigit((unsigned char)s[c.i + 1])) {
+		c.i++;
+		digits(&c);
+	}
+	labelled(&c, pre);
+	if (c.i + 1 < n && s[c.i] == '-' && isdigit((unsigned char)s[c.i + 1])) {
+		c.i++;
+		digits(&c);
+	} else {
+		labelled(&c, post);
+	}
+	labelled(&c, dev);
+	if (c.i < n && s[c.i] == '+') {
+		c.i++;
+		for (;;) {
+			size_t seg = c.i;
+			while (c.i < n && isalnum((unsigned char)s[c.i]))
+				c.i++;
+			if (c.i == seg)
+				return false;
+			if (!at_sep(&c))
+				break;
+			c.i++;
+		}
+	}
+	return c.i == n;
+}
+
+static size_t count_char(struct wp_str s, char ch)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s.n; i++)
+		k += s.p[i] == ch;
+	return k;
+}
+
+static char *normalized(struct wp_str name)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	wp_project_name_normalize(name.p, name.n, &b);
+	return wp_buf_detach(&b, NULL);
+}
+
+/* packaging: "__" is refused, and the rest must be \w, '.' or '_'; bytes past ASCII are
+ * taken as the word characters of a UTF-8 name. */
+static bool wheel_project_ok(struct wp_str s)
+{
+	if (!s.n)
+		return false;
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		if (!isalnum(c) && c != '_' && c != '.' && c < 0x80)
+			return false;
+		if (c == '_' && i + 1 < s.n && s.p[i + 1] == '_')
+			return false;
+	}
+	return true;
+}
+
+static bool tag_part_ok(struct wp_str s)
+{
+	if (!s.n)
+		return false;
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		if (!isalnum(c) && c != '_')
+			return false;
+	}
+	return true;
+}
+
+/* Split "a.b" into views; false on an empty or odd part, or more than max parts. */
+static bool split_dots(struct wp_str s, struct wp_str *parts, size_t max, size_t *n)
+{
+	size_t start = 0;
+	*n = 0;
+	for (size_t i = 0; i <= s.n; i++) {
+		if (i < s.n && s.p[i] != '.')
+			continue;
+		struct wp_str p = WP_STRN(s.p + start, i - start);
+		if (*n == max || !tag_part_ok(p))
+			return false;
+		parts[(*n)++] = p;
+		start = i + 1;
+	}
+	return true;
+}
+
+static char *tag_dup(struct wp_str py, struct wp_str abi, struct wp_str plat)
+{
+	char *t = wp_xasprintf("%.*s-%.*s-%.*s", WP_STR_FMT(py), WP_STR_FMT(abi), WP_STR_FMT(plat));
+	for (char *p = t; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return t;
+}
+
+int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err)
+{
+	struct wp_wheelname z = { 0 };
+	struct wp_str s = WP_STR(filename);
+	int rc = 0;
+	*w = z;
+	w->build_num = -1;
+
+	if (!wp_str_endswith(s, ".whl") || s.n == 4) {
+		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' does not end in .whl", filename);
+		goto out;
+	}
+	s.n -= 4;
+	size_t dashes = count_char(s, '-');
+	if (dashes != 4 && dashes != 5) {
+		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has %zu parts, not 5 or 6", filename,
+			     dashes + 1);
+		goto out;
+	}
+	struct wp_str name = wp_str_cut(&s, '-');
+	struct wp_str version = wp_str_cut(&s, '-');
+	struct wp_str build = { "", 0 };
+	if (dashes == 5)
+		build = wp_str_cut(&s, '-');
+	struct wp_str pyt = wp_str_cut(&s, '-');
+	struct wp_str abit = wp_str_cut(&s, '-');
+	struct wp_str platt = s;
+
+	if (!wheel_project_ok(name)) {
+		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid project name", filename);
+		goto out;
+	}
+	if (!wp_pep440_valid(version.p, version.n)) {
+		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid version '%.*s'", filename,
+			     WP_STR_FMT(version));
+		goto out;
+	}
+	if (dashes == 5) {
+		size_t k = 0;
+		while (k < build.n && isdigit((unsigned char)build.p[k]))
+			k++;
+		long long num;
+		if (!k || !wp_str_to_ll(WP_STRN(build.p, k), &num)) {
+			rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a build tag not starting with a digit",
+				     filename);
+			goto out;
+		}
+		w->build_num = num;
+	}
+
+	struct wp_str py[16], abi[16], plat[64];
+	size_t npy, nabi, nplat;
+	if (!split_dots(pyt, py, WP_ARRAY_LEN(py), &npy) || !split_dots(abit, abi, WP_ARRAY_LEN(abi), &nabi) ||
+	    !split_dots(platt, plat, WP_ARRAY_LEN(plat), &nplat) || npy * nabi * nplat > MAX_TAGS) {
+		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a malformed tag '%.*s-%.*s-%.*s'", filename,
+			     WP_STR_FMT(pyt), WP_STR_FMT(abit), WP_STR_FMT(platt));
+		goto out;
+	}
+
+	w->name = wp_xstrndup(name.p, name.n);
+	w->project = normalized(name);
+	w->version = wp_xstrndup(version.p, version.n);
+	w->build = wp_xstrndup(build.p, build.n);
+	if (w->build_num >= 0) {
+		size_t k = 0;
+		while (isdigit((unsigned char)w->build[k]))
+			k++;
+		w->build_suffix = w->build + k;
+	} else {
+		w->build_suffix = w->build;
+	}
+	w->tags = wp_xcalloc(npy * nabi * nplat, sizeof(*w->tags));
+	for (size_t a = 0; a < npy; a++)
+		for (size_t b = 0; b < nabi; b++)
+			for (size_t c = 0; c < nplat; c++) {
+				char *t = tag_dup(py[a], abi[b], plat[c]);
+				bool dup = false;
+				for (size_t k = 0; k < w->n_tags && !dup; k++)
+					dup = !strcmp(w->tags[k], t);
+				if (dup)
+					free(t);
+				else
+					w->tags[w->n_tags++] = t;
+			}
+out:
+	if (rc)
+		wp_wheelname_release(w);
+	return rc;
+}
+
+void wp_wheelname_release(struct wp_wheelname *w)
+{
+	free(w->name);
+	free(w->project);
+	free(w->version);
+	free(w->build);
+	for (size_t i = 0; i < w->n_tags; i++)
+		free(w->tags[i]);
+	free(w->tags);
+	struct wp_wheelname z = { 0 };
+	*w = z;
+	w->build_num = -1;
+}
+
+int wp_sdistname_parse(const char *filename, struct wp_sdistname *sd, struct wp_err *err)
+{
+	static const char *const exts[] = { ".tar.gz", ".tar.bz2", ".tar.xz", ".zip", ".tgz" };
+	struct wp_sdistname z = { 0 };
+	struct wp_str s = WP_STR(filename);
+	*sd = z;
+	const char *ext = NULL;
+	for (size_t i = 0; i < WP_ARRAY_LEN(exts) && !ext; i++)
+		if (wp_str_endswith(s, exts[i]))
+			ext = exts[i];
+	if (!ext)
+		return wp_fail(err, -WPE_PARSE, "'%s' is not an sdist (.tar.gz, .zip, .tar.bz2, .tar.xz, .tgz)",
+			       filename);
+	s.n -= strlen(ext);
+	/* the last '-' whose remainder is a version: "foo-bar-1.0", "foo-1.0-post1" */
+	for (size_t i = s.n; i-- > 0;) {
+		if (s.p[i] != '-')
+			continue;
+		struct wp_str name = WP_STRN(s.p, i), ver = WP_STRN(s.p + i + 1, s.n - i - 1);
+		if (!name.n || !wp_pep440_valid(ver.p, ver.n))
+			continue;
+		sd->name = wp_xstrndup(name.p, name.n);
+		sd->project = normalized(name);
+		sd->version = wp_xstrndup(ver.p, ver.n);
+		sd->ext = ext;
+		return 0;
+	}
+	return wp_fail(err, -WPE_PARSE, "sdist name '%s' has no '-VERSION' part", filename);
+}
+
+void wp_sdistname_release(struct wp_sdistname *sd)
+{
+	free(sd->name);
+	free(sd->project);
+	free(sd->version);
+	struct wp_sdistname z = { 0 };
+	*sd = z;
+}

@@ -1,0 +1,49 @@
+/* resolver/wheelname.h: PEP 427 wheel and sdist file names, and PEP 503 project names.
+ * A parsed name owns all its strings; wp_wheelname_release / wp_sdistname_release free them.
+ * Parsers borrow the file name only for the call. */
+#ifndef WP_WHEELNAME_H
+#define WP_WHEELNAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+struct wp_wheelname {
+	char *name;          /* as written in the file name: "some_PACKAGE" */
+	char *project;       /* PEP 503 normalised: "some-package" */
+	char *version;       /* as written: "1.8.0+cu111" (the PEP 440 module parses it) */
+	char *build;         /* build tag as written ("1000abc"), "" when absent */
+	long long build_num; /* 1000; -1 when absent (so "no build" sorts first) */
+	const char *build_suffix; /* points into build after the digits: "abc" */
+	char **tags;         /* every tag of the compressed set, lowercased, in file-name order:
+	                        py2.py3-none-any -> py2-none-any, py3-none-any */
+	size_t n_tags;
+};
+
+struct wp_sdistname {
+	char *name;          /* as written */
+	char *project;       /* PEP 503 normalised */
+	char *version;       /* as written */
+	const char *ext;     /* static: ".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz" */
+};
+
+/* -WPE_PARSE (naming the file) for anything packaging's parse_wheel_filename refuses:
+ * not .whl, not 4 or 5 dashes, bad project name ("__", other punctuation), a version that is
+ * not PEP 440, a build tag not starting with a digit, empty tag parts. */
+int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err);
+void wp_wheelname_release(struct wp_wheelname *w);
+
+/* name-version.EXT, split at the last '-' whose remainder is a PEP 440 version. */
+int wp_sdistname_parse(const char *filename, struct wp_sdistname *s, struct wp_err *err);
+void wp_sdistname_release(struct wp_sdistname *s);
+
+/* PEP 503: lower case, each run of '-', '_', '.' becomes one '-'. out is reset first. */
+void wp_project_name_normalize(const char *in, size_t n, struct wp_buf *out);
+
+/* True when s[0..n) matches PEP 440's version grammar (case-insensitive, a leading 'v'
+ * allowed, no surrounding space). A check only: comparison lives in resolver/version. */
+bool wp_pep440_valid(const char *s, size_t n);
+
+#endif

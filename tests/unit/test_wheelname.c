@@ -1,0 +1,357 @@
+/* tests/unit/test_wheelname.c: wheel/sdist names against packaging's vectors and real PyTorch pages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "resolver/wheelname.h"
+
+static const char *data_dir(void)
+{
+	const char *d = getenv("WP_SHARED_DATA");
+	return d && *d ? d : "../shared/data";
+}
+
+static FILE *open_data(const char *rel)
+{
+	char *path = wp_xasprintf("%s/%s", data_dir(), rel);
+	FILE *f = fopen(path, "r");
+	free(path);
+	return f;
+}
+
+/* packaging_vectors TSVs: values are C-escaped (\\, \t, \n, \r). Splits line in place. */
+static size_t split_tsv(char *line, char **cols, size_t max)
+{
+	size_t n = 0;
+	line[strcspn(line, "\n")] = 0;
+	char *p = line;
+	while (n < max) {
+		cols[n++] = p;
+		char *tab = strchr(p, '\t');
+		if (!tab)
+			break;
+		*tab = 0;
+		p = tab + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *r = cols[i], *w = cols[i];
+		for (; *r; r++) {
+			if (*r == '\\' && r[1]) {
+				r++;
+				*w++ = *r == 't' ? '\t' : *r == 'n' ? '\n' : *r == 'r' ? '\r' : *r;
+			} else {
+				*w++ = *r;
+			}
+		}
+		*w = 0;
+	}
+	return n;
+}
+
+static void test_valid_vectors(void **state)
+{
+	FILE *f = open_data("packaging_vectors/packaging-24.2/wheel_filenames_valid.tsv");
+	if (!f)
+		skip();
+	char line[1024], *c[5];
+	int rows = 0;
+	assert_non_null(fgets(line, sizeof(line), f)); /* header */
+	while (fgets(line, sizeof(line), f)) {
+		assert_int_equal(split_tsv(line, c, 5), 5);
+		struct wp_wheelname w;
+		struct wp_err err = WP_ERR_INIT;
+		assert_int_equal(wp_wheelname_parse(c[0], &w, &err), 0);
+		assert_string_equal(w.project, c[1]);
+		assert_string_equal(w.version, c[2]);
+		/* build_json: [] or [1000, "abc"] */
+		if (!strcmp(c[3], "[]")) {
+			assert_int_equal(w.build_num, -1);
+		} else {
+			char *bj = wp_xasprintf("[%lld, \"%s\"]", w.build_num, w.build_suffix);
+			assert_string_equal(bj, c[3]);
+			free(bj);
+		}
+		/* tags_json: ["py3-none-any"] */
+		struct wp_buf tj = WP_BUF_INIT;
+		wp_buf_addch(&tj, '[');
+		for (size_t i = 0; i < w.n_tags; i++)
+			wp_buf_printf(&tj, "%s\"%s\"", i ? ", " : "", w.tags[i]);
+		wp_buf_addch(&tj, ']');
+		assert_string_equal(wp_buf_cstr(&tj), c[4]);
+		wp_buf_free(&tj);
+		wp_wheelname_release(&w);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows >= 4);
+}
+
+static void test_invalid_vectors(void **state)
+{
+	FILE *f = open_data("packaging_vectors/packaging-24.2/wheel_filenames_invalid.tsv");
+	if (!f)
+		skip();
+	char line[1024], *c[1];
+	int rows = 0;
+	assert_non_null(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f)) {
+		split_tsv(line, c, 1);
+		struct wp_wheelname w;
+		struct wp_err err = WP_ERR_INIT;
+		if (wp_wheelname_parse(c[0], &w, &err) != -WPE_PARSE) {
+			print_error("'%s' was accepted\n", c[0]);
+			fail();
+		}
+		assert_non_null(strstr(err.msg, c[0]));
+		assert_null(w.tags);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows >= 7);
+}
+
+static void test_canonicalize_name(void **state)
+{
+	FILE *f = open_data("packaging_vectors/packaging-24.2/canonicalize_name.tsv");
+	if (!f)
+		skip();
+	char line[1024], *c[2];
+	int rows = 0;
+	struct wp_buf b = WP_BUF_INIT;
+	assert_non_null(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f)) {
+		assert_int_equal(split_tsv(line, c, 2), 2);
+		wp_project_name_normalize(c[0], strlen(c[0]), &b);
+		assert_string_equal(wp_buf_cstr(&b), c[1]);
+		rows++;
+	}
+	fclose(f);
+	/* the buffer is reset, not appended to */
+	wp_project_name_normalize("Torch_Vision", 12, &b);
+	assert_string_equal(wp_buf_cstr(&b), "torch-vision");
+	wp_project_name_normalize("a-", 2, &b);
+	assert_string_equal(wp_buf_cstr(&b), "a-");
+	wp_project_name_normalize("", 0, &b);
+	assert_string_equal(wp_buf_cstr(&b), "");
+	wp_buf_free(&b);
+	assert_true(rows >= 10);
+}
+
+static void check_versions(const char *rel, bool want_valid, bool has_header)
+{
+	FILE *f = open_data(rel);
+	if (!f)
+		skip();
+	char line[1024], *c[1];
+	int rows = 0;
+	if (has_header)
+		assert_non_null(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f)) {
+		split_tsv(line, c, 1);
+		size_t n = strlen(c[0]);
+		const char *v = c[0];
+		/* packaging strips surrounding space; wp_pep440_valid takes file name parts */
+		while (n && (*v == ' ' || *v == '\t' || *v == '\n')) {
+			v++;
+			n--;
+		}
+		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\n'))
+			n--;
+		if (wp_pep440_valid(v, n) != want_valid) {
+			print_error("%s: '%s' should be %s\n", rel, c[0], want_valid ? "valid" : "invalid");
+			fail();
+		}
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows > 5);
+}
+
+static void test_pep440_grammar(void **state)
+{
+	check_versions("packaging_vectors/packaging-24.2/versions_sorted.txt", true, false);
+	check_versions("packaging_vectors/packaging-26.4.dev0_HEAD/versions_sorted.txt", true, false);
+	check_versions("packaging_vectors/packaging-24.2/versions_normalized.tsv", true, true);
+	check_versions("packaging_vectors/packaging-24.2/versions_invalid.tsv", false, true);
+	check_versions("packaging_vectors/packaging-26.4.dev0_HEAD/versions_invalid.tsv", false, true);
+	static const char *const bad[] = { "", "v", "1!", "!1", "1.0-", "1.0+", "1.0+a.", "1.x", "1.0a1b1" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++)
+		assert_false(wp_pep440_valid(bad[i], strlen(bad[i])));
+	static const char *const good[] = { "1.8.0+cu111", "1.8.0+rocm4.0.1", "2.0.1+cu117.with.pypi.cudnn",
+					    "1!2.0.post1.dev3+local_1-x", "0.4.1", "1.0a.", "1.0-5", "1.0.dev-" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(good); i++)
+		assert_true(wp_pep440_valid(good[i], strlen(good[i])));
+}
+
+static void test_torch_names(void **state)
+{
+	struct wp_wheelname w;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_wheelname_parse("torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl", &w, &err), 0);
+	assert_string_equal(w.name, "torch");
+	assert_string_equal(w.version, "1.8.0+cu111");
+	assert_string_equal(w.build, "");
+	assert_int_equal(w.n_tags, 1);
+	assert_string_equal(w.tags[0], "cp38-cp38-linux_x86_64");
+	wp_wheelname_release(&w);
+
+	assert_int_equal(wp_wheelname_parse("Foo.Bar-2.0-7x-py2.py3-none-MANYLINUX1_x86_64.manylinux2010_x86_64.whl",
+					    &w, &err), 0);
+	assert_string_equal(w.project, "foo-bar");
+	assert_int_equal(w.build_num, 7);
+	assert_string_equal(w.build_suffix, "x");
+	assert_int_equal(w.n_tags, 4);
+	assert_string_equal(w.tags[0], "py2-none-manylinux1_x86_64");
+	assert_string_equal(w.tags[1], "py2-none-manylinux2010_x86_64");
+	assert_string_equal(w.tags[3], "py3-none-manylinux2010_x86_64");
+	wp_wheelname_release(&w);
+
+	static const char *const bad[] = {
+		".whl", "torch-1.0-cp38-cp38-.whl", "torch-1.0-cp38..cp39-none-any.whl", "torch-1.0-cp38.-none-any.whl",
+		"torch-1.0-99999999999999999999999-py3-none-any.whl", "-1.0-py3-none-any.whl",
+		"torch-1.0-py3-no ne-any.whl",
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
+		wp_err_clear(&err);
+		if (wp_wheelname_parse(bad[i], &w, &err) != -WPE_PARSE) {
+			print_error("'%s' was accepted\n", bad[i]);
+			fail();
+		}
+	}
+	/* a tag set that would expand past the ceiling is refused, not expanded */
+	struct wp_buf big = WP_BUF_INIT;
+	wp_buf_addstr(&big, "x-1.0-");
+	for (int part = 0; part < 3; part++) {
+		for (int i = 0; i < 12; i++)
+			wp_buf_printf(&big, "%sp%d", i ? "." : "", i);
+		wp_buf_addstr(&big, part < 2 ? "-" : ".whl");
+	}
+	wp_err_clear(&err);
+	assert_int_equal(wp_wheelname_parse(wp_buf_cstr(&big), &w, &err), -WPE_PARSE);
+	wp_buf_free(&big);
+}
+
+static void test_sdists(void **state)
+{
+	static const struct { const char *file, *project, *version; } ok[] = {
+		{ "foo-1.0.tar.gz", "foo", "1.0" },
+		{ "foo-1.0.zip", "foo", "1.0" },
+		{ "torchtext-0.6.0.tar.gz", "torchtext", "0.6.0" },
+		{ "lit-15.0.7.tar.gz", "lit", "15.0.7" },
+		{ "Foo_Bar-baz-2.0rc1.tar.bz2", "foo-bar-baz", "2.0rc1" },
+		{ "foo-1.0-post1.tgz", "foo", "1.0-post1" },
+		{ "foo-2-1.0.tar.xz", "foo-2", "1.0" },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(ok); i++) {
+		struct wp_sdistname s;
+		struct wp_err err = WP_ERR_INIT;
+		assert_int_equal(wp_sdistname_parse(ok[i].file, &s, &err), 0);
+		assert_string_equal(s.project, ok[i].project);
+		assert_string_equal(s.version, ok[i].version);
+		wp_sdistname_release(&s);
+	}
+	static const char *const bad[] = { "foo-1.0.xz", "foo1.0.tar.gz", "foo-1.x.tar.gz", "-1.0.tar.gz", ".tar.gz",
+					   "foo-.tar.gz" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
+		struct wp_sdistname s;
+		struct wp_err err = WP_ERR_INIT;
+		assert_int_equal(wp_sdistname_parse(bad[i], &s, &err), -WPE_PARSE);
+		assert_null(s.name);
+	}
+}
+
+/* Every file name packaging accepts on the real 2021 and 2023 PyTorch pages parses here too. */
+static int scan_page(const char *rel, int *torch)
+{
+	FILE *f = open_data(rel);
+	if (!f)
+		return -1;
+	char line[4096];
+	int n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *a = strstr(line, "<a ");
+		char *gt = a ? strchr(a, '>') : NULL;
+		char *end = gt ? strstr(gt, "</a>") : NULL;
+		if (!end)
+			continue;
+		*end = 0;
+		char *text = strrchr(gt + 1, '/');
+		text = text ? text + 1 : gt + 1;
+		struct wp_buf name = WP_BUF_INIT;
+		for (char *p = text; *p; p++) {
+			if (!strncmp(p, "%2B", 3)) {
+				wp_buf_addch(&name, '+');
+				p += 2;
+			} else {
+				wp_buf_addch(&name, *p);
+			}
+		}
+		size_t len = name.len;
+		if (len > 4 && !strcmp(name.data + len - 4, ".whl")) {
+			struct wp_wheelname w;
+			struct wp_err err = WP_ERR_INIT;
+			if (wp_wheelname_parse(name.data, &w, &err)) {
+				print_error("%s: %s\n", rel, err.msg);
+				fail();
+			}
+			assert_true(w.n_tags >= 1);
+			if (!strcmp(w.project, "torch"))
+				(*torch)++;
+			wp_wheelname_release(&w);
+			n++;
+		}
+		wp_buf_free(&name);
+	}
+	fclose(f);
+	return n;
+}
+
+static void test_real_pages(void **state)
+{
+	int torch = 0, total = 0;
+	int n = scan_page("pytorch_index/torch_stable_2021-03-12.html", &torch);
+	if (n < 0)
+		skip();
+	total += n;
+	char *dir = wp_xasprintf("%s/pytorch_index/whl_simple_2023-10-13", data_dir());
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *rel = wp_xasprintf("pytorch_index/whl_simple_2023-10-13/%s/index.html", de->d_name);
+		n = scan_page(rel, &torch);
+		free(rel);
+		if (n > 0)
+			total += n;
+	}
+	closedir(d);
+	free(dir);
+	/* packaging 21.3 accepts all 3,710 distinct names; the pages repeat a few */
+	assert_true(total >= 3710);
+	assert_true(torch > 1500);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_vectors),
+		cmocka_unit_test(test_invalid_vectors),
+		cmocka_unit_test(test_canonicalize_name),
+		cmocka_unit_test(test_pep440_grammar),
+		cmocka_unit_test(test_torch_names),
+		cmocka_unit_test(test_sdists),
+		cmocka_unit_test(test_real_pages),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
