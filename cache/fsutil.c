@@ -1,0 +1,326 @@
+/* cache/fsutil.c: crash-safe writes and directory helpers; errors name the path and the remedy. */
+#include "cache/fsutil.h"
+#include "base/mem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *path)
+{
+	char buf[128];
+	switch (errnum) {
+	case ENOSPC:
+		return wp_fail(err, -WPE_IO, "%s '%s': no space left on device; free some space or "
+			       "point the cache elsewhere", what, path);
+	case EDQUOT:
+		return wp_fail(err, -WPE_IO, "%s '%s': disk quota exceeded", what, path);
+	case EROFS:
+		return wp_fail(err, -WPE_IO, "%s '%s': the file system is read-only; choose a "
+			       "writable directory", what, path);
+	case EACCES:
+	case EPERM:
+		return wp_fail(err, -WPE_IO, "%s '%s': permission denied; check the owner and mode "
+			       "of its directory", what, path);
+	case ENOTDIR:
+		return wp_fail(err, -WPE_IO, "%s '%s': a parent in the path is not a directory",
+			       what, path);
+	case ENOENT:
+		return wp_fail(err, -WPE_IO, "%s '%s': no such file or directory", what, path);
+	default:
+		/* GNU strerror_r: returns the message, which may not be buf. */
+		return wp_fail(err, -WPE_IO, "%s '%s': %s", what, path,
+			       strerror_r(errnum, buf, sizeof(buf)));
+	}
+}
+
+/* The directory part of path ("." for a bare name), newly allocated. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return wp_xstrdup(".");
+	if (slash == path)
+		return wp_xstrdup("/");
+	return wp_xstrndup(path, (size_t)(slash - path));
+}
+
+static uint32_t rand32(void)
+{
+	uint32_t v;
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	/* No entropy yet (early boot): O_EXCL still keeps names unique, this only spreads them. */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)ts.tv_nsec ^ (uint32_t)(uintptr_t)&v;
+}
+
+/* Create path.tmp.<pid>.<rand> exclusively; the name goes to *tmp_out. */
+static int open_tmp(const char *path, char **tmp_out, struct wp_err *err)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		char *tmp = wp_xasprintf("%s.tmp.%ld.%08x", path, (long)getpid(), rand32());
+		int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			*tmp_out = tmp;
+			return fd;
+		}
+		int e = errno;
+		if (e != EEXIST) {
+			/* The user knows the file they asked for, not our temp name. */
+			int rc = wp_fs_fail(err, e, "cannot create", path);
+			free(tmp);
+			return rc;
+		}
+		free(tmp);
+	}
+	return wp_fail(err, -WPE_IO, "cannot create a temporary file next to '%s': every name "
+		       "tried exists", path);
+}
+
+static int write_all(int fd, const void *data, size_t len, const char *path, struct wp_err *err)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return wp_fs_fail(err, errno, "cannot write", path);
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int wp_fsync_dir(const char *dir, struct wp_err *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return wp_fs_fail(err, errno, "cannot open directory", dir);
+	int rc = 0;
+	/* Some file systems cannot fsync a directory (EINVAL); the rename is then as durable as
+	 * they make it, and refusing to work there would help nobody. */
+	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
+		rc = wp_fs_fail(err, errno, "cannot sync directory", dir);
+	close(fd);
+	return rc;
+}
+
+int wp_atomic_file_open(struct wp_atomic_file *af, const char *path, struct wp_err *err)
+{
+	af->fd = -1;
+	af->tmp = NULL;
+	af->path = NULL;
+	int fd = open_tmp(path, &af->tmp, err);
+	if (fd < 0)
+		return fd;
+	af->fd = fd;
+	af->path = wp_xstrdup(path);
+	return 0;
+}
+
+void wp_atomic_file_abort(struct wp_atomic_file *af)
+{
+	if (af->fd >= 0)
+		close(af->fd);
+	if (af->tmp)
+		unlink(af->tmp);
+	free(af->tmp);
+	free(af->path);
+	af->fd = -1;
+	af->tmp = af->path = NULL;
+}
+
+int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct wp_err *err)
+{
+	int rc = 0;
+	char *dir = NULL, *tmpdir = NULL;
+	if (!af->tmp)
+		return wp_fail(err, -WPE_IO, "cannot commit '%s': the file is not open",
+			       path ? path : "(none)");
+	/* Data first, then the name: otherwise a crash can leave a complete-looking empty file. */
+	if (fsync(af->fd) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot sync", af->tmp);
+		goto out;
+	}
+	int fd = af->fd;
+	af->fd = -1;
+	if (close(fd) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot write", af->tmp);
+		goto out;
+	}
+	if (rename(af->tmp, path) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot rename into place", path);
+		goto out;
+	}
+	/* rename() leaves both names when they were already links to one file. */
+	unlink(af->tmp);
+	dir = dir_of(path);
+	tmpdir = dir_of(af->tmp);
+	free(af->tmp);
+	af->tmp = NULL;
+	rc = wp_fsync_dir(dir, err);
+	if (!rc && strcmp(dir, tmpdir) != 0)
+		rc = wp_fsync_dir(tmpdir, err);
+out:
+	free(dir);
+	free(tmpdir);
+	wp_atomic_file_abort(af);
+	return rc;
+}
+
+int wp_atomic_file_commit(struct wp_atomic_file *af, struct wp_err *err)
+{
+	if (!af->path)
+		return wp_fail(err, -WPE_IO, "cannot commit a file that is not open");
+	char *path = wp_xstrdup(af->path);
+	int rc = wp_atomic_file_commit_to(af, path, err);
+	free(path);
+	return rc;
+}
+
+int wp_atomic_write(const char *path, const void *data, size_t len, struct wp_err *err)
+{
+	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
+	int rc = wp_atomic_file_open(&af, path, err);
+	if (rc)
+		return rc;
+	rc = write_all(af.fd, data, len, af.tmp, err);
+	if (rc)
+		goto out;
+	rc = wp_atomic_file_commit(&af, err);
+out:
+	wp_atomic_file_abort(&af);
+	return rc;
+}
+
+static int mkdir_one(const char *path, mode_t mode, struct wp_err *err)
+{
+	if (mkdir(path, mode) == 0)
+		return 0;
+	int e = errno;
+	struct stat st;
+	if (e == EEXIST || e == EROFS || e == EACCES || e == EPERM) {
+		/* An existing directory is success even where we could not have made it. */
+		if (stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				return 0;
+			return wp_fail(err, -WPE_IO, "cannot create directory '%s': a file of that "
+				       "name is in the way", path);
+		}
+	}
+	return wp_fs_fail(err, e, "cannot create directory", path);
+}
+
+int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err)
+{
+	if (!*path)
+		return wp_fail(err, -WPE_IO, "cannot create a directory with an empty name");
+	char *p = wp_xstrdup(path);
+	int rc = 0;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/' || s[-1] == '/')
+			continue;
+		*s = 0;
+		rc = mkdir_one(p, mode, err);
+		*s = '/';
+		if (rc)
+			goto out;
+	}
+	rc = mkdir_one(p, mode, err);
+out:
+	free(p);
+	return rc;
+}
+
+static int copy_into(const char *from, const char *to, struct wp_err *err)
+{
+	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
+	char *buf = NULL;
+	int rc = 0;
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return wp_fs_fail(err, errno, "cannot open", from);
+	rc = wp_atomic_file_open(&af, to, err);
+	if (rc)
+		goto out;
+	enum { CHUNK = 256 << 10 };
+	buf = wp_xmalloc(CHUNK);
+	for (;;) {
+		ssize_t n = read(in, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = wp_fs_fail(err, errno, "cannot read", from);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		rc = write_all(af.fd, buf, (size_t)n, af.tmp, err);
+		if (rc)
+			goto out;
+	}
+	rc = wp_atomic_file_commit(&af, err);
+out:
+	wp_atomic_file_abort(&af);
+	free(buf);
+	close(in);
+	return rc;
+}
+
+static bool link_unsupported(int e)
+{
+	return e == EXDEV || e == EPERM || e == EMLINK || e == EOPNOTSUPP || e == ENOSYS;
+}
+
+int wp_link_or_copy(const char *from, const char *to, struct wp_err *err)
+{
+	struct stat a, b;
+	char *tmp = NULL, *dir = NULL;
+	int rc = 0;
+	if (stat(from, &a) < 0)
+		return wp_fs_fail(err, errno, "cannot read", from);
+	if (!S_ISREG(a.st_mode))
+		return wp_fail(err, -WPE_IO, "cannot link '%s': not a regular file", from);
+	if (stat(to, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return 0;
+	/* Link under a temp name and rename: link() alone refuses an existing `to`. */
+	for (int tries = 0; tries < 16 && !tmp; tries++) {
+		char *t = wp_xasprintf("%s.tmp.%ld.%08x", to, (long)getpid(), rand32());
+		if (link(from, t) == 0) {
+			tmp = t;
+			break;
+		}
+		int e = errno;
+		free(t);
+		if (e == EEXIST)
+			continue;
+		if (link_unsupported(e))
+			return copy_into(from, to, err);
+		return wp_fs_fail(err, e, "cannot create", to);
+	}
+	if (!tmp)
+		return wp_fail(err, -WPE_IO, "cannot create a temporary link next to '%s'", to);
+	if (rename(tmp, to) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot rename into place", to);
+		unlink(tmp);
+		goto out;
+	}
+	unlink(tmp);
+	dir = dir_of(to);
+	rc = wp_fsync_dir(dir, err);
+out:
+	free(tmp);
+	free(dir);
+	return rc;
+}

@@ -1,0 +1,49 @@
+/* cache/fsutil.h: crash-safe file writes (temp + fsync + rename), mkdir -p, link-or-copy.
+ * Ownership: a struct wp_atomic_file owns its paths and its fd until _commit or _abort, after
+ * which it holds nothing and either may be called again harmlessly. Paths are borrowed. */
+#ifndef WP_FSUTIL_H
+#define WP_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+struct wp_atomic_file {
+	int fd;     /* write here; -1 when closed */
+	char *path; /* where _commit puts it */
+	char *tmp;  /* path.tmp.<pid>.<rand>, in the same directory so rename stays atomic */
+};
+
+#define WP_ATOMIC_FILE_INIT { -1, NULL, NULL }
+
+/* Write data to path so that a crash leaves the old file or the new one, never a mix. Files are
+ * created 0644. */
+int wp_atomic_write(const char *path, const void *data, size_t len, struct wp_err *err);
+
+/* Create the temp file next to path; write to af->fd (opened read-write, so a writer can
+ * re-read what it wrote), then _commit or _abort. */
+int wp_atomic_file_open(struct wp_atomic_file *af, const char *path, struct wp_err *err);
+/* fsync, rename onto the path given to _open, fsync the directory. On failure the temp is gone. */
+int wp_atomic_file_commit(struct wp_atomic_file *af, struct wp_err *err);
+/* Same, onto another path on the same file system (the store learns the name only at the end). */
+int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct wp_err *err);
+/* Close and unlink the temp; a no-op after _commit. */
+void wp_atomic_file_abort(struct wp_atomic_file *af);
+
+/* mkdir -p; an existing directory is fine, an existing non-directory is an error. */
+int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
+
+/* Make `to` the same content as `from`: a hard link when the file system allows one, else a copy
+ * through an atomic temp. An existing `to` is replaced atomically. */
+int wp_link_or_copy(const char *from, const char *to, struct wp_err *err);
+
+/* fsync a directory so a rename in it survives a crash. */
+int wp_fsync_dir(const char *dir, struct wp_err *err);
+
+/* Record an error for a failed file operation with a message that says what to do for the
+ * errno values users meet (no space, read-only, permission, a parent that is a file).
+ * what is a verb phrase: "cannot create", "cannot write". Returns -WPE_IO. */
+int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *path);
+
+#endif

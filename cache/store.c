@@ -1,0 +1,301 @@
+/* cache/store.c: content-addressed objects by sha256, written once through a hashing temp file. */
+#include "cache/store.h"
+#include "base/mem.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int wp_store_init(struct wp_store *st, const char *root, struct wp_err *err)
+{
+	memset(st, 0, sizeof(*st));
+	st->max_size = WP_STORE_DEFAULT_MAX_SIZE;
+	char *objects = wp_xasprintf("%s/sha256", root);
+	char *tmp = wp_xasprintf("%s/tmp", root);
+	int rc = wp_mkdir_p(objects, 0755, err);
+	if (!rc)
+		rc = wp_mkdir_p(tmp, 0755, err);
+	free(objects);
+	free(tmp);
+	if (!rc)
+		st->root = wp_xstrdup(root);
+	return rc;
+}
+
+void wp_store_release(struct wp_store *st)
+{
+	free(st->root);
+	st->root = NULL;
+}
+
+/* Lowercase copy of a valid sha256 into out; false when it is not one. */
+static bool norm_sha256(const char *in, char out[WP_SHA256_HEX_LEN + 1])
+{
+	if (!in || !wp_sha256_hex_valid(in))
+		return false;
+	for (int i = 0; i <= WP_SHA256_HEX_LEN; i++)
+		out[i] = (char)tolower((unsigned char)in[i]);
+	return true;
+}
+
+char *wp_store_path(const struct wp_store *st, const char *sha256)
+{
+	char h[WP_SHA256_HEX_LEN + 1];
+	if (!norm_sha256(sha256, h))
+		return NULL;
+	/* Two hex digits of fan-out keep directories near 1/256 of the store, as git does. */
+	return wp_xasprintf("%s/sha256/%.2s/%s", st->root, h, h + 2);
+}
+
+int wp_store_lookup(const struct wp_store *st, const char *sha256, char **path_out,
+		    struct wp_err *err)
+{
+	char want[WP_SHA256_HEX_LEN + 1], got[WP_SHA256_HEX_LEN + 1];
+	struct stat sb;
+	int rc = 0;
+	char *path = wp_store_path(st, sha256);
+	if (!path)
+		return wp_fail(err, -WPE_PARSE, "'%s' is not a sha256 (64 hex digits)", sha256);
+	norm_sha256(sha256, want);
+	if (stat(path, &sb) < 0) {
+		if (errno == ENOENT)
+			goto out;
+		rc = wp_fs_fail(err, errno, "cannot look at", path);
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		rc = wp_fail(err, -WPE_IO, "store object '%s' is not a regular file", path);
+		goto out;
+	}
+	if (st->reverify) {
+		rc = wp_hash_file(path, got, NULL, err);
+		if (rc)
+			goto out;
+		if (strcmp(got, want) != 0) {
+			/* Removing it lets the next fetch heal the store instead of failing forever. */
+			unlink(path);
+			rc = wp_fail(err, -WPE_INTEGRITY, "store object '%s': sha256 mismatch: expected "
+				     "%s, got %s (removed; it will be downloaded again)", path, want, got);
+			goto out;
+		}
+	}
+	rc = 1;
+out:
+	if (rc == 1 && path_out) {
+		*path_out = path;
+		path = NULL;
+	}
+	free(path);
+	return rc;
+}
+
+int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err)
+{
+	char *dir = wp_xasprintf("%s/tmp", st->root);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+	time_t now = time(NULL);
+	if (!d) {
+		rc = errno == ENOENT ? 0 : wp_fs_fail(err, errno, "cannot list", dir);
+		goto out;
+	}
+	while ((e = readdir(d))) {
+		struct stat sb;
+		/* Only our own temp names: never whatever else someone put there. */
+		if (!strstr(e->d_name, ".tmp.") || fstatat(dirfd(d), e->d_name, &sb,
+							     AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(sb.st_mode) && now - sb.st_mtime > max_age)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+out:
+	free(dir);
+	return rc;
+}
+
+/* A name safe to use inside ROOT/tmp, so `ls tmp/` says which download a stray file was. */
+static char *tmp_base(const struct wp_store *st, const char *name)
+{
+	char safe[96];
+	size_t n = 0;
+	for (const char *p = name; *p && n < sizeof(safe) - 1; p++) {
+		unsigned char c = (unsigned char)*p;
+		safe[n++] = (isalnum(c) || c == '.' || c == '-' || c == '_' || c == '+') ? (char)c : '_';
+	}
+	safe[n] = 0;
+	if (n == 0 || safe[0] == '.')
+		return wp_xasprintf("%s/tmp/download%s", st->root, safe);
+	return wp_xasprintf("%s/tmp/%s", st->root, safe);
+}
+
+int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
+			  long long expect_size, const char *name, struct wp_err *err)
+{
+	memset(w, 0, sizeof(*w));
+	w->file = (struct wp_atomic_file)WP_ATOMIC_FILE_INIT;
+	w->store = st;
+	w->expect_size = expect_size < 0 ? -1 : expect_size;
+	if (!name || !*name)
+		name = "(unnamed download)";
+	if (expect_sha256 && !norm_sha256(expect_sha256, w->expect))
+		return wp_fail(err, -WPE_PARSE, "'%s': expected sha256 '%s' is not 64 hex digits",
+			       name, expect_sha256);
+	if (w->expect_size > st->max_size)
+		return wp_fail(err, -WPE_TOO_BIG, "'%s' is %lld bytes, over the store's limit of %lld",
+			       name, w->expect_size, st->max_size);
+	int rc = wp_hasher_init(&w->hasher, WP_HASH_SHA256, err);
+	if (rc)
+		return rc;
+	char *base = tmp_base(st, name);
+	rc = wp_atomic_file_open(&w->file, base, err);
+	free(base);
+	if (rc) {
+		wp_hasher_release(&w->hasher);
+		return rc;
+	}
+	w->name = wp_xstrdup(name);
+	return 0;
+}
+
+int wp_store_writer_write(void *ctx, const void *data, size_t n)
+{
+	struct wp_store_writer *w = ctx;
+	if (w->err.code)
+		return w->err.code;
+	if (w->file.fd < 0)
+		return wp_fail(&w->err, -WPE_IO, "'%s': write after the download was closed",
+			       w->name ? w->name : "?");
+	long long limit = w->expect_size >= 0 ? w->expect_size : w->store->max_size;
+	if (n > (unsigned long long)(limit - w->size)) {
+		if (w->expect_size >= 0)
+			return wp_fail(&w->err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld "
+				       "bytes, got more than that", w->name, w->expect_size);
+		return wp_fail(&w->err, -WPE_TOO_BIG, "'%s' is larger than the store's limit of "
+			       "%lld bytes", w->name, limit);
+	}
+	const char *p = data;
+	size_t left = n;
+	while (left) {
+		ssize_t k = write(w->file.fd, p, left);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return wp_fs_fail(&w->err, errno, "cannot write", w->file.tmp);
+		p += k;
+		left -= (size_t)k;
+	}
+	wp_hasher_update(&w->hasher, data, n);
+	w->size += (long long)n;
+	return 0;
+}
+
+int wp_store_writer_reset(void *ctx, long long offset)
+{
+	struct wp_store_writer *w = ctx;
+	unsigned char *buf = NULL;
+	int rc = 0;
+	if (w->err.code)
+		return w->err.code;
+	if (w->file.fd < 0)
+		return wp_fail(&w->err, -WPE_IO, "'%s': reset after the download was closed",
+			       w->name ? w->name : "?");
+	if (offset < 0 || offset > w->size)
+		return wp_fail(&w->err, -WPE_IO, "'%s': cannot resume at byte %lld: only %lld "
+			       "bytes were received", w->name, offset, w->size);
+	if (ftruncate(w->file.fd, offset) < 0)
+		return wp_fs_fail(&w->err, errno, "cannot truncate", w->file.tmp);
+	rc = wp_hasher_reset(&w->hasher, &w->err);
+	if (rc)
+		return rc;
+	/* The hash cannot be rewound, so a resume re-reads what is kept; offset 0 reads nothing. */
+	enum { CHUNK = 256 << 10 };
+	buf = wp_xmalloc(CHUNK);
+	long long pos = 0;
+	while (pos < offset) {
+		size_t want = offset - pos < CHUNK ? (size_t)(offset - pos) : CHUNK;
+		ssize_t k = pread(w->file.fd, buf, want, pos);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			rc = k < 0 ? wp_fs_fail(&w->err, errno, "cannot re-read", w->file.tmp)
+				   : wp_fail(&w->err, -WPE_IO, "'%s' shrank while resuming",
+					     w->file.tmp);
+			goto out;
+		}
+		wp_hasher_update(&w->hasher, buf, (size_t)k);
+		pos += k;
+	}
+	if (lseek(w->file.fd, offset, SEEK_SET) < 0) {
+		rc = wp_fs_fail(&w->err, errno, "cannot seek in", w->file.tmp);
+		goto out;
+	}
+	w->size = offset;
+out:
+	free(buf);
+	return rc;
+}
+
+void wp_store_writer_abort(struct wp_store_writer *w)
+{
+	wp_atomic_file_abort(&w->file);
+	wp_hasher_release(&w->hasher);
+	free(w->name);
+	w->name = NULL;
+}
+
+int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1],
+			   char **out_path, struct wp_err *err)
+{
+	char got[WP_SHA256_HEX_LEN + 1];
+	char *path = NULL, *dir = NULL;
+	int rc = 0;
+	if (w->err.code) {
+		rc = wp_fail(err, w->err.code, "%s", w->err.msg);
+		goto out;
+	}
+	if (w->file.fd < 0) {
+		rc = wp_fail(err, -WPE_IO, "'%s': the download was already finished",
+			     w->name ? w->name : "?");
+		goto out;
+	}
+	if (w->expect_size >= 0 && w->size != w->expect_size) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld bytes, got %lld",
+			     w->name, w->expect_size, w->size);
+		goto out;
+	}
+	rc = wp_hasher_final(&w->hasher, got, NULL, err);
+	if (rc)
+		goto out;
+	if (w->expect[0] && strcmp(w->expect, got) != 0) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s",
+			     w->name, w->expect, got);
+		goto out;
+	}
+	path = wp_store_path(w->store, got);
+	dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, got);
+	rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		goto out;
+	rc = wp_atomic_file_commit_to(&w->file, path, err);
+	if (rc)
+		goto out;
+	if (out_sha256)
+		memcpy(out_sha256, got, sizeof(got));
+	if (out_path) {
+		*out_path = path;
+		path = NULL;
+	}
+out:
+	free(path);
+	free(dir);
+	wp_store_writer_abort(w);
+	return rc;
+}

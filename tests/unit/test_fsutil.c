@@ -1,0 +1,215 @@
+/* tests/unit/test_fsutil.c: atomic writes, mkdir -p and link-or-copy, and their error messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/mem.h"
+#include "cache/fsutil.h"
+
+static int fx_setup(void **state)
+{
+	char *dir = wp_xstrdup("/tmp/wp_fsutil_XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	*state = dir;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	char *cmd = wp_xasprintf("rm -rf '%s'", (char *)*state);
+	int rc = system(cmd);
+	free(cmd);
+	free(*state);
+	return rc;
+}
+
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[256];
+	if (!f)
+		return NULL;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void test_atomic_write(void **state)
+{
+	const char *dir = *state;
+	struct wp_err err = WP_ERR_INIT;
+	char *sub = wp_xasprintf("%s/aw", dir);
+	char *path = wp_xasprintf("%s/aw/index.html", dir);
+	assert_int_equal(wp_mkdir_p(sub, 0755, &err), 0);
+	assert_int_equal(wp_atomic_write(path, "one", 3, &err), 0);
+	assert_int_equal(wp_atomic_write(path, "two!", 4, &err), 0);
+	assert_string_equal(slurp(path), "two!");
+	assert_int_equal(entries(sub), 1); /* no path.tmp.* left behind */
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0644);
+	free(sub);
+	free(path);
+}
+
+static void test_atomic_file_commit_abort(void **state)
+{
+	const char *dir = *state;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
+	char *sub = wp_xasprintf("%s/af", dir);
+	char *path = wp_xasprintf("%s/af/out.bin", dir);
+	assert_int_equal(wp_mkdir_p(sub, 0755, &err), 0);
+
+	assert_int_equal(wp_atomic_file_open(&af, path, &err), 0);
+	assert_non_null(strstr(af.tmp, "/af/out.bin.tmp."));
+	assert_int_equal(write(af.fd, "partial", 7), 7);
+	assert_int_not_equal(access(path, F_OK), 0); /* readers never see a half file */
+	wp_atomic_file_abort(&af);
+	assert_int_equal(entries(sub), 0);
+
+	assert_int_equal(wp_atomic_file_open(&af, path, &err), 0);
+	assert_int_equal(write(af.fd, "whole", 5), 5);
+	assert_int_equal(wp_atomic_file_commit(&af, &err), 0);
+	wp_atomic_file_abort(&af); /* harmless after commit */
+	assert_string_equal(slurp(path), "whole");
+	assert_int_equal(entries(sub), 1);
+	free(sub);
+	free(path);
+}
+
+static void test_write_fails_clearly(void **state)
+{
+	const char *dir = *state;
+	struct wp_err err = WP_ERR_INIT;
+	/* Tests run as root, so permissions do not fail; a parent that is a file does. */
+	char *file = wp_xasprintf("%s/plain", dir);
+	char *under = wp_xasprintf("%s/plain/x.json", dir);
+	assert_int_equal(wp_atomic_write(file, "x", 1, &err), 0);
+	assert_int_equal(wp_atomic_write(under, "x", 1, &err), -WPE_IO);
+	print_message("%s\n", err.msg);
+	assert_non_null(strstr(err.msg, "cannot create '"));
+	assert_non_null(strstr(err.msg, "/plain/x.json': "));
+	assert_non_null(strstr(err.msg, "not a directory"));
+
+	/* /proc refuses new files whoever we are. */
+	wp_err_clear(&err);
+	assert_int_equal(wp_atomic_write("/proc/wheelpick-test", "x", 1, &err), -WPE_IO);
+	print_message("%s\n", err.msg);
+	assert_non_null(strstr(err.msg, "cannot create '/proc/wheelpick-test'"));
+
+	wp_err_clear(&err);
+	assert_int_equal(wp_atomic_write("/nonexistent-dir/x", "x", 1, &err), -WPE_IO);
+	assert_non_null(strstr(err.msg, "no such file or directory"));
+
+	/* The messages users meet name the remedy. */
+	wp_err_clear(&err);
+	wp_fs_fail(&err, ENOSPC, "cannot write", "/c/x");
+	assert_string_equal(err.msg, "cannot write '/c/x': no space left on device; free some space "
+			    "or point the cache elsewhere");
+	wp_err_clear(&err);
+	wp_fs_fail(&err, EROFS, "cannot create", "/c/x");
+	assert_non_null(strstr(err.msg, "read-only"));
+	wp_err_clear(&err);
+	wp_fs_fail(&err, EACCES, "cannot create", "/c/x");
+	assert_non_null(strstr(err.msg, "permission denied"));
+	free(file);
+	free(under);
+}
+
+static void test_mkdir_p(void **state)
+{
+	const char *dir = *state;
+	struct wp_err err = WP_ERR_INIT;
+	char *deep = wp_xasprintf("%s/a/b//c/d/", dir);
+	char *blocked = wp_xasprintf("%s/plain2/sub", dir);
+	char *file = wp_xasprintf("%s/plain2", dir);
+	struct stat sb;
+	assert_int_equal(wp_mkdir_p(deep, 0755, &err), 0);
+	assert_int_equal(wp_mkdir_p(deep, 0755, &err), 0);
+	assert_int_equal(stat(deep, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(wp_atomic_write(file, "x", 1, &err), 0);
+	assert_int_equal(wp_mkdir_p(file, 0755, &err), -WPE_IO);
+	assert_non_null(strstr(err.msg, "a file of that name is in the way"));
+	wp_err_clear(&err);
+	assert_int_equal(wp_mkdir_p(blocked, 0755, &err), -WPE_IO);
+	assert_non_null(strstr(err.msg, "plain2"));
+	wp_err_clear(&err);
+	assert_int_equal(wp_mkdir_p("", 0755, &err), -WPE_IO);
+	free(deep);
+	free(blocked);
+	free(file);
+}
+
+static void test_link_or_copy(void **state)
+{
+	const char *dir = *state;
+	struct wp_err err = WP_ERR_INIT;
+	char *from = wp_xasprintf("%s/obj", dir);
+	char *to = wp_xasprintf("%s/linked.whl", dir);
+	struct stat a, b;
+	assert_int_equal(wp_atomic_write(from, "payload", 7, &err), 0);
+	assert_int_equal(wp_atomic_write(to, "old", 3, &err), 0);
+	assert_int_equal(wp_link_or_copy(from, to, &err), 0);
+	assert_string_equal(slurp(to), "payload");
+	assert_int_equal(stat(from, &a), 0);
+	assert_int_equal(stat(to, &b), 0);
+	assert_int_equal(a.st_ino, b.st_ino); /* same file system: a hard link */
+	assert_int_equal(wp_link_or_copy(from, to, &err), 0); /* already the same file */
+	int n = entries(dir);
+	assert_int_equal(wp_link_or_copy(from, to, &err), 0);
+	assert_int_equal(entries(dir), n);
+
+	/* Across file systems (/dev/shm is tmpfs) it copies. */
+	if (access("/dev/shm", W_OK) == 0) {
+		char *far = wp_xasprintf("/dev/shm/wp_link_test_%ld", (long)getpid());
+		assert_int_equal(wp_link_or_copy(from, far, &err), 0);
+		assert_string_equal(slurp(far), "payload");
+		unlink(far);
+		free(far);
+	}
+	char *missing = wp_xasprintf("%s/missing", dir);
+	assert_int_equal(wp_link_or_copy(missing, to, &err), -WPE_IO);
+	assert_non_null(strstr(err.msg, "/missing'"));
+	free(missing);
+	free(from);
+	free(to);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_atomic_file_commit_abort),
+		cmocka_unit_test(test_write_fails_clearly),
+		cmocka_unit_test(test_mkdir_p),
+		cmocka_unit_test(test_link_or_copy),
+	};
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
+}

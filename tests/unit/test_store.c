@@ -1,0 +1,278 @@
+/* tests/unit/test_store.c: the content-addressed store as a download sink. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/mem.h"
+#include "cache/store.h"
+
+/* sha256("hello world") */
+#define HELLO_SHA "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
+#define HELLO_PATH_TAIL "/sha256/b9/4d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
+
+/* The downloader's view: the sink is two callbacks and a context. */
+typedef int sink_write_fn(void *ctx, const void *data, size_t n);
+typedef int sink_reset_fn(void *ctx, long long offset);
+
+struct fx {
+	char dir[64];
+	struct wp_store st;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *fx = wp_xcalloc(1, sizeof(*fx));
+	struct wp_err err = WP_ERR_INIT;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp_store_XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	char *root = wp_xasprintf("%s/files", fx->dir);
+	int rc = wp_store_init(&fx->st, root, &err);
+	free(root);
+	*state = fx;
+	return rc;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *fx = *state;
+	char *cmd = wp_xasprintf("rm -rf '%s'", fx->dir);
+	int rc = system(cmd);
+	free(cmd);
+	wp_store_release(&fx->st);
+	free(fx);
+	return rc;
+}
+
+/* Files anywhere under dir (the tmp/ area and the objects). */
+static int count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *p = wp_xasprintf("%s/%s", dir, e->d_name);
+		struct stat sb;
+		if (lstat(p, &sb) == 0)
+			n += S_ISDIR(sb.st_mode) ? count_files(p) : 1;
+		free(p);
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_right_hash(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char sha[65], *path = NULL;
+	sink_write_fn *write_cb = wp_store_writer_write;
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	assert_int_equal(write_cb(&w, "hello ", 6), 0);
+	assert_int_equal(write_cb(&w, "world", 5), 0);
+	assert_int_equal(wp_store_writer_finish(&w, sha, &path, &err), 0);
+	assert_string_equal(sha, HELLO_SHA);
+	assert_non_null(strstr(path, HELLO_PATH_TAIL));
+	free(path);
+	path = NULL;
+
+	assert_int_equal(wp_store_lookup(&fx->st, HELLO_SHA, &path, &err), 1);
+	FILE *f = fopen(path, "r");
+	char buf[32] = { 0 };
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, sizeof(buf), f), 11);
+	fclose(f);
+	assert_string_equal(buf, "hello world");
+	free(path);
+
+	/* Upper-case hashes name the same object; nothing is left in tmp/. */
+	fx->st.reverify = true;
+	assert_int_equal(wp_store_lookup(&fx->st, "B94D27B9934D3E08A52E52D7DA7DABFAC484EFE37A5380EE9088F7ACE2EFCDE9",
+					 NULL, &err), 1);
+	fx->st.reverify = false;
+	char *tmp = wp_xasprintf("%s/tmp", fx->st.root);
+	assert_int_equal(count_files(tmp), 0);
+	free(tmp);
+}
+
+static void test_wrong_hash_leaves_nothing(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char *path = NULL;
+	const char *want = "0000000000000000000000000000000000000000000000000000000000000000";
+	int before = count_files(fx->st.root);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, want, -1, "torch-2.0.whl", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello world", 11), 0);
+	assert_int_equal(wp_store_writer_finish(&w, NULL, &path, &err), -WPE_INTEGRITY);
+	assert_null(path);
+	assert_string_equal(err.msg, "'torch-2.0.whl': sha256 mismatch: expected " "0000000000000000000000000000000000000000000000000000000000000000, got " HELLO_SHA);
+	assert_int_equal(count_files(fx->st.root), before);
+	char *obj = wp_store_path(&fx->st, want);
+	assert_int_not_equal(access(obj, F_OK), 0);
+	free(obj);
+	assert_int_equal(wp_store_lookup(&fx->st, want, NULL, &err), 0);
+}
+
+static void test_reset_mid_stream(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char sha[65];
+	sink_reset_fn *reset_cb = wp_store_writer_reset;
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	/* A transfer that died after garbage, restarted from scratch. */
+	assert_int_equal(wp_store_writer_write(&w, "garbage!", 8), 0);
+	assert_int_equal(reset_cb(&w, 0), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello w", 7), 0);
+	/* Then resumed at byte 6 (HTTP Range), the tail after it re-sent. */
+	assert_int_equal(reset_cb(&w, 6), 0);
+	assert_int_equal(wp_store_writer_write(&w, "world", 5), 0);
+	assert_int_equal(wp_store_writer_finish(&w, sha, NULL, &err), 0);
+	assert_string_equal(sha, HELLO_SHA);
+
+	/* A resume past what was received is refused and reported at finish. */
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "x", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "abc", 3), 0);
+	assert_int_equal(reset_cb(&w, 10), -WPE_IO);
+	assert_int_equal(wp_store_writer_finish(&w, NULL, NULL, &err), -WPE_IO);
+	assert_non_null(strstr(err.msg, "cannot resume at byte 10"));
+}
+
+static void test_size_mismatch(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	int before = count_files(fx->st.root);
+	/* Too few bytes: refused at the end. */
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 12, "short.whl", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello world", 11), 0);
+	assert_int_equal(wp_store_writer_finish(&w, NULL, NULL, &err), -WPE_INTEGRITY);
+	assert_string_equal(err.msg, "'short.whl': size mismatch: expected 12 bytes, got 11");
+	/* Too many: the write itself stops the transfer. */
+	wp_err_clear(&err);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, 5, "long.whl", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello", 5), 0);
+	assert_int_equal(wp_store_writer_write(&w, " world", 6), -WPE_INTEGRITY);
+	assert_int_equal(wp_store_writer_write(&w, "x", 1), -WPE_INTEGRITY);
+	assert_int_equal(wp_store_writer_finish(&w, NULL, NULL, &err), -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "'long.whl': size mismatch: expected 5 bytes"));
+	assert_int_equal(count_files(fx->st.root), before);
+}
+
+static void test_abort_and_ceiling(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	int before = count_files(fx->st.root);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "../../weird name", &err), 0);
+	/* Slashes cannot escape tmp/, and a leading dot cannot hide the file. */
+	assert_non_null(strstr(w.file.tmp, "/tmp/download.._.._weird_name.tmp."));
+	assert_int_equal(wp_store_writer_write(&w, "abc", 3), 0);
+	assert_int_equal(count_files(fx->st.root), before + 1);
+	wp_store_writer_abort(&w);
+	wp_store_writer_abort(&w);
+	assert_int_equal(count_files(fx->st.root), before);
+
+	fx->st.max_size = 4;
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "big", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello", 5), -WPE_TOO_BIG);
+	assert_int_equal(wp_store_writer_finish(&w, NULL, NULL, &err), -WPE_TOO_BIG);
+	wp_err_clear(&err);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, 100, "big", &err), -WPE_TOO_BIG);
+	fx->st.max_size = WP_STORE_DEFAULT_MAX_SIZE;
+	assert_int_equal(count_files(fx->st.root), before);
+
+	wp_err_clear(&err);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, "abc", -1, "x", &err), -WPE_PARSE);
+	assert_int_equal(wp_store_lookup(&fx->st, "xyz", NULL, &err), -WPE_PARSE);
+}
+
+static void test_reverify_removes_corrupt(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char sha[65], *path = NULL;
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "c.txt", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "corrupt me", 10), 0);
+	assert_int_equal(wp_store_writer_finish(&w, sha, &path, &err), 0);
+	FILE *f = fopen(path, "w");
+	fputs("rotten", f);
+	fclose(f);
+	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1); /* no re-hash: trusts it */
+	fx->st.reverify = true;
+	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "sha256 mismatch: expected"));
+	assert_int_not_equal(access(path, F_OK), 0);
+	fx->st.reverify = false;
+	free(path);
+}
+
+static void test_clean_tmp(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char *tmpdir = wp_xasprintf("%s/tmp", fx->st.root);
+	char *other = wp_xasprintf("%s/keep-me", tmpdir);
+	FILE *f = fopen(other, "w");
+	fclose(f);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "crashed.whl", &err), 0);
+	int fd = w.file.fd;
+	char *stale = wp_xstrdup(w.file.tmp);
+	/* Forget it as a crash would: the temp stays, with an old mtime. */
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	assert_int_equal(futimens(fd, old), 0);
+	close(fd);
+	free(w.file.tmp);
+	free(w.file.path);
+	free(w.name);
+	wp_hasher_release(&w.hasher);
+	/* A download in flight is young and stays. */
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "live.whl", &err), 0);
+	assert_int_equal(count_files(tmpdir), 3);
+	assert_int_equal(wp_store_clean_tmp(&fx->st, 3600, &err), 0);
+	assert_int_not_equal(access(stale, F_OK), 0);
+	assert_int_equal(access(w.file.tmp, F_OK), 0);
+	assert_int_equal(access(other, F_OK), 0);
+	wp_store_writer_abort(&w);
+	unlink(other);
+	free(stale);
+	free(other);
+	free(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_right_hash),
+		cmocka_unit_test(test_wrong_hash_leaves_nothing),
+		cmocka_unit_test(test_reset_mid_stream),
+		cmocka_unit_test(test_size_mismatch),
+		cmocka_unit_test(test_abort_and_ceiling),
+		cmocka_unit_test(test_reverify_removes_corrupt),
+		cmocka_unit_test(test_clean_tmp),
+	};
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
+}

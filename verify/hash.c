@@ -1,0 +1,169 @@
+/* verify/hash.c: streaming digests over OpenSSL EVP; the one place that knows EVP for hashing. */
+#include "verify/hash.h"
+#include "base/mem.h"
+#include "cache/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+static int ctx_start(struct evp_md_ctx_st **ctx, const EVP_MD *md, struct wp_err *err)
+{
+	if (!*ctx)
+		*ctx = EVP_MD_CTX_new();
+	if (!*ctx || EVP_DigestInit_ex(*ctx, md, NULL) != 1)
+		return wp_fail(err, -WPE_IO, "cannot start a '%s' digest (OpenSSL)", EVP_MD_get0_name(md));
+	return 0;
+}
+
+int wp_hasher_init(struct wp_hasher *h, unsigned algs, struct wp_err *err)
+{
+	memset(h, 0, sizeof(*h));
+	h->algs = algs ? algs : WP_HASH_SHA256;
+	int rc = wp_hasher_reset(h, err);
+	if (rc)
+		wp_hasher_release(h);
+	return rc;
+}
+
+int wp_hasher_reset(struct wp_hasher *h, struct wp_err *err)
+{
+	int rc = 0;
+	if ((h->algs & WP_HASH_SHA256) && (rc = ctx_start(&h->sha256, EVP_sha256(), err)))
+		return rc;
+	if ((h->algs & WP_HASH_MD5) && (rc = ctx_start(&h->md5, EVP_md5(), err)))
+		return rc;
+	return 0;
+}
+
+void wp_hasher_update(struct wp_hasher *h, const void *data, size_t n)
+{
+	/* EVP_DigestUpdate fails only on a context that was never started, which init rules out. */
+	if (h->sha256)
+		EVP_DigestUpdate(h->sha256, data, n);
+	if (h->md5)
+		EVP_DigestUpdate(h->md5, data, n);
+}
+
+int wp_hasher_final_raw(struct wp_hasher *h, unsigned char sha256[WP_SHA256_LEN],
+			unsigned char md5[WP_MD5_LEN], struct wp_err *err)
+{
+	unsigned char tmp[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	if (sha256) {
+		if (!h->sha256 || EVP_DigestFinal_ex(h->sha256, tmp, &n) != 1 || n != WP_SHA256_LEN)
+			return wp_fail(err, -WPE_IO, "cannot finish a 'sha256' digest");
+		memcpy(sha256, tmp, WP_SHA256_LEN);
+	}
+	if (md5) {
+		if (!h->md5 || EVP_DigestFinal_ex(h->md5, tmp, &n) != 1 || n != WP_MD5_LEN)
+			return wp_fail(err, -WPE_IO, "cannot finish an 'md5' digest (was it asked for?)");
+		memcpy(md5, tmp, WP_MD5_LEN);
+	}
+	return 0;
+}
+
+int wp_hasher_final(struct wp_hasher *h, char sha256_hex[WP_SHA256_HEX_LEN + 1],
+		    char md5_hex[WP_MD5_HEX_LEN + 1], struct wp_err *err)
+{
+	unsigned char s[WP_SHA256_LEN], m[WP_MD5_LEN];
+	int rc = wp_hasher_final_raw(h, sha256_hex ? s : NULL, md5_hex ? m : NULL, err);
+	if (rc)
+		return rc;
+	if (sha256_hex)
+		wp_hex_encode(s, sizeof(s), sha256_hex);
+	if (md5_hex)
+		wp_hex_encode(m, sizeof(m), md5_hex);
+	return 0;
+}
+
+void wp_hasher_release(struct wp_hasher *h)
+{
+	EVP_MD_CTX_free(h->sha256);
+	EVP_MD_CTX_free(h->md5);
+	h->sha256 = h->md5 = NULL;
+}
+
+int wp_hash_file(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], long long *size,
+		 struct wp_err *err)
+{
+	struct wp_hasher h;
+	long long total = 0;
+	int rc = wp_hasher_init(&h, WP_HASH_SHA256, err);
+	if (rc)
+		return rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = wp_fs_fail(err, errno, "cannot open", path);
+		goto out;
+	}
+	/* 256 KiB keeps syscalls rare without touching more cache than sha256 needs. */
+	enum { CHUNK = 256 << 10 };
+	unsigned char *buf = wp_xmalloc(CHUNK);
+	for (;;) {
+		ssize_t n = read(fd, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = wp_fs_fail(err, errno, "cannot read", path);
+			break;
+		}
+		if (n == 0)
+			break;
+		wp_hasher_update(&h, buf, (size_t)n);
+		total += n;
+	}
+	free(buf);
+	close(fd);
+	if (!rc)
+		rc = wp_hasher_final(&h, sha256_hex, NULL, err);
+	if (!rc && size)
+		*size = total;
+out:
+	wp_hasher_release(&h);
+	return rc;
+}
+
+void wp_hex_encode(const unsigned char *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+bool wp_sha256_hex_valid(const char *s)
+{
+	for (int i = 0; i < WP_SHA256_HEX_LEN; i++) {
+		char c = s[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+			return false;
+	}
+	return s[WP_SHA256_HEX_LEN] == 0;
+}
+
+void wp_b64url_encode(const unsigned char *p, size_t n, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	size_t o = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		out[o++] = tab[(v >> 18) & 63];
+		out[o++] = tab[(v >> 12) & 63];
+		if (i + 1 < n)
+			out[o++] = tab[(v >> 6) & 63];
+		if (i + 2 < n)
+			out[o++] = tab[v & 63];
+	}
+	out[o] = 0;
+}

@@ -1,0 +1,1021 @@
+/* verify/wheel.c: wheel verification: our own central-directory walk for structure, libarchive
+ * for the data, RECORD/WHEEL/METADATA for the meaning. */
+#include "verify/wheel.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "base/str.h"
+#include "cache/fsutil.h"
+#include "verify/hash.h"
+#include "verify/metadata.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#define DEF_MAX_MEMBERS 200000
+#define DEF_MAX_TOTAL (8LL << 30)
+/* Deflate cannot exceed ~1032:1, so a limit of 2000:1 would only ever catch bzip2 or lzma; 500:1
+ * still catches a deflated block of zeros, while real members (libraries, headers, data) stay
+ * well under 50:1. */
+#define DEF_MAX_RATIO 500
+#define DEF_RATIO_MIN (1LL << 20)
+#define DEF_MAX_RECORD (64LL << 20)
+#define MAX_CD_SIZE (64LL << 20) /* central directory bytes: 200,000 members fit in ~30 MiB */
+#define NAME_SHOW 160
+
+struct member {
+	char *name;           /* NUL-free (checked), NUL-terminated */
+	uint64_t csize, usize, offset;
+	uint32_t crc, ext_attr;
+	uint16_t made_by, flags, method;
+	bool is_dir, seen, in_record;
+	uint64_t actual;      /* bytes libarchive produced */
+	unsigned char sha256[WP_SHA256_LEN];
+};
+
+struct wheel {
+	const char *path;
+	char file[256];       /* the wheel's file name, for messages */
+	struct wp_wheel_limits lim;
+	int fd;
+	uint64_t fsize;
+	struct member *m;     /* sorted by name once the central directory is read */
+	size_t n;             /* members read so far */
+	size_t cap;           /* members allocated (zeroed), all freed at the end */
+	uint64_t cd_offset;
+	char *dist_info;      /* "x-1.0.dist-info" */
+	struct wp_buf record, wheelfile, metadata;
+};
+
+static char *show(const char *name, char *buf)
+{
+	return wp_member_name_show(name, strlen(name), buf, NAME_SHOW);
+}
+
+/* Length of the valid UTF-8 sequence at p (2-4), or 1 for ASCII and for anything invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 1;
+	if (p[0] < 0xc2 || len > n)
+		return 1;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 1;
+	/* Overlong three-byte forms and surrogates are not names anyone wrote. */
+	if (len == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0)))
+		return 1;
+	if (len == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)))
+		return 1;
+	return len;
+}
+
+char *wp_member_name_show(const char *name, size_t n, char *out, size_t outsz)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		size_t seq = utf8_len((const unsigned char *)name + i, n - i);
+		if (o + 8 + seq >= outsz) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (seq > 1) {
+			/* Valid UTF-8 passes as is; stray high bytes would garble a terminal. */
+			memcpy(out + o, name + i, seq);
+			o += seq;
+			i += seq - 1;
+		} else if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
+			o += (size_t)snprintf(out + o, outsz - o, "\\x%02x", c);
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+const char *wp_member_name_problem(const char *name, size_t len)
+{
+	if (!len)
+		return "has an empty name";
+	if (memchr(name, 0, len))
+		return "has a NUL byte in its name";
+	if (memchr(name, '\\', len))
+		return "has a backslash in its name (a Windows path separator)";
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return "has a control character in its name";
+	if (name[0] == '/')
+		return "is an absolute path";
+	if (len >= 2 && isalpha((unsigned char)name[0]) && name[1] == ':')
+		return "names a drive";
+	struct wp_str s = WP_STRN(name, len);
+	while (s.n) {
+		struct wp_str seg = wp_str_cut(&s, '/');
+		if (wp_str_eq(seg, ".."))
+			return "has a '..' segment";
+		if (wp_str_eq(seg, "."))
+			return "has a '.' segment";
+		/* Only a directory's trailing slash may leave an empty segment. */
+		if (!seg.n && s.n)
+			return "has an empty segment";
+	}
+	return NULL;
+}
+
+static uint16_t le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static int read_at(struct wheel *w, void *buf, size_t n, uint64_t off, struct wp_err *err)
+{
+	size_t got = 0;
+	if (off > w->fsize || n > w->fsize - off)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' is truncated: a record at byte %llu runs "
+			       "past the end of the file", w->file, (unsigned long long)off);
+	while (got < n) {
+		ssize_t k = pread(w->fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return wp_fs_fail(err, errno, "cannot read", w->path);
+		if (k == 0)
+			return wp_fail(err, -WPE_INTEGRITY, "'%s' shrank while being read", w->file);
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* The first bytes of what should have been a zip, quoted for a message: HTML error pages and
+ * Git LFS pointers saved as .whl are the usual suspects. */
+static int not_zip(struct wheel *w, struct wp_err *err)
+{
+	unsigned char head[16];
+	char shown[80];
+	size_t n = w->fsize < sizeof(head) ? (size_t)w->fsize : sizeof(head), k = 0;
+	if (!n)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (it is empty)", w->file);
+	int rc = read_at(w, head, n, 0, err);
+	if (rc)
+		return rc;
+	while (k < n && !isspace(head[k]))
+		k++;
+	if (!k)
+		k = n;
+	wp_member_name_show((const char *)head, k, shown, sizeof(shown));
+	return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (starts with '%s')", w->file,
+		       shown);
+}
+
+/* Locate the end-of-central-directory record (and its zip64 form) and return where the central
+ * directory lies and how many entries it claims. */
+static int find_eocd(struct wheel *w, uint64_t *cd_off, uint64_t *cd_size, uint64_t *count,
+		     struct wp_err *err)
+{
+	unsigned char *tail = NULL;
+	int rc = 0;
+	if (w->fsize < 22)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' is truncated: too short for a zip archive",
+			       w->file);
+	size_t tn = w->fsize < 22 + 65535 ? (size_t)w->fsize : 22 + 65535;
+	uint64_t tail_off = w->fsize - tn;
+	tail = wp_xmalloc(tn);
+	if ((rc = read_at(w, tail, tn, tail_off, err)))
+		goto out;
+	size_t pos = tn - 22;
+	for (;; pos--) {
+		if (le32(tail + pos) == 0x06054b50 && pos + 22 + le16(tail + pos + 20) == tn)
+			break;
+		if (pos == 0) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is truncated or damaged: no end of "
+				     "central directory record", w->file);
+			goto out;
+		}
+	}
+	const unsigned char *e = tail + pos;
+	uint64_t eocd = tail_off + pos;
+	if (le16(e + 4) != 0 || le16(e + 6) != 0 || le16(e + 8) != le16(e + 10)) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-volume zip archive", w->file);
+		goto out;
+	}
+	*count = le16(e + 10);
+	*cd_size = le32(e + 12);
+	*cd_off = le32(e + 16);
+	uint64_t cd_end = eocd;
+	if (*count == 0xffff || *cd_size == 0xffffffff || *cd_off == 0xffffffff) {
+		unsigned char loc[20], z[56];
+		if (eocd < 20 || (rc = read_at(w, loc, 20, eocd - 20, err)))
+			goto zip64_bad;
+		if (le32(loc) != 0x07064b50)
+			goto zip64_bad;
+		uint64_t zoff = le64(loc + 8);
+		if ((rc = read_at(w, z, sizeof(z), zoff, err)))
+			goto out;
+		if (le32(z) != 0x06064b50)
+			goto zip64_bad;
+		*count = le64(z + 32);
+		*cd_size = le64(z + 40);
+		*cd_off = le64(z + 48);
+		cd_end = zoff;
+	}
+	/* Data before the first member (a self-extractor stub, a prepended page) shifts every
+	 * offset; pip's zipfile papers over it, a verifier should not. */
+	if (*cd_off > cd_end || *cd_size != cd_end - *cd_off) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the central directory (%llu bytes at %llu) "
+			     "does not end where its end record starts (%llu)", w->file,
+			     (unsigned long long)*cd_size, (unsigned long long)*cd_off,
+			     (unsigned long long)cd_end);
+		goto out;
+	}
+	goto out;
+zip64_bad:
+	rc = wp_fail(err, -WPE_INTEGRITY, "'%s': damaged zip64 end of central directory", w->file);
+out:
+	free(tail);
+	return rc;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	return strcmp(((const struct member *)a)->name, ((const struct member *)b)->name);
+}
+
+static int cmp_offset(const void *a, const void *b)
+{
+	const struct member *x = *(struct member *const *)a, *y = *(struct member *const *)b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static struct member *find(struct wheel *w, const char *name)
+{
+	struct member key = { .name = (char *)name };
+	return bsearch(&key, w->m, w->n, sizeof(*w->m), cmp_member);
+}
+
+/* Zip64 extra field: the 64-bit values of whichever fields were 0xffffffff, in fixed order. */
+static int zip64_extra(struct wheel *w, struct member *m, const unsigned char *x, size_t xn,
+		       bool usize64, bool csize64, bool off64, struct wp_err *err)
+{
+	char nb[NAME_SHOW];
+	while (xn >= 4) {
+		uint16_t id = le16(x), len = le16(x + 2);
+		if ((size_t)len + 4 > xn)
+			break;
+		if (id == 0x0001) {
+			const unsigned char *p = x + 4;
+			size_t need = 8u * (usize64 + csize64 + off64);
+			if (len < need)
+				break;
+			if (usize64)
+				m->usize = le64(p), p += 8;
+			if (csize64)
+				m->csize = le64(p), p += 8;
+			if (off64)
+				m->offset = le64(p);
+			return 0;
+		}
+		x += 4 + len;
+		xn -= 4 + (size_t)len;
+	}
+	if (!usize64 && !csize64 && !off64)
+		return 0;
+	return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' lacks its zip64 sizes", w->file,
+		       show(m->name, nb));
+}
+
+static int read_central_directory(struct wheel *w, struct wp_err *err)
+{
+	uint64_t cd_off = 0, cd_size = 0, count = 0;
+	unsigned char *cd = NULL;
+	char nb[NAME_SHOW];
+	int rc = find_eocd(w, &cd_off, &cd_size, &count, err);
+	if (rc)
+		return rc;
+	if (count > (uint64_t)w->lim.max_members) {
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' has %llu members, over the limit of %lld",
+			       w->file, (unsigned long long)count, w->lim.max_members);
+	}
+	if (cd_size > MAX_CD_SIZE || cd_size < count * 46)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': a central directory of %llu bytes cannot "
+			       "hold %llu members", w->file, (unsigned long long)cd_size,
+			       (unsigned long long)count);
+	w->cd_offset = cd_off;
+	cd = wp_xmalloc(cd_size ? cd_size : 1);
+	if ((rc = read_at(w, cd, cd_size, cd_off, err)))
+		goto out;
+	w->m = wp_xcalloc(count ? count : 1, sizeof(*w->m));
+	w->cap = count;
+	uint64_t total = 0;
+	size_t pos = 0;
+	for (w->n = 0; w->n < count; w->n++) {
+		struct member *m = &w->m[w->n];
+		const unsigned char *e = cd + pos;
+		if (cd_size - pos < 46 || le32(e) != 0x02014b50) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %zu is damaged",
+				     w->file, w->n + 1);
+			goto out;
+		}
+		size_t nlen = le16(e + 28), xlen = le16(e + 30), clen = le16(e + 32);
+		if (cd_size - pos - 46 < nlen + xlen + clen) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %zu runs past "
+				     "its end", w->file, w->n + 1);
+			goto out;
+		}
+		const char *name = (const char *)e + 46;
+		const char *why = wp_member_name_problem(name, nlen);
+		if (why) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s", w->file,
+				     wp_member_name_show(name, nlen, nb, sizeof(nb)), why);
+			goto out;
+		}
+		m->name = wp_xstrndup(name, nlen);
+		m->made_by = le16(e + 4);
+		m->flags = le16(e + 8);
+		m->method = le16(e + 10);
+		m->crc = le32(e + 16);
+		m->csize = le32(e + 20);
+		m->usize = le32(e + 24);
+		m->ext_attr = le32(e + 38);
+		m->offset = le32(e + 42);
+		m->is_dir = name[nlen - 1] == '/';
+		rc = zip64_extra(w, m, e + 46 + nlen, xlen, m->usize == 0xffffffff,
+				 m->csize == 0xffffffff, m->offset == 0xffffffff, err);
+		if (rc)
+			goto out;
+		pos += 46 + nlen + xlen + clen;
+
+		unsigned host = m->made_by >> 8, mode = m->ext_attr >> 16;
+		/* Unix (3) and macOS (19) zips keep st_mode in the high half of the attributes. */
+		if ((host == 3 || host == 19) && (mode & S_IFMT) && !S_ISREG(mode) && !S_ISDIR(mode)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a %s, not a regular file",
+				     w->file, show(m->name, nb), S_ISLNK(mode) ? "symlink" : "special file");
+			goto out;
+		}
+		if (m->flags & 1) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is encrypted", w->file,
+				     show(m->name, nb));
+			goto out;
+		}
+		if (m->usize > (uint64_t)w->lim.ratio_min_size &&
+		    m->usize / (m->csize ? m->csize : 1) > (uint64_t)w->lim.max_ratio) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' claims to expand %llu bytes "
+				     "into %llu (over %lld:1): a zip bomb", w->file, show(m->name, nb),
+				     (unsigned long long)m->csize, (unsigned long long)m->usize,
+				     w->lim.max_ratio);
+			goto out;
+		}
+		total += m->usize;
+		if (total > (uint64_t)w->lim.max_total_size) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' unpacks to more than %lld bytes (the "
+				     "limit)", w->file, w->lim.max_total_size);
+			goto out;
+		}
+	}
+	qsort(w->m, w->n, sizeof(*w->m), cmp_member);
+	for (size_t i = 1; i < w->n; i++) {
+		if (strcmp(w->m[i - 1].name, w->m[i].name) == 0) {
+			/* Two tools can pick different copies: the one verified need not be the one
+			 * installed. */
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' appears twice", w->file,
+				     show(w->m[i].name, nb));
+			goto out;
+		}
+	}
+out:
+	free(cd);
+	return rc;
+}
+
+/* Each local header must name the same member as its central entry, and no member's bytes may
+ * overlap another's: this is what a streaming reader sees, so both readings agree, and
+ * overlapping members are the "better zip bomb". */
+static int check_local_headers(struct wheel *w, struct wp_err *err)
+{
+	struct member **byoff = wp_xmalloc((w->n ? w->n : 1) * sizeof(*byoff));
+	char *lname = NULL;
+	char nb[NAME_SHOW], lb[NAME_SHOW];
+	int rc = 0;
+	for (size_t i = 0; i < w->n; i++)
+		byoff[i] = &w->m[i];
+	qsort(byoff, w->n, sizeof(*byoff), cmp_offset);
+	uint64_t prev_end = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		struct member *m = byoff[i];
+		unsigned char h[30];
+		if (m->offset < prev_end) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' overlaps the member before "
+				     "it", w->file, show(m->name, nb));
+			goto out;
+		}
+		if ((rc = read_at(w, h, sizeof(h), m->offset, err)))
+			goto out;
+		size_t nlen = le16(h + 26), xlen = le16(h + 28);
+		if (le32(h) != 0x04034b50) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no local header at "
+				     "byte %llu", w->file, show(m->name, nb),
+				     (unsigned long long)m->offset);
+			goto out;
+		}
+		free(lname);
+		lname = wp_xmalloc(nlen + 1);
+		if ((rc = read_at(w, lname, nlen, m->offset + 30, err)))
+			goto out;
+		lname[nlen] = 0;
+		if (nlen != strlen(m->name) || memcmp(lname, m->name, nlen) != 0) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is called '%s' in its local "
+				     "header: the central directory and the data disagree", w->file,
+				     show(m->name, nb), wp_member_name_show(lname, nlen, lb, sizeof(lb)));
+			goto out;
+		}
+		if (le16(h + 8) != m->method ||
+		    (!(m->flags & 8) && le32(h + 14) != m->crc)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': the local header and the "
+				     "central directory disagree (method or crc)", w->file,
+				     show(m->name, nb));
+			goto out;
+		}
+		prev_end = m->offset + 30 + nlen + xlen + m->csize;
+		if (prev_end > w->cd_offset) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' runs into the central "
+				     "directory (truncated or damaged)", w->file, show(m->name, nb));
+			goto out;
+		}
+	}
+out:
+	free(lname);
+	free(byoff);
+	return rc;
+}
+
+/* Percent-decoding, for file names saved straight from a URL (torch-1.8.0%2Bcu111-...). */
+static char *unquote(struct wp_str s)
+{
+	char *out = wp_xmalloc(s.n + 1);
+	size_t o = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.p[i] == '%' && i + 2 < s.n && isxdigit((unsigned char)s.p[i + 1]) &&
+		    isxdigit((unsigned char)s.p[i + 2])) {
+			char hex[3] = { s.p[i + 1], s.p[i + 2], 0 };
+			out[o++] = (char)strtol(hex, NULL, 16);
+			i += 2;
+		} else {
+			out[o++] = s.p[i];
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* PEP 503 normalisation, so Foo.Bar, foo_bar and foo-bar all compare equal. */
+static char *normalize(struct wp_str s)
+{
+	char *out = wp_xmalloc(s.n + 1);
+	size_t o = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		char c = s.p[i];
+		if (c == '-' || c == '_' || c == '.') {
+			if (o && out[o - 1] == '-')
+				continue;
+			out[o++] = '-';
+		} else {
+			out[o++] = (char)tolower((unsigned char)c);
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+static bool same_name(struct wp_str a, struct wp_str b)
+{
+	char *x = normalize(a), *y = normalize(b);
+	bool eq = strcmp(x, y) == 0;
+	free(x);
+	free(y);
+	return eq;
+}
+
+static bool same_version(struct wp_str a, struct wp_str b)
+{
+	char *x = unquote(a), *y = unquote(b);
+	bool eq = strcasecmp(x, y) == 0;
+	free(x);
+	free(y);
+	return eq;
+}
+
+/* The one top-level *.dist-info directory, and that it belongs to this file's name-version. */
+static int find_dist_info(struct wheel *w, struct wp_str fname, struct wp_str fversion,
+			  struct wp_err *err)
+{
+	char nb[NAME_SHOW];
+	for (size_t i = 0; i < w->n; i++) {
+		struct wp_str s = WP_STR(w->m[i].name);
+		struct wp_str top = wp_str_cut(&s, '/');
+		if (s.p == top.p + top.n || !wp_str_endswith(top, ".dist-info"))
+			continue;
+		if (w->dist_info && wp_str_eq(top, w->dist_info))
+			continue;
+		if (w->dist_info)
+			return wp_fail(err, -WPE_INTEGRITY, "'%s' has more than one .dist-info "
+				       "directory: '%s' and '%.*s'", w->file, w->dist_info,
+				       WP_STR_FMT(top));
+		w->dist_info = wp_xstrndup(top.p, top.n);
+	}
+	if (!w->dist_info)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' has no .dist-info directory", w->file);
+	struct wp_str di = WP_STR(w->dist_info);
+	di.n -= strlen(".dist-info");
+	struct wp_str dname = wp_str_cut(&di, '-');
+	if (!di.n || !same_name(dname, fname) || !same_version(di, fversion))
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': dist-info directory '%s' does not match "
+			       "the file name's '%.*s-%.*s'", w->file, show(w->dist_info, nb),
+			       WP_STR_FMT(fname), WP_STR_FMT(fversion));
+	return 0;
+}
+
+static struct wp_buf *capture_for(struct wheel *w, const char *name)
+{
+	size_t dl = strlen(w->dist_info);
+	if (strncmp(name, w->dist_info, dl) != 0 || name[dl] != '/')
+		return NULL;
+	if (strcmp(name + dl + 1, "RECORD") == 0)
+		return &w->record;
+	if (strcmp(name + dl + 1, "WHEEL") == 0)
+		return &w->wheelfile;
+	if (strcmp(name + dl + 1, "METADATA") == 0)
+		return &w->metadata;
+	return NULL;
+}
+
+/* Stream every member through libarchive (seekable: the central directory decides), hashing as
+ * it goes and holding the three dist-info files we parse. */
+static int read_members(struct wheel *w, struct wp_err *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	enum { CHUNK = 64 << 10 };
+	unsigned char *buf = wp_xmalloc(CHUNK);
+	char nb[NAME_SHOW];
+	uint64_t total = 0;
+	int rc = 0, r;
+	archive_read_support_format_zip_seekable(a);
+	if (lseek(w->fd, 0, SEEK_SET) < 0 || archive_read_open_fd(a, w->fd, CHUNK) != ARCHIVE_OK) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' cannot be opened as a zip archive: %s",
+			     w->file, archive_error_string(a) ? archive_error_string(a) : "unknown");
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname_utf8(e);
+		if (!name)
+			name = archive_entry_pathname(e);
+		struct member *m = name ? find(w, name) : NULL;
+		if (!m) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the archive yields a member '%s' that its "
+				     "central directory does not list", w->file,
+				     name ? show(name, nb) : "(undecodable name)");
+			goto out;
+		}
+		if (m->seen) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' appears twice", w->file,
+				     show(m->name, nb));
+			goto out;
+		}
+		m->seen = true;
+		mode_t type = archive_entry_filetype(e);
+		if (archive_entry_hardlink(e) || (type != AE_IFREG && type != AE_IFDIR)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a %s, not a regular file",
+				     w->file, show(m->name, nb),
+				     type == AE_IFLNK ? "symlink" : archive_entry_hardlink(e) ?
+				     "hard link" : "special file");
+			goto out;
+		}
+		if (type == AE_IFDIR || m->is_dir)
+			continue;
+		struct wp_buf *cap = capture_for(w, m->name);
+		struct wp_hasher h;
+		if ((rc = wp_hasher_init(&h, WP_HASH_SHA256, err)))
+			goto out;
+		uint64_t limit = (uint64_t)w->lim.max_ratio * (m->csize ? m->csize : 1);
+		if (limit < (uint64_t)w->lim.ratio_min_size)
+			limit = (uint64_t)w->lim.ratio_min_size;
+		for (;;) {
+			la_ssize_t k = archive_read_data(a, buf, CHUNK);
+			if (k == 0)
+				break;
+			if (k < 0) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' cannot be read: %s",
+					     w->file, show(m->name, nb), archive_error_string(a) ?
+					     archive_error_string(a) : "unknown error");
+				break;
+			}
+			wp_hasher_update(&h, buf, (size_t)k);
+			m->actual += (uint64_t)k;
+			total += (uint64_t)k;
+			/* The central directory's sizes are claims; these checks hold the bytes. */
+			if (m->actual > m->usize) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' holds more than the "
+					     "%llu bytes its header says", w->file, show(m->name, nb),
+					     (unsigned long long)m->usize);
+				break;
+			}
+			if (m->actual > limit) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' expands %llu bytes "
+					     "past %lld:1: a zip bomb", w->file, show(m->name, nb),
+					     (unsigned long long)m->csize, w->lim.max_ratio);
+				break;
+			}
+			if (total > (uint64_t)w->lim.max_total_size) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' unpacks to more than %lld bytes "
+					     "(the limit)", w->file, w->lim.max_total_size);
+				break;
+			}
+			if (cap && wp_buf_add(cap, buf, (size_t)k) < 0) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is larger than %zu "
+					     "bytes", w->file, show(m->name, nb), cap->max);
+				break;
+			}
+		}
+		if (!rc)
+			rc = wp_hasher_final_raw(&h, m->sha256, NULL, err);
+		wp_hasher_release(&h);
+		if (rc)
+			goto out;
+		if (m->actual != m->usize) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' holds %llu bytes, its header "
+				     "says %llu", w->file, show(m->name, nb),
+				     (unsigned long long)m->actual, (unsigned long long)m->usize);
+			goto out;
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' cannot be read as a zip archive: %s", w->file,
+			     archive_error_string(a) ? archive_error_string(a) : "unknown error");
+		goto out;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		if (!w->m[i].seen && !w->m[i].is_dir) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is listed but could not be "
+				     "read", w->file, show(w->m[i].name, nb));
+			goto out;
+		}
+	}
+out:
+	archive_read_free(a);
+	free(buf);
+	return rc;
+}
+
+/* One CSV field (RFC 4180 quoting, as Python's csv writes it) into out; returns the byte that
+ * ended it (',' or '\n'), 0 at the end of the text, -1 on a broken quote. */
+static int csv_field(struct wp_str *s, struct wp_buf *out)
+{
+	wp_buf_reset(out);
+	size_t i = 0;
+	if (s->n && s->p[0] == '"') {
+		for (i = 1;; i++) {
+			if (i >= s->n)
+				return -1;
+			if (s->p[i] == '"') {
+				if (i + 1 < s->n && s->p[i + 1] == '"') {
+					wp_buf_addch(out, '"');
+					i++;
+					continue;
+				}
+				i++;
+				break;
+			}
+			wp_buf_addch(out, s->p[i]);
+		}
+		if (i < s->n && s->p[i] == '\r')
+			i++;
+		if (i < s->n && s->p[i] != ',' && s->p[i] != '\n')
+			return -1;
+	} else {
+		while (i < s->n && s->p[i] != ',' && s->p[i] != '\n')
+			i++;
+		size_t n = i;
+		if (n && s->p[n - 1] == '\r')
+			n--;
+		wp_buf_add(out, s->p, n);
+	}
+	if (i >= s->n) {
+		s->p += s->n;
+		s->n = 0;
+		return 0;
+	}
+	int end = s->p[i];
+	s->p += i + 1;
+	s->n -= i + 1;
+	return end;
+}
+
+static bool may_lack_hash(struct wheel *w, const char *path)
+{
+	size_t dl = strlen(w->dist_info);
+	if (strncmp(path, w->dist_info, dl) != 0 || path[dl] != '/')
+		return false;
+	path += dl + 1;
+	return !strcmp(path, "RECORD") || !strcmp(path, "RECORD.jws") || !strcmp(path, "RECORD.p7s");
+}
+
+static int check_row(struct wheel *w, int line, struct wp_buf f[3], struct wp_err *err)
+{
+	char nb[NAME_SHOW];
+	char got[(WP_SHA256_LEN + 2) / 3 * 4 + 1];
+	const char *path = wp_buf_cstr(&f[0]);
+	struct member *m = strlen(path) == f[0].len ? find(w, path) : NULL;
+	if (!m || m->is_dir)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD lists '%s', which the wheel does "
+			       "not contain", w->file, wp_member_name_show(f[0].data, f[0].len, nb,
+			       sizeof(nb)));
+	if (m->in_record)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD lists '%s' twice", w->file,
+			       show(m->name, nb));
+	m->in_record = true;
+	struct wp_str hash = WP_STRN(wp_buf_cstr(&f[1]), f[1].len);
+	if (!hash.n) {
+		if (may_lack_hash(w, m->name))
+			goto size;
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no hash in RECORD",
+			       w->file, show(m->name, nb));
+	}
+	struct wp_str alg = wp_str_cut(&hash, '=');
+	if (!wp_str_eq(alg, "sha256"))
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': RECORD uses hash '%.*s', "
+			       "which wheelpick does not check (sha256 only)", w->file,
+			       show(m->name, nb), alg.n > 20 ? 20 : (int)alg.n, alg.p);
+	while (hash.n && hash.p[hash.n - 1] == '=')
+		hash.n--;
+	wp_b64url_encode(m->sha256, sizeof(m->sha256), got);
+	if (!wp_str_eq(hash, got))
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': sha256 mismatch: RECORD says "
+			       "%.*s, got %s", w->file, show(m->name, nb),
+			       hash.n > 64 ? 64 : (int)hash.n, hash.p, got);
+size:;
+	long long size;
+	struct wp_str sz = wp_str_trim(WP_STRN(wp_buf_cstr(&f[2]), f[2].len));
+	if (!sz.n)
+		return 0;
+	if (!wp_str_to_ll(sz, &size))
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d: bad size '%.*s'", w->file,
+			       line, sz.n > 30 ? 30 : (int)sz.n, sz.p);
+	if ((unsigned long long)size != m->actual)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': size mismatch: RECORD says %lld "
+			       "bytes, got %llu", w->file, show(m->name, nb), size,
+			       (unsigned long long)m->actual);
+	return 0;
+}
+
+static int check_record(struct wheel *w, struct wp_err *err)
+{
+	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
+	struct wp_str s = WP_STRN(wp_buf_cstr(&w->record), w->record.len);
+	char nb[NAME_SHOW];
+	char *rec = wp_xasprintf("%s/RECORD", w->dist_info);
+	int rc = 0, line = 0;
+	struct member *rm = find(w, rec);
+	if (!rm || !rm->seen) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has no '%s'", w->file, show(rec, nb));
+		goto out;
+	}
+	if (memchr(s.p, 0, s.n)) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD contains a NUL byte", w->file);
+		goto out;
+	}
+	while (s.n) {
+		line++;
+		int end = 0, nf = 0;
+		do {
+			end = csv_field(&s, nf < 3 ? &f[nf] : &extra);
+			nf++;
+		} while (end == ',');
+		if (end < 0) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d has a broken quote",
+				     w->file, line);
+			goto out;
+		}
+		if (nf == 1 && !f[0].len)
+			continue;
+		if (nf != 3) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d has %d fields, not 3 "
+				     "(path,hash,size)", w->file, line, nf);
+			goto out;
+		}
+		if ((rc = check_row(w, line, f, err)))
+			goto out;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		if (!w->m[i].is_dir && !w->m[i].in_record) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is not listed in RECORD",
+				     w->file, show(w->m[i].name, nb));
+			goto out;
+		}
+	}
+out:
+	for (int i = 0; i < 3; i++)
+		wp_buf_free(&f[i]);
+	wp_buf_free(&extra);
+	free(rec);
+	return rc;
+}
+
+static int check_meta(struct wheel *w, struct wp_str fname, struct wp_str fversion,
+		      struct wp_wheel_info *info, struct wp_err *err)
+{
+	struct wp_metadata md;
+	struct wp_wheelfile wf;
+	struct wp_err sub = WP_ERR_INIT;
+	bool have_md = false, have_wf = false;
+	int rc = 0;
+	char *wpath = wp_xasprintf("%s/WHEEL", w->dist_info);
+	char *mpath = wp_xasprintf("%s/METADATA", w->dist_info);
+	if (!find(w, wpath) || !find(w, mpath)) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has no '%s'", w->file,
+			     find(w, wpath) ? mpath : wpath);
+		goto out;
+	}
+	if (wp_wheelfile_parse(wp_buf_cstr(&w->wheelfile), w->wheelfile.len, &wf, &sub)) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': %s", w->file, wpath, sub.msg);
+		goto out;
+	}
+	have_wf = true;
+	if (wp_metadata_parse(wp_buf_cstr(&w->metadata), w->metadata.len, &md, &sub)) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': %s", w->file, mpath, sub.msg);
+		goto out;
+	}
+	have_md = true;
+	if (!same_name(WP_STR(md.name), fname) || !same_version(WP_STR(md.version), fversion)) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' says '%s %s', the file name says "
+			     "'%.*s %.*s'", w->file, mpath, md.name, md.version, WP_STR_FMT(fname),
+			     WP_STR_FMT(fversion));
+		goto out;
+	}
+	if (info) {
+		info->name = md.name;
+		info->version = md.version;
+		info->requires_python = md.requires_python;
+		info->requires_dist = md.requires_dist;
+		info->n_requires_dist = md.n_requires_dist;
+		info->provides_extra = md.provides_extra;
+		info->n_provides_extra = md.n_provides_extra;
+		md.name = md.version = md.requires_python = NULL;
+		md.requires_dist = md.provides_extra = NULL;
+		md.n_requires_dist = md.n_provides_extra = 0;
+		info->tags = wf.tags;
+		info->n_tags = wf.n_tags;
+		info->root_is_purelib = wf.root_is_purelib;
+		info->wheel_version = wf.wheel_version;
+		wf.tags = NULL;
+		wf.n_tags = 0;
+		wf.wheel_version = NULL;
+	}
+out:
+	if (have_md)
+		wp_metadata_release(&md);
+	if (have_wf)
+		wp_wheelfile_release(&wf);
+	free(wpath);
+	free(mpath);
+	return rc;
+}
+
+static void limits_fill(struct wp_wheel_limits *l, const struct wp_wheel_limits *in)
+{
+	if (in)
+		*l = *in;
+	else
+		memset(l, 0, sizeof(*l));
+	if (l->max_members <= 0)
+		l->max_members = DEF_MAX_MEMBERS;
+	if (l->max_total_size <= 0)
+		l->max_total_size = DEF_MAX_TOTAL;
+	if (l->max_ratio <= 0)
+		l->max_ratio = DEF_MAX_RATIO;
+	if (l->ratio_min_size <= 0)
+		l->ratio_min_size = DEF_RATIO_MIN;
+	if (l->max_record <= 0)
+		l->max_record = DEF_MAX_RECORD;
+}
+
+int wp_wheel_verify_named(const char *path, const char *filename, const struct wp_wheel_limits *lim,
+			  struct wp_wheel_info *info, struct wp_err *err)
+{
+	struct wheel w = { .path = path, .fd = -1 };
+	struct stat sb;
+	unsigned char magic[4];
+	int rc = 0;
+	if (info)
+		memset(info, 0, sizeof(*info));
+	limits_fill(&w.lim, lim);
+	const char *slash = strrchr(filename, '/');
+	wp_member_name_show(slash ? slash + 1 : filename, strlen(slash ? slash + 1 : filename),
+			    w.file, sizeof(w.file));
+	w.record = (struct wp_buf)WP_BUF_INIT_MAX((size_t)w.lim.max_record);
+	w.wheelfile = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
+	w.metadata = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
+
+	w.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (w.fd < 0 || fstat(w.fd, &sb) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot open", path);
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		rc = wp_fail(err, -WPE_IO, "'%s' is not a regular file", path);
+		goto out;
+	}
+	w.fsize = (uint64_t)sb.st_size;
+	if (w.fsize >= 4 && (rc = read_at(&w, magic, 4, 0, err)))
+		goto out;
+	if (w.fsize < 4 || (memcmp(magic, "PK\3\4", 4) != 0 && memcmp(magic, "PK\5\6", 4) != 0)) {
+		rc = not_zip(&w, err);
+		goto out;
+	}
+
+	/* name-version(-build)?-python-abi-platform.whl */
+	struct wp_str base = WP_STR(slash ? slash + 1 : filename), parts[7];
+	int np = 0;
+	if (!wp_str_endswith(base, ".whl")) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not named like a wheel (*.whl)", w.file);
+		goto out;
+	}
+	base.n -= 4;
+	while (base.n && np < 7)
+		parts[np++] = wp_str_cut(&base, '-');
+	if (np < 5 || np > 6 || base.n || !parts[0].n || !parts[1].n) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a wheel file name "
+			     "(name-version-python-abi-platform.whl)", w.file);
+		goto out;
+	}
+
+	if ((rc = read_central_directory(&w, err)) || (rc = check_local_headers(&w, err)) ||
+	    (rc = find_dist_info(&w, parts[0], parts[1], err)) || (rc = read_members(&w, err)) ||
+	    (rc = check_record(&w, err)) || (rc = check_meta(&w, parts[0], parts[1], info, err)))
+		goto out;
+	if (info) {
+		info->dist_info = w.dist_info;
+		w.dist_info = NULL;
+		info->n_members = (long long)w.n;
+		for (size_t i = 0; i < w.n; i++)
+			info->unpacked_size += (long long)w.m[i].actual;
+	}
+out:
+	if (rc && info)
+		wp_wheel_info_release(info);
+	if (w.fd >= 0)
+		close(w.fd);
+	for (size_t i = 0; i < w.cap; i++)
+		free(w.m[i].name);
+	free(w.m);
+	free(w.dist_info);
+	wp_buf_free(&w.record);
+	wp_buf_free(&w.wheelfile);
+	wp_buf_free(&w.metadata);
+	return rc;
+}
+
+int wp_wheel_verify(const char *path, const struct wp_wheel_limits *lim, struct wp_wheel_info *info,
+		    struct wp_err *err)
+{
+	return wp_wheel_verify_named(path, path, lim, info, err);
+}
+
+static void free_list(char **a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(a[i]);
+	free(a);
+}
+
+void wp_wheel_info_release(struct wp_wheel_info *info)
+{
+	free(info->name);
+	free(info->version);
+	free(info->requires_python);
+	free_list(info->requires_dist, info->n_requires_dist);
+	free_list(info->provides_extra, info->n_provides_extra);
+	free_list(info->tags, info->n_tags);
+	free(info->wheel_version);
+	free(info->dist_info);
+	memset(info, 0, sizeof(*info));
+}

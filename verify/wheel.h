@@ -1,0 +1,56 @@
+/* verify/wheel.h: is this .whl what it claims: a sound zip whose RECORD, WHEEL and METADATA hold.
+ * Ownership: struct wp_wheel_info owns every string and array in it (wp_wheel_info_release);
+ * the limits are borrowed. Nothing is extracted: members are hashed as they stream past. */
+#ifndef WP_WHEEL_H
+#define WP_WHEEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* A zero field means the default. */
+struct wp_wheel_limits {
+	long long max_members;    /* default 200,000 */
+	long long max_total_size; /* uncompressed bytes, all members; default 8 GiB */
+	long long max_ratio;      /* uncompressed:compressed per member; default 500 */
+	long long ratio_min_size; /* the ratio applies to members larger than this; default 1 MiB */
+	long long max_record;     /* bytes of RECORD; default 64 MiB (torch's is ~2 MiB) */
+};
+
+struct wp_wheel_info {
+	char *name;             /* from METADATA, as written */
+	char *version;          /* from METADATA */
+	char *requires_python;  /* NULL when absent */
+	char **requires_dist;   /* PEP 508 strings in file order */
+	size_t n_requires_dist;
+	char **provides_extra;
+	size_t n_provides_extra;
+	char **tags;            /* from WHEEL: "cp38-cp38-linux_x86_64" ... */
+	size_t n_tags;
+	bool root_is_purelib;
+	char *wheel_version;
+	char *dist_info;        /* "demo_pkg-1.0.dist-info" */
+	long long n_members;    /* files and directories */
+	long long unpacked_size;
+};
+
+/* Verify the wheel at path; its file name (name-version-...-platform.whl) must agree with the
+ * .dist-info directory and METADATA. Failures of the file are -WPE_INTEGRITY naming the member,
+ * the expected and the actual value; -WPE_IO when it cannot be read at all. */
+int wp_wheel_verify(const char *path, const struct wp_wheel_limits *lim, struct wp_wheel_info *info,
+		    struct wp_err *err);
+/* Same for a file whose own name says nothing (a store object): filename is the wheel's name. */
+int wp_wheel_verify_named(const char *path, const char *filename, const struct wp_wheel_limits *lim,
+			  struct wp_wheel_info *info, struct wp_err *err);
+void wp_wheel_info_release(struct wp_wheel_info *info);
+
+/* NULL when an archive member name is safe to create under a directory; else why it is not
+ * ("is absolute", "has a '..' segment", ...). len counts every byte, so a NUL inside is seen. */
+const char *wp_member_name_problem(const char *name, size_t len);
+
+/* A printable, quoted-safe copy of up to n bytes of name into out (size outsz): bytes outside
+ * printable ASCII become \xNN, and a long name is cut with "...". Returns out. */
+char *wp_member_name_show(const char *name, size_t n, char *out, size_t outsz);
+
+#endif
