@@ -98,3 +98,6 @@ clean:
 	rm -rf build build-asan build-bench build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# Feature fragments (fuzzing, ...) add their own targets here.
+-include $(sort $(wildcard mk/*.mk))
