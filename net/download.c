@@ -1,0 +1,52 @@
+/* net/download.c: parallel file downloads, resumed with Range requests, streamed to the caller. */
+#include "net/download.h"
+
+#include "base/mem.h"
+#include "net/xfer.h"
+
+#include <stdlib.h>
+
+int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts *opts,
+		    wp_dl_progress_fn *progress, void *pctx)
+{
+	struct wp_xfer *xs = wp_xcalloc(n ? n : 1, sizeof(*xs));
+	struct wp_xfer_opts xo = { .progress = progress, .pctx = pctx };
+	struct wp_net_policy policy = { 0 };
+	int rc = 0;
+
+	if (opts) {
+		xo.max_parallel = opts->max_parallel;
+		xo.max_per_host = opts->max_per_host;
+		policy = opts->policy;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct wp_download *d = &items[i];
+		struct wp_xfer *x = &xs[i];
+
+		wp_err_clear(&d->err);
+		x->url = d->url;
+		x->verb = "download";
+		/* wheels are already compressed, and a Range is only meaningful over the raw bytes */
+		x->decode = false;
+		x->resume = true;
+		x->max_bytes = -1;
+		x->expect_size = d->expect_size >= 0 ? d->expect_size : -1;
+		x->policy = policy;
+		x->write = d->write;
+		x->reset = d->reset;
+		x->ctx = d->ctx;
+		x->err = &d->err;
+	}
+
+	rc = wp_xfer_run(xs, n, &xo);
+
+	for (size_t i = 0; i < n; i++) {
+		items[i].result = xs[i].result;
+		items[i].received = xs[i].received;
+		items[i].status = xs[i].status;
+		items[i].tries = xs[i].tries;
+		wp_xfer_release(&xs[i]);
+	}
+	free(xs);
+	return rc;
+}

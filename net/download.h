@@ -1,0 +1,52 @@
+/* net/download.h: downloading files in parallel, with retries and resume, into caller-owned sinks.
+ * Ownership: the caller owns the items, their urls and ctx; wp_download_run fills only the result
+ * fields (result, err, received, status, tries) and keeps nothing after it returns. Bytes are
+ * streamed to the caller's write callback as they arrive; hashing and storing are the caller's. */
+#ifndef WP_NET_DOWNLOAD_H
+#define WP_NET_DOWNLOAD_H
+
+#include "base/err.h"
+#include "net/http.h"
+
+#include <stddef.h>
+
+/* Append n bytes to the sink. 0, or -WPE_* with details in err (it stops this download). */
+typedef int wp_dl_write_fn(void *ctx, const void *p, size_t n, struct wp_err *err);
+/* Drop everything past offset (only 0 is asked for today) so writing continues there. */
+typedef int wp_dl_reset_fn(void *ctx, long long offset, struct wp_err *err);
+/* Called at most every WP_DL_PROGRESS_MS per download, and once when each one ends.
+ * total is -1 while unknown. */
+typedef void wp_dl_progress_fn(void *pctx, size_t index, long long received, long long total);
+
+#define WP_DL_PARALLEL     8
+#define WP_DL_PER_HOST     6
+#define WP_DL_PROGRESS_MS  200
+
+struct wp_download {
+	/* the request */
+	const char *url;
+	long long expect_size;      /* -1 unknown; else any other size is -WPE_INTEGRITY */
+	wp_dl_write_fn *write;
+	wp_dl_reset_fn *reset;      /* NULL: a server that ignores Range cannot be recovered from */
+	void *ctx;
+	/* the result */
+	int result;                 /* 0 or -WPE_* */
+	struct wp_err err;
+	long long received;         /* bytes now in the sink */
+	long status;                /* last HTTP status (0 for file://) */
+	int tries;
+};
+
+struct wp_dl_opts {
+	int max_parallel;           /* transfers at once; 0 = WP_DL_PARALLEL */
+	int max_per_host;           /* connections per host; 0 = WP_DL_PER_HOST */
+	struct wp_net_policy policy;
+};
+
+/* Run all downloads, up to max_parallel at a time, sharing connections (HTTP/2 multiplexing
+ * where offered). opts and progress may be NULL. Returns 0 when every item succeeded, else the
+ * result of the first failing item in array order; each item says its own result. */
+int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts *opts,
+		    wp_dl_progress_fn *progress, void *pctx);
+
+#endif

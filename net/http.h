@@ -1,0 +1,74 @@
+/* net/http.h: fetching index pages and sources over http://, https:// and file:// (one request each).
+ * Ownership: a wp_fetch_req and the strings it points to belong to the caller and are only read.
+ * A wp_fetch_res owns its body and every string in it; wp_fetch_res_release frees them, after
+ * success or failure alike. net/ is the only folder that includes libcurl; callers never see it. */
+#ifndef WP_NET_HTTP_H
+#define WP_NET_HTTP_H
+
+#include "base/buf.h"
+#include "base/err.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifndef WP_VERSION
+#define WP_VERSION "0.1.0"
+#endif
+#define WP_NET_USER_AGENT "wheelpick/" WP_VERSION
+
+/* Defaults; a zero field in struct wp_net_policy takes these. $WHEELPICK_TIMEOUT (seconds)
+ * replaces both timeouts for fields left at zero, and $WHEELPICK_RETRY_BASE_MS the first backoff. */
+#define WP_NET_CONNECT_TIMEOUT_S 15L
+#define WP_NET_LOW_SPEED_TIME_S  30L   /* abort when slower than ... */
+#define WP_NET_LOW_SPEED_BYTES   1L    /* ... this many bytes per second for that long */
+#define WP_NET_TRIES             3
+#define WP_NET_RETRY_BASE_MS     200L
+#define WP_NET_MAX_REDIRECTS     10L
+#define WP_FETCH_MAX_DEFAULT     ((size_t)64 << 20)
+
+/* How hard to try one transfer. Zero means the default above. */
+struct wp_net_policy {
+	long connect_timeout_s;
+	long low_speed_time_s;
+	long low_speed_bytes;
+	int max_tries;          /* attempts in all, the first one included */
+};
+
+struct wp_fetch_req {
+	const char *url;            /* http://, https:// or file:// */
+	const char *etag;           /* sent as If-None-Match; NULL for none */
+	const char *last_modified;  /* sent as If-Modified-Since; NULL for none */
+	const char *accept;         /* Accept header; NULL for libcurl's default */
+	size_t max_bytes;           /* ceiling on decoded body bytes; 0 = WP_FETCH_MAX_DEFAULT */
+	const char *to_path;        /* NULL: the body goes to res->body; else into this file, written
+				     * as "<to_path>.part" and renamed on success (a 304 or a failure
+				     * leaves an existing file alone) */
+	struct wp_net_policy policy;
+};
+
+struct wp_fetch_res {
+	long status;                /* last HTTP status; 0 for file:// */
+	bool not_modified;          /* 304 to a conditional request: body is empty, keep the old copy */
+	struct wp_buf body;         /* decoded body (empty with to_path) */
+	char *etag;                 /* validators to send next time, or NULL */
+	char *last_modified;
+	char *content_type;
+	char *effective_url;        /* after redirects */
+	int tries;                  /* attempts made */
+};
+
+/* Fetch one URL. res is overwritten (no need to init it) and must be released whatever the
+ * result. Returns 0, or -WPE_NET (the message names the URL and the reason: HTTP status, curl's
+ * reason, "(3 tries)"), -WPE_TOO_BIG, -WPE_IO (to_path), -WPE_USAGE (a header value with a line
+ * break). */
+int wp_fetch(const struct wp_fetch_req *req, struct wp_fetch_res *res, struct wp_err *err);
+
+/* Fetch n URLs in parallel through one multi handle. res and errs have n entries each (errs
+ * may be NULL). Returns 0 when all succeeded, else the code of the first failing request in
+ * array order; every res[i] must be released. */
+int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, size_t n,
+		  struct wp_err *errs);
+
+void wp_fetch_res_release(struct wp_fetch_res *res);
+
+#endif

@@ -1,0 +1,801 @@
+/* net/xfer.c: the one place that drives libcurl: a multi handle, retries with backoff, resume. */
+#include "net/xfer.h"
+
+#include "base/mem.h"
+#include "base/str.h"
+
+#include <curl/curl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define RETRY_CAP_MS        10000LL
+#define RETRY_AFTER_CAP_S   30LL
+/* A resume that brought new bytes does not use up a try (a flaky link can still finish a 2 GB
+ * wheel), but only this many times, so a server that always drops still ends. */
+#define FREE_RESUMES        8
+#define POLL_MAX_MS         1000
+
+#ifdef CURL_WRITEFUNC_ERROR
+#define WRITE_ABORT ((size_t)CURL_WRITEFUNC_ERROR)
+#else
+#define WRITE_ABORT ((size_t)0)
+#endif
+
+enum state { ST_WAIT, ST_RUN, ST_DONE };
+
+/* What the callbacks decided about the attempt in flight. */
+enum verdict {
+	V_NONE,     /* nothing yet: the curl result and the status decide */
+	V_FAIL,     /* final; the error is recorded */
+	V_HTTP,     /* an HTTP error status: its body is not stored, the status decides */
+	V_RESTART,  /* a range answer we cannot use: start over from byte 0 */
+	V_COMPLETE, /* 416 to a resume at the very end: every byte is already here */
+};
+
+struct slot {
+	struct wp_xfer *x;
+	size_t index;
+	CURL *easy;
+	struct curl_slist *hdrs;
+	enum state state;
+	long long not_before;       /* monotonic ms; a retry waits until then */
+	long long offset;           /* where this attempt's body starts */
+	long long attempt_start;    /* x->received when the attempt began */
+	int spent;                  /* attempts that count against max_tries */
+	int free_resumes;
+	bool head_seen;
+	enum verdict verdict;
+	int fail_code;
+	/* the response being received; cleared at each status line so that redirects and
+	 * interim responses do not leak their headers into the final one */
+	long status;
+	long long clen, cr_start, cr_total;
+	bool cr_star;
+	long long retry_after_s;
+	char *etag, *last_modified, *content_type;
+	long long progress_sent;
+	long long progress_at;
+	char why[256];              /* the last transient failure, for the final message */
+	char range[48];
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct run {
+	struct slot *slots;
+	size_t n;
+	CURLM *multi;
+	const struct wp_xfer_opts *opts;
+	long env_timeout_s;
+	long long retry_base_ms;
+	const char *ca_bundle;
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A malformed value is ignored rather than fatal: the variable only tunes a default. */
+static long long env_ll(const char *name, long long dflt, long long lo, long long hi)
+{
+	const char *s = getenv(name);
+	long long v;
+	if (!s || !wp_str_to_ll(wp_str_trim(WP_STR(s)), &v) || v < lo || v > hi)
+		return dflt;
+	return v;
+}
+
+static const char *env_ca_bundle(void)
+{
+	static const char *const vars[] = { "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(vars); i++) {
+		const char *s = getenv(vars[i]);
+		if (s && *s)
+			return s;
+	}
+	return NULL;
+}
+
+static bool is_https(const char *url)
+{
+	return strncasecmp(url, "https://", 8) == 0;
+}
+
+static void set_str(char **dst, struct wp_str v)
+{
+	free(*dst);
+	*dst = wp_xstrndup(v.p, v.n);
+}
+
+static void clear_response(struct slot *s)
+{
+	s->status = 0;
+	s->clen = -1;
+	s->cr_start = -1;
+	s->cr_total = -1;
+	s->cr_star = false;
+	s->retry_after_s = -1;
+	free(s->etag);
+	free(s->last_modified);
+	free(s->content_type);
+	s->etag = s->last_modified = s->content_type = NULL;
+}
+
+/* "bytes 100-199/1000" or "bytes *\/1000" (an unsatisfiable range) */
+static void parse_content_range(struct slot *s, struct wp_str v)
+{
+	long long t;
+	struct wp_str unit = wp_str_cut(&v, ' ');
+	if (!wp_str_ieq(unit, "bytes"))
+		return;
+	struct wp_str range = wp_str_trim(wp_str_cut(&v, '/'));
+	if (wp_str_to_ll(wp_str_trim(v), &t))
+		s->cr_total = t;
+	if (wp_str_eq(range, "*")) {
+		s->cr_star = true;
+		return;
+	}
+	if (wp_str_to_ll(wp_str_cut(&range, '-'), &t))
+		s->cr_start = t;
+}
+
+/* Seconds, or an HTTP date. */
+static void parse_retry_after(struct slot *s, struct wp_str v)
+{
+	long long t;
+	if (wp_str_to_ll(v, &t)) {
+		s->retry_after_s = t;
+		return;
+	}
+	char date[128];
+	if (v.n >= sizeof(date))
+		return;
+	memcpy(date, v.p, v.n);
+	date[v.n] = 0;
+	time_t when = curl_getdate(date, NULL);
+	if (when != -1) {
+		time_t now = time(NULL);
+		s->retry_after_s = when > now ? (long long)(when - now) : 0;
+	}
+}
+
+static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct slot *s = ud;
+	size_t len = size * nmemb;
+	struct wp_str line = wp_str_trim(WP_STRN(p, len));
+	long long v;
+
+	if (wp_str_startswith(line, "HTTP/")) {
+		clear_response(s);
+		wp_str_cut(&line, ' ');
+		if (wp_str_to_ll(wp_str_cut(&line, ' '), &v) && v < 1000)
+			s->status = (long)v;
+		return len;
+	}
+	struct wp_str name = wp_str_trim(wp_str_cut(&line, ':'));
+	struct wp_str val = wp_str_trim(line);
+	if (wp_str_ieq(name, "ETag"))
+		set_str(&s->etag, val);
+	else if (wp_str_ieq(name, "Last-Modified"))
+		set_str(&s->last_modified, val);
+	else if (wp_str_ieq(name, "Content-Type"))
+		set_str(&s->content_type, val);
+	else if (wp_str_ieq(name, "Content-Length") && wp_str_to_ll(val, &v))
+		s->clen = v;
+	else if (wp_str_ieq(name, "Content-Range"))
+		parse_content_range(s, val);
+	else if (wp_str_ieq(name, "Retry-After"))
+		parse_retry_after(s, val);
+	return len;
+}
+
+static void fail(struct slot *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void fail(struct slot *s, int code, const char *fmt, ...)
+{
+	char msg[sizeof(s->x->err->msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	wp_fail(s->x->err, code, "%s", msg);
+	s->verdict = V_FAIL;
+	s->fail_code = code < 0 ? code : -code;
+}
+
+/* The sink starts over at byte 0. */
+static int restart_sink(struct slot *s)
+{
+	struct wp_xfer *x = s->x;
+	x->received = 0;
+	s->attempt_start = 0;
+	if (!x->reset) {
+		fail(s, -WPE_NET, "cannot %s '%s': it must start over, and what was written cannot be undone",
+		     x->verb, x->url);
+		return -1;
+	}
+	int rc = x->reset(x->ctx, 0, x->err);
+	if (rc < 0) {
+		fail(s, rc, "cannot %s '%s': cannot start the output over", x->verb, x->url);
+		return -1;
+	}
+	return 0;
+}
+
+/* The final response's head is complete (its first body byte is here, or it had no body):
+ * decide what it means before any of its bytes reach the sink. */
+static void on_head(struct slot *s)
+{
+	struct wp_xfer *x = s->x;
+	long st = s->status;
+
+	s->head_seen = true;
+	if (st == 0) {
+		/* file:// has no status line; libcurl reports the size as Content-Length */
+		x->total = s->clen >= 0 ? s->offset + s->clen : -1;
+	} else if (st == 304) {
+		return;
+	} else if (st == 416 && s->offset > 0) {
+		s->verdict = s->cr_star && s->cr_total == s->offset ? V_COMPLETE : V_RESTART;
+		if (s->verdict == V_RESTART)
+			snprintf(s->why, sizeof(s->why), "HTTP 416 to a resume at byte %lld", s->offset);
+		return;
+	} else if (st < 200 || st > 299) {
+		s->verdict = V_HTTP;
+		return;
+	} else if (s->offset > 0 && st != 206) {
+		/* the server ignored our Range: this body is the whole file, so the sink starts over */
+		if (restart_sink(s) < 0)
+			return;
+		s->offset = 0;
+		x->total = x->decode ? -1 : s->clen;
+	} else if (st == 206 && s->cr_start != s->offset) {
+		/* Appending bytes from another offset would corrupt the file, so the answer is
+		 * refused; the next try asks for the whole file without Range (a server with broken
+		 * ranges still serves plain GETs), and it counts as a try so this ends. */
+		s->verdict = V_RESTART;
+		if (s->cr_start < 0)
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
+				 "206 without a usable Content-Range", s->offset);
+		else
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
+				 "from byte %lld", s->offset, s->cr_start);
+		return;
+	} else if (st == 206) {
+		x->total = s->cr_total;
+	} else {
+		x->total = x->decode ? -1 : s->clen;
+	}
+
+	/* An announced size that differs from expect_size is not yet an error: servers misstate
+	 * Content-Length, and the bytes themselves are capped at expect_size as they arrive and
+	 * counted at the end. */
+	if (x->max_bytes >= 0 && x->total > x->max_bytes)
+		fail(s, -WPE_TOO_BIG, "'%s' is larger than %lld bytes", x->url, x->max_bytes);
+}
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct slot *s = ud;
+	struct wp_xfer *x = s->x;
+	size_t len = size * nmemb;
+
+	if (!s->head_seen)
+		on_head(s);
+	if (s->verdict != V_NONE)
+		return WRITE_ABORT;
+	/* checked on decoded bytes, so a gzip bomb stops at the ceiling, not at its compressed size */
+	if (x->max_bytes >= 0 && (long long)len > x->max_bytes - x->received) {
+		fail(s, -WPE_TOO_BIG, "'%s' is larger than %lld bytes", x->url, x->max_bytes);
+		return WRITE_ABORT;
+	}
+	if (x->expect_size >= 0 && (long long)len > x->expect_size - x->received) {
+		fail(s, -WPE_INTEGRITY, "'%s' is larger than the expected %lld bytes", x->url, x->expect_size);
+		return WRITE_ABORT;
+	}
+	int rc = x->write(x->ctx, p, len, x->err);
+	if (rc < 0) {
+		fail(s, rc, "cannot store '%s'", x->url);
+		return WRITE_ABORT;
+	}
+	x->received += (long long)len;
+	return len;
+}
+
+static int add_header(struct slot *s, const char *name, const char *value)
+{
+	if (!value)
+		return 0;
+	if (strpbrk(value, "\r\n"))
+		return wp_fail(s->x->err, -WPE_USAGE, "header %s for '%s' contains a line break", name, s->x->url);
+	char *line = wp_xasprintf("%s: %s", name, value);
+	struct curl_slist *l = curl_slist_append(s->hdrs, line);
+	free(line);
+	if (!l)
+		return wp_fail(s->x->err, -WPE_NET, "cannot build the request for '%s'", s->x->url);
+	s->hdrs = l;
+	return 0;
+}
+
+#define SETOPT(opt, val) \
+	do { \
+		if ((cc = curl_easy_setopt(e, (opt), (val))) != CURLE_OK) \
+			goto bad_opt; \
+	} while (0)
+
+/* Prepare the easy handle for the next attempt; every option is set afresh. */
+static int setup(struct run *r, struct slot *s)
+{
+	struct wp_xfer *x = s->x;
+	CURLcode cc = CURLE_OK;
+	int rc = 0;
+
+	if (!x->url || !x->write)
+		return wp_fail(x->err, -WPE_USAGE, "a %s needs a URL and a place for the bytes", x->verb);
+	if (!s->easy) {
+		s->easy = curl_easy_init();
+		if (!s->easy)
+			return wp_fail(x->err, -WPE_NET, "cannot start a transfer for '%s'", x->url);
+	} else {
+		curl_easy_reset(s->easy);
+	}
+	CURL *e = s->easy;
+	curl_slist_free_all(s->hdrs);
+	s->hdrs = NULL;
+	clear_response(s);
+	s->head_seen = false;
+	s->verdict = V_NONE;
+	s->fail_code = 0;
+	s->errbuf[0] = 0;
+	s->attempt_start = x->received;
+
+	long env_t = r->env_timeout_s;
+	long connect_s = x->policy.connect_timeout_s > 0 ? x->policy.connect_timeout_s :
+			 env_t > 0 ? env_t : WP_NET_CONNECT_TIMEOUT_S;
+	long slow_s = x->policy.low_speed_time_s > 0 ? x->policy.low_speed_time_s :
+		      env_t > 0 ? env_t : WP_NET_LOW_SPEED_TIME_S;
+	long slow_bytes = x->policy.low_speed_bytes > 0 ? x->policy.low_speed_bytes : WP_NET_LOW_SPEED_BYTES;
+
+	SETOPT(CURLOPT_URL, x->url);
+	SETOPT(CURLOPT_PRIVATE, (void *)s);
+	SETOPT(CURLOPT_ERRORBUFFER, s->errbuf);
+	SETOPT(CURLOPT_NOSIGNAL, 1L);
+	SETOPT(CURLOPT_USERAGENT, WP_NET_USER_AGENT);
+	SETOPT(CURLOPT_WRITEFUNCTION, on_body);
+	SETOPT(CURLOPT_WRITEDATA, (void *)s);
+	SETOPT(CURLOPT_HEADERFUNCTION, on_header);
+	SETOPT(CURLOPT_HEADERDATA, (void *)s);
+	SETOPT(CURLOPT_FOLLOWLOCATION, 1L);
+	SETOPT(CURLOPT_MAXREDIRS, WP_NET_MAX_REDIRECTS);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	SETOPT(CURLOPT_PROTOCOLS_STR, "http,https,file");
+	/* a redirect may never leave TLS once it started there */
+	SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, is_https(x->url) ? "https" : "http,https");
+#else
+	SETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS | CURLPROTO_FILE));
+	SETOPT(CURLOPT_REDIR_PROTOCOLS, is_https(x->url) ? (long)CURLPROTO_HTTPS :
+		(long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	SETOPT(CURLOPT_CONNECTTIMEOUT, connect_s);
+	SETOPT(CURLOPT_LOW_SPEED_LIMIT, slow_bytes);
+	SETOPT(CURLOPT_LOW_SPEED_TIME, slow_s);
+	SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
+	SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	if (is_https(x->url))
+		SETOPT(CURLOPT_PIPEWAIT, 1L);
+	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
+	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
+	if (r->ca_bundle)
+		SETOPT(CURLOPT_CAINFO, r->ca_bundle);
+	if (x->decode)
+		SETOPT(CURLOPT_ACCEPT_ENCODING, "");
+	else if (x->max_bytes >= 0)
+		/* refuse an announced oversize body before it starts; decoded bodies are capped as
+		 * they stream, since Content-Length then counts compressed bytes */
+		SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+
+	/* CURLOPT_RANGE rather than CURLOPT_RESUME_FROM_LARGE: with the latter libcurl itself
+	 * fails a 200 answer (CURLE_RANGE_ERROR) and we lose its body, while a server that ignores
+	 * ranges is best met by taking that body from byte 0; on_head checks Content-Range. */
+	s->offset = x->resume ? x->received : 0;
+	if (s->offset > 0) {
+		snprintf(s->range, sizeof(s->range), "%lld-", s->offset);
+		SETOPT(CURLOPT_RANGE, s->range);
+	}
+
+	if ((rc = add_header(s, "If-None-Match", x->if_none_match)) < 0 ||
+	    (rc = add_header(s, "If-Modified-Since", x->if_modified_since)) < 0 ||
+	    (rc = add_header(s, "Accept", x->accept)) < 0)
+		return rc;
+	if (s->hdrs)
+		SETOPT(CURLOPT_HTTPHEADER, s->hdrs);
+	return 0;
+
+bad_opt:
+	return wp_fail(x->err, -WPE_NET, "cannot set up the transfer of '%s': %s", x->url, curl_easy_strerror(cc));
+}
+
+static bool transient_curl(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool transient_status(long st)
+{
+	return st >= 500 || st == 429 || st == 408;
+}
+
+static void take(char **dst, char **src)
+{
+	free(*dst);
+	*dst = *src;
+	*src = NULL;
+}
+
+static void finish_ok(struct slot *s)
+{
+	struct wp_xfer *x = s->x;
+	char *url = NULL;
+
+	if (x->expect_size >= 0 && x->received != x->expect_size && !x->not_modified) {
+		fail(s, -WPE_INTEGRITY, "'%s' has %lld bytes, expected %lld", x->url, x->received, x->expect_size);
+		x->result = s->fail_code;
+		s->state = ST_DONE;
+		return;
+	}
+	take(&x->etag, &s->etag);
+	take(&x->last_modified, &s->last_modified);
+	take(&x->content_type, &s->content_type);
+	if (curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &url) == CURLE_OK && url) {
+		free(x->effective_url);
+		x->effective_url = wp_xstrdup(url);
+	}
+	if (x->total < 0)
+		x->total = x->received;
+	x->result = 0;
+	s->state = ST_DONE;
+}
+
+/* Schedule another attempt after a transient failure, or give up with the reason. */
+static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool stalled)
+{
+	struct wp_xfer *x = s->x;
+	int max_tries = x->policy.max_tries > 0 ? x->policy.max_tries : WP_NET_TRIES;
+	bool progressed = x->resume && !from_zero && !stalled && x->received > s->attempt_start;
+
+	if (progressed && s->free_resumes < FREE_RESUMES) {
+		s->free_resumes++;
+		s->spent--;
+	}
+	if (s->spent >= max_tries) {
+		fail(s, -WPE_NET, "cannot %s '%s': %s (%d %s)", x->verb, x->url, s->why, x->tries,
+		     x->tries == 1 ? "try" : "tries");
+		x->result = s->fail_code;
+		s->state = ST_DONE;
+		return;
+	}
+	if ((from_zero || !x->resume) && x->received > 0 && restart_sink(s) < 0) {
+		x->result = s->fail_code;
+		s->state = ST_DONE;
+		return;
+	}
+	int shift = s->spent > 1 ? s->spent - 1 : 0;
+	long long delay = shift > 16 ? RETRY_CAP_MS : r->retry_base_ms << shift;
+	if (delay > RETRY_CAP_MS)
+		delay = RETRY_CAP_MS;
+	if (s->retry_after_s >= 0) {
+		long long ra = s->retry_after_s > RETRY_AFTER_CAP_S ? RETRY_AFTER_CAP_S : s->retry_after_s;
+		if (ra * 1000 > delay)
+			delay = ra * 1000;
+	}
+	s->not_before = now_ms() + delay;
+	s->state = ST_WAIT;
+}
+
+/* One attempt ended with cc: done, failed, or to be tried again. */
+static void finish(struct run *r, struct slot *s, CURLcode cc)
+{
+	struct wp_xfer *x = s->x;
+
+	if (s->verdict == V_NONE && cc == CURLE_OK && !s->head_seen)
+		on_head(s);
+	x->status = s->status;
+
+	switch (s->verdict) {
+	case V_FAIL:
+		x->result = s->fail_code;
+		s->state = ST_DONE;
+		return;
+	case V_COMPLETE:
+		finish_ok(s);
+		return;
+	case V_RESTART:
+		retry_or_fail(r, s, true, false);
+		return;
+	case V_HTTP:
+	case V_NONE:
+		break;
+	}
+
+	if (s->verdict == V_HTTP) {
+		long st = s->status;
+		if (transient_status(st)) {
+			snprintf(s->why, sizeof(s->why), "HTTP %ld", st);
+			retry_or_fail(r, s, false, false);
+		} else {
+			fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld", x->verb, x->url, st);
+			x->result = s->fail_code;
+			s->state = ST_DONE;
+		}
+		return;
+	}
+
+	if (cc == CURLE_OK) {
+		if (s->status == 304) {
+			if (!x->if_none_match && !x->if_modified_since) {
+				fail(s, -WPE_NET, "cannot %s '%s': HTTP 304 to a request that was not conditional",
+				     x->verb, x->url);
+				x->result = s->fail_code;
+				s->state = ST_DONE;
+				return;
+			}
+			x->not_modified = true;
+		} else if (s->status == 206 && x->total >= 0 && x->received < x->total) {
+			/* a range answer may end early with no error from libcurl; ask for the rest */
+			snprintf(s->why, sizeof(s->why), "the range answer ended at byte %lld of %lld",
+				 x->received, x->total);
+			retry_or_fail(r, s, false, false);
+			return;
+		}
+		finish_ok(s);
+		return;
+	}
+
+	const char *reason = s->errbuf[0] ? s->errbuf : curl_easy_strerror(cc);
+	if (cc == CURLE_FILESIZE_EXCEEDED) {
+		fail(s, -WPE_TOO_BIG, "'%s' is larger than %lld bytes", x->url, x->max_bytes);
+	} else if (cc == CURLE_UNSUPPORTED_PROTOCOL && is_https(x->url)) {
+		char *to = NULL;
+		curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &to);
+		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect from https to '%s' (%s)", x->verb, x->url,
+		     to ? to : "?", reason);
+	} else if (cc == CURLE_PEER_FAILED_VERIFICATION) {
+		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, set WHEELPICK_CA_BUNDLE to its PEM file)",
+		     x->verb, x->url, reason);
+	} else if (transient_curl(cc)) {
+		snprintf(s->why, sizeof(s->why), "%s", reason);
+		/* a stall earns no free resume, or a slow drip would take FREE_RESUMES timeouts */
+		retry_or_fail(r, s, false, cc == CURLE_OPERATION_TIMEDOUT);
+		return;
+	} else {
+		fail(s, -WPE_NET, "cannot %s '%s': %s", x->verb, x->url, reason);
+	}
+	x->result = s->fail_code;
+	s->state = ST_DONE;
+}
+
+static void report(struct run *r, struct slot *s, long long now, bool force)
+{
+	wp_dl_progress_fn *fn = r->opts->progress;
+	if (!fn)
+		return;
+	if (!force && (s->x->received == s->progress_sent || now - s->progress_at < WP_DL_PROGRESS_MS))
+		return;
+	s->progress_sent = s->x->received;
+	s->progress_at = now;
+	long long total = s->x->expect_size >= 0 ? s->x->expect_size : s->x->total;
+	fn(r->opts->pctx, s->index, s->x->received, total);
+}
+
+static void fail_all(struct run *r, CURLMcode mc)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct slot *s = &r->slots[i];
+		if (s->state == ST_DONE)
+			continue;
+		fail(s, -WPE_NET, "cannot %s '%s': %s", s->x->verb, s->x->url, curl_multi_strerror(mc));
+		s->x->result = s->fail_code;
+		s->state = ST_DONE;
+	}
+}
+
+static void drive(struct run *r)
+{
+	int max_par = r->opts->max_parallel > 0 ? r->opts->max_parallel : WP_DL_PARALLEL;
+	size_t done = 0;
+	int running = 0;
+	CURLMcode mc;
+
+	while (done < r->n) {
+		long long now = now_ms();
+		long long wake = now + POLL_MAX_MS;
+		for (size_t i = 0; i < r->n && running < max_par; i++) {
+			struct slot *s = &r->slots[i];
+			if (s->state != ST_WAIT)
+				continue;
+			if (s->not_before > now) {
+				if (s->not_before < wake)
+					wake = s->not_before;
+				continue;
+			}
+			s->x->tries++;
+			s->spent++;
+			int rc = setup(r, s);
+			if (rc == 0 && (mc = curl_multi_add_handle(r->multi, s->easy)) != CURLM_OK)
+				rc = wp_fail(s->x->err, -WPE_NET, "cannot start the transfer of '%s': %s",
+					     s->x->url, curl_multi_strerror(mc));
+			if (rc < 0) {
+				s->x->result = rc;
+				s->state = ST_DONE;
+				done++;
+				report(r, s, now, true);
+				continue;
+			}
+			s->state = ST_RUN;
+			running++;
+		}
+		if (done == r->n)
+			break;
+
+		int still = 0;
+		if ((mc = curl_multi_perform(r->multi, &still)) != CURLM_OK) {
+			fail_all(r, mc);
+			return;
+		}
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(r->multi, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			CURL *e = msg->easy_handle;
+			CURLcode cc = msg->data.result;
+			char *priv = NULL;
+			curl_easy_getinfo(e, CURLINFO_PRIVATE, &priv);
+			struct slot *s = (struct slot *)priv;
+			curl_multi_remove_handle(r->multi, e);
+			running--;
+			finish(r, s, cc);
+			if (s->state == ST_DONE) {
+				done++;
+				report(r, s, now_ms(), true);
+			}
+		}
+		now = now_ms();
+		for (size_t i = 0; i < r->n; i++)
+			if (r->slots[i].state == ST_RUN)
+				report(r, &r->slots[i], now, false);
+		if (done == r->n)
+			break;
+
+		/* wake for the next retry due, or for libcurl (curl_multi_poll caps the wait at its
+		 * own timeout) */
+		long long wait = wake - now;
+		for (size_t i = 0; i < r->n; i++) {
+			struct slot *s = &r->slots[i];
+			if (s->state == ST_WAIT && running < max_par && s->not_before - now < wait)
+				wait = s->not_before - now;
+		}
+		if (running > 0 && r->opts->progress && wait > WP_DL_PROGRESS_MS)
+			wait = WP_DL_PROGRESS_MS;
+		if (wait < 0)
+			wait = 0;
+		if ((mc = curl_multi_poll(r->multi, NULL, 0, (int)wait, NULL)) != CURLM_OK) {
+			fail_all(r, mc);
+			return;
+		}
+	}
+}
+
+int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
+{
+	static const struct wp_xfer_opts no_opts = { 0 };
+	struct run r = {
+		.n = n,
+		.opts = opts ? opts : &no_opts,
+		.env_timeout_s = (long)env_ll("WHEELPICK_TIMEOUT", 0, 1, 86400),
+		.retry_base_ms = env_ll("WHEELPICK_RETRY_BASE_MS", WP_NET_RETRY_BASE_MS, 0, RETRY_CAP_MS),
+		.ca_bundle = env_ca_bundle(),
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct wp_xfer *x = &xs[i];
+		x->result = 0;
+		x->status = 0;
+		x->not_modified = false;
+		x->received = 0;
+		x->total = -1;
+		x->tries = 0;
+		x->etag = x->last_modified = x->content_type = x->effective_url = NULL;
+	}
+	if (n == 0)
+		return 0;
+
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK) {
+		for (size_t i = 0; i < n; i++)
+			xs[i].result = wp_fail(xs[i].err, -WPE_NET, "cannot %s '%s': libcurl did not start: %s",
+					       xs[i].verb, xs[i].url, curl_easy_strerror(curl_init_rc));
+		return xs[0].result;
+	}
+
+	r.slots = wp_xcalloc(n, sizeof(*r.slots));
+	for (size_t i = 0; i < n; i++) {
+		r.slots[i].x = &xs[i];
+		r.slots[i].index = i;
+		r.slots[i].state = ST_WAIT;
+		r.slots[i].progress_sent = -1;
+		clear_response(&r.slots[i]);
+	}
+	r.multi = curl_multi_init();
+	if (!r.multi) {
+		for (size_t i = 0; i < n; i++)
+			xs[i].result = wp_fail(xs[i].err, -WPE_NET, "cannot %s '%s': libcurl multi handle failed",
+					       xs[i].verb, xs[i].url);
+		goto out;
+	}
+	int max_par = r.opts->max_parallel > 0 ? r.opts->max_parallel : WP_DL_PARALLEL;
+	int per_host = r.opts->max_per_host > 0 ? r.opts->max_per_host : WP_DL_PER_HOST;
+	curl_multi_setopt(r.multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	curl_multi_setopt(r.multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)per_host);
+	curl_multi_setopt(r.multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max_par);
+
+	drive(&r);
+
+out:
+	for (size_t i = 0; i < n; i++) {
+		struct slot *s = &r.slots[i];
+		if (s->easy) {
+			/* harmless for a handle that is no longer in the multi */
+			if (r.multi)
+				curl_multi_remove_handle(r.multi, s->easy);
+			curl_easy_cleanup(s->easy);
+		}
+		curl_slist_free_all(s->hdrs);
+		clear_response(s);
+		if (!rc && xs[i].result)
+			rc = xs[i].result;
+	}
+	if (r.multi)
+		curl_multi_cleanup(r.multi);
+	free(r.slots);
+	return rc;
+}
+
+void wp_xfer_release(struct wp_xfer *x)
+{
+	free(x->etag);
+	free(x->last_modified);
+	free(x->content_type);
+	free(x->effective_url);
+	x->etag = x->last_modified = x->content_type = x->effective_url = NULL;
+}

@@ -1,0 +1,53 @@
+/* net/xfer.h: the transfer engine under wp_fetch and wp_download_run; internal to net/.
+ * Ownership: the caller owns each struct wp_xfer and what its request fields point to. The engine
+ * fills the result fields; the strings it leaves there (etag, last_modified, content_type,
+ * effective_url) are the caller's to take or to free with wp_xfer_release. */
+#ifndef WP_NET_XFER_H
+#define WP_NET_XFER_H
+
+#include "base/err.h"
+#include "net/download.h"
+#include "net/http.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct wp_xfer {
+	/* the request */
+	const char *url;
+	const char *verb;               /* "fetch" or "download", for messages */
+	const char *if_none_match;
+	const char *if_modified_since;
+	const char *accept;
+	bool decode;                    /* send Accept-Encoding and decode what comes back */
+	bool resume;                    /* continue a dropped body with a Range request */
+	long long max_bytes;            /* ceiling on decoded body bytes; -1 for none */
+	long long expect_size;          /* -1 unknown */
+	struct wp_net_policy policy;
+	wp_dl_write_fn *write;
+	wp_dl_reset_fn *reset;
+	void *ctx;
+	struct wp_err *err;             /* may be NULL */
+	/* the result */
+	int result;
+	long status;
+	bool not_modified;
+	long long received;
+	long long total;                /* -1 unknown */
+	int tries;
+	char *etag, *last_modified, *content_type, *effective_url;
+};
+
+struct wp_xfer_opts {
+	int max_parallel;
+	int max_per_host;
+	wp_dl_progress_fn *progress;    /* may be NULL */
+	void *pctx;
+};
+
+/* Run every transfer to its end. Returns 0, or the result of the first failed one in order. */
+int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts);
+
+void wp_xfer_release(struct wp_xfer *x);
+
+#endif

@@ -1,0 +1,923 @@
+/* tests/unit/test_net.c: net/ against tests/server/faultserver.py on loopback: retries, resume, caps, TLS. */
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/mem.h"
+#include "net/download.h"
+#include "net/http.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BIG_SIZE     300000
+#define DROP_AT      100000
+#define N_PARALLEL   16
+#define SERVER_SECS  "60"
+
+struct server {
+	pid_t pid;
+	int port;
+	char log[512];
+};
+
+struct fixture {
+	char dir[256];
+	char root[300];
+	char script[300];
+	char ca[300];
+	struct server http;
+	struct server https;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The same bytes every time for a given seed, so downloads can be compared. */
+static unsigned char *pattern(size_t n, uint32_t seed)
+{
+	unsigned char *p = wp_xmalloc(n);
+	uint32_t x = seed * 2654435761u + 1;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		p[i] = (unsigned char)x;
+	}
+	return p;
+}
+
+/* Written whole and renamed into place: the server re-reads its script on every request. */
+static void write_file(const char *dir, const char *name, const void *p, size_t n)
+{
+	char path[512], tmp[520];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	struct wp_buf b = WP_BUF_INIT_MAX(64 << 20);
+	FILE *f = fopen(path, "rb");
+	char chunk[8192];
+	size_t n;
+	if (!f)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		assert_int_equal(wp_buf_add(&b, chunk, n), 0);
+	fclose(f);
+	if (len)
+		*len = b.len;
+	if (!b.data)
+		return wp_xstrdup("");
+	return wp_buf_detach(&b, NULL);
+}
+
+/* Run argv with stdout and stderr to /dev/null; the exit status, or -1. */
+static int run_quiet(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int start_server(struct fixture *fx, struct server *s, const char *name, bool tls)
+{
+	char port_file[512], cert[512], key[512];
+	snprintf(s->log, sizeof(s->log), "%s/%s.log", fx->dir, name);
+	snprintf(port_file, sizeof(port_file), "%s/%s.port", fx->dir, name);
+	snprintf(cert, sizeof(cert), "%s/srv.pem", fx->dir);
+	snprintf(key, sizeof(key), "%s/srv.key", fx->dir);
+	char *argv[] = {
+		"python3", "tests/server/faultserver.py", "--root", fx->root, "--script", fx->script,
+		"--log", s->log, "--port-file", port_file, "--max-seconds", SERVER_SECS,
+		tls ? "--tls" : NULL, cert, key, NULL,
+	};
+
+	pid_t parent = getpid();
+	s->pid = fork();
+	if (s->pid < 0)
+		return -1;
+	if (s->pid == 0) {
+		/* the server goes when this test dies, however it dies */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		char *text = read_all(port_file, NULL);
+		if (text) {
+			s->port = (int)strtol(text, NULL, 10);
+			free(text);
+			if (s->port > 0)
+				return 0;
+		}
+		int status;
+		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+			s->pid = 0;
+			return -1;
+		}
+		usleep(20000);
+	}
+	return -1;
+}
+
+static void stop_server(struct server *s)
+{
+	if (s->pid <= 0)
+		return;
+	kill(s->pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
+			s->pid = 0;
+			return;
+		}
+		usleep(20000);
+	}
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, NULL, 0);
+	s->pid = 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static void url_of(char *out, size_t n, const struct server *s, const char *scheme, const char *path)
+{
+	snprintf(out, n, "%s://127.0.0.1:%d%s", scheme, s->port, path);
+}
+
+/* The n-th logged request (from 0) to path, or NULL; the caller frees it. */
+static char *logged(const struct server *s, const char *path, int n)
+{
+	char *log = read_all(s->log, NULL);
+	char needle[300];
+	char *found = NULL;
+	snprintf(needle, sizeof(needle), "\"path\":\"%s\"", path);
+	for (char *line = log, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (strstr(line, needle) && n-- == 0) {
+			found = wp_xstrdup(line);
+			break;
+		}
+	}
+	free(log);
+	return found;
+}
+
+static int logged_count(const struct server *s, const char *path)
+{
+	int n = 0;
+	char *line;
+	while ((line = logged(s, path, n))) {
+		free(line);
+		n++;
+	}
+	return n;
+}
+
+static void assert_logged_has(const struct server *s, const char *path, int n, const char *text)
+{
+	char *line = logged(s, path, n);
+	assert_non_null(line);
+	if (!strstr(line, text))
+		fail_msg("request %d to %s lacks %s: %s", n, path, text, line);
+	free(line);
+}
+
+static void assert_logged_lacks(const struct server *s, const char *path, int n, const char *text)
+{
+	char *line = logged(s, path, n);
+	assert_non_null(line);
+	if (strstr(line, text))
+		fail_msg("request %d to %s has %s: %s", n, path, text, line);
+	free(line);
+}
+
+static void assert_msg_has(const struct wp_err *err, const char *text)
+{
+	if (!strstr(err->msg, text))
+		fail_msg("error message lacks '%s': %s", text, err->msg);
+}
+
+struct mem_sink {
+	struct wp_buf buf;
+	int resets;
+};
+
+static int mem_write(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct mem_sink *k = ctx;
+	if (wp_buf_add(&k->buf, p, n) < 0)
+		return wp_fail(err, -WPE_TOO_BIG, "test sink is full");
+	return 0;
+}
+
+static int mem_reset(void *ctx, long long offset, struct wp_err *err)
+{
+	struct mem_sink *k = ctx;
+	k->resets++;
+	k->buf.len = (size_t)offset;
+	return 0;
+}
+
+static int download_one(const char *url, long long expect, struct mem_sink *k, const struct wp_dl_opts *opts,
+			struct wp_download *out)
+{
+	*k = (struct mem_sink){ .buf = WP_BUF_INIT_MAX(64 << 20) };
+	*out = (struct wp_download){ .url = url, .expect_size = expect, .write = mem_write,
+				     .reset = mem_reset, .ctx = k };
+	return wp_download_run(out, 1, opts, NULL, NULL);
+}
+
+static void write_script(struct fixture *fx)
+{
+	char buf[4096];
+	int n = snprintf(buf, sizeof(buf),
+		"{\n"
+		" \"/etag.html\": {\"etag\": \"\\\"v1\\\"\"},\n"
+		" \"/etag-file.html\": {\"etag\": \"\\\"f1\\\"\"},\n"
+		" \"/gz.html\": {\"gzip\": true},\n"
+		" \"/moved\": {\"redirect\": \"/a.txt\"},\n"
+		" \"/flaky\": {\"status\": [500, 200], \"body\": \"ok after 500\\n\"},\n"
+		" \"/busy\": {\"status\": [429, 200], \"retry_after\": 1, \"body\": \"ok after 429\\n\"},\n"
+		" \"/down\": {\"status\": [503]},\n"
+		" \"/bomb\": {\"gzip_bomb\": 64},\n"
+		" \"/slow.bin\": {\"trickle\": 2000},\n"
+		" \"/drop.bin\": {\"drop_after\": %d, \"times\": 1},\n"
+		" \"/norange.bin\": {\"drop_after\": %d, \"times\": 1, \"ignore_range\": true},\n"
+		" \"/badrange.bin\": {\"drop_after\": %d, \"times\": 1, \"bad_range_offset\": 1000},\n"
+		" \"/wronglen.bin\": {\"wrong_length\": 5000, \"times\": 3},\n"
+		" \"/downgrade\": {\"redirect\": \"http://127.0.0.1:%d/a.txt\"}\n"
+		"}\n", DROP_AT, DROP_AT, DROP_AT, fx->http.port);
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	write_file(fx->dir, "script.json", buf, (size_t)n);
+}
+
+static int make_certs(struct fixture *fx)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd),
+		"cd '%s' && "
+		"openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key "
+		"-out ca.pem -days 2 -subj /CN=wheelpick-test-ca "
+		"-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign && "
+		"openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout srv.key "
+		"-out srv.csr -subj /CN=127.0.0.1 && "
+		"printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\n"
+		"extendedKeyUsage=serverAuth\\n' > srv.ext && "
+		"openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem "
+		"-days 2 -extfile srv.ext", fx->dir);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	snprintf(fx->ca, sizeof(fx->ca), "%s/ca.pem", fx->dir);
+	return run_quiet(argv);
+}
+
+static int group_setup(void **state)
+{
+	struct fixture *fx = wp_xcalloc(1, sizeof(*fx));
+	*state = fx;
+
+	/* only our loopback server, only our CA, and short waits between tries */
+	static const char *const unset[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+		"all_proxy", "ALL_PROXY", "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE",
+		"WHEELPICK_TIMEOUT" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(unset); i++)
+		unsetenv(unset[i]);
+	setenv("no_proxy", "127.0.0.1,localhost", 1);
+	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
+	setenv("WHEELPICK_RETRY_BASE_MS", "20", 1);
+
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp-test-net-XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->root, sizeof(fx->root), "%s/root", fx->dir);
+	snprintf(fx->script, sizeof(fx->script), "%s/script.json", fx->dir);
+	if (mkdir(fx->root, 0755) < 0)
+		return -1;
+
+	const char *hello = "hello from wheelpick\n";
+	write_file(fx->root, "a.txt", hello, strlen(hello));
+	struct wp_buf page = WP_BUF_INIT;
+	wp_buf_addstr(&page, "<!DOCTYPE html><html><body>\n");
+	for (int i = 0; i < 400; i++)
+		wp_buf_printf(&page, "<a href=\"torch-2.%d.0+cu121-cp311-cp311-linux_x86_64.whl\">x</a><br>\n", i);
+	wp_buf_addstr(&page, "</body></html>\n");
+	write_file(fx->root, "gz.html", page.data, page.len);
+	write_file(fx->root, "page.html", page.data, page.len);
+	write_file(fx->root, "etag.html", page.data, page.len);
+	write_file(fx->root, "etag-file.html", page.data, page.len);
+	wp_buf_free(&page);
+
+	unsigned char *big = pattern(BIG_SIZE, 7);
+	static const char *const bigs[] = { "drop.bin", "norange.bin", "badrange.bin", "wronglen.bin",
+		"slow.bin", "plain.bin" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(bigs); i++)
+		write_file(fx->root, bigs[i], big, BIG_SIZE);
+	free(big);
+	for (int i = 0; i < N_PARALLEL; i++) {
+		char name[32];
+		size_t n = 20000 * (size_t)(i + 1) + (size_t)i * 37;
+		unsigned char *p = pattern(n, (uint32_t)(100 + i));
+		snprintf(name, sizeof(name), "f%02d.bin", i);
+		write_file(fx->root, name, p, n);
+		free(p);
+	}
+
+	if (make_certs(fx) != 0)
+		return -1;
+	write_file(fx->dir, "script.json", "{}", 2);
+	if (start_server(fx, &fx->http, "http", false) < 0)
+		return -1;
+	write_script(fx);
+	if (start_server(fx, &fx->https, "https", true) < 0)
+		return -1;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	struct fixture *fx = *state;
+	if (!fx)
+		return 0;
+	stop_server(&fx->http);
+	stop_server(&fx->https);
+	if (fx->dir[0])
+		nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(fx);
+	return 0;
+}
+
+static void test_file_url(void **state)
+{
+	struct fixture *fx = *state;
+	char url[600];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	snprintf(url, sizeof(url), "file://%s/a.txt", fx->root);
+	struct wp_fetch_req req = { .url = url };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
+	assert_false(res.not_modified);
+	wp_fetch_res_release(&res);
+
+	snprintf(url, sizeof(url), "file://%s/nothing-here.txt", fx->root);
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_msg_has(&err, "nothing-here.txt");
+	wp_fetch_res_release(&res);
+}
+
+static void test_etag_304(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res, again;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/etag.html");
+	struct wp_fetch_req req = { .url = url };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(res.status, 200);
+	assert_non_null(res.etag);
+	assert_string_equal(res.etag, "\"v1\"");
+	assert_non_null(res.last_modified);
+	assert_true(res.body.len > 1000);
+
+	req.etag = res.etag;
+	assert_int_equal(wp_fetch(&req, &again, &err), 0);
+	assert_true(again.not_modified);
+	assert_int_equal(again.status, 304);
+	assert_int_equal(again.body.len, 0);
+	assert_string_equal(again.etag, "\"v1\"");
+	assert_logged_has(&fx->http, "/etag.html", 1, "\"If-None-Match\":\"\\\"v1\\\"\"");
+	assert_logged_has(&fx->http, "/etag.html", 0, "\"User-Agent\":\"wheelpick/");
+	wp_fetch_res_release(&again);
+	wp_fetch_res_release(&res);
+}
+
+static void test_gzip_decoded(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], path[600];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/gz.html");
+	struct wp_fetch_req req = { .url = url, .accept = "text/html" };
+	size_t len;
+	snprintf(path, sizeof(path), "%s/gz.html", fx->root);
+	char *want = read_all(path, &len);
+
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(res.body.len, len);
+	assert_memory_equal(res.body.data, want, len);
+	assert_logged_has(&fx->http, "/gz.html", 0, "gzip");
+	assert_logged_has(&fx->http, "/gz.html", 0, "\"Accept\":\"text/html\"");
+	free(want);
+	wp_fetch_res_release(&res);
+}
+
+static void test_redirect(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/moved");
+	struct wp_fetch_req req = { .url = url };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
+	assert_non_null(res.effective_url);
+	assert_non_null(strstr(res.effective_url, "/a.txt"));
+	wp_fetch_res_release(&res);
+}
+
+static void test_404(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/missing.html");
+	struct wp_fetch_req req = { .url = url };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_msg_has(&err, "404");
+	assert_msg_has(&err, url);
+	assert_int_equal(res.status, 404);
+	assert_int_equal(logged_count(&fx->http, "/missing.html"), 1);
+	wp_fetch_res_release(&res);
+}
+
+static void test_500_then_200(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/flaky");
+	struct wp_fetch_req req = { .url = url };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_string_equal(wp_buf_cstr(&res.body), "ok after 500\n");
+	assert_int_equal(res.tries, 2);
+	assert_int_equal(logged_count(&fx->http, "/flaky"), 2);
+	wp_fetch_res_release(&res);
+}
+
+static void test_429_retry_after(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/busy");
+	struct wp_fetch_req req = { .url = url };
+
+	long long t0 = now_ms();
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	long long took = now_ms() - t0;
+	assert_string_equal(wp_buf_cstr(&res.body), "ok after 429\n");
+	assert_true(took >= 900);   /* Retry-After: 1, not the 20 ms backoff */
+	assert_true(took < 5000);
+	wp_fetch_res_release(&res);
+}
+
+static void test_503_bounded(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/down");
+	struct wp_fetch_req req = { .url = url };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_msg_has(&err, "HTTP 503");
+	assert_msg_has(&err, "3 tries");
+	assert_int_equal(logged_count(&fx->http, "/down"), WP_NET_TRIES);
+	wp_fetch_res_release(&res);
+}
+
+static void test_refused(void **state)
+{
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	/* a port that was free a moment ago */
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	close(fd);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/x", ntohs(sa.sin_port));
+	struct wp_fetch_req req = { .url = url, .policy.max_tries = 2 };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_msg_has(&err, url);
+	assert_msg_has(&err, "2 tries");
+	wp_fetch_res_release(&res);
+}
+
+static void test_cap_plain(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/page.html");
+	struct wp_fetch_req req = { .url = url, .max_bytes = 1000 };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
+	assert_msg_has(&err, "page.html");
+	assert_int_equal(res.body.len, 0);
+	wp_fetch_res_release(&res);
+}
+
+static void test_gzip_bomb(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/bomb");
+	struct wp_fetch_req req = { .url = url, .max_bytes = 1 << 20 };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
+	assert_msg_has(&err, "/bomb");
+	assert_int_equal(logged_count(&fx->http, "/bomb"), 1);
+	wp_fetch_res_release(&res);
+}
+
+static void test_slow_trickle(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->http, "http", "/slow.bin");
+	struct wp_dl_opts opts = { .policy = { .low_speed_bytes = 100000, .low_speed_time_s = 1,
+					       .max_tries = 2 } };
+
+	long long t0 = now_ms();
+	assert_int_equal(download_one(url, BIG_SIZE, &k, &opts, &d), -WPE_NET);
+	long long took = now_ms() - t0;
+	assert_true(took < 8000);
+	assert_int_equal(d.result, -WPE_NET);
+	assert_int_equal(d.tries, 2);
+	assert_msg_has(&d.err, "slow.bin");
+	wp_buf_free(&k.buf);
+}
+
+static void check_big(const struct mem_sink *k)
+{
+	unsigned char *want = pattern(BIG_SIZE, 7);
+	assert_int_equal(k->buf.len, BIG_SIZE);
+	assert_memory_equal(k->buf.data, want, BIG_SIZE);
+	free(want);
+}
+
+static void test_resume_after_drop(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], range[64];
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->http, "http", "/drop.bin");
+
+	assert_int_equal(download_one(url, BIG_SIZE, &k, NULL, &d), 0);
+	check_big(&k);
+	assert_int_equal(k.resets, 0);
+	assert_int_equal(d.tries, 2);
+	assert_int_equal(d.received, BIG_SIZE);
+	assert_int_equal(d.status, 206);
+	assert_logged_lacks(&fx->http, "/drop.bin", 0, "Range");
+	snprintf(range, sizeof(range), "\"Range\":\"bytes=%d-\"", DROP_AT);
+	assert_logged_has(&fx->http, "/drop.bin", 1, range);
+	assert_logged_has(&fx->http, "/drop.bin", 1, "\"status\":206");
+	wp_buf_free(&k.buf);
+}
+
+static void test_resume_ignored_range(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->http, "http", "/norange.bin");
+
+	assert_int_equal(download_one(url, BIG_SIZE, &k, NULL, &d), 0);
+	check_big(&k);
+	assert_int_equal(k.resets, 1);
+	assert_int_equal(d.tries, 2);
+	assert_logged_has(&fx->http, "/norange.bin", 1, "\"Range\":\"bytes=");
+	assert_logged_has(&fx->http, "/norange.bin", 1, "\"status\":200");
+	wp_buf_free(&k.buf);
+}
+
+static void test_resume_wrong_offset(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->http, "http", "/badrange.bin");
+
+	/* the 206 from the wrong byte is refused; the next try asks for the whole file */
+	assert_int_equal(download_one(url, BIG_SIZE, &k, NULL, &d), 0);
+	check_big(&k);
+	assert_int_equal(k.resets, 1);
+	assert_int_equal(d.tries, 3);
+	assert_logged_has(&fx->http, "/badrange.bin", 1, "\"status\":206");
+	assert_logged_lacks(&fx->http, "/badrange.bin", 2, "Range");
+	wp_buf_free(&k.buf);
+
+	/* with no tries left the refusal is the error */
+	struct wp_dl_opts opts = { .policy.max_tries = 2 };
+	char script[600];
+	snprintf(script, sizeof(script),
+		 "{\"/badrange.bin\": {\"drop_after\": %d, \"bad_range_offset\": 1000}}", DROP_AT);
+	write_file(fx->dir, "script.json", script, strlen(script));
+	assert_int_equal(download_one(url, BIG_SIZE, &k, &opts, &d), -WPE_NET);
+	assert_msg_has(&d.err, "from byte");
+	write_script(fx);
+	wp_buf_free(&k.buf);
+}
+
+static void test_short_body_resumed(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], range[64];
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->http, "http", "/wronglen.bin");
+
+	/* Content-Length promised 5000 bytes more than came: resume, and a 416 says we have it
+	 * all; the same whether the size was known beforehand or not */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(download_one(url, i ? -1 : BIG_SIZE, &k, NULL, &d), 0);
+		check_big(&k);
+		assert_int_equal(d.tries, 2);
+		snprintf(range, sizeof(range), "\"Range\":\"bytes=%d-\"", BIG_SIZE);
+		assert_logged_has(&fx->http, "/wronglen.bin", 2 * i + 1, range);
+		assert_logged_has(&fx->http, "/wronglen.bin", 2 * i + 1, "\"status\":416");
+		wp_buf_free(&k.buf);
+	}
+}
+
+static void test_size_mismatch(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->http, "http", "/plain.bin");
+
+	assert_int_equal(download_one(url, BIG_SIZE - 1, &k, NULL, &d), -WPE_INTEGRITY);
+	assert_msg_has(&d.err, "plain.bin");
+	wp_buf_free(&k.buf);
+	assert_int_equal(download_one(url, BIG_SIZE + 1, &k, NULL, &d), -WPE_INTEGRITY);
+	wp_buf_free(&k.buf);
+	assert_int_equal(download_one(url, -1, &k, NULL, &d), 0);
+	check_big(&k);
+	wp_buf_free(&k.buf);
+}
+
+struct progress_seen {
+	long long last[N_PARALLEL];
+	int calls;
+};
+
+static void on_progress(void *pctx, size_t index, long long received, long long total)
+{
+	struct progress_seen *ps = pctx;
+	assert_true(index < N_PARALLEL);
+	ps->last[index] = received;
+	ps->calls++;
+}
+
+static void test_parallel_16(void **state)
+{
+	struct fixture *fx = *state;
+	struct wp_download d[N_PARALLEL];
+	struct mem_sink k[N_PARALLEL];
+	char urls[N_PARALLEL][300];
+	struct progress_seen ps = { { 0 }, 0 };
+
+	for (int i = 0; i < N_PARALLEL; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/f%02d.bin", i);
+		url_of(urls[i], sizeof(urls[i]), &fx->http, "http", path);
+		k[i] = (struct mem_sink){ .buf = WP_BUF_INIT_MAX(1 << 20) };
+		d[i] = (struct wp_download){ .url = urls[i], .expect_size = i % 2 ? -1 :
+				20000 * (i + 1) + i * 37, .write = mem_write, .reset = mem_reset, .ctx = &k[i] };
+	}
+	assert_int_equal(wp_download_run(d, N_PARALLEL, NULL, on_progress, &ps), 0);
+	for (int i = 0; i < N_PARALLEL; i++) {
+		size_t n = 20000 * (size_t)(i + 1) + (size_t)i * 37;
+		unsigned char *want = pattern(n, (uint32_t)(100 + i));
+		assert_int_equal(d[i].result, 0);
+		assert_int_equal(k[i].buf.len, n);
+		assert_memory_equal(k[i].buf.data, want, n);
+		assert_int_equal(ps.last[i], (long long)n);
+		free(want);
+		wp_buf_free(&k[i].buf);
+	}
+	assert_true(ps.calls >= N_PARALLEL);
+}
+
+static void test_fetch_many(void **state)
+{
+	struct fixture *fx = *state;
+	char urls[3][300];
+	struct wp_fetch_req reqs[3];
+	struct wp_fetch_res res[3];
+	struct wp_err errs[3];
+	url_of(urls[0], sizeof(urls[0]), &fx->http, "http", "/a.txt");
+	url_of(urls[1], sizeof(urls[1]), &fx->http, "http", "/not-there");
+	url_of(urls[2], sizeof(urls[2]), &fx->http, "http", "/gz.html");
+	for (int i = 0; i < 3; i++)
+		reqs[i] = (struct wp_fetch_req){ .url = urls[i] };
+
+	assert_int_equal(wp_fetch_many(reqs, res, 3, errs), -WPE_NET);
+	assert_int_equal(errs[0].code, 0);
+	assert_string_equal(wp_buf_cstr(&res[0].body), "hello from wheelpick\n");
+	assert_int_equal(errs[1].code, -WPE_NET);
+	assert_msg_has(&errs[1], "404");
+	assert_int_equal(errs[2].code, 0);
+	assert_true(res[2].body.len > 1000);
+	for (int i = 0; i < 3; i++)
+		wp_fetch_res_release(&res[i]);
+}
+
+static void test_to_path(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], dest[600], part[620], src[600];
+	struct wp_fetch_res res, again;
+	struct wp_err err = WP_ERR_INIT;
+	size_t len, want_len;
+	url_of(url, sizeof(url), &fx->http, "http", "/etag-file.html");
+	snprintf(dest, sizeof(dest), "%s/saved.html", fx->dir);
+	snprintf(part, sizeof(part), "%s.part", dest);
+	struct wp_fetch_req req = { .url = url, .to_path = dest };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(res.body.len, 0);
+	char *got = read_all(dest, &len);
+	snprintf(src, sizeof(src), "%s/etag-file.html", fx->root);
+	char *want = read_all(src, &want_len);
+	assert_non_null(got);
+	assert_int_equal(len, want_len);
+	assert_memory_equal(got, want, len);
+	free(got);
+	assert_int_equal(access(part, F_OK), -1);
+
+	/* a 304 leaves the saved copy as it was */
+	req.etag = res.etag;
+	assert_int_equal(wp_fetch(&req, &again, &err), 0);
+	assert_true(again.not_modified);
+	got = read_all(dest, &len);
+	assert_int_equal(len, want_len);
+	assert_memory_equal(got, want, len);
+	assert_int_equal(access(part, F_OK), -1);
+	free(got);
+	free(want);
+	wp_fetch_res_release(&again);
+	wp_fetch_res_release(&res);
+}
+
+static void test_https_with_ca(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->https, "https", "/a.txt");
+	struct wp_fetch_req req = { .url = url };
+
+	setenv("WHEELPICK_CA_BUNDLE", fx->ca, 1);
+	int rc = wp_fetch(&req, &res, &err);
+	unsetenv("WHEELPICK_CA_BUNDLE");
+	if (rc)
+		fail_msg("https fetch failed: %s", err.msg);
+	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
+	wp_fetch_res_release(&res);
+}
+
+static void test_https_unknown_ca(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->https, "https", "/a.txt");
+	struct wp_fetch_req req = { .url = url };
+
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_msg_has(&err, "certificate");
+	assert_int_equal(res.tries, 1);   /* a bad certificate is not worth a retry */
+	wp_fetch_res_release(&res);
+}
+
+static void test_https_downgrade_refused(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->https, "https", "/downgrade");
+	struct wp_fetch_req req = { .url = url };
+	int before = logged_count(&fx->http, "/a.txt");
+
+	setenv("WHEELPICK_CA_BUNDLE", fx->ca, 1);
+	int rc = wp_fetch(&req, &res, &err);
+	unsetenv("WHEELPICK_CA_BUNDLE");
+	assert_int_equal(rc, -WPE_NET);
+	assert_msg_has(&err, "redirect");
+	assert_int_equal(logged_count(&fx->https, "/downgrade"), 1);
+	assert_int_equal(logged_count(&fx->http, "/a.txt"), before);
+	wp_fetch_res_release(&res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_file_url),
+		cmocka_unit_test(test_etag_304),
+		cmocka_unit_test(test_gzip_decoded),
+		cmocka_unit_test(test_redirect),
+		cmocka_unit_test(test_404),
+		cmocka_unit_test(test_500_then_200),
+		cmocka_unit_test(test_429_retry_after),
+		cmocka_unit_test(test_503_bounded),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_cap_plain),
+		cmocka_unit_test(test_gzip_bomb),
+		cmocka_unit_test(test_slow_trickle),
+		cmocka_unit_test(test_resume_after_drop),
+		cmocka_unit_test(test_resume_ignored_range),
+		cmocka_unit_test(test_resume_wrong_offset),
+		cmocka_unit_test(test_short_body_resumed),
+		cmocka_unit_test(test_size_mismatch),
+		cmocka_unit_test(test_parallel_16),
+		cmocka_unit_test(test_fetch_many),
+		cmocka_unit_test(test_to_path),
+		cmocka_unit_test(test_https_with_ca),
+		cmocka_unit_test(test_https_unknown_ca),
+		cmocka_unit_test(test_https_downgrade_refused),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
