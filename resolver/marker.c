@@ -1,0 +1,754 @@
+/* resolver/marker.c: PEP 508 markers: tokenise and parse as packaging 24.2, print, evaluate. Pure. */
+#include "resolver/marker.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "resolver/requirement.h"
+#include "resolver/specifier.h"
+#include "resolver/version.h"
+
+enum var {
+	V_IMPLEMENTATION_NAME,
+	V_IMPLEMENTATION_VERSION,
+	V_OS_NAME,
+	V_PLATFORM_MACHINE,
+	V_PLATFORM_RELEASE,
+	V_PLATFORM_SYSTEM,
+	V_PLATFORM_VERSION,
+	V_PYTHON_FULL_VERSION,
+	V_PLATFORM_PYTHON_IMPLEMENTATION,
+	V_PYTHON_VERSION,
+	V_SYS_PLATFORM,
+	V_EXTRA,
+};
+
+static const struct {
+	const char *name;
+	size_t offset;
+} vars[] = {
+	[V_IMPLEMENTATION_NAME] = { "implementation_name", offsetof(struct wp_marker_env, implementation_name) },
+	[V_IMPLEMENTATION_VERSION] = { "implementation_version", offsetof(struct wp_marker_env, implementation_version) },
+	[V_OS_NAME] = { "os_name", offsetof(struct wp_marker_env, os_name) },
+	[V_PLATFORM_MACHINE] = { "platform_machine", offsetof(struct wp_marker_env, platform_machine) },
+	[V_PLATFORM_RELEASE] = { "platform_release", offsetof(struct wp_marker_env, platform_release) },
+	[V_PLATFORM_SYSTEM] = { "platform_system", offsetof(struct wp_marker_env, platform_system) },
+	[V_PLATFORM_VERSION] = { "platform_version", offsetof(struct wp_marker_env, platform_version) },
+	[V_PYTHON_FULL_VERSION] = { "python_full_version", offsetof(struct wp_marker_env, python_full_version) },
+	[V_PLATFORM_PYTHON_IMPLEMENTATION] = { "platform_python_implementation",
+					       offsetof(struct wp_marker_env, platform_python_implementation) },
+	[V_PYTHON_VERSION] = { "python_version", offsetof(struct wp_marker_env, python_version) },
+	[V_SYS_PLATFORM] = { "sys_platform", offsetof(struct wp_marker_env, sys_platform) },
+	[V_EXTRA] = { "extra", offsetof(struct wp_marker_env, extra) },
+};
+
+/* The spellings packaging's VARIABLE token takes; PEP 345's dotted names and setuptools'
+ * python_implementation read as the PEP 508 names. */
+static const struct {
+	const char *spelling;
+	enum var var;
+} spellings[] = {
+	{ "python_version", V_PYTHON_VERSION },
+	{ "python_full_version", V_PYTHON_FULL_VERSION },
+	{ "os_name", V_OS_NAME },
+	{ "os.name", V_OS_NAME },
+	{ "sys_platform", V_SYS_PLATFORM },
+	{ "sys.platform", V_SYS_PLATFORM },
+	{ "platform_release", V_PLATFORM_RELEASE },
+	{ "platform_system", V_PLATFORM_SYSTEM },
+	{ "platform_version", V_PLATFORM_VERSION },
+	{ "platform.version", V_PLATFORM_VERSION },
+	{ "platform_machine", V_PLATFORM_MACHINE },
+	{ "platform.machine", V_PLATFORM_MACHINE },
+	{ "platform_python_implementation", V_PLATFORM_PYTHON_IMPLEMENTATION },
+	{ "platform.python_implementation", V_PLATFORM_PYTHON_IMPLEMENTATION },
+	{ "python_implementation", V_PLATFORM_PYTHON_IMPLEMENTATION },
+	{ "implementation_name", V_IMPLEMENTATION_NAME },
+	{ "implementation_version", V_IMPLEMENTATION_VERSION },
+	{ "extra", V_EXTRA },
+};
+
+enum op { OP_ARB, OP_EQ, OP_COMPAT, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT, OP_IN, OP_NOT_IN };
+
+/* In the order packaging's OP token tries them. */
+static const char *const op_names[] = {
+	[OP_ARB] = "===", [OP_EQ] = "==", [OP_COMPAT] = "~=", [OP_NE] = "!=", [OP_LE] = "<=",
+	[OP_GE] = ">=", [OP_LT] = "<", [OP_GT] = ">", [OP_IN] = "in", [OP_NOT_IN] = "not in",
+};
+
+struct operand {
+	bool is_var;
+	enum var var;
+	char *value; /* owned; the string's value, escapes resolved */
+};
+
+/* packaging's nested lists: a list node holds atoms joined by and/or (or_before[i] joins
+ * item i to item i-1), a leaf holds one comparison. */
+struct wp_marker_node {
+	bool leaf;
+	struct operand lhs, rhs;
+	enum op op;
+	struct wp_marker_node **items;
+	bool *or_before;
+	size_t n;
+};
+
+/* ---- environment ---- */
+
+static char *field(struct wp_marker_env *env, enum var v)
+{
+	return (char *)env + vars[v].offset;
+}
+
+static const char *cfield(const struct wp_marker_env *env, enum var v)
+{
+	return (const char *)env + vars[v].offset;
+}
+
+void wp_marker_env_init(struct wp_marker_env *env)
+{
+	memset(env, 0, sizeof(*env));
+}
+
+static int find_var(const char *name)
+{
+	for (size_t i = 0; i < WP_ARRAY_LEN(vars); i++)
+		if (!strcmp(vars[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int wp_marker_env_set(struct wp_marker_env *env, const char *name, const char *value, struct wp_err *err)
+{
+	int v = find_var(name);
+	if (v < 0)
+		return wp_fail(err, -WPE_USAGE, "unknown marker variable '%s'", name);
+	if (strlen(value) >= WP_MARKER_VALUE_MAX)
+		return wp_fail(err, -WPE_TOO_BIG, "value for marker variable '%s' is longer than %d bytes", name,
+			       WP_MARKER_VALUE_MAX - 1);
+	snprintf(field(env, (enum var)v), WP_MARKER_VALUE_MAX, "%s", value);
+	return 0;
+}
+
+const char *wp_marker_env_get(const struct wp_marker_env *env, const char *name)
+{
+	int v = find_var(name);
+	return v < 0 ? NULL : cfield(env, (enum var)v);
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* The architecture at the end of a platform tag: manylinux_2_28_x86_64 -> x86_64. */
+static const char *tag_arch(const char *tag)
+{
+	static const char *const archs[] = { "x86_64", "aarch64", "ppc64le", "ppc64", "s390x", "i686",
+					     "armv7l", "armv6l", "riscv64", "loongarch64", "arm64", "universal2" };
+	size_t n = strlen(tag);
+	for (size_t i = 0; i < WP_ARRAY_LEN(archs); i++) {
+		size_t k = strlen(archs[i]);
+		if (n > k && tag[n - k - 1] == '_' && !strcmp(tag + n - k, archs[i]))
+			return archs[i];
+	}
+	return "";
+}
+
+static void set(struct wp_marker_env *env, enum var v, const char *value)
+{
+	snprintf(field(env, v), WP_MARKER_VALUE_MAX, "%s", value);
+}
+
+static void set_system(struct wp_marker_env *env, const char *sys_platform, const char *system, const char *os,
+		       const char *machine)
+{
+	set(env, V_SYS_PLATFORM, sys_platform);
+	set(env, V_PLATFORM_SYSTEM, system);
+	set(env, V_OS_NAME, os);
+	set(env, V_PLATFORM_MACHINE, machine);
+}
+
+void wp_marker_env_from_target(struct wp_marker_env *env, const struct wp_target *t)
+{
+	const char *p = t->platform;
+	char buf[64];
+
+	wp_marker_env_init(env);
+	if (has_prefix(p, "manylinux") || has_prefix(p, "musllinux") || has_prefix(p, "linux_")) {
+		set_system(env, "linux", "Linux", "posix", tag_arch(p));
+	} else if (!strcmp(p, "win_amd64")) {
+		set_system(env, "win32", "Windows", "nt", "AMD64");
+	} else if (!strcmp(p, "win32")) {
+		set_system(env, "win32", "Windows", "nt", "x86");
+	} else if (!strcmp(p, "win_arm64")) {
+		set_system(env, "win32", "Windows", "nt", "ARM64");
+	} else if (has_prefix(p, "macosx_")) {
+		const char *a = tag_arch(p);
+		set_system(env, "darwin", "Darwin", "posix", !strcmp(a, "universal2") ? "arm64" : a);
+	} else if (!p[0]) {
+		static const struct {
+			const char *subdir, *sys, *system, *os, *machine;
+		} subdirs[] = {
+			{ "linux-64", "linux", "Linux", "posix", "x86_64" },
+			{ "linux-aarch64", "linux", "Linux", "posix", "aarch64" },
+			{ "linux-ppc64le", "linux", "Linux", "posix", "ppc64le" },
+			{ "linux-s390x", "linux", "Linux", "posix", "s390x" },
+			{ "linux-32", "linux", "Linux", "posix", "i686" },
+			{ "osx-64", "darwin", "Darwin", "posix", "x86_64" },
+			{ "osx-arm64", "darwin", "Darwin", "posix", "arm64" },
+			{ "win-64", "win32", "Windows", "nt", "AMD64" },
+			{ "win-32", "win32", "Windows", "nt", "x86" },
+			{ "win-arm64", "win32", "Windows", "nt", "ARM64" },
+		};
+		for (size_t i = 0; i < WP_ARRAY_LEN(subdirs); i++)
+			if (!strcmp(t->conda_subdir, subdirs[i].subdir))
+				set_system(env, subdirs[i].sys, subdirs[i].system, subdirs[i].os, subdirs[i].machine);
+	}
+	if (t->py_major > 0) {
+		snprintf(buf, sizeof(buf), "%d.%d", t->py_major, t->py_minor);
+		set(env, V_PYTHON_VERSION, buf);
+		snprintf(buf, sizeof(buf), "%d.%d.%d", t->py_major, t->py_minor, t->py_micro < 0 ? 0 : t->py_micro);
+		set(env, V_PYTHON_FULL_VERSION, buf);
+		set(env, V_IMPLEMENTATION_VERSION, buf);
+	}
+	if (!strcmp(t->impl, "pp")) {
+		set(env, V_IMPLEMENTATION_NAME, "pypy");
+		set(env, V_PLATFORM_PYTHON_IMPLEMENTATION, "PyPy");
+	} else {
+		set(env, V_IMPLEMENTATION_NAME, "cpython");
+		set(env, V_PLATFORM_PYTHON_IMPLEMENTATION, "CPython");
+	}
+}
+
+/* ---- tokens ---- */
+
+struct tok {
+	const char *s;
+	size_t n, pos;
+	int depth;
+	struct wp_err *err;
+};
+
+static bool word_char(unsigned char c)
+{
+	/* Python's \w; every non-ASCII byte counts, as the characters they encode mostly do */
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+static bool boundary_before(const struct tok *t, size_t i)
+{
+	return i == 0 || !word_char((unsigned char)t->s[i - 1]);
+}
+
+static bool boundary_after(const struct tok *t, size_t i)
+{
+	return i >= t->n || !word_char((unsigned char)t->s[i]);
+}
+
+/* A keyword at pos with \b on both sides. */
+static bool at_keyword(const struct tok *t, const char *kw)
+{
+	size_t k = strlen(kw);
+	return t->n - t->pos >= k && !memcmp(t->s + t->pos, kw, k) && boundary_before(t, t->pos) &&
+	       boundary_after(t, t->pos + k);
+}
+
+static void skip_ws(struct tok *t)
+{
+	while (t->pos < t->n && (t->s[t->pos] == ' ' || t->s[t->pos] == '\t'))
+		t->pos++;
+}
+
+static int syntax(struct tok *t, const char *expected)
+{
+	size_t n = t->n < 200 ? t->n : 200;
+	return wp_fail(t->err, -WPE_PARSE, "invalid marker '%.*s%s': expected %s at position %zu", (int)n, t->s,
+		       t->n > n ? "..." : "", expected, t->pos);
+}
+
+static int put_utf8(struct wp_buf *out, unsigned long cp)
+{
+	char b[4];
+	size_t k;
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		k = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xc0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		k = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		k = 3;
+	} else {
+		b[0] = (char)(0xf0 | (cp >> 18));
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[3] = (char)(0x80 | (cp & 0x3f));
+		k = 4;
+	}
+	return wp_buf_add(out, b, k);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 32) >= 'a' && (c | 32) <= 'f')
+		return (c | 32) - 'a' + 10;
+	return -1;
+}
+
+/* The body of a Python string literal (packaging runs ast.literal_eval on it): the usual
+ * escapes resolved, unknown ones kept with their backslash. Refused: \N{...} (no name table
+ * here), NUL and surrogates (not C text), and a raw line break, which Python refuses too. */
+static const char *unquote(const char *s, size_t n, struct wp_buf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '\r' || (c == '\n'))
+			return "a line break inside a quoted string";
+		if (c != '\\') {
+			wp_buf_addch(out, c);
+			continue;
+		}
+		if (++i >= n)
+			return "a character after the backslash";
+		c = s[i];
+		unsigned long cp;
+		int digits = 0;
+		switch (c) {
+		case '\n': continue;
+		case '\\': case '\'': case '"': wp_buf_addch(out, c); continue;
+		case 'a': wp_buf_addch(out, '\a'); continue;
+		case 'b': wp_buf_addch(out, '\b'); continue;
+		case 'f': wp_buf_addch(out, '\f'); continue;
+		case 'n': wp_buf_addch(out, '\n'); continue;
+		case 'r': wp_buf_addch(out, '\r'); continue;
+		case 't': wp_buf_addch(out, '\t'); continue;
+		case 'v': wp_buf_addch(out, '\v'); continue;
+		case 'x': digits = 2; break;
+		case 'u': digits = 4; break;
+		case 'U': digits = 8; break;
+		case 'N': return "no \\N{...} escape (wheelpick has no Unicode name table)";
+		default:
+			if (c >= '0' && c <= '7') {
+				cp = 0;
+				for (int k = 0; k < 3 && i < n && s[i] >= '0' && s[i] <= '7'; k++, i++)
+					cp = cp * 8 + (unsigned long)(s[i] - '0');
+				i--;
+				if (!cp)
+					return "no NUL character in a quoted string";
+				put_utf8(out, cp);
+				continue;
+			}
+			wp_buf_addch(out, '\\');
+			wp_buf_addch(out, c);
+			continue;
+		}
+		cp = 0;
+		for (int k = 0; k < digits; k++) {
+			int h = i + 1 < n ? hexval(s[i + 1]) : -1;
+			if (h < 0)
+				return "hex digits after \\x, \\u or \\U";
+			cp = cp * 16 + (unsigned long)h;
+			i++;
+		}
+		if (!cp || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return "a code point that is not NUL, a surrogate or past U+10FFFF";
+		put_utf8(out, cp);
+	}
+	return NULL;
+}
+
+/* marker_var = VARIABLE | QUOTED_STRING */
+static int parse_operand(struct tok *t, struct operand *o)
+{
+	if (t->pos < t->n && (t->s[t->pos] == '\'' || t->s[t->pos] == '"')) {
+		const char *end = memchr(t->s + t->pos + 1, t->s[t->pos], t->n - t->pos - 1);
+		struct wp_buf v = WP_BUF_INIT;
+		const char *why;
+		if (!end)
+			return syntax(t, "a closing quote");
+		why = unquote(t->s + t->pos + 1, (size_t)(end - t->s) - t->pos - 1, &v);
+		if (why) {
+			wp_buf_free(&v);
+			return syntax(t, why);
+		}
+		o->is_var = false;
+		o->value = wp_buf_detach(&v, NULL);
+		if (!o->value)
+			o->value = wp_xstrdup("");
+		t->pos = (size_t)(end - t->s) + 1;
+		return 0;
+	}
+	for (size_t i = 0; i < WP_ARRAY_LEN(spellings); i++) {
+		if (!at_keyword(t, spellings[i].spelling))
+			continue;
+		o->is_var = true;
+		o->var = spellings[i].var;
+		t->pos += strlen(spellings[i].spelling);
+		return 0;
+	}
+	return syntax(t, "a marker variable or quoted string");
+}
+
+/* marker_op = IN | NOT WS IN | OP */
+static int parse_op(struct tok *t, enum op *op)
+{
+	if (at_keyword(t, "in")) {
+		t->pos += 2;
+		*op = OP_IN;
+		return 0;
+	}
+	if (at_keyword(t, "not")) {
+		t->pos += 3;
+		if (t->pos >= t->n || (t->s[t->pos] != ' ' && t->s[t->pos] != '\t'))
+			return syntax(t, "whitespace after 'not'");
+		skip_ws(t);
+		if (!at_keyword(t, "in"))
+			return syntax(t, "'in' after 'not'");
+		t->pos += 2;
+		*op = OP_NOT_IN;
+		return 0;
+	}
+	for (int k = OP_ARB; k <= OP_GT; k++) {
+		size_t len = strlen(op_names[k]);
+		if (t->n - t->pos >= len && !memcmp(t->s + t->pos, op_names[k], len)) {
+			t->pos += len;
+			*op = (enum op)k;
+			return 0;
+		}
+	}
+	return syntax(t, "a marker operator, one of <, <=, ==, !=, >=, >, ~=, ===, in, not in");
+}
+
+static void free_node(struct wp_marker_node *node)
+{
+	if (!node)
+		return;
+	free(node->lhs.value);
+	free(node->rhs.value);
+	for (size_t i = 0; i < node->n; i++)
+		free_node(node->items[i]);
+	free(node->items);
+	free(node->or_before);
+	free(node);
+}
+
+static int parse_list(struct tok *t, struct wp_marker_node **out);
+
+/* marker_atom = WS? '(' WS? marker WS? ')' WS? | WS? marker_item WS? */
+static int parse_atom(struct tok *t, struct wp_marker_node **out)
+{
+	struct wp_marker_node *node = NULL;
+	int rc;
+
+	skip_ws(t);
+	if (t->pos < t->n && t->s[t->pos] == '(') {
+		if (++t->depth > WP_MARKER_MAX_DEPTH)
+			return wp_fail(t->err, -WPE_TOO_BIG, "marker nests parentheses more than %d deep",
+				       WP_MARKER_MAX_DEPTH);
+		t->pos++;
+		skip_ws(t);
+		if ((rc = parse_list(t, &node)) < 0)
+			return rc;
+		skip_ws(t);
+		if (t->pos >= t->n || t->s[t->pos] != ')') {
+			free_node(node);
+			return syntax(t, "')' to close the marker expression");
+		}
+		t->pos++;
+		t->depth--;
+	} else {
+		node = wp_xcalloc(1, sizeof(*node));
+		node->leaf = true;
+		if ((rc = parse_operand(t, &node->lhs)) < 0)
+			goto fail;
+		skip_ws(t);
+		if ((rc = parse_op(t, &node->op)) < 0)
+			goto fail;
+		skip_ws(t);
+		if ((rc = parse_operand(t, &node->rhs)) < 0)
+			goto fail;
+	}
+	skip_ws(t);
+	*out = node;
+	return 0;
+fail:
+	free_node(node);
+	return rc;
+}
+
+/* marker = marker_atom (BOOLOP marker_atom)* */
+static int parse_list(struct tok *t, struct wp_marker_node **out)
+{
+	struct wp_marker_node *list = wp_xcalloc(1, sizeof(*list)), *atom = NULL;
+	size_t cap = 0;
+	bool is_or = false;
+	int rc;
+
+	for (;;) {
+		if ((rc = parse_atom(t, &atom)) < 0) {
+			free_node(list);
+			return rc;
+		}
+		if (list->n == cap) {
+			cap = cap ? cap * 2 : 4;
+			list->items = wp_xrealloc(list->items, cap * sizeof(*list->items));
+			list->or_before = wp_xrealloc(list->or_before, cap * sizeof(*list->or_before));
+		}
+		list->or_before[list->n] = is_or;
+		list->items[list->n++] = atom;
+		if (at_keyword(t, "and")) {
+			is_or = false;
+			t->pos += 3;
+		} else if (at_keyword(t, "or")) {
+			is_or = true;
+			t->pos += 2;
+		} else {
+			break;
+		}
+	}
+	*out = list;
+	return 0;
+}
+
+/* packaging's _normalize_extra_values: only the first comparison of the top level gets its
+ * extra name in PEP 503 form (it matters for printing only; evaluation normalises all). */
+static void normalise_first_extra(struct wp_marker_node *root)
+{
+	struct wp_marker_node *first = root->n ? root->items[0] : NULL;
+	struct operand *o = NULL;
+	struct wp_buf b = WP_BUF_INIT;
+
+	if (!first || !first->leaf)
+		return;
+	if (first->lhs.is_var && first->lhs.var == V_EXTRA && !first->rhs.is_var)
+		o = &first->rhs;
+	else if (first->rhs.is_var && first->rhs.var == V_EXTRA && !first->lhs.is_var)
+		o = &first->lhs;
+	if (!o)
+		return;
+	wp_name_canonicalize(o->value, strlen(o->value), &b);
+	free(o->value);
+	o->value = wp_buf_detach(&b, NULL);
+	if (!o->value)
+		o->value = wp_xstrdup("");
+}
+
+int wp_marker_parse_at(struct wp_marker *m, const char *s, size_t n, size_t *pos, struct wp_err *err)
+{
+	struct tok t = { s, n, *pos, 0, err };
+	int rc;
+
+	m->root = NULL;
+	if (n > WP_MARKER_MAX_LEN)
+		return wp_fail(err, -WPE_TOO_BIG, "marker '%.64s...' is longer than %d bytes", s, WP_MARKER_MAX_LEN);
+	if (memchr(s, 0, n))
+		return wp_fail(err, -WPE_PARSE, "marker '%s' contains a NUL byte", s);
+	if ((rc = parse_list(&t, &m->root)) < 0)
+		return rc;
+	normalise_first_extra(m->root);
+	*pos = t.pos;
+	return 0;
+}
+
+int wp_marker_parse(struct wp_marker *m, const char *s, size_t n, struct wp_err *err)
+{
+	size_t pos = 0;
+	int rc = wp_marker_parse_at(m, s, n, &pos, err);
+	if (rc < 0)
+		return rc;
+	/* END: packaging's '$', which also matches before one final newline */
+	if (pos == n || (pos + 1 == n && s[pos] == '\n'))
+		return 0;
+	struct tok t = { s, n, pos, 0, err };
+	wp_marker_release(m);
+	return syntax(&t, "the end of the marker or 'and' / 'or'");
+}
+
+void wp_marker_release(struct wp_marker *m)
+{
+	free_node(m->root);
+	m->root = NULL;
+}
+
+/* ---- printing ---- */
+
+static void format_operand(const struct operand *o, struct wp_buf *out)
+{
+	if (o->is_var)
+		wp_buf_addstr(out, vars[o->var].name);
+	else
+		wp_buf_printf(out, "\"%s\"", o->value);
+}
+
+/* packaging's _format_marker: a list of one list prints as that list; inner lists get
+ * parentheses, the outermost none. */
+static void format_node(const struct wp_marker_node *node, bool first, struct wp_buf *out)
+{
+	if (!node->leaf && node->n == 1) {
+		format_node(node->items[0], true, out);
+		return;
+	}
+	if (node->leaf) {
+		format_operand(&node->lhs, out);
+		wp_buf_printf(out, " %s ", op_names[node->op]);
+		format_operand(&node->rhs, out);
+		return;
+	}
+	if (!first)
+		wp_buf_addch(out, '(');
+	for (size_t i = 0; i < node->n; i++) {
+		if (i)
+			wp_buf_addstr(out, node->or_before[i] ? " or " : " and ");
+		format_node(node->items[i], false, out);
+	}
+	if (!first)
+		wp_buf_addch(out, ')');
+}
+
+int wp_marker_format(const struct wp_marker *m, struct wp_buf *out)
+{
+	struct wp_buf tmp = WP_BUF_INIT;
+	int rc = 0;
+	if (m->root)
+		format_node(m->root, true, &tmp);
+	if (wp_buf_add(out, tmp.data ? tmp.data : "", tmp.len) < 0)
+		rc = wp_fail(NULL, -WPE_TOO_BIG, "marker text over the buffer's ceiling");
+	wp_buf_free(&tmp);
+	return rc;
+}
+
+/* ---- evaluation ---- */
+
+/* 1 true, 0 false, negative -WPE_* */
+static int eval_op(const char *lhs, enum op op, const char *rhs, struct wp_err *err)
+{
+	struct wp_specifier sp;
+	struct wp_version v;
+	struct wp_err local = WP_ERR_INIT;
+	int c, rc;
+
+	if (op != OP_IN && op != OP_NOT_IN) {
+		char *text = wp_xasprintf("%s%s", op_names[op], rhs);
+		rc = wp_specifier_parse(&sp, text, strlen(text), &local);
+		free(text);
+		if (rc == -WPE_TOO_BIG)
+			return wp_fail(err, rc, "marker value '%s': %s", rhs, local.msg);
+		if (rc == 0) {
+			wp_err_clear(&local);
+			rc = wp_version_parse(&v, lhs, strlen(lhs), &local);
+			if (rc == 0) {
+				bool in = wp_specifier_contains(&sp, &v, WP_PRERELEASES_YES);
+				wp_version_release(&v);
+				wp_specifier_release(&sp);
+				return in;
+			}
+			wp_specifier_release(&sp);
+			if (rc == -WPE_TOO_BIG)
+				return wp_fail(err, rc, "marker value '%s': %s", lhs, local.msg);
+		}
+	}
+	switch (op) {
+	case OP_IN: return strstr(rhs, lhs) != NULL;
+	case OP_NOT_IN: return strstr(rhs, lhs) == NULL;
+	case OP_ARB:
+	case OP_COMPAT:
+		return wp_fail(err, -WPE_PARSE, "marker compares '%s' %s '%s', which has no meaning for strings", lhs,
+			       op_names[op], rhs);
+	default: break;
+	}
+	c = strcmp(lhs, rhs);
+	switch (op) {
+	case OP_EQ: return c == 0;
+	case OP_NE: return c != 0;
+	case OP_LT: return c < 0;
+	case OP_LE: return c <= 0;
+	case OP_GT: return c > 0;
+	case OP_GE: return c >= 0;
+	default: return 0;
+	}
+}
+
+static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_env *env, struct wp_err *err)
+{
+	const char *l, *r;
+	enum var key;
+	char full[WP_MARKER_VALUE_MAX + 8];
+	struct wp_buf nl = WP_BUF_INIT, nr = WP_BUF_INIT;
+	int rc;
+
+	if (node->lhs.is_var == node->rhs.is_var)
+		return wp_fail(err, -WPE_PARSE, "marker compares %s; put a variable on one side and a quoted string on the other",
+			       node->lhs.is_var ? "two variables" : "two strings");
+	key = node->lhs.is_var ? node->lhs.var : node->rhs.var;
+	const char *value = cfield(env, key);
+	/* packaging repairs a python_full_version like "3.11.0+" (a CPython built from git) */
+	if (key == V_PYTHON_FULL_VERSION && value[0] && value[strlen(value) - 1] == '+') {
+		snprintf(full, sizeof(full), "%slocal", value);
+		value = full;
+	}
+	l = node->lhs.is_var ? value : node->lhs.value;
+	r = node->rhs.is_var ? value : node->rhs.value;
+	if (key == V_EXTRA) {
+		/* PEP 685: extras compare in PEP 503 form */
+		wp_name_canonicalize(l, strlen(l), &nl);
+		wp_name_canonicalize(r, strlen(r), &nr);
+		l = wp_buf_cstr(&nl);
+		r = wp_buf_cstr(&nr);
+	}
+	rc = eval_op(l, node->op, r, err);
+	wp_buf_free(&nl);
+	wp_buf_free(&nr);
+	return rc;
+}
+
+/* Every comparison is evaluated, as packaging does (so an error anywhere is reported), then
+ * "and" binds tighter than "or". */
+static int eval_node(const struct wp_marker_node *node, const struct wp_marker_env *env, struct wp_err *err)
+{
+	bool any = false, all = true;
+	int rc = 0;
+
+	if (node->leaf)
+		return eval_leaf(node, env, err);
+	for (size_t i = 0; i < node->n; i++) {
+		int v = eval_node(node->items[i], env, err);
+		if (v < 0) {
+			if (!rc)
+				rc = v;
+			continue;
+		}
+		if (i && node->or_before[i]) {
+			any = any || all;
+			all = true;
+		}
+		all = all && v;
+	}
+	if (rc)
+		return rc;
+	return any || all;
+}
+
+int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result, struct wp_err *err)
+{
+	int rc;
+	*result = false;
+	if (!m->root) {
+		*result = true;
+		return 0;
+	}
+	rc = eval_node(m->root, env, err);
+	if (rc < 0)
+		return rc;
+	*result = rc == 1;
+	return 0;
+}
