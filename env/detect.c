@@ -1,0 +1,1492 @@
+/* env/detect.c: find this machine's NVIDIA driver, CUDA, GPUs, toolkits, Pythons, libc and OS. */
+#include "env/detect.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "base/str.h"
+#include "env/profile.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <yajl/yajl_tree.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
+#define DEFAULT_TIMEOUT_MS 5000
+#define DEFAULT_OUTPUT_MAX (64 << 10)
+#define SMALL_FILE_MAX (256 << 10) /* version files are a few KiB; anything bigger is not one */
+#define MAX_TOOLKITS 64
+#define MAX_JOBS 32
+
+/* Lowest Linux x86_64 driver of each CUDA release (its GA or RC row), from NVIDIA's release
+ * notes, Table 3 (../shared/data/nvidia/cuda_toolkit_driver_versions.tsv). Newest first. */
+static const struct cuda_driver_row {
+	int major, minor;
+	const char *driver;
+} cuda_driver_rows[] = {
+	{ 13, 1, "590.44.01" }, { 13, 0, "580.65.06" }, { 12, 9, "575.51.03" },
+	{ 12, 8, "570.26" },    { 12, 6, "560.28.03" }, { 12, 5, "555.42.02" },
+	{ 12, 4, "550.54.14" }, { 12, 3, "545.23.06" }, { 12, 2, "535.54.03" },
+	{ 12, 1, "530.30.02" }, { 12, 0, "525.60.13" }, { 11, 8, "520.61.05" },
+	{ 11, 7, "515.43.04" }, { 11, 6, "510.39.01" }, { 11, 5, "495.29.05" },
+	{ 11, 4, "470.42.01" }, { 11, 3, "465.19.01" }, { 11, 2, "460.27.03" },
+	{ 11, 1, "455.23" },    { 11, 0, "450.36.06" }, { 10, 2, "440.33" },
+	{ 10, 1, "418.39" },    { 10, 0, "410.48" },    { 9, 2, "396.26" },
+	{ 9, 1, "390.46" },     { 9, 0, "384.81" },     { 8, 0, "367.48" },
+	{ 7, 5, "352.31" },     { 7, 0, "346.46" },
+};
+
+/* Minor version compatibility: from CUDA 11 on, a toolkit X.Y runs on any driver of the X.x
+ * range at or above this floor, without the features that need the newer driver
+ * (../shared/data/nvidia/cuda_minor_version_compat_min_driver.tsv). */
+static const struct compat_row {
+	int major, min_minor;
+	const char *driver;
+} compat_rows[] = {
+	{ 13, 0, "580" },
+	{ 12, 0, "525.60.13" },
+	{ 11, 1, "450.80.02" },
+};
+
+static const char py_probe[] =
+	"import sys,sysconfig,platform;print(sys.implementation.name, *sys.version_info[:3], "
+	"sysconfig.get_config_var(\"SOABI\") or \"\", platform.machine())";
+
+static const char *const python_names[] = {
+	"python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10",
+	"python3.11", "python3.12", "python3.13", "python3.14",
+};
+
+/* One program run: started together with the others, so a hung one costs one timeout in all. */
+struct job {
+	const char *argv[8];   /* argv[0] is the resolved path */
+	bool merge_stderr;
+	struct wp_buf out;
+	pid_t pid;
+	int fd;
+	int status;            /* exit status; -1 when it did not start, was killed or crashed */
+	long long deadline;    /* now_ms() by which it must be done */
+	bool started, timed_out, truncated, done, skipped;
+};
+
+struct toolkit_probe {
+	char *dir;             /* host path of the toolkit root */
+	const char *source;
+	int major, minor, patch;
+	bool have;
+	int job;               /* nvcc job that tells the version, or -1 */
+};
+
+struct ctx {
+	struct wp_detect *d;
+	char *root;            /* sysroot without its trailing '/'; "" for the host */
+	bool host;
+	const char *path_env;
+	int timeout_ms;
+	size_t output_max;
+	char **notes;          /* lesser warnings, appended after the main ones */
+	size_t n_notes;
+	char **tk_keys;        /* resolved toolkit roots, to count each toolkit once */
+	size_t n_tk_keys;
+};
+
+/* ---- small helpers ---- */
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return wp_xstrdup(fmt);
+	char *s = wp_xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+static void push_str(char ***arr, size_t *n, char *s)
+{
+	*arr = wp_xrealloc(*arr, (*n + 1) * sizeof(**arr));
+	(*arr)[(*n)++] = s;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void warn(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	push_str(&c->d->warnings, &c->d->n_warnings, vformat(fmt, ap));
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void note(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	push_str(&c->notes, &c->n_notes, vformat(fmt, ap));
+	va_end(ap);
+}
+
+/* Text from programs and files ends up in JSON and on terminals: keep valid UTF-8 without
+ * control characters, and replace anything else with '?'. */
+static void sanitize(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			     (*p & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len > 0 && !(len == 1 && (*p < 0x20 || *p == 0x7f)) && !(len == 2 && *p < 0xc2);
+		for (size_t i = 1; ok && i < len; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		if (!ok) {
+			*p++ = '?';
+			continue;
+		}
+		p += len;
+	}
+}
+
+static void copy_clean(char *dst, size_t size, struct wp_str s)
+{
+	size_t n = s.n < size - 1 ? s.n : size - 1;
+	memcpy(dst, s.p, n);
+	dst[n] = 0;
+	/* a cut in the middle of a UTF-8 sequence becomes '?' here */
+	sanitize(dst);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char *root_path(const struct ctx *c, const char *abs)
+{
+	return wp_xasprintf("%s%s", c->root, abs);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_exec(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Up to max bytes of a file into out (reset first); -1 when it cannot be opened. A longer
+ * file is cut: every file read here is parsed from its start. */
+static int read_small(const char *path, size_t max, struct wp_buf *out)
+{
+	wp_buf_reset(out);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	char tmp[4096];
+	while (out->len < max) {
+		ssize_t n = read(fd, tmp, sizeof(tmp));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		size_t room = max - out->len;
+		wp_buf_add(out, tmp, (size_t)n < room ? (size_t)n : room);
+	}
+	close(fd);
+	return 0;
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f';
+}
+
+/* The next whitespace-separated word of s; empty at the end. */
+static struct wp_str next_word(struct wp_str *s)
+{
+	while (s->n && is_space(*s->p)) {
+		s->p++;
+		s->n--;
+	}
+	size_t i = 0;
+	while (i < s->n && !is_space(s->p[i]))
+		i++;
+	struct wp_str w = WP_STRN(s->p, i);
+	s->p += i;
+	s->n -= i;
+	return w;
+}
+
+static struct wp_str find(struct wp_str s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; n <= s.n && i <= s.n - n; i++)
+		if (memcmp(s.p + i, needle, n) == 0)
+			return WP_STRN(s.p + i, s.n - i);
+	return WP_STRN(s.p + s.n, 0);
+}
+
+/* "535.104.05" -> {535, 104, 5}: 1 to max dot-separated numbers and nothing else. Returns how
+ * many; 0 when s is not such a version. Missing parts are 0. */
+static int parse_version(struct wp_str s, int *v, int max)
+{
+	int n = 0;
+	for (int i = 0; i < max; i++)
+		v[i] = 0;
+	while (n < max) {
+		struct wp_str part = wp_str_cut(&s, '.');
+		long long x;
+		if (!wp_str_to_ll(part, &x) || x > 999999)
+			return 0;
+		v[n++] = (int)x;
+		if (!s.n) /* "535." ends in a dot: the cut left s just past it */
+			return s.p == part.p + part.n ? n : 0;
+	}
+	return 0; /* more parts than max */
+}
+
+/* The leading run of digits and dots of s (after blanks), without a trailing dot. */
+static struct wp_str version_prefix(struct wp_str s)
+{
+	while (s.n && (*s.p == ' ' || *s.p == '\t')) {
+		s.p++;
+		s.n--;
+	}
+	size_t i = 0;
+	while (i < s.n && ((s.p[i] >= '0' && s.p[i] <= '9') || s.p[i] == '.'))
+		i++;
+	while (i && s.p[i - 1] == '.')
+		i--;
+	return WP_STRN(s.p, i);
+}
+
+static bool driver_like(struct wp_str w)
+{
+	int v[3];
+	return w.n < 32 && w.n && w.p[0] != '0' && parse_version(w, v, 3) >= 2;
+}
+
+static int cmp3(const int *a, const int *b)
+{
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+static void driver_parts(const char *text, int *v)
+{
+	if (!parse_version(WP_STR(text), v, 3))
+		v[0] = v[1] = v[2] = 0;
+}
+
+static int cuda_cmp(int amaj, int amin, int bmaj, int bmin)
+{
+	if (amaj != bmaj)
+		return amaj < bmaj ? -1 : 1;
+	return amin < bmin ? -1 : amin > bmin;
+}
+
+static const struct cuda_driver_row *driver_row(int major, int minor)
+{
+	for (size_t i = 0; i < WP_ARRAY_LEN(cuda_driver_rows); i++)
+		if (cuda_driver_rows[i].major == major && cuda_driver_rows[i].minor == minor)
+			return &cuda_driver_rows[i];
+	return NULL;
+}
+
+static const struct compat_row *compat_row(int major, int minor)
+{
+	for (size_t i = 0; i < WP_ARRAY_LEN(compat_rows); i++)
+		if (compat_rows[i].major == major && minor >= compat_rows[i].min_minor)
+			return &compat_rows[i];
+	return NULL;
+}
+
+static void set_driver(struct ctx *c, struct wp_str w, const char *source)
+{
+	copy_clean(c->d->driver_version, sizeof(c->d->driver_version), w);
+	c->d->driver_source = source;
+}
+
+/* ---- running programs ---- */
+
+static char *find_program(const struct ctx *c, const char *name)
+{
+	struct wp_str rest = WP_STR(c->path_env);
+	while (rest.n) {
+		struct wp_str dir = wp_str_cut(&rest, ':');
+		char *p = wp_xasprintf("%.*s/%s", dir.n ? (int)dir.n : 1, dir.n ? dir.p : ".", name);
+		if (is_exec(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static struct job *job_add(struct job *jobs, size_t *n, char *path, bool merge_stderr)
+{
+	if (*n >= MAX_JOBS) {
+		free(path);
+		return NULL;
+	}
+	struct job *j = &jobs[(*n)++];
+	memset(j, 0, sizeof(*j));
+	j->argv[0] = path;
+	j->merge_stderr = merge_stderr;
+	j->fd = -1;
+	j->status = -1;
+	return j;
+}
+
+static void job_start(struct job *j, int devnull, size_t max)
+{
+	int p[2];
+	j->out = (struct wp_buf)WP_BUF_INIT_MAX(max);
+	if (devnull < 0 || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		/* own process group, so a timeout also kills what a wrapper script started */
+		setpgid(0, 0);
+		dup2(devnull, 0);
+		dup2(p[1], 1);
+		dup2(j->merge_stderr ? p[1] : devnull, 2);
+		execv(j->argv[0], (char *const *)j->argv);
+		_exit(127);
+	}
+	setpgid(pid, pid); /* the child asks too; whichever runs first wins the race */
+	close(p[1]);
+	j->pid = pid;
+	j->fd = p[0];
+	j->started = true;
+}
+
+static void job_read(struct job *j)
+{
+	char tmp[4096];
+	ssize_t n = read(j->fd, tmp, sizeof(tmp));
+	if (n < 0 && errno == EINTR)
+		return;
+	if (n > 0) {
+		size_t room = j->out.max - j->out.len;
+		wp_buf_add(&j->out, tmp, (size_t)n < room ? (size_t)n : room);
+		if ((size_t)n <= room)
+			return;
+		/* enough to parse; the rest would only be thrown away */
+		j->truncated = true;
+	}
+	close(j->fd);
+	j->fd = -1;
+}
+
+/* Reap j, waiting no later than deadline; then kill its group (the leader is still a zombie,
+ * so the group id cannot have been reused). */
+static void job_finish(struct job *j, long long deadline)
+{
+	if (j->fd >= 0) {
+		close(j->fd);
+		j->fd = -1;
+		j->timed_out = true;
+	}
+	if (!j->started)
+		return;
+	while (!j->timed_out && !j->truncated) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		int r = waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || si.si_pid == j->pid)
+			break;
+		if (now_ms() >= deadline) {
+			j->timed_out = true;
+			break;
+		}
+		struct timespec ts = { 0, 2 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	kill(-j->pid, SIGKILL);
+	int st = 0, r;
+	while ((r = waitpid(j->pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (r == j->pid && !j->timed_out && WIFEXITED(st))
+		j->status = WEXITSTATUS(st);
+}
+
+/* Run the jobs, a few at a time (a dozen pyenv shims at once can starve a small machine into
+ * timing out all of them, python3 included), each with its own time limit. Jobs not started
+ * after three time limits are skipped, so a handful of hung programs cannot add up. */
+static void run_jobs(struct job *jobs, size_t n, int timeout_ms, size_t max)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t limit = ncpu > 4 ? (size_t)ncpu : 4;
+	long long budget_end = now_ms() + 3LL * timeout_ms;
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct pollfd pfd[MAX_JOBS];
+	size_t idx[MAX_JOBS];
+	size_t next = 0, running = 0;
+	for (;;) {
+		long long now = now_ms();
+		for (; running < limit && next < n && now < budget_end; next++) {
+			job_start(&jobs[next], devnull, max);
+			jobs[next].deadline = now + timeout_ms;
+			running += jobs[next].started;
+		}
+		size_t np = 0;
+		long long wake = budget_end;
+		for (size_t i = 0; i < next; i++) {
+			struct job *j = &jobs[i];
+			if (!j->started || j->done)
+				continue;
+			if (j->fd < 0 || now >= j->deadline) {
+				job_finish(j, j->deadline);
+				j->done = true;
+				running--;
+				continue;
+			}
+			pfd[np] = (struct pollfd){ .fd = j->fd, .events = POLLIN };
+			idx[np++] = i;
+			wake = j->deadline < wake ? j->deadline : wake;
+		}
+		if (!np && (next == n || now_ms() >= budget_end))
+			break;
+		if (!np)
+			continue;
+		long long left = wake - now_ms();
+		int r = poll(pfd, np, left > 0 ? (int)left : 0);
+		for (size_t k = 0; r > 0 && k < np; k++)
+			if (pfd[k].revents)
+				job_read(&jobs[idx[k]]);
+	}
+	for (size_t i = next; i < n; i++)
+		jobs[i].skipped = true;
+	if (devnull >= 0)
+		close(devnull);
+}
+
+static void job_release(struct job *j)
+{
+	free((char *)j->argv[0]);
+	wp_buf_free(&j->out);
+}
+
+/* A job that produced nothing usable says why, once, as a note. */
+static void job_note(struct ctx *c, const struct job *j)
+{
+	if (j->timed_out) {
+		note(c, "'%s' did not finish within %g s and was stopped", j->argv[0], c->timeout_ms / 1000.0);
+		return;
+	}
+	if (j->skipped) {
+		note(c, "'%s' was not run: hung programs before it used up the time", j->argv[0]);
+		return;
+	}
+	if (!j->started) {
+		note(c, "could not run '%s'", j->argv[0]);
+		return;
+	}
+	struct wp_str s = WP_STRN(j->out.data ? j->out.data : "", j->out.len);
+	struct wp_str line = WP_STRN("", 0);
+	while (s.n && !line.n)
+		line = wp_str_trim(wp_str_cut(&s, '\n'));
+	char msg[160];
+	copy_clean(msg, sizeof(msg), line);
+	if (j->status < 0)
+		note(c, "'%s' crashed%s%s", j->argv[0], msg[0] ? ": " : "", msg);
+	else
+		note(c, "'%s' exited with status %d%s%s", j->argv[0], j->status, msg[0] ? ": " : "", msg);
+}
+
+/* ---- NVIDIA driver and GPUs ---- */
+
+/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 ..." or
+ * "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build ...":
+ * the first version-looking word after "Kernel Module". */
+static bool parse_nvrm(struct wp_str text, struct wp_str *out)
+{
+	while (text.n) {
+		struct wp_str line = wp_str_cut(&text, '\n');
+		if (!find(line, "NVRM").n)
+			continue;
+		struct wp_str rest = find(line, "Kernel Module");
+		if (!rest.n)
+			rest = line;
+		for (struct wp_str w = next_word(&rest); w.n; w = next_word(&rest)) {
+			if (driver_like(w)) {
+				*out = w;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void detect_driver_files(struct ctx *c)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	char *p = root_path(c, "/proc/driver/nvidia/version");
+	struct wp_str w;
+	if (read_small(p, SMALL_FILE_MAX, &b) == 0 && parse_nvrm(WP_STRN(wp_buf_cstr(&b), b.len), &w)) {
+		set_driver(c, w, "proc");
+		goto out;
+	}
+	free(p);
+	p = root_path(c, "/sys/module/nvidia/version");
+	if (read_small(p, SMALL_FILE_MAX, &b) == 0) {
+		w = wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len));
+		if (driver_like(w))
+			set_driver(c, w, "sysfs");
+	}
+out:
+	free(p);
+	wp_buf_free(&b);
+}
+
+static bool dir_has_entries(const char *path)
+{
+	DIR *dir = opendir(path);
+	if (!dir)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(dir)))
+		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dir);
+	return found;
+}
+
+/* An NVIDIA display or 3D controller on the PCI bus (vendor 0x10de, class 0x03xxxx) is there
+ * whether or not a driver is loaded, which is what the "no driver" warning needs to know. */
+static bool nvidia_on_pci(const struct ctx *c)
+{
+	char *path = root_path(c, "/sys/bus/pci/devices");
+	DIR *dir = opendir(path);
+	bool found = false;
+	struct wp_buf b = WP_BUF_INIT;
+	struct dirent *e;
+	while (dir && !found && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *f = wp_xasprintf("%s/%s/vendor", path, e->d_name);
+		bool nv = read_small(f, 64, &b) == 0 && wp_str_eq(wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), "0x10de");
+		free(f);
+		if (!nv)
+			continue;
+		f = wp_xasprintf("%s/%s/class", path, e->d_name);
+		found = read_small(f, 64, &b) == 0 && wp_str_startswith(WP_STR(wp_buf_cstr(&b)), "0x03");
+		free(f);
+	}
+	if (dir)
+		closedir(dir);
+	wp_buf_free(&b);
+	free(path);
+	return found;
+}
+
+static void detect_gpu_hardware(struct ctx *c)
+{
+	char *gpus = root_path(c, "/proc/driver/nvidia/gpus");
+	char *dev = root_path(c, "/dev/nvidia0");
+	struct stat st;
+	c->d->gpu_hardware = dir_has_entries(gpus) || stat(dev, &st) == 0 || nvidia_on_pci(c);
+	free(gpus);
+	free(dev);
+}
+
+static void add_gpu(struct ctx *c, struct wp_str name, int cc_major, int cc_minor)
+{
+	struct wp_detect *d = c->d;
+	if (d->n_gpus >= WP_DETECT_MAX_GPUS)
+		return;
+	struct wp_detect_gpu *g = &d->gpus[d->n_gpus++];
+	copy_clean(g->name, sizeof(g->name), name);
+	g->cc_major = cc_major;
+	g->cc_minor = cc_minor;
+}
+
+/* The driver's own answer, without starting a program. Skipped under a sysroot: the library
+ * found would be the host's, not the sysroot's. */
+static void probe_libcuda(struct ctx *c)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+	int (*cu_init)(unsigned int) = (int (*)(unsigned int))dlsym(h, "cuInit");
+	int (*cu_version)(int *) = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
+	int (*cu_count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+	int (*cu_get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
+	int (*cu_attr)(int *, int, int) = (int (*)(int *, int, int))dlsym(h, "cuDeviceGetAttribute");
+	int (*cu_name)(char *, int, int) = (int (*)(char *, int, int))dlsym(h, "cuDeviceGetName");
+	int v = 0, n = 0;
+	if (cu_version && cu_version(&v) == 0 && v >= 1000) {
+		c->d->cuda_major = v / 1000;
+		c->d->cuda_minor = v % 1000 / 10;
+		c->d->cuda_source = WP_CUDA_SRC_LIBCUDA;
+	}
+	if (!cu_init || !cu_count || !cu_get || !cu_attr || !cu_name || cu_init(0) != 0 || cu_count(&n) != 0)
+		goto out;
+	for (int i = 0; i < n && i < WP_DETECT_MAX_GPUS; i++) {
+		int dev = 0, maj = -1, min = -1;
+		char name[128] = "";
+		if (cu_get(&dev, i) != 0)
+			continue;
+		if (cu_attr(&maj, 75, dev) != 0 || cu_attr(&min, 76, dev) != 0) /* COMPUTE_CAPABILITY_MAJOR/MINOR */
+			maj = min = -1;
+		if (cu_name(name, sizeof(name) - 1, dev) != 0)
+			name[0] = 0;
+		name[sizeof(name) - 1] = 0;
+		add_gpu(c, WP_STR(name), maj, min);
+	}
+out:
+	dlclose(h);
+}
+
+/* "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4     |" */
+static void parse_smi_banner(struct ctx *c, const struct job *j)
+{
+	struct wp_str out = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
+	struct wp_str s = find(out, "CUDA Version:");
+	int v[2];
+	if (s.n && !c->d->cuda_major) {
+		s.p += 13;
+		s.n -= 13;
+		if (parse_version(version_prefix(s), v, 2) == 2 && v[0] > 0 && v[0] < 100 && v[1] < 100) {
+			c->d->cuda_major = v[0];
+			c->d->cuda_minor = v[1];
+			c->d->cuda_source = WP_CUDA_SRC_NVIDIA_SMI;
+		}
+	}
+	s = find(out, "Driver Version:");
+	if (s.n && !c->d->driver_version[0]) {
+		s.p += 15;
+		s.n -= 15;
+		struct wp_str w = version_prefix(s);
+		if (driver_like(w))
+			set_driver(c, w, "nvidia-smi");
+	}
+}
+
+/* "NVIDIA A100-SXM4-80GB, 8.0, 535.104.05" per GPU (with_cc), or "Tesla K80, 470.82.01".
+ * Fields are cut from the right, so a comma in a name cannot shift them. */
+static void parse_smi_query(struct ctx *c, const struct job *j, bool with_cc)
+{
+	struct wp_str s = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
+	while (s.n) {
+		struct wp_str drv = wp_str_trim(wp_str_cut(&s, '\n'));
+		struct wp_str name = wp_str_rcut(&drv, ',');
+		struct wp_str cc = WP_STRN("", 0);
+		if (with_cc) {
+			cc = name;
+			name = wp_str_rcut(&cc, ',');
+		}
+		drv = wp_str_trim(drv);
+		cc = wp_str_trim(cc);
+		name = wp_str_trim(name);
+		if (!name.n || !driver_like(drv))
+			continue;
+		int v[2] = { -1, -1 };
+		if (!with_cc || parse_version(cc, v, 2) != 2)
+			v[0] = v[1] = -1;
+		add_gpu(c, name, v[0], v[1]);
+		if (!c->d->driver_version[0])
+			set_driver(c, drv, "nvidia-smi");
+	}
+}
+
+static void derive_cuda_from_driver(struct ctx *c)
+{
+	struct wp_detect *d = c->d;
+	if (d->cuda_major || !d->driver_version[0])
+		return;
+	int drv[3], need[3];
+	driver_parts(d->driver_version, drv);
+	for (size_t i = 0; i < WP_ARRAY_LEN(cuda_driver_rows); i++) {
+		driver_parts(cuda_driver_rows[i].driver, need);
+		if (cmp3(drv, need) >= 0) {
+			d->cuda_major = cuda_driver_rows[i].major;
+			d->cuda_minor = cuda_driver_rows[i].minor;
+			d->cuda_source = WP_CUDA_SRC_DRIVER_TABLE;
+			return;
+		}
+	}
+}
+
+/* ---- CUDA toolkits ---- */
+
+/* nvcc --version: "Cuda compilation tools, release 11.2, V11.2.152" */
+static bool parse_nvcc(const struct job *j, int *v)
+{
+	struct wp_str out = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
+	struct wp_str s = find(out, "release ");
+	if (!s.n)
+		return false;
+	s.p += 8;
+	s.n -= 8;
+	if (parse_version(version_prefix(s), v, 3) < 2)
+		return false;
+	struct wp_str full = find(s, ", V");
+	int w[3];
+	if (full.n > 3 && parse_version(version_prefix(WP_STRN(full.p + 3, full.n - 3)), w, 3) == 3 &&
+	    w[0] == v[0] && w[1] == v[1])
+		v[2] = w[2];
+	else
+		v[2] = -1;
+	return true;
+}
+
+/* version.json ({"cuda": {"version": "12.2.0"}}), else version.txt ("CUDA Version 10.2.89"). */
+static const char *read_toolkit_version(const char *dir, int *v)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	const char *source = NULL;
+	char *p = wp_xasprintf("%s/version.json", dir);
+	if (read_small(p, SMALL_FILE_MAX, &b) == 0) {
+		char ebuf[128];
+		yajl_val root = wp_json_nesting_ok(b.data, b.len, 16) ?
+			yajl_tree_parse(wp_buf_cstr(&b), ebuf, sizeof(ebuf)) : NULL;
+		const char *path[] = { "cuda", "version", NULL };
+		yajl_val ver = root ? yajl_tree_get(root, path, yajl_t_string) : NULL;
+		const char *text = ver ? YAJL_GET_STRING(ver) : NULL;
+		if (text && parse_version(WP_STR(text), v, 3) >= 2)
+			source = "version.json";
+		yajl_tree_free(root);
+	}
+	free(p);
+	if (source)
+		goto out;
+	p = wp_xasprintf("%s/version.txt", dir);
+	if (read_small(p, SMALL_FILE_MAX, &b) == 0) {
+		struct wp_str s = find(WP_STRN(wp_buf_cstr(&b), b.len), "CUDA Version");
+		if (s.n && parse_version(version_prefix(WP_STRN(s.p + 12, s.n - 12)), v, 3) >= 2)
+			source = "version.txt";
+	}
+	free(p);
+out:
+	wp_buf_free(&b);
+	return source;
+}
+
+static void add_toolkit(struct ctx *c, const struct toolkit_probe *tp)
+{
+	struct wp_detect *d = c->d;
+	char *key = realpath(tp->dir, NULL);
+	if (!key)
+		key = wp_xstrdup(tp->dir);
+	for (size_t i = 0; i < c->n_tk_keys; i++) {
+		if (!strcmp(c->tk_keys[i], key)) {
+			free(key);
+			return;
+		}
+	}
+	if (d->n_toolkits >= MAX_TOOLKITS) {
+		free(key);
+		return;
+	}
+	push_str(&c->tk_keys, &c->n_tk_keys, key);
+	/* a path inside the sysroot is shown as the target machine sees it */
+	size_t rl = strlen(c->root);
+	const char *shown = key;
+	if (rl && !strncmp(key, c->root, rl) && key[rl] == '/')
+		shown = key + rl;
+	d->toolkits = wp_xrealloc(d->toolkits, (d->n_toolkits + 1) * sizeof(*d->toolkits));
+	struct wp_detect_toolkit *t = &d->toolkits[d->n_toolkits++];
+	t->major = tp->major;
+	t->minor = tp->minor;
+	t->patch = tp->patch;
+	t->path = wp_xstrdup(shown);
+	sanitize(t->path);
+	t->source = tp->source;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Plan where toolkits are: nvcc on PATH, $CUDA_HOME, $CUDA_PATH, $SYSROOT/usr/local/cuda*.
+ * Version files are read now; a root with none gets its nvcc asked (not inside a sysroot, whose
+ * binaries may not even run here). */
+static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max, struct job *jobs, size_t *nj)
+{
+	size_t n = 0;
+	char *nvcc = find_program(c, "nvcc");
+	if (nvcc) {
+		char *real = realpath(nvcc, NULL);
+		struct wp_str s = WP_STR(real ? real : nvcc);
+		struct wp_str bin = wp_str_rcut(&s, '/');
+		struct wp_str top = wp_str_rcut(&bin, '/');
+		tp[n] = (struct toolkit_probe){ .dir = wp_xstrndup(top.p, top.n), .source = "nvcc", .job = -1 };
+		free(real);
+		if (job_add(jobs, nj, nvcc, false)) {
+			jobs[*nj - 1].argv[1] = "--version";
+			tp[n].job = (int)*nj - 1;
+		}
+		n++;
+	}
+
+	char **dirs = NULL;
+	size_t nd = 0;
+	const char *envs[] = { "CUDA_HOME", "CUDA_PATH" };
+	const char *env_source[WP_ARRAY_LEN(envs)];
+	for (size_t i = 0; i < WP_ARRAY_LEN(envs); i++) {
+		const char *e = getenv(envs[i]);
+		if (e && *e) {
+			env_source[nd] = envs[i];
+			push_str(&dirs, &nd, wp_xstrdup(e));
+		}
+	}
+	size_t n_env = nd;
+	char *local = root_path(c, "/usr/local");
+	DIR *dir = opendir(local);
+	struct dirent *e;
+	while (dir && (e = readdir(dir)) && nd - n_env < max) {
+		if (strncmp(e->d_name, "cuda", 4))
+			continue;
+		char *p = wp_xasprintf("%s/%s", local, e->d_name);
+		if (is_dir(p))
+			push_str(&dirs, &nd, p);
+		else
+			free(p);
+	}
+	if (dir)
+		closedir(dir);
+	free(local);
+	if (nd > n_env)
+		qsort(dirs + n_env, nd - n_env, sizeof(*dirs), cmp_names);
+
+	for (size_t i = 0; i < nd; i++) {
+		const char *source = i < n_env ? env_source[i] : NULL;
+		int v[3];
+		const char *file_source = n < max ? read_toolkit_version(dirs[i], v) : NULL;
+		if (file_source) {
+			tp[n++] = (struct toolkit_probe){ .dir = dirs[i], .source = source ? source : file_source,
+							  .major = v[0], .minor = v[1], .patch = v[2], .have = true,
+							  .job = -1 };
+			continue;
+		}
+		char *bin = wp_xasprintf("%s/bin/nvcc", dirs[i]);
+		if (n < max && (source || c->host) && is_exec(bin) && *nj < MAX_JOBS) {
+			job_add(jobs, nj, bin, false);
+			jobs[*nj - 1].argv[1] = "--version";
+			tp[n++] = (struct toolkit_probe){ .dir = dirs[i], .source = source ? source : "nvcc",
+							  .job = (int)*nj - 1 };
+			continue;
+		}
+		free(bin);
+		free(dirs[i]);
+	}
+	free(dirs);
+	return n;
+}
+
+/* ---- Python, libc ---- */
+
+/* "cpython 3 11 7 cpython-311-x86_64-linux-gnu x86_64"; SOABI may be empty (5 words). */
+static bool parse_python(const struct job *j, struct wp_detect_python *py)
+{
+	struct wp_str s = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
+	struct wp_str line = wp_str_trim(wp_str_cut(&s, '\n'));
+	struct wp_str w[7];
+	int n = 0;
+	for (struct wp_str x = next_word(&line); x.n; x = next_word(&line)) {
+		if (n == 6)
+			return false;
+		w[n++] = x;
+	}
+	if (n != 5 && n != 6)
+		return false;
+	long long v[3];
+	for (int i = 0; i < 3; i++)
+		if (!wp_str_to_ll(w[i + 1], &v[i]) || v[i] > 1000)
+			return false;
+	copy_clean(py->impl, sizeof(py->impl), w[0]);
+	py->major = (int)v[0];
+	py->minor = (int)v[1];
+	py->micro = (int)v[2];
+	copy_clean(py->soabi, sizeof(py->soabi), n == 6 ? w[4] : WP_STRN("", 0));
+	copy_clean(py->machine, sizeof(py->machine), w[n - 1]);
+	return true;
+}
+
+static void set_libc(struct ctx *c, struct wp_str ver, bool musl)
+{
+	int v[3];
+	if (parse_version(ver, v, 3) < 2 || (!musl && v[0] != 2))
+		return;
+	if (musl) {
+		c->d->musl_major = v[0];
+		c->d->musl_minor = v[1];
+	} else {
+		c->d->glibc_major = v[0];
+		c->d->glibc_minor = v[1];
+	}
+}
+
+/* glibc: "ldd (Debian GLIBC 2.36-9+deb12u4) 2.36" (version last on the first line).
+ * musl: "musl libc (x86_64)\nVersion 1.2.3\n..." on stderr, exit status 1. */
+static void parse_ldd(struct ctx *c, const struct job *j)
+{
+	struct wp_str out = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
+	if (find(out, "musl libc").n) {
+		struct wp_str s = find(out, "Version ");
+		if (s.n)
+			set_libc(c, version_prefix(WP_STRN(s.p + 8, s.n - 8)), true);
+		return;
+	}
+	struct wp_str line = wp_str_cut(&out, '\n');
+	struct wp_str last = WP_STRN("", 0);
+	for (struct wp_str w = next_word(&line); w.n; w = next_word(&line))
+		last = w;
+	set_libc(c, last, false);
+}
+
+/* ---- warnings ---- */
+
+static void warn_toolkits(struct ctx *c)
+{
+	struct wp_detect *d = c->d;
+	int drv[3], need[3], floor[3];
+	bool have_drv = d->driver_version[0] != 0;
+	if (have_drv)
+		driver_parts(d->driver_version, drv);
+	for (size_t i = 0; i < d->n_toolkits; i++) {
+		const struct wp_detect_toolkit *t = &d->toolkits[i];
+		const struct cuda_driver_row *row = driver_row(t->major, t->minor);
+		const struct compat_row *compat = compat_row(t->major, t->minor);
+		bool newer = d->cuda_major && cuda_cmp(t->major, t->minor, d->cuda_major, d->cuda_minor) > 0;
+		if (have_drv && row) {
+			driver_parts(row->driver, need);
+			if (cmp3(drv, need) >= 0)
+				continue;
+			if (compat)
+				driver_parts(compat->driver, floor);
+			if (compat && cmp3(drv, floor) >= 0) {
+				warn(c, "driver %s is older than the CUDA %d.%d toolkit at '%s' needs (>= %s); "
+				     "its programs run only through minor version compatibility (CUDA %d.x on >= %s), "
+				     "without features that need the newer driver and without JIT-compiling its PTX",
+				     d->driver_version, t->major, t->minor, t->path, row->driver, t->major, compat->driver);
+				continue;
+			}
+			char drv_cuda[64] = "";
+			if (d->cuda_major)
+				snprintf(drv_cuda, sizeof(drv_cuda), "; the driver runs CUDA %d.%d at most",
+					 d->cuda_major, d->cuda_minor);
+			if (compat)
+				warn(c, "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s, or >= %s "
+				     "with minor version compatibility)%s; programs it builds fail with "
+				     "'CUDA driver version is insufficient'",
+				     d->driver_version, t->major, t->minor, t->path, row->driver, compat->driver, drv_cuda);
+			else
+				warn(c, "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s)%s; "
+				     "programs it builds fail with 'CUDA driver version is insufficient'",
+				     d->driver_version, t->major, t->minor, t->path, row->driver, drv_cuda);
+			continue;
+		}
+		if (newer)
+			warn(c, "the CUDA %d.%d toolkit at '%s' is newer than the CUDA %d.%d the driver supports",
+			     t->major, t->minor, t->path, d->cuda_major, d->cuda_minor);
+	}
+}
+
+static bool dir_has_prefix(const char *dir, const char *prefix)
+{
+	DIR *dd = opendir(dir);
+	if (!dd)
+		return false;
+	size_t n = strlen(prefix);
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(dd)))
+		found = !strncmp(e->d_name, prefix, n);
+	closedir(dd);
+	return found;
+}
+
+/* Several CUDA runtimes on LD_LIBRARY_PATH: the first one wins, often not the one meant. A
+ * driver stub directory there shadows the real libcuda. */
+static void warn_ld_library_path(struct ctx *c)
+{
+	const char *env = getenv("LD_LIBRARY_PATH");
+	if (!env)
+		return;
+	char **seen = NULL;
+	size_t n_seen = 0;
+	struct wp_buf list = WP_BUF_INIT;
+	struct wp_str rest = WP_STR(env);
+	while (rest.n) {
+		struct wp_str part = wp_str_cut(&rest, ':');
+		if (!part.n)
+			continue;
+		char *dir = wp_xstrndup(part.p, part.n);
+		char *real = realpath(dir, NULL);
+		bool dup = false;
+		for (size_t i = 0; real && i < n_seen; i++)
+			dup |= !strcmp(seen[i], real);
+		if (real && !dup) {
+			if (dir_has_prefix(real, "libcudart.so")) {
+				wp_buf_printf(&list, "%s'%s'", n_seen ? ", " : "", dir);
+				push_str(&seen, &n_seen, real);
+				real = NULL;
+			}
+			struct wp_str ds = WP_STR(dir);
+			while (ds.n > 1 && ds.p[ds.n - 1] == '/')
+				ds.n--;
+			if (wp_str_endswith(ds, "stubs") && dir_has_prefix(dir, "libcuda.so"))
+				warn(c, "LD_LIBRARY_PATH names the CUDA driver stub directory '%s'; programs that load "
+				     "its libcuda instead of the driver's fail ('CUDA driver is a stub library')", dir);
+		}
+		free(real);
+		free(dir);
+	}
+	if (n_seen > 1) {
+		sanitize(list.data);
+		warn(c, "LD_LIBRARY_PATH names %zu CUDA runtime directories (%s); the first one wins, which may "
+		     "not be the CUDA you expect", n_seen, wp_buf_cstr(&list));
+	}
+	for (size_t i = 0; i < n_seen; i++)
+		free(seen[i]);
+	free(seen);
+	wp_buf_free(&list);
+}
+
+/* ---- the whole run ---- */
+
+static void detect_libc(struct ctx *c, struct job *jobs, size_t *nj, int *ldd_job)
+{
+	*ldd_job = -1;
+	if (c->host) {
+#ifdef __GLIBC__
+		set_libc(c, WP_STR(gnu_get_libc_version()), false);
+		return;
+#endif
+	} else {
+		struct wp_buf b = WP_BUF_INIT;
+		char *hook = root_path(c, "/etc/wheelpick-glibc");
+		bool hooked = read_small(hook, 64, &b) == 0;
+		if (hooked)
+			set_libc(c, wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), false);
+		free(hook);
+		wp_buf_free(&b);
+		if (hooked)
+			return;
+	}
+	char *ldd = find_program(c, "ldd");
+	if (ldd && job_add(jobs, nj, ldd, true)) {
+		jobs[*nj - 1].argv[1] = "--version";
+		*ldd_job = (int)*nj - 1;
+	}
+}
+
+static void detect_uname(struct wp_detect *d)
+{
+	struct utsname u;
+	if (uname(&u) < 0)
+		return;
+	copy_clean(d->os, sizeof(d->os), WP_STR(u.sysname));
+	copy_clean(d->os_release, sizeof(d->os_release), WP_STR(u.release));
+	copy_clean(d->machine, sizeof(d->machine), WP_STR(u.machine));
+}
+
+static void pick_default_python(struct ctx *c, bool have_python3)
+{
+	struct wp_detect *d = c->d;
+	if (have_python3 || !d->n_pythons)
+		return;
+	size_t best = 0;
+	for (size_t i = 1; i < d->n_pythons; i++)
+		if (cuda_cmp(d->pythons[i].major, d->pythons[i].minor, d->pythons[best].major, d->pythons[best].minor) > 0)
+			best = i;
+	d->default_python = (int)best;
+	warn(c, "no working 'python3' on PATH; the target Python is '%s' (%d.%d)", d->pythons[best].path,
+	     d->pythons[best].major, d->pythons[best].minor);
+}
+
+/* Everything that needs a program is started at once and shares one deadline. */
+struct plan {
+	struct job jobs[MAX_JOBS];
+	size_t nj;
+	int smi_banner, smi_query, ldd;
+	int py[WP_ARRAY_LEN(python_names)];
+	struct toolkit_probe tp[MAX_TOOLKITS];
+	size_t ntp;
+};
+
+static void plan_smi(struct ctx *c, struct plan *pl, const char *smi)
+{
+	struct wp_detect *d = c->d;
+	if (!smi)
+		return;
+	if (!d->cuda_major && job_add(pl->jobs, &pl->nj, wp_xstrdup(smi), true))
+		pl->smi_banner = (int)pl->nj - 1;
+	if ((!d->n_gpus || !d->driver_version[0]) && job_add(pl->jobs, &pl->nj, wp_xstrdup(smi), true)) {
+		pl->smi_query = (int)pl->nj - 1;
+		pl->jobs[pl->nj - 1].argv[1] = "--query-gpu=name,compute_cap,driver_version";
+		pl->jobs[pl->nj - 1].argv[2] = "--format=csv,noheader";
+	}
+}
+
+static void plan_pythons(struct ctx *c, struct plan *pl)
+{
+	char *real[WP_ARRAY_LEN(python_names)] = { 0 };
+	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++) {
+		pl->py[i] = -1;
+		char *p = find_program(c, python_names[i]);
+		if (!p)
+			continue;
+		/* python3 is often a link to one of the python3.N: ask it once */
+		real[i] = realpath(p, NULL);
+		bool dup = false;
+		for (size_t k = 0; real[i] && k < i; k++)
+			dup |= real[k] && !strcmp(real[k], real[i]);
+		if (dup) {
+			free(p);
+			continue;
+		}
+		if (!job_add(pl->jobs, &pl->nj, p, false))
+			continue;
+		pl->py[i] = (int)pl->nj - 1;
+		pl->jobs[pl->nj - 1].argv[1] = "-c";
+		pl->jobs[pl->nj - 1].argv[2] = py_probe;
+	}
+	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++)
+		free(real[i]);
+}
+
+/* true when the driver is too old to know compute_cap: it refuses the whole query, and the
+ * query has to be asked again without it */
+static bool collect_smi(struct ctx *c, const struct plan *pl)
+{
+	const struct job *banner = pl->smi_banner >= 0 ? &pl->jobs[pl->smi_banner] : NULL;
+	const struct job *query = pl->smi_query >= 0 ? &pl->jobs[pl->smi_query] : NULL;
+	if (banner) {
+		parse_smi_banner(c, banner);
+		if (banner->status != 0)
+			job_note(c, banner);
+	}
+	if (!query)
+		return false;
+	bool old = query->status > 0 && find(WP_STRN(wp_buf_cstr(&query->out), query->out.len), "compute_cap").n;
+	if (old)
+		return true;
+	parse_smi_query(c, query, true);
+	/* one note is enough when both failed the same way */
+	if (query->status != 0 && (!banner || banner->status == 0))
+		job_note(c, query);
+	return false;
+}
+
+static void collect_toolkits(struct ctx *c, struct plan *pl)
+{
+	for (size_t i = 0; i < pl->ntp; i++) {
+		struct toolkit_probe *tp = &pl->tp[i];
+		int v[3];
+		if (tp->job >= 0 && parse_nvcc(&pl->jobs[tp->job], v)) {
+			tp->major = v[0];
+			tp->minor = v[1];
+			tp->patch = v[2];
+			tp->have = true;
+		} else if (tp->job >= 0) {
+			job_note(c, &pl->jobs[tp->job]);
+		}
+		if (tp->have)
+			add_toolkit(c, tp);
+	}
+}
+
+/* true when python3 itself answered */
+static bool collect_pythons(struct ctx *c, const struct plan *pl)
+{
+	struct wp_detect *d = c->d;
+	bool have_python3 = false;
+	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++) {
+		if (pl->py[i] < 0)
+			continue;
+		const struct job *j = &pl->jobs[pl->py[i]];
+		struct wp_detect_python py;
+		memset(&py, 0, sizeof(py));
+		if (j->status != 0 || !parse_python(j, &py)) {
+			/* exiting non-zero is what a pyenv shim for a version not selected does: quietly skip */
+			if (j->timed_out || j->skipped || j->status < 0)
+				job_note(c, j);
+			continue;
+		}
+		py.path = wp_xstrdup(j->argv[0]);
+		sanitize(py.path);
+		if (i == 0) {
+			have_python3 = true;
+			d->default_python = (int)d->n_pythons;
+		}
+		d->pythons = wp_xrealloc(d->pythons, (d->n_pythons + 1) * sizeof(*d->pythons));
+		d->pythons[d->n_pythons++] = py;
+	}
+	return have_python3;
+}
+
+static void smi_old_query(struct ctx *c, const char *smi)
+{
+	struct job jobs[1];
+	size_t nj = 0;
+	struct job *j = job_add(jobs, &nj, wp_xstrdup(smi), true);
+	j->argv[1] = "--query-gpu=name,driver_version";
+	j->argv[2] = "--format=csv,noheader";
+	run_jobs(jobs, nj, c->timeout_ms, c->output_max);
+	parse_smi_query(c, j, false);
+	if (j->status != 0)
+		job_note(c, j);
+	job_release(j);
+}
+
+/* The ones that change what gets picked come first; notes about programs come last. */
+static void add_warnings(struct ctx *c, bool have_python3)
+{
+	struct wp_detect *d = c->d;
+	if (!d->cuda_major) {
+		if (d->gpu_hardware && !d->driver_version[0])
+			warn(c, "NVIDIA GPU hardware is present but no driver version could be read (no "
+			     "/proc/driver/nvidia/version, /sys/module/nvidia/version or working nvidia-smi); "
+			     "is the driver installed and loaded?");
+		if (d->driver_version[0])
+			warn(c, "driver %s is older than any CUDA release wheelpick knows; the target is CPU builds",
+			     d->driver_version);
+		else
+			warn(c, "no NVIDIA driver found; the target is CPU builds (give --cuda X.Y to pick CUDA "
+			     "builds anyway)");
+	}
+	warn_toolkits(c);
+	warn_ld_library_path(c);
+	pick_default_python(c, have_python3);
+	if (!d->n_pythons)
+		warn(c, "no Python 3 interpreter found on PATH; give --python X.Y");
+	if (!d->glibc_major && !d->musl_major && !strcmp(d->os, "Linux"))
+		warn(c, "could not tell the C library (glibc or musl); the platform is plain linux_%s", d->machine);
+	for (size_t i = 0; i < c->n_notes; i++)
+		push_str(&d->warnings, &d->n_warnings, c->notes[i]);
+	c->n_notes = 0;
+}
+
+int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct wp_err *err)
+{
+	static const struct wp_detect_opts no_opts;
+	if (!opts)
+		opts = &no_opts;
+	memset(d, 0, sizeof(*d));
+	d->default_python = -1;
+
+	int rc = 0;
+	struct ctx c = { .d = d };
+	struct plan pl = { .nj = 0, .smi_banner = -1, .smi_query = -1, .ldd = -1 };
+	char *smi = NULL;
+
+	const char *sysroot = opts->sysroot ? opts->sysroot : getenv("WHEELPICK_SYSROOT");
+	if (!sysroot || !*sysroot)
+		sysroot = "/";
+	struct wp_str r = WP_STR(sysroot);
+	while (r.n && r.p[r.n - 1] == '/')
+		r.n--;
+	c.host = !r.n;
+	/* resolved, so toolkit paths (also resolved) can be shown relative to it */
+	c.root = c.host ? wp_xstrdup("") : realpath(sysroot, NULL);
+	if (!c.root || (!c.host && !is_dir(c.root))) {
+		rc = wp_fail(err, -WPE_ENV, "sysroot '%s' is not a directory", sysroot);
+		goto out;
+	}
+	if (!strcmp(c.root, "/"))
+		c.root[0] = 0;
+	c.path_env = opts->path ? opts->path : getenv("PATH");
+	if (!c.path_env)
+		c.path_env = "/usr/local/bin:/usr/bin:/bin";
+	c.timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
+	c.output_max = opts->output_max ? opts->output_max : DEFAULT_OUTPUT_MAX;
+
+	detect_uname(d);
+	detect_driver_files(&c);
+	detect_gpu_hardware(&c);
+	if (c.host && !opts->no_dlopen)
+		probe_libcuda(&c);
+
+	smi = find_program(&c, "nvidia-smi");
+	plan_smi(&c, &pl, smi);
+	pl.ntp = plan_toolkits(&c, pl.tp, MAX_TOOLKITS, pl.jobs, &pl.nj);
+	plan_pythons(&c, &pl);
+	detect_libc(&c, pl.jobs, &pl.nj, &pl.ldd);
+
+	run_jobs(pl.jobs, pl.nj, c.timeout_ms, c.output_max);
+
+	bool smi_old = collect_smi(&c, &pl);
+	collect_toolkits(&c, &pl);
+	bool have_python3 = collect_pythons(&c, &pl);
+	if (pl.ldd >= 0) {
+		parse_ldd(&c, &pl.jobs[pl.ldd]);
+		if (!d->glibc_major && !d->musl_major && pl.jobs[pl.ldd].timed_out)
+			job_note(&c, &pl.jobs[pl.ldd]);
+	}
+	if (smi_old)
+		smi_old_query(&c, smi);
+	derive_cuda_from_driver(&c);
+	add_warnings(&c, have_python3);
+out:
+	free(smi);
+	for (size_t i = 0; i < pl.nj; i++)
+		job_release(&pl.jobs[i]);
+	for (size_t i = 0; i < pl.ntp; i++)
+		free(pl.tp[i].dir);
+	for (size_t i = 0; i < c.n_tk_keys; i++)
+		free(c.tk_keys[i]);
+	free(c.tk_keys);
+	for (size_t i = 0; i < c.n_notes; i++)
+		free(c.notes[i]);
+	free(c.notes);
+	free(c.root);
+	return rc;
+}
+
+void wp_detect_release(struct wp_detect *d)
+{
+	for (size_t i = 0; i < d->n_toolkits; i++)
+		free(d->toolkits[i].path);
+	free(d->toolkits);
+	for (size_t i = 0; i < d->n_pythons; i++)
+		free(d->pythons[i].path);
+	free(d->pythons);
+	for (size_t i = 0; i < d->n_warnings; i++)
+		free(d->warnings[i]);
+	free(d->warnings);
+	memset(d, 0, sizeof(*d));
+	d->default_python = -1;
+}
+
+const char *wp_cuda_source_name(enum wp_cuda_source s)
+{
+	switch (s) {
+	case WP_CUDA_SRC_LIBCUDA:      return "libcuda";
+	case WP_CUDA_SRC_NVIDIA_SMI:   return "nvidia-smi";
+	case WP_CUDA_SRC_DRIVER_TABLE: return "driver-table";
+	default:                       return NULL;
+	}
+}
+
+/* ---- target ---- */
+
+static const char *impl_tag(const char *name)
+{
+	static const char *const map[][2] = {
+		{ "cpython", "cp" }, { "pypy", "pp" }, { "ironpython", "ip" }, { "jython", "jy" },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(map); i++)
+		if (!strcmp(name, map[i][0]))
+			return map[i][1];
+	return name;
+}
+
+/* The ABI tag when it is not the interpreter's default: "cpython-313t-..." -> "cp313t" (free
+ * threading), "pypy39-pp73" -> "pypy39_pp73"; "" for plain cp38, or cp37m on 3.7 and older. */
+static void abi_from_soabi(const struct wp_detect_python *py, char *abi, size_t size)
+{
+	abi[0] = 0;
+	struct wp_str s = WP_STR(py->soabi);
+	if (!s.n)
+		return;
+	if (strcmp(py->impl, "cpython")) {
+		struct wp_str head = wp_str_cut(&s, '-');
+		struct wp_str tail = wp_str_cut(&s, '-');
+		if (tail.n)
+			snprintf(abi, size, "%.*s_%.*s", WP_STR_FMT(head), WP_STR_FMT(tail));
+		return;
+	}
+	wp_str_cut(&s, '-');
+	struct wp_str ver = wp_str_cut(&s, '-');
+	char plain[16];
+	snprintf(plain, sizeof(plain), "%d%d%s", py->major, py->minor,
+		 py->major == 3 && py->minor <= 7 ? "m" : "");
+	if (ver.n && !wp_str_eq(ver, plain))
+		snprintf(abi, size, "cp%.*s", WP_STR_FMT(ver));
+}
+
+static void platform_tag(const struct wp_detect *d, char *out, size_t size)
+{
+	char arch[32];
+	snprintf(arch, sizeof(arch), "%s", d->machine);
+	for (char *p = arch; *p; p++)
+		if (*p == '-' || *p == '.' || *p == ' ')
+			*p = '_';
+	out[0] = 0;
+	if (!strcmp(d->os, "Linux")) {
+		if (d->glibc_major)
+			snprintf(out, size, "manylinux_%d_%d_%s", d->glibc_major, d->glibc_minor, arch);
+		else if (d->musl_major)
+			snprintf(out, size, "musllinux_%d_%d_%s", d->musl_major, d->musl_minor, arch);
+		else
+			snprintf(out, size, "linux_%s", arch);
+	} else if (!strcmp(d->os, "Darwin")) {
+		/* Darwin 20..24 is macOS 11..15, and Darwin 25 is macOS 26; before 20, 10.(N-4) */
+		int v[3];
+		if (parse_version(version_prefix(WP_STR(d->os_release)), v, 3) < 1)
+			return;
+		int major = v[0] >= 25 ? v[0] + 1 : v[0] >= 20 ? v[0] - 9 : 10;
+		int minor = v[0] >= 20 ? 0 : v[0] - 4;
+		if (minor < 0)
+			return;
+		snprintf(out, size, "macosx_%d_%d_%s", major, minor,
+			 !strcmp(arch, "arm64") || !strcmp(arch, "aarch64") ? "arm64" : arch);
+	}
+}
+
+int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->py_micro = -1;
+	if (d->default_python >= 0 && (size_t)d->default_python < d->n_pythons) {
+		const struct wp_detect_python *py = &d->pythons[d->default_python];
+		snprintf(t->impl, sizeof(t->impl), "%.7s", impl_tag(py->impl));
+		t->py_major = py->major;
+		t->py_minor = py->minor;
+		t->py_micro = py->micro;
+		abi_from_soabi(py, t->abi, sizeof(t->abi));
+	}
+	if (d->cuda_major) {
+		t->accel = WP_ACCEL_CUDA;
+		t->cuda_major = d->cuda_major;
+		t->cuda_minor = d->cuda_minor;
+	} else {
+		t->accel = WP_ACCEL_CPU;
+	}
+	for (int i = 0; i < d->n_gpus && t->n_gpus < WP_TARGET_MAX_GPUS; i++)
+		if (d->gpus[i].cc_major >= 0 && d->gpus[i].cc_minor >= 0 && d->gpus[i].cc_minor < 10)
+			t->gpu_sm[t->n_gpus++] = d->gpus[i].cc_major * 10 + d->gpus[i].cc_minor;
+	if (!strcmp(d->os, "Linux")) {
+		t->glibc_major = d->glibc_major;
+		t->glibc_minor = d->glibc_minor;
+		t->musl_major = d->glibc_major ? 0 : d->musl_major;
+		t->musl_minor = d->glibc_major ? 0 : d->musl_minor;
+	}
+	platform_tag(d, t->platform, sizeof(t->platform));
+	return t->platform[0] ? 0 : -WPE_ENV;
+}

@@ -1,0 +1,31 @@
+/* env/profile.h: a detected machine as JSON (`wheelpick detect --json`), and that JSON read back
+ * as a target (`--target FILE`, for build hosts that have no GPU).
+ * Ownership: the caller owns out and t; nothing here keeps a pointer after returning. */
+#ifndef WP_PROFILE_H
+#define WP_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "env/detect.h"
+#include "resolver/target.h"
+
+#define WP_PROFILE_MAX (1 << 20) /* a profile past 1 MiB is not a profile */
+
+/* Append d (and the target it makes, under "target") to out as pretty JSON. -WPE_TOO_BIG when
+ * out's ceiling is reached, -WPE_ENV when the JSON writer refuses. */
+int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out);
+
+/* Read a profile: the output of wp_detect_format_json, or a hand-written object with the
+ * "target" keys at its top level, e.g.
+ *   {"python": "3.10", "platform": "manylinux_2_28_x86_64", "cuda": "12.1", "gpu_sms": [80]}
+ * t is overwritten. -WPE_USAGE, naming the file, when it is missing, unreadable or malformed. */
+int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err *err);
+
+/* false when s nests arrays and objects deeper than max_depth: yajl_tree_free recurses once per
+ * level, and a hostile file of 1 MiB of '[' would overflow the stack. */
+bool wp_json_nesting_ok(const char *s, size_t n, int max_depth);
+
+#endif

@@ -1,0 +1,973 @@
+/* tests/unit/test_detect.c: machine detection against fake sysroots and fake programs on PATH. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/mem.h"
+#include "env/detect.h"
+#include "env/profile.h"
+
+static char fixtures[PATH_MAX]; /* tests/fixtures/detect, absolute */
+static char host_machine[32];
+
+/* One fake machine: <dir>/root is the sysroot, <dir>/bin the only thing on PATH. */
+struct fake {
+	char dir[64];
+	char root[128];
+	char bin[128];
+	struct wp_detect_opts opts;
+	struct wp_detect d;
+	bool ran;
+};
+
+static void mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+}
+
+static void put_bytes(const char *path, const char *data, size_t n, mode_t mode)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = 0;
+	mkdirs(dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+	chmod(path, mode);
+}
+
+static void put(const char *path, const char *text, mode_t mode)
+{
+	put_bytes(path, text, strlen(text), mode);
+}
+
+/* A file inside the sysroot: put_root(f, "/proc/driver/nvidia/version", ...). */
+static void put_root(struct fake *f, const char *abs, const char *text)
+{
+	char *p = wp_xasprintf("%s%s", f->root, abs);
+	put(p, text, 0644);
+	free(p);
+}
+
+/* A shell script on PATH. Only absolute paths inside: PATH holds nothing but the fakes. */
+static void script(struct fake *f, const char *name, const char *body)
+{
+	char *p = wp_xasprintf("%s/%s", f->bin, name);
+	char *text = wp_xasprintf("#!/bin/sh\n%s\n", body);
+	put(p, text, 0755);
+	free(text);
+	free(p);
+}
+
+/* A program that prints what `printf '%s'` makes of text. */
+static void prints(struct fake *f, const char *name, const char *text, int rc)
+{
+	char *data = wp_xasprintf("%s/%s.out", f->dir, name);
+	put(data, text, 0644);
+	char *body = wp_xasprintf("/bin/cat '%s'\nexit %d", data, rc);
+	script(f, name, body);
+	free(body);
+	free(data);
+}
+
+static void python3(struct fake *f, const char *name, const char *line)
+{
+	char *text = wp_xasprintf("%s\n", line);
+	prints(f, name, text, 0);
+	free(text);
+}
+
+static const char py310[] = "cpython 3 10 12 cpython-310-x86_64-linux-gnu x86_64";
+
+static int fake_setup(void **state)
+{
+	struct fake *f = wp_xcalloc(1, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/wp-detect-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->root, sizeof(f->root), "%s/root", f->dir);
+	snprintf(f->bin, sizeof(f->bin), "%s/bin", f->dir);
+	mkdirs(f->root);
+	mkdirs(f->bin);
+	setenv("PATH", f->bin, 1);
+	unsetenv("CUDA_HOME");
+	unsetenv("CUDA_PATH");
+	unsetenv("LD_LIBRARY_PATH");
+	unsetenv("WHEELPICK_SYSROOT");
+	f->opts.sysroot = f->root;
+	f->opts.timeout_ms = 5000;
+	*state = f;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static int fake_teardown(void **state)
+{
+	struct fake *f = *state;
+	if (f->ran)
+		wp_detect_release(&f->d);
+	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+/* The ordinary machine around the GPU bits: a python3 and glibc 2.28. */
+static void plain_machine(struct fake *f)
+{
+	python3(f, "python3", py310);
+	put_root(f, "/etc/wheelpick-glibc", "2.28\n");
+}
+
+static void run(struct fake *f)
+{
+	struct wp_err err = WP_ERR_INIT;
+	if (f->ran)
+		wp_detect_release(&f->d);
+	int rc = wp_detect_run(&f->d, &f->opts, &err);
+	f->ran = true;
+	if (rc)
+		print_error("wp_detect_run: %s\n", err.msg);
+	assert_int_equal(rc, 0);
+}
+
+static void dump_warnings(const struct wp_detect *d)
+{
+	for (size_t i = 0; i < d->n_warnings; i++)
+		print_message("  warning: %s\n", d->warnings[i]);
+}
+
+static bool has_warning(const struct wp_detect *d, const char *text)
+{
+	for (size_t i = 0; i < d->n_warnings; i++)
+		if (strstr(d->warnings[i], text))
+			return true;
+	dump_warnings(d);
+	print_message("  (no warning contains '%s')\n", text);
+	return false;
+}
+
+static void json_ok(const struct wp_detect *d)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	assert_int_equal(wp_detect_format_json(d, &b), 0);
+	char e[256];
+	yajl_val v = yajl_tree_parse(wp_buf_cstr(&b), e, sizeof(e));
+	if (!v)
+		print_error("%s\n%s\n", e, wp_buf_cstr(&b));
+	assert_non_null(v);
+	yajl_tree_free(v);
+	wp_buf_free(&b);
+}
+
+/* ---- the machines in tests/fixtures/detect/machines ---- */
+
+static bool fixture(const char *m, const char *name, char *path, size_t size)
+{
+	int n = snprintf(path, size, "%s/machines/%s/%s", fixtures, m, name);
+	return n > 0 && (size_t)n < size && access(path, R_OK) == 0;
+}
+
+static int fixture_rc(const char *m, const char *name)
+{
+	char path[PATH_MAX];
+	if (!fixture(m, name, path, sizeof(path)))
+		return 0;
+	FILE *fp = fopen(path, "r");
+	int rc = 0;
+	if (fp && fscanf(fp, "%d", &rc) != 1)
+		rc = 0;
+	if (fp)
+		fclose(fp);
+	return rc;
+}
+
+static void copy_in(struct fake *f, const char *from, const char *abs)
+{
+	char buf[1 << 16];
+	FILE *fp = fopen(from, "rb");
+	assert_non_null(fp);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	put_root(f, abs, buf);
+}
+
+static void build_machine(struct fake *f, const char *m)
+{
+	char path[PATH_MAX], *body;
+	plain_machine(f);
+	if (fixture(m, "proc_version", path, sizeof(path)))
+		copy_in(f, path, "/proc/driver/nvidia/version");
+	if (fixture(m, "sys_module_version", path, sizeof(path)))
+		copy_in(f, path, "/sys/module/nvidia/version");
+	if (fixture(m, "pci_nvidia", path, sizeof(path))) {
+		put_root(f, "/sys/bus/pci/devices/0000:07:00.0/vendor", "0x10de\n");
+		put_root(f, "/sys/bus/pci/devices/0000:07:00.0/class", "0x030200\n");
+	}
+	if (fixture(m, "nvidia-smi.txt", path, sizeof(path))) {
+		char q[PATH_MAX], old[PATH_MAX];
+		fixture(m, "nvidia-smi-query.csv", q, sizeof(q));
+		fixture(m, "nvidia-smi-query-old.csv", old, sizeof(old));
+		body = wp_xasprintf("case \"$1\" in\n"
+				    "--query-gpu=name,compute_cap,driver_version) /bin/cat '%s'; exit %d;;\n"
+				    "--query-gpu=name,driver_version) /bin/cat '%s'; exit $?;;\n"
+				    "*) /bin/cat '%s'; exit %d;;\n"
+				    "esac",
+				    q, fixture_rc(m, "nvidia-smi-query.rc"), old, path, fixture_rc(m, "nvidia-smi.rc"));
+		script(f, "nvidia-smi", body);
+		free(body);
+	}
+	if (fixture(m, "nvcc.txt", path, sizeof(path))) {
+		body = wp_xasprintf("/bin/cat '%s'", path);
+		script(f, "nvcc", body);
+		free(body);
+	}
+}
+
+static void check_machine(struct fake *f, const char *m)
+{
+	char path[PATH_MAX], line[512];
+	assert_true(fixture(m, "expect", path, sizeof(path)));
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	const struct wp_detect *d = &f->d;
+	int gpu = 0;
+	size_t tk = 0;
+	char v[64];
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\n")] = 0;
+		char *arg = strchr(line, ' ');
+		if (!arg)
+			continue;
+		*arg++ = 0;
+		if (!strcmp(line, "driver")) {
+			assert_string_equal(d->driver_version, strcmp(arg, "-") ? arg : "");
+		} else if (!strcmp(line, "driver_source")) {
+			assert_non_null(d->driver_source);
+			assert_string_equal(d->driver_source, arg);
+		} else if (!strcmp(line, "cuda")) {
+			snprintf(v, sizeof(v), "%d.%d", d->cuda_major, d->cuda_minor);
+			assert_string_equal(d->cuda_major ? v : "-", arg);
+		} else if (!strcmp(line, "cuda_source")) {
+			assert_string_equal(wp_cuda_source_name(d->cuda_source), arg);
+		} else if (!strcmp(line, "gpu")) {
+			assert_true(gpu < d->n_gpus);
+			const struct wp_detect_gpu *g = &d->gpus[gpu++];
+			snprintf(v, sizeof(v), "%d.%d", g->cc_major, g->cc_minor);
+			char *want = wp_xasprintf("%s|%s", g->name, g->cc_major >= 0 ? v : "-");
+			assert_string_equal(want, arg);
+			free(want);
+		} else if (!strcmp(line, "toolkit")) {
+			assert_true(tk < d->n_toolkits);
+			const struct wp_detect_toolkit *t = &d->toolkits[tk++];
+			snprintf(v, sizeof(v), "%d.%d.%d", t->major, t->minor, t->patch);
+			assert_string_equal(v, arg);
+		} else if (!strcmp(line, "warnings")) {
+			if (d->n_warnings != strtoul(arg, NULL, 10))
+				dump_warnings(d);
+			assert_int_equal(d->n_warnings, strtoul(arg, NULL, 10));
+		} else if (!strcmp(line, "warning")) {
+			assert_true(has_warning(d, arg));
+		} else {
+			fail_msg("machine '%s': unknown expect line '%s'", m, line);
+		}
+	}
+	fclose(fp);
+	assert_int_equal(d->n_gpus, gpu);
+	assert_int_equal(d->n_toolkits, tk);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_machines(void **state)
+{
+	char *dirpath = wp_xasprintf("%s/machines", fixtures);
+	DIR *dir = opendir(dirpath);
+	assert_non_null(dir);
+	char *names[256];
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir)) && n < WP_ARRAY_LEN(names))
+		if (e->d_name[0] != '.')
+			names[n++] = wp_xstrdup(e->d_name);
+	closedir(dir);
+	free(dirpath);
+	qsort(names, n, sizeof(*names), cmp_names);
+	assert_true(n >= 5);
+	for (size_t i = 0; i < n; i++) {
+		void *st;
+		print_message("machine %s\n", names[i]);
+		fake_setup(&st);
+		struct fake *f = st;
+		build_machine(f, names[i]);
+		run(f);
+		check_machine(f, names[i]);
+		json_ok(&f->d);
+		fake_teardown(&st);
+		free(names[i]);
+	}
+}
+
+/* ---- one behaviour each ---- */
+
+static void test_a100_target(void **state)
+{
+	struct fake *f = *state;
+	build_machine(f, "a100-535-proprietary");
+	run(f);
+	struct wp_target t;
+	assert_int_equal(wp_detect_to_target(&f->d, &t), 0);
+	assert_int_equal(t.accel, WP_ACCEL_CUDA);
+	assert_int_equal(t.cuda_major, 12);
+	assert_int_equal(t.cuda_minor, 2);
+	assert_string_equal(t.impl, "cp");
+	assert_int_equal(t.py_major, 3);
+	assert_int_equal(t.py_minor, 10);
+	assert_int_equal(t.py_micro, 12);
+	assert_string_equal(t.abi, "");
+	char want[128];
+	snprintf(want, sizeof(want), "manylinux_2_28_%s", host_machine);
+	assert_string_equal(t.platform, want);
+	assert_int_equal(t.glibc_major, 2);
+	assert_int_equal(t.glibc_minor, 28);
+	assert_int_equal(t.n_gpus, 2);
+	assert_int_equal(t.gpu_sm[0], 80);
+	assert_int_equal(t.gpu_sm[1], 80);
+	/* the fake nvcc lives in <dir>/bin, so its toolkit root is <dir> */
+	assert_int_equal(f->d.n_toolkits, 1);
+	assert_string_equal(f->d.toolkits[0].source, "nvcc");
+	char *real = realpath(f->dir, NULL);
+	assert_string_equal(f->d.toolkits[0].path, real);
+	free(real);
+}
+
+/* No nvidia-smi: the figure comes from NVIDIA's driver table, and says so. */
+static void test_cuda_from_driver_table(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n");
+	run(f);
+	assert_string_equal(f->d.driver_version, "535.104.05");
+	assert_int_equal(f->d.cuda_major, 12);
+	assert_int_equal(f->d.cuda_minor, 2);
+	assert_int_equal(f->d.cuda_source, WP_CUDA_SRC_DRIVER_TABLE);
+	assert_int_equal(f->d.n_gpus, 0);
+
+	/* table edges: exactly a GA minimum, just under it, and past the newest row */
+	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.27.03  x\n");
+	run(f);
+	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 112);
+	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.27.02  x\n");
+	run(f);
+	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 111);
+	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  999.1  x\n");
+	run(f);
+	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 131);
+	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  300.10  x\n");
+	run(f);
+	assert_int_equal(f->d.cuda_major, 0);
+	assert_true(has_warning(&f->d, "older than any CUDA release"));
+}
+
+static void test_toolkit_newer_than_driver(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.32.03  Sun Dec 27 19:00:34 UTC 2020\n");
+	put_root(f, "/usr/local/cuda-12.2/version.json",
+		 "{\n   \"cuda\" : {\n      \"name\" : \"CUDA SDK\",\n      \"version\" : \"12.2.0\"\n   },\n"
+		 "   \"cuda_cudart\" : {\n      \"name\" : \"CUDA Runtime (cudart)\",\n      \"version\" : \"12.2.53\"\n   }\n}\n");
+	put_root(f, "/usr/local/cuda-10.2/version.txt", "CUDA Version 10.2.89\n");
+	/* the usual link to the default toolkit is the same toolkit, counted once */
+	char *cuda = wp_xasprintf("%s/usr/local/cuda", f->root);
+	assert_int_equal(symlink("cuda-12.2", cuda), 0);
+	free(cuda);
+	run(f);
+	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 112);
+	assert_int_equal(f->d.n_toolkits, 2);
+	/* "cuda" sorts first and resolves to cuda-12.2; paths are as the target machine sees them */
+	assert_string_equal(f->d.toolkits[0].path, "/usr/local/cuda-12.2");
+	assert_string_equal(f->d.toolkits[0].source, "version.json");
+	assert_int_equal(f->d.toolkits[0].patch, 0);
+	assert_string_equal(f->d.toolkits[1].path, "/usr/local/cuda-10.2");
+	assert_string_equal(f->d.toolkits[1].source, "version.txt");
+	assert_int_equal(f->d.toolkits[1].patch, 89);
+	assert_true(has_warning(&f->d, "driver 460.32.03 is too old for the CUDA 12.2 toolkit at '/usr/local/cuda-12.2' "
+				"(it needs >= 535.54.03, or >= 525.60.13 with minor version compatibility); "
+				"the driver runs CUDA 11.2 at most"));
+	/* 10.2 runs on 460: no warning about it */
+	for (size_t i = 0; i < f->d.n_warnings; i++)
+		assert_null(strstr(f->d.warnings[i], "10.2"));
+}
+
+/* An 11.2 toolkit on a 455 driver runs through minor version compatibility; on 440 it does not. */
+static void test_toolkit_minor_version_compat(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	put_root(f, "/sys/module/nvidia/version", "455.45.01\n");
+	prints(f, "nvcc", "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.2, V11.2.152\n", 0);
+	run(f);
+	assert_string_equal(f->d.driver_source, "sysfs");
+	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 111);
+	assert_true(has_warning(&f->d, "driver 455.45.01 is older than the CUDA 11.2 toolkit"));
+	assert_true(has_warning(&f->d, "(>= 460.27.03); its programs run only through minor version "
+				"compatibility (CUDA 11.x on >= 450.80.02)"));
+
+	put_root(f, "/sys/module/nvidia/version", "440.33\n");
+	run(f);
+	assert_true(has_warning(&f->d, "driver 440.33 is too old for the CUDA 11.2 toolkit"));
+	assert_true(has_warning(&f->d, "(it needs >= 460.27.03, or >= 450.80.02 with minor version compatibility); "
+				"the driver runs CUDA 10.2 at most"));
+}
+
+/* $CUDA_HOME and $CUDA_PATH are toolkits too, named by where they came from. */
+static void test_cuda_home(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	char *home = wp_xasprintf("%s/opt/cuda-12.4", f->dir);
+	char *vj = wp_xasprintf("%s/version.json", home);
+	put(vj, "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"12.4.1\"}}", 0644);
+	setenv("CUDA_HOME", home, 1);
+	/* CUDA_PATH without version files: its nvcc is asked */
+	char *path = wp_xasprintf("%s/opt/cuda-11.8", f->dir);
+	char *nvcc = wp_xasprintf("%s/bin/nvcc", path);
+	put(nvcc, "#!/bin/sh\necho 'Cuda compilation tools, release 11.8, V11.8.89'\n", 0755);
+	setenv("CUDA_PATH", path, 1);
+	run(f);
+	assert_int_equal(f->d.n_toolkits, 2);
+	assert_string_equal(f->d.toolkits[0].source, "CUDA_HOME");
+	assert_int_equal(f->d.toolkits[0].major * 10 + f->d.toolkits[0].minor, 124);
+	assert_string_equal(f->d.toolkits[1].source, "CUDA_PATH");
+	assert_int_equal(f->d.toolkits[1].patch, 89);
+	free(home);
+	free(vj);
+	free(path);
+	free(nvcc);
+}
+
+static void test_no_driver_cpu_target(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	run(f);
+	assert_string_equal(f->d.driver_version, "");
+	assert_int_equal(f->d.cuda_major, 0);
+	assert_false(f->d.gpu_hardware);
+	assert_true(has_warning(&f->d, "no NVIDIA driver found; the target is CPU builds"));
+	struct wp_target t;
+	assert_int_equal(wp_detect_to_target(&f->d, &t), 0);
+	assert_int_equal(t.accel, WP_ACCEL_CPU);
+	assert_int_equal(t.n_gpus, 0);
+
+	/* the GPU is there, the driver is not */
+	put_root(f, "/dev/nvidia0", "");
+	run(f);
+	assert_true(f->d.gpu_hardware);
+	assert_true(has_warning(&f->d, "NVIDIA GPU hardware is present but no driver version could be read"));
+}
+
+/* A hung nvidia-smi (and a hung python) cost one timeout, and what they started is killed too. */
+static void test_hung_programs(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	char *pidfile = wp_xasprintf("%s/sleep.pid", f->dir);
+	char *body = wp_xasprintf("/bin/sleep 100 &\necho $! > '%s'\nwait", pidfile);
+	script(f, "nvidia-smi", body);
+	script(f, "python3.12", "exec /bin/sleep 100");
+	f->opts.timeout_ms = 300;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	run(f);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	long ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	assert_true(ms < 2000);
+	assert_true(has_warning(&f->d, "nvidia-smi' did not finish within 0.3 s and was stopped"));
+	assert_true(has_warning(&f->d, "python3.12' did not finish within 0.3 s"));
+	assert_int_equal(f->d.n_pythons, 1);
+	assert_int_equal(f->d.cuda_major, 0);
+
+	FILE *fp = fopen(pidfile, "r");
+	assert_non_null(fp);
+	int pid = 0;
+	assert_int_equal(fscanf(fp, "%d", &pid), 1);
+	fclose(fp);
+	bool gone = false;
+	for (int i = 0; i < 100 && !gone; i++) {
+		char stat[64], st = 0;
+		snprintf(stat, sizeof(stat), "/proc/%d/stat", pid);
+		FILE *sf = fopen(stat, "r");
+		/* a zombie waiting for a reaper counts as gone: it is dead */
+		gone = (kill(pid, 0) < 0 && errno == ESRCH) ||
+		       (sf && fscanf(sf, "%*d (%*[^)]) %c", &st) == 1 && st == 'Z');
+		if (sf)
+			fclose(sf);
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (!gone)
+			nanosleep(&ts, NULL);
+	}
+	assert_true(gone);
+	free(pidfile);
+	free(body);
+}
+
+static void garbage_run(struct fake *f, const char *data, size_t n)
+{
+	const char *progs[] = { "nvidia-smi", "nvcc", "python3", "python3.9", "ldd" };
+	char *path = wp_xasprintf("%s/garbage", f->dir);
+	put_bytes(path, data, n, 0644);
+	for (size_t i = 0; i < WP_ARRAY_LEN(progs); i++) {
+		char *body = wp_xasprintf("/bin/cat '%s'", path);
+		script(f, progs[i], body);
+		free(body);
+	}
+	const char *files[] = { "/proc/driver/nvidia/version", "/sys/module/nvidia/version",
+				"/usr/local/cuda-x/version.json", "/usr/local/cuda-y/version.txt",
+				"/etc/wheelpick-glibc" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(files); i++) {
+		char *p = wp_xasprintf("%s%s", f->root, files[i]);
+		put_bytes(p, data, n, 0644);
+		free(p);
+	}
+	free(path);
+	run(f);
+	json_ok(&f->d);
+	struct wp_target t;
+	wp_detect_to_target(&f->d, &t);
+	for (int i = 0; i < f->d.n_gpus; i++)
+		assert_true(f->d.gpus[i].cc_major < 1000000);
+}
+
+static void test_garbage_outputs(void **state)
+{
+	struct fake *f = *state;
+	static const char *const texts[] = {
+		"",
+		"\n\n\n",
+		"CUDA Version: 99999999999999999999.1\nDriver Version: 1.2.3.4.5\nrelease 11., V\n",
+		"CUDA Version: 12.\nDriver Version: .535\nrelease .2, V11.2.x\ncpython 3 x 1 a b\n",
+		"NVRM version: NVIDIA UNIX x86_64 Kernel Module  \n| NVIDIA-SMI | Driver Version: | CUDA Version: |\n",
+		", , \n,,,\nname, 8., 535.1\n, 8.0, 535.104.05\nGPU, 99999999999999.0, 535.104.05\n",
+		"cpython 3 11 99999999999 a b c d\ncpython 3 11 4 \xff\xfe\x01 x86_64\n",
+		"NVIDIA \xc3\x28 GPU\x1b[31m, 8.0, 535.104.05\n",
+		"{\"cuda\": {\"version\": 12}}",
+		"{\"cuda\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]}",
+		"musl libc (x86_64)\nVersion \n",
+		"ldd (GNU libc) 2.\n",
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(texts); i++)
+		garbage_run(f, texts[i], strlen(texts[i]));
+
+	/* binary noise past the 64 KiB cap, and 200 KiB of '[' for the JSON reader */
+	size_t n = 100000;
+	char *noise = wp_xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		noise[i] = (char)((i * 131 + 7) & 0xff);
+	garbage_run(f, noise, n);
+	free(noise);
+	n = 200000;
+	noise = wp_xmalloc(n);
+	memset(noise, '[', n);
+	garbage_run(f, noise, n);
+	free(noise);
+}
+
+/* The replies of a working machine with nothing wrong, written in odd but real spellings. */
+static void test_parse_spellings(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  550.54.15  Release Build  "
+		 "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n");
+	prints(f, "nvidia-smi", "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\r\n"
+	       "NVIDIA GH200 480GB, 9.0, 550.54.15\r\n", 0);
+	run(f);
+	assert_string_equal(f->d.driver_version, "550.54.15");
+	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 124);
+	assert_int_equal(f->d.cuda_source, WP_CUDA_SRC_NVIDIA_SMI);
+	/* the banner fake answers the query too: only the csv line counts as a GPU */
+	assert_int_equal(f->d.n_gpus, 1);
+	assert_string_equal(f->d.gpus[0].name, "NVIDIA GH200 480GB");
+	assert_int_equal(f->d.gpus[0].cc_major, 9);
+
+	/* no /proc file (WSL): the driver version comes from nvidia-smi */
+	char *p = wp_xasprintf("%s/proc/driver/nvidia/version", f->root);
+	unlink(p);
+	free(p);
+	run(f);
+	assert_string_equal(f->d.driver_version, "550.54.15");
+	assert_string_equal(f->d.driver_source, "nvidia-smi");
+}
+
+static void test_musl(void **state)
+{
+	struct fake *f = *state;
+	python3(f, "python3", "cpython 3 12 3 cpython-312-x86_64-linux-musl x86_64");
+	/* musl's ldd says who it is on stderr, and exits 1 */
+	script(f, "ldd", "echo 'musl libc (x86_64)' >&2\necho 'Version 1.2.4' >&2\n"
+	       "echo 'Dynamic Program Loader' >&2\nexit 1");
+	run(f);
+	assert_int_equal(f->d.musl_major, 1);
+	assert_int_equal(f->d.musl_minor, 2);
+	assert_int_equal(f->d.glibc_major, 0);
+	struct wp_target t;
+	assert_int_equal(wp_detect_to_target(&f->d, &t), 0);
+	char want[128];
+	snprintf(want, sizeof(want), "musllinux_1_2_%s", host_machine);
+	assert_string_equal(t.platform, want);
+
+	script(f, "ldd", "echo 'ldd (Ubuntu GLIBC 2.35-0ubuntu3.6) 2.35'\necho 'Copyright (C) 2022'");
+	run(f);
+	assert_int_equal(f->d.glibc_major * 100 + f->d.glibc_minor, 235);
+}
+
+static void test_pythons(void **state)
+{
+	struct fake *f = *state;
+	python3(f, "python3.12", "cpython 3 12 1 cpython-312-x86_64-linux-gnu x86_64");
+	python3(f, "python3.13", "cpython 3 13 0 cpython-313t-x86_64-linux-gnu x86_64");
+	python3(f, "python3.9", "cpython 3 9 18  x86_64"); /* no SOABI: an empty word */
+	prints(f, "python3.8", "", 127);                   /* a pyenv shim for a version not set */
+	put_root(f, "/etc/wheelpick-glibc", "2.31");
+	run(f);
+	assert_int_equal(f->d.n_pythons, 3);
+	assert_string_equal(f->d.pythons[0].soabi, "");
+	assert_int_equal(f->d.pythons[0].minor, 9);
+	/* no python3: the newest one is the target, and the user is told */
+	assert_int_equal(f->d.default_python, 2);
+	assert_true(has_warning(&f->d, "no working 'python3' on PATH; the target Python is"));
+	struct wp_target t;
+	wp_detect_to_target(&f->d, &t);
+	assert_int_equal(t.py_minor, 13);
+	assert_string_equal(t.abi, "cp313t");
+
+	/* python3 is a link to python3.12: asked once, and it is the default */
+	char *a = wp_xasprintf("%s/python3", f->bin);
+	assert_int_equal(symlink("python3.12", a), 0);
+	free(a);
+	run(f);
+	assert_int_equal(f->d.n_pythons, 3);
+	assert_int_equal(f->d.default_python, 0);
+	assert_int_equal(f->d.pythons[0].minor, 12);
+	assert_null(strstr(f->d.pythons[0].path, "python3.12"));
+}
+
+static void test_ld_library_path(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	char *a = wp_xasprintf("%s/cuda-11.8/lib64", f->dir);
+	char *b = wp_xasprintf("%s/cuda-12.1/lib64", f->dir);
+	char *stubs = wp_xasprintf("%s/stubs", b);
+	char *link = wp_xasprintf("%s/cuda", f->dir);
+	char *p;
+	put(p = wp_xasprintf("%s/libcudart.so.11.0", a), "", 0644), free(p);
+	put(p = wp_xasprintf("%s/libcudart.so.12", b), "", 0644), free(p);
+	put(p = wp_xasprintf("%s/libcuda.so", stubs), "", 0644), free(p);
+	assert_int_equal(symlink("cuda-12.1", link), 0);
+	/* cuda/lib64 is cuda-12.1/lib64 again: two runtimes, not three */
+	char *env = wp_xasprintf("%s:%s/lib64::%s:%s/", a, link, b, stubs);
+	setenv("LD_LIBRARY_PATH", env, 1);
+	run(f);
+	assert_true(has_warning(&f->d, "LD_LIBRARY_PATH names 2 CUDA runtime directories"));
+	assert_true(has_warning(&f->d, "the CUDA driver stub directory"));
+
+	setenv("LD_LIBRARY_PATH", a, 1);
+	run(f);
+	for (size_t i = 0; i < f->d.n_warnings; i++)
+		assert_null(strstr(f->d.warnings[i], "LD_LIBRARY_PATH"));
+	free(a);
+	free(b);
+	free(stubs);
+	free(link);
+	free(env);
+}
+
+static void test_bad_sysroot(void **state)
+{
+	struct fake *f = *state;
+	struct wp_err err = WP_ERR_INIT;
+	f->opts.sysroot = "/nonexistent/wheelpick-sysroot";
+	assert_int_equal(wp_detect_run(&f->d, &f->opts, &err), -WPE_ENV);
+	f->ran = true;
+	assert_non_null(strstr(err.msg, "'/nonexistent/wheelpick-sysroot'"));
+
+	/* $WHEELPICK_SYSROOT is the default */
+	f->opts.sysroot = NULL;
+	setenv("WHEELPICK_SYSROOT", "/nonexistent/from-env/", 1);
+	wp_err_clear(&err);
+	wp_detect_release(&f->d);
+	assert_int_equal(wp_detect_run(&f->d, &f->opts, &err), -WPE_ENV);
+	assert_non_null(strstr(err.msg, "from-env"));
+	unsetenv("WHEELPICK_SYSROOT");
+}
+
+static void test_target_platforms(void **state)
+{
+	struct wp_detect d;
+	struct wp_target t;
+	memset(&d, 0, sizeof(d));
+	d.default_python = 0;
+	struct wp_detect_python py = { .impl = "cpython", .major = 3, .minor = 7, .micro = 9,
+				       .soabi = "cpython-37m-darwin" };
+	d.pythons = &py;
+	d.n_pythons = 1;
+
+	static const struct { const char *os, *release, *machine, *platform; } cases[] = {
+		{ "Darwin", "23.4.0", "arm64", "macosx_14_0_arm64" },
+		{ "Darwin", "20.6.0", "x86_64", "macosx_11_0_x86_64" },
+		{ "Darwin", "25.0.0", "arm64", "macosx_26_0_arm64" },
+		{ "Darwin", "19.6.0", "x86_64", "macosx_10_15_x86_64" },
+		{ "Linux", "6.1.0", "aarch64", "linux_aarch64" },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
+		snprintf(d.os, sizeof(d.os), "%s", cases[i].os);
+		snprintf(d.os_release, sizeof(d.os_release), "%s", cases[i].release);
+		snprintf(d.machine, sizeof(d.machine), "%s", cases[i].machine);
+		assert_int_equal(wp_detect_to_target(&d, &t), 0);
+		assert_string_equal(t.platform, cases[i].platform);
+		assert_string_equal(t.abi, ""); /* cp37m is 3.7's default */
+		assert_int_equal(t.accel, WP_ACCEL_CPU);
+	}
+	snprintf(d.os, sizeof(d.os), "SunOS");
+	assert_int_equal(wp_detect_to_target(&d, &t), -WPE_ENV);
+
+	py = (struct wp_detect_python){ .impl = "pypy", .major = 3, .minor = 9, .micro = 16,
+					.soabi = "pypy39-pp73" };
+	snprintf(d.os, sizeof(d.os), "Linux");
+	d.glibc_major = 2;
+	d.glibc_minor = 17;
+	d.cuda_major = 11;
+	d.cuda_minor = 8;
+	d.n_gpus = 2;
+	d.gpus[0] = (struct wp_detect_gpu){ "NVIDIA GeForce RTX 3090", 8, 6 };
+	d.gpus[1] = (struct wp_detect_gpu){ "old", -1, -1 };
+	assert_int_equal(wp_detect_to_target(&d, &t), 0);
+	assert_string_equal(t.platform, "manylinux_2_17_aarch64");
+	assert_string_equal(t.impl, "pp");
+	assert_string_equal(t.abi, "pypy39_pp73");
+	assert_int_equal(t.accel, WP_ACCEL_CUDA);
+	assert_int_equal(t.n_gpus, 1); /* an unknown capability narrows nothing */
+	assert_int_equal(t.gpu_sm[0], 86);
+}
+
+/* ---- profiles ---- */
+
+static char *write_profile(struct fake *f, const char *name, const char *text)
+{
+	char *p = wp_xasprintf("%s/%s", f->dir, name);
+	put(p, text, 0644);
+	return p;
+}
+
+static void roundtrip(struct fake *f, const struct wp_detect *d)
+{
+	struct wp_target want, got;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_detect_to_target(d, &want), 0);
+	struct wp_buf b = WP_BUF_INIT;
+	assert_int_equal(wp_detect_format_json(d, &b), 0);
+	char *p = write_profile(f, "profile.json", wp_buf_cstr(&b));
+	int rc = wp_target_load_profile(p, &got, &err);
+	if (rc)
+		print_error("%s\n%s\n", err.msg, wp_buf_cstr(&b));
+	assert_int_equal(rc, 0);
+	assert_string_equal(got.platform, want.platform);
+	assert_string_equal(got.impl, want.impl);
+	assert_string_equal(got.abi, want.abi);
+	assert_int_equal(got.accel, want.accel);
+	assert_int_equal(got.cuda_major, want.cuda_major);
+	assert_int_equal(got.n_gpus, want.n_gpus);
+	assert_memory_equal(&got, &want, sizeof(got));
+	free(p);
+	wp_buf_free(&b);
+}
+
+static void test_profile_roundtrip(void **state)
+{
+	struct fake *f = *state;
+	build_machine(f, "a100-535-proprietary");
+	run(f);
+	roundtrip(f, &f->d);
+
+	/* a CPU machine with musl and a free-threaded Python */
+	struct fake *g;
+	void *st;
+	fake_setup(&st);
+	g = st;
+	python3(g, "python3", "cpython 3 13 1 cpython-313t-x86_64-linux-musl x86_64");
+	script(g, "ldd", "echo 'musl libc (x86_64)' >&2\necho 'Version 1.2.4' >&2\nexit 1");
+	run(g);
+	roundtrip(g, &g->d);
+	fake_teardown(&st);
+}
+
+static void test_profile_hand_written(void **state)
+{
+	struct fake *f = *state;
+	struct wp_target t;
+	struct wp_err err = WP_ERR_INIT;
+	char *p = write_profile(f, "flat.json", "{\"python\": \"3.10\", \"platform\": \"manylinux2014_x86_64\", "
+				"\"cuda\": \"12.1\", \"gpu_sms\": [80, 90]}");
+	assert_int_equal(wp_target_load_profile(p, &t, &err), 0);
+	assert_int_equal(t.py_major * 100 + t.py_minor, 310);
+	assert_int_equal(t.py_micro, -1);
+	assert_int_equal(t.accel, WP_ACCEL_CUDA);
+	assert_int_equal(t.cuda_major * 10 + t.cuda_minor, 121);
+	assert_int_equal(t.glibc_major * 100 + t.glibc_minor, 217);
+	assert_int_equal(t.n_gpus, 2);
+	assert_int_equal(t.gpu_sm[1], 90);
+	free(p);
+	p = write_profile(f, "cpu.json", "{\"target\": {\"platform\": \"macosx_11_0_arm64\", \"accel\": \"cpu\"}}");
+	assert_int_equal(wp_target_load_profile(p, &t, &err), 0);
+	assert_int_equal(t.accel, WP_ACCEL_CPU);
+	assert_int_equal(t.py_major, 0);
+	assert_int_equal(t.glibc_major, 0);
+	free(p);
+}
+
+static void test_profile_errors(void **state)
+{
+	struct fake *f = *state;
+	static const struct { const char *text, *says; } cases[] = {
+		{ "{\"python\": \"3.10\", \"platform\": ", "is not valid JSON" },
+		{ "[1, 2]", "is not a JSON object" },
+		{ "{\"target\": null}", "'target' is not an object" },
+		{ "{\"python\": \"3.10\", \"cuda\": \"12.1\"}", "names no target 'platform'" },
+		{ "{\"platform\": \"linux_x86_64\"}", "says neither 'cuda'" },
+		{ "{\"platform\": \"linux_x86_64\", \"cuda\": \"12\"}", "not a version like" },
+		{ "{\"platform\": \"linux_x86_64\", \"cuda\": 12.1}", "'cuda' must be a string" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"tpu\"}", "accel 'tpu' is not cuda, cpu or rocm" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"rocm\"}", "gives no version" },
+		{ "{\"platform\": \"linux x86_64\", \"accel\": \"cpu\"}", "'platform' must be a string" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"python\": \"3.10.\"}", "not a version" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"gpu_sms\": [\"sm_80\"]}", "'gpu_sms' holds" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"platform_exact\": 1}", "true or false" },
+		{ "", "is not valid JSON" },
+	};
+	struct wp_target t;
+	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
+		struct wp_err err = WP_ERR_INIT;
+		char *p = write_profile(f, "bad.json", cases[i].text);
+		assert_int_equal(wp_target_load_profile(p, &t, &err), -WPE_USAGE);
+		char *quoted = wp_xasprintf("'%s'", p);
+		if (!strstr(err.msg, cases[i].says) || !strstr(err.msg, quoted))
+			fail_msg("case %zu: message '%s'", i, err.msg);
+		free(quoted);
+		free(p);
+	}
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_target_load_profile("/nonexistent/profile.json", &t, &err), -WPE_USAGE);
+	assert_non_null(strstr(err.msg, "cannot read profile '/nonexistent/profile.json'"));
+
+	/* deep nesting is refused before the tree reader (whose free recurses) sees it */
+	size_t n = 1 << 19;
+	char *deep = wp_xmalloc(n + 1);
+	memset(deep, '[', n);
+	deep[n] = 0;
+	char *p = write_profile(f, "deep.json", deep);
+	wp_err_clear(&err);
+	assert_int_equal(wp_target_load_profile(p, &t, &err), -WPE_USAGE);
+	assert_non_null(strstr(err.msg, "nests deeper"));
+	free(p);
+	free(deep);
+}
+
+/* The real machine this runs on: whatever it has, detection finishes and writes valid JSON. */
+static void test_this_machine(void **state)
+{
+	const char *path = getenv("WP_TEST_HOST_PATH");
+	struct wp_detect_opts opts = { .sysroot = "/", .timeout_ms = 1000, .path = path };
+	struct wp_detect d;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_detect_run(&d, &opts, &err), 0);
+	assert_true(d.os[0]);
+	json_ok(&d);
+	wp_detect_release(&d);
+}
+
+static int group_setup(void **state)
+{
+	const char *dir = getenv("WP_FIXTURES");
+	if (!realpath(dir ? dir : "tests/fixtures/detect", fixtures)) {
+		fprintf(stderr, "test_detect: run from the repository root (or set WP_FIXTURES)\n");
+		return -1;
+	}
+	struct utsname u;
+	uname(&u);
+	snprintf(host_machine, sizeof(host_machine), "%.31s", u.machine);
+	/* the host's PATH, for test_this_machine, before the fakes replace it */
+	if (getenv("PATH"))
+		setenv("WP_TEST_HOST_PATH", getenv("PATH"), 0);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_this_machine),
+		cmocka_unit_test(test_machines),
+		cmocka_unit_test_setup_teardown(test_a100_target, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cuda_from_driver_table, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_toolkit_newer_than_driver, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_toolkit_minor_version_compat, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cuda_home, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_no_driver_cpu_target, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_hung_programs, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_outputs, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_parse_spellings, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_musl, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_pythons, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_ld_library_path, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_sysroot, fake_setup, fake_teardown),
+		cmocka_unit_test(test_target_platforms),
+		cmocka_unit_test_setup_teardown(test_profile_roundtrip, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_profile_hand_written, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_profile_errors, fake_setup, fake_teardown),
+	};
+	return cmocka_run_group_tests_name("detect", tests, group_setup, NULL);
+}
