@@ -467,3 +467,34 @@ int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char 
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *sha256, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
+		return rc;
+	char *first = tofu_check(cat, url, sha256);
+	if (first) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first", url, sha256, first);
+		free(first);
+		goto out;
+	}
+	if (sqlite3_prepare_v2(cat->db, "UPDATE files SET sha256 = ?2 WHERE url = ?1 AND sha256 IS NULL", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rc = db_fail(cat, err, "cannot record a hash");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_fail(cat, err, "cannot record a hash");
+		goto out;
+	}
+	rc = exec(cat, "COMMIT", err);
+out:
+	sqlite3_finalize(st);
+	if (rc)
+		sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}

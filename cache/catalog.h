@@ -85,4 +85,9 @@ int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata
 int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char *requires_python,
 			    const char *requires_dist, struct wp_err *err);
 
+
+
+/* A file the index listed without a sha256 was fetched and hashed: remember the hash for the
+ * URL (trust on first use) and on the file rows that lack one. */
+int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *sha256, struct wp_err *err);
 #endif

@@ -66,3 +66,18 @@ done_testing() {
 	echo "checks: $_passes passed, $_fails failed"
 	[ "$_fails" = 0 ] && [ "$_passes" -gt 0 ]
 }
+
+# start_server ROOT [SCRIPT]: the fault server on 127.0.0.1; sets PORT and BASE (http://127.0.0.1:PORT)
+start_server() {
+	local root=$1 script=${2:-}
+	rm -f "$TMP/port"
+	python3 "$ROOT/tests/server/faultserver.py" --root "$root" --port-file "$TMP/port" --log "$TMP/server.log" \
+		--max-seconds 240 ${script:+--script "$script"} >/dev/null 2>"$TMP/server.err" &
+	SERVER_PID=$!
+	at_exit stop_server
+	local i
+	for i in $(seq 1 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
+	PORT=$(cat "$TMP/port")
+	BASE="http://127.0.0.1:$PORT"
+}
+stop_server() { [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=; }

@@ -107,6 +107,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return rules["body"].encode(), time.time()
         rel = urllib.parse.unquote(path).lstrip("/")
         full = os.path.realpath(os.path.join(self.server.state.root, rel))
+        if os.path.isdir(full) and os.path.isfile(os.path.join(full, "index.html")):
+            full = os.path.join(full, "index.html")  # a PEP 503 tree: DIR/ serves DIR/index.html
         if not full.startswith(self.server.state.root + os.sep) or not os.path.isfile(full):
             return None, 0
         with open(full, "rb") as f:

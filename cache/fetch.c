@@ -1,0 +1,151 @@
+/* cache/fetch.c: downloads into the store through one parallel run, then archive checks. */
+#include "cache/fetch.h"
+#include "base/mem.h"
+#include "verify/conda.h"
+#include "verify/wheel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The downloader's callbacks carry an error record; the store writer keeps its own. */
+struct sink {
+	struct wp_store_writer w;
+	bool open;
+};
+
+static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct sink *s = ctx;
+	int rc = wp_store_writer_write(&s->w, p, n);
+	if (rc)
+		wp_fail(err, rc, "%s", s->w.err.msg[0] ? s->w.err.msg : "cannot write to the store");
+	return rc;
+}
+
+static int sink_reset(void *ctx, long long offset, struct wp_err *err)
+{
+	struct sink *s = ctx;
+	int rc = wp_store_writer_reset(&s->w, offset);
+	if (rc)
+		wp_fail(err, rc, "%s", s->w.err.msg[0] ? s->w.err.msg : "cannot rewind the download");
+	return rc;
+}
+
+/* The downloader numbers only what it transfers; the caller numbers every item. */
+struct progress_map {
+	const size_t *which;
+	wp_dl_progress_fn *fn;
+	void *ctx;
+};
+
+static void progress_trampoline(void *pctx, size_t index, long long received, long long total)
+{
+	struct progress_map *m = pctx;
+	m->fn(m->ctx, m->which[index], received, total);
+}
+
+static int check_archive(struct wp_fetch_item *it)
+{
+	int rc = 0;
+	if (it->check == WP_FETCH_CHECK_WHEEL) {
+		rc = wp_wheel_verify_named(it->path, it->filename, NULL, NULL, &it->err);
+	} else if (it->check == WP_FETCH_CHECK_CONDA) {
+		struct wp_conda_expect ex = { it->conda_name, it->conda_version, it->conda_build };
+		char *json = NULL;
+		rc = wp_conda_verify(it->path, &ex, &json, &it->err);
+		free(json);
+	}
+	if (rc) {
+		/* the hash matched the index, but the archive lies: it must not stay trusted */
+		unlink(it->path);
+		wp_err_prefix(&it->err, "'%s' (%s)", it->filename, it->url);
+	}
+	return rc;
+}
+
+int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, const struct wp_fetch_opts *opts,
+		   struct wp_err *err)
+{
+	struct wp_download *dl = wp_xcalloc(n ? n : 1, sizeof(*dl));
+	struct sink *sinks = wp_xcalloc(n ? n : 1, sizeof(*sinks));
+	size_t *which = wp_xcalloc(n ? n : 1, sizeof(*which)), nd = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct wp_fetch_item *it = &items[i];
+		it->rc = 0;
+		wp_err_clear(&it->err);
+		it->path = NULL;
+		it->cached = false;
+		it->sha256_out[0] = 0;
+		if (it->sha256) {
+			int found = wp_store_lookup(st, it->sha256, &it->path, &it->err);
+			if (found < 0) {
+				it->rc = found;
+				continue;
+			}
+			if (found) {
+				it->cached = true;
+				snprintf(it->sha256_out, sizeof(it->sha256_out), "%s", it->sha256);
+				continue;
+			}
+		}
+		if (opts->offline) {
+			it->rc = wp_fail(&it->err, -WPE_NET, "'%s' is not in the cache and --offline forbids fetching it%s",
+					 it->filename, it->sha256 ? "" : " (the index gives no sha256 to look it up by)");
+			continue;
+		}
+		if ((it->rc = wp_store_writer_begin(&sinks[i].w, st, it->sha256, it->size, it->filename, &it->err)))
+			continue;
+		sinks[i].open = true;
+		dl[nd] = (struct wp_download){
+			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset, .ctx = &sinks[i],
+		};
+		which[nd++] = i;
+	}
+	if (nd) {
+		struct wp_dl_opts def = { 0 };
+		struct progress_map pm = { which, opts->progress, opts->pctx };
+		wp_download_run(dl, nd, opts->dl ? opts->dl : &def, opts->progress ? progress_trampoline : NULL, &pm);
+	}
+	for (size_t k = 0; k < nd; k++) {
+		size_t i = which[k];
+		struct wp_fetch_item *it = &items[i];
+		it->bytes = dl[k].received;
+		if (dl[k].result) {
+			it->rc = dl[k].result;
+			it->err = dl[k].err;
+			wp_store_writer_abort(&sinks[i].w);
+			continue;
+		}
+		it->rc = wp_store_writer_finish(&sinks[i].w, it->sha256_out, &it->path, &it->err);
+		if (it->rc)
+			wp_err_prefix(&it->err, "'%s'", it->url);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct wp_fetch_item *it = &items[i];
+		if (!it->rc && !it->cached && it->path)
+			it->rc = check_archive(it);
+		if (it->rc && it->path) {
+			free(it->path);
+			it->path = NULL;
+		}
+	}
+	/* first integrity failure wins (exit 4), else the first failure */
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (size_t i = 0; i < n && !rc; i++)
+			if (items[i].rc && (pass == 1 || items[i].rc == -WPE_INTEGRITY))
+				rc = wp_fail(err, items[i].rc, "%s", items[i].err.msg);
+	free(dl);
+	free(sinks);
+	free(which);
+	return rc;
+}
+
+void wp_fetch_item_release(struct wp_fetch_item *it)
+{
+	free(it->path);
+	it->path = NULL;
+}

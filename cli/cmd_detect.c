@@ -1,0 +1,99 @@
+/* cli/cmd_detect.c: `wheelpick detect`: this machine as a target, with warnings for known traps. */
+#include "cli/common.h"
+#include "base/buf.h"
+#include "env/detect.h"
+#include "env/profile.h"
+#include "resolver/pick.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct detect_opts {
+	bool json;
+};
+
+static const struct wp_opt detect_table[] = {
+	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct detect_opts, json), NULL,
+	  "machine-readable; save it and give it back with --target FILE" },
+	WP_OPT_END,
+};
+
+int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
+{
+	struct detect_opts o = { 0 };
+	struct wp_strlist pos = { 0 };
+	struct wp_detect d;
+	struct wp_detect_opts dopts = { 0 };
+	struct wp_target t;
+	struct wp_buf b = WP_BUF_INIT;
+	bool ran = false;
+	int rc;
+	if (wp_opts_wants_help(argc, argv)) {
+		wp_opts_help(stdout, "wheelpick detect [--json]",
+			     "Describe this machine as a target: NVIDIA driver and the CUDA it runs, GPUs and compute\n"
+			     "capability, CUDA toolkits, Pythons, glibc/musl, OS and CPU. $WHEELPICK_SYSROOT reads\n"
+			     "/proc, /sys and /usr/local/cuda* under another root.",
+			     detect_table);
+		return 0;
+	}
+	if ((rc = wp_opts_parse(detect_table, &o, argc, argv, &pos, err)))
+		goto out;
+	if (pos.n) {
+		rc = wp_fail(err, -WPE_USAGE, "unexpected argument '%s'; see 'wheelpick detect --help'", pos.v[0]);
+		goto out;
+	}
+	ran = true;
+	if ((rc = wp_detect_run(&d, &dopts, err)))
+		goto out;
+	if (o.json) {
+		if ((rc = wp_detect_format_json(&d, &b))) {
+			rc = wp_fail(err, rc, "cannot write the detection as JSON");
+			goto out;
+		}
+		fwrite(b.data, 1, b.len, stdout);
+		if (!b.len || b.data[b.len - 1] != '\n')
+			putchar('\n');
+		goto out;
+	}
+	wp_detect_to_target(&d, &t);
+	if (d.driver_version[0])
+		printf("driver:    NVIDIA %s (%s)\n", d.driver_version, d.driver_source ? d.driver_source : "?");
+	else
+		printf("driver:    none found\n");
+	if (d.cuda_major)
+		printf("cuda:      %d.%d is the newest the driver runs (from %s)\n", d.cuda_major, d.cuda_minor,
+		       wp_cuda_source_name(d.cuda_source));
+	for (int i = 0; i < d.n_gpus; i++) {
+		if (d.gpus[i].cc_major >= 0)
+			printf("gpu %d:     %s, sm_%d%d\n", i, d.gpus[i].name, d.gpus[i].cc_major, d.gpus[i].cc_minor);
+		else
+			printf("gpu %d:     %s, compute capability unknown\n", i, d.gpus[i].name);
+	}
+	for (size_t i = 0; i < d.n_toolkits; i++) {
+		const struct wp_detect_toolkit *k = &d.toolkits[i];
+		printf("toolkit:   CUDA %d.%d", k->major, k->minor);
+		if (k->patch >= 0)
+			printf(".%d", k->patch);
+		printf(" (%s%s%s)\n", k->source, k->path && *k->path ? ", " : "", k->path ? k->path : "");
+	}
+	for (size_t i = 0; i < d.n_pythons; i++) {
+		const struct wp_detect_python *p = &d.pythons[i];
+		printf("python:    %d.%d.%d %s (%s)%s\n", p->major, p->minor, p->micro, p->impl, p->path,
+		       (int)i == d.default_python ? " default" : "");
+	}
+	if (d.glibc_major)
+		printf("libc:      glibc %d.%d\n", d.glibc_major, d.glibc_minor);
+	else if (d.musl_major)
+		printf("libc:      musl %d.%d\n", d.musl_major, d.musl_minor);
+	printf("system:    %s %s %s\n", d.os, d.os_release, d.machine);
+	wp_target_describe(&t, &b);
+	printf("target:    %s\n", b.data);
+	for (size_t i = 0; i < d.n_warnings; i++)
+		printf("warning:   %s\n", d.warnings[i]);
+out:
+	if (ran)
+		wp_detect_release(&d);
+	wp_buf_free(&b);
+	wp_strlist_release(&pos);
+	return rc;
+}

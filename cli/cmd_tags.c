@@ -1,0 +1,50 @@
+/* cli/cmd_tags.c: `wheelpick tags`: the wheel tags a target accepts, best first (like pip debug -v). */
+#include "cli/common.h"
+#include "resolver/tags.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct tags_opts {
+	const char *python, *platform, *target;
+};
+
+static const struct wp_opt tags_table[] = {
+	{ "python", 0, "python-version", WP_OPT_STR, offsetof(struct tags_opts, python), "X.Y|auto", "target Python" },
+	{ "platform", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, platform), "TAG|auto",
+	  "the target's most specific platform tag" },
+	{ "target", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, target), "FILE", "a saved 'detect --json' profile" },
+	WP_OPT_END,
+};
+
+int wp_cmd_tags(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
+{
+	struct tags_opts o = { 0 };
+	struct wp_strlist pos = { 0 };
+	struct wp_target t;
+	struct wp_tagset ts = WP_TAGSET_INIT;
+	int rc;
+	if (wp_opts_wants_help(argc, argv)) {
+		wp_opts_help(stdout, "wheelpick tags [--python X.Y] [--platform TAG]",
+			     "Print the PEP 425 tags the target accepts, best first, as pip on that machine would.",
+			     tags_table);
+		return 0;
+	}
+	if ((rc = wp_opts_parse(tags_table, &o, argc, argv, &pos, err)))
+		goto out;
+	if (pos.n) {
+		rc = wp_fail(err, -WPE_USAGE, "unexpected argument '%s'; see 'wheelpick tags --help'", pos.v[0]);
+		goto out;
+	}
+	struct wp_target_words w = { .python = o.python, .platform = o.platform, .cuda = "cpu", .target_file = o.target };
+	if ((rc = wp_cli_target(cli, &w, &t, err)))
+		goto out;
+	if ((rc = wp_tagset_build(&ts, &t, err)))
+		goto out;
+	for (size_t i = 0; i < ts.n; i++)
+		printf("%s\n", ts.tags[i]);
+out:
+	wp_tagset_release(&ts);
+	wp_strlist_release(&pos);
+	return rc;
+}

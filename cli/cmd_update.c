@@ -1,0 +1,87 @@
+/* cli/cmd_update.c: `wheelpick update`: crawl sources into the catalog. */
+#include "cli/common.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+
+struct update_opts {
+	struct wp_strlist index, channel, project, subdir;
+	bool conda, force, help;
+};
+
+static const struct wp_opt update_table[] = {
+	{ "index", 'i', "index-url|extra-index-url|find-links", WP_OPT_LIST, offsetof(struct update_opts, index), "URL",
+	  "a find-links page, PEP 503/691 page or root, or repodata.json" },
+	{ "find-links", 'f', NULL, WP_OPT_LIST, offsetof(struct update_opts, index), "URL", "same as --index" },
+	{ "channel", 'c', NULL, WP_OPT_LIST, offsetof(struct update_opts, channel), "NAME|URL",
+	  "a conda channel (implies --conda)" },
+	{ "conda", 0, NULL, WP_OPT_FLAG, offsetof(struct update_opts, conda), NULL,
+	  "crawl conda channels ($WHEELPICK_CHANNEL, default: pytorch)" },
+	{ "subdir", 0, NULL, WP_OPT_LIST, offsetof(struct update_opts, subdir), "SUBDIR",
+	  "conda subdirs to crawl (default linux-64 and noarch)" },
+	{ "project", 'p', NULL, WP_OPT_LIST, offsetof(struct update_opts, project), "NAME",
+	  "project to follow from an index root (default torch, torchvision, torchaudio)" },
+	{ "force", 0, NULL, WP_OPT_FLAG, offsetof(struct update_opts, force), NULL,
+	  "refetch and reparse even unchanged sources" },
+	WP_OPT_END,
+};
+
+int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
+{
+	struct update_opts o = { 0 };
+	struct wp_strlist pos = { 0 };
+	struct wp_sources src = { 0 };
+	struct wp_catalog cat = { 0 };
+	int rc;
+	static const char *const default_subdirs[] = { "linux-64", "noarch" };
+
+	if (wp_opts_wants_help(argc, argv)) {
+		wp_opts_help(stdout, "wheelpick update [--index URL]... [--conda] [-c CHANNEL]...",
+			     "Crawl index sources into the catalog. Unchanged sources cost one conditional request and\n"
+			     "no writes; each source is replaced in one transaction, so an interrupted update leaves\n"
+			     "the catalog as it was.",
+			     update_table);
+		return 0;
+	}
+	if ((rc = wp_opts_parse(update_table, &o, argc, argv, &pos, err)))
+		goto out;
+	for (size_t i = 0; i < pos.n; i++) /* `wheelpick update URL` */
+		wp_strlist_push(&o.index, pos.v[i]);
+	if (o.channel.n)
+		o.conda = true;
+	const char *const *subdirs = o.subdir.n ? o.subdir.v : default_subdirs;
+	size_t nsub = o.subdir.n ? o.subdir.n : 2;
+	for (size_t i = 0; i < o.index.n; i++) {
+		if (o.conda)
+			wp_sources_add_channel(&src, o.index.v[i], subdirs, nsub);
+		else
+			wp_sources_add_index(&src, o.index.v[i]);
+	}
+	for (size_t i = 0; i < o.channel.n; i++)
+		wp_sources_add_channel(&src, o.channel.v[i], subdirs, nsub);
+	if (!src.n) {
+		struct wp_strlist def = { 0 };
+		wp_cli_default_indexes(&def, o.conda);
+		for (size_t i = 0; i < def.n; i++) {
+			if (o.conda)
+				wp_sources_add_channel(&src, def.v[i], subdirs, nsub);
+			else
+				wp_sources_add_index(&src, def.v[i]);
+		}
+		if (!o.conda) /* PyTorch's PEP 503 root too, following the projects asked for */
+			wp_sources_add_index(&src, getenv("WHEELPICK_INDEX") ? def.v[0] : "https://download.pytorch.org/whl/");
+		wp_strlist_release(&def);
+	}
+	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
+		goto out;
+	rc = wp_cli_crawl(cli, &cat, &src, o.project.n ? o.project.v : NULL, o.project.n, o.force, 0, err);
+out:
+	wp_catalog_close(&cat);
+	wp_sources_release(&src);
+	wp_strlist_release(&pos);
+	wp_strlist_release(&o.index);
+	wp_strlist_release(&o.channel);
+	wp_strlist_release(&o.project);
+	wp_strlist_release(&o.subdir);
+	return rc;
+}

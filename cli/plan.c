@@ -1,0 +1,756 @@
+/* cli/plan.c: requirements -> files per target: pick each project, follow Requires-Dist evaluated
+ * for the target, keep one variant across the set. Greedy with restarts: when a project cannot
+ * take the set's variant, the variant is avoided and the whole set is resolved again. */
+#include "cli/plan.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "cache/fetch.h"
+#include "net/http.h"
+#include "resolver/marker.h"
+#include "resolver/pick.h"
+#include "resolver/requirement.h"
+#include "resolver/specifier.h"
+#include "resolver/tags.h"
+#include "resolver/variant.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
+#include "verify/hash.h"
+#include "verify/metadata.h"
+#include "verify/wheel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_RESTARTS 12
+#define MAX_SET 512 /* projects in one resolution: a runaway dependency graph stops here */
+
+/* The catalog's files of one project, owned, loaded once per plan. */
+struct proj_files {
+	char *project;
+	struct wp_candidate *c;
+	char **own; /* every string the candidates point to */
+	size_t n, nown;
+	bool has_variants;
+};
+
+struct ctx {
+	struct wp_catalog *cat;
+	const struct wp_plan_opts *o;
+	struct proj_files **pf; /* each allocated alone: pointers stay valid as the list grows */
+	size_t npf;
+	struct wp_plan *plan;
+};
+
+/* Always appends (NULL too): cand_extra finds the strings by position. */
+static const char *keep(struct proj_files *p, const char *s)
+{
+	p->own = wp_xrealloc(p->own, (p->nown + 1) * sizeof(*p->own));
+	return p->own[p->nown++] = s ? wp_xstrdup(s) : NULL;
+}
+
+static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
+{
+	struct proj_files *p = vctx;
+	p->c = wp_xrealloc(p->c, (p->n + 1) * sizeof(*p->c));
+	struct wp_candidate *c = &p->c[p->n++];
+	c->project = keep(p, r->project);
+	c->version = keep(p, r->version);
+	c->variant = keep(p, r->variant ? r->variant : "");
+	c->kind = keep(p, r->kind);
+	c->filename = keep(p, r->filename);
+	c->url = keep(p, r->url);
+	c->sha256 = keep(p, r->sha256);
+	c->requires_python = keep(p, r->requires_python);
+	c->yanked = keep(p, r->yanked);
+	c->hash_conflict = keep(p, r->hash_conflict);
+	c->size = r->size;
+	/* core_metadata and tags ride along in the same owned list, found again by index */
+	keep(p, r->core_metadata ? r->core_metadata : "");
+	keep(p, r->tags ? r->tags : "");
+	if (r->variant && *r->variant)
+		p->has_variants = true;
+	return 0;
+}
+
+/* The two extra strings load_row kept after each candidate's ten. */
+static const char *cand_extra(const struct proj_files *p, size_t i, int which)
+{
+	const char *s = p->own[i * 12 + 10 + which];
+	return s && *s ? s : NULL;
+}
+
+static struct proj_files *files_of(struct ctx *x, const char *project, struct wp_err *err)
+{
+	for (size_t i = 0; i < x->npf; i++)
+		if (!strcmp(x->pf[i]->project, project))
+			return x->pf[i];
+	x->pf = wp_xrealloc(x->pf, (x->npf + 1) * sizeof(*x->pf));
+	struct proj_files *p = x->pf[x->npf++] = wp_xcalloc(1, sizeof(*p));
+	p->project = wp_xstrdup(project);
+	if (wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
+		return NULL;
+	return p;
+}
+
+/* "cu111/torch-1.8.0+cu111-...whl": the file as the index lays it out. */
+static char *where_of(const struct wp_candidate *c)
+{
+	const char *end = strrchr(c->url, '/');
+	struct wp_variant v;
+	if (end && end > c->url) {
+		const char *start = end - 1;
+		while (start > c->url && start[-1] != '/')
+			start--;
+		char dir[64];
+		size_t dn = (size_t)(end - start);
+		if (dn < sizeof(dir)) {
+			memcpy(dir, start, dn);
+			dir[dn] = 0;
+			if (wp_variant_from_dir(dir, &v))
+				return wp_xasprintf("%s/%s", dir, c->filename);
+		}
+	}
+	return wp_xstrdup(c->filename);
+}
+
+/* Requires-Dist of a picked wheel: the catalog's cache, the index's PEP 658 file, or the wheel
+ * itself (fetched into the store, where a later download finds it). */
+struct md {
+	char **reqs;
+	size_t n;
+	char *source;
+};
+
+static void md_release(struct md *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->reqs[i]);
+	free(m->reqs);
+	free(m->source);
+	memset(m, 0, sizeof(*m));
+}
+
+static void md_push(struct md *m, const char *s, size_t n)
+{
+	m->reqs = wp_xrealloc(m->reqs, (m->n + 1) * sizeof(*m->reqs));
+	m->reqs[m->n++] = wp_xstrndup(s, n);
+}
+
+static int md_from_catalog(void *vctx, const char *requires_python, const char *requires_dist)
+{
+	struct md *m = vctx;
+	for (const char *p = requires_dist; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n)
+			md_push(m, p, n);
+		p = nl ? nl + 1 : p + n;
+	}
+	m->source = wp_xstrdup("catalog");
+	return 0;
+}
+
+static int md_save(struct ctx *x, const char *url, struct md *m, struct wp_err *err)
+{
+	struct wp_buf all = WP_BUF_INIT;
+	for (size_t i = 0; i < m->n; i++)
+		wp_buf_printf(&all, "%s\n", m->reqs[i]);
+	int rc = wp_catalog_metadata_put(x->cat, url, NULL, wp_buf_cstr(&all), err);
+	wp_buf_free(&all);
+	return rc;
+}
+
+static int metadata_of(struct ctx *x, const struct wp_candidate *c, const char *core_metadata, struct md *m,
+		       struct wp_err *err)
+{
+	bool found = false;
+	int rc;
+	if ((rc = wp_catalog_metadata_get(x->cat, c->url, md_from_catalog, m, &found, err)) || found)
+		return rc;
+	if (core_metadata && !x->o->offline) {
+		/* PEP 658: URL + ".metadata", checked against the hash the index gave */
+		char *url = wp_xasprintf("%s.metadata", c->url);
+		struct wp_fetch_req req = { .url = url, .max_bytes = 16 << 20 };
+		struct wp_fetch_res res;
+		struct wp_err fe = WP_ERR_INIT;
+		if (wp_fetch(&req, &res, &fe) == 0) {
+			char hex[65] = "";
+			struct wp_hasher h;
+			if (wp_hasher_init(&h, WP_HASH_SHA256, &fe) == 0) {
+				wp_hasher_update(&h, res.body.data, res.body.len);
+				wp_hasher_final(&h, hex, NULL, &fe);
+				wp_hasher_release(&h);
+			}
+			const char *want = !strncmp(core_metadata, "sha256=", 7) ? core_metadata + 7 : NULL;
+			struct wp_metadata meta;
+			if (want && strcasecmp(want, hex) != 0) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s", url, want, hex);
+			} else if (wp_metadata_parse(wp_buf_cstr(&res.body), res.body.len, &meta, &fe) == 0) {
+				for (size_t i = 0; i < meta.n_requires_dist; i++)
+					md_push(m, meta.requires_dist[i], strlen(meta.requires_dist[i]));
+				m->source = wp_xstrdup("PEP 658 metadata");
+				wp_metadata_release(&meta);
+				found = true;
+			}
+		}
+		wp_fetch_res_release(&res);
+		free(url);
+		if (rc)
+			return rc;
+		if (found)
+			return md_save(x, c->url, m, err);
+	}
+	if (!x->o->store)
+		return wp_fail(err, -WPE_NET, "no metadata for '%s' without fetching it", c->filename);
+	struct wp_fetch_item it = {
+		.url = c->url, .filename = c->filename, .sha256 = c->sha256, .size = c->size, .check = WP_FETCH_CHECK_WHEEL,
+	};
+	struct wp_fetch_opts fo = { .offline = x->o->offline };
+	if ((rc = wp_fetch_files(x->o->store, &it, 1, &fo, err))) {
+		wp_err_prefix(err, "reading the dependencies of '%s'", c->filename);
+		wp_fetch_item_release(&it);
+		return rc;
+	}
+	struct wp_wheel_info info;
+	memset(&info, 0, sizeof(info));
+	rc = wp_wheel_verify_named(it.path, c->filename, NULL, &info, err);
+	if (!rc) {
+		for (size_t i = 0; i < info.n_requires_dist; i++)
+			md_push(m, info.requires_dist[i], strlen(info.requires_dist[i]));
+		m->source = wp_xstrdup("the wheel's METADATA");
+		wp_wheel_info_release(&info);
+		rc = md_save(x, c->url, m, err);
+	}
+	wp_fetch_item_release(&it);
+	return rc;
+}
+
+static void note(struct wp_plan *plan, char *text)
+{
+	for (size_t i = 0; i < plan->n_notes; i++)
+		if (!strcmp(plan->notes[i], text)) {
+			free(text);
+			return;
+		}
+	plan->notes = wp_xrealloc(plan->notes, (plan->n_notes + 1) * sizeof(*plan->notes));
+	plan->notes[plan->n_notes++] = text;
+}
+
+/* --- the state of one resolution, copied at each choice so that backtracking is a free --- */
+
+struct contrib {
+	struct wp_specset spec;
+	char *text; /* "==1.8.0" */
+	char *by;   /* NULL: the user; else "torchvision 0.9.0" */
+};
+
+struct want {
+	char *project, *display;
+	struct contrib *c;
+	size_t nc;
+	char **extras;
+	size_t nextras;
+	long picked;              /* candidate index, -1 not yet */
+	char *reason;
+	struct wp_plan_reject *rejects;
+	size_t n_rejects;
+};
+
+struct state {
+	struct want *w;
+	size_t n;
+	char *variant;            /* the set's shared variant label, or NULL */
+};
+
+static void state_free(struct state *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct want *w = &s->w[i];
+		free(w->project), free(w->display), free(w->reason);
+		for (size_t k = 0; k < w->nc; k++) {
+			wp_specset_release(&w->c[k].spec);
+			free(w->c[k].text), free(w->c[k].by);
+		}
+		free(w->c);
+		for (size_t k = 0; k < w->nextras; k++)
+			free(w->extras[k]);
+		free(w->extras);
+		for (size_t k = 0; k < w->n_rejects; k++)
+			free(w->rejects[k].where), free(w->rejects[k].why);
+		free(w->rejects);
+	}
+	free(s->w);
+	free(s->variant);
+	memset(s, 0, sizeof(*s));
+}
+
+static char *dupn(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static void specset_copy(struct wp_specset *dst, const struct wp_specset *src)
+{
+	*dst = (struct wp_specset)WP_SPECSET_INIT;
+	dst->prereleases = src->prereleases;
+	dst->specs = wp_xcalloc(src->n ? src->n : 1, sizeof(*dst->specs));
+	for (size_t i = 0; i < src->n; i++)
+		wp_specifier_copy(&dst->specs[i], &src->specs[i]);
+	dst->n = src->n;
+}
+
+static void state_copy(struct state *d, const struct state *s)
+{
+	d->n = s->n;
+	d->variant = dupn(s->variant);
+	d->w = wp_xcalloc(s->n ? s->n : 1, sizeof(*d->w));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct want *a = &s->w[i];
+		struct want *b = &d->w[i];
+		b->project = dupn(a->project), b->display = dupn(a->display), b->reason = dupn(a->reason);
+		b->picked = a->picked;
+		b->nc = a->nc;
+		b->c = wp_xcalloc(a->nc ? a->nc : 1, sizeof(*b->c));
+		for (size_t k = 0; k < a->nc; k++) {
+			specset_copy(&b->c[k].spec, &a->c[k].spec);
+			b->c[k].text = dupn(a->c[k].text), b->c[k].by = dupn(a->c[k].by);
+		}
+		b->nextras = a->nextras;
+		b->extras = wp_xcalloc(a->nextras ? a->nextras : 1, sizeof(*b->extras));
+		for (size_t k = 0; k < a->nextras; k++)
+			b->extras[k] = dupn(a->extras[k]);
+		b->n_rejects = a->n_rejects;
+		b->rejects = wp_xcalloc(a->n_rejects ? a->n_rejects : 1, sizeof(*b->rejects));
+		for (size_t k = 0; k < a->n_rejects; k++)
+			b->rejects[k].where = dupn(a->rejects[k].where), b->rejects[k].why = dupn(a->rejects[k].why);
+	}
+}
+
+/* Adds a requirement to the state (merging into an existing want). Returns the want's index. */
+static size_t add_want(struct state *s, const struct wp_requirement *req, const char *by)
+{
+	struct wp_buf canon = WP_BUF_INIT;
+	wp_project_name_normalize(req->name, strlen(req->name), &canon);
+	size_t i;
+	for (i = 0; i < s->n && strcmp(s->w[i].project, canon.data) != 0; i++)
+		;
+	if (i == s->n) {
+		s->w = wp_xrealloc(s->w, (s->n + 1) * sizeof(*s->w));
+		memset(&s->w[i], 0, sizeof(s->w[i]));
+		s->w[i].project = wp_buf_detach(&canon, NULL);
+		s->w[i].display = wp_xstrdup(req->name);
+		s->w[i].picked = -1;
+		s->n++;
+	}
+	wp_buf_free(&canon);
+	struct want *w = &s->w[i];
+	struct wp_buf text = WP_BUF_INIT;
+	wp_specset_format(&req->spec, &text);
+	w->c = wp_xrealloc(w->c, (w->nc + 1) * sizeof(*w->c));
+	specset_copy(&w->c[w->nc].spec, &req->spec);
+	w->c[w->nc].text = wp_buf_detach(&text, NULL);
+	w->c[w->nc].by = dupn(by);
+	w->nc++;
+	for (size_t e = 0; e < req->nextras; e++) {
+		bool have = false;
+		for (size_t k = 0; k < w->nextras && !have; k++)
+			have = !strcmp(w->extras[k], req->extras[e]);
+		if (!have) {
+			w->extras = wp_xrealloc(w->extras, (w->nextras + 1) * sizeof(*w->extras));
+			w->extras[w->nextras++] = wp_xstrdup(req->extras[e]);
+		}
+	}
+	return i;
+}
+
+/* Every contribution's specifiers in one set, plus "!=V" for versions already tried here. */
+static void merged_spec(const struct want *w, char *const *excluded, size_t nex, struct wp_specset *out,
+			struct wp_buf *text)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < w->nc; k++)
+		n += w->c[k].spec.n;
+	*out = (struct wp_specset)WP_SPECSET_INIT;
+	out->specs = wp_xcalloc(n + nex + 1, sizeof(*out->specs));
+	for (size_t k = 0; k < w->nc; k++) {
+		for (size_t j = 0; j < w->c[k].spec.n; j++)
+			wp_specifier_copy(&out->specs[out->n++], &w->c[k].spec.specs[j]);
+		if (w->c[k].text && *w->c[k].text)
+			wp_buf_printf(text, "%s%s", text->len ? "," : "", w->c[k].text);
+	}
+	for (size_t k = 0; k < nex; k++) {
+		char ne[160];
+		struct wp_err e = WP_ERR_INIT;
+		snprintf(ne, sizeof(ne), "!=%s", excluded[k]);
+		if (wp_specifier_parse(&out->specs[out->n], ne, strlen(ne), &e) == 0)
+			out->n++;
+	}
+}
+
+/* "needed by torchvision 0.9.0 (torch==1.8.0)" for messages. */
+static void who_wants(const struct want *w, struct wp_buf *out)
+{
+	bool any = false;
+	for (size_t k = 0; k < w->nc; k++) {
+		if (!w->c[k].by)
+			continue;
+		wp_buf_printf(out, "%s%s needs %s%s", any ? "; " : " (", w->c[k].by, w->display,
+			      w->c[k].text && *w->c[k].text ? w->c[k].text : "");
+		any = true;
+	}
+	if (any)
+		wp_buf_addch(out, ')');
+}
+
+struct solver {
+	struct ctx *x;
+	const struct wp_target *t;
+	const struct wp_tagset *ts;
+	const struct wp_marker_env *env;
+	const char **avoid;
+	size_t navoid;
+	bool variant_blame;
+	char *last_variant;         /* the set's variant when it was to blame */
+	unsigned steps;
+	struct wp_buf last_failure; /* the deepest reason nothing fit */
+	struct state result;
+};
+
+#define MAX_STEPS 2000
+
+static void public_of(const char *version, char *out, size_t n)
+{
+	struct wp_version v;
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_buf b = WP_BUF_INIT;
+	snprintf(out, n, "%s", version);
+	if (wp_version_parse(&v, version, strlen(version), &e) == 0) {
+		wp_version_format_public(&v, &b);
+		snprintf(out, n, "%s", b.data);
+		wp_version_release(&v);
+	}
+	wp_buf_free(&b);
+}
+
+/* Does the picked candidate of want j satisfy requirement spec? */
+static bool picked_satisfies(struct solver *sv, const struct want *w, const struct wp_specset *spec)
+{
+	struct proj_files *pf = files_of(sv->x, w->project, &(struct wp_err)WP_ERR_INIT);
+	struct wp_version v;
+	struct wp_err e = WP_ERR_INIT;
+	if (!pf || w->picked < 0)
+		return true;
+	const char *ver = pf->c[w->picked].version;
+	if (wp_version_parse(&v, ver, strlen(ver), &e) < 0)
+		return false;
+	bool ok = wp_specset_contains(spec, &v, WP_PRERELEASES_YES);
+	wp_version_release(&v);
+	return ok;
+}
+
+static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err);
+
+/* Try candidate versions of want i, best first; recurse on success. */
+static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err)
+{
+	struct ctx *x = sv->x;
+	int rc = 0;
+	if (i == s->n) {
+		state_free(&sv->result);
+		state_copy(&sv->result, s);
+		return 0;
+	}
+	struct want *w = &s->w[i];
+	struct proj_files *pf = files_of(x, w->project, err);
+	if (!pf)
+		return err->code ? err->code : -WPE_CATALOG;
+	char **excluded = NULL;
+	size_t nex = 0;
+	for (;;) {
+		if (++sv->steps > MAX_STEPS) {
+			rc = wp_fail(err, -WPE_NOMATCH, "the dependency graph needs more than %d choices; pin versions to help",
+				     MAX_STEPS);
+			break;
+		}
+		struct wp_specset spec;
+		struct wp_buf spec_text = WP_BUF_INIT;
+		merged_spec(w, excluded, nex, &spec, &spec_text);
+		struct wp_pick_request req = {
+			.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
+			.pre = x->o->pre, .require_variant = pf->has_variants ? s->variant : NULL,
+			.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
+		};
+		struct wp_pick_result res;
+		wp_pick(pf->c, pf->n, &req, sv->t, sv->ts, &res, err);
+		if (res.chosen < 0) {
+			if (!nex) {
+				/* the first failure here is the informative one */
+				wp_buf_reset(&sv->last_failure);
+				wp_buf_addstr(&sv->last_failure, res.message);
+				who_wants(w, &sv->last_failure);
+				if (req.require_variant) {
+					struct wp_pick_result alt;
+					req.require_variant = NULL;
+					wp_pick(pf->c, pf->n, &req, sv->t, sv->ts, &alt, err);
+					if (alt.chosen >= 0) {
+						/* the set's variant, not the versions, is what stops this project */
+						sv->variant_blame = true;
+						free(sv->last_variant);
+						sv->last_variant = dupn(s->variant);
+					}
+					wp_pick_result_release(&alt);
+				}
+			}
+			wp_pick_result_release(&res);
+			wp_specset_release(&spec);
+			wp_buf_free(&spec_text);
+			rc = -WPE_NOMATCH;
+			break;
+		}
+		const struct wp_candidate *c = &pf->c[res.chosen];
+		char pub[128];
+		public_of(c->version, pub, sizeof(pub));
+
+		struct state child;
+		state_copy(&child, s);
+		struct want *cw = &child.w[i];
+		cw->picked = res.chosen;
+		cw->reason = wp_xstrdup(res.reason ? res.reason : "");
+		if (x->o->explain) {
+			cw->rejects = wp_xcalloc(res.n_rejects ? res.n_rejects : 1, sizeof(*cw->rejects));
+			for (size_t k = 0; k < res.n_rejects; k++) {
+				cw->rejects[k].where = where_of(&pf->c[res.rejects[k].index]);
+				cw->rejects[k].why = wp_xstrdup(res.rejects[k].why);
+			}
+			cw->n_rejects = res.n_rejects;
+		}
+		if (!child.variant && res.variant.kind != WP_VARIANT_NONE && pf->has_variants)
+			child.variant = wp_xstrdup(res.variant.label);
+		wp_pick_result_release(&res);
+		wp_specset_release(&spec);
+		wp_buf_free(&spec_text);
+
+		/* its dependencies, for the target and the extras asked of it */
+		bool conflict = false;
+		if (!x->o->no_deps) {
+			struct md m = { 0 };
+			if ((rc = metadata_of(x, c, cand_extra(pf, (size_t)cw->picked, 0), &m, err))) {
+				state_free(&child);
+				break;
+			}
+			char *by = wp_xasprintf("%s %s", w->display, pub);
+			for (size_t k = 0; k < m.n && !conflict; k++) {
+				struct wp_requirement dep;
+				struct wp_err pe = WP_ERR_INIT;
+				if (wp_requirement_parse(&dep, m.reqs[k], strlen(m.reqs[k]), &pe) < 0) {
+					note(x->plan, wp_xasprintf("%s: ignoring an unreadable requirement '%s'", by, m.reqs[k]));
+					continue;
+				}
+				bool applies = !dep.has_marker;
+				for (size_t e = 0; dep.has_marker && e <= child.w[i].nextras && !applies; e++) {
+					struct wp_marker_env env = *sv->env;
+					snprintf(env.extra, sizeof(env.extra), "%s", e < child.w[i].nextras ? child.w[i].extras[e] : "");
+					bool yes = false;
+					if (wp_marker_evaluate(&dep.marker, &env, &yes, &pe) == 0 && yes)
+						applies = true;
+				}
+				if (applies) {
+					if (child.n >= MAX_SET) {
+						wp_requirement_release(&dep);
+						rc = wp_fail(err, -WPE_NOMATCH, "more than %d projects in one resolution", MAX_SET);
+						break;
+					}
+					size_t j = add_want(&child, &dep, by);
+					/* an earlier pick that this requirement rules out: this version cannot stay */
+					if (j <= i && !picked_satisfies(sv, &child.w[j], &dep.spec)) {
+						struct wp_buf b = WP_BUF_INIT;
+						struct proj_files *pj = files_of(x, child.w[j].project, err);
+						wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, m.reqs[k], child.w[j].display,
+							      pj && child.w[j].picked >= 0 ? pj->c[child.w[j].picked].version : "?");
+						wp_buf_reset(&sv->last_failure);
+						wp_buf_addstr(&sv->last_failure, b.data);
+						wp_buf_free(&b);
+						conflict = true;
+					}
+				}
+				wp_requirement_release(&dep);
+			}
+			free(by);
+			md_release(&m);
+			if (rc) {
+				state_free(&child);
+				break;
+			}
+		}
+		if (!conflict) {
+			rc = solve(sv, &child, i + 1, err);
+			state_free(&child);
+			if (rc != -WPE_NOMATCH)
+				break; /* done, or a failure that trying other versions will not cure */
+			if (err->code == -WPE_NOMATCH && strstr(err->msg, "more than"))
+				break;
+		} else {
+			state_free(&child);
+		}
+		excluded = wp_xrealloc(excluded, (nex + 1) * sizeof(*excluded));
+		excluded[nex++] = wp_xstrdup(pub);
+		rc = 0;
+	}
+	for (size_t k = 0; k < nex; k++)
+		free(excluded[k]);
+	free(excluded);
+	return rc;
+}
+
+static void record(struct ctx *x, const struct state *s, size_t ti)
+{
+	struct wp_plan *plan = x->plan;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct want *w = &s->w[i];
+		struct proj_files *pf = files_of(x, w->project, &(struct wp_err)WP_ERR_INIT);
+		if (!pf || w->picked < 0)
+			continue;
+		const struct wp_candidate *c = &pf->c[w->picked];
+		plan->files = wp_xrealloc(plan->files, (plan->n + 1) * sizeof(*plan->files));
+		struct wp_plan_file *f = &plan->files[plan->n++];
+		memset(f, 0, sizeof(*f));
+		f->project = wp_xstrdup(c->project);
+		f->version = wp_xstrdup(c->version);
+		f->variant = wp_xstrdup(c->variant ? c->variant : "");
+		f->filename = wp_xstrdup(c->filename);
+		f->url = wp_xstrdup(c->url);
+		f->sha256 = dupn(c->sha256);
+		f->requires_python = dupn(c->requires_python);
+		f->core_metadata = dupn(cand_extra(pf, (size_t)w->picked, 0));
+		f->tags = dupn(cand_extra(pf, (size_t)w->picked, 1));
+		f->where = where_of(c);
+		f->reason = dupn(w->reason);
+		/* what the user named is theirs, whoever else needs it */
+		bool asked = false;
+		for (size_t k = 0; k < w->nc; k++)
+			asked |= !w->c[k].by;
+		for (size_t k = 0; k < w->nc && !asked && !f->required_by; k++)
+			f->required_by = dupn(w->c[k].by);
+		f->size = c->size;
+		f->target = ti;
+		f->n_rejects = w->n_rejects;
+		f->rejects = wp_xcalloc(w->n_rejects ? w->n_rejects : 1, sizeof(*f->rejects));
+		for (size_t k = 0; k < w->n_rejects; k++)
+			f->rejects[k].where = dupn(w->rejects[k].where), f->rejects[k].why = dupn(w->rejects[k].why);
+	}
+}
+
+static void free_file(struct wp_plan_file *f)
+{
+	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
+	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
+	free(f->required_by), free(f->path);
+	for (size_t k = 0; k < f->n_rejects; k++)
+		free(f->rejects[k].where), free(f->rejects[k].why);
+	free(f->rejects);
+}
+
+int wp_plan_build(struct wp_catalog *cat, const char *const *reqs, size_t nreq, const struct wp_target *targets,
+		  size_t n_targets, const struct wp_plan_opts *o, struct wp_plan *plan, struct wp_err *err)
+{
+	struct ctx x = { .cat = cat, .o = o, .plan = plan };
+	struct wp_requirement *parsed = wp_xcalloc(nreq ? nreq : 1, sizeof(*parsed));
+	size_t nparsed = 0;
+	int rc = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->targets = wp_xcalloc(n_targets ? n_targets : 1, sizeof(*plan->targets));
+	memcpy(plan->targets, targets, n_targets * sizeof(*targets));
+	plan->n_targets = n_targets;
+
+	for (size_t i = 0; i < nreq; i++) {
+		struct wp_err pe = WP_ERR_INIT;
+		if (wp_requirement_parse(&parsed[i], reqs[i], strlen(reqs[i]), &pe) < 0) {
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s", reqs[i], pe.msg);
+			goto out;
+		}
+		nparsed++;
+		if (parsed[i].url) {
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' names a URL; wheelpick picks from indexes", reqs[i]);
+			goto out;
+		}
+	}
+
+	for (size_t ti = 0; ti < n_targets && !rc; ti++) {
+		const struct wp_target *t = &plan->targets[ti];
+		struct wp_tagset ts = WP_TAGSET_INIT;
+		struct wp_marker_env env;
+		struct solver sv = { .x = &x, .t = t, .ts = &ts, .env = &env, .last_failure = WP_BUF_INIT };
+		if ((rc = wp_tagset_build(&ts, t, err)))
+			break;
+		wp_marker_env_from_target(&env, t);
+		for (int attempt = 0; attempt <= MAX_RESTARTS; attempt++) {
+			struct state s = { 0 };
+			struct wp_err e = WP_ERR_INIT;
+			for (size_t i = 0; i < nparsed; i++) {
+				bool applies = true;
+				if (parsed[i].has_marker)
+					wp_marker_evaluate(&parsed[i].marker, &env, &applies, &e);
+				if (applies)
+					add_want(&s, &parsed[i], NULL);
+			}
+			sv.variant_blame = false;
+			sv.steps = 0;
+			rc = solve(&sv, &s, 0, &e);
+			state_free(&s);
+			if (!rc) {
+				record(&x, &sv.result, ti);
+				break;
+			}
+			if (rc == -WPE_NOMATCH && sv.variant_blame && sv.last_variant) {
+				note(plan, wp_xasprintf("%s cannot complete the set (%s); trying the next variant", sv.last_variant,
+							sv.last_failure.data));
+				sv.avoid = wp_xrealloc(sv.avoid, (sv.navoid + 1) * sizeof(*sv.avoid));
+				sv.avoid[sv.navoid++] = sv.last_variant;
+				sv.last_variant = NULL;
+				rc = 0;
+				continue;
+			}
+			if (rc == -WPE_NOMATCH && sv.last_failure.len && !(e.code && strstr(e.msg, "more than")))
+				wp_fail(err, rc, "%s", sv.last_failure.data);
+			else
+				wp_fail(err, rc, "%s", e.msg);
+			break;
+		}
+		for (size_t i = 0; i < sv.navoid; i++)
+			free((char *)sv.avoid[i]);
+		free(sv.avoid);
+		free(sv.last_variant);
+		state_free(&sv.result);
+		wp_buf_free(&sv.last_failure);
+		wp_tagset_release(&ts);
+	}
+out:
+	for (size_t i = 0; i < nparsed; i++)
+		wp_requirement_release(&parsed[i]);
+	free(parsed);
+	for (size_t i = 0; i < x.npf; i++) {
+		for (size_t k = 0; k < x.pf[i]->nown; k++)
+			free(x.pf[i]->own[k]);
+		free(x.pf[i]->own);
+		free(x.pf[i]->c);
+		free(x.pf[i]->project);
+		free(x.pf[i]);
+	}
+	free(x.pf);
+	return rc;
+}
+
+void wp_plan_release(struct wp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		free_file(&plan->files[i]);
+	free(plan->files);
+	free(plan->targets);
+	for (size_t i = 0; i < plan->n_notes; i++)
+		free(plan->notes[i]);
+	free(plan->notes);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,384 @@
+/* index/crawl.c: sources -> readers -> catalog; one transaction per source, parallel fetches. */
+#include "index/crawl.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "index/html.h"
+#include "index/pep691.h"
+#include "index/repodata.h"
+#include "net/http.h"
+#include "resolver/fileinfo.h"
+#include "resolver/wheelname.h"
+#include "verify/hash.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+/* PEP 691 content negotiation: JSON preferred, HTML accepted (find-links pages are HTML only). */
+#define ACCEPT_SIMPLE "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
+
+static const char *const default_projects[] = { "torch", "torchvision", "torchaudio" };
+
+bool wp_crawl_is_repodata(const char *url)
+{
+	const char *q = strpbrk(url, "?#");
+	size_t n = q ? (size_t)(q - url) : strlen(url);
+	static const char *const ends[] = { "repodata.json", "repodata.json.bz2", "repodata.json.zst" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(ends); i++) {
+		size_t e = strlen(ends[i]);
+		if (n >= e && !memcmp(url + n - e, ends[i], e))
+			return true;
+	}
+	return false;
+}
+
+struct sink_ctx {
+	struct wp_catalog *cat;
+	int64_t source_id;
+	struct wp_crawl_source *src;
+};
+
+static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
+{
+	struct sink_ctx *s = ctx;
+	struct wp_file_row row = { .source_id = s->source_id, .size = rec->size, .build_number = -1, .timestamp = -1 };
+	struct wp_fileinfo fi = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	char variant[48];
+	bool conflict = false;
+	int rc;
+
+	if (rec->kind == WP_KIND_CONDA) {
+		if (!rec->project || !rec->version) {
+			s->src->skipped++;
+			s->src->malformed++;
+			return 0;
+		}
+		wp_conda_variant(rec->build, variant);
+		row.project = rec->project;
+		row.version = rec->version;
+		row.variant = variant;
+		row.kind = "conda";
+		row.build = rec->build;
+		row.build_number = rec->build_number;
+		row.subdir = rec->subdir;
+		row.depends = rec->depends;
+		row.constrains = rec->constrains;
+		row.track_features = rec->track_features;
+		row.timestamp = rec->timestamp;
+	} else {
+		if (wp_fileinfo_from_name(rec->filename, rec->dir, &fi, &e) < 0) {
+			/* a link the index lists but no tool could install: count it, go on */
+			s->src->skipped++;
+			s->src->malformed++;
+			return 0;
+		}
+		row.project = fi.project;
+		row.version = fi.version;
+		row.variant = fi.variant;
+		row.kind = fi.kind;
+		row.tags = fi.tags;
+		row.build = fi.build;
+		row.requires_python = rec->requires_python;
+		row.yanked = rec->yanked;
+		row.core_metadata = rec->core_metadata;
+	}
+	row.filename = rec->filename;
+	row.url = rec->url;
+	row.sha256 = rec->sha256;
+	row.md5 = rec->md5;
+	rc = wp_catalog_add_file(s->cat, &row, &conflict, err);
+	if (!rc) {
+		s->src->files++;
+		s->src->conflicts += conflict;
+	}
+	wp_fileinfo_release(&fi);
+	return rc;
+}
+
+struct prior {
+	bool found;
+	char *etag, *last_modified, *content_sha256;
+	int64_t fetched_at;
+};
+
+static int prior_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	struct prior *p = ctx;
+	p->etag = r->etag ? wp_xstrdup(r->etag) : NULL;
+	p->last_modified = r->last_modified ? wp_xstrdup(r->last_modified) : NULL;
+	p->content_sha256 = r->content_sha256 ? wp_xstrdup(r->content_sha256) : NULL;
+	p->fetched_at = r->fetched_at;
+	return 0;
+}
+
+static void prior_release(struct prior *p)
+{
+	free(p->etag);
+	free(p->last_modified);
+	free(p->content_sha256);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool is_json(const struct wp_fetch_res *res)
+{
+	const char *ct = res->content_type;
+	return ct && (strstr(ct, "json") != NULL);
+}
+
+/* A root page (PEP 503 /simple/ or PyTorch's /whl/): the projects asked for, as URLs. */
+struct follow_ctx {
+	const struct wp_crawl_opts *opts;
+	struct wp_buf norm;
+	char **urls;
+	size_t n;
+};
+
+static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err *err)
+{
+	struct follow_ctx *f = ctx;
+	const char *const *want = f->opts->projects ? f->opts->projects : default_projects;
+	size_t nwant = f->opts->projects ? f->opts->n_projects : WP_ARRAY_LEN(default_projects);
+	struct wp_buf w = WP_BUF_INIT;
+	wp_project_name_normalize(name, strlen(name), &f->norm);
+	for (size_t i = 0; i < nwant; i++) {
+		wp_project_name_normalize(want[i], strlen(want[i]), &w);
+		if (!strcmp(w.data, f->norm.data)) {
+			f->urls = wp_xrealloc(f->urls, (f->n + 1) * sizeof(*f->urls));
+			f->urls[f->n++] = wp_xstrdup(url);
+			break;
+		}
+	}
+	wp_buf_free(&w);
+	return 0;
+}
+
+static int count_projects(void *ctx, const char *name, const char *url, struct wp_err *err)
+{
+	return 0;
+}
+
+static void hash_bytes(const char *data, size_t n, char out[65])
+{
+	struct wp_hasher h;
+	struct wp_err e = WP_ERR_INIT;
+	out[0] = 0;
+	if (wp_hasher_init(&h, WP_HASH_SHA256, &e) < 0)
+		return;
+	wp_hasher_update(&h, data, n);
+	wp_hasher_final(&h, out, NULL, &e);
+	wp_hasher_release(&h);
+}
+
+static struct wp_crawl_source *report_add(struct wp_crawl_report *rep, const char *url)
+{
+	rep->v = wp_xrealloc(rep->v, (rep->n + 1) * sizeof(*rep->v));
+	struct wp_crawl_source *s = &rep->v[rep->n++];
+	memset(s, 0, sizeof(*s));
+	s->url = wp_xstrdup(url);
+	s->kind = "findlinks";
+	return s;
+}
+
+static void source_fail(struct wp_crawl_source *s, const struct wp_err *e, int rc)
+{
+	s->rc = rc;
+	free(s->error);
+	s->error = wp_xstrdup(e->msg[0] ? e->msg : "failed");
+}
+
+/* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
+static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_fetch_res *res,
+			const char *body_path, const struct prior *pr, const struct wp_crawl_opts *opts,
+			struct follow_ctx *follow, struct wp_err *err)
+{
+	struct sink_ctx sc = { .cat = cat, .src = s };
+	struct wp_index_stats st = { 0 };
+	char sha[65] = "";
+	int rc = 0;
+	const char *url = s->url;
+	const char *data = wp_buf_cstr(&res->body);
+	size_t len = res->body.len;
+
+	if (body_path) {
+		long long sz;
+		if ((rc = wp_hash_file(body_path, sha, &sz, err)))
+			return rc;
+	} else {
+		hash_bytes(data, len, sha);
+	}
+	/* The same bytes as last time (a server without validators): nothing to write. */
+	if (!opts->force && pr->found && pr->content_sha256 && !strcmp(pr->content_sha256, sha)) {
+		s->unchanged = true;
+		return 0;
+	}
+
+	if (body_path)
+		s->kind = "repodata";
+	else if (is_json(res))
+		s->kind = strstr(data, "\"projects\"") && !strstr(data, "\"files\"") ? "root" : "simple-json";
+	else
+		s->kind = strstr(url, "/simple/") ? "simple" : "findlinks";
+
+	if (strcmp(s->kind, "root") != 0) {
+		if ((rc = wp_catalog_refresh_begin(cat, url, s->kind, &sc.source_id, err)))
+			return rc;
+		if (!strcmp(s->kind, "repodata")) {
+			/* the channel subdir URL: the repodata URL without its file name */
+			char *base = wp_xstrdup(res->effective_url ? res->effective_url : url);
+			char *slash = strrchr(base, '/');
+			if (slash)
+				*slash = 0;
+			rc = wp_read_repodata_file(body_path, base, catalog_sink, &sc, &st, err);
+			free(base);
+		} else if (!strcmp(s->kind, "simple-json")) {
+			rc = wp_read_pep691(url, NULL, data, len, catalog_sink, &sc, &st, err);
+		} else {
+			struct wp_err he = WP_ERR_INIT;
+			rc = wp_read_html_links(url, NULL, data, len, catalog_sink, &sc, &st, &he);
+			/* no file links but other links, or "not an index": maybe a root page */
+			if ((rc == 0 && st.records == 0 && st.links > 0) || rc == -WPE_SOURCE) {
+				struct wp_index_stats ps = { 0 };
+				struct wp_err pe = WP_ERR_INIT;
+				if (wp_read_html_projects(url, data, len, count_projects, NULL, &ps, &pe) == 0 && ps.records > 0) {
+					wp_catalog_refresh_abort(cat);
+					s->kind = "root";
+					s->files = 0;
+					rc = 0;
+				}
+			}
+			if (rc && strcmp(s->kind, "root") != 0)
+				wp_fail(err, rc, "%s", he.msg);
+		}
+		if (rc) {
+			wp_catalog_refresh_abort(cat);
+			return rc;
+		}
+	}
+
+	if (!strcmp(s->kind, "root")) {
+		memset(&st, 0, sizeof(st));
+		if (!follow)
+			return wp_fail(err, -WPE_SOURCE, "'%s' is an index root, not a project page", url);
+		if (is_json(res))
+			return wp_read_pep691_projects(url, data, len, follow_fn, follow, &st, err);
+		return wp_read_html_projects(url, data, len, follow_fn, follow, &st, err);
+	}
+	s->skipped += st.skipped;
+	s->malformed += st.malformed;
+	return wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha, (int64_t)s->files, err);
+}
+
+static char *tmp_path(const struct wp_crawl_opts *opts, size_t i)
+{
+	const char *dir = opts->tmp_dir ? opts->tmp_dir : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return wp_xasprintf("%s/wheelpick-repodata.%ld.%zu.%ld", dir, (long)getpid(), i, (long)time(NULL));
+}
+
+/* One round: fetch urls in parallel, then store each. Root pages add to follow. */
+static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
+			struct wp_crawl_report *rep, struct follow_ctx *follow)
+{
+	struct wp_fetch_req *reqs = wp_xcalloc(n ? n : 1, sizeof(*reqs));
+	struct wp_fetch_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
+	struct wp_err *errs = wp_xcalloc(n ? n : 1, sizeof(*errs));
+	struct prior *pr = wp_xcalloc(n ? n : 1, sizeof(*pr));
+	size_t base = rep->n; /* this round's sources are rep->v[base + i]; the array may move */
+	char **paths = wp_xcalloc(n ? n : 1, sizeof(*paths));
+	size_t *todo = wp_xcalloc(n ? n : 1, sizeof(*todo)), ntodo = 0;
+	struct wp_err e = WP_ERR_INIT;
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < n; i++)
+		report_add(rep, urls[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (wp_catalog_source_get(cat, urls[i], prior_fn, &pr[i], &pr[i].found, &e) < 0) {
+			source_fail(&rep->v[base + i], &e, e.code);
+			wp_err_clear(&e);
+			continue;
+		}
+		if (opts->max_age_s > 0 && pr[i].found && pr[i].fetched_at > 0 && now - pr[i].fetched_at < opts->max_age_s) {
+			rep->v[base + i].unchanged = true;
+			continue;
+		}
+		reqs[ntodo] = (struct wp_fetch_req){
+			.url = urls[i],
+			.etag = opts->force ? NULL : pr[i].etag,
+			.last_modified = opts->force ? NULL : pr[i].last_modified,
+			.accept = wp_crawl_is_repodata(urls[i]) ? NULL : ACCEPT_SIMPLE,
+		};
+		if (wp_crawl_is_repodata(urls[i])) {
+			paths[i] = tmp_path(opts, i);
+			reqs[ntodo].to_path = paths[i];
+			reqs[ntodo].max_bytes = (size_t)2 << 30; /* compressed or not; decompression has its own caps */
+		}
+		todo[ntodo++] = i;
+	}
+	if (ntodo)
+		wp_fetch_many(reqs, res, ntodo, errs);
+	for (size_t k = 0; k < ntodo; k++) {
+		size_t i = todo[k];
+		struct wp_crawl_source *s = &rep->v[base + i];
+		if (errs[k].code) {
+			source_fail(s, &errs[k], errs[k].code);
+		} else if (res[k].not_modified) {
+			s->unchanged = true;
+		} else {
+			struct wp_err se = WP_ERR_INIT;
+			int rc = store_source(cat, s, &res[k], paths[i], &pr[i], opts, follow, &se);
+			if (rc) {
+				wp_err_prefix(&se, "reading '%s'", s->url);
+				source_fail(s, &se, rc);
+			}
+		}
+		if (paths[i])
+			unlink(paths[i]);
+		wp_fetch_res_release(&res[k]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		prior_release(&pr[i]);
+		free(paths[i]);
+	}
+	free(reqs);
+	free(res);
+	free(errs);
+	free(pr);
+	free(paths);
+	free(todo);
+}
+
+int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
+	     struct wp_crawl_report *rep, struct wp_err *err)
+{
+	struct follow_ctx follow = { .opts = opts, .norm = WP_BUF_INIT };
+	memset(rep, 0, sizeof(*rep));
+	crawl_round(cat, urls, n, opts, rep, &follow);
+	if (follow.n) {
+		/* project pages found on root pages: one more parallel round (they are never roots) */
+		size_t first = rep->n;
+		crawl_round(cat, (const char *const *)follow.urls, follow.n, opts, rep, NULL);
+		(void)first;
+	}
+	for (size_t i = 0; i < follow.n; i++)
+		free(follow.urls[i]);
+	free(follow.urls);
+	wp_buf_free(&follow.norm);
+	/* root pages are reported as sources that hold no files themselves */
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->v[i].rc)
+			return wp_fail(err, rep->v[i].rc, "%s", rep->v[i].error);
+	return 0;
+}
+
+void wp_crawl_report_release(struct wp_crawl_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		free(rep->v[i].url);
+		free(rep->v[i].error);
+	}
+	free(rep->v);
+	memset(rep, 0, sizeof(*rep));
+}

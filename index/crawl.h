@@ -1,0 +1,46 @@
+/* index/crawl.h: refreshing sources into the catalog: fetch (conditional GET, in parallel), pick
+ * the reader for what came back, and replace the source's rows in one transaction.
+ * The report owns its strings (wp_crawl_report_release); options and URLs are borrowed. */
+#ifndef WP_CRAWL_H
+#define WP_CRAWL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "cache/catalog.h"
+
+struct wp_crawl_opts {
+	const char *const *projects; /* projects to follow from a root page (normalised or not);
+	                                NULL = torch, torchvision, torchaudio */
+	size_t n_projects;
+	const char *tmp_dir;         /* where repodata downloads land (same file system as nothing
+	                                in particular; removed after parsing) */
+	bool force;                  /* ignore validators and content hashes: reparse everything */
+	long max_age_s;              /* > 0: skip a source refreshed less than this long ago */
+};
+
+struct wp_crawl_source {
+	char *url;
+	const char *kind;            /* static: findlinks, simple, simple-json, repodata, root */
+	int rc;                      /* 0 or -WPE_* */
+	char *error;                 /* message when rc != 0 */
+	bool unchanged;              /* 304, the same bytes as last time, or fresh enough */
+	unsigned long long files, skipped, malformed, conflicts;
+};
+
+struct wp_crawl_report {
+	struct wp_crawl_source *v;
+	size_t n;
+};
+
+/* Refresh every URL. A failing source does not stop the others; the catalog keeps its old rows
+ * for it. Returns 0 when all succeeded, else the first failure's code with err set. */
+int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
+	     struct wp_crawl_report *rep, struct wp_err *err);
+void wp_crawl_report_release(struct wp_crawl_report *rep);
+
+/* True when url names a conda repodata file (repodata.json, current_repodata.json, .bz2, .zst). */
+bool wp_crawl_is_repodata(const char *url);
+
+#endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# tests/cli/t-update-list.sh: crawling the sample index (find-links and PEP 503) and listing it.
+. "$(dirname "$0")/../lib.sh"
+make_sample
+
+expect_exit 0 "update from a find-links page" wp update --index "$FINDLINKS"
+expect_grep "says what it updated" "updated file://" "$TMP/err"
+expect_exit 0 "list torch" wp list torch
+expect_grep "grid has the variants" "cpu +cu92 +cu101 +cu102 +cu110 +cu111 +rocm3.7 +rocm4.0.1" "$TMP/out"
+expect_grep "1.8.0 row: cu102 unlabeled in cu102/ counts as cu102" "^1\.8\.0 +4 +- +4 +4 +- +4 +- +2" "$TMP/out"
+expect_exit 0 "list --json" wp list torch --json
+expect_json "$TMP/out" "len(j)" 42
+expect_json "$TMP/out" "sorted({f['variant'] for f in j if f['version'].split('+')[0]=='1.8.0'})" "['cpu', 'cu101', 'cu102', 'cu111', 'rocm4.0.1']"
+expect_json "$TMP/out" "all(f['url'].startswith('file:///') for f in j)" True
+expect_json "$TMP/out" "[f['url'] for f in j if f['filename']=='torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl'][0].endswith('/whl/cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl')" True
+
+# an unchanged source costs no writes
+expect_exit 0 "second update" wp -v update --index "$FINDLINKS"
+expect_grep "unchanged the second time" "unchanged file://" "$TMP/err"
+
+# PEP 503 over HTTP: the root page is followed to the projects asked for
+start_server "$SAMPLE"
+expect_exit 0 "update from a PEP 503 root" wp update --index "$BASE/simple/" --project torchvision --project numpy
+expect_grep "followed torchvision" "updated $BASE/simple/torchvision/" "$TMP/err"
+expect_no_grep "did not follow torch" "simple/torch/$" "$TMP/err"
+expect_exit 0 "list torchvision" wp list torchvision --json
+# 38 from the PEP 503 page (with sha256) beside the 38 of the find-links page (without)
+expect_json "$TMP/out" "sum(1 for f in j if f['sha256'] and len(f['sha256'])==64)" 38
+expect_json "$TMP/out" "len({f['url'] for f in j})" 76
+expect_json "$TMP/out" "sum(1 for f in j if f['url'].startswith('http://127.0.0.1'))" 38
+# conditional GET: the second fetch sends the validators and gets 304 (or the same bytes)
+expect_exit 0 "update again" wp -v update --index "$BASE/simple/" --project torchvision
+expect_grep "unchanged over HTTP" "unchanged $BASE/simple/torchvision/" "$TMP/err"
+expect_grep "sent If-Modified-Since or If-None-Match" "If-(Modified-Since|None-Match)" "$TMP/server.log"
+
+# unknown project for list
+expect_exit 1 "list of an unknown project is exit 1" wp list nosuchproject
+expect_grep "names the project" "'nosuchproject'" "$TMP/err"
+expect_exit 2 "list without a project is exit 2" wp list
+done_testing
