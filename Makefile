@@ -70,7 +70,7 @@ clitest: $(BUILD)/wheelpick
 # Every runner runs to the end (WP_DEFER_FAIL); the summary line decides the exit status.
 test: deps
 	rm -rf $(RESULTS)
-	$(MAKE) all $(UNIT_BIN)
+	$(MAKE) -j$$(nproc) all $(UNIT_BIN)
 	@WP_DEFER_FAIL=1 $(MAKE) -s unit clitest
 	@WP_RESULTS=$(RESULTS) tests/summary.sh
 

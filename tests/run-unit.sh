@@ -4,19 +4,27 @@
 set -u
 results=${WP_RESULTS:-build/test-results}
 mkdir -p "$results"
-pass=0 fail=0
+pass=0 fail=0 cases_pass=0 cases_fail=0
 for t in "$@"; do
 	name=$(basename "$t")
 	log="$results/$name.log"
-	if timeout "${WP_UNIT_TIMEOUT:-300}" "$t" >"$log" 2>&1; then
+	start=$(date +%s.%N)
+	timeout "${WP_UNIT_TIMEOUT:-300}" "$t" >"$log" 2>&1
+	st=$?
+	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" "BEGIN {print b - a}")
+	p=$(grep -Eo '^\[  PASSED  \] [0-9]+' "$log" | grep -Eo '[0-9]+$' | awk '{s+=$1} END {print s+0}')
+	f=$(grep -Eo '^\[  FAILED  \] [0-9]+ test' "$log" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+	[ "$st" != 0 ] && [ "$f" = 0 ] && f=1   # crashed or timed out: count the binary as one failure
+	cases_pass=$((cases_pass + p)); cases_fail=$((cases_fail + f))
+	if [ "$st" = 0 ]; then
 		pass=$((pass + 1))
-		printf 'ok    %s (%s)\n' "$name" "$(grep -Eo '[0-9]+ test\(s\) run' "$log" | head -1)"
+		printf 'ok    %-24s %4s tests  %6.2fs\n' "$name" "$p" "$secs"
 	else
 		fail=$((fail + 1))
 		printf 'FAIL  %s\n' "$name"
 		tail -n 30 "$log" | sed 's/^/      /'
 	fi
 done
-echo "$pass $fail 0" >"$results/unit.count"
-echo "unit: $pass passed, $fail failed"
+echo "$cases_pass $cases_fail 0" >"$results/unit.count"
+echo "unit: $cases_pass passed, $cases_fail failed ($pass of $((pass + fail)) programs clean)"
 [ "$fail" = 0 ] || [ "${WP_DEFER_FAIL:-0}" = 1 ]

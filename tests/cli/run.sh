@@ -19,6 +19,8 @@ for t in "$here"/t-*.sh; do
 	if [ "$st" = ok ]; then printf 'ok    %s (%s checks)\n' "$name" "${p:-0}"; else
 		printf 'FAIL  %s\n' "$name"; tail -n 40 "$log" | sed 's/^/      /'; fi
 done
-echo "$((files - failed)) $failed 0" >"$results/cli.count"
+# a file that failed without counting its failures still counts as one
+[ "$failed" -gt "$checks_fail" ] && checks_fail=$failed
+echo "$checks_pass $checks_fail 0" >"$results/cli.count"
 echo "cli: $((files - failed)) passed, $failed failed ($checks_pass checks passed, $checks_fail failed)"
 [ "$failed" = 0 ] || [ "${WP_DEFER_FAIL:-0}" = 1 ]
