@@ -36,10 +36,26 @@ struct wp_file_record {
 	const char *constrains;      /* JSON array text */
 	const char *track_features;  /* space-separated */
 	long long timestamp;         /* ms since the epoch */
+	const char *noarch;          /* "python", "generic" or NULL */
+	const char *license;         /* as the repodata writes it, or NULL */
+};
+
+/* What a reader saw, for `update -v` and for telling a thin page from a broken one.
+ * links == records + skipped; malformed counts the part of skipped that was broken
+ * (bad href, bad hash, bad name) rather than merely not a package file. */
+struct wp_index_stats {
+	unsigned long long links;
+	unsigned long long records;
+	unsigned long long skipped;
+	unsigned long long malformed;
 };
 
 /* A sink returns 0 to go on, or a negative -WPE_* (after wp_fail) to stop the reader,
  * which then returns that code unchanged. */
 typedef int wp_record_fn(void *ctx, const struct wp_file_record *rec, struct wp_err *err);
+
+/* Root pages (PEP 503 /simple/, PEP 691 root JSON) name projects instead of files: name as the
+ * page writes it, url absolute. Same borrowing and stopping rules as wp_record_fn. */
+typedef int wp_project_fn(void *ctx, const char *name, const char *url, struct wp_err *err);
 
 #endif

@@ -1,0 +1,512 @@
+/* index/pep691.c: PEP 691 JSON pages through yajl callbacks: one pass to check, one to emit. */
+#include "index/pep691.h"
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "base/str.h"
+#include "index/html.h"
+#include "index/url.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#define KEY_LEVELS 5   /* keys remembered for depths 1..4; deeper ones never matter here */
+#define KEY_MAX    40
+#define FIELD_MAX  1024
+
+enum meta_kind { META_ABSENT = 0, META_NONE, META_TRUE, META_HASH };
+
+struct meta {
+	enum meta_kind kind;
+	char sha256[65];
+};
+
+struct file {
+	struct wp_buf filename, url, rp, yanked;
+	bool has_rp, is_yanked, bad;
+	char sha256[65], md5[33];
+	struct meta core, dist;
+	long long size;
+};
+
+struct jp {
+	const char *page_url;
+	const char *project;
+	bool emit;                /* second pass: records go to the sink */
+	bool roots;
+	wp_record_fn *sink;
+	wp_project_fn *name_sink;
+	void *ctx;
+	struct wp_index_stats *stats;
+	struct wp_err *err;
+	int rc;
+
+	int depth;
+	bool is_map[WP_JSON_MAX_DEPTH + 2];
+	char key[KEY_LEVELS][KEY_MAX];
+
+	bool has_api, top_seen;
+	char api[32];
+	char name[256];
+	unsigned long long files;
+	struct file f;
+};
+
+static int fail(struct jp *j, int code, const char *what)
+{
+	if (!j->rc)
+		j->rc = wp_fail(j->err, code, "'%s' is not a PEP 691 page: %s", j->page_url, what);
+	return 0;
+}
+
+static bool key_is(const struct jp *j, int d, const char *k)
+{
+	return d >= 1 && d < KEY_LEVELS && d <= j->depth && j->is_map[d] && !strcmp(j->key[d], k);
+}
+
+/* The innermost container is a file object: {"files": [ {HERE} ]}. */
+static bool in_file(const struct jp *j, int d)
+{
+	return !j->roots && j->depth == d && d >= 3 && key_is(j, 1, "files") && !j->is_map[2] && j->is_map[3];
+}
+
+static bool in_project(const struct jp *j)
+{
+	return j->roots && j->depth == 3 && key_is(j, 1, "projects") && !j->is_map[2] && j->is_map[3];
+}
+
+static bool is_core_key(const char *k)
+{
+	return !strcmp(k, "core-metadata") || !strcmp(k, "dist-info-metadata") ||
+	       !strcmp(k, "data-dist-info-metadata");
+}
+
+static struct meta *meta_slot(struct jp *j, const char *k)
+{
+	return !strcmp(k, "core-metadata") ? &j->f.core : &j->f.dist;
+}
+
+/* Copy a JSON string into b; false when it is too long or holds a NUL. */
+static bool take(struct wp_buf *b, const unsigned char *s, size_t n)
+{
+	wp_buf_reset(b);
+	return !memchr(s, 0, n) && wp_buf_add(b, s, n) == 0;
+}
+
+static void file_reset(struct file *f)
+{
+	wp_buf_reset(&f->filename);
+	wp_buf_reset(&f->url);
+	wp_buf_reset(&f->rp);
+	wp_buf_reset(&f->yanked);
+	f->has_rp = f->is_yanked = f->bad = false;
+	f->sha256[0] = f->md5[0] = 0;
+	memset(&f->core, 0, sizeof(f->core));
+	memset(&f->dist, 0, sizeof(f->dist));
+	f->size = -1;
+}
+
+static void skip(struct jp *j, bool malformed)
+{
+	j->stats->skipped++;
+	if (malformed)
+		j->stats->malformed++;
+}
+
+enum vtype { V_NULL, V_BOOL, V_NUMBER, V_STRING, V_MAP, V_ARRAY };
+
+/* A value (or the start of a container) at the current depth. */
+static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, bool b)
+{
+	struct file *f = &j->f;
+
+	if (j->depth == 0) {
+		j->top_seen = true;
+		return t == V_MAP ? 1 : fail(j, -WPE_SOURCE, "the document is not a JSON object");
+	}
+	if (j->depth == 1 && j->is_map[1] && !strcmp(j->key[1], "name") && t == V_STRING) {
+		if (n < sizeof(j->name) && !memchr(s, 0, n)) {
+			memcpy(j->name, s, n);
+			j->name[n] = 0;
+		}
+		return 1;
+	}
+	if (j->depth == 2 && key_is(j, 1, "meta") && key_is(j, 2, "api-version")) {
+		if (t != V_STRING || n >= sizeof(j->api) || memchr(s, 0, n))
+			return fail(j, -WPE_SOURCE, "meta.api-version is not a version string");
+		memcpy(j->api, s, n);
+		j->api[n] = 0;
+		j->has_api = true;
+		return 1;
+	}
+	if (!j->emit)
+		return 1;
+	if (j->depth == 2 && !j->is_map[2] && t != V_MAP &&
+	    key_is(j, 1, j->roots ? "projects" : "files")) {
+		/* an entry that is not an object */
+		j->stats->links++;
+		skip(j, true);
+		return 1;
+	}
+	if (in_project(j) && !strcmp(j->key[3], "name")) {
+		if (t != V_STRING || !take(&f->filename, s, n))
+			wp_buf_reset(&f->filename);
+		return 1;
+	}
+	if (in_file(j, 3)) {
+		const char *k = j->key[3];
+		if (!strcmp(k, "filename")) {
+			f->bad |= t != V_STRING || !take(&f->filename, s, n);
+		} else if (!strcmp(k, "url")) {
+			f->bad |= t != V_STRING || !take(&f->url, s, n);
+		} else if (!strcmp(k, "requires-python")) {
+			if (t == V_STRING) {
+				f->has_rp = n > 0;
+				f->bad |= !take(&f->rp, s, n);
+			} else {
+				f->bad |= t != V_NULL;
+			}
+		} else if (!strcmp(k, "yanked")) {
+			/* true, or a reason; false and null mean not yanked */
+			if (t == V_STRING) {
+				f->is_yanked = true;
+				f->bad |= !take(&f->yanked, s, n);
+			} else if (t == V_BOOL) {
+				f->is_yanked = b;
+			} else {
+				f->bad |= t != V_NULL;
+			}
+		} else if (is_core_key(k)) {
+			struct meta *m = meta_slot(j, k);
+			if (t == V_BOOL)
+				m->kind = b ? META_TRUE : META_NONE;
+			else if (t == V_MAP)
+				m->kind = META_TRUE; /* a hash inside may make it META_HASH */
+			else
+				m->kind = META_NONE;
+		} else if (!strcmp(k, "size")) {
+			long long v;
+			if (t == V_NUMBER && wp_str_to_ll(WP_STRN((const char *)s, n), &v))
+				f->size = v;
+			else
+				f->bad |= t != V_NULL && t != V_NUMBER;
+		} else if (!strcmp(k, "hashes")) {
+			f->bad |= t != V_MAP;
+		}
+		return 1;
+	}
+	if (in_file(j, 4) && j->is_map[4]) {
+		const char *k3 = j->key[3], *k4 = j->key[4];
+		if (!strcmp(k3, "hashes")) {
+			if (!strcmp(k4, "sha256"))
+				f->bad |= t != V_STRING || !wp_url_hex_lower((const char *)s, n, 64, f->sha256);
+			else if (!strcmp(k4, "md5"))
+				f->bad |= t != V_STRING || !wp_url_hex_lower((const char *)s, n, 32, f->md5);
+		} else if (is_core_key(k3) && !strcmp(k4, "sha256")) {
+			struct meta *m = meta_slot(j, k3);
+			if (t == V_STRING && wp_url_hex_lower((const char *)s, n, 64, m->sha256))
+				m->kind = META_HASH;
+			else
+				m->kind = META_NONE; /* a hash we cannot check is worse than none */
+		}
+	}
+	return 1;
+}
+
+static const char *meta_text(const struct meta *m, char *out)
+{
+	switch (m->kind) {
+	case META_TRUE:
+		return "true";
+	case META_HASH:
+		memcpy(out, "sha256=", 7);
+		memcpy(out + 7, m->sha256, 65);
+		return out;
+	default:
+		return NULL;
+	}
+}
+
+
+static void emit_file(struct jp *j)
+{
+	struct file *f = &j->f;
+	struct wp_url_link link;
+	char cm[80];
+
+	j->stats->links++;
+	if (f->bad || !f->filename.len || !f->url.len || !wp_url_filename_ok(wp_buf_cstr(&f->filename))) {
+		skip(j, true);
+		return;
+	}
+	if (wp_url_link_parse(j->page_url, wp_buf_cstr(&f->url), &link, NULL) < 0) {
+		skip(j, true);
+		return;
+	}
+	const char *filename = wp_buf_cstr(&f->filename);
+	enum wp_file_kind kind = wp_index_file_kind(filename);
+	if (kind == WP_KIND_UNKNOWN) {
+		skip(j, false);
+		goto out;
+	}
+	const char *sha = f->sha256[0] ? f->sha256 : link.hashes.sha256[0] ? link.hashes.sha256 : NULL;
+	const char *md5 = f->md5[0] ? f->md5 : link.hashes.md5[0] ? link.hashes.md5 : NULL;
+	const struct meta *m = f->core.kind != META_ABSENT ? &f->core : &f->dist;
+	struct wp_file_record rec = {
+		.kind = kind,
+		.filename = filename,
+		.url = link.url,
+		.dir = link.dir,
+		.project = j->name[0] ? j->name : j->project,
+		.sha256 = sha,
+		.md5 = md5,
+		.requires_python = f->has_rp ? wp_buf_cstr(&f->rp) : NULL,
+		.yanked = f->is_yanked ? wp_buf_cstr(&f->yanked) : NULL,
+		.core_metadata = meta_text(m, cm),
+		.size = f->size,
+		.build_number = -1,
+		.timestamp = -1,
+	};
+	int rc = j->sink(j->ctx, &rec, j->err);
+	if (rc < 0)
+		j->rc = rc;
+	else
+		j->stats->records++;
+out:
+	wp_url_link_release(&link);
+}
+
+/* PEP 503 normalised name: lower case, runs of -_. become one '-'. */
+static void normalise(const char *s, char *out)
+{
+	size_t k = 0;
+	for (; *s; s++) {
+		if (*s == '-' || *s == '_' || *s == '.') {
+			if (k == 0 || out[k - 1] != '-')
+				out[k++] = '-';
+		} else {
+			out[k++] = (*s >= 'A' && *s <= 'Z') ? (char)(*s - 'A' + 'a') : *s;
+		}
+	}
+	out[k] = 0;
+}
+
+static void emit_project(struct jp *j)
+{
+	const char *name = wp_buf_cstr(&j->f.filename);
+	char norm[256], *url = NULL;
+	struct wp_buf page = WP_BUF_INIT_MAX(WP_URL_MAX);
+
+	j->stats->links++;
+	if (!wp_index_project_name_ok(name, j->f.filename.len)) {
+		skip(j, true);
+		return;
+	}
+	normalise(name, norm);
+	/* the page URL without query or fragment is the root the names hang off */
+	wp_buf_add(&page, j->page_url, strcspn(j->page_url, "?#"));
+	if (wp_url_join_segment(wp_buf_cstr(&page), norm, &url, NULL) < 0) {
+		skip(j, true);
+		goto out;
+	}
+	char *slashed = wp_xasprintf("%s/", url);
+	int rc = j->name_sink(j->ctx, name, slashed, j->err);
+	free(slashed);
+	if (rc < 0)
+		j->rc = rc;
+	else
+		j->stats->records++;
+out:
+	free(url);
+	wp_buf_free(&page);
+}
+
+static int cb_null(void *ud)
+{
+	struct jp *j = ud;
+	return value(j, V_NULL, NULL, 0, false) && !j->rc;
+}
+
+static int cb_bool(void *ud, int b)
+{
+	struct jp *j = ud;
+	return value(j, V_BOOL, NULL, 0, b != 0) && !j->rc;
+}
+
+static int cb_number(void *ud, const char *s, size_t n)
+{
+	struct jp *j = ud;
+	return value(j, V_NUMBER, (const unsigned char *)s, n, false) && !j->rc;
+}
+
+static int cb_string(void *ud, const unsigned char *s, size_t n)
+{
+	struct jp *j = ud;
+	return value(j, V_STRING, s, n, false) && !j->rc;
+}
+
+static int open_container(struct jp *j, bool map)
+{
+	if (!value(j, map ? V_MAP : V_ARRAY, NULL, 0, false) || j->rc)
+		return 0;
+	if (j->depth >= WP_JSON_MAX_DEPTH)
+		return fail(j, -WPE_SOURCE, "JSON nested too deep");
+	j->depth++;
+	j->is_map[j->depth] = map;
+	if (j->depth < KEY_LEVELS)
+		j->key[j->depth][0] = 0;
+	if (j->emit && (in_file(j, 3) || in_project(j))) {
+		if (++j->files > WP_PEP691_MAX_FILES) {
+			j->rc = wp_fail(j->err, -WPE_TOO_BIG, "index '%s' lists more than %d files",
+					j->page_url, WP_PEP691_MAX_FILES);
+			return 0;
+		}
+		file_reset(&j->f);
+	}
+	return 1;
+}
+
+static int close_container(struct jp *j)
+{
+	if (j->emit && in_file(j, 3))
+		emit_file(j);
+	else if (j->emit && in_project(j))
+		emit_project(j);
+	j->depth--;
+	return !j->rc;
+}
+
+static int cb_start_map(void *ud)
+{
+	return open_container(ud, true);
+}
+
+static int cb_start_array(void *ud)
+{
+	return open_container(ud, false);
+}
+
+static int cb_end(void *ud)
+{
+	return close_container(ud);
+}
+
+static int cb_key(void *ud, const unsigned char *s, size_t n)
+{
+	struct jp *j = ud;
+	if (j->depth < KEY_LEVELS) {
+		/* a key too long to remember matches nothing we look for */
+		if (n >= KEY_MAX || memchr(s, 0, n))
+			n = 0;
+		memcpy(j->key[j->depth], s, n);
+		j->key[j->depth][n] = 0;
+	}
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+static int pass(struct jp *j, const char *data, size_t len)
+{
+	yajl_handle h = yajl_alloc(&callbacks, NULL, j);
+	yajl_status st = yajl_parse(h, (const unsigned char *)data, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(h);
+	if (st != yajl_status_ok && !j->rc) {
+		unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)data, len);
+		struct wp_str m = wp_str_trim(WP_STR((const char *)msg));
+		if (m.n > 200)
+			m.n = 200;
+		j->rc = wp_fail(j->err, -WPE_SOURCE, "'%s' is not a PEP 691 page: %.*s", j->page_url, WP_STR_FMT(m));
+		yajl_free_error(h, msg);
+	}
+	yajl_free(h);
+	return j->rc;
+}
+
+static int read_json(struct jp *j, const char *data, size_t len)
+{
+	struct wp_index_stats local;
+	int rc = 0;
+
+	if (!j->stats)
+		j->stats = &local;
+	memset(j->stats, 0, sizeof(*j->stats));
+	if (!j->page_url || !wp_url_scheme_ok(j->page_url))
+		return wp_fail(j->err, -WPE_USAGE, "index URL '%s' is not an absolute http, https or file URL",
+			       j->page_url ? j->page_url : "");
+	if (len > WP_PEP691_MAX_BYTES)
+		return wp_fail(j->err, -WPE_TOO_BIG, "index '%s' is larger than %zu bytes", j->page_url,
+			       WP_PEP691_MAX_BYTES);
+	if (!data)
+		data = "";
+	j->f.filename = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
+	j->f.url = (struct wp_buf)WP_BUF_INIT_MAX(WP_HREF_MAX);
+	j->f.rp = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
+	j->f.yanked = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
+
+	rc = pass(j, data, len);
+	if (rc)
+		goto out;
+	if (!j->has_api) {
+		rc = wp_fail(j->err, -WPE_SOURCE, "'%s' is not a PEP 691 page: it has no meta.api-version", j->page_url);
+		goto out;
+	}
+	struct wp_str v = WP_STR(j->api);
+	if (!wp_str_eq(wp_str_cut(&v, '.'), "1")) {
+		rc = wp_fail(j->err, -WPE_SOURCE, "index '%s' uses API version '%s'; wheelpick reads 1.x",
+			     j->page_url, j->api);
+		goto out;
+	}
+	j->emit = true;
+	j->depth = 0;
+	rc = pass(j, data, len);
+out:
+	wp_buf_free(&j->f.filename);
+	wp_buf_free(&j->f.url);
+	wp_buf_free(&j->f.rp);
+	wp_buf_free(&j->f.yanked);
+	return rc;
+}
+
+int wp_read_pep691(const char *page_url, const char *project, const char *data, size_t len,
+		   wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
+	struct jp *j = wp_xcalloc(1, sizeof(*j));
+	j->page_url = page_url;
+	j->project = project;
+	j->sink = sink;
+	j->ctx = ctx;
+	j->stats = stats;
+	j->err = err;
+	int rc = read_json(j, data, len);
+	free(j);
+	return rc;
+}
+
+int wp_read_pep691_projects(const char *page_url, const char *data, size_t len,
+			    wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
+	struct jp *j = wp_xcalloc(1, sizeof(*j));
+	j->page_url = page_url;
+	j->roots = true;
+	j->name_sink = sink;
+	j->ctx = ctx;
+	j->stats = stats;
+	j->err = err;
+	int rc = read_json(j, data, len);
+	free(j);
+	return rc;
+}

@@ -1,0 +1,596 @@
+/* index/repodata.c: conda repodata streamed: libarchive decompresses, yajl parses, one record at a time. */
+#include "index/repodata.h"
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "base/str.h"
+#include "index/url.h"
+
+#include <archive.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#define CHUNK       65536
+#define KEY_MAX     40
+#define NAME_MAX_   1024        /* file name, name, version, build, license ... */
+#define LIST_MAX    (256 << 10) /* depends / constrains as JSON text */
+#define LIST_COUNT  4096        /* entries in one depends list */
+
+enum section { S_OTHER = 0, S_INFO, S_PACKAGES };
+enum list { L_NONE = 0, L_DEPENDS, L_CONSTRAINS, L_FEATURES };
+
+struct pkg {
+	struct wp_buf filename, name, version, build, subdir, md5, sha256, license, noarch, features;
+	struct wp_buf depends, constrains;
+	bool has_depends, has_constrains, has_features, bad;
+	long long build_number, size, timestamp;
+	size_t list_count;
+};
+
+struct rd {
+	const char *what;          /* path or URL, for messages */
+	const char *base_url;
+	wp_record_fn *sink;
+	void *ctx;
+	struct wp_index_stats *stats;
+	struct wp_err *err;
+	int rc;
+
+	int depth;
+	bool is_map[WP_REPODATA_MAX_DEPTH + 2];
+	char key1[KEY_MAX], key3[KEY_MAX];
+	enum section section;
+	enum list list;
+	bool saw_packages;
+	struct wp_buf info_subdir, info_base;
+	char *from;                /* the URL file names hang off, settled at the first record */
+	struct wp_buf url;         /* reused for every record: no allocation per record */
+	struct pkg p;
+
+	/* token guard: yajl buffers a token split across chunks, so one must not be endless */
+	bool in_str, esc;
+	size_t run;
+};
+
+static int fail(struct rd *r, int code, const char *what)
+{
+	if (!r->rc)
+		r->rc = wp_fail(r->err, code, "'%s' is not conda repodata: %s", r->what, what);
+	return 0;
+}
+
+static bool take(struct wp_buf *b, const unsigned char *s, size_t n)
+{
+	wp_buf_reset(b);
+	return !memchr(s, 0, n) && wp_buf_add(b, s, n) == 0;
+}
+
+static void pkg_reset(struct pkg *p)
+{
+	struct wp_buf *bufs[] = { &p->filename, &p->name, &p->version, &p->build, &p->subdir, &p->md5,
+				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains };
+	for (size_t i = 0; i < WP_ARRAY_LEN(bufs); i++)
+		wp_buf_reset(bufs[i]);
+	p->has_depends = p->has_constrains = p->has_features = p->bad = false;
+	p->build_number = p->size = p->timestamp = -1;
+	p->list_count = 0;
+}
+
+static void pkg_free(struct pkg *p)
+{
+	struct wp_buf *bufs[] = { &p->filename, &p->name, &p->version, &p->build, &p->subdir, &p->md5,
+				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains };
+	for (size_t i = 0; i < WP_ARRAY_LEN(bufs); i++)
+		wp_buf_free(bufs[i]);
+}
+
+static void pkg_init(struct pkg *p)
+{
+	struct wp_buf small = WP_BUF_INIT_MAX(NAME_MAX_), list = WP_BUF_INIT_MAX(LIST_MAX);
+	p->filename = p->name = p->version = p->build = p->subdir = p->md5 = p->sha256 = small;
+	p->license = p->noarch = p->features = small;
+	p->depends = p->constrains = list;
+}
+
+/* Append s as a JSON string to a JSON array text being built in b. */
+static bool list_add(struct pkg *p, struct wp_buf *b, const unsigned char *s, size_t n)
+{
+	int rc = wp_buf_addstr(b, b->len > 1 ? ", \"" : "\"");
+	if (++p->list_count > LIST_COUNT)
+		return false;
+	for (size_t i = 0; i < n && !rc; i++) {
+		unsigned char c = s[i];
+		if (c == '"' || c == '\\')
+			rc = wp_buf_addch(b, '\\') || wp_buf_addch(b, (char)c);
+		else if (c < 0x20)
+			rc = wp_buf_printf(b, "\\u%04x", c);
+		else
+			rc = wp_buf_addch(b, (char)c);
+	}
+	return !rc && wp_buf_addch(b, '"') == 0;
+}
+
+static bool number(const unsigned char *s, size_t n, long long *out)
+{
+	return wp_str_to_ll(WP_STRN((const char *)s, n), out);
+}
+
+enum vtype { V_NULL, V_BOOL, V_NUMBER, V_STRING, V_MAP, V_ARRAY };
+
+static bool in_pkg(const struct rd *r)
+{
+	return r->section == S_PACKAGES && r->depth == 3 && r->is_map[3];
+}
+
+static void field(struct rd *r, enum vtype t, const unsigned char *s, size_t n, bool b)
+{
+	struct pkg *p = &r->p;
+	const char *k = r->key3;
+	struct {
+		const char *key;
+		struct wp_buf *buf;
+	} strs[] = {
+		{ "name", &p->name }, { "version", &p->version }, { "build", &p->build },
+		{ "subdir", &p->subdir }, { "license", &p->license },
+	};
+
+	for (size_t i = 0; i < WP_ARRAY_LEN(strs); i++) {
+		if (!strcmp(k, strs[i].key)) {
+			if (t == V_STRING)
+				p->bad |= !take(strs[i].buf, s, n);
+			else
+				p->bad |= t != V_NULL;
+			return;
+		}
+	}
+	if (!strcmp(k, "md5") || !strcmp(k, "sha256")) {
+		size_t want = k[0] == 'm' ? 32 : 64;
+		struct wp_buf *h = k[0] == 'm' ? &p->md5 : &p->sha256;
+		char hex[65];
+		if (t == V_STRING && wp_url_hex_lower((const char *)s, n, want, hex))
+			take(h, (const unsigned char *)hex, want);
+		else
+			p->bad |= t != V_NULL;
+	} else if (!strcmp(k, "build_number") || !strcmp(k, "size") || !strcmp(k, "timestamp")) {
+		long long v;
+		long long *dst = !strcmp(k, "size") ? &p->size : !strcmp(k, "timestamp") ? &p->timestamp :
+				 &p->build_number;
+		if (t == V_NUMBER && number(s, n, &v))
+			*dst = v;
+		else
+			p->bad |= t != V_NULL && t != V_NUMBER;
+	} else if (!strcmp(k, "depends") || !strcmp(k, "constrains")) {
+		bool dep = k[0] == 'd';
+		struct wp_buf *lb = dep ? &p->depends : &p->constrains;
+		if (t == V_ARRAY) {
+			*(dep ? &p->has_depends : &p->has_constrains) = true;
+			wp_buf_reset(lb);
+			p->list_count = 0;
+			wp_buf_addch(lb, '[');
+			r->list = dep ? L_DEPENDS : L_CONSTRAINS;
+		} else {
+			p->bad |= t != V_NULL;
+		}
+	} else if (!strcmp(k, "track_features")) {
+		if (t == V_STRING) {
+			p->has_features = n > 0;
+			p->bad |= !take(&p->features, s, n);
+		} else if (t == V_ARRAY) {
+			wp_buf_reset(&p->features);
+			r->list = L_FEATURES;
+		} else {
+			p->bad |= t != V_NULL;
+		}
+	} else if (!strcmp(k, "noarch")) {
+		/* old repodata wrote a bare true for what is now "generic" */
+		if (t == V_STRING)
+			p->bad |= !take(&p->noarch, s, n);
+		else if (t == V_BOOL && b)
+			take(&p->noarch, (const unsigned char *)"generic", 7);
+	}
+}
+
+static void list_item(struct rd *r, enum vtype t, const unsigned char *s, size_t n)
+{
+	struct pkg *p = &r->p;
+	if (t != V_STRING) {
+		p->bad = true;
+		return;
+	}
+	if (r->list == L_FEATURES) {
+		if (!n)
+			return;
+		p->has_features = true;
+		if (memchr(s, 0, n) || (p->features.len && wp_buf_addch(&p->features, ' ') < 0) ||
+		    wp_buf_add(&p->features, s, n) < 0)
+			p->bad = true;
+		return;
+	}
+	p->bad |= !list_add(p, r->list == L_DEPENDS ? &p->depends : &p->constrains, s, n);
+}
+
+static int value(struct rd *r, enum vtype t, const unsigned char *s, size_t n, bool b)
+{
+	if (r->depth == 0)
+		return t == V_MAP ? 1 : fail(r, -WPE_SOURCE, "the document is not a JSON object");
+	if (r->section == S_INFO && r->depth == 2 && t == V_STRING) {
+		if (!strcmp(r->key3, "subdir"))
+			take(&r->info_subdir, s, n);
+		else if (!strcmp(r->key3, "base_url") && !r->from)
+			take(&r->info_base, s, n);
+	} else if (r->section == S_PACKAGES && r->depth == 2 && t != V_MAP) {
+		r->stats->links++;
+		r->stats->skipped++;
+		r->stats->malformed++;
+	} else if (in_pkg(r)) {
+		field(r, t, s, n, b);
+	} else if (r->section == S_PACKAGES && r->depth == 4 && r->list != L_NONE) {
+		list_item(r, t, s, n);
+	}
+	return 1;
+}
+
+static bool conda_name(const char *f)
+{
+	size_t n = strlen(f);
+	return (n > 8 && !strcmp(f + n - 8, ".tar.bz2")) || (n > 6 && !strcmp(f + n - 6, ".conda"));
+}
+
+static const char *opt(const struct wp_buf *b)
+{
+	return b->len ? b->data : NULL;
+}
+
+static void emit(struct rd *r)
+{
+	struct pkg *p = &r->p;
+	const char *filename = wp_buf_cstr(&p->filename);
+
+	r->stats->links++;
+	if (p->bad || !p->name.len || !wp_url_filename_ok(filename)) {
+		r->stats->skipped++;
+		r->stats->malformed++;
+		return;
+	}
+	if (!conda_name(filename)) {
+		r->stats->skipped++;
+		return;
+	}
+	if (p->has_depends && wp_buf_addch(&p->depends, ']') < 0)
+		p->bad = true;
+	if (p->has_constrains && wp_buf_addch(&p->constrains, ']') < 0)
+		p->bad = true;
+	if (!r->from) {
+		/* settled at the first record: CEP 15 info.base_url, relative to the repodata's URL */
+		char *dir = wp_xasprintf("%s/", r->base_url);
+		if (r->info_base.len && wp_url_resolve(dir, wp_buf_cstr(&r->info_base), &r->from, NULL) == 0 &&
+		    !wp_url_scheme_ok(r->from)) {
+			free(r->from);
+			r->from = NULL;
+		}
+		if (!r->from)
+			r->from = wp_xstrdup(r->base_url);
+		free(dir);
+	}
+	if (p->bad || wp_url_join_segment_buf(r->from, filename, &r->url) < 0) {
+		r->stats->skipped++;
+		r->stats->malformed++;
+		return;
+	}
+	long long ts = p->timestamp;
+	if (ts >= 0 && ts <= 253402300799LL)
+		ts *= 1000; /* seconds (older repodata), as conda itself decides */
+	struct wp_file_record rec = {
+		.kind = WP_KIND_CONDA,
+		.filename = filename,
+		.url = wp_buf_cstr(&r->url),
+		.project = wp_buf_cstr(&p->name),
+		.sha256 = opt(&p->sha256),
+		.md5 = opt(&p->md5),
+		.size = p->size,
+		.version = opt(&p->version),
+		.build = opt(&p->build),
+		.build_number = p->build_number,
+		.subdir = p->subdir.len ? p->subdir.data : opt(&r->info_subdir),
+		.depends = p->has_depends ? wp_buf_cstr(&p->depends) : NULL,
+		.constrains = p->has_constrains ? wp_buf_cstr(&p->constrains) : NULL,
+		.track_features = p->has_features ? wp_buf_cstr(&p->features) : NULL,
+		.timestamp = ts,
+		.noarch = opt(&p->noarch),
+		.license = opt(&p->license),
+	};
+	int rc = r->sink(r->ctx, &rec, r->err);
+	if (rc < 0)
+		r->rc = rc;
+	else
+		r->stats->records++;
+}
+
+static int cb_null(void *ud)
+{
+	struct rd *r = ud;
+	return value(r, V_NULL, NULL, 0, false) && !r->rc;
+}
+
+static int cb_bool(void *ud, int b)
+{
+	struct rd *r = ud;
+	return value(r, V_BOOL, NULL, 0, b != 0) && !r->rc;
+}
+
+static int cb_number(void *ud, const char *s, size_t n)
+{
+	struct rd *r = ud;
+	return value(r, V_NUMBER, (const unsigned char *)s, n, false) && !r->rc;
+}
+
+static int cb_string(void *ud, const unsigned char *s, size_t n)
+{
+	struct rd *r = ud;
+	return value(r, V_STRING, s, n, false) && !r->rc;
+}
+
+static int open_container(struct rd *r, bool map)
+{
+	if (!value(r, map ? V_MAP : V_ARRAY, NULL, 0, false) || r->rc)
+		return 0;
+	if (r->depth >= WP_REPODATA_MAX_DEPTH)
+		return fail(r, -WPE_SOURCE, "JSON nested too deep");
+	r->depth++;
+	r->is_map[r->depth] = map;
+	if (r->depth == 2 && map) {
+		if (!strcmp(r->key1, "info"))
+			r->section = S_INFO;
+		else if (!strcmp(r->key1, "packages") || !strcmp(r->key1, "packages.conda")) {
+			r->section = S_PACKAGES;
+			r->saw_packages = true;
+		}
+	}
+	if (r->depth == 3)
+		r->key3[0] = 0;
+	return 1;
+}
+
+static int close_container(struct rd *r)
+{
+	if (in_pkg(r))
+		emit(r);
+	if (r->depth == 4)
+		r->list = L_NONE;
+	if (r->depth == 2)
+		r->section = S_OTHER;
+	r->depth--;
+	return !r->rc;
+}
+
+static int cb_start_map(void *ud)
+{
+	return open_container(ud, true);
+}
+
+static int cb_start_array(void *ud)
+{
+	return open_container(ud, false);
+}
+
+static int cb_end(void *ud)
+{
+	return close_container(ud);
+}
+
+static void set_key(char *dst, const unsigned char *s, size_t n)
+{
+	if (n >= KEY_MAX || memchr(s, 0, n))
+		n = 0; /* too long to be a key we look for */
+	memcpy(dst, s, n);
+	dst[n] = 0;
+}
+
+static int cb_key(void *ud, const unsigned char *s, size_t n)
+{
+	struct rd *r = ud;
+	if (r->depth == 1) {
+		set_key(r->key1, s, n);
+	} else if (r->depth == 2 && r->section == S_PACKAGES) {
+		pkg_reset(&r->p);
+		if (!take(&r->p.filename, s, n))
+			r->p.bad = true;
+	} else if (r->depth == 2 || r->depth == 3) {
+		/* info keys (depth 2) and package fields (depth 3) share the slot: never both open */
+		set_key(r->key3, s, n);
+	}
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+static int guard(struct rd *r, const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		if (r->in_str) {
+			if (r->esc)
+				r->esc = false;
+			else if (c == '\\')
+				r->esc = true;
+			else if (c == '"')
+				r->in_str = false;
+		} else if (c == '"') {
+			r->in_str = true;
+			r->run = 0;
+		} else if (c && strchr("{}[],: \t\r\n", c)) {
+			r->run = 0;
+		}
+		if (++r->run > WP_REPODATA_MAX_TOKEN) {
+			r->rc = wp_fail(r->err, -WPE_TOO_BIG, "repodata '%s' holds a JSON value longer than %zu bytes",
+					r->what, WP_REPODATA_MAX_TOKEN);
+			return r->rc;
+		}
+	}
+	return 0;
+}
+
+static int json_error(struct rd *r, yajl_handle h, const unsigned char *s, size_t n)
+{
+	if (r->rc)
+		return r->rc;
+	unsigned char *msg = yajl_get_error(h, 0, s, n);
+	struct wp_str m = wp_str_trim(WP_STR((const char *)msg));
+	if (m.n > 200)
+		m.n = 200;
+	r->rc = wp_fail(r->err, -WPE_SOURCE, "'%s' is not conda repodata: %.*s", r->what, WP_STR_FMT(m));
+	yajl_free_error(h, msg);
+	return r->rc;
+}
+
+/* Only decompressors linked into libarchive: a filter that would run an outside program
+ * (libarchive's fallback when a library is missing) is not offered to repodata from the net. */
+static void filters(struct archive *a)
+{
+	int (*const each[])(struct archive *) = {
+		archive_read_support_filter_bzip2, archive_read_support_filter_zstd,
+		archive_read_support_filter_gzip, archive_read_support_filter_xz,
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(each); i++)
+		each[i](a);
+}
+
+static int read_stream(struct rd *r, const char *path, const char *data, size_t len)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *entry;
+	yajl_handle h = NULL;
+	unsigned long long out = 0;
+	char *buf = wp_xmalloc(CHUNK);
+	FILE *file = NULL;
+	int rc = 0;
+
+	if (!r->base_url || !wp_url_scheme_ok(r->base_url)) {
+		rc = wp_fail(r->err, -WPE_USAGE, "channel URL '%s' is not an absolute http, https or file URL",
+			     r->base_url ? r->base_url : "");
+		goto out;
+	}
+	filters(a);
+	archive_read_support_format_raw(a);
+	if (path) {
+		file = fopen(path, "rb");
+		if (!file) {
+			rc = wp_fail(r->err, -WPE_IO, "cannot open '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		rc = archive_read_open_FILE(a, file);
+	} else {
+		rc = archive_read_open_memory(a, data ? data : "", len);
+	}
+	if (rc != ARCHIVE_OK) {
+		rc = wp_fail(r->err, -WPE_SOURCE, "'%s' is not conda repodata: %s", r->what,
+			     archive_error_string(a) ? archive_error_string(a) : "unreadable");
+		goto out;
+	}
+	rc = archive_read_next_header(a, &entry);
+	if (rc != ARCHIVE_OK) {
+		rc = wp_fail(r->err, -WPE_SOURCE, "'%s' is not conda repodata: %s", r->what,
+			     rc == ARCHIVE_EOF ? "it is empty" : archive_error_string(a));
+		goto out;
+	}
+	rc = 0;
+	pkg_init(&r->p);
+	r->info_subdir = (struct wp_buf)WP_BUF_INIT_MAX(NAME_MAX_);
+	r->info_base = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
+	r->url = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
+	h = yajl_alloc(&callbacks, NULL, r);
+	for (;;) {
+		la_ssize_t n = archive_read_data(a, buf, CHUNK);
+		if (n < 0) {
+			rc = wp_fail(r->err, -WPE_SOURCE, "'%s' does not decompress: %s", r->what,
+				     archive_error_string(a) ? archive_error_string(a) : "unknown error");
+			goto out;
+		}
+		if (n == 0)
+			break;
+		out += (unsigned long long)n;
+		long long in = archive_filter_bytes(a, -1);
+		if (out > WP_REPODATA_MAX_OUT) {
+			rc = wp_fail(r->err, -WPE_TOO_BIG, "repodata '%s' is larger than %llu bytes", r->what,
+				     WP_REPODATA_MAX_OUT);
+			goto out;
+		}
+		if (out > WP_REPODATA_RATIO_AFTER && in > 0 && out / (unsigned long long)in > WP_REPODATA_MAX_RATIO) {
+			rc = wp_fail(r->err, -WPE_TOO_BIG,
+				     "repodata '%s' expands more than %d-fold (%llu bytes from %lld): refusing a compression bomb",
+				     r->what, WP_REPODATA_MAX_RATIO, out, in);
+			goto out;
+		}
+		rc = guard(r, (const unsigned char *)buf, (size_t)n);
+		if (rc)
+			goto out;
+		if (yajl_parse(h, (const unsigned char *)buf, (size_t)n) != yajl_status_ok) {
+			rc = json_error(r, h, (const unsigned char *)buf, (size_t)n);
+			goto out;
+		}
+	}
+	if (yajl_complete_parse(h) != yajl_status_ok) {
+		rc = json_error(r, h, NULL, 0);
+		goto out;
+	}
+	if (!r->saw_packages) {
+		fail(r, -WPE_SOURCE, "it has no \"packages\" or \"packages.conda\"");
+		rc = r->rc;
+	}
+out:
+	if (h)
+		yajl_free(h);
+	archive_read_free(a);
+	if (file)
+		fclose(file);
+	pkg_free(&r->p);
+	wp_buf_free(&r->info_subdir);
+	wp_buf_free(&r->info_base);
+	wp_buf_free(&r->url);
+	free(r->from);
+	free(buf);
+	return rc;
+}
+
+static int run(const char *path, const char *data, size_t len, const char *base_url, wp_record_fn *sink,
+	       void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
+	struct wp_index_stats local;
+	struct rd *r = wp_xcalloc(1, sizeof(*r));
+	r->what = path ? path : base_url ? base_url : "";
+	r->base_url = base_url;
+	r->sink = sink;
+	r->ctx = ctx;
+	r->stats = stats ? stats : &local;
+	r->err = err;
+	memset(r->stats, 0, sizeof(*r->stats));
+	int rc = read_stream(r, path, data, len);
+	free(r);
+	return rc;
+}
+
+int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *sink, void *ctx,
+			  struct wp_index_stats *stats, struct wp_err *err)
+{
+	return run(path, NULL, 0, base_url, sink, ctx, stats, err);
+}
+
+int wp_read_repodata_mem(const char *data, size_t len, const char *base_url, wp_record_fn *sink,
+			 void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
+	return run(NULL, data, len, base_url, sink, ctx, stats, err);
+}

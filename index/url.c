@@ -1,0 +1,458 @@
+/* index/url.c: RFC 3986 reference resolution that keeps bytes as written, and link parts. */
+#include "index/url.h"
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "base/str.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct parts {
+	struct wp_str scheme, auth, path, query, frag;
+	bool has_scheme, has_auth, has_query, has_frag;
+};
+
+static bool is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int hexval(unsigned char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Characters a URI may hold as they are (RFC 3986 unreserved, reserved and '%'). */
+static bool uri_char(unsigned char c)
+{
+	if (is_alpha(c) || is_digit(c))
+		return true;
+	return c && strchr("-._~:/?#[]@!$&'()*+,;=%", c) != NULL;
+}
+
+/* Split per RFC 3986 appendix B; a scheme must be ALPHA *(ALPHA / DIGIT / + - .). */
+static int split(struct wp_str s, struct parts *u)
+{
+	memset(u, 0, sizeof(*u));
+	size_t i = 0;
+	while (i < s.n && !strchr(":/?#", s.p[i]))
+		i++;
+	if (i < s.n && s.p[i] == ':') {
+		if (i == 0 || !is_alpha((unsigned char)s.p[0]))
+			return -1;
+		for (size_t k = 1; k < i; k++) {
+			unsigned char c = (unsigned char)s.p[k];
+			if (!is_alpha(c) && !is_digit(c) && c != '+' && c != '-' && c != '.')
+				return -1;
+		}
+		u->scheme = WP_STRN(s.p, i);
+		u->has_scheme = true;
+		s.p += i + 1;
+		s.n -= i + 1;
+	}
+	if (s.n >= 2 && s.p[0] == '/' && s.p[1] == '/') {
+		size_t k = 2;
+		while (k < s.n && !strchr("/?#", s.p[k]))
+			k++;
+		u->auth = WP_STRN(s.p + 2, k - 2);
+		u->has_auth = true;
+		s.p += k;
+		s.n -= k;
+	}
+	size_t k = 0;
+	while (k < s.n && s.p[k] != '?' && s.p[k] != '#')
+		k++;
+	u->path = WP_STRN(s.p, k);
+	s.p += k;
+	s.n -= k;
+	if (s.n && s.p[0] == '?') {
+		k = 1;
+		while (k < s.n && s.p[k] != '#')
+			k++;
+		u->query = WP_STRN(s.p + 1, k - 1);
+		u->has_query = true;
+		s.p += k;
+		s.n -= k;
+	}
+	if (s.n && s.p[0] == '#') {
+		u->frag = WP_STRN(s.p + 1, s.n - 1);
+		u->has_frag = true;
+	}
+	return 0;
+}
+
+/* Drop the last segment of out, and the '/' before it (RFC 3986 5.2.4 step C). */
+static void pop_segment(struct wp_buf *out)
+{
+	size_t n = out->len;
+	while (n > 0 && out->data[n - 1] != '/')
+		n--;
+	out->len = n ? n - 1 : 0;
+	if (out->data)
+		out->data[out->len] = 0;
+}
+
+static int remove_dots(struct wp_str in, struct wp_buf *out)
+{
+	const char *p = in.p, *end = in.p + in.n;
+	while (p < end) {
+		size_t n = (size_t)(end - p);
+		if (n >= 3 && !memcmp(p, "../", 3)) {
+			p += 3;
+		} else if (n >= 2 && !memcmp(p, "./", 2)) {
+			p += 2;
+		} else if (n >= 3 && !memcmp(p, "/./", 3)) {
+			p += 2;
+		} else if (n == 2 && !memcmp(p, "/.", 2)) {
+			return wp_buf_addch(out, '/');
+		} else if (n >= 4 && !memcmp(p, "/../", 4)) {
+			p += 3;
+			pop_segment(out);
+		} else if (n == 3 && !memcmp(p, "/..", 3)) {
+			pop_segment(out);
+			return wp_buf_addch(out, '/');
+		} else if ((n == 1 && p[0] == '.') || (n == 2 && !memcmp(p, "..", 2))) {
+			p = end;
+		} else {
+			const char *q = p + 1;
+			while (q < end && *q != '/')
+				q++;
+			if (wp_buf_add(out, p, (size_t)(q - p)) < 0)
+				return -1;
+			p = q;
+		}
+	}
+	return 0;
+}
+
+/* Trim, drop tabs and newlines, percent-encode what a URI cannot hold; -1 on control chars. */
+static int clean_ref(const char *ref, struct wp_buf *out)
+{
+	struct wp_str s = wp_str_trim(WP_STR(ref));
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		int rc;
+		if (c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (c < 0x20 || c == 0x7f)
+			return -2;
+		if (c == '%' && i + 2 < s.n && hexval((unsigned char)s.p[i + 1]) >= 0 &&
+		    hexval((unsigned char)s.p[i + 2]) >= 0)
+			rc = wp_buf_addch(out, '%');
+		else if (c != '%' && uri_char(c))
+			rc = wp_buf_addch(out, (char)c);
+		else
+			rc = wp_buf_printf(out, "%%%02X", c);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_str(struct wp_buf *b, struct wp_str s)
+{
+	return wp_buf_add(b, s.p, s.n);
+}
+
+static int compose(const struct parts *b, const struct parts *r, struct wp_buf *out)
+{
+	struct wp_buf path = WP_BUF_INIT_MAX(WP_URL_MAX);
+	const struct parts *auth_from = r->has_scheme || r->has_auth ? r : b;
+	struct wp_str query = r->query;
+	bool has_query = r->has_query;
+	int rc = 0;
+
+	if (r->has_scheme || r->has_auth) {
+		rc = remove_dots(r->path, &path);
+	} else if (r->path.n == 0) {
+		/* RFC 3986 copies the base path as it is; a base with dot segments ("a:..") would
+		 * then not resolve to a fixed point, so they go here too */
+		rc = remove_dots(b->path, &path);
+		if (!has_query) {
+			query = b->query;
+			has_query = b->has_query;
+		}
+	} else if (r->path.p[0] == '/') {
+		rc = remove_dots(r->path, &path);
+	} else {
+		struct wp_buf merged = WP_BUF_INIT_MAX(WP_URL_MAX);
+		if (b->has_auth && b->path.n == 0) {
+			rc = wp_buf_addch(&merged, '/');
+		} else {
+			size_t k = b->path.n;
+			while (k > 0 && b->path.p[k - 1] != '/')
+				k--;
+			rc = wp_buf_add(&merged, b->path.p, k);
+		}
+		if (!rc)
+			rc = add_str(&merged, r->path);
+		if (!rc)
+			rc = remove_dots(WP_STRN(wp_buf_cstr(&merged), merged.len), &path);
+		wp_buf_free(&merged);
+	}
+	if (rc)
+		goto out;
+
+	const struct parts *scheme_from = r->has_scheme ? r : b;
+	for (size_t i = 0; i < scheme_from->scheme.n && !rc; i++) {
+		char c = scheme_from->scheme.p[i];
+		rc = wp_buf_addch(out, c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c);
+	}
+	rc = rc ? rc : wp_buf_addch(out, ':');
+	if (!rc && auth_from->has_auth) {
+		rc = wp_buf_addstr(out, "//");
+		rc = rc ? rc : add_str(out, auth_from->auth);
+	}
+	rc = rc ? rc : wp_buf_add(out, wp_buf_cstr(&path), path.len);
+	if (!rc && has_query) {
+		rc = wp_buf_addch(out, '?');
+		rc = rc ? rc : add_str(out, query);
+	}
+	if (!rc && r->has_frag) {
+		rc = wp_buf_addch(out, '#');
+		rc = rc ? rc : add_str(out, r->frag);
+	}
+out:
+	wp_buf_free(&path);
+	return rc;
+}
+
+bool wp_url_scheme_ok(const char *url)
+{
+	return !strncasecmp(url, "http:", 5) || !strncasecmp(url, "https:", 6) ||
+	       !strncasecmp(url, "file:", 5);
+}
+
+int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err *err)
+{
+	struct wp_buf cbase = WP_BUF_INIT_MAX(WP_URL_MAX);
+	struct wp_buf clean = WP_BUF_INIT_MAX(WP_URL_MAX);
+	struct wp_buf res = WP_BUF_INIT_MAX(WP_URL_MAX);
+	struct parts b, r;
+	int rc = 0;
+
+	*out = NULL;
+	/* the base gets the same repairs as the reference, so resolving a result again against
+	 * the same base gives the result back */
+	if (clean_ref(base, &cbase) || split(WP_STRN(wp_buf_cstr(&cbase), cbase.len), &b) < 0 || !b.has_scheme) {
+		rc = wp_fail(err, -WPE_PARSE, "base URL '%.200s' is not absolute", base);
+		goto out;
+	}
+	rc = clean_ref(ref, &clean);
+	if (rc == -2) {
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' holds a control character", ref);
+		goto out;
+	} else if (rc) {
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s...' is longer than %d bytes", ref, WP_URL_MAX);
+		goto out;
+	}
+	if (split(WP_STRN(wp_buf_cstr(&clean), clean.len), &r) < 0) {
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' has a malformed scheme", ref);
+		goto out;
+	}
+	rc = compose(&b, &r, &res);
+	if (rc) {
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' resolves to more than %d bytes", ref, WP_URL_MAX);
+		goto out;
+	}
+	*out = wp_buf_detach(&res, NULL);
+out:
+	wp_buf_free(&cbase);
+	wp_buf_free(&clean);
+	wp_buf_free(&res);
+	return rc;
+}
+
+bool wp_url_hex_lower(const char *s, size_t n, size_t want, char *out)
+{
+	if (n != want)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int v = hexval((unsigned char)s[i]);
+		if (v < 0)
+			return false;
+		out[i] = "0123456789abcdef"[v];
+	}
+	out[n] = 0;
+	return true;
+}
+
+int wp_url_decode(const char *s, size_t n, char **out, struct wp_err *err)
+{
+	char *d = wp_xmalloc(n + 1);
+	size_t k = 0;
+	*out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		int c = (unsigned char)s[i];
+		if (c == '%') {
+			int hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
+			int lo = hi >= 0 ? hexval((unsigned char)s[i + 2]) : -1;
+			if (hi < 0 || lo < 0) {
+				free(d);
+				return wp_fail(err, -WPE_PARSE, "'%.*s' has a bad percent escape",
+					       (int)(n > 200 ? 200 : n), s);
+			}
+			c = hi * 16 + lo;
+			i += 2;
+		}
+		if (c == 0) {
+			free(d);
+			return wp_fail(err, -WPE_PARSE, "'%.*s' holds a NUL byte", (int)(n > 200 ? 200 : n), s);
+		}
+		d[k++] = (char)c;
+	}
+	d[k] = 0;
+	*out = d;
+	return 0;
+}
+
+bool wp_url_filename_ok(const char *name)
+{
+	if (!name[0] || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == '/' || *p == '\\')
+			return false;
+	return true;
+}
+
+int wp_url_fragment_hashes(const char *frag, size_t n, struct wp_url_hashes *h, struct wp_err *err)
+{
+	char *dec = NULL;
+	int rc = 0;
+
+	h->sha256[0] = h->md5[0] = 0;
+	/* A fragment that does not decode carries no hash we could use; it is not ours to judge. */
+	if (wp_url_decode(frag, n, &dec, NULL) < 0)
+		return 0;
+	struct wp_str s = WP_STR(dec);
+	while (s.n) {
+		struct wp_str kv = wp_str_cut(&s, '&');
+		struct wp_str key = wp_str_cut(&kv, '=');
+		if (wp_str_ieq(key, "sha256")) {
+			if (!wp_url_hex_lower(kv.p, kv.n, 64, h->sha256)) {
+				rc = wp_fail(err, -WPE_PARSE, "sha256 '%.*s' is not 64 hex digits",
+					     (int)(kv.n > 100 ? 100 : kv.n), kv.p);
+				goto out;
+			}
+		} else if (wp_str_ieq(key, "md5")) {
+			if (!wp_url_hex_lower(kv.p, kv.n, 32, h->md5)) {
+				rc = wp_fail(err, -WPE_PARSE, "md5 '%.*s' is not 32 hex digits",
+					     (int)(kv.n > 100 ? 100 : kv.n), kv.p);
+				goto out;
+			}
+		}
+	}
+out:
+	if (rc)
+		h->sha256[0] = h->md5[0] = 0;
+	free(dec);
+	return rc;
+}
+
+void wp_url_link_release(struct wp_url_link *link)
+{
+	free(link->url);
+	free(link->filename);
+	free(link->dir);
+	memset(link, 0, sizeof(*link));
+}
+
+int wp_url_link_parse(const char *base, const char *href, struct wp_url_link *link, struct wp_err *err)
+{
+	char *abs = NULL;
+	struct parts u;
+	int rc = 0;
+
+	memset(link, 0, sizeof(*link));
+	if (strlen(href) > WP_HREF_MAX)
+		return wp_fail(err, -WPE_PARSE, "link '%.100s...' is longer than %d bytes", href, WP_HREF_MAX);
+	if (!wp_str_trim(WP_STR(href)).n)
+		return wp_fail(err, -WPE_PARSE, "link has an empty href");
+	rc = wp_url_resolve(base, href, &abs, err);
+	if (rc)
+		goto out;
+	if (!wp_url_scheme_ok(abs)) {
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' is not an http, https or file URL", href);
+		goto out;
+	}
+	split(WP_STR(abs), &u);
+	if (u.has_frag) {
+		rc = wp_url_fragment_hashes(u.frag.p, u.frag.n, &link->hashes, err);
+		if (rc) {
+			wp_err_prefix(err, "link '%.200s'", href);
+			goto out;
+		}
+		abs[u.frag.p - 1 - abs] = 0;
+	}
+	const char *end = u.path.p + u.path.n;
+	const char *slash = u.path.n ? memrchr(u.path.p, '/', u.path.n) : NULL;
+	struct wp_str name = slash ? WP_STRN(slash + 1, (size_t)(end - slash - 1)) : u.path;
+	rc = wp_url_decode(name.p, name.n, &link->filename, err);
+	if (rc || !wp_url_filename_ok(link->filename)) {
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' does not name a usable file", href);
+		goto out;
+	}
+	if (slash) {
+		const char *prev = slash > u.path.p ? memrchr(u.path.p, '/', (size_t)(slash - u.path.p)) : NULL;
+		const char *d = prev ? prev + 1 : u.path.p;
+		if (slash > d && wp_url_decode(d, (size_t)(slash - d), &link->dir, NULL) == 0 &&
+		    !wp_url_filename_ok(link->dir)) {
+			free(link->dir);
+			link->dir = NULL;
+		}
+	}
+	link->url = abs;
+	abs = NULL;
+out:
+	free(abs);
+	if (rc)
+		wp_url_link_release(link);
+	return rc;
+}
+
+int wp_url_join_segment_buf(const char *base, const char *name, struct wp_buf *b)
+{
+	size_t n = strlen(base);
+	int rc = 0;
+
+	wp_buf_reset(b);
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	rc = wp_buf_add(b, base, n);
+	rc = rc ? rc : wp_buf_addch(b, '/');
+	for (const unsigned char *p = (const unsigned char *)name; *p && !rc; p++) {
+		/* one segment: everything outside unreserved and sub-delims is escaped */
+		if (is_alpha(*p) || is_digit(*p) || strchr("-._~!$&'()*+,;=@:", *p))
+			rc = wp_buf_addch(b, (char)*p);
+		else
+			rc = wp_buf_printf(b, "%%%02X", *p);
+	}
+	return rc;
+}
+
+int wp_url_join_segment(const char *base, const char *name, char **out, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT_MAX(WP_URL_MAX);
+
+	if (wp_url_join_segment_buf(base, name, &b) < 0) {
+		*out = NULL;
+		wp_buf_free(&b);
+		return wp_fail(err, -WPE_PARSE, "URL for '%.200s' is longer than %d bytes", name, WP_URL_MAX);
+	}
+	*out = wp_buf_detach(&b, NULL);
+	return 0;
+}
