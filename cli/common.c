@@ -184,5 +184,15 @@ int wp_cli_target(struct wp_cli *cli, const struct wp_target_words *w, struct wp
 	for (size_t i = 0; w->gpus && i < w->gpus->n; i++)
 		if ((rc = wp_target_add_gpu(t, w->gpus->v[i], err)))
 			return rc;
+	/* eight A100s are one constraint, not eight */
+	int n = 0;
+	for (int i = 0; i < t->n_gpus; i++) {
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = t->gpu_sm[k] == t->gpu_sm[i];
+		if (!seen)
+			t->gpu_sm[n++] = t->gpu_sm[i];
+	}
+	t->n_gpus = n;
 	return 0;
 }

@@ -4,6 +4,7 @@
 
 : "${WHEELPICK:?set WHEELPICK to the binary under test}"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PYTHON=$(command -v python3)   # fixed now: a test may put a fake python3 first on PATH later
 SHARED_DATA=${WP_SHARED_DATA:-$ROOT/../shared/data}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/wp-test.XXXXXX")
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
@@ -48,7 +49,7 @@ expect_no_grep() {
 # expect_json FILE PYEXPR WANT : evaluates a Python expression on the parsed JSON `j`
 expect_json() {
 	local got
-	got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1)
+	got=$("$PYTHON" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1)
 	if [ "$got" = "$3" ]; then pass "$2 == $3"; else fail "$2: got '$got', wanted '$3'"; fi
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tests/cli/t-detect.sh: detect and --cuda auto on a faked GPU machine (sysroot + fake programs on PATH).
+. "$(dirname "$0")/../lib.sh"
+make_sample
+M="$ROOT/tests/fixtures/detect/machines/a100-535-proprietary"
+SYS="$TMP/sysroot"
+mkdir -p "$SYS/proc/driver/nvidia" "$TMP/bin"
+cp "$M/proc_version" "$SYS/proc/driver/nvidia/version"
+cat >"$TMP/bin/nvidia-smi" <<SH
+#!/bin/sh
+case "\$*" in
+*--query-gpu*) cat "$M/nvidia-smi-query.csv" ;;
+*) cat "$M/nvidia-smi.txt" ;;
+esac
+SH
+cat >"$TMP/bin/python3" <<'SH'
+#!/bin/sh
+echo "cpython 3 8 10 cpython-38-x86_64-linux-gnu x86_64"
+SH
+chmod +x "$TMP/bin/"*
+export WHEELPICK_SYSROOT="$SYS"
+OLDPATH=$PATH
+export PATH="$TMP/bin:/usr/bin:/bin"
+
+expect_exit 0 "detect" wp detect
+expect_grep "driver" "driver: +NVIDIA 535" "$TMP/out"
+expect_grep "cuda from nvidia-smi" "cuda: +12\.2 is the newest the driver runs" "$TMP/out"
+expect_grep "the GPU" "A100.*sm_80" "$TMP/out"
+expect_exit 0 "detect --json" wp detect --json
+expect_json "$TMP/out" "j['driver_version']" 535.104.05
+wp detect --json >"$TMP/profile.json" 2>/dev/null
+
+# --cuda auto takes the driver's figure and says so
+expect_exit 0 "pick with --cuda auto" wp torch==1.8.0 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" --dry-run --no-deps --json
+expect_json "$TMP/out" "j['targets'][0]['cuda']" 12.2
+expect_json "$TMP/out" "j['picks'][0]['variant']" cu111
+expect_grep "says where CUDA came from" "driver 535.104.05 runs CUDA 12.2" "$TMP/err"
+
+# the saved profile is a target on a machine with no GPU
+export PATH=$OLDPATH
+unset WHEELPICK_SYSROOT
+expect_exit 0 "pick --target profile" wp torch==1.8.0 --target "$TMP/profile.json" --index "$FINDLINKS" --dry-run --no-deps --json
+expect_json "$TMP/out" "j['targets'][0]['cuda']" 12.2
+expect_json "$TMP/out" "j['targets'][0]['gpus']" "['sm_80']"
+expect_exit 2 "a broken profile is a usage error" wp torch --target "$TMP/nonexistent.json" --dry-run
+expect_grep "names the file" "nonexistent.json" "$TMP/err"
+
+# no driver at all: CPU builds, said
+mkdir -p "$TMP/empty"
+export WHEELPICK_SYSROOT="$TMP/empty" PATH="$TMP/bin-none:/usr/bin:/bin"
+rm -f "$TMP/bin/nvidia-smi"
+export PATH="$TMP/bin:/usr/bin:/bin"
+expect_exit 0 "no driver -> CPU" wp torch==1.8.0 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" --dry-run --no-deps --json
+expect_json "$TMP/out" "j['picks'][0]['variant']" cpu
+expect_grep "says so" "no NVIDIA driver found: picking CPU builds" "$TMP/err"
+done_testing
