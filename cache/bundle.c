@@ -1,0 +1,284 @@
+/* cache/bundle.c: a wheelhouse as one reproducible tarball (pax, zstd or gzip) with an offline install.sh. */
+#include "cache/bundle.h"
+#include "base/mem.h"
+#include "cache/fsutil.h"
+#include "cache/mirror.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char install_sh[] =
+	"#!/bin/sh\n"
+	"# install.sh: install the wheels beside this script, offline, every file checked against\n"
+	"# the sha256 in requirements.txt. Extra arguments go to pip (--target DIR, --user, ...).\n"
+	"set -eu\n"
+	"here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+	"exec \"${PYTHON:-python3}\" -m pip install --no-index --find-links \"$here\" --require-hashes \\\n"
+	"\t-r \"$here/requirements.txt\" \"$@\"\n";
+
+const char *wp_bundle_install_sh(void)
+{
+	return install_sh;
+}
+
+enum compression { C_NONE, C_GZIP, C_ZSTD };
+
+static const struct {
+	const char *suffix;
+	enum compression c;
+} suffixes[] = {
+	{ ".tar.zst", C_ZSTD }, { ".tzst", C_ZSTD }, { ".tar.gz", C_GZIP }, { ".tgz", C_GZIP },
+	{ ".tar", C_NONE },
+};
+
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static void names_add(struct names *ns, char *s)
+{
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? 2 * ns->cap : 32;
+		ns->v = wp_xrealloc(ns->v, ns->cap * sizeof(*ns->v));
+	}
+	ns->v[ns->n++] = s;
+}
+
+static void names_free(struct names *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every file and directory under root/rel, as paths relative to root ("sub/" for a directory). */
+static int collect(const char *root, const char *rel, const struct stat *skip, struct names *out,
+		   int depth, struct wp_err *err)
+{
+	char *dir = *rel ? wp_xasprintf("%s/%s", root, rel) : wp_xstrdup(root);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+	if (!d) {
+		rc = wp_fs_fail(err, errno, "cannot read directory", dir);
+		goto out;
+	}
+	if (depth > 32) {
+		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' nests directories too deeply", root);
+		goto out;
+	}
+	while (!rc && (de = readdir(d))) {
+		struct stat sb;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    wp_mirror_is_tmp_name(de->d_name) || (!*rel && !strcmp(de->d_name, "install.sh")))
+			continue;
+		char *path = wp_xasprintf("%s/%s", dir, de->d_name);
+		char *sub = *rel ? wp_xasprintf("%s/%s", rel, de->d_name) : wp_xstrdup(de->d_name);
+		if (stat(path, &sb) < 0) {
+			rc = wp_fs_fail(err, errno, "cannot read", path);
+		} else if (skip && sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino) {
+			/* the bundle being replaced, written into its own wheelhouse */
+		} else if (S_ISDIR(sb.st_mode)) {
+			names_add(out, wp_xasprintf("%s/", sub));
+			rc = collect(root, sub, skip, out, depth + 1, err);
+		} else if (S_ISREG(sb.st_mode)) {
+			names_add(out, sub);
+			sub = NULL;
+		} else {
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a regular file or directory", path);
+		}
+		free(path);
+		free(sub);
+	}
+out:
+	if (d)
+		closedir(d);
+	free(dir);
+	return rc;
+}
+
+static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size)
+{
+	struct archive_entry *ae = archive_entry_new();
+	archive_entry_set_pathname(ae, path);
+	archive_entry_set_filetype(ae, type);
+	archive_entry_set_perm(ae, perm);
+	archive_entry_set_size(ae, type == AE_IFREG ? size : 0);
+	archive_entry_set_mtime(ae, WP_BUNDLE_MTIME, 0);
+	archive_entry_set_uid(ae, 0);
+	archive_entry_set_gid(ae, 0);
+	return ae;
+}
+
+static int add_bytes(struct archive *a, const char *out, const char *name, const void *data, size_t n,
+		     mode_t perm, struct wp_err *err)
+{
+	struct archive_entry *ae = new_entry(name, AE_IFREG, perm, (long long)n);
+	int rc = 0;
+	if (archive_write_header(a, ae) != ARCHIVE_OK ||
+	    (n && archive_write_data(a, data, n) != (la_ssize_t)n))
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out, archive_error_string(a));
+	archive_entry_free(ae);
+	return rc;
+}
+
+static int add_file(struct archive *a, const char *out, const char *name, const char *path,
+		    struct wp_err *err)
+{
+	struct archive_entry *ae = NULL;
+	struct stat sb;
+	char *buf = NULL;
+	int rc = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot read", path);
+		goto out;
+	}
+	ae = new_entry(name, AE_IFREG, sb.st_mode & 0111 ? 0755 : 0644, (long long)sb.st_size);
+	if (archive_write_header(a, ae) != ARCHIVE_OK) {
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out, archive_error_string(a));
+		goto out;
+	}
+	enum { CHUNK = 256 << 10 };
+	buf = wp_xmalloc(CHUNK);
+	long long left = (long long)sb.st_size;
+	while (left > 0) {
+		ssize_t got = read(fd, buf, CHUNK);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = wp_fs_fail(err, errno, "cannot read", path);
+			goto out;
+		}
+		if (got == 0) {
+			/* the header promised st_size bytes; a shrinking file would corrupt the tar */
+			rc = wp_fail(err, -WPE_IO, "'%s' shrank while it was being bundled", path);
+			goto out;
+		}
+		if (got > left)
+			got = (ssize_t)left;
+		if (archive_write_data(a, buf, (size_t)got) != (la_ssize_t)got) {
+			rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out,
+				     archive_error_string(a));
+			goto out;
+		}
+		left -= got;
+	}
+out:
+	archive_entry_free(ae);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *err)
+{
+	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
+	struct names files = { 0 };
+	struct archive *a = NULL;
+	struct stat out_sb, sb;
+	char *top = NULL, *name = NULL, *path = NULL;
+	int rc = 0;
+
+	const char *base = strrchr(out_path, '/');
+	base = base ? base + 1 : out_path;
+	size_t blen = strlen(base);
+	int kind = -1;
+	for (size_t i = 0; i < WP_ARRAY_LEN(suffixes) && kind < 0; i++) {
+		size_t k = strlen(suffixes[i].suffix);
+		if (blen > k && !strcmp(base + blen - k, suffixes[i].suffix)) {
+			kind = (int)suffixes[i].c;
+			top = wp_xstrndup(base, blen - k);
+		}
+	}
+	if (kind < 0 || !top || !*top || top[0] == '.')
+		return wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz",
+			       out_path);
+
+	path = wp_xasprintf("%s/requirements.txt", src_dir);
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has no requirements.txt for the bundle's "
+			     "install.sh", src_dir);
+		goto out;
+	}
+	rc = collect(src_dir, "", stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0, err);
+	if (rc)
+		goto out;
+	names_add(&files, wp_xstrdup("install.sh"));
+	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
+
+	rc = wp_atomic_file_open(&af, out_path, err);
+	if (rc)
+		goto out;
+	a = archive_write_new();
+	archive_write_set_format_pax_restricted(a);
+	int fr = ARCHIVE_OK;
+	if (kind == C_ZSTD)
+		fr = archive_write_add_filter_zstd(a);
+	else if (kind == C_GZIP)
+		fr = archive_write_add_filter_gzip(a);
+	/* no timestamp in the gzip header: the same wheelhouse gives the same bytes */
+	if (fr == ARCHIVE_OK && kind == C_GZIP)
+		fr = archive_write_set_filter_option(a, "gzip", "timestamp", NULL);
+	if (fr != ARCHIVE_OK || archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    archive_write_open_fd(a, af.fd) != ARCHIVE_OK) {
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
+		goto out;
+	}
+	name = wp_xasprintf("%s/", top);
+	struct archive_entry *ae = new_entry(name, AE_IFDIR, 0755, 0);
+	if (archive_write_header(a, ae) != ARCHIVE_OK)
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
+	archive_entry_free(ae);
+	for (size_t i = 0; i < files.n && !rc; i++) {
+		const char *rel = files.v[i];
+		size_t len = strlen(rel);
+		free(name);
+		name = wp_xasprintf("%s/%s", top, rel);
+		if (rel[len - 1] == '/') {
+			ae = new_entry(name, AE_IFDIR, 0755, 0);
+			if (archive_write_header(a, ae) != ARCHIVE_OK)
+				rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path,
+					     archive_error_string(a));
+			archive_entry_free(ae);
+		} else if (!strcmp(rel, "install.sh")) {
+			rc = add_bytes(a, out_path, name, install_sh, sizeof(install_sh) - 1, 0755, err);
+		} else {
+			free(path);
+			path = wp_xasprintf("%s/%s", src_dir, rel);
+			rc = add_file(a, out_path, name, path, err);
+		}
+	}
+	if (rc)
+		goto out;
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
+		goto out;
+	}
+	rc = wp_atomic_file_commit(&af, err);
+out:
+	if (a)
+		archive_write_free(a);
+	wp_atomic_file_abort(&af);
+	names_free(&files);
+	free(top);
+	free(name);
+	free(path);
+	return rc;
+}

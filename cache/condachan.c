@@ -1,0 +1,473 @@
+/* cache/condachan.c: local conda channel: packages linked in, upstream records copied into repodata.json. */
+#include "cache/condachan.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "cache/fsutil.h"
+#include "cache/mirror.h"
+#include "index/url.h"
+#include "verify/conda.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+#include <yajl/yajl_tree.h>
+
+#define RECORD_MAX ((size_t)4 << 20) /* one upstream record; torch's are ~2 KiB */
+
+struct rec {
+	char *filename;
+	char *json;          /* the record, byte for byte (outer whitespace trimmed) */
+	char *sha256;        /* from the record, for telling a replaced package; may be NULL */
+	const char *store;   /* this run's object, or NULL for a record already in the channel */
+	bool was_listed;     /* the channel's repodata names it now */
+	bool conflict;       /* ... with other bytes than this run's */
+};
+
+struct recs {
+	struct rec *v;
+	size_t n, cap;
+};
+
+static struct rec *recs_add(struct recs *rs)
+{
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? 2 * rs->cap : 32;
+		rs->v = wp_xrealloc(rs->v, rs->cap * sizeof(*rs->v));
+	}
+	struct rec *r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static void recs_free(struct recs *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->v[i].filename);
+		free(rs->v[i].json);
+		free(rs->v[i].sha256);
+	}
+	free(rs->v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rec *)a)->filename, ((const struct rec *)b)->filename);
+}
+
+static struct rec *recs_find(struct recs *rs, const char *filename)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].filename, filename))
+			return &rs->v[i];
+	return NULL;
+}
+
+static bool is_conda_name(const char *f)
+{
+	size_t n = strlen(f);
+	return (n > 8 && !strcmp(f + n - 8, ".tar.bz2")) || (n > 6 && !strcmp(f + n - 6, ".conda"));
+}
+
+static bool is_dot_conda(const char *f)
+{
+	size_t n = strlen(f);
+	return n > 6 && !strcmp(f + n - 6, ".conda");
+}
+
+/* ---- reading an existing repodata.json without re-deriving its records ---- */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Index just past the JSON value at i; the text was validated first, so only the shape is
+ * followed here. */
+static size_t value_end(const char *s, size_t n, size_t i)
+{
+	int depth = 0;
+	do {
+		if (i >= n)
+			return n;
+		char c = s[i];
+		if (c == '"') {
+			for (i++; i < n && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			i++;
+		} else if (c == '{' || c == '[') {
+			depth++;
+			i++;
+		} else if (c == '}' || c == ']') {
+			depth--;
+			i++;
+		} else if (depth == 0) {
+			while (i < n && !strchr(",}] \t\r\n", s[i]))
+				i++;
+		} else {
+			i++;
+		}
+	} while (depth > 0);
+	return i;
+}
+
+/* Calls fn for each member of the object at *i: key text (raw, without quotes) and value span. */
+typedef void member_fn(void *ctx, const char *key, size_t klen, const char *val, size_t vlen);
+
+static void each_member(const char *s, size_t n, size_t i, member_fn *fn, void *ctx)
+{
+	i = skip_ws(s, n, i);
+	if (i >= n || s[i] != '{')
+		return;
+	for (i = skip_ws(s, n, i + 1); i < n && s[i] == '"';) {
+		size_t k = i + 1, kend = value_end(s, n, i) - 1;
+		i = skip_ws(s, n, kend + 1);
+		if (i >= n || s[i] != ':')
+			return;
+		i = skip_ws(s, n, i + 1);
+		size_t v = i, vend = value_end(s, n, i);
+		fn(ctx, s + k, kend - k, s + v, vend - v);
+		i = skip_ws(s, n, vend);
+		if (i < n && s[i] == ',')
+			i = skip_ws(s, n, i + 1);
+	}
+}
+
+struct existing {
+	const char *subdir_path;
+	struct recs *recs;
+	const char *text;
+	size_t len;
+};
+
+static void existing_record(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	struct existing *ex = ctx;
+	char *name = wp_xstrndup(key, klen);
+	/* conda file names need no escapes; a key with one is not a file we wrote */
+	if (!memchr(key, '\\', klen) && wp_url_filename_ok(name) && is_conda_name(name) &&
+	    vlen && val[0] == '{' && !recs_find(ex->recs, name)) {
+		char *path = wp_xasprintf("%s/%s", ex->subdir_path, name);
+		struct stat sb;
+		/* a package someone deleted by hand leaves the repodata rather than breaking it */
+		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			struct rec *r = recs_add(ex->recs);
+			r->filename = name;
+			name = NULL;
+			r->json = wp_xstrndup(val, vlen);
+			r->sha256 = wp_conda_json_string(val, vlen, "sha256");
+		}
+		free(path);
+	}
+	free(name);
+}
+
+static void existing_section(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	struct existing *ex = ctx;
+	if ((klen == 8 && !memcmp(key, "packages", 8)) || (klen == 14 && !memcmp(key, "packages.conda", 14)))
+		each_member(val, vlen, 0, existing_record, ex);
+}
+
+static int read_file(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
+{
+	*b = (struct wp_buf)WP_BUF_INIT_MAX(max);
+	*found = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : wp_fs_fail(err, errno, "cannot read", path);
+	*found = true;
+	char chunk[65536];
+	ssize_t got;
+	int rc = 0;
+	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = wp_fs_fail(err, errno, "cannot read", path);
+			break;
+		}
+		if (wp_buf_add(b, chunk, (size_t)got) < 0) {
+			rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", path, max);
+			break;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* Syntax only, streamed through yajl without building a tree: a 300 MB repodata stays cheap. */
+static bool json_valid(const char *s, size_t n)
+{
+	yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+	bool ok = yajl_parse(h, (const unsigned char *)s, n) == yajl_status_ok &&
+		  yajl_complete_parse(h) == yajl_status_ok;
+	yajl_free(h);
+	return ok;
+}
+
+static int read_existing(const char *subdir_path, struct recs *rs, struct wp_err *err)
+{
+	char *path = wp_xasprintf("%s/repodata.json", subdir_path);
+	struct wp_buf b;
+	bool found;
+	int rc = read_file(path, WP_CONDACHAN_REPODATA_MAX, &b, &found, err);
+	if (rc || !found)
+		goto out;
+	if (!json_valid(b.data ? b.data : "", b.len)) {
+		rc = wp_fail(err, -WPE_PARSE, "'%s' is not valid JSON; move it away to write the "
+			     "channel's repodata afresh", path);
+		goto out;
+	}
+	struct existing ex = { subdir_path, rs, b.data, b.len };
+	each_member(wp_buf_cstr(&b), b.len, 0, existing_section, &ex);
+out:
+	wp_buf_free(&b);
+	free(path);
+	return rc;
+}
+
+/* ---- writing ---- */
+
+static void json_string(struct wp_buf *b, const char *s)
+{
+	wp_buf_addch(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			wp_buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			wp_buf_printf(b, "\\u%04x", c);
+		else
+			wp_buf_addch(b, (char)c);
+	}
+	wp_buf_addch(b, '"');
+}
+
+static void section(struct wp_buf *b, const char *name, const struct recs *rs, bool conda,
+		    bool interim)
+{
+	bool first = true;
+	wp_buf_printf(b, "  \"%s\": {", name);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct rec *r = &rs->v[i];
+		if (is_dot_conda(r->filename) != conda || (interim && (!r->was_listed || r->conflict)))
+			continue;
+		wp_buf_addstr(b, first ? "\n    " : ",\n    ");
+		first = false;
+		json_string(b, r->filename);
+		wp_buf_addstr(b, ": ");
+		wp_buf_addstr(b, r->json);
+	}
+	wp_buf_addstr(b, first ? "}" : "\n  }");
+}
+
+/* interim: only what is on disk now and stays so while packages are replaced. */
+static int write_repodata(const char *subdir_path, const char *subdir, const struct recs *rs,
+			  bool interim, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	wp_buf_addstr(&b, "{\n  \"info\": {\"subdir\": ");
+	json_string(&b, subdir);
+	wp_buf_addstr(&b, "},\n");
+	section(&b, "packages", rs, false, interim);
+	wp_buf_addstr(&b, ",\n");
+	section(&b, "packages.conda", rs, true, interim);
+	wp_buf_addstr(&b, ",\n  \"repodata_version\": 1\n}\n");
+	char *path = wp_xasprintf("%s/repodata.json", subdir_path);
+	int rc = wp_atomic_write(path, b.data, b.len, err);
+	free(path);
+	wp_buf_free(&b);
+	return rc;
+}
+
+/* The caller's record: a JSON object whose size (when given) is the store object's. */
+static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err *err)
+{
+	char ebuf[256];
+	struct stat sb;
+	int rc = 0;
+	if (!f->subdir || !wp_url_filename_ok(f->subdir) || f->subdir[0] == '.')
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda subdir", f->subdir ? f->subdir : "(null)");
+	if (!f->filename || !wp_url_filename_ok(f->filename) || !is_conda_name(f->filename) ||
+	    wp_mirror_is_tmp_name(f->filename))
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda package file name",
+			       f->filename ? f->filename : "(null)");
+	if (!f->store_path || stat(f->store_path, &sb) < 0)
+		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
+				  f->store_path ? f->store_path : f->filename);
+	size_t len = f->record_json ? strlen(f->record_json) : 0;
+	yajl_val root = len && len <= RECORD_MAX ? yajl_tree_parse(f->record_json, ebuf, sizeof(ebuf)) : NULL;
+	if (!root || !YAJL_IS_OBJECT(root)) {
+		rc = wp_fail(err, -WPE_USAGE, "the repodata record for '%s' is not a JSON object",
+			     f->filename);
+		goto out;
+	}
+	const char *sp[] = { "size", NULL }, *hp[] = { "sha256", NULL };
+	yajl_val size = yajl_tree_get(root, sp, yajl_t_number);
+	yajl_val sha = yajl_tree_get(root, hp, yajl_t_string);
+	if (size && YAJL_IS_INTEGER(size) && YAJL_GET_INTEGER(size) != (long long)sb.st_size) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes in the store, but its repodata "
+			     "record says %lld", f->filename, (long long)sb.st_size,
+			     (long long)YAJL_GET_INTEGER(size));
+		goto out;
+	}
+	/* trim only the outside: the record's own bytes are upstream's */
+	const char *s = f->record_json, *e = s + len;
+	while (s < e && strchr(" \t\r\n", *s))
+		s++;
+	while (e > s && strchr(" \t\r\n", e[-1]))
+		e--;
+	r->filename = wp_xstrdup(f->filename);
+	r->json = wp_xstrndup(s, (size_t)(e - s));
+	r->sha256 = sha ? wp_xstrdup(YAJL_GET_STRING(sha)) : NULL;
+	r->store = f->store_path;
+out:
+	yajl_tree_free(root);
+	return rc;
+}
+
+static int write_subdir(const char *dir, const char *subdir, const struct wp_conda_file *files,
+			size_t n, struct wp_err *err)
+{
+	struct recs rs = { 0 }, old = { 0 };
+	char *spath = wp_xasprintf("%s/%s", dir, subdir);
+	int rc = wp_mkdir_p(spath, 0755, err);
+	if (rc)
+		goto out;
+	DIR *d = opendir(spath);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (wp_mirror_is_tmp_name(de->d_name)) {
+			char *p = wp_xasprintf("%s/%s", spath, de->d_name);
+			unlink(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(files[i].subdir, subdir))
+			continue;
+		struct rec tmp = { 0 };
+		rc = check_new(&files[i], &tmp, err);
+		if (rc)
+			goto out;
+		struct rec *dup = recs_find(&rs, tmp.filename);
+		if (dup) {
+			free(tmp.filename);
+			free(tmp.json);
+			free(tmp.sha256);
+			continue;
+		}
+		*recs_add(&rs) = tmp;
+	}
+	rc = read_existing(spath, &old, err);
+	if (rc)
+		goto out;
+	bool any_conflict = false;
+	for (size_t i = 0; i < old.n; i++) {
+		struct rec *mine = recs_find(&rs, old.v[i].filename);
+		if (mine) {
+			/* same name, other bytes (or bytes we cannot vouch for): unlist, then replace */
+			mine->conflict = !mine->sha256 || !old.v[i].sha256 ||
+					 strcasecmp(mine->sha256, old.v[i].sha256);
+			any_conflict |= mine->conflict;
+			mine->was_listed = true;
+			continue;
+		}
+		old.v[i].was_listed = true;
+		*recs_add(&rs) = old.v[i];
+		memset(&old.v[i], 0, sizeof(old.v[i]));
+	}
+	qsort(rs.v, rs.n, sizeof(*rs.v), rec_cmp);
+	if (any_conflict) {
+		rc = write_repodata(spath, subdir, &rs, true, err);
+		if (rc)
+			goto out;
+	}
+	for (size_t i = 0; i < rs.n; i++) {
+		if (!rs.v[i].store)
+			continue;
+		char *to = wp_xasprintf("%s/%s", spath, rs.v[i].filename);
+		rc = wp_link_or_copy(rs.v[i].store, to, err);
+		free(to);
+		if (rc)
+			goto out;
+	}
+	rc = write_repodata(spath, subdir, &rs, false, err);
+out:
+	free(spath);
+	recs_free(&rs);
+	recs_free(&old);
+	return rc;
+}
+
+int wp_condachan_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err)
+{
+	int lock = -1, rc;
+	char *noarch = NULL;
+	const char **subdirs = wp_xcalloc(n + 1, sizeof(*subdirs));
+	size_t nsub = 0;
+
+	rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		goto out;
+	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock < 0) {
+		rc = wp_fs_fail(err, errno, "cannot open directory", dir);
+		goto out;
+	}
+	if (flock(lock, LOCK_EX | LOCK_NB) < 0) {
+		rc = wp_fail(err, -WPE_IO, "channel '%s' is being written by another wheelpick; wait "
+			     "for it to finish", dir);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!files[i].subdir || !wp_url_filename_ok(files[i].subdir) || files[i].subdir[0] == '.') {
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a conda subdir",
+				     files[i].subdir ? files[i].subdir : "(null)");
+			goto out;
+		}
+		size_t j = 0;
+		while (j < nsub && strcmp(subdirs[j], files[i].subdir))
+			j++;
+		if (j == nsub)
+			subdirs[nsub++] = files[i].subdir;
+	}
+	for (size_t j = 0; j < nsub; j++) {
+		rc = write_subdir(dir, subdirs[j], files, n, err);
+		if (rc) {
+			wp_err_prefix(err, "channel '%s'", dir);
+			goto out;
+		}
+	}
+	noarch = wp_xasprintf("%s/noarch/repodata.json", dir);
+	struct stat sb;
+	if (stat(noarch, &sb) < 0) {
+		struct recs none = { 0 };
+		char *ndir = wp_xasprintf("%s/noarch", dir);
+		rc = wp_mkdir_p(ndir, 0755, err);
+		if (!rc)
+			rc = write_repodata(ndir, "noarch", &none, false, err);
+		free(ndir);
+	}
+out:
+	if (lock >= 0)
+		close(lock);
+	free(noarch);
+	free(subdirs);
+	return rc;
+}

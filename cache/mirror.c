@@ -1,0 +1,1092 @@
+/* cache/mirror.c: PEP 503/691/658 simple tree from proven files, re-runs merged through a manifest. */
+#include "cache/mirror.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "cache/fsutil.h"
+#include "index/html.h"
+#include "index/url.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
+#include "verify/hash.h"
+#include "verify/metadata.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#define MANIFEST_MAX ((size_t)256 << 20) /* our own file; past this something else wrote it */
+
+/* One file of the tree, from the manifest or from this run. */
+struct entry {
+	char *project;         /* PEP 503 normalised */
+	char *filename;
+	char sha256[WP_SHA256_HEX_LEN + 1];
+	long long size;
+	char *requires_python;
+	char *meta_sha256;     /* of filename.metadata; NULL when there is none */
+	char *upload_time;
+	const struct wp_mirror_file *src; /* this run's file, or NULL */
+	struct wp_buf meta;    /* this run's .metadata bytes (empty when none) */
+	bool have_old;         /* the manifest listed it */
+	char old_sha256[WP_SHA256_HEX_LEN + 1];
+	long long old_size;
+	char *old_meta_sha256;
+	bool in_place;         /* the tree has these bytes under this name already */
+	bool conflict;         /* the name is in the tree with other bytes: unlisted before replacing */
+	bool drop;             /* pruned */
+};
+
+struct entries {
+	struct entry *v;
+	size_t n, cap;
+};
+
+static struct entry *entries_add(struct entries *es)
+{
+	if (es->n == es->cap) {
+		es->cap = es->cap ? 2 * es->cap : 64;
+		es->v = wp_xrealloc(es->v, es->cap * sizeof(*es->v));
+	}
+	struct entry *e = &es->v[es->n++];
+	memset(e, 0, sizeof(*e));
+	e->meta = (struct wp_buf)WP_BUF_INIT;
+	e->size = e->old_size = -1;
+	return e;
+}
+
+static void entry_release(struct entry *e)
+{
+	free(e->project);
+	free(e->filename);
+	free(e->requires_python);
+	free(e->meta_sha256);
+	free(e->upload_time);
+	free(e->old_meta_sha256);
+	wp_buf_free(&e->meta);
+	memset(e, 0, sizeof(*e));
+}
+
+static void entries_free(struct entries *es)
+{
+	for (size_t i = 0; i < es->n; i++)
+		entry_release(&es->v[i]);
+	free(es->v);
+	memset(es, 0, sizeof(*es));
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->project, y->project);
+	return c ? c : strcmp(x->filename, y->filename);
+}
+
+/* In the first n entries, which are sorted. */
+static struct entry *entries_find_n(struct entries *es, size_t n, const char *project,
+				    const char *filename)
+{
+	struct entry key = { .project = (char *)project, .filename = (char *)filename };
+	return n ? bsearch(&key, es->v, n, sizeof(*es->v), entry_cmp) : NULL;
+}
+
+static struct entry *entries_find(struct entries *es, const char *project, const char *filename)
+{
+	return entries_find_n(es, es->n, project, filename);
+}
+
+static char *xstrdup_or_null(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* ---- names ---- */
+
+void wp_mirror_href_encode(const char *filename, struct wp_buf *out)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)filename; *p; p++) {
+		if (isalnum(*p) || *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+			wp_buf_addch(out, (char)*p);
+		} else {
+			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+			wp_buf_add(out, esc, 3);
+		}
+	}
+}
+
+bool wp_mirror_is_tmp_name(const char *name)
+{
+	/* fsutil's shape: <final>.tmp.<pid>.<8 hex> */
+	const char *t = strstr(name, ".tmp.");
+	for (; t; t = strstr(t + 1, ".tmp.")) {
+		const char *p = t + 5;
+		size_t digits = strspn(p, "0123456789");
+		if (!digits || p[digits] != '.')
+			continue;
+		p += digits + 1;
+		if (strspn(p, "0123456789abcdef") == 8 && !p[8])
+			return true;
+	}
+	return false;
+}
+
+static void html_escape(struct wp_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': wp_buf_addstr(b, "&amp;"); break;
+		case '<': wp_buf_addstr(b, "&lt;"); break;
+		case '>': wp_buf_addstr(b, "&gt;"); break;
+		case '"': wp_buf_addstr(b, "&quot;"); break;
+		case '\'': wp_buf_addstr(b, "&#39;"); break;
+		default: wp_buf_addch(b, *s);
+		}
+	}
+}
+
+/* ---- the tree on disk ---- */
+
+/* Remove what crashed writers left: only while we hold the lock, so no live writer owns them. */
+static void clean_tmp_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (wp_mirror_is_tmp_name(de->d_name)) {
+			char *p = wp_xasprintf("%s/%s", dir, de->d_name);
+			unlink(p);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+static void clean_tmp_tree(const char *dir)
+{
+	static const char *const subs[] = { "files", "simple" };
+	clean_tmp_in(dir);
+	for (size_t i = 0; i < WP_ARRAY_LEN(subs); i++) {
+		char *sub = wp_xasprintf("%s/%s", dir, subs[i]);
+		clean_tmp_in(sub);
+		DIR *d = opendir(sub);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			char *p = wp_xasprintf("%s/%s", sub, de->d_name);
+			clean_tmp_in(p);
+			free(p);
+		}
+		if (d)
+			closedir(d);
+		free(sub);
+	}
+}
+
+static char *file_path(const char *dir, const char *project, const char *filename, const char *suffix)
+{
+	return wp_xasprintf("%s/files/%s/%s%s", dir, project, filename, suffix);
+}
+
+static bool exists(const char *path, long long *size)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return false;
+	if (size)
+		*size = (long long)sb.st_size;
+	return true;
+}
+
+/* Write path unless it already holds exactly these bytes (keeps mtimes, and nginx's caches). */
+static int write_if_changed(const char *path, const struct wp_buf *b, struct wp_err *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == b->len) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			char *old = wp_xmalloc(b->len + 1);
+			ssize_t got = read(fd, old, b->len + 1);
+			close(fd);
+			bool same = got == (ssize_t)b->len && !memcmp(old, b->data, b->len);
+			free(old);
+			if (same)
+				return 0;
+		}
+	}
+	return wp_atomic_write(path, b->data ? b->data : "", b->len, err);
+}
+
+/* The METADATA of a wheel, read through the central directory so a 2 GB wheel is not streamed.
+ * 0 with out filled, 0 with out empty when the wheel has none. */
+static int wheel_metadata(const char *path, const char *filename, struct wp_buf *out,
+			  struct wp_err *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	int rc = 0, r;
+	archive_read_support_format_zip_seekable(a);
+	if (archive_read_open_filename(a, path, 64 << 10) != ARCHIVE_OK) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "cannot read wheel '%s': %s", filename,
+			     archive_error_string(a));
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(ae);
+		const char *slash = name ? strchr(name, '/') : NULL;
+		if (!slash || strcmp(slash, "/METADATA") || slash - name < 10 ||
+		    strncmp(slash - 10, ".dist-info", 10))
+			continue;
+		if (archive_entry_size(ae) > WP_METADATA_MAX_LEN) {
+			rc = wp_fail(err, -WPE_TOO_BIG, "METADATA of '%s' is larger than %d bytes",
+				     filename, WP_METADATA_MAX_LEN);
+			goto out;
+		}
+		char chunk[16384];
+		la_ssize_t got;
+		while ((got = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+			if (wp_buf_add(out, chunk, (size_t)got) < 0) {
+				rc = wp_fail(err, -WPE_TOO_BIG, "METADATA of '%s' is larger than %d bytes",
+					     filename, WP_METADATA_MAX_LEN);
+				goto out;
+			}
+		}
+		if (got < 0)
+			rc = wp_fail(err, -WPE_INTEGRITY, "cannot read METADATA of '%s': %s", filename,
+				     archive_error_string(a));
+		goto out;
+	}
+	if (r != ARCHIVE_EOF)
+		rc = wp_fail(err, -WPE_INTEGRITY, "cannot read wheel '%s': %s", filename,
+			     archive_error_string(a));
+out:
+	archive_read_free(a);
+	return rc;
+}
+
+static void sha256_of(const void *data, size_t n, char hex[WP_SHA256_HEX_LEN + 1])
+{
+	struct wp_hasher h;
+	if (wp_hasher_init(&h, 0, NULL) < 0) {
+		hex[0] = 0;
+		return;
+	}
+	wp_hasher_update(&h, data, n);
+	if (wp_hasher_final(&h, hex, NULL, NULL) < 0)
+		hex[0] = 0;
+	wp_hasher_release(&h);
+}
+
+/* ---- JSON writing ---- */
+
+/* Keeps the first failure, so the calls below read as a document rather than a ladder of ifs. */
+struct jw {
+	yajl_gen g;
+	yajl_gen_status st;
+};
+
+static void jw_keep(struct jw *w, yajl_gen_status st)
+{
+	if (w->st == yajl_gen_status_ok)
+		w->st = st;
+}
+
+static void jw_str(struct jw *w, const char *s)
+{
+	jw_keep(w, s ? yajl_gen_string(w->g, (const unsigned char *)s, strlen(s)) : yajl_gen_null(w->g));
+}
+
+static void jw_kstr(struct jw *w, const char *k, const char *s)
+{
+	jw_str(w, k);
+	jw_str(w, s);
+}
+
+static void jw_kint(struct jw *w, const char *k, long long v)
+{
+	jw_str(w, k);
+	jw_keep(w, yajl_gen_integer(w->g, v));
+}
+
+static void jw_open(struct jw *w, bool map)
+{
+	jw_keep(w, map ? yajl_gen_map_open(w->g) : yajl_gen_array_open(w->g));
+}
+
+static void jw_close(struct jw *w, bool map)
+{
+	jw_keep(w, map ? yajl_gen_map_close(w->g) : yajl_gen_array_close(w->g));
+}
+
+static void jw_init(struct jw *w)
+{
+	w->g = yajl_gen_alloc(NULL);
+	w->st = yajl_gen_status_ok;
+	yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
+}
+
+/* The document into out, or -WPE_PARSE (text that is not UTF-8) naming what. */
+static int jw_finish(struct jw *w, struct wp_buf *out, const char *what, struct wp_err *err)
+{
+	const unsigned char *p;
+	size_t n;
+	int rc = 0;
+	if (w->st != yajl_gen_status_ok || yajl_gen_get_buf(w->g, &p, &n) != yajl_gen_status_ok) {
+		rc = wp_fail(err, -WPE_PARSE, "cannot write '%s': a name or attribute is not UTF-8", what);
+	} else {
+		wp_buf_add(out, p, n);
+		wp_buf_addch(out, '\n');
+	}
+	yajl_gen_free(w->g);
+	return rc;
+}
+
+static void jw_meta(struct jw *w)
+{
+	jw_str(w, "meta");
+	jw_open(w, true);
+	jw_kstr(w, "api-version", "1.1");
+	jw_close(w, true);
+}
+
+/* ---- pages ---- */
+
+struct version_key {
+	const char *text;
+	struct wp_version v;
+	bool ok;
+};
+
+static int version_key_cmp(const void *a, const void *b)
+{
+	const struct version_key *x = a, *y = b;
+	if (x->ok && y->ok) {
+		int c = wp_version_cmp(&x->v, &y->v);
+		if (c)
+			return c;
+	} else if (x->ok != y->ok) {
+		return x->ok ? 1 : -1;
+	}
+	return strcmp(x->text, y->text);
+}
+
+/* The version a file name carries, newly allocated; NULL when it carries none we can read. */
+static char *filename_version(const char *filename)
+{
+	struct wp_wheelname w;
+	struct wp_sdistname s;
+	char *v = NULL;
+	if (wp_wheelname_parse(filename, &w, NULL) == 0) {
+		v = wp_xstrdup(w.version);
+		wp_wheelname_release(&w);
+	} else if (wp_sdistname_parse(filename, &s, NULL) == 0) {
+		v = wp_xstrdup(s.version);
+		wp_sdistname_release(&s);
+	}
+	return v;
+}
+
+/* Whether e belongs on the page in this phase. */
+typedef bool listed_fn(const struct entry *e);
+
+static bool listed_final(const struct entry *e)
+{
+	return !e->drop;
+}
+
+/* Before conflicting files are replaced: what is on disk now and stays the same meanwhile. */
+static bool listed_interim(const struct entry *e)
+{
+	return e->have_old && !e->conflict;
+}
+
+static int write_project(const char *dir, const char *project, const struct entry *v, size_t n,
+			 listed_fn *listed, struct wp_err *err)
+{
+	struct wp_buf html = WP_BUF_INIT, json = WP_BUF_INIT, href = WP_BUF_INIT;
+	struct version_key *vers = wp_xcalloc(n ? n : 1, sizeof(*vers));
+	size_t nvers = 0;
+	char *pdir = wp_xasprintf("%s/simple/%s", dir, project);
+	char *path = NULL;
+	struct jw w;
+	int rc;
+
+	wp_buf_addstr(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
+		      "    <meta name=\"pypi:repository-version\" content=\"1.1\">\n    <title>Links for ");
+	html_escape(&html, project);
+	wp_buf_addstr(&html, "</title>\n  </head>\n  <body>\n    <h1>Links for ");
+	html_escape(&html, project);
+	wp_buf_addstr(&html, "</h1>\n");
+
+	jw_init(&w);
+	jw_open(&w, true);
+	jw_meta(&w);
+	jw_kstr(&w, "name", project);
+	jw_str(&w, "files");
+	jw_open(&w, false);
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *e = &v[i];
+		const char *sha = e->sha256, *meta = e->meta_sha256, *rp = e->requires_python;
+		if (!listed(e))
+			continue;
+		if (listed == listed_interim) {
+			sha = e->old_sha256;
+			meta = e->old_meta_sha256;
+		}
+		wp_buf_reset(&href);
+		wp_buf_printf(&href, "../../files/%s/", project);
+		wp_mirror_href_encode(e->filename, &href);
+
+		wp_buf_addstr(&html, "    <a href=\"");
+		html_escape(&html, href.data);
+		wp_buf_printf(&html, "#sha256=%s\"", sha);
+		if (rp) {
+			wp_buf_addstr(&html, " data-requires-python=\"");
+			html_escape(&html, rp);
+			wp_buf_addch(&html, '"');
+		}
+		if (meta)
+			wp_buf_printf(&html, " data-dist-info-metadata=\"sha256=%s\""
+				      " data-core-metadata=\"sha256=%s\"", meta, meta);
+		wp_buf_addch(&html, '>');
+		html_escape(&html, e->filename);
+		wp_buf_addstr(&html, "</a><br>\n");
+
+		jw_open(&w, true);
+		jw_kstr(&w, "filename", e->filename);
+		jw_kstr(&w, "url", href.data);
+		jw_str(&w, "hashes");
+		jw_open(&w, true);
+		jw_kstr(&w, "sha256", sha);
+		jw_close(&w, true);
+		if (rp)
+			jw_kstr(&w, "requires-python", rp);
+		if (meta) {
+			/* both spellings: PEP 714's, and PEP 658's that pip before 23.3 reads */
+			static const char *const keys[] = { "core-metadata", "dist-info-metadata" };
+			for (size_t k = 0; k < WP_ARRAY_LEN(keys); k++) {
+				jw_str(&w, keys[k]);
+				jw_open(&w, true);
+				jw_kstr(&w, "sha256", meta);
+				jw_close(&w, true);
+			}
+		}
+		if (e->size >= 0)
+			jw_kint(&w, "size", e->size);
+		if (e->upload_time)
+			jw_kstr(&w, "upload-time", e->upload_time);
+		jw_str(&w, "yanked");
+		jw_keep(&w, yajl_gen_bool(w.g, 0));
+		jw_close(&w, true);
+
+		char *ver = filename_version(e->filename);
+		if (ver) {
+			vers[nvers].text = ver;
+			vers[nvers].ok = wp_version_parse(&vers[nvers].v, ver, strlen(ver), NULL) == 0;
+			nvers++;
+		}
+	}
+	jw_close(&w, false);
+	qsort(vers, nvers, sizeof(*vers), version_key_cmp);
+	jw_str(&w, "versions");
+	jw_open(&w, false);
+	for (size_t i = 0; i < nvers; i++)
+		if (!i || strcmp(vers[i].text, vers[i - 1].text))
+			jw_str(&w, vers[i].text);
+	jw_close(&w, false);
+	jw_close(&w, true);
+	wp_buf_addstr(&html, "  </body>\n</html>\n");
+
+	rc = jw_finish(&w, &json, project, err);
+	if (!rc)
+		rc = wp_mkdir_p(pdir, 0755, err);
+	/* HTML first: pip reads it unless it asks for JSON, and verify compares the two */
+	path = wp_xasprintf("%s/index.html", pdir);
+	if (!rc)
+		rc = write_if_changed(path, &html, err);
+	free(path);
+	path = wp_xasprintf("%s/index.json", pdir);
+	if (!rc)
+		rc = write_if_changed(path, &json, err);
+	for (size_t i = 0; i < nvers; i++) {
+		free((char *)vers[i].text);
+		if (vers[i].ok)
+			wp_version_release(&vers[i].v);
+	}
+	free(vers);
+	free(path);
+	free(pdir);
+	wp_buf_free(&html);
+	wp_buf_free(&json);
+	wp_buf_free(&href);
+	return rc;
+}
+
+/* Each project page with at least one listed file; projects is set to how many. */
+static int write_projects(const char *dir, struct entries *es, listed_fn *listed, bool only_conflicts,
+			  size_t *projects, struct wp_err *err)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < es->n;) {
+		size_t j = i, shown = 0;
+		bool conflict = false;
+		for (; j < es->n && !strcmp(es->v[j].project, es->v[i].project); j++) {
+			shown += listed(&es->v[j]);
+			conflict |= es->v[j].conflict;
+		}
+		if (shown && (!only_conflicts || conflict)) {
+			int rc = write_project(dir, es->v[i].project, &es->v[i], j - i, listed, err);
+			if (rc)
+				return rc;
+		}
+		count += shown > 0;
+		i = j;
+	}
+	if (projects)
+		*projects = count;
+	return 0;
+}
+
+static int write_root(const char *dir, const struct entries *es, struct wp_err *err)
+{
+	struct wp_buf html = WP_BUF_INIT, json = WP_BUF_INIT;
+	char *path = NULL;
+	struct jw w;
+	int rc;
+
+	wp_buf_addstr(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
+		      "    <meta name=\"pypi:repository-version\" content=\"1.1\">\n"
+		      "    <title>Simple index</title>\n  </head>\n  <body>\n");
+	jw_init(&w);
+	jw_open(&w, true);
+	jw_meta(&w);
+	jw_str(&w, "projects");
+	jw_open(&w, false);
+	const char *last = NULL;
+	for (size_t i = 0; i < es->n; i++) {
+		const struct entry *e = &es->v[i];
+		if (e->drop || (last && !strcmp(last, e->project)))
+			continue;
+		last = e->project;
+		wp_buf_addstr(&html, "    <a href=\"");
+		html_escape(&html, e->project);
+		wp_buf_addstr(&html, "/\">");
+		html_escape(&html, e->project);
+		wp_buf_addstr(&html, "</a><br>\n");
+		jw_open(&w, true);
+		jw_kstr(&w, "name", e->project);
+		jw_close(&w, true);
+	}
+	jw_close(&w, false);
+	jw_close(&w, true);
+	wp_buf_addstr(&html, "  </body>\n</html>\n");
+
+	rc = jw_finish(&w, &json, "simple/index.json", err);
+	path = wp_xasprintf("%s/simple/index.html", dir);
+	if (!rc)
+		rc = write_if_changed(path, &html, err);
+	free(path);
+	path = wp_xasprintf("%s/simple/index.json", dir);
+	if (!rc)
+		rc = write_if_changed(path, &json, err);
+	free(path);
+	wp_buf_free(&html);
+	wp_buf_free(&json);
+	return rc;
+}
+
+/* ---- the manifest ---- */
+
+static int write_manifest(const char *dir, const struct entries *es, struct wp_err *err)
+{
+	struct wp_buf out = WP_BUF_INIT;
+	struct jw w;
+	jw_init(&w);
+	yajl_gen_config(w.g, yajl_gen_beautify, 1);
+	yajl_gen_config(w.g, yajl_gen_indent_string, " ");
+	jw_open(&w, true);
+	jw_kint(&w, "version", 1);
+	jw_str(&w, "files");
+	jw_open(&w, false);
+	for (size_t i = 0; i < es->n; i++) {
+		const struct entry *e = &es->v[i];
+		if (e->drop)
+			continue;
+		jw_open(&w, true);
+		jw_kstr(&w, "project", e->project);
+		jw_kstr(&w, "filename", e->filename);
+		jw_kstr(&w, "sha256", e->sha256);
+		jw_kint(&w, "size", e->size);
+		jw_kstr(&w, "requires_python", e->requires_python);
+		jw_kstr(&w, "metadata_sha256", e->meta_sha256);
+		jw_kstr(&w, "upload_time", e->upload_time);
+		jw_close(&w, true);
+	}
+	jw_close(&w, false);
+	jw_close(&w, true);
+	char *path = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
+	int rc = jw_finish(&w, &out, path, err);
+	if (!rc)
+		rc = write_if_changed(path, &out, err);
+	free(path);
+	wp_buf_free(&out);
+	return rc;
+}
+
+static const char *jstr(yajl_val obj, const char *key)
+{
+	const char *path[] = { key, NULL };
+	yajl_val v = yajl_tree_get(obj, path, yajl_t_string);
+	return v ? YAJL_GET_STRING(v) : NULL;
+}
+
+/* The files a previous run left, those still on disk; a missing manifest is an empty tree. */
+static int read_manifest(const char *dir, struct entries *es, struct wp_err *err)
+{
+	char *path = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
+	struct wp_buf b = WP_BUF_INIT_MAX(MANIFEST_MAX);
+	yajl_val root = NULL;
+	char ebuf[256];
+	int rc = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			rc = wp_fs_fail(err, errno, "cannot read", path);
+		goto out;
+	}
+	char chunk[65536];
+	ssize_t got;
+	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = wp_fs_fail(err, errno, "cannot read", path);
+			goto out;
+		}
+		if (wp_buf_add(&b, chunk, (size_t)got) < 0) {
+			rc = wp_fail(err, -WPE_TOO_BIG, "mirror manifest '%s' is larger than %zu bytes",
+				     path, b.max);
+			goto out;
+		}
+	}
+	root = yajl_tree_parse(wp_buf_cstr(&b), ebuf, sizeof(ebuf));
+	const char *fp[] = { "files", NULL };
+	yajl_val files = root ? yajl_tree_get(root, fp, yajl_t_array) : NULL;
+	if (!files) {
+		rc = wp_fail(err, -WPE_PARSE, "mirror manifest '%s' is not one wheelpick wrote; move it "
+			     "away to rebuild the pages from this run's files", path);
+		goto out;
+	}
+	for (size_t i = 0; i < files->u.array.len; i++) {
+		yajl_val f = files->u.array.values[i];
+		const char *project = jstr(f, "project"), *filename = jstr(f, "filename");
+		const char *sha = jstr(f, "sha256"), *meta = jstr(f, "metadata_sha256");
+		const char *szp[] = { "size", NULL };
+		yajl_val size = yajl_tree_get(f, szp, yajl_t_number);
+		long long on_disk;
+		if (!project || !filename || !sha || !wp_sha256_hex_valid(sha) ||
+		    !wp_index_project_name_ok(project, strlen(project)) || !wp_url_filename_ok(filename))
+			continue;
+		char *fpath = file_path(dir, project, filename, "");
+		bool here = exists(fpath, &on_disk);
+		free(fpath);
+		/* a file someone deleted by hand leaves the pages rather than breaking them */
+		if (!here)
+			continue;
+		struct entry *e = entries_add(es);
+		e->project = wp_xstrdup(project);
+		e->filename = wp_xstrdup(filename);
+		memcpy(e->sha256, sha, sizeof(e->sha256));
+		for (char *p = e->sha256; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		e->size = size && YAJL_IS_INTEGER(size) ? YAJL_GET_INTEGER(size) : on_disk;
+		if (e->size != on_disk)
+			e->size = -2; /* bytes changed behind our back: never "unchanged" */
+		e->requires_python = xstrdup_or_null(jstr(f, "requires_python"));
+		e->upload_time = xstrdup_or_null(jstr(f, "upload_time"));
+		if (meta && wp_sha256_hex_valid(meta)) {
+			char *mpath = file_path(dir, project, filename, ".metadata");
+			if (exists(mpath, NULL))
+				e->meta_sha256 = wp_xstrdup(meta);
+			free(mpath);
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	yajl_tree_free(root);
+	wp_buf_free(&b);
+	free(path);
+	return rc;
+}
+
+/* ---- this run's files ---- */
+
+static int add_new(const char *dir, const struct wp_mirror_file *f, struct entries *es,
+		   struct wp_err *err)
+{
+	struct wp_buf project = WP_BUF_INIT;
+	struct wp_wheelname wn;
+	struct stat sb;
+	int rc = 0;
+
+	if (!f->project || !wp_index_project_name_ok(f->project, strlen(f->project)))
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a valid project name",
+			       f->project ? f->project : "(null)");
+	if (!f->filename || !wp_url_filename_ok(f->filename) || wp_mirror_is_tmp_name(f->filename) ||
+	    wp_index_file_kind(f->filename) == WP_KIND_UNKNOWN)
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a wheel or sdist file name",
+			       f->filename ? f->filename : "(null)");
+	if (!f->sha256 || !wp_sha256_hex_valid(f->sha256))
+		return wp_fail(err, -WPE_USAGE, "'%s' has no valid sha256", f->filename);
+	if (!f->store_path || stat(f->store_path, &sb) < 0)
+		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
+				  f->store_path ? f->store_path : f->filename);
+	if (f->size >= 0 && f->size != (long long)sb.st_size)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes in the store, not the %lld "
+			       "announced", f->filename, (long long)sb.st_size, f->size);
+	wp_project_name_normalize(f->project, strlen(f->project), &project);
+	if (wp_wheelname_parse(f->filename, &wn, NULL) == 0) {
+		bool ours = !strcmp(wn.project, project.data);
+		wp_wheelname_release(&wn);
+		if (!ours) {
+			rc = wp_fail(err, -WPE_USAGE, "wheel '%s' is not a file of project '%s'",
+				     f->filename, f->project);
+			goto out;
+		}
+	}
+
+	struct entry *e = entries_add(es);
+	e->project = wp_buf_detach(&project, NULL);
+	e->filename = wp_xstrdup(f->filename);
+	for (int i = 0; i <= WP_SHA256_HEX_LEN; i++)
+		e->sha256[i] = (char)tolower((unsigned char)f->sha256[i]);
+	e->size = (long long)sb.st_size;
+	e->requires_python = xstrdup_or_null(f->requires_python && *f->requires_python ?
+					     f->requires_python : NULL);
+	e->upload_time = xstrdup_or_null(f->upload_time);
+	e->src = f;
+	if (wp_index_file_kind(f->filename) == WP_KIND_WHEEL) {
+		e->meta = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
+		if (f->metadata)
+			rc = wp_buf_addstr(&e->meta, f->metadata) < 0 ?
+			     wp_fail(err, -WPE_TOO_BIG, "METADATA of '%s' is larger than %d bytes",
+				     f->filename, WP_METADATA_MAX_LEN) : 0;
+		else
+			rc = wheel_metadata(f->store_path, f->filename, &e->meta, err);
+		if (!rc && e->meta.len) {
+			char hex[WP_SHA256_HEX_LEN + 1];
+			sha256_of(e->meta.data, e->meta.len, hex);
+			e->meta_sha256 = wp_xstrdup(hex);
+		}
+	}
+out:
+	wp_buf_free(&project);
+	return rc;
+}
+
+static bool pinned(const struct wp_mirror_opts *o, const char *filename)
+{
+	for (size_t i = 0; o && i < o->n_keep; i++)
+		if (o->keep[i] && !strcmp(o->keep[i], filename))
+			return true;
+	return false;
+}
+
+/* Fold the manifest's entries (old) into this run's (es, sorted and unique): conflicts, kept,
+ * pinned and pruned files. Pruned ones stay in es with drop set, so removals know them. */
+static void merge(struct entries *es, struct entries *old, const struct wp_mirror_opts *o,
+		  struct wp_mirror_report *rep)
+{
+	size_t n_new = es->n;
+	for (size_t i = 0; i < old->n; i++) {
+		struct entry *oe = &old->v[i];
+		/* only this run's part is sorted; the manifest's entries are appended unsorted */
+		struct entry *ne = entries_find_n(es, n_new, oe->project, oe->filename);
+		if (ne) {
+			ne->have_old = true;
+			memcpy(ne->old_sha256, oe->sha256, sizeof(ne->old_sha256));
+			ne->old_size = oe->size;
+			ne->old_meta_sha256 = xstrdup_or_null(oe->meta_sha256);
+			if (!ne->meta_sha256 && oe->meta_sha256 && !strcmp(oe->sha256, ne->sha256))
+				ne->meta_sha256 = xstrdup_or_null(oe->meta_sha256);
+			continue;
+		}
+		struct entry *e = entries_add(es);
+		*e = *oe; /* moves the strings */
+		memset(oe, 0, sizeof(*oe));
+		e->have_old = true;
+		memcpy(e->old_sha256, e->sha256, sizeof(e->old_sha256));
+		e->old_size = e->size;
+		e->old_meta_sha256 = xstrdup_or_null(e->meta_sha256);
+		if (o && o->prune) {
+			if (pinned(o, e->filename))
+				rep->pinned++;
+			else
+				e->drop = true;
+		}
+	}
+	qsort(es->v, es->n, sizeof(*es->v), entry_cmp);
+}
+
+/* Decide, for each of this run's files, whether its bytes are already in place. */
+static void classify(const char *dir, struct entries *es, struct wp_mirror_report *rep)
+{
+	for (size_t i = 0; i < es->n; i++) {
+		struct entry *e = &es->v[i];
+		if (!e->src)
+			continue;
+		char *path = file_path(dir, e->project, e->filename, "");
+		struct stat a, b;
+		bool on_disk = stat(path, &a) == 0;
+		bool same_inode = on_disk && stat(e->src->store_path, &b) == 0 &&
+				  a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+		bool listed_same = e->have_old && !strcmp(e->old_sha256, e->sha256) &&
+				   e->old_size == e->size &&
+				   (!e->old_meta_sha256 || same_str(e->old_meta_sha256, e->meta_sha256));
+		free(path);
+		if (!on_disk) {
+			rep->added++;
+		} else if (listed_same) {
+			/* the manifest vouches for the bytes; `verify` is the deep check */
+			e->in_place = true;
+			rep->unchanged++;
+		} else {
+			/* a page may name other bytes under this name: unlist it before replacing */
+			e->conflict = true;
+			if (same_inode && !e->have_old)
+				rep->added++;
+			else
+				rep->replaced++;
+		}
+	}
+}
+
+static int place(const char *dir, struct entries *es, struct wp_err *err)
+{
+	for (size_t i = 0; i < es->n; i++) {
+		struct entry *e = &es->v[i];
+		if (!e->src)
+			continue;
+		char *pdir = wp_xasprintf("%s/files/%s", dir, e->project);
+		char *path = file_path(dir, e->project, e->filename, "");
+		char *mpath = file_path(dir, e->project, e->filename, ".metadata");
+		int rc = wp_mkdir_p(pdir, 0755, err);
+		if (!rc && !e->in_place)
+			rc = wp_link_or_copy(e->src->store_path, path, err);
+		if (!rc && e->meta.len)
+			rc = write_if_changed(mpath, &e->meta, err);
+		free(pdir);
+		free(path);
+		free(mpath);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static bool project_live(struct entries *es, const char *project)
+{
+	for (size_t i = 0; i < es->n; i++)
+		if (!es->v[i].drop && !strcmp(es->v[i].project, project))
+			return true;
+	return false;
+}
+
+/* Removal comes last, pages before files: the root no longer names these projects, and a page
+ * a killed run left behind (its project gone from the manifest) goes with them. */
+static void remove_dropped(const char *dir, struct entries *es, struct wp_mirror_report *rep)
+{
+	char *simple = wp_xasprintf("%s/simple", dir);
+	DIR *d = opendir(simple);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *pdir = wp_xasprintf("%s/%s", simple, de->d_name);
+		struct stat sb;
+		if (de->d_name[0] != '.' && stat(pdir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		    !project_live(es, de->d_name)) {
+			/* JSON first: a page left alone is then the HTML one pip reads by default */
+			static const char *const pages[] = { "index.json", "index.html" };
+			for (size_t k = 0; k < WP_ARRAY_LEN(pages); k++) {
+				char *p = wp_xasprintf("%s/%s", pdir, pages[k]);
+				unlink(p);
+				free(p);
+			}
+			rmdir(pdir);
+		}
+		free(pdir);
+	}
+	if (d)
+		closedir(d);
+	free(simple);
+	for (size_t i = 0; i < es->n; i++) {
+		struct entry *e = &es->v[i];
+		if (!e->drop)
+			continue;
+		char *p = file_path(dir, e->project, e->filename, "");
+		char *m = file_path(dir, e->project, e->filename, ".metadata");
+		if (unlink(p) == 0 || errno == ENOENT)
+			rep->removed++;
+		unlink(m);
+		free(p);
+		free(m);
+		p = wp_xasprintf("%s/files/%s", dir, e->project);
+		rmdir(p); /* only when empty */
+		free(p);
+	}
+}
+
+/* With prune, files the manifest never knew (a crashed run's) go as well. */
+static void remove_strays(const char *dir, struct entries *es)
+{
+	char *files = wp_xasprintf("%s/files", dir);
+	DIR *d = opendir(files);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *pdir = wp_xasprintf("%s/%s", files, de->d_name);
+		DIR *pd = opendir(pdir);
+		struct dirent *fe;
+		while (pd && (fe = readdir(pd))) {
+			if (fe->d_name[0] == '.')
+				continue;
+			size_t len = strlen(fe->d_name);
+			char *base = wp_xstrdup(fe->d_name);
+			if (len > 9 && !strcmp(base + len - 9, ".metadata"))
+				base[len - 9] = 0;
+			struct entry *e = entries_find(es, de->d_name, base);
+			if (!e || e->drop) {
+				char *p = wp_xasprintf("%s/%s", pdir, fe->d_name);
+				unlink(p);
+				free(p);
+			}
+			free(base);
+		}
+		if (pd)
+			closedir(pd);
+		rmdir(pdir);
+		free(pdir);
+	}
+	if (d)
+		closedir(d);
+	free(files);
+}
+
+int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
+		    const struct wp_mirror_opts *opts, struct wp_mirror_report *rep_out,
+		    struct wp_err *err)
+{
+	struct wp_mirror_report rep = { 0 };
+	struct entries es = { 0 }, old = { 0 };
+	char *sub = NULL;
+	int lock = -1, rc;
+
+	rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		goto out;
+	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock < 0) {
+		rc = wp_fs_fail(err, errno, "cannot open directory", dir);
+		goto out;
+	}
+	if (flock(lock, LOCK_EX | LOCK_NB) < 0) {
+		rc = wp_fail(err, -WPE_IO, "mirror '%s' is being written by another wheelpick; wait for "
+			     "it to finish", dir);
+		goto out;
+	}
+	static const char *const subs[] = { "files", "simple" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(subs) && !rc; i++) {
+		free(sub);
+		sub = wp_xasprintf("%s/%s", dir, subs[i]);
+		rc = wp_mkdir_p(sub, 0755, err);
+	}
+	if (rc)
+		goto out;
+	clean_tmp_tree(dir);
+
+	for (size_t i = 0; i < n; i++) {
+		rc = add_new(dir, &files[i], &es, err);
+		if (rc)
+			goto out;
+	}
+	qsort(es.v, es.n, sizeof(*es.v), entry_cmp);
+	/* the same file twice is fine; the same name with other bytes is a caller's mistake */
+	size_t kept = 0;
+	for (size_t i = 0; i < es.n; i++) {
+		struct entry *e = &es.v[i];
+		if (kept && !entry_cmp(&es.v[kept - 1], e)) {
+			if (strcmp(es.v[kept - 1].sha256, e->sha256)) {
+				rc = wp_fail(err, -WPE_USAGE, "'%s' was given twice with different sha256",
+					     e->filename);
+				es.n = kept + (es.n - i); /* what is not yet moved is still owned */
+				memmove(&es.v[kept], e, (es.n - kept) * sizeof(*e));
+				goto out;
+			}
+			entry_release(e);
+			continue;
+		}
+		if (kept != i)
+			es.v[kept] = *e;
+		kept++;
+	}
+	es.n = kept;
+
+	rc = read_manifest(dir, &old, err);
+	if (rc)
+		goto out;
+	merge(&es, &old, opts, &rep);
+	classify(dir, &es, &rep);
+
+	bool any_conflict = false;
+	for (size_t i = 0; i < es.n; i++)
+		any_conflict |= es.v[i].conflict;
+	if (any_conflict) {
+		rc = write_projects(dir, &es, listed_interim, true, NULL, err);
+		if (rc)
+			goto out;
+	}
+	rc = place(dir, &es, err);
+	if (!rc)
+		rc = write_projects(dir, &es, listed_final, false, &rep.projects, err);
+	if (!rc)
+		rc = write_root(dir, &es, err);
+	if (!rc)
+		rc = write_manifest(dir, &es, err);
+	if (rc)
+		goto out;
+	remove_dropped(dir, &es, &rep);
+	if (opts && opts->prune)
+		remove_strays(dir, &es);
+	for (size_t i = 0; i < es.n; i++) {
+		rep.files += !es.v[i].drop;
+		rep.metadata += !es.v[i].drop && es.v[i].meta_sha256;
+	}
+out:
+	if (lock >= 0)
+		close(lock);
+	entries_free(&es);
+	entries_free(&old);
+	free(sub);
+	if (rep_out)
+		*rep_out = rep;
+	return rc;
+}

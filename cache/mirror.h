@@ -1,0 +1,68 @@
+/* cache/mirror.h: write a PEP 503 + PEP 691 simple tree (with PEP 658 .metadata files) from proven files.
+ * Ownership: every argument is borrowed for the call; the report holds only counts. The tree under
+ * DIR belongs to wheelpick while a write runs (an exclusive lock on DIR keeps a second writer out). */
+#ifndef WP_MIRROR_H
+#define WP_MIRROR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* A file the caller has already fetched and checked (its store object has this sha256). */
+struct wp_mirror_file {
+	const char *project;          /* as the user knows it; normalised for paths and pages */
+	const char *filename;         /* torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl */
+	const char *store_path;       /* the proven object to link or copy in */
+	const char *sha256;           /* hex */
+	long long size;               /* -1 when not known (then taken from store_path) */
+	const char *requires_python;  /* or NULL */
+	const char *metadata;         /* METADATA text for the PEP 658 file, or NULL: read from the
+	                                 wheel then */
+	const char *upload_time;      /* ISO 8601 (PEP 700), or NULL */
+};
+
+struct wp_mirror_opts {
+	bool prune;                   /* drop files that are not in this run's set ... */
+	const char *const *keep;      /* ... except these file names (pinned) */
+	size_t n_keep;
+};
+
+struct wp_mirror_report {
+	size_t files;      /* files the pages list after the run */
+	size_t projects;   /* projects the root page lists */
+	size_t added;      /* files linked or copied in by this run */
+	size_t unchanged;  /* files of this run already in the tree with the same sha256 */
+	size_t replaced;   /* files of this run whose name was in the tree with other bytes */
+	size_t removed;    /* files pruned (and their .metadata) */
+	size_t pinned;     /* files kept by opts->keep although not in this run's set */
+	size_t metadata;   /* .metadata files the pages announce */
+};
+
+/* The manifest beside the tree: every file with its sha256, project and page attributes. It is
+ * the source of truth for what a re-run keeps. */
+#define WP_MIRROR_MANIFEST ".wheelpick-mirror.json"
+
+/* Write or update the tree under dir:
+ *   dir/files/<project>/<filename>            the file (hard link from the store, else a copy)
+ *   dir/files/<project>/<filename>.metadata   PEP 658 core metadata, for wheels
+ *   dir/simple/index.{html,json}              every project
+ *   dir/simple/<project>/index.{html,json}    relative links with #sha256=, PEP 691 JSON beside
+ * A re-run adds to what the manifest lists; with opts->prune only this run's files and the
+ * pinned ones stay. Every write is atomic and ordered (files, then project pages, then the root,
+ * then the manifest, then removals), so a reader or a crash sees the old tree or the new one.
+ * opts may be NULL; rep may be NULL. -WPE_USAGE for a bad project or file name or two files of
+ * one name with different bytes; -WPE_IO for the file system; -WPE_INTEGRITY when a store object
+ * is not the size announced. */
+int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
+		    const struct wp_mirror_opts *opts, struct wp_mirror_report *rep, struct wp_err *err);
+
+/* filename as one percent-encoded URL path segment ('+' becomes %2B), appended to out. */
+struct wp_buf;
+void wp_mirror_href_encode(const char *filename, struct wp_buf *out);
+
+/* True for a name that wp_atomic_write or wp_link_or_copy uses while writing
+ * ("<final>.tmp.<pid>.<8 hex>"): what a crash leaves behind. */
+bool wp_mirror_is_tmp_name(const char *name);
+
+#endif

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# tests/cli/t-faults.sh: pick -d against a server that misbehaves: resumed, retried, or refused cleanly.
+. "$(dirname "$0")/../lib.sh"
+make_sample
+export WHEELPICK_RETRY_BASE_MS=20
+T="--cuda 11.2 --python 3.8 --platform linux_x86_64 --no-deps"
+TORCH=/whl/cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl
+VISION=/whl/cu111/torchvision-0.9.0%2Bcu111-cp38-cp38-linux_x86_64.whl
+fresh() { export WHEELPICK_CATALOG="$TMP/$1.sqlite3" WHEELPICK_CACHE_DIR="$TMP/cache-$1"; }
+script() { printf '%s' "$1" >"$TMP/script.tmp" && mv "$TMP/script.tmp" "$TMP/script.json"; }
+script '{}'
+start_server "$SAMPLE" "$TMP/script.json"
+IDX="$BASE/whl/torch_stable.html"
+
+# a connection dropped mid-body is resumed with a Range request; 500 then 200 is retried
+script "{\"$TORCH\": {\"drop_after\": 700, \"times\": 1}, \"$VISION\": {\"status\": [500, 200]}}"
+expect_exit 0 "drop and 500 survived" wp torch==1.8.0 torchvision==0.9.0 $T --index "$IDX" -d "$TMP/wh1"
+expect_grep "resumed from byte 700" "\"Range\":\"bytes=700-\".*\"path\":\"${TORCH//+/\\+}\"" "$TMP/server.log"
+n500=$(grep -c "\"path\":\"$VISION\"" "$TMP/server.log")
+[ "$n500" = 2 ] && pass "torchvision fetched twice (500, then 200)" || fail "torchvision requests: $n500"
+cmp -s "$TMP/wh1/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" "$SAMPLE/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" \
+	&& pass "resumed file is whole" || fail "resumed file differs"
+
+# endless 503: bounded tries, exit 3, nothing left
+fresh c2
+script "{\"$TORCH\": {\"status\": [503]}}"
+expect_exit 3 "endless 503 is exit 3" wp torch==1.8.0 $T --index "$IDX" -d "$TMP/wh2"
+expect_grep "says the status and the tries" "503.*tries" "$TMP/err"
+expect_no_file "no file" "$TMP/wh2/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
+
+# a slow drip times out instead of hanging
+fresh c3
+script "{\"$TORCH\": {\"trickle\": 0.3}}"
+start=$(date +%s)
+WHEELPICK_TIMEOUT=2 expect_exit 3 "a stalled transfer is exit 3" wp torch==1.8.0 $T --index "$IDX" -d "$TMP/wh3"
+[ $(( $(date +%s) - start )) -lt 60 ] && pass "gave up in bounded time" || fail "took too long"
+
+# a .whl that is an HTML error page (no hash in the index to catch it): the archive check does
+fresh c4
+script "{\"$TORCH\": {\"body\": \"<!DOCTYPE html><html><title>502 Bad Gateway</title></html>\"}}"
+expect_exit 4 "an HTML page served as a wheel is exit 4" wp torch==1.8.0 $T --index "$IDX" -d "$TMP/wh4"
+expect_grep "says it is not a zip" "not a zip" "$TMP/err"
+expect_no_file "not in the wheelhouse" "$TMP/wh4/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
+
+# a 404 for the file: exit 3 naming the URL
+fresh c5
+script "{\"$TORCH\": {\"status\": [404]}}"
+expect_exit 3 "404 is exit 3" wp torch==1.8.0 $T --index "$IDX" -d "$TMP/wh5"
+expect_grep "names the URL and the status" "torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl.*404" "$TMP/err"
+done_testing
