@@ -25,7 +25,7 @@ struct wp_cmd {
 	const char *summary;
 };
 
-wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags,
+wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags, wp_cmd_mirror, wp_cmd_bundle, wp_cmd_verify,
 	wp_cmd_trust;
 
 /* Message on stderr unless quiet ("wheelpick: ..."). */

@@ -210,7 +210,8 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	fs.conda = o.conda;
 	if ((rc = wp_catalog_files(&cat, proj.data, o.conda, collect, &fs, err)))
 		goto out;
-	qsort_r(fs.v, fs.n, sizeof(*fs.v), by_version_desc, &o.conda);
+	if (fs.n)
+		qsort_r(fs.v, fs.n, sizeof(*fs.v), by_version_desc, &o.conda);
 	if (o.json) {
 		print_json(&fs);
 	} else if (!fs.n) {

@@ -14,6 +14,9 @@ static const struct wp_cmd commands[] = {
 	{ "list",   wp_cmd_list,   "show what the catalog has for a project" },
 	{ "detect", wp_cmd_detect, "describe this machine as a target" },
 	{ "tags",   wp_cmd_tags,   "print the wheel tags a target accepts, best first" },
+	{ "mirror", wp_cmd_mirror, "write a PEP 503/691 mirror for targets" },
+	{ "bundle", wp_cmd_bundle, "write one archive to carry across an air gap" },
+	{ "verify", wp_cmd_verify, "re-check files against hashes and RECORDs" },
 	{ "trust",  wp_cmd_trust,  "accept hashes that changed since first seen" },
 };
 

@@ -517,8 +517,12 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 		state_copy(&child, s);
 		struct want *cw = &child.w[i];
 		cw->picked = res.chosen;
+		free(cw->reason);
 		cw->reason = wp_xstrdup(res.reason ? res.reason : "");
 		if (x->o->explain) {
+			for (size_t k = 0; k < cw->n_rejects; k++)
+				free(cw->rejects[k].where), free(cw->rejects[k].why);
+			free(cw->rejects);
 			cw->rejects = wp_xcalloc(res.n_rejects ? res.n_rejects : 1, sizeof(*cw->rejects));
 			for (size_t k = 0; k < res.n_rejects; k++) {
 				cw->rejects[k].where = where_of(&pf->c[res.rejects[k].index]);

@@ -10,7 +10,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/wp-test.XXXXXX")
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 export WHEELPICK_CACHE_DIR="$TMP/cache"
 export HOME="$TMP/home"
-unset WHEELPICK_INDEX WHEELPICK_CHANNEL
+unset WHEELPICK_INDEX WHEELPICK_CHANNEL PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL
 mkdir -p "$HOME"
 _fails=0
 _passes=0

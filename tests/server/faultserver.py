@@ -146,6 +146,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.plain(entry, 404, b"not found\n", extra, head)
 
         extra["Last-Modified"] = email.utils.formatdate(mtime, usegmt=True)
+        if path.endswith((".html", ".htm", "/")):
+            extra.setdefault("Content-Type", "text/html")  # pip refuses index pages of unknown type
+        elif path.endswith(".json"):
+            extra.setdefault("Content-Type", "application/json")
         etag = rules.get("etag")
         if etag is not None:
             extra["ETag"] = etag

@@ -1,0 +1,46 @@
+/* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
+#include "cli/common.h"
+#include "verify/tree.h"
+
+#include <stdio.h>
+
+int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
+{
+	static const struct wp_opt table[] = { WP_OPT_END };
+	struct wp_strlist pos = { 0 };
+	struct wp_verify_report rep = WP_VERIFY_REPORT_INIT;
+	int rc = 0;
+	if (wp_opts_wants_help(argc, argv)) {
+		wp_opts_help(stdout, "wheelpick verify PATH...",
+			     "Re-check a wheel, a wheelhouse (requirements.txt hashes), a mirror (every link, hash and\n"
+			     ".metadata file), a conda channel (repodata against the files) or a bundle: every hash,\n"
+			     "every wheel's RECORD. Exit 4 when anything does not match, naming the file.",
+			     table);
+		return 0;
+	}
+	if ((rc = wp_opts_parse(table, NULL, argc, argv, &pos, err)))
+		goto out;
+	if (!pos.n) {
+		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel or a bundle");
+		goto out;
+	}
+	for (size_t i = 0; i < pos.n; i++) {
+		struct wp_err e = WP_ERR_INIT;
+		size_t before = rep.n_problems;
+		int prc = wp_verify_path(pos.v[i], &rep, &e);
+		for (size_t k = before; k < rep.n_problems; k++)
+			fprintf(stderr, "wheelpick: %s%s: %s\n", rep.problems[k].fatal ? "" : "note: ", rep.problems[k].path,
+				rep.problems[k].what);
+		if (prc && !rc)
+			rc = wp_fail(err, prc, "%s", e.msg);
+		else if (!prc && cli->verbosity >= 0)
+			printf("ok %s (%s)\n", pos.v[i], wp_verify_kind_name(rep.kind));
+	}
+	if (cli->verbosity >= 0)
+		printf("checked %zu files, %zu wheels, %zu pages, %zu links: %zu problems\n", rep.files, rep.wheels, rep.pages,
+		       rep.links, rep.n_fatal);
+out:
+	wp_verify_report_release(&rep);
+	wp_strlist_release(&pos);
+	return rc;
+}
