@@ -1,5 +1,6 @@
 /* cli/cmd_mirror.c: `wheelpick mirror DIR` (a PEP 503/691 tree for the targets) and `wheelpick bundle
  * OUT.tar.zst` (a wheelhouse in one archive, with an offline install script). */
+#include "cli/condaflow.h"
 #include "cli/pickflow.h"
 #include "base/mem.h"
 #include "cache/bundle.h"
@@ -62,6 +63,11 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
+	if (o.conda || o.channel.n) {
+		/* a local conda channel: DIR/<subdir>/repodata.json beside the packages */
+		rc = wp_conda_flow(cli, &o, &reqs, o.dry_run ? NULL : pos.v[0], err);
+		goto out;
+	}
 	if ((rc = wp_pick_flow_plan(cli, &o, &reqs, &fl, err)))
 		goto out;
 	if (o.dry_run) {

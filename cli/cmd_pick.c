@@ -1,5 +1,6 @@
 /* cli/cmd_pick.c: `wheelpick pick`: the build that fits each target, its dependencies, and (unless
  * --dry-run) a verified wheelhouse that pip installs offline. */
+#include "cli/condaflow.h"
 #include "cli/pickflow.h"
 
 #include <stdio.h>
@@ -25,6 +26,11 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if ((rc = wp_opts_parse(wp_pick_table, &o, argc, argv, &reqs, err)))
 		goto out;
+	if (o.conda || o.channel.n) {
+		const char *dest = o.dest ? o.dest : getenv("WHEELPICK_DEST") ? getenv("WHEELPICK_DEST") : "conda-channel";
+		rc = wp_conda_flow(cli, &o, &reqs, o.dry_run ? NULL : dest, err);
+		goto out;
+	}
 	if ((rc = wp_pick_flow_plan(cli, &o, &reqs, &fl, err)))
 		goto out;
 	if (o.dry_run) {

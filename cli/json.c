@@ -3,6 +3,7 @@
 
 #include <string.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
 
 void wp_json_init(struct wp_json *j)
 {
@@ -62,4 +63,19 @@ void wp_json_finish(struct wp_json *j, FILE *f)
 		fputc('\n', f);
 	yajl_gen_free(j->gen);
 	j->gen = NULL;
+}
+
+void wp_json_raw_list(struct wp_json *j, const char *json_array)
+{
+	char errbuf[128];
+	yajl_val v = json_array ? yajl_tree_parse(json_array, errbuf, sizeof(errbuf)) : NULL;
+	wp_json_arr(j);
+	if (v && YAJL_IS_ARRAY(v)) {
+		for (size_t i = 0; i < v->u.array.len; i++)
+			if (YAJL_IS_STRING(v->u.array.values[i]))
+				wp_json_str(j, YAJL_GET_STRING(v->u.array.values[i]));
+	}
+	wp_json_arr_end(j);
+	if (v)
+		yajl_tree_free(v);
 }

@@ -23,6 +23,9 @@ void wp_json_null(struct wp_json *j);
 void wp_json_kstr(struct wp_json *j, const char *key, const char *s);
 void wp_json_kint(struct wp_json *j, const char *key, long long v);
 void wp_json_kbool(struct wp_json *j, const char *key, int v);
+/* A JSON array of strings given as text (conda depends), re-emitted string by string; NULL or
+ * unreadable text writes []. */
+void wp_json_raw_list(struct wp_json *j, const char *json_array);
 /* Write the document (plus a newline) and free the generator. */
 void wp_json_finish(struct wp_json *j, FILE *f);
 

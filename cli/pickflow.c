@@ -349,8 +349,7 @@ int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick torch --cuda 11.2'");
 	if (o->channel.n || o->conda)
 		return wp_fail(err, -WPE_USAGE,
-			       "picking conda packages is not available in this build yet; 'wheelpick update --conda' "
-			       "and 'wheelpick list --conda' show what a channel has");
+			       "a bundle holds wheels; for conda, write a local channel with 'wheelpick mirror DIR --conda'");
 
 	/* targets: the product of the --cuda, --python and --platform values, per --target profile */
 	product_targets(o, &cudas, &pys, &plats);

@@ -1,0 +1,508 @@
+/* cli/condaflow.c: the conda route: channel URLs, strict channel priority, the CUDA rule per
+ * package (resolver/condapick), one variant across the set, the depends closure, a local channel. */
+#include "cli/condaflow.h"
+#include "base/mem.h"
+#include "cache/condachan.h"
+#include "cache/fetch.h"
+#include "cli/json.h"
+#include "resolver/condapick.h"
+#include "resolver/matchspec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CLOSURE 2000
+
+/* Every record of one package name, owned, with the channel each came from. */
+struct recs {
+	char *name;
+	struct wp_conda_candidate *c;
+	int *channel;       /* index into the channel list; lower wins (strict priority) */
+	char **own;
+	size_t n, nown;
+};
+
+struct cflow {
+	struct wp_catalog *cat;
+	char **channels;    /* base URLs in priority order */
+	size_t nch;
+	struct recs **r;
+	size_t nr;
+};
+
+static const char *keep(struct recs *p, const char *s)
+{
+	if (!s)
+		return NULL;
+	p->own = wp_xrealloc(p->own, (p->nown + 1) * sizeof(*p->own));
+	return p->own[p->nown++] = wp_xstrdup(s);
+}
+
+/* The channel a record's URL belongs to: CHANNEL/SUBDIR/FILE -> CHANNEL. */
+static int channel_of(const struct cflow *cf, const char *url)
+{
+	for (size_t i = 0; i < cf->nch; i++) {
+		size_t n = strlen(cf->channels[i]);
+		if (!strncmp(url, cf->channels[i], n) && url[n] == '/')
+			return (int)i;
+	}
+	return (int)cf->nch; /* a repodata URL given directly: after the named channels */
+}
+
+struct load_ctx {
+	struct cflow *cf;
+	struct recs *p;
+};
+
+static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
+{
+	struct load_ctx *lc = vctx;
+	struct recs *p = lc->p;
+	p->c = wp_xrealloc(p->c, (p->n + 1) * sizeof(*p->c));
+	p->channel = wp_xrealloc(p->channel, (p->n + 1) * sizeof(*p->channel));
+	p->c[p->n] = (struct wp_conda_candidate){
+		.name = keep(p, r->project), .version = keep(p, r->version), .build = keep(p, r->build),
+		.build_number = r->build_number, .depends = keep(p, r->depends), .constrains = keep(p, r->constrains),
+		.track_features = keep(p, r->track_features), .subdir = keep(p, r->subdir), .timestamp = r->timestamp,
+		.filename = keep(p, r->filename), .url = keep(p, r->url), .md5 = keep(p, r->md5),
+		.sha256 = keep(p, r->sha256),
+	};
+	p->channel[p->n] = channel_of(lc->cf, r->url);
+	p->n++;
+	return 0;
+}
+
+static struct recs *recs_of(struct cflow *cf, const char *name, struct wp_err *err)
+{
+	for (size_t i = 0; i < cf->nr; i++)
+		if (!strcmp(cf->r[i]->name, name))
+			return cf->r[i];
+	struct recs *p = wp_xcalloc(1, sizeof(*p));
+	p->name = wp_xstrdup(name);
+	cf->r = wp_xrealloc(cf->r, (cf->nr + 1) * sizeof(*cf->r));
+	cf->r[cf->nr++] = p;
+	struct load_ctx lc = { cf, p };
+	if (wp_catalog_files(cf->cat, name, true, load_row, &lc, err) < 0)
+		return NULL;
+	/* strict channel priority: only the best channel that has the name takes part */
+	int best = -1;
+	for (size_t i = 0; i < p->n; i++)
+		if (best < 0 || p->channel[i] < best)
+			best = p->channel[i];
+	size_t out = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->channel[i] == best) {
+			p->c[out] = p->c[i];
+			p->channel[out++] = p->channel[i];
+		}
+	p->n = out;
+	return p;
+}
+
+static void cflow_release(struct cflow *cf)
+{
+	for (size_t i = 0; i < cf->nr; i++) {
+		struct recs *p = cf->r[i];
+		for (size_t k = 0; k < p->nown; k++)
+			free(p->own[k]);
+		free(p->own), free(p->c), free(p->channel), free(p->name), free(p);
+	}
+	free(cf->r);
+	for (size_t i = 0; i < cf->nch; i++)
+		free(cf->channels[i]);
+	free(cf->channels);
+}
+
+struct pick {
+	const struct wp_conda_candidate *c;
+	char *reason, *required_by, *variant;
+	size_t target;
+};
+
+struct picks {
+	struct pick *v;
+	size_t n;
+	char **missing;    /* names no channel has */
+	size_t nmissing;
+};
+
+static bool picked(const struct picks *ps, size_t t, const char *name, size_t *at)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].target == t && !strcmp(ps->v[i].c->name, name)) {
+			if (at)
+				*at = i;
+			return true;
+		}
+	return false;
+}
+
+static void add_missing(struct picks *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->nmissing; i++)
+		if (!strcmp(ps->missing[i], name))
+			return;
+	ps->missing = wp_xrealloc(ps->missing, (ps->nmissing + 1) * sizeof(*ps->missing));
+	ps->missing[ps->nmissing++] = wp_xstrdup(name);
+}
+
+/* Resolve one target: a queue of MatchSpecs, breadth first; each name picked once, later specs
+ * checked against the pick. */
+static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const struct wp_strlist *reqs,
+			  const struct wp_target *t, size_t ti, struct picks *ps, struct wp_err *err)
+{
+	struct wp_matchspec *queue = NULL;
+	char **by = NULL;
+	size_t nq = 0, head = 0;
+	char *set_variant = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < reqs->n; i++) {
+		queue = wp_xrealloc(queue, (nq + 1) * sizeof(*queue));
+		by = wp_xrealloc(by, (nq + 1) * sizeof(*by));
+		if ((rc = wp_matchspec_parse(reqs->v[i], &queue[nq], err))) {
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a conda MatchSpec: %s", reqs->v[i], err->msg);
+			goto out;
+		}
+		by[nq++] = NULL;
+	}
+	for (; head < nq && !rc; head++) {
+		struct wp_matchspec *m = &queue[head];
+		size_t at;
+		if (picked(ps, ti, m->name, &at)) {
+			const struct wp_conda_candidate *c = ps->v[at].c;
+			if (!wp_matchspec_match(m, c->name, c->version, c->build, c->build_number)) {
+				struct wp_buf b = WP_BUF_INIT;
+				wp_matchspec_format(m, &b);
+				rc = wp_fail(err, -WPE_NOMATCH, "%s needs '%s', but %s %s %s was picked", by[head] ? by[head] : "the request",
+					     b.data, c->name, c->version, c->build);
+				wp_buf_free(&b);
+			}
+			continue;
+		}
+		struct recs *p = recs_of(cf, m->name, err);
+		if (!p) {
+			rc = err->code;
+			break;
+		}
+		if (!p->n) {
+			if (!by[head]) {
+				rc = wp_fail(err, -WPE_NOMATCH, "no channel given has '%s'; add one with -c CHANNEL (and run "
+								"'wheelpick update --conda -c CHANNEL')", m->name);
+				break;
+			}
+			add_missing(ps, m->name);
+			continue;
+		}
+		bool has_variants = false;
+		for (size_t i = 0; i < p->n && !has_variants; i++) {
+			struct wp_variant v;
+			wp_condapick_variant(&p->c[i], &v);
+			has_variants = v.kind != WP_VARIANT_NONE;
+		}
+		struct wp_buf spec_text = WP_BUF_INIT;
+		wp_matchspec_format(m, &spec_text);
+		/* what the user named shares one variant (pytorch, torchvision); dependencies are tied to it by
+		 * their own constraints (cudatoolkit >=11.1,<11.2, pytorch-mutex 1.0 cuda) */
+		struct wp_condapick_request req = {
+			.spec_text = spec_text.data, .spec = m,
+			.require_variant = has_variants && !by[head] ? set_variant : NULL,
+		};
+		struct wp_condapick_result res;
+		rc = wp_condapick(p->c, p->n, &req, t, &res, err);
+		wp_buf_free(&spec_text);
+		if (rc)
+			break;
+		if (res.chosen < 0) {
+			rc = wp_fail(err, -WPE_NOMATCH, "%s%s%s%s", res.message, by[head] ? " (needed by " : "",
+				     by[head] ? by[head] : "", by[head] ? ")" : "");
+			wp_condapick_result_release(&res);
+			break;
+		}
+		const struct wp_conda_candidate *c = &p->c[res.chosen];
+		if (!set_variant && res.variant.kind != WP_VARIANT_NONE && has_variants)
+			set_variant = wp_xstrdup(res.variant.label);
+		ps->v = wp_xrealloc(ps->v, (ps->n + 1) * sizeof(*ps->v));
+		ps->v[ps->n++] = (struct pick){
+			.c = c, .reason = wp_xstrdup(res.reason ? res.reason : ""), .required_by = by[head] ? wp_xstrdup(by[head]) : NULL,
+			.variant = wp_xstrdup(res.variant.kind != WP_VARIANT_NONE ? res.variant.label : ""), .target = ti,
+		};
+		wp_condapick_result_release(&res);
+		if (o->no_deps)
+			continue;
+		struct wp_matchspec *deps = NULL;
+		size_t nd = 0;
+		if ((rc = wp_condapick_deps(c, &deps, &nd, err)))
+			break;
+		if (nq + nd > MAX_CLOSURE) {
+			wp_matchspecs_free(deps, nd);
+			rc = wp_fail(err, -WPE_NOMATCH, "the closure grows past %d packages; stopping at '%s'", MAX_CLOSURE, c->name);
+			break;
+		}
+		queue = wp_xrealloc(queue, (nq + nd) * sizeof(*queue));
+		by = wp_xrealloc(by, (nq + nd) * sizeof(*by));
+		for (size_t k = 0; k < nd; k++) {
+			queue[nq] = deps[k];
+			by[nq++] = wp_xasprintf("%s %s %s", c->name, c->version, c->build);
+		}
+		free(deps); /* the specs moved into the queue */
+	}
+out:
+	wp_matchspecs_free(queue, nq);
+	for (size_t i = 0; i < nq; i++)
+		free(by[i]);
+	free(by);
+	free(set_variant);
+	return rc;
+}
+
+static void print_picks(const struct picks *ps, const struct wp_target *targets, size_t nt, bool json)
+{
+	if (json) {
+		struct wp_json j;
+		wp_json_init(&j);
+		wp_json_obj(&j);
+		wp_json_key(&j, "picks");
+		wp_json_arr(&j);
+		for (size_t i = 0; i < ps->n; i++) {
+			const struct pick *p = &ps->v[i];
+			wp_json_obj(&j);
+			wp_json_kstr(&j, "name", p->c->name);
+			wp_json_kstr(&j, "version", p->c->version);
+			wp_json_kstr(&j, "build", p->c->build);
+			wp_json_kstr(&j, "variant", p->variant);
+			wp_json_kstr(&j, "subdir", p->c->subdir);
+			wp_json_kstr(&j, "filename", p->c->filename);
+			wp_json_kstr(&j, "url", p->c->url);
+			wp_json_kstr(&j, "sha256", p->c->sha256);
+			wp_json_kstr(&j, "md5", p->c->md5);
+			wp_json_kint(&j, "target", (long long)p->target);
+			wp_json_kstr(&j, "required_by", p->required_by);
+			wp_json_kstr(&j, "reason", p->reason);
+			wp_json_obj_end(&j);
+		}
+		wp_json_arr_end(&j);
+		wp_json_key(&j, "missing");
+		wp_json_arr(&j);
+		for (size_t i = 0; i < ps->nmissing; i++)
+			wp_json_str(&j, ps->missing[i]);
+		wp_json_arr_end(&j);
+		wp_json_obj_end(&j);
+		wp_json_finish(&j, stdout);
+		return;
+	}
+	struct wp_buf d = WP_BUF_INIT;
+	for (size_t t = 0; t < nt; t++) {
+		wp_buf_reset(&d);
+		wp_condapick_describe_target(&targets[t], &d);
+		printf("for %s:\n", d.data);
+		for (size_t i = 0; i < ps->n; i++) {
+			const struct pick *p = &ps->v[i];
+			if (p->target != t)
+				continue;
+			printf("  %s %s %s%s%s%s\n", p->c->name, p->c->version, p->c->build, p->required_by ? "  (needed by " : "",
+			       p->required_by ? p->required_by : "", p->required_by ? ")" : "");
+			if (!p->required_by)
+				printf("    why: %s\n", p->reason);
+		}
+	}
+	if (ps->nmissing) {
+		printf("not in the channels given (add one with -c, e.g. -c conda-forge):");
+		for (size_t i = 0; i < ps->nmissing; i++)
+			printf(" %s", ps->missing[i]);
+		putchar('\n');
+	}
+	wp_buf_free(&d);
+}
+
+/* The upstream record rebuilt from the fields the catalog keeps (conda reads these). */
+static char *record_json(const struct wp_conda_candidate *c, long long size)
+{
+	struct wp_json j;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_kstr(&j, "name", c->name);
+	wp_json_kstr(&j, "version", c->version);
+	wp_json_kstr(&j, "build", c->build);
+	wp_json_kint(&j, "build_number", c->build_number < 0 ? 0 : c->build_number);
+	wp_json_key(&j, "depends");
+	wp_json_raw_list(&j, c->depends);
+	wp_json_key(&j, "constrains");
+	wp_json_raw_list(&j, c->constrains);
+	if (c->md5)
+		wp_json_kstr(&j, "md5", c->md5);
+	if (c->sha256)
+		wp_json_kstr(&j, "sha256", c->sha256);
+	if (size >= 0)
+		wp_json_kint(&j, "size", size);
+	wp_json_kstr(&j, "subdir", c->subdir ? c->subdir : "noarch");
+	if (c->timestamp > 0)
+		wp_json_kint(&j, "timestamp", c->timestamp);
+	if (c->track_features && *c->track_features)
+		wp_json_kstr(&j, "track_features", c->track_features);
+	wp_json_obj_end(&j);
+	wp_json_finish(&j, mem);
+	fclose(mem);
+	return text;
+}
+
+int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
+		  struct wp_err *err)
+{
+	struct wp_catalog cat = { 0 };
+	struct cflow cf = { .cat = &cat };
+	struct wp_sources src = { 0 };
+	struct picks ps = { 0 };
+	struct wp_target *targets = NULL;
+	struct wp_store store = { 0 };
+	char *cache = NULL, *root = NULL;
+	size_t nt = 0;
+	int rc = 0;
+
+	if (!reqs->n)
+		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick pytorch --conda --cuda 11.2'");
+	/* targets: --platform names conda subdirs here; one target per value, times --python, --cuda */
+	size_t nc = o->cuda.n ? o->cuda.n : 1, np = o->python.n ? o->python.n : 1, nq = o->platform.n ? o->platform.n : 1;
+	targets = wp_xcalloc(nc * np * nq, sizeof(*targets));
+	for (size_t c = 0; c < nc; c++)
+		for (size_t p = 0; p < np; p++)
+			for (size_t q = 0; q < nq; q++) {
+				struct wp_target_words w = {
+					.cuda = o->cuda.n ? o->cuda.v[c] : NULL, .python = o->python.n ? o->python.v[p] : NULL,
+					.platform = o->platform.n ? o->platform.v[q] : NULL, .rocm = o->rocm, .gpus = &o->gpu,
+					.conda = true,
+				};
+				if ((rc = wp_cli_target(cli, &w, &targets[nt], err)))
+					goto out;
+				nt++;
+			}
+
+	/* channels in the order given (strict priority), each for the targets' subdirs and noarch */
+	struct wp_strlist chans = { 0 };
+	for (size_t i = 0; i < o->channel.n; i++)
+		wp_strlist_push(&chans, o->channel.v[i]);
+	if (!chans.n && !o->index.n)
+		wp_cli_default_indexes(&chans, true);
+	const char **subdirs = wp_xcalloc(nt + 1, sizeof(*subdirs));
+	char (*subbuf)[32] = wp_xcalloc(nt + 1, sizeof(*subbuf));
+	size_t ns = 0;
+	for (size_t t = 0; t < nt; t++) {
+		wp_condapick_subdir(&targets[t], subbuf[t]);
+		bool dup = false;
+		for (size_t k = 0; k < ns && !dup; k++)
+			dup = !strcmp(subdirs[k], subbuf[t]);
+		if (!dup)
+			subdirs[ns++] = subbuf[t];
+	}
+	subdirs[ns++] = "noarch";
+	for (size_t i = 0; i < chans.n; i++) {
+		size_t before = src.n;
+		wp_sources_add_channel(&src, chans.v[i], subdirs, ns);
+		/* the channel's base URL: a source URL without "/SUBDIR/repodata.json" */
+		if (src.n > before) {
+			char *base = wp_xstrdup(src.urls[before]);
+			char *cut = strrchr(base, '/');
+			if (cut) {
+				*cut = 0;
+				if ((cut = strrchr(base, '/')))
+					*cut = 0;
+			}
+			cf.channels = wp_xrealloc(cf.channels, (cf.nch + 1) * sizeof(*cf.channels));
+			cf.channels[cf.nch++] = base;
+		}
+	}
+	for (size_t i = 0; i < o->index.n; i++)
+		wp_sources_add_channel(&src, o->index.v[i], subdirs, ns);
+	free(subdirs);
+	free(subbuf);
+	wp_strlist_release(&chans);
+
+	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
+		goto out;
+	if (src.n && !o->offline) {
+		struct wp_err ce = WP_ERR_INIT;
+		if (wp_cli_crawl(cli, &cat, &src, NULL, 0, false, o->refresh ? 0 : 3600, &ce))
+			wp_cli_warn(cli, "%s; picking from what the catalog already has", ce.msg);
+	}
+	for (size_t t = 0; t < nt && !rc; t++)
+		rc = resolve_target(&cf, o, reqs, &targets[t], t, &ps, err);
+	if (rc)
+		goto out;
+	if (o->dry_run || !dir) {
+		print_picks(&ps, targets, nt, o->json);
+		goto out;
+	}
+
+	/* fetch the closure into the store, then lay it out as a channel */
+	cache = wp_cli_cache_dir();
+	root = wp_xasprintf("%s/files", cache);
+	if ((rc = wp_store_init(&store, root, err)))
+		goto out;
+	struct wp_fetch_item *items = wp_xcalloc(ps.n ? ps.n : 1, sizeof(*items));
+	for (size_t i = 0; i < ps.n; i++)
+		items[i] = (struct wp_fetch_item){
+			.url = ps.v[i].c->url, .filename = ps.v[i].c->filename, .sha256 = ps.v[i].c->sha256, .size = -1,
+			.check = WP_FETCH_CHECK_CONDA, .conda_name = ps.v[i].c->name, .conda_version = ps.v[i].c->version,
+			.conda_build = ps.v[i].c->build,
+		};
+	struct wp_fetch_opts fo = { .offline = o->offline };
+	int frc = wp_fetch_files(&store, items, ps.n, &fo, err);
+	struct wp_conda_file *cfiles = wp_xcalloc(ps.n ? ps.n : 1, sizeof(*cfiles));
+	char **jsons = wp_xcalloc(ps.n ? ps.n : 1, sizeof(*jsons));
+	size_t ncf = 0;
+	for (size_t i = 0; i < ps.n; i++) {
+		if (items[i].rc) {
+			fprintf(stderr, "wheelpick: %s\n", items[i].err.msg);
+			continue;
+		}
+		bool dup = false;
+		for (size_t k = 0; k < ncf && !dup; k++)
+			dup = !strcmp(cfiles[k].filename, ps.v[i].c->filename) && !strcmp(cfiles[k].subdir, ps.v[i].c->subdir);
+		if (dup)
+			continue;
+		jsons[ncf] = record_json(ps.v[i].c, items[i].bytes > 0 ? items[i].bytes : -1);
+		cfiles[ncf] = (struct wp_conda_file){
+			.subdir = ps.v[i].c->subdir ? ps.v[i].c->subdir : "noarch", .filename = ps.v[i].c->filename,
+			.store_path = items[i].path, .record_json = jsons[ncf],
+		};
+		ncf++;
+	}
+	struct wp_err werr = WP_ERR_INIT;
+	rc = wp_condachan_write(dir, cfiles, ncf, frc ? &werr : err);
+	if (frc)
+		rc = frc;
+	print_picks(&ps, targets, nt, o->json);
+	if (!rc && !o->json && cli->verbosity >= 0)
+		printf("wrote the channel %s: install offline with\n  conda install --offline -c file://%s%s",
+		       dir, dir[0] == '/' ? "" : "$PWD/", dir);
+	if (!rc && !o->json && cli->verbosity >= 0) {
+		for (size_t r = 0; r < reqs->n; r++)
+			printf(" '%s'", reqs->v[r]);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < ps.n; i++)
+		wp_fetch_item_release(&items[i]);
+	for (size_t i = 0; i < ncf; i++)
+		free(jsons[i]);
+	free(jsons);
+	free(cfiles);
+	free(items);
+out:
+	for (size_t i = 0; i < ps.n; i++)
+		free(ps.v[i].reason), free(ps.v[i].required_by), free(ps.v[i].variant);
+	free(ps.v);
+	for (size_t i = 0; i < ps.nmissing; i++)
+		free(ps.missing[i]);
+	free(ps.missing);
+	wp_store_release(&store);
+	free(cache);
+	free(root);
+	cflow_release(&cf);
+	wp_catalog_close(&cat);
+	wp_sources_release(&src);
+	free(targets);
+	return rc;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# tests/cli/t-conda.sh: pick --conda over a channel: the CUDA rule for conda builds, the closure, a local channel.
+. "$(dirname "$0")/../lib.sh"
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan"
+CH="file://$TMP/chan"
+
+expect_exit 0 "conda: 11.2 picks the cuda11.1 build" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 \
+	--platform linux-64 --dry-run --json
+expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name']=='pytorch']" "['py3.8_cuda11.1_cudnn8.0.5_0']"
+expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['name']=='cudatoolkit']" "['11.1.1']"
+expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name']=='pytorch-mutex']" "['cuda']"
+expect_json "$TMP/out" "j['missing']" "['python']"
+
+expect_exit 0 "conda: 11.0 takes cuda10.2" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name']=='pytorch']" "['py3.8_cuda10.2_cudnn7.6.5_0']"
+expect_exit 0 "conda: CPU" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda cpu --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "sorted(p['name'] for p in j['picks'])" "['cpuonly', 'pytorch', 'pytorch-mutex']"
+expect_exit 1 "conda: 9.2 has nothing for 1.8.0" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 9.2 --python 3.8 --platform linux-64 --dry-run
+expect_grep "and says what would" "1.7.1" "$TMP/err"
+expect_exit 2 "a bad MatchSpec" wp pick 'pytorch >=>1' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+
+# the closure, fetched and proven, as a local channel conda can use offline
+expect_exit 0 "conda: a local channel" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 -d "$TMP/local"
+expect_file "repodata" "$TMP/local/linux-64/repodata.json"
+expect_file "noarch too" "$TMP/local/noarch/repodata.json"
+expect_file "the package" "$TMP/local/linux-64/pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"
+expect_json "$TMP/local/linux-64/repodata.json" "sorted(j['packages'])" "['cudatoolkit-11.1.1-h6406543_8.tar.bz2', 'pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2', 'pytorch-mutex-1.0-cuda.tar.bz2']"
+expect_json "$TMP/local/linux-64/repodata.json" "j['packages']['pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2']['depends']" "['cudatoolkit >=11.1,<11.2', 'python >=3.8,<3.9.0a0', 'pytorch-mutex 1.0 cuda']"
+expect_exit 0 "verify the channel" wp verify "$TMP/local"
+
+# a package whose bytes do not match the repodata's sha256: exit 4, not in the channel
+python3 - "$TMP/chan/linux-64/repodata.json" <<'PY'
+import json, sys
+p = sys.argv[1]; j = json.load(open(p))
+j["packages"]["cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"]["sha256"] = "0" * 64
+json.dump(j, open(p, "w"))
+PY
+export WHEELPICK_CATALOG="$TMP/c2.sqlite3"
+expect_exit 4 "a lying repodata hash is exit 4" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 -d "$TMP/local2"
+expect_no_file "not in the channel" "$TMP/local2/linux-64/cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"
+done_testing
