@@ -1,7 +1,7 @@
 # wheelpick: one non-recursive Makefile. Objects go to $(BUILD); the binary is $(BUILD)/wheelpick.
 BUILD    ?= build
 CC       ?= cc
-PKGS     := libcurl libxml-2.0 libarchive sqlite3 libcrypto yajl
+PKGS     := libcurl libxml-2.0 libarchive sqlite3 libcrypto yajl zlib
 OPTFLAGS ?= -O2 -g
 # -Wno-format-truncation: messages are deliberately bounded by snprintf into fixed buffers.
 CFLAGS   += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation $(OPTFLAGS) -I. \
@@ -10,7 +10,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl
 
 # Debian packages the build and the tests need (checked by `make deps`, installed when missing).
 DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
-            libssl-dev libyajl-dev libcmocka-dev zstd bzip2 nginx-light openssl python3 python3-pip \
+            libssl-dev libyajl-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip \
             clang
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c))
