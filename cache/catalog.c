@@ -359,13 +359,15 @@ int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp
 		     struct wp_err *err)
 {
 	static const char sql_py[] =
-		"SELECT id, source_id, project, version, variant, kind, filename, url, sha256, md5, requires_python,"
-		" yanked, core_metadata, tags, build, subdir, depends, constrains, track_features, hash_conflict, size,"
-		" build_number, timestamp FROM files WHERE project = ?1 AND kind IN ('wheel', 'sdist')";
+		"SELECT f.id, f.source_id, f.project, f.version, f.variant, f.kind, f.filename, f.url, f.sha256, f.md5,"
+		" f.requires_python, f.yanked, f.core_metadata, f.tags, f.build, f.subdir, f.depends, f.constrains,"
+		" f.track_features, f.hash_conflict, f.size, f.build_number, f.timestamp, s.url"
+		" FROM files f JOIN sources s ON s.id = f.source_id WHERE f.project = ?1 AND f.kind IN ('wheel', 'sdist')";
 	static const char sql_conda[] =
-		"SELECT id, source_id, project, version, variant, kind, filename, url, sha256, md5, requires_python,"
-		" yanked, core_metadata, tags, build, subdir, depends, constrains, track_features, hash_conflict, size,"
-		" build_number, timestamp FROM files WHERE project = ?1 AND kind = 'conda'";
+		"SELECT f.id, f.source_id, f.project, f.version, f.variant, f.kind, f.filename, f.url, f.sha256, f.md5,"
+		" f.requires_python, f.yanked, f.core_metadata, f.tags, f.build, f.subdir, f.depends, f.constrains,"
+		" f.track_features, f.hash_conflict, f.size, f.build_number, f.timestamp, s.url"
+		" FROM files f JOIN sources s ON s.id = f.source_id WHERE f.project = ?1 AND f.kind = 'conda'";
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, conda ? sql_conda : sql_py, -1, &st, NULL) != SQLITE_OK)
@@ -381,7 +383,7 @@ int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp
 			.build = col_text(st, 14), .subdir = col_text(st, 15), .depends = col_text(st, 16),
 			.constrains = col_text(st, 17), .track_features = col_text(st, 18),
 			.hash_conflict = col_text(st, 19), .size = col_ll(st, 20), .build_number = col_ll(st, 21),
-			.timestamp = col_ll(st, 22),
+			.timestamp = col_ll(st, 22), .source_url = col_text(st, 23),
 		};
 		if ((rc = fn(ctx, &r, err)))
 			goto out;

@@ -37,6 +37,7 @@ struct wp_file_row {
 	const char *sha256, *md5, *requires_python, *yanked, *core_metadata, *tags;
 	const char *build, *subdir, *depends, *constrains, *track_features;
 	const char *hash_conflict;
+	const char *source_url;  /* the page that lists it (returned rows only) */
 	long long size, build_number, timestamp;
 };
 

@@ -3,6 +3,8 @@
 #include "cli/json.h"
 #include "base/mem.h"
 #include "resolver/condaver.h"
+#include "resolver/pick.h"
+#include "resolver/tags.h"
 #include "resolver/variant.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
@@ -14,11 +16,15 @@
 
 struct list_opts {
 	bool json, conda;
+	const char *cuda, *python, *platform;
 };
 
 static const struct wp_opt list_table[] = {
 	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct list_opts, json), NULL, "an array of file objects" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, offsetof(struct list_opts, conda), NULL, "conda packages instead of wheels" },
+	{ "cuda", 0, NULL, WP_OPT_STR, offsetof(struct list_opts, cuda), "X.Y|cpu", "mark the cells that fit this target" },
+	{ "python", 0, "python-version", WP_OPT_STR, offsetof(struct list_opts, python), "X.Y", "... with this Python" },
+	{ "platform", 0, NULL, WP_OPT_STR, offsetof(struct list_opts, platform), "TAG", "... on this platform" },
 	WP_OPT_END,
 };
 
@@ -27,6 +33,7 @@ struct file {
 	long long size;
 	struct wp_version v;
 	bool v_ok;
+	bool fits;      /* the target given to mark the grid takes this file */
 };
 
 struct files {
@@ -93,7 +100,30 @@ static int variant_order(const void *pa, const void *pb)
 	return c ? c : strcmp(sa, sb);
 }
 
-static void print_grid(const char *project, struct files *fs)
+/* Which files a target would take, each judged alone by the picking rule. */
+static void mark_fits(const char *project, struct files *fs, const struct wp_target *t)
+{
+	struct wp_tagset ts = WP_TAGSET_INIT;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_tagset_build(&ts, t, &e) < 0)
+		return;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct file *f = &fs->v[i];
+		struct wp_candidate c = {
+			.project = project, .version = f->version, .variant = f->variant, .kind = f->kind,
+			.filename = f->filename, .url = f->url, .sha256 = f->sha256, .requires_python = f->requires_python,
+			.yanked = f->yanked, .size = f->size,
+		};
+		struct wp_pick_request req = { .project = project, .pre = true };
+		struct wp_pick_result res;
+		if (wp_pick(&c, 1, &req, t, &ts, &res, &e) == 0)
+			fs->v[i].fits = res.chosen == 0;
+		wp_pick_result_release(&res);
+	}
+	wp_tagset_release(&ts);
+}
+
+static void print_grid(const char *project, struct files *fs, bool marked)
 {
 	/* columns: the variants present, ordered as the resolver ranks them */
 	char **cols = NULL;
@@ -108,7 +138,8 @@ static void print_grid(const char *project, struct files *fs)
 		}
 	}
 	qsort(cols, nc, sizeof(*cols), variant_order);
-	printf("%s: %zu files (cells: files per version and variant; '-' none)\n", project, fs->n);
+	printf("%s: %zu files (cells: files per version and variant; '-' none%s)\n", project, fs->n,
+	       marked ? "; '*' the target can take one" : "");
 	printf("%-24s", "version");
 	for (size_t k = 0; k < nc; k++)
 		printf(" %10s", *cols[k] ? cols[k] : "(none)");
@@ -121,6 +152,7 @@ static void print_grid(const char *project, struct files *fs)
 			public_version(&fs->v[i], ver, sizeof(ver));
 		size_t j = i;
 		int *count = wp_xcalloc(nc ? nc : 1, sizeof(*count));
+		bool *fit = wp_xcalloc(nc ? nc : 1, sizeof(*fit));
 		for (; j < fs->n; j++) {
 			char vj[128];
 			if (fs->conda)
@@ -130,18 +162,23 @@ static void print_grid(const char *project, struct files *fs)
 			if (strcmp(vj, ver) != 0)
 				break;
 			for (size_t k = 0; k < nc; k++)
-				if (!strcmp(cols[k], fs->v[j].variant))
+				if (!strcmp(cols[k], fs->v[j].variant)) {
 					count[k]++;
+					fit[k] |= fs->v[j].fits;
+				}
 		}
 		printf("%-24s", ver);
 		for (size_t k = 0; k < nc; k++) {
+			char cell[16];
 			if (count[k])
-				printf(" %10d", count[k]);
+				snprintf(cell, sizeof(cell), "%d%s", count[k], fit[k] ? "*" : "");
 			else
-				printf(" %10s", "-");
+				snprintf(cell, sizeof(cell), "-");
+			printf(" %10s", cell);
 		}
 		putchar('\n');
 		free(count);
+		free(fit);
 		i = j;
 	}
 	free(cols);
@@ -218,7 +255,17 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_NOMATCH, "the catalog has no %s for '%s'; run 'wheelpick update%s' or add --index URL",
 			     o.conda ? "conda packages" : "files", proj.data, o.conda ? " --conda" : "");
 	} else {
-		print_grid(proj.data, &fs);
+		bool marked = !o.conda && (o.cuda || o.python || o.platform);
+		if (marked) {
+			struct wp_target t;
+			wp_target_init(&t);
+			if ((o.python && (rc = wp_target_set_python(&t, o.python, err))) ||
+			    (o.platform && (rc = wp_target_set_platform(&t, o.platform, err))) ||
+			    (o.cuda && (rc = wp_target_set_cuda(&t, o.cuda, err))))
+				goto out;
+			mark_fits(proj.data, &fs, &t);
+		}
+		print_grid(proj.data, &fs, marked);
 	}
 out:
 	for (size_t i = 0; i < fs.n; i++) {

@@ -409,7 +409,15 @@ int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 		.no_deps = o->no_deps, .pre = o->pre, .explain = o->explain, .offline = o->offline, .store = &fl->store,
 		.verbosity = cli->verbosity,
 	};
-	if ((rc = wp_plan_build(&fl->cat, reqs->v, reqs->n, fl->targets, fl->n_targets, &po, &fl->plan, err)))
+	/* --index URLs as crawled (file paths become file:// URLs), best first */
+	struct wp_sources given = { 0 };
+	for (size_t i = 0; i < o->index.n; i++)
+		wp_sources_add_index(&given, o->index.v[i]);
+	po.indexes = (const char *const *)given.urls;
+	po.n_indexes = given.n;
+	rc = wp_plan_build(&fl->cat, reqs->v, reqs->n, fl->targets, fl->n_targets, &po, &fl->plan, err);
+	wp_sources_release(&given);
+	if (rc)
 		return rc;
 	for (size_t i = 0; i < fl->plan.n_notes; i++)
 		wp_cli_note(cli, "%s", fl->plan.notes[i]);

@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "cache/fetch.h"
+#include "cache/remotemeta.h"
 #include "net/http.h"
 #include "resolver/marker.h"
 #include "resolver/pick.h"
@@ -31,8 +32,10 @@ struct proj_files {
 	char *project;
 	struct wp_candidate *c;
 	char **own; /* every string the candidates point to */
+	long long *rank; /* per candidate: which index it came from (lower is preferred) */
 	size_t n, nown;
 	bool has_variants;
+	const struct wp_plan_opts *o;
 };
 
 struct ctx {
@@ -48,6 +51,21 @@ static const char *keep(struct proj_files *p, const char *s)
 {
 	p->own = wp_xrealloc(p->own, (p->nown + 1) * sizeof(*p->own));
 	return p->own[p->nown++] = s ? wp_xstrdup(s) : NULL;
+}
+
+/* Which of the indexes in play lists a row: its position, or -1 when none does. With no list,
+ * the source's id (the earliest crawled source first). */
+static long long index_rank(const struct wp_plan_opts *o, const struct wp_file_row *r)
+{
+	if (!o || !o->n_indexes)
+		return r->source_id;
+	for (size_t i = 0; i < o->n_indexes; i++) {
+		size_t n = strlen(o->indexes[i]);
+		/* a root URL covers the project pages under it */
+		if (r->source_url && !strncmp(r->source_url, o->indexes[i], n))
+			return (long long)i;
+	}
+	return -1;
 }
 
 static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
@@ -69,6 +87,8 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	/* core_metadata and tags ride along in the same owned list, found again by index */
 	keep(p, r->core_metadata ? r->core_metadata : "");
 	keep(p, r->tags ? r->tags : "");
+	p->rank = wp_xrealloc(p->rank, p->n * sizeof(*p->rank));
+	p->rank[p->n - 1] = index_rank(p->o, r);
 	if (r->variant && *r->variant)
 		p->has_variants = true;
 	return 0;
@@ -89,8 +109,34 @@ static struct proj_files *files_of(struct ctx *x, const char *project, struct wp
 	x->pf = wp_xrealloc(x->pf, (x->npf + 1) * sizeof(*x->pf));
 	struct proj_files *p = x->pf[x->npf++] = wp_xcalloc(1, sizeof(*p));
 	p->project = wp_xstrdup(project);
+	p->o = x->o;
 	if (wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
 		return NULL;
+	/* the dependency-confusion guard: only the best index that lists the project */
+	long long best = -1;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->rank[i] >= 0 && (best < 0 || p->rank[i] < best))
+			best = p->rank[i];
+	size_t out = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->rank[i] != best || best < 0)
+			continue;
+		if (out != i) {
+			p->c[out] = p->c[i];
+			/* cand_extra finds strings by position: move the owned block along */
+			for (int k = 0; k < 12; k++) {
+				char *tmp = p->own[out * 12 + k];
+				p->own[out * 12 + k] = p->own[i * 12 + k];
+				p->own[i * 12 + k] = tmp;
+			}
+			p->rank[out] = p->rank[i];
+		}
+		out++;
+	}
+	p->n = out;
+	p->has_variants = false;
+	for (size_t i = 0; i < p->n; i++)
+		p->has_variants |= p->c[i].variant && *p->c[i].variant;
 	return p;
 }
 
@@ -115,8 +161,9 @@ static char *where_of(const struct wp_candidate *c)
 	return wp_xstrdup(c->filename);
 }
 
-/* Requires-Dist of a picked wheel: the catalog's cache, the index's PEP 658 file, or the wheel
- * itself (fetched into the store, where a later download finds it). */
+/* Requires-Dist of a picked wheel: the catalog's cache, the index's PEP 658 file, the wheel's
+ * METADATA member read by HTTP range, or the wheel itself (fetched into the store, where a later
+ * download finds it). */
 struct md {
 	char **reqs;
 	size_t n;
@@ -162,6 +209,29 @@ static int md_save(struct ctx *x, const char *url, struct md *m, struct wp_err *
 	return rc;
 }
 
+/* The wheel's METADATA member read with a few range requests (its tail, central directory and
+ * that member) instead of the whole file. False on any failure: the caller then downloads the
+ * wheel, which is proven whole (sha256, RECORD) where this read is only checked by CRC-32. */
+static bool md_from_range(const struct wp_candidate *c, struct md *m)
+{
+	char *text = NULL;
+	struct wp_err re = WP_ERR_INIT;
+	struct wp_metadata meta;
+	bool ok = false;
+	if (strncasecmp(c->url, "http://", 7) != 0 && strncasecmp(c->url, "https://", 8) != 0)
+		return false;
+	if (wp_remote_metadata(c->url, c->filename, c->size > 0 ? c->size : -1, &text, NULL, &re) == 0 &&
+	    wp_metadata_parse(text, strlen(text), &meta, &re) == 0) {
+		for (size_t i = 0; i < meta.n_requires_dist; i++)
+			md_push(m, meta.requires_dist[i], strlen(meta.requires_dist[i]));
+		m->source = wp_xstrdup("the wheel's METADATA, read by range");
+		wp_metadata_release(&meta);
+		ok = true;
+	}
+	free(text);
+	return ok;
+}
+
 static int metadata_of(struct ctx *x, const struct wp_candidate *c, const char *core_metadata, struct md *m,
 		       struct wp_err *err)
 {
@@ -202,6 +272,8 @@ static int metadata_of(struct ctx *x, const struct wp_candidate *c, const char *
 		if (found)
 			return md_save(x, c->url, m, err);
 	}
+	if (!x->o->offline && md_from_range(c, m))
+		return md_save(x, c->url, m, err);
 	if (!x->o->store)
 		return wp_fail(err, -WPE_NET, "no metadata for '%s' without fetching it", c->filename);
 	struct wp_fetch_item it = {
@@ -740,6 +812,7 @@ out:
 			free(x.pf[i]->own[k]);
 		free(x.pf[i]->own);
 		free(x.pf[i]->c);
+		free(x.pf[i]->rank);
 		free(x.pf[i]->project);
 		free(x.pf[i]);
 	}

@@ -41,6 +41,11 @@ struct wp_plan {
 struct wp_plan_opts {
 	bool no_deps, pre, explain, offline;
 	struct wp_store *store;  /* where wheels fetched for their metadata go */
+	/* The indexes in play, best first. Each project is taken from the first of them that lists
+	 * it and from no other (the dependency-confusion guard, as uv does by default); NULL: every
+	 * catalog source, the earliest crawled first. */
+	const char *const *indexes;
+	size_t n_indexes;
 	int verbosity;
 };
 

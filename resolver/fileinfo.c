@@ -5,6 +5,7 @@
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,4 +82,43 @@ void wp_fileinfo_release(struct wp_fileinfo *fi)
 	free(fi->tags);
 	free(fi->build);
 	memset(fi, 0, sizeof(*fi));
+}
+
+void wp_conda_variant(const char *build, char out[48])
+{
+	out[0] = 0;
+	if (!build)
+		return;
+	for (const char *p = build; (p = strstr(p, "cuda")); p += 4) {
+		const char *d = p + 4;
+		if (!isdigit((unsigned char)*d))
+			continue;
+		int major = 0, minor = 0, nd = 0;
+		while (isdigit((unsigned char)d[nd]) && nd < 4)
+			nd++;
+		if (d[nd] == '.' && isdigit((unsigned char)d[nd + 1])) {
+			/* cuda11.1 */
+			major = (int)strtol(d, NULL, 10);
+			minor = (int)strtol(d + nd + 1, NULL, 10);
+		} else if (nd == 3 || nd == 2) {
+			/* cuda112 / cuda92: the last digit is the minor */
+			int v = (int)strtol(d, NULL, 10);
+			major = v / 10;
+			minor = v % 10;
+		} else {
+			continue;
+		}
+		snprintf(out, 48, "cu%d%d", major, minor);
+		return;
+	}
+	/* "_cpu_", "cpu_", a build that starts with "cpu" */
+	size_t n = strlen(build);
+	for (const char *p = build; (p = strstr(p, "cpu")); p += 3) {
+		bool left = p == build || p[-1] == '_' || p[-1] == '-';
+		bool right = p + 3 == build + n || p[3] == '_' || p[3] == '-';
+		if (left && right) {
+			snprintf(out, 48, "cpu");
+			return;
+		}
+	}
 }

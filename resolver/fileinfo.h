@@ -23,3 +23,7 @@ int wp_fileinfo_from_name(const char *filename, const char *dir, struct wp_filei
 void wp_fileinfo_release(struct wp_fileinfo *fi);
 
 #endif
+
+/* A conda build string's variant: py3.8_cuda11.1_cudnn8.0.5_0 -> cu111, cuda120_py312h... ->
+ * cu120, py3.9_cpu_0 -> cpu; "" when the build names none. out has 48 bytes. */
+void wp_conda_variant(const char *build, char out[48]);

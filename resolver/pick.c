@@ -353,11 +353,12 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 	wp_buf_free(&vs);
 
 	/* What stopped the files of that version. */
-	size_t at_python = 0, at_variant = 0;
+	size_t at_python = 0, at_variant = 0, at_hash = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].rej <= REJ_YANKED || wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
 			continue;
 		at_python += c[i].rej == REJ_PYTHON;
+		at_hash += c[i].rej == REJ_HASH;
 		at_variant += c[i].rej == REJ_VARIANT;
 	}
 	if (at_variant) {
@@ -376,6 +377,9 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 		}
 		if (req->require_variant)
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
+	} else if (at_hash) {
+		wp_buf_addstr(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
+				  "then run 'wheelpick trust')");
 	} else if (at_python) {
 		wp_buf_printf(&m, "; none supports Python %d.%d", t->py_major, t->py_minor);
 	} else {

@@ -48,6 +48,20 @@ expect_json "$TMP/out" "'pywin32' in [p['project'] for p in j['picks']]" True
 expect_exit 0 "linux does not" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json
 expect_json "$TMP/out" "'pywin32' in [p['project'] for p in j['picks']]" False
 
+# the dependency-confusion guard: a project comes only from the first index that lists it
+mkdir -p "$TMP/other"
+cat >"$TMP/other/links.html" <<'HTML'
+<a href="cu111/torch-9.9.9%2Bcu111-cp38-cp38-linux_x86_64.whl">a squatter's newer torch</a>
+<a href="onlyhere-1.0-py3-none-any.whl">a project only this index has</a>
+HTML
+expect_exit 0 "torch from the first index only" wp torch onlyhere --no-deps --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+	--index "$FINDLINKS" --index "file://$TMP/other/links.html" --dry-run --json
+expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['project']=='torch']" "['1.8.0+cu111']"
+expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['project']=='onlyhere']" "['1.0']"
+expect_exit 0 "the other order takes the other torch" wp torch --no-deps --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+	--index "file://$TMP/other/links.html" --index "$FINDLINKS" --dry-run --json
+expect_json "$TMP/out" "j['picks'][0]['version']" "9.9.9+cu111"
+
 # usage errors: exit 2, one line naming the thing at fault
 expect_exit 2 "bad --cuda" wp torch --cuda eleven --dry-run
 expect_grep "names the value" "CUDA version 'eleven'" "$TMP/err"

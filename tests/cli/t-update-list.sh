@@ -8,6 +8,8 @@ expect_grep "says what it updated" "updated file://" "$TMP/err"
 expect_exit 0 "list torch" wp list torch
 expect_grep "grid has the variants" "cpu +cu92 +cu101 +cu102 +cu110 +cu111 +rocm3.7 +rocm4.0.1" "$TMP/out"
 expect_grep "1.8.0 row: cu102 unlabeled in cu102/ counts as cu102" "^1\.8\.0 +4 +- +4 +4 +- +4 +- +2" "$TMP/out"
+expect_exit 0 "list marks what fits a target" wp list torch --cuda 11.2 --python 3.8 --platform linux_x86_64
+expect_grep "1.8.0: cu101, cu102, cu111 fit; cpu and rocm do not" "^1\.8\.0 +4 +- +4\* +4\* +- +4\* +- +2$" "$TMP/out"
 expect_exit 0 "list --json" wp list torch --json
 expect_json "$TMP/out" "len(j)" 42
 expect_json "$TMP/out" "sorted({f['variant'] for f in j if f['version'].split('+')[0]=='1.8.0'})" "['cpu', 'cu101', 'cu102', 'cu111', 'rocm4.0.1']"

@@ -60,10 +60,15 @@ PYEOF
 sha=$(sha256sum "$TMP/bad/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -d' ' -f1)
 printf '<a href="cu111/torch-1.8.0%%2Bcu111-cp38-cp38-linux_x86_64.whl#sha256=%s">x</a>\n' "$sha" >"$TMP/bad/links2.html"
 # the same URL now with another hash: trust on first use refuses it...
-expect_exit 0 "a changed hash for a known URL" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+expect_exit 1 "a changed hash for a known URL is refused" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 \
 	--index "file://$TMP/bad/links2.html" --dry-run --no-deps --explain --refresh
 expect_grep "said loudly" "different sha256 than first seen" "$TMP/err"
-expect_grep "and that file is refused" "the index now gives sha256 [0-9a-f]{12}... but 0{12}... was seen first" "$TMP/out"
+expect_grep "and the refusal says why" "another sha256 than was first seen.*wheelpick trust" "$TMP/err"
+# with --index, only that index counts (the lying page's row is not used behind its back)
+expect_exit 0 "trust accepts the change" wp trust
+expect_exit 0 "then it is picked" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+	--index "file://$TMP/bad/links2.html" --dry-run --no-deps --json
+expect_json "$TMP/out" "j['picks'][0]['sha256'][:12]" "${sha:0:12}"
 # ...until the user accepts it (a fresh catalog here, so the lying page's row is gone too)
 export WHEELPICK_CATALOG="$TMP/bad2.sqlite3"
 expect_exit 4 "a RECORD that lies is exit 4" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 \

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# tests/cli/t-valgrind.sh: the main commands under valgrind memcheck: no invalid access, no definite leak.
+. "$(dirname "$0")/../lib.sh"
+if ! command -v valgrind >/dev/null || [ -n "${WP_NO_VALGRIND:-}" ]; then
+	echo "checks: 0 passed, 0 failed (no valgrind)"; exit 0
+fi
+case "$("$WHEELPICK" --version 2>&1; ldd "$WHEELPICK" 2>/dev/null)" in
+*libasan*) echo "checks: 0 passed, 0 failed (an ASan build: valgrind does not apply)"; exit 0 ;;
+esac
+make_sample
+vg() { valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	--show-leak-kinds=definite "$WHEELPICK" "$@"; }
+T="--cuda 11.2 --python 3.8 --platform linux_x86_64"
+expect_exit 0 "update" vg update --index "$FINDLINKS"
+expect_exit 0 "list --json" vg list torch --json
+expect_exit 0 "list grid marked" vg list torch $T
+expect_exit 0 "pick with dependencies" vg torchvision==0.9.0 $T --dry-run --json --explain
+expect_exit 1 "nothing fits" vg torch==1.8.0 --cuda 9.2 --python 3.8 --platform linux_x86_64 --dry-run
+expect_exit 0 "pick -d" vg torch==1.8.0 $T -d "$TMP/wh"
+expect_exit 0 "verify" vg verify "$TMP/wh"
+expect_exit 0 "mirror" vg mirror "$TMP/mir" torch==1.8.0 $T
+expect_exit 2 "usage error" vg torch --cuda nope
+done_testing
