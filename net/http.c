@@ -105,6 +105,7 @@ int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, siz
 
 		memset(&res[i], 0, sizeof(res[i]));
 		res[i].body = (struct wp_buf)WP_BUF_INIT_MAX(max);
+		res[i].range_total = -1;
 		if (err)
 			wp_err_clear(err);
 		sinks[i].buf = &res[i].body;
@@ -120,9 +121,10 @@ int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, siz
 		x->if_modified_since = q->last_modified;
 		x->accept = q->accept;
 		/* a page is small and cheap to fetch again, and a Range over an encoded body is
-		 * not portable, so pages restart instead of resuming */
-		x->decode = true;
+		 * not portable, so pages restart instead of resuming, and a part is not encoded */
+		x->decode = !q->range;
 		x->resume = false;
+		x->range = q->range;
 		x->max_bytes = max > (size_t)LLONG_MAX ? LLONG_MAX : (long long)max;
 		x->expect_size = -1;
 		x->policy = q->policy;
@@ -149,6 +151,9 @@ int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, siz
 		r->status = x->status;
 		r->not_modified = !xrc && x->not_modified;
 		r->tries = x->tries;
+		r->partial = !xrc && x->status == 206 && x->range;
+		r->range_start = r->partial ? x->range_start : 0;
+		r->range_total = r->partial ? x->range_total : -1;
 		r->etag = x->etag;
 		r->last_modified = x->last_modified;
 		r->content_type = x->content_type;

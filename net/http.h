@@ -43,6 +43,10 @@ struct wp_fetch_req {
 	const char *to_path;        /* NULL: the body goes to res->body; else into this file, written
 				     * as "<to_path>.part" and renamed on success (a 304 or a failure
 				     * leaves an existing file alone) */
+	const char *range;          /* NULL, or sent as "Range: bytes=<range>": "A-B", "A-" or "-N" (the
+				     * last N bytes). The body is then not decoded (no Accept-Encoding).
+				     * A server may ignore it and answer 200 with the whole file: see
+				     * res->partial. Not sent for file:// URLs, which always read whole. */
 	struct wp_net_policy policy;
 };
 
@@ -55,6 +59,11 @@ struct wp_fetch_res {
 	char *content_type;
 	char *effective_url;        /* after redirects */
 	int tries;                  /* attempts made */
+	/* for a request with a range: */
+	bool partial;               /* a 206: body holds bytes [range_start, range_start + body.len)
+				     * of the file; false: body is the whole file */
+	long long range_start;      /* 0 unless partial */
+	long long range_total;      /* the file's size from Content-Range; -1 when not told */
 };
 
 /* Fetch one URL. res is overwritten (no need to init it) and must be released whatever the

@@ -55,7 +55,7 @@ struct slot {
 	/* the response being received; cleared at each status line so that redirects and
 	 * interim responses do not leak their headers into the final one */
 	long status;
-	long long clen, cr_start, cr_total;
+	long long clen, cr_start, cr_end, cr_total;
 	bool cr_star;
 	long long retry_after_s;
 	char *etag, *last_modified, *content_type;
@@ -128,6 +128,7 @@ static void clear_response(struct slot *s)
 	s->status = 0;
 	s->clen = -1;
 	s->cr_start = -1;
+	s->cr_end = -1;
 	s->cr_total = -1;
 	s->cr_star = false;
 	s->retry_after_s = -1;
@@ -153,6 +154,8 @@ static void parse_content_range(struct slot *s, struct wp_str v)
 	}
 	if (wp_str_to_ll(wp_str_cut(&range, '-'), &t))
 		s->cr_start = t;
+	if (wp_str_to_ll(range, &t))
+		s->cr_end = t;
 }
 
 /* Seconds, or an HTTP date. */
@@ -260,6 +263,17 @@ static void on_head(struct slot *s)
 	} else if (st < 200 || st > 299) {
 		s->verdict = V_HTTP;
 		return;
+	} else if (x->range && s->offset == 0 && st == 206) {
+		/* the part we asked for; the caller checks that it is the part it wanted */
+		if (s->cr_start < 0 || s->cr_end < s->cr_start ||
+		    (s->cr_total >= 0 && s->cr_end >= s->cr_total)) {
+			fail(s, -WPE_NET, "cannot %s '%s': the server answered 206 without a usable "
+			     "Content-Range", x->verb, x->url);
+			return;
+		}
+		x->range_start = s->cr_start;
+		x->range_total = s->cr_total;
+		x->total = s->cr_end - s->cr_start + 1;
 	} else if (s->offset > 0 && st != 206) {
 		/* the server ignored our Range: this body is the whole file, so the sink starts over */
 		if (restart_sink(s) < 0)
@@ -317,6 +331,23 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 	}
 	x->received += (long long)len;
 	return len;
+}
+
+/* "A-B", "A-" or "-N" in decimal: what CURLOPT_RANGE takes for one HTTP byte range. */
+static bool range_ok(const char *r)
+{
+	struct wp_str s = WP_STR(r);
+	struct wp_str a = wp_str_cut(&s, '-');
+	long long va = 0, vb = 0;
+	if (a.p + a.n == r + strlen(r))
+		return false; /* no '-' */
+	if (a.n && !wp_str_to_ll(a, &va))
+		return false;
+	if (s.n && !wp_str_to_ll(s, &vb))
+		return false;
+	if (!a.n)
+		return s.n && vb > 0;
+	return !s.n || vb >= va;
 }
 
 static int add_header(struct slot *s, const char *name, const char *value)
@@ -418,6 +449,13 @@ static int setup(struct run *r, struct slot *s)
 	if (s->offset > 0) {
 		snprintf(s->range, sizeof(s->range), "%lld-", s->offset);
 		SETOPT(CURLOPT_RANGE, s->range);
+	} else if (x->range) {
+		if (!range_ok(x->range))
+			return wp_fail(x->err, -WPE_USAGE, "range '%s' for '%s' is not A-B, A- or -N",
+				       x->range, x->url);
+		/* file:// would cut the bytes but say nothing of where they lie: it is read whole */
+		if (strncasecmp(x->url, "file:", 5) != 0)
+			SETOPT(CURLOPT_RANGE, x->range);
 	}
 
 	if ((rc = add_header(s, "If-None-Match", x->if_none_match)) < 0 ||
@@ -734,6 +772,8 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 		x->not_modified = false;
 		x->received = 0;
 		x->total = -1;
+		x->range_start = 0;
+		x->range_total = -1;
 		x->tries = 0;
 		x->etag = x->last_modified = x->content_type = x->effective_url = NULL;
 	}

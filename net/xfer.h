@@ -21,6 +21,8 @@ struct wp_xfer {
 	const char *accept;
 	bool decode;                    /* send Accept-Encoding and decode what comes back */
 	bool resume;                    /* continue a dropped body with a Range request */
+	const char *range;              /* CURLOPT_RANGE for a partial request ("A-B", "A-", "-N");
+					 * NULL for none; not with resume; ignored for file:// */
 	long long max_bytes;            /* ceiling on decoded body bytes; -1 for none */
 	long long expect_size;          /* -1 unknown */
 	struct wp_net_policy policy;
@@ -33,7 +35,9 @@ struct wp_xfer {
 	long status;
 	bool not_modified;
 	long long received;
-	long long total;                /* -1 unknown */
+	long long total;                /* -1 unknown; for a 206 to range, the length of the part */
+	long long range_start;          /* a 206 to range: where the part starts in the file; else 0 */
+	long long range_total;          /* a 206 to range: the file's size (Content-Range); else -1 */
 	int tries;
 	char *etag, *last_modified, *content_type, *effective_url;
 };

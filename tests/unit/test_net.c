@@ -297,6 +297,7 @@ static void write_script(struct fixture *fx)
 		" \"/norange.bin\": {\"drop_after\": %d, \"times\": 1, \"ignore_range\": true},\n"
 		" \"/badrange.bin\": {\"drop_after\": %d, \"times\": 1, \"bad_range_offset\": 1000},\n"
 		" \"/wronglen.bin\": {\"wrong_length\": 5000, \"times\": 3},\n"
+		" \"/whole.bin\": {\"ignore_range\": true},\n"
 		" \"/downgrade\": {\"redirect\": \"http://127.0.0.1:%d/a.txt\"}\n"
 		"}\n", DROP_AT, DROP_AT, DROP_AT, fx->http.port);
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
@@ -360,7 +361,7 @@ static int group_setup(void **state)
 
 	unsigned char *big = pattern(BIG_SIZE, 7);
 	static const char *const bigs[] = { "drop.bin", "norange.bin", "badrange.bin", "wronglen.bin",
-		"slow.bin", "plain.bin" };
+		"slow.bin", "plain.bin", "ranged.bin", "whole.bin" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bigs); i++)
 		write_file(fx->root, bigs[i], big, BIG_SIZE);
 	free(big);
@@ -802,6 +803,95 @@ static void test_fetch_many(void **state)
 		wp_fetch_res_release(&res[i]);
 }
 
+/* A part of a file: exactly the bytes asked for, where they lie, and the file's size. */
+static void check_part(const char *url, const char *range, long long start, size_t len, const unsigned char *want)
+{
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_fetch_req req = { .url = url, .range = range };
+	int rc = wp_fetch(&req, &res, &err);
+	if (rc)
+		fail_msg("range %s: %s", range, err.msg);
+	assert_int_equal(res.status, 206);
+	assert_true(res.partial);
+	assert_int_equal(res.range_start, start);
+	assert_int_equal(res.range_total, BIG_SIZE);
+	assert_int_equal(res.body.len, len);
+	assert_memory_equal(res.body.data, want + start, len);
+	wp_fetch_res_release(&res);
+}
+
+static void test_fetch_range(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], range[64];
+	struct wp_fetch_res res;
+	struct wp_err err = WP_ERR_INIT;
+	unsigned char *want = pattern(BIG_SIZE, 7);
+	url_of(url, sizeof(url), &fx->http, "http", "/ranged.bin");
+
+	check_part(url, "100-1099", 100, 1000, want);
+	check_part(url, "-500", BIG_SIZE - 500, 500, want);
+	check_part(url, "-999999", 0, BIG_SIZE, want);
+	snprintf(range, sizeof(range), "%d-", BIG_SIZE - 10);
+	check_part(url, range, BIG_SIZE - 10, 10, want);
+	assert_logged_has(&fx->http, "/ranged.bin", 0, "\"Range\":\"bytes=100-1099\"");
+	assert_logged_has(&fx->http, "/ranged.bin", 1, "\"Range\":\"bytes=-500\"");
+	assert_logged_lacks(&fx->http, "/ranged.bin", 0, "Accept-Encoding");
+
+	/* a part over max_bytes, a range past the end, ranges that are not ranges */
+	struct wp_fetch_req req = { .url = url, .range = "0-", .max_bytes = 1000 };
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
+	wp_fetch_res_release(&res);
+	snprintf(range, sizeof(range), "%d-", BIG_SIZE + 10);
+	req = (struct wp_fetch_req){ .url = url, .range = range };
+	wp_err_clear(&err);
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_msg_has(&err, "416");
+	wp_fetch_res_release(&res);
+	static const char *const bad[] = { "5-2", "abc", "-0", "-", "1", "1-2-3", "bytes=1-2", "1-\r\nX: y" };
+	int before = logged_count(&fx->http, "/ranged.bin");
+	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
+		req.range = bad[i];
+		wp_err_clear(&err);
+		assert_int_equal(wp_fetch(&req, &res, &err), -WPE_USAGE);
+		wp_fetch_res_release(&res);
+	}
+	assert_int_equal(logged_count(&fx->http, "/ranged.bin"), before);
+
+	/* a server that ignores Range: the whole file, said so */
+	url_of(url, sizeof(url), &fx->http, "http", "/whole.bin");
+	req = (struct wp_fetch_req){ .url = url, .range = "-500" };
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(res.status, 200);
+	assert_false(res.partial);
+	assert_int_equal(res.range_start, 0);
+	assert_int_equal(res.range_total, -1);
+	assert_int_equal(res.body.len, BIG_SIZE);
+	assert_memory_equal(res.body.data, want, BIG_SIZE);
+	wp_fetch_res_release(&res);
+	/* ... and one too large for max_bytes fails on its Content-Length */
+	req.max_bytes = 1000;
+	wp_err_clear(&err);
+	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
+	assert_int_equal(res.status, 200);
+	wp_fetch_res_release(&res);
+
+	/* file:// reads whole; a request without a range says nothing of ranges */
+	snprintf(url, sizeof(url), "file://%s/ranged.bin", fx->root);
+	req = (struct wp_fetch_req){ .url = url, .range = "-500" };
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_false(res.partial);
+	assert_int_equal(res.body.len, BIG_SIZE);
+	wp_fetch_res_release(&res);
+	req.range = NULL;
+	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_false(res.partial);
+	assert_int_equal(res.range_total, -1);
+	wp_fetch_res_release(&res);
+	free(want);
+}
+
 static void test_to_path(void **state)
 {
 	struct fixture *fx = *state;
@@ -914,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(test_size_mismatch),
 		cmocka_unit_test(test_parallel_16),
 		cmocka_unit_test(test_fetch_many),
+		cmocka_unit_test(test_fetch_range),
 		cmocka_unit_test(test_to_path),
 		cmocka_unit_test(test_https_with_ca),
 		cmocka_unit_test(test_https_unknown_ca),
