@@ -71,7 +71,7 @@ clitest: $(BUILD)/wheelpick
 test: deps
 	rm -rf $(RESULTS)
 	$(MAKE) -j$$(nproc) all $(UNIT_BIN)
-	@WP_DEFER_FAIL=1 $(MAKE) -s unit clitest fuzz-replay lint
+	@WP_DEFER_FAIL=1 $(MAKE) -s unit clitest fuzz-replay difftest lint
 	@WP_RESULTS=$(RESULTS) tests/summary.sh
 
 demo: deps

@@ -70,6 +70,36 @@ expect_exit 0 "the catalog answers after the kills" wp --catalog "$TMP/kill.sqli
 expect_exit 0 "and lists" wp --catalog "$TMP/kill.sqlite3" list torch --json
 expect_json "$TMP/out" "len(j)" 42
 
+# kill -9 during pick -d: never a partial file under a final name; a rerun completes
+export WHEELPICK_CATALOG="$TMP/pk.sqlite3" WHEELPICK_CACHE_DIR="$TMP/pkcache"
+for i in $(seq 1 15); do
+	"$WHEELPICK" torch torchvision --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" \
+		-d "$TMP/whk" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+done
+ls "$TMP"/whk/*.whl >/dev/null 2>&1 && { wp verify "$TMP"/whk/*.whl >/dev/null 2>"$TMP/verr" \
+	&& pass "every wheel under a final name verifies after the kills" || { fail "a partial wheel"; cat "$TMP/verr" >&2; }; } \
+	|| pass "no wheel landed before the kills (nothing partial)"
+expect_exit 0 "a rerun completes" wp torch torchvision --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" -d "$TMP/whk"
+expect_exit 0 "and the wheelhouse verifies" wp verify "$TMP/whk"
+ic=$(sqlite3 "$TMP/pk.sqlite3" "PRAGMA integrity_check" 2>&1)
+[ "$ic" = ok ] && pass "catalog integrity after killed picks" || fail "integrity_check: $ic"
+
+# an update while picks run: the picks see the old rows or the new, never none
+( for i in 1 2 3 4 5; do "$WHEELPICK" update --force --index "$FINDLINKS" >/dev/null 2>&1; done ) &
+upd=$!
+ok=0
+for i in $(seq 1 10); do
+	"$WHEELPICK" torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --no-deps --dry-run --json >"$TMP/p.json" 2>/dev/null \
+		&& grep -q '"variant": "cu111"' "$TMP/p.json" && ok=$((ok + 1))
+done
+wait "$upd"
+[ "$ok" = 10 ] && pass "10 picks during 5 updates all answered cu111" || fail "only $ok of 10 picks answered during updates"
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3" WHEELPICK_CACHE_DIR="$TMP/cache"
+
 # two updates at once: both finish, no lost rows
 wp --catalog "$TMP/two.sqlite3" update --force --index "$FINDLINKS" >/dev/null 2>&1 &
 wp --catalog "$TMP/two.sqlite3" update --force --index "$FINDLINKS" >/dev/null 2>&1

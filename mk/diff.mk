@@ -1,0 +1,23 @@
+# mk/diff.mk: differential tests against pip's vendored packaging (`make difftest`, part of `make test`).
+#   - PEP 440 versions and specifiers: tests/diff/pep440_diff.py asks pip and our driver the same
+#     thousands of generated questions;
+#   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from pip's packaging
+#     and fails when they differ from the committed ones that test_tags compares us against.
+DIFF_DRIVER := $(BUILD)/tests/pep440_driver
+
+$(DIFF_DRIVER): tests/diff/pep440_driver.c $(BUILD)/libwp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
+
+.PHONY: difftest
+difftest: $(DIFF_DRIVER)
+	@pass=0; fail=0; \
+	if python3 tests/diff/pep440_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    pep440 differential ($$(tail -1 $(RESULTS)/diff-pep440.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  pep440 differential"; tail -20 $(RESULTS)/diff-pep440.log; fi; \
+	if python3 tests/diff/tags_diff.py --check >$(RESULTS)/diff-tags.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    tags differential ($$(tail -1 $(RESULTS)/diff-tags.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  tags differential"; tail -20 $(RESULTS)/diff-tags.log; fi; \
+	mkdir -p $(RESULTS); echo "$$pass $$fail 0" >$(RESULTS)/diff.count; \
+	echo "difftest: $$pass passed, $$fail failed"; \
+	[ $$fail = 0 ] || [ "$${WP_DEFER_FAIL:-0}" = 1 ]
