@@ -16,7 +16,7 @@ static const struct wp_opt update_table[] = {
 	{ "channel", 'c', NULL, WP_OPT_LIST, offsetof(struct update_opts, channel), "NAME|URL",
 	  "a conda channel (implies --conda)" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, offsetof(struct update_opts, conda), NULL,
-	  "crawl conda channels ($WHEELPICK_CHANNEL, default: pytorch)" },
+	  "only conda channels ($WHEELPICK_CHANNEL, default: pytorch); --index URLs are channels then" },
 	{ "subdir", 0, NULL, WP_OPT_LIST, offsetof(struct update_opts, subdir), "SUBDIR",
 	  "conda subdirs to crawl (default linux-64 and noarch)" },
 	{ "project", 'p', NULL, WP_OPT_LIST, offsetof(struct update_opts, project), "NAME",
@@ -37,7 +37,9 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 
 	if (wp_opts_wants_help(argc, argv)) {
 		wp_opts_help(stdout, "wheelpick update [--index URL]... [--conda] [-c CHANNEL]...",
-			     "Crawl index sources into the catalog. Unchanged sources cost one conditional request and\n"
+			     "Crawl index sources into the catalog (default: PyTorch's torch_stable.html, its PEP 503 root\n"
+			     "https://download.pytorch.org/whl/ and the pytorch conda channel; $WHEELPICK_INDEX replaces\n"
+			     "the first two). Unchanged sources cost one conditional request and\n"
 			     "no writes; each source is replaced in one transaction, so an interrupted update leaves\n"
 			     "the catalog as it was.",
 			     update_table);
@@ -60,17 +62,23 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	for (size_t i = 0; i < o.channel.n; i++)
 		wp_sources_add_channel(&src, o.channel.v[i], subdirs, nsub);
 	if (!src.n) {
-		struct wp_strlist def = { 0 };
-		wp_cli_default_indexes(&def, o.conda);
-		for (size_t i = 0; i < def.n; i++) {
-			if (o.conda)
-				wp_sources_add_channel(&src, def.v[i], subdirs, nsub);
-			else
+		/* the defaults: PyTorch's find-links page and PEP 503 root (following the projects asked
+		 * for), and the pytorch conda channel; with --conda, the channels only */
+		struct wp_strlist def = { 0 }, chans = { 0 };
+		if (!o.conda) {
+			wp_cli_default_indexes(&def, false);
+			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
+			if (!getenv("WHEELPICK_INDEX"))
+				wp_sources_add_index(&src, "https://download.pytorch.org/whl/");
 		}
-		if (!o.conda) /* PyTorch's PEP 503 root too, following the projects asked for */
-			wp_sources_add_index(&src, getenv("WHEELPICK_INDEX") ? def.v[0] : "https://download.pytorch.org/whl/");
+		if (o.conda || !getenv("WHEELPICK_INDEX")) {
+			wp_cli_default_indexes(&chans, true);
+			for (size_t i = 0; i < chans.n; i++)
+				wp_sources_add_channel(&src, chans.v[i], subdirs, nsub);
+		}
 		wp_strlist_release(&def);
+		wp_strlist_release(&chans);
 	}
 	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
 		goto out;

@@ -90,10 +90,14 @@ int wp_cli_crawl(struct wp_cli *cli, struct wp_catalog *cat, const struct wp_sou
 	if (wp_mkdir_p(tmpdir, 0755, &tmp_err) == 0)
 		o.tmp_dir = tmpdir;
 	int rc = wp_crawl(cat, (const char *const *)src->urls, src->n, &o, &rep, err);
+	bool first_failure = true;
 	for (size_t i = 0; i < rep.n; i++) {
 		const struct wp_crawl_source *s = &rep.v[i];
 		if (s->rc) {
-			fprintf(stderr, "wheelpick: %s\n", s->error);
+			/* the first failure is the command's error, which main prints */
+			if (!first_failure)
+				fprintf(stderr, "wheelpick: %s\n", s->error);
+			first_failure = false;
 			continue;
 		}
 		if (s->conflicts)

@@ -396,7 +396,7 @@ int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 				wp_sources_release(&src);
 				return wp_fail(err, crc, "%s", ce.msg);
 			}
-			wp_cli_warn(cli, "picking from what the catalog already has");
+			wp_cli_warn(cli, "%s; picking from what the catalog already has", ce.msg);
 		}
 	}
 	wp_sources_release(&src);
