@@ -16,91 +16,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "tests/unit/vectors.h"
 #include "resolver/requirement.h"
 
-/* ---- TSV vectors: header line, tab-separated C-escaped columns, "<None>" for None ---- */
-
-#define MAX_COLS 12
-
-struct row {
-	char *col[MAX_COLS];
-	size_t len[MAX_COLS];
-	int n;
-};
-
-static char *data_path(const char *name)
-{
-	const char *dir = getenv("WP_SHARED_DATA");
-	return wp_xasprintf("%s/packaging_vectors/packaging-24.2/%s", dir ? dir : "../shared/data", name);
-}
-
-/* Opens a vector file, or skips the test when the shared data is absent. */
-static FILE *open_vectors(const char *name)
-{
-	char *p = data_path(name);
-	FILE *f = fopen(p, "r");
-	free(p);
-	if (!f) {
-		print_message("no %s (set WP_SHARED_DATA); skipped\n", name);
-		skip();
-	}
-	return f;
-}
-
-static size_t unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (*r != '\\' || !r[1]) {
-			*w++ = *r;
-			continue;
-		}
-		r++;
-		switch (*r) {
-		case 't': *w++ = '\t'; break;
-		case 'n': *w++ = '\n'; break;
-		case 'r': *w++ = '\r'; break;
-		case '0': *w++ = '\0'; break;
-		case 'x': {
-			unsigned v = 0;
-			int k = 0;
-			while (k < 2 && r[1] && strchr("0123456789abcdefABCDEF", r[1])) {
-				char c = *++r;
-				v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
-				k++;
-			}
-			*w++ = (char)v;
-			break;
-		}
-		default: *w++ = *r; break;
-		}
-	}
-	*w = 0;
-	return (size_t)(w - s);
-}
-
-/* Next data row (the header is skipped by the caller's first call); false at the end. */
-static bool next_row(FILE *f, char *line, size_t cap, struct row *r)
-{
-	if (!fgets(line, (int)cap, f))
-		return false;
-	line[strcspn(line, "\n")] = 0;
-	r->n = 0;
-	char *p = line;
-	for (;;) {
-		char *tab = strchr(p, '\t');
-		if (tab)
-			*tab = 0;
-		assert_true(r->n < MAX_COLS);
-		r->col[r->n] = p;
-		r->len[r->n] = unescape(p);
-		r->n++;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-	return true;
-}
 
 static char *canon(const char *s, size_t n)
 {
