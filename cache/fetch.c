@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* The downloader's callbacks carry an error record; the store writer keeps its own. */
@@ -46,9 +47,40 @@ static void progress_trampoline(void *pctx, size_t index, long long received, lo
 	m->fn(m->ctx, m->which[index], received, total);
 }
 
+/* md5 over the stored file: a second pass, taken only for records that carry md5 (conda), which
+ * are small next to wheels. */
+static int check_md5(struct wp_fetch_item *it)
+{
+	struct wp_hasher h;
+	char hex[WP_MD5_HEX_LEN + 1] = "";
+	unsigned char buf[1 << 16];
+	size_t n;
+	int rc;
+	FILE *f = fopen(it->path, "rb");
+	if (!f)
+		return wp_fail(&it->err, -WPE_IO, "cannot read '%s' back to check its md5", it->path);
+	if ((rc = wp_hasher_init(&h, WP_HASH_MD5, &it->err))) {
+		fclose(f);
+		return rc;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		wp_hasher_update(&h, buf, n);
+	fclose(f);
+	rc = wp_hasher_final(&h, NULL, hex, &it->err);
+	wp_hasher_release(&h);
+	if (!rc && strcasecmp(hex, it->md5) != 0)
+		rc = wp_fail(&it->err, -WPE_INTEGRITY, "'%s' (%s): md5 mismatch: expected %s, got %s", it->filename, it->url,
+			     it->md5, hex);
+	return rc;
+}
+
 static int check_archive(struct wp_fetch_item *it)
 {
 	int rc = 0;
+	if (it->md5 && (rc = check_md5(it))) {
+		unlink(it->path);
+		return rc;
+	}
 	if (it->check == WP_FETCH_CHECK_WHEEL) {
 		rc = wp_wheel_verify_named(it->path, it->filename, NULL, NULL, &it->err);
 	} else if (it->check == WP_FETCH_CHECK_CONDA) {

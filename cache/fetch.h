@@ -23,6 +23,7 @@ struct wp_fetch_item {
 	const char *url;
 	const char *filename;        /* as the user knows it (messages, wheel name checks) */
 	const char *sha256;          /* from the index, or NULL (then computed and reported) */
+	const char *md5;             /* checked too when given (old conda records carry md5 alone) */
 	long long size;              /* from the index, or -1 */
 	enum wp_fetch_check check;
 	const char *conda_name, *conda_version, *conda_build;

@@ -445,6 +445,7 @@ int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_st
 	for (size_t i = 0; i < ps.n; i++)
 		items[i] = (struct wp_fetch_item){
 			.url = ps.v[i].c->url, .filename = ps.v[i].c->filename, .sha256 = ps.v[i].c->sha256, .size = -1,
+			.md5 = ps.v[i].c->md5,
 			.check = WP_FETCH_CHECK_CONDA, .conda_name = ps.v[i].c->name, .conda_version = ps.v[i].c->version,
 			.conda_build = ps.v[i].c->build,
 		};

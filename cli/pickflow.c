@@ -30,6 +30,8 @@ const struct wp_opt wp_pick_table[] = {
 	{ "index", 'i', "index-url|extra-index-url", WP_OPT_LIST, O(index), "URL",
 	  "a source to pick from (added to the catalog if missing or stale)" },
 	{ "find-links", 'f', NULL, WP_OPT_LIST, O(index), "URL", "same as --index" },
+	{ "index-for", 0, NULL, WP_OPT_LIST, O(index_for), "PROJECT=URL",
+	  "take PROJECT only from the index at URL (by default a project comes from the first index that has it)" },
 	{ "channel", 'c', NULL, WP_OPT_LIST, O(channel), "NAME|URL", "a conda channel (implies --conda)" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "pick conda packages" },
 	{ "dest", 'd', NULL, WP_OPT_STR, O(dest), "DIR", "the wheelhouse to write (default ./wheelhouse)" },
@@ -415,8 +417,31 @@ int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 		wp_sources_add_index(&given, o->index.v[i]);
 	po.indexes = (const char *const *)given.urls;
 	po.n_indexes = given.n;
+	/* PROJECT=URL pins, with URL spelled as a source is (a path becomes file://) */
+	struct wp_sources pinned_urls = { 0 };
+	char **pins = wp_xcalloc(o->index_for.n + 1, sizeof(*pins));
+	for (size_t i = 0; i < o->index_for.n; i++) {
+		const char *eq = strchr(o->index_for.v[i], '=');
+		if (!eq || eq == o->index_for.v[i] || !eq[1]) {
+			for (size_t k = 0; k < i; k++)
+				free(pins[k]);
+			free(pins);
+			wp_sources_release(&given);
+			return wp_fail(err, -WPE_USAGE, "--index-for '%s' is not PROJECT=URL", o->index_for.v[i]);
+		}
+		size_t before = pinned_urls.n;
+		wp_sources_add_index(&pinned_urls, eq + 1);
+		pins[i] = wp_xasprintf("%.*s=%s", (int)(eq - o->index_for.v[i]), o->index_for.v[i],
+				       pinned_urls.n > before ? pinned_urls.urls[pinned_urls.n - 1] : eq + 1);
+	}
+	po.index_for = (const char *const *)pins;
+	po.n_index_for = o->index_for.n;
 	rc = wp_plan_build(&fl->cat, reqs->v, reqs->n, fl->targets, fl->n_targets, &po, &fl->plan, err);
 	wp_sources_release(&given);
+	wp_sources_release(&pinned_urls);
+	for (size_t i = 0; i < o->index_for.n; i++)
+		free(pins[i]);
+	free(pins);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < fl->plan.n_notes; i++)
@@ -433,7 +458,8 @@ void wp_pick_flow_release(struct wp_pick_flow *fl, struct wp_pick_opts *o)
 	free(fl->cache_dir);
 	free(fl->files_root);
 	memset(fl, 0, sizeof(*fl));
-	struct wp_strlist *lists[] = { &o->cuda, &o->python, &o->platform, &o->gpu, &o->target, &o->index, &o->channel };
+	struct wp_strlist *lists[] = { &o->cuda, &o->python, &o->platform, &o->gpu, &o->target, &o->index, &o->channel,
+				       &o->index_for };
 	for (size_t i = 0; i < WP_ARRAY_LEN(lists); i++)
 		wp_strlist_release(lists[i]);
 }

@@ -8,7 +8,7 @@
 #include "cli/plan.h"
 
 struct wp_pick_opts {
-	struct wp_strlist cuda, python, platform, gpu, target, index, channel;
+	struct wp_strlist cuda, python, platform, gpu, target, index, channel, index_for;
 	const char *rocm, *dest;
 	bool conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune;
 };

@@ -57,6 +57,19 @@ static const char *keep(struct proj_files *p, const char *s)
  * the source's id (the earliest crawled source first). */
 static long long index_rank(const struct wp_plan_opts *o, const struct wp_file_row *r)
 {
+	struct wp_buf want = WP_BUF_INIT;
+	for (size_t i = 0; o && i < o->n_index_for; i++) {
+		const char *eq = strchr(o->index_for[i], '=');
+		if (!eq)
+			continue;
+		wp_project_name_normalize(o->index_for[i], (size_t)(eq - o->index_for[i]), &want);
+		if (!strcmp(want.data, r->project)) {
+			wp_buf_free(&want);
+			/* this project is pinned to one index: rows from anywhere else do not exist for it */
+			return r->source_url && !strncmp(r->source_url, eq + 1, strlen(eq + 1)) ? 0 : -1;
+		}
+	}
+	wp_buf_free(&want);
 	if (!o || !o->n_indexes)
 		return r->source_id;
 	for (size_t i = 0; i < o->n_indexes; i++) {

@@ -46,6 +46,9 @@ struct wp_plan_opts {
 	 * catalog source, the earliest crawled first. */
 	const char *const *indexes;
 	size_t n_indexes;
+	/* Per-project overrides, "PROJECT=URL": that project only from that index. */
+	const char *const *index_for;
+	size_t n_index_for;
 	int verbosity;
 };
 

@@ -38,4 +38,17 @@ PY
 export WHEELPICK_CATALOG="$TMP/c2.sqlite3"
 expect_exit 4 "a lying repodata hash is exit 4" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 -d "$TMP/local2"
 expect_no_file "not in the channel" "$TMP/local2/linux-64/cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"
+
+# a record with md5 alone (older repodata), and the wrong one: caught after the download, exit 4
+python3 - "$TMP/chan/linux-64/repodata.json" <<'PY'
+import json, sys
+p = sys.argv[1]; j = json.load(open(p))
+r = j["packages"]["cudatoolkit-9.2-0.tar.bz2"]
+del r["sha256"]; r["md5"] = "0" * 32
+json.dump(j, open(p, "w"))
+PY
+export WHEELPICK_CATALOG="$TMP/c3.sqlite3"
+expect_exit 4 "a wrong md5 is exit 4" wp pick 'pytorch==1.7.1' --conda -c "$CH" --cuda 9.2 --python 3.8 --platform linux-64 -d "$TMP/local3" --refresh
+expect_grep "names it" "cudatoolkit-9.2-0.tar.bz2.*md5 mismatch: expected 0{32}" "$TMP/err"
+expect_no_file "not in the channel" "$TMP/local3/linux-64/cudatoolkit-9.2-0.tar.bz2"
 done_testing

@@ -61,6 +61,10 @@ expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['project']=='only
 expect_exit 0 "the other order takes the other torch" wp torch --no-deps --cuda 11.2 --python 3.8 --platform linux_x86_64 \
 	--index "file://$TMP/other/links.html" --index "$FINDLINKS" --dry-run --json
 expect_json "$TMP/out" "j['picks'][0]['version']" "9.9.9+cu111"
+expect_exit 0 "--index-for pins a project to one index" wp torch --no-deps --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+	--index "file://$TMP/other/links.html" --index "$FINDLINKS" --index-for "torch=$FINDLINKS" --dry-run --json
+expect_json "$TMP/out" "j['picks'][0]['version']" "1.8.0+cu111"
+expect_exit 2 "--index-for needs PROJECT=URL" wp torch --index-for torch --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run
 
 # usage errors: exit 2, one line naming the thing at fault
 expect_exit 2 "bad --cuda" wp torch --cuda eleven --dry-run
