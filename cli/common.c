@@ -100,6 +100,9 @@ int wp_cli_crawl(struct wp_cli *cli, struct wp_catalog *cat, const struct wp_sou
 			first_failure = false;
 			continue;
 		}
+		if (s->redirected_to)
+			wp_cli_note(cli, "'%s' redirected to another host, '%s'; its links were read from there", s->url,
+				    s->redirected_to);
 		if (s->conflicts)
 			wp_cli_warn(cli, "'%s': %llu file(s) now have a different sha256 than first seen; they will not be picked "
 					 "until you check the source and run 'wheelpick trust'", s->url, s->conflicts);

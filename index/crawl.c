@@ -173,6 +173,24 @@ static void hash_bytes(const char *data, size_t n, char out[65])
 	wp_hasher_release(&h);
 }
 
+/* "https://a.example:8080/x" -> "a.example:8080" (borrowed span into url). */
+static size_t host_of(const char *url, const char **start)
+{
+	const char *p = strstr(url, "://");
+	p = p ? p + 3 : url;
+	*start = p;
+	return strcspn(p, "/?#");
+}
+
+static char *other_host(const char *from, const char *to)
+{
+	const char *a, *b;
+	size_t na = host_of(from, &a), nb = host_of(to, &b);
+	if (na == nb && !strncasecmp(a, b, na))
+		return NULL;
+	return wp_xstrndup(b, nb);
+}
+
 static struct wp_crawl_source *report_add(struct wp_crawl_report *rep, const char *url)
 {
 	rep->v = wp_xrealloc(rep->v, (rep->n + 1) * sizeof(*rep->v));
@@ -322,6 +340,8 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	for (size_t k = 0; k < ntodo; k++) {
 		size_t i = todo[k];
 		struct wp_crawl_source *s = &rep->v[base + i];
+		if (res[k].effective_url && !errs[k].code)
+			s->redirected_to = other_host(s->url, res[k].effective_url);
 		if (errs[k].code) {
 			source_fail(s, &errs[k], errs[k].code);
 		} else if (res[k].not_modified) {
@@ -378,6 +398,7 @@ void wp_crawl_report_release(struct wp_crawl_report *rep)
 	for (size_t i = 0; i < rep->n; i++) {
 		free(rep->v[i].url);
 		free(rep->v[i].error);
+		free(rep->v[i].redirected_to);
 	}
 	free(rep->v);
 	memset(rep, 0, sizeof(*rep));

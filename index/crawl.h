@@ -26,6 +26,7 @@ struct wp_crawl_source {
 	int rc;                      /* 0 or -WPE_* */
 	char *error;                 /* message when rc != 0 */
 	bool unchanged;              /* 304, the same bytes as last time, or fresh enough */
+	char *redirected_to;         /* the host a redirect took the request to, when it is another */
 	unsigned long long files, skipped, malformed, conflicts;
 };
 

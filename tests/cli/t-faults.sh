@@ -47,4 +47,10 @@ fresh c5
 script "{\"$TORCH\": {\"status\": [404]}}"
 expect_exit 3 "404 is exit 3" wp torch==1.8.0 $T --index "$IDX" -d "$TMP/wh5"
 expect_grep "names the URL and the status" "torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl.*404" "$TMP/err"
+
+# a page that redirects to another host: followed, and said
+fresh c6
+script "{\"/moved.html\": {\"redirect\": \"http://localhost:$PORT/whl/torch_stable.html\"}}"
+expect_exit 0 "a cross-host redirect is followed" wp update --index "$BASE/moved.html"
+expect_grep "and said" "redirected to another host, 'localhost:$PORT'" "$TMP/err"
 done_testing
