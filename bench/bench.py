@@ -1,0 +1,901 @@
+#!/usr/bin/env python3
+"""bench/bench.py: the benchmark harness behind `make bench` (bench/run.sh calls it).
+
+usage: bench.py /abs/path/to/wheelpick
+
+Prepares inputs (the real index pages are read from ../shared/data, never copied; synthetic
+indexes, wheels and repodata are generated under build-bench/), runs each case several times after
+a warm-up, and writes build-bench/results.md: median and min/max of wall time, CPU time (user+sys)
+and peak RSS of each command, and for comparisons the ratio of medians measured in the same run
+with the commands alternated.
+
+Times come from os.wait4() on the child (wall: time.perf_counter() around fork/exec and wait; CPU
+and peak RSS: the child's rusage), not /usr/bin/time, whose %e has a resolution of 10 ms, too
+coarse for the few-millisecond cases.
+
+Environment:
+  BENCH_QUICK=1      a ~1-minute smoke run: small inputs, one measured run per case
+  BENCH_CASES=1,3    run only these cases (1-5)
+  BENCH_RUNS=N       measured runs per command (default 5; quick 1)
+  WP_SHARED_DATA     the shared data folder (default ../shared/data next to the repo)
+"""
+import hashlib
+import os
+import platform
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import mkwheel  # noqa: E402
+
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+RUNS = int(os.environ.get("BENCH_RUNS", "1" if QUICK else "5"))
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5").split(",") if c.strip()}
+SHARED = os.path.abspath(os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")))
+PAGE2021 = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
+PAGE2023 = os.path.join(SHARED, "pytorch_index", "whl_simple_2023-10-13", "torch", "index.html")
+BUILD = os.path.join(ROOT, "build-bench")
+DATA = os.path.join(BUILD, "bench-data")      # generated once, kept (repodata: ~250 MB, ~40 MB zst)
+WORK = os.path.join(BUILD, "bench-work")      # per run, removed at the end (big files live here)
+RESULTS = os.path.join(BUILD, "results.md")
+
+MB = 1 << 20
+REPODATA_RECORDS = 30_000 if QUICK else 300_000
+BIG = 100 * MB if QUICK else 1024 * MB         # the big single file
+HUGE = 200 * MB if QUICK else 2048 * MB        # the peak-memory file
+MANY_N, MANY_SIZE = 16, (1 * MB if QUICK else 10 * MB)
+WAN_LATENCY_MS, WAN_RATE = 50, 40              # emulated remote server: per request latency, MB/s per response
+
+PIP_ENV = {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1", "PIP_CONFIG_FILE": "/dev/null"}
+
+out_lines = []
+legend = {}
+
+
+def emit(line=""):
+    out_lines.append(line)
+    print(line, flush=True)
+
+
+def note(msg):
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- running and measuring
+
+class Cmd:
+    """One measured command: argv (or a list of argvs run one after another), env additions,
+    a setup callable run untimed before each run, and the exit status it must give."""
+
+    def __init__(self, label, argv, env=None, setup=None, expect=0, cwd=None, show=None):
+        self.label = label
+        self.argvs = argv if argv and isinstance(argv[0], list) else [argv]
+        self.env = env or {}
+        self.setup = setup
+        self.expect = expect
+        self.cwd = cwd
+        self.show = show      # how to print it, when a loop of argvs is shown as one shell line
+        self.samples = []
+        self.rss = []
+
+    def shell(self):
+        if self.show:
+            return self.show
+        envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items() if k in SHOWN_ENV)
+        lines = [" ".join(shlex.quote(a) for a in argv) for argv in self.argvs]
+        text = "; ".join(lines)
+        return abbreviate((envs + " " if envs else "") + text)
+
+
+SHOWN_ENV = ("WHEELPICK_CATALOG", "WHEELPICK_CACHE_DIR", "WHEELPICK_MAX_AGE") + tuple(PIP_ENV)
+
+
+def abbreviate(s):
+    for k, v in sorted(legend.items(), key=lambda kv: -len(kv[1])):
+        s = s.replace(v, "$" + k)
+    return s
+
+
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
+def run_once(cmd, wrap=False):
+    """One run of cmd (all its argvs). wrap: under /usr/bin/time, for the peak RSS. wait4()'s
+    ru_maxrss cannot be used for that: exec keeps the high-water mark of the forking process, so
+    every child would report at least this harness's own RSS."""
+    if cmd.setup:
+        cmd.setup()
+    env = dict(os.environ)
+    env.update(cmd.env)
+    wall = user = sys_ = 0.0
+    rss = 0
+    errpath = os.path.join(WORK, "last.err")
+    tpath = os.path.join(WORK, "last.time")
+    for argv in cmd.argvs:
+        full = ([TIME, "-f", "%M", "-o", tpath] if wrap and TIME else []) + argv
+        with open(errpath, "wb") as ef:
+            t0 = time.perf_counter()
+            p = subprocess.Popen(full, env=env, cwd=cmd.cwd, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=ef)
+            _, status, ru = os.wait4(p.pid, 0)
+            t1 = time.perf_counter()
+        rc = os.waitstatus_to_exitcode(status)
+        wall += t1 - t0
+        user += ru.ru_utime
+        sys_ += ru.ru_stime
+        if wrap and TIME:
+            with open(tpath) as tf:
+                rss = max(rss, int(tf.read().split()[-1]))
+        else:
+            rss = max(rss, ru.ru_maxrss)
+        if rc != cmd.expect:
+            with open(errpath, errors="replace") as ef:
+                tail = ef.read()[-2000:]
+            raise SystemExit(f"bench: '{cmd.label}' exited {rc}, expected {cmd.expect}:\n"
+                             f"  {' '.join(shlex.quote(a) for a in argv)}\n{tail}")
+    return {"wall": wall, "cpu": user + sys_, "user": user, "sys": sys_, "rss": rss}
+
+
+def measure(cmds, runs=None, warmup=1):
+    """Warm-up runs of each command, then `runs` rounds alternating the commands. Wall and CPU come
+    from unwrapped runs (the /usr/bin/time wrapper costs a few ms), peak RSS from wrapped ones: the
+    warm-ups plus extra runs up to 3, or, for commands that take over a second (or have no
+    warm-up), from the measured runs themselves, all wrapped."""
+    runs = runs or RUNS
+    for c in cmds:
+        c.rss = []
+        c.slow = warmup == 0
+        for _ in range(warmup):
+            s = run_once(c, wrap=True)
+            c.rss.append(s["rss"])
+            c.slow = c.slow or s["wall"] > 1.0
+    for _ in range(runs):
+        for c in cmds:
+            s = run_once(c, wrap=c.slow)
+            c.samples.append(s)
+            if c.slow:
+                c.rss.append(s["rss"])
+    for c in cmds:
+        while len(c.rss) < min(3, runs + warmup):
+            c.rss.append(run_once(c, wrap=True)["rss"])
+    return cmds
+
+
+def med(c, k):
+    return statistics.median(s[k] for s in c.samples)
+
+
+def spread(c, k):
+    return min(s[k] for s in c.samples), max(s[k] for s in c.samples)
+
+
+def fmt_t(x):
+    return f"{x * 1000:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+
+def fmt_rss(kb):
+    return f"{kb / 1024:.1f} MB"
+
+
+def row(c, extra=""):
+    w0, w1 = spread(c, "wall")
+    c0, c1 = spread(c, "cpu")
+    rss = c.rss or [s["rss"] for s in c.samples]
+    return (f"| {c.label} | {len(c.samples)} | {fmt_t(med(c, 'wall'))} ({fmt_t(w0)} – {fmt_t(w1)}) | "
+            f"{fmt_t(med(c, 'cpu'))} ({fmt_t(c0)} – {fmt_t(c1)}) | {fmt_rss(statistics.median(rss))} "
+            f"({fmt_rss(min(rss))} – {fmt_rss(max(rss))}; {len(rss)}) | {extra} |")
+
+
+def table(cmds, extras=None):
+    extras = extras or {}
+    emit("| command | runs | wall: median (min – max) | CPU user+sys: median (min – max) | peak RSS: median (min – max; runs) | notes |")
+    emit("|---|---|---|---|---|---|")
+    for c in cmds:
+        emit(row(c, extras.get(c.label, "")))
+    emit()
+
+
+def commands(cmds):
+    emit("Commands:")
+    emit()
+    emit("```sh")
+    for c in cmds:
+        emit(f"# {c.label}")
+        emit(c.shell())
+    emit("```")
+    emit()
+
+
+def ratio(anchor, ours):
+    """anchor's median wall / ours': how many times faster ours is."""
+    return med(anchor, "wall") / med(ours, "wall")
+
+
+def pair_ratios(anchor, ours):
+    rs = [a["wall"] / b["wall"] for a, b in zip(anchor.samples, ours.samples)]
+    return min(rs), max(rs)
+
+
+def verdict(ok, text):
+    return f"**{'met' if ok else 'NOT met'}** ({text})"
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+# ---------------------------------------------------------------- servers
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port(port, proc, what):
+    for _ in range(200):
+        if proc.poll() is not None:
+            raise SystemExit(f"bench: {what} exited at start (status {proc.returncode})")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"bench: {what} did not listen on {port}")
+
+
+class Server:
+    """nginx (sendfile) when installed, else bench/server.py; either logs one line per request:
+    METHOD PATH STATUS BYTES."""
+
+    def __init__(self, root, name, latency_ms=0, rate_mbps=0):
+        self.root = root
+        self.dir = os.path.join(WORK, "srv-" + name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.log = os.path.join(self.dir, "access.log")
+        nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+        if nginx and not latency_ms and not rate_mbps:
+            self.kind = "nginx"
+            self.port = free_port()
+            conf = os.path.join(self.dir, "nginx.conf")
+            d = self.dir
+            with open(conf, "w") as f:
+                f.write(("user root;\n" if os.geteuid() == 0 else "") +
+                        f"worker_processes 1;\nerror_log {d}/error.log;\npid {d}/nginx.pid;\n"
+                        f"events {{ worker_connections 256; }}\n"
+                        f"http {{\n  log_format b '$request_method $request_uri $status $body_bytes_sent';\n"
+                        f"  access_log {d}/access.log b;\n"
+                        f"  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n"
+                        f"  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n"
+                        f"  types {{ text/html html; application/json json; }}\n  default_type application/octet-stream;\n"
+                        f"  sendfile on;\n  tcp_nopush on;\n  keepalive_requests 10000;\n"
+                        f"  server {{\n    listen 127.0.0.1:{self.port};\n    root {root};\n  }}\n}}\n")
+            self.proc = subprocess.Popen([nginx, "-p", d, "-c", conf, "-g", "daemon off;"],
+                                         stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "stderr"), "wb"))
+            wait_port(self.port, self.proc, "nginx")
+        else:
+            self.kind = "bench/server.py" + (f" (latency {latency_ms} ms, {rate_mbps} MB/s per response)"
+                                             if latency_ms or rate_mbps else "")
+            pf = os.path.join(self.dir, "port")
+            self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "server.py"), "--root", root,
+                                          "--port-file", pf, "--log", self.log, "--latency-ms", str(latency_ms),
+                                          "--rate-mbps", str(rate_mbps), "--max-seconds", "900"],
+                                         stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "stderr"), "wb"))
+            for _ in range(200):
+                if os.path.exists(pf):
+                    break
+                time.sleep(0.05)
+            self.port = int(open(pf).read())
+            wait_port(self.port, self.proc, "bench/server.py")
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def log_mark(self):
+        return os.path.getsize(self.log) if os.path.exists(self.log) else 0
+
+    def log_since(self, mark):
+        time.sleep(0.1)  # nginx writes its log line after the response
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            f.seek(mark)
+            return [ln.split() for ln in f.read().splitlines() if ln.strip()]
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+servers = []
+
+
+def serve(root, name, **kw):
+    s = Server(root, name, **kw)
+    servers.append(s)
+    return s
+
+
+# ---------------------------------------------------------------- helpers
+
+def rm(*paths):
+    for p in paths:
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                try:
+                    os.unlink(p + suffix)
+                except FileNotFoundError:
+                    pass
+
+
+def wp_env(name):
+    """A private catalog, cache and HOME for one wheelpick setup."""
+    d = os.path.join(WORK, "wp-" + name)
+    os.makedirs(os.path.join(d, "home"), exist_ok=True)
+    return d, {"WHEELPICK_CATALOG": os.path.join(d, "catalog.sqlite3"), "WHEELPICK_CACHE_DIR": os.path.join(d, "cache"),
+               "HOME": os.path.join(d, "home")}
+
+
+def run_plain(argv, env=None, expect=0):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(argv, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if expect is not None and p.returncode != expect:
+        raise SystemExit(f"bench: {' '.join(argv)} exited {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+    return p
+
+
+def real_python():
+    # pyenv and similar put a shell script in front of python3; pip is measured through the real binary
+    return subprocess.run(["python3", "-c", "import sys; print(sys.executable)"], capture_output=True,
+                          text=True).stdout.strip() or sys.executable
+
+
+def wheel_links(page, pattern):
+    import re
+    with open(page) as f:
+        return sorted(set(re.findall(r'href="([^"#]*' + pattern + r'[^"#]*)"', f.read())))
+
+
+def stand_in_root(name):
+    d = os.path.join(WORK, name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def page(path, entries):
+    """A find-links page: entries are (href, text, extra attributes)."""
+    with open(path, "w") as f:
+        for href, text, attrs in entries:
+            f.write(f'<a href="{href}"{attrs}>{text}</a><br>\n')
+
+
+def file_sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(4 * MB)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def cp_header(n, title):
+    emit(f"## Case {n}: {title}")
+    emit()
+    emit(f"_load average at start: {loadavg()}_")
+    emit()
+
+
+# ---------------------------------------------------------------- the cases
+
+def case1(WP, PY):
+    cp_header(1, "the whole job: pick from the real 2021 page over 127.0.0.1 and fetch one wheel")
+    srv_root = stand_in_root("srv2021")
+    os.symlink(PAGE2021, os.path.join(srv_root, "torch_stable.html"))
+    made = []
+    for href in wheel_links(PAGE2021, r"torch-1\.8\.0[^\"]*-cp38-cp38-linux_x86_64\.whl"):
+        rel = urllib.parse.unquote(href)
+        fn = os.path.basename(rel)
+        version, tag = fn[len("torch-"):].split("-", 1)
+        tag = tag[:-len(".whl")]
+        dst = os.path.join(srv_root, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(mkwheel.small_wheel("torch", version, tag, ("typing-extensions",)))
+        made.append(rel)
+    srv = serve(srv_root, "2021")
+    legend["BASE"] = srv.base
+    url = srv.base + "/torch_stable.html"
+    d, env = wp_env("job")
+    dest = os.path.join(d, "dest")
+    pdest = os.path.join(WORK, "pip-dest")
+    wp_args = [WP, "torch==1.8.0", "--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64", "--no-deps",
+               "--index", url, "-d", dest]
+    pip_args = [PY, "-m", "pip", "download", "torch==1.8.0+cu111", "--no-deps", "--only-binary=:all:",
+                "--python-version", "3.8", "--platform", "linux_x86_64", "--find-links", url, "-d", pdest, "--no-index"]
+    warm = Cmd("wheelpick, warm (catalog and file cache from the run before)", wp_args, env, lambda: rm(dest))
+    warm_cat = Cmd("wheelpick, warm catalog, empty file cache", wp_args, env,
+                   lambda: rm(dest, env["WHEELPICK_CACHE_DIR"]))
+    cold = Cmd("wheelpick, cold (no catalog, no cache)", wp_args, env,
+               lambda: rm(dest, env["WHEELPICK_CATALOG"], env["WHEELPICK_CACHE_DIR"]))
+    pip = Cmd("pip download (anchor)", pip_args, PIP_ENV, lambda: rm(pdest))
+    measure([pip, warm, warm_cat, cold])
+    # both must have fetched the cu111 build
+    want = "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
+    got_wp = sorted(f for f in os.listdir(dest) if f.endswith(".whl"))
+    got_pip = sorted(os.listdir(pdest))
+    if got_wp != [want] or got_pip != [want]:
+        raise SystemExit(f"bench: case 1 fetched the wrong thing: wheelpick {got_wp}, pip {got_pip}")
+    # what pip picks without the exact label (not timed)
+    rm(pdest)
+    bare = [a if a != "torch==1.8.0+cu111" else "torch==1.8.0" for a in pip_args]
+    run_plain(bare, PIP_ENV)
+    pip_bare = sorted(os.listdir(pdest))
+    r_warm, r_cold, r_wc = ratio(pip, warm), ratio(pip, cold), ratio(pip, warm_cat)
+    lo_w, hi_w = pair_ratios(pip, warm)
+    lo_c, hi_c = pair_ratios(pip, cold)
+    table([pip, warm, warm_cat, cold], {
+        pip.label: f"fetched {want}",
+        warm.label: f"{r_warm:.1f}x faster than pip (pairs {lo_w:.1f}–{hi_w:.1f}); target 50x: "
+                    + verdict(r_warm >= 50, f"{r_warm:.1f}x"),
+        warm_cat.label: f"{r_wc:.1f}x faster than pip",
+        cold.label: f"{r_cold:.1f}x faster than pip (pairs {lo_c:.1f}–{hi_c:.1f}); target 10x: "
+                    + verdict(r_cold >= 10, f"{r_cold:.1f}x"),
+    })
+    emit(f"Served: the real page (1,498 links) next to {len(made)} stand-in wheels (valid, tiny) for the torch "
+         f"1.8.0 cp38 linux_x86_64 builds; other links 404. Server: {srv.kind}. Both fetched `{want}`. "
+         f"Without the `+cu111` label, the same pip command fetched `{', '.join(pip_bare)}`.")
+    emit()
+    commands([pip, warm, warm_cat, cold])
+    return srv, url
+
+
+def case2(WP, srv, url):
+    cp_header(2, "`pick --dry-run --no-deps` on a warm catalog (the real 2021 page crawled)")
+    d, env = wp_env("dry")
+    run_plain([WP, "update", "--index", url], env)
+    args = [WP, "torch==1.8.0", "--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64", "--no-deps",
+            "--dry-run"]
+    floor = Cmd("wheelpick --version (process start, anchor)", [WP, "--version"], env)
+    dry = Cmd("wheelpick pick --dry-run --no-deps, warm catalog", args, env)
+    dry_idx = Cmd("same with --index URL (source fresh: no request)", args + ["--index", url], env)
+    dry_json = Cmd("same with --json", args + ["--json"], env)
+    # the floor under any process that loads the same shared libraries: an empty C program
+    empties = []
+    cc = shutil.which("cc")
+    if cc:
+        src = os.path.join(WORK, "empty.c")
+        with open(src, "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        libs = run_plain(["pkg-config", "--libs", "libcurl", "libxml-2.0", "libarchive", "sqlite3", "libcrypto",
+                          "yajl"]).stdout.split()
+        for name, extra in (("empty-nolibs", []), ("empty-samelibs", ["-Wl,--no-as-needed"] + libs + ["-lpthread", "-ldl"])):
+            exe = os.path.join(WORK, name)
+            run_plain([cc, "-O2", src, "-o", exe] + extra)
+            nlib = sum(1 for ln in run_plain(["ldd", exe]).stdout.splitlines() if "=>" in ln)
+            empties.append(Cmd(f"anchor: empty C program, {nlib} shared librar{'y' if nlib == 1 else 'ies'}" +
+                               (" (wheelpick's: " + " ".join(extra[1:]) + ")" if extra else ""), [exe]))
+    nwp = sum(1 for ln in run_plain(["ldd", WP]).stdout.splitlines() if "=>" in ln)
+    floor.label = f"wheelpick --version (process start: {nwp} shared libraries)"
+    allc = empties + [floor, dry, dry_idx, dry_json]
+    measure(allc, runs=max(RUNS, 3 if QUICK else 20), warmup=2)
+    m = med(dry, "wall")
+    table(allc, {
+        dry.label: "target a few ms incl. process start: " + verdict(m < 0.010, f"{fmt_t(m)}; "
+                                                              f"process start alone {fmt_t(med(floor, 'wall'))}"),
+    })
+    if empties:
+        emit("The empty programs are built by the harness: `cc -O2 empty.c -o empty-nolibs` and "
+             "`cc -O2 empty.c -o empty-samelibs -Wl,--no-as-needed $(pkg-config --libs libcurl libxml-2.0 libarchive "
+             "sqlite3 libcrypto yajl) -lpthread -ldl`, where empty.c is `int main(void) { return 0; }`.")
+        emit()
+    commands(allc)
+
+
+HREF_SCRIPT = ("import sys\nfrom html.parser import HTMLParser\n"
+               "class P(HTMLParser):\n  n = 0\n"
+               "  def handle_starttag(self, t, a):\n    if t == 'a' and dict(a).get('href'): P.n += 1\n"
+               "p = P(); p.feed(open(sys.argv[1], encoding='utf-8').read()); print(P.n)\n")
+
+
+def case3(WP, PY):
+    cp_header(3, "crawling into a fresh catalog")
+    d, env = wp_env("crawl")
+    fresh = lambda: rm(env["WHEELPICK_CATALOG"], env["WHEELPICK_CACHE_DIR"])  # noqa: E731
+    u21 = Cmd("wheelpick update: 2021 find-links page (1,498 links)", [WP, "update", "--index", "file://" + PAGE2021],
+              env, fresh)
+    a21 = Cmd("anchor: Python html.parser counting the hrefs of the same page", [PY, "-c", HREF_SCRIPT, PAGE2021])
+    u23 = Cmd("wheelpick update: 2023 PEP 503 torch page", [WP, "update", "--index", "file://" + PAGE2023], env, fresh)
+    a23 = Cmd("anchor: Python html.parser, 2023 torch page", [PY, "-c", HREF_SCRIPT, PAGE2023])
+    measure([u21, a21, u23, a23], runs=max(RUNS, 3 if QUICK else 10), warmup=1)
+    run_plain([WP, "update", "--index", "file://" + PAGE2023], env)
+    n23 = len(run_plain([WP, "list", "torch", "--json"], env).stdout.split('"filename"')) - 1
+    m21 = med(u21, "wall")
+    sz21, sz23 = os.path.getsize(PAGE2021), os.path.getsize(PAGE2023)
+    emit("### Index pages")
+    emit()
+    table([u21, a21, u23, a23], {
+        u21.label: f"{sz21 / 1e6 / m21:.1f} MB/s; target < 20 ms: " + verdict(m21 < 0.020, fmt_t(m21)),
+        u23.label: f"{n23} files in the catalog; {sz23 / 1e6 / med(u23, 'wall'):.1f} MB/s",
+    })
+    commands([u21, a21, u23, a23])
+
+    # synthetic repodata
+    os.makedirs(DATA, exist_ok=True)
+    js = os.path.join(DATA, f"repodata-{REPODATA_RECORDS}.json")
+    if not os.path.exists(js):
+        note(f"generating {REPODATA_RECORDS} conda records (kept in {DATA})")
+        run_plain([PY, os.path.join(HERE, "gen_repodata.py"), str(REPODATA_RECORDS), js + ".tmp"])
+        os.rename(js + ".tmp", js)
+    zst = js + ".zst"
+    if not os.path.exists(zst):
+        run_plain(["zstd", "-q", "-T0", "-3", js, "-o", zst + ".tmp"])
+        os.rename(zst + ".tmp", zst)
+    ch = os.path.join(WORK, "channel")
+    for sub, src, name in (("plain", js, "repodata.json"), ("zst", zst, "repodata.json.zst")):
+        os.makedirs(os.path.join(ch, sub, "linux-64"), exist_ok=True)
+        os.symlink(src, os.path.join(ch, sub, "linux-64", name))
+    legend["CH"] = ch
+    plain = Cmd(f"wheelpick update --conda: repodata.json, {REPODATA_RECORDS:,} records",
+                [WP, "update", "--conda", "--index", f"file://{ch}/plain/linux-64/repodata.json"], env, fresh)
+    zcmd = Cmd(f"wheelpick update --conda: repodata.json.zst, {REPODATA_RECORDS:,} records",
+               [WP, "update", "--conda", "--index", f"file://{ch}/zst/linux-64/repodata.json.zst"], env, fresh)
+    pyjs = Cmd("anchor: Python json.load of the same repodata.json",
+               [PY, "-c", "import json,sys; d=json.load(open(sys.argv[1])); print(len(d['packages'])+len(d['packages.conda']))", js])
+    # about a minute a run on this machine: two runs, no warm-up (generating the file warmed the page cache)
+    measure([plain, zcmd], runs=1 if QUICK else 2, warmup=0)
+    measure([pyjs], runs=1, warmup=0)
+    fresh()
+    run_plain([WP, "update", "--conda", "--index", f"file://{ch}/plain/linux-64/repodata.json"], env)
+    size, zsize = os.path.getsize(js), os.path.getsize(zst)
+    catsize = sum(os.path.getsize(env["WHEELPICK_CATALOG"] + x) for x in ("", "-wal")
+                  if os.path.exists(env["WHEELPICK_CATALOG"] + x))
+    emit("### Synthetic conda repodata")
+    emit()
+
+    def mbps(c):
+        return size / 1e6 / med(c, "wall")
+
+    table([plain, zcmd, pyjs], {
+        plain.label: f"{mbps(plain):.1f} MB/s of JSON; target >= 100 MB/s: "
+                     + verdict(mbps(plain) >= 100, f"{mbps(plain):.1f} MB/s") + "; peak < 100 MB: "
+                     + verdict(max(plain.rss) < 100 * 1024, fmt_rss(max(plain.rss))),
+        zcmd.label: f"{mbps(zcmd):.1f} MB/s of JSON ({zsize / 1e6:.0f} MB compressed); target >= 100 MB/s: "
+                    + verdict(mbps(zcmd) >= 100, f"{mbps(zcmd):.1f} MB/s") + "; peak < 100 MB: "
+                    + verdict(max(zcmd.rss) < 100 * 1024, fmt_rss(max(zcmd.rss))),
+        pyjs.label: f"{mbps(pyjs):.1f} MB/s",
+    })
+    emit(f"repodata.json: {size / 1e6:.0f} MB, {REPODATA_RECORDS:,} records (bench/gen_repodata.py, "
+         f"pretty-printed like conda-index output); .zst: {zsize / 1e6:.0f} MB (`zstd -3`). "
+         f"Catalog after one crawl of the plain file into a fresh catalog: {catsize / 1e6:.0f} MB. "
+         f"MB/s = uncompressed JSON bytes / median wall time.")
+    emit()
+    commands([plain, zcmd, pyjs])
+
+
+def synced(fn):
+    """setup for big-file runs: remove the last run's output, then flush dirty pages (untimed), so
+    that no run pays for the previous run's writeback."""
+    def setup():
+        fn()
+        os.sync()
+    return setup
+
+
+def curl_cmd(url, out):
+    return ["curl", "-sS", "--fail", "-o", out, url]
+
+
+def case4(WP, PY):
+    cp_header(4, "fetching over loopback")
+    root = stand_in_root("srvbig")
+    legend["T"] = WORK
+    note(f"generating a {BIG // MB} MB valid wheel, a {BIG // MB} MB non-zip, a {HUGE // MB} MB non-zip, "
+         f"{MANY_N} x {MANY_SIZE // MB} MB wheels")
+    big_fn = "bigpkg-1.0-py3-none-any.whl"
+    big_sha, big_size = mkwheel.big_wheel(os.path.join(root, big_fn), "bigpkg", "1.0", "py3-none-any",
+                                          BIG - 4096, ("bigdep>=1",))
+    blob_fn = "blobpkg-1.0-py3-none-any.whl"
+    blob_sha, _ = mkwheel.random_file(os.path.join(root, blob_fn), BIG)
+    huge_fn = "hugepkg-1.0-py3-none-any.whl"
+    huge_sha, _ = mkwheel.random_file(os.path.join(root, huge_fn), HUGE, seed=3)
+    dep_fn = "bigdep-1.0-py3-none-any.whl"
+    with open(os.path.join(root, dep_fn), "wb") as f:
+        f.write(mkwheel.small_wheel("bigdep", "1.0", "py3-none-any"))
+    many = []
+    for i in range(MANY_N):
+        fn = f"many{i:02d}-1.0-py3-none-any.whl"
+        sha, _ = mkwheel.big_wheel(os.path.join(root, fn), f"many{i:02d}", "1.0", "py3-none-any",
+                                   MANY_SIZE - 4096, seed=100 + i)
+        many.append((fn, sha))
+    page(os.path.join(root, "big.html"), [(big_fn, big_fn, ""), (blob_fn, blob_fn, ""), (huge_fn, huge_fn, ""),
+                                          (dep_fn, dep_fn, "")])
+    page(os.path.join(root, "big-sha.html"), [(f"{big_fn}#sha256={big_sha}", big_fn, ""),
+                                              (f"{blob_fn}#sha256={blob_sha}", blob_fn, ""),
+                                              (f"{dep_fn}#sha256={file_sha(os.path.join(root, dep_fn))}", dep_fn, "")])
+    page(os.path.join(root, "many.html"), [(f"{fn}#sha256={sha}", fn, "") for fn, sha in many])
+    srv = serve(root, "big")
+    legend["BIG"] = srv.base
+    tgt = ["--cuda", "cpu", "--python", "3.8", "--platform", "linux_x86_64", "--no-deps"]
+
+    # one big file against curl
+    d1, e_nosha = wp_env("big-nosha")
+    d2, e_sha = wp_env("big-sha")
+    dest1, dest2 = os.path.join(d1, "dest"), os.path.join(d2, "dest")
+    cdest = os.path.join(WORK, "curl-dest")
+    os.makedirs(cdest, exist_ok=True)
+    for e, pg in ((e_nosha, "big.html"), (e_sha, "big-sha.html")):
+        run_plain([WP, "update", "--index", f"{srv.base}/{pg}"], e)
+    # the page without hashes: wheelpick holds a file to the hash of its first fetch; fetch once so
+    # the measured runs are all "second and later" downloads with a known hash
+    curl = Cmd(f"curl, {BIG // MB} MB (anchor)", curl_cmd(f"{srv.base}/{big_fn}", os.path.join(cdest, big_fn)),
+               setup=synced(lambda: rm(os.path.join(cdest, big_fn))))
+    cfile = os.path.join(cdest, big_fn)
+    curl_sync = Cmd(f"curl, {BIG // MB} MB, then sync FILE (anchor with the same durability)",
+                    ["sh", "-c", f'curl -sS --fail -o "$1" "$2" && sync "$1"', "sh", cfile, f"{srv.base}/{big_fn}"],
+                    setup=synced(lambda: rm(cfile)))
+    wsha = Cmd(f"wheelpick -d, valid {BIG // MB} MB wheel, sha256 in the page",
+               [WP, "bigpkg"] + tgt + ["--index", f"{srv.base}/big-sha.html", "-d", dest2], e_sha,
+               synced(lambda: rm(dest2, e_sha["WHEELPICK_CACHE_DIR"])))
+    wnosha = Cmd(f"wheelpick -d, valid {BIG // MB} MB wheel, no sha256 in the page",
+                 [WP, "bigpkg"] + tgt + ["--index", f"{srv.base}/big.html", "-d", dest1], e_nosha,
+                 synced(lambda: rm(dest1, e_nosha["WHEELPICK_CACHE_DIR"])))
+    wblob = Cmd(f"wheelpick -d, {BIG // MB} MB non-zip 'wheel' (transfer + sha256; exit 4 at verification)",
+                [WP, "blobpkg"] + tgt + ["--index", f"{srv.base}/big-sha.html", "-d", dest2], e_sha,
+                synced(lambda: rm(dest2, e_sha["WHEELPICK_CACHE_DIR"])), expect=4)
+    dgst = Cmd(f"openssl dgst -sha256 of the {BIG // MB} MB wheel (hash cost alone, page cache)",
+               ["openssl", "dgst", "-sha256", os.path.join(root, big_fn)])
+    measure([curl, curl_sync, wsha, wnosha, wblob, dgst], runs=1 if QUICK else 2, warmup=1)
+    rs, rn, rb = ratio(curl, wsha), ratio(curl, wnosha), ratio(curl, wblob)
+    hash_share = med(dgst, "wall") / med(curl, "wall")
+    sha_cost = (med(wsha, "wall") / med(wnosha, "wall") - 1) * 100
+    emit(f"### One {BIG // MB} MB file against curl")
+    emit()
+    rsy = ratio(curl_sync, wsha)
+    table([curl, curl_sync, wsha, wnosha, wblob, dgst], {
+        curl_sync.label: f"{big_size / 1e6 / med(curl_sync, 'wall'):.0f} MB/s; wheelpick (sha256 in the page) is {rsy:.2f}x this",
+        curl.label: f"{big_size / 1e6 / med(curl, 'wall'):.0f} MB/s",
+        wsha.label: f"{big_size / 1e6 / med(wsha, 'wall'):.0f} MB/s; {rs:.2f}x curl; target >= 0.9x: "
+                    + verdict(rs >= 0.9, f"{rs:.2f}x"),
+        wnosha.label: f"{big_size / 1e6 / med(wnosha, 'wall'):.0f} MB/s; {rn:.2f}x curl; the page with sha256 costs "
+                      f"{sha_cost:+.1f}% wall against this; target <= 10%: " + verdict(sha_cost <= 10, f"{sha_cost:+.1f}%"),
+        wblob.label: f"{BIG / 1e6 / med(wblob, 'wall'):.0f} MB/s; {rb:.2f}x curl; target >= 0.9x: "
+                     + verdict(rb >= 0.9, f"{rb:.2f}x"),
+        dgst.label: f"{big_size / 1e6 / med(dgst, 'wall'):.0f} MB/s; {med(dgst, 'wall') / med(wsha, 'wall') * 100:.0f}% of "
+                    f"wheelpick's wall (sha256 in the page), {hash_share * 100:.0f}% of curl's",
+    })
+    emit("sha256 cost: wheelpick's store hashes every download while streaming whether or not the page gives a "
+         "hash, so the page with and without `#sha256=` differ only in what the hash is compared to; the hash "
+         "itself is priced by `openssl dgst` on the same bytes (same libcrypto), relative to curl's transfer. "
+         "The valid wheel is also checked against its RECORD (every member re-read and hashed) after the download.")
+    emit()
+    commands([curl, curl_sync, wsha, wnosha, wblob, dgst])
+
+    # peak memory for a huge file
+    d3, e_huge = wp_env("huge")
+    dest3 = os.path.join(d3, "dest")
+    run_plain([WP, "update", "--index", f"{srv.base}/big.html"], e_huge)
+    huge = Cmd(f"wheelpick -d, {HUGE // MB} MB non-zip 'wheel' (exit 4 at verification)",
+               [WP, "hugepkg"] + tgt + ["--index", f"{srv.base}/big.html", "-d", dest3], e_huge,
+               synced(lambda: rm(dest3, e_huge["WHEELPICK_CACHE_DIR"])), expect=4)
+    curlh = Cmd(f"curl, {HUGE // MB} MB (anchor)", curl_cmd(f"{srv.base}/{huge_fn}", os.path.join(cdest, huge_fn)),
+                setup=synced(lambda: rm(os.path.join(cdest, huge_fn))))
+    measure([curlh, huge], runs=1, warmup=0)
+    rm(os.path.join(cdest, huge_fn), dest3, e_huge["WHEELPICK_CACHE_DIR"])
+    hr = max(huge.rss)
+    emit(f"### Peak memory, one {HUGE // MB} MB file")
+    emit()
+    table([curlh, huge], {huge.label: "peak RSS < 32 MB: " + verdict(hr < 32 * 1024, fmt_rss(hr))})
+    commands([curlh, huge])
+
+    # 16 files at once against one by one
+    for label, s in (("loopback (nginx)", srv),
+                     (f"emulated remote server ({WAN_LATENCY_MS} ms per request, {WAN_RATE} MB/s per response)",
+                      serve(root, "wan", latency_ms=WAN_LATENCY_MS, rate_mbps=WAN_RATE))):
+        tag = "lo" if s is srv else "wan"
+        if s is not srv:
+            legend["WAN"] = s.base
+        dm, em = wp_env("many-" + tag)
+        destm = os.path.join(dm, "dest")
+        run_plain([WP, "update", "--index", f"{s.base}/many.html"], em)
+        names = [fn.split("-")[0] for fn, _ in many]
+        base_args = tgt + ["--index", f"{s.base}/many.html", "-d", destm]
+        reset = lambda destm=destm, em=em: rm(destm, em["WHEELPICK_CACHE_DIR"])  # noqa: E731
+        together = Cmd(f"wheelpick, {MANY_N} x {MANY_SIZE // MB} MB in one command", [WP] + names + base_args, em, reset)
+        onebyone = Cmd(f"wheelpick, the same {MANY_N} one command each, one after another",
+                       [[WP, n] + base_args for n in names], em, reset,
+                       show=abbreviate(f"for p in {' '.join(names)}; do WHEELPICK_CATALOG={em['WHEELPICK_CATALOG']} "
+                                       f"WHEELPICK_CACHE_DIR={em['WHEELPICK_CACHE_DIR']} {WP} $p "
+                                       + " ".join(shlex.quote(a) for a in base_args) + "; done"))
+        cdir = os.path.join(WORK, "curl-many")
+        curl_seq = Cmd(f"curl, the same {MANY_N} one after another in one process (anchor)",
+                       ["curl", "-sS", "--fail"] + sum((["-o", os.path.join(cdir, fn), f"{s.base}/{fn}"]
+                                                        for fn, _ in many), []),
+                       setup=lambda cdir=cdir: (rm(cdir), os.makedirs(cdir)))
+        curl_par = Cmd(f"curl --parallel, the same {MANY_N} (anchor)",
+                       ["curl", "-sS", "--fail", "--parallel", "--parallel-max", "8"]
+                       + sum((["-o", os.path.join(cdir, fn), f"{s.base}/{fn}"] for fn, _ in many), []),
+                       setup=lambda cdir=cdir: (rm(cdir), os.makedirs(cdir)))
+        measure([onebyone, together, curl_seq, curl_par], runs=1 if QUICK else 3, warmup=1 if s is srv else 0)
+        r = ratio(onebyone, together)
+        lo, hi = pair_ratios(onebyone, together)
+        emit(f"### {MANY_N} x {MANY_SIZE // MB} MB: {label}")
+        emit()
+        table([onebyone, together, curl_seq, curl_par], {
+            together.label: f"{r:.2f}x faster than one by one (pairs {lo:.2f}–{hi:.2f}); target >= 5x: "
+                            + verdict(r >= 5, f"{r:.2f}x"),
+            curl_par.label: f"{ratio(curl_seq, curl_par):.2f}x the speed of curl one after another",
+        })
+        emit(f"Server: {s.kind}.")
+        emit()
+        commands([onebyone, together, curl_seq, curl_par])
+        rm(cdir, destm, em["WHEELPICK_CACHE_DIR"])
+    return srv, root, big_fn, big_sha, dep_fn
+
+
+def case5(WP, PY, big):
+    cp_header(5, "resolving with dependencies")
+    d, env = wp_env("tv")
+    sample = os.path.join(WORK, "sample")
+    run_plain([PY, os.path.join(ROOT, "sample", "mksample.py"), sample])
+    legend["SAMPLE"] = sample
+    fl = f"file://{sample}/whl/torch_stable.html"
+    run_plain([WP, "torchvision", "--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64", "--dry-run",
+               "--index", fl], env)
+    tv = Cmd("wheelpick torchvision --dry-run, warm catalog (closure: 5 projects)",
+             [WP, "torchvision", "--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64", "--dry-run"], env)
+    ptarget = os.path.join(WORK, "pip-target")
+    pipr = Cmd("anchor: pip install --dry-run of the same closure (exact labels)",
+               [PY, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-index", "--find-links", fl,
+                "--only-binary=:all:", "--python-version", "3.8", "--platform", "linux_x86_64", "--target", ptarget,
+                "torchvision==0.9.0+cu111", "torch==1.8.0+cu111"], PIP_ENV, lambda: rm(ptarget))
+    measure([tv, pipr], runs=max(RUNS, 3 if QUICK else 10), warmup=1)
+    out = run_plain([WP, "torchvision", "--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64",
+                     "--dry-run", "--json"], env).stdout
+    import json
+    picks = sorted(f"{p['project']} {p['version']}" for p in json.loads(out)["picks"])
+    table([tv, pipr], {tv.label: f"{ratio(pipr, tv):.1f}x faster than pip's resolution; picks: {', '.join(picks)}"})
+    commands([tv, pipr])
+
+    # metadata of a large remote wheel
+    if big is None:
+        emit("(metadata case skipped: it needs case 4's big wheel)")
+        return
+    srv, root, big_fn, big_sha, dep_fn = big
+    # the same wheel behind a PEP 658 page: .metadata next to it, data-core-metadata with its hash
+    import zipfile
+    with zipfile.ZipFile(os.path.join(root, big_fn)) as z:
+        meta = z.read("bigpkg-1.0.dist-info/METADATA")
+    with open(os.path.join(root, big_fn + ".metadata"), "wb") as f:
+        f.write(meta)
+    msha = hashlib.sha256(meta).hexdigest()
+    dsha = file_sha(os.path.join(root, dep_fn))
+    page(os.path.join(root, "meta.html"), [(big_fn, big_fn, ""), (dep_fn, dep_fn, "")])
+    page(os.path.join(root, "meta658.html"),
+         [(f"{big_fn}#sha256={big_sha}", big_fn, f' data-core-metadata="sha256={msha}" data-dist-info-metadata="sha256={msha}"'),
+          (f"{dep_fn}#sha256={dsha}", dep_fn, "")])
+    emit(f"### Metadata of a large remote wheel ({os.path.getsize(os.path.join(root, big_fn)) / 1e6:.0f} MB, "
+         "Requires-Dist: bigdep)")
+    emit()
+    emit("| command | wall | requests to the server | bytes served | what was fetched |")
+    emit("|---|---|---|---|---|")
+    shown = []
+    tgt = ["--cuda", "cpu", "--python", "3.8", "--platform", "linux_x86_64"]
+    for label, pg, kind in (("wheelpick --dry-run, find-links page without PEP 658", "meta.html", "wp"),
+                            ("wheelpick --dry-run, page with PEP 658 data-core-metadata", "meta658.html", "wp"),
+                            ("anchor: pip install --dry-run, page without PEP 658", "meta.html", "pip"),
+                            ("anchor: pip install --dry-run, page with PEP 658", "meta658.html", "pip")):
+        dd, e = wp_env(f"meta-{kind}-{pg.split('.')[0]}")
+        rm(e["WHEELPICK_CATALOG"], e["WHEELPICK_CACHE_DIR"])
+        if kind == "wp":
+            c = Cmd(label, [WP, "bigpkg"] + tgt + ["--dry-run", "--index", f"{srv.base}/{pg}"], e)
+        else:
+            c = Cmd(label, [PY, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-index",
+                            "--find-links", f"{srv.base}/{pg}", "--only-binary=:all:", "--python-version", "3.8",
+                            "--platform", "linux_x86_64", "--target", ptarget, "bigpkg"], PIP_ENV, lambda: rm(ptarget))
+        mark = srv.log_mark()
+        s = run_once(c, wrap=True)
+        c.samples.append(s)
+        c.rss.append(s["rss"])
+        reqs = srv.log_since(mark)
+        nbytes = sum(int(r[3]) for r in reqs if len(r) >= 4 and r[3].isdigit())
+        what = ", ".join(f"{r[0]} {r[1].split('/')[-1]} {r[2]}" for r in reqs)
+        emit(f"| {label} | {fmt_t(s['wall'])} | {len(reqs)} | {nbytes / 1e6:.1f} MB | {what} |")
+        shown.append(c)
+        rm(e["WHEELPICK_CACHE_DIR"], ptarget)
+    emit()
+    emit("One cold run each (fresh catalog and cache), requests and bytes from the server's access log.")
+    emit()
+    commands(shown)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    WP = os.path.abspath(sys.argv[1])
+    if not os.access(WP, os.X_OK):
+        sys.exit(f"bench: {WP} is not an executable")
+    for p in (PAGE2021, PAGE2023):
+        if not os.path.exists(p):
+            sys.exit(f"bench: {p} missing (set WP_SHARED_DATA)")
+    # timeout(1) in run.sh sends SIGTERM: leave through the finally below, which stops the servers
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    PY = real_python()
+    rm(WORK)
+    os.makedirs(WORK)
+    legend.update({"WP": WP, "SHARED": SHARED, "T": WORK, "PY": PY})
+    t_start = time.time()
+    emit("# wheelpick benchmark results")
+    emit()
+    emit(f"- machine: {os.cpu_count()} CPUs, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
+         f"{platform.platform()}; load average at start {loadavg()}")
+    emit(f"- mode: {'BENCH_QUICK=1 (smoke run: small inputs, 1 run)' if QUICK else 'full'}; "
+         f"measured runs per command: {RUNS} unless the table says otherwise; a warm-up first unless runs say 1")
+    emit("- wall: time.perf_counter() around fork/exec/wait of the command; CPU: user+sys from wait4(); "
+         "peak RSS: `/usr/bin/time -f %M` (" + ("present" if TIME else "MISSING: RSS from wait4(), inflated by the harness") +
+         ") in separate or slow runs, see bench/bench.py measure(); commands alternate within each table")
+    git = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h %cI"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.split("\n")
+    emit(f"- source: commit {git or '?'}; tracked files changed since: {sum(1 for x in dirty if x.strip())}")
+    emit(f"- curl: {run_plain(['curl', '--version']).stdout.splitlines()[0]}")
+    emit(f"- pip: {run_plain([PY, '-m', 'pip', '--version'], PIP_ENV).stdout.strip()}")
+    emit()
+    try:
+        srv = url = big = None
+        if CASES & {"1", "2"}:
+            srv, url = case1(WP, PY) if "1" in CASES else (None, None)
+            if "2" in CASES:
+                if url is None:
+                    raise SystemExit("bench: case 2 runs after case 1 (it uses its server)")
+                case2(WP, srv, url)
+        if "3" in CASES:
+            case3(WP, PY)
+        if "4" in CASES:
+            big = case4(WP, PY)
+        if "5" in CASES:
+            case5(WP, PY, big)
+        emit("Legend for the commands above:")
+        emit()
+        emit("```sh")
+        for k, v in legend.items():
+            emit(f"{k}={shlex.quote(v)}")
+        emit("```")
+        emit()
+        emit(f"_total {time.time() - t_start:.0f} s; load average at the end: {loadavg()}_")
+    finally:
+        for s in servers:
+            s.stop()
+        os.makedirs(BUILD, exist_ok=True)
+        with open(RESULTS, "w") as f:
+            f.write("\n".join(out_lines) + "\n")
+        if os.environ.get("BENCH_KEEP") != "1":
+            rm(WORK)
+    note(f"results in {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
