@@ -286,6 +286,11 @@ int wp_pick_flow_wheelhouse(struct wp_cli *cli, struct wp_pick_flow *fl, const c
 		}
 		free(dst);
 	}
+	/* requirements.txt promises every file: with one missing (it failed its checks) the old
+	 * requirements and record stay as they were */
+	for (size_t i = 0; i < plan->n; i++)
+		if (!plan->files[i].path)
+			return 0;
 	if ((rc = write_requirements(dir, plan, err)))
 		return rc;
 	/* the pick record, with local paths */

@@ -428,6 +428,9 @@ static int setup(struct run *r, struct slot *s)
 	SETOPT(CURLOPT_LOW_SPEED_LIMIT, slow_bytes);
 	SETOPT(CURLOPT_LOW_SPEED_TIME, slow_s);
 	SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
+	/* 16 KiB reads (the default) cost a recv and a poll each: 25,000 of each for 400 MB. A bigger
+	 * receive buffer (512 KiB per transfer, 4 MiB for 8 at once) lets big wheels stream. */
+	SETOPT(CURLOPT_BUFFERSIZE, 512L * 1024);
 	SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	if (is_https(x->url))
 		SETOPT(CURLOPT_PIPEWAIT, 1L);

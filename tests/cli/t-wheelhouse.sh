@@ -43,6 +43,7 @@ expect_exit 4 "a wrong sha256 in the index is exit 4" wp torch==1.8.0 --cuda 11.
 	--index "file://$TMP/bad/links.html" -d "$TMP/wh3" --no-deps
 expect_grep "names expected and actual" "expected 0{64}, got [0-9a-f]{64}" "$TMP/err"
 expect_no_file "nothing left in the wheelhouse" "$TMP/wh3/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
+expect_no_file "no requirements.txt promising it" "$TMP/wh3/requirements.txt"
 [ -z "$(find "$TMP/badcache" -type f 2>/dev/null | grep -v '\.sqlite3')" ] && pass "nothing left in the store" || fail "store holds a bad file"
 
 # a wheel whose RECORD lies, with a correct sha256 in the index: caught by the RECORD check
