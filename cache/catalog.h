@@ -9,7 +9,7 @@
 
 #include "base/err.h"
 
-#define WP_CATALOG_SCHEMA_VERSION 1
+#define WP_CATALOG_SCHEMA_VERSION 2
 
 struct sqlite3;
 struct sqlite3_stmt;

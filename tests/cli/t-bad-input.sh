@@ -52,6 +52,15 @@ rc=$?
 sqlite3 "$TMP/newer.sqlite3" "PRAGMA user_version = 99; CREATE TABLE x(y);"
 expect_exit 3 "a newer catalog is refused" wp --catalog "$TMP/newer.sqlite3" list torch
 expect_grep "says what to do" "newer wheelpick .* upgrade wheelpick or use --catalog" "$TMP/err"
+# an older catalog is brought forward in place, its rows kept
+cp "$WHEELPICK_CATALOG" "$TMP/old.sqlite3"
+n_before=$(sqlite3 "$TMP/old.sqlite3" "SELECT count(*) FROM files WHERE project='torch'")
+sqlite3 "$TMP/old.sqlite3" "PRAGMA user_version = 1; CREATE INDEX files_by_filename ON files(filename);"
+expect_exit 0 "a schema 1 catalog opens" wp --catalog "$TMP/old.sqlite3" list torch --json
+expect_json "$TMP/out" "len(j)" "$n_before"
+[ "$(sqlite3 "$TMP/old.sqlite3" 'PRAGMA user_version')" = 2 ] && pass "migrated to schema 2" || fail "not migrated"
+[ -z "$(sqlite3 "$TMP/old.sqlite3" "SELECT name FROM sqlite_master WHERE name='files_by_filename'")" ] \
+	&& pass "the unused index is gone" || fail "index still there"
 # a file that is not a catalog
 echo "hello" >"$TMP/notdb.sqlite3"
 expect_exit 3 "not a catalog" wp --catalog "$TMP/notdb.sqlite3" list torch
