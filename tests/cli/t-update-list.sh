@@ -39,6 +39,42 @@ expect_exit 0 "update again" wp -v update --index "$BASE/simple/" --project torc
 expect_grep "unchanged over HTTP" "unchanged $BASE/simple/torchvision/" "$TMP/err"
 expect_grep "sent If-Modified-Since or If-None-Match" "If-(Modified-Since|None-Match)" "$TMP/server.log"
 
+# PEP 691 JSON: asked for first (Accept), read when the server answers with it
+mkdir -p "$TMP/json/simple/torch"
+python3 - "$SAMPLE" "$TMP/json/simple/torch/index.json" <<'PY'
+import hashlib, json, os, sys
+sample, out = sys.argv[1], sys.argv[2]
+files = []
+for d in ("cu111", "cpu"):
+    for fn in sorted(os.listdir(os.path.join(sample, "whl", d))):
+        if fn.startswith("torch-1.8.0"):
+            data = open(os.path.join(sample, "whl", d, fn), "rb").read()
+            files.append({"filename": fn, "url": "../../../sample/whl/%s/%s" % (d, fn.replace("+", "%2B")),
+                          "hashes": {"sha256": hashlib.sha256(data).hexdigest()}, "requires-python": ">=3.6",
+                          "yanked": False, "size": len(data)})
+json.dump({"meta": {"api-version": "1.1"}, "name": "torch", "files": files}, open(out, "w"))
+PY
+stop_server
+cat >"$TMP/json-script.json" <<JSON
+{"/simple/torch/": {"headers": {"Content-Type": "application/vnd.pypi.simple.v1+json"}}}
+JSON
+mkdir -p "$TMP/jsonroot/simple/torch" && cp "$TMP/json/simple/torch/index.json" "$TMP/jsonroot/simple/torch/index.html"
+ln -s "$SAMPLE" "$TMP/jsonroot/sample"
+start_server "$TMP/jsonroot" "$TMP/json-script.json"
+export WHEELPICK_CATALOG="$TMP/json.sqlite3"
+expect_exit 0 "crawl a PEP 691 JSON page" wp -v update --index "$BASE/simple/torch/"
+expect_grep "read as PEP 691" "simple-json: 8 files" "$TMP/err"
+expect_grep "asked for JSON first" "\"Accept\":\"application/vnd.pypi.simple.v1\+json" "$TMP/server.log"
+expect_exit 0 "and picked from" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --no-deps --dry-run --json
+expect_json "$TMP/out" "j['picks'][0]['variant'], len(j['picks'][0]['sha256'])" "('cu111', 64)"
+stop_server
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+
+# the tags a target accepts, exactly as pip's packaging lists them
+expect_exit 0 "tags" wp tags --python 3.8 --platform manylinux_2_28_x86_64
+grep -v '^#' "$ROOT/tests/fixtures/tags/cp38_manylinux_2_28_x86_64.txt" >"$TMP/tags.want"
+cmp -s "$TMP/out" "$TMP/tags.want" && pass "wheelpick tags equals packaging's list" || fail "tags differ from packaging's"
+
 # unknown project for list
 expect_exit 1 "list of an unknown project is exit 1" wp list nosuchproject
 expect_grep "names the project" "'nosuchproject'" "$TMP/err"

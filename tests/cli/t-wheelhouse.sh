@@ -26,6 +26,15 @@ fi
 got=$(PYTHONPATH="$TMP/site" python3 -c 'import torch, torchvision; print(torch.__version__, torchvision.__version__)' 2>&1)
 [ "$got" = "1.8.0+cu111 0.9.0+cu111" ] && pass "the installed packages import" || fail "import: $got"
 
+# on a terminal, progress is drawn (one line per transfer and a total); not when piped (above)
+if command -v script >/dev/null; then
+	rm -rf "$TMP/whp"
+	WHEELPICK_CACHE_DIR="$TMP/cache-tty" script -qec "$WHEELPICK torch==1.8.0 --cuda 11.2 --python $PY --platform manylinux_2_28_x86_64 --no-deps --index $BASE/whl/torch_stable.html -d $TMP/whp" "$TMP/tty.log" >/dev/null 2>&1
+	expect_grep "progress on a terminal" "total [0-9.]+ (B|kB)" "$TMP/tty.log"
+	expect_grep "a line per transfer" "torch-1\.8\.0\+cu111-cp$(echo $PY | tr -d .)" "$TMP/tty.log"
+fi
+expect_no_grep "no progress when not a terminal" "total [0-9.]+ (B|kB)" "$TMP/out"
+
 # a second run: everything from the cache, and --offline works with the server gone
 stop_server
 rm -rf "$TMP/wh2"
