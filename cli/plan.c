@@ -28,11 +28,18 @@
 #define MAX_SET 512 /* projects in one resolution: a runaway dependency graph stops here */
 
 /* The catalog's files of one project, owned, loaded once per plan. */
+/* What the plan needs of a candidate beyond what the picking rule reads. */
+struct cand_more {
+	const char *core_metadata; /* PEP 658/714, or NULL */
+	const char *tags;          /* "pyt-abit-platt", or NULL */
+	long long rank;            /* which index it came from (lower is preferred; -1 none in play) */
+};
+
 struct proj_files {
 	char *project;
 	struct wp_candidate *c;
-	char **own; /* every string the candidates point to */
-	long long *rank; /* per candidate: which index it came from (lower is preferred) */
+	struct cand_more *more;    /* parallel to c */
+	char **own; /* every string the candidates point to, for freeing */
 	size_t n, nown;
 	bool has_variants;
 	const struct wp_plan_opts *o;
@@ -46,11 +53,13 @@ struct ctx {
 	struct wp_plan *plan;
 };
 
-/* Always appends (NULL too): cand_extra finds the strings by position. */
+/* NULL stays NULL; "" stays "" (a yanked file with no reason). */
 static const char *keep(struct proj_files *p, const char *s)
 {
+	if (!s)
+		return NULL;
 	p->own = wp_xrealloc(p->own, (p->nown + 1) * sizeof(*p->own));
-	return p->own[p->nown++] = s ? wp_xstrdup(s) : NULL;
+	return p->own[p->nown++] = wp_xstrdup(s);
 }
 
 /* Which of the indexes in play lists a row: its position, or -1 when none does. With no list,
@@ -88,7 +97,7 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	struct wp_candidate *c = &p->c[p->n++];
 	c->project = keep(p, r->project);
 	c->version = keep(p, r->version);
-	c->variant = keep(p, r->variant ? r->variant : "");
+	c->variant = r->variant && *r->variant ? keep(p, r->variant) : "";
 	c->kind = keep(p, r->kind);
 	c->filename = keep(p, r->filename);
 	c->url = keep(p, r->url);
@@ -97,21 +106,13 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	c->yanked = keep(p, r->yanked);
 	c->hash_conflict = keep(p, r->hash_conflict);
 	c->size = r->size;
-	/* core_metadata and tags ride along in the same owned list, found again by index */
-	keep(p, r->core_metadata ? r->core_metadata : "");
-	keep(p, r->tags ? r->tags : "");
-	p->rank = wp_xrealloc(p->rank, p->n * sizeof(*p->rank));
-	p->rank[p->n - 1] = index_rank(p->o, r);
+	p->more = wp_xrealloc(p->more, p->n * sizeof(*p->more));
+	p->more[p->n - 1] = (struct cand_more){
+		.core_metadata = keep(p, r->core_metadata), .tags = keep(p, r->tags), .rank = index_rank(p->o, r),
+	};
 	if (r->variant && *r->variant)
 		p->has_variants = true;
 	return 0;
-}
-
-/* The two extra strings load_row kept after each candidate's ten. */
-static const char *cand_extra(const struct proj_files *p, size_t i, int which)
-{
-	const char *s = p->own[i * 12 + 10 + which];
-	return s && *s ? s : NULL;
 }
 
 static struct proj_files *files_of(struct ctx *x, const char *project, struct wp_err *err)
@@ -128,23 +129,14 @@ static struct proj_files *files_of(struct ctx *x, const char *project, struct wp
 	/* the dependency-confusion guard: only the best index that lists the project */
 	long long best = -1;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->rank[i] >= 0 && (best < 0 || p->rank[i] < best))
-			best = p->rank[i];
+		if (p->more[i].rank >= 0 && (best < 0 || p->more[i].rank < best))
+			best = p->more[i].rank;
 	size_t out = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->rank[i] != best || best < 0)
+		if (best < 0 || p->more[i].rank != best)
 			continue;
-		if (out != i) {
-			p->c[out] = p->c[i];
-			/* cand_extra finds strings by position: move the owned block along */
-			for (int k = 0; k < 12; k++) {
-				char *tmp = p->own[out * 12 + k];
-				p->own[out * 12 + k] = p->own[i * 12 + k];
-				p->own[i * 12 + k] = tmp;
-			}
-			p->rank[out] = p->rank[i];
-		}
-		out++;
+		p->c[out] = p->c[i];
+		p->more[out++] = p->more[i];
 	}
 	p->n = out;
 	p->has_variants = false;
@@ -625,7 +617,7 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 		bool conflict = false;
 		if (!x->o->no_deps) {
 			struct md m = { 0 };
-			if ((rc = metadata_of(x, c, cand_extra(pf, (size_t)cw->picked, 0), &m, err))) {
+			if ((rc = metadata_of(x, c, pf->more[cw->picked].core_metadata, &m, err))) {
 				state_free(&child);
 				break;
 			}
@@ -712,8 +704,8 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->url = wp_xstrdup(c->url);
 		f->sha256 = dupn(c->sha256);
 		f->requires_python = dupn(c->requires_python);
-		f->core_metadata = dupn(cand_extra(pf, (size_t)w->picked, 0));
-		f->tags = dupn(cand_extra(pf, (size_t)w->picked, 1));
+		f->core_metadata = dupn(pf->more[w->picked].core_metadata);
+		f->tags = dupn(pf->more[w->picked].tags);
 		f->where = where_of(c);
 		f->reason = dupn(w->reason);
 		/* what the user named is theirs, whoever else needs it */
@@ -825,7 +817,7 @@ out:
 			free(x.pf[i]->own[k]);
 		free(x.pf[i]->own);
 		free(x.pf[i]->c);
-		free(x.pf[i]->rank);
+		free(x.pf[i]->more);
 		free(x.pf[i]->project);
 		free(x.pf[i]);
 	}
