@@ -81,11 +81,11 @@ expect_json "$TMP/out" "len(j)" 42
 
 # kill -9 during pick -d: never a partial file under a final name; a rerun completes
 export WHEELPICK_CATALOG="$TMP/pk.sqlite3" WHEELPICK_CACHE_DIR="$TMP/pkcache"
-for i in $(seq 1 15); do
+for i in $(seq 1 100); do
 	"$WHEELPICK" torch torchvision --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" \
 		-d "$TMP/whk" >/dev/null 2>&1 &
 	pid=$!
-	sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+	sleep "0.$((RANDOM % 2))$((RANDOM % 10))"
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 done
