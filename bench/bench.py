@@ -15,7 +15,7 @@ coarse for the few-millisecond cases.
 
 Environment:
   BENCH_QUICK=1      a ~1-minute smoke run: small inputs, one measured run per case
-  BENCH_CASES=1,3    run only these cases (1-5)
+  BENCH_CASES=1,3    run only these cases (1-6)
   BENCH_RUNS=N       measured runs per command (default 5; quick 1)
   WP_SHARED_DATA     the shared data folder (default ../shared/data next to the repo)
 """
@@ -39,7 +39,7 @@ import mkwheel  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "1" if QUICK else "5"))
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6").split(",") if c.strip()}
 SHARED = os.path.abspath(os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")))
 PAGE2021 = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
 PAGE2023 = os.path.join(SHARED, "pytorch_index", "whl_simple_2023-10-13", "torch", "index.html")
@@ -832,6 +832,39 @@ def case5(WP, PY, big):
     commands(shown)
 
 
+def case6(WP, PY):
+    """issue 6: a two-target mirror of torch+torchvision from a warm cache, against the pip download
+    loop users run today for the same targets (one pip run per target)."""
+    cp_header(6, "a two-target mirror (torch + torchvision) from a warm cache, against a pip download loop")
+    d, env = wp_env("mirror")
+    sample = os.path.join(WORK, "sample6")
+    run_plain([PY, os.path.join(ROOT, "sample", "mksample.py"), sample])
+    fl = f"file://{sample}/whl/torch_stable.html"
+    mdir = os.path.join(WORK, "mirror-out")
+    pdir = os.path.join(WORK, "pip-loop")
+    targets = ["--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64", "--platform", "win_amd64"]
+    # warm: the catalog and the file cache hold everything once
+    run_plain([WP, "mirror", mdir, "torch", "torchvision", "--index", fl] + targets, env)
+    wp = Cmd("wheelpick mirror, 2 targets (linux_x86_64, win_amd64), warm cache",
+             [WP, "mirror", mdir, "torch", "torchvision", "--index", fl] + targets, env, lambda: rm(mdir))
+    loop = []
+    for plat in ("linux_x86_64", "win_amd64"):
+        loop.append([PY, "-m", "pip", "download", "--no-index", "--find-links", fl, "--only-binary=:all:",
+                     "--python-version", "3.8", "--platform", plat, "-d", os.path.join(pdir, plat),
+                     "torch==1.8.0+cu111", "torchvision==0.9.0+cu111"])
+    pip = Cmd("anchor: pip download, once per target (exact +cu111 labels given by hand)", loop, PIP_ENV,
+              lambda: rm(pdir))
+    measure([wp, pip], runs=max(RUNS, 3 if QUICK else 5), warmup=1)
+    nfiles = sum(len(fs) for _, _, fs in os.walk(os.path.join(mdir, "files")))
+    npages = sum(1 for _, _, fs in os.walk(os.path.join(mdir, "simple")) for f in fs)
+    npip = sum(len(fs) for _, _, fs in os.walk(pdir))
+    table([wp, pip], {wp.label: f"{ratio(pip, wp):.1f}x faster; wrote {nfiles} files (wheels and .metadata) and "
+                                f"{npages} index pages (HTML + JSON)",
+                      pip.label: f"{npip} wheels, no index (pip found no pywin32 for win_amd64: it evaluates markers "
+                                 "on this Linux machine)"})
+    commands([wp, pip])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -878,6 +911,8 @@ def main():
             big = case4(WP, PY)
         if "5" in CASES:
             case5(WP, PY, big)
+        if "6" in CASES:
+            case6(WP, PY)
         emit("Legend for the commands above:")
         emit()
         emit("```sh")
