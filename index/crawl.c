@@ -16,6 +16,9 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include "index/url.h"
 
 /* PEP 691 content negotiation: JSON preferred, HTML accepted (find-links pages are HTML only). */
 #define ACCEPT_SIMPLE "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
@@ -296,6 +299,37 @@ static char *tmp_path(const struct wp_crawl_opts *opts, size_t i)
 	return wp_xasprintf("%s/wheelpick-repodata.%ld.%zu.%ld", dir, (long)getpid(), i, (long)time(NULL));
 }
 
+/* A file:// repodata: no transfer, the reader opens the file itself. */
+static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
+			   const struct wp_crawl_opts *opts)
+{
+	struct wp_fetch_res res;
+	struct wp_err e = WP_ERR_INIT;
+	char *path = NULL;
+	const char *p = s->url + 7;
+	struct stat st;
+	memset(&res, 0, sizeof(res));
+	if (!strncmp(p, "localhost/", 10))
+		p += 9;
+	if (*p != '/' || wp_url_decode(p, strlen(p), &path, &e) < 0) {
+		wp_fail(&e, -WPE_USAGE, "'%s' is not a local file URL (file:///PATH)", s->url);
+		source_fail(s, &e, e.code);
+		goto out;
+	}
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		wp_fail(&e, -WPE_NET, "cannot read '%s': %s", s->url, strerror(errno ? errno : ENOENT));
+		source_fail(s, &e, e.code);
+		goto out;
+	}
+	int rc = store_source(cat, s, &res, path, pr, opts, NULL, &e);
+	if (rc) {
+		wp_err_prefix(&e, "reading '%s'", s->url);
+		source_fail(s, &e, rc);
+	}
+out:
+	free(path);
+}
+
 /* One round: fetch urls in parallel, then store each. Root pages add to follow. */
 static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
 			struct wp_crawl_report *rep, struct follow_ctx *follow)
@@ -328,6 +362,12 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			.last_modified = opts->force ? NULL : pr[i].last_modified,
 			.accept = wp_crawl_is_repodata(urls[i]) ? NULL : ACCEPT_SIMPLE,
 		};
+		if (wp_crawl_is_repodata(urls[i]) && !strncasecmp(urls[i], "file://", 7)) {
+			/* a local repodata is parsed where it lies, not copied to a temp file first
+			 * (300 MB of disk for conda-forge's linux-64) */
+			local_repodata(cat, &rep->v[base + i], &pr[i], opts);
+			continue;
+		}
 		if (wp_crawl_is_repodata(urls[i])) {
 			paths[i] = tmp_path(opts, i);
 			reqs[ntodo].to_path = paths[i];
