@@ -119,6 +119,15 @@ int wp_cli_crawl(struct wp_cli *cli, struct wp_catalog *cat, const struct wp_sou
 	return rc;
 }
 
+int wp_cli_crawl_quiet(struct wp_cli *cli, struct wp_catalog *cat, const struct wp_sources *src, struct wp_err *err)
+{
+	struct wp_crawl_report rep;
+	struct wp_crawl_opts o = { 0 };
+	int rc = wp_crawl(cat, (const char *const *)src->urls, src->n, &o, &rep, err);
+	wp_crawl_report_release(&rep);
+	return rc;
+}
+
 int wp_cli_target(struct wp_cli *cli, const struct wp_target_words *w, struct wp_target *t, struct wp_err *err)
 {
 	bool need_detect = false;

@@ -25,6 +25,9 @@ void wp_sources_release(struct wp_sources *s);
 int wp_cli_crawl(struct wp_cli *cli, struct wp_catalog *cat, const struct wp_sources *src,
 		 const char *const *projects, size_t n_projects, bool force, long max_age_s, struct wp_err *err);
 
+/* The same with nothing said about each source (fetching dependency pages on demand). */
+int wp_cli_crawl_quiet(struct wp_cli *cli, struct wp_catalog *cat, const struct wp_sources *src, struct wp_err *err);
+
 /* --python/--cuda/--rocm/--platform/--gpu/--target into a target; "auto" and missing values
  * come from detection on this machine. notes: said on stderr (no driver -> CPU). */
 struct wp_target_words {

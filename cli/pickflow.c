@@ -345,6 +345,47 @@ static void product_targets(struct wp_pick_opts *o, struct wp_strlist *cudas, st
 	plats->n = o->platform.n ? o->platform.n : 1;
 }
 
+/* Index roots a missing project's page may be under: the --index URLs that end in '/' (PEP 503
+ * roots such as https://download.pytorch.org/whl/ or .../simple/), else PyTorch's root, which
+ * also carries torch's dependencies (numpy, sympy, nvidia-*). */
+struct fetch_ctx {
+	struct wp_cli *cli;
+	struct wp_catalog *cat;
+	struct wp_sources roots;
+};
+
+static int fetch_project(void *vctx, const char *project, struct wp_err *err)
+{
+	struct fetch_ctx *fc = vctx;
+	struct wp_sources src = { 0 };
+	for (size_t i = 0; i < fc->roots.n; i++) {
+		char *url = wp_xasprintf("%s%s/", fc->roots.urls[i], project);
+		wp_sources_add_index(&src, url);
+		free(url);
+	}
+	if (!src.n)
+		return -WPE_NOMATCH;
+	/* quietly: most roots do not have most projects, and a 404 is the answer, not a failure */
+	struct wp_err ce = WP_ERR_INIT;
+	wp_cli_crawl_quiet(fc->cli, fc->cat, &src, &ce);
+	wp_sources_release(&src);
+	return 0;
+}
+
+static void fetch_roots(const struct wp_pick_opts *o, struct wp_sources *roots)
+{
+	for (size_t i = 0; i < o->index.n; i++) {
+		size_t n = strlen(o->index.v[i]);
+		if (n && o->index.v[i][n - 1] == '/')
+			wp_sources_add_index(roots, o->index.v[i]);
+	}
+	if (!o->index.n) {
+		const char *e = getenv("WHEELPICK_INDEX");
+		if (!e || !*e)
+			wp_sources_add_index(roots, "https://download.pytorch.org/whl/");
+	}
+}
+
 int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs,
 		      struct wp_pick_flow *fl, struct wp_err *err)
 {
@@ -441,9 +482,14 @@ int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	}
 	po.index_for = (const char *const *)pins;
 	po.n_index_for = o->index_for.n;
+	struct fetch_ctx fc = { .cli = cli, .cat = &fl->cat };
+	fetch_roots(o, &fc.roots);
+	po.fetch_project = fetch_project;
+	po.fetch_ctx = &fc;
 	rc = wp_plan_build(&fl->cat, reqs->v, reqs->n, fl->targets, fl->n_targets, &po, &fl->plan, err);
 	wp_sources_release(&given);
 	wp_sources_release(&pinned_urls);
+	wp_sources_release(&fc.roots);
 	for (size_t i = 0; i < o->index_for.n; i++)
 		free(pins[i]);
 	free(pins);

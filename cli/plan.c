@@ -126,6 +126,13 @@ static struct proj_files *files_of(struct ctx *x, const char *project, struct wp
 	p->o = x->o;
 	if (wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
 		return NULL;
+	if (!p->n && x->o->fetch_project && !x->o->offline) {
+		/* a dependency no source was crawled for: its page under the index roots, then again */
+		struct wp_err fe = WP_ERR_INIT;
+		if (x->o->fetch_project(x->o->fetch_ctx, project, &fe) == 0 &&
+		    wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
+			return NULL;
+	}
 	/* the dependency-confusion guard: only the best index that lists the project */
 	long long best = -1;
 	for (size_t i = 0; i < p->n; i++)

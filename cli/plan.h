@@ -50,6 +50,11 @@ struct wp_plan_opts {
 	const char *const *index_for;
 	size_t n_index_for;
 	int verbosity;
+	/* Called once for a project the catalog has no file of (a dependency nobody crawled): it
+	 * may crawl the project's page from the index roots in play. 0 when it tried; the plan
+	 * then reads the catalog again. */
+	int (*fetch_project)(void *ctx, const char *project, struct wp_err *err);
+	void *fetch_ctx;
 };
 
 /* Resolve reqs (PEP 508 strings) for every target. -WPE_NOMATCH with a message saying what

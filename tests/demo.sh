@@ -7,6 +7,7 @@ OUT=$ROOT/build/demo
 rm -rf "$OUT"
 mkdir -p "$OUT"
 export WHEELPICK_CATALOG="$OUT/catalog.sqlite3" WHEELPICK_CACHE_DIR="$OUT/cache"
+unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL   # the demo is offline and self-contained
 python3 "$ROOT/sample/mksample.py" "$OUT/sample"
 INDEX="file://$OUT/sample/whl/torch_stable.html"
 run() { printf '\n$ %s\n' "$*"; "$@"; }

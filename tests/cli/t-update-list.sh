@@ -39,6 +39,14 @@ expect_exit 0 "update again" wp -v update --index "$BASE/simple/" --project torc
 expect_grep "unchanged over HTTP" "unchanged $BASE/simple/torchvision/" "$TMP/err"
 expect_grep "sent If-Modified-Since or If-None-Match" "If-(Modified-Since|None-Match)" "$TMP/server.log"
 
+# a dependency nobody crawled is fetched from the index root on demand (numpy, pillow, typing-extensions)
+export WHEELPICK_CATALOG="$TMP/ondemand.sqlite3"
+expect_exit 0 "dependencies from the root on demand" wp torchvision==0.9.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+	--index "$BASE/simple/" --dry-run --json
+expect_json "$TMP/out" "sorted(p['project'] for p in j['picks'])" "['numpy', 'pillow', 'torch', 'torchvision', 'typing-extensions']"
+expect_grep "fetched numpy's page" '"path":"/simple/numpy/"' "$TMP/server.log"
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+
 # PEP 691 JSON: asked for first (Accept), read when the server answers with it
 mkdir -p "$TMP/json/simple/torch"
 python3 - "$SAMPLE" "$TMP/json/simple/torch/index.json" <<'PY'
