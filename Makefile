@@ -11,7 +11,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl
 # Debian packages the build and the tests need (checked by `make deps`, installed when missing).
 DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
             libssl-dev libyajl-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip \
-            clang
+            clang sqlite3 valgrind curl
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
