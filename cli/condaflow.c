@@ -149,13 +149,20 @@ static void add_missing(struct picks *ps, const char *name)
 
 /* Resolve one target: a queue of MatchSpecs, breadth first; each name picked once, later specs
  * checked against the pick. */
+/* Constraints learned from conflicts ("pytorch-mutex 1.0 cpu" needed by a later pick): applied
+ * from the start when the target is resolved again, so the first pick already fits them. */
+struct carried {
+	struct wp_matchspec *v;
+	size_t n;
+};
+
 static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const struct wp_strlist *reqs,
-			  const struct wp_target *t, size_t ti, struct picks *ps, struct wp_err *err)
+			  const struct wp_target *t, size_t ti, struct picks *ps, struct carried *cr, bool *restart,
+			  struct wp_err *err)
 {
 	struct wp_matchspec *queue = NULL;
 	char **by = NULL;
 	size_t nq = 0, head = 0;
-	char *set_variant = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < reqs->n; i++) {
 		queue = wp_xrealloc(queue, (nq + 1) * sizeof(*queue));
@@ -176,6 +183,13 @@ static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const 
 				wp_matchspec_format(m, &b);
 				rc = wp_fail(err, -WPE_NOMATCH, "%s needs '%s', but %s %s %s was picked", by[head] ? by[head] : "the request",
 					     b.data, c->name, c->version, c->build);
+				/* carry the requirement into the next attempt, where it shapes the first pick */
+				cr->v = wp_xrealloc(cr->v, (cr->n + 1) * sizeof(*cr->v));
+				struct wp_err pe = WP_ERR_INIT;
+				if (wp_matchspec_parse(b.data, &cr->v[cr->n], &pe) == 0) {
+					cr->n++;
+					*restart = true;
+				}
 				wp_buf_free(&b);
 			}
 			continue;
@@ -194,23 +208,32 @@ static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const 
 			add_missing(ps, m->name);
 			continue;
 		}
-		bool has_variants = false;
-		for (size_t i = 0; i < p->n && !has_variants; i++) {
-			struct wp_variant v;
-			wp_condapick_variant(&p->c[i], &v);
-			has_variants = v.kind != WP_VARIANT_NONE;
-		}
 		struct wp_buf spec_text = WP_BUF_INIT;
 		wp_matchspec_format(m, &spec_text);
-		/* what the user named shares one variant (pytorch, torchvision); dependencies are tied to it by
-		 * their own constraints (cudatoolkit >=11.1,<11.2, pytorch-mutex 1.0 cuda) */
-		struct wp_condapick_request req = {
-			.spec_text = spec_text.data, .spec = m,
-			.require_variant = has_variants && !by[head] ? set_variant : NULL,
-		};
+		/* one variant across the set comes from the records' own constraints (one cudatoolkit,
+		 * one pytorch-mutex, pytorch pinned by torchvision): a clash is a conflict, resolved again */
+		struct wp_condapick_request req = { .spec_text = spec_text.data, .spec = m };
+		/* the candidates that also meet what earlier attempts learned */
+		struct wp_conda_candidate *cands = wp_xcalloc(p->n, sizeof(*cands));
+		size_t *orig = wp_xcalloc(p->n, sizeof(*orig)), nc = 0;
+		for (size_t i = 0; i < p->n; i++) {
+			bool ok = true;
+			for (size_t k = 0; k < cr->n && ok; k++)
+				if (wp_matchspec_name_match(&cr->v[k], p->c[i].name))
+					ok = wp_matchspec_match(&cr->v[k], p->c[i].name, p->c[i].version, p->c[i].build,
+								p->c[i].build_number);
+			if (ok) {
+				cands[nc] = p->c[i];
+				orig[nc++] = i;
+			}
+		}
 		struct wp_condapick_result res;
-		rc = wp_condapick(p->c, p->n, &req, t, &res, err);
+		rc = wp_condapick(cands, nc, &req, t, &res, err);
 		wp_buf_free(&spec_text);
+		free(cands);
+		if (!rc && res.chosen >= 0)
+			res.chosen = (long)orig[res.chosen];
+		free(orig);
 		if (rc)
 			break;
 		if (res.chosen < 0) {
@@ -220,8 +243,6 @@ static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const 
 			break;
 		}
 		const struct wp_conda_candidate *c = &p->c[res.chosen];
-		if (!set_variant && res.variant.kind != WP_VARIANT_NONE && has_variants)
-			set_variant = wp_xstrdup(res.variant.label);
 		ps->v = wp_xrealloc(ps->v, (ps->n + 1) * sizeof(*ps->v));
 		ps->v[ps->n++] = (struct pick){
 			.c = c, .reason = wp_xstrdup(res.reason ? res.reason : ""), .required_by = by[head] ? wp_xstrdup(by[head]) : NULL,
@@ -252,7 +273,6 @@ out:
 	for (size_t i = 0; i < nq; i++)
 		free(by[i]);
 	free(by);
-	free(set_variant);
 	return rc;
 }
 
@@ -427,8 +447,32 @@ int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_st
 		if (wp_cli_crawl(cli, &cat, &src, NULL, 0, false, o->refresh ? 0 : 3600, &ce))
 			wp_cli_warn(cli, "%s; picking from what the catalog already has", ce.msg);
 	}
-	for (size_t t = 0; t < nt && !rc; t++)
-		rc = resolve_target(&cf, o, reqs, &targets[t], t, &ps, err);
+	for (size_t t = 0; t < nt && !rc; t++) {
+		struct carried cr = { 0 };
+		for (int attempt = 0; attempt < 8; attempt++) {
+			bool restart = false;
+			struct wp_err te = WP_ERR_INIT;
+			rc = resolve_target(&cf, o, reqs, &targets[t], t, &ps, &cr, &restart, &te);
+			if (!rc || !restart) {
+				if (rc)
+					wp_fail(err, rc, "%s", te.msg);
+				break;
+			}
+			/* drop this target's picks and resolve it again with the learned constraint */
+			size_t out = 0;
+			for (size_t i = 0; i < ps.n; i++) {
+				if (ps.v[i].target == t) {
+					free(ps.v[i].reason), free(ps.v[i].required_by), free(ps.v[i].variant);
+					continue;
+				}
+				ps.v[out++] = ps.v[i];
+			}
+			ps.n = out;
+			if (attempt == 7)
+				wp_fail(err, rc, "%s", te.msg);
+		}
+		wp_matchspecs_free(cr.v, cr.n);
+	}
 	if (rc)
 		goto out;
 	if (o->dry_run || !dir) {

@@ -17,6 +17,10 @@ expect_exit 0 "conda: CPU" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda cpu 
 expect_json "$TMP/out" "sorted(p['name'] for p in j['picks'])" "['cpuonly', 'pytorch', 'pytorch-mutex']"
 expect_exit 1 "conda: 9.2 has nothing for 1.8.0" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 9.2 --python 3.8 --platform linux-64 --dry-run
 expect_grep "and says what would" "1.7.1" "$TMP/err"
+# pytorch is picked first (1.8.0), then torchvision 0.8.2 needs 1.7.1: the set is resolved again with that
+expect_exit 0 "conda: a conflict is resolved by going back" wp pick pytorch torchvision==0.8.2 --conda -c "$CH" \
+	--cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "sorted((p['name'], p['version']) for p in j['picks'] if p['name'] in ('pytorch', 'torchvision'))" "[('pytorch', '1.7.1'), ('torchvision', '0.8.2')]"
 expect_exit 2 "a bad MatchSpec" wp pick 'pytorch >=>1' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
 
 # the closure, fetched and proven, as a local channel conda can use offline
