@@ -32,8 +32,9 @@ wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags, w
 void wp_cli_note(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wp_cli_warn(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The default index sources: $WHEELPICK_INDEX (whitespace separated), else PyTorch's. */
-void wp_cli_default_indexes(struct wp_strlist *out, bool conda);
+/* The default index sources: $WHEELPICK_INDEX (whitespace separated), else PyTorch's. The strings
+ * pushed may point into the returned block, which the caller frees after the list (may be NULL). */
+char *wp_cli_default_indexes(struct wp_strlist *out, bool conda);
 /* Cache folder for downloaded files: $WHEELPICK_CACHE_DIR, $XDG_CACHE_HOME/wheelpick, ~/.cache/wheelpick.
  * Returns an allocated string. */
 char *wp_cli_cache_dir(void);

@@ -65,20 +65,23 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		/* the defaults: PyTorch's find-links page and PEP 503 root (following the projects asked
 		 * for), and the pytorch conda channel; with --conda, the channels only */
 		struct wp_strlist def = { 0 }, chans = { 0 };
+		char *def_store = NULL, *chan_store = NULL;
 		if (!o.conda) {
-			wp_cli_default_indexes(&def, false);
+			def_store = wp_cli_default_indexes(&def, false);
 			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
 			if (!getenv("WHEELPICK_INDEX"))
 				wp_sources_add_index(&src, "https://download.pytorch.org/whl/");
 		}
 		if (o.conda || !getenv("WHEELPICK_INDEX")) {
-			wp_cli_default_indexes(&chans, true);
+			chan_store = wp_cli_default_indexes(&chans, true);
 			for (size_t i = 0; i < chans.n; i++)
 				wp_sources_add_channel(&src, chans.v[i], subdirs, nsub);
 		}
 		wp_strlist_release(&def);
 		wp_strlist_release(&chans);
+		free(def_store);
+		free(chan_store);
 	}
 	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
 		goto out;

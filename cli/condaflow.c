@@ -404,8 +404,9 @@ int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_st
 	struct wp_strlist chans = { 0 };
 	for (size_t i = 0; i < o->channel.n; i++)
 		wp_strlist_push(&chans, o->channel.v[i]);
+	char *chan_store = NULL;
 	if (!chans.n && !o->index.n)
-		wp_cli_default_indexes(&chans, true);
+		chan_store = wp_cli_default_indexes(&chans, true);
 	const char **subdirs = wp_xcalloc(nt + 1, sizeof(*subdirs));
 	char (*subbuf)[32] = wp_xcalloc(nt + 1, sizeof(*subbuf));
 	size_t ns = 0;
@@ -439,6 +440,7 @@ int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_st
 	free(subdirs);
 	free(subbuf);
 	wp_strlist_release(&chans);
+	free(chan_store);
 
 	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
 		goto out;

@@ -59,21 +59,18 @@ char *wp_cli_cache_dir(void)
 	return xdg_path("WHEELPICK_CACHE_DIR", NULL);
 }
 
-void wp_cli_default_indexes(struct wp_strlist *out, bool conda)
+char *wp_cli_default_indexes(struct wp_strlist *out, bool conda)
 {
 	const char *e = getenv(conda ? "WHEELPICK_CHANNEL" : "WHEELPICK_INDEX");
 	if (e && *e) {
-		/* the strings live as long as the environment; split a private copy (leaked once per run) */
+		/* split a private copy; the pushed strings point into it */
 		char *copy = wp_xstrdup(e), *save = NULL;
 		for (char *t = strtok_r(copy, " \t\n,", &save); t; t = strtok_r(NULL, " \t\n,", &save))
 			wp_strlist_push(out, t);
-		return;
+		return copy;
 	}
-	if (conda) {
-		wp_strlist_push(out, "https://conda.anaconda.org/pytorch");
-		return;
-	}
-	wp_strlist_push(out, "https://download.pytorch.org/whl/torch_stable.html");
+	wp_strlist_push(out, conda ? "https://conda.anaconda.org/pytorch" : "https://download.pytorch.org/whl/torch_stable.html");
+	return NULL;
 }
 
 static void usage(FILE *f)

@@ -427,10 +427,11 @@ int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 			missing = !catalog_has(&fl->cat, reqs->v[i]);
 		if (missing && !o->offline) {
 			struct wp_strlist def = { 0 };
-			wp_cli_default_indexes(&def, false);
+			char *store = wp_cli_default_indexes(&def, false);
 			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
 			wp_strlist_release(&def);
+			free(store);
 		}
 	}
 	if (src.n && !o->offline) {

@@ -83,6 +83,11 @@ expect_exit 0 "tags" wp tags --python 3.8 --platform manylinux_2_28_x86_64
 grep -v '^#' "$ROOT/tests/fixtures/tags/cp38_manylinux_2_28_x86_64.txt" >"$TMP/tags.want"
 cmp -s "$TMP/out" "$TMP/tags.want" && pass "wheelpick tags equals packaging's list" || fail "tags differ from packaging's"
 
+# $WHEELPICK_INDEX replaces the default sources
+expect_exit 0 "update from WHEELPICK_INDEX" env WHEELPICK_INDEX="$FINDLINKS" WHEELPICK_CATALOG="$TMP/envidx.sqlite3" "$WHEELPICK" -v update
+expect_grep "used it" "(updated|unchanged) $FINDLINKS" "$TMP/err"
+expect_no_grep "and nothing else" "download.pytorch.org|conda.anaconda.org" "$TMP/err"
+
 # unknown project for list
 expect_exit 1 "list of an unknown project is exit 1" wp list nosuchproject
 expect_grep "names the project" "'nosuchproject'" "$TMP/err"
