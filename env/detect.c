@@ -1,5 +1,6 @@
 /* env/detect.c: find this machine's NVIDIA driver, CUDA, GPUs, toolkits, Pythons, libc and OS. */
 #include "env/detect.h"
+#include "resolver/gpu.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/str.h"
@@ -32,24 +33,6 @@
 #define SMALL_FILE_MAX (256 << 10) /* version files are a few KiB; anything bigger is not one */
 #define MAX_TOOLKITS 64
 #define MAX_JOBS 32
-
-/* Lowest Linux x86_64 driver of each CUDA release (its GA or RC row), from NVIDIA's release
- * notes, Table 3 (../shared/data/nvidia/cuda_toolkit_driver_versions.tsv). Newest first. */
-static const struct cuda_driver_row {
-	int major, minor;
-	const char *driver;
-} cuda_driver_rows[] = {
-	{ 13, 1, "590.44.01" }, { 13, 0, "580.65.06" }, { 12, 9, "575.51.03" },
-	{ 12, 8, "570.26" },    { 12, 6, "560.28.03" }, { 12, 5, "555.42.02" },
-	{ 12, 4, "550.54.14" }, { 12, 3, "545.23.06" }, { 12, 2, "535.54.03" },
-	{ 12, 1, "530.30.02" }, { 12, 0, "525.60.13" }, { 11, 8, "520.61.05" },
-	{ 11, 7, "515.43.04" }, { 11, 6, "510.39.01" }, { 11, 5, "495.29.05" },
-	{ 11, 4, "470.42.01" }, { 11, 3, "465.19.01" }, { 11, 2, "460.27.03" },
-	{ 11, 1, "455.23" },    { 11, 0, "450.36.06" }, { 10, 2, "440.33" },
-	{ 10, 1, "418.39" },    { 10, 0, "410.48" },    { 9, 2, "396.26" },
-	{ 9, 1, "390.46" },     { 9, 0, "384.81" },     { 8, 0, "367.48" },
-	{ 7, 5, "352.31" },     { 7, 0, "346.46" },
-};
 
 /* Minor version compatibility: from CUDA 11 on, a toolkit X.Y runs on any driver of the X.x
  * range at or above this floor, without the features that need the newer driver
@@ -307,14 +290,6 @@ static int cuda_cmp(int amaj, int amin, int bmaj, int bmin)
 	if (amaj != bmaj)
 		return amaj < bmaj ? -1 : 1;
 	return amin < bmin ? -1 : amin > bmin;
-}
-
-static const struct cuda_driver_row *driver_row(int major, int minor)
-{
-	for (size_t i = 0; i < WP_ARRAY_LEN(cuda_driver_rows); i++)
-		if (cuda_driver_rows[i].major == major && cuda_driver_rows[i].minor == minor)
-			return &cuda_driver_rows[i];
-	return NULL;
 }
 
 static const struct compat_row *compat_row(int major, int minor)
@@ -726,16 +701,11 @@ static void derive_cuda_from_driver(struct ctx *c)
 	struct wp_detect *d = c->d;
 	if (d->cuda_major || !d->driver_version[0])
 		return;
-	int drv[3], need[3];
-	driver_parts(d->driver_version, drv);
-	for (size_t i = 0; i < WP_ARRAY_LEN(cuda_driver_rows); i++) {
-		driver_parts(cuda_driver_rows[i].driver, need);
-		if (cmp3(drv, need) >= 0) {
-			d->cuda_major = cuda_driver_rows[i].major;
-			d->cuda_minor = cuda_driver_rows[i].minor;
-			d->cuda_source = WP_CUDA_SRC_DRIVER_TABLE;
-			return;
-		}
+	int major, minor;
+	if (wp_driver_max_cuda(d->driver_version, &major, &minor) == 0) {
+		d->cuda_major = major;
+		d->cuda_minor = minor;
+		d->cuda_source = WP_CUDA_SRC_DRIVER_TABLE;
 	}
 }
 
@@ -979,11 +949,12 @@ static void warn_toolkits(struct ctx *c)
 		driver_parts(d->driver_version, drv);
 	for (size_t i = 0; i < d->n_toolkits; i++) {
 		const struct wp_detect_toolkit *t = &d->toolkits[i];
-		const struct cuda_driver_row *row = driver_row(t->major, t->minor);
+		const char *row_driver = NULL; /* the lowest driver of that CUDA release */
+		bool known = wp_cuda_min_driver(t->major, t->minor, &row_driver) == 0;
 		const struct compat_row *compat = compat_row(t->major, t->minor);
 		bool newer = d->cuda_major && cuda_cmp(t->major, t->minor, d->cuda_major, d->cuda_minor) > 0;
-		if (have_drv && row) {
-			driver_parts(row->driver, need);
+		if (have_drv && known) {
+			driver_parts(row_driver, need);
 			if (cmp3(drv, need) >= 0)
 				continue;
 			if (compat)
@@ -992,7 +963,7 @@ static void warn_toolkits(struct ctx *c)
 				warn(c, "driver %s is older than the CUDA %d.%d toolkit at '%s' needs (>= %s); "
 				     "its programs run only through minor version compatibility (CUDA %d.x on >= %s), "
 				     "without features that need the newer driver and without JIT-compiling its PTX",
-				     d->driver_version, t->major, t->minor, t->path, row->driver, t->major, compat->driver);
+				     d->driver_version, t->major, t->minor, t->path, row_driver, t->major, compat->driver);
 				continue;
 			}
 			char drv_cuda[64] = "";
@@ -1003,11 +974,11 @@ static void warn_toolkits(struct ctx *c)
 				warn(c, "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s, or >= %s "
 				     "with minor version compatibility)%s; programs it builds fail with "
 				     "'CUDA driver version is insufficient'",
-				     d->driver_version, t->major, t->minor, t->path, row->driver, compat->driver, drv_cuda);
+				     d->driver_version, t->major, t->minor, t->path, row_driver, compat->driver, drv_cuda);
 			else
 				warn(c, "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s)%s; "
 				     "programs it builds fail with 'CUDA driver version is insufficient'",
-				     d->driver_version, t->major, t->minor, t->path, row->driver, drv_cuda);
+				     d->driver_version, t->major, t->minor, t->path, row_driver, drv_cuda);
 			continue;
 		}
 		if (newer)
