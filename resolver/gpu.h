@@ -5,6 +5,11 @@
 #ifndef WP_GPU_H
 #define WP_GPU_H
 
+#include <stdbool.h>
+
+#include "base/buf.h"
+#include "resolver/target.h"
+
 /* "sm_86", "sm86", "compute_86", "8.6", "86", "12.0", "sm_90a" (the arch-specific a/f suffix
  * names the same hardware). 0, or -WPE_PARSE. */
 int wp_gpu_sm_parse(const char *text, int *sm);
@@ -18,6 +23,11 @@ int wp_gpu_min_cuda(int sm, int *major, int *minor);
  * a last version; 1 when every known CUDA since the first still supports sm (*major and
  * *minor are then left alone); -WPE_NOMATCH for an unknown capability. */
 int wp_gpu_max_cuda(int sm, int *major, int *minor);
+
+/* Whether a build for CUDA major.minor runs on every GPU of t (too old for a new GPU, or past
+ * the last CUDA that builds for an old one). When not, why gets "LABEL: CUDA 10.2 cannot run on
+ * sm_86, which needs CUDA 11.1 or newer". The one place the wheel and conda rules ask this. */
+bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why);
 
 /* The newest CUDA toolkit a Linux x86_64 driver fully supports, from NVIDIA's "CUDA Toolkit
  * and Corresponding Driver Versions" table (GA rows): 460.27.03 -> 11.2, 525.60.13 -> 12.0.

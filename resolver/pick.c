@@ -76,22 +76,7 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 			wp_buf_printf(why, "%s: CUDA %d.%d is newer than the target's %s", label, var->major, var->minor, tc);
 			return false;
 		}
-		for (int g = 0; g < t->n_gpus; g++) {
-			int lo_maj, lo_min, hi_maj, hi_min, sm = t->gpu_sm[g];
-			if (wp_gpu_min_cuda(sm, &lo_maj, &lo_min) == 0 &&
-			    (var->major < lo_maj || (var->major == lo_maj && var->minor < lo_min))) {
-				wp_buf_printf(why, "%s: CUDA %d.%d cannot run on sm_%d, which needs CUDA %d.%d or newer", label,
-					      var->major, var->minor, sm, lo_maj, lo_min);
-				return false;
-			}
-			if (wp_gpu_max_cuda(sm, &hi_maj, &hi_min) == 0 &&
-			    (var->major > hi_maj || (var->major == hi_maj && var->minor > hi_min))) {
-				wp_buf_printf(why, "%s: CUDA %d.%d no longer builds for sm_%d (last: CUDA %d.%d)", label,
-					      var->major, var->minor, sm, hi_maj, hi_min);
-				return false;
-			}
-		}
-		return true;
+		return wp_gpu_cuda_fits(t, var->major, var->minor, label, why);
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
 			return true;
