@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/faultserver.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -133,54 +135,12 @@ static int start_server(struct fixture *fx, struct server *s, const char *name, 
 		tls ? "--tls" : NULL, cert, key, NULL,
 	};
 
-	pid_t parent = getpid();
-	s->pid = fork();
-	if (s->pid < 0)
-		return -1;
-	if (s->pid == 0) {
-		/* the server goes when this test dies, however it dies */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(1);
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0)
-			dup2(fd, 1);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		char *text = read_all(port_file, NULL);
-		if (text) {
-			s->port = (int)strtol(text, NULL, 10);
-			free(text);
-			if (s->port > 0)
-				return 0;
-		}
-		int status;
-		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-			s->pid = 0;
-			return -1;
-		}
-		usleep(20000);
-	}
-	return -1;
+	return faultserver_start(argv, port_file, &s->pid, &s->port);
 }
 
 static void stop_server(struct server *s)
 {
-	if (s->pid <= 0)
-		return;
-	kill(s->pid, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-			s->pid = 0;
-			return;
-		}
-		usleep(20000);
-	}
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, NULL, 0);
-	s->pid = 0;
+	faultserver_stop(&s->pid);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

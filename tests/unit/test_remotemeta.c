@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/faultserver.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -94,54 +96,12 @@ static int start_server(struct fixture *fx)
 		"python3", "tests/server/faultserver.py", "--root", fx->root, "--script", fx->script,
 		"--log", fx->log, "--port-file", port_file, "--max-seconds", SERVER_SECS, NULL,
 	};
-	pid_t parent = getpid();
-	fx->pid = fork();
-	if (fx->pid < 0)
-		return -1;
-	if (fx->pid == 0) {
-		/* the server goes when this test dies, however it dies */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(1);
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0)
-			dup2(fd, 1);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		char *text = read_all(port_file, NULL);
-		if (text) {
-			fx->port = (int)strtol(text, NULL, 10);
-			free(text);
-			if (fx->port > 0)
-				return 0;
-		}
-		int status;
-		if (waitpid(fx->pid, &status, WNOHANG) == fx->pid) {
-			fx->pid = 0;
-			return -1;
-		}
-		usleep(20000);
-	}
-	return -1;
+	return faultserver_start(argv, port_file, &fx->pid, &fx->port);
 }
 
 static void stop_server(struct fixture *fx)
 {
-	if (fx->pid <= 0)
-		return;
-	kill(fx->pid, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(fx->pid, NULL, WNOHANG) == fx->pid) {
-			fx->pid = 0;
-			return;
-		}
-		usleep(20000);
-	}
-	kill(fx->pid, SIGKILL);
-	waitpid(fx->pid, NULL, 0);
-	fx->pid = 0;
+	faultserver_stop(&fx->pid);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
