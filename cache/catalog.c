@@ -157,17 +157,16 @@ static long long col_ll(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
-static int source_rows(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx, bool *found,
-		       struct wp_err *err)
+int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
+			  bool *found, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	const char *sql = url ? "SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources WHERE url = ?1"
-			      : "SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources ORDER BY url";
+	static const char sql[] =
+		"SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources WHERE url = ?1";
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_fail(cat, err, "cannot query sources");
-	if (url)
-		sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	if (found)
 		*found = false;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -186,17 +185,6 @@ static int source_rows(struct wp_catalog *cat, const char *url, wp_source_row_fn
 out:
 	sqlite3_finalize(st);
 	return rc;
-}
-
-int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
-			  bool *found, struct wp_err *err)
-{
-	return source_rows(cat, url, fn, ctx, found, err);
-}
-
-int wp_catalog_sources(struct wp_catalog *cat, wp_source_row_fn *fn, void *ctx, struct wp_err *err)
-{
-	return source_rows(cat, NULL, fn, ctx, NULL, err);
 }
 
 int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind, int64_t *source_id,

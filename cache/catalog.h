@@ -52,7 +52,6 @@ void wp_catalog_close(struct wp_catalog *cat);
 /* found=false when the catalog has no such source. */
 int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
 			  bool *found, struct wp_err *err);
-int wp_catalog_sources(struct wp_catalog *cat, wp_source_row_fn *fn, void *ctx, struct wp_err *err);
 
 /* A refresh replaces every file of one source atomically: begin (BEGIN IMMEDIATE, upsert
  * the source, drop its old rows), add files, then commit or abort. Readers see the old rows

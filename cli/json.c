@@ -21,7 +21,6 @@ void wp_json_arr(struct wp_json *j) { yajl_gen_array_open(j->gen); }
 void wp_json_arr_end(struct wp_json *j) { yajl_gen_array_close(j->gen); }
 void wp_json_null(struct wp_json *j) { yajl_gen_null(j->gen); }
 void wp_json_int(struct wp_json *j, long long v) { yajl_gen_integer(j->gen, v); }
-void wp_json_bool(struct wp_json *j, int v) { yajl_gen_bool(j->gen, v); }
 
 void wp_json_str(struct wp_json *j, const char *s)
 {
@@ -45,12 +44,6 @@ void wp_json_kint(struct wp_json *j, const char *key, long long v)
 {
 	wp_json_key(j, key);
 	wp_json_int(j, v);
-}
-
-void wp_json_kbool(struct wp_json *j, const char *key, int v)
-{
-	wp_json_key(j, key);
-	wp_json_bool(j, v);
 }
 
 void wp_json_finish(struct wp_json *j, FILE *f)

@@ -17,12 +17,10 @@ void wp_json_arr_end(struct wp_json *j);
 void wp_json_key(struct wp_json *j, const char *key);
 void wp_json_str(struct wp_json *j, const char *s); /* NULL writes null */
 void wp_json_int(struct wp_json *j, long long v);
-void wp_json_bool(struct wp_json *j, int v);
 void wp_json_null(struct wp_json *j);
 /* key + value shorthands */
 void wp_json_kstr(struct wp_json *j, const char *key, const char *s);
 void wp_json_kint(struct wp_json *j, const char *key, long long v);
-void wp_json_kbool(struct wp_json *j, const char *key, int v);
 /* A JSON array of strings given as text (conda depends), re-emitted string by string; NULL or
  * unreadable text writes []. */
 void wp_json_raw_list(struct wp_json *j, const char *json_array);
