@@ -1,0 +1,18 @@
+/* base/lazy_xml.c: the libxml2 functions index/html.c calls, loaded on first use (see lazylib.h).
+ * libxml2 brings ICU with it; only a crawl of an HTML page needs them. */
+#include "base/lazylib.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#define FWD(ret, name, params, args) WP_LAZY_FORWARD(wp_lazy_xml, ret, name, params, args)
+#define FWD_VOID(name, params, args) WP_LAZY_FORWARD_VOID(wp_lazy_xml, name, params, args)
+
+FWD_VOID(xmlInitParser, (void), ())
+FWD(htmlParserCtxtPtr, htmlCreateMemoryParserCtxt, (const char *buffer, int size), (buffer, size))
+FWD(int, htmlCtxtUseOptions, (htmlParserCtxtPtr ctxt, int options), (ctxt, options))
+FWD(int, htmlParseDocument, (htmlParserCtxtPtr ctxt), (ctxt))
+FWD_VOID(htmlFreeParserCtxt, (htmlParserCtxtPtr ctxt), (ctxt))
+FWD_VOID(xmlStopParser, (xmlParserCtxtPtr ctxt), (ctxt))
+FWD_VOID(xmlFreeDoc, (xmlDocPtr cur), (cur))
