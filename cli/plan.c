@@ -2,6 +2,7 @@
  * for the target, keep one variant across the set. Greedy with restarts: when a project cannot
  * take the set's variant, the variant is avoided and the whole set is resolved again. */
 #include "cli/plan.h"
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "cache/fetch.h"
@@ -39,8 +40,8 @@ struct proj_files {
 	char *project;
 	struct wp_candidate *c;
 	struct cand_more *more;    /* parallel to c */
-	char **own; /* every string the candidates point to, for freeing */
-	size_t n, nown;
+	struct wp_arena strings; /* every string the candidates point to */
+	size_t n, cap;           /* rows in c and more; room in both */
 	bool has_variants;
 	const struct wp_plan_opts *o;
 };
@@ -56,10 +57,7 @@ struct ctx {
 /* NULL stays NULL; "" stays "" (a yanked file with no reason). */
 static const char *keep(struct proj_files *p, const char *s)
 {
-	if (!s)
-		return NULL;
-	p->own = wp_xrealloc(p->own, (p->nown + 1) * sizeof(*p->own));
-	return p->own[p->nown++] = wp_xstrdup(s);
+	return wp_arena_strdup(&p->strings, s);
 }
 
 /* Which of the indexes in play lists a row: its position, or -1 when none does. With no list,
@@ -93,7 +91,11 @@ static long long index_rank(const struct wp_plan_opts *o, const struct wp_file_r
 static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 {
 	struct proj_files *p = vctx;
-	p->c = wp_xrealloc(p->c, (p->n + 1) * sizeof(*p->c));
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		p->c = wp_xrealloc(p->c, p->cap * sizeof(*p->c));
+		p->more = wp_xrealloc(p->more, p->cap * sizeof(*p->more));
+	}
 	struct wp_candidate *c = &p->c[p->n++];
 	c->project = keep(p, r->project);
 	c->version = keep(p, r->version);
@@ -106,7 +108,6 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	c->yanked = keep(p, r->yanked);
 	c->hash_conflict = keep(p, r->hash_conflict);
 	c->size = r->size;
-	p->more = wp_xrealloc(p->more, p->n * sizeof(*p->more));
 	p->more[p->n - 1] = (struct cand_more){
 		.core_metadata = keep(p, r->core_metadata), .tags = keep(p, r->tags), .rank = index_rank(p->o, r),
 	};
@@ -820,9 +821,7 @@ out:
 		wp_requirement_release(&parsed[i]);
 	free(parsed);
 	for (size_t i = 0; i < x.npf; i++) {
-		for (size_t k = 0; k < x.pf[i]->nown; k++)
-			free(x.pf[i]->own[k]);
-		free(x.pf[i]->own);
+		wp_arena_free(&x.pf[i]->strings);
 		free(x.pf[i]->c);
 		free(x.pf[i]->more);
 		free(x.pf[i]->project);
