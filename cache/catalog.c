@@ -46,8 +46,15 @@ static int user_version(struct wp_catalog *cat, int *v, struct wp_err *err)
 static int migrate(struct wp_catalog *cat, struct wp_err *err)
 {
 	int v = 0, rc;
+	/* The common case, a current catalog, is decided without a write lock: a pick must not
+	 * wait behind an update's transaction just to learn that nothing needs migrating. */
+	if ((rc = user_version(cat, &v, err)))
+		return rc;
+	if (v == WP_CATALOG_SCHEMA_VERSION)
+		return 0;
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
+	/* read again under the lock: another process may have migrated meanwhile */
 	if ((rc = user_version(cat, &v, err)))
 		goto out;
 	if (v > WP_CATALOG_SCHEMA_VERSION) {
@@ -113,21 +120,7 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use --catalog)", path);
 		goto out;
 	}
-	if ((rc = migrate(cat, err)))
-		goto out;
-	static const char insert_sql[] =
-		"INSERT OR REPLACE INTO files (source_id, project, version, variant, kind, filename, url, sha256, md5, size,"
-		" requires_python, yanked, core_metadata, tags, build, build_number, subdir, depends, constrains,"
-		" track_features, timestamp, hash_conflict)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
-	if (sqlite3_prepare_v3(cat->db, insert_sql, -1, SQLITE_PREPARE_PERSISTENT, &cat->st_insert_file, NULL) ||
-	    sqlite3_prepare_v3(cat->db, "SELECT sha256 FROM seen_hashes WHERE url = ?1", -1,
-			       SQLITE_PREPARE_PERSISTENT, &cat->st_seen_get, NULL) ||
-	    sqlite3_prepare_v3(cat->db, "INSERT OR IGNORE INTO seen_hashes (url, sha256, first_seen) VALUES (?1, ?2, ?3)",
-			       -1, SQLITE_PREPARE_PERSISTENT, &cat->st_seen_put, NULL)) {
-		rc = db_fail(cat, err, "cannot prepare statements");
-		goto out;
-	}
+	rc = migrate(cat, err);
 out:
 	if (rc)
 		wp_catalog_close(cat);
@@ -187,11 +180,38 @@ out:
 	return rc;
 }
 
+/* The statements a refresh runs for every row, prepared once per connection on its first refresh
+ * (commands that only read never pay for them). */
+static int prepare_writes(struct wp_catalog *cat, struct wp_err *err)
+{
+	static const char insert_sql[] =
+		"INSERT OR REPLACE INTO files (source_id, project, version, variant, kind, filename, url, sha256, md5, size,"
+		" requires_python, yanked, core_metadata, tags, build, build_number, subdir, depends, constrains,"
+		" track_features, timestamp, hash_conflict)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+	if (cat->st_insert_file)
+		return 0;
+	if (sqlite3_prepare_v3(cat->db, insert_sql, -1, SQLITE_PREPARE_PERSISTENT, &cat->st_insert_file, NULL) ||
+	    sqlite3_prepare_v3(cat->db, "SELECT sha256 FROM seen_hashes WHERE url = ?1", -1,
+			       SQLITE_PREPARE_PERSISTENT, &cat->st_seen_get, NULL) ||
+	    sqlite3_prepare_v3(cat->db, "INSERT OR IGNORE INTO seen_hashes (url, sha256, first_seen) VALUES (?1, ?2, ?3)",
+			       -1, SQLITE_PREPARE_PERSISTENT, &cat->st_seen_put, NULL)) {
+		int rc = db_fail(cat, err, "cannot prepare statements");
+		sqlite3_finalize(cat->st_insert_file);
+		sqlite3_finalize(cat->st_seen_get);
+		cat->st_insert_file = cat->st_seen_get = NULL;
+		return rc;
+	}
+	return 0;
+}
+
 int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind, int64_t *source_id,
 			     struct wp_err *err)
 {
 	int rc;
 	sqlite3_stmt *st = NULL;
+	if ((rc = prepare_writes(cat, err)))
+		return rc;
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
 	cat->in_refresh = true;
@@ -242,7 +262,7 @@ static void bind_ll(sqlite3_stmt *st, int i, long long v)
 }
 
 /* Trust on first use: returns the first-seen hash when it differs from sha256 (owned by the
- * caller), else NULL after recording sha256 as seen. */
+ * caller), else NULL after recording sha256 as seen. Needs prepare_writes. */
 static char *tofu_check(struct wp_catalog *cat, const char *url, const char *sha256)
 {
 	char *first = NULL;
@@ -269,6 +289,8 @@ static char *tofu_check(struct wp_catalog *cat, const char *url, const char *sha
 
 int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, bool *conflict, struct wp_err *err)
 {
+	if (!cat->in_refresh || !cat->st_insert_file)
+		return wp_fail(err, -WPE_CATALOG, "catalog '%s': a file was added outside a refresh", cat->path);
 	char *first = f->sha256 ? tofu_check(cat, f->url, f->sha256) : NULL;
 	sqlite3_stmt *st = cat->st_insert_file;
 	int rc = 0;
@@ -464,7 +486,7 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
-	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
+	if ((rc = prepare_writes(cat, err)) || (rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
 	char *first = tofu_check(cat, url, sha256);
 	if (first) {
