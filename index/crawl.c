@@ -3,6 +3,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/html.h"
+#include "index/localsrc.h"
 #include "index/pep691.h"
 #include "index/repodata.h"
 #include "net/http.h"
@@ -221,6 +222,9 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	char sha[65] = "";
 	int rc = 0;
 	const char *url = s->url;
+	/* links on a page that was redirected resolve against where it was found, as in a browser
+	 * or pip; the source keeps the URL it was asked under */
+	const char *page = res->effective_url ? res->effective_url : url;
 	const char *data = wp_buf_cstr(&res->body);
 	size_t len = res->body.len;
 
@@ -256,15 +260,15 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 			rc = wp_read_repodata_file(body_path, base, catalog_sink, &sc, &st, err);
 			free(base);
 		} else if (!strcmp(s->kind, "simple-json")) {
-			rc = wp_read_pep691(url, NULL, data, len, catalog_sink, &sc, &st, err);
+			rc = wp_read_pep691(page, NULL, data, len, catalog_sink, &sc, &st, err);
 		} else {
 			struct wp_err he = WP_ERR_INIT;
-			rc = wp_read_html_links(url, NULL, data, len, catalog_sink, &sc, &st, &he);
+			rc = wp_read_html_links(page, NULL, data, len, catalog_sink, &sc, &st, &he);
 			/* no file links but other links, or "not an index": maybe a root page */
 			if ((rc == 0 && st.records == 0 && st.links > 0) || rc == -WPE_SOURCE) {
 				struct wp_index_stats ps = { 0 };
 				struct wp_err pe = WP_ERR_INIT;
-				if (wp_read_html_projects(url, data, len, count_projects, NULL, &ps, &pe) == 0 && ps.records > 0) {
+				if (wp_read_html_projects(page, data, len, count_projects, NULL, &ps, &pe) == 0 && ps.records > 0) {
 					wp_catalog_refresh_abort(cat);
 					s->kind = "root";
 					s->files = 0;
@@ -285,8 +289,8 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 		if (!follow)
 			return wp_fail(err, -WPE_SOURCE, "'%s' is an index root, not a project page", url);
 		if (is_json(res))
-			return wp_read_pep691_projects(url, data, len, follow_fn, follow, &st, err);
-		return wp_read_html_projects(url, data, len, follow_fn, follow, &st, err);
+			return wp_read_pep691_projects(page, data, len, follow_fn, follow, &st, err);
+		return wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
 	}
 	s->skipped += st.skipped;
 	s->malformed += st.malformed;
@@ -306,13 +310,9 @@ static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, co
 	struct wp_fetch_res res;
 	struct wp_err e = WP_ERR_INIT;
 	char *path = NULL;
-	const char *p = s->url + 7;
 	struct stat st;
 	memset(&res, 0, sizeof(res));
-	if (!strncmp(p, "localhost/", 10))
-		p += 9;
-	if (*p != '/' || wp_url_decode(p, strlen(p), &path, &e) < 0) {
-		wp_fail(&e, -WPE_USAGE, "'%s' is not a local file URL (file:///PATH)", s->url);
+	if (wp_local_path(s->url, &path, &e) < 0) {
 		source_fail(s, &e, e.code);
 		goto out;
 	}
@@ -328,6 +328,26 @@ static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, co
 	}
 out:
 	free(path);
+}
+
+/* A file:// page is read from disk (index/localsrc.c); a folder reads as a find-links page. */
+static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
+		       const struct wp_crawl_opts *opts, struct follow_ctx *follow)
+{
+	struct wp_fetch_res res;
+	struct wp_err e = WP_ERR_INIT;
+	bool folder = false;
+	memset(&res, 0, sizeof(res));
+	res.body = (struct wp_buf)WP_BUF_INIT_MAX(WP_FETCH_MAX_DEFAULT);
+	int rc = wp_local_read_page(s->url, &res.body, &folder, &e);
+	if (!rc) {
+		rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
+		if (rc)
+			wp_err_prefix(&e, "reading '%s'", s->url);
+	}
+	if (rc)
+		source_fail(s, &e, rc);
+	wp_fetch_res_release(&res);
 }
 
 /* One round: fetch urls in parallel, then store each. Root pages add to follow. */
@@ -362,10 +382,13 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			.last_modified = opts->force ? NULL : pr[i].last_modified,
 			.accept = wp_crawl_is_repodata(urls[i]) ? NULL : ACCEPT_SIMPLE,
 		};
-		if (wp_crawl_is_repodata(urls[i]) && !strncasecmp(urls[i], "file://", 7)) {
+		if (wp_local_is_file_url(urls[i])) {
 			/* a local repodata is parsed where it lies, not copied to a temp file first
-			 * (300 MB of disk for conda-forge's linux-64) */
-			local_repodata(cat, &rep->v[base + i], &pr[i], opts);
+			 * (300 MB of disk for conda-forge's linux-64); a local page is read(2) */
+			if (wp_crawl_is_repodata(urls[i]))
+				local_repodata(cat, &rep->v[base + i], &pr[i], opts);
+			else
+				local_page(cat, &rep->v[base + i], &pr[i], opts, follow);
 			continue;
 		}
 		if (wp_crawl_is_repodata(urls[i])) {

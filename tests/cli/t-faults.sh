@@ -53,4 +53,8 @@ fresh c6
 script "{\"/moved.html\": {\"redirect\": \"http://localhost:$PORT/whl/torch_stable.html\"}}"
 expect_exit 0 "a cross-host redirect is followed" wp update --index "$BASE/moved.html"
 expect_grep "and said" "redirected to another host, 'localhost:$PORT'" "$TMP/err"
+# its relative links resolve against where the page was found, not the URL asked for
+expect_exit 0 "listed" wp list torch --json
+expect_grep "links resolve against the final URL" "\"url\": *\"http://localhost:$PORT/whl/cu111/torch-1\.8\.0" "$TMP/out"
+expect_exit 0 "and a file from it downloads" wp torch==1.8.0 $T --index "$BASE/moved.html" -d "$TMP/wh6"
 done_testing

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tests/cli/t-local.sh: what a command loads. Libraries load on first use (base/lazylib.c): a warm
-# pick loads none of libcurl, libarchive, libxml2, libcrypto, and one that cannot be loaded is a
-# one-line error, exit 3.
+# tests/cli/t-local.sh: what a command loads and reads. Libraries load on first use (base/lazylib.c):
+# a warm pick loads none of libcurl, libarchive, libxml2, libcrypto, and one that cannot be
+# loaded is a one-line error, exit 3. Local sources (file://) are read from disk; a folder reads
+# as a find-links page, as pip's --find-links DIR does.
 . "$(dirname "$0")/../lib.sh"
 make_sample
 T="--cuda 11.2 --python 3.8 --platform linux_x86_64"
@@ -18,6 +19,7 @@ loaded() {
 LAZY='file=lib(curl|archive|xml2|crypto)\.so'
 
 expect_exit 0 "a page is crawled" loaded update --index "$FINDLINKS"
+expect_no_grep "a local page is read without libcurl" 'file=libcurl\.so' "$TMP/loaded"
 expect_grep "with libxml2 (the parser)" 'file=libxml2\.so' "$TMP/loaded"
 expect_exit 0 "a warm pick --dry-run" loaded torch==1.8.0 $T --no-deps --dry-run
 expect_grep "picks cu111" 'torch-1\.8\.0\+cu111-cp38-cp38-linux_x86_64\.whl' "$TMP/out"
@@ -34,4 +36,23 @@ expect_exit 3 "an update over http cannot" \
 expect_grep "names the library and the package" '^wheelpick: cannot load libcurl\.so\.4 .*install .*libcurl4' "$TMP/err"
 [ "$(wc -l <"$TMP/err")" = 1 ] && pass "in one line" || fail "the message is $(wc -l <"$TMP/err") lines"
 
+# a folder as the index: its files are the links
+export WHEELPICK_CATALOG="$TMP/f.sqlite3"
+expect_exit 0 "a folder of wheels as --index (a path)" wp torch==1.8.0 $T --no-deps --dry-run --json --index "$SAMPLE/whl/cu111"
+expect_json "$TMP/out" "j['picks'][0]['filename']" "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
+expect_exit 0 "a folder of unlabeled builds" wp update --index "$SAMPLE/whl/cu102"
+expect_exit 0 "listed" wp list torch --json
+expect_json "$TMP/out" "sorted(set(r['variant'] for r in j if '/cu102/' in r['url']))" "['cu102']"
+# the round trip pip users know: a wheelhouse written by wheelpick is an index for wheelpick
+export WHEELPICK_CATALOG="$TMP/w.sqlite3"
+expect_exit 0 "a wheelhouse" wp torch==1.8.0 torchvision $T --index "$FINDLINKS" -d "$TMP/wh"
+export WHEELPICK_CATALOG="$TMP/w2.sqlite3" WHEELPICK_CACHE_DIR="$TMP/cache2"
+expect_exit 0 "picked again from that folder, as file://" wp torch torchvision $T --index "file://$TMP/wh" -d "$TMP/wh2"
+for f in "$TMP"/wh/*.whl; do
+	cmp -s "$f" "$TMP/wh2/$(basename "$f")" && pass "same $(basename "$f")" || fail "$(basename "$f") differs or is missing"
+done
+mkdir -p "$TMP/empty"
+expect_exit 0 "an empty folder is an empty index (as for pip)" wp update --index "$TMP/empty"
+expect_exit 3 "a missing file names it" wp update --index "file://$TMP/nope.html"
+expect_grep "and says why" "nope\.html.*No such file" "$TMP/err"
 done_testing

@@ -1,0 +1,143 @@
+/* index/localsrc.c: file:// pages and folders read from disk. */
+#include "index/localsrc.h"
+
+#include "base/mem.h"
+#include "index/url.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool wp_local_is_file_url(const char *url)
+{
+	return !strncasecmp(url, "file://", 7);
+}
+
+int wp_local_path(const char *url, char **path, struct wp_err *err)
+{
+	const char *p = url + 7;
+	*path = NULL;
+	if (!wp_local_is_file_url(url))
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a file:// URL", url);
+	if (!strncasecmp(p, "localhost/", 10))
+		p += 9;
+	size_t n = strcspn(p, "?#");
+	/* wp_url_decode refuses a %00, so the path is what the OS will open */
+	if (*p != '/' || wp_url_decode(p, n, path, NULL) < 0) {
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a local file URL (file:///PATH)", url);
+	}
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of a folder, sorted (the page is then the same bytes for the same folder, and an
+ * unchanged folder is recognised as unchanged), as a find-links page of absolute links. */
+static int list_folder(const char *url, const char *path, struct wp_buf *body, struct wp_err *err)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return wp_fail(err, -WPE_NET, "cannot read the folder '%s': %s", url, strerror(errno));
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			names = wp_xrealloc(names, cap * sizeof(*names));
+		}
+		names[n++] = wp_xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	struct wp_buf href = WP_BUF_INIT, html = WP_BUF_INIT;
+	if (wp_buf_addstr(body, "<!DOCTYPE html>\n<html><body>\n") < 0)
+		rc = -WPE_TOO_BIG;
+	for (size_t i = 0; i < n && !rc; i++) {
+		/* percent-encoded: the href holds nothing HTML would need escaped */
+		if (wp_url_join_segment_buf(url, names[i], &href) < 0) {
+			rc = -WPE_TOO_BIG;
+			break;
+		}
+		/* the link and its text, with the one character a percent-encoded segment keeps
+		 * that HTML reads specially ('&') escaped */
+		wp_buf_reset(&html);
+		for (const char *h = wp_buf_cstr(&href); *h && !rc; h++)
+			rc = *h == '&' ? wp_buf_addstr(&html, "&amp;") : wp_buf_addch(&html, *h);
+		const char *h = wp_buf_cstr(&html);
+		if (rc || wp_buf_printf(body, "<a href=\"%s\">%s</a><br>\n", h, strrchr(h, '/') + 1) < 0)
+			rc = -WPE_TOO_BIG;
+	}
+	if (!rc && wp_buf_addstr(body, "</body></html>\n") < 0)
+		rc = -WPE_TOO_BIG;
+	if (rc)
+		wp_fail(err, rc, "the folder '%s' lists more than %zu bytes of files", url, body->max);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	wp_buf_free(&href);
+	wp_buf_free(&html);
+	return rc;
+}
+
+int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, struct wp_err *err)
+{
+	char *path = NULL;
+	int rc, fd = -1;
+	struct stat st;
+	*is_folder = false;
+	if ((rc = wp_local_path(url, &path, err)))
+		return rc;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
+		rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*is_folder = true;
+		rc = list_folder(url, path, body, err);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = wp_fail(err, -WPE_NET, "cannot read '%s': not a regular file", url);
+		goto out;
+	}
+	if (body->max && (unsigned long long)st.st_size > body->max) {
+		rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", url, body->max);
+		goto out;
+	}
+	char chunk[65536];
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
+			break;
+		}
+		if (r == 0)
+			break;
+		if (wp_buf_add(body, chunk, (size_t)r) < 0) {
+			rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", url, body->max);
+			break;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
+}

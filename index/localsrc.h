@@ -1,0 +1,22 @@
+/* index/localsrc.h: sources on this machine (file:// URLs), read from disk without libcurl.
+ * A crawl of a local page then costs a read(2), not loading libcurl and its 30 libraries. */
+#ifndef WP_INDEX_LOCALSRC_H
+#define WP_INDEX_LOCALSRC_H
+
+#include "base/buf.h"
+#include "base/err.h"
+
+#include <stdbool.h>
+
+/* "file:///P" or "file://localhost/P" -> "/P", percent-decoded (caller frees *path).
+ * -WPE_USAGE naming the URL for another host or no absolute path. */
+int wp_local_path(const char *url, char **path, struct wp_err *err);
+
+bool wp_local_is_file_url(const char *url);
+
+/* The bytes of a local page into body (its ceiling applies: -WPE_TOO_BIG). A folder reads as a
+ * find-links page that links every file in it, as pip's `--find-links DIR` does, and
+ * *is_folder is set. -WPE_NET naming the URL when it cannot be read. */
+int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, struct wp_err *err);
+
+#endif
