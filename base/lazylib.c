@@ -54,8 +54,3 @@ void *wp_lazy_fn(struct wp_lazy_lib *lib, void **slot, const char *name)
 	__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
 	return fn;
 }
-
-int wp_lazy_loaded(const struct wp_lazy_lib *lib)
-{
-	return __atomic_load_n(&lib->handle, __ATOMIC_ACQUIRE) != NULL;
-}

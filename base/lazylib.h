@@ -4,13 +4,18 @@
  * ICU, compressors), and libcrypto alone is 4 MB to relocate. Mapping and relocating them cost
  * about 18 ms of a 22 ms start on the benchmark machine, paid by every command, even
  * `pick --dry-run` on a warm catalog that never touches the network, an archive, a page or a
- * hash. base/lazy_{curl,archive,xml,crypto}.c define the functions wheelpick calls from each
- * library with the library's own prototypes (the compiler checks them against its header), and
- * each forwards to the real one, looked up by wp_lazy_fn on its first call. Callers are unchanged.
+ * hash. net/lazy_curl.c, index/lazy_xml.c, verify/lazy_archive.c and verify/lazy_crypto.c (each
+ * in the folder that owns that library's header) define the functions wheelpick calls with the
+ * library's own prototypes (the compiler checks them against its header), and each forwards to
+ * the real one, looked up by wp_lazy_fn on its first call. Callers are unchanged.
+ *
+ * This is loading our own link-time dependencies later, not probing the machine: env/ stays the
+ * only place that dlopens a library to learn what the machine has (libcuda).
  *
  * A library that cannot be loaded ends the process with exit 3 and a one-line message naming it
  * and the Debian package to install: the same outcome as the dynamic linker refusing to start a
- * program linked against it, with a clearer message. */
+ * program linked against it, with a clearer message (and, like out-of-memory in base/mem.c, the
+ * one exception to "nothing below cli/ exits"). */
 #ifndef WP_LAZYLIB_H
 #define WP_LAZYLIB_H
 
@@ -24,10 +29,7 @@ struct wp_lazy_lib {
  * result per function, so later calls cost one atomic load. Thread-safe. */
 void *wp_lazy_fn(struct wp_lazy_lib *lib, void **slot, const char *name);
 
-/* Whether `lib` has been loaded in this process (tests assert that a command did not load it). */
-int wp_lazy_loaded(const struct wp_lazy_lib *lib);
-
-/* The libraries, for wp_lazy_loaded. */
+/* The libraries, one per shim file. */
 extern struct wp_lazy_lib wp_lazy_curl, wp_lazy_archive, wp_lazy_xml, wp_lazy_crypto;
 
 /* Define `ret name params` that forwards to the library's own `name`. Used only by the lazy_*.c

@@ -1,4 +1,4 @@
-/* base/lazy_curl.c: the libcurl functions wheelpick calls, loaded on first use (see lazylib.h).
+/* net/lazy_curl.c: the libcurl functions wheelpick calls, loaded on first use (see lazylib.h).
  * Add a line here when net/ starts calling another one; the link fails until you do. */
 #include "base/lazylib.h"
 

@@ -1,4 +1,4 @@
-/* base/lazy_crypto.c: the libcrypto digests wheelpick uses (sha256, md5), loaded on first use
+/* verify/lazy_crypto.c: the libcrypto digests wheelpick uses (sha256, md5), loaded on first use
  * (see lazylib.h). A pick from a warm catalog hashes nothing and need not relocate libcrypto. */
 #include "base/lazylib.h"
 

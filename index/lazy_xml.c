@@ -1,4 +1,4 @@
-/* base/lazy_xml.c: the libxml2 functions index/html.c calls, loaded on first use (see lazylib.h).
+/* index/lazy_xml.c: the libxml2 functions index/html.c calls, loaded on first use (see lazylib.h).
  * libxml2 brings ICU with it; only a crawl of an HTML page needs them. */
 #include "base/lazylib.h"
 
