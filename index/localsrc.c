@@ -63,7 +63,8 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 		names[n++] = wp_xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n) /* qsort may not be given NULL, even for nothing */
+		qsort(names, n, sizeof(*names), cmp_names);
 	struct wp_buf href = WP_BUF_INIT, html = WP_BUF_INIT;
 	if (wp_buf_addstr(body, "<!DOCTYPE html>\n<html><body>\n") < 0)
 		rc = -WPE_TOO_BIG;
