@@ -121,6 +121,8 @@ out:
 	return rc;
 }
 
+#define WRITEBACK_WINDOW (16LL << 20)
+
 /* A name safe to use inside ROOT/tmp, so `ls tmp/` says which download a stray file was. */
 static char *tmp_base(const struct wp_store *st, const char *name)
 {
@@ -194,6 +196,13 @@ int wp_store_writer_write(void *ctx, const void *data, size_t n)
 	}
 	wp_hasher_update(&w->hasher, data, n);
 	w->size += (long long)n;
+	/* Start writing back what has arrived, a window at a time, so the fsync before the rename
+	 * waits for the last window, not for the whole file: 1 GB spent 1.2 s in that fsync. Only a
+	 * hint; an error here shows at the fsync. */
+	if (w->size - w->flushed >= WRITEBACK_WINDOW) {
+		(void)sync_file_range(w->file.fd, w->flushed, w->size - w->flushed, SYNC_FILE_RANGE_WRITE);
+		w->flushed = w->size;
+	}
 	return 0;
 }
 
@@ -238,6 +247,8 @@ int wp_store_writer_reset(void *ctx, long long offset)
 		goto out;
 	}
 	w->size = offset;
+	if (w->flushed > offset)
+		w->flushed = offset;
 out:
 	free(buf);
 	return rc;

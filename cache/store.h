@@ -43,6 +43,7 @@ struct wp_store_writer {
 	char expect[WP_SHA256_HEX_LEN + 1]; /* lowercase; "" when not known */
 	long long expect_size;   /* -1 when not known */
 	long long size;          /* bytes written so far */
+	long long flushed;       /* bytes handed to writeback (sync_file_range) so far */
 	struct wp_hasher hasher;
 	struct wp_atomic_file file;
 	struct wp_err err;       /* the first failure inside _write/_reset, reported by _finish */
