@@ -574,13 +574,12 @@ static int read_members(struct wheel *w, struct wp_err *err)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
-	enum { CHUNK = 64 << 10 };
-	unsigned char *buf = wp_xmalloc(CHUNK);
+	enum { BLOCK = 1 << 20 }; /* bytes per read(2) */
 	char nb[NAME_SHOW];
 	uint64_t total = 0;
 	int rc = 0, r;
 	archive_read_support_format_zip_seekable(a);
-	if (lseek(w->fd, 0, SEEK_SET) < 0 || archive_read_open_fd(a, w->fd, CHUNK) != ARCHIVE_OK) {
+	if (lseek(w->fd, 0, SEEK_SET) < 0 || archive_read_open_fd(a, w->fd, BLOCK) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' cannot be opened as a zip archive: %s",
 			     w->file, archive_error_string(a) ? archive_error_string(a) : "unknown");
 		goto out;
@@ -620,16 +619,20 @@ static int read_members(struct wheel *w, struct wp_err *err)
 		if (limit < (uint64_t)w->lim.ratio_min_size)
 			limit = (uint64_t)w->lim.ratio_min_size;
 		for (;;) {
-			la_ssize_t k = archive_read_data(a, buf, CHUNK);
-			if (k == 0)
+			/* libarchive's own buffer, not a copy: this loop reads every byte of the wheel */
+			const void *blk;
+			size_t k;
+			la_int64_t at;
+			int d = archive_read_data_block(a, &blk, &k, &at);
+			if (d == ARCHIVE_EOF)
 				break;
-			if (k < 0) {
+			if (d != ARCHIVE_OK || at != (la_int64_t)m->actual) {
 				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' cannot be read: %s",
-					     w->file, show(m->name, nb), archive_error_string(a) ?
-					     archive_error_string(a) : "unknown error");
+					     w->file, show(m->name, nb), d != ARCHIVE_OK && archive_error_string(a) ?
+					     archive_error_string(a) : "a gap in its data");
 				break;
 			}
-			wp_hasher_update(&h, buf, (size_t)k);
+			wp_hasher_update(&h, blk, k);
 			m->actual += (uint64_t)k;
 			total += (uint64_t)k;
 			/* The central directory's sizes are claims; these checks hold the bytes. */
@@ -650,7 +653,7 @@ static int read_members(struct wheel *w, struct wp_err *err)
 					     "(the limit)", w->file, w->lim.max_total_size);
 				break;
 			}
-			if (cap && wp_buf_add(cap, buf, (size_t)k) < 0) {
+			if (cap && wp_buf_add(cap, blk, k) < 0) {
 				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is larger than %zu "
 					     "bytes", w->file, show(m->name, nb), cap->max);
 				break;
@@ -682,7 +685,6 @@ static int read_members(struct wheel *w, struct wp_err *err)
 	}
 out:
 	archive_read_free(a);
-	free(buf);
 	return rc;
 }
 
