@@ -135,7 +135,13 @@ def main():
     ap.add_argument("--rate-mbps", type=float, default=0)
     ap.add_argument("--max-seconds", type=float, default=900)
     args = ap.parse_args()
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), make_handler(args, threading.Lock()))
+    class Server(http.server.ThreadingHTTPServer):
+        # socketserver's default listen backlog is 5: a client opening more connections at once
+        # than that loses SYNs and waits a second to retransmit, which no real server makes it do
+        request_queue_size = 128
+        daemon_threads = True
+
+    srv = Server(("127.0.0.1", 0), make_handler(args, threading.Lock()))
     srv.daemon_threads = True
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=srv.shutdown, daemon=True).start())
     threading.Timer(args.max_seconds, srv.shutdown).start()

@@ -17,7 +17,8 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
   etag         "value"          send ETag; If-None-Match that matches -> 304
   headers      {name: value}    extra response headers
   body         "text"           serve this instead of a file
-Every request is logged as one JSON line to --log. Exits on SIGTERM or after --max-seconds.
+  delay        seconds          wait this long before answering (every request to the path)
+Every request is logged as one JSON line to --log, with "t0", the time it arrived. Exits on SIGTERM or after --max-seconds.
 """
 import argparse
 import email.utils
@@ -120,8 +121,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         rules = st.rules(path)
         n = st.count(path)
         hit = n < int(rules.get("times", 1 << 30))
-        entry = {"method": self.command, "path": path, "n": n,
+        entry = {"method": self.command, "path": path, "n": n, "t0": round(time.time(), 4),
                  "headers": {h: self.headers[h] for h in LOGGED_HEADERS if self.headers[h] is not None}}
+        if "delay" in rules:
+            time.sleep(min(float(rules["delay"]), 30.0))
 
         extra = dict(rules.get("headers", {}))
         statuses = rules.get("status") or [200]
@@ -258,6 +261,9 @@ def parse_range(value, size):
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # the default listen backlog (5) drops the SYNs of a client that opens more connections at
+    # once, and it retransmits a second later: a stall no real server causes
+    request_queue_size = 128
 
     def handle_error(self, request, client_address):
         pass
