@@ -354,15 +354,17 @@ struct fetch_ctx {
 	struct wp_sources roots;
 };
 
-static int fetch_project(void *vctx, const char *project, struct wp_err *err)
+static int fetch_projects(void *vctx, const char *const *projects, size_t n, struct wp_err *err)
 {
 	struct fetch_ctx *fc = vctx;
 	struct wp_sources src = { 0 };
-	for (size_t i = 0; i < fc->roots.n; i++) {
-		char *url = wp_xasprintf("%s%s/", fc->roots.urls[i], project);
-		wp_sources_add_index(&src, url);
-		free(url);
-	}
+	/* every page of every project in one crawl: its fetches run in parallel */
+	for (size_t p = 0; p < n; p++)
+		for (size_t i = 0; i < fc->roots.n; i++) {
+			char *url = wp_xasprintf("%s%s/", fc->roots.urls[i], projects[p]);
+			wp_sources_add_index(&src, url);
+			free(url);
+		}
 	if (!src.n)
 		return -WPE_NOMATCH;
 	/* quietly: most roots do not have most projects, and a 404 is the answer, not a failure */
@@ -485,7 +487,7 @@ int wp_pick_flow_plan(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	po.n_index_for = o->index_for.n;
 	struct fetch_ctx fc = { .cli = cli, .cat = &fl->cat };
 	fetch_roots(o, &fc.roots);
-	po.fetch_project = fetch_project;
+	po.fetch_projects = fetch_projects;
 	po.fetch_ctx = &fc;
 	rc = wp_plan_build(&fl->cat, reqs->v, reqs->n, fl->targets, fl->n_targets, &po, &fl->plan, err);
 	wp_sources_release(&given);

@@ -5,9 +5,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/mem.h"
-#include "cache/fetch.h"
-#include "cache/remotemeta.h"
-#include "net/http.h"
+#include "cli/depmeta.h"
 #include "resolver/marker.h"
 #include "resolver/pick.h"
 #include "resolver/requirement.h"
@@ -16,9 +14,6 @@
 #include "resolver/variant.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
-#include "verify/hash.h"
-#include "verify/metadata.h"
-#include "verify/wheel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +44,7 @@ struct proj_files {
 struct ctx {
 	struct wp_catalog *cat;
 	const struct wp_plan_opts *o;
+	struct wp_depmeta_opts dm;
 	struct proj_files **pf; /* each allocated alone: pointers stay valid as the list grows */
 	size_t npf;
 	struct wp_plan *plan;
@@ -116,21 +112,31 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	return 0;
 }
 
-static struct proj_files *files_of(struct ctx *x, const char *project, struct wp_err *err)
+static struct proj_files *loaded(struct ctx *x, const char *project)
 {
 	for (size_t i = 0; i < x->npf; i++)
 		if (!strcmp(x->pf[i]->project, project))
 			return x->pf[i];
+	return NULL;
+}
+
+/* A project's rows, read once. may_fetch: when the catalog has none, crawl its page first (a
+ * caller that has just tried, for many projects at once, passes false). */
+static struct proj_files *files_of_ex(struct ctx *x, const char *project, bool may_fetch, struct wp_err *err)
+{
+	struct proj_files *p = loaded(x, project);
+	if (p)
+		return p;
 	x->pf = wp_xrealloc(x->pf, (x->npf + 1) * sizeof(*x->pf));
-	struct proj_files *p = x->pf[x->npf++] = wp_xcalloc(1, sizeof(*p));
+	p = x->pf[x->npf++] = wp_xcalloc(1, sizeof(*p));
 	p->project = wp_xstrdup(project);
 	p->o = x->o;
 	if (wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
 		return NULL;
-	if (!p->n && x->o->fetch_project && !x->o->offline) {
+	if (!p->n && may_fetch && x->o->fetch_projects && !x->o->offline) {
 		/* a dependency no source was crawled for: its page under the index roots, then again */
 		struct wp_err fe = WP_ERR_INIT;
-		if (x->o->fetch_project(x->o->fetch_ctx, project, &fe) == 0 &&
+		if (x->o->fetch_projects(x->o->fetch_ctx, &project, 1, &fe) == 0 &&
 		    wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
 			return NULL;
 	}
@@ -153,6 +159,11 @@ static struct proj_files *files_of(struct ctx *x, const char *project, struct wp
 	return p;
 }
 
+static struct proj_files *files_of(struct ctx *x, const char *project, struct wp_err *err)
+{
+	return files_of_ex(x, project, true, err);
+}
+
 /* "cu111/torch-1.8.0+cu111-...whl": the file as the index lays it out. */
 static char *where_of(const struct wp_candidate *c)
 {
@@ -172,144 +183,6 @@ static char *where_of(const struct wp_candidate *c)
 		}
 	}
 	return wp_xstrdup(c->filename);
-}
-
-/* Requires-Dist of a picked wheel: the catalog's cache, the index's PEP 658 file, the wheel's
- * METADATA member read by HTTP range, or the wheel itself (fetched into the store, where a later
- * download finds it). */
-struct md {
-	char **reqs;
-	size_t n;
-	char *source;
-};
-
-static void md_release(struct md *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		free(m->reqs[i]);
-	free(m->reqs);
-	free(m->source);
-	memset(m, 0, sizeof(*m));
-}
-
-static void md_push(struct md *m, const char *s, size_t n)
-{
-	m->reqs = wp_xrealloc(m->reqs, (m->n + 1) * sizeof(*m->reqs));
-	m->reqs[m->n++] = wp_xstrndup(s, n);
-}
-
-static int md_from_catalog(void *vctx, const char *requires_python, const char *requires_dist)
-{
-	struct md *m = vctx;
-	for (const char *p = requires_dist; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		if (n)
-			md_push(m, p, n);
-		p = nl ? nl + 1 : p + n;
-	}
-	m->source = wp_xstrdup("catalog");
-	return 0;
-}
-
-static int md_save(struct ctx *x, const char *url, struct md *m, struct wp_err *err)
-{
-	struct wp_buf all = WP_BUF_INIT;
-	for (size_t i = 0; i < m->n; i++)
-		wp_buf_printf(&all, "%s\n", m->reqs[i]);
-	int rc = wp_catalog_metadata_put(x->cat, url, NULL, wp_buf_cstr(&all), err);
-	wp_buf_free(&all);
-	return rc;
-}
-
-/* The wheel's METADATA member read with a few range requests (its tail, central directory and
- * that member) instead of the whole file. False on any failure: the caller then downloads the
- * wheel, which is proven whole (sha256, RECORD) where this read is only checked by CRC-32. */
-static bool md_from_range(const struct wp_candidate *c, struct md *m)
-{
-	char *text = NULL;
-	struct wp_err re = WP_ERR_INIT;
-	struct wp_metadata meta;
-	bool ok = false;
-	if (strncasecmp(c->url, "http://", 7) != 0 && strncasecmp(c->url, "https://", 8) != 0)
-		return false;
-	if (wp_remote_metadata(c->url, c->filename, c->size > 0 ? c->size : -1, &text, NULL, &re) == 0 &&
-	    wp_metadata_parse(text, strlen(text), &meta, &re) == 0) {
-		for (size_t i = 0; i < meta.n_requires_dist; i++)
-			md_push(m, meta.requires_dist[i], strlen(meta.requires_dist[i]));
-		m->source = wp_xstrdup("the wheel's METADATA, read by range");
-		wp_metadata_release(&meta);
-		ok = true;
-	}
-	free(text);
-	return ok;
-}
-
-static int metadata_of(struct ctx *x, const struct wp_candidate *c, const char *core_metadata, struct md *m,
-		       struct wp_err *err)
-{
-	bool found = false;
-	int rc;
-	if ((rc = wp_catalog_metadata_get(x->cat, c->url, md_from_catalog, m, &found, err)) || found)
-		return rc;
-	if (core_metadata && !x->o->offline) {
-		/* PEP 658: URL + ".metadata", checked against the hash the index gave */
-		char *url = wp_xasprintf("%s.metadata", c->url);
-		struct wp_fetch_req req = { .url = url, .max_bytes = 16 << 20 };
-		struct wp_fetch_res res;
-		struct wp_err fe = WP_ERR_INIT;
-		if (wp_fetch(&req, &res, &fe) == 0) {
-			char hex[65] = "";
-			struct wp_hasher h;
-			if (wp_hasher_init(&h, WP_HASH_SHA256, &fe) == 0) {
-				wp_hasher_update(&h, res.body.data, res.body.len);
-				wp_hasher_final(&h, hex, NULL, &fe);
-				wp_hasher_release(&h);
-			}
-			const char *want = !strncmp(core_metadata, "sha256=", 7) ? core_metadata + 7 : NULL;
-			struct wp_metadata meta;
-			if (want && strcasecmp(want, hex) != 0) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s", url, want, hex);
-			} else if (wp_metadata_parse(wp_buf_cstr(&res.body), res.body.len, &meta, &fe) == 0) {
-				for (size_t i = 0; i < meta.n_requires_dist; i++)
-					md_push(m, meta.requires_dist[i], strlen(meta.requires_dist[i]));
-				m->source = wp_xstrdup("PEP 658 metadata");
-				wp_metadata_release(&meta);
-				found = true;
-			}
-		}
-		wp_fetch_res_release(&res);
-		free(url);
-		if (rc)
-			return rc;
-		if (found)
-			return md_save(x, c->url, m, err);
-	}
-	if (!x->o->offline && md_from_range(c, m))
-		return md_save(x, c->url, m, err);
-	if (!x->o->store)
-		return wp_fail(err, -WPE_NET, "no metadata for '%s' without fetching it", c->filename);
-	struct wp_fetch_item it = {
-		.url = c->url, .filename = c->filename, .sha256 = c->sha256, .size = c->size, .check = WP_FETCH_CHECK_WHEEL,
-	};
-	struct wp_fetch_opts fo = { .offline = x->o->offline };
-	if ((rc = wp_fetch_files(x->o->store, &it, 1, &fo, err))) {
-		wp_err_prefix(err, "reading the dependencies of '%s'", c->filename);
-		wp_fetch_item_release(&it);
-		return rc;
-	}
-	struct wp_wheel_info info;
-	memset(&info, 0, sizeof(info));
-	rc = wp_wheel_verify_named(it.path, c->filename, NULL, &info, err);
-	if (!rc) {
-		for (size_t i = 0; i < info.n_requires_dist; i++)
-			md_push(m, info.requires_dist[i], strlen(info.requires_dist[i]));
-		m->source = wp_xstrdup("the wheel's METADATA");
-		wp_wheel_info_release(&info);
-		rc = md_save(x, c->url, m, err);
-	}
-	wp_fetch_item_release(&it);
-	return rc;
 }
 
 static void note(struct wp_plan *plan, char *text)
@@ -499,6 +372,7 @@ struct solver {
 	bool variant_blame;
 	char *last_variant;         /* the set's variant when it was to blame */
 	unsigned steps;
+	size_t prefetched;          /* wants before this index have had their pages and metadata read ahead */
 	struct wp_buf last_failure; /* the deepest reason nothing fit */
 	struct state result;
 };
@@ -537,6 +411,63 @@ static bool picked_satisfies(struct solver *sv, const struct want *w, const stru
 
 static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err);
 
+/* The pick for want w as solve makes it, with the versions in excluded ruled out; any_variant
+ * drops the set's variant (to learn whether the variant is what stops it). */
+static void pick_want(struct solver *sv, const struct state *s, const struct want *w, const struct proj_files *pf,
+		      char *const *excluded, size_t nex, bool any_variant, struct wp_pick_result *res,
+		      struct wp_err *err)
+{
+	struct wp_specset spec;
+	struct wp_buf spec_text = WP_BUF_INIT;
+	merged_spec(w, excluded, nex, &spec, &spec_text);
+	struct wp_pick_request req = {
+		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
+		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
+		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
+	};
+	wp_pick(pf->c, pf->n, &req, sv->t, sv->ts, res, err);
+	wp_specset_release(&spec);
+	wp_buf_free(&spec_text);
+}
+
+/* Read ahead for the wants from `from` on, which solve is about to decide one by one: the pages
+ * of the projects no source has yet, in one parallel crawl, then the metadata of each want's
+ * likely pick, all at once. Each round of new dependencies then costs one round trip, not one
+ * per project. A guess that backtracking later overrules costs one read; solve itself still
+ * reads, and reports, whatever this did not get. */
+static void prefetch(struct solver *sv, const struct state *s, size_t from)
+{
+	struct ctx *x = sv->x;
+	size_t n = s->n - from, nm = 0, nc = 0;
+	const char **missing = wp_xcalloc(n ? n : 1, sizeof(*missing));
+	const struct wp_candidate **cands = wp_xcalloc(n ? n : 1, sizeof(*cands));
+	const char **cms = wp_xcalloc(n ? n : 1, sizeof(*cms));
+	sv->prefetched = s->n;
+	for (size_t j = from; j < s->n; j++)
+		if (!loaded(x, s->w[j].project))
+			missing[nm++] = s->w[j].project;
+	struct wp_err e = WP_ERR_INIT;
+	bool fetched = nm > 1 && x->o->fetch_projects && x->o->fetch_projects(x->o->fetch_ctx, missing, nm, &e) == 0;
+	for (size_t j = from; j < s->n; j++) {
+		const struct want *w = &s->w[j];
+		wp_err_clear(&e);
+		struct proj_files *pf = files_of_ex(x, w->project, !fetched, &e);
+		if (!pf || w->picked >= 0)
+			continue;
+		struct wp_pick_result res;
+		pick_want(sv, s, w, pf, NULL, 0, false, &res, &e);
+		if (res.chosen >= 0) {
+			cands[nc] = &pf->c[res.chosen];
+			cms[nc++] = pf->more[res.chosen].core_metadata;
+		}
+		wp_pick_result_release(&res);
+	}
+	wp_depmeta_prefetch(&x->dm, cands, cms, nc);
+	free(missing);
+	free(cands);
+	free(cms);
+}
+
 /* Try candidate versions of want i, best first; recurse on success. */
 static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err)
 {
@@ -547,6 +478,8 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 		state_copy(&sv->result, s);
 		return 0;
 	}
+	if (i >= sv->prefetched && !x->o->no_deps && !x->o->offline)
+		prefetch(sv, s, i);
 	struct want *w = &s->w[i];
 	struct proj_files *pf = files_of(x, w->project, err);
 	if (!pf)
@@ -559,26 +492,17 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 				     MAX_STEPS);
 			break;
 		}
-		struct wp_specset spec;
-		struct wp_buf spec_text = WP_BUF_INIT;
-		merged_spec(w, excluded, nex, &spec, &spec_text);
-		struct wp_pick_request req = {
-			.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
-			.pre = x->o->pre, .require_variant = pf->has_variants ? s->variant : NULL,
-			.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
-		};
 		struct wp_pick_result res;
-		wp_pick(pf->c, pf->n, &req, sv->t, sv->ts, &res, err);
+		pick_want(sv, s, w, pf, excluded, nex, false, &res, err);
 		if (res.chosen < 0) {
 			if (!nex) {
 				/* the first failure here is the informative one */
 				wp_buf_reset(&sv->last_failure);
 				wp_buf_addstr(&sv->last_failure, res.message);
 				who_wants(w, &sv->last_failure);
-				if (req.require_variant) {
+				if (pf->has_variants && s->variant) {
 					struct wp_pick_result alt;
-					req.require_variant = NULL;
-					wp_pick(pf->c, pf->n, &req, sv->t, sv->ts, &alt, err);
+					pick_want(sv, s, w, pf, excluded, nex, true, &alt, err);
 					if (alt.chosen >= 0) {
 						/* the set's variant, not the versions, is what stops this project */
 						sv->variant_blame = true;
@@ -589,8 +513,6 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 				}
 			}
 			wp_pick_result_release(&res);
-			wp_specset_release(&spec);
-			wp_buf_free(&spec_text);
 			rc = -WPE_NOMATCH;
 			break;
 		}
@@ -618,14 +540,12 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 		if (!child.variant && res.variant.kind != WP_VARIANT_NONE && pf->has_variants)
 			child.variant = wp_xstrdup(res.variant.label);
 		wp_pick_result_release(&res);
-		wp_specset_release(&spec);
-		wp_buf_free(&spec_text);
 
 		/* its dependencies, for the target and the extras asked of it */
 		bool conflict = false;
 		if (!x->o->no_deps) {
-			struct md m = { 0 };
-			if ((rc = metadata_of(x, c, pf->more[cw->picked].core_metadata, &m, err))) {
+			struct wp_depmeta m = { 0 };
+			if ((rc = wp_depmeta_get(&x->dm, c, pf->more[cw->picked].core_metadata, &m, err))) {
 				state_free(&child);
 				break;
 			}
@@ -667,7 +587,7 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 				wp_requirement_release(&dep);
 			}
 			free(by);
-			md_release(&m);
+			wp_depmeta_release(&m);
 			if (rc) {
 				state_free(&child);
 				break;
@@ -744,7 +664,7 @@ static void free_file(struct wp_plan_file *f)
 int wp_plan_build(struct wp_catalog *cat, const char *const *reqs, size_t nreq, const struct wp_target *targets,
 		  size_t n_targets, const struct wp_plan_opts *o, struct wp_plan *plan, struct wp_err *err)
 {
-	struct ctx x = { .cat = cat, .o = o, .plan = plan };
+	struct ctx x = { .cat = cat, .o = o, .plan = plan, .dm = { .cat = cat, .store = o->store, .offline = o->offline } };
 	struct wp_requirement *parsed = wp_xcalloc(nreq ? nreq : 1, sizeof(*parsed));
 	size_t nparsed = 0;
 	int rc = 0;
@@ -787,6 +707,7 @@ int wp_plan_build(struct wp_catalog *cat, const char *const *reqs, size_t nreq, 
 			}
 			sv.variant_blame = false;
 			sv.steps = 0;
+			sv.prefetched = 0;
 			rc = solve(&sv, &s, 0, &e);
 			state_free(&s);
 			if (!rc) {

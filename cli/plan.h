@@ -50,10 +50,10 @@ struct wp_plan_opts {
 	const char *const *index_for;
 	size_t n_index_for;
 	int verbosity;
-	/* Called once for a project the catalog has no file of (a dependency nobody crawled): it
-	 * may crawl the project's page from the index roots in play. 0 when it tried; the plan
-	 * then reads the catalog again. */
-	int (*fetch_project)(void *ctx, const char *project, struct wp_err *err);
+	/* Called once for projects the catalog has no file of (dependencies nobody crawled), many
+	 * at a time where it can: it may crawl their pages from the index roots in play. 0 when it
+	 * tried; the plan then reads the catalog again. */
+	int (*fetch_projects)(void *ctx, const char *const *projects, size_t n, struct wp_err *err);
 	void *fetch_ctx;
 };
 

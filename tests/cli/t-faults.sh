@@ -57,4 +57,22 @@ expect_grep "and said" "redirected to another host, 'localhost:$PORT'" "$TMP/err
 expect_exit 0 "listed" wp list torch --json
 expect_grep "links resolve against the final URL" "\"url\": *\"http://localhost:$PORT/whl/cu111/torch-1\.8\.0" "$TMP/out"
 expect_exit 0 "and a file from it downloads" wp torch==1.8.0 $T --index "$BASE/moved.html" -d "$TMP/wh6"
+
+# the dependencies of several picks: their metadata is read at once, not one round trip after another
+fresh c7
+slow="{\"delay\": 0.8}"
+script "{\"/whl/numpy-1.24.0-py3-none-any.whl\": $slow, \"/whl/pillow-9.0.0-py3-none-any.whl\": $slow,
+	\"/whl/typing_extensions-4.5.0-py3-none-any.whl\": $slow, \"/whl/pywin32-306-py3-none-any.whl\": $slow}"
+: >"$TMP/server.log"
+expect_exit 0 "four picks, their dependencies read" \
+	wp numpy pillow typing-extensions pywin32 --cuda cpu --python 3.8 --platform linux_x86_64 --index "$IDX" --dry-run
+# each answer waits 0.8 s: one after another, the four requests would arrive 0.8 s apart at least
+spread=$("$PYTHON" -c '
+import json, sys
+t = [e["t0"] for e in map(json.loads, open(sys.argv[1])) if e["path"].endswith(".whl")]
+print(len(t), "%.2f" % (max(t) - min(t)) if t else "-")' "$TMP/server.log")
+case "$spread" in
+4\ 0.[0-5]*) pass "the four metadata reads arrived together ($spread s apart)" ;;
+*) fail "metadata reads (count, first to last arrival): $spread" ;;
+esac
 done_testing
