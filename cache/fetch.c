@@ -1,9 +1,11 @@
-/* cache/fetch.c: downloads into the store through one parallel run, then archive checks. */
+/* cache/fetch.c: downloads into the store through one parallel run; each file is stored and
+ * checked by a checker thread as soon as its transfer ends, while the others go on. */
 #include "cache/fetch.h"
 #include "base/mem.h"
 #include "verify/conda.h"
 #include "verify/wheel.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 struct sink {
 	struct wp_store_writer w;
 	bool open;
+	bool settled; /* stored and checked (by a checker), or failed: nothing left to do */
 };
 
 static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
@@ -97,6 +100,59 @@ static int check_archive(struct wp_fetch_item *it)
 	return rc;
 }
 
+/* A finished download: into the store (fsync, rename), then its archive check. */
+static void settle(struct wp_fetch_item *it, struct sink *k)
+{
+	it->rc = wp_store_writer_finish(&k->w, it->sha256_out, &it->path, &it->err);
+	if (it->rc)
+		wp_err_prefix(&it->err, "'%s'", it->url);
+	else
+		it->rc = check_archive(it);
+	k->settled = true;
+}
+
+/* Downloads that ended well, waiting for a checker thread. */
+#define CHECKERS 2
+
+struct checkq {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t *todo; /* item indexes; room for every download */
+	size_t head, tail;
+	bool closed;
+	struct wp_fetch_item *items;
+	struct sink *sinks;
+	const size_t *which;
+};
+
+static void ended(void *ectx, size_t k, int result)
+{
+	struct checkq *q = ectx;
+	if (result)
+		return; /* failures are sorted out once the run is over */
+	pthread_mutex_lock(&q->lock);
+	q->todo[q->tail++] = q->which[k];
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
+static void *checker(void *vq)
+{
+	struct checkq *q = vq;
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		while (q->head == q->tail && !q->closed)
+			pthread_cond_wait(&q->cond, &q->lock);
+		if (q->head == q->tail) {
+			pthread_mutex_unlock(&q->lock);
+			return NULL;
+		}
+		size_t i = q->todo[q->head++];
+		pthread_mutex_unlock(&q->lock);
+		settle(&q->items[i], &q->sinks[i]);
+	}
+}
+
 int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, const struct wp_fetch_opts *opts,
 		   struct wp_err *err)
 {
@@ -138,28 +194,47 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 		which[nd++] = i;
 	}
 	if (nd) {
-		struct wp_dl_opts def = { 0 };
+		struct wp_dl_opts dopts = opts->dl ? *opts->dl : (struct wp_dl_opts){ 0 };
 		struct progress_map pm = { which, opts->progress, opts->pctx };
-		wp_download_run(dl, nd, opts->dl ? opts->dl : &def, opts->progress ? progress_trampoline : NULL, &pm);
+		struct checkq q = { .todo = wp_xcalloc(nd, sizeof(size_t)), .items = items, .sinks = sinks, .which = which };
+		pthread_t th[CHECKERS];
+		size_t nth = 0;
+		pthread_mutex_init(&q.lock, NULL);
+		pthread_cond_init(&q.cond, NULL);
+		for (; nth < CHECKERS && nth < nd; nth++)
+			if (pthread_create(&th[nth], NULL, checker, &q) != 0)
+				break;
+		if (nth) { /* with no thread to be had, everything is settled below, after the run */
+			dopts.ended = ended;
+			dopts.ectx = &q;
+		}
+		wp_download_run(dl, nd, &dopts, opts->progress ? progress_trampoline : NULL, &pm);
+		pthread_mutex_lock(&q.lock);
+		q.closed = true;
+		pthread_cond_broadcast(&q.cond);
+		pthread_mutex_unlock(&q.lock);
+		for (size_t t = 0; t < nth; t++)
+			pthread_join(th[t], NULL);
+		pthread_cond_destroy(&q.cond);
+		pthread_mutex_destroy(&q.lock);
+		free(q.todo);
 	}
 	for (size_t k = 0; k < nd; k++) {
 		size_t i = which[k];
 		struct wp_fetch_item *it = &items[i];
 		it->bytes = dl[k].received;
+		if (sinks[i].settled)
+			continue;
 		if (dl[k].result) {
 			it->rc = dl[k].result;
 			it->err = dl[k].err;
 			wp_store_writer_abort(&sinks[i].w);
 			continue;
 		}
-		it->rc = wp_store_writer_finish(&sinks[i].w, it->sha256_out, &it->path, &it->err);
-		if (it->rc)
-			wp_err_prefix(&it->err, "'%s'", it->url);
+		settle(it, &sinks[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct wp_fetch_item *it = &items[i];
-		if (!it->rc && !it->cached && it->path)
-			it->rc = check_archive(it);
 		if (it->rc && it->path) {
 			free(it->path);
 			it->path = NULL;

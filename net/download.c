@@ -17,6 +17,8 @@ int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts
 	if (opts) {
 		xo.max_parallel = opts->max_parallel;
 		xo.max_per_host = opts->max_per_host;
+		xo.ended = opts->ended;
+		xo.ectx = opts->ectx;
 		policy = opts->policy;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -17,6 +17,11 @@ typedef int wp_dl_reset_fn(void *ctx, long long offset, struct wp_err *err);
 /* Called at most every WP_DL_PROGRESS_MS per download, and once when each one ends.
  * total is -1 while unknown. */
 typedef void wp_dl_progress_fn(void *pctx, size_t index, long long received, long long total);
+/* Called when a download ends (result 0 or -WPE_*) while others may still run, so the caller can
+ * start on it (checking, storing) without waiting for the slowest; at most once per download,
+ * and not for one that never started. It runs on the transferring thread: hand long work
+ * elsewhere, and check every result once the run returns. */
+typedef void wp_dl_ended_fn(void *ectx, size_t index, int result);
 
 #define WP_DL_PARALLEL     8
 #define WP_DL_PER_HOST     6
@@ -41,6 +46,8 @@ struct wp_dl_opts {
 	int max_parallel;           /* transfers at once; 0 = WP_DL_PARALLEL */
 	int max_per_host;           /* connections per host; 0 = WP_DL_PER_HOST */
 	struct wp_net_policy policy;
+	wp_dl_ended_fn *ended;      /* may be NULL */
+	void *ectx;
 };
 
 /* Run all downloads, up to max_parallel at a time, sharing connections (HTTP/2 multiplexing

@@ -644,6 +644,12 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 	s->state = ST_DONE;
 }
 
+static void ended(struct run *r, struct slot *s)
+{
+	if (r->opts->ended)
+		r->opts->ended(r->opts->ectx, (size_t)(s - r->slots), s->x->result);
+}
+
 static void report(struct run *r, struct slot *s, long long now, bool force)
 {
 	wp_dl_progress_fn *fn = r->opts->progress;
@@ -666,6 +672,7 @@ static void fail_all(struct run *r, CURLMcode mc)
 		fail(s, -WPE_NET, "cannot %s '%s': %s", s->x->verb, s->x->url, curl_multi_strerror(mc));
 		s->x->result = s->fail_code;
 		s->state = ST_DONE;
+		ended(r, s);
 	}
 }
 
@@ -699,6 +706,7 @@ static void drive(struct run *r)
 				s->state = ST_DONE;
 				done++;
 				report(r, s, now, true);
+				ended(r, s);
 				continue;
 			}
 			s->state = ST_RUN;
@@ -728,6 +736,7 @@ static void drive(struct run *r)
 			if (s->state == ST_DONE) {
 				done++;
 				report(r, s, now_ms(), true);
+				ended(r, s);
 			}
 		}
 		now = now_ms();

@@ -47,6 +47,8 @@ struct wp_xfer_opts {
 	int max_per_host;
 	wp_dl_progress_fn *progress;    /* may be NULL */
 	void *pctx;
+	wp_dl_ended_fn *ended;          /* may be NULL */
+	void *ectx;
 };
 
 /* Run every transfer to its end. Returns 0, or the result of the first failed one in order. */
