@@ -112,6 +112,15 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	return 0;
 }
 
+static void proj_files_free(struct proj_files *p)
+{
+	wp_arena_free(&p->strings);
+	free(p->c);
+	free(p->more);
+	free(p->project);
+	free(p);
+}
+
 static struct proj_files *loaded(struct ctx *x, const char *project)
 {
 	for (size_t i = 0; i < x->npf; i++)
@@ -131,14 +140,18 @@ static struct proj_files *files_of_ex(struct ctx *x, const char *project, bool m
 	p = x->pf[x->npf++] = wp_xcalloc(1, sizeof(*p));
 	p->project = wp_xstrdup(project);
 	p->o = x->o;
-	if (wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
-		return NULL;
-	if (!p->n && may_fetch && x->o->fetch_projects && !x->o->offline) {
+	bool failed = wp_catalog_files(x->cat, project, false, load_row, p, err) < 0;
+	if (!failed && !p->n && may_fetch && x->o->fetch_projects && !x->o->offline) {
 		/* a dependency no source was crawled for: its page under the index roots, then again */
 		struct wp_err fe = WP_ERR_INIT;
-		if (x->o->fetch_projects(x->o->fetch_ctx, &project, 1, &fe) == 0 &&
-		    wp_catalog_files(x->cat, project, false, load_row, p, err) < 0)
-			return NULL;
+		failed = x->o->fetch_projects(x->o->fetch_ctx, &project, 1, &fe) == 0 &&
+			 wp_catalog_files(x->cat, project, false, load_row, p, err) < 0;
+	}
+	if (failed) {
+		/* not kept half-read: the next caller asks the catalog again and meets the error */
+		proj_files_free(p);
+		x->npf--;
+		return NULL;
 	}
 	/* the dependency-confusion guard: only the best index that lists the project */
 	long long best = -1;
@@ -741,13 +754,8 @@ out:
 	for (size_t i = 0; i < nparsed; i++)
 		wp_requirement_release(&parsed[i]);
 	free(parsed);
-	for (size_t i = 0; i < x.npf; i++) {
-		wp_arena_free(&x.pf[i]->strings);
-		free(x.pf[i]->c);
-		free(x.pf[i]->more);
-		free(x.pf[i]->project);
-		free(x.pf[i]);
-	}
+	for (size_t i = 0; i < x.npf; i++)
+		proj_files_free(x.pf[i]);
 	free(x.pf);
 	return rc;
 }
