@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/cli/run.sh: runs every tests/cli/t-*.sh against $WHEELPICK and counts checks.
+# tests/cli/run.sh: runs every tests/cli/t-*.sh against $WHEELPICK and counts checks
+# ($WP_CLI_ONLY, names separated by spaces such as "t-faults t-pick", runs only those).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 results=${WP_RESULTS:-build/test-results}
@@ -8,6 +9,7 @@ files=0 failed=0 checks_pass=0 checks_fail=0
 for t in "$here"/t-*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
+	case " ${WP_CLI_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
 	log="$results/cli-$name.log"
 	files=$((files + 1))
 	if timeout "${WP_CLI_TIMEOUT:-300}" bash "$t" >"$log" 2>&1; then st=ok; else st=FAIL; failed=$((failed + 1)); fi
