@@ -239,7 +239,9 @@ int wp_pick_flow_fetch(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_pic
 		free(f->path);
 		f->path = NULL;
 		if (items[i].rc) {
-			if (cli->verbosity >= 0 || items[i].rc == -WPE_INTEGRITY)
+			/* each failure once: the one err carries is the command's own last line */
+			bool is_err = frc && !strcmp(items[i].err.msg, err->msg);
+			if (!is_err && (cli->verbosity >= 0 || items[i].rc == -WPE_INTEGRITY))
 				fprintf(stderr, "wheelpick: %s\n", items[i].err.msg);
 			continue;
 		}

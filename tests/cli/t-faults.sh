@@ -40,6 +40,7 @@ fresh c4
 script "{\"$TORCH\": {\"body\": \"<!DOCTYPE html><html><title>502 Bad Gateway</title></html>\"}}"
 expect_exit 4 "an HTML page served as a wheel is exit 4" wp torch==1.8.0 $T --index "$IDX" -d "$TMP/wh4"
 expect_grep "says it is not a zip" "not a zip" "$TMP/err"
+[ "$(grep -c "not a zip" "$TMP/err")" = 1 ] && pass "once" || fail "said $(grep -c "not a zip" "$TMP/err") times"
 expect_no_file "not in the wheelhouse" "$TMP/wh4/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
 
 # a 404 for the file: exit 3 naming the URL
