@@ -129,30 +129,11 @@ static struct proj_files *loaded(struct ctx *x, const char *project)
 	return NULL;
 }
 
-/* A project's rows, read once. may_fetch: when the catalog has none, crawl its page first (a
- * caller that has just tried, for many projects at once, passes false). */
-static struct proj_files *files_of_ex(struct ctx *x, const char *project, bool may_fetch, struct wp_err *err)
+/* The catalog's rows for p (which holds none yet), kept to the best index that lists it. */
+static int read_rows(struct ctx *x, struct proj_files *p, struct wp_err *err)
 {
-	struct proj_files *p = loaded(x, project);
-	if (p)
-		return p;
-	x->pf = wp_xrealloc(x->pf, (x->npf + 1) * sizeof(*x->pf));
-	p = x->pf[x->npf++] = wp_xcalloc(1, sizeof(*p));
-	p->project = wp_xstrdup(project);
-	p->o = x->o;
-	bool failed = wp_catalog_files(x->cat, project, false, load_row, p, err) < 0;
-	if (!failed && !p->n && may_fetch && x->o->fetch_projects && !x->o->offline) {
-		/* a dependency no source was crawled for: its page under the index roots, then again */
-		struct wp_err fe = WP_ERR_INIT;
-		failed = x->o->fetch_projects(x->o->fetch_ctx, &project, 1, &fe) == 0 &&
-			 wp_catalog_files(x->cat, project, false, load_row, p, err) < 0;
-	}
-	if (failed) {
-		/* not kept half-read: the next caller asks the catalog again and meets the error */
-		proj_files_free(p);
-		x->npf--;
-		return NULL;
-	}
+	if (wp_catalog_files(x->cat, p->project, false, load_row, p, err) < 0)
+		return -1;
 	/* the dependency-confusion guard: only the best index that lists the project */
 	long long best = -1;
 	for (size_t i = 0; i < p->n; i++)
@@ -169,6 +150,41 @@ static struct proj_files *files_of_ex(struct ctx *x, const char *project, bool m
 	p->has_variants = false;
 	for (size_t i = 0; i < p->n; i++)
 		p->has_variants |= p->c[i].variant && *p->c[i].variant;
+	return 0;
+}
+
+/* Not kept half-read: the next caller asks the catalog again and meets the error. */
+static void forget(struct ctx *x, struct proj_files *p)
+{
+	for (size_t i = 0; i < x->npf; i++)
+		if (x->pf[i] == p) {
+			x->pf[i] = x->pf[--x->npf];
+			break;
+		}
+	proj_files_free(p);
+}
+
+/* A project's rows, read once. When the catalog has none, its page is crawled first, unless
+ * may_fetch is false (the read-ahead, which crawls many at once itself). */
+static struct proj_files *files_of_ex(struct ctx *x, const char *project, bool may_fetch, struct wp_err *err)
+{
+	struct proj_files *p = loaded(x, project);
+	if (p)
+		return p;
+	x->pf = wp_xrealloc(x->pf, (x->npf + 1) * sizeof(*x->pf));
+	p = x->pf[x->npf++] = wp_xcalloc(1, sizeof(*p));
+	p->project = wp_xstrdup(project);
+	p->o = x->o;
+	bool failed = read_rows(x, p, err) < 0;
+	if (!failed && !p->n && may_fetch && x->o->fetch_projects && !x->o->offline) {
+		/* a dependency no source was crawled for: its page under the index roots, then again */
+		struct wp_err fe = WP_ERR_INIT;
+		failed = x->o->fetch_projects(x->o->fetch_ctx, &project, 1, &fe) == 0 && read_rows(x, p, err) < 0;
+	}
+	if (failed) {
+		forget(x, p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -456,15 +472,29 @@ static void prefetch(struct solver *sv, const struct state *s, size_t from)
 	const struct wp_candidate **cands = wp_xcalloc(n ? n : 1, sizeof(*cands));
 	const char **cms = wp_xcalloc(n ? n : 1, sizeof(*cms));
 	sv->prefetched = s->n;
-	for (size_t j = from; j < s->n; j++)
-		if (!loaded(x, s->w[j].project))
-			missing[nm++] = s->w[j].project;
+	/* what the catalog has is read; what it lacks is crawled for, all in one go, and read again */
+	struct proj_files **empty = wp_xcalloc(n ? n : 1, sizeof(*empty));
 	struct wp_err e = WP_ERR_INIT;
-	bool fetched = nm > 1 && x->o->fetch_projects && x->o->fetch_projects(x->o->fetch_ctx, missing, nm, &e) == 0;
+	for (size_t j = from; j < s->n; j++) {
+		struct proj_files *pf = files_of_ex(x, s->w[j].project, false, &e);
+		bool seen = false;
+		for (size_t k = 0; k < nm && !seen; k++)
+			seen = empty[k] == pf;
+		if (pf && !pf->n && !seen) {
+			empty[nm] = pf;
+			missing[nm++] = pf->project;
+		}
+		wp_err_clear(&e);
+	}
+	if (nm && x->o->fetch_projects && x->o->fetch_projects(x->o->fetch_ctx, missing, nm, &e) == 0)
+		for (size_t k = 0; k < nm; k++)
+			if (read_rows(x, empty[k], &e) < 0)
+				forget(x, empty[k]);
+	free(empty);
 	for (size_t j = from; j < s->n; j++) {
 		const struct want *w = &s->w[j];
 		wp_err_clear(&e);
-		struct proj_files *pf = files_of_ex(x, w->project, !fetched, &e);
+		struct proj_files *pf = files_of_ex(x, w->project, false, &e);
 		if (!pf || w->picked >= 0)
 			continue;
 		struct wp_pick_result res;

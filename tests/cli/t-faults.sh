@@ -76,4 +76,13 @@ case "$spread" in
 4\ 0.[0-5]*) pass "the four metadata reads arrived together ($spread s apart)" ;;
 *) fail "metadata reads (count, first to last arrival): $spread" ;;
 esac
+
+# dependencies the catalog already has are not looked up again under the index roots
+fresh c8
+script '{}'
+: >"$TMP/server.log"
+expect_exit 0 "a closure the catalog has" wp torchvision==0.9.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+	--index "$IDX" --index "$BASE/simple/" --dry-run
+expect_grep "the picks" "numpy 1\.24\.0" "$TMP/out"
+expect_no_grep "and no page asked for a dependency it has" '"path":"/simple/(numpy|pillow|typing-extensions)/' "$TMP/server.log"
 done_testing
