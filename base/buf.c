@@ -43,19 +43,28 @@ int wp_buf_addch(struct wp_buf *b, char c)
 	return wp_buf_add(b, &c, 1);
 }
 
+int wp_buf_vprintf(struct wp_buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0 || grow(b, (size_t)n) < 0) {
+		va_end(again);
+		return -1;
+	}
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+	va_end(again);
+	b->len += (size_t)n;
+	return 0;
+}
+
 int wp_buf_printf(struct wp_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int rc = wp_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0 || grow(b, (size_t)n) < 0)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
+	return rc;
 }
 
 const char *wp_buf_cstr(const struct wp_buf *b)

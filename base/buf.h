@@ -3,6 +3,7 @@
 #ifndef WP_BUF_H
 #define WP_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct wp_buf {
@@ -20,6 +21,7 @@ int wp_buf_add(struct wp_buf *b, const void *p, size_t n);
 int wp_buf_addstr(struct wp_buf *b, const char *s);
 int wp_buf_addch(struct wp_buf *b, char c);
 int wp_buf_printf(struct wp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int wp_buf_vprintf(struct wp_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* "" for an empty buffer; never NULL. */
 const char *wp_buf_cstr(const struct wp_buf *b);
 void wp_buf_reset(struct wp_buf *b);

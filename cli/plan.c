@@ -453,6 +453,7 @@ static void pick_want(struct solver *sv, const struct state *s, const struct wan
 		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
 		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
 		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
+		.reasons = sv->x->o->explain,
 	};
 	wp_pick(pf->c, pf->n, &req, sv->t, sv->ts, res, err);
 	wp_specset_release(&spec);

@@ -207,13 +207,15 @@ bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const cha
 	for (int g = 0; g < t->n_gpus; g++) {
 		int lo_maj, lo_min, hi_maj, hi_min, sm = t->gpu_sm[g];
 		if (wp_gpu_min_cuda(sm, &lo_maj, &lo_min) == 0 && (major < lo_maj || (major == lo_maj && minor < lo_min))) {
-			wp_buf_printf(why, "%s: CUDA %d.%d cannot run on sm_%d, which needs CUDA %d.%d or newer", label, major,
-				      minor, sm, lo_maj, lo_min);
+			if (why)
+				wp_buf_printf(why, "%s: CUDA %d.%d cannot run on sm_%d, which needs CUDA %d.%d or newer",
+					      label, major, minor, sm, lo_maj, lo_min);
 			return false;
 		}
 		if (wp_gpu_max_cuda(sm, &hi_maj, &hi_min) == 0 && (major > hi_maj || (major == hi_maj && minor > hi_min))) {
-			wp_buf_printf(why, "%s: CUDA %d.%d no longer builds for sm_%d (last: CUDA %d.%d)", label, major, minor,
-				      sm, hi_maj, hi_min);
+			if (why)
+				wp_buf_printf(why, "%s: CUDA %d.%d no longer builds for sm_%d (last: CUDA %d.%d)", label,
+					      major, minor, sm, hi_maj, hi_min);
 			return false;
 		}
 	}

@@ -25,8 +25,8 @@ int wp_gpu_min_cuda(int sm, int *major, int *minor);
 int wp_gpu_max_cuda(int sm, int *major, int *minor);
 
 /* Whether a build for CUDA major.minor runs on every GPU of t (too old for a new GPU, or past
- * the last CUDA that builds for an old one). When not, why gets "LABEL: CUDA 10.2 cannot run on
- * sm_86, which needs CUDA 11.1 or newer". The one place the wheel and conda rules ask this. */
+ * the last CUDA that builds for an old one). When not, why (unless NULL) gets "LABEL: CUDA 10.2
+ * cannot run on sm_86, which needs CUDA 11.1 or newer". The one place the wheel and conda rules ask this. */
 bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why);
 
 /* The newest CUDA toolkit a Linux x86_64 driver fully supports, from NVIDIA's "CUDA Toolkit

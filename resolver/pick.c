@@ -6,6 +6,7 @@
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,22 @@ struct cand {
 	long long build_num;
 	enum rej rej;
 	struct wp_buf why;
+	struct wp_buf *whyp;   /* &why when reasons are wanted, else NULL */
 };
+
+/* A file's reason, written only where the caller asked for reasons (--explain): formatting one
+ * for each of a project's ~800 files was a good part of every pick. why may be NULL. */
+static void say(struct wp_buf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(struct wp_buf *why, const char *fmt, ...)
+{
+	if (!why)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	wp_buf_vprintf(why, fmt, ap);
+	va_end(ap);
+}
 
 static bool spec_is_exact_pin(const struct wp_specset *s)
 {
@@ -53,12 +69,12 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 	const char *label = var->kind == WP_VARIANT_NONE ? "" : var->label;
 	char tc[16];
 	if (req->require_variant && strcmp(label, req->require_variant) != 0) {
-		wp_buf_printf(why, "%s: the set shares variant '%s'", *label ? label : "no variant", req->require_variant);
+		say(why, "%s: the set shares variant '%s'", *label ? label : "no variant", req->require_variant);
 		return false;
 	}
 	for (size_t i = 0; i < req->n_avoid; i++) {
 		if (!strcmp(label, req->avoid_variants[i])) {
-			wp_buf_printf(why, "%s: cannot complete the set", *label ? label : "no variant");
+			say(why, "%s: cannot complete the set", *label ? label : "no variant");
 			return false;
 		}
 	}
@@ -67,32 +83,32 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 		return true; /* a file with no variant is the project's only build for its tags */
 	case WP_VARIANT_CUDA:
 		if (t->accel != WP_ACCEL_CUDA) {
-			wp_buf_printf(why, "%s: a CUDA build; the target is %s", label,
+			say(why, "%s: a CUDA build; the target is %s", label,
 				      t->accel == WP_ACCEL_CPU ? "CPU-only" : "ROCm");
 			return false;
 		}
 		cuda_str(tc, sizeof(tc), t->cuda_major, t->cuda_minor);
 		if (!wp_variant_runs_on_cuda(var, t->cuda_major, t->cuda_minor)) {
-			wp_buf_printf(why, "%s: CUDA %d.%d is newer than the target's %s", label, var->major, var->minor, tc);
+			say(why, "%s: CUDA %d.%d is newer than the target's %s", label, var->major, var->minor, tc);
 			return false;
 		}
 		return wp_gpu_cuda_fits(t, var->major, var->minor, label, why);
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
 			return true;
-		wp_buf_printf(why, "%s: a CPU build; ask with --cuda cpu", label);
+		say(why, "%s: a CPU build; ask with --cuda cpu", label);
 		return false;
 	case WP_VARIANT_ROCM:
 		if (t->accel == WP_ACCEL_ROCM && var->major == t->rocm_major && var->minor <= t->rocm_minor)
 			return true;
 		if (t->accel == WP_ACCEL_ROCM)
-			wp_buf_printf(why, "%s: ROCm %d.%d does not match the target's ROCm %d.%d", label, var->major,
+			say(why, "%s: ROCm %d.%d does not match the target's ROCm %d.%d", label, var->major,
 				      var->minor, t->rocm_major, t->rocm_minor);
 		else
-			wp_buf_printf(why, "%s: a ROCm build; ask with --rocm X.Y", label);
+			say(why, "%s: a ROCm build; ask with --rocm X.Y", label);
 		return false;
 	default:
-		wp_buf_printf(why, "%s: a %s build; wheelpick picks CUDA, ROCm or CPU builds", label,
+		say(why, "%s: a %s build; wheelpick picks CUDA, ROCm or CPU builds", label,
 			      var->kind == WP_VARIANT_XPU ? "XPU" : "special");
 		return false;
 	}
@@ -188,7 +204,7 @@ static bool python_fits(const char *requires_python, const struct wp_target *t, 
 	}
 	wp_specset_release(&rp);
 	if (!ok)
-		wp_buf_printf(why, "requires Python %s; the target has %d.%d", requires_python, t->py_major, t->py_minor);
+		say(why, "requires Python %s; the target has %d.%d", requires_python, t->py_major, t->py_minor);
 	return ok;
 }
 
@@ -201,33 +217,33 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 	c->rej = REJ_NONE;
 	if (!c->v_ok) {
 		c->rej = REJ_NAME;
-		wp_buf_printf(&c->why, "version '%s' is not PEP 440", k->version ? k->version : "");
+		say(c->whyp, "version '%s' is not PEP 440", k->version ? k->version : "");
 		return;
 	}
 	if (strcmp(k->kind, "wheel") != 0) {
 		c->rej = REJ_KIND;
-		wp_buf_printf(&c->why, "%s: wheelpick fetches built wheels, not source builds", k->kind);
+		say(c->whyp, "%s: wheelpick fetches built wheels, not source builds", k->kind);
 		return;
 	}
 	if (req->spec && !wp_specset_contains(req->spec, &c->v, WP_PRERELEASES_YES)) {
 		c->rej = REJ_SPEC;
-		wp_buf_printf(&c->why, "%s is outside '%s'", k->version, req->spec_text ? req->spec_text : "");
+		say(c->whyp, "%s is outside '%s'", k->version, req->spec_text ? req->spec_text : "");
 		return;
 	}
 	if (!pre && wp_version_is_prerelease(&c->v) &&
 	    !(req->spec && wp_specset_prereleases(req->spec) == WP_PRERELEASES_YES)) {
 		c->rej = REJ_PRE;
-		wp_buf_printf(&c->why, "%s is a pre-release; ask with --pre", k->version);
+		say(c->whyp, "%s is a pre-release; ask with --pre", k->version);
 		return;
 	}
 	if (k->yanked && !spec_is_exact_pin(req->spec)) {
 		c->rej = REJ_YANKED;
-		wp_buf_printf(&c->why, "yanked%s%s; pin it with == to take it anyway", *k->yanked ? ": " : "", k->yanked);
+		say(c->whyp, "yanked%s%s; pin it with == to take it anyway", *k->yanked ? ": " : "", k->yanked);
 		return;
 	}
 	if (k->hash_conflict) {
 		c->rej = REJ_HASH;
-		wp_buf_printf(&c->why, "the index now gives sha256 %.12s... but %.12s... was seen first; "
+		say(c->whyp, "the index now gives sha256 %.12s... but %.12s... was seen first; "
 				       "check the source, then run 'wheelpick trust'", k->sha256 ? k->sha256 : "?",
 			      k->hash_conflict);
 		return;
@@ -236,16 +252,16 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 	if (c->tag_prio < 0) {
 		c->rej = c->tag_prio == -2 ? REJ_NAME : REJ_TAGS;
 		if (c->tag_prio == -2)
-			wp_buf_printf(&c->why, "'%s' is not a valid wheel name", k->filename);
+			say(c->whyp, "'%s' is not a valid wheel name", k->filename);
 		else
-			wp_buf_printf(&c->why, "tags do not fit Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+			say(c->whyp, "tags do not fit Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
 		return;
 	}
-	if (!python_fits(k->requires_python, t, &c->why)) {
+	if (!python_fits(k->requires_python, t, c->whyp)) {
 		c->rej = REJ_PYTHON;
 		return;
 	}
-	if (!variant_fits(&c->var, t, req, &c->why)) {
+	if (!variant_fits(&c->var, t, req, c->whyp)) {
 		c->rej = REJ_VARIANT;
 		return;
 	}
@@ -427,6 +443,7 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 		if (!(k[i].variant && *k[i].variant && wp_variant_from_label(k[i].variant, &c[i].var)))
 			memset(&c[i].var, 0, sizeof(c[i].var));
 		c[i].why = (struct wp_buf)WP_BUF_INIT;
+		c[i].whyp = req->reasons ? &c[i].why : NULL;
 	}
 	long best = run_pass(k, c, n, req, t, ts, req->pre);
 	/* packaging's filter: with no final release that fits, pre-releases are taken */
@@ -441,13 +458,14 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	} else {
 		res->message = nothing_fits(k, c, n, req, t, ts);
 	}
+	if (req->reasons)
+		res->rejects = wp_xcalloc(n ? n : 1, sizeof(*res->rejects));
 	for (size_t i = 0; i < n; i++) {
-		if (c[i].rej == REJ_NONE && (long)i != best) {
+		if (req->reasons && c[i].rej == REJ_NONE && (long)i != best) {
 			wp_buf_reset(&c[i].why);
 			wp_buf_addstr(&c[i].why, "fits, but another file is better");
 		}
-		if ((long)i != best) {
-			res->rejects = wp_xrealloc(res->rejects, (res->n_rejects + 1) * sizeof(*res->rejects));
+		if (req->reasons && (long)i != best) {
 			res->rejects[res->n_rejects].index = i;
 			res->rejects[res->n_rejects].why = wp_buf_detach(&c[i].why, NULL);
 			res->n_rejects++;

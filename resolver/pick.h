@@ -35,6 +35,7 @@ struct wp_pick_request {
 	const char *require_variant;     /* the set's variant label that must match, or NULL */
 	const char **avoid_variants;     /* labels already found unable to complete the set */
 	size_t n_avoid;
+	bool reasons;                    /* fill res->rejects with every other file and why (--explain) */
 };
 
 struct wp_pick_reject {
@@ -47,7 +48,7 @@ struct wp_pick_result {
 	struct wp_variant variant; /* of the chosen file */
 	char *reason;              /* why this one (owned) */
 	char *message;             /* when nothing fits: what exists and why each was rejected (owned) */
-	struct wp_pick_reject *rejects; /* every rejected candidate, with its reason (owned) */
+	struct wp_pick_reject *rejects; /* with req->reasons: every other candidate and why (owned) */
 	size_t n_rejects;
 };
 

@@ -221,7 +221,9 @@ static void run_case(void **state)
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	if (wp_tagset_build(&ts, &t, &e) < 0)
 		fail_msg("%s: %s", file, e.msg);
-	struct wp_pick_request req = { .project = proj.data, .spec_text = req_text + nl, .spec = &spec, .pre = pre };
+	struct wp_pick_request req = {
+		.project = proj.data, .spec_text = req_text + nl, .spec = &spec, .pre = pre, .reasons = true,
+	};
 	struct wp_pick_result res;
 	assert_int_equal(wp_pick(cands, nc, &req, &t, &ts, &res, &e), 0);
 
