@@ -2,10 +2,12 @@
 #include "base/buf.h"
 #include "base/mem.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int grow(struct wp_buf *b, size_t extra)
 {
@@ -65,6 +67,22 @@ int wp_buf_printf(struct wp_buf *b, const char *fmt, ...)
 	int rc = wp_buf_vprintf(b, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+int wp_buf_read_fd(struct wp_buf *b, int fd)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (wp_buf_add(b, chunk, (size_t)n) < 0)
+			return -2;
+	}
 }
 
 const char *wp_buf_cstr(const struct wp_buf *b)

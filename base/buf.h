@@ -22,6 +22,9 @@ int wp_buf_addstr(struct wp_buf *b, const char *s);
 int wp_buf_addch(struct wp_buf *b, char c);
 int wp_buf_printf(struct wp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int wp_buf_vprintf(struct wp_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Append what fd holds, to its end. 0; -1 with errno set when a read fails; -2 when the
+ * ceiling would be passed. */
+int wp_buf_read_fd(struct wp_buf *b, int fd);
 /* "" for an empty buffer; never NULL. */
 const char *wp_buf_cstr(const struct wp_buf *b);
 void wp_buf_reset(struct wp_buf *b);

@@ -225,24 +225,11 @@ static int read_profile(const char *path, struct wp_buf *b, struct wp_err *err)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
-	int rc = 0;
-	char tmp[8192];
-	for (;;) {
-		ssize_t n = read(fd, tmp, sizeof(tmp));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		if (wp_buf_add(b, tmp, (size_t)n) < 0) {
-			rc = wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?",
-				     path, b->max);
-			break;
-		}
-	}
+	int rc = 0, r = wp_buf_read_fd(b, fd);
+	if (r == -1)
+		rc = wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
+	else if (r == -2)
+		rc = wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
 	close(fd);
 	return rc;
 }

@@ -120,22 +120,11 @@ int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, st
 		rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", url, body->max);
 		goto out;
 	}
-	char chunk[65536];
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
-			break;
-		}
-		if (r == 0)
-			break;
-		if (wp_buf_add(body, chunk, (size_t)r) < 0) {
-			rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", url, body->max);
-			break;
-		}
-	}
+	int r = wp_buf_read_fd(body, fd);
+	if (r == -1)
+		rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
+	else if (r == -2)
+		rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", url, body->max);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -36,45 +36,29 @@ FWD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))
 
 typedef void (*any_fn)(void);
 
-CURLcode(curl_easy_setopt)(CURL *curl, CURLoption option, ...)
-{
-	static void *slot;
-	CURLcode (*real)(CURL *, CURLoption, ...) =
-		(CURLcode(*)(CURL *, CURLoption, ...))wp_lazy_fn(&wp_lazy_curl, &slot, "curl_easy_setopt");
-	va_list ap;
-	CURLcode rc;
-	va_start(ap, option);
-	if (OPT_IS_LONG(option))
-		rc = real(curl, option, va_arg(ap, long));
-	else if (OPT_IS_OFF_T(option))
-		rc = real(curl, option, va_arg(ap, curl_off_t));
-	else if (OPT_IS_FUNC(option))
-		rc = real(curl, option, va_arg(ap, any_fn));
-	else
-		rc = real(curl, option, va_arg(ap, void *));
-	va_end(ap);
-	return rc;
-}
+#define FORWARD_SETOPT(ret, name, handle_t, option_t)                                             \
+	ret(name)(handle_t * h, option_t option, ...)                                            \
+	{                                                                                        \
+		static void *slot;                                                               \
+		ret (*real)(handle_t *, option_t, ...) =                                         \
+			(ret(*)(handle_t *, option_t, ...))wp_lazy_fn(&wp_lazy_curl, &slot, #name); \
+		va_list ap;                                                                      \
+		ret rc;                                                                          \
+		va_start(ap, option);                                                            \
+		if (OPT_IS_LONG(option))                                                         \
+			rc = real(h, option, va_arg(ap, long));                                  \
+		else if (OPT_IS_OFF_T(option))                                                   \
+			rc = real(h, option, va_arg(ap, curl_off_t));                            \
+		else if (OPT_IS_FUNC(option))                                                    \
+			rc = real(h, option, va_arg(ap, any_fn));                                \
+		else                                                                             \
+			rc = real(h, option, va_arg(ap, void *));                                \
+		va_end(ap);                                                                      \
+		return rc;                                                                       \
+	}
 
-CURLMcode(curl_multi_setopt)(CURLM *multi, CURLMoption option, ...)
-{
-	static void *slot;
-	CURLMcode (*real)(CURLM *, CURLMoption, ...) =
-		(CURLMcode(*)(CURLM *, CURLMoption, ...))wp_lazy_fn(&wp_lazy_curl, &slot, "curl_multi_setopt");
-	va_list ap;
-	CURLMcode rc;
-	va_start(ap, option);
-	if (OPT_IS_LONG(option))
-		rc = real(multi, option, va_arg(ap, long));
-	else if (OPT_IS_OFF_T(option))
-		rc = real(multi, option, va_arg(ap, curl_off_t));
-	else if (OPT_IS_FUNC(option))
-		rc = real(multi, option, va_arg(ap, any_fn));
-	else
-		rc = real(multi, option, va_arg(ap, void *));
-	va_end(ap);
-	return rc;
-}
+FORWARD_SETOPT(CURLcode, curl_easy_setopt, CURL, CURLoption)
+FORWARD_SETOPT(CURLMcode, curl_multi_setopt, CURLM, CURLMoption)
 
 /* Every CURLINFO takes a pointer to where the answer goes. */
 CURLcode(curl_easy_getinfo)(CURL *curl, CURLINFO info, ...)
