@@ -38,6 +38,7 @@ struct proj_files {
 	struct wp_arena strings; /* every string the candidates point to */
 	size_t n, cap;           /* rows in c and more; room in both */
 	bool has_variants;
+	bool crawled;            /* its pages were crawled for (once per plan, found or not) */
 	const struct wp_plan_opts *o;
 };
 
@@ -179,6 +180,7 @@ static struct proj_files *files_of_ex(struct ctx *x, const char *project, bool m
 	if (!failed && !p->n && may_fetch && x->o->fetch_projects && !x->o->offline) {
 		/* a dependency no source was crawled for: its page under the index roots, then again */
 		struct wp_err fe = WP_ERR_INIT;
+		p->crawled = true;
 		failed = x->o->fetch_projects(x->o->fetch_ctx, &project, 1, &fe) == 0 && read_rows(x, p, err) < 0;
 	}
 	if (failed) {
@@ -481,7 +483,8 @@ static void prefetch(struct solver *sv, const struct state *s, size_t from)
 		bool seen = false;
 		for (size_t k = 0; k < nm && !seen; k++)
 			seen = empty[k] == pf;
-		if (pf && !pf->n && !seen) {
+		if (pf && !pf->n && !pf->crawled && !seen) {
+			pf->crawled = true;
 			empty[nm] = pf;
 			missing[nm++] = pf->project;
 		}

@@ -50,6 +50,8 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	struct dirent *e;
+	/* the links are the folder's URL and a name, without the URL's query or fragment */
+	char *base = wp_xstrndup(url, strcspn(url, "?#"));
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -70,7 +72,7 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 		rc = -WPE_TOO_BIG;
 	for (size_t i = 0; i < n && !rc; i++) {
 		/* percent-encoded: the href holds nothing HTML would need escaped */
-		if (wp_url_join_segment_buf(url, names[i], &href) < 0) {
+		if (wp_url_join_segment_buf(base, names[i], &href) < 0) {
 			rc = -WPE_TOO_BIG;
 			break;
 		}
@@ -92,6 +94,7 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 	free(names);
 	wp_buf_free(&href);
 	wp_buf_free(&html);
+	free(base);
 	return rc;
 }
 
@@ -103,7 +106,8 @@ int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, st
 	*is_folder = false;
 	if ((rc = wp_local_path(url, &path, err)))
 		return rc;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
+	/* O_NONBLOCK: a FIFO opens at once and is refused below, instead of waiting for a writer */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || fstat(fd, &st) < 0) {
 		rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
 		goto out;
 	}

@@ -19,8 +19,8 @@ typedef int wp_dl_reset_fn(void *ctx, long long offset, struct wp_err *err);
 typedef void wp_dl_progress_fn(void *pctx, size_t index, long long received, long long total);
 /* Called when a download ends (result 0 or -WPE_*) while others may still run, so the caller can
  * start on it (checking, storing) without waiting for the slowest; at most once per download,
- * and not for one that never started. It runs on the transferring thread: hand long work
- * elsewhere, and check every result once the run returns. */
+ * and not at all for some that fail before the run starts. It runs on the transferring thread:
+ * hand long work elsewhere, and check every result once the run returns. */
 typedef void wp_dl_ended_fn(void *ectx, size_t index, int result);
 
 /* Hosts that cap each response's speed (CDNs do) reward parallel transfers; 8 connections to one

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -70,16 +71,23 @@ FWD_VOID(archive_entry_set_pathname, (E *e, const char *name), (e, name))
 FWD_VOID(archive_entry_set_perm, (E *e, __LA_MODE_T perm), (e, perm))
 FWD_VOID(archive_entry_set_size, (E *e, la_int64_t size), (e, size))
 
-/* printf-style: format here, hand libarchive the finished text. */
+/* printf-style: format here, hand libarchive the finished text. A NULL format clears the error,
+ * as libarchive documents (its own code calls it so where a test links libarchive too). */
 void archive_set_error(A *a, int err, const char *fmt, ...)
 {
 	static void *slot;
 	void (*real)(A *, int, const char *, ...) =
 		(void (*)(A *, int, const char *, ...))wp_lazy_fn(&wp_lazy_archive, &slot, "archive_set_error");
-	char msg[512];
+	if (!fmt) {
+		real(a, err, NULL);
+		return;
+	}
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	real(a, err, "%s", msg);
+	real(a, err, "%s", msg ? msg : fmt);
+	free(msg);
 }

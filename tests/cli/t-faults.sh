@@ -77,6 +77,18 @@ case "$spread" in
 *) fail "metadata reads (count, first to last arrival): $spread" ;;
 esac
 
+# a dependency found nowhere is looked for once per command, not once per target or attempt
+fresh c9
+mkdir -p "$SAMPLE/extra" && python3 "$ROOT/tests/fixtures/mkwheels.py" "$TMP/mw" >/dev/null 2>&1
+cp "$TMP/mw/demo_pkg-1.0-py3-none-any.whl" "$SAMPLE/extra/"
+printf '<a href="demo_pkg-1.0-py3-none-any.whl">demo_pkg-1.0-py3-none-any.whl</a>\n' >"$SAMPLE/extra/demo.html"
+: >"$TMP/server.log"
+expect_exit 1 "demo-pkg[http] needs requests, which no index has" wp 'demo-pkg[http]' --cuda cpu --python 3.8 \
+	--platform linux_x86_64 --platform win_amd64 --index "$BASE/extra/demo.html" --index "$BASE/simple/" --dry-run
+expect_grep "and says so" "requests" "$TMP/err"
+n=$(grep -c '"path":"/simple/requests/"' "$TMP/server.log")
+[ "$n" = 1 ] && pass "its page was asked for once (two targets)" || fail "its page was asked for $n times"
+
 # dependencies the catalog already has are not looked up again under the index roots
 fresh c8
 script '{}'

@@ -53,6 +53,13 @@ for f in "$TMP"/wh/*.whl; do
 done
 mkdir -p "$TMP/empty"
 expect_exit 0 "an empty folder is an empty index (as for pip)" wp update --index "$TMP/empty"
+mkfifo "$TMP/fifo.html"
+expect_exit 3 "a FIFO is refused, not waited on" timeout 20 "$WHEELPICK" update --index "file://$TMP/fifo.html"
+expect_grep "as not a regular file" "not a regular file" "$TMP/err"
+export WHEELPICK_CATALOG="$TMP/q.sqlite3"
+expect_exit 0 "a folder URL with a query" wp update --index "file://$SAMPLE/whl/cu111?x=1"
+expect_exit 0 "listed" wp list torch --json
+expect_json "$TMP/out" "sorted(set('?' in r['url'] for r in j))" "[False]"
 expect_exit 3 "a missing file names it" wp update --index "file://$TMP/nope.html"
 expect_grep "and says why" "nope\.html.*No such file" "$TMP/err"
 done_testing

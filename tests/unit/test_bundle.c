@@ -245,6 +245,25 @@ static int group_teardown(void **state)
 	return rc;
 }
 
+/* verify/lazy_archive.c stands in for archive_set_error: it formats the message itself and must
+ * keep libarchive's meaning of a NULL format (clear the error), which libarchive uses itself. */
+static void test_set_error_forwarder(void **state)
+{
+	(void)state;
+	struct archive *a = archive_read_new();
+	char big[2000];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	archive_set_error(a, 5, "member '%s' of %d", "m", 3);
+	assert_string_equal(archive_error_string(a), "member 'm' of 3");
+	assert_int_equal(archive_errno(a), 5);
+	archive_set_error(a, 7, "%s", big);
+	assert_int_equal(strlen(archive_error_string(a)), sizeof(big) - 1); /* not cut short */
+	archive_set_error(a, 0, NULL);
+	assert_null(archive_error_string(a));
+	archive_read_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_reproducible),
 		cmocka_unit_test(test_bad_bundles),
 		cmocka_unit_test(test_install_sh),
+		cmocka_unit_test(test_set_error_forwarder),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
