@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/readfile.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <stdio.h>
@@ -39,21 +41,6 @@ static int sh(const char *fmt, ...)
 		print_error("command failed (%d): %s\n", rc, cmd);
 	free(cmd);
 	return rc;
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct wp_buf b = WP_BUF_INIT;
-	char chunk[8192];
-	size_t n;
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		wp_buf_add(&b, chunk, n);
-	fclose(f);
-	*len = b.len;
-	return b.data ? wp_buf_detach(&b, NULL) : wp_xstrdup("");
 }
 
 /* A wheelhouse as `wheelpick pick -d` writes one; req_sha is the hash requirements.txt names. */
@@ -143,7 +130,7 @@ static void test_reproducible(void **state)
 		assert_int_equal(sh("touch '%s/%s'", house, DEMO), 0);
 		assert_int_equal(wp_bundle_write(b, house, &err), 0);
 		size_t na, nb;
-		char *da = read_all(a, &na), *db = read_all(b, &nb);
+		char *da = test_read_file(a, &na), *db = test_read_file(b, &nb);
 		assert_int_equal(na, nb);
 		assert_memory_equal(da, db, na);
 		struct wp_verify_report rep = WP_VERIFY_REPORT_INIT;

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/readfile.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -63,22 +65,6 @@ static void tf_release(struct tf *t)
 {
 	free(t->path);
 	free(t->project);
-}
-
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct wp_buf b = WP_BUF_INIT;
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		wp_buf_add(&b, chunk, n);
-	fclose(f);
-	if (!b.data)
-		return wp_xstrdup("");
-	return wp_buf_detach(&b, NULL);
 }
 
 static bool exists(const char *path)
@@ -249,7 +235,7 @@ static void read_page(const char *dir, const char *project, bool json, struct re
 {
 	char *path = wp_xasprintf("%s/simple/%s/index.%s", dir, project, json ? "json" : "html");
 	char *url = wp_xasprintf("file://%s/simple/%s/", dir, project);
-	char *text = read_text(path);
+	char *text = test_read_file(path, NULL);
 	struct wp_err err = WP_ERR_INIT;
 	assert_non_null(text);
 	int rc = json ? wp_read_pep691(url, project, text, strlen(text), collect, r, NULL, &err)
@@ -292,14 +278,14 @@ static void test_pages(void **state)
 
 	/* PEP 658: the METADATA read out of the wheel, and its hash on the page */
 	char *meta_path = wp_xasprintf("%s.metadata", placed);
-	char *meta = read_text(meta_path);
+	char *meta = test_read_file(meta_path, NULL);
 	assert_non_null(meta);
 	assert_non_null(strstr(meta, "Name: demo-pkg\n"));
 	char msha[WP_SHA256_HEX_LEN + 1];
 	assert_int_equal(wp_hash_file(meta_path, msha, NULL, NULL), 0);
 
 	char *page = wp_xasprintf("%s/simple/demo-pkg/index.html", dir);
-	char *html = read_text(page);
+	char *html = test_read_file(page, NULL);
 	char *want = wp_xasprintf("href=\"../../files/demo-pkg/%s#sha256=%s\"", DEMO, t[0].sha);
 	assert_non_null(strstr(html, want));
 	assert_non_null(strstr(html, "data-requires-python=\"&gt;=3.8\""));
@@ -313,11 +299,11 @@ static void test_pages(void **state)
 
 	/* '+' is %2B in the href, as S3 needs it */
 	char *tpage = wp_xasprintf("%s/simple/torch/index.html", dir);
-	char *thtml = read_text(tpage);
+	char *thtml = test_read_file(tpage, NULL);
 	assert_non_null(strstr(thtml, "../../files/torch/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl#sha256="));
 	assert_non_null(strstr(thtml, ">" TORCH_CU111 "</a>"));
 	char *tmeta = wp_xasprintf("%s/files/torch/%s.metadata", dir, TORCH_CU111);
-	char *tm = read_text(tmeta);
+	char *tm = test_read_file(tmeta, NULL);
 	assert_string_equal(tm, t[1].f.metadata);
 
 	/* the readers see the same thing in HTML and JSON */
@@ -333,7 +319,7 @@ static void test_pages(void **state)
 		recs_free(&r);
 	}
 	char *jpath = wp_xasprintf("%s/simple/demo-pkg/index.json", dir);
-	char *json = read_text(jpath);
+	char *json = test_read_file(jpath, NULL);
 	assert_non_null(strstr(json, "\"api-version\":\"1.1\""));
 	assert_non_null(strstr(json, "\"versions\":[\"1.0\"]"));
 	assert_non_null(strstr(json, "\"yanked\":false"));
@@ -342,11 +328,11 @@ static void test_pages(void **state)
 	assert_non_null(strstr(json, sz));
 
 	char *rpath = wp_xasprintf("%s/simple/index.html", dir);
-	char *rhtml = read_text(rpath);
+	char *rhtml = test_read_file(rpath, NULL);
 	assert_non_null(strstr(rhtml, "<a href=\"demo-pkg/\">demo-pkg</a>"));
 	assert_non_null(strstr(rhtml, "<a href=\"torch/\">torch</a>"));
 	char *rjpath = wp_xasprintf("%s/simple/index.json", dir);
-	char *rjson = read_text(rjpath);
+	char *rjson = test_read_file(rjpath, NULL);
 	assert_non_null(strstr(rjson, "{\"name\":\"demo-pkg\"}"));
 
 	assert_verifies(dir);
@@ -451,7 +437,7 @@ static void test_rerun_adds_prune_keeps_pinned(void **state)
 	assert_int_equal(r.n, 2);
 	recs_free(&r);
 	char *rpath = wp_xasprintf("%s/simple/index.html", dir);
-	char *root_html = read_text(rpath);
+	char *root_html = test_read_file(rpath, NULL);
 	assert_null(strstr(root_html, "demo-pkg"));
 	free(root_html);
 	assert_verifies(dir);
@@ -622,7 +608,7 @@ static void test_conda_channel(void **state)
 	assert_int_equal(wp_condachan_write(dir, &f1, 1, &err), 0);
 
 	char *rd = wp_xasprintf("%s/linux-64/repodata.json", dir);
-	char *text = read_text(rd);
+	char *text = test_read_file(rd, NULL);
 	assert_non_null(text);
 	/* the upstream record, byte for byte */
 	assert_non_null(strstr(text, r1));
@@ -634,7 +620,7 @@ static void test_conda_channel(void **state)
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.names[0], "demo-conda-1.0-py_0.tar.bz2");
 	char *na = wp_xasprintf("%s/noarch/repodata.json", dir);
-	char *natext = read_text(na);
+	char *natext = test_read_file(na, NULL);
 	assert_non_null(natext);
 	assert_non_null(strstr(natext, "\"packages\": {}"));
 	assert_verifies(dir);
@@ -645,7 +631,7 @@ static void test_conda_channel(void **state)
 		struct wp_conda_file f2 = { "linux-64", "demo-conda-1.0-py_0.conda", conda, r2 };
 		assert_int_equal(wp_condachan_write(dir, &f2, 1, &err), 0);
 		free(text);
-		text = read_text(rd);
+		text = test_read_file(rd, NULL);
 		assert_non_null(strstr(text, r1));
 		assert_non_null(strstr(text, r2));
 		assert_true(strstr(text, "\"packages.conda\"") < strstr(text, r2));
@@ -793,7 +779,7 @@ static void nginx_start(const char *mirror_dir)
 		if (waitpid(ngx.pid, NULL, WNOHANG) == ngx.pid) {
 			ngx.pid = 0;
 			char *log = wp_xasprintf("%s/logs/error.log", ngx.prefix);
-			char *text = read_text(log);
+			char *text = test_read_file(log, NULL);
 			print_error("nginx exited: %s\n", text ? text : "(no log)");
 			free(text);
 			free(log);
@@ -952,7 +938,7 @@ static void assert_no_partial(const char *dir, struct tf *t, size_t n)
 		free(p);
 	}
 	char *manifest = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
-	char *text = read_text(manifest);
+	char *text = test_read_file(manifest, NULL);
 	if (text) {
 		size_t len = strlen(text);
 		assert_true(len > 0);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/readfile.h"
+
 #include "tests/unit/faultserver.h"
 
 #include <errno.h>
@@ -82,24 +84,6 @@ static void write_file(const char *dir, const char *name, const void *p, size_t 
 	assert_int_equal(rename(tmp, path), 0);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-	struct wp_buf b = WP_BUF_INIT_MAX(64 << 20);
-	FILE *f = fopen(path, "rb");
-	char chunk[8192];
-	size_t n;
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		assert_int_equal(wp_buf_add(&b, chunk, n), 0);
-	fclose(f);
-	if (len)
-		*len = b.len;
-	if (!b.data)
-		return wp_xstrdup("");
-	return wp_buf_detach(&b, NULL);
-}
-
 /* Run argv with stdout and stderr to /dev/null; the exit status, or -1. */
 static int run_quiet(char *const argv[])
 {
@@ -157,7 +141,7 @@ static void url_of(char *out, size_t n, const struct server *s, const char *sche
 /* The n-th logged request (from 0) to path, or NULL; the caller frees it. */
 static char *logged(const struct server *s, const char *path, int n)
 {
-	char *log = read_all(s->log, NULL);
+	char *log = test_read_file(s->log, NULL);
 	char needle[300];
 	char *found = NULL;
 	snprintf(needle, sizeof(needle), "\"path\":\"%s\"", path);
@@ -416,7 +400,7 @@ static void test_gzip_decoded(void **state)
 	struct wp_fetch_req req = { .url = url, .accept = "text/html" };
 	size_t len;
 	snprintf(path, sizeof(path), "%s/gz.html", fx->root);
-	char *want = read_all(path, &len);
+	char *want = test_read_file(path, &len);
 
 	assert_int_equal(wp_fetch(&req, &res, &err), 0);
 	assert_int_equal(res.body.len, len);
@@ -866,9 +850,9 @@ static void test_to_path(void **state)
 
 	assert_int_equal(wp_fetch(&req, &res, &err), 0);
 	assert_int_equal(res.body.len, 0);
-	char *got = read_all(dest, &len);
+	char *got = test_read_file(dest, &len);
 	snprintf(src, sizeof(src), "%s/etag-file.html", fx->root);
-	char *want = read_all(src, &want_len);
+	char *want = test_read_file(src, &want_len);
 	assert_non_null(got);
 	assert_int_equal(len, want_len);
 	assert_memory_equal(got, want, len);
@@ -879,7 +863,7 @@ static void test_to_path(void **state)
 	req.etag = res.etag;
 	assert_int_equal(wp_fetch(&req, &again, &err), 0);
 	assert_true(again.not_modified);
-	got = read_all(dest, &len);
+	got = test_read_file(dest, &len);
 	assert_int_equal(len, want_len);
 	assert_memory_equal(got, want, len);
 	assert_int_equal(access(part, F_OK), -1);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/readfile.h"
+
 #include "tests/unit/faultserver.h"
 
 #include <errno.h>
@@ -37,24 +39,6 @@ struct fixture {
 	pid_t pid;
 	int port;
 };
-
-static char *read_all(const char *path, size_t *len)
-{
-	struct wp_buf b = WP_BUF_INIT_MAX(64 << 20);
-	FILE *f = fopen(path, "rb");
-	char chunk[8192];
-	size_t n;
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		assert_int_equal(wp_buf_add(&b, chunk, n), 0);
-	fclose(f);
-	if (len)
-		*len = b.len;
-	if (!b.data)
-		return wp_xstrdup("");
-	return wp_buf_detach(&b, NULL);
-}
 
 static void write_file(const char *path, const char *text)
 {
@@ -153,7 +137,7 @@ static int group_teardown(void **state)
 /* The logged requests to path, one JSON line each, as a NULL-terminated array; caller frees. */
 static char **logged(const struct fixture *fx, const char *path, int *n)
 {
-	char *log = read_all(fx->log, NULL);
+	char *log = test_read_file(fx->log, NULL);
 	char needle[400];
 	char **out = wp_xcalloc(1, sizeof(*out));
 	*n = 0;
@@ -214,7 +198,7 @@ static void read_ok(const struct fixture *fx, const char *path, int requests, st
 	if (rc)
 		fail_msg("%s: %d %s", path, rc, err.msg);
 	snprintf(want_path, sizeof(want_path), "%s%s", fx->expect, strrchr(path, '/'));
-	char *want = read_all(want_path, NULL);
+	char *want = test_read_file(want_path, NULL);
 	assert_non_null(want);
 	assert_string_equal(text, want);
 	free(want);
@@ -465,7 +449,7 @@ static unsigned char *load(const struct fixture *fx, const char *name, size_t *n
 {
 	char path[600];
 	snprintf(path, sizeof(path), "%s/%s", fx->root, name);
-	unsigned char *p = (unsigned char *)read_all(path, n);
+	unsigned char *p = (unsigned char *)test_read_file(path, n);
 	assert_non_null(p);
 	return p;
 }
