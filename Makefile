@@ -20,7 +20,8 @@ LDLIBS   += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lpthread -ldl
 TEST_LDLIBS := $(shell pkg-config --libs $(LAZY_PKGS) 2>/dev/null)
 
 # Debian packages the build and the tests need (checked by `make deps`, installed when missing).
-DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
+# binutils: objdump reads the SONAMEs of the lazily loaded libraries (gcc brings it; named anyway).
+DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
             libssl-dev libyajl-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip \
             clang sqlite3 valgrind curl
 
