@@ -78,6 +78,28 @@ out:
 	return rc;
 }
 
+/* Switching a new catalog to WAL needs it alone for a moment, and SQLite answers "database is
+ * locked" at once, without its busy handler, when another process is creating it at the same
+ * time (two first updates at once). So: wait and try again, as long as the busy timeout. A
+ * catalog already in WAL answers at once. */
+static int use_wal(struct wp_catalog *cat, struct wp_err *err)
+{
+	for (int waited = 0;; waited += 10) {
+		char *msg = NULL;
+		int rc = sqlite3_exec(cat->db, "PRAGMA journal_mode=WAL", NULL, NULL, &msg);
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS) {
+			int code = wp_fail(err, -WPE_CATALOG, "catalog '%s': %s", cat->path, msg ? msg : "error");
+			sqlite3_free(msg);
+			return code;
+		}
+		sqlite3_free(msg);
+		struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ten_ms, NULL);
+	}
+}
+
 static int mkdir_parent(const char *path, struct wp_err *err)
 {
 	char *dir = wp_xstrdup(path);
@@ -115,7 +137,8 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 	 * and never corrupts, which is what a cache needs. A 64 MiB page cache keeps a large
 	 * refresh (one transaction) from spilling page by page: 200,000 links went from 13 s to
 	 * a fraction of that. */
-	if ((rc = exec(cat, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY", err))) {
+	if ((rc = use_wal(cat, err)) ||
+	    (rc = exec(cat, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY", err))) {
 		if (strstr(err->msg, "not a database") || strstr(err->msg, "malformed"))
 			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use --catalog)", path);
 		goto out;
