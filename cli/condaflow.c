@@ -66,7 +66,7 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 		.build_number = r->build_number, .depends = keep(p, r->depends), .constrains = keep(p, r->constrains),
 		.track_features = keep(p, r->track_features), .subdir = keep(p, r->subdir), .timestamp = r->timestamp,
 		.filename = keep(p, r->filename), .url = keep(p, r->url), .md5 = keep(p, r->md5),
-		.sha256 = keep(p, r->sha256),
+		.sha256 = keep(p, r->sha256), .hash_conflict = keep(p, r->hash_conflict),
 	};
 	p->channel[p->n] = channel_of(lc->cf, r->url);
 	p->n++;

@@ -23,6 +23,7 @@ enum rej {
 	REJ_PYTHON,
 	REJ_VARIANT,  /* the CUDA rule */
 	REJ_VIRTUAL,  /* __glibc, __cuda, __osx ... */
+	REJ_HASH,     /* its sha256 changed since first seen (trust on first use) */
 	REJ_MAX,
 };
 
@@ -438,6 +439,11 @@ static void check(const struct wp_conda_candidate *k, struct cand *c, const stru
 			c->rej = REJ_VIRTUAL;
 			return;
 		}
+	if (k->hash_conflict) {
+		c->rej = REJ_HASH;
+		wp_buf_printf(&c->why, "the channel now gives sha256 %.12s... but %.12s... was seen first; check the "
+				       "source, then run 'wheelpick trust'", k->sha256 ? k->sha256 : "?", k->hash_conflict);
+	}
 }
 
 /* ---- ranking ---- */
@@ -547,15 +553,19 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 
 	/* what stopped the records of that version, the furthest hurdle first */
 	size_t at[REJ_MAX] = { 0 };
-	long first_virtual = -1;
+	long first_virtual = -1, first_hash = -1;
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].rej <= REJ_CHANNEL || wp_condaver_order(&c[i].v, &c[top].v) != 0)
 			continue;
 		at[c[i].rej]++;
 		if (c[i].rej == REJ_VIRTUAL && first_virtual < 0)
 			first_virtual = (long)i;
+		if (c[i].rej == REJ_HASH && first_hash < 0)
+			first_hash = (long)i;
 	}
-	if (at[REJ_VIRTUAL]) {
+	if (at[REJ_HASH]) {
+		wp_buf_printf(&m, "; the build that fits is refused: %s", c[first_hash].why.data);
+	} else if (at[REJ_VIRTUAL]) {
 		wp_buf_printf(&m, "; the build that fits otherwise %s", c[first_virtual].why.data);
 	} else if (at[REJ_VARIANT]) {
 		switch (t->accel) {

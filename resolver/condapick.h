@@ -33,6 +33,7 @@ struct wp_conda_candidate {
 	const char *filename;       /* pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2 */
 	const char *url;
 	const char *md5, *sha256;
+	const char *hash_conflict;  /* the sha256 first seen, when the channel now gives another; or NULL */
 };
 
 struct wp_condapick_request {

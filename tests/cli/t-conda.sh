@@ -39,6 +39,23 @@ p = sys.argv[1]; j = json.load(open(p))
 j["packages"]["cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"]["sha256"] = "0" * 64
 json.dump(j, open(p, "w"))
 PY
+# the first catalog saw the true hash: trust on first use refuses the changed one before any download
+expect_exit 0 "conda: update reads the changed hash" wp update --conda -c "$CH"
+expect_grep "said loudly" "1 file\(s\) now have a different sha256 than first seen" "$TMP/err"
+expect_exit 1 "conda: a changed hash is refused" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 \
+	--platform linux-64 -d "$TMP/local-tofu"
+expect_grep "and says why" "cudatoolkit.*refused: the channel now gives sha256 000000000000... but [0-9a-f]{12}... was seen first.*wheelpick trust" "$TMP/err"
+expect_no_file "nothing fetched" "$TMP/local-tofu/linux-64/cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"
+expect_exit 0 "conda: trust with a pattern that misses" wp trust '%nomatch%'
+expect_grep "accepts nothing" "accepted new hashes for 0 file" "$TMP/err"
+expect_exit 1 "conda: still refused" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run
+expect_exit 0 "conda: trust the file" wp trust '%/cudatoolkit-10.2.89-%'
+expect_grep "accepts it" "accepted new hashes for 1 file" "$TMP/err"
+expect_exit 0 "conda: then it is picked" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "[p['sha256'] for p in j['picks'] if p['name']=='cudatoolkit']" "['$(printf '0%.0s' $(seq 64))']"
+expect_exit 0 "conda: a refresh keeps it accepted" wp update --conda -c "$CH" --force
+expect_no_grep "no warning again" "different sha256" "$TMP/err"
+
 export WHEELPICK_CATALOG="$TMP/c2.sqlite3"
 expect_exit 4 "a lying repodata hash is exit 4" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 -d "$TMP/local2"
 expect_no_file "not in the channel" "$TMP/local2/linux-64/cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"
