@@ -13,14 +13,15 @@ CREATE TABLE IF NOT EXISTS sources (
 	n_files        INTEGER NOT NULL DEFAULT 0
 );
 
--- One row per file a source lists. A refresh replaces a source's rows in one transaction.
+-- One row per wheel or sdist a source lists (conda records are in conda_chunks). A refresh
+-- replaces a source's rows in one transaction.
 CREATE TABLE IF NOT EXISTS files (
 	id              INTEGER PRIMARY KEY,
 	source_id       INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
 	project         TEXT NOT NULL,         -- PEP 503 normalised (conda: the package name)
 	version         TEXT NOT NULL,         -- as written in the file name / repodata
 	variant         TEXT NOT NULL DEFAULT '', -- cu111, cpu, rocm4.0.1, cpu.cxx11.abi; '' = none
-	kind            TEXT NOT NULL,         -- wheel | sdist | conda
+	kind            TEXT NOT NULL,         -- wheel | sdist (schema 1-2: conda too)
 	filename        TEXT NOT NULL,
 	url             TEXT NOT NULL,         -- absolute
 	sha256          TEXT,
@@ -56,4 +57,29 @@ CREATE TABLE IF NOT EXISTS metadata (
 	url             TEXT PRIMARY KEY,
 	requires_python TEXT,
 	requires_dist   TEXT NOT NULL          -- one PEP 508 requirement per line
+);
+
+-- schema 3: conda records, packed (cache/condapack.h). A channel lists hundreds of thousands of
+-- files and one row per file, with its URL in two indexes and in seen_hashes, made storing a
+-- 300,000-record repodata take 9 s. One row per package per written batch instead; every
+-- wp_file_row field is in the blob.
+CREATE TABLE IF NOT EXISTS conda_chunks (
+	id        INTEGER PRIMARY KEY,
+	source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+	project   TEXT NOT NULL,               -- the package name
+	n_files   INTEGER NOT NULL,
+	conflicts INTEGER NOT NULL,            -- records with a hash_conflict, for `trust`
+	records   BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS conda_chunks_by_project ON conda_chunks(project);
+CREATE INDEX IF NOT EXISTS conda_chunks_by_source ON conda_chunks(source_id);
+
+-- Trust on first use for conda files: per package and folder (the URL up to the file name), the
+-- sha256 first seen for each file name, packed and sorted, so that a refresh checks a package
+-- with one lookup.
+CREATE TABLE IF NOT EXISTS conda_seen (
+	dir     TEXT NOT NULL,
+	project TEXT NOT NULL,
+	hashes  BLOB NOT NULL,
+	PRIMARY KEY (dir, project)
 );

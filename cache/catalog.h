@@ -5,14 +5,16 @@
 #define WP_CATALOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
 
-#define WP_CATALOG_SCHEMA_VERSION 2
+#define WP_CATALOG_SCHEMA_VERSION 3
 
 struct sqlite3;
 struct sqlite3_stmt;
+struct wp_condastore;
 
 struct wp_catalog {
 	struct sqlite3 *db;
@@ -20,7 +22,12 @@ struct wp_catalog {
 	struct sqlite3_stmt *st_insert_file;
 	struct sqlite3_stmt *st_seen_get;
 	struct sqlite3_stmt *st_seen_put;
+	struct wp_condastore *conda; /* conda rows staged and their statements (cache/condastore.c) */
+	size_t conda_batch_bytes;    /* 0: WP_CONDASTORE_BATCH_BYTES; tests set it small to cross batches */
 	bool in_refresh;
+	/* files of the current (or last) refresh whose sha256 differs from the one first seen; conda
+	 * files are checked when their batch is written, so the count is final after the commit */
+	uint64_t refresh_conflicts;
 };
 
 struct wp_source_row {
@@ -59,10 +66,10 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
 int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind,
 			     int64_t *source_id, struct wp_err *err);
 /* Adds a row. Applies trust on first use: when the URL was seen before with another sha256,
- * the row is stored with hash_conflict set to the first hash (and *conflict set true), and the
- * resolver will refuse it until the change is accepted. */
-int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, bool *conflict,
-			struct wp_err *err);
+ * the row is stored with hash_conflict set to the first hash (and counted in refresh_conflicts),
+ * and the resolvers refuse it until the change is accepted. Conda rows (kind "conda") are staged
+ * and written in batches, packed per package (cache/condastore.h). */
+int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, struct wp_err *err);
 int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const char *etag,
 			      const char *last_modified, const char *content_sha256, int64_t n_files,
 			      struct wp_err *err);

@@ -52,7 +52,6 @@ static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_e
 	struct wp_fileinfo fi = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 	char variant[48];
-	bool conflict = false;
 	int rc;
 
 	if (rec->kind == WP_KIND_CONDA) {
@@ -94,11 +93,9 @@ static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_e
 	row.url = rec->url;
 	row.sha256 = rec->sha256;
 	row.md5 = rec->md5;
-	rc = wp_catalog_add_file(s->cat, &row, &conflict, err);
-	if (!rc) {
+	rc = wp_catalog_add_file(s->cat, &row, err);
+	if (!rc)
 		s->src->files++;
-		s->src->conflicts += conflict;
-	}
 	wp_fileinfo_release(&fi);
 	return rc;
 }
@@ -294,7 +291,10 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	}
 	s->skipped += st.skipped;
 	s->malformed += st.malformed;
-	return wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha, (int64_t)s->files, err);
+	rc = wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha, (int64_t)s->files, err);
+	if (!rc)
+		s->conflicts = cat->refresh_conflicts;
+	return rc;
 }
 
 static char *tmp_path(const struct wp_crawl_opts *opts, size_t i)

@@ -58,7 +58,7 @@ n_before=$(sqlite3 "$TMP/old.sqlite3" "SELECT count(*) FROM files WHERE project=
 sqlite3 "$TMP/old.sqlite3" "PRAGMA user_version = 1; CREATE INDEX files_by_filename ON files(filename);"
 expect_exit 0 "a schema 1 catalog opens" wp --catalog "$TMP/old.sqlite3" list torch --json
 expect_json "$TMP/out" "len(j)" "$n_before"
-[ "$(sqlite3 "$TMP/old.sqlite3" 'PRAGMA user_version')" = 2 ] && pass "migrated to schema 2" || fail "not migrated"
+[ "$(sqlite3 "$TMP/old.sqlite3" 'PRAGMA user_version')" = 3 ] && pass "migrated to schema 3" || fail "not migrated"
 [ -z "$(sqlite3 "$TMP/old.sqlite3" "SELECT name FROM sqlite_master WHERE name='files_by_filename'")" ] \
 	&& pass "the unused index is gone" || fail "index still there"
 # a file that is not a catalog

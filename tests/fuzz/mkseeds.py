@@ -298,6 +298,44 @@ def wheels_and_condas(tmp):
     return wheels, condas
 
 
+def pack_uint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def pack_int(v):
+    """zigzag: 0, -1, 1, -2 ... as 0, 1, 2, 3 ..."""
+    return pack_uint(v * 2 if v >= 0 else -v * 2 - 1)
+
+
+def pack_str(s):
+    if s is None:
+        return b"\0"
+    b = s.encode()
+    return pack_uint(len(b) + 1) + b + b"\0"
+
+
+def condapacks():
+    """Blobs as cache/condapack.c writes them: mode byte 0 (rows) or 1 (first-seen list)."""
+    def row(fn, url, elide=False, hc=None, size=-1):
+        fields = [fn] + ([] if elide else [url]) + ["1.0", "", "ab" * 32, None, None, None, None, None,
+                                                    "py38_0", "linux-64", '["python >=3.8"]', None, None, hc]
+        return (pack_uint(1 if elide else 0) + pack_str(fields[0]) + b"".join(pack_str(f) for f in fields[1:])
+                + pack_int(size) + pack_int(0) + pack_int(1600000000000))
+    base = "https://conda.example/c/linux-64/"
+    rows = (b"\0\x01" + row("a-1-0.tar.bz2", base + "a-1-0.tar.bz2", size=10)
+            + row("a-2-0.conda", None, elide=True, hc="cd" * 32) + row("b", "https://x/y?b", size=2**40))
+    seen = b"\x01\x01" + b"".join(pack_str(leaf) + pack_str("ef" * 32) + pack_int(1700000000)
+                                 for leaf in ("a-1-0.tar.bz2", "a-2-0.conda", "b"))
+    return [rows, rows[:40], b"\0\x01", b"\0\x02", seen, seen[:30], b"\x01\x01", b"\x01\x01\x00",
+            b"\0\x01\x01\x00", b"\0\x01" + b"\xff" * 11]
+
+
 def main():
     write("version", versions())
     write("specifier", specifiers())
@@ -310,6 +348,7 @@ def main():
     write("pep691", pep691s())
     write("repodata", repodatas())
     write("metadata", metadatas())
+    write("condapack", condapacks())
     with tempfile.TemporaryDirectory() as tmp:
         wheels, condas = wheels_and_condas(tmp)
     write("wheel", wheels)

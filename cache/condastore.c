@@ -1,0 +1,651 @@
+/* cache/condastore.c: conda records staged per package, written as packed chunks, first-seen
+ * hashes checked a package at a time. */
+#include "cache/condastore.h"
+#include "base/arena.h"
+#include "base/mem.h"
+#include "cache/condabatch.h"
+#include "cache/condapack.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct wp_condastore {
+	sqlite3_stmt *st_chunk_put, *st_seen_get, *st_seen_put;
+
+	/* Two batches: the parser stages into fill while the writer thread writes the other one
+	 * (todo). Parsing a repodata and storing it each take about half the time, so on two cores
+	 * the one hides the other. Everything below todo belongs to whoever writes: the writer
+	 * thread, or the caller's thread once the writer is idle. */
+	struct wp_condabatch batch[2];
+	struct wp_condabatch *fill;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	bool started, quit;
+	struct wp_condabatch *todo;    /* handed to the writer; NULL when it is idle */
+	int wrc;                       /* the writer's first error, until settle() reports it */
+	struct wp_err werr;
+	uint64_t wconflicts;
+
+	/* scratch reused across packages within a write */
+	struct row *rows;
+	size_t n_rows, cap_rows;
+	struct wp_buf seen_blob, seen_out, packed;
+	struct wp_seen_list seen;
+	struct wp_seen_entry *added;
+	size_t cap_added;
+	struct wp_arena conflicts; /* first-seen hashes copied into rows, until the chunk is written */
+	struct wp_arena urls;      /* URLs the reader rebuilt, kept while the rows are */
+};
+
+/* A decoded row and where its URL's folder ends; idx breaks ties so that the last of two
+ * records with the same URL is the one kept, as in a JSON object with a repeated key. */
+struct row {
+	struct wp_file_row f;
+	size_t dir_len;
+	size_t idx;
+};
+
+static int fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
+{
+	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s", cat->path, what, sqlite3_errmsg(cat->db));
+}
+
+static int damaged(struct wp_catalog *cat, struct wp_err *err, const char *what, const char *name)
+{
+	return wp_fail(err, -WPE_CATALOG, "catalog '%s': the %s of '%s' are damaged; remove the catalog and run "
+				       "'wheelpick update' again", cat->path, what, name);
+}
+
+static int prepare(struct wp_catalog *cat, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	if (!cs) {
+		cs = cat->conda = wp_xcalloc(1, sizeof(*cs));
+		cs->fill = &cs->batch[0];
+		pthread_mutex_init(&cs->mu, NULL);
+		pthread_cond_init(&cs->cv, NULL);
+	}
+	if (cs->st_chunk_put)
+		return 0;
+	static const char *const sql[] = {
+		"INSERT INTO conda_chunks (source_id, project, n_files, conflicts, records) VALUES (?1, ?2, ?3, ?4, ?5)",
+		"SELECT hashes FROM conda_seen WHERE dir = ?1 AND project = ?2",
+		"INSERT OR REPLACE INTO conda_seen (dir, project, hashes) VALUES (?1, ?2, ?3)",
+	};
+	sqlite3_stmt **st[] = { &cs->st_chunk_put, &cs->st_seen_get, &cs->st_seen_put };
+	for (size_t i = 0; i < WP_ARRAY_LEN(sql); i++) {
+		if (sqlite3_prepare_v3(cat->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, st[i], NULL) != SQLITE_OK) {
+			int rc = fail(cat, err, "cannot prepare statements");
+			for (size_t k = 0; k <= i; k++) {
+				sqlite3_finalize(*st[k]);
+				*st[k] = NULL;
+			}
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static size_t folder_len(const char *url)
+{
+	const char *slash = strrchr(url, '/');
+	return slash ? (size_t)(slash - url) : 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	size_t n = x->dir_len < y->dir_len ? x->dir_len : y->dir_len;
+	int c = memcmp(x->f.url, y->f.url, n);
+	if (!c)
+		c = (x->dir_len > y->dir_len) - (x->dir_len < y->dir_len);
+	if (!c)
+		c = strcmp(x->f.url + x->dir_len, y->f.url + y->dir_len);
+	if (!c)
+		c = (x->idx > y->idx) - (x->idx < y->idx);
+	return c;
+}
+
+/* Trust on first use for rows[0..n), which share one folder: read the package's first-seen list
+ * for that folder, mark rows whose sha256 differs (when mark), and add the files not seen yet. */
+static int check_seen(struct wp_catalog *cat, const char *project, struct row *rows, size_t n, bool mark,
+		      uint64_t *conflicts, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	sqlite3_stmt *st = cs->st_seen_get;
+	const char *url = rows[0].f.url;
+	size_t dir_len = rows[0].dir_len;
+	int rc = 0, s;
+
+	wp_buf_reset(&cs->seen_blob);
+	sqlite3_bind_text(st, 1, url, (int)dir_len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
+	s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+	sqlite3_reset(st);
+	if (s != SQLITE_ROW && s != SQLITE_DONE)
+		return fail(cat, err, "cannot read first-seen hashes");
+	cs->seen.n = 0;
+	if (s == SQLITE_ROW && wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0)
+		return damaged(cat, err, "first-seen hashes", project);
+
+	if (n > cs->cap_added) {
+		cs->cap_added = n;
+		cs->added = wp_xrealloc(cs->added, n * sizeof(*cs->added));
+	}
+	size_t n_added = 0;
+	long long now = (long long)time(NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct wp_file_row *f = &rows[i].f;
+		/* a row that already carries a conflict (schema migration) keeps it: that hash came first */
+		const char *hash = f->hash_conflict ? f->hash_conflict : f->sha256;
+		/* of rows with one URL only the last is stored (put_chunk), and only it is checked */
+		if (!hash || (i + 1 < n && !strcmp(f->url, rows[i + 1].f.url)))
+			continue;
+		const char *leaf = f->url + dir_len + (f->url[dir_len] == '/');
+		size_t leaf_len = strlen(leaf);
+		const struct wp_seen_entry *e = wp_seen_find(&cs->seen, leaf, leaf_len);
+		if (!e) {
+			cs->added[n_added++] = (struct wp_seen_entry){ leaf, leaf_len, hash, now };
+		} else if (mark && !f->hash_conflict && strcmp(e->sha256, f->sha256) != 0) {
+			f->hash_conflict = wp_arena_strdup(&cs->conflicts, e->sha256);
+			(*conflicts)++;
+		}
+	}
+	if (!n_added)
+		return 0;
+	wp_seen_merge(&cs->seen, cs->added, n_added);
+	struct wp_buf *out = &cs->seen_out;
+	wp_buf_reset(out);
+	wp_seen_encode(&cs->seen, out);
+	st = cs->st_seen_put;
+	sqlite3_bind_text(st, 1, url, (int)dir_len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, out->data, (int)out->len, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = fail(cat, err, "cannot store first-seen hashes");
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Add a decoded row to cs->rows (its strings stay where they are, but for a URL the reader
+ * rebuilt in its scratch, which is copied). */
+static void push_row(struct wp_condastore *cs, const struct wp_file_row *f, const struct wp_condapack_reader *rd)
+{
+	if (cs->n_rows == cs->cap_rows) {
+		cs->cap_rows = cs->cap_rows ? cs->cap_rows * 2 : 256;
+		cs->rows = wp_xrealloc(cs->rows, cs->cap_rows * sizeof(*cs->rows));
+	}
+	struct row *x = &cs->rows[cs->n_rows];
+	x->f = *f;
+	if (rd && f->url == wp_buf_cstr(&rd->url))
+		x->f.url = wp_arena_strdup(&cs->urls, f->url);
+	x->dir_len = folder_len(x->f.url);
+	x->idx = cs->n_rows++;
+}
+
+static int push_staged(void *ctx, const struct wp_file_row *f)
+{
+	push_row(ctx, f, NULL);
+	return 0;
+}
+
+static void sort_rows(struct wp_condastore *cs)
+{
+	if (cs->n_rows > 1)
+		qsort(cs->rows, cs->n_rows, sizeof(*cs->rows), row_cmp);
+}
+
+/* A stored chunk into cs->rows, sorted by folder, file name, then arrival. 0, or -1 when damaged. */
+static int load_chunk(struct wp_condastore *cs, const void *blob, size_t len, struct wp_condapack_reader *rd)
+{
+	struct wp_file_row f;
+	int r;
+	cs->n_rows = 0;
+	wp_condapack_reader_init(rd, blob, len);
+	memset(&f, 0, sizeof(f));
+	while ((r = wp_condapack_get_row(rd, &f)) == 1)
+		push_row(cs, &f, rd);
+	sort_rows(cs);
+	return r;
+}
+
+/* Check each folder's run of rows against its first-seen list. */
+static int check_runs(struct wp_catalog *cat, const char *project, bool mark, uint64_t *conflicts, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	int rc = 0;
+	for (size_t i = 0, j; i < cs->n_rows && !rc; i = j) {
+		for (j = i + 1; j < cs->n_rows && cs->rows[j].dir_len == cs->rows[i].dir_len &&
+				!memcmp(cs->rows[j].f.url, cs->rows[i].f.url, cs->rows[i].dir_len); j++)
+			;
+		rc = check_seen(cat, project, cs->rows + i, j - i, mark, conflicts, err);
+	}
+	return rc;
+}
+
+/* Pack cs->rows (dropping all but the last of rows with one URL) and insert them as one chunk. */
+static int put_chunk(struct wp_catalog *cat, int64_t source_id, const char *project, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	struct wp_condapack_writer w;
+	size_t n = 0;
+	long long conflicts = 0;
+	int rc = 0;
+	wp_buf_reset(&cs->packed);
+	wp_condapack_begin(&cs->packed);
+	wp_condapack_writer_init(&w, &cs->packed);
+	for (size_t i = 0; i < cs->n_rows; i++) {
+		if (i + 1 < cs->n_rows && !strcmp(cs->rows[i].f.url, cs->rows[i + 1].f.url))
+			continue;
+		wp_condapack_put_row(&w, &cs->rows[i].f);
+		conflicts += cs->rows[i].f.hash_conflict != NULL;
+		n++;
+	}
+	wp_condapack_writer_release(&w);
+	sqlite3_stmt *st = cs->st_chunk_put;
+	sqlite3_bind_int64(st, 1, source_id);
+	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
+	sqlite3_bind_int64(st, 4, conflicts);
+	sqlite3_bind_blob(st, 5, cs->packed.data, (int)cs->packed.len, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = fail(cat, err, "cannot store conda records");
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Write batch b: per package, its rows sorted, checked against the first-seen hashes, packed
+ * into one chunk. Runs on the writer thread, or on the caller's while the writer is idle. */
+static int write_batch(struct wp_catalog *cat, struct wp_condabatch *b, uint64_t *conflicts, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	int rc = 0;
+	for (size_t i = 0; i < b->n_pkg && !rc; i++) {
+		const char *project = wp_condabatch_package(b, i);
+		cs->n_rows = 0;
+		if (wp_condabatch_rows(b, i, push_staged, cs) < 0)
+			rc = damaged(cat, err, "staged records", project); /* cannot happen: we packed them */
+		sort_rows(cs);
+		if (!rc)
+			rc = check_runs(cat, project, true, conflicts, err);
+		if (!rc)
+			rc = put_chunk(cat, b->source_id, project, err);
+		wp_arena_free(&cs->conflicts);
+		wp_arena_free(&cs->urls);
+	}
+	wp_condabatch_reset(b);
+	return rc;
+}
+
+static void *writer_main(void *arg)
+{
+	struct wp_catalog *cat = arg;
+	struct wp_condastore *cs = cat->conda;
+	pthread_mutex_lock(&cs->mu);
+	for (;;) {
+		while (!cs->todo && !cs->quit)
+			pthread_cond_wait(&cs->cv, &cs->mu);
+		if (!cs->todo)
+			break;
+		struct wp_condabatch *b = cs->todo;
+		uint64_t conflicts = 0;
+		struct wp_err e = WP_ERR_INIT;
+		pthread_mutex_unlock(&cs->mu);
+		int rc = write_batch(cat, b, &conflicts, &e);
+		pthread_mutex_lock(&cs->mu);
+		if (rc && !cs->wrc) {
+			cs->wrc = rc;
+			cs->werr = e;
+		}
+		cs->wconflicts += conflicts;
+		cs->todo = NULL;
+		pthread_cond_broadcast(&cs->cv);
+	}
+	pthread_mutex_unlock(&cs->mu);
+	return NULL;
+}
+
+/* Wait for the writer to be idle, then take what it found: its conflicts into the refresh's
+ * count, its error (reported once) into err. Afterwards the caller may use the connection. */
+static int settle(struct wp_catalog *cat, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	int rc = 0;
+	if (!cs || !cs->started)
+		return 0;
+	pthread_mutex_lock(&cs->mu);
+	while (cs->todo)
+		pthread_cond_wait(&cs->cv, &cs->mu);
+	cat->refresh_conflicts += cs->wconflicts;
+	cs->wconflicts = 0;
+	if (cs->wrc) {
+		rc = cs->wrc;
+		wp_fail(err, rc, "%s", cs->werr.msg);
+		cs->wrc = 0;
+	}
+	pthread_mutex_unlock(&cs->mu);
+	return rc;
+}
+
+/* The fill batch is full: hand it to the writer and stage into the other one. Without a thread
+ * (it could not be started) the batch is written here. */
+static int hand_off(struct wp_catalog *cat, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	int rc;
+	if ((rc = settle(cat, err)))
+		return rc;
+	if (!cs->started && pthread_create(&cs->thread, NULL, writer_main, cat) == 0)
+		cs->started = true;
+	if (!cs->started)
+		return write_batch(cat, cs->fill, &cat->refresh_conflicts, err);
+	pthread_mutex_lock(&cs->mu);
+	cs->todo = cs->fill;
+	pthread_cond_signal(&cs->cv);
+	pthread_mutex_unlock(&cs->mu);
+	cs->fill = cs->fill == &cs->batch[0] ? &cs->batch[1] : &cs->batch[0];
+	return 0;
+}
+
+int wp_condastore_flush(struct wp_catalog *cat, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	int rc;
+	if (!cs)
+		return 0;
+	if ((rc = settle(cat, err)))
+		return rc;
+	return cs->fill->n_pkg ? write_batch(cat, cs->fill, &cat->refresh_conflicts, err) : 0;
+}
+
+int wp_condastore_idle(struct wp_catalog *cat, struct wp_err *err)
+{
+	return settle(cat, err);
+}
+
+int wp_condastore_add(struct wp_catalog *cat, int64_t source_id, const struct wp_file_row *f, struct wp_err *err)
+{
+	int rc;
+	if ((rc = prepare(cat, err)))
+		return rc;
+	struct wp_condastore *cs = cat->conda;
+	if (!f->project || !f->url || !f->filename || !f->version)
+		return wp_fail(err, -WPE_CATALOG, "catalog '%s': a conda record without a name, URL or version", cat->path);
+	if (cs->fill->n_pkg && cs->fill->source_id != source_id && (rc = wp_condastore_flush(cat, err)))
+		return rc;
+	cs->fill->source_id = source_id;
+	wp_condabatch_add(cs->fill, f);
+	if (cs->fill->stage.len >= (cat->conda_batch_bytes ? cat->conda_batch_bytes : WP_CONDASTORE_BATCH_BYTES))
+		return hand_off(cat, err);
+	return 0;
+}
+
+void wp_condastore_discard(struct wp_catalog *cat)
+{
+	struct wp_condastore *cs = cat->conda;
+	if (!cs)
+		return;
+	settle(cat, NULL);
+	wp_condabatch_reset(&cs->batch[0]);
+	wp_condabatch_reset(&cs->batch[1]);
+}
+
+static int run_one(struct wp_catalog *cat, const char *sql, int64_t id, const char *text, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(cat, err, "cannot update conda records");
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	else if (sqlite3_bind_parameter_count(st) > 0)
+		sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = fail(cat, err, "cannot update conda records");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int wp_condastore_clear_source(struct wp_catalog *cat, int64_t source_id, struct wp_err *err)
+{
+	wp_condastore_discard(cat);
+	return run_one(cat, "DELETE FROM conda_chunks WHERE source_id = ?1", source_id, NULL, err);
+}
+
+int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn *fn, void *ctx, struct wp_err *err)
+{
+	static const char sql[] = "SELECT c.id, c.source_id, c.records, s.url FROM conda_chunks c"
+				  " JOIN sources s ON s.id = c.source_id WHERE c.project = ?1 ORDER BY c.id";
+	sqlite3_stmt *st = NULL;
+	struct wp_condapack_reader rd;
+	int rc = 0, s;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(cat, err, "cannot query conda records");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	memset(&rd, 0, sizeof(rd));
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_file_row f;
+		int r = 0;
+		memset(&f, 0, sizeof(f));
+		wp_condapack_reader_init(&rd, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
+		while (!rc && (r = wp_condapack_get_row(&rd, &f)) == 1) {
+			f.id = sqlite3_column_int64(st, 0);
+			f.source_id = sqlite3_column_int64(st, 1);
+			f.project = name;
+			f.kind = "conda";
+			f.source_url = (const char *)sqlite3_column_text(st, 3);
+			rc = fn(ctx, &f, err);
+		}
+		if (!rc && r < 0)
+			rc = damaged(cat, err, "conda records", name);
+		wp_condapack_reader_release(&rd);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = fail(cat, err, "cannot read conda records");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Drop the first-seen entries whose URL matches pattern. */
+static int forget_seen(struct wp_catalog *cat, const char *pattern, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	sqlite3_stmt *st = NULL;
+	struct wp_buf url = WP_BUF_INIT, out = WP_BUF_INIT;
+	int rc = 0, s = SQLITE_DONE;
+	sqlite3_stmt *up = NULL, *del = NULL;
+	/* rows are rewritten in place (UPDATE keeps the rowid) while the scan runs */
+	if (sqlite3_prepare_v2(cat->db, "SELECT rowid, project, dir, hashes FROM conda_seen", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(cat->db, "UPDATE conda_seen SET hashes = ?2 WHERE rowid = ?1", -1, &up, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(cat->db, "DELETE FROM conda_seen WHERE rowid = ?1", -1, &del, NULL) != SQLITE_OK) {
+		rc = fail(cat, err, "cannot read first-seen hashes");
+		goto out;
+	}
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *project = (const char *)sqlite3_column_text(st, 1), *dir = (const char *)sqlite3_column_text(st, 2);
+		wp_buf_reset(&cs->seen_blob);
+		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+		if (wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0) {
+			rc = damaged(cat, err, "first-seen hashes", project ? project : "?");
+			break;
+		}
+		size_t kept = 0;
+		for (size_t i = 0; i < cs->seen.n; i++) {
+			wp_buf_reset(&url);
+			wp_buf_printf(&url, "%s/", dir ? dir : "");
+			wp_buf_add(&url, cs->seen.v[i].leaf, cs->seen.v[i].leaf_len);
+			if (sqlite3_strlike(pattern, wp_buf_cstr(&url), 0) != 0)
+				cs->seen.v[kept++] = cs->seen.v[i];
+		}
+		if (kept == cs->seen.n)
+			continue;
+		cs->seen.n = kept;
+		wp_buf_reset(&out);
+		wp_seen_encode(&cs->seen, &out);
+		sqlite3_stmt *w = kept ? up : del;
+		sqlite3_bind_int64(w, 1, sqlite3_column_int64(st, 0));
+		if (kept)
+			sqlite3_bind_blob(w, 2, out.data, (int)out.len, SQLITE_STATIC);
+		if (sqlite3_step(w) != SQLITE_DONE)
+			rc = fail(cat, err, "cannot update first-seen hashes");
+		sqlite3_reset(w);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = fail(cat, err, "cannot read first-seen hashes");
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(up);
+	sqlite3_finalize(del);
+	wp_buf_free(&url);
+	wp_buf_free(&out);
+	return rc;
+}
+
+/* Clear the conflicts whose URL matches pattern (all when NULL) in every chunk that has some, and
+ * then record every listed file's hash as first seen where none is (the ones just forgotten). */
+static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t *n, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	struct wp_condapack_reader rd;
+	sqlite3_stmt *st = NULL, *up = NULL;
+	uint64_t ignored = 0;
+	int rc = 0, s = SQLITE_DONE;
+	memset(&rd, 0, sizeof(rd));
+	if (sqlite3_prepare_v2(cat->db, "SELECT id, source_id, project, conflicts, records FROM conda_chunks ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(cat->db, "UPDATE conda_chunks SET conflicts = ?2, records = ?3 WHERE id = ?1", -1, &up,
+			       NULL) != SQLITE_OK) {
+		rc = fail(cat, err, "cannot read conda records");
+		goto out;
+	}
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *project = (const char *)sqlite3_column_text(st, 2);
+		if (load_chunk(cs, sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &rd) < 0) {
+			rc = damaged(cat, err, "conda records", project ? project : "?");
+			break;
+		}
+		if (sqlite3_column_int64(st, 3) > 0) {
+			long long left = 0, cleared = 0;
+			for (size_t i = 0; i < cs->n_rows; i++) {
+				struct wp_file_row *f = &cs->rows[i].f;
+				if (f->hash_conflict && (!pattern || sqlite3_strlike(pattern, f->url, 0) == 0)) {
+					f->hash_conflict = NULL;
+					cleared++;
+				}
+				left += f->hash_conflict != NULL;
+			}
+			if (cleared) {
+				*n += cleared;
+				struct wp_condapack_writer w;
+				wp_buf_reset(&cs->packed);
+				wp_condapack_begin(&cs->packed);
+				wp_condapack_writer_init(&w, &cs->packed);
+				for (size_t i = 0; i < cs->n_rows; i++)
+					wp_condapack_put_row(&w, &cs->rows[i].f);
+				wp_condapack_writer_release(&w);
+				sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
+				sqlite3_bind_int64(up, 2, left);
+				sqlite3_bind_blob(up, 3, cs->packed.data, (int)cs->packed.len, SQLITE_STATIC);
+				if (sqlite3_step(up) != SQLITE_DONE)
+					rc = fail(cat, err, "cannot update conda records");
+				sqlite3_reset(up);
+			}
+		}
+		if (!rc)
+			rc = check_runs(cat, project ? project : "", false, &ignored, err);
+		wp_condapack_reader_release(&rd);
+		wp_arena_free(&cs->urls);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = fail(cat, err, "cannot read conda records");
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(up);
+	return rc;
+}
+
+int wp_condastore_accept(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
+{
+	int rc;
+	if ((rc = prepare(cat, err)))
+		return rc;
+	if (!url_like)
+		rc = run_one(cat, "DELETE FROM conda_seen", 0, NULL, err);
+	else
+		rc = forget_seen(cat, url_like, err);
+	return rc ? rc : clear_and_reseed(cat, url_like, n, err);
+}
+
+int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
+{
+	static const char sql[] =
+		"SELECT source_id, project, version, variant, filename, url, sha256, md5, requires_python, yanked,"
+		" core_metadata, tags, build, subdir, depends, constrains, track_features, hash_conflict, size,"
+		" build_number, timestamp FROM files WHERE kind = 'conda' ORDER BY source_id, id";
+	sqlite3_stmt *st = NULL;
+	int rc = 0, s;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(cat, err, "cannot read conda records to move");
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_file_row f = { .source_id = sqlite3_column_int64(st, 0), .kind = "conda" };
+		const char **text[] = { &f.project, &f.version, &f.variant, &f.filename, &f.url, &f.sha256, &f.md5,
+					&f.requires_python, &f.yanked, &f.core_metadata, &f.tags, &f.build, &f.subdir,
+					&f.depends, &f.constrains, &f.track_features, &f.hash_conflict };
+		for (size_t i = 0; i < WP_ARRAY_LEN(text); i++)
+			*text[i] = (const char *)sqlite3_column_text(st, 1 + (int)i);
+		long long *num[] = { &f.size, &f.build_number, &f.timestamp };
+		for (size_t i = 0; i < WP_ARRAY_LEN(num); i++) {
+			int c = 1 + (int)WP_ARRAY_LEN(text) + (int)i;
+			*num[i] = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
+		}
+		rc = wp_condastore_add(cat, f.source_id, &f, err);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = fail(cat, err, "cannot read conda records to move");
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = wp_condastore_flush(cat, err);
+	if (!rc)
+		rc = run_one(cat, "DELETE FROM seen_hashes WHERE url IN (SELECT url FROM files WHERE kind = ?1)", 0,
+			     "conda", err);
+	if (!rc)
+		rc = run_one(cat, "DELETE FROM files WHERE kind = ?1", 0, "conda", err);
+	return rc;
+}
+
+void wp_condastore_free(struct wp_catalog *cat)
+{
+	struct wp_condastore *cs = cat->conda;
+	if (!cs)
+		return;
+	if (cs->started) {
+		pthread_mutex_lock(&cs->mu);
+		cs->quit = true;
+		pthread_cond_broadcast(&cs->cv);
+		pthread_mutex_unlock(&cs->mu);
+		pthread_join(cs->thread, NULL);
+	}
+	pthread_mutex_destroy(&cs->mu);
+	pthread_cond_destroy(&cs->cv);
+	wp_condabatch_free(&cs->batch[0]);
+	wp_condabatch_free(&cs->batch[1]);
+	sqlite3_finalize(cs->st_chunk_put);
+	sqlite3_finalize(cs->st_seen_get);
+	sqlite3_finalize(cs->st_seen_put);
+	free(cs->rows);
+	free(cs->added);
+	wp_buf_free(&cs->seen_blob);
+	wp_buf_free(&cs->seen_out);
+	wp_buf_free(&cs->packed);
+	wp_seen_release(&cs->seen);
+	wp_arena_free(&cs->conflicts);
+	wp_arena_free(&cs->urls);
+	free(cs);
+	cat->conda = NULL;
+}
