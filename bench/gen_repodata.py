@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """bench/gen_repodata.py: a synthetic conda repodata.json, shaped like conda-forge's linux-64.
 
-usage: gen_repodata.py RECORDS OUT.json
+usage: gen_repodata.py RECORDS OUT.json [sorted|shuffled]
 
 Records are realistic in shape and size (about 1 KB each, like conda-forge): name, version, build,
 build_number, depends (3-15 entries with version constraints), constrains on some, license,
 md5, sha256, size, subdir, timestamp, arch/platform on older ones. About two thirds go under
 "packages" (.tar.bz2) and one third under "packages.conda". Deterministic (seeded), pretty-printed
-like conda-index's output, written streaming so the generator itself stays small.
+like conda-index's output. "sorted" (the default) orders each section by file name, as conda-index
+writes it (json.dump with sort_keys), so a package's records are together; "shuffled" writes the
+same records in the order they were drawn: the worst case for a reader that groups by package.
 """
 import hashlib
 import json
@@ -21,6 +23,9 @@ PY = ["3.8", "3.9", "3.10", "3.11", "3.12"]
 def main():
     n = int(sys.argv[1])
     out = sys.argv[2]
+    order = sys.argv[3] if len(sys.argv) > 3 else "sorted"
+    if order not in ("sorted", "shuffled"):
+        sys.exit("order must be sorted or shuffled")
     rnd = random.Random(20240101)
     names = [f"pkg-{i:05d}" for i in range(max(50, n // 40))] + ["python", "numpy", "libgcc-ng", "libstdcxx-ng",
                                                                    "openssl", "zlib", "pytorch", "cudatoolkit"]
@@ -33,6 +38,7 @@ def main():
             count = n * share // 3 if section == "packages" else n - n * 2 // 3
             ext = ".tar.bz2" if section == "packages" else ".conda"
             f.write(f'  "{section}": {{')
+            entries = []
             for i in range(count):
                 name = rnd.choice(names)
                 version = f"{rnd.randint(0, 30)}.{rnd.randint(0, 40)}.{rnd.randint(0, 20)}"
@@ -65,10 +71,12 @@ def main():
                 if rnd.random() < 0.05:
                     rec["track_features"] = "cuda"
                 fn = f"{name}-{version}-{build}{ext}"
-                sep = "," if i else ""
-                f.write(f'{sep}\n    "{fn}": ')
                 # pretty-printed as conda-index writes it (indent 2, sorted keys)
-                f.write(json.dumps(rec, indent=2, sort_keys=True).replace("\n", "\n    "))
+                entries.append((fn, json.dumps(rec, indent=2, sort_keys=True).replace("\n", "\n    ")))
+            if order == "sorted":
+                entries.sort(key=lambda e: e[0])
+            for i, (fn, text) in enumerate(entries):
+                f.write(f'{"," if i else ""}\n    "{fn}": {text}')
             f.write("\n  },\n")
         f.write('  "removed": [],\n  "repodata_version": 1\n}\n')
 
