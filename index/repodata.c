@@ -96,20 +96,26 @@ static void pkg_init(struct pkg *p)
 	p->depends = p->constrains = list;
 }
 
-/* Append s as a JSON string to a JSON array text being built in b. */
+/* Append s as a JSON string to a JSON array text being built in b. Runs of characters that need
+ * no escape are copied whole: depends lists are half of a repodata's bytes. */
 static bool list_add(struct pkg *p, struct wp_buf *b, const unsigned char *s, size_t n)
 {
 	int rc = wp_buf_addstr(b, b->len > 1 ? ", \"" : "\"");
 	if (++p->list_count > LIST_COUNT)
 		return false;
-	for (size_t i = 0; i < n && !rc; i++) {
-		unsigned char c = s[i];
+	for (size_t i = 0; i < n && !rc;) {
+		size_t j = i;
+		while (j < n && s[j] >= 0x20 && s[j] != '"' && s[j] != '\\')
+			j++;
+		rc = wp_buf_add(b, s + i, j - i);
+		if (j == n || rc)
+			break;
+		unsigned char c = s[j];
 		if (c == '"' || c == '\\')
 			rc = wp_buf_addch(b, '\\') || wp_buf_addch(b, (char)c);
-		else if (c < 0x20)
-			rc = wp_buf_printf(b, "\\u%04x", c);
 		else
-			rc = wp_buf_addch(b, (char)c);
+			rc = wp_buf_printf(b, "\\u%04x", c);
+		i = j + 1;
 	}
 	return !rc && wp_buf_addch(b, '"') == 0;
 }
@@ -418,6 +424,12 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = cb_end,
 };
 
+/* Bytes that end a token outside strings. A table: this loop sees every byte of the input. */
+static const bool token_end[256] = {
+	['{'] = true, ['}'] = true, ['['] = true, [']'] = true, [','] = true, [':'] = true,
+	[' '] = true, ['\t'] = true, ['\r'] = true, ['\n'] = true,
+};
+
 static int guard(struct rd *r, const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -432,7 +444,7 @@ static int guard(struct rd *r, const unsigned char *s, size_t n)
 		} else if (c == '"') {
 			r->in_str = true;
 			r->run = 0;
-		} else if (c && strchr("{}[],: \t\r\n", c)) {
+		} else if (token_end[c]) {
 			r->run = 0;
 		}
 		if (++r->run > WP_REPODATA_MAX_TOKEN) {

@@ -278,13 +278,20 @@ out:
 
 bool wp_url_hex_lower(const char *s, size_t n, size_t want, char *out)
 {
+	/* a table: every sha256 and md5 of a 300,000-record repodata passes through here */
+	static const char lower[256] = {
+		['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3', ['4'] = '4', ['5'] = '5', ['6'] = '6',
+		['7'] = '7', ['8'] = '8', ['9'] = '9', ['a'] = 'a', ['b'] = 'b', ['c'] = 'c', ['d'] = 'd',
+		['e'] = 'e', ['f'] = 'f', ['A'] = 'a', ['B'] = 'b', ['C'] = 'c', ['D'] = 'd', ['E'] = 'e',
+		['F'] = 'f',
+	};
 	if (n != want)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		int v = hexval((unsigned char)s[i]);
-		if (v < 0)
+		char c = lower[(unsigned char)s[i]];
+		if (!c)
 			return false;
-		out[i] = "0123456789abcdef"[v];
+		out[i] = c;
 	}
 	out[n] = 0;
 	return true;
