@@ -23,6 +23,10 @@ expect_exit 0 "conda: a conflict is resolved by going back" wp pick pytorch torc
 expect_json "$TMP/out" "sorted((p['name'], p['version']) for p in j['picks'] if p['name'] in ('pytorch', 'torchvision'))" "[('pytorch', '1.7.1'), ('torchvision', '0.8.2')]"
 expect_exit 2 "a bad MatchSpec" wp pick 'pytorch >=>1' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
 
+# the first crawl hashed the repodata alongside the parse: the stored hash finds it unchanged
+expect_exit 0 "conda: a second update" wp -v update --conda -c "$CH"
+expect_grep "finds the repodata unchanged" "unchanged $CH/linux-64/repodata.json" "$TMP/err"
+
 # the closure, fetched and proven, as a local channel conda can use offline
 expect_exit 0 "conda: a local channel" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 -d "$TMP/local"
 expect_file "repodata" "$TMP/local/linux-64/repodata.json"

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,15 @@ static void test_refresh_across_batches(void **state)
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_true(sqlite3_column_int(st, 0) > 7);
 	sqlite3_finalize(st);
+	/* a pick's lookup by name uses the index (the query cache/condastore.c sends) */
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "EXPLAIN QUERY PLAN SELECT c.id, c.source_id, c.records, s.url"
+					    " FROM conda_chunks c JOIN sources s ON s.id = c.source_id WHERE c.project = 'p1'"
+					    " ORDER BY c.id", -1, &st, NULL), SQLITE_OK);
+	bool indexed = false;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		indexed |= strstr((const char *)sqlite3_column_text(st, 3), "conda_chunks_by_project") != NULL;
+	sqlite3_finalize(st);
+	assert_true(indexed);
 	/* a refresh replaces, never adds */
 	assert_int_equal(refresh(x, 300, (size_t)-1), 0);
 	struct collect c = files_of(x, "p0");
