@@ -82,6 +82,7 @@ void wp_condabatch_add(struct wp_condabatch *b, const struct wp_file_row *f)
 	p->tail = i;
 	struct wp_condapack_writer w = { .out = &b->stage, .keep_urls = true };
 	wp_condapack_put_row(&w, f);
+	wp_condapack_writer_release(&w);
 }
 
 int wp_condabatch_rows(const struct wp_condabatch *b, size_t i, int (*fn)(void *ctx, const struct wp_file_row *f),

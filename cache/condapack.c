@@ -121,7 +121,8 @@ void wp_condapack_put_row(struct wp_condapack_writer *w, const struct wp_file_ro
 	if (!(flags & F_URL_FROM_DIR)) {
 		wp_pack_put_str(b, f->url);
 		wp_buf_reset(&w->dir);
-		if (f->url && f->url[folder_len(f->url)] == '/')
+		/* a writer that keeps URLs whole needs no folder (and, made per row, must not allocate) */
+		if (!w->keep_urls && f->url && f->url[folder_len(f->url)] == '/')
 			wp_buf_add(&w->dir, f->url, folder_len(f->url));
 	}
 	wp_pack_put_str(b, f->version);

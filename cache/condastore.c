@@ -25,8 +25,10 @@ struct wp_condastore {
 	pthread_cond_t cv;
 	pthread_t thread;
 	bool started, quit;
+	bool sync;                     /* write batches on the caller's thread (schema migration, which
+	                                  reads the connection while it adds) */
 	struct wp_condabatch *todo;    /* handed to the writer; NULL when it is idle */
-	int wrc;                       /* the writer's first error, until settle() reports it */
+	int wrc;                       /* the writer's first error: reported until the batches are discarded */
 	struct wp_err werr;
 	uint64_t wconflicts;
 
@@ -140,20 +142,25 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 	}
 	size_t n_added = 0;
 	long long now = (long long)time(NULL);
-	for (size_t i = 0; i < n; i++) {
-		struct wp_file_row *f = &rows[i].f;
-		/* a row that already carries a conflict (schema migration) keeps it: that hash came first */
-		const char *hash = f->hash_conflict ? f->hash_conflict : f->sha256;
-		/* of rows with one URL only the last is stored (put_chunk), and only it is checked */
-		if (!hash || (i + 1 < n && !strcmp(f->url, rows[i + 1].f.url)))
-			continue;
+	for (size_t i = 0, j; i < n; i = j) {
+		/* rows[i..j) share one URL (a file listed twice): only the last is stored (put_chunk), and
+		 * it is held to the hash seen first, which may be an earlier copy's, as in a per-URL check
+		 * made row by row */
+		for (j = i + 1; j < n && !strcmp(rows[j].f.url, rows[i].f.url); j++)
+			;
+		struct wp_file_row *f = &rows[j - 1].f;
 		const char *leaf = f->url + dir_len + (f->url[dir_len] == '/');
 		size_t leaf_len = strlen(leaf);
 		const struct wp_seen_entry *e = wp_seen_find(&cs->seen, leaf, leaf_len);
-		if (!e) {
-			cs->added[n_added++] = (struct wp_seen_entry){ leaf, leaf_len, hash, now };
-		} else if (mark && !f->hash_conflict && strcmp(e->sha256, f->sha256) != 0) {
-			f->hash_conflict = wp_arena_strdup(&cs->conflicts, e->sha256);
+		const char *first = e ? e->sha256 : NULL;
+		for (size_t k = i; k < j && !first; k++) {
+			/* a row that carries a conflict already (schema migration) keeps it: that hash came first */
+			first = rows[k].f.hash_conflict ? rows[k].f.hash_conflict : rows[k].f.sha256;
+			if (first)
+				cs->added[n_added++] = (struct wp_seen_entry){ leaf, leaf_len, first, now };
+		}
+		if (mark && first && !f->hash_conflict && f->sha256 && strcmp(first, f->sha256) != 0) {
+			f->hash_conflict = wp_arena_strdup(&cs->conflicts, first);
 			(*conflicts)++;
 		}
 	}
@@ -324,10 +331,10 @@ static int settle(struct wp_catalog *cat, struct wp_err *err)
 		pthread_cond_wait(&cs->cv, &cs->mu);
 	cat->refresh_conflicts += cs->wconflicts;
 	cs->wconflicts = 0;
+	/* kept until wp_condastore_discard: a refresh that lost a batch must not commit */
 	if (cs->wrc) {
 		rc = cs->wrc;
 		wp_fail(err, rc, "%s", cs->werr.msg);
-		cs->wrc = 0;
 	}
 	pthread_mutex_unlock(&cs->mu);
 	return rc;
@@ -341,9 +348,9 @@ static int hand_off(struct wp_catalog *cat, struct wp_err *err)
 	int rc;
 	if ((rc = settle(cat, err)))
 		return rc;
-	if (!cs->started && pthread_create(&cs->thread, NULL, writer_main, cat) == 0)
+	if (!cs->started && !cs->sync && pthread_create(&cs->thread, NULL, writer_main, cat) == 0)
 		cs->started = true;
-	if (!cs->started)
+	if (!cs->started || cs->sync)
 		return write_batch(cat, cs->fill, &cat->refresh_conflicts, err);
 	pthread_mutex_lock(&cs->mu);
 	cs->todo = cs->fill;
@@ -379,8 +386,14 @@ int wp_condastore_add(struct wp_catalog *cat, int64_t source_id, const struct wp
 		return wp_fail(err, -WPE_CATALOG, "catalog '%s': a conda record without a name, URL or version", cat->path);
 	if (cs->fill->n_pkg && cs->fill->source_id != source_id && (rc = wp_condastore_flush(cat, err)))
 		return rc;
+	/* as the files table stores a row: no variant is "", an unknown number -1 */
+	struct wp_file_row row = *f;
+	row.variant = f->variant ? f->variant : "";
+	row.size = f->size < 0 ? -1 : f->size;
+	row.build_number = f->build_number < 0 ? -1 : f->build_number;
+	row.timestamp = f->timestamp < 0 ? -1 : f->timestamp;
 	cs->fill->source_id = source_id;
-	wp_condabatch_add(cs->fill, f);
+	wp_condabatch_add(cs->fill, &row);
 	if (cs->fill->stage.len >= (cat->conda_batch_bytes ? cat->conda_batch_bytes : WP_CONDASTORE_BATCH_BYTES))
 		return hand_off(cat, err);
 	return 0;
@@ -392,6 +405,7 @@ void wp_condastore_discard(struct wp_catalog *cat)
 	if (!cs)
 		return;
 	settle(cat, NULL);
+	cs->wrc = 0;
 	wp_condabatch_reset(&cs->batch[0]);
 	wp_condabatch_reset(&cs->batch[1]);
 }
@@ -418,37 +432,107 @@ int wp_condastore_clear_source(struct wp_catalog *cat, int64_t source_id, struct
 	return run_one(cat, "DELETE FROM conda_chunks WHERE source_id = ?1", source_id, NULL, err);
 }
 
+/* A package's chunks, copied out of SQLite so that all its rows can be held at once: a file
+ * listed twice may sit in two chunks (two batches of one refresh), and only the last is kept, as
+ * the files table's UNIQUE (source_id, url) kept the last row written. */
+struct held_chunk {
+	int64_t id, source_id;
+	char *source_url;
+	void *blob;
+	size_t len;
+};
+
+struct held_row {
+	struct wp_file_row f;
+	size_t pos;
+	bool drop;
+};
+
+static int held_cmp(const void *a, const void *b)
+{
+	const struct held_row *x = *(const struct held_row *const *)a, *y = *(const struct held_row *const *)b;
+	if (x->f.source_id != y->f.source_id)
+		return x->f.source_id < y->f.source_id ? -1 : 1;
+	int c = strcmp(x->f.url, y->f.url);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn *fn, void *ctx, struct wp_err *err)
 {
 	static const char sql[] = "SELECT c.id, c.source_id, c.records, s.url FROM conda_chunks c"
 				  " JOIN sources s ON s.id = c.source_id WHERE c.project = ?1 ORDER BY c.id";
 	sqlite3_stmt *st = NULL;
-	struct wp_condapack_reader rd;
+	struct held_chunk *ch = NULL;
+	struct held_row *rows = NULL, **by_url = NULL;
+	size_t n_ch = 0, n_rows = 0, cap_rows = 0;
+	struct wp_arena urls = WP_ARENA_INIT;
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return fail(cat, err, "cannot query conda records");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	memset(&rd, 0, sizeof(rd));
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		ch = wp_xrealloc(ch, (n_ch + 1) * sizeof(*ch));
+		struct held_chunk *c = &ch[n_ch++];
+		c->id = sqlite3_column_int64(st, 0);
+		c->source_id = sqlite3_column_int64(st, 1);
+		c->len = (size_t)sqlite3_column_bytes(st, 2);
+		c->blob = wp_xmalloc(c->len ? c->len : 1);
+		if (c->len)
+			memcpy(c->blob, sqlite3_column_blob(st, 2), c->len);
+		c->source_url = wp_xstrdup(sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+	}
+	if (s != SQLITE_DONE)
+		rc = fail(cat, err, "cannot read conda records");
+	sqlite3_finalize(st);
+
+	for (size_t i = 0; i < n_ch && !rc; i++) {
+		struct wp_condapack_reader rd;
 		struct wp_file_row f;
-		int r = 0;
+		int r;
 		memset(&f, 0, sizeof(f));
-		wp_condapack_reader_init(&rd, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
-		while (!rc && (r = wp_condapack_get_row(&rd, &f)) == 1) {
-			f.id = sqlite3_column_int64(st, 0);
-			f.source_id = sqlite3_column_int64(st, 1);
-			f.project = name;
-			f.kind = "conda";
-			f.source_url = (const char *)sqlite3_column_text(st, 3);
-			rc = fn(ctx, &f, err);
+		wp_condapack_reader_init(&rd, ch[i].blob, ch[i].len);
+		while ((r = wp_condapack_get_row(&rd, &f)) == 1) {
+			if (n_rows == cap_rows) {
+				cap_rows = cap_rows ? cap_rows * 2 : 64;
+				rows = wp_xrealloc(rows, cap_rows * sizeof(*rows));
+			}
+			struct held_row *h = &rows[n_rows];
+			h->f = f;
+			if (f.url == wp_buf_cstr(&rd.url))
+				h->f.url = wp_arena_strdup(&urls, f.url);
+			h->f.id = ch[i].id;
+			h->f.source_id = ch[i].source_id;
+			h->f.source_url = ch[i].source_url;
+			h->f.project = name;
+			h->f.kind = "conda";
+			h->pos = n_rows++;
+			h->drop = false;
 		}
-		if (!rc && r < 0)
+		if (r < 0)
 			rc = damaged(cat, err, "conda records", name);
 		wp_condapack_reader_release(&rd);
 	}
-	if (!rc && s != SQLITE_DONE)
-		rc = fail(cat, err, "cannot read conda records");
-	sqlite3_finalize(st);
+	if (!rc && n_ch > 1 && n_rows > 1) {
+		by_url = wp_xmalloc(n_rows * sizeof(*by_url));
+		for (size_t i = 0; i < n_rows; i++)
+			by_url[i] = &rows[i];
+		qsort(by_url, n_rows, sizeof(*by_url), held_cmp);
+		for (size_t i = 0; i + 1 < n_rows; i++)
+			by_url[i]->drop = by_url[i]->f.source_id == by_url[i + 1]->f.source_id &&
+					  !strcmp(by_url[i]->f.url, by_url[i + 1]->f.url);
+	}
+	for (size_t i = 0; i < n_rows && !rc; i++)
+		if (!rows[i].drop)
+			rc = fn(ctx, &rows[i].f, err);
+
+	free(by_url);
+	free(rows);
+	wp_arena_free(&urls);
+	for (size_t i = 0; i < n_ch; i++) {
+		free(ch[i].blob);
+		free(ch[i].source_url);
+	}
+	free(ch);
 	return rc;
 }
 
@@ -528,6 +612,8 @@ static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t
 		const char *project = (const char *)sqlite3_column_text(st, 2);
 		if (load_chunk(cs, sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &rd) < 0) {
 			rc = damaged(cat, err, "conda records", project ? project : "?");
+			wp_condapack_reader_release(&rd);
+			wp_arena_free(&cs->urls);
 			break;
 		}
 		if (sqlite3_column_int64(st, 3) > 0) {
@@ -590,8 +676,14 @@ int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
 		" build_number, timestamp FROM files WHERE kind = 'conda' ORDER BY source_id, id";
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
-	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((rc = prepare(cat, err)))
+		return rc;
+	/* the SELECT below stays open on the connection while rows are added: no writer thread */
+	cat->conda->sync = true;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		cat->conda->sync = false;
 		return fail(cat, err, "cannot read conda records to move");
+	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_file_row f = { .source_id = sqlite3_column_int64(st, 0), .kind = "conda" };
 		const char **text[] = { &f.project, &f.version, &f.variant, &f.filename, &f.url, &f.sha256, &f.md5,
@@ -616,6 +708,9 @@ int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
 			     "conda", err);
 	if (!rc)
 		rc = run_one(cat, "DELETE FROM files WHERE kind = ?1", 0, "conda", err);
+	if (rc)
+		wp_condastore_discard(cat);
+	cat->conda->sync = false;
 	return rc;
 }
 

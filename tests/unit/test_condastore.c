@@ -383,6 +383,58 @@ static void test_repeated_url_keeps_last(void **state)
 	collect_release(&c);
 }
 
+static void exec_sql(sqlite3 *db, const char *sql);
+
+/* Refresh with record 3 listed twice: first as usual, then (after `gap` other records, so in a
+ * later batch when the gap is long) with size 777 and, when other_hash, another sha256. */
+static uint64_t refresh_with_repeat(struct fx *x, size_t gap, bool other_hash)
+{
+	struct wp_err err = WP_ERR_INIT;
+	int64_t sid;
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
+						  "repodata", &sid, &err), 0);
+	for (size_t i = 0; i < gap + 2; i++) {
+		struct rowbuf buf;
+		struct wp_file_row f;
+		size_t which = i == 0 || i == gap + 1 ? 3 : 100 + i;
+		make_row(which, &buf, &f);
+		f.source_id = sid;
+		if (i == gap + 1) {
+			f.size = 777;
+			if (other_hash)
+				buf.sha[0] = 'e';
+		}
+		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
+	}
+	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, (int64_t)gap + 2, &err), 0);
+	return x->cat.refresh_conflicts;
+}
+
+/* A file listed twice keeps its last copy, whether the copies are in one batch or in two; a copy
+ * with another hash is held to the hash of the first copy, as a row-by-row check would. */
+static void test_repeated_url_across_batches(void **state)
+{
+	struct fx *x = *state;
+	for (int far = 0; far < 2; far++)
+		for (int other = 0; other < 2; other++) {
+			uint64_t conflicts = refresh_with_repeat(x, far ? 300 : 1, other);
+			struct collect c = files_of(x, "p3");
+			size_t p3_rows = 1; /* record 3; the filler records are 100 + i: p3 when i % 7 == 0 */
+			for (size_t i = 1; i <= (far ? 300 : 1); i++)
+				p3_rows += (100 + i) % 7 == 3;
+			assert_int_equal(c.n, p3_rows);
+			assert_true(c.size_sum >= 777);
+			assert_int_equal(conflicts, other ? 1 : 0);
+			assert_int_equal(c.conflicts, other ? 1 : 0);
+			collect_release(&c);
+			/* start the next case from a clean slate of first-seen hashes */
+			struct wp_err err = WP_ERR_INIT;
+			int64_t n;
+			assert_int_equal(wp_catalog_accept_hashes(&x->cat, NULL, &n, &err), 0);
+			exec_sql(x->cat.db, "DELETE FROM conda_seen");
+		}
+}
+
 static void test_abort_keeps_old_rows(void **state)
 {
 	struct fx *x = *state;
@@ -462,6 +514,35 @@ static void test_migrate_from_schema_2(void **state)
 	assert_int_equal(x->cat.refresh_conflicts, 1);
 }
 
+/* A schema 2 catalog with more conda rows than one batch holds (16 MiB staged): the move
+ * writes batch after batch while its own read of the files table stays open. */
+static void test_migrate_many_rows(void **state)
+{
+	struct fx *x = *state;
+	struct wp_err err = WP_ERR_INIT;
+	exec_sql(x->cat.db,
+		 "INSERT INTO sources (id, url, kind) VALUES (5, 'https://conda.example/chan/linux-64/repodata.json', 'repodata');"
+		 "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 59999)"
+		 " INSERT INTO files (source_id, project, version, variant, kind, filename, url, sha256, size, build,"
+		 " build_number, depends)"
+		 " SELECT 5, 'q' || (i % 50), '1.' || i, '', 'conda', 'q' || (i % 50) || '-1.' || i || '-0.tar.bz2',"
+		 " 'https://conda.example/chan/linux-64/q' || (i % 50) || '-1.' || i || '-0.tar.bz2',"
+		 " printf('%064x', i), i, '0', 0, '[\"' || printf('%.300c', 'x') || '\"]' FROM n;"
+		 "DROP TABLE conda_chunks; DROP TABLE conda_seen; PRAGMA user_version = 2;");
+	wp_catalog_close(&x->cat);
+	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
+	struct collect c = files_of(x, "q7");
+	assert_int_equal(c.n, 1200);
+	collect_release(&c);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "SELECT sum(n_files), count(*) FROM conda_chunks", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 60000);
+	assert_true(sqlite3_column_int(st, 1) > 50); /* more than one batch */
+	sqlite3_finalize(st);
+}
+
 static void test_damaged_chunk_is_reported(void **state)
 {
 	struct fx *x = *state;
@@ -483,27 +564,34 @@ static void test_writer_error_rolls_back(void **state)
 	int64_t sid;
 	int rc = 0;
 	assert_int_equal(refresh(x, 70, (size_t)-1), 0);
-	exec_sql(x->cat.db, "CREATE TRIGGER no_p3 BEFORE INSERT ON conda_chunks WHEN NEW.project = 'p3'"
-			    " BEGIN SELECT RAISE(ABORT, 'p3 refused'); END");
+	/* the first p3 chunk fails, once (FAIL keeps the trigger's own insert): later batches go in */
+	exec_sql(x->cat.db, "CREATE TABLE tripped (n); CREATE TRIGGER no_p3 BEFORE INSERT ON conda_chunks"
+			    " WHEN NEW.project = 'p3' AND NOT EXISTS (SELECT 1 FROM tripped)"
+			    " BEGIN INSERT INTO tripped VALUES (1); SELECT RAISE(FAIL, 'p3 refused'); END");
 	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
 						  "repodata", &sid, &err), 0);
-	for (size_t i = 0; i < 400 && !rc; i++) {
+	for (size_t i = 0; i < 400; i++) { /* a caller that goes on after an error... */
 		struct rowbuf buf;
 		struct wp_file_row f;
+		struct wp_err e = WP_ERR_INIT;
 		make_row(i, &buf, &f);
 		f.source_id = sid;
-		rc = wp_catalog_add_file(&x->cat, &f, &err);
+		int r = wp_catalog_add_file(&x->cat, &f, &e);
+		if (r && !rc) {
+			rc = r;
+			err = e;
+		}
 	}
-	if (!rc)
-		rc = wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 400, &err);
-	else
-		wp_catalog_refresh_abort(&x->cat);
 	assert_int_equal(rc, -WPE_CATALOG);
 	assert_non_null(strstr(err.msg, "cannot store conda records: p3 refused"));
+	/* ...still cannot commit a refresh that lost a batch */
+	struct wp_err cerr = WP_ERR_INIT;
+	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 400, &cerr), -WPE_CATALOG);
+	assert_non_null(strstr(cerr.msg, "p3 refused"));
 	struct collect c = files_of(x, "p0");
 	assert_int_equal(c.n, 10);
 	collect_release(&c);
-	exec_sql(x->cat.db, "DROP TRIGGER no_p3");
+	exec_sql(x->cat.db, "DROP TRIGGER no_p3; DROP TABLE IF EXISTS tripped");
 	assert_int_equal(refresh(x, 14, (size_t)-1), 0);
 	c = files_of(x, "p3");
 	assert_int_equal(c.n, 2);
@@ -519,7 +607,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refresh_across_batches, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_first_seen_and_trust, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_repeated_url_keeps_last, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_repeated_url_across_batches, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_abort_keeps_old_rows, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_many_rows, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_schema_2, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_chunk_is_reported, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_writer_error_rolls_back, fx_setup, fx_teardown),
