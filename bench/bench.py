@@ -573,12 +573,16 @@ def case3(WP, PY):
         os.makedirs(os.path.join(ch, sub, "linux-64"), exist_ok=True)
         os.symlink(src, os.path.join(ch, sub, "linux-64", name))
     legend["CH"] = ch
+    # each run writes a ~200 MB catalog: flush the last run's (untimed) so that no run pays for
+    # another's writeback, as in case 4
     plain = Cmd(f"wheelpick update --conda: repodata.json, {REPODATA_RECORDS:,} records",
-                [WP, "update", "--conda", "--index", f"file://{ch}/plain/linux-64/repodata.json"], env, fresh)
+                [WP, "update", "--conda", "--index", f"file://{ch}/plain/linux-64/repodata.json"], env, synced(fresh))
     zcmd = Cmd(f"wheelpick update --conda: repodata.json.zst, {REPODATA_RECORDS:,} records",
-               [WP, "update", "--conda", "--index", f"file://{ch}/zst/linux-64/repodata.json.zst"], env, fresh)
+               [WP, "update", "--conda", "--index", f"file://{ch}/zst/linux-64/repodata.json.zst"], env,
+               synced(fresh))
     shuf = Cmd("wheelpick update --conda: the same records shuffled (worst case)",
-               [WP, "update", "--conda", "--index", f"file://{ch}/shuffled/linux-64/repodata.json"], env, fresh)
+               [WP, "update", "--conda", "--index", f"file://{ch}/shuffled/linux-64/repodata.json"], env,
+               synced(fresh))
     pyjs = Cmd("anchor: Python json.load of the same repodata.json",
                [PY, "-c", "import json,sys; d=json.load(open(sys.argv[1])); print(len(d['packages'])+len(d['packages.conda']))", js])
     # a few seconds a run on this machine; no warm-up (generating the files warmed the page cache)
