@@ -424,34 +424,56 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = cb_end,
 };
 
-/* Bytes that end a token outside strings. A table: this loop sees every byte of the input. */
+/* Bytes that end a token outside strings, and bytes that stop a scan inside one. Tables: this
+ * guard sees every byte of the input, and was a fifth of the parsing thread's time. */
 static const bool token_end[256] = {
 	['{'] = true, ['}'] = true, ['['] = true, [']'] = true, [','] = true, [':'] = true,
 	[' '] = true, ['\t'] = true, ['\r'] = true, ['\n'] = true,
 };
+static const bool string_stop[256] = { ['"'] = true, ['\\'] = true };
 
+static int too_long(struct rd *r)
+{
+	r->rc = wp_fail(r->err, -WPE_TOO_BIG, "repodata '%s' holds a JSON value longer than %zu bytes", r->what,
+			WP_REPODATA_MAX_TOKEN);
+	return r->rc;
+}
+
+/* Refuse a token (string or literal) longer than WP_REPODATA_MAX_TOKEN before yajl buffers it:
+ * r->run counts the bytes of the token being read, across calls. */
 static int guard(struct rd *r, const unsigned char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		if (r->in_str) {
-			if (r->esc)
-				r->esc = false;
-			else if (c == '\\')
-				r->esc = true;
-			else if (c == '"')
-				r->in_str = false;
-		} else if (c == '"') {
-			r->in_str = true;
-			r->run = 0;
-		} else if (token_end[c]) {
-			r->run = 0;
+	size_t i = 0;
+	while (i < n) {
+		if (r->in_str && !r->esc) {
+			/* inside a string: on to the next quote or backslash in one go */
+			size_t j = i;
+			while (j < n && !string_stop[s[j]])
+				j++;
+			r->run += j - i;
+			if (j < n) {
+				r->run++;
+				if (s[j] == '"')
+					r->in_str = false;
+				else
+					r->esc = true;
+				j++;
+			}
+			i = j;
+		} else {
+			unsigned char c = s[i++];
+			if (r->in_str) {
+				r->esc = false; /* the escaped byte */
+			} else if (c == '"') {
+				r->in_str = true;
+				r->run = 0;
+			} else if (token_end[c]) {
+				r->run = 0;
+			}
+			r->run++;
 		}
-		if (++r->run > WP_REPODATA_MAX_TOKEN) {
-			r->rc = wp_fail(r->err, -WPE_TOO_BIG, "repodata '%s' holds a JSON value longer than %zu bytes",
-					r->what, WP_REPODATA_MAX_TOKEN);
-			return r->rc;
-		}
+		if (r->run > WP_REPODATA_MAX_TOKEN)
+			return too_long(r);
 	}
 	return 0;
 }

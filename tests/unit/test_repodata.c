@@ -319,6 +319,32 @@ static void test_refused(void **state)
 		wp_buf_addch(&b, 'a');
 	expect_refused("long string", b.data, b.len, -WPE_TOO_BIG, "longer than");
 	wp_buf_free(&b);
+	/* escapes count, and do not end the string */
+	wp_buf_addstr(&b, "{\"packages\":{},\"x\":\"");
+	for (size_t i = 0; i < WP_REPODATA_MAX_TOKEN / 2 + 10; i++)
+		wp_buf_addstr(&b, "\\\"");
+	expect_refused("long string of escapes", b.data, b.len, -WPE_TOO_BIG, "longer than");
+	wp_buf_free(&b);
+	/* a literal too */
+	wp_buf_addstr(&b, "{\"packages\":{},\"x\":1");
+	for (size_t i = 0; i < WP_REPODATA_MAX_TOKEN + 10; i++)
+		wp_buf_addch(&b, '0');
+	expect_refused("long number", b.data, b.len, -WPE_TOO_BIG, "longer than");
+	wp_buf_free(&b);
+	/* just under the limit, escapes and all, is read */
+	wp_buf_addstr(&b, "{\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\",\"version\":\"1\",\"build\":\"0\",\"x\":\"");
+	for (size_t i = 0; i < WP_REPODATA_MAX_TOKEN / 2 - 10; i++)
+		wp_buf_addstr(&b, i % 2 ? "\\n" : "ab");
+	wp_buf_addstr(&b, "\"}}}");
+	{
+		struct wp_err e = WP_ERR_INIT;
+		struct wp_index_stats st = { 0 };
+		struct first one = { 0 };
+		assert_int_equal(wp_read_repodata_mem(b.data, b.len, BASE, first_sink, &one, &st, &e), 0);
+		assert_int_equal(st.records, 1);
+		first_free(&one);
+	}
+	wp_buf_free(&b);
 
 	struct first f = { 0 };
 	struct wp_err err = WP_ERR_INIT;
