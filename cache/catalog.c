@@ -15,7 +15,7 @@ extern const char wp_schema_sql[];
 
 #define BUSY_TIMEOUT_MS 30000
 
-static int db_fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
+int wp_catalog_fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
 {
 	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s", cat->path ? cat->path : "?", what,
 		       cat->db ? sqlite3_errmsg(cat->db) : "no connection");
@@ -36,7 +36,7 @@ static int user_version(struct wp_catalog *cat, int *v, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(cat->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-		return db_fail(cat, err, "cannot read schema version");
+		return wp_catalog_fail(cat, err, "cannot read schema version");
 	*v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	sqlite3_finalize(st);
 	return 0;
@@ -186,7 +186,7 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
 		"SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources WHERE url = ?1";
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(cat, err, "cannot query sources");
+		return wp_catalog_fail(cat, err, "cannot query sources");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	if (found)
 		*found = false;
@@ -202,7 +202,7 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
 			goto out;
 	}
 	if (s != SQLITE_DONE)
-		rc = db_fail(cat, err, "cannot read sources");
+		rc = wp_catalog_fail(cat, err, "cannot read sources");
 out:
 	sqlite3_finalize(st);
 	return rc;
@@ -224,7 +224,7 @@ static int prepare_writes(struct wp_catalog *cat, struct wp_err *err)
 			       SQLITE_PREPARE_PERSISTENT, &cat->st_seen_get, NULL) ||
 	    sqlite3_prepare_v3(cat->db, "INSERT OR IGNORE INTO seen_hashes (url, sha256, first_seen) VALUES (?1, ?2, ?3)",
 			       -1, SQLITE_PREPARE_PERSISTENT, &cat->st_seen_put, NULL)) {
-		int rc = db_fail(cat, err, "cannot prepare statements");
+		int rc = wp_catalog_fail(cat, err, "cannot prepare statements");
 		sqlite3_finalize(cat->st_insert_file);
 		sqlite3_finalize(cat->st_seen_get);
 		cat->st_insert_file = cat->st_seen_get = NULL;
@@ -253,25 +253,25 @@ int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char
 			       "INSERT INTO sources (url, kind) VALUES (?1, ?2)"
 			       " ON CONFLICT(url) DO UPDATE SET kind = excluded.kind RETURNING id",
 			       -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(cat, err, "cannot record source");
+		rc = wp_catalog_fail(cat, err, "cannot record source");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		rc = db_fail(cat, err, "cannot record source");
+		rc = wp_catalog_fail(cat, err, "cannot record source");
 		goto out;
 	}
 	*source_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1", -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(cat, err, "cannot clear source");
+		rc = wp_catalog_fail(cat, err, "cannot clear source");
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, *source_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = db_fail(cat, err, "cannot clear source");
+		rc = wp_catalog_fail(cat, err, "cannot clear source");
 	if (!rc)
 		rc = wp_condastore_clear_source(cat, *source_id, err);
 out:
@@ -358,7 +358,7 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 	bind_ll(st, 21, f->timestamp);
 	bind_text(st, 22, first);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = db_fail(cat, err, "cannot store file");
+		rc = wp_catalog_fail(cat, err, "cannot store file");
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	free(first);
@@ -376,7 +376,7 @@ int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const c
 			       "UPDATE sources SET etag = ?2, last_modified = ?3, content_sha256 = ?4, n_files = ?5,"
 			       " fetched_at = ?6 WHERE id = ?1",
 			       -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(cat, err, "cannot update source");
+		rc = wp_catalog_fail(cat, err, "cannot update source");
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, source_id);
@@ -386,7 +386,7 @@ int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const c
 	sqlite3_bind_int64(st, 5, n_files);
 	sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = db_fail(cat, err, "cannot update source");
+		rc = wp_catalog_fail(cat, err, "cannot update source");
 		goto out;
 	}
 	rc = exec(cat, "COMMIT", err);
@@ -420,7 +420,7 @@ int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp
 	if (conda)
 		return wp_condastore_files(cat, project, fn, ctx, err);
 	if (sqlite3_prepare_v2(cat->db, sql_py, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(cat, err, "cannot query files");
+		return wp_catalog_fail(cat, err, "cannot query files");
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_file_row r = {
@@ -438,7 +438,7 @@ int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp
 			goto out;
 	}
 	if (s != SQLITE_DONE)
-		rc = db_fail(cat, err, "cannot read files");
+		rc = wp_catalog_fail(cat, err, "cannot read files");
 out:
 	sqlite3_finalize(st);
 	return rc;
@@ -458,13 +458,13 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 	*n = 0;
 	for (int i = 0; i < 2; i++) {
 		if (sqlite3_prepare_v2(cat->db, sqls[i][url_like != NULL], -1, &st, NULL) != SQLITE_OK) {
-			rc = db_fail(cat, err, "cannot accept hashes");
+			rc = wp_catalog_fail(cat, err, "cannot accept hashes");
 			goto out;
 		}
 		if (url_like)
 			sqlite3_bind_text(st, 1, url_like, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE) {
-			rc = db_fail(cat, err, "cannot accept hashes");
+			rc = wp_catalog_fail(cat, err, "cannot accept hashes");
 			goto out;
 		}
 		if (i == 1)
@@ -493,14 +493,14 @@ int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata
 	*found = false;
 	if (sqlite3_prepare_v2(cat->db, "SELECT requires_python, requires_dist FROM metadata WHERE url = ?1", -1, &st,
 			       NULL) != SQLITE_OK)
-		return db_fail(cat, err, "cannot query metadata");
+		return wp_catalog_fail(cat, err, "cannot query metadata");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
 	if (s == SQLITE_ROW) {
 		*found = true;
 		rc = fn(ctx, col_text(st, 0), col_text(st, 1));
 	} else if (s != SQLITE_DONE) {
-		rc = db_fail(cat, err, "cannot read metadata");
+		rc = wp_catalog_fail(cat, err, "cannot read metadata");
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -514,12 +514,12 @@ int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char 
 	if (sqlite3_prepare_v2(cat->db,
 			       "INSERT OR REPLACE INTO metadata (url, requires_python, requires_dist) VALUES (?1, ?2, ?3)",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(cat, err, "cannot store metadata");
+		return wp_catalog_fail(cat, err, "cannot store metadata");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	bind_text(st, 2, requires_python);
 	sqlite3_bind_text(st, 3, requires_dist ? requires_dist : "", -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = db_fail(cat, err, "cannot store metadata");
+		rc = wp_catalog_fail(cat, err, "cannot store metadata");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -538,13 +538,13 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 	}
 	if (sqlite3_prepare_v2(cat->db, "UPDATE files SET sha256 = ?2 WHERE url = ?1 AND sha256 IS NULL", -1, &st, NULL) !=
 	    SQLITE_OK) {
-		rc = db_fail(cat, err, "cannot record a hash");
+		rc = wp_catalog_fail(cat, err, "cannot record a hash");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = db_fail(cat, err, "cannot record a hash");
+		rc = wp_catalog_fail(cat, err, "cannot record a hash");
 		goto out;
 	}
 	rc = exec(cat, "COMMIT", err);

@@ -51,6 +51,9 @@ struct wp_file_row {
 typedef int wp_file_row_fn(void *ctx, const struct wp_file_row *row, struct wp_err *err);
 typedef int wp_source_row_fn(void *ctx, const struct wp_source_row *row, struct wp_err *err);
 
+/* -WPE_CATALOG, "catalog 'PATH': WHAT: <SQLite's message>" (for cache/, which shares the connection). */
+int wp_catalog_fail(struct wp_catalog *cat, struct wp_err *err, const char *what);
+
 /* Opens (creating if needed, with its folder) and migrates. A catalog from a newer
  * wheelpick is refused. */
 int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err);

@@ -82,8 +82,7 @@ const char *wp_pack_get_str(struct wp_pack_in *in, size_t *len)
 	return s;
 }
 
-/* The folder part of a URL (up to its last '/'), and whether url is exactly folder/filename. */
-static size_t folder_len(const char *url)
+size_t wp_condapack_folder_len(const char *url)
 {
 	const char *slash = strrchr(url, '/');
 	return slash ? (size_t)(slash - url) : 0;
@@ -111,7 +110,7 @@ void wp_condapack_put_row(struct wp_condapack_writer *w, const struct wp_file_ro
 	struct wp_buf *b = w->out;
 	unsigned flags = 0;
 	if (f->url && f->filename && !w->keep_urls) {
-		size_t d = folder_len(f->url);
+		size_t d = wp_condapack_folder_len(f->url);
 		if (w->dir.len && d == w->dir.len && f->url[d] == '/' && !memcmp(f->url, w->dir.data, d) &&
 		    !strcmp(f->url + d + 1, f->filename))
 			flags |= F_URL_FROM_DIR;
@@ -122,8 +121,8 @@ void wp_condapack_put_row(struct wp_condapack_writer *w, const struct wp_file_ro
 		wp_pack_put_str(b, f->url);
 		wp_buf_reset(&w->dir);
 		/* a writer that keeps URLs whole needs no folder (and, made per row, must not allocate) */
-		if (!w->keep_urls && f->url && f->url[folder_len(f->url)] == '/')
-			wp_buf_add(&w->dir, f->url, folder_len(f->url));
+		if (!w->keep_urls && f->url && f->url[wp_condapack_folder_len(f->url)] == '/')
+			wp_buf_add(&w->dir, f->url, wp_condapack_folder_len(f->url));
 	}
 	wp_pack_put_str(b, f->version);
 	wp_pack_put_str(b, f->variant);
@@ -192,9 +191,9 @@ int wp_condapack_get_row(struct wp_condapack_reader *r, struct wp_file_row *f)
 	} else {
 		f->url = wp_pack_get_str(in, NULL);
 		r->dir = NULL;
-		if (f->url && f->url[folder_len(f->url)] == '/') {
+		if (f->url && f->url[wp_condapack_folder_len(f->url)] == '/') {
 			r->dir = f->url;
-			r->dir_len = folder_len(f->url);
+			r->dir_len = wp_condapack_folder_len(f->url);
 		}
 	}
 	f->version = wp_pack_get_str(in, NULL);

@@ -34,6 +34,10 @@ long long wp_pack_get_int(struct wp_pack_in *in);
 /* A pointer into the blob (NUL-terminated, len bytes), or NULL for a stored NULL or on error. */
 const char *wp_pack_get_str(struct wp_pack_in *in, size_t *len);
 
+/* The length of url's folder: everything before its last '/' (0 when it has none). Chunks
+ * elide URLs and first-seen lists are keyed by this folder. */
+size_t wp_condapack_folder_len(const char *url);
+
 /* Conda records of one chunk. Every wp_file_row field is kept except id, source_id, project, kind
  * and source_url, which the chunk's row holds. A URL of the form <previous record's folder>/<file
  * name> is not stored again (nearly all are). The writer carries that folder between records. */

@@ -51,11 +51,6 @@ struct row {
 	size_t idx;
 };
 
-static int fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
-{
-	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s", cat->path, what, sqlite3_errmsg(cat->db));
-}
-
 static int damaged(struct wp_catalog *cat, struct wp_err *err, const char *what, const char *name)
 {
 	return wp_fail(err, -WPE_CATALOG, "catalog '%s': the %s of '%s' are damaged; remove the catalog and run "
@@ -81,7 +76,7 @@ static int prepare(struct wp_catalog *cat, struct wp_err *err)
 	sqlite3_stmt **st[] = { &cs->st_chunk_put, &cs->st_seen_get, &cs->st_seen_put };
 	for (size_t i = 0; i < WP_ARRAY_LEN(sql); i++) {
 		if (sqlite3_prepare_v3(cat->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, st[i], NULL) != SQLITE_OK) {
-			int rc = fail(cat, err, "cannot prepare statements");
+			int rc = wp_catalog_fail(cat, err, "cannot prepare statements");
 			for (size_t k = 0; k <= i; k++) {
 				sqlite3_finalize(*st[k]);
 				*st[k] = NULL;
@@ -90,12 +85,6 @@ static int prepare(struct wp_catalog *cat, struct wp_err *err)
 		}
 	}
 	return 0;
-}
-
-static size_t folder_len(const char *url)
-{
-	const char *slash = strrchr(url, '/');
-	return slash ? (size_t)(slash - url) : 0;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -131,7 +120,7 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
 	sqlite3_reset(st);
 	if (s != SQLITE_ROW && s != SQLITE_DONE)
-		return fail(cat, err, "cannot read first-seen hashes");
+		return wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 	cs->seen.n = 0;
 	if (s == SQLITE_ROW && wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0)
 		return damaged(cat, err, "first-seen hashes", project);
@@ -175,7 +164,7 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 3, out->data, (int)out->len, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = fail(cat, err, "cannot store first-seen hashes");
+		rc = wp_catalog_fail(cat, err, "cannot store first-seen hashes");
 	sqlite3_reset(st);
 	return rc;
 }
@@ -192,7 +181,7 @@ static void push_row(struct wp_condastore *cs, const struct wp_file_row *f, cons
 	x->f = *f;
 	if (rd && f->url == wp_buf_cstr(&rd->url))
 		x->f.url = wp_arena_strdup(&cs->urls, f->url);
-	x->dir_len = folder_len(x->f.url);
+	x->dir_len = wp_condapack_folder_len(x->f.url);
 	x->idx = cs->n_rows++;
 }
 
@@ -262,7 +251,7 @@ static int put_chunk(struct wp_catalog *cat, int64_t source_id, const char *proj
 	sqlite3_bind_int64(st, 4, conflicts);
 	sqlite3_bind_blob(st, 5, cs->packed.data, (int)cs->packed.len, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = fail(cat, err, "cannot store conda records");
+		rc = wp_catalog_fail(cat, err, "cannot store conda records");
 	sqlite3_reset(st);
 	return rc;
 }
@@ -410,18 +399,17 @@ void wp_condastore_discard(struct wp_catalog *cat)
 	wp_condabatch_reset(&cs->batch[1]);
 }
 
-static int run_one(struct wp_catalog *cat, const char *sql, int64_t id, const char *text, struct wp_err *err)
+/* Run one statement, binding id to ?1 when it has one. */
+static int run_one(struct wp_catalog *cat, const char *sql, int64_t id, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(cat, err, "cannot update conda records");
-	if (text)
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-	else if (sqlite3_bind_parameter_count(st) > 0)
+		return wp_catalog_fail(cat, err, "cannot update conda records");
+	if (sqlite3_bind_parameter_count(st) > 0)
 		sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = fail(cat, err, "cannot update conda records");
+		rc = wp_catalog_fail(cat, err, "cannot update conda records");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -429,7 +417,7 @@ static int run_one(struct wp_catalog *cat, const char *sql, int64_t id, const ch
 int wp_condastore_clear_source(struct wp_catalog *cat, int64_t source_id, struct wp_err *err)
 {
 	wp_condastore_discard(cat);
-	return run_one(cat, "DELETE FROM conda_chunks WHERE source_id = ?1", source_id, NULL, err);
+	return run_one(cat, "DELETE FROM conda_chunks WHERE source_id = ?1", source_id, err);
 }
 
 /* A package's chunks, copied out of SQLite so that all its rows can be held at once: a file
@@ -468,7 +456,7 @@ int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn
 	struct wp_arena urls = WP_ARENA_INIT;
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(cat, err, "cannot query conda records");
+		return wp_catalog_fail(cat, err, "cannot query conda records");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		ch = wp_xrealloc(ch, (n_ch + 1) * sizeof(*ch));
@@ -482,7 +470,7 @@ int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn
 		c->source_url = wp_xstrdup(sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
 	}
 	if (s != SQLITE_DONE)
-		rc = fail(cat, err, "cannot read conda records");
+		rc = wp_catalog_fail(cat, err, "cannot read conda records");
 	sqlite3_finalize(st);
 
 	for (size_t i = 0; i < n_ch && !rc; i++) {
@@ -548,7 +536,7 @@ static int forget_seen(struct wp_catalog *cat, const char *pattern, struct wp_er
 	if (sqlite3_prepare_v2(cat->db, "SELECT rowid, project, dir, hashes FROM conda_seen", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(cat->db, "UPDATE conda_seen SET hashes = ?2 WHERE rowid = ?1", -1, &up, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(cat->db, "DELETE FROM conda_seen WHERE rowid = ?1", -1, &del, NULL) != SQLITE_OK) {
-		rc = fail(cat, err, "cannot read first-seen hashes");
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 		goto out;
 	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -577,11 +565,11 @@ static int forget_seen(struct wp_catalog *cat, const char *pattern, struct wp_er
 		if (kept)
 			sqlite3_bind_blob(w, 2, out.data, (int)out.len, SQLITE_STATIC);
 		if (sqlite3_step(w) != SQLITE_DONE)
-			rc = fail(cat, err, "cannot update first-seen hashes");
+			rc = wp_catalog_fail(cat, err, "cannot update first-seen hashes");
 		sqlite3_reset(w);
 	}
 	if (!rc && s != SQLITE_DONE)
-		rc = fail(cat, err, "cannot read first-seen hashes");
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(up);
@@ -605,7 +593,7 @@ static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(cat->db, "UPDATE conda_chunks SET conflicts = ?2, records = ?3 WHERE id = ?1", -1, &up,
 			       NULL) != SQLITE_OK) {
-		rc = fail(cat, err, "cannot read conda records");
+		rc = wp_catalog_fail(cat, err, "cannot read conda records");
 		goto out;
 	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -639,7 +627,7 @@ static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t
 				sqlite3_bind_int64(up, 2, left);
 				sqlite3_bind_blob(up, 3, cs->packed.data, (int)cs->packed.len, SQLITE_STATIC);
 				if (sqlite3_step(up) != SQLITE_DONE)
-					rc = fail(cat, err, "cannot update conda records");
+					rc = wp_catalog_fail(cat, err, "cannot update conda records");
 				sqlite3_reset(up);
 			}
 		}
@@ -649,7 +637,7 @@ static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t
 		wp_arena_free(&cs->urls);
 	}
 	if (!rc && s != SQLITE_DONE)
-		rc = fail(cat, err, "cannot read conda records");
+		rc = wp_catalog_fail(cat, err, "cannot read conda records");
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(up);
@@ -662,7 +650,7 @@ int wp_condastore_accept(struct wp_catalog *cat, const char *url_like, int64_t *
 	if ((rc = prepare(cat, err)))
 		return rc;
 	if (!url_like)
-		rc = run_one(cat, "DELETE FROM conda_seen", 0, NULL, err);
+		rc = run_one(cat, "DELETE FROM conda_seen", 0, err);
 	else
 		rc = forget_seen(cat, url_like, err);
 	return rc ? rc : clear_and_reseed(cat, url_like, n, err);
@@ -682,7 +670,7 @@ int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
 	cat->conda->sync = true;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		cat->conda->sync = false;
-		return fail(cat, err, "cannot read conda records to move");
+		return wp_catalog_fail(cat, err, "cannot read conda records to move");
 	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_file_row f = { .source_id = sqlite3_column_int64(st, 0), .kind = "conda" };
@@ -699,15 +687,14 @@ int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
 		rc = wp_condastore_add(cat, f.source_id, &f, err);
 	}
 	if (!rc && s != SQLITE_DONE)
-		rc = fail(cat, err, "cannot read conda records to move");
+		rc = wp_catalog_fail(cat, err, "cannot read conda records to move");
 	sqlite3_finalize(st);
 	if (!rc)
 		rc = wp_condastore_flush(cat, err);
 	if (!rc)
-		rc = run_one(cat, "DELETE FROM seen_hashes WHERE url IN (SELECT url FROM files WHERE kind = ?1)", 0,
-			     "conda", err);
+		rc = run_one(cat, "DELETE FROM seen_hashes WHERE url IN (SELECT url FROM files WHERE kind = 'conda')", 0, err);
 	if (!rc)
-		rc = run_one(cat, "DELETE FROM files WHERE kind = ?1", 0, "conda", err);
+		rc = run_one(cat, "DELETE FROM files WHERE kind = 'conda'", 0, err);
 	if (rc)
 		wp_condastore_discard(cat);
 	cat->conda->sync = false;
