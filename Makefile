@@ -25,7 +25,7 @@ DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarc
             libssl-dev libyajl-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip \
             clang sqlite3 valgrind curl
 
-LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c))
+LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 GEN_SRC  := $(BUILD)/gen/schema_sql.c
@@ -99,8 +99,8 @@ asan:
 	  LDFLAGS="-fsanitize=address,undefined" unit clitest
 	@WP_RESULTS=build-asan/test-results tests/summary.sh
 
-# ThreadSanitizer over the code that runs threads: metadata read ahead (cli/depmeta.c), files
-# checked as they arrive (cache/fetch.c), and conda batches written while the next is staged
+# ThreadSanitizer over the code that runs threads: metadata read ahead (ops/metadata.c), files
+# checked as they arrive (ops/fetch.c), and conda batches written while the next is staged
 # (cache/condastore.c, through its unit test's small batches). tests/tsan.supp names the one
 # report it silences.
 TSAN_FLAGS := OPTFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread"

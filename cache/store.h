@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
-#include "cache/fsutil.h"
+#include "base/fs.h"
 #include "verify/hash.h"
 
 struct wp_store {

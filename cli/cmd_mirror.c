@@ -3,9 +3,9 @@
 #include "cli/condaflow.h"
 #include "cli/pickflow.h"
 #include "base/mem.h"
-#include "cache/bundle.h"
-#include "cache/fsutil.h"
-#include "cache/mirror.h"
+#include "ops/bundle.h"
+#include "base/fs.h"
+#include "ops/mirror.h"
 
 #include <stdio.h>
 #include <stdlib.h>

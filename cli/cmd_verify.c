@@ -1,6 +1,6 @@
 /* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
 #include "cli/common.h"
-#include "verify/tree.h"
+#include "ops/verify_outputs.h"
 
 #include <stdio.h>
 

@@ -1,10 +1,10 @@
 /* cli/common.c: catalog opening, source lists, crawling with a report, targets from flags. */
 #include "cli/common.h"
 #include "base/mem.h"
-#include "cache/fsutil.h"
+#include "base/fs.h"
 #include "env/detect.h"
 #include "env/profile.h"
-#include "index/crawl.h"
+#include "ops/crawl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * package (resolver/condapick), one variant across the set, the depends closure, a local channel. */
 #include "cli/condaflow.h"
 #include "base/mem.h"
-#include "cache/condachan.h"
-#include "cache/fetch.h"
+#include "ops/channel.h"
+#include "ops/fetch.h"
 #include "cli/json.h"
 #include "resolver/condapick.h"
 #include "resolver/matchspec.h"
@@ -518,7 +518,7 @@ int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_st
 		ncf++;
 	}
 	struct wp_err werr = WP_ERR_INIT;
-	rc = wp_condachan_write(dir, cfiles, ncf, frc ? &werr : err);
+	rc = wp_channel_write(dir, cfiles, ncf, frc ? &werr : err);
 	if (frc)
 		rc = frc;
 	print_picks(&ps, targets, nt, o->json);

@@ -5,8 +5,8 @@
 #include "cli/plan.h"
 #include "cli/progress.h"
 #include "base/mem.h"
-#include "cache/fetch.h"
-#include "cache/fsutil.h"
+#include "ops/fetch.h"
+#include "base/fs.h"
 #include "resolver/pick.h"
 #include "resolver/wheelname.h"
 

@@ -5,7 +5,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/mem.h"
-#include "cli/depmeta.h"
+#include "ops/metadata.h"
 #include "resolver/marker.h"
 #include "resolver/pick.h"
 #include "resolver/requirement.h"

@@ -2,7 +2,7 @@
 #include "index/localsrc.h"
 
 #include "base/mem.h"
-#include "index/url.h"
+#include "base/url.h"
 
 #include <dirent.h>
 #include <errno.h>

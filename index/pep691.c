@@ -5,7 +5,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "index/html.h"
-#include "index/url.h"
+#include "base/url.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/str.h"
-#include "index/url.h"
+#include "base/url.h"
 
 #include <archive.h>
 #include <errno.h>

@@ -88,7 +88,7 @@ static int sink_close(struct sink *k, bool keep, struct wp_err *err)
 	return rc;
 }
 
-int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, size_t n,
+int wp_http_get_many(const struct wp_http_req *reqs, struct wp_http_res *res, size_t n,
 		  struct wp_err *errs)
 {
 	struct wp_xfer *xs = wp_xcalloc(n ? n : 1, sizeof(*xs));
@@ -99,9 +99,9 @@ int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, siz
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct wp_fetch_req *q = &reqs[i];
+		const struct wp_http_req *q = &reqs[i];
 		struct wp_err *err = errs ? &errs[i] : NULL;
-		size_t max = q->max_bytes ? q->max_bytes : WP_FETCH_MAX_DEFAULT;
+		size_t max = q->max_bytes ? q->max_bytes : WP_HTTP_MAX_DEFAULT;
 
 		memset(&res[i], 0, sizeof(res[i]));
 		res[i].body = (struct wp_buf)WP_BUF_INIT_MAX(max);
@@ -140,7 +140,7 @@ int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, siz
 	for (size_t j = 0; j < m; j++) {
 		size_t i = map[j];
 		struct wp_xfer *x = &xs[j];
-		struct wp_fetch_res *r = &res[i];
+		struct wp_http_res *r = &res[i];
 		int xrc = x->result;
 
 		if (sinks[i].part) {
@@ -178,17 +178,17 @@ int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, siz
 	return rc;
 }
 
-int wp_fetch(const struct wp_fetch_req *req, struct wp_fetch_res *res, struct wp_err *err)
+int wp_http_get(const struct wp_http_req *req, struct wp_http_res *res, struct wp_err *err)
 {
 	struct wp_err local = WP_ERR_INIT;
-	int rc = wp_fetch_many(req, res, 1, &local);
+	int rc = wp_http_get_many(req, res, 1, &local);
 
 	if (rc && err && !err->code)
 		*err = local;
 	return rc;
 }
 
-void wp_fetch_res_release(struct wp_fetch_res *res)
+void wp_http_res_release(struct wp_http_res *res)
 {
 	wp_buf_free(&res->body);
 	free(res->etag);

@@ -1,6 +1,6 @@
 /* net/http.h: fetching index pages and sources over http://, https:// and file:// (one request each).
- * Ownership: a wp_fetch_req and the strings it points to belong to the caller and are only read.
- * A wp_fetch_res owns its body and every string in it; wp_fetch_res_release frees them, after
+ * Ownership: a wp_http_req and the strings it points to belong to the caller and are only read.
+ * A wp_http_res owns its body and every string in it; wp_http_res_release frees them, after
  * success or failure alike. net/ is the only folder that includes libcurl; callers never see it. */
 #ifndef WP_NET_HTTP_H
 #define WP_NET_HTTP_H
@@ -24,7 +24,7 @@
 #define WP_NET_TRIES             3
 #define WP_NET_RETRY_BASE_MS     200L
 #define WP_NET_MAX_REDIRECTS     10L
-#define WP_FETCH_MAX_DEFAULT     ((size_t)64 << 20)
+#define WP_HTTP_MAX_DEFAULT     ((size_t)64 << 20)
 
 /* How hard to try one transfer. Zero means the default above. */
 struct wp_net_policy {
@@ -34,12 +34,12 @@ struct wp_net_policy {
 	int max_tries;          /* attempts in all, the first one included */
 };
 
-struct wp_fetch_req {
+struct wp_http_req {
 	const char *url;            /* http://, https:// or file:// */
 	const char *etag;           /* sent as If-None-Match; NULL for none */
 	const char *last_modified;  /* sent as If-Modified-Since; NULL for none */
 	const char *accept;         /* Accept header; NULL for libcurl's default */
-	size_t max_bytes;           /* ceiling on decoded body bytes; 0 = WP_FETCH_MAX_DEFAULT */
+	size_t max_bytes;           /* ceiling on decoded body bytes; 0 = WP_HTTP_MAX_DEFAULT */
 	const char *to_path;        /* NULL: the body goes to res->body; else into this file, written
 				     * as "<to_path>.part" and renamed on success (a 304 or a failure
 				     * leaves an existing file alone) */
@@ -50,7 +50,7 @@ struct wp_fetch_req {
 	struct wp_net_policy policy;
 };
 
-struct wp_fetch_res {
+struct wp_http_res {
 	long status;                /* last HTTP status; 0 for file:// */
 	bool not_modified;          /* 304 to a conditional request: body is empty, keep the old copy */
 	struct wp_buf body;         /* decoded body (empty with to_path) */
@@ -70,14 +70,14 @@ struct wp_fetch_res {
  * result. Returns 0, or -WPE_NET (the message names the URL and the reason: HTTP status, curl's
  * reason, "(3 tries)"), -WPE_TOO_BIG, -WPE_IO (to_path), -WPE_USAGE (a header value with a line
  * break). */
-int wp_fetch(const struct wp_fetch_req *req, struct wp_fetch_res *res, struct wp_err *err);
+int wp_http_get(const struct wp_http_req *req, struct wp_http_res *res, struct wp_err *err);
 
 /* Fetch n URLs in parallel through one multi handle. res and errs have n entries each (errs
  * may be NULL). Returns 0 when all succeeded, else the code of the first failing request in
  * array order; every res[i] must be released. */
-int wp_fetch_many(const struct wp_fetch_req *reqs, struct wp_fetch_res *res, size_t n,
+int wp_http_get_many(const struct wp_http_req *reqs, struct wp_http_res *res, size_t n,
 		  struct wp_err *errs);
 
-void wp_fetch_res_release(struct wp_fetch_res *res);
+void wp_http_res_release(struct wp_http_res *res);
 
 #endif

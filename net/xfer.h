@@ -1,4 +1,4 @@
-/* net/xfer.h: the transfer engine under wp_fetch and wp_download_run; internal to net/.
+/* net/xfer.h: the transfer engine under wp_http_get and wp_download_run; internal to net/.
  * Ownership: the caller owns each struct wp_xfer and what its request fields point to. The engine
  * fills the result fields; the strings it leaves there (etag, last_modified, content_type,
  * effective_url) are the caller's to take or to free with wp_xfer_release. */

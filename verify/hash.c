@@ -1,7 +1,7 @@
 /* verify/hash.c: streaming digests over OpenSSL EVP; the one place that knows EVP for hashing. */
 #include "verify/hash.h"
 #include "base/mem.h"
-#include "cache/fsutil.h"
+#include "base/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/str.h"
-#include "cache/fsutil.h"
+#include "base/fs.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
 

@@ -3,7 +3,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "index/url.h"
+#include "base/url.h"
 
 static void link_of(const char *base, const char *href)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# tests/server/rangewheels.py: writes the wheels tests/unit/test_remotemeta.c reads by range, sound and broken.
+# tests/server/rangewheels.py: writes the wheels tests/unit/test_remote_metadata.c reads by range, sound and broken.
 """rangewheels.py ROOT EXPECT: wheels into ROOT, the METADATA each sound one holds into EXPECT/<file>.
 
 Made with zipfile, as real builders do; the broken ones are patched afterwards, byte by byte.

@@ -18,9 +18,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
-#include "cache/bundle.h"
+#include "ops/bundle.h"
 #include "verify/hash.h"
-#include "verify/tree.h"
+#include "ops/verify_outputs.h"
 
 #define DEMO "demo_pkg-1.0-py3-none-any.whl"
 

@@ -25,13 +25,13 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
-#include "cache/condachan.h"
-#include "cache/mirror.h"
+#include "ops/channel.h"
+#include "ops/mirror.h"
 #include "index/html.h"
 #include "index/pep691.h"
 #include "index/repodata.h"
 #include "verify/hash.h"
-#include "verify/tree.h"
+#include "ops/verify_outputs.h"
 
 #define DEMO "demo_pkg-1.0-py3-none-any.whl"
 #define TORCH_CU111 "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
@@ -605,7 +605,7 @@ static void test_conda_channel(void **state)
 	char *r1 = conda_record(bz2, "      \"timestamp\": 1615507200123,\n      \"license\": \"BSD \\\"3\\\"\",\n");
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_conda_file f1 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, r1 };
-	assert_int_equal(wp_condachan_write(dir, &f1, 1, &err), 0);
+	assert_int_equal(wp_channel_write(dir, &f1, 1, &err), 0);
 
 	char *rd = wp_xasprintf("%s/linux-64/repodata.json", dir);
 	char *text = test_read_file(rd, NULL);
@@ -629,7 +629,7 @@ static void test_conda_channel(void **state)
 		/* a re-run adds; the .conda record goes under packages.conda */
 		char *r2 = conda_record(conda, "");
 		struct wp_conda_file f2 = { "linux-64", "demo-conda-1.0-py_0.conda", conda, r2 };
-		assert_int_equal(wp_condachan_write(dir, &f2, 1, &err), 0);
+		assert_int_equal(wp_channel_write(dir, &f2, 1, &err), 0);
 		free(text);
 		text = test_read_file(rd, NULL);
 		assert_non_null(strstr(text, r1));
@@ -646,13 +646,13 @@ static void test_conda_channel(void **state)
 	char *bad = wp_xstrdup("{\"name\": \"demo-conda\", \"size\": 1}");
 	struct wp_conda_file f3 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, bad };
 	wp_err_clear(&err);
-	assert_int_equal(wp_condachan_write(dir, &f3, 1, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_channel_write(dir, &f3, 1, &err), -WPE_INTEGRITY);
 	f3.record_json = "[1]";
 	wp_err_clear(&err);
-	assert_int_equal(wp_condachan_write(dir, &f3, 1, &err), -WPE_USAGE);
+	assert_int_equal(wp_channel_write(dir, &f3, 1, &err), -WPE_USAGE);
 	f3.subdir = "../x";
 	wp_err_clear(&err);
-	assert_int_equal(wp_condachan_write(dir, &f3, 1, &err), -WPE_USAGE);
+	assert_int_equal(wp_channel_write(dir, &f3, 1, &err), -WPE_USAGE);
 
 	/* damage shows, naming the file */
 	char *pkg = wp_xasprintf("%s/linux-64/demo-conda-1.0-py_0.tar.bz2", dir);

@@ -346,32 +346,32 @@ static void test_file_url(void **state)
 {
 	struct fixture *fx = *state;
 	char url[600];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	snprintf(url, sizeof(url), "file://%s/a.txt", fx->root);
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
 	assert_false(res.not_modified);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 
 	snprintf(url, sizeof(url), "file://%s/nothing-here.txt", fx->root);
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 	assert_msg_has(&err, "nothing-here.txt");
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_etag_304(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res, again;
+	struct wp_http_res res, again;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/etag.html");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_int_equal(res.status, 200);
 	assert_non_null(res.etag);
 	assert_string_equal(res.etag, "\"v1\"");
@@ -379,125 +379,125 @@ static void test_etag_304(void **state)
 	assert_true(res.body.len > 1000);
 
 	req.etag = res.etag;
-	assert_int_equal(wp_fetch(&req, &again, &err), 0);
+	assert_int_equal(wp_http_get(&req, &again, &err), 0);
 	assert_true(again.not_modified);
 	assert_int_equal(again.status, 304);
 	assert_int_equal(again.body.len, 0);
 	assert_string_equal(again.etag, "\"v1\"");
 	assert_logged_has(&fx->http, "/etag.html", 1, "\"If-None-Match\":\"\\\"v1\\\"\"");
 	assert_logged_has(&fx->http, "/etag.html", 0, "\"User-Agent\":\"wheelpick/");
-	wp_fetch_res_release(&again);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&again);
+	wp_http_res_release(&res);
 }
 
 static void test_gzip_decoded(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300], path[600];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/gz.html");
-	struct wp_fetch_req req = { .url = url, .accept = "text/html" };
+	struct wp_http_req req = { .url = url, .accept = "text/html" };
 	size_t len;
 	snprintf(path, sizeof(path), "%s/gz.html", fx->root);
 	char *want = test_read_file(path, &len);
 
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_int_equal(res.body.len, len);
 	assert_memory_equal(res.body.data, want, len);
 	assert_logged_has(&fx->http, "/gz.html", 0, "gzip");
 	assert_logged_has(&fx->http, "/gz.html", 0, "\"Accept\":\"text/html\"");
 	free(want);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_redirect(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/moved");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
 	assert_non_null(res.effective_url);
 	assert_non_null(strstr(res.effective_url, "/a.txt"));
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_404(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/missing.html");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 	assert_msg_has(&err, "404");
 	assert_msg_has(&err, url);
 	assert_int_equal(res.status, 404);
 	assert_int_equal(logged_count(&fx->http, "/missing.html"), 1);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_500_then_200(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/flaky");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_string_equal(wp_buf_cstr(&res.body), "ok after 500\n");
 	assert_int_equal(res.tries, 2);
 	assert_int_equal(logged_count(&fx->http, "/flaky"), 2);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_429_retry_after(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/busy");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
 	long long t0 = now_ms();
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	long long took = now_ms() - t0;
 	assert_string_equal(wp_buf_cstr(&res.body), "ok after 429\n");
 	assert_true(took >= 900);   /* Retry-After: 1, not the 20 ms backoff */
 	assert_true(took < 5000);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_503_bounded(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/down");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 	assert_msg_has(&err, "HTTP 503");
 	assert_msg_has(&err, "3 tries");
 	assert_int_equal(logged_count(&fx->http, "/down"), WP_NET_TRIES);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_refused(void **state)
 {
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	/* a port that was free a moment ago */
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -508,42 +508,42 @@ static void test_refused(void **state)
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
 	close(fd);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/x", ntohs(sa.sin_port));
-	struct wp_fetch_req req = { .url = url, .policy.max_tries = 2 };
+	struct wp_http_req req = { .url = url, .policy.max_tries = 2 };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 	assert_msg_has(&err, url);
 	assert_msg_has(&err, "2 tries");
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_cap_plain(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/page.html");
-	struct wp_fetch_req req = { .url = url, .max_bytes = 1000 };
+	struct wp_http_req req = { .url = url, .max_bytes = 1000 };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_TOO_BIG);
 	assert_msg_has(&err, "page.html");
 	assert_int_equal(res.body.len, 0);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_gzip_bomb(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->http, "http", "/bomb");
-	struct wp_fetch_req req = { .url = url, .max_bytes = 1 << 20 };
+	struct wp_http_req req = { .url = url, .max_bytes = 1 << 20 };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_TOO_BIG);
 	assert_msg_has(&err, "/bomb");
 	assert_int_equal(logged_count(&fx->http, "/bomb"), 1);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_slow_trickle(void **state)
@@ -727,16 +727,16 @@ static void test_fetch_many(void **state)
 {
 	struct fixture *fx = *state;
 	char urls[3][300];
-	struct wp_fetch_req reqs[3];
-	struct wp_fetch_res res[3];
+	struct wp_http_req reqs[3];
+	struct wp_http_res res[3];
 	struct wp_err errs[3];
 	url_of(urls[0], sizeof(urls[0]), &fx->http, "http", "/a.txt");
 	url_of(urls[1], sizeof(urls[1]), &fx->http, "http", "/not-there");
 	url_of(urls[2], sizeof(urls[2]), &fx->http, "http", "/gz.html");
 	for (int i = 0; i < 3; i++)
-		reqs[i] = (struct wp_fetch_req){ .url = urls[i] };
+		reqs[i] = (struct wp_http_req){ .url = urls[i] };
 
-	assert_int_equal(wp_fetch_many(reqs, res, 3, errs), -WPE_NET);
+	assert_int_equal(wp_http_get_many(reqs, res, 3, errs), -WPE_NET);
 	assert_int_equal(errs[0].code, 0);
 	assert_string_equal(wp_buf_cstr(&res[0].body), "hello from wheelpick\n");
 	assert_int_equal(errs[1].code, -WPE_NET);
@@ -744,16 +744,16 @@ static void test_fetch_many(void **state)
 	assert_int_equal(errs[2].code, 0);
 	assert_true(res[2].body.len > 1000);
 	for (int i = 0; i < 3; i++)
-		wp_fetch_res_release(&res[i]);
+		wp_http_res_release(&res[i]);
 }
 
 /* A part of a file: exactly the bytes asked for, where they lie, and the file's size. */
 static void check_part(const char *url, const char *range, long long start, size_t len, const unsigned char *want)
 {
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
-	struct wp_fetch_req req = { .url = url, .range = range };
-	int rc = wp_fetch(&req, &res, &err);
+	struct wp_http_req req = { .url = url, .range = range };
+	int rc = wp_http_get(&req, &res, &err);
 	if (rc)
 		fail_msg("range %s: %s", range, err.msg);
 	assert_int_equal(res.status, 206);
@@ -762,14 +762,14 @@ static void check_part(const char *url, const char *range, long long start, size
 	assert_int_equal(res.range_total, BIG_SIZE);
 	assert_int_equal(res.body.len, len);
 	assert_memory_equal(res.body.data, want + start, len);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_fetch_range(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300], range[64];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	unsigned char *want = pattern(BIG_SIZE, 7);
 	url_of(url, sizeof(url), &fx->http, "http", "/ranged.bin");
@@ -784,55 +784,55 @@ static void test_fetch_range(void **state)
 	assert_logged_lacks(&fx->http, "/ranged.bin", 0, "Accept-Encoding");
 
 	/* a part over max_bytes, a range past the end, ranges that are not ranges */
-	struct wp_fetch_req req = { .url = url, .range = "0-", .max_bytes = 1000 };
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
-	wp_fetch_res_release(&res);
+	struct wp_http_req req = { .url = url, .range = "0-", .max_bytes = 1000 };
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_TOO_BIG);
+	wp_http_res_release(&res);
 	snprintf(range, sizeof(range), "%d-", BIG_SIZE + 10);
-	req = (struct wp_fetch_req){ .url = url, .range = range };
+	req = (struct wp_http_req){ .url = url, .range = range };
 	wp_err_clear(&err);
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 	assert_msg_has(&err, "416");
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 	static const char *const bad[] = { "5-2", "abc", "-0", "-", "1", "1-2-3", "bytes=1-2", "1-\r\nX: y" };
 	int before = logged_count(&fx->http, "/ranged.bin");
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
 		req.range = bad[i];
 		wp_err_clear(&err);
-		assert_int_equal(wp_fetch(&req, &res, &err), -WPE_USAGE);
-		wp_fetch_res_release(&res);
+		assert_int_equal(wp_http_get(&req, &res, &err), -WPE_USAGE);
+		wp_http_res_release(&res);
 	}
 	assert_int_equal(logged_count(&fx->http, "/ranged.bin"), before);
 
 	/* a server that ignores Range: the whole file, said so */
 	url_of(url, sizeof(url), &fx->http, "http", "/whole.bin");
-	req = (struct wp_fetch_req){ .url = url, .range = "-500" };
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	req = (struct wp_http_req){ .url = url, .range = "-500" };
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_int_equal(res.status, 200);
 	assert_false(res.partial);
 	assert_int_equal(res.range_start, 0);
 	assert_int_equal(res.range_total, -1);
 	assert_int_equal(res.body.len, BIG_SIZE);
 	assert_memory_equal(res.body.data, want, BIG_SIZE);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 	/* ... and one too large for max_bytes fails on its Content-Length */
 	req.max_bytes = 1000;
 	wp_err_clear(&err);
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_TOO_BIG);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_TOO_BIG);
 	assert_int_equal(res.status, 200);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 
 	/* file:// reads whole; a request without a range says nothing of ranges */
 	snprintf(url, sizeof(url), "file://%s/ranged.bin", fx->root);
-	req = (struct wp_fetch_req){ .url = url, .range = "-500" };
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	req = (struct wp_http_req){ .url = url, .range = "-500" };
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_false(res.partial);
 	assert_int_equal(res.body.len, BIG_SIZE);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 	req.range = NULL;
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_false(res.partial);
 	assert_int_equal(res.range_total, -1);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 	free(want);
 }
 
@@ -840,15 +840,15 @@ static void test_to_path(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300], dest[600], part[620], src[600];
-	struct wp_fetch_res res, again;
+	struct wp_http_res res, again;
 	struct wp_err err = WP_ERR_INIT;
 	size_t len, want_len;
 	url_of(url, sizeof(url), &fx->http, "http", "/etag-file.html");
 	snprintf(dest, sizeof(dest), "%s/saved.html", fx->dir);
 	snprintf(part, sizeof(part), "%s.part", dest);
-	struct wp_fetch_req req = { .url = url, .to_path = dest };
+	struct wp_http_req req = { .url = url, .to_path = dest };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), 0);
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
 	assert_int_equal(res.body.len, 0);
 	char *got = test_read_file(dest, &len);
 	snprintf(src, sizeof(src), "%s/etag-file.html", fx->root);
@@ -861,7 +861,7 @@ static void test_to_path(void **state)
 
 	/* a 304 leaves the saved copy as it was */
 	req.etag = res.etag;
-	assert_int_equal(wp_fetch(&req, &again, &err), 0);
+	assert_int_equal(wp_http_get(&req, &again, &err), 0);
 	assert_true(again.not_modified);
 	got = test_read_file(dest, &len);
 	assert_int_equal(len, want_len);
@@ -869,61 +869,61 @@ static void test_to_path(void **state)
 	assert_int_equal(access(part, F_OK), -1);
 	free(got);
 	free(want);
-	wp_fetch_res_release(&again);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&again);
+	wp_http_res_release(&res);
 }
 
 static void test_https_with_ca(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->https, "https", "/a.txt");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
 	setenv("WHEELPICK_CA_BUNDLE", fx->ca, 1);
-	int rc = wp_fetch(&req, &res, &err);
+	int rc = wp_http_get(&req, &res, &err);
 	unsetenv("WHEELPICK_CA_BUNDLE");
 	if (rc)
 		fail_msg("https fetch failed: %s", err.msg);
 	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_https_unknown_ca(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->https, "https", "/a.txt");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 
-	assert_int_equal(wp_fetch(&req, &res, &err), -WPE_NET);
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 	assert_msg_has(&err, "certificate");
 	assert_int_equal(res.tries, 1);   /* a bad certificate is not worth a retry */
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 static void test_https_downgrade_refused(void **state)
 {
 	struct fixture *fx = *state;
 	char url[300];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
 	url_of(url, sizeof(url), &fx->https, "https", "/downgrade");
-	struct wp_fetch_req req = { .url = url };
+	struct wp_http_req req = { .url = url };
 	int before = logged_count(&fx->http, "/a.txt");
 
 	setenv("WHEELPICK_CA_BUNDLE", fx->ca, 1);
-	int rc = wp_fetch(&req, &res, &err);
+	int rc = wp_http_get(&req, &res, &err);
 	unsetenv("WHEELPICK_CA_BUNDLE");
 	assert_int_equal(rc, -WPE_NET);
 	assert_msg_has(&err, "redirect");
 	assert_int_equal(logged_count(&fx->https, "/downgrade"), 1);
 	assert_int_equal(logged_count(&fx->http, "/a.txt"), before);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 int main(void)

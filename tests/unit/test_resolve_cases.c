@@ -25,7 +25,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/html.h"
-#include "index/url.h"
+#include "base/url.h"
 #include "resolver/fileinfo.h"
 #include "resolver/pick.h"
 #include "resolver/specifier.h"

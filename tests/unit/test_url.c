@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/url.h"
+#include "base/url.h"
 
 static void expect_resolve(const char *base, const char *ref, const char *want)
 {

@@ -1,4 +1,4 @@
-/* tests/unit/test_fsutil.c: atomic writes, mkdir -p and link-or-copy, and their error messages. */
+/* tests/unit/test_fs.c: atomic writes, mkdir -p and link-or-copy, and their error messages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@
 
 #include "base/err.h"
 #include "base/mem.h"
-#include "cache/fsutil.h"
+#include "base/fs.h"
 
 static int fx_setup(void **state)
 {

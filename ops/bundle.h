@@ -1,4 +1,4 @@
-/* cache/bundle.h: pack a wheelhouse into one reproducible .tar.zst (or .tar.gz) with an install.sh.
+/* ops/bundle.h: pack a wheelhouse into one reproducible .tar.zst (or .tar.gz) with an install.sh.
  * Ownership: both paths are borrowed for the call. */
 #ifndef WP_BUNDLE_H
 #define WP_BUNDLE_H

@@ -1,5 +1,5 @@
-/* cache/fsutil.c: crash-safe writes and directory helpers; errors name the path and the remedy. */
-#include "cache/fsutil.h"
+/* base/fs.c: crash-safe writes and directory helpers; errors name the path and the remedy. */
+#include "base/fs.h"
 #include "base/mem.h"
 
 #include <errno.h>

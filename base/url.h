@@ -1,4 +1,4 @@
-/* index/url.h: URL reference resolution (RFC 3986 section 5) and the parts an index link carries.
+/* base/url.h: URL reference resolution (RFC 3986 section 5) and the parts an index link carries.
  * Ownership: every char * handed out (through char ** or in struct wp_url_link) is malloc'd and
  * belongs to the caller; wp_url_link_release frees a link's. Inputs are only borrowed. */
 #ifndef WP_URL_H

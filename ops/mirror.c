@@ -1,10 +1,10 @@
-/* cache/mirror.c: PEP 503/691/658 simple tree from proven files, re-runs merged through a manifest. */
-#include "cache/mirror.h"
+/* ops/mirror.c: PEP 503/691/658 simple tree from proven files, re-runs merged through a manifest. */
+#include "ops/mirror.h"
 #include "base/buf.h"
 #include "base/mem.h"
-#include "cache/fsutil.h"
+#include "base/fs.h"
 #include "index/html.h"
-#include "index/url.h"
+#include "base/url.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 #include "verify/hash.h"

@@ -1,4 +1,4 @@
-/* index/crawl.h: refreshing sources into the catalog: fetch (conditional GET, in parallel), pick
+/* ops/crawl.h: refreshing sources into the catalog: fetch (conditional GET, in parallel), pick
  * the reader for what came back, and replace the source's rows in one transaction.
  * The report owns its strings (wp_crawl_report_release); options and URLs are borrowed. */
 #ifndef WP_CRAWL_H

@@ -1,8 +1,8 @@
-/* verify/tree.h: re-check what wheelpick wrote (a wheel, wheelhouse, mirror, conda channel or bundle).
+/* ops/verify_outputs.h: re-check what wheelpick wrote (a wheel, wheelhouse, mirror, conda channel or bundle).
  * Ownership: the report owns its problems and their strings (wp_verify_report_release); the path
  * is borrowed. Nothing is changed on disk except a bundle's temp unpack dir, which is removed. */
-#ifndef WP_TREE_H
-#define WP_TREE_H
+#ifndef WP_VERIFY_OUTPUTS_H
+#define WP_VERIFY_OUTPUTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* cache/mirror.h: write a PEP 503 + PEP 691 simple tree (with PEP 658 .metadata files) from proven files.
+/* ops/mirror.h: write a PEP 503 + PEP 691 simple tree (with PEP 658 .metadata files) from proven files.
  * Ownership: every argument is borrowed for the call; the report holds only counts. The tree under
  * DIR belongs to wheelpick while a write runs (an exclusive lock on DIR keeps a second writer out). */
 #ifndef WP_MIRROR_H

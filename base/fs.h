@@ -1,8 +1,8 @@
-/* cache/fsutil.h: crash-safe file writes (temp + fsync + rename), mkdir -p, link-or-copy.
+/* base/fs.h: crash-safe file writes (temp + fsync + rename), mkdir -p, link-or-copy.
  * Ownership: a struct wp_atomic_file owns its paths and its fd until _commit or _abort, after
  * which it holds nothing and either may be called again harmlessly. Paths are borrowed. */
-#ifndef WP_FSUTIL_H
-#define WP_FSUTIL_H
+#ifndef WP_FS_H
+#define WP_FS_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -1,8 +1,8 @@
-/* cache/condachan.h: write a local conda channel (subdirs with repodata.json) from proven packages.
+/* ops/channel.h: write a local conda channel (subdirs with repodata.json) from proven packages.
  * Ownership: every argument is borrowed for the call. The channel under DIR belongs to wheelpick
  * while a write runs (an exclusive lock on DIR keeps a second writer out). */
-#ifndef WP_CONDACHAN_H
-#define WP_CONDACHAN_H
+#ifndef WP_CHANNEL_H
+#define WP_CHANNEL_H
 
 #include <stddef.h>
 
@@ -15,7 +15,7 @@ struct wp_conda_file {
 	const char *record_json;  /* the upstream repodata record, a JSON object, copied byte for byte */
 };
 
-#define WP_CONDACHAN_REPODATA_MAX ((size_t)1 << 30) /* an existing repodata.json past this: refused */
+#define WP_CHANNEL_REPODATA_MAX ((size_t)1 << 30) /* an existing repodata.json past this: refused */
 
 /* Write DIR/<subdir>/<filename> and DIR/<subdir>/repodata.json ({"info":{"subdir":...},
  * "packages":{...}, "packages.conda":{...}, "repodata_version":1}: .tar.bz2 records under
@@ -25,6 +25,6 @@ struct wp_conda_file {
  * every write is atomic. -WPE_USAGE for a bad subdir or file name, or a record that is not a
  * JSON object; -WPE_INTEGRITY when a record's size disagrees with the store object; -WPE_PARSE
  * for an existing repodata.json that is not JSON; -WPE_IO for the file system. */
-int wp_condachan_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err);
+int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err);
 
 #endif

@@ -1,9 +1,9 @@
-/* cli/depmeta.h: what a picked wheel depends on (its Requires-Dist), from wherever is cheapest:
+/* ops/metadata.h: what a picked wheel depends on (its Requires-Dist), from wherever is cheapest:
  * the catalog's cache, the index's PEP 658 file, the wheel's METADATA member read by HTTP range,
  * or the wheel itself (fetched into the store, where a later download finds it). What is read
  * from the network is kept in the catalog. A wp_depmeta owns its strings. */
-#ifndef WP_DEPMETA_H
-#define WP_DEPMETA_H
+#ifndef WP_METADATA_CHAIN_H
+#define WP_METADATA_CHAIN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,11 +1,11 @@
-/* verify/tree.c: re-check wheels, wheelhouses, mirrors, conda channels and bundles; every problem named. */
-#include "verify/tree.h"
+/* ops/verify_outputs.c: re-check wheels, wheelhouses, mirrors, conda channels and bundles; every problem named. */
+#include "ops/verify_outputs.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/html.h"
 #include "index/pep691.h"
 #include "index/repodata.h"
-#include "index/url.h"
+#include "base/url.h"
 #include "resolver/wheelname.h"
 #include "verify/conda.h"
 #include "verify/hash.h"

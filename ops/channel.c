@@ -1,10 +1,10 @@
-/* cache/condachan.c: local conda channel: packages linked in, upstream records copied into repodata.json. */
-#include "cache/condachan.h"
+/* ops/channel.c: local conda channel: packages linked in, upstream records copied into repodata.json. */
+#include "ops/channel.h"
 #include "base/buf.h"
 #include "base/mem.h"
-#include "cache/fsutil.h"
-#include "cache/mirror.h"
-#include "index/url.h"
+#include "base/fs.h"
+#include "ops/mirror.h"
+#include "base/url.h"
 #include "verify/conda.h"
 
 #include <dirent.h>
@@ -222,7 +222,7 @@ static int read_existing(const char *subdir_path, struct recs *rs, struct wp_err
 	char *path = wp_xasprintf("%s/repodata.json", subdir_path);
 	struct wp_buf b;
 	bool found;
-	int rc = read_file(path, WP_CONDACHAN_REPODATA_MAX, &b, &found, err);
+	int rc = read_file(path, WP_CHANNEL_REPODATA_MAX, &b, &found, err);
 	if (rc || !found)
 		goto out;
 	if (!json_valid(b.data ? b.data : "", b.len)) {
@@ -415,7 +415,7 @@ out:
 	return rc;
 }
 
-int wp_condachan_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err)
+int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err)
 {
 	int lock = -1, rc;
 	char *noarch = NULL;

@@ -1,4 +1,4 @@
-/* tests/unit/test_tree.c: verify on wheels, wheelhouses, conda packages, mirrors mid-update, and nonsense. */
+/* tests/unit/test_verify_outputs.c: verify on wheels, wheelhouses, conda packages, mirrors mid-update, and nonsense. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +12,9 @@
 
 #include "base/err.h"
 #include "base/mem.h"
-#include "cache/mirror.h"
+#include "ops/mirror.h"
 #include "verify/hash.h"
-#include "verify/tree.h"
+#include "ops/verify_outputs.h"
 
 #define DEMO "demo_pkg-1.0-py3-none-any.whl"
 #define DIRS "demo_dirs-1.0-py3-none-any.whl"

@@ -1,10 +1,10 @@
-/* cli/depmeta.c: a picked wheel's Requires-Dist: catalog, PEP 658, range read, or the wheel. */
-#include "cli/depmeta.h"
+/* ops/metadata.c: a picked wheel's Requires-Dist: catalog, PEP 658, range read, or the wheel. */
+#include "ops/metadata.h"
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "cache/fetch.h"
-#include "cache/remotemeta.h"
+#include "ops/fetch.h"
+#include "ops/remote_metadata.h"
 #include "net/http.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
@@ -67,11 +67,11 @@ static int from_pep658(const struct wp_candidate *c, const char *core_metadata, 
 		       struct wp_err *err)
 {
 	char *url = wp_xasprintf("%s.metadata", c->url);
-	struct wp_fetch_req req = { .url = url, .max_bytes = 16 << 20 };
-	struct wp_fetch_res res;
+	struct wp_http_req req = { .url = url, .max_bytes = 16 << 20 };
+	struct wp_http_res res;
 	struct wp_err fe = WP_ERR_INIT;
 	int rc = 0;
-	if (wp_fetch(&req, &res, &fe) == 0) {
+	if (wp_http_get(&req, &res, &fe) == 0) {
 		char hex[65] = "";
 		struct wp_hasher h;
 		if (wp_hasher_init(&h, WP_HASH_SHA256, &fe) == 0) {
@@ -89,7 +89,7 @@ static int from_pep658(const struct wp_candidate *c, const char *core_metadata, 
 			rc = 1;
 		}
 	}
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 	free(url);
 	return rc;
 }

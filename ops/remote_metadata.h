@@ -1,7 +1,7 @@
-/* cache/remotemeta.h: a remote wheel's METADATA read with a few HTTP range requests, not the whole file.
+/* ops/remote_metadata.h: a remote wheel's METADATA read with a few HTTP range requests, not the whole file.
  * Ownership: the arguments are borrowed for the call; *metadata_text is the caller's to free. */
-#ifndef WP_REMOTEMETA_H
-#define WP_REMOTEMETA_H
+#ifndef WP_REMOTE_METADATA_H
+#define WP_REMOTE_METADATA_H
 
 #include <stddef.h>
 

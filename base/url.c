@@ -1,5 +1,5 @@
-/* index/url.c: RFC 3986 reference resolution that keeps bytes as written, and link parts. */
-#include "index/url.h"
+/* base/url.c: RFC 3986 reference resolution that keeps bytes as written, and link parts. */
+#include "base/url.h"
 
 #include "base/buf.h"
 #include "base/mem.h"

@@ -1,4 +1,4 @@
-/* cache/fetch.h: bringing files into the content-addressed store, in parallel, proven: sha256
+/* ops/fetch.h: bringing files into the content-addressed store, in parallel, proven: sha256
  * while streaming, then the archive itself (wheel RECORD, conda index.json).
  * Items are the caller's; fetch fills their result fields, and path is then owned by the item
  * (wp_fetch_item_release). */

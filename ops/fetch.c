@@ -1,6 +1,6 @@
-/* cache/fetch.c: downloads into the store through one parallel run; each file is stored and
+/* ops/fetch.c: downloads into the store through one parallel run; each file is stored and
  * checked by a checker thread as soon as its transfer ends, while the others go on. */
-#include "cache/fetch.h"
+#include "ops/fetch.h"
 #include "base/mem.h"
 #include "verify/conda.h"
 #include "verify/wheel.h"

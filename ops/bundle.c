@@ -1,8 +1,8 @@
-/* cache/bundle.c: a wheelhouse as one reproducible tarball (pax, zstd or gzip) with an offline install.sh. */
-#include "cache/bundle.h"
+/* ops/bundle.c: a wheelhouse as one reproducible tarball (pax, zstd or gzip) with an offline install.sh. */
+#include "ops/bundle.h"
 #include "base/mem.h"
-#include "cache/fsutil.h"
-#include "cache/mirror.h"
+#include "base/fs.h"
+#include "ops/mirror.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,5 +1,5 @@
-/* cache/remotemeta.c: fetch a wheel's tail, central directory and METADATA member by range, then decode. */
-#include "cache/remotemeta.h"
+/* ops/remote_metadata.c: fetch a wheel's tail, central directory and METADATA member by range, then decode. */
+#include "ops/remote_metadata.h"
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -56,7 +56,7 @@ static const unsigned char *span_at(const struct span *s, uint64_t off, uint64_t
 static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct span *out)
 {
 	char range[64];
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err fe = WP_ERR_INIT;
 	int rc;
 
@@ -65,12 +65,12 @@ static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct spa
 		snprintf(range, sizeof(range), "-%" PRIu64, n);
 	else
 		snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, start, start + n - 1);
-	struct wp_fetch_req req = {
+	struct wp_http_req req = {
 		.url = r->url,
 		.range = range,
 		.max_bytes = suffix ? WP_REMOTEMETA_MAX_WHOLE : (size_t)n,
 	};
-	rc = wp_fetch(&req, &res, &fe);
+	rc = wp_http_get(&req, &res, &fe);
 	if (r->st) {
 		r->st->requests += res.tries;
 		r->st->bytes += (long long)res.body.len;
@@ -128,7 +128,7 @@ static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct spa
 	}
 	out->p = (unsigned char *)wp_buf_detach(&res.body, &out->len);
 out:
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 	return rc;
 }
 

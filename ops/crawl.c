@@ -1,5 +1,5 @@
-/* index/crawl.c: sources -> readers -> catalog; one transaction per source, parallel fetches. */
-#include "index/crawl.h"
+/* ops/crawl.c: sources -> readers -> catalog; one transaction per source, parallel fetches. */
+#include "ops/crawl.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/html.h"
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <sys/stat.h>
-#include "index/url.h"
+#include "base/url.h"
 
 /* PEP 691 content negotiation: JSON preferred, HTML accepted (find-links pages are HTML only). */
 #define ACCEPT_SIMPLE "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
@@ -125,7 +125,7 @@ static void prior_release(struct prior *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static bool is_json(const struct wp_fetch_res *res)
+static bool is_json(const struct wp_http_res *res)
 {
 	const char *ct = res->content_type;
 	return ct && (strstr(ct, "json") != NULL);
@@ -242,7 +242,7 @@ static int hash_join(struct hash_job *j, char sha[65], struct wp_err *err)
 }
 
 /* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
-static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_fetch_res *res,
+static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
 			const char *body_path, const struct prior *pr, const struct wp_crawl_opts *opts,
 			struct follow_ctx *follow, struct wp_err *err)
 {
@@ -352,7 +352,7 @@ static char *tmp_path(const struct wp_crawl_opts *opts, size_t i)
 static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
 			   const struct wp_crawl_opts *opts)
 {
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err e = WP_ERR_INIT;
 	char *path = NULL;
 	struct stat st;
@@ -379,11 +379,11 @@ out:
 static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
 		       const struct wp_crawl_opts *opts, struct follow_ctx *follow)
 {
-	struct wp_fetch_res res;
+	struct wp_http_res res;
 	struct wp_err e = WP_ERR_INIT;
 	bool folder = false;
 	memset(&res, 0, sizeof(res));
-	res.body = (struct wp_buf)WP_BUF_INIT_MAX(WP_FETCH_MAX_DEFAULT);
+	res.body = (struct wp_buf)WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
 	int rc = wp_local_read_page(s->url, &res.body, &folder, &e);
 	if (!rc) {
 		rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
@@ -392,15 +392,15 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	}
 	if (rc)
 		source_fail(s, &e, rc);
-	wp_fetch_res_release(&res);
+	wp_http_res_release(&res);
 }
 
 /* One round: fetch urls in parallel, then store each. Root pages add to follow. */
 static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
 			struct wp_crawl_report *rep, struct follow_ctx *follow)
 {
-	struct wp_fetch_req *reqs = wp_xcalloc(n ? n : 1, sizeof(*reqs));
-	struct wp_fetch_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
+	struct wp_http_req *reqs = wp_xcalloc(n ? n : 1, sizeof(*reqs));
+	struct wp_http_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
 	struct wp_err *errs = wp_xcalloc(n ? n : 1, sizeof(*errs));
 	struct prior *pr = wp_xcalloc(n ? n : 1, sizeof(*pr));
 	size_t base = rep->n; /* this round's sources are rep->v[base + i]; the array may move */
@@ -421,7 +421,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			rep->v[base + i].unchanged = true;
 			continue;
 		}
-		reqs[ntodo] = (struct wp_fetch_req){
+		reqs[ntodo] = (struct wp_http_req){
 			.url = urls[i],
 			.etag = opts->force ? NULL : pr[i].etag,
 			.last_modified = opts->force ? NULL : pr[i].last_modified,
@@ -444,7 +444,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		todo[ntodo++] = i;
 	}
 	if (ntodo)
-		wp_fetch_many(reqs, res, ntodo, errs);
+		wp_http_get_many(reqs, res, ntodo, errs);
 	for (size_t k = 0; k < ntodo; k++) {
 		size_t i = todo[k];
 		struct wp_crawl_source *s = &rep->v[base + i];
@@ -464,7 +464,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		}
 		if (paths[i])
 			unlink(paths[i]);
-		wp_fetch_res_release(&res[k]);
+		wp_http_res_release(&res[k]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		prior_release(&pr[i]);

@@ -1,8 +1,8 @@
-/* tests/unit/test_remotemeta.c: METADATA by HTTP range from wheels served by faultserver.py, and zipmeta on hostile bytes. */
+/* tests/unit/test_remote_metadata.c: METADATA by HTTP range from wheels served by faultserver.py, and zipmeta on hostile bytes. */
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
-#include "cache/remotemeta.h"
+#include "ops/remote_metadata.h"
 #include "verify/zipmeta.h"
 
 #include <stdarg.h>
