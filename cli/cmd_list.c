@@ -1,6 +1,6 @@
 /* cli/cmd_list.c: `wheelpick list PKG`: what the catalog has, as a versions x variants grid or JSON. */
 #include "cli/common.h"
-#include "cli/json.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "resolver/condaver.h"
 #include "resolver/pick.h"

@@ -4,7 +4,7 @@
 #include "base/mem.h"
 #include "ops/channel.h"
 #include "ops/fetch.h"
-#include "cli/json.h"
+#include "base/json.h"
 #include "resolver/condapick.h"
 #include "resolver/matchspec.h"
 

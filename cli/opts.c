@@ -5,19 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void wp_strlist_push(struct wp_strlist *l, const char *s)
-{
-	l->v = wp_xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = s;
-}
-
-void wp_strlist_release(struct wp_strlist *l)
-{
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
 static bool name_matches(const struct wp_opt *o, const char *name, size_t n)
 {
 	if (strlen(o->name) == n && memcmp(o->name, name, n) == 0)

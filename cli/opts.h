@@ -8,14 +8,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
-
-struct wp_strlist {
-	const char **v;
-	size_t n;
-};
-
-void wp_strlist_push(struct wp_strlist *l, const char *s);
-void wp_strlist_release(struct wp_strlist *l);
+#include "base/vec.h"
 
 enum wp_opt_type {
 	WP_OPT_FLAG, /* bool */

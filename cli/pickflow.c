@@ -1,7 +1,7 @@
 /* cli/pickflow.c: the flow pick, mirror and bundle share: options, targets, sources, plan, fetch,
  * wheelhouse, and printing the plan. */
 #include "cli/pickflow.h"
-#include "cli/json.h"
+#include "base/json.h"
 #include "cli/plan.h"
 #include "cli/progress.h"
 #include "base/mem.h"

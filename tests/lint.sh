@@ -15,3 +15,57 @@ if [ -n "$bad" ]; then
 fi
 echo "1 0 0" >"$results/lint.count"
 echo "lint: no banned calls"
+
+# The layers (ARCHITECTURE.md): each folder includes only the folders below it, so the include
+# graph has no cycle. cli -> ops -> {env, cache, verify, net, index, resolver} -> base.
+allowed() {
+	case $1 in
+	base) echo "base" ;;
+	resolver) echo "base resolver" ;;
+	index) echo "base resolver index" ;;
+	net) echo "base net" ;;
+	verify) echo "base resolver verify" ;;
+	cache) echo "base resolver verify cache" ;;
+	env) echo "base resolver env" ;;
+	ops) echo "base resolver index net verify cache env ops" ;;
+	cli) echo "base resolver index net verify cache env ops cli" ;;
+	*) echo "" ;;
+	esac
+}
+# A third-party library's headers belong to one layer each, so swapping or faking it touches one folder.
+lib_folders() {
+	case $1 in
+	curl) echo "net" ;;
+	sqlite3) echo "cache" ;;
+	libxml) echo "index" ;;
+	openssl) echo "verify" ;;
+	zlib) echo "verify" ;;
+	archive) echo "verify index ops" ;;
+	yajl) echo "base index resolver env ops" ;;
+	esac
+}
+layer_bad=""
+for f in $(git ls-files 'base/*.[ch]' 'resolver/*.[ch]' 'index/*.[ch]' 'net/*.[ch]' 'verify/*.[ch]' 'cache/*.[ch]' 'env/*.[ch]' 'ops/*.[ch]' 'cli/*.[ch]'); do
+	dir=${f%%/*}
+	ok=" $(allowed "$dir") "
+	while IFS= read -r inc; do
+		to=${inc%%/*}
+		case "$ok" in *" $to "*) ;; *) layer_bad="$layer_bad$f includes $inc ($dir may include: $(allowed "$dir"))"$'\n' ;; esac
+	done < <(sed -n 's/^#include "\([a-z_]*\/[^"]*\)".*/\1/p' "$f")
+	while IFS= read -r inc; do
+		lib=${inc%%[/.]*}
+		case $lib in sqlite3 | zlib) ;; archive_entry) lib=archive ;; esac
+		folders=$(lib_folders "$lib")
+		[ -z "$folders" ] && continue
+		case " $folders " in *" $dir "*) ;; *) layer_bad="$layer_bad$f includes <$inc> (only $folders may)"$'\n' ;; esac
+	done < <(sed -n 's/^#include <\(curl\/[^>]*\|sqlite3.h\|libxml\/[^>]*\|openssl\/[^>]*\|zlib.h\|archive[^>]*\|yajl\/[^>]*\)>.*/\1/p' "$f")
+done
+if [ -n "$layer_bad" ]; then
+	echo "lint: includes that point up or across the layers:"
+	printf '%s' "$layer_bad"
+	echo "0 1 0" >"$results/layers.count"
+	[ "${WP_DEFER_FAIL:-0}" = 1 ] && exit 0
+	exit 1
+fi
+echo "1 0 0" >"$results/layers.count"
+echo "lint: every include points down the layers"

@@ -1,4 +1,4 @@
-/* cli/json.h: writing JSON for --json output (a thin layer over yajl_gen).
+/* base/json.h: writing JSON for --json output (a thin layer over yajl_gen).
  * struct wp_json owns its generator; the text is written to the FILE on wp_json_finish. */
 #ifndef WP_JSON_H
 #define WP_JSON_H

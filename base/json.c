@@ -1,5 +1,5 @@
-/* cli/json.c: --json output through yajl_gen (which escapes and validates UTF-8 for us). */
-#include "cli/json.h"
+/* base/json.c: --json output through yajl_gen (which escapes and validates UTF-8 for us). */
+#include "base/json.h"
 
 #include <string.h>
 #include <yajl/yajl_gen.h>

@@ -1,0 +1,39 @@
+/* base/vec.c: the growth step shared by every vector, and the borrowed string list. */
+#include "base/vec.h"
+#include "base/mem.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+void wp_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t c = *cap ? *cap : 8;
+	while (c < need)
+		c *= 2;
+	*v = wp_xrealloc(*v, c * elem);
+	*cap = c;
+}
+
+void wp_strlist_push(struct wp_strlist *l, const char *s)
+{
+	l->v = wp_xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = s;
+}
+
+bool wp_strlist_has(const struct wp_strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+void wp_strlist_release(struct wp_strlist *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
