@@ -28,9 +28,9 @@ DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarc
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-GEN_SRC  := $(BUILD)/gen/schema_sql.c
+GEN_SRC  := $(BUILD)/gen/schema_sql.c $(BUILD)/gen/nvidia_tables.c
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o $(BUILD)/gen/nvidia_tables.o
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -42,15 +42,23 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # schema.sql is compiled in as one C string, so the binary never looks for it on disk.
-$(GEN_SRC): schema.sql
+$(BUILD)/gen/schema_sql.c: schema.sql
 	@mkdir -p $(dir $@)
 	{ echo '/* generated from schema.sql by the Makefile; do not edit */'; \
 	  echo 'const char wp_schema_sql[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' schema.sql; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/schema_sql.o: $(GEN_SRC)
+$(BUILD)/gen/schema_sql.o: $(BUILD)/gen/schema_sql.c
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# NVIDIA and PyTorch facts (resolver/data/*.tsv, sources in resolver/data/PROVENANCE.md) become C tables.
+$(BUILD)/gen/nvidia_tables.c: resolver/data/gen.sh $(wildcard resolver/data/*.tsv)
+	@mkdir -p $(dir $@)
+	sh resolver/data/gen.sh resolver/data > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/nvidia_tables.o: $(BUILD)/gen/nvidia_tables.c
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libwp.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
