@@ -2,6 +2,7 @@
  * for the data, RECORD/WHEEL/METADATA for the meaning. */
 #include "verify/wheel.h"
 #include "base/buf.h"
+#include "base/bytes.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/fs.h"
@@ -133,21 +134,6 @@ const char *wp_member_name_problem(const char *name, size_t len)
 	return NULL;
 }
 
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 static int read_at(struct wheel *w, void *buf, size_t n, uint64_t off, struct wp_err *err)
 {
 	size_t got = 0;
@@ -205,7 +191,7 @@ static int find_eocd(struct wheel *w, uint64_t *cd_off, uint64_t *cd_size, uint6
 		goto out;
 	size_t pos = tn - 22;
 	for (;; pos--) {
-		if (le32(tail + pos) == 0x06054b50 && pos + 22 + le16(tail + pos + 20) == tn)
+		if (wp_le32(tail + pos) == 0x06054b50 && pos + 22 + wp_le16(tail + pos + 20) == tn)
 			break;
 		if (pos == 0) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is truncated or damaged: no end of "
@@ -215,28 +201,28 @@ static int find_eocd(struct wheel *w, uint64_t *cd_off, uint64_t *cd_size, uint6
 	}
 	const unsigned char *e = tail + pos;
 	uint64_t eocd = tail_off + pos;
-	if (le16(e + 4) != 0 || le16(e + 6) != 0 || le16(e + 8) != le16(e + 10)) {
+	if (wp_le16(e + 4) != 0 || wp_le16(e + 6) != 0 || wp_le16(e + 8) != wp_le16(e + 10)) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-volume zip archive", w->file);
 		goto out;
 	}
-	*count = le16(e + 10);
-	*cd_size = le32(e + 12);
-	*cd_off = le32(e + 16);
+	*count = wp_le16(e + 10);
+	*cd_size = wp_le32(e + 12);
+	*cd_off = wp_le32(e + 16);
 	uint64_t cd_end = eocd;
 	if (*count == 0xffff || *cd_size == 0xffffffff || *cd_off == 0xffffffff) {
 		unsigned char loc[20], z[56];
 		if (eocd < 20 || (rc = read_at(w, loc, 20, eocd - 20, err)))
 			goto zip64_bad;
-		if (le32(loc) != 0x07064b50)
+		if (wp_le32(loc) != 0x07064b50)
 			goto zip64_bad;
-		uint64_t zoff = le64(loc + 8);
+		uint64_t zoff = wp_le64(loc + 8);
 		if ((rc = read_at(w, z, sizeof(z), zoff, err)))
 			goto out;
-		if (le32(z) != 0x06064b50)
+		if (wp_le32(z) != 0x06064b50)
 			goto zip64_bad;
-		*count = le64(z + 32);
-		*cd_size = le64(z + 40);
-		*cd_off = le64(z + 48);
+		*count = wp_le64(z + 32);
+		*cd_size = wp_le64(z + 40);
+		*cd_off = wp_le64(z + 48);
 		cd_end = zoff;
 	}
 	/* Data before the first member (a self-extractor stub, a prepended page) shifts every
@@ -279,7 +265,7 @@ static int zip64_extra(struct wheel *w, struct member *m, const unsigned char *x
 {
 	char nb[NAME_SHOW];
 	while (xn >= 4) {
-		uint16_t id = le16(x), len = le16(x + 2);
+		uint16_t id = wp_le16(x), len = wp_le16(x + 2);
 		if ((size_t)len + 4 > xn)
 			break;
 		if (id == 0x0001) {
@@ -288,11 +274,11 @@ static int zip64_extra(struct wheel *w, struct member *m, const unsigned char *x
 			if (len < need)
 				break;
 			if (usize64)
-				m->usize = le64(p), p += 8;
+				m->usize = wp_le64(p), p += 8;
 			if (csize64)
-				m->csize = le64(p), p += 8;
+				m->csize = wp_le64(p), p += 8;
 			if (off64)
-				m->offset = le64(p);
+				m->offset = wp_le64(p);
 			return 0;
 		}
 		x += 4 + len;
@@ -331,12 +317,12 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 	for (w->n = 0; w->n < count; w->n++) {
 		struct member *m = &w->m[w->n];
 		const unsigned char *e = cd + pos;
-		if (cd_size - pos < 46 || le32(e) != 0x02014b50) {
+		if (cd_size - pos < 46 || wp_le32(e) != 0x02014b50) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %zu is damaged",
 				     w->file, w->n + 1);
 			goto out;
 		}
-		size_t nlen = le16(e + 28), xlen = le16(e + 30), clen = le16(e + 32);
+		size_t nlen = wp_le16(e + 28), xlen = wp_le16(e + 30), clen = wp_le16(e + 32);
 		if (cd_size - pos - 46 < nlen + xlen + clen) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %zu runs past "
 				     "its end", w->file, w->n + 1);
@@ -350,14 +336,14 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 			goto out;
 		}
 		m->name = wp_xstrndup(name, nlen);
-		m->made_by = le16(e + 4);
-		m->flags = le16(e + 8);
-		m->method = le16(e + 10);
-		m->crc = le32(e + 16);
-		m->csize = le32(e + 20);
-		m->usize = le32(e + 24);
-		m->ext_attr = le32(e + 38);
-		m->offset = le32(e + 42);
+		m->made_by = wp_le16(e + 4);
+		m->flags = wp_le16(e + 8);
+		m->method = wp_le16(e + 10);
+		m->crc = wp_le32(e + 16);
+		m->csize = wp_le32(e + 20);
+		m->usize = wp_le32(e + 24);
+		m->ext_attr = wp_le32(e + 38);
+		m->offset = wp_le32(e + 42);
 		m->is_dir = name[nlen - 1] == '/';
 		rc = zip64_extra(w, m, e + 46 + nlen, xlen, m->usize == 0xffffffff,
 				 m->csize == 0xffffffff, m->offset == 0xffffffff, err);
@@ -430,8 +416,8 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 		}
 		if ((rc = read_at(w, h, sizeof(h), m->offset, err)))
 			goto out;
-		size_t nlen = le16(h + 26), xlen = le16(h + 28);
-		if (le32(h) != 0x04034b50) {
+		size_t nlen = wp_le16(h + 26), xlen = wp_le16(h + 28);
+		if (wp_le32(h) != 0x04034b50) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no local header at "
 				     "byte %llu", w->file, show(m->name, nb),
 				     (unsigned long long)m->offset);
@@ -448,8 +434,8 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 				     show(m->name, nb), wp_member_name_show(lname, nlen, lb, sizeof(lb)));
 			goto out;
 		}
-		if (le16(h + 8) != m->method ||
-		    (!(m->flags & 8) && le32(h + 14) != m->crc)) {
+		if (wp_le16(h + 8) != m->method ||
+		    (!(m->flags & 8) && wp_le32(h + 14) != m->crc)) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': the local header and the "
 				     "central directory disagree (method or crc)", w->file,
 				     show(m->name, nb));

@@ -1,6 +1,7 @@
 /* verify/zipmeta.c: find a wheel's METADATA in pieces of its zip and decode it. Pure; no I/O. */
 #include "verify/zipmeta.h"
 
+#include "base/bytes.h"
 #include "base/mem.h"
 #include "resolver/version.h"
 #include "verify/wheel.h"
@@ -29,21 +30,6 @@
 /* deflate never grows data by this much; a larger compressed METADATA is not one */
 #define MAX_META_COMP (WP_ZIPMETA_MAX_META + ((uint64_t)1 << 20))
 
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 int wp_zip_end_find(const char *file, const unsigned char *win, size_t win_len, uint64_t file_size,
 		    struct wp_zip_end *end, struct wp_err *err)
 {
@@ -60,7 +46,7 @@ int wp_zip_end_find(const char *file, const unsigned char *win, size_t win_len, 
 	size_t i = win_len - EOCD_LEN, lo = i > MAX_COMMENT ? i - MAX_COMMENT : 0;
 	bool found = false;
 	for (;; i--) {
-		if (le32(win + i) == SIG_EOCD && i + EOCD_LEN + le16(win + i + 20) == win_len) {
+		if (wp_le32(win + i) == SIG_EOCD && i + EOCD_LEN + wp_le16(win + i + 20) == win_len) {
 			found = true;
 			break;
 		}
@@ -73,8 +59,8 @@ int wp_zip_end_find(const char *file, const unsigned char *win, size_t win_len, 
 
 	const unsigned char *e = win + i;
 	uint64_t eocd_pos = win_start + i;
-	uint64_t disk = le16(e + 4), cd_disk = le16(e + 6), n_disk = le16(e + 8), n = le16(e + 10);
-	uint64_t cd_size = le32(e + 12), cd_off = le32(e + 16);
+	uint64_t disk = wp_le16(e + 4), cd_disk = wp_le16(e + 6), n_disk = wp_le16(e + 8), n = wp_le16(e + 10);
+	uint64_t cd_size = wp_le32(e + 12), cd_off = wp_le32(e + 16);
 	bool saturated = n == 0xFFFF || n_disk == 0xFFFF || disk == 0xFFFF || cd_disk == 0xFFFF ||
 			 cd_size == 0xFFFFFFFFu || cd_off == 0xFFFFFFFFu;
 	uint64_t end_start = eocd_pos;
@@ -84,13 +70,13 @@ int wp_zip_end_find(const char *file, const unsigned char *win, size_t win_len, 
 		end->need_from = eocd_pos - Z64_LOC_LEN;
 		return 0;
 	}
-	if (i >= Z64_LOC_LEN && le32(e - Z64_LOC_LEN) == SIG_Z64_LOC) {
+	if (i >= Z64_LOC_LEN && wp_le32(e - Z64_LOC_LEN) == SIG_Z64_LOC) {
 		const unsigned char *l = e - Z64_LOC_LEN;
 		uint64_t loc_pos = eocd_pos - Z64_LOC_LEN;
-		uint64_t z64_off = le64(l + 8);
-		if (le32(l + 4) != 0 || le32(l + 16) > 1)
+		uint64_t z64_off = wp_le64(l + 8);
+		if (wp_le32(l + 4) != 0 || wp_le32(l + 16) > 1)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-disk zip (zip64 locator: disk %" PRIu32
-				       " of %" PRIu32 ")", file, le32(l + 4), le32(l + 16));
+				       " of %" PRIu32 ")", file, wp_le32(l + 4), wp_le32(l + 16));
 		if (loc_pos < Z64_END_LEN || z64_off > loc_pos - Z64_END_LEN)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s': the zip64 end record at offset %" PRIu64
 				       " does not fit before its locator at %" PRIu64, file, z64_off, loc_pos);
@@ -100,16 +86,16 @@ int wp_zip_end_find(const char *file, const unsigned char *win, size_t win_len, 
 			return 0;
 		}
 		const unsigned char *r = win + (z64_off - win_start);
-		uint64_t rec_len = le64(r + 4);
-		if (le32(r) != SIG_Z64_END || rec_len < Z64_END_LEN - 12 || rec_len > loc_pos - z64_off - 12)
+		uint64_t rec_len = wp_le64(r + 4);
+		if (wp_le32(r) != SIG_Z64_END || rec_len < Z64_END_LEN - 12 || rec_len > loc_pos - z64_off - 12)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s': no zip64 end record at offset %" PRIu64
 				       " where its locator points", file, z64_off);
-		disk = le32(r + 16);
-		cd_disk = le32(r + 20);
-		n_disk = le64(r + 24);
-		n = le64(r + 32);
-		cd_size = le64(r + 40);
-		cd_off = le64(r + 48);
+		disk = wp_le32(r + 16);
+		cd_disk = wp_le32(r + 20);
+		n_disk = wp_le64(r + 24);
+		n = wp_le64(r + 32);
+		cd_size = wp_le64(r + 40);
+		cd_off = wp_le64(r + 48);
 		end_start = z64_off;
 	} else if (saturated) {
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': the end record needs zip64 values, but there is no "
@@ -196,7 +182,7 @@ static int apply_zip64(const char *file, const unsigned char *x, size_t xl, stru
 {
 	char show[96];
 	while (xl >= 4) {
-		uint16_t id = le16(x), len = le16(x + 2);
+		uint16_t id = wp_le16(x), len = wp_le16(x + 2);
 		if ((size_t)len > xl - 4)
 			break;
 		if (id == 1) {
@@ -205,7 +191,7 @@ static int apply_zip64(const char *file, const unsigned char *x, size_t xl, stru
 			if (need_size) {
 				if (left < 8)
 					goto short_extra;
-				m->size = le64(p);
+				m->size = wp_le64(p);
 				p += 8;
 				left -= 8;
 				need_size = false;
@@ -213,7 +199,7 @@ static int apply_zip64(const char *file, const unsigned char *x, size_t xl, stru
 			if (need_comp) {
 				if (left < 8)
 					goto short_extra;
-				m->comp_size = le64(p);
+				m->comp_size = wp_le64(p);
 				p += 8;
 				left -= 8;
 				need_comp = false;
@@ -221,7 +207,7 @@ static int apply_zip64(const char *file, const unsigned char *x, size_t xl, stru
 			if (need_off) {
 				if (left < 8)
 					goto short_extra;
-				m->local_offset = le64(p);
+				m->local_offset = wp_le64(p);
 				need_off = false;
 			}
 			break;
@@ -249,12 +235,12 @@ int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_le
 		return wp_fail(err, -WPE_USAGE, "'%s': %zu bytes of central directory given, %" PRIu64 " needed",
 			       file, cd_len, end->cd_size);
 	for (uint64_t k = 0; k < end->n_entries; k++) {
-		if (cd_len - p < CENTRAL_LEN || le32(cd + p) != SIG_CENTRAL)
+		if (cd_len - p < CENTRAL_LEN || wp_le32(cd + p) != SIG_CENTRAL)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %" PRIu64 " of %" PRIu64
 				       " is missing or bad (at byte %zu of %zu)", file, k + 1, end->n_entries, p,
 				       cd_len);
 		const unsigned char *c = cd + p;
-		size_t nl = le16(c + 28), xl = le16(c + 30), cl = le16(c + 32);
+		size_t nl = wp_le16(c + 28), xl = wp_le16(c + 30), cl = wp_le16(c + 32);
 		if (cd_len - p - CENTRAL_LEN < nl + xl + cl)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %" PRIu64 " runs past "
 				       "the directory's end", file, k + 1);
@@ -268,12 +254,12 @@ int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_le
 			memcpy(m->name, name, nl);
 			m->name[nl] = 0;
 			m->name_len = (uint16_t)nl;
-			m->flags = le16(c + 8);
-			m->method = le16(c + 10);
-			m->crc32 = le32(c + 16);
-			m->comp_size = le32(c + 20);
-			m->size = le32(c + 24);
-			m->local_offset = le32(c + 42);
+			m->flags = wp_le16(c + 8);
+			m->method = wp_le16(c + 10);
+			m->crc32 = wp_le32(c + 16);
+			m->comp_size = wp_le32(c + 20);
+			m->size = wp_le32(c + 24);
+			m->local_offset = wp_le32(c + 42);
 			bool z_size = m->size == 0xFFFFFFFFu, z_comp = m->comp_size == 0xFFFFFFFFu;
 			bool z_off = m->local_offset == 0xFFFFFFFFu;
 			int rc;
@@ -319,11 +305,11 @@ int wp_zip_local_data(const char *file, const unsigned char *buf, size_t len, co
 		*need = LOCAL_LEN + (uint64_t)m->name_len + m->comp_size;
 		return 0;
 	}
-	if (le32(buf) != SIG_LOCAL)
+	if (wp_le32(buf) != SIG_LOCAL)
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': no local header for '%s' at offset %" PRIu64, file, mn,
 			       m->local_offset);
-	uint64_t nl = le16(buf + 26), xl = le16(buf + 28);
-	if (nl != m->name_len || le16(buf + 8) != m->method || (le16(buf + 6) & 1))
+	uint64_t nl = wp_le16(buf + 26), xl = wp_le16(buf + 28);
+	if (nl != m->name_len || wp_le16(buf + 8) != m->method || (wp_le16(buf + 6) & 1))
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': the local header of '%s' disagrees with its central "
 			       "directory entry", file, mn);
 	uint64_t total = LOCAL_LEN + nl + xl + m->comp_size;
