@@ -90,3 +90,14 @@ bool wp_str_to_ll(struct wp_str s, long long *out)
 	*out = v;
 	return true;
 }
+
+int wp_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

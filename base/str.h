@@ -28,5 +28,7 @@ bool wp_str_endswith(struct wp_str s, const char *suffix);
 struct wp_str wp_str_trim(struct wp_str s);
 /* Parse a non-negative decimal that fits in long long; false on anything else. */
 bool wp_str_to_ll(struct wp_str s, long long *out);
+/* The value of one hex digit (either case), or -1. */
+int wp_hexval(int c);
 
 #endif

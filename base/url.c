@@ -24,17 +24,6 @@ static bool is_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hexval(unsigned char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Characters a URI may hold as they are (RFC 3986 unreserved, reserved and '%'). */
 static bool uri_char(unsigned char c)
 {
@@ -149,8 +138,8 @@ static int clean_ref(const char *ref, struct wp_buf *out)
 			continue;
 		if (c < 0x20 || c == 0x7f)
 			return -2;
-		if (c == '%' && i + 2 < s.n && hexval((unsigned char)s.p[i + 1]) >= 0 &&
-		    hexval((unsigned char)s.p[i + 2]) >= 0)
+		if (c == '%' && i + 2 < s.n && wp_hexval((unsigned char)s.p[i + 1]) >= 0 &&
+		    wp_hexval((unsigned char)s.p[i + 2]) >= 0)
 			rc = wp_buf_addch(out, '%');
 		else if (c != '%' && uri_char(c))
 			rc = wp_buf_addch(out, (char)c);
@@ -305,8 +294,8 @@ int wp_url_decode(const char *s, size_t n, char **out, struct wp_err *err)
 	for (size_t i = 0; i < n; i++) {
 		int c = (unsigned char)s[i];
 		if (c == '%') {
-			int hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
-			int lo = hi >= 0 ? hexval((unsigned char)s[i + 2]) : -1;
+			int hi = i + 2 < n ? wp_hexval((unsigned char)s[i + 1]) : -1;
+			int lo = hi >= 0 ? wp_hexval((unsigned char)s[i + 2]) : -1;
 			if (hi < 0 || lo < 0) {
 				free(d);
 				return wp_fail(err, -WPE_PARSE, "'%.*s' has a bad percent escape",

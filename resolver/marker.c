@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/str.h"
 #include "resolver/requirement.h"
 #include "resolver/specifier.h"
 #include "resolver/version.h"
@@ -296,15 +297,6 @@ static int put_utf8(struct wp_buf *out, unsigned long cp)
 	return wp_buf_add(out, b, k);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if ((c | 32) >= 'a' && (c | 32) <= 'f')
-		return (c | 32) - 'a' + 10;
-	return -1;
-}
-
 /* The body of a Python string literal (packaging runs ast.literal_eval on it): the usual
  * escapes resolved, unknown ones kept with their backslash. Refused: \N{...} (no name table
  * here), NUL and surrogates (not C text), and a raw line break, which Python refuses too. */
@@ -354,7 +346,7 @@ static const char *unquote(const char *s, size_t n, struct wp_buf *out)
 		}
 		cp = 0;
 		for (int k = 0; k < digits; k++) {
-			int h = i + 1 < n ? hexval(s[i + 1]) : -1;
+			int h = i + 1 < n ? wp_hexval((unsigned char)s[i + 1]) : -1;
 			if (h < 0)
 				return "hex digits after \\x, \\u or \\U";
 			cp = cp * 16 + (unsigned long)h;
