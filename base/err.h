@@ -17,7 +17,9 @@ enum wp_errcode {
 	WPE_INTEGRITY, /* hash, size, RECORD, archive            -> exit 4 */
 	WPE_CATALOG,   /* SQLite or schema trouble               -> exit 3 */
 	WPE_IO,        /* local file system                      -> exit 3 */
-	WPE_ENV,       /* detection failed                       -> exit 3 */
+	WPE_ENV,       /* detection failed, a library missing    -> exit 3 */
+	WPE_LIMIT,     /* a resolution outgrew its bounds (steps, projects) -> exit 1 */
+	WPE_CORRUPT,   /* a catalog file that is not a catalog or is damaged -> exit 3 */
 };
 
 /* Message buffer is inside the struct: no allocation, safe to use after OOM-free paths. */

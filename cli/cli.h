@@ -1,4 +1,6 @@
-/* cli/cli.h: what every command receives, and the command functions the table in main.c lists. */
+/* cli/cli.h: what every command receives, and the command functions the table in main.c lists.
+ * The CLI owns the session ops/ runs with: it decides what of ops/'s reports reaches stderr,
+ * draws progress, prints results on stdout, and maps errors to exit codes. */
 #ifndef WP_CLI_H
 #define WP_CLI_H
 
@@ -6,14 +8,18 @@
 
 #include "base/err.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
+#include "ops/session.h"
 
 #define WP_VERSION "0.1.0"
 
 struct wp_cli {
-	const char *catalog_path; /* owned by main (may point into argv or the environment) */
-	char *catalog_path_alloc;
-	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */
+	struct wp_session session;  /* catalog, cache, verbosity, reporting: what ops/ runs with */
+	char *catalog_alloc;        /* the defaults main computed (NULL when given) */
+	char *cache_alloc;
+	int verbosity;              /* -1 quiet, 0 normal, 1+ verbose */
 	bool stdout_tty;
+	struct wp_progress progress;
 };
 
 /* A command returns 0 or a negative -WPE_* with err filled; main prints and maps to an exit code. */
@@ -28,15 +34,15 @@ struct wp_cmd {
 wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags, wp_cmd_mirror, wp_cmd_bundle, wp_cmd_verify,
 	wp_cmd_trust;
 
-/* Message on stderr unless quiet ("wheelpick: ..."). */
+/* Message on stderr unless quiet ("wheelpick: ..."); warnings always. */
 void wp_cli_note(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wp_cli_warn(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The default index sources: $WHEELPICK_INDEX (whitespace separated), else PyTorch's. The strings
- * pushed may point into the returned block, which the caller frees after the list (may be NULL). */
-char *wp_cli_default_indexes(struct wp_strlist *out, bool conda);
-/* Cache folder for downloaded files: $WHEELPICK_CACHE_DIR, $XDG_CACHE_HOME/wheelpick, ~/.cache/wheelpick.
- * Returns an allocated string. */
-char *wp_cli_cache_dir(void);
+/* The session's catalog and cache folder must be known before a job opens them: -WPE_USAGE
+ * naming what to set when neither a flag, the environment nor a home folder gives them. */
+int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err);
+
+/* Progress bars for the next job's transfers (on a terminal, unless quiet or JSON). */
+void wp_cli_progress(struct wp_cli *cli, bool json);
 
 #endif

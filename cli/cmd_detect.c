@@ -1,5 +1,7 @@
 /* cli/cmd_detect.c: `wheelpick detect`: this machine as a target, with warnings for known traps. */
-#include "cli/common.h"
+#include "cli/cli.h"
+#include "ops/sources.h"
+#include "ops/targets.h"
 #include "base/buf.h"
 #include "env/detect.h"
 #include "env/profile.h"

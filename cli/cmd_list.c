@@ -1,5 +1,7 @@
 /* cli/cmd_list.c: `wheelpick list PKG`: what the catalog has, as a versions x variants grid or JSON. */
-#include "cli/common.h"
+#include "cli/cli.h"
+#include "ops/sources.h"
+#include "ops/targets.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "resolver/condaver.h"
@@ -238,7 +240,7 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "list takes one project name; see 'wheelpick list --help'");
 		goto out;
 	}
-	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
+	if ((rc = wp_cli_need_paths(cli, err)) || (rc = wp_catalog_open(&cat, cli->session.catalog_path, err)))
 		goto out;
 	if (o.conda)
 		wp_buf_addstr(&proj, pos.v[0]);

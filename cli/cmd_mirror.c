@@ -1,42 +1,28 @@
-/* cli/cmd_mirror.c: `wheelpick mirror DIR` (a PEP 503/691 tree for the targets) and `wheelpick bundle
- * OUT.tar.zst` (a wheelhouse in one archive, with an offline install script). */
-#include "cli/condaflow.h"
-#include "cli/pickflow.h"
-#include "base/mem.h"
-#include "ops/bundle.h"
-#include "base/fs.h"
-#include "ops/mirror.h"
+/* cli/cmd_mirror.c: `wheelpick mirror DIR` (a PEP 503/691 tree for the targets, or with --conda a
+ * local channel) and `wheelpick bundle OUT.tar.zst` (a wheelhouse in one archive, with an offline
+ * install script). */
+#include "cli/cli.h"
+#include "cli/pick_opts.h"
+#include "cli/print.h"
+#include "ops/publish.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-static int mirror_files(struct wp_cli *cli, const char *dir, struct wp_pick_opts *o, struct wp_pick_flow *fl,
+static int mirror_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
 			struct wp_err *err)
 {
-	struct wp_plan *plan = &fl->plan;
-	struct wp_mirror_file *mf = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*mf));
-	size_t n = 0;
-	struct wp_mirror_report rep = { 0 };
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct wp_plan_file *f = &plan->files[i];
-		bool dup = false;
-		for (size_t k = 0; k < n && !dup; k++)
-			dup = !strcmp(mf[k].filename, f->filename);
-		if (dup || !f->path)
-			continue;
-		mf[n++] = (struct wp_mirror_file){
-			.project = f->project, .filename = f->filename, .store_path = f->path, .sha256 = f->sha256,
-			.size = f->size, .requires_python = f->requires_python,
-		};
-	}
-	struct wp_mirror_opts mo = { .prune = o->prune };
-	int rc = wp_mirror_write(dir, mf, n, &mo, &rep, err);
-	if (!rc && cli->verbosity >= 0)
-		fprintf(stderr, "wheelpick: mirror %s: %zu files in %zu projects (%zu added, %zu unchanged, %zu removed, %zu pinned)\n",
-			dir, rep.files, rep.projects, rep.added, rep.unchanged, rep.removed, rep.pinned);
-	free(mf);
+	struct wp_conda_job job;
+	struct wp_conda_result res = { 0 };
+	int rc;
+	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run ? NULL : dir, &job, err)) ||
+	    (rc = wp_cli_need_paths(cli, err)))
+		return rc;
+	wp_cli_progress(cli, o->json);
+	rc = wp_conda_run(&cli->session, &job, &res, err);
+	if (!rc || res.wrote)
+		wp_print_conda(&res, o->json);
+	wp_conda_result_release(&res);
 	return rc;
 }
 
@@ -44,7 +30,8 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct wp_pick_opts o = { 0 };
 	struct wp_strlist pos = { 0 }, reqs = { 0 };
-	struct wp_pick_flow fl = { 0 };
+	struct wp_pick_job job;
+	struct wp_pick_run run = { 0 };
 	int rc;
 	if (wp_opts_wants_help(argc, argv)) {
 		wp_opts_help(stdout, "wheelpick mirror DIR PKG[SPEC]... [--cuda X.Y]... [--python X.Y]... [--platform TAG]... [--prune]",
@@ -52,10 +39,10 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			     "DIR/files/, holding exactly what the targets need (the product of the --cuda, --python and\n"
 			     "--platform values, or --target profiles). Re-running adds; --prune removes what is no longer\n"
 			     "needed. Pages are replaced atomically. Serve DIR/simple/ and point pip at it with --index-url.",
-			     wp_pick_table);
+			     wp_mirror_table);
 		return 0;
 	}
-	if ((rc = wp_opts_parse(wp_pick_table, &o, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_mirror_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (pos.n < 2) {
 		rc = wp_fail(err, -WPE_USAGE, "mirror needs a folder and at least one package: 'wheelpick mirror DIR torch'");
@@ -63,31 +50,39 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
-	if (o.conda || o.channel.n) {
-		/* a local conda channel: DIR/<subdir>/repodata.json beside the packages */
-		rc = wp_conda_flow(cli, &o, &reqs, o.dry_run ? NULL : pos.v[0], err);
+	if (wp_pick_opts_is_conda(&o)) {
+		if (o.prune) {
+			rc = wp_fail(err, -WPE_USAGE, "--prune is for wheel mirrors; a conda channel keeps what its repodata lists");
+			goto out;
+		}
+		rc = mirror_conda(cli, &o, &reqs, pos.v[0], err);
 		goto out;
 	}
-	if ((rc = wp_pick_flow_plan(cli, &o, &reqs, &fl, err)))
+	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+		goto out;
+	if ((rc = wp_pick_plan(&cli->session, &job, &run, err)))
 		goto out;
 	if (o.dry_run) {
-		wp_pick_flow_print(&fl.plan, o.json, o.explain);
+		wp_print_plan(&run.plan, o.json, o.explain);
 		goto out;
 	}
-	int frc = wp_pick_flow_fetch(cli, &o, &fl, err);
+	wp_cli_progress(cli, o.json);
+	int frc = wp_pick_fetch(&cli->session, &job, &run, err);
 	if (frc && frc != -WPE_INTEGRITY) {
 		rc = frc;
 		goto out;
 	}
 	/* what was proven goes in even when something else failed; the exit code still says 4 */
 	struct wp_err merr = WP_ERR_INIT;
-	rc = mirror_files(cli, pos.v[0], &o, &fl, frc ? &merr : err);
+	struct wp_mirror_report rep = { 0 };
+	rc = wp_publish_mirror(&cli->session, &run, pos.v[0], o.prune, &rep, frc ? &merr : err);
 	if (frc)
 		rc = frc;
 	if (o.json)
-		wp_pick_flow_print(&fl.plan, true, o.explain);
+		wp_print_plan(&run.plan, true, o.explain);
 out:
-	wp_pick_flow_release(&fl, &o);
+	wp_pick_run_release(&run);
+	wp_pick_opts_release(&o);
 	wp_strlist_release(&pos);
 	wp_strlist_release(&reqs);
 	return rc;
@@ -97,57 +92,47 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct wp_pick_opts o = { 0 };
 	struct wp_strlist pos = { 0 }, reqs = { 0 };
-	struct wp_pick_flow fl = { 0 };
-	char *stage = NULL;
+	struct wp_pick_job job;
+	struct wp_pick_run run = { 0 };
 	int rc;
 	if (wp_opts_wants_help(argc, argv)) {
 		wp_opts_help(stdout, "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
 			     "Write one archive to carry across an air gap: the wheels for the targets, requirements.txt\n"
 			     "with hashes, the pick record, and install.sh, which runs pip offline from the unpacked\n"
 			     "folder. '.tar.gz' and '.tar' work too. 'wheelpick verify OUT.tar.zst' re-checks it.",
-			     wp_pick_table);
+			     wp_bundle_table);
 		return 0;
 	}
-	if ((rc = wp_opts_parse(wp_pick_table, &o, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_bundle_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (pos.n < 2) {
 		rc = wp_fail(err, -WPE_USAGE, "bundle needs an output file and at least one package: "
 					     "'wheelpick bundle torch.tar.zst torch'");
 		goto out;
 	}
+	if (wp_pick_opts_is_conda(&o)) {
+		rc = wp_fail(err, -WPE_USAGE,
+			     "a bundle holds wheels; for conda, write a local channel with 'wheelpick mirror DIR --conda'");
+		goto out;
+	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
-	if ((rc = wp_pick_flow_plan(cli, &o, &reqs, &fl, err)))
+	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
-	if ((rc = wp_pick_flow_fetch(cli, &o, &fl, err)))
+	if ((rc = wp_pick_plan(&cli->session, &job, &run, err)))
 		goto out;
-	/* the wheelhouse is staged beside the store (same file system: links, not copies) */
-	stage = wp_xasprintf("%s/tmp/bundle.%ld", fl.cache_dir, (long)getpid());
-	if ((rc = wp_pick_flow_wheelhouse(cli, &fl, stage, err)))
+	wp_cli_progress(cli, o.json);
+	if ((rc = wp_pick_fetch(&cli->session, &job, &run, err)))
 		goto out;
-	if ((rc = wp_bundle_write(pos.v[0], stage, err)))
+	if ((rc = wp_publish_bundle(&cli->session, &run, pos.v[0], err)))
 		goto out;
 	if (o.json)
-		wp_pick_flow_print(&fl.plan, true, false);
+		wp_print_plan(&run.plan, true, false);
 	else if (cli->verbosity >= 0)
-		printf("wrote %s (%zu files): unpack it on the target and run install.sh\n", pos.v[0], fl.plan.n);
+		printf("wrote %s (%zu files): unpack it on the target and run install.sh\n", pos.v[0], run.plan.n);
 out:
-	if (stage) {
-		char *cmd = NULL;
-		/* remove the staging folder: only links and small files we wrote */
-		for (size_t i = 0; i < fl.plan.n; i++)
-			if (fl.plan.files[i].path && !strncmp(fl.plan.files[i].path, stage, strlen(stage)))
-				unlink(fl.plan.files[i].path);
-		const char *extra[] = { "requirements.txt", "wheelpick.json", "install.sh" };
-		for (size_t i = 0; i < WP_ARRAY_LEN(extra); i++) {
-			cmd = wp_xasprintf("%s/%s", stage, extra[i]);
-			unlink(cmd);
-			free(cmd);
-		}
-		rmdir(stage);
-		free(stage);
-	}
-	wp_pick_flow_release(&fl, &o);
+	wp_pick_run_release(&run);
+	wp_pick_opts_release(&o);
 	wp_strlist_release(&pos);
 	wp_strlist_release(&reqs);
 	return rc;

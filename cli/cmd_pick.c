@@ -1,16 +1,67 @@
 /* cli/cmd_pick.c: `wheelpick pick`: the build that fits each target, its dependencies, and (unless
- * --dry-run) a verified wheelhouse that pip installs offline. */
-#include "cli/condaflow.h"
-#include "cli/pickflow.h"
+ * --dry-run) a verified wheelhouse that pip installs offline; with --conda, a local channel. */
+#include "cli/cli.h"
+#include "cli/pick_opts.h"
+#include "cli/print.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+
+static const char *dest_or(const struct wp_pick_opts *o, const char *fallback)
+{
+	const char *e = getenv("WHEELPICK_DEST");
+	return o->dest ? o->dest : e && *e ? e : fallback;
+}
+
+static int pick_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
+		      struct wp_err *err)
+{
+	struct wp_conda_job job;
+	struct wp_conda_result res = { 0 };
+	int rc;
+	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run ? NULL : dest, &job, err)) ||
+	    (rc = wp_cli_need_paths(cli, err)))
+		return rc;
+	wp_cli_progress(cli, o->json);
+	rc = wp_conda_run(&cli->session, &job, &res, err);
+	if (!rc || res.wrote || (!o->dry_run && res.n))
+		wp_print_conda(&res, o->json);
+	if (!rc && res.wrote && !o->json && cli->verbosity >= 0) {
+		printf("wrote the channel %s: install offline with\n  conda install --offline -c file://%s%s", dest,
+		       dest[0] == '/' ? "" : "$PWD/", dest);
+		for (size_t r = 0; r < reqs->n; r++)
+			printf(" '%s'", reqs->v[r]);
+		putchar('\n');
+	}
+	wp_conda_result_release(&res);
+	return rc;
+}
+
+/* The command that fetches what --dry-run showed. */
+static void print_next(const struct wp_pick_opts *o, const struct wp_strlist *reqs, const struct wp_plan *plan)
+{
+	const struct wp_target *t = &plan->targets[0];
+	printf("next: wheelpick");
+	for (size_t i = 0; i < reqs->n; i++)
+		printf(" '%s'", reqs->v[i]);
+	for (size_t i = 0; i < o->index.n; i++)
+		printf(" --index %s", o->index.v[i]);
+	if (t->accel == WP_ACCEL_CUDA)
+		printf(" --cuda %d.%d", t->cuda_major, t->cuda_minor);
+	else if (t->accel == WP_ACCEL_CPU)
+		printf(" --cuda cpu");
+	printf(" --python %d.%d", t->py_major, t->py_minor);
+	for (size_t i = 0; i < plan->n_targets; i++)
+		printf(" --platform %s", plan->targets[i].platform);
+	printf(" -d wheelhouse\n");
+}
 
 int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct wp_pick_opts o = { 0 };
 	struct wp_strlist reqs = { 0 };
-	struct wp_pick_flow fl = { 0 };
+	struct wp_pick_job job;
+	struct wp_pick_run run = { 0 };
 	int rc;
 
 	if (wp_opts_wants_help(argc, argv)) {
@@ -26,49 +77,39 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if ((rc = wp_opts_parse(wp_pick_table, &o, argc, argv, &reqs, err)))
 		goto out;
-	if (o.conda || o.channel.n) {
-		const char *dest = o.dest ? o.dest : getenv("WHEELPICK_DEST") ? getenv("WHEELPICK_DEST") : "conda-channel";
-		rc = wp_conda_flow(cli, &o, &reqs, o.dry_run ? NULL : dest, err);
+	if (wp_pick_opts_is_conda(&o)) {
+		rc = pick_conda(cli, &o, &reqs, dest_or(&o, "conda-channel"), err);
 		goto out;
 	}
-	if ((rc = wp_pick_flow_plan(cli, &o, &reqs, &fl, err)))
+	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+		goto out;
+	if ((rc = wp_pick_plan(&cli->session, &job, &run, err)))
 		goto out;
 	if (o.dry_run) {
-		wp_pick_flow_print(&fl.plan, o.json, o.explain);
-		if (!o.json && cli->verbosity >= 0) {
-			const struct wp_target *t = &fl.plan.targets[0];
-			printf("next: wheelpick");
-			for (size_t i = 0; i < reqs.n; i++)
-				printf(" '%s'", reqs.v[i]);
-			for (size_t i = 0; i < o.index.n; i++)
-				printf(" --index %s", o.index.v[i]);
-			if (t->accel == WP_ACCEL_CUDA)
-				printf(" --cuda %d.%d", t->cuda_major, t->cuda_minor);
-			else if (t->accel == WP_ACCEL_CPU)
-				printf(" --cuda cpu");
-			printf(" --python %d.%d", t->py_major, t->py_minor);
-			for (size_t i = 0; i < fl.plan.n_targets; i++)
-				printf(" --platform %s", fl.plan.targets[i].platform);
-			printf(" -d wheelhouse\n");
-		}
+		wp_print_plan(&run.plan, o.json, o.explain);
+		if (!o.json && cli->verbosity >= 0)
+			print_next(&o, &reqs, &run.plan);
 		goto out;
 	}
-	const char *dest = o.dest ? o.dest : getenv("WHEELPICK_DEST") ? getenv("WHEELPICK_DEST") : "wheelhouse";
-	int frc = wp_pick_flow_fetch(cli, &o, &fl, err);
+	const char *dest = dest_or(&o, "wheelhouse");
+	wp_cli_progress(cli, o.json);
+	int frc = wp_pick_fetch(&cli->session, &job, &run, err);
 	if (frc && frc != -WPE_INTEGRITY) {
 		rc = frc;
 		goto out;
 	}
+	/* what was proven goes in even when something else failed its checks; the exit code says 4 */
 	struct wp_err werr = WP_ERR_INIT;
-	if ((rc = wp_pick_flow_wheelhouse(cli, &fl, dest, frc ? &werr : err)) && !frc)
+	if ((rc = wp_pick_write_wheelhouse(&cli->session, &run, dest, frc ? &werr : err)) && !frc)
 		goto out;
 	rc = frc;
-	wp_pick_flow_print(&fl.plan, o.json, o.explain);
+	wp_print_plan(&run.plan, o.json, o.explain);
 	if (!rc && !o.json && cli->verbosity >= 0)
 		printf("wrote %s: install offline with\n  python3 -m pip install --no-index --find-links %s "
 		       "--require-hashes -r %s/requirements.txt\n", dest, dest, dest);
 out:
-	wp_pick_flow_release(&fl, &o);
+	wp_pick_run_release(&run);
+	wp_pick_opts_release(&o);
 	wp_strlist_release(&reqs);
 	return rc;
 }

@@ -1,5 +1,7 @@
 /* cli/cmd_tags.c: `wheelpick tags`: the wheel tags a target accepts, best first (like pip debug -v). */
-#include "cli/common.h"
+#include "cli/cli.h"
+#include "ops/sources.h"
+#include "ops/targets.h"
 #include "resolver/tags.h"
 
 #include <stddef.h>
@@ -37,7 +39,7 @@ int wp_cmd_tags(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	struct wp_target_words w = { .python = o.python, .platform = o.platform, .cuda = "cpu", .target_file = o.target };
-	if ((rc = wp_cli_target(cli, &w, &t, err)))
+	if ((rc = wp_target_from_words(&cli->session, &w, &t, err)))
 		goto out;
 	if ((rc = wp_tagset_build(&ts, &t, err)))
 		goto out;

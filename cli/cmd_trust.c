@@ -1,5 +1,7 @@
 /* cli/cmd_trust.c: `wheelpick trust [URL-PATTERN]`: accept sha256 changes the catalog refused. */
-#include "cli/common.h"
+#include "cli/cli.h"
+#include "ops/sources.h"
+#include "ops/targets.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -25,7 +27,7 @@ int wp_cmd_trust(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "trust takes at most one URL pattern");
 		goto out;
 	}
-	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
+	if ((rc = wp_cli_need_paths(cli, err)) || (rc = wp_catalog_open(&cat, cli->session.catalog_path, err)))
 		goto out;
 	if ((rc = wp_catalog_accept_hashes(&cat, pos.n ? pos.v[0] : NULL, &n, err)))
 		goto out;

@@ -1,5 +1,7 @@
 /* cli/cmd_update.c: `wheelpick update`: crawl sources into the catalog. */
-#include "cli/common.h"
+#include "cli/cli.h"
+#include "ops/sources.h"
+#include "ops/targets.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -67,14 +69,14 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		struct wp_strlist def = { 0 }, chans = { 0 };
 		char *def_store = NULL, *chan_store = NULL;
 		if (!o.conda) {
-			def_store = wp_cli_default_indexes(&def, false);
+			def_store = wp_default_indexes(&def, false);
 			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
 			if (!getenv("WHEELPICK_INDEX"))
 				wp_sources_add_index(&src, "https://download.pytorch.org/whl/");
 		}
 		if (o.conda || !getenv("WHEELPICK_INDEX")) {
-			chan_store = wp_cli_default_indexes(&chans, true);
+			chan_store = wp_default_indexes(&chans, true);
 			for (size_t i = 0; i < chans.n; i++)
 				wp_sources_add_channel(&src, chans.v[i], subdirs, nsub);
 		}
@@ -83,9 +85,9 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		free(def_store);
 		free(chan_store);
 	}
-	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
+	if ((rc = wp_cli_need_paths(cli, err)) || (rc = wp_catalog_open(&cat, cli->session.catalog_path, err)))
 		goto out;
-	rc = wp_cli_crawl(cli, &cat, &src, o.project.n ? o.project.v : NULL, o.project.n, o.force, 0, err);
+	rc = wp_sources_crawl(&cli->session, &cat, &src, o.project.n ? o.project.v : NULL, o.project.n, o.force, 0, err);
 out:
 	wp_catalog_close(&cat);
 	wp_sources_release(&src);

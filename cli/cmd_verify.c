@@ -1,5 +1,7 @@
 /* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
-#include "cli/common.h"
+#include "cli/cli.h"
+#include "ops/sources.h"
+#include "ops/targets.h"
 #include "ops/verify_outputs.h"
 
 #include <stdio.h>

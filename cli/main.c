@@ -42,35 +42,44 @@ void wp_cli_warn(const struct wp_cli *cli, const char *fmt, ...)
 	va_end(ap);
 }
 
-static char *xdg_path(const char *env_override, const char *leaf)
+/* What ops/ reports, by level: debug with -v, info and notes unless -q, warnings and item
+ * failures always. */
+static void say(void *ctx, enum wp_say_level level, const char *msg)
 {
-	const char *e = getenv(env_override);
-	if (e && *e)
-		return wp_xstrdup(e);
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && *xdg)
-		return wp_xasprintf("%s/wheelpick%s%s", xdg, leaf ? "/" : "", leaf ? leaf : "");
-	const char *home = getenv("HOME");
-	return wp_xasprintf("%s/.cache/wheelpick%s%s", home && *home ? home : ".", leaf ? "/" : "", leaf ? leaf : "");
-}
-
-char *wp_cli_cache_dir(void)
-{
-	return xdg_path("WHEELPICK_CACHE_DIR", NULL);
-}
-
-char *wp_cli_default_indexes(struct wp_strlist *out, bool conda)
-{
-	const char *e = getenv(conda ? "WHEELPICK_CHANNEL" : "WHEELPICK_INDEX");
-	if (e && *e) {
-		/* split a private copy; the pushed strings point into it */
-		char *copy = wp_xstrdup(e), *save = NULL;
-		for (char *t = strtok_r(copy, " \t\n,", &save); t; t = strtok_r(NULL, " \t\n,", &save))
-			wp_strlist_push(out, t);
-		return copy;
+	const struct wp_cli *cli = ctx;
+	switch (level) {
+	case WP_SAY_DEBUG:
+		if (cli->verbosity > 0)
+			fprintf(stderr, "wheelpick: %s\n", msg);
+		break;
+	case WP_SAY_INFO:
+	case WP_SAY_NOTE:
+		if (cli->verbosity >= 0)
+			fprintf(stderr, "wheelpick: %s\n", msg);
+		break;
+	case WP_SAY_WARN:
+		fprintf(stderr, "wheelpick: warning: %s\n", msg);
+		break;
+	case WP_SAY_ERROR:
+		fprintf(stderr, "wheelpick: %s\n", msg);
+		break;
 	}
-	wp_strlist_push(out, conda ? "https://conda.anaconda.org/pytorch" : "https://download.pytorch.org/whl/torch_stable.html");
-	return NULL;
+}
+
+int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err)
+{
+	if (!cli->session.catalog_path)
+		return wp_fail(err, -WPE_USAGE, "no folder for the catalog: HOME and XDG_CACHE_HOME are unset or not absolute; "
+						"give --catalog PATH or set WHEELPICK_CATALOG");
+	if (!cli->session.cache_dir)
+		return wp_fail(err, -WPE_USAGE, "no folder for the file cache: HOME and XDG_CACHE_HOME are unset or not "
+						"absolute; set WHEELPICK_CACHE_DIR");
+	return 0;
+}
+
+void wp_cli_progress(struct wp_cli *cli, bool json)
+{
+	wp_progress_sink_for(&cli->progress, cli->stdout_tty && cli->verbosity >= 0 && !json, &cli->session.progress);
 }
 
 static void usage(FILE *f)
@@ -96,19 +105,21 @@ int main(int argc, char **argv)
 {
 	struct wp_cli cli = { 0 };
 	struct wp_err err = WP_ERR_INIT;
+	const char *catalog = NULL;
+	int verbosity = 0;
 	int i = 1, rc;
 
 	cli.stdout_tty = isatty(STDOUT_FILENO);
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--catalog") && i + 1 < argc)
-			cli.catalog_path = argv[++i];
+			catalog = argv[++i];
 		else if (!strncmp(a, "--catalog=", 10))
-			cli.catalog_path = a + 10;
+			catalog = a + 10;
 		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-			cli.verbosity = -1;
+			verbosity = -1;
 		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-			cli.verbosity++;
+			verbosity++;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -118,8 +129,15 @@ int main(int argc, char **argv)
 		} else
 			break; /* a pick option before the package: `wheelpick --cuda 11.2 torch` */
 	}
-	if (!cli.catalog_path)
-		cli.catalog_path = cli.catalog_path_alloc = xdg_path("WHEELPICK_CATALOG", "catalog.sqlite3");
+	cli.verbosity = verbosity;
+	if (!catalog)
+		catalog = cli.catalog_alloc = wp_session_default_catalog();
+	cli.cache_alloc = wp_session_default_cache_dir();
+	cli.session = (struct wp_session){
+		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = verbosity, .say = say, .say_ctx = &cli,
+	};
+	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)))
+		goto out;
 
 	const struct wp_cmd *cmd = NULL;
 	if (i < argc) {
@@ -136,11 +154,13 @@ int main(int argc, char **argv)
 		rc = cmd->fn(&cli, argc - i - 1, argv + i + 1, &err);
 	else /* `wheelpick torch --cuda 11.2` */
 		rc = wp_cmd_pick(&cli, argc - i, argv + i, &err);
+out:
 	if (rc && err.code)
 		fprintf(stderr, "wheelpick: %s\n", err.msg);
 	else if (rc)
 		fprintf(stderr, "wheelpick: failed (code %d)\n", -rc);
 out_code:
-	free(cli.catalog_path_alloc);
+	free(cli.catalog_alloc);
+	free(cli.cache_alloc);
 	return wp_err_exit_code(rc);
 }

@@ -1,6 +1,7 @@
 /* cli/progress.c: a redrawn block of progress lines on stderr. */
 #include "cli/progress.h"
 #include "base/mem.h"
+#include "ops/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,12 @@ static void human(char *out, size_t n, double bytes)
 	snprintf(out, n, i ? "%.1f %s" : "%.0f %s", bytes, u[i]);
 }
 
-void wp_progress_init(struct wp_progress *p, bool on, const char **names, const long long *sizes, size_t n)
+static void begin(void *ctx, const char *const *names, const long long *sizes, size_t n)
 {
+	struct wp_progress *p = ctx;
+	bool on = p->on;
+	free(p->got);
+	free(p->total);
 	memset(p, 0, sizeof(*p));
 	p->on = on && n > 0;
 	p->n = n;
@@ -70,10 +75,10 @@ static void draw(struct wp_progress *p)
 	p->drawn = (int)p->n + 1;
 }
 
-void wp_progress_update(void *pctx, size_t index, long long received, long long total)
+static void update(void *pctx, size_t index, long long received, long long total)
 {
 	struct wp_progress *p = pctx;
-	if (!p->on || index >= p->n)
+	if (!p->on || index >= p->n || !p->got)
 		return;
 	p->got[index] = received;
 	if (total > 0)
@@ -81,11 +86,21 @@ void wp_progress_update(void *pctx, size_t index, long long received, long long 
 	draw(p);
 }
 
-void wp_progress_finish(struct wp_progress *p)
+static void end(void *ctx)
 {
+	struct wp_progress *p = ctx;
+	bool on = p->on;
 	if (p->on && p->drawn)
 		draw(p);
 	free(p->got);
 	free(p->total);
 	memset(p, 0, sizeof(*p));
+	p->on = on;
+}
+
+void wp_progress_sink_for(struct wp_progress *p, bool on, struct wp_progress_sink *sink)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = on;
+	*sink = (struct wp_progress_sink){ .begin = begin, .update = update, .end = end, .ctx = p };
 }

@@ -6,18 +6,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct wp_progress_sink;
+
 struct wp_progress {
 	bool on;
 	size_t n;
-	const char **names;     /* borrowed */
+	const char *const *names; /* borrowed for the job */
 	long long *got, *total;
 	double start;
-	int drawn;              /* lines on screen */
+	int drawn;                /* lines on screen */
 };
 
-void wp_progress_init(struct wp_progress *p, bool on, const char **names, const long long *sizes, size_t n);
-/* matches net's wp_dl_progress_fn */
-void wp_progress_update(void *pctx, size_t index, long long received, long long total);
-void wp_progress_finish(struct wp_progress *p);
+/* A sink for ops/ that draws into p while on is true. */
+void wp_progress_sink_for(struct wp_progress *p, bool on, struct wp_progress_sink *sink);
 
 #endif

@@ -390,8 +390,14 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 		if (rc)
 			wp_err_prefix(&e, "reading '%s'", s->url);
 	}
-	if (rc)
+	if (rc) {
+		char *path = NULL;
+		struct stat st;
+		struct wp_err pe = WP_ERR_INIT;
+		s->not_found = wp_local_path(s->url, &path, &pe) == 0 && stat(path, &st) < 0 && errno == ENOENT;
+		free(path);
 		source_fail(s, &e, rc);
+	}
 	wp_http_res_release(&res);
 }
 
@@ -451,6 +457,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		if (res[k].effective_url && !errs[k].code)
 			s->redirected_to = other_host(s->url, res[k].effective_url);
 		if (errs[k].code) {
+			s->not_found = res[k].status == 404 || res[k].status == 410;
 			source_fail(s, &errs[k], errs[k].code);
 		} else if (res[k].not_modified) {
 			s->unchanged = true;

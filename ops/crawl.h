@@ -25,6 +25,8 @@ struct wp_crawl_source {
 	const char *kind;            /* static: findlinks, simple, simple-json, repodata, root */
 	int rc;                      /* 0 or -WPE_* */
 	char *error;                 /* message when rc != 0 */
+	bool not_found;              /* the failure is a 404/410, or a local path that does not exist:
+	                                the source has no such page (an answer, not an outage) */
 	bool unchanged;              /* 304, the same bytes as last time, or fresh enough */
 	char *redirected_to;         /* the host a redirect took the request to, when it is another */
 	unsigned long long files, skipped, malformed, conflicts;

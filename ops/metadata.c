@@ -20,6 +20,7 @@ void wp_depmeta_release(struct wp_depmeta *m)
 	for (size_t i = 0; i < m->n; i++)
 		free(m->reqs[i]);
 	free(m->reqs);
+	free(m->requires_python);
 	free(m->source);
 	memset(m, 0, sizeof(*m));
 }
@@ -34,12 +35,14 @@ static void push_all(struct wp_depmeta *m, const struct wp_metadata *meta, const
 {
 	for (size_t i = 0; i < meta->n_requires_dist; i++)
 		push(m, meta->requires_dist[i], strlen(meta->requires_dist[i]));
+	m->requires_python = meta->requires_python ? wp_xstrdup(meta->requires_python) : NULL;
 	m->source = wp_xstrdup(source);
 }
 
 static int from_catalog(void *vctx, const char *requires_python, const char *requires_dist)
 {
 	struct wp_depmeta *m = vctx;
+	m->requires_python = requires_python && *requires_python ? wp_xstrdup(requires_python) : NULL;
 	for (const char *p = requires_dist; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -56,7 +59,7 @@ static int save(const struct wp_depmeta_opts *o, const char *url, const struct w
 	struct wp_buf all = WP_BUF_INIT;
 	for (size_t i = 0; i < m->n; i++)
 		wp_buf_printf(&all, "%s\n", m->reqs[i]);
-	int rc = wp_catalog_metadata_put(o->cat, url, NULL, wp_buf_cstr(&all), err);
+	int rc = wp_catalog_metadata_put(o->cat, url, m->requires_python, wp_buf_cstr(&all), err);
 	wp_buf_free(&all);
 	return rc;
 }
@@ -155,6 +158,7 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 	if (!rc) {
 		for (size_t i = 0; i < info.n_requires_dist; i++)
 			push(m, info.requires_dist[i], strlen(info.requires_dist[i]));
+		m->requires_python = info.requires_python ? wp_xstrdup(info.requires_python) : NULL;
 		m->source = wp_xstrdup("the wheel's METADATA");
 		wp_wheel_info_release(&info);
 		rc = save(o, c->url, m, err);

@@ -1,4 +1,4 @@
-/* ops/metadata.h: what a picked wheel depends on (its Requires-Dist), from wherever is cheapest:
+/* ops/metadata.h: what a picked wheel depends on (Requires-Dist, Requires-Python), from wherever is cheapest:
  * the catalog's cache, the index's PEP 658 file, the wheel's METADATA member read by HTTP range,
  * or the wheel itself (fetched into the store, where a later download finds it). What is read
  * from the network is kept in the catalog. A wp_depmeta owns its strings. */
@@ -16,6 +16,7 @@
 struct wp_depmeta {
 	char **reqs;      /* PEP 508 strings as written */
 	size_t n;
+	char *requires_python; /* from METADATA; NULL when it has none */
 	char *source;     /* "catalog", "PEP 658 metadata", ... */
 };
 

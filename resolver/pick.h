@@ -24,6 +24,9 @@ struct wp_candidate {
 	const char *requires_python;
 	const char *yanked;          /* NULL: not yanked */
 	const char *hash_conflict;   /* first-seen sha256 when the index now says another */
+	const char *core_metadata;   /* PEP 658/714 value ("sha256=..." or "true"), or NULL */
+	const char *tags;            /* "pyt-abit-platt" as the catalog keeps them, or NULL */
+	const char *upload_time;     /* ISO 8601 (PEP 700), or NULL */
 	long long size;
 };
 

@@ -1,11 +1,13 @@
-/* cli/condaflow.c: the conda route: channel URLs, strict channel priority, the CUDA rule per
- * package (resolver/condapick), one variant across the set, the depends closure, a local channel. */
-#include "cli/condaflow.h"
+/* ops/conda.c: the conda job: channel URLs, strict channel priority, the CUDA rule per package
+ * (resolver/condapick), one variant across the set, the depends closure, a local channel. */
+#include "ops/conda.h"
+#include "base/json.h"
 #include "base/mem.h"
+#include "cache/catalog.h"
+#include "cache/store.h"
 #include "ops/channel.h"
 #include "ops/fetch.h"
-#include "base/json.h"
-#include "resolver/condapick.h"
+#include "ops/sources.h"
 #include "resolver/matchspec.h"
 
 #include <stdio.h>
@@ -114,23 +116,11 @@ static void cflow_release(struct cflow *cf)
 	free(cf->channels);
 }
 
-struct pick {
-	const struct wp_conda_candidate *c;
-	char *reason, *required_by, *variant;
-	size_t target;
-};
 
-struct picks {
-	struct pick *v;
-	size_t n;
-	char **missing;    /* names no channel has */
-	size_t nmissing;
-};
-
-static bool picked(const struct picks *ps, size_t t, const char *name, size_t *at)
+static bool picked(const struct wp_conda_result *ps, size_t t, const char *name, size_t *at)
 {
 	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i].target == t && !strcmp(ps->v[i].c->name, name)) {
+		if (ps->picks[i].target == t && !strcmp(ps->picks[i].c->name, name)) {
 			if (at)
 				*at = i;
 			return true;
@@ -138,7 +128,7 @@ static bool picked(const struct picks *ps, size_t t, const char *name, size_t *a
 	return false;
 }
 
-static void add_missing(struct picks *ps, const char *name)
+static void add_missing(struct wp_conda_result *ps, const char *name)
 {
 	for (size_t i = 0; i < ps->nmissing; i++)
 		if (!strcmp(ps->missing[i], name))
@@ -156,8 +146,8 @@ struct carried {
 	size_t n;
 };
 
-static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const struct wp_strlist *reqs,
-			  const struct wp_target *t, size_t ti, struct picks *ps, struct carried *cr, bool *restart,
+static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const struct wp_strlist *reqs,
+			  const struct wp_target *t, size_t ti, struct wp_conda_result *ps, struct carried *cr, bool *restart,
 			  struct wp_err *err)
 {
 	struct wp_matchspec *queue = NULL;
@@ -177,7 +167,7 @@ static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const 
 		struct wp_matchspec *m = &queue[head];
 		size_t at;
 		if (picked(ps, ti, m->name, &at)) {
-			const struct wp_conda_candidate *c = ps->v[at].c;
+			const struct wp_conda_candidate *c = ps->picks[at].c;
 			if (!wp_matchspec_match(m, c->name, c->version, c->build, c->build_number)) {
 				struct wp_buf b = WP_BUF_INIT;
 				wp_matchspec_format(m, &b);
@@ -243,8 +233,8 @@ static int resolve_target(struct cflow *cf, const struct wp_pick_opts *o, const 
 			break;
 		}
 		const struct wp_conda_candidate *c = &p->c[res.chosen];
-		ps->v = wp_xrealloc(ps->v, (ps->n + 1) * sizeof(*ps->v));
-		ps->v[ps->n++] = (struct pick){
+		ps->picks = wp_xrealloc(ps->picks, (ps->n + 1) * sizeof(*ps->picks));
+		ps->picks[ps->n++] = (struct wp_conda_pick){
 			.c = c, .reason = wp_xstrdup(res.reason ? res.reason : ""), .required_by = by[head] ? wp_xstrdup(by[head]) : NULL,
 			.variant = wp_xstrdup(res.variant.kind != WP_VARIANT_NONE ? res.variant.label : ""), .target = ti,
 		};
@@ -276,67 +266,8 @@ out:
 	return rc;
 }
 
-static void print_picks(const struct picks *ps, const struct wp_target *targets, size_t nt, bool json)
-{
-	if (json) {
-		struct wp_json j;
-		wp_json_init(&j);
-		wp_json_obj(&j);
-		wp_json_key(&j, "picks");
-		wp_json_arr(&j);
-		for (size_t i = 0; i < ps->n; i++) {
-			const struct pick *p = &ps->v[i];
-			wp_json_obj(&j);
-			wp_json_kstr(&j, "name", p->c->name);
-			wp_json_kstr(&j, "version", p->c->version);
-			wp_json_kstr(&j, "build", p->c->build);
-			wp_json_kstr(&j, "variant", p->variant);
-			wp_json_kstr(&j, "subdir", p->c->subdir);
-			wp_json_kstr(&j, "filename", p->c->filename);
-			wp_json_kstr(&j, "url", p->c->url);
-			wp_json_kstr(&j, "sha256", p->c->sha256);
-			wp_json_kstr(&j, "md5", p->c->md5);
-			wp_json_kint(&j, "target", (long long)p->target);
-			wp_json_kstr(&j, "required_by", p->required_by);
-			wp_json_kstr(&j, "reason", p->reason);
-			wp_json_obj_end(&j);
-		}
-		wp_json_arr_end(&j);
-		wp_json_key(&j, "missing");
-		wp_json_arr(&j);
-		for (size_t i = 0; i < ps->nmissing; i++)
-			wp_json_str(&j, ps->missing[i]);
-		wp_json_arr_end(&j);
-		wp_json_obj_end(&j);
-		wp_json_finish(&j, stdout);
-		return;
-	}
-	struct wp_buf d = WP_BUF_INIT;
-	for (size_t t = 0; t < nt; t++) {
-		wp_buf_reset(&d);
-		wp_condapick_describe_target(&targets[t], &d);
-		printf("for %s:\n", d.data);
-		for (size_t i = 0; i < ps->n; i++) {
-			const struct pick *p = &ps->v[i];
-			if (p->target != t)
-				continue;
-			printf("  %s %s %s%s%s%s\n", p->c->name, p->c->version, p->c->build, p->required_by ? "  (needed by " : "",
-			       p->required_by ? p->required_by : "", p->required_by ? ")" : "");
-			if (!p->required_by)
-				printf("    why: %s\n", p->reason);
-		}
-	}
-	if (ps->nmissing) {
-		printf("not in the channels given (add one with -c, e.g. -c conda-forge):");
-		for (size_t i = 0; i < ps->nmissing; i++)
-			printf(" %s", ps->missing[i]);
-		putchar('\n');
-	}
-	wp_buf_free(&d);
-}
-
 /* The upstream record rebuilt from the fields the catalog keeps (conda reads these). */
-static char *record_json(const struct wp_conda_candidate *c, long long size)
+char *wp_conda_record_json(const struct wp_conda_candidate *c, long long size)
 {
 	struct wp_json j;
 	char *text = NULL;
@@ -369,44 +300,17 @@ static char *record_json(const struct wp_conda_candidate *c, long long size)
 	return text;
 }
 
-int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
-		  struct wp_err *err)
+/* Channels in the order given (strict priority), each for the targets' subdirs and noarch;
+ * cf->channels gets each channel's base URL. */
+static void channel_sources(const struct wp_conda_job *job, const struct wp_target *targets, size_t nt,
+			    struct wp_sources *src, struct cflow *cf)
 {
-	struct wp_catalog cat = { 0 };
-	struct cflow cf = { .cat = &cat };
-	struct wp_sources src = { 0 };
-	struct picks ps = { 0 };
-	struct wp_target *targets = NULL;
-	struct wp_store store = { 0 };
-	char *cache = NULL, *root = NULL;
-	size_t nt = 0;
-	int rc = 0;
-
-	if (!reqs->n)
-		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick pytorch --conda --cuda 11.2'");
-	/* targets: --platform names conda subdirs here; one target per value, times --python, --cuda */
-	size_t nc = o->cuda.n ? o->cuda.n : 1, np = o->python.n ? o->python.n : 1, nq = o->platform.n ? o->platform.n : 1;
-	targets = wp_xcalloc(nc * np * nq, sizeof(*targets));
-	for (size_t c = 0; c < nc; c++)
-		for (size_t p = 0; p < np; p++)
-			for (size_t q = 0; q < nq; q++) {
-				struct wp_target_words w = {
-					.cuda = o->cuda.n ? o->cuda.v[c] : NULL, .python = o->python.n ? o->python.v[p] : NULL,
-					.platform = o->platform.n ? o->platform.v[q] : NULL, .rocm = o->rocm, .gpus = &o->gpu,
-					.conda = true,
-				};
-				if ((rc = wp_cli_target(cli, &w, &targets[nt], err)))
-					goto out;
-				nt++;
-			}
-
-	/* channels in the order given (strict priority), each for the targets' subdirs and noarch */
 	struct wp_strlist chans = { 0 };
-	for (size_t i = 0; i < o->channel.n; i++)
-		wp_strlist_push(&chans, o->channel.v[i]);
-	char *chan_store = NULL;
-	if (!chans.n && !o->index.n)
-		chan_store = wp_cli_default_indexes(&chans, true);
+	char *block = NULL;
+	for (size_t i = 0; i < job->channels.n; i++)
+		wp_strlist_push(&chans, job->channels.v[i]);
+	if (!chans.n && !job->index.n)
+		block = wp_default_indexes(&chans, true);
 	const char **subdirs = wp_xcalloc(nt + 1, sizeof(*subdirs));
 	char (*subbuf)[32] = wp_xcalloc(nt + 1, sizeof(*subbuf));
 	size_t ns = 0;
@@ -420,136 +324,171 @@ int wp_conda_flow(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_st
 	}
 	subdirs[ns++] = "noarch";
 	for (size_t i = 0; i < chans.n; i++) {
-		size_t before = src.n;
-		wp_sources_add_channel(&src, chans.v[i], subdirs, ns);
+		size_t before = src->n;
+		wp_sources_add_channel(src, chans.v[i], subdirs, ns);
 		/* the channel's base URL: a source URL without "/SUBDIR/repodata.json" */
-		if (src.n > before) {
-			char *base = wp_xstrdup(src.urls[before]);
+		if (src->n > before) {
+			char *base = wp_xstrdup(src->urls[before]);
 			char *cut = strrchr(base, '/');
 			if (cut) {
 				*cut = 0;
 				if ((cut = strrchr(base, '/')))
 					*cut = 0;
 			}
-			cf.channels = wp_xrealloc(cf.channels, (cf.nch + 1) * sizeof(*cf.channels));
-			cf.channels[cf.nch++] = base;
+			cf->channels = wp_xrealloc(cf->channels, (cf->nch + 1) * sizeof(*cf->channels));
+			cf->channels[cf->nch++] = base;
 		}
 	}
-	for (size_t i = 0; i < o->index.n; i++)
-		wp_sources_add_channel(&src, o->index.v[i], subdirs, ns);
+	for (size_t i = 0; i < job->index.n; i++)
+		wp_sources_add_channel(src, job->index.v[i], subdirs, ns);
 	free(subdirs);
 	free(subbuf);
 	wp_strlist_release(&chans);
-	free(chan_store);
+	free(block);
+}
 
-	if ((rc = wp_cli_open_catalog(cli, &cat, err)))
-		goto out;
-	if (src.n && !o->offline) {
-		struct wp_err ce = WP_ERR_INIT;
-		if (wp_cli_crawl(cli, &cat, &src, NULL, 0, false, o->refresh ? 0 : 3600, &ce))
-			wp_cli_warn(cli, "%s; picking from what the catalog already has", ce.msg);
-	}
-	for (size_t t = 0; t < nt && !rc; t++) {
-		struct carried cr = { 0 };
-		for (int attempt = 0; attempt < 8; attempt++) {
-			bool restart = false;
-			struct wp_err te = WP_ERR_INIT;
-			rc = resolve_target(&cf, o, reqs, &targets[t], t, &ps, &cr, &restart, &te);
-			if (!rc || !restart) {
-				if (rc)
-					wp_fail(err, rc, "%s", te.msg);
-				break;
-			}
-			/* drop this target's picks and resolve it again with the learned constraint */
-			size_t out = 0;
-			for (size_t i = 0; i < ps.n; i++) {
-				if (ps.v[i].target == t) {
-					free(ps.v[i].reason), free(ps.v[i].required_by), free(ps.v[i].variant);
-					continue;
-				}
-				ps.v[out++] = ps.v[i];
-			}
-			ps.n = out;
-			if (attempt == 7)
+/* One target, resolved again with what each conflict taught (at most 8 times). */
+static int resolve_with_restarts(struct cflow *cf, const struct wp_conda_job *job, size_t t, struct wp_conda_result *res,
+				 struct wp_err *err)
+{
+	struct carried cr = { 0 };
+	int rc = 0;
+	for (int attempt = 0; attempt < 8; attempt++) {
+		bool restart = false;
+		struct wp_err te = WP_ERR_INIT;
+		rc = resolve_target(cf, job, &job->reqs, &res->targets[t], t, res, &cr, &restart, &te);
+		if (!rc || !restart) {
+			if (rc)
 				wp_fail(err, rc, "%s", te.msg);
+			break;
 		}
-		wp_matchspecs_free(cr.v, cr.n);
+		/* drop this target's picks and resolve it again with the learned constraint */
+		size_t out = 0;
+		for (size_t i = 0; i < res->n; i++) {
+			if (res->picks[i].target == t) {
+				free(res->picks[i].reason), free(res->picks[i].required_by), free(res->picks[i].variant);
+				continue;
+			}
+			res->picks[out++] = res->picks[i];
+		}
+		res->n = out;
+		if (attempt == 7)
+			wp_fail(err, rc, "%s", te.msg);
 	}
-	if (rc)
-		goto out;
-	if (o->dry_run || !dir) {
-		print_picks(&ps, targets, nt, o->json);
-		goto out;
-	}
+	wp_matchspecs_free(cr.v, cr.n);
+	return rc;
+}
 
-	/* fetch the closure into the store, then lay it out as a channel */
-	cache = wp_cli_cache_dir();
-	root = wp_xasprintf("%s/files", cache);
-	if ((rc = wp_store_init(&store, root, err)))
-		goto out;
-	struct wp_fetch_item *items = wp_xcalloc(ps.n ? ps.n : 1, sizeof(*items));
-	for (size_t i = 0; i < ps.n; i++)
+/* Fetch the closure into the store, then lay it out as a channel in dest. */
+static int write_channel(const struct wp_session *s, const struct wp_conda_job *job, struct wp_conda_result *res,
+			 struct wp_err *err)
+{
+	struct wp_store store = { 0 };
+	char *root = wp_xasprintf("%s/files", s->cache_dir);
+	int rc;
+	if ((rc = wp_store_init(&store, root, err))) {
+		free(root);
+		return rc;
+	}
+	size_t n = res->n;
+	struct wp_fetch_item *items = wp_xcalloc(n ? n : 1, sizeof(*items));
+	for (size_t i = 0; i < n; i++) {
+		const struct wp_conda_candidate *c = res->picks[i].c;
 		items[i] = (struct wp_fetch_item){
-			.url = ps.v[i].c->url, .filename = ps.v[i].c->filename, .sha256 = ps.v[i].c->sha256, .size = -1,
-			.md5 = ps.v[i].c->md5,
-			.check = WP_FETCH_CHECK_CONDA, .conda_name = ps.v[i].c->name, .conda_version = ps.v[i].c->version,
-			.conda_build = ps.v[i].c->build,
+			.url = c->url, .filename = c->filename, .sha256 = c->sha256, .size = -1, .md5 = c->md5,
+			.check = WP_FETCH_CHECK_CONDA, .conda_name = c->name, .conda_version = c->version,
+			.conda_build = c->build,
 		};
-	struct wp_fetch_opts fo = { .offline = o->offline };
-	int frc = wp_fetch_files(&store, items, ps.n, &fo, err);
-	struct wp_conda_file *cfiles = wp_xcalloc(ps.n ? ps.n : 1, sizeof(*cfiles));
-	char **jsons = wp_xcalloc(ps.n ? ps.n : 1, sizeof(*jsons));
+	}
+	struct wp_fetch_opts fo = { .offline = job->offline, .progress = s->progress.update, .pctx = s->progress.ctx };
+	int frc = wp_fetch_files(&store, items, n, &fo, err);
+	struct wp_conda_file *cfiles = wp_xcalloc(n ? n : 1, sizeof(*cfiles));
+	char **jsons = wp_xcalloc(n ? n : 1, sizeof(*jsons));
 	size_t ncf = 0;
-	for (size_t i = 0; i < ps.n; i++) {
+	for (size_t i = 0; i < n; i++) {
+		const struct wp_conda_candidate *c = res->picks[i].c;
 		if (items[i].rc) {
-			fprintf(stderr, "wheelpick: %s\n", items[i].err.msg);
+			if (!(frc && !strcmp(items[i].err.msg, err->msg)))
+				wp_say(s, WP_SAY_ERROR, "%s", items[i].err.msg);
 			continue;
 		}
 		bool dup = false;
 		for (size_t k = 0; k < ncf && !dup; k++)
-			dup = !strcmp(cfiles[k].filename, ps.v[i].c->filename) && !strcmp(cfiles[k].subdir, ps.v[i].c->subdir);
+			dup = !strcmp(cfiles[k].filename, c->filename) && !strcmp(cfiles[k].subdir, c->subdir ? c->subdir : "noarch");
 		if (dup)
 			continue;
-		jsons[ncf] = record_json(ps.v[i].c, items[i].bytes > 0 ? items[i].bytes : -1);
+		jsons[ncf] = wp_conda_record_json(c, items[i].bytes > 0 ? items[i].bytes : -1);
 		cfiles[ncf] = (struct wp_conda_file){
-			.subdir = ps.v[i].c->subdir ? ps.v[i].c->subdir : "noarch", .filename = ps.v[i].c->filename,
-			.store_path = items[i].path, .record_json = jsons[ncf],
+			.subdir = c->subdir ? c->subdir : "noarch", .filename = c->filename, .store_path = items[i].path,
+			.record_json = jsons[ncf],
 		};
 		ncf++;
 	}
+	/* what was proven goes in even when something else failed; the error still says so */
 	struct wp_err werr = WP_ERR_INIT;
-	rc = wp_channel_write(dir, cfiles, ncf, frc ? &werr : err);
+	rc = wp_channel_write(job->dest, cfiles, ncf, frc ? &werr : err);
 	if (frc)
 		rc = frc;
-	print_picks(&ps, targets, nt, o->json);
-	if (!rc && !o->json && cli->verbosity >= 0)
-		printf("wrote the channel %s: install offline with\n  conda install --offline -c file://%s%s",
-		       dir, dir[0] == '/' ? "" : "$PWD/", dir);
-	if (!rc && !o->json && cli->verbosity >= 0) {
-		for (size_t r = 0; r < reqs->n; r++)
-			printf(" '%s'", reqs->v[r]);
-		putchar('\n');
-	}
-	for (size_t i = 0; i < ps.n; i++)
+	res->wrote = rc == 0;
+	for (size_t i = 0; i < n; i++)
 		wp_fetch_item_release(&items[i]);
 	for (size_t i = 0; i < ncf; i++)
 		free(jsons[i]);
 	free(jsons);
 	free(cfiles);
 	free(items);
-out:
-	for (size_t i = 0; i < ps.n; i++)
-		free(ps.v[i].reason), free(ps.v[i].required_by), free(ps.v[i].variant);
-	free(ps.v);
-	for (size_t i = 0; i < ps.nmissing; i++)
-		free(ps.missing[i]);
-	free(ps.missing);
 	wp_store_release(&store);
-	free(cache);
 	free(root);
-	cflow_release(&cf);
+	return rc;
+}
+
+int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, struct wp_conda_result *res,
+		 struct wp_err *err)
+{
+	struct wp_catalog cat = { 0 };
+	struct cflow *cf = wp_xcalloc(1, sizeof(*cf));
+	struct wp_sources src = { 0 };
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->records = cf;
+	cf->cat = &cat;
+	if (!job->reqs.n)
+		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick pytorch --conda --cuda 11.2'");
+	if ((rc = wp_targets_build(s, &job->targets, &res->targets, &res->n_targets, err)))
+		goto out;
+	channel_sources(job, res->targets, res->n_targets, &src, cf);
+	if ((rc = wp_catalog_open(&cat, s->catalog_path, err)))
+		goto out;
+	if (src.n && !job->offline) {
+		struct wp_err ce = WP_ERR_INIT;
+		if (wp_sources_crawl(s, &cat, &src, NULL, 0, false, job->refresh ? 0 : s->max_age_s, &ce))
+			wp_say(s, WP_SAY_WARN, "%s; picking from what the catalog already has", ce.msg);
+	}
+	for (size_t t = 0; t < res->n_targets && !rc; t++)
+		rc = resolve_with_restarts(cf, job, t, res, err);
+	if (!rc && job->dest)
+		rc = write_channel(s, job, res, err);
+out:
+	/* the records stay (the picks point into them); the catalog goes */
+	cf->cat = NULL;
 	wp_catalog_close(&cat);
 	wp_sources_release(&src);
-	free(targets);
 	return rc;
+}
+
+void wp_conda_result_release(struct wp_conda_result *res)
+{
+	for (size_t i = 0; i < res->n; i++)
+		free(res->picks[i].reason), free(res->picks[i].required_by), free(res->picks[i].variant);
+	free(res->picks);
+	for (size_t i = 0; i < res->nmissing; i++)
+		free(res->missing[i]);
+	free(res->missing);
+	if (res->records) {
+		cflow_release(res->records);
+		free(res->records);
+	}
+	free(res->targets);
+	memset(res, 0, sizeof(*res));
 }

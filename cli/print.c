@@ -1,0 +1,102 @@
+/* cli/print.c: the plan and the conda picks on stdout, for people or (--json) for scripts. */
+#include "cli/print.h"
+#include "base/buf.h"
+#include "base/json.h"
+#include "ops/pick.h"
+
+#include <stdio.h>
+
+static void print_plan_text(const struct wp_plan *plan, bool explain)
+{
+	struct wp_buf d = WP_BUF_INIT;
+	for (size_t t = 0; t < plan->n_targets; t++) {
+		wp_buf_reset(&d);
+		wp_target_describe(&plan->targets[t], &d);
+		printf("for %s:\n", d.data);
+		for (size_t i = 0; i < plan->n; i++) {
+			const struct wp_plan_file *f = &plan->files[i];
+			if (f->target != t)
+				continue;
+			printf("  %s %s%s%s%s\n", f->project, f->version, f->required_by ? "  (needed by " : "",
+			       f->required_by ? f->required_by : "", f->required_by ? ")" : "");
+			printf("    %s\n", f->where);
+			if (!f->required_by || explain)
+				printf("    why: %s\n", f->reason);
+			for (size_t k = 0; explain && k < f->n_rejects; k++)
+				printf("    - %s: %s\n", f->rejects[k].where, f->rejects[k].why);
+		}
+	}
+	wp_buf_free(&d);
+}
+
+void wp_print_plan(const struct wp_plan *plan, bool json, bool explain)
+{
+	if (json)
+		wp_plan_write_json(plan, explain, stdout);
+	else
+		print_plan_text(plan, explain);
+}
+
+static void print_conda_json(const struct wp_conda_result *res)
+{
+	struct wp_json j;
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_key(&j, "picks");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < res->n; i++) {
+		const struct wp_conda_pick *p = &res->picks[i];
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "name", p->c->name);
+		wp_json_kstr(&j, "version", p->c->version);
+		wp_json_kstr(&j, "build", p->c->build);
+		wp_json_kstr(&j, "variant", p->variant);
+		wp_json_kstr(&j, "subdir", p->c->subdir);
+		wp_json_kstr(&j, "filename", p->c->filename);
+		wp_json_kstr(&j, "url", p->c->url);
+		wp_json_kstr(&j, "sha256", p->c->sha256);
+		wp_json_kstr(&j, "md5", p->c->md5);
+		wp_json_kint(&j, "target", (long long)p->target);
+		wp_json_kstr(&j, "required_by", p->required_by);
+		wp_json_kstr(&j, "reason", p->reason);
+		wp_json_obj_end(&j);
+	}
+	wp_json_arr_end(&j);
+	wp_json_key(&j, "missing");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < res->nmissing; i++)
+		wp_json_str(&j, res->missing[i]);
+	wp_json_arr_end(&j);
+	wp_json_obj_end(&j);
+	wp_json_finish(&j, stdout);
+}
+
+void wp_print_conda(const struct wp_conda_result *res, bool json)
+{
+	if (json) {
+		print_conda_json(res);
+		return;
+	}
+	struct wp_buf d = WP_BUF_INIT;
+	for (size_t t = 0; t < res->n_targets; t++) {
+		wp_buf_reset(&d);
+		wp_condapick_describe_target(&res->targets[t], &d);
+		printf("for %s:\n", d.data);
+		for (size_t i = 0; i < res->n; i++) {
+			const struct wp_conda_pick *p = &res->picks[i];
+			if (p->target != t)
+				continue;
+			printf("  %s %s %s%s%s%s\n", p->c->name, p->c->version, p->c->build, p->required_by ? "  (needed by " : "",
+			       p->required_by ? p->required_by : "", p->required_by ? ")" : "");
+			if (!p->required_by)
+				printf("    why: %s\n", p->reason);
+		}
+	}
+	if (res->nmissing) {
+		printf("not in the channels given (add one with -c, e.g. -c conda-forge):");
+		for (size_t i = 0; i < res->nmissing; i++)
+			printf(" %s", res->missing[i]);
+		putchar('\n');
+	}
+	wp_buf_free(&d);
+}

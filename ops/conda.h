@@ -1,0 +1,54 @@
+/* ops/conda.h: the conda job (`pick --conda`, `mirror --conda`): channels in strict priority, the
+ * conda picking rule per package, one variant across the set, the depends closure breadth
+ * first, and (unless a dry run) the closure fetched, proven and laid out as a local channel.
+ * Ownership: a wp_conda_job borrows its strings; a wp_conda_result owns its picks' strings and
+ * the records they point to (wp_conda_result_release). */
+#ifndef WP_OPS_CONDA_H
+#define WP_OPS_CONDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/vec.h"
+#include "ops/session.h"
+#include "ops/targets.h"
+#include "resolver/condapick.h"
+
+struct wp_conda_job {
+	struct wp_strlist reqs;      /* MatchSpecs: "pytorch==1.8.0", "pytorch 1.8.*" */
+	struct wp_target_spec targets;
+	struct wp_strlist channels;  /* names or URLs, strict priority */
+	struct wp_strlist index;     /* repodata URLs or channel URLs given as --index */
+	bool no_deps, offline, refresh;
+	const char *dest;            /* the channel to write; NULL: resolve only (a dry run) */
+};
+
+struct wp_conda_pick {
+	const struct wp_conda_candidate *c;  /* into the result's records */
+	char *reason, *required_by, *variant;
+	size_t target;
+};
+
+struct wp_conda_result {
+	struct wp_target *targets;
+	size_t n_targets;
+	struct wp_conda_pick *picks;
+	size_t n;
+	char **missing;              /* dependency names no channel given has */
+	size_t nmissing;
+	void *records;               /* the loaded records the picks point into (opaque) */
+	bool wrote;                  /* the channel was written */
+};
+
+/* Resolve every target and, with job->dest, write the channel. res is filled in either case
+ * (the picks, for printing) and must be released. */
+int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, struct wp_conda_result *res,
+		 struct wp_err *err);
+void wp_conda_result_release(struct wp_conda_result *res);
+
+/* The upstream record rebuilt from the fields the catalog keeps (conda reads these), as JSON
+ * text; size < 0 leaves it out. Allocated. */
+char *wp_conda_record_json(const struct wp_conda_candidate *c, long long size);
+
+#endif

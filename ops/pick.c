@@ -1,0 +1,378 @@
+/* ops/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the wheelhouse. */
+#include "ops/pick.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/mem.h"
+#include "ops/fetch.h"
+#include "ops/sources.h"
+#include "resolver/wheelname.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *accel_name(const struct wp_target *t)
+{
+	return t->accel == WP_ACCEL_CUDA ? "cuda" : t->accel == WP_ACCEL_ROCM ? "rocm" : "cpu";
+}
+
+static void json_target(struct wp_json *j, const struct wp_target *t)
+{
+	char b[32];
+	wp_json_obj(j);
+	snprintf(b, sizeof(b), "%d.%d", t->py_major, t->py_minor);
+	wp_json_kstr(j, "python", b);
+	wp_json_kstr(j, "platform", t->platform);
+	wp_json_kstr(j, "accelerator", accel_name(t));
+	wp_json_key(j, "cuda");
+	if (t->accel == WP_ACCEL_CUDA) {
+		snprintf(b, sizeof(b), "%d.%d", t->cuda_major, t->cuda_minor);
+		wp_json_str(j, b);
+	} else {
+		wp_json_null(j);
+	}
+	if (t->accel == WP_ACCEL_ROCM) {
+		snprintf(b, sizeof(b), "%d.%d", t->rocm_major, t->rocm_minor);
+		wp_json_kstr(j, "rocm", b);
+	}
+	wp_json_key(j, "gpus");
+	wp_json_arr(j);
+	for (int g = 0; g < t->n_gpus; g++) {
+		snprintf(b, sizeof(b), "sm_%d", t->gpu_sm[g]);
+		wp_json_str(j, b);
+	}
+	wp_json_arr_end(j);
+	wp_json_obj_end(j);
+}
+
+void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
+{
+	struct wp_json j;
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_key(&j, "targets");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < plan->n_targets; i++)
+		json_target(&j, &plan->targets[i]);
+	wp_json_arr_end(&j);
+	wp_json_key(&j, "picks");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "project", f->project);
+		wp_json_kstr(&j, "version", f->version);
+		wp_json_kstr(&j, "variant", f->variant);
+		wp_json_kstr(&j, "filename", f->filename);
+		wp_json_kstr(&j, "where", f->where);
+		wp_json_kstr(&j, "url", f->url);
+		wp_json_kstr(&j, "sha256", f->sha256);
+		wp_json_key(&j, "size");
+		if (f->size >= 0)
+			wp_json_int(&j, f->size);
+		else
+			wp_json_null(&j);
+		wp_json_kstr(&j, "tags", f->tags);
+		wp_json_kstr(&j, "requires_python", f->requires_python);
+		wp_json_kint(&j, "target", (long long)f->target);
+		wp_json_kstr(&j, "required_by", f->required_by);
+		wp_json_kstr(&j, "reason", f->reason);
+		if (f->path)
+			wp_json_kstr(&j, "path", f->path);
+		if (explain) {
+			wp_json_key(&j, "rejected");
+			wp_json_arr(&j);
+			for (size_t k = 0; k < f->n_rejects; k++) {
+				wp_json_obj(&j);
+				wp_json_kstr(&j, "file", f->rejects[k].where);
+				wp_json_kstr(&j, "why", f->rejects[k].why);
+				wp_json_obj_end(&j);
+			}
+			wp_json_arr_end(&j);
+		}
+		wp_json_obj_end(&j);
+	}
+	wp_json_arr_end(&j);
+	wp_json_key(&j, "notes");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < plan->n_notes; i++)
+		wp_json_str(&j, plan->notes[i]);
+	wp_json_arr_end(&j);
+	wp_json_obj_end(&j);
+	wp_json_finish(&j, out);
+}
+
+/* requirements.txt in pip's hash-checking form: one line per project and version, every file's
+ * hash on it, so one wheelhouse serves several targets. */
+static int write_requirements(const char *dir, const struct wp_plan *plan, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	int rc;
+	wp_buf_addstr(&b, "# written by wheelpick: pip install --no-index --find-links . --require-hashes -r requirements.txt\n");
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(plan->files[k].project, f->project) && !strcmp(plan->files[k].version, f->version);
+		if (seen)
+			continue;
+		wp_buf_printf(&b, "%s==%s", f->project, f->version);
+		/* hashes of every distinct file of this project and version */
+		for (size_t k = i; k < plan->n; k++) {
+			const struct wp_plan_file *g = &plan->files[k];
+			if (strcmp(g->project, f->project) || strcmp(g->version, f->version) || !g->sha256)
+				continue;
+			bool dup = false;
+			for (size_t m = i; m < k && !dup; m++)
+				dup = plan->files[m].sha256 && !strcmp(plan->files[m].sha256, g->sha256);
+			if (!dup)
+				wp_buf_printf(&b, " \\\n    --hash=sha256:%s", g->sha256);
+		}
+		wp_buf_addch(&b, '\n');
+	}
+	char *path = wp_xasprintf("%s/requirements.txt", dir);
+	rc = wp_atomic_write(path, b.data, b.len, err);
+	free(path);
+	wp_buf_free(&b);
+	return rc;
+}
+
+int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		  struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan;
+	size_t n = plan->n;
+	struct wp_fetch_item *items = wp_xcalloc(n ? n : 1, sizeof(*items));
+	const char **names = wp_xcalloc(n ? n : 1, sizeof(*names));
+	long long *sizes = wp_xcalloc(n ? n : 1, sizeof(*sizes));
+	const struct wp_progress_sink *ps = &s->progress;
+	int rc = 0, frc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct wp_plan_file *f = &plan->files[i];
+		items[i] = (struct wp_fetch_item){
+			.url = f->url, .filename = f->filename, .sha256 = f->sha256, .size = f->size,
+			.check = WP_FETCH_CHECK_WHEEL,
+		};
+		names[i] = f->filename;
+		sizes[i] = f->size;
+	}
+	if (ps->begin)
+		ps->begin(ps->ctx, names, sizes, n);
+	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .pctx = ps->ctx };
+	frc = wp_fetch_files(&run->store, items, n, &fo, err);
+	if (ps->end)
+		ps->end(ps->ctx);
+
+	run->unhashed = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct wp_plan_file *f = &plan->files[i];
+		free(f->path);
+		f->path = NULL;
+		if (items[i].rc) {
+			/* each failure once: the one err carries is the job's own */
+			if (!(frc && !strcmp(items[i].err.msg, err->msg)))
+				wp_say(s, WP_SAY_ERROR, "%s", items[i].err.msg);
+			continue;
+		}
+		if (!f->sha256) {
+			/* trust on first use: later fetches of this URL must hash the same */
+			if (!rc)
+				rc = wp_catalog_record_hash(&run->cat, f->url, items[i].sha256_out, err);
+			f->sha256 = wp_xstrdup(items[i].sha256_out);
+			run->unhashed++;
+		}
+		f->path = items[i].path;
+		items[i].path = NULL;
+	}
+	if (run->unhashed)
+		wp_say(s, WP_SAY_WARN, "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
+				       "(later fetches must match them)", run->unhashed);
+	for (size_t i = 0; i < n; i++)
+		wp_fetch_item_release(&items[i]);
+	free(items);
+	free(names);
+	free(sizes);
+	return frc ? frc : rc;
+}
+
+int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan;
+	int rc;
+	if ((rc = wp_mkdir_p(dir, 0755, err)))
+		return rc;
+	/* proven files go in; a file that failed stays out, and an old copy of it is removed */
+	for (size_t i = 0; i < plan->n; i++) {
+		struct wp_plan_file *f = &plan->files[i];
+		char *dst = wp_xasprintf("%s/%s", dir, f->filename);
+		if (!f->path) {
+			unlink(dst);
+		} else if ((rc = wp_link_or_copy(f->path, dst, err))) {
+			free(dst);
+			return rc;
+		} else {
+			free(f->path);
+			f->path = dst;
+			dst = NULL;
+		}
+		free(dst);
+	}
+	/* requirements.txt promises every file: with one missing (it failed its checks) the old
+	 * requirements and record stay as they were */
+	for (size_t i = 0; i < plan->n; i++)
+		if (!plan->files[i].path)
+			return 0;
+	if ((rc = write_requirements(dir, plan, err)))
+		return rc;
+	/* the pick record, with local paths */
+	char *path = wp_xasprintf("%s/wheelpick.json", dir);
+	char *tmp = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&tmp, &len);
+	wp_plan_write_json(plan, false, mem);
+	fclose(mem);
+	rc = wp_atomic_write(path, tmp, len, err);
+	free(tmp);
+	free(path);
+	(void)s;
+	return rc;
+}
+
+static int any_row(void *ctx, const struct wp_file_row *r, struct wp_err *err)
+{
+	*(bool *)ctx = true;
+	return 1; /* stop at the first row */
+}
+
+/* Has the catalog any file of the project a requirement names? A catalog that cannot be read
+ * is an error, not a "no". */
+static int catalog_has(struct wp_catalog *cat, const char *req, bool *has, struct wp_err *err)
+{
+	struct wp_buf p = WP_BUF_INIT;
+	*has = false;
+	wp_project_name_normalize(req, strcspn(req, "<>=!~ [;@("), &p);
+	int rc = wp_catalog_files(cat, p.data, false, any_row, has, err);
+	wp_buf_free(&p);
+	return rc < 0 ? rc : 0;
+}
+
+static int all_in_catalog(struct wp_catalog *cat, const struct wp_strlist *reqs, bool *all, struct wp_err *err)
+{
+	int rc = 0;
+	*all = true;
+	for (size_t i = 0; i < reqs->n && *all && !rc; i++)
+		rc = catalog_has(cat, reqs->v[i], all, err);
+	return rc;
+}
+
+/* --index sources crawled when stale; without --index, the defaults when the catalog has never
+ * seen a project asked for. */
+static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+			 struct wp_err *err)
+{
+	struct wp_sources src = { 0 };
+	bool have;
+	int rc = 0;
+	for (size_t i = 0; i < job->index.n; i++)
+		wp_sources_add_index(&src, job->index.v[i]);
+	if (!src.n) {
+		if ((rc = all_in_catalog(&run->cat, &job->reqs, &have, err)))
+			goto out;
+		if (!have && !job->offline) {
+			struct wp_strlist def = { 0 };
+			char *block = wp_default_indexes(&def, false);
+			for (size_t i = 0; i < def.n; i++)
+				wp_sources_add_index(&src, def.v[i]);
+			wp_strlist_release(&def);
+			free(block);
+		}
+	}
+	if (src.n && !job->offline) {
+		struct wp_err ce = WP_ERR_INIT;
+		if (wp_sources_crawl(s, &run->cat, &src, NULL, 0, false, job->refresh ? 0 : s->max_age_s, &ce)) {
+			/* a source that cannot be reached now, while the catalog holds what it listed before:
+			 * picking from that is what --offline would do; say so. With nothing to pick from,
+			 * the failure is the answer. */
+			if ((rc = all_in_catalog(&run->cat, &job->reqs, &have, err)))
+				goto out;
+			if (!have) {
+				rc = wp_fail(err, ce.code, "%s", ce.msg);
+				goto out;
+			}
+			wp_say(s, WP_SAY_WARN, "%s; picking from what the catalog already has", ce.msg);
+		}
+	}
+out:
+	wp_sources_release(&src);
+	return rc;
+}
+
+int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		 struct wp_err *err)
+{
+	int rc;
+	if (!job->reqs.n)
+		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick torch --cuda 11.2'");
+	if ((rc = wp_targets_build(s, &job->targets, &run->targets, &run->n_targets, err)))
+		return rc;
+	if ((rc = wp_catalog_open(&run->cat, s->catalog_path, err)))
+		return rc;
+	if ((rc = crawl_sources(s, job, run, err)))
+		return rc;
+	run->files_root = wp_xasprintf("%s/files", s->cache_dir);
+	if ((rc = wp_store_init(&run->store, run->files_root, err)))
+		return rc;
+
+	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with URL
+	 * spelled the same way */
+	struct wp_sources given = { 0 }, pinned_urls = { 0 };
+	struct wp_strlist indexes = { 0 }, pins = { 0 };
+	char **pin_text = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_text));
+	for (size_t i = 0; i < job->index.n; i++)
+		wp_sources_add_index(&given, job->index.v[i]);
+	for (size_t i = 0; i < given.n; i++)
+		wp_strlist_push(&indexes, given.urls[i]);
+	for (size_t i = 0; i < job->index_for.n && !rc; i++) {
+		const char *v = job->index_for.v[i], *eq = strchr(v, '=');
+		if (!eq || eq == v || !eq[1]) {
+			rc = wp_fail(err, -WPE_USAGE, "--index-for '%s' is not PROJECT=URL", v);
+			break;
+		}
+		struct wp_sources one = { 0 };
+		wp_sources_add_index(&one, eq + 1);
+		pin_text[i] = wp_xasprintf("%.*s=%s", (int)(eq - v), v, one.urls[0]);
+		wp_sources_release(&one);
+		wp_strlist_push(&pins, pin_text[i]);
+	}
+	if (!rc) {
+		struct wp_resolve_opts ro = {
+			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy, .store = &run->store,
+			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
+		};
+		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, run->targets, run->n_targets, &ro, &run->plan, err);
+	}
+	for (size_t i = 0; i < job->index_for.n; i++)
+		free(pin_text[i]);
+	free(pin_text);
+	wp_strlist_release(&indexes);
+	wp_strlist_release(&pins);
+	wp_sources_release(&given);
+	wp_sources_release(&pinned_urls);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < run->plan.n_notes; i++)
+		wp_say(s, WP_SAY_NOTE, "%s", run->plan.notes[i]);
+	return 0;
+}
+
+void wp_pick_run_release(struct wp_pick_run *run)
+{
+	wp_plan_release(&run->plan);
+	wp_store_release(&run->store);
+	wp_catalog_close(&run->cat);
+	free(run->targets);
+	free(run->files_root);
+	memset(run, 0, sizeof(*run));
+}

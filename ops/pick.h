@@ -1,0 +1,60 @@
+/* ops/pick.h: the wheel job that pick, mirror and bundle share: targets, sources crawled as
+ * needed, the plan, fetching the plan's files into the store, and writing a wheelhouse.
+ * Ownership: a wp_pick_job borrows its strings (argv, the environment); a wp_pick_run owns what
+ * it opened (wp_pick_run_release). */
+#ifndef WP_OPS_PICK_H
+#define WP_OPS_PICK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "base/vec.h"
+#include "cache/catalog.h"
+#include "cache/store.h"
+#include "ops/resolve.h"
+#include "ops/session.h"
+#include "ops/targets.h"
+#include "resolver/solve.h"
+
+struct wp_pick_job {
+	struct wp_strlist reqs;          /* PEP 508 requirements */
+	struct wp_target_spec targets;
+	struct wp_strlist index;         /* --index URLs or paths, best first */
+	struct wp_strlist index_for;     /* PROJECT=URL */
+	enum wp_index_strategy strategy;
+	bool no_deps, pre, explain, offline, refresh;
+};
+
+struct wp_pick_run {
+	struct wp_catalog cat;
+	struct wp_store store;
+	struct wp_plan plan;
+	struct wp_target *targets;
+	size_t n_targets;
+	char *files_root;                /* the store's root: CACHE/files */
+	size_t unhashed;                 /* files the index gave no sha256 for (hashed on fetch) */
+};
+
+/* Targets, sources (crawled when missing or stale), then the plan. Notes the plan carries
+ * (variant fallbacks) are said through s. */
+int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		 struct wp_err *err);
+
+/* Fetch every planned file into the store and prove it; each file's path becomes its store
+ * path. Files that failed keep path NULL and are said at WP_SAY_ERROR; the first failure
+ * (integrity first) is returned. */
+int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		  struct wp_err *err);
+
+/* Link each fetched file into dir, then write requirements.txt and wheelpick.json (only when
+ * every file is there: requirements.txt promises them all). */
+int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err);
+
+void wp_pick_run_release(struct wp_pick_run *run);
+
+/* The plan as JSON (the --json output and the wheelhouse's wheelpick.json), to f. */
+void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *f);
+
+#endif

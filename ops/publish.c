@@ -1,0 +1,88 @@
+/* ops/publish.c: a run's files as a mirror or a bundle. */
+#include "ops/publish.h"
+#include "base/fs.h"
+#include "base/mem.h"
+#include "ops/bundle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run, const char *dir, bool prune,
+		      struct wp_mirror_report *rep, struct wp_err *err)
+{
+	const struct wp_plan *plan = &run->plan;
+	struct wp_mirror_file *mf = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*mf));
+	size_t n = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		bool dup = false;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = !strcmp(mf[k].filename, f->filename);
+		if (dup || !f->path)
+			continue;
+		mf[n++] = (struct wp_mirror_file){
+			.project = f->project, .filename = f->filename, .store_path = f->path, .sha256 = f->sha256,
+			.size = f->size, .requires_python = f->requires_python, .upload_time = f->upload_time,
+		};
+	}
+	struct wp_mirror_opts mo = { .prune = prune };
+	int rc = wp_mirror_write(dir, mf, n, &mo, rep, err);
+	if (!rc)
+		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects (%zu added, %zu unchanged, %zu removed, %zu pinned)",
+		       dir, rep->files, rep->projects, rep->added, rep->unchanged, rep->removed, rep->pinned);
+	free(mf);
+	return rc;
+}
+
+/* Remove a staging folder: only the files we put in it (links and small files), then itself. */
+static void remove_stage(const char *stage)
+{
+	DIR *d = opendir(stage);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *p = wp_xasprintf("%s/%s", stage, e->d_name);
+		unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(stage);
+}
+
+int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path, struct wp_err *err)
+{
+	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
+	char *stage = NULL;
+	int rc;
+	if ((rc = wp_mkdir_p(tmp, 0755, err)))
+		goto out;
+	/* mkdtemp, not the PID: a container's PID 1 is the same on every run, and a killed run's
+	 * leftovers must never be taken for this run's */
+	stage = wp_xasprintf("%s/bundle.XXXXXX", tmp);
+	if (!mkdtemp(stage)) {
+		rc = wp_fs_fail(err, errno, "cannot create", stage);
+		free(stage);
+		stage = NULL;
+		goto out;
+	}
+	if ((rc = wp_pick_write_wheelhouse(s, run, stage, err)))
+		goto out;
+	rc = wp_bundle_write(out_path, stage, err);
+out:
+	if (stage) {
+		remove_stage(stage);
+		/* the staged paths are gone with the folder */
+		for (size_t i = 0; i < run->plan.n; i++) {
+			free(run->plan.files[i].path);
+			run->plan.files[i].path = NULL;
+		}
+	}
+	free(stage);
+	free(tmp);
+	return rc;
+}

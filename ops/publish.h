@@ -1,0 +1,23 @@
+/* ops/publish.h: a wheel run's proven files written out as a mirror (ops/mirror.h) or a bundle
+ * (ops/bundle.h). Everything is borrowed for the call. */
+#ifndef WP_PUBLISH_H
+#define WP_PUBLISH_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "ops/mirror.h"
+#include "ops/pick.h"
+#include "ops/session.h"
+
+/* The run's fetched files (each once) into the mirror at dir; rep gets the counts. */
+int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run, const char *dir, bool prune,
+		      struct wp_mirror_report *rep, struct wp_err *err);
+
+/* The run's wheelhouse staged in a folder of its own under the cache's tmp/ (same file system as
+ * the store: links, not copies; a unique name, never reused by a later process), packed into
+ * out_path, and the staging removed. The run's paths point into the staging afterwards only
+ * while it exists: they are cleared. */
+int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path, struct wp_err *err);
+
+#endif

@@ -1,0 +1,56 @@
+/* ops/sources.h: which sources a job reads, and crawling them into the catalog with a report.
+ * A wp_sources owns its URL strings (wp_sources_release). */
+#ifndef WP_SOURCES_H
+#define WP_SOURCES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/vec.h"
+#include "cache/catalog.h"
+#include "ops/session.h"
+
+struct wp_sources {
+	char **urls;
+	size_t n;
+};
+
+/* PyTorch's index: the find-links page and the PEP 503 root (which also carries torch's
+ * dependencies: numpy, sympy, nvidia-*). */
+#define WP_PYTORCH_FINDLINKS "https://download.pytorch.org/whl/torch_stable.html"
+#define WP_PYTORCH_ROOT      "https://download.pytorch.org/whl/"
+#define WP_CONDA_DEFAULT_CHANNEL "https://conda.anaconda.org/pytorch"
+
+/* An index as given: a URL, or a local path (pip's --find-links DIR habit), which becomes an
+ * absolute file:// URL. Duplicates are dropped. */
+void wp_sources_add_index(struct wp_sources *s, const char *url);
+/* A conda channel (a name, as conda's -c takes it, or a URL or path without a repodata file)
+ * expanded to CHANNEL/SUBDIR/repodata.json for each subdir; a repodata URL is kept as it is. */
+void wp_sources_add_channel(struct wp_sources *s, const char *channel, const char *const *subdirs, size_t n);
+void wp_sources_release(struct wp_sources *s);
+
+/* The default sources: $WHEELPICK_INDEX (or $WHEELPICK_CHANNEL for conda; whitespace or comma
+ * separated), else PyTorch's find-links page (or the pytorch channel). The strings pushed point
+ * into the returned block, which the caller frees after the list (it may be NULL). */
+char *wp_default_indexes(struct wp_strlist *out, bool conda);
+
+/* Index roots a dependency's page may be under (a project no source was crawled for): the
+ * given indexes that end in '/' (PEP 503 roots such as .../whl/ or .../simple/), else those
+ * of $WHEELPICK_INDEX, else PyTorch's root. */
+void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sources *roots);
+
+/* Crawl the sources into the catalog and say what happened to each (one line per source at
+ * WP_SAY_INFO; failures after the first at WP_SAY_ERROR; the first failure is returned).
+ * projects: names to follow on root pages (NULL: torch, torchvision, torchaudio). max_age_s > 0
+ * skips sources refreshed within that many seconds. */
+int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
+		     const char *const *projects, size_t n_projects, bool force, long max_age_s, struct wp_err *err);
+
+/* Project pages under roots, crawled quietly: a root that does not have a project answers 404,
+ * which is the answer and not a failure. Any other failure (a server error, no connection, a
+ * page that is not an index) is returned, naming the URL. */
+int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots,
+			      const char *const *projects, size_t n, struct wp_err *err);
+
+#endif

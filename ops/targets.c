@@ -1,0 +1,140 @@
+/* ops/targets.c: targets from flags, profiles and detection. */
+#include "ops/targets.h"
+#include "base/mem.h"
+#include "env/detect.h"
+#include "env/profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_auto(const char *w)
+{
+	return !w || !strcmp(w, "auto");
+}
+
+/* Fill what the words leave to detection from this machine. */
+static int detect_into(const struct wp_session *s, const struct wp_target_words *w, const char *python,
+		       const char *cuda, const char *platform, struct wp_target *t, struct wp_err *err)
+{
+	struct wp_detect d;
+	struct wp_detect_opts o = { 0 };
+	struct wp_target dt;
+	int rc;
+	if ((rc = wp_detect_run(&d, &o, err))) {
+		wp_detect_release(&d);
+		return rc;
+	}
+	if (wp_detect_to_target(&d, &dt) < 0 && is_auto(platform))
+		wp_say(s, WP_SAY_WARN, "this machine's platform has no wheel tag wheelpick knows; give --platform");
+	if (is_auto(python)) {
+		if (d.default_python < 0) {
+			wp_say(s, WP_SAY_NOTE, "no python3 found on PATH; assuming Python %d.%d (give --python)", t->py_major,
+			       t->py_minor);
+		} else {
+			snprintf(t->impl, sizeof(t->impl), "%s", dt.impl);
+			snprintf(t->abi, sizeof(t->abi), "%s", dt.abi);
+			t->py_major = dt.py_major;
+			t->py_minor = dt.py_minor;
+			t->py_micro = dt.py_micro;
+		}
+	}
+	if (is_auto(platform)) {
+		snprintf(t->platform, sizeof(t->platform), "%s", dt.platform);
+		t->glibc_major = dt.glibc_major;
+		t->glibc_minor = dt.glibc_minor;
+		t->musl_major = dt.musl_major;
+		t->musl_minor = dt.musl_minor;
+	}
+	if (is_auto(cuda) && !w->rocm) {
+		t->accel = dt.accel;
+		t->cuda_major = dt.cuda_major;
+		t->cuda_minor = dt.cuda_minor;
+		if (dt.accel == WP_ACCEL_CPU)
+			wp_say(s, WP_SAY_NOTE, "no NVIDIA driver found: picking CPU builds (give --cuda X.Y for another machine)");
+		else
+			wp_say(s, WP_SAY_NOTE, "the NVIDIA driver %s runs CUDA %d.%d (from %s)", d.driver_version, dt.cuda_major,
+			       dt.cuda_minor, wp_cuda_source_name(d.cuda_source));
+	}
+	if (!w->gpus || !w->gpus->n) {
+		t->n_gpus = dt.n_gpus;
+		memcpy(t->gpu_sm, dt.gpu_sm, sizeof(t->gpu_sm));
+	}
+	wp_detect_release(&d);
+	return 0;
+}
+
+int wp_target_from_words(const struct wp_session *s, const struct wp_target_words *w, struct wp_target *t,
+			 struct wp_err *err)
+{
+	int rc = 0;
+	const char *python = w->python ? w->python : getenv("WHEELPICK_PYTHON");
+	const char *cuda = w->cuda ? w->cuda : getenv("WHEELPICK_CUDA");
+	const char *platform = w->platform ? w->platform : getenv("WHEELPICK_PLATFORM");
+
+	wp_target_init(t);
+	if (w->target_file) {
+		if ((rc = wp_target_load_profile(w->target_file, t, err)))
+			return rc;
+	} else if (is_auto(python) || is_auto(platform) || (is_auto(cuda) && !w->rocm)) {
+		if ((rc = detect_into(s, w, python, cuda, platform, t, err)))
+			return rc;
+	}
+	if (!is_auto(python) && (rc = wp_target_set_python(t, python, err)))
+		return rc;
+	if (!is_auto(platform) && (rc = wp_target_set_platform(t, platform, err)))
+		return rc;
+	if (!is_auto(cuda) && (rc = wp_target_set_cuda(t, cuda, err)))
+		return rc;
+	if (w->rocm && (rc = wp_target_set_rocm(t, w->rocm, err)))
+		return rc;
+	for (size_t i = 0; w->gpus && i < w->gpus->n; i++)
+		if ((rc = wp_target_add_gpu(t, w->gpus->v[i], err)))
+			return rc;
+	/* eight A100s are one constraint, not eight */
+	int n = 0;
+	for (int i = 0; i < t->n_gpus; i++) {
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = t->gpu_sm[k] == t->gpu_sm[i];
+		if (!seen)
+			t->gpu_sm[n++] = t->gpu_sm[i];
+	}
+	t->n_gpus = n;
+	return 0;
+}
+
+int wp_targets_build(const struct wp_session *s, const struct wp_target_spec *spec, struct wp_target **out,
+		     size_t *n, struct wp_err *err)
+{
+	static const char *const none[] = { NULL };
+	const struct wp_strlist *lists[] = { &spec->target_files, &spec->cuda, &spec->python, &spec->platform };
+	const char *const *v[4];
+	size_t len[4], total = 1;
+	for (size_t i = 0; i < 4; i++) {
+		v[i] = lists[i]->n ? lists[i]->v : none;
+		len[i] = lists[i]->n ? lists[i]->n : 1;
+		total *= len[i];
+	}
+	*out = wp_xcalloc(total, sizeof(**out));
+	*n = 0;
+	/* the product, profiles outermost: one target per combination */
+	for (size_t f = 0; f < len[0]; f++)
+		for (size_t c = 0; c < len[1]; c++)
+			for (size_t p = 0; p < len[2]; p++)
+				for (size_t q = 0; q < len[3]; q++) {
+					struct wp_target_words w = {
+						.target_file = v[0][f], .cuda = v[1][c], .python = v[2][p], .platform = v[3][q],
+						.rocm = spec->rocm, .gpus = &spec->gpu, .conda = spec->conda,
+					};
+					int rc = wp_target_from_words(s, &w, &(*out)[*n], err);
+					if (rc) {
+						free(*out);
+						*out = NULL;
+						*n = 0;
+						return rc;
+					}
+					(*n)++;
+				}
+	return 0;
+}

@@ -1,0 +1,784 @@
+/* resolver/solve.c: requirements -> files per target: pick each project, follow Requires-Dist
+ * evaluated for the target, keep one variant across the set. Depth-first with backtracking over
+ * versions, and restarts: when a project cannot take the set's variant, that variant is avoided
+ * and the whole set is resolved again. Reads projects only through the provider. */
+#include "resolver/solve.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "base/vec.h"
+#include "resolver/marker.h"
+#include "resolver/requirement.h"
+#include "resolver/specifier.h"
+#include "resolver/tags.h"
+#include "resolver/variant.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A project's files as the provider gave them, read once per resolution. */
+struct proj {
+	char *name;
+	struct wp_solve_files files;
+	bool has_variants;
+	bool read;                 /* files() answered (found or not) */
+};
+
+WP_VEC_OF(proj_vec, struct proj *);
+
+struct ctx {
+	const struct wp_solve_provider *p;
+	const struct wp_solve_opts *o;
+	struct proj_vec projs;     /* each allocated alone: pointers stay valid as the list grows */
+	struct wp_plan *plan;
+	unsigned max_steps;
+	size_t max_projects;
+};
+
+static struct proj *find_proj(struct ctx *x, const char *name)
+{
+	for (size_t i = 0; i < x->projs.n; i++)
+		if (!strcmp(x->projs.v[i]->name, name))
+			return x->projs.v[i];
+	return NULL;
+}
+
+/* A project's files, asked of the provider once. NULL with err set when a source failed. */
+static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err)
+{
+	struct proj *p = find_proj(x, name);
+	if (p && p->read)
+		return p;
+	if (!p) {
+		p = wp_xcalloc(1, sizeof(*p));
+		p->name = wp_xstrdup(name);
+		wp_vec_push(&x->projs, p);
+	}
+	struct wp_solve_files f = { 0 };
+	int rc = x->p->files(x->p->ctx, name, &f, err);
+	if (rc < 0) {
+		if (!err->code)
+			wp_fail(err, rc, "reading the files of '%s' failed", name);
+		return NULL; /* not marked read: the next caller asks again and meets the error */
+	}
+	p->files = f;
+	p->read = true;
+	for (size_t i = 0; i < f.n; i++)
+		p->has_variants |= f.c[i].variant && *f.c[i].variant;
+	return p;
+}
+
+char *wp_plan_where(const struct wp_candidate *c)
+{
+	const char *end = c->url ? strrchr(c->url, '/') : NULL;
+	struct wp_variant v;
+	if (end && end > c->url) {
+		const char *start = end - 1;
+		while (start > c->url && start[-1] != '/')
+			start--;
+		char dir[64];
+		size_t dn = (size_t)(end - start);
+		if (dn < sizeof(dir)) {
+			memcpy(dir, start, dn);
+			dir[dn] = 0;
+			if (wp_variant_from_dir(dir, &v))
+				return wp_xasprintf("%s/%s", dir, c->filename);
+		}
+	}
+	return wp_xstrdup(c->filename);
+}
+
+static void note(struct wp_plan *plan, char *text)
+{
+	for (size_t i = 0; i < plan->n_notes; i++)
+		if (!strcmp(plan->notes[i], text)) {
+			free(text);
+			return;
+		}
+	plan->notes = wp_xrealloc(plan->notes, (plan->n_notes + 1) * sizeof(*plan->notes));
+	plan->notes[plan->n_notes++] = text;
+}
+
+/* --- the state of one resolution, copied at each choice so that backtracking is a free --- */
+
+struct contrib {
+	struct wp_specset spec;
+	char *text; /* "==1.8.0" */
+	char *by;   /* NULL: the user; else "torchvision 0.9.0" */
+};
+
+struct want {
+	char *project, *display;
+	struct contrib *c;
+	size_t nc;
+	char **extras;
+	size_t nextras;
+	long picked;              /* candidate index, -1 not yet */
+	char *reason;
+	struct wp_plan_reject *rejects;
+	size_t n_rejects;
+};
+
+struct state {
+	struct want *w;
+	size_t n;
+	char *variant;            /* the set's shared variant label, or NULL */
+};
+
+static void rejects_free(struct wp_plan_reject *r, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(r[k].where), free(r[k].why);
+	free(r);
+}
+
+static void state_free(struct state *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct want *w = &s->w[i];
+		free(w->project), free(w->display), free(w->reason);
+		for (size_t k = 0; k < w->nc; k++) {
+			wp_specset_release(&w->c[k].spec);
+			free(w->c[k].text), free(w->c[k].by);
+		}
+		free(w->c);
+		for (size_t k = 0; k < w->nextras; k++)
+			free(w->extras[k]);
+		free(w->extras);
+		rejects_free(w->rejects, w->n_rejects);
+	}
+	free(s->w);
+	free(s->variant);
+	memset(s, 0, sizeof(*s));
+}
+
+static char *dupn(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static void specset_copy(struct wp_specset *dst, const struct wp_specset *src)
+{
+	*dst = (struct wp_specset)WP_SPECSET_INIT;
+	dst->prereleases = src->prereleases;
+	dst->specs = wp_xcalloc(src->n ? src->n : 1, sizeof(*dst->specs));
+	for (size_t i = 0; i < src->n; i++)
+		wp_specifier_copy(&dst->specs[i], &src->specs[i]);
+	dst->n = src->n;
+}
+
+static struct wp_plan_reject *rejects_copy(const struct wp_plan_reject *r, size_t n)
+{
+	struct wp_plan_reject *out = wp_xcalloc(n ? n : 1, sizeof(*out));
+	for (size_t k = 0; k < n; k++)
+		out[k].where = dupn(r[k].where), out[k].why = dupn(r[k].why);
+	return out;
+}
+
+static void state_copy(struct state *d, const struct state *s)
+{
+	d->n = s->n;
+	d->variant = dupn(s->variant);
+	d->w = wp_xcalloc(s->n ? s->n : 1, sizeof(*d->w));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct want *a = &s->w[i];
+		struct want *b = &d->w[i];
+		b->project = dupn(a->project), b->display = dupn(a->display), b->reason = dupn(a->reason);
+		b->picked = a->picked;
+		b->nc = a->nc;
+		b->c = wp_xcalloc(a->nc ? a->nc : 1, sizeof(*b->c));
+		for (size_t k = 0; k < a->nc; k++) {
+			specset_copy(&b->c[k].spec, &a->c[k].spec);
+			b->c[k].text = dupn(a->c[k].text), b->c[k].by = dupn(a->c[k].by);
+		}
+		b->nextras = a->nextras;
+		b->extras = wp_xcalloc(a->nextras ? a->nextras : 1, sizeof(*b->extras));
+		for (size_t k = 0; k < a->nextras; k++)
+			b->extras[k] = dupn(a->extras[k]);
+		b->n_rejects = a->n_rejects;
+		b->rejects = rejects_copy(a->rejects, a->n_rejects);
+	}
+}
+
+/* Adds a requirement to the state (merging into an existing want). Returns the want's index. */
+static size_t add_want(struct state *s, const struct wp_requirement *req, const char *by)
+{
+	struct wp_buf canon = WP_BUF_INIT;
+	wp_project_name_normalize(req->name, strlen(req->name), &canon);
+	size_t i;
+	for (i = 0; i < s->n && strcmp(s->w[i].project, canon.data) != 0; i++)
+		;
+	if (i == s->n) {
+		s->w = wp_xrealloc(s->w, (s->n + 1) * sizeof(*s->w));
+		memset(&s->w[i], 0, sizeof(s->w[i]));
+		s->w[i].project = wp_buf_detach(&canon, NULL);
+		s->w[i].display = wp_xstrdup(req->name);
+		s->w[i].picked = -1;
+		s->n++;
+	}
+	wp_buf_free(&canon);
+	struct want *w = &s->w[i];
+	struct wp_buf text = WP_BUF_INIT;
+	wp_specset_format(&req->spec, &text);
+	w->c = wp_xrealloc(w->c, (w->nc + 1) * sizeof(*w->c));
+	specset_copy(&w->c[w->nc].spec, &req->spec);
+	w->c[w->nc].text = wp_buf_detach(&text, NULL);
+	w->c[w->nc].by = dupn(by);
+	w->nc++;
+	for (size_t e = 0; e < req->nextras; e++) {
+		bool have = false;
+		for (size_t k = 0; k < w->nextras && !have; k++)
+			have = !strcmp(w->extras[k], req->extras[e]);
+		if (!have) {
+			w->extras = wp_xrealloc(w->extras, (w->nextras + 1) * sizeof(*w->extras));
+			w->extras[w->nextras++] = wp_xstrdup(req->extras[e]);
+		}
+	}
+	return i;
+}
+
+/* Every contribution's specifiers in one set, plus "!=V" for versions already tried here. */
+static void merged_spec(const struct want *w, char *const *excluded, size_t nex, struct wp_specset *out,
+			struct wp_buf *text)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < w->nc; k++)
+		n += w->c[k].spec.n;
+	*out = (struct wp_specset)WP_SPECSET_INIT;
+	out->specs = wp_xcalloc(n + nex + 1, sizeof(*out->specs));
+	for (size_t k = 0; k < w->nc; k++) {
+		for (size_t j = 0; j < w->c[k].spec.n; j++)
+			wp_specifier_copy(&out->specs[out->n++], &w->c[k].spec.specs[j]);
+		if (w->c[k].text && *w->c[k].text)
+			wp_buf_printf(text, "%s%s", text->len ? "," : "", w->c[k].text);
+	}
+	for (size_t k = 0; k < nex; k++) {
+		char ne[160];
+		struct wp_err e = WP_ERR_INIT;
+		snprintf(ne, sizeof(ne), "!=%s", excluded[k]);
+		if (wp_specifier_parse(&out->specs[out->n], ne, strlen(ne), &e) == 0)
+			out->n++;
+	}
+}
+
+/* " (torchvision 0.9.0 needs torch==1.8.0)" for messages. */
+static void who_wants(const struct want *w, struct wp_buf *out)
+{
+	bool any = false;
+	for (size_t k = 0; k < w->nc; k++) {
+		if (!w->c[k].by)
+			continue;
+		wp_buf_printf(out, "%s%s needs %s%s", any ? "; " : " (", w->c[k].by, w->display,
+			      w->c[k].text && *w->c[k].text ? w->c[k].text : "");
+		any = true;
+	}
+	if (any)
+		wp_buf_addch(out, ')');
+}
+
+struct solver {
+	struct ctx *x;
+	const struct wp_target *t;
+	const struct wp_tagset *ts;
+	const struct wp_marker_env *env;
+	const char **avoid;
+	size_t navoid;
+	bool variant_blame;
+	char *last_variant;         /* the set's variant when it was to blame */
+	unsigned steps;
+	size_t read_ahead;          /* wants before this index have had their pages and metadata read ahead */
+	struct wp_buf root_cause;   /* the first reason anything failed: what started the backtracking */
+	struct state result;
+};
+
+static void set_root_cause(struct solver *sv, const char *text)
+{
+	if (!sv->root_cause.len)
+		wp_buf_addstr(&sv->root_cause, text);
+}
+
+static void public_of(const char *version, char *out, size_t n)
+{
+	struct wp_version v;
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_buf b = WP_BUF_INIT;
+	snprintf(out, n, "%s", version);
+	if (wp_version_parse(&v, version, strlen(version), &e) == 0) {
+		wp_version_format_public(&v, &b);
+		snprintf(out, n, "%s", b.data);
+		wp_version_release(&v);
+	}
+	wp_buf_free(&b);
+}
+
+/* Does want w's pick satisfy spec? (Its project's files were read when it was picked.) */
+static bool picked_satisfies(struct solver *sv, const struct want *w, const struct wp_specset *spec)
+{
+	struct proj *pf = find_proj(sv->x, w->project);
+	struct wp_version v;
+	struct wp_err e = WP_ERR_INIT;
+	if (!pf || w->picked < 0)
+		return true;
+	const char *ver = pf->files.c[w->picked].version;
+	if (wp_version_parse(&v, ver, strlen(ver), &e) < 0)
+		return false;
+	bool ok = wp_specset_contains(spec, &v, WP_PRERELEASES_YES);
+	wp_version_release(&v);
+	return ok;
+}
+
+/* The pick for want w with the versions in excluded ruled out; any_variant drops the set's
+ * variant (to learn whether the variant is what stops it). */
+static void pick_want(struct solver *sv, const struct state *s, const struct want *w, const struct proj *pf,
+		      char *const *excluded, size_t nex, bool any_variant, struct wp_pick_result *res,
+		      struct wp_err *err)
+{
+	struct wp_specset spec;
+	struct wp_buf spec_text = WP_BUF_INIT;
+	merged_spec(w, excluded, nex, &spec, &spec_text);
+	struct wp_pick_request req = {
+		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
+		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
+		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
+		.reasons = sv->x->o->explain,
+	};
+	wp_pick(pf->files.c, pf->files.n, &req, sv->t, sv->ts, res, err);
+	wp_specset_release(&spec);
+	wp_buf_free(&spec_text);
+}
+
+/* Tell the provider what the wants from `from` on will need, before solve decides them one by
+ * one: their projects' files (the provider may read every missing page at once), then the
+ * metadata of each one's likely pick. A round of new dependencies then costs the provider one
+ * round trip, not one per project. A guess that backtracking later overrules costs one read. */
+static void read_ahead(struct solver *sv, const struct state *s, size_t from)
+{
+	struct ctx *x = sv->x;
+	const struct wp_solve_provider *p = x->p;
+	size_t n = s->n - from;
+	sv->read_ahead = s->n;
+	if (!n)
+		return;
+	if (p->read_projects) {
+		const char **names = wp_xcalloc(n, sizeof(*names));
+		size_t nn = 0;
+		for (size_t j = from; j < s->n; j++) {
+			const struct proj *pf = find_proj(x, s->w[j].project);
+			if (!pf || !pf->read)
+				names[nn++] = s->w[j].project;
+		}
+		if (nn)
+			p->read_projects(p->ctx, names, nn);
+		free(names);
+	}
+	if (!p->read_deps || x->o->no_deps)
+		return;
+	const struct wp_candidate **cands = wp_xcalloc(n, sizeof(*cands));
+	size_t nc = 0;
+	for (size_t j = from; j < s->n; j++) {
+		const struct want *w = &s->w[j];
+		struct wp_err e = WP_ERR_INIT;
+		struct proj *pf = files_of(x, w->project, &e);
+		if (!pf || w->picked >= 0)
+			continue;
+		struct wp_pick_result res;
+		pick_want(sv, s, w, pf, NULL, 0, false, &res, &e);
+		if (res.chosen >= 0)
+			cands[nc++] = &pf->files.c[res.chosen];
+		wp_pick_result_release(&res);
+	}
+	if (nc)
+		p->read_deps(p->ctx, cands, nc);
+	free(cands);
+}
+
+/* Does the Requires-Python of a file's own metadata admit the target? Indexes that publish no
+ * data-requires-python (download.pytorch.org) leave this to METADATA; pip then refuses what
+ * does not fit, so the solver must too. An unreadable value is ignored, as pip ignores it. */
+static bool metadata_python_fits(const char *requires_python, const struct wp_target *t)
+{
+	struct wp_specset rp;
+	struct wp_version pv;
+	struct wp_err e = WP_ERR_INIT;
+	char py[32];
+	bool ok = true;
+	if (!requires_python || !*requires_python)
+		return true;
+	if (wp_specset_parse(&rp, requires_python, strlen(requires_python), &e) < 0)
+		return true;
+	snprintf(py, sizeof(py), "%d.%d.%d", t->py_major, t->py_minor, t->py_micro < 0 ? 0 : t->py_micro);
+	if (wp_version_parse(&pv, py, strlen(py), &e) == 0) {
+		ok = wp_specset_contains(&rp, &pv, WP_PRERELEASES_YES);
+		wp_version_release(&pv);
+	}
+	wp_specset_release(&rp);
+	return ok;
+}
+
+/* What a want's dependencies add to the child state. 1 with *why when this version cannot stay
+ * (one of them rules out an earlier pick, or names a URL), 0 when they were added, < 0 on an error. */
+static int add_deps(struct solver *sv, struct state *child, size_t i, const char *by,
+		    const struct wp_solve_deps *m, const char **why, struct wp_err *err)
+{
+	struct ctx *x = sv->x;
+	for (size_t k = 0; k < m->n; k++) {
+		struct wp_requirement dep;
+		struct wp_err pe = WP_ERR_INIT;
+		if (wp_requirement_parse(&dep, m->requires_dist[k], strlen(m->requires_dist[k]), &pe) < 0) {
+			note(x->plan, wp_xasprintf("%s: ignoring an unreadable requirement '%s'", by, m->requires_dist[k]));
+			continue;
+		}
+		bool applies = !dep.has_marker;
+		for (size_t e = 0; dep.has_marker && e <= child->w[i].nextras && !applies; e++) {
+			struct wp_marker_env env = *sv->env;
+			snprintf(env.extra, sizeof(env.extra), "%s", e < child->w[i].nextras ? child->w[i].extras[e] : "");
+			bool yes = false;
+			if (wp_marker_evaluate(&dep.marker, &env, &yes, &pe) == 0 && yes)
+				applies = true;
+		}
+		if (!applies) {
+			wp_requirement_release(&dep);
+			continue;
+		}
+		if (dep.url) {
+			/* a direct reference is not an index's to satisfy: taking the index's file of that
+			 * name instead would install something else than the metadata asks for */
+			char *cause = wp_xasprintf("%s needs '%s' from a URL; wheelpick takes files from indexes only "
+						   "(fetch that file yourself, or pin another version of %s)",
+						   by, m->requires_dist[k], child->w[i].display);
+			set_root_cause(sv, cause);
+			free(cause);
+			wp_requirement_release(&dep);
+			*why = "it needs a file by URL";
+			return 1;
+		}
+		if (child->n >= x->max_projects) {
+			wp_requirement_release(&dep);
+			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use --no-deps",
+				       x->max_projects);
+		}
+		size_t j = add_want(child, &dep, by);
+		/* an earlier pick that this requirement rules out: this version cannot stay */
+		if (j <= i && !picked_satisfies(sv, &child->w[j], &dep.spec)) {
+			struct wp_buf b = WP_BUF_INIT;
+			struct proj *pj = find_proj(x, child->w[j].project);
+			wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, m->requires_dist[k], child->w[j].display,
+				      pj && child->w[j].picked >= 0 ? pj->files.c[child->w[j].picked].version : "?");
+			set_root_cause(sv, b.data);
+			wp_buf_free(&b);
+			wp_requirement_release(&dep);
+			*why = "it conflicts with an earlier pick";
+			return 1;
+		}
+		wp_requirement_release(&dep);
+	}
+	return 0;
+}
+
+static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err);
+
+/* The newer versions of a want that were tried and given up, for its reason. */
+static void say_skipped(struct want *w, char *const *excluded, const char *const *why, size_t nex)
+{
+	if (!nex)
+		return;
+	struct wp_buf b = WP_BUF_INIT;
+	wp_buf_addstr(&b, w->reason ? w->reason : "");
+	wp_buf_addstr(&b, "; newer versions were given up: ");
+	for (size_t k = 0; k < nex; k++)
+		wp_buf_printf(&b, "%s%s (%s)", k ? ", " : "", excluded[k], why[k]);
+	free(w->reason);
+	w->reason = wp_buf_detach(&b, NULL);
+}
+
+/* Try candidate versions of want i, best first; recurse on success. */
+static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err)
+{
+	struct ctx *x = sv->x;
+	int rc = 0;
+	if (i == s->n) {
+		state_free(&sv->result);
+		state_copy(&sv->result, s);
+		return 0;
+	}
+	if (i >= sv->read_ahead)
+		read_ahead(sv, s, i);
+	struct want *w = &s->w[i];
+	struct proj *pf = files_of(x, w->project, err);
+	if (!pf)
+		return err->code ? err->code : -WPE_SOURCE;
+	char **excluded = NULL, **ex_why = NULL;
+	size_t nex = 0;
+	for (;;) {
+		if (++sv->steps > x->max_steps) {
+			rc = wp_fail(err, -WPE_LIMIT, "the dependency graph needs more than %u choices; pin versions to help",
+				     x->max_steps);
+			break;
+		}
+		struct wp_pick_result res;
+		pick_want(sv, s, w, pf, excluded, nex, false, &res, err);
+		if (res.chosen < 0) {
+			if (!nex) {
+				struct wp_buf b = WP_BUF_INIT;
+				wp_buf_addstr(&b, res.message);
+				who_wants(w, &b);
+				set_root_cause(sv, b.data);
+				wp_buf_free(&b);
+				if (pf->has_variants && s->variant) {
+					struct wp_pick_result alt;
+					pick_want(sv, s, w, pf, excluded, nex, true, &alt, err);
+					if (alt.chosen >= 0) {
+						/* the set's variant, not the versions, is what stops this project */
+						sv->variant_blame = true;
+						free(sv->last_variant);
+						sv->last_variant = dupn(s->variant);
+						free(sv->root_cause.data);
+						sv->root_cause = (struct wp_buf)WP_BUF_INIT;
+						wp_buf_addstr(&sv->root_cause, res.message);
+						who_wants(w, &sv->root_cause);
+					}
+					wp_pick_result_release(&alt);
+				}
+			}
+			wp_pick_result_release(&res);
+			rc = -WPE_NOMATCH;
+			break;
+		}
+		const struct wp_candidate *c = &pf->files.c[res.chosen];
+		char pub[128];
+		public_of(c->version, pub, sizeof(pub));
+
+		struct state child;
+		state_copy(&child, s);
+		struct want *cw = &child.w[i];
+		cw->picked = res.chosen;
+		free(cw->reason);
+		cw->reason = wp_xstrdup(res.reason ? res.reason : "");
+		if (x->o->explain) {
+			rejects_free(cw->rejects, cw->n_rejects);
+			cw->rejects = wp_xcalloc(res.n_rejects ? res.n_rejects : 1, sizeof(*cw->rejects));
+			for (size_t k = 0; k < res.n_rejects; k++) {
+				cw->rejects[k].where = wp_plan_where(&pf->files.c[res.rejects[k].index]);
+				cw->rejects[k].why = wp_xstrdup(res.rejects[k].why);
+			}
+			cw->n_rejects = res.n_rejects;
+		}
+		say_skipped(cw, excluded, (const char *const *)ex_why, nex);
+		if (!child.variant && res.variant.kind != WP_VARIANT_NONE && pf->has_variants)
+			child.variant = wp_xstrdup(res.variant.label);
+		wp_pick_result_release(&res);
+
+		/* its dependencies, for the target and the extras asked of it */
+		const char *gave_up = NULL;
+		char *gave_up_owned = NULL;
+		if (!x->o->no_deps) {
+			struct wp_solve_deps m = { 0 };
+			if ((rc = x->p->deps(x->p->ctx, c, &m, err)) < 0) {
+				if (!err->code)
+					wp_fail(err, rc, "reading the metadata of '%s' failed", c->filename);
+				state_free(&child);
+				break;
+			}
+			char *by = wp_xasprintf("%s %s", w->display, pub);
+			if (!metadata_python_fits(m.requires_python, sv->t)) {
+				gave_up = gave_up_owned = wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
+								       m.requires_python, sv->t->py_major, sv->t->py_minor);
+				char *cause = wp_xasprintf("%s: %s", by, gave_up);
+				set_root_cause(sv, cause);
+				free(cause);
+			} else if ((rc = add_deps(sv, &child, i, by, &m, &gave_up, err)) > 0) {
+				rc = 0;
+			}
+			free(by);
+			if (rc < 0) {
+				state_free(&child);
+				break;
+			}
+		}
+		if (!gave_up) {
+			rc = solve(sv, &child, i + 1, err);
+			state_free(&child);
+			if (rc != -WPE_NOMATCH)
+				break; /* done, or a failure that trying other versions will not cure */
+			gave_up = "its dependencies cannot be met";
+		} else {
+			state_free(&child);
+		}
+		excluded = wp_xrealloc(excluded, (nex + 1) * sizeof(*excluded));
+		ex_why = wp_xrealloc(ex_why, (nex + 1) * sizeof(*ex_why));
+		excluded[nex] = wp_xstrdup(pub);
+		ex_why[nex++] = wp_xstrdup(gave_up);
+		free(gave_up_owned);
+		rc = 0;
+	}
+	for (size_t k = 0; k < nex; k++)
+		free(excluded[k]), free(ex_why[k]);
+	free(excluded);
+	free(ex_why);
+	return rc;
+}
+
+static void record(struct ctx *x, const struct state *s, size_t ti)
+{
+	struct wp_plan *plan = x->plan;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct want *w = &s->w[i];
+		struct proj *pf = find_proj(x, w->project);
+		if (!pf || w->picked < 0)
+			continue;
+		const struct wp_candidate *c = &pf->files.c[w->picked];
+		plan->files = wp_xrealloc(plan->files, (plan->n + 1) * sizeof(*plan->files));
+		struct wp_plan_file *f = &plan->files[plan->n++];
+		memset(f, 0, sizeof(*f));
+		f->project = wp_xstrdup(c->project);
+		f->version = wp_xstrdup(c->version);
+		f->variant = wp_xstrdup(c->variant ? c->variant : "");
+		f->filename = wp_xstrdup(c->filename);
+		f->url = wp_xstrdup(c->url);
+		f->sha256 = dupn(c->sha256);
+		f->requires_python = dupn(c->requires_python);
+		f->core_metadata = dupn(c->core_metadata);
+		f->tags = dupn(c->tags);
+		f->upload_time = dupn(c->upload_time);
+		f->where = wp_plan_where(c);
+		f->reason = dupn(w->reason);
+		/* what the user named is theirs, whoever else needs it */
+		bool asked = false;
+		for (size_t k = 0; k < w->nc; k++)
+			asked |= !w->c[k].by;
+		for (size_t k = 0; k < w->nc && !asked && !f->required_by; k++)
+			f->required_by = dupn(w->c[k].by);
+		f->size = c->size;
+		f->target = ti;
+		f->n_rejects = w->n_rejects;
+		f->rejects = rejects_copy(w->rejects, w->n_rejects);
+	}
+}
+
+static void free_file(struct wp_plan_file *f)
+{
+	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
+	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
+	free(f->required_by), free(f->upload_time), free(f->path);
+	rejects_free(f->rejects, f->n_rejects);
+}
+
+/* One target: resolve, and when the set's variant is what stops a project, avoid that variant
+ * and resolve the whole set again. */
+static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size_t nparsed, size_t ti,
+			struct wp_err *err)
+{
+	const struct wp_target *t = &x->plan->targets[ti];
+	struct wp_tagset ts = WP_TAGSET_INIT;
+	struct wp_marker_env env;
+	struct solver sv = { .x = x, .t = t, .ts = &ts, .env = &env, .root_cause = WP_BUF_INIT };
+	int rc;
+	if ((rc = wp_tagset_build(&ts, t, err)))
+		return rc;
+	wp_marker_env_from_target(&env, t);
+	for (int attempt = 0; attempt <= WP_SOLVE_MAX_RESTARTS; attempt++) {
+		struct state s = { 0 };
+		struct wp_err e = WP_ERR_INIT;
+		for (size_t i = 0; i < nparsed; i++) {
+			bool applies = true;
+			if (parsed[i].has_marker)
+				wp_marker_evaluate(&parsed[i].marker, &env, &applies, &e);
+			if (applies)
+				add_want(&s, &parsed[i], NULL);
+		}
+		sv.variant_blame = false;
+		sv.steps = 0;
+		sv.read_ahead = 0;
+		wp_buf_reset(&sv.root_cause);
+		rc = solve(&sv, &s, 0, &e);
+		state_free(&s);
+		if (!rc) {
+			record(x, &sv.result, ti);
+			break;
+		}
+		if (rc == -WPE_NOMATCH && sv.variant_blame && sv.last_variant) {
+			note(x->plan, wp_xasprintf("%s cannot complete the set (%s); trying the next variant", sv.last_variant,
+						   sv.root_cause.data));
+			sv.avoid = wp_xrealloc(sv.avoid, (sv.navoid + 1) * sizeof(*sv.avoid));
+			sv.avoid[sv.navoid++] = sv.last_variant;
+			sv.last_variant = NULL;
+			rc = 0;
+			if (attempt == WP_SOLVE_MAX_RESTARTS)
+				rc = wp_fail(err, -WPE_LIMIT, "no variant completes the set after %d tries", WP_SOLVE_MAX_RESTARTS);
+			continue;
+		}
+		/* a plain "nothing fits" speaks of what started the backtracking; an error (a source,
+		 * a limit, a direct reference) speaks for itself */
+		if (rc == -WPE_NOMATCH && e.code == -WPE_NOMATCH && !sv.root_cause.len)
+			wp_fail(err, rc, "%s", e.msg);
+		else if (rc == -WPE_NOMATCH && sv.root_cause.len)
+			wp_fail(err, rc, "%s", sv.root_cause.data);
+		else
+			wp_fail(err, rc, "%s", e.code ? e.msg : "the resolution failed");
+		break;
+	}
+	for (size_t i = 0; i < sv.navoid; i++)
+		free((char *)sv.avoid[i]);
+	free(sv.avoid);
+	free(sv.last_variant);
+	state_free(&sv.result);
+	wp_buf_free(&sv.root_cause);
+	wp_tagset_release(&ts);
+	return rc;
+}
+
+int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t nreq, const struct wp_target *targets,
+	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err)
+{
+	struct ctx x = {
+		.p = p, .o = o, .plan = plan, .max_steps = o->max_steps ? o->max_steps : WP_SOLVE_MAX_STEPS,
+		.max_projects = o->max_projects ? o->max_projects : WP_SOLVE_MAX_PROJECTS,
+	};
+	struct wp_requirement *parsed = wp_xcalloc(nreq ? nreq : 1, sizeof(*parsed));
+	size_t nparsed = 0;
+	int rc = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->targets = wp_xcalloc(n_targets ? n_targets : 1, sizeof(*plan->targets));
+	memcpy(plan->targets, targets, n_targets * sizeof(*targets));
+	plan->n_targets = n_targets;
+
+	for (size_t i = 0; i < nreq; i++) {
+		struct wp_err pe = WP_ERR_INIT;
+		if (wp_requirement_parse(&parsed[i], reqs[i], strlen(reqs[i]), &pe) < 0) {
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s", reqs[i], pe.msg);
+			goto out;
+		}
+		nparsed++;
+		if (parsed[i].url) {
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' names a URL; wheelpick picks from indexes", reqs[i]);
+			goto out;
+		}
+	}
+	for (size_t ti = 0; ti < n_targets && !rc; ti++)
+		rc = solve_target(&x, parsed, nparsed, ti, err);
+out:
+	for (size_t i = 0; i < nparsed; i++)
+		wp_requirement_release(&parsed[i]);
+	free(parsed);
+	for (size_t i = 0; i < x.projs.n; i++) {
+		free(x.projs.v[i]->name);
+		free(x.projs.v[i]);
+	}
+	wp_vec_free(&x.projs);
+	return rc;
+}
+
+void wp_plan_release(struct wp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		free_file(&plan->files[i]);
+	free(plan->files);
+	free(plan->targets);
+	for (size_t i = 0; i < plan->n_notes; i++)
+		free(plan->notes[i]);
+	free(plan->notes);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,99 @@
+/* resolver/solve.h: the dependency solver: requirements -> the files each target needs, with
+ * backtracking over versions and one variant shared across the set. Pure: it reads projects and
+ * metadata only through a provider (ops/ implements one over the catalog and the network; the
+ * tests implement one over text cases), so it does no I/O of its own.
+ * Ownership: the provider owns every candidate and string it hands out, until wp_solve returns.
+ * A wp_plan owns everything in it (wp_plan_release). */
+#ifndef WP_SOLVE_H
+#define WP_SOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "resolver/pick.h"
+#include "resolver/target.h"
+
+/* A project's files as the provider holds them (already limited to the sources the project may
+ * come from). n == 0: no source lists the project. */
+struct wp_solve_files {
+	const struct wp_candidate *c;
+	size_t n;
+};
+
+/* What a file's metadata says it needs: Requires-Dist lines as written, and Requires-Python
+ * (NULL when the metadata has none). */
+struct wp_solve_deps {
+	const char *const *requires_dist;
+	size_t n;
+	const char *requires_python;
+	const char *source;          /* "catalog", "PEP 658 metadata", ... (for --explain) */
+};
+
+struct wp_solve_provider {
+	/* The files of a project (normalised name). A source that failed is an error (< 0: the
+	 * resolution stops with it, never a silently smaller set); a project no source lists is
+	 * 0 with n == 0. The array stays valid until wp_solve returns. */
+	int (*files)(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err);
+	/* What one file needs (c points into an array files() gave). Valid until wp_solve returns. */
+	int (*deps)(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err);
+	/* Optional hints, before the solver asks for them one by one: these projects' files, then
+	 * these files' metadata. A provider may fetch them all at once; failures here are
+	 * reported when files() or deps() is called. */
+	void (*read_projects)(void *ctx, const char *const *projects, size_t n);
+	void (*read_deps)(void *ctx, const struct wp_candidate *const *c, size_t n);
+	void *ctx;
+};
+
+struct wp_solve_opts {
+	bool no_deps;        /* only what was asked for */
+	bool pre;            /* pre-releases allowed everywhere */
+	bool explain;        /* every rejected file and why, per pick */
+	unsigned max_steps;  /* choices per target before giving up; 0: WP_SOLVE_MAX_STEPS */
+	size_t max_projects; /* projects in one resolution; 0: WP_SOLVE_MAX_PROJECTS */
+};
+
+#define WP_SOLVE_MAX_STEPS    2000
+#define WP_SOLVE_MAX_PROJECTS 512
+#define WP_SOLVE_MAX_RESTARTS 12   /* variants given up on before the set is declared unsolvable */
+
+struct wp_plan_reject {
+	char *where;   /* "cu113/torch-1.9.0+cu113-cp38-cp38-linux_x86_64.whl" */
+	char *why;
+};
+
+struct wp_plan_file {
+	char *project, *version, *variant, *filename, *url, *sha256, *tags, *requires_python, *core_metadata;
+	char *where;        /* the file as the index lays it out: "cu111/torch-1.8.0+cu111-...whl" */
+	char *reason;       /* why this file */
+	char *required_by;  /* NULL for what the user asked for, else "torchvision 0.9.0" */
+	char *upload_time;  /* ISO 8601 when the index gave it, else NULL */
+	long long size;
+	size_t target;      /* index into plan->targets */
+	char *path;         /* where the proven file is, once fetched (set by ops/, not the solver) */
+	struct wp_plan_reject *rejects; /* with explain */
+	size_t n_rejects;
+};
+
+struct wp_plan {
+	struct wp_target *targets;
+	size_t n_targets;
+	struct wp_plan_file *files;
+	size_t n;
+	char **notes;       /* said to the user: variant fallbacks, skipped versions */
+	size_t n_notes;
+};
+
+/* Resolve reqs (PEP 508 strings) for every target into plan (overwritten). Errors: -WPE_USAGE
+ * for a malformed requirement or one that names a URL; -WPE_NOMATCH when something cannot be
+ * satisfied (the message names the conflict that started the backtracking); -WPE_LIMIT when
+ * the graph outgrows the bounds; whatever the provider returned when a source failed. */
+int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t nreq, const struct wp_target *targets,
+	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err);
+void wp_plan_release(struct wp_plan *plan);
+
+/* "cu111/torch-1.8.0+cu111-...whl" for a file whose URL sits in a variant folder, else the file
+ * name. Allocated. */
+char *wp_plan_where(const struct wp_candidate *c);
+
+#endif
