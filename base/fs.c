@@ -1,4 +1,4 @@
-/* base/fs.c: crash-safe writes and directory helpers; errors name the path and the remedy. */
+/* base/fs.c: crash-safe writes, capped reads and directory helpers; errors name the path and the remedy. */
 #include "base/fs.h"
 #include "base/mem.h"
 
@@ -43,6 +43,43 @@ int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *pat
 }
 
 /* The directory part of path ("." for a bare name), newly allocated. */
+static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
+{
+	*b = (struct wp_buf)WP_BUF_INIT_MAX(max);
+	if (found)
+		*found = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (found && e == ENOENT)
+			return 0;
+		int rc = wp_fs_fail(err, e, "cannot read", path);
+		errno = e;
+		return rc;
+	}
+	if (found)
+		*found = true;
+	int rc = 0, r = wp_buf_read_fd(b, fd);
+	int e = errno;
+	if (r == -1)
+		rc = wp_fs_fail(err, e, "cannot read", path);
+	else if (r == -2)
+		rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", path, max);
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int wp_file_read_capped(const char *path, size_t max, struct wp_buf *b, struct wp_err *err)
+{
+	return read_whole(path, max, b, NULL, err);
+}
+
+int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
+{
+	return read_whole(path, max, b, found, err);
+}
+
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -1,12 +1,15 @@
-/* base/fs.h: crash-safe file writes (temp + fsync + rename), mkdir -p, link-or-copy.
+/* base/fs.h: crash-safe file writes (temp + fsync + rename), whole-file reads with a ceiling,
+ * mkdir -p, link-or-copy.
  * Ownership: a struct wp_atomic_file owns its paths and its fd until _commit or _abort, after
  * which it holds nothing and either may be called again harmlessly. Paths are borrowed. */
 #ifndef WP_FS_H
 #define WP_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 
 struct wp_atomic_file {
@@ -30,6 +33,14 @@ int wp_atomic_file_commit(struct wp_atomic_file *af, struct wp_err *err);
 int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct wp_err *err);
 /* Close and unlink the temp; a no-op after _commit. */
 void wp_atomic_file_abort(struct wp_atomic_file *af);
+
+/* The whole file at path into *b, which this initialises with max as its ceiling (the caller
+ * frees b, also after a failure). -WPE_IO naming path when it cannot be opened or read, with
+ * errno saying why (ENOENT: there is no such file); -WPE_TOO_BIG when it holds more than max
+ * bytes. err may be NULL for a caller that words its own message. */
+int wp_file_read_capped(const char *path, size_t max, struct wp_buf *b, struct wp_err *err);
+/* The same, but a file that does not exist is no error: 0 with *found false and b empty. */
+int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err);
 
 /* mkdir -p; an existing directory is fine, an existing non-directory is an error. */
 int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);

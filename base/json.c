@@ -1,35 +1,414 @@
-/* base/json.c: --json output through yajl_gen (which escapes and validates UTF-8 for us). */
+/* base/json.c: every use of yajl: the streaming reader skeleton (caps, one-line errors), the tree
+ * loader for small documents, and the writer (yajl_gen escapes and checks UTF-8 for us). */
 #include "base/json.h"
 
+#include "base/mem.h"
+#include "base/str.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
+
+/* ---- the reader skeleton ---- */
+
+/* Record a message that opens with the document's name, "[NOUN ]'WHAT' ", once; returns code. */
+__attribute__((format(printf, 3, 4)))
+static int doc_fail(struct wp_json_reader *r, int code, const char *fmt, ...)
+{
+	const struct wp_json_opts *o = &r->o;
+	char rest[512];
+	va_list ap;
+	if (r->rc)
+		return r->rc;
+	va_start(ap, fmt);
+	vsnprintf(rest, sizeof(rest), fmt, ap);
+	va_end(ap);
+	return r->rc = wp_fail(r->err, code, "%s%s'%s' %s", o->noun ? o->noun : "", o->noun ? " " : "",
+			       o->what ? o->what : "", rest);
+}
+
+static const char *kind(const struct wp_json_reader *r)
+{
+	return r->o.kind ? r->o.kind : "valid JSON";
+}
+
+static int malformed(struct wp_json_reader *r)
+{
+	return r->o.code ? r->o.code : -WPE_PARSE;
+}
+
+/* A callback's answer as yajl wants it: nonzero goes on. */
+static int go_on(struct wp_json_reader *r, int rc)
+{
+	if (rc < 0 && !r->rc)
+		r->rc = rc;
+	return rc >= 0;
+}
+
+static int t_null(void *u)
+{
+	struct wp_json_reader *r = u;
+	return !r->cb->null || go_on(r, r->cb->null(r->ctx));
+}
+
+static int t_boolean(void *u, int b)
+{
+	struct wp_json_reader *r = u;
+	return !r->cb->boolean || go_on(r, r->cb->boolean(r->ctx, b != 0));
+}
+
+static int t_number(void *u, const char *s, size_t n)
+{
+	struct wp_json_reader *r = u;
+	return !r->cb->number || go_on(r, r->cb->number(r->ctx, s, n));
+}
+
+static int t_string(void *u, const unsigned char *s, size_t n)
+{
+	struct wp_json_reader *r = u;
+	return !r->cb->string || go_on(r, r->cb->string(r->ctx, s, n));
+}
+
+static int t_key(void *u, const unsigned char *s, size_t n)
+{
+	struct wp_json_reader *r = u;
+	return !r->cb->key || go_on(r, r->cb->key(r->ctx, s, n));
+}
+
+/* The depth cap: yajl's own stack would grow without end, and readers size tables by it. */
+static int t_open(struct wp_json_reader *r, int (*fn)(void *))
+{
+	if (r->depth >= WP_JSON_MAX_DEPTH) {
+		doc_fail(r, malformed(r), "is not %s: JSON nested too deep (more than %d levels)", kind(r), WP_JSON_MAX_DEPTH);
+		return 0;
+	}
+	if (fn && !go_on(r, fn(r->ctx)))
+		return 0;
+	r->depth++;
+	return 1;
+}
+
+static int t_close(struct wp_json_reader *r, int (*fn)(void *))
+{
+	if (fn && !go_on(r, fn(r->ctx)))
+		return 0;
+	r->depth--;
+	return 1;
+}
+
+static int t_start_map(void *u)
+{
+	struct wp_json_reader *r = u;
+	return t_open(r, r->cb->start_map);
+}
+
+static int t_start_array(void *u)
+{
+	struct wp_json_reader *r = u;
+	return t_open(r, r->cb->start_array);
+}
+
+static int t_end_map(void *u)
+{
+	struct wp_json_reader *r = u;
+	return t_close(r, r->cb->end_map);
+}
+
+static int t_end_array(void *u)
+{
+	struct wp_json_reader *r = u;
+	return t_close(r, r->cb->end_array);
+}
+
+static const yajl_callbacks trampolines = {
+	.yajl_null = t_null,
+	.yajl_boolean = t_boolean,
+	.yajl_number = t_number,
+	.yajl_string = t_string,
+	.yajl_start_map = t_start_map,
+	.yajl_map_key = t_key,
+	.yajl_end_map = t_end_map,
+	.yajl_start_array = t_start_array,
+	.yajl_end_array = t_end_array,
+};
+
+static const struct wp_json_callbacks no_callbacks;
+
+void wp_json_reader_init(struct wp_json_reader *r, const struct wp_json_callbacks *cb, void *ctx,
+			 const struct wp_json_opts *o, struct wp_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->cb = cb ? cb : &no_callbacks;
+	r->ctx = ctx;
+	r->o = *o;
+	r->err = err;
+	yajl_handle h = yajl_alloc(&trampolines, NULL, r);
+	if (!h)
+		abort(); /* out of memory, as wp_xmalloc would */
+	yajl_config(h, yajl_allow_comments, 0);
+	yajl_config(h, yajl_dont_validate_strings, 0);
+	yajl_config(h, yajl_allow_trailing_garbage, 0);
+	yajl_config(h, yajl_allow_multiple_values, 0);
+	yajl_config(h, yajl_allow_partial_values, 0);
+	r->h = h;
+}
+
+void wp_json_reader_release(struct wp_json_reader *r)
+{
+	if (r->h)
+		yajl_free(r->h);
+	r->h = NULL;
+}
+
+/* Bytes that end a token outside strings, and bytes that stop a scan inside one. Tables: the
+ * guard sees every byte of a 300 MB repodata, and was a fifth of its parsing time. */
+static const bool token_end[256] = {
+	['{'] = true, ['}'] = true, ['['] = true, [']'] = true, [','] = true, [':'] = true,
+	[' '] = true, ['\t'] = true, ['\r'] = true, ['\n'] = true,
+};
+static const bool string_stop[256] = { ['"'] = true, ['\\'] = true };
+
+/* Refuse a token (string or literal) longer than max_token before yajl buffers it (it keeps a
+ * token split across feeds whole): r->run counts the bytes of the token being read. */
+static int guard(struct wp_json_reader *r, const unsigned char *s, size_t n)
+{
+	size_t i = 0, max = r->o.max_token;
+	while (i < n) {
+		if (r->in_str && !r->esc) {
+			/* inside a string: on to the next quote or backslash in one go */
+			size_t j = i;
+			while (j < n && !string_stop[s[j]])
+				j++;
+			r->run += j - i;
+			if (j < n) {
+				r->run++;
+				if (s[j] == '"')
+					r->in_str = false;
+				else
+					r->esc = true;
+				j++;
+			}
+			i = j;
+		} else {
+			unsigned char c = s[i++];
+			if (r->in_str) {
+				r->esc = false; /* the escaped byte */
+			} else if (c == '"') {
+				r->in_str = true;
+				r->run = 0;
+			} else if (token_end[c]) {
+				r->run = 0;
+			}
+			r->run++;
+		}
+		if (r->run > max)
+			return doc_fail(r, -WPE_TOO_BIG, "holds a JSON value longer than %zu bytes", max);
+	}
+	return 0;
+}
+
+/* yajl's message, first line only (the verbose form adds the text and an arrow). */
+static int syntax_error(struct wp_json_reader *r, const unsigned char *s, size_t n)
+{
+	if (r->rc)
+		return r->rc;
+	unsigned char *msg = yajl_get_error(r->h, 0, s, n);
+	struct wp_str m = wp_str_trim(WP_STR((const char *)msg));
+	m.n = strcspn(m.p, "\n") < m.n ? strcspn(m.p, "\n") : m.n;
+	if (m.n > 200)
+		m.n = 200;
+	doc_fail(r, malformed(r), "is not %s: %.*s", kind(r), WP_STR_FMT(m));
+	yajl_free_error(r->h, msg);
+	return r->rc;
+}
+
+int wp_json_reader_feed(struct wp_json_reader *r, const void *data, size_t n)
+{
+	if (r->rc)
+		return r->rc;
+	if (n > r->o.max_bytes - r->fed)
+		return doc_fail(r, -WPE_TOO_BIG, "is larger than %zu bytes", r->o.max_bytes);
+	r->fed += n;
+	if (r->o.max_token && guard(r, data, n))
+		return r->rc;
+	if (yajl_parse(r->h, data, n) != yajl_status_ok)
+		return syntax_error(r, data, n);
+	return 0;
+}
+
+int wp_json_reader_finish(struct wp_json_reader *r)
+{
+	if (r->rc)
+		return r->rc;
+	if (yajl_complete_parse(r->h) != yajl_status_ok)
+		return syntax_error(r, NULL, 0);
+	return 0;
+}
+
+int wp_json_read(const void *data, size_t n, const struct wp_json_callbacks *cb, void *ctx,
+		 const struct wp_json_opts *o, struct wp_err *err)
+{
+	struct wp_json_reader r;
+	wp_json_reader_init(&r, cb, ctx, o, err);
+	int rc = wp_json_reader_feed(&r, data ? data : "", n);
+	if (!rc)
+		rc = wp_json_reader_finish(&r);
+	wp_json_reader_release(&r);
+	return rc;
+}
+
+/* ---- the tree loader ---- */
+
+/* struct wp_json_val is yajl's struct yajl_val_s, never defined: the pointers are cast. */
+static yajl_val V(const struct wp_json_val *v)
+{
+	return (yajl_val)v;
+}
+
+int wp_json_load(const char *text, size_t len, const struct wp_json_opts *o, struct wp_json_val **root,
+		 struct wp_err *err)
+{
+	*root = NULL;
+	/* The skeleton first: its caps and config (yajl_tree allows comments), and nothing deeper
+	 * than WP_JSON_MAX_DEPTH reaches yajl_tree_free, which recurses once per level. */
+	int rc = wp_json_read(text, len, NULL, NULL, o, err);
+	if (rc)
+		return rc;
+	char *copy = wp_xstrndup(text ? text : "", len); /* yajl_tree wants a NUL at the end */
+	char ebuf[256] = "";
+	yajl_val v = yajl_tree_parse(copy, ebuf, sizeof(ebuf));
+	free(copy);
+	if (!v) {
+		/* the skeleton accepted the same text, so this should not happen; say what yajl says */
+		ebuf[strcspn(ebuf, "\n")] = 0;
+		return wp_fail(err, o->code ? o->code : -WPE_PARSE, "%s%s'%s' is not %s: %s", o->noun ? o->noun : "",
+			       o->noun ? " " : "", o->what ? o->what : "", o->kind ? o->kind : "valid JSON", ebuf);
+	}
+	*root = (struct wp_json_val *)v;
+	return 0;
+}
+
+void wp_json_tree_free(struct wp_json_val *root)
+{
+	if (root)
+		yajl_tree_free(V(root));
+}
+
+enum wp_json_type wp_json_type(const struct wp_json_val *jv)
+{
+	yajl_val v = V(jv);
+	if (!v)
+		return WP_JSON_ABSENT;
+	switch (v->type) {
+	case yajl_t_string: return WP_JSON_STRING;
+	case yajl_t_number: return WP_JSON_NUMBER;
+	case yajl_t_object: return WP_JSON_OBJECT;
+	case yajl_t_array:  return WP_JSON_ARRAY;
+	case yajl_t_true:
+	case yajl_t_false:  return WP_JSON_BOOL;
+	default:            return WP_JSON_NULL;
+	}
+}
+
+const struct wp_json_val *wp_json_typed(const struct wp_json_val *v, enum wp_json_type t)
+{
+	return v && wp_json_type(v) == t ? v : NULL;
+}
+
+const struct wp_json_val *wp_json_get_path(const struct wp_json_val *v, const char *const *path)
+{
+	/* yajl_tree_get takes a char ** it does not write through */
+	return v ? (const struct wp_json_val *)yajl_tree_get(V(v), (const char **)path, yajl_t_any) : NULL;
+}
+
+const char *wp_json_as_str(const struct wp_json_val *v)
+{
+	return v && YAJL_IS_STRING(V(v)) ? YAJL_GET_STRING(V(v)) : NULL;
+}
+
+bool wp_json_as_int(const struct wp_json_val *v, long long *out)
+{
+	if (!v || !YAJL_IS_INTEGER(V(v)))
+		return false;
+	*out = YAJL_GET_INTEGER(V(v));
+	return true;
+}
+
+bool wp_json_as_bool(const struct wp_json_val *v, bool *out)
+{
+	if (!v || !(YAJL_IS_TRUE(V(v)) || YAJL_IS_FALSE(V(v))))
+		return false;
+	*out = YAJL_IS_TRUE(V(v));
+	return true;
+}
+
+size_t wp_json_len(const struct wp_json_val *v)
+{
+	if (v && YAJL_IS_ARRAY(V(v)))
+		return V(v)->u.array.len;
+	if (v && YAJL_IS_OBJECT(V(v)))
+		return V(v)->u.object.len;
+	return 0;
+}
+
+const struct wp_json_val *wp_json_at(const struct wp_json_val *v, size_t i)
+{
+	if (i >= wp_json_len(v))
+		return NULL;
+	yajl_val y = V(v);
+	return (const struct wp_json_val *)(YAJL_IS_ARRAY(y) ? y->u.array.values[i] : y->u.object.values[i]);
+}
+
+/* ---- the writer ---- */
+
+void wp_json_init_indent(struct wp_json *j, const char *indent)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	if (!g)
+		abort();
+	if (indent) {
+		yajl_gen_config(g, yajl_gen_beautify, 1);
+		yajl_gen_config(g, yajl_gen_indent_string, indent);
+	}
+	/* Strings from indexes may carry invalid UTF-8: never emit it. */
+	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
+	j->gen = g;
+	j->bad = false;
+}
 
 void wp_json_init(struct wp_json *j)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	yajl_gen_config(g, yajl_gen_beautify, 1);
-	yajl_gen_config(g, yajl_gen_indent_string, "  ");
-	/* Strings from indexes may carry invalid UTF-8: refuse silently rather than emit it. */
-	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-	j->gen = g;
+	wp_json_init_indent(j, "  ");
 }
 
-void wp_json_obj(struct wp_json *j) { yajl_gen_map_open(j->gen); }
-void wp_json_obj_end(struct wp_json *j) { yajl_gen_map_close(j->gen); }
-void wp_json_arr(struct wp_json *j) { yajl_gen_array_open(j->gen); }
-void wp_json_arr_end(struct wp_json *j) { yajl_gen_array_close(j->gen); }
-void wp_json_null(struct wp_json *j) { yajl_gen_null(j->gen); }
-void wp_json_int(struct wp_json *j, long long v) { yajl_gen_integer(j->gen, v); }
+/* Keeps the first failure, so callers read as a document rather than a ladder of ifs. */
+static void keep(struct wp_json *j, yajl_gen_status st)
+{
+	if (st != yajl_gen_status_ok)
+		j->bad = true;
+}
+
+void wp_json_obj(struct wp_json *j) { keep(j, yajl_gen_map_open(j->gen)); }
+void wp_json_obj_end(struct wp_json *j) { keep(j, yajl_gen_map_close(j->gen)); }
+void wp_json_arr(struct wp_json *j) { keep(j, yajl_gen_array_open(j->gen)); }
+void wp_json_arr_end(struct wp_json *j) { keep(j, yajl_gen_array_close(j->gen)); }
+void wp_json_null(struct wp_json *j) { keep(j, yajl_gen_null(j->gen)); }
+void wp_json_int(struct wp_json *j, long long v) { keep(j, yajl_gen_integer(j->gen, v)); }
+void wp_json_bool(struct wp_json *j, bool v) { keep(j, yajl_gen_bool(j->gen, v)); }
 
 void wp_json_str(struct wp_json *j, const char *s)
 {
 	if (!s) {
-		yajl_gen_null(j->gen);
+		wp_json_null(j);
 		return;
 	}
-	if (yajl_gen_string(j->gen, (const unsigned char *)s, strlen(s)) == yajl_gen_invalid_string)
-		yajl_gen_string(j->gen, (const unsigned char *)"\xef\xbf\xbd", 3); /* U+FFFD */
+	if (yajl_gen_string(j->gen, (const unsigned char *)s, strlen(s)) == yajl_gen_invalid_string) {
+		j->bad = true;
+		keep(j, yajl_gen_string(j->gen, (const unsigned char *)"\xef\xbf\xbd", 3)); /* U+FFFD */
+	}
 }
 
 void wp_json_key(struct wp_json *j, const char *key) { wp_json_str(j, key); }
@@ -46,6 +425,12 @@ void wp_json_kint(struct wp_json *j, const char *key, long long v)
 	wp_json_int(j, v);
 }
 
+void wp_json_kbool(struct wp_json *j, const char *key, bool v)
+{
+	wp_json_key(j, key);
+	wp_json_bool(j, v);
+}
+
 void wp_json_finish(struct wp_json *j, FILE *f)
 {
 	const unsigned char *buf;
@@ -58,17 +443,32 @@ void wp_json_finish(struct wp_json *j, FILE *f)
 	j->gen = NULL;
 }
 
+int wp_json_finish_buf(struct wp_json *j, struct wp_buf *out)
+{
+	const unsigned char *buf;
+	size_t len;
+	int rc = 0;
+	if (j->bad || yajl_gen_get_buf(j->gen, &buf, &len) != yajl_gen_status_ok)
+		rc = -WPE_PARSE;
+	else if (wp_buf_add(out, buf, len) < 0 || ((!len || buf[len - 1] != '\n') && wp_buf_addch(out, '\n') < 0))
+		rc = -WPE_TOO_BIG;
+	yajl_gen_free(j->gen);
+	j->gen = NULL;
+	return rc;
+}
+
 void wp_json_raw_list(struct wp_json *j, const char *json_array)
 {
-	char errbuf[128];
-	yajl_val v = json_array ? yajl_tree_parse(json_array, errbuf, sizeof(errbuf)) : NULL;
+	static const struct wp_json_opts o = { .what = "conda list", .max_bytes = (size_t)1 << 20 };
+	struct wp_json_val *v = NULL;
 	wp_json_arr(j);
-	if (v && YAJL_IS_ARRAY(v)) {
-		for (size_t i = 0; i < v->u.array.len; i++)
-			if (YAJL_IS_STRING(v->u.array.values[i]))
-				wp_json_str(j, YAJL_GET_STRING(v->u.array.values[i]));
+	if (json_array && wp_json_load(json_array, strlen(json_array), &o, &v, NULL) == 0) {
+		for (size_t i = 0; i < wp_json_len(wp_json_typed(v, WP_JSON_ARRAY)); i++) {
+			const char *s = wp_json_as_str(wp_json_at(v, i));
+			if (s)
+				wp_json_str(j, s);
+		}
 	}
 	wp_json_arr_end(j);
-	if (v)
-		yajl_tree_free(v);
+	wp_json_tree_free(v);
 }

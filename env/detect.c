@@ -2,9 +2,9 @@
 #include "env/detect.h"
 #include "resolver/gpu.h"
 #include "base/buf.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
-#include "env/profile.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -23,7 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <yajl/yajl_tree.h>
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
 #endif
@@ -739,15 +738,14 @@ static const char *read_toolkit_version(const char *dir, int *v)
 	const char *source = NULL;
 	char *p = wp_xasprintf("%s/version.json", dir);
 	if (read_small(p, SMALL_FILE_MAX, &b) == 0) {
-		char ebuf[128];
-		yajl_val root = wp_json_nesting_ok(b.data, b.len, 16) ?
-			yajl_tree_parse(wp_buf_cstr(&b), ebuf, sizeof(ebuf)) : NULL;
-		const char *path[] = { "cuda", "version", NULL };
-		yajl_val ver = root ? yajl_tree_get(root, path, yajl_t_string) : NULL;
-		const char *text = ver ? YAJL_GET_STRING(ver) : NULL;
+		const struct wp_json_opts o = { .what = p, .max_bytes = SMALL_FILE_MAX };
+		struct wp_json_val *root = NULL;
+		/* a broken version.json is passed over for version.txt: no message */
+		wp_json_load(b.data, b.len, &o, &root, NULL);
+		const char *text = wp_json_get_str(root, "cuda", "version");
 		if (text && parse_version(WP_STR(text), v, 3) >= 2)
 			source = "version.json";
-		yajl_tree_free(root);
+		wp_json_tree_free(root);
 	}
 	free(p);
 	if (source)

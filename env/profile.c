@@ -1,237 +1,153 @@
 /* env/profile.c: `detect --json` output, and reading it back as a target for `--target FILE`. */
 #include "env/profile.h"
+#include "base/fs.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <yajl/yajl_gen.h>
-#include <yajl/yajl_tree.h>
 
 /* ---- writing ---- */
 
-/* Keeps the first failure, so the calls below read as a document rather than a ladder of ifs. */
-struct jw {
-	yajl_gen g;
-	yajl_gen_status st;
-};
-
-static void jw_keep(struct jw *w, yajl_gen_status st)
-{
-	if (w->st == yajl_gen_status_ok)
-		w->st = st;
-}
-
-static void jw_str(struct jw *w, const char *s)
-{
-	jw_keep(w, s ? yajl_gen_string(w->g, (const unsigned char *)s, strlen(s)) : yajl_gen_null(w->g));
-}
-
-static void jw_key(struct jw *w, const char *k)
-{
-	jw_str(w, k);
-}
-
-static void jw_kstr(struct jw *w, const char *k, const char *s)
-{
-	jw_key(w, k);
-	jw_str(w, s);
-}
-
-static void jw_kbool(struct jw *w, const char *k, bool b)
-{
-	jw_key(w, k);
-	jw_keep(w, yajl_gen_bool(w->g, b));
-}
-
 /* "12.2"; null for 0.0, which means unknown everywhere in wp_detect. */
-static void jw_kver(struct jw *w, const char *k, int major, int minor)
+static void kver(struct wp_json *w, const char *k, int major, int minor)
 {
 	char v[32];
 	snprintf(v, sizeof(v), "%d.%d", major, minor);
-	jw_kstr(w, k, major || minor ? v : NULL);
+	wp_json_kstr(w, k, major || minor ? v : NULL);
 }
 
-static void jw_open(struct jw *w, bool map)
-{
-	jw_keep(w, map ? yajl_gen_map_open(w->g) : yajl_gen_array_open(w->g));
-}
-
-static void jw_close(struct jw *w, bool map)
-{
-	jw_keep(w, map ? yajl_gen_map_close(w->g) : yajl_gen_array_close(w->g));
-}
-
-static void write_target(struct jw *w, const struct wp_target *t, bool ok)
+static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 {
 	static const char *const accel[] = { "cuda", "cpu", "rocm" };
 	char v[48];
-	jw_open(w, true);
-	jw_kstr(w, "implementation", t->impl[0] ? t->impl : NULL);
+	wp_json_obj(w);
+	wp_json_kstr(w, "implementation", t->impl[0] ? t->impl : NULL);
 	if (t->py_micro >= 0)
 		snprintf(v, sizeof(v), "%d.%d.%d", t->py_major, t->py_minor, t->py_micro);
 	else
 		snprintf(v, sizeof(v), "%d.%d", t->py_major, t->py_minor);
-	jw_kstr(w, "python", t->py_major ? v : NULL);
-	jw_kstr(w, "abi", t->abi);
-	jw_kstr(w, "platform", ok ? t->platform : NULL);
-	jw_kbool(w, "platform_exact", t->platform_exact);
+	wp_json_kstr(w, "python", t->py_major ? v : NULL);
+	wp_json_kstr(w, "abi", t->abi);
+	wp_json_kstr(w, "platform", ok ? t->platform : NULL);
+	wp_json_kbool(w, "platform_exact", t->platform_exact);
 	if (t->conda_subdir[0])
-		jw_kstr(w, "conda_subdir", t->conda_subdir);
-	jw_kstr(w, "accel", (unsigned)t->accel < WP_ARRAY_LEN(accel) ? accel[t->accel] : NULL);
+		wp_json_kstr(w, "conda_subdir", t->conda_subdir);
+	wp_json_kstr(w, "accel", (unsigned)t->accel < WP_ARRAY_LEN(accel) ? accel[t->accel] : NULL);
 	if (t->accel == WP_ACCEL_CUDA)
-		jw_kver(w, "cuda", t->cuda_major, t->cuda_minor);
+		kver(w, "cuda", t->cuda_major, t->cuda_minor);
 	if (t->accel == WP_ACCEL_ROCM)
-		jw_kver(w, "rocm", t->rocm_major, t->rocm_minor);
-	jw_key(w, "gpu_sms");
-	jw_open(w, false);
+		kver(w, "rocm", t->rocm_major, t->rocm_minor);
+	wp_json_key(w, "gpu_sms");
+	wp_json_arr(w);
 	for (int i = 0; i < t->n_gpus && i < WP_TARGET_MAX_GPUS; i++)
-		jw_keep(w, yajl_gen_integer(w->g, t->gpu_sm[i]));
-	jw_close(w, false);
-	jw_close(w, true);
+		wp_json_int(w, t->gpu_sm[i]);
+	wp_json_arr_end(w);
+	wp_json_obj_end(w);
 }
 
 int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 {
-	struct jw w = { yajl_gen_alloc(NULL), yajl_gen_status_ok };
-	if (!w.g)
-		return -WPE_ENV;
-	yajl_gen_config(w.g, yajl_gen_beautify, 1);
-	yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
-	/* strings from programs were cleaned when stored; this makes any slip an error, not bad JSON */
-	yajl_gen_config(w.g, yajl_gen_validate_utf8, 1);
+	struct wp_json w;
+	/* strings from programs were cleaned when stored; the writer makes any slip an error */
+	wp_json_init(&w);
 
-	jw_open(&w, true);
-	jw_kstr(&w, "driver_version", d->driver_version[0] ? d->driver_version : NULL);
-	jw_kstr(&w, "driver_source", d->driver_source);
-	jw_kbool(&w, "gpu_hardware", d->gpu_hardware);
+	wp_json_obj(&w);
+	wp_json_kstr(&w, "driver_version", d->driver_version[0] ? d->driver_version : NULL);
+	wp_json_kstr(&w, "driver_source", d->driver_source);
+	wp_json_kbool(&w, "gpu_hardware", d->gpu_hardware);
 
-	jw_key(&w, "cuda");
+	wp_json_key(&w, "cuda");
 	if (d->cuda_major) {
-		jw_open(&w, true);
-		jw_kver(&w, "version", d->cuda_major, d->cuda_minor);
-		jw_kstr(&w, "source", wp_cuda_source_name(d->cuda_source));
-		jw_close(&w, true);
+		wp_json_obj(&w);
+		kver(&w, "version", d->cuda_major, d->cuda_minor);
+		wp_json_kstr(&w, "source", wp_cuda_source_name(d->cuda_source));
+		wp_json_obj_end(&w);
 	} else {
-		jw_str(&w, NULL);
+		wp_json_str(&w, NULL);
 	}
 
 	char v[48];
-	jw_key(&w, "gpus");
-	jw_open(&w, false);
+	wp_json_key(&w, "gpus");
+	wp_json_arr(&w);
 	for (int i = 0; i < d->n_gpus && i < WP_DETECT_MAX_GPUS; i++) {
 		const struct wp_detect_gpu *g = &d->gpus[i];
 		snprintf(v, sizeof(v), "%d.%d", g->cc_major, g->cc_minor);
-		jw_open(&w, true);
-		jw_kstr(&w, "name", g->name);
-		jw_kstr(&w, "compute_capability", g->cc_major >= 0 && g->cc_minor >= 0 ? v : NULL);
-		jw_close(&w, true);
+		wp_json_obj(&w);
+		wp_json_kstr(&w, "name", g->name);
+		wp_json_kstr(&w, "compute_capability", g->cc_major >= 0 && g->cc_minor >= 0 ? v : NULL);
+		wp_json_obj_end(&w);
 	}
-	jw_close(&w, false);
+	wp_json_arr_end(&w);
 
-	jw_key(&w, "toolkits");
-	jw_open(&w, false);
+	wp_json_key(&w, "toolkits");
+	wp_json_arr(&w);
 	for (size_t i = 0; i < d->n_toolkits; i++) {
 		const struct wp_detect_toolkit *t = &d->toolkits[i];
 		if (t->patch >= 0)
 			snprintf(v, sizeof(v), "%d.%d.%d", t->major, t->minor, t->patch);
 		else
 			snprintf(v, sizeof(v), "%d.%d", t->major, t->minor);
-		jw_open(&w, true);
-		jw_kstr(&w, "version", v);
-		jw_kstr(&w, "path", t->path);
-		jw_kstr(&w, "source", t->source);
-		jw_close(&w, true);
+		wp_json_obj(&w);
+		wp_json_kstr(&w, "version", v);
+		wp_json_kstr(&w, "path", t->path);
+		wp_json_kstr(&w, "source", t->source);
+		wp_json_obj_end(&w);
 	}
-	jw_close(&w, false);
+	wp_json_arr_end(&w);
 
-	jw_key(&w, "pythons");
-	jw_open(&w, false);
+	wp_json_key(&w, "pythons");
+	wp_json_arr(&w);
 	for (size_t i = 0; i < d->n_pythons; i++) {
 		const struct wp_detect_python *py = &d->pythons[i];
 		snprintf(v, sizeof(v), "%d.%d.%d", py->major, py->minor, py->micro);
-		jw_open(&w, true);
-		jw_kstr(&w, "path", py->path);
-		jw_kstr(&w, "implementation", py->impl);
-		jw_kstr(&w, "version", v);
-		jw_kstr(&w, "soabi", py->soabi);
-		jw_kstr(&w, "machine", py->machine);
-		jw_kbool(&w, "default", (int)i == d->default_python);
-		jw_close(&w, true);
+		wp_json_obj(&w);
+		wp_json_kstr(&w, "path", py->path);
+		wp_json_kstr(&w, "implementation", py->impl);
+		wp_json_kstr(&w, "version", v);
+		wp_json_kstr(&w, "soabi", py->soabi);
+		wp_json_kstr(&w, "machine", py->machine);
+		wp_json_kbool(&w, "default", (int)i == d->default_python);
+		wp_json_obj_end(&w);
 	}
-	jw_close(&w, false);
+	wp_json_arr_end(&w);
 
-	jw_kver(&w, "glibc", d->glibc_major, d->glibc_minor);
-	jw_kver(&w, "musl", d->musl_major, d->musl_minor);
-	jw_kstr(&w, "os", d->os[0] ? d->os : NULL);
-	jw_kstr(&w, "os_release", d->os_release[0] ? d->os_release : NULL);
-	jw_kstr(&w, "machine", d->machine[0] ? d->machine : NULL);
+	kver(&w, "glibc", d->glibc_major, d->glibc_minor);
+	kver(&w, "musl", d->musl_major, d->musl_minor);
+	wp_json_kstr(&w, "os", d->os[0] ? d->os : NULL);
+	wp_json_kstr(&w, "os_release", d->os_release[0] ? d->os_release : NULL);
+	wp_json_kstr(&w, "machine", d->machine[0] ? d->machine : NULL);
 
 	struct wp_target t;
 	bool ok = wp_detect_to_target(d, &t) == 0;
-	jw_key(&w, "target");
+	wp_json_key(&w, "target");
 	write_target(&w, &t, ok);
 
-	jw_key(&w, "warnings");
-	jw_open(&w, false);
+	wp_json_key(&w, "warnings");
+	wp_json_arr(&w);
 	for (size_t i = 0; i < d->n_warnings; i++)
-		jw_str(&w, d->warnings[i]);
-	jw_close(&w, false);
-	jw_close(&w, true);
+		wp_json_str(&w, d->warnings[i]);
+	wp_json_arr_end(&w);
+	wp_json_obj_end(&w);
 
-	int rc = 0;
-	const unsigned char *buf;
-	size_t len;
-	if (w.st != yajl_gen_status_ok || yajl_gen_get_buf(w.g, &buf, &len) != yajl_gen_status_ok)
-		rc = -WPE_ENV;
-	else if (wp_buf_add(out, buf, len) < 0)
-		rc = -WPE_TOO_BIG;
-	yajl_gen_free(w.g);
-	return rc;
+	int rc = wp_json_finish_buf(&w, out);
+	return rc == -WPE_PARSE ? -WPE_ENV : rc;
 }
 
 /* ---- reading ---- */
 
-bool wp_json_nesting_ok(const char *s, size_t n, int max_depth)
-{
-	int depth = 0;
-	bool in_str = false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		if (in_str) {
-			if (ch == '\\')
-				i++;
-			else if (ch == '"')
-				in_str = false;
-		} else if (ch == '"') {
-			in_str = true;
-		} else if (ch == '[' || ch == '{') {
-			if (++depth > max_depth)
-				return false;
-		} else if (ch == ']' || ch == '}') {
-			depth--;
-		}
-	}
-	return true;
-}
-
+/* The messages name the profile and say -WPE_USAGE: the user named the file. */
 static int read_profile(const char *path, struct wp_buf *b, struct wp_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int rc = wp_file_read_capped(path, WP_PROFILE_MAX, b, NULL);
+	if (rc == -WPE_TOO_BIG)
+		return wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
+	if (rc)
 		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
-	int rc = 0, r = wp_buf_read_fd(b, fd);
-	if (r == -1)
-		rc = wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
-	else if (r == -2)
-		rc = wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
-	close(fd);
-	return rc;
+	return 0;
 }
 
 static bool chars_ok(const char *s, const char *extra)
@@ -245,14 +161,13 @@ static bool chars_ok(const char *s, const char *extra)
 
 /* A string member copied into dst: absent and null leave dst alone (0); anything else that
  * is not a fitting string is -WPE_USAGE. */
-static int get_str(const char *file, yajl_val obj, const char *key, char *dst, size_t size,
+static int get_str(const char *file, const struct wp_json_val *obj, const char *key, char *dst, size_t size,
 		   const char *extra, struct wp_err *err)
 {
-	const char *path[] = { key, NULL };
-	yajl_val v = yajl_tree_get(obj, path, yajl_t_any);
-	if (!v || YAJL_IS_NULL(v))
+	const struct wp_json_val *v = wp_json_get(obj, key);
+	if (wp_json_type(v) <= WP_JSON_NULL)
 		return 0;
-	const char *s = YAJL_GET_STRING(v);
+	const char *s = wp_json_as_str(v);
 	if (!s || strlen(s) >= size || !chars_ok(s, extra))
 		return wp_fail(err, -WPE_USAGE, "profile '%s': '%s' must be a string of at most %zu letters, "
 			       "digits or '%s'", file, key, size - 1, extra);
@@ -302,7 +217,7 @@ static void libc_from_platform(struct wp_target *t)
 	}
 }
 
-static int load_target(const char *file, yajl_val tg, struct wp_target *t, struct wp_err *err)
+static int load_target(const char *file, const struct wp_json_val *tg, struct wp_target *t, struct wp_err *err)
 {
 	int rc, v[3];
 	char buf[32] = "";
@@ -317,11 +232,11 @@ static int load_target(const char *file, yajl_val tg, struct wp_target *t, struc
 			       "\"manylinux_2_28_x86_64\")", file);
 	libc_from_platform(t);
 
-	const char *exact[] = { "platform_exact", NULL };
-	yajl_val x = yajl_tree_get(tg, exact, yajl_t_any);
-	if (x && !YAJL_IS_NULL(x) && !YAJL_IS_TRUE(x) && !YAJL_IS_FALSE(x))
+	const struct wp_json_val *x = wp_json_get(tg, "platform_exact");
+	bool exact = false;
+	if (wp_json_type(x) > WP_JSON_NULL && !wp_json_as_bool(x, &exact))
 		return wp_fail(err, -WPE_USAGE, "profile '%s': 'platform_exact' must be true or false", file);
-	t->platform_exact = x && YAJL_IS_TRUE(x);
+	t->platform_exact = exact;
 
 	if ((rc = get_str(file, tg, "python", buf, sizeof(buf), ".", err)))
 		return rc;
@@ -360,55 +275,41 @@ static int load_target(const char *file, yajl_val tg, struct wp_target *t, struc
 			       "nor 'accel' (\"cpu\")", file);
 	}
 
-	const char *sms[] = { "gpu_sms", NULL };
-	x = yajl_tree_get(tg, sms, yajl_t_any);
-	if (!x || YAJL_IS_NULL(x))
+	x = wp_json_get(tg, "gpu_sms");
+	if (wp_json_type(x) <= WP_JSON_NULL)
 		return 0;
-	if (!YAJL_IS_ARRAY(x) || x->u.array.len > WP_TARGET_MAX_GPUS)
+	if (wp_json_type(x) != WP_JSON_ARRAY || wp_json_len(x) > WP_TARGET_MAX_GPUS)
 		return wp_fail(err, -WPE_USAGE, "profile '%s': 'gpu_sms' must be a list of at most %d numbers "
 			       "such as 86", file, WP_TARGET_MAX_GPUS);
-	for (size_t i = 0; i < x->u.array.len; i++) {
-		yajl_val e = x->u.array.values[i];
-		if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 10 || YAJL_GET_INTEGER(e) > 999)
+	for (size_t i = 0; i < wp_json_len(x); i++) {
+		long long sm;
+		if (!wp_json_as_int(wp_json_at(x, i), &sm) || sm < 10 || sm > 999)
 			return wp_fail(err, -WPE_USAGE, "profile '%s': 'gpu_sms' holds something other than a "
 				       "compute capability such as 86", file);
-		t->gpu_sm[t->n_gpus++] = (int)YAJL_GET_INTEGER(e);
+		t->gpu_sm[t->n_gpus++] = (int)sm;
 	}
 	return 0;
 }
 
 int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err *err)
 {
+	const struct wp_json_opts o = { .what = path, .noun = "profile", .code = -WPE_USAGE,
+					.max_bytes = WP_PROFILE_MAX };
 	memset(t, 0, sizeof(*t));
 	t->py_micro = -1;
-	struct wp_buf b = WP_BUF_INIT_MAX(WP_PROFILE_MAX);
-	yajl_val root = NULL;
+	struct wp_buf b = WP_BUF_INIT;
+	struct wp_json_val *root = NULL;
 	int rc = read_profile(path, &b, err);
+	if (!rc)
+		rc = wp_json_load(b.data, b.len, &o, &root, err);
 	if (rc)
 		goto out;
-	if (memchr(wp_buf_cstr(&b), 0, b.len)) {
-		rc = wp_fail(err, -WPE_USAGE, "profile '%s' is not JSON (it holds NUL bytes)", path);
-		goto out;
-	}
-	if (!wp_json_nesting_ok(b.data, b.len, 64)) {
-		rc = wp_fail(err, -WPE_USAGE, "profile '%s' nests deeper than 64 levels; is it a profile?", path);
-		goto out;
-	}
-	char ebuf[256] = "";
-	root = yajl_tree_parse(wp_buf_cstr(&b), ebuf, sizeof(ebuf));
-	if (!root) {
-		/* yajl adds the offending text and an arrow on later lines; the first says it */
-		ebuf[strcspn(ebuf, "\n")] = 0;
-		rc = wp_fail(err, -WPE_USAGE, "profile '%s' is not valid JSON: %s", path, ebuf);
-		goto out;
-	}
-	if (!YAJL_IS_OBJECT(root)) {
+	if (wp_json_type(root) != WP_JSON_OBJECT) {
 		rc = wp_fail(err, -WPE_USAGE, "profile '%s' is not a JSON object", path);
 		goto out;
 	}
-	const char *tpath[] = { "target", NULL };
-	yajl_val tg = yajl_tree_get(root, tpath, yajl_t_any);
-	if (tg && !YAJL_IS_OBJECT(tg)) {
+	const struct wp_json_val *tg = wp_json_get(root, "target");
+	if (tg && wp_json_type(tg) != WP_JSON_OBJECT) {
 		rc = wp_fail(err, -WPE_USAGE, "profile '%s': 'target' is not an object; was the machine's "
 			     "platform unknown when it was written?", path);
 		goto out;
@@ -419,7 +320,7 @@ out:
 		memset(t, 0, sizeof(*t));
 		t->py_micro = -1;
 	}
-	yajl_tree_free(root);
+	wp_json_tree_free(root);
 	wp_buf_free(&b);
 	return rc;
 }

@@ -24,8 +24,4 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out);
  * t is overwritten. -WPE_USAGE, naming the file, when it is missing, unreadable or malformed. */
 int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err *err);
 
-/* false when s nests arrays and objects deeper than max_depth: yajl_tree_free recurses once per
- * level, and a hostile file of 1 MiB of '[' would overflow the stack. */
-bool wp_json_nesting_ok(const char *s, size_t n, int max_depth);
-
 #endif

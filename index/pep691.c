@@ -1,7 +1,8 @@
-/* index/pep691.c: PEP 691 JSON pages through yajl callbacks: one pass to check, one to emit. */
+/* index/pep691.c: PEP 691 JSON pages through the base/json reader: one pass to check, one to emit. */
 #include "index/pep691.h"
 
 #include "base/buf.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "index/html.h"
@@ -10,7 +11,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 #define KEY_LEVELS 5   /* keys remembered for depths 1..4; deeper ones never matter here */
 #define KEY_MAX    40
@@ -43,7 +43,7 @@ struct jp {
 	struct wp_err *err;
 	int rc;
 
-	int depth;
+	int depth;                /* as the reader skeleton's, which caps it */
 	bool is_map[WP_JSON_MAX_DEPTH + 2];
 	char key[KEY_LEVELS][KEY_MAX];
 
@@ -58,7 +58,7 @@ static int fail(struct jp *j, int code, const char *what)
 {
 	if (!j->rc)
 		j->rc = wp_fail(j->err, code, "'%s' is not a PEP 691 page: %s", j->page_url, what);
-	return 0;
+	return j->rc;
 }
 
 static bool key_is(const struct jp *j, int d, const char *k)
@@ -124,14 +124,14 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 
 	if (j->depth == 0) {
 		j->top_seen = true;
-		return t == V_MAP ? 1 : fail(j, -WPE_SOURCE, "the document is not a JSON object");
+		return t == V_MAP ? 0 : fail(j, -WPE_SOURCE, "the document is not a JSON object");
 	}
 	if (j->depth == 1 && j->is_map[1] && !strcmp(j->key[1], "name") && t == V_STRING) {
 		if (n < sizeof(j->name) && !memchr(s, 0, n)) {
 			memcpy(j->name, s, n);
 			j->name[n] = 0;
 		}
-		return 1;
+		return 0;
 	}
 	if (j->depth == 2 && key_is(j, 1, "meta") && key_is(j, 2, "api-version")) {
 		if (t != V_STRING || n >= sizeof(j->api) || memchr(s, 0, n))
@@ -139,21 +139,21 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 		memcpy(j->api, s, n);
 		j->api[n] = 0;
 		j->has_api = true;
-		return 1;
+		return 0;
 	}
 	if (!j->emit)
-		return 1;
+		return 0;
 	if (j->depth == 2 && !j->is_map[2] && t != V_MAP &&
 	    key_is(j, 1, j->roots ? "projects" : "files")) {
 		/* an entry that is not an object */
 		j->stats->links++;
 		skip(j, true);
-		return 1;
+		return 0;
 	}
 	if (in_project(j) && !strcmp(j->key[3], "name")) {
 		if (t != V_STRING || !take(&f->filename, s, n))
 			wp_buf_reset(&f->filename);
-		return 1;
+		return 0;
 	}
 	if (in_file(j, 3)) {
 		const char *k = j->key[3];
@@ -195,7 +195,7 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 		} else if (!strcmp(k, "hashes")) {
 			f->bad |= t != V_MAP;
 		}
-		return 1;
+		return 0;
 	}
 	if (in_file(j, 4) && j->is_map[4]) {
 		const char *k3 = j->key[3], *k4 = j->key[4];
@@ -212,7 +212,7 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 				m->kind = META_NONE; /* a hash we cannot check is worse than none */
 		}
 	}
-	return 1;
+	return 0;
 }
 
 static const char *meta_text(const struct meta *m, char *out)
@@ -326,46 +326,46 @@ out:
 static int cb_null(void *ud)
 {
 	struct jp *j = ud;
-	return value(j, V_NULL, NULL, 0, false) && !j->rc;
+	value(j, V_NULL, NULL, 0, false);
+	return j->rc;
 }
 
-static int cb_bool(void *ud, int b)
+static int cb_bool(void *ud, bool b)
 {
 	struct jp *j = ud;
-	return value(j, V_BOOL, NULL, 0, b != 0) && !j->rc;
+	value(j, V_BOOL, NULL, 0, b);
+	return j->rc;
 }
 
 static int cb_number(void *ud, const char *s, size_t n)
 {
 	struct jp *j = ud;
-	return value(j, V_NUMBER, (const unsigned char *)s, n, false) && !j->rc;
+	value(j, V_NUMBER, (const unsigned char *)s, n, false);
+	return j->rc;
 }
 
 static int cb_string(void *ud, const unsigned char *s, size_t n)
 {
 	struct jp *j = ud;
-	return value(j, V_STRING, s, n, false) && !j->rc;
+	value(j, V_STRING, s, n, false);
+	return j->rc;
 }
 
 static int open_container(struct jp *j, bool map)
 {
-	if (!value(j, map ? V_MAP : V_ARRAY, NULL, 0, false) || j->rc)
-		return 0;
-	if (j->depth >= WP_JSON_MAX_DEPTH)
-		return fail(j, -WPE_SOURCE, "JSON nested too deep");
+	if (value(j, map ? V_MAP : V_ARRAY, NULL, 0, false) || j->rc)
+		return j->rc;
 	j->depth++;
 	j->is_map[j->depth] = map;
 	if (j->depth < KEY_LEVELS)
 		j->key[j->depth][0] = 0;
 	if (j->emit && (in_file(j, 3) || in_project(j))) {
-		if (++j->files > WP_PEP691_MAX_FILES) {
-			j->rc = wp_fail(j->err, -WPE_TOO_BIG, "index '%s' lists more than %d files",
-					j->page_url, WP_PEP691_MAX_FILES);
-			return 0;
-		}
+		if (++j->files > WP_PEP691_MAX_FILES)
+			return j->rc = wp_fail(j->err, -WPE_TOO_BIG, "index '%s' lists more than %d files",
+					       j->page_url, WP_PEP691_MAX_FILES);
 		file_reset(&j->f);
 	}
-	return 1;
+	return 0;
 }
 
 static int close_container(struct jp *j)
@@ -375,7 +375,7 @@ static int close_container(struct jp *j)
 	else if (j->emit && in_project(j))
 		emit_project(j);
 	j->depth--;
-	return !j->rc;
+	return j->rc;
 }
 
 static int cb_start_map(void *ud)
@@ -403,37 +403,26 @@ static int cb_key(void *ud, const unsigned char *s, size_t n)
 		memcpy(j->key[j->depth], s, n);
 		j->key[j->depth][n] = 0;
 	}
-	return 1;
+	return 0;
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = cb_null,
-	.yajl_boolean = cb_bool,
-	.yajl_number = cb_number,
-	.yajl_string = cb_string,
-	.yajl_start_map = cb_start_map,
-	.yajl_map_key = cb_key,
-	.yajl_end_map = cb_end,
-	.yajl_start_array = cb_start_array,
-	.yajl_end_array = cb_end,
+static const struct wp_json_callbacks callbacks = {
+	.null = cb_null,
+	.boolean = cb_bool,
+	.number = cb_number,
+	.string = cb_string,
+	.start_map = cb_start_map,
+	.key = cb_key,
+	.end_map = cb_end,
+	.start_array = cb_start_array,
+	.end_array = cb_end,
 };
 
 static int pass(struct jp *j, const char *data, size_t len)
 {
-	yajl_handle h = yajl_alloc(&callbacks, NULL, j);
-	yajl_status st = yajl_parse(h, (const unsigned char *)data, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(h);
-	if (st != yajl_status_ok && !j->rc) {
-		unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)data, len);
-		struct wp_str m = wp_str_trim(WP_STR((const char *)msg));
-		if (m.n > 200)
-			m.n = 200;
-		j->rc = wp_fail(j->err, -WPE_SOURCE, "'%s' is not a PEP 691 page: %.*s", j->page_url, WP_STR_FMT(m));
-		yajl_free_error(h, msg);
-	}
-	yajl_free(h);
-	return j->rc;
+	const struct wp_json_opts o = { .what = j->page_url, .kind = "a PEP 691 page",
+					.code = -WPE_SOURCE, .max_bytes = WP_PEP691_MAX_BYTES };
+	return wp_json_read(data, len, &callbacks, j, &o, j->err);
 }
 
 static int read_json(struct jp *j, const char *data, size_t len)
@@ -447,11 +436,6 @@ static int read_json(struct jp *j, const char *data, size_t len)
 	if (!j->page_url || !wp_url_scheme_ok(j->page_url))
 		return wp_fail(j->err, -WPE_USAGE, "index URL '%s' is not an absolute http, https or file URL",
 			       j->page_url ? j->page_url : "");
-	if (len > WP_PEP691_MAX_BYTES)
-		return wp_fail(j->err, -WPE_TOO_BIG, "index '%s' is larger than %zu bytes", j->page_url,
-			       WP_PEP691_MAX_BYTES);
-	if (!data)
-		data = "";
 	j->f.filename = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
 	j->f.url = (struct wp_buf)WP_BUF_INIT_MAX(WP_HREF_MAX);
 	j->f.rp = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);

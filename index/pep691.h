@@ -9,14 +9,13 @@
 
 #define WP_PEP691_MAX_BYTES ((size_t)256 << 20) /* a page past this is refused */
 #define WP_PEP691_MAX_FILES 2000000             /* more entries than this is refused */
-#define WP_JSON_MAX_DEPTH   64                  /* containers nested deeper: refused */
 
 /* Read a project page: each entry of "files" that names a wheel or an sdist becomes a record
  * (url resolved against page_url; hashes, requires-python, yanked, PEP 714 core-metadata with
  * the older dist-info-metadata names as fallback, size). project is the page's "name", else
  * the caller's project (may be NULL). Entries that are broken (no filename or url, a bad hash,
  * a value of the wrong type) are skipped and counted. stats may be NULL.
- * -WPE_SOURCE (naming page_url) for JSON that is malformed, nested past WP_JSON_MAX_DEPTH, not
+ * -WPE_SOURCE (naming page_url) for JSON that is malformed, nested past WP_JSON_MAX_DEPTH (base/json.h), not
  * an object, or lacks a meta.api-version with major version 1; -WPE_TOO_BIG over the caps;
  * -WPE_USAGE when page_url is not an absolute http, https or file URL. The whole page is
  * checked before the first record goes to the sink, so a refused page sends nothing. */

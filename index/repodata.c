@@ -1,7 +1,8 @@
-/* index/repodata.c: conda repodata streamed: libarchive decompresses, yajl parses, one record at a time. */
+/* index/repodata.c: conda repodata streamed: libarchive decompresses, base/json parses, one record at a time. */
 #include "index/repodata.h"
 
 #include "base/buf.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/url.h"
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 #define CHUNK       65536
 #define KEY_MAX     40
@@ -40,8 +40,8 @@ struct rd {
 	struct wp_err *err;
 	int rc;
 
-	int depth;
-	bool is_map[WP_REPODATA_MAX_DEPTH + 2];
+	int depth;                 /* as the reader skeleton's, which caps it */
+	bool is_map[WP_JSON_MAX_DEPTH + 2];
 	char key1[KEY_MAX], key3[KEY_MAX];
 	enum section section;
 	enum list list;
@@ -50,17 +50,13 @@ struct rd {
 	char *from;                /* the URL file names hang off, settled at the first record */
 	struct wp_buf url;         /* reused for every record: no allocation per record */
 	struct pkg p;
-
-	/* token guard: yajl buffers a token split across chunks, so one must not be endless */
-	bool in_str, esc;
-	size_t run;
 };
 
 static int fail(struct rd *r, int code, const char *what)
 {
 	if (!r->rc)
 		r->rc = wp_fail(r->err, code, "'%s' is not conda repodata: %s", r->what, what);
-	return 0;
+	return r->rc;
 }
 
 static bool take(struct wp_buf *b, const unsigned char *s, size_t n)
@@ -222,7 +218,7 @@ static void list_item(struct rd *r, enum vtype t, const unsigned char *s, size_t
 static int value(struct rd *r, enum vtype t, const unsigned char *s, size_t n, bool b)
 {
 	if (r->depth == 0)
-		return t == V_MAP ? 1 : fail(r, -WPE_SOURCE, "the document is not a JSON object");
+		return t == V_MAP ? 0 : fail(r, -WPE_SOURCE, "the document is not a JSON object");
 	if (r->section == S_INFO && r->depth == 2 && t == V_STRING) {
 		if (!strcmp(r->key3, "subdir"))
 			take(&r->info_subdir, s, n);
@@ -237,7 +233,7 @@ static int value(struct rd *r, enum vtype t, const unsigned char *s, size_t n, b
 	} else if (r->section == S_PACKAGES && r->depth == 4 && r->list != L_NONE) {
 		list_item(r, t, s, n);
 	}
-	return 1;
+	return r->rc;
 }
 
 static bool conda_name(const char *f)
@@ -318,34 +314,28 @@ static void emit(struct rd *r)
 
 static int cb_null(void *ud)
 {
-	struct rd *r = ud;
-	return value(r, V_NULL, NULL, 0, false) && !r->rc;
+	return value(ud, V_NULL, NULL, 0, false);
 }
 
-static int cb_bool(void *ud, int b)
+static int cb_bool(void *ud, bool b)
 {
-	struct rd *r = ud;
-	return value(r, V_BOOL, NULL, 0, b != 0) && !r->rc;
+	return value(ud, V_BOOL, NULL, 0, b);
 }
 
 static int cb_number(void *ud, const char *s, size_t n)
 {
-	struct rd *r = ud;
-	return value(r, V_NUMBER, (const unsigned char *)s, n, false) && !r->rc;
+	return value(ud, V_NUMBER, (const unsigned char *)s, n, false);
 }
 
 static int cb_string(void *ud, const unsigned char *s, size_t n)
 {
-	struct rd *r = ud;
-	return value(r, V_STRING, s, n, false) && !r->rc;
+	return value(ud, V_STRING, s, n, false);
 }
 
 static int open_container(struct rd *r, bool map)
 {
-	if (!value(r, map ? V_MAP : V_ARRAY, NULL, 0, false) || r->rc)
-		return 0;
-	if (r->depth >= WP_REPODATA_MAX_DEPTH)
-		return fail(r, -WPE_SOURCE, "JSON nested too deep");
+	if (value(r, map ? V_MAP : V_ARRAY, NULL, 0, false))
+		return r->rc;
 	r->depth++;
 	r->is_map[r->depth] = map;
 	if (r->depth == 2 && map) {
@@ -358,7 +348,7 @@ static int open_container(struct rd *r, bool map)
 	}
 	if (r->depth == 3)
 		r->key3[0] = 0;
-	return 1;
+	return 0;
 }
 
 static int close_container(struct rd *r)
@@ -370,7 +360,7 @@ static int close_container(struct rd *r)
 	if (r->depth == 2)
 		r->section = S_OTHER;
 	r->depth--;
-	return !r->rc;
+	return r->rc;
 }
 
 static int cb_start_map(void *ud)
@@ -409,87 +399,20 @@ static int cb_key(void *ud, const unsigned char *s, size_t n)
 		/* info keys (depth 2) and package fields (depth 3) share the slot: never both open */
 		set_key(r->key3, s, n);
 	}
-	return 1;
-}
-
-static const yajl_callbacks callbacks = {
-	.yajl_null = cb_null,
-	.yajl_boolean = cb_bool,
-	.yajl_number = cb_number,
-	.yajl_string = cb_string,
-	.yajl_start_map = cb_start_map,
-	.yajl_map_key = cb_key,
-	.yajl_end_map = cb_end,
-	.yajl_start_array = cb_start_array,
-	.yajl_end_array = cb_end,
-};
-
-/* Bytes that end a token outside strings, and bytes that stop a scan inside one. Tables: this
- * guard sees every byte of the input, and was a fifth of the parsing thread's time. */
-static const bool token_end[256] = {
-	['{'] = true, ['}'] = true, ['['] = true, [']'] = true, [','] = true, [':'] = true,
-	[' '] = true, ['\t'] = true, ['\r'] = true, ['\n'] = true,
-};
-static const bool string_stop[256] = { ['"'] = true, ['\\'] = true };
-
-static int too_long(struct rd *r)
-{
-	r->rc = wp_fail(r->err, -WPE_TOO_BIG, "repodata '%s' holds a JSON value longer than %zu bytes", r->what,
-			WP_REPODATA_MAX_TOKEN);
-	return r->rc;
-}
-
-/* Refuse a token (string or literal) longer than WP_REPODATA_MAX_TOKEN before yajl buffers it:
- * r->run counts the bytes of the token being read, across calls. */
-static int guard(struct rd *r, const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n) {
-		if (r->in_str && !r->esc) {
-			/* inside a string: on to the next quote or backslash in one go */
-			size_t j = i;
-			while (j < n && !string_stop[s[j]])
-				j++;
-			r->run += j - i;
-			if (j < n) {
-				r->run++;
-				if (s[j] == '"')
-					r->in_str = false;
-				else
-					r->esc = true;
-				j++;
-			}
-			i = j;
-		} else {
-			unsigned char c = s[i++];
-			if (r->in_str) {
-				r->esc = false; /* the escaped byte */
-			} else if (c == '"') {
-				r->in_str = true;
-				r->run = 0;
-			} else if (token_end[c]) {
-				r->run = 0;
-			}
-			r->run++;
-		}
-		if (r->run > WP_REPODATA_MAX_TOKEN)
-			return too_long(r);
-	}
 	return 0;
 }
 
-static int json_error(struct rd *r, yajl_handle h, const unsigned char *s, size_t n)
-{
-	if (r->rc)
-		return r->rc;
-	unsigned char *msg = yajl_get_error(h, 0, s, n);
-	struct wp_str m = wp_str_trim(WP_STR((const char *)msg));
-	if (m.n > 200)
-		m.n = 200;
-	r->rc = wp_fail(r->err, -WPE_SOURCE, "'%s' is not conda repodata: %.*s", r->what, WP_STR_FMT(m));
-	yajl_free_error(h, msg);
-	return r->rc;
-}
+static const struct wp_json_callbacks callbacks = {
+	.null = cb_null,
+	.boolean = cb_bool,
+	.number = cb_number,
+	.string = cb_string,
+	.start_map = cb_start_map,
+	.key = cb_key,
+	.end_map = cb_end,
+	.start_array = cb_start_array,
+	.end_array = cb_end,
+};
 
 /* Only decompressors linked into libarchive: a filter that would run an outside program
  * (libarchive's fallback when a library is missing) is not offered to repodata from the net. */
@@ -507,7 +430,10 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *entry;
-	yajl_handle h = NULL;
+	struct wp_json_reader json = { 0 };
+	/* the decompressed size is capped by the reader: the bytes it is fed */
+	const struct wp_json_opts jo = { .what = r->what, .kind = "conda repodata", .code = -WPE_SOURCE,
+					 .max_bytes = WP_REPODATA_MAX_OUT, .max_token = WP_REPODATA_MAX_TOKEN };
 	unsigned long long out = 0;
 	char *buf = wp_xmalloc(CHUNK);
 	FILE *file = NULL;
@@ -546,7 +472,7 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 	r->info_subdir = (struct wp_buf)WP_BUF_INIT_MAX(NAME_MAX_);
 	r->info_base = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
 	r->url = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
-	h = yajl_alloc(&callbacks, NULL, r);
+	wp_json_reader_init(&json, &callbacks, r, &jo, r->err);
 	for (;;) {
 		la_ssize_t n = archive_read_data(a, buf, CHUNK);
 		if (n < 0) {
@@ -558,36 +484,25 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 			break;
 		out += (unsigned long long)n;
 		long long in = archive_filter_bytes(a, -1);
-		if (out > WP_REPODATA_MAX_OUT) {
-			rc = wp_fail(r->err, -WPE_TOO_BIG, "repodata '%s' is larger than %llu bytes", r->what,
-				     WP_REPODATA_MAX_OUT);
-			goto out;
-		}
 		if (out > WP_REPODATA_RATIO_AFTER && in > 0 && out / (unsigned long long)in > WP_REPODATA_MAX_RATIO) {
 			rc = wp_fail(r->err, -WPE_TOO_BIG,
 				     "repodata '%s' expands more than %d-fold (%llu bytes from %lld): refusing a compression bomb",
 				     r->what, WP_REPODATA_MAX_RATIO, out, in);
 			goto out;
 		}
-		rc = guard(r, (const unsigned char *)buf, (size_t)n);
+		rc = wp_json_reader_feed(&json, buf, (size_t)n);
 		if (rc)
 			goto out;
-		if (yajl_parse(h, (const unsigned char *)buf, (size_t)n) != yajl_status_ok) {
-			rc = json_error(r, h, (const unsigned char *)buf, (size_t)n);
-			goto out;
-		}
 	}
-	if (yajl_complete_parse(h) != yajl_status_ok) {
-		rc = json_error(r, h, NULL, 0);
+	rc = wp_json_reader_finish(&json);
+	if (rc)
 		goto out;
-	}
 	if (!r->saw_packages) {
 		fail(r, -WPE_SOURCE, "it has no \"packages\" or \"packages.conda\"");
 		rc = r->rc;
 	}
 out:
-	if (h)
-		yajl_free(h);
+	wp_json_reader_release(&json);
 	archive_read_free(a);
 	if (file)
 		fclose(file);

@@ -11,7 +11,6 @@
 #define WP_REPODATA_MAX_RATIO 1000                          /* decompressed / compressed */
 #define WP_REPODATA_RATIO_AFTER ((unsigned long long)16 << 20) /* ratio judged past this */
 #define WP_REPODATA_MAX_TOKEN ((size_t)1 << 20)             /* one JSON string or number */
-#define WP_REPODATA_MAX_DEPTH 64                            /* containers nested deeper */
 
 /* Stream repodata from path, decompressing by content (not by name), and push one
  * WP_KIND_CONDA record per entry of "packages" and "packages.conda" as each entry closes, so
@@ -21,7 +20,7 @@
  * Entries that are broken (no name, bad hash, wrong types, over the per-field caps) are
  * skipped and counted; stats may be NULL.
  * -WPE_IO when path cannot be opened; -WPE_SOURCE (naming path) for corrupt compression,
- * malformed or truncated JSON, nesting past WP_REPODATA_MAX_DEPTH, or JSON that is not repodata;
+ * malformed or truncated JSON, nesting past WP_JSON_MAX_DEPTH (base/json.h), or JSON that is not repodata;
  * -WPE_TOO_BIG past WP_REPODATA_MAX_OUT, WP_REPODATA_MAX_RATIO or WP_REPODATA_MAX_TOKEN.
  * Records sent before a later error stand: the caller's transaction decides. */
 int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *sink, void *ctx,

@@ -1,8 +1,9 @@
 /* ops/channel.c: local conda channel: packages linked in, upstream records copied into repodata.json. */
 #include "ops/channel.h"
 #include "base/buf.h"
-#include "base/mem.h"
 #include "base/fs.h"
+#include "base/json.h"
+#include "base/mem.h"
 #include "ops/mirror.h"
 #include "base/url.h"
 #include "verify/conda.h"
@@ -17,8 +18,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yajl/yajl_parse.h>
-#include <yajl/yajl_tree.h>
 
 #define RECORD_MAX ((size_t)4 << 20) /* one upstream record; torch's are ~2 KiB */
 
@@ -180,52 +179,17 @@ static void existing_section(void *ctx, const char *key, size_t klen, const char
 		each_member(val, vlen, 0, existing_record, ex);
 }
 
-static int read_file(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
-{
-	*b = (struct wp_buf)WP_BUF_INIT_MAX(max);
-	*found = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : wp_fs_fail(err, errno, "cannot read", path);
-	*found = true;
-	char chunk[65536];
-	ssize_t got;
-	int rc = 0;
-	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			rc = wp_fs_fail(err, errno, "cannot read", path);
-			break;
-		}
-		if (wp_buf_add(b, chunk, (size_t)got) < 0) {
-			rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", path, max);
-			break;
-		}
-	}
-	close(fd);
-	return rc;
-}
-
-/* Syntax only, streamed through yajl without building a tree: a 300 MB repodata stays cheap. */
-static bool json_valid(const char *s, size_t n)
-{
-	yajl_handle h = yajl_alloc(NULL, NULL, NULL);
-	bool ok = yajl_parse(h, (const unsigned char *)s, n) == yajl_status_ok &&
-		  yajl_complete_parse(h) == yajl_status_ok;
-	yajl_free(h);
-	return ok;
-}
-
 static int read_existing(const char *subdir_path, struct recs *rs, struct wp_err *err)
 {
 	char *path = wp_xasprintf("%s/repodata.json", subdir_path);
+	/* syntax only, streamed without building a tree: a 300 MB repodata stays cheap */
+	const struct wp_json_opts o = { .what = path, .max_bytes = WP_CHANNEL_REPODATA_MAX };
 	struct wp_buf b;
 	bool found;
-	int rc = read_file(path, WP_CHANNEL_REPODATA_MAX, &b, &found, err);
+	int rc = wp_file_read_if_exists(path, WP_CHANNEL_REPODATA_MAX, &b, &found, err);
 	if (rc || !found)
 		goto out;
-	if (!json_valid(b.data ? b.data : "", b.len)) {
+	if (wp_json_read(b.data, b.len, NULL, NULL, &o, NULL) < 0) {
 		rc = wp_fail(err, -WPE_PARSE, "'%s' is not valid JSON; move it away to write the "
 			     "channel's repodata afresh", path);
 		goto out;
@@ -295,7 +259,8 @@ static int write_repodata(const char *subdir_path, const char *subdir, const str
 /* The caller's record: a JSON object whose size (when given) is the store object's. */
 static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err *err)
 {
-	char ebuf[256];
+	const struct wp_json_opts o = { .what = f->filename, .max_bytes = RECORD_MAX };
+	struct wp_json_val *root = NULL;
 	struct stat sb;
 	int rc = 0;
 	if (!f->subdir || !wp_url_filename_ok(f->subdir) || f->subdir[0] == '.')
@@ -308,19 +273,16 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
 				  f->store_path ? f->store_path : f->filename);
 	size_t len = f->record_json ? strlen(f->record_json) : 0;
-	yajl_val root = len && len <= RECORD_MAX ? yajl_tree_parse(f->record_json, ebuf, sizeof(ebuf)) : NULL;
-	if (!root || !YAJL_IS_OBJECT(root)) {
+	if (wp_json_load(f->record_json, len, &o, &root, NULL) < 0 || wp_json_type(root) != WP_JSON_OBJECT) {
 		rc = wp_fail(err, -WPE_USAGE, "the repodata record for '%s' is not a JSON object",
 			     f->filename);
 		goto out;
 	}
-	const char *sp[] = { "size", NULL }, *hp[] = { "sha256", NULL };
-	yajl_val size = yajl_tree_get(root, sp, yajl_t_number);
-	yajl_val sha = yajl_tree_get(root, hp, yajl_t_string);
-	if (size && YAJL_IS_INTEGER(size) && YAJL_GET_INTEGER(size) != (long long)sb.st_size) {
+	long long size;
+	const char *sha = wp_json_get_str(root, "sha256");
+	if (wp_json_as_int(wp_json_get(root, "size"), &size) && size != (long long)sb.st_size) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes in the store, but its repodata "
-			     "record says %lld", f->filename, (long long)sb.st_size,
-			     (long long)YAJL_GET_INTEGER(size));
+			     "record says %lld", f->filename, (long long)sb.st_size, size);
 		goto out;
 	}
 	/* trim only the outside: the record's own bytes are upstream's */
@@ -331,10 +293,10 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 		e--;
 	r->filename = wp_xstrdup(f->filename);
 	r->json = wp_xstrndup(s, (size_t)(e - s));
-	r->sha256 = sha ? wp_xstrdup(YAJL_GET_STRING(sha)) : NULL;
+	r->sha256 = sha ? wp_xstrdup(sha) : NULL;
 	r->store = f->store_path;
 out:
-	yajl_tree_free(root);
+	wp_json_tree_free(root);
 	return rc;
 }
 

@@ -1,8 +1,9 @@
 /* ops/mirror.c: PEP 503/691/658 simple tree from proven files, re-runs merged through a manifest. */
 #include "ops/mirror.h"
 #include "base/buf.h"
-#include "base/mem.h"
 #include "base/fs.h"
+#include "base/json.h"
+#include "base/mem.h"
 #include "index/html.h"
 #include "base/url.h"
 #include "resolver/version.h"
@@ -22,8 +23,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yajl/yajl_gen.h>
-#include <yajl/yajl_tree.h>
 
 #define MANIFEST_MAX ((size_t)256 << 20) /* our own file; past this something else wrote it */
 
@@ -297,74 +296,20 @@ static void sha256_of(const void *data, size_t n, char hex[WP_SHA256_HEX_LEN + 1
 
 /* ---- JSON writing ---- */
 
-/* Keeps the first failure, so the calls below read as a document rather than a ladder of ifs. */
-struct jw {
-	yajl_gen g;
-	yajl_gen_status st;
-};
-
-static void jw_keep(struct jw *w, yajl_gen_status st)
-{
-	if (w->st == yajl_gen_status_ok)
-		w->st = st;
-}
-
-static void jw_str(struct jw *w, const char *s)
-{
-	jw_keep(w, s ? yajl_gen_string(w->g, (const unsigned char *)s, strlen(s)) : yajl_gen_null(w->g));
-}
-
-static void jw_kstr(struct jw *w, const char *k, const char *s)
-{
-	jw_str(w, k);
-	jw_str(w, s);
-}
-
-static void jw_kint(struct jw *w, const char *k, long long v)
-{
-	jw_str(w, k);
-	jw_keep(w, yajl_gen_integer(w->g, v));
-}
-
-static void jw_open(struct jw *w, bool map)
-{
-	jw_keep(w, map ? yajl_gen_map_open(w->g) : yajl_gen_array_open(w->g));
-}
-
-static void jw_close(struct jw *w, bool map)
-{
-	jw_keep(w, map ? yajl_gen_map_close(w->g) : yajl_gen_array_close(w->g));
-}
-
-static void jw_init(struct jw *w)
-{
-	w->g = yajl_gen_alloc(NULL);
-	w->st = yajl_gen_status_ok;
-	yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
-}
-
 /* The document into out, or -WPE_PARSE (text that is not UTF-8) naming what. */
-static int jw_finish(struct jw *w, struct wp_buf *out, const char *what, struct wp_err *err)
+static int json_finish(struct wp_json *w, struct wp_buf *out, const char *what, struct wp_err *err)
 {
-	const unsigned char *p;
-	size_t n;
-	int rc = 0;
-	if (w->st != yajl_gen_status_ok || yajl_gen_get_buf(w->g, &p, &n) != yajl_gen_status_ok) {
-		rc = wp_fail(err, -WPE_PARSE, "cannot write '%s': a name or attribute is not UTF-8", what);
-	} else {
-		wp_buf_add(out, p, n);
-		wp_buf_addch(out, '\n');
-	}
-	yajl_gen_free(w->g);
-	return rc;
+	if (wp_json_finish_buf(w, out) < 0)
+		return wp_fail(err, -WPE_PARSE, "cannot write '%s': a name or attribute is not UTF-8", what);
+	return 0;
 }
 
-static void jw_meta(struct jw *w)
+static void json_meta(struct wp_json *w)
 {
-	jw_str(w, "meta");
-	jw_open(w, true);
-	jw_kstr(w, "api-version", "1.1");
-	jw_close(w, true);
+	wp_json_key(w, "meta");
+	wp_json_obj(w);
+	wp_json_kstr(w, "api-version", "1.1");
+	wp_json_obj_end(w);
 }
 
 /* ---- pages ---- */
@@ -426,7 +371,7 @@ static int write_project(const char *dir, const char *project, const struct entr
 	size_t nvers = 0;
 	char *pdir = wp_xasprintf("%s/simple/%s", dir, project);
 	char *path = NULL;
-	struct jw w;
+	struct wp_json w;
 	int rc;
 
 	wp_buf_addstr(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
@@ -436,12 +381,12 @@ static int write_project(const char *dir, const char *project, const struct entr
 	html_escape(&html, project);
 	wp_buf_addstr(&html, "</h1>\n");
 
-	jw_init(&w);
-	jw_open(&w, true);
-	jw_meta(&w);
-	jw_kstr(&w, "name", project);
-	jw_str(&w, "files");
-	jw_open(&w, false);
+	wp_json_init_indent(&w, NULL);
+	wp_json_obj(&w);
+	json_meta(&w);
+	wp_json_kstr(&w, "name", project);
+	wp_json_key(&w, "files");
+	wp_json_arr(&w);
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = &v[i];
 		const char *sha = e->sha256, *meta = e->meta_sha256, *rp = e->requires_python;
@@ -470,32 +415,31 @@ static int write_project(const char *dir, const char *project, const struct entr
 		html_escape(&html, e->filename);
 		wp_buf_addstr(&html, "</a><br>\n");
 
-		jw_open(&w, true);
-		jw_kstr(&w, "filename", e->filename);
-		jw_kstr(&w, "url", href.data);
-		jw_str(&w, "hashes");
-		jw_open(&w, true);
-		jw_kstr(&w, "sha256", sha);
-		jw_close(&w, true);
+		wp_json_obj(&w);
+		wp_json_kstr(&w, "filename", e->filename);
+		wp_json_kstr(&w, "url", href.data);
+		wp_json_key(&w, "hashes");
+		wp_json_obj(&w);
+		wp_json_kstr(&w, "sha256", sha);
+		wp_json_obj_end(&w);
 		if (rp)
-			jw_kstr(&w, "requires-python", rp);
+			wp_json_kstr(&w, "requires-python", rp);
 		if (meta) {
 			/* both spellings: PEP 714's, and PEP 658's that pip before 23.3 reads */
 			static const char *const keys[] = { "core-metadata", "dist-info-metadata" };
 			for (size_t k = 0; k < WP_ARRAY_LEN(keys); k++) {
-				jw_str(&w, keys[k]);
-				jw_open(&w, true);
-				jw_kstr(&w, "sha256", meta);
-				jw_close(&w, true);
+				wp_json_key(&w, keys[k]);
+				wp_json_obj(&w);
+				wp_json_kstr(&w, "sha256", meta);
+				wp_json_obj_end(&w);
 			}
 		}
 		if (e->size >= 0)
-			jw_kint(&w, "size", e->size);
+			wp_json_kint(&w, "size", e->size);
 		if (e->upload_time)
-			jw_kstr(&w, "upload-time", e->upload_time);
-		jw_str(&w, "yanked");
-		jw_keep(&w, yajl_gen_bool(w.g, 0));
-		jw_close(&w, true);
+			wp_json_kstr(&w, "upload-time", e->upload_time);
+		wp_json_kbool(&w, "yanked", false);
+		wp_json_obj_end(&w);
 
 		char *ver = filename_version(e->filename);
 		if (ver) {
@@ -504,18 +448,18 @@ static int write_project(const char *dir, const char *project, const struct entr
 			nvers++;
 		}
 	}
-	jw_close(&w, false);
+	wp_json_arr_end(&w);
 	qsort(vers, nvers, sizeof(*vers), version_key_cmp);
-	jw_str(&w, "versions");
-	jw_open(&w, false);
+	wp_json_key(&w, "versions");
+	wp_json_arr(&w);
 	for (size_t i = 0; i < nvers; i++)
 		if (!i || strcmp(vers[i].text, vers[i - 1].text))
-			jw_str(&w, vers[i].text);
-	jw_close(&w, false);
-	jw_close(&w, true);
+			wp_json_str(&w, vers[i].text);
+	wp_json_arr_end(&w);
+	wp_json_obj_end(&w);
 	wp_buf_addstr(&html, "  </body>\n</html>\n");
 
-	rc = jw_finish(&w, &json, project, err);
+	rc = json_finish(&w, &json, project, err);
 	if (!rc)
 		rc = wp_mkdir_p(pdir, 0755, err);
 	/* HTML first: pip reads it unless it asks for JSON, and verify compares the two */
@@ -569,17 +513,17 @@ static int write_root(const char *dir, const struct entries *es, struct wp_err *
 {
 	struct wp_buf html = WP_BUF_INIT, json = WP_BUF_INIT;
 	char *path = NULL;
-	struct jw w;
+	struct wp_json w;
 	int rc;
 
 	wp_buf_addstr(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
 		      "    <meta name=\"pypi:repository-version\" content=\"1.1\">\n"
 		      "    <title>Simple index</title>\n  </head>\n  <body>\n");
-	jw_init(&w);
-	jw_open(&w, true);
-	jw_meta(&w);
-	jw_str(&w, "projects");
-	jw_open(&w, false);
+	wp_json_init_indent(&w, NULL);
+	wp_json_obj(&w);
+	json_meta(&w);
+	wp_json_key(&w, "projects");
+	wp_json_arr(&w);
 	const char *last = NULL;
 	for (size_t i = 0; i < es->n; i++) {
 		const struct entry *e = &es->v[i];
@@ -591,15 +535,15 @@ static int write_root(const char *dir, const struct entries *es, struct wp_err *
 		wp_buf_addstr(&html, "/\">");
 		html_escape(&html, e->project);
 		wp_buf_addstr(&html, "</a><br>\n");
-		jw_open(&w, true);
-		jw_kstr(&w, "name", e->project);
-		jw_close(&w, true);
+		wp_json_obj(&w);
+		wp_json_kstr(&w, "name", e->project);
+		wp_json_obj_end(&w);
 	}
-	jw_close(&w, false);
-	jw_close(&w, true);
+	wp_json_arr_end(&w);
+	wp_json_obj_end(&w);
 	wp_buf_addstr(&html, "  </body>\n</html>\n");
 
-	rc = jw_finish(&w, &json, "simple/index.json", err);
+	rc = json_finish(&w, &json, "simple/index.json", err);
 	path = wp_xasprintf("%s/simple/index.html", dir);
 	if (!rc)
 		rc = write_if_changed(path, &html, err);
@@ -618,32 +562,30 @@ static int write_root(const char *dir, const struct entries *es, struct wp_err *
 static int write_manifest(const char *dir, const struct entries *es, struct wp_err *err)
 {
 	struct wp_buf out = WP_BUF_INIT;
-	struct jw w;
-	jw_init(&w);
-	yajl_gen_config(w.g, yajl_gen_beautify, 1);
-	yajl_gen_config(w.g, yajl_gen_indent_string, " ");
-	jw_open(&w, true);
-	jw_kint(&w, "version", 1);
-	jw_str(&w, "files");
-	jw_open(&w, false);
+	struct wp_json w;
+	wp_json_init_indent(&w, " ");
+	wp_json_obj(&w);
+	wp_json_kint(&w, "version", 1);
+	wp_json_key(&w, "files");
+	wp_json_arr(&w);
 	for (size_t i = 0; i < es->n; i++) {
 		const struct entry *e = &es->v[i];
 		if (e->drop)
 			continue;
-		jw_open(&w, true);
-		jw_kstr(&w, "project", e->project);
-		jw_kstr(&w, "filename", e->filename);
-		jw_kstr(&w, "sha256", e->sha256);
-		jw_kint(&w, "size", e->size);
-		jw_kstr(&w, "requires_python", e->requires_python);
-		jw_kstr(&w, "metadata_sha256", e->meta_sha256);
-		jw_kstr(&w, "upload_time", e->upload_time);
-		jw_close(&w, true);
+		wp_json_obj(&w);
+		wp_json_kstr(&w, "project", e->project);
+		wp_json_kstr(&w, "filename", e->filename);
+		wp_json_kstr(&w, "sha256", e->sha256);
+		wp_json_kint(&w, "size", e->size);
+		wp_json_kstr(&w, "requires_python", e->requires_python);
+		wp_json_kstr(&w, "metadata_sha256", e->meta_sha256);
+		wp_json_kstr(&w, "upload_time", e->upload_time);
+		wp_json_obj_end(&w);
 	}
-	jw_close(&w, false);
-	jw_close(&w, true);
+	wp_json_arr_end(&w);
+	wp_json_obj_end(&w);
 	char *path = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
-	int rc = jw_finish(&w, &out, path, err);
+	int rc = json_finish(&w, &out, path, err);
 	if (!rc)
 		rc = write_if_changed(path, &out, err);
 	free(path);
@@ -651,57 +593,30 @@ static int write_manifest(const char *dir, const struct entries *es, struct wp_e
 	return rc;
 }
 
-static const char *jstr(yajl_val obj, const char *key)
-{
-	const char *path[] = { key, NULL };
-	yajl_val v = yajl_tree_get(obj, path, yajl_t_string);
-	return v ? YAJL_GET_STRING(v) : NULL;
-}
-
 /* The files a previous run left, those still on disk; a missing manifest is an empty tree. */
 static int read_manifest(const char *dir, struct entries *es, struct wp_err *err)
 {
 	char *path = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
-	struct wp_buf b = WP_BUF_INIT_MAX(MANIFEST_MAX);
-	yajl_val root = NULL;
-	char ebuf[256];
-	int rc = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			rc = wp_fs_fail(err, errno, "cannot read", path);
+	const struct wp_json_opts o = { .what = path, .noun = "mirror manifest", .max_bytes = MANIFEST_MAX };
+	struct wp_buf b;
+	struct wp_json_val *root = NULL;
+	bool found;
+	int rc = wp_file_read_if_exists(path, MANIFEST_MAX, &b, &found, err);
+	if (rc || !found)
 		goto out;
-	}
-	char chunk[65536];
-	ssize_t got;
-	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			rc = wp_fs_fail(err, errno, "cannot read", path);
-			goto out;
-		}
-		if (wp_buf_add(&b, chunk, (size_t)got) < 0) {
-			rc = wp_fail(err, -WPE_TOO_BIG, "mirror manifest '%s' is larger than %zu bytes",
-				     path, b.max);
-			goto out;
-		}
-	}
-	root = yajl_tree_parse(wp_buf_cstr(&b), ebuf, sizeof(ebuf));
-	const char *fp[] = { "files", NULL };
-	yajl_val files = root ? yajl_tree_get(root, fp, yajl_t_array) : NULL;
+	/* whatever is wrong with it, the remedy is the same: the message below says it */
+	wp_json_load(b.data, b.len, &o, &root, NULL);
+	const struct wp_json_val *files = wp_json_get_arr(root, "files");
 	if (!files) {
 		rc = wp_fail(err, -WPE_PARSE, "mirror manifest '%s' is not one wheelpick wrote; move it "
 			     "away to rebuild the pages from this run's files", path);
 		goto out;
 	}
-	for (size_t i = 0; i < files->u.array.len; i++) {
-		yajl_val f = files->u.array.values[i];
-		const char *project = jstr(f, "project"), *filename = jstr(f, "filename");
-		const char *sha = jstr(f, "sha256"), *meta = jstr(f, "metadata_sha256");
-		const char *szp[] = { "size", NULL };
-		yajl_val size = yajl_tree_get(f, szp, yajl_t_number);
-		long long on_disk;
+	for (size_t i = 0; i < wp_json_len(files); i++) {
+		const struct wp_json_val *f = wp_json_at(files, i);
+		const char *project = wp_json_get_str(f, "project"), *filename = wp_json_get_str(f, "filename");
+		const char *sha = wp_json_get_str(f, "sha256"), *meta = wp_json_get_str(f, "metadata_sha256");
+		long long size, on_disk;
 		if (!project || !filename || !sha || !wp_sha256_hex_valid(sha) ||
 		    !wp_index_project_name_ok(project, strlen(project)) || !wp_url_filename_ok(filename))
 			continue;
@@ -717,11 +632,11 @@ static int read_manifest(const char *dir, struct entries *es, struct wp_err *err
 		memcpy(e->sha256, sha, sizeof(e->sha256));
 		for (char *p = e->sha256; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
-		e->size = size && YAJL_IS_INTEGER(size) ? YAJL_GET_INTEGER(size) : on_disk;
+		e->size = wp_json_as_int(wp_json_get(f, "size"), &size) ? size : on_disk;
 		if (e->size != on_disk)
 			e->size = -2; /* bytes changed behind our back: never "unchanged" */
-		e->requires_python = xstrdup_or_null(jstr(f, "requires_python"));
-		e->upload_time = xstrdup_or_null(jstr(f, "upload_time"));
+		e->requires_python = xstrdup_or_null(wp_json_get_str(f, "requires_python"));
+		e->upload_time = xstrdup_or_null(wp_json_get_str(f, "upload_time"));
 		if (meta && wp_sha256_hex_valid(meta)) {
 			char *mpath = file_path(dir, project, filename, ".metadata");
 			if (exists(mpath, NULL))
@@ -730,9 +645,7 @@ static int read_manifest(const char *dir, struct entries *es, struct wp_err *err
 		}
 	}
 out:
-	if (fd >= 0)
-		close(fd);
-	yajl_tree_free(root);
+	wp_json_tree_free(root);
 	wp_buf_free(&b);
 	free(path);
 	return rc;

@@ -1,6 +1,8 @@
 /* ops/verify_outputs.c: re-check wheels, wheelhouses, mirrors, conda channels and bundles; every problem named. */
 #include "ops/verify_outputs.h"
 #include "base/buf.h"
+#include "base/fs.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "index/html.h"
 #include "index/pep691.h"
@@ -25,7 +27,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yajl/yajl_tree.h>
 
 #define PAGE_MAX  ((size_t)256 << 20)
 #define REQS_MAX  ((size_t)16 << 20)  /* a requirements.txt past this is not ours */
@@ -109,31 +110,6 @@ static bool is_dir(const char *path)
 {
 	struct stat sb;
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static int slurp(const char *path, size_t max, struct wp_buf *b, struct wp_err *err)
-{
-	*b = (struct wp_buf)WP_BUF_INIT_MAX(max);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return wp_fail(err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
-	char chunk[65536];
-	ssize_t got;
-	int rc = 0;
-	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			rc = wp_fail(err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
-			break;
-		}
-		if (wp_buf_add(b, chunk, (size_t)got) < 0) {
-			rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", path, max);
-			break;
-		}
-	}
-	close(fd);
-	return rc;
 }
 
 /* Sorted names in dir (no dot files); the caller frees each and the array. */
@@ -303,7 +279,7 @@ static void check_requirements(struct vctx *c, const char *path, struct house_fi
 {
 	struct wp_buf b;
 	struct wp_err e = WP_ERR_INIT;
-	if (slurp(path, REQS_MAX, &b, &e) < 0) {
+	if (wp_file_read_capped(path, REQS_MAX, &b, &e) < 0) {
 		problem_add(c, true, path, "%s", e.msg);
 		wp_buf_free(&b);
 		return;
@@ -375,22 +351,20 @@ static void check_requirements(struct vctx *c, const char *path, struct house_fi
 }
 
 /* Any object in wheelpick.json with "filename" and "sha256" names a file that must be here. */
-static void check_pick_json_val(struct vctx *c, const char *dir, const char *path, yajl_val v,
-				struct house_file *files, size_t nf, int depth)
+static void check_pick_json_val(struct vctx *c, const char *dir, const char *path,
+				const struct wp_json_val *v, struct house_file *files, size_t nf, int depth)
 {
 	if (!v || depth > 32)
 		return;
-	if (YAJL_IS_ARRAY(v)) {
-		for (size_t i = 0; i < v->u.array.len; i++)
-			check_pick_json_val(c, dir, path, v->u.array.values[i], files, nf, depth + 1);
+	if (wp_json_type(v) == WP_JSON_ARRAY) {
+		for (size_t i = 0; i < wp_json_len(v); i++)
+			check_pick_json_val(c, dir, path, wp_json_at(v, i), files, nf, depth + 1);
 		return;
 	}
-	if (!YAJL_IS_OBJECT(v))
+	if (wp_json_type(v) != WP_JSON_OBJECT)
 		return;
-	const char *fp[] = { "filename", NULL }, *hp[] = { "sha256", NULL };
-	yajl_val fn = yajl_tree_get(v, fp, yajl_t_string), sha = yajl_tree_get(v, hp, yajl_t_string);
-	if (fn && sha) {
-		const char *name = YAJL_GET_STRING(fn), *want = YAJL_GET_STRING(sha);
+	const char *name = wp_json_get_str(v, "filename"), *want = wp_json_get_str(v, "sha256");
+	if (name && want) {
 		size_t f = 0;
 		while (f < nf && strcmp(files[f].name, name))
 			f++;
@@ -401,28 +375,23 @@ static void check_pick_json_val(struct vctx *c, const char *dir, const char *pat
 			problem_add(c, true, path, "'%s' has sha256 %s here, the pick record says %s", name,
 				    files[f].h->sha256, want);
 	}
-	for (size_t i = 0; i < v->u.object.len; i++)
-		check_pick_json_val(c, dir, path, v->u.object.values[i], files, nf, depth + 1);
+	for (size_t i = 0; i < wp_json_len(v); i++)
+		check_pick_json_val(c, dir, path, wp_json_at(v, i), files, nf, depth + 1);
 }
 
 static void check_pick_json(struct vctx *c, const char *dir, const char *path, struct house_file *files,
 			    size_t nf)
 {
+	const struct wp_json_opts o = { .what = path, .max_bytes = JSON_MAX };
 	struct wp_buf b;
+	struct wp_json_val *root = NULL;
 	struct wp_err e = WP_ERR_INIT;
-	char ebuf[256];
-	if (slurp(path, JSON_MAX, &b, &e) < 0) {
+	if (wp_file_read_capped(path, JSON_MAX, &b, &e) < 0 || wp_json_load(b.data, b.len, &o, &root, &e) < 0)
 		problem_add(c, true, path, "%s", e.msg);
-		wp_buf_free(&b);
-		return;
-	}
-	yajl_val root = yajl_tree_parse(wp_buf_cstr(&b), ebuf, sizeof(ebuf));
-	if (!root)
-		problem_add(c, true, path, "not valid JSON: %s", ebuf);
 	else
 		c->rep->pages++;
 	check_pick_json_val(c, dir, path, root, files, nf, 0);
-	yajl_tree_free(root);
+	wp_json_tree_free(root);
 	wp_buf_free(&b);
 }
 
@@ -582,7 +551,7 @@ static int read_page(struct vctx *c, const char *path, const char *url, bool jso
 {
 	struct wp_buf b;
 	struct wp_err e = WP_ERR_INIT;
-	int rc = slurp(path, PAGE_MAX, &b, &e);
+	int rc = wp_file_read_capped(path, PAGE_MAX, &b, &e);
 	if (!rc)
 		rc = json ? wp_read_pep691(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, NULL, &e)
 			  : wp_read_html_links(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, NULL, &e);
@@ -651,7 +620,7 @@ static void check_root(struct vctx *c, const char *root, const char *simple)
 	struct wp_buf b;
 	if (!is_file(html)) {
 		problem_add(c, true, html, "is missing: pip cannot list the mirror's projects");
-	} else if (slurp(html, PAGE_MAX, &b, &e) < 0 ||
+	} else if (wp_file_read_capped(html, PAGE_MAX, &b, &e) < 0 ||
 		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, NULL, &e) < 0) {
 		problem_add(c, true, html, "%s", e.msg);
 		wp_buf_free(&b);
@@ -668,7 +637,7 @@ static void check_root(struct vctx *c, const char *root, const char *simple)
 	}
 	if (is_file(json)) {
 		wp_err_clear(&e);
-		if (slurp(json, PAGE_MAX, &b, &e) < 0 ||
+		if (wp_file_read_capped(json, PAGE_MAX, &b, &e) < 0 ||
 		    wp_read_pep691_projects(url, wp_buf_cstr(&b), b.len, collect_name, &jn, NULL, &e) < 0) {
 			problem_add(c, true, json, "%s", e.msg);
 		} else {

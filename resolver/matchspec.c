@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yajl/yajl_parse.h>
-
+#include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "base/vec.h"
 #include "resolver/condaver.h"
 
 #define VSPEC_MAX_DEPTH 32   /* parentheses nested deeper are refused */
@@ -942,23 +942,29 @@ void wp_matchspec_format(const struct wp_matchspec *m, struct wp_buf *out)
 
 /* ---- JSON lists ---- */
 
+WP_VEC_OF(matchspecs, struct wp_matchspec);
+
 struct jl {
 	int depth;
-	struct wp_matchspec *v;
-	size_t n;
+	struct matchspecs v;
 	struct wp_err *err;
 	int rc;
 	char why[64];
 };
 
-static int jl_nope(void *ctx)
+/* Why the list is refused, for the message the caller words; stops the parse. */
+static int jl_refuse(struct jl *j, const char *why)
 {
-	struct jl *j = ctx;
-	snprintf(j->why, sizeof(j->why), "holds something other than strings");
-	return 0;
+	snprintf(j->why, sizeof(j->why), "%s", why);
+	return -WPE_PARSE;
 }
 
-static int jl_bool(void *ctx, int b)
+static int jl_nope(void *ctx)
+{
+	return jl_refuse(ctx, "holds something other than strings");
+}
+
+static int jl_bool(void *ctx, bool b)
 {
 	(void)b;
 	return jl_nope(ctx);
@@ -975,38 +981,35 @@ static int jl_string(void *ctx, const unsigned char *s, size_t n)
 	struct jl *j = ctx;
 	if (j->depth != 1)
 		return jl_nope(ctx);
-	if (j->n >= LIST_MAX_ENTRIES) {
-		snprintf(j->why, sizeof(j->why), "has more than %d entries", LIST_MAX_ENTRIES);
-		return 0;
+	if (j->v.n >= LIST_MAX_ENTRIES) {
+		char why[64];
+		snprintf(why, sizeof(why), "has more than %d entries", LIST_MAX_ENTRIES);
+		return jl_refuse(j, why);
 	}
-	if (n > WP_MATCHSPEC_MAX || memchr(s, 0, n)) {
-		snprintf(j->why, sizeof(j->why), "has an entry that is too long or holds NUL");
-		return 0;
-	}
+	if (n > WP_MATCHSPEC_MAX || memchr(s, 0, n))
+		return jl_refuse(j, "has an entry that is too long or holds NUL");
 	char *t = wp_xstrndup((const char *)s, n);
-	j->v = wp_xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
-	j->rc = wp_matchspec_parse(t, &j->v[j->n], j->err);
+	struct wp_matchspec m;
+	j->rc = wp_matchspec_parse(t, &m, j->err);
 	free(t);
 	if (j->rc < 0)
-		return 0;
-	j->n++;
-	return 1;
+		return j->rc;
+	wp_vec_push(&j->v, m);
+	return 0;
 }
 
 static int jl_start_array(void *ctx)
 {
 	struct jl *j = ctx;
-	if (j->depth++ != 0) {
-		snprintf(j->why, sizeof(j->why), "nests arrays");
-		return 0;
-	}
-	return 1;
+	if (j->depth++ != 0)
+		return jl_refuse(j, "nests arrays");
+	return 0;
 }
 
 static int jl_end_array(void *ctx)
 {
 	((struct jl *)ctx)->depth--;
-	return 1;
+	return 0;
 }
 
 void wp_matchspecs_free(struct wp_matchspec *v, size_t n)
@@ -1018,34 +1021,31 @@ void wp_matchspecs_free(struct wp_matchspec *v, size_t n)
 
 int wp_matchspec_parse_json_list(const char *json, struct wp_matchspec **out, size_t *n, struct wp_err *err)
 {
-	static const yajl_callbacks cb = {
-		.yajl_null = jl_nope,
-		.yajl_boolean = jl_bool,
-		.yajl_number = jl_number,
-		.yajl_string = jl_string,
-		.yajl_start_map = jl_nope,
-		.yajl_start_array = jl_start_array,
-		.yajl_end_array = jl_end_array,
+	static const struct wp_json_callbacks cb = {
+		.null = jl_nope,
+		.boolean = jl_bool,
+		.number = jl_number,
+		.string = jl_string,
+		.start_map = jl_nope,
+		.start_array = jl_start_array,
+		.end_array = jl_end_array,
 	};
 	struct jl j = { .err = err };
 	*out = NULL;
 	*n = 0;
 	if (!json || !*json)
 		return 0;
-	yajl_handle h = yajl_alloc(&cb, NULL, &j);
-	if (!h)
-		abort(); /* out of memory, as wp_xmalloc would */
 	size_t len = strlen(json);
-	yajl_status st = yajl_parse(h, (const unsigned char *)json, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(h);
-	yajl_free(h);
-	if (st == yajl_status_ok && !j.why[0] && j.rc == 0 && j.depth == 0) {
-		*out = j.v;
-		*n = j.n;
+	/* the reader's own message is not used: the list is named by its text below */
+	const struct wp_json_opts o = { .what = "conda spec list", .max_bytes = len };
+	struct wp_err scratch = WP_ERR_INIT;
+	int rc = wp_json_read(json, len, &cb, &j, &o, &scratch);
+	if (!rc && !j.why[0] && j.rc == 0 && j.depth == 0) {
+		*out = j.v.v;
+		*n = j.v.n;
 		return 0;
 	}
-	wp_matchspecs_free(j.v, j.n);
+	wp_matchspecs_free(j.v.v, j.v.n);
 	if (j.rc < 0)
 		return j.rc;
 	return wp_fail(err, -WPE_PARSE, "conda spec list '%.60s%s' %s", json, len > 60 ? "..." : "",

@@ -41,7 +41,7 @@ lib_folders() {
 	openssl) echo "verify" ;;
 	zlib) echo "verify" ;;
 	archive) echo "verify index ops" ;;
-	yajl) echo "base index resolver env ops" ;;
+	yajl) echo "base" ;;
 	esac
 }
 layer_bad=""

@@ -1,6 +1,7 @@
 /* verify/conda.c: conda package checks with libarchive: tar.bz2, and .conda (zip of tar.zst). */
 #include "verify/conda.h"
 #include "base/buf.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "verify/wheel.h"
@@ -235,158 +236,83 @@ out:
 	return rc;
 }
 
-/* A tiny JSON scanner: enough to walk one object's members and skip values of any shape
- * without recursion, so hostile nesting costs nothing. */
-struct scan {
-	const char *p, *end;
+/* One top-level member, found by the streaming reader: nesting past its cap is refused, and
+ * nothing is kept but the one string. */
+struct member {
+	const char *key;
+	int depth;
+	bool want;   /* the value that comes next is the key's */
+	char *found;
 };
 
-static void ws(struct scan *s)
+static int m_key(void *ctx, const unsigned char *s, size_t n)
 {
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
-		s->p++;
+	struct member *m = ctx;
+	m->want = m->depth == 1 && !m->found && n == strlen(m->key) && !memcmp(s, m->key, n);
+	return 0;
 }
 
-static int hexval(char c)
+static int m_string(void *ctx, const unsigned char *s, size_t n)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	struct member *m = ctx;
+	if (m->want)
+		m->found = wp_xstrndup((const char *)s, n);
+	m->want = false;
+	return m->depth ? 0 : -WPE_PARSE;
 }
 
-/* A string at s->p (which is '"') into out when out is not NULL; false when malformed. */
-static bool str(struct scan *s, struct wp_buf *out)
+static int m_scalar(void *ctx)
 {
-	s->p++;
-	while (s->p < s->end && *s->p != '"') {
-		char c = *s->p++;
-		if ((unsigned char)c < 0x20)
-			return false;
-		if (c != '\\') {
-			if (out)
-				wp_buf_addch(out, c);
-			continue;
-		}
-		if (s->p >= s->end)
-			return false;
-		c = *s->p++;
-		const char *esc = strchr("\"\\/bfnrt", c);
-		if (c && esc) {
-			if (out)
-				wp_buf_addch(out, "\"\\/\b\f\n\r\t"[esc - "\"\\/bfnrt"]);
-			continue;
-		}
-		if (c != 'u' || s->end - s->p < 4)
-			return false;
-		unsigned v = 0;
-		for (int i = 0; i < 4; i++) {
-			int d = hexval(s->p[i]);
-			if (d < 0)
-				return false;
-			v = v << 4 | (unsigned)d;
-		}
-		s->p += 4;
-		if (!out)
-			continue;
-		/* Surrogate halves become U+FFFD: names and versions are ASCII in practice. */
-		if (v >= 0xd800 && v <= 0xdfff)
-			v = 0xfffd;
-		if (v < 0x80) {
-			wp_buf_addch(out, (char)v);
-		} else if (v < 0x800) {
-			wp_buf_addch(out, (char)(0xc0 | v >> 6));
-			wp_buf_addch(out, (char)(0x80 | (v & 0x3f)));
-		} else {
-			wp_buf_addch(out, (char)(0xe0 | v >> 12));
-			wp_buf_addch(out, (char)(0x80 | ((v >> 6) & 0x3f)));
-			wp_buf_addch(out, (char)(0x80 | (v & 0x3f)));
-		}
-	}
-	if (s->p >= s->end)
-		return false;
-	s->p++;
-	return true;
+	struct member *m = ctx;
+	m->want = false;
+	return m->depth ? 0 : -WPE_PARSE;
 }
 
-/* Skip one value of any kind; false when malformed. */
-static bool skip_value(struct scan *s)
+static int m_bool(void *ctx, bool b)
 {
-	long depth = 0;
-	do {
-		ws(s);
-		if (s->p >= s->end)
-			return false;
-		char c = *s->p;
-		if (c == '"') {
-			if (!str(s, NULL))
-				return false;
-		} else if (c == '{' || c == '[') {
-			depth++;
-			s->p++;
-		} else if (c == '}' || c == ']') {
-			if (--depth < 0)
-				return false;
-			s->p++;
-		} else if (c == ',' || c == ':') {
-			if (!depth)
-				return false;
-			s->p++;
-		} else {
-			const char *start = s->p;
-			while (s->p < s->end && strchr("+-.0123456789eEtrufalsn", *s->p) && *s->p)
-				s->p++;
-			if (s->p == start)
-				return false;
-		}
-	} while (depth);
-	return true;
+	return m_scalar(ctx);
+}
+
+static int m_number(void *ctx, const char *s, size_t n)
+{
+	return m_scalar(ctx);
+}
+
+static int m_open_map(void *ctx)
+{
+	struct member *m = ctx;
+	m->want = false;
+	m->depth++;
+	return 0;
+}
+
+static int m_open_array(void *ctx)
+{
+	struct member *m = ctx;
+	m->want = false;
+	return m->depth++ ? 0 : -WPE_PARSE;
+}
+
+static int m_close(void *ctx)
+{
+	((struct member *)ctx)->depth--;
+	return 0;
 }
 
 char *wp_conda_json_string(const char *json, size_t len, const char *key)
 {
-	struct scan s = { json, json + len };
-	struct wp_buf k = WP_BUF_INIT_MAX(WP_CONDA_INDEX_MAX), v = WP_BUF_INIT_MAX(WP_CONDA_INDEX_MAX);
-	char *result = NULL;
+	static const struct wp_json_callbacks cb = {
+		.null = m_scalar, .boolean = m_bool, .number = m_number, .string = m_string,
+		.start_map = m_open_map, .key = m_key, .end_map = m_close,
+		.start_array = m_open_array, .end_array = m_close,
+	};
+	const struct wp_json_opts o = { .what = "index.json", .max_bytes = len, .max_token = WP_CONDA_INDEX_MAX };
+	struct member m = { .key = key };
 	if (!json)
 		return NULL;
-	ws(&s);
-	if (s.p >= s.end || *s.p++ != '{')
-		goto out;
-	ws(&s);
-	if (s.p < s.end && *s.p == '}')
-		goto out;
-	for (;;) {
-		ws(&s);
-		wp_buf_reset(&k);
-		if (s.p >= s.end || *s.p != '"' || !str(&s, &k))
-			goto out;
-		ws(&s);
-		if (s.p >= s.end || *s.p++ != ':')
-			goto out;
-		ws(&s);
-		bool want = !result && strcmp(wp_buf_cstr(&k), key) == 0 && strlen(key) == k.len;
-		if (want && s.p < s.end && *s.p == '"') {
-			wp_buf_reset(&v);
-			if (!str(&s, &v))
-				goto out;
-			result = wp_buf_detach(&v, NULL);
-		} else if (!skip_value(&s)) {
-			goto out;
-		}
-		ws(&s);
-		if (s.p < s.end && *s.p == ',') {
-			s.p++;
-			continue;
-		}
-		if (s.p < s.end && *s.p == '}')
-			break;
-		goto out;
+	if (wp_json_read(json, len, &cb, &m, &o, NULL) < 0) {
+		free(m.found);
+		return NULL;
 	}
-	wp_buf_free(&k);
-	wp_buf_free(&v);
-	return result;
-out:
-	free(result);
-	wp_buf_free(&k);
-	wp_buf_free(&v);
-	return NULL;
+	return m.found;
 }

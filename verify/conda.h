@@ -24,7 +24,7 @@ int wp_conda_verify(const char *path, const struct wp_conda_expect *expect, char
 		    struct wp_err *err);
 
 /* The value of a top-level string member of a JSON object, newly allocated; NULL when absent,
- * not a string, or the text is not a JSON object. Enough for index.json; not a JSON parser. */
+ * not a string, or the text is not a JSON object (nor one within base/json's caps). */
 char *wp_conda_json_string(const char *json, size_t len, const char *key);
 
 #endif

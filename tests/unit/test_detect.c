@@ -912,7 +912,7 @@ static void test_profile_errors(void **state)
 	char *p = write_profile(f, "deep.json", deep);
 	wp_err_clear(&err);
 	assert_int_equal(wp_target_load_profile(p, &t, &err), -WPE_USAGE);
-	assert_non_null(strstr(err.msg, "nests deeper"));
+	assert_non_null(strstr(err.msg, "nested too deep"));
 	free(p);
 	free(deep);
 }

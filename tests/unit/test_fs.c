@@ -1,4 +1,4 @@
-/* tests/unit/test_fs.c: atomic writes, mkdir -p and link-or-copy, and their error messages. */
+/* tests/unit/test_fs.c: atomic writes, capped reads, mkdir -p and link-or-copy, and their error messages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,48 @@ static void test_link_or_copy(void **state)
 	free(to);
 }
 
+static void test_file_read_capped(void **state)
+{
+	const char *dir = *state;
+	char *path = wp_xasprintf("%s/small.txt", dir), *missing = wp_xasprintf("%s/missing", dir);
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_buf b;
+	bool found = true;
+
+	assert_int_equal(wp_atomic_write(path, "hello", 5, &err), 0);
+	assert_int_equal(wp_file_read_capped(path, 5, &b, &err), 0);
+	assert_string_equal(wp_buf_cstr(&b), "hello");
+	wp_buf_free(&b);
+
+	assert_int_equal(wp_file_read_capped(path, 4, &b, &err), -WPE_TOO_BIG);
+	assert_non_null(strstr(err.msg, "small.txt' is larger than 4 bytes"));
+	wp_buf_free(&b);
+
+	wp_err_clear(&err);
+	assert_int_equal(wp_file_read_capped(missing, 10, &b, &err), -WPE_IO);
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err.msg, "cannot read '"));
+	assert_non_null(strstr(err.msg, "/missing': no such file"));
+	wp_buf_free(&b);
+
+	/* a caller for whom a missing file is an answer */
+	wp_err_clear(&err);
+	assert_int_equal(wp_file_read_if_exists(missing, 10, &b, &found, &err), 0);
+	assert_false(found);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(err.code, 0);
+	assert_int_equal(wp_file_read_if_exists(path, 10, &b, &found, &err), 0);
+	assert_true(found);
+	assert_string_equal(wp_buf_cstr(&b), "hello");
+	wp_buf_free(&b);
+
+	/* a directory is not a file to read */
+	assert_int_equal(wp_file_read_capped(dir, 10, &b, NULL), -WPE_IO);
+	wp_buf_free(&b);
+	free(path);
+	free(missing);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_write_fails_clearly),
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_link_or_copy),
+		cmocka_unit_test(test_file_read_capped),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
