@@ -10,7 +10,15 @@ CFLAGS   += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-pa
 # use, by the SONAME of the library we compile against, so a command that needs none of them
 # starts in a quarter of the time. The others are linked as usual.
 LAZY_PKGS := libcurl libarchive libxml-2.0 libcrypto
+# LAZY=0 links them normally instead (for distribution packagers, whose tools read NEEDED): the
+# shims (*/lazy_*.c) are left out and wp_lazy_require does nothing.
+LAZY     ?= 1
+ifeq ($(LAZY),0)
+LINK_PKGS := $(PKGS)
+CFLAGS   += -DWP_LAZY=0
+else
 LINK_PKGS := $(filter-out $(LAZY_PKGS),$(PKGS))
+endif
 soname    = $(shell objdump -p $$($(CC) -print-file-name=$(1)) 2>/dev/null | awk '/SONAME/ {print $$2}')
 SONAMES  := -DWP_SONAME_CURL='"$(call soname,libcurl.so)"' -DWP_SONAME_ARCHIVE='"$(call soname,libarchive.so)"' \
             -DWP_SONAME_XML='"$(call soname,libxml2.so)"' -DWP_SONAME_CRYPTO='"$(call soname,libcrypto.so)"'
@@ -26,6 +34,9 @@ DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarc
             clang sqlite3 valgrind curl
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
+ifeq ($(LAZY),0)
+LIB_SRC  := $(filter-out %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC))
+endif
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 GEN_SRC  := $(BUILD)/gen/schema_sql.c $(BUILD)/gen/nvidia_tables.c
@@ -34,7 +45,11 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o $(BUILD)/gen/n
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit clitest demo asan tsan bench fuzz lint clean
+.PHONY: all deps test unit clitest demo asan tsan bench fuzz lint clean install
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its man page and shell completions.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
 all: $(BUILD)/wheelpick
 
 $(BUILD)/%.o: %.c
@@ -127,6 +142,10 @@ bench:
 
 lint:
 	@WP_RESULTS=$(RESULTS) tests/lint.sh
+
+install: $(BUILD)/wheelpick
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BUILD)/wheelpick $(DESTDIR)$(BINDIR)/wheelpick
 
 clean:
 	rm -rf build build-asan build-bench build-fuzz

@@ -6,20 +6,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef WP_LAZY
+#define WP_LAZY 1
+#endif
+
+#include "base/err.h"
+
+#if WP_LAZY
 /* Set by the Makefile from the libraries we compile against; empty when objdump found none. */
 _Static_assert(sizeof(WP_SONAME_CURL) > 1 && sizeof(WP_SONAME_ARCHIVE) > 1 && sizeof(WP_SONAME_XML) > 1 &&
 		       sizeof(WP_SONAME_CRYPTO) > 1,
 	       "the Makefile could not read the SONAMEs of the lazily loaded libraries (is binutils installed?)");
 
-struct wp_lazy_lib wp_lazy_curl = { WP_SONAME_CURL, "libcurl4", NULL };
-struct wp_lazy_lib wp_lazy_archive = { WP_SONAME_ARCHIVE, "libarchive13", NULL };
-struct wp_lazy_lib wp_lazy_xml = { WP_SONAME_XML, "libxml2", NULL };
-struct wp_lazy_lib wp_lazy_crypto = { WP_SONAME_CRYPTO, "libssl3", NULL };
+struct wp_lazy_lib wp_lazy_curl = { .soname = WP_SONAME_CURL, .package = "libcurl4" };
+struct wp_lazy_lib wp_lazy_archive = { .soname = WP_SONAME_ARCHIVE, .package = "libarchive13" };
+struct wp_lazy_lib wp_lazy_xml = { .soname = WP_SONAME_XML, .package = "libxml2" };
+struct wp_lazy_lib wp_lazy_crypto = { .soname = WP_SONAME_CRYPTO, .package = "libssl3" };
 
 /* One lock for all of them: loading happens at most once per library and process. */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void *load(struct wp_lazy_lib *lib)
+void wp_lazy_register(struct wp_lazy_lib *lib, void **slot, const char *name)
+{
+	/* constructors run before main, on one thread; a shim with more functions than the table
+	 * holds is caught by the assert in the test build and resolved late otherwise */
+	if (lib->nsyms < WP_LAZY_MAX_SYMS)
+		lib->syms[lib->nsyms++] = (struct wp_lazy_sym){ slot, name };
+}
+
+/* The library's handle, loading it; NULL with err set when it cannot be loaded. */
+static void *load(struct wp_lazy_lib *lib, struct wp_err *err)
 {
 	void *h = __atomic_load_n(&lib->handle, __ATOMIC_ACQUIRE);
 	if (h)
@@ -29,15 +45,45 @@ static void *load(struct wp_lazy_lib *lib)
 	if (!h) {
 		/* RTLD_NOW: a missing symbol shows here, once, not in the middle of a transfer. */
 		h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			fprintf(stderr, "wheelpick: cannot load %s (%s): install Debian's %s package\n",
-				lib->soname, dlerror(), lib->package);
-			exit(3);
-		}
-		__atomic_store_n(&lib->handle, h, __ATOMIC_RELEASE);
+		if (!h)
+			wp_fail(err, -WPE_ENV, "cannot load %s (%s): install Debian's %s package", lib->soname, dlerror(),
+				lib->package);
+		else
+			__atomic_store_n(&lib->handle, h, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&load_lock);
 	return h;
+}
+
+static int resolve(struct wp_lazy_lib *lib, void **slot, const char *name, struct wp_err *err)
+{
+	if (__atomic_load_n(slot, __ATOMIC_ACQUIRE))
+		return 0;
+	void *h = load(lib, err);
+	if (!h)
+		return -WPE_ENV;
+	void *fn = dlsym(h, name);
+	if (!fn)
+		return wp_fail(err, -WPE_ENV, "%s has no function %s: install the %s that wheelpick was built against",
+			       lib->soname, name, lib->package);
+	__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int wp_lazy_require(unsigned need, struct wp_err *err)
+{
+	struct wp_lazy_lib *libs[] = { &wp_lazy_curl, &wp_lazy_archive, &wp_lazy_xml, &wp_lazy_crypto };
+	for (unsigned i = 0; i < 4; i++) {
+		if (!(need & (1u << i)))
+			continue;
+		struct wp_lazy_lib *lib = libs[i];
+		if (!load(lib, err))
+			return -WPE_ENV;
+		for (size_t k = 0; k < lib->nsyms; k++)
+			if (resolve(lib, lib->syms[k].slot, lib->syms[k].name, err) < 0)
+				return -WPE_ENV;
+	}
+	return 0;
 }
 
 void *wp_lazy_fn(struct wp_lazy_lib *lib, void **slot, const char *name)
@@ -45,12 +91,20 @@ void *wp_lazy_fn(struct wp_lazy_lib *lib, void **slot, const char *name)
 	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (fn)
 		return fn;
-	fn = dlsym(load(lib), name);
-	if (!fn) {
-		fprintf(stderr, "wheelpick: %s has no function %s: install the %s that wheelpick was built against\n",
-			lib->soname, name, lib->package);
-		exit(3);
+	struct wp_err e = WP_ERR_INIT;
+	if (resolve(lib, slot, name, &e) < 0) {
+		/* only a step that skipped its wp_lazy_require gets here: a bug, not a user error */
+		fprintf(stderr, "wheelpick: internal error: %s was called before wp_lazy_require: %s\n", name, e.msg);
+		abort();
 	}
-	__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
-	return fn;
+	return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 }
+#else
+/* LAZY=0: the libraries are linked; the dynamic linker has already loaded them. */
+int wp_lazy_require(unsigned need, struct wp_err *err)
+{
+	(void)need;
+	(void)err;
+	return 0;
+}
+#endif

@@ -1,5 +1,6 @@
 /* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
 #include "cli/cli.h"
+#include "base/lazylib.h"
 #include "ops/sources.h"
 #include "ops/targets.h"
 #include "ops/verify_outputs.h"
@@ -26,6 +27,8 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel or a bundle");
 		goto out;
 	}
+	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO | WP_LIB_XML, err)))
+		goto out;
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
 		size_t before = rep.n_problems;

@@ -37,11 +37,11 @@ FWD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))
 typedef void (*any_fn)(void);
 
 #define FORWARD_SETOPT(ret, name, handle_t, option_t)                                             \
+	WP_LAZY_SLOT(wp_lazy_curl, name)                                                         \
 	ret(name)(handle_t * h, option_t option, ...)                                            \
 	{                                                                                        \
-		static void *slot;                                                               \
 		ret (*real)(handle_t *, option_t, ...) =                                         \
-			(ret(*)(handle_t *, option_t, ...))wp_lazy_fn(&wp_lazy_curl, &slot, #name); \
+			(ret(*)(handle_t *, option_t, ...))wp_lazy_fn(&wp_lazy_curl, &wp_lazy_slot_##name, #name); \
 		va_list ap;                                                                      \
 		ret rc;                                                                          \
 		va_start(ap, option);                                                            \
@@ -61,11 +61,11 @@ FORWARD_SETOPT(CURLcode, curl_easy_setopt, CURL, CURLoption)
 FORWARD_SETOPT(CURLMcode, curl_multi_setopt, CURLM, CURLMoption)
 
 /* Every CURLINFO takes a pointer to where the answer goes. */
+WP_LAZY_SLOT(wp_lazy_curl, curl_easy_getinfo)
 CURLcode(curl_easy_getinfo)(CURL *curl, CURLINFO info, ...)
 {
-	static void *slot;
 	CURLcode (*real)(CURL *, CURLINFO, ...) =
-		(CURLcode(*)(CURL *, CURLINFO, ...))wp_lazy_fn(&wp_lazy_curl, &slot, "curl_easy_getinfo");
+		(CURLcode(*)(CURL *, CURLINFO, ...))wp_lazy_fn(&wp_lazy_curl, &wp_lazy_slot_curl_easy_getinfo, "curl_easy_getinfo");
 	va_list ap;
 	va_start(ap, info);
 	void *out = va_arg(ap, void *);

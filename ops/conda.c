@@ -2,6 +2,7 @@
  * (resolver/condapick), one variant across the set, the depends closure, a local channel. */
 #include "ops/conda.h"
 #include "base/json.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
 #include "cache/store.h"
@@ -386,7 +387,8 @@ static int write_channel(const struct wp_session *s, const struct wp_conda_job *
 	struct wp_store store = { 0 };
 	char *root = wp_xasprintf("%s/files", s->cache_dir);
 	int rc;
-	if ((rc = wp_store_init(&store, root, err))) {
+	if ((rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE | (job->offline ? 0 : WP_LIB_CURL), err)) ||
+	    (rc = wp_store_init(&store, root, err))) {
 		free(root);
 		return rc;
 	}

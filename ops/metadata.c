@@ -2,6 +2,7 @@
 #include "ops/metadata.h"
 
 #include "base/buf.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
 #include "ops/fetch.h"
 #include "ops/remote_metadata.h"
@@ -135,6 +136,9 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 	int rc;
 	if ((rc = wp_catalog_metadata_get(o->cat, c->url, from_catalog, m, &found, err)) || found)
 		return rc;
+	/* the network ways and the wheel itself: transfers, hashes, the zip */
+	if ((rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE | (o->offline ? 0 : WP_LIB_CURL), err)))
+		return rc;
 	if (!o->offline) {
 		if ((rc = from_network(c, core_metadata, m, err)) < 0)
 			return rc;
@@ -215,6 +219,11 @@ size_t wp_depmeta_prefetch(const struct wp_depmeta_opts *o, const struct wp_cand
 	}
 	if (q.n < 2)
 		goto out; /* one read gains nothing from being early */
+	/* loaded here, on this thread, before any worker needs them; without them, nothing is read
+	 * early and wp_depmeta_get reports the failure */
+	struct wp_err le = WP_ERR_INIT;
+	if (wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, &le))
+		goto out;
 	pthread_t th[WP_DEPMETA_PARALLEL];
 	size_t nth = 0;
 	for (; nth < WP_DEPMETA_PARALLEL && nth < q.n; nth++)

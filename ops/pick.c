@@ -2,6 +2,7 @@
 #include "ops/pick.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
 #include "ops/fetch.h"
 #include "ops/sources.h"
@@ -148,6 +149,12 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 	long long *sizes = wp_xcalloc(n ? n : 1, sizeof(*sizes));
 	const struct wp_progress_sink *ps = &s->progress;
 	int rc = 0, frc;
+
+	/* transfers (file:// too go through libcurl), hashes, and each wheel's RECORD */
+	if (n && (rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE | (job->offline ? 0 : WP_LIB_CURL), err))) {
+		free(items), free(names), free(sizes);
+		return rc;
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		struct wp_plan_file *f = &plan->files[i];

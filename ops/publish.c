@@ -1,6 +1,7 @@
 /* ops/publish.c: a run's files as a mirror or a bundle. */
 #include "ops/publish.h"
 #include "base/fs.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
 #include "ops/bundle.h"
 
@@ -29,7 +30,10 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 		};
 	}
 	struct wp_mirror_opts mo = { .prune = prune };
-	int rc = wp_mirror_write(dir, mf, n, &mo, rep, err);
+	/* pages carry hashes; PEP 658 files come out of the wheels */
+	int rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE, err);
+	if (!rc)
+		rc = wp_mirror_write(dir, mf, n, &mo, rep, err);
 	if (!rc)
 		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects (%zu added, %zu unchanged, %zu removed, %zu pinned)",
 		       dir, rep->files, rep->projects, rep->added, rep->unchanged, rep->removed, rep->pinned);
@@ -59,7 +63,7 @@ int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const
 	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
 	char *stage = NULL;
 	int rc;
-	if ((rc = wp_mkdir_p(tmp, 0755, err)))
+	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE, err)) || (rc = wp_mkdir_p(tmp, 0755, err)))
 		goto out;
 	/* mkdtemp, not the PID: a container's PID 1 is the same on every run, and a killed run's
 	 * leftovers must never be taken for this run's */

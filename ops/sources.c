@@ -1,6 +1,7 @@
 /* ops/sources.c: source lists (indexes, channels, defaults) and crawling them with a report. */
 #include "ops/sources.h"
 #include "base/fs.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
 #include "ops/crawl.h"
 
@@ -113,6 +114,24 @@ void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sou
 	free(block);
 }
 
+static bool is_remote(const char *url)
+{
+	return !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8);
+}
+
+/* The libraries a crawl of these URLs uses: libcurl for the network, libxml2 for pages,
+ * libarchive for compressed repodata, libcrypto for content hashes. */
+static int require_for(const char *const *urls, size_t n, struct wp_err *err)
+{
+	unsigned need = WP_LIB_CRYPTO;
+	for (size_t i = 0; i < n; i++) {
+		if (is_remote(urls[i]))
+			need |= WP_LIB_CURL;
+		need |= wp_crawl_is_repodata(urls[i]) ? WP_LIB_ARCHIVE : WP_LIB_XML;
+	}
+	return wp_lazy_require(need, err);
+}
+
 /* Repodata downloads go next to the cache, not to a small /tmp. NULL when it cannot be made. */
 static char *crawl_tmp_dir(const struct wp_session *s)
 {
@@ -134,7 +153,12 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 	struct wp_crawl_opts o = {
 		.projects = projects, .n_projects = n_projects, .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir,
 	};
-	int rc = wp_crawl(cat, (const char *const *)src->urls, src->n, &o, &rep, err);
+	int rc = require_for((const char *const *)src->urls, src->n, err);
+	if (rc) {
+		free(tmpdir);
+		return rc;
+	}
+	rc = wp_crawl(cat, (const char *const *)src->urls, src->n, &o, &rep, err);
 	bool first_failure = true;
 	for (size_t i = 0; i < rep.n; i++) {
 		const struct wp_crawl_source *c = &rep.v[i];
@@ -180,6 +204,10 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 		}
 	if (!src.n)
 		return 0;
+	if ((rc = require_for((const char *const *)src.urls, src.n, err))) {
+		wp_sources_release(&src);
+		return rc;
+	}
 	wp_crawl(cat, (const char *const *)src.urls, src.n, &o, &rep, &ce);
 	for (size_t i = 0; i < rep.n; i++) {
 		const struct wp_crawl_source *c = &rep.v[i];

@@ -73,11 +73,11 @@ FWD_VOID(archive_entry_set_size, (E *e, la_int64_t size), (e, size))
 
 /* printf-style: format here, hand libarchive the finished text. A NULL format clears the error,
  * as libarchive documents (its own code calls it so where a test links libarchive too). */
+WP_LAZY_SLOT(wp_lazy_archive, archive_set_error)
 void archive_set_error(A *a, int err, const char *fmt, ...)
 {
-	static void *slot;
-	void (*real)(A *, int, const char *, ...) =
-		(void (*)(A *, int, const char *, ...))wp_lazy_fn(&wp_lazy_archive, &slot, "archive_set_error");
+	void (*real)(A *, int, const char *, ...) = (void (*)(A *, int, const char *, ...))wp_lazy_fn(
+		&wp_lazy_archive, &wp_lazy_slot_archive_set_error, "archive_set_error");
 	if (!fmt) {
 		real(a, err, NULL);
 		return;
