@@ -19,8 +19,7 @@ void wp_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem)
 
 void wp_strlist_push(struct wp_strlist *l, const char *s)
 {
-	l->v = wp_xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = s;
+	wp_vec_push(l, s);
 }
 
 bool wp_strlist_has(const struct wp_strlist *l, const char *s)
@@ -35,5 +34,5 @@ void wp_strlist_release(struct wp_strlist *l)
 {
 	free(l->v);
 	l->v = NULL;
-	l->n = 0;
+	l->n = l->cap = 0;
 }

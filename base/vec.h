@@ -29,13 +29,20 @@ void wp_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem);
 	(wp_vec_reserve_((void **)&(vec)->v, &(vec)->cap, (vec)->n + 1, sizeof(*(vec)->v)),      \
 	 memset(&(vec)->v[(vec)->n], 0, sizeof(*(vec)->v)), &(vec)->v[(vec)->n++])
 
+/* The same push for an array kept in separate fields of a struct that other code reads by name
+ * (ptr, count, cap: struct wp_detect's toolkits, n_toolkits, cap_toolkits); evaluates to the
+ * index. Zero-initialised fields are an empty array. */
+#define wp_vec_push_fields(ptr, n, cap, ...)                                                     \
+	(wp_vec_reserve_((void **)&(ptr), &(cap), (size_t)(n) + 1, sizeof(*(ptr))),               \
+	 (ptr)[(n)] = (__VA_ARGS__), (n)++)
+
 /* Free the array (not what the elements own) and empty the vector. */
 #define wp_vec_free(vec) (free((vec)->v), (vec)->v = NULL, (vec)->n = (vec)->cap = 0)
 
 /* Strings borrowed for as long as the list lives. */
 struct wp_strlist {
 	const char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 void wp_strlist_push(struct wp_strlist *l, const char *s);

@@ -1,6 +1,7 @@
 /* cache/condapack.c: varint and string packing of conda records and first-seen hash lists. */
 #include "cache/condapack.h"
 #include "base/mem.h"
+#include "base/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -241,11 +242,7 @@ int wp_seen_decode(struct wp_seen_list *l, const void *blob, size_t len)
 		/* sorted and unique, or wp_seen_find would miss entries */
 		if (l->n && leaf_cmp(l->v[l->n - 1].leaf, l->v[l->n - 1].leaf_len, e.leaf, e.leaf_len) >= 0)
 			return -1;
-		if (l->n == l->cap) {
-			l->cap = l->cap ? l->cap * 2 : 16;
-			l->v = wp_xrealloc(l->v, l->cap * sizeof(*l->v));
-		}
-		l->v[l->n++] = e;
+		wp_vec_push(l, e);
 	}
 	return in.bad ? -1 : 0;
 }

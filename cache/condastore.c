@@ -3,6 +3,7 @@
 #include "cache/condastore.h"
 #include "base/arena.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "cache/condabatch.h"
 #include "cache/condapack.h"
 
@@ -452,22 +453,20 @@ int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn
 	sqlite3_stmt *st = NULL;
 	struct held_chunk *ch = NULL;
 	struct held_row *rows = NULL, **by_url = NULL;
-	size_t n_ch = 0, n_rows = 0, cap_rows = 0;
+	size_t n_ch = 0, cap_ch = 0, n_rows = 0, cap_rows = 0;
 	struct wp_arena urls = WP_ARENA_INIT;
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query conda records");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		ch = wp_xrealloc(ch, (n_ch + 1) * sizeof(*ch));
-		struct held_chunk *c = &ch[n_ch++];
-		c->id = sqlite3_column_int64(st, 0);
-		c->source_id = sqlite3_column_int64(st, 1);
-		c->len = (size_t)sqlite3_column_bytes(st, 2);
-		c->blob = wp_xmalloc(c->len ? c->len : 1);
-		if (c->len)
-			memcpy(c->blob, sqlite3_column_blob(st, 2), c->len);
-		c->source_url = wp_xstrdup(sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+		struct held_chunk c = { .id = sqlite3_column_int64(st, 0), .source_id = sqlite3_column_int64(st, 1),
+					.len = (size_t)sqlite3_column_bytes(st, 2) };
+		c.blob = wp_xmalloc(c.len ? c.len : 1);
+		if (c.len)
+			memcpy(c.blob, sqlite3_column_blob(st, 2), c.len);
+		c.source_url = wp_xstrdup(sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+		wp_vec_push_fields(ch, n_ch, cap_ch, c);
 	}
 	if (s != SQLITE_DONE)
 		rc = wp_catalog_fail(cat, err, "cannot read conda records");

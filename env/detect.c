@@ -5,6 +5,7 @@
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "base/vec.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -74,6 +75,8 @@ struct toolkit_probe {
 	int job;               /* nvcc job that tells the version, or -1 */
 };
 
+WP_VEC_OF(strs, char *); /* each string owned */
+
 struct ctx {
 	struct wp_detect *d;
 	char *root;            /* sysroot without its trailing '/'; "" for the host */
@@ -81,10 +84,8 @@ struct ctx {
 	const char *path_env;
 	int timeout_ms;
 	size_t output_max;
-	char **notes;          /* lesser warnings, appended after the main ones */
-	size_t n_notes;
-	char **tk_keys;        /* resolved toolkit roots, to count each toolkit once */
-	size_t n_tk_keys;
+	struct strs notes;     /* lesser warnings, appended after the main ones */
+	struct strs tk_keys;   /* resolved toolkit roots, to count each toolkit once */
 };
 
 /* ---- small helpers ---- */
@@ -102,18 +103,12 @@ static char *vformat(const char *fmt, va_list ap)
 	return s;
 }
 
-static void push_str(char ***arr, size_t *n, char *s)
-{
-	*arr = wp_xrealloc(*arr, (*n + 1) * sizeof(**arr));
-	(*arr)[(*n)++] = s;
-}
-
 __attribute__((format(printf, 2, 3)))
 static void warn(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	push_str(&c->d->warnings, &c->d->n_warnings, vformat(fmt, ap));
+	wp_vec_push_fields(c->d->warnings, c->d->n_warnings, c->d->cap_warnings, vformat(fmt, ap));
 	va_end(ap);
 }
 
@@ -122,7 +117,7 @@ static void note(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	push_str(&c->notes, &c->n_notes, vformat(fmt, ap));
+	wp_vec_push(&c->notes, vformat(fmt, ap));
 	va_end(ap);
 }
 
@@ -768,8 +763,8 @@ static void add_toolkit(struct ctx *c, const struct toolkit_probe *tp)
 	char *key = realpath(tp->dir, NULL);
 	if (!key)
 		key = wp_xstrdup(tp->dir);
-	for (size_t i = 0; i < c->n_tk_keys; i++) {
-		if (!strcmp(c->tk_keys[i], key)) {
+	for (size_t i = 0; i < c->tk_keys.n; i++) {
+		if (!strcmp(c->tk_keys.v[i], key)) {
 			free(key);
 			return;
 		}
@@ -778,20 +773,16 @@ static void add_toolkit(struct ctx *c, const struct toolkit_probe *tp)
 		free(key);
 		return;
 	}
-	push_str(&c->tk_keys, &c->n_tk_keys, key);
+	wp_vec_push(&c->tk_keys, key);
 	/* a path inside the sysroot is shown as the target machine sees it */
 	size_t rl = strlen(c->root);
 	const char *shown = key;
 	if (rl && !strncmp(key, c->root, rl) && key[rl] == '/')
 		shown = key + rl;
-	d->toolkits = wp_xrealloc(d->toolkits, (d->n_toolkits + 1) * sizeof(*d->toolkits));
-	struct wp_detect_toolkit *t = &d->toolkits[d->n_toolkits++];
-	t->major = tp->major;
-	t->minor = tp->minor;
-	t->patch = tp->patch;
-	t->path = wp_xstrdup(shown);
-	sanitize(t->path);
-	t->source = tp->source;
+	struct wp_detect_toolkit t = { .major = tp->major, .minor = tp->minor, .patch = tp->patch,
+				       .path = wp_xstrdup(shown), .source = tp->source };
+	sanitize(t.path);
+	wp_vec_push_fields(d->toolkits, d->n_toolkits, d->cap_toolkits, t);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -820,58 +811,57 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 		n++;
 	}
 
-	char **dirs = NULL;
-	size_t nd = 0;
+	struct strs dirs = { 0 };
 	const char *envs[] = { "CUDA_HOME", "CUDA_PATH" };
 	const char *env_source[WP_ARRAY_LEN(envs)];
 	for (size_t i = 0; i < WP_ARRAY_LEN(envs); i++) {
 		const char *e = getenv(envs[i]);
 		if (e && *e) {
-			env_source[nd] = envs[i];
-			push_str(&dirs, &nd, wp_xstrdup(e));
+			env_source[dirs.n] = envs[i];
+			wp_vec_push(&dirs, wp_xstrdup(e));
 		}
 	}
-	size_t n_env = nd;
+	size_t n_env = dirs.n;
 	char *local = root_path(c, "/usr/local");
 	DIR *dir = opendir(local);
 	struct dirent *e;
-	while (dir && (e = readdir(dir)) && nd - n_env < max) {
+	while (dir && (e = readdir(dir)) && dirs.n - n_env < max) {
 		if (strncmp(e->d_name, "cuda", 4))
 			continue;
 		char *p = wp_xasprintf("%s/%s", local, e->d_name);
 		if (is_dir(p))
-			push_str(&dirs, &nd, p);
+			wp_vec_push(&dirs, p);
 		else
 			free(p);
 	}
 	if (dir)
 		closedir(dir);
 	free(local);
-	if (nd > n_env)
-		qsort(dirs + n_env, nd - n_env, sizeof(*dirs), cmp_names);
+	if (dirs.n > n_env)
+		qsort(dirs.v + n_env, dirs.n - n_env, sizeof(*dirs.v), cmp_names);
 
-	for (size_t i = 0; i < nd; i++) {
+	for (size_t i = 0; i < dirs.n; i++) {
 		const char *source = i < n_env ? env_source[i] : NULL;
 		int v[3];
-		const char *file_source = n < max ? read_toolkit_version(dirs[i], v) : NULL;
+		const char *file_source = n < max ? read_toolkit_version(dirs.v[i], v) : NULL;
 		if (file_source) {
-			tp[n++] = (struct toolkit_probe){ .dir = dirs[i], .source = source ? source : file_source,
+			tp[n++] = (struct toolkit_probe){ .dir = dirs.v[i], .source = source ? source : file_source,
 							  .major = v[0], .minor = v[1], .patch = v[2], .have = true,
 							  .job = -1 };
 			continue;
 		}
-		char *bin = wp_xasprintf("%s/bin/nvcc", dirs[i]);
+		char *bin = wp_xasprintf("%s/bin/nvcc", dirs.v[i]);
 		if (n < max && (source || c->host) && is_exec(bin) && *nj < MAX_JOBS) {
 			job_add(jobs, nj, bin, false);
 			jobs[*nj - 1].argv[1] = "--version";
-			tp[n++] = (struct toolkit_probe){ .dir = dirs[i], .source = source ? source : "nvcc",
+			tp[n++] = (struct toolkit_probe){ .dir = dirs.v[i], .source = source ? source : "nvcc",
 							  .job = (int)*nj - 1 };
 			continue;
 		}
 		free(bin);
-		free(dirs[i]);
+		free(dirs.v[i]);
 	}
-	free(dirs);
+	wp_vec_free(&dirs);
 	return n;
 }
 
@@ -1006,8 +996,7 @@ static void warn_ld_library_path(struct ctx *c)
 	const char *env = getenv("LD_LIBRARY_PATH");
 	if (!env)
 		return;
-	char **seen = NULL;
-	size_t n_seen = 0;
+	struct strs seen = { 0 };
 	struct wp_buf list = WP_BUF_INIT;
 	struct wp_str rest = WP_STR(env);
 	while (rest.n) {
@@ -1017,12 +1006,12 @@ static void warn_ld_library_path(struct ctx *c)
 		char *dir = wp_xstrndup(part.p, part.n);
 		char *real = realpath(dir, NULL);
 		bool dup = false;
-		for (size_t i = 0; real && i < n_seen; i++)
-			dup |= !strcmp(seen[i], real);
+		for (size_t i = 0; real && i < seen.n; i++)
+			dup |= !strcmp(seen.v[i], real);
 		if (real && !dup) {
 			if (dir_has_prefix(real, "libcudart.so")) {
-				wp_buf_printf(&list, "%s'%s'", n_seen ? ", " : "", dir);
-				push_str(&seen, &n_seen, real);
+				wp_buf_printf(&list, "%s'%s'", seen.n ? ", " : "", dir);
+				wp_vec_push(&seen, real);
 				real = NULL;
 			}
 			struct wp_str ds = WP_STR(dir);
@@ -1035,14 +1024,14 @@ static void warn_ld_library_path(struct ctx *c)
 		free(real);
 		free(dir);
 	}
-	if (n_seen > 1) {
+	if (seen.n > 1) {
 		sanitize(list.data);
 		warn(c, "LD_LIBRARY_PATH names %zu CUDA runtime directories (%s); the first one wins, which may "
-		     "not be the CUDA you expect", n_seen, wp_buf_cstr(&list));
+		     "not be the CUDA you expect", seen.n, wp_buf_cstr(&list));
 	}
-	for (size_t i = 0; i < n_seen; i++)
-		free(seen[i]);
-	free(seen);
+	for (size_t i = 0; i < seen.n; i++)
+		free(seen.v[i]);
+	wp_vec_free(&seen);
 	wp_buf_free(&list);
 }
 
@@ -1213,8 +1202,7 @@ static bool collect_pythons(struct ctx *c, const struct plan *pl)
 			have_python3 = true;
 			d->default_python = (int)d->n_pythons;
 		}
-		d->pythons = wp_xrealloc(d->pythons, (d->n_pythons + 1) * sizeof(*d->pythons));
-		d->pythons[d->n_pythons++] = py;
+		wp_vec_push_fields(d->pythons, d->n_pythons, d->cap_pythons, py);
 	}
 	return have_python3;
 }
@@ -1256,9 +1244,9 @@ static void add_warnings(struct ctx *c, bool have_python3)
 		warn(c, "no Python 3 interpreter found on PATH; give --python X.Y");
 	if (!d->glibc_major && !d->musl_major && !strcmp(d->os, "Linux"))
 		warn(c, "could not tell the C library (glibc or musl); the platform is plain linux_%s", d->machine);
-	for (size_t i = 0; i < c->n_notes; i++)
-		push_str(&d->warnings, &d->n_warnings, c->notes[i]);
-	c->n_notes = 0;
+	for (size_t i = 0; i < c->notes.n; i++)
+		wp_vec_push_fields(d->warnings, d->n_warnings, d->cap_warnings, c->notes.v[i]);
+	c->notes.n = 0;
 }
 
 int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct wp_err *err)
@@ -1327,12 +1315,12 @@ out:
 		job_release(&pl.jobs[i]);
 	for (size_t i = 0; i < pl.ntp; i++)
 		free(pl.tp[i].dir);
-	for (size_t i = 0; i < c.n_tk_keys; i++)
-		free(c.tk_keys[i]);
-	free(c.tk_keys);
-	for (size_t i = 0; i < c.n_notes; i++)
-		free(c.notes[i]);
-	free(c.notes);
+	for (size_t i = 0; i < c.tk_keys.n; i++)
+		free(c.tk_keys.v[i]);
+	wp_vec_free(&c.tk_keys);
+	for (size_t i = 0; i < c.notes.n; i++)
+		free(c.notes.v[i]);
+	wp_vec_free(&c.notes);
 	free(c.root);
 	return rc;
 }

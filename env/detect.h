@@ -52,10 +52,10 @@ struct wp_detect {
 	int n_gpus;
 
 	struct wp_detect_toolkit *toolkits;
-	size_t n_toolkits;
+	size_t n_toolkits, cap_toolkits;
 
 	struct wp_detect_python *pythons;
-	size_t n_pythons;
+	size_t n_pythons, cap_pythons;
 	int default_python;           /* index into pythons; -1 when none */
 
 	int glibc_major, glibc_minor; /* 0.0 when not glibc */
@@ -63,7 +63,7 @@ struct wp_detect {
 	char os[32], os_release[128], machine[32]; /* uname: "Linux", "6.1.0-18-amd64", "x86_64" */
 
 	char **warnings;              /* lower-case sentences for the user, most important first */
-	size_t n_warnings;
+	size_t n_warnings, cap_warnings;
 };
 
 struct wp_detect_opts {

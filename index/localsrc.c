@@ -2,6 +2,7 @@
 #include "index/localsrc.h"
 
 #include "base/mem.h"
+#include "base/vec.h"
 #include "base/url.h"
 
 #include <dirent.h>
@@ -58,11 +59,7 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 		struct stat st;
 		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			names = wp_xrealloc(names, cap * sizeof(*names));
-		}
-		names[n++] = wp_xstrdup(e->d_name);
+		wp_vec_push_fields(names, n, cap, wp_xstrdup(e->d_name));
 	}
 	closedir(d);
 	if (n) /* qsort may not be given NULL, even for nothing */

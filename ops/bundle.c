@@ -1,6 +1,7 @@
 /* ops/bundle.c: a wheelhouse as one reproducible tarball (pax, zstd or gzip) with an offline install.sh. */
 #include "ops/bundle.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "base/fs.h"
 #include "ops/mirror.h"
 
@@ -40,25 +41,18 @@ static const struct {
 	{ ".tar", C_NONE },
 };
 
-struct names {
-	char **v;
-	size_t n, cap;
-};
+WP_VEC_OF(names, char *); /* each name owned */
 
 static void names_add(struct names *ns, char *s)
 {
-	if (ns->n == ns->cap) {
-		ns->cap = ns->cap ? 2 * ns->cap : 32;
-		ns->v = wp_xrealloc(ns->v, ns->cap * sizeof(*ns->v));
-	}
-	ns->v[ns->n++] = s;
+	wp_vec_push(ns, s);
 }
 
 static void names_free(struct names *ns)
 {
 	for (size_t i = 0; i < ns->n; i++)
 		free(ns->v[i]);
-	free(ns->v);
+	wp_vec_free(ns);
 }
 
 static int name_cmp(const void *a, const void *b)

@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "ops/mirror.h"
 #include "base/url.h"
 #include "verify/conda.h"
@@ -30,20 +31,11 @@ struct rec {
 	bool conflict;       /* ... with other bytes than this run's */
 };
 
-struct recs {
-	struct rec *v;
-	size_t n, cap;
-};
+WP_VEC_OF(recs, struct rec);
 
 static struct rec *recs_add(struct recs *rs)
 {
-	if (rs->n == rs->cap) {
-		rs->cap = rs->cap ? 2 * rs->cap : 32;
-		rs->v = wp_xrealloc(rs->v, rs->cap * sizeof(*rs->v));
-	}
-	struct rec *r = &rs->v[rs->n++];
-	memset(r, 0, sizeof(*r));
-	return r;
+	return wp_vec_add(rs);
 }
 
 static void recs_free(struct recs *rs)

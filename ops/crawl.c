@@ -2,6 +2,7 @@
 #include "ops/crawl.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "index/html.h"
 #include "index/localsrc.h"
 #include "index/pep691.h"
@@ -132,11 +133,12 @@ static bool is_json(const struct wp_http_res *res)
 }
 
 /* A root page (PEP 503 /simple/ or PyTorch's /whl/): the projects asked for, as URLs. */
+WP_VEC_OF(urls, char *); /* each owned */
+
 struct follow_ctx {
 	const struct wp_crawl_opts *opts;
 	struct wp_buf norm;
-	char **urls;
-	size_t n;
+	struct urls urls;
 };
 
 static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err *err)
@@ -149,8 +151,7 @@ static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err
 	for (size_t i = 0; i < nwant; i++) {
 		wp_project_name_normalize(want[i], strlen(want[i]), &w);
 		if (!strcmp(w.data, f->norm.data)) {
-			f->urls = wp_xrealloc(f->urls, (f->n + 1) * sizeof(*f->urls));
-			f->urls[f->n++] = wp_xstrdup(url);
+			wp_vec_push(&f->urls, wp_xstrdup(url));
 			break;
 		}
 	}
@@ -195,9 +196,7 @@ static char *other_host(const char *from, const char *to)
 
 static struct wp_crawl_source *report_add(struct wp_crawl_report *rep, const char *url)
 {
-	rep->v = wp_xrealloc(rep->v, (rep->n + 1) * sizeof(*rep->v));
-	struct wp_crawl_source *s = &rep->v[rep->n++];
-	memset(s, 0, sizeof(*s));
+	struct wp_crawl_source *s = wp_vec_add(rep);
 	s->url = wp_xstrdup(url);
 	s->kind = "findlinks";
 	return s;
@@ -491,15 +490,13 @@ int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n, const st
 	struct follow_ctx follow = { .opts = opts, .norm = WP_BUF_INIT };
 	memset(rep, 0, sizeof(*rep));
 	crawl_round(cat, urls, n, opts, rep, &follow);
-	if (follow.n) {
+	if (follow.urls.n) {
 		/* project pages found on root pages: one more parallel round (they are never roots) */
-		size_t first = rep->n;
-		crawl_round(cat, (const char *const *)follow.urls, follow.n, opts, rep, NULL);
-		(void)first;
+		crawl_round(cat, (const char *const *)follow.urls.v, follow.urls.n, opts, rep, NULL);
 	}
-	for (size_t i = 0; i < follow.n; i++)
-		free(follow.urls[i]);
-	free(follow.urls);
+	for (size_t i = 0; i < follow.urls.n; i++)
+		free(follow.urls.v[i]);
+	wp_vec_free(&follow.urls);
 	wp_buf_free(&follow.norm);
 	/* root pages are reported as sources that hold no files themselves */
 	for (size_t i = 0; i < rep->n; i++)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/vec.h"
 #include "cache/catalog.h"
 
 struct wp_crawl_opts {
@@ -32,10 +33,7 @@ struct wp_crawl_source {
 	unsigned long long files, skipped, malformed, conflicts;
 };
 
-struct wp_crawl_report {
-	struct wp_crawl_source *v;
-	size_t n;
-};
+WP_VEC_OF(wp_crawl_report, struct wp_crawl_source); /* v, n, cap */
 
 /* Refresh every URL. A failing source does not stop the others; the catalog keeps its old rows
  * for it. Returns 0 when all succeeded, else the first failure's code with err set. */

@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "index/html.h"
 #include "base/url.h"
 #include "resolver/version.h"
@@ -46,19 +47,11 @@ struct entry {
 	bool drop;             /* pruned */
 };
 
-struct entries {
-	struct entry *v;
-	size_t n, cap;
-};
+WP_VEC_OF(entries, struct entry);
 
 static struct entry *entries_add(struct entries *es)
 {
-	if (es->n == es->cap) {
-		es->cap = es->cap ? 2 * es->cap : 64;
-		es->v = wp_xrealloc(es->v, es->cap * sizeof(*es->v));
-	}
-	struct entry *e = &es->v[es->n++];
-	memset(e, 0, sizeof(*e));
+	struct entry *e = wp_vec_add(es);
 	e->meta = (struct wp_buf)WP_BUF_INIT;
 	e->size = e->old_size = -1;
 	return e;

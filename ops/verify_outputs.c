@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "index/html.h"
 #include "index/pep691.h"
 #include "index/repodata.h"
@@ -54,20 +55,14 @@ static void problem_add(struct vctx *c, bool fatal, const char *path, const char
 static void problem_add(struct vctx *c, bool fatal, const char *path, const char *fmt, ...)
 {
 	struct wp_verify_report *rep = c->rep;
-	if (rep->n_problems == rep->cap_problems) {
-		rep->cap_problems = rep->cap_problems ? 2 * rep->cap_problems : 16;
-		rep->problems = wp_xrealloc(rep->problems, rep->cap_problems * sizeof(*rep->problems));
-	}
-	struct wp_verify_problem *p = &rep->problems[rep->n_problems++];
 	va_list ap;
 	va_start(ap, fmt);
 	char *what = NULL;
 	if (vasprintf(&what, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	p->path = show(c, path);
-	p->what = what;
-	p->fatal = fatal;
+	struct wp_verify_problem p = { .path = show(c, path), .what = what, .fatal = fatal };
+	wp_vec_push_fields(rep->problems, rep->n_problems, rep->cap_problems, p);
 	rep->n_fatal += fatal;
 }
 
@@ -123,11 +118,7 @@ static char **list_dir(const char *dir, size_t *n)
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 32;
-			v = wp_xrealloc(v, cap * sizeof(*v));
-		}
-		v[(*n)++] = wp_xstrdup(de->d_name);
+		wp_vec_push_fields(v, *n, cap, wp_xstrdup(de->d_name));
 	}
 	if (d)
 		closedir(d);
@@ -155,22 +146,14 @@ struct hashed {
 	bool wheel_checked;
 };
 
-struct hcache {
-	struct hashed *v;
-	size_t n, cap;
-};
+WP_VEC_OF(hcache, struct hashed);
 
 static struct hashed *hash_of(struct vctx *c, struct hcache *hc, const char *path)
 {
 	for (size_t i = 0; i < hc->n; i++)
 		if (!strcmp(hc->v[i].path, path))
 			return &hc->v[i];
-	if (hc->n == hc->cap) {
-		hc->cap = hc->cap ? 2 * hc->cap : 64;
-		hc->v = wp_xrealloc(hc->v, hc->cap * sizeof(*hc->v));
-	}
-	struct hashed *h = &hc->v[hc->n++];
-	memset(h, 0, sizeof(*h));
+	struct hashed *h = wp_vec_add(hc);
 	h->path = wp_xstrdup(path);
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_hash_file(path, h->sha256, &h->size, &e) < 0)
@@ -207,7 +190,7 @@ struct reqline {
 	char *name;   /* as written, up to the first character that cannot be in a name */
 	char *text;   /* the requirement, without options */
 	char **hashes;
-	size_t n_hashes;
+	size_t n_hashes, cap_hashes;
 };
 
 static void reqline_free(struct reqline *r)
@@ -240,8 +223,7 @@ static void parse_reqline(char *line, struct reqline *r)
 		want_hash = !strcmp(tok, "--hash");
 		if (h || want_hash) {
 			if (h) {
-				r->hashes = wp_xrealloc(r->hashes, (r->n_hashes + 1) * sizeof(*r->hashes));
-				r->hashes[r->n_hashes++] = wp_xstrdup(h);
+				wp_vec_push_fields(r->hashes, r->n_hashes, r->cap_hashes, wp_xstrdup(h));
 			}
 			continue;
 		}
@@ -440,19 +422,12 @@ struct link {
 	char *core_metadata;
 };
 
-struct links {
-	struct link *v;
-	size_t n, cap;
-};
+WP_VEC_OF(links, struct link);
 
 static int collect_link(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 {
 	struct links *ls = ctx;
-	if (ls->n == ls->cap) {
-		ls->cap = ls->cap ? 2 * ls->cap : 32;
-		ls->v = wp_xrealloc(ls->v, ls->cap * sizeof(*ls->v));
-	}
-	struct link *l = &ls->v[ls->n++];
+	struct link *l = wp_vec_add(ls);
 	l->filename = wp_xstrdup(rec->filename);
 	l->url = wp_xstrdup(rec->url);
 	l->sha256 = rec->sha256 ? wp_xstrdup(rec->sha256) : NULL;
@@ -593,21 +568,14 @@ static void compare_pages(struct vctx *c, const char *html_path, struct links *h
 	}
 }
 
-struct names {
-	char **v;
-	size_t n, cap;
-};
+WP_VEC_OF(names, char *); /* each owned */
 
 static int collect_name(void *ctx, const char *name, const char *url, struct wp_err *err)
 {
 	struct names *ns = ctx;
-	if (ns->n == ns->cap) {
-		ns->cap = ns->cap ? 2 * ns->cap : 32;
-		ns->v = wp_xrealloc(ns->v, ns->cap * sizeof(*ns->v));
-	}
 	struct wp_buf norm = WP_BUF_INIT;
 	wp_project_name_normalize(name, strlen(name), &norm);
-	ns->v[ns->n++] = wp_buf_detach(&norm, NULL);
+	wp_vec_push(ns, wp_buf_detach(&norm, NULL));
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
 #include "resolver/condaver.h"
 #include "resolver/fileinfo.h"
 #include "resolver/gpu.h"
@@ -118,6 +119,9 @@ void wp_condapick_describe_target(const struct wp_target *t, struct wp_buf *out)
 		break;
 	case WP_ACCEL_ROCM:
 		wp_buf_printf(out, "ROCm %d.%d", t->rocm_major, t->rocm_minor);
+		break;
+	case WP_ACCEL_XPU:
+		wp_buf_addstr(out, "Intel GPU (XPU)");
 		break;
 	}
 	if (t->py_major > 0)
@@ -252,16 +256,19 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 	case WP_VARIANT_CUDA:
 		if (t->accel != WP_ACCEL_CUDA) {
 			wp_buf_printf(why, "%s: a CUDA build; the target is %s", label,
-				      t->accel == WP_ACCEL_CPU ? "CPU-only" : "ROCm");
+				      t->accel == WP_ACCEL_CPU ? "CPU-only" : t->accel == WP_ACCEL_ROCM ? "ROCm" : "an Intel GPU");
 			return false;
 		}
 		if (!var->major)
 			return true; /* CUDA of unknown version: its own depends decide, in the closure */
-		if (!wp_variant_runs_on_cuda(var, t->cuda_major, t->cuda_minor)) {
-			wp_buf_printf(why, "%s: CUDA %d.%d is newer than the target's %d.%d", label, var->major, var->minor,
-				      t->cuda_major, t->cuda_minor);
+		/* the same driver rule as wheels: minor-version compatibility unless --cuda-compat strict */
+		struct wp_buf w = WP_BUF_INIT;
+		bool runs = wp_target_runs_cuda(t, var->major, var->minor, NULL, &w);
+		if (!runs)
+			wp_buf_printf(why, "%s: %s", label, w.data);
+		wp_buf_free(&w);
+		if (!runs)
 			return false;
-		}
 		return wp_gpu_cuda_fits(t, var->major, var->minor, label, why);
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
@@ -581,6 +588,9 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 			wp_buf_printf(&m, "; none runs on ROCm %d.%d (the conda route has no ROCm builds)", t->rocm_major,
 				      t->rocm_minor);
 			break;
+		case WP_ACCEL_XPU:
+			wp_buf_addstr(&m, "; none is an Intel GPU build (the conda route has none)");
+			break;
 		}
 		if (req->require_variant)
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
@@ -702,10 +712,8 @@ int wp_condapick(const struct wp_conda_candidate *k, size_t n, const struct wp_c
 			wp_buf_reset(&c[i].why);
 			wp_buf_addstr(&c[i].why, "fits, but another record is better");
 		}
-		res->rejects = wp_xrealloc(res->rejects, (res->n_rejects + 1) * sizeof(*res->rejects));
-		res->rejects[res->n_rejects].index = i;
-		res->rejects[res->n_rejects].why = wp_buf_detach(&c[i].why, NULL);
-		res->n_rejects++;
+		struct wp_pick_reject r = { .index = i, .why = wp_buf_detach(&c[i].why, NULL) };
+		wp_vec_push_fields(res->rejects, res->n_rejects, res->cap_rejects, r);
 	}
 	for (size_t i = 0; i < n; i++)
 		cand_release(&c[i]);

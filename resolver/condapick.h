@@ -50,7 +50,7 @@ struct wp_condapick_result {
 	char *reason;                 /* why this one (owned) */
 	char *message;                /* when nothing fits: what exists and why each was rejected (owned) */
 	struct wp_pick_reject *rejects; /* every other candidate, with its reason (owned) */
-	size_t n_rejects;
+	size_t n_rejects, cap_rejects;
 };
 
 /* The target's conda subdir: t->conda_subdir, else derived from t->platform (manylinux_*_x86_64

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
 #include "base/str.h"
 #include "resolver/requirement.h"
 #include "resolver/specifier.h"
@@ -482,7 +483,7 @@ fail:
 static int parse_list(struct tok *t, struct wp_marker_node **out)
 {
 	struct wp_marker_node *list = wp_xcalloc(1, sizeof(*list)), *atom = NULL;
-	size_t cap = 0;
+	size_t cap_items = 0, cap_or = 0, n_or = 0; /* n_or follows list->n */
 	bool is_or = false;
 	int rc;
 
@@ -491,13 +492,8 @@ static int parse_list(struct tok *t, struct wp_marker_node **out)
 			free_node(list);
 			return rc;
 		}
-		if (list->n == cap) {
-			cap = cap ? cap * 2 : 4;
-			list->items = wp_xrealloc(list->items, cap * sizeof(*list->items));
-			list->or_before = wp_xrealloc(list->or_before, cap * sizeof(*list->or_before));
-		}
-		list->or_before[list->n] = is_or;
-		list->items[list->n++] = atom;
+		wp_vec_push_fields(list->or_before, n_or, cap_or, is_or);
+		wp_vec_push_fields(list->items, list->n, cap_items, atom);
 		if (at_keyword(t, "and")) {
 			is_or = false;
 			t->pos += 3;

@@ -35,21 +35,22 @@ enum vop {
 	V_OR,
 };
 
+WP_VEC_OF(vspecs, struct wp_vspec);
+
 struct wp_vspec {
 	enum vop op;
 	struct wp_condaver v;   /* operand for comparisons */
 	struct wp_condaver pre; /* V_COMPAT: the operand without its last component */
 	char *text;             /* V_GLOB / V_REGEX / V_EXACT pattern */
 	regex_t *re;
-	struct wp_vspec *kids;  /* V_AND / V_OR */
-	size_t n_kids;
+	struct vspecs kids;     /* V_AND / V_OR */
 };
 
 static void vspec_release(struct wp_vspec *s)
 {
-	for (size_t i = 0; i < s->n_kids; i++)
-		vspec_release(&s->kids[i]);
-	free(s->kids);
+	for (size_t i = 0; i < s->kids.n; i++)
+		vspec_release(&s->kids.v[i]);
+	wp_vec_free(&s->kids);
 	wp_condaver_release(&s->v);
 	wp_condaver_release(&s->pre);
 	free(s->text);
@@ -294,8 +295,7 @@ static int parse_or(struct vlex *lx, struct wp_vspec *out);
 
 static void add_kid(struct wp_vspec *parent, struct wp_vspec *kid)
 {
-	parent->kids = wp_xrealloc(parent->kids, (parent->n_kids + 1) * sizeof(*parent->kids));
-	parent->kids[parent->n_kids++] = *kid;
+	wp_vec_push(&parent->kids, *kid);
 	memset(kid, 0, sizeof(*kid));
 }
 
@@ -390,13 +390,13 @@ static bool vspec_match(const struct wp_vspec *s, const struct wp_condaver *v, b
 	case V_ANY:
 		return true;
 	case V_AND:
-		for (size_t i = 0; i < s->n_kids; i++)
-			if (!vspec_match(&s->kids[i], v, v_ok, text))
+		for (size_t i = 0; i < s->kids.n; i++)
+			if (!vspec_match(&s->kids.v[i], v, v_ok, text))
 				return false;
 		return true;
 	case V_OR:
-		for (size_t i = 0; i < s->n_kids; i++)
-			if (vspec_match(&s->kids[i], v, v_ok, text))
+		for (size_t i = 0; i < s->kids.n; i++)
+			if (vspec_match(&s->kids.v[i], v, v_ok, text))
 				return true;
 		return false;
 	case V_GLOB:
@@ -448,16 +448,16 @@ static const struct wp_condaver *vspec_floor(const struct wp_vspec *s)
 		return &s->v;
 	case V_AND:
 		/* every part must hold: the highest of the floors */
-		for (size_t i = 0; i < s->n_kids; i++) {
-			const struct wp_condaver *f = vspec_floor(&s->kids[i]);
+		for (size_t i = 0; i < s->kids.n; i++) {
+			const struct wp_condaver *f = vspec_floor(&s->kids.v[i]);
 			if (f && (!best || wp_condaver_order(f, best) > 0))
 				best = f;
 		}
 		return best;
 	case V_OR:
 		/* any part may hold: the lowest, and none when one part is unbounded below */
-		for (size_t i = 0; i < s->n_kids; i++) {
-			const struct wp_condaver *f = vspec_floor(&s->kids[i]);
+		for (size_t i = 0; i < s->kids.n; i++) {
+			const struct wp_condaver *f = vspec_floor(&s->kids.v[i]);
 			if (!f)
 				return NULL;
 			if (!best || wp_condaver_order(f, best) < 0)

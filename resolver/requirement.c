@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
 
 int wp_name_canonicalize(const char *in, size_t n, struct wp_buf *out)
 {
@@ -93,8 +94,7 @@ static void add_extra(struct wp_requirement *r, const char *s, size_t n)
 	for (size_t i = 0; i < r->nextras; i++)
 		if (strlen(r->extras[i]) == n && !memcmp(r->extras[i], s, n))
 			return;
-	r->extras = wp_xrealloc(r->extras, (r->nextras + 1) * sizeof(*r->extras));
-	r->extras[r->nextras++] = wp_xstrndup(s, n);
+	wp_vec_push_fields(r->extras, r->nextras, r->cap_extras, wp_xstrndup(s, n));
 }
 
 /* extras = '[' WS? (IDENTIFIER (WS? ',' WS? IDENTIFIER)*)? WS? ']' */

@@ -18,7 +18,7 @@
 struct wp_requirement {
 	char *name;          /* as written ("Torch_Vision"); canonical form via wp_name_canonicalize */
 	char **extras;       /* as written, duplicates dropped, in order of appearance */
-	size_t nextras;
+	size_t nextras, cap_extras;
 	struct wp_specset spec; /* empty for "name" and "name @ url" */
 	char *url;           /* after '@', or NULL; not validated, as packaging 24.2 does not */
 	bool has_marker;

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
 #include "base/str.h"
 
 #define NO_MATCH ((size_t)-1)
@@ -469,11 +470,7 @@ int wp_specset_parse(struct wp_specset *set, const char *s, size_t n, struct wp_
 			wp_specifier_release(&sp);
 			continue;
 		}
-		if (set->n == cap) {
-			cap = cap ? cap * 2 : 4;
-			set->specs = wp_xrealloc(set->specs, cap * sizeof(*set->specs));
-		}
-		set->specs[set->n++] = sp;
+		wp_vec_push_fields(set->specs, set->n, cap, sp);
 	}
 out:
 	if (rc < 0)

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
 #include "base/str.h"
 
 /* Ceilings that keep hostile numbers in a platform tag from turning into huge ladders. */
@@ -19,18 +20,11 @@
 /* packaging's _LAST_GLIBC_MINOR default for glibc majors it does not know yet */
 #define LAST_GLIBC_MINOR 50
 
-struct strlist {
-	char **v;
-	size_t n, cap;
-};
+WP_VEC_OF(strlist, char *); /* each string owned */
 
 static void list_push(struct strlist *l, char *s)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 32;
-		l->v = wp_xrealloc(l->v, l->cap * sizeof(*l->v));
-	}
-	l->v[l->n++] = s;
+	wp_vec_push(l, s);
 }
 
 static void list_free(struct strlist *l)
