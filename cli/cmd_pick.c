@@ -46,10 +46,16 @@ static void print_next(const struct wp_pick_opts *o, const struct wp_strlist *re
 		printf(" '%s'", reqs->v[i]);
 	for (size_t i = 0; i < o->index.n; i++)
 		printf(" --index %s", o->index.v[i]);
-	if (t->accel == WP_ACCEL_CUDA)
+	if (t->accel == WP_ACCEL_CUDA && t->driver_given)
+		printf(" --driver %s", t->driver.text);
+	else if (t->accel == WP_ACCEL_CUDA)
 		printf(" --cuda %d.%d", t->cuda_major, t->cuda_minor);
 	else if (t->accel == WP_ACCEL_CPU)
 		printf(" --cuda cpu");
+	else if (t->accel == WP_ACCEL_XPU)
+		printf(" --xpu");
+	else if (t->accel == WP_ACCEL_ROCM)
+		printf(" --rocm %d.%d", t->rocm_major, t->rocm_minor);
 	printf(" --python %d.%d", t->py_major, t->py_minor);
 	for (size_t i = 0; i < plan->n_targets; i++)
 		printf(" --platform %s", plan->targets[i].platform);

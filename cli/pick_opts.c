@@ -6,12 +6,19 @@
 
 #define O(f) offsetof(struct wp_pick_opts, f)
 #define TARGET_OPTS                                                                                                \
-	{ "cuda", 0, NULL, WP_OPT_LIST, O(cuda), "X.Y|auto|cpu", "the target's CUDA (default auto: this machine's driver)" }, \
-	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y", "pick ROCm builds for ROCm X.Y" },                               \
-	{ "python", 0, "python-version", WP_OPT_LIST, O(python), "X.Y|auto", "the target's Python (default auto)" },     \
+	{ "cuda", 0, NULL, WP_OPT_LIST, O(cuda), "X.Y|auto|cpu",                                                         \
+	  "a driver whose newest CUDA is X.Y (default auto: this machine's driver); cpu for CPU builds" },              \
+	{ "driver", 0, NULL, WP_OPT_LIST, O(driver), "VERSION", "the NVIDIA driver itself, e.g. 535.104.05" },          \
+	{ "cuda-compat", 0, NULL, WP_OPT_STR, O(cuda_compat), "minor|strict",                                            \
+	  "minor (default): CUDA X.y builds run on any X.x driver past NVIDIA's floor; strict: none newer than it" },   \
+	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y", "pick ROCm X.Y builds" },                                         \
+	{ "xpu", 0, NULL, WP_OPT_FLAG, O(xpu), NULL, "pick Intel GPU (XPU) builds" },                                    \
+	{ "python", 0, "python-version", WP_OPT_LIST, O(python), "X.Y[t]|auto",                                          \
+	  "the target's Python; 3.13t is the free-threaded build (default auto)" },                                    \
 	{ "platform", 0, NULL, WP_OPT_LIST, O(platform), "TAG|auto",                                                     \
 	  "the target's most specific platform tag; one target each (default auto)" },                                  \
-	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_XY", "a GPU the build must support (default: detected)" },           \
+	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|8.6|NAME|gfxN",                                                     \
+	  "a GPU the build must have kernels for: an architecture, a name (\"RTX 3090\", A100), an AMD gfx (default: detected)" }, \
 	{ "target", 0, NULL, WP_OPT_LIST, O(target), "FILE", "a saved 'detect --json' profile; one target each" }
 #define SOURCE_OPTS                                                                                                \
 	{ "index", 'i', "index-url|extra-index-url", WP_OPT_LIST, O(index), "URL",                                       \
@@ -65,8 +72,9 @@ bool wp_pick_opts_is_conda(const struct wp_pick_opts *o)
 static void target_spec(const struct wp_pick_opts *o, bool conda, struct wp_target_spec *t)
 {
 	*t = (struct wp_target_spec){
-		.cuda = o->cuda, .python = o->python, .platform = o->platform, .target_files = o->target, .gpu = o->gpu,
-		.rocm = o->rocm, .conda = conda,
+		.cuda = o->cuda, .driver = o->driver, .python = o->python, .platform = o->platform,
+		.target_files = o->target, .gpu = o->gpu, .rocm = o->rocm, .cuda_compat = o->cuda_compat, .xpu = o->xpu,
+		.conda = conda,
 	};
 }
 
@@ -110,8 +118,8 @@ int wp_pick_opts_conda_job(const struct wp_pick_opts *o, const struct wp_strlist
 
 void wp_pick_opts_release(struct wp_pick_opts *o)
 {
-	struct wp_strlist *lists[] = { &o->cuda, &o->python, &o->platform, &o->gpu, &o->target, &o->index, &o->channel,
-				       &o->index_for };
+	struct wp_strlist *lists[] = { &o->cuda, &o->driver, &o->python, &o->platform, &o->gpu, &o->target, &o->index,
+				       &o->channel, &o->index_for };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		wp_strlist_release(lists[i]);
 }

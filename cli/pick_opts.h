@@ -12,9 +12,9 @@
 #include "ops/pick.h"
 
 struct wp_pick_opts {
-	struct wp_strlist cuda, python, platform, gpu, target, index, channel, index_for;
-	const char *rocm, *dest, *index_strategy;
-	bool conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune;
+	struct wp_strlist cuda, driver, python, platform, gpu, target, index, channel, index_for;
+	const char *rocm, *dest, *index_strategy, *cuda_compat;
+	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune;
 };
 
 extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[];

@@ -15,7 +15,16 @@
 
 static const char *accel_name(const struct wp_target *t)
 {
-	return t->accel == WP_ACCEL_CUDA ? "cuda" : t->accel == WP_ACCEL_ROCM ? "rocm" : "cpu";
+	switch (t->accel) {
+	case WP_ACCEL_CUDA:
+		return "cuda";
+	case WP_ACCEL_ROCM:
+		return "rocm";
+	case WP_ACCEL_XPU:
+		return "xpu";
+	default:
+		return "cpu";
+	}
 }
 
 static void json_target(struct wp_json *j, const struct wp_target *t)
@@ -30,6 +39,8 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 	if (t->accel == WP_ACCEL_CUDA) {
 		snprintf(b, sizeof(b), "%d.%d", t->cuda_major, t->cuda_minor);
 		wp_json_str(j, b);
+		wp_json_kstr(j, "driver", t->driver.nparts ? t->driver.text : NULL);
+		wp_json_kstr(j, "cuda_compat", t->cuda_strict ? "strict" : "minor");
 	} else {
 		wp_json_null(j);
 	}
@@ -43,6 +54,8 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 		snprintf(b, sizeof(b), "sm_%d", t->gpu_sm[g]);
 		wp_json_str(j, b);
 	}
+	for (int g = 0; g < t->n_gfx; g++)
+		wp_json_str(j, t->gfx[g]);
 	wp_json_arr_end(j);
 	wp_json_obj_end(j);
 }

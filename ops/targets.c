@@ -84,9 +84,20 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 		return rc;
 	if (!is_auto(platform) && (rc = wp_target_set_platform(t, platform, err)))
 		return rc;
-	if (!is_auto(cuda) && (rc = wp_target_set_cuda(t, cuda, err)))
-		return rc;
+	if (!is_auto(cuda)) {
+		if (!strncmp(cuda, "driver=", 7))
+			rc = wp_target_set_driver(t, cuda + 7, err);
+		else if (!strcmp(cuda, "xpu"))
+			wp_target_set_xpu(t);
+		else
+			rc = wp_target_set_cuda(t, cuda, err);
+		if (rc)
+			return rc;
+	}
 	if (w->rocm && (rc = wp_target_set_rocm(t, w->rocm, err)))
+		return rc;
+	const char *compat = w->cuda_compat ? w->cuda_compat : getenv("WHEELPICK_CUDA_COMPAT");
+	if (compat && *compat && (rc = wp_target_set_cuda_compat(t, compat, err)))
 		return rc;
 	for (size_t i = 0; w->gpus && i < w->gpus->n; i++)
 		if ((rc = wp_target_add_gpu(t, w->gpus->v[i], err)))
@@ -101,16 +112,26 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 			t->gpu_sm[n++] = t->gpu_sm[i];
 	}
 	t->n_gpus = n;
-	return 0;
+	return wp_target_finish(t, err);
 }
 
 int wp_targets_build(const struct wp_session *s, const struct wp_target_spec *spec, struct wp_target **out,
 		     size_t *n, struct wp_err *err)
 {
 	static const char *const none[] = { NULL };
-	const struct wp_strlist *lists[] = { &spec->target_files, &spec->cuda, &spec->python, &spec->platform };
+	/* the accelerator words: each --cuda, each --driver, --xpu */
+	struct wp_strlist accels = { 0 };
+	char **owned = wp_xcalloc(spec->driver.n + 1, sizeof(*owned));
+	for (size_t i = 0; i < spec->cuda.n; i++)
+		wp_strlist_push(&accels, spec->cuda.v[i]);
+	for (size_t i = 0; i < spec->driver.n; i++)
+		wp_strlist_push(&accels, owned[i] = wp_xasprintf("driver=%s", spec->driver.v[i]));
+	if (spec->xpu)
+		wp_strlist_push(&accels, "xpu");
+	const struct wp_strlist *lists[] = { &spec->target_files, &accels, &spec->python, &spec->platform };
 	const char *const *v[4];
 	size_t len[4], total = 1;
+	int rc = 0;
 	for (size_t i = 0; i < 4; i++) {
 		v[i] = lists[i]->n ? lists[i]->v : none;
 		len[i] = lists[i]->n ? lists[i]->n : 1;
@@ -119,22 +140,26 @@ int wp_targets_build(const struct wp_session *s, const struct wp_target_spec *sp
 	*out = wp_xcalloc(total, sizeof(**out));
 	*n = 0;
 	/* the product, profiles outermost: one target per combination */
-	for (size_t f = 0; f < len[0]; f++)
-		for (size_t c = 0; c < len[1]; c++)
-			for (size_t p = 0; p < len[2]; p++)
-				for (size_t q = 0; q < len[3]; q++) {
+	for (size_t f = 0; f < len[0] && !rc; f++)
+		for (size_t c = 0; c < len[1] && !rc; c++)
+			for (size_t p = 0; p < len[2] && !rc; p++)
+				for (size_t q = 0; q < len[3] && !rc; q++) {
 					struct wp_target_words w = {
 						.target_file = v[0][f], .cuda = v[1][c], .python = v[2][p], .platform = v[3][q],
 						.rocm = spec->rocm, .gpus = &spec->gpu, .conda = spec->conda,
+						.cuda_compat = spec->cuda_compat,
 					};
-					int rc = wp_target_from_words(s, &w, &(*out)[*n], err);
-					if (rc) {
-						free(*out);
-						*out = NULL;
-						*n = 0;
-						return rc;
-					}
-					(*n)++;
+					if (!(rc = wp_target_from_words(s, &w, &(*out)[*n], err)))
+						(*n)++;
 				}
-	return 0;
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	for (size_t i = 0; i < spec->driver.n; i++)
+		free(owned[i]);
+	free(owned);
+	wp_strlist_release(&accels);
+	return rc;
 }

@@ -14,9 +14,12 @@
 
 struct wp_target_spec {
 	struct wp_strlist cuda, python, platform; /* one target per value of each (their product) */
+	struct wp_strlist driver;                 /* NVIDIA drivers: one target each, beside the --cuda ones */
 	struct wp_strlist target_files;           /* saved 'detect --json' profiles: the product again */
 	struct wp_strlist gpu;                    /* every GPU of every target */
 	const char *rocm;                         /* X.Y: ROCm builds */
+	const char *cuda_compat;                  /* "minor" (default) or "strict"; NULL: $WHEELPICK_CUDA_COMPAT */
+	bool xpu;                                 /* Intel GPU builds */
 	bool conda;                               /* --platform names conda subdirs */
 };
 
@@ -25,9 +28,10 @@ struct wp_target_spec {
 int wp_targets_build(const struct wp_session *s, const struct wp_target_spec *spec, struct wp_target **out,
 		     size_t *n, struct wp_err *err);
 
-/* One target from single words (NULL: $WHEELPICK_* or detected). */
+/* One target from single words (NULL: $WHEELPICK_* or detected). cuda is "X.Y", "cpu", "auto",
+ * or, for the other accelerator words, "driver=VERSION" and "xpu". */
 struct wp_target_words {
-	const char *python, *cuda, *rocm, *platform, *target_file;
+	const char *python, *cuda, *rocm, *platform, *target_file, *cuda_compat;
 	const struct wp_strlist *gpus;
 	bool conda;
 };

@@ -700,3 +700,22 @@ bool wp_cuda_runs_on_driver(int build_major, int build_minor, const struct wp_dr
 	wp_buf_printf(why, "; driver %s supports CUDA %d.%d", drv->text, dM, dm);
 	return false;
 }
+
+bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why)
+{
+	struct wp_driver d = t->driver;
+	bool win = wp_target_is_windows(t);
+	enum wp_runs_how h = WP_RUNS_NO;
+	if (!how)
+		how = &h;
+	if (!d.nparts && wp_driver_for_cuda(t->cuda_major, t->cuda_minor, win, &d) < 0) {
+		/* a CUDA version NVIDIA's table does not list: compare versions, without compatibility */
+		bool ok = major < t->cuda_major || (major == t->cuda_major && minor <= t->cuda_minor);
+		*how = ok ? WP_RUNS_NATIVE : WP_RUNS_NO;
+		if (!ok && why)
+			wp_buf_printf(why, "CUDA %d.%d is newer than the target's %d.%d", major, minor, t->cuda_major,
+				      t->cuda_minor);
+		return ok;
+	}
+	return wp_cuda_runs_on_driver(major, minor, &d, win, t->cuda_strict, how, why);
+}

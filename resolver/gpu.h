@@ -91,16 +91,7 @@ void wp_arch_list_format(const struct wp_arch_list *l, struct wp_buf *out);
  * a driver for CUDA 12.8 or newer to be JIT-compiled" when PTX would have served. */
 bool wp_arch_list_serves(const struct wp_arch_list *l, int gpu_sm, bool ptx_jit_ok, struct wp_buf *why);
 
-/* ---- drivers ---- */
-
-#define WP_DRIVER_PARTS 4
-
-/* A driver version: "535.104.05" is {535, 104, 5, 0}, nparts 3; text keeps it as given (trimmed). */
-struct wp_driver {
-	long part[WP_DRIVER_PARTS];
-	int nparts;
-	char text[32];
-};
+/* ---- drivers (struct wp_driver is in resolver/target.h) ---- */
 
 /* "535.104.05", "570.26", "580": 1-4 dot-separated numbers. 0, or -WPE_USAGE ("invalid driver version
  * 'x'; expected numbers like 535.104.05"). */
@@ -153,5 +144,9 @@ const char *wp_runs_how_name(enum wp_runs_how how);
  * 450.36.06 supports CUDA 11.0". */
 bool wp_cuda_runs_on_driver(int build_major, int build_minor, const struct wp_driver *drv, bool windows,
 			    bool strict, enum wp_runs_how *how, struct wp_buf *why);
+
+/* The target's driver (given, or the oldest for its CUDA) runs a CUDA major.minor build: the rule
+ * above, with t's platform and --cuda-compat. The one place the wheel and conda rules ask this. */
+bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why);
 
 #endif

@@ -1,8 +1,10 @@
 /* resolver/pick.c: the picking rule (DESIGN.md "The CUDA rule"): version first, then the newest
- * variant the target runs, then the best tag; every rejected file gets a reason. */
+ * variant the target's driver runs with kernels for every GPU it has, then the best tag; every
+ * rejected file gets a reason. */
 #include "resolver/pick.h"
 #include "base/mem.h"
 #include "resolver/gpu.h"
+#include "resolver/torchbuilds.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 
@@ -24,12 +26,17 @@ enum rej {
 	REJ_TAGS,     /* python/abi/platform */
 	REJ_PYTHON,   /* Requires-Python */
 	REJ_VARIANT,  /* the accelerator rule */
+	REJ_SKIPPED,  /* (explain_pick's own mark: a version already spoken of) */
 };
 
 struct cand {
 	struct wp_version v;
 	bool v_ok;
 	struct wp_variant var;
+	bool var_pending;      /* an unlabeled torch wheel whose variant only its METADATA tells */
+	const char *var_src;   /* "label", "folder", "metadata", "PyPI default" */
+	enum wp_runs_how how;  /* for a CUDA build that fits: how the driver runs it */
+	char arch_note[48];    /* "2.9's list" when the GPU check borrowed another release's arch list */
 	int tag_prio;          /* lowest (best) priority among the file's tags; -1 none */
 	long long build_num;
 	enum rej rej;
@@ -57,17 +64,136 @@ static bool spec_is_exact_pin(const struct wp_specset *s)
 	       !s->specs[0].wildcard;
 }
 
-static void cuda_str(char *out, size_t n, int major, int minor)
+bool wp_pick_is_torch_family(const char *project)
 {
-	snprintf(out, n, "%d.%d", major, minor);
+	return project && (!strcmp(project, "torch") || !strcmp(project, "torchvision") ||
+			   !strcmp(project, "torchaudio"));
+}
+
+/* The torch release a torch-family version belongs to ("2.9" for torchvision 0.24.0 and
+ * torchaudio 2.9.0), which is what PyTorch's arch lists are kept by. false when unknown. */
+static bool torch_release(const char *project, const struct wp_version *v, char *out, size_t n)
+{
+	long major = v->nrelease > 0 ? (long)v->release[0] : -1, minor = v->nrelease > 1 ? (long)v->release[1] : 0;
+	if (!strcmp(project, "torch"))
+		return snprintf(out, n, "%ld.%ld", major, minor) > 0;
+	if (!strcmp(project, "torchvision") && major == 0 && minor >= 15)
+		return snprintf(out, n, "2.%ld", minor - 15) > 0; /* 0.15 came with torch 2.0 */
+	if (!strcmp(project, "torchvision") && major == 0 && minor >= 2)
+		return snprintf(out, n, "1.%ld", minor + 1) > 0;  /* 0.9 came with torch 1.8 */
+	if (!strcmp(project, "torchaudio") && major == 0 && minor >= 8)
+		return snprintf(out, n, "1.%ld", minor) > 0;      /* 0.8 came with torch 1.8 */
+	if (!strcmp(project, "torchaudio") && major >= 2)
+		return snprintf(out, n, "%ld.%ld", major, minor) > 0;
+	return false;
+}
+
+/* The platform family of a wheel's own platform tag (its last tag, the most specific). */
+static const char *file_family(const char *filename)
+{
+	struct wp_wheelname w;
+	struct wp_err e = WP_ERR_INIT;
+	const char *fam = NULL;
+	if (wp_wheelname_parse(filename, &w, &e) < 0)
+		return NULL;
+	for (size_t i = 0; i < w.n_tags && !fam; i++) {
+		const char *plat = strrchr(w.tags[i], '-');
+		fam = plat ? wp_torch_platform_family(plat + 1) : NULL;
+	}
+	wp_wheelname_release(&w);
+	return fam;
+}
+
+void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *v, bool *pending, const char **source)
+{
+	const char *src = NULL;
+	*pending = false;
+	memset(v, 0, sizeof(*v));
+	if (c->variant && *c->variant && wp_variant_from_label(c->variant, v)) {
+		src = c->variant_from_metadata ? "metadata" : c->version && strchr(c->version, '+') ? "label" : "folder";
+		goto out;
+	}
+	memset(v, 0, sizeof(*v));
+	if (!c->project || strcmp(c->project, "torch") != 0 || !c->kind || strcmp(c->kind, "wheel") != 0)
+		goto out; /* other projects' unlabeled files carry no variant */
+	if (c->variant_from_metadata) {
+		/* its metadata was read and pins no CUDA: nothing says which build it is */
+		v->kind = WP_VARIANT_OTHER;
+		snprintf(v->label, sizeof(v->label), "unlabeled");
+		src = "metadata";
+		goto out;
+	}
+	const char *fam = file_family(c->filename);
+	struct wp_version ver;
+	struct wp_err e = WP_ERR_INIT;
+	long major = 0, minor = 0;
+	if (c->version && wp_version_parse(&ver, c->version, strlen(c->version), &e) == 0) {
+		major = ver.nrelease > 0 ? (long)ver.release[0] : 0;
+		minor = ver.nrelease > 1 ? (long)ver.release[1] : 0;
+		wp_version_release(&ver);
+	}
+	/* PyPI's Linux wheels name their CUDA only in their nvidia-* pins (x86_64 from 1.13, aarch64
+	 * from 2.11); earlier ones bundled it, and Windows, macOS and older aarch64 are CPU builds */
+	bool pins = fam && ((!strcmp(fam, "linux-x86_64") && (major > 1 || (major == 1 && minor >= 13))) ||
+			    (!strcmp(fam, "linux-aarch64") && (major > 2 || (major == 2 && minor >= 11))));
+	if (pins) {
+		*pending = true;
+		v->kind = WP_VARIANT_OTHER;
+		snprintf(v->label, sizeof(v->label), "unlabeled");
+		src = "metadata";
+	} else if (fam && wp_pypi_default_variant("torch", c->version, fam, v) == 1) {
+		src = "PyPI default";
+	} else {
+		memset(v, 0, sizeof(*v));
+		v->kind = WP_VARIANT_OTHER; /* an unlabeled torch nobody can place */
+		snprintf(v->label, sizeof(v->label), "unlabeled");
+	}
+out:
+	if (source)
+		*source = src;
+}
+
+/* Does a CUDA build have kernels for every GPU of the target? From what PyTorch compiled for that
+ * release, CUDA version and platform when the tables know it, else from what the toolkit could. */
+static bool gpus_served(const struct cand *c, const struct wp_candidate *k, const struct wp_target *t,
+			struct cand *out, struct wp_buf *why)
+{
+	const struct wp_variant *var = &c->var;
+	char rel[16];
+	const char *fam = wp_pick_is_torch_family(k->project) ? file_family(k->filename) : NULL;
+	struct wp_arch_list l;
+	if (!t->n_gpus)
+		return true;
+	if (!fam || !c->v_ok || !torch_release(k->project, &c->v, rel, sizeof(rel)) ||
+	    wp_torch_arch_list(rel, var->major, var->minor, fam, &l) < 0)
+		return wp_gpu_cuda_fits(t, var->major, var->minor, var->label, why);
+	for (int g = 0; g < t->n_gpus; g++) {
+		struct wp_buf w = WP_BUF_INIT;
+		bool ok = wp_arch_list_serves(&l, t->gpu_sm[g], c->how == WP_RUNS_NATIVE, why ? &w : NULL);
+		if (!ok) {
+			if (why)
+				wp_buf_printf(why, "%s: %s%s%s", var->label, w.data, l.borrowed_from[0] ? "; as in " : "",
+					      l.borrowed_from[0] ? l.borrowed_from : "");
+			wp_buf_free(&w);
+			return false;
+		}
+		wp_buf_free(&w);
+	}
+	if (l.borrowed_from[0])
+		snprintf(out->arch_note, sizeof(out->arch_note), "the arch list of %s", l.borrowed_from);
+	return true;
 }
 
 /* The accelerator rule. Returns true when the variant may run on the target; else fills why. */
-static bool variant_fits(const struct wp_variant *var, const struct wp_target *t, const struct wp_pick_request *req,
-			 struct wp_buf *why)
+static bool variant_fits(struct cand *c, const struct wp_candidate *k, const struct wp_target *t,
+			 const struct wp_pick_request *req, struct wp_buf *why)
 {
+	const struct wp_variant *var = &c->var;
 	const char *label = var->kind == WP_VARIANT_NONE ? "" : var->label;
-	char tc[16];
+	if (c->var_pending) {
+		say(why, "an unlabeled torch build: which CUDA it has is in its METADATA, not read yet");
+		return false;
+	}
 	if (req->require_variant && strcmp(label, req->require_variant) != 0) {
 		say(why, "%s: the set shares variant '%s'", *label ? label : "no variant", req->require_variant);
 		return false;
@@ -84,32 +210,46 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 	case WP_VARIANT_CUDA:
 		if (t->accel != WP_ACCEL_CUDA) {
 			say(why, "%s: a CUDA build; the target is %s", label,
-				      t->accel == WP_ACCEL_CPU ? "CPU-only" : "ROCm");
+			    t->accel == WP_ACCEL_CPU ? "CPU-only" : t->accel == WP_ACCEL_ROCM ? "ROCm" : "an Intel GPU");
 			return false;
 		}
-		cuda_str(tc, sizeof(tc), t->cuda_major, t->cuda_minor);
-		if (!wp_variant_runs_on_cuda(var, t->cuda_major, t->cuda_minor)) {
-			say(why, "%s: CUDA %d.%d is newer than the target's %s", label, var->major, var->minor, tc);
+		if (why) {
+			struct wp_buf w = WP_BUF_INIT;
+			bool runs = wp_target_runs_cuda(t, var->major, var->minor, &c->how, &w);
+			if (!runs)
+				say(why, "%s: %s", label, w.data);
+			wp_buf_free(&w);
+			if (!runs)
+				return false;
+		} else if (!wp_target_runs_cuda(t, var->major, var->minor, &c->how, NULL)) {
 			return false;
 		}
-		return wp_gpu_cuda_fits(t, var->major, var->minor, label, why);
+		return gpus_served(c, k, t, c, why);
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
 			return true;
 		say(why, "%s: a CPU build; ask with --cuda cpu", label);
 		return false;
 	case WP_VARIANT_ROCM:
-		if (t->accel == WP_ACCEL_ROCM && var->major == t->rocm_major && var->minor <= t->rocm_minor)
+		if (t->accel == WP_ACCEL_ROCM && var->major == t->rocm_major && var->minor == t->rocm_minor)
 			return true;
 		if (t->accel == WP_ACCEL_ROCM)
-			say(why, "%s: ROCm %d.%d does not match the target's ROCm %d.%d", label, var->major,
-				      var->minor, t->rocm_major, t->rocm_minor);
+			say(why, "%s: ROCm %d.%d is not the target's ROCm %d.%d", label, var->major, var->minor,
+			    t->rocm_major, t->rocm_minor);
 		else
 			say(why, "%s: a ROCm build; ask with --rocm X.Y", label);
 		return false;
+	case WP_VARIANT_XPU:
+		if (t->accel == WP_ACCEL_XPU)
+			return true;
+		say(why, "%s: an Intel GPU build; ask with --xpu", label);
+		return false;
 	default:
-		say(why, "%s: a %s build; wheelpick picks CUDA, ROCm or CPU builds", label,
-			      var->kind == WP_VARIANT_XPU ? "XPU" : "special");
+		if (!strcmp(var->label, "unlabeled"))
+			say(why, "an unlabeled torch build that no label, folder or nvidia-* pin places; wheelpick gives it "
+				 "to no target (use an index with labels, such as download.pytorch.org/whl/<variant>/)");
+		else
+			say(why, "%s: a special build; wheelpick picks CUDA, ROCm, XPU or CPU builds", label);
 		return false;
 	}
 }
@@ -122,7 +262,8 @@ static int kind_rank(const struct wp_variant *v, const struct wp_target *t)
 		return 1;
 	if ((t->accel == WP_ACCEL_CUDA && v->kind == WP_VARIANT_CUDA) ||
 	    (t->accel == WP_ACCEL_CPU && v->kind == WP_VARIANT_CPU) ||
-	    (t->accel == WP_ACCEL_ROCM && v->kind == WP_VARIANT_ROCM))
+	    (t->accel == WP_ACCEL_ROCM && v->kind == WP_VARIANT_ROCM) ||
+	    (t->accel == WP_ACCEL_XPU && v->kind == WP_VARIANT_XPU))
 		return 2;
 	return 0;
 }
@@ -153,7 +294,13 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
 {
 	switch (t->accel) {
 	case WP_ACCEL_CUDA:
-		wp_buf_printf(out, "CUDA %d.%d", t->cuda_major, t->cuda_minor);
+		if (t->driver_given)
+			wp_buf_printf(out, "driver %s (CUDA %d.%d)", t->driver.text, t->cuda_major, t->cuda_minor);
+		else
+			wp_buf_printf(out, "CUDA %d.%d", t->cuda_major, t->cuda_minor);
+		break;
+	case WP_ACCEL_XPU:
+		wp_buf_addstr(out, "Intel GPU (XPU)");
 		break;
 	case WP_ACCEL_CPU:
 		wp_buf_addstr(out, "CPU");
@@ -167,6 +314,8 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
 	wp_buf_printf(out, ", %s", t->platform);
 	for (int g = 0; g < t->n_gpus; g++)
 		wp_buf_printf(out, "%ssm_%d", g ? "," : ", GPU ", t->gpu_sm[g]);
+	for (int g = 0; g < t->n_gfx; g++)
+		wp_buf_printf(out, "%s%s", g || t->n_gpus ? "," : ", GPU ", t->gfx[g]);
 }
 
 static int tag_priority(const char *filename, const struct wp_tagset *ts, long long *build_num)
@@ -261,7 +410,7 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 		c->rej = REJ_PYTHON;
 		return;
 	}
-	if (!variant_fits(&c->var, t, req, c->whyp)) {
+	if (!variant_fits(c, k, t, req, c->whyp)) {
 		c->rej = REJ_VARIANT;
 		return;
 	}
@@ -309,6 +458,24 @@ static void format_version(const struct wp_version *v, struct wp_buf *out)
 	wp_version_format_public(v, out);
 }
 
+static void reason_of(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
+		      const struct wp_target *t, const struct wp_tagset *ts, bool pre, struct wp_buf *out);
+
+/* The kind of build the target asks for. */
+static enum wp_variant_kind t_kind(const struct wp_target *t)
+{
+	switch (t->accel) {
+	case WP_ACCEL_CUDA:
+		return WP_VARIANT_CUDA;
+	case WP_ACCEL_ROCM:
+		return WP_VARIANT_ROCM;
+	case WP_ACCEL_XPU:
+		return WP_VARIANT_XPU;
+	default:
+		return WP_VARIANT_CPU;
+	}
+}
+
 /* "torch 1.8.0 has cpu, cu101, cu102, cu111; none runs on CUDA 9.2; the newest torch with a
  * build that fits is 1.7.1 (cu92)". */
 static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
@@ -316,7 +483,7 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 {
 	struct wp_buf m = WP_BUF_INIT, tgt = WP_BUF_INIT;
 	long top = -1;
-	size_t counts[REJ_VARIANT + 1] = { 0 };
+	size_t counts[REJ_SKIPPED + 1] = { 0 };
 	wp_target_describe(t, &tgt);
 	if (n == 0) {
 		wp_buf_printf(&m, "the catalog has no files for '%s'; add its index with --index URL (or run 'wheelpick update')",
@@ -365,9 +532,12 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 	if (at_variant) {
 		switch (t->accel) {
 		case WP_ACCEL_CUDA:
-			wp_buf_printf(&m, "; none runs on CUDA %d.%d", t->cuda_major, t->cuda_minor);
-			if (t->n_gpus)
-				wp_buf_printf(&m, " with sm_%d", t->gpu_sm[0]);
+			if (t->driver_given)
+				wp_buf_printf(&m, "; none runs on driver %s (CUDA %d.%d)", t->driver.text, t->cuda_major, t->cuda_minor);
+			else
+				wp_buf_printf(&m, "; none runs on CUDA %d.%d", t->cuda_major, t->cuda_minor);
+			for (int g = 0; g < t->n_gpus; g++)
+				wp_buf_printf(&m, "%ssm_%d", g ? "," : " with ", t->gpu_sm[g]);
 			break;
 		case WP_ACCEL_CPU:
 			wp_buf_addstr(&m, "; none is a CPU build");
@@ -375,9 +545,30 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 		case WP_ACCEL_ROCM:
 			wp_buf_printf(&m, "; none runs on ROCm %d.%d", t->rocm_major, t->rocm_minor);
 			break;
+		case WP_ACCEL_XPU:
+			wp_buf_addstr(&m, "; none is an Intel GPU (XPU) build");
+			break;
 		}
 		if (req->require_variant)
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
+		/* the best of them, and what stops it: the newest CUDA first */
+		long shown = -1;
+		bool cpu_there = false;
+		for (size_t i = 0; i < n; i++) {
+			if (c[i].rej != REJ_VARIANT || wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
+				continue;
+			cpu_there |= c[i].var.kind == WP_VARIANT_CPU;
+			if (c[i].var.kind == t_kind(t) &&
+			    (shown < 0 || wp_variant_cmp(&c[i].var, &c[shown].var) > 0))
+				shown = (long)i;
+		}
+		if (shown >= 0) {
+			wp_buf_addstr(&m, " (");
+			reason_of(&k[shown], &c[shown], req, t, ts, req->pre, &m);
+			wp_buf_addch(&m, ')');
+		} else if (cpu_there && t->accel != WP_ACCEL_CPU) {
+			wp_buf_addstr(&m, "; only a CPU build is there (ask for it with --cuda cpu)");
+		}
 	} else if (at_hash) {
 		wp_buf_addstr(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
 				  "then run 'wheelpick trust')");
@@ -406,20 +597,58 @@ out:
 	return wp_buf_detach(&m, NULL);
 }
 
-static void explain_pick(const struct wp_candidate *k, const struct cand *c, size_t n, long best,
-			 const struct wp_target *t, struct wp_buf *out)
+/* Why candidate i is not the pick, in words, whether or not reasons were asked for. */
+static void reason_of(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
+		      const struct wp_target *t, const struct wp_tagset *ts, bool pre, struct wp_buf *out)
+{
+	struct wp_buf *saved = c->whyp;
+	struct wp_buf keep = c->why;
+	c->why = (struct wp_buf)WP_BUF_INIT;
+	c->whyp = &c->why;
+	check(k, c, req, t, ts, pre);
+	wp_buf_addstr(out, c->why.len ? c->why.data : "does not fit");
+	wp_buf_free(&c->why);
+	c->why = keep;
+	c->whyp = saved;
+}
+
+/* How far a candidate got through the checks: the one that got furthest speaks for its version. */
+static bool further(const struct cand *a, const struct cand *b)
+{
+	return a->rej > b->rej;
+}
+
+static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n, long best, const struct wp_pick_request *req,
+			 const struct wp_target *t, const struct wp_tagset *ts, bool pre, struct wp_buf *out)
 {
 	const struct cand *b = &c[best];
 	struct wp_buf vs = WP_BUF_INIT;
 	variants_at(c, n, &b->v, &vs);
 	wp_buf_printf(out, "%s ", k[best].project);
 	format_version(&b->v, out);
-	wp_buf_addstr(out, " is the newest version with a build that fits");
+	wp_buf_addstr(out, " is the newest version with a build that runs here");
 	switch (b->var.kind) {
-	case WP_VARIANT_CUDA:
-		wp_buf_printf(out, "; of its builds (%s), %s is the newest CUDA not newer than the target's %d.%d", vs.data,
-			      b->var.label, t->cuda_major, t->cuda_minor);
+	case WP_VARIANT_CUDA: {
+		wp_buf_printf(out, "; of its builds (%s), %s is the newest CUDA the driver runs", vs.data, b->var.label);
+		if (b->how == WP_RUNS_MINOR_COMPAT) {
+			const char *floor = NULL;
+			struct wp_driver d = t->driver;
+			if (!d.nparts)
+				wp_driver_for_cuda(t->cuda_major, t->cuda_minor, wp_target_is_windows(t), &d);
+			wp_cuda_compat_min_driver(b->var.major, wp_target_is_windows(t), &floor);
+			wp_buf_printf(out, " by NVIDIA's minor-version compatibility (driver %s, CUDA %d.%d; CUDA %d.x builds "
+					   "run on %s or newer)", d.nparts ? d.text : "?", t->cuda_major, t->cuda_minor,
+				      b->var.major, floor ? floor : "?");
+		}
+		if (t->n_gpus) {
+			wp_buf_addstr(out, ", with kernels for");
+			for (int g = 0; g < t->n_gpus; g++)
+				wp_buf_printf(out, "%s sm_%d", g ? "," : "", t->gpu_sm[g]);
+			if (b->arch_note[0])
+				wp_buf_printf(out, " (%s: the tables have none for this release)", b->arch_note);
+		}
 		break;
+	}
 	case WP_VARIANT_NONE:
 		wp_buf_addstr(out, "; the file carries no variant");
 		break;
@@ -427,7 +656,58 @@ static void explain_pick(const struct wp_candidate *k, const struct cand *c, siz
 		wp_buf_printf(out, "; of its builds (%s), %s was asked for", vs.data, b->var.label);
 		break;
 	}
+	if (b->var_src && (!strcmp(b->var_src, "metadata") || !strcmp(b->var_src, "PyPI default")))
+		wp_buf_printf(out, " (an unlabeled build: %s)", !strcmp(b->var_src, "metadata")
+								? "its METADATA's nvidia-* pins say which CUDA"
+								: "PyPI's known build for that release and platform");
 	wp_buf_free(&vs);
+
+	/* what was skipped: builds of this version with a newer CUDA, then newer versions */
+	struct wp_buf sk = WP_BUF_INIT;
+	size_t nsk = 0;
+	for (size_t i = 0; i < n && nsk < 3; i++) {
+		if ((long)i == best || c[i].rej != REJ_VARIANT || c[i].var.kind != WP_VARIANT_CUDA ||
+		    wp_version_cmp_public(&c[i].v, &b->v) != 0 || wp_variant_cmp(&c[i].var, &b->var) <= 0)
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = (long)j != best && c[j].rej == REJ_VARIANT && !strcmp(c[j].var.label, c[i].var.label) &&
+			      wp_version_cmp_public(&c[j].v, &b->v) == 0;
+		if (dup)
+			continue;
+		wp_buf_addstr(&sk, nsk++ ? "; " : "");
+		reason_of(&k[i], &c[i], req, t, ts, pre, &sk);
+	}
+	for (size_t seen = 0; seen < 3;) {
+		/* the newest version above the pick not yet said, and its furthest-reaching file */
+		long top = -1;
+		for (size_t i = 0; i < n; i++) {
+			if (!c[i].v_ok || c[i].rej <= REJ_YANKED || c[i].rej == REJ_SKIPPED ||
+			    wp_version_cmp_public(&c[i].v, &b->v) <= 0)
+				continue;
+			if (top >= 0 && wp_version_cmp_public(&c[i].v, &c[top].v) < 0)
+				continue;
+			if (top < 0 || wp_version_cmp_public(&c[i].v, &c[top].v) > 0 || further(&c[i], &c[top]))
+				top = (long)i;
+		}
+		if (top < 0)
+			break;
+		wp_buf_addstr(&sk, nsk++ ? "; " : "");
+		format_version(&c[top].v, &sk);
+		wp_buf_addstr(&sk, ": ");
+		if (c[top].rej == REJ_TAGS)
+			wp_buf_printf(&sk, "no build for Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+		else
+			reason_of(&k[top], &c[top], req, t, ts, pre, &sk);
+		seen++;
+		/* the next round looks below this version */
+		for (size_t i = 0; i < n; i++)
+			if (c[i].v_ok && wp_version_cmp_public(&c[i].v, &c[top].v) == 0)
+				c[i].rej = REJ_SKIPPED;
+	}
+	if (nsk)
+		wp_buf_printf(out, "; skipped %s", sk.data);
+	wp_buf_free(&sk);
 }
 
 int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request *req, const struct wp_target *t,
@@ -437,24 +717,49 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	struct wp_err e = WP_ERR_INIT;
 	memset(res, 0, sizeof(*res));
 	res->chosen = -1;
+	res->needs_metadata = -1;
 	for (size_t i = 0; i < n; i++) {
 		c[i].v_ok = k[i].version && wp_version_parse(&c[i].v, k[i].version, strlen(k[i].version), &e) == 0;
 		wp_err_clear(&e);
-		if (!(k[i].variant && *k[i].variant && wp_variant_from_label(k[i].variant, &c[i].var)))
-			memset(&c[i].var, 0, sizeof(c[i].var));
+		wp_pick_candidate_variant(&k[i], &c[i].var, &c[i].var_pending, &c[i].var_src);
 		c[i].why = (struct wp_buf)WP_BUF_INIT;
 		c[i].whyp = req->reasons ? &c[i].why : NULL;
 	}
-	long best = run_pass(k, c, n, req, t, ts, req->pre);
+	bool pre = req->pre;
+	long best = run_pass(k, c, n, req, t, ts, pre);
 	/* packaging's filter: with no final release that fits, pre-releases are taken */
-	if (best < 0 && !req->pre)
-		best = run_pass(k, c, n, req, t, ts, true);
+	if (best < 0 && !req->pre) {
+		pre = true;
+		best = run_pass(k, c, n, req, t, ts, pre);
+	}
+	/* an unlabeled torch wheel that could beat the pick (or be the only one) once its METADATA
+	 * says which build it is: the caller reads it and asks again */
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].var_pending || c[i].rej != REJ_VARIANT)
+			continue;
+		if (best >= 0 && wp_version_cmp_public(&c[i].v, &c[best].v) < 0)
+			continue;
+		res->pending = wp_xrealloc(res->pending, (res->n_pending + 1) * sizeof(*res->pending));
+		size_t at = res->n_pending++;
+		/* insertion, best first: a few dozen at most (one per version and platform) */
+		while (at > 0 && better(&c[i], &c[res->pending[at - 1]], t) > 0) {
+			res->pending[at] = res->pending[at - 1];
+			at--;
+		}
+		res->pending[at] = i;
+	}
+	if (res->n_pending)
+		res->needs_metadata = (long)res->pending[0];
 	if (best >= 0) {
 		struct wp_buf why = WP_BUF_INIT;
 		res->chosen = best;
 		res->variant = c[best].var;
-		explain_pick(k, c, n, best, t, &why);
+		if (res->needs_metadata < 0) /* the reason of a pick that stands, not of a provisional one */
+			explain_pick(k, c, n, best, req, t, ts, pre, &why);
 		res->reason = wp_buf_detach(&why, NULL);
+		/* explain_pick marks the versions it spoke of; the reasons below are per file again */
+		if (req->reasons)
+			run_pass(k, c, n, req, t, ts, pre);
 	} else {
 		res->message = nothing_fits(k, c, n, req, t, ts);
 	}
@@ -481,6 +786,7 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 
 void wp_pick_result_release(struct wp_pick_result *res)
 {
+	free(res->pending);
 	free(res->reason);
 	free(res->message);
 	for (size_t i = 0; i < res->n_rejects; i++)
@@ -488,4 +794,5 @@ void wp_pick_result_release(struct wp_pick_result *res)
 	free(res->rejects);
 	memset(res, 0, sizeof(*res));
 	res->chosen = -1;
+	res->needs_metadata = -1;
 }

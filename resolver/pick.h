@@ -28,6 +28,10 @@ struct wp_candidate {
 	const char *tags;            /* "pyt-abit-platt" as the catalog keeps them, or NULL */
 	const char *upload_time;     /* ISO 8601 (PEP 700), or NULL */
 	long long size;
+	/* An unlabeled torch wheel whose variant only its METADATA can tell (PyPI's Linux builds):
+	 * set by whoever read that metadata (the solver), variant then holds what the nvidia-*
+	 * pins say ("cu128"), or "" when they say nothing. */
+	bool variant_from_metadata;
 };
 
 struct wp_pick_request {
@@ -48,6 +52,12 @@ struct wp_pick_reject {
 
 struct wp_pick_result {
 	long chosen;               /* index into the candidates; -1 when nothing fits */
+	long needs_metadata;       /* >= 0: this candidate could be the pick, but its variant is only in its
+	                              METADATA (an unlabeled torch wheel): read it, set variant and
+	                              variant_from_metadata, and pick again. -1 otherwise. */
+	size_t *pending;           /* every such candidate that could matter, best first (owned): read
+	                              them together, as a read costs a round trip */
+	size_t n_pending;
 	struct wp_variant variant; /* of the chosen file */
 	char *reason;              /* why this one (owned) */
 	char *message;             /* when nothing fits: what exists and why each was rejected (owned) */
@@ -63,5 +73,15 @@ void wp_pick_result_release(struct wp_pick_result *res);
 
 /* Human form of the target for messages: "CUDA 11.2, Python 3.8, manylinux_2_17_x86_64". */
 void wp_target_describe(const struct wp_target *t, struct wp_buf *out);
+
+/* The variant a candidate is built for, as the picking rule sees it: its local label or variant
+ * folder; for an unlabeled torch wheel, what its METADATA said (variant_from_metadata), else
+ * PyPI's known build for that release and platform (bundled CUDA up to 1.12, CPU on Windows and
+ * macOS). *pending is set when only the METADATA can tell. source (unless NULL) gets where the
+ * answer came from: "label", "folder", "metadata", "PyPI default". */
+void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *v, bool *pending, const char **source);
+
+/* True for the projects whose builds come in variants that must match across a set. */
+bool wp_pick_is_torch_family(const char *project);
 
 #endif

@@ -10,6 +10,7 @@
 #include "resolver/requirement.h"
 #include "resolver/specifier.h"
 #include "resolver/tags.h"
+#include "resolver/torchbuilds.h"
 #include "resolver/variant.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
@@ -22,6 +23,8 @@
 struct proj {
 	char *name;
 	struct wp_solve_files files;
+	struct wp_candidate *own;  /* a copy of the files once a variant was learned from metadata */
+	char **labels;             /* the labels learned (owned), one per file of own */
 	bool has_variants;
 	bool read;                 /* files() answered (found or not) */
 };
@@ -65,9 +68,36 @@ static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err
 	}
 	p->files = f;
 	p->read = true;
+	/* torch's unlabeled builds carry a variant too, once their metadata names it */
+	p->has_variants = wp_pick_is_torch_family(name) && !strcmp(name, "torch");
 	for (size_t i = 0; i < f.n; i++)
 		p->has_variants |= f.c[i].variant && *f.c[i].variant;
 	return p;
+}
+
+/* What an unlabeled torch wheel is, from the nvidia-* pins of its METADATA: recorded on the
+ * solver's own copy of the project's files, so the pick can place it. */
+static int learn_variant(struct ctx *x, struct proj *pf, size_t i, struct wp_err *err)
+{
+	struct wp_solve_deps m = { 0 };
+	struct wp_variant v;
+	int rc = x->p->deps(x->p->ctx, &pf->files.c[i], &m, err);
+	if (rc < 0) {
+		if (!err->code)
+			wp_fail(err, rc, "reading the metadata of '%s' failed", pf->files.c[i].filename);
+		return rc;
+	}
+	if (!pf->own) {
+		pf->own = wp_xcalloc(pf->files.n, sizeof(*pf->own));
+		pf->labels = wp_xcalloc(pf->files.n, sizeof(*pf->labels));
+		memcpy(pf->own, pf->files.c, pf->files.n * sizeof(*pf->own));
+		pf->files.c = pf->own;
+	}
+	free(pf->labels[i]);
+	pf->labels[i] = wp_xstrdup(wp_variant_from_requires(m.requires_dist, m.n, &v) == 1 ? v.label : "");
+	pf->own[i].variant = pf->labels[i];
+	pf->own[i].variant_from_metadata = true;
+	return 0;
 }
 
 char *wp_plan_where(const struct wp_candidate *c)
@@ -330,13 +360,17 @@ static bool picked_satisfies(struct solver *sv, const struct want *w, const stru
 }
 
 /* The pick for want w with the versions in excluded ruled out; any_variant drops the set's
- * variant (to learn whether the variant is what stops it). */
-static void pick_want(struct solver *sv, const struct state *s, const struct want *w, const struct proj *pf,
-		      char *const *excluded, size_t nex, bool any_variant, struct wp_pick_result *res,
-		      struct wp_err *err)
+ * variant (to learn whether the variant is what stops it). Unlabeled torch wheels that could be
+ * the pick have their metadata read first (all that could matter, in one read-ahead), so that
+ * their variant is known. < 0 when that metadata cannot be read. */
+static int pick_want(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
+		     char *const *excluded, size_t nex, bool any_variant, struct wp_pick_result *res, struct wp_err *err)
 {
 	struct wp_specset spec;
 	struct wp_buf spec_text = WP_BUF_INIT;
+	const struct wp_solve_provider *p = sv->x->p;
+	int rc = 0;
+	bool read_ahead_done = false;
 	merged_spec(w, excluded, nex, &spec, &spec_text);
 	struct wp_pick_request req = {
 		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
@@ -344,9 +378,28 @@ static void pick_want(struct solver *sv, const struct state *s, const struct wan
 		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
 		.reasons = sv->x->o->explain,
 	};
-	wp_pick(pf->files.c, pf->files.n, &req, sv->t, sv->ts, res, err);
+	for (;;) {
+		wp_pick(pf->files.c, pf->files.n, &req, sv->t, sv->ts, res, err);
+		if (res->needs_metadata < 0)
+			break;
+		if (!read_ahead_done && p->read_deps && res->n_pending > 1) {
+			const struct wp_candidate **cands = wp_xcalloc(res->n_pending, sizeof(*cands));
+			for (size_t k = 0; k < res->n_pending; k++)
+				cands[k] = &pf->files.c[res->pending[k]];
+			p->read_deps(p->ctx, cands, res->n_pending);
+			free(cands);
+			read_ahead_done = true;
+		}
+		rc = learn_variant(sv->x, pf, (size_t)res->needs_metadata, err);
+		wp_pick_result_release(res);
+		if (rc < 0) {
+			res->chosen = -1;
+			break;
+		}
+	}
 	wp_specset_release(&spec);
 	wp_buf_free(&spec_text);
+	return rc;
 }
 
 /* Tell the provider what the wants from `from` on will need, before solve decides them one by
@@ -384,8 +437,7 @@ static void read_ahead(struct solver *sv, const struct state *s, size_t from)
 		if (!pf || w->picked >= 0)
 			continue;
 		struct wp_pick_result res;
-		pick_want(sv, s, w, pf, NULL, 0, false, &res, &e);
-		if (res.chosen >= 0)
+		if (pick_want(sv, s, w, pf, NULL, 0, false, &res, &e) == 0 && res.chosen >= 0)
 			cands[nc++] = &pf->files.c[res.chosen];
 		wp_pick_result_release(&res);
 	}
@@ -518,7 +570,10 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 			break;
 		}
 		struct wp_pick_result res;
-		pick_want(sv, s, w, pf, excluded, nex, false, &res, err);
+		if ((rc = pick_want(sv, s, w, pf, excluded, nex, false, &res, err)) < 0) {
+			wp_pick_result_release(&res);
+			break;
+		}
 		if (res.chosen < 0) {
 			if (!nex) {
 				struct wp_buf b = WP_BUF_INIT;
@@ -528,8 +583,8 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 				wp_buf_free(&b);
 				if (pf->has_variants && s->variant) {
 					struct wp_pick_result alt;
-					pick_want(sv, s, w, pf, excluded, nex, true, &alt, err);
-					if (alt.chosen >= 0) {
+					struct wp_err ae = WP_ERR_INIT;
+					if (pick_want(sv, s, w, pf, excluded, nex, true, &alt, &ae) == 0 && alt.chosen >= 0) {
 						/* the set's variant, not the versions, is what stops this project */
 						sv->variant_blame = true;
 						free(sv->last_variant);
@@ -764,8 +819,13 @@ out:
 		wp_requirement_release(&parsed[i]);
 	free(parsed);
 	for (size_t i = 0; i < x.projs.n; i++) {
-		free(x.projs.v[i]->name);
-		free(x.projs.v[i]);
+		struct proj *pj = x.projs.v[i];
+		for (size_t k = 0; pj->labels && k < pj->files.n; k++)
+			free(pj->labels[k]);
+		free(pj->labels);
+		free(pj->own);
+		free(pj->name);
+		free(pj);
 	}
 	wp_vec_free(&x.projs);
 	return rc;

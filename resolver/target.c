@@ -1,4 +1,5 @@
-/* resolver/target.c: a target from the user's words: --python, --cuda, --rocm, --platform, --gpu. */
+/* resolver/target.c: a target from the user's words: --python, --cuda, --driver, --rocm, --xpu,
+ * --platform, --gpu. */
 #include "resolver/target.h"
 #include "base/err.h"
 #include "resolver/gpu.h"
@@ -53,11 +54,21 @@ static bool numbers(const char *s, int *a, int *b, int *c)
 int wp_target_set_python(struct wp_target *t, const char *s, struct wp_err *err)
 {
 	int a = -1, b = -1, c = -1;
+	char buf[32];
 	const char *p = s;
 	size_t n;
+	bool threaded = false;
 	if (!strncasecmp(p, "cp", 2) || !strncasecmp(p, "py", 2))
 		p += 2;
 	n = strlen(p);
+	/* "3.13t": the free-threaded build, whose extension modules are tagged cp313t */
+	if (n > 1 && n < sizeof(buf) && (p[n - 1] == 't' || p[n - 1] == 'T')) {
+		memcpy(buf, p, n - 1);
+		buf[n - 1] = 0;
+		p = buf;
+		n--;
+		threaded = true;
+	}
 	if (strchr(p, '.')) {
 		if (!numbers(p, &a, &b, &c))
 			a = -1;
@@ -67,10 +78,16 @@ int wp_target_set_python(struct wp_target *t, const char *s, struct wp_err *err)
 		b = (int)strtol(p + 1, NULL, 10);
 	}
 	if (a < 2 || a > 3 || b < 0)
-		return wp_fail(err, -WPE_USAGE, "python version '%s' is not like 3.8 or 3.10.4", s);
+		return wp_fail(err, -WPE_USAGE, "python version '%s' is not like 3.8, 3.10.4 or 3.13t", s);
+	if (threaded && (a < 3 || (a == 3 && b < 13)))
+		return wp_fail(err, -WPE_USAGE, "python '%s': free-threaded builds exist from 3.13 (3.13t)", s);
 	t->py_major = a;
 	t->py_minor = b;
 	t->py_micro = c;
+	if (threaded)
+		snprintf(t->abi, sizeof(t->abi), "cp%d%dt", a, b);
+	else if (t->abi[0] && t->abi[strlen(t->abi) - 1] == 't')
+		t->abi[0] = 0; /* a later --python 3.12 after 3.13t: the default ABI again */
 	return 0;
 }
 
@@ -100,6 +117,64 @@ ok:
 	t->accel = WP_ACCEL_CUDA;
 	t->cuda_major = a;
 	t->cuda_minor = b;
+	if (!t->driver_given)
+		memset(&t->driver, 0, sizeof(t->driver)); /* wp_target_finish derives it */
+	return 0;
+}
+
+int wp_target_set_driver(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	int rc = wp_driver_parse(s, &t->driver, err);
+	if (rc)
+		return rc;
+	t->driver_given = true;
+	t->accel = WP_ACCEL_CUDA;
+	t->cuda_major = t->cuda_minor = 0; /* from the driver, in wp_target_finish */
+	return 0;
+}
+
+int wp_target_set_cuda_compat(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	if (!strcasecmp(s, "strict"))
+		t->cuda_strict = true;
+	else if (!strcasecmp(s, "minor") || !strcasecmp(s, "minor-version"))
+		t->cuda_strict = false;
+	else
+		return wp_fail(err, -WPE_USAGE, "--cuda-compat '%s' is not 'minor' (the default: NVIDIA's minor-version "
+						"compatibility) or 'strict' (no build newer than the driver's CUDA)", s);
+	return 0;
+}
+
+void wp_target_set_xpu(struct wp_target *t)
+{
+	t->accel = WP_ACCEL_XPU;
+}
+
+bool wp_target_is_windows(const struct wp_target *t)
+{
+	return !strncmp(t->platform, "win", 3);
+}
+
+int wp_target_finish(struct wp_target *t, struct wp_err *err)
+{
+	if (t->accel != WP_ACCEL_CUDA)
+		return 0;
+	bool win = wp_target_is_windows(t);
+	if (t->driver_given && t->driver.nparts) {
+		int M, m;
+		if (wp_driver_newest_cuda(&t->driver, win, &M, &m) < 0)
+			return wp_fail(err, -WPE_USAGE, "driver %s is older than any CUDA wheelpick knows (7.0 needs 346.46)",
+				       t->driver.text);
+		/* --cuda with --driver: the driver decides, and a CUDA it cannot run is a contradiction */
+		if (t->cuda_major && (t->cuda_major > M || (t->cuda_major == M && t->cuda_minor > m)))
+			return wp_fail(err, -WPE_USAGE, "driver %s runs CUDA %d.%d at most, not the %d.%d given with --cuda; "
+							"give one of them", t->driver.text, M, m, t->cuda_major, t->cuda_minor);
+		t->cuda_major = M;
+		t->cuda_minor = m;
+		return 0;
+	}
+	if (!t->driver.nparts && wp_driver_for_cuda(t->cuda_major, t->cuda_minor, win, &t->driver) < 0)
+		memset(&t->driver, 0, sizeof(t->driver)); /* a CUDA version NVIDIA's table does not have */
 	return 0;
 }
 
@@ -160,9 +235,24 @@ int wp_target_set_platform(struct wp_target *t, const char *s, struct wp_err *er
 
 int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
 {
-	int sm;
-	if (wp_gpu_sm_parse(s, &sm) < 0)
-		return wp_fail(err, -WPE_USAGE, "GPU '%s' is not a compute capability like sm_86 or 8.6", s);
+	int sm, rc;
+	if (!strncasecmp(s, "gfx", 3)) {
+		/* an AMD architecture: gfx90a, gfx942, gfx1100 */
+		size_t n = strlen(s);
+		if (n < 5 || n >= sizeof(t->gfx[0]) || strspn(s + 3, "0123456789abcdefABCDEF") != n - 3)
+			return wp_fail(err, -WPE_USAGE, "AMD GPU '%s' is not an architecture like gfx90a, gfx942 or gfx1100", s);
+		for (int i = 0; i < t->n_gfx; i++)
+			if (!strcasecmp(t->gfx[i], s))
+				return 0;
+		if (t->n_gfx >= WP_TARGET_MAX_GPUS)
+			return wp_fail(err, -WPE_USAGE, "more than %d --gpu values", WP_TARGET_MAX_GPUS);
+		for (size_t i = 0; i <= n; i++)
+			t->gfx[t->n_gfx][i] = (char)tolower((unsigned char)s[i]);
+		t->n_gfx++;
+		return 0;
+	}
+	if ((rc = wp_gpu_parse(s, &sm, err)) < 0)
+		return rc;
 	if (t->n_gpus >= WP_TARGET_MAX_GPUS)
 		return wp_fail(err, -WPE_USAGE, "more than %d --gpu values", WP_TARGET_MAX_GPUS);
 	for (int i = 0; i < t->n_gpus; i++)

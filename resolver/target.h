@@ -6,12 +6,21 @@
 #include <stdbool.h>
 
 enum wp_accel {
-	WP_ACCEL_CUDA = 0, /* NVIDIA: cuda_major.cuda_minor is the highest CUDA the driver runs */
+	WP_ACCEL_CUDA = 0, /* NVIDIA: a driver, whose newest CUDA is cuda_major.cuda_minor */
 	WP_ACCEL_CPU,      /* asked for CPU builds (--cuda cpu, or no driver found with --cuda auto) */
 	WP_ACCEL_ROCM,     /* asked for ROCm builds (--rocm X.Y) */
+	WP_ACCEL_XPU,      /* asked for Intel GPU builds (--xpu) */
 };
 
 #define WP_TARGET_MAX_GPUS 16
+#define WP_DRIVER_PARTS 4
+
+/* An NVIDIA driver version: "535.104.05" is {535, 104, 5, 0}, nparts 3; text as given. */
+struct wp_driver {
+	long part[WP_DRIVER_PARTS];
+	int nparts;        /* 0: not known */
+	char text[32];
+};
 
 struct wp_target {
 	/* Python: cp38 is impl "cp", py_major 3, py_minor 8. abi is "" for the default (cp38,
@@ -28,10 +37,16 @@ struct wp_target {
 	char conda_subdir[32];  /* linux-64, osx-arm64 ... ("" = derived from platform) */
 
 	enum wp_accel accel;
-	int cuda_major, cuda_minor;   /* valid when accel == WP_ACCEL_CUDA */
+	int cuda_major, cuda_minor;   /* valid when accel == WP_ACCEL_CUDA: the driver's newest CUDA */
+	struct wp_driver driver;      /* the driver itself (--driver, detection); set from cuda_major.minor
+	                                 (the oldest driver of that CUDA) by wp_target_finish otherwise */
+	bool driver_given;            /* the driver is the machine's, not derived from --cuda */
+	bool cuda_strict;             /* --cuda-compat strict: no minor-version compatibility */
 	int rocm_major, rocm_minor;   /* valid when accel == WP_ACCEL_ROCM */
 	int n_gpus;
-	int gpu_sm[WP_TARGET_MAX_GPUS]; /* compute capability x10: 86 for sm_86; empty when unknown */
+	int gpu_sm[WP_TARGET_MAX_GPUS]; /* NVIDIA compute capability x10: 86 for sm_86; empty when unknown */
+	int n_gfx;
+	char gfx[WP_TARGET_MAX_GPUS][16]; /* AMD GPU architectures for ROCm builds: "gfx942" */
 
 	/* glibc for the manylinux ladder (0 when not Linux/glibc); musl likewise. */
 	int glibc_major, glibc_minor;
@@ -45,14 +60,27 @@ struct wp_target {
 struct wp_err;
 /* Defaults: CPython 3.12, manylinux_2_28_x86_64, CUDA accelerator unset (CPU). */
 void wp_target_init(struct wp_target *t);
-/* "3.8", "3.10.4", "38", "cp38" */
+/* "3.8", "3.10.4", "38", "cp38"; "3.13t" is the free-threaded build (abi cp313t) */
 int wp_target_set_python(struct wp_target *t, const char *s, struct wp_err *err);
-/* "11.2", "12", "cu111" -> CUDA; "cpu" / "none" -> CPU */
+/* "11.2", "12", "cu111" -> CUDA (a driver whose newest CUDA that is); "cpu" / "none" -> CPU */
 int wp_target_set_cuda(struct wp_target *t, const char *s, struct wp_err *err);
+/* "535.104.05": the NVIDIA driver itself (a CUDA target) */
+int wp_target_set_driver(struct wp_target *t, const char *s, struct wp_err *err);
+/* "minor" (NVIDIA's minor-version compatibility, the default) or "strict" */
+int wp_target_set_cuda_compat(struct wp_target *t, const char *s, struct wp_err *err);
+/* Intel GPUs: XPU builds */
+void wp_target_set_xpu(struct wp_target *t);
 /* "5.7", "rocm5.7" */
 int wp_target_set_rocm(struct wp_target *t, const char *s, struct wp_err *err);
 /* a platform tag: manylinux_2_28_x86_64, manylinux2014_aarch64, musllinux_1_2_x86_64,
  * macosx_11_0_arm64, win_amd64, linux_x86_64 (exactly that tag); or a conda subdir. */
 int wp_target_set_platform(struct wp_target *t, const char *s, struct wp_err *err);
-/* "sm_86", "8.6", "86" (added to the GPU list) */
+/* A GPU: "sm_86", "8.6", "86", a name ("RTX 3090", "A100"), or an AMD "gfx942" (added to the
+ * list; every GPU must be served). An unknown one is -WPE_USAGE naming the nearest known. */
 int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err);
+/* After the words: the driver from the CUDA version or the CUDA version from the driver (Windows
+ * drivers number differently), and what the words say together. -WPE_USAGE for a --cuda that
+ * the --driver cannot run. */
+int wp_target_finish(struct wp_target *t, struct wp_err *err);
+/* True for a Windows platform (drivers and compatibility floors differ there). */
+bool wp_target_is_windows(const struct wp_target *t);

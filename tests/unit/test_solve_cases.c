@@ -196,11 +196,19 @@ static void run_case(void **state)
 					rc = wp_target_set_platform(t, w + 9, &e);
 				else if (!strncmp(w, "gpu=", 4))
 					rc = wp_target_add_gpu(t, w + 4, &e);
+				else if (!strncmp(w, "driver=", 7))
+					rc = wp_target_set_driver(t, w + 7, &e);
+				else if (!strcmp(w, "strict"))
+					rc = wp_target_set_cuda_compat(t, "strict", &e);
+				else if (!strcmp(w, "xpu"))
+					wp_target_set_xpu(t);
 				else
 					fail_msg("%s: unknown target word '%s'", file, w);
 				if (rc)
 					fail_msg("%s: %s", file, e.msg);
 			}
+			if (wp_target_finish(t, &e) < 0)
+				fail_msg("%s: %s", file, e.msg);
 		} else if ((a = rest_after(line, "file"))) {
 			struct tfile *tf = &tc->files[tc->nfiles];
 			char *save = NULL, *href = strtok_r(a, " \t", &save);
@@ -277,6 +285,14 @@ static void run_case(void **state)
 	struct wp_solve_provider p = { .files = p_files, .deps = p_deps, .ctx = tc };
 	struct wp_plan plan;
 	int rc = wp_solve(&p, reqs.v, reqs.n, targets, nt, &so, &plan, &e);
+	if (getenv("WP_SOLVE_VERBOSE")) {
+		for (size_t k = 0; !rc && k < plan.n; k++)
+			fprintf(stderr, "  [%zu] %s\n      why: %s\n", plan.files[k].target, plan.files[k].where, plan.files[k].reason);
+		for (size_t k = 0; !rc && k < plan.n_notes; k++)
+			fprintf(stderr, "  note: %s\n", plan.notes[k]);
+		if (rc)
+			fprintf(stderr, "  error: %s\n", e.msg);
+	}
 	if (want_code) {
 		if (rc != want_code)
 			fail_msg("%s: expected the solve to fail with %d, got %d (%s)", file, want_code, rc, e.msg);
