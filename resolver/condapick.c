@@ -120,6 +120,9 @@ void wp_condapick_describe_target(const struct wp_target *t, struct wp_buf *out)
 	case WP_ACCEL_ROCM:
 		wp_buf_printf(out, "ROCm %d.%d", t->rocm_major, t->rocm_minor);
 		break;
+	case WP_ACCEL_XPU:
+		wp_buf_addstr(out, "Intel GPU (XPU)");
+		break;
 	}
 	if (t->py_major > 0)
 		wp_buf_printf(out, ", Python %d.%d", t->py_major, t->py_minor);
@@ -253,16 +256,19 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 	case WP_VARIANT_CUDA:
 		if (t->accel != WP_ACCEL_CUDA) {
 			wp_buf_printf(why, "%s: a CUDA build; the target is %s", label,
-				      t->accel == WP_ACCEL_CPU ? "CPU-only" : "ROCm");
+				      t->accel == WP_ACCEL_CPU ? "CPU-only" : t->accel == WP_ACCEL_ROCM ? "ROCm" : "an Intel GPU");
 			return false;
 		}
 		if (!var->major)
 			return true; /* CUDA of unknown version: its own depends decide, in the closure */
-		if (!wp_variant_runs_on_cuda(var, t->cuda_major, t->cuda_minor)) {
-			wp_buf_printf(why, "%s: CUDA %d.%d is newer than the target's %d.%d", label, var->major, var->minor,
-				      t->cuda_major, t->cuda_minor);
+		/* the same driver rule as wheels: minor-version compatibility unless --cuda-compat strict */
+		struct wp_buf w = WP_BUF_INIT;
+		bool runs = wp_target_runs_cuda(t, var->major, var->minor, NULL, &w);
+		if (!runs)
+			wp_buf_printf(why, "%s: %s", label, w.data);
+		wp_buf_free(&w);
+		if (!runs)
 			return false;
-		}
 		return wp_gpu_cuda_fits(t, var->major, var->minor, label, why);
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
@@ -581,6 +587,9 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 		case WP_ACCEL_ROCM:
 			wp_buf_printf(&m, "; none runs on ROCm %d.%d (the conda route has no ROCm builds)", t->rocm_major,
 				      t->rocm_minor);
+			break;
+		case WP_ACCEL_XPU:
+			wp_buf_addstr(&m, "; none is an Intel GPU build (the conda route has none)");
 			break;
 		}
 		if (req->require_variant)
