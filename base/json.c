@@ -135,6 +135,43 @@ static const yajl_callbacks trampolines = {
 	.yajl_end_array = t_end_array,
 };
 
+/* The same for readers with one value callback: no test per event of which member is set. */
+static int v_null(void *u)
+{
+	struct wp_json_reader *r = u;
+	return go_on(r, r->cb->value(r->ctx, WP_JSON_NULL, NULL, 0, false));
+}
+
+static int v_boolean(void *u, int b)
+{
+	struct wp_json_reader *r = u;
+	return go_on(r, r->cb->value(r->ctx, WP_JSON_BOOL, NULL, 0, b != 0));
+}
+
+static int v_number(void *u, const char *s, size_t n)
+{
+	struct wp_json_reader *r = u;
+	return go_on(r, r->cb->value(r->ctx, WP_JSON_NUMBER, (const unsigned char *)s, n, false));
+}
+
+static int v_string(void *u, const unsigned char *s, size_t n)
+{
+	struct wp_json_reader *r = u;
+	return go_on(r, r->cb->value(r->ctx, WP_JSON_STRING, s, n, false));
+}
+
+static const yajl_callbacks value_trampolines = {
+	.yajl_null = v_null,
+	.yajl_boolean = v_boolean,
+	.yajl_number = v_number,
+	.yajl_string = v_string,
+	.yajl_start_map = t_start_map,
+	.yajl_map_key = t_key,
+	.yajl_end_map = t_end_map,
+	.yajl_start_array = t_start_array,
+	.yajl_end_array = t_end_array,
+};
+
 static const struct wp_json_callbacks no_callbacks;
 
 void wp_json_reader_init(struct wp_json_reader *r, const struct wp_json_callbacks *cb, void *ctx,
@@ -145,7 +182,7 @@ void wp_json_reader_init(struct wp_json_reader *r, const struct wp_json_callback
 	r->ctx = ctx;
 	r->o = *o;
 	r->err = err;
-	yajl_handle h = yajl_alloc(&trampolines, NULL, r);
+	yajl_handle h = yajl_alloc(r->cb->value ? &value_trampolines : &trampolines, NULL, r);
 	if (!h)
 		abort(); /* out of memory, as wp_xmalloc would */
 	yajl_config(h, yajl_allow_comments, 0);

@@ -17,6 +17,17 @@
 
 #define WP_JSON_MAX_DEPTH 64 /* arrays and objects nested deeper are refused (README: security) */
 
+/* What a value is; WP_JSON_ABSENT stands for a member that is not there. */
+enum wp_json_type {
+	WP_JSON_ABSENT = 0,
+	WP_JSON_NULL,
+	WP_JSON_BOOL,
+	WP_JSON_NUMBER,
+	WP_JSON_STRING,
+	WP_JSON_OBJECT,
+	WP_JSON_ARRAY,
+};
+
 /* ---- reading, streamed ---- */
 
 /* What a reader does with each event, as yajl's callbacks: 0 goes on, a negative -WPE_* code
@@ -24,6 +35,9 @@
  * accept the event and ignore it. Strings and numbers are borrowed for the call; a number
  * arrives as its text; strings are UTF-8 checked and unescaped. */
 struct wp_json_callbacks {
+	/* Every scalar through one function, for readers that switch on the type: t is NULL, BOOL
+	 * (b), NUMBER (its text in s, n) or STRING (s, n). When set, the next four are not used. */
+	int (*value)(void *ctx, enum wp_json_type t, const unsigned char *s, size_t n, bool b);
 	int (*null)(void *ctx);
 	int (*boolean)(void *ctx, bool b);
 	int (*number)(void *ctx, const char *s, size_t n);
@@ -79,16 +93,6 @@ int wp_json_read(const void *data, size_t n, const struct wp_json_callbacks *cb,
 
 /* A value in a tree from wp_json_load; NULL stands for "absent" and every getter accepts it. */
 struct wp_json_val;
-
-enum wp_json_type {
-	WP_JSON_ABSENT = 0,
-	WP_JSON_NULL,
-	WP_JSON_BOOL,
-	WP_JSON_NUMBER,
-	WP_JSON_STRING,
-	WP_JSON_OBJECT,
-	WP_JSON_ARRAY,
-};
 
 /* Parse text (len bytes; no NUL needed) into a tree with the caps and messages of opts (the
  * depth cap keeps the tree's recursive free off the stack's end). 0 with *root set, or an

@@ -115,18 +115,17 @@ static void skip(struct jp *j, bool malformed)
 		j->stats->malformed++;
 }
 
-enum vtype { V_NULL, V_BOOL, V_NUMBER, V_STRING, V_MAP, V_ARRAY };
-
 /* A value (or the start of a container) at the current depth. */
-static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, bool b)
+static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t n, bool b)
 {
+	struct jp *j = ctx;
 	struct file *f = &j->f;
 
 	if (j->depth == 0) {
 		j->top_seen = true;
-		return t == V_MAP ? 0 : fail(j, -WPE_SOURCE, "the document is not a JSON object");
+		return t == WP_JSON_OBJECT ? 0 : fail(j, -WPE_SOURCE, "the document is not a JSON object");
 	}
-	if (j->depth == 1 && j->is_map[1] && !strcmp(j->key[1], "name") && t == V_STRING) {
+	if (j->depth == 1 && j->is_map[1] && !strcmp(j->key[1], "name") && t == WP_JSON_STRING) {
 		if (n < sizeof(j->name) && !memchr(s, 0, n)) {
 			memcpy(j->name, s, n);
 			j->name[n] = 0;
@@ -134,7 +133,7 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 		return 0;
 	}
 	if (j->depth == 2 && key_is(j, 1, "meta") && key_is(j, 2, "api-version")) {
-		if (t != V_STRING || n >= sizeof(j->api) || memchr(s, 0, n))
+		if (t != WP_JSON_STRING || n >= sizeof(j->api) || memchr(s, 0, n))
 			return fail(j, -WPE_SOURCE, "meta.api-version is not a version string");
 		memcpy(j->api, s, n);
 		j->api[n] = 0;
@@ -143,7 +142,7 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 	}
 	if (!j->emit)
 		return 0;
-	if (j->depth == 2 && !j->is_map[2] && t != V_MAP &&
+	if (j->depth == 2 && !j->is_map[2] && t != WP_JSON_OBJECT &&
 	    key_is(j, 1, j->roots ? "projects" : "files")) {
 		/* an entry that is not an object */
 		j->stats->links++;
@@ -151,49 +150,49 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 		return 0;
 	}
 	if (in_project(j) && !strcmp(j->key[3], "name")) {
-		if (t != V_STRING || !take(&f->filename, s, n))
+		if (t != WP_JSON_STRING || !take(&f->filename, s, n))
 			wp_buf_reset(&f->filename);
 		return 0;
 	}
 	if (in_file(j, 3)) {
 		const char *k = j->key[3];
 		if (!strcmp(k, "filename")) {
-			f->bad |= t != V_STRING || !take(&f->filename, s, n);
+			f->bad |= t != WP_JSON_STRING || !take(&f->filename, s, n);
 		} else if (!strcmp(k, "url")) {
-			f->bad |= t != V_STRING || !take(&f->url, s, n);
+			f->bad |= t != WP_JSON_STRING || !take(&f->url, s, n);
 		} else if (!strcmp(k, "requires-python")) {
-			if (t == V_STRING) {
+			if (t == WP_JSON_STRING) {
 				f->has_rp = n > 0;
 				f->bad |= !take(&f->rp, s, n);
 			} else {
-				f->bad |= t != V_NULL;
+				f->bad |= t != WP_JSON_NULL;
 			}
 		} else if (!strcmp(k, "yanked")) {
 			/* true, or a reason; false and null mean not yanked */
-			if (t == V_STRING) {
+			if (t == WP_JSON_STRING) {
 				f->is_yanked = true;
 				f->bad |= !take(&f->yanked, s, n);
-			} else if (t == V_BOOL) {
+			} else if (t == WP_JSON_BOOL) {
 				f->is_yanked = b;
 			} else {
-				f->bad |= t != V_NULL;
+				f->bad |= t != WP_JSON_NULL;
 			}
 		} else if (is_core_key(k)) {
 			struct meta *m = meta_slot(j, k);
-			if (t == V_BOOL)
+			if (t == WP_JSON_BOOL)
 				m->kind = b ? META_TRUE : META_NONE;
-			else if (t == V_MAP)
+			else if (t == WP_JSON_OBJECT)
 				m->kind = META_TRUE; /* a hash inside may make it META_HASH */
 			else
 				m->kind = META_NONE;
 		} else if (!strcmp(k, "size")) {
 			long long v;
-			if (t == V_NUMBER && wp_str_to_ll(WP_STRN((const char *)s, n), &v))
+			if (t == WP_JSON_NUMBER && wp_str_to_ll(WP_STRN((const char *)s, n), &v))
 				f->size = v;
 			else
-				f->bad |= t != V_NULL && t != V_NUMBER;
+				f->bad |= t != WP_JSON_NULL && t != WP_JSON_NUMBER;
 		} else if (!strcmp(k, "hashes")) {
-			f->bad |= t != V_MAP;
+			f->bad |= t != WP_JSON_OBJECT;
 		}
 		return 0;
 	}
@@ -201,12 +200,12 @@ static int value(struct jp *j, enum vtype t, const unsigned char *s, size_t n, b
 		const char *k3 = j->key[3], *k4 = j->key[4];
 		if (!strcmp(k3, "hashes")) {
 			if (!strcmp(k4, "sha256"))
-				f->bad |= t != V_STRING || !wp_url_hex_lower((const char *)s, n, 64, f->sha256);
+				f->bad |= t != WP_JSON_STRING || !wp_url_hex_lower((const char *)s, n, 64, f->sha256);
 			else if (!strcmp(k4, "md5"))
-				f->bad |= t != V_STRING || !wp_url_hex_lower((const char *)s, n, 32, f->md5);
+				f->bad |= t != WP_JSON_STRING || !wp_url_hex_lower((const char *)s, n, 32, f->md5);
 		} else if (is_core_key(k3) && !strcmp(k4, "sha256")) {
 			struct meta *m = meta_slot(j, k3);
-			if (t == V_STRING && wp_url_hex_lower((const char *)s, n, 64, m->sha256))
+			if (t == WP_JSON_STRING && wp_url_hex_lower((const char *)s, n, 64, m->sha256))
 				m->kind = META_HASH;
 			else
 				m->kind = META_NONE; /* a hash we cannot check is worse than none */
@@ -323,37 +322,9 @@ out:
 	wp_buf_free(&page);
 }
 
-static int cb_null(void *ud)
-{
-	struct jp *j = ud;
-	value(j, V_NULL, NULL, 0, false);
-	return j->rc;
-}
-
-static int cb_bool(void *ud, bool b)
-{
-	struct jp *j = ud;
-	value(j, V_BOOL, NULL, 0, b);
-	return j->rc;
-}
-
-static int cb_number(void *ud, const char *s, size_t n)
-{
-	struct jp *j = ud;
-	value(j, V_NUMBER, (const unsigned char *)s, n, false);
-	return j->rc;
-}
-
-static int cb_string(void *ud, const unsigned char *s, size_t n)
-{
-	struct jp *j = ud;
-	value(j, V_STRING, s, n, false);
-	return j->rc;
-}
-
 static int open_container(struct jp *j, bool map)
 {
-	if (value(j, map ? V_MAP : V_ARRAY, NULL, 0, false) || j->rc)
+	if (value(j, map ? WP_JSON_OBJECT : WP_JSON_ARRAY, NULL, 0, false) || j->rc)
 		return j->rc;
 	j->depth++;
 	j->is_map[j->depth] = map;
@@ -407,10 +378,7 @@ static int cb_key(void *ud, const unsigned char *s, size_t n)
 }
 
 static const struct wp_json_callbacks callbacks = {
-	.null = cb_null,
-	.boolean = cb_bool,
-	.number = cb_number,
-	.string = cb_string,
+	.value = value,
 	.start_map = cb_start_map,
 	.key = cb_key,
 	.end_map = cb_end,

@@ -121,14 +121,12 @@ static bool number(const unsigned char *s, size_t n, long long *out)
 	return wp_str_to_ll(WP_STRN((const char *)s, n), out);
 }
 
-enum vtype { V_NULL, V_BOOL, V_NUMBER, V_STRING, V_MAP, V_ARRAY };
-
 static bool in_pkg(const struct rd *r)
 {
 	return r->section == S_PACKAGES && r->depth == 3 && r->is_map[3];
 }
 
-static void field(struct rd *r, enum vtype t, const unsigned char *s, size_t n, bool b)
+static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, size_t n, bool b)
 {
 	struct pkg *p = &r->p;
 	const char *k = r->key3;
@@ -142,10 +140,10 @@ static void field(struct rd *r, enum vtype t, const unsigned char *s, size_t n, 
 
 	for (size_t i = 0; i < WP_ARRAY_LEN(strs); i++) {
 		if (!strcmp(k, strs[i].key)) {
-			if (t == V_STRING)
+			if (t == WP_JSON_STRING)
 				p->bad |= !take(strs[i].buf, s, n);
 			else
-				p->bad |= t != V_NULL;
+				p->bad |= t != WP_JSON_NULL;
 			return;
 		}
 	}
@@ -153,53 +151,53 @@ static void field(struct rd *r, enum vtype t, const unsigned char *s, size_t n, 
 		size_t want = k[0] == 'm' ? 32 : 64;
 		struct wp_buf *h = k[0] == 'm' ? &p->md5 : &p->sha256;
 		char hex[65];
-		if (t == V_STRING && wp_url_hex_lower((const char *)s, n, want, hex))
+		if (t == WP_JSON_STRING && wp_url_hex_lower((const char *)s, n, want, hex))
 			take(h, (const unsigned char *)hex, want);
 		else
-			p->bad |= t != V_NULL;
+			p->bad |= t != WP_JSON_NULL;
 	} else if (!strcmp(k, "build_number") || !strcmp(k, "size") || !strcmp(k, "timestamp")) {
 		long long v;
 		long long *dst = !strcmp(k, "size") ? &p->size : !strcmp(k, "timestamp") ? &p->timestamp :
 				 &p->build_number;
-		if (t == V_NUMBER && number(s, n, &v))
+		if (t == WP_JSON_NUMBER && number(s, n, &v))
 			*dst = v;
 		else
-			p->bad |= t != V_NULL && t != V_NUMBER;
+			p->bad |= t != WP_JSON_NULL && t != WP_JSON_NUMBER;
 	} else if (!strcmp(k, "depends") || !strcmp(k, "constrains")) {
 		bool dep = k[0] == 'd';
 		struct wp_buf *lb = dep ? &p->depends : &p->constrains;
-		if (t == V_ARRAY) {
+		if (t == WP_JSON_ARRAY) {
 			*(dep ? &p->has_depends : &p->has_constrains) = true;
 			wp_buf_reset(lb);
 			p->list_count = 0;
 			wp_buf_addch(lb, '[');
 			r->list = dep ? L_DEPENDS : L_CONSTRAINS;
 		} else {
-			p->bad |= t != V_NULL;
+			p->bad |= t != WP_JSON_NULL;
 		}
 	} else if (!strcmp(k, "track_features")) {
-		if (t == V_STRING) {
+		if (t == WP_JSON_STRING) {
 			p->has_features = n > 0;
 			p->bad |= !take(&p->features, s, n);
-		} else if (t == V_ARRAY) {
+		} else if (t == WP_JSON_ARRAY) {
 			wp_buf_reset(&p->features);
 			r->list = L_FEATURES;
 		} else {
-			p->bad |= t != V_NULL;
+			p->bad |= t != WP_JSON_NULL;
 		}
 	} else if (!strcmp(k, "noarch")) {
 		/* old repodata wrote a bare true for what is now "generic" */
-		if (t == V_STRING)
+		if (t == WP_JSON_STRING)
 			p->bad |= !take(&p->noarch, s, n);
-		else if (t == V_BOOL && b)
+		else if (t == WP_JSON_BOOL && b)
 			take(&p->noarch, (const unsigned char *)"generic", 7);
 	}
 }
 
-static void list_item(struct rd *r, enum vtype t, const unsigned char *s, size_t n)
+static void list_item(struct rd *r, enum wp_json_type t, const unsigned char *s, size_t n)
 {
 	struct pkg *p = &r->p;
-	if (t != V_STRING) {
+	if (t != WP_JSON_STRING) {
 		p->bad = true;
 		return;
 	}
@@ -215,16 +213,17 @@ static void list_item(struct rd *r, enum vtype t, const unsigned char *s, size_t
 	p->bad |= !list_add(p, r->list == L_DEPENDS ? &p->depends : &p->constrains, s, n);
 }
 
-static int value(struct rd *r, enum vtype t, const unsigned char *s, size_t n, bool b)
+static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t n, bool b)
 {
+	struct rd *r = ctx;
 	if (r->depth == 0)
-		return t == V_MAP ? 0 : fail(r, -WPE_SOURCE, "the document is not a JSON object");
-	if (r->section == S_INFO && r->depth == 2 && t == V_STRING) {
+		return t == WP_JSON_OBJECT ? 0 : fail(r, -WPE_SOURCE, "the document is not a JSON object");
+	if (r->section == S_INFO && r->depth == 2 && t == WP_JSON_STRING) {
 		if (!strcmp(r->key3, "subdir"))
 			take(&r->info_subdir, s, n);
 		else if (!strcmp(r->key3, "base_url") && !r->from)
 			take(&r->info_base, s, n);
-	} else if (r->section == S_PACKAGES && r->depth == 2 && t != V_MAP) {
+	} else if (r->section == S_PACKAGES && r->depth == 2 && t != WP_JSON_OBJECT) {
 		r->stats->links++;
 		r->stats->skipped++;
 		r->stats->malformed++;
@@ -312,29 +311,9 @@ static void emit(struct rd *r)
 		r->stats->records++;
 }
 
-static int cb_null(void *ud)
-{
-	return value(ud, V_NULL, NULL, 0, false);
-}
-
-static int cb_bool(void *ud, bool b)
-{
-	return value(ud, V_BOOL, NULL, 0, b);
-}
-
-static int cb_number(void *ud, const char *s, size_t n)
-{
-	return value(ud, V_NUMBER, (const unsigned char *)s, n, false);
-}
-
-static int cb_string(void *ud, const unsigned char *s, size_t n)
-{
-	return value(ud, V_STRING, s, n, false);
-}
-
 static int open_container(struct rd *r, bool map)
 {
-	if (value(r, map ? V_MAP : V_ARRAY, NULL, 0, false))
+	if (value(r, map ? WP_JSON_OBJECT : WP_JSON_ARRAY, NULL, 0, false))
 		return r->rc;
 	r->depth++;
 	r->is_map[r->depth] = map;
@@ -403,10 +382,7 @@ static int cb_key(void *ud, const unsigned char *s, size_t n)
 }
 
 static const struct wp_json_callbacks callbacks = {
-	.null = cb_null,
-	.boolean = cb_bool,
-	.number = cb_number,
-	.string = cb_string,
+	.value = value,
 	.start_map = cb_start_map,
 	.key = cb_key,
 	.end_map = cb_end,

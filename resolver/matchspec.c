@@ -964,22 +964,10 @@ static int jl_nope(void *ctx)
 	return jl_refuse(ctx, "holds something other than strings");
 }
 
-static int jl_bool(void *ctx, bool b)
-{
-	(void)b;
-	return jl_nope(ctx);
-}
-
-static int jl_number(void *ctx, const char *s, size_t n)
-{
-	(void)s, (void)n;
-	return jl_nope(ctx);
-}
-
-static int jl_string(void *ctx, const unsigned char *s, size_t n)
+static int jl_value(void *ctx, enum wp_json_type type, const unsigned char *s, size_t n, bool b)
 {
 	struct jl *j = ctx;
-	if (j->depth != 1)
+	if (type != WP_JSON_STRING || j->depth != 1)
 		return jl_nope(ctx);
 	if (j->v.n >= LIST_MAX_ENTRIES) {
 		char why[64];
@@ -1022,10 +1010,7 @@ void wp_matchspecs_free(struct wp_matchspec *v, size_t n)
 int wp_matchspec_parse_json_list(const char *json, struct wp_matchspec **out, size_t *n, struct wp_err *err)
 {
 	static const struct wp_json_callbacks cb = {
-		.null = jl_nope,
-		.boolean = jl_bool,
-		.number = jl_number,
-		.string = jl_string,
+		.value = jl_value,
 		.start_map = jl_nope,
 		.start_array = jl_start_array,
 		.end_array = jl_end_array,

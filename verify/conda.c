@@ -252,30 +252,13 @@ static int m_key(void *ctx, const unsigned char *s, size_t n)
 	return 0;
 }
 
-static int m_string(void *ctx, const unsigned char *s, size_t n)
+static int m_value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t n, bool b)
 {
 	struct member *m = ctx;
-	if (m->want)
+	if (m->want && t == WP_JSON_STRING)
 		m->found = wp_xstrndup((const char *)s, n);
 	m->want = false;
 	return m->depth ? 0 : -WPE_PARSE;
-}
-
-static int m_scalar(void *ctx)
-{
-	struct member *m = ctx;
-	m->want = false;
-	return m->depth ? 0 : -WPE_PARSE;
-}
-
-static int m_bool(void *ctx, bool b)
-{
-	return m_scalar(ctx);
-}
-
-static int m_number(void *ctx, const char *s, size_t n)
-{
-	return m_scalar(ctx);
 }
 
 static int m_open_map(void *ctx)
@@ -302,8 +285,7 @@ static int m_close(void *ctx)
 char *wp_conda_json_string(const char *json, size_t len, const char *key)
 {
 	static const struct wp_json_callbacks cb = {
-		.null = m_scalar, .boolean = m_bool, .number = m_number, .string = m_string,
-		.start_map = m_open_map, .key = m_key, .end_map = m_close,
+		.value = m_value, .start_map = m_open_map, .key = m_key, .end_map = m_close,
 		.start_array = m_open_array, .end_array = m_close,
 	};
 	const struct wp_json_opts o = { .what = "index.json", .max_bytes = len, .max_token = WP_CONDA_INDEX_MAX };
