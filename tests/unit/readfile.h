@@ -4,21 +4,14 @@
 #ifndef WP_TEST_READFILE_H
 #define WP_TEST_READFILE_H
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/mem.h"
 
 static char *test_read_file(const char *path, size_t *len)
 {
-	struct wp_buf b = WP_BUF_INIT_MAX(64 << 20);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	int rc = wp_buf_read_fd(&b, fd);
-	close(fd);
-	if (rc < 0) {
+	struct wp_buf b;
+	if (wp_file_read_capped(path, 64 << 20, &b, NULL) < 0) {
 		wp_buf_free(&b);
 		return NULL;
 	}
