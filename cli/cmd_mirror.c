@@ -16,12 +16,17 @@ static int mirror_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const 
 	struct wp_conda_result res = { 0 };
 	int rc;
 	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run ? NULL : dir, &job, err)) ||
-	    (rc = wp_cli_need_paths(cli, err)))
+	    (rc = wp_cli_need_paths(cli, err))) {
+		if (o->json)
+			wp_print_json_error(rc, err, NULL);
 		return rc;
+	}
 	wp_cli_progress(cli, o->json);
 	rc = wp_conda_run(&cli->session, &job, &res, err);
 	if (!rc || res.wrote)
 		wp_print_conda(&res, o->json);
+	else if (o->json)
+		wp_print_json_error(rc, err, NULL);
 	wp_conda_result_release(&res);
 	return rc;
 }
@@ -32,6 +37,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_strlist pos = { 0 }, reqs = { 0 };
 	struct wp_pick_job job;
 	struct wp_pick_run run = { 0 };
+	bool printed = false; /* the plan went out as JSON: an error object would be a second one */
 	int rc;
 	if (wp_opts_wants_help(argc, argv)) {
 		wp_opts_help(stdout, "wheelpick mirror DIR PKG[SPEC]... [--cuda X.Y]... [--python X.Y]... [--platform TAG]... [--prune]",
@@ -56,6 +62,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			goto out;
 		}
 		rc = mirror_conda(cli, &o, &reqs, pos.v[0], err);
+		printed = true; /* mirror_conda says its own */
 		goto out;
 	}
 	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
@@ -80,7 +87,10 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = frc;
 	if (o.json)
 		wp_print_plan(&run.plan, true, o.explain);
+	printed = o.json;
 out:
+	if (rc && o.json && !printed)
+		wp_print_json_error(rc, err, &run.plan);
 	wp_pick_run_release(&run);
 	wp_pick_opts_release(&o);
 	wp_strlist_release(&pos);
@@ -94,6 +104,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_strlist pos = { 0 }, reqs = { 0 };
 	struct wp_pick_job job;
 	struct wp_pick_run run = { 0 };
+	bool printed = false; /* the plan went out as JSON: an error object would be a second one */
 	int rc;
 	if (wp_opts_wants_help(argc, argv)) {
 		wp_opts_help(stdout, "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
@@ -128,9 +139,12 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	if (o.json)
 		wp_print_plan(&run.plan, true, false);
-	else if (cli->verbosity >= 0)
+	printed = o.json;
+	if (!o.json && cli->verbosity >= 0)
 		printf("wrote %s (%zu files): unpack it on the target and run install.sh\n", pos.v[0], run.plan.n);
 out:
+	if (rc && o.json && !printed)
+		wp_print_json_error(rc, err, &run.plan);
 	wp_pick_run_release(&run);
 	wp_pick_opts_release(&o);
 	wp_strlist_release(&pos);

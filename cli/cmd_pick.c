@@ -20,12 +20,17 @@ static int pick_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const st
 	struct wp_conda_result res = { 0 };
 	int rc;
 	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run ? NULL : dest, &job, err)) ||
-	    (rc = wp_cli_need_paths(cli, err)))
+	    (rc = wp_cli_need_paths(cli, err))) {
+		if (o->json)
+			wp_print_json_error(rc, err, NULL);
 		return rc;
+	}
 	wp_cli_progress(cli, o->json);
 	rc = wp_conda_run(&cli->session, &job, &res, err);
 	if (!rc || res.wrote || (!o->dry_run && res.n))
 		wp_print_conda(&res, o->json);
+	else if (o->json)
+		wp_print_json_error(rc, err, NULL);
 	if (!rc && res.wrote && !o->json && cli->verbosity >= 0) {
 		printf("wrote the channel %s: install offline with\n  conda install --offline -c file://%s%s", dest,
 		       dest[0] == '/' ? "" : "$PWD/", dest);
@@ -68,6 +73,7 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_strlist reqs = { 0 };
 	struct wp_pick_job job;
 	struct wp_pick_run run = { 0 };
+	bool printed = false; /* the plan went out as JSON: an error object would be a second one */
 	int rc;
 
 	if (wp_opts_wants_help(argc, argv)) {
@@ -85,6 +91,7 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	if (wp_pick_opts_is_conda(&o)) {
 		rc = pick_conda(cli, &o, &reqs, dest_or(&o, "conda-channel"), err);
+		printed = true; /* pick_conda says its own */
 		goto out;
 	}
 	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
@@ -110,10 +117,13 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	rc = frc;
 	wp_print_plan(&run.plan, o.json, o.explain);
+	printed = o.json;
 	if (!rc && !o.json && cli->verbosity >= 0)
 		printf("wrote %s: install offline with\n  python3 -m pip install --no-index --find-links %s "
 		       "--require-hashes -r %s/requirements.txt\n", dest, dest, dest);
 out:
+	if (rc && o.json && !printed)
+		wp_print_json_error(rc, err, &run.plan);
 	wp_pick_run_release(&run);
 	wp_pick_opts_release(&o);
 	wp_strlist_release(&reqs);

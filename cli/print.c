@@ -5,6 +5,7 @@
 #include "ops/pick.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void print_plan_text(const struct wp_plan *plan, bool explain)
 {
@@ -35,6 +36,39 @@ void wp_print_plan(const struct wp_plan *plan, bool json, bool explain)
 		wp_plan_write_json(plan, explain, stdout);
 	else
 		print_plan_text(plan, explain);
+}
+
+void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan)
+{
+	struct wp_json j;
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_key(&j, "error");
+	wp_json_obj(&j);
+	wp_json_kint(&j, "exit", wp_err_exit_code(rc));
+	wp_json_kstr(&j, "message", err->code ? err->msg : "failed");
+	if (plan && plan->failed_project) {
+		wp_json_kstr(&j, "project", plan->failed_project);
+		wp_json_key(&j, "rejected");
+		wp_json_arr(&j);
+		for (size_t i = 0; i < plan->n_failed_rejects; i++) {
+			const struct wp_plan_reject *r = &plan->failed_rejects[i];
+			const char *slash = strrchr(r->where, '/');
+			wp_json_obj(&j);
+			wp_json_kstr(&j, "filename", slash ? slash + 1 : r->where);
+			wp_json_kstr(&j, "where", r->where);
+			wp_json_kstr(&j, "reason", r->why);
+			wp_json_obj_end(&j);
+		}
+		wp_json_arr_end(&j);
+	} else {
+		wp_json_key(&j, "rejected");
+		wp_json_arr(&j);
+		wp_json_arr_end(&j);
+	}
+	wp_json_obj_end(&j);
+	wp_json_obj_end(&j);
+	wp_json_finish(&j, stdout);
 }
 
 static void print_conda_json(const struct wp_conda_result *res)

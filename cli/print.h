@@ -9,6 +9,10 @@
 #include "resolver/solve.h"
 
 void wp_print_plan(const struct wp_plan *plan, bool json, bool explain);
+/* With --json, a failure is still one JSON object on stdout:
+ * {"error": {"exit": N, "message": "...", "project": "...", "rejected": [{"filename", "where", "reason"}]}}
+ * (project and rejected when the plan says which project could not be picked; plan may be NULL). */
+void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan);
 void wp_print_conda(const struct wp_conda_result *res, bool json);
 
 #endif

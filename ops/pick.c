@@ -287,6 +287,12 @@ static int all_in_catalog(struct wp_catalog *cat, const struct wp_strlist *reqs,
 	return rc;
 }
 
+/* Is a source in the catalog from an earlier crawl? */
+static int source_known(struct wp_catalog *cat, const char *url, bool *known, struct wp_err *err)
+{
+	return wp_catalog_source_get(cat, url, NULL, NULL, known, err);
+}
+
 /* --index sources crawled when stale; without --index, the defaults when the catalog has never
  * seen a project asked for. */
 static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
@@ -313,11 +319,17 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 		struct wp_err ce = WP_ERR_INIT;
 		if (wp_sources_crawl(s, &run->cat, &src, NULL, 0, false, job->refresh ? 0 : s->max_age_s, &ce)) {
 			/* a source that cannot be reached now, while the catalog holds what it listed before:
-			 * picking from that is what --offline would do; say so. With nothing to pick from,
-			 * the failure is the answer. */
-			if ((rc = all_in_catalog(&run->cat, &job->reqs, &have, err)))
+			 * picking from that is what --offline would do; say so. An --index never read, or
+			 * nothing to pick from at all, makes the failure the answer (exit 3), not "nothing
+			 * fits" */
+			bool known = true;
+			for (size_t i = 0; job->index.n && i < src.n && known && !rc; i++)
+				rc = source_known(&run->cat, src.urls[i], &known, err);
+			if (!rc && known)
+				rc = all_in_catalog(&run->cat, &job->reqs, &have, err);
+			if (rc)
 				goto out;
-			if (!have) {
+			if (!known || !have) {
 				rc = wp_fail(err, ce.code, "%s", ce.msg);
 				goto out;
 			}

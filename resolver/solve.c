@@ -320,6 +320,9 @@ struct solver {
 	unsigned steps;
 	size_t read_ahead;          /* wants before this index have had their pages and metadata read ahead */
 	struct wp_buf root_cause;   /* the first reason anything failed: what started the backtracking */
+	char *root_project;         /* when that was a pick that found nothing: the project ... */
+	struct wp_plan_reject *root_rejects; /* ... and each of its files, with why */
+	size_t n_root_rejects;
 	struct state result;
 };
 
@@ -327,6 +330,15 @@ static void set_root_cause(struct solver *sv, const char *text)
 {
 	if (!sv->root_cause.len)
 		wp_buf_addstr(&sv->root_cause, text);
+}
+
+static void forget_root_rejects(struct solver *sv)
+{
+	rejects_free(sv->root_rejects, sv->n_root_rejects);
+	free(sv->root_project);
+	sv->root_rejects = NULL;
+	sv->root_project = NULL;
+	sv->n_root_rejects = 0;
 }
 
 static void public_of(const char *version, char *out, size_t n)
@@ -364,7 +376,8 @@ static bool picked_satisfies(struct solver *sv, const struct want *w, const stru
  * the pick have their metadata read first (all that could matter, in one read-ahead), so that
  * their variant is known. < 0 when that metadata cannot be read. */
 static int pick_want(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-		     char *const *excluded, size_t nex, bool any_variant, struct wp_pick_result *res, struct wp_err *err)
+		     char *const *excluded, size_t nex, bool any_variant, bool reasons, struct wp_pick_result *res,
+		     struct wp_err *err)
 {
 	struct wp_specset spec;
 	struct wp_buf spec_text = WP_BUF_INIT;
@@ -376,7 +389,7 @@ static int pick_want(struct solver *sv, const struct state *s, const struct want
 		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
 		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
 		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
-		.reasons = sv->x->o->explain,
+		.reasons = reasons || sv->x->o->explain,
 	};
 	for (;;) {
 		wp_pick(pf->files.c, pf->files.n, &req, sv->t, sv->ts, res, err);
@@ -437,7 +450,7 @@ static void read_ahead(struct solver *sv, const struct state *s, size_t from)
 		if (!pf || w->picked >= 0)
 			continue;
 		struct wp_pick_result res;
-		if (pick_want(sv, s, w, pf, NULL, 0, false, &res, &e) == 0 && res.chosen >= 0)
+		if (pick_want(sv, s, w, pf, NULL, 0, false, false, &res, &e) == 0 && res.chosen >= 0)
 			cands[nc++] = &pf->files.c[res.chosen];
 		wp_pick_result_release(&res);
 	}
@@ -570,7 +583,7 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 			break;
 		}
 		struct wp_pick_result res;
-		if ((rc = pick_want(sv, s, w, pf, excluded, nex, false, &res, err)) < 0) {
+		if ((rc = pick_want(sv, s, w, pf, excluded, nex, false, false, &res, err)) < 0) {
 			wp_pick_result_release(&res);
 			break;
 		}
@@ -579,12 +592,43 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 				struct wp_buf b = WP_BUF_INIT;
 				wp_buf_addstr(&b, res.message);
 				who_wants(w, &b);
+				if (!sv->root_cause.len && !sv->root_project) {
+					/* every file of the project and why, for --json and --explain */
+					struct wp_pick_result why;
+					struct wp_err we = WP_ERR_INIT;
+					if (pick_want(sv, s, w, pf, excluded, nex, false, true, &why, &we) == 0) {
+						/* the files the request admits: the others are not what went wrong */
+						struct wp_specset spec;
+						struct wp_buf st = WP_BUF_INIT;
+						merged_spec(w, excluded, nex, &spec, &st);
+						sv->root_project = wp_xstrdup(w->display);
+						sv->root_rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*sv->root_rejects));
+						for (size_t k = 0; k < why.n_rejects; k++) {
+							const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
+							struct wp_version v;
+							struct wp_err ve = WP_ERR_INIT;
+							bool in = true;
+							if (wp_version_parse(&v, rc_->version, strlen(rc_->version), &ve) == 0) {
+								in = wp_specset_contains(&spec, &v, WP_PRERELEASES_YES);
+								wp_version_release(&v);
+							}
+							if (!in)
+								continue;
+							struct wp_plan_reject *r = &sv->root_rejects[sv->n_root_rejects++];
+							r->where = wp_plan_where(rc_);
+							r->why = wp_xstrdup(why.rejects[k].why);
+						}
+						wp_specset_release(&spec);
+						wp_buf_free(&st);
+					}
+					wp_pick_result_release(&why);
+				}
 				set_root_cause(sv, b.data);
 				wp_buf_free(&b);
 				if (pf->has_variants && s->variant) {
 					struct wp_pick_result alt;
 					struct wp_err ae = WP_ERR_INIT;
-					if (pick_want(sv, s, w, pf, excluded, nex, true, &alt, &ae) == 0 && alt.chosen >= 0) {
+					if (pick_want(sv, s, w, pf, excluded, nex, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
 						/* the set's variant, not the versions, is what stops this project */
 						sv->variant_blame = true;
 						free(sv->last_variant);
@@ -747,6 +791,7 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		sv.steps = 0;
 		sv.read_ahead = 0;
 		wp_buf_reset(&sv.root_cause);
+		forget_root_rejects(&sv);
 		rc = solve(&sv, &s, 0, &e);
 		state_free(&s);
 		if (!rc) {
@@ -766,6 +811,14 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		}
 		/* a plain "nothing fits" speaks of what started the backtracking; an error (a source,
 		 * a limit, a direct reference) speaks for itself */
+		if (rc == -WPE_NOMATCH && sv.root_project) {
+			x->plan->failed_project = sv.root_project;
+			x->plan->failed_rejects = sv.root_rejects;
+			x->plan->n_failed_rejects = sv.n_root_rejects;
+			sv.root_project = NULL;
+			sv.root_rejects = NULL;
+			sv.n_root_rejects = 0;
+		}
 		if (rc == -WPE_NOMATCH && e.code == -WPE_NOMATCH && !sv.root_cause.len)
 			wp_fail(err, rc, "%s", e.msg);
 		else if (rc == -WPE_NOMATCH && sv.root_cause.len)
@@ -779,6 +832,7 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 	free(sv.avoid);
 	free(sv.last_variant);
 	state_free(&sv.result);
+	forget_root_rejects(&sv);
 	wp_buf_free(&sv.root_cause);
 	wp_tagset_release(&ts);
 	return rc;
@@ -840,5 +894,7 @@ void wp_plan_release(struct wp_plan *plan)
 	for (size_t i = 0; i < plan->n_notes; i++)
 		free(plan->notes[i]);
 	free(plan->notes);
+	free(plan->failed_project);
+	rejects_free(plan->failed_rejects, plan->n_failed_rejects);
 	memset(plan, 0, sizeof(*plan));
 }

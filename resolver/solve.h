@@ -82,6 +82,11 @@ struct wp_plan {
 	size_t n;
 	char **notes;       /* said to the user: variant fallbacks, skipped versions */
 	size_t n_notes;
+	/* When nothing fits: the project whose pick failed first (what started the backtracking),
+	 * and every file of it with the reason it was rejected. */
+	char *failed_project;
+	struct wp_plan_reject *failed_rejects;
+	size_t n_failed_rejects;
 };
 
 /* Resolve reqs (PEP 508 strings) for every target into plan (overwritten). Errors: -WPE_USAGE
