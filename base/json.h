@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -88,6 +89,24 @@ void wp_json_reader_release(struct wp_json_reader *r);
 /* A whole document in memory: init, feed, finish, release. */
 int wp_json_read(const void *data, size_t n, const struct wp_json_callbacks *cb, void *ctx,
 		 const struct wp_json_opts *o, struct wp_err *err);
+
+/* For callbacks: a string into b (reset first); false when it holds a NUL or passes b's
+ * ceiling. Inline: the repodata reader calls it for every field. */
+static inline bool wp_json_take(struct wp_buf *b, const unsigned char *s, size_t n)
+{
+	wp_buf_reset(b);
+	return !memchr(s, 0, n) && wp_buf_add(b, s, n) == 0;
+}
+
+/* For callbacks: a key into dst (size bytes). One too long for dst or holding a NUL becomes "":
+ * it matches no key a reader looks for. */
+static inline void wp_json_key_copy(char *dst, size_t size, const unsigned char *s, size_t n)
+{
+	if (n >= size || memchr(s, 0, n))
+		n = 0;
+	memcpy(dst, s, n);
+	dst[n] = 0;
+}
 
 /* ---- reading small documents whole ---- */
 

@@ -88,13 +88,6 @@ static struct meta *meta_slot(struct jp *j, const char *k)
 	return !strcmp(k, "core-metadata") ? &j->f.core : &j->f.dist;
 }
 
-/* Copy a JSON string into b; false when it is too long or holds a NUL. */
-static bool take(struct wp_buf *b, const unsigned char *s, size_t n)
-{
-	wp_buf_reset(b);
-	return !memchr(s, 0, n) && wp_buf_add(b, s, n) == 0;
-}
-
 static void file_reset(struct file *f)
 {
 	wp_buf_reset(&f->filename);
@@ -150,20 +143,20 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 		return 0;
 	}
 	if (in_project(j) && !strcmp(j->key[3], "name")) {
-		if (t != WP_JSON_STRING || !take(&f->filename, s, n))
+		if (t != WP_JSON_STRING || !wp_json_take(&f->filename, s, n))
 			wp_buf_reset(&f->filename);
 		return 0;
 	}
 	if (in_file(j, 3)) {
 		const char *k = j->key[3];
 		if (!strcmp(k, "filename")) {
-			f->bad |= t != WP_JSON_STRING || !take(&f->filename, s, n);
+			f->bad |= t != WP_JSON_STRING || !wp_json_take(&f->filename, s, n);
 		} else if (!strcmp(k, "url")) {
-			f->bad |= t != WP_JSON_STRING || !take(&f->url, s, n);
+			f->bad |= t != WP_JSON_STRING || !wp_json_take(&f->url, s, n);
 		} else if (!strcmp(k, "requires-python")) {
 			if (t == WP_JSON_STRING) {
 				f->has_rp = n > 0;
-				f->bad |= !take(&f->rp, s, n);
+				f->bad |= !wp_json_take(&f->rp, s, n);
 			} else {
 				f->bad |= t != WP_JSON_NULL;
 			}
@@ -171,7 +164,7 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 			/* true, or a reason; false and null mean not yanked */
 			if (t == WP_JSON_STRING) {
 				f->is_yanked = true;
-				f->bad |= !take(&f->yanked, s, n);
+				f->bad |= !wp_json_take(&f->yanked, s, n);
 			} else if (t == WP_JSON_BOOL) {
 				f->is_yanked = b;
 			} else {
@@ -367,13 +360,8 @@ static int cb_end(void *ud)
 static int cb_key(void *ud, const unsigned char *s, size_t n)
 {
 	struct jp *j = ud;
-	if (j->depth < KEY_LEVELS) {
-		/* a key too long to remember matches nothing we look for */
-		if (n >= KEY_MAX || memchr(s, 0, n))
-			n = 0;
-		memcpy(j->key[j->depth], s, n);
-		j->key[j->depth][n] = 0;
-	}
+	if (j->depth < KEY_LEVELS)
+		wp_json_key_copy(j->key[j->depth], KEY_MAX, s, n);
 	return 0;
 }
 

@@ -59,12 +59,6 @@ static int fail(struct rd *r, int code, const char *what)
 	return r->rc;
 }
 
-static bool take(struct wp_buf *b, const unsigned char *s, size_t n)
-{
-	wp_buf_reset(b);
-	return !memchr(s, 0, n) && wp_buf_add(b, s, n) == 0;
-}
-
 static void pkg_reset(struct pkg *p)
 {
 	struct wp_buf *bufs[] = { &p->filename, &p->name, &p->version, &p->build, &p->subdir, &p->md5,
@@ -141,7 +135,7 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 	for (size_t i = 0; i < WP_ARRAY_LEN(strs); i++) {
 		if (!strcmp(k, strs[i].key)) {
 			if (t == WP_JSON_STRING)
-				p->bad |= !take(strs[i].buf, s, n);
+				p->bad |= !wp_json_take(strs[i].buf, s, n);
 			else
 				p->bad |= t != WP_JSON_NULL;
 			return;
@@ -152,7 +146,7 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 		struct wp_buf *h = k[0] == 'm' ? &p->md5 : &p->sha256;
 		char hex[65];
 		if (t == WP_JSON_STRING && wp_url_hex_lower((const char *)s, n, want, hex))
-			take(h, (const unsigned char *)hex, want);
+			wp_json_take(h, (const unsigned char *)hex, want);
 		else
 			p->bad |= t != WP_JSON_NULL;
 	} else if (!strcmp(k, "build_number") || !strcmp(k, "size") || !strcmp(k, "timestamp")) {
@@ -178,7 +172,7 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 	} else if (!strcmp(k, "track_features")) {
 		if (t == WP_JSON_STRING) {
 			p->has_features = n > 0;
-			p->bad |= !take(&p->features, s, n);
+			p->bad |= !wp_json_take(&p->features, s, n);
 		} else if (t == WP_JSON_ARRAY) {
 			wp_buf_reset(&p->features);
 			r->list = L_FEATURES;
@@ -188,9 +182,9 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 	} else if (!strcmp(k, "noarch")) {
 		/* old repodata wrote a bare true for what is now "generic" */
 		if (t == WP_JSON_STRING)
-			p->bad |= !take(&p->noarch, s, n);
+			p->bad |= !wp_json_take(&p->noarch, s, n);
 		else if (t == WP_JSON_BOOL && b)
-			take(&p->noarch, (const unsigned char *)"generic", 7);
+			wp_json_take(&p->noarch, (const unsigned char *)"generic", 7);
 	}
 }
 
@@ -220,9 +214,9 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 		return t == WP_JSON_OBJECT ? 0 : fail(r, -WPE_SOURCE, "the document is not a JSON object");
 	if (r->section == S_INFO && r->depth == 2 && t == WP_JSON_STRING) {
 		if (!strcmp(r->key3, "subdir"))
-			take(&r->info_subdir, s, n);
+			wp_json_take(&r->info_subdir, s, n);
 		else if (!strcmp(r->key3, "base_url") && !r->from)
-			take(&r->info_base, s, n);
+			wp_json_take(&r->info_base, s, n);
 	} else if (r->section == S_PACKAGES && r->depth == 2 && t != WP_JSON_OBJECT) {
 		r->stats->links++;
 		r->stats->skipped++;
@@ -357,26 +351,18 @@ static int cb_end(void *ud)
 	return close_container(ud);
 }
 
-static void set_key(char *dst, const unsigned char *s, size_t n)
-{
-	if (n >= KEY_MAX || memchr(s, 0, n))
-		n = 0; /* too long to be a key we look for */
-	memcpy(dst, s, n);
-	dst[n] = 0;
-}
-
 static int cb_key(void *ud, const unsigned char *s, size_t n)
 {
 	struct rd *r = ud;
 	if (r->depth == 1) {
-		set_key(r->key1, s, n);
+		wp_json_key_copy(r->key1, KEY_MAX, s, n);
 	} else if (r->depth == 2 && r->section == S_PACKAGES) {
 		pkg_reset(&r->p);
-		if (!take(&r->p.filename, s, n))
+		if (!wp_json_take(&r->p.filename, s, n))
 			r->p.bad = true;
 	} else if (r->depth == 2 || r->depth == 3) {
 		/* info keys (depth 2) and package fields (depth 3) share the slot: never both open */
-		set_key(r->key3, s, n);
+		wp_json_key_copy(r->key3, KEY_MAX, s, n);
 	}
 	return 0;
 }
