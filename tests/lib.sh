@@ -5,7 +5,9 @@
 : "${WHEELPICK:?set WHEELPICK to the binary under test}"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PYTHON=$(command -v python3)   # fixed now: a test may put a fake python3 first on PATH later
-SHARED_DATA=${WP_SHARED_DATA:-$ROOT/../shared/data}
+# The real files tests read, vendored in tests/fixtures/real/ at their ../shared/data paths (its
+# PROVENANCE.md says where each came from); $WP_SHARED_DATA names another such tree to read instead.
+REAL_DATA=${WP_SHARED_DATA:-$ROOT/tests/fixtures/real}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/wp-test.XXXXXX")
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 export WHEELPICK_CACHE_DIR="$TMP/cache"
@@ -61,6 +63,16 @@ make_sample() {
 	[ -d "$TMP/sample" ] || python3 "$ROOT/sample/mksample.py" "$TMP/sample"
 	SAMPLE="$TMP/sample"
 	FINDLINKS="file://$SAMPLE/whl/torch_stable.html"
+}
+
+# need_real REL...: the real files this test reads. A missing one is a failed check that names
+# it, and the test file stops there: it never skips, and never passes with nothing checked.
+need_real() {
+	local rel ok=1
+	for rel in "$@"; do
+		[ -r "$REAL_DATA/$rel" ] || { fail "missing test input '$REAL_DATA/$rel'"; ok=; }
+	done
+	[ -n "$ok" ] || { done_testing; exit 1; }
 }
 
 done_testing() {

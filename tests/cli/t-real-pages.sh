@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# tests/cli/t-real-pages.sh: the real PyTorch pages and conda repodata in ../shared/data, crawled whole.
+# tests/cli/t-real-pages.sh: the real PyTorch pages and conda repodata (tests/fixtures/real), crawled whole.
 . "$(dirname "$0")/../lib.sh"
-D="$SHARED_DATA"
-if [ ! -d "$D/pytorch_index" ]; then echo "checks: 0 passed, 0 failed (no shared data)"; exit 0; fi
+D="$REAL_DATA"
+need_real pytorch_index/torch_stable_2021-03-12.html pytorch_index/whl_simple_2023-10-13/torch/index.html \
+	conda_repodata/rattler_pytorch_linux-64_repodata.json
 
 # torch_stable.html of 2021: 1,498 links; every wheel and sdist becomes a row
 expect_exit 0 "crawl the 2021 find-links page" wp update --index "file://$D/pytorch_index/torch_stable_2021-03-12.html"

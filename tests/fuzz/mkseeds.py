@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tests/fuzz/mkseeds.py: (re)writes the seed corpora in tests/fuzz/corpus/<target>/ (seed-* files only).
 
-Most seeds are written here by hand; a few dozen short strings come from the packaging test
-vectors in ../shared/data (WP_SHARED_DATA), and the wheels and conda packages from
+Most seeds are written here by hand; a few dozen short strings come from the real files vendored
+in tests/fixtures/real (WP_SHARED_DATA names another tree of the same layout), and the wheels and
+conda packages from
 tests/fixtures/mkwheels.py (the zstd program is needed for .conda and .zst). Files that
 libFuzzer merged in (hex names) and crash-* reproducers are left alone.
 """
@@ -20,8 +21,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CORPUS = os.path.join(HERE, "corpus")
-SHARED = os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data"))
-PV = os.path.join(SHARED, "packaging_vectors", "packaging-24.2")
+# the real files (see tests/fixtures/real/PROVENANCE.md); a missing one stops the script, by name
+REAL_DATA = os.environ.get("WP_SHARED_DATA") or os.path.join(ROOT, "tests", "fixtures", "real")
+PV = os.path.join(REAL_DATA, "packaging_vectors", "packaging-24.2")
 rnd = random.Random(7)
 
 
@@ -29,11 +31,14 @@ def unescape(s):
     return s.encode("latin-1", "backslashreplace").decode("unicode_escape")
 
 
-def tsv_col(name, col, limit=None, base=PV):
-    path = os.path.join(base, name)
+def need(path):
     if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
+        sys.exit("mkseeds: missing input '%s'" % path)
+    return path
+
+
+def tsv_col(name, col, limit=None, base=PV):
+    with open(need(os.path.join(base, name)), encoding="utf-8") as f:
         rows = f.read().splitlines()[1:]
     out = []
     for r in rows:
@@ -44,9 +49,7 @@ def tsv_col(name, col, limit=None, base=PV):
 
 
 def lines(path, limit=None):
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
+    with open(need(path), encoding="utf-8") as f:
         out = [l for l in f.read().splitlines() if l and not l.startswith("#")]
     return out[:limit] if limit else out
 
@@ -114,7 +117,7 @@ def markers():
 
 def requirements():
     req = [l.split("Requires-Dist: ", 1)[1] for l in
-           lines(os.path.join(SHARED, "wheel_metadata", "torch-2.7.0.dev20250116+cu126_METADATA_Requires-Dist.txt"))
+           lines(os.path.join(REAL_DATA, "wheel_metadata", "torch-2.7.0.dev20250116+cu126_METADATA_Requires-Dist.txt"))
            if "Requires-Dist: " in l][:20]
     return req + ["torch", "torch>=1.8,<2", "Torch_Vision[extra1,Extra2] (>=0.9) ; python_version >= '3.6'",
                   "torch @ https://download.pytorch.org/whl/cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl",
@@ -135,7 +138,9 @@ def wheelnames():
 
 
 def condavers():
-    vs = lines(os.path.join(SHARED, "conda_repodata", "conda_versions", "rattler_conda-forge_versions.txt"))
+    # conda's parse of rattler's test-data/versions.txt: "VERSION=PARSE", in the order of that file
+    vs = [l.split("=", 1)[0] for l in
+          lines(os.path.join(REAL_DATA, "conda_repodata", "conda_versions", "rattler_parsed_versions_by_conda.txt"))]
     rnd.shuffle(vs)
     out = pairs(vs[:40])
     out += pairs(["1.0", "1.0.0", "1.0a1", "1.0dev", "1.0post1", "1.0_", "1.0.2_", "1!0.1", "0.4.1+1.2",
@@ -337,12 +342,12 @@ def condapacks():
 
 
 def main():
-    write("version", versions())
-    write("specifier", specifiers())
-    write("marker", markers())
-    write("requirement", requirements())
-    write("wheelname", wheelnames())
-    write("condaver", condavers())
+    # the seeds taken from real files first (in the same order: they share rnd), so that a missing
+    # file stops the script before it rewrites any corpus
+    real = [("version", versions()), ("specifier", specifiers()), ("marker", markers()),
+            ("requirement", requirements()), ("wheelname", wheelnames()), ("condaver", condavers())]
+    for target, seeds in real:
+        write(target, seeds)
     write("url", urls())
     write("html", htmls())
     write("pep691", pep691s())

@@ -20,6 +20,7 @@
 #include "resolver/fileinfo.h"
 #include "resolver/matchspec.h"
 #include "resolver/target.h"
+#include "tests/unit/fixtures.h"
 
 #define RATTLER "conda_repodata/rattler_pytorch_linux-64_repodata.json"
 #define PIXI "conda_repodata/pixi_pytorch_example_records_as_repodata.json"
@@ -78,12 +79,6 @@ static void set_free(struct set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static char *data_path(const char *rel)
-{
-	const char *d = getenv("WP_SHARED_DATA");
-	return wp_xasprintf("%s/%s", d && *d ? d : "../shared/data", rel);
-}
-
 /* The repo's own streaming reader fills the set, so the depends text is what the catalog stores. */
 static int sink(void *ctx, const struct wp_file_record *r, struct wp_err *err)
 {
@@ -100,22 +95,15 @@ static int sink(void *ctx, const struct wp_file_record *r, struct wp_err *err)
 	return 0;
 }
 
-static bool load_rattler(struct set *s, const char *only)
+static void load_rattler(struct set *s, const char *only)
 {
-	char *path = data_path(RATTLER);
+	char *path = fixture_need(RATTLER);
 	struct wp_err e = WP_ERR_INIT;
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		free(path);
-		return false;
-	}
-	fclose(f);
 	s->only = only;
 	int rc = wp_read_repodata_file(path, "https://conda.anaconda.org/pytorch/linux-64", sink, s, NULL, &e);
 	free(path);
 	if (rc < 0)
 		fail_msg("%s", e.msg);
-	return true;
 }
 
 /* pixi's file groups repodata per channel and subdir: {"channels": {URL: {subdir: repodata}}}. */
@@ -149,22 +137,12 @@ static long long get_num(yajl_val o, const char *k)
 	return v && YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : -1;
 }
 
-static bool load_pixi(struct set *s, const char *channel, const char *subdir, const char *only)
+static void load_pixi(struct set *s, const char *channel, const char *subdir, const char *only)
 {
-	char *path = data_path(PIXI);
-	struct wp_buf text = WP_BUF_INIT;
-	FILE *f = fopen(path, "r");
-	free(path);
-	if (!f)
-		return false;
-	char chunk[65536];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		wp_buf_add(&text, chunk, got);
-	fclose(f);
+	char *text = fixture_read(PIXI, NULL);
 	char ebuf[256];
-	yajl_val root = yajl_tree_parse(text.data, ebuf, sizeof(ebuf));
-	wp_buf_free(&text);
+	yajl_val root = yajl_tree_parse(text, ebuf, sizeof(ebuf));
+	free(text);
 	if (!root)
 		fail_msg("pixi data: %s", ebuf);
 	const char *rp[] = { "channels", channel, subdir, NULL };
@@ -196,7 +174,6 @@ static bool load_pixi(struct set *s, const char *channel, const char *subdir, co
 		}
 	}
 	yajl_tree_free(root);
-	return true;
 }
 
 /* ---- picking ---- */
@@ -253,8 +230,7 @@ static void expect_pick(const struct set *s, const char *spec, const char *cuda,
 static void test_pytorch_channel(void **state)
 {
 	struct set s = { 0 };
-	if (!load_rattler(&s, "pytorch"))
-		skip();
+	load_rattler(&s, "pytorch");
 	assert_true(s.n > 200);
 
 	/* the brief's case: 1.8.0 is in the file, and cu111 is the newest CUDA under 11.2 */
@@ -366,8 +342,7 @@ static void test_pytorch_channel(void **state)
 static void test_variants(void **state)
 {
 	struct set s = { 0 };
-	if (!load_rattler(&s, NULL))
-		skip();
+	load_rattler(&s, NULL);
 	size_t cuda = 0, cpu = 0;
 	for (size_t i = 0; i < s.n; i++) {
 		struct wp_variant v;
@@ -388,8 +363,7 @@ static void test_pixi_conda_forge(void **state)
 {
 	struct set s = { 0 };
 	const char *cf = "https://conda.anaconda.org/conda-forge";
-	if (!load_pixi(&s, cf, "linux-64", "pytorch"))
-		skip();
+	load_pixi(&s, cf, "linux-64", "pytorch");
 	assert_int_equal(s.n, 1);
 
 	/* pixi.lock's cf-channel environment (cuda 12.1): the cuda120 build */
@@ -439,12 +413,12 @@ static void test_pixi_conda_forge(void **state)
 	set_free(&s);
 
 	/* aarch64 has its own build (and python's *_cpython build spec) */
-	assert_true(load_pixi(&s, cf, "linux-aarch64", "pytorch"));
+	load_pixi(&s, cf, "linux-aarch64", "pytorch");
 	expect_pick(&s, "pytorch", "12.1", "3.12", "linux-aarch64", "pytorch-2.4.0-cuda120_py312haadfe8f_200.conda", "cu120");
 	set_free(&s);
 
 	/* osx-arm64: a CPU build for a CPU target with macOS >= 11 */
-	assert_true(load_pixi(&s, cf, "osx-arm64", "pytorch"));
+	load_pixi(&s, cf, "osx-arm64", "pytorch");
 	expect_pick(&s, "pytorch", "cpu", "3.12", "macosx_14_0_arm64", "pytorch-2.4.0-cpu_generic_py312h6bd8f41_1.conda", "cpu");
 	target(&t, "cpu", "3.12", "macosx_10_15_arm64");
 	assert_null(pick(&s, "pytorch", &t, &res));
@@ -453,7 +427,7 @@ static void test_pixi_conda_forge(void **state)
 	set_free(&s);
 
 	/* cuda-version's constrains on __cuda: 12.6 wants a CUDA 12 driver */
-	assert_true(load_pixi(&s, cf, "noarch", "cuda-version"));
+	load_pixi(&s, cf, "noarch", "cuda-version");
 	expect_pick(&s, "cuda-version", "12.1", "3.12", "linux-64", "cuda-version-12.6-h7480c83_3.conda", "");
 	target(&t, "11.8", "3.12", "linux-64");
 	assert_null(pick(&s, "cuda-version", &t, &res));
@@ -468,8 +442,7 @@ static void test_pixi_conda_forge(void **state)
 static void test_pixi_pytorch_channel(void **state)
 {
 	struct set s = { 0 };
-	if (!load_pixi(&s, "https://conda.anaconda.org/pytorch", "linux-64", "pytorch"))
-		skip();
+	load_pixi(&s, "https://conda.anaconda.org/pytorch", "linux-64", "pytorch");
 	struct wp_target t;
 	struct wp_condapick_result res;
 	target(&t, "12.1", "3.12", "linux-64");

@@ -15,6 +15,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/html.h"
+#include "tests/unit/fixtures.h"
 
 struct rec {
 	enum wp_file_kind kind;
@@ -65,12 +66,6 @@ static void got_free(struct got *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static const char *data_dir(void)
-{
-	const char *d = getenv("WP_SHARED_DATA");
-	return d ? d : "../shared/data";
-}
-
 /* Whole file into memory, or NULL when it is not there. */
 static char *slurp(const char *path, size_t *len)
 {
@@ -84,14 +79,6 @@ static char *slurp(const char *path, size_t *len)
 		wp_buf_add(&b, chunk, n);
 	fclose(f);
 	return wp_buf_detach(&b, len);
-}
-
-static char *shared(const char *rel, size_t *len)
-{
-	char *path = wp_xasprintf("%s/%s", data_dir(), rel);
-	char *s = slurp(path, len);
-	free(path);
-	return s;
 }
 
 static int read_links(const char *url, const char *project, const char *data, size_t len,
@@ -114,9 +101,7 @@ static const struct rec *find(const struct got *g, const char *filename)
 static void test_torch_stable_2021(void **state)
 {
 	size_t len;
-	char *page = shared("pytorch_index/torch_stable_2021-03-12.html", &len);
-	if (!page)
-		skip();
+	char *page = fixture_read("pytorch_index/torch_stable_2021-03-12.html", &len);
 	struct got g = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
@@ -158,9 +143,7 @@ static void test_torch_stable_2021(void **state)
 static void test_whl_simple_torch(void **state)
 {
 	size_t len;
-	char *page = shared("pytorch_index/whl_simple_2023-10-13/torch/index.html", &len);
-	if (!page)
-		skip();
+	char *page = fixture_read("pytorch_index/whl_simple_2023-10-13/torch/index.html", &len);
 	struct got g = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
@@ -207,9 +190,7 @@ static int seen_sink(void *ctx, const char *name, const char *url, struct wp_err
 static void test_whl_root(void **state)
 {
 	size_t len;
-	char *page = shared("pytorch_index/whl_simple_2023-10-13/index.html", &len);
-	if (!page)
-		skip();
+	char *page = fixture_read("pytorch_index/whl_simple_2023-10-13/index.html", &len);
 	struct seen seen = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
@@ -224,54 +205,45 @@ static void test_whl_root(void **state)
 	free(page);
 }
 
-/* Every page of the 2023 PEP 503 snapshot and the third-party pages parse, and every link is
- * a file: nothing is malformed. */
+/* One project page of a real snapshot parses, and every link is a file: nothing is malformed. */
+static void check_real_page(const char *dir, const char *project)
+{
+	char *rel = wp_xasprintf("pytorch_index/%s/%s/index.html", dir, project);
+	size_t len;
+	char *page = fixture_read(rel, &len);
+	char *url = wp_xasprintf("https://download.pytorch.org/whl/%s/", project);
+	struct got g = { .count_only = true };
+	struct wp_index_stats st;
+	struct wp_err err = WP_ERR_INIT;
+	int rc = read_links(url, project, page, len, &g, &st, &err);
+	if (rc)
+		fail_msg("%s: %s", rel, err.msg);
+	if (st.malformed || st.records != st.links || !st.links)
+		fail_msg("%s: %llu links, %llu records, %llu malformed", rel, st.links, st.records, st.malformed);
+	free(url);
+	free(page);
+	free(rel);
+}
+
+/* Every page of the 2023 PEP 503 snapshot and the third-party pages parse. */
 static void test_all_real_pages(void **state)
 {
-	static const char *const pages[][2] = {
-		{ "whl_simple_2023-10-13/%s/index.html", NULL },
-		{ "torch_stable_derived_eternalphane/pypi_branch_2024-03-27/%s/index.html", NULL },
-	};
 	static const char *const projects[] = { "cerifi", "charset-normalizer", "cmake", "colorama",
 		"fbgemm-gpu", "filelock", "fsspec", "idna", "lit", "mpmath", "networkx", "numpy", "packaging",
 		"pytorch-triton-rocm", "requests", "sympy", "torch", "torch-cuda80", "torch-model-archiver",
 		"torch-nightly", "torch-tb-profiler", "torchaudio", "torchcsprng", "torchdata", "torchdistx",
 		"torchmetrics", "torchrec", "torchrec-cpu", "torchserve", "torchtext", "torchvision", "tqdm",
 		"triton", "typing-extensions", "urllib3" };
-	size_t pages_read = 0;
-	for (size_t p = 0; p < 2; p++) {
-		for (size_t i = 0; i < sizeof(projects) / sizeof(projects[0]); i++) {
-			char *rel = wp_xasprintf("pytorch_index/%s", pages[p][0]);
-			char *relp = wp_xasprintf(rel, projects[i]);
-			size_t len;
-			char *page = shared(relp, &len);
-			if (page) {
-				char *url = wp_xasprintf("https://download.pytorch.org/whl/%s/", projects[i]);
-				struct got g = { .count_only = true };
-				struct wp_index_stats st;
-				struct wp_err err = WP_ERR_INIT;
-				int rc = read_links(url, projects[i], page, len, &g, &st, &err);
-				if (rc)
-					fail_msg("%s: %s", relp, err.msg);
-				if (st.malformed || st.records != st.links || !st.links)
-					fail_msg("%s: %llu links, %llu records, %llu malformed", relp, st.links,
-						 st.records, st.malformed);
-				pages_read++;
-				free(url);
-				free(page);
-			}
-			free(rel);
-			free(relp);
-		}
-	}
-	if (!pages_read)
-		skip();
+	/* the third-party snapshot has pages for these three only */
+	static const char *const eternalphane[] = { "torch", "torchaudio", "torchvision" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(projects); i++)
+		check_real_page("whl_simple_2023-10-13", projects[i]);
+	for (size_t i = 0; i < WP_ARRAY_LEN(eternalphane); i++)
+		check_real_page("torch_stable_derived_eternalphane/pypi_branch_2024-03-27", eternalphane[i]);
 
 	size_t len;
-	char *page = shared("pytorch_index/torch_stable_derived_eternalphane/"
-			    "torch_stable_2024-03-27_RECONSTRUCTED_torch_torchvision_torchaudio_only.html", &len);
-	if (!page)
-		return;
+	char *page = fixture_read("pytorch_index/torch_stable_derived_eternalphane/"
+				  "torch_stable_2024-03-27_RECONSTRUCTED_torch_torchvision_torchaudio_only.html", &len);
 	struct got g = { .count_only = true };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
@@ -289,10 +261,8 @@ static void test_snippets_root_relative(void **state)
 	for (size_t f = 0; f < 2; f++) {
 		char *rel = wp_xasprintf("pytorch_index/snippets/%s", files[f]);
 		size_t len;
-		char *page = shared(rel, &len);
+		char *page = fixture_read(rel, &len);
 		free(rel);
-		if (!page)
-			skip();
 		struct got g = { 0 };
 		struct wp_err err = WP_ERR_INIT;
 		assert_int_equal(read_links("https://download.pytorch.org/whl/torch/", "torch", page, len, &g, NULL, &err), 0);
@@ -391,9 +361,7 @@ static void check_uv_case(const char *name, const struct got *g, const struct wp
 static void test_uv_cases(void **state)
 {
 	size_t len;
-	char *json = shared("pytorch_index/uv_html_parser_test_inputs.json", &len);
-	if (!json)
-		skip();
+	char *json = fixture_read("pytorch_index/uv_html_parser_test_inputs.json", &len);
 	char errbuf[256];
 	yajl_val root = yajl_tree_parse(json, errbuf, sizeof(errbuf));
 	assert_non_null(root);

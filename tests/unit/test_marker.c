@@ -1,9 +1,9 @@
 /* tests/unit/test_marker.c: resolver/marker against packaging 24.2's own test vectors. */
 
-/* The reference is packaging 24.2 (shared/data/packaging_vectors/packaging-24.2), the packaging
- * pip 23/24 vendors. Every row of every file below must pass; none is skipped. Where packaging
- * 24.2 raises (InvalidVersion, KeyError) this code answers or reports an error on purpose; those
- * cases are tested at the end with the reason. */
+/* The reference is packaging 24.2 (tests/fixtures/real/packaging_vectors/packaging-24.2), the
+ * packaging pip 23/24 vendors. Every row of every file below must pass; none is skipped. Where
+ * packaging 24.2 raises (InvalidVersion, KeyError) this code answers or reports an error on
+ * purpose; those cases are tested at the end with the reason. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -192,11 +192,7 @@ static void test_valid_generated(void **state)
 /* The PEP 345 and setuptools spellings, from packaging_vectors.json. */
 static void test_legacy_generated(void **state)
 {
-	char *p = data_path("packaging_vectors.json");
-	FILE *f = fopen(p, "r");
-	free(p);
-	if (!f)
-		skip();
+	FILE *f = open_vectors("packaging_vectors.json");
 	struct wp_buf text = WP_BUF_INIT;
 	char chunk[4096];
 	size_t got;

@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "resolver/matchspec.h"
+#include "tests/unit/fixtures.h"
 
 struct mcase {
 	const char *spec;
@@ -394,12 +395,7 @@ static void test_json_list(void **state)
 /* Every depends / constrains entry of the real repodata parses. */
 static void test_real_specs(void **state)
 {
-	const char *d = getenv("WP_SHARED_DATA");
-	char *path = wp_xasprintf("%s/conda_repodata/rattler_pytorch_linux-64_repodata.json", d && *d ? d : "../shared/data");
-	FILE *f = fopen(path, "r");
-	free(path);
-	if (!f)
-		skip();
+	FILE *f = fixture_open("conda_repodata/rattler_pytorch_linux-64_repodata.json");
 	/* pull every "..." inside depends/constrains arrays with a crude scan: the file is one JSON
 	 * object per line block, and entries never hold quotes */
 	char line[8192];

@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/repodata.h"
+#include "tests/unit/fixtures.h"
 
 #define BASE "https://conda.anaconda.org/pytorch/linux-64"
 
@@ -81,22 +82,6 @@ static int tally_sink(void *ctx, const struct wp_file_record *r, struct wp_err *
 	return 0;
 }
 
-static const char *data_dir(void)
-{
-	const char *d = getenv("WP_SHARED_DATA");
-	return d ? d : "../shared/data";
-}
-
-static char *rattler_path(void)
-{
-	char *p = wp_xasprintf("%s/conda_repodata/rattler_pytorch_linux-64_repodata.json", data_dir());
-	if (access(p, R_OK) != 0) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
 static void check_rattler(const struct tally *t, const struct wp_index_stats *st)
 {
 	assert_int_equal(t->n, 2181);
@@ -125,9 +110,7 @@ static void run_cmd(const char *cmd)
 
 static void test_rattler_plain_and_compressed(void **state)
 {
-	char *src = rattler_path();
-	if (!src)
-		skip();
+	char *src = fixture_need("conda_repodata/rattler_pytorch_linux-64_repodata.json");
 	struct tally t = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
@@ -194,11 +177,7 @@ static void first_free(struct first *f)
 
 static void test_mamba_numpy(void **state)
 {
-	char *path = wp_xasprintf("%s/conda_repodata/mamba_conda-forge-numpy-linux-64_repodata.json", data_dir());
-	if (access(path, R_OK) != 0) {
-		free(path);
-		skip();
-	}
+	char *path = fixture_need("conda_repodata/mamba_conda-forge-numpy-linux-64_repodata.json");
 	struct first f = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;

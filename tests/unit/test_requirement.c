@@ -1,7 +1,7 @@
 /* tests/unit/test_requirement.c: resolver/requirement (PEP 508 requirements, PEP 503 names). */
 
-/* The reference is packaging 24.2 (shared/data/packaging_vectors/packaging-24.2): its vectors
- * cover canonicalize_name; the requirement cases below follow packaging 24.2's grammar
+/* The reference is packaging 24.2 (tests/fixtures/real/packaging_vectors/packaging-24.2): its
+ * vectors cover canonicalize_name; the requirement cases below follow packaging 24.2's grammar
  * (src/packaging/_parser.py) and are written here, as the vectors have none. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -43,10 +43,12 @@ struct rows {
 	size_t n;
 };
 
+/* The real pages are vendored under tests/fixtures/real/ (the same rule as tests/unit/fixtures.h:
+ * $WP_SHARED_DATA, when set, names another tree of the same layout). */
 static const char *shared_data(void)
 {
 	const char *d = getenv("WP_SHARED_DATA");
-	return d && *d ? d : "../shared/data";
+	return d && *d ? d : "tests/fixtures/real";
 }
 
 static void add_row(struct rows *rs, const char *dir, const char *name, const char *url, const char *rp, const char *yanked)
@@ -167,12 +169,12 @@ static void run_case(void **state)
 		} else if ((a = rest_after(line, "findlinks"))) {
 			if (load_page(&rs, a, "https://download.pytorch.org/whl/torch_stable.html", NULL) < 0) {
 				fclose(f);
-				skip();
+				fail_msg("%s: missing test input '%s/%s'", file, shared_data(), a);
 			}
 		} else if ((a = rest_after(line, "simple"))) {
 			if (load_page(&rs, a, "https://download.pytorch.org/whl/torch/", NULL) < 0) {
 				fclose(f);
-				skip();
+				fail_msg("%s: missing test input '%s/%s'", file, shared_data(), a);
 			}
 		} else if ((a = rest_after(line, "request"))) {
 			req_text = wp_xstrdup(a);

@@ -1,8 +1,8 @@
 /* tests/unit/test_version.c: resolver/version against packaging 24.2's own test vectors. */
 
-/* The reference is packaging 24.2 (shared/data/packaging_vectors/packaging-24.2), the packaging
- * pip 23/24 vendors; this machine's pip vendors 21.3, which tests/diff/pep440_diff.py uses where
- * the two agree. Every row of every file below must pass; none is skipped. */
+/* The reference is packaging 24.2 (tests/fixtures/real/packaging_vectors/packaging-24.2), the
+ * packaging pip 23/24 vendors; this machine's pip vendors 21.3, which tests/diff/pep440_diff.py
+ * uses where the two agree. Every row of every file below must pass; none is skipped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +14,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "resolver/wheelname.h"
-
-static const char *data_dir(void)
-{
-	const char *d = getenv("WP_SHARED_DATA");
-	return d && *d ? d : "../shared/data";
-}
-
-static FILE *open_data(const char *rel)
-{
-	char *path = wp_xasprintf("%s/%s", data_dir(), rel);
-	FILE *f = fopen(path, "r");
-	free(path);
-	return f;
-}
+#include "tests/unit/fixtures.h"
 
 /* packaging_vectors TSVs: values are C-escaped (\\, \t, \n, \r). Splits line in place. */
 static size_t split_tsv(char *line, char **cols, size_t max)
@@ -59,9 +47,7 @@ static size_t split_tsv(char *line, char **cols, size_t max)
 
 static void test_valid_vectors(void **state)
 {
-	FILE *f = open_data("packaging_vectors/packaging-24.2/wheel_filenames_valid.tsv");
-	if (!f)
-		skip();
+	FILE *f = fixture_open("packaging_vectors/packaging-24.2/wheel_filenames_valid.tsv");
 	char line[1024], *c[5];
 	int rows = 0;
 	assert_non_null(fgets(line, sizeof(line), f)); /* header */
@@ -97,9 +83,7 @@ static void test_valid_vectors(void **state)
 
 static void test_invalid_vectors(void **state)
 {
-	FILE *f = open_data("packaging_vectors/packaging-24.2/wheel_filenames_invalid.tsv");
-	if (!f)
-		skip();
+	FILE *f = fixture_open("packaging_vectors/packaging-24.2/wheel_filenames_invalid.tsv");
 	char line[1024], *c[1];
 	int rows = 0;
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -121,9 +105,7 @@ static void test_invalid_vectors(void **state)
 
 static void test_canonicalize_name(void **state)
 {
-	FILE *f = open_data("packaging_vectors/packaging-24.2/canonicalize_name.tsv");
-	if (!f)
-		skip();
+	FILE *f = fixture_open("packaging_vectors/packaging-24.2/canonicalize_name.tsv");
 	char line[1024], *c[2];
 	int rows = 0;
 	struct wp_buf b = WP_BUF_INIT;
@@ -148,9 +130,7 @@ static void test_canonicalize_name(void **state)
 
 static void check_versions(const char *rel, bool want_valid, bool has_header)
 {
-	FILE *f = open_data(rel);
-	if (!f)
-		skip();
+	FILE *f = fixture_open(rel);
 	char line[1024], *c[1];
 	int rows = 0;
 	if (has_header)
@@ -272,9 +252,7 @@ static void test_sdists(void **state)
 /* Every file name packaging accepts on the real 2021 and 2023 PyTorch pages parses here too. */
 static int scan_page(const char *rel, int *torch)
 {
-	FILE *f = open_data(rel);
-	if (!f)
-		return -1;
+	FILE *f = fixture_open(rel);
 	char line[4096];
 	int n = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -317,25 +295,28 @@ static int scan_page(const char *rel, int *torch)
 
 static void test_real_pages(void **state)
 {
-	int torch = 0, total = 0;
-	int n = scan_page("pytorch_index/torch_stable_2021-03-12.html", &torch);
-	if (n < 0)
-		skip();
-	total += n;
-	char *dir = wp_xasprintf("%s/pytorch_index/whl_simple_2023-10-13", data_dir());
+	int torch = 0, total = 0, pages = 0;
+	total += scan_page("pytorch_index/torch_stable_2021-03-12.html", &torch);
+	char *dir = fixture_path("pytorch_index/whl_simple_2023-10-13");
 	DIR *d = opendir(dir);
-	assert_non_null(d);
+	if (!d)
+		fixture_missing(dir);
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
+		char *sub = wp_xasprintf("%s/%s", dir, de->d_name);
+		struct stat sb;
+		bool project = de->d_name[0] != '.' && !stat(sub, &sb) && S_ISDIR(sb.st_mode);
+		free(sub);
+		if (!project)
+			continue; /* the root page index.html sits beside the project folders */
 		char *rel = wp_xasprintf("pytorch_index/whl_simple_2023-10-13/%s/index.html", de->d_name);
-		n = scan_page(rel, &torch);
+		total += scan_page(rel, &torch);
+		pages++;
 		free(rel);
-		if (n > 0)
-			total += n;
 	}
 	closedir(d);
+	if (pages < 35) /* the 35 project pages vendored in tests/fixtures/real */
+		fail_msg("%d project pages under '%s', want 35: an input is missing", pages, dir);
 	free(dir);
 	/* packaging 21.3 accepts all 3,710 distinct names; the pages repeat a few */
 	assert_true(total >= 3710);

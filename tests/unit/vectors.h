@@ -1,6 +1,8 @@
 /* tests/unit/vectors.h: reading the packaging test vectors (TSV: a header line, tab-separated
  * C-escaped columns, "<None>" for None) for the PEP 440/508 unit tests. Test-only, header-only:
- * each test program includes it once. A row's columns point into the caller's line buffer. */
+ * each test program includes it once, after <cmocka.h>. The files are the vendored copies in
+ * tests/fixtures/real/packaging_vectors/packaging-24.2/. A row's columns point into the caller's
+ * line buffer. */
 #ifndef WP_TEST_VECTORS_H
 #define WP_TEST_VECTORS_H
 
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "tests/unit/fixtures.h"
 
 #define MAX_COLS 12
 
@@ -19,22 +22,12 @@ struct row {
 	int n;
 };
 
-static inline char *data_path(const char *name)
-{
-	const char *dir = getenv("WP_SHARED_DATA");
-	return wp_xasprintf("%s/packaging_vectors/packaging-24.2/%s", dir ? dir : "../shared/data", name);
-}
-
-/* Opens a vector file, or skips the test when the shared data is absent. */
+/* Opens a vector file (tests/unit/fixtures.h); a missing one fails the test, naming it. */
 static inline FILE *open_vectors(const char *name)
 {
-	char *p = data_path(name);
-	FILE *f = fopen(p, "r");
-	free(p);
-	if (!f) {
-		print_message("no %s (set WP_SHARED_DATA); skipped\n", name);
-		skip();
-	}
+	char *rel = wp_xasprintf("packaging_vectors/packaging-24.2/%s", name);
+	FILE *f = fixture_open(rel);
+	free(rel);
 	return f;
 }
 
