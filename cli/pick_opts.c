@@ -56,6 +56,13 @@ const struct wp_opt wp_mirror_table[] = {
 	WP_OPT_END,
 };
 
+const struct wp_opt wp_matrix_table[] = {
+	TARGET_OPTS,
+	SOURCE_OPTS,
+	RESOLVE_OPTS,
+	WP_OPT_END,
+};
+
 const struct wp_opt wp_bundle_table[] = {
 	TARGET_OPTS,
 	SOURCE_OPTS,

@@ -17,7 +17,7 @@ struct wp_pick_opts {
 	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune;
 };
 
-extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[];
+extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[], wp_matrix_table[];
 
 /* The wheel job the options describe (reqs borrowed). -WPE_USAGE for options of the conda route
  * or an unknown --index-strategy. */

@@ -341,8 +341,8 @@ out:
 	return rc;
 }
 
-int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
-		 struct wp_err *err)
+int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		    struct wp_err *err)
 {
 	int rc;
 	if (!job->reqs.n)
@@ -354,14 +354,18 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 	if ((rc = crawl_sources(s, job, run, err)))
 		return rc;
 	run->files_root = wp_xasprintf("%s/files", s->cache_dir);
-	if ((rc = wp_store_init(&run->store, run->files_root, err)))
-		return rc;
+	return wp_store_init(&run->store, run->files_root, err);
+}
 
+int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		    const struct wp_target *targets, size_t n_targets, struct wp_plan *plan, struct wp_err *err)
+{
 	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with URL
 	 * spelled the same way */
-	struct wp_sources given = { 0 }, pinned_urls = { 0 };
+	struct wp_sources given = { 0 };
 	struct wp_strlist indexes = { 0 }, pins = { 0 };
 	char **pin_text = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_text));
+	int rc = 0;
 	for (size_t i = 0; i < job->index.n; i++)
 		wp_sources_add_index(&given, job->index.v[i]);
 	for (size_t i = 0; i < given.n; i++)
@@ -383,7 +387,7 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy, .store = &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
 		};
-		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, run->targets, run->n_targets, &ro, &run->plan, err);
+		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
 	}
 	for (size_t i = 0; i < job->index_for.n; i++)
 		free(pin_text[i]);
@@ -391,8 +395,15 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 	wp_strlist_release(&indexes);
 	wp_strlist_release(&pins);
 	wp_sources_release(&given);
-	wp_sources_release(&pinned_urls);
-	if (rc)
+	return rc;
+}
+
+int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		 struct wp_err *err)
+{
+	int rc;
+	if ((rc = wp_pick_prepare(s, job, run, err)) ||
+	    (rc = wp_pick_resolve(s, job, run, run->targets, run->n_targets, &run->plan, err)))
 		return rc;
 	for (size_t i = 0; i < run->plan.n_notes; i++)
 		wp_say(s, WP_SAY_NOTE, "%s", run->plan.notes[i]);

@@ -42,6 +42,14 @@ struct wp_pick_run {
 int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		 struct wp_err *err);
 
+/* The steps of wp_pick_plan, for jobs that resolve targets one at a time (matrix): targets,
+ * catalog, sources and store into run; then a plan for the given targets (run->targets or a
+ * part of them). */
+int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		    struct wp_err *err);
+int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		    const struct wp_target *targets, size_t n_targets, struct wp_plan *plan, struct wp_err *err);
+
 /* Fetch every planned file into the store and prove it; each file's path becomes its store
  * path. Files that failed keep path NULL and are said at WP_SAY_ERROR; the first failure
  * (integrity first) is returned. */

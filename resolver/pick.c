@@ -430,12 +430,24 @@ static int run_pass(const struct wp_candidate *k, struct cand *c, size_t n, cons
 }
 
 /* Labels of the files at one public version, in variant order, as "cpu, cu101, cu102". */
+/* A file whose tags fit the target (its variant or Python may still not). */
+static bool tags_fit(const struct cand *c)
+{
+	return c->rej == REJ_NONE || c->rej == REJ_PYTHON || c->rej == REJ_VARIANT || c->rej == REJ_SKIPPED;
+}
+
+/* The labels of the builds at one version, for this Python and platform when it has any (the
+ * others say nothing about this target), else of all of them. */
 static void variants_at(const struct cand *c, size_t n, const struct wp_version *at, struct wp_buf *out)
 {
 	const struct wp_variant *seen[64];
 	size_t ns = 0;
+	bool any_fit = false;
+	for (size_t i = 0; i < n && !any_fit; i++)
+		any_fit = c[i].v_ok && wp_version_cmp_public(&c[i].v, at) == 0 && tags_fit(&c[i]);
 	for (size_t i = 0; i < n; i++) {
-		if (!c[i].v_ok || wp_version_cmp_public(&c[i].v, at) != 0 || c[i].rej == REJ_KIND)
+		if (!c[i].v_ok || wp_version_cmp_public(&c[i].v, at) != 0 || c[i].rej == REJ_KIND ||
+		    (any_fit && !tags_fit(&c[i])))
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < ns && !dup; j++)
@@ -551,15 +563,16 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 		}
 		if (req->require_variant)
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
-		/* the best of them, and what stops it: the newest CUDA first */
+		/* one of them, and what stops it */
 		long shown = -1;
 		bool cpu_there = false;
 		for (size_t i = 0; i < n; i++) {
 			if (c[i].rej != REJ_VARIANT || wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
 				continue;
 			cpu_there |= c[i].var.kind == WP_VARIANT_CPU;
+			/* the oldest build of the target's kind: when even it does not run, none does */
 			if (c[i].var.kind == t_kind(t) &&
-			    (shown < 0 || wp_variant_cmp(&c[i].var, &c[shown].var) > 0))
+			    (shown < 0 || wp_variant_cmp(&c[i].var, &c[shown].var) < 0))
 				shown = (long)i;
 		}
 		if (shown >= 0) {
@@ -612,10 +625,19 @@ static void reason_of(const struct wp_candidate *k, struct cand *c, const struct
 	c->whyp = saved;
 }
 
-/* How far a candidate got through the checks: the one that got furthest speaks for its version. */
-static bool further(const struct cand *a, const struct cand *b)
+/* Which file speaks for a version that was skipped: the one that got furthest through the
+ * checks; among builds the accelerator rule refused, one of the target's kind before others, and
+ * the oldest of those (when even that one does not run, none does). */
+static bool further(const struct cand *a, const struct cand *b, const struct wp_target *t)
 {
-	return a->rej > b->rej;
+	if (a->rej != b->rej)
+		return a->rej > b->rej;
+	if (a->rej != REJ_VARIANT)
+		return false;
+	bool ka = a->var.kind == t_kind(t), kb = b->var.kind == t_kind(t);
+	if (ka != kb)
+		return ka;
+	return wp_variant_cmp(&a->var, &b->var) < 0;
 }
 
 static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n, long best, const struct wp_pick_request *req,
@@ -687,7 +709,7 @@ static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n,
 				continue;
 			if (top >= 0 && wp_version_cmp_public(&c[i].v, &c[top].v) < 0)
 				continue;
-			if (top < 0 || wp_version_cmp_public(&c[i].v, &c[top].v) > 0 || further(&c[i], &c[top]))
+			if (top < 0 || wp_version_cmp_public(&c[i].v, &c[top].v) > 0 || further(&c[i], &c[top], t))
 				top = (long)i;
 		}
 		if (top < 0)

@@ -733,7 +733,12 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		memset(f, 0, sizeof(*f));
 		f->project = wp_xstrdup(c->project);
 		f->version = wp_xstrdup(c->version);
-		f->variant = wp_xstrdup(c->variant ? c->variant : "");
+		/* what the pick knew it to be: a label, a folder, its metadata, or PyPI's known build */
+		struct wp_variant v;
+		bool pending;
+		wp_pick_candidate_variant(c, &v, &pending, NULL);
+		f->variant = wp_xstrdup(v.kind != WP_VARIANT_NONE && v.kind != WP_VARIANT_OTHER ? v.label
+										    : c->variant ? c->variant : "");
 		f->filename = wp_xstrdup(c->filename);
 		f->url = wp_xstrdup(c->url);
 		f->sha256 = dupn(c->sha256);

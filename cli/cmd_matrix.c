@@ -1,0 +1,159 @@
+/* cli/cmd_matrix.c: `wheelpick matrix PKG... --cuda A --cuda B --python X ...`: what each target
+ * would get, as a grid (a row per target, a column per package asked for) or JSON. */
+#include "cli/cli.h"
+#include "cli/pick_opts.h"
+#include "cli/print.h"
+#include "base/buf.h"
+#include "base/json.h"
+#include "base/mem.h"
+#include "ops/matrix.h"
+#include "resolver/wheelname.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The pick of project in a row's plan (normalised names compared), or NULL. */
+static const struct wp_plan_file *pick_of(const struct wp_plan *plan, const char *req)
+{
+	struct wp_buf name = WP_BUF_INIT;
+	wp_project_name_normalize(req, strcspn(req, "<>=!~ [;@("), &name);
+	const struct wp_plan_file *found = NULL;
+	for (size_t i = 0; i < plan->n && !found; i++)
+		if (!strcmp(plan->files[i].project, name.data))
+			found = &plan->files[i];
+	wp_buf_free(&name);
+	return found;
+}
+
+static void cell_text(const struct wp_plan_file *f, char *out, size_t n)
+{
+	if (!f)
+		snprintf(out, n, "-");
+	else if (f->variant && *f->variant && !strchr(f->version, '+'))
+		snprintf(out, n, "%s (%s)", f->version, f->variant); /* an unlabeled build: say what it is */
+	else
+		snprintf(out, n, "%s", f->version);
+}
+
+static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
+{
+	struct wp_buf d = WP_BUF_INIT;
+	size_t width = 6;
+	for (size_t i = 0; i < m->n; i++) {
+		wp_buf_reset(&d);
+		wp_target_describe(&m->rows[i].target, &d);
+		if (d.len > width)
+			width = d.len;
+	}
+	printf("%-*s", (int)width, "target");
+	for (size_t k = 0; k < reqs->n; k++)
+		printf("  %-22s", reqs->v[k]);
+	putchar('\n');
+	for (size_t i = 0; i < m->n; i++) {
+		const struct wp_matrix_row *r = &m->rows[i];
+		wp_buf_reset(&d);
+		wp_target_describe(&r->target, &d);
+		printf("%-*s", (int)width, d.data);
+		for (size_t k = 0; k < reqs->n; k++) {
+			char cell[96];
+			cell_text(r->rc ? NULL : pick_of(&r->plan, reqs->v[k]), cell, sizeof(cell));
+			printf("  %-22s", cell);
+		}
+		putchar('\n');
+		if (r->rc)
+			printf("  nothing: %s\n", r->err.msg);
+		else
+			for (size_t k = 0; k < reqs->n; k++) {
+				const struct wp_plan_file *f = pick_of(&r->plan, reqs->v[k]);
+				if (f && f->reason && strstr(f->reason, "minor-version compatibility"))
+					printf("  %s: by NVIDIA's minor-version compatibility\n", f->project);
+			}
+	}
+	wp_buf_free(&d);
+}
+
+static void print_json(const struct wp_matrix *m, const struct wp_strlist *reqs)
+{
+	struct wp_json j;
+	struct wp_buf d = WP_BUF_INIT;
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_key(&j, "rows");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct wp_matrix_row *r = &m->rows[i];
+		wp_buf_reset(&d);
+		wp_target_describe(&r->target, &d);
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "target", d.data);
+		wp_json_key(&j, "picks");
+		wp_json_arr(&j);
+		for (size_t k = 0; !r->rc && k < reqs->n; k++) {
+			const struct wp_plan_file *f = pick_of(&r->plan, reqs->v[k]);
+			if (!f)
+				continue;
+			wp_json_obj(&j);
+			wp_json_kstr(&j, "project", f->project);
+			wp_json_kstr(&j, "version", f->version);
+			wp_json_kstr(&j, "variant", f->variant);
+			wp_json_kstr(&j, "filename", f->filename);
+			wp_json_kstr(&j, "reason", f->reason);
+			wp_json_obj_end(&j);
+		}
+		wp_json_arr_end(&j);
+		wp_json_key(&j, "error");
+		if (r->rc) {
+			wp_json_obj(&j);
+			wp_json_kint(&j, "exit", wp_err_exit_code(r->rc));
+			wp_json_kstr(&j, "message", r->err.msg);
+			wp_json_obj_end(&j);
+		} else {
+			wp_json_null(&j);
+		}
+		wp_json_obj_end(&j);
+	}
+	wp_json_arr_end(&j);
+	wp_json_obj_end(&j);
+	wp_json_finish(&j, stdout);
+	wp_buf_free(&d);
+}
+
+int wp_cmd_matrix(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
+{
+	struct wp_pick_opts o = { 0 };
+	struct wp_strlist reqs = { 0 };
+	struct wp_pick_job job;
+	struct wp_matrix m = { 0 };
+	int rc;
+	if (wp_opts_wants_help(argc, argv)) {
+		wp_opts_help(stdout, "wheelpick matrix PKG[SPEC]... --cuda X.Y... --python X.Y... [--platform TAG]... [--gpu G]",
+			     "What each target would get, to plan a migration (a driver upgrade, a new Python): every\n"
+			     "combination of the --cuda/--driver, --python and --platform values is resolved on its own,\n"
+			     "and the grid shows the version (and variant) of each package, or why nothing fits.\n"
+			     "Nothing is downloaded.",
+			     wp_matrix_table);
+		return 0;
+	}
+	if ((rc = wp_opts_parse(wp_matrix_table, &o, argc, argv, &reqs, err)))
+		goto out;
+	if (wp_pick_opts_is_conda(&o)) {
+		rc = wp_fail(err, -WPE_USAGE, "matrix is for wheels; for conda, use 'wheelpick PKG --conda --dry-run' per target");
+		goto out;
+	}
+	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+		goto out;
+	if ((rc = wp_matrix_build(&cli->session, &job, &m, err)))
+		goto out;
+	if (o.json)
+		print_json(&m, &reqs);
+	else
+		print_grid(&m, &reqs);
+out:
+	if (rc && o.json)
+		wp_print_json_error(rc, err, NULL);
+	wp_matrix_release(&m);
+	wp_pick_opts_release(&o);
+	wp_strlist_release(&reqs);
+	return rc;
+}
