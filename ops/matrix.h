@@ -12,7 +12,7 @@
 
 struct wp_matrix_row {
 	struct wp_target target;
-	struct wp_plan plan;    /* what it gets (empty when it fails) */
+	struct wp_plan plan;    /* the picks for it (empty when it fails) */
 	int rc;                 /* 0, or why it gets nothing (-WPE_NOMATCH, -WPE_NET ...) */
 	struct wp_err err;
 };

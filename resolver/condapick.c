@@ -631,9 +631,14 @@ static void explain_pick(const struct wp_conda_candidate *k, const struct cand *
 	case WP_VARIANT_CUDA:
 		wp_buf_printf(out, "; of its builds (%s), ", vs.data);
 		conda_label(&b->var, out);
-		if (b->var.major)
-			wp_buf_printf(out, " is the newest CUDA not newer than the target's %d.%d", t->cuda_major, t->cuda_minor);
-		else
+		if (b->var.major) {
+			enum wp_runs_how how = WP_RUNS_NO;
+			wp_target_runs_cuda(t, b->var.major, b->var.minor, &how, NULL);
+			wp_buf_addstr(out, " is the newest CUDA the driver runs");
+			if (how == WP_RUNS_MINOR_COMPAT)
+				wp_buf_printf(out, " (by NVIDIA's minor-version compatibility: the target's CUDA is %d.%d)",
+					      t->cuda_major, t->cuda_minor);
+		} else
 			wp_buf_addstr(out, " (its CUDA version left to its depends) is the CUDA build");
 		break;
 	case WP_VARIANT_NONE:

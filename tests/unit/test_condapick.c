@@ -178,13 +178,22 @@ static void load_pixi(struct set *s, const char *channel, const char *subdir, co
 
 /* ---- picking ---- */
 
+/* cuda: "11.2", "cpu", or "11.7 strict" (--cuda-compat strict) */
 static void target(struct wp_target *t, const char *cuda, const char *py, const char *platform)
 {
 	struct wp_err e = WP_ERR_INIT;
+	char cu[32];
+	snprintf(cu, sizeof(cu), "%s", cuda);
+	char *sp = strchr(cu, ' ');
 	wp_target_init(t);
-	assert_int_equal(wp_target_set_cuda(t, cuda, &e), 0);
+	if (sp)
+		*sp = 0;
+	assert_int_equal(wp_target_set_cuda(t, cu, &e), 0);
+	if (sp)
+		assert_int_equal(wp_target_set_cuda_compat(t, sp + 1, &e), 0);
 	assert_int_equal(wp_target_set_python(t, py, &e), 0);
 	assert_int_equal(wp_target_set_platform(t, platform, &e), 0);
+	assert_int_equal(wp_target_finish(t, &e), 0);
 }
 
 /* Picks; returns the chosen file name or NULL, and leaves res for the caller to look at. */
@@ -240,10 +249,15 @@ static void test_pytorch_channel(void **state)
 		    "pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2", "cu111");
 	/* CUDA 11.0 cannot take cu111: the next one down */
 	expect_pick(&s, "pytorch 1.8.0", "11.0", "3.8", "linux-64", "pytorch-1.8.0-py3.8_cuda10.2_cudnn7.6.5_0.tar.bz2", "cu102");
-	/* pytorch-cuda pins (2.x): cu117 for 11.7, cu121 for 12.2 */
-	expect_pick(&s, "pytorch 2.0.1", "11.7", "3.10", "linux-64", "pytorch-2.0.1-py3.10_cuda11.7_cudnn8.5.0_0.tar.bz2", "cu117");
+	/* pytorch-cuda pins (2.x): an 11.7 driver runs the cu118 build by minor-version compatibility,
+	 * and takes cu117 when asked to be strict */
+	expect_pick(&s, "pytorch 2.0.1", "11.7", "3.10", "linux-64", "pytorch-2.0.1-py3.10_cuda11.8_cudnn8.7.0_0.tar.bz2", "cu118");
+	expect_pick(&s, "pytorch 2.0.1", "11.7 strict", "3.10", "linux-64", "pytorch-2.0.1-py3.10_cuda11.7_cudnn8.5.0_0.tar.bz2",
+		    "cu117");
 	expect_pick(&s, "pytorch 2.1.0", "12.2", "3.11", "linux-64", "pytorch-2.1.0-py3.11_cuda12.1_cudnn8.9.2_0.tar.bz2", "cu121");
-	expect_pick(&s, "pytorch 2.1.0", "12.0", "3.11", "linux-64", "pytorch-2.1.0-py3.11_cuda11.8_cudnn8.7.0_0.tar.bz2", "cu118");
+	expect_pick(&s, "pytorch 2.1.0", "12.0", "3.11", "linux-64", "pytorch-2.1.0-py3.11_cuda12.1_cudnn8.9.2_0.tar.bz2", "cu121");
+	expect_pick(&s, "pytorch 2.1.0", "12.0 strict", "3.11", "linux-64", "pytorch-2.1.0-py3.11_cuda11.8_cudnn8.7.0_0.tar.bz2",
+		    "cu118");
 	/* CPU target: the cpu build (pytorch-mutex * cpu), never a CUDA one */
 	expect_pick(&s, "pytorch 2.1.0", "cpu", "3.9", "linux-64", "pytorch-2.1.0-py3.9_cpu_0.tar.bz2", "cpu");
 	expect_pick(&s, "pytorch 1.8.0", "cpu", "3.8", "linux-64", "pytorch-1.8.0-py3.8_cpu_0.tar.bz2", "cpu");
@@ -257,7 +271,7 @@ static void test_pytorch_channel(void **state)
 	target(&t, "11.2", "3.8", "linux-64");
 	assert_non_null(pick(&s, "pytorch 1.8.0", &t, &res));
 	assert_non_null(strstr(res.reason, "pytorch 1.8.0 is the newest version with a build that fits"));
-	assert_non_null(strstr(res.reason, "cuda11.1 is the newest CUDA not newer than the target's 11.2"));
+	assert_non_null(strstr(res.reason, "cuda11.1 is the newest CUDA the driver runs"));
 	assert_string_equal(reject_why(&s, &res, "pytorch-1.8.0-py3.8_cuda10.2_cudnn7.6.5_0.tar.bz2"),
 			    "fits, but another record is better");
 	assert_string_equal(reject_why(&s, &res, "pytorch-1.8.0-py3.9_cuda11.1_cudnn8.0.5_0.tar.bz2"),
@@ -271,7 +285,7 @@ static void test_pytorch_channel(void **state)
 	target(&t, "11.8", "3.8", "linux-64");
 	assert_non_null(pick(&s, "pytorch 2.1.0", &t, &res));
 	assert_string_equal(reject_why(&s, &res, "pytorch-2.1.0-py3.8_cuda12.1_cudnn8.9.2_0.tar.bz2"),
-			    "cu121: CUDA 12.1 is newer than the target's 11.8");
+			    "cu121: CUDA 12.1 needs driver 530.30.02 or newer; driver 520.61.05 supports CUDA 11.8");
 	wp_condapick_result_release(&res);
 
 	target(&t, "cpu", "3.8", "linux-64");
@@ -287,7 +301,7 @@ static void test_pytorch_channel(void **state)
 				"the newest pytorch that fits CUDA 9.2, Python 3.8, linux-64 is 1.7.1 (cuda9.2)"))
 		fail_msg("message: %s", res.message);
 	assert_string_equal(reject_why(&s, &res, "pytorch-1.8.0-py3.8_cuda10.2_cudnn7.6.5_0.tar.bz2"),
-			    "cu102: CUDA 10.2 is newer than the target's 9.2");
+			    "cu102: CUDA 10.2 needs driver 440.33 or newer; driver 396.26 supports CUDA 9.2");
 	wp_condapick_result_release(&res);
 
 	/* Python 3.12 postdates the file */
@@ -378,7 +392,7 @@ static void test_pixi_conda_forge(void **state)
 	assert_null(pick(&s, "pytorch", &t, &res));
 	assert_non_null(strstr(res.message, "pytorch 2.4.0 has cuda12.0; none runs on CUDA 11.8"));
 	assert_string_equal(reject_why(&s, &res, "pytorch-2.4.0-cuda120_py312h26b3cf7_301.conda"),
-			    "cu120: CUDA 12.0 is newer than the target's 11.8");
+			    "cu120: CUDA 12.0 needs driver 525.60.13 or newer; driver 520.61.05 supports CUDA 11.8");
 	wp_condapick_result_release(&res);
 
 	/* CPU: __cuda needs a driver */
@@ -437,15 +451,17 @@ static void test_pixi_conda_forge(void **state)
 	set_free(&s);
 }
 
-/* pixi.lock's pytorch-channel environment takes pytorch-2.4.1 cuda12.4 for a CUDA 12.1 system:
- * conda's solvers do not compare pytorch-cuda with __cuda. wheelpick's rule refuses it. */
+/* pixi.lock's pytorch-channel environment takes pytorch-2.4.1 cuda12.4 for a CUDA 12.1 system
+ * (conda's solvers do not compare pytorch-cuda with __cuda). NVIDIA's minor-version
+ * compatibility agrees: a 12.1 driver runs 12.x builds. With --cuda-compat strict it does not. */
 static void test_pixi_pytorch_channel(void **state)
 {
 	struct set s = { 0 };
 	load_pixi(&s, "https://conda.anaconda.org/pytorch", "linux-64", "pytorch");
 	struct wp_target t;
 	struct wp_condapick_result res;
-	target(&t, "12.1", "3.12", "linux-64");
+	expect_pick(&s, "pytorch", "12.1", "3.12", "linux-64", "pytorch-2.4.1-py3.12_cuda12.4_cudnn9.1.0_0.tar.bz2", "cu124");
+	target(&t, "12.1 strict", "3.12", "linux-64");
 	assert_null(pick(&s, "pytorch", &t, &res));
 	assert_non_null(strstr(res.message, "pytorch 2.4.1 has cuda12.4; none runs on CUDA 12.1"));
 	wp_condapick_result_release(&res);
