@@ -139,7 +139,8 @@ static int write_all(int fd, const void *data, size_t len, const char *path, str
 	return 0;
 }
 
-int wp_fsync_dir(const char *dir, struct wp_err *err)
+/* fsync a directory so a rename in it survives a crash. */
+static int fsync_dir(const char *dir, struct wp_err *err)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -206,9 +207,9 @@ int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct
 	tmpdir = dir_of(af->tmp);
 	free(af->tmp);
 	af->tmp = NULL;
-	rc = wp_fsync_dir(dir, err);
+	rc = fsync_dir(dir, err);
 	if (!rc && strcmp(dir, tmpdir) != 0)
-		rc = wp_fsync_dir(tmpdir, err);
+		rc = fsync_dir(tmpdir, err);
 out:
 	free(dir);
 	free(tmpdir);
@@ -355,7 +356,7 @@ int wp_link_or_copy(const char *from, const char *to, struct wp_err *err)
 	}
 	unlink(tmp);
 	dir = dir_of(to);
-	rc = wp_fsync_dir(dir, err);
+	rc = fsync_dir(dir, err);
 out:
 	free(tmp);
 	free(dir);

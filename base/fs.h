@@ -49,9 +49,6 @@ int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
  * through an atomic temp. An existing `to` is replaced atomically. */
 int wp_link_or_copy(const char *from, const char *to, struct wp_err *err);
 
-/* fsync a directory so a rename in it survives a crash. */
-int wp_fsync_dir(const char *dir, struct wp_err *err);
-
 /* Record an error for a failed file operation with a message that says what to do for the
  * errno values users meet (no space, read-only, permission, a parent that is a file).
  * what is a verb phrase: "cannot create", "cannot write". Returns -WPE_IO. */

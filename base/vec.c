@@ -22,14 +22,6 @@ void wp_strlist_push(struct wp_strlist *l, const char *s)
 	wp_vec_push(l, s);
 }
 
-bool wp_strlist_has(const struct wp_strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
 void wp_strlist_release(struct wp_strlist *l)
 {
 	free(l->v);

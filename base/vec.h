@@ -46,7 +46,6 @@ struct wp_strlist {
 };
 
 void wp_strlist_push(struct wp_strlist *l, const char *s);
-bool wp_strlist_has(const struct wp_strlist *l, const char *s);
 void wp_strlist_release(struct wp_strlist *l);
 
 #endif

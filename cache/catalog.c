@@ -70,6 +70,10 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		/* schema 3 keeps conda records packed per package: move a schema 1 or 2 catalog's rows */
 		if (v > 0 && v < 3 && (rc = wp_condastore_migrate(cat, err)))
 			goto out;
+		/* schema 4 keeps Requires-Python with each file's metadata, which the solver now honours;
+		 * rows cached before it have none, so they are read again when next needed */
+		if (v > 0 && v < 4 && (rc = exec(cat, "DELETE FROM metadata WHERE requires_python IS NULL", err)))
+			goto out;
 		char sql[64];
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", WP_CATALOG_SCHEMA_VERSION);
 		if ((rc = exec(cat, sql, err)))
@@ -143,8 +147,12 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 	 * a fraction of that. */
 	if ((rc = use_wal(cat, err)) ||
 	    (rc = exec(cat, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY", err))) {
-		if (strstr(err->msg, "not a database") || strstr(err->msg, "malformed"))
+		/* SQLite's code, not its message, says whether the file is no database or a damaged one */
+		int code = sqlite3_errcode(cat->db) & 0xff;
+		if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
 			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use --catalog)", path);
+			err->code = rc = -WPE_CORRUPT;
+		}
 		goto out;
 	}
 	rc = migrate(cat, err);

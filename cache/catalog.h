@@ -10,7 +10,7 @@
 
 #include "base/err.h"
 
-#define WP_CATALOG_SCHEMA_VERSION 3
+#define WP_CATALOG_SCHEMA_VERSION 4
 
 struct sqlite3;
 struct sqlite3_stmt;

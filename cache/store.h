@@ -33,7 +33,9 @@ int wp_store_lookup(const struct wp_store *st, const char *sha256, char **path_o
 		    struct wp_err *err);
 
 /* Remove temp files under ROOT/tmp older than max_age seconds: what crashed downloads left.
- * Younger ones may belong to a download running now in another process. */
+ * Younger ones may belong to a download running now in another process (a transfer writes, so
+ * its file's mtime stays fresh; a stalled one is aborted after 30 s). Jobs sweep before they fetch. */
+#define WP_STORE_TMP_MAX_AGE_S 3600
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err);
 
 /* A download sink: bytes stream into a temp file under ROOT/tmp and through sha256 at once. */

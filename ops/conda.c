@@ -268,7 +268,7 @@ out:
 }
 
 /* The upstream record rebuilt from the fields the catalog keeps (conda reads these). */
-char *wp_conda_record_json(const struct wp_conda_candidate *c, long long size)
+static char *record_json(const struct wp_conda_candidate *c, long long size)
 {
 	struct wp_json j;
 	char *text = NULL;
@@ -392,6 +392,9 @@ static int write_channel(const struct wp_session *s, const struct wp_conda_job *
 		free(root);
 		return rc;
 	}
+	struct wp_err ce = WP_ERR_INIT;
+	if (wp_store_clean_tmp(&store, WP_STORE_TMP_MAX_AGE_S, &ce) < 0)
+		wp_say(s, WP_SAY_DEBUG, "%s", ce.msg);
 	size_t n = res->n;
 	struct wp_fetch_item *items = wp_xcalloc(n ? n : 1, sizeof(*items));
 	for (size_t i = 0; i < n; i++) {
@@ -419,7 +422,7 @@ static int write_channel(const struct wp_session *s, const struct wp_conda_job *
 			dup = !strcmp(cfiles[k].filename, c->filename) && !strcmp(cfiles[k].subdir, c->subdir ? c->subdir : "noarch");
 		if (dup)
 			continue;
-		jsons[ncf] = wp_conda_record_json(c, items[i].bytes > 0 ? items[i].bytes : -1);
+		jsons[ncf] = record_json(c, items[i].bytes > 0 ? items[i].bytes : -1);
 		cfiles[ncf] = (struct wp_conda_file){
 			.subdir = c->subdir ? c->subdir : "noarch", .filename = c->filename, .store_path = items[i].path,
 			.record_json = jsons[ncf],

@@ -47,8 +47,4 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		 struct wp_err *err);
 void wp_conda_result_release(struct wp_conda_result *res);
 
-/* The upstream record rebuilt from the fields the catalog keeps (conda reads these), as JSON
- * text; size < 0 leaves it out. Allocated. */
-char *wp_conda_record_json(const struct wp_conda_candidate *c, long long size);
-
 #endif

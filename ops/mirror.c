@@ -109,7 +109,8 @@ static bool same_str(const char *a, const char *b)
 
 /* ---- names ---- */
 
-void wp_mirror_href_encode(const char *filename, struct wp_buf *out)
+/* filename as one percent-encoded URL path segment ('+' becomes %2B), appended to out. */
+static void href_encode(const char *filename, struct wp_buf *out)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	for (const unsigned char *p = (const unsigned char *)filename; *p; p++) {
@@ -391,7 +392,7 @@ static int write_project(const char *dir, const char *project, const struct entr
 		}
 		wp_buf_reset(&href);
 		wp_buf_printf(&href, "../../files/%s/", project);
-		wp_mirror_href_encode(e->filename, &href);
+		href_encode(e->filename, &href);
 
 		wp_buf_addstr(&html, "    <a href=\"");
 		html_escape(&html, href.data);

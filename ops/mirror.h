@@ -57,10 +57,6 @@ struct wp_mirror_report {
 int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
 		    const struct wp_mirror_opts *opts, struct wp_mirror_report *rep, struct wp_err *err);
 
-/* filename as one percent-encoded URL path segment ('+' becomes %2B), appended to out. */
-struct wp_buf;
-void wp_mirror_href_encode(const char *filename, struct wp_buf *out);
-
 /* True for a name that wp_atomic_write or wp_link_or_copy uses while writing
  * ("<final>.tmp.<pid>.<8 hex>"): what a crash leaves behind. */
 bool wp_mirror_is_tmp_name(const char *name);

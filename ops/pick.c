@@ -168,6 +168,10 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		free(items), free(names), free(sizes);
 		return rc;
 	}
+	/* what killed runs left in the store's tmp/ (a download writes, so its file stays younger) */
+	struct wp_err ce = WP_ERR_INIT;
+	if (wp_store_clean_tmp(&run->store, WP_STORE_TMP_MAX_AGE_S, &ce) < 0)
+		wp_say(s, WP_SAY_DEBUG, "%s", ce.msg);
 
 	for (size_t i = 0; i < n; i++) {
 		struct wp_plan_file *f = &plan->files[i];

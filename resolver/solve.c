@@ -100,7 +100,9 @@ static int learn_variant(struct ctx *x, struct proj *pf, size_t i, struct wp_err
 	return 0;
 }
 
-char *wp_plan_where(const struct wp_candidate *c)
+/* "cu111/torch-1.8.0+cu111-...whl" for a file whose URL sits in a variant folder, else the file
+ * name. Allocated. */
+static char *plan_where(const struct wp_candidate *c)
 {
 	const char *end = c->url ? strrchr(c->url, '/') : NULL;
 	struct wp_variant v;
@@ -615,7 +617,7 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 							if (!in)
 								continue;
 							struct wp_plan_reject *r = &sv->root_rejects[sv->n_root_rejects++];
-							r->where = wp_plan_where(rc_);
+							r->where = plan_where(rc_);
 							r->why = wp_xstrdup(why.rejects[k].why);
 						}
 						wp_specset_release(&spec);
@@ -659,7 +661,7 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 			rejects_free(cw->rejects, cw->n_rejects);
 			cw->rejects = wp_xcalloc(res.n_rejects ? res.n_rejects : 1, sizeof(*cw->rejects));
 			for (size_t k = 0; k < res.n_rejects; k++) {
-				cw->rejects[k].where = wp_plan_where(&pf->files.c[res.rejects[k].index]);
+				cw->rejects[k].where = plan_where(&pf->files.c[res.rejects[k].index]);
 				cw->rejects[k].why = wp_xstrdup(res.rejects[k].why);
 			}
 			cw->n_rejects = res.n_rejects;
@@ -746,7 +748,7 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->core_metadata = dupn(c->core_metadata);
 		f->tags = dupn(c->tags);
 		f->upload_time = dupn(c->upload_time);
-		f->where = wp_plan_where(c);
+		f->where = plan_where(c);
 		f->reason = dupn(w->reason);
 		/* what the user named is theirs, whoever else needs it */
 		bool asked = false;

@@ -97,8 +97,4 @@ int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t 
 	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err);
 void wp_plan_release(struct wp_plan *plan);
 
-/* "cu111/torch-1.8.0+cu111-...whl" for a file whose URL sits in a variant folder, else the file
- * name. Allocated. */
-char *wp_plan_where(const struct wp_candidate *c);
-
 #endif

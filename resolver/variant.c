@@ -205,12 +205,6 @@ int wp_variant_cmp(const struct wp_variant *a, const struct wp_variant *b)
 	return (c > 0) - (c < 0);
 }
 
-bool wp_variant_runs_on_cuda(const struct wp_variant *v, int major, int minor)
-{
-	if (v->kind != WP_VARIANT_CUDA)
-		return false;
-	return v->major < major || (v->major == major && v->minor <= minor);
-}
 
 void wp_variant_format(const struct wp_variant *v, struct wp_buf *out)
 {

@@ -43,10 +43,6 @@ int wp_variant_from_dir(const char *dir, struct wp_variant *v);
  * Flavours then order by name so the result is deterministic. */
 int wp_variant_cmp(const struct wp_variant *a, const struct wp_variant *b);
 
-/* The DESIGN.md rule: a CUDA build runs on a driver for CUDA major.minor when its own CUDA
- * version is not newer (cu111 runs where 11.2 is available). False for other kinds. */
-bool wp_variant_runs_on_cuda(const struct wp_variant *v, int major, int minor);
-
 /* Human form for messages: "CUDA 11.1", "ROCm 4.0.1", "CPU (cxx11.abi)", "no variant".
  * out is reset first. */
 void wp_variant_format(const struct wp_variant *v, struct wp_buf *out);

@@ -1,10 +1,11 @@
 /* tests/unit/test_resolve_cases.c: runs every tests/resolve/NAME.t case through the picking rule.
  *
  * One case per file, one directive per line ('#' starts a comment):
- *   target    cuda=11.2|cpu rocm=5.7 python=3.8 platform=TAG gpu=sm_86 pre
+ *   target    cuda=11.2|cpu driver=535.104.05 strict xpu rocm=5.7 python=3.8 platform=TAG gpu=sm_86 pre
  *   file      DIR/NAME.whl [requires_python=SPEC] [yanked]   (percent-encoded, as an href)
- *   findlinks PATH   every link of a real find-links page under $WP_SHARED_DATA (skipped if absent)
- *   simple    PATH   every link of a real PEP 503 page under $WP_SHARED_DATA
+ *   findlinks PATH   every link of a real find-links page under tests/fixtures/real (a missing page
+ *                    fails the case; $WP_SHARED_DATA points elsewhere)
+ *   simple    PATH   every link of a real PEP 503 page there
  *   request   PROJECT[SPEC]
  *   expect    DIR/NAME.whl | none
  *   message   TEXT   the "nothing fits" message contains TEXT
@@ -144,6 +145,12 @@ static void run_case(void **state)
 					rc = wp_target_set_platform(&t, w + 9, &e);
 				else if (!strncmp(w, "gpu=", 4))
 					rc = wp_target_add_gpu(&t, w + 4, &e);
+				else if (!strncmp(w, "driver=", 7))
+					rc = wp_target_set_driver(&t, w + 7, &e);
+				else if (!strcmp(w, "strict"))
+					rc = wp_target_set_cuda_compat(&t, "strict", &e);
+				else if (!strcmp(w, "xpu"))
+					wp_target_set_xpu(&t);
 				else if (!strcmp(w, "pre"))
 					pre = true;
 				else
@@ -192,6 +199,8 @@ static void run_case(void **state)
 	}
 	fclose(f);
 	assert_non_null(req_text);
+	if (wp_target_finish(&t, &e) < 0)
+		fail_msg("%s: %s", file, e.msg);
 	assert_non_null(expect);
 
 	/* request: PROJECT then an optional specifier set */

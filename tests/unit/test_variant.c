@@ -243,13 +243,6 @@ static void test_order(void **state)
 	wp_variant_from_label("cu111", &cu111);
 	wp_variant_from_dir("cu111", &cu111d);
 	assert_int_equal(wp_variant_cmp(&cu111, &cu111d), 0);
-
-	assert_true(wp_variant_runs_on_cuda(&cu111, 11, 2));
-	assert_true(wp_variant_runs_on_cuda(&cu111, 11, 1));
-	assert_true(wp_variant_runs_on_cuda(&cu111, 12, 0));
-	assert_false(wp_variant_runs_on_cuda(&cu111, 11, 0));
-	assert_false(wp_variant_runs_on_cuda(&cu111, 10, 2));
-	assert_false(wp_variant_runs_on_cuda(&r310, 99, 0));
 }
 
 static void test_format(void **state)
