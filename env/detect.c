@@ -1432,6 +1432,10 @@ int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
 		t->accel = WP_ACCEL_CUDA;
 		t->cuda_major = d->cuda_major;
 		t->cuda_minor = d->cuda_minor;
+		/* the driver itself decides what runs (minor-version compatibility needs its number) */
+		struct wp_err e = WP_ERR_INIT;
+		if (d->driver_version[0] && wp_driver_parse(d->driver_version, &t->driver, &e) == 0)
+			t->driver_given = true;
 	} else {
 		t->accel = WP_ACCEL_CPU;
 	}

@@ -22,7 +22,7 @@ static void kver(struct wp_json *w, const char *k, int major, int minor)
 
 static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 {
-	static const char *const accel[] = { "cuda", "cpu", "rocm" };
+	static const char *const accel[] = { "cuda", "cpu", "rocm", "xpu" };
 	char v[48];
 	wp_json_obj(w);
 	wp_json_kstr(w, "implementation", t->impl[0] ? t->impl : NULL);
@@ -37,8 +37,10 @@ static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 	if (t->conda_subdir[0])
 		wp_json_kstr(w, "conda_subdir", t->conda_subdir);
 	wp_json_kstr(w, "accel", (unsigned)t->accel < WP_ARRAY_LEN(accel) ? accel[t->accel] : NULL);
-	if (t->accel == WP_ACCEL_CUDA)
+	if (t->accel == WP_ACCEL_CUDA) {
 		kver(w, "cuda", t->cuda_major, t->cuda_minor);
+		wp_json_kstr(w, "driver", t->driver_given && t->driver.nparts ? t->driver.text : NULL);
+	}
 	if (t->accel == WP_ACCEL_ROCM)
 		kver(w, "rocm", t->rocm_major, t->rocm_minor);
 	wp_json_key(w, "gpu_sms");
@@ -46,6 +48,13 @@ static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 	for (int i = 0; i < t->n_gpus && i < WP_TARGET_MAX_GPUS; i++)
 		wp_json_int(w, t->gpu_sm[i]);
 	wp_json_arr_end(w);
+	if (t->n_gfx) {
+		wp_json_key(w, "gfx");
+		wp_json_arr(w);
+		for (int i = 0; i < t->n_gfx; i++)
+			wp_json_str(w, t->gfx[i]);
+		wp_json_arr_end(w);
+	}
 	wp_json_obj_end(w);
 }
 
@@ -248,13 +257,22 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 		t->py_micro = v[2];
 	}
 
-	char accel[16] = "", cuda[16] = "", rocm[16] = "";
+	char accel[16] = "", cuda[16] = "", rocm[16] = "", driver[32] = "";
 	if ((rc = get_str(file, tg, "accel", accel, sizeof(accel), "", err)) ||
 	    (rc = get_str(file, tg, "cuda", cuda, sizeof(cuda), ".", err)) ||
-	    (rc = get_str(file, tg, "rocm", rocm, sizeof(rocm), ".", err)))
+	    (rc = get_str(file, tg, "rocm", rocm, sizeof(rocm), ".", err)) ||
+	    (rc = get_str(file, tg, "driver", driver, sizeof(driver), ".", err)))
 		return rc;
 	if (!accel[0])
-		snprintf(accel, sizeof(accel), "%s", cuda[0] ? "cuda" : rocm[0] ? "rocm" : "");
+		snprintf(accel, sizeof(accel), "%s", cuda[0] || driver[0] ? "cuda" : rocm[0] ? "rocm" : "");
+	if (!strcmp(accel, "cuda") && driver[0]) {
+		/* the driver itself: what it runs follows from it (wp_target_finish) */
+		struct wp_err de = WP_ERR_INIT;
+		if (wp_target_set_driver(t, driver, &de) < 0)
+			return wp_fail(err, -WPE_USAGE, "profile '%s': %s", file, de.msg);
+		if (!cuda[0])
+			goto gpus;
+	}
 	if (!strcmp(accel, "cuda") || !strcmp(accel, "rocm")) {
 		bool is_cuda = accel[0] == 'c';
 		const char *ver = is_cuda ? cuda : rocm;
@@ -268,13 +286,24 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 		*(is_cuda ? &t->cuda_minor : &t->rocm_minor) = v[1];
 	} else if (!strcmp(accel, "cpu")) {
 		t->accel = WP_ACCEL_CPU;
+	} else if (!strcmp(accel, "xpu")) {
+		t->accel = WP_ACCEL_XPU;
 	} else if (accel[0]) {
-		return wp_fail(err, -WPE_USAGE, "profile '%s': accel '%s' is not cuda, cpu or rocm", file, accel);
+		return wp_fail(err, -WPE_USAGE, "profile '%s': accel '%s' is not cuda, cpu, rocm or xpu", file, accel);
 	} else {
 		return wp_fail(err, -WPE_USAGE, "profile '%s' says neither 'cuda' (a version such as \"12.1\") "
 			       "nor 'accel' (\"cpu\")", file);
 	}
 
+gpus:
+	x = wp_json_get(tg, "gfx");
+	for (size_t i = 0; wp_json_type(x) == WP_JSON_ARRAY && i < wp_json_len(x); i++) {
+		const char *g = wp_json_as_str(wp_json_at(x, i));
+		struct wp_err ge = WP_ERR_INIT;
+		if (!g || wp_target_add_gpu(t, g, &ge) < 0)
+			return wp_fail(err, -WPE_USAGE, "profile '%s': 'gfx' holds something other than an AMD "
+							"architecture such as \"gfx942\"", file);
+	}
 	x = wp_json_get(tg, "gpu_sms");
 	if (wp_json_type(x) <= WP_JSON_NULL)
 		return 0;

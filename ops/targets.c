@@ -50,6 +50,8 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		t->accel = dt.accel;
 		t->cuda_major = dt.cuda_major;
 		t->cuda_minor = dt.cuda_minor;
+		t->driver = dt.driver;
+		t->driver_given = dt.driver_given;
 		if (dt.accel == WP_ACCEL_CPU)
 			wp_say(s, WP_SAY_NOTE, "no NVIDIA driver found: picking CPU builds (give --cuda X.Y for another machine)");
 		else

@@ -407,12 +407,14 @@ bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_versio
 			return false;
 		return !(!wp_version_is_prerelease(s) && wp_version_is_prerelease(v) && wp_version_cmp_base(v, s) == 0);
 	case WP_OP_GT:
-		/* >3.1 takes neither a post release nor a local build of 3.1 itself */
+		/* >3.1 takes neither a post release nor a local build of 3.1 itself. "Of 3.1 itself" is
+		 * PEP 440's text: a local build whose public version is V (packaging 26 reads it so;
+		 * 21.3-25.x compared release numbers only, refusing 2.0.0+cu118 for >2.0.0rc1) */
 		if (wp_version_cmp(v, s) <= 0)
 			return false;
 		if (!wp_version_is_postrelease(s) && wp_version_is_postrelease(v) && wp_version_cmp_base(v, s) == 0)
 			return false;
-		return !(wp_version_has_local(v) && wp_version_cmp_base(v, s) == 0);
+		return !(wp_version_has_local(v) && wp_version_cmp_public(v, s) == 0);
 	case WP_OP_ARBITRARY:
 		return arbitrary(sp, v);
 	}

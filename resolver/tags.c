@@ -348,7 +348,10 @@ int wp_tagset_build(struct wp_tagset *ts, const struct wp_target *t, struct wp_e
 
 	bool cpython = !strcmp(impl, "cp");
 	char *interp = wp_xasprintf("%s%d%d", impl, major, minor);
-	bool abi3 = major > 3 || (major == 3 && minor >= 2);
+	/* packaging's _abi3_applies: never for a free-threaded build (cp313t cannot load abi3 modules) */
+	size_t al_ = strlen(abi);
+	bool threaded = cpython && al_ > 2 && abi[al_ - 1] == 't' && !strncmp(abi, "cp", 2);
+	bool abi3 = (major > 3 || (major == 3 && minor >= 2)) && !threaded;
 	const char *abis[1];
 	size_t nabi = 0;
 	char defabi[32];

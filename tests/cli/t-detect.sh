@@ -28,11 +28,13 @@ expect_grep "cuda from nvidia-smi" "cuda: +12\.2 is the newest the driver runs" 
 expect_grep "the GPU" "A100.*sm_80" "$TMP/out"
 expect_exit 0 "detect --json" wp detect --json
 expect_json "$TMP/out" "j['driver_version']" 535.104.05
+expect_json "$TMP/out" "j['target']['driver']" 535.104.05
 wp detect --json >"$TMP/profile.json" 2>/dev/null
 
 # --cuda auto takes the driver's figure and says so
 expect_exit 0 "pick with --cuda auto" wp torch==1.8.0 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" --dry-run --no-deps --json
 expect_json "$TMP/out" "j['targets'][0]['cuda']" 12.2
+expect_json "$TMP/out" "j['targets'][0]['driver']" 535.104.05
 expect_json "$TMP/out" "j['picks'][0]['variant']" cu111
 expect_grep "says where CUDA came from" "driver 535.104.05 runs CUDA 12.2" "$TMP/err"
 
@@ -41,7 +43,16 @@ export PATH=$OLDPATH
 unset WHEELPICK_SYSROOT
 expect_exit 0 "pick --target profile" wp torch==1.8.0 --target "$TMP/profile.json" --index "$FINDLINKS" --dry-run --no-deps --json
 expect_json "$TMP/out" "j['targets'][0]['cuda']" 12.2
+expect_json "$TMP/out" "j['targets'][0]['driver']" 535.104.05
 expect_json "$TMP/out" "j['targets'][0]['gpus']" "['sm_80']"
+# a hand-written profile may give the driver alone, and AMD GPUs
+printf '{"python": "3.8", "platform": "linux_x86_64", "driver": "470.57.02"}' >"$TMP/hand.json"
+expect_exit 0 "a profile with only a driver" wp torch==1.8.0 --target "$TMP/hand.json" --index "$FINDLINKS" --dry-run --no-deps --json
+expect_json "$TMP/out" "j['targets'][0]['cuda']" 11.4
+expect_json "$TMP/out" "j['picks'][0]['variant']" cu111
+printf '{"python": "3.8", "platform": "linux_x86_64", "driver": "4x"}' >"$TMP/hand.json"
+expect_exit 2 "a profile with a bad driver" wp torch==1.8.0 --target "$TMP/hand.json" --index "$FINDLINKS" --dry-run
+expect_grep "names the file" "hand.json" "$TMP/err"
 expect_exit 2 "a broken profile is a usage error" wp torch --target "$TMP/nonexistent.json" --dry-run
 expect_grep "names the file" "nonexistent.json" "$TMP/err"
 

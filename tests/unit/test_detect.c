@@ -881,7 +881,7 @@ static void test_profile_errors(void **state)
 		{ "{\"platform\": \"linux_x86_64\"}", "says neither 'cuda'" },
 		{ "{\"platform\": \"linux_x86_64\", \"cuda\": \"12\"}", "not a version like" },
 		{ "{\"platform\": \"linux_x86_64\", \"cuda\": 12.1}", "'cuda' must be a string" },
-		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"tpu\"}", "accel 'tpu' is not cuda, cpu or rocm" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"tpu\"}", "accel 'tpu' is not cuda, cpu, rocm or xpu" },
 		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"rocm\"}", "gives no version" },
 		{ "{\"platform\": \"linux x86_64\", \"accel\": \"cpu\"}", "'platform' must be a string" },
 		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"python\": \"3.10.\"}", "not a version" },

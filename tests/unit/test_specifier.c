@@ -478,10 +478,52 @@ static void test_cuda_locals(void **state)
 	assert_false(in_set("1.8.0+cu111", ">1.8.0", WP_PRERELEASES_DEFAULT));
 	assert_true(in_set("1.8.1+cu111", ">1.8.0", WP_PRERELEASES_DEFAULT));
 	assert_false(in_set("1.8.0+cu111", "<1.8.0", WP_PRERELEASES_DEFAULT));
+	/* PEP 440: >V refuses local builds of V itself, not of another release. packaging 21.3-25.x
+	 * compared release numbers only and refused 2.0.0+cu118 for >2.0.0rc1; packaging 26 agrees
+	 * with the PEP, and so does wheelpick */
+	assert_true(in_set("2.0.0+cu118", ">2.0.0rc1", WP_PRERELEASES_DEFAULT));
+	assert_false(in_set("2.0.0+cu118", ">2.0.0", WP_PRERELEASES_DEFAULT));
+	assert_true(in_set("1.0+local", ">1.0.dev1", WP_PRERELEASES_YES));
+	assert_false(in_set("1.0rc1+local", ">1.0rc1", WP_PRERELEASES_YES));
+	assert_true(in_set("1.0.post2+local", ">1.0.post1", WP_PRERELEASES_YES));
+	assert_false(in_set("1.0.post1+local", ">1.0.post1", WP_PRERELEASES_YES));
 	/* === compares the normal form as text */
 	assert_true(in_set("1.8.0+CU111", "===1.8.0+cu111", WP_PRERELEASES_DEFAULT));
 	assert_false(in_set("1.8+cu111", "===1.8.0+cu111", WP_PRERELEASES_DEFAULT));
 	assert_true(in_set("1.8", "=== 1.8 ", WP_PRERELEASES_DEFAULT));
+}
+
+/* packaging 26's vectors for the exclusive comparisons (> and <), where its reading of PEP 440
+ * differs from 24.2's: every row must hold. */
+static void test_exclusive_26(void **state)
+{
+	FILE *f = fixture_open("packaging_vectors/packaging-26.4.dev0_HEAD/specifier_contains.tsv");
+	char line[4096];
+	struct row r;
+	size_t rows = 0;
+	assert_true(next_row(f, line, sizeof(line), &r)); /* header */
+	while (next_row(f, line, sizeof(line), &r)) {
+		if (r.n < 3 || (r.col[1][0] != '>' && r.col[1][0] != '<') || r.col[1][1] == '=')
+			continue;
+		bool want = is_true(r.col[2]);
+		struct wp_specset set;
+		struct wp_version v;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_specset_parse(&set, r.col[1], strlen(r.col[1]), &e) < 0)
+			fail_msg("specifier '%s': %s", r.col[1], e.msg);
+		if (wp_version_parse(&v, r.col[0], strlen(r.col[0]), &e) < 0) {
+			wp_specset_release(&set);
+			continue;
+		}
+		if (wp_specset_contains(&set, &v, WP_PRERELEASES_YES) != want)
+			fail_msg("packaging 26: '%s' in '%s' should be %s", r.col[0], r.col[1], r.col[2]);
+		wp_specset_release(&set);
+		wp_version_release(&v);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows > 20);
+	print_message("packaging 26 exclusive comparisons: %zu rows pass\n", rows);
 }
 
 static void test_sets(void **state)
@@ -610,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_set_ignores_local),
 		cmocka_unit_test(test_equality),
 		cmocka_unit_test(test_cuda_locals),
+		cmocka_unit_test(test_exclusive_26),
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_parse_edges),
 		cmocka_unit_test(test_specset_filter_pick),

@@ -162,6 +162,27 @@ static void test_exact_and_windows(void **state)
 	wp_tagset_release(&ts);
 }
 
+/* A free-threaded CPython (3.13t) loads cp313t extension modules and pure ones, never abi3:
+ * packaging's _abi3_applies is false when threading is on. */
+static void test_free_threaded(void **state)
+{
+	struct wp_tagset ts = WP_TAGSET_INIT;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_target t = cp(3, 13, "manylinux_2_17_x86_64", false);
+	assert_int_equal(wp_target_set_python(&t, "3.13t", &err), 0);
+	assert_string_equal(t.abi, "cp313t");
+	assert_int_equal(wp_tagset_build(&ts, &t, &err), 0);
+	assert_string_equal(ts.tags[0], "cp313-cp313t-manylinux_2_17_x86_64");
+	for (size_t i = 0; i < ts.n; i++)
+		assert_null(strstr(ts.tags[i], "abi3"));
+	assert_int_equal(wp_tagset_priority(&ts, "cp313-cp313-manylinux_2_17_x86_64"), -1);
+	assert_true(wp_tagset_priority(&ts, "cp313-none-manylinux_2_17_x86_64") > 0);
+	assert_true(wp_tagset_priority(&ts, "py3-none-any") > 0);
+	wp_tagset_release(&ts);
+	/* and 3.12t is no Python that exists */
+	assert_int_equal(wp_target_set_python(&t, "3.12t", &err), -WPE_USAGE);
+}
+
 static void test_bad_targets(void **state)
 {
 	static const char *const bad[] = {
@@ -230,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_fixtures_match_packaging),
 		cmocka_unit_test(test_known_order),
 		cmocka_unit_test(test_exact_and_windows),
+		cmocka_unit_test(test_free_threaded),
 		cmocka_unit_test(test_bad_targets),
 		cmocka_unit_test(test_ladder_edges),
 	};
