@@ -229,3 +229,49 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 	wp_sources_release(&src);
 	return rc;
 }
+
+int wp_update(const struct wp_session *s, const struct wp_update_job *job, struct wp_err *err)
+{
+	static const char *const default_subdirs[] = { "linux-64", "noarch" };
+	struct wp_sources src = { 0 };
+	struct wp_catalog cat = { 0 };
+	bool conda = job->conda || job->channel.n;
+	const char *const *subdirs = job->subdir.n ? job->subdir.v : default_subdirs;
+	size_t nsub = job->subdir.n ? job->subdir.n : 2;
+	int rc;
+	for (size_t i = 0; i < job->index.n; i++) {
+		if (conda)
+			wp_sources_add_channel(&src, job->index.v[i], subdirs, nsub);
+		else
+			wp_sources_add_index(&src, job->index.v[i]);
+	}
+	for (size_t i = 0; i < job->channel.n; i++)
+		wp_sources_add_channel(&src, job->channel.v[i], subdirs, nsub);
+	if (!src.n) {
+		struct wp_strlist def = { 0 }, chans = { 0 };
+		char *def_block = NULL, *chan_block = NULL;
+		const char *env = getenv("WHEELPICK_INDEX");
+		bool env_set = env && *env;
+		if (!conda) {
+			def_block = wp_default_indexes(&def, false);
+			for (size_t i = 0; i < def.n; i++)
+				wp_sources_add_index(&src, def.v[i]);
+			if (!env_set)
+				wp_sources_add_index(&src, WP_PYTORCH_ROOT);
+		}
+		if (conda || !env_set) {
+			chan_block = wp_default_indexes(&chans, true);
+			for (size_t i = 0; i < chans.n; i++)
+				wp_sources_add_channel(&src, chans.v[i], subdirs, nsub);
+		}
+		wp_strlist_release(&def);
+		wp_strlist_release(&chans);
+		free(def_block);
+		free(chan_block);
+	}
+	if (!(rc = wp_catalog_open(&cat, s->catalog_path, err)))
+		rc = wp_sources_crawl(s, &cat, &src, job->project.n ? job->project.v : NULL, job->project.n, job->force, 0, err);
+	wp_catalog_close(&cat);
+	wp_sources_release(&src);
+	return rc;
+}

@@ -53,4 +53,13 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots,
 			      const char *const *projects, size_t n, struct wp_err *err);
 
+/* `update`: the sources given (indexes, or channels with conda; each channel for each subdir),
+ * else the defaults (PyTorch's find-links page and PEP 503 root, and the pytorch channel; with
+ * conda the channels only; $WHEELPICK_INDEX replaces PyTorch's), crawled whatever their age. */
+struct wp_update_job {
+	struct wp_strlist index, channel, subdir, project;
+	bool conda, force;
+};
+int wp_update(const struct wp_session *s, const struct wp_update_job *job, struct wp_err *err);
+
 #endif
