@@ -12,6 +12,7 @@
 #include "verify/wheel.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -145,8 +146,14 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 		if (rc > 0)
 			return save(o, c->url, m, err);
 	}
-	if (!o->store)
-		return wp_fail(err, -WPE_NET, "no metadata for '%s' without fetching it", c->filename);
+	if (!o->store) {
+		char size[32] = "";
+		if (c->size > 0)
+			snprintf(size, sizeof(size), ", %.1f MB", (double)c->size / 1e6);
+		return wp_fail(err, -WPE_USAGE, "'%s': its index offers no PEP 658 metadata and no Range reads, so only the "
+						"whole wheel%s would say what it needs; a dry run downloads it only with "
+						"--allow-full-downloads", c->filename, size);
+	}
 	struct wp_fetch_item it = {
 		.url = c->url, .filename = c->filename, .sha256 = c->sha256, .size = c->size, .check = WP_FETCH_CHECK_WHEEL,
 	};

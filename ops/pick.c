@@ -388,7 +388,8 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 	}
 	if (!rc) {
 		struct wp_resolve_opts ro = {
-			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy, .store = &run->store,
+			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy,
+			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
 		};
 		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);

@@ -25,6 +25,9 @@ struct wp_pick_job {
 	struct wp_strlist index_for;     /* PROJECT=URL */
 	enum wp_index_strategy strategy;
 	bool no_deps, pre, explain, offline, refresh;
+	bool dry_run;                    /* nothing is to be downloaded: a wheel is fetched whole for
+	                                    its metadata only with allow_full_downloads */
+	bool allow_full_downloads;
 };
 
 struct wp_pick_run {
