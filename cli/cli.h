@@ -32,7 +32,7 @@ struct wp_cmd {
 };
 
 wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags, wp_cmd_mirror, wp_cmd_bundle, wp_cmd_verify,
-	wp_cmd_trust, wp_cmd_matrix;
+	wp_cmd_trust, wp_cmd_matrix, wp_cmd_lock;
 
 /* Message on stderr unless quiet ("wheelpick: ..."); warnings always. */
 void wp_cli_note(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -11,6 +11,7 @@
 static const struct wp_cmd commands[] = {
 	{ "pick",   wp_cmd_pick,   "choose the build that fits a target, and fetch it" },
 	{ "update", wp_cmd_update, "crawl index sources into the catalog" },
+	{ "lock",   wp_cmd_lock,   "write a PEP 751 lock (pylock.toml) for targets, downloading nothing" },
 	{ "matrix", wp_cmd_matrix, "what each of several targets would get (plan a migration)" },
 	{ "list",   wp_cmd_list,   "show what the catalog has for a project" },
 	{ "detect", wp_cmd_detect, "describe this machine as a target" },

@@ -63,6 +63,14 @@ const struct wp_opt wp_matrix_table[] = {
 	WP_OPT_END,
 };
 
+const struct wp_opt wp_lock_table[] = {
+	TARGET_OPTS,
+	SOURCE_OPTS,
+	{ "output", 'o', NULL, WP_OPT_STR, O(output), "FILE", "the lock to write (default pylock.toml)" },
+	RESOLVE_OPTS,
+	WP_OPT_END,
+};
+
 const struct wp_opt wp_bundle_table[] = {
 	TARGET_OPTS,
 	SOURCE_OPTS,

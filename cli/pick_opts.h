@@ -13,11 +13,11 @@
 
 struct wp_pick_opts {
 	struct wp_strlist cuda, driver, python, platform, gpu, target, index, channel, index_for;
-	const char *rocm, *dest, *index_strategy, *cuda_compat;
+	const char *rocm, *dest, *index_strategy, *cuda_compat, *output;
 	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune;
 };
 
-extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[], wp_matrix_table[];
+extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[], wp_matrix_table[], wp_lock_table[];
 
 /* The wheel job the options describe (reqs borrowed). -WPE_USAGE for options of the conda route
  * or an unknown --index-strategy. */

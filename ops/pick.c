@@ -5,12 +5,14 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "ops/fetch.h"
+#include "ops/locks.h"
 #include "ops/sources.h"
 #include "resolver/wheelname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *accel_name(const struct wp_target *t)
@@ -117,41 +119,6 @@ void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
 	wp_json_finish(&j, out);
 }
 
-/* requirements.txt in pip's hash-checking form: one line per project and version, every file's
- * hash on it, so one wheelhouse serves several targets. */
-static int write_requirements(const char *dir, const struct wp_plan *plan, struct wp_err *err)
-{
-	struct wp_buf b = WP_BUF_INIT;
-	int rc;
-	wp_buf_addstr(&b, "# written by wheelpick: pip install --no-index --find-links . --require-hashes -r requirements.txt\n");
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct wp_plan_file *f = &plan->files[i];
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(plan->files[k].project, f->project) && !strcmp(plan->files[k].version, f->version);
-		if (seen)
-			continue;
-		wp_buf_printf(&b, "%s==%s", f->project, f->version);
-		/* hashes of every distinct file of this project and version */
-		for (size_t k = i; k < plan->n; k++) {
-			const struct wp_plan_file *g = &plan->files[k];
-			if (strcmp(g->project, f->project) || strcmp(g->version, f->version) || !g->sha256)
-				continue;
-			bool dup = false;
-			for (size_t m = i; m < k && !dup; m++)
-				dup = plan->files[m].sha256 && !strcmp(plan->files[m].sha256, g->sha256);
-			if (!dup)
-				wp_buf_printf(&b, " \\\n    --hash=sha256:%s", g->sha256);
-		}
-		wp_buf_addch(&b, '\n');
-	}
-	char *path = wp_xasprintf("%s/requirements.txt", dir);
-	rc = wp_atomic_write(path, b.data, b.len, err);
-	free(path);
-	wp_buf_free(&b);
-	return rc;
-}
-
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		  struct wp_err *err)
 {
@@ -209,6 +176,9 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		}
 		f->path = items[i].path;
 		items[i].path = NULL;
+		struct stat st;
+		if (f->size < 0 && stat(f->path, &st) == 0)
+			f->size = (long long)st.st_size; /* the index did not say; the proven file does */
 	}
 	if (run->unhashed)
 		wp_say(s, WP_SAY_WARN, "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
@@ -248,8 +218,16 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	for (size_t i = 0; i < plan->n; i++)
 		if (!plan->files[i].path)
 			return 0;
-	if ((rc = write_requirements(dir, plan, err)))
+	/* what installs it on each target: requirement files with markers, and PEP 751 locks */
+	struct wp_lock_report rep = { 0 };
+	if ((rc = wp_write_requirements(plan, dir, &rep, err)) || (rc = wp_write_pylock(plan, dir, WP_LOCK_PATHS, &rep, err))) {
+		wp_lock_report_release(&rep);
 		return rc;
+	}
+	for (size_t i = 0; i < rep.n; i++)
+		if (strcmp(rep.v[i].for_whom, "every target") != 0)
+			wp_say(s, WP_SAY_NOTE, "%s/%s: for %s", dir, rep.v[i].name, rep.v[i].for_whom);
+	wp_lock_report_release(&rep);
 	/* the pick record, with local paths */
 	char *path = wp_xasprintf("%s/wheelpick.json", dir);
 	char *tmp = NULL;
@@ -260,7 +238,6 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	rc = wp_atomic_write(path, tmp, len, err);
 	free(tmp);
 	free(path);
-	(void)s;
 	return rc;
 }
 
@@ -413,6 +390,22 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 	for (size_t i = 0; i < run->plan.n_notes; i++)
 		wp_say(s, WP_SAY_NOTE, "%s", run->plan.notes[i]);
 	return 0;
+}
+
+int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run, const char *path,
+		 struct wp_lock_report *rep, struct wp_err *err)
+{
+	struct wp_pick_job j = *job;
+	int rc;
+	j.dry_run = true; /* a lock downloads nothing (but what --allow-full-downloads allows) */
+	if ((rc = wp_pick_plan(s, &j, run, err)))
+		return rc;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? wp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : wp_xstrdup(".");
+	if (!(rc = wp_mkdir_p(dir, 0755, err)))
+		rc = wp_write_pylock_named(&run->plan, dir, slash ? slash + 1 : path, WP_LOCK_URLS, rep, err);
+	free(dir);
+	return rc;
 }
 
 void wp_pick_run_release(struct wp_pick_run *run)

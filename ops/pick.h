@@ -65,6 +65,12 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 
 void wp_pick_run_release(struct wp_pick_run *run);
 
+/* `lock`: the plan, with nothing downloaded, as PEP 751 lock files naming each wheel by URL: the
+ * shared one at path (its folder gets the per-target ones). rep gets what was written. */
+struct wp_lock_report;
+int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run, const char *path,
+		 struct wp_lock_report *rep, struct wp_err *err);
+
 /* The plan as JSON (the --json output and the wheelhouse's wheelpick.json), to f. */
 void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *f);
 

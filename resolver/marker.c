@@ -740,3 +740,20 @@ int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *en
 	*result = rc == 1;
 	return 0;
 }
+
+void wp_target_marker(const struct wp_target *t, struct wp_buf *out)
+{
+	struct wp_marker_env env;
+	const char *sep = "";
+	wp_marker_env_from_target(&env, t);
+	if (env.python_version[0]) {
+		wp_buf_printf(out, "python_version == \"%s\"", env.python_version);
+		sep = " and ";
+	}
+	if (env.sys_platform[0]) {
+		wp_buf_printf(out, "%ssys_platform == \"%s\"", sep, env.sys_platform);
+		sep = " and ";
+	}
+	if (env.platform_machine[0])
+		wp_buf_printf(out, "%splatform_machine == \"%s\"", sep, env.platform_machine);
+}

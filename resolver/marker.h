@@ -74,4 +74,10 @@ int wp_marker_format(const struct wp_marker *m, struct wp_buf *out);
 int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result,
 		       struct wp_err *err);
 
+/* The environment marker that selects target t's machines and no other kind: "python_version ==
+ * \"3.10\" and sys_platform == \"linux\" and platform_machine == \"x86_64\"" (what pip sees there;
+ * parts the target leaves unknown are left out). Appended to out. Two targets that differ only in
+ * what markers cannot see (the CUDA driver, the GPU, a free-threaded build) get the same text. */
+void wp_target_marker(const struct wp_target *t, struct wp_buf *out);
+
 #endif
