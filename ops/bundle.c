@@ -19,12 +19,23 @@
 
 static const char install_sh[] =
 	"#!/bin/sh\n"
-	"# install.sh: install the wheels beside this script, offline, every file checked against\n"
-	"# the sha256 in requirements.txt. Extra arguments go to pip (--target DIR, --user, ...).\n"
+	"# install.sh: install the wheels beside this script, offline, every file checked against the\n"
+	"# sha256 in the requirement file: requirements.txt, or the requirements-<target>.txt this\n"
+	"# machine is (say which: ./install.sh requirements-cu118-py3.10-manylinux_2_28_x86_64.txt).\n"
+	"# Arguments after it go to pip (--target DIR, --user, ...).\n"
 	"set -eu\n"
 	"here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
-	"exec \"${PYTHON:-python3}\" -m pip install --no-index --find-links \"$here\" --require-hashes \\\n"
-	"\t-r \"$here/requirements.txt\" \"$@\"\n";
+	"case \"${1:-}\" in\n"
+	"requirements*.txt) req=$here/$(basename \"$1\"); shift ;;\n"
+	"*) req=$here/requirements.txt ;;\n"
+	"esac\n"
+	"if [ ! -f \"$req\" ]; then\n"
+	"\techo \"install.sh: no $(basename \"$req\") here; this bundle is for targets that each have a file:\" >&2\n"
+	"\tfor f in \"$here\"/requirements-*.txt; do [ -f \"$f\" ] && sed -n '2p' \"$f\" | sed \"s|^#  *|  $(basename \"$f\"): |\" >&2; done\n"
+	"\techo \"run ./install.sh FILE with the one for this machine\" >&2\n"
+	"\texit 2\n"
+	"fi\n"
+	"exec \"${PYTHON:-python3}\" -m pip install --no-index --find-links \"$here\" --require-hashes -r \"$req\" \"$@\"\n";
 
 const char *wp_bundle_install_sh(void)
 {
@@ -205,15 +216,21 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 		return wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz",
 			       out_path);
 
-	path = wp_xasprintf("%s/requirements.txt", src_dir);
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has no requirements.txt for the bundle's "
-			     "install.sh", src_dir);
-		goto out;
-	}
 	rc = collect(src_dir, "", stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0, err);
 	if (rc)
 		goto out;
+	/* install.sh needs a requirement file: requirements.txt, or one per target */
+	bool reqs = false;
+	for (size_t i = 0; i < files.n && !reqs; i++)
+		reqs = !strcmp(files.v[i], "requirements.txt") ||
+		       (!strncmp(files.v[i], "requirements-", 13) && strlen(files.v[i]) > 17 &&
+			!strcmp(files.v[i] + strlen(files.v[i]) - 4, ".txt"));
+	(void)sb;
+	if (!reqs) {
+		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has no requirements.txt (or requirements-<target>.txt) for the "
+					      "bundle's install.sh", src_dir);
+		goto out;
+	}
 	names_add(&files, wp_xstrdup("install.sh"));
 	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
 

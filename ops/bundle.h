@@ -10,9 +10,10 @@
 /* Write out_path (.tar.zst or .tzst: zstd; .tar.gz or .tgz: gzip; .tar: none) holding src_dir's
  * regular files (symbolic links followed; sorted, uid 0, fixed mtime) under one top folder
  * named after out_path without its extension ("torch-bundle/"), plus a generated install.sh
- * that installs them offline with --require-hashes. src_dir must hold requirements.txt (an
+ * that installs them offline with --require-hashes. src_dir must hold requirements.txt or
+ * requirements-<target>.txt files (an
  * install.sh of its own is replaced). The archive is written under a temp name and renamed.
- * -WPE_USAGE for an unknown extension or a wheelhouse without requirements.txt; -WPE_IO for
+ * -WPE_USAGE for an unknown extension or a wheelhouse without a requirement file; -WPE_IO for
  * the file system. */
 int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *err);
 

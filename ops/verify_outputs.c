@@ -146,14 +146,16 @@ struct hashed {
 	bool wheel_checked;
 };
 
-WP_VEC_OF(hcache, struct hashed);
+/* Each entry allocated alone: callers keep pointers to entries while the cache grows. */
+WP_VEC_OF(hcache, struct hashed *);
 
 static struct hashed *hash_of(struct vctx *c, struct hcache *hc, const char *path)
 {
 	for (size_t i = 0; i < hc->n; i++)
-		if (!strcmp(hc->v[i].path, path))
-			return &hc->v[i];
-	struct hashed *h = wp_vec_add(hc);
+		if (!strcmp(hc->v[i]->path, path))
+			return hc->v[i];
+	struct hashed *h = wp_xcalloc(1, sizeof(*h));
+	wp_vec_push(hc, h);
 	h->path = wp_xstrdup(path);
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_hash_file(path, h->sha256, &h->size, &e) < 0)
@@ -165,8 +167,10 @@ static struct hashed *hash_of(struct vctx *c, struct hcache *hc, const char *pat
 
 static void hcache_free(struct hcache *hc)
 {
-	for (size_t i = 0; i < hc->n; i++)
-		free(hc->v[i].path);
+	for (size_t i = 0; i < hc->n; i++) {
+		free(hc->v[i]->path);
+		free(hc->v[i]);
+	}
 	free(hc->v);
 }
 
@@ -377,6 +381,52 @@ static void check_pick_json(struct vctx *c, const char *dir, const char *path, s
 	wp_buf_free(&b);
 }
 
+/* A pylock.toml wheelpick wrote into a wheelhouse: every wheel it names by path is here, with the
+ * sha256 it says. (Locks with URLs name files elsewhere: their hashes are checked by installers.)
+ * A path must be a name in this folder: a lock may not point out of the wheelhouse. */
+static void check_pylock(struct vctx *c, const char *dir, const char *path, struct house_file *files, size_t nf)
+{
+	struct wp_buf b;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_file_read_capped(path, REQS_MAX, &b, &e) < 0) {
+		problem_add(c, true, path, "%s", e.msg);
+		wp_buf_free(&b);
+		return;
+	}
+	c->rep->pages++;
+	int lineno = 0;
+	for (char *s = b.data ? b.data : "", *nl; *s; s = nl ? nl + 1 : s + strlen(s)) {
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl = 0;
+		lineno++;
+		char *p = strstr(s, "path = \""), *h = strstr(s, "sha256 = \"");
+		if (!p)
+			continue;
+		char *at = wp_xasprintf("%s:%d", path, lineno);
+		p += 8;
+		char *pe = strchr(p, '"');
+		if (!pe || pe == p || memchr(p, '/', (size_t)(pe - p)) || memchr(p, '\\', (size_t)(pe - p)) ||
+		    (pe - p <= 2 && p[0] == '.')) {
+			problem_add(c, true, at, "a wheel's path is not a file name in this folder");
+			free(at);
+			continue;
+		}
+		*pe = 0;
+		c->rep->links++;
+		size_t f = 0;
+		while (f < nf && strcmp(files[f].name, p))
+			f++;
+		if (f == nf)
+			problem_add(c, true, at, "names '%s', which is not here", p);
+		else if (!h || strncasecmp(h + 10, files[f].h->sha256, 64) || h[74] != '"')
+			problem_add(c, true, at, "the sha256 it gives for '%s' is not the file's (%s)", p, files[f].h->sha256);
+		free(at);
+		(void)dir;
+	}
+	wp_buf_free(&b);
+}
+
 static void verify_wheelhouse(struct vctx *c, const char *dir, bool need_reqs)
 {
 	struct hcache hc = { 0 };
@@ -397,12 +447,30 @@ static void verify_wheelhouse(struct vctx *c, const char *dir, bool need_reqs)
 		}
 		free(path);
 	}
-	char *reqs = wp_xasprintf("%s/requirements.txt", dir);
-	if (is_file(reqs))
-		check_requirements(c, reqs, files, nf);
-	else if (need_reqs)
-		problem_add(c, true, reqs, "is missing");
-	free(reqs);
+	/* requirements.txt, and one per target that markers cannot tell apart; pylock locks */
+	bool any_reqs = false;
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = names[i];
+		bool req = !strcmp(nm, "requirements.txt") ||
+			   (!strncmp(nm, "requirements-", 13) && ends_with(nm, ".txt") && strlen(nm) > 17);
+		bool lock = !strcmp(nm, "pylock.toml") || (!strncmp(nm, "pylock.", 7) && ends_with(nm, ".toml") && strlen(nm) > 12);
+		if (!req && !lock)
+			continue;
+		char *path = wp_xasprintf("%s/%s", dir, nm);
+		if (is_file(path)) {
+			if (req)
+				check_requirements(c, path, files, nf);
+			else
+				check_pylock(c, dir, path, files, nf);
+			any_reqs |= req;
+		}
+		free(path);
+	}
+	if (!any_reqs && need_reqs) {
+		char *reqs = wp_xasprintf("%s/requirements.txt", dir);
+		problem_add(c, true, reqs, "is missing (and no requirements-<target>.txt is here)");
+		free(reqs);
+	}
 	char *pick = wp_xasprintf("%s/wheelpick.json", dir);
 	if (is_file(pick))
 		check_pick_json(c, dir, pick, files, nf);
@@ -924,7 +992,8 @@ static bool is_wheelhouse(const char *dir)
 	char **names = list_dir(dir, &n);
 	bool yes = false;
 	for (size_t i = 0; i < n && !yes; i++)
-		yes = ends_with(names[i], ".whl") || !strcmp(names[i], "requirements.txt");
+		yes = ends_with(names[i], ".whl") || !strcmp(names[i], "requirements.txt") ||
+		      (!strncmp(names[i], "requirements-", 13) && ends_with(names[i], ".txt"));
 	free_list(names, n);
 	return yes;
 }
