@@ -36,6 +36,7 @@ struct entry {
 	char *requires_python;
 	char *meta_sha256;     /* of filename.metadata; NULL when there is none */
 	char *upload_time;
+	char *variant;         /* the build's variant label ("cu118"); "" for a file that has none */
 	const struct wp_mirror_file *src; /* this run's file, or NULL */
 	struct wp_buf meta;    /* this run's .metadata bytes (empty when none) */
 	bool have_old;         /* the manifest listed it */
@@ -64,6 +65,7 @@ static void entry_release(struct entry *e)
 	free(e->requires_python);
 	free(e->meta_sha256);
 	free(e->upload_time);
+	free(e->variant);
 	free(e->old_meta_sha256);
 	wp_buf_free(&e->meta);
 	memset(e, 0, sizeof(*e));
@@ -105,6 +107,51 @@ static char *xstrdup_or_null(const char *s)
 static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* ---- roots and pages ---- */
+
+/* A page set: the "simple" root (every file) and one root per variant (its builds and the files
+ * that have no variant), as download.pytorch.org lays out /whl/cu118/ beside /whl/. */
+WP_VEC_OF(strs, char *);
+
+static bool strs_has(const struct strs *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+static void strs_add(struct strs *l, const char *s)
+{
+	if (!strs_has(l, s))
+		wp_vec_push(l, wp_xstrdup(s));
+}
+
+static void strs_free(struct strs *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	wp_vec_free(l);
+}
+
+/* Does root list this entry? */
+static bool in_root(const char *root, const struct entry *e)
+{
+	return !strcmp(root, "simple") || !e->variant || !e->variant[0] || !strcmp(e->variant, root);
+}
+
+/* A variant label that may name a root folder: what PyTorch's index uses ("cu118", "rocm6.4",
+ * "cpu-cxx11-abi" normalised), and never a name the tree uses itself. */
+static bool root_name_ok(const char *v)
+{
+	if (!v || !*v || !strcmp(v, "simple") || !strcmp(v, "files") || v[0] == '.' || strlen(v) > 48)
+		return false;
+	for (const char *p = v; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
+			return false;
+	return true;
 }
 
 /* ---- names ---- */
@@ -357,13 +404,13 @@ static bool listed_interim(const struct entry *e)
 	return e->have_old && !e->conflict;
 }
 
-static int write_project(const char *dir, const char *project, const struct entry *v, size_t n,
+static int write_project(const char *dir, const char *root, const char *project, const struct entry *v, size_t n,
 			 listed_fn *listed, struct wp_err *err)
 {
 	struct wp_buf html = WP_BUF_INIT, json = WP_BUF_INIT, href = WP_BUF_INIT;
 	struct version_key *vers = wp_xcalloc(n ? n : 1, sizeof(*vers));
 	size_t nvers = 0;
-	char *pdir = wp_xasprintf("%s/simple/%s", dir, project);
+	char *pdir = wp_xasprintf("%s/%s/%s", dir, root, project);
 	char *path = NULL;
 	struct wp_json w;
 	int rc;
@@ -384,7 +431,7 @@ static int write_project(const char *dir, const char *project, const struct entr
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = &v[i];
 		const char *sha = e->sha256, *meta = e->meta_sha256, *rp = e->requires_python;
-		if (!listed(e))
+		if (!listed(e) || !in_root(root, e))
 			continue;
 		if (listed == listed_interim) {
 			sha = e->old_sha256;
@@ -478,22 +525,28 @@ static int write_project(const char *dir, const char *project, const struct entr
 	return rc;
 }
 
-/* Each project page with at least one listed file; projects is set to how many. */
-static int write_projects(const char *dir, struct entries *es, listed_fn *listed, bool only_conflicts,
-			  size_t *projects, struct wp_err *err)
+/* Each project page of root with at least one listed file; projects is set to how many, and
+ * pages (unless NULL) gets "root/project" for each page written. */
+static int write_projects(const char *dir, const char *root, struct entries *es, listed_fn *listed,
+			  bool only_conflicts, size_t *projects, struct strs *pages, struct wp_err *err)
 {
 	size_t count = 0;
 	for (size_t i = 0; i < es->n;) {
 		size_t j = i, shown = 0;
 		bool conflict = false;
 		for (; j < es->n && !strcmp(es->v[j].project, es->v[i].project); j++) {
-			shown += listed(&es->v[j]);
+			shown += listed(&es->v[j]) && in_root(root, &es->v[j]);
 			conflict |= es->v[j].conflict;
 		}
 		if (shown && (!only_conflicts || conflict)) {
-			int rc = write_project(dir, es->v[i].project, &es->v[i], j - i, listed, err);
+			int rc = write_project(dir, root, es->v[i].project, &es->v[i], j - i, listed, err);
 			if (rc)
 				return rc;
+		}
+		if (shown && pages) {
+			char *pg = wp_xasprintf("%s/%s", root, es->v[i].project);
+			strs_add(pages, pg);
+			free(pg);
 		}
 		count += shown > 0;
 		i = j;
@@ -503,7 +556,7 @@ static int write_projects(const char *dir, struct entries *es, listed_fn *listed
 	return 0;
 }
 
-static int write_root(const char *dir, const struct entries *es, struct wp_err *err)
+static int write_root(const char *dir, const char *root, const struct entries *es, struct wp_err *err)
 {
 	struct wp_buf html = WP_BUF_INIT, json = WP_BUF_INIT;
 	char *path = NULL;
@@ -521,7 +574,7 @@ static int write_root(const char *dir, const struct entries *es, struct wp_err *
 	const char *last = NULL;
 	for (size_t i = 0; i < es->n; i++) {
 		const struct entry *e = &es->v[i];
-		if (e->drop || (last && !strcmp(last, e->project)))
+		if (e->drop || !in_root(root, e) || (last && !strcmp(last, e->project)))
 			continue;
 		last = e->project;
 		wp_buf_addstr(&html, "    <a href=\"");
@@ -537,12 +590,16 @@ static int write_root(const char *dir, const struct entries *es, struct wp_err *
 	wp_json_obj_end(&w);
 	wp_buf_addstr(&html, "  </body>\n</html>\n");
 
-	rc = json_finish(&w, &json, "simple/index.json", err);
-	path = wp_xasprintf("%s/simple/index.html", dir);
+	char *rdir = wp_xasprintf("%s/%s", dir, root);
+	rc = json_finish(&w, &json, root, err);
+	if (!rc)
+		rc = wp_mkdir_p(rdir, 0755, err);
+	free(rdir);
+	path = wp_xasprintf("%s/%s/index.html", dir, root);
 	if (!rc)
 		rc = write_if_changed(path, &html, err);
 	free(path);
-	path = wp_xasprintf("%s/simple/index.json", dir);
+	path = wp_xasprintf("%s/%s/index.json", dir, root);
 	if (!rc)
 		rc = write_if_changed(path, &json, err);
 	free(path);
@@ -553,13 +610,24 @@ static int write_root(const char *dir, const struct entries *es, struct wp_err *
 
 /* ---- the manifest ---- */
 
-static int write_manifest(const char *dir, const struct entries *es, struct wp_err *err)
+static int write_manifest(const char *dir, const struct entries *es, const struct strs *roots, const struct strs *pages,
+			  struct wp_err *err)
 {
 	struct wp_buf out = WP_BUF_INIT;
 	struct wp_json w;
 	wp_json_init_indent(&w, " ");
 	wp_json_obj(&w);
 	wp_json_kint(&w, "version", 1);
+	/* the pages this tree's writer made: a re-run removes only its own, never another tool's */
+	static const char *const keys[] = { "roots", "pages" };
+	const struct strs *lists[] = { roots, pages };
+	for (size_t k = 0; k < 2; k++) {
+		wp_json_key(&w, keys[k]);
+		wp_json_arr(&w);
+		for (size_t i = 0; i < lists[k]->n; i++)
+			wp_json_str(&w, lists[k]->v[i]);
+		wp_json_arr_end(&w);
+	}
 	wp_json_key(&w, "files");
 	wp_json_arr(&w);
 	for (size_t i = 0; i < es->n; i++) {
@@ -574,6 +642,8 @@ static int write_manifest(const char *dir, const struct entries *es, struct wp_e
 		wp_json_kstr(&w, "requires_python", e->requires_python);
 		wp_json_kstr(&w, "metadata_sha256", e->meta_sha256);
 		wp_json_kstr(&w, "upload_time", e->upload_time);
+		if (e->variant && *e->variant)
+			wp_json_kstr(&w, "variant", e->variant);
 		wp_json_obj_end(&w);
 	}
 	wp_json_arr_end(&w);
@@ -588,7 +658,7 @@ static int write_manifest(const char *dir, const struct entries *es, struct wp_e
 }
 
 /* The files a previous run left, those still on disk; a missing manifest is an empty tree. */
-static int read_manifest(const char *dir, struct entries *es, struct wp_err *err)
+static int read_manifest(const char *dir, struct entries *es, struct strs *roots, struct strs *pages, struct wp_err *err)
 {
 	char *path = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
 	const struct wp_json_opts o = { .what = path, .noun = "mirror manifest", .max_bytes = MANIFEST_MAX };
@@ -606,6 +676,23 @@ static int read_manifest(const char *dir, struct entries *es, struct wp_err *err
 			     "away to rebuild the pages from this run's files", path);
 		goto out;
 	}
+	/* the roots and pages it wrote; a manifest from before they were kept had simple/ only */
+	const struct wp_json_val *lr = wp_json_get_arr(root, "roots"), *lp = wp_json_get_arr(root, "pages");
+	for (size_t i = 0; i < wp_json_len(lr); i++) {
+		const char *r = wp_json_as_str(wp_json_at(lr, i));
+		if (r && root_name_ok(r))
+			strs_add(roots, r);
+	}
+	for (size_t i = 0; i < wp_json_len(lp); i++) {
+		const char *pg = wp_json_as_str(wp_json_at(lp, i)), *slash = pg ? strchr(pg, '/') : NULL;
+		if (!slash)
+			continue;
+		char *r = wp_xstrndup(pg, (size_t)(slash - pg));
+		if ((!strcmp(r, "simple") || root_name_ok(r)) && wp_index_project_name_ok(slash + 1, strlen(slash + 1)))
+			strs_add(pages, pg);
+		free(r);
+	}
+	bool old_style = !lp;
 	for (size_t i = 0; i < wp_json_len(files); i++) {
 		const struct wp_json_val *f = wp_json_at(files, i);
 		const char *project = wp_json_get_str(f, "project"), *filename = wp_json_get_str(f, "filename");
@@ -631,6 +718,14 @@ static int read_manifest(const char *dir, struct entries *es, struct wp_err *err
 			e->size = -2; /* bytes changed behind our back: never "unchanged" */
 		e->requires_python = xstrdup_or_null(wp_json_get_str(f, "requires_python"));
 		e->upload_time = xstrdup_or_null(wp_json_get_str(f, "upload_time"));
+		const char *var = wp_json_get_str(f, "variant");
+		e->variant = wp_xstrdup(var && root_name_ok(var) ? var : "");
+		if (old_style) {
+			/* an older manifest: the pages it wrote were simple/<project> for its files */
+			char *pg = wp_xasprintf("simple/%s", project);
+			strs_add(pages, pg);
+			free(pg);
+		}
 		if (meta && wp_sha256_hex_valid(meta)) {
 			char *mpath = file_path(dir, project, filename, ".metadata");
 			if (exists(mpath, NULL))
@@ -690,6 +785,7 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 	e->requires_python = xstrdup_or_null(f->requires_python && *f->requires_python ?
 					     f->requires_python : NULL);
 	e->upload_time = xstrdup_or_null(f->upload_time);
+	e->variant = wp_xstrdup(f->variant && root_name_ok(f->variant) ? f->variant : "");
 	e->src = f;
 	if (wp_index_file_kind(f->filename) == WP_KIND_WHEEL) {
 		e->meta = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
@@ -810,40 +906,35 @@ static int place(const char *dir, struct entries *es, struct wp_err *err)
 	return 0;
 }
 
-static bool project_live(struct entries *es, const char *project)
+/* Remove one page (JSON first: a page left alone is then the HTML one pip reads by default) and
+ * its folder when that is empty. */
+static void remove_page(const char *dir, const char *page_dir)
 {
-	for (size_t i = 0; i < es->n; i++)
-		if (!es->v[i].drop && !strcmp(es->v[i].project, project))
-			return true;
-	return false;
+	static const char *const pages[] = { "index.json", "index.html" };
+	char *pd = wp_xasprintf("%s/%s", dir, page_dir);
+	for (size_t k = 0; k < WP_ARRAY_LEN(pages); k++) {
+		char *p = wp_xasprintf("%s/%s", pd, pages[k]);
+		unlink(p);
+		free(p);
+	}
+	rmdir(pd);
+	free(pd);
 }
 
-/* Removal comes last, pages before files: the root no longer names these projects, and a page
- * a killed run left behind (its project gone from the manifest) goes with them. */
-static void remove_dropped(const char *dir, struct entries *es, struct wp_mirror_report *rep)
+/* Removal comes last, pages before files: the pages this tree's writer made before (the old
+ * manifest says which) that this run did not make again, then the roots it no longer has, then
+ * the files it pruned. Pages and files it never wrote are left alone: another tool's, or the
+ * user's. */
+static void remove_dropped(const char *dir, struct entries *es, const struct strs *old_pages,
+			   const struct strs *new_pages, const struct strs *old_roots, const struct strs *new_roots,
+			   struct wp_mirror_report *rep)
 {
-	char *simple = wp_xasprintf("%s/simple", dir);
-	DIR *d = opendir(simple);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		char *pdir = wp_xasprintf("%s/%s", simple, de->d_name);
-		struct stat sb;
-		if (de->d_name[0] != '.' && stat(pdir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-		    !project_live(es, de->d_name)) {
-			/* JSON first: a page left alone is then the HTML one pip reads by default */
-			static const char *const pages[] = { "index.json", "index.html" };
-			for (size_t k = 0; k < WP_ARRAY_LEN(pages); k++) {
-				char *p = wp_xasprintf("%s/%s", pdir, pages[k]);
-				unlink(p);
-				free(p);
-			}
-			rmdir(pdir);
-		}
-		free(pdir);
-	}
-	if (d)
-		closedir(d);
-	free(simple);
+	for (size_t i = 0; i < old_pages->n; i++)
+		if (!strs_has(new_pages, old_pages->v[i]))
+			remove_page(dir, old_pages->v[i]);
+	for (size_t i = 0; i < old_roots->n; i++)
+		if (!strs_has(new_roots, old_roots->v[i]))
+			remove_page(dir, old_roots->v[i]);
 	for (size_t i = 0; i < es->n; i++) {
 		struct entry *e = &es->v[i];
 		if (!e->drop)
@@ -861,8 +952,44 @@ static void remove_dropped(const char *dir, struct entries *es, struct wp_mirror
 	}
 }
 
-/* With prune, files the manifest never knew (a crashed run's) go as well. */
-static void remove_strays(const char *dir, struct entries *es)
+/* The files a run is about to place, written first, so that a killed run's files are known as
+ * ours to the next one (and any other file under files/ is not). */
+#define PENDING_NAME ".wheelpick-mirror.pending"
+
+static int write_pending(const char *dir, const struct entries *es, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	for (size_t i = 0; i < es->n; i++)
+		if (es->v[i].src && !es->v[i].in_place)
+			wp_buf_printf(&b, "%s/%s\n", es->v[i].project, es->v[i].filename);
+	char *path = wp_xasprintf("%s/%s", dir, PENDING_NAME);
+	int rc = b.len ? wp_atomic_write(path, b.data, b.len, err) : 0;
+	free(path);
+	wp_buf_free(&b);
+	return rc;
+}
+
+static void read_pending(const char *dir, struct strs *out)
+{
+	char *path = wp_xasprintf("%s/%s", dir, PENDING_NAME);
+	struct wp_buf b;
+	bool found;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_file_read_if_exists(path, MANIFEST_MAX, &b, &found, &e) == 0 && found)
+		for (char *l = b.data, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = 0;
+			if (*l)
+				strs_add(out, l);
+		}
+	wp_buf_free(&b);
+	free(path);
+}
+
+/* With prune, files a killed run of ours placed (its pending list names them) but no manifest
+ * lists go too. Other files nobody listed are another tool's or the user's: they stay, said. */
+static void remove_strays(const char *dir, struct entries *es, const struct strs *pending, size_t *foreign)
 {
 	char *files = wp_xasprintf("%s/files", dir);
 	DIR *d = opendir(files);
@@ -881,16 +1008,20 @@ static void remove_strays(const char *dir, struct entries *es)
 			if (len > 9 && !strcmp(base + len - 9, ".metadata"))
 				base[len - 9] = 0;
 			struct entry *e = entries_find(es, de->d_name, base);
-			if (!e || e->drop) {
+			char *key = wp_xasprintf("%s/%s", de->d_name, base);
+			if ((!e || e->drop) && strs_has(pending, key)) {
 				char *p = wp_xasprintf("%s/%s", pdir, fe->d_name);
 				unlink(p);
 				free(p);
+			} else if (!e) {
+				(*foreign)++;
 			}
+			free(key);
 			free(base);
 		}
 		if (pd)
 			closedir(pd);
-		rmdir(pdir);
+		rmdir(pdir); /* only when empty */
 		free(pdir);
 	}
 	if (d)
@@ -904,6 +1035,7 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 {
 	struct wp_mirror_report rep = { 0 };
 	struct entries es = { 0 }, old = { 0 };
+	struct strs roots = { 0 }, pages = { 0 }, old_roots = { 0 }, old_pages = { 0 }, pending = { 0 };
 	char *sub = NULL;
 	int lock = -1, rc;
 
@@ -957,41 +1089,61 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	}
 	es.n = kept;
 
-	rc = read_manifest(dir, &old, err);
+	rc = read_manifest(dir, &old, &old_roots, &old_pages, err);
 	if (rc)
 		goto out;
+	read_pending(dir, &pending);
 	merge(&es, &old, opts, &rep);
 	classify(dir, &es, &rep);
+
+	/* the roots: simple/ for every file, and one per variant its files have */
+	strs_add(&roots, "simple");
+	for (size_t i = 0; i < es.n; i++)
+		if (!es.v[i].drop && es.v[i].variant && es.v[i].variant[0])
+			strs_add(&roots, es.v[i].variant);
 
 	bool any_conflict = false;
 	for (size_t i = 0; i < es.n; i++)
 		any_conflict |= es.v[i].conflict;
-	if (any_conflict) {
-		rc = write_projects(dir, &es, listed_interim, true, NULL, err);
-		if (rc)
-			goto out;
+	for (size_t r = 0; any_conflict && r < roots.n + old_roots.n && !rc; r++) {
+		const char *root = r < roots.n ? roots.v[r] : old_roots.v[r - roots.n];
+		if (r >= roots.n && strs_has(&roots, root))
+			continue;
+		rc = write_projects(dir, root, &es, listed_interim, true, NULL, NULL, err);
 	}
-	rc = place(dir, &es, err);
 	if (!rc)
-		rc = write_projects(dir, &es, listed_final, false, &rep.projects, err);
+		rc = write_pending(dir, &es, err);
 	if (!rc)
-		rc = write_root(dir, &es, err);
+		rc = place(dir, &es, err);
+	for (size_t r = 0; r < roots.n && !rc; r++) {
+		size_t count = 0;
+		rc = write_projects(dir, roots.v[r], &es, listed_final, false, &count, &pages, err);
+		if (!rc)
+			rc = write_root(dir, roots.v[r], &es, err);
+		if (!strcmp(roots.v[r], "simple"))
+			rep.projects = count;
+	}
 	if (!rc)
-		rc = write_manifest(dir, &es, err);
+		rc = write_manifest(dir, &es, &roots, &pages, err);
 	if (rc)
 		goto out;
-	remove_dropped(dir, &es, &rep);
+	remove_dropped(dir, &es, &old_pages, &pages, &old_roots, &roots, &rep);
 	if (opts && opts->prune)
-		remove_strays(dir, &es);
+		remove_strays(dir, &es, &pending, &rep.foreign);
+	char *pend = wp_xasprintf("%s/%s", dir, PENDING_NAME);
+	unlink(pend); /* the manifest lists what it named */
+	free(pend);
 	for (size_t i = 0; i < es.n; i++) {
 		rep.files += !es.v[i].drop;
 		rep.metadata += !es.v[i].drop && es.v[i].meta_sha256;
 	}
+	rep.roots = roots.n;
 out:
 	if (lock >= 0)
 		close(lock);
 	entries_free(&es);
 	entries_free(&old);
+	strs_free(&roots), strs_free(&pages), strs_free(&old_roots), strs_free(&old_pages), strs_free(&pending);
 	free(sub);
 	if (rep_out)
 		*rep_out = rep;

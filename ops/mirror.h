@@ -20,6 +20,8 @@ struct wp_mirror_file {
 	const char *metadata;         /* METADATA text for the PEP 658 file, or NULL: read from the
 	                                 wheel then */
 	const char *upload_time;      /* ISO 8601 (PEP 700), or NULL */
+	const char *variant;          /* the build's variant label ("cu118", "cpu"), "" or NULL for none:
+	                                 the file is also listed under DIR/<variant>/ */
 };
 
 struct wp_mirror_opts {
@@ -37,6 +39,8 @@ struct wp_mirror_report {
 	size_t removed;    /* files pruned (and their .metadata) */
 	size_t pinned;     /* files kept by opts->keep although not in this run's set */
 	size_t metadata;   /* .metadata files the pages announce */
+	size_t roots;      /* page roots written: simple/ and one per variant */
+	size_t foreign;    /* files under files/ that no run of this tree wrote (left alone) */
 };
 
 /* The manifest beside the tree: every file with its sha256, project and page attributes. It is
@@ -48,8 +52,11 @@ struct wp_mirror_report {
  *   dir/files/<project>/<filename>.metadata   PEP 658 core metadata, for wheels
  *   dir/simple/index.{html,json}              every project
  *   dir/simple/<project>/index.{html,json}    relative links with #sha256=, PEP 691 JSON beside
+ *   dir/<variant>/...                         the same for one variant ("cu118"): its builds and
+ *                                             every file without a variant, as PyTorch's /whl/cu118/
  * A re-run adds to what the manifest lists; with opts->prune only this run's files and the
- * pinned ones stay. Every write is atomic and ordered (files, then project pages, then the root,
+ * pinned ones stay. Only pages and files this tree's writer made (the manifest, and the list of
+ * files a run writes before placing them) are ever removed. Every write is atomic and ordered (files, then project pages, then the root,
  * then the manifest, then removals), so a reader or a crash sees the old tree or the new one.
  * opts may be NULL; rep may be NULL. -WPE_USAGE for a bad project or file name or two files of
  * one name with different bytes; -WPE_IO for the file system; -WPE_INTEGRITY when a store object

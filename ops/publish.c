@@ -27,6 +27,7 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 		mf[n++] = (struct wp_mirror_file){
 			.project = f->project, .filename = f->filename, .store_path = f->path, .sha256 = f->sha256,
 			.size = f->size, .requires_python = f->requires_python, .upload_time = f->upload_time,
+			.variant = f->variant,
 		};
 	}
 	struct wp_mirror_opts mo = { .prune = prune };
@@ -35,8 +36,12 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 	if (!rc)
 		rc = wp_mirror_write(dir, mf, n, &mo, rep, err);
 	if (!rc)
-		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects (%zu added, %zu unchanged, %zu removed, %zu pinned)",
-		       dir, rep->files, rep->projects, rep->added, rep->unchanged, rep->removed, rep->pinned);
+		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects, %zu page roots (%zu added, %zu unchanged, "
+				       "%zu removed, %zu pinned)", dir, rep->files, rep->projects, rep->roots, rep->added,
+		       rep->unchanged, rep->removed, rep->pinned);
+	if (!rc && rep->foreign)
+		wp_say(s, WP_SAY_NOTE, "mirror %s: %zu file(s) under files/ were not written by wheelpick; left alone", dir,
+		       rep->foreign);
 	free(mf);
 	return rc;
 }

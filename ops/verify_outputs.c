@@ -9,6 +9,7 @@
 #include "index/pep691.h"
 #include "index/repodata.h"
 #include "base/url.h"
+#include "resolver/variant.h"
 #include "resolver/wheelname.h"
 #include "verify/conda.h"
 #include "verify/hash.h"
@@ -711,10 +712,10 @@ static void check_root(struct vctx *c, const char *root, const char *simple)
 	free(json);
 }
 
-static void verify_mirror(struct vctx *c, const char *root)
+/* One page root of a mirror (simple/, or a variant's such as cu118/): its root page and every
+ * project page under it, each link and hash. */
+static void verify_root(struct vctx *c, struct hcache *hc, const char *root, const char *simple)
 {
-	struct hcache hc = { 0 };
-	char *simple = wp_xasprintf("%s/simple", root);
 	size_t n;
 	char **projects = list_dir(simple, &n);
 	check_root(c, root, simple);
@@ -726,9 +727,9 @@ static void verify_mirror(struct vctx *c, const char *root)
 		bool have_html = is_file(html), have_json = is_file(json);
 		if (is_dir(pdir)) {
 			if (have_html && !read_page(c, html, url, false, &hl))
-				check_links(c, &hc, root, html, &hl);
+				check_links(c, hc, root, html, &hl);
 			if (have_json && !read_page(c, json, url, true, &jl))
-				check_links(c, &hc, root, json, &jl);
+				check_links(c, hc, root, json, &jl);
 			if (have_html && have_json)
 				compare_pages(c, html, &hl, &jl);
 		}
@@ -740,6 +741,27 @@ static void verify_mirror(struct vctx *c, const char *root)
 		free(pdir);
 	}
 	free_list(projects, n);
+}
+
+static void verify_mirror(struct vctx *c, const char *root)
+{
+	struct hcache hc = { 0 };
+	char *simple = wp_xasprintf("%s/simple", root);
+	size_t n;
+	char **subs = list_dir(root, &n);
+	verify_root(c, &hc, root, simple);
+	/* the per-variant roots beside simple/, as PyTorch's /whl/cu118/ */
+	for (size_t i = 0; i < n; i++) {
+		struct wp_variant v;
+		if (!strcmp(subs[i], "simple") || !strcmp(subs[i], "files") || !wp_variant_from_dir(subs[i], &v))
+			continue;
+		char *vr = wp_xasprintf("%s/%s", root, subs[i]), *idx = wp_xasprintf("%s/%s/index.html", root, subs[i]);
+		if (is_dir(vr) && is_file(idx))
+			verify_root(c, &hc, root, vr);
+		free(vr);
+		free(idx);
+	}
+	free_list(subs, n);
 	free(simple);
 	hcache_free(&hc);
 }

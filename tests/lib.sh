@@ -94,3 +94,48 @@ start_server() {
 	BASE="http://127.0.0.1:$PORT"
 }
 stop_server() { [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=; }
+
+# start_nginx ROOT: Debian's nginx serving ROOT on 127.0.0.1 (a PEP 503/691 tree: DIR/ answers
+# DIR/index.json to a client that asks for JSON, else DIR/index.html); sets NGINX_BASE.
+start_nginx() {
+	local root=$1 prefix="$TMP/nginx" port
+	mkdir -p "$prefix/logs"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$prefix/nginx.conf" <<NGX
+$([ "$(id -u)" = 0 ] && echo "user root;")
+worker_processes 1;
+error_log $prefix/logs/error.log;
+pid $prefix/logs/nginx.pid;
+events { worker_connections 64; }
+http {
+  access_log $prefix/logs/access.log;
+  client_body_temp_path $prefix/logs/body;
+  proxy_temp_path $prefix/logs/proxy;
+  fastcgi_temp_path $prefix/logs/fastcgi;
+  uwsgi_temp_path $prefix/logs/uwsgi;
+  scgi_temp_path $prefix/logs/scgi;
+  types { text/html html; application/vnd.pypi.simple.v1+json json; }
+  default_type application/octet-stream;
+  map \$http_accept \$simple_index {
+    ~application/vnd\\.pypi\\.simple\\.v1\\+json index.json;
+    default index.html;
+  }
+  server {
+    listen 127.0.0.1:$port;
+    root $root;
+    location / { try_files \$uri/\$simple_index \$uri =404; }
+  }
+}
+NGX
+	chmod 755 "$TMP" "$root" 2>/dev/null
+	/usr/sbin/nginx -p "$prefix" -c "$prefix/nginx.conf" -g "daemon off;" </dev/null >/dev/null 2>&1 &
+	NGINX_PID=$!
+	at_exit stop_nginx
+	local i
+	for i in $(seq 1 100); do
+		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && break
+		sleep 0.05
+	done
+	NGINX_BASE="http://127.0.0.1:$port"
+}
+stop_nginx() { [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID" 2>/dev/null; wait "$NGINX_PID" 2>/dev/null; NGINX_PID=; }

@@ -117,6 +117,46 @@ expect_exit 2 "install.sh with no file named says which there are" sh "$TMP/unpa
 expect_grep "naming each" "requirements-cu118-py3.11-manylinux_2_28_x86_64\.txt: +CUDA 11\.8" "$TMP/err"
 expect_exit 0 "verify passes the bundle" wp verify "$TMP/two.tar.gz"
 
+# --- a mirror laid out like PyTorch's: one root per variant, beside the merged simple/ ----------
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1
+expect_exit 0 "a mirror for CUDA 11.8 and 12.4" wp mirror "$TMP/mir" torch --cuda 11.8 --cuda 12.4 --python 3.11 \
+	--platform manylinux_2_28_x86_64 --index "$WHL"
+expect_file "the merged root" "$TMP/mir/simple/torch/index.html"
+expect_file "a cu118 root" "$TMP/mir/cu118/torch/index.html"
+expect_file "a cu128 root" "$TMP/mir/cu128/torch/index.json"
+expect_grep "the merged page has both builds" "2\.10\.0%2Bcu128" "$TMP/mir/simple/torch/index.html"
+expect_no_grep "the cu118 root has no other variant" "cu128|cu126" "$TMP/mir/cu118/torch/index.html"
+expect_file "and the pure dependencies" "$TMP/mir/cu118/filelock/index.html"
+expect_no_file "but not another variant's nvidia packages" "$TMP/mir/cu118/nvidia-cuda-runtime-cu12/index.html"
+expect_grep "PEP 658 files announced (PEP 714)" 'data-core-metadata="sha256=[0-9a-f]{64}"' "$TMP/mir/cu118/torch/index.html"
+expect_grep "and in PEP 691 JSON" '"core-metadata"' "$TMP/mir/cu118/torch/index.json"
+expect_grep "links are relative" 'href="\.\./\.\./files/torch/' "$TMP/mir/cu118/torch/index.html"
+expect_exit 0 "verify checks every root" wp verify "$TMP/mir"
+if [ -x /usr/sbin/nginx ]; then
+	start_nginx "$TMP/mir"
+	# the trap: the merged index hands pip the highest local label, whatever the machine runs
+	"$PYTHON" -m pip download --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 \
+		--index-url "$NGINX_BASE/simple/" -d "$TMP/dl-merged" torch >"$TMP/pip.out" 2>&1
+	expect_grep "the merged root gives pip cu128" "torch-2\.10\.0\+cu128" <(ls "$TMP/dl-merged")
+	if "$PYTHON" -m pip download --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 \
+		--index-url "$NGINX_BASE/cu118/" -d "$TMP/dl" torch >"$TMP/pip.out" 2>&1 &&
+		ls "$TMP/dl" | grep -q '^torch-2\.7\.1+cu118-cp311'; then
+		pass "pip, served the cu118 root by nginx, gets the cu118 build"
+	else
+		fail "pip from the cu118 root"; cat "$TMP/pip.out" >&2
+	fi
+	stop_nginx
+else
+	fail "nginx is not installed (make deps installs nginx-light)"
+fi
+# a re-run with one target drops the other root's pages, and leaves pages it never wrote alone
+mkdir -p "$TMP/mir/simple/someone-else" && echo '<html></html>' >"$TMP/mir/simple/someone-else/index.html"
+expect_exit 0 "a re-run for 12.4 only, with --prune" wp mirror "$TMP/mir" torch --cuda 12.4 --python 3.11 \
+	--platform manylinux_2_28_x86_64 --index "$WHL" --prune
+expect_no_file "the cu118 root is gone" "$TMP/mir/cu118/torch/index.html"
+expect_file "cu128 stays" "$TMP/mir/cu128/torch/index.html"
+expect_file "another tool's page is left alone" "$TMP/mir/simple/someone-else/index.html"
+
 # --- lock: no downloads, URLs --------------------------------------------------------------------
 rm -rf "$WHEELPICK_CACHE_DIR/files"
 expect_exit 0 "lock" wp lock torch --cuda 12.4 --python 3.11 --python 3.12 --platform manylinux_2_28_x86_64 \
