@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A project's files as the provider gave them, read once per resolution. */
 struct proj {
@@ -27,6 +28,8 @@ struct proj {
 	char **labels;             /* the labels learned (owned), one per file of own */
 	bool has_variants;
 	bool read;                 /* files() answered (found or not) */
+	bool hash_listed;          /* the user gave --hash values for it: files holds only those */
+	size_t hash_dropped;       /* its files left out for a sha256 not among them */
 };
 
 WP_VEC_OF(proj_vec, struct proj *);
@@ -34,6 +37,9 @@ WP_VEC_OF(proj_vec, struct proj *);
 struct ctx {
 	const struct wp_solve_provider *p;
 	const struct wp_solve_opts *o;
+	struct wp_requirement *cons;  /* the constraints, parsed */
+	size_t ncons;
+	bool *cons_on;             /* which of them apply to the target being solved (their markers) */
 	struct proj_vec projs;     /* each allocated alone: pointers stay valid as the list grows */
 	struct wp_plan *plan;
 	unsigned max_steps;
@@ -46,6 +52,36 @@ static struct proj *find_proj(struct ctx *x, const char *name)
 		if (!strcmp(x->projs.v[i]->name, name))
 			return x->projs.v[i];
 	return NULL;
+}
+
+static bool hash_in(const struct wp_solve_hashes *h, const char *sha256)
+{
+	for (size_t i = 0; sha256 && i < h->n; i++)
+		if (!strcasecmp(h->sha256[i], sha256))
+			return true;
+	return false;
+}
+
+/* pip's --hash: a project the user gave hashes for keeps only the files with one of them (in
+ * the solver's own copy, which also holds the variants learned from metadata). */
+static void keep_hashed(struct ctx *x, struct proj *p)
+{
+	const struct wp_solve_hashes *h = NULL;
+	for (size_t i = 0; i < x->o->n_hashes && !h; i++)
+		if (!strcmp(x->o->hashes[i].project, p->name))
+			h = &x->o->hashes[i];
+	if (!h)
+		return;
+	p->hash_listed = true;
+	p->own = wp_xcalloc(p->files.n ? p->files.n : 1, sizeof(*p->own));
+	p->labels = wp_xcalloc(p->files.n ? p->files.n : 1, sizeof(*p->labels));
+	size_t kept = 0;
+	for (size_t i = 0; i < p->files.n; i++)
+		if (hash_in(h, p->files.c[i].sha256))
+			p->own[kept++] = p->files.c[i];
+	p->hash_dropped = p->files.n - kept;
+	p->files.c = p->own;
+	p->files.n = kept;
 }
 
 /* A project's files, asked of the provider once. NULL with err set when a source failed. */
@@ -68,6 +104,7 @@ static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err
 	}
 	p->files = f;
 	p->read = true;
+	keep_hashed(x, p);
 	/* torch's unlabeled builds carry a variant too, once their metadata names it */
 	p->has_variants = wp_pick_is_torch_family(name) && !strcmp(name, "torch");
 	for (size_t i = 0; i < f.n; i++)
@@ -139,6 +176,7 @@ struct contrib {
 	struct wp_specset spec;
 	char *text; /* "==1.8.0" */
 	char *by;   /* NULL: the user; else "torchvision 0.9.0" */
+	bool constraint; /* from the constraints (-c): binds the project, does not ask for it */
 };
 
 struct want {
@@ -224,6 +262,7 @@ static void state_copy(struct state *d, const struct state *s)
 		for (size_t k = 0; k < a->nc; k++) {
 			specset_copy(&b->c[k].spec, &a->c[k].spec);
 			b->c[k].text = dupn(a->c[k].text), b->c[k].by = dupn(a->c[k].by);
+			b->c[k].constraint = a->c[k].constraint;
 		}
 		b->nextras = a->nextras;
 		b->extras = wp_xcalloc(a->nextras ? a->nextras : 1, sizeof(*b->extras));
@@ -234,8 +273,21 @@ static void state_copy(struct state *d, const struct state *s)
 	}
 }
 
-/* Adds a requirement to the state (merging into an existing want). Returns the want's index. */
-static size_t add_want(struct state *s, const struct wp_requirement *req, const char *by)
+static void add_contrib(struct want *w, const struct wp_specset *spec, const char *by, bool constraint)
+{
+	struct wp_buf text = WP_BUF_INIT;
+	wp_specset_format(spec, &text);
+	w->c = wp_xrealloc(w->c, (w->nc + 1) * sizeof(*w->c));
+	specset_copy(&w->c[w->nc].spec, spec);
+	w->c[w->nc].text = wp_buf_detach(&text, NULL);
+	w->c[w->nc].by = dupn(by);
+	w->c[w->nc].constraint = constraint;
+	w->nc++;
+}
+
+/* Adds a requirement to the state (merging into an existing want); a project new to the state
+ * takes the constraints that name it. Returns the want's index. */
+static size_t add_want(const struct ctx *x, struct state *s, const struct wp_requirement *req, const char *by)
 {
 	struct wp_buf canon = WP_BUF_INIT;
 	wp_project_name_normalize(req->name, strlen(req->name), &canon);
@@ -249,16 +301,17 @@ static size_t add_want(struct state *s, const struct wp_requirement *req, const 
 		s->w[i].display = wp_xstrdup(req->name);
 		s->w[i].picked = -1;
 		s->n++;
+		for (size_t k = 0; k < x->ncons; k++) {
+			struct wp_buf cn = WP_BUF_INIT;
+			wp_project_name_normalize(x->cons[k].name, strlen(x->cons[k].name), &cn);
+			if (x->cons_on[k] && !strcmp(cn.data, s->w[i].project))
+				add_contrib(&s->w[i], &x->cons[k].spec, "a constraint", true);
+			wp_buf_free(&cn);
+		}
 	}
 	wp_buf_free(&canon);
 	struct want *w = &s->w[i];
-	struct wp_buf text = WP_BUF_INIT;
-	wp_specset_format(&req->spec, &text);
-	w->c = wp_xrealloc(w->c, (w->nc + 1) * sizeof(*w->c));
-	specset_copy(&w->c[w->nc].spec, &req->spec);
-	w->c[w->nc].text = wp_buf_detach(&text, NULL);
-	w->c[w->nc].by = dupn(by);
-	w->nc++;
+	add_contrib(w, &req->spec, by, false);
 	for (size_t e = 0; e < req->nextras; e++) {
 		bool have = false;
 		for (size_t k = 0; k < w->nextras && !have; k++)
@@ -302,8 +355,12 @@ static void who_wants(const struct want *w, struct wp_buf *out)
 	for (size_t k = 0; k < w->nc; k++) {
 		if (!w->c[k].by)
 			continue;
-		wp_buf_printf(out, "%s%s needs %s%s", any ? "; " : " (", w->c[k].by, w->display,
-			      w->c[k].text && *w->c[k].text ? w->c[k].text : "");
+		if (w->c[k].constraint)
+			wp_buf_printf(out, "%sthe constraints (-c) hold %s to %s", any ? "; " : " (", w->display,
+				      w->c[k].text && *w->c[k].text ? w->c[k].text : "any version");
+		else
+			wp_buf_printf(out, "%s%s needs %s%s", any ? "; " : " (", w->c[k].by, w->display,
+				      w->c[k].text && *w->c[k].text ? w->c[k].text : "");
 		any = true;
 	}
 	if (any)
@@ -526,7 +583,7 @@ static int add_deps(struct solver *sv, struct state *child, size_t i, const char
 			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use --no-deps",
 				       x->max_projects);
 		}
-		size_t j = add_want(child, &dep, by);
+		size_t j = add_want(x, child, &dep, by);
 		/* an earlier pick that this requirement rules out: this version cannot stay */
 		if (j <= i && !picked_satisfies(sv, &child->w[j], &dep.spec)) {
 			struct wp_buf b = WP_BUF_INIT;
@@ -592,7 +649,15 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 		if (res.chosen < 0) {
 			if (!nex) {
 				struct wp_buf b = WP_BUF_INIT;
-				wp_buf_addstr(&b, res.message);
+				if (pf->hash_listed && !pf->files.n)
+					wp_buf_printf(&b, "no file of %s has a sha256 among the --hash values given for it (%zu "
+							  "file(s) of it are listed, with other hashes or none)", w->display,
+						      pf->hash_dropped);
+				else
+					wp_buf_addstr(&b, res.message);
+				if (pf->hash_listed && pf->files.n && pf->hash_dropped)
+					wp_buf_printf(&b, "; %zu other file(s) of %s were left out: their sha256 is not among its "
+							  "--hash values", pf->hash_dropped, w->display);
 				who_wants(w, &b);
 				if (!sv->root_cause.len && !sv->root_project) {
 					/* every file of the project and why, for --json and --explain */
@@ -755,7 +820,8 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		for (size_t k = 0; k < w->nc; k++)
 			asked |= !w->c[k].by;
 		for (size_t k = 0; k < w->nc && !asked && !f->required_by; k++)
-			f->required_by = dupn(w->c[k].by);
+			if (!w->c[k].constraint)
+				f->required_by = dupn(w->c[k].by);
 		f->size = c->size;
 		f->target = ti;
 		f->n_rejects = w->n_rejects;
@@ -784,6 +850,13 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 	if ((rc = wp_tagset_build(&ts, t, err)))
 		return rc;
 	wp_marker_env_from_target(&env, t);
+	for (size_t k = 0; k < x->ncons; k++) {
+		struct wp_err me = WP_ERR_INIT;
+		bool on = true;
+		if (x->cons[k].has_marker && wp_marker_evaluate(&x->cons[k].marker, &env, &on, &me) < 0)
+			on = false;
+		x->cons_on[k] = on;
+	}
 	for (int attempt = 0; attempt <= WP_SOLVE_MAX_RESTARTS; attempt++) {
 		struct state s = { 0 };
 		struct wp_err e = WP_ERR_INIT;
@@ -792,7 +865,7 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 			if (parsed[i].has_marker)
 				wp_marker_evaluate(&parsed[i].marker, &env, &applies, &e);
 			if (applies)
-				add_want(&s, &parsed[i], NULL);
+				add_want(x, &s, &parsed[i], NULL);
 		}
 		sv.variant_blame = false;
 		sv.steps = 0;
@@ -873,12 +946,31 @@ int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t 
 			goto out;
 		}
 	}
+	x.cons = wp_xcalloc(o->n_constraints ? o->n_constraints : 1, sizeof(*x.cons));
+	x.cons_on = wp_xcalloc(o->n_constraints ? o->n_constraints : 1, sizeof(*x.cons_on));
+	for (size_t i = 0; i < o->n_constraints; i++) {
+		struct wp_err pe = WP_ERR_INIT;
+		const char *c = o->constraints[i];
+		if (wp_requirement_parse(&x.cons[i], c, strlen(c), &pe) < 0) {
+			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' is not PEP 508: %s", c, pe.msg);
+			goto out;
+		}
+		x.ncons++;
+		if (x.cons[i].url) {
+			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' names a URL; a constraint gives versions", c);
+			goto out;
+		}
+	}
 	for (size_t ti = 0; ti < n_targets && !rc; ti++)
 		rc = solve_target(&x, parsed, nparsed, ti, err);
 out:
 	for (size_t i = 0; i < nparsed; i++)
 		wp_requirement_release(&parsed[i]);
 	free(parsed);
+	for (size_t i = 0; i < x.ncons; i++)
+		wp_requirement_release(&x.cons[i]);
+	free(x.cons);
+	free(x.cons_on);
 	for (size_t i = 0; i < x.projs.n; i++) {
 		struct proj *pj = x.projs.v[i];
 		for (size_t k = 0; pj->labels && k < pj->files.n; k++)

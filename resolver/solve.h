@@ -45,12 +45,27 @@ struct wp_solve_provider {
 	void *ctx;
 };
 
+/* The sha256 values a project's files may have (pip's --hash options): its other files are out. */
+struct wp_solve_hashes {
+	const char *project;         /* PEP 503 name */
+	const char *const *sha256;   /* 64 hex digits each (either case) */
+	size_t n;
+};
+
 struct wp_solve_opts {
 	bool no_deps;        /* only what was asked for */
 	bool pre;            /* pre-releases allowed everywhere */
 	bool explain;        /* every rejected file and why, per pick */
 	unsigned max_steps;  /* choices per target before giving up; 0: WP_SOLVE_MAX_STEPS */
 	size_t max_projects; /* projects in one resolution; 0: WP_SOLVE_MAX_PROJECTS */
+	/* pip's -c: PEP 508 names with specifiers (and markers, evaluated per target) that bind a
+	 * project only when the request or a dependency pulls it in; they never pull one in */
+	const char *const *constraints;
+	size_t n_constraints;
+	/* pip's --hash: a project listed here is satisfied only by a file whose sha256 is listed;
+	 * a file whose sha256 the index does not give cannot be */
+	const struct wp_solve_hashes *hashes;
+	size_t n_hashes;
 };
 
 #define WP_SOLVE_MAX_STEPS    2000
@@ -90,7 +105,7 @@ struct wp_plan {
 };
 
 /* Resolve reqs (PEP 508 strings) for every target into plan (overwritten). Errors: -WPE_USAGE
- * for a malformed requirement or one that names a URL; -WPE_NOMATCH when something cannot be
+ * for a malformed requirement or constraint, or one that names a URL; -WPE_NOMATCH when something cannot be
  * satisfied (the message names the conflict that started the backtracking); -WPE_LIMIT when
  * the graph outgrows the bounds; whatever the provider returned when a source failed. */
 int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t nreq, const struct wp_target *targets,

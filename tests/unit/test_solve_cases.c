@@ -3,13 +3,15 @@
  *
  * One case per file, one directive per line ('#' starts a comment):
  *   target   cuda=11.8|cpu rocm=6.1 python=3.10 platform=TAG gpu=sm_86   (repeat: one target each)
- *   file     DIR/NAME.whl [requires_python=SPEC] [yanked]   (percent-encoded, as an href)
+ *   file     DIR/NAME.whl [requires_python=SPEC] [yanked] [sha256=HEX]   (percent-encoded, as an href)
  *   dep      DIR/NAME.whl REQUIREMENT      a Requires-Dist line of that file's METADATA
  *   metapy   DIR/NAME.whl SPEC             Requires-Python in that file's METADATA (not on the page)
  *   broken   PROJECT                        reading that project's page fails (a source is down)
  *   brokenmeta DIR/NAME.whl                 reading that file's metadata fails
  *   option   no_deps | pre | explain | max_steps=N | max_projects=N
  *   request  REQUIREMENT                    (one per line, PEP 508)
+ *   constraint REQUIREMENT                  pip's -c: binds the project only when it is pulled in
+ *   hash     PROJECT HEX...                 pip's --hash: PROJECT only from files with one of these sha256
  *   expect   [@T] DIR/NAME.whl | none       the files picked (for target T, default 0); the set
  *                                           must be exactly these
  *   exit     nomatch | limit | net | usage  the solve fails with that code
@@ -42,7 +44,7 @@ struct tfile {
 	char *path; /* decoded DIR/NAME */
 	struct wp_fileinfo fi;
 	struct wp_candidate cand;
-	char *url, *requires_python, *yanked, *metapy;
+	char *url, *requires_python, *yanked, *metapy, *sha256;
 	const char *deps[MAX_LINES];
 	size_t ndeps;
 	bool broken_meta;
@@ -164,7 +166,10 @@ static void run_case(void **state)
 	tc->name = file;
 	struct wp_target targets[8];
 	size_t nt = 0;
-	struct wp_strlist reqs = { 0 };
+	struct wp_strlist reqs = { 0 }, cons = { 0 };
+	struct wp_solve_hashes hashes[8];
+	const char *hash_values[8][8];
+	size_t nhashes = 0;
 	char *owned[MAX_LINES * 4];
 	size_t nowned = 0;
 	char *expect[64], *messages[8], *notes[8], *reasons[8];
@@ -217,6 +222,8 @@ static void run_case(void **state)
 					tf->requires_python = wp_xstrdup(w + 16);
 				else if (!strcmp(w, "yanked"))
 					tf->yanked = wp_xstrdup("");
+				else if (!strncmp(w, "sha256=", 7))
+					tf->sha256 = wp_xstrdup(w + 7);
 				else
 					fail_msg("%s: unknown file word '%s'", file, w);
 			}
@@ -230,7 +237,7 @@ static void run_case(void **state)
 			tf->cand = (struct wp_candidate){
 				.project = tf->fi.project, .version = tf->fi.version, .variant = tf->fi.variant, .kind = tf->fi.kind,
 				.filename = slash ? slash + 1 : tf->path, .url = tf->url, .requires_python = tf->requires_python,
-				.yanked = tf->yanked, .size = -1,
+				.yanked = tf->yanked, .sha256 = tf->sha256, .size = -1,
 			};
 			tc->nfiles++;
 		} else if ((a = rest_after(line, "dep"))) {
@@ -258,6 +265,22 @@ static void run_case(void **state)
 				so.max_projects = strtoul(a + 13, NULL, 10);
 			else
 				fail_msg("%s: unknown option '%s'", file, a);
+		} else if ((a = rest_after(line, "constraint"))) {
+			wp_strlist_push(&cons, owned[nowned++] = wp_xstrdup(a));
+		} else if ((a = rest_after(line, "hash"))) {
+			if (nhashes == WP_ARRAY_LEN(hashes))
+				fail_msg("%s: too many hash lines", file);
+			char *own = owned[nowned++] = wp_xstrdup(a);
+			char *save = NULL;
+			struct wp_solve_hashes *h = &hashes[nhashes++];
+			h->project = strtok_r(own, " \t", &save);
+			h->sha256 = hash_values[nhashes - 1];
+			h->n = 0;
+			for (char *w; (w = strtok_r(NULL, " \t", &save));) {
+				if (h->n == 8)
+					fail_msg("%s: too many hashes", file);
+				hash_values[nhashes - 1][h->n++] = w;
+			}
 		} else if ((a = rest_after(line, "request"))) {
 			wp_strlist_push(&reqs, owned[nowned++] = wp_xstrdup(a));
 		} else if ((a = rest_after(line, "expect"))) {
@@ -282,6 +305,8 @@ static void run_case(void **state)
 	if (!nexp && !want_code)
 		fail_msg("%s: nothing is expected", file);
 
+	so.constraints = cons.v, so.n_constraints = cons.n;
+	so.hashes = hashes, so.n_hashes = nhashes;
 	struct wp_solve_provider p = { .files = p_files, .deps = p_deps, .ctx = tc };
 	struct wp_plan plan;
 	int rc = wp_solve(&p, reqs.v, reqs.n, targets, nt, &so, &plan, &e);
@@ -361,12 +386,13 @@ static void run_case(void **state)
 	wp_plan_release(&plan);
 	for (size_t i = 0; i < tc->nfiles; i++) {
 		struct tfile *tf = &tc->files[i];
-		free(tf->path), free(tf->url), free(tf->requires_python), free(tf->yanked), free(tf->metapy);
+		free(tf->path), free(tf->url), free(tf->requires_python), free(tf->yanked), free(tf->metapy), free(tf->sha256);
 		wp_fileinfo_release(&tf->fi);
 	}
 	for (size_t i = 0; i < nowned; i++)
 		free(owned[i]);
 	wp_strlist_release(&reqs);
+	wp_strlist_release(&cons);
 	free(tc);
 }
 
