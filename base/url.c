@@ -225,6 +225,31 @@ bool wp_url_scheme_ok(const char *url)
 	       !strncasecmp(url, "file:", 5);
 }
 
+enum wp_url_kind wp_url_kind_of(const char *url)
+{
+	if (!strncasecmp(url, "https:", 6))
+		return WP_URL_HTTPS;
+	if (!strncasecmp(url, "http:", 5))
+		return WP_URL_HTTP;
+	if (!strncasecmp(url, "file:", 5))
+		return WP_URL_FILE;
+	return WP_URL_OTHER;
+}
+
+const char *wp_url_link_refused(const char *page, const char *link)
+{
+	enum wp_url_kind p = wp_url_kind_of(page), l = wp_url_kind_of(link);
+	if (l == WP_URL_OTHER)
+		return "is not an http, https or file URL";
+	/* a page from the network must not make us read this machine's files */
+	if ((p == WP_URL_HTTP || p == WP_URL_HTTPS) && l == WP_URL_FILE)
+		return "points at a local file from a page on the network";
+	/* nor take what TLS protected on a link anyone on the path can rewrite */
+	if (p == WP_URL_HTTPS && l == WP_URL_HTTP)
+		return "leaves https for plain http";
+	return NULL;
+}
+
 int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err *err)
 {
 	struct wp_buf cbase = WP_BUF_INIT_MAX(WP_URL_MAX);
@@ -418,6 +443,33 @@ out:
 	if (rc)
 		wp_url_link_release(link);
 	return rc;
+}
+
+int wp_url_name_parts(const char *url, char **filename, char **dir, struct wp_err *err)
+{
+	struct parts u;
+	*filename = NULL;
+	if (dir)
+		*dir = NULL;
+	if (split(WP_STR(url), &u) < 0)
+		return wp_fail(err, -WPE_PARSE, "'%.200s' is not a URL", url);
+	const char *end = u.path.p + u.path.n;
+	const char *slash = u.path.n ? memrchr(u.path.p, '/', u.path.n) : NULL;
+	struct wp_str name = slash ? WP_STRN(slash + 1, (size_t)(end - slash - 1)) : u.path;
+	if (wp_url_decode(name.p, name.n, filename, NULL) < 0 || !wp_url_filename_ok(*filename)) {
+		free(*filename);
+		*filename = NULL;
+		return wp_fail(err, -WPE_PARSE, "'%.200s' does not name a usable file", url);
+	}
+	if (dir && slash) {
+		const char *prev = slash > u.path.p ? memrchr(u.path.p, '/', (size_t)(slash - u.path.p)) : NULL;
+		const char *d = prev ? prev + 1 : u.path.p;
+		if (slash > d && wp_url_decode(d, (size_t)(slash - d), dir, NULL) == 0 && !wp_url_filename_ok(*dir)) {
+			free(*dir);
+			*dir = NULL;
+		}
+	}
+	return 0;
 }
 
 int wp_url_join_segment_buf(const char *base, const char *name, struct wp_buf *b)

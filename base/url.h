@@ -24,6 +24,20 @@ int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err 
 /* true when url starts with http:, https: or file: (any case) */
 bool wp_url_scheme_ok(const char *url);
 
+enum wp_url_kind { WP_URL_OTHER, WP_URL_FILE, WP_URL_HTTP, WP_URL_HTTPS };
+/* By the scheme, in any case. */
+enum wp_url_kind wp_url_kind_of(const char *url);
+
+/* May a page found at page send us to link? Never to another scheme than http, https or file; a
+ * page from the network never to a local file (file:), and an https page never to plain http.
+ * NULL when allowed, else why not ("leaves https for plain http"). Redirects are net/'s to police. */
+const char *wp_url_link_refused(const char *page, const char *link);
+
+/* The percent-decoded last path segment of url (query and fragment ignored), checked by
+ * wp_url_filename_ok, and (dir not NULL) the segment before it, or NULL when there is none or it
+ * is no usable name. -WPE_PARSE when the URL names no usable file; both NULL then. */
+int wp_url_name_parts(const char *url, char **filename, char **dir, struct wp_err *err);
+
 /* Copy n hex digits from s into out (n + 1 bytes) in lower case; false unless s is exactly
  * want hex digits. */
 bool wp_url_hex_lower(const char *s, size_t n, size_t want, char *out);

@@ -98,6 +98,16 @@ static void skip(struct page *pg, bool malformed)
 		pg->stats->malformed++;
 }
 
+/* A link the page may not make (wp_url_link_refused): skipped as malformed, and counted apart. */
+static bool refused(struct page *pg, const char *url)
+{
+	if (!wp_url_link_refused(pg->page_url, url))
+		return false;
+	skip(pg, true);
+	pg->stats->refused++;
+	return true;
+}
+
 static void file_anchor(struct page *pg, const char *href, const xmlChar **atts)
 {
 	struct wp_url_link link;
@@ -108,6 +118,8 @@ static void file_anchor(struct page *pg, const char *href, const xmlChar **atts)
 		skip(pg, true);
 		return;
 	}
+	if (refused(pg, link.url))
+		goto out;
 	enum wp_file_kind kind = wp_index_file_kind(link.filename);
 	if (kind == WP_KIND_UNKNOWN) {
 		skip(pg, false);
@@ -182,6 +194,8 @@ static void project_anchor(struct page *pg)
 		skip(pg, true);
 		goto out;
 	}
+	if (refused(pg, url))
+		goto out;
 	char *hash = strchr(url, '#');
 	if (hash)
 		*hash = 0;

@@ -238,6 +238,17 @@ static void emit_file(struct jp *j)
 		return;
 	}
 	const char *filename = wp_buf_cstr(&f->filename);
+	if (wp_url_link_refused(j->page_url, link.url)) {
+		skip(j, true);
+		j->stats->refused++;
+		goto out;
+	}
+	/* the file is stored and written under filename, but fetched from url: a name the URL does
+	 * not end in (another file, or the same under a name that climbs) is not taken on trust */
+	if (strcmp(filename, link.filename) != 0) {
+		skip(j, true);
+		goto out;
+	}
 	enum wp_file_kind kind = wp_index_file_kind(filename);
 	if (kind == WP_KIND_UNKNOWN) {
 		skip(j, false);

@@ -42,12 +42,15 @@ struct wp_file_record {
 
 /* What a reader saw, for `update -v` and for telling a thin page from a broken one.
  * links == records + skipped; malformed counts the part of skipped that was broken
- * (bad href, bad hash, bad name) rather than merely not a package file. */
+ * (bad href, bad hash, bad name, a link the page may not make: wp_url_link_refused) rather
+ * than merely not a package file. */
 struct wp_index_stats {
 	unsigned long long links;
 	unsigned long long records;
 	unsigned long long skipped;
 	unsigned long long malformed;
+	unsigned long long refused;  /* the part of malformed that a page may not send us to: a local
+	                                file from a page on the network, plain http from https */
 };
 
 /* A sink returns 0 to go on, or a negative -WPE_* (after wp_fail) to stop the reader,

@@ -335,6 +335,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	}
 	s->skipped += st.skipped;
 	s->malformed += st.malformed;
+	s->refused += st.refused;
 	rc = wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha, (int64_t)s->files, err);
 	if (!rc)
 		s->conflicts = cat->refresh_conflicts;

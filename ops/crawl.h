@@ -31,6 +31,8 @@ struct wp_crawl_source {
 	bool unchanged;              /* 304, the same bytes as last time, or fresh enough */
 	char *redirected_to;         /* the host a redirect took the request to, when it is another */
 	unsigned long long files, skipped, malformed, conflicts;
+	unsigned long long refused;  /* of malformed: links the page may not make (a local file from a
+	                                page on the network, plain http from https), never followed */
 };
 
 WP_VEC_OF(wp_crawl_report, struct wp_crawl_source); /* v, n, cap */
