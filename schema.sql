@@ -45,18 +45,26 @@ CREATE INDEX IF NOT EXISTS files_by_project ON files(project, kind);
 -- schema 2: no query looks files up by name, and the index cost 15% of a 300,000-record refresh
 DROP INDEX IF EXISTS files_by_filename;
 
--- Trust on first use: the first sha256 seen for each file URL, kept across refreshes.
-CREATE TABLE IF NOT EXISTS seen_hashes (
-	url        TEXT PRIMARY KEY,
+-- Trust on first use (schema 5): the first sha256 seen for each file, kept across refreshes and
+-- sources. Keyed by what the file is (cache/catalog.c tofu_key: project, canonical version, build,
+-- tags, kind, and the variant its folder gives an unlabeled build), not by where it was found: the
+-- same name re-published in another folder, under a query string, another spelling or on another
+-- host is held to the first bytes. (Schemas 1-4 keyed seen_hashes by URL, which that sidestepped.)
+CREATE TABLE IF NOT EXISTS seen_files (
+	key        TEXT PRIMARY KEY,
 	sha256     TEXT NOT NULL,
+	url        TEXT NOT NULL,              -- where it was first seen (`trust URL-PATTERN` matches it)
 	first_seen INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 
 -- Dependency metadata read once (PEP 658 file, a Range read or the wheel) and kept.
 CREATE TABLE IF NOT EXISTS metadata (
 	url             TEXT PRIMARY KEY,
 	requires_python TEXT,
-	requires_dist   TEXT NOT NULL          -- one PEP 508 requirement per line
+	requires_dist   TEXT NOT NULL,         -- one PEP 508 requirement per line
+	checked         INTEGER NOT NULL DEFAULT 0 -- schema 5: 1 once it is the wheel's own METADATA (read
+	                                       -- from the proven wheel, or compared with it); a PEP 658
+	                                       -- file or a Range read is 0 until the wheel is fetched
 );
 
 -- schema 3: conda records, packed (cache/condapack.h). A channel lists hundreds of thousands of
@@ -74,12 +82,14 @@ CREATE TABLE IF NOT EXISTS conda_chunks (
 CREATE INDEX IF NOT EXISTS conda_chunks_by_project ON conda_chunks(project);
 CREATE INDEX IF NOT EXISTS conda_chunks_by_source ON conda_chunks(source_id);
 
--- Trust on first use for conda files: per package and folder (the URL up to the file name), the
--- sha256 first seen for each file name, packed and sorted, so that a refresh checks a package
--- with one lookup.
-CREATE TABLE IF NOT EXISTS conda_seen (
-	dir     TEXT NOT NULL,
+-- Trust on first use for conda files (schema 5): per package and subdir (the channel folder's
+-- name, linux-64 or noarch, since conda file names do not name the platform), the sha256 first
+-- seen for each file name, packed and sorted, so that a refresh checks a package with one lookup.
+-- Any channel URL (a mirror, another spelling) is held to the first bytes. (Schemas 3-4 keyed
+-- conda_seen by the folder's URL.)
+CREATE TABLE IF NOT EXISTS conda_seen_files (
+	subdir  TEXT NOT NULL,
 	project TEXT NOT NULL,
 	hashes  BLOB NOT NULL,
-	PRIMARY KEY (dir, project)
+	PRIMARY KEY (subdir, project)
 );

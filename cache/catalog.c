@@ -1,8 +1,14 @@
 /* cache/catalog.c: the SQLite catalog: open and migrate, atomic per-source refresh, queries. */
 #include "cache/catalog.h"
+#include "base/buf.h"
 #include "base/mem.h"
+#include "base/url.h"
 #include "cache/condastore.h"
+#include "resolver/fileinfo.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -42,6 +48,119 @@ static int user_version(struct wp_catalog *cat, int *v, struct wp_err *err)
 	return 0;
 }
 
+/* Trust on first use is keyed by what a file is, not by where it was found: its project, canonical
+ * version (1.0 and 1.0.0 are one; the local label is kept), build tag, tags (any case), kind and
+ * archive type, and its variant, which for an unlabeled build is the folder it sits in (PyTorch
+ * publishes cu92/torch-1.4.0-cp38-cp38-linux_x86_64.whl and cu101/torch-1.4.0-... with one name
+ * and other bytes). The same name re-published in another folder (v2/), under a query string, in
+ * another spelling or on another host maps to one key and is held to the first bytes seen. */
+static void tofu_key(const char *project, const char *version, const char *variant, const char *kind,
+		     const char *tags, const char *build, const char *filename, struct wp_buf *out)
+{
+	struct wp_buf part = WP_BUF_INIT;
+	struct wp_version v;
+	project = project ? project : "";
+	version = version ? version : "";
+	wp_project_name_normalize(project, strlen(project), &part);
+	wp_buf_reset(out);
+	wp_buf_printf(out, "%s|", wp_buf_cstr(&part));
+	wp_buf_reset(&part);
+	if (wp_version_parse(&v, version, strlen(version), NULL) == 0) {
+		wp_version_format_canonical(&v, &part);
+		wp_version_release(&v);
+		wp_buf_addstr(out, wp_buf_cstr(&part));
+	} else {
+		for (const char *p = version; *p; p++)
+			wp_buf_addch(out, (char)tolower((unsigned char)*p));
+	}
+	wp_buf_printf(out, "|%s|%s|%s|", variant ? variant : "", kind ? kind : "", build ? build : "");
+	for (const char *p = tags ? tags : ""; *p; p++)
+		wp_buf_addch(out, (char)tolower((unsigned char)*p));
+	/* an sdist as .zip and as .tar.gz are two files */
+	const char *ext = "";
+	if (filename && kind && !strcmp(kind, "sdist")) {
+		const char *tar = strstr(filename, ".tar.");
+		ext = tar ? tar : strrchr(filename, '.') ? strrchr(filename, '.') : "";
+	}
+	wp_buf_addch(out, '|');
+	for (const char *p = ext; *p; p++)
+		wp_buf_addch(out, (char)tolower((unsigned char)*p));
+	wp_buf_free(&part);
+}
+
+/* The key of the file at url, from its name and folder as the crawler reads them (so the same
+ * key as tofu_key over the row it stored); a URL that names no wheel or sdist keys by itself. */
+static void tofu_key_of_url(const char *url, struct wp_buf *out)
+{
+	char *name = NULL, *dir = NULL;
+	struct wp_fileinfo fi;
+	memset(&fi, 0, sizeof(fi));
+	if (wp_url_name_parts(url, &name, &dir, NULL) == 0 && wp_fileinfo_from_name(name, dir, &fi, NULL) == 0) {
+		tofu_key(fi.project, fi.version, fi.variant, fi.kind, fi.tags, fi.build, name, out);
+		wp_fileinfo_release(&fi);
+	} else {
+		wp_buf_reset(out);
+		wp_buf_printf(out, "url %s", url);
+	}
+	free(name);
+	free(dir);
+}
+
+/* SQL: wp_tofu_key(url), for the migration and `trust`, which select files by URL. */
+static void sql_tofu_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *url = (const char *)sqlite3_value_text(argv[0]);
+	struct wp_buf key = WP_BUF_INIT;
+	if (!url) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	tofu_key_of_url(url, &key);
+	sqlite3_result_text(ctx, wp_buf_cstr(&key), (int)key.len, SQLITE_TRANSIENT);
+	wp_buf_free(&key);
+}
+
+/* Schema 5 keys first-seen hashes by file instead of by URL: every URL seen before is keyed, the
+ * earliest seen wins a key, and files listed now with other bytes than their key's first are
+ * marked, as a refresh would have marked them. */
+static int migrate_seen_hashes(struct wp_catalog *cat, struct wp_err *err)
+{
+	return exec(cat,
+		    "INSERT OR IGNORE INTO seen_files (key, sha256, url, first_seen)"
+		    " SELECT wp_tofu_key(url), sha256, url, first_seen FROM seen_hashes ORDER BY first_seen, rowid;"
+		    "UPDATE files SET hash_conflict = (SELECT k.sha256 FROM seen_files k WHERE k.key = wp_tofu_key(files.url))"
+		    " WHERE sha256 IS NOT NULL AND hash_conflict IS NULL AND kind IN ('wheel', 'sdist')"
+		    " AND (SELECT k.sha256 FROM seen_files k WHERE k.key = wp_tofu_key(files.url)) != sha256;"
+		    "DROP TABLE seen_hashes;",
+		    err);
+}
+
+static bool has_column(struct wp_catalog *cat, const char *table, const char *column)
+{
+	sqlite3_stmt *st = NULL;
+	bool yes = false;
+	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return yes;
+}
+
+static bool has_table(struct wp_catalog *cat, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	bool yes = false;
+	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return yes;
+}
+
 /* Old catalogs are brought forward in one transaction; schema.sql is idempotent
  * (IF NOT EXISTS), so version 0 (new file) and future additive migrations share a path. */
 static int migrate(struct wp_catalog *cat, struct wp_err *err)
@@ -73,6 +192,15 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		/* schema 4 keeps Requires-Python with each file's metadata, which the solver now honours;
 		 * rows cached before it have none, so they are read again when next needed */
 		if (v > 0 && v < 4 && (rc = exec(cat, "DELETE FROM metadata WHERE requires_python IS NULL", err)))
+			goto out;
+		/* schema 5 marks metadata that was compared with the wheel itself (none yet) */
+		if (!has_column(cat, "metadata", "checked") &&
+		    (rc = exec(cat, "ALTER TABLE metadata ADD COLUMN checked INTEGER NOT NULL DEFAULT 0", err)))
+			goto out;
+		/* schema 5 keys trust on first use by file, not by URL (seen_files, conda_seen_files) */
+		if (has_table(cat, "seen_hashes") && (rc = migrate_seen_hashes(cat, err)))
+			goto out;
+		if (has_table(cat, "conda_seen") && (rc = wp_condastore_migrate_seen(cat, err)))
 			goto out;
 		char sql[64];
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", WP_CATALOG_SCHEMA_VERSION);
@@ -141,6 +269,11 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 	}
 	sqlite3_busy_timeout(cat->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(cat->db, 1);
+	if (sqlite3_create_function(cat->db, "wp_tofu_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_tofu_key, NULL,
+				    NULL) != SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot register a function");
+		goto out;
+	}
 	/* WAL lets a pick read while an update writes; NORMAL sync is durable at checkpoints
 	 * and never corrupts, which is what a cache needs. A 64 MiB page cache keeps a large
 	 * refresh (one transaction) from spilling page by page: 200,000 links went from 13 s to
@@ -228,9 +361,9 @@ static int prepare_writes(struct wp_catalog *cat, struct wp_err *err)
 	if (cat->st_insert_file)
 		return 0;
 	if (sqlite3_prepare_v3(cat->db, insert_sql, -1, SQLITE_PREPARE_PERSISTENT, &cat->st_insert_file, NULL) ||
-	    sqlite3_prepare_v3(cat->db, "SELECT sha256 FROM seen_hashes WHERE url = ?1", -1,
+	    sqlite3_prepare_v3(cat->db, "SELECT sha256 FROM seen_files WHERE key = ?1", -1,
 			       SQLITE_PREPARE_PERSISTENT, &cat->st_seen_get, NULL) ||
-	    sqlite3_prepare_v3(cat->db, "INSERT OR IGNORE INTO seen_hashes (url, sha256, first_seen) VALUES (?1, ?2, ?3)",
+	    sqlite3_prepare_v3(cat->db, "INSERT OR IGNORE INTO seen_files (key, sha256, url, first_seen) VALUES (?1, ?2, ?3, ?4)",
 			       -1, SQLITE_PREPARE_PERSISTENT, &cat->st_seen_put, NULL)) {
 		int rc = wp_catalog_fail(cat, err, "cannot prepare statements");
 		sqlite3_finalize(cat->st_insert_file);
@@ -305,13 +438,13 @@ static void bind_ll(sqlite3_stmt *st, int i, long long v)
 		sqlite3_bind_null(st, i);
 }
 
-/* Trust on first use: returns the first-seen hash when it differs from sha256 (owned by the
- * caller), else NULL after recording sha256 as seen. Needs prepare_writes. */
-static char *tofu_check(struct wp_catalog *cat, const char *url, const char *sha256)
+/* Trust on first use: returns the first-seen hash for key when it differs from sha256 (owned by
+ * the caller), else NULL after recording sha256 (found at url) as seen. Needs prepare_writes. */
+static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url, const char *sha256)
 {
 	char *first = NULL;
 	sqlite3_stmt *st = cat->st_seen_get;
-	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *seen = col_text(st, 0);
 		if (seen && strcmp(seen, sha256) != 0)
@@ -321,9 +454,10 @@ static char *tofu_check(struct wp_catalog *cat, const char *url, const char *sha
 	sqlite3_clear_bindings(st);
 	if (!first) {
 		st = cat->st_seen_put;
-		sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+		sqlite3_bind_text(st, 3, url, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
 		sqlite3_step(st);
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
@@ -340,7 +474,13 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 	int rc = wp_condastore_idle(cat, err); /* the connection is ours only while no batch is written */
 	if (rc)
 		return rc;
-	char *first = f->sha256 ? tofu_check(cat, f->url, f->sha256) : NULL;
+	char *first = NULL;
+	if (f->sha256) {
+		struct wp_buf key = WP_BUF_INIT;
+		tofu_key(f->project, f->version, f->variant, f->kind, f->tags, f->build, f->filename, &key);
+		first = tofu_check(cat, wp_buf_cstr(&key), f->url, f->sha256);
+		wp_buf_free(&key);
+	}
 	sqlite3_stmt *st = cat->st_insert_file;
 	cat->refresh_conflicts += first != NULL;
 	sqlite3_bind_int64(st, 1, f->source_id);
@@ -458,20 +598,34 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 	int rc = 0;
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
-	const char *sqls[2][2] = {
-		{ "DELETE FROM seen_hashes", "DELETE FROM seen_hashes WHERE url LIKE ?1" },
+	/* forget the keys of the files the pattern names (and those first seen at such a URL), clear
+	 * their conflicts, then record what is listed now as first seen: the accepted files first, so
+	 * that their bytes are the ones a key now holds */
+	const char *sqls[4][2] = {
+		{ "DELETE FROM seen_files",
+		  "DELETE FROM seen_files WHERE url LIKE ?1 OR key IN (SELECT wp_tofu_key(url) FROM files WHERE url LIKE ?1)" },
 		{ "UPDATE files SET hash_conflict = NULL WHERE hash_conflict IS NOT NULL",
 		  "UPDATE files SET hash_conflict = NULL WHERE hash_conflict IS NOT NULL AND url LIKE ?1" },
+		{ "SELECT 1",
+		  "INSERT OR IGNORE INTO seen_files (key, sha256, url, first_seen) SELECT wp_tofu_key(url), sha256, url,"
+		  " strftime('%s','now') FROM files WHERE sha256 IS NOT NULL AND url LIKE ?1" },
+		{ "INSERT OR IGNORE INTO seen_files (key, sha256, url, first_seen) SELECT wp_tofu_key(url), sha256, url,"
+		  " strftime('%s','now') FROM files WHERE sha256 IS NOT NULL",
+		  "INSERT OR IGNORE INTO seen_files (key, sha256, url, first_seen) SELECT wp_tofu_key(url), sha256, url,"
+		  " strftime('%s','now') FROM files WHERE sha256 IS NOT NULL" },
 	};
 	*n = 0;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (sqlite3_prepare_v2(cat->db, sqls[i][url_like != NULL], -1, &st, NULL) != SQLITE_OK) {
 			rc = wp_catalog_fail(cat, err, "cannot accept hashes");
 			goto out;
 		}
-		if (url_like)
+		if (url_like && sqlite3_bind_parameter_count(st) > 0)
 			sqlite3_bind_text(st, 1, url_like, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE) {
+		int s;
+		while ((s = sqlite3_step(st)) == SQLITE_ROW)
+			;
+		if (s != SQLITE_DONE) {
 			rc = wp_catalog_fail(cat, err, "cannot accept hashes");
 			goto out;
 		}
@@ -480,10 +634,7 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	/* Record the now-accepted hashes as the new first-seen ones. */
-	if ((rc = exec(cat, "INSERT OR IGNORE INTO seen_hashes (url, sha256, first_seen)"
-			    " SELECT url, sha256, strftime('%s','now') FROM files WHERE sha256 IS NOT NULL", err)) ||
-	    (rc = wp_condastore_accept(cat, url_like, n, err)))
+	if ((rc = wp_condastore_accept(cat, url_like, n, err)))
 		goto out;
 	rc = exec(cat, "COMMIT", err);
 out:
@@ -515,21 +666,51 @@ int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata
 }
 
 int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char *requires_python,
-			    const char *requires_dist, struct wp_err *err)
+			    const char *requires_dist, bool checked, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (sqlite3_prepare_v2(cat->db,
-			       "INSERT OR REPLACE INTO metadata (url, requires_python, requires_dist) VALUES (?1, ?2, ?3)",
+			       "INSERT OR REPLACE INTO metadata (url, requires_python, requires_dist, checked) VALUES (?1, ?2, ?3, ?4)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot store metadata");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	bind_text(st, 2, requires_python);
 	sqlite3_bind_text(st, 3, requires_dist ? requires_dist : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, checked);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = wp_catalog_fail(cat, err, "cannot store metadata");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int wp_catalog_metadata_lookup(struct wp_catalog *cat, const char *url, struct wp_catalog_meta *m, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0, s;
+	memset(m, 0, sizeof(*m));
+	if (sqlite3_prepare_v2(cat->db, "SELECT requires_python, requires_dist, checked FROM metadata WHERE url = ?1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return wp_catalog_fail(cat, err, "cannot query metadata");
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	s = sqlite3_step(st);
+	if (s == SQLITE_ROW) {
+		m->found = true;
+		m->requires_python = col_text(st, 0) ? wp_xstrdup(col_text(st, 0)) : NULL;
+		m->requires_dist = wp_xstrdup(col_text(st, 1) ? col_text(st, 1) : "");
+		m->checked = sqlite3_column_int(st, 2) != 0;
+	} else if (s != SQLITE_DONE) {
+		rc = wp_catalog_fail(cat, err, "cannot read metadata");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void wp_catalog_meta_release(struct wp_catalog_meta *m)
+{
+	free(m->requires_python);
+	free(m->requires_dist);
+	memset(m, 0, sizeof(*m));
 }
 
 int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *sha256, struct wp_err *err)
@@ -538,9 +719,13 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 	int rc = 0;
 	if ((rc = prepare_writes(cat, err)) || (rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
-	char *first = tofu_check(cat, url, sha256);
+	struct wp_buf key = WP_BUF_INIT;
+	tofu_key_of_url(url, &key);
+	char *first = tofu_check(cat, wp_buf_cstr(&key), url, sha256);
+	wp_buf_free(&key);
 	if (first) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first", url, sha256, first);
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of that name; "
+			     "check the source, then 'wheelpick trust' accepts it", url, sha256, first);
 		free(first);
 		goto out;
 	}

@@ -10,7 +10,7 @@
 
 #include "base/err.h"
 
-#define WP_CATALOG_SCHEMA_VERSION 4
+#define WP_CATALOG_SCHEMA_VERSION 5
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -68,9 +68,10 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
  * or the new, never a mix; a crash before commit leaves the old rows. */
 int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind,
 			     int64_t *source_id, struct wp_err *err);
-/* Adds a row. Applies trust on first use: when the URL was seen before with another sha256,
- * the row is stored with hash_conflict set to the first hash (and counted in refresh_conflicts),
- * and the resolvers refuse it until the change is accepted. Conda rows (kind "conda") are staged
+/* Adds a row. Applies trust on first use: when a file of that name (project, canonical version,
+ * build, tags, kind, variant; wherever it was listed: another folder, query, spelling or host) was
+ * seen before with another sha256, the row is stored with hash_conflict set to the first hash (and
+ * counted in refresh_conflicts), and the resolvers refuse it until the change is accepted. Conda rows (kind "conda") are staged
  * and written in batches, packed per package (cache/condastore.h). */
 int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, struct wp_err *err);
 int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const char *etag,
@@ -83,8 +84,10 @@ void wp_catalog_refresh_abort(struct wp_catalog *cat);
 int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda,
 		     wp_file_row_fn *fn, void *ctx, struct wp_err *err);
 
-/* Forget first-seen hashes (for URLs matching the LIKE pattern, or all when NULL) and clear
- * conflicts: the user accepted an index rewrite. Returns the number of rows changed in *n. */
+/* Forget first-seen hashes (of the files listed at URLs matching the LIKE pattern, and those first
+ * seen at such a URL; all when NULL) and clear those files' conflicts: the user accepted an index
+ * rewrite. The accepted files' hashes become the first seen for their names. Returns the number of
+ * rows changed in *n. */
 int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err);
 
 /* Cached dependency metadata for a file URL. *found false when absent. requires_dist is
@@ -92,12 +95,24 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 typedef int wp_metadata_fn(void *ctx, const char *requires_python, const char *requires_dist);
 int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata_fn *fn, void *ctx,
 			    bool *found, struct wp_err *err);
+/* checked: the text is the proven wheel's own METADATA (read from it, or compared with it), not
+ * what a PEP 658 file or a Range read claimed. */
 int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char *requires_python,
-			    const char *requires_dist, struct wp_err *err);
+			    const char *requires_dist, bool checked, struct wp_err *err);
+
+/* The cached metadata for url with its checked mark, copied (wp_catalog_meta_release). */
+struct wp_catalog_meta {
+	bool found, checked;
+	char *requires_python;   /* NULL when none */
+	char *requires_dist;     /* one requirement per line; "" when none */
+};
+int wp_catalog_metadata_lookup(struct wp_catalog *cat, const char *url, struct wp_catalog_meta *m, struct wp_err *err);
+void wp_catalog_meta_release(struct wp_catalog_meta *m);
 
 
 
 /* A file the index listed without a sha256 was fetched and hashed: remember the hash for the
- * URL (trust on first use) and on the file rows that lack one. */
+ * file's name (trust on first use) and on the file rows that lack one. -WPE_INTEGRITY when a file
+ * of that name was seen with another hash first. */
 int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *sha256, struct wp_err *err);
 #endif

@@ -6,6 +6,7 @@
 #include "base/vec.h"
 #include "cache/condabatch.h"
 #include "cache/condapack.h"
+#include "base/url.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -71,8 +72,8 @@ static int prepare(struct wp_catalog *cat, struct wp_err *err)
 		return 0;
 	static const char *const sql[] = {
 		"INSERT INTO conda_chunks (source_id, project, n_files, conflicts, records) VALUES (?1, ?2, ?3, ?4, ?5)",
-		"SELECT hashes FROM conda_seen WHERE dir = ?1 AND project = ?2",
-		"INSERT OR REPLACE INTO conda_seen (dir, project, hashes) VALUES (?1, ?2, ?3)",
+		"SELECT hashes FROM conda_seen_files WHERE subdir = ?1 AND project = ?2",
+		"INSERT OR REPLACE INTO conda_seen_files (subdir, project, hashes) VALUES (?1, ?2, ?3)",
 	};
 	sqlite3_stmt **st[] = { &cs->st_chunk_put, &cs->st_seen_get, &cs->st_seen_put };
 	for (size_t i = 0; i < WP_ARRAY_LEN(sql); i++) {
@@ -102,29 +103,58 @@ static int row_cmp(const void *a, const void *b)
 	return c;
 }
 
+/* The subdir a folder URL (its first dir_len bytes) ends in, percent-decoded: "linux-64". The
+ * first-seen lists are keyed by it, not by the folder's URL, so that a mirror of the channel, or
+ * the same channel spelled otherwise, is held to the bytes first seen. */
+static void subdir_of(const char *url, size_t dir_len, struct wp_buf *out)
+{
+	const char *slash = dir_len ? memrchr(url, '/', dir_len) : NULL;
+	const char *seg = slash ? slash + 1 : url;
+	size_t n = dir_len - (size_t)(seg - url);
+	char *dec = NULL;
+	wp_buf_reset(out);
+	if (wp_url_decode(seg, n, &dec, NULL) == 0)
+		wp_buf_addstr(out, dec);
+	else
+		wp_buf_add(out, seg, n);
+	free(dec);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct wp_seen_entry *x = a, *y = b;
+	int c = memcmp(x->leaf, y->leaf, x->leaf_len < y->leaf_len ? x->leaf_len : y->leaf_len);
+	return c ? c : (x->leaf_len > y->leaf_len) - (x->leaf_len < y->leaf_len);
+}
+
 /* Trust on first use for rows[0..n), which share one folder: read the package's first-seen list
- * for that folder, mark rows whose sha256 differs (when mark), and add the files not seen yet. */
+ * for that folder's subdir, mark rows whose sha256 differs (when mark), and add the files not
+ * seen yet. Entries are keyed by file name. */
 static int check_seen(struct wp_catalog *cat, const char *project, struct row *rows, size_t n, bool mark,
 		      uint64_t *conflicts, struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	sqlite3_stmt *st = cs->st_seen_get;
-	const char *url = rows[0].f.url;
-	size_t dir_len = rows[0].dir_len;
+	struct wp_buf subdir = WP_BUF_INIT;
 	int rc = 0, s;
 
+	subdir_of(rows[0].f.url, rows[0].dir_len, &subdir);
 	wp_buf_reset(&cs->seen_blob);
-	sqlite3_bind_text(st, 1, url, (int)dir_len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, wp_buf_cstr(&subdir), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
 	if (s == SQLITE_ROW)
 		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
 	sqlite3_reset(st);
-	if (s != SQLITE_ROW && s != SQLITE_DONE)
-		return wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 	cs->seen.n = 0;
-	if (s == SQLITE_ROW && wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0)
-		return damaged(cat, err, "first-seen hashes", project);
+	if (s != SQLITE_ROW && s != SQLITE_DONE) {
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
+		goto out;
+	}
+	if (s == SQLITE_ROW && wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0) {
+		rc = damaged(cat, err, "first-seen hashes", project);
+		goto out;
+	}
 
 	if (n > cs->cap_added) {
 		cs->cap_added = n;
@@ -139,7 +169,7 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 		for (j = i + 1; j < n && !strcmp(rows[j].f.url, rows[i].f.url); j++)
 			;
 		struct wp_file_row *f = &rows[j - 1].f;
-		const char *leaf = f->url + dir_len + (f->url[dir_len] == '/');
+		const char *leaf = f->filename;
 		size_t leaf_len = strlen(leaf);
 		const struct wp_seen_entry *e = wp_seen_find(&cs->seen, leaf, leaf_len);
 		const char *first = e ? e->sha256 : NULL;
@@ -155,18 +185,28 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 		}
 	}
 	if (!n_added)
-		return 0;
+		goto out;
+	/* rows come sorted by URL; names decoded from it may sort otherwise, and wp_seen_merge takes
+	 * each name once */
+	qsort(cs->added, n_added, sizeof(*cs->added), entry_cmp);
+	size_t u = 0;
+	for (size_t k = 0; k < n_added; k++)
+		if (!u || entry_cmp(&cs->added[u - 1], &cs->added[k]) != 0)
+			cs->added[u++] = cs->added[k];
+	n_added = u;
 	wp_seen_merge(&cs->seen, cs->added, n_added);
 	struct wp_buf *out = &cs->seen_out;
 	wp_buf_reset(out);
 	wp_seen_encode(&cs->seen, out);
 	st = cs->st_seen_put;
-	sqlite3_bind_text(st, 1, url, (int)dir_len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, wp_buf_cstr(&subdir), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 3, out->data, (int)out->len, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = wp_catalog_fail(cat, err, "cannot store first-seen hashes");
 	sqlite3_reset(st);
+out:
+	wp_buf_free(&subdir);
 	return rc;
 }
 
@@ -523,58 +563,111 @@ int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn
 	return rc;
 }
 
-/* Drop the first-seen entries whose URL matches pattern. */
-static int forget_seen(struct wp_catalog *cat, const char *pattern, struct wp_err *err)
+/* Write the package's first-seen list for subdir back (or remove it when it is empty). */
+static int put_seen(struct wp_catalog *cat, const char *subdir, const char *project, sqlite3_stmt *del,
+		    struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
+	sqlite3_stmt *w = cs->seen.n ? cs->st_seen_put : del;
+	int rc = 0;
+	wp_buf_reset(&cs->seen_out);
+	wp_seen_encode(&cs->seen, &cs->seen_out);
+	sqlite3_bind_text(w, 1, subdir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(w, 2, project, -1, SQLITE_STATIC);
+	if (cs->seen.n)
+		sqlite3_bind_blob(w, 3, cs->seen_out.data, (int)cs->seen_out.len, SQLITE_STATIC);
+	if (sqlite3_step(w) != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot update first-seen hashes");
+	sqlite3_reset(w);
+	return rc;
+}
+
+/* The package's first-seen list for subdir into cs->seen (empty when there is none). */
+static int get_seen(struct wp_catalog *cat, const char *subdir, const char *project, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	sqlite3_stmt *st = cs->st_seen_get;
+	wp_buf_reset(&cs->seen_blob);
+	sqlite3_bind_text(st, 1, subdir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
+	int s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+	sqlite3_reset(st);
+	cs->seen.n = 0;
+	if (s != SQLITE_ROW && s != SQLITE_DONE)
+		return wp_catalog_fail(cat, err, "cannot read first-seen hashes");
+	if (s == SQLITE_ROW && wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0)
+		return damaged(cat, err, "first-seen hashes", project);
+	return 0;
+}
+
+/* The files listed at a URL that matches pattern: their current hashes become the first seen for
+ * their names (the user accepted them), whatever another listing of the name says. */
+static int accept_seen(struct wp_catalog *cat, const char *pattern, struct wp_err *err)
+{
+	struct wp_condastore *cs = cat->conda;
+	struct wp_condapack_reader rd;
+	struct wp_buf subdir = WP_BUF_INIT;
 	sqlite3_stmt *st = NULL;
-	struct wp_buf url = WP_BUF_INIT, out = WP_BUF_INIT;
 	int rc = 0, s = SQLITE_DONE;
-	sqlite3_stmt *up = NULL, *del = NULL;
-	/* rows are rewritten in place (UPDATE keeps the rowid) while the scan runs */
-	if (sqlite3_prepare_v2(cat->db, "SELECT rowid, project, dir, hashes FROM conda_seen", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db, "UPDATE conda_seen SET hashes = ?2 WHERE rowid = ?1", -1, &up, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db, "DELETE FROM conda_seen WHERE rowid = ?1", -1, &del, NULL) != SQLITE_OK) {
+	long long now = (long long)time(NULL);
+	memset(&rd, 0, sizeof(rd));
+	if (sqlite3_prepare_v2(cat->db, "SELECT project, records FROM conda_chunks ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 		goto out;
 	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *project = (const char *)sqlite3_column_text(st, 1), *dir = (const char *)sqlite3_column_text(st, 2);
-		wp_buf_reset(&cs->seen_blob);
-		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
-		if (wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0) {
-			rc = damaged(cat, err, "first-seen hashes", project ? project : "?");
+		const char *project = (const char *)sqlite3_column_text(st, 0);
+		project = project ? project : "";
+		if (load_chunk(cs, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &rd) < 0) {
+			rc = damaged(cat, err, "conda records", project);
 			break;
 		}
-		size_t kept = 0;
-		for (size_t i = 0; i < cs->seen.n; i++) {
-			wp_buf_reset(&url);
-			wp_buf_printf(&url, "%s/", dir ? dir : "");
-			wp_buf_add(&url, cs->seen.v[i].leaf, cs->seen.v[i].leaf_len);
-			if (sqlite3_strlike(pattern, wp_buf_cstr(&url), 0) != 0)
-				cs->seen.v[kept++] = cs->seen.v[i];
+		for (size_t i = 0, j; i < cs->n_rows && !rc; i = j) {
+			bool any = false;
+			for (j = i; j < cs->n_rows && cs->rows[j].dir_len == cs->rows[i].dir_len &&
+				    !memcmp(cs->rows[j].f.url, cs->rows[i].f.url, cs->rows[i].dir_len); j++)
+				any |= cs->rows[j].f.sha256 && sqlite3_strlike(pattern, cs->rows[j].f.url, 0) == 0;
+			if (!any)
+				continue;
+			subdir_of(cs->rows[i].f.url, cs->rows[i].dir_len, &subdir);
+			if ((rc = get_seen(cat, wp_buf_cstr(&subdir), project, err)))
+				break;
+			if (j - i > cs->cap_added) {
+				cs->cap_added = j - i;
+				cs->added = wp_xrealloc(cs->added, cs->cap_added * sizeof(*cs->added));
+			}
+			size_t n_added = 0;
+			for (size_t k = i; k < j; k++) {
+				const struct wp_file_row *f = &cs->rows[k].f;
+				if (!f->sha256 || sqlite3_strlike(pattern, f->url, 0) != 0)
+					continue;
+				struct wp_seen_entry *e = (struct wp_seen_entry *)wp_seen_find(&cs->seen, f->filename,
+											    strlen(f->filename));
+				if (e) {
+					e->sha256 = f->sha256;
+					e->first_seen = now;
+				} else {
+					cs->added[n_added++] = (struct wp_seen_entry){ f->filename, strlen(f->filename), f->sha256, now };
+				}
+			}
+			qsort(cs->added, n_added, sizeof(*cs->added), entry_cmp);
+			size_t u = 0;
+			for (size_t k = 0; k < n_added; k++)
+				if (!u || entry_cmp(&cs->added[u - 1], &cs->added[k]) != 0)
+					cs->added[u++] = cs->added[k];
+			wp_seen_merge(&cs->seen, cs->added, u);
+			rc = put_seen(cat, wp_buf_cstr(&subdir), project, NULL, err);
 		}
-		if (kept == cs->seen.n)
-			continue;
-		cs->seen.n = kept;
-		wp_buf_reset(&out);
-		wp_seen_encode(&cs->seen, &out);
-		sqlite3_stmt *w = kept ? up : del;
-		sqlite3_bind_int64(w, 1, sqlite3_column_int64(st, 0));
-		if (kept)
-			sqlite3_bind_blob(w, 2, out.data, (int)out.len, SQLITE_STATIC);
-		if (sqlite3_step(w) != SQLITE_DONE)
-			rc = wp_catalog_fail(cat, err, "cannot update first-seen hashes");
-		sqlite3_reset(w);
+		wp_arena_free(&cs->urls);
 	}
-	if (!rc && s != SQLITE_DONE)
-		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
+	if (!rc && s != SQLITE_DONE && s != SQLITE_ROW)
+		rc = wp_catalog_fail(cat, err, "cannot read conda records");
 out:
+	wp_condapack_reader_release(&rd);
 	sqlite3_finalize(st);
-	sqlite3_finalize(up);
-	sqlite3_finalize(del);
-	wp_buf_free(&url);
-	wp_buf_free(&out);
+	wp_buf_free(&subdir);
 	return rc;
 }
 
@@ -649,9 +742,9 @@ int wp_condastore_accept(struct wp_catalog *cat, const char *url_like, int64_t *
 	if ((rc = prepare(cat, err)))
 		return rc;
 	if (!url_like)
-		rc = run_one(cat, "DELETE FROM conda_seen", 0, err);
+		rc = run_one(cat, "DELETE FROM conda_seen_files", 0, err);
 	else
-		rc = forget_seen(cat, url_like, err);
+		rc = accept_seen(cat, url_like, err);
 	return rc ? rc : clear_and_reseed(cat, url_like, n, err);
 }
 
@@ -697,6 +790,103 @@ int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
 	if (rc)
 		wp_condastore_discard(cat);
 	cat->conda->sync = false;
+	return rc;
+}
+
+/* One old entry, its name decoded, on its way to a subdir's list. */
+struct old_seen {
+	const char *subdir, *project, *leaf, *sha256;
+	long long first_seen;
+};
+
+static int old_seen_cmp(const void *a, const void *b)
+{
+	const struct old_seen *x = a, *y = b;
+	int c = strcmp(x->project, y->project);
+	if (!c)
+		c = strcmp(x->subdir, y->subdir);
+	if (!c)
+		c = strcmp(x->leaf, y->leaf);
+	if (!c)
+		c = (x->first_seen > y->first_seen) - (x->first_seen < y->first_seen);
+	return c;
+}
+
+int wp_condastore_migrate_seen(struct wp_catalog *cat, struct wp_err *err)
+{
+	struct wp_condastore *cs;
+	struct wp_arena mem = WP_ARENA_INIT;
+	struct wp_buf subdir = WP_BUF_INIT;
+	struct wp_seen_list old = { 0 };
+	struct old_seen *v = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	int rc, s;
+	if ((rc = prepare(cat, err)))
+		return rc;
+	cs = cat->conda;
+	if (sqlite3_prepare_v2(cat->db, "SELECT dir, project, hashes FROM conda_seen", -1, &st, NULL) != SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes to move");
+		goto out;
+	}
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *dir = (const char *)sqlite3_column_text(st, 0), *project = (const char *)sqlite3_column_text(st, 1);
+		if (!dir || !project ||
+		    wp_seen_decode(&old, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2)) < 0) {
+			rc = damaged(cat, err, "first-seen hashes", project ? project : "?");
+			goto out;
+		}
+		subdir_of(dir, strlen(dir), &subdir);
+		const char *sd = wp_arena_strdup(&mem, wp_buf_cstr(&subdir)), *pj = wp_arena_strdup(&mem, project);
+		for (size_t i = 0; i < old.n; i++) {
+			/* schemas 3-4 keyed entries by the URL's last segment, as written */
+			char *leaf = NULL, *raw = wp_xstrndup(old.v[i].leaf, old.v[i].leaf_len);
+			struct old_seen e = { sd, pj, NULL, wp_arena_strdup(&mem, old.v[i].sha256), old.v[i].first_seen };
+			e.leaf = wp_arena_strdup(&mem, wp_url_decode(raw, strlen(raw), &leaf, NULL) == 0 ? leaf : raw);
+			free(leaf);
+			free(raw);
+			wp_vec_push_fields(v, n, cap, e);
+		}
+	}
+	if (s != SQLITE_DONE) {
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes to move");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), old_seen_cmp);
+	/* per (project, subdir): the earliest of each name joins what that list holds already */
+	for (size_t i = 0, j; i < n && !rc; i = j) {
+		for (j = i + 1; j < n && !strcmp(v[j].project, v[i].project) && !strcmp(v[j].subdir, v[i].subdir); j++)
+			;
+		if ((rc = get_seen(cat, v[i].subdir, v[i].project, err)))
+			break;
+		size_t n_added = 0;
+		if (j - i > cs->cap_added) {
+			cs->cap_added = j - i;
+			cs->added = wp_xrealloc(cs->added, cs->cap_added * sizeof(*cs->added));
+		}
+		for (size_t k = i; k < j; k++) {
+			if (k > i && !strcmp(v[k].leaf, v[k - 1].leaf))
+				continue; /* a later sighting of the same name */
+			if (wp_seen_find(&cs->seen, v[k].leaf, strlen(v[k].leaf)))
+				continue;
+			cs->added[n_added++] = (struct wp_seen_entry){ v[k].leaf, strlen(v[k].leaf), v[k].sha256, v[k].first_seen };
+		}
+		if (!n_added)
+			continue;
+		wp_seen_merge(&cs->seen, cs->added, n_added);
+		rc = put_seen(cat, v[i].subdir, v[i].project, NULL, err);
+	}
+	if (!rc)
+		rc = run_one(cat, "DROP TABLE conda_seen", 0, err);
+out:
+	sqlite3_finalize(st);
+	wp_seen_release(&old);
+	free(v);
+	wp_buf_free(&subdir);
+	wp_arena_free(&mem);
 	return rc;
 }
 

@@ -35,8 +35,13 @@ int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn
 /* `trust`: accept current hashes of files whose URL matches the LIKE pattern (all when NULL); *n is
  * how many conflicts were cleared. Runs inside the caller's transaction. */
 int wp_condastore_accept(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err);
-/* Schema 2 -> 3: move conda rows out of files (and their first-seen hashes out of seen_hashes). */
+/* Schema 2 -> 3: move conda rows out of files (and their first-seen hashes out of seen_hashes, which
+ * it must still hold). */
 int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err);
+/* Schema 4 -> 5: first-seen lists keyed by the folder's URL (conda_seen) become lists keyed by its
+ * subdir (conda_seen_files), entries by file name; of one name seen in two folders the earlier
+ * sighting wins. Drops conda_seen. */
+int wp_condastore_migrate_seen(struct wp_catalog *cat, struct wp_err *err);
 void wp_condastore_free(struct wp_catalog *cat);
 
 #endif

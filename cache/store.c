@@ -6,8 +6,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@ int wp_store_init(struct wp_store *st, const char *root, struct wp_err *err)
 {
 	memset(st, 0, sizeof(*st));
 	st->max_size = WP_STORE_DEFAULT_MAX_SIZE;
+	st->reverify = true;
 	char *objects = wp_xasprintf("%s/sha256", root);
 	char *tmp = wp_xasprintf("%s/tmp", root);
 	int rc = wp_mkdir_p(objects, 0755, err);
@@ -32,6 +35,9 @@ void wp_store_release(struct wp_store *st)
 {
 	free(st->root);
 	st->root = NULL;
+	free(st->proven);
+	st->proven = NULL;
+	st->n_proven = st->cap_proven = 0;
 }
 
 /* Lowercase copy of a valid sha256 into out; false when it is not one. */
@@ -53,7 +59,27 @@ char *wp_store_path(const struct wp_store *st, const char *sha256)
 	return wp_xasprintf("%s/sha256/%.2s/%s", st->root, h, h + 2);
 }
 
-int wp_store_lookup(const struct wp_store *st, const char *sha256, char **path_out,
+static bool proven(const struct wp_store *st, const char *h)
+{
+	for (size_t i = 0; i < st->n_proven; i++)
+		if (!strcmp(st->proven[i], h))
+			return true;
+	return false;
+}
+
+void wp_store_mark_proven(struct wp_store *st, const char *sha256)
+{
+	char h[WP_SHA256_HEX_LEN + 1];
+	if (!norm_sha256(sha256, h) || proven(st, h))
+		return;
+	if (st->n_proven == st->cap_proven) {
+		st->cap_proven = st->cap_proven ? st->cap_proven * 2 : 16;
+		st->proven = wp_xrealloc(st->proven, st->cap_proven * sizeof(*st->proven));
+	}
+	memcpy(st->proven[st->n_proven++], h, sizeof(h));
+}
+
+int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 		    struct wp_err *err)
 {
 	char want[WP_SHA256_HEX_LEN + 1], got[WP_SHA256_HEX_LEN + 1];
@@ -73,17 +99,21 @@ int wp_store_lookup(const struct wp_store *st, const char *sha256, char **path_o
 		rc = wp_fail(err, -WPE_IO, "store object '%s' is not a regular file", path);
 		goto out;
 	}
-	if (st->reverify) {
+	if (st->reverify && !proven(st, want)) {
 		rc = wp_hash_file(path, got, NULL, err);
 		if (rc)
 			goto out;
 		if (strcmp(got, want) != 0) {
-			/* Removing it lets the next fetch heal the store instead of failing forever. */
+			/* Something wrote to it after it was proven: most likely through a wheelhouse, whose
+			 * files are hard links to their objects. Removing it lets the next fetch heal the
+			 * store instead of failing forever; an old wheelhouse keeps its changed copy. */
 			unlink(path);
-			rc = wp_fail(err, -WPE_INTEGRITY, "store object '%s': sha256 mismatch: expected "
-				     "%s, got %s (removed; it will be downloaded again)", path, want, got);
+			rc = wp_fail(err, -WPE_INTEGRITY, "store object '%s' was changed after it was proven "
+				     "(sha256 mismatch: expected %s, got %s); removed, run again to download it anew",
+				     path, want, got);
 			goto out;
 		}
+		wp_store_mark_proven(st, want);
 	}
 	rc = 1;
 out:
@@ -93,6 +123,24 @@ out:
 	}
 	free(path);
 	return rc;
+}
+
+/* A temp file whose writer is gone: nobody holds the lock each writer takes on its file (a killed
+ * process's locks go with it). Younger than a few seconds it may be one whose writer has created
+ * it and not yet locked it, so it is left for the next sweep. */
+#define ORPHAN_MIN_AGE_S 2
+static bool orphaned(int dirfd, const char *name, const struct stat *sb, time_t now)
+{
+	if (now - sb->st_mtime < ORPHAN_MIN_AGE_S)
+		return false;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat fb;
+	bool yes = fstat(fd, &fb) == 0 && fb.st_ino == sb->st_ino && fb.st_dev == sb->st_dev &&
+		   flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd); /* and with it the lock */
+	return yes;
 }
 
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err)
@@ -112,7 +160,7 @@ int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_e
 		if (!strstr(e->d_name, ".tmp.") || fstatat(dirfd(d), e->d_name, &sb,
 							     AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if (S_ISREG(sb.st_mode) && now - sb.st_mtime > max_age)
+		if (S_ISREG(sb.st_mode) && (now - sb.st_mtime > max_age || orphaned(dirfd(d), e->d_name, &sb, now)))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
@@ -163,6 +211,9 @@ int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const 
 		wp_hasher_release(&w->hasher);
 		return rc;
 	}
+	/* held while this process lives: wp_store_clean_tmp leaves a locked temp file alone. Where
+	 * the file system has no locks, the sweep finds none to take either, and goes by age. */
+	(void)flock(w->file.fd, LOCK_EX | LOCK_NB);
 	w->name = wp_xstrdup(name);
 	return 0;
 }
@@ -295,11 +346,18 @@ int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_
 	rc = wp_mkdir_p(dir, 0755, err);
 	if (rc)
 		goto out;
+	/* Objects are never written again: read-only, so that an edit through a wheelhouse's hard
+	 * link fails for anyone but root (and _lookup's re-hash catches root's). */
+	if (fchmod(w->file.fd, 0444) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot make read-only", w->file.tmp);
+		goto out;
+	}
 	rc = wp_atomic_file_commit_to(&w->file, path, err);
 	if (rc)
 		goto out;
 	if (out_sha256)
 		memcpy(out_sha256, got, sizeof(got));
+	/* not marked proven here: checkers call this on their threads; ops/fetch.c marks it after */
 	if (out_path) {
 		*out_path = path;
 		path = NULL;

@@ -11,15 +11,24 @@
 #include "base/fs.h"
 #include "verify/hash.h"
 
+struct wp_catalog;
+
 struct wp_store {
 	char *root;             /* e.g. ~/.cache/wheelpick/files */
-	bool reverify;          /* _lookup re-hashes the object before saying it exists */
+	bool reverify;          /* _lookup re-hashes the object before saying it exists (on by default:
+	                           a wheelhouse file is a hard link to its object, so an edit there
+	                           changes the object; 1.4 GB/s of sha256 is cheap next to a download) */
 	long long max_size;     /* ceiling for an object whose size nobody announced */
+	struct wp_catalog *catalog; /* borrowed, optional: the catalog fetched files are held to (their
+	                           first-seen hashes, and what its metadata says a wheel needs; see
+	                           ops/fetch.h). NULL: no such check */
+	char (*proven)[WP_SHA256_HEX_LEN + 1]; /* objects re-hashed or written by this process: */
+	size_t n_proven, cap_proven;            /* not re-hashed again (main thread only) */
 };
 
 #define WP_STORE_DEFAULT_MAX_SIZE (32LL << 30) /* the largest torch wheels are ~3 GiB */
 
-/* Creates ROOT/sha256 and ROOT/tmp when missing. */
+/* Creates ROOT/sha256 and ROOT/tmp when missing. reverify is on. */
 int wp_store_init(struct wp_store *st, const char *root, struct wp_err *err);
 void wp_store_release(struct wp_store *st);
 
@@ -28,13 +37,17 @@ void wp_store_release(struct wp_store *st);
 char *wp_store_path(const struct wp_store *st, const char *sha256);
 
 /* 1 when the object is in the store (path_out, optional, gets its path), 0 when it is not.
- * With st->reverify a corrupt object is removed and -WPE_INTEGRITY returned. */
-int wp_store_lookup(const struct wp_store *st, const char *sha256, char **path_out,
+ * With st->reverify (the default) it is re-hashed first (once per process), and one that was
+ * changed after it was proven is removed and -WPE_INTEGRITY returned: the next fetch brings it
+ * anew. */
+int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 		    struct wp_err *err);
 
-/* Remove temp files under ROOT/tmp older than max_age seconds: what crashed downloads left.
- * Younger ones may belong to a download running now in another process (a transfer writes, so
- * its file's mtime stays fresh; a stalled one is aborted after 30 s). Jobs sweep before they fetch. */
+/* Remove what crashed downloads left under ROOT/tmp: a temp file whose writer is gone (each
+ * writer holds a lock on its file while it lives; a killed process holds none) at once, and any
+ * other temp file older than max_age seconds. A download running now in another process keeps
+ * its file. Jobs sweep before they fetch; temp names are unique (never a PID alone), so nothing
+ * a dead process left is ever taken up by a later one. */
 #define WP_STORE_TMP_MAX_AGE_S 3600
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err);
 
@@ -60,11 +73,15 @@ int wp_store_writer_write(void *ctx, const void *data, size_t n);
 /* The downloader's reset callback: the transfer restarts at offset (0 = from scratch; > 0 = a
  * resume, which keeps the first offset bytes and re-hashes them from the temp file). */
 int wp_store_writer_reset(void *ctx, long long offset);
-/* Check size and sha256; on success the object is renamed into the store and out_sha256 /
- * out_path (both optional) say what and where. On any failure nothing is left behind. The
- * writer is released either way. */
+/* Check size and sha256; on success the object is made read-only (0444) and renamed into the
+ * store, and out_sha256 / out_path (both optional) say what and where. On any failure nothing is
+ * left behind. The writer is released either way. */
 int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1],
 			   char **out_path, struct wp_err *err);
+/* This process proved the object with that sha256 (wrote it, or re-hashed it): _lookup takes it
+ * without re-hashing it again. Main thread only. */
+void wp_store_mark_proven(struct wp_store *st, const char *sha256);
+
 /* Drop a transfer that failed; the temp file goes. Harmless after _finish. */
 void wp_store_writer_abort(struct wp_store_writer *w);
 

@@ -1,10 +1,14 @@
 /* ops/fetch.c: downloads into the store through one parallel run; each file is stored and
  * checked by a checker thread as soon as its transfer ends, while the others go on. */
 #include "ops/fetch.h"
+#include "base/buf.h"
 #include "base/mem.h"
+#include "base/vec.h"
+#include "cache/catalog.h"
 #include "verify/conda.h"
 #include "verify/wheel.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +21,40 @@ struct sink {
 	struct wp_store_writer w;
 	bool open;
 	bool settled; /* stored and checked (by a checker), or failed: nothing left to do */
+	/* a wheel's own METADATA, as the check read it: what it needs */
+	bool have_meta;
+	char *requires_dist;   /* one requirement per line */
+	char *requires_python; /* NULL when none */
 };
+
+static void sink_release(struct sink *k)
+{
+	free(k->requires_dist);
+	free(k->requires_python);
+	k->requires_dist = k->requires_python = NULL;
+	k->have_meta = false;
+}
+
+/* Verify a wheel, keeping what its METADATA says it needs in k. */
+static int verify_wheel(struct wp_fetch_item *it, struct sink *k)
+{
+	struct wp_wheel_info info;
+	memset(&info, 0, sizeof(info));
+	int rc = wp_wheel_verify_named(it->path, it->filename, NULL, &info, &it->err);
+	if (!rc) {
+		struct wp_buf all = WP_BUF_INIT;
+		for (size_t i = 0; i < info.n_requires_dist; i++)
+			wp_buf_printf(&all, "%s\n", info.requires_dist[i]);
+		sink_release(k);
+		k->requires_dist = wp_buf_detach(&all, NULL);
+		if (!k->requires_dist)
+			k->requires_dist = wp_xstrdup("");
+		k->requires_python = info.requires_python ? wp_xstrdup(info.requires_python) : NULL;
+		k->have_meta = true;
+	}
+	wp_wheel_info_release(&info);
+	return rc;
+}
 
 static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
 {
@@ -77,7 +114,7 @@ static int check_md5(struct wp_fetch_item *it)
 	return rc;
 }
 
-static int check_archive(struct wp_fetch_item *it)
+static int check_archive(struct wp_fetch_item *it, struct sink *k)
 {
 	int rc = 0;
 	if (it->md5 && (rc = check_md5(it))) {
@@ -85,7 +122,7 @@ static int check_archive(struct wp_fetch_item *it)
 		return rc;
 	}
 	if (it->check == WP_FETCH_CHECK_WHEEL) {
-		rc = wp_wheel_verify_named(it->path, it->filename, NULL, NULL, &it->err);
+		rc = verify_wheel(it, k);
 	} else if (it->check == WP_FETCH_CHECK_CONDA) {
 		struct wp_conda_expect ex = { it->conda_name, it->conda_version, it->conda_build };
 		char *json = NULL;
@@ -107,8 +144,131 @@ static void settle(struct wp_fetch_item *it, struct sink *k)
 	if (it->rc)
 		wp_err_prefix(&it->err, "'%s'", it->url);
 	else
-		it->rc = check_archive(it);
+		it->rc = check_archive(it, k);
 	k->settled = true;
+}
+
+/* --- holding a fetched wheel to what the catalog knows of it (main thread, after the run) --- */
+
+/* A requirement list as a comparable text: white space dropped (a PEP 658 file is a copy of
+ * METADATA, and spacing is all that may differ without meaning), one per line, sorted. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *norm_reqs(const char *lines)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct wp_buf out = WP_BUF_INIT;
+	for (const char *p = lines ? lines : ""; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *one = wp_xmalloc(len + 1);
+		size_t k = 0;
+		for (size_t i = 0; i < len; i++)
+			if (!isspace((unsigned char)p[i]))
+				one[k++] = p[i];
+		one[k] = 0;
+		if (k)
+			wp_vec_push_fields(v, n, cap, one);
+		else
+			free(one);
+		p += len + (nl != NULL);
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		wp_buf_printf(&out, "%s%s", i ? "\n" : "", v[i]);
+		free(v[i]);
+	}
+	free(v);
+	char *r = wp_buf_detach(&out, NULL);
+	return r ? r : wp_xstrdup("");
+}
+
+static bool same_meta(const char *rd_a, const char *rp_a, const char *rd_b, const char *rp_b)
+{
+	char *a = norm_reqs(rd_a), *b = norm_reqs(rd_b), *pa = norm_reqs(rp_a), *pb = norm_reqs(rp_b);
+	bool same = !strcmp(a, b) && !strcmp(pa, pb);
+	free(a), free(b), free(pa), free(pb);
+	return same;
+}
+
+/* "a, b, c" of a requirement list, for a message (bounded by outsz) */
+static void show_reqs(const char *lines, char *out, size_t outsz)
+{
+	char *norm = norm_reqs(lines);
+	struct wp_buf b = WP_BUF_INIT;
+	for (const char *p = norm; *p; p++) {
+		if (*p == '\n')
+			wp_buf_addstr(&b, ", ");
+		else
+			wp_buf_addch(&b, *p);
+	}
+	snprintf(out, outsz, "%s", b.len ? wp_buf_cstr(&b) : "nothing");
+	wp_buf_free(&b);
+	free(norm);
+}
+
+static void fail_item(struct wp_fetch_item *it, int rc)
+{
+	it->rc = rc;
+	free(it->path);
+	it->path = NULL;
+}
+
+/* A wheel now proven in the store is held to the catalog: a file the index gave no sha256 for to
+ * the hash first seen for its name (trust on first use), and the metadata the resolution used (a
+ * PEP 658 file or a Range read, which only the whole wheel proves) to the wheel's own METADATA. A
+ * mismatch is an integrity failure; the catalog then keeps the wheel's own, so that it is not
+ * used again. */
+static void hold_to_catalog(struct wp_store *st, struct wp_fetch_item *it, struct sink *k)
+{
+	struct wp_catalog *cat = st->catalog;
+	struct wp_catalog_meta cm;
+	int rc;
+	if (!it->sha256 && (rc = wp_catalog_record_hash(cat, it->url, it->sha256_out, &it->err))) {
+		wp_err_prefix(&it->err, "'%s'", it->filename);
+		fail_item(it, rc);
+		return;
+	}
+	if ((rc = wp_catalog_metadata_lookup(cat, it->url, &cm, &it->err))) {
+		fail_item(it, rc);
+		return;
+	}
+	if (!k->have_meta && cm.found && !cm.checked) {
+		/* a stored wheel and metadata nobody compared with it yet: read the wheel's own */
+		if ((rc = verify_wheel(it, k))) {
+			wp_err_prefix(&it->err, "'%s' (%s)", it->filename, it->url);
+			fail_item(it, rc);
+			goto out;
+		}
+	}
+	if (!k->have_meta)
+		goto out; /* nothing to compare, or it was compared before */
+	if (cm.found && !same_meta(cm.requires_dist, cm.requires_python, k->requires_dist, k->requires_python)) {
+		char own[400], used[400];
+		show_reqs(k->requires_dist, own, sizeof(own));
+		show_reqs(cm.requires_dist, used, sizeof(used));
+		rc = wp_fail(&it->err, -WPE_INTEGRITY,
+			     "'%s' (%s): its own METADATA differs from the metadata the resolution used (a PEP 658 file "
+			     "or Range reads): it needs %s (Requires-Python %s), the index's metadata said %s "
+			     "(Requires-Python %s); the catalog now holds the wheel's own, run again",
+			     it->filename, it->url, own, k->requires_python ? k->requires_python : "any", used,
+			     cm.requires_python ? cm.requires_python : "any");
+		fail_item(it, rc);
+	}
+	if (!cm.found || !cm.checked || it->rc) {
+		struct wp_err pe = WP_ERR_INIT;
+		if ((rc = wp_catalog_metadata_put(cat, it->url, k->requires_python, k->requires_dist, true, &pe)) && !it->rc) {
+			it->err = pe;
+			fail_item(it, rc);
+		}
+	}
+out:
+	wp_catalog_meta_release(&cm);
 }
 
 /* Downloads that ended well, waiting for a checker thread. */
@@ -235,6 +395,11 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct wp_fetch_item *it = &items[i];
+		if (!it->rc && !it->cached)
+			wp_store_mark_proven(st, it->sha256_out);
+		if (!it->rc && st->catalog && it->check == WP_FETCH_CHECK_WHEEL)
+			hold_to_catalog(st, it, &sinks[i]);
+		sink_release(&sinks[i]);
 		if (it->rc && it->path) {
 			free(it->path);
 			it->path = NULL;

@@ -56,12 +56,15 @@ static int from_catalog(void *vctx, const char *requires_python, const char *req
 	return 0;
 }
 
-static int save(const struct wp_depmeta_opts *o, const char *url, const struct wp_depmeta *m, struct wp_err *err)
+/* checked: m is the proven wheel's own METADATA; else what a PEP 658 file or a Range read claimed,
+ * which the wheel is held to when it is fetched (ops/fetch.c). */
+static int save(const struct wp_depmeta_opts *o, const char *url, const struct wp_depmeta *m, bool checked,
+		struct wp_err *err)
 {
 	struct wp_buf all = WP_BUF_INIT;
 	for (size_t i = 0; i < m->n; i++)
 		wp_buf_printf(&all, "%s\n", m->reqs[i]);
-	int rc = wp_catalog_metadata_put(o->cat, url, m->requires_python, wp_buf_cstr(&all), err);
+	int rc = wp_catalog_metadata_put(o->cat, url, m->requires_python, wp_buf_cstr(&all), checked, err);
 	wp_buf_free(&all);
 	return rc;
 }
@@ -130,11 +133,20 @@ static int from_network(const struct wp_candidate *c, const char *core_metadata,
 	return from_range(c, m) ? 1 : 0;
 }
 
+/* Wheels fetched into this store are held to what this catalog says they need (see
+ * struct wp_store's catalog): a resolution that read metadata here fetches with that check. */
+static void attach(const struct wp_depmeta_opts *o)
+{
+	if (o->store && o->cat && !o->store->catalog)
+		o->store->catalog = o->cat;
+}
+
 int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c, const char *core_metadata,
 		   struct wp_depmeta *m, struct wp_err *err)
 {
 	bool found = false;
 	int rc;
+	attach(o);
 	if ((rc = wp_catalog_metadata_get(o->cat, c->url, from_catalog, m, &found, err)) || found)
 		return rc;
 	/* the network ways and the wheel itself: transfers, hashes, the zip */
@@ -144,7 +156,7 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 		if ((rc = from_network(c, core_metadata, m, err)) < 0)
 			return rc;
 		if (rc > 0)
-			return save(o, c->url, m, err);
+			return save(o, c->url, m, false, err);
 	}
 	if (!o->store) {
 		char size[32] = "";
@@ -172,7 +184,7 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 		m->requires_python = info.requires_python ? wp_xstrdup(info.requires_python) : NULL;
 		m->source = wp_xstrdup("the wheel's METADATA");
 		wp_wheel_info_release(&info);
-		rc = save(o, c->url, m, err);
+		rc = save(o, c->url, m, true, err);
 	}
 	wp_fetch_item_release(&it);
 	return rc;
@@ -210,6 +222,7 @@ size_t wp_depmeta_prefetch(const struct wp_depmeta_opts *o, const struct wp_cand
 {
 	struct queue q = { .jobs = wp_xcalloc(n ? n : 1, sizeof(*q.jobs)) };
 	size_t done = 0;
+	attach(o);
 	if (o->offline)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
@@ -242,7 +255,7 @@ size_t wp_depmeta_prefetch(const struct wp_depmeta_opts *o, const struct wp_cand
 		pthread_join(th[t], NULL);
 	for (size_t i = 0; i < q.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
-		if (q.jobs[i].rc > 0 && save(o, q.jobs[i].c->url, &q.jobs[i].m, &e) == 0)
+		if (q.jobs[i].rc > 0 && save(o, q.jobs[i].c->url, &q.jobs[i].m, false, &e) == 0)
 			done++;
 	}
 out:

@@ -22,7 +22,9 @@ struct wp_depmeta {
 
 struct wp_depmeta_opts {
 	struct wp_catalog *cat;
-	struct wp_store *store;  /* where a wheel fetched for its metadata goes; NULL: never fetch one */
+	struct wp_store *store;  /* where a wheel fetched for its metadata goes; NULL: never fetch one.
+	                            Its catalog is set to cat when it has none: wheels fetched into it
+	                            later are held to the metadata this resolution used */
 	bool offline;
 };
 

@@ -18,6 +18,10 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
   headers      {name: value}    extra response headers
   body         "text"           serve this instead of a file
   delay        seconds          wait this long before answering (every request to the path)
+  stall_after  N                send N body bytes, then nothing for stall_seconds (default 30),
+                                then close                          (first `times` requests)
+  range_from   "/other/path"    answer Range requests from that file instead (a server whose
+                                partial answers lie about the file its full answers deliver)
 Every request is logged as one JSON line to --log, with "t0", the time it arrived. Exits on SIGTERM or after --max-seconds.
 """
 import argparse
@@ -167,6 +171,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         extra["Accept-Ranges"] = "bytes"
         rng = self.headers["Range"]
+        if rng and rules.get("range_from"):
+            other, _ = self.load(rules["range_from"], {})
+            if other is not None:
+                data = other
         if rng and not rules.get("ignore_range"):
             span = parse_range(rng, len(data))
             if span is None:
@@ -207,8 +215,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if drop is not None:
             body = body[:drop]
+        stall = int(rules["stall_after"]) if hit and "stall_after" in rules else None
         rate = float(rules.get("trickle", 0))
         try:
+            if stall is not None:
+                self.wfile.write(body[:stall])
+                self.wfile.flush()
+                time.sleep(min(float(rules.get("stall_seconds", 30)), 300.0))
+                self.close_connection = True
+                return
             if rate > 0:
                 self.trickle(body, rate)
             else:

@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "cache/catalog.h"
 #include "cache/condapack.h"
 
@@ -431,7 +432,7 @@ static void test_repeated_url_across_batches(void **state)
 			struct wp_err err = WP_ERR_INIT;
 			int64_t n;
 			assert_int_equal(wp_catalog_accept_hashes(&x->cat, NULL, &n, &err), 0);
-			exec_sql(x->cat.db, "DELETE FROM conda_seen");
+			exec_sql(x->cat.db, "DELETE FROM conda_seen_files");
 		}
 }
 
@@ -461,6 +462,11 @@ static void test_abort_keeps_old_rows(void **state)
 	collect_release(&c);
 }
 
+/* A current catalog made to look like one of schema 2 (or 4): first-seen hashes by URL. */
+#define SEEN_HASHES "CREATE TABLE seen_hashes (url TEXT PRIMARY KEY, sha256 TEXT NOT NULL, first_seen INTEGER NOT NULL);"
+#define SCHEMA_2 \
+	"DROP TABLE conda_chunks; DROP TABLE conda_seen_files; DROP TABLE seen_files; PRAGMA user_version = 2;"
+
 static void exec_sql(sqlite3 *db, const char *sql)
 {
 	char *msg = NULL;
@@ -482,10 +488,10 @@ static void test_migrate_from_schema_2(void **state)
 		     "  'aa', 10, '0', 0, '[]', NULL),"
 		     " (5, 'zed', '2.0', '', 'conda', 'zed-2.0-0.tar.bz2', 'https://conda.example/chan/linux-64/zed-2.0-0.tar.bz2',"
 		     "  'bb', 20, '0', 0, '[]', 'b0');"
-		     "INSERT INTO seen_hashes (url, sha256, first_seen) VALUES"
+		     SEEN_HASHES "INSERT INTO seen_hashes (url, sha256, first_seen) VALUES"
 		     " ('https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2', 'aa', 1),"
 		     " ('https://conda.example/chan/linux-64/zed-2.0-0.tar.bz2', 'b0', 1);"
-		     "DROP TABLE conda_chunks; DROP TABLE conda_seen; PRAGMA user_version = 2;");
+		     SCHEMA_2);
 	wp_catalog_close(&x->cat);
 	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
 	struct collect c = files_of(x, "zed");
@@ -496,7 +502,7 @@ static void test_migrate_from_schema_2(void **state)
 	collect_release(&c);
 	sqlite3_stmt *st;
 	assert_int_equal(sqlite3_prepare_v2(x->cat.db,
-					    "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM seen_hashes),"
+					    "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM sqlite_master WHERE name = 'seen_hashes'),"
 					    " (SELECT user_version FROM pragma_user_version)", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), 0);
@@ -521,6 +527,7 @@ static void test_migrate_many_rows(void **state)
 	struct fx *x = *state;
 	struct wp_err err = WP_ERR_INIT;
 	exec_sql(x->cat.db,
+		 SEEN_HASHES
 		 "INSERT INTO sources (id, url, kind) VALUES (5, 'https://conda.example/chan/linux-64/repodata.json', 'repodata');"
 		 "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 59999)"
 		 " INSERT INTO files (source_id, project, version, variant, kind, filename, url, sha256, size, build,"
@@ -528,7 +535,7 @@ static void test_migrate_many_rows(void **state)
 		 " SELECT 5, 'q' || (i % 50), '1.' || i, '', 'conda', 'q' || (i % 50) || '-1.' || i || '-0.tar.bz2',"
 		 " 'https://conda.example/chan/linux-64/q' || (i % 50) || '-1.' || i || '-0.tar.bz2',"
 		 " printf('%064x', i), i, '0', 0, '[\"' || printf('%.300c', 'x') || '\"]' FROM n;"
-		 "DROP TABLE conda_chunks; DROP TABLE conda_seen; PRAGMA user_version = 2;");
+		 SCHEMA_2);
 	wp_catalog_close(&x->cat);
 	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
 	struct collect c = files_of(x, "q7");
@@ -540,6 +547,77 @@ static void test_migrate_many_rows(void **state)
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), 60000);
 	assert_true(sqlite3_column_int(st, 1) > 50); /* more than one batch */
+	sqlite3_finalize(st);
+}
+
+/* One record of zed in the repodata at `repodata` (a URL ending in /repodata.json): its refresh's
+ * conflicts. */
+static uint64_t refresh_zed(struct fx *x, const char *repodata, const char *sha)
+{
+	struct wp_err err = WP_ERR_INIT;
+	int64_t sid;
+	char url[256];
+	snprintf(url, sizeof(url), "%.*s/zed-1.0-0.tar.bz2", (int)(strrchr(repodata, '/') - repodata), repodata);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, repodata, "repodata", &sid, &err), 0);
+	struct wp_file_row f = { .source_id = sid, .project = "zed", .version = "1.0", .kind = "conda",
+				 .filename = "zed-1.0-0.tar.bz2", .url = url, .sha256 = sha, .size = -1,
+				 .build_number = -1, .timestamp = -1 };
+	assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
+	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 1, &err), 0);
+	return x->cat.refresh_conflicts;
+}
+
+/* Trust on first use is kept per subdir and file name, not per channel URL: the same file from a
+ * mirror, or the channel spelled otherwise, with other bytes is caught; another subdir is not. */
+static void test_first_seen_across_channel_urls(void **state)
+{
+	struct fx *x = *state;
+	assert_int_equal(refresh_zed(x, "https://conda.example/chan/linux-64/repodata.json", "aa"), 0);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 1);
+	assert_int_equal(refresh_zed(x, "https://CONDA.example//chan/linux-64/repodata.json", "bb"), 1);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "aa"), 0);
+	assert_int_equal(refresh_zed(x, "https://conda.example/chan/osx-arm64/repodata.json", "cc"), 0);
+	/* trust by a pattern that names the mirror's file accepts its bytes for the name */
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 1);
+	struct wp_err err = WP_ERR_INIT;
+	int64_t n = 0;
+	assert_int_equal(wp_catalog_accept_hashes(&x->cat, "%mirror.example%", &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 0);
+}
+
+/* Schema 4 kept conda first-seen lists per folder URL (conda_seen), entries by the URL's last
+ * segment: opening it moves them to subdir lists, where a mirror's other bytes are caught. */
+static void test_migrate_conda_seen_from_schema_4(void **state)
+{
+	struct fx *x = *state;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_seen_list l = { 0 };
+	struct wp_buf blob = WP_BUF_INIT;
+	struct wp_seen_entry e[] = { { "yak%2B1-1.0-0.tar.bz2", 21, "dd", 5 }, { "zed-1.0-0.tar.bz2", 17, "aa", 1 } };
+	for (size_t i = 0; i < 2; i++)
+		wp_vec_push(&l, e[i]);
+	wp_seen_encode(&l, &blob);
+	sqlite3_stmt *st;
+	exec_sql(x->cat.db, "CREATE TABLE conda_seen (dir TEXT NOT NULL, project TEXT NOT NULL, hashes BLOB NOT NULL,"
+			    " PRIMARY KEY (dir, project)); DROP TABLE conda_seen_files;"
+			    " ALTER TABLE metadata DROP COLUMN checked; PRAGMA user_version = 4;" SEEN_HASHES);
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "INSERT INTO conda_seen VALUES ('https://conda.example/chan/linux-64',"
+					    " 'zed', ?1)", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_blob(st, 1, blob.data, (int)blob.len, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	wp_buf_free(&blob);
+	wp_seen_release(&l);
+	wp_catalog_close(&x->cat);
+	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 1);
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "SELECT (SELECT count(*) FROM sqlite_master WHERE name IN ('conda_seen',"
+					    " 'seen_hashes')), (SELECT count(*) FROM pragma_table_info('metadata') WHERE name = 'checked')",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 0);
+	assert_int_equal(sqlite3_column_int(st, 1), 1);
 	sqlite3_finalize(st);
 }
 
@@ -611,6 +689,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_abort_keeps_old_rows, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_many_rows, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_schema_2, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_first_seen_across_channel_urls, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_conda_seen_from_schema_4, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_chunk_is_reported, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_writer_error_rolls_back, fx_setup, fx_teardown),
 	};
