@@ -12,10 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RETRY_CAP_MS        10000LL
-#define RETRY_AFTER_CAP_S   30LL
 /* A resume that brought new bytes does not use up a try (a flaky link can still finish a 2 GB
  * wheel), but only this many times, so a server that always drops still ends. */
 #define FREE_RESUMES        8
@@ -61,6 +62,8 @@ struct slot {
 	char *etag, *last_modified, *content_type;
 	long long progress_sent;
 	long long progress_at;
+	long long started_ms;       /* when the first attempt began (0: not yet): the deadline runs from it */
+	long long asked_wait_s;     /* the longest Retry-After the server sent, to say when it was cut */
 	char why[256];              /* the last transient failure, for the final message */
 	char range[48];
 	char errbuf[CURL_ERROR_SIZE];
@@ -73,7 +76,10 @@ struct run {
 	const struct wp_xfer_opts *opts;
 	long env_timeout_s;
 	long long retry_base_ms;
+	long long retry_after_cap_s;
 	const char *ca_bundle;
+	char env_error[256];        /* a $WHEELPICK_* setting that is garbage: every transfer fails */
+	char ca_error[256];         /* $WHEELPICK_CA_BUNDLE names no readable file: https transfers fail */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -91,23 +97,42 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A malformed value is ignored rather than fatal: the variable only tunes a default. */
-static long long env_ll(const char *name, long long dflt, long long lo, long long hi)
+/* $name as a whole number in [lo, hi]; unset or empty: dflt. Garbage is a usage error, said once
+ * for the run (in bad, when it is still empty), not a default silently taken: a user who set
+ * WHEELPICK_TIMEOUT=5m meant something. */
+static long long env_ll(const char *name, long long dflt, long long lo, long long hi, long long example, char *bad,
+		       size_t badsz)
 {
 	const char *s = getenv(name);
 	long long v;
-	if (!s || !wp_str_to_ll(wp_str_trim(WP_STR(s)), &v) || v < lo || v > hi)
+	if (!s || !*s)
 		return dflt;
+	if (!wp_str_to_ll(wp_str_trim(WP_STR(s)), &v) || v < lo || v > hi) {
+		char shown[80];
+		size_t k = 0;
+		for (const char *p = s; *p && k < 64; p++)
+			shown[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+		shown[k] = 0;
+		if (!bad[0])
+			snprintf(bad, badsz, "%s='%s%s' is not a whole number from %lld to %lld; unset it or give e.g. %lld",
+				 name, shown, strlen(s) > k ? "..." : "", lo, hi, example);
+		return dflt;
+	}
 	return v;
 }
 
-static const char *env_ca_bundle(void)
+static const char *env_ca_bundle(char *bad, size_t badsz)
 {
 	static const char *const vars[] = { "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(vars); i++) {
 		const char *s = getenv(vars[i]);
-		if (s && *s)
-			return s;
+		if (!s || !*s)
+			continue;
+		/* ours is checked before libcurl's vague "error setting certificate file" */
+		struct stat sb;
+		if (i == 0 && (stat(s, &sb) < 0 || !S_ISREG(sb.st_mode) || access(s, R_OK) < 0))
+			snprintf(bad, badsz, "WHEELPICK_CA_BUNDLE='%.200s' is not a readable file of PEM certificates", s);
+		return s;
 	}
 	return NULL;
 }
@@ -380,6 +405,8 @@ static int setup(struct run *r, struct slot *s)
 
 	if (!x->url || !x->write)
 		return wp_fail(x->err, -WPE_USAGE, "a %s needs a URL and a place for the bytes", x->verb);
+	if (r->ca_error[0] && is_https(x->url))
+		return wp_fail(x->err, -WPE_USAGE, "cannot %s '%s': %s", x->verb, x->url, r->ca_error);
 	if (!s->easy) {
 		s->easy = curl_easy_init();
 		if (!s->easy)
@@ -538,8 +565,12 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 		s->spent--;
 	}
 	if (s->spent >= max_tries) {
-		fail(s, -WPE_NET, "cannot %s '%s': %s (%d %s)", x->verb, x->url, s->why, x->tries,
-		     x->tries == 1 ? "try" : "tries");
+		char waited[160] = "";
+		if (s->asked_wait_s > r->retry_after_cap_s)
+			snprintf(waited, sizeof(waited), "; the server asked to wait %lld s before trying again, and "
+				 "wheelpick waits %lld s at most", s->asked_wait_s, r->retry_after_cap_s);
+		fail(s, -WPE_NET, "cannot %s '%s': %s (%d %s%s)", x->verb, x->url, s->why, x->tries,
+		     x->tries == 1 ? "try" : "tries", waited);
 		x->result = s->fail_code;
 		s->state = ST_DONE;
 		return;
@@ -554,7 +585,9 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 	if (delay > RETRY_CAP_MS)
 		delay = RETRY_CAP_MS;
 	if (s->retry_after_s >= 0) {
-		long long ra = s->retry_after_s > RETRY_AFTER_CAP_S ? RETRY_AFTER_CAP_S : s->retry_after_s;
+		if (s->retry_after_s > s->asked_wait_s)
+			s->asked_wait_s = s->retry_after_s;
+		long long ra = s->retry_after_s > r->retry_after_cap_s ? r->retry_after_cap_s : s->retry_after_s;
 		if (ra * 1000 > delay)
 			delay = ra * 1000;
 	}
@@ -663,6 +696,31 @@ static void report(struct run *r, struct slot *s, long long now, bool force)
 	fn(r->opts->pctx, s->index, s->x->received, total);
 }
 
+/* The transfer's overall deadline (its tries and waits included): past the grace, it must have
+ * averaged the minimum rate since its first try began. */
+static bool past_deadline(const struct run *r, const struct slot *s, long long now)
+{
+	const struct wp_xfer *x = s->x;
+	if (!s->started_ms)
+		return false;
+	long stall = x->policy.low_speed_time_s > 0 ? x->policy.low_speed_time_s :
+		     r->env_timeout_s > 0 ? r->env_timeout_s : WP_NET_LOW_SPEED_TIME_S;
+	long long grace_ms = 1000LL * (x->policy.deadline_grace_s > 0 ? x->policy.deadline_grace_s : WP_NET_DEADLINE_GRACE * stall);
+	long long rate = x->policy.min_rate > 0 ? x->policy.min_rate : WP_NET_MIN_RATE;
+	return now - s->started_ms > grace_ms + x->received * 1000 / rate;
+}
+
+static void fail_deadline(struct run *r, struct slot *s, long long now)
+{
+	struct wp_xfer *x = s->x;
+	long long rate = x->policy.min_rate > 0 ? x->policy.min_rate : WP_NET_MIN_RATE;
+	fail(s, -WPE_NET, "cannot %s '%s': too slow: %lld bytes in %lld s, under %lld KiB/s on average (%d %s); "
+	     "a slow link can raise WHEELPICK_TIMEOUT", x->verb, x->url, x->received, (now - s->started_ms) / 1000,
+	     rate / 1024, x->tries, x->tries == 1 ? "try" : "tries");
+	x->result = s->fail_code;
+	s->state = ST_DONE;
+}
+
 static void fail_all(struct run *r, CURLMcode mc)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -695,6 +753,15 @@ static void drive(struct run *r)
 					wake = s->not_before;
 				continue;
 			}
+			if (past_deadline(r, s, now)) {
+				fail_deadline(r, s, now);
+				done++;
+				report(r, s, now, true);
+				ended(r, s);
+				continue;
+			}
+			if (!s->started_ms)
+				s->started_ms = now ? now : 1;
 			s->x->tries++;
 			s->spent++;
 			int rc = setup(r, s);
@@ -740,9 +807,21 @@ static void drive(struct run *r)
 			}
 		}
 		now = now_ms();
-		for (size_t i = 0; i < r->n; i++)
-			if (r->slots[i].state == ST_RUN)
-				report(r, &r->slots[i], now, false);
+		for (size_t i = 0; i < r->n; i++) {
+			struct slot *s = &r->slots[i];
+			if (s->state != ST_RUN)
+				continue;
+			if (past_deadline(r, s, now)) {
+				curl_multi_remove_handle(r->multi, s->easy);
+				running--;
+				fail_deadline(r, s, now);
+				done++;
+				report(r, s, now, true);
+				ended(r, s);
+				continue;
+			}
+			report(r, s, now, false);
+		}
 		if (done == r->n)
 			break;
 
@@ -768,14 +847,14 @@ static void drive(struct run *r)
 int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 {
 	static const struct wp_xfer_opts no_opts = { 0 };
-	struct run r = {
-		.n = n,
-		.opts = opts ? opts : &no_opts,
-		.env_timeout_s = (long)env_ll("WHEELPICK_TIMEOUT", 0, 1, 86400),
-		.retry_base_ms = env_ll("WHEELPICK_RETRY_BASE_MS", WP_NET_RETRY_BASE_MS, 0, RETRY_CAP_MS),
-		.ca_bundle = env_ca_bundle(),
-	};
+	struct run r = { .n = n, .opts = opts ? opts : &no_opts };
 	int rc = 0;
+	r.env_timeout_s = (long)env_ll("WHEELPICK_TIMEOUT", 0, 1, 86400, 30, r.env_error, sizeof(r.env_error));
+	r.retry_base_ms = env_ll("WHEELPICK_RETRY_BASE_MS", WP_NET_RETRY_BASE_MS, 0, RETRY_CAP_MS, WP_NET_RETRY_BASE_MS,
+				 r.env_error, sizeof(r.env_error));
+	r.retry_after_cap_s = r.env_timeout_s > 0 && r.env_timeout_s < WP_NET_RETRY_AFTER_CAP_S ? r.env_timeout_s
+											   : WP_NET_RETRY_AFTER_CAP_S;
+	r.ca_bundle = env_ca_bundle(r.ca_error, sizeof(r.ca_error));
 
 	for (size_t i = 0; i < n; i++) {
 		struct wp_xfer *x = &xs[i];
@@ -791,6 +870,11 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 	}
 	if (n == 0)
 		return 0;
+	if (r.env_error[0]) {
+		for (size_t i = 0; i < n; i++)
+			xs[i].result = wp_fail(xs[i].err, -WPE_USAGE, "%s", r.env_error);
+		return xs[0].result;
+	}
 
 	pthread_once(&curl_once, curl_init);
 	if (curl_init_rc != CURLE_OK) {

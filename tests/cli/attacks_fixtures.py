@@ -3,8 +3,8 @@
 
 Generated at test time (stdlib only; .conda needs the zstd program), deterministic.
 
-  attacks_fixtures.py wheel OUT NAME VERSION [--requires R]... [--requires-python S] [--payload TEXT]
-        a small sound wheel; prints "FILENAME SHA256 SIZE"
+  attacks_fixtures.py wheel OUT NAME VERSION [--requires R]... [--requires-python S] [--payload TEXT] [--pad N]
+        a small sound wheel (N more bytes of noise, stored); prints "FILENAME SHA256 SIZE"
   attacks_fixtures.py conda-channel OUT
         a conda channel (OUT/linux-64, OUT/noarch) whose packages each carry one attack, with true
         sha256/md5/size in repodata, so only the archive check can refuse them; prints the names
@@ -31,11 +31,14 @@ def b64(d):
     return base64.urlsafe_b64encode(d).rstrip(b"=").decode()
 
 
-def wheel_bytes(name, version, requires=(), requires_python=None, payload="x = 1\n", tag="py3-none-any"):
+def wheel_bytes(name, version, requires=(), requires_python=None, payload="x = 1\n", tag="py3-none-any", pad=0):
     dist = "%s-%s" % (name.replace("-", "_"), version)
     mod = name.replace("-", "_")
     files = {}
     files["%s/__init__.py" % mod] = payload.encode()
+    if pad:
+        import random
+        files["%s/pad.bin" % mod] = random.Random(pad).randbytes(pad)
     meta = ["Metadata-Version: 2.1", "Name: %s" % name, "Version: %s" % version]
     if requires_python:
         meta.append("Requires-Python: %s" % requires_python)
@@ -53,14 +56,14 @@ def wheel_bytes(name, version, requires=(), requires_python=None, payload="x = 1
         for n, d in files.items():
             zi = zipfile.ZipInfo(n, FIXED)
             zi.external_attr = 0o644 << 16
-            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.compress_type = zipfile.ZIP_STORED if n.endswith("pad.bin") else zipfile.ZIP_DEFLATED
             z.writestr(zi, d)
     return "%s-%s.whl" % (dist, tag), buf.getvalue(), files["%s.dist-info/METADATA" % dist]
 
 
 def cmd_wheel(args):
     out, name, version = args[0], args[1], args[2]
-    requires, rp, payload, meta_out = [], None, "x = 1\n", None
+    requires, rp, payload, meta_out, pad = [], None, "x = 1\n", None, 0
     i = 3
     while i < len(args):
         if args[i] == "--requires":
@@ -71,10 +74,12 @@ def cmd_wheel(args):
             payload = args[i + 1]
         elif args[i] == "--metadata-to":
             meta_out = args[i + 1]
+        elif args[i] == "--pad":
+            pad = int(args[i + 1])
         else:
             sys.exit("unknown option %s" % args[i])
         i += 2
-    fn, data, meta = wheel_bytes(name, version, requires, rp, payload)
+    fn, data, meta = wheel_bytes(name, version, requires, rp, payload, pad=pad)
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, fn), "wb") as f:
         f.write(data)

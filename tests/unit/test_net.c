@@ -237,6 +237,8 @@ static void write_script(struct fixture *fx)
 		" \"/down\": {\"status\": [503]},\n"
 		" \"/bomb\": {\"gzip_bomb\": 64},\n"
 		" \"/slow.bin\": {\"trickle\": 2000},\n"
+		" \"/drip.bin\": {\"trickle\": 200},\n"
+		" \"/longwait\": {\"status\": [503], \"retry_after\": 86400},\n"
 		" \"/drop.bin\": {\"drop_after\": %d, \"times\": 1},\n"
 		" \"/norange.bin\": {\"drop_after\": %d, \"times\": 1, \"ignore_range\": true},\n"
 		" \"/badrange.bin\": {\"drop_after\": %d, \"times\": 1, \"bad_range_offset\": 1000},\n"
@@ -305,7 +307,7 @@ static int group_setup(void **state)
 
 	unsigned char *big = pattern(BIG_SIZE, 7);
 	static const char *const bigs[] = { "drop.bin", "norange.bin", "badrange.bin", "wronglen.bin",
-		"slow.bin", "plain.bin", "ranged.bin", "whole.bin" };
+		"slow.bin", "plain.bin", "ranged.bin", "whole.bin", "drip.bin" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bigs); i++)
 		write_file(fx->root, bigs[i], big, BIG_SIZE);
 	free(big);
@@ -564,6 +566,63 @@ static void test_slow_trickle(void **state)
 	assert_int_equal(d.tries, 2);
 	assert_msg_has(&d.err, "slow.bin");
 	wp_buf_free(&k.buf);
+}
+
+/* Above the stall limit for ever, under the overall rate: the deadline ends it, tries and all. */
+static void test_deadline(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->http, "http", "/drip.bin");
+	struct wp_dl_opts opts = { .policy = { .deadline_grace_s = 2, .min_rate = 100000 } };
+	long long t0 = now_ms();
+	assert_int_equal(download_one(url, BIG_SIZE, &k, &opts, &d), -WPE_NET);
+	long long took = now_ms() - t0;
+	if (!(took >= 1900 && took < 6000))
+		fail_msg("took %lld ms: %s", took, d.err.msg);
+	assert_msg_has(&d.err, "too slow");
+	assert_msg_has(&d.err, "drip.bin");
+	wp_buf_free(&k.buf);
+}
+
+/* A Retry-After of a day is cut to the cap ($WHEELPICK_TIMEOUT when smaller), and the failure says
+ * what the server asked for. Garbage in the variables is a usage error naming them. */
+static void test_retry_after_capped_and_env(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct wp_http_req req = { 0 };
+	struct wp_http_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/longwait");
+	req.url = url;
+	req.policy.max_tries = 2;
+	setenv("WHEELPICK_TIMEOUT", "1", 1);
+	long long t0 = now_ms();
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
+	assert_true(now_ms() - t0 < 5000);
+	assert_msg_has(&err, "asked to wait 86400 s");
+	wp_http_res_release(&res);
+	static const char *const bad[] = { "5m", "-1", "0", "99999999999999999999", "1e3", " " };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct wp_err e = WP_ERR_INIT;
+		setenv("WHEELPICK_TIMEOUT", bad[i], 1);
+		assert_int_equal(wp_http_get(&req, &res, &e), -WPE_USAGE);
+		assert_msg_has(&e, "WHEELPICK_TIMEOUT=");
+		wp_http_res_release(&res);
+	}
+	unsetenv("WHEELPICK_TIMEOUT");
+	setenv("WHEELPICK_CA_BUNDLE", "/nonexistent/ca.pem", 1);
+	char https[300];
+	url_of(https, sizeof(https), &fx->https, "https", "/a.txt");
+	req.url = https;
+	struct wp_err e = WP_ERR_INIT;
+	assert_int_equal(wp_http_get(&req, &res, &e), -WPE_USAGE);
+	assert_msg_has(&e, "WHEELPICK_CA_BUNDLE='/nonexistent/ca.pem' is not a readable file");
+	wp_http_res_release(&res);
+	unsetenv("WHEELPICK_CA_BUNDLE");
 }
 
 static void check_big(const struct mem_sink *k)
@@ -941,6 +1000,8 @@ int main(void)
 		cmocka_unit_test(test_cap_plain),
 		cmocka_unit_test(test_gzip_bomb),
 		cmocka_unit_test(test_slow_trickle),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_retry_after_capped_and_env),
 		cmocka_unit_test(test_resume_after_drop),
 		cmocka_unit_test(test_resume_ignored_range),
 		cmocka_unit_test(test_resume_wrong_offset),
