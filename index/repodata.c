@@ -255,6 +255,19 @@ static void emit(struct rd *r)
 		r->stats->skipped++;
 		return;
 	}
+	/* a package's file name is name-version-build (conda writes it so): a key that names another
+	 * file than the record describes is not taken, whatever it would make the channel write */
+	size_t fl = strlen(filename), ext = fl > 6 && !strcmp(filename + fl - 6, ".conda") ? 6 : 8;
+	if (p->version.len && p->build.len &&
+	    (fl - ext != p->name.len + 1 + p->version.len + 1 + p->build.len ||
+	     memcmp(filename, p->name.data, p->name.len) || filename[p->name.len] != '-' ||
+	     memcmp(filename + p->name.len + 1, p->version.data, p->version.len) ||
+	     filename[p->name.len + 1 + p->version.len] != '-' ||
+	     memcmp(filename + p->name.len + 2 + p->version.len, p->build.data, p->build.len))) {
+		r->stats->skipped++;
+		r->stats->malformed++;
+		return;
+	}
 	if (p->has_depends && wp_buf_addch(&p->depends, ']') < 0)
 		p->bad = true;
 	if (p->has_constrains && wp_buf_addch(&p->constrains, ']') < 0)

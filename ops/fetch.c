@@ -126,7 +126,7 @@ static int check_archive(struct wp_fetch_item *it, struct sink *k)
 	} else if (it->check == WP_FETCH_CHECK_CONDA) {
 		struct wp_conda_expect ex = { it->conda_name, it->conda_version, it->conda_build };
 		char *json = NULL;
-		rc = wp_conda_verify(it->path, &ex, &json, &it->err);
+		rc = wp_conda_verify_named(it->path, it->filename, &ex, &json, &it->err);
 		free(json);
 	}
 	if (rc) {

@@ -135,6 +135,8 @@ CONDA_CASES = {
     "symlink-out-then-write": [member("lib/out", kind=tarfile.SYMTYPE, linkname="../../../../tmp"),
                                member("lib/out/wp-evil", b"owned\n")],
     "symlink-absolute": [member("lib/etc", kind=tarfile.SYMTYPE, linkname="/etc")],
+    "symlink-inside-then-write": [member("lib/in", kind=tarfile.SYMTYPE, linkname="../info"),
+                                  member("lib/in/index.json", b"{}")],
     "hardlink-shadow": [member("lib/shadow", kind=tarfile.LNKTYPE, linkname="../../../../etc/shadow")],
     "hardlink-absolute": [member("lib/shadow", kind=tarfile.LNKTYPE, linkname="/etc/shadow")],
     "hardlink-missing": [member("lib/x", kind=tarfile.LNKTYPE, linkname="lib/nothing-before")],
@@ -163,9 +165,12 @@ def conda_channel(out):
         ij = member("info/index.json", index_json(name, "1.0", "0"))
         add(packages, "%s-1.0-0.tar.bz2" % name, tar_bytes([ij, member("lib/ok.txt", b"fine\n")] + members),
             name, "1.0", "0")
-    # a sound one beside them, so the channel itself is fine
-    add(packages, "good-1.0-0.tar.bz2",
-        tar_bytes([member("info/index.json", index_json("good", "1.0", "0")), member("lib/ok.txt", b"fine\n")]),
+    # sound ones beside them, so the channel itself is fine: links inside, a hard link to a file
+    sound = [member("lib/ok.txt", b"fine\n"), member("lib/libz.so.1", b"ELF\n"),
+             member("lib/libz.so", kind=tarfile.SYMTYPE, linkname="libz.so.1"),
+             member("bin/z", kind=tarfile.SYMTYPE, linkname="../lib/libz.so"),
+             member("lib/copy.txt", kind=tarfile.LNKTYPE, linkname="lib/ok.txt")]
+    add(packages, "good-1.0-0.tar.bz2", tar_bytes([member("info/index.json", index_json("good", "1.0", "0"))] + sound),
         "good", "1.0", "0")
     # info/index.json that names another package / version / build than the record
     for case, (n, v, b) in {"index-name": ("other", "1.0", "0"), "index-version": ("evil-index-version", "6.6", "0"),
@@ -175,6 +180,9 @@ def conda_channel(out):
             name, "1.0", "0")
     if shutil.which("zstd"):
         # .conda: traversal and a link written through, in the pkg tarball; index.json in the wrong tarball
+        add(packages_conda, "good-conda-1.0-0.conda",
+            dot_conda("good-conda-1.0-0", [member("info/index.json", index_json("good-conda", "1.0", "0"))], sound),
+            "good-conda", "1.0", "0")
         for case, pkg_members, info_has_index in (
                 ("conda-traversal", [member("../../evil", b"owned\n")], True),
                 ("conda-symlink-write", [member("site", kind=tarfile.SYMTYPE, linkname="/"),
