@@ -27,7 +27,8 @@ static int pick_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const st
 	}
 	wp_cli_progress(cli, o->json);
 	rc = wp_conda_run(&cli->session, &job, &res, err);
-	if (!rc || res.wrote || (!o->dry_run && res.n))
+	/* an incomplete closure still shows what was picked, and what is missing */
+	if (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing)
 		wp_print_conda(&res, o->json);
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
@@ -37,6 +38,8 @@ static int pick_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const st
 		for (size_t r = 0; r < reqs->n; r++)
 			printf(" '%s'", reqs->v[r]);
 		putchar('\n');
+		for (size_t i = 0; i < res.locks.n; i++)
+			printf("  %s: for %s\n", res.locks.v[i].name, res.locks.v[i].for_whom);
 	}
 	wp_conda_result_release(&res);
 	return rc;

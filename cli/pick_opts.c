@@ -29,7 +29,9 @@
 	{ "index-strategy", 0, NULL, WP_OPT_STR, O(index_strategy), "first-index|unsafe-best-match",                     \
 	  "first-index (default): a project comes from the first index that lists it; unsafe-best-match: from all" },    \
 	{ "channel", 'c', NULL, WP_OPT_LIST, O(channel), "NAME|URL", "a conda channel (implies --conda)" },               \
-	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "pick conda packages" }
+	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "pick conda packages" },                                        \
+	{ "allow-missing", 0, NULL, WP_OPT_FLAG, O(allow_missing), NULL,                                                 \
+	  "conda: write the channel though dependencies are in no channel given (the locks say so)" }
 #define RESOLVE_OPTS                                                                                               \
 	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL, "only what was named, not its dependencies" },            \
 	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "the picks as JSON on stdout" },                                  \
@@ -127,6 +129,7 @@ int wp_pick_opts_conda_job(const struct wp_pick_opts *o, const struct wp_strlist
 	job->channels = o->channel;
 	job->index = o->index;
 	job->no_deps = o->no_deps, job->offline = o->offline, job->refresh = o->refresh;
+	job->allow_missing = o->allow_missing;
 	job->dest = dest;
 	return 0;
 }

@@ -14,7 +14,7 @@
 struct wp_pick_opts {
 	struct wp_strlist cuda, driver, python, platform, gpu, target, index, channel, index_for;
 	const char *rocm, *dest, *index_strategy, *cuda_compat, *output;
-	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune;
+	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune, allow_missing;
 };
 
 extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[], wp_matrix_table[], wp_lock_table[];

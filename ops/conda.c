@@ -7,6 +7,7 @@
 #include "cache/catalog.h"
 #include "cache/store.h"
 #include "ops/channel.h"
+#include "ops/condalocks.h"
 #include "ops/fetch.h"
 #include "ops/sources.h"
 #include "resolver/matchspec.h"
@@ -24,6 +25,12 @@ struct recs {
 	int *channel;       /* index into the channel list; lower wins (strict priority) */
 	char **own;
 	size_t n, nown;
+	char *elsewhere;    /* a channel the catalog has it from that is not in play (for messages) */
+};
+
+/* A dependency no channel in play has: who needs it, and a channel that would have it. */
+struct missing_dep {
+	char *name, *needed_by, *channel;
 };
 
 struct cflow {
@@ -32,6 +39,8 @@ struct cflow {
 	size_t nch;
 	struct recs **r;
 	size_t nr;
+	struct missing_dep *miss;
+	size_t nmiss, capmiss;
 };
 
 static const char *keep(struct recs *p, const char *s)
@@ -42,7 +51,9 @@ static const char *keep(struct recs *p, const char *s)
 	return p->own[p->nown++] = wp_xstrdup(s);
 }
 
-/* The channel a record's URL belongs to: CHANNEL/SUBDIR/FILE -> CHANNEL. */
+/* The channel in play a record came from (its repodata's URL, CHANNEL/SUBDIR/repodata.json, or
+ * else its own, CHANNEL/SUBDIR/FILE), or -1: the catalog also holds channels this job did not
+ * name, and conda takes packages only from the channels given. */
 static int channel_of(const struct cflow *cf, const char *url)
 {
 	for (size_t i = 0; i < cf->nch; i++) {
@@ -50,7 +61,19 @@ static int channel_of(const struct cflow *cf, const char *url)
 		if (!strncmp(url, cf->channels[i], n) && url[n] == '/')
 			return (int)i;
 	}
-	return (int)cf->nch; /* a repodata URL given directly: after the named channels */
+	return -1;
+}
+
+/* CHANNEL/SUBDIR/NAME -> CHANNEL (a new string). */
+static char *channel_base(const char *url)
+{
+	char *base = wp_xstrdup(url);
+	for (int cut = 0; cut < 2; cut++) {
+		char *slash = strrchr(base, '/');
+		if (slash)
+			*slash = 0;
+	}
+	return base;
 }
 
 struct load_ctx {
@@ -62,6 +85,14 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 {
 	struct load_ctx *lc = vctx;
 	struct recs *p = lc->p;
+	(void)err;
+	const char *from = r->source_url && *r->source_url ? r->source_url : r->url;
+	int ch = channel_of(lc->cf, from);
+	if (ch < 0) {
+		if (!p->elsewhere)
+			p->elsewhere = channel_base(from);
+		return 0;
+	}
 	p->c = wp_xrealloc(p->c, (p->n + 1) * sizeof(*p->c));
 	p->channel = wp_xrealloc(p->channel, (p->n + 1) * sizeof(*p->channel));
 	p->c[p->n] = (struct wp_conda_candidate){
@@ -71,7 +102,7 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 		.filename = keep(p, r->filename), .url = keep(p, r->url), .md5 = keep(p, r->md5),
 		.sha256 = keep(p, r->sha256), .hash_conflict = keep(p, r->hash_conflict),
 	};
-	p->channel[p->n] = channel_of(lc->cf, r->url);
+	p->channel[p->n] = ch;
 	p->n++;
 	return 0;
 }
@@ -109,9 +140,12 @@ static void cflow_release(struct cflow *cf)
 		struct recs *p = cf->r[i];
 		for (size_t k = 0; k < p->nown; k++)
 			free(p->own[k]);
-		free(p->own), free(p->c), free(p->channel), free(p->name), free(p);
+		free(p->own), free(p->c), free(p->channel), free(p->name), free(p->elsewhere), free(p);
 	}
 	free(cf->r);
+	for (size_t i = 0; i < cf->nmiss; i++)
+		free(cf->miss[i].name), free(cf->miss[i].needed_by), free(cf->miss[i].channel);
+	free(cf->miss);
 	for (size_t i = 0; i < cf->nch; i++)
 		free(cf->channels[i]);
 	free(cf->channels);
@@ -129,13 +163,64 @@ static bool picked(const struct wp_conda_result *ps, size_t t, const char *name,
 	return false;
 }
 
-static void add_missing(struct wp_conda_result *ps, const char *name)
+/* The channel to suggest for a name: one the catalog has it from, else conda-forge (where today's
+ * PyTorch and nearly every dependency live) when it is not in play already; NULL when nothing is
+ * known to have it. */
+static char *suggest_channel(const struct cflow *cf, const struct recs *p)
+{
+	if (p->elsewhere)
+		return wp_xstrdup(p->elsewhere);
+	for (size_t i = 0; i < cf->nch; i++)
+		if (!strcmp(cf->channels[i], WP_CONDA_FORGE))
+			return NULL;
+	return wp_xstrdup(WP_CONDA_FORGE);
+}
+
+static void add_missing(struct cflow *cf, struct wp_conda_result *ps, const struct recs *p, const char *needed_by)
 {
 	for (size_t i = 0; i < ps->nmissing; i++)
-		if (!strcmp(ps->missing[i], name))
+		if (!strcmp(ps->missing[i], p->name))
 			return;
 	ps->missing = wp_xrealloc(ps->missing, (ps->nmissing + 1) * sizeof(*ps->missing));
-	ps->missing[ps->nmissing++] = wp_xstrdup(name);
+	ps->missing[ps->nmissing++] = wp_xstrdup(p->name);
+	/* "pytorch 1.8.0 py3.8_cuda11.1_cudnn8.0.5_0" -> "pytorch 1.8.0": the build adds nothing here */
+	char *by = wp_xstrdup(needed_by);
+	char *sp = strchr(by, ' ');
+	if (sp && (sp = strchr(sp + 1, ' ')))
+		*sp = 0;
+	wp_vec_push_fields(cf->miss, cf->nmiss, cf->capmiss,
+			   ((struct missing_dep){ wp_xstrdup(p->name), by, suggest_channel(cf, p) }));
+}
+
+/* A channel as conda's -c takes it: "conda-forge" for https://conda.anaconda.org/conda-forge. */
+static const char *channel_short(const char *base)
+{
+	static const char prefix[] = "https://conda.anaconda.org/";
+	return !strncmp(base, prefix, sizeof(prefix) - 1) ? base + sizeof(prefix) - 1 : base;
+}
+
+/* One line naming every missing dependency, who needs it, and where to get it. */
+static int fail_incomplete(const struct cflow *cf, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	const size_t shown = 8;
+	wp_buf_printf(&b, "the closure is incomplete: %zu %s in no channel given: ", cf->nmiss,
+		      cf->nmiss == 1 ? "dependency is" : "dependencies are");
+	for (size_t i = 0; i < cf->nmiss && i < shown; i++)
+		wp_buf_printf(&b, "%s%s (needed by %s%s%s)", i ? ", " : "", cf->miss[i].name, cf->miss[i].needed_by,
+			      cf->miss[i].channel ? "; channel " : "", cf->miss[i].channel ? channel_short(cf->miss[i].channel) : "");
+	if (cf->nmiss > shown)
+		wp_buf_printf(&b, " and %zu more", cf->nmiss - shown);
+	const char *ch = NULL;
+	for (size_t i = 0; i < cf->nmiss && !ch; i++)
+		ch = cf->miss[i].channel;
+	if (ch)
+		wp_buf_printf(&b, "; add it with -c %s (after 'wheelpick update --conda -c %s')", channel_short(ch),
+			      channel_short(ch));
+	wp_buf_addstr(&b, ", or pass --allow-missing to write the channel without them");
+	int rc = wp_fail(err, -WPE_NOMATCH, "%s", b.data);
+	wp_buf_free(&b);
+	return rc;
 }
 
 /* Resolve one target: a queue of MatchSpecs, breadth first; each name picked once, later specs
@@ -192,11 +277,14 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		}
 		if (!p->n) {
 			if (!by[head]) {
-				rc = wp_fail(err, -WPE_NOMATCH, "no channel given has '%s'; add one with -c CHANNEL (and run "
-								"'wheelpick update --conda -c CHANNEL')", m->name);
+				char *ch = suggest_channel(cf, p);
+				const char *c = ch ? channel_short(ch) : "CHANNEL";
+				rc = wp_fail(err, -WPE_NOMATCH, "no channel given has '%s'; add one with -c %s (after 'wheelpick "
+								"update --conda -c %s')", m->name, c, c);
+				free(ch);
 				break;
 			}
-			add_missing(ps, m->name);
+			add_missing(cf, ps, p, by[head]);
 			continue;
 		}
 		struct wp_buf spec_text = WP_BUF_INIT;
@@ -236,7 +324,7 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		const struct wp_conda_candidate *c = &p->c[res.chosen];
 		ps->picks = wp_xrealloc(ps->picks, (ps->n + 1) * sizeof(*ps->picks));
 		ps->picks[ps->n++] = (struct wp_conda_pick){
-			.c = c, .reason = wp_xstrdup(res.reason ? res.reason : ""), .required_by = by[head] ? wp_xstrdup(by[head]) : NULL,
+			.c = c, .channel = cf->channels[p->channel[res.chosen]], .reason = wp_xstrdup(res.reason ? res.reason : ""), .required_by = by[head] ? wp_xstrdup(by[head]) : NULL,
 			.variant = wp_xstrdup(res.variant.kind != WP_VARIANT_NONE ? res.variant.label : ""), .target = ti,
 		};
 		wp_condapick_result_release(&res);
@@ -324,24 +412,24 @@ static void channel_sources(const struct wp_conda_job *job, const struct wp_targ
 			subdirs[ns++] = subbuf[t];
 	}
 	subdirs[ns++] = "noarch";
-	for (size_t i = 0; i < chans.n; i++) {
+	/* the named channels first, then repodata given as --index: strict priority in that order */
+	for (size_t i = 0; i < chans.n + job->index.n; i++) {
 		size_t before = src->n;
-		wp_sources_add_channel(src, chans.v[i], subdirs, ns);
+		wp_sources_add_channel(src, i < chans.n ? chans.v[i] : job->index.v[i - chans.n], subdirs, ns);
 		/* the channel's base URL: a source URL without "/SUBDIR/repodata.json" */
 		if (src->n > before) {
-			char *base = wp_xstrdup(src->urls[before]);
-			char *cut = strrchr(base, '/');
-			if (cut) {
-				*cut = 0;
-				if ((cut = strrchr(base, '/')))
-					*cut = 0;
+			char *base = channel_base(src->urls[before]);
+			bool dup = false;
+			for (size_t k = 0; k < cf->nch && !dup; k++)
+				dup = !strcmp(cf->channels[k], base);
+			if (dup) {
+				free(base);
+				continue;
 			}
 			cf->channels = wp_xrealloc(cf->channels, (cf->nch + 1) * sizeof(*cf->channels));
 			cf->channels[cf->nch++] = base;
 		}
 	}
-	for (size_t i = 0; i < job->index.n; i++)
-		wp_sources_add_channel(src, job->index.v[i], subdirs, ns);
 	free(subdirs);
 	free(subbuf);
 	wp_strlist_release(&chans);
@@ -472,8 +560,30 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 	}
 	for (size_t t = 0; t < res->n_targets && !rc; t++)
 		rc = resolve_with_restarts(cf, job, t, res, err);
+	/* an incomplete closure installs nowhere: say what is missing, unless told to go on */
+	if (!rc && cf->nmiss) {
+		struct wp_err me = WP_ERR_INIT;
+		fail_incomplete(cf, &me);
+		if (!job->allow_missing) {
+			rc = wp_fail(err, me.code, "%s", me.msg);
+			goto out;
+		}
+		wp_say(s, WP_SAY_WARN, "%s", me.msg);
+	}
 	if (!rc && job->dest)
 		rc = write_channel(s, job, res, err);
+	if (!rc && job->dest) {
+		const char **chans = wp_xcalloc(cf->nch ? cf->nch : 1, sizeof(*chans));
+		for (size_t i = 0; i < cf->nch; i++)
+			chans[i] = channel_short(cf->channels[i]);
+		struct wp_conda_lock_input in = {
+			.targets = res->targets, .n_targets = res->n_targets, .picks = res->picks, .n = res->n,
+			.channels = chans, .nch = cf->nch, .missing = res->missing, .nmissing = res->nmissing,
+			.env_name = job->reqs.n ? job->reqs.v[0] : "env",
+		};
+		rc = wp_write_conda_locks(&in, job->dest, &res->locks, err);
+		free(chans);
+	}
 out:
 	/* the records stay (the picks point into them); the catalog goes */
 	cf->cat = NULL;
@@ -495,5 +605,6 @@ void wp_conda_result_release(struct wp_conda_result *res)
 		free(res->records);
 	}
 	free(res->targets);
+	wp_lock_report_release(&res->locks);
 	memset(res, 0, sizeof(*res));
 }

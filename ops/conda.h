@@ -11,6 +11,7 @@
 
 #include "base/err.h"
 #include "base/vec.h"
+#include "ops/locks.h"
 #include "ops/session.h"
 #include "ops/targets.h"
 #include "resolver/condapick.h"
@@ -21,11 +22,13 @@ struct wp_conda_job {
 	struct wp_strlist channels;  /* names or URLs, strict priority */
 	struct wp_strlist index;     /* repodata URLs or channel URLs given as --index */
 	bool no_deps, offline, refresh;
+	bool allow_missing;          /* write the channel though dependencies are in no channel given */
 	const char *dest;            /* the channel to write; NULL: resolve only (a dry run) */
 };
 
 struct wp_conda_pick {
 	const struct wp_conda_candidate *c;  /* into the result's records */
+	const char *channel;                 /* the channel's base URL (the result's records own it) */
 	char *reason, *required_by, *variant;
 	size_t target;
 };
@@ -39,10 +42,13 @@ struct wp_conda_result {
 	size_t nmissing;
 	void *records;               /* the loaded records the picks point into (opaque) */
 	bool wrote;                  /* the channel was written */
+	struct wp_lock_report locks; /* explicit-<subdir>.txt, environment.yml ... written beside it */
 };
 
-/* Resolve every target and, with job->dest, write the channel. res is filled in either case
- * (the picks, for printing) and must be released. */
+/* Resolve every target and, with job->dest, write the channel and its locks (ops/condalocks.h).
+ * A closure with dependencies that no channel given has fails -WPE_NOMATCH naming each one, who
+ * needs it and the channel that has it, unless job->allow_missing (then a warning). res is
+ * filled in either case (the picks, for printing) and must be released. */
 int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, struct wp_conda_result *res,
 		 struct wp_err *err);
 void wp_conda_result_release(struct wp_conda_result *res);

@@ -23,7 +23,7 @@ void wp_lock_report_release(struct wp_lock_report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
-static void report(struct wp_lock_report *rep, const char *name, const char *for_whom)
+void wp_lock_report_add(struct wp_lock_report *rep, const char *name, const char *for_whom)
 {
 	wp_vec_push_fields(rep->v, rep->n, rep->cap, ((struct wp_lock_file){ wp_xstrdup(name), wp_xstrdup(for_whom) }));
 }
@@ -252,8 +252,8 @@ static void remove_stale(const char *dir, const char *name)
 	free(path);
 }
 
-static void remove_stale_set(const char *dir, const char *shared, const char *prefix, const char *suffix,
-			     const struct wp_lock_report *written, size_t from)
+void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefix, const char *suffix,
+			  const struct wp_lock_report *written, size_t from)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -296,7 +296,7 @@ static int write_set(const struct wp_plan *plan, const char *dir, const char *sh
 		for (size_t t = 0; t < ts.n; t++)
 			in[t] = ts.alone[t];
 		if (!(rc = text(plan, &ts, in, shared, how, &b, err)) && !(rc = write_file(dir, shared, &b, err)))
-			report(rep, shared, ts.n_alone == ts.n ? "every target" : "the targets its markers name");
+			wp_lock_report_add(rep, shared, ts.n_alone == ts.n ? "every target" : "the targets its markers name");
 	}
 	for (size_t t = 0; t < ts.n && !rc; t++) {
 		if (ts.alone[t])
@@ -306,11 +306,11 @@ static int write_set(const struct wp_plan *plan, const char *dir, const char *sh
 		in[t] = true;
 		wp_buf_reset(&b);
 		if (!(rc = text(plan, &ts, in, name, how, &b, err)) && !(rc = write_file(dir, name, &b, err)))
-			report(rep, name, ts.desc[t]);
+			wp_lock_report_add(rep, name, ts.desc[t]);
 		free(name);
 	}
 	if (!rc)
-		remove_stale_set(dir, shared, prefix, suffix, rep, from);
+		wp_lock_remove_stale(dir, shared, prefix, suffix, rep, from);
 	free(in);
 	wp_buf_free(&b);
 	targets_free(&ts);

@@ -24,6 +24,13 @@ struct wp_lock_report {
 };
 
 void wp_lock_report_release(struct wp_lock_report *rep);
+/* Records one file written (the strings are copied). */
+void wp_lock_report_add(struct wp_lock_report *rep, const char *name, const char *for_whom);
+/* Removes from dir the files of a set (SHARED, or PREFIX*SUFFIX) that an earlier run wrote and
+ * this one did not (written->v[from..]): they would promise files that are not there. Only files
+ * whose first line says "written by wheelpick" go. */
+void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefix, const char *suffix,
+			  const struct wp_lock_report *written, size_t from);
 
 /* How a lock names its files: in a wheelhouse each file by its path beside the lock; elsewhere by
  * the URL it came from. */

@@ -258,8 +258,7 @@ int wp_update(const struct wp_session *s, const struct wp_update_job *job, struc
 				wp_sources_add_index(&src, def.v[i]);
 			if (!env_set)
 				wp_sources_add_index(&src, WP_PYTORCH_ROOT);
-		}
-		if (conda || !env_set) {
+		} else {
 			chan_block = wp_default_indexes(&chans, true);
 			for (size_t i = 0; i < chans.n; i++)
 				wp_sources_add_channel(&src, chans.v[i], subdirs, nsub);

@@ -20,7 +20,10 @@ struct wp_sources {
  * dependencies: numpy, sympy, nvidia-*). */
 #define WP_PYTORCH_FINDLINKS "https://download.pytorch.org/whl/torch_stable.html"
 #define WP_PYTORCH_ROOT      "https://download.pytorch.org/whl/"
-#define WP_CONDA_DEFAULT_CHANNEL "https://conda.anaconda.org/pytorch"
+/* conda-forge: where PyTorch's conda builds live since the pytorch channel stopped at 2.5, and
+ * nearly every dependency; the pytorch channel is read when asked for (-c pytorch). */
+#define WP_CONDA_FORGE "https://conda.anaconda.org/conda-forge"
+#define WP_CONDA_DEFAULT_CHANNEL WP_CONDA_FORGE
 
 /* An index as given: a URL, or a local path (pip's --find-links DIR habit), which becomes an
  * absolute file:// URL. Duplicates are dropped. */
@@ -31,7 +34,7 @@ void wp_sources_add_channel(struct wp_sources *s, const char *channel, const cha
 void wp_sources_release(struct wp_sources *s);
 
 /* The default sources: $WHEELPICK_INDEX (or $WHEELPICK_CHANNEL for conda; whitespace or comma
- * separated), else PyTorch's find-links page (or the pytorch channel). The strings pushed point
+ * separated), else PyTorch's find-links page (or conda-forge). The strings pushed point
  * into the returned block, which the caller frees after the list (it may be NULL). */
 char *wp_default_indexes(struct wp_strlist *out, bool conda);
 
@@ -54,8 +57,9 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 			      const char *const *projects, size_t n, struct wp_err *err);
 
 /* `update`: the sources given (indexes, or channels with conda; each channel for each subdir),
- * else the defaults (PyTorch's find-links page and PEP 503 root, and the pytorch channel; with
- * conda the channels only; $WHEELPICK_INDEX replaces PyTorch's), crawled whatever their age. */
+ * else the defaults (PyTorch's find-links page and PEP 503 root, $WHEELPICK_INDEX in their place;
+ * with conda, conda-forge or $WHEELPICK_CHANNEL, and no wheel index), crawled whatever their age.
+ * A plain update reads no conda channel: conda-forge's repodata is large, and read when asked. */
 struct wp_update_job {
 	struct wp_strlist index, channel, subdir, project;
 	bool conda, force;

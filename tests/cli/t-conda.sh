@@ -1,38 +1,81 @@
 #!/usr/bin/env bash
 # tests/cli/t-conda.sh: pick --conda over a channel: the CUDA rule for conda builds, the closure, a local channel.
 . "$(dirname "$0")/../lib.sh"
-python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan"
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan" "$TMP/forge"
+# CH is shaped like the pytorch channel (no python); FORGE has python and pip, as conda-forge does
 CH="file://$TMP/chan"
+FORGE="file://$TMP/forge"
 
-expect_exit 0 "conda: 11.2 picks the cuda11.1 build" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 \
+# an incomplete closure installs nowhere: exit 1 naming what is missing, who needs it, and where it is
+expect_exit 1 "conda: a closure without python fails" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 \
+	--platform linux-64 --dry-run
+expect_grep "names the missing dependency and who needs it" "incomplete: 1 dependency is in no channel given: python \(needed by pytorch 1.8.0; channel conda-forge\)" "$TMP/err"
+expect_grep "and what to do" "add it with -c conda-forge.*--allow-missing" "$TMP/err"
+expect_exit 1 "conda: no channel written either" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 \
+	--platform linux-64 -d "$TMP/incomplete"
+expect_no_file "nothing written" "$TMP/incomplete/linux-64/repodata.json"
+expect_exit 0 "conda: --allow-missing writes it anyway" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 \
+	--platform linux-64 -d "$TMP/incomplete" --allow-missing
+expect_grep "and says so" "warning: the closure is incomplete.*python" "$TMP/err"
+expect_file "the channel" "$TMP/incomplete/linux-64/repodata.json"
+expect_grep "the lock says so too" "^# incomplete \(--allow-missing\): no channel given has python" "$TMP/incomplete/explicit-linux-64.txt"
+# once the catalog knows a channel that has it, the message names that channel
+expect_exit 0 "conda: crawl the forge" wp update --conda -c "$FORGE"
+expect_exit 1 "conda: still incomplete" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+expect_grep "names the channel that has it" "python \(needed by pytorch 1.8.0; channel $FORGE\).*-c $FORGE" "$TMP/err"
+expect_exit 1 "a request no channel given has" wp pick python --conda -c "$CH" --python 3.8 --platform linux-64 --dry-run
+expect_grep "names it and the channel" "no channel given has 'python'; add one with -c $FORGE" "$TMP/err"
+# from here on both channels, in that order (strict priority)
+
+expect_exit 0 "conda: 11.2 picks the cuda11.1 build" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.2 --python 3.8 \
 	--platform linux-64 --dry-run --json
 expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name']=='pytorch']" "['py3.8_cuda11.1_cudnn8.0.5_0']"
 expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['name']=='cudatoolkit']" "['11.1.1']"
 expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name']=='pytorch-mutex']" "['cuda']"
-expect_json "$TMP/out" "j['missing']" "['python']"
+expect_json "$TMP/out" "j['missing']" "[]"
+expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['name']=='python']" "['3.8.10']"
 
-expect_exit 0 "conda: 11.0 takes cuda10.2" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
+expect_exit 0 "conda: 11.0 takes cuda10.2" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
 expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name']=='pytorch']" "['py3.8_cuda10.2_cudnn7.6.5_0']"
-expect_exit 0 "conda: CPU" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda cpu --python 3.8 --platform linux-64 --dry-run --json
-expect_json "$TMP/out" "sorted(p['name'] for p in j['picks'])" "['cpuonly', 'pytorch', 'pytorch-mutex']"
-expect_exit 1 "conda: 9.2 has nothing for 1.8.0" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 9.2 --python 3.8 --platform linux-64 --dry-run
+expect_exit 0 "conda: CPU" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda cpu --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "sorted(p['name'] for p in j['picks'])" "['cpuonly', 'pip', 'python', 'pytorch', 'pytorch-mutex']"
+expect_exit 1 "conda: 9.2 has nothing for 1.8.0" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 9.2 --python 3.8 --platform linux-64 --dry-run
 expect_grep "and says what would" "1.7.1" "$TMP/err"
 # pytorch is picked first (1.8.0), then torchvision 0.8.2 needs 1.7.1: the set is resolved again with that
-expect_exit 0 "conda: a conflict is resolved by going back" wp pick pytorch torchvision==0.8.2 --conda -c "$CH" \
+expect_exit 0 "conda: a conflict is resolved by going back" wp pick pytorch torchvision==0.8.2 --conda -c "$CH" -c "$FORGE" \
 	--cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
 expect_json "$TMP/out" "sorted((p['name'], p['version']) for p in j['picks'] if p['name'] in ('pytorch', 'torchvision'))" "[('pytorch', '1.7.1'), ('torchvision', '0.8.2')]"
-expect_exit 2 "a bad MatchSpec" wp pick 'pytorch >=>1' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+expect_exit 2 "a bad MatchSpec" wp pick 'pytorch >=>1' --conda -c "$CH" -c "$FORGE" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
 
 # the first crawl hashed the repodata alongside the parse: the stored hash finds it unchanged
-expect_exit 0 "conda: a second update" wp -v update --conda -c "$CH"
+expect_exit 0 "conda: a second update" wp -v update --conda -c "$CH" -c "$FORGE"
 expect_grep "finds the repodata unchanged" "unchanged $CH/linux-64/repodata.json" "$TMP/err"
 
 # the closure, fetched and proven, as a local channel conda can use offline
-expect_exit 0 "conda: a local channel" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.2 --python 3.8 --platform linux-64 -d "$TMP/local"
+expect_exit 0 "conda: a local channel" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.2 --python 3.8 --platform linux-64 -d "$TMP/local"
 expect_file "repodata" "$TMP/local/linux-64/repodata.json"
 expect_file "noarch too" "$TMP/local/noarch/repodata.json"
 expect_file "the package" "$TMP/local/linux-64/pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"
-expect_json "$TMP/local/linux-64/repodata.json" "sorted(j['packages'])" "['cudatoolkit-11.1.1-h6406543_8.tar.bz2', 'pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2', 'pytorch-mutex-1.0-cuda.tar.bz2']"
+expect_json "$TMP/local/linux-64/repodata.json" "sorted(j['packages'])" "['cudatoolkit-11.1.1-h6406543_8.tar.bz2', 'python-3.8.10-h12debd9_8_cpython.tar.bz2', 'pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2', 'pytorch-mutex-1.0-cuda.tar.bz2']"
+expect_json "$TMP/local/noarch/repodata.json" "sorted(j['packages'])" "['pip-24.0-pyhd8ed1ab_0.tar.bz2']"
+# the locks beside it: CEP 23 @EXPLICIT (each URL with its sha256, dependencies first) and environment.yml
+expect_file "explicit lock" "$TMP/local/explicit-linux-64.txt"
+expect_exit 0 "the explicit lock holds the closure in dependency order" python3 "$ROOT/tests/cli/conda_lock_check.py" \
+	explicit "$TMP/local/explicit-linux-64.txt" "$TMP/local" pytorch python pip cudatoolkit pytorch-mutex
+expect_exit 0 "environment.yml pins it" python3 "$ROOT/tests/cli/conda_lock_check.py" \
+	environment "$TMP/local/environment.yml" "$CH" "$FORGE" pytorch=1.8.0=py3.8_cuda11.1_cudnn8.0.5_0 python=3.8.10=h12debd9_8_cpython \
+	pip=24.0=pyhd8ed1ab_0 cudatoolkit=11.1.1=h6406543_8 pytorch-mutex=1.0=cuda
+# two targets of one subdir with different closures: a file each, named by the target
+expect_exit 0 "conda: two targets" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.2 --cuda cpu --python 3.8 \
+	--platform linux-64 -d "$TMP/local"
+expect_file "the CUDA target's lock" "$TMP/local/explicit-linux-64-cu112-py3.8.txt"
+expect_file "the CPU target's lock" "$TMP/local/explicit-linux-64-cpu-py3.8.txt"
+expect_file "an environment each" "$TMP/local/environment-linux-64-cpu-py3.8.yml"
+expect_no_file "the single-target lock went" "$TMP/local/explicit-linux-64.txt"
+expect_no_file "and its environment" "$TMP/local/environment.yml"
+expect_grep "the CPU lock has cpuonly" "/cpuonly-1.0-0.tar.bz2#sha256:[0-9a-f]{64}$" "$TMP/local/explicit-linux-64-cpu-py3.8.txt"
+expect_no_grep "and no cudatoolkit" "cudatoolkit" "$TMP/local/explicit-linux-64-cpu-py3.8.txt"
+expect_grep "the summary says which file is for which machine" "explicit-linux-64-cpu-py3.8.txt.*CPU" "$TMP/out"
 expect_json "$TMP/local/linux-64/repodata.json" "j['packages']['pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2']['depends']" "['cudatoolkit >=11.1,<11.2', 'python >=3.8,<3.9.0a0', 'pytorch-mutex 1.0 cuda']"
 expect_exit 0 "verify the channel" wp verify "$TMP/local"
 
@@ -44,24 +87,24 @@ j["packages"]["cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"]["sha256"] = "0" * 64
 json.dump(j, open(p, "w"))
 PY
 # the first catalog saw the true hash: trust on first use refuses the changed one before any download
-expect_exit 0 "conda: update reads the changed hash" wp update --conda -c "$CH"
+expect_exit 0 "conda: update reads the changed hash" wp update --conda -c "$CH" -c "$FORGE"
 expect_grep "said loudly" "1 file\(s\) now have a different sha256 than first seen" "$TMP/err"
-expect_exit 1 "conda: a changed hash is refused" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 \
+expect_exit 1 "conda: a changed hash is refused" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.0 --python 3.8 \
 	--platform linux-64 -d "$TMP/local-tofu"
 expect_grep "and says why" "cudatoolkit.*refused: the channel now gives sha256 000000000000... but [0-9a-f]{12}... was seen first.*wheelpick trust" "$TMP/err"
 expect_no_file "nothing fetched" "$TMP/local-tofu/linux-64/cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"
 expect_exit 0 "conda: trust with a pattern that misses" wp trust '%nomatch%'
 expect_grep "accepts nothing" "accepted new hashes for 0 file" "$TMP/err"
-expect_exit 1 "conda: still refused" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run
+expect_exit 1 "conda: still refused" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run
 expect_exit 0 "conda: trust the file" wp trust '%/cudatoolkit-10.2.89-%'
 expect_grep "accepts it" "accepted new hashes for 1 file" "$TMP/err"
-expect_exit 0 "conda: then it is picked" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
+expect_exit 0 "conda: then it is picked" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.0 --python 3.8 --platform linux-64 --dry-run --json
 expect_json "$TMP/out" "[p['sha256'] for p in j['picks'] if p['name']=='cudatoolkit']" "['$(printf '0%.0s' $(seq 64))']"
-expect_exit 0 "conda: a refresh keeps it accepted" wp update --conda -c "$CH" --force
+expect_exit 0 "conda: a refresh keeps it accepted" wp update --conda -c "$CH" -c "$FORGE" --force
 expect_no_grep "no warning again" "different sha256" "$TMP/err"
 
 export WHEELPICK_CATALOG="$TMP/c2.sqlite3"
-expect_exit 4 "a lying repodata hash is exit 4" wp pick 'pytorch==1.8.0' --conda -c "$CH" --cuda 11.0 --python 3.8 --platform linux-64 -d "$TMP/local2"
+expect_exit 4 "a lying repodata hash is exit 4" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.0 --python 3.8 --platform linux-64 -d "$TMP/local2"
 expect_no_file "not in the channel" "$TMP/local2/linux-64/cudatoolkit-10.2.89-hfd86e86_1.tar.bz2"
 
 # a record with md5 alone (older repodata), and the wrong one: caught after the download, exit 4
@@ -73,7 +116,7 @@ del r["sha256"]; r["md5"] = "0" * 32
 json.dump(j, open(p, "w"))
 PY
 export WHEELPICK_CATALOG="$TMP/c3.sqlite3"
-expect_exit 4 "a wrong md5 is exit 4" wp pick 'pytorch==1.7.1' --conda -c "$CH" --cuda 9.2 --python 3.8 --platform linux-64 -d "$TMP/local3" --refresh
+expect_exit 4 "a wrong md5 is exit 4" wp pick 'pytorch==1.7.1' --conda -c "$CH" -c "$FORGE" --cuda 9.2 --python 3.8 --platform linux-64 -d "$TMP/local3" --refresh
 expect_grep "names it" "cudatoolkit-9.2-0.tar.bz2.*md5 mismatch: expected 0{32}" "$TMP/err"
 expect_no_file "not in the channel" "$TMP/local3/linux-64/cudatoolkit-9.2-0.tar.bz2"
 done_testing
