@@ -153,6 +153,8 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		ps->begin(ps->ctx, names, sizes, n);
 	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .pctx = ps->ctx };
 	frc = wp_fetch_files(&run->store, items, n, &fo, err);
+	for (size_t i = 0; ps->file_done && i < n; i++) /* the ones the sink has not seen finish: cached, failed */
+		ps->file_done(ps->ctx, i, items[i].rc, items[i].cached);
 	if (ps->end)
 		ps->end(ps->ctx);
 
@@ -368,6 +370,7 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy,
 			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
+			.constraints = &job->constraints, .hashes = job->hashes, .n_hashes = job->n_hashes,
 		};
 		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
 	}

@@ -28,6 +28,10 @@ struct wp_pick_job {
 	bool dry_run;                    /* nothing is to be downloaded: a wheel is fetched whole for
 	                                    its metadata only with allow_full_downloads */
 	bool allow_full_downloads;
+	struct wp_strlist constraints;   /* pip's -c: PEP 508 texts that bind a project only once
+	                                    something pulls it in */
+	const struct wp_solve_hashes *hashes; /* pip's --hash, per project (borrowed) */
+	size_t n_hashes;
 };
 
 struct wp_pick_run {

@@ -31,6 +31,9 @@ struct wp_resolve_opts {
 	enum wp_index_strategy strategy;
 	struct wp_store *store;             /* where a wheel fetched for its metadata goes; NULL: never */
 	bool offline, no_deps, pre, explain;
+	const struct wp_strlist *constraints;  /* pip's -c, for the solver (NULL: none) */
+	const struct wp_solve_hashes *hashes;  /* pip's --hash, for the solver */
+	size_t n_hashes;
 };
 
 /* Resolve reqs for every target into plan. A source that fails while the resolution needs it
