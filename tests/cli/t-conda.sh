@@ -55,6 +55,10 @@ expect_grep "finds the repodata unchanged" "unchanged $CH/linux-64/repodata.json
 expect_exit 0 "conda: a local channel" wp pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda 11.2 --python 3.8 --platform linux-64 -d "$TMP/local"
 expect_file "repodata" "$TMP/local/linux-64/repodata.json"
 expect_file "noarch too" "$TMP/local/noarch/repodata.json"
+zstd -qdc "$TMP/local/linux-64/repodata.json.zst" | cmp -s - "$TMP/local/linux-64/repodata.json" &&
+	pass "repodata.json.zst holds the same bytes" || fail "repodata.json.zst differs from repodata.json"
+zstd -qdc "$TMP/local/noarch/repodata.json.zst" | cmp -s - "$TMP/local/noarch/repodata.json" &&
+	pass "noarch's too" || fail "noarch's repodata.json.zst differs"
 expect_file "the package" "$TMP/local/linux-64/pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"
 expect_json "$TMP/local/linux-64/repodata.json" "sorted(j['packages'])" "['cudatoolkit-11.1.1-h6406543_8.tar.bz2', 'python-3.8.10-h12debd9_8_cpython.tar.bz2', 'pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2', 'pytorch-mutex-1.0-cuda.tar.bz2']"
 expect_json "$TMP/local/noarch/repodata.json" "sorted(j['packages'])" "['pip-24.0-pyhd8ed1ab_0.tar.bz2']"
