@@ -31,7 +31,7 @@ TEST_LDLIBS := $(shell pkg-config --libs $(LAZY_PKGS) 2>/dev/null)
 # binutils: objdump reads the SONAMEs of the lazily loaded libraries (gcc brings it; named anyway).
 DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
             libssl-dev libyajl-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip \
-            clang sqlite3 valgrind curl
+            clang sqlite3 valgrind curl man-db groff-base zsh fish
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
 ifeq ($(LAZY),0)
@@ -50,7 +50,19 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its man page and shell completions.
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
-all: $(BUILD)/wheelpick
+MANDIR  ?= $(PREFIX)/share/man
+# The man page and the completions are written by the binary from its option tables, so they list
+# exactly what --help lists.
+DOCS    := $(BUILD)/wheelpick.1 $(BUILD)/completions/wheelpick.bash $(BUILD)/completions/_wheelpick \
+           $(BUILD)/completions/wheelpick.fish
+all: $(BUILD)/wheelpick $(DOCS)
+
+$(BUILD)/wheelpick.1: $(BUILD)/wheelpick
+	$(BUILD)/wheelpick --generate-man > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/completions/wheelpick.bash $(BUILD)/completions/_wheelpick $(BUILD)/completions/wheelpick.fish: $(BUILD)/wheelpick
+	@mkdir -p $(dir $@)
+	$(BUILD)/wheelpick --generate-completion $(if $(filter %.bash,$@),bash,$(if $(filter %.fish,$@),fish,zsh)) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -143,9 +155,14 @@ bench:
 lint:
 	@WP_RESULTS=$(RESULTS) tests/lint.sh
 
-install: $(BUILD)/wheelpick
-	install -d $(DESTDIR)$(BINDIR)
+install: $(BUILD)/wheelpick $(DOCS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(BUILD)/wheelpick $(DESTDIR)$(BINDIR)/wheelpick
+	install -m 0644 $(BUILD)/wheelpick.1 $(DESTDIR)$(MANDIR)/man1/wheelpick.1
+	install -m 0644 $(BUILD)/completions/wheelpick.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/wheelpick
+	install -m 0644 $(BUILD)/completions/_wheelpick $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_wheelpick
+	install -m 0644 $(BUILD)/completions/wheelpick.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/wheelpick.fish
 
 clean:
 	rm -rf build build-asan build-bench build-fuzz

@@ -14,7 +14,7 @@ struct detect_opts {
 	bool json;
 };
 
-static const struct wp_opt detect_table[] = {
+const struct wp_opt wp_detect_table[] = {
 	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct detect_opts, json), NULL,
 	  "machine-readable; save it and give it back with --target FILE" },
 	WP_OPT_END,
@@ -30,15 +30,7 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_buf b = WP_BUF_INIT;
 	bool ran = false;
 	int rc;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick detect [--json]",
-			     "Describe this machine as a target: NVIDIA driver and the CUDA it runs, GPUs and compute\n"
-			     "capability, CUDA toolkits, Pythons, glibc/musl, OS and CPU. $WHEELPICK_SYSROOT reads\n"
-			     "/proc, /sys and /usr/local/cuda* under another root.",
-			     detect_table);
-		return 0;
-	}
-	if ((rc = wp_opts_parse(detect_table, &o, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_detect_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (pos.n) {
 		rc = wp_fail(err, -WPE_USAGE, "unexpected argument '%s'; see 'wheelpick detect --help'", pos.v[0]);

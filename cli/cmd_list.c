@@ -1,6 +1,11 @@
-/* cli/cmd_list.c: `wheelpick list PKG`: what the catalog has, as a versions x variants grid or JSON,
+/* cli/cmd_list.c: `wheelpick list PKG`: what the catalog has, newest first: a row per build when
+ * a grid of versions by builds would not fit the terminal (--all shows the grid anyway), or JSON;
  * with the files pick would not use (another source lists the project first) set apart. */
 #include "cli/cli.h"
+#include "cli/pick_opts.h"
+#include "ops/suggest.h"
+#include "resolver/wheelname.h"
+#include "base/buf.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "ops/list.h"
@@ -12,26 +17,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 struct list_opts {
-	bool json, conda;
+	bool json, conda, all;
 	const char *cuda, *driver, *python, *platform, *index_strategy;
 	struct wp_strlist gpu, index;
 };
 
 #define O(f) offsetof(struct list_opts, f)
-static const struct wp_opt list_table[] = {
-	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "an array of file objects" },
+const struct wp_opt wp_list_table[] = {
+	{ "all", 0, NULL, WP_OPT_FLAG, O(all), NULL, "the full grid of versions by builds, however wide" },
+	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "every file as a JSON object, in an array" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "conda packages instead of wheels" },
-	{ "cuda", 0, NULL, WP_OPT_STR, O(cuda), "X.Y|cpu", "mark the cells a target with this CUDA can take" },
-	{ "driver", 0, NULL, WP_OPT_STR, O(driver), "VERSION", "... with this NVIDIA driver" },
-	{ "python", 0, "python-version", WP_OPT_STR, O(python), "X.Y", "... with this Python" },
-	{ "platform", 0, NULL, WP_OPT_STR, O(platform), "TAG", "... on this platform" },
-	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|NAME", "... with this GPU" },
+	{ "cuda", 0, NULL, WP_OPT_STR, O(cuda), "X.Y|cpu", "mark ('*') what a machine whose driver runs CUDA X.Y can take" },
+	{ "driver", 0, NULL, WP_OPT_STR, O(driver), "VERSION", "mark what a machine with this NVIDIA driver can take" },
+	{ "python", 0, "python-version", WP_OPT_STR, O(python), "X.Y", "mark what this Python can take" },
+	{ "platform", 0, NULL, WP_OPT_STR, O(platform), "TAG", "mark what this platform can take (manylinux_2_28_x86_64, ...)" },
+	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|NAME", "mark what has code for this GPU" },
 	{ "index", 'i', "index-url|extra-index-url|find-links", WP_OPT_LIST, O(index), "URL",
-	  "the indexes pick would be given, best first (decides which source's files count)" },
+	  "the indexes pick would be given, best first (decides which index's files count)" },
 	{ "index-strategy", 0, NULL, WP_OPT_STR, O(index_strategy), "first-index|unsafe-best-match",
-	  "as for pick" },
+	  "first-index (default): a project's files come from the first index that lists it; unsafe-best-match: all" },
 	WP_OPT_END,
 };
 #undef O
@@ -46,72 +54,226 @@ static int variant_order(const void *pa, const void *pb)
 	return c ? c : strcmp(sa, sb);
 }
 
-static void print_grid(const char *project, const struct wp_list *l, bool marked)
+/* The terminal's width for stdout, else $COLUMNS, else 80. */
+static int width_of_output(void)
 {
-	/* columns: the variants present among the files pick would use, ordered as the resolver ranks them */
-	const char **cols = NULL;
-	size_t nc = 0, used = 0;
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	long v = c ? strtol(c, NULL, 10) : 0;
+	return v >= 20 && v < 100000 ? (int)v : 80;
+}
+
+/* The builds present among the files pick would use, ordered as the picking rule ranks them,
+ * and the versions, newest first (the list's order). */
+struct shape {
+	const char **cols;   /* build labels ("" for files with none) */
+	size_t nc;
+	char (*vers)[128];
+	size_t nv;
+	int *count;          /* [version][build]: files */
+	bool *fit;           /* [version][build]: the target can take one */
+	size_t used;
+};
+
+static size_t col_of(const struct shape *sh, const char *v)
+{
+	for (size_t k = 0; k < sh->nc; k++)
+		if (!strcmp(sh->cols[k], v))
+			return k;
+	return sh->nc;
+}
+
+static void shape_build(const struct wp_list *l, struct shape *sh)
+{
+	memset(sh, 0, sizeof(*sh));
 	for (size_t i = 0; i < l->n; i++) {
 		const char *v = l->v[i].variant ? l->v[i].variant : "";
 		if (l->v[i].shadowed_by)
 			continue;
-		used++;
-		bool seen = false;
-		for (size_t k = 0; k < nc && !seen; k++)
-			seen = !strcmp(cols[k], v);
-		if (!seen) {
-			cols = wp_xrealloc(cols, (nc + 1) * sizeof(*cols));
-			cols[nc++] = v;
+		sh->used++;
+		if (col_of(sh, v) == sh->nc) {
+			sh->cols = wp_xrealloc(sh->cols, (sh->nc + 1) * sizeof(*sh->cols));
+			sh->cols[sh->nc++] = v;
 		}
 	}
-	qsort(cols, nc, sizeof(*cols), variant_order);
-	printf("%s: %zu files (cells: files per version and variant; '-' none%s)\n", project, used,
-	       marked ? "; '*' the target can take one" : "");
-	printf("%-24s", "version");
-	for (size_t k = 0; k < nc; k++)
-		printf(" %10s", *cols[k] ? cols[k] : "(none)");
-	putchar('\n');
-	for (size_t i = 0; i < l->n;) {
+	qsort(sh->cols, sh->nc, sizeof(*sh->cols), variant_order);
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].shadowed_by)
+			continue;
 		char ver[128];
 		wp_list_public_version(&l->v[i], l->conda, ver, sizeof(ver));
-		size_t j = i;
-		int *count = wp_xcalloc(nc ? nc : 1, sizeof(*count));
-		bool *fit = wp_xcalloc(nc ? nc : 1, sizeof(*fit));
-		bool any = false;
-		for (; j < l->n; j++) {
-			char vj[128];
-			wp_list_public_version(&l->v[j], l->conda, vj, sizeof(vj));
-			if (strcmp(vj, ver) != 0)
-				break;
-			if (l->v[j].shadowed_by)
+		if (!sh->nv || strcmp(sh->vers[sh->nv - 1], ver)) {
+			sh->vers = wp_xrealloc(sh->vers, (sh->nv + 1) * sizeof(*sh->vers));
+			snprintf(sh->vers[sh->nv++], sizeof(sh->vers[0]), "%s", ver);
+		}
+	}
+	sh->count = wp_xcalloc(sh->nv * sh->nc + 1, sizeof(*sh->count));
+	sh->fit = wp_xcalloc(sh->nv * sh->nc + 1, sizeof(*sh->fit));
+	size_t row = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].shadowed_by)
+			continue;
+		char ver[128];
+		wp_list_public_version(&l->v[i], l->conda, ver, sizeof(ver));
+		while (row < sh->nv && strcmp(sh->vers[row], ver))
+			row++;
+		if (row == sh->nv)
+			break;
+		size_t k = col_of(sh, l->v[i].variant ? l->v[i].variant : "");
+		sh->count[row * sh->nc + k]++;
+		sh->fit[row * sh->nc + k] |= l->v[i].fits;
+	}
+}
+
+static void shape_release(struct shape *sh)
+{
+	free(sh->cols);
+	free(sh->vers);
+	free(sh->count);
+	free(sh->fit);
+}
+
+static const char *label(const char *v)
+{
+	return *v ? v : "(none)";
+}
+
+static void print_legend(const struct shape *sh, bool marked, bool grid, int width)
+{
+	bool cuda = false, rocm = false, cpu = false, xpu = false, none = false;
+	struct wp_buf b = WP_BUF_INIT;
+	for (size_t k = 0; k < sh->nc; k++) {
+		cuda |= !strncmp(sh->cols[k], "cu", 2);
+		rocm |= !strncmp(sh->cols[k], "rocm", 4);
+		cpu |= !strncmp(sh->cols[k], "cpu", 3);
+		xpu |= !strncmp(sh->cols[k], "xpu", 3);
+		none |= !*sh->cols[k];
+	}
+	wp_buf_addstr(&b, "builds:");
+	if (cuda)
+		wp_buf_addstr(&b, " cuXY for CUDA X.Y (cu118: 11.8, cu128: 12.8);");
+	if (rocm)
+		wp_buf_addstr(&b, " rocmX.Y for AMD GPUs;");
+	if (xpu)
+		wp_buf_addstr(&b, " xpu for Intel GPUs;");
+	if (cpu)
+		wp_buf_addstr(&b, " cpu for no GPU;");
+	if (none)
+		wp_buf_addstr(&b, " (none): one file for every machine;");
+	if (grid)
+		wp_buf_addstr(&b, " cells: files per version and build, '-' none;");
+	if (marked)
+		wp_buf_addstr(&b, " '*': the target given can take it;");
+	b.data[--b.len] = 0; /* the last ';' */
+	wp_opts_wrap(stdout, b.data, 0, 2, (size_t)width - 1);
+	wp_buf_free(&b);
+}
+
+/* Rows of versions by builds: fits only a wide terminal when there are many builds. */
+static void print_grid(const struct shape *sh, bool marked)
+{
+	int vw = 7, cw[256];
+	for (size_t v = 0; v < sh->nv; v++)
+		if ((int)strlen(sh->vers[v]) > vw)
+			vw = (int)strlen(sh->vers[v]);
+	printf("%-*s", vw, "version");
+	for (size_t k = 0; k < sh->nc && k < 256; k++) {
+		cw[k] = (int)strlen(label(sh->cols[k]));
+		if (cw[k] < 4)
+			cw[k] = 4;
+		printf(" %*s", cw[k], label(sh->cols[k]));
+	}
+	putchar('\n');
+	for (size_t v = 0; v < sh->nv; v++) {
+		printf("%-*s", vw, sh->vers[v]);
+		for (size_t k = 0; k < sh->nc && k < 256; k++) {
+			char cell[16];
+			int c = sh->count[v * sh->nc + k];
+			if (c)
+				snprintf(cell, sizeof(cell), "%d%s", c, sh->fit[v * sh->nc + k] ? "*" : "");
+			else
+				snprintf(cell, sizeof(cell), "-");
+			printf(" %*s", cw[k], cell);
+		}
+		putchar('\n');
+	}
+}
+
+/* A row per build, its versions newest first, wrapped to the width. */
+static void print_rows(const struct shape *sh, int width)
+{
+	int lw = 6;
+	for (size_t k = 0; k < sh->nc; k++)
+		if ((int)strlen(label(sh->cols[k])) > lw)
+			lw = (int)strlen(label(sh->cols[k]));
+	printf("%-*s  %s\n", lw, "build", "versions (newest first)");
+	/* CUDA first, newest first (the rule's order), then ROCm, XPU, CPU, the others */
+	static const enum wp_variant_kind kinds[] = { WP_VARIANT_CUDA, WP_VARIANT_ROCM, WP_VARIANT_XPU, WP_VARIANT_CPU,
+						      WP_VARIANT_OTHER, WP_VARIANT_NONE };
+	size_t *order = wp_xcalloc(sh->nc + 1, sizeof(*order)), no = 0;
+	for (size_t g = 0; g < WP_ARRAY_LEN(kinds); g++)
+		for (size_t n = sh->nc; n-- > 0;) {
+			struct wp_variant var;
+			wp_variant_from_label(sh->cols[n], &var);
+			if (var.kind == kinds[g])
+				order[no++] = n;
+		}
+	for (size_t r = 0; r < no; r++) {
+		size_t k = order[r];
+		int col = printf("%-*s ", lw, label(sh->cols[k]));
+		bool first = true;
+		for (size_t v = 0; v < sh->nv; v++) {
+			if (!sh->count[v * sh->nc + k])
 				continue;
-			any = true;
-			for (size_t k = 0; k < nc; k++)
-				if (!strcmp(cols[k], l->v[j].variant ? l->v[j].variant : "")) {
-					count[k]++;
-					fit[k] |= l->v[j].fits;
-				}
-		}
-		if (any) {
-			printf("%-24s", ver);
-			for (size_t k = 0; k < nc; k++) {
-				char cell[16];
-				if (count[k])
-					snprintf(cell, sizeof(cell), "%d%s", count[k], fit[k] ? "*" : "");
-				else
-					snprintf(cell, sizeof(cell), "-");
-				printf(" %10s", cell);
+			char item[160];
+			int len = snprintf(item, sizeof(item), "%s%s", sh->vers[v], sh->fit[v * sh->nc + k] ? "*" : "");
+			if (!first && col + 2 + len > width) {
+				printf(",\n%*s", lw + 1, "");
+				col = lw + 1;
+				first = true;
 			}
-			putchar('\n');
+			col += printf("%s%s", first ? " " : ", ", item);
+			first = false;
 		}
-		free(count);
-		free(fit);
-		i = j;
+		putchar('\n');
+	}
+	free(order);
+}
+
+static void print_list(const char *project, const struct wp_list *l, bool marked, bool all)
+{
+	struct shape sh;
+	shape_build(l, &sh);
+	int width = width_of_output();
+	int grid_width = 7;
+	for (size_t v = 0; v < sh.nv; v++)
+		if ((int)strlen(sh.vers[v]) > grid_width)
+			grid_width = (int)strlen(sh.vers[v]);
+	for (size_t k = 0; k < sh.nc; k++) {
+		int w = (int)strlen(label(sh.cols[k]));
+		grid_width += 1 + (w < 4 ? 4 : w);
+	}
+	bool grid = all || grid_width <= width;
+	printf("%s: %zu files, %zu versions, %zu builds\n", project, sh.used, sh.nv, sh.nc);
+	if (grid)
+		print_grid(&sh, marked);
+	else
+		print_rows(&sh, width);
+	print_legend(&sh, marked, grid, width);
+	if (!grid) {
+		char hint[128];
+		snprintf(hint, sizeof(hint), "(the grid of versions by builds is %d columns wide: see it with --all)", grid_width);
+		wp_opts_wrap(stdout, hint, 0, 1, (size_t)width - 1);
 	}
 	if (l->n_shadowed) {
 		/* name each shadowed source once */
-		printf("not counted: %zu file(s) from sources pick does not use for %s (it takes a project from the\n"
-		       "first source that lists it; --index-strategy unsafe-best-match takes all):\n", l->n_shadowed, project);
+		char *text = wp_xasprintf("not counted: %zu file(s) from sources pick does not use for %s (it takes a project "
+					  "from the first source that lists it; --index-strategy unsafe-best-match takes all):",
+					  l->n_shadowed, project);
+		wp_opts_wrap(stdout, text, 0, 2, (size_t)width - 1);
+		free(text);
 		for (size_t i = 0; i < l->n; i++) {
 			if (!l->v[i].shadowed_by)
 				continue;
@@ -123,7 +285,7 @@ static void print_grid(const char *project, const struct wp_list *l, bool marked
 				printf("  %s (shadowed by %s)\n", l->v[i].source_url ? l->v[i].source_url : "?", l->v[i].shadowed_by);
 		}
 	}
-	free(cols);
+	shape_release(&sh);
 }
 
 static void print_json(const struct wp_list *l)
@@ -180,6 +342,34 @@ static int mark_target(const struct list_opts *o, struct wp_target *t, bool *mar
 	return wp_target_finish(t, err);
 }
 
+/* The project is not in the catalog: what to run, and the names it could have meant. */
+static int no_such_project(struct wp_cli *cli, struct wp_catalog *cat, const char *name, bool conda, struct wp_err *err)
+{
+	struct wp_names close = { 0 };
+	struct wp_buf canon = WP_BUF_INIT, b = WP_BUF_INIT;
+	struct wp_err e = WP_ERR_INIT;
+	if (conda)
+		wp_buf_addstr(&canon, name);
+	else
+		wp_project_name_normalize(name, strlen(name), &canon);
+	if (wp_suggest_projects(&cli->session, cat, NULL, true, conda, canon.data, &close, &e) == 0 && close.n) {
+		struct wp_strlist l = { 0 };
+		for (size_t i = 0; i < close.n; i++)
+			wp_strlist_push(&l, close.v[i]);
+		wp_buf_addstr(&b, "; did you mean ");
+		wp_suggest_join(&l, &b);
+		wp_buf_addch(&b, '?');
+		wp_strlist_release(&l);
+	}
+	int rc = wp_fail(err, -WPE_NOMATCH, "the catalog has no %s for '%s'%s (to read an index: 'wheelpick update%s' or "
+					     "'wheelpick update --index URL')", conda ? "conda packages" : "files", name,
+			 b.len ? b.data : "", conda ? " --conda" : "");
+	wp_names_release(&close);
+	wp_buf_free(&canon);
+	wp_buf_free(&b);
+	return rc;
+}
+
 int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct list_opts o = { 0 };
@@ -190,20 +380,19 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_target t;
 	bool marked = false;
 	int rc;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick list PKG [--json] [--conda] [--cuda X.Y|--driver V] [--python X.Y] [--platform TAG] [--gpu G]",
-			     "Show what the catalog has for a project: a grid of versions by variants ('*' where the\n"
-			     "target given can take a build), or with --json an array of file objects (filename,\n"
-			     "version, variant, url, sha256, size, source, shadowed_by, ...). Files from a source pick\n"
-			     "would not use for this project (another source lists it first) are set apart.",
-			     list_table);
-		return 0;
-	}
-	if ((rc = wp_opts_parse(list_table, &o, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_list_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (pos.n != 1) {
 		rc = wp_fail(err, -WPE_USAGE, "list takes one project name; see 'wheelpick list --help'");
 		goto out;
+	}
+	if (o.platform) {
+		struct wp_strlist one = { 0 };
+		wp_strlist_push(&one, o.platform);
+		rc = wp_pick_opts_check_platforms(&one, o.conda, err);
+		wp_strlist_release(&one);
+		if (rc)
+			goto out;
 	}
 	if ((rc = mark_target(&o, &t, &marked, err)))
 		goto out;
@@ -227,10 +416,9 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (o.json)
 		print_json(&l);
 	else if (!l.n)
-		rc = wp_fail(err, -WPE_NOMATCH, "the catalog has no %s for '%s'; run 'wheelpick update%s' or add --index URL",
-			     o.conda ? "conda packages" : "files", pos.v[0], o.conda ? " --conda" : "");
+		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err);
 	else
-		print_grid(pos.v[0], &l, marked);
+		print_list(pos.v[0], &l, marked, o.all);
 out:
 	wp_list_release(&l);
 	wp_catalog_close(&cat);

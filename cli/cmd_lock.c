@@ -16,28 +16,15 @@ int wp_cmd_lock(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_pick_run run = { 0 };
 	struct wp_lock_report rep = { 0 };
 	int rc;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick lock PKG[SPEC]... [--cuda X.Y]... [--python X.Y]... [--platform TAG]... [-o pylock.toml]",
-			     "Resolve for every target and write a PEP 751 lock (pylock.toml) that uv, pip and pdm\n"
-			     "install from: each package with the marker of the targets that need it, every wheel by\n"
-			     "URL with its size and sha256, and what each target got under [tool.wheelpick]. Targets\n"
-			     "that environment markers cannot tell apart (another CUDA driver on the same Python and\n"
-			     "platform) get a lock each, pylock.<target>.toml, beside it. Nothing is downloaded.",
-			     wp_lock_table);
-		return 0;
-	}
 	if ((rc = wp_opts_parse(wp_lock_table, &o, argc, argv, &reqs, err)))
 		goto out;
-	if (wp_pick_opts_is_conda(&o)) {
-		rc = wp_fail(err, -WPE_USAGE, "lock writes PEP 751 locks for wheels; for conda, 'wheelpick mirror DIR --conda' "
-					      "writes explicit-<subdir>.txt and environment.yml");
-		goto out;
-	}
-	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
 	const char *path = o.output ? o.output : "pylock.toml";
-	if ((rc = wp_pick_lock(&cli->session, &job, &run, path, &rep, err)))
+	if ((rc = wp_pick_lock(&cli->session, &job, &run, path, &rep, err))) {
+		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
+	}
 	if (o.json) {
 		wp_print_plan(&run.plan, true, o.explain);
 	} else if (cli->verbosity >= 0) {

@@ -126,23 +126,11 @@ int wp_cmd_matrix(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_pick_job job;
 	struct wp_matrix m = { 0 };
 	int rc;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick matrix PKG[SPEC]... --cuda X.Y... --python X.Y... [--platform TAG]... [--gpu G]",
-			     "What each target would get, to plan a migration (a driver upgrade, a new Python): every\n"
-			     "combination of the --cuda/--driver, --python and --platform values is resolved on its own,\n"
-			     "and the grid shows the version (and variant) of each package, or why nothing fits.\n"
-			     "Nothing is downloaded.",
-			     wp_matrix_table);
-		return 0;
-	}
 	if ((rc = wp_opts_parse(wp_matrix_table, &o, argc, argv, &reqs, err)))
 		goto out;
-	if (wp_pick_opts_is_conda(&o)) {
-		rc = wp_fail(err, -WPE_USAGE, "matrix is for wheels; for conda, use 'wheelpick PKG --conda --dry-run' per target");
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
-	}
-	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
-		goto out;
+	job.dry_run = true; /* a matrix downloads nothing (but what --allow-full-downloads allows) */
 	if ((rc = wp_matrix_build(&cli->session, &job, &m, err)))
 		goto out;
 	if (o.json)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int mirror_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
+static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
 			struct wp_err *err)
 {
 	struct wp_conda_job job;
@@ -39,18 +39,10 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_pick_run run = { 0 };
 	bool printed = false; /* the plan went out as JSON: an error object would be a second one */
 	int rc;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick mirror DIR PKG[SPEC]... [--cuda X.Y]... [--python X.Y]... [--platform TAG]... [--prune]",
-			     "Write a PEP 503 (HTML) and PEP 691 (JSON) index under DIR/simple/ with the files under\n"
-			     "DIR/files/, holding exactly what the targets need (the product of the --cuda, --python and\n"
-			     "--platform values, or --target profiles). Re-running adds; --prune removes what is no longer\n"
-			     "needed. Pages are replaced atomically. Serve DIR/simple/ and point pip at it with --index-url.",
-			     wp_mirror_table);
-		return 0;
-	}
 	if ((rc = wp_opts_parse(wp_mirror_table, &o, argc, argv, &pos, err)))
 		goto out;
-	if (pos.n < 2) {
+	wp_pick_opts_split_c(&o);
+	if (pos.n < 1 || (pos.n < 2 && !o.requirement.n)) {
 		rc = wp_fail(err, -WPE_USAGE, "mirror needs a folder and at least one package: 'wheelpick mirror DIR torch'");
 		goto out;
 	}
@@ -65,13 +57,22 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		printed = true; /* mirror_conda says its own */
 		goto out;
 	}
-	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
-	if ((rc = wp_pick_plan(&cli->session, &job, &run, err)))
+	if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
+		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
+	}
+	cli->info_as_debug = false; /* what the mirror wrote is the result */
 	if (o.dry_run) {
 		wp_print_plan(&run.plan, o.json, o.explain);
+		if (!o.json && cli->verbosity >= 0)
+			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
 		goto out;
+	}
+	if (!o.json && cli->verbosity >= 0) {
+		wp_print_plan_total(&run.plan, " to download");
+		fflush(stdout);
 	}
 	wp_cli_progress(cli, o.json);
 	int frc = wp_pick_fetch(&cli->session, &job, &run, err);
@@ -106,32 +107,25 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_pick_run run = { 0 };
 	bool printed = false; /* the plan went out as JSON: an error object would be a second one */
 	int rc;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
-			     "Write one archive to carry across an air gap: the wheels for the targets, requirements.txt\n"
-			     "with hashes, the pick record, and install.sh, which runs pip offline from the unpacked\n"
-			     "folder. '.tar.gz' and '.tar' work too. 'wheelpick verify OUT.tar.zst' re-checks it.",
-			     wp_bundle_table);
-		return 0;
-	}
 	if ((rc = wp_opts_parse(wp_bundle_table, &o, argc, argv, &pos, err)))
 		goto out;
-	if (pos.n < 2) {
+	if (pos.n < 1 || (pos.n < 2 && !o.requirement.n)) {
 		rc = wp_fail(err, -WPE_USAGE, "bundle needs an output file and at least one package: "
 					     "'wheelpick bundle torch.tar.zst torch'");
 		goto out;
 	}
-	if (wp_pick_opts_is_conda(&o)) {
-		rc = wp_fail(err, -WPE_USAGE,
-			     "a bundle holds wheels; for conda, write a local channel with 'wheelpick mirror DIR --conda'");
-		goto out;
-	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
-	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
-	if ((rc = wp_pick_plan(&cli->session, &job, &run, err)))
+	if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
+		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
+	}
+	if (!o.json && cli->verbosity >= 0) {
+		wp_print_plan_total(&run.plan, " to download");
+		fflush(stdout);
+	}
 	wp_cli_progress(cli, o.json);
 	if ((rc = wp_pick_fetch(&cli->session, &job, &run, err)))
 		goto out;

@@ -1,5 +1,7 @@
 /* cli/cmd_pick.c: `wheelpick pick`: the build that fits each target, its dependencies, and (unless
- * --dry-run) a verified wheelhouse that pip installs offline; with --conda, a local channel. */
+ * --dry-run) a verified wheelhouse that pip installs offline; with --conda, a local channel.
+ * What was picked, why and how big is printed before anything downloads, so that a wrong pick
+ * can be stopped before its gigabytes. */
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
@@ -13,7 +15,7 @@ static const char *dest_or(const struct wp_pick_opts *o, const char *fallback)
 	return o->dest ? o->dest : e && *e ? e : fallback;
 }
 
-static int pick_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
+static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
 		      struct wp_err *err)
 {
 	struct wp_conda_job job;
@@ -26,6 +28,7 @@ static int pick_conda(struct wp_cli *cli, const struct wp_pick_opts *o, const st
 		return rc;
 	}
 	wp_cli_progress(cli, o->json);
+	cli->info_as_debug = true; /* the channels it reads are said with -v */
 	rc = wp_conda_run(&cli->session, &job, &res, err);
 	/* an incomplete closure still shows what was picked, and what is missing */
 	if (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing)
@@ -52,6 +55,10 @@ static void print_next(const struct wp_pick_opts *o, const struct wp_strlist *re
 	printf("next: wheelpick");
 	for (size_t i = 0; i < reqs->n; i++)
 		printf(" '%s'", reqs->v[i]);
+	for (size_t i = 0; i < o->requirement.n; i++)
+		printf(" -r %s", o->requirement.v[i]);
+	for (size_t i = 0; i < o->constraint.n; i++)
+		printf(" --constraint %s", o->constraint.v[i]);
 	for (size_t i = 0; i < o->index.n; i++)
 		printf(" --index %s", o->index.v[i]);
 	if (t->accel == WP_ACCEL_CUDA && t->driver_given)
@@ -70,6 +77,17 @@ static void print_next(const struct wp_pick_opts *o, const struct wp_strlist *re
 	printf(" -d wheelhouse\n");
 }
 
+/* -v: each decision, and how long the resolution took. */
+static void say_decisions(struct wp_cli *cli, const struct wp_plan *plan, double t0)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		wp_cli_debug(cli, "picked %s for target %zu%s%s%s: %s", f->where, f->target, f->required_by ? " (needed by " : "",
+			     f->required_by ? f->required_by : "", f->required_by ? ")" : "", f->reason ? f->reason : "");
+	}
+	wp_cli_debug(cli, "picked %zu file(s) in %.2f s", plan->n, wp_cli_elapsed(cli) - t0);
+}
+
 int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct wp_pick_opts o = { 0 };
@@ -79,35 +97,38 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	bool printed = false; /* the plan went out as JSON: an error object would be a second one */
 	int rc;
 
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick [pick] PKG[SPEC]... [--cuda X.Y|auto|cpu] [--python X.Y] [--platform TAG]... [-d DIR]",
-			     "Pick the build of each package that fits the target: the newest version with a build\n"
-			     "that runs there, then the newest CUDA not newer than the target's (PyTorch never shipped\n"
-			     "cu112, so CUDA 11.2 gets cu111), then the best wheel tag; with the dependencies, evaluated\n"
-			     "for the target. Then fetch, verify (sha256 and each wheel's RECORD) and write a wheelhouse\n"
-			     "that 'pip install --no-index --find-links DIR --require-hashes -r DIR/requirements.txt'\n"
-			     "installs with no network. Several --cuda/--python/--platform values make one target each.",
-			     wp_pick_table);
-		return 0;
-	}
 	if ((rc = wp_opts_parse(wp_pick_table, &o, argc, argv, &reqs, err)))
 		goto out;
+	wp_pick_opts_split_c(&o);
 	if (wp_pick_opts_is_conda(&o)) {
 		rc = pick_conda(cli, &o, &reqs, dest_or(&o, "conda-channel"), err);
 		printed = true; /* pick_conda says its own */
 		goto out;
 	}
-	if ((rc = wp_pick_opts_job(&o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
-	if ((rc = wp_pick_plan(&cli->session, &job, &run, err)))
+	double t0 = wp_cli_elapsed(cli);
+	if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
+		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
+	}
+	say_decisions(cli, &run.plan, t0);
 	if (o.dry_run) {
 		wp_print_plan(&run.plan, o.json, o.explain);
-		if (!o.json && cli->verbosity >= 0)
+		if (!o.json && cli->verbosity >= 0) {
+			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
 			print_next(&o, &reqs, &run.plan);
+		}
 		goto out;
 	}
 	const char *dest = dest_or(&o, "wheelhouse");
+	if (!o.json) {
+		/* what and why first: a wrong pick can be stopped before it downloads */
+		wp_print_plan(&run.plan, false, o.explain);
+		if (cli->verbosity >= 0)
+			wp_print_plan_total(&run.plan, " to download");
+		fflush(stdout);
+	}
 	wp_cli_progress(cli, o.json);
 	int frc = wp_pick_fetch(&cli->session, &job, &run, err);
 	if (frc && frc != -WPE_INTEGRITY) {
@@ -119,7 +140,8 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_pick_write_wheelhouse(&cli->session, &run, dest, frc ? &werr : err)) && !frc)
 		goto out;
 	rc = frc;
-	wp_print_plan(&run.plan, o.json, o.explain);
+	if (o.json)
+		wp_print_plan(&run.plan, true, o.explain);
 	printed = o.json;
 	if (!rc && !o.json && cli->verbosity >= 0)
 		printf("wrote %s: install offline with\n  python3 -m pip install --no-index --find-links %s "

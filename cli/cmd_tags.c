@@ -1,5 +1,6 @@
 /* cli/cmd_tags.c: `wheelpick tags`: the wheel tags a target accepts, best first (like pip debug -v). */
 #include "cli/cli.h"
+#include "cli/pick_opts.h"
 #include "ops/sources.h"
 #include "ops/targets.h"
 #include "resolver/tags.h"
@@ -11,7 +12,7 @@ struct tags_opts {
 	const char *python, *platform, *target;
 };
 
-static const struct wp_opt tags_table[] = {
+const struct wp_opt wp_tags_table[] = {
 	{ "python", 0, "python-version", WP_OPT_STR, offsetof(struct tags_opts, python), "X.Y|auto", "target Python" },
 	{ "platform", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, platform), "TAG|auto",
 	  "the target's most specific platform tag" },
@@ -26,17 +27,19 @@ int wp_cmd_tags(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_target t;
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	int rc;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick tags [--python X.Y] [--platform TAG]",
-			     "Print the PEP 425 tags the target accepts, best first, as pip on that machine would.",
-			     tags_table);
-		return 0;
-	}
-	if ((rc = wp_opts_parse(tags_table, &o, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_tags_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (pos.n) {
 		rc = wp_fail(err, -WPE_USAGE, "unexpected argument '%s'; see 'wheelpick tags --help'", pos.v[0]);
 		goto out;
+	}
+	if (o.platform) {
+		struct wp_strlist one = { 0 };
+		wp_strlist_push(&one, o.platform);
+		rc = wp_pick_opts_check_platforms(&one, false, err);
+		wp_strlist_release(&one);
+		if (rc)
+			goto out;
 	}
 	struct wp_target_words w = { .python = o.python, .platform = o.platform, .cuda = "cpu", .target_file = o.target };
 	if ((rc = wp_target_from_words(&cli->session, &w, &t, err)))

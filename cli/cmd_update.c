@@ -11,7 +11,7 @@ struct update_opts {
 	bool conda, force, help;
 };
 
-static const struct wp_opt update_table[] = {
+const struct wp_opt wp_update_table[] = {
 	{ "index", 'i', "index-url|extra-index-url|find-links", WP_OPT_LIST, offsetof(struct update_opts, index), "URL",
 	  "a find-links page, PEP 503/691 page or root, or repodata.json" },
 	{ "find-links", 'f', NULL, WP_OPT_LIST, offsetof(struct update_opts, index), "URL", "same as --index" },
@@ -34,17 +34,7 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_strlist pos = { 0 };
 	int rc;
 
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick update [--index URL]... [--conda] [-c CHANNEL]...",
-			     "Crawl index sources into the catalog (default: PyTorch's torch_stable.html, its PEP 503 root\n"
-			     "https://download.pytorch.org/whl/ and the pytorch conda channel; $WHEELPICK_INDEX replaces\n"
-			     "the first two). Unchanged sources cost one conditional request and\n"
-			     "no writes; each source is replaced in one transaction, so an interrupted update leaves\n"
-			     "the catalog as it was.",
-			     update_table);
-		return 0;
-	}
-	if ((rc = wp_opts_parse(update_table, &o, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_update_table, &o, argc, argv, &pos, err)))
 		goto out;
 	for (size_t i = 0; i < pos.n; i++) /* `wheelpick update URL` */
 		wp_strlist_push(&o.index, pos.v[i]);

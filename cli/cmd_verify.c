@@ -7,21 +7,14 @@
 
 #include <stdio.h>
 
+const struct wp_opt wp_verify_table[] = { WP_OPT_END };
+
 int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
-	static const struct wp_opt table[] = { WP_OPT_END };
 	struct wp_strlist pos = { 0 };
 	struct wp_verify_report rep = WP_VERIFY_REPORT_INIT;
 	int rc = 0;
-	if (wp_opts_wants_help(argc, argv)) {
-		wp_opts_help(stdout, "wheelpick verify PATH...",
-			     "Re-check a wheel, a wheelhouse (requirements.txt hashes), a mirror (every link, hash and\n"
-			     ".metadata file), a conda channel (repodata against the files) or a bundle: every hash,\n"
-			     "every wheel's RECORD. Exit 4 when anything does not match, naming the file.",
-			     table);
-		return 0;
-	}
-	if ((rc = wp_opts_parse(table, NULL, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_verify_table, NULL, argc, argv, &pos, err)))
 		goto out;
 	if (!pos.n) {
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel or a bundle");

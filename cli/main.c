@@ -1,26 +1,41 @@
-/* cli/main.c: global options, the command table, and the one place errors become exit codes. */
+/* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
+ * reaches stderr at each verbosity, and the one place errors become exit codes. */
 #include "cli/cli.h"
 #include "base/mem.h"
+#include "cache/catalog.h"
+#include "cache/names.h"
+#include "ops/suggest.h"
+#include "resolver/wheelname.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-static const struct wp_cmd commands[] = {
-	{ "pick",   wp_cmd_pick,   "choose the build that fits a target, and fetch it" },
-	{ "update", wp_cmd_update, "crawl index sources into the catalog" },
-	{ "lock",   wp_cmd_lock,   "write a PEP 751 lock (pylock.toml) for targets, downloading nothing" },
-	{ "matrix", wp_cmd_matrix, "what each of several targets would get (plan a migration)" },
-	{ "list",   wp_cmd_list,   "show what the catalog has for a project" },
-	{ "detect", wp_cmd_detect, "describe this machine as a target" },
-	{ "tags",   wp_cmd_tags,   "print the wheel tags a target accepts, best first" },
-	{ "mirror", wp_cmd_mirror, "write a PEP 503/691 mirror for targets" },
-	{ "bundle", wp_cmd_bundle, "write one archive to carry across an air gap" },
-	{ "verify", wp_cmd_verify, "re-check files against hashes and RECORDs" },
-	{ "trust",  wp_cmd_trust,  "accept hashes that changed since first seen" },
-};
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double wp_cli_elapsed(const struct wp_cli *cli)
+{
+	return now() - cli->start;
+}
+
+static void vsay(const struct wp_cli *cli, const char *prefix, const char *fmt, va_list ap)
+{
+	fputs("wheelpick: ", stderr);
+	if (cli->verbosity > 0)
+		fprintf(stderr, "[%.2f s] ", wp_cli_elapsed(cli));
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
 
 void wp_cli_note(const struct wp_cli *cli, const char *fmt, ...)
 {
@@ -28,39 +43,51 @@ void wp_cli_note(const struct wp_cli *cli, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("wheelpick: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsay(cli, "", fmt, ap);
 	va_end(ap);
 }
 
 void wp_cli_warn(const struct wp_cli *cli, const char *fmt, ...)
 {
+	if (cli->verbosity < 0)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("wheelpick: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsay(cli, "warning: ", fmt, ap);
 	va_end(ap);
 }
 
-/* What ops/ reports, by level: debug with -v, info and notes unless -q, warnings and item
- * failures always. */
+void wp_cli_debug(const struct wp_cli *cli, const char *fmt, ...)
+{
+	if (cli->verbosity <= 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsay(cli, "", fmt, ap);
+	va_end(ap);
+}
+
+/* What ops/ reports, by level: debug with -v (with the time since the start), info and notes
+ * unless -q, warnings unless -q, item failures always. */
 static void say(void *ctx, enum wp_say_level level, const char *msg)
 {
 	const struct wp_cli *cli = ctx;
 	switch (level) {
 	case WP_SAY_DEBUG:
-		if (cli->verbosity > 0)
-			fprintf(stderr, "wheelpick: %s\n", msg);
+		wp_cli_debug(cli, "%s", msg);
 		break;
 	case WP_SAY_INFO:
+		/* "updated URL" while a pick reads its sources is -v material; for update, the result */
+		if (cli->info_as_debug)
+			wp_cli_debug(cli, "%s", msg);
+		else
+			wp_cli_note(cli, "%s", msg);
+		break;
 	case WP_SAY_NOTE:
-		if (cli->verbosity >= 0)
-			fprintf(stderr, "wheelpick: %s\n", msg);
+		wp_cli_note(cli, "%s", msg);
 		break;
 	case WP_SAY_WARN:
-		fprintf(stderr, "wheelpick: warning: %s\n", msg);
+		wp_cli_warn(cli, "%s", msg);
 		break;
 	case WP_SAY_ERROR:
 		fprintf(stderr, "wheelpick: %s\n", msg);
@@ -81,87 +108,219 @@ int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err)
 
 void wp_cli_progress(struct wp_cli *cli, bool json)
 {
-	wp_progress_sink_for(&cli->progress, cli->stdout_tty && cli->verbosity >= 0 && !json, &cli->session.progress);
+	enum wp_progress_mode mode = cli->verbosity < 0 ? WP_PROGRESS_OFF
+				   : cli->stderr_tty && !json ? WP_PROGRESS_BAR
+							      : WP_PROGRESS_LINES;
+	wp_progress_sink_for(&cli->progress, mode, &cli->session.progress);
 }
 
-static void usage(FILE *f)
+/* The global options, wherever they are before "--": taken out of argv (kept in order in
+ * *rest). A value of a command's option that happens to read "-v" stays its value. */
+struct globals {
+	const char *catalog;
+	int verbosity;
+	bool help, version;
+	const char *gen_man, *gen_completion;
+	bool complete_projects;
+};
+
+static int take_global(const char *a, const char *next, struct globals *g, int *consumed, struct wp_err *err)
 {
-	fprintf(f, "usage: wheelpick [--catalog PATH] [-q|-v] COMMAND [ARGS...]\n"
-		   "       wheelpick PKG[SPEC]... [pick options]   (same as 'wheelpick pick')\n\n"
-		   "Which PyTorch build fits this machine, and how to carry it to one with no internet.\n\n"
-		   "commands:\n");
-	for (size_t i = 0; i < WP_ARRAY_LEN(commands); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nglobal options:\n"
-		   "  --catalog PATH   catalog file (default $WHEELPICK_CATALOG, else\n"
-		   "                   $XDG_CACHE_HOME/wheelpick/catalog.sqlite3, else ~/.cache/wheelpick/catalog.sqlite3)\n"
-		   "  -q, --quiet      only errors on stderr\n"
-		   "  -v, --verbose    say more\n"
-		   "  --version        print the version\n\n"
-		   "exit codes: 0 done; 1 nothing fits the request; 2 usage; 3 a source, network or local\n"
-		   "failure; 4 an integrity failure (hash, RECORD, archive).\n"
-		   "'wheelpick COMMAND --help' describes a command.\n");
+	*consumed = 0;
+	if (!strcmp(a, "--catalog")) {
+		if (!next)
+			return wp_fail(err, -WPE_USAGE, "option '--catalog' needs a value (PATH)");
+		g->catalog = next;
+		*consumed = 2;
+	} else if (!strncmp(a, "--catalog=", 10)) {
+		g->catalog = a + 10;
+		*consumed = 1;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		g->verbosity = -1;
+		*consumed = 1;
+	} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose") || !strcmp(a, "-vv")) {
+		g->verbosity = (g->verbosity < 0 ? 0 : g->verbosity) + (a[2] == 'v' ? 2 : 1);
+		*consumed = 1;
+	}
+	return 0;
+}
+
+/* Does option word a (of cmd's table) take the next word as its value? */
+static bool takes_value(const struct wp_cmd *cmd, const char *a)
+{
+	const struct wp_opt *o = NULL;
+	if (a[0] != '-' || !a[1])
+		return false;
+	if (a[1] == '-') {
+		if (strchr(a, '='))
+			return false;
+		o = wp_opts_find_long(cmd->table, a + 2, strlen(a + 2));
+	} else if (!a[2]) {
+		o = wp_opts_find_short(cmd->table, a[1]);
+	}
+	return o && o->type != WP_OPT_FLAG;
+}
+
+/* A first word that is no command but close to one, which the catalog does not know as a
+ * project: a typo, not a package to pick ("wheelpick lsit torch"). */
+static int check_command_typo(const char *word, const char *catalog, struct wp_err *err)
+{
+	size_t n = strlen(word);
+	if (n < 4 || strcspn(word, "<>=!~[;@ (") != n)
+		return 0;
+	const char *names[64];
+	size_t nn = 0;
+	for (size_t i = 0; i < wp_n_commands && nn < WP_ARRAY_LEN(names); i++)
+		names[nn++] = wp_commands[i].name;
+	struct wp_strlist close = { 0 };
+	wp_suggest_closest(word, names, nn, 1, &close);
+	if (!close.n)
+		return 0;
+	bool known = false;
+	struct stat st;
+	if (catalog && stat(catalog, &st) == 0) {
+		struct wp_catalog cat = { 0 };
+		struct wp_err e = WP_ERR_INIT;
+		struct wp_buf canon = WP_BUF_INIT;
+		wp_project_name_normalize(word, n, &canon);
+		if (wp_catalog_open(&cat, catalog, &e) == 0)
+			wp_catalog_has_project(&cat, canon.data, false, &known, &e);
+		wp_catalog_close(&cat);
+		wp_buf_free(&canon);
+	}
+	int rc = known ? 0
+		       : wp_fail(err, -WPE_USAGE, "'%s' is not a command; did you mean 'wheelpick %s'? (to pick a package "
+						   "named %s: 'wheelpick pick %s')", word, close.v[0], word, word);
+	wp_strlist_release(&close);
+	return rc;
+}
+
+/* For shell completion: the project names of the catalog, if there is one (never made here). */
+static void complete_projects(const char *catalog)
+{
+	char *def = catalog ? NULL : wp_session_default_catalog();
+	const char *path = catalog ? catalog : def;
+	struct stat st;
+	if (path && stat(path, &st) == 0) {
+		struct wp_catalog cat = { 0 };
+		struct wp_names names = { 0 };
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_catalog_open(&cat, path, &e) == 0 && wp_catalog_project_names(&cat, false, 20000, &names, &e) == 0)
+			for (size_t i = 0; i < names.n; i++)
+				printf("%s\n", names.v[i]);
+		wp_names_release(&names);
+		wp_catalog_close(&cat);
+	}
+	free(def);
 }
 
 int main(int argc, char **argv)
 {
 	struct wp_cli cli = { 0 };
 	struct wp_err err = WP_ERR_INIT;
-	const char *catalog = NULL;
-	int verbosity = 0;
-	int i = 1, rc;
+	struct globals g = { 0 };
+	char **rest = wp_xcalloc((size_t)argc + 1, sizeof(*rest));
+	int nrest = 0, i = 1, rc = 0, used;
+	const struct wp_cmd *cmd = NULL;
+	bool implicit = false;
 
+	cli.start = now();
 	cli.stdout_tty = isatty(STDOUT_FILENO);
+	cli.stderr_tty = isatty(STDERR_FILENO);
+	/* before the command: globals, --help, --version, the generators, or a pick option */
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--catalog") && i + 1 < argc)
-			catalog = argv[++i];
-		else if (!strncmp(a, "--catalog=", 10))
-			catalog = a + 10;
-		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-			verbosity = -1;
-		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-			verbosity++;
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
+		if ((rc = take_global(a, i + 1 < argc ? argv[i + 1] : NULL, &g, &used, &err)))
+			goto out;
+		if (used) {
+			i += used - 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			g.help = true;
 		} else if (!strcmp(a, "--version")) {
-			printf("wheelpick %s\n", WP_VERSION);
-			return 0;
-		} else
+			g.version = true;
+		} else if (!strcmp(a, "--generate-man")) {
+			g.gen_man = a;
+		} else if (!strcmp(a, "--generate-completion") && i + 1 < argc) {
+			g.gen_completion = argv[++i];
+		} else if (!strcmp(a, "--complete-projects")) {
+			g.complete_projects = true;
+		} else {
 			break; /* a pick option before the package: `wheelpick --cuda 11.2 torch` */
+		}
 	}
-	cli.verbosity = verbosity;
+	if (g.version) {
+		printf("wheelpick %s\n", WP_VERSION);
+		goto out;
+	}
+	if (g.gen_man) {
+		rc = wp_gen_man(stdout);
+		goto out;
+	}
+	if (g.gen_completion) {
+		rc = wp_gen_completion(stdout, g.gen_completion, &err);
+		goto out;
+	}
+	if (g.complete_projects) {
+		complete_projects(g.catalog);
+		goto out_code;
+	}
+	if (i < argc && (cmd = wp_cmd_find(argv[i])))
+		i++;
+	if (!cmd) {
+		if (g.help || i >= argc) {
+			wp_cli_usage(g.help ? stdout : stderr);
+			rc = g.help ? 0 : -WPE_USAGE;
+			goto out_code;
+		}
+		cmd = wp_cmd_find("pick");
+		implicit = true;
+	}
+	/* the rest: globals anywhere before "--", everything else for the command */
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				rest[nrest++] = argv[i++];
+			break;
+		}
+		if ((rc = take_global(a, i + 1 < argc ? argv[i + 1] : NULL, &g, &used, &err)))
+			goto out;
+		if (used) {
+			i += used - 1;
+			continue;
+		}
+		rest[nrest++] = argv[i];
+		if (takes_value(cmd, a) && i + 1 < argc)
+			rest[nrest++] = argv[++i];
+	}
+	cli.verbosity = g.verbosity;
+	const char *catalog = g.catalog;
 	if (!catalog)
 		catalog = cli.catalog_alloc = wp_session_default_catalog();
 	cli.cache_alloc = wp_session_default_cache_dir();
 	cli.session = (struct wp_session){
-		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = verbosity, .say = say, .say_ctx = &cli,
+		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
+		.say_ctx = &cli,
 	};
+	if (g.help || wp_opts_wants_help(nrest, rest)) {
+		wp_cmd_print_help(cmd, stdout);
+		goto out;
+	}
 	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)))
 		goto out;
-
-	const struct wp_cmd *cmd = NULL;
-	if (i < argc) {
-		for (size_t k = 0; k < WP_ARRAY_LEN(commands); k++)
-			if (!strcmp(argv[i], commands[k].name))
-				cmd = &commands[k];
-	}
-	if (i >= argc) {
-		usage(stderr);
-		rc = -WPE_USAGE;
-		goto out_code;
-	}
-	if (cmd)
-		rc = cmd->fn(&cli, argc - i - 1, argv + i + 1, &err);
-	else /* `wheelpick torch --cuda 11.2` */
-		rc = wp_cmd_pick(&cli, argc - i, argv + i, &err);
+	if (implicit && nrest && rest[0][0] != '-' && (rc = check_command_typo(rest[0], catalog, &err)))
+		goto out;
+	wp_cli_debug(&cli, "catalog %s, file cache %s", catalog ? catalog : "(none)",
+		     cli.cache_alloc ? cli.cache_alloc : "(none)");
+	rc = cmd->fn(&cli, nrest, rest, &err);
+	wp_cli_debug(&cli, "%s: done in %.2f s", cmd->name, wp_cli_elapsed(&cli));
 out:
 	if (rc && err.code)
 		fprintf(stderr, "wheelpick: %s\n", err.msg);
 	else if (rc)
 		fprintf(stderr, "wheelpick: failed (code %d)\n", -rc);
 out_code:
+	free(rest);
 	free(cli.catalog_alloc);
 	free(cli.cache_alloc);
 	return wp_err_exit_code(rc);

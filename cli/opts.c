@@ -1,6 +1,10 @@
-/* cli/opts.c: table-driven option parsing and the --help text generated from the same table. */
+/* cli/opts.c: table-driven option parsing, "did you mean" for a mistyped option, and the --help
+ * text generated from the same table. */
 #include "cli/opts.h"
+#include "base/buf.h"
 #include "base/mem.h"
+#include "cli/cli.h"
+#include "ops/suggest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +50,84 @@ bool wp_opts_wants_help(int argc, char **argv)
 	return false;
 }
 
+const struct wp_opt *wp_opts_find_long(const struct wp_opt *table, const char *name, size_t n)
+{
+	for (const struct wp_opt *o = table; o && o->name; o++)
+		if (name_matches(o, name, n))
+			return o;
+	return NULL;
+}
+
+const struct wp_opt *wp_opts_find_short(const struct wp_opt *table, char c)
+{
+	for (const struct wp_opt *o = table; o && o->name; o++)
+		if (o->short_name == c)
+			return o;
+	return NULL;
+}
+
+/* Every long name (and alias) of a table, as "--name" strings pushed to names (owned). */
+static void long_names(const struct wp_opt *table, char ***names, size_t *n)
+{
+	for (const struct wp_opt *o = table; o && o->name; o++) {
+		*names = wp_xrealloc(*names, (*n + 1) * sizeof(**names));
+		(*names)[(*n)++] = wp_xasprintf("--%s", o->name);
+		for (const char *a = o->aliases; a && *a;) {
+			const char *bar = strchr(a, '|');
+			size_t an = bar ? (size_t)(bar - a) : strlen(a);
+			*names = wp_xrealloc(*names, (*n + 1) * sizeof(**names));
+			(*names)[(*n)++] = wp_xasprintf("--%.*s", (int)an, a);
+			a = bar ? bar + 1 : a + an;
+		}
+	}
+}
+
+/* "unknown option" with what was meant: a close name of this command, or another command that
+ * takes the option. */
+static int unknown(const struct wp_opt *table, const char *word, size_t n, struct wp_err *err)
+{
+	const struct wp_cmd *self = wp_cmd_of_table(table);
+	const char *cmd = self ? self->name : "this command";
+	char *given = wp_xasprintf("%.*s", (int)n, word);
+	struct wp_buf others = WP_BUF_INIT;
+	int rc;
+	/* commands that take it */
+	for (size_t i = 0; i < wp_n_commands; i++) {
+		const struct wp_cmd *c = &wp_commands[i];
+		if (c == self)
+			continue;
+		bool has = given[1] == '-' ? wp_opts_find_long(c->table, given + 2, strlen(given + 2)) != NULL
+					   : given[1] && !given[2] && wp_opts_find_short(c->table, given[1]) != NULL;
+		if (has)
+			wp_buf_printf(&others, "%s'%s'", others.len ? ", " : "", c->name);
+	}
+	char **names = NULL;
+	size_t nn = 0;
+	long_names(table, &names, &nn);
+	struct wp_strlist close = { 0 };
+	if (given[1] == '-')
+		wp_suggest_closest(given, (const char *const *)names, nn, 2, &close);
+	if (others.len) {
+		rc = wp_fail(err, -WPE_USAGE, "unknown option '%s' for %s: it is an option of %s (see 'wheelpick %s --help')",
+			     given, cmd, others.data, cmd);
+	} else if (close.n) {
+		struct wp_buf b = WP_BUF_INIT;
+		wp_suggest_join(&close, &b);
+		rc = wp_fail(err, -WPE_USAGE, "unknown option '%s' for %s; did you mean %s? (see 'wheelpick %s --help')", given,
+			     cmd, b.data, cmd);
+		wp_buf_free(&b);
+	} else {
+		rc = wp_fail(err, -WPE_USAGE, "unknown option '%s' for %s (see 'wheelpick %s --help')", given, cmd, cmd);
+	}
+	wp_strlist_release(&close);
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	wp_buf_free(&others);
+	free(given);
+	return rc;
+}
+
 int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv, struct wp_strlist *pos,
 		  struct wp_err *err)
 {
@@ -65,19 +147,15 @@ int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv, 
 		if (a[1] == '-') {
 			const char *name = a + 2, *eq = strchr(name, '=');
 			size_t n = eq ? (size_t)(eq - name) : strlen(name);
-			for (o = table; o->name && !name_matches(o, name, n); o++)
-				;
-			if (!o->name)
-				return wp_fail(err, -WPE_USAGE, "unknown option '--%.*s'; see --help", (int)n, name);
+			if (!(o = wp_opts_find_long(table, name, n)))
+				return unknown(table, a, n + 2, err);
 			if (eq)
 				val = eq + 1;
 			if (eq && o->type == WP_OPT_FLAG)
 				return wp_fail(err, -WPE_USAGE, "option '--%s' takes no value", o->name);
 		} else {
-			for (o = table; o->name && o->short_name != a[1]; o++)
-				;
-			if (!o->name)
-				return wp_fail(err, -WPE_USAGE, "unknown option '-%c'; see --help", a[1]);
+			if (!(o = wp_opts_find_short(table, a[1])))
+				return unknown(table, a, 2, err);
 			if (a[2]) {
 				if (o->type == WP_OPT_FLAG)
 					return wp_fail(err, -WPE_USAGE, "option '-%c' takes no value", a[1]);
@@ -95,6 +173,28 @@ int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv, 
 	return 0;
 }
 
+/* text, wrapped at width, every line after the first indented by indent. */
+void wp_opts_wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width)
+{
+	const char *p = text;
+	while (*p) {
+		size_t word = strcspn(p, " ");
+		if (col > indent && col + 1 + word > width) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, word, f);
+		col += word;
+		p += word;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
 void wp_opts_help(FILE *f, const char *usage, const char *summary, const struct wp_opt *table)
 {
 	fprintf(f, "usage: %s\n\n%s\n", usage, summary);
@@ -102,22 +202,33 @@ void wp_opts_help(FILE *f, const char *usage, const char *summary, const struct 
 		return;
 	fprintf(f, "\noptions:\n");
 	for (const struct wp_opt *o = table; o->name; o++) {
-		char head[96];
+		char head[96], help[512];
 		int n = 0;
 		if (o->short_name)
 			n = snprintf(head, sizeof(head), "-%c, ", o->short_name);
 		snprintf(head + n, sizeof(head) - (size_t)n, "--%s%s%s", o->name, o->metavar ? " " : "",
 			 o->metavar ? o->metavar : "");
-		fprintf(f, "  %-30s %s%s\n", head, o->help, o->type == WP_OPT_LIST ? " (repeatable)" : "");
+		snprintf(help, sizeof(help), "%s%s", o->help, o->type == WP_OPT_LIST ? " (repeatable)" : "");
+		size_t hl = strlen(head);
+		if (hl > 28) {
+			fprintf(f, "  %s\n%*s", head, 32, "");
+			wp_opts_wrap(f, help, 32, 32, 79);
+		} else {
+			fprintf(f, "  %-29s ", head);
+			wp_opts_wrap(f, help, 32, 32, 79);
+		}
 		if (o->aliases) {
-			fprintf(f, "  %-30s   also spelled:", "");
+			struct wp_buf b = WP_BUF_INIT;
+			wp_buf_addstr(&b, "also spelled:");
 			for (const char *a = o->aliases; *a;) {
 				const char *bar = strchr(a, '|');
 				size_t an = bar ? (size_t)(bar - a) : strlen(a);
-				fprintf(f, " --%.*s", (int)an, a);
+				wp_buf_printf(&b, " --%.*s", (int)an, a);
 				a = bar ? bar + 1 : a + an;
 			}
-			fputc('\n', f);
+			fprintf(f, "%*s", 32, "");
+			wp_opts_wrap(f, b.data, 32, 32, 79);
+			wp_buf_free(&b);
 		}
 	}
 }

@@ -1,89 +1,187 @@
-/* cli/pick_opts.c: the option tables of pick, mirror and bundle, and the jobs they make. */
+/* cli/pick_opts.c: the option tables of pick, mirror, bundle, matrix and lock, requirements and
+ * constraints files, and the jobs they make. */
 #include "cli/pick_opts.h"
+#include "base/fs.h"
+#include "base/mem.h"
+#include "cache/names.h"
+#include "ops/sources.h"
+#include "ops/suggest.h"
+#include "resolver/wheelname.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define O(f) offsetof(struct wp_pick_opts, f)
 #define TARGET_OPTS                                                                                                \
 	{ "cuda", 0, NULL, WP_OPT_LIST, O(cuda), "X.Y|auto|cpu",                                                         \
-	  "a driver whose newest CUDA is X.Y (default auto: this machine's driver); cpu for CPU builds" },              \
+	  "a machine whose NVIDIA driver runs CUDA up to X.Y (default auto: this machine's); cpu for CPU builds" },     \
 	{ "driver", 0, NULL, WP_OPT_LIST, O(driver), "VERSION", "the NVIDIA driver itself, e.g. 535.104.05" },          \
 	{ "cuda-compat", 0, NULL, WP_OPT_STR, O(cuda_compat), "minor|strict",                                            \
-	  "minor (default): CUDA X.y builds run on any X.x driver past NVIDIA's floor; strict: none newer than it" },   \
-	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y", "pick ROCm X.Y builds" },                                         \
+	  "minor (default): a CUDA 12.x build runs on any 12.x driver new enough for NVIDIA's compatibility; "          \
+	  "strict: never a build for a newer CUDA than the driver's" },                                                  \
+	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y", "pick AMD ROCm X.Y builds" },                                     \
 	{ "xpu", 0, NULL, WP_OPT_FLAG, O(xpu), NULL, "pick Intel GPU (XPU) builds" },                                    \
 	{ "python", 0, "python-version", WP_OPT_LIST, O(python), "X.Y[t]|auto",                                          \
 	  "the target's Python; 3.13t is the free-threaded build (default auto)" },                                    \
 	{ "platform", 0, NULL, WP_OPT_LIST, O(platform), "TAG|auto",                                                     \
-	  "the target's most specific platform tag; one target each (default auto)" },                                  \
+	  "the target's most specific platform tag, e.g. manylinux_2_28_x86_64, win_amd64 (default auto)" },            \
 	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|8.6|NAME|gfxN",                                                     \
-	  "a GPU the build must have kernels for: an architecture, a name (\"RTX 3090\", A100), an AMD gfx (default: detected)" }, \
-	{ "target", 0, NULL, WP_OPT_LIST, O(target), "FILE", "a saved 'detect --json' profile; one target each" }
-#define SOURCE_OPTS                                                                                                \
+	  "a GPU the build must have code for: an architecture, a name (\"RTX 3090\", A100), an AMD gfx "                 \
+	  "(default: this machine's)" },                                                                                  \
+	{ "target", 0, NULL, WP_OPT_LIST, O(target), "FILE", "a machine saved with 'wheelpick detect --json'" }
+#define INDEX_OPTS                                                                                                 \
 	{ "index", 'i', "index-url|extra-index-url", WP_OPT_LIST, O(index), "URL",                                       \
-	  "a source to pick from (added to the catalog if missing or stale)" },                                         \
-	{ "find-links", 'f', NULL, WP_OPT_LIST, O(index), "URL", "same as --index" },                                    \
+	  "an index or links page to pick from (read again when older than an hour); a folder works too" },            \
+	{ "find-links", 'f', NULL, WP_OPT_LIST, O(index), "URL", "same as --index" }
+#define WHEEL_SOURCE_OPTS                                                                                          \
 	{ "index-for", 0, NULL, WP_OPT_LIST, O(index_for), "PROJECT=URL",                                                \
 	  "take PROJECT only from the index at URL (by default a project comes from the first index that has it)" },     \
 	{ "index-strategy", 0, NULL, WP_OPT_STR, O(index_strategy), "first-index|unsafe-best-match",                     \
-	  "first-index (default): a project comes from the first index that lists it; unsafe-best-match: from all" },    \
-	{ "channel", 'c', NULL, WP_OPT_LIST, O(channel), "NAME|URL", "a conda channel (implies --conda)" },               \
-	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "pick conda packages" },                                        \
+	  "first-index (default): a project comes from the first index that lists it; unsafe-best-match: from all" }
+#define CONDA_OPTS                                                                                                 \
+	{ "channel", 'c', NULL, WP_OPT_LIST, O(channel), "NAME|URL",                                                     \
+	  "a conda channel (implies --conda); a .txt file after -c is a constraints file, as with pip" },               \
+	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "pick conda packages instead of wheels" },                      \
 	{ "allow-missing", 0, NULL, WP_OPT_FLAG, O(allow_missing), NULL,                                                 \
-	  "conda: write the channel though dependencies are in no channel given (the locks say so)" }
-#define RESOLVE_OPTS                                                                                               \
-	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL, "only what was named, not its dependencies" },            \
-	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "the picks as JSON on stdout" },                                  \
-	{ "explain", 0, NULL, WP_OPT_FLAG, O(explain), NULL, "every rejected file, and why" },                           \
+	  "conda: write the channel even when a dependency is in no channel given (it says which)" }
+#define REQ_OPTS_C(c, also)                                                                                         \
+	{ "requirement", 'r', NULL, WP_OPT_LIST, O(requirement), "FILE",                                                 \
+	  "read requirements from a pip requirements file (hashes, markers, -r/-c and index lines too)" },              \
+	{ "constraint", c, NULL, WP_OPT_LIST, O(constraint), "FILE",                                                     \
+	  "a pip constraints file: versions for projects if something needs them" also },                               \
+	{ "require-hashes", 0, NULL, WP_OPT_FLAG, O(require_hashes), NULL,                                              \
+	  "every requirement must be pinned and carry --hash values in its file, as pip's option" }
+#define REQ_OPTS REQ_OPTS_C(0, " (also -c FILE.txt)")
+#define WHEEL_REQ_OPTS REQ_OPTS_C('c', "")
+#define COMMON_OPTS                                                                                                \
+	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL, "only what was named, not what it needs" },               \
 	{ "pre", 0, NULL, WP_OPT_FLAG, O(pre), NULL, "allow pre-releases" },                                             \
-	{ "offline", 0, NULL, WP_OPT_FLAG, O(offline), NULL, "use the catalog and the file cache only" },                \
-	{ "refresh", 0, NULL, WP_OPT_FLAG, O(refresh), NULL, "re-check --index sources even if fresh" }
+	{ "offline", 0, NULL, WP_OPT_FLAG, O(offline), NULL, "use only what was downloaded before: no network" },        \
+	{ "refresh", 0, NULL, WP_OPT_FLAG, O(refresh), NULL, "read the --index pages again even if recent" }
+#define JSON_OPT { "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "the result as JSON on stdout" }
+#define EXPLAIN_OPT { "explain", 0, NULL, WP_OPT_FLAG, O(explain), NULL, "list every file that was not picked, and why" }
+#define FULL_OPT                                                                                                   \
+	{ "allow-full-downloads", 0, NULL, WP_OPT_FLAG, O(allow_full_downloads), NULL,                                   \
+	  "let a dry run download whole wheels when their index offers no other way to read what they need" }
 
 const struct wp_opt wp_pick_table[] = {
 	TARGET_OPTS,
-	SOURCE_OPTS,
-	{ "dest", 'd', NULL, WP_OPT_STR, O(dest), "DIR", "the wheelhouse to write (default ./wheelhouse)" },
-	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be picked; fetch nothing" },
-	RESOLVE_OPTS,
+	INDEX_OPTS,
+	WHEEL_SOURCE_OPTS,
+	CONDA_OPTS,
+	REQ_OPTS,
+	{ "dest", 'd', NULL, WP_OPT_STR, O(dest), "DIR", "the wheelhouse (or conda channel) to write (default ./wheelhouse)" },
+	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be picked and why; download nothing" },
+	FULL_OPT,
+	COMMON_OPTS,
+	JSON_OPT,
+	EXPLAIN_OPT,
 	WP_OPT_END,
 };
 
 const struct wp_opt wp_mirror_table[] = {
 	TARGET_OPTS,
-	SOURCE_OPTS,
-	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be mirrored; fetch nothing" },
+	INDEX_OPTS,
+	WHEEL_SOURCE_OPTS,
+	CONDA_OPTS,
+	REQ_OPTS,
+	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be mirrored; download nothing" },
+	FULL_OPT,
 	{ "prune", 0, NULL, WP_OPT_FLAG, O(prune), NULL, "remove files the targets no longer need" },
-	RESOLVE_OPTS,
+	COMMON_OPTS,
+	JSON_OPT,
+	EXPLAIN_OPT,
 	WP_OPT_END,
 };
 
 const struct wp_opt wp_matrix_table[] = {
 	TARGET_OPTS,
-	SOURCE_OPTS,
-	RESOLVE_OPTS,
+	INDEX_OPTS,
+	WHEEL_SOURCE_OPTS,
+	WHEEL_REQ_OPTS,
+	FULL_OPT,
+	COMMON_OPTS,
+	JSON_OPT,
 	WP_OPT_END,
 };
 
 const struct wp_opt wp_lock_table[] = {
 	TARGET_OPTS,
-	SOURCE_OPTS,
+	INDEX_OPTS,
+	WHEEL_SOURCE_OPTS,
+	WHEEL_REQ_OPTS,
 	{ "output", 'o', NULL, WP_OPT_STR, O(output), "FILE", "the lock to write (default pylock.toml)" },
-	RESOLVE_OPTS,
+	FULL_OPT,
+	COMMON_OPTS,
+	JSON_OPT,
+	EXPLAIN_OPT,
 	WP_OPT_END,
 };
 
 const struct wp_opt wp_bundle_table[] = {
 	TARGET_OPTS,
-	SOURCE_OPTS,
-	RESOLVE_OPTS,
+	INDEX_OPTS,
+	WHEEL_SOURCE_OPTS,
+	WHEEL_REQ_OPTS,
+	COMMON_OPTS,
+	JSON_OPT,
 	WP_OPT_END,
 };
 #undef O
 
+static bool is_url(const char *s)
+{
+	return strstr(s, "://") != NULL;
+}
+
+void wp_pick_opts_split_c(struct wp_pick_opts *o)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < o->channel.n; i++) {
+		const char *v = o->channel.v[i];
+		size_t n = strlen(v);
+		struct stat st;
+		bool file = !is_url(v) && ((n > 4 && !strcmp(v + n - 4, ".txt")) || (stat(v, &st) == 0 && S_ISREG(st.st_mode)));
+		if (file)
+			wp_strlist_push(&o->constraint, v);
+		else
+			o->channel.v[keep++] = v;
+	}
+	o->channel.n = keep;
+}
+
 bool wp_pick_opts_is_conda(const struct wp_pick_opts *o)
 {
 	return o->conda || o->channel.n;
+}
+
+int wp_pick_opts_check_platforms(const struct wp_strlist *platforms, bool conda, struct wp_err *err)
+{
+	const char *env = getenv("WHEELPICK_PLATFORM");
+	size_t n = platforms->n ? platforms->n : env && *env ? 1 : 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = platforms->n ? platforms->v[i] : env;
+		struct wp_names could = { 0 };
+		if (wp_suggest_platform(p, conda, &could))
+			continue;
+		struct wp_buf b = WP_BUF_INIT;
+		struct wp_strlist l = { 0 };
+		for (size_t k = 0; k < could.n; k++)
+			wp_strlist_push(&l, could.v[k]);
+		wp_suggest_join(&l, &b);
+		int rc = wp_fail(err, -WPE_USAGE, "%s '%s' is not a %s; did you mean %s? (%s)",
+				 platforms->n ? "--platform" : "WHEELPICK_PLATFORM", p,
+				 conda ? "conda platform (a subdir such as linux-64)" : "wheel platform tag", b.data,
+				 conda ? "conda's subdirs: linux-64, linux-aarch64, osx-arm64, osx-64, win-64"
+				       : "'wheelpick tags --platform TAG' lists what a tag accepts");
+		wp_buf_free(&b);
+		wp_strlist_release(&l);
+		wp_names_release(&could);
+		return rc;
+	}
+	return 0;
 }
 
 static void target_spec(const struct wp_pick_opts *o, bool conda, struct wp_target_spec *t)
@@ -95,16 +193,99 @@ static void target_spec(const struct wp_pick_opts *o, bool conda, struct wp_targ
 	};
 }
 
-int wp_pick_opts_job(const struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
+static int read_file(void *ctx, const char *path, struct wp_buf *out, struct wp_err *err)
+{
+	int rc = wp_file_read_capped(path, out->max ? out->max : WP_REQFILE_MAX_BYTES, out, err);
+	if (rc == -WPE_TOO_BIG)
+		wp_err_prefix(err, "a requirements file is read up to %d MiB", WP_REQFILE_MAX_BYTES >> 20);
+	return rc;
+}
+
+static const char *env_fn(void *ctx, const char *name)
+{
+	return getenv(name);
+}
+
+/* The requirement files into o: requirements, constraints, sources, hashes per project. */
+static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_err *err)
+{
+	struct wp_reqfile_io io = { .read = read_file, .getenv = env_fn };
+	int rc;
+	for (size_t i = 0; i < reqs->n; i++)
+		wp_strlist_push(&o->all_reqs, reqs->v[i]);
+	for (size_t i = 0; i < o->index.n; i++)
+		wp_strlist_push(&o->sources, o->index.v[i]);
+	for (size_t i = 0; i < o->requirement.n; i++)
+		if ((rc = wp_reqfile_load(&o->rf, o->requirement.v[i], false, &io, err)))
+			return rc;
+	for (size_t i = 0; i < o->constraint.n; i++)
+		if ((rc = wp_reqfile_load(&o->rf, o->constraint.v[i], true, &io, err)))
+			return rc;
+	for (size_t i = 0; i < o->rf.notes.n; i++)
+		wp_cli_note(cli, "%s", o->rf.notes.v[i]);
+	if ((rc = wp_reqfile_check_hashes(&o->rf, o->require_hashes, err)))
+		return rc;
+	bool hash_mode = o->require_hashes || o->rf.require_hashes;
+	for (size_t i = 0; i < o->rf.reqs.n && !hash_mode; i++)
+		hash_mode = !o->rf.reqs.v[i].constraint && o->rf.reqs.v[i].nhashes;
+	if (hash_mode && reqs->n)
+		return wp_fail(err, -WPE_USAGE, "'%s' on the command line has no --hash, and the requirements are hash-checked "
+						"(as pip does); put it in the file with its hashes", reqs->v[0]);
+	for (size_t i = 0; i < o->rf.reqs.n; i++) {
+		const struct wp_reqfile_req *q = &o->rf.reqs.v[i];
+		wp_strlist_push(q->constraint ? &o->cons : &o->all_reqs, q->text);
+		if (!q->nhashes)
+			continue;
+		/* one allow-list per project: every line that names it adds its hashes */
+		struct wp_solve_hashes *h = NULL;
+		for (size_t k = 0; k < o->n_hashes && !h; k++)
+			if (!strcmp(o->hashes[k].project, q->project))
+				h = &o->hashes[k];
+		if (!h) {
+			o->hashes = wp_xrealloc(o->hashes, (o->n_hashes + 1) * sizeof(*o->hashes));
+			h = &o->hashes[o->n_hashes++];
+			*h = (struct wp_solve_hashes){ .project = q->project };
+		}
+		const char **v = wp_xrealloc((void *)h->sha256, (h->n + q->nhashes) * sizeof(*v));
+		for (size_t k = 0; k < q->nhashes; k++)
+			v[h->n + k] = q->hashes[k];
+		h->sha256 = v;
+		h->n += q->nhashes;
+	}
+	for (size_t i = 0; i < o->rf.sources.n; i++) {
+		const struct wp_reqfile_source *s = &o->rf.sources.v[i];
+		if (o->rf.no_index && s->kind != WP_REQFILE_FIND_LINKS) {
+			wp_cli_debug(cli, "%s: --no-index: not reading %s", s->where, s->url);
+			continue;
+		}
+		wp_strlist_push(&o->sources, s->url);
+	}
+	if (o->requirement.n && !o->all_reqs.n)
+		return wp_fail(err, -WPE_USAGE, "'%s' names no requirement (only options or constraints)", o->requirement.v[0]);
+	return 0;
+}
+
+int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
 		     struct wp_err *err)
 {
+	int rc;
 	memset(job, 0, sizeof(*job));
-	job->reqs = *reqs;
+	if (o->allow_missing)
+		return wp_fail(err, -WPE_USAGE, "--allow-missing is for conda channels (with --conda or -c CHANNEL)");
+	if ((rc = wp_pick_opts_check_platforms(&o->platform, false, err)) || (rc = wp_suggest_check_reqs(reqs, false, err)) ||
+	    (rc = read_files(cli, o, reqs, err)))
+		return rc;
+	cli->info_as_debug = true; /* the sources a pick reads are said with -v */
+	job->reqs = o->all_reqs;
 	target_spec(o, false, &job->targets);
-	job->index = o->index;
+	job->index = o->sources;
 	job->index_for = o->index_for;
-	job->no_deps = o->no_deps, job->pre = o->pre, job->explain = o->explain;
+	job->constraints = o->cons;
+	job->hashes = o->hashes;
+	job->n_hashes = o->n_hashes;
+	job->no_deps = o->no_deps, job->pre = o->pre || o->rf.pre, job->explain = o->explain;
 	job->offline = o->offline, job->refresh = o->refresh;
+	job->dry_run = o->dry_run, job->allow_full_downloads = o->allow_full_downloads;
 	if (!o->index_strategy || !strcmp(o->index_strategy, "first-index") || !strcmp(o->index_strategy, "first-match"))
 		job->strategy = WP_INDEX_FIRST;
 	else if (!strcmp(o->index_strategy, "unsafe-best-match"))
@@ -115,14 +296,21 @@ int wp_pick_opts_job(const struct wp_pick_opts *o, const struct wp_strlist *reqs
 	return 0;
 }
 
-int wp_pick_opts_conda_job(const struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
+int wp_pick_opts_conda_job(struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
 			   struct wp_conda_job *job, struct wp_err *err)
 {
 	const char *bad = o->index_for.n ? "--index-for" : o->pre ? "--pre" : o->explain ? "--explain"
 						       : o->index_strategy ? "--index-strategy" : NULL;
+	int rc;
 	if (bad)
 		return wp_fail(err, -WPE_USAGE, "%s does not apply to conda packages; conda channels are in strict priority "
 						"(order them with -c)", bad);
+	if (o->requirement.n || o->constraint.n || o->require_hashes)
+		return wp_fail(err, -WPE_USAGE, "%s reads pip's format, for wheels; for conda, give the specs on the command "
+						"line ('pytorch=1.8' 'torchvision')",
+			       o->requirement.n ? "-r" : o->constraint.n ? "a constraints file" : "--require-hashes");
+	if ((rc = wp_pick_opts_check_platforms(&o->platform, true, err)) || (rc = wp_suggest_check_reqs(reqs, true, err)))
+		return rc;
 	memset(job, 0, sizeof(*job));
 	job->reqs = *reqs;
 	target_spec(o, true, &job->targets);
@@ -134,10 +322,56 @@ int wp_pick_opts_conda_job(const struct wp_pick_opts *o, const struct wp_strlist
 	return 0;
 }
 
+void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job, struct wp_pick_run *run, int rc,
+			       struct wp_err *err)
+{
+	const char *name = run->plan.failed_project;
+	struct wp_err e = WP_ERR_INIT;
+	bool has = true;
+	if (rc != -WPE_NOMATCH || !name || run->plan.n_failed_rejects || !run->cat.db)
+		return;
+	struct wp_buf canon = WP_BUF_INIT;
+	wp_project_name_normalize(name, strlen(name), &canon);
+	if (wp_catalog_has_project(&run->cat, canon.data, false, &has, &e) || has) {
+		wp_buf_free(&canon);
+		return;
+	}
+	/* the roots in play, spelled as crawled (a path becomes a file:// URL) */
+	struct wp_sources given = { 0 };
+	struct wp_strlist urls = { 0 };
+	for (size_t i = 0; i < job->index.n; i++)
+		wp_sources_add_index(&given, job->index.v[i]);
+	for (size_t i = 0; i < given.n; i++)
+		wp_strlist_push(&urls, given.urls[i]);
+	struct wp_names close = { 0 };
+	if (wp_suggest_projects(&cli->session, &run->cat, &urls, job->offline, false, canon.data, &close, &e) == 0 &&
+	    close.n) {
+		struct wp_buf b = WP_BUF_INIT;
+		struct wp_strlist l = { 0 };
+		for (size_t i = 0; i < close.n; i++)
+			wp_strlist_push(&l, close.v[i]);
+		wp_suggest_join(&l, &b);
+		char msg[sizeof(err->msg)];
+		snprintf(msg, sizeof(msg), "%s; did you mean %s?", err->msg, b.data);
+		snprintf(err->msg, sizeof(err->msg), "%s", msg);
+		wp_strlist_release(&l);
+		wp_buf_free(&b);
+	}
+	wp_names_release(&close);
+	wp_strlist_release(&urls);
+	wp_sources_release(&given);
+	wp_buf_free(&canon);
+}
+
 void wp_pick_opts_release(struct wp_pick_opts *o)
 {
-	struct wp_strlist *lists[] = { &o->cuda, &o->driver, &o->python, &o->platform, &o->gpu, &o->target, &o->index,
-				       &o->channel, &o->index_for };
+	struct wp_strlist *lists[] = { &o->cuda,  &o->driver,  &o->python,     &o->platform,   &o->gpu,      &o->target,
+				       &o->index, &o->channel, &o->index_for, &o->requirement, &o->constraint, &o->all_reqs,
+				       &o->cons,  &o->sources };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		wp_strlist_release(lists[i]);
+	for (size_t i = 0; i < o->n_hashes; i++)
+		free((void *)o->hashes[i].sha256);
+	free(o->hashes);
+	wp_reqfile_release(&o->rf);
 }

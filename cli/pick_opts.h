@@ -1,33 +1,57 @@
-/* cli/pick_opts.h: the options pick, mirror and bundle take (one table per command, so that each
- * --help lists only what that command accepts), and turning them into an ops/ job.
- * Parsed strings borrow argv; the lists own their arrays (wp_pick_opts_release). */
+/* cli/pick_opts.h: the options pick, mirror, bundle, matrix and lock take (one table per command,
+ * so that each --help lists only what that command accepts), requirements and constraints files,
+ * and turning them into an ops/ job.
+ * Parsed strings borrow argv; the lists own their arrays, and the requirement files read, with
+ * everything made of them, belong to the options (wp_pick_opts_release). */
 #ifndef WP_PICK_OPTS_H
 #define WP_PICK_OPTS_H
 
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "cli/cli.h"
 #include "cli/opts.h"
 #include "ops/conda.h"
 #include "ops/pick.h"
+#include "resolver/reqfile.h"
 
 struct wp_pick_opts {
 	struct wp_strlist cuda, driver, python, platform, gpu, target, index, channel, index_for;
+	struct wp_strlist requirement, constraint;     /* -r FILE, -c FILE / --constraint FILE */
 	const char *rocm, *dest, *index_strategy, *cuda_compat, *output;
-	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune, allow_missing;
+	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune, allow_full_downloads,
+		require_hashes, allow_missing;
+	/* made by wp_pick_opts_job */
+	struct wp_reqfile rf;            /* what the files said */
+	struct wp_strlist all_reqs;      /* the command line's, then the files' */
+	struct wp_strlist cons;          /* the constraints' texts */
+	struct wp_strlist sources;       /* --index, then the files' sources */
+	struct wp_solve_hashes *hashes;  /* per project */
+	size_t n_hashes;
 };
 
 extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[], wp_matrix_table[], wp_lock_table[];
 
-/* The wheel job the options describe (reqs borrowed). -WPE_USAGE for options of the conda route
- * or an unknown --index-strategy. */
-int wp_pick_opts_job(const struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
+/* The wheel job the options describe, with the requirement files read (reqs borrowed; what the
+ * files say is kept in o). Notes the files give are said through cli. -WPE_USAGE naming what is
+ * wrong: a --platform no one could mean (with the tags it could), a requirement in another
+ * tool's spelling, an option of the conda route, a file pip would refuse. */
+int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
 		     struct wp_err *err);
 /* The conda job: -WPE_USAGE for options that have no meaning there (--index-for, --pre,
- * --explain, --index-strategy), naming them. */
-int wp_pick_opts_conda_job(const struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
+ * --explain, --index-strategy, -r, constraints), naming them. */
+int wp_pick_opts_conda_job(struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
 			   struct wp_conda_job *job, struct wp_err *err);
+/* -c names a conda channel, or (pip's habit) a constraints file: a file that exists or a name
+ * ending in .txt. Sorts the values given; call before wp_pick_opts_is_conda. */
+void wp_pick_opts_split_c(struct wp_pick_opts *o);
 bool wp_pick_opts_is_conda(const struct wp_pick_opts *o);
+/* Each --platform value (or $WHEELPICK_PLATFORM) checked: -WPE_USAGE with what it could mean. */
+int wp_pick_opts_check_platforms(const struct wp_strlist *platforms, bool conda, struct wp_err *err);
+/* When a pick failed on a project no source lists (rc, plan), err gains "did you mean ..."
+ * from the catalog's projects and the index roots in play. */
+void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job, struct wp_pick_run *run, int rc,
+			       struct wp_err *err);
 void wp_pick_opts_release(struct wp_pick_opts *o);
 
 #endif

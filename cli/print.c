@@ -2,6 +2,7 @@
 #include "cli/print.h"
 #include "base/buf.h"
 #include "base/json.h"
+#include "cli/progress.h"
 #include "ops/pick.h"
 
 #include <stdio.h>
@@ -36,6 +37,32 @@ void wp_print_plan(const struct wp_plan *plan, bool json, bool explain)
 		wp_plan_write_json(plan, explain, stdout);
 	else
 		print_plan_text(plan, explain);
+}
+
+void wp_print_plan_total(const struct wp_plan *plan, const char *what)
+{
+	size_t files = 0, unknown = 0;
+	long long bytes = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(plan->files[k].url, plan->files[i].url);
+		if (seen)
+			continue;
+		files++;
+		if (plan->files[i].size >= 0)
+			bytes += plan->files[i].size;
+		else
+			unknown++;
+	}
+	char h[32];
+	wp_progress_human(h, sizeof(h), (double)bytes);
+	if (unknown == files)
+		printf("total: %zu file%s%s (the index gives no sizes)\n", files, files == 1 ? "" : "s", what);
+	else if (unknown)
+		printf("total: %zu files, at least %s%s (%zu of unknown size)\n", files, h, what, unknown);
+	else
+		printf("total: %zu file%s, %s%s\n", files, files == 1 ? "" : "s", h, what);
 }
 
 void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan)

@@ -1,4 +1,4 @@
-/* cli/progress.c: a redrawn block of progress lines on stderr. */
+/* cli/progress.c: a progress bar redrawn on a terminal, a line per finished file everywhere. */
 #include "cli/progress.h"
 #include "base/mem.h"
 #include "ops/session.h"
@@ -6,16 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void human(char *out, size_t n, double bytes)
+void wp_progress_human(char *out, size_t n, double bytes)
 {
 	const char *u[] = { "B", "kB", "MB", "GB", "TB" };
 	int i = 0;
@@ -26,81 +28,173 @@ static void human(char *out, size_t n, double bytes)
 	snprintf(out, n, i ? "%.1f %s" : "%.0f %s", bytes, u[i]);
 }
 
+static int columns(void)
+{
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	long v = c ? strtol(c, NULL, 10) : 0;
+	return v >= 20 && v < 10000 ? (int)v : 80;
+}
+
+static void release(struct wp_progress *p)
+{
+	enum wp_progress_mode mode = p->mode;
+	free(p->got);
+	free(p->total);
+	free(p->done);
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+}
+
 static void begin(void *ctx, const char *const *names, const long long *sizes, size_t n)
 {
 	struct wp_progress *p = ctx;
-	bool on = p->on;
-	free(p->got);
-	free(p->total);
-	memset(p, 0, sizeof(*p));
-	p->on = on && n > 0;
+	release(p);
 	p->n = n;
 	p->names = names;
 	p->got = wp_xcalloc(n ? n : 1, sizeof(*p->got));
 	p->total = wp_xcalloc(n ? n : 1, sizeof(*p->total));
+	p->done = wp_xcalloc(n ? n : 1, sizeof(*p->done));
 	for (size_t i = 0; i < n; i++)
 		p->total[i] = sizes ? sizes[i] : -1;
 	p->start = now();
+	p->width = columns();
+}
+
+/* Bytes so far (a finished file counts whole) and the total, when every size is known. */
+static void sums(const struct wp_progress *p, long long *got, long long *total, bool *known, long long *moved)
+{
+	*got = *total = *moved = 0;
+	*known = true;
+	for (size_t i = 0; i < p->n; i++) {
+		*moved += p->got[i];
+		*got += p->done[i] && p->total[i] > 0 ? p->total[i] : p->got[i];
+		if (p->total[i] > 0)
+			*total += p->total[i];
+		else
+			*known = false;
+	}
+}
+
+static void clear_bar(struct wp_progress *p)
+{
+	if (p->drawn)
+		fputs("\r\033[K", stderr);
+	p->drawn = false;
 }
 
 static void draw(struct wp_progress *p)
 {
-	char a[32], b[32], r[32];
-	long long got = 0, total = 0;
-	bool known = true;
-	if (p->drawn)
-		fprintf(stderr, "\033[%dA", p->drawn);
-	for (size_t i = 0; i < p->n; i++) {
-		human(a, sizeof(a), (double)p->got[i]);
-		if (p->total[i] > 0) {
-			human(b, sizeof(b), (double)p->total[i]);
-			fprintf(stderr, "\r\033[K  %-60.60s %9s / %-9s %3d%%\n", p->names[i], a, b,
-				(int)(100.0 * (double)p->got[i] / (double)p->total[i]));
-			total += p->total[i];
-		} else {
-			fprintf(stderr, "\r\033[K  %-60.60s %9s\n", p->names[i], a);
-			known = false;
-		}
-		got += p->got[i];
-	}
-	double dt = now() - p->start, rate = dt > 0 ? (double)got / dt : 0;
-	human(a, sizeof(a), (double)got);
-	human(r, sizeof(r), rate);
+	char a[32], b[32], r[32], left[32] = "", line[512];
+	long long got, total, moved;
+	bool known;
+	sums(p, &got, &total, &known, &moved);
+	double dt = now() - p->start, rate = dt > 0.2 ? (double)moved / dt : 0;
+	wp_progress_human(a, sizeof(a), (double)got);
+	wp_progress_human(r, sizeof(r), rate);
 	if (known && total > 0 && rate > 0) {
-		human(b, sizeof(b), (double)total);
-		fprintf(stderr, "\r\033[K  total %s / %s, %s/s, %.0f s left\n", a, b, r, (double)(total - got) / rate);
-	} else {
-		fprintf(stderr, "\r\033[K  total %s, %s/s\n", a, r);
+		long s = (long)((double)(total - got) / rate);
+		snprintf(left, sizeof(left), ", %ld:%02ld left", s / 60, s % 60);
 	}
-	p->drawn = (int)p->n + 1;
+	if (known && total > 0)
+		wp_progress_human(b, sizeof(b), (double)total);
+	else
+		snprintf(b, sizeof(b), "?");
+	char tail[160];
+	snprintf(tail, sizeof(tail), " %s / %s, %s/s%s, %zu/%zu files", a, b, r, left, p->n_done, p->n);
+	/* the bar takes what the line leaves, between 10 and 40 cells */
+	int cells = p->width - (int)strlen(tail) - 4;
+	if (cells > 40)
+		cells = 40;
+	if (cells < 10)
+		cells = 0;
+	int fill = known && total > 0 ? (int)((double)cells * (double)got / (double)total) : 0;
+	if (fill > cells)
+		fill = cells;
+	int k = 0;
+	if (cells) {
+		line[k++] = '[';
+		for (int c = 0; c < cells; c++)
+			line[k++] = c < fill ? '#' : c == fill && known ? '>' : ' ';
+		line[k++] = ']';
+	}
+	snprintf(line + k, sizeof(line) - (size_t)k, "%s", tail);
+	line[p->width > 1 && p->width - 1 < (int)sizeof(line) ? p->width - 1 : (int)sizeof(line) - 1] = 0;
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	p->drawn = true;
+	p->last_draw = now();
+}
+
+/* One line for a finished file, above the bar when there is one. */
+static void finished(struct wp_progress *p, size_t i, const char *how, bool failed)
+{
+	char size[32] = "";
+	if (p->done[i])
+		return;
+	p->done[i] = true;
+	p->n_done++;
+	p->n_failed += failed;
+	if (p->mode == WP_PROGRESS_OFF)
+		return;
+	if (p->total[i] > 0)
+		wp_progress_human(size, sizeof(size), (double)p->total[i]);
+	else if (p->got[i] > 0)
+		wp_progress_human(size, sizeof(size), (double)p->got[i]);
+	clear_bar(p);
+	fprintf(stderr, "  [%zu/%zu] %s%s%s%s%s\n", p->n_done, p->n, p->names[i], size[0] ? " (" : "", size,
+		size[0] ? ")" : "", how);
+	if (p->mode == WP_PROGRESS_BAR)
+		draw(p);
+	fflush(stderr);
 }
 
 static void update(void *pctx, size_t index, long long received, long long total)
 {
 	struct wp_progress *p = pctx;
-	if (!p->on || index >= p->n || !p->got)
+	if (index >= p->n || !p->got)
 		return;
 	p->got[index] = received;
 	if (total > 0)
 		p->total[index] = total;
-	draw(p);
+	if (p->total[index] > 0 && received >= p->total[index])
+		finished(p, index, "", false);
+	else if (p->mode == WP_PROGRESS_BAR && now() - p->last_draw >= 0.1)
+		draw(p);
+}
+
+static void file_done(void *ctx, size_t index, int result, bool cached)
+{
+	struct wp_progress *p = ctx;
+	if (index >= p->n || !p->done)
+		return;
+	finished(p, index, result ? " failed" : cached ? " already downloaded" : "", result != 0);
 }
 
 static void end(void *ctx)
 {
 	struct wp_progress *p = ctx;
-	bool on = p->on;
-	if (p->on && p->drawn)
-		draw(p);
-	free(p->got);
-	free(p->total);
-	memset(p, 0, sizeof(*p));
-	p->on = on;
+	if (p->n && p->mode != WP_PROGRESS_OFF) {
+		char a[32], r[32];
+		long long got, total, moved;
+		bool known;
+		sums(p, &got, &total, &known, &moved);
+		double dt = now() - p->start;
+		clear_bar(p);
+		wp_progress_human(a, sizeof(a), (double)moved);
+		wp_progress_human(r, sizeof(r), dt > 0 ? (double)moved / dt : 0);
+		fprintf(stderr, "  total %s downloaded in %.1f s (%s/s); %zu of %zu files ready\n", a, dt, r, p->n_done - p->n_failed,
+			p->n);
+		fflush(stderr);
+	}
+	release(p);
 }
 
-void wp_progress_sink_for(struct wp_progress *p, bool on, struct wp_progress_sink *sink)
+void wp_progress_sink_for(struct wp_progress *p, enum wp_progress_mode mode, struct wp_progress_sink *sink)
 {
 	memset(p, 0, sizeof(*p));
-	p->on = on;
-	*sink = (struct wp_progress_sink){ .begin = begin, .update = update, .end = end, .ctx = p };
+	p->mode = mode;
+	*sink = (struct wp_progress_sink){ .begin = begin, .update = update, .file_done = file_done, .end = end, .ctx = p };
 }

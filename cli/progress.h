@@ -1,5 +1,6 @@
-/* cli/progress.h: transfer progress on a terminal: one line per transfer and a total, redrawn in
- * place. Silent unless enabled (stdout is a terminal and not -q). Owns its arrays. */
+/* cli/progress.h: download progress on stderr: on a terminal one bar redrawn in place (bytes,
+ * rate, time left, files) with a line above it for each finished file; elsewhere (a CI log) only
+ * the line per finished file and a last line with the totals. Owns its arrays. */
 #ifndef WP_PROGRESS_H
 #define WP_PROGRESS_H
 
@@ -8,16 +9,26 @@
 
 struct wp_progress_sink;
 
-struct wp_progress {
-	bool on;
-	size_t n;
-	const char *const *names; /* borrowed for the job */
-	long long *got, *total;
-	double start;
-	int drawn;                /* lines on screen */
+enum wp_progress_mode {
+	WP_PROGRESS_OFF,   /* -q */
+	WP_PROGRESS_LINES, /* not a terminal, or --json */
+	WP_PROGRESS_BAR,   /* a terminal */
 };
 
-/* A sink for ops/ that draws into p while on is true. */
-void wp_progress_sink_for(struct wp_progress *p, bool on, struct wp_progress_sink *sink);
+struct wp_progress {
+	enum wp_progress_mode mode;
+	size_t n, n_done, n_failed;
+	const char *const *names; /* borrowed for the job */
+	long long *got, *total;
+	bool *done;
+	double start, last_draw;
+	bool drawn;               /* the bar is on screen */
+	int width;                /* the terminal's columns */
+};
+
+/* A sink for ops/ that reports into p in the given mode. */
+void wp_progress_sink_for(struct wp_progress *p, enum wp_progress_mode mode, struct wp_progress_sink *sink);
+/* "1.2 GB" into out. */
+void wp_progress_human(char *out, size_t n, double bytes);
 
 #endif

@@ -35,17 +35,18 @@ expect_grep "rocm rejected with a reason" "a ROCm build; ask with --rocm" "$TMP/
 expect_exit 0 "two platforms" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --platform win_amd64 --dry-run --no-deps --json
 expect_json "$TMP/out" "[p['filename'] for p in j['picks']]" "['torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl', 'torch-1.8.0+cu111-cp38-cp38-win_amd64.whl']"
 
-# dependencies for the target, one variant for the set
-expect_exit 0 "torchvision brings torch with its variant" wp torchvision==0.9.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json
+# dependencies for the target, one variant for the set (the sample's wheels lie in a local folder
+# with no PEP 658 files: a dry run reads them whole only with --allow-full-downloads)
+expect_exit 0 "torchvision brings torch with its variant" wp torchvision==0.9.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json --allow-full-downloads
 expect_json "$TMP/out" "sorted((p['project'], p['version']) for p in j['picks'])" "[('numpy', '1.24.0'), ('pillow', '9.0.0'), ('torch', '1.8.0+cu111'), ('torchvision', '0.9.0+cu111'), ('typing-extensions', '4.5.0')]"
-expect_exit 0 "torchvision 0.8.0 exists only as cu102: torch comes as cu102 too" wp torchvision==0.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json
+expect_exit 0 "torchvision 0.8.0 exists only as cu102: torch comes as cu102 too" wp torchvision==0.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json --allow-full-downloads
 expect_json "$TMP/out" "sorted((p['project'], p['variant']) for p in j['picks'] if p['variant'])" "[('torch', 'cu102'), ('torchvision', 'cu102')]"
 expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['project']=='torch']" "['1.7.0']"
-expect_exit 0 "a pinned torch picks the torchvision that fits it" wp torch==1.7.1 torchvision --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json
+expect_exit 0 "a pinned torch picks the torchvision that fits it" wp torch==1.7.1 torchvision --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json --allow-full-downloads
 expect_json "$TMP/out" "sorted((p['project'], p['version']) for p in j['picks'] if p['project'].startswith('torch'))" "[('torch', '1.7.1+cu110'), ('torchvision', '0.8.2+cu110')]"
-expect_exit 0 "windows brings the win32-only dependency" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform win_amd64 --dry-run --json
+expect_exit 0 "windows brings the win32-only dependency" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform win_amd64 --dry-run --json --allow-full-downloads
 expect_json "$TMP/out" "'pywin32' in [p['project'] for p in j['picks']]" True
-expect_exit 0 "linux does not" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json
+expect_exit 0 "linux does not" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --json --allow-full-downloads
 expect_json "$TMP/out" "'pywin32' in [p['project'] for p in j['picks']]" False
 
 # the dependency-confusion guard: a project comes only from the first index that lists it

@@ -14,7 +14,7 @@ T="--cuda 11.2 --python 3.8 --platform linux_x86_64"
 expect_exit 0 "update" vg update --index "$FINDLINKS"
 expect_exit 0 "list --json" vg list torch --json
 expect_exit 0 "list grid marked" vg list torch $T
-expect_exit 0 "pick with dependencies" vg torchvision==0.9.0 $T --dry-run --json --explain
+expect_exit 0 "pick with dependencies" vg torchvision==0.9.0 $T --dry-run --json --explain --allow-full-downloads
 expect_exit 1 "nothing fits" vg torch==1.8.0 --cuda 9.2 --python 3.8 --platform linux_x86_64 --dry-run
 expect_exit 0 "pick -d" vg torch==1.8.0 $T -d "$TMP/wh"
 expect_exit 0 "verify" vg verify "$TMP/wh"
