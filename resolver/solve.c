@@ -879,14 +879,15 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 			break;
 		}
 		if (rc == -WPE_NOMATCH && sv.variant_blame && sv.last_variant) {
-			note(x->plan, wp_xasprintf("%s cannot complete the set (%s); trying the next variant", sv.last_variant,
+			note(x->plan, wp_xasprintf("%s cannot complete the set (%s); trying the next build", sv.last_variant,
 						   sv.root_cause.data));
 			sv.avoid = wp_xrealloc(sv.avoid, (sv.navoid + 1) * sizeof(*sv.avoid));
 			sv.avoid[sv.navoid++] = sv.last_variant;
 			sv.last_variant = NULL;
 			rc = 0;
 			if (attempt == WP_SOLVE_MAX_RESTARTS)
-				rc = wp_fail(err, -WPE_LIMIT, "no variant completes the set after %d tries", WP_SOLVE_MAX_RESTARTS);
+				rc = wp_fail(err, -WPE_LIMIT, "no build (CUDA, ROCm or CPU) completes the set after %d tries; pin versions to help",
+					     WP_SOLVE_MAX_RESTARTS);
 			continue;
 		}
 		/* a plain "nothing fits" speaks of what started the backtracking; an error (a source,

@@ -10,4 +10,4 @@ request  torchvision
 expect   cu117/torch-2.0.0%2Bcu117-cp310-cp310-linux_x86_64.whl
 expect   cu117/torchvision-0.15.0%2Bcu117-cp310-cp310-linux_x86_64.whl
 note     cu118 cannot complete the set
-note     trying the next variant
+note     trying the next build
