@@ -1,7 +1,7 @@
 # wheelpick: one non-recursive Makefile. Objects go to $(BUILD); the binary is $(BUILD)/wheelpick.
 BUILD    ?= build
 CC       ?= cc
-PKGS     := libcurl libxml-2.0 libarchive sqlite3 libcrypto yajl zlib
+PKGS     := libcurl libxml-2.0 libarchive sqlite3 libcrypto yajl zlib msgpack
 OPTFLAGS ?= -O2 -g
 # -Wno-format-truncation: messages are deliberately bounded by snprintf into fixed buffers.
 CFLAGS   += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation $(OPTFLAGS) -I. \
@@ -30,7 +30,7 @@ TEST_LDLIBS := $(shell pkg-config --libs $(LAZY_PKGS) 2>/dev/null)
 # Debian packages the build and the tests need (checked by `make deps`, installed when missing).
 # binutils: objdump reads the SONAMEs of the lazily loaded libraries (gcc brings it; named anyway).
 DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
-            libssl-dev libyajl-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip \
+            libssl-dev libyajl-dev libmsgpack-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip python3-msgpack \
             clang sqlite3 valgrind curl man-db groff-base zsh fish
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))

@@ -399,6 +399,21 @@ const struct wp_json_val *wp_json_at(const struct wp_json_val *v, size_t i)
 	return (const struct wp_json_val *)(YAJL_IS_ARRAY(y) ? y->u.array.values[i] : y->u.object.values[i]);
 }
 
+const char *wp_json_key_at(const struct wp_json_val *v, size_t i)
+{
+	if (!v || !YAJL_IS_OBJECT(V(v)) || i >= V(v)->u.object.len)
+		return NULL;
+	return V(v)->u.object.keys[i];
+}
+
+bool wp_json_as_double(const struct wp_json_val *v, double *out)
+{
+	if (!v || !YAJL_IS_NUMBER(V(v)))
+		return false;
+	*out = YAJL_IS_INTEGER(V(v)) ? (double)YAJL_GET_INTEGER(V(v)) : YAJL_GET_DOUBLE(V(v));
+	return true;
+}
+
 /* ---- the writer ---- */
 
 void wp_json_init_indent(struct wp_json *j, const char *indent)

@@ -131,6 +131,10 @@ bool wp_json_as_bool(const struct wp_json_val *v, bool *out);
 /* Elements of an array or members of an object (0 for anything else), and the i-th of them. */
 size_t wp_json_len(const struct wp_json_val *v);
 const struct wp_json_val *wp_json_at(const struct wp_json_val *v, size_t i);
+/* The key of an object's i-th member, or NULL (not an object, or past the end). */
+const char *wp_json_key_at(const struct wp_json_val *v, size_t i);
+/* Any number as a double (an integer too); false when v is not a number. */
+bool wp_json_as_double(const struct wp_json_val *v, double *out);
 /* The same through a path, typed: wp_json_get_str(root, "files", "name"). */
 #define wp_json_get_str(v, ...) wp_json_as_str(wp_json_get((v), __VA_ARGS__))
 #define wp_json_get_obj(v, ...) wp_json_typed(wp_json_get((v), __VA_ARGS__), WP_JSON_OBJECT)

@@ -6,11 +6,10 @@
 #include "base/mem.h"
 #include "base/vec.h"
 #include "ops/mirror.h"
+#include "ops/shards.h"
 #include "base/url.h"
 #include "verify/conda.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -231,44 +230,21 @@ static void section(struct wp_buf *b, const char *name, const struct recs *rs, b
 	wp_buf_addstr(b, first ? "}" : "\n  }");
 }
 
-/* path, zstd-compressed (repodata.json.zst, which conda and mamba fetch first: conda-forge's
- * repodata is a fifth of the size that way), written atomically like the JSON beside it. */
-static int write_zst(const char *path, const void *data, size_t len, struct wp_err *err)
-{
-	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
-	int rc = wp_atomic_file_open(&af, path, err);
-	if (rc)
-		return rc;
-	struct archive *a = archive_write_new();
-	struct archive_entry *e = archive_entry_new();
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_size(e, (la_int64_t)len);
-	bool ok = a && e && archive_write_add_filter_zstd(a) == ARCHIVE_OK && archive_write_set_format_raw(a) == ARCHIVE_OK &&
-		  archive_write_set_bytes_in_last_block(a, 1) == ARCHIVE_OK && archive_write_open_fd(a, af.fd) == ARCHIVE_OK &&
-		  archive_write_header(a, e) == ARCHIVE_OK && archive_write_data(a, data, len) == (la_ssize_t)len &&
-		  archive_write_close(a) == ARCHIVE_OK;
-	if (!ok)
-		rc = wp_fail(err, -WPE_IO, "'%s': cannot compress: %s", path, a ? archive_error_string(a) : "out of memory");
-	if (e)
-		archive_entry_free(e);
-	if (a)
-		archive_write_free(a);
-	if (rc)
-		wp_atomic_file_abort(&af);
-	else
-		rc = wp_atomic_file_commit(&af, err);
-	return rc;
-}
-
-/* repodata.json and repodata.json.zst, the same bytes. The .zst goes first: a reader that sees
- * the new JSON finds a .zst at least as new. */
-static int write_repodata_files(const char *subdir_path, const struct wp_buf *b, struct wp_err *err)
+/* repodata.json, and from the same bytes repodata.json.zst (which conda and mamba fetch first:
+ * conda-forge's is a fifth of the JSON's size) and CEP 16's shards (ops/shards.h). The others go
+ * first: a reader that sees the new JSON finds them at least as new. */
+static int write_repodata_files(const char *subdir_path, const char *subdir, const struct wp_buf *b,
+				struct wp_err *err)
 {
 	char *zst = wp_xasprintf("%s/repodata.json.zst", subdir_path);
 	char *path = wp_xasprintf("%s/repodata.json", subdir_path);
-	int rc = write_zst(zst, b->data, b->len, err);
+	struct wp_buf z = WP_BUF_INIT;
+	int rc = wp_shards_write(subdir_path, subdir, b->data, b->len, err);
+	if (!rc && !(rc = wp_zstd_compress(b->data, b->len, &z, err)))
+		rc = wp_atomic_write(zst, z.data, z.len, err);
 	if (!rc)
 		rc = wp_atomic_write(path, b->data, b->len, err);
+	wp_buf_free(&z);
 	free(path);
 	free(zst);
 	return rc;
@@ -286,7 +262,7 @@ static int write_repodata(const char *subdir_path, const char *subdir, const str
 	wp_buf_addstr(&b, ",\n");
 	section(&b, "packages.conda", rs, true, interim);
 	wp_buf_addstr(&b, ",\n  \"repodata_version\": 1\n}\n");
-	int rc = write_repodata_files(subdir_path, &b, err);
+	int rc = write_repodata_files(subdir_path, subdir, &b, err);
 	wp_buf_free(&b);
 	return rc;
 }

@@ -21,7 +21,8 @@ struct wp_conda_file {
  * "packages":{...}, "packages.conda":{...}, "repodata_version":1}: .tar.bz2 records under
  * packages, .conda under packages.conda), merged with the repodata.json already there (a re-run
  * adds; a record whose file has gone is dropped), and an empty DIR/noarch/repodata.json when
- * there is none, as conda requires; each repodata.json with repodata.json.zst beside it. Files are in place before the repodata that names them, and
+ * there is none, as conda requires; each repodata.json with repodata.json.zst and CEP 16 shards
+ * (repodata_shards.msgpack.zst, shards/<sha256>.msgpack.zst) beside it. Files are in place before the repodata that names them, and
  * every write is atomic. -WPE_USAGE for a bad subdir or file name, or a record that is not a
  * JSON object; -WPE_INTEGRITY when a record's size disagrees with the store object; -WPE_PARSE
  * for an existing repodata.json that is not JSON; -WPE_IO for the file system. */

@@ -42,6 +42,7 @@ lib_folders() {
 	zlib) echo "verify" ;;
 	archive) echo "verify index ops" ;;
 	yajl) echo "base" ;;
+	msgpack) echo "base" ;;
 	esac
 }
 layer_bad=""
@@ -54,11 +55,11 @@ for f in $(git ls-files 'base/*.[ch]' 'resolver/*.[ch]' 'index/*.[ch]' 'net/*.[c
 	done < <(sed -n 's/^#include "\([a-z_]*\/[^"]*\)".*/\1/p' "$f")
 	while IFS= read -r inc; do
 		lib=${inc%%[/.]*}
-		case $lib in sqlite3 | zlib) ;; archive_entry) lib=archive ;; esac
+		case $lib in sqlite3 | zlib | msgpack) ;; archive_entry) lib=archive ;; esac
 		folders=$(lib_folders "$lib")
 		[ -z "$folders" ] && continue
 		case " $folders " in *" $dir "*) ;; *) layer_bad="$layer_bad$f includes <$inc> (only $folders may)"$'\n' ;; esac
-	done < <(sed -n 's/^#include <\(curl\/[^>]*\|sqlite3.h\|libxml\/[^>]*\|openssl\/[^>]*\|zlib.h\|archive[^>]*\|yajl\/[^>]*\)>.*/\1/p' "$f")
+	done < <(sed -n 's/^#include <\(curl\/[^>]*\|sqlite3.h\|libxml\/[^>]*\|openssl\/[^>]*\|zlib.h\|msgpack.h\|archive[^>]*\|yajl\/[^>]*\)>.*/\1/p' "$f")
 done
 if [ -n "$layer_bad" ]; then
 	echo "lint: includes that point up or across the layers:"

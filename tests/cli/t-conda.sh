@@ -59,6 +59,14 @@ zstd -qdc "$TMP/local/linux-64/repodata.json.zst" | cmp -s - "$TMP/local/linux-6
 	pass "repodata.json.zst holds the same bytes" || fail "repodata.json.zst differs from repodata.json"
 zstd -qdc "$TMP/local/noarch/repodata.json.zst" | cmp -s - "$TMP/local/noarch/repodata.json" &&
 	pass "noarch's too" || fail "noarch's repodata.json.zst differs"
+# CEP 16 shards: decoded (python3-msgpack, zstd), exactly the records of repodata.json
+PYMSG=""
+for py in python3 /usr/bin/python3; do "$py" -c "import msgpack" 2>/dev/null && { PYMSG=$py; break; }; done
+[ -n "$PYMSG" ] && pass "a Python with msgpack: $PYMSG" || fail "no Python with msgpack (python3-msgpack; make deps)"
+for sd in linux-64 noarch; do
+	expect_exit 0 "the $sd shards hold exactly repodata.json's records" "$PYMSG" "$ROOT/tests/cli/conda_shards_check.py" "$TMP/local/$sd"
+done
+ls "$TMP/local/linux-64/shards/"*.msgpack.zst >/dev/null 2>&1 && pass "shards in linux-64/shards/" || fail "no shard files"
 expect_file "the package" "$TMP/local/linux-64/pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"
 expect_json "$TMP/local/linux-64/repodata.json" "sorted(j['packages'])" "['cudatoolkit-11.1.1-h6406543_8.tar.bz2', 'python-3.8.10-h12debd9_8_cpython.tar.bz2', 'pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2', 'pytorch-mutex-1.0-cuda.tar.bz2']"
 expect_json "$TMP/local/noarch/repodata.json" "sorted(j['packages'])" "['pip-24.0-pyhd8ed1ab_0.tar.bz2']"

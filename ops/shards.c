@@ -1,0 +1,192 @@
+/* ops/shards.c: CEP 16 sharded repodata written beside a local channel's repodata.json. */
+#include "ops/shards.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/mem.h"
+#include "base/msgpack.h"
+#include "verify/hash.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+int wp_zstd_compress(const void *data, size_t len, struct wp_buf *out, struct wp_err *err)
+{
+	/* zstd's worst case is a little over the input; the raw format adds nothing */
+	size_t cap = len + len / 64 + 4096, used = 0;
+	unsigned char *buf = wp_xmalloc(cap);
+	wp_buf_reset(out);
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	int rc = 0;
+	if (e) {
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_size(e, (la_int64_t)len);
+	}
+	bool ok = a && e && archive_write_add_filter_zstd(a) == ARCHIVE_OK && archive_write_set_format_raw(a) == ARCHIVE_OK &&
+		  archive_write_set_bytes_in_last_block(a, 1) == ARCHIVE_OK &&
+		  archive_write_open_memory(a, buf, cap, &used) == ARCHIVE_OK && archive_write_header(a, e) == ARCHIVE_OK &&
+		  (len == 0 || archive_write_data(a, data, len) == (la_ssize_t)len) && archive_write_close(a) == ARCHIVE_OK;
+	if (!ok)
+		rc = wp_fail(err, -WPE_IO, "cannot compress with zstd: %s", a && archive_error_string(a) ? archive_error_string(a) : "out of memory");
+	else if (wp_buf_add(out, buf, used))
+		rc = wp_fail(err, -WPE_IO, "cannot compress with zstd: out of memory");
+	free(buf);
+	if (e)
+		archive_entry_free(e);
+	if (a)
+		archive_write_free(a);
+	return rc;
+}
+
+struct name_set {
+	char **v;
+	size_t n, cap;
+};
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_of(const struct wp_json_val *section, struct name_set *ns)
+{
+	for (size_t i = 0; i < wp_json_len(section); i++) {
+		const char *name = wp_json_get_str(wp_json_at(section, i), "name");
+		if (!name)
+			continue;
+		bool seen = false;
+		for (size_t k = 0; k < ns->n && !seen; k++)
+			seen = !strcmp(ns->v[k], name);
+		if (!seen) {
+			if (ns->n == ns->cap)
+				ns->v = wp_xrealloc(ns->v, (ns->cap = ns->cap ? ns->cap * 2 : 64) * sizeof(*ns->v));
+			ns->v[ns->n++] = wp_xstrdup(name);
+		}
+	}
+}
+
+/* One section of a shard: the records of this name, filename -> record. */
+static void shard_section(struct wp_msgpack *m, const struct wp_json_val *section, const char *name)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < wp_json_len(section); i++) {
+		const char *nm = wp_json_get_str(wp_json_at(section, i), "name");
+		n += nm && !strcmp(nm, name);
+	}
+	wp_msgpack_map(m, n);
+	for (size_t i = 0; i < wp_json_len(section); i++) {
+		const struct wp_json_val *rec = wp_json_at(section, i);
+		const char *nm = wp_json_get_str(rec, "name");
+		if (nm && !strcmp(nm, name)) {
+			wp_msgpack_str(m, wp_json_key_at(section, i));
+			wp_msgpack_json(m, rec, NULL);
+		}
+	}
+}
+
+/* path gets data unless it already has it: a shard's name is its hash, so one that exists is it. */
+static int write_once(const char *path, const struct wp_buf *b, struct wp_err *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == b->len)
+		return 0;
+	return wp_atomic_write(path, b->data, b->len, err);
+}
+
+int wp_shards_write(const char *subdir_path, const char *subdir, const char *repodata, size_t len,
+		    struct wp_err *err)
+{
+	const struct wp_json_opts jo = { .what = "repodata.json", .max_bytes = len + 1 };
+	struct wp_json_val *root = NULL;
+	struct name_set ns = { 0 };
+	struct wp_buf z = WP_BUF_INIT;
+	unsigned char (*hashes)[WP_SHA256_LEN] = NULL;
+	char *dir = wp_xasprintf("%s/shards", subdir_path);
+	int rc = wp_json_load(repodata, len, &jo, &root, err);
+	if (rc)
+		goto out;
+	const struct wp_json_val *pk = wp_json_get_obj(root, "packages"), *pc = wp_json_get_obj(root, "packages.conda");
+	names_of(pk, &ns);
+	names_of(pc, &ns);
+	qsort(ns.v, ns.n, sizeof(*ns.v), by_str);
+	if ((rc = wp_mkdir_p(dir, 0755, err)))
+		goto out;
+	hashes = wp_xcalloc(ns.n ? ns.n : 1, sizeof(*hashes));
+	for (size_t i = 0; i < ns.n && !rc; i++) {
+		struct wp_msgpack *m = wp_msgpack_new();
+		wp_msgpack_map(m, 3);
+		wp_msgpack_str(m, "packages");
+		shard_section(m, pk, ns.v[i]);
+		wp_msgpack_str(m, "packages.conda");
+		shard_section(m, pc, ns.v[i]);
+		wp_msgpack_str(m, "removed");
+		wp_msgpack_array(m, 0);
+		size_t n;
+		const void *data = wp_msgpack_data(m, &n);
+		if (!(rc = wp_zstd_compress(data, n, &z, err))) {
+			struct wp_hasher h;
+			char hex[WP_SHA256_HEX_LEN + 1];
+			if (!(rc = wp_hasher_init(&h, WP_HASH_SHA256, err))) {
+				wp_hasher_update(&h, z.data, z.len);
+				rc = wp_hasher_final_raw(&h, hashes[i], NULL, err);
+				wp_hasher_release(&h);
+			}
+			if (!rc) {
+				wp_hex_encode(hashes[i], WP_SHA256_LEN, hex);
+				char *path = wp_xasprintf("%s/%s.msgpack.zst", dir, hex);
+				rc = write_once(path, &z, err);
+				free(path);
+			}
+		}
+		wp_msgpack_free(m);
+	}
+	if (rc)
+		goto out;
+	/* the index last: every shard it names is in place before it */
+	struct wp_msgpack *m = wp_msgpack_new();
+	char created[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	wp_msgpack_map(m, 3);
+	wp_msgpack_str(m, "version");
+	wp_msgpack_int(m, 1);
+	wp_msgpack_str(m, "info");
+	wp_msgpack_map(m, 4);
+	wp_msgpack_str(m, "subdir");
+	wp_msgpack_str(m, subdir);
+	wp_msgpack_str(m, "base_url");
+	wp_msgpack_str(m, "./");
+	wp_msgpack_str(m, "shards_base_url");
+	wp_msgpack_str(m, "./shards/");
+	wp_msgpack_str(m, "created_at");
+	wp_msgpack_str(m, created);
+	wp_msgpack_str(m, "shards");
+	wp_msgpack_map(m, ns.n);
+	for (size_t i = 0; i < ns.n; i++) {
+		wp_msgpack_str(m, ns.v[i]);
+		wp_msgpack_bin(m, hashes[i], WP_SHA256_LEN);
+	}
+	size_t n;
+	const void *data = wp_msgpack_data(m, &n);
+	if (!(rc = wp_zstd_compress(data, n, &z, err))) {
+		char *path = wp_xasprintf("%s/repodata_shards.msgpack.zst", subdir_path);
+		rc = wp_atomic_write(path, z.data, z.len, err);
+		free(path);
+	}
+	wp_msgpack_free(m);
+out:
+	for (size_t i = 0; i < ns.n; i++)
+		free(ns.v[i]);
+	free(ns.v);
+	free(hashes);
+	wp_buf_free(&z);
+	wp_json_tree_free(root);
+	free(dir);
+	return rc;
+}
