@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,13 +43,52 @@ int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *pat
 	}
 }
 
-/* The directory part of path ("." for a bare name), newly allocated. */
+/* A FIFO, a pipe or a device: read as bytes arrive, but nothing for this long (a FIFO nobody
+ * writes to, a terminal nobody types at) ends the read instead of blocking for ever. A shorter
+ * $WHEELPICK_TIMEOUT (seconds), the longest any wait may last, shortens it. */
+#define SPECIAL_IDLE_MS 10000
+
+static int special_idle_ms(void)
+{
+	const char *e = getenv("WHEELPICK_TIMEOUT");
+	char *end = NULL;
+	long v = e && *e ? strtol(e, &end, 10) : 0;
+	return end && !*end && v > 0 && v * 1000 < SPECIAL_IDLE_MS ? (int)v * 1000 : SPECIAL_IDLE_MS;
+}
+
+/* 0 at the end of the stream; -1 (errno set) or -2 (over b's ceiling) as wp_buf_read_fd; -3 when
+ * nothing came for idle_ms. fd is non-blocking. */
+static int read_special(struct wp_buf *b, int fd, int idle_ms)
+{
+	char chunk[65536];
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, idle_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return -3;
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (wp_buf_add(b, chunk, (size_t)n) < 0)
+			return -2;
+	}
+}
+
 static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
 {
 	*b = (struct wp_buf)WP_BUF_INIT_MAX(max);
 	if (found)
 		*found = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: opening a FIFO nobody writes to would otherwise wait for ever */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 		if (found && e == ENOENT)
@@ -59,7 +99,27 @@ static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *foun
 	}
 	if (found)
 		*found = true;
-	int rc = 0, r = wp_buf_read_fd(b, fd);
+	struct stat sb;
+	int rc = 0, r;
+	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return wp_fs_fail(err, EISDIR, "cannot read", path);
+	}
+	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		int idle = special_idle_ms();
+		r = read_special(b, fd, idle);
+		if (r == -3) {
+			close(fd);
+			errno = ETIMEDOUT;
+			return wp_fail(err, -WPE_IO, "cannot read '%s': it is %s and nothing came from it for %d s", path,
+				       S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISCHR(sb.st_mode) ? "a device" : "not a regular file",
+				       idle / 1000);
+		}
+	} else {
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		r = wp_buf_read_fd(b, fd);
+	}
 	int e = errno;
 	if (r == -1)
 		rc = wp_fs_fail(err, e, "cannot read", path);
@@ -80,6 +140,7 @@ int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool 
 	return read_whole(path, max, b, found, err);
 }
 
+/* The directory part of path ("." for a bare name), newly allocated. */
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -10,12 +10,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 extern const char wp_schema_sql[];
 
@@ -23,8 +25,10 @@ extern const char wp_schema_sql[];
 
 int wp_catalog_fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
 {
-	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s", cat->path ? cat->path : "?", what,
-		       cat->db ? sqlite3_errmsg(cat->db) : "no connection");
+	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s%s", cat->path ? cat->path : "?", what,
+		       cat->db ? sqlite3_errmsg(cat->db) : "no connection",
+		       cat->read_only ? " (this process may not write it: run as its owner, or give --catalog a "
+					"writable path)" : "");
 }
 
 static int exec(struct wp_catalog *cat, const char *sql, struct wp_err *err)
@@ -172,6 +176,11 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		return rc;
 	if (v == WP_CATALOG_SCHEMA_VERSION)
 		return 0;
+	if (cat->read_only)
+		return wp_fail(err, -WPE_CATALOG, v > WP_CATALOG_SCHEMA_VERSION ?
+			       "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use --catalog" :
+			       "catalog '%s' is read-only here and needs its schema brought forward (%d -> %d): open it once "
+			       "as its owner, or use --catalog", cat->path, v, WP_CATALOG_SCHEMA_VERSION);
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
 	/* read again under the lock: another process may have migrated meanwhile */
@@ -254,34 +263,122 @@ static int mkdir_parent(const char *path, struct wp_err *err)
 	return rc;
 }
 
+/* Settings every connection takes. */
+static int setup_connection(struct wp_catalog *cat, struct wp_err *err)
+{
+	sqlite3_busy_timeout(cat->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(cat->db, 1);
+	if (sqlite3_create_function(cat->db, "wp_tofu_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_tofu_key, NULL,
+				    NULL) != SQLITE_OK)
+		return wp_catalog_fail(cat, err, "cannot register a function");
+	return 0;
+}
+
+/* A catalog this process may not write (a shared one, or a read-only file system): opened
+ * read-only, so that `list` and a pick from what it holds still work; whatever would write says
+ * why it cannot (wp_catalog_fail). A WAL catalog whose -shm cannot be made is read as immutable. */
+static int open_read_only(struct wp_catalog *cat, const char *path, struct wp_err *err)
+{
+	struct wp_buf uri = WP_BUF_INIT;
+	int rc = 0;
+	if (cat->db)
+		sqlite3_close(cat->db);
+	cat->db = NULL;
+	wp_buf_addstr(&uri, "file:");
+	for (const char *p = path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			wp_buf_printf(&uri, "%%%02X", (unsigned char)*p);
+		else
+			wp_buf_addch(&uri, *p);
+	}
+	for (int immutable = 0; immutable < 2 && !cat->db; immutable++) {
+		char *u = wp_xasprintf("%s?mode=ro%s", wp_buf_cstr(&uri), immutable ? "&immutable=1" : "");
+		if (sqlite3_open_v2(u, &cat->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) !=
+			    SQLITE_OK ||
+		    sqlite3_exec(cat->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+			if (immutable)
+				rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s' (read-only here): %s; check the "
+					     "path or use --catalog", path, cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
+			sqlite3_close(cat->db);
+			cat->db = NULL;
+		}
+		free(u);
+	}
+	wp_buf_free(&uri);
+	if (rc)
+		return rc;
+	cat->read_only = true;
+	return setup_connection(cat, err);
+}
+
+/* What a path that must be a catalog file is instead, or NULL when it is one or missing. SQLite
+ * takes a file shorter than its header for an empty database and writes over it: a small file of
+ * the user's given by mistake would be lost. */
+static const char *not_a_file(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0)
+		return NULL;
+	if (S_ISREG(sb.st_mode)) {
+		char head[16] = "";
+		int fd = sb.st_size > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		ssize_t n = fd >= 0 ? read(fd, head, sizeof(head)) : 0;
+		if (fd >= 0)
+			close(fd);
+		return sb.st_size > 0 && fd >= 0 && (n != 16 || memcmp(head, "SQLite format 3", 16) != 0)
+			       ? "a file that is no SQLite database" : NULL;
+	}
+	return S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISCHR(sb.st_mode) ? "a device" :
+	       S_ISBLK(sb.st_mode) ? "a block device" : S_ISSOCK(sb.st_mode) ? "a socket" : "not a regular file";
+}
+
 int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err)
 {
 	int rc = 0;
+	const char *what;
 	memset(cat, 0, sizeof(*cat));
 	cat->path = wp_xstrdup(path);
+	/* SQLite would block on a FIFO, or report "disk I/O error" for a device */
+	if ((what = not_a_file(path))) {
+		rc = wp_fail(err, -WPE_IO, "catalog '%s' is %s%s; give --catalog (or WHEELPICK_CATALOG) the path of a "
+			     "catalog (made when missing)", path, what, strstr(what, "SQLite") ? "" : ", not a file");
+		goto out;
+	}
 	if ((rc = mkdir_parent(path, err)))
 		goto out;
 	if (sqlite3_open_v2(path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s': %s; check the path or use --catalog", path,
-			     cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
-		goto out;
+		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : SQLITE_NOMEM;
+		if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) && access(path, R_OK) == 0) {
+			rc = open_read_only(cat, path, err);
+		} else {
+			rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s': %s; check the path or use --catalog", path,
+				     cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
+			goto out;
+		}
+	} else if (sqlite3_db_readonly(cat->db, "main") == 1) {
+		rc = open_read_only(cat, path, err);
+	} else {
+		rc = setup_connection(cat, err);
 	}
-	sqlite3_busy_timeout(cat->db, BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(cat->db, 1);
-	if (sqlite3_create_function(cat->db, "wp_tofu_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_tofu_key, NULL,
-				    NULL) != SQLITE_OK) {
-		rc = wp_catalog_fail(cat, err, "cannot register a function");
+	if (rc)
 		goto out;
-	}
 	/* WAL lets a pick read while an update writes; NORMAL sync is durable at checkpoints
 	 * and never corrupts, which is what a cache needs. A 64 MiB page cache keeps a large
 	 * refresh (one transaction) from spilling page by page: 200,000 links went from 13 s to
 	 * a fraction of that. */
-	if ((rc = use_wal(cat, err)) ||
-	    (rc = exec(cat, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY", err))) {
-		/* SQLite's code, not its message, says whether the file is no database or a damaged one */
+	if (!cat->read_only && (rc = use_wal(cat, err))) {
+		/* a file we may write in a folder we may not: its -wal and -shm cannot be made */
 		int code = sqlite3_errcode(cat->db) & 0xff;
+		if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN) {
+			wp_err_clear(err);
+			rc = open_read_only(cat, path, err);
+		}
+	}
+	if (rc || (rc = exec(cat, "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY", err)) ||
+	    (!cat->read_only && (rc = exec(cat, "PRAGMA synchronous=NORMAL", err)))) {
+		/* SQLite's code, not its message, says whether the file is no database or a damaged one */
+		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : 0;
 		if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
 			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use --catalog)", path);
 			err->code = rc = -WPE_CORRUPT;
@@ -717,9 +814,24 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
+	struct wp_buf key = WP_BUF_INIT;
+	if (cat->read_only) {
+		/* nothing can be recorded, but a name seen first with other bytes is still refused */
+		sqlite3_stmt *q = NULL;
+		tofu_key_of_url(url, &key);
+		if (sqlite3_prepare_v2(cat->db, "SELECT sha256 FROM seen_files WHERE key = ?1", -1, &q, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(q, 1, wp_buf_cstr(&key), -1, SQLITE_STATIC);
+			if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) && strcmp(col_text(q, 0), sha256) != 0)
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of "
+					     "that name; check the source, then 'wheelpick trust' accepts it", url, sha256,
+					     col_text(q, 0));
+		}
+		sqlite3_finalize(q);
+		wp_buf_free(&key);
+		return rc;
+	}
 	if ((rc = prepare_writes(cat, err)) || (rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
-	struct wp_buf key = WP_BUF_INIT;
 	tofu_key_of_url(url, &key);
 	char *first = tofu_check(cat, wp_buf_cstr(&key), url, sha256);
 	wp_buf_free(&key);

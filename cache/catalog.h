@@ -25,6 +25,7 @@ struct wp_catalog {
 	struct wp_condastore *conda; /* conda rows staged and their statements (cache/condastore.c) */
 	size_t conda_batch_bytes;    /* 0: WP_CONDASTORE_BATCH_BYTES; tests set it small to cross batches */
 	bool in_refresh;
+	bool read_only;              /* this process may not write it: opened read-only, writes fail */
 	/* files of the current (or last) refresh whose sha256 differs from the one first seen; conda
 	 * files are checked when their batch is written, so the count is final after the commit */
 	uint64_t refresh_conflicts;
@@ -55,7 +56,8 @@ typedef int wp_source_row_fn(void *ctx, const struct wp_source_row *row, struct 
 int wp_catalog_fail(struct wp_catalog *cat, struct wp_err *err, const char *what);
 
 /* Opens (creating if needed, with its folder) and migrates. A catalog from a newer
- * wheelpick is refused. */
+ * wheelpick is refused, and so is a path that is a directory, FIFO or device. One this process
+ * may not write is opened read-only (read_only): reading works, writing fails and says why. */
 int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err);
 void wp_catalog_close(struct wp_catalog *cat);
 

@@ -154,6 +154,9 @@ static int read_profile(const char *path, struct wp_buf *b, struct wp_err *err)
 	int rc = wp_file_read_capped(path, WP_PROFILE_MAX, b, NULL);
 	if (rc == -WPE_TOO_BIG)
 		return wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
+	if (rc && errno == ETIMEDOUT) /* a FIFO nobody writes to: it would have blocked */
+		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': it is a FIFO or device and nothing came from it; "
+					       "give the file 'wheelpick detect --json' wrote", path);
 	if (rc)
 		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
 	return 0;

@@ -255,12 +255,14 @@ static void hold_to_catalog(struct wp_store *st, struct wp_fetch_item *it, struc
 		rc = wp_fail(&it->err, -WPE_INTEGRITY,
 			     "'%s' (%s): its own METADATA differs from the metadata the resolution used (a PEP 658 file "
 			     "or Range reads): it needs %s (Requires-Python %s), the index's metadata said %s "
-			     "(Requires-Python %s); the catalog now holds the wheel's own, run again",
+			     "(Requires-Python %s)%s",
 			     it->filename, it->url, own, k->requires_python ? k->requires_python : "any", used,
-			     cm.requires_python ? cm.requires_python : "any");
+			     cm.requires_python ? cm.requires_python : "any",
+			     cat->read_only ? "; the catalog is read-only here and keeps what it said"
+					    : "; the catalog now holds the wheel's own, run again");
 		fail_item(it, rc);
 	}
-	if (!cm.found || !cm.checked || it->rc) {
+	if ((!cm.found || !cm.checked || it->rc) && !cat->read_only) {
 		struct wp_err pe = WP_ERR_INIT;
 		if ((rc = wp_catalog_metadata_put(cat, it->url, k->requires_python, k->requires_dist, true, &pe)) && !it->rc) {
 			it->err = pe;

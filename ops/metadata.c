@@ -62,6 +62,8 @@ static int save(const struct wp_depmeta_opts *o, const char *url, const struct w
 		struct wp_err *err)
 {
 	struct wp_buf all = WP_BUF_INIT;
+	if (o->cat->read_only)
+		return 0; /* a catalog we may not write: read again next time */
 	for (size_t i = 0; i < m->n; i++)
 		wp_buf_printf(&all, "%s\n", m->reqs[i]);
 	int rc = wp_catalog_metadata_put(o->cat, url, m->requires_python, wp_buf_cstr(&all), checked, err);

@@ -52,11 +52,12 @@ expect_fast() {
 	ELAPSED=$(($(date +%s) - start))
 	if [ "$ELAPSED" -le "$limit" ]; then pass "$desc (${ELAPSED} s)"; else fail "$desc: took ${ELAPSED} s, over $limit s"; fi
 }
-# one_line DESC FILE: a message, and only one (a hostile input is answered by one clear line)
+# one_line DESC FILE: the failure is said in one line ("wheelpick: ..."; warnings, notes and the
+# progress lines of the transfers before it aside)
 one_line() {
 	local n
-	n=$(grep -c . "$2")
-	if [ "$n" -ge 1 ] && [ "$n" -le 2 ]; then pass "$1"; else fail "$1: $n lines"; sed 's/^/      | /' "$2" | head -5 >&2; fi
+	n=$(grep '^wheelpick: ' "$2" | grep -Evc '^wheelpick: (warning|note): ')
+	if [ "$n" = 1 ]; then pass "$1"; else fail "$1: $n lines"; sed 's/^/      | /' "$2" | head -5 >&2; fi
 }
 # no_crash DESC RC: an exit code the README documents (0-4), never a signal or a sanitizer's
 no_crash() { case "$2" in 0 | 1 | 2 | 3 | 4) pass "$1 (exit $2)" ;; *) fail "$1: exit $2"; sed 's/^/      | /' "$TMP/err" | head -5 >&2 ;; esac; }
