@@ -661,6 +661,8 @@ static int accept_seen(struct wp_catalog *cat, const char *pattern, struct wp_er
 			rc = put_seen(cat, wp_buf_cstr(&subdir), project, NULL, err);
 		}
 		wp_arena_free(&cs->urls);
+		/* the next chunk's reader starts afresh: its URL buffer goes now, not with the last */
+		wp_condapack_reader_release(&rd);
 	}
 	if (!rc && s != SQLITE_DONE && s != SQLITE_ROW)
 		rc = wp_catalog_fail(cat, err, "cannot read conda records");

@@ -113,7 +113,8 @@ int wp_shards_write(const char *subdir_path, const char *subdir, const char *rep
 	const struct wp_json_val *pk = wp_json_get_obj(root, "packages"), *pc = wp_json_get_obj(root, "packages.conda");
 	names_of(pk, &ns);
 	names_of(pc, &ns);
-	qsort(ns.v, ns.n, sizeof(*ns.v), by_str);
+	if (ns.n > 1)
+		qsort(ns.v, ns.n, sizeof(*ns.v), by_str);
 	if ((rc = wp_mkdir_p(dir, 0755, err)))
 		goto out;
 	hashes = wp_xcalloc(ns.n ? ns.n : 1, sizeof(*hashes));
