@@ -2,9 +2,11 @@
 #include "base/fs.h"
 #include "base/mem.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,8 +217,46 @@ static int fsync_dir(const char *dir, struct wp_err *err)
 	return rc;
 }
 
+/* Temp names left beside path by processes that were killed: "<name>.tmp.<pid>.<hex>" whose pid
+ * is gone (and that were last written a moment ago at least, so that a process in another PID
+ * namespace writing now is not robbed of a fresh one). Removed before we make ours, so a killed
+ * run's leftovers go on the next run that writes the same file. */
+#define STALE_TMP_MIN_AGE_S 2
+static void sweep_stale_tmp(const char *path)
+{
+	char *dir = dir_of(path);
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t bn = strlen(base);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+	if (!d) {
+		free(dir);
+		return;
+	}
+	while ((e = readdir(d))) {
+		const char *p = e->d_name;
+		struct stat sb;
+		char *end;
+		if (strncmp(p, base, bn) != 0 || strncmp(p + bn, ".tmp.", 5) != 0)
+			continue;
+		long pid = strtol(p + bn + 5, &end, 10);
+		if (pid <= 0 || *end != '.' || strlen(end + 1) != 8 || strspn(end + 1, "0123456789abcdef") != 8)
+			continue;
+		if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(d), p, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+		    now - sb.st_mtime >= STALE_TMP_MIN_AGE_S)
+			unlinkat(dirfd(d), p, 0);
+	}
+	closedir(d);
+	free(dir);
+}
+
 int wp_atomic_file_open(struct wp_atomic_file *af, const char *path, struct wp_err *err)
 {
+	sweep_stale_tmp(path);
 	af->fd = -1;
 	af->tmp = NULL;
 	af->path = NULL;
@@ -393,6 +433,7 @@ int wp_link_or_copy(const char *from, const char *to, struct wp_err *err)
 		return wp_fail(err, -WPE_IO, "cannot link '%s': not a regular file", from);
 	if (stat(to, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		return 0;
+	sweep_stale_tmp(to);
 	/* Link under a temp name and rename: link() alone refuses an existing `to`. */
 	for (int tries = 0; tries < 16 && !tmp; tries++) {
 		char *t = wp_xasprintf("%s.tmp.%ld.%08x", to, (long)getpid(), rand32());

@@ -25,7 +25,8 @@ struct wp_atomic_file {
 int wp_atomic_write(const char *path, const void *data, size_t len, struct wp_err *err);
 
 /* Create the temp file next to path; write to af->fd (opened read-write, so a writer can
- * re-read what it wrote), then _commit or _abort. */
+ * re-read what it wrote), then _commit or _abort. Temp files a killed process left for path
+ * (its PID gone) are removed first; names are never reused (PID and a random part, O_EXCL). */
 int wp_atomic_file_open(struct wp_atomic_file *af, const char *path, struct wp_err *err);
 /* fsync, rename onto the path given to _open, fsync the directory. On failure the temp is gone. */
 int wp_atomic_file_commit(struct wp_atomic_file *af, struct wp_err *err);
@@ -48,7 +49,8 @@ int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool 
 int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
 
 /* Make `to` the same content as `from`: a hard link when the file system allows one, else a copy
- * through an atomic temp. An existing `to` is replaced atomically. */
+ * through an atomic temp. An existing `to` is replaced atomically; temp links a killed process
+ * left for it are removed. */
 int wp_link_or_copy(const char *from, const char *to, struct wp_err *err);
 
 /* Record an error for a failed file operation with a message that says what to do for the

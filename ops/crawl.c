@@ -19,7 +19,11 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include "base/url.h"
 
@@ -342,10 +346,111 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	return rc;
 }
 
-static char *tmp_path(const struct wp_crawl_opts *opts, size_t i)
+/* Repodata downloads land in the tmp folder under one prefix per crawl,
+ * "wheelpick-repodata.<pid>.<random>.", beside a lock file the crawl holds while it lives
+ * ("<prefix>lock"). A crawl killed mid-way leaves its files and a lock nobody holds: the next
+ * crawl sweeps them. Names are never made of the PID alone, which a container's PID 1 reuses on
+ * every run: nothing a dead crawl left is taken up by a later one. */
+#define TMP_PREFIX "wheelpick-repodata."
+#define TMP_LOCK_MIN_AGE_S 2   /* a lock younger than this may be one its crawl has not locked yet */
+#define TMP_STRAY_AGE_S 3600   /* our files with no lock at all (older wheelpicks) */
+
+struct tmp_claim {
+	char *dir;
+	char *prefix;   /* full path up to the file's own part: dir/wheelpick-repodata.<pid>.<rnd>. */
+	int lock_fd;
+};
+
+static const char *tmp_dir_of(const struct wp_crawl_opts *opts)
 {
-	const char *dir = opts->tmp_dir ? opts->tmp_dir : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return wp_xasprintf("%s/wheelpick-repodata.%ld.%zu.%ld", dir, (long)getpid(), i, (long)time(NULL));
+	return opts->tmp_dir ? opts->tmp_dir : (getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+}
+
+/* Remove what killed crawls left in dir. */
+static void sweep_tmp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct urls dead = { 0 };
+	time_t now = time(NULL);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		struct stat sb;
+		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) {
+			if (now - sb.st_mtime < TMP_LOCK_MIN_AGE_S)
+				continue;
+			int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			if (fd < 0)
+				continue;
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				wp_vec_push(&dead, wp_xstrndup(e->d_name, n - 4)); /* "...<rnd>." */
+			close(fd);
+		}
+	}
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		struct stat sb;
+		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		bool gone = now - sb.st_mtime > TMP_STRAY_AGE_S;
+		for (size_t i = 0; i < dead.n && !gone; i++)
+			gone = !strncmp(e->d_name, dead.v[i], strlen(dead.v[i]));
+		if (gone)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+	for (size_t i = 0; i < dead.n; i++)
+		free(dead.v[i]);
+	wp_vec_free(&dead);
+}
+
+/* Sweep, then take a prefix of our own with its lock. Without a lock (no such folder, no locks
+ * there) the files still get a unique prefix; they are removed after parsing either way. */
+static void claim_tmp(const struct wp_crawl_opts *opts, struct tmp_claim *c)
+{
+	unsigned int rnd = 0;
+	c->dir = wp_xstrdup(tmp_dir_of(opts));
+	c->lock_fd = -1;
+	sweep_tmp(c->dir);
+	for (int tries = 0; tries < 16; tries++) {
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+			rnd ^= (unsigned int)time(NULL) * 2654435761u + (unsigned int)tries;
+		free(c->prefix);
+		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", c->dir, (long)getpid(), rnd);
+		char *lock = wp_xasprintf("%slock", c->prefix);
+		c->lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		free(lock);
+		if (c->lock_fd >= 0) {
+			(void)flock(c->lock_fd, LOCK_EX | LOCK_NB);
+			return;
+		}
+		if (errno != EEXIST)
+			return;
+	}
+}
+
+static void release_tmp(struct tmp_claim *c)
+{
+	if (c->lock_fd >= 0) {
+		char *lock = wp_xasprintf("%slock", c->prefix);
+		unlink(lock);
+		free(lock);
+		close(c->lock_fd);
+	}
+	free(c->dir);
+	free(c->prefix);
+	memset(c, 0, sizeof(*c));
+}
+
+static char *tmp_path(const struct tmp_claim *c, size_t i)
+{
+	return wp_xasprintf("%s%zu.repodata", c->prefix, i);
 }
 
 /* A file:// repodata: no transfer, the reader opens the file itself. */
@@ -414,6 +519,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	size_t *todo = wp_xcalloc(n ? n : 1, sizeof(*todo)), ntodo = 0;
 	struct wp_err e = WP_ERR_INIT;
 	time_t now = time(NULL);
+	struct tmp_claim claim = { .lock_fd = -1 };
 
 	for (size_t i = 0; i < n; i++)
 		report_add(rep, urls[i]);
@@ -443,7 +549,9 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			continue;
 		}
 		if (wp_crawl_is_repodata(urls[i])) {
-			paths[i] = tmp_path(opts, i);
+			if (!claim.dir)
+				claim_tmp(opts, &claim);
+			paths[i] = tmp_path(&claim, i);
 			reqs[ntodo].to_path = paths[i];
 			reqs[ntodo].max_bytes = (size_t)2 << 30; /* compressed or not; decompression has its own caps */
 		}
@@ -475,8 +583,15 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	}
 	for (size_t i = 0; i < n; i++) {
 		prior_release(&pr[i]);
+		if (paths[i]) {
+			char *part = wp_xasprintf("%s.part", paths[i]); /* a transfer that failed may leave it */
+			unlink(part);
+			free(part);
+		}
 		free(paths[i]);
 	}
+	if (claim.dir)
+		release_tmp(&claim);
 	free(reqs);
 	free(res);
 	free(errs);

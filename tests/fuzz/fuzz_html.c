@@ -2,12 +2,17 @@
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
+#include "base/url.h"
 #include "index/html.h"
 #include "index/record.h"
 
 static int record_sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 {
 	FZ_CHECK(rec->filename && rec->url);
+	/* every page here is https: no link off it goes to a local file or to plain http, and no
+	 * file name holds a separator */
+	FZ_CHECK(wp_url_kind_of(rec->url) == WP_URL_HTTPS);
+	FZ_CHECK(wp_url_filename_ok(rec->filename));
 	size_t n = fz_touch(rec->filename) + fz_touch(rec->url) + fz_touch(rec->dir) + fz_touch(rec->project);
 	n += fz_touch(rec->sha256) + fz_touch(rec->md5) + fz_touch(rec->requires_python);
 	n += fz_touch(rec->yanked) + fz_touch(rec->core_metadata);

@@ -46,6 +46,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)wp_url_scheme_ok(a);
 	(void)wp_url_filename_ok(b);
 
+	/* the name a URL gives a file is one usable segment, and so is its folder's */
+	char *name = NULL, *dir = NULL;
+	wp_err_clear(&err);
+	if (wp_url_name_parts(a, &name, &dir, &err) == 0) {
+		FZ_CHECK(name && wp_url_filename_ok(name) && !strchr(name, '/'));
+		FZ_CHECK(!dir || wp_url_filename_ok(dir));
+	} else {
+		FZ_CHECK(!name && !dir);
+	}
+	free(name);
+	free(dir);
+	/* a page on the network never sends us to a local file, https never to http */
+	enum wp_url_kind ka = wp_url_kind_of(a), kb = wp_url_kind_of(b);
+	const char *why = wp_url_link_refused(a, b);
+	if (kb == WP_URL_OTHER || ((ka == WP_URL_HTTP || ka == WP_URL_HTTPS) && kb == WP_URL_FILE) ||
+	    (ka == WP_URL_HTTPS && kb == WP_URL_HTTP))
+		FZ_CHECK(why != NULL);
+	else
+		FZ_CHECK(why == NULL);
+
 	char *dec = NULL;
 	wp_err_clear(&err);
 	if (wp_url_decode(b, nb, &dec, &err) == 0)
