@@ -222,36 +222,62 @@ static int fsync_dir(const char *dir, struct wp_err *err)
  * namespace writing now is not robbed of a fresh one). Removed before we make ours, so a killed
  * run's leftovers go on the next run that writes the same file. */
 #define STALE_TMP_MIN_AGE_S 2
-static void sweep_stale_tmp(const char *path)
+/* In dir, the temp names "<name>.tmp.<pid>.<8 hex>" (of base, when it is not NULL) whose process
+ * is gone; returns how many were removed. */
+static int sweep_dir(const char *dir, const char *base)
 {
-	char *dir = dir_of(path);
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t bn = strlen(base);
+	size_t bn = base ? strlen(base) : 0;
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	time_t now = time(NULL);
-	if (!d) {
-		free(dir);
-		return;
-	}
+	int n = 0;
+	if (!d)
+		return 0;
 	while ((e = readdir(d))) {
-		const char *p = e->d_name;
+		const char *p = e->d_name, *t;
 		struct stat sb;
 		char *end;
-		if (strncmp(p, base, bn) != 0 || strncmp(p + bn, ".tmp.", 5) != 0)
-			continue;
-		long pid = strtol(p + bn + 5, &end, 10);
+		if (base) {
+			if (strncmp(p, base, bn) != 0 || strncmp(p + bn, ".tmp.", 5) != 0)
+				continue;
+			t = p + bn + 5;
+		} else {
+			/* the last ".tmp." in the name: a file may itself be called x.tmp.whl */
+			const char *q = p, *last = NULL;
+			while ((q = strstr(q, ".tmp.")))
+				last = q++;
+			if (!last)
+				continue;
+			t = last + 5;
+		}
+		long pid = strtol(t, &end, 10);
 		if (pid <= 0 || *end != '.' || strlen(end + 1) != 8 || strspn(end + 1, "0123456789abcdef") != 8)
 			continue;
 		if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		if (fstatat(dirfd(d), p, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
-		    now - sb.st_mtime >= STALE_TMP_MIN_AGE_S)
-			unlinkat(dirfd(d), p, 0);
+		    now - sb.st_mtime >= STALE_TMP_MIN_AGE_S && unlinkat(dirfd(d), p, 0) == 0)
+			n++;
 	}
 	closedir(d);
+	return n;
+}
+
+/* Temp names left beside path by processes that were killed (their PID gone, and last written a
+ * moment ago at least, so that a process in another PID namespace writing now is not robbed of a
+ * fresh one). Removed before we make ours, so a killed run's leftovers go on the next run that
+ * writes the same file. */
+static void sweep_stale_tmp(const char *path)
+{
+	char *dir = dir_of(path);
+	const char *slash = strrchr(path, '/');
+	sweep_dir(dir, slash ? slash + 1 : path);
 	free(dir);
+}
+
+int wp_fs_sweep_stale_tmp(const char *dir)
+{
+	return sweep_dir(dir, NULL);
 }
 
 int wp_atomic_file_open(struct wp_atomic_file *af, const char *path, struct wp_err *err)

@@ -45,6 +45,12 @@ int wp_file_read_capped(const char *path, size_t max, struct wp_buf *b, struct w
 /* The same, but a file that does not exist is no error: 0 with *found false and b empty. */
 int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err);
 
+/* Remove from dir the temp names (of _open, _commit, wp_link_or_copy: "<name>.tmp.<pid>.<hex>")
+ * that processes killed mid-write left, their PID gone; a job that writes a tree calls it for
+ * each folder it writes, so that leftovers of files it does not write again go too. Returns how
+ * many were removed. */
+int wp_fs_sweep_stale_tmp(const char *dir);
+
 /* mkdir -p; an existing directory is fine, an existing non-directory is an error. */
 int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
 

@@ -3,7 +3,7 @@
 
 Generated at test time (stdlib only; .conda needs the zstd program), deterministic.
 
-  attacks_fixtures.py wheel OUT NAME VERSION [--requires R]... [--requires-python S] [--payload TEXT] [--pad N]
+  attacks_fixtures.py wheel OUT NAME VERSION [--requires R]... [--requires-python S] [--payload TEXT] [--pad N] [--tag T]
         a small sound wheel (N more bytes of noise, stored); prints "FILENAME SHA256 SIZE"
   attacks_fixtures.py conda-channel OUT
         a conda channel (OUT/linux-64, OUT/noarch) whose packages each carry one attack, with true
@@ -63,7 +63,7 @@ def wheel_bytes(name, version, requires=(), requires_python=None, payload="x = 1
 
 def cmd_wheel(args):
     out, name, version = args[0], args[1], args[2]
-    requires, rp, payload, meta_out, pad = [], None, "x = 1\n", None, 0
+    requires, rp, payload, meta_out, pad, tag = [], None, "x = 1\n", None, 0, "py3-none-any"
     i = 3
     while i < len(args):
         if args[i] == "--requires":
@@ -76,10 +76,12 @@ def cmd_wheel(args):
             meta_out = args[i + 1]
         elif args[i] == "--pad":
             pad = int(args[i + 1])
+        elif args[i] == "--tag":
+            tag = args[i + 1]
         else:
             sys.exit("unknown option %s" % args[i])
         i += 2
-    fn, data, meta = wheel_bytes(name, version, requires, rp, payload, pad=pad)
+    fn, data, meta = wheel_bytes(name, version, requires, rp, payload, tag=tag, pad=pad)
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, fn), "wb") as f:
         f.write(data)

@@ -243,6 +243,27 @@ expect_grep "the first-seen hash survived the migration" "different sha256 than 
 expect_eq "now schema 5" "$(sql 'PRAGMA user_version')" 5
 expect_eq "integrity" "$(sql 'PRAGMA integrity_check')" ok
 
+attack "a mirror re-run refuses an upstream hash change until trust, and the tree is unchanged"
+fresh mt
+make_sample
+MT="--cuda 11.2 --python 3.8 --platform linux_x86_64"
+mkdir -p "$TMP/up"
+cp -r "$SAMPLE/whl" "$TMP/up/"
+printf '%s\n' "$(sed 's/\(torch-1\.8\.0%2Bcu111-cp38-cp38-linux_x86_64\.whl\)"/\1#sha256='"$(sha256sum "$SAMPLE/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -c1-64)"'"/' "$SAMPLE/whl/torch_stable.html")" >"$TMP/up/whl/torch_stable.html"
+expect_exit 0 "first mirror" wp mirror "$TMP/mt" torch==1.8.0+cu111 --no-deps $MT --index "file://$TMP/up/whl/torch_stable.html"
+(cd "$TMP/mt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$TMP/mt.before"
+"$PYTHON" "$FIX" wheel "$TMP/up/whl/cu111" torch 1.8.0+cu111 --tag cp38-cp38-linux_x86_64 --payload 'changed = 1' >/dev/null
+sed -i "s/#sha256=[0-9a-f]*/#sha256=$(sha256sum "$TMP/up/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -c1-64)/" "$TMP/up/whl/torch_stable.html"
+expect_exit 1 "the re-run refuses the changed file" wp mirror "$TMP/mt" torch==1.8.0+cu111 --no-deps $MT \
+	--index "file://$TMP/up/whl/torch_stable.html" --refresh
+expect_grep "saying trust would accept it" "trust" "$TMP/err"
+(cd "$TMP/mt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$TMP/mt.after"
+cmp -s "$TMP/mt.before" "$TMP/mt.after" && pass "the mirror is unchanged" || fail "the mirror changed"
+expect_exit 0 "trust" wp trust '%/cu111/torch-1.8.0%'
+expect_exit 0 "then the re-run takes it" wp mirror "$TMP/mt" torch==1.8.0+cu111 --no-deps $MT \
+	--index "file://$TMP/up/whl/torch_stable.html"
+expect_exit 0 "and the tree verifies" wp verify "$TMP/mt"
+
 # --- metadata that lies -------------------------------------------------------------------
 
 mkdir -p "$SRV/simple/meta-a" "$SRV/simple/meta-b" "$SRV/simple/meta-c" "$SRV/w/lie"

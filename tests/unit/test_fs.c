@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -245,6 +246,74 @@ static void test_file_read_capped(void **state)
 	free(missing);
 }
 
+/* A FIFO nobody writes to, a pipe with a writer, and /dev/zero: no read blocks or runs away. */
+static void test_read_special_files(void **state)
+{
+	const char *dir = *state;
+	char *fifo = wp_xasprintf("%s/fifo", dir);
+	struct wp_buf b;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	setenv("WHEELPICK_TIMEOUT", "1", 1);
+	assert_int_equal(wp_file_read_capped(fifo, 100, &b, NULL), -WPE_IO);
+	assert_int_equal(errno, ETIMEDOUT);
+	wp_buf_free(&b);
+	unsetenv("WHEELPICK_TIMEOUT");
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "piped", 5), 5);
+	close(p[1]);
+	char *via = wp_xasprintf("/dev/fd/%d", p[0]);
+	assert_int_equal(wp_file_read_capped(via, 100, &b, NULL), 0);
+	assert_string_equal(wp_buf_cstr(&b), "piped");
+	wp_buf_free(&b);
+	close(p[0]);
+	assert_int_equal(wp_file_read_capped("/dev/zero", 4096, &b, NULL), -WPE_TOO_BIG);
+	wp_buf_free(&b);
+	free(via);
+	free(fifo);
+}
+
+/* Temp names a killed process left are swept; a live process's, a fresh one and others stay. */
+static void test_sweep_stale_tmp(void **state)
+{
+	const char *dir = *state;
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0); /* reaped: a PID nobody has (for now) */
+	const char *names[] = { "a.whl.tmp.%ld.0123abcd", "b.whl.tmp.%ld.0123abcd", "c.tmp.whl", "d.whl.tmp.%ld.xyz" };
+	long pids[] = { (long)dead, (long)getpid(), 0, (long)dead };
+	char *paths[4];
+	for (int i = 0; i < 4; i++) {
+		char name[80];
+		snprintf(name, sizeof(name), names[i], pids[i]);
+		paths[i] = wp_xasprintf("%s/%s", dir, name);
+		FILE *f = fopen(paths[i], "w");
+		assert_non_null(f);
+		fclose(f);
+		char *old = wp_xasprintf("touch -d '1 minute ago' '%s'", paths[i]);
+		assert_int_equal(system(old), 0);
+		free(old);
+	}
+	assert_int_equal(wp_fs_sweep_stale_tmp(dir), 1);
+	assert_int_equal(access(paths[0], F_OK), -1);
+	for (int i = 1; i < 4; i++)
+		assert_int_equal(access(paths[i], F_OK), 0);
+	/* a write of a.whl sweeps its own leftovers too */
+	FILE *f = fopen(paths[0], "w");
+	fclose(f);
+	char *old = wp_xasprintf("touch -d '1 minute ago' '%s'", paths[0]);
+	assert_int_equal(system(old), 0);
+	free(old);
+	char *target = wp_xasprintf("%s/a.whl", dir);
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_atomic_write(target, "x", 1, &err), 0);
+	assert_int_equal(access(paths[0], F_OK), -1);
+	free(target);
+	for (int i = 0; i < 4; i++)
+		free(paths[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +323,8 @@ int main(void)
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_link_or_copy),
 		cmocka_unit_test(test_file_read_capped),
+		cmocka_unit_test_setup_teardown(test_read_special_files, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_stale_tmp, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
