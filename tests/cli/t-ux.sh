@@ -172,6 +172,21 @@ expect_grep "--verbose" "^--verbose$" "$TMP/out"
 expect_exit 0 "bash: project names from the catalog" complete_bash "$WHEELPICK torchv" 1
 expect_grep "torchvision" "^torchvision$" "$TMP/out"
 expect_exit 0 "zsh reads its script" zsh -n "$TMP/comp.zsh"
+# zsh's completion system runs only in an interactive shell; its builtins are stood in for here,
+# each printing what it was given, so the function's answers can be read
+cat >"$TMP/zt.zsh" <<'ZSH'
+compadd() { while [[ $# -gt 0 && $1 != -- ]]; do shift; done; shift; print -l -- "$@"; }
+_describe() { print -l -- ${(P)2%%:*}; }
+_files() { print FILES; }
+words=(${=2}); CURRENT=$3
+source $1
+ZSH
+expect_exit 0 "zsh: mirror's options" zsh "$TMP/zt.zsh" "$TMP/comp.zsh" "wheelpick mirror --pr" 3
+expect_grep "--prune for mirror" "^--prune$" "$TMP/out"
+expect_exit 0 "zsh: pick's options" zsh "$TMP/zt.zsh" "$TMP/comp.zsh" "wheelpick torch --pr" 3
+expect_no_grep "no --prune for pick" "^--prune$" "$TMP/out"
+expect_exit 0 "zsh: a value" zsh "$TMP/zt.zsh" "$TMP/comp.zsh" "wheelpick torch --cuda-compat x" 4
+expect_grep "strict" "^strict$" "$TMP/out"
 expect_exit 0 "fish reads its script" fish -n "$TMP/comp.fish"
 expect_exit 0 "fish completes mirror's options" fish -c "source '$TMP/comp.fish'; complete -C 'wheelpick mirror --pr'"
 expect_grep "fish: --prune" "^--prune" "$TMP/out"
