@@ -79,6 +79,69 @@ void wp_store_mark_proven(struct wp_store *st, const char *sha256)
 	memcpy(st->proven[st->n_proven++], h, sizeof(h));
 }
 
+/* A proof stamp: when an object was last proven, its size, mtime and inode, in
+ * ROOT/proven/ab/cdef... (apart from the objects, so that nothing listing them meets it). Any
+ * write to the object (through a wheelhouse's hard link, say) moves its mtime, and then it is
+ * re-hashed; while they match, reuse costs a stat instead of a hash (1 GiB: 2.5 s here). A stamp
+ * that is missing or torn means a re-hash, never trust. */
+static char *stamp_path(const struct wp_store *st, const char *h)
+{
+	return wp_xasprintf("%s/proven/%.2s/%s", st->root, h, h + 2);
+}
+
+static void stamp_text(const struct stat *sb, char *out, size_t n)
+{
+	snprintf(out, n, "%lld %lld %ld %llu\n", (long long)sb->st_size, (long long)sb->st_mtim.tv_sec,
+		 (long)sb->st_mtim.tv_nsec, (unsigned long long)sb->st_ino);
+}
+
+static bool stamp_matches(const struct wp_store *st, const char *h, const struct stat *sb)
+{
+	char want[96], got[96] = "";
+	char *p = stamp_path(st, h);
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(p);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, got, sizeof(got) - 1);
+	close(fd);
+	got[n > 0 ? n : 0] = 0;
+	stamp_text(sb, want, sizeof(want));
+	return !strcmp(got, want);
+}
+
+/* Best effort: without a stamp the next reuse re-hashes. */
+static void stamp_write(const struct wp_store *st, const char *h, const char *object)
+{
+	struct stat sb;
+	char text[96];
+	if (stat(object, &sb) < 0)
+		return;
+	char *dir = wp_xasprintf("%s/proven/%.2s", st->root, h), *p = stamp_path(st, h);
+	char *tmp = wp_xasprintf("%s.%ld", p, (long)getpid());
+	struct wp_err e = WP_ERR_INIT;
+	stamp_text(&sb, text, sizeof(text));
+	if (wp_mkdir_p(dir, 0755, &e) == 0) {
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd >= 0) {
+			bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+			close(fd);
+			if (!ok || rename(tmp, p) < 0)
+				unlink(tmp);
+		}
+	}
+	free(tmp);
+	free(p);
+	free(dir);
+}
+
+static void stamp_remove(const struct wp_store *st, const char *h)
+{
+	char *p = stamp_path(st, h);
+	unlink(p);
+	free(p);
+}
+
 int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 		    struct wp_err *err)
 {
@@ -99,7 +162,7 @@ int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 		rc = wp_fail(err, -WPE_IO, "store object '%s' is not a regular file", path);
 		goto out;
 	}
-	if (st->reverify && !proven(st, want)) {
+	if (st->reverify && !proven(st, want) && !stamp_matches(st, want, &sb)) {
 		rc = wp_hash_file(path, got, NULL, err);
 		if (rc)
 			goto out;
@@ -108,13 +171,16 @@ int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 			 * files are hard links to their objects. Removing it lets the next fetch heal the
 			 * store instead of failing forever; an old wheelhouse keeps its changed copy. */
 			unlink(path);
+			stamp_remove(st, want);
 			rc = wp_fail(err, -WPE_INTEGRITY, "store object '%s' was changed after it was proven "
 				     "(sha256 mismatch: expected %s, got %s); removed, run again to download it anew",
 				     path, want, got);
 			goto out;
 		}
-		wp_store_mark_proven(st, want);
+		stamp_write(st, want, path);
 	}
+	if (st->reverify)
+		wp_store_mark_proven(st, want);
 	rc = 1;
 out:
 	if (rc == 1 && path_out) {
@@ -125,22 +191,27 @@ out:
 	return rc;
 }
 
-/* A temp file whose writer is gone: nobody holds the lock each writer takes on its file (a killed
- * process's locks go with it). Younger than a few seconds it may be one whose writer has created
- * it and not yet locked it, so it is left for the next sweep. */
-#define ORPHAN_MIN_AGE_S 2
-static bool orphaned(int dirfd, const char *name, const struct stat *sb, time_t now)
+/* Whether a temp file's writer is alive, as its lock says: each writer holds one on its file
+ * while it lives (a killed process's locks go with it). */
+enum writer { W_GONE, W_ALIVE, W_UNKNOWN };
+#define ORPHAN_MIN_AGE_S 2 /* younger, it may be one whose writer has not locked it yet */
+static enum writer writer_of(int dirfd, const char *name, const struct stat *sb, time_t now)
 {
 	if (now - sb->st_mtime < ORPHAN_MIN_AGE_S)
-		return false;
+		return W_ALIVE;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return W_UNKNOWN;
 	struct stat fb;
-	bool yes = fstat(fd, &fb) == 0 && fb.st_ino == sb->st_ino && fb.st_dev == sb->st_dev &&
-		   flock(fd, LOCK_EX | LOCK_NB) == 0;
-	close(fd); /* and with it the lock */
-	return yes;
+	enum writer w = W_UNKNOWN;
+	if (fstat(fd, &fb) == 0 && fb.st_ino == sb->st_ino && fb.st_dev == sb->st_dev) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			w = W_GONE;
+		else if (errno == EWOULDBLOCK)
+			w = W_ALIVE;
+	}
+	close(fd); /* and with it our lock */
+	return w;
 }
 
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err)
@@ -158,9 +229,12 @@ int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_e
 		struct stat sb;
 		/* Only our own temp names: never whatever else someone put there. */
 		if (!strstr(e->d_name, ".tmp.") || fstatat(dirfd(d), e->d_name, &sb,
-							     AT_SYMLINK_NOFOLLOW) < 0)
+							     AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
 			continue;
-		if (S_ISREG(sb.st_mode) && (now - sb.st_mtime > max_age || orphaned(dirfd(d), e->d_name, &sb, now)))
+		/* a locked file's writer lives, however long it stalls; without locks (a file system
+		 * that has none), age decides */
+		enum writer w = writer_of(dirfd(d), e->d_name, &sb, now);
+		if (w == W_GONE || (w == W_UNKNOWN && now - sb.st_mtime > max_age))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
@@ -355,6 +429,7 @@ int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_
 	rc = wp_atomic_file_commit_to(&w->file, path, err);
 	if (rc)
 		goto out;
+	stamp_write(w->store, got, path);
 	if (out_sha256)
 		memcpy(out_sha256, got, sizeof(got));
 	/* not marked proven here: checkers call this on their threads; ops/fetch.c marks it after */

@@ -15,9 +15,10 @@ struct wp_catalog;
 
 struct wp_store {
 	char *root;             /* e.g. ~/.cache/wheelpick/files */
-	bool reverify;          /* _lookup re-hashes the object before saying it exists (on by default:
-	                           a wheelhouse file is a hard link to its object, so an edit there
-	                           changes the object; 1.4 GB/s of sha256 is cheap next to a download) */
+	bool reverify;          /* _lookup re-hashes an object whose size, mtime or inode moved since it
+	                           was proven (on by default: a wheelhouse file is a hard link to its
+	                           object, so an edit there changes the object). Proof stamps live in
+	                           ROOT/proven/; an unchanged object costs a stat, not a hash */
 	long long max_size;     /* ceiling for an object whose size nobody announced */
 	struct wp_catalog *catalog; /* borrowed, optional: the catalog fetched files are held to (their
 	                           first-seen hashes, and what its metadata says a wheel needs; see
@@ -37,17 +38,18 @@ void wp_store_release(struct wp_store *st);
 char *wp_store_path(const struct wp_store *st, const char *sha256);
 
 /* 1 when the object is in the store (path_out, optional, gets its path), 0 when it is not.
- * With st->reverify (the default) it is re-hashed first (once per process), and one that was
- * changed after it was proven is removed and -WPE_INTEGRITY returned: the next fetch brings it
- * anew. */
+ * With st->reverify (the default) an object changed since it was proven (its stamp does not
+ * match; no stamp counts as changed) is re-hashed, and one whose bytes changed is removed and
+ * -WPE_INTEGRITY returned: the next fetch brings it anew. */
 int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 		    struct wp_err *err);
 
 /* Remove what crashed downloads left under ROOT/tmp: a temp file whose writer is gone (each
- * writer holds a lock on its file while it lives; a killed process holds none) at once, and any
- * other temp file older than max_age seconds. A download running now in another process keeps
- * its file. Jobs sweep before they fetch; temp names are unique (never a PID alone), so nothing
- * a dead process left is ever taken up by a later one. */
+ * writer holds a lock on its file while it lives; a killed process holds none) at once; where
+ * locks cannot tell (a file system without them), one older than max_age seconds. A download
+ * running now in another process keeps its file, however long it stalls. Jobs sweep before they
+ * fetch; temp names are unique (never a PID alone), so nothing a dead process left is ever taken
+ * up by a later one. */
 #define WP_STORE_TMP_MAX_AGE_S 3600
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err);
 

@@ -6,10 +6,12 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -263,6 +265,86 @@ static void test_clean_tmp(void **state)
 	free(tmpdir);
 }
 
+/* Objects are read-only and stamped; a write through a hard link (a wheelhouse file) moves the
+ * object's mtime, so the next lookup re-hashes it, removes it and says so. */
+static void test_read_only_and_stamped(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char sha[65], *path = NULL, *stamp, *alias;
+	struct stat sb;
+	fx->st.reverify = true;
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "s.whl", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "stamped bytes", 13), 0);
+	assert_int_equal(wp_store_writer_finish(&w, sha, &path, &err), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0444);
+	stamp = wp_xasprintf("%s/proven/%.2s/%s", fx->st.root, sha, sha + 2);
+	assert_int_equal(access(stamp, F_OK), 0);
+	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
+	/* a new process (no memory of what it proved): the stamp still matches */
+	fx->st.n_proven = 0;
+	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
+	alias = wp_xasprintf("%s/wheelhouse-copy.whl", fx->dir);
+	assert_int_equal(link(path, alias), 0);
+	struct timespec later = { 0 };
+	clock_gettime(CLOCK_REALTIME, &later);
+	later.tv_sec += 5; /* a write after the proof, whatever the clock's grain */
+	int fd = open(alias, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "!", 1), 1);
+	struct timespec ts[2] = { { 0, UTIME_OMIT }, later };
+	assert_int_equal(futimens(fd, ts), 0);
+	close(fd);
+	fx->st.n_proven = 0;
+	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "was changed after it was proven"));
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_not_equal(access(stamp, F_OK), 0);
+	unlink(alias);
+	free(alias);
+	free(stamp);
+	free(path);
+	fx->st.reverify = false;
+}
+
+/* A writer killed mid-download leaves its temp file unlocked: swept at once, while a live writer's
+ * file stays however old its mtime. */
+static void test_clean_tmp_by_lock(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_err err = WP_ERR_INIT;
+	int p[2];
+	char dead[512] = "";
+	assert_int_equal(pipe(p), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		struct wp_store_writer cw;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_store_writer_begin(&cw, &fx->st, NULL, -1, "killed.whl", &e) == 0) {
+			(void)wp_store_writer_write(&cw, "half", 4);
+			(void)write(p[1], cw.file.tmp, strlen(cw.file.tmp));
+		}
+		_exit(0); /* as kill -9 would: no abort, no unlink */
+	}
+	close(p[1]);
+	ssize_t n = read(p[0], dead, sizeof(dead) - 1);
+	close(p[0]);
+	waitpid(child, NULL, 0);
+	assert_true(n > 0);
+	dead[n] = 0;
+	struct wp_store_writer w;
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "stalled.whl", &err), 0);
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	assert_int_equal(futimens(w.file.fd, old), 0);
+	assert_int_equal(utimensat(AT_FDCWD, dead, old, 0), 0);
+	assert_int_equal(wp_store_clean_tmp(&fx->st, 3600, &err), 0);
+	assert_int_not_equal(access(dead, F_OK), 0);
+	assert_int_equal(access(w.file.tmp, F_OK), 0);
+	wp_store_writer_abort(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +355,8 @@ int main(void)
 		cmocka_unit_test(test_abort_and_ceiling),
 		cmocka_unit_test(test_reverify_removes_corrupt),
 		cmocka_unit_test(test_clean_tmp),
+		cmocka_unit_test(test_read_only_and_stamped),
+		cmocka_unit_test(test_clean_tmp_by_lock),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
