@@ -987,10 +987,36 @@ static void read_pending(const char *dir, struct strs *out)
 	free(path);
 }
 
-/* With prune, files a killed run of ours placed (its pending list names them) but no manifest
- * lists go too. Other files nobody listed are another tool's or the user's: they stay, said. */
-static void remove_strays(const char *dir, struct entries *es, const struct strs *pending, size_t *foreign)
+/* The pages a killed run wrote for a project whose stray files go now: every ROOT/PROJECT page
+ * this run did not write (they would link to files no longer there). */
+static void remove_stray_pages(const char *dir, const struct strs *projects, const struct strs *pages)
 {
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "files"))
+			continue;
+		for (size_t i = 0; i < projects->n; i++) {
+			char *pg = wp_xasprintf("%s/%s", de->d_name, projects->v[i]);
+			char *path = wp_xasprintf("%s/%s", dir, pg);
+			struct stat sb;
+			if (!strs_has(pages, pg) && lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+				remove_page(dir, pg);
+			free(path);
+			free(pg);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* With prune, files a killed run of ours placed (its pending list names them) but no manifest
+ * lists go too, with the pages it wrote for them. Other files nobody listed are another tool's
+ * or the user's: they stay, said. */
+static void remove_strays(const char *dir, struct entries *es, const struct strs *pending, const struct strs *pages,
+			  size_t *foreign)
+{
+	struct strs stray_projects = { 0 };
 	char *files = wp_xasprintf("%s/files", dir);
 	DIR *d = opendir(files);
 	struct dirent *de;
@@ -1010,6 +1036,14 @@ static void remove_strays(const char *dir, struct entries *es, const struct strs
 			struct entry *e = entries_find(es, de->d_name, base);
 			char *key = wp_xasprintf("%s/%s", de->d_name, base);
 			if ((!e || e->drop) && strs_has(pending, key)) {
+				/* its pages first, as everywhere: a page never links to a file that is gone */
+				if (!strs_has(&stray_projects, de->d_name)) {
+					strs_add(&stray_projects, de->d_name);
+					struct strs one = { 0 };
+					strs_add(&one, de->d_name);
+					remove_stray_pages(dir, &one, pages);
+					strs_free(&one);
+				}
 				char *p = wp_xasprintf("%s/%s", pdir, fe->d_name);
 				unlink(p);
 				free(p);
@@ -1027,6 +1061,7 @@ static void remove_strays(const char *dir, struct entries *es, const struct strs
 	if (d)
 		closedir(d);
 	free(files);
+	strs_free(&stray_projects);
 }
 
 int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
@@ -1129,7 +1164,7 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		goto out;
 	remove_dropped(dir, &es, &old_pages, &pages, &old_roots, &roots, &rep);
 	if (opts && opts->prune)
-		remove_strays(dir, &es, &pending, &rep.foreign);
+		remove_strays(dir, &es, &pending, &pages, &rep.foreign);
 	char *pend = wp_xasprintf("%s/%s", dir, PENDING_NAME);
 	unlink(pend); /* the manifest lists what it named */
 	free(pend);
