@@ -1,0 +1,143 @@
+/* tests/unit/test_catalog.c: trust on first use keyed by file, not URL (schema 5), and the
+ * metadata the catalog keeps with its checked mark. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/mem.h"
+#include "cache/catalog.h"
+
+struct fx {
+	char dir[64];
+	char path[96];
+	struct wp_catalog cat;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *x = wp_xcalloc(1, sizeof(*x));
+	struct wp_err err = WP_ERR_INIT;
+	snprintf(x->dir, sizeof(x->dir), "/tmp/wp_catalog_XXXXXX");
+	if (!mkdtemp(x->dir))
+		return -1;
+	snprintf(x->path, sizeof(x->path), "%s/c.sqlite3", x->dir);
+	*state = x;
+	return wp_catalog_open(&x->cat, x->path, &err);
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *x = *state;
+	wp_catalog_close(&x->cat);
+	char *cmd = wp_xasprintf("rm -rf '%s'", x->dir);
+	int rc = system(cmd);
+	free(cmd);
+	free(x);
+	return rc;
+}
+
+#define H1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define H2 "2222222222222222222222222222222222222222222222222222222222222222"
+
+/* One wheel row on the page `page`: how many conflicts its refresh found. */
+static uint64_t listed(struct fx *x, const char *page, const char *project, const char *version, const char *variant,
+		       const char *filename, const char *url, const char *sha)
+{
+	struct wp_err err = WP_ERR_INIT;
+	int64_t sid;
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, page, "findlinks", &sid, &err), 0);
+	struct wp_file_row f = { .source_id = sid, .project = project, .version = version, .variant = variant,
+				 .kind = "wheel", .filename = filename, .url = url, .sha256 = sha, .tags = "py3-none-any",
+				 .size = -1, .build_number = -1, .timestamp = -1 };
+	assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
+	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 1, &err), 0);
+	return x->cat.refresh_conflicts;
+}
+
+static void test_first_seen_by_file(void **state)
+{
+	struct fx *x = *state;
+	const char *fn = "demo_pkg-1.0-py3-none-any.whl";
+	assert_int_equal(listed(x, "https://a.example/p.html", "demo-pkg", "1.0", "", fn,
+				"https://a.example/demo_pkg-1.0-py3-none-any.whl", H1), 0);
+	/* another folder, a query, another host, another spelling: one file, other bytes */
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", fn,
+				"https://a.example/v2/demo_pkg-1.0-py3-none-any.whl", H2), 1);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", fn,
+				"https://a.example/demo_pkg-1.0-py3-none-any.whl?v=2", H2), 1);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", fn,
+				"https://mirror.example/demo_pkg-1.0-py3-none-any.whl", H2), 1);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0.0", "", "Demo_Pkg-1.0.0-PY3-none-any.whl",
+				"https://a.example/Demo_Pkg-1.0.0-PY3-none-any.whl", H2), 1);
+	/* the same bytes anywhere are no conflict; nor another version or variant folder */
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", fn,
+				"https://mirror.example/demo_pkg-1.0-py3-none-any.whl", H1), 0);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.1", "", "demo_pkg-1.1-py3-none-any.whl",
+				"https://a.example/demo_pkg-1.1-py3-none-any.whl", H2), 0);
+	assert_int_equal(listed(x, "https://a.example/t1.html", "torch", "1.4.0", "cu101", "torch-1.4.0-py3-none-any.whl",
+				"https://a.example/cu101/torch-1.4.0-py3-none-any.whl", H1), 0);
+	assert_int_equal(listed(x, "https://a.example/t2.html", "torch", "1.4.0", "cu92", "torch-1.4.0-py3-none-any.whl",
+				"https://a.example/cu92/torch-1.4.0-py3-none-any.whl", H2), 0);
+}
+
+static void test_record_hash_and_trust(void **state)
+{
+	struct fx *x = *state;
+	struct wp_err err = WP_ERR_INIT;
+	int64_t n = 0;
+	assert_int_equal(listed(x, "https://a.example/p.html", "demo-pkg", "1.0", "", "demo_pkg-1.0-py3-none-any.whl",
+				"https://a.example/demo_pkg-1.0-py3-none-any.whl", H1), 0);
+	/* an index without hashes: the first fetch of the name elsewhere is held to H1 */
+	assert_int_equal(wp_catalog_record_hash(&x->cat, "https://b.example/x/demo_pkg-1.0-py3-none-any.whl", H2, &err),
+			 -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "was seen first"));
+	wp_err_clear(&err);
+	assert_int_equal(wp_catalog_record_hash(&x->cat, "https://b.example/x/demo_pkg-1.0-py3-none-any.whl", H1, &err), 0);
+	/* trust by a pattern accepts the file it names, and its bytes become the name's */
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", "demo_pkg-1.0-py3-none-any.whl",
+				"https://a.example/v2/demo_pkg-1.0-py3-none-any.whl", H2), 1);
+	assert_int_equal(wp_catalog_accept_hashes(&x->cat, "%/nothing/%", &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(wp_catalog_accept_hashes(&x->cat, "%/v2/%", &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", "demo_pkg-1.0-py3-none-any.whl",
+				"https://a.example/v2/demo_pkg-1.0-py3-none-any.whl", H2), 0);
+}
+
+static void test_metadata_checked(void **state)
+{
+	struct fx *x = *state;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_catalog_meta m;
+	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err), 0);
+	assert_false(m.found);
+	assert_int_equal(wp_catalog_metadata_put(&x->cat, "https://a.example/m.whl", ">=3.8", "a\nb\n", false, &err), 0);
+	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err), 0);
+	assert_true(m.found);
+	assert_false(m.checked);
+	assert_string_equal(m.requires_python, ">=3.8");
+	assert_string_equal(m.requires_dist, "a\nb\n");
+	wp_catalog_meta_release(&m);
+	assert_int_equal(wp_catalog_metadata_put(&x->cat, "https://a.example/m.whl", NULL, "", true, &err), 0);
+	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err), 0);
+	assert_true(m.checked);
+	assert_null(m.requires_python);
+	wp_catalog_meta_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_first_seen_by_file, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_record_hash_and_trust, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_metadata_checked, fx_setup, fx_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
