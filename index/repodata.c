@@ -255,6 +255,12 @@ static void emit(struct rd *r)
 		r->stats->skipped++;
 		return;
 	}
+	/* conda's own characters only: the name is written into a channel and printed in commands */
+	if (filename[strspn(filename, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+!-")]) {
+		r->stats->skipped++;
+		r->stats->malformed++;
+		return;
+	}
 	/* a package's file name is name-version-build (conda writes it so): a key that names another
 	 * file than the record describes is not taken, whatever it would make the channel write */
 	size_t fl = strlen(filename), ext = fl > 6 && !strcmp(filename + fl - 6, ".conda") ? 6 : 8;

@@ -85,6 +85,15 @@ static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_e
 			s->src->malformed++;
 			return 0;
 		}
+		/* a name no requirement can spell (y`id`-1.0.tar.gz) or a version PEP 440 does not know:
+		 * nothing pip would install, and text that must never reach a requirements file */
+		if (!wp_index_project_name_ok(fi.project, strlen(fi.project)) ||
+		    !wp_pep440_valid(fi.version, strlen(fi.version))) {
+			wp_fileinfo_release(&fi);
+			s->src->skipped++;
+			s->src->malformed++;
+			return 0;
+		}
 		row.project = fi.project;
 		row.version = fi.version;
 		row.variant = fi.variant;

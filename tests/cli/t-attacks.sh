@@ -83,6 +83,19 @@ expect_eq "the destination holds the wheel and the lock files only" \
 	"$(find "$BOX/in" -name 'evil*' | wc -l) $(find / -xdev -name 'evil_[a-j]-1.0*' -not -path "$SRV/*" 2>/dev/null | wc -l)" "0 0"
 expect_no_file "no shell text ran" "$HOME/pwned"
 
+attack "names that carry shell text (sdists, wheels) never reach the catalog, requirements or lock files"
+fresh s3b
+cat >"$SRV/idx/shell.html" <<EOF
+<a href="../w/$GOOD">ok</a>
+<a href="x%24(touch%20pwned)-1.0-py3-none-any.whl">a</a>
+<a href="y%60id%60-1.0.tar.gz">b</a>
+<a href="z'%3Bid%3B'-1.0.zip">c</a>
+<a href="w-1.0%3Bid.tar.gz">d</a>
+EOF
+expect_exit 0 "the page is read" wp update --index "$BASE/idx/shell.html"
+expect_grep "the names are skipped, and said" "skipped 4 malformed" "$TMP/err"
+expect_eq "only the honest file is in the catalog" "$(sql "SELECT filename FROM files")" "$GOOD"
+
 attack "PEP 691 filenames that climb, are absolute, hold NUL or newlines, or differ from the URL are refused"
 fresh s4
 mkdir -p "$SRV/p691/good-pkg"
