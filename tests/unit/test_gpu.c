@@ -14,20 +14,8 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "resolver/gpu.h"
+#include "tests/unit/fixtures.h"
 
-/* The vendored copy of ../shared/data/<rel> (tests/fixtures/real/PROVENANCE.md), or $WP_SHARED_DATA/<rel>.
- * A missing file fails the test: these tables are what the compiled-in ones are checked against. */
-static FILE *open_data(const char *rel)
-{
-	const char *root = getenv("WP_SHARED_DATA");
-	char *path = wp_xasprintf("%s/%s", root && *root ? root : "tests/fixtures/real", rel);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		print_error("missing test input '%s' (run from the repository root)\n", path);
-	free(path);
-	assert_non_null(f);
-	return f;
-}
 
 static size_t split_tab(char *line, char **cols, size_t max)
 {
@@ -109,7 +97,7 @@ static void test_design_facts(void **state)
  * oldest CUDA), and equal where nixpkgs starts later than 11.2 (those are the real starts). */
 static void test_nixpkgs_table(void **state)
 {
-	FILE *f = open_data("nvidia/gpu_compute_capabilities_nixpkgs.tsv");
+	FILE *f = fixture_open("nvidia/gpu_compute_capabilities_nixpkgs.tsv");
 	char line[2048], *c[8];
 	int rows = 0;
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -143,7 +131,7 @@ static void test_nixpkgs_table(void **state)
  * of, unless that capability was already dropped. */
 static void test_arrayfire_table(void **state)
 {
-	FILE *f = open_data("nvidia/cuda_toolkit_max_compute_capability_arrayfire.tsv");
+	FILE *f = fixture_open("nvidia/cuda_toolkit_max_compute_capability_arrayfire.tsv");
 	static const int sms[] = { 35, 37, 50, 52, 60, 61, 70, 75, 80, 86, 89, 90 };
 	char line[2048], *c[6];
 	int rows = 0;
@@ -171,7 +159,7 @@ static void test_arrayfire_table(void **state)
 /* PyTorch's own TORCH_CUDA_ARCH_LIST per CUDA: every listed arch is inside [min, max]. */
 static void test_pytorch_arch_lists(void **state)
 {
-	FILE *f = open_data("nvidia/pytorch_official_build_cuda_arch_lists.tsv");
+	FILE *f = fixture_open("nvidia/pytorch_official_build_cuda_arch_lists.tsv");
 	char line[4096], *c[5];
 	int checked = 0;
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -228,7 +216,7 @@ static int dcmp(const int a[4], const int b[4])
 
 static void test_driver_table(void **state)
 {
-	FILE *f = open_data("nvidia/cuda_toolkit_driver_versions.tsv");
+	FILE *f = fixture_open("nvidia/cuda_toolkit_driver_versions.tsv");
 	struct drow rows[128];
 	char names[128][32];
 	int n = 0;
@@ -297,7 +285,7 @@ static void test_driver_edges(void **state)
 /* The Windows column: the newest CUDA of each Windows driver in the table, and each minor's floor. */
 static void test_driver_table_windows(void **state)
 {
-	FILE *f = open_data("nvidia/cuda_toolkit_driver_versions.tsv");
+	FILE *f = fixture_open("nvidia/cuda_toolkit_driver_versions.tsv");
 	struct drow rows[128];
 	char names[128][32];
 	int n = 0;
@@ -340,7 +328,7 @@ static void test_driver_table_windows(void **state)
 /* The minor-version compatibility floors, from the vendored table's rows for 11.1-11.8, 12.x, 13.x. */
 static void test_minor_compat_table(void **state)
 {
-	FILE *f = open_data("nvidia/cuda_minor_version_compat_min_driver.tsv");
+	FILE *f = fixture_open("nvidia/cuda_minor_version_compat_min_driver.tsv");
 	char line[4096], *c[7];
 	int checked = 0;
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -462,7 +450,7 @@ static void test_gpu_parse_names(void **state)
 /* nixpkgs' example GPUs that name one product resolve to that row's capability. */
 static void test_nixpkgs_names(void **state)
 {
-	FILE *f = open_data("nvidia/gpu_compute_capabilities_nixpkgs.tsv");
+	FILE *f = fixture_open("nvidia/gpu_compute_capabilities_nixpkgs.tsv");
 	char line[2048], *c[8];
 	int checked = 0;
 	assert_non_null(fgets(line, sizeof(line), f));

@@ -32,6 +32,7 @@
 #include "resolver/specifier.h"
 #include "resolver/tags.h"
 #include "resolver/wheelname.h"
+#include "tests/unit/fixtures.h"
 
 struct row {
 	char *path; /* decoded DIR/NAME */
@@ -43,14 +44,6 @@ struct rows {
 	struct row *v;
 	size_t n;
 };
-
-/* The real pages are vendored under tests/fixtures/real/ (the same rule as tests/unit/fixtures.h:
- * $WP_SHARED_DATA, when set, names another tree of the same layout). */
-static const char *shared_data(void)
-{
-	const char *d = getenv("WP_SHARED_DATA");
-	return d && *d ? d : "tests/fixtures/real";
-}
 
 static void add_row(struct rows *rs, const char *dir, const char *name, const char *url, const char *rp, const char *yanked)
 {
@@ -72,25 +65,15 @@ static int sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 	return 0;
 }
 
-static int load_page(struct rows *rs, const char *rel, const char *base, const char *project)
+/* A real page (tests/unit/fixtures.h: vendored, or under $WP_SHARED_DATA; a missing one fails). */
+static void load_page(struct rows *rs, const char *rel, const char *base, const char *project)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", shared_data(), rel);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	struct wp_buf b = WP_BUF_INIT;
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		wp_buf_add(&b, chunk, n);
-	fclose(f);
+	size_t len;
+	char *text = fixture_read(rel, &len);
 	struct wp_err e = WP_ERR_INIT;
-	int rc = wp_read_html_links(base, project, wp_buf_cstr(&b), b.len, sink, rs, NULL, &e);
-	if (rc)
+	if (wp_read_html_links(base, project, text, len, sink, rs, NULL, &e))
 		fail_msg("reading '%s': %s", rel, e.msg);
-	wp_buf_free(&b);
-	return 0;
+	free(text);
 }
 
 static char *decode(const char *s)
@@ -174,15 +157,9 @@ static void run_case(void **state)
 			free(url);
 			free(dec);
 		} else if ((a = rest_after(line, "findlinks"))) {
-			if (load_page(&rs, a, "https://download.pytorch.org/whl/torch_stable.html", NULL) < 0) {
-				fclose(f);
-				fail_msg("%s: missing test input '%s/%s'", file, shared_data(), a);
-			}
+			load_page(&rs, a, "https://download.pytorch.org/whl/torch_stable.html", NULL);
 		} else if ((a = rest_after(line, "simple"))) {
-			if (load_page(&rs, a, "https://download.pytorch.org/whl/torch/", NULL) < 0) {
-				fclose(f);
-				fail_msg("%s: missing test input '%s/%s'", file, shared_data(), a);
-			}
+			load_page(&rs, a, "https://download.pytorch.org/whl/torch/", NULL);
 		} else if ((a = rest_after(line, "request"))) {
 			req_text = wp_xstrdup(a);
 		} else if ((a = rest_after(line, "expect"))) {

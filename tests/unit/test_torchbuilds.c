@@ -14,22 +14,10 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "resolver/gpu.h"
+#include "tests/unit/fixtures.h"
 #include "resolver/torchbuilds.h"
 #include "resolver/variant.h"
 
-/* The vendored copy of ../shared/data/<rel> (tests/fixtures/real/PROVENANCE.md), or $WP_SHARED_DATA/<rel>.
- * A missing file fails the test. */
-static FILE *open_data(const char *rel)
-{
-	const char *root = getenv("WP_SHARED_DATA");
-	char *path = wp_xasprintf("%s/%s", root && *root ? root : "tests/fixtures/real", rel);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		print_error("missing test input '%s' (run from the repository root)\n", path);
-	free(path);
-	assert_non_null(f);
-	return f;
-}
 
 static size_t split_tab(char *line, char **cols, size_t max)
 {
@@ -208,7 +196,7 @@ static bool release_range(const char *s, int *major, int *lo, int *hi)
  * (no borrowing), for every release, variant and platform the row covers. */
 static void test_against_2_6plus(void **state)
 {
-	FILE *f = open_data("nvidia/pytorch_release_arch_lists_2.6plus.tsv");
+	FILE *f = fixture_open("nvidia/pytorch_release_arch_lists_2.6plus.tsv");
 	char line[8192], *c[9];
 	int checked = 0;
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -277,7 +265,7 @@ static void test_against_2_6plus(void **state)
  * its case arm ("10.x" is 10.0, 10.1, 10.2), is what the lookup returns for linux (x86_64 or aarch64). */
 static void test_against_official(void **state)
 {
-	FILE *f = open_data("nvidia/pytorch_official_build_cuda_arch_lists.tsv");
+	FILE *f = fixture_open("nvidia/pytorch_official_build_cuda_arch_lists.tsv");
 	char line[8192], *c[5];
 	int checked = 0;
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -410,7 +398,7 @@ static void test_pypi_defaults(void **state)
  * saw in METADATA gives the same CUDA as the row's Linux x86_64 variant. */
 static void test_against_pypi_table(void **state)
 {
-	FILE *f = open_data("nvidia/pypi_default_torch_builds.tsv");
+	FILE *f = fixture_open("nvidia/pypi_default_torch_builds.tsv");
 	char line[8192], *c[10];
 	int rows = 0, pins = 0;
 	assert_non_null(fgets(line, sizeof(line), f));
