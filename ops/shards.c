@@ -4,6 +4,7 @@
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/msgpack.h"
+#include "base/vec.h"
 #include "verify/hash.h"
 
 #include <archive.h>
@@ -43,50 +44,49 @@ int wp_zstd_compress(const void *data, size_t len, struct wp_buf *out, struct wp
 	return rc;
 }
 
-struct name_set {
-	char **v;
-	size_t n, cap;
+/* One record of repodata.json: its name, which section, and where. Sorted by name (then section
+ * and position), the records of one package sit together: one pass makes every shard. */
+struct ref {
+	const char *name, *filename;
+	const struct wp_json_val *rec;
+	int conda;    /* 0: "packages" (.tar.bz2), 1: "packages.conda" */
+	size_t pos;
 };
 
-static int by_str(const void *a, const void *b)
+static int ref_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->conda != y->conda)
+		return x->conda - y->conda;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static void names_of(const struct wp_json_val *section, struct name_set *ns)
+static void refs_of(const struct wp_json_val *section, int conda, struct ref **v, size_t *n, size_t *cap)
 {
-	for (size_t i = 0; i < wp_json_len(section); i++) {
-		const char *name = wp_json_get_str(wp_json_at(section, i), "name");
-		if (!name)
-			continue;
-		bool seen = false;
-		for (size_t k = 0; k < ns->n && !seen; k++)
-			seen = !strcmp(ns->v[k], name);
-		if (!seen) {
-			if (ns->n == ns->cap)
-				ns->v = wp_xrealloc(ns->v, (ns->cap = ns->cap ? ns->cap * 2 : 64) * sizeof(*ns->v));
-			ns->v[ns->n++] = wp_xstrdup(name);
-		}
-	}
-}
-
-/* One section of a shard: the records of this name, filename -> record. */
-static void shard_section(struct wp_msgpack *m, const struct wp_json_val *section, const char *name)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < wp_json_len(section); i++) {
-		const char *nm = wp_json_get_str(wp_json_at(section, i), "name");
-		n += nm && !strcmp(nm, name);
-	}
-	wp_msgpack_map(m, n);
 	for (size_t i = 0; i < wp_json_len(section); i++) {
 		const struct wp_json_val *rec = wp_json_at(section, i);
-		const char *nm = wp_json_get_str(rec, "name");
-		if (nm && !strcmp(nm, name)) {
-			wp_msgpack_str(m, wp_json_key_at(section, i));
-			wp_msgpack_json(m, rec, NULL);
-		}
+		const char *name = wp_json_get_str(rec, "name");
+		if (!name)
+			continue;
+		wp_vec_push_fields(*v, *n, *cap, ((struct ref){ name, wp_json_key_at(section, i), rec, conda, i }));
 	}
+}
+
+/* One section of a shard: refs[from..to) of that section, filename -> record. */
+static void shard_section(struct wp_msgpack *m, const struct ref *refs, size_t from, size_t to, int conda)
+{
+	size_t n = 0;
+	for (size_t i = from; i < to; i++)
+		n += refs[i].conda == conda;
+	wp_msgpack_map(m, n);
+	for (size_t i = from; i < to; i++)
+		if (refs[i].conda == conda) {
+			wp_msgpack_str(m, refs[i].filename);
+			wp_msgpack_json(m, refs[i].rec, NULL);
+		}
 }
 
 /* path gets data unless it already has it: a shard's name is its hash, so one that exists is it. */
@@ -103,28 +103,33 @@ int wp_shards_write(const char *subdir_path, const char *subdir, const char *rep
 {
 	const struct wp_json_opts jo = { .what = "repodata.json", .max_bytes = len + 1 };
 	struct wp_json_val *root = NULL;
-	struct name_set ns = { 0 };
+	struct ref *refs = NULL;
+	size_t nrefs = 0, caprefs = 0, nnames = 0;
 	struct wp_buf z = WP_BUF_INIT;
 	unsigned char (*hashes)[WP_SHA256_LEN] = NULL;
+	const char **names = NULL;
 	char *dir = wp_xasprintf("%s/shards", subdir_path);
 	int rc = wp_json_load(repodata, len, &jo, &root, err);
 	if (rc)
 		goto out;
-	const struct wp_json_val *pk = wp_json_get_obj(root, "packages"), *pc = wp_json_get_obj(root, "packages.conda");
-	names_of(pk, &ns);
-	names_of(pc, &ns);
-	if (ns.n > 1)
-		qsort(ns.v, ns.n, sizeof(*ns.v), by_str);
+	refs_of(wp_json_get_obj(root, "packages"), 0, &refs, &nrefs, &caprefs);
+	refs_of(wp_json_get_obj(root, "packages.conda"), 1, &refs, &nrefs, &caprefs);
+	if (nrefs > 1)
+		qsort(refs, nrefs, sizeof(*refs), ref_cmp);
 	if ((rc = wp_mkdir_p(dir, 0755, err)))
 		goto out;
-	hashes = wp_xcalloc(ns.n ? ns.n : 1, sizeof(*hashes));
-	for (size_t i = 0; i < ns.n && !rc; i++) {
+	hashes = wp_xcalloc(nrefs ? nrefs : 1, sizeof(*hashes));
+	names = wp_xcalloc(nrefs ? nrefs : 1, sizeof(*names));
+	for (size_t i = 0, j; i < nrefs && !rc; i = j, nnames++) {
+		for (j = i + 1; j < nrefs && !strcmp(refs[j].name, refs[i].name); j++)
+			;
+		names[nnames] = refs[i].name;
 		struct wp_msgpack *m = wp_msgpack_new();
 		wp_msgpack_map(m, 3);
 		wp_msgpack_str(m, "packages");
-		shard_section(m, pk, ns.v[i]);
+		shard_section(m, refs, i, j, 0);
 		wp_msgpack_str(m, "packages.conda");
-		shard_section(m, pc, ns.v[i]);
+		shard_section(m, refs, i, j, 1);
 		wp_msgpack_str(m, "removed");
 		wp_msgpack_array(m, 0);
 		size_t n;
@@ -134,11 +139,11 @@ int wp_shards_write(const char *subdir_path, const char *subdir, const char *rep
 			char hex[WP_SHA256_HEX_LEN + 1];
 			if (!(rc = wp_hasher_init(&h, WP_HASH_SHA256, err))) {
 				wp_hasher_update(&h, z.data, z.len);
-				rc = wp_hasher_final_raw(&h, hashes[i], NULL, err);
+				rc = wp_hasher_final_raw(&h, hashes[nnames], NULL, err);
 				wp_hasher_release(&h);
 			}
 			if (!rc) {
-				wp_hex_encode(hashes[i], WP_SHA256_LEN, hex);
+				wp_hex_encode(hashes[nnames], WP_SHA256_LEN, hex);
 				char *path = wp_xasprintf("%s/%s.msgpack.zst", dir, hex);
 				rc = write_once(path, &z, err);
 				free(path);
@@ -168,9 +173,9 @@ int wp_shards_write(const char *subdir_path, const char *subdir, const char *rep
 	wp_msgpack_str(m, "created_at");
 	wp_msgpack_str(m, created);
 	wp_msgpack_str(m, "shards");
-	wp_msgpack_map(m, ns.n);
-	for (size_t i = 0; i < ns.n; i++) {
-		wp_msgpack_str(m, ns.v[i]);
+	wp_msgpack_map(m, nnames);
+	for (size_t i = 0; i < nnames; i++) {
+		wp_msgpack_str(m, names[i]);
 		wp_msgpack_bin(m, hashes[i], WP_SHA256_LEN);
 	}
 	size_t n;
@@ -182,9 +187,8 @@ int wp_shards_write(const char *subdir_path, const char *subdir, const char *rep
 	}
 	wp_msgpack_free(m);
 out:
-	for (size_t i = 0; i < ns.n; i++)
-		free(ns.v[i]);
-	free(ns.v);
+	free(refs);
+	free(names);
 	free(hashes);
 	wp_buf_free(&z);
 	wp_json_tree_free(root);
