@@ -61,10 +61,24 @@ struct wp_store_writer {
 	long long expect_size;   /* -1 when not known */
 	long long size;          /* bytes written so far */
 	long long flushed;       /* bytes handed to writeback (sync_file_range) so far */
+	long long written;       /* bytes in the file (the rest of size waits in block) */
 	struct wp_hasher hasher;
 	struct wp_atomic_file file;
 	struct wp_err err;       /* the first failure inside _write/_reset, reported by _finish */
+	/* Bytes gather here and go to the file, the hash and the tap WP_STORE_BLOCK at a time:
+	 * libcurl hands them over 16 KiB at a time, and 3,000 write()s per 50 MB cost more than
+	 * the copy. Allocated on the first small write; owned by the writer. */
+	unsigned char *block;
+	size_t block_len;
+	/* Optional, set by the caller after _begin: every byte of the file, in order, as it goes
+	 * to the file (a wheel's members hashed while they arrive); tap_reset when the file starts
+	 * over at byte 0 (what is kept is then tapped again). The caller owns tap_ctx. */
+	void (*tap)(void *tap_ctx, const void *p, size_t n);
+	void (*tap_reset)(void *tap_ctx);
+	void *tap_ctx;
 };
+
+#define WP_STORE_BLOCK (1u << 20)
 
 /* expect_sha256 NULL or 64 hex digits; expect_size -1 when not known. */
 int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,

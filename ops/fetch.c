@@ -7,6 +7,7 @@
 #include "cache/catalog.h"
 #include "verify/conda.h"
 #include "verify/wheel.h"
+#include "verify/wheelstream.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -21,6 +22,9 @@ struct sink {
 	struct wp_store_writer w;
 	bool open;
 	bool settled; /* stored and checked (by a checker), or failed: nothing left to do */
+	/* a wheel's members hashed as they arrive (the store writer taps its bytes into it), so
+	 * that its check needs no second pass; freed once the check has taken what it needs */
+	struct wp_wheel_stream *ws;
 	/* a wheel's own METADATA, as the check read it: what it needs */
 	bool have_meta;
 	char *requires_dist;   /* one requirement per line */
@@ -33,6 +37,18 @@ static void sink_release(struct sink *k)
 	free(k->requires_python);
 	k->requires_dist = k->requires_python = NULL;
 	k->have_meta = false;
+	wp_wheel_stream_free(k->ws);
+	k->ws = NULL;
+}
+
+static void tap_feed(void *ctx, const void *p, size_t n)
+{
+	wp_wheel_stream_feed(ctx, p, n);
+}
+
+static void tap_reset(void *ctx)
+{
+	wp_wheel_stream_reset(ctx);
 }
 
 /* Verify a wheel, keeping what its METADATA says it needs in k. */
@@ -40,12 +56,15 @@ static int verify_wheel(struct wp_fetch_item *it, struct sink *k)
 {
 	struct wp_wheel_info info;
 	memset(&info, 0, sizeof(info));
-	int rc = wp_wheel_verify_named(it->path, it->filename, NULL, &info, &it->err);
+	int rc = wp_wheel_verify_streamed(it->path, it->filename, k->ws, NULL, &info, &it->err);
+	wp_wheel_stream_free(k->ws);
+	k->ws = NULL;
 	if (!rc) {
 		struct wp_buf all = WP_BUF_INIT;
 		for (size_t i = 0; i < info.n_requires_dist; i++)
 			wp_buf_printf(&all, "%s\n", info.requires_dist[i]);
-		sink_release(k);
+		free(k->requires_dist);
+		free(k->requires_python);
 		k->requires_dist = wp_buf_detach(&all, NULL);
 		if (!k->requires_dist)
 			k->requires_dist = wp_xstrdup("");
@@ -350,6 +369,12 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 		if ((it->rc = wp_store_writer_begin(&sinks[i].w, st, it->sha256, it->size, it->filename, &it->err)))
 			continue;
 		sinks[i].open = true;
+		if (it->check == WP_FETCH_CHECK_WHEEL) {
+			sinks[i].ws = wp_wheel_stream_new(NULL);
+			sinks[i].w.tap = tap_feed;
+			sinks[i].w.tap_reset = tap_reset;
+			sinks[i].w.tap_ctx = sinks[i].ws;
+		}
 		dl[nd] = (struct wp_download){
 			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset, .ctx = &sinks[i],
 		};

@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
+#include "verify/wheelstream.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -674,6 +675,64 @@ out:
 	return rc;
 }
 
+static int cmp_soffset(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key, o = ((const struct wp_wheel_smember *)elem)->offset;
+	return k < o ? -1 : k > o;
+}
+
+static bool may_lack_hash(struct wheel *w, const char *path);
+
+/* The members' hashes and sizes as the download streamed them, instead of a second pass: taken
+ * only when every central directory entry has a member the stream followed to its end at its
+ * offset, under the same name, method and sizes, within the limits, with nothing else between
+ * them. The bytes whose hashes RECORD checks are then exactly the bytes that were hashed, so
+ * libarchive's CRC-32 adds nothing; the dist-info files RECORD cannot hash keep their CRC check.
+ * false (nothing taken) hands everything to read_members, which says what is wrong. */
+static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
+{
+	size_t ns = 0;
+	uint64_t total = 0;
+	if (!wp_wheel_stream_complete(s))
+		return false;
+	const struct wp_wheel_smember *all = wp_wheel_stream_members(s, &ns);
+	if (ns != w->n)
+		return false;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct member *m = &w->m[i];
+		const struct wp_wheel_smember *sm = bsearch(&m->offset, all, ns, sizeof(*all), cmp_soffset);
+		if (!sm || !sm->done || sm->bad || strcmp(sm->name, m->name) != 0 || sm->method != m->method ||
+		    sm->csize != m->csize || sm->actual != m->usize || sm->is_dir != m->is_dir)
+			return false;
+		if (capture_for(w, m->name) && !sm->captured)
+			return false;
+		if (may_lack_hash(w, m->name) && (!sm->crc_checked || sm->crc != m->crc))
+			return false;
+		total += sm->actual;
+	}
+	if (total > (uint64_t)w->lim.max_total_size)
+		return false;
+	for (size_t i = 0; i < w->n; i++) {
+		struct member *m = &w->m[i];
+		struct wp_wheel_smember *sm = wp_wheel_stream_take(
+			s, (size_t)((const struct wp_wheel_smember *)bsearch(&m->offset, all, ns, sizeof(*all),
+									      cmp_soffset) - all));
+		struct wp_buf *cap = capture_for(w, m->name);
+		m->seen = true;
+		m->actual = sm->actual;
+		memcpy(m->sha256, sm->sha256, sizeof(m->sha256));
+		if (cap) {
+			/* the same ceilings: the stream's limits are the verifier's */
+			wp_buf_free(cap);
+			cap->data = sm->capture.data;
+			cap->len = sm->capture.len;
+			cap->cap = sm->capture.cap;
+			sm->capture = (struct wp_buf)WP_BUF_INIT;
+		}
+	}
+	return true;
+}
+
 /* One CSV field (RFC 4180 quoting, as Python's csv writes it) into out; returns the byte that
  * ended it (',' or '\n'), 0 at the end of the text, -1 on a broken quote. */
 static int csv_field(struct wp_str *s, struct wp_buf *out)
@@ -888,7 +947,7 @@ out:
 	return rc;
 }
 
-static void limits_fill(struct wp_wheel_limits *l, const struct wp_wheel_limits *in)
+void wp_wheel_limits_fill(struct wp_wheel_limits *l, const struct wp_wheel_limits *in)
 {
 	if (in)
 		*l = *in;
@@ -906,8 +965,8 @@ static void limits_fill(struct wp_wheel_limits *l, const struct wp_wheel_limits 
 		l->max_record = DEF_MAX_RECORD;
 }
 
-int wp_wheel_verify_named(const char *path, const char *filename, const struct wp_wheel_limits *lim,
-			  struct wp_wheel_info *info, struct wp_err *err)
+static int verify(const char *path, const char *filename, struct wp_wheel_stream *stream,
+		  const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err)
 {
 	struct wheel w = { .path = path, .fd = -1 };
 	struct stat sb;
@@ -915,7 +974,7 @@ int wp_wheel_verify_named(const char *path, const char *filename, const struct w
 	int rc = 0;
 	if (info)
 		memset(info, 0, sizeof(*info));
-	limits_fill(&w.lim, lim);
+	wp_wheel_limits_fill(&w.lim, lim);
 	const char *slash = strrchr(filename, '/');
 	wp_member_name_show(slash ? slash + 1 : filename, strlen(slash ? slash + 1 : filename),
 			    w.file, sizeof(w.file));
@@ -957,7 +1016,8 @@ int wp_wheel_verify_named(const char *path, const char *filename, const struct w
 	}
 
 	if ((rc = read_central_directory(&w, err)) || (rc = check_local_headers(&w, err)) ||
-	    (rc = find_dist_info(&w, parts[0], parts[1], err)) || (rc = read_members(&w, err)) ||
+	    (rc = find_dist_info(&w, parts[0], parts[1], err)) ||
+	    (rc = stream && take_streamed(&w, stream) ? 0 : read_members(&w, err)) ||
 	    (rc = check_record(&w, err)) || (rc = check_meta(&w, parts[0], parts[1], info, err)))
 		goto out;
 	if (info) {
@@ -980,6 +1040,18 @@ out:
 	wp_buf_free(&w.wheelfile);
 	wp_buf_free(&w.metadata);
 	return rc;
+}
+
+int wp_wheel_verify_named(const char *path, const char *filename, const struct wp_wheel_limits *lim,
+			  struct wp_wheel_info *info, struct wp_err *err)
+{
+	return verify(path, filename, NULL, lim, info, err);
+}
+
+int wp_wheel_verify_streamed(const char *path, const char *filename, struct wp_wheel_stream *s,
+			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err)
+{
+	return verify(path, filename, s, lim, info, err);
 }
 
 int wp_wheel_verify(const char *path, const struct wp_wheel_limits *lim, struct wp_wheel_info *info,

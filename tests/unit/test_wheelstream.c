@@ -1,0 +1,200 @@
+/* tests/unit/test_wheelstream.c: a wheel checked from the bytes streamed past must get exactly the
+ * verdict of the full second pass, for every fixture wheel, good and bad, however the bytes are cut. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "base/mem.h"
+#include "verify/wheel.h"
+#include "verify/wheelstream.h"
+
+struct fx {
+	char dir[64];
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *fx = wp_xcalloc(1, sizeof(*fx));
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp_wstream_XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	char *cmd = wp_xasprintf("python3 tests/fixtures/mkwheels.py '%s' >/dev/null", fx->dir);
+	int rc = system(cmd);
+	free(cmd);
+	/* two shapes mkwheels.py does not make: members stored, and members written to a pipe (each
+	 * followed by a data descriptor, which the stream hands to the second pass) */
+	cmd = wp_xasprintf("python3 - '%s' <<'EOF'\n"
+			   "import base64, hashlib, io, sys, zipfile\n"
+			   "def wheel(path, name, method, pipe):\n"
+			   "    files = {name + '/__init__.py': b'VALUE = 42\\n', name + '/data.bin': bytes(range(256)) * 40,\n"
+			   "             name + '-1.0.dist-info/METADATA': ('Metadata-Version: 2.1\\nName: %%s\\nVersion: 1.0\\n' %% name).encode(),\n"
+			   "             name + '-1.0.dist-info/WHEEL': b'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n'}\n"
+			   "    rec = ''.join('%%s,sha256=%%s,%%d\\n' %% (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode(), len(d)) for n, d in files.items())\n"
+			   "    files[name + '-1.0.dist-info/RECORD'] = (rec + name + '-1.0.dist-info/RECORD,,\\n').encode()\n"
+			   "    raw = io.BytesIO()\n"
+			   "    class Pipe(io.RawIOBase):\n"
+			   "        def writable(self): return True\n"
+			   "        def write(self, b): return raw.write(b)\n"
+			   "    with zipfile.ZipFile(Pipe() if pipe else raw, 'w', method) as z:\n"
+			   "        for n, d in files.items():\n"
+			   "            z.writestr(n, d)\n"
+			   "    open(path, 'wb').write(raw.getvalue())\n"
+			   "d = sys.argv[1]\n"
+			   "wheel(d + '/stored_pkg-1.0-py3-none-any.whl', 'stored_pkg', zipfile.ZIP_STORED, False)\n"
+			   "wheel(d + '/piped_pkg-1.0-py3-none-any.whl', 'piped_pkg', zipfile.ZIP_DEFLATED, True)\n"
+			   "EOF", fx->dir);
+	if (!rc)
+		rc = system(cmd);
+	free(cmd);
+	*state = fx;
+	return rc == 0 ? 0 : -1;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *fx = *state;
+	char *cmd = wp_xasprintf("rm -rf '%s'", fx->dir);
+	int rc = system(cmd);
+	free(cmd);
+	free(fx);
+	return rc;
+}
+
+static struct wp_wheel_stream *streamed(const struct wp_buf *b, size_t cut)
+{
+	struct wp_wheel_stream *s = wp_wheel_stream_new(NULL);
+	for (size_t off = 0; off < b->len; off += cut)
+		wp_wheel_stream_feed(s, b->data + off, b->len - off < cut ? b->len - off : cut);
+	return s;
+}
+
+/* Every fixture, cut in pieces of 1, 7, 4096 bytes and whole: the same code and message. */
+static void test_same_verdict(void **state)
+{
+	struct fx *fx = *state;
+	static const size_t cuts[] = { 1, 7, 4096, (size_t)1 << 30 };
+	DIR *d = opendir(fx->dir);
+	struct dirent *e;
+	int n = 0, fast = 0;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 4, ".whl") != 0)
+			continue;
+		char *path = wp_xasprintf("%s/%s", fx->dir, e->d_name);
+		struct wp_buf b = WP_BUF_INIT;
+		struct wp_err err = WP_ERR_INIT, err2 = WP_ERR_INIT;
+		assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
+		int want = wp_wheel_verify_named(path, e->d_name, NULL, NULL, &err);
+		for (size_t c = 0; c < WP_ARRAY_LEN(cuts); c++) {
+			struct wp_wheel_stream *s = streamed(&b, cuts[c]);
+			struct wp_wheel_info info;
+			wp_err_clear(&err2);
+			int got = wp_wheel_verify_streamed(path, e->d_name, s, NULL, &info, &err2);
+			if (got != want || strcmp(err.msg, err2.msg) != 0)
+				print_message("%s (cut %zu): full pass %d '%s', streamed %d '%s'\n", e->d_name, cuts[c],
+					      want, err.msg, got, err2.msg);
+			assert_int_equal(got, want);
+			assert_string_equal(err2.msg, err.msg);
+			if (!got)
+				wp_wheel_info_release(&info);
+			if (c == 0 && !want && wp_wheel_stream_complete(s))
+				fast++;
+			wp_wheel_stream_free(s);
+		}
+		n++;
+		wp_buf_free(&b);
+		free(path);
+	}
+	closedir(d);
+	assert_true(n > 20);
+	assert_true(fast >= 2); /* the good fixtures were taken from the stream */
+}
+
+/* A member followed by a data descriptor stops the stream: the second pass decides. */
+static void test_data_descriptor_falls_back(void **state)
+{
+	struct fx *fx = *state;
+	char *path = wp_xasprintf("%s/piped_pkg-1.0-py3-none-any.whl", fx->dir);
+	struct wp_buf b = WP_BUF_INIT;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
+	struct wp_wheel_stream *s = streamed(&b, 4096);
+	assert_false(wp_wheel_stream_complete(s));
+	assert_int_equal(wp_wheel_verify_streamed(path, "piped_pkg-1.0-py3-none-any.whl", s, NULL, NULL, &err), 0);
+	wp_wheel_stream_free(s);
+	wp_buf_free(&b);
+	free(path);
+}
+
+/* A good wheel streamed whole: every member followed, none bad; a restart forgets the first try. */
+static void test_good_stream_and_reset(void **state)
+{
+	struct fx *fx = *state;
+	char *path = wp_xasprintf("%s/demo_pkg-1.0-py3-none-any.whl", fx->dir);
+	struct wp_buf b = WP_BUF_INIT;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
+	struct wp_wheel_stream *s = wp_wheel_stream_new(NULL);
+	wp_wheel_stream_feed(s, "garbage that is no zip at all", 29);
+	assert_false(wp_wheel_stream_complete(s));
+	wp_wheel_stream_reset(s);
+	wp_wheel_stream_feed(s, b.data, b.len);
+	assert_true(wp_wheel_stream_complete(s));
+	size_t n = 0;
+	const struct wp_wheel_smember *m = wp_wheel_stream_members(s, &n);
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(m[i].done);
+		assert_false(m[i].bad);
+		assert_int_equal(m[i].actual, m[i].usize);
+	}
+	assert_int_equal(wp_wheel_verify_streamed(path, "demo_pkg-1.0-py3-none-any.whl", s, NULL, NULL, &err), 0);
+	wp_wheel_stream_free(s);
+	wp_buf_free(&b);
+	free(path);
+}
+
+/* Bytes that differ from the file's in one member's data: the streamed hash is what RECORD is
+ * held to, so the flipped byte is caught (exit 4), not hidden by the file on disk. */
+static void test_stream_bytes_are_checked(void **state)
+{
+	struct fx *fx = *state;
+	char *path = wp_xasprintf("%s/stored_pkg-1.0-py3-none-any.whl", fx->dir);
+	struct wp_buf b = WP_BUF_INIT;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
+	assert_int_equal(wp_wheel_verify_named(path, "stored_pkg-1.0-py3-none-any.whl", NULL, NULL, &err), 0);
+	char *at = memmem(b.data, b.len, "VALUE", 5); /* in stored_pkg/__init__.py, stored */
+	assert_non_null(at);
+	at[0] = 'W';
+	struct wp_wheel_stream *s = streamed(&b, 4096);
+	assert_true(wp_wheel_stream_complete(s));
+	int rc = wp_wheel_verify_streamed(path, "stored_pkg-1.0-py3-none-any.whl", s, NULL, NULL, &err);
+	assert_int_equal(rc, -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "member 'stored_pkg/__init__.py': sha256 mismatch"));
+	wp_wheel_stream_free(s);
+	wp_buf_free(&b);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_verdict),
+		cmocka_unit_test(test_good_stream_and_reset),
+		cmocka_unit_test(test_stream_bytes_are_checked),
+		cmocka_unit_test(test_data_descriptor_falls_back),
+	};
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
+}

@@ -1,0 +1,57 @@
+/* verify/wheelstream.h: a wheel's members hashed while its bytes arrive, for wp_wheel_verify_streamed.
+ * Ownership: wp_wheel_stream_new returns a stream the caller frees with wp_wheel_stream_free; it
+ * owns every member record and capture in it. The limits are copied. Not thread-safe: one feeder. */
+#ifndef WP_WHEELSTREAM_H
+#define WP_WHEELSTREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "verify/hash.h"
+#include "verify/wheel.h"
+
+/* One member as its local header and its data said, in file order. */
+struct wp_wheel_smember {
+	char *name;
+	uint64_t offset;        /* of its local header */
+	uint64_t csize, usize;  /* as the local header claims them */
+	uint64_t actual;        /* uncompressed bytes its data produced */
+	uint16_t method;
+	bool is_dir;
+	bool done;              /* all its data went past */
+	bool bad;               /* past a claim or a limit, or data that does not decode: not taken */
+	bool captured;          /* a dist-info file the verifier parses: capture holds it */
+	bool crc_checked;       /* crc holds the CRC-32 of its bytes (dist-info files only) */
+	uint32_t crc;
+	unsigned char sha256[WP_SHA256_LEN];
+	struct wp_buf capture;
+};
+
+struct wp_wheel_stream;
+
+/* lim may be NULL (the defaults); it must be the one the verification uses. */
+struct wp_wheel_stream *wp_wheel_stream_new(const struct wp_wheel_limits *lim);
+/* The next n bytes of the file, in order. Never fails: what it cannot follow, it gives up on,
+ * and the verifier then reads the file again. */
+void wp_wheel_stream_feed(struct wp_wheel_stream *s, const void *p, size_t n);
+/* The file starts over at byte 0. */
+void wp_wheel_stream_reset(struct wp_wheel_stream *s);
+void wp_wheel_stream_free(struct wp_wheel_stream *s);
+
+/* Every member up to the central directory went past, and nothing was given up on. */
+bool wp_wheel_stream_complete(const struct wp_wheel_stream *s);
+/* The members, in file order (offsets increasing); still owned by the stream. */
+struct wp_wheel_smember *wp_wheel_stream_take(struct wp_wheel_stream *s, size_t i);
+const struct wp_wheel_smember *wp_wheel_stream_members(const struct wp_wheel_stream *s, size_t *n);
+
+/* wp_wheel_verify_named, taking each member's hash and size from what the stream saw where it
+ * agrees with the central directory; the whole second pass otherwise. s may be NULL. */
+int wp_wheel_verify_streamed(const char *path, const char *filename, struct wp_wheel_stream *s,
+			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err);
+
+/* The limits with every zero field given its default. */
+void wp_wheel_limits_fill(struct wp_wheel_limits *out, const struct wp_wheel_limits *in);
+
+#endif
