@@ -20,8 +20,11 @@ CREATE TABLE IF NOT EXISTS files (
 	source_id       INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
 	project         TEXT NOT NULL,         -- PEP 503 normalised (conda: the package name)
 	version         TEXT NOT NULL,         -- as written in the file name / repodata
-	variant         TEXT NOT NULL DEFAULT '', -- cu111, cpu, rocm4.0.1, cpu.cxx11.abi; '' = none
-	kind            TEXT NOT NULL,         -- wheel | sdist (schema 1-2: conda too)
+	variant         TEXT NOT NULL DEFAULT '', -- cu111, cpu, rocm4.0.1, cpu.cxx11.abi; a PEP 825 label
+	                                       -- (cuda12.8, null: schema 6); '' = none
+	kind            TEXT NOT NULL,         -- wheel | sdist | variants (schema 6: a PEP 825
+	                                       -- {name}-{version}-variants.json the page lists; never a
+	                                       -- candidate) (schema 1-2: conda too)
 	filename        TEXT NOT NULL,
 	url             TEXT NOT NULL,         -- absolute
 	sha256          TEXT,
@@ -92,4 +95,15 @@ CREATE TABLE IF NOT EXISTS conda_seen_files (
 	project TEXT NOT NULL,
 	hashes  BLOB NOT NULL,
 	PRIMARY KEY (subdir, project)
+);
+
+-- schema 6: PEP 825 variant metadata, the bytes of each {name}-{version}-variants.json read (the
+-- labels and their properties), keyed by URL like metadata. The link itself is a files row of kind
+-- 'variants', replaced with its page; the body is kept across refreshes and read again when the
+-- page gives another sha256 (PEP 825: the file may grow when a variant is added).
+CREATE TABLE IF NOT EXISTS variants_json (
+	url        TEXT PRIMARY KEY,
+	sha256     TEXT NOT NULL,              -- of body
+	body       TEXT NOT NULL,
+	fetched_at INTEGER NOT NULL
 );

@@ -211,6 +211,12 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 			goto out;
 		if (has_table(cat, "conda_seen") && (rc = wp_condastore_migrate_seen(cat, err)))
 			goto out;
+		/* schema 6 reads PEP 825 variant wheels and variants.json links, which older readers skipped
+		 * as malformed: drop the pages' validators so that the next update reads them whole again */
+		if (v > 0 && v < 6 &&
+		    (rc = exec(cat, "UPDATE sources SET etag = NULL, last_modified = NULL, content_sha256 = NULL"
+				    " WHERE kind IN ('findlinks', 'simple', 'simple-json')", err)))
+			goto out;
 		char sql[64];
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", WP_CATALOG_SCHEMA_VERSION);
 		if ((rc = exec(cat, sql, err)))
@@ -572,7 +578,10 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 	if (rc)
 		return rc;
 	char *first = NULL;
-	if (f->sha256) {
+	/* a variants.json may change in place (PEP 825: a variant is added), so trust on first use,
+	 * which holds a file to its first bytes, does not apply to it */
+	bool variants = f->kind && !strcmp(f->kind, "variants");
+	if (f->sha256 && !variants) {
 		struct wp_buf key = WP_BUF_INIT;
 		tofu_key(f->project, f->version, f->variant, f->kind, f->tags, f->build, f->filename, &key);
 		first = tofu_check(cat, wp_buf_cstr(&key), f->url, f->sha256);
@@ -685,6 +694,53 @@ int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp
 	if (s != SQLITE_DONE)
 		rc = wp_catalog_fail(cat, err, "cannot read files");
 out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int wp_catalog_variants(struct wp_catalog *cat, const char *project, wp_variants_row_fn *fn, void *ctx,
+			struct wp_err *err)
+{
+	static const char sql[] =
+		"SELECT f.source_id, f.version, f.filename, f.url, f.sha256, s.url, v.body, v.sha256"
+		" FROM files f JOIN sources s ON s.id = f.source_id LEFT JOIN variants_json v ON v.url = f.url"
+		" WHERE f.project = ?1 AND f.kind = 'variants'";
+	sqlite3_stmt *st = NULL;
+	int rc = 0, s;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return wp_catalog_fail(cat, err, "cannot query variants.json files");
+	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_variants_row r = {
+			.source_id = sqlite3_column_int64(st, 0), .version = col_text(st, 1), .filename = col_text(st, 2),
+			.url = col_text(st, 3), .sha256 = col_text(st, 4), .source_url = col_text(st, 5),
+			.body = col_text(st, 6), .body_sha256 = col_text(st, 7),
+		};
+		if ((rc = fn(ctx, &r, err)))
+			goto out;
+	}
+	if (s != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot read variants.json files");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char *sha256, const char *body,
+			    struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(cat->db,
+			       "INSERT OR REPLACE INTO variants_json (url, sha256, body, fetched_at) VALUES (?1, ?2, ?3, ?4)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return wp_catalog_fail(cat, err, "cannot store a variants.json");
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, body, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot store a variants.json");
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -10,7 +10,7 @@
 
 #include "base/err.h"
 
-#define WP_CATALOG_SCHEMA_VERSION 5
+#define WP_CATALOG_SCHEMA_VERSION 6
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -112,6 +112,21 @@ int wp_catalog_metadata_lookup(struct wp_catalog *cat, const char *url, struct w
 void wp_catalog_meta_release(struct wp_catalog_meta *m);
 
 
+
+/* PEP 825 variants.json files listed for a project (files rows of kind "variants"), each with the
+ * body read before when there is one. Strings borrowed for the callback. */
+struct wp_variants_row {
+	int64_t source_id;
+	const char *version, *filename, *url, *sha256; /* as the page lists it; sha256 may be NULL */
+	const char *source_url;
+	const char *body, *body_sha256;                /* NULL when never read */
+};
+typedef int wp_variants_row_fn(void *ctx, const struct wp_variants_row *row, struct wp_err *err);
+int wp_catalog_variants(struct wp_catalog *cat, const char *project, wp_variants_row_fn *fn, void *ctx,
+			struct wp_err *err);
+/* Keep the bytes read from url (sha256 their hash), replacing what was kept before. */
+int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char *sha256, const char *body,
+			    struct wp_err *err);
 
 /* A file the index listed without a sha256 was fetched and hashed: remember the hash for the
  * file's name (trust on first use) and on the file rows that lack one. -WPE_INTEGRITY when a file

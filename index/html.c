@@ -1,5 +1,6 @@
 /* index/html.c: find-links and PEP 503 pages through libxml2's HTML SAX parser, bounded. */
 #include "index/html.h"
+#include "index/variants.h"
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -66,6 +67,8 @@ enum wp_file_kind wp_index_file_kind(const char *filename)
 
 	if (n > 4 && !strcasecmp(filename + n - 4, ".whl"))
 		return WP_KIND_WHEEL;
+	if (wp_variants_json_name(filename))
+		return WP_KIND_VARIANTS;
 	for (size_t i = 0; i < WP_ARRAY_LEN(sdists); i++) {
 		size_t k = strlen(sdists[i]);
 		if (n > k && !strcasecmp(filename + n - k, sdists[i]))

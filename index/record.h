@@ -11,6 +11,7 @@ enum wp_file_kind {
 	WP_KIND_WHEEL,   /* *.whl */
 	WP_KIND_SDIST,   /* *.tar.gz, *.zip, *.tar.bz2 ... of a Python project */
 	WP_KIND_CONDA,   /* conda .tar.bz2 / .conda from repodata */
+	WP_KIND_VARIANTS, /* PEP 825 {name}-{version}-variants.json, listed beside the wheels it describes */
 };
 
 struct wp_file_record {

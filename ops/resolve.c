@@ -3,10 +3,15 @@
 #include "ops/resolve.h"
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
+#include "index/variants.h"
+#include "net/http.h"
 #include "ops/metadata.h"
 #include "ops/sources.h"
+#include "resolver/version.h"
 #include "resolver/wheelname.h"
+#include "verify/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +20,7 @@
 struct proj {
 	char *name;
 	WP_VEC_OF(, struct wp_candidate) c;
+	WP_VEC_OF(, struct wp_variants *) variants; /* PEP 825 metadata the candidates point to (owned) */
 	struct wp_arena strings;
 	bool loaded;            /* c holds the catalog's rows as last read */
 	bool crawled;           /* its pages were asked of the dependency roots (found or not) */
@@ -133,9 +139,145 @@ static struct proj *get(struct provider *pv, const char *name)
 
 static void forget_rows(struct proj *p)
 {
+	for (size_t i = 0; i < p->variants.n; i++) {
+		wp_variants_release(p->variants.v[i]);
+		free(p->variants.v[i]);
+	}
+	wp_vec_free(&p->variants);
 	wp_arena_free(&p->strings);
 	wp_vec_free(&p->c);
 	p->loaded = false;
+}
+
+/* PEP 825: the variants.json rows of a project, as the catalog lists them. */
+struct vrow {
+	char *version, *url, *sha256, *body, *body_sha256;
+	long long rank;
+};
+WP_VEC_OF(vrow_vec, struct vrow);
+
+struct vload {
+	const struct wp_resolve_opts *o;
+	const char *project;
+	struct vrow_vec rows;
+};
+
+static int vrow_fn(void *ctx, const struct wp_variants_row *r, struct wp_err *err)
+{
+	struct vload *l = ctx;
+	long long rank = wp_resolve_index_rank(l->o, l->project, r->source_url, r->source_id);
+	if (rank < 0 || !r->version || !r->url)
+		return 0; /* an index out of play says nothing about these files */
+	wp_vec_push(&l->rows, (struct vrow){
+		.version = wp_xstrdup(r->version), .url = wp_xstrdup(r->url),
+		.sha256 = r->sha256 ? wp_xstrdup(r->sha256) : NULL, .body = r->body ? wp_xstrdup(r->body) : NULL,
+		.body_sha256 = r->body_sha256 ? wp_xstrdup(r->body_sha256) : NULL, .rank = rank,
+	});
+	return 0;
+}
+
+static bool same_version(const char *a, const char *b)
+{
+	struct wp_version va, vb;
+	struct wp_err e = WP_ERR_INIT;
+	if (!strcmp(a, b))
+		return true;
+	if (wp_version_parse(&va, a, strlen(a), &e) < 0)
+		return false;
+	bool same = false;
+	if (wp_version_parse(&vb, b, strlen(b), &e) == 0) {
+		same = wp_version_cmp(&va, &vb) == 0;
+		wp_version_release(&vb);
+	}
+	wp_version_release(&va);
+	return same;
+}
+
+/* The bytes of one variants.json: as kept in the catalog when they are what the page lists now,
+ * else read (and kept). NULL body when offline and never read. */
+static int variants_body(struct provider *pv, struct vrow *r, struct wp_err *err)
+{
+	if (r->body && (!r->sha256 || (r->body_sha256 && !strcmp(r->sha256, r->body_sha256))))
+		return 0;
+	free(r->body);
+	r->body = NULL;
+	if (pv->o->offline)
+		return 0;
+	int rc;
+	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
+		return rc;
+	struct wp_http_req req = { .url = r->url, .max_bytes = WP_VARIANTS_MAX_BYTES };
+	struct wp_http_res res;
+	char hex[WP_SHA256_HEX_LEN + 1] = "";
+	struct wp_hasher h;
+	rc = wp_http_get(&req, &res, err);
+	if (!rc && !(rc = wp_hasher_init(&h, WP_HASH_SHA256, err))) {
+		wp_hasher_update(&h, res.body.data, res.body.len);
+		rc = wp_hasher_final(&h, hex, NULL, err);
+		wp_hasher_release(&h);
+	}
+	if (!rc && r->sha256 && strcasecmp(r->sha256, hex) != 0)
+		rc = wp_fail(err, -WPE_INTEGRITY, "variants.json '%s': sha256 %s, but the index lists %s", r->url, hex, r->sha256);
+	if (!rc && memchr(res.body.data, 0, res.body.len))
+		rc = wp_fail(err, -WPE_SOURCE, "variants.json '%s' holds a NUL byte: not JSON", r->url);
+	if (!rc) {
+		r->body = wp_xstrdup(wp_buf_cstr(&res.body));
+		/* kept for the next pick; a catalog this process may not write only costs a read next time */
+		struct wp_err ke = WP_ERR_INIT;
+		if (wp_catalog_variants_put(pv->cat, r->url, hex, r->body, &ke) < 0)
+			wp_say(pv->s, WP_SAY_DEBUG, "%s", ke.msg);
+	}
+	wp_http_res_release(&res);
+	return rc;
+}
+
+/* PEP 825: each variant wheel's metadata, from the {name}-{version}-variants.json its index lists
+ * beside it. A wheel whose release lists none keeps variants NULL: the picking rule then says so. */
+static int attach_variants(struct provider *pv, struct proj *p, struct wp_err *err)
+{
+	bool any = false;
+	for (size_t i = 0; i < p->c.n && !any; i++)
+		any = p->c.v[i].variant && *p->c.v[i].variant && p->c.v[i].filename &&
+		      wp_pick_candidate_is_variant_wheel(&p->c.v[i]);
+	if (!any)
+		return 0;
+	struct vload l = { .o = pv->o, .project = p->name };
+	int rc = wp_catalog_variants(pv->cat, p->name, vrow_fn, &l, err);
+	for (size_t r = 0; !rc && r < l.rows.n; r++) {
+		struct vrow *vr = &l.rows.v[r];
+		bool wanted = false;
+		for (size_t i = 0; i < p->c.n && !wanted; i++)
+			wanted = !p->c.v[i].variants && same_version(p->c.v[i].version, vr->version) &&
+				 wp_pick_candidate_is_variant_wheel(&p->c.v[i]);
+		if (!wanted)
+			continue;
+		/* the best index's file when two list one */
+		bool better = false;
+		for (size_t k = 0; k < l.rows.n && !better; k++)
+			better = k != r && l.rows.v[k].rank < vr->rank && same_version(l.rows.v[k].version, vr->version);
+		if (better)
+			continue;
+		if ((rc = variants_body(pv, vr, err)) < 0 || !vr->body)
+			continue;
+		struct wp_variants *v = wp_xcalloc(1, sizeof(*v));
+		if ((rc = wp_variants_parse(vr->url, vr->body, strlen(vr->body), v, err)) < 0) {
+			free(v);
+			break;
+		}
+		wp_vec_push(&p->variants, v);
+		for (size_t i = 0; i < p->c.n; i++)
+			if (!p->c.v[i].variants && same_version(p->c.v[i].version, vr->version))
+				p->c.v[i].variants = v;
+	}
+	for (size_t r = 0; r < l.rows.n; r++) {
+		free(l.rows.v[r].version);
+		free(l.rows.v[r].url);
+		free(l.rows.v[r].sha256);
+		free(l.rows.v[r].body);
+		free(l.rows.v[r].body_sha256);
+	}
+	wp_vec_free(&l.rows);
+	return rc < 0 ? rc : 0;
 }
 
 /* p's rows from the catalog, read again. */
@@ -143,6 +285,8 @@ static int reload(struct provider *pv, struct proj *p, struct wp_err *err)
 {
 	forget_rows(p);
 	int rc = read_rows(pv, p, err);
+	if (!rc)
+		rc = attach_variants(pv, p, err);
 	p->loaded = rc == 0;
 	return rc;
 }

@@ -7,12 +7,12 @@
 #include "base/err.h"
 
 struct wp_fileinfo {
-	const char *kind;  /* static: "wheel" or "sdist" */
+	const char *kind;  /* static: "wheel", "sdist", or "variants" (PEP 825 {name}-{version}-variants.json) */
 	char *project;     /* PEP 503 normalised */
 	char *version;     /* as written */
 	char *tags;        /* wheel: "pyt-abit-platt" as in the name; NULL for sdists */
 	char *build;       /* wheel build tag, or NULL */
-	char variant[48];  /* "cu111", "cpu", "rocm4.0.1" ...; "" for none */
+	char variant[48];  /* "cu111", "cpu", "rocm4.0.1" ...; a PEP 825 label ("cuda12.8", "null"); "" for none */
 };
 
 /* The variant comes from the version's local label when it names one (+cu111), else for an

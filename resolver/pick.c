@@ -29,6 +29,19 @@ enum rej {
 	REJ_SKIPPED,  /* (explain_pick's own mark: a version already spoken of) */
 };
 
+/* One distinct variants.json among the candidates, ordered for the target. */
+struct vmeta {
+	const struct wp_variants *v;
+	struct wp_vorder o;
+	const struct wp_vlabel **sorted; /* supported labels, PEP 825 order */
+	size_t n_sorted;
+};
+
+struct vmetas {
+	struct vmeta *v;
+	size_t n;
+};
+
 struct cand {
 	struct wp_version v;
 	bool v_ok;
@@ -42,7 +55,15 @@ struct cand {
 	enum rej rej;
 	struct wp_buf why;
 	struct wp_buf *whyp;   /* &why when reasons are wanted, else NULL */
+	/* PEP 825 */
+	bool vwheel;                 /* the name carries a variant label */
+	const struct wp_vlabel *vl;  /* its entry in the metadata, or NULL */
+	const struct vmeta *vm;      /* its metadata ordered for the target, or NULL without metadata */
+	int vrank;                   /* position in PEP 825's order among supported labels; large when none */
+	bool cpu_only;               /* refused only as the CPU build on a GPU target */
 };
+
+#define VRANK_NONE (1 << 20)
 
 /* A file's reason, written only where the caller asked for reasons (--explain): formatting one
  * for each of a project's ~800 files was a good part of every pick. why may be NULL. */
@@ -104,11 +125,101 @@ static const char *file_family(const char *filename)
 	return fam;
 }
 
+/* The PEP 825 label of a wheel name, into out (48 bytes); false for a non-variant name. Only names
+ * with six or more parts can carry one, which spares parsing the rest. */
+static bool name_label(const char *filename, char *out)
+{
+	size_t dashes = 0;
+	for (const char *p = filename; p && *p; p++)
+		dashes += *p == '-';
+	if (dashes < 5)
+		return false;
+	struct wp_wheelname w;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_wheelname_parse(filename, &w, &e) < 0)
+		return false;
+	bool yes = w.variant_label != NULL;
+	if (yes)
+		snprintf(out, 48, "%s", w.variant_label);
+	wp_wheelname_release(&w);
+	return yes;
+}
+
+bool wp_pick_candidate_is_variant_wheel(const struct wp_candidate *c)
+{
+	char label[48];
+	return c->kind && !strcmp(c->kind, "wheel") && c->filename && name_label(c->filename, label);
+}
+
+/* "cuda12.8", "cu128", "rocm7.0": the version a label's name spells, as wheelpick's variants do. */
+static bool label_version(const char *label, const char *prefix, int *major, int *minor)
+{
+	size_t n = strlen(prefix);
+	int a, b, used = 0;
+	if (strncmp(label, prefix, n) != 0)
+		return false;
+	if (sscanf(label + n, "%d.%d%n", &a, &b, &used) == 2 && !label[n + used]) {
+		*major = a;
+		*minor = b;
+		return true;
+	}
+	return false;
+}
+
+/* What kind of build a PEP 825 label is: from its properties when the metadata is known (nvidia:
+ * CUDA, amd: ROCm, intel: XPU, none while the release has such builds: CPU), else from its name. */
+static void vwheel_variant(const char *label, const struct wp_vlabel *vl, const struct wp_variants *meta, struct wp_variant *v)
+{
+	memset(v, 0, sizeof(*v));
+	struct wp_variant byname;
+	bool named = wp_variant_from_label(label, &byname) == 1;
+	const char *accel = vl ? wp_vlabel_accel(vl) : NULL;
+	int M = 0, m = 0;
+	if (vl) {
+		v->kind = !accel ? (wp_variants_has_accel(meta) ? WP_VARIANT_CPU : WP_VARIANT_OTHER)
+		      : !strcmp(accel, "nvidia") ? WP_VARIANT_CUDA : !strcmp(accel, "amd") ? WP_VARIANT_ROCM : WP_VARIANT_XPU;
+	} else if (label_version(label, "cuda", &M, &m) || (named && byname.kind == WP_VARIANT_CUDA)) {
+		v->kind = WP_VARIANT_CUDA;
+	} else if (named && byname.kind != WP_VARIANT_NONE) {
+		v->kind = byname.kind;
+	} else {
+		v->kind = !strcmp(label, "null") ? WP_VARIANT_CPU : WP_VARIANT_OTHER;
+	}
+	if (label_version(label, "cuda", &M, &m) || label_version(label, "rocm", &M, &m)) {
+		v->major = M;
+		v->minor = m;
+	} else if (named && byname.kind == v->kind) {
+		v->major = byname.major;
+		v->minor = byname.minor;
+		v->patch = byname.patch;
+	}
+	/* a name that says nothing: the newest CUDA lower bound or ROCm version its properties give */
+	for (size_t p = 0; vl && !v->major && p < vl->n_props; p++) {
+		const struct wp_vprop *pr = &vl->props[p];
+		bool cuda = v->kind == WP_VARIANT_CUDA && !strcmp(pr->feature, "cuda_version_lower_bound");
+		bool rocm = v->kind == WP_VARIANT_ROCM && !strcmp(pr->feature, "rocm_version");
+		for (size_t k = 0; (cuda || rocm) && k < pr->n_values; k++) {
+			int a = 0, b = 0;
+			if (sscanf(pr->values[k], "%d.%d", &a, &b) >= 1 && (a > v->major || (a == v->major && b > v->minor))) {
+				v->major = a;
+				v->minor = b;
+			}
+		}
+	}
+	snprintf(v->label, sizeof(v->label), "%s", label);
+}
+
 void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *v, bool *pending, const char **source)
 {
 	const char *src = NULL;
+	char label[48];
 	*pending = false;
 	memset(v, 0, sizeof(*v));
+	if (c->kind && !strcmp(c->kind, "wheel") && c->filename && name_label(c->filename, label)) {
+		vwheel_variant(label, wp_variants_find(c->variants, label), c->variants, v);
+		src = "variant label";
+		goto out;
+	}
 	if (c->variant && *c->variant && wp_variant_from_label(c->variant, v)) {
 		src = c->variant_from_metadata ? "metadata" : c->version && strchr(c->version, '+') ? "label" : "folder";
 		goto out;
@@ -184,6 +295,39 @@ static bool gpus_served(const struct cand *c, const struct wp_candidate *k, cons
 	return true;
 }
 
+static const char *accel_words(const struct wp_target *t)
+{
+	return t->accel == WP_ACCEL_CUDA ? "an NVIDIA GPU" : t->accel == WP_ACCEL_ROCM ? "an AMD GPU (ROCm)"
+	       : t->accel == WP_ACCEL_XPU ? "an Intel GPU" : "CPU-only";
+}
+
+/* PEP 825's rule: every feature of the label has a value the target supports; and wheelpick's: a
+ * GPU target never gets the CPU build unasked. */
+static bool vwheel_fits(struct cand *c, const struct wp_target *t, const struct wp_pick_request *req, struct wp_buf *why)
+{
+	const char *label = c->var.label;
+	c->cpu_only = false;
+	if (!c->vm) {
+		say(why, "%s: a PEP 825 variant wheel, but the index lists no variants.json for its release, so what "
+			 "it needs is unknown (wheelpick does not guess)", label);
+		return false;
+	}
+	const struct vmeta *m = c->vm;
+	if (!c->vl) {
+		say(why, "%s: the release's variants.json does not list this label", label);
+		return false;
+	}
+	if (!wp_vorder_supported(&m->o, c->vl, why))
+		return false;
+	if (c->var.kind == WP_VARIANT_CPU && t->accel != WP_ACCEL_CPU) {
+		c->cpu_only = true;
+		say(why, "%s: the CPU build; the target has %s (ask for the CPU build with --cuda cpu)", label, accel_words(t));
+		return false;
+	}
+	(void)req;
+	return true;
+}
+
 /* The accelerator rule. Returns true when the variant may run on the target; else fills why. */
 static bool variant_fits(struct cand *c, const struct wp_candidate *k, const struct wp_target *t,
 			 const struct wp_pick_request *req, struct wp_buf *why)
@@ -204,6 +348,8 @@ static bool variant_fits(struct cand *c, const struct wp_candidate *k, const str
 			return false;
 		}
 	}
+	if (c->vwheel)
+		return vwheel_fits(c, t, req, why);
 	switch (var->kind) {
 	case WP_VARIANT_NONE:
 		return true; /* a file with no variant is the project's only build for its tags */
@@ -274,6 +420,17 @@ static int better(const struct cand *a, const struct cand *b, const struct wp_ta
 	int c = wp_version_cmp_public(&a->v, &b->v);
 	if (c)
 		return c;
+	if (a->vwheel || b->vwheel) {
+		/* PEP 825: labels in their order (null last among them), then non-variant wheels, then tags */
+		int ra = a->vwheel ? a->vrank : VRANK_NONE + 1, rb = b->vwheel ? b->vrank : VRANK_NONE + 1;
+		if (ra != rb)
+			return ra < rb ? 1 : -1;
+		if ((c = wp_version_cmp(&a->v, &b->v)))
+			return c;
+		if (a->tag_prio != b->tag_prio)
+			return a->tag_prio < b->tag_prio ? 1 : -1;
+		return (a->build_num > b->build_num) - (a->build_num < b->build_num);
+	}
 	if ((c = kind_rank(&a->var, t) - kind_rank(&b->var, t)))
 		return c;
 	if ((c = wp_variant_cmp(&a->var, &b->var)))
@@ -575,11 +732,17 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			    (shown < 0 || wp_variant_cmp(&c[i].var, &c[shown].var) < 0))
 				shown = (long)i;
 		}
+		bool cpu_only = false;
+		for (size_t i = 0; i < n && !cpu_only; i++)
+			cpu_only = c[i].cpu_only && wp_version_cmp_public(&c[i].v, &c[top].v) == 0;
 		if (shown >= 0) {
 			wp_buf_addstr(&m, " (");
 			reason_of(&k[shown], &c[shown], req, t, ts, req->pre, &m);
 			wp_buf_addch(&m, ')');
-		} else if (cpu_there && t->accel != WP_ACCEL_CPU) {
+		}
+		if (cpu_only) {
+			wp_buf_addstr(&m, "; only the CPU build (null) fits; ask for it with --cuda cpu");
+		} else if (shown < 0 && cpu_there && t->accel != WP_ACCEL_CPU) {
 			wp_buf_addstr(&m, "; only a CPU build is there (ask for it with --cuda cpu)");
 		}
 	} else if (at_hash) {
@@ -640,6 +803,32 @@ static bool further(const struct cand *a, const struct cand *b, const struct wp_
 	return wp_variant_cmp(&a->var, &b->var) < 0;
 }
 
+/* The why-line of a variant wheel: the label, and the property that put it before the next label
+ * that also fits here (PEP 825's order), or its first property when no other competes. */
+static void explain_vwheel(const struct cand *c, size_t n, long best, const struct wp_target *t, const char *labels,
+			   struct wp_buf *out)
+{
+	const struct cand *b = &c[best];
+	long next = -1;
+	for (size_t i = 0; i < n; i++)
+		if ((long)i != best && c[i].rej == REJ_NONE && c[i].vwheel && c[i].vl && c[i].vl != b->vl &&
+		    wp_version_cmp_public(&c[i].v, &b->v) == 0 && (next < 0 || c[i].vrank < c[next].vrank))
+			next = (long)i;
+	wp_buf_printf(out, "; of its variants (%s), %s comes first in PEP 825's order for this target", labels,
+		      b->var.label);
+	struct wp_buf d = WP_BUF_INIT;
+	if (next >= 0) {
+		wp_vorder_cmp(&b->vm->o, b->vl, c[next].vl, &d);
+		wp_buf_printf(out, ": %s puts it before %s", d.data ? d.data : "", c[next].var.label);
+	} else if (b->vl->n_props) {
+		wp_vorder_first_prop(&b->vm->o, b->vl, &d);
+		wp_buf_printf(out, ", the only one that fits (%s)", d.data ? d.data : "");
+	} else {
+		wp_buf_printf(out, ", the build with no properties, which %s target takes", t->accel == WP_ACCEL_CPU ? "a CPU" : "this");
+	}
+	wp_buf_free(&d);
+}
+
 static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n, long best, const struct wp_pick_request *req,
 			 const struct wp_target *t, const struct wp_tagset *ts, bool pre, struct wp_buf *out)
 {
@@ -649,6 +838,11 @@ static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n,
 	wp_buf_printf(out, "%s ", k[best].project);
 	format_version(&b->v, out);
 	wp_buf_addstr(out, " is the newest version with a build that runs here");
+	if (b->vwheel && b->vm && b->vl) {
+		explain_vwheel(c, n, best, t, vs.data, out);
+		wp_buf_free(&vs);
+		goto skipped;
+	}
 	switch (b->var.kind) {
 	case WP_VARIANT_CUDA: {
 		wp_buf_printf(out, "; of its builds (%s), %s is the newest CUDA the driver runs", vs.data, b->var.label);
@@ -684,12 +878,15 @@ static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n,
 								: "PyPI's known build for that release and platform");
 	wp_buf_free(&vs);
 
-	/* what was skipped: builds of this version with a newer CUDA, then newer versions */
+skipped:;
+	/* what was skipped: builds of this version with a newer CUDA (for variant wheels: labels of the
+	 * target's kind that do not fit), then newer versions */
 	struct wp_buf sk = WP_BUF_INIT;
 	size_t nsk = 0;
 	for (size_t i = 0; i < n && nsk < 3; i++) {
-		if ((long)i == best || c[i].rej != REJ_VARIANT || c[i].var.kind != WP_VARIANT_CUDA ||
-		    wp_version_cmp_public(&c[i].v, &b->v) != 0 || wp_variant_cmp(&c[i].var, &b->var) <= 0)
+		bool newer = b->vwheel ? c[i].vwheel && c[i].var.kind == t_kind(t) && strcmp(c[i].var.label, b->var.label) != 0
+				       : c[i].var.kind == WP_VARIANT_CUDA && wp_variant_cmp(&c[i].var, &b->var) > 0;
+		if ((long)i == best || c[i].rej != REJ_VARIANT || !newer || wp_version_cmp_public(&c[i].v, &b->v) != 0)
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < i && !dup; j++)
@@ -732,6 +929,49 @@ static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n,
 	wp_buf_free(&sk);
 }
 
+/* PEP 825: each distinct variants.json among the candidates ordered once for the target, and each
+ * variant wheel's rank in it (steps 1-7: supported labels by their best properties; null, with none,
+ * comes last of them). */
+static void vmetas_setup(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_target *t,
+			 struct vmetas *vms)
+{
+	char label[48];
+	vms->v = wp_xcalloc(n ? n : 1, sizeof(*vms->v)); /* never grown: c[i].vm points into it */
+	for (size_t i = 0; i < n; i++) {
+		c[i].vm = NULL;
+		c[i].vl = NULL;
+		c[i].vrank = VRANK_NONE;
+		c[i].vwheel = k[i].kind && !strcmp(k[i].kind, "wheel") && name_label(k[i].filename, label);
+		if (!c[i].vwheel || !k[i].variants)
+			continue;
+		size_t m = 0;
+		while (m < vms->n && vms->v[m].v != k[i].variants)
+			m++;
+		if (m == vms->n) {
+			struct vmeta *vm = &vms->v[vms->n++];
+			vm->v = k[i].variants;
+			wp_vorder_init(&vm->o, vm->v, t);
+			vm->sorted = wp_xcalloc(vm->v->n_labels + 1, sizeof(*vm->sorted));
+			for (size_t l = 0; l < vm->v->n_labels; l++) {
+				const struct wp_vlabel *vl = &vm->v->labels[l];
+				if (!wp_vorder_supported(&vm->o, vl, NULL))
+					continue;
+				size_t at = vm->n_sorted++;
+				while (at > 0 && wp_vorder_cmp(&vm->o, vl, vm->sorted[at - 1], NULL) < 0) {
+					vm->sorted[at] = vm->sorted[at - 1];
+					at--;
+				}
+				vm->sorted[at] = vl;
+			}
+		}
+		c[i].vm = &vms->v[m];
+		c[i].vl = wp_variants_find(k[i].variants, label);
+		for (size_t r = 0; c[i].vl && r < vms->v[m].n_sorted; r++)
+			if (vms->v[m].sorted[r] == c[i].vl)
+				c[i].vrank = (int)r;
+	}
+}
+
 int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request *req, const struct wp_target *t,
 	    const struct wp_tagset *ts, struct wp_pick_result *res, struct wp_err *err)
 {
@@ -747,6 +987,8 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 		c[i].why = (struct wp_buf)WP_BUF_INIT;
 		c[i].whyp = req->reasons ? &c[i].why : NULL;
 	}
+	struct vmetas vms = { 0 };
+	vmetas_setup(k, c, n, t, &vms);
 	bool pre = req->pre;
 	long best = run_pass(k, c, n, req, t, ts, pre);
 	/* packaging's filter: with no final release that fits, pre-releases are taken */
@@ -801,6 +1043,11 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 		if (c[i].v_ok)
 			wp_version_release(&c[i].v);
 	}
+	for (size_t i = 0; i < vms.n; i++) {
+		wp_vorder_release(&vms.v[i].o);
+		free(vms.v[i].sorted);
+	}
+	free(vms.v);
 	free(c);
 	(void)err;
 	return 0;

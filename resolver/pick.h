@@ -12,6 +12,7 @@
 #include "resolver/tags.h"
 #include "resolver/target.h"
 #include "resolver/variant.h"
+#include "resolver/wheelvariant.h"
 
 struct wp_candidate {
 	const char *project;         /* normalised */
@@ -32,6 +33,10 @@ struct wp_candidate {
 	 * set by whoever read that metadata (the solver), variant then holds what the nvidia-*
 	 * pins say ("cu128"), or "" when they say nothing. */
 	bool variant_from_metadata;
+	/* PEP 825: the combined variant metadata ({name}-{version}-variants.json) of this file's project
+	 * and version, set by whoever read it; NULL when none was found. A wheel with a variant label
+	 * and no metadata is never picked: what it needs is unknown. */
+	const struct wp_variants *variants;
 };
 
 struct wp_pick_request {
@@ -78,8 +83,12 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out);
  * folder; for an unlabeled torch wheel, what its METADATA said (variant_from_metadata), else
  * PyPI's known build for that release and platform (bundled CUDA up to 1.12, CPU on Windows and
  * macOS). *pending is set when only the METADATA can tell. source (unless NULL) gets where the
- * answer came from: "label", "folder", "metadata", "PyPI default". */
+ * answer came from: "label", "folder", "metadata", "PyPI default", "variant label" (PEP 825: what
+ * the label's properties say when c->variants is set, else what the label's name says). */
 void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *v, bool *pending, const char **source);
+
+/* True for a wheel whose name carries a PEP 825 variant label. */
+bool wp_pick_candidate_is_variant_wheel(const struct wp_candidate *c);
 
 /* True for the projects whose builds come in variants that must match across a set. */
 bool wp_pick_is_torch_family(const char *project);

@@ -3,6 +3,7 @@
 #include "resolver/target.h"
 #include "base/err.h"
 #include "resolver/gpu.h"
+#include "resolver/wheelvariant.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -148,6 +149,35 @@ int wp_target_set_cuda_compat(struct wp_target *t, const char *s, struct wp_err 
 void wp_target_set_xpu(struct wp_target *t)
 {
 	t->accel = WP_ACCEL_XPU;
+}
+
+int wp_target_set_x86_64_level(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	const char *p = s;
+	if (!strncasecmp(p, "x86-64-", 7) || !strncasecmp(p, "x86_64_", 7))
+		p += 7;
+	if (*p == 'v' || *p == 'V')
+		p++;
+	if (p[0] < '1' || p[0] > '4' || p[1])
+		return wp_fail(err, -WPE_USAGE, "x86-64 level '%s' is not one of v1, v2, v3, v4", s);
+	t->x86_64_level = p[0] - '0';
+	return 0;
+}
+
+int wp_target_add_intel_ip(struct wp_target *t, const char *s, struct wp_err *err)
+{
+	char ip[16], compat[16];
+	if (!wp_intel_device_ip(s, ip, compat))
+		return wp_fail(err, -WPE_USAGE, "Intel GPU '%s' is neither a device IP (20.1.0) nor a name intel-variant-provider "
+			       "knows (bmg-g21, bmg-g31, lnl-m, dg2-g10, dg2-g11, dg2-g12, pvc, mtl-h, arl-h ...)", s);
+	for (int i = 0; i < t->n_intel_ips; i++)
+		if (!strcmp(t->intel_ip[i], ip))
+			return 0;
+	if (t->n_intel_ips >= WP_TARGET_MAX_GPUS)
+		return wp_fail(err, -WPE_USAGE, "more than %d Intel GPUs given", WP_TARGET_MAX_GPUS);
+	snprintf(t->intel_ip[t->n_intel_ips++], sizeof(t->intel_ip[0]), "%s", ip);
+	t->accel = WP_ACCEL_XPU;
+	return 0;
 }
 
 bool wp_target_is_windows(const struct wp_target *t)

@@ -47,6 +47,11 @@ struct wp_target {
 	int gpu_sm[WP_TARGET_MAX_GPUS]; /* NVIDIA compute capability x10: 86 for sm_86; empty when unknown */
 	int n_gfx;
 	char gfx[WP_TARGET_MAX_GPUS][16]; /* AMD GPU architectures for ROCm builds: "gfx942" */
+	int n_intel_ips;
+	char intel_ip[WP_TARGET_MAX_GPUS][16]; /* Intel GPUs for XPU builds, as device IPs ("20.1.0") or
+	                                          names intel-variant-provider knows ("bmg-g21") */
+	int x86_64_level;             /* x86-64 microarchitecture level 1-4 (PEP 825 x86_64 :: level); 0
+	                                 unknown, which counts as the baseline v1 */
 
 	/* glibc for the manylinux ladder (0 when not Linux/glibc); musl likewise. */
 	int glibc_major, glibc_minor;
@@ -78,6 +83,10 @@ int wp_target_set_platform(struct wp_target *t, const char *s, struct wp_err *er
 /* A GPU: "sm_86", "8.6", "86", a name ("RTX 3090", "A100"), or an AMD "gfx942" (added to the
  * list; every GPU must be served). An unknown one is -WPE_USAGE naming the nearest known. */
 int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err);
+/* "v3", "3", "x86-64-v3": the x86-64 level of the machine */
+int wp_target_set_x86_64_level(struct wp_target *t, const char *s, struct wp_err *err);
+/* An Intel GPU: a device IP ("20.1.0") or a name ("bmg-g21", "dg2", "pvc"); makes it an XPU target. */
+int wp_target_add_intel_ip(struct wp_target *t, const char *s, struct wp_err *err);
 /* After the words: the driver from the CUDA version or the CUDA version from the driver (Windows
  * drivers number differently), and what the words say together. -WPE_USAGE for a --cuda that
  * the --driver cannot run. */

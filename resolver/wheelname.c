@@ -196,6 +196,16 @@ static char *tag_dup(struct wp_str py, struct wp_str abi, struct wp_str plat)
 	return t;
 }
 
+bool wp_variant_label_valid(const char *s, size_t n)
+{
+	if (!n || n > WP_VARIANT_LABEL_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '_' || s[i] == '.'))
+			return false;
+	return true;
+}
+
 int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err)
 {
 	struct wp_wheelname z = { 0 };
@@ -210,19 +220,30 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
 	}
 	s.n -= 4;
 	size_t dashes = count_char(s, '-');
-	if (dashes != 4 && dashes != 5) {
-		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has %zu parts, not 5 or 6", filename,
+	if (dashes < 4 || dashes > 6) {
+		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has %zu parts, not 5 to 7", filename,
 			     dashes + 1);
 		goto out;
 	}
 	struct wp_str name = wp_str_cut(&s, '-');
 	struct wp_str version = wp_str_cut(&s, '-');
-	struct wp_str build = { "", 0 };
-	if (dashes == 5)
+	struct wp_str build = { "", 0 }, label = { NULL, 0 };
+	/* six parts: a build tag starts with a digit, a Python tag never does (PEP 825) */
+	bool has_build = dashes == 6 || (dashes == 5 && s.n && isdigit((unsigned char)s.p[0]));
+	bool has_label = dashes == 6 || (dashes == 5 && !has_build);
+	if (has_build)
 		build = wp_str_cut(&s, '-');
 	struct wp_str pyt = wp_str_cut(&s, '-');
 	struct wp_str abit = wp_str_cut(&s, '-');
-	struct wp_str platt = s;
+	struct wp_str platt = has_label ? wp_str_cut(&s, '-') : s;
+	if (has_label) {
+		label = s;
+		if (!wp_variant_label_valid(label.p, label.n)) {
+			rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid variant label '%.*s' (PEP 825: "
+				     "0-9, a-z, '_' and '.', at most %d)", filename, WP_STR_FMT(label), WP_VARIANT_LABEL_MAX);
+			goto out;
+		}
+	}
 
 	if (!wheel_project_ok(name)) {
 		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid project name", filename);
@@ -233,7 +254,7 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
 			     WP_STR_FMT(version));
 		goto out;
 	}
-	if (dashes == 5) {
+	if (has_build) {
 		size_t k = 0;
 		while (k < build.n && isdigit((unsigned char)build.p[k]))
 			k++;
@@ -259,6 +280,7 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
 	w->project = normalized(name);
 	w->version = wp_xstrndup(version.p, version.n);
 	w->build = wp_xstrndup(build.p, build.n);
+	w->variant_label = has_label ? wp_xstrndup(label.p, label.n) : NULL;
 	if (w->build_num >= 0) {
 		size_t k = 0;
 		while (isdigit((unsigned char)w->build[k]))
@@ -292,6 +314,7 @@ void wp_wheelname_release(struct wp_wheelname *w)
 	free(w->project);
 	free(w->version);
 	free(w->build);
+	free(w->variant_label);
 	for (size_t i = 0; i < w->n_tags; i++)
 		free(w->tags[i]);
 	free(w->tags);

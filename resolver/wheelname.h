@@ -10,6 +10,8 @@
 #include "base/buf.h"
 #include "base/err.h"
 
+#define WP_VARIANT_LABEL_MAX 47
+
 struct wp_wheelname {
 	char *name;          /* as written in the file name: "some_PACKAGE" */
 	char *project;       /* PEP 503 normalised: "some-package" */
@@ -20,6 +22,8 @@ struct wp_wheelname {
 	char **tags;         /* every tag of the compressed set, lowercased, in file-name order:
 	                        py2.py3-none-any -> py2-none-any, py3-none-any */
 	size_t n_tags;
+	char *variant_label; /* PEP 825 variant label after the platform tag ("cuda12.8", "null"), or
+	                        NULL for a non-variant wheel */
 };
 
 struct wp_sdistname {
@@ -29,8 +33,12 @@ struct wp_sdistname {
 	const char *ext;     /* static: ".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz" */
 };
 
-/* -WPE_PARSE (naming the file) for anything packaging's parse_wheel_filename refuses:
- * not .whl, not 4 or 5 dashes, bad project name ("__", other punctuation), a version that is
+/* PEP 825 lengthens the name: {name}-{version}(-{build})?-{py}-{abi}-{plat}(-{label})?.whl. Six
+ * parts are a build tag when the third starts with a digit (a Python tag never does), else a
+ * variant label; seven parts carry both. A label is [0-9a-z_.]+, at most WP_VARIANT_LABEL_MAX
+ * bytes (PEP 825 sets no length; ours keeps labels inside fixed buffers).
+ * -WPE_PARSE (naming the file) for anything packaging's parse_wheel_filename refuses:
+ * not .whl, not 4 to 6 dashes, bad project name ("__", other punctuation), a version that is
  * not PEP 440, a build tag not starting with a digit, empty tag parts. */
 int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err);
 void wp_wheelname_release(struct wp_wheelname *w);
@@ -38,6 +46,9 @@ void wp_wheelname_release(struct wp_wheelname *w);
 /* name-version.EXT, split at the last '-' whose remainder is a PEP 440 version. */
 int wp_sdistname_parse(const char *filename, struct wp_sdistname *s, struct wp_err *err);
 void wp_sdistname_release(struct wp_sdistname *s);
+
+/* True when s[0..n) is a PEP 825 variant label: [0-9a-z_.]+, at most WP_VARIANT_LABEL_MAX. */
+bool wp_variant_label_valid(const char *s, size_t n);
 
 /* PEP 503: lower case, each run of '-', '_', '.' becomes one '-'. out is reset first. */
 void wp_project_name_normalize(const char *in, size_t n, struct wp_buf *out);

@@ -2,6 +2,7 @@
  *
  * One case per file, one directive per line ('#' starts a comment):
  *   target    cuda=11.2|cpu driver=535.104.05 strict xpu rocm=5.7 python=3.8 platform=TAG gpu=sm_86 pre
+ *             intel=20.1.0|bmg-g21 x86=v3 (gpu=gfx942 names an AMD GPU)
  *   file      DIR/NAME.whl [requires_python=SPEC] [yanked]   (percent-encoded, as an href)
  *   findlinks PATH   every link of a real find-links page under tests/fixtures/real (a missing page
  *                    fails the case; $WP_SHARED_DATA points elsewhere)
@@ -11,6 +12,8 @@
  *   message   TEXT   the "nothing fits" message contains TEXT
  *   reason    TEXT   the pick's reason contains TEXT
  *   rejected  DIR/NAME.whl TEXT   that file was rejected with a reason containing TEXT
+ *   variants  PATH   a real PEP 825 {name}-{version}-variants.json under tests/fixtures/real (the part
+ *                    after the last "__" names it): the metadata of that project and version's files
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/html.h"
+#include "index/variants.h"
 #include "base/url.h"
 #include "resolver/fileinfo.h"
 #include "resolver/pick.h"
@@ -108,6 +112,11 @@ static void run_case(void **state)
 	size_t n_msg = 0, n_reason = 0, n_rej = 0;
 	struct wp_err e = WP_ERR_INIT;
 	bool pre = false;
+	struct vfile {
+		struct wp_variants v;
+		struct wp_fileinfo fi;
+	} vfiles[8];
+	size_t n_vfiles = 0;
 
 	wp_target_init(&t);
 	while (fgets(line, sizeof(line), f)) {
@@ -134,6 +143,10 @@ static void run_case(void **state)
 					rc = wp_target_set_cuda_compat(&t, "strict", &e);
 				else if (!strcmp(w, "xpu"))
 					wp_target_set_xpu(&t);
+				else if (!strncmp(w, "intel=", 6))
+					rc = wp_target_add_intel_ip(&t, w + 6, &e);
+				else if (!strncmp(w, "x86=", 4))
+					rc = wp_target_set_x86_64_level(&t, w + 4, &e);
 				else if (!strcmp(w, "pre"))
 					pre = true;
 				else
@@ -160,6 +173,19 @@ static void run_case(void **state)
 			load_page(&rs, a, "https://download.pytorch.org/whl/torch_stable.html", NULL);
 		} else if ((a = rest_after(line, "simple"))) {
 			load_page(&rs, a, "https://download.pytorch.org/whl/torch/", NULL);
+		} else if ((a = rest_after(line, "variants")) && n_vfiles < 8) {
+			size_t len;
+			char *text = fixture_read(a, &len);
+			const char *base = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
+			while (strstr(base, "__"))
+				base = strstr(base, "__") + 2;
+			struct vfile *vf = &vfiles[n_vfiles];
+			if (wp_fileinfo_from_name(base, NULL, &vf->fi, &e) < 0 || strcmp(vf->fi.kind, "variants") != 0)
+				fail_msg("%s: '%s' is not {name}-{version}-variants.json", file, base);
+			if (wp_variants_parse(a, text, len, &vf->v, &e) < 0)
+				fail_msg("%s: %s", file, e.msg);
+			free(text);
+			n_vfiles++;
 		} else if ((a = rest_after(line, "request"))) {
 			req_text = wp_xstrdup(a);
 		} else if ((a = rest_after(line, "expect"))) {
@@ -204,6 +230,9 @@ static void run_case(void **state)
 		c->requires_python = rs.v[i].requires_python;
 		c->yanked = rs.v[i].yanked;
 		c->size = -1;
+		for (size_t v = 0; v < n_vfiles; v++)
+			if (!strcmp(vfiles[v].fi.project, c->project) && !strcmp(vfiles[v].fi.version, c->version))
+				c->variants = &vfiles[v].v;
 		map[nc++] = i;
 	}
 	struct wp_tagset ts = WP_TAGSET_INIT;
@@ -266,6 +295,10 @@ static void run_case(void **state)
 		free(rs.v[i].yanked);
 	}
 	free(rs.v);
+	for (size_t v = 0; v < n_vfiles; v++) {
+		wp_variants_release(&vfiles[v].v);
+		wp_fileinfo_release(&vfiles[v].fi);
+	}
 	free(req_text);
 	free(expect);
 }

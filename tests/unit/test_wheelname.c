@@ -91,6 +91,24 @@ static void test_invalid_vectors(void **state)
 		split_tsv(line, c, 1);
 		struct wp_wheelname w;
 		struct wp_err err = WP_ERR_INIT;
+		/* packaging 24.2 predates PEP 825, which reads these as variant wheels: six parts whose
+		 * third does not start with a digit (python tag "abc", abi "py3", platform "none", label
+		 * "any"), and seven parts (build 200, label "junk") */
+		static const char *const pep825[][2] = { { "foo-1.0-abc-py3-none-any.whl", "any" },
+							{ "foo-1.0-200-py3-none-any-junk.whl", "junk" } };
+		bool label = false;
+		for (size_t k = 0; k < WP_ARRAY_LEN(pep825) && !label; k++) {
+			if (strcmp(c[0], pep825[k][0]) != 0)
+				continue;
+			label = true;
+			assert_int_equal(wp_wheelname_parse(c[0], &w, &err), 0);
+			assert_string_equal(w.variant_label, pep825[k][1]);
+			wp_wheelname_release(&w);
+		}
+		if (label) {
+			rows++;
+			continue;
+		}
 		if (wp_wheelname_parse(c[0], &w, &err) != -WPE_PARSE) {
 			print_error("'%s' was accepted\n", c[0]);
 			fail();
@@ -220,6 +238,37 @@ static void test_torch_names(void **state)
 	wp_buf_free(&big);
 }
 
+/* PEP 825 names: a label after the platform tag, with or without a build tag */
+static void test_variant_labels(void **state)
+{
+	(void)state;
+	struct wp_wheelname w;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_wheelname_parse("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl", &w, &err), 0);
+	assert_string_equal(w.variant_label, "cuda12.8");
+	assert_string_equal(w.version, "2.10.0");
+	assert_int_equal(w.build_num, -1);
+	assert_string_equal(w.tags[0], "cp313-cp313-manylinux_2_28_x86_64");
+	wp_wheelname_release(&w);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-1-cp313-cp313t-musllinux_1_2_x86_64-x86_64_v3.whl", &w, &err), 0);
+	assert_string_equal(w.variant_label, "x86_64_v3");
+	assert_int_equal(w.build_num, 1);
+	wp_wheelname_release(&w);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-musllinux_1_2_x86_64-null.whl", &w, &err), 0);
+	assert_string_equal(w.variant_label, "null");
+	wp_wheelname_release(&w);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-musllinux_1_2_x86_64.whl", &w, &err), 0);
+	assert_null(w.variant_label);
+	wp_wheelname_release(&w);
+	/* upper case, '-' and an empty label are not labels */
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-linux_x86_64-CUDA.whl", &w, &err), -WPE_PARSE);
+	assert_non_null(strstr(err.msg, "variant label"));
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-1-cp313-cp313t-linux_x86_64-.whl", &w, &err), -WPE_PARSE);
+	assert_int_equal(wp_wheelname_parse("a-1-1-py3-none-any-x-y.whl", &w, &err), -WPE_PARSE);
+	assert_int_equal(wp_wheelname_parse("a-1-py3-none-any-0123456789012345678901234567890123456789012345678.whl", &w, &err),
+			 -WPE_PARSE);
+}
+
 static void test_sdists(void **state)
 {
 	static const struct { const char *file, *project, *version; } ok[] = {
@@ -332,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_pep440_grammar),
 		cmocka_unit_test(test_torch_names),
 		cmocka_unit_test(test_sdists),
+		cmocka_unit_test(test_variant_labels),
 		cmocka_unit_test(test_real_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,34 @@
+/* index/variants.h: PEP 825 variant metadata: {name}-{version}-variants.json (index level) and a
+ * wheel's *.dist-info/variant.json, in PEP 825's 0.1.x schema and wheelnext's 0.0.x one (the files
+ * PyTorch publishes: providers, static-properties, default-priorities.feature/.property).
+ * The data (struct wp_variants) is resolver/wheelvariant.h's; the parser borrows its input only for
+ * the call. */
+#ifndef WP_INDEX_VARIANTS_H
+#define WP_INDEX_VARIANTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "resolver/wheelvariant.h"
+
+/* A variants.json past this is refused: the real ones are under 5 KiB. */
+#define WP_VARIANTS_MAX_BYTES (1u << 20)
+
+/* True for a file name of the form {name}-{version}-variants.json (the index-level file). */
+bool wp_variants_json_name(const char *filename);
+
+/* Parse one variants.json or variant.json. what names it in messages (a URL or path).
+ * -WPE_SOURCE for JSON that is not variant metadata (the message names the key at fault),
+ * -WPE_TOO_BIG past WP_VARIANTS_MAX_BYTES, -WPE_SOURCE for a schema major version other than 0
+ * (PEP 825: tools reject a major they do not know). v is overwritten. */
+int wp_variants_parse(const char *what, const char *text, size_t len, struct wp_variants *v, struct wp_err *err);
+
+/* PEP 825's [packages.variants-json] table for pylock.toml, keeping only the labels in keep (all
+ * when keep is NULL) and the namespaces they use: "$schema", default-priorities.namespace and
+ * variants, as TOML appended to out under the header prefix ("packages.variants-json"). */
+void wp_variants_format_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
+			     const char *prefix, struct wp_buf *out);
+
+#endif

@@ -1,0 +1,14 @@
+# Jetson Thor (11.0 in CUDA 13 naming): no build of the release has sm_110 code, and cuda13.0 PTX is for 12.0; only the CPU build fits
+target   cuda=13.0 gpu=Thor python=3.13 platform=manylinux_2_28_aarch64
+variants variants/variant-repack__torch-2.10__torch-2.10.0-variants.json
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-null.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-cuda12.6.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-cuda12.8.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-cuda13.0.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-xpu.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-rocm7.0.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-rocm7.1.whl
+request  torch==2.10.0
+expect   none
+message  only the CPU build (null) fits; ask for it with --cuda cpu
+message  110_real

@@ -1,0 +1,12 @@
+# variant wheels without their variants.json are never picked: what they need is unknown
+target   cuda=12.8 gpu=sm_86 python=3.13 platform=manylinux_2_28_x86_64
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.6.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda13.0.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-xpu.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-rocm7.0.whl
+file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-rocm7.1.whl
+request  torch==2.10.0
+expect   none
+message  lists no variants.json

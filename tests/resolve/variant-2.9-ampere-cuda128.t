@@ -1,0 +1,13 @@
+# torch 2.9 (schema 0.0.2, priority from default-priorities.property) on Ampere, CUDA 12.8
+target   cuda=12.8 gpu=sm_86 python=3.13 platform=manylinux_2_28_x86_64
+variants variants/variant-repack__torch-2.9__torch-2.9.0-variants.json
+file     variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-null.whl
+file     variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.6.whl
+file     variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl
+file     variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-cuda13.0.whl
+file     variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-xpu.whl
+file     variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-rocm6.3.whl
+file     variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-rocm6.4.whl
+request  torch==2.9.0
+expect   variant/torch-2.9.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl
+reason   priority :: order :: 2 before 3
