@@ -23,6 +23,12 @@
 	  "strict: never a build for a newer CUDA than the driver's" },                                                  \
 	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y", "pick AMD ROCm X.Y builds" },                                     \
 	{ "xpu", 0, NULL, WP_OPT_FLAG, O(xpu), NULL, "pick Intel GPU (XPU) builds" },                                    \
+	{ "gfx", 0, NULL, WP_OPT_LIST, O(gfx), "gfxN",                                                                   \
+	  "an AMD GPU architecture the ROCm build must have code for, e.g. gfx942, gfx1100 (same as --gpu gfxN)" },      \
+	{ "intel-device-ip", 0, NULL, WP_OPT_LIST, O(intel_ip), "IP|NAME",                                               \
+	  "an Intel GPU, as its device IP (20.1.0) or name (bmg-g21, dg2-g10, pvc); implies --xpu (PEP 825 variants)" },\
+	{ "x86-64-level", 0, NULL, WP_OPT_STR, O(x86_64_level), "v1|v2|v3|v4",                                           \
+	  "the target CPU's x86-64 level, for PEP 825 x86_64 variants (default v1, which every x86-64 runs)" },          \
 	{ "python", 0, "python-version", WP_OPT_LIST, O(python), "X.Y[t]|auto",                                          \
 	  "the target's Python; 3.13t is the free-threaded build (default auto)" },                                    \
 	{ "platform", 0, NULL, WP_OPT_LIST, O(platform), "TAG|auto",                                                     \
@@ -189,7 +195,7 @@ static void target_spec(const struct wp_pick_opts *o, bool conda, struct wp_targ
 	*t = (struct wp_target_spec){
 		.cuda = o->cuda, .driver = o->driver, .python = o->python, .platform = o->platform,
 		.target_files = o->target, .gpu = o->gpu, .rocm = o->rocm, .cuda_compat = o->cuda_compat, .xpu = o->xpu,
-		.conda = conda,
+		.conda = conda, .gfx = o->gfx, .intel_ip = o->intel_ip, .x86_64_level = o->x86_64_level,
 	};
 }
 
@@ -367,7 +373,7 @@ void wp_pick_opts_release(struct wp_pick_opts *o)
 {
 	struct wp_strlist *lists[] = { &o->cuda,  &o->driver,  &o->python,     &o->platform,   &o->gpu,      &o->target,
 				       &o->index, &o->channel, &o->index_for, &o->requirement, &o->constraint, &o->all_reqs,
-				       &o->cons,  &o->sources };
+				       &o->cons,  &o->sources, &o->gfx,       &o->intel_ip };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		wp_strlist_release(lists[i]);
 	for (size_t i = 0; i < o->n_hashes; i++)

@@ -55,6 +55,18 @@ static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 			wp_json_str(w, t->gfx[i]);
 		wp_json_arr_end(w);
 	}
+	/* PEP 825 variants: Intel device IPs and the x86-64 level, when known */
+	if (t->n_intel_ips) {
+		wp_json_key(w, "intel_device_ips");
+		wp_json_arr(w);
+		for (int i = 0; i < t->n_intel_ips; i++)
+			wp_json_str(w, t->intel_ip[i]);
+		wp_json_arr_end(w);
+	}
+	if (t->x86_64_level > 0) {
+		snprintf(v, sizeof(v), "v%d", t->x86_64_level);
+		wp_json_kstr(w, "x86_64_level", v);
+	}
 	wp_json_obj_end(w);
 }
 
@@ -307,6 +319,17 @@ gpus:
 			return wp_fail(err, -WPE_USAGE, "profile '%s': 'gfx' holds something other than an AMD "
 							"architecture such as \"gfx942\"", file);
 	}
+	x = wp_json_get(tg, "intel_device_ips");
+	for (size_t i = 0; wp_json_type(x) == WP_JSON_ARRAY && i < wp_json_len(x); i++) {
+		const char *ip = wp_json_as_str(wp_json_at(x, i));
+		struct wp_err ie = WP_ERR_INIT;
+		if (!ip || wp_target_add_intel_ip(t, ip, &ie) < 0)
+			return wp_fail(err, -WPE_USAGE, "profile '%s': 'intel_device_ips' holds something other than an "
+				       "Intel device IP such as \"20.1.0\"", file);
+	}
+	const char *lv = wp_json_get_str(tg, "x86_64_level");
+	if (lv && wp_target_set_x86_64_level(t, lv, err) < 0)
+		return wp_fail(err, -WPE_USAGE, "profile '%s': 'x86_64_level' is not one of v1, v2, v3, v4", file);
 	x = wp_json_get(tg, "gpu_sms");
 	if (wp_json_type(x) <= WP_JSON_NULL)
 		return 0;

@@ -46,7 +46,7 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		t->musl_major = dt.musl_major;
 		t->musl_minor = dt.musl_minor;
 	}
-	if (is_auto(cuda) && !w->rocm) {
+	if (is_auto(cuda) && !w->rocm && !(w->intel_ips && w->intel_ips->n)) {
 		t->accel = dt.accel;
 		t->cuda_major = dt.cuda_major;
 		t->cuda_minor = dt.cuda_minor;
@@ -78,7 +78,7 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 	if (w->target_file) {
 		if ((rc = wp_target_load_profile(w->target_file, t, err)))
 			return rc;
-	} else if (is_auto(python) || is_auto(platform) || (is_auto(cuda) && !w->rocm)) {
+	} else if (is_auto(python) || is_auto(platform) || (is_auto(cuda) && !w->rocm && !(w->intel_ips && w->intel_ips->n))) {
 		if ((rc = detect_into(s, w, python, cuda, platform, t, err)))
 			return rc;
 	}
@@ -104,6 +104,20 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 	for (size_t i = 0; w->gpus && i < w->gpus->n; i++)
 		if ((rc = wp_target_add_gpu(t, w->gpus->v[i], err)))
 			return rc;
+	for (size_t i = 0; w->gfx && i < w->gfx->n; i++) {
+		if (strncmp(w->gfx->v[i], "gfx", 3) != 0)
+			return wp_fail(err, -WPE_USAGE, "--gfx '%s' is not an AMD architecture such as gfx942 or gfx1100",
+				       w->gfx->v[i]);
+		if ((rc = wp_target_add_gpu(t, w->gfx->v[i], err)))
+			return rc;
+	}
+	/* PEP 825: Intel GPUs by device IP make an XPU target; the x86-64 level of the CPU */
+	for (size_t i = 0; w->intel_ips && i < w->intel_ips->n; i++)
+		if ((rc = wp_target_add_intel_ip(t, w->intel_ips->v[i], err)))
+			return rc;
+	const char *level = w->x86_64_level ? w->x86_64_level : getenv("WHEELPICK_X86_64_LEVEL");
+	if (level && *level && (rc = wp_target_set_x86_64_level(t, level, err)))
+		return rc;
 	/* eight A100s are one constraint, not eight */
 	int n = 0;
 	for (int i = 0; i < t->n_gpus; i++) {
@@ -149,7 +163,8 @@ int wp_targets_build(const struct wp_session *s, const struct wp_target_spec *sp
 					struct wp_target_words w = {
 						.target_file = v[0][f], .cuda = v[1][c], .python = v[2][p], .platform = v[3][q],
 						.rocm = spec->rocm, .gpus = &spec->gpu, .conda = spec->conda,
-						.cuda_compat = spec->cuda_compat,
+						.cuda_compat = spec->cuda_compat, .gfx = &spec->gfx,
+						.intel_ips = &spec->intel_ip, .x86_64_level = spec->x86_64_level,
 					};
 					if (!(rc = wp_target_from_words(s, &w, &(*out)[*n], err)))
 						(*n)++;

@@ -20,6 +20,9 @@ struct wp_target_spec {
 	const char *rocm;                         /* X.Y: ROCm builds */
 	const char *cuda_compat;                  /* "minor" (default) or "strict"; NULL: $WHEELPICK_CUDA_COMPAT */
 	bool xpu;                                 /* Intel GPU builds */
+	struct wp_strlist gfx;                    /* AMD GPU architectures, as --gpu gfxN */
+	struct wp_strlist intel_ip;               /* Intel GPUs (device IPs or names): XPU builds */
+	const char *x86_64_level;                 /* v1..v4, or NULL */
 	bool conda;                               /* --platform names conda subdirs */
 };
 
@@ -33,6 +36,8 @@ int wp_targets_build(const struct wp_session *s, const struct wp_target_spec *sp
 struct wp_target_words {
 	const char *python, *cuda, *rocm, *platform, *target_file, *cuda_compat;
 	const struct wp_strlist *gpus;
+	const struct wp_strlist *gfx, *intel_ips;  /* AMD architectures, Intel GPUs (PEP 825); may be NULL */
+	const char *x86_64_level;                  /* NULL: $WHEELPICK_X86_64_LEVEL, else the profile's or v1 */
 	bool conda;
 };
 int wp_target_from_words(const struct wp_session *s, const struct wp_target_words *w, struct wp_target *t,
