@@ -93,6 +93,12 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 			p->elsewhere = channel_base(from);
 		return 0;
 	}
+	/* one file listed by two sources of one channel (its repodata.json read whole once, its shard
+	 * since): the same record, taken once */
+	for (size_t i = 0; i < p->n; i++)
+		if (p->channel[i] == ch && !strcmp(p->c[i].filename, r->filename ? r->filename : "") &&
+		    !strcmp(p->c[i].subdir ? p->c[i].subdir : "", r->subdir ? r->subdir : ""))
+			return 0;
 	p->c = wp_xrealloc(p->c, (p->n + 1) * sizeof(*p->c));
 	p->channel = wp_xrealloc(p->channel, (p->n + 1) * sizeof(*p->channel));
 	p->c[p->n] = (struct wp_conda_candidate){
@@ -554,8 +560,17 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 	if ((rc = wp_catalog_open(&cat, s->catalog_path, err)))
 		goto out;
 	if (src.n && !job->offline) {
+		/* a sharded channel gives the shards of the closure of what was asked, not its whole repodata */
 		struct wp_err ce = WP_ERR_INIT;
-		if (wp_sources_crawl(s, &cat, &src, NULL, 0, false, job->refresh ? 0 : s->max_age_s, &ce))
+		int crc = wp_sources_crawl_conda(s, &cat, &src, (const char *const *)job->reqs.v, job->reqs.n,
+						 (const char *const *)cf->channels, cf->nch, false,
+						 job->refresh ? 0 : s->max_age_s, &ce);
+		if (crc == -WPE_INTEGRITY) {
+			/* a shard that is not what its index names: nothing from it may be picked */
+			rc = wp_fail(err, crc, "%s", ce.msg);
+			goto out;
+		}
+		if (crc)
 			wp_say(s, WP_SAY_WARN, "%s; picking from what the catalog already has", ce.msg);
 	}
 	for (size_t t = 0; t < res->n_targets && !rc; t++)

@@ -4,6 +4,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "ops/crawl.h"
+#include "ops/shardread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,97 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 	return rc;
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* What the sharded read of one subdir did, in a line a user reads. */
+static void say_shards(const struct wp_session *s, const struct wp_shard_subdir *d)
+{
+	if (d->conflicts)
+		wp_say(s, WP_SAY_WARN, "'%s': %llu file(s) now have a different sha256 than first seen; they will not be "
+				       "picked until you check the source and run 'wheelpick trust'", d->url, d->conflicts);
+	if (d->malformed || d->ix.malformed)
+		wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed record(s) or shard index entries", d->url,
+		       d->malformed + d->ix.malformed);
+	if (d->fetched)
+		wp_say(s, WP_SAY_INFO, "updated %s (sharded: %llu shard%s read, %llu records; %llu unchanged)", d->url,
+		       d->fetched, d->fetched == 1 ? "" : "s", d->records, d->unchanged);
+	else
+		wp_say(s, WP_SAY_DEBUG, "unchanged %s (sharded: %llu shards as last read)", d->url, d->unchanged);
+}
+
+int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
+			   const char *const *names, size_t n, const char *const *channels, size_t nch, bool force,
+			   long max_age_s, struct wp_err *err)
+{
+	struct wp_shard_crawl sc = { .channels = channels, .nch = nch, .force = force, .max_age_s = max_age_s };
+	struct wp_sources whole = { 0 };
+	struct wp_err we = WP_ERR_INIT;
+	int rc = 0, wrc = 0;
+	if (!n || !src->n)
+		return wp_sources_crawl(s, cat, src, NULL, 0, force, max_age_s, err);
+	if ((rc = require_for((const char *const *)src->urls, src->n, err)))
+		return rc;
+	for (size_t i = 0; i < src->n; i++) {
+		/* a repodata file given by name (.zst, .bz2) is read as it is */
+		if (ends_with(src->urls[i], "/repodata.json"))
+			wp_shard_crawl_add(&sc, src->urls[i]);
+		else
+			wp_sources_add_index(&whole, src->urls[i]);
+	}
+	wp_shard_crawl_probe(cat, &sc);
+	bool any = false;
+	for (size_t i = 0; i < sc.n; i++) {
+		struct wp_shard_subdir *d = &sc.v[i];
+		if (d->rc) {
+			wp_say(s, WP_SAY_WARN, "%s; reading its repodata.json instead", d->error);
+			free(d->error);
+			d->error = NULL;
+			d->rc = 0;
+		}
+		if (d->sharded) {
+			any = true;
+			continue;
+		}
+		char *u = wp_xasprintf("%s/repodata.json", d->url);
+		wp_sources_add_index(&whole, u);
+		free(u);
+	}
+	/* the whole ones first: their records' depends join the closure the shards are read for */
+	if (whole.n)
+		wrc = wp_sources_crawl(s, cat, &whole, NULL, 0, force, max_age_s, &we);
+	if (any) {
+		rc = wp_shard_crawl_run(cat, &sc, names, n, err);
+		bool first = true;
+		for (size_t i = 0; i < sc.n; i++) {
+			const struct wp_shard_subdir *d = &sc.v[i];
+			if (!d->sharded)
+				continue;
+			if (d->rc) {
+				/* the first failure is the job's error, which the caller reports */
+				if (!first)
+					wp_say(s, WP_SAY_ERROR, "%s", d->error);
+				first = false;
+				continue;
+			}
+			say_shards(s, d);
+		}
+		wp_say(s, WP_SAY_DEBUG, "sharded channels: a closure of %zu package names", sc.names);
+	}
+	if (wrc) {
+		if (rc)
+			wp_say(s, WP_SAY_ERROR, "%s", we.msg);
+		else
+			rc = wp_fail(err, wrc, "%s", we.msg);
+	}
+	wp_shard_crawl_release(&sc);
+	wp_sources_release(&whole);
+	return rc;
+}
+
 int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots,
 			      const char *const *projects, size_t n, struct wp_err *err)
 {
@@ -268,8 +360,28 @@ int wp_update(const struct wp_session *s, const struct wp_update_job *job, struc
 		free(def_block);
 		free(chan_block);
 	}
-	if (!(rc = wp_catalog_open(&cat, s->catalog_path, err)))
+	if ((rc = wp_catalog_open(&cat, s->catalog_path, err)))
+		goto out;
+	if (conda && job->project.n) {
+		/* the channels' base URLs: whose records' depends make the closure */
+		char **bases = wp_xcalloc(src.n ? src.n : 1, sizeof(*bases));
+		for (size_t i = 0; i < src.n; i++) {
+			bases[i] = wp_xstrdup(src.urls[i]);
+			for (int cut = 0; cut < 2; cut++) {
+				char *slash = strrchr(bases[i], '/');
+				if (slash)
+					*slash = 0;
+			}
+		}
+		rc = wp_sources_crawl_conda(s, &cat, &src, job->project.v, job->project.n, (const char *const *)bases, src.n,
+					    job->force, 0, err);
+		for (size_t i = 0; i < src.n; i++)
+			free(bases[i]);
+		free(bases);
+	} else {
 		rc = wp_sources_crawl(s, &cat, &src, job->project.n ? job->project.v : NULL, job->project.n, job->force, 0, err);
+	}
+out:
 	wp_catalog_close(&cat);
 	wp_sources_release(&src);
 	return rc;

@@ -50,6 +50,17 @@ void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sou
 int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
 		     const char *const *projects, size_t n_projects, bool force, long max_age_s, struct wp_err *err);
 
+/* Conda channels (src: CHANNEL/SUBDIR/repodata.json URLs) for a closure of package names (names:
+ * MatchSpecs or plain names): where a subdir has CEP 16 sharded repodata, its index and only the
+ * shards of the names and, transitively, of their records' depends (ops/shardread.h); where it
+ * has none (or its index cannot be read, said as a warning), its repodata.json whole, as
+ * wp_sources_crawl does. With no names, every subdir's repodata.json whole. channels: the base URLs
+ * whose records' depends count. The first failure is returned; a shard that fails its hash is
+ * -WPE_INTEGRITY. */
+int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
+			   const char *const *names, size_t n, const char *const *channels, size_t nch, bool force,
+			   long max_age_s, struct wp_err *err);
+
 /* Project pages under roots, crawled quietly: a root that does not have a project answers 404,
  * which is the answer and not a failure. Any other failure (a server error, no connection, a
  * page that is not an index) is returned, naming the URL. */
@@ -59,7 +70,10 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 /* `update`: the sources given (indexes, or channels with conda; each channel for each subdir),
  * else the defaults (PyTorch's find-links page and PEP 503 root, $WHEELPICK_INDEX in their place;
  * with conda, conda-forge or $WHEELPICK_CHANNEL, and no wheel index), crawled whatever their age.
- * A plain update reads no conda channel: conda-forge's repodata is large, and read when asked. */
+ * A plain update reads no conda channel: conda-forge's repodata is large, and read when asked.
+ * With conda and projects, a sharded channel gives only those projects' closure (as the conda
+ * route reads it); without projects, every channel's repodata.json whole (the user asked for
+ * the whole channel). */
 struct wp_update_job {
 	struct wp_strlist index, channel, subdir, project;
 	bool conda, force;
