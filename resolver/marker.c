@@ -26,7 +26,16 @@ enum var {
 	V_PYTHON_VERSION,
 	V_SYS_PLATFORM,
 	V_EXTRA,
+	V_VARIANT_LABEL,
+	V_VARIANT_NAMESPACES, /* the sets: V_VARIANT_NAMESPACES and after */
+	V_VARIANT_FEATURES,
+	V_VARIANT_PROPERTIES,
 };
+
+static bool is_set(enum var v)
+{
+	return v >= V_VARIANT_NAMESPACES;
+}
 
 static const struct {
 	const char *name;
@@ -45,6 +54,10 @@ static const struct {
 	[V_PYTHON_VERSION] = { "python_version", offsetof(struct wp_marker_env, python_version) },
 	[V_SYS_PLATFORM] = { "sys_platform", offsetof(struct wp_marker_env, sys_platform) },
 	[V_EXTRA] = { "extra", offsetof(struct wp_marker_env, extra) },
+	[V_VARIANT_LABEL] = { "variant_label", offsetof(struct wp_marker_env, variant_label) },
+	[V_VARIANT_NAMESPACES] = { "variant_namespaces", offsetof(struct wp_marker_env, variant_namespaces) },
+	[V_VARIANT_FEATURES] = { "variant_features", offsetof(struct wp_marker_env, variant_features) },
+	[V_VARIANT_PROPERTIES] = { "variant_properties", offsetof(struct wp_marker_env, variant_properties) },
 };
 
 /* The spellings packaging's VARIABLE token takes; PEP 345's dotted names and setuptools'
@@ -71,6 +84,10 @@ static const struct {
 	{ "implementation_name", V_IMPLEMENTATION_NAME },
 	{ "implementation_version", V_IMPLEMENTATION_VERSION },
 	{ "extra", V_EXTRA },
+	{ "variant_label", V_VARIANT_LABEL },
+	{ "variant_namespaces", V_VARIANT_NAMESPACES },
+	{ "variant_features", V_VARIANT_FEATURES },
+	{ "variant_properties", V_VARIANT_PROPERTIES },
 };
 
 enum op { OP_ARB, OP_EQ, OP_COMPAT, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT, OP_IN, OP_NOT_IN };
@@ -128,10 +145,10 @@ int wp_marker_env_set(struct wp_marker_env *env, const char *name, const char *v
 	int v = find_var(name);
 	if (v < 0)
 		return wp_fail(err, -WPE_USAGE, "unknown marker variable '%s'", name);
-	if (strlen(value) >= WP_MARKER_VALUE_MAX)
-		return wp_fail(err, -WPE_TOO_BIG, "value for marker variable '%s' is longer than %d bytes", name,
-			       WP_MARKER_VALUE_MAX - 1);
-	snprintf(field(env, (enum var)v), WP_MARKER_VALUE_MAX, "%s", value);
+	size_t max = is_set((enum var)v) ? WP_MARKER_SET_MAX : WP_MARKER_VALUE_MAX;
+	if (strlen(value) >= max)
+		return wp_fail(err, -WPE_TOO_BIG, "value for marker variable '%s' is longer than %zu bytes", name, max - 1);
+	snprintf(field(env, (enum var)v), max, "%s", value);
 	return 0;
 }
 
@@ -666,6 +683,37 @@ static int eval_op(const char *lhs, enum op op, const char *rhs, struct wp_err *
 	}
 }
 
+/* PEP 825 set entries compare without their whitespace ("nvidia::sm_arch" is "nvidia :: sm_arch");
+ * the grammar allows none inside a name or value. */
+static void squeeze(const char *s, size_t n, struct wp_buf *out)
+{
+	wp_buf_reset(out);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			wp_buf_addch(out, s[i]);
+	wp_buf_addstr(out, "");
+}
+
+/* 'VALUE' in SET: SET is one entry a line. */
+static int eval_set(const struct wp_marker_node *node, enum var key, const char *set, struct wp_err *err)
+{
+	if (node->lhs.is_var || (node->op != OP_IN && node->op != OP_NOT_IN))
+		return wp_fail(err, -WPE_PARSE, "marker uses '%s' with '%s'; it is a set (PEP 825): test it with "
+			       "'VALUE' in %s or not in", vars[key].name, op_names[node->op], vars[key].name);
+	struct wp_buf want = WP_BUF_INIT, have = WP_BUF_INIT;
+	squeeze(node->lhs.value, strlen(node->lhs.value), &want);
+	bool found = false;
+	for (const char *p = set; *p && !found;) {
+		size_t n = strcspn(p, "\n");
+		squeeze(p, n, &have);
+		found = !strcmp(wp_buf_cstr(&want), wp_buf_cstr(&have));
+		p += n + (p[n] == '\n');
+	}
+	wp_buf_free(&want);
+	wp_buf_free(&have);
+	return node->op == OP_IN ? found : !found;
+}
+
 static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_env *env, struct wp_err *err)
 {
 	const char *l, *r;
@@ -679,6 +727,8 @@ static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_e
 			       node->lhs.is_var ? "two variables" : "two strings");
 	key = node->lhs.is_var ? node->lhs.var : node->rhs.var;
 	const char *value = cfield(env, key);
+	if (is_set(key))
+		return eval_set(node, key, value, err);
 	/* packaging repairs a python_full_version like "3.11.0+" (a CPython built from git) */
 	if (key == V_PYTHON_FULL_VERSION && value[0] && value[strlen(value) - 1] == '+') {
 		snprintf(full, sizeof(full), "%slocal", value);

@@ -14,6 +14,7 @@
 #define WP_MARKER_MAX_LEN 16384  /* marker text past this is refused (-WPE_TOO_BIG) */
 #define WP_MARKER_MAX_DEPTH 64   /* parentheses nested deeper are refused (-WPE_TOO_BIG) */
 #define WP_MARKER_VALUE_MAX 256  /* one environment value, NUL included */
+#define WP_MARKER_SET_MAX 4096   /* one PEP 825 set value (all its entries), NUL included */
 
 /* The values a marker may name; "" where unknown. extra is "" unless a requirement is being
  * evaluated for one of its extras. */
@@ -30,6 +31,14 @@ struct wp_marker_env {
 	char python_version[WP_MARKER_VALUE_MAX];                 /* 3.8 */
 	char sys_platform[WP_MARKER_VALUE_MAX];                   /* linux, win32, darwin */
 	char extra[WP_MARKER_VALUE_MAX];
+	/* PEP 825 variant markers, scoped to the wheel whose dependencies are evaluated: its label ("" for
+	 * a non-variant wheel), and the sets (one entry a line: "nvidia", "nvidia :: sm_arch",
+	 * "nvidia :: sm_arch :: 120_real") of its properties the target supports. Sets are tested only
+	 * with 'VALUE' in / not in SET; whitespace around "::" does not count. */
+	char variant_label[WP_MARKER_VALUE_MAX];
+	char variant_namespaces[WP_MARKER_SET_MAX];
+	char variant_features[WP_MARKER_SET_MAX];
+	char variant_properties[WP_MARKER_SET_MAX];
 };
 
 /* Every value "". */
@@ -42,7 +51,7 @@ void wp_marker_env_init(struct wp_marker_env *env);
  * PyPy). platform_release, platform_version and extra stay "". */
 void wp_marker_env_from_target(struct wp_marker_env *env, const struct wp_target *t);
 /* Set one value by its marker name ("python_version"). -WPE_USAGE for an unknown name,
- * -WPE_TOO_BIG for a value of WP_MARKER_VALUE_MAX bytes or more. */
+ * -WPE_TOO_BIG for a value of WP_MARKER_VALUE_MAX bytes or more (WP_MARKER_SET_MAX for a set). */
 int wp_marker_env_set(struct wp_marker_env *env, const char *name, const char *value, struct wp_err *err);
 /* A value by its marker name, or NULL for an unknown name. */
 const char *wp_marker_env_get(const struct wp_marker_env *env, const char *name);

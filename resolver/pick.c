@@ -145,6 +145,29 @@ static bool name_label(const char *filename, char *out)
 	return yes;
 }
 
+void wp_pick_variant_marker_env(struct wp_marker_env *env, const struct wp_candidate *c, const struct wp_target *t)
+{
+	char label[48];
+	env->variant_label[0] = env->variant_namespaces[0] = env->variant_features[0] = env->variant_properties[0] = 0;
+	if (!c || !c->kind || strcmp(c->kind, "wheel") != 0 || !c->filename || !name_label(c->filename, label))
+		return;
+	snprintf(env->variant_label, sizeof(env->variant_label), "%s", label);
+	const struct wp_vlabel *vl = wp_variants_find(c->variants, label);
+	if (!vl)
+		return;
+	struct wp_vorder o;
+	struct wp_buf props = WP_BUF_INIT, feats = WP_BUF_INIT, nss = WP_BUF_INIT;
+	wp_vorder_init(&o, c->variants, t);
+	wp_vorder_marker_sets(&o, vl, &props, &feats, &nss);
+	snprintf(env->variant_properties, sizeof(env->variant_properties), "%s", wp_buf_cstr(&props));
+	snprintf(env->variant_features, sizeof(env->variant_features), "%s", wp_buf_cstr(&feats));
+	snprintf(env->variant_namespaces, sizeof(env->variant_namespaces), "%s", wp_buf_cstr(&nss));
+	wp_buf_free(&props);
+	wp_buf_free(&feats);
+	wp_buf_free(&nss);
+	wp_vorder_release(&o);
+}
+
 bool wp_pick_candidate_is_variant_wheel(const struct wp_candidate *c)
 {
 	char label[48];

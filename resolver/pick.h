@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "resolver/marker.h"
 #include "resolver/specifier.h"
 #include "resolver/tags.h"
 #include "resolver/target.h"
@@ -86,6 +87,11 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out);
  * answer came from: "label", "folder", "metadata", "PyPI default", "variant label" (PEP 825: what
  * the label's properties say when c->variants is set, else what the label's name says). */
 void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *v, bool *pending, const char **source);
+
+/* PEP 825 "evaluating variant markers": env's variant_label and its sets for candidate c on target t
+ * (the label's properties from c->variants, those the target supports). A non-variant wheel gets
+ * "" and empty sets. */
+void wp_pick_variant_marker_env(struct wp_marker_env *env, const struct wp_candidate *c, const struct wp_target *t);
 
 /* True for a wheel whose name carries a PEP 825 variant label. */
 bool wp_pick_candidate_is_variant_wheel(const struct wp_candidate *c);

@@ -543,10 +543,13 @@ static bool metadata_python_fits(const char *requires_python, const struct wp_ta
 
 /* What a want's dependencies add to the child state. 1 with *why when this version cannot stay
  * (one of them rules out an earlier pick, or names a URL), 0 when they were added, < 0 on an error. */
-static int add_deps(struct solver *sv, struct state *child, size_t i, const char *by,
+static int add_deps(struct solver *sv, struct state *child, size_t i, const char *by, const struct wp_candidate *c,
 		    const struct wp_solve_deps *m, const char **why, struct wp_err *err)
 {
 	struct ctx *x = sv->x;
+	/* PEP 825: variant markers speak of the picked wheel's label and the properties the target supports */
+	struct wp_marker_env venv = *sv->env;
+	wp_pick_variant_marker_env(&venv, c, sv->t);
 	for (size_t k = 0; k < m->n; k++) {
 		struct wp_requirement dep;
 		struct wp_err pe = WP_ERR_INIT;
@@ -556,7 +559,7 @@ static int add_deps(struct solver *sv, struct state *child, size_t i, const char
 		}
 		bool applies = !dep.has_marker;
 		for (size_t e = 0; dep.has_marker && e <= child->w[i].nextras && !applies; e++) {
-			struct wp_marker_env env = *sv->env;
+			struct wp_marker_env env = venv;
 			snprintf(env.extra, sizeof(env.extra), "%s", e < child->w[i].nextras ? child->w[i].extras[e] : "");
 			bool yes = false;
 			if (wp_marker_evaluate(&dep.marker, &env, &yes, &pe) == 0 && yes)
@@ -754,7 +757,7 @@ static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *er
 				char *cause = wp_xasprintf("%s: %s", by, gave_up);
 				set_root_cause(sv, cause);
 				free(cause);
-			} else if ((rc = add_deps(sv, &child, i, by, &m, &gave_up, err)) > 0) {
+			} else if ((rc = add_deps(sv, &child, i, by, c, &m, &gave_up, err)) > 0) {
 				rc = 0;
 			}
 			free(by);
