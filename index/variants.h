@@ -25,10 +25,4 @@ bool wp_variants_json_name(const char *filename);
  * (PEP 825: tools reject a major they do not know). v is overwritten. */
 int wp_variants_parse(const char *what, const char *text, size_t len, struct wp_variants *v, struct wp_err *err);
 
-/* PEP 825's [packages.variants-json] table for pylock.toml, keeping only the labels in keep (all
- * when keep is NULL) and the namespaces they use: "$schema", default-priorities.namespace and
- * variants, as TOML appended to out under the header prefix ("packages.variants-json"). */
-void wp_variants_format_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
-			     const char *prefix, struct wp_buf *out);
-
 #endif

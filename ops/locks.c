@@ -519,6 +519,13 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 			wp_buf_printf(b, ", hashes = { sha256 = \"%s\" } },\n", f->sha256);
 		}
 		wp_buf_addstr(b, "]\n");
+		/* PEP 825: a variant wheel's entry inlines its release's variant metadata, which an
+		 * installer needs to evaluate its variant markers */
+		const char *vt = NULL;
+		for (size_t k = 0; k < e->files.n && !vt; k++)
+			vt = e->files.v[k]->variants_toml;
+		if (vt)
+			wp_buf_addstr(b, vt);
 	}
 	if (!rc)
 		rc = pylock_tool_table(plan, ts, in, b, err);

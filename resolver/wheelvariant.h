@@ -121,4 +121,10 @@ void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l,
  * IP of its base platform (whose code it runs), "" when none. false for an unknown name. */
 bool wp_intel_device_ip(const char *name_or_ip, char ip[16], char compat[16]);
 
+/* PEP 825's [packages.variants-json] table for pylock.toml, keeping only the labels in keep (all
+ * when keep is NULL) and the namespaces they use: "$schema", default-priorities.namespace and
+ * variants, as TOML appended to out under the header prefix ("packages.variants-json"). */
+void wp_variants_format_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
+			     const char *prefix, struct wp_buf *out);
+
 #endif
