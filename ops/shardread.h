@@ -2,7 +2,7 @@
  * shards a closure of package names needs (the names asked for and, transitively, the names in
  * their records' depends), each checked against the index's sha256 and handed to the repodata
  * reader as the repodata.json text its records came from, so the catalog gets them exactly as
- * the repodata.json route puts them.
+ * the repodata.json route puts them. Decoding is ops/shardindex.c (pure), the crawl ops/shardread.c.
  *
  * In the catalog, each shard read is a source of its own, "<subdir>/repodata_shards.msgpack.zst#NAME"
  * (kind "shard"; its content hash is the shard's sha256 from the index, so a shard the index
@@ -51,6 +51,11 @@ int wp_shard_index_decode(const void *data, size_t len, const char *url, struct 
 /* The entry for name, or NULL. */
 const struct wp_shard_entry *wp_shard_index_find(const struct wp_shard_index *ix, const char *name);
 void wp_shard_index_release(struct wp_shard_index *ix);
+
+/* A name a conda package could have, safe after '#' in a source URL and in messages. */
+bool wp_shard_name_ok(const char *name);
+/* The sha256 of bytes in memory as hex ("" if libcrypto fails). */
+void wp_shard_sha256(const void *data, size_t len, char hex[WP_SHA256_HEX_LEN + 1]);
 
 /* The URL of a shard: shards_base_url + hex + ".msgpack.zst" (a new string). */
 char *wp_shard_url(const struct wp_shard_index *ix, const struct wp_shard_entry *e);
