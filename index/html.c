@@ -1,5 +1,6 @@
 /* index/html.c: find-links and PEP 503 pages through libxml2's HTML SAX parser, bounded. */
 #include "index/html.h"
+#include "index/htmlpath.h"
 #include "index/variants.h"
 
 #include "base/buf.h"
@@ -36,13 +37,15 @@ struct page {
 	bool pep503;              /* "<h1>Links for" or <meta name="pypi:repository-version"> */
 	struct wp_buf title, h1, atext;
 	char *ahref;              /* root pages: href of the open anchor */
+	enum wp_html_path path;
 };
 
 static void stop(struct page *pg, int rc)
 {
 	if (!pg->rc)
 		pg->rc = rc;
-	xmlStopParser(pg->parser);
+	if (pg->parser) /* the fast path has none: it stops on pg->rc */
+		xmlStopParser(pg->parser);
 }
 
 static const char *attr(const xmlChar **atts, const char *name, bool *present)
@@ -409,6 +412,233 @@ static int check_bytes(const char *url, const char *data, size_t len, struct wp_
 	return 0;
 }
 
+/* --- the fast path: a scanner for plain, well-formed anchor lists ---------------------------
+ *
+ * Pages such as torch_stable.html and PEP 503 pages from pip-compatible servers are a list of
+ * <a href="...">text</a> lines, perhaps in <html><body> with an <h1>, <title>, <meta> or
+ * <base>. Loading libxml2 (and ICU behind it) and running its SAX machinery costs more than
+ * reading such a page. scan() reads exactly that grammar and gives the same events to the same
+ * handlers as the libxml2 path; anything outside it (an entity, a byte that is not ASCII, an
+ * unquoted value, a comment left open, an element it does not know, text or tags inside an
+ * anchor, an anchor left open) makes it decline before any record reaches the sink, and libxml2
+ * reads the page as before. tests/unit/test_htmlfast.c holds both paths to the same records
+ * over the real pages. */
+
+#define FAST_MAX_ATTRS 16
+#define FAST_MAX_DEPTH 16
+
+enum fast_el { F_A, F_BR, F_HTML, F_HEAD, F_BODY, F_META, F_TITLE, F_H1, F_BASE, F_NONE };
+
+static enum fast_el fast_element(const char *p, size_t n)
+{
+	static const char *const names[] = { "a", "br", "html", "head", "body", "meta", "title", "h1", "base" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(names); i++)
+		if (strlen(names[i]) == n && !strncasecmp(p, names[i], n))
+			return (enum fast_el)i;
+	return F_NONE;
+}
+
+static bool fast_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool fast_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+	       c == ':' || c == '.';
+}
+
+struct scan {
+	struct page *pg;
+	bool emit;              /* false: only check that the page is in the grammar */
+	struct wp_buf tag;      /* the attributes of the tag at hand, NUL-separated */
+	const xmlChar *atts[2 * FAST_MAX_ATTRS + 1];
+};
+
+/* Text between tags, as on_text would see it. */
+static void fast_text(struct scan *sc, const char *p, size_t n)
+{
+	if (sc->emit && n)
+		on_text(sc->pg, (const xmlChar *)p, (int)n);
+}
+
+/* One start tag's attributes from p (just past its name) into sc->atts; returns the byte after
+ * its '>', or NULL to decline. *selfclose says it ended in "/>". */
+static const char *fast_attrs(struct scan *sc, const char *p, const char *end, bool *selfclose)
+{
+	size_t na = 0;
+	size_t offs[2 * FAST_MAX_ATTRS];
+	bool has_val[FAST_MAX_ATTRS];
+	wp_buf_reset(&sc->tag);
+	*selfclose = false;
+	for (;;) {
+		bool spaced = false;
+		while (p < end && fast_space(*p))
+			p++, spaced = true;
+		if (p >= end)
+			return NULL;
+		if (*p == '>')
+			break;
+		if (*p == '/' && p + 1 < end && p[1] == '>') {
+			*selfclose = true;
+			p++;
+			break;
+		}
+		if (!spaced || na == FAST_MAX_ATTRS || !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			return NULL;
+		const char *nm = p;
+		while (p < end && fast_name_char(*p))
+			p++;
+		offs[2 * na] = sc->tag.len;
+		wp_buf_add(&sc->tag, nm, (size_t)(p - nm));
+		wp_buf_addch(&sc->tag, 0);
+		has_val[na] = false;
+		if (p < end && *p == '=') {
+			p++;
+			if (p >= end || (*p != '"' && *p != '\''))
+				return NULL;
+			char q = *p++;
+			const char *v = p;
+			while (p < end && *p != q) {
+				if (*p == '<' || (unsigned char)*p < 0x20)
+					return NULL;
+				p++;
+			}
+			if (p >= end)
+				return NULL;
+			offs[2 * na + 1] = sc->tag.len;
+			wp_buf_add(&sc->tag, v, (size_t)(p - v));
+			wp_buf_addch(&sc->tag, 0);
+			has_val[na] = true;
+			p++;
+		} else if (p < end && !fast_space(*p) && *p != '>' && *p != '/') {
+			return NULL;
+		}
+		na++;
+	}
+	for (size_t i = 0; i < na; i++) {
+		sc->atts[2 * i] = (const xmlChar *)sc->tag.data + offs[2 * i];
+		sc->atts[2 * i + 1] = has_val[i] ? (const xmlChar *)sc->tag.data + offs[2 * i + 1] : NULL;
+	}
+	sc->atts[2 * na] = NULL;
+	return p + 1;
+}
+
+/* 0: the page was read (when emitting) or is in the grammar (when checking); 1: it is not. */
+static int scan(struct scan *sc, const char *data, size_t len)
+{
+	static const char *const el_names[] = { "a", "br", "html", "head", "body", "meta", "title", "h1", "base" };
+	const char *p = data, *end = data + len;
+	struct page *pg = sc->pg;
+	bool in_a = false, in_title = false, in_h1 = false, seen_el = false;
+	unsigned depth = 0;
+	unsigned long anchors = 0;
+	while (p < end) {
+		if (sc->emit && pg->rc)
+			return 0;
+		const char *lt = memchr(p, '<', (size_t)(end - p));
+		if (!lt) {
+			fast_text(sc, p, (size_t)(end - p));
+			break;
+		}
+		fast_text(sc, p, (size_t)(lt - p));
+		p = lt + 1;
+		if (p >= end)
+			return 1;
+		if (*p == '!') {
+			if (end - p >= 3 && p[1] == '-' && p[2] == '-') {
+				const char *close = memmem(p + 3, (size_t)(end - p - 3), "-->", 3);
+				if (!close)
+					return 1;
+				p = close + 3;
+			} else if (!seen_el && end - p >= 8 && !strncasecmp(p + 1, "doctype", 7)) {
+				const char *gt = memchr(p, '>', (size_t)(end - p));
+				if (!gt || memchr(p, '<', (size_t)(gt - p)))
+					return 1;
+				p = gt + 1;
+			} else {
+				return 1;
+			}
+			continue;
+		}
+		bool closing = *p == '/';
+		if (closing)
+			p++;
+		const char *nm = p;
+		while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			p++;
+		enum fast_el el = fast_element(nm, (size_t)(p - nm));
+		if (el == F_NONE)
+			return 1;
+		seen_el = true;
+		if (closing) {
+			while (p < end && fast_space(*p))
+				p++;
+			if (p >= end || *p != '>')
+				return 1;
+			p++;
+			bool *open = el == F_A ? &in_a : el == F_TITLE ? &in_title : el == F_H1 ? &in_h1 : NULL;
+			if (el == F_BR || el == F_META || el == F_BASE || (open && !*open) || (!open && in_a) || !depth)
+				return 1;
+			if (open)
+				*open = false;
+			depth--;
+			if (sc->emit)
+				on_end(pg, (const xmlChar *)el_names[el]);
+			continue;
+		}
+		/* anchors, titles and headings hold text alone */
+		if (in_a || in_title || in_h1)
+			return 1;
+		bool selfclose;
+		p = fast_attrs(sc, p, end, &selfclose);
+		if (!p)
+			return 1;
+		bool isvoid = el == F_BR || el == F_META || el == F_BASE;
+		if (selfclose && !isvoid)
+			return 1;
+		if (el == F_A && ++anchors > WP_HTML_MAX_ANCHORS)
+			return 1;
+		if (!isvoid) {
+			if (++depth > FAST_MAX_DEPTH)
+				return 1;
+			if (el == F_A)
+				in_a = true;
+			else if (el == F_TITLE)
+				in_title = true;
+			else if (el == F_H1)
+				in_h1 = true;
+		}
+		if (sc->emit) {
+			on_start(pg, (const xmlChar *)el_names[el], sc->atts);
+			if (isvoid && !pg->rc)
+				on_end(pg, (const xmlChar *)el_names[el]);
+		}
+	}
+	/* an anchor, title or heading left open is libxml2's to close */
+	return in_a || in_title || in_h1 ? 1 : 0;
+}
+
+/* 1 when the page is not for the fast path (nothing was emitted); else what reading it gave. */
+static int fast_page(struct page *pg, const char *data, size_t len)
+{
+	/* entities and encodings are libxml2's business */
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)data[i] >= 0x80 || data[i] == '&')
+			return 1;
+	struct scan sc = { .pg = pg, .tag = WP_BUF_INIT };
+	int rc = scan(&sc, data, len);
+	if (rc == 0) {
+		sc.emit = true;
+		rc = scan(&sc, data, len);
+		if (rc == 0)
+			rc = pg->rc;
+	}
+	wp_buf_free(&sc.tag);
+	return rc;
+}
+
 static int read_page(struct page *pg, const char *data, size_t len)
 {
 	xmlSAXHandler sax;
@@ -423,6 +653,17 @@ static int read_page(struct page *pg, const char *data, size_t len)
 	if (rc)
 		return rc;
 
+	pg->title = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
+	pg->h1 = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
+	pg->atext = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
+	if (pg->path != WP_HTML_LIBXML) {
+		rc = fast_page(pg, data, len);
+		if (rc != 1)
+			goto done;
+		if (pg->path == WP_HTML_FAST)
+			goto out;
+		rc = 0;
+	}
 	xmlInitParser();
 	memset(&sax, 0, sizeof(sax));
 	sax.initialized = XML_SAX2_MAGIC;
@@ -432,9 +673,6 @@ static int read_page(struct page *pg, const char *data, size_t len)
 	sax.ignorableWhitespace = on_text;
 	sax.serror = on_error;
 
-	pg->title = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
-	pg->h1 = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
-	pg->atext = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
 	/* The pull parser over the whole buffer: libxml2 2.9's push parser gives up for good on
 	 * some junk (a stray "<https:" in text) where the pull parser recovers. */
 	pg->parser = htmlCreateMemoryParserCtxt(data, (int)len);
@@ -448,6 +686,7 @@ static int read_page(struct page *pg, const char *data, size_t len)
 				       HTML_PARSE_RECOVER);
 	htmlParseDocument(pg->parser);
 	rc = pg->rc;
+done:
 	if (rc)
 		goto out;
 	if (!pg->stats->records && pg->has_text && !pg->pep503) {
@@ -482,10 +721,16 @@ out:
 int wp_read_html_links(const char *page_url, const char *project, const char *data, size_t len,
 		       wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
+	return wp_read_html_links_via(WP_HTML_AUTO, page_url, project, data, len, sink, ctx, stats, err);
+}
+
+int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const char *project, const char *data,
+			   size_t len, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
 	struct wp_index_stats local;
 	struct page pg = {
 		.page_url = page_url, .project = project, .sink = sink, .ctx = ctx,
-		.stats = stats ? stats : &local, .err = err,
+		.stats = stats ? stats : &local, .err = err, .path = path,
 	};
 	memset(pg.stats, 0, sizeof(*pg.stats));
 	return read_page(&pg, data, len);
@@ -494,10 +739,16 @@ int wp_read_html_links(const char *page_url, const char *project, const char *da
 int wp_read_html_projects(const char *page_url, const char *data, size_t len,
 			  wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
+	return wp_read_html_projects_via(WP_HTML_AUTO, page_url, data, len, sink, ctx, stats, err);
+}
+
+int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, const char *data, size_t len,
+			      wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
 	struct wp_index_stats local;
 	struct page pg = {
 		.page_url = page_url, .roots = true, .name_sink = sink, .ctx = ctx,
-		.stats = stats ? stats : &local, .err = err,
+		.stats = stats ? stats : &local, .err = err, .path = path,
 	};
 	memset(pg.stats, 0, sizeof(*pg.stats));
 	return read_page(&pg, data, len);

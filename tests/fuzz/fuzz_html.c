@@ -3,7 +3,9 @@
 
 #include "base/err.h"
 #include "base/url.h"
+#include "base/buf.h"
 #include "index/html.h"
+#include "index/htmlpath.h"
 #include "index/record.h"
 
 static int record_sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
@@ -31,6 +33,50 @@ static int project_sink(void *ctx, const char *name, const char *url, struct wp_
 	return 0;
 }
 
+static const char *s_or(const char *s)
+{
+	return s ? s : "-";
+}
+
+static int text_sink(void *ctx, const struct wp_file_record *r, struct wp_err *err)
+{
+	wp_buf_printf(ctx, "%d|%s|%s|%s|%s|%s|%s|%s|%s|%s\n", (int)r->kind, s_or(r->filename), s_or(r->url),
+		      s_or(r->dir), s_or(r->project), s_or(r->sha256), s_or(r->md5), s_or(r->requires_python),
+		      s_or(r->yanked), s_or(r->core_metadata));
+	return 0;
+}
+
+static int text_project_sink(void *ctx, const char *name, const char *url, struct wp_err *err)
+{
+	wp_buf_printf(ctx, "%s|%s\n", name, url);
+	return 0;
+}
+
+/* The fast scanner, where it reads a page at all, must read it exactly as libxml2 does. */
+static void differential(const char *page, size_t size, bool roots)
+{
+	struct wp_buf out[2] = { WP_BUF_INIT, WP_BUF_INIT };
+	int rc[2];
+	for (int i = 0; i < 2; i++) {
+		enum wp_html_path path = i ? WP_HTML_FAST : WP_HTML_LIBXML;
+		struct wp_index_stats st;
+		struct wp_err err = WP_ERR_INIT;
+		memset(&st, 0, sizeof(st));
+		if (roots)
+			rc[i] = wp_read_html_projects_via(path, "https://download.pytorch.org/whl/", page, size,
+							  text_project_sink, &out[i], &st, &err);
+		else
+			rc[i] = wp_read_html_links_via(path, "https://pypi.example.org/simple/torch/", "torch", page, size,
+						       text_sink, &out[i], &st, &err);
+		wp_buf_printf(&out[i], "%d %s %llu %llu %llu %llu %llu", rc[i], err.msg, st.links, st.records, st.skipped,
+			      st.malformed, st.refused);
+	}
+	if (rc[1] != 1)
+		FZ_CHECK(strcmp(wp_buf_cstr(&out[0]), wp_buf_cstr(&out[1])) == 0);
+	wp_buf_free(&out[0]);
+	wp_buf_free(&out[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* an exactly-sized copy so ASan sees a read past the end */
@@ -54,6 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wp_err_clear(&err);
 	(void)wp_read_html_projects("https://download.pytorch.org/whl/", page, size, project_sink, &touched, NULL,
 				    &err);
+	differential(page, size, false);
+	differential(page, size, true);
 	free(page);
 	return 0;
 }
