@@ -4,10 +4,12 @@
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
+#include "ops/bundle.h"
 #include "ops/publish.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
 			struct wp_err *err)
@@ -106,6 +108,8 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_pick_job job;
 	struct wp_pick_run run = { 0 };
 	bool printed = false; /* the plan went out as JSON: an error object would be a second one */
+	unsigned long long split = 0;
+	size_t nvol = 0;
 	int rc;
 	if ((rc = wp_opts_parse(wp_bundle_table, &o, argc, argv, &pos, err)))
 		goto out;
@@ -114,6 +118,9 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 					     "'wheelpick bundle torch.tar.zst torch'");
 		goto out;
 	}
+	/* a bad size is said before anything is resolved or downloaded */
+	if (o.split && (rc = wp_bundle_size_parse(o.split, &split, err)))
+		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
@@ -129,13 +136,26 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	wp_cli_progress(cli, o.json);
 	if ((rc = wp_pick_fetch(&cli->session, &job, &run, err)))
 		goto out;
-	if ((rc = wp_publish_bundle(&cli->session, &run, pos.v[0], err)))
+	if ((rc = wp_publish_bundle_split(&cli->session, &run, pos.v[0], split, &nvol, err)))
 		goto out;
 	if (o.json)
 		wp_print_plan(&run.plan, true, false);
 	printed = o.json;
-	if (!o.json && cli->verbosity >= 0)
+	if (!o.json && cli->verbosity >= 0 && !split)
 		printf("wrote %s (%zu files): unpack it on the target and run install.sh\n", pos.v[0], run.plan.n);
+	if (!o.json && cli->verbosity >= 0 && split) {
+		/* the volumes go on separate media; on the target they are one stream again */
+		char *first = wp_bundle_volume_name(pos.v[0], 1), *last = wp_bundle_volume_name(pos.v[0], nvol);
+		const char *o_ = pos.v[0], *z = strstr(o_, ".tar.gz") || strstr(o_, ".tgz") ? " -z" :
+						 strstr(o_, ".tar.zst") || strstr(o_, ".tzst") ? " --zstd" : "";
+		printf("wrote %s%s%s (%zu volume%s of at most %llu bytes, %zu files): copy them all to the target, join\n"
+		       "and unpack them with 'cat %s.[0-9][0-9][0-9] | tar%s -xf -', then run install.sh in the folder it\n"
+		       "makes ('wheelpick verify %s' checks the set first)\n",
+		       first, nvol > 1 ? " ... " : "", nvol > 1 ? last : "", nvol, nvol == 1 ? "" : "s", split, run.plan.n,
+		       o_, z, first);
+		free(first);
+		free(last);
+	}
 out:
 	if (rc && o.json && !printed)
 		wp_print_json_error(rc, err, &run.plan);

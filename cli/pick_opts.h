@@ -20,6 +20,7 @@ struct wp_pick_opts {
 	struct wp_strlist gfx, intel_ip;  /* --gfx (AMD GPUs), --intel-device-ip (PEP 825 intel :: device_ip) */
 	struct wp_strlist requirement, constraint;     /* -r FILE, -c FILE / --constraint FILE */
 	const char *rocm, *dest, *index_strategy, *cuda_compat, *output;
+	const char *split;                 /* bundle --split SIZE */
 	const char *x86_64_level;         /* --x86-64-level v1..v4 (PEP 825 x86_64 :: level) */
 	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune, allow_full_downloads,
 		require_hashes, allow_missing;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,9 +193,150 @@ out:
 	return rc;
 }
 
+/* ---- volumes ---- */
+
+int wp_bundle_size_parse(const char *s, unsigned long long *out, struct wp_err *err)
+{
+	static const struct {
+		const char *suffix;
+		unsigned long long unit;
+	} units[] = {
+		{ "", 1 }, { "B", 1 }, { "K", 1ull << 10 }, { "KiB", 1ull << 10 }, { "KB", 1000ull }, { "M", 1ull << 20 },
+		{ "MiB", 1ull << 20 }, { "MB", 1000000ull }, { "G", 1ull << 30 }, { "GiB", 1ull << 30 },
+		{ "GB", 1000000000ull }, { "T", 1ull << 40 }, { "TiB", 1ull << 40 }, { "TB", 1000000000000ull },
+	};
+	char *end = NULL;
+	double v = 0;
+	if (s && *s >= '0' && *s <= '9') {
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno)
+			end = NULL;
+	}
+	for (size_t i = 0; end && i < WP_ARRAY_LEN(units); i++) {
+		const char *u = end;
+		/* "4 G" and "4g" as well: people type sizes many ways */
+		while (*u == ' ')
+			u++;
+		if (strcasecmp(u, units[i].suffix) != 0)
+			continue;
+		double bytes = v * (double)units[i].unit;
+		if (bytes >= (double)WP_BUNDLE_SPLIT_MIN && bytes < 1.8e19) {
+			*out = (unsigned long long)bytes;
+			return 0;
+		}
+		break;
+	}
+	return wp_fail(err, -WPE_USAGE, "--split '%s' is not a size of at least 1K: give bytes or a number with K, M, G "
+					 "or T (powers of 1024; KB, MB, GB: of 1000), e.g. --split 4G or --split 700M", s ? s : "");
+}
+
+char *wp_bundle_volume_name(const char *out_path, size_t i)
+{
+	return wp_xasprintf("%s.%03zu", out_path, i);
+}
+
+/* The archive, written whole into volume 1's temp file, cut from its end: each later volume's
+ * bytes copied into a temp file of its own, then the big one truncated, so the disk holds at most
+ * one volume more than the bundle. Nothing is renamed into place until every volume is cut. */
+struct volumes {
+	const char *out;
+	unsigned long long split;
+	struct wp_atomic_file *v; /* v[0] is the whole archive until cut */
+	size_t n;
+};
+
+/* len bytes at off of from into to (from its start). */
+static int copy_range(int from, off_t off, int to, unsigned long long len, const char *what, struct wp_err *err)
+{
+	loff_t in = off;
+	while (len) {
+		ssize_t got = copy_file_range(from, &in, to, NULL, len > (1u << 30) ? (1u << 30) : (size_t)len, 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+			/* a file system without it: plain reads and writes */
+			char buf[1 << 16];
+			ssize_t r = pread(from, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf), in);
+			if (r <= 0 || write(to, buf, (size_t)r) != r)
+				return wp_fs_fail(err, r < 0 ? errno : EIO, "cannot write", what);
+			got = r;
+			in += r;
+		} else if (got <= 0) {
+			return wp_fs_fail(err, got < 0 ? errno : EIO, "cannot write", what);
+		}
+		len -= (unsigned long long)got;
+	}
+	return 0;
+}
+
+static int volumes_cut(struct volumes *vs, struct wp_err *err)
+{
+	struct stat sb;
+	if (fstat(vs->v[0].fd, &sb) < 0)
+		return wp_fs_fail(err, errno, "cannot read", vs->v[0].tmp);
+	unsigned long long total = (unsigned long long)sb.st_size;
+	size_t n = total ? (size_t)((total + vs->split - 1) / vs->split) : 1;
+	if (n > WP_BUNDLE_MAX_VOLUMES)
+		return wp_fail(err, -WPE_USAGE, "bundle '%s' is %llu bytes: more than %d volumes of %llu bytes; give a larger "
+						 "--split", vs->out, total, WP_BUNDLE_MAX_VOLUMES, vs->split);
+	vs->v = wp_xrealloc(vs->v, n * sizeof(*vs->v));
+	for (size_t i = 1; i < n; i++)
+		vs->v[i] = (struct wp_atomic_file)WP_ATOMIC_FILE_INIT;
+	vs->n = n; /* every slot is aborted on failure; an unopened one is a no-op */
+	for (size_t i = n; i >= 2; i--) {
+		unsigned long long off = (unsigned long long)(i - 1) * vs->split;
+		char *name = wp_bundle_volume_name(vs->out, i);
+		struct wp_atomic_file *af = &vs->v[i - 1];
+		int rc = wp_atomic_file_open(af, name, err);
+		free(name);
+		if (rc)
+			return rc;
+		if ((rc = copy_range(vs->v[0].fd, (off_t)off, af->fd, total - off, af->tmp, err)))
+			return rc;
+		if (ftruncate(vs->v[0].fd, (off_t)off) < 0)
+			return wp_fs_fail(err, errno, "cannot write", vs->v[0].tmp);
+		total = off;
+	}
+	return 0;
+}
+
+static void volumes_abort(struct volumes *vs)
+{
+	for (size_t i = 0; i < vs->n; i++)
+		wp_atomic_file_abort(&vs->v[i]);
+	free(vs->v);
+	vs->v = NULL;
+	vs->n = 0;
+}
+
+/* Every volume into place (fsync, rename); then those an earlier, longer run left after the last
+ * are removed: they would read as part of this bundle. */
+static int volumes_commit(struct volumes *vs, struct wp_err *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < vs->n && !rc; i++)
+		rc = wp_atomic_file_commit(&vs->v[i], err);
+	for (size_t i = vs->n + 1; !rc && i <= WP_BUNDLE_MAX_VOLUMES; i++) {
+		char *stale = wp_bundle_volume_name(vs->out, i);
+		int gone = unlink(stale);
+		free(stale);
+		if (gone < 0)
+			break;
+	}
+	return rc;
+}
+
 int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *err)
 {
+	return wp_bundle_write_split(out_path, src_dir, 0, NULL, err);
+}
+
+int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split, size_t *nvolumes,
+			  struct wp_err *err)
+{
 	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
+	struct volumes vs = { .out = out_path, .split = split };
 	struct names files = { 0 };
 	struct archive *a = NULL;
 	struct stat out_sb, sb;
@@ -212,9 +354,16 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 			top = wp_xstrndup(base, blen - k);
 		}
 	}
-	if (kind < 0 || !top || !*top || top[0] == '.')
+	if (kind < 0 || !top || !*top || top[0] == '.') {
+		free(top);
 		return wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz",
 			       out_path);
+	}
+	if (split && split < WP_BUNDLE_SPLIT_MIN) {
+		free(top);
+		return wp_fail(err, -WPE_USAGE, "--split %llu is below the smallest volume, %llu bytes", split,
+			       WP_BUNDLE_SPLIT_MIN);
+	}
 
 	rc = collect(src_dir, "", stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0, err);
 	if (rc)
@@ -234,9 +383,19 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 	names_add(&files, wp_xstrdup("install.sh"));
 	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
 
-	rc = wp_atomic_file_open(&af, out_path, err);
-	if (rc)
+	if (split) {
+		/* the whole archive goes to volume 1's temp first, and is cut at the end */
+		char *first = wp_bundle_volume_name(out_path, 1);
+		vs.v = wp_xcalloc(1, sizeof(*vs.v));
+		vs.v[0] = (struct wp_atomic_file)WP_ATOMIC_FILE_INIT;
+		rc = wp_atomic_file_open(&vs.v[0], first, err);
+		free(first);
+		if (rc)
+			goto out;
+		vs.n = 1;
+	} else if ((rc = wp_atomic_file_open(&af, out_path, err))) {
 		goto out;
+	}
 	a = archive_write_new();
 	archive_write_set_format_pax_restricted(a);
 	int fr = ARCHIVE_OK;
@@ -248,7 +407,7 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 	if (fr == ARCHIVE_OK && kind == C_GZIP)
 		fr = archive_write_set_filter_option(a, "gzip", "timestamp", NULL);
 	if (fr != ARCHIVE_OK || archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open_fd(a, af.fd) != ARCHIVE_OK) {
+	    archive_write_open_fd(a, split ? vs.v[0].fd : af.fd) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
 		goto out;
 	}
@@ -282,11 +441,16 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
 		goto out;
 	}
-	rc = wp_atomic_file_commit(&af, err);
+	if (split && (rc = volumes_cut(&vs, err)))
+		goto out;
+	rc = split ? volumes_commit(&vs, err) : wp_atomic_file_commit(&af, err);
+	if (!rc && nvolumes)
+		*nvolumes = split ? vs.n : 1;
 out:
 	if (a)
 		archive_write_free(a);
 	wp_atomic_file_abort(&af);
+	volumes_abort(&vs);
 	names_free(&files);
 	free(top);
 	free(name);

@@ -3,6 +3,8 @@
 #ifndef WP_BUNDLE_H
 #define WP_BUNDLE_H
 
+#include <stddef.h>
+
 #include "base/err.h"
 
 #define WP_BUNDLE_MTIME 0 /* every member's mtime, so the same wheelhouse gives the same bytes */
@@ -16,6 +18,28 @@
  * -WPE_USAGE for an unknown extension or a wheelhouse without a requirement file; -WPE_IO for
  * the file system. */
 int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *err);
+
+/* Volumes for media with a file-size limit: the same archive cut into OUT.001, OUT.002, ... each
+ * of at most split bytes (the last may be smaller), which `cat OUT.* | tar --zstd -x` joins. */
+#define WP_BUNDLE_SPLIT_MIN   ((unsigned long long)1 << 10)
+#define WP_BUNDLE_MAX_VOLUMES 999
+
+/* wp_bundle_write, cut into volumes when split > 0: every volume is written under a temp name,
+ * and renamed into place (fsync first) only once the whole archive is written, so a failure or a
+ * kill leaves no volume where a good one is expected; volumes a longer earlier run left past the
+ * new last one are removed (they would read as part of it). *nvolumes (may be NULL) gets how many
+ * were written (1 without split: the archive itself). -WPE_USAGE when more than
+ * WP_BUNDLE_MAX_VOLUMES would be needed or split is below WP_BUNDLE_SPLIT_MIN. */
+int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split, size_t *nvolumes,
+			  struct wp_err *err);
+
+/* "700M", "4G", "4000000000", "4GB", "1.5G": K/M/G/T (or KiB ...) are powers of 1024 as split(1)
+ * reads them, KB/MB/GB/TB powers of 1000. -WPE_USAGE naming s when it is none of these, or below
+ * WP_BUNDLE_SPLIT_MIN. */
+int wp_bundle_size_parse(const char *s, unsigned long long *out, struct wp_err *err);
+
+/* The name of volume i (1-based) of out_path: "OUT.tar.zst.001" (a new string). */
+char *wp_bundle_volume_name(const char *out_path, size_t i);
 
 /* The install.sh text a bundle carries (static). */
 const char *wp_bundle_install_sh(void);

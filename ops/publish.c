@@ -65,6 +65,12 @@ static void remove_stage(const char *stage)
 
 int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path, struct wp_err *err)
 {
+	return wp_publish_bundle_split(s, run, out_path, 0, NULL, err);
+}
+
+int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
+			    unsigned long long split, size_t *nvolumes, struct wp_err *err)
+{
 	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
 	char *stage = NULL;
 	int rc;
@@ -81,7 +87,7 @@ int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const
 	}
 	if ((rc = wp_pick_write_wheelhouse(s, run, stage, err)))
 		goto out;
-	rc = wp_bundle_write(out_path, stage, err);
+	rc = wp_bundle_write_split(out_path, stage, split, nvolumes, err);
 out:
 	if (stage) {
 		remove_stage(stage);

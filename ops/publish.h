@@ -19,5 +19,9 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
  * out_path, and the staging removed. The run's paths point into the staging afterwards only
  * while it exists: they are cleared. */
 int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path, struct wp_err *err);
+/* The same, cut into volumes of at most split bytes when split > 0 (ops/bundle.h); *nvolumes gets
+ * how many were written. */
+int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
+			    unsigned long long split, size_t *nvolumes, struct wp_err *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* ops/verify_bundle.c: a bundle unpacked into a temp dir with every member checked, then verified as a wheelhouse. */
+/* ops/verify_bundle.c: a bundle (or the volumes of a split one, as a set) unpacked into a temp dir with every
+ * member checked, then verified as a wheelhouse. */
 #include "ops/verify_common.h"
 #include "base/mem.h"
 #include "verify/wheel.h"
@@ -6,6 +7,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,6 +29,120 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 	return 0;
 }
 
+/* "OUT.tar.zst.001" -> 1; 0 when name is not base + "." + three digits. */
+static size_t volume_no(const char *name, const char *base)
+{
+	size_t bl = strlen(base);
+	if (strncmp(name, base, bl) || name[bl] != '.' || strlen(name + bl + 1) != 3)
+		return 0;
+	size_t v = 0;
+	for (const char *p = name + bl + 1; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		v = v * 10 + (size_t)(*p - '0');
+	}
+	return v;
+}
+
+/* The volumes of a split bundle (path: one of them, or their base name), in order, checked as a
+ * set: all there from .001 on, every one but the last exactly as long as the first (the writer
+ * cuts them so), the last no longer and not empty. Problems name the volume. NULL when path is a
+ * bundle of its own; else a NULL-terminated array the caller frees (vo_free_list with *n). */
+static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
+{
+	size_t len = strlen(path);
+	char *base;
+	struct stat sb;
+	if (len > 4 && path[len - 4] == '.' && strspn(path + len - 3, "0123456789") == 3)
+		base = wp_xstrndup(path, len - 4);
+	else if (stat(path, &sb) < 0)
+		base = wp_xstrdup(path);
+	else
+		return NULL;
+	char *slash = strrchr(base, '/');
+	char *dir = slash ? wp_xstrndup(base, (size_t)(slash - base)) : wp_xstrdup(".");
+	const char *fname = slash ? slash + 1 : base;
+	size_t nn, max = 0;
+	char **names = vo_list_dir(*dir ? dir : "/", &nn);
+	for (size_t i = 0; i < nn; i++) {
+		size_t v = volume_no(names[i], fname);
+		if (v > max)
+			max = v;
+	}
+	char **vols = wp_xcalloc(max + 1, sizeof(*vols));
+	long long first = -1;
+	for (size_t i = 1; i <= max; i++) {
+		vols[i - 1] = wp_xasprintf("%s.%03zu", base, i);
+		if (stat(vols[i - 1], &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			vo_problem_add(c, true, vols[i - 1], "is missing: the volumes of '%s' run from .001 to .%03zu", base, max);
+			continue;
+		}
+		if (i == 1)
+			first = (long long)sb.st_size;
+		else if (i < max && (long long)sb.st_size != first)
+			vo_problem_add(c, true, vols[i - 1], "is %lld bytes where every volume but the last is %lld: it is %s",
+				       (long long)sb.st_size, first, (long long)sb.st_size < first ? "cut short, or the volumes "
+				       "after it do not belong to this bundle" : "not a volume of this bundle");
+		else if (i == max && (sb.st_size == 0 || (first >= 0 && (long long)sb.st_size > first)))
+			vo_problem_add(c, true, vols[i - 1], "is %lld bytes, %s", (long long)sb.st_size,
+				       sb.st_size ? "more than the first volume: not a volume of this bundle" : "empty");
+	}
+	if (!max)
+		vo_problem_add(c, true, path, "has no volumes beside it (%s.001, ...)", base);
+	vo_free_list(names, nn);
+	free(dir);
+	free(base);
+	*n = max;
+	return vols;
+}
+
+/* The volumes read as one stream, one after the other. */
+struct vol_reader {
+	char **names;
+	size_t n, at;
+	int fd;
+	char buf[64 << 10];
+};
+
+static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
+{
+	struct vol_reader *r = ctx;
+	for (;;) {
+		if (r->fd < 0) {
+			if (r->at >= r->n)
+				return 0;
+			r->fd = open(r->names[r->at], O_RDONLY | O_CLOEXEC);
+			if (r->fd < 0) {
+				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+				return -1;
+			}
+		}
+		ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+			return -1;
+		}
+		if (got > 0) {
+			*out = r->buf;
+			return got;
+		}
+		close(r->fd);
+		r->fd = -1;
+		r->at++;
+	}
+}
+
+static int vol_close(struct archive *a, void *ctx)
+{
+	struct vol_reader *r = ctx;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	return ARCHIVE_OK;
+}
+
 void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
@@ -35,6 +151,9 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
 	struct archive_entry *ae;
 	char *top = NULL, *shown = NULL, *name = NULL;
+	char **vols = NULL;
+	size_t nvols = 0;
+	struct vol_reader *vr = NULL;
 	int r;
 	char *real = NULL;
 	bool made = mkdtemp(tmpl) != NULL;
@@ -53,7 +172,17 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	 * it trips SECURE_SYMLINKS). */
 	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
 				       ARCHIVE_EXTRACT_PERM);
-	if (archive_read_open_filename(a, path, 64 << 10) != ARCHIVE_OK) {
+	size_t fatal = c->rep->n_fatal;
+	vols = volume_set(c, path, &nvols);
+	if (vols && c->rep->n_fatal > fatal)
+		goto out; /* a set with a hole or a stranger in it is no archive to read */
+	/* volumes are one stream cut in pieces: libarchive reads them one after the other */
+	char *one[1] = { (char *)path };
+	vr = wp_xcalloc(1, sizeof(*vr));
+	*vr = (struct vol_reader){ .names = vols ? vols : one, .n = vols ? nvols : 1, .fd = -1 };
+	if (archive_read_open(a, vr, NULL, vol_read, vol_close) != ARCHIVE_OK) {
+		if (vols)
+			goto short_set;
 		vo_problem_add(c, true, path, "is not a tar archive: %s", archive_error_string(a));
 		goto out;
 	}
@@ -104,6 +233,14 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 			goto out;
 		}
 	}
+	if (r != ARCHIVE_EOF && vols) {
+	short_set:
+		/* every volume there and of the right size, yet the stream breaks: the last one is cut short
+		 * (the likeliest), a volume after it is missing, or one was changed in place */
+		vo_problem_add(c, true, vols[nvols - 1], "ends the bundle early: it is cut short, a volume after it "
+							 "is missing, or a volume is damaged (%s)", archive_error_string(a));
+		goto out;
+	}
 	if (r != ARCHIVE_EOF) {
 		vo_problem_add(c, true, path, "is damaged: %s", archive_error_string(a));
 		goto out;
@@ -131,4 +268,7 @@ out:
 	free(name);
 	free(top);
 	free(shown);
+	if (vols)
+		vo_free_list(vols, nvols);
+	free(vr);
 }

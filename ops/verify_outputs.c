@@ -17,6 +17,32 @@ static bool is_bundle_name(const char *p)
 	       vo_ends_with(p, ".tgz") || vo_ends_with(p, ".tar");
 }
 
+/* A volume of a bundle written with --split: "OUT.tar.zst.001". */
+static bool is_volume_name(const char *p)
+{
+	size_t n = strlen(p);
+	if (n < 5 || p[n - 4] != '.')
+		return false;
+	for (size_t i = n - 3; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	char *base = wp_xstrndup(p, n - 4);
+	bool yes = is_bundle_name(base);
+	free(base);
+	return yes;
+}
+
+/* A bundle's base name whose volumes are there though it is not: "OUT.tar.zst" with OUT.tar.zst.001. */
+static bool is_split_base(const char *p)
+{
+	if (!is_bundle_name(p))
+		return false;
+	char *first = wp_xasprintf("%s.001", p);
+	bool yes = vo_is_file(first);
+	free(first);
+	return yes;
+}
+
 static bool is_wheelhouse(const char *dir)
 {
 	size_t n;
@@ -36,9 +62,18 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 	char *abs = NULL;
 	int rc = 0;
 
+	if (stat(path, &sb) < 0 && is_split_base(path)) {
+		/* the volumes of a split bundle, named by the archive they make together */
+		rep->kind = WP_VERIFY_BUNDLE;
+		vo_verify_bundle(&c, path, err);
+		goto report;
+	}
 	if (stat(path, &sb) < 0)
 		return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
-	if (S_ISREG(sb.st_mode)) {
+	if (S_ISREG(sb.st_mode) && is_volume_name(path)) {
+		rep->kind = WP_VERIFY_BUNDLE;
+		vo_verify_bundle(&c, path, err);
+	} else if (S_ISREG(sb.st_mode)) {
 		if (vo_ends_with(path, ".whl")) {
 			rep->kind = WP_VERIFY_WHEEL;
 			rep->files++;
@@ -53,8 +88,8 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			rep->kind = WP_VERIFY_BUNDLE;
 			vo_verify_bundle(&c, path, err);
 		} else {
-			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2 or "
-				       "bundle (.tar.zst, .tar.gz)", path);
+			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
+				       "bundle (.tar.zst, .tar.gz) or bundle volume (.tar.zst.001)", path);
 		}
 	} else if (S_ISDIR(sb.st_mode)) {
 		abs = realpath(path, NULL);
@@ -80,6 +115,7 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 	} else {
 		return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a file or a directory", path);
 	}
+report:;
 	size_t found = rep->n_fatal - c.fatal_before;
 	if (found) {
 		/* the first fatal problem of this call */
