@@ -59,6 +59,11 @@ char *wp_store_path(const struct wp_store *st, const char *sha256)
 	return wp_xasprintf("%s/sha256/%.2s/%s", st->root, h, h + 2);
 }
 
+static int hexval(char c)
+{
+	return c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
 static bool proven(const struct wp_store *st, const char *h)
 {
 	for (size_t i = 0; i < st->n_proven; i++)
@@ -431,56 +436,67 @@ void wp_store_writer_abort(struct wp_store_writer *w)
 	w->block_len = 0;
 }
 
-int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1],
-			   char **out_path, struct wp_err *err)
+int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1], struct wp_err *err)
 {
-	char got[WP_SHA256_HEX_LEN + 1];
-	char *path = NULL, *dir = NULL;
 	int rc = 0;
-	if (w->err.code) {
-		rc = wp_fail(err, w->err.code, "%s", w->err.msg);
-		goto out;
-	}
-	if (w->file.fd < 0) {
-		rc = wp_fail(err, -WPE_IO, "'%s': the download was already finished",
-			     w->name ? w->name : "?");
-		goto out;
-	}
-	if (flush_block(w)) {
-		rc = wp_fail(err, w->err.code, "%s", w->err.msg);
-		goto out;
-	}
-	if (w->expect_size >= 0 && w->size != w->expect_size) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld bytes, got %lld",
-			     w->name, w->expect_size, w->size);
-		goto out;
-	}
-	rc = wp_hasher_final(&w->hasher, got, NULL, err);
-	if (rc)
-		goto out;
-	if (w->expect[0] && strcmp(w->expect, got) != 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s",
-			     w->name, w->expect, got);
-		goto out;
-	}
-	path = wp_store_path(w->store, got);
-	dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, got);
-	rc = wp_mkdir_p(dir, 0755, err);
-	if (rc)
-		goto out;
+	if (w->err.code)
+		return wp_fail(err, w->err.code, "%s", w->err.msg);
+	if (w->file.fd < 0 || w->sealed)
+		return wp_fail(err, -WPE_IO, "'%s': the download was already finished", w->name ? w->name : "?");
+	if (flush_block(w))
+		return wp_fail(err, w->err.code, "%s", w->err.msg);
+	if (w->expect_size >= 0 && w->size != w->expect_size)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld bytes, got %lld", w->name,
+			       w->expect_size, w->size);
+	if ((rc = wp_hasher_final(&w->hasher, w->got, NULL, err)))
+		return rc;
+	if (w->expect[0] && strcmp(w->expect, w->got) != 0)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s", w->name, w->expect,
+			       w->got);
 	/* Objects are never written again: read-only, so that an edit through a wheelhouse's hard
 	 * link fails for anyone but root (and _lookup's re-hash catches root's). */
-	if (fchmod(w->file.fd, 0444) < 0) {
-		rc = wp_fs_fail(err, errno, "cannot make read-only", w->file.tmp);
+	if (fchmod(w->file.fd, 0444) < 0)
+		return wp_fs_fail(err, errno, "cannot make read-only", w->file.tmp);
+	w->sealed = true;
+	if (out_sha256)
+		memcpy(out_sha256, w->got, sizeof(w->got));
+	return 0;
+}
+
+void wp_store_writer_start_sync(struct wp_store_writer *w)
+{
+	if (w->file.fd >= 0)
+		(void)sync_file_range(w->file.fd, w->flushed, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err)
+{
+	char *path = NULL, *dir = NULL;
+	int rc = 0;
+	if (!w->sealed) {
+		rc = wp_fail(err, -WPE_IO, "'%s': committed before it was sealed", w->name ? w->name : "?");
 		goto out;
 	}
-	rc = wp_atomic_file_commit_to(&w->file, path, err);
-	if (rc)
+	path = wp_store_path(w->store, w->got);
+	dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, w->got);
+	if ((rc = wp_mkdir_p(dir, 0755, err)))
 		goto out;
-	stamp_write(w->store, got, path);
-	if (out_sha256)
-		memcpy(out_sha256, got, sizeof(got));
-	/* not marked proven here: checkers call this on their threads; ops/fetch.c marks it after */
+	/* Data first, then the name: otherwise a crash can leave a complete-looking torn object. */
+	if (fsync(w->file.fd) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
+		goto out;
+	}
+	if (rename(w->file.tmp, path) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot rename into place", path);
+		goto out;
+	}
+	/* rename() leaves both names when they were already links to one file */
+	unlink(w->file.tmp);
+	free(w->file.tmp);
+	w->file.tmp = NULL;
+	w->store->dirty[(unsigned char)hexval(w->got[0]) << 4 | hexval(w->got[1])] = true;
+	w->store->dirty_tmp = true;
+	stamp_write(w->store, w->got, path);
 	if (out_path) {
 		*out_path = path;
 		path = NULL;
@@ -489,5 +505,43 @@ out:
 	free(path);
 	free(dir);
 	wp_store_writer_abort(w);
+	return rc;
+}
+
+int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err)
+{
+	int rc = 0;
+	for (int i = 0; i <= 256; i++) {
+		bool tmp = i == 256;
+		if (tmp ? !st->dirty_tmp : !st->dirty[i])
+			continue;
+		char *dir = tmp ? wp_xasprintf("%s/tmp", st->root) : wp_xasprintf("%s/sha256/%02x", st->root, i);
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || fsync(fd) < 0) {
+			if (!rc)
+				rc = wp_fs_fail(err, errno, "cannot sync", dir);
+		}
+		if (fd >= 0)
+			close(fd);
+		free(dir);
+		if (tmp)
+			st->dirty_tmp = false;
+		else
+			st->dirty[i] = false;
+	}
+	return rc;
+}
+
+int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1],
+			   char **out_path, struct wp_err *err)
+{
+	int rc = wp_store_writer_seal(w, out_sha256, err);
+	if (rc) {
+		wp_store_writer_abort(w);
+		return rc;
+	}
+	rc = wp_store_writer_commit(w, out_path, err);
+	if (!rc)
+		rc = wp_store_sync_dirs(w->store, err);
 	return rc;
 }

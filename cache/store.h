@@ -25,6 +25,7 @@ struct wp_store {
 	                           ops/fetch.h). NULL: no such check */
 	char (*proven)[WP_SHA256_HEX_LEN + 1]; /* objects re-hashed or written by this process: */
 	size_t n_proven, cap_proven;            /* not re-hashed again (main thread only) */
+	bool dirty[256], dirty_tmp;             /* directories a commit renamed in, not yet synced */
 };
 
 #define WP_STORE_DEFAULT_MAX_SIZE (32LL << 30) /* the largest torch wheels are ~3 GiB */
@@ -73,6 +74,8 @@ struct wp_store_writer {
 	/* Optional, set by the caller after _begin: every byte of the file, in order, as it goes
 	 * to the file (a wheel's members hashed while they arrive); tap_reset when the file starts
 	 * over at byte 0 (what is kept is then tapped again). The caller owns tap_ctx. */
+	bool sealed;             /* _seal proved it: got is its sha256 */
+	char got[WP_SHA256_HEX_LEN + 1];
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);
 	void *tap_ctx;
@@ -94,6 +97,18 @@ int wp_store_writer_reset(void *ctx, long long offset);
  * left behind. The writer is released either way. */
 int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1],
 			   char **out_path, struct wp_err *err);
+/* _finish in steps, so that a batch of downloads costs one sync, not three per file:
+ * _seal checks size and sha256 and makes the temp file (still at w->file.tmp, nothing in the
+ * store yet) read-only, and may run on any thread; on failure the caller aborts the writer.
+ * _start_sync starts writing the sealed data back. _commit syncs the data, renames it into the
+ * store (its directory is left to sync) and releases the writer either way; *out_path (optional)
+ * is the object's path. _sync_dirs syncs every directory a commit renamed into; nothing
+ * committed is durable before it. _commit and _sync_dirs run on the thread that owns st. */
+int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1], struct wp_err *err);
+void wp_store_writer_start_sync(struct wp_store_writer *w);
+int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err);
+int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err);
+
 /* This process proved the object with that sha256 (wrote it, or re-hashed it): _lookup takes it
  * without re-hashing it again. Main thread only. */
 void wp_store_mark_proven(struct wp_store *st, const char *sha256);

@@ -156,15 +156,57 @@ static int check_archive(struct wp_fetch_item *it, struct sink *k)
 	return rc;
 }
 
-/* A finished download: into the store (fsync, rename), then its archive check. */
+/* A finished download: its size and sha256, then its archive check, on the temp file (it->path
+ * for now); the store takes it after the run, with the others (commit_all). */
 static void settle(struct wp_fetch_item *it, struct sink *k)
 {
-	it->rc = wp_store_writer_finish(&k->w, it->sha256_out, &it->path, &it->err);
-	if (it->rc)
+	it->rc = wp_store_writer_seal(&k->w, it->sha256_out, &it->err);
+	if (it->rc) {
 		wp_err_prefix(&it->err, "'%s'", it->url);
-	else
+	} else {
+		it->path = wp_xstrdup(k->w.file.tmp);
 		it->rc = check_archive(it, k);
+	}
+	if (it->rc) {
+		wp_store_writer_abort(&k->w);
+		free(it->path);
+		it->path = NULL;
+	}
 	k->settled = true;
+}
+
+/* Every proven download into the store at once: all their data written back together, then
+ * synced and renamed, then each directory synced once, so that a batch costs a few journal
+ * commits rather than three per file (sync the batch, then rename). */
+static void commit_all(struct wp_store *st, struct wp_fetch_item *items, struct sink *sinks, const size_t *which,
+		       size_t nd)
+{
+	struct wp_err derr = WP_ERR_INIT;
+	bool any = false;
+	for (size_t k = 0; k < nd; k++)
+		if (!items[which[k]].rc && sinks[which[k]].w.sealed)
+			wp_store_writer_start_sync(&sinks[which[k]].w);
+	for (size_t k = 0; k < nd; k++) {
+		struct wp_fetch_item *it = &items[which[k]];
+		struct sink *sk = &sinks[which[k]];
+		if (it->rc || !sk->w.sealed)
+			continue;
+		free(it->path);
+		it->path = NULL;
+		if ((it->rc = wp_store_writer_commit(&sk->w, &it->path, &it->err)))
+			wp_err_prefix(&it->err, "'%s'", it->url);
+		else
+			any = true;
+	}
+	if (any && wp_store_sync_dirs(st, &derr) < 0) {
+		for (size_t k = 0; k < nd; k++) {
+			struct wp_fetch_item *it = &items[which[k]];
+			if (!it->rc && it->path) {
+				it->rc = derr.code;
+				it->err = derr;
+			}
+		}
+	}
 }
 
 /* --- holding a fetched wheel to what the catalog knows of it (main thread, after the run) --- */
@@ -388,7 +430,8 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 		size_t nth = 0;
 		pthread_mutex_init(&q.lock, NULL);
 		pthread_cond_init(&q.cond, NULL);
-		for (; nth < CHECKERS && nth < nd; nth++)
+		/* one download has nothing to overlap its check with: no thread for it */
+		for (; nd > 1 && nth < CHECKERS && nth < nd; nth++)
 			if (pthread_create(&th[nth], NULL, checker, &q) != 0)
 				break;
 		if (nth) { /* with no thread to be had, everything is settled below, after the run */
@@ -420,6 +463,7 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 		}
 		settle(it, &sinks[i]);
 	}
+	commit_all(st, items, sinks, which, nd);
 	for (size_t i = 0; i < n; i++) {
 		struct wp_fetch_item *it = &items[i];
 		if (!it->rc && !it->cached)
