@@ -4,6 +4,7 @@
 #include "index/variants.h"
 
 #include "base/buf.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/url.h"
@@ -664,6 +665,10 @@ static int read_page(struct page *pg, const char *data, size_t len)
 			goto out;
 		rc = 0;
 	}
+	/* libxml2 (and ICU behind it) is loaded only for a page the fast path leaves to it; a caller
+	 * may have loaded it already, which costs nothing here */
+	if ((rc = wp_lazy_require(WP_LIB_XML, pg->err)))
+		goto out;
 	xmlInitParser();
 	memset(&sax, 0, sizeof(sax));
 	sax.initialized = XML_SAX2_MAGIC;
