@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHUNK       65536
 #define KEY_MAX     40
@@ -407,6 +408,63 @@ static void filters(struct archive *a)
 		each[i](a);
 }
 
+/* Compressed (zstd, bzip2, gzip, xz) by its first bytes; anything else is read as plain JSON. */
+static bool compressed(const unsigned char *p, size_t n)
+{
+	static const struct {
+		unsigned char m[6];
+		size_t n;
+	} magic[] = {
+		{ { 0x28, 0xb5, 0x2f, 0xfd }, 4 }, { { 'B', 'Z', 'h' }, 3 }, { { 0x1f, 0x8b }, 2 },
+		{ { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6 },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(magic); i++)
+		if (n >= magic[i].n && !memcmp(p, magic[i].m, magic[i].n))
+			return true;
+	return false;
+}
+
+/* Plain JSON straight into the parser: from memory as it is, from a file with read() in 1 MiB
+ * blocks. libarchive's raw format copied every byte once more, 64 KiB at a time, for nothing. */
+static int read_plain(struct rd *r, int fd, const char *data, size_t len, const unsigned char *head, size_t nhead)
+{
+	struct wp_json_reader json = { 0 };
+	const struct wp_json_opts jo = { .what = r->what, .kind = "conda repodata", .code = -WPE_SOURCE,
+					 .max_bytes = WP_REPODATA_MAX_OUT, .max_token = WP_REPODATA_MAX_TOKEN };
+	enum { BLOCK = 1 << 20 };
+	char *buf = NULL;
+	int rc = 0;
+	wp_json_reader_init(&json, &callbacks, r, &jo, r->err);
+	if (fd < 0) {
+		rc = wp_json_reader_feed(&json, data, len);
+	} else {
+		buf = wp_xmalloc(BLOCK);
+		if (nhead)
+			rc = wp_json_reader_feed(&json, head, nhead);
+		while (!rc) {
+			ssize_t n = read(fd, buf, BLOCK);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", r->what, strerror(errno));
+				break;
+			}
+			if (n == 0)
+				break;
+			rc = wp_json_reader_feed(&json, buf, (size_t)n);
+		}
+	}
+	if (!rc)
+		rc = wp_json_reader_finish(&json);
+	if (!rc && !r->saw_packages) {
+		fail(r, -WPE_SOURCE, "it has no \"packages\" or \"packages.conda\"");
+		rc = r->rc;
+	}
+	wp_json_reader_release(&json);
+	free(buf);
+	return rc;
+}
+
 static int read_stream(struct rd *r, const char *path, const char *data, size_t len)
 {
 	struct archive *a = archive_read_new();
@@ -425,14 +483,40 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 			     r->base_url ? r->base_url : "");
 		goto out;
 	}
-	filters(a);
-	archive_read_support_format_raw(a);
+	pkg_init(&r->p);
+	r->info_subdir = (struct wp_buf)WP_BUF_INIT_MAX(NAME_MAX_);
+	r->info_base = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
+	r->url = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
 	if (path) {
 		file = fopen(path, "rb");
 		if (!file) {
 			rc = wp_fail(r->err, -WPE_IO, "cannot open '%s': %s", path, strerror(errno));
 			goto out;
 		}
+		/* the first bytes say whether libarchive has anything to decompress */
+		unsigned char head[8];
+		ssize_t nh;
+		while ((nh = read(fileno(file), head, sizeof(head))) < 0 && errno == EINTR)
+			;
+		if (nh < 0) {
+			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (nh > 0 && !compressed(head, (size_t)nh)) {
+			rc = read_plain(r, fileno(file), NULL, 0, head, (size_t)nh);
+			goto out;
+		}
+		if (lseek(fileno(file), 0, SEEK_SET) < 0) {
+			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+	} else if (data && len && !compressed((const unsigned char *)data, len)) {
+		rc = read_plain(r, -1, data, len, NULL, 0);
+		goto out;
+	}
+	filters(a);
+	archive_read_support_format_raw(a);
+	if (path) {
 		rc = archive_read_open_FILE(a, file);
 	} else {
 		rc = archive_read_open_memory(a, data ? data : "", len);
@@ -449,10 +533,6 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 		goto out;
 	}
 	rc = 0;
-	pkg_init(&r->p);
-	r->info_subdir = (struct wp_buf)WP_BUF_INIT_MAX(NAME_MAX_);
-	r->info_base = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
-	r->url = (struct wp_buf)WP_BUF_INIT_MAX(WP_URL_MAX);
 	wp_json_reader_init(&json, &callbacks, r, &jo, r->err);
 	for (;;) {
 		la_ssize_t n = archive_read_data(a, buf, CHUNK);
