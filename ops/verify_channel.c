@@ -1,8 +1,12 @@
-/* ops/verify_channel.c: a local conda channel re-checked: each subdir's repodata against its packages. */
+/* ops/verify_channel.c: a local conda channel re-checked: each subdir's repodata against its packages, and its
+ * CEP 16 shards (when it has them) against its repodata. */
 #include "ops/verify_common.h"
 #include "base/mem.h"
+#include "base/fs.h"
 #include "base/url.h"
+#include "index/localsrc.h"
 #include "index/repodata.h"
+#include "ops/shardread.h"
 #include "verify/conda.h"
 
 #include <fcntl.h>
@@ -68,6 +72,151 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 	return 0;
 }
 
+/* ---- CEP 16 shards ---- */
+
+/* A record as the checks compare it: which file, of which package, with which hashes. */
+struct srec {
+	char *filename, *name, *sha256, *md5;
+	bool seen;   /* a shard holds it */
+};
+
+WP_VEC_OF(srecs, struct srec);
+
+static int srec_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct srec *)a)->filename, ((const struct srec *)b)->filename);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static int collect_fn(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
+{
+	struct srecs *v = ctx;
+	if (rec->filename && rec->project)
+		wp_vec_push(v, ((struct srec){ wp_xstrdup(rec->filename), wp_xstrdup(rec->project), dup_or_null(rec->sha256),
+					       dup_or_null(rec->md5), false }));
+	return 0;
+}
+
+static void srecs_free(struct srecs *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].filename), free(v->v[i].name), free(v->v[i].sha256), free(v->v[i].md5);
+	wp_vec_free(v);
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* One shard the index names: there, with the hash the index gives, holding records of its own name
+ * only, each one repodata.json has with the same hashes. */
+static void check_shard(struct vo_ctx *c, const char *subdir, const struct wp_shard_index *ix,
+			const struct wp_shard_entry *e, struct srecs *want)
+{
+	char *url = wp_shard_url(ix, e), *path = NULL, *shown = wp_xasprintf("%s/shards/%s.msgpack.zst", subdir, e->sha256);
+	struct wp_buf body, json = WP_BUF_INIT;
+	struct wp_err le = WP_ERR_INIT, re = WP_ERR_INIT;
+	struct srecs got = { 0 };
+	struct wp_index_stats st = { 0 };
+	size_t dl = strlen(subdir);
+	memset(&body, 0, sizeof(body));
+	if (wp_local_path(url, &path, &le) < 0 || strncmp(path, subdir, dl) || path[dl] != '/') {
+		vo_problem_add(c, true, shown, "is not in the channel: the index puts '%s''s shard at '%s'", e->name, url);
+		goto out;
+	}
+	free(shown);
+	shown = wp_xstrdup(path);
+	if (wp_file_read_capped(path, WP_SHARD_MAX, &body, &le) < 0) {
+		vo_problem_add(c, true, shown, "is missing or unreadable; the index names it for '%s'", e->name);
+		goto out;
+	}
+	c->rep->pages++;
+	c->rep->files++;
+	if (wp_shard_to_repodata(body.data, body.len, ix, e, path, &json, &re) < 0) {
+		vo_problem_add(c, true, shown, "%s", re.msg);
+		goto out;
+	}
+	if (wp_read_repodata_mem(json.data, json.len, "file:///shard", collect_fn, &got, &st, &re) < 0) {
+		vo_problem_add(c, true, shown, "%s", re.msg);
+		goto out;
+	}
+	if (st.malformed)
+		vo_problem_add(c, true, shown, "holds %llu broken record(s)", st.malformed);
+	for (size_t i = 0; i < got.n; i++) {
+		const struct srec *r = &got.v[i];
+		struct srec key = { .filename = r->filename }, *w = bsearch(&key, want->v, want->n, sizeof(*want->v), srec_cmp);
+		c->rep->links++;
+		if (strcmp(r->name, e->name))
+			vo_problem_add(c, true, shown, "holds '%s', a record of '%s', under the name '%s'", r->filename, r->name,
+				       e->name);
+		else if (!w)
+			vo_problem_add(c, true, shown, "holds '%s', which repodata.json does not list", r->filename);
+		else if (!same(w->sha256, r->sha256) || !same(w->md5, r->md5))
+			vo_problem_add(c, true, shown, "gives '%s' sha256 %s, repodata.json %s", r->filename,
+				       r->sha256 ? r->sha256 : "(none)", w->sha256 ? w->sha256 : "(none)");
+		else
+			w->seen = true;
+	}
+out:
+	srecs_free(&got);
+	wp_buf_free(&body);
+	wp_buf_free(&json);
+	free(url);
+	free(path);
+	free(shown);
+}
+
+static void verify_shards(struct vo_ctx *c, const char *subdir, const char *repodata)
+{
+	char *index = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, subdir);
+	char *url = vo_file_url(subdir, "/" WP_SHARD_INDEX_FILE);
+	struct wp_buf body;
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_shard_index ix = { 0 };
+	struct srecs want = { 0 };
+	struct wp_index_stats st = { 0 };
+	memset(&body, 0, sizeof(body));
+	if (!vo_is_file(index))
+		goto out;
+	if (wp_file_read_capped(index, WP_SHARD_INDEX_MAX, &body, &e) < 0 ||
+	    wp_shard_index_decode(body.data, body.len, url, &ix, &e) < 0) {
+		vo_problem_add(c, true, index, "%s", e.msg);
+		goto out;
+	}
+	c->rep->pages++;
+	if (ix.malformed)
+		vo_problem_add(c, true, index, "has %llu entries that name no shard (a bad name or a hash not 32 bytes)",
+			       ix.malformed);
+	if (wp_read_repodata_file(repodata, "file:///repodata", collect_fn, &want, &st, &e) < 0)
+		goto out; /* said by the repodata check */
+	if (want.n > 1)
+		qsort(want.v, want.n, sizeof(*want.v), srec_cmp);
+	for (size_t i = 0; i < ix.n; i++)
+		check_shard(c, subdir, &ix, &ix.v[i], &want);
+	/* what repodata.json lists must be in a shard, under its own name */
+	for (size_t i = 0; i < want.n; i++) {
+		const struct srec *w = &want.v[i];
+		if (w->seen)
+			continue;
+		if (!wp_shard_index_find(&ix, w->name))
+			vo_problem_add(c, true, index, "names no shard for '%s', which repodata.json lists ('%s')", w->name,
+				       w->filename);
+		else
+			vo_problem_add(c, true, index, "'%s''s shard lacks '%s', which repodata.json lists", w->name, w->filename);
+	}
+out:
+	srecs_free(&want);
+	wp_shard_index_release(&ix);
+	wp_buf_free(&body);
+	free(index);
+	free(url);
+}
+
 static void verify_subdir(struct vo_ctx *c, const char *subdir)
 {
 	char *repodata = wp_xasprintf("%s/repodata.json", subdir);
@@ -82,6 +231,7 @@ static void verify_subdir(struct vo_ctx *c, const char *subdir)
 	if (st.malformed)
 		vo_problem_add(c, true, repodata, "%llu records are broken (no name, a bad hash, wrong types)",
 			    st.malformed);
+	verify_shards(c, subdir, repodata);
 	free(url);
 	free(repodata);
 }

@@ -99,4 +99,39 @@ open(sys.argv[1] + "/repodata_shards.msgpack.zst", "wb").write(z)
 PY
 expect_exit 3 "http: an index that points at local files" wp update --conda -c "$BASE/evil" --project pytorch
 expect_grep "is refused" "its base_url 'file:///etc/'.*refused" "$TMP/err"
+# verify checks a channel's shards: the index decodes, each shard it names is there with its hash,
+# and their records are repodata.json's (names, hashes)
+unset WHEELPICK_CATALOG
+expect_exit 0 "verify: the channel wheelpick wrote, shards and all" wp verify "$TMP/local"
+vshard() { ls "$1"/linux-64/shards/*.msgpack.zst | head -1; }
+cp -r "$TMP/local" "$TMP/v1" && f=$(vshard "$TMP/v1") && printf 'x' >>"$f"
+expect_exit 4 "verify: a tampered shard" wp verify "$TMP/v1"
+expect_grep "names it" "$(basename "$f").*is not the one the index .* names" "$TMP/err"
+cp -r "$TMP/local" "$TMP/v2" && f=$(vshard "$TMP/v2") && rm "$f"
+expect_exit 4 "verify: a missing shard" wp verify "$TMP/v2"
+expect_grep "names it" "$(basename "$f")' is missing or unreadable; the index names it for" "$TMP/err"
+cp -r "$TMP/local" "$TMP/v3"
+# an index that leaves a package out, and a shard (named by its true hash) whose record lies
+"$PYMSG" - "$TMP/v3/linux-64" <<'PY'
+import hashlib, msgpack, os, subprocess, sys
+d = sys.argv[1]
+unz = lambda p: subprocess.run(["zstd", "-qdc", p], check=True, stdout=subprocess.PIPE).stdout
+z = lambda b: subprocess.run(["zstd", "-q", "-c", "-"], input=b, check=True, stdout=subprocess.PIPE).stdout
+ix = msgpack.unpackb(unz(d + "/repodata_shards.msgpack.zst"), raw=False)
+del ix["shards"]["pytorch-mutex"]
+shard = msgpack.unpackb(unz(d + "/shards/%s.msgpack.zst" % ix["shards"]["cudatoolkit"].hex()), raw=False)
+for rec in shard["packages"].values():
+    rec["sha256"] = bytes(32)
+data = z(msgpack.packb(shard, use_bin_type=True))
+h = hashlib.sha256(data).digest()
+open(d + "/shards/%s.msgpack.zst" % h.hex(), "wb").write(data)
+ix["shards"]["cudatoolkit"] = h
+open(d + "/repodata_shards.msgpack.zst", "wb").write(z(msgpack.packb(ix, use_bin_type=True)))
+PY
+expect_exit 4 "verify: shards that differ from repodata.json" wp verify "$TMP/v3"
+expect_grep "a package with no shard" "names no shard for 'pytorch-mutex', which repodata.json lists" "$TMP/err"
+expect_grep "a record whose hash differs" "gives 'cudatoolkit-11.1.1-h6406543_8.tar.bz2' sha256 0{64}, repodata.json [0-9a-f]{64}" "$TMP/err"
+printf 'garbage' >"$TMP/v3/linux-64/repodata_shards.msgpack.zst"
+expect_exit 4 "verify: an index that does not decode" wp verify "$TMP/v3"
+expect_grep "names it" "repodata_shards.msgpack.zst.*not zstd|repodata_shards.msgpack.zst.*not MessagePack" "$TMP/err"
 done_testing
