@@ -18,11 +18,13 @@ const struct wp_opt wp_update_table[] = {
 	{ "channel", 'c', NULL, WP_OPT_LIST, offsetof(struct update_opts, channel), "NAME|URL",
 	  "a conda channel (implies --conda)" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, offsetof(struct update_opts, conda), NULL,
-	  "only conda channels ($WHEELPICK_CHANNEL, default: pytorch); --index URLs are channels then" },
+	  "only conda channels ($WHEELPICK_CHANNEL, default: conda-forge); --index URLs are channels then; with "
+	  "--project, a sharded channel (CEP 16) gives only those packages and what they depend on" },
 	{ "subdir", 0, NULL, WP_OPT_LIST, offsetof(struct update_opts, subdir), "SUBDIR",
 	  "conda subdirs to crawl (default linux-64 and noarch)" },
 	{ "project", 'p', NULL, WP_OPT_LIST, offsetof(struct update_opts, project), "NAME",
-	  "project to follow from an index root (default torch, torchvision, torchaudio)" },
+	  "project to follow from an index root (default torch, torchvision, torchaudio), or with --conda a package "
+	  "whose closure to read from sharded channels" },
 	{ "force", 0, NULL, WP_OPT_FLAG, offsetof(struct update_opts, force), NULL,
 	  "refetch and reparse even unchanged sources" },
 	WP_OPT_END,

@@ -366,6 +366,16 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 		memset(&old.v[i], 0, sizeof(old.v[i]));
 	}
 	qsort(rs.v, rs.n, sizeof(*rs.v), rec_cmp);
+	/* a second defence: every name checked again right before it becomes a path in the channel or
+	 * a key of its repodata, whatever checked it on the way in (new records, the old repodata) */
+	for (size_t i = 0; i < rs.n; i++) {
+		const char *fn = rs.v[i].filename;
+		if (!fn || !wp_url_filename_ok(fn) || !is_conda_name(fn) || wp_mirror_is_tmp_name(fn)) {
+			rc = wp_fail(err, -WPE_SOURCE, "refusing to write '%s' into channel '%s': it is not a conda file name "
+							"(one path segment ending in .conda or .tar.bz2)", fn ? fn : "(null)", spath);
+			goto out;
+		}
+	}
 	if (any_conflict) {
 		rc = write_repodata(spath, subdir, &rs, true, err);
 		if (rc)

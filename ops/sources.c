@@ -176,8 +176,17 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 		if (c->conflicts)
 			wp_say(s, WP_SAY_WARN, "'%s': %llu file(s) now have a different sha256 than first seen; they will not be "
 					       "picked until you check the source and run 'wheelpick trust'", c->url, c->conflicts);
-		if (c->malformed)
-			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed link(s)", c->url, c->malformed);
+		/* refused links are a page trying to send us somewhere it may not: said apart from plain
+		 * broken links, in words that say what and why */
+		if (c->refused)
+			wp_say(s, WP_SAY_WARN, "'%s': refused %llu link%s that point%s where a page %s may not send "
+					       "wheelpick (%s); never followed", c->url, c->refused, c->refused == 1 ? "" : "s",
+			       c->refused == 1 ? "s" : "",
+			       !strncmp(c->url, "https:", 6) ? "served over https" : "from the network",
+			       !strncmp(c->url, "https:", 6) ? "files on this machine (file:), or plain http:" :
+							       "files on this machine (file:)");
+		if (c->malformed > c->refused)
+			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed link(s)", c->url, c->malformed - c->refused);
 		wp_say(s, c->unchanged ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s", c->unchanged ? "unchanged" : "updated", c->url);
 		if (!c->unchanged)
 			wp_say(s, WP_SAY_DEBUG, "%s: %s: %llu files, %llu other links skipped", c->url, c->kind, c->files,

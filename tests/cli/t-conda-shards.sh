@@ -134,4 +134,13 @@ expect_grep "a record whose hash differs" "gives 'cudatoolkit-11.1.1-h6406543_8.
 printf 'garbage' >"$TMP/v3/linux-64/repodata_shards.msgpack.zst"
 expect_exit 4 "verify: an index that does not decode" wp verify "$TMP/v3"
 expect_grep "names it" "repodata_shards.msgpack.zst.*not zstd|repodata_shards.msgpack.zst.*not MessagePack" "$TMP/err"
+# update's help names today's default channel and what --project does with shards
+expect_grep "update --help: the default channel is conda-forge" "default: conda-forge" <(wp update --help 2>&1)
+expect_grep "and --project reads a sharded closure" "sharded channel" <(wp update --help 2>&1)
+# links a page on the network may not make are said in words, apart from broken ones
+export WHEELPICK_CATALOG="$TMP/links.db"
+printf '<a href="file:///etc/passwd">a</a>\n<a href="file:///etc/shadow">b</a>\n<a href="x-1.0-py3-none-any.whl">c</a>\n' >"$TMP/links.html"
+expect_exit 0 "a page with local links" wp update --index "$BASE/links.html"
+expect_grep "says how many and why" "refused 2 links that point where a page from the network may not send wheelpick \(files on this machine \(file:\)\); never followed" "$TMP/err"
+expect_no_grep "not counted as broken too" "malformed" "$TMP/err"
 done_testing
