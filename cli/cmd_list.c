@@ -142,10 +142,13 @@ static const char *label(const char *v)
 
 static void print_legend(const struct shape *sh, bool marked, bool grid, int width)
 {
-	bool cuda = false, rocm = false, cpu = false, xpu = false, none = false;
+	bool cuda = false, rocm = false, cpu = false, xpu = false, none = false, label_cuda = false, null = false;
 	struct wp_buf b = WP_BUF_INIT;
 	for (size_t k = 0; k < sh->nc; k++) {
-		cuda |= !strncmp(sh->cols[k], "cu", 2);
+		/* PEP 825 labels (cuda12.8, null) beside the local labels (cu128, cpu) */
+		label_cuda |= !strncmp(sh->cols[k], "cuda", 4);
+		null |= !strcmp(sh->cols[k], "null");
+		cuda |= !strncmp(sh->cols[k], "cu", 2) && strncmp(sh->cols[k], "cuda", 4) != 0;
 		rocm |= !strncmp(sh->cols[k], "rocm", 4);
 		cpu |= !strncmp(sh->cols[k], "cpu", 3);
 		xpu |= !strncmp(sh->cols[k], "xpu", 3);
@@ -154,6 +157,10 @@ static void print_legend(const struct shape *sh, bool marked, bool grid, int wid
 	wp_buf_addstr(&b, "builds:");
 	if (cuda)
 		wp_buf_addstr(&b, " cuXY for CUDA X.Y (cu118: 11.8, cu128: 12.8);");
+	if (label_cuda)
+		wp_buf_addstr(&b, " cudaX.Y: PEP 825 variant labels for CUDA X.Y;");
+	if (null)
+		wp_buf_addstr(&b, " null: the PEP 825 variant with no properties (the CPU build);");
 	if (rocm)
 		wp_buf_addstr(&b, " rocmX.Y for AMD GPUs;");
 	if (xpu)
@@ -288,7 +295,7 @@ static void print_list(const char *project, const struct wp_list *l, bool marked
 	shape_release(&sh);
 }
 
-static void print_json(const struct wp_list *l)
+static void print_json(const struct wp_list *l, bool marked)
 {
 	struct wp_json j;
 	wp_json_init(&j);
@@ -309,6 +316,8 @@ static void print_json(const struct wp_list *l)
 			wp_json_null(&j);
 		wp_json_kstr(&j, "source", f->source_url);
 		wp_json_kstr(&j, "shadowed_by", f->shadowed_by);
+		if (marked)
+			wp_json_kbool(&j, "fits", f->fits); /* the target given can take it */
 		if (l->conda) {
 			wp_json_kstr(&j, "build", f->build);
 			wp_json_kstr(&j, "subdir", f->subdir);
@@ -414,7 +423,7 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_list_project(&cat, pos.v[0], &lo, &l, err)))
 		goto out;
 	if (o.json)
-		print_json(&l);
+		print_json(&l, marked);
 	else if (!l.n)
 		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err);
 	else

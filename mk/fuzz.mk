@@ -23,13 +23,14 @@ FUZZ_WARN     := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-param
                  -Wno-unknown-warning-option -Wno-format-truncation
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS   := $(FUZZ_WARN) -g -O1 $(FUZZ_SAN) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SONAMES)
-FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+# the generated tables too: harnesses that reach resolver/target.c (fuzz_variants) need gpu.c's data
+FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(GEN_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_BINS     := $(FUZZ_ALL:%=$(FUZZ_BUILD)/fuzz_%)
 
 # The replay build: gcc, the project's flags, ASan and UBSan, its own copy of the library.
 FUZZ_RDIR     := $(BUILD)/fuzz-replay
 FUZZ_RCFLAGS   = $(CFLAGS) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_RLIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_RDIR)/%.o)
+FUZZ_RLIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_RDIR)/%.o) $(GEN_SRC:%.c=$(FUZZ_RDIR)/%.o)
 FUZZ_RBINS    := $(FUZZ_ALL:%=$(FUZZ_RDIR)/replay_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-replay fuzz-replay-build fuzz-clean

@@ -3,6 +3,7 @@
 #include "ops/list.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "index/variants.h"
 #include "resolver/condaver.h"
 #include "resolver/pick.h"
 #include "resolver/tags.h"
@@ -69,8 +70,36 @@ void wp_list_public_version(const struct wp_list_file *f, bool conda, char *out,
 	wp_buf_free(&b);
 }
 
+/* PEP 825 metadata kept in the catalog for a project's releases (list reads nothing over the
+ * network: a variants.json never read leaves its wheels unmarked). */
+struct vmeta {
+	char *version;
+	struct wp_variants v;
+};
+WP_VEC_OF(vmeta_vec, struct vmeta);
+
+static int vmeta_row(void *ctx, const struct wp_variants_row *r, struct wp_err *err)
+{
+	struct vmeta_vec *vs = ctx;
+	struct vmeta m = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	if (!r->body || !r->version || wp_variants_parse(r->url, r->body, strlen(r->body), &m.v, &e) < 0)
+		return 0;
+	m.version = wp_xstrdup(r->version);
+	wp_vec_push(vs, m);
+	return 0;
+}
+
+static const struct wp_variants *vmeta_for(const struct vmeta_vec *vs, const char *version)
+{
+	for (size_t i = 0; version && i < vs->n; i++)
+		if (!strcmp(vs->v[i].version, version))
+			return &vs->v[i].v;
+	return NULL;
+}
+
 /* Which files a target would take, each judged alone by the picking rule. */
-static void mark_fits(const char *project, struct wp_list *l, const struct wp_target *t)
+static void mark_fits(const char *project, struct wp_list *l, const struct wp_target *t, const struct vmeta_vec *vs)
 {
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	struct wp_err e = WP_ERR_INIT;
@@ -83,7 +112,7 @@ static void mark_fits(const char *project, struct wp_list *l, const struct wp_ta
 		struct wp_candidate c = {
 			.project = project, .version = f->version, .variant = f->variant ? f->variant : "", .kind = f->kind,
 			.filename = f->filename, .url = f->url, .sha256 = f->sha256, .requires_python = f->requires_python,
-			.yanked = f->yanked, .size = f->size,
+			.yanked = f->yanked, .size = f->size, .variants = vmeta_for(vs, f->version),
 		};
 		struct wp_pick_request req = { .project = project, .pre = true };
 		struct wp_pick_result res;
@@ -125,8 +154,17 @@ int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp
 	/* sort after the ranks are spent: they are parallel to the rows as read */
 	if (out->n)
 		qsort_r(out->v, out->n, sizeof(*out->v), by_version_desc, &out->conda);
-	if (o->mark && !o->conda)
-		mark_fits(name.data, out, o->mark);
+	if (o->mark && !o->conda) {
+		struct vmeta_vec vs = { 0 };
+		if ((rc = wp_catalog_variants(cat, name.data, vmeta_row, &vs, err)) < 0)
+			goto out;
+		mark_fits(name.data, out, o->mark, &vs);
+		for (size_t i = 0; i < vs.n; i++) {
+			free(vs.v[i].version);
+			wp_variants_release(&vs.v[i].v);
+		}
+		wp_vec_free(&vs);
+	}
 out:
 	wp_vec_free(&c.rank);
 	wp_buf_free(&name);

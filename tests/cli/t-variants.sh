@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# tests/cli/t-variants.sh: PEP 825 variant wheels through the command line, over a served index of
+# small variant wheels (tests/fixtures/mkvariants.py) described by the REAL torch-2.10.0-variants.json:
+# the label each described machine gets, the why-line, the CPU-build refusal, variant markers,
+# list, profiles, flags, the lock's [packages.variants-json], and a variants.json that lies.
+# (A wheelhouse pip installs offline needs ops/pick.c: tests/cli/pending-variants-wheelhouse.sh.)
+. "$(dirname "$0")/../lib.sh"
+V10=variants/variant-repack__torch-2.10__torch-2.10.0-variants.json
+need_real "$V10"
+python3 "$ROOT/tests/fixtures/mkvariants.py" "$TMP/vidx" "$REAL_DATA/$V10"
+start_server "$TMP/vidx"
+IDX="$BASE/simple/"
+P="--python 3.12 --platform manylinux_2_28_x86_64 --index $IDX --dry-run --allow-full-downloads"
+picked() { "$PYTHON" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(" ".join("%s:%s" % (p["project"], p["variant"]) for p in j["picks"]))' "$TMP/out"; }
+expect_picks() { # DESC WANT
+	local got
+	got=$(picked 2>&1)
+	if [ "$got" = "$2" ]; then pass "$1"; else fail "$1: got '$got', wanted '$2'"; fi
+}
+
+# --- NVIDIA ---------------------------------------------------------------------------------
+expect_exit 0 "Ampere on a CUDA 12.8 driver" wp pick torch --cuda 12.8 --gpu sm_86 $P --json
+expect_picks "cuda12.8, and the nvidia-cublas its variant marker asks for" "torch:cuda12.8 nvidia-cublas:"
+expect_json "$TMP/out" "'priority :: order :: 2 before 3 puts it before cuda12.6' in j['picks'][0]['reason']" True
+expect_json "$TMP/out" "j['picks'][0]['filename']" "torch-2.10.0-py3-none-manylinux_2_28_x86_64-cuda12.8.whl"
+
+expect_exit 0 "Ampere on a CUDA 13.0 driver" wp pick torch --cuda 13.0 --gpu sm_86 $P --json
+# cuda13.0 carries 120_real, which an sm_86 machine does not support: the property marker is false
+expect_picks "cuda13.0, without the dependency its unsupported sm_arch property would bring" "torch:cuda13.0"
+expect_exit 0 "Blackwell on a CUDA 13.0 driver" wp pick torch --cuda 13.0 --gpu sm_120 $P --json
+expect_picks "cuda13.0 with the dependency of its supported 120_real" "torch:cuda13.0 nvidia-cublas:"
+expect_exit 0 "Pascal: only cuda12.6 has sm_60 code" wp pick torch --cuda 12.8 --gpu sm_61 $P --json
+expect_picks "cuda12.6" "torch:cuda12.6"
+expect_exit 0 "driver 535 (CUDA 12.2) with an H100" wp pick torch --driver 535.104.05 --gpu H100 $P --json
+expect_picks "cuda12.8 (lower bound 12.0)" "torch:cuda12.8 nvidia-cublas:"
+
+expect_exit 1 "Jetson Thor: no build has its code; the CPU build is not taken silently" \
+	wp pick torch --cuda 13.0 --gpu Thor $P
+expect_grep "says only the CPU build fits, and how to ask" "only the CPU build \(null\) fits; ask for it with --cuda cpu" "$TMP/err"
+expect_grep "and what the target supports" "it supports 110_real, 110_virtual" "$TMP/err"
+expect_exit 1 "a CUDA 11.8 driver: every CUDA build needs 12.0" wp pick torch --cuda 11.8 --gpu sm_90 $P --json
+expect_json "$TMP/out" "j['error']['exit']" 1
+expect_json "$TMP/out" "'only the CPU build (null) fits' in j['error']['message']" True
+
+# --- AMD, Intel, CPU --------------------------------------------------------------------------
+expect_exit 0 "MI300X with ROCm 7.0" wp pick torch --rocm 7.0 --gfx gfx942 $P --json
+expect_picks "rocm7.0" "torch:rocm7.0"
+expect_exit 0 "RX 7900 with ROCm 7.1" wp pick torch --rocm 7.1 --gpu gfx1100 $P --json
+expect_picks "rocm7.1" "torch:rocm7.1"
+expect_exit 1 "gfx1100 with ROCm 6.4: torch 2.10 has 7.0 and 7.1 only" wp pick torch --rocm 6.4 --gfx gfx1100 $P
+expect_grep "the ROCm version is named" "amd :: rocm_version" "$TMP/err"
+expect_exit 0 "Intel Arc B580 by name" wp pick torch --intel-device-ip bmg-g21 $P --json
+expect_picks "xpu" "torch:xpu"
+expect_json "$TMP/out" "'intel :: device_ip :: 20.1.0' in j['picks'][0]['reason']" True
+expect_exit 0 "no GPU: the null variant" wp pick torch --cuda cpu $P --json
+expect_picks "null, without CUDA libraries" "torch:null"
+
+# --- profiles and flags -------------------------------------------------------------------------
+printf '{"target": {"python": "3.12", "platform": "manylinux_2_28_x86_64", "accel": "xpu", "intel_device_ips": ["12.56.5"], "x86_64_level": "v3"}}\n' >"$TMP/xpu.json"
+expect_exit 0 "a profile with an Intel device IP" wp pick torch --target "$TMP/xpu.json" --index "$IDX" --dry-run --json
+expect_picks "xpu (12.56.5 runs its base platform 12.55.8's code)" "torch:xpu"
+printf '{"target": {"python": "3.12", "platform": "manylinux_2_28_x86_64", "accel": "xpu", "intel_device_ips": ["x"]}}\n' >"$TMP/bad.json"
+expect_exit 2 "a profile with a bad device IP" wp pick torch --target "$TMP/bad.json" --index "$IDX" --dry-run
+expect_grep "names the field" "intel_device_ips" "$TMP/err"
+expect_exit 2 "--x86-64-level v5" wp pick torch --cuda cpu --x86-64-level v5 $P
+expect_grep "one line naming the value" "x86-64 level 'v5' is not one of v1, v2, v3, v4" "$TMP/err"
+expect_exit 2 "--intel-device-ip nonsense" wp pick torch --intel-device-ip nonsense $P
+expect_grep "names the GPU" "Intel GPU 'nonsense'" "$TMP/err"
+expect_exit 2 "--gfx 942" wp pick torch --rocm 7.0 --gfx 942 $P
+expect_exit 0 "help lists the flags" wp pick --help
+expect_grep "--intel-device-ip" "intel-device-ip IP\|NAME" "$TMP/out"
+expect_grep "--x86-64-level" "x86-64-level v1\|v2\|v3\|v4" "$TMP/out"
+
+# --- list, lock --------------------------------------------------------------------------------
+expect_exit 0 "list shows the labels as builds" wp list torch
+expect_grep "a column per label" "cuda12.6 +cuda12.8 +cuda13.0 +null +rocm7.0 +rocm7.1 +xpu" "$TMP/out"
+expect_exit 0 "list --json" wp list torch --json
+expect_json "$TMP/out" "sorted(f['variant'] for f in j)" "['cuda12.6', 'cuda12.8', 'cuda13.0', 'null', 'rocm7.0', 'rocm7.1', 'xpu']"
+expect_exit 0 "list marks what a target takes" wp list torch --cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64 --json
+expect_json "$TMP/out" "sorted(f['variant'] for f in j if f.get('fits'))" "['cuda12.6', 'cuda12.8']"
+
+expect_exit 0 "lock for an Ampere machine" wp lock torch --cuda 12.8 --gpu sm_86 --python 3.12 \
+	--platform manylinux_2_28_x86_64 --index "$IDX" --allow-full-downloads -o "$TMP/lock/pylock.toml"
+expect_grep "PEP 825's table" '^\[packages\.variants-json\]$' "$TMP/lock/pylock.toml"
+expect_grep "with the schema" '^"\$schema" = "https://variants-schema.wheelnext.dev/v0.0.3.json"$' "$TMP/lock/pylock.toml"
+expect_grep "and the picked label's properties" '^"cuda12.8" = \{ "nvidia" = \{ "cuda_version_lower_bound" = \["12.0"\]' "$TMP/lock/pylock.toml"
+expect_exit 0 "a valid PEP 751 lock" "$PYTHON" "$ROOT/tests/cli/pylock_check.py" "$TMP/lock/pylock.toml"
+"$PYTHON" -c 'import tomllib,sys; d=tomllib.load(open(sys.argv[1],"rb")); p=[x for x in d["packages"] if x["name"]=="torch"][0]; print(sorted(p["variants-json"]["variants"]))' \
+	"$TMP/lock/pylock.toml" >"$TMP/labels" 2>&1
+expect_grep "TOML that parses, every label there" "'cuda12.8', 'cuda13.0', 'null'" "$TMP/labels"
+
+# --- a variants.json that is not what the page says ---------------------------------------------
+cp -r "$TMP/vidx" "$TMP/lie"
+sed -i 's/"12.0"/"11.0"/' "$TMP/lie/files/torch-2.10.0-variants.json"
+stop_server
+start_server "$TMP/lie"
+export WHEELPICK_CATALOG="$TMP/lie.sqlite3"
+expect_exit 4 "another sha256 than the page lists is an integrity failure" \
+	wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64 --index "$BASE/simple/" --dry-run
+expect_grep "naming the file" "variants.json '.*torch-2.10.0-variants.json': sha256" "$TMP/err"
+printf 'not json' >"$TMP/lie/files/torch-2.10.0-variants.json"
+sed -i 's/torch-2.10.0-variants.json#sha256=[0-9a-f]*/torch-2.10.0-variants.json/' "$TMP/lie/simple/torch/index.html"
+export WHEELPICK_CATALOG="$TMP/lie2.sqlite3"
+expect_exit 3 "a variants.json that is not JSON is a source failure" \
+	wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64 --index "$BASE/simple/" --dry-run
+expect_grep "one line naming it" "torch-2.10.0-variants.json" "$TMP/err"
+rm -f "$TMP/lie/files/torch-2.10.0-variants.json"
+sed -i '/variants.json/d' "$TMP/lie/simple/torch/index.html"
+export WHEELPICK_CATALOG="$TMP/lie3.sqlite3"
+expect_exit 1 "variant wheels whose release lists no variants.json are not guessed at" \
+	wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64 --index "$BASE/simple/" --dry-run --explain
+expect_grep "and say why" "lists no variants.json for its release" "$TMP/err"
+
+done_testing
