@@ -42,6 +42,21 @@ expect_exit 1 "a CUDA 11.8 driver: every CUDA build needs 12.0" wp pick torch --
 expect_json "$TMP/out" "j['error']['exit']" 1
 expect_json "$TMP/out" "'only the CPU build (null) fits' in j['error']['message']" True
 
+# --- the same index as PEP 691 JSON (nginx negotiates), and as a folder ----------------------------
+start_nginx "$TMP/vidx"
+export WHEELPICK_CATALOG="$TMP/json.sqlite3"
+expect_exit 0 "a PEP 691 JSON page lists the variants.json too" wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 \
+	--platform manylinux_2_28_x86_64 --index "$NGINX_BASE/simple/" --dry-run --allow-full-downloads --json
+expect_picks "cuda12.8 through JSON" "torch:cuda12.8 nvidia-cublas:"
+expect_grep "the JSON page was read" "GET /simple/torch/ " "$TMP/nginx/logs/access.log"
+kind=$(sqlite3 "$TMP/json.sqlite3" "SELECT kind FROM sources WHERE url LIKE '%/simple/torch/'")
+[ "$kind" = simple-json ] && pass "as PEP 691 JSON" || fail "torch's page was read as '$kind', not simple-json"
+export WHEELPICK_CATALOG="$TMP/folder.sqlite3"
+expect_exit 0 "a folder of variant wheels" wp pick torch --cuda 12.8 --gpu sm_120 --python 3.12 \
+	--platform manylinux_2_28_x86_64 --index "file://$TMP/vidx/files/" --dry-run --no-deps --json
+expect_picks "cuda12.8 from the folder (cuda12.6 has no sm_120)" "torch:cuda12.8"
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+
 # --- AMD, Intel, CPU --------------------------------------------------------------------------
 expect_exit 0 "MI300X with ROCm 7.0" wp pick torch --rocm 7.0 --gfx gfx942 $P --json
 expect_picks "rocm7.0" "torch:rocm7.0"
