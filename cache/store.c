@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,108 @@ int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const 
 	return 0;
 }
 
+/* The tap on a thread of its own: a ring of blocks the writer fills (and writes and hashes) while
+ * the tap thread reads the ones before. Two hashes of every byte (the file's, and a wheel member's)
+ * then take two cores where there are two, instead of one after the other. */
+#define TAP_RING 4
+#define TAP_THREAD_AFTER (8LL << 20) /* smaller files are tapped inline: a thread costs more */
+
+struct wp_store_tapq {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned char *buf[TAP_RING];
+	size_t len[TAP_RING];
+	unsigned long head, tail; /* blocks tapped, blocks handed over; the ring holds tail - head */
+	bool quit;
+	void (*tap)(void *tap_ctx, const void *p, size_t n);
+	void *ctx;
+};
+
+static void *tap_main(void *arg)
+{
+	struct wp_store_tapq *q = arg;
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (q->head == q->tail && !q->quit)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->head == q->tail)
+			break;
+		unsigned i = (unsigned)(q->head % TAP_RING);
+		pthread_mutex_unlock(&q->mu);
+		q->tap(q->ctx, q->buf[i], q->len[i]);
+		pthread_mutex_lock(&q->mu);
+		q->head++;
+		pthread_cond_broadcast(&q->cv);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+/* Start the tap thread; on failure the tap simply stays inline. The writer's block becomes the
+ * ring's first slot. */
+static void tap_thread_start(struct wp_store_writer *w)
+{
+	struct wp_store_tapq *q = wp_xcalloc(1, sizeof(*q));
+	q->tap = w->tap;
+	q->ctx = w->tap_ctx;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	if (pthread_create(&q->th, NULL, tap_main, q) != 0) {
+		pthread_cond_destroy(&q->cv);
+		pthread_mutex_destroy(&q->mu);
+		free(q);
+		return;
+	}
+	for (int i = 0; i < TAP_RING; i++)
+		q->buf[i] = wp_xmalloc(WP_STORE_BLOCK);
+	w->tq = q;
+}
+
+/* Wait until the tap thread has seen every block handed to it. */
+static void tap_drain(struct wp_store_tapq *q)
+{
+	pthread_mutex_lock(&q->mu);
+	while (q->head != q->tail)
+		pthread_cond_wait(&q->cv, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* Finish the tap thread (after the blocks it holds) and free the ring. */
+static void tap_thread_stop(struct wp_store_writer *w)
+{
+	struct wp_store_tapq *q = w->tq;
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->quit = true;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	pthread_join(q->th, NULL);
+	pthread_cond_destroy(&q->cv);
+	pthread_mutex_destroy(&q->mu);
+	for (int i = 0; i < TAP_RING; i++)
+		free(q->buf[i]);
+	free(q);
+	w->tq = NULL;
+}
+
+/* The block just written and hashed goes to the tap thread; the writer goes on in the next free
+ * slot (waiting when all are still being tapped). */
+static void tap_hand_over(struct wp_store_writer *w, size_t n)
+{
+	struct wp_store_tapq *q = w->tq;
+	pthread_mutex_lock(&q->mu);
+	q->len[q->tail % TAP_RING] = n;
+	q->tail++;
+	pthread_cond_broadcast(&q->cv);
+	while (q->tail - q->head == TAP_RING)
+		pthread_cond_wait(&q->cv, &q->mu);
+	w->block = q->buf[q->tail % TAP_RING];
+	pthread_mutex_unlock(&q->mu);
+	w->block_len = 0;
+}
+
 /* n bytes to the file, the hash and the tap. */
 static int put(struct wp_store_writer *w, const unsigned char *p, size_t n)
 {
@@ -312,7 +415,9 @@ static int put(struct wp_store_writer *w, const unsigned char *p, size_t n)
 		left -= (size_t)k;
 	}
 	wp_hasher_update(&w->hasher, p, n);
-	if (w->tap)
+	if (w->tq && p == w->block)
+		tap_hand_over(w, n);
+	else if (w->tap)
 		w->tap(w->tap_ctx, p, n);
 	w->written += (long long)n;
 	/* Start writing back what has arrived, a window at a time, so the fsync before the rename
@@ -331,6 +436,14 @@ static int flush_block(struct wp_store_writer *w)
 	if (w->block_len)
 		rc = put(w, w->block, w->block_len);
 	w->block_len = 0;
+	/* a big file's tap moves to its own thread, at a block boundary */
+	if (!rc && w->tap && w->tap_thread && !w->tq && w->written >= TAP_THREAD_AFTER) {
+		tap_thread_start(w);
+		if (w->tq) {
+			free(w->block);
+			w->block = w->tq->buf[0];
+		}
+	}
 	return rc;
 }
 
@@ -353,8 +466,9 @@ int wp_store_writer_write(void *ctx, const void *data, size_t n)
 	const unsigned char *p = data;
 	int rc = 0;
 	w->size += (long long)n;
-	/* a whole block or more with nothing waiting goes out as it is, without a copy */
-	if (!w->block_len && n >= WP_STORE_BLOCK)
+	/* a whole block or more with nothing waiting goes out as it is, without a copy (not to a
+	 * tap thread, which needs the bytes to stay put: those go through the ring) */
+	if (!w->block_len && n >= WP_STORE_BLOCK && !w->tq)
 		return put(w, p, n);
 	while (n) {
 		if (!w->block)
@@ -386,6 +500,8 @@ int wp_store_writer_reset(void *ctx, long long offset)
 	/* what waits in the block is part of what is kept (or cut below) */
 	if ((rc = flush_block(w)))
 		return rc;
+	if (w->tq)
+		tap_drain(w->tq); /* the tap thread is idle from here to the next block handed over */
 	if (w->tap_reset)
 		w->tap_reset(w->tap_ctx);
 	if (ftruncate(w->file.fd, offset) < 0)
@@ -431,6 +547,10 @@ void wp_store_writer_abort(struct wp_store_writer *w)
 	wp_hasher_release(&w->hasher);
 	free(w->name);
 	w->name = NULL;
+	if (w->tq) {
+		tap_thread_stop(w); /* the ring, w->block among it, goes with it */
+		w->block = NULL;
+	}
 	free(w->block);
 	w->block = NULL;
 	w->block_len = 0;
@@ -445,6 +565,11 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 		return wp_fail(err, -WPE_IO, "'%s': the download was already finished", w->name ? w->name : "?");
 	if (flush_block(w))
 		return wp_fail(err, w->err.code, "%s", w->err.msg);
+	if (w->tq) {
+		/* every byte tapped before anyone reads what the tap made */
+		tap_thread_stop(w);
+		w->block = NULL;
+	}
 	if (w->expect_size >= 0 && w->size != w->expect_size)
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld bytes, got %lld", w->name,
 			       w->expect_size, w->size);

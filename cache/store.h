@@ -79,6 +79,12 @@ struct wp_store_writer {
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);
 	void *tap_ctx;
+	/* The caller may also set tap_thread: past the first 8 MiB the tap then runs on a thread of
+	 * its own, a few blocks behind the writer (tap and tap_reset must then be safe to call from
+	 * another thread than _write's, one call at a time). _seal and _abort end it; _reset waits
+	 * for it. The writer owns the thread (tq). */
+	bool tap_thread;
+	struct wp_store_tapq *tq;
 };
 
 #define WP_STORE_BLOCK (1u << 20)

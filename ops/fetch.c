@@ -416,6 +416,9 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 			sinks[i].w.tap = tap_feed;
 			sinks[i].w.tap_reset = tap_reset;
 			sinks[i].w.tap_ctx = sinks[i].ws;
+			/* a big wheel's members are hashed on a second core while the file's own hash
+			 * and the transfer run on this one */
+			sinks[i].w.tap_thread = true;
 		}
 		dl[nd] = (struct wp_download){
 			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset, .ctx = &sinks[i],

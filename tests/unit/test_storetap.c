@@ -1,0 +1,164 @@
+/* tests/unit/test_storetap.c: the store writer's tap sees every byte of the file, in order, once,
+ * inline or on its own thread, through 1 MiB blocks, restarts and aborts; and a batch commit
+ * (seal, start_sync, commit, sync_dirs) puts what it sealed in place. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/mem.h"
+#include "cache/store.h"
+#include "verify/hash.h"
+
+struct fx {
+	char dir[64];
+	struct wp_store st;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *fx = wp_xcalloc(1, sizeof(*fx));
+	struct wp_err err = WP_ERR_INIT;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp_storetap_XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	char *root = wp_xasprintf("%s/files", fx->dir);
+	int rc = wp_store_init(&fx->st, root, &err);
+	free(root);
+	*state = fx;
+	return rc;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *fx = *state;
+	char *cmd = wp_xasprintf("rm -rf '%s'", fx->dir);
+	int rc = system(cmd);
+	free(cmd);
+	wp_store_release(&fx->st);
+	free(fx);
+	return rc;
+}
+
+/* A tap that hashes what it sees and counts it. */
+struct seen {
+	struct wp_hasher h;
+	long long bytes;
+	int resets;
+};
+
+static void tap(void *ctx, const void *p, size_t n)
+{
+	struct seen *s = ctx;
+	wp_hasher_update(&s->h, p, n);
+	s->bytes += (long long)n;
+}
+
+static void tap_reset(void *ctx)
+{
+	struct seen *s = ctx;
+	struct wp_err err = WP_ERR_INIT;
+	wp_hasher_reset(&s->h, &err);
+	s->bytes = 0;
+	s->resets++;
+}
+
+static unsigned char *pattern(size_t n)
+{
+	unsigned char *p = wp_xmalloc(n);
+	uint32_t x = 2463534242u;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		p[i] = (unsigned char)x;
+	}
+	return p;
+}
+
+/* size bytes in pieces of piece, starting over at byte 0 once restart_at bytes went in (0: never). */
+static void run_case(struct fx *fx, size_t size, size_t piece, size_t restart_at, bool thread)
+{
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	struct seen s = { 0 };
+	char sha[WP_SHA256_HEX_LEN + 1], tapped[WP_SHA256_HEX_LEN + 1];
+	unsigned char *data = pattern(size);
+	assert_int_equal(wp_hasher_init(&s.h, WP_HASH_SHA256, &err), 0);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "tap.whl", &err), 0);
+	w.tap = tap;
+	w.tap_reset = tap_reset;
+	w.tap_ctx = &s;
+	w.tap_thread = thread;
+	for (size_t off = 0; off < size; off += piece) {
+		size_t n = size - off < piece ? size - off : piece;
+		assert_int_equal(wp_store_writer_write(&w, data + off, n), 0);
+		if (restart_at && off + n >= restart_at) {
+			assert_int_equal(wp_store_writer_reset(&w, 0), 0);
+			restart_at = 0;
+			off = (size_t)0 - piece; /* the loop adds piece: from 0 again */
+		}
+	}
+	assert_int_equal(wp_store_writer_seal(&w, sha, &err), 0);
+	assert_null(w.tq); /* the tap thread is over once the writer is sealed */
+	assert_int_equal(s.bytes, (long long)size);
+	assert_int_equal(wp_hasher_final(&s.h, tapped, NULL, &err), 0);
+	assert_string_equal(tapped, sha);
+	char *path = NULL;
+	wp_store_writer_start_sync(&w);
+	assert_int_equal(wp_store_writer_commit(&w, &path, &err), 0);
+	assert_int_equal(wp_store_sync_dirs(&fx->st, &err), 0);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, (long long)size);
+	free(path);
+	wp_hasher_release(&s.h);
+	free(data);
+}
+
+static void test_tap_inline_and_threaded(void **state)
+{
+	struct fx *fx = *state;
+	run_case(fx, 3 << 20, 16384, 0, false);
+	run_case(fx, 20 << 20, 16384, 0, true);            /* the thread starts past 8 MiB */
+	run_case(fx, 20 << 20, 16381, 0, true);            /* pieces that straddle blocks */
+	run_case(fx, 20 << 20, 3 << 20, 0, true);          /* pieces bigger than a block */
+	run_case(fx, 20 << 20, 65536, 12 << 20, true);     /* a restart while the thread runs */
+	run_case(fx, 5 << 20, 65536, 1 << 20, true);       /* a restart before it starts */
+}
+
+static void test_abort_with_thread(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	struct seen s = { 0 };
+	unsigned char *data = pattern(1 << 20);
+	assert_int_equal(wp_hasher_init(&s.h, WP_HASH_SHA256, &err), 0);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "gone.whl", &err), 0);
+	w.tap = tap;
+	w.tap_reset = tap_reset;
+	w.tap_ctx = &s;
+	w.tap_thread = true;
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(wp_store_writer_write(&w, data, 1 << 20), 0);
+	wp_store_writer_abort(&w);
+	assert_null(w.tq);
+	wp_hasher_release(&s.h);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tap_inline_and_threaded),
+		cmocka_unit_test(test_abort_with_thread),
+	};
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
+}
