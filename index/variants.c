@@ -35,6 +35,7 @@ static bool name_ok(const char *s, bool dots)
 struct ctx {
 	const char *what;
 	struct wp_err *err;
+	size_t values; /* counted against WP_VARIANTS_MAX_VALUES */
 };
 
 static int bad(struct ctx *c, const char *fmt, const char *a, const char *b)
@@ -52,6 +53,9 @@ static int str_list(struct ctx *c, const struct wp_json_val *arr, bool dots, con
 	if (wp_json_type(arr) != WP_JSON_ARRAY)
 		return bad(c, "%s is not a list", where, NULL);
 	size_t len = wp_json_len(arr);
+	if ((c->values += len) > WP_VARIANTS_MAX_VALUES)
+		return wp_fail(c->err, -WPE_TOO_BIG, "variant metadata '%s' lists more than %d values", c->what,
+			       WP_VARIANTS_MAX_VALUES);
 	*out = wp_xcalloc(len ? len : 1, sizeof(**out));
 	for (size_t i = 0; i < len; i++) {
 		const char *s = wp_json_as_str(wp_json_at(arr, i));
@@ -177,6 +181,9 @@ static int parse_tree(struct ctx *c, const struct wp_json_val *root, struct wp_v
 	const struct wp_json_val *vars = wp_json_get(root, "variants");
 	if (wp_json_type(vars) != WP_JSON_OBJECT)
 		return bad(c, "no variants object", NULL, NULL);
+	if (wp_json_len(vars) > WP_VARIANTS_MAX_LABELS)
+		return wp_fail(c->err, -WPE_TOO_BIG, "variant metadata '%s' lists more than %d labels", c->what,
+			       WP_VARIANTS_MAX_LABELS);
 	v->labels = wp_xcalloc(wp_json_len(vars) + 1, sizeof(*v->labels));
 	for (size_t i = 0; i < wp_json_len(vars); i++) {
 		const char *label = wp_json_key_at(vars, i);

@@ -351,6 +351,31 @@ static bool vwheel_fits(struct cand *c, const struct wp_target *t, const struct 
 	return true;
 }
 
+/* A PEP 825 label and a local label that name the same build (cuda12.8 and cu128, null and cpu):
+ * a set whose torch is a variant wheel may take torchaudio from an index of +cu128 builds. */
+static bool same_build(const struct cand *c, const char *require)
+{
+	int a, b, n = 0;
+	bool pep825 = !strcmp(require, "null") || (sscanf(require, "cuda%d.%d%n", &a, &b, &n) == 2 && !require[n]);
+	if (!c->vwheel && !pep825)
+		return false;
+	struct wp_variant r;
+	vwheel_variant(require, NULL, NULL, &r);
+	const struct wp_variant *v = &c->var;
+	if (r.kind != v->kind || r.flavour[0] || v->flavour[0])
+		return false;
+	switch (r.kind) {
+	case WP_VARIANT_CUDA:
+	case WP_VARIANT_ROCM:
+		return r.major == v->major && r.minor == v->minor;
+	case WP_VARIANT_XPU:
+	case WP_VARIANT_CPU:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The accelerator rule. Returns true when the variant may run on the target; else fills why. */
 static bool variant_fits(struct cand *c, const struct wp_candidate *k, const struct wp_target *t,
 			 const struct wp_pick_request *req, struct wp_buf *why)
@@ -361,7 +386,8 @@ static bool variant_fits(struct cand *c, const struct wp_candidate *k, const str
 		say(why, "an unlabeled torch build: which CUDA it has is in its METADATA, not read yet");
 		return false;
 	}
-	if (req->require_variant && strcmp(label, req->require_variant) != 0) {
+	if (req->require_variant && strcmp(label, req->require_variant) != 0 &&
+	    !same_build(c, req->require_variant)) {
 		say(why, "%s: the set shares variant '%s'", *label ? label : "no variant", req->require_variant);
 		return false;
 	}

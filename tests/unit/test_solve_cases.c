@@ -18,6 +18,9 @@
  *   message  TEXT                           the error message contains TEXT
  *   note     TEXT                           some note of the plan contains TEXT
  *   reason   PROJECT TEXT                   that project's pick reason contains TEXT
+ *   variants PATH                           a real PEP 825 {name}-{version}-variants.json under
+ *                                           tests/fixtures/real (the part after the last "__" names
+ *                                           it): the metadata of that project and version's files
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,8 +37,10 @@
 #include "base/mem.h"
 #include "base/url.h"
 #include "base/vec.h"
+#include "index/variants.h"
 #include "resolver/fileinfo.h"
 #include "resolver/solve.h"
+#include "tests/unit/fixtures.h"
 #include "resolver/wheelname.h"
 
 #define MAX_LINES 64
@@ -58,6 +63,9 @@ struct tcase {
 	size_t nbroken;
 	/* per-project candidate arrays handed to the solver */
 	struct wp_candidate cands[256];
+	struct wp_variants vars[4];   /* PEP 825 metadata, and the project and version it is for */
+	struct wp_fileinfo vfi[4];
+	size_t nvars;
 	unsigned files_calls, deps_calls;
 };
 
@@ -240,6 +248,19 @@ static void run_case(void **state)
 				.yanked = tf->yanked, .sha256 = tf->sha256, .size = -1,
 			};
 			tc->nfiles++;
+		} else if ((a = rest_after(line, "variants"))) {
+			if (tc->nvars == WP_ARRAY_LEN(tc->vars))
+				fail_msg("%s: too many variants lines", file);
+			size_t len;
+			char *text = fixture_read(a, &len);
+			const char *base = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
+			while (strstr(base, "__"))
+				base = strstr(base, "__") + 2;
+			if (wp_fileinfo_from_name(base, NULL, &tc->vfi[tc->nvars], &e) < 0 ||
+			    wp_variants_parse(a, text, len, &tc->vars[tc->nvars], &e) < 0)
+				fail_msg("%s: '%s': %s", file, a, e.msg);
+			free(text);
+			tc->nvars++;
 		} else if ((a = rest_after(line, "dep"))) {
 			struct tfile *tf = file_and_rest(tc, a, &rest);
 			if (tf->ndeps == MAX_LINES)
@@ -305,6 +326,10 @@ static void run_case(void **state)
 	if (!nexp && !want_code)
 		fail_msg("%s: nothing is expected", file);
 
+	for (size_t i = 0; i < tc->nfiles; i++)
+		for (size_t v = 0; v < tc->nvars; v++)
+			if (!strcmp(tc->vfi[v].project, tc->files[i].fi.project) && !strcmp(tc->vfi[v].version, tc->files[i].fi.version))
+				tc->files[i].cand.variants = &tc->vars[v];
 	so.constraints = cons.v, so.n_constraints = cons.n;
 	so.hashes = hashes, so.n_hashes = nhashes;
 	struct wp_solve_provider p = { .files = p_files, .deps = p_deps, .ctx = tc };
@@ -388,6 +413,10 @@ static void run_case(void **state)
 		struct tfile *tf = &tc->files[i];
 		free(tf->path), free(tf->url), free(tf->requires_python), free(tf->yanked), free(tf->metapy), free(tf->sha256);
 		wp_fileinfo_release(&tf->fi);
+	}
+	for (size_t v = 0; v < tc->nvars; v++) {
+		wp_variants_release(&tc->vars[v]);
+		wp_fileinfo_release(&tc->vfi[v]);
 	}
 	for (size_t i = 0; i < nowned; i++)
 		free(owned[i]);
