@@ -24,6 +24,12 @@ expect_picks "cuda12.8, and the nvidia-cublas its variant marker asks for" "torc
 expect_json "$TMP/out" "'priority :: order :: 2 before 3 puts it before cuda12.6' in j['picks'][0]['reason']" True
 expect_json "$TMP/out" "j['picks'][0]['filename']" "torch-2.10.0-py3-none-manylinux_2_28_x86_64-cuda12.8.whl"
 
+# the variants.json was read once and kept: offline, the same pick
+expect_exit 0 "offline, from the catalog's copy" wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 \
+	--platform manylinux_2_28_x86_64 --index "$IDX" --dry-run --offline --no-deps --json
+expect_picks "the same label offline" "torch:cuda12.8"
+n=$(grep -c "/files/torch-2.10.0-variants.json" "$TMP/server.log")
+[ "$n" = 1 ] && pass "the variants.json was fetched once" || fail "the variants.json was fetched $n times"
 expect_exit 0 "Ampere on a CUDA 13.0 driver" wp pick torch --cuda 13.0 --gpu sm_86 $P --json
 # cuda13.0 carries 120_real, which an sm_86 machine does not support: the property marker is false
 expect_picks "cuda13.0, without the dependency its unsupported sm_arch property would bring" "torch:cuda13.0"
