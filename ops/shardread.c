@@ -120,6 +120,9 @@ static void fetch_indexes(struct wp_catalog *cat, struct wp_shard_crawl *c, cons
 		struct wp_err e = WP_ERR_INIT;
 		char sha[WP_SHA256_HEX_LEN + 1];
 		if (errs[k].code) {
+			/* gone since a read said it was there (the probe took it on its age): the caller
+			 * reads repodata.json instead */
+			s->lost = s->sharded && not_found(s->index_url, &res[k]);
 			s->sharded = false;
 			if (!not_found(s->index_url, &res[k]))
 				sub_fail(s, &errs[k]);

@@ -73,6 +73,7 @@ struct wp_shard_subdir {
 	char *url;                /* CHANNEL/SUBDIR, no trailing '/' */
 	char *index_url;          /* url + "/" WP_SHARD_INDEX_FILE */
 	bool sharded;             /* it has an index (the probe says) */
+	bool lost;                /* it had one when last read, and now answers 404: read repodata.json */
 	bool loaded;              /* ix holds it */
 	struct wp_shard_index ix;
 	int rc;                   /* 0, or this subdir's first failure */

@@ -276,6 +276,18 @@ int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, c
 			say_shards(s, d);
 		}
 		wp_say(s, WP_SAY_DEBUG, "sharded channels: a closure of %zu package names", sc.names);
+		/* a subdir whose index went away since it was read: its repodata.json, whole */
+		struct wp_sources lost = { 0 };
+		for (size_t i = 0; i < sc.n; i++)
+			if (sc.v[i].lost) {
+				char *u = wp_xasprintf("%s/repodata.json", sc.v[i].url);
+				wp_say(s, WP_SAY_NOTE, "'%s' has no shard index any more; reading its repodata.json", sc.v[i].url);
+				wp_sources_add_index(&lost, u);
+				free(u);
+			}
+		if (lost.n && !wrc)
+			wrc = wp_sources_crawl(s, cat, &lost, NULL, 0, force, 0, &we);
+		wp_sources_release(&lost);
 	}
 	if (wrc) {
 		if (rc)

@@ -67,6 +67,17 @@ n3=$(grep -c '/shards/' "$TMP/server.log")
 [ "$n3" = "$n1" ] && pass "unchanged shards are not fetched" || fail "unchanged shards fetched: $n1 then $n3"
 expect_grep "the index was read again" "\"n\":1,\"path\":\"/schan/linux-64/repodata_shards.msgpack.zst\",\"status\":200" "$TMP/server.log"
 expect_no_grep "still no repodata.json" "repodata.json\"" "$TMP/server.log"
+# an index gone since it was read (its read within the hour spares a fetch): a package nobody read
+# yet comes from repodata.json instead
+mv "$TMP/schan/linux-64/repodata_shards.msgpack.zst" "$TMP/schan-index.bak"
+cp "$TMP/chan/linux-64/repodata.json" "$TMP/schan/linux-64/"
+expect_exit 0 "http: the index went away" wp pick 'torchvision==0.8.2' --conda -c "$BASE/schan" -c "$BASE/sforge" --cuda 11.0 \
+	--python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "[p['version'] for p in j['picks'] if p['name']=='torchvision']" "['0.8.2']"
+expect_grep "said" "has no shard index any more; reading its repodata.json" "$TMP/err"
+expect_grep "and repodata.json read" '"path":"/schan/linux-64/repodata.json"' "$TMP/server.log"
+mv "$TMP/schan-index.bak" "$TMP/schan/linux-64/repodata_shards.msgpack.zst"
+rm "$TMP/schan/linux-64/repodata.json"
 
 # a shard whose bytes are not what the index names: exit 4, naming it
 export WHEELPICK_CATALOG="$TMP/bad.db"
