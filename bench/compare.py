@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""bench/compare.py: two wheelpick binaries side by side on the paths issue 17 changed.
+
+usage: compare.py OLD NEW   (absolute paths; build each with make BUILD=... OPTFLAGS="-O2 -DNDEBUG")
+
+Runs, alternating OLD and NEW run by run with bench.py's harness (same servers, same timing):
+a valid 256 MB wheel fetched with its sha256 in the page (and curl + sync as the floor), 16 x
+200 KB wheels in one command (and serial curl), the real 2021 page crawled into a fresh catalog,
+and 300,000 conda records (plain, sorted) into a fresh catalog. Prints markdown tables; inputs
+live under build-bench/bench-work/ (removed at the end) and build-bench/bench-data/ (kept).
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench as B  # noqa: E402
+import mkwheel  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    old, new = (os.path.abspath(a) for a in sys.argv[1:])
+    B.rm(B.WORK)
+    os.makedirs(B.WORK)
+    B.legend.update({"OLD": old, "NEW": new, "T": B.WORK, "SHARED": B.SHARED})
+    B.emit(f"# old against new; load average at start {B.loadavg()}")
+    B.emit()
+    try:
+        root = B.stand_in_root("srvcmp")
+        mid_fn = "midpkg-1.0-py3-none-any.whl"
+        mid_sha, _ = mkwheel.big_wheel(os.path.join(root, mid_fn), "midpkg", "1.0", "py3-none-any", B.MID - 4096, seed=4)
+        B.page(os.path.join(root, "mid.html"), [(f"{mid_fn}#sha256={mid_sha}", mid_fn, "")])
+        small = []
+        for i in range(16):
+            fn = f"tiny{i:02d}-1.0-py3-none-any.whl"
+            sha, _ = mkwheel.big_wheel(os.path.join(root, fn), f"tiny{i:02d}", "1.0", "py3-none-any",
+                                       B.SMALL_SIZE - 4096, seed=200 + i)
+            small.append((fn, sha))
+        B.page(os.path.join(root, "tiny.html"), [(f"{fn}#sha256={sha}", fn, "") for fn, sha in small])
+        srv = B.serve(root, "cmp")
+        B.legend["SRV"] = srv.base
+        tgt = ["--cuda", "cpu", "--python", "3.8", "--platform", "linux_x86_64", "--no-deps"]
+
+        def fetch_cmds(label, pkgs, pg):
+            out = []
+            for tag, wp in (("old", old), ("new", new)):
+                d, env = B.wp_env(f"{tag}-{pg}")
+                dest = os.path.join(d, "dest")
+                B.run_plain([wp, "update", "--index", f"{srv.base}/{pg}"], env)
+                out.append(B.Cmd(f"{tag}: {label}", [wp] + pkgs + tgt + ["--index", f"{srv.base}/{pg}", "-d", dest], env,
+                                 B.synced(lambda dest=dest, env=env: B.rm(dest, env["WHEELPICK_CACHE_DIR"]))))
+            return out
+
+        cmid = os.path.join(B.WORK, "curl-mid.whl")
+        curl_mid = B.Cmd(f"curl, {B.MID // B.MB} MB, then sync FILE (floor)",
+                         ["sh", "-c", 'curl -sS --fail -o "$1" "$2" && sync "$1"', "sh", cmid, f"{srv.base}/{mid_fn}"],
+                         setup=B.synced(lambda: B.rm(cmid)))
+        mids = fetch_cmds(f"valid {B.MID // B.MB} MB wheel, sha256 in the page", ["midpkg"], "mid.html")
+        B.measure(mids + [curl_mid], runs=5, warmup=1)
+        B.emit(f"## One valid {B.MID // B.MB} MB wheel")
+        B.emit()
+        B.table(mids + [curl_mid], {mids[1].label: f"{B.ratio(mids[0], mids[1]):.2f}x old; "
+                                                   f"{B.ratio(curl_mid, mids[1]):.2f}x curl+sync"})
+        B.commands(mids + [curl_mid])
+
+        cdir = os.path.join(B.WORK, "curl-tiny")
+        curl_seq = B.Cmd("curl, the same 16 one after another in one process",
+                         ["curl", "-sS", "--fail"] + sum((["-o", os.path.join(cdir, fn), f"{srv.base}/{fn}"]
+                                                          for fn, _ in small), []),
+                         setup=lambda: (B.rm(cdir), os.makedirs(cdir)))
+        tinies = fetch_cmds("16 x 200 KB in one command", [fn.split("-")[0] for fn, _ in small], "tiny.html")
+        B.measure(tinies + [curl_seq], runs=7, warmup=1)
+        B.emit("## 16 x 200 KB, loopback")
+        B.emit()
+        B.table(tinies + [curl_seq], {tinies[1].label: f"{B.ratio(tinies[0], tinies[1]):.2f}x old; "
+                                                       f"{B.ratio(curl_seq, tinies[1]):.2f}x serial curl"})
+        B.commands(tinies + [curl_seq])
+
+        crawls = []
+        for tag, wp in (("old", old), ("new", new)):
+            d, env = B.wp_env(f"crawl-{tag}")
+            crawls.append(B.Cmd(f"{tag}: update, the 2021 page into a fresh catalog",
+                                [wp, "update", "--index", "file://" + B.PAGE2021], env,
+                                lambda env=env: B.rm(env["WHEELPICK_CATALOG"], env["WHEELPICK_CACHE_DIR"])))
+        B.measure(crawls, runs=15, warmup=2)
+        B.emit("## Crawl of the real 2021 page (1,498 links), fresh catalog")
+        B.emit()
+        B.table(crawls, {crawls[1].label: f"{B.ratio(crawls[0], crawls[1]):.2f}x old"})
+        B.commands(crawls)
+
+        js = os.path.join(B.DATA, f"repodata-{B.REPODATA_RECORDS}-sorted.json")
+        if os.path.exists(js):
+            ch = os.path.join(B.WORK, "ch", "linux-64")
+            os.makedirs(ch)
+            os.symlink(js, os.path.join(ch, "repodata.json"))
+            condas = []
+            for tag, wp in (("old", old), ("new", new)):
+                d, env = B.wp_env(f"conda-{tag}")
+                condas.append(B.Cmd(f"{tag}: update --conda, {B.REPODATA_RECORDS:,} records, plain",
+                                    [wp, "update", "--conda", "--index", f"file://{ch}/repodata.json"], env,
+                                    B.synced(lambda env=env: B.rm(env["WHEELPICK_CATALOG"], env["WHEELPICK_CACHE_DIR"]))))
+            B.measure(condas, runs=3, warmup=0)
+            size = os.path.getsize(js)
+            B.emit("## Conda repodata, plain, sorted, fresh catalog")
+            B.emit()
+            B.table(condas, {c.label: f"{size / 1e6 / B.med(c, 'wall'):.1f} MB/s" for c in condas})
+            B.commands(condas)
+        B.emit("```sh")
+        for k, v in B.legend.items():
+            B.emit(f"{k}={v}")
+        B.emit("```")
+        B.emit(f"_load average at the end: {B.loadavg()}_")
+    finally:
+        for s in B.servers:
+            s.stop()
+        B.rm(B.WORK)
+
+
+if __name__ == "__main__":
+    main()
