@@ -22,8 +22,8 @@
 
 struct list_opts {
 	bool json, conda, all;
-	const char *cuda, *driver, *python, *platform, *index_strategy;
-	struct wp_strlist gpu, index;
+	const char *cuda, *driver, *python, *platform, *index_strategy, *rocm, *x86_64_level;
+	struct wp_strlist gpu, index, intel_ip;
 };
 
 #define O(f) offsetof(struct list_opts, f)
@@ -35,7 +35,12 @@ const struct wp_opt wp_list_table[] = {
 	{ "driver", 0, NULL, WP_OPT_STR, O(driver), "VERSION", "mark what a machine with this NVIDIA driver can take" },
 	{ "python", 0, "python-version", WP_OPT_STR, O(python), "X.Y", "mark what this Python can take" },
 	{ "platform", 0, NULL, WP_OPT_STR, O(platform), "TAG", "mark what this platform can take (manylinux_2_28_x86_64, ...)" },
-	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|NAME", "mark what has code for this GPU" },
+	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|NAME|gfxN", "mark what has code for this GPU" },
+	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y", "mark what a machine with AMD ROCm X.Y can take" },
+	{ "intel-device-ip", 0, NULL, WP_OPT_LIST, O(intel_ip), "IP|NAME",
+	  "mark what this Intel GPU can take (a device IP such as 20.1.0, or bmg-g21)" },
+	{ "x86-64-level", 0, NULL, WP_OPT_STR, O(x86_64_level), "v1|v2|v3|v4",
+	  "mark what a CPU of this x86-64 level can take" },
 	{ "index", 'i', "index-url|extra-index-url|find-links", WP_OPT_LIST, O(index), "URL",
 	  "the indexes pick would be given, best first (decides which index's files count)" },
 	{ "index-strategy", 0, NULL, WP_OPT_STR, O(index_strategy), "first-index|unsafe-best-match",
@@ -158,9 +163,9 @@ static void print_legend(const struct shape *sh, bool marked, bool grid, int wid
 	if (cuda)
 		wp_buf_addstr(&b, " cuXY for CUDA X.Y (cu118: 11.8, cu128: 12.8);");
 	if (label_cuda)
-		wp_buf_addstr(&b, " cudaX.Y: PEP 825 variant labels for CUDA X.Y;");
+		wp_buf_addstr(&b, " cudaX.Y for CUDA X.Y (PEP 825 labels);");
 	if (null)
-		wp_buf_addstr(&b, " null: the PEP 825 variant with no properties (the CPU build);");
+		wp_buf_addstr(&b, " null for no GPU (PEP 825: the build with no properties);");
 	if (rocm)
 		wp_buf_addstr(&b, " rocmX.Y for AMD GPUs;");
 	if (xpu)
@@ -336,7 +341,8 @@ static void print_json(const struct wp_list *l, bool marked)
 static int mark_target(const struct list_opts *o, struct wp_target *t, bool *marked, struct wp_err *err)
 {
 	int rc = 0;
-	*marked = !o->conda && (o->cuda || o->driver || o->python || o->platform || o->gpu.n);
+	*marked = !o->conda && (o->cuda || o->driver || o->python || o->platform || o->gpu.n || o->rocm ||
+				o->intel_ip.n || o->x86_64_level);
 	if (!*marked)
 		return 0;
 	wp_target_init(t);
@@ -347,6 +353,12 @@ static int mark_target(const struct list_opts *o, struct wp_target *t, bool *mar
 		return rc;
 	for (size_t i = 0; i < o->gpu.n; i++)
 		if ((rc = wp_target_add_gpu(t, o->gpu.v[i], err)))
+			return rc;
+	if ((o->rocm && (rc = wp_target_set_rocm(t, o->rocm, err))) ||
+	    (o->x86_64_level && (rc = wp_target_set_x86_64_level(t, o->x86_64_level, err))))
+		return rc;
+	for (size_t i = 0; i < o->intel_ip.n; i++)
+		if ((rc = wp_target_add_intel_ip(t, o->intel_ip.v[i], err)))
 			return rc;
 	return wp_target_finish(t, err);
 }
@@ -436,5 +448,6 @@ out:
 	wp_strlist_release(&pos);
 	wp_strlist_release(&o.gpu);
 	wp_strlist_release(&o.index);
+	wp_strlist_release(&o.intel_ip);
 	return rc;
 }

@@ -26,9 +26,9 @@
 	{ "gfx", 0, NULL, WP_OPT_LIST, O(gfx), "gfxN",                                                                   \
 	  "an AMD GPU architecture the ROCm build must have code for, e.g. gfx942, gfx1100 (same as --gpu gfxN)" },      \
 	{ "intel-device-ip", 0, NULL, WP_OPT_LIST, O(intel_ip), "IP|NAME",                                               \
-	  "an Intel GPU, as its device IP (20.1.0) or name (bmg-g21, dg2-g10, pvc); implies --xpu (PEP 825 variants)" },\
+	  "an Intel GPU, as its device IP (20.1.0) or name (bmg-g21, dg2-g10, pvc); implies --xpu" },               \
 	{ "x86-64-level", 0, NULL, WP_OPT_STR, O(x86_64_level), "v1|v2|v3|v4",                                           \
-	  "the target CPU's x86-64 level, for PEP 825 x86_64 variants (default v1, which every x86-64 runs)" },          \
+	  "the target CPU's x86-64 level, for wheels built for one (default v1, which every x86-64 runs)" },           \
 	{ "python", 0, "python-version", WP_OPT_LIST, O(python), "X.Y[t]|auto",                                          \
 	  "the target's Python; 3.13t is the free-threaded build (default auto)" },                                    \
 	{ "platform", 0, NULL, WP_OPT_LIST, O(platform), "TAG|auto",                                                     \

@@ -99,6 +99,10 @@ expect_exit 0 "list --json" wp list torch --json
 expect_json "$TMP/out" "sorted(f['variant'] for f in j)" "['cuda12.6', 'cuda12.8', 'cuda13.0', 'null', 'rocm7.0', 'rocm7.1', 'xpu']"
 expect_exit 0 "list marks what a target takes" wp list torch --cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64 --json
 expect_json "$TMP/out" "sorted(f['variant'] for f in j if f.get('fits'))" "['cuda12.6', 'cuda12.8']"
+expect_exit 0 "list marks what an AMD machine takes" wp list torch --rocm 7.1 --gpu gfx1100 --python 3.12 --platform manylinux_2_28_x86_64 --json
+expect_json "$TMP/out" "sorted(f['variant'] for f in j if f.get('fits'))" "['rocm7.1']"
+expect_exit 0 "list marks what an Intel GPU takes" wp list torch --intel-device-ip lnl-m --python 3.12 --platform manylinux_2_28_x86_64 --json
+expect_json "$TMP/out" "sorted(f['variant'] for f in j if f.get('fits'))" "['xpu']"
 
 expect_exit 0 "lock for an Ampere machine" wp lock torch --cuda 12.8 --gpu sm_86 --python 3.12 \
 	--platform manylinux_2_28_x86_64 --index "$IDX" --allow-full-downloads -o "$TMP/lock/pylock.toml"
