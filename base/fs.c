@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -273,6 +274,22 @@ static void sweep_stale_tmp(const char *path)
 	const char *slash = strrchr(path, '/');
 	sweep_dir(dir, slash ? slash + 1 : path);
 	free(dir);
+}
+
+int wp_flock_wait(int fd, unsigned max_ms)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	for (unsigned waited = 0;; waited += 50) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		if (waited >= max_ms) {
+			errno = EWOULDBLOCK;
+			return -1;
+		}
+		nanosleep(&pause, NULL);
+	}
 }
 
 int wp_fs_sweep_stale_tmp(const char *dir)

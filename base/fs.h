@@ -51,6 +51,11 @@ int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool 
  * many were removed. */
 int wp_fs_sweep_stale_tmp(const char *dir);
 
+/* flock(fd, LOCK_EX), waiting at most max_ms for another process to let go (polled, so a
+ * signal or a hung holder cannot keep us forever). 0 when held; -1 with errno EWOULDBLOCK when
+ * the wait ran out, or flock's errno. */
+int wp_flock_wait(int fd, unsigned max_ms);
+
 /* mkdir -p; an existing directory is fine, an existing non-directory is an error. */
 int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
 

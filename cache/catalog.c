@@ -754,7 +754,11 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 	/* forget the keys of the files the pattern names (and those first seen at such a URL), clear
 	 * their conflicts, then record what is listed now as first seen: the accepted files first, so
 	 * that their bytes are the ones a key now holds */
-	const char *sqls[4][2] = {
+	const char *sqls[5][2] = {
+		/* what was read of an accepted file's old bytes (its Requires-Dist) is not the new file's:
+		 * read again, or the new wheel would be held to the old one's metadata */
+		{ "DELETE FROM metadata WHERE url IN (SELECT url FROM files WHERE hash_conflict IS NOT NULL)",
+		  "DELETE FROM metadata WHERE url IN (SELECT url FROM files WHERE hash_conflict IS NOT NULL AND url LIKE ?1)" },
 		{ "DELETE FROM seen_files",
 		  "DELETE FROM seen_files WHERE url LIKE ?1 OR key IN (SELECT wp_tofu_key(url) FROM files WHERE url LIKE ?1)" },
 		{ "UPDATE files SET hash_conflict = NULL WHERE hash_conflict IS NOT NULL",
@@ -768,7 +772,7 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 		  " strftime('%s','now') FROM files WHERE sha256 IS NOT NULL" },
 	};
 	*n = 0;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (sqlite3_prepare_v2(cat->db, sqls[i][url_like != NULL], -1, &st, NULL) != SQLITE_OK) {
 			rc = wp_catalog_fail(cat, err, "cannot accept hashes");
 			goto out;
@@ -782,7 +786,7 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 			rc = wp_catalog_fail(cat, err, "cannot accept hashes");
 			goto out;
 		}
-		if (i == 1)
+		if (i == 2)
 			*n = sqlite3_changes(cat->db);
 		sqlite3_finalize(st);
 		st = NULL;

@@ -4,6 +4,7 @@
  * can be stopped before its gigabytes. */
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
+#include "base/mem.h"
 #include "cli/print.h"
 
 #include <stdio.h>
@@ -129,6 +130,9 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			wp_print_plan_total(&run.plan, " to download");
 		fflush(stdout);
 	}
+	/* -d naming a file or a read-only folder fails now, not after the download */
+	if ((rc = wp_pick_dest_ready(dest, err)))
+		goto out;
 	wp_cli_progress(cli, o.json);
 	int frc = wp_pick_fetch(&cli->session, &job, &run, err);
 	if (frc && frc != -WPE_INTEGRITY) {
@@ -143,9 +147,18 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (o.json)
 		wp_print_plan(&run.plan, true, o.explain);
 	printed = o.json;
-	if (!rc && !o.json && cli->verbosity >= 0)
-		printf("wrote %s: install offline with\n  python3 -m pip install --no-index --find-links %s "
-		       "--require-hashes -r %s/requirements.txt\n", dest, dest, dest);
+	if (!rc && !o.json && cli->verbosity >= 0) {
+		/* a command to paste: the folder quoted as one shell word, whatever its name holds */
+		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
+		fputs("wrote ", stdout);
+		wp_fputs_shown(dest, stdout);
+		fputs(": install offline with\n  python3 -m pip install --no-index --find-links ", stdout);
+		wp_print_shell_word(dest, stdout);
+		fputs(" --require-hashes -r ", stdout);
+		wp_print_shell_word(req_file, stdout);
+		putchar('\n');
+		free(req_file);
+	}
 out:
 	if (rc && o.json && !printed)
 		wp_print_json_error(rc, err, &run.plan);

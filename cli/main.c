@@ -1,6 +1,7 @@
 /* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
 #include "cli/cli.h"
+#include "cli/print.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
 #include "cache/names.h"
@@ -33,7 +34,10 @@ static void vsay(const struct wp_cli *cli, const char *prefix, const char *fmt, 
 	if (cli->verbosity > 0)
 		fprintf(stderr, "[%.2f s] ", wp_cli_elapsed(cli));
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		wp_fputs_shown(msg, stderr); /* values from indexes, files and the environment */
+	free(msg);
 	fputc('\n', stderr);
 }
 
@@ -90,7 +94,9 @@ static void say(void *ctx, enum wp_say_level level, const char *msg)
 		wp_cli_warn(cli, "%s", msg);
 		break;
 	case WP_SAY_ERROR:
-		fprintf(stderr, "wheelpick: %s\n", msg);
+		fputs("wheelpick: ", stderr);
+		wp_fputs_shown(msg, stderr);
+		fputc('\n', stderr);
 		break;
 	}
 }
@@ -315,8 +321,11 @@ int main(int argc, char **argv)
 	rc = cmd->fn(&cli, nrest, rest, &err);
 	wp_cli_debug(&cli, "%s: done in %.2f s", cmd->name, wp_cli_elapsed(&cli));
 out:
-	if (rc && err.code)
-		fprintf(stderr, "wheelpick: %s\n", err.msg);
+	if (rc && err.code) {
+		fputs("wheelpick: ", stderr);
+		wp_fputs_shown(err.msg, stderr);
+		fputc('\n', stderr);
+	}
 	else if (rc)
 		fprintf(stderr, "wheelpick: failed (code %d)\n", -rc);
 out_code:

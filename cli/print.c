@@ -5,6 +5,7 @@
 #include "cli/progress.h"
 #include "ops/pick.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,4 +161,41 @@ void wp_print_conda(const struct wp_conda_result *res, bool json)
 		putchar('\n');
 	}
 	wp_buf_free(&d);
+}
+
+void wp_fputs_shown(const char *s, FILE *f)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+void wp_print_shell_word(const char *s, FILE *f)
+{
+	bool plain = *s != 0, ctl = false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		plain &= isalnum(*p) || strchr("/._-+:=@,%", *p);
+		ctl |= *p < 0x20 || *p == 0x7f;
+	}
+	if (plain) {
+		fputs(s, f);
+		return;
+	}
+	fputs(ctl ? "$'" : "'", f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (ctl && (*p < 0x20 || *p == 0x7f))
+			fprintf(f, "\\x%02x", *p);
+		else if (*p == '\'' && ctl)
+			fputs("\\'", f);
+		else if (*p == '\'')
+			fputs("'\\''", f);
+		else if (*p == '\\' && ctl)
+			fputs("\\\\", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
 }

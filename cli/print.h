@@ -4,6 +4,7 @@
 #define WP_PRINT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "ops/conda.h"
 #include "resolver/solve.h"
@@ -17,5 +18,13 @@ void wp_print_plan_total(const struct wp_plan *plan, const char *what);
  * (project and rejected when the plan says which project could not be picked; plan may be NULL). */
 void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan);
 void wp_print_conda(const struct wp_conda_result *res, bool json);
+
+/* s to f with each control byte shown as \xNN: a name or value from an index, a file or the
+ * environment can never move the cursor, clear the screen or retitle the terminal. */
+void wp_fputs_shown(const char *s, FILE *f);
+
+/* s as one shell word a user can paste: bare when it is plain, else in single quotes, else (it
+ * has control bytes) in bash's $'...' with those bytes as \xNN. */
+void wp_print_shell_word(const char *s, FILE *f);
 
 #endif

@@ -202,6 +202,8 @@ static void html_escape(struct wp_buf *b, const char *s)
 
 /* ---- the tree on disk ---- */
 
+#define MIRROR_LOCK_WAIT_MS (10 * 60 * 1000)
+
 /* Remove what crashed writers left: only while we hold the lock, so no live writer owns them. */
 static void clean_tmp_in(const char *dir)
 {
@@ -219,26 +221,29 @@ static void clean_tmp_in(const char *dir)
 	closedir(d);
 }
 
+/* The root, files/<project>/, simple/<project>/ and each variant root's <project>/: every folder
+ * a run writes into, at most three levels down; links are not followed out of the tree. */
+static void clean_tmp_tree_at(const char *dir, int depth)
+{
+	clean_tmp_in(dir);
+	DIR *d = depth < 3 ? opendir(dir) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = wp_xasprintf("%s/%s", dir, de->d_name);
+		struct stat sb;
+		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+			clean_tmp_tree_at(p, depth + 1);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void clean_tmp_tree(const char *dir)
 {
-	static const char *const subs[] = { "files", "simple" };
-	clean_tmp_in(dir);
-	for (size_t i = 0; i < WP_ARRAY_LEN(subs); i++) {
-		char *sub = wp_xasprintf("%s/%s", dir, subs[i]);
-		clean_tmp_in(sub);
-		DIR *d = opendir(sub);
-		struct dirent *de;
-		while (d && (de = readdir(d))) {
-			if (de->d_name[0] == '.')
-				continue;
-			char *p = wp_xasprintf("%s/%s", sub, de->d_name);
-			clean_tmp_in(p);
-			free(p);
-		}
-		if (d)
-			closedir(d);
-		free(sub);
-	}
+	clean_tmp_tree_at(dir, 0);
 }
 
 static char *file_path(const char *dir, const char *project, const char *filename, const char *suffix)
@@ -704,9 +709,15 @@ static int read_manifest(const char *dir, struct entries *es, struct strs *roots
 		char *fpath = file_path(dir, project, filename, "");
 		bool here = exists(fpath, &on_disk);
 		free(fpath);
-		/* a file someone deleted by hand leaves the pages rather than breaking them */
-		if (!here)
+		/* a file someone deleted by hand leaves the pages rather than breaking them, and its
+		 * .metadata (ours: the manifest lists the file) goes with it, not left for no page to link.
+		 * Only the writer reads the manifest, holding the tree's lock. */
+		if (!here) {
+			char *mpath = file_path(dir, project, filename, ".metadata");
+			unlink(mpath);
+			free(mpath);
 			continue;
+		}
 		struct entry *e = entries_add(es);
 		e->project = wp_xstrdup(project);
 		e->filename = wp_xstrdup(filename);
@@ -954,19 +965,60 @@ static void remove_dropped(const char *dir, struct entries *es, const struct str
 
 /* The files a run is about to place, written first, so that a killed run's files are known as
  * ours to the next one (and any other file under files/ is not). */
-#define PENDING_NAME ".wheelpick-mirror.pending"
+#define PENDING_NAME WP_MIRROR_PENDING
 
-static int write_pending(const char *dir, const struct entries *es, struct wp_err *err)
+/* Everything a run may leave under files/ unlisted if it is killed: what it places, what it is
+ * about to remove (a kill between the new manifest and the removal leaves those), and what an
+ * earlier killed run left that is still there. */
+static int write_pending(const char *dir, const struct entries *es, const struct strs *earlier, struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
+	struct strs seen = { 0 };
 	for (size_t i = 0; i < es->n; i++)
-		if (es->v[i].src && !es->v[i].in_place)
-			wp_buf_printf(&b, "%s/%s\n", es->v[i].project, es->v[i].filename);
+		if ((es->v[i].src && !es->v[i].in_place) || es->v[i].drop) {
+			char *key = wp_xasprintf("%s/%s", es->v[i].project, es->v[i].filename);
+			if (!strs_has(&seen, key)) {
+				strs_add(&seen, key);
+				wp_buf_printf(&b, "%s\n", key);
+			}
+			free(key);
+		}
+	for (size_t i = 0; i < earlier->n; i++)
+		if (!strs_has(&seen, earlier->v[i])) {
+			strs_add(&seen, earlier->v[i]);
+			wp_buf_printf(&b, "%s\n", earlier->v[i]);
+		}
 	char *path = wp_xasprintf("%s/%s", dir, PENDING_NAME);
 	int rc = b.len ? wp_atomic_write(path, b.data, b.len, err) : 0;
 	free(path);
 	wp_buf_free(&b);
+	strs_free(&seen);
 	return rc;
+}
+
+/* After a run: the list keeps only what killed runs left that is still there and no page lists
+ * (a run without --prune leaves those; verify tells them from files someone slipped in). */
+static void settle_pending(const char *dir, struct entries *es, const struct strs *earlier)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	for (size_t i = 0; i < earlier->n; i++) {
+		const char *slash = strchr(earlier->v[i], '/');
+		if (!slash)
+			continue;
+		char *project = wp_xstrndup(earlier->v[i], (size_t)(slash - earlier->v[i]));
+		struct entry *e = entries_find(es, project, slash + 1);
+		char *path = file_path(dir, project, slash + 1, "");
+		if ((!e || e->drop) && exists(path, NULL))
+			wp_buf_printf(&b, "%s\n", earlier->v[i]);
+		free(path);
+		free(project);
+	}
+	char *pend = wp_xasprintf("%s/%s", dir, PENDING_NAME);
+	struct wp_err e = WP_ERR_INIT;
+	if (!b.len || wp_atomic_write(pend, b.data, b.len, &e) < 0)
+		unlink(pend);
+	free(pend);
+	wp_buf_free(&b);
 }
 
 static void read_pending(const char *dir, struct strs *out)
@@ -1082,9 +1134,11 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		rc = wp_fs_fail(err, errno, "cannot open directory", dir);
 		goto out;
 	}
-	if (flock(lock, LOCK_EX | LOCK_NB) < 0) {
-		rc = wp_fail(err, -WPE_IO, "mirror '%s' is being written by another wheelpick; wait for "
-			     "it to finish", dir);
+	/* Another run writing the same tree: wait for it (its files stay; ours are added after), but
+	 * not forever: a hung writer holds the lock as long as it lives. */
+	if (wp_flock_wait(lock, MIRROR_LOCK_WAIT_MS) < 0) {
+		rc = wp_fail(err, -WPE_IO, "mirror '%s' is still being written by another wheelpick after %d "
+			     "minutes; run again when it has finished", dir, MIRROR_LOCK_WAIT_MS / 60000);
 		goto out;
 	}
 	static const char *const subs[] = { "files", "simple" };
@@ -1147,7 +1201,7 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		rc = write_projects(dir, root, &es, listed_interim, true, NULL, NULL, err);
 	}
 	if (!rc)
-		rc = write_pending(dir, &es, err);
+		rc = write_pending(dir, &es, &pending, err);
 	if (!rc)
 		rc = place(dir, &es, err);
 	for (size_t r = 0; r < roots.n && !rc; r++) {
@@ -1165,9 +1219,7 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	remove_dropped(dir, &es, &old_pages, &pages, &old_roots, &roots, &rep);
 	if (opts && opts->prune)
 		remove_strays(dir, &es, &pending, &pages, &rep.foreign);
-	char *pend = wp_xasprintf("%s/%s", dir, PENDING_NAME);
-	unlink(pend); /* the manifest lists what it named */
-	free(pend);
+	settle_pending(dir, &es, &pending); /* the manifest lists what this run named */
 	for (size_t i = 0; i < es.n; i++) {
 		rep.files += !es.v[i].drop;
 		rep.metadata += !es.v[i].drop && es.v[i].meta_sha256;

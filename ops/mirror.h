@@ -46,6 +46,9 @@ struct wp_mirror_report {
 /* The manifest beside the tree: every file with its sha256, project and page attributes. It is
  * the source of truth for what a re-run keeps. */
 #define WP_MIRROR_MANIFEST ".wheelpick-mirror.json"
+/* The files a run is about to place, written before them and removed when the manifest lists
+ * them: what a killed run left under files/ is known by it ("project/filename" lines). */
+#define WP_MIRROR_PENDING ".wheelpick-mirror.pending"
 
 /* Write or update the tree under dir:
  *   dir/files/<project>/<filename>            the file (hard link from the store, else a copy)

@@ -9,6 +9,7 @@
 #include "ops/sources.h"
 #include "resolver/wheelname.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,14 +198,15 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 {
 	struct wp_plan *plan = &run->plan;
 	int rc;
-	if ((rc = wp_mkdir_p(dir, 0755, err)))
+	if ((rc = wp_pick_dest_ready(dir, err)))
 		return rc;
-	/* proven files go in; a file that failed stays out, and an old copy of it is removed */
+	/* proven files go in; a file that failed its checks stays out. A copy an earlier run put
+	 * here stays: it was proven then, and the requirements that pin it stay as they were (below) */
 	for (size_t i = 0; i < plan->n; i++) {
 		struct wp_plan_file *f = &plan->files[i];
 		char *dst = wp_xasprintf("%s/%s", dir, f->filename);
 		if (!f->path) {
-			unlink(dst);
+			/* nothing: see above */
 		} else if ((rc = wp_link_or_copy(f->path, dst, err))) {
 			free(dst);
 			return rc;
@@ -337,7 +339,27 @@ int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, s
 	if ((rc = crawl_sources(s, job, run, err)))
 		return rc;
 	run->files_root = wp_xasprintf("%s/files", s->cache_dir);
-	return wp_store_init(&run->store, run->files_root, err);
+	/* a dry run that reads no wheel whole leaves the cache as it was: no store to make */
+	if (job->dry_run && !job->allow_full_downloads)
+		return 0;
+	if ((rc = wp_store_init(&run->store, run->files_root, err)))
+		return rc;
+	/* fetched files are held to the catalog: an unhashed file to its first-seen hash, a wheel to
+	 * the metadata the catalog read for it, even when this run resolved nothing (--no-deps) */
+	run->store.catalog = &run->cat;
+	return 0;
+}
+
+int wp_pick_dest_ready(const char *dir, struct wp_err *err)
+{
+	int rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		return rc;
+	if (access(dir, W_OK | X_OK) < 0)
+		return wp_fs_fail(err, errno, "cannot write into", dir);
+	/* what a run killed while writing here left (its temp names, never reused) */
+	wp_fs_sweep_stale_tmp(dir);
+	return 0;
 }
 
 int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,

@@ -65,6 +65,11 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 
 /* Link each fetched file into dir, then write requirements.txt and wheelpick.json (only when
  * every file is there: requirements.txt promises them all). */
+/* Make dir (mkdir -p) and check it can be written, before anything is downloaded for it: -d
+ * naming a file or a read-only folder fails here (-WPE_IO) and not after the fetch. Sweeps the
+ * temp names killed runs left in it. */
+int wp_pick_dest_ready(const char *dir, struct wp_err *err);
+
 int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err);
 
 void wp_pick_run_release(struct wp_pick_run *run);

@@ -1,7 +1,10 @@
 /* ops/verify_bundle.c: a bundle (or the volumes of a split one, as a set) unpacked into a temp dir with every
  * member checked, then verified as a wheelhouse. */
 #include "ops/verify_common.h"
+#include "base/buf.h"
+#include "base/fs.h"
 #include "base/mem.h"
+#include "ops/bundle.h"
 #include "verify/wheel.h"
 
 #include <archive.h>
@@ -143,6 +146,21 @@ static int vol_close(struct archive *a, void *ctx)
 	return ARCHIVE_OK;
 }
 
+/* install.sh is what a user runs on the air-gapped machine: it must be, byte for byte, the script
+ * wheelpick writes, or a bundle could carry 'curl ... | sh' past a verify that checks every wheel. */
+static void check_install_sh(struct vo_ctx *c, const char *inst)
+{
+	struct wp_buf b;
+	struct wp_err e = WP_ERR_INIT;
+	const char *want = wp_bundle_install_sh();
+	if (wp_file_read_capped(inst, 1 << 20, &b, &e) < 0)
+		vo_problem_add(c, true, inst, "%s", e.msg);
+	else if (b.len != strlen(want) || memcmp(b.data, want, b.len))
+		vo_problem_add(c, true, inst, "is not the install.sh wheelpick writes: it was changed; do not run "
+			       "it, make the bundle again");
+	wp_buf_free(&b);
+}
+
 void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
@@ -256,7 +274,9 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		vo_problem_add(c, true, inst, "is missing");
 	else if (!(sb.st_mode & 0100))
 		vo_problem_add(c, true, inst, "is not executable");
-	vo_verify_wheelhouse(c, house, true);
+	else
+		check_install_sh(c, inst);
+	vo_verify_wheelhouse(c, house);
 	free(inst);
 	free(house);
 out:

@@ -55,7 +55,7 @@ void vo_hcache_free(struct vo_hcache *hc);
 void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename);
 
 /* The checks of each kind, each adding its problems to c->rep. */
-void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir, bool need_reqs);
+void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir);
 void vo_verify_mirror(struct vo_ctx *c, const char *root);
 bool vo_is_channel(const char *dir);
 void vo_verify_channel(struct vo_ctx *c, const char *dir);

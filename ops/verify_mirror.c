@@ -6,12 +6,14 @@
 #include "base/url.h"
 #include "index/html.h"
 #include "index/pep691.h"
+#include "ops/mirror.h"
 #include "resolver/variant.h"
 #include "resolver/wheelname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- mirror ---- */
 
@@ -256,6 +258,87 @@ static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 	vo_free_list(projects, n);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool linked(char **sorted, size_t n, const char *path)
+{
+	return n && bsearch(&path, sorted, n, sizeof(*sorted), cmp_str);
+}
+
+/* Is "project/filename" a whole line of the pending list? */
+static bool pending_has(const struct wp_buf *pend, const char *project, const char *filename)
+{
+	size_t pl = strlen(project), fl = strlen(filename);
+	for (const char *l = pend->data; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		if (len == pl + 1 + fl && !strncmp(l, project, pl) && l[pl] == '/' && !strncmp(l + pl + 1, filename, fl))
+			return true;
+		l = nl ? nl + 1 : l + len;
+	}
+	return false;
+}
+
+/* Every distribution under files/ must be one a page links (hc holds each linked file that was
+ * there): a file nobody lists was added behind the pages' back, or is left from a cut-short
+ * write. A .metadata file goes with its wheel. Other files (a README someone keeps there) are
+ * not the mirror's, and neither checked nor flagged; a FIFO or link where files live is. */
+static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const char *root)
+{
+	/* what a mirror run that was killed was placing: no integrity failure, the next run's to
+	 * link or (--prune) remove */
+	char *pend_path = wp_xasprintf("%s/%s", root, WP_MIRROR_PENDING);
+	struct wp_buf pend = WP_BUF_INIT;
+	bool found = false;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_file_read_if_exists(pend_path, VO_REQS_MAX, &pend, &found, &e) < 0)
+		vo_problem_add(c, false, pend_path, "%s", e.msg);
+	free(pend_path);
+	char **sorted = wp_xcalloc(hc->n ? hc->n : 1, sizeof(*sorted));
+	for (size_t i = 0; i < hc->n; i++)
+		sorted[i] = hc->v[i]->path;
+	qsort(sorted, hc->n, sizeof(*sorted), cmp_str);
+	char *files = wp_xasprintf("%s/files", root);
+	size_t np;
+	char **projects = vo_list_dir(files, &np);
+	for (size_t i = 0; i < np; i++) {
+		char *pdir = wp_xasprintf("%s/%s", files, projects[i]);
+		size_t nf;
+		char **names = vo_is_dir(pdir) ? vo_list_dir(pdir, &nf) : (nf = 0, NULL);
+		for (size_t k = 0; k < nf; k++) {
+			char *path = wp_xasprintf("%s/%s", pdir, names[k]);
+			size_t len = strlen(names[k]);
+			bool meta = vo_ends_with(names[k], ".metadata");
+			char *dist = wp_xstrndup(names[k], meta ? len - 9 : len);
+			struct stat sb;
+			if (wp_index_file_kind(dist) != WP_KIND_UNKNOWN && lstat(path, &sb) == 0) {
+				char *dpath = wp_xasprintf("%s/%s", pdir, dist);
+				if (!S_ISREG(sb.st_mode))
+					vo_problem_add(c, true, path, "is not a plain file; a mirror serves files (remove it)");
+				else if (!linked(sorted, hc->n, dpath) && pending_has(&pend, projects[i], dist))
+					vo_problem_add(c, false, path, "was placed by a mirror run that was cut short and "
+						       "no page links it yet; the next run links it, or --prune removes it");
+				else if (!linked(sorted, hc->n, dpath))
+					vo_problem_add(c, true, path, meta ? "belongs to no file a page links (remove it)"
+						       : "is in the mirror but no page links it: added behind the pages' "
+						       "back, or left by a cut-short run (remove it, or mirror again)");
+				free(dpath);
+			}
+			free(dist);
+			free(path);
+		}
+		vo_free_list(names, nf);
+		free(pdir);
+	}
+	vo_free_list(projects, np);
+	free(files);
+	free(sorted);
+	wp_buf_free(&pend);
+}
+
 void vo_verify_mirror(struct vo_ctx *c, const char *root)
 {
 	struct vo_hcache hc = { 0 };
@@ -274,6 +357,7 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 		free(vr);
 		free(idx);
 	}
+	check_unlisted(c, &hc, root);
 	vo_free_list(subs, n);
 	free(simple);
 	vo_hcache_free(&hc);

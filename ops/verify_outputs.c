@@ -106,7 +106,7 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			vo_verify_channel(&c, abs);
 		} else if (is_wheelhouse(abs)) {
 			rep->kind = WP_VERIFY_WHEELHOUSE;
-			vo_verify_wheelhouse(&c, abs, false);
+			vo_verify_wheelhouse(&c, abs);
 		} else {
 			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "
 				     "simple/ pages or repodata.json", path);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* ---- wheelhouse ---- */
 
@@ -85,7 +86,22 @@ static char *file_project(const char *filename)
 struct house_file {
 	char *name;
 	struct vo_hashed *h;
+	bool listed;  /* some requirements line's --hash names it */
 };
+
+/* Option lines pip may meet in a wheelhouse's requirements without fetching from anywhere else or
+ * reading another file; anything else (-i, --extra-index-url, -f, -e, -r, -c, --trusted-host, ...)
+ * sends pip past the wheelhouse, which is what a tampered file would add. */
+static bool option_is_local(const char *text)
+{
+	static const char *const ok[] = { "--no-index", "--require-hashes", "--only-binary", "--prefer-binary",
+					  "--pre", "--no-binary" };
+	size_t n = strcspn(text, " =");
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strlen(ok[i]) == n && !strncmp(text, ok[i], n))
+			return true;
+	return false;
+}
 
 static void check_requirements(struct vo_ctx *c, const char *path, struct house_file *files, size_t nf)
 {
@@ -123,8 +139,12 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 		char where[32];
 		snprintf(where, sizeof(where), ":%d", r.lineno);
 		char *at = wp_xasprintf("%s%s", path, where);
-		if (!r.text[0] || r.text[0] == '-') {
-			/* blank, comment, or an option line (-i, --find-links): nothing to check */
+		if (!r.text[0]) {
+			/* blank or comment */
+		} else if (r.text[0] == '-') {
+			if (!option_is_local(r.text))
+				vo_problem_add(c, true, at, "option line '%s' makes pip look beyond this wheelhouse; "
+					       "wheelpick never writes it", r.text);
 		} else if (!r.n_hashes) {
 			vo_problem_add(c, true, at, "'%s' has no --hash; pip --require-hashes refuses it", r.text);
 		} else {
@@ -147,6 +167,8 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 						    h + 7, r.text);
 					continue;
 				}
+				for (size_t g = f; g < nf; g++) /* a variant wheel's plain-name copy shares it */
+					files[g].listed |= !strcasecmp(files[g].h->sha256, h + 7);
 				char *proj = file_project(files[f].name);
 				if (proj && strcmp(proj, want.data ? want.data : ""))
 					vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not a file of '%s'",
@@ -253,7 +275,7 @@ static void check_pylock(struct vo_ctx *c, const char *dir, const char *path, st
 	wp_buf_free(&b);
 }
 
-void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir, bool need_reqs)
+void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 {
 	struct vo_hcache hc = { 0 };
 	size_t n;
@@ -262,7 +284,13 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir, bool need_reqs)
 	size_t nf = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *path = wp_xasprintf("%s/%s", dir, names[i]);
-		if (vo_is_file(path) && (vo_ends_with(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
+		struct stat sb;
+		/* lstat: a FIFO is never opened (it would block), a link is never followed out */
+		if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+			vo_problem_add(c, true, path, "is a %s, not a file; a wheelhouse carries plain files (remove it)",
+				       S_ISLNK(sb.st_mode) ? "symbolic link" : S_ISFIFO(sb.st_mode) ? "FIFO" :
+				       S_ISSOCK(sb.st_mode) ? "socket" : "device");
+		} else if (S_ISREG(sb.st_mode) && (vo_ends_with(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
 			files[nf].name = names[i];
 			files[nf].h = vo_hash_of(c, &hc, path);
 			if (!files[nf].h->sha256[0])
@@ -292,10 +320,20 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir, bool need_reqs)
 		}
 		free(path);
 	}
-	if (!any_reqs && need_reqs) {
+	if (!any_reqs) {
+		/* without it nothing says which files belong here, or pins their hashes for pip */
 		char *reqs = wp_xasprintf("%s/requirements.txt", dir);
-		vo_problem_add(c, true, reqs, "is missing (and no requirements-<target>.txt is here)");
+		vo_problem_add(c, true, reqs, "is missing (and no requirements-<target>.txt is here): nothing pins "
+			       "these files' hashes; write the wheelhouse again with 'wheelpick pick -d'");
 		free(reqs);
+	} else {
+		for (size_t f = 0; f < nf; f++)
+			if (!files[f].listed && files[f].h->sha256[0]) {
+				char *path = wp_xasprintf("%s/%s", dir, files[f].name);
+				vo_problem_add(c, true, path, "is here but no requirements file names its sha256; "
+					       "pip would ignore it, or someone added it (remove it)");
+				free(path);
+			}
 	}
 	char *pick = wp_xasprintf("%s/wheelpick.json", dir);
 	if (vo_is_file(pick))

@@ -224,8 +224,7 @@ fresh t8
 cp "$SRV/w/$DEMO" "$SRV/w/nohash/$DEMO"
 cp "$SRV/w/v2/$DEMO" "$SRV/w/nohash2/$DEMO"
 printf '<a href="../w/nohash/%s">x</a>\n' "$DEMO" >"$SRV/idx/nohash.html"
-# (with dependencies resolved: a --no-deps pick holds them only once ops/pick.c hands fetching the
-# catalog, see tests/cli/pending-attacks-outputs.sh)
+# (with dependencies resolved here; tests/cli/t-attacks-outputs.sh holds a --no-deps pick to it too)
 expect_exit 0 "first fetch" wp demo-pkg $T --index "$BASE/idx/nohash.html" -d "$BOX/nh"
 printf '<a href="../w/nohash2/%s">x</a>\n' "$DEMO" >"$SRV/idx/nohash.html"
 expect_exit 4 "the other bytes are an integrity failure" wp demo-pkg $T --index "$BASE/idx/nohash.html" -d "$BOX/nh" --refresh

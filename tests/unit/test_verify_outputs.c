@@ -154,6 +154,15 @@ static void test_wheelhouse(void **state)
 	/* the pick record names a file that is not here */
 	free(reqs);
 	reqs = wp_xasprintf("demo-pkg==1.0 --hash=sha256:%s\n", demo_sha);
+	house = make_house("house6", reqs);
+	/* a wheel no requirement names: added behind the requirements' back */
+	assert_int_equal(verify(house, &first, NULL), -WPE_INTEGRITY);
+	assert_non_null(strstr(first, DIRS));
+	assert_non_null(strstr(first, "no requirements file names"));
+	free(first);
+	free(house);
+	free(reqs);
+	reqs = wp_xasprintf("demo-pkg==1.0 --hash=sha256:%s\ndemo_dirs==1.0 --hash=sha256:%s\n", demo_sha, dirs_sha);
 	house = make_house("house5", reqs);
 	assert_int_equal(sh("printf '{\"files\":[{\"filename\":\"gone-1.0-py3-none-any.whl\",\"sha256\":\"%s\"}]}' "
 			    "> '%s/wheelpick.json'", demo_sha, house), 0);

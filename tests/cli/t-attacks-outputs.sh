@@ -1,25 +1,9 @@
 #!/usr/bin/env bash
-# tests/cli/pending-attacks-outputs.sh: the attack matrix, part 6: outputs that lie (issue 18, items
-# 1, 3, 4, 5). These cases live in files another engineer owns (ops/mirror.c, ops/bundle.c,
-# ops/verify_outputs.c, ops/pick.c, ops/targets.c, cli/); they fail until those files change.
-# tests/cli/run.sh runs only t-*.sh: once they hold, rename this file to t-attacks-outputs.sh.
-#   WHEELPICK=build/wheelpick bash tests/cli/pending-attacks-outputs.sh
-# What still fails (2026-12-01), and what it needs:
-#   - verify, an extra file nobody lists (ops/verify_outputs.c): a mirror's files/ holding a wheel no
-#     page links is a problem, named.
-#   - verify, a wheelhouse (ops/verify_outputs.c): requirements.txt option lines (--find-links,
-#     --index-url, --extra-index-url, -e) are problems; so is a wheelhouse without requirements.txt,
-#     and a FIFO or other special file in it (skipped today, exit 0).
-#   - two mirror into one tree at once (ops/mirror.c): the second stops with "is being written by
-#     another wheelpick"; it should wait for the lock (bounded) and then add its files.
-#   - pick --no-deps, unhashed index (ops/pick.c): set run->store.catalog = &run->cat after
-#     wp_store_init in wp_pick_prepare; ops/fetch.c then holds unhashed files to the first-seen
-#     hash and wheels to the catalog's metadata even when no resolution read metadata. Also: do not
-#     unlink the wheelhouse's proven old copy of a file whose new fetch failed an integrity check.
-#   - -d naming a file (ops/pick.c): check that -d is (or can be made) a folder before fetching.
-#   - messages (ops/targets.c, cli/): a WHEELPICK_* value is echoed with its control characters
-#     (an escape sequence reaches the terminal); cli/cmd_pick.c prints the pip command with
-#     WHEELPICK_DEST raw. Show values as verify/wheel.h's wp_member_name_show does, quote paths.
+# tests/cli/t-attacks-outputs.sh: the attack matrix, part 6: outputs that lie (issue 18, items
+# 1, 3, 4, 5): mirrors a re-run must not delete from, tampered mirrors, bundles and wheelhouses
+# verify must catch, kill -9 and two writers at once, fetching held to the catalog, -d that is no
+# folder, and messages that never echo control characters.
+#   WHEELPICK=build/wheelpick bash tests/cli/t-attacks-outputs.sh
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/attacks-lib.sh"
 make_sample
@@ -27,8 +11,8 @@ export WHEELPICK_RETRY_BASE_MS=20
 T="--cuda 11.2 --python 3.8 --platform linux_x86_64"
 M="$TMP/mir"
 snapshot() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
-retar() { # DIR OUT: the folder's one top folder, again as a .tar.zst
-	tar -C "$1" --zstd -cf "$2" .
+retar() { # DIR OUT: the folder's one top folder, again as a .tar.zst (named as the bundle names it)
+	tar -C "$1" --zstd -cf "$2" "$(ls "$1")"
 }
 expect_exit 0 "a catalog" wp update --index "$FINDLINKS"
 
