@@ -113,7 +113,7 @@ static void push(struct strs *s, const char *fmt, ...) __attribute__((format(pri
 
 static void push(struct strs *s, const char *fmt, ...)
 {
-	char buf[64];
+	char buf[160]; /* a value is at most 128 bytes (index/variants.c) */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);

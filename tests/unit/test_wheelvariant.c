@@ -308,6 +308,33 @@ static void test_order(void **state)
 	wp_variants_release(&v);
 }
 
+/* PEP 825 0.1.x declares no static namespaces: an undeclared "priority" orders by number (10 after
+ * 9); values as long as the grammar allows compare whole. */
+static void test_static_01x(void **state)
+{
+	(void)state;
+	struct wp_variants v;
+	struct wp_target t;
+	struct wp_vorder o;
+	struct wp_err e = WP_ERR_INIT;
+	char text[1024], longv[129];
+	memset(longv, 'a', 120);
+	longv[120] = 0;
+	snprintf(text, sizeof(text),
+		 "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"priority\"]},"
+		 " \"variants\": {\"a\": {\"priority\": {\"order\": [\"10\"]}}, \"b\": {\"priority\": {\"order\": [\"9\"]}},"
+		 " \"c\": {\"priority\": {\"order\": [\"%s\"]}}}}", longv);
+	assert_int_equal(parse_text(text, &v, &e), 0);
+	target(&t, "cuda=cpu");
+	wp_vorder_init(&o, &v, &t);
+	const struct wp_vlabel *a = wp_variants_find(&v, "a"), *b = wp_variants_find(&v, "b"), *c = wp_variants_find(&v, "c");
+	assert_true(wp_vorder_supported(&o, a, NULL));
+	assert_true(wp_vorder_supported(&o, c, NULL));
+	assert_true(wp_vorder_cmp(&o, b, a, NULL) < 0);
+	wp_vorder_release(&o);
+	wp_variants_release(&v);
+}
+
 /* AMD wants the exact ROCm version and one of the machine's gfx; Intel a device IP or its base. */
 static void test_amd_intel(void **state)
 {
@@ -427,7 +454,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_files), cmocka_unit_test(test_schema_and_refusals),
 		cmocka_unit_test(test_nvidia_values), cmocka_unit_test(test_unknown_namespace),
-		cmocka_unit_test(test_order), cmocka_unit_test(test_amd_intel),
+		cmocka_unit_test(test_order), cmocka_unit_test(test_static_01x), cmocka_unit_test(test_amd_intel),
 		cmocka_unit_test(test_markers), cmocka_unit_test(test_toml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
