@@ -91,15 +91,17 @@ const struct wp_cmd wp_commands[] = {
 	{ "bundle", wp_cmd_bundle, wp_bundle_table, "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
 	  "write one archive to carry across an air gap",
 	  "Write one archive to carry to a machine with no network: the wheels for the targets,\n"
-	  "requirements.txt with hashes, the pick record, and install.sh, which runs pip offline from the\n"
-	  "unpacked folder. '.tar.gz' and '.tar' work too. 'wheelpick verify OUT.tar.zst' checks it.",
+	  "requirements.txt with hashes, pylock.toml, the pick record, and install.sh, which runs pip offline\n"
+	  "from the unpacked folder. '.tar.gz' and '.tar' work too. 'wheelpick verify OUT.tar.zst' checks it.\n"
+	  "--split 4G cuts it into volumes OUT.tar.zst.001, .002, ... for media with a file-size limit;\n"
+	  "join them on the target with 'cat OUT.tar.zst.[0-9][0-9][0-9] | tar --zstd -xf -'.",
 	  WP_ARGS_FILE_PACKAGES },
 	{ "verify", wp_cmd_verify, wp_verify_table, "wheelpick verify PATH...",
 	  "check files against their hashes",
 	  "Check a wheel, a wheelhouse (its requirements.txt hashes), a mirror (every link, hash and\n"
-	  "metadata file), a conda channel (its index against the files) or a bundle: every hash, and\n"
-	  "each wheel against its own list of hashes (RECORD). Exit 4 when anything does not match,\n"
-	  "naming the file.",
+	  "metadata file), a conda channel (its index against the files, and its CEP 16 shards against\n"
+	  "its index) or a bundle (or its volumes, named by any one of them): every hash, and each wheel\n"
+	  "against its own list of hashes (RECORD). Exit 4 when anything does not match, naming the file.",
 	  WP_ARGS_PATHS },
 	{ "trust", wp_cmd_trust, wp_trust_table, "wheelpick trust [URL-PATTERN]",
 	  "accept hashes that changed since first seen",
