@@ -4,6 +4,7 @@
 #include "base/buf.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/url.h"
 #include "ops/fetch.h"
 #include "ops/remote_metadata.h"
 #include "net/http.h"
@@ -135,6 +136,44 @@ static int from_network(const struct wp_candidate *c, const char *core_metadata,
 	return from_range(c, m) ? 1 : 0;
 }
 
+/* A wheel on this machine (a file:// link of a local index): read where it lies, held to the
+ * index's sha256 when it gives one, instead of copied into the store, so a dry run over a local
+ * folder needs no download and leaves the cache as it was. 1 read, 0 not a local file, < 0 error. */
+static int from_local(const struct wp_candidate *c, struct wp_depmeta *m, struct wp_err *err)
+{
+	char *path = NULL;
+	struct wp_err de = WP_ERR_INIT;
+	if (strncasecmp(c->url, "file://", 7) || wp_url_decode(c->url + 7, strlen(c->url + 7), &path, &de) < 0 ||
+	    path[0] != '/') {
+		free(path);
+		return 0;
+	}
+	int rc = 0;
+	if (c->sha256) {
+		char sha[WP_SHA256_HEX_LEN + 1];
+		long long size;
+		if ((rc = wp_hash_file(path, sha, &size, err)))
+			goto out;
+		if (strcasecmp(sha, c->sha256)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s, its index says %s", path, sha, c->sha256);
+			goto out;
+		}
+	}
+	struct wp_wheel_info info;
+	memset(&info, 0, sizeof(info));
+	if ((rc = wp_wheel_verify_named(path, c->filename, NULL, &info, err)))
+		goto out;
+	for (size_t i = 0; i < info.n_requires_dist; i++)
+		push(m, info.requires_dist[i], strlen(info.requires_dist[i]));
+	m->requires_python = info.requires_python ? wp_xstrdup(info.requires_python) : NULL;
+	m->source = wp_xstrdup("the wheel's METADATA, read in place");
+	wp_wheel_info_release(&info);
+	rc = 1;
+out:
+	free(path);
+	return rc;
+}
+
 /* Wheels fetched into this store are held to what this catalog says they need (see
  * struct wp_store's catalog): a resolution that read metadata here fetches with that check. */
 static void attach(const struct wp_depmeta_opts *o)
@@ -160,6 +199,8 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 		if (rc > 0)
 			return save(o, c->url, m, false, err);
 	}
+	if ((rc = from_local(c, m, err)) != 0)
+		return rc < 0 ? rc : save(o, c->url, m, c->sha256 != NULL, err);
 	if (!o->store) {
 		char size[32] = "";
 		if (c->size > 0)

@@ -19,9 +19,9 @@ run "$W" list torch
 echo
 echo "== CUDA 11.2: PyTorch never shipped cu112. pip would hand out the ROCm build here;"
 echo "== wheelpick picks cu111, the newest CUDA build the driver can run, and says why."
-# (--no-deps: the sample is a local folder with no PEP 658 files, so what torch needs is only in the
-# wheels themselves, and a dry run reads no wheel whole unless --allow-full-downloads says so)
-run "$W" torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --no-deps
+# (the sample is a local folder with no PEP 658 files: what torch needs is read from the wheels
+# where they lie; a dry run downloads nothing)
+run "$W" torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run
 
 echo
 echo "== Nothing fits CUDA 9.2 for 1.8.0: exit 1, and what to ask for instead."
