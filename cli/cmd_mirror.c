@@ -1,6 +1,6 @@
 /* cli/cmd_mirror.c: `wheelpick mirror DIR` (a PEP 503/691 tree for the targets, or with --conda a
- * local channel) and `wheelpick bundle OUT.tar.zst` (a wheelhouse in one archive, with an offline
- * install script). */
+ * local channel) and `wheelpick bundle OUT.tar.zst` (a wheelhouse, or with --conda a local channel
+ * and its locks, in one archive with an offline install script). */
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
@@ -101,6 +101,58 @@ out:
 	return rc;
 }
 
+/* What was written, and how it reaches the target: one archive, or volumes to join first. */
+static void print_bundle_written(const char *out, unsigned long long split, size_t nvol, size_t nfiles,
+				 const char *what)
+{
+	if (!split) {
+		printf("wrote %s (%zu files): unpack it on the target and run install.sh%s\n", out, nfiles, what);
+		return;
+	}
+	/* the volumes go on separate media; on the target they are one stream again */
+	char *first = wp_bundle_volume_name(out, 1), *last = wp_bundle_volume_name(out, nvol);
+	const char *z = strstr(out, ".tar.gz") || strstr(out, ".tgz") ? " -z" :
+			strstr(out, ".tar.zst") || strstr(out, ".tzst") ? " --zstd" : "";
+	printf("wrote %s%s%s (%zu volume%s of at most %llu bytes, %zu files): copy them all to the target, join\n"
+	       "and unpack them with 'cat %s.[0-9][0-9][0-9] | tar%s -xf -', then run install.sh in the folder it\n"
+	       "makes%s ('wheelpick verify %s' checks the set first)\n",
+	       first, nvol > 1 ? " ... " : "", nvol > 1 ? last : "", nvol, nvol == 1 ? "" : "s", split, nfiles, out, z,
+	       what, first);
+	free(first);
+	free(last);
+}
+
+/* bundle --conda: the closure as a local channel with its locks, packed with a conda install.sh. */
+static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *out,
+			unsigned long long split, struct wp_err *err)
+{
+	struct wp_conda_job job;
+	struct wp_conda_result res = { 0 };
+	size_t nvol = 0;
+	int rc;
+	if ((rc = wp_pick_opts_conda_job(o, reqs, out, &job, err)) || (rc = wp_cli_need_paths(cli, err))) {
+		if (o->json)
+			wp_print_json_error(rc, err, NULL);
+		return rc;
+	}
+	wp_cli_progress(cli, o->json);
+	cli->info_as_debug = true; /* the channels it reads are said with -v */
+	rc = wp_publish_conda_bundle(&cli->session, &job, out, split, &nvol, &res, err);
+	/* an incomplete closure still shows what was picked, and what is missing */
+	if (!rc || res.n || res.nmissing)
+		wp_print_conda(&res, o->json);
+	else if (o->json)
+		wp_print_json_error(rc, err, NULL);
+	if (!rc && !o->json && cli->verbosity >= 0) {
+		print_bundle_written(out, split, nvol, res.n,
+				     " (conda create --offline from the explicit lock; -n NAME, or -p PREFIX)");
+		for (size_t i = 0; i < res.locks.n; i++)
+			printf("  %s: for %s\n", res.locks.v[i].name, res.locks.v[i].for_whom);
+	}
+	wp_conda_result_release(&res);
+	return rc;
+}
+
 int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct wp_pick_opts o = { 0 };
@@ -113,6 +165,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	int rc;
 	if ((rc = wp_opts_parse(wp_bundle_table, &o, argc, argv, &pos, err)))
 		goto out;
+	wp_pick_opts_split_c(&o); /* -c FILE.txt is a constraints file, as with pip; -c NAME a channel */
 	if (pos.n < 1 || (pos.n < 2 && !o.requirement.n)) {
 		rc = wp_fail(err, -WPE_USAGE, "bundle needs an output file and at least one package: "
 					     "'wheelpick bundle torch.tar.zst torch'");
@@ -123,6 +176,11 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
+	if (wp_pick_opts_is_conda(&o)) {
+		rc = bundle_conda(cli, &o, &reqs, pos.v[0], split, err);
+		printed = true; /* bundle_conda says its own */
+		goto out;
+	}
 	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
 	if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
@@ -141,21 +199,8 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (o.json)
 		wp_print_plan(&run.plan, true, false);
 	printed = o.json;
-	if (!o.json && cli->verbosity >= 0 && !split)
-		printf("wrote %s (%zu files): unpack it on the target and run install.sh\n", pos.v[0], run.plan.n);
-	if (!o.json && cli->verbosity >= 0 && split) {
-		/* the volumes go on separate media; on the target they are one stream again */
-		char *first = wp_bundle_volume_name(pos.v[0], 1), *last = wp_bundle_volume_name(pos.v[0], nvol);
-		const char *o_ = pos.v[0], *z = strstr(o_, ".tar.gz") || strstr(o_, ".tgz") ? " -z" :
-						 strstr(o_, ".tar.zst") || strstr(o_, ".tzst") ? " --zstd" : "";
-		printf("wrote %s%s%s (%zu volume%s of at most %llu bytes, %zu files): copy them all to the target, join\n"
-		       "and unpack them with 'cat %s.[0-9][0-9][0-9] | tar%s -xf -', then run install.sh in the folder it\n"
-		       "makes ('wheelpick verify %s' checks the set first)\n",
-		       first, nvol > 1 ? " ... " : "", nvol > 1 ? last : "", nvol, nvol == 1 ? "" : "s", split, run.plan.n,
-		       o_, z, first);
-		free(first);
-		free(last);
-	}
+	if (!o.json && cli->verbosity >= 0)
+		print_bundle_written(pos.v[0], split, nvol, run.plan.n, "");
 out:
 	if (rc && o.json && !printed)
 		wp_print_json_error(rc, err, &run.plan);

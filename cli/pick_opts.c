@@ -130,7 +130,9 @@ const struct wp_opt wp_bundle_table[] = {
 	TARGET_OPTS,
 	INDEX_OPTS,
 	WHEEL_SOURCE_OPTS,
-	WHEEL_REQ_OPTS,
+	/* --conda bundles the local channel and its locks, with an install.sh that runs conda offline */
+	CONDA_OPTS,
+	REQ_OPTS,
 	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE",
 	  "write volumes of at most SIZE (700M, 4G, 4000000000): OUT.001, OUT.002 ... (join: cat OUT.* | tar --zstd -x)" },
 	COMMON_OPTS,

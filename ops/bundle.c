@@ -1,8 +1,10 @@
-/* ops/bundle.c: a wheelhouse as one reproducible tarball (pax, zstd or gzip) with an offline install.sh. */
+/* ops/bundle.c: a wheelhouse or a conda channel with its locks as one reproducible tarball (pax, zstd or
+ * gzip) with an offline install.sh. */
 #include "ops/bundle.h"
 #include "base/mem.h"
 #include "base/vec.h"
 #include "base/fs.h"
+#include "base/str.h"
 #include "ops/mirror.h"
 
 #include <archive.h>
@@ -38,9 +40,184 @@ static const char install_sh[] =
 	"fi\n"
 	"exec \"${PYTHON:-python3}\" -m pip install --no-index --find-links \"$here\" --require-hashes -r \"$req\" \"$@\"\n";
 
+/* Why the conda script rewrites the lock rather than installing from the channel by name: an
+ * explicit file runs no solver (CEP 23), so the environment is exactly the lock that verify checked,
+ * and no virtual package (__cuda on a machine whose driver conda cannot see) stops it; its upstream
+ * https URLs are refused by conda's offline mode unless the package cache already has them, so each
+ * one is pointed at the same file in the bundle's channel, which offline mode reads (file://).
+ * The path is percent-encoded byte by byte (od) outside [A-Za-z0-9/._~-], so a folder with spaces
+ * or '#' stays one URL and nothing reaches sed's replacement but those characters and '%'. The
+ * rewrite rule (the URL's last two components are channel/<subdir>/<file>) is the one
+ * wp_explicit_entry_parse applies, so verify checks what this script will install. */
+static const char install_sh_conda[] =
+	"#!/bin/sh\n"
+	"# install.sh: create a conda environment from the packages beside this script, offline and\n"
+	"# exactly as locked: conda create --offline --file with the explicit lock (CEP 23) for this\n"
+	"# machine, each URL pointed at channel/ in this folder, each package checked against the lock's\n"
+	"# sha256. explicit-<subdir>.txt, or say which: ./install.sh explicit-linux-64-cu121-py3.11.txt.\n"
+	"# Arguments after it go to conda create (-n NAME or -p PREFIX, else -n with environment.yml's\n"
+	"# name; -y). $CONDA names another conda (mamba, micromamba).\n"
+	"set -eu\n"
+	"here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+	"lock=\n"
+	"case \"${1:-}\" in\n"
+	"explicit-*.txt | */explicit-*.txt) lock=$here/$(basename \"$1\"); shift ;;\n"
+	"*)\n"
+	"\tn=0\n"
+	"\tfor f in \"$here\"/explicit-*.txt; do if [ -f \"$f\" ]; then n=$((n + 1)); lock=$f; fi; done\n"
+	"\tif [ \"$n\" != 1 ]; then\n"
+	"\t\techo \"install.sh: this bundle has a lock for each kind of machine; say which is this one's:\" >&2\n"
+	"\t\tfor f in \"$here\"/explicit-*.txt; do\n"
+	"\t\t\tif [ -f \"$f\" ]; then printf '  %s: ' \"$(basename \"$f\")\" >&2; sed -n '1s/^# written by wheelpick for: //p' \"$f\" >&2; fi\n"
+	"\t\tdone\n"
+	"\t\techo \"run ./install.sh FILE with the one for this machine\" >&2\n"
+	"\t\texit 2\n"
+	"\tfi ;;\n"
+	"esac\n"
+	"if [ ! -f \"$lock\" ]; then\n"
+	"\techo \"install.sh: no $(basename \"$lock\") here; the locks are: $(cd \"$here\" && echo explicit-*.txt)\" >&2\n"
+	"\texit 2\n"
+	"fi\n"
+	"named=\n"
+	"for a in \"$@\"; do case $a in -n | -p | --name | --prefix | --name=* | --prefix=* | -n?* | -p?*) named=1 ;; esac; done\n"
+	"if [ -z \"$named\" ]; then\n"
+	"\tname=$(sed -n 's/^name: //p' \"$here\"/environment*.yml 2>/dev/null | head -n 1)\n"
+	"\tset -- -n \"${name:-env}\" \"$@\"\n"
+	"fi\n"
+	"LC_ALL=C\n"
+	"enc=\n"
+	"rest=$here\n"
+	"while [ -n \"$rest\" ]; do\n"
+	"\tc=${rest%\"${rest#?}\"}\n"
+	"\trest=${rest#?}\n"
+	"\tcase $c in\n"
+	"\t[A-Za-z0-9/._~-]) enc=$enc$c ;;\n"
+	"\t*) enc=$enc$(printf '%s' \"$c\" | od -An -tx1 | tr -d ' \\n' | sed 's/../%&/g') ;;\n"
+	"\tesac\n"
+	"done\n"
+	"tmp=$(mktemp -d \"${TMPDIR:-/tmp}/wheelpick-install.XXXXXX\")\n"
+	"trap 'rm -rf \"$tmp\"' EXIT\n"
+	"trap 'exit 130' INT TERM\n"
+	"sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*@EXPLICIT[[:space:]]*$/b' \\\n"
+	"\t-e \"s|^[^#]*/\\([^/#]*/[^/#]*\\)\\(#.*\\)\\{0,1\\}\\$|file://$enc/channel/\\1\\2|\" \"$lock\" >\"$tmp/explicit.txt\"\n"
+	"if grep -v -e '^[[:space:]]*@EXPLICIT[[:space:]]*$' -e '^file://' -e '^[[:space:]]*$' \"$tmp/explicit.txt\" >/dev/null; then\n"
+	"\techo \"install.sh: $(basename \"$lock\") has a line that is no package URL; run 'wheelpick verify' on the bundle\" >&2\n"
+	"\texit 4\n"
+	"fi\n"
+	"\"${CONDA:-conda}\" create --offline --file \"$tmp/explicit.txt\" \"$@\"\n";
+
 const char *wp_bundle_install_sh(void)
 {
 	return install_sh;
+}
+
+const char *wp_bundle_install_sh_for(enum wp_bundle_kind kind)
+{
+	return kind == WP_BUNDLE_CONDA ? install_sh_conda : install_sh;
+}
+
+/* ---- explicit lock lines, read as the conda install.sh reads them ---- */
+
+static bool lower_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* s[0..n) percent-decoded (as conda's url_to_path does), or NULL when it holds NUL or '/' once
+ * decoded, or is empty, "." or "..": a component that would not stay one folder down. */
+static char *component(const char *s, size_t n)
+{
+	char *out = wp_xmalloc(n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int c = (unsigned char)s[i];
+		if (c == '%' && i + 2 < n && wp_hexval(s[i + 1]) >= 0 && wp_hexval(s[i + 2]) >= 0) {
+			c = wp_hexval(s[i + 1]) * 16 + wp_hexval(s[i + 2]);
+			i += 2;
+		}
+		if (c == 0 || c == '/') {
+			free(out);
+			return NULL;
+		}
+		out[k++] = (char)c;
+	}
+	out[k] = 0;
+	if (!k || !strcmp(out, ".") || !strcmp(out, "..")) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int wp_explicit_entry_parse(const char *line, struct wp_explicit_entry *e, const char **why)
+{
+	static const char *const ws = " \t\r\n\v\f";
+	memset(e, 0, sizeof(*e));
+	*why = NULL;
+	line += strspn(line, ws);
+	size_t len = strlen(line);
+	while (len && strchr(ws, line[len - 1]))
+		len--;
+	if (!len || line[0] == '#' || (len == 9 && !strncmp(line, "@EXPLICIT", 9)))
+		return 0;
+	const char *hash = memchr(line, '#', len);
+	size_t ulen = hash ? (size_t)(hash - line) : len;
+	/* the last two components of the URL: .../<subdir>/<file> */
+	const char *fn = NULL, *sd = NULL;
+	for (size_t i = ulen; i-- > 0;)
+		if (line[i] == '/') {
+			if (!fn)
+				fn = line + i + 1;
+			else {
+				sd = line + i + 1;
+				break;
+			}
+		}
+	if (!fn || !sd) {
+		*why = "is not a URL ending in <subdir>/<package file>";
+		return -1;
+	}
+	e->subdir = component(sd, (size_t)(fn - 1 - sd));
+	e->filename = component(fn, (size_t)(line + ulen - fn));
+	if (!e->subdir || !e->filename) {
+		*why = "names a subdir or file that is empty, '.', '..' or holds '/'";
+		goto bad;
+	}
+	size_t fl = strlen(e->filename);
+	if (!((fl > 6 && !strcmp(e->filename + fl - 6, ".conda")) || (fl > 8 && !strcmp(e->filename + fl - 8, ".tar.bz2")))) {
+		*why = "names a file that is not a conda package (.conda or .tar.bz2)";
+		goto bad;
+	}
+	if (hash) {
+		const char *h = hash + 1;
+		size_t hl = (size_t)(line + len - h);
+		if (hl > 7 && !strncmp(h, "sha256:", 7))
+			h += 7, hl -= 7;
+		if (hl == 64 && lower_hex(h, 64))
+			e->sha256 = wp_xstrndup(h, 64);
+		else if (hl == 32 && lower_hex(h, 32) && h == hash + 1)
+			e->md5 = wp_xstrndup(h, 32);
+		else {
+			*why = "has a hash that is not '#sha256:' and 64 hex digits (or an md5's 32)";
+			goto bad;
+		}
+	}
+	return 1;
+bad:
+	wp_explicit_entry_release(e);
+	return -1;
+}
+
+void wp_explicit_entry_release(struct wp_explicit_entry *e)
+{
+	free(e->subdir);
+	free(e->filename);
+	free(e->sha256);
+	free(e->md5);
+	memset(e, 0, sizeof(*e));
 }
 
 enum compression { C_NONE, C_GZIP, C_ZSTD };
@@ -335,6 +512,32 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split, size_t *nvolumes,
 			  struct wp_err *err)
 {
+	return wp_bundle_write_as(out_path, src_dir, WP_BUNDLE_WHEELS, split, nvolumes, err);
+}
+
+/* What install.sh reads must be there: a requirement file for pip, or an explicit lock and the
+ * channel it points into for conda. */
+static bool has_what_install_reads(const struct names *files, enum wp_bundle_kind kind)
+{
+	bool lock = false, channel = kind != WP_BUNDLE_CONDA;
+	for (size_t i = 0; i < files->n; i++) {
+		const char *f = files->v[i];
+		size_t n = strlen(f);
+		if (kind == WP_BUNDLE_CONDA) {
+			lock |= !strchr(f, '/') && !strncmp(f, "explicit-", 9) && n > 13 && !strcmp(f + n - 4, ".txt");
+			channel |= !strcmp(f, WP_BUNDLE_CHANNEL_DIR "/");
+		} else {
+			lock |= !strcmp(f, "requirements.txt") ||
+				(!strncmp(f, "requirements-", 13) && n > 17 && !strcmp(f + n - 4, ".txt"));
+		}
+	}
+	return lock && channel;
+}
+
+int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind what, unsigned long long split,
+		       size_t *nvolumes, struct wp_err *err)
+{
+	const char *script = wp_bundle_install_sh_for(what);
 	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
 	struct volumes vs = { .out = out_path, .split = split };
 	struct names files = { 0 };
@@ -368,16 +571,13 @@ int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned lo
 	rc = collect(src_dir, "", stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0, err);
 	if (rc)
 		goto out;
-	/* install.sh needs a requirement file: requirements.txt, or one per target */
-	bool reqs = false;
-	for (size_t i = 0; i < files.n && !reqs; i++)
-		reqs = !strcmp(files.v[i], "requirements.txt") ||
-		       (!strncmp(files.v[i], "requirements-", 13) && strlen(files.v[i]) > 17 &&
-			!strcmp(files.v[i] + strlen(files.v[i]) - 4, ".txt"));
 	(void)sb;
-	if (!reqs) {
-		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has no requirements.txt (or requirements-<target>.txt) for the "
-					      "bundle's install.sh", src_dir);
+	if (!has_what_install_reads(&files, what)) {
+		rc = what == WP_BUNDLE_CONDA
+			     ? wp_fail(err, -WPE_USAGE, "conda channel '%s' has no explicit-<subdir>.txt beside a channel/ folder "
+							 "for the bundle's install.sh", src_dir)
+			     : wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has no requirements.txt (or requirements-<target>.txt) "
+							 "for the bundle's install.sh", src_dir);
 		goto out;
 	}
 	names_add(&files, wp_xstrdup("install.sh"));
@@ -428,7 +628,7 @@ int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned lo
 					     archive_error_string(a));
 			archive_entry_free(ae);
 		} else if (!strcmp(rel, "install.sh")) {
-			rc = add_bytes(a, out_path, name, install_sh, sizeof(install_sh) - 1, 0755, err);
+			rc = add_bytes(a, out_path, name, script, strlen(script), 0755, err);
 		} else {
 			free(path);
 			path = wp_xasprintf("%s/%s", src_dir, rel);

@@ -1,5 +1,6 @@
-/* ops/bundle.h: pack a wheelhouse into one reproducible .tar.zst (or .tar.gz) with an install.sh.
- * Ownership: both paths are borrowed for the call. */
+/* ops/bundle.h: pack a wheelhouse, or a conda channel with its locks, into one reproducible
+ * .tar.zst (or .tar.gz) with an install.sh. Ownership: every argument is borrowed for the call;
+ * a wp_explicit_entry owns its strings (wp_explicit_entry_release). */
 #ifndef WP_BUNDLE_H
 #define WP_BUNDLE_H
 
@@ -41,7 +42,42 @@ int wp_bundle_size_parse(const char *s, unsigned long long *out, struct wp_err *
 /* The name of volume i (1-based) of out_path: "OUT.tar.zst.001" (a new string). */
 char *wp_bundle_volume_name(const char *out_path, size_t i);
 
-/* The install.sh text a bundle carries (static). */
+/* The install.sh text a wheel bundle carries (static). */
 const char *wp_bundle_install_sh(void);
+
+/* What a bundle carries: a wheelhouse (requirement files, pip installs it), or a conda channel
+ * (channel/<subdir>/... with repodata, shards and packages) with its locks beside it
+ * (explicit-<subdir>.txt, environment.yml), which conda installs. */
+enum wp_bundle_kind { WP_BUNDLE_WHEELS, WP_BUNDLE_CONDA };
+
+#define WP_BUNDLE_CHANNEL_DIR "channel" /* a conda bundle's channel, under its top folder */
+
+/* The install.sh text a bundle of that kind carries (static). The conda one creates the
+ * environment with `conda create --offline --file` from the chosen explicit-*.txt, each URL
+ * rewritten to file://<the bundle>/channel/<subdir>/<file> (the lock's hash kept, so conda checks
+ * every package): explicit, so no solver runs and the environment is exactly the lock; offline,
+ * so conda never reaches for the network (its offline mode still reads file:// URLs). */
+const char *wp_bundle_install_sh_for(enum wp_bundle_kind kind);
+
+/* wp_bundle_write_split for a bundle of either kind. A conda src_dir must hold channel/ and at
+ * least one explicit-*.txt (-WPE_USAGE otherwise). */
+int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind kind, unsigned long long split,
+		       size_t *nvolumes, struct wp_err *err);
+
+/* One package line of an explicit lock, as the conda install.sh reads it: the URL's last two
+ * components (percent-decoded) are the package's subdir and file name in the bundle's channel,
+ * and what follows '#' its hash. */
+struct wp_explicit_entry {
+	char *subdir, *filename;
+	char *sha256;  /* lower-case hex, or NULL */
+	char *md5;     /* lower-case hex, or NULL (conda's older "#<md5>" form) */
+};
+
+/* Parses line (no newline). Returns 1 for a package line (e filled), 0 for a line conda skips
+ * (blank, a comment, @EXPLICIT), -1 for one that names no package a bundle's channel can hold
+ * (why in *why, static): no subdir/file, "." or "..", a '/' or NUL once decoded, a file name that
+ * is not .conda or .tar.bz2, a hash that is not sha256 or md5 hex. Pure. */
+int wp_explicit_entry_parse(const char *line, struct wp_explicit_entry *e, const char **why);
+void wp_explicit_entry_release(struct wp_explicit_entry *e);
 
 #endif

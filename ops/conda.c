@@ -596,7 +596,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 			.channels = chans, .nch = cf->nch, .missing = res->missing, .nmissing = res->nmissing,
 			.env_name = job->reqs.n ? job->reqs.v[0] : "env",
 		};
-		rc = wp_write_conda_locks(&in, job->dest, &res->locks, err);
+		rc = wp_write_conda_locks(&in, job->locks_dir ? job->locks_dir : job->dest, &res->locks, err);
 		free(chans);
 	}
 out:

@@ -24,6 +24,8 @@ struct wp_conda_job {
 	bool no_deps, offline, refresh;
 	bool allow_missing;          /* write the channel though dependencies are in no channel given */
 	const char *dest;            /* the channel to write; NULL: resolve only (a dry run) */
+	const char *locks_dir;       /* where its locks go; NULL: in dest, beside the subdirs (a bundle
+	                              * keeps them outside its channel/ folder) */
 };
 
 struct wp_conda_pick {

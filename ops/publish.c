@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,6 +64,60 @@ static void remove_stage(const char *stage)
 	rmdir(stage);
 }
 
+/* A staging folder with folders in it (a conda bundle's channel): everything under it, then itself. It
+ * is ours (a fresh mkdtemp), and FTW_PHYS never follows a link out of it. */
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* A fresh folder under the cache's tmp/ (same file system as the store: links, not copies). mkdtemp,
+ * not the PID: a container's PID 1 is the same on every run, and a killed run's leftovers must never
+ * be taken for this run's. */
+static int make_stage(const struct wp_session *s, char **stage, struct wp_err *err)
+{
+	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
+	int rc;
+	*stage = NULL;
+	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE, err)) || (rc = wp_mkdir_p(tmp, 0755, err)))
+		goto out;
+	*stage = wp_xasprintf("%s/bundle.XXXXXX", tmp);
+	if (!mkdtemp(*stage)) {
+		rc = wp_fs_fail(err, errno, "cannot create", *stage);
+		free(*stage);
+		*stage = NULL;
+	}
+out:
+	free(tmp);
+	return rc;
+}
+
+int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
+			    unsigned long long split, size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err)
+{
+	struct wp_conda_job staged = *job;
+	char *stage = NULL, *channel = NULL;
+	int rc;
+	memset(res, 0, sizeof(*res));
+	if ((rc = make_stage(s, &stage, err)))
+		return rc;
+	channel = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, stage);
+	staged.dest = channel;
+	staged.locks_dir = stage;
+	if (!(rc = wp_conda_run(s, &staged, res, err)))
+		rc = wp_bundle_write_as(out_path, stage, WP_BUNDLE_CONDA, split, nvolumes, err);
+	nftw(stage, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(channel);
+	free(stage);
+	return rc;
+}
+
 int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path, struct wp_err *err)
 {
 	return wp_publish_bundle_split(s, run, out_path, 0, NULL, err);
@@ -71,20 +126,10 @@ int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const
 int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
 			    unsigned long long split, size_t *nvolumes, struct wp_err *err)
 {
-	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
 	char *stage = NULL;
 	int rc;
-	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE, err)) || (rc = wp_mkdir_p(tmp, 0755, err)))
+	if ((rc = make_stage(s, &stage, err)))
 		goto out;
-	/* mkdtemp, not the PID: a container's PID 1 is the same on every run, and a killed run's
-	 * leftovers must never be taken for this run's */
-	stage = wp_xasprintf("%s/bundle.XXXXXX", tmp);
-	if (!mkdtemp(stage)) {
-		rc = wp_fs_fail(err, errno, "cannot create", stage);
-		free(stage);
-		stage = NULL;
-		goto out;
-	}
 	if ((rc = wp_pick_write_wheelhouse(s, run, stage, err)))
 		goto out;
 	rc = wp_bundle_write_split(out_path, stage, split, nvolumes, err);
@@ -98,6 +143,5 @@ out:
 		}
 	}
 	free(stage);
-	free(tmp);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "ops/conda.h"
 #include "ops/mirror.h"
 #include "ops/pick.h"
 #include "ops/session.h"
@@ -23,5 +24,14 @@ int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const
  * how many were written. */
 int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
 			    unsigned long long split, size_t *nvolumes, struct wp_err *err);
+
+/* The conda job run into a staging folder under the cache's tmp/ (links into the store, as above):
+ * its channel at channel/, its locks beside it, then packed into out_path (volumes when
+ * split > 0) with the conda install.sh (ops/bundle.h), and the staging removed. job->dest and
+ * job->locks_dir are ignored (the staging is used); res is filled as wp_conda_run fills it and must
+ * be released. An incomplete closure fails as wp_conda_run does, writing nothing, unless
+ * job->allow_missing. */
+int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
+			    unsigned long long split, size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err);
 
 #endif
