@@ -63,7 +63,10 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 	wp_json_obj_end(j);
 }
 
-void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
+/* paths_in_dir: a path is written as the file's name, relative to the folder the record lies in
+ * (wheelpick.json in a wheelhouse or bundle: no local path leaks in, and two bundles of the same
+ * wheels are the same bytes); else as it is. */
+static void plan_json(const struct wp_plan *plan, bool explain, bool paths_in_dir, FILE *out)
 {
 	struct wp_json j;
 	wp_json_init(&j);
@@ -95,8 +98,10 @@ void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
 		wp_json_kint(&j, "target", (long long)f->target);
 		wp_json_kstr(&j, "required_by", f->required_by);
 		wp_json_kstr(&j, "reason", f->reason);
-		if (f->path)
-			wp_json_kstr(&j, "path", f->path);
+		if (f->path) {
+			const char *slash = paths_in_dir ? strrchr(f->path, '/') : NULL;
+			wp_json_kstr(&j, "path", slash ? slash + 1 : f->path);
+		}
 		if (explain) {
 			wp_json_key(&j, "rejected");
 			wp_json_arr(&j);
@@ -118,6 +123,11 @@ void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
 	wp_json_arr_end(&j);
 	wp_json_obj_end(&j);
 	wp_json_finish(&j, out);
+}
+
+void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
+{
+	plan_json(plan, explain, false, out);
 }
 
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
@@ -237,7 +247,7 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	char *tmp = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&tmp, &len);
-	wp_plan_write_json(plan, false, mem);
+	plan_json(plan, false, true, mem);
 	fclose(mem);
 	rc = wp_atomic_write(path, tmp, len, err);
 	free(tmp);
