@@ -152,7 +152,12 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
 		fputs("wrote ", stdout);
 		wp_fputs_shown(dest, stdout);
-		fputs(": install offline with\n  python3 -m pip install --no-index --find-links ", stdout);
+		fputs(": install offline with\n  python3 -m pip install ", stdout);
+		/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements
+		 * already pin what they chose */
+		if (wp_plan_has_variant_wheels(&run.plan))
+			fputs("--no-deps ", stdout);
+		fputs("--no-index --find-links ", stdout);
 		wp_print_shell_word(dest, stdout);
 		fputs(" --require-hashes -r ", stdout);
 		wp_print_shell_word(req_file, stdout);

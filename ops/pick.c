@@ -204,6 +204,69 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 	return frc ? frc : rc;
 }
 
+/* A PEP 825 variant wheel's name without its label ("torch-2.10.0-cp313-cp313-linux_x86_64.whl"
+ * for "...-linux_x86_64-cuda12.8.whl"), newly allocated; NULL for any other file. */
+static char *plain_wheel_name(const char *filename)
+{
+	struct wp_wheelname w;
+	char *plain = NULL;
+	if (wp_wheelname_parse(filename, &w, NULL) < 0)
+		return NULL;
+	if (w.variant_label) {
+		size_t n = strlen(filename), k = strlen(w.variant_label);
+		if (n > k + 5 && filename[n - 4 - k - 1] == '-')
+			plain = wp_xasprintf("%.*s.whl", (int)(n - 4 - k - 1), filename);
+	}
+	wp_wheelname_release(&w);
+	return plain;
+}
+
+/* pip and uv (up to their releases of 2026) refuse a file name with a PEP 825 label, so each
+ * variant wheel also goes in under its plain name: the same bytes, so the same sha256 that the
+ * requirement files pin. Where targets take different variants with one plain name, one folder
+ * cannot hold both: none is written, and the user is told to write one wheelhouse per target. */
+static int write_plain_copies(const struct wp_session *s, const struct wp_plan *plan, const char *dir,
+			      struct wp_err *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < plan->n && !rc; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		char *plain = f->path ? plain_wheel_name(f->filename) : NULL;
+		if (!plain)
+			continue;
+		bool first = true, clash = false;
+		for (size_t k = 0; k < plan->n; k++) {
+			char *other = k != i ? plain_wheel_name(plan->files[k].filename) : NULL;
+			if (other && !strcmp(other, plain)) {
+				first &= k > i; /* one copy, one message per plain name */
+				clash |= strcmp(plan->files[k].filename, f->filename) != 0;
+			}
+			free(other);
+		}
+		char *dst = wp_xasprintf("%s/%s", dir, plain);
+		if (clash && first)
+			wp_say(s, WP_SAY_WARN, "%s: targets take different variant wheels with this one plain name, "
+			       "which pip and uv need; write one wheelhouse per target (-d) for them", plain);
+		else if (!clash && first && !(rc = wp_link_or_copy(f->path, dst, err)))
+			wp_say(s, WP_SAY_NOTE, "%s/%s: %s under its plain name, for pip and uv releases that "
+			       "refuse PEP 825 variant file names (same bytes, same sha256)", dir, plain, f->filename);
+		free(dst);
+		free(plain);
+	}
+	return rc;
+}
+
+bool wp_plan_has_variant_wheels(const struct wp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		char *plain = plain_wheel_name(plan->files[i].filename);
+		free(plain);
+		if (plain)
+			return true;
+	}
+	return false;
+}
+
 int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan;
@@ -232,6 +295,8 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	for (size_t i = 0; i < plan->n; i++)
 		if (!plan->files[i].path)
 			return 0;
+	if ((rc = write_plain_copies(s, plan, dir, err)))
+		return rc;
 	/* what installs it on each target: requirement files with markers, and PEP 751 locks */
 	struct wp_lock_report rep = { 0 };
 	if ((rc = wp_write_requirements(plan, dir, &rep, err)) || (rc = wp_write_pylock(plan, dir, WP_LOCK_PATHS, &rep, err))) {

@@ -70,6 +70,11 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
  * temp names killed runs left in it. */
 int wp_pick_dest_ready(const char *dir, struct wp_err *err);
 
+/* Does the plan pick a PEP 825 variant wheel? Its METADATA may hold variant markers that pip's
+ * packaging cannot parse, so the install command adds --no-deps (the requirement files already pin
+ * the whole closure the markers chose). Each such wheel is also written under its plain name. */
+bool wp_plan_has_variant_wheels(const struct wp_plan *plan);
+
 int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err);
 
 void wp_pick_run_release(struct wp_pick_run *run);
