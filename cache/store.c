@@ -467,8 +467,10 @@ int wp_store_writer_write(void *ctx, const void *data, size_t n)
 	int rc = 0;
 	w->size += (long long)n;
 	/* a whole block or more with nothing waiting goes out as it is, without a copy (not to a
-	 * tap thread, which needs the bytes to stay put: those go through the ring) */
-	if (!w->block_len && n >= WP_STORE_BLOCK && !w->tq)
+	 * tap thread, which needs the bytes to stay put: those go through the ring); so does the
+	 * first MiB of a file: a small wheel would pay more for the block (a 1 MiB allocation and
+	 * its page faults, a copy) than for a dozen write()s (16 x 200 KB: 10% of the run) */
+	if (!w->block_len && (n >= WP_STORE_BLOCK || w->written < WP_STORE_BLOCK) && !w->tq)
 		return put(w, p, n);
 	while (n) {
 		if (!w->block)
@@ -588,9 +590,19 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 	return 0;
 }
 
+int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err)
+{
+	if (!w->sealed || w->file.fd < 0)
+		return wp_fail(err, -WPE_IO, "'%s': synced before it was sealed", w->name ? w->name : "?");
+	if (fsync(w->file.fd) < 0)
+		return wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
+	w->synced = true;
+	return 0;
+}
+
 void wp_store_writer_start_sync(struct wp_store_writer *w)
 {
-	if (w->file.fd >= 0)
+	if (w->file.fd >= 0 && !w->synced)
 		(void)sync_file_range(w->file.fd, w->flushed, 0, SYNC_FILE_RANGE_WRITE);
 }
 
@@ -607,7 +619,7 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 	if ((rc = wp_mkdir_p(dir, 0755, err)))
 		goto out;
 	/* Data first, then the name: otherwise a crash can leave a complete-looking torn object. */
-	if (fsync(w->file.fd) < 0) {
+	if (!w->synced && fsync(w->file.fd) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
 		goto out;
 	}

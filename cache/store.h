@@ -75,6 +75,7 @@ struct wp_store_writer {
 	 * to the file (a wheel's members hashed while they arrive); tap_reset when the file starts
 	 * over at byte 0 (what is kept is then tapped again). The caller owns tap_ctx. */
 	bool sealed;             /* _seal proved it: got is its sha256 */
+	bool synced;             /* _sync made its data durable: _commit need not */
 	char got[WP_SHA256_HEX_LEN + 1];
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);
@@ -106,11 +107,14 @@ int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_
 /* _finish in steps, so that a batch of downloads costs one sync, not three per file:
  * _seal checks size and sha256 and makes the temp file (still at w->file.tmp, nothing in the
  * store yet) read-only, and may run on any thread; on failure the caller aborts the writer.
- * _start_sync starts writing the sealed data back. _commit syncs the data, renames it into the
+ * _sync makes the sealed data durable now (on the thread that sealed it, so that a batch's syncs
+ * overlap each other and the transfers still running); _start_sync only starts writing it
+ * back. _commit syncs the data unless _sync did, renames it into the
  * store (its directory is left to sync) and releases the writer either way; *out_path (optional)
  * is the object's path. _sync_dirs syncs every directory a commit renamed into; nothing
  * committed is durable before it. _commit and _sync_dirs run on the thread that owns st. */
 int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1], struct wp_err *err);
+int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err);
 void wp_store_writer_start_sync(struct wp_store_writer *w);
 int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err);
 int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err);
