@@ -902,8 +902,10 @@ def case5(WP, PY, big):
     run_plain([PY, os.path.join(ROOT, "sample", "mksample.py"), sample])
     legend["SAMPLE"] = sample
     fl = f"file://{sample}/whl/torch_stable.html"
+    # the sample's local page gives no PEP 658 files: a dry run reads the (local) wheels' own
+    # METADATA only when allowed to, since a remote index would make that a full download
     run_plain([WP, "torchvision", "--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64", "--dry-run",
-               "--index", fl], env)
+               "--allow-full-downloads", "--index", fl], env)
     tv = Cmd("wheelpick torchvision --dry-run, warm catalog (closure: 5 projects)",
              [WP, "torchvision", "--cuda", "11.2", "--python", "3.8", "--platform", "linux_x86_64", "--dry-run"], env)
     ptarget = os.path.join(WORK, "pip-target")

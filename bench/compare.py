@@ -6,7 +6,8 @@ usage: compare.py OLD NEW   (absolute paths; build each with make BUILD=... OPTF
 Runs, alternating OLD and NEW run by run with bench.py's harness (same servers, same timing):
 a valid 256 MB wheel fetched with its sha256 in the page (and curl + sync as the floor), 16 x
 200 KB wheels in one command (and serial curl), the real 2021 page crawled into a fresh catalog,
-and 300,000 conda records (plain, sorted) into a fresh catalog. Prints markdown tables; inputs
+and 300,000 conda records (plain, sorted) into a fresh catalog (CMP_CASES=mid,tiny,crawl,conda
+picks some). Prints markdown tables; inputs
 live under build-bench/bench-work/ (removed at the end) and build-bench/bench-data/ (kept).
 """
 import os
@@ -16,6 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench as B  # noqa: E402
 import mkwheel  # noqa: E402
+
+
+CASES = set(os.environ.get("CMP_CASES", "mid,tiny,crawl,conda").split(","))
 
 
 def main():
@@ -58,12 +62,13 @@ def main():
                          ["sh", "-c", 'curl -sS --fail -o "$1" "$2" && sync "$1"', "sh", cmid, f"{srv.base}/{mid_fn}"],
                          setup=B.synced(lambda: B.rm(cmid)))
         mids = fetch_cmds(f"valid {B.MID // B.MB} MB wheel, sha256 in the page", ["midpkg"], "mid.html")
-        B.measure(mids + [curl_mid], runs=5, warmup=1)
-        B.emit(f"## One valid {B.MID // B.MB} MB wheel")
-        B.emit()
-        B.table(mids + [curl_mid], {mids[1].label: f"{B.ratio(mids[0], mids[1]):.2f}x old; "
-                                                   f"{B.ratio(curl_mid, mids[1]):.2f}x curl+sync"})
-        B.commands(mids + [curl_mid])
+        if "mid" in CASES:
+            B.measure(mids + [curl_mid], runs=5, warmup=1)
+            B.emit(f"## One valid {B.MID // B.MB} MB wheel")
+            B.emit()
+            B.table(mids + [curl_mid], {mids[1].label: f"{B.ratio(mids[0], mids[1]):.2f}x old; "
+                                                       f"{B.ratio(curl_mid, mids[1]):.2f}x curl+sync"})
+            B.commands(mids + [curl_mid])
 
         cdir = os.path.join(B.WORK, "curl-tiny")
         curl_seq = B.Cmd("curl, the same 16 one after another in one process",
@@ -71,12 +76,13 @@ def main():
                                                           for fn, _ in small), []),
                          setup=lambda: (B.rm(cdir), os.makedirs(cdir)))
         tinies = fetch_cmds("16 x 200 KB in one command", [fn.split("-")[0] for fn, _ in small], "tiny.html")
-        B.measure(tinies + [curl_seq], runs=7, warmup=1)
-        B.emit("## 16 x 200 KB, loopback")
-        B.emit()
-        B.table(tinies + [curl_seq], {tinies[1].label: f"{B.ratio(tinies[0], tinies[1]):.2f}x old; "
-                                                       f"{B.ratio(curl_seq, tinies[1]):.2f}x serial curl"})
-        B.commands(tinies + [curl_seq])
+        if "tiny" in CASES:
+            B.measure(tinies + [curl_seq], runs=7, warmup=1)
+            B.emit("## 16 x 200 KB, loopback")
+            B.emit()
+            B.table(tinies + [curl_seq], {tinies[1].label: f"{B.ratio(tinies[0], tinies[1]):.2f}x old; "
+                                                           f"{B.ratio(curl_seq, tinies[1]):.2f}x serial curl"})
+            B.commands(tinies + [curl_seq])
 
         crawls = []
         for tag, wp in (("old", old), ("new", new)):
@@ -84,14 +90,15 @@ def main():
             crawls.append(B.Cmd(f"{tag}: update, the 2021 page into a fresh catalog",
                                 [wp, "update", "--index", "file://" + B.PAGE2021], env,
                                 lambda env=env: B.rm(env["WHEELPICK_CATALOG"], env["WHEELPICK_CACHE_DIR"])))
-        B.measure(crawls, runs=15, warmup=2)
-        B.emit("## Crawl of the real 2021 page (1,498 links), fresh catalog")
-        B.emit()
-        B.table(crawls, {crawls[1].label: f"{B.ratio(crawls[0], crawls[1]):.2f}x old"})
-        B.commands(crawls)
+        if "crawl" in CASES:
+            B.measure(crawls, runs=15, warmup=2)
+            B.emit("## Crawl of the real 2021 page (1,498 links), fresh catalog")
+            B.emit()
+            B.table(crawls, {crawls[1].label: f"{B.ratio(crawls[0], crawls[1]):.2f}x old"})
+            B.commands(crawls)
 
         js = os.path.join(B.DATA, f"repodata-{B.REPODATA_RECORDS}-sorted.json")
-        if os.path.exists(js):
+        if os.path.exists(js) and "conda" in CASES:
             ch = os.path.join(B.WORK, "ch", "linux-64")
             os.makedirs(ch)
             os.symlink(js, os.path.join(ch, "repodata.json"))
