@@ -144,7 +144,15 @@ static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
 	if (!rc && !o->json && cli->verbosity >= 0) {
-		print_bundle_written(out, split, nvol, res.n,
+		/* targets share packages: count each file once, as the channel holds it */
+		size_t nfiles = 0;
+		for (size_t i = 0; i < res.n; i++) {
+			bool seen = false;
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = !strcmp(res.picks[k].c->url, res.picks[i].c->url);
+			nfiles += !seen;
+		}
+		print_bundle_written(out, split, nvol, nfiles,
 				     " (conda create --offline from the explicit lock; -n NAME, or -p PREFIX)");
 		for (size_t i = 0; i < res.locks.n; i++)
 			printf("  %s: for %s\n", res.locks.v[i].name, res.locks.v[i].for_whom);
@@ -171,8 +179,8 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 					     "'wheelpick bundle torch.tar.zst torch'");
 		goto out;
 	}
-	/* a bad size is said before anything is resolved or downloaded */
-	if (o.split && (rc = wp_bundle_size_parse(o.split, &split, err)))
+	/* a bad name or size is said before anything is resolved or downloaded */
+	if ((rc = wp_bundle_name_check(pos.v[0], err)) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);

@@ -130,8 +130,13 @@ const struct wp_opt wp_bundle_table[] = {
 	TARGET_OPTS,
 	INDEX_OPTS,
 	WHEEL_SOURCE_OPTS,
-	/* --conda bundles the local channel and its locks, with an install.sh that runs conda offline */
-	CONDA_OPTS,
+	{ "channel", 'c', NULL, WP_OPT_LIST, O(channel), "NAME|URL",
+	  "a conda channel (implies --conda); a .txt file after -c is a constraints file, as with pip" },
+	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL,
+	  "bundle conda packages: the closure as a local channel under channel/, its locks (explicit-<subdir>.txt, "
+	  "environment.yml) and an install.sh that runs 'conda create --offline' from the lock" },
+	{ "allow-missing", 0, NULL, WP_OPT_FLAG, O(allow_missing), NULL,
+	  "conda: bundle the channel even when a dependency is in no channel given (the locks say which)" },
 	REQ_OPTS,
 	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE",
 	  "write volumes of at most SIZE (700M, 4G, 4000000000): OUT.001, OUT.002 ... (join: cat OUT.* | tar --zstd -x)" },

@@ -504,6 +504,32 @@ static int volumes_commit(struct volumes *vs, struct wp_err *err)
 	return rc;
 }
 
+/* The compression out_path's suffix asks for, and (in *top, owned) the folder every member sits in; -1
+ * (and *top NULL) for a name no bundle has. */
+static int bundle_name(const char *out_path, char **top)
+{
+	const char *base = strrchr(out_path, '/');
+	base = base ? base + 1 : out_path;
+	size_t blen = strlen(base);
+	*top = NULL;
+	for (size_t i = 0; i < WP_ARRAY_LEN(suffixes); i++) {
+		size_t k = strlen(suffixes[i].suffix);
+		if (blen > k && !strcmp(base + blen - k, suffixes[i].suffix) && base[0] != '.') {
+			*top = wp_xstrndup(base, blen - k);
+			return (int)suffixes[i].c;
+		}
+	}
+	return -1;
+}
+
+int wp_bundle_name_check(const char *out_path, struct wp_err *err)
+{
+	char *top = NULL;
+	int kind = bundle_name(out_path, &top);
+	free(top);
+	return kind < 0 ? wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz", out_path) : 0;
+}
+
 int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *err)
 {
 	return wp_bundle_write_split(out_path, src_dir, 0, NULL, err);
@@ -546,22 +572,9 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 	char *top = NULL, *name = NULL, *path = NULL;
 	int rc = 0;
 
-	const char *base = strrchr(out_path, '/');
-	base = base ? base + 1 : out_path;
-	size_t blen = strlen(base);
-	int kind = -1;
-	for (size_t i = 0; i < WP_ARRAY_LEN(suffixes) && kind < 0; i++) {
-		size_t k = strlen(suffixes[i].suffix);
-		if (blen > k && !strcmp(base + blen - k, suffixes[i].suffix)) {
-			kind = (int)suffixes[i].c;
-			top = wp_xstrndup(base, blen - k);
-		}
-	}
-	if (kind < 0 || !top || !*top || top[0] == '.') {
-		free(top);
-		return wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz",
-			       out_path);
-	}
+	int kind = bundle_name(out_path, &top);
+	if (kind < 0)
+		return wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz", out_path);
 	if (split && split < WP_BUNDLE_SPLIT_MIN) {
 		free(top);
 		return wp_fail(err, -WPE_USAGE, "--split %llu is below the smallest volume, %llu bytes", split,

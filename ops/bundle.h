@@ -34,6 +34,10 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split, size_t *nvolumes,
 			  struct wp_err *err);
 
+/* -WPE_USAGE unless out_path is a name a bundle can have (NAME.tar.zst, .tzst, .tar.gz, .tgz, .tar):
+ * the CLI asks before anything is resolved or downloaded. */
+int wp_bundle_name_check(const char *out_path, struct wp_err *err);
+
 /* "700M", "4G", "4000000000", "4GB", "1.5G": K/M/G/T (or KiB ...) are powers of 1024 as split(1)
  * reads them, KB/MB/GB/TB powers of 1000. -WPE_USAGE naming s when it is none of these, or below
  * WP_BUNDLE_SPLIT_MIN. */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_CLOSURE 2000
 
@@ -516,7 +517,11 @@ static int write_channel(const struct wp_session *s, const struct wp_conda_job *
 			dup = !strcmp(cfiles[k].filename, c->filename) && !strcmp(cfiles[k].subdir, c->subdir ? c->subdir : "noarch");
 		if (dup)
 			continue;
-		jsons[ncf] = record_json(c, items[i].bytes > 0 ? items[i].bytes : -1);
+		/* the proven object's own size: what was transferred is 0 when the store already had it
+		 * (and a part on a resume), and the channel must not differ between runs */
+		struct stat sb;
+		jsons[ncf] = record_json(c, stat(items[i].path, &sb) == 0 ? (long long)sb.st_size
+					    : items[i].bytes > 0 ? items[i].bytes : -1);
 		cfiles[ncf] = (struct wp_conda_file){
 			.subdir = c->subdir ? c->subdir : "noarch", .filename = c->filename, .store_path = items[i].path,
 			.record_json = jsons[ncf],

@@ -138,6 +138,32 @@ static int write_once(const char *path, const struct wp_buf *b, struct wp_err *e
 	return wp_atomic_write(path, b->data, b->len, err);
 }
 
+/* The index's created_at: $SOURCE_DATE_EPOCH when set (the reproducible-builds convention), else the
+ * newest record's timestamp (conda's milliseconds, or seconds), else the epoch: the same records give
+ * the same index bytes whenever they are written, so a bundle is reproducible and a re-run changes
+ * nothing. The clock would make every write differ. */
+static time_t created_at(const struct ref *refs, size_t n)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	char *end = NULL;
+	if (sde && *sde) {
+		long long v = strtoll(sde, &end, 10);
+		if (end && !*end && v >= 0)
+			return (time_t)v;
+	}
+	long long newest = 0;
+	for (size_t i = 0; i < n; i++) {
+		long long ts;
+		if (wp_json_as_int(wp_json_get(refs[i].rec, "timestamp"), &ts) && ts > 0) {
+			if (ts > 100000000000LL) /* milliseconds, as conda-build writes it */
+				ts /= 1000;
+			if (ts > newest && ts < 253402300800LL) /* before year 10000: strftime's four digits */
+				newest = ts;
+		}
+	}
+	return (time_t)newest;
+}
+
 int wp_shards_write(const char *subdir_path, const char *subdir, const char *repodata, size_t len,
 		    struct wp_err *err)
 {
@@ -196,9 +222,9 @@ int wp_shards_write(const char *subdir_path, const char *subdir, const char *rep
 	/* the index last: every shard it names is in place before it */
 	struct wp_msgpack *m = wp_msgpack_new();
 	char created[32];
-	time_t now = time(NULL);
+	time_t when = created_at(refs, nrefs);
 	struct tm tm;
-	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&when, &tm));
 	wp_msgpack_map(m, 3);
 	wp_msgpack_str(m, "version");
 	wp_msgpack_int(m, 1);

@@ -1,14 +1,17 @@
 /* ops/verify_bundle.c: a bundle (or the volumes of a split one, as a set) unpacked into a temp dir with every
- * member checked, then verified as a wheelhouse. */
+ * member checked, then verified as what it carries: a wheelhouse, or a conda channel with its locks. */
 #include "ops/verify_common.h"
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "index/repodata.h"
 #include "ops/bundle.h"
+#include "ops/shardread.h"
 #include "verify/wheel.h"
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -148,17 +151,290 @@ static int vol_close(struct archive *a, void *ctx)
 
 /* install.sh is what a user runs on the air-gapped machine: it must be, byte for byte, the script
  * wheelpick writes, or a bundle could carry 'curl ... | sh' past a verify that checks every wheel. */
-static void check_install_sh(struct vo_ctx *c, const char *inst)
+static void check_install_sh(struct vo_ctx *c, const char *inst, enum wp_bundle_kind kind)
 {
 	struct wp_buf b;
 	struct wp_err e = WP_ERR_INIT;
-	const char *want = wp_bundle_install_sh();
+	const char *want = wp_bundle_install_sh_for(kind);
 	if (wp_file_read_capped(inst, 1 << 20, &b, &e) < 0)
 		vo_problem_add(c, true, inst, "%s", e.msg);
 	else if (b.len != strlen(want) || memcmp(b.data, want, b.len))
 		vo_problem_add(c, true, inst, "is not the install.sh wheelpick writes: it was changed; do not run "
 			       "it, make the bundle again");
 	wp_buf_free(&b);
+}
+
+/* ---- a conda bundle: channel/ and the locks beside it ---- */
+
+/* A package the bundle's channel lists: where, which, its hashes, and whether a lock names it. */
+struct cpkg {
+	char *subdir, *filename, *name, *version, *build, *sha256, *md5;
+	bool locked;
+};
+
+WP_VEC_OF(cpkgs, struct cpkg);
+
+struct cpkg_ctx {
+	struct cpkgs *v;
+	const char *subdir;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static int cpkg_add(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
+{
+	struct cpkg_ctx *x = ctx;
+	if (rec->filename)
+		wp_vec_push(x->v, ((struct cpkg){ wp_xstrdup(x->subdir), wp_xstrdup(rec->filename), dup_or_null(rec->project),
+						  dup_or_null(rec->version), dup_or_null(rec->build),
+						  dup_or_null(rec->sha256), dup_or_null(rec->md5), false }));
+	return 0;
+}
+
+static void cpkgs_free(struct cpkgs *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		struct cpkg *p = &v->v[i];
+		free(p->subdir), free(p->filename), free(p->name), free(p->version), free(p->build), free(p->sha256),
+			free(p->md5);
+	}
+	wp_vec_free(v);
+}
+
+static struct cpkg *cpkg_find(struct cpkgs *v, const char *subdir, const char *filename)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i].subdir, subdir) && !strcmp(v->v[i].filename, filename))
+			return &v->v[i];
+	return NULL;
+}
+
+/* Every name in dir, dot files too (vo_list_dir leaves them out, and a bundle may hide nothing). */
+static char **all_names(const char *dir, size_t *n)
+{
+	char **v = NULL;
+	size_t k = 0, cap = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		wp_vec_push_fields(v, k, cap, wp_xstrdup(de->d_name));
+	}
+	if (d)
+		closedir(d);
+	*n = k;
+	return v;
+}
+
+static bool shard_named(const struct wp_shard_index *ix, const char *fname)
+{
+	for (size_t i = 0; i < ix->n; i++)
+		if (strlen(fname) == WP_SHA256_HEX_LEN + 12 && !strncmp(fname, ix->v[i].sha256, WP_SHA256_HEX_LEN) &&
+		    !strcmp(fname + WP_SHA256_HEX_LEN, ".msgpack.zst"))
+			return true;
+	return false;
+}
+
+/* One subdir of the channel: its packages into pkgs, and nothing in it that its repodata.json and
+ * shard index do not account for (what they name is checked by vo_verify_channel). */
+static void conda_subdir(struct vo_ctx *c, const char *dir, const char *subdir, struct cpkgs *pkgs)
+{
+	char *repodata = wp_xasprintf("%s/repodata.json", dir), *url = vo_file_url(dir, "");
+	char *index = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, dir), *ixurl = vo_file_url(dir, "/" WP_SHARD_INDEX_FILE);
+	struct cpkg_ctx x = { pkgs, subdir };
+	struct wp_index_stats st = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_shard_index ix = { 0 };
+	struct wp_buf body;
+	bool have_ix = false;
+	memset(&body, 0, sizeof(body));
+	if (wp_read_repodata_file(repodata, url, cpkg_add, &x, &st, &e) < 0)
+		goto out; /* said by the channel check */
+	have_ix = vo_is_file(index) && wp_file_read_capped(index, WP_SHARD_INDEX_MAX, &body, &e) == 0 &&
+		  wp_shard_index_decode(body.data, body.len, ixurl, &ix, &e) == 0;
+	size_t n;
+	char **names = all_names(dir, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *p = wp_xasprintf("%s/%s", dir, names[i]);
+		if (!strcmp(names[i], "shards") && vo_is_dir(p)) {
+			size_t ns;
+			char **shards = all_names(p, &ns);
+			for (size_t k = 0; k < ns; k++) {
+				char *sp = wp_xasprintf("%s/%s", p, shards[k]);
+				if (!have_ix || !shard_named(&ix, shards[k]) || !vo_is_file(sp))
+					vo_problem_add(c, true, sp, "is no shard that %s names", WP_SHARD_INDEX_FILE);
+				free(sp);
+			}
+			vo_free_list(shards, ns);
+		} else if (vo_is_file(p) && (!strcmp(names[i], "repodata.json") || !strcmp(names[i], "repodata.json.zst") ||
+					     !strcmp(names[i], WP_SHARD_INDEX_FILE) || cpkg_find(pkgs, subdir, names[i]))) {
+			/* accounted for */
+		} else {
+			vo_problem_add(c, true, p, "is not in %s/repodata.json: a bundle's channel holds what it lists, no more",
+				       subdir);
+		}
+		free(p);
+	}
+	vo_free_list(names, n);
+out:
+	wp_shard_index_release(&ix);
+	wp_buf_free(&body);
+	free(repodata);
+	free(url);
+	free(index);
+	free(ixurl);
+}
+
+/* One explicit lock: every line conda reads names a package of the channel, at the place install.sh
+ * points it to, with the hash the channel gives (which vo_verify_channel holds the file to). */
+static void conda_explicit(struct vo_ctx *c, const char *path, struct cpkgs *pkgs)
+{
+	struct wp_buf b;
+	struct wp_err e = WP_ERR_INIT;
+	size_t n = 0;
+	bool marker = false;
+	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
+		vo_problem_add(c, true, path, "%s", e.msg);
+		return;
+	}
+	if (memchr(b.data, 0, b.len))
+		vo_problem_add(c, true, path, "holds a NUL byte: what conda reads past it is not what is checked here");
+	int lineno = 0;
+	for (char *line = b.data, *next; line && *line; line = next) {
+		struct wp_explicit_entry en;
+		const char *why;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		lineno++;
+		int k = wp_explicit_entry_parse(line, &en, &why);
+		if (k == 0) {
+			marker |= strstr(line, "@EXPLICIT") && line[strspn(line, " \t\r")] == '@';
+			continue;
+		}
+		if (k < 0) {
+			vo_problem_add(c, true, path, "line %d %s", lineno, why);
+			continue;
+		}
+		n++;
+		struct cpkg *p = cpkg_find(pkgs, en.subdir, en.filename);
+		if (!p)
+			vo_problem_add(c, true, path, "line %d names '%s/%s', which the bundle's channel does not list", lineno,
+				       en.subdir, en.filename);
+		else if (!en.sha256 && !en.md5)
+			vo_problem_add(c, true, path, "line %d names '%s' without a hash: conda would not check it", lineno,
+				       en.filename);
+		else if (en.sha256 && (!p->sha256 || strcmp(en.sha256, p->sha256)))
+			vo_problem_add(c, true, path, "line %d gives '%s' sha256 %s, the channel %s", lineno, en.filename,
+				       en.sha256, p->sha256 ? p->sha256 : "none");
+		else if (en.md5 && (!p->md5 || strcmp(en.md5, p->md5)))
+			vo_problem_add(c, true, path, "line %d gives '%s' md5 %s, the channel %s", lineno, en.filename, en.md5,
+				       p->md5 ? p->md5 : "none");
+		else
+			p->locked = true;
+		wp_explicit_entry_release(&en);
+	}
+	if (!marker)
+		vo_problem_add(c, true, path, "has no @EXPLICIT line: conda would read it as specs and run a solver");
+	else if (!n)
+		vo_problem_add(c, true, path, "names no package");
+	wp_buf_free(&b);
+}
+
+/* One environment.yml: every pin under dependencies: is name=version=build of a package the channel
+ * holds. */
+static void conda_environment(struct vo_ctx *c, const char *path, const struct cpkgs *pkgs)
+{
+	struct wp_buf b;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
+		vo_problem_add(c, true, path, "%s", e.msg);
+		return;
+	}
+	char *save = NULL;
+	bool deps = false;
+	for (char *line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != ' ' && line[0] != '-' && line[0] != '#')
+			deps = !strncmp(line, "dependencies:", 13);
+		const char *item = line + strspn(line, " ");
+		if (!deps || strncmp(item, "- ", 2))
+			continue;
+		item += 2;
+		char *pin = wp_xstrndup(item, strcspn(item, " \t\r#"));
+		char *v = strchr(pin, '='), *bld = v ? strchr(v + 1, '=') : NULL;
+		bool found = false;
+		if (v && bld) {
+			*v++ = 0;
+			*bld++ = 0;
+			for (size_t i = 0; i < pkgs->n && !found; i++) {
+				const struct cpkg *p = &pkgs->v[i];
+				found = p->name && p->version && p->build && !strcmp(p->name, pin) && !strcmp(p->version, v) &&
+					!strcmp(p->build, bld);
+			}
+		}
+		if (!found)
+			vo_problem_add(c, true, path, "pins '%s', which is no name=version=build of a package the bundle's "
+						      "channel holds", item);
+		free(pin);
+	}
+	wp_buf_free(&b);
+}
+
+/* Everything a conda bundle holds, and nothing else: install.sh, channel/ (checked as verify checks a
+ * channel, and holding only what its repodata lists), the explicit locks and environment files, each
+ * naming only packages of the channel, and every package of the channel named by a lock (the bundle
+ * carries the locked closure). */
+static void verify_conda_bundle(struct vo_ctx *c, const char *house, const char *chan)
+{
+	struct cpkgs pkgs = { 0 };
+	size_t n, nlocks = 0;
+	vo_verify_channel(c, chan);
+	char **subs = all_names(chan, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *sd = wp_xasprintf("%s/%s", chan, subs[i]), *rd = wp_xasprintf("%s/repodata.json", sd);
+		if (vo_is_dir(sd) && vo_is_file(rd))
+			conda_subdir(c, sd, subs[i], &pkgs);
+		else
+			vo_problem_add(c, true, sd, "is not a channel subdir (a folder with repodata.json)");
+		free(sd);
+		free(rd);
+	}
+	vo_free_list(subs, n);
+	char **top = all_names(house, &n);
+	for (size_t pass = 0; pass < 2; pass++) /* the explicit locks first: they mark what is locked */
+		for (size_t i = 0; i < n; i++) {
+			const char *f = top[i];
+			char *p = wp_xasprintf("%s/%s", house, f);
+			bool lock = !strncmp(f, "explicit-", 9) && vo_ends_with(f, ".txt") && vo_is_file(p);
+			bool env = (!strcmp(f, "environment.yml") || (!strncmp(f, "environment-", 12) && vo_ends_with(f, ".yml"))) &&
+				   vo_is_file(p);
+			if (pass == 0 && lock) {
+				conda_explicit(c, p, &pkgs);
+				nlocks++;
+			} else if (pass == 1 && env) {
+				conda_environment(c, p, &pkgs);
+			} else if (pass == 1 && !lock && !(!strcmp(f, "install.sh") && vo_is_file(p)) &&
+				   !(!strcmp(f, WP_BUNDLE_CHANNEL_DIR) && vo_is_dir(p))) {
+				vo_problem_add(c, true, p, "is not part of a conda bundle (install.sh, channel/, explicit-*.txt, "
+							   "environment*.yml)");
+			}
+			free(p);
+		}
+	vo_free_list(top, n);
+	if (!nlocks)
+		vo_problem_add(c, true, house, "has no explicit-<subdir>.txt for install.sh to install");
+	for (size_t i = 0; i < pkgs.n; i++)
+		if (!pkgs.v[i].locked) {
+			char *p = wp_xasprintf("%s/%s/%s", chan, pkgs.v[i].subdir, pkgs.v[i].filename);
+			vo_problem_add(c, true, p, "is in the channel but in no explicit lock: a bundle carries the locked "
+						   "closure, no more");
+			free(p);
+		}
+	cpkgs_free(&pkgs);
 }
 
 void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
@@ -269,14 +545,21 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	}
 	char *house = wp_xasprintf("%s/%s", tmpl, top);
 	char *inst = wp_xasprintf("%s/install.sh", house);
+	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, house);
+	/* a conda bundle (bundle --conda) carries its channel at channel/; a wheel bundle is flat */
+	enum wp_bundle_kind kind = vo_is_dir(chan) ? WP_BUNDLE_CONDA : WP_BUNDLE_WHEELS;
 	struct stat sb;
 	if (stat(inst, &sb) < 0 || !S_ISREG(sb.st_mode))
 		vo_problem_add(c, true, inst, "is missing");
 	else if (!(sb.st_mode & 0100))
 		vo_problem_add(c, true, inst, "is not executable");
 	else
-		check_install_sh(c, inst);
-	vo_verify_wheelhouse(c, house);
+		check_install_sh(c, inst, kind);
+	if (kind == WP_BUNDLE_CONDA)
+		verify_conda_bundle(c, house, chan);
+	else
+		vo_verify_wheelhouse(c, house);
+	free(chan);
 	free(inst);
 	free(house);
 out:

@@ -6,7 +6,9 @@
 #include "base/url.h"
 #include "index/localsrc.h"
 #include "index/repodata.h"
+#include "ops/channel.h"
 #include "ops/shardread.h"
+#include "ops/shards.h"
 #include "verify/conda.h"
 
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 
 /* ---- conda ---- */
 
+/* Messages name the package's path and "repodata.json" (the one beside it), never the repodata's
+ * own path: inside a bundle that is a temp folder the reader has never seen. */
 struct chan {
 	struct vo_ctx *c;
 	const char *subdir;
@@ -35,10 +39,9 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 	if (!wp_url_filename_ok(rec->filename)) {
 		vo_problem_add(c, true, ch->repodata, "'%s' is not a usable file name", rec->filename);
 	} else if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		vo_problem_add(c, true, path, "is missing; '%s' lists it", ch->repodata);
+		vo_problem_add(c, true, path, "is missing; repodata.json beside it lists it");
 	} else if (rec->size >= 0 && rec->size != (long long)sb.st_size) {
-		vo_problem_add(c, true, path, "is %lld bytes, '%s' says %lld", (long long)sb.st_size,
-			    ch->repodata, rec->size);
+		vo_problem_add(c, true, path, "is %lld bytes, repodata.json says %lld", (long long)sb.st_size, rec->size);
 	} else if (wp_hasher_init(&h, WP_HASH_SHA256 | (rec->md5 ? WP_HASH_MD5 : 0), NULL) == 0) {
 		char sha[WP_SHA256_HEX_LEN + 1], md5[WP_MD5_HEX_LEN + 1];
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -53,12 +56,11 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 		} else {
 			c->rep->files++;
 			if (!rec->sha256 && !rec->md5)
-				vo_problem_add(c, true, path, "'%s' gives no sha256 or md5 for it", ch->repodata);
+				vo_problem_add(c, true, path, "repodata.json gives no sha256 or md5 for it");
 			if (rec->sha256 && strcmp(sha, rec->sha256))
-				vo_problem_add(c, true, path, "sha256 is %s, '%s' says %s", sha, ch->repodata,
-					    rec->sha256);
+				vo_problem_add(c, true, path, "sha256 is %s, repodata.json says %s", sha, rec->sha256);
 			else if (rec->md5 && strcmp(md5, rec->md5))
-				vo_problem_add(c, true, path, "md5 is %s, '%s' says %s", md5, ch->repodata, rec->md5);
+				vo_problem_add(c, true, path, "md5 is %s, repodata.json says %s", md5, rec->md5);
 			else {
 				struct wp_conda_expect ex = { rec->project, rec->version, rec->build };
 				struct wp_err e = WP_ERR_INIT;
@@ -217,6 +219,34 @@ out:
 	free(url);
 }
 
+/* repodata.json.zst, when there, holds exactly repodata.json's bytes: conda and mamba fetch it
+ * first, so a changed one is what they would install from, whatever repodata.json says. */
+static void verify_zst(struct vo_ctx *c, const char *repodata)
+{
+	char *zst = wp_xasprintf("%s.zst", repodata);
+	struct wp_buf json, z, out;
+	struct wp_err e = WP_ERR_INIT;
+	memset(&json, 0, sizeof(json));
+	memset(&z, 0, sizeof(z));
+	memset(&out, 0, sizeof(out));
+	if (!vo_is_file(zst))
+		goto out;
+	if (wp_file_read_capped(repodata, WP_CHANNEL_REPODATA_MAX, &json, &e) < 0)
+		goto out; /* said by the repodata check */
+	if (wp_file_read_capped(zst, WP_CHANNEL_REPODATA_MAX, &z, &e) < 0 ||
+	    wp_zstd_decompress(z.data, z.len, WP_CHANNEL_REPODATA_MAX, zst, &out, &e) < 0)
+		vo_problem_add(c, true, zst, "%s", e.msg);
+	else if (out.len != json.len || memcmp(out.data, json.data, json.len))
+		vo_problem_add(c, true, zst, "does not hold repodata.json's bytes (conda reads the .zst first): it was changed");
+	else
+		c->rep->pages++;
+out:
+	wp_buf_free(&json);
+	wp_buf_free(&z);
+	wp_buf_free(&out);
+	free(zst);
+}
+
 static void verify_subdir(struct vo_ctx *c, const char *subdir)
 {
 	char *repodata = wp_xasprintf("%s/repodata.json", subdir);
@@ -231,6 +261,7 @@ static void verify_subdir(struct vo_ctx *c, const char *subdir)
 	if (st.malformed)
 		vo_problem_add(c, true, repodata, "%llu records are broken (no name, a bad hash, wrong types)",
 			    st.malformed);
+	verify_zst(c, repodata);
 	verify_shards(c, subdir, repodata);
 	free(url);
 	free(repodata);
