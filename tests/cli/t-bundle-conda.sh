@@ -96,7 +96,7 @@ PY
 expect_exit 0 "every package line a file:// URL into the bundle's channel, with the lock's sha256" python3 - \
 	"$TMP/fake.lock" "$TMP/odd dir#1/b" "$TMP/u/b/explicit-linux-64.txt" <<'PY'
 import hashlib, sys, urllib.parse
-got = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+got = [l for l in open(sys.argv[1]).read().splitlines() if l.strip() and not l.startswith("#")]
 orig = [l for l in open(sys.argv[3]).read().splitlines() if l.strip() and not l.startswith("#")]
 assert got[0] == "@EXPLICIT", got[0]
 assert len(got) == len(orig) == 6, (len(got), len(orig))
@@ -108,6 +108,10 @@ for g, o in zip(got[1:], orig[1:]):
     assert o.endswith("/".join(url.split("/")[-2:]) + "#sha256:" + h), (g, o)
     assert hashlib.sha256(open(path, "rb").read()).hexdigest() == h, path
 PY
+expect_exit 0 "what conda reads is a CEP 23 lock of the bundle's own files, in dependency order" \
+	python3 "$ROOT/tests/cli/conda_lock_check.py" explicit "$TMP/fake.lock" "$TMP/odd dir#1/b/channel" \
+	pytorch python pip cudatoolkit pytorch-mutex
+expect_grep "the comments kept" "^# platform: linux-64$" "$TMP/fake.lock"
 expect_exit 0 "-p PREFIX is passed as given, no -n added" sh "$TMP/odd dir#1/b/install.sh" -p "$TMP/env" -y
 expect_no_grep "no -n" "^-n$" "$TMP/fake.args"
 expect_exit 2 "a lock the bundle has not" sh "$TMP/odd dir#1/b/install.sh" explicit-osx-arm64.txt
