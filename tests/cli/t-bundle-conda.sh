@@ -210,6 +210,12 @@ expect_grep "says so" "-r reads pip's format, for wheels" "$TMP/err"
 expect_exit 2 "a bad name" wp bundle "$TMP/bad.zip" 'pytorch==1.8.0' "${T[@]}"
 expect_grep "says what names work" "bundle '.*bad.zip' must be named NAME.tar.zst or NAME.tar.gz" "$TMP/err"
 expect_no_file "nothing written" "$TMP/bad.zip"
+# -c is a channel for bundle as for pick; a .txt after it is still a wheel bundle's constraints file
+make_sample
+echo 'torch==9.9' >"$TMP/cons.txt"
+expect_exit 1 "a wheel bundle's -c FILE.txt holds the pick" wp bundle "$TMP/w.tar.zst" torch -c "$TMP/cons.txt" --cuda 11.2 \
+	--python 3.8 --platform linux_x86_64 --index "$FINDLINKS"
+expect_grep "as a constraint" "the constraints \(-c\) hold torch to ==9.9" "$TMP/err"
 wp bundle --help >"$TMP/help" 2>&1
 expect_grep "--help has --conda" "--conda" "$TMP/help"
 expect_grep "and -c CHANNEL" "-c, --channel NAME\|URL" "$TMP/help"
