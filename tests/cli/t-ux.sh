@@ -135,7 +135,8 @@ expect_no_grep "pick has no --prune" "--prune" "$TMP/out"
 expect_grep "pick has -r" "-r, --requirement FILE" "$TMP/out"
 expect_grep "pick has --allow-full-downloads" "--allow-full-downloads" "$TMP/out"
 expect_exit 0 "bundle --help" wp bundle --help
-expect_no_grep "bundle has no --dry-run or --conda" "--dry-run|--conda|--explain" "$TMP/out"
+expect_no_grep "bundle has no --dry-run or --explain" "--dry-run|--explain" "$TMP/out"
+expect_grep "bundle has --conda (a channel and its locks)" "--conda .*bundle conda packages" "$TMP/out"
 expect_exit 0 "list --help" wp list --help
 expect_grep "list has --all" "--all" "$TMP/out"
 for c in update detect tags verify trust lock matrix; do
