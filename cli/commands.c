@@ -94,7 +94,9 @@ const struct wp_cmd wp_commands[] = {
 	  "requirements.txt with hashes, pylock.toml, the pick record, and install.sh, which runs pip offline\n"
 	  "from the unpacked folder. '.tar.gz' and '.tar' work too. 'wheelpick verify OUT.tar.zst' checks it.\n"
 	  "--split 4G cuts it into volumes OUT.tar.zst.001, .002, ... for media with a file-size limit;\n"
-	  "join them on the target with 'cat OUT.tar.zst.[0-9][0-9][0-9] | tar --zstd -xf -'.",
+	  "join them on the target with 'cat OUT.tar.zst.[0-9][0-9][0-9] | tar --zstd -xf -'.\n"
+	  "With --conda, the closure as a local channel under channel/ with its locks, and an install.sh\n"
+	  "that runs 'conda create --offline' from the lock.",
 	  WP_ARGS_FILE_PACKAGES },
 	{ "verify", wp_cmd_verify, wp_verify_table, "wheelpick verify PATH...",
 	  "check files against their hashes",

@@ -437,6 +437,36 @@ static void verify_conda_bundle(struct vo_ctx *c, const char *house, const char 
 	cpkgs_free(&pkgs);
 }
 
+bool vo_is_conda_bundle_dir(const char *dir)
+{
+	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, dir), *inst = wp_xasprintf("%s/install.sh", dir);
+	bool yes = vo_is_dir(chan) && vo_is_file(inst) && vo_is_channel(chan);
+	free(chan);
+	free(inst);
+	return yes;
+}
+
+void vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
+{
+	char *inst = wp_xasprintf("%s/install.sh", house);
+	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, house);
+	/* a conda bundle (bundle --conda) carries its channel at channel/; a wheel bundle is flat */
+	enum wp_bundle_kind kind = vo_is_dir(chan) ? WP_BUNDLE_CONDA : WP_BUNDLE_WHEELS;
+	struct stat sb;
+	if (stat(inst, &sb) < 0 || !S_ISREG(sb.st_mode))
+		vo_problem_add(c, true, inst, "is missing");
+	else if (!(sb.st_mode & 0100))
+		vo_problem_add(c, true, inst, "is not executable");
+	else
+		check_install_sh(c, inst, kind);
+	if (kind == WP_BUNDLE_CONDA)
+		verify_conda_bundle(c, house, chan);
+	else
+		vo_verify_wheelhouse(c, house);
+	free(chan);
+	free(inst);
+}
+
 void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
@@ -544,23 +574,7 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		goto out;
 	}
 	char *house = wp_xasprintf("%s/%s", tmpl, top);
-	char *inst = wp_xasprintf("%s/install.sh", house);
-	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, house);
-	/* a conda bundle (bundle --conda) carries its channel at channel/; a wheel bundle is flat */
-	enum wp_bundle_kind kind = vo_is_dir(chan) ? WP_BUNDLE_CONDA : WP_BUNDLE_WHEELS;
-	struct stat sb;
-	if (stat(inst, &sb) < 0 || !S_ISREG(sb.st_mode))
-		vo_problem_add(c, true, inst, "is missing");
-	else if (!(sb.st_mode & 0100))
-		vo_problem_add(c, true, inst, "is not executable");
-	else
-		check_install_sh(c, inst, kind);
-	if (kind == WP_BUNDLE_CONDA)
-		verify_conda_bundle(c, house, chan);
-	else
-		vo_verify_wheelhouse(c, house);
-	free(chan);
-	free(inst);
+	vo_verify_bundle_dir(c, house);
 	free(house);
 out:
 	c->real = NULL;

@@ -60,5 +60,9 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root);
 bool vo_is_channel(const char *dir);
 void vo_verify_channel(struct vo_ctx *c, const char *dir);
 void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err);
+/* An unpacked bundle's top folder: install.sh as wheelpick writes it, then the wheels or (a conda
+ * bundle: channel/, locks beside it) the channel and its locks. */
+bool vo_is_conda_bundle_dir(const char *dir);
+void vo_verify_bundle_dir(struct vo_ctx *c, const char *house);
 
 #endif

@@ -101,6 +101,10 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 		if (mirror) {
 			rep->kind = WP_VERIFY_MIRROR;
 			vo_verify_mirror(&c, abs);
+		} else if (vo_is_conda_bundle_dir(abs)) {
+			/* an unpacked bundle --conda: its channel is checked as part of the whole */
+			rep->kind = WP_VERIFY_BUNDLE;
+			vo_verify_bundle_dir(&c, abs);
 		} else if (vo_is_channel(abs)) {
 			rep->kind = WP_VERIFY_CHANNEL;
 			vo_verify_channel(&c, abs);

