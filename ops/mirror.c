@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,6 +38,8 @@ struct entry {
 	char *meta_sha256;     /* of filename.metadata; NULL when there is none */
 	char *upload_time;
 	char *variant;         /* the build's variant label ("cu118"); "" for a file that has none */
+	bool vwheel, vjson;    /* PEP 825: a wheel with a variant label; a {name}-{version}-variants.json */
+	char *release;         /* for either, the version its name gives ("2.10.0"), else NULL */
 	const struct wp_mirror_file *src; /* this run's file, or NULL */
 	struct wp_buf meta;    /* this run's .metadata bytes (empty when none) */
 	bool have_old;         /* the manifest listed it */
@@ -66,6 +69,7 @@ static void entry_release(struct entry *e)
 	free(e->meta_sha256);
 	free(e->upload_time);
 	free(e->variant);
+	free(e->release);
 	free(e->old_meta_sha256);
 	wp_buf_free(&e->meta);
 	memset(e, 0, sizeof(*e));
@@ -140,6 +144,60 @@ static void strs_free(struct strs *l)
 static bool in_root(const char *root, const struct entry *e)
 {
 	return !strcmp(root, "simple") || !e->variant || !e->variant[0] || !strcmp(e->variant, root);
+}
+
+/* Two spellings of one PEP 440 version ("2.10" and "2.10.0")? */
+static bool same_release(const char *a, const char *b)
+{
+	struct wp_version va, vb;
+	if (!strcmp(a, b))
+		return true;
+	if (wp_version_parse(&va, a, strlen(a), NULL) < 0)
+		return false;
+	bool same = false;
+	if (wp_version_parse(&vb, b, strlen(b), NULL) == 0) {
+		same = wp_version_cmp(&va, &vb) == 0;
+		wp_version_release(&vb);
+	}
+	wp_version_release(&va);
+	return same;
+}
+
+/* PEP 825 names: set vwheel, vjson and release from the file name. */
+static void note_release(struct entry *e)
+{
+	struct wp_wheelname w;
+	free(e->release);
+	e->release = NULL;
+	e->vwheel = e->vjson = false;
+	if (wp_index_file_kind(e->filename) == WP_KIND_VARIANTS) {
+		/* {name}-{version}-variants.json: the name holds no '-' (wp_variants_json_name) */
+		const char *dash = strchr(e->filename, '-');
+		e->vjson = true;
+		e->release = wp_xstrndup(dash + 1, strlen(dash + 1) - strlen("-variants.json"));
+	} else if (wp_wheelname_parse(e->filename, &w, NULL) == 0) {
+		if (w.variant_label) {
+			e->vwheel = true;
+			e->release = wp_xstrdup(w.version);
+		}
+		wp_wheelname_release(&w);
+	}
+}
+
+/* Does root's page for a project (its entries grp[0..ng), e among them) list e? A variants.json
+ * goes wherever a variant wheel of its release is listed (PEP 825: in every response that includes
+ * them), and on simple/ always, which lists every file. */
+static bool shown_in(const char *root, const struct entry *grp, size_t ng, const struct entry *e,
+		     bool (*listed)(const struct entry *))
+{
+	if (!listed(e))
+		return false;
+	if (!e->vjson || !strcmp(root, "simple"))
+		return in_root(root, e);
+	for (size_t i = 0; i < ng; i++)
+		if (grp[i].vwheel && listed(&grp[i]) && in_root(root, &grp[i]) && same_release(grp[i].release, e->release))
+			return true;
+	return false;
 }
 
 /* A variant label that may name a root folder: what PyTorch's index uses ("cu118", "rocm6.4",
@@ -436,7 +494,7 @@ static int write_project(const char *dir, const char *root, const char *project,
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = &v[i];
 		const char *sha = e->sha256, *meta = e->meta_sha256, *rp = e->requires_python;
-		if (!listed(e) || !in_root(root, e))
+		if (!shown_in(root, v, n, e, listed))
 			continue;
 		if (listed == listed_interim) {
 			sha = e->old_sha256;
@@ -539,9 +597,11 @@ static int write_projects(const char *dir, const char *root, struct entries *es,
 	for (size_t i = 0; i < es->n;) {
 		size_t j = i, shown = 0;
 		bool conflict = false;
-		for (; j < es->n && !strcmp(es->v[j].project, es->v[i].project); j++) {
-			shown += listed(&es->v[j]) && in_root(root, &es->v[j]);
-			conflict |= es->v[j].conflict;
+		while (j < es->n && !strcmp(es->v[j].project, es->v[i].project))
+			j++;
+		for (size_t k = i; k < j; k++) {
+			shown += shown_in(root, &es->v[i], j - i, &es->v[k], listed);
+			conflict |= es->v[k].conflict;
 		}
 		if (shown && (!only_conflicts || conflict)) {
 			int rc = write_project(dir, root, es->v[i].project, &es->v[i], j - i, listed, err);
@@ -579,7 +639,9 @@ static int write_root(const char *dir, const char *root, const struct entries *e
 	const char *last = NULL;
 	for (size_t i = 0; i < es->n; i++) {
 		const struct entry *e = &es->v[i];
-		if (e->drop || !in_root(root, e) || (last && !strcmp(last, e->project)))
+		/* a variants.json is on a variant root only beside a wheel of its, which names the project */
+		if (e->drop || !in_root(root, e) || (e->vjson && strcmp(root, "simple")) ||
+		    (last && !strcmp(last, e->project)))
 			continue;
 		last = e->project;
 		wp_buf_addstr(&html, "    <a href=\"");
@@ -753,6 +815,42 @@ out:
 
 /* ---- this run's files ---- */
 
+/* A PEP 825 variants.json given as bytes (the catalog's copy): they must be what the index listed,
+ * and the name must be the project's. */
+static int add_body(const struct wp_mirror_file *f, struct entries *es, struct wp_err *err)
+{
+	struct wp_buf project = WP_BUF_INIT, named = WP_BUF_INIT;
+	char hex[WP_SHA256_HEX_LEN + 1];
+	int rc = 0;
+	if (wp_index_file_kind(f->filename) != WP_KIND_VARIANTS)
+		return wp_fail(err, -WPE_USAGE, "'%s' is given as bytes, which only a {name}-{version}-variants.json may be",
+			       f->filename);
+	wp_project_name_normalize(f->project, strlen(f->project), &project);
+	wp_project_name_normalize(f->filename, (size_t)(strchr(f->filename, '-') - f->filename), &named);
+	if (strcmp(project.data, named.data)) {
+		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file of project '%s'", f->filename, f->project);
+		goto out;
+	}
+	sha256_of(f->body, f->body_len, hex);
+	if (strcasecmp(hex, f->sha256)) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "variants.json '%s' kept in the catalog has sha256 %s, not the %s its "
+			     "index lists; run `wheelpick update` to read it again", f->filename, hex[0] ? hex : "(none)",
+			     f->sha256);
+		goto out;
+	}
+	struct entry *e = entries_add(es);
+	e->project = wp_buf_detach(&project, NULL);
+	e->filename = wp_xstrdup(f->filename);
+	memcpy(e->sha256, hex, sizeof(e->sha256));
+	e->size = (long long)f->body_len;
+	e->variant = wp_xstrdup("");
+	e->src = f;
+out:
+	wp_buf_free(&project);
+	wp_buf_free(&named);
+	return rc;
+}
+
 static int add_new(const char *dir, const struct wp_mirror_file *f, struct entries *es,
 		   struct wp_err *err)
 {
@@ -770,6 +868,10 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 			       f->filename ? f->filename : "(null)");
 	if (!f->sha256 || !wp_sha256_hex_valid(f->sha256))
 		return wp_fail(err, -WPE_USAGE, "'%s' has no valid sha256", f->filename);
+	if (f->body)
+		return add_body(f, es, err);
+	if (wp_index_file_kind(f->filename) == WP_KIND_VARIANTS)
+		return wp_fail(err, -WPE_USAGE, "'%s' is a variants.json given without its bytes", f->filename);
 	if (!f->store_path || stat(f->store_path, &sb) < 0)
 		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
 				  f->store_path ? f->store_path : f->filename);
@@ -871,7 +973,7 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 		char *path = file_path(dir, e->project, e->filename, "");
 		struct stat a, b;
 		bool on_disk = stat(path, &a) == 0;
-		bool same_inode = on_disk && stat(e->src->store_path, &b) == 0 &&
+		bool same_inode = on_disk && !e->src->body && stat(e->src->store_path, &b) == 0 &&
 				  a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 		bool listed_same = e->have_old && !strcmp(e->old_sha256, e->sha256) &&
 				   e->old_size == e->size &&
@@ -904,8 +1006,12 @@ static int place(const char *dir, struct entries *es, struct wp_err *err)
 		char *path = file_path(dir, e->project, e->filename, "");
 		char *mpath = file_path(dir, e->project, e->filename, ".metadata");
 		int rc = wp_mkdir_p(pdir, 0755, err);
-		if (!rc && !e->in_place)
+		if (!rc && !e->in_place && e->src->body) {
+			struct wp_buf b = { .data = (char *)e->src->body, .len = e->src->body_len };
+			rc = write_if_changed(path, &b, err); /* borrowed: never freed here */
+		} else if (!rc && !e->in_place) {
 			rc = wp_link_or_copy(e->src->store_path, path, err);
+		}
 		if (!rc && e->meta.len)
 			rc = write_if_changed(mpath, &e->meta, err);
 		free(pdir);
@@ -1183,6 +1289,8 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		goto out;
 	read_pending(dir, &pending);
 	merge(&es, &old, opts, &rep);
+	for (size_t i = 0; i < es.n; i++)
+		note_release(&es.v[i]);
 	classify(dir, &es, &rep);
 
 	/* the roots: simple/ for every file, and one per variant its files have */

@@ -22,6 +22,10 @@ struct wp_mirror_file {
 	const char *upload_time;      /* ISO 8601 (PEP 700), or NULL */
 	const char *variant;          /* the build's variant label ("cu118", "cpu"), "" or NULL for none:
 	                                 the file is also listed under DIR/<variant>/ */
+	const char *body;             /* a PEP 825 {name}-{version}-variants.json only: its bytes (the
+	                                 catalog keeps them; there is no store object), body_len long;
+	                                 store_path is then unused and sha256 is checked against them */
+	size_t body_len;
 };
 
 struct wp_mirror_opts {
@@ -57,13 +61,16 @@ struct wp_mirror_report {
  *   dir/simple/<project>/index.{html,json}    relative links with #sha256=, PEP 691 JSON beside
  *   dir/<variant>/...                         the same for one variant ("cu118"): its builds and
  *                                             every file without a variant, as PyTorch's /whl/cu118/
+ * A {name}-{version}-variants.json (PEP 825: "MUST be provided in all the responses where the
+ * variant wheels are included") is listed on simple/ and on every variant root's page that lists a
+ * variant wheel of its release; re-runs, --prune and the pending list treat it as a file.
  * A re-run adds to what the manifest lists; with opts->prune only this run's files and the
  * pinned ones stay. Only pages and files this tree's writer made (the manifest, and the list of
  * files a run writes before placing them) are ever removed. Every write is atomic and ordered (files, then project pages, then the root,
  * then the manifest, then removals), so a reader or a crash sees the old tree or the new one.
  * opts may be NULL; rep may be NULL. -WPE_USAGE for a bad project or file name or two files of
  * one name with different bytes; -WPE_IO for the file system; -WPE_INTEGRITY when a store object
- * is not the size announced. */
+ * is not the size announced, or a variants.json body is not the sha256 given. */
 int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
 		    const struct wp_mirror_opts *opts, struct wp_mirror_report *rep, struct wp_err *err);
 

@@ -4,6 +4,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "ops/bundle.h"
+#include "ops/mirror_variants.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,8 +33,15 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 		};
 	}
 	struct wp_mirror_opts mo = { .prune = prune };
+	struct wp_mirror_vjson vj = { 0 };
 	/* pages carry hashes; PEP 658 files come out of the wheels */
 	int rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE, err);
+	/* PEP 825: each release with variant wheels carries its variants.json */
+	if (!rc && !(rc = wp_mirror_vjson_collect(run, &vj, err)) && vj.n) {
+		mf = wp_xrealloc(mf, (n + vj.n) * sizeof(*mf));
+		memcpy(mf + n, vj.files, vj.n * sizeof(*mf));
+		n += vj.n;
+	}
 	if (!rc)
 		rc = wp_mirror_write(dir, mf, n, &mo, rep, err);
 	if (!rc)
@@ -44,6 +52,7 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 		wp_say(s, WP_SAY_NOTE, "mirror %s: %zu file(s) under files/ were not written by wheelpick; left alone", dir,
 		       rep->foreign);
 	free(mf);
+	wp_mirror_vjson_free(&vj);
 	return rc;
 }
 

@@ -2,6 +2,7 @@
 #include "ops/verify_common.h"
 #include "base/buf.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "base/url.h"
 #include "index/html.h"
@@ -339,6 +340,29 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 	wp_buf_free(&pend);
 }
 
+/* Is sub a page root the mirror's manifest names (PEP 825 labels such as "cuda12.8" or "null" make
+ * roots that no local-label folder rule knows)? A manifest that cannot be read names none. */
+static bool manifest_root(const char *root, const char *sub)
+{
+	char *path = wp_xasprintf("%s/%s", root, WP_MIRROR_MANIFEST);
+	const struct wp_json_opts o = { .what = path, .noun = "mirror manifest", .max_bytes = VO_JSON_MAX };
+	struct wp_buf b = WP_BUF_INIT;
+	struct wp_json_val *tree = NULL;
+	bool found = false, named = false;
+	if (wp_file_read_if_exists(path, VO_JSON_MAX, &b, &found, NULL) == 0 && found) {
+		wp_json_load(b.data, b.len, &o, &tree, NULL);
+		const struct wp_json_val *roots = wp_json_get_arr(tree, "roots");
+		for (size_t i = 0; i < wp_json_len(roots) && !named; i++) {
+			const char *r = wp_json_as_str(wp_json_at(roots, i));
+			named = r && !strcmp(r, sub);
+		}
+		wp_json_tree_free(tree);
+	}
+	wp_buf_free(&b);
+	free(path);
+	return named;
+}
+
 void vo_verify_mirror(struct vo_ctx *c, const char *root)
 {
 	struct vo_hcache hc = { 0 };
@@ -349,7 +373,8 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 	/* the per-variant roots beside simple/, as PyTorch's /whl/cu118/ */
 	for (size_t i = 0; i < n; i++) {
 		struct wp_variant v;
-		if (!strcmp(subs[i], "simple") || !strcmp(subs[i], "files") || !wp_variant_from_dir(subs[i], &v))
+		if (!strcmp(subs[i], "simple") || !strcmp(subs[i], "files") ||
+		    (!wp_variant_from_dir(subs[i], &v) && !manifest_root(root, subs[i])))
 			continue;
 		char *vr = wp_xasprintf("%s/%s", root, subs[i]), *idx = wp_xasprintf("%s/%s/index.html", root, subs[i]);
 		if (vo_is_dir(vr) && vo_is_file(idx))

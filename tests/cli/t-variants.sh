@@ -114,6 +114,44 @@ expect_exit 0 "a valid PEP 751 lock" "$PYTHON" "$ROOT/tests/cli/pylock_check.py"
 	"$TMP/lock/pylock.toml" >"$TMP/labels" 2>&1
 expect_grep "TOML that parses, every label there" "'cuda12.8', 'cuda13.0', 'null'" "$TMP/labels"
 
+# --- mirror: the variants.json goes with the variant wheels (PEP 825) ------------------------------
+export WHEELPICK_CATALOG="$TMP/mirror.sqlite3"
+M="--python 3.12 --platform manylinux_2_28_x86_64 --index $IDX --allow-full-downloads"
+expect_exit 0 "mirror for an Ampere and an MI300X machine" wp mirror "$TMP/mir" torch --cuda 12.8 --gpu sm_86 $M
+expect_exit 0 "a re-run adds the ROCm build" wp mirror "$TMP/mir" torch --rocm 7.0 --gfx gfx942 $M
+cmp -s "$TMP/mir/files/torch/torch-2.10.0-variants.json" "$TMP/vidx/files/torch-2.10.0-variants.json" &&
+	pass "the variants.json is copied byte for byte" || fail "the mirror's variants.json differs or is missing"
+VSHA=$(sha256sum "$TMP/vidx/files/torch-2.10.0-variants.json" | cut -d' ' -f1)
+for page in simple/torch cuda12.8/torch rocm7.0/torch; do
+	expect_grep "$page/index.html links it with its sha256" "torch-2.10.0-variants.json#sha256=$VSHA" "$TMP/mir/$page/index.html"
+	expect_json "$TMP/mir/$page/index.json" "[f['hashes']['sha256'] for f in j['files'] if f['filename'] == 'torch-2.10.0-variants.json']" "['$VSHA']"
+done
+expect_no_grep "not on the page of another project" "variants.json" "$TMP/mir/cuda12.8/nvidia-cublas/index.html"
+expect_json "$TMP/mir/.wheelpick-mirror.json" "[f['sha256'] for f in j['files'] if f['filename'] == 'torch-2.10.0-variants.json']" "['$VSHA']"
+expect_exit 0 "verify passes the mirror" wp verify "$TMP/mir"
+start_server "$TMP/mir"
+MBASE=$BASE
+export WHEELPICK_CATALOG="$TMP/from-mirror.sqlite3"
+for root in simple cuda12.8; do
+	expect_exit 0 "pick from the mirror's $root/" wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 \
+		--platform manylinux_2_28_x86_64 --index "$MBASE/$root/" --dry-run --allow-full-downloads --json
+	expect_picks "the same label as from the original index" "torch:cuda12.8 nvidia-cublas:"
+done
+expect_exit 0 "an AMD pick from the mirror's rocm7.0/" wp pick torch --rocm 7.0 --gfx gfx942 --python 3.12 \
+	--platform manylinux_2_28_x86_64 --index "$MBASE/rocm7.0/" --dry-run --allow-full-downloads --json
+expect_picks "rocm7.0 from the mirror" "torch:rocm7.0"
+stop_server
+export WHEELPICK_CATALOG="$TMP/mirror.sqlite3"
+expect_exit 0 "--prune to the CPU build keeps the variants.json" wp mirror "$TMP/mir" torch --cuda cpu $M --prune
+expect_file "still there" "$TMP/mir/files/torch/torch-2.10.0-variants.json"
+expect_no_file "the ROCm root is gone" "$TMP/mir/rocm7.0/torch/index.html"
+expect_exit 0 "verify after --prune" wp verify "$TMP/mir"
+# a catalog whose kept copy is not the bytes the index listed is not mirrored
+sqlite3 "$TMP/mirror.sqlite3" "UPDATE variants_json SET body = replace(body, '12.0', '11.0')"
+expect_exit 4 "a kept variants.json that lost its bytes fails the mirror" wp mirror "$TMP/mir2" torch --cuda cpu $M --offline
+expect_grep "naming the file" "torch-2.10.0-variants.json" "$TMP/err"
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+
 # --- a variants.json that is not what the page says ---------------------------------------------
 cp -r "$TMP/vidx" "$TMP/lie"
 sed -i 's/"12.0"/"11.0"/' "$TMP/lie/files/torch-2.10.0-variants.json"

@@ -1018,6 +1018,113 @@ static void test_kill9(void **state)
 	free(gen);
 }
 
+/* ---- PEP 825: the variants.json beside the variant wheels ---- */
+
+#define VJSON "torch-2.10.0-variants.json"
+#define VWHEEL(label) "torch-2.10.0-py3-none-manylinux_2_28_x86_64-" label ".whl"
+
+/* Is name linked (with sha) from dir/page's index.html and listed in its index.json? */
+static bool page_lists(const char *dir, const char *page, const char *name, const char *sha)
+{
+	char *h = wp_xasprintf("%s/%s/index.html", dir, page), *j = wp_xasprintf("%s/%s/index.json", dir, page);
+	char *html = test_read_file(h, NULL), *json = test_read_file(j, NULL);
+	char *link = wp_xasprintf("%s#sha256=%s\"", name, sha), *entry = wp_xasprintf("\"%s\"", name);
+	bool in_html = html && strstr(html, link), in_json = json && strstr(json, entry) && strstr(json, sha);
+	if (in_html != in_json)
+		print_error("%s: index.html %s, index.json %s\n", page, in_html ? "lists it" : "does not", in_json ? "lists it" : "does not");
+	assert_true(in_html == in_json);
+	free(h), free(j), free(html), free(json), free(link), free(entry);
+	return in_html;
+}
+
+static void test_variants_json(void **state)
+{
+	char *gen = fresh_dir("vgen"), *dir = fresh_dir("variants");
+	assert_int_equal(sh("python3 tests/fixtures/mkvariants.py '%s' "
+			    "tests/fixtures/real/variants/variant-repack__torch-2.10__torch-2.10.0-variants.json", gen), 0);
+	struct tf t[4];
+	char *p = wp_xasprintf("%s/files/%s", gen, VWHEEL("cuda12.8"));
+	tf_init(&t[0], "torch", p), t[0].f.variant = "cuda12.8";
+	free(p), p = wp_xasprintf("%s/files/%s", gen, VWHEEL("rocm7.0"));
+	tf_init(&t[1], "torch", p), t[1].f.variant = "rocm7.0";
+	free(p), p = wp_xasprintf("%s/files/nvidia_cublas-12.8.4.1-py3-none-manylinux_2_28_x86_64.whl", gen);
+	tf_init(&t[2], "nvidia-cublas", p);
+	free(p), p = sample_path("cu111", TORCH_CU111);
+	tf_init(&t[3], "torch", p), t[3].f.variant = "cu111";
+	free(p), p = wp_xasprintf("%s/files/%s", gen, VJSON);
+	size_t blen = 0;
+	char *body = test_read_file(p, &blen), vsha[WP_SHA256_HEX_LEN + 1];
+	assert_int_equal(wp_hash_file(p, vsha, NULL, NULL), 0);
+	free(p);
+	struct tf all[5];
+	memcpy(all, t, sizeof(t));
+	memset(&all[4], 0, sizeof(all[4]));
+	all[4].f = (struct wp_mirror_file){ .project = "torch", .filename = VJSON, .sha256 = vsha, .body = body,
+					    .body_len = blen };
+	struct wp_mirror_report rep;
+	struct wp_err err = WP_ERR_INIT;
+
+	/* the catalog's copy must be the bytes the index listed */
+	char bad[WP_SHA256_HEX_LEN + 1];
+	memcpy(bad, vsha, sizeof(bad));
+	bad[0] = bad[0] == '0' ? '1' : '0';
+	all[4].f.sha256 = bad;
+	assert_int_equal(mirror(dir, all, 5, NULL, &rep, &err), -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, VJSON));
+	wp_err_clear(&err);
+	all[4].f.sha256 = vsha;
+	/* bytes only for a variants.json, and a variants.json only with its bytes, of its own project */
+	struct tf odd = all[4];
+	odd.f.filename = VWHEEL("cuda12.8");
+	assert_int_equal(mirror(dir, &odd, 1, NULL, &rep, &err), -WPE_USAGE);
+	wp_err_clear(&err);
+	odd = all[4], odd.f.body = NULL, odd.f.store_path = t[0].path;
+	assert_int_equal(mirror(dir, &odd, 1, NULL, &rep, &err), -WPE_USAGE);
+	wp_err_clear(&err);
+	odd = all[4], odd.f.project = "numpy";
+	assert_int_equal(mirror(dir, &odd, 1, NULL, &rep, &err), -WPE_USAGE);
+	wp_err_clear(&err);
+
+	assert_int_equal(mirror(dir, all, 5, NULL, &rep, &err), 0);
+	assert_int_equal(rep.files, 5);
+	p = wp_xasprintf("%s/files/torch/%s", dir, VJSON);
+	size_t got_len = 0;
+	char *got = test_read_file(p, &got_len);
+	assert_true(got && got_len == blen && !memcmp(got, body, blen));
+	free(got);
+	/* on every page that lists a variant wheel of its release, and on no other */
+	assert_true(page_lists(dir, "simple/torch", VJSON, vsha));
+	assert_true(page_lists(dir, "cuda12.8/torch", VJSON, vsha));
+	assert_true(page_lists(dir, "rocm7.0/torch", VJSON, vsha));
+	assert_false(page_lists(dir, "cu111/torch", VJSON, vsha));
+	assert_false(page_lists(dir, "cuda12.8/nvidia-cublas", VJSON, vsha));
+	char *man = wp_xasprintf("%s/" WP_MIRROR_MANIFEST, dir), *mtext = test_read_file(man, NULL);
+	assert_non_null(strstr(mtext, "\"filename\": \"" VJSON "\""));
+	free(mtext);
+	assert_verifies(dir);
+
+	/* a re-run finds it in place */
+	assert_int_equal(mirror(dir, all, 5, NULL, &rep, &err), 0);
+	assert_int_equal(rep.unchanged, 5);
+	assert_int_equal(rep.added, 0);
+	/* the kept one is listed where a re-run of the ROCm wheel alone puts its release */
+	assert_int_equal(mirror(dir, &t[1], 1, NULL, &rep, &err), 0);
+	assert_true(page_lists(dir, "rocm7.0/torch", VJSON, vsha));
+	/* --prune to files without variants: it goes, pages first */
+	struct wp_mirror_opts prune = { .prune = true };
+	assert_int_equal(mirror(dir, &t[2], 1, &prune, &rep, &err), 0);
+	assert_false(exists(p));
+	assert_false(page_lists(dir, "simple/nvidia-cublas", VJSON, vsha));
+	char *tpage = wp_xasprintf("%s/simple/torch/index.html", dir);
+	assert_false(exists(tpage));
+	assert_verifies(dir);
+
+	free(tpage), free(p), free(man), free(body);
+	for (size_t i = 0; i < 4; i++)
+		tf_release(&t[i]);
+	free(dir), free(gen);
+}
+
 static int group_setup(void **state)
 {
 	snprintf(root, sizeof(root), "/tmp/wp_mirror_XXXXXX");
@@ -1049,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(test_conda_channel),
 		cmocka_unit_test_teardown(test_pip_through_nginx, nginx_teardown),
 		cmocka_unit_test(test_kill9),
+		cmocka_unit_test(test_variants_json),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
