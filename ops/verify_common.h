@@ -64,5 +64,9 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err);
  * bundle: channel/, locks beside it) the channel and its locks. */
 bool vo_is_conda_bundle_dir(const char *dir);
 void vo_verify_bundle_dir(struct vo_ctx *c, const char *house);
+/* PEP 825 in one folder (a wheelhouse, a mirror's files/<project>/): each variants.json, each
+ * variant wheel's variant.json against its file name and its release's variants.json. need_index:
+ * a variant wheel must have its release's variants.json beside it (an index must host it). */
+void vo_check_variants(struct vo_ctx *c, const char *dir, bool need_index);
 
 #endif

@@ -383,6 +383,18 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 		free(idx);
 	}
 	check_unlisted(c, &hc, root);
+	/* PEP 825: each project's variant wheels against the variants.json beside them */
+	char *files = wp_xasprintf("%s/files", root);
+	size_t np;
+	char **projects = vo_list_dir(files, &np);
+	for (size_t i = 0; i < np; i++) {
+		char *pdir = wp_xasprintf("%s/%s", files, projects[i]);
+		if (vo_is_dir(pdir))
+			vo_check_variants(c, pdir, true);
+		free(pdir);
+	}
+	vo_free_list(projects, np);
+	free(files);
 	vo_free_list(subs, n);
 	free(simple);
 	vo_hcache_free(&hc);

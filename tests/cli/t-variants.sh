@@ -152,6 +152,51 @@ expect_exit 4 "a kept variants.json that lost its bytes fails the mirror" wp mir
 expect_grep "naming the file" "torch-2.10.0-variants.json" "$TMP/err"
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 
+# --- verify: each variant wheel's variant.json against its name and its release's variants.json -----
+# Wheels built the way PyTorch's are, from the real config that disagrees with the published JSON:
+# notes naming file, label and both values; the mirror still verifies (ops/verify_variants.c says why).
+CFG=variants/variant-repack__torch-2.10__torch_variant_config.toml
+need_real "$CFG"
+"$PYTHON" "$ROOT/tests/fixtures/mkvariants_config.py" "$TMP/cidx" "$REAL_DATA/$V10" "$REAL_DATA/$CFG"
+start_server "$TMP/cidx"
+export WHEELPICK_CATALOG="$TMP/config.sqlite3"
+C="--python 3.12 --platform manylinux_2_28_x86_64 --index $BASE/simple/ --allow-full-downloads"
+expect_exit 0 "mirror wheels built from the real config" wp mirror "$TMP/cmir" torch --cuda 12.8 --gpu sm_86 $C
+expect_exit 0 "and the rocm7.1 build" wp mirror "$TMP/cmir" torch --rocm 7.1 --gfx gfx1100 $C
+stop_server
+expect_exit 0 "the disagreements are notes, not integrity failures" wp verify "$TMP/cmir"
+expect_grep "rocm7.1 declared with rocm_version 7.0, named" \
+	"torch-2.10.0-py3-none-manylinux_2_28_x86_64-rocm7.1.whl: label 'rocm7.1' differs from torch-2.10.0-variants.json: amd :: rocm_version is 7.0 in the wheel and 7.1 in the variants.json" "$TMP/err"
+expect_grep "the 'property' namespace, named" \
+	"cuda12.8.whl: label 'cuda12.8': its variant.json is not valid PEP 825 metadata: .*namespace 'property'" "$TMP/err"
+# the same wheels in a folder with no variants.json: nothing to decide by but the wheel's own
+mkdir -p "$TMP/cfolder"
+cp "$TMP/cmir/files/torch/"*-cuda12.8.whl "$TMP/cfolder/"
+expect_exit 4 "with no variants.json beside it, an invalid variant.json is fatal" wp verify "$TMP/cfolder"
+expect_grep "naming file and label" "cuda12.8.whl: label 'cuda12.8': its variant.json is not valid" "$TMP/err"
+
+# fatal: a wheel under another label's name, a label the variants.json lacks, a variants.json that
+# is not variant metadata, a mirror that lost its variants.json
+mkdir -p "$TMP/vfolder"
+cp "$TMP/vidx/files/torch-2.10.0-py3-none-manylinux_2_28_x86_64-cuda12.8.whl" \
+	"$TMP/vfolder/torch-2.10.0-py3-none-manylinux_2_28_x86_64-cuda12.6.whl"
+expect_exit 4 "the cuda12.8 build under the cuda12.6 name" wp verify "$TMP/vfolder"
+expect_grep "names file and both labels" "cuda12.6.whl: its variant.json names 'cuda12.8', but its file name's label is 'cuda12.6'" "$TMP/err"
+rm -f "$TMP/vfolder/"*.whl
+cp "$TMP/vidx/files/torch-2.10.0-py3-none-manylinux_2_28_x86_64-rocm7.1.whl" "$TMP/vfolder/"
+"$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["variants"]["rocm7.1"]; json.dump(d, open(sys.argv[2], "w"))' \
+	"$TMP/vidx/files/torch-2.10.0-variants.json" "$TMP/vfolder/torch-2.10.0-variants.json"
+expect_exit 4 "a label the variants.json beside it does not list" wp verify "$TMP/vfolder"
+expect_grep "names the label and the file" "rocm7.1.whl: its label 'rocm7.1' is not in torch-2.10.0-variants.json" "$TMP/err"
+printf '{"variants": {}}' >"$TMP/vfolder/torch-2.10.0-variants.json"
+expect_exit 4 "a variants.json that is not variant metadata" wp verify "$TMP/vfolder"
+expect_grep "names it" "torch-2.10.0-variants.json: .*no \\\$schema" "$TMP/err"
+cp -r "$TMP/cmir" "$TMP/cmir2"
+rm "$TMP/cmir2/files/torch/torch-2.10.0-variants.json"
+expect_exit 4 "a mirror whose variants.json is gone" wp verify "$TMP/cmir2"
+expect_grep "says the release has none" "rocm7.1.whl: is a variant wheel, but no torch-2.10.0-variants.json is beside it" "$TMP/err"
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+
 # --- a variants.json that is not what the page says ---------------------------------------------
 cp -r "$TMP/vidx" "$TMP/lie"
 sed -i 's/"12.0"/"11.0"/' "$TMP/lie/files/torch-2.10.0-variants.json"
