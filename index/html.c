@@ -624,10 +624,13 @@ static int scan(struct scan *sc, const char *data, size_t len)
 /* 1 when the page is not for the fast path (nothing was emitted); else what reading it gave. */
 static int fast_page(struct page *pg, const char *data, size_t len)
 {
-	/* entities and encodings are libxml2's business */
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)data[i] >= 0x80 || data[i] == '&')
+	/* entities, encodings and control characters (which libxml2 drops from text) are libxml2's
+	 * business */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+		if (c >= 0x7f || c == '&' || (c < 0x20 && c != '\t' && c != '\n' && c != '\r'))
 			return 1;
+	}
 	struct scan sc = { .pg = pg, .tag = WP_BUF_INIT };
 	int rc = scan(&sc, data, len);
 	if (rc == 0) {
