@@ -1,5 +1,6 @@
 /* env/detect.c: find this machine's NVIDIA driver, CUDA, GPUs, toolkits, Pythons, libc and OS. */
 #include "env/detect.h"
+#include "env/detect_hw.h"
 #include "resolver/gpu.h"
 #include "base/buf.h"
 #include "base/json.h"
@@ -1230,6 +1231,11 @@ static void add_warnings(struct ctx *c, bool have_python3)
 			warn(c, "NVIDIA GPU hardware is present but no driver version could be read (no "
 			     "/proc/driver/nvidia/version, /sys/module/nvidia/version or working nvidia-smi); "
 			     "is the driver installed and loaded?");
+		if (d->rocm_major && d->n_gfx)
+			/* ROCm builds are taken only when asked for: say how, and what a profile records */
+			note(c, "ROCm %d.%d (/opt/rocm/.info/version) and %s%s are here: give --rocm %d.%d to pick ROCm builds "
+			     "(a detect --json profile records them)", d->rocm_major, d->rocm_minor, d->gfx[0],
+			     d->n_gfx > 1 ? " and other AMD GPUs" : "", d->rocm_major, d->rocm_minor);
 		if (d->driver_version[0])
 			warn(c, "driver %s is older than any CUDA release wheelpick knows; the target is CPU builds",
 			     d->driver_version);
@@ -1247,6 +1253,11 @@ static void add_warnings(struct ctx *c, bool have_python3)
 	for (size_t i = 0; i < c->notes.n; i++)
 		wp_vec_push_fields(d->warnings, d->n_warnings, d->cap_warnings, c->notes.v[i]);
 	c->notes.n = 0;
+}
+
+static void hw_note(void *ctx, const char *msg)
+{
+	note(ctx, "%s", msg);
 }
 
 int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct wp_err *err)
@@ -1284,6 +1295,7 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	c.output_max = opts->output_max ? opts->output_max : DEFAULT_OUTPUT_MAX;
 
 	detect_uname(d);
+	wp_detect_hw(d, c.root, hw_note, &c);
 	detect_driver_files(&c);
 	detect_gpu_hardware(&c);
 	if (c.host && !opts->no_dlopen)
@@ -1416,6 +1428,16 @@ static void platform_tag(const struct wp_detect *d, char *out, size_t size)
 	}
 }
 
+int wp_detect_profile_target(const struct wp_detect *d, struct wp_target *t)
+{
+	int rc = wp_detect_to_target(d, t);
+	/* a profile describes the machine to pick for elsewhere: its accelerator is ROCm when that is
+	 * all it has (no NVIDIA driver runs anything), as `--rocm X.Y --gfx G` would say */
+	if (t->accel == WP_ACCEL_CPU && d->rocm_major && d->n_gfx)
+		t->accel = WP_ACCEL_ROCM;
+	return rc;
+}
+
 int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -1437,8 +1459,16 @@ int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
 		if (d->driver_version[0] && wp_driver_parse(d->driver_version, &t->driver, &e) == 0)
 			t->driver_given = true;
 	} else {
+		/* ROCm builds are taken only when asked for (--rocm, or a profile: wp_detect_profile_target) */
 		t->accel = WP_ACCEL_CPU;
 	}
+	if (d->rocm_major && d->n_gfx) {
+		t->rocm_major = d->rocm_major;
+		t->rocm_minor = d->rocm_minor;
+	}
+	for (int i = 0; i < d->n_gfx && t->n_gfx < WP_TARGET_MAX_GPUS; i++)
+		snprintf(t->gfx[t->n_gfx++], sizeof(t->gfx[0]), "%s", d->gfx[i]);
+	t->x86_64_level = d->x86_64_level;
 	for (int i = 0; i < d->n_gpus && t->n_gpus < WP_TARGET_MAX_GPUS; i++)
 		if (d->gpus[i].cc_major >= 0 && d->gpus[i].cc_minor >= 0 && d->gpus[i].cc_minor < 10)
 			t->gpu_sm[t->n_gpus++] = d->gpus[i].cc_major * 10 + d->gpus[i].cc_minor;

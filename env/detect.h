@@ -62,12 +62,20 @@ struct wp_detect {
 	int musl_major, musl_minor;   /* 0.0 when not musl */
 	char os[32], os_release[128], machine[32]; /* uname: "Linux", "6.1.0-18-amd64", "x86_64" */
 
+	/* PEP 825 variants (env/detect_hw.c): the same fields --x86-64-level, --rocm and --gfx fill */
+	int x86_64_level;             /* 1-4 from /proc/cpuinfo's flags; 0 when not x86-64 or unknown */
+	char rocm_version[32];        /* /opt/rocm/.info/version as written ("6.4.1-120"); "" when none */
+	int rocm_major, rocm_minor;   /* from it; 0.0 when none */
+	char gfx[WP_DETECT_MAX_GPUS][16]; /* AMD GPUs' targets from the kfd topology ("gfx942"), each once */
+	int n_gfx;
+
 	char **warnings;              /* lower-case sentences for the user, most important first */
 	size_t n_warnings, cap_warnings;
 };
 
 struct wp_detect_opts {
-	const char *sysroot;  /* root for /proc, /sys, /dev, /usr/local/cuda*; NULL: $WHEELPICK_SYSROOT, else "/" */
+	const char *sysroot;  /* root for /proc, /sys, /dev, /opt/rocm, /usr/local/cuda*; NULL: $WHEELPICK_SYSROOT,
+	                         else "/" */
 	const char *path;     /* where programs are looked up; NULL: $PATH */
 	bool no_dlopen;       /* never dlopen libcuda (also implied by a sysroot other than "/") */
 	int timeout_ms;       /* each program's time limit; 0: 5000. A few run at once, and the
@@ -84,9 +92,15 @@ void wp_detect_release(struct wp_detect *d);
 
 /* The target this machine is: CUDA at the driver's figure (CPU when no driver was found; run
  * added a warning saying so), the default Python, the most specific platform tag, the GPUs'
- * compute capabilities. t is overwritten. -WPE_ENV when the OS has no platform tag wheelpick
+ * compute capabilities, the x86-64 level and the AMD GPUs' gfx targets (with rocm_major/minor
+ * when ROCm and an AMD GPU are here; the accelerator stays CPU: ROCm builds are taken only when
+ * asked for, and a note says how). t is overwritten. -WPE_ENV when the OS has no platform tag wheelpick
  * knows (the rest of t is still filled). */
 int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t);
+
+/* The same for a profile (detect --json), which describes the machine for picking elsewhere: there,
+ * ROCm with an AMD GPU and no NVIDIA driver is a ROCm target, as --rocm X.Y --gfx G would make. */
+int wp_detect_profile_target(const struct wp_detect *d, struct wp_target *t);
 
 /* "libcuda", "nvidia-smi", "driver-table", or NULL for WP_CUDA_SRC_NONE. */
 const char *wp_cuda_source_name(enum wp_cuda_source s);

@@ -141,9 +141,19 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 	wp_json_kstr(&w, "os", d->os[0] ? d->os : NULL);
 	wp_json_kstr(&w, "os_release", d->os_release[0] ? d->os_release : NULL);
 	wp_json_kstr(&w, "machine", d->machine[0] ? d->machine : NULL);
+	/* PEP 825 variants: what --x86-64-level, --rocm and --gfx would say */
+	if (d->x86_64_level > 0)
+		snprintf(v, sizeof(v), "v%d", d->x86_64_level);
+	wp_json_kstr(&w, "x86_64_level", d->x86_64_level > 0 ? v : NULL);
+	wp_json_kstr(&w, "rocm", d->rocm_version[0] ? d->rocm_version : NULL);
+	wp_json_key(&w, "gfx");
+	wp_json_arr(&w);
+	for (int i = 0; i < d->n_gfx && i < WP_DETECT_MAX_GPUS; i++)
+		wp_json_str(&w, d->gfx[i]);
+	wp_json_arr_end(&w);
 
 	struct wp_target t;
-	bool ok = wp_detect_to_target(d, &t) == 0;
+	bool ok = wp_detect_profile_target(d, &t) == 0;
 	wp_json_key(&w, "target");
 	write_target(&w, &t, ok);
 

@@ -56,6 +56,46 @@ expect_grep "names the file" "hand.json" "$TMP/err"
 expect_exit 2 "a broken profile is a usage error" wp torch --target "$TMP/nonexistent.json" --dry-run
 expect_grep "names the file" "nonexistent.json" "$TMP/err"
 
+# an AMD machine: the x86-64 level from /proc/cpuinfo, ROCm from /opt/rocm, gfx from the kfd topology
+A="$ROOT/tests/fixtures/detect/machines/amd-mi300x-rocm64"
+AMD="$TMP/amd"
+mkdir -p "$AMD/proc" "$AMD/opt/rocm/.info"
+cp "$A/cpuinfo" "$AMD/proc/cpuinfo"
+cp "$A/rocm_version" "$AMD/opt/rocm/.info/version"
+for n in 0 1 2; do mkdir -p "$AMD/sys/class/kfd/kfd/topology/nodes/$n"; cp "$A/kfd_node_$n" "$AMD/sys/class/kfd/kfd/topology/nodes/$n/properties"; done
+rm -f "$TMP/bin/nvidia-smi"
+export WHEELPICK_SYSROOT="$AMD" PATH="$TMP/bin:/usr/bin:/bin"
+expect_exit 0 "detect --json on an MI300X machine" wp detect --json
+expect_json "$TMP/out" "j['x86_64_level']" v4
+expect_json "$TMP/out" "j['rocm']" 6.4.1-120
+expect_json "$TMP/out" "j['gfx']" "['gfx942']"
+expect_json "$TMP/out" "[j['target'][k] for k in ('accel', 'rocm', 'x86_64_level')]" "['rocm', '6.4', 'v4']"
+expect_json "$TMP/out" "j['target']['gfx']" "['gfx942']"
+expect_json "$TMP/out" "any('give --rocm 6.4 to pick ROCm builds' in w for w in j['warnings'])" True
+wp detect --json >"$TMP/amd.json" 2>/dev/null
+expect_exit 0 "detect says what it found" wp detect
+expect_grep "and how to pick ROCm builds" "warning: +ROCm 6\.4 .*and gfx942 are here: give --rocm 6\.4" "$TMP/out"
+# ROCm builds are taken only when asked for: --cuda auto here is CPU, and says so
+expect_exit 0 "pick with --cuda auto on the AMD machine" wp torch==1.8.0 --python 3.8 --platform linux_x86_64 \
+	--index "$FINDLINKS" --dry-run --no-deps --json
+expect_json "$TMP/out" "j['picks'][0]['variant']" cpu
+# the profile it writes is the same target on another machine
+export PATH=$OLDPATH
+unset WHEELPICK_SYSROOT
+expect_exit 1 "an AMD profile as a target: torch 1.8 had ROCm 4.0 only" wp torch==1.8.0 --target "$TMP/amd.json" \
+	--index "$FINDLINKS" --dry-run --no-deps
+expect_grep "the profile's ROCm and GPU are the target's" "none runs on ROCm 6\.4 .*GPU gfx942" "$TMP/err"
+# a CPU without AVX: v2, and ROCm without a GPU is not a ROCm target
+sed -E 's/ (avx[a-z0-9_]*|bmi1|bmi2|fma|f16c|movbe|xsave|abm)( |$)/ /g; s/ (avx[a-z0-9_]*|bmi1|bmi2|fma|f16c|movbe|xsave|abm)( |$)/ /g' \
+	"$A/cpuinfo" >"$AMD/proc/cpuinfo"
+rm -rf "$AMD/sys"
+export WHEELPICK_SYSROOT="$AMD" PATH="$TMP/bin:/usr/bin:/bin"
+expect_exit 0 "detect --json without AVX or an AMD GPU" wp detect --json
+expect_json "$TMP/out" "[j['x86_64_level'], j['rocm'], j['gfx'], j['target']['accel']]" "['v2', '6.4.1-120', [], 'cpu']"
+expect_json "$TMP/out" "any('ROCm is installed but no AMD GPU is visible' in w for w in j['warnings'])" True
+export PATH=$OLDPATH
+unset WHEELPICK_SYSROOT
+
 # no driver at all: CPU builds, said
 mkdir -p "$TMP/empty"
 export WHEELPICK_SYSROOT="$TMP/empty" PATH="$TMP/bin-none:/usr/bin:/bin"

@@ -25,6 +25,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "env/detect.h"
+#include "env/detect_hw.h"
 #include "env/profile.h"
 
 static char fixtures[PATH_MAX]; /* tests/fixtures/detect, absolute */
@@ -257,6 +258,18 @@ static void build_machine(struct fake *f, const char *m)
 		script(f, "nvcc", body);
 		free(body);
 	}
+	/* PEP 825 variants: the CPU's flags, ROCm and the kfd topology's nodes */
+	if (fixture(m, "cpuinfo", path, sizeof(path)))
+		copy_in(f, path, "/proc/cpuinfo");
+	if (fixture(m, "rocm_version", path, sizeof(path)))
+		copy_in(f, path, "/opt/rocm/.info/version");
+	for (int n = 0; n < 16; n++) {
+		char name[32], abs[96];
+		snprintf(name, sizeof(name), "kfd_node_%d", n);
+		snprintf(abs, sizeof(abs), "/sys/class/kfd/kfd/topology/nodes/%d/properties", n);
+		if (fixture(m, name, path, sizeof(path)))
+			copy_in(f, path, abs);
+	}
 }
 
 static void check_machine(struct fake *f, const char *m)
@@ -266,9 +279,11 @@ static void check_machine(struct fake *f, const char *m)
 	FILE *fp = fopen(path, "r");
 	assert_non_null(fp);
 	const struct wp_detect *d = &f->d;
-	int gpu = 0;
+	int gpu = 0, gfx = 0;
 	size_t tk = 0;
 	char v[64];
+	struct wp_target tg;
+	wp_detect_to_target(d, &tg);
 	while (fgets(line, sizeof(line), fp)) {
 		line[strcspn(line, "\n")] = 0;
 		char *arg = strchr(line, ' ');
@@ -303,6 +318,30 @@ static void check_machine(struct fake *f, const char *m)
 			assert_int_equal(d->n_warnings, strtoul(arg, NULL, 10));
 		} else if (!strcmp(line, "warning")) {
 			assert_true(has_warning(d, arg));
+		} else if (!strcmp(line, "x86_64_level")) {
+			assert_int_equal(d->x86_64_level, strtol(arg, NULL, 10));
+			assert_int_equal(tg.x86_64_level, strtol(arg, NULL, 10));
+		} else if (!strcmp(line, "rocm")) {
+			snprintf(v, sizeof(v), "%d.%d", d->rocm_major, d->rocm_minor);
+			assert_string_equal(d->rocm_major ? v : "-", arg);
+		} else if (!strcmp(line, "gfx")) {
+			assert_true(gfx < d->n_gfx && gfx < tg.n_gfx);
+			assert_string_equal(d->gfx[gfx], arg);
+			assert_string_equal(tg.gfx[gfx++], arg);
+		} else if (!strcmp(line, "accel") || !strcmp(line, "profile_accel")) {
+			/* pick's own target, and the one a detect --json profile records */
+			static const char *const names[] = { "cuda", "cpu", "rocm", "xpu" };
+			struct wp_target pt;
+			if (line[0] == 'p')
+				wp_detect_profile_target(d, &pt);
+			else
+				pt = tg;
+			assert_true((unsigned)pt.accel < WP_ARRAY_LEN(names));
+			assert_string_equal(names[pt.accel], arg);
+			if (pt.accel == WP_ACCEL_ROCM) {
+				assert_int_equal(pt.rocm_major, d->rocm_major);
+				assert_int_equal(pt.rocm_minor, d->rocm_minor);
+			}
 		} else {
 			fail_msg("machine '%s': unknown expect line '%s'", m, line);
 		}
@@ -310,6 +349,7 @@ static void check_machine(struct fake *f, const char *m)
 	fclose(fp);
 	assert_int_equal(d->n_gpus, gpu);
 	assert_int_equal(d->n_toolkits, tk);
+	assert_int_equal(d->n_gfx, gfx);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -918,6 +958,114 @@ static void test_profile_errors(void **state)
 }
 
 /* The real machine this runs on: whatever it has, detection finishes and writes valid JSON. */
+/* ---- PEP 825 variants: the x86-64 level, ROCm, gfx ---- */
+
+static void test_hw_parsers(void **state)
+{
+	static const char v1[] = "fpu cx8 cmov mmx fxsr sse sse2 syscall lm";
+	static const char v2[] = "fpu cx8 cmov mmx fxsr sse sse2 syscall lm cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3";
+	char *v3 = wp_xasprintf("%s avx avx2 bmi1 bmi2 f16c fma abm movbe xsave", v2);
+	char *v3_lzcnt = wp_xasprintf("%s avx avx2 bmi1 bmi2 f16c fma lzcnt movbe xsave", v2);
+	char *v4 = wp_xasprintf("%s avx512f avx512bw avx512cd avx512dq avx512vl", v3);
+	char *v4_less = wp_xasprintf("%s avx512f avx512bw avx512cd avx512dq", v3);
+	assert_int_equal(wp_x86_64_level_from_flags(v1, strlen(v1)), 1);
+	assert_int_equal(wp_x86_64_level_from_flags(v2, strlen(v2)), 2);
+	assert_int_equal(wp_x86_64_level_from_flags(v3, strlen(v3)), 3);
+	assert_int_equal(wp_x86_64_level_from_flags(v3_lzcnt, strlen(v3_lzcnt)), 3);
+	assert_int_equal(wp_x86_64_level_from_flags(v4, strlen(v4)), 4);
+	assert_int_equal(wp_x86_64_level_from_flags(v4_less, strlen(v4_less)), 3);
+	/* a level is a whole set: v3's flags without v2's popcnt are v1; "sse4_2x" is not sse4_2 */
+	assert_int_equal(wp_x86_64_level_from_flags("lm cmov cx8 fpu fxsr mmx syscall sse sse2 avx avx2", 52), 1);
+	assert_int_equal(wp_x86_64_level_from_flags("fpu vme de", 10), 0);
+	/* the lowest CPU wins; an ARM cpuinfo (Features, no flags) is no x86-64 */
+	char *two = wp_xasprintf("processor\t: 0\nflags\t\t: %s\n\nprocessor\t: 1\nflags\t\t: %s\n", v4, v2);
+	assert_int_equal(wp_x86_64_level_from_cpuinfo(two, strlen(two)), 2);
+	static const char arm[] = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32\n";
+	assert_int_equal(wp_x86_64_level_from_cpuinfo(arm, strlen(arm)), 0);
+	free(v3), free(v3_lzcnt), free(v4), free(v4_less), free(two);
+
+	int ma = 0, mi = 0;
+	assert_true(wp_rocm_version_parse("6.4.1-120", 9, &ma, &mi));
+	assert_int_equal(ma, 6);
+	assert_int_equal(mi, 4);
+	assert_true(wp_rocm_version_parse("7.0.2", 5, &ma, &mi));
+	assert_int_equal(ma, 7);
+	assert_int_equal(mi, 0);
+	assert_false(wp_rocm_version_parse("rocm", 4, &ma, &mi));
+	assert_false(wp_rocm_version_parse("6", 1, &ma, &mi));
+	assert_false(wp_rocm_version_parse("", 0, &ma, &mi));
+
+	static const struct { const char *text; const char *gfx; } cases[] = {
+		{ "gfx_target_version 90402\n", "gfx942" },
+		{ "simd_count 4\ngfx_target_version 90010\n", "gfx90a" },
+		{ "gfx_target_version 110000\n", "gfx1100" },
+		{ "gfx_target_version 110501\n", "gfx1151" },
+		{ "gfx_target_version 120001\n", "gfx1201" },
+		{ "gfx_target_version 90500", "gfx950" },
+		{ "gfx_target_version 0\n", NULL },     /* a CPU node */
+		{ "cpu_cores_count 8\n", NULL },
+		{ "gfx_target_version 91602\n", NULL }, /* a minor no hex digit spells */
+		{ "gfx_target_version -5\n", NULL },
+		{ "gfx_target_version 9x\n", NULL },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
+		char out[16] = "";
+		bool ok = wp_gfx_from_kfd_properties(cases[i].text, strlen(cases[i].text), out);
+		if (ok != (cases[i].gfx != NULL) || (ok && strcmp(out, cases[i].gfx)))
+			fail_msg("'%s': got %s '%s'", cases[i].text, ok ? "yes" : "no", out);
+	}
+}
+
+/* A sysroot holds the files; WHEELPICK_SYSROOT names it when the options do not. */
+static void test_hw_sysroot(void **state)
+{
+	struct fake *f = *state;
+	plain_machine(f);
+	put_root(f, "/opt/rocm/.info/version", "6.3.0\n");
+	put_root(f, "/sys/class/kfd/kfd/topology/nodes/0/properties", "gfx_target_version 0\n");
+	run(f);
+	/* ROCm without an AMD GPU: not a ROCm target, and said */
+	assert_string_equal(f->d.rocm_version, "6.3.0");
+	assert_int_equal(f->d.n_gfx, 0);
+	assert_true(has_warning(&f->d, "ROCm is installed but no AMD GPU is visible"));
+	struct wp_target t;
+	wp_detect_to_target(&f->d, &t);
+	assert_int_equal(t.accel, WP_ACCEL_CPU);
+	json_ok(&f->d);
+
+	/* the same GPU on two nodes is one gfx; an NVIDIA driver keeps the target CUDA, gfx still given */
+	put_root(f, "/sys/class/kfd/kfd/topology/nodes/1/properties", "gfx_target_version 90402\n");
+	put_root(f, "/sys/class/kfd/kfd/topology/nodes/2/properties", "gfx_target_version 90402\n");
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n");
+	put_root(f, "/opt/rocm/.info/version", "garbage\n");
+	f->opts.sysroot = NULL;
+	setenv("WHEELPICK_SYSROOT", f->root, 1);
+	run(f);
+	unsetenv("WHEELPICK_SYSROOT");
+	assert_int_equal(f->d.n_gfx, 1);
+	assert_string_equal(f->d.gfx[0], "gfx942");
+	assert_string_equal(f->d.rocm_version, "");
+	assert_true(has_warning(&f->d, "/opt/rocm/.info/version does not start with a version"));
+	wp_detect_to_target(&f->d, &t);
+	assert_int_equal(t.accel, WP_ACCEL_CUDA);
+	assert_int_equal(t.n_gfx, 1);
+	assert_int_equal(t.x86_64_level, 0); /* no /proc/cpuinfo in this sysroot */
+
+	struct wp_buf b = WP_BUF_INIT;
+	assert_int_equal(wp_detect_format_json(&f->d, &b), 0);
+	char e[256];
+	yajl_val v = yajl_tree_parse(wp_buf_cstr(&b), e, sizeof(e));
+	assert_non_null(v);
+	const char *gfx_path[] = { "gfx", NULL }, *lvl_path[] = { "x86_64_level", NULL };
+	yajl_val g = yajl_tree_get(v, gfx_path, yajl_t_array);
+	assert_true(g && YAJL_GET_ARRAY(g)->len == 1);
+	assert_string_equal(YAJL_GET_STRING(YAJL_GET_ARRAY(g)->values[0]), "gfx942");
+	assert_true(YAJL_IS_NULL(yajl_tree_get(v, lvl_path, yajl_t_any)));
+	yajl_tree_free(v);
+	wp_buf_free(&b);
+}
+
 static void test_this_machine(void **state)
 {
 	const char *path = getenv("WP_TEST_HOST_PATH");
@@ -965,6 +1113,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ld_library_path, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_sysroot, fake_setup, fake_teardown),
 		cmocka_unit_test(test_target_platforms),
+		cmocka_unit_test(test_hw_parsers),
+		cmocka_unit_test_setup_teardown(test_hw_sysroot, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_profile_roundtrip, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_profile_hand_written, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_profile_errors, fake_setup, fake_teardown),
