@@ -141,6 +141,16 @@ expect_exit 0 "an AMD pick from the mirror's rocm7.0/" wp pick torch --rocm 7.0 
 	--platform manylinux_2_28_x86_64 --index "$MBASE/rocm7.0/" --dry-run --allow-full-downloads --json
 expect_picks "rocm7.0 from the mirror" "torch:rocm7.0"
 stop_server
+# nginx serves the mirror's PEP 691 pages to a client that asks for JSON
+stop_nginx
+start_nginx "$TMP/mir"
+export WHEELPICK_CATALOG="$TMP/from-mirror-json.sqlite3"
+expect_exit 0 "pick from the mirror's PEP 691 JSON pages" wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 \
+	--platform manylinux_2_28_x86_64 --index "$NGINX_BASE/cuda12.8/" --dry-run --allow-full-downloads --json
+expect_picks "the same label through JSON" "torch:cuda12.8 nvidia-cublas:"
+kind=$(sqlite3 "$TMP/from-mirror-json.sqlite3" "SELECT kind FROM sources WHERE url LIKE '%/cuda12.8/torch/'")
+[ "$kind" = simple-json ] && pass "read as PEP 691 JSON" || fail "the mirror's torch page was read as '$kind', not simple-json"
+stop_nginx
 export WHEELPICK_CATALOG="$TMP/mirror.sqlite3"
 expect_exit 0 "--prune to the CPU build keeps the variants.json" wp mirror "$TMP/mir" torch --cuda cpu $M --prune
 expect_file "still there" "$TMP/mir/files/torch/torch-2.10.0-variants.json"
