@@ -65,8 +65,10 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err);
 bool vo_is_conda_bundle_dir(const char *dir);
 void vo_verify_bundle_dir(struct vo_ctx *c, const char *house);
 /* PEP 825 in one folder (a wheelhouse, a mirror's files/<project>/): each variants.json, each
- * variant wheel's variant.json against its file name and its release's variants.json. need_index:
- * a variant wheel must have its release's variants.json beside it (an index must host it). */
-void vo_check_variants(struct vo_ctx *c, const char *dir, bool need_index);
+ * variant wheel's variant.json against its file name and its release's variants.json. linked (a
+ * mirror's; NULL for a wheelhouse): the sorted paths its pages link; such a variant wheel must have
+ * its release's variants.json beside it (an index must host it). One no page links yet is a cut
+ * short run's, which the unlisted-file check already names. */
+void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked);
 
 #endif

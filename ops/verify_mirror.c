@@ -384,17 +384,22 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 	}
 	check_unlisted(c, &hc, root);
 	/* PEP 825: each project's variant wheels against the variants.json beside them */
+	char **linked = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*linked));
+	for (size_t i = 0; i < hc.n; i++)
+		linked[i] = hc.v[i]->path;
+	qsort(linked, hc.n, sizeof(*linked), cmp_str);
 	char *files = wp_xasprintf("%s/files", root);
 	size_t np;
 	char **projects = vo_list_dir(files, &np);
 	for (size_t i = 0; i < np; i++) {
 		char *pdir = wp_xasprintf("%s/%s", files, projects[i]);
 		if (vo_is_dir(pdir))
-			vo_check_variants(c, pdir, true);
+			vo_check_variants(c, pdir, linked, hc.n);
 		free(pdir);
 	}
 	vo_free_list(projects, np);
 	free(files);
+	free(linked);
 	vo_free_list(subs, n);
 	free(simple);
 	vo_hcache_free(&hc);

@@ -5,9 +5,10 @@
  * metadata that is not there, or the wheel is not the build its name says: a variants.json that is
  * not variant metadata; a variant wheel without a *.dist-info/variant.json, with one that is not a
  * JSON object of "variants", or whose "variants" is not exactly its file name's label; a variant
- * wheel whose label the variants.json of its release does not list; in a mirror, a release with
- * variant wheels and no variants.json (PEP 825: the index MUST host it); and a wheel's variant.json
- * that is not valid PEP 825 metadata where no sound variants.json stands beside it.
+ * wheel whose label the variants.json of its release does not list; in a mirror, a variant wheel
+ * its pages list with no variants.json of its release beside it (PEP 825: the index MUST host it;
+ * one no page lists yet is a killed run's, named as such by verify_mirror.c); and a wheel's
+ * variant.json that is not valid PEP 825 metadata where no sound variants.json stands beside it.
  * Notes: with a sound variants.json beside it, a wheel's variant.json that is not valid PEP 825
  * metadata (a namespace its default-priorities do not list), and properties or a namespace order
  * that differ from the variants.json's.
@@ -247,7 +248,12 @@ out:
 	wp_buf_free(&labels);
 }
 
-void vo_check_variants(struct vo_ctx *c, const char *dir, bool need_index)
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked)
 {
 	size_t n;
 	char **names = vo_list_dir(dir, &n);
@@ -286,7 +292,9 @@ void vo_check_variants(struct vo_ctx *c, const char *dir, bool need_index)
 				if (!strcmp(vs[k].project, w.project) && same_release(vs[k].release, w.version))
 					vj = &vs[k];
 			char *path = wp_xasprintf("%s/%s", dir, names[i]);
-			if (!vj && need_index)
+			/* an index must host it where its pages list the wheel */
+			bool listed = linked && n_linked && bsearch(&path, linked, n_linked, sizeof(*linked), cmp_path);
+			if (!vj && listed)
 				vo_problem_add(c, true, path, "is a variant wheel, but no %s-%s-variants.json is beside it: PEP 825 "
 					       "installers cannot choose among its release's variants (mirror again)", w.name,
 					       w.version);

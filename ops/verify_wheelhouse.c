@@ -302,7 +302,7 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 		free(path);
 	}
 	/* PEP 825: a variant wheel's variant.json, and a variants.json when one is here (pick -d writes none) */
-	vo_check_variants(c, dir, false);
+	vo_check_variants(c, dir, NULL, 0);
 	/* requirements.txt, and one per target that markers cannot tell apart; pylock locks */
 	bool any_reqs = false;
 	for (size_t i = 0; i < n; i++) {

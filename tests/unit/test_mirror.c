@@ -1119,6 +1119,49 @@ static void test_variants_json(void **state)
 	assert_false(exists(tpage));
 	assert_verifies(dir);
 
+	/* what a killed run left: the pending list names it, so verify notes it and --prune removes it */
+	char *pend = wp_xasprintf("%s/" WP_MIRROR_PENDING, dir), *tdir = wp_xasprintf("%s/files/torch", dir);
+	assert_int_equal(mkdir(tdir, 0755), 0);
+	FILE *fp = fopen(p, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(body, 1, blen, fp), blen);
+	fclose(fp);
+	assert_fails_naming(dir, VJSON); /* not listed, not pending: slipped in */
+	fp = fopen(pend, "w");
+	assert_non_null(fp);
+	fputs("torch/" VJSON "\n", fp);
+	fclose(fp);
+	assert_verifies(dir);
+	assert_int_equal(mirror(dir, &t[2], 1, &prune, &rep, &err), 0);
+	assert_false(exists(p));
+	assert_false(exists(pend));
+	assert_verifies(dir);
+	free(pend), free(tdir);
+
+	/* kill -9 while runs add and prune the variant release: the tree verifies after each */
+	struct tf withv[3] = { t[0], t[2], all[4] };
+	srand((unsigned)getpid());
+	for (int iter = 0; iter < 8; iter++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			for (unsigned k = 0;; k++) {
+				struct wp_err e = WP_ERR_INIT;
+				if (k % 2)
+					mirror(dir, &t[2], 1, &prune, NULL, &e);
+				else
+					mirror(dir, withv, 3, &prune, NULL, &e);
+			}
+		}
+		usleep((useconds_t)(1000 + rand() % 20000));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		assert_verifies(dir);
+	}
+	assert_int_equal(mirror(dir, withv, 3, &prune, &rep, &err), 0);
+	assert_true(page_lists(dir, "cuda12.8/torch", VJSON, vsha));
+	assert_verifies(dir);
+
 	free(tpage), free(p), free(man), free(body);
 	for (size_t i = 0; i < 4; i++)
 		tf_release(&t[i]);
