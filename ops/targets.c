@@ -62,6 +62,14 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		t->n_gpus = dt.n_gpus;
 		memcpy(t->gpu_sm, dt.gpu_sm, sizeof(t->gpu_sm));
 	}
+	/* what PEP 825's amd and x86_64 providers read: this machine's, unless a flag says otherwise
+	 * (--gfx, --x86-64-level and WHEELPICK_X86_64_LEVEL are applied after this) */
+	if (!w->gfx || !w->gfx->n) {
+		t->n_gfx = dt.n_gfx;
+		memcpy(t->gfx, dt.gfx, sizeof(t->gfx));
+	}
+	if (dt.x86_64_level)
+		t->x86_64_level = dt.x86_64_level;
 	wp_detect_release(&d);
 	return 0;
 }
