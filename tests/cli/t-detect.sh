@@ -79,6 +79,7 @@ expect_grep "and how to pick ROCm builds" "warning: +ROCm 6\.4 .*and gfx942 are 
 expect_exit 0 "pick with --cuda auto on the AMD machine" wp torch==1.8.0 --python 3.8 --platform linux_x86_64 \
 	--index "$FINDLINKS" --dry-run --no-deps --json
 expect_json "$TMP/out" "j['picks'][0]['variant']" cpu
+expect_json "$TMP/out" "j['targets'][0]['gpus']" "['gfx942']"
 # the profile it writes is the same target on another machine
 export PATH=$OLDPATH
 unset WHEELPICK_SYSROOT
