@@ -1,8 +1,7 @@
 /* tests/unit/fixtures.h: where unit tests find the real files they read. Test-only, header-only.
  *
- * The files are vendored under tests/fixtures/real/, at the paths they have under ../shared/data
- * (tests/fixtures/real/PROVENANCE.md says where each came from), so a clean clone runs every
- * check. $WP_SHARED_DATA, when set, names another tree of the same layout to read instead.
+ * The files are vendored under tests/fixtures/real/ (PROVENANCE.md there says where each came
+ * from), so a clean clone runs every check and nothing outside the repository is read. $WP_SHARED_DATA, when set, names another tree of the same layout to read instead.
  * Paths are relative to the repository root, where make runs the tests.
  *
  * A missing input fails the test and names the file: it never skips and never passes empty.

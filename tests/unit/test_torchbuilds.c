@@ -305,7 +305,7 @@ static void test_against_official(void **state)
 	assert_true(checked >= 75);
 }
 
-/* The nvidia sm_arch values of the wheelnext variant files in ../shared/data/variants/ (verbatim, in their
+/* The nvidia sm_arch values of the wheelnext variant files (vendored in tests/fixtures/real/variants/; verbatim, in their
  * order): wheelnext/variant-repack @e75a16d9 configs/torch-2.{8,9,10}/torch-*-variants.json. The PEP 825
  * notation parses, and the compiled table agrees. */
 static void test_variant_json_sm_arch(void **state)
@@ -458,8 +458,8 @@ static void expect_requires(const char *const *lines, size_t n, const char *labe
 
 static void test_requires(void **state)
 {
-	/* the Requires-Dist lines of two real nightly wheels, verbatim (../shared/data/wheel_metadata/
-	 * torch-2.7.0.dev20250116+cu126_METADATA_Requires-Dist.txt, printed in astral-sh/uv#10693) */
+	/* the Requires-Dist lines of two real nightly wheels, verbatim and quoted here (no file is read):
+	 * torch-2.7.0.dev20250116+cu126's METADATA as printed in astral-sh/uv#10693 */
 	static const char *const x86_64[] = {
 		"filelock",
 		"typing-extensions>=4.10.0",
