@@ -146,23 +146,6 @@ static bool in_root(const char *root, const struct entry *e)
 	return !strcmp(root, "simple") || !e->variant || !e->variant[0] || !strcmp(e->variant, root);
 }
 
-/* Two spellings of one PEP 440 version ("2.10" and "2.10.0")? */
-static bool same_release(const char *a, const char *b)
-{
-	struct wp_version va, vb;
-	if (!strcmp(a, b))
-		return true;
-	if (wp_version_parse(&va, a, strlen(a), NULL) < 0)
-		return false;
-	bool same = false;
-	if (wp_version_parse(&vb, b, strlen(b), NULL) == 0) {
-		same = wp_version_cmp(&va, &vb) == 0;
-		wp_version_release(&vb);
-	}
-	wp_version_release(&va);
-	return same;
-}
-
 /* PEP 825 names: set vwheel, vjson and release from the file name. */
 static void note_release(struct entry *e)
 {
@@ -195,7 +178,7 @@ static bool shown_in(const char *root, const struct entry *grp, size_t ng, const
 	if (!e->vjson || !strcmp(root, "simple"))
 		return in_root(root, e);
 	for (size_t i = 0; i < ng; i++)
-		if (grp[i].vwheel && listed(&grp[i]) && in_root(root, &grp[i]) && same_release(grp[i].release, e->release))
+		if (grp[i].vwheel && listed(&grp[i]) && in_root(root, &grp[i]) && wp_version_same(grp[i].release, e->release))
 			return true;
 	return false;
 }

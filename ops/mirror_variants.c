@@ -10,22 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-static bool same_version(const char *a, const char *b)
-{
-	struct wp_version va, vb;
-	if (!strcmp(a, b))
-		return true;
-	if (wp_version_parse(&va, a, strlen(a), NULL) < 0)
-		return false;
-	bool same = false;
-	if (wp_version_parse(&vb, b, strlen(b), NULL) == 0) {
-		same = wp_version_cmp(&va, &vb) == 0;
-		wp_version_release(&vb);
-	}
-	wp_version_release(&va);
-	return same;
-}
-
 static size_t common_prefix(const char *a, const char *b)
 {
 	size_t n = 0;
@@ -46,7 +30,7 @@ static int row_fn(void *ctx, const struct wp_variants_row *r, struct wp_err *err
 {
 	struct pick *p = ctx;
 	if (!r->version || !r->filename || !r->body || !r->body_sha256 || !wp_variants_json_name(r->filename) ||
-	    (r->sha256 && strcasecmp(r->sha256, r->body_sha256)) || !same_version(r->version, p->version))
+	    (r->sha256 && strcasecmp(r->sha256, r->body_sha256)) || !wp_version_same(r->version, p->version))
 		return 0;
 	size_t score = common_prefix(r->url, p->wheel_url) + 1;
 	if (score <= p->score)
@@ -78,7 +62,7 @@ int wp_mirror_vjson_collect(const struct wp_pick_run *run, struct wp_mirror_vjso
 		wp_project_name_normalize(w.project, strlen(w.project), &project);
 		bool seen = false;
 		for (size_t k = 0; k < out->n && !seen; k++)
-			seen = !strcmp(out->files[k].project, project.data) && same_version(releases[k], w.version);
+			seen = !strcmp(out->files[k].project, project.data) && wp_version_same(releases[k], w.version);
 		if (variant && !seen) {
 			struct pick p = { .version = w.version, .wheel_url = f->url };
 			rc = wp_catalog_variants(cat, project.data, row_fn, &p, err);

@@ -166,22 +166,6 @@ static int extend_forward(struct rm *r, struct span *s, uint64_t to)
 	return 0;
 }
 
-static bool same_version(const char *a, const char *b)
-{
-	struct wp_version va, vb;
-	bool eq = false;
-	if (strcasecmp(a, b) == 0)
-		return true;
-	if (wp_version_parse(&va, a, strlen(a), NULL))
-		return false;
-	if (wp_version_parse(&vb, b, strlen(b), NULL) == 0) {
-		eq = wp_version_cmp(&va, &vb) == 0;
-		wp_version_release(&vb);
-	}
-	wp_version_release(&va);
-	return eq;
-}
-
 /* The METADATA must parse and name this wheel's project and version. */
 static int check_metadata(struct rm *r, const struct wp_wheelname *wn, const char *member, const char *text,
 			  size_t len)
@@ -194,7 +178,7 @@ static int check_metadata(struct rm *r, const struct wp_wheelname *wn, const cha
 	if (wp_metadata_parse(text, len, &md, &sub))
 		return wp_fail(r->err, -WPE_PARSE, "'%s': member '%s': %s", r->file, member, sub.msg);
 	wp_project_name_normalize(md.name, strlen(md.name), &norm);
-	if (strcmp(wp_buf_cstr(&norm), wn->project) != 0 || !same_version(md.version, wn->version))
+	if (strcmp(wp_buf_cstr(&norm), wn->project) != 0 || !wp_version_same(md.version, wn->version))
 		rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s': member '%s' says '%s %s', the file name says '%s %s'",
 			     r->file, member, md.name, md.version, wn->name, wn->version);
 	wp_buf_free(&norm);

@@ -176,23 +176,6 @@ static int vrow_fn(void *ctx, const struct wp_variants_row *r, struct wp_err *er
 	return 0;
 }
 
-static bool same_version(const char *a, const char *b)
-{
-	struct wp_version va, vb;
-	struct wp_err e = WP_ERR_INIT;
-	if (!strcmp(a, b))
-		return true;
-	if (wp_version_parse(&va, a, strlen(a), &e) < 0)
-		return false;
-	bool same = false;
-	if (wp_version_parse(&vb, b, strlen(b), &e) == 0) {
-		same = wp_version_cmp(&va, &vb) == 0;
-		wp_version_release(&vb);
-	}
-	wp_version_release(&va);
-	return same;
-}
-
 /* The bytes of one variants.json: as kept in the catalog when they are what the page lists now,
  * else read (and kept). NULL body when offline and never read. */
 static int variants_body(struct provider *pv, struct vrow *r, struct wp_err *err)
@@ -247,14 +230,14 @@ static int attach_variants(struct provider *pv, struct proj *p, struct wp_err *e
 		struct vrow *vr = &l.rows.v[r];
 		bool wanted = false;
 		for (size_t i = 0; i < p->c.n && !wanted; i++)
-			wanted = !p->c.v[i].variants && same_version(p->c.v[i].version, vr->version) &&
+			wanted = !p->c.v[i].variants && wp_version_same(p->c.v[i].version, vr->version) &&
 				 wp_pick_candidate_is_variant_wheel(&p->c.v[i]);
 		if (!wanted)
 			continue;
 		/* the best index's file when two list one */
 		bool better = false;
 		for (size_t k = 0; k < l.rows.n && !better; k++)
-			better = k != r && l.rows.v[k].rank < vr->rank && same_version(l.rows.v[k].version, vr->version);
+			better = k != r && l.rows.v[k].rank < vr->rank && wp_version_same(l.rows.v[k].version, vr->version);
 		if (better)
 			continue;
 		if ((rc = variants_body(pv, vr, err)) < 0 || !vr->body)
@@ -266,7 +249,7 @@ static int attach_variants(struct provider *pv, struct proj *p, struct wp_err *e
 		}
 		wp_vec_push(&p->variants, v);
 		for (size_t i = 0; i < p->c.n; i++)
-			if (!p->c.v[i].variants && same_version(p->c.v[i].version, vr->version))
+			if (!p->c.v[i].variants && wp_version_same(p->c.v[i].version, vr->version))
 				p->c.v[i].variants = v;
 	}
 	for (size_t r = 0; r < l.rows.n; r++) {

@@ -40,22 +40,6 @@ struct vjson {
 	struct wp_variants v;
 };
 
-static bool same_release(const char *a, const char *b)
-{
-	struct wp_version va, vb;
-	if (!strcmp(a, b))
-		return true;
-	if (wp_version_parse(&va, a, strlen(a), NULL) < 0)
-		return false;
-	bool same = false;
-	if (wp_version_parse(&vb, b, strlen(b), NULL) == 0) {
-		same = wp_version_cmp(&va, &vb) == 0;
-		wp_version_release(&vb);
-	}
-	wp_version_release(&va);
-	return same;
-}
-
 /* The wheel's top-level *.dist-info/variant.json into out (capped at WP_VARIANTS_MAX_BYTES).
  * 0 with *found set; -1 with why filled when the wheel cannot be read or the member is too big. */
 static int read_variant_json(const char *path, struct wp_buf *out, bool *found, char *why, size_t whysz)
@@ -289,7 +273,7 @@ void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, s
 		if (w.variant_label) {
 			const struct vjson *vj = NULL;
 			for (size_t k = 0; k < nv && !vj; k++)
-				if (!strcmp(vs[k].project, w.project) && same_release(vs[k].release, w.version))
+				if (!strcmp(vs[k].project, w.project) && wp_version_same(vs[k].release, w.version))
 					vj = &vs[k];
 			char *path = wp_xasprintf("%s/%s", dir, names[i]);
 			/* an index must host it where its pages list the wheel */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/mem.h"
 
@@ -488,4 +489,25 @@ bool wp_version_has_local(const struct wp_version *v)
 const char *wp_version_local(const struct wp_version *v)
 {
 	return v->local;
+}
+
+bool wp_version_text_equal(const char *a, size_t an, const char *b, size_t bn)
+{
+	if (an == bn && strncasecmp(a, b, an) == 0)
+		return true;
+	struct wp_version va, vb;
+	bool eq = false;
+	if (wp_version_parse(&va, a, an, NULL) != 0)
+		return false;
+	if (wp_version_parse(&vb, b, bn, NULL) == 0) {
+		eq = wp_version_cmp(&va, &vb) == 0;
+		wp_version_release(&vb);
+	}
+	wp_version_release(&va);
+	return eq;
+}
+
+bool wp_version_same(const char *a, const char *b)
+{
+	return wp_version_text_equal(a, strlen(a), b, strlen(b));
 }

@@ -51,6 +51,10 @@ void wp_version_copy(struct wp_version *dst, const struct wp_version *src);
 /* <0, 0, >0 in packaging's order: release trailing zeros ignored, x.dev < x.a < x < x.post,
  * local labels compared segment by segment (numbers as numbers, above any text). */
 int wp_version_cmp(const struct wp_version *a, const struct wp_version *b);
+/* Two spellings of one version ("2.10" and "2.10.0", "1.0RC1" and "1.0rc1")? Texts that are no
+ * PEP 440 version are equal only when they are the same text, case aside. */
+bool wp_version_text_equal(const char *a, size_t an, const char *b, size_t bn);
+bool wp_version_same(const char *a, const char *b); /* the same, for NUL-terminated texts */
 /* The same, as if neither side had a local label (what ==1.8.0 means for 1.8.0+cu111). */
 int wp_version_cmp_public(const struct wp_version *a, const struct wp_version *b);
 /* The same, on base versions (epoch and release only). */

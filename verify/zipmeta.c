@@ -142,23 +142,6 @@ static bool norm_name(const char *s, size_t n, char *out, size_t outsz)
 	return true;
 }
 
-static bool same_version(const char *a, size_t an, const char *b)
-{
-	size_t bn = strlen(b);
-	if (an == bn && strncasecmp(a, b, an) == 0)
-		return true;
-	struct wp_version va, vb;
-	bool eq = false;
-	if (wp_version_parse(&va, a, an, NULL) != 0)
-		return false;
-	if (wp_version_parse(&vb, b, bn, NULL) == 0) {
-		eq = wp_version_cmp(&va, &vb) == 0;
-		wp_version_release(&vb);
-	}
-	wp_version_release(&va);
-	return eq;
-}
-
 /* "<name>-<version>.dist-info/METADATA" at the top level, for this project and version. */
 static bool is_our_metadata(const unsigned char *name, size_t n, const char *project, const char *version)
 {
@@ -173,7 +156,7 @@ static bool is_our_metadata(const unsigned char *name, size_t n, const char *pro
 	char norm[256];
 	if (!norm_name(s, (size_t)(dash - s), norm, sizeof(norm)) || strcmp(norm, project) != 0)
 		return false;
-	return same_version(dash + 1, (size_t)(s + stem - dash - 1), version);
+	return wp_version_text_equal(dash + 1, (size_t)(s + stem - dash - 1), version, strlen(version));
 }
 
 /* The zip64 extra (id 1) fills the saturated fields, in the order the format fixes. */

@@ -409,6 +409,19 @@ static void test_match(void **state)
 	assert_int_equal(wp_version_match("1.0 ;", 5, 0), 3);
 }
 
+/* two spellings of one version: what mirrors, verify and the variants.json lookup compare */
+static void test_text_equal(void **state)
+{
+	assert_true(wp_version_same("2.10", "2.10.0"));
+	assert_true(wp_version_same("1.0RC1", "1.0rc1"));
+	assert_true(wp_version_same("1.8.0+cu111", "1.8.0+CU111"));
+	assert_false(wp_version_same("2.10.0", "2.10.1"));
+	assert_false(wp_version_same("1.8.0+cu111", "1.8.0"));
+	assert_true(wp_version_same("not a version", "NOT A VERSION"));
+	assert_false(wp_version_same("not a version", "not a version!"));
+	assert_true(wp_version_text_equal("2.10.0-x", 6, "2.10", 4)); /* a length, not a NUL, ends a */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_grammar_edges),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_text_equal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
