@@ -174,28 +174,6 @@ static bool is_exec(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* Up to max bytes of a file into out (reset first); -1 when it cannot be opened. A longer
- * file is cut: every file read here is parsed from its start. */
-static int read_small(const char *path, size_t max, struct wp_buf *out)
-{
-	wp_buf_reset(out);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	char tmp[4096];
-	while (out->len < max) {
-		ssize_t n = read(fd, tmp, sizeof(tmp));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		size_t room = max - out->len;
-		wp_buf_add(out, tmp, (size_t)n < room ? (size_t)n : room);
-	}
-	close(fd);
-	return 0;
-}
-
 static bool is_space(char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f';
@@ -524,13 +502,13 @@ static void detect_driver_files(struct ctx *c)
 	struct wp_buf b = WP_BUF_INIT;
 	char *p = root_path(c, "/proc/driver/nvidia/version");
 	struct wp_str w;
-	if (read_small(p, SMALL_FILE_MAX, &b) == 0 && parse_nvrm(WP_STRN(wp_buf_cstr(&b), b.len), &w)) {
+	if (wp_env_read_small(p, SMALL_FILE_MAX, &b) == 0 && parse_nvrm(WP_STRN(wp_buf_cstr(&b), b.len), &w)) {
 		set_driver(c, w, "proc");
 		goto out;
 	}
 	free(p);
 	p = root_path(c, "/sys/module/nvidia/version");
-	if (read_small(p, SMALL_FILE_MAX, &b) == 0) {
+	if (wp_env_read_small(p, SMALL_FILE_MAX, &b) == 0) {
 		w = wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len));
 		if (driver_like(w))
 			set_driver(c, w, "sysfs");
@@ -566,12 +544,12 @@ static bool nvidia_on_pci(const struct ctx *c)
 		if (e->d_name[0] == '.')
 			continue;
 		char *f = wp_xasprintf("%s/%s/vendor", path, e->d_name);
-		bool nv = read_small(f, 64, &b) == 0 && wp_str_eq(wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), "0x10de");
+		bool nv = wp_env_read_small(f, 64, &b) == 0 && wp_str_eq(wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), "0x10de");
 		free(f);
 		if (!nv)
 			continue;
 		f = wp_xasprintf("%s/%s/class", path, e->d_name);
-		found = read_small(f, 64, &b) == 0 && wp_str_startswith(WP_STR(wp_buf_cstr(&b)), "0x03");
+		found = wp_env_read_small(f, 64, &b) == 0 && wp_str_startswith(WP_STR(wp_buf_cstr(&b)), "0x03");
 		free(f);
 	}
 	if (dir)
@@ -733,7 +711,7 @@ static const char *read_toolkit_version(const char *dir, int *v)
 	struct wp_buf b = WP_BUF_INIT;
 	const char *source = NULL;
 	char *p = wp_xasprintf("%s/version.json", dir);
-	if (read_small(p, SMALL_FILE_MAX, &b) == 0) {
+	if (wp_env_read_small(p, SMALL_FILE_MAX, &b) == 0) {
 		const struct wp_json_opts o = { .what = p, .max_bytes = SMALL_FILE_MAX };
 		struct wp_json_val *root = NULL;
 		/* a broken version.json is passed over for version.txt: no message */
@@ -747,7 +725,7 @@ static const char *read_toolkit_version(const char *dir, int *v)
 	if (source)
 		goto out;
 	p = wp_xasprintf("%s/version.txt", dir);
-	if (read_small(p, SMALL_FILE_MAX, &b) == 0) {
+	if (wp_env_read_small(p, SMALL_FILE_MAX, &b) == 0) {
 		struct wp_str s = find(WP_STRN(wp_buf_cstr(&b), b.len), "CUDA Version");
 		if (s.n && parse_version(version_prefix(WP_STRN(s.p + 12, s.n - 12)), v, 3) >= 2)
 			source = "version.txt";
@@ -1049,7 +1027,7 @@ static void detect_libc(struct ctx *c, struct job *jobs, size_t *nj, int *ldd_jo
 	} else {
 		struct wp_buf b = WP_BUF_INIT;
 		char *hook = root_path(c, "/etc/wheelpick-glibc");
-		bool hooked = read_small(hook, 64, &b) == 0;
+		bool hooked = wp_env_read_small(hook, 64, &b) == 0;
 		if (hooked)
 			set_libc(c, wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), false);
 		free(hook);

@@ -134,7 +134,7 @@ bool wp_gfx_from_kfd_properties(const char *text, size_t len, char out[16])
 	return false;
 }
 
-static int read_small(const char *path, size_t max, struct wp_buf *out)
+int wp_env_read_small(const char *path, size_t max, struct wp_buf *out)
 {
 	wp_buf_reset(out);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -172,12 +172,12 @@ void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx,
 {
 	struct wp_buf b = WP_BUF_INIT;
 	char *path = wp_xasprintf("%s/proc/cpuinfo", root);
-	if (read_small(path, CPUINFO_MAX, &b) == 0 && b.len)
+	if (wp_env_read_small(path, CPUINFO_MAX, &b) == 0 && b.len)
 		d->x86_64_level = wp_x86_64_level_from_cpuinfo(b.data, b.len);
 	free(path);
 
 	path = wp_xasprintf("%s/opt/rocm/.info/version", root);
-	if (read_small(path, SMALL_MAX, &b) == 0 && b.len) {
+	if (wp_env_read_small(path, SMALL_MAX, &b) == 0 && b.len) {
 		struct wp_str text = WP_STRN(b.data, b.len);
 		struct wp_str line = wp_str_trim(wp_str_cut(&text, '\n'));
 		if (wp_rocm_version_parse(line.p, line.n, &d->rocm_major, &d->rocm_minor)) {
@@ -202,7 +202,7 @@ void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx,
 		seen++;
 		path = wp_xasprintf("%s/%s/properties", nodes, de->d_name);
 		char gfx[16];
-		if (read_small(path, SMALL_MAX, &b) == 0 && wp_gfx_from_kfd_properties(b.data ? b.data : "", b.len, gfx))
+		if (wp_env_read_small(path, SMALL_MAX, &b) == 0 && wp_gfx_from_kfd_properties(b.data ? b.data : "", b.len, gfx))
 			add_gfx(d, gfx);
 		free(path);
 	}

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "env/detect.h"
 
 /* The x86-64 level (1-4) that a cpuinfo "flags" list (space-separated, as /proc/cpuinfo gives it)
@@ -36,5 +37,9 @@ bool wp_gfx_from_kfd_properties(const char *text, size_t len, char out[16]);
  * Missing files leave them empty; what a user should know becomes a warning through warn (ctx is
  * passed back). */
 void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx, const char *msg), void *ctx);
+
+/* Up to max bytes of a file into out (reset first); -1 when it cannot be opened. A longer file is
+ * cut: every file detection reads is parsed from its start. O_NONBLOCK: a FIFO never blocks. */
+int wp_env_read_small(const char *path, size_t max, struct wp_buf *out);
 
 #endif
