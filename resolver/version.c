@@ -422,6 +422,116 @@ int wp_version_cmp_base(const struct wp_version *a, const struct wp_version *b)
 	return cmp_base(a, b);
 }
 
+/* The sort key. A number is its count of significant bytes, then those bytes big-endian (0 is
+ * the one byte 0): longer is larger. Fields in cmp_public's order, each self-delimiting:
+ *   epoch number; per release part (trailing zeros dropped) 0x02 and the number, then 0x01 (an
+ *   ended release sorts below one with more parts); the pre rank as in cmp_public (0 dev-only,
+ *   1 a, 2 b, 3 rc, 4 none) and the pre number when there is one; 0x00 no post, or 0x01 and the
+ *   number; 0x01 no dev, or 0x00 and the number; then 0x00, which ends the public part.
+ * The local label follows as its segments: a number 0x02, its length in two bytes and its digits
+ * (normalised: no leading zeros, so longer is larger); text 0x01, its bytes and 0x00 (labels are
+ * lower-case letters and digits only, so 0x00 ends it and a shorter text sorts first). A number
+ * segment above any text one, and fewer segments first, as cmp_local. */
+static void key_num(uint64_t x, struct wp_buf *out)
+{
+	unsigned char b[9];
+	size_t n = 0;
+	for (uint64_t y = x; y; y >>= 8)
+		n++;
+	b[0] = (unsigned char)n;
+	for (size_t i = 0; i < n; i++)
+		b[1 + i] = (unsigned char)(x >> (8 * (n - 1 - i)));
+	wp_buf_add(out, b, 1 + n);
+}
+
+void wp_version_key_public(const struct wp_version *v, struct wp_buf *out)
+{
+	size_t nr = trimmed(v);
+	key_num(v->epoch, out);
+	for (size_t i = 0; i < nr; i++) {
+		wp_buf_addch(out, 0x02);
+		key_num(v->release[i], out);
+	}
+	wp_buf_addch(out, 0x01);
+	int rank = v->pre_kind ? (int)v->pre_kind - 1 : (!v->has_post && v->has_dev ? -1 : 3);
+	wp_buf_addch(out, (char)(rank + 1));
+	if (v->pre_kind)
+		key_num(v->pre, out);
+	wp_buf_addch(out, v->has_post ? 0x01 : 0x00);
+	if (v->has_post)
+		key_num(v->post, out);
+	wp_buf_addch(out, v->has_dev ? 0x00 : 0x01);
+	if (v->has_dev)
+		key_num(v->dev, out);
+	wp_buf_addch(out, 0x00);
+}
+
+void wp_version_key(const struct wp_version *v, struct wp_buf *out)
+{
+	wp_version_key_public(v, out);
+	for (const char *s = v->local; s && *s;) {
+		size_t l = strcspn(s, ".");
+		if (all_digits(s, l)) {
+			unsigned char h[3] = { 0x02, (unsigned char)(l >> 8), (unsigned char)l };
+			wp_buf_add(out, h, 3);
+			wp_buf_add(out, s, l);
+		} else {
+			wp_buf_addch(out, 0x01);
+			wp_buf_add(out, s, l);
+			wp_buf_addch(out, 0x00);
+		}
+		s += l + (s[l] == '.');
+	}
+}
+
+/* The length of the number at key[i] (0 when it runs past n). */
+static size_t key_num_len(const unsigned char *key, size_t n, size_t i)
+{
+	return i < n && key[i] <= 8 && i + 1 + key[i] <= n ? 1u + key[i] : 0;
+}
+
+size_t wp_version_key_public_len(const unsigned char *key, size_t n)
+{
+	size_t i = 0, l;
+	if (!(l = key_num_len(key, n, i)))
+		return 0;
+	for (i += l; i < n && key[i] == 0x02; i += l)
+		if (!(l = key_num_len(key, n, ++i)))
+			return 0;
+	if (i >= n || key[i++] != 0x01 || i >= n)
+		return 0;
+	unsigned rank = key[i++];
+	if (rank > 4)
+		return 0;
+	if (rank >= 1 && rank <= 3) {
+		if (!(l = key_num_len(key, n, i)))
+			return 0;
+		i += l;
+	}
+	if (i >= n || key[i] > 0x01)
+		return 0;
+	if (key[i++] == 0x01) {
+		if (!(l = key_num_len(key, n, i)))
+			return 0;
+		i += l;
+	}
+	if (i >= n || key[i] > 0x01)
+		return 0;
+	if (key[i++] == 0x00) {
+		if (!(l = key_num_len(key, n, i)))
+			return 0;
+		i += l;
+	}
+	return i < n && key[i] == 0x00 ? i + 1 : 0;
+}
+
+void wp_version_key_public_next(const unsigned char *p, size_t n, struct wp_buf *out)
+{
+	wp_buf_add(out, p, n);
+	if (n)
+		out->data[out->len - 1]++;
+}
+
 static int format(const struct wp_version *v, struct wp_buf *out, bool suffixes, bool local, bool strip)
 {
 	static const char *const pre_names[] = { "", "a", "b", "rc" };

@@ -60,6 +60,20 @@ int wp_version_cmp_public(const struct wp_version *a, const struct wp_version *b
 /* The same, on base versions (epoch and release only). */
 int wp_version_cmp_base(const struct wp_version *a, const struct wp_version *b);
 
+/* A sort key: bytes whose memcmp order (shorter first on a tie, as SQLite orders BLOBs) is exactly
+ * wp_version_cmp's order, so that the catalog can order and select rows by version in SQL (schema 7).
+ * The public part comes first and is self-delimiting: every version with the same public version
+ * (1.8.0+cu111, 1.8.0+cpu, 1.8, 1.8.0) has a key that starts with the same wp_version_key_public
+ * bytes, and no other version's key does; so ==1.8.0 is the key range [public, public + 1), which
+ * wp_version_key_public_next gives. Appends to out; the key of one version never changes. */
+void wp_version_key(const struct wp_version *v, struct wp_buf *out);
+void wp_version_key_public(const struct wp_version *v, struct wp_buf *out);
+/* How many leading bytes of key are its public part (0 when key is no wp_version_key). */
+size_t wp_version_key_public_len(const unsigned char *key, size_t n);
+/* The smallest byte string above every key that starts with the public key p (n bytes, from
+ * wp_version_key_public, whose last byte is never 0xff): p with its last byte incremented. */
+void wp_version_key_public_next(const unsigned char *p, size_t n, struct wp_buf *out);
+
 /* Appending text to out; each returns 0 or -WPE_TOO_BIG when out's ceiling is reached. */
 int wp_version_format(const struct wp_version *v, struct wp_buf *out);        /* str(Version) */
 int wp_version_format_public(const struct wp_version *v, struct wp_buf *out); /* .public */
