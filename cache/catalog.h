@@ -10,7 +10,7 @@
 
 #include "base/err.h"
 
-#define WP_CATALOG_SCHEMA_VERSION 6
+#define WP_CATALOG_SCHEMA_VERSION 7
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -47,6 +47,8 @@ struct wp_file_row {
 	const char *hash_conflict;
 	const char *source_url;  /* the page that lists it (returned rows only) */
 	long long size, build_number, timestamp;
+	const void *vkey;        /* its version's sort key (wp_catalog_files_by_version only; NULL: none) */
+	size_t vkey_len;
 };
 
 typedef int wp_file_row_fn(void *ctx, const struct wp_file_row *row, struct wp_err *err);
@@ -85,6 +87,23 @@ void wp_catalog_refresh_abort(struct wp_catalog *cat);
  * conda is true. Order: unspecified; the resolver sorts. */
 int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda,
 		     wp_file_row_fn *fn, void *ctx, struct wp_err *err);
+
+/* A project's wheels and sdists newest first, by the version sort key (resolver/version.h
+ * wp_version_key, kept since schema 7), so that a reader can stop when it has enough: fn returning
+ * > 0 ends the call, which returns that value. r (may be NULL: every row with a key) bounds the
+ * key, lo <= key < hi (either NULL: no bound); null_keys instead gives the rows whose version is no
+ * PEP 440 version (no key), in the order they were written. Row order among equal keys:
+ * unspecified. */
+struct wp_catalog_key_range {
+	const void *lo, *hi;
+	size_t lo_len, hi_len;
+	bool null_keys;
+};
+int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, const struct wp_catalog_key_range *r,
+				wp_file_row_fn *fn, void *ctx, struct wp_err *err);
+/* Each source that lists wheels or sdists of a project, once (id, url and kind set). */
+int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_source_row_fn *fn, void *ctx,
+			    struct wp_err *err);
 
 /* Forget first-seen hashes (of the files listed at URLs matching the LIKE pattern, and those first
  * seen at such a URL; all when NULL) and clear those files' conflicts: the user accepted an index

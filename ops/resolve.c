@@ -9,6 +9,7 @@
 #include "net/http.h"
 #include "ops/metadata.h"
 #include "ops/sources.h"
+#include "resolver/requirement.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 #include "verify/hash.h"
@@ -16,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One project's rows, owned: candidates point into the arena. */
+/* One project's rows, owned: candidates point into the arena. They are read newest first, a
+ * window at a time (schema 7's version key): the picking rule says when a window cannot decide
+ * (resolver/pick.h partial), and only then are older rows read. A catalog with 100 copies of the
+ * 2021 page lists 77,700 torch files; a pick needs the newest few hundred. */
 struct proj {
 	char *name;
 	WP_VEC_OF(, struct wp_candidate) c;
@@ -24,7 +28,17 @@ struct proj {
 	struct wp_arena strings;
 	bool loaded;            /* c holds the catalog's rows as last read */
 	bool crawled;           /* its pages were asked of the dependency roots (found or not) */
+	bool partial;           /* rows not read yet exist (older than c's, or outside pin) */
+	bool keys_done;         /* every row with a version key was read; the keyless ones remain */
+	bool ranked;            /* sources holds the sources it may come from */
+	bool pin_done;          /* the pin's range was read */
+	WP_VEC_OF(, int64_t) sources;
+	struct wp_buf below;    /* the next window reads keys below this (empty: from the top) */
+	size_t window;          /* rows the next window reads at least */
+	struct wp_buf pin_lo, pin_hi; /* a root requirement's == pin: the first window is this range */
 };
+
+#define FIRST_WINDOW 256
 
 WP_VEC_OF(proj_vec, struct proj *);
 WP_VEC_OF(meta_vec, struct wp_depmeta *);
@@ -33,6 +47,9 @@ struct provider {
 	const struct wp_session *s;
 	struct wp_catalog *cat;
 	const struct wp_resolve_opts *o;
+	bool whole;                  /* read every row at once (--explain lists them all; --hash filters) */
+	struct wp_requirement *roots_req; /* the requirements asked for, parsed (NULL entries: unreadable) */
+	size_t n_roots_req;
 	struct wp_depmeta_opts dm;
 	struct wp_sources roots;     /* where a missing project's page may be */
 	struct proj_vec projs;
@@ -71,18 +88,57 @@ long long wp_resolve_index_rank(const struct wp_resolve_opts *o, const char *pro
 	return -1;
 }
 
+struct chunk_row {
+	int64_t id;
+	struct wp_candidate c;
+};
+
 struct load {
 	struct proj *p;
 	const struct wp_resolve_opts *o;
-	WP_VEC_OF(, long long) rank;
+	WP_VEC_OF(, struct chunk_row) rows;  /* this read's rows, put in catalog order before they join c */
+	size_t want;                 /* stop at the first new public version after this many rows */
+	struct wp_buf last_pub;      /* the public key of the last row taken */
+	const struct wp_buf *skip_lo, *skip_hi; /* rows in [lo, hi) were read before (the pin's range) */
+	bool stopped;
 };
+
+static bool source_allowed(const struct proj *p, int64_t id)
+{
+	for (size_t i = 0; i < p->sources.n; i++)
+		if (p->sources.v[i] == id)
+			return true;
+	return false;
+}
+
+static int key_cmp(const void *a, size_t an, const struct wp_buf *b)
+{
+	size_t n = an < b->len ? an : b->len;
+	int c = n ? memcmp(a, b->data, n) : 0;
+	return c ? c : (an > b->len) - (an < b->len);
+}
 
 static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 {
 	struct load *l = vctx;
 	struct proj *p = l->p;
 	struct wp_arena *a = &p->strings;
-	wp_vec_push(&p->c, (struct wp_candidate){
+	if (r->vkey && l->want) {
+		size_t pl = wp_version_key_public_len(r->vkey, r->vkey_len);
+		/* a window ends between two public versions (1.8.0+cu111 and 1.8.0+cpu go together) */
+		if (l->rows.n >= l->want && pl && (pl != l->last_pub.len || memcmp(r->vkey, l->last_pub.data, pl))) {
+			l->stopped = true;
+			return 1;
+		}
+		wp_buf_reset(&l->last_pub);
+		wp_buf_add(&l->last_pub, r->vkey, pl);
+	}
+	if (l->skip_lo && r->vkey && key_cmp(r->vkey, r->vkey_len, l->skip_lo) >= 0 &&
+	    key_cmp(r->vkey, r->vkey_len, l->skip_hi) < 0)
+		return 0;
+	if (!source_allowed(p, r->source_id))
+		return 0; /* kept to the best index that lists it */
+	wp_vec_push(&l->rows, (struct chunk_row){ .id = r->id, .c = {
 		.project = wp_arena_strdup(a, r->project), .version = wp_arena_strdup(a, r->version),
 		.variant = r->variant && *r->variant ? wp_arena_strdup(a, r->variant) : "",
 		.kind = wp_arena_strdup(a, r->kind), .filename = wp_arena_strdup(a, r->filename),
@@ -90,31 +146,111 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 		.requires_python = wp_arena_strdup(a, r->requires_python), .yanked = wp_arena_strdup(a, r->yanked),
 		.hash_conflict = wp_arena_strdup(a, r->hash_conflict),
 		.core_metadata = wp_arena_strdup(a, r->core_metadata), .tags = wp_arena_strdup(a, r->tags),
-		.size = r->size,
-	});
-	wp_vec_push(&l->rank, wp_resolve_index_rank(l->o, r->project, r->source_url, r->source_id));
+		.size = r->size, .seq = r->id,
+	} });
 	return 0;
 }
 
-/* The catalog's rows for p (which holds none yet), kept to the best index that lists it. */
+static int by_id(const void *a, const void *b)
+{
+	const struct chunk_row *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+struct rank {
+	const struct wp_resolve_opts *o;
+	struct proj *p;
+	WP_VEC_OF(, int64_t) ids;
+	WP_VEC_OF(, long long) ranks;
+};
+
+static int rank_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	struct rank *k = ctx;
+	wp_vec_push(&k->ids, r->id);
+	wp_vec_push(&k->ranks, wp_resolve_index_rank(k->o, k->p->name, r->url, r->id));
+	return 0;
+}
+
+/* The sources p may come from: of those that list it, the ones of the best index. */
+static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
+{
+	struct rank k = { .o = pv->o, .p = p };
+	int rc = wp_catalog_file_sources(pv->cat, p->name, rank_fn, &k, err);
+	long long best = -1;
+	for (size_t i = 0; !rc && i < k.ids.n; i++)
+		if (k.ranks.v[i] >= 0 && (best < 0 || k.ranks.v[i] < best))
+			best = k.ranks.v[i];
+	for (size_t i = 0; !rc && i < k.ids.n; i++)
+		if (best >= 0 && k.ranks.v[i] == best)
+			wp_vec_push(&p->sources, k.ids.v[i]);
+	wp_vec_free(&k.ids);
+	wp_vec_free(&k.ranks);
+	p->ranked = rc == 0;
+	return rc;
+}
+
+/* The next rows of p from the catalog, appended to c (the earlier ones keep their places): the
+ * pin's range first when there is one, then windows of older versions, each at least twice the
+ * last, then the rows without a version key. Each read's rows go in catalog order, as one read of
+ * them all would give them: the picking rule's ties go to the first. */
 static int read_rows(struct provider *pv, struct proj *p, struct wp_err *err)
 {
-	struct load l = { .p = p, .o = pv->o };
-	int rc = wp_catalog_files(pv->cat, p->name, false, load_row, &l, err);
+	struct load l = { .p = p, .o = pv->o, .last_pub = WP_BUF_INIT };
+	struct wp_catalog_key_range r = { 0 };
+	int rc = 0;
+	if (!p->ranked && (rc = rank_sources(pv, p, err)) < 0)
+		return rc;
+	if (!p->sources.n) {
+		p->partial = false;
+		return 0;
+	}
+	if (!p->pin_done && p->pin_lo.len && !pv->whole) {
+		/* ==X: the rows of X; any other row only speaks in a message, and is read if one is needed */
+		r = (struct wp_catalog_key_range){ .lo = p->pin_lo.data, .lo_len = p->pin_lo.len,
+						   .hi = p->pin_hi.data, .hi_len = p->pin_hi.len };
+		rc = wp_catalog_files_by_version(pv->cat, p->name, &r, load_row, &l, err);
+		p->partial = true;
+		p->pin_done = true; /* next: all the rest */
+	} else if (!p->keys_done) {
+		l.want = pv->whole || p->pin_done ? 0 : (p->window ? p->window : FIRST_WINDOW);
+		if (p->pin_done) {
+			l.skip_lo = &p->pin_lo;
+			l.skip_hi = &p->pin_hi;
+		}
+		if (p->below.len) {
+			r.hi = p->below.data;
+			r.hi_len = p->below.len;
+		}
+		rc = wp_catalog_files_by_version(pv->cat, p->name, &r, load_row, &l, err);
+		if (rc > 0 && l.stopped) {
+			rc = 0;
+			wp_buf_reset(&p->below);
+			wp_buf_add(&p->below, l.last_pub.data, l.last_pub.len);
+			p->window = 2 * (p->window ? p->window : FIRST_WINDOW);
+			p->partial = true;
+		} else if (!rc) {
+			p->keys_done = true;
+		}
+	}
+	if (!rc && p->keys_done) {
+		/* versions no PEP 440 reading takes: never picked, but counted in messages */
+		struct wp_catalog_key_range nk = { .null_keys = true };
+		l.want = 0;
+		rc = wp_catalog_files_by_version(pv->cat, p->name, &nk, load_row, &l, err);
+		p->partial = false;
+	}
 	if (rc < 0) {
-		wp_vec_free(&l.rank);
+		wp_vec_free(&l.rows);
+		wp_buf_free(&l.last_pub);
 		return rc;
 	}
-	long long best = -1;
-	for (size_t i = 0; i < p->c.n; i++)
-		if (l.rank.v[i] >= 0 && (best < 0 || l.rank.v[i] < best))
-			best = l.rank.v[i];
-	size_t out = 0;
-	for (size_t i = 0; i < p->c.n; i++)
-		if (best >= 0 && l.rank.v[i] == best)
-			p->c.v[out++] = p->c.v[i];
-	p->c.n = out;
-	wp_vec_free(&l.rank);
+	if (l.rows.n)
+		qsort(l.rows.v, l.rows.n, sizeof(*l.rows.v), by_id);
+	for (size_t i = 0; i < l.rows.n; i++)
+		wp_vec_push(&p->c, l.rows.v[i].c);
+	wp_vec_free(&l.rows);
+	wp_buf_free(&l.last_pub);
 	return 0;
 }
 
@@ -126,12 +262,39 @@ static struct proj *find(struct provider *pv, const char *name)
 	return NULL;
 }
 
+/* A requirement asked for without a marker binds every pick of its project in this resolution:
+ * its first == pin (not a wildcard, not ===) is the key range of that public version. */
+static void find_pin(struct provider *pv, struct proj *p)
+{
+	struct wp_buf name = WP_BUF_INIT;
+	for (size_t i = 0; i < pv->n_roots_req && !p->pin_lo.len; i++) {
+		const struct wp_requirement *r = &pv->roots_req[i];
+		if (!r->name || r->has_marker || r->url)
+			continue;
+		wp_buf_reset(&name);
+		wp_project_name_normalize(r->name, strlen(r->name), &name);
+		if (strcmp(wp_buf_cstr(&name), p->name) != 0)
+			continue;
+		for (size_t k = 0; k < r->spec.n; k++) {
+			const struct wp_specifier *sp = &r->spec.specs[k];
+			if (sp->op != WP_OP_EQ || sp->wildcard || !sp->has_version)
+				continue;
+			wp_version_key_public(&sp->version, &p->pin_lo);
+			wp_version_key_public_next((const unsigned char *)p->pin_lo.data, p->pin_lo.len, &p->pin_hi);
+			break;
+		}
+	}
+	wp_buf_free(&name);
+}
+
 static struct proj *get(struct provider *pv, const char *name)
 {
 	struct proj *p = find(pv, name);
 	if (!p) {
 		p = wp_xcalloc(1, sizeof(*p));
 		p->name = wp_xstrdup(name);
+		p->below = p->pin_lo = p->pin_hi = (struct wp_buf)WP_BUF_INIT;
+		find_pin(pv, p);
 		wp_vec_push(&pv->projs, p);
 	}
 	return p;
@@ -139,6 +302,10 @@ static struct proj *get(struct provider *pv, const char *name)
 
 static void forget_rows(struct proj *p)
 {
+	p->partial = p->keys_done = p->pin_done = p->ranked = false;
+	p->window = 0;
+	p->sources.n = 0;
+	wp_buf_reset(&p->below);
 	for (size_t i = 0; i < p->variants.n; i++) {
 		wp_variants_release(p->variants.v[i]);
 		free(p->variants.v[i]);
@@ -263,13 +430,32 @@ static int attach_variants(struct provider *pv, struct proj *p, struct wp_err *e
 	return rc < 0 ? rc : 0;
 }
 
+static bool any_variant(const struct proj *p)
+{
+	for (size_t i = 0; i < p->c.n; i++)
+		if (p->c.v[i].variant && *p->c.v[i].variant)
+			return true;
+	return false;
+}
+
+/* More of p's rows (all of them when whole). The first read stands for the project only when
+ * something is in it, and when it says what the solver learns from all the rows: whether the
+ * project has variants (resolver/solve.c has_variants; torch always has). */
+static int read_more(struct provider *pv, struct proj *p, bool whole, struct wp_err *err)
+{
+	int rc;
+	do {
+		if ((rc = read_rows(pv, p, err)) < 0)
+			return rc;
+	} while (p->partial && (whole || !p->c.n || (strcmp(p->name, "torch") != 0 && !any_variant(p))));
+	return attach_variants(pv, p, err);
+}
+
 /* p's rows from the catalog, read again. */
 static int reload(struct provider *pv, struct proj *p, struct wp_err *err)
 {
 	forget_rows(p);
-	int rc = read_rows(pv, p, err);
-	if (!rc)
-		rc = attach_variants(pv, p, err);
+	int rc = read_more(pv, p, pv->whole, err);
 	p->loaded = rc == 0;
 	return rc;
 }
@@ -297,6 +483,22 @@ static int files(void *ctx, const char *project, struct wp_solve_files *out, str
 	}
 	out->c = p->c.v;
 	out->n = p->c.n;
+	out->partial = p->partial;
+	return 0;
+}
+
+/* The solver found the rows it was given unable to decide a pick: the next window (the rest, for
+ * a pin's range), appended. */
+static int files_more(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
+{
+	struct provider *pv = ctx;
+	struct proj *p = get(pv, project);
+	int rc;
+	if (p->loaded && p->partial && (rc = read_more(pv, p, false, err)) < 0)
+		return rc;
+	out->c = p->c.v;
+	out->n = p->c.n;
+	out->partial = p->partial;
 	return 0;
 }
 
@@ -361,10 +563,19 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 {
 	struct provider pv = {
 		.s = s, .cat = cat, .o = o, .dm = { .cat = cat, .store = o->store, .offline = o->offline },
+		.whole = o->explain || o->n_hashes,
 	};
+	pv.roots_req = wp_xcalloc(nreq ? nreq : 1, sizeof(*pv.roots_req));
+	for (size_t i = 0; i < nreq; i++) {
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_requirement_parse(&pv.roots_req[i], reqs[i], strlen(reqs[i]), &e) < 0)
+			memset(&pv.roots_req[i], 0, sizeof(pv.roots_req[i])); /* the solver says what is wrong */
+	}
+	pv.n_roots_req = nreq;
 	wp_sources_dependency_roots(o->indexes, &pv.roots);
 	struct wp_solve_provider p = {
-		.files = files, .deps = deps, .read_projects = read_projects, .read_deps = read_deps, .ctx = &pv,
+		.files = files, .files_more = files_more, .deps = deps, .read_projects = read_projects,
+		.read_deps = read_deps, .ctx = &pv,
 	};
 	struct wp_solve_opts so = {
 		.no_deps = o->no_deps, .pre = o->pre, .explain = o->explain, .hashes = o->hashes, .n_hashes = o->n_hashes,
@@ -372,10 +583,19 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 	};
 	int rc = wp_solve(&p, reqs, nreq, targets, n_targets, &so, plan, err);
 	for (size_t i = 0; i < pv.projs.n; i++) {
-		forget_rows(pv.projs.v[i]);
-		free(pv.projs.v[i]->name);
-		free(pv.projs.v[i]);
+		struct proj *pj = pv.projs.v[i];
+		forget_rows(pj);
+		wp_vec_free(&pj->sources);
+		wp_buf_free(&pj->below);
+		wp_buf_free(&pj->pin_lo);
+		wp_buf_free(&pj->pin_hi);
+		free(pj->name);
+		free(pj);
 	}
+	for (size_t i = 0; i < nreq; i++)
+		if (pv.roots_req[i].name)
+			wp_requirement_release(&pv.roots_req[i]);
+	free(pv.roots_req);
 	wp_vec_free(&pv.projs);
 	for (size_t i = 0; i < pv.metas.n; i++) {
 		wp_depmeta_release(pv.metas.v[i]);

@@ -1021,6 +1021,25 @@ static void vmetas_setup(const struct wp_candidate *k, struct cand *c, size_t n,
 	}
 }
 
+static int by_seq(const void *a, const void *b, void *vk)
+{
+	const struct wp_candidate *k = vk;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (k[x].seq != k[y].seq)
+		return k[x].seq < k[y].seq ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* The candidates' indexes in the order the index lists them (seq; ties and 0 in array order). */
+static size_t *in_seq_order(const struct wp_candidate *k, size_t n)
+{
+	size_t *o = wp_xcalloc(n ? n : 1, sizeof(*o));
+	for (size_t i = 0; i < n; i++)
+		o[i] = i;
+	qsort_r(o, n, sizeof(*o), by_seq, (void *)k);
+	return o;
+}
+
 int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request *req, const struct wp_target *t,
 	    const struct wp_tagset *ts, struct wp_pick_result *res, struct wp_err *err)
 {
@@ -1039,7 +1058,14 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	struct vmetas vms = { 0 };
 	vmetas_setup(k, c, n, t, &vms);
 	bool pre = req->pre;
+	size_t *order = NULL; /* with reasons: the rejects' order */
 	long best = run_pass(k, c, n, req, t, ts, pre);
+	if (req->partial && (best < 0 || req->reasons)) {
+		/* an older file could fit where none of these does, or must get its reason */
+		res->incomplete = true;
+		best = -1;
+		goto out;
+	}
 	/* packaging's filter: with no final release that fits, pre-releases are taken */
 	if (best < 0 && !req->pre) {
 		pre = true;
@@ -1078,20 +1104,28 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	}
 	if (req->reasons)
 		res->rejects = wp_xcalloc(n ? n : 1, sizeof(*res->rejects));
+	if (req->reasons)
+		order = in_seq_order(k, n);
+out:
 	for (size_t i = 0; i < n; i++) {
-		if (req->reasons && c[i].rej == REJ_NONE && (long)i != best) {
+		if (req->reasons && !res->incomplete && c[i].rej == REJ_NONE && (long)i != best) {
 			wp_buf_reset(&c[i].why);
 			wp_buf_addstr(&c[i].why, "fits, but another file is better");
 		}
-		if (req->reasons && (long)i != best) {
+		if (c[i].v_ok)
+			wp_version_release(&c[i].v);
+	}
+	for (size_t j = 0; order && j < n; j++) {
+		size_t i = order[j];
+		if ((long)i != best) {
 			res->rejects[res->n_rejects].index = i;
 			res->rejects[res->n_rejects].why = wp_buf_detach(&c[i].why, NULL);
 			res->n_rejects++;
 		}
-		wp_buf_free(&c[i].why);
-		if (c[i].v_ok)
-			wp_version_release(&c[i].v);
 	}
+	for (size_t i = 0; i < n; i++)
+		wp_buf_free(&c[i].why);
+	free(order);
 	for (size_t i = 0; i < vms.n; i++) {
 		wp_vorder_release(&vms.v[i].o);
 		free(vms.v[i].sorted);

@@ -30,6 +30,9 @@ struct wp_candidate {
 	const char *tags;            /* "pyt-abit-platt" as the catalog keeps them, or NULL */
 	const char *upload_time;     /* ISO 8601 (PEP 700), or NULL */
 	long long size;
+	/* Where the index lists it among the project's files (the catalog's row order; 0 for all:
+	 * the array's order): res->rejects follow it, whatever order the provider read them in. */
+	long long seq;
 	/* An unlabeled torch wheel whose variant only its METADATA can tell (PyPI's Linux builds):
 	 * set by whoever read that metadata (the solver), variant then holds what the nvidia-*
 	 * pins say ("cu128"), or "" when they say nothing. */
@@ -49,6 +52,10 @@ struct wp_pick_request {
 	const char **avoid_variants;     /* labels already found unable to complete the set */
 	size_t n_avoid;
 	bool reasons;                    /* fill res->rejects with every other file and why (--explain) */
+	/* The candidates are not all the project's files: the others are each older than all of these,
+	 * or outside an == pin the request carries. The pick stands when it is made on the first pass
+	 * (no pre-release fallback) without reasons; otherwise res->incomplete asks for the rest. */
+	bool partial;
 };
 
 struct wp_pick_reject {
@@ -69,6 +76,7 @@ struct wp_pick_result {
 	char *message;             /* when nothing fits: what exists and why each was rejected (owned) */
 	struct wp_pick_reject *rejects; /* with req->reasons: every other candidate and why (owned) */
 	size_t n_rejects;
+	bool incomplete;           /* req->partial and these candidates cannot decide: nothing else is set */
 };
 
 /* Picks for one project. Returns 0 with res->chosen set (or -1 and res->message), or a negative

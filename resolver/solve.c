@@ -84,6 +84,40 @@ static void keep_hashed(struct ctx *x, struct proj *p)
 	p->files.n = kept;
 }
 
+/* The provider's next files of a project it gave partially, appended to the solver's own copy
+ * when there is one (the earlier files keep their places: picks are kept as indexes). */
+static int more_files(struct ctx *x, struct proj *p, struct wp_err *err)
+{
+	struct wp_solve_files f = { 0 };
+	size_t had = p->files.n;
+	int rc = x->p->files_more ? x->p->files_more(x->p->ctx, p->name, &f, err) : 0;
+	if (!x->p->files_more) {
+		p->files.partial = false;
+		return 0;
+	}
+	if (rc < 0) {
+		if (!err->code)
+			wp_fail(err, rc, "reading the files of '%s' failed", p->name);
+		return rc;
+	}
+	for (size_t i = had; i < f.n; i++)
+		p->has_variants |= f.c[i].variant && *f.c[i].variant;
+	if (!p->own) {
+		p->files = f;
+		return 0;
+	}
+	p->own = wp_xrealloc(p->own, (f.n ? f.n : 1) * sizeof(*p->own));
+	p->labels = wp_xrealloc(p->labels, (f.n ? f.n : 1) * sizeof(*p->labels));
+	for (size_t i = had; i < f.n; i++) {
+		p->own[i] = f.c[i];
+		p->labels[i] = NULL;
+	}
+	p->files.c = p->own;
+	p->files.n = f.n;
+	p->files.partial = f.partial;
+	return 0;
+}
+
 /* A project's files, asked of the provider once. NULL with err set when a source failed. */
 static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err)
 {
@@ -104,6 +138,11 @@ static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err
 	}
 	p->files = f;
 	p->read = true;
+	/* --hash keeps a subset: it is taken from all the files */
+	for (size_t i = 0; i < x->o->n_hashes && p->files.partial; i++)
+		while (!strcmp(x->o->hashes[i].project, p->name) && p->files.partial)
+			if (more_files(x, p, err) < 0)
+				return NULL;
 	keep_hashed(x, p);
 	/* torch's unlabeled builds carry a variant too, once their metadata names it */
 	p->has_variants = wp_pick_is_torch_family(name) && !strcmp(name, "torch");
@@ -451,7 +490,17 @@ static int pick_want(struct solver *sv, const struct state *s, const struct want
 		.reasons = reasons || sv->x->o->explain,
 	};
 	for (;;) {
+		req.partial = pf->files.partial;
 		wp_pick(pf->files.c, pf->files.n, &req, sv->t, sv->ts, res, err);
+		if (res->incomplete) {
+			/* older files could change this pick: read them, and pick again */
+			wp_pick_result_release(res);
+			if ((rc = more_files(sv->x, pf, err)) < 0) {
+				res->chosen = -1;
+				break;
+			}
+			continue;
+		}
 		if (res->needs_metadata < 0)
 			break;
 		if (!read_ahead_done && p->read_deps && res->n_pending > 1) {

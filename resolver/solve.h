@@ -19,6 +19,10 @@
 struct wp_solve_files {
 	const struct wp_candidate *c;
 	size_t n;
+	/* More files exist than c holds, each older than all of them or outside an == pin that a
+	 * requirement asked for (with no marker) puts on every pick of the project; files_more gives
+	 * them when a pick cannot be decided without (resolver/pick.h wp_pick_request.partial). */
+	bool partial;
 };
 
 /* What a file's metadata says it needs: Requires-Dist lines as written, and Requires-Python
@@ -35,6 +39,9 @@ struct wp_solve_provider {
 	 * resolution stops with it, never a silently smaller set); a project no source lists is
 	 * 0 with n == 0. The array stays valid until wp_solve returns. */
 	int (*files)(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err);
+	/* For a project files() gave partial: the files again with more appended (the earlier ones
+	 * keep their places; out->c may move). Needed only by a provider that gives partial. */
+	int (*files_more)(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err);
 	/* What one file needs (c points into an array files() gave). Valid until wp_solve returns. */
 	int (*deps)(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err);
 	/* Optional hints, before the solver asks for them one by one: these projects' files, then

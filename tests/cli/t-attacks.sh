@@ -252,7 +252,7 @@ EOF
 printf '<a href="../w/v2/%s#sha256=%s">x</a>\n' "$DEMO" "$H2" >"$SRV/idx/tofu.html"
 expect_exit 0 "the old catalog opens and reads the page" wp update --index "$BASE/idx/tofu.html" --force
 expect_grep "the first-seen hash survived the migration" "different sha256 than first seen" "$TMP/err"
-expect_eq "now schema 6 (the current one)" "$(sql 'PRAGMA user_version')" 6
+expect_eq "now schema 7 (the current one)" "$(sql 'PRAGMA user_version')" 7
 expect_eq "integrity" "$(sql 'PRAGMA integrity_check')" ok
 
 attack "a mirror re-run refuses an upstream hash change until trust, and the tree is unchanged"
