@@ -15,7 +15,7 @@ coarse for the few-millisecond cases.
 
 Environment:
   BENCH_QUICK=1      a ~1-minute smoke run: small inputs, one measured run per case
-  BENCH_CASES=1,3    run only these cases (1-6)
+  BENCH_CASES=1,3    run only these cases (1-7)
   BENCH_RUNS=N       measured runs per command (default 5; quick 1)
   WP_SHARED_DATA     the shared data folder (default ../shared/data next to the repo)
 """
@@ -39,7 +39,7 @@ import mkwheel  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "1" if QUICK else "5"))
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7").split(",") if c.strip()}
 SHARED = os.path.abspath(os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")))
 PAGE2021 = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
 PAGE2023 = os.path.join(SHARED, "pytorch_index", "whl_simple_2023-10-13", "torch", "index.html")
@@ -1006,6 +1006,76 @@ def case6(WP, PY):
     commands([wp, pip])
 
 
+SCALE_COPIES = 10 if QUICK else 100
+SCALE_TARGETS = ["--cuda", "10.2", "--cuda", "11.1", "--cuda", "11.0", "--cuda", "cpu", "--python", "3.6", "--python", "3.7",
+                 "--python", "3.8", "--python", "3.9", "--platform", "linux_x86_64"]
+
+
+def scale_page(dst, copies):
+    """The real 2021 page `copies` times over, each copy a distinct set of releases: copy k adds 100*k
+    to every version's third release number (1.8.0+cu111 -> 1.8.9900+cu111 in copy 99; the page's
+    own never pass 31), so folders, tags, local labels and major.minor (which PyTorch's tables and
+    the CUDA rule read) stay as they were, and the URLs differ. Returns the number of links."""
+    import re
+    ver = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)$")
+    with open(PAGE2021) as f:
+        hrefs = re.findall(r'href="([^"]*)"', f.read())
+    n = 0
+    with open(dst, "w") as f:
+        for k in range(copies):
+            for h in hrefs:
+                folder, _, fn = h.rpartition("/")
+                name, v, rest = fn.split("-", 2)
+                if k:
+                    m = ver.match(v)
+                    v = f"{m.group(1)}.{m.group(2) or 0}.{int(m.group(3) or 0) + 100 * k}{m.group(4)}"
+                h2 = (folder + "/" if folder else "") + f"{name}-{v}-{rest}"
+                f.write(f'<a href="{h2}">{h2}</a><br>\n')
+                n += 1
+    return n
+
+
+def scale_cmds(WP, tag=""):
+    """case 7's commands for one binary over one catalog (crawled here, once): the warm pick, the
+    same with an == pin, and a mirror --dry-run for 16 targets and for 1."""
+    page = os.path.join(DATA, f"torch_stable_2021-03-12-x{SCALE_COPIES}.html")
+    if not os.path.exists(page):
+        os.makedirs(DATA, exist_ok=True)
+        scale_page(page + ".tmp", SCALE_COPIES)
+        os.replace(page + ".tmp", page)
+    d, env = wp_env("scale" + tag)
+    legend["SCALEPAGE"] = page
+    run_plain([WP, "update", "--index", "file://" + page], env)
+    one = ["--cuda", "11.1", "--python", "3.8", "--platform", "linux_x86_64"]
+    mdir = os.path.join(d, "mirror")
+    p = f"{tag}: " if tag else ""
+    return [
+        Cmd(f"{p}wheelpick torch --dry-run --no-deps, warm", [WP, "torch"] + one + ["--dry-run", "--no-deps"], env),
+        Cmd(f"{p}wheelpick torch==1.8.0 --dry-run --no-deps, warm", [WP, "torch==1.8.0"] + one + ["--dry-run", "--no-deps"], env),
+        Cmd(f"{p}mirror --dry-run torch, 16 targets", [WP, "mirror", mdir, "torch", "--dry-run", "--no-deps"] + SCALE_TARGETS, env),
+        Cmd(f"{p}mirror --dry-run torch, 1 target", [WP, "mirror", mdir, "torch", "--dry-run", "--no-deps"] + one, env),
+    ]
+
+
+def case7(WP, PY):
+    """issue 17: a warm pick and a mirror dry run over a catalog holding 100 copies of the 2021 page."""
+    cp_header(7, f"pick at scale: a catalog holding {SCALE_COPIES}x the real 2021 page")
+    cmds = scale_cmds(WP)
+    pick, pin, m16, m1 = cmds
+    measure(cmds, runs=max(RUNS, 3 if QUICK else 9), warmup=1)
+    r = med(m16, "wall") / med(m1, "wall")
+    table(cmds, {
+        pick.label: "goal < 25 ms: " + verdict(med(pick, "wall") < 0.025, fmt_t(med(pick, "wall"))),
+        pin.label: "(the pin is the oldest copy's release: the version order in SQL reaches it at once)",
+        m16.label: f"{r:.2f}x one target; goal <= 2x: " + verdict(r <= 2, f"{r:.2f}x"),
+    })
+    emit(f"The catalog: {SCALE_COPIES} copies of the real page ({SCALE_COPIES * 1499:,} links; torch: "
+         f"{SCALE_COPIES * 777:,} files), copy k's versions with 100*k added to the third release number "
+         "(bench.py scale_page). The 16 targets: --cuda 10.2, 11.1, 11.0, cpu x --python 3.6-3.9, linux_x86_64.")
+    emit()
+    commands(cmds)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -1058,6 +1128,8 @@ def main():
             case5(WP, PY, big)
         if "6" in CASES:
             case6(WP, PY)
+        if "7" in CASES:
+            case7(WP, PY)
         emit("Legend for the commands above:")
         emit()
         emit("```sh")

@@ -6,8 +6,9 @@ usage: compare.py OLD NEW   (absolute paths; build each with make BUILD=... OPTF
 Runs, alternating OLD and NEW run by run with bench.py's harness (same servers, same timing):
 a valid 256 MB wheel fetched with its sha256 in the page (and curl + sync as the floor), 16 x
 200 KB wheels in one command (and serial curl), the real 2021 page crawled into a fresh catalog,
-and 300,000 conda records (plain, sorted) into a fresh catalog (CMP_CASES=mid,tiny,crawl,conda
-picks some). Prints markdown tables; inputs
+300,000 conda records (plain, sorted) into a fresh catalog, and bench.py case 7's picks over 100
+copies of the 2021 page (CMP_CASES=mid,tiny,crawl,conda,scale picks some; scale is not in the
+default set: its catalogs take a minute to crawl). Prints markdown tables; inputs
 live under build-bench/bench-work/ (removed at the end) and build-bench/bench-data/ (kept).
 """
 import os
@@ -114,6 +115,17 @@ def main():
             B.emit()
             B.table(condas, {c.label: f"{size / 1e6 / B.med(c, 'wall'):.1f} MB/s" for c in condas})
             B.commands(condas)
+        if "scale" in CASES:
+            olds, news = B.scale_cmds(old, "old"), B.scale_cmds(new, "new")
+            both = [c for pair in zip(olds, news) for c in pair]
+            B.measure(both, runs=9, warmup=1)
+            B.emit(f"## Pick at scale: {B.SCALE_COPIES}x the 2021 page, warm catalog")
+            B.emit()
+            extras = {n.label: f"{B.ratio(o, n):.2f}x old" for o, n in zip(olds, news)}
+            for tag, cs in (("old", olds), ("new", news)):
+                extras[cs[2].label] = (extras.get(cs[2].label, "") + f"; {B.ratio(cs[3], cs[2]) ** -1:.2f}x its 1 target").lstrip("; ")
+            B.table(both, extras)
+            B.commands(both)
         B.emit("```sh")
         for k, v in B.legend.items():
             B.emit(f"{k}={v}")
