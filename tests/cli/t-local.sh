@@ -20,7 +20,15 @@ LAZY='file=lib(curl|archive|xml2|crypto)\.so'
 
 expect_exit 0 "a page is crawled" loaded update --index "$FINDLINKS"
 expect_no_grep "a local page is read without libcurl" 'file=libcurl\.so' "$TMP/loaded"
+expect_no_grep "a plain anchor list is read without libxml2 (index/html.c's own scanner)" 'file=libxml2\.so' "$TMP/loaded"
+# markup the scanner leaves to libxml2 (a <div> around the links): loaded then, and only then
+{ echo '<div>'; cat "$SAMPLE/whl/torch_stable.html"; echo '</div>'; } >"$SAMPLE/whl/wrapped.html"
+expect_exit 0 "a page in other markup is crawled" loaded update --index "file://$SAMPLE/whl/wrapped.html"
 expect_grep "with libxml2 (the parser)" 'file=libxml2\.so' "$TMP/loaded"
+nfiles() { sqlite3 "$WHEELPICK_CATALOG" "SELECT n_files FROM sources WHERE url = '$1'"; }
+n_plain=$(nfiles "$FINDLINKS") n_wrapped=$(nfiles "file://$SAMPLE/whl/wrapped.html")
+[ "${n_plain:-0}" -gt 0 ] && [ "$n_plain" = "$n_wrapped" ] && pass "and it reads the same $n_plain links" ||
+	fail "links: '$n_plain' plain, '$n_wrapped' wrapped"
 expect_exit 0 "a warm pick --dry-run" loaded torch==1.8.0 $T --no-deps --dry-run
 expect_grep "picks cu111" 'torch-1\.8\.0\+cu111-cp38-cp38-linux_x86_64\.whl' "$TMP/out"
 expect_no_grep "and loads none of the four" "$LAZY" "$TMP/loaded"
