@@ -1,5 +1,6 @@
 /* cache/catalog.c: the SQLite catalog: open and migrate, atomic per-source refresh, queries. */
 #include "cache/catalog.h"
+#include "cache/catalog_new.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/url.h"
@@ -388,6 +389,8 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 	}
 	if ((rc = mkdir_parent(path, err)))
 		goto out;
+	/* a missing catalog is made whole, schema and WAL mode, in two syncs (cache/catalog_new.c) */
+	wp_catalog_create_new(path, WP_CATALOG_SCHEMA_VERSION);
 	if (sqlite3_open_v2(path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : SQLITE_NOMEM;
