@@ -204,7 +204,7 @@ static int write_all(int fd, const void *data, size_t len, const char *path, str
 }
 
 /* fsync a directory so a rename in it survives a crash. */
-static int fsync_dir(const char *dir, struct wp_err *err)
+int wp_fs_sync_dir(const char *dir, struct wp_err *err)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -351,9 +351,9 @@ int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct
 	tmpdir = dir_of(af->tmp);
 	free(af->tmp);
 	af->tmp = NULL;
-	rc = fsync_dir(dir, err);
+	rc = wp_fs_sync_dir(dir, err);
 	if (!rc && strcmp(dir, tmpdir) != 0)
-		rc = fsync_dir(tmpdir, err);
+		rc = wp_fs_sync_dir(tmpdir, err);
 out:
 	free(dir);
 	free(tmpdir);
@@ -465,7 +465,7 @@ static bool link_unsupported(int e)
 	return e == EXDEV || e == EPERM || e == EMLINK || e == EOPNOTSUPP || e == ENOSYS;
 }
 
-int wp_link_or_copy(const char *from, const char *to, struct wp_err *err)
+static int link_or_copy(const char *from, const char *to, bool sync_dir, struct wp_err *err)
 {
 	struct stat a, b;
 	char *tmp = NULL, *dir = NULL;
@@ -500,10 +500,22 @@ int wp_link_or_copy(const char *from, const char *to, struct wp_err *err)
 		goto out;
 	}
 	unlink(tmp);
-	dir = dir_of(to);
-	rc = fsync_dir(dir, err);
+	if (sync_dir) {
+		dir = dir_of(to);
+		rc = wp_fs_sync_dir(dir, err);
+	}
 out:
 	free(tmp);
 	free(dir);
 	return rc;
+}
+
+int wp_link_or_copy(const char *from, const char *to, struct wp_err *err)
+{
+	return link_or_copy(from, to, true, err);
+}
+
+int wp_link_or_copy_unsynced(const char *from, const char *to, struct wp_err *err)
+{
+	return link_or_copy(from, to, false, err);
 }

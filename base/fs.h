@@ -64,6 +64,14 @@ int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
  * left for it are removed. */
 int wp_link_or_copy(const char *from, const char *to, struct wp_err *err);
 
+/* The same, without syncing to's folder after a link: for a batch of links into one folder,
+ * whose caller syncs it once (wp_fs_sync_dir) when the batch is in. A copy is still synced. */
+int wp_link_or_copy_unsynced(const char *from, const char *to, struct wp_err *err);
+
+/* fsync a folder so that the names made in it survive a crash (a file system that cannot sync a
+ * folder is not an error). 0 or -WPE_IO. */
+int wp_fs_sync_dir(const char *dir, struct wp_err *err);
+
 /* Record an error for a failed file operation with a message that says what to do for the
  * errno values users meet (no space, read-only, permission, a parent that is a file).
  * what is a verb phrase: "cannot create", "cannot write". Returns -WPE_IO. */

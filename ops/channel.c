@@ -385,12 +385,14 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 		if (!rs.v[i].store)
 			continue;
 		char *to = wp_xasprintf("%s/%s", spath, rs.v[i].filename);
-		rc = wp_link_or_copy(rs.v[i].store, to, err);
+		rc = wp_link_or_copy_unsynced(rs.v[i].store, to, err);
 		free(to);
 		if (rc)
 			goto out;
 	}
-	rc = write_repodata(spath, subdir, &rs, false, err);
+	/* the links are durable (one sync of the folder for all) before the repodata names them */
+	if (!(rc = wp_fs_sync_dir(spath, err)))
+		rc = write_repodata(spath, subdir, &rs, false, err);
 out:
 	free(spath);
 	recs_free(&rs);
