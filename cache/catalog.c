@@ -491,6 +491,25 @@ out:
 	return rc;
 }
 
+int wp_catalog_source_touch(struct wp_catalog *cat, const char *url, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if (cat->read_only)
+		return 0; /* a catalog this process may not write: the next run asks again, as before */
+	if (sqlite3_prepare_v2(cat->db, "UPDATE sources SET fetched_at = ?2 WHERE url = ?1", -1, &st, NULL) != SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot update source");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot update source");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* The statements a refresh runs for every row, prepared once per connection on its first refresh
  * (commands that only read never pay for them). */
 static int prepare_writes(struct wp_catalog *cat, struct wp_err *err)

@@ -67,6 +67,11 @@ void wp_catalog_close(struct wp_catalog *cat);
 int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
 			  bool *found, struct wp_err *err);
 
+/* Mark a source as fetched now without changing its files: its page was asked for and found
+ * unchanged (304, or the same bytes), so --max-age counts from now. A read-only catalog is left
+ * as it is. */
+int wp_catalog_source_touch(struct wp_catalog *cat, const char *url, struct wp_err *err);
+
 /* A refresh replaces every file of one source atomically: begin (BEGIN IMMEDIATE, upsert
  * the source, drop its old rows), add files, then commit or abort. Readers see the old rows
  * or the new, never a mix; a crash before commit leaves the old rows. */

@@ -51,6 +51,21 @@ struct sink_ctx {
 	struct wp_crawl_source *src;
 };
 
+bool wp_crawl_conda_row(const struct wp_file_record *rec, int64_t source_id, char variant[48], struct wp_file_row *row)
+{
+	if (!rec->project || !rec->version)
+		return false;
+	wp_conda_variant(rec->build, variant);
+	*row = (struct wp_file_row){
+		.source_id = source_id, .size = rec->size, .build_number = rec->build_number, .timestamp = rec->timestamp,
+		.project = rec->project, .version = rec->version, .variant = variant, .kind = "conda", .build = rec->build,
+		.subdir = rec->subdir, .depends = rec->depends, .constrains = rec->constrains,
+		.track_features = rec->track_features, .filename = rec->filename, .url = rec->url, .sha256 = rec->sha256,
+		.md5 = rec->md5,
+	};
+	return true;
+}
+
 static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 {
 	struct sink_ctx *s = ctx;
@@ -61,23 +76,11 @@ static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_e
 	int rc;
 
 	if (rec->kind == WP_KIND_CONDA) {
-		if (!rec->project || !rec->version) {
+		if (!wp_crawl_conda_row(rec, s->source_id, variant, &row)) {
 			s->src->skipped++;
 			s->src->malformed++;
 			return 0;
 		}
-		wp_conda_variant(rec->build, variant);
-		row.project = rec->project;
-		row.version = rec->version;
-		row.variant = variant;
-		row.kind = "conda";
-		row.build = rec->build;
-		row.build_number = rec->build_number;
-		row.subdir = rec->subdir;
-		row.depends = rec->depends;
-		row.constrains = rec->constrains;
-		row.track_features = rec->track_features;
-		row.timestamp = rec->timestamp;
 	} else {
 		if (wp_fileinfo_from_name(rec->filename, rec->dir, &fi, &e) < 0) {
 			/* a link the index lists but no tool could install: count it, go on */
@@ -253,6 +256,16 @@ static int hash_join(struct hash_job *j, char sha[65], struct wp_err *err)
 	return 0;
 }
 
+/* A page asked for and found unchanged counts as fetched now, so that --max-age (and the default
+ * freshness of a pick) counts from this answer: before, a page older than that was asked for again
+ * on every run once it had been unchanged once. Not being able to write the time loses nothing
+ * but that round trip, so it fails nothing. */
+static void touch_source(struct wp_catalog *cat, const char *url)
+{
+	struct wp_err e = WP_ERR_INIT;
+	wp_catalog_source_touch(cat, url, &e);
+}
+
 /* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
 static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
 			const char *body_path, const struct prior *pr, const struct wp_crawl_opts *opts,
@@ -284,9 +297,11 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	} else {
 		hash_bytes(data, len, sha);
 	}
-	/* The same bytes as last time (a server without validators): nothing to write. */
+	/* The same bytes as last time (a server without validators): nothing to write but the time
+	 * it was seen so. */
 	if (!opts->force && pr->found && pr->content_sha256 && !strcmp(pr->content_sha256, sha)) {
 		s->unchanged = true;
+		touch_source(cat, url);
 		return 0;
 	}
 
@@ -578,6 +593,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			source_fail(s, &errs[k], errs[k].code);
 		} else if (res[k].not_modified) {
 			s->unchanged = true;
+			touch_source(cat, s->url);
 		} else {
 			struct wp_err se = WP_ERR_INIT;
 			int rc = store_source(cat, s, &res[k], paths[i], &pr[i], opts, follow, &se);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "base/vec.h"
@@ -45,5 +46,12 @@ void wp_crawl_report_release(struct wp_crawl_report *rep);
 
 /* True when url names a conda repodata file (repodata.json, current_repodata.json, .bz2, .zst). */
 bool wp_crawl_is_repodata(const char *url);
+
+struct wp_file_record;
+
+/* A conda record as the catalog row it is stored as (borrowing rec's strings and variant, which
+ * receives wp_conda_variant of its build); false for a record without a name or version, which
+ * is malformed. The repodata.json crawl and the sharded read (ops/shardread.c) store alike. */
+bool wp_crawl_conda_row(const struct wp_file_record *rec, int64_t source_id, char variant[48], struct wp_file_row *row);
 
 #endif

@@ -6,6 +6,7 @@
 #include "index/localsrc.h"
 #include "index/repodata.h"
 #include "net/http.h"
+#include "ops/crawl.h"
 #include "resolver/fileinfo.h"
 
 #include <ctype.h>
@@ -278,20 +279,13 @@ static int sink_fn(void *ctx, const struct wp_file_record *rec, struct wp_err *e
 {
 	struct sink *k = ctx;
 	char variant[48];
+	struct wp_file_row row;
 	if (rec->kind != WP_KIND_CONDA)
 		return 0;
-	if (!rec->project || !rec->version) {
+	if (!wp_crawl_conda_row(rec, k->sid, variant, &row)) {
 		k->s->malformed++;
 		return 0;
 	}
-	wp_conda_variant(rec->build, variant);
-	struct wp_file_row row = {
-		.source_id = k->sid, .size = rec->size, .build_number = rec->build_number, .timestamp = rec->timestamp,
-		.project = rec->project, .version = rec->version, .variant = variant, .kind = "conda", .build = rec->build,
-		.subdir = rec->subdir, .depends = rec->depends, .constrains = rec->constrains,
-		.track_features = rec->track_features, .filename = rec->filename, .url = rec->url, .sha256 = rec->sha256,
-		.md5 = rec->md5,
-	};
 	int rc = wp_catalog_add_file(k->cat, &row, err);
 	if (!rc)
 		k->files++;
