@@ -23,6 +23,12 @@
 
 enum section { S_OTHER = 0, S_INFO, S_PACKAGES };
 enum list { L_NONE = 0, L_DEPENDS, L_CONSTRAINS, L_FEATURES };
+/* The package fields read, by key: found once per key (cb_key), not by a string compare per
+ * value against every name. */
+enum fkey {
+	F_OTHER = 0, F_NAME, F_VERSION, F_BUILD, F_SUBDIR, F_LICENSE, F_MD5, F_SHA256, F_BUILD_NUMBER, F_SIZE,
+	F_TIMESTAMP, F_DEPENDS, F_CONSTRAINS, F_TRACK_FEATURES, F_NOARCH,
+};
 
 struct pkg {
 	struct wp_buf filename, name, version, build, subdir, md5, sha256, license, noarch, features;
@@ -44,6 +50,7 @@ struct rd {
 	int depth;                 /* as the reader skeleton's, which caps it */
 	bool is_map[WP_JSON_MAX_DEPTH + 2];
 	char key1[KEY_MAX], key3[KEY_MAX];
+	enum fkey fkey;            /* key3 as a package field */
 	enum section section;
 	enum list list;
 	bool saw_packages;
@@ -91,9 +98,26 @@ static void pkg_init(struct pkg *p)
  * no escape are copied whole: depends lists are half of a repodata's bytes. */
 static bool list_add(struct pkg *p, struct wp_buf *b, const unsigned char *s, size_t n)
 {
-	int rc = wp_buf_addstr(b, b->len > 1 ? ", \"" : "\"");
 	if (++p->list_count > LIST_COUNT)
 		return false;
+	/* the usual item, short and with nothing to escape: one append */
+	char one[256];
+	size_t plain = 0;
+	while (plain < n && s[plain] >= 0x20 && s[plain] != '"' && s[plain] != '\\')
+		plain++;
+	if (plain == n && n <= sizeof(one) - 4) {
+		size_t k = 0;
+		if (b->len > 1) {
+			one[k++] = ',';
+			one[k++] = ' ';
+		}
+		one[k++] = '"';
+		memcpy(one + k, s, n);
+		k += n;
+		one[k++] = '"';
+		return wp_buf_add(b, one, k) == 0;
+	}
+	int rc = wp_buf_addstr(b, b->len > 1 ? ", \"" : "\"");
 	for (size_t i = 0; i < n && !rc;) {
 		size_t j = i;
 		while (j < n && s[j] >= 0x20 && s[j] != '"' && s[j] != '\\')
@@ -121,45 +145,51 @@ static bool in_pkg(const struct rd *r)
 	return r->section == S_PACKAGES && r->depth == 3 && r->is_map[3];
 }
 
+static enum fkey fkey_of(const unsigned char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		enum fkey k;
+	} keys[] = {
+		{ "name", F_NAME }, { "version", F_VERSION }, { "build", F_BUILD }, { "subdir", F_SUBDIR },
+		{ "license", F_LICENSE }, { "md5", F_MD5 }, { "sha256", F_SHA256 }, { "build_number", F_BUILD_NUMBER },
+		{ "size", F_SIZE }, { "timestamp", F_TIMESTAMP }, { "depends", F_DEPENDS }, { "constrains", F_CONSTRAINS },
+		{ "track_features", F_TRACK_FEATURES }, { "noarch", F_NOARCH },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(keys); i++)
+		if (keys[i].name[0] == s[0] && strlen(keys[i].name) == n && !memcmp(keys[i].name, s, n))
+			return keys[i].k;
+	return F_OTHER;
+}
+
 static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, size_t n, bool b)
 {
 	struct pkg *p = &r->p;
-	const char *k = r->key3;
-	struct {
-		const char *key;
-		struct wp_buf *buf;
-	} strs[] = {
-		{ "name", &p->name }, { "version", &p->version }, { "build", &p->build },
-		{ "subdir", &p->subdir }, { "license", &p->license },
-	};
+	struct wp_buf *str = NULL;
+	long long v, *num = NULL;
 
-	for (size_t i = 0; i < WP_ARRAY_LEN(strs); i++) {
-		if (!strcmp(k, strs[i].key)) {
-			if (t == WP_JSON_STRING)
-				p->bad |= !wp_json_take(strs[i].buf, s, n);
-			else
-				p->bad |= t != WP_JSON_NULL;
-			return;
-		}
-	}
-	if (!strcmp(k, "md5") || !strcmp(k, "sha256")) {
-		size_t want = k[0] == 'm' ? 32 : 64;
-		struct wp_buf *h = k[0] == 'm' ? &p->md5 : &p->sha256;
+	switch (r->fkey) {
+	case F_NAME: str = &p->name; break;
+	case F_VERSION: str = &p->version; break;
+	case F_BUILD: str = &p->build; break;
+	case F_SUBDIR: str = &p->subdir; break;
+	case F_LICENSE: str = &p->license; break;
+	case F_MD5:
+	case F_SHA256: {
+		size_t want = r->fkey == F_MD5 ? 32 : 64;
 		char hex[65];
 		if (t == WP_JSON_STRING && wp_url_hex_lower((const char *)s, n, want, hex))
-			wp_json_take(h, (const unsigned char *)hex, want);
+			wp_json_take(r->fkey == F_MD5 ? &p->md5 : &p->sha256, (const unsigned char *)hex, want);
 		else
 			p->bad |= t != WP_JSON_NULL;
-	} else if (!strcmp(k, "build_number") || !strcmp(k, "size") || !strcmp(k, "timestamp")) {
-		long long v;
-		long long *dst = !strcmp(k, "size") ? &p->size : !strcmp(k, "timestamp") ? &p->timestamp :
-				 &p->build_number;
-		if (t == WP_JSON_NUMBER && number(s, n, &v))
-			*dst = v;
-		else
-			p->bad |= t != WP_JSON_NULL && t != WP_JSON_NUMBER;
-	} else if (!strcmp(k, "depends") || !strcmp(k, "constrains")) {
-		bool dep = k[0] == 'd';
+		return;
+	}
+	case F_BUILD_NUMBER: num = &p->build_number; break;
+	case F_SIZE: num = &p->size; break;
+	case F_TIMESTAMP: num = &p->timestamp; break;
+	case F_DEPENDS:
+	case F_CONSTRAINS: {
+		bool dep = r->fkey == F_DEPENDS;
 		struct wp_buf *lb = dep ? &p->depends : &p->constrains;
 		if (t == WP_JSON_ARRAY) {
 			*(dep ? &p->has_depends : &p->has_constrains) = true;
@@ -170,7 +200,9 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 		} else {
 			p->bad |= t != WP_JSON_NULL;
 		}
-	} else if (!strcmp(k, "track_features")) {
+		return;
+	}
+	case F_TRACK_FEATURES:
 		if (t == WP_JSON_STRING) {
 			p->has_features = n > 0;
 			p->bad |= !wp_json_take(&p->features, s, n);
@@ -180,12 +212,27 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 		} else {
 			p->bad |= t != WP_JSON_NULL;
 		}
-	} else if (!strcmp(k, "noarch")) {
+		return;
+	case F_NOARCH:
 		/* old repodata wrote a bare true for what is now "generic" */
 		if (t == WP_JSON_STRING)
 			p->bad |= !wp_json_take(&p->noarch, s, n);
 		else if (t == WP_JSON_BOOL && b)
 			wp_json_take(&p->noarch, (const unsigned char *)"generic", 7);
+		return;
+	case F_OTHER:
+		return;
+	}
+	if (str) {
+		if (t == WP_JSON_STRING)
+			p->bad |= !wp_json_take(str, s, n);
+		else
+			p->bad |= t != WP_JSON_NULL;
+	} else if (num) {
+		if (t == WP_JSON_NUMBER && number(s, n, &v))
+			*num = v;
+		else
+			p->bad |= t != WP_JSON_NULL && t != WP_JSON_NUMBER;
 	}
 }
 
@@ -339,8 +386,10 @@ static int open_container(struct rd *r, bool map)
 			r->saw_packages = true;
 		}
 	}
-	if (r->depth == 3)
+	if (r->depth == 3) {
 		r->key3[0] = 0;
+		r->fkey = F_OTHER;
+	}
 	return 0;
 }
 
@@ -383,6 +432,7 @@ static int cb_key(void *ud, const unsigned char *s, size_t n)
 	} else if (r->depth == 2 || r->depth == 3) {
 		/* info keys (depth 2) and package fields (depth 3) share the slot: never both open */
 		wp_json_key_copy(r->key3, KEY_MAX, s, n);
+		r->fkey = r->depth == 3 && n ? fkey_of(s, n) : F_OTHER;
 	}
 	return 0;
 }
