@@ -132,12 +132,59 @@ static void test_metadata_checked(void **state)
 	wp_catalog_meta_release(&m);
 }
 
+struct rows {
+	int n;
+	char sha[2][65], conflict[2][65];
+};
+
+static int row_fn(void *ctx, const struct wp_file_row *r, struct wp_err *err)
+{
+	struct rows *rs = ctx;
+	(void)err;
+	if (rs->n < 2) {
+		snprintf(rs->sha[rs->n], sizeof(rs->sha[0]), "%s", r->sha256 ? r->sha256 : "");
+		snprintf(rs->conflict[rs->n], sizeof(rs->conflict[0]), "%s", r->hash_conflict ? r->hash_conflict : "");
+	}
+	rs->n++;
+	return 0;
+}
+
+/* A page that lists one URL twice keeps its last row, and the refresh goes on and commits. */
+static void test_url_listed_twice(void **state)
+{
+	struct fx *x = *state;
+	struct wp_err err = WP_ERR_INIT;
+	int64_t sid;
+	const char *fn = "demo_pkg-1.0-py3-none-any.whl", *url = "https://a.example/demo_pkg-1.0-py3-none-any.whl";
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://a.example/p.html", "findlinks", &sid, &err), 0);
+		struct wp_file_row f = { .source_id = sid, .project = "demo-pkg", .version = "1.0", .kind = "wheel",
+					 .filename = fn, .url = url, .sha256 = H1, .tags = "py3-none-any", .size = -1,
+					 .build_number = -1, .timestamp = -1 };
+		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
+		f.sha256 = H2;
+		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
+		f.version = "1.1";
+		f.filename = "demo_pkg-1.1-py3-none-any.whl";
+		f.url = "https://a.example/demo_pkg-1.1-py3-none-any.whl";
+		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
+		assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 3, &err), 0);
+		struct rows rs = { 0 };
+		assert_int_equal(wp_catalog_files(&x->cat, "demo-pkg", false, row_fn, &rs, &err), 0);
+		assert_int_equal(rs.n, 2);
+		int i = strcmp(rs.sha[0], H2) ? 1 : 0; /* the 1.0 row: the last one listed, held to H1 */
+		assert_string_equal(rs.sha[i], H2);
+		assert_string_equal(rs.conflict[i], H1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_first_seen_by_file, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record_hash_and_trust, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_checked, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_url_listed_twice, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
