@@ -27,9 +27,13 @@ static bool is_digit(unsigned char c)
 /* Characters a URI may hold as they are (RFC 3986 unreserved, reserved and '%'). */
 static bool uri_char(unsigned char c)
 {
-	if (is_alpha(c) || is_digit(c))
-		return true;
-	return c && strchr("-._~:/?#[]@!$&'()*+,;=%", c) != NULL;
+	/* a table, not strchr: every byte of every link on a page passes through here */
+	static const bool punct[128] = {
+		['-'] = 1, ['.'] = 1, ['_'] = 1, ['~'] = 1, [':'] = 1, ['/'] = 1, ['?'] = 1, ['#'] = 1,
+		['['] = 1, [']'] = 1, ['@'] = 1, ['!'] = 1, ['$'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1,
+		[')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, [';'] = 1, ['='] = 1, ['%'] = 1,
+	};
+	return is_alpha(c) || is_digit(c) || (c < 128 && punct[c]);
 }
 
 /* Split per RFC 3986 appendix B; a scheme must be ALPHA *(ALPHA / DIGIT / + - .). */
@@ -94,9 +98,24 @@ static void pop_segment(struct wp_buf *out)
 		out->data[out->len] = 0;
 }
 
+/* Whether a path has a "." or ".." segment. */
+static bool has_dot_segment(struct wp_str in)
+{
+	for (const char *p = in.p, *end = in.p + in.n; (p = memchr(p, '.', (size_t)(end - p))); p++) {
+		bool starts = p == in.p || p[-1] == '/';
+		const char *q = p + 1 < end && p[1] == '.' ? p + 2 : p + 1;
+		if (starts && (q == end || *q == '/'))
+			return true;
+	}
+	return false;
+}
+
 static int remove_dots(struct wp_str in, struct wp_buf *out)
 {
 	const char *p = in.p, *end = in.p + in.n;
+	/* most paths have none: they are kept whole */
+	if (!has_dot_segment(in))
+		return wp_buf_add(out, in.p, in.n);
 	while (p < end) {
 		size_t n = (size_t)(end - p);
 		if (n >= 3 && !memcmp(p, "../", 3)) {
@@ -127,28 +146,29 @@ static int remove_dots(struct wp_str in, struct wp_buf *out)
 	return 0;
 }
 
-/* Trim, drop tabs and newlines, percent-encode what a URI cannot hold; -1 on control chars. */
+/* Trim, drop tabs and newlines, percent-encode what a URI cannot hold; -1 on control chars.
+ * The bytes kept as they are go into out a run at a time. */
 static int clean_ref(const char *ref, struct wp_buf *out)
 {
 	struct wp_str s = wp_str_trim(WP_STR(ref));
+	size_t run = 0; /* where the bytes not yet added, all kept as they are, start */
 	for (size_t i = 0; i < s.n; i++) {
 		unsigned char c = (unsigned char)s.p[i];
-		int rc;
+		if (c == '%' ? i + 2 < s.n && wp_hexval((unsigned char)s.p[i + 1]) >= 0 &&
+				       wp_hexval((unsigned char)s.p[i + 2]) >= 0
+			     : uri_char(c))
+			continue;
+		if (wp_buf_add(out, s.p + run, i - run) < 0)
+			return -1;
+		run = i + 1;
 		if (c == '\t' || c == '\n' || c == '\r')
 			continue;
 		if (c < 0x20 || c == 0x7f)
 			return -2;
-		if (c == '%' && i + 2 < s.n && wp_hexval((unsigned char)s.p[i + 1]) >= 0 &&
-		    wp_hexval((unsigned char)s.p[i + 2]) >= 0)
-			rc = wp_buf_addch(out, '%');
-		else if (c != '%' && uri_char(c))
-			rc = wp_buf_addch(out, (char)c);
-		else
-			rc = wp_buf_printf(out, "%%%02X", c);
-		if (rc < 0)
+		if (wp_buf_printf(out, "%%%02X", c) < 0)
 			return -1;
 	}
-	return 0;
+	return wp_buf_add(out, s.p + run, s.n - run) < 0 ? -1 : 0;
 }
 
 static int add_str(struct wp_buf *b, struct wp_str s)
@@ -196,10 +216,11 @@ static int compose(const struct parts *b, const struct parts *r, struct wp_buf *
 		goto out;
 
 	const struct parts *scheme_from = r->has_scheme ? r : b;
-	for (size_t i = 0; i < scheme_from->scheme.n && !rc; i++) {
-		char c = scheme_from->scheme.p[i];
-		rc = wp_buf_addch(out, c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c);
-	}
+	size_t start = out->len;
+	rc = wp_buf_add(out, scheme_from->scheme.p, scheme_from->scheme.n);
+	for (size_t i = start; i < out->len && !rc; i++)
+		if (out->data[i] >= 'A' && out->data[i] <= 'Z')
+			out->data[i] = (char)(out->data[i] - 'A' + 'a');
 	rc = rc ? rc : wp_buf_addch(out, ':');
 	if (!rc && auth_from->has_auth) {
 		rc = wp_buf_addstr(out, "//");
