@@ -416,17 +416,26 @@ static void sweep_tmp(const char *dir)
 			close(fd);
 		}
 	}
+	/* A dead crawl's lock goes last: a sweep killed half-way then leaves the lock beside what is
+	 * still there, and the next sweep finishes. Removed first, it left files that no lock named,
+	 * which waited an hour (TMP_STRAY_AGE_S); t-crash's kills found two such. */
 	rewinddir(d);
 	while ((e = readdir(d))) {
 		struct stat sb;
+		size_t n = strlen(e->d_name);
 		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
 		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
 			continue;
-		bool gone = now - sb.st_mtime > TMP_STRAY_AGE_S;
+		bool gone = now - sb.st_mtime > TMP_STRAY_AGE_S, lock = n > 5 && !strcmp(e->d_name + n - 5, ".lock");
 		for (size_t i = 0; i < dead.n && !gone; i++)
-			gone = !strncmp(e->d_name, dead.v[i], strlen(dead.v[i]));
+			gone = !lock && !strncmp(e->d_name, dead.v[i], strlen(dead.v[i]));
 		if (gone)
 			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	for (size_t i = 0; i < dead.n; i++) {
+		char *lock = wp_xasprintf("%slock", dead.v[i]);
+		unlinkat(dirfd(d), lock, 0);
+		free(lock);
 	}
 	closedir(d);
 	for (size_t i = 0; i < dead.n; i++)
