@@ -464,6 +464,12 @@ static int kind_rank(const struct wp_variant *v, const struct wp_target *t)
 	return 0;
 }
 
+static int is_dot_conda(const char *filename)
+{
+	size_t n = filename ? strlen(filename) : 0;
+	return n > 6 && !strcmp(filename + n - 6, ".conda");
+}
+
 /* >0 when a is the better pick than b (both fit). */
 static int better(const struct wp_conda_candidate *ka, const struct cand *a, const struct wp_conda_candidate *kb,
 		  const struct cand *b, const struct wp_target *t)
@@ -483,7 +489,11 @@ static int better(const struct wp_conda_candidate *ka, const struct cand *a, con
 		return ka->build_number > kb->build_number ? 1 : -1;
 	if (a->n_tf != b->n_tf)
 		return a->n_tf < b->n_tf ? 1 : -1;
-	return (ka->timestamp > kb->timestamp) - (ka->timestamp < kb->timestamp);
+	if ((c = (ka->timestamp > kb->timestamp) - (ka->timestamp < kb->timestamp)))
+		return c;
+	/* one build published in both formats: conda takes the .conda one, and so the pick does not
+	 * depend on which of the two the catalog happens to hold first */
+	return is_dot_conda(ka->filename) - is_dot_conda(kb->filename);
 }
 
 static long run_pass(const struct wp_conda_candidate *k, struct cand *c, size_t n, const struct wp_condapick_request *req,

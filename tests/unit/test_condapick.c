@@ -513,6 +513,35 @@ static void test_ranking(void **state)
 	wp_condapick_result_release(&res);
 }
 
+/* One build in both formats with the same timestamp (conda-forge publishes such pairs): the .conda
+ * one, as conda takes it, whichever the catalog holds first. */
+static void test_both_formats(void **state)
+{
+	struct wp_conda_candidate c[] = {
+		{ .name = "foo", .version = "1.0", .build = "h0_0", .subdir = "linux-64", .filename = "foo-1.0-h0_0.tar.bz2",
+		  .timestamp = 5 },
+		{ .name = "foo", .version = "1.0", .build = "h0_0", .subdir = "linux-64", .filename = "foo-1.0-h0_0.conda",
+		  .timestamp = 5 },
+	};
+	struct set s = { c, WP_ARRAY_LEN(c), 0, NULL };
+	struct wp_target t;
+	struct wp_condapick_result res;
+	(void)state;
+	target(&t, "12.1", "3.12", "linux-64");
+	for (int order = 0; order < 2; order++) {
+		assert_string_equal(pick(&s, "foo", &t, &res), "foo-1.0-h0_0.conda");
+		wp_condapick_result_release(&res);
+		struct wp_conda_candidate tmp = c[0];
+		c[0] = c[1];
+		c[1] = tmp;
+	}
+	/* a newer .tar.bz2 still wins: the format only breaks a tie */
+	c[0].timestamp = c[1].timestamp = 5;
+	(strstr(c[0].filename, ".tar.bz2") ? &c[0] : &c[1])->timestamp = 6;
+	assert_string_equal(pick(&s, "foo", &t, &res), "foo-1.0-h0_0.tar.bz2");
+	wp_condapick_result_release(&res);
+}
+
 static void test_subdir(void **state)
 {
 	static const struct {
@@ -539,7 +568,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pytorch_channel), cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_pixi_conda_forge), cmocka_unit_test(test_pixi_pytorch_channel),
-		cmocka_unit_test(test_ranking),	 cmocka_unit_test(test_subdir),
+		cmocka_unit_test(test_ranking),	 cmocka_unit_test(test_subdir), cmocka_unit_test(test_both_formats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
