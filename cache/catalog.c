@@ -336,12 +336,23 @@ static int open_read_only(struct wp_catalog *cat, const char *path, struct wp_er
 		else
 			wp_buf_addch(&uri, *p);
 	}
-	for (int immutable = 0; immutable < 2 && !cat->db; immutable++) {
+	/* immutable=1 reads the file as it lies, past a hot journal: the catalog a write killed
+	 * half-way (a channel's first refresh runs under a rollback journal) would be read half
+	 * written. Only its owner can roll that back. */
+	char *journal = wp_xasprintf("%s-journal", path);
+	struct stat jsb;
+	bool hot = stat(journal, &jsb) == 0 && jsb.st_size > 0;
+	free(journal);
+	for (int immutable = 0; immutable < 2 - hot && !cat->db; immutable++) {
 		char *u = wp_xasprintf("%s?mode=ro%s", wp_buf_cstr(&uri), immutable ? "&immutable=1" : "");
 		if (sqlite3_open_v2(u, &cat->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) !=
 			    SQLITE_OK ||
 		    sqlite3_exec(cat->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
-			if (immutable)
+			if (hot)
+				rc = wp_fail(err, -WPE_CATALOG, "catalog '%s' (read-only here) holds a write that was "
+					     "stopped half-way: run any wheelpick command on it once as its owner, which "
+					     "rolls it back, or use --catalog", path);
+			else if (immutable)
 				rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s' (read-only here): %s; check the "
 					     "path or use --catalog", path, cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
 			sqlite3_close(cat->db);

@@ -77,6 +77,30 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	expect_eq "exit 3" "$RC" 3
 	expect_grep "saying it may not write" "may not write it" "$TMP/err"
 	expect_eq "the file is unchanged" "$(cmp -s "$CAT" "$H/ro/c.sqlite3" && echo same)" same
+	# a write stopped half-way (a hot rollback journal, as a killed first conda refresh leaves):
+	# reading past it would read a half-written catalog, so it is refused until the owner opens it
+	chmod 0644 "$H/ro/c.sqlite3"
+	python3 - "$H/ro/c.sqlite3" <<'PY'
+import os, sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("PRAGMA journal_mode=DELETE")
+con.execute("PRAGMA cache_size=1")
+con.execute("BEGIN")
+con.execute("UPDATE files SET filename = 'half-written-' || filename")
+os._exit(0)
+PY
+	chmod 0444 "$H/ro/c.sqlite3"
+	[ -s "$H/ro/c.sqlite3-journal" ] && pass "a hot journal is there" || fail "no hot journal made"
+	hostile "list past a hot journal" "$as_nobody" list torch --json
+	expect_eq "exit 3" "$RC" 3
+	expect_grep "saying a write stopped half-way" "stopped half-way: run any wheelpick command on it once as its owner" "$TMP/err"
+	expect_no_grep "nothing half-written shown" "half-written-" "$TMP/out"
+	hostile "the owner's list rolls it back" env WHEELPICK_CATALOG="$H/ro/c.sqlite3" "$WHEELPICK" list torch --json
+	expect_eq "exit 0" "$RC" 0
+	expect_no_grep "the old rows" "half-written-" "$TMP/out"
+	hostile "list as another user again" "$as_nobody" list torch --json
+	expect_eq "exit 0" "$RC" 0
+	expect_json "$TMP/out" "len(j)" 42
 else
 	fail "needs root and setpriv to run a command as another user"
 fi
