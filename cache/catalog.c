@@ -829,14 +829,34 @@ void wp_catalog_refresh_abort(struct wp_catalog *cat)
 	cat->in_refresh = false;
 }
 
+/* The columns every file query selects, in file_row's order. */
+#define FILE_COLS                                                                                       \
+	"f.id, f.source_id, f.project, f.version, f.variant, f.kind, f.filename, f.url, f.sha256, f.md5,"     \
+	" f.requires_python, f.yanked, f.core_metadata, f.tags, f.build, f.subdir, f.depends, f.constrains," \
+	" f.track_features, f.hash_conflict, f.size, f.build_number, f.timestamp, s.url, f.vkey"
+
+/* The row st stands on (selected with FILE_COLS), borrowing SQLite's memory until the next step. */
+static struct wp_file_row file_row(sqlite3_stmt *st)
+{
+	return (struct wp_file_row){
+		.id = sqlite3_column_int64(st, 0), .source_id = sqlite3_column_int64(st, 1),
+		.project = col_text(st, 2), .version = col_text(st, 3), .variant = col_text(st, 4),
+		.kind = col_text(st, 5), .filename = col_text(st, 6), .url = col_text(st, 7),
+		.sha256 = col_text(st, 8), .md5 = col_text(st, 9), .requires_python = col_text(st, 10),
+		.yanked = col_text(st, 11), .core_metadata = col_text(st, 12), .tags = col_text(st, 13),
+		.build = col_text(st, 14), .subdir = col_text(st, 15), .depends = col_text(st, 16),
+		.constrains = col_text(st, 17), .track_features = col_text(st, 18),
+		.hash_conflict = col_text(st, 19), .size = col_ll(st, 20), .build_number = col_ll(st, 21),
+		.timestamp = col_ll(st, 22), .source_url = col_text(st, 23),
+		.vkey = sqlite3_column_blob(st, 24), .vkey_len = (size_t)sqlite3_column_bytes(st, 24),
+	};
+}
+
 int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp_file_row_fn *fn, void *ctx,
 		     struct wp_err *err)
 {
-	static const char sql_py[] =
-		"SELECT f.id, f.source_id, f.project, f.version, f.variant, f.kind, f.filename, f.url, f.sha256, f.md5,"
-		" f.requires_python, f.yanked, f.core_metadata, f.tags, f.build, f.subdir, f.depends, f.constrains,"
-		" f.track_features, f.hash_conflict, f.size, f.build_number, f.timestamp, s.url"
-		" FROM files f JOIN sources s ON s.id = f.source_id WHERE f.project = ?1 AND f.kind IN ('wheel', 'sdist')";
+	static const char sql_py[] = "SELECT " FILE_COLS " FROM files f JOIN sources s ON s.id = f.source_id"
+				     " WHERE f.project = ?1 AND f.kind IN ('wheel', 'sdist')";
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	if (conda)
@@ -845,17 +865,7 @@ int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp
 		return wp_catalog_fail(cat, err, "cannot query files");
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct wp_file_row r = {
-			.id = sqlite3_column_int64(st, 0), .source_id = sqlite3_column_int64(st, 1),
-			.project = col_text(st, 2), .version = col_text(st, 3), .variant = col_text(st, 4),
-			.kind = col_text(st, 5), .filename = col_text(st, 6), .url = col_text(st, 7),
-			.sha256 = col_text(st, 8), .md5 = col_text(st, 9), .requires_python = col_text(st, 10),
-			.yanked = col_text(st, 11), .core_metadata = col_text(st, 12), .tags = col_text(st, 13),
-			.build = col_text(st, 14), .subdir = col_text(st, 15), .depends = col_text(st, 16),
-			.constrains = col_text(st, 17), .track_features = col_text(st, 18),
-			.hash_conflict = col_text(st, 19), .size = col_ll(st, 20), .build_number = col_ll(st, 21),
-			.timestamp = col_ll(st, 22), .source_url = col_text(st, 23),
-		};
+		struct wp_file_row r = file_row(st);
 		if ((rc = fn(ctx, &r, err)))
 			goto out;
 	}
@@ -865,11 +875,6 @@ out:
 	sqlite3_finalize(st);
 	return rc;
 }
-
-#define FILE_COLS                                                                                       \
-	"f.id, f.source_id, f.project, f.version, f.variant, f.kind, f.filename, f.url, f.sha256, f.md5,"     \
-	" f.requires_python, f.yanked, f.core_metadata, f.tags, f.build, f.subdir, f.depends, f.constrains," \
-	" f.track_features, f.hash_conflict, f.size, f.build_number, f.timestamp, s.url, f.vkey"
 
 int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, const struct wp_catalog_key_range *r,
 				wp_file_row_fn *fn, void *ctx, struct wp_err *err)
@@ -902,18 +907,7 @@ int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, con
 	if (r && r->hi)
 		sqlite3_bind_blob(st, 3, r->hi, (int)r->hi_len, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct wp_file_row row = {
-			.id = sqlite3_column_int64(st, 0), .source_id = sqlite3_column_int64(st, 1),
-			.project = col_text(st, 2), .version = col_text(st, 3), .variant = col_text(st, 4),
-			.kind = col_text(st, 5), .filename = col_text(st, 6), .url = col_text(st, 7),
-			.sha256 = col_text(st, 8), .md5 = col_text(st, 9), .requires_python = col_text(st, 10),
-			.yanked = col_text(st, 11), .core_metadata = col_text(st, 12), .tags = col_text(st, 13),
-			.build = col_text(st, 14), .subdir = col_text(st, 15), .depends = col_text(st, 16),
-			.constrains = col_text(st, 17), .track_features = col_text(st, 18),
-			.hash_conflict = col_text(st, 19), .size = col_ll(st, 20), .build_number = col_ll(st, 21),
-			.timestamp = col_ll(st, 22), .source_url = col_text(st, 23),
-			.vkey = sqlite3_column_blob(st, 24), .vkey_len = (size_t)sqlite3_column_bytes(st, 24),
-		};
+		struct wp_file_row row = file_row(st);
 		if ((rc = fn(ctx, &row, err)))
 			goto out;
 	}
