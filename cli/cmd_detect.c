@@ -80,6 +80,13 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	else if (d.musl_major)
 		printf("libc:      musl %d.%d\n", d.musl_major, d.musl_minor);
 	printf("system:    %s %s %s\n", d.os, d.os_release, d.machine);
+	/* what PEP 825 variant wheels are matched against (the JSON has the same fields) */
+	if (d.x86_64_level > 0)
+		printf("cpu:       x86-64-v%d\n", d.x86_64_level);
+	if (d.rocm_version[0])
+		printf("rocm:      %s (/opt/rocm)\n", d.rocm_version);
+	for (int i = 0; i < d.n_gfx; i++)
+		printf("amd gpu %d: %s\n", i, d.gfx[i]);
 	wp_target_describe(&t, &b);
 	printf("target:    %s\n", b.data);
 	for (size_t i = 0; i < d.n_warnings; i++)

@@ -74,6 +74,9 @@ expect_json "$TMP/out" "j['target']['gfx']" "['gfx942']"
 expect_json "$TMP/out" "any('give --rocm 6.4 to pick ROCm builds' in w for w in j['warnings'])" True
 wp detect --json >"$TMP/amd.json" 2>/dev/null
 expect_exit 0 "detect says what it found" wp detect
+expect_grep "the x86-64 level" "^cpu: +x86-64-v4$" "$TMP/out"
+expect_grep "the ROCm version" "^rocm: +6\.4\.1-120 " "$TMP/out"
+expect_grep "the AMD GPU's gfx target" "^amd gpu 0: gfx942$" "$TMP/out"
 expect_grep "and how to pick ROCm builds" "warning: +ROCm 6\.4 .*and gfx942 are here: give --rocm 6\.4" "$TMP/out"
 # ROCm builds are taken only when asked for: --cuda auto here is CPU, and says so
 expect_exit 0 "pick with --cuda auto on the AMD machine" wp torch==1.8.0 --python 3.8 --platform linux_x86_64 \
