@@ -5,9 +5,10 @@
 : "${WHEELPICK:?set WHEELPICK to the binary under test}"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PYTHON=$(command -v python3)   # fixed now: a test may put a fake python3 first on PATH later
-# The real files tests read, vendored in tests/fixtures/real/ at their ../shared/data paths (its
-# PROVENANCE.md says where each came from); $WP_SHARED_DATA names another such tree to read instead.
-REAL_DATA=${WP_SHARED_DATA:-$ROOT/tests/fixtures/real}
+# The real files tests read, vendored in tests/fixtures/real/ (its PROVENANCE.md says where each
+# came from); nothing outside the repository is read. $WP_TEST_REAL_DATA names another tree of the
+# same layout to read instead.
+REAL_DATA=${WP_TEST_REAL_DATA:-$ROOT/tests/fixtures/real}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/wp-test.XXXXXX")
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 export WHEELPICK_CACHE_DIR="$TMP/cache"

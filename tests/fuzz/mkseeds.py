@@ -2,7 +2,7 @@
 """tests/fuzz/mkseeds.py: (re)writes the seed corpora in tests/fuzz/corpus/<target>/ (seed-* files only).
 
 Most seeds are written here by hand; a few dozen short strings come from the real files vendored
-in tests/fixtures/real (WP_SHARED_DATA names another tree of the same layout), and the wheels and
+in tests/fixtures/real (WP_TEST_REAL_DATA names another tree of the same layout), and the wheels and
 conda packages from
 tests/fixtures/mkwheels.py (the zstd program is needed for .conda and .zst). Files that
 libFuzzer merged in (hex names) and crash-* reproducers are left alone.
@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CORPUS = os.path.join(HERE, "corpus")
 # the real files (see tests/fixtures/real/PROVENANCE.md); a missing one stops the script, by name
-REAL_DATA = os.environ.get("WP_SHARED_DATA") or os.path.join(ROOT, "tests", "fixtures", "real")
+REAL_DATA = os.environ.get("WP_TEST_REAL_DATA") or os.path.join(ROOT, "tests", "fixtures", "real")
 PV = os.path.join(REAL_DATA, "packaging_vectors", "packaging-24.2")
 rnd = random.Random(7)
 

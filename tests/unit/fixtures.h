@@ -1,7 +1,9 @@
 /* tests/unit/fixtures.h: where unit tests find the real files they read. Test-only, header-only.
  *
  * The files are vendored under tests/fixtures/real/ (PROVENANCE.md there says where each came
- * from), so a clean clone runs every check and nothing outside the repository is read. $WP_SHARED_DATA, when set, names another tree of the same layout to read instead.
+ * from), so a clean clone runs every check and nothing outside the repository is read.
+ * $WP_TEST_REAL_DATA, when set, names another tree of the same layout to read instead (a test
+ * variable of its own: the benchmarks' WP_SHARED_DATA never reaches the tests).
  * Paths are relative to the repository root, where make runs the tests.
  *
  * A missing input fails the test and names the file: it never skips and never passes empty.
@@ -21,7 +23,7 @@
 
 static inline const char *fixture_root(void)
 {
-	const char *d = getenv("WP_SHARED_DATA");
+	const char *d = getenv("WP_TEST_REAL_DATA");
 	return d && *d ? d : WP_FIXTURE_ROOT;
 }
 
@@ -32,7 +34,7 @@ static inline char *fixture_path(const char *rel)
 
 #define fixture_missing(path) \
 	fail_msg("missing test input '%s' (vendored under " WP_FIXTURE_ROOT "/, or the tree " \
-		 "$WP_SHARED_DATA names; run from the repository root)", (path))
+		 "$WP_TEST_REAL_DATA names; run from the repository root)", (path))
 
 /* The path of an input that the code under test opens itself; it must be there. */
 static inline char *fixture_need(const char *rel)

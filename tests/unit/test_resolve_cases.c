@@ -5,7 +5,7 @@
  *             intel=20.1.0|bmg-g21 x86=v3 (gpu=gfx942 names an AMD GPU)
  *   file      DIR/NAME.whl [requires_python=SPEC] [yanked]   (percent-encoded, as an href)
  *   findlinks PATH   every link of a real find-links page under tests/fixtures/real (a missing page
- *                    fails the case; $WP_SHARED_DATA points elsewhere)
+ *                    fails the case; $WP_TEST_REAL_DATA points elsewhere)
  *   simple    PATH   every link of a real PEP 503 page there
  *   request   PROJECT[SPEC]
  *   expect    DIR/NAME.whl | none
@@ -69,7 +69,7 @@ static int sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 	return 0;
 }
 
-/* A real page (tests/unit/fixtures.h: vendored, or under $WP_SHARED_DATA; a missing one fails). */
+/* A real page (tests/unit/fixtures.h: vendored, or under $WP_TEST_REAL_DATA; a missing one fails). */
 static void load_page(struct rows *rs, const char *rel, const char *base, const char *project)
 {
 	size_t len;
