@@ -852,28 +852,34 @@ static struct wp_file_row file_row(sqlite3_stmt *st)
 	};
 }
 
+/* Each row of st (prepared and bound) to fn, which may stop the walk with a non-zero return;
+ * st is finalized. fn's return, or 0, or the read's error. */
+static int each_file_row(struct wp_catalog *cat, sqlite3_stmt *st, wp_file_row_fn *fn, void *ctx, struct wp_err *err)
+{
+	int rc = 0, s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_file_row r = file_row(st);
+		if ((rc = fn(ctx, &r, err)))
+			break;
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot read files");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp_file_row_fn *fn, void *ctx,
 		     struct wp_err *err)
 {
 	static const char sql_py[] = "SELECT " FILE_COLS " FROM files f JOIN sources s ON s.id = f.source_id"
 				     " WHERE f.project = ?1 AND f.kind IN ('wheel', 'sdist')";
 	sqlite3_stmt *st = NULL;
-	int rc = 0, s;
 	if (conda)
 		return wp_condastore_files(cat, project, fn, ctx, err);
 	if (sqlite3_prepare_v2(cat->db, sql_py, -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query files");
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct wp_file_row r = file_row(st);
-		if ((rc = fn(ctx, &r, err)))
-			goto out;
-	}
-	if (s != SQLITE_DONE)
-		rc = wp_catalog_fail(cat, err, "cannot read files");
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return each_file_row(cat, st, fn, ctx, err);
 }
 
 int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, const struct wp_catalog_key_range *r,
@@ -884,7 +890,6 @@ int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, con
 				   " WHERE f.project = ?1 AND +f.kind IN ('wheel', 'sdist')";
 	struct wp_buf sql = WP_BUF_INIT;
 	sqlite3_stmt *st = NULL;
-	int rc = 0, s;
 	wp_buf_addstr(&sql, head);
 	if (r && r->null_keys) {
 		wp_buf_addstr(&sql, " AND f.vkey IS NULL ORDER BY f.id");
@@ -906,16 +911,7 @@ int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, con
 		sqlite3_bind_blob(st, 2, r->lo, (int)r->lo_len, SQLITE_STATIC);
 	if (r && r->hi)
 		sqlite3_bind_blob(st, 3, r->hi, (int)r->hi_len, SQLITE_STATIC);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct wp_file_row row = file_row(st);
-		if ((rc = fn(ctx, &row, err)))
-			goto out;
-	}
-	if (s != SQLITE_DONE)
-		rc = wp_catalog_fail(cat, err, "cannot read files");
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return each_file_row(cat, st, fn, ctx, err);
 }
 
 int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_source_row_fn *fn, void *ctx,
