@@ -36,6 +36,10 @@ struct proj {
 	bool read;                 /* files() answered (found or not) */
 	bool hash_listed;          /* the user gave --hash values for it: files holds only those */
 	size_t hash_dropped;       /* its files left out for a sha256 not among them */
+	/* Versions found unable to be had whatever else is picked (in this attempt of this target):
+	 * each was given up for a reason that blamed no other pick. Public versions, and why. */
+	char **dead, **dead_why, **dead_cause;
+	size_t ndead;
 };
 
 WP_VEC_OF(proj_vec, struct proj *);
@@ -194,6 +198,39 @@ static int more_files(struct ctx *x, struct proj *p, struct wp_err *err)
 	return 0;
 }
 
+static char *dupn(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static void forget_dead(struct proj *p)
+{
+	for (size_t k = 0; k < p->ndead; k++)
+		free(p->dead[k]), free(p->dead_why[k]), free(p->dead_cause[k]);
+	free(p->dead), free(p->dead_why), free(p->dead_cause);
+	p->dead = p->dead_why = p->dead_cause = NULL;
+	p->ndead = 0;
+}
+
+static void mark_dead(struct proj *p, const char *pub, const char *why, const char *cause)
+{
+	p->dead = wp_xrealloc(p->dead, (p->ndead + 1) * sizeof(*p->dead));
+	p->dead_why = wp_xrealloc(p->dead_why, (p->ndead + 1) * sizeof(*p->dead_why));
+	p->dead_cause = wp_xrealloc(p->dead_cause, (p->ndead + 1) * sizeof(*p->dead_cause));
+	p->dead[p->ndead] = wp_xstrdup(pub);
+	p->dead_why[p->ndead] = wp_xstrdup(why);
+	p->dead_cause[p->ndead++] = dupn(cause);
+}
+
+/* The index of pub among p's dead versions, or NONE. */
+static size_t dead_at(const struct proj *p, const char *pub)
+{
+	for (size_t k = 0; k < p->ndead; k++)
+		if (!strcmp(p->dead[k], pub))
+			return k;
+	return NONE;
+}
+
 /* A project's files, asked of the provider once. NULL with err set when a source failed. */
 static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err)
 {
@@ -293,6 +330,7 @@ struct contrib {
 	char *text; /* "==1.8.0" */
 	char *by;   /* NULL: the user; else "torchvision 0.9.0" */
 	bool constraint; /* from the constraints (-c): binds the project, does not ask for it */
+	size_t level;    /* the level whose pick added it; NONE for the request and the constraints */
 };
 
 struct want {
@@ -321,6 +359,7 @@ struct state {
 	struct name_index ix;     /* the wants' project names */
 	struct undo_vec trail;    /* additions to wants older than the level that made them */
 	char *variant;            /* the set's shared variant label, or NULL */
+	size_t variant_level;     /* the level whose pick chose it */
 };
 
 static void rejects_free(struct wp_plan_reject *r, size_t n)
@@ -362,11 +401,6 @@ static void state_free(struct state *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static char *dupn(const char *s)
-{
-	return s ? wp_xstrdup(s) : NULL;
-}
-
 static void specset_copy(struct wp_specset *dst, const struct wp_specset *src)
 {
 	*dst = (struct wp_specset)WP_SPECSET_INIT;
@@ -385,7 +419,7 @@ static struct wp_plan_reject *rejects_copy(const struct wp_plan_reject *r, size_
 	return out;
 }
 
-static void add_contrib(struct want *w, const struct wp_specset *spec, const char *by, bool constraint)
+static void add_contrib(struct want *w, const struct wp_specset *spec, const char *by, bool constraint, size_t level)
 {
 	struct wp_buf text = WP_BUF_INIT;
 	wp_specset_format(spec, &text);
@@ -394,12 +428,15 @@ static void add_contrib(struct want *w, const struct wp_specset *spec, const cha
 	w->c[w->nc].text = wp_buf_detach(&text, NULL);
 	w->c[w->nc].by = dupn(by);
 	w->c[w->nc].constraint = constraint;
+	w->c[w->nc].level = level;
 	w->nc++;
 }
 
-/* Adds a requirement to the state (merging into an existing want, whose counts go on the trail
- * first); a project new to the state takes the constraints that name it. Returns the want's index. */
-static size_t add_want(const struct ctx *x, struct state *s, const struct wp_requirement *req, const char *by)
+/* Adds a requirement that level's pick makes (NONE: the request) to the state, merging into an
+ * existing want, whose counts go on the trail first; a project new to the state takes the
+ * constraints that name it. Returns the want's index. */
+static size_t add_want(const struct ctx *x, struct state *s, const struct wp_requirement *req, const char *by,
+		       size_t level)
 {
 	struct wp_buf canon = WP_BUF_INIT;
 	wp_project_name_normalize(req->name, strlen(req->name), &canon);
@@ -419,13 +456,13 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 			struct wp_buf cn = WP_BUF_INIT;
 			wp_project_name_normalize(x->cons[k].name, strlen(x->cons[k].name), &cn);
 			if (x->cons_on[k] && !strcmp(cn.data, s->w[i].project))
-				add_contrib(&s->w[i], &x->cons[k].spec, "a constraint", true);
+				add_contrib(&s->w[i], &x->cons[k].spec, "a constraint", true, NONE);
 			wp_buf_free(&cn);
 		}
 	}
 	wp_buf_free(&canon);
 	struct want *w = &s->w[i];
-	add_contrib(w, &req->spec, by, false);
+	add_contrib(w, &req->spec, by, false, level);
 	for (size_t e = 0; e < req->nextras; e++) {
 		bool have = false;
 		for (size_t k = 0; k < w->nextras && !have; k++)
@@ -492,25 +529,45 @@ struct solver {
 	char *last_variant;         /* the set's variant when it was to blame */
 	unsigned steps;
 	size_t read_ahead;          /* wants before this index have had their pages and metadata read ahead */
-	struct wp_buf root_cause;   /* the first reason anything failed: what started the backtracking */
-	char *root_project;         /* when that was a pick that found nothing: the project ... */
-	struct wp_plan_reject *root_rejects; /* ... and each of its files, with why */
-	size_t n_root_rejects;
+	struct wp_buf root_cause;   /* the first reason anything failed (for the variant restart's note) */
+	struct wp_buf last_cause;   /* the reason the newest version given up was given up */
+	bool bad_metadata;          /* last_cause is a file's invalid metadata */
+};
+
+/* Why a level ran out, carried back with the search: the text, and when it was a pick that found
+ * nothing, the project and each of its files with why (for --json and --explain). */
+struct cause {
+	char *text, *project;
+	struct wp_plan_reject *rejects;
+	size_t n_rejects;
+	bool bad_metadata;           /* the text speaks of a file's invalid metadata: exit 4, not 1 */
 };
 
 static void set_root_cause(struct solver *sv, const char *text)
 {
 	if (!sv->root_cause.len)
 		wp_buf_addstr(&sv->root_cause, text);
+	wp_buf_reset(&sv->last_cause);
+	wp_buf_addstr(&sv->last_cause, text);
+	sv->bad_metadata = false;
 }
 
-static void forget_root_rejects(struct solver *sv)
+static void cause_free(struct cause *c)
 {
-	rejects_free(sv->root_rejects, sv->n_root_rejects);
-	free(sv->root_project);
-	sv->root_rejects = NULL;
-	sv->root_project = NULL;
-	sv->n_root_rejects = 0;
+	free(c->text), free(c->project);
+	rejects_free(c->rejects, c->n_rejects);
+	memset(c, 0, sizeof(*c));
+}
+
+/* dst takes src's cause when it has none yet (the first reason a level gave a version up is
+ * what started its going back); src is left empty. */
+static void cause_move(struct cause *dst, struct cause *src)
+{
+	if (!dst->text) {
+		*dst = *src;
+		memset(src, 0, sizeof(*src));
+	}
+	cause_free(src);
 }
 
 static void public_of(const char *version, char *out, size_t n)
@@ -665,9 +722,10 @@ static bool metadata_python_fits(const char *requires_python, const struct wp_ta
 }
 
 /* What want i's dependencies add to the state (on the trail). 1 with *why when this version cannot stay
- * (one of them rules out an earlier pick, or names a URL), 0 when they were added, < 0 on an error. */
+ * (one of them rules out an earlier pick, whose level goes to *blame, or names a URL), 0 when they
+ * were added, < 0 on an error. */
 static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by, const struct wp_candidate *c,
-		    const struct wp_solve_deps *m, const char **why, struct wp_err *err)
+		    const struct wp_solve_deps *m, const char **why, size_t *blame, struct wp_err *err)
 {
 	struct ctx *x = sv->x;
 	/* PEP 825: variant markers speak of the picked wheel's label and the properties the target supports */
@@ -677,8 +735,15 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 		struct wp_requirement dep;
 		struct wp_err pe = WP_ERR_INIT;
 		if (wp_requirement_parse(&dep, m->requires_dist[k], strlen(m->requires_dist[k]), &pe) < 0) {
-			note(x->plan, wp_xasprintf("%s: ignoring an unreadable requirement '%s'", by, m->requires_dist[k]));
-			continue;
+			/* pip (24.1 on) refuses such metadata and ignores that version: so do we, rather
+			 * than install it without a dependency it declares */
+			char *cause = wp_xasprintf("%s has invalid metadata: Requires-Dist '%s' is not PEP 508 (%s)", by,
+						   m->requires_dist[k], pe.msg);
+			set_root_cause(sv, cause);
+			free(cause);
+			sv->bad_metadata = true;
+			*why = "its metadata has an unreadable Requires-Dist";
+			return 1;
 		}
 		bool applies = !dep.has_marker;
 		for (size_t e = 0; dep.has_marker && e <= s->w[i].nextras && !applies; e++) {
@@ -709,7 +774,7 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use --no-deps",
 				       x->max_projects);
 		}
-		size_t j = add_want(x, s, &dep, by);
+		size_t j = add_want(x, s, &dep, by, i);
 		/* an earlier pick that this requirement rules out: this version cannot stay */
 		if (j <= i && !picked_satisfies(sv, &s->w[j], &dep.spec)) {
 			struct wp_buf b = WP_BUF_INIT;
@@ -720,6 +785,7 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			wp_buf_free(&b);
 			wp_requirement_release(&dep);
 			*why = "it conflicts with an earlier pick";
+			*blame = j;
 			return 1;
 		}
 		wp_requirement_release(&dep);
@@ -741,10 +807,9 @@ static void say_skipped(struct want *w, char *const *excluded, char *const *why,
 	w->reason = wp_buf_detach(&b, NULL);
 }
 
-/* Nothing is left for want w at its level, and no version was tried there: say why, once per
- * resolution (the first failure is what started the backtracking). */
+/* Nothing is left for want w at its level, and no version was tried there: say why in out. */
 static void explain_nothing_fits(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-				 const struct wp_pick_result *res)
+				 const struct wp_pick_result *res, struct cause *out)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	if (pf->hash_listed && !pf->files.n)
@@ -756,7 +821,7 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 		wp_buf_printf(&b, "; %zu other file(s) of %s were left out: their sha256 is not among its "
 				  "--hash values", pf->hash_dropped, w->display);
 	who_wants(w, &b);
-	if (!sv->root_cause.len && !sv->root_project) {
+	{
 		/* every file of the project and why, for --json and --explain */
 		struct wp_pick_result why;
 		struct wp_err we = WP_ERR_INIT;
@@ -765,8 +830,8 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 			struct wp_specset spec;
 			struct wp_buf st = WP_BUF_INIT;
 			merged_spec(w, NULL, 0, &spec, &st);
-			sv->root_project = wp_xstrdup(w->display);
-			sv->root_rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*sv->root_rejects));
+			out->project = wp_xstrdup(w->display);
+			out->rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*out->rejects));
 			for (size_t k = 0; k < why.n_rejects; k++) {
 				const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
 				struct wp_version v;
@@ -778,7 +843,7 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 				}
 				if (!in)
 					continue;
-				struct wp_plan_reject *r = &sv->root_rejects[sv->n_root_rejects++];
+				struct wp_plan_reject *r = &out->rejects[out->n_rejects++];
 				r->where = plan_where(rc_);
 				r->why = wp_xstrdup(why.rejects[k].why);
 			}
@@ -788,7 +853,7 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 		wp_pick_result_release(&why);
 	}
 	set_root_cause(sv, b.data);
-	wp_buf_free(&b);
+	out->text = wp_buf_detach(&b, NULL);
 	if (pf->has_variants && s->variant) {
 		struct wp_pick_result alt;
 		struct wp_err ae = WP_ERR_INIT;
@@ -806,16 +871,42 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 	}
 }
 
-/* --- the search: one level per want, on an explicit stack --- */
+/* --- the search: one level per want, on an explicit stack, jumping back to what is to blame --- */
+
+/* Levels, ascending, without repeats: those whose picks a failure depends on. */
+WP_VEC_OF(level_set, size_t);
+
+static void blame_add(struct level_set *b, size_t level)
+{
+	size_t lo = 0, hi = b->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (b->v[mid] < level)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->n && b->v[lo] == level)
+		return;
+	wp_vec_reserve_((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v));
+	memmove(&b->v[lo + 1], &b->v[lo], (b->n - lo) * sizeof(*b->v));
+	b->v[lo] = level;
+	b->n++;
+}
 
 /* Level k picks want k. While it holds a pick, n_wants and trail mark the state as it was before
- * that pick's dependencies were added: giving the pick up restores exactly that. */
+ * that pick's dependencies were added: giving the pick up restores exactly that. blame collects
+ * the earlier levels whose picks the versions given up here, and the want's requirements, depend
+ * on (conflict-directed backjumping: when the level runs out, the search goes back to the
+ * newest of them, since no level after it can change what ran out). */
 struct level {
 	char **excluded, **ex_why;   /* versions of the want given up at this level, and why (owned) */
 	size_t nex;
 	char *pub;                   /* the public version of the current pick (owned), NULL: none */
 	size_t n_wants, trail;
 	bool set_variant;            /* the current pick chose the set's variant */
+	struct level_set blame;
+	struct cause cause;          /* why its first version given up was (or why it found nothing) */
 };
 
 WP_VEC_OF(level_vec, struct level);
@@ -825,12 +916,13 @@ static void level_free(struct level *l)
 	for (size_t k = 0; k < l->nex; k++)
 		free(l->excluded[k]), free(l->ex_why[k]);
 	free(l->excluded), free(l->ex_why), free(l->pub);
+	wp_vec_free(&l->blame);
+	cause_free(&l->cause);
 	memset(l, 0, sizeof(*l));
 }
 
-/* Gives up level i's current pick: the state returns to what it was before it, and the version
- * joins the level's excluded ones with why. */
-static void give_up_pick(struct solver *sv, struct state *s, struct level *l, size_t i, const char *why)
+/* Takes level i's current pick back: the state returns to what it was before it. */
+static void undo_pick(struct solver *sv, struct state *s, struct level *l, size_t i)
 {
 	for (size_t t = s->trail.n; t-- > l->trail;) {
 		const struct undo *u = &s->trail.v[t];
@@ -852,15 +944,29 @@ static void give_up_pick(struct solver *sv, struct state *s, struct level *l, si
 	if (l->set_variant) {
 		free(s->variant);
 		s->variant = NULL;
+		s->variant_level = NONE;
 		l->set_variant = false;
 	}
 	/* the wants found again after this are read ahead again */
 	if (sv->read_ahead > s->n)
 		sv->read_ahead = s->n;
+}
+
+/* A version the level will not pick again (pub is taken over), and why. */
+static void exclude(struct level *l, char *pub, const char *why)
+{
 	l->excluded = wp_xrealloc(l->excluded, (l->nex + 1) * sizeof(*l->excluded));
 	l->ex_why = wp_xrealloc(l->ex_why, (l->nex + 1) * sizeof(*l->ex_why));
-	l->excluded[l->nex] = l->pub;
+	l->excluded[l->nex] = pub;
 	l->ex_why[l->nex++] = wp_xstrdup(why);
+}
+
+/* Gives up level i's current pick: taken back, and its version joins the level's excluded ones
+ * with why. */
+static void give_up_pick(struct solver *sv, struct state *s, struct level *l, size_t i, const char *why)
+{
+	undo_pick(sv, s, l, i);
+	exclude(l, l->pub, why);
 	l->pub = NULL;
 }
 
@@ -874,6 +980,28 @@ static int enter_level(struct solver *sv, const struct state *s, size_t i, struc
 	return 0;
 }
 
+/* Level i ran out: what it had to choose from was set by the requirements on its want (the levels
+ * that made them) and by the set's variant (the level that chose it). */
+static void blame_requirements(const struct state *s, struct level *l, size_t i, const struct proj *pf)
+{
+	const struct want *w = &s->w[i];
+	for (size_t k = 0; k < w->nc; k++)
+		if (w->c[k].level != NONE && w->c[k].level < i)
+			blame_add(&l->blame, w->c[k].level);
+	if (pf->has_variants && s->variant && s->variant_level != NONE && s->variant_level < i)
+		blame_add(&l->blame, s->variant_level);
+}
+
+/* Each version given up and each level run out is a step back; a first pick is free, and so is
+ * picking a level again after a jump (at most one pick per want per step back). */
+static int count_step(struct solver *sv, struct wp_err *err)
+{
+	if (++sv->steps > sv->x->max_steps)
+		return wp_fail(err, -WPE_LIMIT, "the dependency graph needs more than %u choices; pin versions to help",
+			       sv->x->max_steps);
+	return 0;
+}
+
 /* Level i's next pick: its want's best version not yet given up there, with its dependencies
  * added. 1: picked; 0: that version was given up at once (the level tries again); -WPE_NOMATCH:
  * nothing is left at this level; other < 0: an error no other version cures. */
@@ -883,11 +1011,6 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	struct proj *pf = files_of(x, s->w[i].project, err);
 	if (!pf)
 		return err->code ? err->code : -WPE_SOURCE;
-	/* a resolution may make one choice per project it holds, plus max_steps more for going back */
-	size_t limit = x->max_steps + (x->o->max_steps ? 0 : s->n);
-	if (++sv->steps > limit)
-		return wp_fail(err, -WPE_LIMIT, "the dependency graph needs more than %zu choices; pin versions to help",
-			       limit);
 	struct wp_pick_result res;
 	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->nex, false, false, &res, err);
 	if (rc < 0) {
@@ -896,13 +1019,23 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	}
 	if (res.chosen < 0) {
 		if (!l->nex)
-			explain_nothing_fits(sv, s, &s->w[i], pf, &res);
+			explain_nothing_fits(sv, s, &s->w[i], pf, &res, &l->cause);
 		wp_pick_result_release(&res);
-		return -WPE_NOMATCH;
+		blame_requirements(s, l, i, pf);
+		return (rc = count_step(sv, err)) < 0 ? rc : -WPE_NOMATCH;
 	}
 	const struct wp_candidate *c = &pf->files.c[res.chosen];
 	char pub[128];
 	public_of(c->version, pub, sizeof(pub));
+	size_t dead = dead_at(pf, pub);
+	if (dead != NONE) {
+		/* given up before for a reason no other pick could change: no need to find it again */
+		exclude(l, wp_xstrdup(pub), pf->dead_why[dead]);
+		if (!l->cause.text)
+			l->cause.text = dupn(pf->dead_cause[dead]);
+		wp_pick_result_release(&res);
+		return 0;
+	}
 	l->pub = wp_xstrdup(pub);
 	l->n_wants = s->n;
 	l->trail = s->trail.n;
@@ -920,6 +1053,7 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	say_skipped(w, l->excluded, l->ex_why, l->nex);
 	if (!s->variant && res.variant.kind != WP_VARIANT_NONE && pf->has_variants) {
 		s->variant = wp_xstrdup(res.variant.label);
+		s->variant_level = i;
 		l->set_variant = true;
 	}
 	wp_pick_result_release(&res);
@@ -935,6 +1069,7 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	}
 	const char *gave_up = NULL;
 	char *gave_up_owned = NULL;
+	size_t blame = NONE;
 	char *by = wp_xasprintf("%s %s", s->w[i].display, pub);
 	if (!metadata_python_fits(m.requires_python, sv->t)) {
 		gave_up = gave_up_owned = wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
@@ -942,7 +1077,7 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 		char *cause = wp_xasprintf("%s: %s", by, gave_up);
 		set_root_cause(sv, cause);
 		free(cause);
-	} else if ((rc = add_deps(sv, s, i, by, c, &m, &gave_up, err)) > 0) {
+	} else if ((rc = add_deps(sv, s, i, by, c, &m, &gave_up, &blame, err)) > 0) {
 		rc = 0;
 	}
 	free(by);
@@ -950,14 +1085,55 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 		return rc;
 	if (!gave_up)
 		return 1;
+	if (blame != NONE && blame < i)
+		blame_add(&l->blame, blame);
+	else
+		mark_dead(pf, pub, gave_up, sv->last_cause.data);
+	if (!l->cause.text) {
+		l->cause.text = dupn(sv->last_cause.data);
+		l->cause.bad_metadata = sv->bad_metadata;
+	}
 	give_up_pick(sv, s, l, i, gave_up);
 	free(gave_up_owned);
-	return 0;
+	return count_step(sv, err);
 }
 
-/* Depth-first over the wants in the order they were found, going back one level at a time when a
- * level runs out of versions. 0: every want holds a pick that fits every requirement in s. */
-static int search(struct solver *sv, struct state *s, struct wp_err *err)
+/* Level i (the top) ran out. The search goes back to the newest level its blame names, taking
+ * back the picks in between without trying their other versions: none of them made what ran out.
+ * 1: it went back; 0: no level is to blame, so no other choice can help and nothing fits; < 0:
+ * the step limit. */
+static int jump_back(struct solver *sv, struct state *s, struct level_vec *lv, struct cause *why, struct wp_err *err)
+{
+	struct level_set blame = lv->v[lv->n - 1].blame;
+	lv->v[lv->n - 1].blame = (struct level_set){ 0 };
+	cause_free(why);
+	*why = lv->v[lv->n - 1].cause;
+	memset(&lv->v[lv->n - 1].cause, 0, sizeof(*why));
+	level_free(&lv->v[--lv->n]);
+	if (!blame.n) {
+		wp_vec_free(&blame);
+		return 0;
+	}
+	size_t to = blame.v[blame.n - 1];
+	while (lv->n - 1 > to) {
+		undo_pick(sv, s, &lv->v[lv->n - 1], lv->n - 1);
+		level_free(&lv->v[--lv->n]);
+	}
+	struct level *l = &lv->v[to];
+	for (size_t k = 0; k + 1 < blame.n; k++)
+		blame_add(&l->blame, blame.v[k]);
+	if (blame.n == 1) /* only its own pick was to blame: that version cannot be had at all */
+		mark_dead(find_proj(sv->x, s->w[to].project), l->pub, "its dependencies cannot be met", why->text);
+	cause_move(&l->cause, why);
+	wp_vec_free(&blame);
+	give_up_pick(sv, s, l, to, "its dependencies cannot be met");
+	int rc = count_step(sv, err);
+	return rc < 0 ? rc : 1;
+}
+
+/* Depth-first over the wants in the order they were found. 0: every want holds a pick that fits
+ * every requirement in s; -WPE_NOMATCH with why. */
+static int search(struct solver *sv, struct state *s, struct cause *why, struct wp_err *err)
 {
 	struct level_vec lv = { 0 };
 	int rc = 0;
@@ -966,7 +1142,7 @@ static int search(struct solver *sv, struct state *s, struct wp_err *err)
 	if ((rc = enter_level(sv, s, 0, err)) < 0)
 		return rc;
 	wp_vec_add(&lv);
-	while (lv.n) {
+	for (;;) {
 		size_t i = lv.n - 1;
 		rc = next_pick(sv, s, &lv.v[i], i, err);
 		if (rc == 0)
@@ -981,12 +1157,12 @@ static int search(struct solver *sv, struct state *s, struct wp_err *err)
 			continue;
 		}
 		if (rc != -WPE_NOMATCH)
-			break; /* an error that trying other versions will not cure */
-		/* nothing is left here: the pick one level up cannot stay */
-		level_free(&lv.v[i]);
-		lv.n--;
-		if (lv.n)
-			give_up_pick(sv, s, &lv.v[lv.n - 1], lv.n - 1, "its dependencies cannot be met");
+			break; /* an error that other versions will not cure */
+		int jumped = jump_back(sv, s, &lv, why, err);
+		if (jumped <= 0) {
+			rc = jumped < 0 ? jumped : -WPE_NOMATCH;
+			break;
+		}
 	}
 	for (size_t k = 0; k < lv.n; k++)
 		level_free(&lv.v[k]);
@@ -1058,7 +1234,8 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 	const struct wp_target *t = &x->plan->targets[ti];
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	struct wp_marker_env env;
-	struct solver sv = { .x = x, .t = t, .ts = &ts, .env = &env, .root_cause = WP_BUF_INIT };
+	struct solver sv = { .x = x, .t = t, .ts = &ts, .env = &env, .root_cause = WP_BUF_INIT, .last_cause = WP_BUF_INIT };
+	struct cause why = { 0 };
 	int rc;
 	if ((rc = wp_tagset_build(&ts, t, err)))
 		return rc;
@@ -1071,21 +1248,23 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		x->cons_on[k] = on;
 	}
 	for (int attempt = 0; attempt <= WP_SOLVE_MAX_RESTARTS; attempt++) {
-		struct state s = { 0 };
+		struct state s = { .variant_level = NONE };
 		struct wp_err e = WP_ERR_INIT;
 		for (size_t i = 0; i < nparsed; i++) {
 			bool applies = true;
 			if (parsed[i].has_marker)
 				wp_marker_evaluate(&parsed[i].marker, &env, &applies, &e);
 			if (applies)
-				add_want(x, &s, &parsed[i], NULL);
+				add_want(x, &s, &parsed[i], NULL, NONE);
 		}
 		sv.variant_blame = false;
 		sv.steps = 0;
+		for (size_t k = 0; k < x->projs.n; k++)
+			forget_dead(x->projs.v[k]);
 		sv.read_ahead = 0;
 		wp_buf_reset(&sv.root_cause);
-		forget_root_rejects(&sv);
-		rc = search(&sv, &s, &e);
+		cause_free(&why);
+		rc = search(&sv, &s, &why, &e);
 		if (!rc)
 			record(x, &s, ti);
 		state_free(&s);
@@ -1105,15 +1284,17 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		}
 		/* a plain "nothing fits" speaks of what started the backtracking; an error (a source,
 		 * a limit, a direct reference) speaks for itself */
-		if (rc == -WPE_NOMATCH && sv.root_project) {
-			x->plan->failed_project = sv.root_project;
-			x->plan->failed_rejects = sv.root_rejects;
-			x->plan->n_failed_rejects = sv.n_root_rejects;
-			sv.root_project = NULL;
-			sv.root_rejects = NULL;
-			sv.n_root_rejects = 0;
+		if (rc == -WPE_NOMATCH && why.project) {
+			x->plan->failed_project = why.project;
+			x->plan->failed_rejects = why.rejects;
+			x->plan->n_failed_rejects = why.n_rejects;
+			why.project = NULL;
+			why.rejects = NULL;
+			why.n_rejects = 0;
 		}
-		if (rc == -WPE_NOMATCH && e.code == -WPE_NOMATCH && !sv.root_cause.len)
+		if (rc == -WPE_NOMATCH && why.text)
+			rc = wp_fail(err, why.bad_metadata ? -WPE_INTEGRITY : rc, "%s", why.text);
+		else if (rc == -WPE_NOMATCH && e.code == -WPE_NOMATCH && !sv.root_cause.len)
 			wp_fail(err, rc, "%s", e.msg);
 		else if (rc == -WPE_NOMATCH && sv.root_cause.len)
 			wp_fail(err, rc, "%s", sv.root_cause.data);
@@ -1125,8 +1306,9 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		free((char *)sv.avoid[i]);
 	free(sv.avoid);
 	free(sv.last_variant);
-	forget_root_rejects(&sv);
+	cause_free(&why);
 	wp_buf_free(&sv.root_cause);
+	wp_buf_free(&sv.last_cause);
 	wp_tagset_release(&ts);
 	return rc;
 }
@@ -1190,6 +1372,7 @@ out:
 			free(pj->labels[k]);
 		free(pj->labels);
 		free(pj->own);
+		forget_dead(pj);
 		free(pj->name);
 		free(pj);
 	}
