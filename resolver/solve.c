@@ -40,6 +40,20 @@ struct proj {
 	 * each was given up for a reason that blamed no other pick. Public versions, and why. */
 	char **dead, **dead_why, **dead_cause;
 	size_t ndead;
+	/* Versions found to conflict with another project's pick (this attempt): while that project
+	 * holds that version, this version is given up again without asking its metadata. */
+	struct clash *clash;
+	size_t nclash;
+	/* No version of it can be had for the target at all (this attempt): whatever needs it is
+	 * given up at once. Why, as the message said when it ran out. */
+	bool impossible;
+	char *impossible_why;
+};
+
+struct clash {
+	char *pub;               /* this project's version */
+	char *other, *other_ver; /* the project whose pick it cannot stand, and that pick's version */
+	char *cause;
 };
 
 WP_VEC_OF(proj_vec, struct proj *);
@@ -203,8 +217,21 @@ static char *dupn(const char *s)
 	return s ? wp_xstrdup(s) : NULL;
 }
 
+static void forget_clashes(struct proj *p)
+{
+	for (size_t k = 0; k < p->nclash; k++)
+		free(p->clash[k].pub), free(p->clash[k].other), free(p->clash[k].other_ver), free(p->clash[k].cause);
+	free(p->clash);
+	p->clash = NULL;
+	p->nclash = 0;
+}
+
 static void forget_dead(struct proj *p)
 {
+	forget_clashes(p);
+	p->impossible = false;
+	free(p->impossible_why);
+	p->impossible_why = NULL;
 	for (size_t k = 0; k < p->ndead; k++)
 		free(p->dead[k]), free(p->dead_why[k]), free(p->dead_cause[k]);
 	free(p->dead), free(p->dead_why), free(p->dead_cause);
@@ -532,6 +559,7 @@ struct solver {
 	struct wp_buf root_cause;   /* the first reason anything failed (for the variant restart's note) */
 	struct wp_buf last_cause;   /* the reason the newest version given up was given up */
 	bool bad_metadata;          /* last_cause is a file's invalid metadata */
+	char why[256];              /* add_deps's reason when it names a project */
 };
 
 /* Why a level ran out, carried back with the search: the text, and when it was a pick that found
@@ -775,6 +803,15 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 				       x->max_projects);
 		}
 		size_t j = add_want(x, s, &dep, by, i);
+		const struct proj *pj0 = find_proj(x, s->w[j].project);
+		if (pj0 && pj0->impossible) {
+			/* a project found to have no version the target can take: this version cannot stay */
+			set_root_cause(sv, pj0->impossible_why ? pj0->impossible_why : "");
+			snprintf(sv->why, sizeof(sv->why), "it needs %s, of which no version can be had", s->w[j].display);
+			wp_requirement_release(&dep);
+			*why = sv->why;
+			return 1;
+		}
 		/* an earlier pick that this requirement rules out: this version cannot stay */
 		if (j <= i && !picked_satisfies(sv, &s->w[j], &dep.spec)) {
 			struct wp_buf b = WP_BUF_INIT;
@@ -992,6 +1029,56 @@ static void blame_requirements(const struct state *s, struct level *l, size_t i,
 		blame_add(&l->blame, s->variant_level);
 }
 
+/* Want j (picked) was what version pub of pf conflicted with: remembered with j's version. */
+static void remember_clash(struct solver *sv, const struct state *s, struct proj *pf, const char *pub, size_t j)
+{
+	const struct proj *pj = find_proj(sv->x, s->w[j].project);
+	if (!pj || s->w[j].picked < 0)
+		return;
+	pf->clash = wp_xrealloc(pf->clash, (pf->nclash + 1) * sizeof(*pf->clash));
+	pf->clash[pf->nclash++] = (struct clash){
+		.pub = wp_xstrdup(pub), .other = wp_xstrdup(s->w[j].project),
+		.other_ver = wp_xstrdup(pj->files.c[s->w[j].picked].version), .cause = dupn(sv->last_cause.data),
+	};
+}
+
+static size_t clash_index(const struct proj *pf, const char *pub, const char *other)
+{
+	for (size_t k = 0; k < pf->nclash; k++)
+		if (!strcmp(pf->clash[k].pub, pub) && !strcmp(pf->clash[k].other, other))
+			return k;
+	return 0; /* not reached: called for a clash clash_at found */
+}
+
+/* The want whose current pick version pub of pf is known to conflict with, or NONE. */
+static size_t clash_at(struct solver *sv, const struct state *s, const struct proj *pf, const char *pub)
+{
+	for (size_t k = 0; k < pf->nclash; k++) {
+		const struct clash *c = &pf->clash[k];
+		if (strcmp(c->pub, pub) != 0)
+			continue;
+		size_t j = index_find(&s->ix, c->other);
+		const struct proj *pj = j == NONE ? NULL : find_proj(sv->x, c->other);
+		if (pj && s->w[j].picked >= 0 && !strcmp(pj->files.c[s->w[j].picked].version, c->other_ver))
+			return j;
+	}
+	return NONE;
+}
+
+/* Does no version of pf fit the target, whatever is asked of it, once the versions that cannot be
+ * had are left out? (A project with variants is left alone: the set's variant decides there.) */
+static bool project_impossible(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf)
+{
+	if (pf->has_variants)
+		return false;
+	struct want bare = { .project = w->project, .display = w->display, .picked = -1 };
+	struct wp_pick_result r;
+	struct wp_err e = WP_ERR_INIT;
+	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->ndead, false, false, &r, &e) == 0 && r.chosen < 0;
+	wp_pick_result_release(&r);
+	return none;
+}
+
 /* Each version given up and each level run out is a step back; a first pick is free, and so is
  * picking a level again after a jump (at most one pick per want per step back). */
 static int count_step(struct solver *sv, struct wp_err *err)
@@ -1022,6 +1109,10 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 			explain_nothing_fits(sv, s, &s->w[i], pf, &res, &l->cause);
 		wp_pick_result_release(&res);
 		blame_requirements(s, l, i, pf);
+		if (!pf->impossible && project_impossible(sv, s, &s->w[i], pf)) {
+			pf->impossible = true;
+			pf->impossible_why = dupn(l->cause.text);
+		}
 		return (rc = count_step(sv, err)) < 0 ? rc : -WPE_NOMATCH;
 	}
 	const struct wp_candidate *c = &pf->files.c[res.chosen];
@@ -1033,6 +1124,16 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 		exclude(l, wp_xstrdup(pub), pf->dead_why[dead]);
 		if (!l->cause.text)
 			l->cause.text = dupn(pf->dead_cause[dead]);
+		wp_pick_result_release(&res);
+		return 0;
+	}
+	size_t j = clash_at(sv, s, pf, pub);
+	if (j != NONE) {
+		/* it conflicted with this very pick of want j before */
+		exclude(l, wp_xstrdup(pub), "it conflicts with an earlier pick");
+		blame_add(&l->blame, j);
+		if (!l->cause.text)
+			l->cause.text = dupn(pf->clash[clash_index(pf, pub, s->w[j].project)].cause);
 		wp_pick_result_release(&res);
 		return 0;
 	}
@@ -1085,9 +1186,10 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 		return rc;
 	if (!gave_up)
 		return 1;
-	if (blame != NONE && blame < i)
+	if (blame != NONE && blame < i) {
 		blame_add(&l->blame, blame);
-	else
+		remember_clash(sv, s, pf, pub, blame);
+	} else
 		mark_dead(pf, pub, gave_up, sv->last_cause.data);
 	if (!l->cause.text) {
 		l->cause.text = dupn(sv->last_cause.data);
