@@ -2,6 +2,7 @@
 #include "cli/print.h"
 #include "base/buf.h"
 #include "base/json.h"
+#include "base/nameindex.h"
 #include "cli/progress.h"
 #include "ops/pick.h"
 
@@ -44,18 +45,18 @@ void wp_print_plan_total(const struct wp_plan *plan, const char *what)
 {
 	size_t files = 0, unknown = 0;
 	long long bytes = 0;
+	struct wp_name_index seen = { 0 }; /* a file several targets share counts once */
 	for (size_t i = 0; i < plan->n; i++) {
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(plan->files[k].url, plan->files[i].url);
-		if (seen)
+		if (wp_name_index_find(&seen, plan->files[i].url) != WP_NAME_NONE)
 			continue;
+		wp_name_index_push(&seen, plan->files[i].url);
 		files++;
 		if (plan->files[i].size >= 0)
 			bytes += plan->files[i].size;
 		else
 			unknown++;
 	}
+	wp_name_index_free(&seen);
 	char h[32];
 	wp_progress_human(h, sizeof(h), (double)bytes);
 	if (unknown == files)

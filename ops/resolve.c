@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/nameindex.h"
 #include "index/variants.h"
 #include "net/http.h"
 #include "ops/metadata.h"
@@ -53,6 +54,7 @@ struct provider {
 	struct wp_depmeta_opts dm;
 	struct wp_sources roots;     /* where a missing project's page may be */
 	struct proj_vec projs;
+	struct wp_name_index proj_ix; /* their names */
 	struct meta_vec metas;       /* every metadata handed out, kept until the solve ends */
 };
 
@@ -256,10 +258,8 @@ static int read_rows(struct provider *pv, struct proj *p, struct wp_err *err)
 
 static struct proj *find(struct provider *pv, const char *name)
 {
-	for (size_t i = 0; i < pv->projs.n; i++)
-		if (!strcmp(pv->projs.v[i]->name, name))
-			return pv->projs.v[i];
-	return NULL;
+	size_t i = wp_name_index_find(&pv->proj_ix, name);
+	return i == WP_NAME_NONE ? NULL : pv->projs.v[i];
 }
 
 /* A requirement asked for without a marker binds every pick of its project in this resolution:
@@ -296,6 +296,7 @@ static struct proj *get(struct provider *pv, const char *name)
 		p->below = p->pin_lo = p->pin_hi = (struct wp_buf)WP_BUF_INIT;
 		find_pin(pv, p);
 		wp_vec_push(&pv->projs, p);
+		wp_name_index_push(&pv->proj_ix, p->name);
 	}
 	return p;
 }
@@ -597,6 +598,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 			wp_requirement_release(&pv.roots_req[i]);
 	free(pv.roots_req);
 	wp_vec_free(&pv.projs);
+	wp_name_index_free(&pv.proj_ix);
 	for (size_t i = 0; i < pv.metas.n; i++) {
 		wp_depmeta_release(pv.metas.v[i]);
 		free(pv.metas.v[i]);

@@ -11,6 +11,7 @@
 #include "resolver/solve.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/nameindex.h"
 #include "base/vec.h"
 #include "resolver/marker.h"
 #include "resolver/requirement.h"
@@ -58,76 +59,7 @@ struct clash {
 
 WP_VEC_OF(proj_vec, struct proj *);
 
-/* Names -> item numbers, for items added in order and removed newest first (the wants of a
- * state as levels are given up; projects are never removed). Each bucket is a chain through
- * next[], newest first, so removing the newest item pops its bucket's head. Keys are borrowed. */
-struct name_index {
-	const char **key;  /* item i's name */
-	size_t *next;      /* the item after i in its bucket, NONE at the end */
-	size_t *head;      /* each bucket's newest item, NONE when empty */
-	size_t n, cap, nb;
-};
-
-#define NONE ((size_t)-1)
-
-static size_t name_hash(const char *s)
-{
-	size_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static void index_link(struct name_index *ix, size_t i)
-{
-	size_t b = name_hash(ix->key[i]) & (ix->nb - 1);
-	ix->next[i] = ix->head[b];
-	ix->head[b] = i;
-}
-
-static void index_push(struct name_index *ix, const char *key)
-{
-	if (ix->n == ix->cap) {
-		ix->cap = ix->cap ? ix->cap * 2 : 16;
-		ix->key = wp_xrealloc(ix->key, ix->cap * sizeof(*ix->key));
-		ix->next = wp_xrealloc(ix->next, ix->cap * sizeof(*ix->next));
-	}
-	ix->key[ix->n++] = key;
-	if (ix->n > ix->nb) {
-		/* rebuilt in item order, so every chain stays newest first */
-		ix->nb = ix->nb ? ix->nb * 4 : 64;
-		free(ix->head);
-		ix->head = wp_xcalloc(ix->nb, sizeof(*ix->head));
-		memset(ix->head, 0xff, ix->nb * sizeof(*ix->head));
-		for (size_t i = 0; i < ix->n; i++)
-			index_link(ix, i);
-	} else {
-		index_link(ix, ix->n - 1);
-	}
-}
-
-/* Removes the newest item (the caller frees what its key points to afterwards). */
-static void index_pop(struct name_index *ix)
-{
-	size_t i = --ix->n;
-	ix->head[name_hash(ix->key[i]) & (ix->nb - 1)] = ix->next[i];
-}
-
-static size_t index_find(const struct name_index *ix, const char *name)
-{
-	if (!ix->nb)
-		return NONE;
-	for (size_t i = ix->head[name_hash(name) & (ix->nb - 1)]; i != NONE; i = ix->next[i])
-		if (!strcmp(ix->key[i], name))
-			return i;
-	return NONE;
-}
-
-static void index_free(struct name_index *ix)
-{
-	free(ix->key), free(ix->next), free(ix->head);
-	memset(ix, 0, sizeof(*ix));
-}
+#define NONE WP_NAME_NONE
 
 struct ctx {
 	const struct wp_solve_provider *p;
@@ -136,7 +68,7 @@ struct ctx {
 	size_t ncons;
 	bool *cons_on;             /* which of them apply to the target being solved (their markers) */
 	struct proj_vec projs;     /* each allocated alone: pointers stay valid as the list grows */
-	struct name_index proj_ix; /* their names */
+	struct wp_name_index proj_ix; /* their names */
 	struct wp_plan *plan;
 	unsigned max_steps;
 	size_t max_projects;
@@ -144,7 +76,7 @@ struct ctx {
 
 static struct proj *find_proj(struct ctx *x, const char *name)
 {
-	size_t i = index_find(&x->proj_ix, name);
+	size_t i = wp_name_index_find(&x->proj_ix, name);
 	return i == NONE ? NULL : x->projs.v[i];
 }
 
@@ -268,7 +200,7 @@ static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err
 		p = wp_xcalloc(1, sizeof(*p));
 		p->name = wp_xstrdup(name);
 		wp_vec_push(&x->projs, p);
-		index_push(&x->proj_ix, p->name);
+		wp_name_index_push(&x->proj_ix, p->name);
 	}
 	struct wp_solve_files f = { 0 };
 	int rc = x->p->files(x->p->ctx, name, &f, err);
@@ -383,7 +315,7 @@ WP_VEC_OF(undo_vec, struct undo);
 struct state {
 	struct want *w;
 	size_t n, cap;
-	struct name_index ix;     /* the wants' project names */
+	struct wp_name_index ix;     /* the wants' project names */
 	struct undo_vec trail;    /* additions to wants older than the level that made them */
 	char *variant;            /* the set's shared variant label, or NULL */
 	size_t variant_level;     /* the level whose pick chose it */
@@ -422,7 +354,7 @@ static void state_free(struct state *s)
 	for (size_t i = 0; i < s->n; i++)
 		want_free(&s->w[i]);
 	free(s->w);
-	index_free(&s->ix);
+	wp_name_index_free(&s->ix);
 	wp_vec_free(&s->trail);
 	free(s->variant);
 	memset(s, 0, sizeof(*s));
@@ -467,7 +399,7 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 {
 	struct wp_buf canon = WP_BUF_INIT;
 	wp_project_name_normalize(req->name, strlen(req->name), &canon);
-	size_t i = index_find(&s->ix, canon.data);
+	size_t i = wp_name_index_find(&s->ix, canon.data);
 	if (i != NONE) {
 		wp_vec_push(&s->trail, (struct undo){ .want = i, .nc = s->w[i].nc, .nextras = s->w[i].nextras });
 	} else {
@@ -478,7 +410,7 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 		s->w[i].display = wp_xstrdup(req->name);
 		s->w[i].picked = -1;
 		s->n++;
-		index_push(&s->ix, s->w[i].project);
+		wp_name_index_push(&s->ix, s->w[i].project);
 		for (size_t k = 0; k < x->ncons; k++) {
 			struct wp_buf cn = WP_BUF_INIT;
 			wp_project_name_normalize(x->cons[k].name, strlen(x->cons[k].name), &cn);
@@ -968,7 +900,7 @@ static void undo_pick(struct solver *sv, struct state *s, struct level *l, size_
 	}
 	s->trail.n = l->trail;
 	while (s->n > l->n_wants) {
-		index_pop(&s->ix);
+		wp_name_index_pop(&s->ix);
 		want_free(&s->w[--s->n]);
 	}
 	struct want *w = &s->w[i];
@@ -1057,7 +989,7 @@ static size_t clash_at(struct solver *sv, const struct state *s, const struct pr
 		const struct clash *c = &pf->clash[k];
 		if (strcmp(c->pub, pub) != 0)
 			continue;
-		size_t j = index_find(&s->ix, c->other);
+		size_t j = wp_name_index_find(&s->ix, c->other);
 		const struct proj *pj = j == NONE ? NULL : find_proj(sv->x, c->other);
 		if (pj && s->w[j].picked >= 0 && !strcmp(pj->files.c[s->w[j].picked].version, c->other_ver))
 			return j;
@@ -1479,7 +1411,7 @@ out:
 		free(pj);
 	}
 	wp_vec_free(&x.projs);
-	index_free(&x.proj_ix);
+	wp_name_index_free(&x.proj_ix);
 	return rc;
 }
 
