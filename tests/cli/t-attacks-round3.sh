@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tests/cli/t-attacks-round3.sh: the attack matrix, part 7 (issue 24, hardening round three):
+# mirrors killed at every kind of step, tampered PEP 691 pages, -r fan-outs, and the low items.
+#   WHEELPICK=build/wheelpick bash tests/cli/t-attacks-round3.sh
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/attacks-lib.sh"
+make_sample
+export WHEELPICK_RETRY_BASE_MS=20
+fresh base
+expect_exit 0 "a catalog" wp update --index "$FINDLINKS"
+
+# --- a killed mirror leaves a tree that verifies ---------------------------------------------
+# tests/cli/killat.c kills the process (SIGKILL, as kill -9) just before its Nth change under the
+# tree (rename, unlink, rmdir, mkdir): a count run says how many changes a job makes, then runs
+# killed at points spread over them reach the states between, deterministically.
+KILLAT="$TMP/killat.so"
+${CC:-cc} -shared -fPIC -O1 -o "$KILLAT" "$ROOT/tests/cli/killat.c" -ldl || fail "cannot build killat.so"
+# (an ASan build loads its runtime first only when it is told that a preload is fine)
+KILL_ENV=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "LD_PRELOAD=$KILLAT")
+KILLS=${WP_MIRROR_KILLS:-8}
+# the tree verifies, or holds nothing yet (a first run killed before its first page)
+tree_ok() {
+	"$WHEELPICK" verify "$1" >"$TMP/v.out" 2>&1 && return 0
+	[ -z "$(find "$1" -type f ! -name '*.tmp.*' ! -name '.wheelpick-*' 2>/dev/null)" ]
+}
+# kill_steps NAME BASE-TREE ARGS...: the mirror job ARGS on a copy of BASE-TREE, killed at KILLS
+# points spread over its steps (and the last); each left tree must verify. Sets STEPS.
+kill_steps() {
+	local name=$1 base=$2 m="$TMP/ks-$1" i n bad=0
+	shift 2
+	rm -rf "$m" && cp -a "$base" "$m"
+	WP_KILL_UNDER="$m" WP_KILL_COUNT="$TMP/count" "${KILL_ENV[@]}" "$WHEELPICK" mirror "$m" "$@" >/dev/null 2>&1
+	n=$(cat "$TMP/count" 2>/dev/null || echo 0)
+	STEPS=$n
+	[ "$n" -gt 0 ] || { fail "$name: the count run made no change"; return; }
+	for i in $(seq 1 $(((n + KILLS - 1) / KILLS)) "$n") "$n"; do
+		rm -rf "$m" && cp -a "$base" "$m"
+		(WP_KILL_UNDER="$m" WP_KILL_AT=$i exec "${KILL_ENV[@]}" "$WHEELPICK" mirror "$m" "$@" >/dev/null 2>&1) 2>/dev/null
+		if ! tree_ok "$m"; then
+			bad=$((bad + 1))
+			echo "    $name: killed at step $i of $n: $(grep -v 'note:' "$TMP/v.out" | head -1)" >&2
+		fi
+	done
+	expect_eq "$name: killed at $KILLS points of $n steps, the tree verifies each time" "$bad" 0
+}
+MT="--cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64 --platform win_amd64"
+T="--cuda 11.2 --python 3.8 --platform linux_x86_64"
+mkdir -p "$TMP/empty"
+
+attack "kill -9 during a first mirror (two targets, two platforms): a root page never links a page that is missing"
+kill_steps first "$TMP/empty" torch torchvision $MT --index "$FINDLINKS"
+
+attack "kill -9 during a re-run that adds targets: every state between verifies"
+wp mirror "$TMP/base-rerun" torch==1.7.1 $T --index "$FINDLINKS" >/dev/null 2>&1
+kill_steps rerun "$TMP/base-rerun" torch torchvision --cuda 11.0 --cuda cpu --python 3.8 --platform linux_x86_64 --index "$FINDLINKS"
+
+attack "kill -9 during mirror --prune that drops roots: a root goes before the pages it links"
+wp mirror "$TMP/base-prune" torch torchvision --cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" >/dev/null 2>&1
+kill_steps prune "$TMP/base-prune" torch==1.7.1 --cuda 10.2 --python 3.8 --platform linux_x86_64 --prune --index "$FINDLINKS"
+
+attack "a run killed mid-way, then a --prune run for other targets: the killed run's roots and pages go, root first"
+A="torch torchvision --cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64"
+m="$TMP/kp"
+rm -rf "$m"
+WP_KILL_UNDER="$m" WP_KILL_COUNT="$TMP/count" "${KILL_ENV[@]}" "$WHEELPICK" mirror "$m" $A --index "$FINDLINKS" >/dev/null 2>&1
+n=$(cat "$TMP/count")
+bad=0
+for i in $(seq $((n / 2)) $(((n + KILLS - 1) / KILLS)) "$n"); do
+	rm -rf "$m"
+	(WP_KILL_UNDER="$m" WP_KILL_AT=$i exec "${KILL_ENV[@]}" "$WHEELPICK" mirror "$m" $A --index "$FINDLINKS" >/dev/null 2>&1) 2>/dev/null
+	"$WHEELPICK" mirror "$m" torch==1.7.1 --cuda 10.2 --python 3.8 --platform linux_x86_64 --prune --index "$FINDLINKS" >/dev/null 2>&1 ||
+		fail "the run after a kill at $i failed"
+	tree_ok "$m" || { bad=$((bad + 1)); echo "    killed at $i of $n: $(grep -v 'note:' "$TMP/v.out" | head -1)" >&2; }
+	[ -d "$m/cpu" ] && fail "killed at $i: the killed run's root cpu/ is left"
+done
+expect_eq "each kill, then --prune: the tree verifies" "$bad" 0
+
+attack "kill -9 at random times during mirror ($KILLS times): each left tree verifies"
+bad=0
+for i in $(seq 1 "$KILLS"); do
+	rm -rf "$TMP/rk"
+	"$WHEELPICK" mirror "$TMP/rk" torch torchvision $MT --index "$FINDLINKS" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.$((RANDOM % 3))$((RANDOM % 10))$((RANDOM % 10 + 1))"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	tree_ok "$TMP/rk" || { bad=$((bad + 1)); grep -v 'note:' "$TMP/v.out" | head -1 >&2; }
+done
+expect_eq "every killed tree verifies" "$bad" 0
+
+done_matrix
