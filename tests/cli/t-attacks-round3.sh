@@ -88,4 +88,39 @@ for i in $(seq 1 "$KILLS"); do
 done
 expect_eq "every killed tree verifies" "$bad" 0
 
+# --- verify accounts for every entry of every page ------------------------------------------
+attack "verify fails a mirror whose PEP 691 index.json or index.html was tampered (exit 4)"
+TM="$TMP/tm"
+expect_exit 0 "a mirror" wp mirror "$TM" torch==1.8.0 $T --index "$FINDLINKS"
+expect_exit 0 "that verifies" wp verify "$TM"
+# tamper KIND: a copy of the mirror with its torch index.json edited
+tamper() {
+	rm -rf "$TMP/tt" && cp -a "$TM" "$TMP/tt"
+	"$PYTHON" - "$TMP/tt/simple/torch/index.json" "$1" <<'PY'
+import json, sys
+p, kind = sys.argv[1], sys.argv[2]
+j = json.load(open(p)); f = j["files"]
+if kind == "evil-host": f.append(dict(f[0], filename="torch-9.9.9-cp38-cp38-linux_x86_64.whl", url="http://evil.example/x.whl"))
+if kind == "evil-host-named": f.append(dict(f[0], filename="x-9.9.9-py3-none-any.whl", url="http://evil.example/x-9.9.9-py3-none-any.whl"))
+if kind == "passwd": f[0]["url"] = "../../../../etc/passwd"
+if kind == "renamed": f[0]["filename"] = "torch-1.8.0+cu102-cp38-cp38-linux_x86_64.whl"
+if kind == "not-an-object": f.append(5)
+if kind == "files-emptied": j["files"] = []
+json.dump(j, open(p, "w"))
+PY
+}
+for k in evil-host evil-host-named passwd renamed not-an-object files-emptied; do
+	tamper "$k"
+	expect_exit 4 "index.json $k" wp verify "$TMP/tt"
+done
+rm -rf "$TMP/tt" && cp -a "$TM" "$TMP/tt"
+sed -i 's|href="[^"]*"|href="../../../../etc/passwd"|' "$TMP/tt/simple/torch/index.html"
+expect_exit 4 "index.html linking ../../../../etc/passwd" wp verify "$TMP/tt"
+rm -rf "$TMP/tt" && cp -a "$TM" "$TMP/tt"
+sed -i 's|href="\.\./\.\./files/|href="../../../../../../../tmp/files/|' "$TMP/tt/simple/torch/index.html"
+expect_exit 4 "index.html whose link climbs out of the tree with .. segments" wp verify "$TMP/tt"
+rm -rf "$TMP/tt" && cp -a "$TM" "$TMP/tt"
+sed -i 's|</body>|<a href="../../../etc/">etc</a></body>|' "$TMP/tt/simple/index.html"
+expect_exit 4 "a root page with a link that is no project" wp verify "$TMP/tt"
+
 done_matrix
