@@ -123,4 +123,27 @@ rm -rf "$TMP/tt" && cp -a "$TM" "$TMP/tt"
 sed -i 's|</body>|<a href="../../../etc/">etc</a></body>|' "$TMP/tt/simple/index.html"
 expect_exit 4 "a root page with a link that is no project" wp verify "$TMP/tt"
 
+# --- -r fan-outs end ------------------------------------------------------------------------------
+attack "a -r fan-out (30 -r lines per file, 10 levels) ends: a file named twice is read once, files and bytes are capped"
+mkdir -p "$TMP/fan"
+"$PYTHON" - "$TMP/fan" <<'PY'
+import sys
+d = sys.argv[1]
+def lattice(prefix, width, levels):  # every file of a level names every file of the next
+    for k in range(levels):
+        for i in range(width if k else 1):
+            with open(f"{d}/{prefix}{k}-{i}.txt", "w") as f:
+                f.write("".join(f"-r {prefix}{k + 1}-{j}.txt\n" for j in range(width)) if k < levels - 1 else "torch==1.8.0\n")
+lattice("a", 30, 10)   # 30^9 paths through 271 files
+lattice("b", 130, 9)   # 1,041 files
+PY
+expect_fast "30 -r per file, 10 levels: each of the 271 files is read once" 10 \
+	"$WHEELPICK" pick -r "$TMP/fan/a0-0.txt" $T --index "$FINDLINKS" --dry-run --no-deps
+expect_eq "and the pick is made" "$RC" 0
+expect_fast "130 -r per file over 1,041 files: refused by the caps" 10 \
+	"$WHEELPICK" pick -r "$TMP/fan/b0-0.txt" $T --index "$FINDLINKS" --dry-run --no-deps
+expect_eq "exit 2" "$RC" 2
+one_line "in one line" "$TMP/err"
+expect_grep "naming the cap" "more than [0-9]+ (files|-r and -c lines)" "$TMP/err"
+
 done_matrix
