@@ -310,6 +310,8 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	for (size_t i = 0; i < rep.n; i++)
 		if (strcmp(rep.v[i].for_whom, "every target") != 0)
 			wp_say(s, WP_SAY_NOTE, "%s/%s: for %s", dir, rep.v[i].name, rep.v[i].for_whom);
+	for (size_t i = 0; i < rep.n_warnings; i++)
+		wp_say(s, WP_SAY_WARN, "%s", rep.warnings[i]);
 	wp_lock_report_release(&rep);
 	/* the pick record, with local paths */
 	char *path = wp_xasprintf("%s/wheelpick.json", dir);
@@ -508,6 +510,8 @@ int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, stru
 	char *dir = slash ? wp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : wp_xstrdup(".");
 	if (!(rc = wp_mkdir_p(dir, 0755, err)))
 		rc = wp_write_pylock_named(&run->plan, dir, slash ? slash + 1 : path, WP_LOCK_URLS, rep, err);
+	for (size_t i = 0; !rc && i < rep->n_warnings; i++)
+		wp_say(s, WP_SAY_WARN, "%s", rep->warnings[i]);
 	free(dir);
 	return rc;
 }

@@ -146,4 +146,15 @@ expect_eq "exit 2" "$RC" 2
 one_line "in one line" "$TMP/err"
 expect_grep "naming the cap" "more than [0-9]+ (files|-r and -c lines)" "$TMP/err"
 
+# --- the low items ------------------------------------------------------------------------------
+attack "an index's requires-python that is no PEP 440 specifier set stays out of pylock.toml, with a warning"
+fresh rp
+mkdir -p "$TMP/rp"
+mkwheel "$TMP/rp" demo-pkg 1.0
+printf '<a href="%s#sha256=%s" data-requires-python="&gt;=3.6&#10;[tool]&#127;x">%s</a>\n' "$W_FN" "$W_SHA" "$W_FN" >"$TMP/rp/page.html"
+expect_exit 0 "lock" wp lock demo-pkg --cuda cpu --python 3.8 --platform linux_x86_64 --index "file://$TMP/rp/page.html" -o "$TMP/rp/pylock.toml"
+expect_grep "a warning names the file" "warning: .*demo_pkg-1\.0-py3-none-any\.whl.*requires-python" "$TMP/err"
+"$PYTHON" -c 'import sys, tomllib; d = tomllib.load(open(sys.argv[1], "rb")); assert all("requires-python" not in p for p in d["packages"]), d' \
+	"$TMP/rp/pylock.toml" && pass "the lock is TOML and the package has no requires-python" || fail "requires-python copied into the lock"
+
 done_matrix
