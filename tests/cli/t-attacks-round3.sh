@@ -157,4 +157,52 @@ expect_grep "a warning names the file" "warning: .*demo_pkg-1\.0-py3-none-any\.w
 "$PYTHON" -c 'import sys, tomllib; d = tomllib.load(open(sys.argv[1], "rb")); assert all("requires-python" not in p for p in d["packages"]), d' \
 	"$TMP/rp/pylock.toml" && pass "the lock is TOML and the package has no requires-python" || fail "requires-python copied into the lock"
 
+attack "hostile conda shards: exit 3 naming the shard, and a shard's records of another name are never stored"
+PYMSG=""
+for py in python3 /usr/bin/python3; do "$py" -c "import msgpack" 2>/dev/null && { PYMSG=$py; break; }; done
+[ -n "$PYMSG" ] && pass "a Python with msgpack" || fail "no Python with msgpack (python3-msgpack; make deps)"
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/schan" "$TMP/sforge" >/dev/null
+for sd in linux-64 noarch; do
+	"$PYMSG" "$ROOT/tests/cli/mkshards.py" "$TMP/schan/$sd" --drop-repodata >/dev/null
+	"$PYMSG" "$ROOT/tests/cli/mkshards.py" "$TMP/sforge/$sd" --drop-repodata >/dev/null
+done
+cat >"$TMP/hostile.py" <<'PY'
+# hostile.py SUBDIR NAME KIND: NAME's shard in SUBDIR replaced by a hostile one; the index names it
+import hashlib, msgpack, os, subprocess, sys
+d, name, kind = sys.argv[1:4]
+zst = lambda b: subprocess.run(["zstd", "-q", "-c", "-"], input=b, check=True, stdout=subprocess.PIPE).stdout
+unz = lambda b: subprocess.run(["zstd", "-q", "-d", "-c", "-"], input=b, check=True, stdout=subprocess.PIPE).stdout
+ip = os.path.join(d, "repodata_shards.msgpack.zst")
+ix = msgpack.unpackb(unz(open(ip, "rb").read()))
+sp = os.path.join(d, "shards", ix["shards"][name].hex() + ".msgpack.zst")
+shard = msgpack.unpackb(unz(open(sp, "rb").read()))
+if kind == "other-name":  # the real records, and each again under another name
+    for sec in ("packages", "packages.conda"):
+        for fn, rec in list(shard.get(sec, {}).items()):
+            shard[sec]["evil-" + fn.split("-", 1)[1]] = dict(rec, name="evil")
+    body = zst(msgpack.packb(shard))
+elif kind == "garbage": body = zst(b"\xc1" * 64)
+elif kind == "not-zstd": body = b"hello, not zstd"
+elif kind == "list": body = zst(msgpack.packb([1, 2, 3]))
+elif kind == "bad-types":
+    for sec in ("packages", "packages.conda"):
+        for rec in shard.get(sec, {}).values():
+            rec["version"] = 7
+    body = zst(msgpack.packb(shard))
+h = hashlib.sha256(body).digest()
+os.unlink(sp)
+open(os.path.join(d, "shards", h.hex() + ".msgpack.zst"), "wb").write(body)
+ix["shards"][name] = h
+open(ip, "wb").write(zst(msgpack.packb(ix)))
+PY
+for k in other-name garbage not-zstd list bad-types; do
+	rm -rf "$TMP/hch" && cp -a "$TMP/schan" "$TMP/hch"
+	"$PYMSG" "$TMP/hostile.py" "$TMP/hch/linux-64" pytorch "$k"
+	fresh "sh-$k"
+	expect_exit 3 "a $k shard: exit 3" wp pick 'pytorch==1.8.0' --conda -c "file://$TMP/hch" -c "file://$TMP/sforge" \
+		--cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+	expect_grep "naming the shard" "wheelpick: .*file://$TMP/hch/linux-64/shards/" "$TMP/err"
+	[ "$k" = other-name ] && expect_eq "no record of 'evil' stored" "$(sql "SELECT (SELECT count(*) FROM files WHERE project = 'evil') + (SELECT count(*) FROM conda_chunks WHERE project = 'evil')")" 0
+done
+
 done_matrix
