@@ -205,4 +205,30 @@ for k in other-name garbage not-zstd list bad-types; do
 	[ "$k" = other-name ] && expect_eq "no record of 'evil' stored" "$(sql "SELECT (SELECT count(*) FROM files WHERE project = 'evil') + (SELECT count(*) FROM conda_chunks WHERE project = 'evil')")" 0
 done
 
+attack "a plain bundle OUT removes an earlier run's OUT.001... volumes (and a --split run a plain OUT)"
+fresh bv
+mkdir -p "$TMP/bv"
+expect_exit 0 "a bundle in 1K volumes" wp bundle "$TMP/bv/b.tar.zst" torch==1.8.0 $T --index "$FINDLINKS" --split 1K
+expect_file "volume 1" "$TMP/bv/b.tar.zst.001"
+expect_exit 0 "then a plain bundle of another version under the same name" wp bundle "$TMP/bv/b.tar.zst" torch==1.7.1 $T --index "$FINDLINKS"
+expect_eq "no volume of the earlier set is left" "$(find "$TMP/bv" -name 'b.tar.zst.0*' | wc -l)" 0
+expect_exit 0 "the bundle verifies" wp verify "$TMP/bv/b.tar.zst"
+expect_exit 0 "a --split run again" wp bundle "$TMP/bv/b.tar.zst" torch==1.8.0 $T --index "$FINDLINKS" --split 1K
+expect_no_file "the plain bundle is gone" "$TMP/bv/b.tar.zst"
+expect_exit 0 "the set verifies" wp verify "$TMP/bv/b.tar.zst.001"
+
+attack "a bundle whose install.sh (or another member) is setuid, setgid, sticky or world-writable fails verify (exit 4)"
+expect_exit 0 "a bundle" wp bundle "$TMP/bm.tar.zst" torch==1.8.0 $T --index "$FINDLINKS"
+for mode in 4777 2755 1755 0777 0757; do
+	rm -rf "$TMP/bmx" && mkdir -p "$TMP/bmx" && tar -C "$TMP/bmx" --zstd -xf "$TMP/bm.tar.zst"
+	chmod "$mode" "$TMP/bmx"/*/install.sh
+	tar -C "$TMP/bmx" --zstd -cf "$TMP/bm-$mode.tar.zst" "$(ls "$TMP/bmx")"
+	expect_exit 4 "install.sh $mode in the archive" wp verify "$TMP/bm-$mode.tar.zst"
+	expect_exit 4 "install.sh $mode unpacked" wp verify "$TMP/bmx/$(ls "$TMP/bmx")"
+done
+rm -rf "$TMP/bmx" && mkdir -p "$TMP/bmx" && tar -C "$TMP/bmx" --zstd -xf "$TMP/bm.tar.zst"
+chmod 4755 "$TMP/bmx"/*/*.whl
+tar -C "$TMP/bmx" --zstd -cf "$TMP/bm-whl.tar.zst" "$(ls "$TMP/bmx")"
+expect_exit 4 "a setuid wheel in the archive" wp verify "$TMP/bm-whl.tar.zst"
+
 done_matrix
