@@ -231,4 +231,20 @@ chmod 4755 "$TMP/bmx"/*/*.whl
 tar -C "$TMP/bmx" --zstd -cf "$TMP/bm-whl.tar.zst" "$(ls "$TMP/bmx")"
 expect_exit 4 "a setuid wheel in the archive" wp verify "$TMP/bm-whl.tar.zst"
 
+attack "update on a catalog whose tables have another shape, or that carries triggers or views: refused by name (exit 3)"
+fresh shape
+expect_exit 0 "a catalog" wp update --index "$FINDLINKS"
+cp "$WHEELPICK_CATALOG" "$TMP/good.sqlite3"
+for how in "ALTER TABLE files RENAME TO files_old; CREATE TABLE files(id INTEGER PRIMARY KEY, junk TEXT)" \
+	"ALTER TABLE sources DROP COLUMN etag" \
+	"CREATE TRIGGER keep_nothing AFTER INSERT ON files BEGIN DELETE FROM files WHERE id = new.id; END" \
+	"CREATE VIEW picks AS SELECT * FROM files"; do
+	cp "$TMP/good.sqlite3" "$WHEELPICK_CATALOG"
+	rm -f "$WHEELPICK_CATALOG-wal" "$WHEELPICK_CATALOG-shm"
+	sqlite3 "$WHEELPICK_CATALOG" "$how" || fail "cannot make the case: $how"
+	expect_exit 3 "${how%% *} ... : update refuses" wp update --index "$FINDLINKS" --force
+	expect_grep "naming the file" "catalog '$WHEELPICK_CATALOG'" "$TMP/err"
+	one_line "in one line" "$TMP/err"
+done
+
 done_matrix
