@@ -247,4 +247,25 @@ for how in "ALTER TABLE files RENAME TO files_old; CREATE TABLE files(id INTEGER
 	one_line "in one line" "$TMP/err"
 done
 
+attack "a wheel whose Requires-Dist cannot be read is refused (exit 4), as pip refuses its metadata"
+fresh rd
+mkdir -p "$TMP/rd"
+mkwheel "$TMP/rd" demo-pkg 1.0 --requires 'foo ((('
+printf '<a href="%s#sha256=%s">%s</a>\n' "$W_FN" "$W_SHA" "$W_FN" >"$TMP/rd/page.html"
+expect_exit 4 "pick -d" wp pick demo-pkg --cuda cpu --python 3.8 --platform linux_x86_64 --index "file://$TMP/rd/page.html" -d "$TMP/rd/wh"
+expect_grep "naming the wheel and the line" "demo_pkg-1\.0-py3-none-any\.whl.*Requires-Dist.*foo \(\(\(" "$TMP/err"
+expect_no_file "no wheelhouse" "$TMP/rd/wh/requirements.txt"
+expect_exit 4 "lock" wp lock demo-pkg --cuda cpu --python 3.8 --platform linux_x86_64 --index "file://$TMP/rd/page.html" -o "$TMP/rd/pylock.toml"
+
+attack "a wheelhouse written over keeps no wheel of the earlier set that no requirement names (a wheel of the user's stays)"
+fresh wo
+expect_exit 0 "a wheelhouse" wp torch==1.8.0 torchvision $T --index "$FINDLINKS" -d "$TMP/wo"
+cp "$TMP/wo/numpy-1.24.0-py3-none-any.whl" "$TMP/wo/mine-1.0-py3-none-any.whl"
+expect_exit 0 "written over with another set" wp torch==1.7.1 --no-deps $T --index "$FINDLINKS" -d "$TMP/wo"
+expect_eq "the earlier set's wheels are gone" "$(cd "$TMP/wo" && ls torch-1.8.0* torchvision-* numpy-* 2>/dev/null | wc -l)" 0
+expect_file "the new one is there" "$TMP/wo/torch-1.7.1+cu110-cp38-cp38-linux_x86_64.whl"
+expect_file "a wheel no record of ours names stays" "$TMP/wo/mine-1.0-py3-none-any.whl"
+rm -f "$TMP/wo/mine-1.0-py3-none-any.whl"
+expect_exit 0 "and the wheelhouse verifies" wp verify "$TMP/wo"
+
 done_matrix
