@@ -8,6 +8,7 @@
 #include "ops/fetch.h"
 #include "ops/locks.h"
 #include "ops/sources.h"
+#include "ops/verify_outputs.h"
 #include "resolver/wheelname.h"
 
 #include <errno.h>
@@ -332,6 +333,13 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	int rc;
 	if ((rc = wp_pick_dest_ready(dir, err)))
 		return rc;
+	/* a variant wheel whose own variant.json names another label is not the build its name says:
+	 * refused before anything is written (verify fails such a wheelhouse, and an installer that
+	 * reads the wheel's metadata would take it for another build) */
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->files[i].path &&
+		    (rc = wp_verify_variant_wheel_label(plan->files[i].path, plan->files[i].filename, err)))
+			return rc;
 	earlier_set(dir, &earlier);
 	rc = write_wheelhouse(s, run, dir, err);
 	/* only when the new requirements were written (a file that failed its checks keeps the old) */

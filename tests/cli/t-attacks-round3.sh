@@ -268,4 +268,39 @@ expect_file "a wheel no record of ours names stays" "$TMP/wo/mine-1.0-py3-none-a
 rm -f "$TMP/wo/mine-1.0-py3-none-any.whl"
 expect_exit 0 "and the wheelhouse verifies" wp verify "$TMP/wo"
 
+attack "a variant wheel whose own variant.json names another label is refused (exit 4) before a wheelhouse is written"
+need_real variants/variant-repack__torch-2.10__torch-2.10.0-variants.json
+"$PYTHON" "$ROOT/tests/fixtures/mkvariants.py" "$TMP/vl" "$REAL_DATA/variants/variant-repack__torch-2.10__torch-2.10.0-variants.json" >/dev/null
+# the cuda12.8 wheel's variant.json made to name 'cpu' (RECORD and the index's hashes follow, so
+# only the label disagrees)
+"$PYTHON" - "$TMP/vl" <<'PY'
+import base64, glob, hashlib, io, json, os, sys, zipfile
+d = sys.argv[1]
+path = glob.glob(os.path.join(d, "files", "torch-2.10.0-*-cuda12.8.whl"))[0]
+old = hashlib.sha256(open(path, "rb").read()).hexdigest()
+zin = zipfile.ZipFile(path)
+members = {n: zin.read(n) for n in zin.namelist()}
+zin.close()
+vj = [n for n in members if n.endswith(".dist-info/variant.json")][0]
+j = json.loads(members[vj]); j["variants"] = {"cpu": list(j["variants"].values())[0]}
+members[vj] = json.dumps(j).encode()
+rec = [n for n in members if n.endswith(".dist-info/RECORD")][0]
+h = lambda b: "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode()
+members[rec] = "".join("%s,%s,%d\n" % (n, h(b), len(b)) if n != rec else "%s,,\n" % n for n, b in members.items()).encode()
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    for n, b in members.items():
+        z.writestr(n, b)
+open(path, "wb").write(buf.getvalue())
+new = hashlib.sha256(buf.getvalue()).hexdigest()
+for page in glob.glob(os.path.join(d, "simple", "torch", "index.*")):
+    t = open(page).read().replace(old, new); open(page, "w").write(t)
+PY
+fresh vl
+start_server "$TMP/vl"
+expect_exit 4 "pick -d" wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64 \
+	--index "$BASE/simple/" -d "$TMP/vlw"
+expect_grep "naming the wheel and both labels" "cuda12\.8\.whl.*variant\.json names 'cpu'.*label is 'cuda12\.8'" "$TMP/err"
+expect_no_file "no wheelhouse written" "$TMP/vlw/requirements.txt"
+
 done_matrix
