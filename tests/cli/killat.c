@@ -36,7 +36,7 @@ static void step(const char *path)
 	if (!under || !path || strncmp(path, under, strlen(under)))
 		return;
 	seen++;
-	if (at && seen == atol(at))
+	if (at && seen == strtol(at, NULL, 10))
 		raise(SIGKILL);
 }
 
