@@ -193,6 +193,64 @@ static bool has_table(struct wp_catalog *cat, const char *name)
 	return yes;
 }
 
+/* The catalog's shape, once migrated, is schema.sql's: every table it makes, with every column
+ * of the same type, key and NOT NULL, and no trigger or view (SQL that would run, or answer, in
+ * place of the tables wheelpick reads and writes). A file with another shape is not ours to write
+ * into: updates would say success into tables that do not keep what they are given. Extra tables
+ * and columns are left alone (a later wheelpick's additions). */
+static int check_shape(struct wp_catalog *cat, struct wp_err *err)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *rt = NULL, *ct = NULL, *st = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(cat->db, "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' holds a %s ('%s') that wheelpick never makes: it is not a "
+			     "wheelpick catalog as written (remove it or use --catalog)", cat->path,
+			     (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+		goto out;
+	}
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, wp_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(ref,
+			       "SELECT m.name, c.name, upper(c.type), c.\"notnull\", c.pk FROM sqlite_master AS m, "
+			       "pragma_table_info(m.name) AS c WHERE m.type = 'table' ORDER BY m.name, c.cid",
+			       -1, &rt, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(cat->db, "SELECT upper(type), \"notnull\", pk FROM pragma_table_info(?1) WHERE name = ?2",
+			       -1, &ct, NULL) != SQLITE_OK) {
+		rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': cannot check its tables: %s", cat->path,
+			     ref ? sqlite3_errmsg(ref) : "out of memory");
+		goto out;
+	}
+	while (!rc && sqlite3_step(rt) == SQLITE_ROW) {
+		const char *table = (const char *)sqlite3_column_text(rt, 0), *col = (const char *)sqlite3_column_text(rt, 1);
+		const char *type = (const char *)sqlite3_column_text(rt, 2);
+		sqlite3_reset(ct);
+		sqlite3_bind_text(ct, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ct, 2, col, -1, SQLITE_STATIC);
+		if (sqlite3_step(ct) != SQLITE_ROW) {
+			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' has no column '%s' in table '%s': it is not a wheelpick "
+				     "catalog as written (remove it or use --catalog)", cat->path, col, table);
+		} else if (strcmp((const char *)sqlite3_column_text(ct, 0), type) ||
+			   sqlite3_column_int(ct, 1) != sqlite3_column_int(rt, 3) ||
+			   sqlite3_column_int(ct, 2) != sqlite3_column_int(rt, 4)) {
+			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s': column '%s' of table '%s' is not the one wheelpick "
+				     "makes (type %s%s%s, wanted %s%s%s): it is not a wheelpick catalog as written (remove it "
+				     "or use --catalog)", cat->path, col, table, (const char *)sqlite3_column_text(ct, 0),
+				     sqlite3_column_int(ct, 1) ? " NOT NULL" : "", sqlite3_column_int(ct, 2) ? " key" : "",
+				     type, sqlite3_column_int(rt, 3) ? " NOT NULL" : "", sqlite3_column_int(rt, 4) ? " key" : "");
+		}
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(rt);
+	sqlite3_finalize(ct);
+	if (ref)
+		sqlite3_close(ref);
+	return rc;
+}
+
 /* Old catalogs are brought forward in one transaction; schema.sql is idempotent
  * (IF NOT EXISTS), so version 0 (new file) and future additive migrations share a path. */
 static int migrate(struct wp_catalog *cat, struct wp_err *err)
@@ -443,7 +501,8 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 		}
 		goto out;
 	}
-	rc = migrate(cat, err);
+	if (!(rc = migrate(cat, err)))
+		rc = check_shape(cat, err);
 out:
 	if (rc)
 		wp_catalog_close(cat);

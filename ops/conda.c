@@ -552,7 +552,8 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 	struct wp_catalog cat = { 0 };
 	struct cflow *cf = wp_xcalloc(1, sizeof(*cf));
 	struct wp_sources src = { 0 };
-	int rc = 0;
+	int rc = 0, crc = 0; /* crc: the crawl's failure, which a pick from the catalog went on after */
+	struct wp_err ce = WP_ERR_INIT;
 
 	memset(res, 0, sizeof(*res));
 	res->records = cf;
@@ -566,8 +567,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		goto out;
 	if (src.n && !job->offline) {
 		/* a sharded channel gives the shards of the closure of what was asked, not its whole repodata */
-		struct wp_err ce = WP_ERR_INIT;
-		int crc = wp_sources_crawl_conda(s, &cat, &src, (const char *const *)job->reqs.v, job->reqs.n,
+		crc = wp_sources_crawl_conda(s, &cat, &src, (const char *const *)job->reqs.v, job->reqs.n,
 						 (const char *const *)cf->channels, cf->nch, false,
 						 job->refresh ? 0 : s->max_age_s, &ce);
 		if (crc == -WPE_INTEGRITY) {
@@ -605,6 +605,14 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		free(chans);
 	}
 out:
+	/* nothing fits, after a channel failed: the failure is the answer (exit 3, naming the source),
+	 * not "no channel has" what that channel would have given */
+	if (rc == -WPE_NOMATCH && crc && crc != -WPE_NOMATCH) {
+		char *nomatch = wp_xstrdup(err->msg);
+		wp_err_clear(err);
+		rc = wp_fail(err, crc, "%s; from what the catalog already has: %s", ce.msg, nomatch);
+		free(nomatch);
+	}
 	/* the records stay (the picks point into them); the catalog goes */
 	cf->cat = NULL;
 	wp_catalog_close(&cat);

@@ -4,9 +4,11 @@
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/url.h"
 #include "ops/fetch.h"
 #include "ops/locks.h"
 #include "ops/sources.h"
+#include "ops/verify_outputs.h"
 #include "resolver/wheelname.h"
 
 #include <errno.h>
@@ -256,6 +258,8 @@ static int write_plain_copies(const struct wp_session *s, const struct wp_plan *
 	return rc ? rc : wp_fs_sync_dir(dir, err);
 }
 
+static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err);
+
 bool wp_plan_has_variant_wheels(const struct wp_plan *plan)
 {
 	for (size_t i = 0; i < plan->n; i++) {
@@ -267,12 +271,93 @@ bool wp_plan_has_variant_wheels(const struct wp_plan *plan)
 	return false;
 }
 
+/* The wheels an earlier run's record (dir/wheelpick.json) names: the set this run replaces. */
+static void earlier_set(const char *dir, struct wp_strlist *out)
+{
+	char *path = wp_xasprintf("%s/wheelpick.json", dir);
+	const struct wp_json_opts o = { .what = path, .noun = "pick record", .max_bytes = 64 << 20 };
+	struct wp_buf b;
+	struct wp_json_val *root = NULL;
+	bool found = false;
+	if (wp_file_read_if_exists(path, 64 << 20, &b, &found, NULL) == 0 && found &&
+	    wp_json_load(b.data, b.len, &o, &root, NULL) == 0) {
+		const struct wp_json_val *picks = wp_json_get_arr(root, "picks");
+		for (size_t i = 0; i < wp_json_len(picks); i++) {
+			const char *fn = wp_json_get_str(wp_json_at(picks, i), "filename");
+			size_t n = fn ? strlen(fn) : 0;
+			if (fn && wp_url_filename_ok(fn) && n > 4 && !strcmp(fn + n - 4, ".whl"))
+				wp_strlist_push(out, wp_xstrdup(fn)); /* the list borrows; freed in the caller */
+		}
+	}
+	wp_json_tree_free(root);
+	wp_buf_free(&b);
+	free(path);
+}
+
+static bool plan_names(const struct wp_plan *plan, const char *filename)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		char *plain = plain_wheel_name(plan->files[i].filename);
+		bool same = !strcmp(plan->files[i].filename, filename) || (plain && !strcmp(plain, filename));
+		free(plain);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* A wheelhouse is one set: the wheels (and their plain-named copies) the earlier run wrote that
+ * this run's requirements do not name go, once the new requirements and record are in place.
+ * Left, pip's --find-links would see them and verify would fail them; a wheel the user put
+ * here (no record names it) stays. */
+static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier, const struct wp_plan *plan)
+{
+	for (size_t i = 0; i < earlier->n; i++) {
+		char *plain = plain_wheel_name(earlier->v[i]);
+		const char *names[] = { earlier->v[i], plain };
+		for (size_t k = 0; k < 2; k++) {
+			struct stat sb;
+			char *p = names[k] ? wp_xasprintf("%s/%s", dir, names[k]) : NULL;
+			if (p && !plan_names(plan, names[k]) && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+				unlink(p);
+			free(p);
+		}
+		free(plain);
+	}
+}
+
 int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan;
+	struct wp_strlist earlier = { 0 };
 	int rc;
 	if ((rc = wp_pick_dest_ready(dir, err)))
 		return rc;
+	/* a variant wheel whose own variant.json names another label is not the build its name says:
+	 * refused before anything is written (verify fails such a wheelhouse, and an installer that
+	 * reads the wheel's metadata would take it for another build) */
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->files[i].path &&
+		    (rc = wp_verify_variant_wheel_label(plan->files[i].path, plan->files[i].filename, err)))
+			return rc;
+	earlier_set(dir, &earlier);
+	rc = write_wheelhouse(s, run, dir, err);
+	/* only when the new requirements were written (a file that failed its checks keeps the old) */
+	bool complete = !rc;
+	for (size_t i = 0; i < plan->n && complete; i++)
+		complete = plan->files[i].path != NULL;
+	if (complete)
+		remove_earlier_set(dir, &earlier, plan);
+	for (size_t i = 0; i < earlier.n; i++)
+		free((char *)earlier.v[i]);
+	wp_strlist_release(&earlier);
+	return rc;
+}
+
+static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan;
+	int rc;
 	/* proven files go in; a file that failed its checks stays out. A copy an earlier run put
 	 * here stays: it was proven then, and the requirements that pin it stay as they were (below).
 	 * The folder is synced once when they are all in, not once per file (16 small wheels paid
@@ -310,6 +395,8 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	for (size_t i = 0; i < rep.n; i++)
 		if (strcmp(rep.v[i].for_whom, "every target") != 0)
 			wp_say(s, WP_SAY_NOTE, "%s/%s: for %s", dir, rep.v[i].name, rep.v[i].for_whom);
+	for (size_t i = 0; i < rep.n_warnings; i++)
+		wp_say(s, WP_SAY_WARN, "%s", rep.warnings[i]);
 	wp_lock_report_release(&rep);
 	/* the pick record, with local paths */
 	char *path = wp_xasprintf("%s/wheelpick.json", dir);
@@ -508,6 +595,8 @@ int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, stru
 	char *dir = slash ? wp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : wp_xstrdup(".");
 	if (!(rc = wp_mkdir_p(dir, 0755, err)))
 		rc = wp_write_pylock_named(&run->plan, dir, slash ? slash + 1 : path, WP_LOCK_URLS, rep, err);
+	for (size_t i = 0; !rc && i < rep->n_warnings; i++)
+		wp_say(s, WP_SAY_WARN, "%s", rep->warnings[i]);
 	free(dir);
 	return rc;
 }

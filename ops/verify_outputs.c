@@ -110,6 +110,15 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			vo_verify_channel(&c, abs);
 		} else if (is_wheelhouse(abs)) {
 			rep->kind = WP_VERIFY_WHEELHOUSE;
+			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never setuid, setgid,
+			 * sticky or world-writable, whoever wrote it */
+			char *inst = wp_xasprintf("%s/install.sh", abs);
+			struct stat isb;
+			if (lstat(inst, &isb) == 0 && (isb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH)))
+				vo_problem_add(&c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, "
+					       "which the install.sh wheelpick writes (0755) never has",
+					       (unsigned)isb.st_mode & 07777);
+			free(inst);
 			vo_verify_wheelhouse(&c, abs);
 		} else {
 			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "

@@ -641,7 +641,7 @@ static void toml_str(struct wp_buf *out, const char *s)
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			wp_buf_addch(out, '\\');
-		if ((unsigned char)*s < 0x20)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) /* TOML: DEL is a control character too */
 			wp_buf_printf(out, "\\u%04x", (unsigned char)*s);
 		else
 			wp_buf_addch(out, *s);
