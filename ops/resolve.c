@@ -538,17 +538,6 @@ static int deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *o
 		return rc;
 	}
 	wp_vec_push(&pv->metas, m);
-	/* pip refuses a distribution whose Requires-Dist it cannot read (InvalidRequirement: invalid
-	 * metadata); installing it without that dependency would give an environment pip never would */
-	for (size_t k = 0; k < m->n; k++) {
-		struct wp_requirement r;
-		struct wp_err pe = WP_ERR_INIT;
-		if (wp_requirement_parse(&r, m->reqs[k], strlen(m->reqs[k]), &pe) < 0)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s' has a Requires-Dist that is not PEP 508 (%s; from %s); "
-				       "pip refuses such metadata, and so does wheelpick", c->filename, pe.msg,
-				       m->source ? m->source : "its metadata");
-		wp_requirement_release(&r);
-	}
 	wp_say(pv->s, WP_SAY_DEBUG, "%s: dependencies from %s", c->filename, m->source ? m->source : "?");
 	*out = (struct wp_solve_deps){
 		.requires_dist = (const char *const *)m->reqs, .n = m->n, .requires_python = m->requires_python,

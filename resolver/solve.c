@@ -697,8 +697,9 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 		if (wp_requirement_parse(&dep, m->requires_dist[k], strlen(m->requires_dist[k]), &pe) < 0) {
 			/* pip (24.1 on) refuses such metadata and ignores that version: so do we, rather
 			 * than install it without a dependency it declares */
-			char *cause = wp_xasprintf("%s has invalid metadata: Requires-Dist '%s' is not PEP 508 (%s)", by,
-						   m->requires_dist[k], pe.msg);
+			char *cause = wp_xasprintf("%s (%s) has invalid metadata: Requires-Dist '%s' is not PEP 508 (%s; "
+						   "from %s); pip refuses such metadata, and so does wheelpick", by,
+						   c->filename, m->requires_dist[k], pe.msg, m->source ? m->source : "its METADATA");
 			set_root_cause(sv, cause);
 			free(cause);
 			sv->bad_metadata = true;

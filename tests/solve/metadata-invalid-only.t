@@ -6,4 +6,4 @@ file     b-1.0-py3-none-any.whl
 dep      a-1.0-py3-none-any.whl b>=1; python_version >= "3
 request  a
 exit     integrity
-message  a 1.0 has invalid metadata: Requires-Dist 'b>=1; python_version >= "3' is not PEP 508
+message  a 1.0 (a-1.0-py3-none-any.whl) has invalid metadata: Requires-Dist 'b>=1; python_version >= "3' is not PEP 508
