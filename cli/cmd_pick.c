@@ -63,7 +63,12 @@ static void print_next(const struct wp_cli *cli)
 			continue;
 		char *w = wp_net_text_mask(cli->argv[i]);
 		putchar(' ');
-		wp_print_shell_word(w, stdout);
+		/* a requirement ('torch>=2', 'torch==2.1') is quoted even where a shell would not need it */
+		if (strpbrk(w, "=<>!~") && !strpbrk(w, "'\\") && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+								   "0123456789/._-+:=@,%<>!~*[]; ") == strlen(w))
+			printf("'%s'", w);
+		else
+			wp_print_shell_word(w, stdout);
 		free(w);
 	}
 	putchar('\n');

@@ -465,6 +465,17 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 			 "'%s' is on none of the pages given, and no index is in play to ask for it: only --find-links pages "
 			 "(%s); add the index that has it with --index-url URL or --extra-index-url URL", name, wp_buf_cstr(&b));
 		wp_buf_free(&b);
+	} else if (given.n) {
+		/* every root was asked for ROOT/<name>/ and answered that it has no such project */
+		struct wp_buf b = WP_BUF_INIT;
+		for (size_t i = 0; i < roots.n && i < 3; i++)
+			wp_buf_printf(&b, "%s%s%s/", i ? ", " : "", roots.urls[i], canon.data);
+		if (roots.n > 3)
+			wp_buf_printf(&b, " and %zu more", roots.n - 3);
+		snprintf(err->msg, sizeof(err->msg),
+			 "'%s' is on none of the indexes in play (no page at %s); check the name, or add the index that "
+			 "has it with --extra-index-url URL", name, wp_buf_cstr(&b));
+		wp_buf_free(&b);
 	}
 	wp_strlist_release(&all);
 	wp_sources_release(&roots);

@@ -346,7 +346,8 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		add_list(c, &c->trusted_host, env("PIP_TRUSTED_HOST") ? env("PIP_TRUSTED_HOST") : pc.v[K_TRUSTED], false, WS);
 	c->timeout = g->isolated ? NULL : env("PIP_TIMEOUT") ? env("PIP_TIMEOUT") :
 		     pc.v[K_TIMEOUT] ? keep(c, wp_xstrdup(pc.v[K_TIMEOUT])) : NULL;
-	const char *timeout_where = env("PIP_TIMEOUT") ? "PIP_TIMEOUT" : pc.where[K_TIMEOUT];
+	const char *timeout_where = env("PIP_TIMEOUT")  ? "PIP_TIMEOUT" :
+				    pc.where[K_TIMEOUT] ? keep(c, wp_xstrdup(pc.where[K_TIMEOUT])) : NULL;
 	for (int k = 0; k < K_N; k++) {
 		free(pc.v[k]);
 		free(pc.where[k]);

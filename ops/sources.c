@@ -364,6 +364,24 @@ static void req_names(const struct wp_strlist *reqs, struct wp_sources *names)
 	}
 }
 
+/* Does url end in "/<name>/" for one of names (a project's page, not a root)? */
+static bool names_page(const char *url, const struct wp_sources *names)
+{
+	size_t n = strlen(url);
+	if (n < 2 || url[n - 1] != '/')
+		return false;
+	const char *start = url + n - 1;
+	while (start > url && start[-1] != '/')
+		start--;
+	struct wp_buf b = WP_BUF_INIT;
+	wp_project_name_normalize(start, (size_t)(url + n - 1 - start), &b);
+	bool found = false;
+	for (size_t i = 0; i < names->n && !found; i++)
+		found = !strcmp(b.data ? b.data : "", names->urls[i]);
+	wp_buf_free(&b);
+	return found;
+}
+
 int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
 			   const struct wp_strlist *reqs, bool force, long max_age_s, struct wp_err *err)
 {
@@ -394,9 +412,10 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 			wp_crawl(cat, (const char *const *)projects.urls, projects.n, &o, &rep, &ce);
 			rc = say_report(s, &rep, true, err);
 			/* a root that has none of them and was never read as a root may be a project page
-			 * given as --index (https://host/simple/torch/): read it as one */
+			 * given as --index (https://host/simple/torch/, for torch): read it as one. Any
+			 * other root without them has not got them: its own page is never read for that */
 			for (size_t r = 0; !rc && r < roots.n; r++) {
-				bool none = true;
+				bool none = names_page(roots.urls[r], &names);
 				size_t rl = strlen(roots.urls[r]);
 				for (size_t k = 0; k < rep.n && none; k++)
 					if (!strncmp(rep.v[k].url, roots.urls[r], rl) && !rep.v[k].not_found)
