@@ -44,6 +44,7 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 {
 	struct wp_buf section = WP_BUF_INIT, key = WP_BUF_INIT, value = WP_BUF_INIT;
 	bool have_key = false;
+	n = strnlen(text, n); /* a NUL ends the text: what follows is no configuration */
 	const char *p = text, *end = text + n;
 	wp_buf_addstr(&section, "");
 	while (p <= end) {
@@ -71,7 +72,9 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 						wp_buf_addch(&section, (char)tolower((unsigned char)*c));
 				}
 			} else {
-				size_t k = strcspn(t, "=:");
+				size_t k = 0;
+				while (t + k < te && t[k] != '=' && t[k] != ':')
+					k++;
 				if (t + k < te) {
 					const char *ke, *ve;
 					const char *ks = trim_span(t, t + k, &ke);

@@ -55,7 +55,8 @@ void wp_index_config_release(struct wp_index_config *c);
 /* pip's configuration format, as configparser reads it: "[section]", "key = value" or
  * "key: value", indented lines continuing the value, "#" and ";" comment lines. fn is called for
  * each key in order, with the key lower case and '_' read as '-' (as pip does), and the value
- * trimmed (continuation lines joined by '\n'). Never fails: a line it cannot read is skipped. */
+ * trimmed (continuation lines joined by '\n'). Never fails: a line it cannot read is skipped; a
+ * NUL byte ends the text. */
 typedef void wp_pipconf_fn(void *ctx, const char *section, const char *key, const char *value);
 void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx);
 
