@@ -82,6 +82,10 @@ keep lock
 expect_file "pylock.toml" "$OUT/pylock.toml"
 expect_exit 0 "mirror" wp mirror "$OUT/mirror" torchvision==0.9.0 "${T[@]}" --index "$U"
 keep mirror
+expect_exit 0 "bundle" wp bundle "$OUT/b.tar.zst" torchvision==0.9.0 "${T[@]}" --index "$U"
+keep bundle
+mkdir -p "$OUT/b" && tar --zstd -xf "$OUT/b.tar.zst" -C "$OUT/b" 2>/dev/null
+expect_file "the bundle, unpacked for the search" "$OUT/b"
 mkdir -p "$TMP/in"   # the user's own file holds the token; what wheelpick writes must not
 printf -- '--index-url %s\ntorchvision==0.9.0\n' "$U/" >"$TMP/in/req.txt"
 export WHEELPICK_CATALOG="$TMP/reqfile.sqlite3"
