@@ -43,6 +43,13 @@ printf 'subjectAltName=IP:127.0.0.1\n' >"$C/ext"
 openssl x509 -req -in "$C/srv.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial -out "$C/srv.pem" -days 2 \
 	-extfile "$C/ext" >/dev/null 2>&1
 [ -s "$C/srv.pem" ] && pass "a test CA and a server certificate" || fail "openssl made no certificate"
+# and a client certificate signed by it, its key in the same PEM (pip's --client-cert)
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$C/cli.key" -out "$C/cli.csr" \
+	-subj /CN=builder >/dev/null 2>&1
+openssl x509 -req -in "$C/cli.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial -out "$C/cli.crt" -days 2 \
+	>/dev/null 2>&1
+cat "$C/cli.crt" "$C/cli.key" >"$C/client.pem"
+M=$(free_port)
 
 idx_nginx "    listen 127.0.0.1:$A;
     root $PRIV;
@@ -55,8 +62,14 @@ idx_nginx "    listen 127.0.0.1:$A;
     ssl_certificate_key $C/srv.key;
     root $TMP/tlsroot;
     auth_basic \"company index\";
-    auth_basic_user_file $TMP/htpasswd;"
-for port in "$A" "$P" "$S"; do wait_port "$port" || fail "nginx is not on $port: $(cat "$TMP/ngx/stderr" 2>/dev/null)"; done
+    auth_basic_user_file $TMP/htpasswd;" \
+	"    listen 127.0.0.1:$M ssl;
+    ssl_certificate $C/srv.pem;
+    ssl_certificate_key $C/srv.key;
+    ssl_client_certificate $C/ca.pem;
+    ssl_verify_client on;
+    root $TMP/tlsroot;"
+for port in "$A" "$P" "$S" "$M"; do wait_port "$port" || fail "nginx is not on $port: $(cat "$TMP/ngx/stderr" 2>/dev/null)"; done
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', wanted '$3'"; fi; }
 OUT="$TMP/outputs"   # every file and document the runs write, searched for the token at the end
 mkdir -p "$OUT"
@@ -157,6 +170,14 @@ expect_exit 0 "--trusted-host 127.0.0.1:PORT" env -u PIP_CERT "$WHEELPICK" torch
 	--isolated --index "$SU" --trusted-host "127.0.0.1:$S"
 keep tls-trusted
 expect_grep "warned about on every run" "TLS certificate of '127.0.0.1:$S' is not checked" "$TMP/err"
+
+export WHEELPICK_CATALOG="$TMP/mtls.sqlite3"
+expect_exit 3 "a server that wants a client certificate, none given: exit 3" \
+	wp torchvision==0.9.0 "${T[@]}" --dry-run --index "https://127.0.0.1:$M/simple" --cert "$C/ca.pem"
+keep mtls-none
+expect_exit 0 "--client-cert PEM" wp torchvision==0.9.0 "${T[@]}" --dry-run --index "https://127.0.0.1:$M/simple" \
+	--cert "$C/ca.pem" --client-cert "$C/client.pem"
+keep mtls
 
 # --- through a forward proxy ---
 rm -f "$TMP/proxy.port"

@@ -112,6 +112,17 @@ expect_exit 2 "a pip timeout that is no number is a usage error" env PIP_CONFIG_
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --index "$H/simple"
 expect_grep "naming the file" "timeout 'soon' \(pip.conf $TMP/bad.conf\)" "$TMP/err"
 
+# update reads the root (a whole-index listing) and stores it like any page
+export WHEELPICK_CATALOG="$TMP/update.sqlite3"
+expect_exit 0 "update with PIP_INDEX_URL" env PIP_INDEX_URL="$H/simple" "$WHEELPICK" update --project torch
+expect_eq "the root stored as a source of kind root, with its time" \
+	"$(sqlite3 "$WHEELPICK_CATALOG" "SELECT kind, fetched_at > 0 FROM sources WHERE url = '$H/simple/'")" "root|1"
+expect_eq "its project followed" "$(sqlite3 "$WHEELPICK_CATALOG" "SELECT count(*) FROM sources WHERE url = '$H/simple/torch/'")" 1
+n=$(asked "$P" /simple/torch/)
+expect_exit 0 "update again: the root unchanged, its project still followed" env PIP_INDEX_URL="$H/simple" \
+	"$WHEELPICK" update --project torch
+expect_eq "torch's page asked again" "$(asked "$P" /simple/torch/)" "$((n + 1))"
+
 # --- next: replays the command as given, without --dry-run ---
 expect_exit 0 "a dry run with --gpu, --pre and -d" wp torchvision==0.9.0 --cuda 11.2 --gpu sm_86 --python 3.8 \
 	--platform linux_x86_64 --pre -d "$TMP/my wheels" --index "$H/simple" --dry-run
