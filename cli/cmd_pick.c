@@ -161,6 +161,12 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		free(req_file);
 	}
 out:
+	if (rc && err->code) {
+		/* whatever quoted a line or an argument, a URL's user:password is not repeated */
+		char *m = wp_net_text_mask(err->msg);
+		snprintf(err->msg, sizeof(err->msg), "%s", m);
+		free(m);
+	}
 	if (rc && o.json && !printed)
 		wp_print_json_error(rc, err, &run.plan);
 	wp_pick_run_release(&run);

@@ -36,8 +36,12 @@ static void vsay(const struct wp_cli *cli, const char *prefix, const char *fmt, 
 		fprintf(stderr, "[%.2f s] ", wp_cli_elapsed(cli));
 	fputs(prefix, stderr);
 	char *msg = NULL;
-	if (vasprintf(&msg, fmt, ap) >= 0)
-		wp_fputs_shown(msg, stderr); /* values from indexes, files and the environment */
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		/* values from indexes, files and the environment; a URL's user:password never */
+		char *shown = wp_net_text_mask(msg);
+		wp_fputs_shown(shown, stderr);
+		free(shown);
+	}
 	free(msg);
 	fputc('\n', stderr);
 }

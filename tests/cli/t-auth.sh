@@ -132,6 +132,15 @@ keep wrong-json
 expect_json "$TMP/out" "j['error']['exit']" 3
 no_token "nor in --json" "$WRONG" "$TMP/out" "$TMP/err"
 
+# messages that quote what the user typed mask it too
+expect_exit 2 "a requirement by URL with a token (--json)" wp "torch @ https://alice:$TOKEN@host/torch-1.0-py3-none-any.whl" \
+	"${T[@]}" --dry-run --json --offline
+keep url-req
+expect_grep "quoted, masked" "https://\*\*\*@host/torch-1.0" "$TMP/out"
+expect_exit 2 "a bad --index-for with a token" wp torch "${T[@]}" --dry-run --offline --index-for "http://alice:$TOKEN@host/"
+keep index-for
+expect_grep "quoted, masked" "'http://\*\*\*@host/' is not PROJECT=URL" "$TMP/err"
+
 # --- ~/.netrc, $NETRC, uv's per-index variables ---
 export WHEELPICK_CATALOG="$TMP/netrc.sqlite3"
 printf 'machine 127.0.0.1 login alice password %s\n' "$TOKEN" >"$HOME/.netrc"
