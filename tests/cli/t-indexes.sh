@@ -49,6 +49,12 @@ expect_eq "one source row for the root's project page" \
 	"$(sqlite3 "$WHEELPICK_CATALOG" "SELECT count(*) FROM sources WHERE url LIKE '%/simple/torchvision%'")" 1
 expect_grep "the plan's header names the root and where it came from" "^index: $H/simple/ \(from the command line\)" "$TMP/out"
 expect_exit 0 "-i / --index-url, pip's spelling" wp torchvision==0.9.0 "${T[@]}" -i "$H/simple"
+# a dependency's page older than the freshness limit is asked for again, conditionally
+sqlite3 "$WHEELPICK_CATALOG" "UPDATE sources SET fetched_at = fetched_at - 7200 WHERE url = '$H/simple/numpy/'"
+expect_exit 0 "a pick two hours after numpy's page was read" wp torchvision==0.9.0 "${T[@]}" --index "$H/simple"
+expect_eq "numpy's page asked again" "$(asked "$P" /simple/numpy/)" 2
+expect_grep "conditionally: nginx says not modified" "^$P \"GET /simple/numpy/ HTTP/1.1\" 304" "$NGX_LOG"
+expect_eq "and the fresh ones not" "$(asked "$P" /simple/pillow/)" 1
 
 # --- a root of 200,000 projects: two picks, the root read at most once (here: never) ---
 export WHEELPICK_CATALOG="$TMP/big.sqlite3"
