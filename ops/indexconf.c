@@ -282,8 +282,12 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		 * project); only said here */
 		c->origin = keep(c, wp_xstrdup("WHEELPICK_INDEX"));
 		char *copy = keep(c, wp_xstrdup(env("WHEELPICK_INDEX"))), *save = NULL;
-		for (char *t = strtok_r(copy, WS ",", &save); t; t = strtok_r(NULL, WS ",", &save))
+		for (char *t = strtok_r(copy, WS ",", &save); t; t = strtok_r(NULL, WS ",", &save)) {
+			/* its credentials now: a run that finds everything in the catalog reads no page,
+			 * but still downloads from that host */
+			free(wp_net_url_take_credentials(t));
 			wp_strlist_push(&c->shown, keep(c, wp_net_url_mask(t)));
+		}
 	} else if (!g->isolated && uv) {
 		/* uv's priority: --index entries, then extra indexes, then the default index last */
 		c->origin = keep(c, wp_xstrdup(uv));

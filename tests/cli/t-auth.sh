@@ -165,6 +165,22 @@ expect_exit 0 "pip.conf with the token" env PIP_CONFIG_FILE="$TMP/pip.conf" "$WH
 keep pip-conf
 rm -f "$TMP/pip.conf"
 
+# a later run that finds everything in the catalog reads no page, but downloads: the
+# credentials come from its own configuration (here WHEELPICK_INDEX), or it says what is missing
+export WHEELPICK_CATALOG="$TMP/later.sqlite3" WHEELPICK_CACHE_DIR="$TMP/cache-later"
+expect_exit 0 "a dry run fills the catalog" wp torchvision==0.9.0 "${T[@]}" --dry-run --index "$U"
+keep later-dry
+expect_exit 3 "a later download without credentials: exit 3" wp torchvision==0.9.0 "${T[@]}" -d "$OUT/wh-later" \
+	--index "http://127.0.0.1:$A/simple"
+keep later-none
+expect_grep "credentials needed" "HTTP 401 from 127\.0\.0\.1:$A: credentials needed" "$TMP/err"
+expect_exit 0 "with WHEELPICK_INDEX holding them" env WHEELPICK_INDEX="$U/" "$WHEELPICK" torchvision==0.9.0 "${T[@]}" \
+	-d "$OUT/wh-later"
+keep later-env
+expect_grep "its header masks them" "^index: http://\*\*\*@127.0.0.1:$A/simple/ \(from WHEELPICK_INDEX\)" "$TMP/out"
+no_token "the later run's cache holds no token" "$TOKEN" "$WHEELPICK_CACHE_DIR"
+export WHEELPICK_CACHE_DIR="$TMP/cache"
+
 # --- TLS with a local CA ---
 export WHEELPICK_CATALOG="$TMP/tls.sqlite3"
 SU="https://alice:$TOKEN@127.0.0.1:$S/simple"
