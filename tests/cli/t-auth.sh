@@ -52,6 +52,7 @@ cat "$C/cli.crt" "$C/cli.key" >"$C/client.pem"
 M=$(free_port)
 
 idx_nginx "    listen 127.0.0.1:$A;
+    location = /moved/torchvision/ { return 302 http://127.0.0.1:$P/simple/torchvision/; }
     root $PRIV;
     auth_basic \"company index\";
     auth_basic_user_file $TMP/htpasswd;" \
@@ -116,6 +117,12 @@ expect_eq "the redirect was followed with the credentials" \
 	"$(grep -c "^$A \"GET /simple/torchvision/ HTTP/1.1\" 200 auth=yes" "$NGX_LOG")" \
 	"$(grep -c "^$A \"GET /simple/torchvision/ HTTP/1.1\" 200" "$NGX_LOG")"
 expect_grep "and asked" "^$A \"GET /simple/torchvision HTTP/1.1\" 301 auth=yes" "$NGX_LOG"
+
+expect_exit 0 "a redirect to another server (port)" wp torchvision==0.9.0 "${T[@]}" --no-deps --dry-run --refresh \
+	-f "http://alice:$TOKEN@127.0.0.1:$A/moved/torchvision/"
+keep moved
+expect_grep "asked there" "^$P \"GET /simple/torchvision/ HTTP/1.1\" 200" "$NGX_LOG"
+expect_eq "without the credentials" "$(grep "^$P " "$NGX_LOG" | grep -c "auth=yes")" 0
 
 # --- no credentials, a wrong password ---
 export WHEELPICK_CATALOG="$TMP/none.sqlite3"
