@@ -342,8 +342,10 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 	}
 
 	/* TLS, key by key: the command line, then pip's environment, then its files */
-	c->cert = g->cert ? g->cert : !g->isolated && env("PIP_CERT") ? env("PIP_CERT") :
-		  !g->isolated && pc.v[K_CERT] ? keep(c, wp_xstrdup(pc.v[K_CERT])) : NULL;
+	/* WHEELPICK_CA_BUNDLE, wheelpick's own, comes before pip's (net/xfer.c reads it) */
+	bool pip_cert = !g->isolated && !env("WHEELPICK_CA_BUNDLE");
+	c->cert = g->cert ? g->cert : pip_cert && env("PIP_CERT") ? env("PIP_CERT") :
+		  pip_cert && pc.v[K_CERT] ? keep(c, wp_xstrdup(pc.v[K_CERT])) : NULL;
 	c->client_cert = g->client_cert ? g->client_cert : !g->isolated && env("PIP_CLIENT_CERT") ? env("PIP_CLIENT_CERT") :
 			 !g->isolated && pc.v[K_CLIENT_CERT] ? keep(c, wp_xstrdup(pc.v[K_CLIENT_CERT])) : NULL;
 	if (g->trusted_host.n)

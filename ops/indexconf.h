@@ -15,8 +15,8 @@
  *      no-index, cert, client-cert, trusted-host, timeout;
  *   6. nothing: the built-in default (PyTorch's pages; the job's own).
  * --isolated skips 2 to 5 (as pip's --isolated skips its environment and files).
- * TLS settings follow the same rule key by key: --cert, $PIP_CERT, the files' cert (and so on for
- * client-cert, trusted-host, timeout). Credentials: a URL's userinfo (wherever it was written),
+ * TLS settings follow the same rule key by key: --cert, $WHEELPICK_CA_BUNDLE (read by net/), then
+ * $PIP_CERT, the files' cert (and so on for client-cert, trusted-host, timeout). Credentials: a URL's userinfo (wherever it was written),
  * and for a named index (uv's NAME=URL) $UV_INDEX_<NAME>_USERNAME and _PASSWORD, go to the run's
  * credentials (net/auth.h); what is kept and said holds the URLs without them.
  * Ownership: the config owns every string in it (wp_index_config_release). */

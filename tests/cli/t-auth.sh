@@ -198,6 +198,13 @@ expect_exit 0 "--cert CA.pem" wp torchvision==0.9.0 "${T[@]}" --dry-run --index 
 keep tls-cert
 expect_exit 0 "PIP_CERT" env PIP_CERT="$C/ca.pem" "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh --index "$SU"
 keep tls-pipcert
+expect_exit 0 "WHEELPICK_CA_BUNDLE before PIP_CERT" env WHEELPICK_CA_BUNDLE="$C/ca.pem" PIP_CERT=/dev/null \
+	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh --index "$SU"
+keep tls-wpca
+printf '[global]\ncert = %s\n' "$C/ca.pem" >"$TMP/tls.conf"
+expect_exit 0 "pip.conf's cert" env PIP_CONFIG_FILE="$TMP/tls.conf" "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run \
+	--refresh --index "$SU"
+keep tls-conf
 expect_exit 0 "--trusted-host 127.0.0.1:PORT" env -u PIP_CERT "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh \
 	--isolated --index "$SU" --trusted-host "127.0.0.1:$S"
 keep tls-trusted
