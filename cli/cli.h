@@ -24,6 +24,8 @@ struct wp_cli {
 	bool stdout_tty, stderr_tty;
 	bool info_as_debug;         /* what ops/ reports at WP_SAY_INFO is said with -v only */
 	double start;               /* when the command started (for -v timings) */
+	int argc;                   /* the command line as given (main's), for `next:` to replay */
+	char **argv;
 	struct wp_progress progress;
 };
 

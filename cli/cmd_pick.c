@@ -6,9 +6,11 @@
 #include "cli/pick_opts.h"
 #include "base/mem.h"
 #include "cli/print.h"
+#include "net/auth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *dest_or(const struct wp_pick_opts *o, const char *fallback)
 {
@@ -49,33 +51,27 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	return rc;
 }
 
-/* The command that fetches what --dry-run showed. */
-static void print_next(const struct wp_pick_opts *o, const struct wp_strlist *reqs, const struct wp_plan *plan)
+/* The command that fetches what --dry-run showed: the command line as given without --dry-run,
+ * every word shell-quoted, a URL's credentials shown as ***. */
+static void print_next(const struct wp_cli *cli)
 {
-	const struct wp_target *t = &plan->targets[0];
-	printf("next: wheelpick");
-	for (size_t i = 0; i < reqs->n; i++)
-		printf(" '%s'", reqs->v[i]);
-	for (size_t i = 0; i < o->requirement.n; i++)
-		printf(" -r %s", o->requirement.v[i]);
-	for (size_t i = 0; i < o->constraint.n; i++)
-		printf(" --constraint %s", o->constraint.v[i]);
-	for (size_t i = 0; i < o->index.n; i++)
-		printf(" --index %s", o->index.v[i]);
-	if (t->accel == WP_ACCEL_CUDA && t->driver_given)
-		printf(" --driver %s", t->driver.text);
-	else if (t->accel == WP_ACCEL_CUDA)
-		printf(" --cuda %d.%d", t->cuda_major, t->cuda_minor);
-	else if (t->accel == WP_ACCEL_CPU)
-		printf(" --cuda cpu");
-	else if (t->accel == WP_ACCEL_XPU)
-		printf(" --xpu");
-	else if (t->accel == WP_ACCEL_ROCM)
-		printf(" --rocm %d.%d", t->rocm_major, t->rocm_minor);
-	printf(" --python %d.%d", t->py_major, t->py_minor);
-	for (size_t i = 0; i < plan->n_targets; i++)
-		printf(" --platform %s", plan->targets[i].platform);
-	printf(" -d wheelhouse\n");
+	fputs("next: wheelpick", stdout);
+	bool words = false; /* after "--": package words only */
+	for (int i = 1; i < cli->argc; i++) {
+		words = words || !strcmp(cli->argv[i], "--");
+		if (!words && (!strcmp(cli->argv[i], "--dry-run") || !strcmp(cli->argv[i], "-n")))
+			continue;
+		char *w = wp_net_text_mask(cli->argv[i]);
+		putchar(' ');
+		/* a requirement ('torch>=2', 'torch==2.1') is quoted even where a shell would not need it */
+		if (strpbrk(w, "=<>!~") && !strpbrk(w, "'\\") && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+								   "0123456789/._-+:=@,%<>!~*[]; ") == strlen(w))
+			printf("'%s'", w);
+		else
+			wp_print_shell_word(w, stdout);
+		free(w);
+	}
+	putchar('\n');
 }
 
 /* -v: each decision, and how long the resolution took. */
@@ -115,17 +111,17 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	say_decisions(cli, &run.plan, t0);
 	if (o.dry_run) {
-		wp_print_plan(&run.plan, o.json, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0) {
 			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
-			print_next(&o, &reqs, &run.plan);
+			print_next(cli);
 		}
 		goto out;
 	}
 	const char *dest = dest_or(&o, "wheelhouse");
 	if (!o.json) {
 		/* what and why first: a wrong pick can be stopped before it downloads */
-		wp_print_plan(&run.plan, false, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, false, o.explain);
 		if (cli->verbosity >= 0)
 			wp_print_plan_total(&run.plan, " to download");
 		fflush(stdout);
@@ -145,7 +141,7 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	rc = frc;
 	if (o.json)
-		wp_print_plan(&run.plan, true, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	printed = o.json;
 	if (!rc && !o.json && cli->verbosity >= 0) {
 		/* a command to paste: the folder quoted as one shell word, whatever its name holds */
@@ -165,6 +161,12 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		free(req_file);
 	}
 out:
+	if (rc && err->code) {
+		/* whatever quoted a line or an argument, a URL's user:password is not repeated */
+		char *m = wp_net_text_mask(err->msg);
+		snprintf(err->msg, sizeof(err->msg), "%s", m);
+		free(m);
+	}
 	if (rc && o.json && !printed)
 		wp_print_json_error(rc, err, &run.plan);
 	wp_pick_run_release(&run);

@@ -1,6 +1,7 @@
 /* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
 #include "cli/cli.h"
+#include "net/auth.h"
 #include "cli/print.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
@@ -35,8 +36,12 @@ static void vsay(const struct wp_cli *cli, const char *prefix, const char *fmt, 
 		fprintf(stderr, "[%.2f s] ", wp_cli_elapsed(cli));
 	fputs(prefix, stderr);
 	char *msg = NULL;
-	if (vasprintf(&msg, fmt, ap) >= 0)
-		wp_fputs_shown(msg, stderr); /* values from indexes, files and the environment */
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		/* values from indexes, files and the environment; a URL's user:password never */
+		char *shown = wp_net_text_mask(msg);
+		wp_fputs_shown(shown, stderr);
+		free(shown);
+	}
 	free(msg);
 	fputc('\n', stderr);
 }
@@ -231,6 +236,8 @@ int main(int argc, char **argv)
 	bool implicit = false;
 
 	cli.start = now();
+	cli.argc = argc;
+	cli.argv = argv;
 	cli.stdout_tty = isatty(STDOUT_FILENO);
 	cli.stderr_tty = isatty(STDERR_FILENO);
 	/* before the command: globals, --help, --version, the generators, or a pick option */
@@ -322,8 +329,11 @@ int main(int argc, char **argv)
 	wp_cli_debug(&cli, "%s: done in %.2f s", cmd->name, wp_cli_elapsed(&cli));
 out:
 	if (rc && err.code) {
+		/* a URL's user:password never reaches the terminal, whoever wrote the message */
+		char *shown = wp_net_text_mask(err.msg);
 		fputs("wheelpick: ", stderr);
-		wp_fputs_shown(err.msg, stderr);
+		wp_fputs_shown(shown, stderr);
+		free(shown);
 		fputc('\n', stderr);
 	}
 	else if (rc)

@@ -454,6 +454,8 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 	int rc = 0;
 	for (size_t i = 0; i < job->index.n; i++)
 		wp_sources_add_index(&src, job->index.v[i]);
+	for (size_t i = 0; i < job->find_links.n; i++)
+		wp_sources_add_findlinks(&src, job->find_links.v[i]);
 	if (!src.n) {
 		if ((rc = all_in_catalog(&run->cat, &job->reqs, &have, err)))
 			goto out;
@@ -468,13 +470,13 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 	}
 	if (src.n && !job->offline) {
 		struct wp_err ce = WP_ERR_INIT;
-		if (wp_sources_crawl(s, &run->cat, &src, NULL, 0, false, job->refresh ? 0 : s->max_age_s, &ce)) {
+		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false, job->refresh ? 0 : s->max_age_s, &ce)) {
 			/* a source that cannot be reached now, while the catalog holds what it listed before:
 			 * picking from that is what --offline would do; say so. An --index never read, or
 			 * nothing to pick from at all, makes the failure the answer (exit 3), not "nothing
 			 * fits" */
 			bool known = true;
-			for (size_t i = 0; job->index.n && i < src.n && known && !rc; i++)
+			for (size_t i = 0; (job->index.n || job->find_links.n) && i < src.n && known && !rc; i++)
 				rc = source_known(&run->cat, src.urls[i], &known, err);
 			if (!rc && known)
 				rc = all_in_catalog(&run->cat, &job->reqs, &have, err);
@@ -539,6 +541,8 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 	int rc = 0;
 	for (size_t i = 0; i < job->index.n; i++)
 		wp_sources_add_index(&given, job->index.v[i]);
+	for (size_t i = 0; i < job->find_links.n; i++)
+		wp_sources_add_findlinks(&given, job->find_links.v[i]);
 	for (size_t i = 0; i < given.n; i++)
 		wp_strlist_push(&indexes, given.urls[i]);
 	for (size_t i = 0; i < job->index_for.n && !rc; i++) {

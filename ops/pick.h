@@ -22,6 +22,7 @@ struct wp_pick_job {
 	struct wp_strlist reqs;          /* PEP 508 requirements */
 	struct wp_target_spec targets;
 	struct wp_strlist index;         /* --index URLs or paths, best first */
+	struct wp_strlist find_links;    /* -f pages and folders (after index; never roots) */
 	struct wp_strlist index_for;     /* PROJECT=URL */
 	enum wp_index_strategy strategy;
 	bool no_deps, pre, explain, offline, refresh;

@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One project's rows, owned: candidates point into the arena. They are read newest first, a
  * window at a time (schema 7's version key): the picking rule says when a window cannot decide
@@ -466,6 +467,33 @@ static bool may_crawl(const struct provider *pv)
 	return !pv->o->offline && pv->roots.n;
 }
 
+static int fetched_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	*(int64_t *)ctx = r->fetched_at;
+	return 0;
+}
+
+/* Was p's page under a root read before, longer ago than the session's freshness? Then it is
+ * asked for again (conditionally) before it is used, as a named project's page is. */
+static bool stale_page(struct provider *pv, const struct proj *p)
+{
+	if (pv->s->max_age_s <= 0)
+		return false;
+	time_t now = time(NULL);
+	for (size_t i = 0; i < pv->roots.n; i++) {
+		struct wp_err e = WP_ERR_INIT;
+		bool found = false;
+		int64_t at = 0;
+		char *url = wp_xasprintf("%s%s/", pv->roots.urls[i], p->name);
+		if (wp_catalog_source_get(pv->cat, url, fetched_fn, &at, &found, &e) < 0)
+			found = false;
+		free(url);
+		if (found && now - at >= pv->s->max_age_s)
+			return true;
+	}
+	return false;
+}
+
 static int files(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
 {
 	struct provider *pv = ctx;
@@ -473,7 +501,7 @@ static int files(void *ctx, const char *project, struct wp_solve_files *out, str
 	int rc;
 	if (!p->loaded && (rc = reload(pv, p, err)) < 0)
 		return rc;
-	if (!p->c.n && !p->crawled && may_crawl(pv)) {
+	if (!p->crawled && may_crawl(pv) && (!p->c.n || stale_page(pv, p))) {
 		/* a dependency no source was crawled for: its page under the index roots, then again */
 		const char *one[] = { project };
 		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1, err)) < 0)
@@ -513,7 +541,7 @@ static void read_projects(void *ctx, const char *const *projects, size_t n)
 	size_t nm = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct proj *p = get(pv, projects[i]);
-		if (p->crawled || (!p->loaded && reload(pv, p, &e) < 0) || p->c.n)
+		if (p->crawled || (!p->loaded && reload(pv, p, &e) < 0) || (p->c.n && !stale_page(pv, p)))
 			continue;
 		missing[nm++] = p->name;
 	}
