@@ -15,7 +15,7 @@ coarse for the few-millisecond cases.
 
 Environment:
   BENCH_QUICK=1      a ~1-minute smoke run: small inputs, one measured run per case
-  BENCH_CASES=1,3    run only these cases (1-8)
+  BENCH_CASES=1,3    run only these cases (1-9)
   BENCH_RUNS=N       measured runs per command (default 5; quick 1)
   WP_SHARED_DATA     the shared data folder (default ../shared/data next to the repo)
 """
@@ -39,7 +39,7 @@ import mkwheel  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "1" if QUICK else "5"))
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8,9").split(",") if c.strip()}
 SHARED = os.path.abspath(os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")))
 PAGE2021 = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
 PAGE2023 = os.path.join(SHARED, "pytorch_index", "whl_simple_2023-10-13", "torch", "index.html")
@@ -1076,10 +1076,10 @@ def case7(WP, PY):
     commands(cmds)
 
 
-def case8(WP, PY):
+def case9(WP, PY):
     """issue 24: the solver at 1,000 and 10,000 projects against pip's resolver (bench/solve_scale.py)."""
     import solve_scale
-    cp_header(8, "the solver at scale: dependency webs of 1,000 and 10,000 projects")
+    cp_header(9, "the solver at scale: dependency webs of 1,000 and 10,000 projects")
     os.environ["BENCH_WORK"] = WORK
     solve_scale.run(WP, PY, emit, sizes=(300,) if QUICK else (1000, 10000), runs=1 if QUICK else 3,
                     pip_max=300 if QUICK else 1000)
@@ -1139,8 +1139,8 @@ def main():
             case6(WP, PY)
         if "7" in CASES:
             case7(WP, PY)
-        if "8" in CASES:
-            case8(WP, PY)
+        if "9" in CASES:
+            case9(WP, PY)
         emit("Legend for the commands above:")
         emit()
         emit("```sh")

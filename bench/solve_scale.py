@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/solve_scale.py: the solver at 1,000 and 10,000 projects (issue 24), against pip's resolver.
 
-usage: solve_scale.py /abs/path/to/wheelpick [PYTHON]     (bench.py runs it as case 8)
+usage: solve_scale.py /abs/path/to/wheelpick [PYTHON]     (bench.py runs it as case 9)
 
 A dependency web (tests/fixtures/mkweb.py: N projects, three versions each, a binary tree of
 Requires-Dist, and upper bounds on every tenth project that force a solver back a version) is
