@@ -111,6 +111,9 @@ static int cmp_cand(const void *a, const void *b)
 	const struct cand *x = *(struct cand *const *)a, *y = *(struct cand *const *)b;
 	if (x->prio != y->prio)
 		return x->prio < y->prio ? -1 : 1;
+	/* a variant wheel before the plain-name copy pick -d writes beside it for pip */
+	if (!x->wn.variant_label != !y->wn.variant_label)
+		return x->wn.variant_label ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
