@@ -24,7 +24,9 @@ const struct wp_opt wp_install_table[] = {
 	{ "find-links", 'f', NULL, WP_OPT_LIST, O(find_links), "DIR", "a folder of wheels the -r file's lines are found in" },
 	{ "compile", 0, NULL, WP_OPT_FLAG, O(compile), NULL, "byte-compile the installed .py files (compileall; off by default)" },
 	{ "no-compile", 0, NULL, WP_OPT_FLAG, O(no_compile), NULL, "do not byte-compile (the default)" },
-	{ "link-mode", 0, NULL, WP_OPT_STR, O(link_mode), "copy", "how files are placed: copy (the only mode so far)" },
+	{ "link-mode", 0, NULL, WP_OPT_STR, O(link_mode), "copy|hardlink|reflink",
+	  "copy (default) inflates each wheel into place; hardlink and reflink keep each wheel unpacked once in the cache "
+	  "and link its files into the environment (a copy where the file system cannot)" },
 	{ "dry-run", 0, NULL, WP_OPT_FLAG, O(dry_run), NULL, "check everything and say what would be installed; write nothing" },
 	{ "require-hashes", 0, NULL, WP_OPT_FLAG, O(require_hashes), NULL, "accepted for pip's habit: hashes are always checked" },
 	{ "no-index", 0, NULL, WP_OPT_FLAG, O(no_index), NULL, "accepted for pip's habit: install never uses a network" },
@@ -64,9 +66,18 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run };
 	if ((rc = scheme_of(o.prefix, o.target, &job.scheme, &job.dir, err)))
 		goto out;
-	if (o.link_mode && strcmp(o.link_mode, "copy")) {
-		rc = wp_fail(err, -WPE_USAGE, "--link-mode '%s' is not supported yet; copy is the only mode", o.link_mode);
+	if (o.link_mode && !strcmp(o.link_mode, "hardlink"))
+		job.link_mode = WP_LINK_HARDLINK;
+	else if (o.link_mode && !strcmp(o.link_mode, "reflink"))
+		job.link_mode = WP_LINK_REFLINK;
+	else if (o.link_mode && strcmp(o.link_mode, "copy")) {
+		rc = wp_fail(err, -WPE_USAGE, "--link-mode '%s' is not one of copy, hardlink, reflink", o.link_mode);
 		goto out;
+	}
+	if (job.link_mode != WP_LINK_COPY) {
+		if ((rc = wp_cli_need_paths(cli, err)))
+			goto out;
+		job.store_root = cli->session.cache_dir;
 	}
 	if (!pos.n && !o.requirement.n) {
 		rc = wp_fail(err, -WPE_USAGE, "install needs a source: a wheelhouse or bundle wheelpick wrote, a wheel, or "
@@ -84,6 +95,9 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 		wp_cli_note(cli, "%s", rep.recovered);
 	if (rc)
 		goto out;
+	if (rep.link_fell_back)
+		wp_cli_note(cli, "the file system could not %s some files from the cache; they were copied",
+			    job.link_mode == WP_LINK_HARDLINK ? "hard-link" : "reflink");
 	if (cli->verbosity >= 0) {
 		for (size_t i = 0; i < rep.n; i++) {
 			if (rep.v[i].old_version)

@@ -31,6 +31,7 @@
 /* One wheel to install and why. */
 struct want {
 	char *path, *filename;
+	char *sha256; /* hex, when it was hashed against a requirement */
 	bool requested;
 };
 
@@ -117,13 +118,14 @@ static int cmp_cand(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-static void add_want(struct job *jb, const char *path, bool requested)
+static struct want *add_want(struct job *jb, const char *path, bool requested)
 {
 	struct want *w = wp_vec_add(&jb->wants);
 	w->path = wp_xstrdup(path);
 	const char *slash = strrchr(path, '/');
 	w->filename = wp_xstrdup(slash ? slash + 1 : path);
 	w->requested = requested;
+	return w;
 }
 
 /* One requirement line: the best wheel in the folders for this interpreter whose sha256 the line
@@ -185,7 +187,7 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, struct w
 			goto out;
 		for (size_t h = 0; h < rq->nhashes; h++) {
 			if (!strcmp(hex, rq->hashes[h])) {
-				add_want(jb, fit[i]->path, true);
+				add_want(jb, fit[i]->path, true)->sha256 = wp_xstrdup(hex);
 				goto out;
 			}
 		}
@@ -471,6 +473,8 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 		w->path = wp_xstrdup(wa->path);
 		w->filename = wp_xstrdup(wa->filename);
 		w->requested = wa->requested;
+		w->link_mode = (int)jb->in->link_mode;
+		w->sha256 = wa->sha256 ? wp_xstrdup(wa->sha256) : NULL;
 		if (wp_wheelname_parse(wa->filename, &wn, &sub))
 			return wp_fail(err, -WPE_USAGE, "%s", sub.msg);
 		int prio = -1;
@@ -520,7 +524,9 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 
 struct task {
 	struct iwheel *w;
-	struct iw_file *f;
+	struct iw_file *f; /* a file to stage; NULL: member i into the store */
+	size_t i;
+	unsigned long long size;
 };
 
 struct pool {
@@ -542,7 +548,8 @@ static void *worker(void *arg)
 		if (i >= p->n || atomic_load(&p->failed))
 			break;
 		struct wp_err e = WP_ERR_INIT;
-		int rc = iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, &e);
+		int rc = p->t[i].f ? iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, &e)
+				   : istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, &e);
 		if (rc) {
 			pthread_mutex_lock(&p->mu);
 			if (!p->rc) {
@@ -559,30 +566,36 @@ static void *worker(void *arg)
 static int cmp_task(const void *a, const void *b)
 {
 	const struct task *x = a, *y = b;
-	unsigned long long sx = 0, sy = 0;
-	struct wp_wheel_entry e;
-	if (x->f->member != (size_t)-1) {
-		wp_wheel_reader_entry(x->w->r, x->f->member, &e);
-		sx = e.size;
-	}
-	if (y->f->member != (size_t)-1) {
-		wp_wheel_reader_entry(y->w->r, y->f->member, &e);
-		sy = e.size;
-	}
-	return sx > sy ? -1 : sx < sy; /* the largest first, so no one file finishes last alone */
+	return x->size > y->size ? -1 : x->size < y->size; /* the largest first: no one file finishes last alone */
 }
 
-static int stage_all(struct job *jb, struct wp_err *err)
+static unsigned long long member_size(const struct iwheel *w, size_t i)
+{
+	struct wp_wheel_entry e;
+	wp_wheel_reader_entry(w->r, i, &e);
+	return e.size;
+}
+
+/* store: fill the unpacked store of the wheels that have none yet; else stage every file. */
+static int run_pool(struct job *jb, bool store, struct wp_err *err)
 {
 	struct pool p = { .jb = jb };
 	size_t total = 0;
 	for (size_t i = 0; i < jb->nw; i++)
-		total += jb->w[i].files.n;
+		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n;
 	p.t = wp_xmalloc((total ? total : 1) * sizeof(*p.t));
-	for (size_t i = 0; i < jb->nw; i++)
-		for (size_t k = 0; k < jb->w[i].files.n; k++)
-			if (jb->w[i].files.v[k].member != (size_t)-1)
-				p.t[p.n++] = (struct task){ &jb->w[i], &jb->w[i].files.v[k] };
+	for (size_t i = 0; i < jb->nw; i++) {
+		struct iwheel *w = &jb->w[i];
+		if (store) {
+			for (size_t k = 0; w->store_tmp && k < wp_wheel_reader_count(w->r); k++)
+				p.t[p.n++] = (struct task){ w, NULL, k, member_size(w, k) };
+			continue;
+		}
+		for (size_t k = 0; k < w->files.n; k++)
+			if (w->files.v[k].member != (size_t)-1)
+				p.t[p.n++] = (struct task){ w, &w->files.v[k], 0,
+							    w->store ? 1 : member_size(w, w->files.v[k].member) };
+	}
 	qsort(p.t, p.n, sizeof(*p.t), cmp_task);
 	pthread_mutex_init(&p.mu, NULL);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -604,6 +617,33 @@ static int stage_all(struct job *jb, struct wp_err *err)
 	if (p.rc)
 		return wp_fail(err, p.rc, "%s", p.err.msg);
 	return 0;
+}
+
+/* --link-mode hardlink|reflink: every wheel's unpacked store folder, filled (and checked against
+ * RECORD) where it is missing, before anything in the environment is touched. */
+static int fill_store(struct job *jb, struct wp_err *err)
+{
+	int rc = 0;
+	if (jb->in->link_mode == WP_LINK_COPY)
+		return 0;
+	if (!jb->in->store_root)
+		return wp_fail(err, -WPE_USAGE, "--link-mode needs a cache folder (set WHEELPICK_CACHE_DIR)");
+	for (size_t i = 0; i < jb->nw && !rc; i++) {
+		struct iwheel *w = &jb->w[i];
+		if (!w->sha256) {
+			char hex[WP_SHA256_HEX_LEN + 1];
+			if ((rc = wp_hash_file(w->path, hex, NULL, err)))
+				break;
+			w->sha256 = wp_xstrdup(hex);
+		}
+		rc = istore_open(w, jb->in->store_root, err);
+	}
+	if (!rc)
+		rc = run_pool(jb, true, err);
+	for (size_t i = 0; i < jb->nw && !rc; i++)
+		if (jb->w[i].store_tmp)
+			rc = istore_finish(&jb->w[i], err);
+	return rc;
 }
 
 /* Folders the staged files need that do not exist yet, parents first. */
@@ -751,7 +791,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
 	/* every refusal before anything is written: sources, tags, hashes, structure, metadata */
-	if ((rc = gather(&jb, err)) || (rc = open_wheels(&jb, err)))
+	if ((rc = gather(&jb, err)) || (rc = open_wheels(&jb, err)) || (rc = fill_store(&jb, err)))
 		goto out;
 	ij_init(&jb.j, jb.env.py.purelib);
 	journal = true;
@@ -766,7 +806,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if ((rc = ij_write_staging(&jb.j, err)))
 		goto out;
 	staged = true;
-	if ((rc = make_dirs(&jb, err)) || (rc = stage_all(&jb, err)))
+	if ((rc = make_dirs(&jb, err)) || (rc = run_pool(&jb, false, err)))
 		goto out;
 	for (size_t i = 0; i < jb.nw && !rc; i++)
 		rc = wp_wheel_reader_check(jb.w[i].r, err);
@@ -801,6 +841,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 			it->bytes += w->files.v[k].size;
 		rep->files += it->files;
 		rep->bytes += it->bytes;
+		rep->link_fell_back = rep->link_fell_back || w->link_fell_back;
 	}
 	if (in->compile)
 		rc = compile_installed(&jb, err);
@@ -817,6 +858,7 @@ out:
 	for (size_t i = 0; i < jb.wants.n; i++) {
 		free(jb.wants.v[i].path);
 		free(jb.wants.v[i].filename);
+		free(jb.wants.v[i].sha256);
 	}
 	wp_vec_free(&jb.wants);
 	for (size_t i = 0; i < jb.cands.n; i++) {

@@ -28,6 +28,8 @@ struct wp_install_job {
 	bool compile;                  /* run compileall on the installed .py files */
 	bool dry_run;                  /* check and plan, write nothing */
 	int threads;                   /* 0: the number of CPUs */
+	enum wp_link_mode link_mode;   /* hardlink/reflink: through the unpacked store under store_root */
+	const char *store_root;        /* the cache folder (needed for hardlink/reflink) */
 };
 
 struct wp_install_item {
@@ -44,6 +46,7 @@ struct wp_install_report {
 	struct wp_install_item *v;
 	size_t n, cap;
 	long long files, bytes;
+	bool link_fell_back;           /* a link mode was asked and the file system made us copy */
 };
 
 void wp_install_report_release(struct wp_install_report *rep);

@@ -101,7 +101,27 @@ struct iwheel {
 	struct wp_buf entry_points; /* entry_points.txt as read */
 	struct old_dist old;
 	pthread_mutex_t mu;
+	char *sha256;        /* the wheel file's, when known (hex) */
+	char *store;         /* --link-mode hardlink|reflink: its unpacked store folder; NULL: copy */
+	char *store_tmp;     /* that folder being filled (NULL when it was there already) */
+	int link_mode;       /* enum wp_link_mode */
+	bool link_fell_back; /* a link was refused and the file copied */
 };
+
+/* ---- the unpacked store (ops/install_store.c): a verified wheel's members kept once under the
+ * cache folder, by the wheel's sha256, and linked (hard link or reflink) into environments ---- */
+
+/* Point w at its store folder under root: when it is there, RECORD's hashes stand for the members
+ * (they were checked when it was filled); else w->store_tmp is set for istore_fill. */
+int istore_open(struct iwheel *w, const char *root, struct wp_err *err);
+/* Member i of w into w->store_tmp (a pool task). */
+int istore_fill_member(struct iwheel *w, size_t i, mode_t umask, struct wp_err *err);
+/* Every member is in: RECORD checked, the folder synced and renamed into place. */
+int istore_finish(struct iwheel *w, struct wp_err *err);
+/* Drop a half-filled store folder. */
+void istore_abort(struct iwheel *w);
+/* f's temp from the store, by w's link mode (a copy when the file system refuses). */
+int istore_place(struct iwheel *w, struct iw_file *f, mode_t umask, struct wp_err *err);
 
 /* The files of w: every member mapped through the scheme, generated files left for later.
  * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */

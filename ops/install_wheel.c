@@ -311,6 +311,8 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 {
 	if (f->member == (size_t)-1)
 		return 0; /* generated: iw_finish */
+	if (w->store && !f->fix_shebang)
+		return istore_place(w, f, env->umask, err);
 	int rc = 0;
 	if (f->fix_shebang) {
 		struct wp_buf b = WP_BUF_INIT_MAX(SCRIPT_MAX);
@@ -428,5 +430,8 @@ void iw_release(struct iwheel *w)
 	free(w->filename);
 	free(w->project);
 	free(w->dist_info_dest);
+	istore_abort(w);
+	free(w->store);
+	free(w->sha256);
 	memset(w, 0, sizeof(*w));
 }

@@ -1323,6 +1323,78 @@ int wp_wheel_reader_check(struct wp_wheel_reader *r, struct wp_err *err)
 	return check_record(&r->w, err);
 }
 
+static int b64val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+/* RECORD's urlsafe base64 sha256 (43 characters, padding optional) into out. */
+static bool b64_sha256(struct wp_str s, unsigned char out[WP_SHA256_LEN])
+{
+	while (s.n && s.p[s.n - 1] == '=')
+		s.n--;
+	if (s.n != 43)
+		return false;
+	unsigned acc = 0, bits = 0;
+	size_t o = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		int v = b64val(s.p[i]);
+		if (v < 0)
+			return false;
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o < WP_SHA256_LEN)
+				out[o++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	return o == WP_SHA256_LEN;
+}
+
+int wp_wheel_reader_trust_record(struct wp_wheel_reader *r, struct wp_err *err)
+{
+	struct wheel *w = &r->w;
+	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
+	struct wp_str s = WP_STRN(wp_buf_cstr(&w->record), w->record.len);
+	char nb[NAME_SHOW];
+	int rc = 0;
+	while (s.n && !rc) {
+		int end = 0, nf = 0;
+		do {
+			end = csv_field(&s, nf < 3 ? &f[nf] : &extra);
+			nf++;
+		} while (end == ',');
+		if (end < 0 || nf != 3)
+			continue;
+		struct member *m = find(w, wp_buf_cstr(&f[0]));
+		struct wp_str h = WP_STRN(wp_buf_cstr(&f[1]), f[1].len);
+		struct wp_str alg = wp_str_cut(&h, '=');
+		long long size;
+		if (!m || m->is_dir || !wp_str_eq(alg, "sha256") || !b64_sha256(h, m->sha256) ||
+		    !wp_str_to_ll(wp_str_trim(WP_STRN(wp_buf_cstr(&f[2]), f[2].len)), &size) ||
+		    (unsigned long long)size != m->usize)
+			continue;
+		m->actual = m->usize;
+		m->seen = true;
+	}
+	for (size_t i = 0; i < w->n && !rc; i++)
+		if (!w->m[i].is_dir && !w->m[i].seen && !may_lack_hash(w, w->m[i].name))
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no usable sha256 and size in RECORD",
+				     w->file, show(w->m[i].name, nb));
+	for (int i = 0; i < 3; i++)
+		wp_buf_free(&f[i]);
+	wp_buf_free(&extra);
+	return rc;
+}
+
 void wp_wheel_reader_sha256(const struct wp_wheel_reader *r, size_t i, unsigned char out[32])
 {
 	memcpy(out, r->w.m[i].sha256, WP_SHA256_LEN);

@@ -82,6 +82,10 @@ int wp_wheel_reader_extract(struct wp_wheel_reader *r, size_t i, wp_wheel_sink_f
 /* After every file member was extracted: RECORD lists each member with the hash and size its
  * bytes had, and nothing else (as wp_wheel_verify). */
 int wp_wheel_reader_check(struct wp_wheel_reader *r, struct wp_err *err);
+/* For a wheel whose members were extracted and checked before (an unpacked store written from
+ * it): each member's hash and size taken from RECORD without reading the members. -WPE_INTEGRITY
+ * when RECORD does not list every member with a sha256. */
+int wp_wheel_reader_trust_record(struct wp_wheel_reader *r, struct wp_err *err);
 /* The sha256 of member i's bytes, once extracted. */
 void wp_wheel_reader_sha256(const struct wp_wheel_reader *r, size_t i, unsigned char out[32]);
 void wp_wheel_reader_close(struct wp_wheel_reader *r);

@@ -30,6 +30,18 @@ expect_grep "says what it installed" "installed alpha 1.0" out
 [ -x vw/lib/python3*/site-packages/beta/lib/libbeta.so.1 ] && pass "executable bits kept" || fail "libbeta not executable"
 expect_file "variant.json kept in .dist-info" "$(echo vw/lib/python3*/site-packages/gamma-1.0.dist-info/variant.json)"
 
+# --- --link-mode: the wheels unpacked once in the cache, then hard-linked or reflinked ---
+for mode in hardlink hardlink reflink; do
+	venv vh
+	expect_exit 0 "--link-mode $mode" wp install wh --link-mode "$mode" --python "$TMP/vh/bin/python"
+	"$PYTHON" "$CHECK" compare vp vh >cmp.out && pass "--link-mode $mode: the same files as pip's" ||
+		{ fail "--link-mode $mode differs from pip"; head -20 cmp.out >&2; }
+	[ "$mode" = hardlink ] && { [ "$(stat -c %h vh/lib/python3*/site-packages/beta/lib/libbeta.so.1)" -ge 2 ] &&
+		pass "hard-linked from the store" || fail "not a hard link"; }
+	rm -rf vh
+done
+[ "$(ls "$WHEELPICK_CACHE_DIR/unpacked" | wc -l)" = 3 ] && pass "one store folder per wheel" || fail "store: $(ls "$WHEELPICK_CACHE_DIR/unpacked")"
+
 # --- pip and importlib.metadata read the result ---
 pip_in vw list --format=freeze >pl.out 2>&1
 expect_grep "pip list sees alpha" "^alpha==1.0$" pl.out

@@ -77,6 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(rd == 0);
 	wp_wheel_reader_close(r);
 	wp_wheel_info_release(&info);
+	/* ... and a wheel it accepted, read again for a link from the store, takes RECORD's word */
+	if (!rd) {
+		r = NULL;
+		if (wp_wheel_reader_open(path, name, NULL, &r, &info, &rerr) == 0)
+			FZ_CHECK(wp_wheel_reader_trust_record(r, &rerr) == 0);
+		wp_wheel_reader_close(r);
+		wp_wheel_info_release(&info);
+	}
 
 	char shown[64];
 	(void)wp_member_name_problem((const char *)data, size < 300 ? size : 300);
