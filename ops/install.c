@@ -42,6 +42,8 @@ struct cand {
 	char *path;
 	struct wp_wheelname wn;
 	int prio;
+	bool want_hash;              /* the best fit of a requirement: hashed ahead, in parallel */
+	char hex[WP_SHA256_HEX_LEN + 1]; /* its sha256 once hashed, "" before */
 };
 
 WP_VEC_OF(cands, struct cand);
@@ -130,7 +132,7 @@ static struct want *add_want(struct job *jb, const char *path, bool requested)
 
 /* One requirement line: the best wheel in the folders for this interpreter whose sha256 the line
  * pins. A file that fits but has another hash is tampered with (or the wrong file): exit 4. */
-static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, struct wp_err *err)
+static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mark_only, struct wp_err *err)
 {
 	struct wp_requirement r;
 	struct wp_err sub = WP_ERR_INIT;
@@ -166,6 +168,8 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, struct w
 		if (c->prio >= 0)
 			fit[nfit++] = c;
 	}
+	if (!nfit && mark_only)
+		goto out; /* said on the real pass */
 	if (!nfit) {
 		rc = nany ? wp_fail(err, -WPE_NOMATCH, "%s: '%s' has %zu wheel%s here, none for this interpreter "
 				    "(%s, %s): nothing was installed", rq->where, rq->text, nany, nany == 1 ? "" : "s",
@@ -175,6 +179,10 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, struct w
 		goto out;
 	}
 	qsort(fit, nfit, sizeof(*fit), cmp_cand);
+	if (mark_only) {
+		fit[0]->want_hash = rq->nhashes > 0;
+		goto out;
+	}
 	if (!rq->nhashes) {
 		add_want(jb, fit[0]->path, true);
 		goto out;
@@ -183,8 +191,12 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, struct w
 	const char *bad_path = NULL;
 	for (size_t i = 0; i < nfit; i++) {
 		char hex[WP_SHA256_HEX_LEN + 1];
-		if ((rc = wp_hash_file(fit[i]->path, hex, NULL, err)))
+		if (fit[i]->hex[0])
+			memcpy(hex, fit[i]->hex, sizeof(hex));
+		else if ((rc = wp_hash_file(fit[i]->path, hex, NULL, err)))
 			goto out;
+		else
+			memcpy(fit[i]->hex, hex, sizeof(hex));
 		for (size_t h = 0; h < rq->nhashes; h++) {
 			if (!strcmp(hex, rq->hashes[h])) {
 				add_want(jb, fit[i]->path, true)->sha256 = wp_xstrdup(hex);
@@ -203,6 +215,66 @@ out:
 	free(fit);
 	wp_requirement_release(&r);
 	return rc;
+}
+
+struct hpool {
+	struct cand **c;
+	size_t n;
+	atomic_size_t next;
+	atomic_int rc;
+	struct wp_err err;
+	pthread_mutex_t mu;
+};
+
+static void *hash_worker(void *arg)
+{
+	struct hpool *h = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&h->next, 1);
+		if (i >= h->n || atomic_load(&h->rc))
+			break;
+		struct wp_err e = WP_ERR_INIT;
+		int rc = wp_hash_file(h->c[i]->path, h->c[i]->hex, NULL, &e);
+		if (rc) {
+			h->c[i]->hex[0] = 0;
+			pthread_mutex_lock(&h->mu);
+			if (!atomic_load(&h->rc)) {
+				h->err = e;
+				atomic_store(&h->rc, rc);
+			}
+			pthread_mutex_unlock(&h->mu);
+		}
+	}
+	return NULL;
+}
+
+/* The sha256 of every wheel marked as a requirement's best fit, on all CPUs. */
+static int hash_marked(struct job *jb, struct wp_err *err)
+{
+	struct hpool h = { 0 };
+	h.c = wp_xmalloc((jb->cands.n ? jb->cands.n : 1) * sizeof(*h.c));
+	for (size_t i = 0; i < jb->cands.n; i++)
+		if (jb->cands.v[i].want_hash && !jb->cands.v[i].hex[0])
+			h.c[h.n++] = &jb->cands.v[i];
+	pthread_mutex_init(&h.mu, NULL);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = ncpu > 0 ? (size_t)ncpu : 1;
+	if (nt > 16)
+		nt = 16;
+	if (nt > h.n)
+		nt = h.n ? h.n : 1;
+	pthread_t th[16];
+	size_t started = 0;
+	for (size_t i = 1; i < nt; i++)
+		if (pthread_create(&th[started], NULL, hash_worker, &h) == 0)
+			started++;
+	hash_worker(&h);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&h.mu);
+	free(h.c);
+	int rc = atomic_load(&h.rc);
+	return rc ? wp_fail(err, rc, "%s", h.err.msg) : 0;
 }
 
 static int read_file_cb(void *ctx, const char *path, struct wp_buf *out, struct wp_err *err)
@@ -243,9 +315,15 @@ static int from_reqfile(struct job *jb, const char *path, const char *const *lin
 		scan_dir(jb, slash ? dir : ".");
 		free(dir);
 	}
+	/* the wheels' sha256 first, all at once (the reading is what costs), then each line */
 	for (size_t i = 0; i < rf.reqs.n && !rc; i++)
 		if (!rf.reqs.v[i].constraint)
-			rc = resolve_req(jb, &rf.reqs.v[i], err);
+			rc = resolve_req(jb, &rf.reqs.v[i], true, err);
+	if (!rc)
+		rc = hash_marked(jb, err);
+	for (size_t i = 0; i < rf.reqs.n && !rc; i++)
+		if (!rf.reqs.v[i].constraint)
+			rc = resolve_req(jb, &rf.reqs.v[i], false, err);
 out:
 	wp_reqfile_release(&rf);
 	return rc;
