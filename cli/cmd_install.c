@@ -100,15 +100,16 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 			    job.link_mode == WP_LINK_HARDLINK ? "hard-link" : "reflink");
 	if (cli->verbosity >= 0) {
 		for (size_t i = 0; i < rep.n; i++) {
+			const char *verb = o.dry_run ? "would install" : "installed";
 			if (rep.v[i].old_version)
-				printf("installed %s %s (replacing %s)\n", rep.v[i].name, rep.v[i].version, rep.v[i].old_version);
+				printf("%s %s %s (replacing %s)\n", verb, rep.v[i].name, rep.v[i].version, rep.v[i].old_version);
 			else
-				printf("installed %s %s\n", rep.v[i].name, rep.v[i].version);
+				printf("%s %s %s\n", verb, rep.v[i].name, rep.v[i].version);
 		}
 		char size[32];
 		human(rep.bytes, size, sizeof(size));
 		if (o.dry_run)
-			printf("dry run: everything checked, nothing written (%s)\n", rep.executable);
+			printf("dry run: hashes, tags and wheels checked, nothing written (%s)\n", rep.executable);
 		else
 			printf("%zu project%s, %lld files, %s into the environment of %s in %.2f s\n", rep.n,
 			       rep.n == 1 ? "" : "s", rep.files, size, rep.executable, wp_cli_elapsed(cli));

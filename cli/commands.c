@@ -163,7 +163,7 @@ void wp_cli_usage(FILE *f)
 		   "Which PyTorch build fits this machine, and how to carry it to one with no internet.\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < wp_n_commands; i++)
-		fprintf(f, "  %-8s %s\n", wp_commands[i].name, wp_commands[i].summary);
+		fprintf(f, "  %-9s %s\n", wp_commands[i].name, wp_commands[i].summary);
 	fprintf(f, "\nglobal options (anywhere on the line):\n");
 	for (const struct wp_opt *o = wp_global_table; o->name; o++) {
 		char head[64];

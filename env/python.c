@@ -24,7 +24,7 @@ static const char probe_script[] =
 	"if mode == 'prefix':\n"
 	"    try: name = sysconfig.get_preferred_scheme('prefix')\n"
 	"    except AttributeError: name = 'posix_prefix'\n"
-	"    v = {'base': d, 'platbase': d}\n"
+	"    v = {k: d for k in ('installed_base', 'base', 'installed_platbase', 'platbase', 'prefix', 'exec_prefix')}\n"
 	"    p = sysconfig.get_paths(scheme=name, vars=v)\n"
 	"    base = d\n"
 	"elif mode == 'target':\n"

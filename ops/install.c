@@ -875,8 +875,23 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	journal = true;
 	for (size_t i = 0; i < jb.nw && !rc; i++)
 		rc = iw_plan(&jb.w[i], &jb.env, (unsigned long)i, err);
-	if (rc || in->dry_run)
+	if (rc)
 		goto out;
+	if (in->dry_run) {
+		for (size_t i = 0; i < jb.nw; i++) {
+			struct iwheel *w = &jb.w[i];
+			struct wp_install_item *it = wp_vec_add(rep);
+			it->name = wp_xstrdup(w->info.name);
+			it->version = wp_xstrdup(w->info.version);
+			it->old_version = w->old.version ? wp_xstrdup(w->old.version) : NULL;
+			it->wheel = wp_xstrdup(w->filename);
+			it->files = (long long)w->files.n;
+			it->bytes = w->info.unpacked_size;
+			rep->files += it->files;
+			rep->bytes += it->bytes;
+		}
+		goto out;
+	}
 	plan_dirs(&jb);
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++)

@@ -40,6 +40,15 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 		}
 	}
 	rc = wp_python_probe(python, scheme, absdir, &env->py, err);
+	if (!rc && absdir) {
+		/* --prefix and --target write under DIR and nowhere else, whatever sysconfig says */
+		const char *const roots[] = { env->py.purelib, env->py.platlib, env->py.scripts, env->py.data, env->py.include };
+		size_t dl = strlen(absdir);
+		for (size_t i = 0; i < 5 && !rc; i++)
+			if (strncmp(roots[i], absdir, dl) || (roots[i][dl] && roots[i][dl] != '/'))
+				rc = wp_fail(err, -WPE_ENV, "the interpreter '%s' maps a scheme of '%s' to '%s', outside it; "
+					     "nothing was installed", python, absdir, roots[i]);
+	}
 	free(absdir);
 	if (rc)
 		goto out;

@@ -111,6 +111,29 @@ grep -h pyc vq/lib/python3*/site-packages/alpha-1.0.dist-info/RECORD | tr -d '\r
 grep -h pyc vc/lib/python3*/site-packages/alpha-1.0.dist-info/RECORD | tr -d '\r' >pc.rows
 [ -s pq.rows ] && cmp -s pq.rows pc.rows && pass "--compile lists the .pyc as pip does" || { fail ".pyc rows differ"; diff pq.rows pc.rows >&2; }
 
+# --- --prefix and --target as pip lays them out, and nothing outside them ---
+for m in prefix target; do
+	"$PYTHON" -m pip install -q --no-compile --no-index --find-links wh --require-hashes -r wh/requirements.txt \
+		--"$m" "$TMP/p_$m" >/dev/null 2>&1
+	expect_exit 0 "--$m" wp install wh --"$m" "$TMP/w_$m" --python "$PYTHON"
+	"$PYTHON" - "$TMP/p_$m" "$TMP/w_$m" >tree.out <<'PY'
+import os, sys
+def tree(r):
+    out = {}
+    for d, ds, fs in os.walk(r):
+        ds[:] = [x for x in ds if x != "__pycache__"]
+        for f in fs:
+            p = os.path.join(d, f)
+            out[os.path.relpath(p, r)] = b"" if f in ("INSTALLER", "RECORD") else open(p, "rb").read()
+    return out
+a, b = tree(sys.argv[1]), tree(sys.argv[2])
+print("same" if a == b else "differ: %s" % sorted(set(a) ^ set(b) or [k for k in a if a[k] != b.get(k)]))
+PY
+	expect_grep "--$m: pip's files, pip's bytes" "^same$" tree.out
+done
+expect_no_file "no header written into the interpreter's own include folder" \
+	"$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/alpha"
+
 # --- a bundle's install.sh: wheelpick install when a wheelpick is on PATH, pip otherwise ---
 make_sample
 expect_exit 0 "a bundle to take install.sh from" wp bundle "$TMP/s.tar.zst" torch==1.8.0 --cuda 11.2 --python 3.8 \
