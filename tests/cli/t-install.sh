@@ -19,7 +19,7 @@ venv() { rm -rf "$1" && "$PYTHON" -m venv --without-pip "$1"; }
 pip_in() { local v=$1; shift; "$PYTHON" -m pip --python "$TMP/$v/bin/python" "$@"; }
 
 # --- the same wheelhouse by pip and by wheelpick (venv names of one length: the same launchers) ---
-venv vp && venv vw && "$PYTHON" "$CHECK" snapshot vw fresh.json
+venv vp && venv vw && "$PYTHON" "$CHECK" snapshot vw fresh.json && "$PYTHON" "$CHECK" snapshot vp freshp.json
 pip_in vp install -q --no-compile --no-index --find-links wh --require-hashes -r wh/requirements.txt
 expect_exit 0 "install a wheelhouse" wp install wh --python "$TMP/vw/bin/python"
 expect_grep "says what it installed" "installed alpha 1.0" out
@@ -70,6 +70,13 @@ expect_exit 0 "uninstall by RECORD" wp uninstall alpha beta gamma --python "$TMP
 "$PYTHON" "$CHECK" same vw fresh.json >/dev/null && pass "uninstall leaves the fresh venv" || fail "uninstall left files"
 expect_exit 1 "uninstall of what is not there" wp uninstall alpha --python "$TMP/vw/bin/python"
 
+# pip's own install (byte-compiled: .pyc in its RECORD) removed by wheelpick
+venv vp && "$PYTHON" "$CHECK" snapshot vp freshp.json
+pip_in vp install -q --no-index --find-links wh --require-hashes -r wh/requirements.txt
+expect_exit 0 "uninstall what pip installed" wp uninstall alpha beta gamma --python "$TMP/vp/bin/python"
+"$PYTHON" "$CHECK" same vp freshp.json >/dev/null && find vp -name '*.pyc' | grep -q . && fail "pip's .pyc left" ||
+	{ "$PYTHON" "$CHECK" same vp freshp.json >/dev/null && pass "pip's install removed, .pyc and all" || fail "files left"; }
+
 # --- tampered wheels change nothing ---
 expect_exit 0 "install v1" wp install wh --python "$TMP/vw/bin/python"
 cp -r wh wht
@@ -79,14 +86,24 @@ p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[200] ^= 1; open(p, "wb")
 PY
 expect_exit 4 "a wheel whose sha256 is not the pinned one: exit 4" wp install wht --python "$TMP/vw/bin/python"
 expect_grep "names the file" "alpha-1.0-py3-none-any.whl' has sha256" err
-# the same damage with the requirement re-pinned: caught by RECORD, after staging
+# a member's bytes changed in a sound zip (its CRC made to match) and the requirement re-pinned:
+# only RECORD tells, after every file is staged; the staged files go
 "$PYTHON" - wht <<'PY'
-import hashlib, re, sys
+import hashlib, re, sys, zipfile
 d = sys.argv[1]; f = d + "/requirements.txt"; t = open(f).read()
+w = d + "/alpha-1.0-py3-none-any.whl"
+src = zipfile.ZipFile(d + "/../wh/alpha-1.0-py3-none-any.whl")
+with zipfile.ZipFile(w, "w", zipfile.ZIP_DEFLATED) as out:
+    for zi in src.infolist():
+        data = src.read(zi)
+        if zi.filename == "alpha/sub/mod.py":
+            data = data.replace(b"return 3", b"return 4")
+        out.writestr(zi, data)
 h = hashlib.sha256(open(d + "/alpha-1.0-py3-none-any.whl", "rb").read()).hexdigest()
 open(f, "w").write(re.sub(r"(alpha==1.0 \\\n    --hash=sha256:)[0-9a-f]+", r"\g<1>" + h, t))
 PY
 expect_exit 4 "a member that is not what RECORD says: exit 4" wp install wht --python "$TMP/vw/bin/python"
+expect_grep "RECORD names the member" "alpha/sub/mod.py.*sha256 mismatch" err
 "$PYTHON" "$CHECK" same vw v1.json >/dev/null && pass "the environment is unchanged, no temp left" || fail "a tampered install changed the environment"
 
 # --- bundles, their volumes, -r with --find-links, refusals ---
