@@ -1006,6 +1006,71 @@ def case6(WP, PY):
     commands([wp, pip])
 
 
+def case8(WP, PY):
+    """issue 26: installing a wheelhouse of many deflated wheels into a fresh venv: wheelpick install
+    against pip install --no-index (byte-compiling, its default, and --no-compile), over a floor of
+    parallel extraction of the same wheels plus one sync."""
+    cp_header(8, "install a wheelhouse of deflated wheels into a fresh venv, against pip and a floor")
+    sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+    import mkwheels
+    import random
+    nw, nf, size = (6, 200, 8000) if QUICK else (22, 700, 30000)
+    wh = os.path.join(WORK, "install-wh")
+    rm(wh)
+    os.makedirs(wh)
+    rnd = random.Random(26)
+    words = [bytes(rnd.choice(b"abcdefghijklmnopqrstuvwxyz_ ") for _ in range(rnd.randint(3, 12))) for _ in range(4000)]
+    lines = []
+    for w in range(nw):
+        name = "benchpkg%02d" % w
+        members = []
+        for i in range(nf):
+            body = b"\n".join(b"x_%d = '%s'" % (k, b" ".join(rnd.choice(words) for _ in range(6)))
+                              for k in range(size // 60))
+            members.append(("%s/m%04d.py" % (name, i), body + b"\n", 0o100644))
+        eps = "[console_scripts]\n%s = %s.m0000:main\n" % (name, name)
+        fn = "%s-1.0-py3-none-any.whl" % name
+        sha = mkwheels.any_wheel(os.path.join(wh, fn), name, "1.0", members, entry_points=eps)
+        lines.append("%s==1.0 --hash=sha256:%s\n" % (name, sha))
+    with open(os.path.join(wh, "requirements.txt"), "w") as f:
+        f.write("# written by wheelpick for:\n#   the bench\n" + "".join(lines))
+    venv = os.path.join(WORK, "install-venv")
+    vpy = os.path.join(venv, "bin", "python")
+
+    def fresh():
+        rm(venv)
+        run_plain([PY, "-m", "venv", "--without-pip", venv])
+    floor_dir = os.path.join(WORK, "install-floor")
+    floor_py = ("import os, sys, zipfile, concurrent.futures as cf\n"
+                "wh, out = sys.argv[1], sys.argv[2]\n"
+                "def one(p):\n    zipfile.ZipFile(p).extractall(out)\n"
+                "with cf.ProcessPoolExecutor(os.cpu_count()) as ex:\n"
+                "    list(ex.map(one, [os.path.join(wh, f) for f in os.listdir(wh) if f.endswith('.whl')]))\n"
+                "os.sync()\n")
+    wp = Cmd("wheelpick install (verified, atomic, no byte-compiling)", [WP, "install", wh, "--python", vpy], {}, fresh)
+    pip = Cmd("anchor: pip install --no-index --require-hashes (byte-compiles)",
+              [PY, "-m", "pip", "--python", vpy, "install", "-q", "--no-index", "--find-links", wh, "--require-hashes",
+               "-r", os.path.join(wh, "requirements.txt")], PIP_ENV, fresh)
+    pipnc = Cmd("pip install --no-compile",
+                [PY, "-m", "pip", "--python", vpy, "install", "-q", "--no-compile", "--no-index", "--find-links", wh,
+                 "--require-hashes", "-r", os.path.join(wh, "requirements.txt")], PIP_ENV, fresh)
+    floor = Cmd("floor: parallel extraction of the same wheels + sync", [PY, "-c", floor_py, wh, floor_dir], {},
+                lambda: rm(floor_dir))
+    wenv = {"WHEELPICK_CACHE_DIR": os.path.join(WORK, "install-cache")}
+    fresh()
+    run_plain([WP, "install", wh, "--link-mode", "hardlink", "--python", vpy], wenv)  # fills the store
+    again = Cmd("wheelpick install --link-mode hardlink, the wheels already unpacked in the cache",
+                [WP, "install", wh, "--link-mode", "hardlink", "--python", vpy], wenv, fresh)
+    measure([wp, pip, pipnc, floor, again], runs=max(RUNS, 1 if QUICK else 3), warmup=0 if QUICK else 1)
+    table([wp, pip, pipnc, floor, again], {
+        wp.label: f"{ratio(pip, wp):.1f}x pip, {ratio(pipnc, wp):.1f}x pip --no-compile, "
+                  f"{med(wp, 'wall') / max(med(floor, 'wall'), 1e-9):.2f}x the floor; {nw} wheels, {nw * nf} files",
+        again.label: f"{ratio(pip, again):.1f}x pip"})
+    commands([wp, pip, pipnc, floor, again])
+    rm(os.path.join(WORK, "install-cache"))
+    rm(wh, venv, floor_dir)
+
+
 SCALE_COPIES = 10 if QUICK else 100
 SCALE_TARGETS = ["--cuda", "10.2", "--cuda", "11.1", "--cuda", "11.0", "--cuda", "cpu", "--python", "3.6", "--python", "3.7",
                  "--python", "3.8", "--python", "3.9", "--platform", "linux_x86_64"]
@@ -1139,6 +1204,8 @@ def main():
             case6(WP, PY)
         if "7" in CASES:
             case7(WP, PY)
+        if "8" in CASES:
+            case8(WP, PY)
         if "9" in CASES:
             case9(WP, PY)
         emit("Legend for the commands above:")

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 struct list_opts {
-	bool json, conda, all;
+	bool json, conda, all, installed;
 	const char *cuda, *driver, *python, *platform, *index_strategy, *rocm, *x86_64_level;
 	struct wp_strlist gpu, index, intel_ip;
 };
@@ -29,6 +29,8 @@ struct list_opts {
 #define O(f) offsetof(struct list_opts, f)
 const struct wp_opt wp_list_table[] = {
 	{ "all", 0, NULL, WP_OPT_FLAG, O(all), NULL, "the full grid of versions by builds, however wide" },
+	{ "installed", 0, NULL, WP_OPT_FLAG, O(installed), NULL,
+	  "what is installed in the environment of --python PY (default: the active virtual environment's, else python3)" },
 	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "every file as a JSON object, in an array" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "conda packages instead of wheels" },
 	{ "cuda", 0, NULL, WP_OPT_STR, O(cuda), "X.Y|cpu", "mark ('*') what a machine whose driver runs CUDA X.Y can take" },
@@ -403,6 +405,11 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	int rc;
 	if ((rc = wp_opts_parse(wp_list_table, &o, argc, argv, &pos, err)))
 		goto out;
+	if (o.installed) {
+		rc = pos.n ? wp_fail(err, -WPE_USAGE, "list --installed takes no project name")
+			   : wp_cmd_list_installed(cli, o.python, o.json, err);
+		goto out;
+	}
 	if (pos.n != 1) {
 		rc = wp_fail(err, -WPE_USAGE, "list takes one project name; see 'wheelpick list --help'");
 		goto out;

@@ -105,6 +105,21 @@ const struct wp_cmd wp_commands[] = {
 	  "its index) or a bundle (or its volumes, named by any one of them): every hash, and each wheel\n"
 	  "against its own list of hashes (RECORD). Exit 4 when anything does not match, naming the file.",
 	  WP_ARGS_PATHS },
+	{ "install", wp_cmd_install, wp_install_table,
+	  "wheelpick install SOURCE... [-r FILE -f DIR] [--python PY | --prefix DIR | --target DIR] [--compile]",
+	  "install a wheelhouse or bundle into a Python environment, with no pip",
+	  "Install what wheelpick carried into the environment of a Python interpreter (the active virtual\n"
+	  "environment's, else python3; or --python PY), with no pip and no network: a wheelhouse (its\n"
+	  "requirements.txt, or the requirements-<target>.txt for this interpreter), a bundle (.tar.zst,\n"
+	  "its volumes, or the unpacked folder), a .whl, or -r FILE --find-links DIR. Every wheel's sha256\n"
+	  "and RECORD are checked before anything is written; a project already installed is replaced, and\n"
+	  "an interrupted install leaves the old environment or is finished by the next wheelpick run.",
+	  WP_ARGS_PATHS },
+	{ "uninstall", wp_cmd_uninstall, wp_uninstall_table, "wheelpick uninstall NAME... [--python PY]",
+	  "remove installed projects by their RECORD",
+	  "Remove each named project from the interpreter's environment: every file its RECORD lists (and\n"
+	  "their .pyc), all or nothing. 'wheelpick list --installed' shows what is there.",
+	  WP_ARGS_PACKAGES },
 	{ "trust", wp_cmd_trust, wp_trust_table, "wheelpick trust [URL-PATTERN]",
 	  "accept hashes that changed since first seen",
 	  "Accept the hashes an index now gives for files whose sha256 changed since wheelpick first saw\n"
@@ -148,7 +163,7 @@ void wp_cli_usage(FILE *f)
 		   "Which PyTorch build fits this machine, and how to carry it to one with no internet.\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < wp_n_commands; i++)
-		fprintf(f, "  %-8s %s\n", wp_commands[i].name, wp_commands[i].summary);
+		fprintf(f, "  %-9s %s\n", wp_commands[i].name, wp_commands[i].summary);
 	fprintf(f, "\nglobal options (anywhere on the line):\n");
 	for (const struct wp_opt *o = wp_global_table; o->name; o++) {
 		char head[64];

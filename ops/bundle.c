@@ -25,7 +25,8 @@ static const char install_sh[] =
 	"# install.sh: install the wheels beside this script, offline, every file checked against the\n"
 	"# sha256 in the requirement file: requirements.txt, or the requirements-<target>.txt this\n"
 	"# machine is (say which: ./install.sh requirements-cu118-py3.10-manylinux_2_28_x86_64.txt).\n"
-	"# Arguments after it go to pip (--target DIR, --user, ...).\n"
+	"# It runs 'wheelpick install' when a wheelpick is on PATH, else pip; arguments after the\n"
+	"# file go to either (--target DIR, ...).\n"
 	"set -eu\n"
 	"here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
 	"case \"${1:-}\" in\n"
@@ -38,6 +39,11 @@ static const char install_sh[] =
 	"\techo \"run ./install.sh FILE with the one for this machine\" >&2\n"
 	"\texit 2\n"
 	"fi\n"
+	"if [ -z \"${WHEELPICK_USE_PIP:-}\" ] && command -v wheelpick >/dev/null 2>&1; then\n"
+	"\techo \"install.sh: installing with $(command -v wheelpick) (WHEELPICK_USE_PIP=1 uses pip)\" >&2\n"
+	"\texec wheelpick install -r \"$req\" --find-links \"$here\" --python \"${PYTHON:-python3}\" \"$@\"\n"
+	"fi\n"
+	"echo \"install.sh: installing with pip (no wheelpick on PATH)\" >&2\n"
 	"exec \"${PYTHON:-python3}\" -m pip install --no-index --find-links \"$here\" --require-hashes -r \"$req\" \"$@\"\n";
 
 /* Why the conda script rewrites the lock rather than installing from the channel by name: an

@@ -30,6 +30,7 @@ FWD(int, archive_read_open,
 FWD(int, archive_read_open_FILE, (A *a, FILE *f), (a, f))
 FWD(int, archive_read_open_fd, (A *a, int fd, size_t block_size), (a, fd, block_size))
 FWD(int, archive_read_open_filename, (A *a, const char *filename, size_t block_size), (a, filename, block_size))
+FWD(int, archive_read_open_filenames, (A *a, const char **filenames, size_t block_size), (a, filenames, block_size))
 FWD(int, archive_read_open_memory, (A *a, const void *buff, size_t size), (a, buff, size))
 FWD(int, archive_read_next_header, (A *a, E **entry), (a, entry))
 FWD(la_ssize_t, archive_read_data, (A *a, void *buf, size_t n), (a, buf, n))

@@ -1079,3 +1079,341 @@ void wp_wheel_info_release(struct wp_wheel_info *info)
 	free(info->dist_info);
 	memset(info, 0, sizeof(*info));
 }
+
+/* ---- a wheel opened for installing: one inflate per byte, hashed on the way out ---- */
+
+#include <zlib.h>
+
+struct wp_wheel_reader {
+	struct wheel w;
+	char *filename;
+};
+
+size_t wp_wheel_reader_count(const struct wp_wheel_reader *r)
+{
+	return r->w.n;
+}
+
+void wp_wheel_reader_entry(const struct wp_wheel_reader *r, size_t i, struct wp_wheel_entry *e)
+{
+	const struct member *m = &r->w.m[i];
+	unsigned host = m->made_by >> 8;
+	e->name = m->name;
+	e->size = m->usize;
+	e->mode = host == 3 || host == 19 ? (m->ext_attr >> 16) & 0xffff : 0;
+	e->is_dir = m->is_dir;
+}
+
+static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *sink, void *ctx, struct wp_err *err)
+{
+	enum { CHUNK = 256 << 10 };
+	unsigned char h[30];
+	char nb[NAME_SHOW];
+	unsigned char *in = NULL, *outb = NULL;
+	struct wp_hasher hs;
+	z_stream zs;
+	bool z_on = false;
+	uint64_t actual = 0;
+	uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	int rc = read_at(w, h, sizeof(h), m->offset, err);
+	if (rc)
+		return rc;
+	uint64_t pos = m->offset + 30 + wp_le16(h + 26) + wp_le16(h + 28);
+	if (pos > w->cd_offset || m->csize > w->cd_offset - pos)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' runs into the central directory", w->file,
+			       show(m->name, nb));
+	if (m->method != 0 && m->method != 8)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' uses compression method %u (only stored "
+			       "and deflated are wheels')", w->file, show(m->name, nb), m->method);
+	if ((rc = wp_hasher_init(&hs, WP_HASH_SHA256, err)))
+		return rc;
+	uint64_t limit = (uint64_t)w->lim.max_ratio * (m->csize ? m->csize : 1);
+	if (limit < (uint64_t)w->lim.ratio_min_size)
+		limit = (uint64_t)w->lim.ratio_min_size;
+	in = wp_xmalloc(CHUNK);
+	if (m->method == 8) {
+		outb = wp_xmalloc(CHUNK);
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': cannot start inflating '%s'", w->file, show(m->name, nb));
+			goto out;
+		}
+		z_on = true;
+	}
+	uint64_t left = m->csize;
+	bool ended = m->method == 0;
+	for (;;) {
+		size_t k = left < CHUNK ? (size_t)left : CHUNK;
+		if (k && (rc = read_at(w, in, k, pos, err)))
+			goto out;
+		pos += k;
+		left -= k;
+		if (m->method == 0) {
+			if (!k)
+				break;
+			if (m->usize < actual + k) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' holds more than the %llu bytes its "
+					     "header says", w->file, show(m->name, nb), (unsigned long long)m->usize);
+				goto out;
+			}
+			wp_hasher_update(&hs, in, k);
+			crc = (uint32_t)crc32(crc, in, (uInt)k);
+			actual += k;
+			if (sink && (rc = sink(ctx, in, k, err)))
+				goto out;
+			continue;
+		}
+		zs.next_in = in;
+		zs.avail_in = (uInt)k;
+		do {
+			zs.next_out = outb;
+			zs.avail_out = CHUNK;
+			int zr = inflate(&zs, Z_NO_FLUSH);
+			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' does not inflate: %s", w->file,
+					     show(m->name, nb), zs.msg ? zs.msg : "damaged data");
+				goto out;
+			}
+			size_t got = CHUNK - zs.avail_out;
+			if (got) {
+				actual += got;
+				if (actual > m->usize || actual > limit) {
+					rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' inflates past %s", w->file,
+						     show(m->name, nb), actual > m->usize ? "the size its header says" :
+						     "the ratio limit: a zip bomb");
+					goto out;
+				}
+				wp_hasher_update(&hs, outb, got);
+				crc = (uint32_t)crc32(crc, outb, (uInt)got);
+				if (sink && (rc = sink(ctx, outb, got, err)))
+					goto out;
+			}
+			if (zr == Z_STREAM_END) {
+				ended = true;
+				break;
+			}
+			if (zr == Z_BUF_ERROR)
+				break;
+		} while (zs.avail_out == 0 || zs.avail_in);
+		if (ended || !k)
+			break;
+	}
+	if (!ended || left) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is cut short", w->file, show(m->name, nb));
+		goto out;
+	}
+	if (actual != m->usize || crc != m->crc) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': %s differs from its header's", w->file,
+			     show(m->name, nb), actual != m->usize ? "the size" : "the CRC-32");
+		goto out;
+	}
+	if ((rc = wp_hasher_final_raw(&hs, m->sha256, NULL, err)))
+		goto out;
+	m->actual = actual;
+	m->seen = true;
+out:
+	if (z_on)
+		inflateEnd(&zs);
+	wp_hasher_release(&hs);
+	free(in);
+	free(outb);
+	return rc;
+}
+
+static int buf_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct wp_buf *b = ctx;
+	if (wp_buf_add(b, p, n) < 0)
+		return wp_fail(err, -WPE_INTEGRITY, "a .dist-info file is larger than %zu bytes", b->max);
+	return 0;
+}
+
+int wp_wheel_reader_open(const char *path, const char *filename, const struct wp_wheel_limits *lim,
+			 struct wp_wheel_reader **out, struct wp_wheel_info *info, struct wp_err *err)
+{
+	struct wp_wheel_reader *r = wp_xcalloc(1, sizeof(*r));
+	struct wheel *w = &r->w;
+	struct stat sb;
+	int rc = 0;
+	*out = NULL;
+	memset(info, 0, sizeof(*info));
+	w->path = path;
+	w->fd = -1;
+	r->filename = wp_xstrdup(filename);
+	wp_wheel_limits_fill(&w->lim, lim);
+	const char *slash = strrchr(filename, '/');
+	const char *base_name = slash ? slash + 1 : filename;
+	wp_member_name_show(base_name, strlen(base_name), w->file, sizeof(w->file));
+	w->record = (struct wp_buf)WP_BUF_INIT_MAX((size_t)w->lim.max_record);
+	w->wheelfile = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
+	w->metadata = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
+	w->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (w->fd < 0 || fstat(w->fd, &sb) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot open", path);
+		goto out;
+	}
+	w->fsize = (uint64_t)sb.st_size;
+	struct wp_str base = WP_STR(base_name), parts[7];
+	int np = 0;
+	if (!wp_str_endswith(base, ".whl")) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not named like a wheel (*.whl)", w->file);
+		goto out;
+	}
+	base.n -= 4;
+	while (base.n && np < 7)
+		parts[np++] = wp_str_cut(&base, '-');
+	if (np < 5 || np > 7 || base.n || !parts[0].n || !parts[1].n) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a wheel file name", w->file);
+		goto out;
+	}
+	if ((rc = read_central_directory(w, err)) || (rc = check_local_headers(w, err)) ||
+	    (rc = find_dist_info(w, parts[0], parts[1], err)))
+		goto out;
+	static const char *const caps[] = { "RECORD", "WHEEL", "METADATA" };
+	for (size_t i = 0; i < 3; i++) {
+		char *mp = wp_xasprintf("%s/%s", w->dist_info, caps[i]);
+		struct member *m = find(w, mp);
+		free(mp);
+		if (!m)
+			continue;
+		struct wp_buf *cap = capture_for(w, m->name);
+		if ((rc = extract_member(w, m, buf_sink, cap, err)))
+			goto out;
+	}
+	if ((rc = check_meta(w, parts[0], parts[1], info, err)))
+		goto out;
+	char *rec = wp_xasprintf("%s/RECORD", w->dist_info);
+	bool has_record = find(w, rec) != NULL;
+	free(rec);
+	if (!has_record) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has no RECORD", w->file);
+		goto out;
+	}
+	info->dist_info = wp_xstrdup(w->dist_info);
+	info->n_members = (long long)w->n;
+	for (size_t i = 0; i < w->n; i++)
+		info->unpacked_size += (long long)w->m[i].usize;
+	*out = r;
+out:
+	if (rc) {
+		wp_wheel_info_release(info);
+		wp_wheel_reader_close(r);
+	}
+	return rc;
+}
+
+int wp_wheel_reader_extract(struct wp_wheel_reader *r, size_t i, wp_wheel_sink_fn *sink, void *ctx,
+			    struct wp_err *err)
+{
+	struct member *m = &r->w.m[i];
+	if (m->is_dir)
+		return 0;
+	return extract_member(&r->w, m, sink, ctx, err);
+}
+
+int wp_wheel_reader_check(struct wp_wheel_reader *r, struct wp_err *err)
+{
+	char nb[NAME_SHOW];
+	for (size_t i = 0; i < r->w.n; i++)
+		if (!r->w.m[i].is_dir && !r->w.m[i].seen)
+			return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' was not read", r->w.file,
+				       show(r->w.m[i].name, nb));
+	for (size_t i = 0; i < r->w.n; i++)
+		r->w.m[i].in_record = false;
+	return check_record(&r->w, err);
+}
+
+static int b64val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+/* RECORD's urlsafe base64 sha256 (43 characters, padding optional) into out. */
+static bool b64_sha256(struct wp_str s, unsigned char out[WP_SHA256_LEN])
+{
+	while (s.n && s.p[s.n - 1] == '=')
+		s.n--;
+	if (s.n != 43)
+		return false;
+	unsigned acc = 0, bits = 0;
+	size_t o = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		int v = b64val(s.p[i]);
+		if (v < 0)
+			return false;
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o < WP_SHA256_LEN)
+				out[o++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	return o == WP_SHA256_LEN;
+}
+
+int wp_wheel_reader_trust_record(struct wp_wheel_reader *r, struct wp_err *err)
+{
+	struct wheel *w = &r->w;
+	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
+	struct wp_str s = WP_STRN(wp_buf_cstr(&w->record), w->record.len);
+	char nb[NAME_SHOW];
+	int rc = 0;
+	while (s.n && !rc) {
+		int end = 0, nf = 0;
+		do {
+			end = csv_field(&s, nf < 3 ? &f[nf] : &extra);
+			nf++;
+		} while (end == ',');
+		if (end < 0 || nf != 3)
+			continue;
+		struct member *m = find(w, wp_buf_cstr(&f[0]));
+		struct wp_str h = WP_STRN(wp_buf_cstr(&f[1]), f[1].len);
+		struct wp_str alg = wp_str_cut(&h, '=');
+		long long size;
+		if (!m || m->is_dir || !wp_str_eq(alg, "sha256") || !b64_sha256(h, m->sha256) ||
+		    !wp_str_to_ll(wp_str_trim(WP_STRN(wp_buf_cstr(&f[2]), f[2].len)), &size) ||
+		    (unsigned long long)size != m->usize)
+			continue;
+		m->actual = m->usize;
+		m->seen = true;
+	}
+	for (size_t i = 0; i < w->n && !rc; i++)
+		if (!w->m[i].is_dir && !w->m[i].seen && !may_lack_hash(w, w->m[i].name))
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no usable sha256 and size in RECORD",
+				     w->file, show(w->m[i].name, nb));
+	for (int i = 0; i < 3; i++)
+		wp_buf_free(&f[i]);
+	wp_buf_free(&extra);
+	return rc;
+}
+
+void wp_wheel_reader_sha256(const struct wp_wheel_reader *r, size_t i, unsigned char out[32])
+{
+	memcpy(out, r->w.m[i].sha256, WP_SHA256_LEN);
+}
+
+void wp_wheel_reader_close(struct wp_wheel_reader *r)
+{
+	if (!r)
+		return;
+	struct wheel *w = &r->w;
+	if (w->fd >= 0)
+		close(w->fd);
+	for (size_t i = 0; i < w->cap; i++)
+		free(w->m[i].name);
+	free(w->m);
+	free(w->dist_info);
+	wp_buf_free(&w->record);
+	wp_buf_free(&w->wheelfile);
+	wp_buf_free(&w->metadata);
+	free(r->filename);
+	free(r);
+}

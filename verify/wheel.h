@@ -53,4 +53,41 @@ const char *wp_member_name_problem(const char *name, size_t len);
  * printable ASCII become \xNN, and a long name is cut with "...". Returns out. */
 char *wp_member_name_show(const char *name, size_t n, char *out, size_t outsz);
 
+/* A wheel opened for installing: the same structure checks as wp_wheel_verify (central directory,
+ * local headers, one .dist-info matching the file name, WHEEL and METADATA), then each member's
+ * bytes inflated once by wp_wheel_reader_extract, hashed on the way to the caller's sink, and
+ * RECORD checked against those hashes by wp_wheel_reader_check. Nothing is trusted until that
+ * check passes. Ownership: the reader owns its members' names and the file descriptor until
+ * wp_wheel_reader_close. Extracting distinct members from several threads at once is safe. */
+struct wp_wheel_reader;
+
+struct wp_wheel_entry {
+	const char *name;     /* the member's path in the archive (checked by wp_member_name_problem) */
+	unsigned long long size;
+	unsigned mode;        /* st_mode (type and bits) from a Unix-made zip, 0 otherwise */
+	int is_dir;
+};
+
+/* The bytes of one member as they inflate; a nonzero return stops the extraction with it. */
+typedef int wp_wheel_sink_fn(void *ctx, const void *p, size_t n, struct wp_err *err);
+
+int wp_wheel_reader_open(const char *path, const char *filename, const struct wp_wheel_limits *lim,
+			 struct wp_wheel_reader **out, struct wp_wheel_info *info, struct wp_err *err);
+size_t wp_wheel_reader_count(const struct wp_wheel_reader *r);
+void wp_wheel_reader_entry(const struct wp_wheel_reader *r, size_t i, struct wp_wheel_entry *e);
+/* Member i through sink (NULL: hashed only), checked against its CRC-32, sizes and the ratio
+ * limit; -WPE_INTEGRITY naming the member otherwise. */
+int wp_wheel_reader_extract(struct wp_wheel_reader *r, size_t i, wp_wheel_sink_fn *sink, void *ctx,
+			    struct wp_err *err);
+/* After every file member was extracted: RECORD lists each member with the hash and size its
+ * bytes had, and nothing else (as wp_wheel_verify). */
+int wp_wheel_reader_check(struct wp_wheel_reader *r, struct wp_err *err);
+/* For a wheel whose members were extracted and checked before (an unpacked store written from
+ * it): each member's hash and size taken from RECORD without reading the members. -WPE_INTEGRITY
+ * when RECORD does not list every member with a sha256. */
+int wp_wheel_reader_trust_record(struct wp_wheel_reader *r, struct wp_err *err);
+/* The sha256 of member i's bytes, once extracted. */
+void wp_wheel_reader_sha256(const struct wp_wheel_reader *r, size_t i, unsigned char out[32]);
+void wp_wheel_reader_close(struct wp_wheel_reader *r);
+
 #endif

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_wheel.c: libFuzzer target for wheel verification (zip, RECORD, WHEEL, METADATA) via a temp file. */
+/* tests/fuzz/fuzz_wheel.c: libFuzzer target for wheel verification (zip, RECORD, WHEEL, METADATA) and the installer's reader, via a temp file. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -62,6 +62,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FZ_CHECK(streamed == full &&
 				 (strcmp(serr.msg, err.msg) == 0 || strstr(err.msg, "cannot be read") != NULL));
 		wp_wheel_stream_free(st);
+	}
+
+	/* the installer's reader (one inflate per member, RECORD checked after): every wheel the full
+	 * pass accepts it accepts too */
+	struct wp_wheel_reader *r = NULL;
+	struct wp_err rerr = WP_ERR_INIT;
+	int rd = wp_wheel_reader_open(path, name, NULL, &r, &info, &rerr);
+	for (size_t i = 0; !rd && i < wp_wheel_reader_count(r); i++)
+		rd = wp_wheel_reader_extract(r, i, NULL, NULL, &rerr);
+	if (!rd)
+		rd = wp_wheel_reader_check(r, &rerr);
+	if (!full)
+		FZ_CHECK(rd == 0);
+	wp_wheel_reader_close(r);
+	wp_wheel_info_release(&info);
+	/* ... and a wheel it accepted, read again for a link from the store, takes RECORD's word */
+	if (!rd) {
+		r = NULL;
+		if (wp_wheel_reader_open(path, name, NULL, &r, &info, &rerr) == 0)
+			FZ_CHECK(wp_wheel_reader_trust_record(r, &rerr) == 0);
+		wp_wheel_reader_close(r);
+		wp_wheel_info_release(&info);
 	}
 
 	char shown[64];

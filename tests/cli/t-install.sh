@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# tests/cli/t-install.sh: `wheelpick install` against pip (issue 26). The same wheelhouses go into
+# two fresh venvs, one by pip and one by wheelpick, and every file pip's RECORDs name must be the
+# same bytes (the venv path aside), the same mode and the same RECORD row: entry-point launchers,
+# .data/ scripts ("#!python"), headers and data, a platlib wheel, a PEP 825 variant wheel. Then pip
+# reads wheelpick's result (list, show, check, uninstall), upgrades and downgrades replace by
+# RECORD, a tampered wheel changes nothing (exit 4), bundles and their volumes install, and a
+# kill -9 at random moments leaves the old environment or the new one, never a mix.
+#   WHEELPICK=build/wheelpick bash tests/cli/t-install.sh
+. "$(dirname "$0")/../lib.sh"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1
+CHECK="$ROOT/tests/cli/install_check.py"
+PYTAG=$("$PYTHON" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+PLAT=manylinux_2_17_$(uname -m)
+"$PYTHON" "$ROOT/tests/fixtures/mkwheels.py" install "$TMP/wh" "$PLAT" "$PYTAG"
+"$PYTHON" "$ROOT/tests/fixtures/mkwheels.py" install "$TMP/wh2" "$PLAT" "$PYTAG" v2 600
+cd "$TMP" || exit 1
+venv() { rm -rf "$1" && "$PYTHON" -m venv --without-pip "$1"; }
+pip_in() { local v=$1; shift; "$PYTHON" -m pip --python "$TMP/$v/bin/python" "$@"; }
+
+# --- the same wheelhouse by pip and by wheelpick (venv names of one length: the same launchers) ---
+venv vp && venv vw && "$PYTHON" "$CHECK" snapshot vw fresh.json && "$PYTHON" "$CHECK" snapshot vp freshp.json
+pip_in vp install -q --no-compile --no-index --find-links wh --require-hashes -r wh/requirements.txt
+expect_exit 0 "install a wheelhouse" wp install wh --python "$TMP/vw/bin/python"
+expect_grep "says what it installed" "installed alpha 1.0" out
+"$PYTHON" "$CHECK" compare vp vw >cmp.out && pass "every file pip's RECORDs name is the same (bytes, mode, row)" ||
+	{ fail "wheelpick's install differs from pip's"; head -20 cmp.out >&2; }
+[ "$(vw/bin/alpha)" = "alpha main" ] && pass "the console launcher runs its entry point" || fail "bin/alpha: $(vw/bin/alpha 2>&1)"
+[ "$(vw/bin/alpha-tool)" = "1.0" ] && pass "the #!python script runs with the venv's interpreter" || fail "alpha-tool"
+[ -x vw/lib/python3*/site-packages/beta/lib/libbeta.so.1 ] && pass "executable bits kept" || fail "libbeta not executable"
+expect_file "variant.json kept in .dist-info" "$(echo vw/lib/python3*/site-packages/gamma-1.0.dist-info/variant.json)"
+
+# --- --link-mode: the wheels unpacked once in the cache, then hard-linked or reflinked ---
+for mode in hardlink hardlink reflink; do
+	venv vh
+	expect_exit 0 "--link-mode $mode" wp install wh --link-mode "$mode" --python "$TMP/vh/bin/python"
+	"$PYTHON" "$CHECK" compare vp vh >cmp.out && pass "--link-mode $mode: the same files as pip's" ||
+		{ fail "--link-mode $mode differs from pip"; head -20 cmp.out >&2; }
+	[ "$mode" = hardlink ] && { [ "$(stat -c %h vh/lib/python3*/site-packages/beta/lib/libbeta.so.1)" -ge 2 ] &&
+		pass "hard-linked from the store" || fail "not a hard link"; }
+	rm -rf vh
+done
+[ "$(ls "$WHEELPICK_CACHE_DIR/unpacked" | wc -l)" = 3 ] && pass "one store folder per wheel" || fail "store: $(ls "$WHEELPICK_CACHE_DIR/unpacked")"
+
+# --- pip and importlib.metadata read the result ---
+pip_in vw list --format=freeze >pl.out 2>&1
+expect_grep "pip list sees alpha" "^alpha==1.0$" pl.out
+expect_grep "pip list sees the variant wheel" "^gamma==1.0$" pl.out
+pip_in vw check >pc.out 2>&1 && pass "pip check passes" || { fail "pip check"; cat pc.out >&2; }
+pip_in vw show alpha >ps.out 2>&1
+expect_grep "pip show names the requirement" "Requires: beta" ps.out
+got=$(vw/bin/python -c 'import importlib.metadata as m; print(m.version("beta"), sorted(e.name for e in m.entry_points(group="console_scripts")))')
+[ "$got" = "2.0 ['alpha', 'alpha-sub']" ] && pass "importlib.metadata: version and entry points" || fail "importlib.metadata: $got"
+expect_exit 0 "list --installed" wp list --installed --python "$TMP/vw/bin/python"
+expect_grep "with the installer and the variant" "gamma +1.0 +wheelpick +x8664_v1" out
+pip_in vw uninstall -q -y alpha beta gamma >pu.out 2>&1 && pass "pip uninstall works on wheelpick's result" || { fail "pip uninstall"; cat pu.out >&2; }
+"$PYTHON" "$CHECK" same vw fresh.json >/dev/null && pass "pip's uninstall leaves the fresh venv" || fail "pip uninstall left files"
+
+# --- upgrade and downgrade replace by RECORD; wheelpick uninstall ---
+expect_exit 0 "install again" wp install wh --python "$TMP/vw/bin/python"
+"$PYTHON" "$CHECK" snapshot vw v1.json
+pip_in vp install -q --no-compile --no-index --find-links wh2 --require-hashes -r wh2/requirements.txt
+expect_exit 0 "upgrade" wp install wh2 --python "$TMP/vw/bin/python"
+expect_grep "says what it replaced" "installed alpha 2.0 \(replacing 1.0\)" out
+"$PYTHON" "$CHECK" compare vp vw >cmp.out && pass "the upgrade is pip's upgrade" || { fail "upgrade differs"; head -20 cmp.out >&2; }
+"$PYTHON" "$CHECK" snapshot vw v2.json
+expect_exit 0 "downgrade" wp install wh --python "$TMP/vw/bin/python"
+"$PYTHON" "$CHECK" same vw v1.json >/dev/null && pass "the downgrade is the first install exactly" || fail "downgrade differs"
+expect_exit 0 "uninstall by RECORD" wp uninstall alpha beta gamma --python "$TMP/vw/bin/python"
+"$PYTHON" "$CHECK" same vw fresh.json >/dev/null && pass "uninstall leaves the fresh venv" || fail "uninstall left files"
+expect_exit 1 "uninstall of what is not there" wp uninstall alpha --python "$TMP/vw/bin/python"
+
+# pip's own install (byte-compiled: .pyc in its RECORD) removed by wheelpick
+venv vp && "$PYTHON" "$CHECK" snapshot vp freshp.json
+pip_in vp install -q --no-index --find-links wh --require-hashes -r wh/requirements.txt
+expect_exit 0 "uninstall what pip installed" wp uninstall alpha beta gamma --python "$TMP/vp/bin/python"
+"$PYTHON" "$CHECK" same vp freshp.json >/dev/null && find vp -name '*.pyc' | grep -q . && fail "pip's .pyc left" ||
+	{ "$PYTHON" "$CHECK" same vp freshp.json >/dev/null && pass "pip's install removed, .pyc and all" || fail "files left"; }
+
+# --- tampered wheels change nothing ---
+expect_exit 0 "install v1" wp install wh --python "$TMP/vw/bin/python"
+cp -r wh wht
+"$PYTHON" - wht/alpha-1.0-py3-none-any.whl <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[200] ^= 1; open(p, "wb").write(b)
+PY
+expect_exit 4 "a wheel whose sha256 is not the pinned one: exit 4" wp install wht --python "$TMP/vw/bin/python"
+expect_grep "names the file" "alpha-1.0-py3-none-any.whl' has sha256" err
+# a member's bytes changed in a sound zip (its CRC made to match) and the requirement re-pinned:
+# only RECORD tells, after every file is staged; the staged files go
+"$PYTHON" - wht <<'PY'
+import hashlib, re, sys, zipfile
+d = sys.argv[1]; f = d + "/requirements.txt"; t = open(f).read()
+w = d + "/alpha-1.0-py3-none-any.whl"
+src = zipfile.ZipFile(d + "/../wh/alpha-1.0-py3-none-any.whl")
+with zipfile.ZipFile(w, "w", zipfile.ZIP_DEFLATED) as out:
+    for zi in src.infolist():
+        data = src.read(zi)
+        if zi.filename == "alpha/sub/mod.py":
+            data = data.replace(b"return 3", b"return 4")
+        out.writestr(zi, data)
+h = hashlib.sha256(open(d + "/alpha-1.0-py3-none-any.whl", "rb").read()).hexdigest()
+open(f, "w").write(re.sub(r"(alpha==1.0 \\\n    --hash=sha256:)[0-9a-f]+", r"\g<1>" + h, t))
+PY
+expect_exit 4 "a member that is not what RECORD says: exit 4" wp install wht --python "$TMP/vw/bin/python"
+expect_grep "RECORD names the member" "alpha/sub/mod.py.*sha256 mismatch" err
+"$PYTHON" "$CHECK" same vw v1.json >/dev/null && pass "the environment is unchanged, no temp left" || fail "a tampered install changed the environment"
+
+# --- bundles, their volumes, -r with --find-links, refusals ---
+mkdir bun && cp -r wh bun/torch-bundle && tar --zstd -cf b.tar.zst -C bun torch-bundle
+split -b 20000 -d -a 3 --numeric-suffixes=1 b.tar.zst b.tar.zst.
+venv vb
+expect_exit 0 "install from bundle volumes" wp install b.tar.zst.001 --python "$TMP/vb/bin/python"
+expect_grep "all three" "3 projects" out
+venv vb
+expect_exit 0 "install from a bundle" wp install b.tar.zst --python "$TMP/vb/bin/python"
+venv vr
+expect_exit 0 "-r with --find-links" wp install -r wh/requirements.txt --find-links wh --python "$TMP/vr/bin/python"
+[ "$(vr/bin/python -c 'import alpha; print(alpha.VERSION)')" = "1.0" ] &&
+	pass "-r install imports" || fail "-r install"
+mkdir other && cp wh/gamma-1.0-py3-none-any.whl "other/zeta-1.0-cp27-cp27mu-win_amd64.whl"
+expect_exit 1 "a wheel for another machine is refused" wp install other/zeta-1.0-cp27-cp27mu-win_amd64.whl --python "$TMP/vr/bin/python"
+expect_grep "with the reason" "not for this interpreter" err
+venv vc && venv vq
+pip_in vq install -q --no-index --find-links wh --require-hashes -r wh/requirements.txt
+expect_exit 0 "--compile" wp install wh --compile --python "$TMP/vc/bin/python"
+grep -h pyc vq/lib/python3*/site-packages/alpha-1.0.dist-info/RECORD | tr -d '\r' >pq.rows
+grep -h pyc vc/lib/python3*/site-packages/alpha-1.0.dist-info/RECORD | tr -d '\r' >pc.rows
+[ -s pq.rows ] && cmp -s pq.rows pc.rows && pass "--compile lists the .pyc as pip does" || { fail ".pyc rows differ"; diff pq.rows pc.rows >&2; }
+
+# --- --prefix and --target as pip lays them out, and nothing outside them ---
+for m in prefix target; do
+	"$PYTHON" -m pip install -q --no-compile --no-index --find-links wh --require-hashes -r wh/requirements.txt \
+		--"$m" "$TMP/p_$m" >/dev/null 2>&1
+	expect_exit 0 "--$m" wp install wh --"$m" "$TMP/w_$m" --python "$PYTHON"
+	"$PYTHON" - "$TMP/p_$m" "$TMP/w_$m" >tree.out <<'PY'
+import os, sys
+def tree(r):
+    out = {}
+    for d, ds, fs in os.walk(r):
+        ds[:] = [x for x in ds if x != "__pycache__"]
+        for f in fs:
+            p = os.path.join(d, f)
+            out[os.path.relpath(p, r)] = b"" if f in ("INSTALLER", "RECORD") else open(p, "rb").read()
+    return out
+a, b = tree(sys.argv[1]), tree(sys.argv[2])
+print("same" if a == b else "differ: %s" % sorted(set(a) ^ set(b) or [k for k in a if a[k] != b.get(k)]))
+PY
+	expect_grep "--$m: pip's files, pip's bytes" "^same$" tree.out
+done
+expect_no_file "no header written into the interpreter's own include folder" \
+	"$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/alpha"
+
+# --- a bundle's install.sh: wheelpick install when a wheelpick is on PATH, pip otherwise ---
+make_sample
+expect_exit 0 "a bundle to take install.sh from" wp bundle "$TMP/s.tar.zst" torch==1.8.0 --cuda 11.2 --python 3.8 \
+	--platform linux_x86_64 --index "$FINDLINKS"
+mkdir sb && tar -C sb --zstd -xf s.tar.zst && cp sb/*/install.sh bun/torch-bundle/
+venv vs
+PATH="$(dirname "$WHEELPICK"):$PATH" PYTHON="$TMP/vs/bin/python" sh bun/torch-bundle/install.sh >is.out 2>&1 &&
+	pass "install.sh with wheelpick on PATH" || { fail "install.sh (wheelpick)"; cat is.out >&2; }
+expect_grep "says it used wheelpick" "installing with .*/wheelpick" is.out
+expect_grep "and wheelpick installed" "3 projects" is.out
+WHEELPICK_USE_PIP=1 PYTHON="$PYTHON" sh bun/torch-bundle/install.sh -q --target "$TMP/pt" >is.out 2>&1 &&
+	pass "install.sh with pip" || { fail "install.sh (pip)"; cat is.out >&2; }
+expect_grep "says it used pip" "installing with pip" is.out
+[ "$(PYTHONPATH="$TMP/pt" "$PYTHON" -c 'import alpha, gamma; print(gamma.LABEL)')" = "x8664_v1" ] && pass "pip's install imports" ||
+	fail "pip's install"
+
+# --- kill -9 at random moments: the old environment or the new one ---
+venv vk
+wp install wh --python "$TMP/vk/bin/python" -q && "$PYTHON" "$CHECK" snapshot vk k1.json
+wp install wh2 --python "$TMP/vk/bin/python" -q && "$PYTHON" "$CHECK" snapshot vk k2.json
+wp install wh --python "$TMP/vk/bin/python" -q
+mixed=0 old=0 new=0 undone=0 finished=0
+for i in $(seq 1 10); do
+	"$WHEELPICK" install wh2 --python "$TMP/vk/bin/python" -q >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.$(printf %02d $((RANDOM % 30 + 2)))"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	wp list --installed --python "$TMP/vk/bin/python" >/dev/null 2>rec.err
+	grep -q "removed what an interrupted run had staged" rec.err && undone=$((undone + 1))
+	grep -q "finished the change" rec.err && finished=$((finished + 1))
+	case $("$PYTHON" "$CHECK" same vk k1.json k2.json) in
+	k1.json) old=$((old + 1)) ;;
+	k2.json) new=$((new + 1)); wp install wh --python "$TMP/vk/bin/python" -q ;;
+	*) mixed=$((mixed + 1)); "$PYTHON" "$CHECK" same vk k1.json k2.json >&2 ;;
+	esac
+done
+[ "$mixed" = 0 ] && pass "10 kills: $old left the old environment ($undone undone from staging), $new the new one ($finished finished from the journal), none a mix" ||
+	fail "$mixed of 10 kills left a mixed environment"
+ls vk/lib/python3*/site-packages/.wheelpick-* >/dev/null 2>&1 && fail "a journal was left" || pass "no journal left"
+
+done_testing
