@@ -3,6 +3,7 @@
 #include "base/mem.h"
 #include "env/detect.h"
 #include "env/profile.h"
+#include "resolver/marker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,26 @@
 static bool is_auto(const char *w)
 {
 	return !w || !strcmp(w, "auto");
+}
+
+/* Whether --platform names another kind of machine than this one (another OS or architecture):
+ * its GPU is not this machine's. A tag of this machine's kind (manylinux2014_x86_64 on any
+ * x86-64 Linux host) is this machine. */
+static bool foreign_platform(const struct wp_target *host, const char *platform)
+{
+	struct wp_target want;
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_marker_env a, b;
+	if (is_auto(platform) || !host->platform[0])
+		return false;
+	wp_target_init(&want);
+	if (wp_target_set_platform(&want, platform, &e) < 0)
+		return false; /* refused with its own message after detection */
+	wp_marker_env_from_target(&a, host);
+	wp_marker_env_from_target(&b, &want);
+	if (!a.sys_platform[0] || !b.sys_platform[0])
+		return false;
+	return strcmp(a.sys_platform, b.sys_platform) || strcmp(a.platform_machine, b.platform_machine);
 }
 
 /* Fill what the words leave to detection from this machine. */
@@ -46,29 +67,45 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		t->musl_major = dt.musl_major;
 		t->musl_minor = dt.musl_minor;
 	}
-	if (is_auto(cuda) && !w->rocm && !(w->intel_ips && w->intel_ips->n)) {
+	bool foreign = foreign_platform(&dt, platform);
+	bool gpus_given = w->gpus && w->gpus->n;
+	if (is_auto(cuda) && !w->rocm && !(w->intel_ips && w->intel_ips->n) && foreign && !gpus_given) {
+		/* another machine: this one's driver and GPUs say nothing of it */
+		t->accel = WP_ACCEL_CPU;
+		t->accel_foreign = true;
+		wp_say(s, WP_SAY_NOTE, "'%s' is another machine than this one: picking CPU builds, not this machine's GPU "
+		       "(give --cuda X.Y, --driver or --gpu for its GPU)", platform);
+	} else if (is_auto(cuda) && !w->rocm && !(w->intel_ips && w->intel_ips->n)) {
 		t->accel = dt.accel;
 		t->cuda_major = dt.cuda_major;
 		t->cuda_minor = dt.cuda_minor;
 		t->driver = dt.driver;
 		t->driver_given = dt.driver_given;
+		if (foreign) {
+			/* --gpu for another machine: the CUDA this one runs, the driver that OS numbers for it */
+			memset(&t->driver, 0, sizeof(t->driver));
+			t->driver_given = false;
+		}
 		if (dt.accel == WP_ACCEL_CPU)
 			wp_say(s, WP_SAY_NOTE, "no NVIDIA driver found: picking CPU builds (give --cuda X.Y for another machine)");
+		else if (foreign)
+			wp_say(s, WP_SAY_NOTE, "'%s' is another machine: its GPU's CUDA is taken to be this machine's, "
+			       "%d.%d; give --cuda or --driver for its own", platform, dt.cuda_major, dt.cuda_minor);
 		else
 			wp_say(s, WP_SAY_NOTE, "the NVIDIA driver %s runs CUDA %d.%d (from %s)", d.driver_version, dt.cuda_major,
 			       dt.cuda_minor, wp_cuda_source_name(d.cuda_source));
 	}
-	if (!w->gpus || !w->gpus->n) {
+	if (!gpus_given && !foreign) {
 		t->n_gpus = dt.n_gpus;
 		memcpy(t->gpu_sm, dt.gpu_sm, sizeof(t->gpu_sm));
 	}
 	/* what PEP 825's amd and x86_64 providers read: this machine's, unless a flag says otherwise
 	 * (--gfx, --x86-64-level and WHEELPICK_X86_64_LEVEL are applied after this) */
-	if (!w->gfx || !w->gfx->n) {
+	if ((!w->gfx || !w->gfx->n) && !foreign) {
 		t->n_gfx = dt.n_gfx;
 		memcpy(t->gfx, dt.gfx, sizeof(t->gfx));
 	}
-	if (dt.x86_64_level)
+	if (dt.x86_64_level && !foreign)
 		t->x86_64_level = dt.x86_64_level;
 	wp_detect_release(&d);
 	return 0;

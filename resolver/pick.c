@@ -509,7 +509,7 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
 		wp_buf_addstr(out, "Intel GPU (XPU)");
 		break;
 	case WP_ACCEL_CPU:
-		wp_buf_addstr(out, "CPU");
+		wp_buf_addstr(out, t->accel_foreign ? "CPU (another machine: its GPU not given)" : "CPU");
 		break;
 	case WP_ACCEL_ROCM:
 		wp_buf_printf(out, "ROCm %d.%d", t->rocm_major, t->rocm_minor);

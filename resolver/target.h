@@ -42,6 +42,8 @@ struct wp_target {
 	                                 (the oldest driver of that CUDA) by wp_target_finish otherwise */
 	bool driver_given;            /* the driver is the machine's, not derived from --cuda */
 	bool cuda_strict;             /* --cuda-compat strict: no minor-version compatibility */
+	bool accel_foreign;           /* CPU because --platform names another machine whose GPU no word gave
+	                                 (this machine's is not taken); the plan says so */
 	int rocm_major, rocm_minor;   /* valid when accel == WP_ACCEL_ROCM */
 	int n_gpus;
 	int gpu_sm[WP_TARGET_MAX_GPUS]; /* NVIDIA compute capability x10: 86 for sm_86; empty when unknown */
