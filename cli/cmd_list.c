@@ -3,6 +3,7 @@
  * with the files pick would not use (another source lists the project first) set apart. */
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
+#include "cli/print.h"
 #include "ops/suggest.h"
 #include "resolver/wheelname.h"
 #include "base/buf.h"
@@ -334,7 +335,7 @@ static void print_json(const struct wp_list *l, bool marked)
 		wp_json_obj_end(&j);
 	}
 	wp_json_arr_end(&j);
-	wp_json_finish(&j, stdout);
+	wp_print_json_out(&j);
 }
 
 /* The target to mark the grid for, from the words given (none: NULL). */
@@ -434,10 +435,10 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_list_opts lo = { .conda = o.conda, .mark = marked ? &t : NULL, .policy = &policy };
 	if ((rc = wp_list_project(&cat, pos.v[0], &lo, &l, err)))
 		goto out;
-	if (o.json)
+	if (!l.n)
+		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err); /* with --json too: main prints the error */
+	else if (o.json)
 		print_json(&l, marked);
-	else if (!l.n)
-		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err);
 	else
 		print_list(pos.v[0], &l, marked, o.all);
 out:

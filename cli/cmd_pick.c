@@ -72,7 +72,7 @@ static void print_next(const struct wp_pick_opts *o, const struct wp_strlist *re
 		printf(" --xpu");
 	else if (t->accel == WP_ACCEL_ROCM)
 		printf(" --rocm %d.%d", t->rocm_major, t->rocm_minor);
-	printf(" --python %d.%d", t->py_major, t->py_minor);
+	printf(" --python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	for (size_t i = 0; i < plan->n_targets; i++)
 		printf(" --platform %s", plan->targets[i].platform);
 	printf(" -d wheelhouse\n");

@@ -230,6 +230,10 @@ int main(int argc, char **argv)
 	const struct wp_cmd *cmd = NULL;
 	bool implicit = false;
 
+	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
+	bool want_json = false;
+	for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
+		want_json = want_json || !strcmp(argv[k], "--json");
 	cli.start = now();
 	cli.stdout_tty = isatty(STDOUT_FILENO);
 	cli.stderr_tty = isatty(STDERR_FILENO);
@@ -276,6 +280,8 @@ int main(int argc, char **argv)
 		if (g.help || i >= argc) {
 			wp_cli_usage(g.help ? stdout : stderr);
 			rc = g.help ? 0 : -WPE_USAGE;
+			if (rc && want_json)
+				wp_print_json_error(rc, &(struct wp_err){ -WPE_USAGE, "a command or a package to pick is needed; see 'wheelpick --help'" }, NULL);
 			goto out_code;
 		}
 		cmd = wp_cmd_find("pick");
@@ -321,6 +327,8 @@ int main(int argc, char **argv)
 	rc = cmd->fn(&cli, nrest, rest, &err);
 	wp_cli_debug(&cli, "%s: done in %.2f s", cmd->name, wp_cli_elapsed(&cli));
 out:
+	if (rc && want_json && !wp_print_json_printed())
+		wp_print_json_error(rc, &err, NULL);
 	if (rc && err.code) {
 		fputs("wheelpick: ", stderr);
 		wp_fputs_shown(err.msg, stderr);

@@ -34,7 +34,7 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 {
 	char b[32];
 	wp_json_obj(j);
-	snprintf(b, sizeof(b), "%d.%d", t->py_major, t->py_minor);
+	snprintf(b, sizeof(b), "%d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	wp_json_kstr(j, "python", b);
 	wp_json_kstr(j, "platform", t->platform);
 	wp_json_kstr(j, "accelerator", accel_name(t));
@@ -66,61 +66,74 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 /* paths_in_dir: a path is written as the file's name, relative to the folder the record lies in
  * (wheelpick.json in a wheelhouse or bundle: no local path leaks in, and two bundles of the same
  * wheels are the same bytes); else as it is. */
+static void plan_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain,
+			 bool paths_in_dir)
+{
+	wp_json_key(j, "targets");
+	wp_json_arr(j);
+	for (size_t i = 0; i < plan->n_targets; i++)
+		json_target(j, &plan->targets[i]);
+	if (!plan->n_targets && fallback)
+		json_target(j, fallback);
+	wp_json_arr_end(j);
+	wp_json_key(j, "picks");
+	wp_json_arr(j);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		wp_json_obj(j);
+		wp_json_kstr(j, "project", f->project);
+		wp_json_kstr(j, "version", f->version);
+		wp_json_kstr(j, "variant", f->variant);
+		wp_json_kstr(j, "filename", f->filename);
+		wp_json_kstr(j, "where", f->where);
+		wp_json_kstr(j, "url", f->url);
+		wp_json_kstr(j, "sha256", f->sha256);
+		wp_json_key(j, "size");
+		if (f->size >= 0)
+			wp_json_int(j, f->size);
+		else
+			wp_json_null(j);
+		wp_json_kstr(j, "tags", f->tags);
+		wp_json_kstr(j, "requires_python", f->requires_python);
+		wp_json_kint(j, "target", (long long)f->target);
+		wp_json_kstr(j, "required_by", f->required_by);
+		wp_json_kstr(j, "reason", f->reason);
+		if (f->path) {
+			const char *slash = paths_in_dir ? strrchr(f->path, '/') : NULL;
+			wp_json_kstr(j, "path", slash ? slash + 1 : f->path);
+		}
+		if (explain) {
+			wp_json_key(j, "rejected");
+			wp_json_arr(j);
+			for (size_t k = 0; k < f->n_rejects; k++) {
+				wp_json_obj(j);
+				wp_json_kstr(j, "file", f->rejects[k].where);
+				wp_json_kstr(j, "why", f->rejects[k].why);
+				wp_json_obj_end(j);
+			}
+			wp_json_arr_end(j);
+		}
+		wp_json_obj_end(j);
+	}
+	wp_json_arr_end(j);
+	wp_json_key(j, "notes");
+	wp_json_arr(j);
+	for (size_t i = 0; i < plan->n_notes; i++)
+		wp_json_str(j, plan->notes[i]);
+	wp_json_arr_end(j);
+}
+
+void wp_plan_json_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain)
+{
+	plan_members(j, plan, fallback, explain, false);
+}
+
 static void plan_json(const struct wp_plan *plan, bool explain, bool paths_in_dir, FILE *out)
 {
 	struct wp_json j;
 	wp_json_init(&j);
 	wp_json_obj(&j);
-	wp_json_key(&j, "targets");
-	wp_json_arr(&j);
-	for (size_t i = 0; i < plan->n_targets; i++)
-		json_target(&j, &plan->targets[i]);
-	wp_json_arr_end(&j);
-	wp_json_key(&j, "picks");
-	wp_json_arr(&j);
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct wp_plan_file *f = &plan->files[i];
-		wp_json_obj(&j);
-		wp_json_kstr(&j, "project", f->project);
-		wp_json_kstr(&j, "version", f->version);
-		wp_json_kstr(&j, "variant", f->variant);
-		wp_json_kstr(&j, "filename", f->filename);
-		wp_json_kstr(&j, "where", f->where);
-		wp_json_kstr(&j, "url", f->url);
-		wp_json_kstr(&j, "sha256", f->sha256);
-		wp_json_key(&j, "size");
-		if (f->size >= 0)
-			wp_json_int(&j, f->size);
-		else
-			wp_json_null(&j);
-		wp_json_kstr(&j, "tags", f->tags);
-		wp_json_kstr(&j, "requires_python", f->requires_python);
-		wp_json_kint(&j, "target", (long long)f->target);
-		wp_json_kstr(&j, "required_by", f->required_by);
-		wp_json_kstr(&j, "reason", f->reason);
-		if (f->path) {
-			const char *slash = paths_in_dir ? strrchr(f->path, '/') : NULL;
-			wp_json_kstr(&j, "path", slash ? slash + 1 : f->path);
-		}
-		if (explain) {
-			wp_json_key(&j, "rejected");
-			wp_json_arr(&j);
-			for (size_t k = 0; k < f->n_rejects; k++) {
-				wp_json_obj(&j);
-				wp_json_kstr(&j, "file", f->rejects[k].where);
-				wp_json_kstr(&j, "why", f->rejects[k].why);
-				wp_json_obj_end(&j);
-			}
-			wp_json_arr_end(&j);
-		}
-		wp_json_obj_end(&j);
-	}
-	wp_json_arr_end(&j);
-	wp_json_key(&j, "notes");
-	wp_json_arr(&j);
-	for (size_t i = 0; i < plan->n_notes; i++)
-		wp_json_str(&j, plan->notes[i]);
-	wp_json_arr_end(&j);
+	plan_members(&j, plan, NULL, explain, paths_in_dir);
 	wp_json_obj_end(&j);
 	wp_json_finish(&j, out);
 }

@@ -87,5 +87,9 @@ int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, stru
 
 /* The plan as JSON (the --json output and the wheelhouse's wheelpick.json), to f. */
 void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *f);
+/* The members of that object ("targets", "picks", "notes") into an open object of j: matrix's
+ * rows are pick's object. fallback: the target listed when the plan has none (a failed row). */
+struct wp_json;
+void wp_plan_json_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain);
 
 #endif

@@ -493,7 +493,7 @@ static int better(const struct cand *a, const struct cand *b, const struct wp_ta
 
 static void describe_python(const struct wp_target *t, struct wp_buf *out)
 {
-	wp_buf_printf(out, "Python %d.%d", t->py_major, t->py_minor);
+	wp_buf_printf(out, "Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 }
 
 void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
@@ -609,7 +609,7 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 		if (c->tag_prio == -2)
 			say(c->whyp, "'%s' is not a valid wheel name", k->filename);
 		else
-			say(c->whyp, "tags do not fit Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+			say(c->whyp, "tags do not fit Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
 		return;
 	}
 	if (!python_fits(k->requires_python, t, c->whyp)) {
@@ -798,9 +798,9 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 		wp_buf_addstr(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
 				  "then run 'wheelpick trust')");
 	} else if (at_python) {
-		wp_buf_printf(&m, "; none supports Python %d.%d", t->py_major, t->py_minor);
+		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	} else {
-		wp_buf_printf(&m, "; no wheel fits Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+		wp_buf_printf(&m, "; no wheel fits Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
 	}
 
 	/* The newest version, any, with a file that fits: what the user could ask for instead. */
@@ -964,7 +964,7 @@ skipped:;
 		format_version(&c[top].v, &sk);
 		wp_buf_addstr(&sk, ": ");
 		if (c[top].rej == REJ_TAGS)
-			wp_buf_printf(&sk, "no build for Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+			wp_buf_printf(&sk, "no build for Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
 		else
 			reason_of(&k[top], &c[top], req, t, ts, pre, &sk);
 		seen++;

@@ -93,5 +93,7 @@ int wp_target_add_intel_ip(struct wp_target *t, const char *s, struct wp_err *er
  * drivers number differently), and what the words say together. -WPE_USAGE for a --cuda that
  * the --driver cannot run. */
 int wp_target_finish(struct wp_target *t, struct wp_err *err);
+/* "t" for a free-threaded Python (abi cp313t), else "": messages write "Python 3.13t" as given. */
+const char *wp_target_py_suffix(const struct wp_target *t);
 /* True for a Windows platform (drivers and compatibility floors differ there). */
 bool wp_target_is_windows(const struct wp_target *t);

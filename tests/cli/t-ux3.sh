@@ -46,4 +46,59 @@ expect_exit 0 "--gpu does too (the CUDA taken from here, and said)" on_gpu_host 
 expect_json "$TMP/out" "j['targets'][0]['gpus']" "['sm_86']"
 expect_json "$TMP/out" "j['targets'][0]['cuda']" 12.2
 expect_grep "says whose CUDA" "its GPU's CUDA is taken to be this machine's, 12\.2; give --cuda or --driver" "$TMP/err"
+
+# --- the scripting contract: --json ------------------------------------------------------------
+SCHEMA_PY=
+for p in "$PYTHON" /usr/bin/python3; do "$p" -c 'import jsonschema' 2>/dev/null && { SCHEMA_PY=$p; break; }; done
+[ -n "$SCHEMA_PY" ] || fail "no python3 with jsonschema (make deps installs python3-jsonschema)"
+# schema_ok DESC SCHEMA FILE: FILE is one JSON document that docs/schema/SCHEMA.schema.json accepts
+schema_ok() {
+	if [ -n "$SCHEMA_PY" ] && "$SCHEMA_PY" "$ROOT/tests/cli/json_schema_check.py" "$ROOT/docs/schema/$2.schema.json" "$3" >"$TMP/schema.log" 2>&1
+	then pass "$1"; else fail "$1 (docs/schema/$2.schema.json)"; sed 's/^/      | /' "$TMP/schema.log" | head -20 >&2; fi
+}
+expect_exit 2 "an unknown option with --json" wp torch --platfrom x --json
+expect_json "$TMP/out" "j['error']['exit']" 2
+expect_json "$TMP/out" "'--platfrom' in j['error']['message']" True
+schema_ok "its error object" error "$TMP/out"
+expect_exit 2 "--json and no package" wp --json
+schema_ok "an error object too" error "$TMP/out"
+expect_exit 2 "--json to a command without it still answers in JSON" wp update --json
+schema_ok "the error object" error "$TMP/out"
+expect_exit 1 "list nosuch --json: as the text form" wp list nosuchproject --json
+expect_json "$TMP/out" "j['error']['exit']" 1
+schema_ok "list's error" error "$TMP/out"
+expect_exit 1 "nothing fits, --json" wp torch==1.8.0 --cuda 9.2 --python 3.8 --platform linux_x86_64 --index "$FL" --dry-run --json
+expect_json "$TMP/out" "j['error']['project']" torch
+schema_ok "with what was rejected" error "$TMP/out"
+expect_exit 0 "empty arrays print as []" wp torch==1.8.0 $T --index "$FL" --dry-run --no-deps --json
+expect_grep "\"notes\": []" '"notes": \[\]' "$TMP/out"
+expect_no_grep "no blank lines" '^ *$' "$TMP/out"
+schema_ok "pick --json" pick "$TMP/out"
+expect_exit 0 "matrix --json" wp matrix torch==1.8.0 --cuda 11.2 --cuda 9.2 --python 3.8 --platform linux_x86_64 --index "$FL" --no-deps --json
+expect_json "$TMP/out" "[r['picks'][0]['url'].endswith('cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl') for r in j['rows'][:1]]" "[True]"
+expect_json "$TMP/out" "(j['rows'][0]['targets'][0]['cuda'], j['rows'][1]['error']['exit'], j['rows'][1]['targets'][0]['cuda'])" "('11.2', 1, '9.2')"
+schema_ok "matrix's rows are pick's objects" matrix "$TMP/out"
+expect_exit 0 "list --json" wp list torch --json
+schema_ok "list --json" list "$TMP/out"
+expect_exit 0 "tags --json" wp tags --python 3.13t --platform manylinux_2_28_x86_64 --json
+expect_json "$TMP/out" "(j['tags'][0], j['target'])" "('cp313-cp313t-manylinux_2_28_x86_64', 'CPU, Python 3.13t, manylinux_2_28_x86_64')"
+schema_ok "tags --json" tags "$TMP/out"
+expect_exit 0 "detect --json" on_gpu_host "$WHEELPICK" detect --json
+schema_ok "detect --json" detect "$TMP/out"
+expect_exit 0 "a wheelhouse to verify" wp torch==1.8.0 $T --index "$FL" --no-deps -d "$TMP/wh"
+expect_exit 0 "verify --json" wp verify "$TMP/wh" --json
+expect_json "$TMP/out" "(j['ok'], j['paths'][0]['kind'], j['wheels'], j['problems'], j['error'])" "(True, 'wheelhouse', 1, [], None)"
+cp "$TMP/out" "$TMP/verify-ok.json"; schema_ok "verify --json" verify "$TMP/verify-ok.json"
+whl=$(ls "$TMP/wh"/*.whl | head -1)
+printf 'x' >>"$whl"
+expect_exit 4 "verify --json of a changed wheel" wp verify "$TMP/wh" --json
+expect_json "$TMP/out" "(j['ok'], j['error']['exit'], any(p['fatal'] for p in j['problems']))" "(False, 4, True)"
+schema_ok "verify's failure report" verify "$TMP/out"
+
+# --- exit codes: one table, in the README and the man page --------------------------------------
+"$WHEELPICK" --generate-man | awk '/^\.SH EXIT STATUS/{on=1; next} /^\.SH/{on=0} on' |
+	awk '/^\.TP/{getline c; getline m; gsub(/\\-/, "-", m); print c " | " m}' >"$TMP/man-exit"
+grep -E '^\| [0-9] \| ' "$ROOT/README.md" | sed -E 's/^\| ([0-9]) \| (.*) \|$/\1 | \2/' >"$TMP/readme-exit"
+if [ -s "$TMP/man-exit" ] && cmp -s "$TMP/man-exit" "$TMP/readme-exit"; then pass "README's exit table is the man page's"; else
+	fail "README's exit table differs from the man page's"; diff "$TMP/man-exit" "$TMP/readme-exit" | head >&2; fi
 done_testing
