@@ -42,6 +42,8 @@ struct wp_pick_run {
 	size_t n_targets;
 	char *files_root;                /* the store's root: CACHE/files */
 	size_t unhashed;                 /* files the index gave no sha256 for (hashed on fetch) */
+	size_t refused, failed;          /* wp_pick_fetch: files that failed their checks (integrity), or
+	                                    could not be fetched */
 };
 
 /* Targets, sources (crawled when missing or stale), then the plan. Notes the plan carries

@@ -4,7 +4,8 @@
 . "$(dirname "$0")/../lib.sh"
 make_sample
 printf '{}' >"$TMP/script.json"
-start_server "$SAMPLE" "$TMP/script.json"
+cp -r "$SAMPLE" "$TMP/served" # served: a test may change a file there
+start_server "$TMP/served" "$TMP/script.json"
 T="--cuda 11.2 --python 3.8 --platform linux_x86_64"
 FL="$BASE/whl/torch_stable.html"
 
@@ -101,4 +102,35 @@ schema_ok "verify's failure report" verify "$TMP/out"
 grep -E '^\| [0-9] \| ' "$ROOT/README.md" | sed -E 's/^\| ([0-9]) \| (.*) \|$/\1 | \2/' >"$TMP/readme-exit"
 if [ -s "$TMP/man-exit" ] && cmp -s "$TMP/man-exit" "$TMP/readme-exit"; then pass "README's exit table is the man page's"; else
 	fail "README's exit table differs from the man page's"; diff "$TMP/man-exit" "$TMP/readme-exit" | head >&2; fi
+# --- honest counts: refused files are counted, named, and leave the wheelhouse marked ------------
+export WHEELPICK_CATALOG="$TMP/counts.sqlite3"
+expect_exit 0 "a first pick records the hashes (the page gives none)" env WHEELPICK_CACHE_DIR="$TMP/cache-c1" \
+	"$WHEELPICK" torchvision==0.9.0 $T --index "$FL" -d "$TMP/whc1"
+expect_grep "5 of 5" "; 5 of 5 files ready$" "$TMP/err"
+# two wheels re-published with other bytes (still valid wheels: a zip comment differs)
+for w in numpy-1.24.0-py3-none-any.whl pillow-9.0.0-py3-none-any.whl; do
+	"$PYTHON" -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "a"); z.comment = b"rebuilt"; z.close()' "$TMP/served/whl/$w"
+done
+expect_exit 4 "a pick where two files are refused" env WHEELPICK_CACHE_DIR="$TMP/cache-c2" \
+	"$WHEELPICK" torchvision==0.9.0 $T --index "$FL" -d "$TMP/whc2"
+expect_grep "3 of 5 ready, 2 refused" "; 3 of 5 files ready, 2 refused$" "$TMP/err"
+expect_no_grep "never 5 of 5" "5 of 5 files ready" "$TMP/err"
+expect_grep "where the first hash was seen" "'numpy-1\.24\.0-py3-none-any\.whl' refused: its bytes now hash to [0-9a-f]{64}, but [0-9a-f]{64} was seen first for it, at '$BASE/whl/numpy-1\.24\.0-py3-none-any\.whl' \([0-9]{4}-[0-9]{2}-[0-9]{2}\)" "$TMP/err"
+expect_grep "the exact trust command" "accept the new bytes with: wheelpick trust '$BASE/whl/pillow-9\.0\.0-py3-none-any\.whl'$" "$TMP/err"
+expect_no_file "no requirements.txt for a partial set" "$TMP/whc2/requirements.txt"
+expect_grep "the folder says it is incomplete" "numpy-1\.24\.0-py3-none-any\.whl" "$TMP/whc2/INCOMPLETE.txt"
+expect_grep "and a line says so" "'$TMP/whc2' is incomplete: 2 of 5 files are missing .*no requirements\.txt was written" "$TMP/err"
+expect_exit 0 "the printed trust command works" "$WHEELPICK" trust "$BASE/whl/numpy-1.24.0-py3-none-any.whl"
+expect_exit 0 "and the other" "$WHEELPICK" trust "$BASE/whl/pillow-9.0.0-py3-none-any.whl"
+expect_exit 0 "then the pick completes the wheelhouse" env WHEELPICK_CACHE_DIR="$TMP/cache-c2" \
+	"$WHEELPICK" torchvision==0.9.0 $T --index "$FL" -d "$TMP/whc2"
+expect_file "with its requirements.txt" "$TMP/whc2/requirements.txt"
+expect_no_file "and no longer marked" "$TMP/whc2/INCOMPLETE.txt"
+# a mirror for two targets that share files counts each file once, in the total and at the end
+expect_exit 0 "mirror, two targets sharing typing-extensions" env WHEELPICK_CACHE_DIR="$TMP/cache-c3" \
+	"$WHEELPICK" mirror "$TMP/mc" torch==1.8.0 --cuda 11.2 --cuda 10.2 --python 3.8 --platform linux_x86_64 --index "$FL"
+expect_grep "3 files to download" "^total: 3 files to download" "$TMP/out"
+expect_grep "3 of 3 ready" "; 3 of 3 files ready$" "$TMP/err"
+expect_no_grep "no file counted twice" "\[4/" "$TMP/err"
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 done_testing
