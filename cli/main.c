@@ -201,6 +201,30 @@ static int check_command_typo(const char *word, const char *catalog, struct wp_e
 	return rc;
 }
 
+/* Verbs of pip, uv and conda typed by habit: one line saying what wheelpick does instead (a
+ * project of that name is still picked with 'wheelpick pick NAME'). */
+static const struct {
+	const char *verb, *instead;
+} habits[] = {
+	{ "download", "wheelpick downloads with its default command: 'wheelpick PKG... -d DIR' writes a verified wheelhouse" },
+	{ "sync", "'wheelpick -r requirements.txt -d wh' writes a verified wheelhouse for the target, which "
+		  "'pip install --no-index --find-links wh -r wh/requirements.txt' installs" },
+	{ "compile", "to pin versions and hashes without downloading: 'wheelpick lock PKG... -o pylock.toml', or "
+		     "'wheelpick PKG... --dry-run' to see the picks" },
+	{ "show", "what the catalog has for a project: 'wheelpick list PKG' (and 'wheelpick PKG --dry-run --explain' for a pick)" },
+	{ "freeze", "wheelpick reads no environment: 'wheelpick lock PKG... -o pylock.toml' pins what a target gets" },
+	{ "search", "to see a project's versions and builds: 'wheelpick list PKG'" },
+};
+
+static int check_habit(const char *word, struct wp_err *err)
+{
+	for (size_t i = 0; i < WP_ARRAY_LEN(habits); i++)
+		if (!strcmp(word, habits[i].verb))
+			return wp_fail(err, -WPE_USAGE, "'%s' is not a wheelpick command; %s (to pick a package named %s: "
+						     "'wheelpick pick %s')", word, habits[i].instead, word, word);
+	return 0;
+}
+
 /* For shell completion: the project names of the catalog, if there is one (never made here). */
 static void complete_projects(const char *catalog)
 {
@@ -258,6 +282,8 @@ int main(int argc, char **argv)
 			break; /* a pick option before the package: `wheelpick --cuda 11.2 torch` */
 		}
 	}
+	if (i < argc && !strcmp(argv[i], "version"))
+		g.version = true; /* `wheelpick version` is --version, not a package to look up */
 	if (g.version) {
 		printf("wheelpick %s\n", WP_VERSION);
 		goto out;
@@ -320,7 +346,8 @@ int main(int argc, char **argv)
 	}
 	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)))
 		goto out;
-	if (implicit && nrest && rest[0][0] != '-' && (rc = check_command_typo(rest[0], catalog, &err)))
+	if (implicit && nrest && rest[0][0] != '-' &&
+	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))
 		goto out;
 	wp_cli_debug(&cli, "catalog %s, file cache %s", catalog ? catalog : "(none)",
 		     cli.cache_alloc ? cli.cache_alloc : "(none)");

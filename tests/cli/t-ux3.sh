@@ -133,4 +133,14 @@ expect_grep "3 files to download" "^total: 3 files to download" "$TMP/out"
 expect_grep "3 of 3 ready" "; 3 of 3 files ready$" "$TMP/err"
 expect_no_grep "no file counted twice" "\[4/" "$TMP/err"
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+# --- verbs typed by habit ------------------------------------------------------------------------
+for v in download sync compile show freeze search; do
+	expect_exit 2 "'wheelpick $v torch': a usage error, not a pick of '$v'" wp $v torch
+	expect_grep "one line saying what wheelpick does instead" "^wheelpick: '$v' is not a wheelpick command; .*'wheelpick [a-z-]+" "$TMP/err"
+	[ "$(wc -l <"$TMP/err")" = 1 ] && pass "$v: one line" || fail "$v: $(wc -l <"$TMP/err") lines"
+done
+expect_grep "show points to list" "'wheelpick list PKG'" "$TMP/err"
+expect_exit 0 "wheelpick version is --version" wp version
+expect_grep "the version" "^wheelpick [0-9]+\.[0-9]+\.[0-9]+$" "$TMP/out"
+expect_exit 0 "and it reads no index" env WHEELPICK_INDEX=http://127.0.0.1:9/simple/ "$WHEELPICK" version
 done_testing
