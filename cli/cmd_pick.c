@@ -32,7 +32,9 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
 	rc = wp_conda_run(&cli->session, &job, &res, err);
 	/* an incomplete closure still shows what was picked, and what is missing */
-	if (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing)
+	/* -q: only errors, unless the picks are what was asked for (--dry-run, --json) */
+	bool quiet = cli->verbosity < 0 && !o->json && !o->dry_run && !res.nmissing;
+	if (!quiet && (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing))
 		wp_print_conda(&res, o->json);
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
@@ -123,8 +125,8 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	const char *dest = dest_or(&o, "wheelhouse");
-	if (!o.json) {
-		/* what and why first: a wrong pick can be stopped before it downloads */
+	if (!o.json && cli->verbosity >= 0) {
+		/* what and why first: a wrong pick can be stopped before it downloads (-q: only errors) */
 		wp_print_plan(&run.plan, false, o.explain);
 		if (cli->verbosity >= 0)
 			wp_print_plan_total(&run.plan, " to download");

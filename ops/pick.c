@@ -7,6 +7,7 @@
 #include "ops/fetch.h"
 #include "ops/locks.h"
 #include "ops/sources.h"
+#include "resolver/requirement.h"
 #include "resolver/wheelname.h"
 
 #include <errno.h>
@@ -586,6 +587,75 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 	return rc;
 }
 
+/* PEP 685: extras compare as normalised names. */
+static void extra_norm(const char *s, struct wp_buf *out)
+{
+	wp_buf_reset(out);
+	wp_project_name_normalize(s, strlen(s), out);
+}
+
+/* Whether the metadata's Requires-Dist names the extra in a marker (what makes an extra exist for
+ * pip, besides a bare Provides-Extra that brings nothing). */
+static bool provides_extra(const char *requires_dist, const char *extra)
+{
+	struct wp_buf want = WP_BUF_INIT, got = WP_BUF_INIT, m = WP_BUF_INIT;
+	bool yes = false;
+	extra_norm(extra, &want);
+	for (const char *p = requires_dist; *p && !yes;) {
+		size_t n = strcspn(p, "\n");
+		struct wp_requirement r;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_requirement_parse(&r, p, n, &e) == 0) {
+			wp_buf_reset(&m);
+			if (r.has_marker && wp_marker_format(&r.marker, &m) == 0) {
+				/* each 'extra == "X"' in the formatted marker */
+				for (const char *q = strstr(m.data, "extra == \""); q && !yes; q = strstr(q + 1, "extra == \"")) {
+					const char *v = q + 10, *end = strchr(v, '"');
+					if (!end)
+						break;
+					char *name = wp_xstrndup(v, (size_t)(end - v));
+					extra_norm(name, &got);
+					yes = !strcmp(got.data, want.data);
+					free(name);
+				}
+			}
+			wp_requirement_release(&r);
+		}
+		p += n + (p[n] == '\n');
+	}
+	wp_buf_free(&want);
+	wp_buf_free(&got);
+	wp_buf_free(&m);
+	return yes;
+}
+
+/* pip's warning for an extra the picked release does not have ("torch[cuda]"): the request
+ * still stands, without it. Only where the release's metadata was read. */
+static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
+{
+	for (size_t i = 0; i < job->reqs.n; i++) {
+		struct wp_requirement r;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_requirement_parse(&r, job->reqs.v[i], strlen(job->reqs.v[i]), &e) < 0)
+			continue;
+		struct wp_buf name = WP_BUF_INIT;
+		wp_project_name_normalize(r.name, strlen(r.name), &name);
+		const struct wp_plan_file *f = NULL;
+		for (size_t k = 0; k < run->plan.n && !f; k++)
+			if (!strcmp(run->plan.files[k].project, name.data))
+				f = &run->plan.files[k];
+		struct wp_catalog_meta cm = { 0 };
+		if (f && r.nextras && wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
+			for (size_t x = 0; x < r.nextras; x++)
+				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "", r.extras[x]))
+					wp_say(s, WP_SAY_WARN, "%s %s does not provide the extra '%s'", f->project, f->version,
+					       r.extras[x]);
+		wp_catalog_meta_release(&cm);
+		wp_buf_free(&name);
+		wp_requirement_release(&r);
+	}
+}
+
 int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		 struct wp_err *err)
 {
@@ -593,6 +663,7 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 	if ((rc = wp_pick_prepare(s, job, run, err)) ||
 	    (rc = wp_pick_resolve(s, job, run, run->targets, run->n_targets, &run->plan, err)))
 		return rc;
+	warn_unknown_extras(s, job, run);
 	for (size_t i = 0; i < run->plan.n_notes; i++)
 		wp_say(s, WP_SAY_NOTE, "%s", run->plan.notes[i]);
 	return 0;

@@ -111,6 +111,14 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 	return 0;
 }
 
+/* A value from the environment that is refused names its variable: the user typed no flag. */
+static int from_env(struct wp_err *err, int rc, bool env, const char *var)
+{
+	if (env)
+		wp_err_prefix(err, "the environment variable %s", var);
+	return rc;
+}
+
 int wp_target_from_words(const struct wp_session *s, const struct wp_target_words *w, struct wp_target *t,
 			 struct wp_err *err)
 {
@@ -128,9 +136,9 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 			return rc;
 	}
 	if (!is_auto(python) && (rc = wp_target_set_python(t, python, err)))
-		return rc;
+		return from_env(err, rc, !w->python, "WHEELPICK_PYTHON");
 	if (!is_auto(platform) && (rc = wp_target_set_platform(t, platform, err)))
-		return rc;
+		return from_env(err, rc, !w->platform, "WHEELPICK_PLATFORM");
 	if (!is_auto(cuda)) {
 		if (!strncmp(cuda, "driver=", 7))
 			rc = wp_target_set_driver(t, cuda + 7, err);
@@ -139,13 +147,13 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 		else
 			rc = wp_target_set_cuda(t, cuda, err);
 		if (rc)
-			return rc;
+			return from_env(err, rc, !w->cuda, "WHEELPICK_CUDA");
 	}
 	if (w->rocm && (rc = wp_target_set_rocm(t, w->rocm, err)))
 		return rc;
 	const char *compat = w->cuda_compat ? w->cuda_compat : getenv("WHEELPICK_CUDA_COMPAT");
 	if (compat && *compat && (rc = wp_target_set_cuda_compat(t, compat, err)))
-		return rc;
+		return from_env(err, rc, !w->cuda_compat, "WHEELPICK_CUDA_COMPAT");
 	for (size_t i = 0; w->gpus && i < w->gpus->n; i++)
 		if ((rc = wp_target_add_gpu(t, w->gpus->v[i], err)))
 			return rc;
@@ -162,7 +170,7 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 			return rc;
 	const char *level = w->x86_64_level ? w->x86_64_level : getenv("WHEELPICK_X86_64_LEVEL");
 	if (level && *level && (rc = wp_target_set_x86_64_level(t, level, err)))
-		return rc;
+		return from_env(err, rc, !w->x86_64_level, "WHEELPICK_X86_64_LEVEL");
 	/* eight A100s are one constraint, not eight */
 	int n = 0;
 	for (int i = 0; i < t->n_gpus; i++) {

@@ -143,4 +143,35 @@ expect_grep "show points to list" "'wheelpick list PKG'" "$TMP/err"
 expect_exit 0 "wheelpick version is --version" wp version
 expect_grep "the version" "^wheelpick [0-9]+\.[0-9]+\.[0-9]+$" "$TMP/out"
 expect_exit 0 "and it reads no index" env WHEELPICK_INDEX=http://127.0.0.1:9/simple/ "$WHEELPICK" version
+# --- messages ------------------------------------------------------------------------------------
+# -q: only errors
+expect_exit 0 "a pick with -q" env WHEELPICK_CACHE_DIR="$TMP/cache-q" "$WHEELPICK" torch==1.8.0 $T --index "$FL" -d "$TMP/whq" -q
+expect_exit 0 "prints nothing on stdout" test ! -s "$TMP/out"
+expect_exit 0 "nor on stderr" test ! -s "$TMP/err"
+expect_file "and did the job" "$TMP/whq/requirements.txt"
+# a refused value from the environment names its variable
+expect_exit 2 "WHEELPICK_CUDA=banana" env WHEELPICK_CUDA=banana "$WHEELPICK" torch --python 3.8 --platform linux_x86_64 --dry-run --offline
+expect_grep "names the variable" "the environment variable WHEELPICK_CUDA: CUDA version 'banana'" "$TMP/err"
+expect_exit 2 "WHEELPICK_PYTHON=3.x" env WHEELPICK_PYTHON=3.x "$WHEELPICK" torch --cuda 11.2 --platform linux_x86_64 --dry-run --offline
+expect_grep "names it too" "WHEELPICK_PYTHON: python version '3\.x'" "$TMP/err"
+# --offline never suggests 'update'
+expect_exit 1 "--offline, a project the catalog lacks" wp --catalog "$TMP/empty.sqlite3" torch $T --dry-run --offline
+expect_no_grep "no 'update' to run offline" "update" "$TMP/err"
+expect_grep "says what to do" "--offline reads no index \(run once without --offline" "$TMP/err"
+# an extra the picked release does not have: pip's warning
+expect_exit 0 "torch[cuda]" wp 'torch[cuda]==1.8.0' $T --index "$FL" --dry-run
+expect_grep "warns as pip does" "warning: torch 1\.8\.0\+cu111 does not provide the extra 'cuda'" "$TMP/err"
+mkdir -p "$TMP/extras"
+"$PYTHON" - "$TMP/extras" "$ROOT/tests/fixtures" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import mkwheels as m
+meta = m.metadata("extrapkg") + 'Provides-Extra: fast-io\nRequires-Dist: typing-extensions ; extra == "fast_io"\n'
+m.build(sys.argv[1] + "/extrapkg-1.0-py3-none-any.whl", "extrapkg", m.std_members("extrapkg", meta=meta))
+open(sys.argv[1] + "/index.html", "w").write('<a href="extrapkg-1.0-py3-none-any.whl">extrapkg-1.0-py3-none-any.whl</a>\n')
+PY
+expect_exit 0 "an extra the release has (spelled otherwise: PEP 685)" wp --catalog "$TMP/extras.sqlite3" 'extrapkg[Fast.IO]' $T \
+	--index "file://$TMP/extras/index.html" -f "$FL" --dry-run
+expect_no_grep "no warning for it" "does not provide" "$TMP/err"
+expect_grep "and it brings its dependency" "typing-extensions 4\.5\.0" "$TMP/out"
 done_testing
