@@ -5,6 +5,7 @@
 #include "cli/pick_opts.h"
 #include "cli/print.h"
 #include "ops/suggest.h"
+#include "resolver/requirement.h"
 #include "resolver/wheelname.h"
 #include "base/buf.h"
 #include "base/json.h"
@@ -364,6 +365,27 @@ static int mark_target(const struct list_opts *o, struct wp_target *t, bool *mar
 	return wp_target_finish(t, err);
 }
 
+/* A project name as PEP 508 has it, or a usage error: a name that is not one is refused, not
+ * normalised into another ("_torch_"), and a requirement is not a name. */
+static int check_name(const char *name, struct wp_err *err)
+{
+	struct wp_requirement r;
+	struct wp_err e = WP_ERR_INIT;
+	size_t n = strlen(name);
+	if (wp_requirement_parse(&r, name, n, &e) < 0)
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a project name: ASCII letters and digits, with '.', '_' or '-' "
+					       "only between them (PEP 508)", name);
+	bool bare = !strcmp(r.name, name);
+	struct wp_buf canon = WP_BUF_INIT;
+	wp_name_canonicalize(r.name, strlen(r.name), &canon);
+	int rc = bare ? 0
+		      : wp_fail(err, -WPE_USAGE, "list takes a project name, not a requirement: 'wheelpick list %s' shows "
+						  "every version (pick '%s' with --dry-run to see what it selects)", canon.data, name);
+	wp_buf_free(&canon);
+	wp_requirement_release(&r);
+	return rc;
+}
+
 /* The project is not in the catalog: what to run, and the names it could have meant. */
 static int no_such_project(struct wp_cli *cli, struct wp_catalog *cat, const char *name, bool conda, struct wp_err *err)
 {
@@ -408,6 +430,8 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "list takes one project name; see 'wheelpick list --help'");
 		goto out;
 	}
+	if (!o.conda && (rc = check_name(pos.v[0], err)))
+		goto out;
 	if (o.platform) {
 		struct wp_strlist one = { 0 };
 		wp_strlist_push(&one, o.platform);

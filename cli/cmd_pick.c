@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *dest_or(const struct wp_pick_opts *o, const char *fallback)
 {
@@ -39,8 +40,10 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
 	if (!rc && res.wrote && !o->json && cli->verbosity >= 0) {
-		printf("wrote the channel %s: install offline with\n  conda install --offline -c file://%s%s", dest,
-		       dest[0] == '/' ? "" : "$PWD/", dest);
+		/* --override-channels: the user's configured channels (defaults, conda-forge) would
+		 * otherwise be asked too, and offline they fail or pick another build */
+		printf("wrote the channel %s: install offline with\n  conda install --offline --override-channels -c file://%s%s",
+		       dest, dest[0] == '/' ? "" : "$PWD/", dest);
 		for (size_t r = 0; r < reqs->n; r++)
 			printf(" '%s'", reqs->v[r]);
 		putchar('\n');
@@ -49,6 +52,36 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	}
 	wp_conda_result_release(&res);
 	return rc;
+}
+
+/* The pip command that installs the wheelhouse dest offline, on Windows (py, backslashes, cmd's
+ * quotes) or elsewhere (the folder quoted as one shell word, whatever its name holds). */
+static void print_pip_hint(const struct wp_plan *plan, const char *dest, bool windows, bool say_where)
+{
+	/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements already
+	 * pin what they chose */
+	const char *no_deps = wp_plan_has_variant_wheels(plan) ? "--no-deps " : "";
+	if (!windows) {
+		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
+		printf("  %spython3 -m pip install %s--no-index --find-links ", say_where ? "(Linux, macOS) " : "", no_deps);
+		wp_print_shell_word(dest, stdout);
+		fputs(" --require-hashes -r ", stdout);
+		wp_print_shell_word(req_file, stdout);
+		putchar('\n');
+		free(req_file);
+		return;
+	}
+	char *d = wp_xstrdup(dest);
+	for (char *p = d; *p; p++)
+		if (*p == '/')
+			*p = '\\';
+	bool q = strpbrk(d, " &()^%!") != NULL;
+	printf("  %spy -m pip install %s--no-index --find-links %s", say_where ? "(Windows) " : "", no_deps, q ? "\"" : "");
+	wp_fputs_shown(d, stdout);
+	printf("%s --require-hashes -r %s", q ? "\"" : "", q ? "\"" : "");
+	wp_fputs_shown(d, stdout);
+	printf("\\requirements.txt%s\n", q ? "\"" : "");
+	free(d);
 }
 
 /* The command that fetches what --dry-run showed. */
@@ -150,21 +183,17 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		wp_print_plan(&run.plan, true, o.explain);
 	printed = o.json;
 	if (!rc && !o.json && cli->verbosity >= 0) {
-		/* a command to paste: the folder quoted as one shell word, whatever its name holds */
-		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
+		size_t win = 0;
+		for (size_t t = 0; t < run.n_targets; t++)
+			win += wp_target_is_windows(&run.targets[t]);
 		fputs("wrote ", stdout);
 		wp_fputs_shown(dest, stdout);
-		fputs(": install offline with\n  python3 -m pip install ", stdout);
-		/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements
-		 * already pin what they chose */
-		if (wp_plan_has_variant_wheels(&run.plan))
-			fputs("--no-deps ", stdout);
-		fputs("--no-index --find-links ", stdout);
-		wp_print_shell_word(dest, stdout);
-		fputs(" --require-hashes -r ", stdout);
-		wp_print_shell_word(req_file, stdout);
-		putchar('\n');
-		free(req_file);
+		fputs(": install offline with\n", stdout);
+		/* the command for the machines it is for: Windows has py and backslashes */
+		if (win < run.n_targets)
+			print_pip_hint(&run.plan, dest, false, win > 0);
+		if (win)
+			print_pip_hint(&run.plan, dest, true, win < run.n_targets);
 	}
 out:
 	if (rc && o.json && !printed)

@@ -61,6 +61,7 @@ static void print_json(const struct path_result *res, size_t n, const struct wp_
 	wp_json_kint(&j, "wheels", (long long)rep->wheels);
 	wp_json_kint(&j, "pages", (long long)rep->pages);
 	wp_json_kint(&j, "links", (long long)rep->links);
+	wp_json_kint(&j, "packages", (long long)rep->packages);
 	wp_json_key(&j, "error");
 	if (rc)
 		wp_print_json_error_obj(&j, rc, err, NULL);
@@ -103,6 +104,9 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if (o.json)
 		print_json(res, pos.n, &rep, rc, err);
+	else if (cli->verbosity >= 0 && rep.packages && !rep.wheels) /* a conda channel: its words */
+		printf("checked %zu files, %zu packages, %zu repodata files, %zu records: %zu problems\n", rep.files,
+		       rep.packages, rep.pages, rep.links, rep.n_fatal);
 	else if (cli->verbosity >= 0)
 		printf("checked %zu files, %zu wheels, %zu pages, %zu links: %zu problems\n", rep.files, rep.wheels, rep.pages,
 		       rep.links, rep.n_fatal);

@@ -174,4 +174,34 @@ expect_exit 0 "an extra the release has (spelled otherwise: PEP 685)" wp --catal
 	--index "file://$TMP/extras/index.html" -f "$FL" --dry-run
 expect_no_grep "no warning for it" "does not provide" "$TMP/err"
 expect_grep "and it brings its dependency" "typing-extensions 4\.5\.0" "$TMP/out"
+# invalid names are refused, not normalised into another; ~= says what it needs
+expect_exit 2 "list of an invalid name" wp list -- _torch_
+expect_grep "refused" "'_torch_' is not a project name" "$TMP/err"
+expect_exit 2 "list of a requirement" wp list 'torch==1.8.0'
+expect_grep "says list takes a name" "list takes a project name, not a requirement: 'wheelpick list torch'" "$TMP/err"
+expect_exit 2 "a pick of an invalid name" wp '_torch_' $T --dry-run --offline
+expect_exit 2 "torch~=2" wp 'torch~=2' $T --dry-run --offline
+expect_grep "~= needs two release segments" "~= needs two release segments: '~=2\.0' is >=2\.0 and ==2\.\*" "$TMP/err"
+# install hints fit the target
+expect_exit 0 "a Windows wheelhouse" env -C "$TMP" WHEELPICK_CACHE_DIR="$TMP/cache-win" "$WHEELPICK" torch==1.8.0 --cuda 11.2 --python 3.8 --platform win_amd64 --index "$FL" --no-deps -d whwin
+expect_grep "py -m pip, backslashes" "^  py -m pip install --no-index --find-links whwin --require-hashes -r whwin\\\\requirements\.txt$" "$TMP/out"
+expect_no_grep "no python3 line for Windows" "python3 -m pip" "$TMP/out"
+expect_exit 0 "Linux and Windows targets in one wheelhouse" env WHEELPICK_CACHE_DIR="$TMP/cache-win" "$WHEELPICK" torch==1.8.0 --cuda 11.2 --python 3.8 --platform win_amd64 --platform linux_x86_64 --index "$FL" --no-deps -d "$TMP/whboth"
+expect_grep "a line for each" "^  \(Linux, macOS\) python3 -m pip install" "$TMP/out"
+expect_grep "and Windows" "^  \(Windows\) py -m pip install" "$TMP/out"
+expect_grep "pylock.toml names only installers that read it" "^# written by wheelpick; install with an installer that reads PEP 751 locks \(uv pip install -r pylock\.toml\); with pip, use requirements\.txt$" "$TMP/whboth/pylock.toml"
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan" "$TMP/forge"
+expect_exit 0 "a conda channel written" wp --catalog "$TMP/conda.sqlite3" pick 'pytorch==1.8.0' --conda -c "file://$TMP/chan" --cuda 11.2 --python 3.8 \
+	--platform linux-64 -d "$TMP/cchan" --allow-missing
+expect_grep "conda's hint overrides the configured channels" "conda install --offline --override-channels -c file://$TMP/cchan" "$TMP/out"
+expect_exit 0 "verify a conda channel" wp verify "$TMP/cchan"
+expect_grep "speaks of packages" "^checked [0-9]+ files, [1-9][0-9]* packages, [0-9]+ repodata files, [0-9]+ records: 0 problems$" "$TMP/out"
+expect_no_grep "not of wheels" "wheels" "$TMP/out"
+# mirror ends saying which root serves which target
+expect_exit 0 "a mirror for two CUDA targets and CPU" env WHEELPICK_CACHE_DIR="$TMP/cache-m" "$WHEELPICK" mirror "$TMP/mroots" torch==1.8.0 \
+	--cuda 11.2 --cuda 10.2 --cuda cpu --python 3.8 --platform linux_x86_64 --index "$FL" --no-deps
+expect_grep "the roots" "^serve .*mroots over HTTP; each target's index URL is its root:$" "$TMP/out"
+expect_grep "cu111 for 11.2" "^  cu111/ for CUDA 11\.2, Python 3\.8, linux_x86_64$" "$TMP/out"
+expect_grep "cu102 for 10.2" "^  cu102/ for CUDA 10\.2, Python 3\.8, linux_x86_64$" "$TMP/out"
+expect_grep "cpu for CPU" "^  cpu/ for CPU, Python 3\.8, linux_x86_64$" "$TMP/out"
 done_testing
