@@ -771,15 +771,23 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
 		/* one of them, and what stops it */
 		long shown = -1;
-		bool cpu_there = false;
+		bool cpu_there = false, shown_serves = false;
 		for (size_t i = 0; i < n; i++) {
 			if (c[i].rej != REJ_VARIANT || wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
 				continue;
 			cpu_there |= c[i].var.kind == WP_VARIANT_CPU;
-			/* the oldest build of the target's kind: when even it does not run, none does */
-			if (c[i].var.kind == t_kind(t) &&
-			    (shown < 0 || wp_variant_cmp(&c[i].var, &c[shown].var) < 0))
+			if (c[i].var.kind != t_kind(t))
+				continue;
+			/* the nearest miss: a build with kernels for every GPU, which only the driver stops
+			 * (its oldest: the smallest driver upgrade), before one that cannot serve them; else
+			 * the oldest build of the target's kind: when even it does not run, none does */
+			struct cand scratch = c[i];
+			bool serves = t->accel == WP_ACCEL_CUDA && t->n_gpus && gpus_served(&c[i], &k[i], t, &scratch, NULL);
+			if (shown < 0 || (serves && !shown_serves) ||
+			    (serves == shown_serves && wp_variant_cmp(&c[i].var, &c[shown].var) < 0)) {
 				shown = (long)i;
+				shown_serves = serves;
+			}
 		}
 		bool cpu_only = false;
 		for (size_t i = 0; i < n && !cpu_only; i++)
@@ -793,6 +801,8 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_addstr(&m, "; only the CPU build (null) fits; ask for it with --cuda cpu");
 		} else if (shown < 0 && cpu_there && t->accel != WP_ACCEL_CPU) {
 			wp_buf_addstr(&m, "; only a CPU build is there (ask for it with --cuda cpu)");
+		} else if (cpu_there && t->accel != WP_ACCEL_CPU) {
+			wp_buf_addstr(&m, "; a CPU build is there (--cuda cpu)");
 		}
 	} else if (at_hash) {
 		wp_buf_addstr(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
