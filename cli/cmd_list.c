@@ -5,6 +5,7 @@
 #include "cli/pick_opts.h"
 #include "cli/print.h"
 #include "ops/suggest.h"
+#include "resolver/pick.h"
 #include "resolver/requirement.h"
 #include "resolver/wheelname.h"
 #include "base/buf.h"
@@ -147,7 +148,7 @@ static const char *label(const char *v)
 	return *v ? v : "(none)";
 }
 
-static void print_legend(const struct shape *sh, bool marked, bool grid, int width)
+static void print_legend(const struct shape *sh, const char *project, bool marked, bool grid, int width)
 {
 	bool cuda = false, rocm = false, cpu = false, xpu = false, none = false, label_cuda = false, null = false;
 	struct wp_buf b = WP_BUF_INIT;
@@ -174,8 +175,13 @@ static void print_legend(const struct shape *sh, bool marked, bool grid, int wid
 		wp_buf_addstr(&b, " xpu for Intel GPUs;");
 	if (cpu)
 		wp_buf_addstr(&b, " cpu for no GPU;");
-	if (none)
-		wp_buf_addstr(&b, " (none): one file for every machine;");
+	/* an unlabeled torch at a page's root is not "for every machine": it is a GPU or CPU build
+	 * that its METADATA or PyPI's default for the release tells, for the platform its tags name */
+	if (none && wp_pick_is_torch_family(project))
+		wp_buf_addstr(&b, " (none): no label and no folder to say which build (a pick reads its METADATA, else "
+				  "PyPI's default for that release and platform);");
+	else if (none)
+		wp_buf_addstr(&b, " (none): one build for every machine its tags name;");
 	if (grid)
 		wp_buf_addstr(&b, " cells: files per version and build, '-' none;");
 	if (marked)
@@ -270,12 +276,13 @@ static void print_list(const char *project, const struct wp_list *l, bool marked
 		grid_width += 1 + (w < 4 ? 4 : w);
 	}
 	bool grid = all || grid_width <= width;
-	printf("%s: %zu files, %zu versions, %zu builds\n", project, sh.used, sh.nv, sh.nc);
+	printf("%s: %zu file%s, %zu version%s, %zu build%s\n", project, sh.used, sh.used == 1 ? "" : "s", sh.nv,
+	       sh.nv == 1 ? "" : "s", sh.nc, sh.nc == 1 ? "" : "s");
 	if (grid)
 		print_grid(&sh, marked);
 	else
 		print_rows(&sh, width);
-	print_legend(&sh, marked, grid, width);
+	print_legend(&sh, project, marked, grid, width);
 	if (!grid) {
 		char hint[128];
 		snprintf(hint, sizeof(hint), "(the grid of versions by builds is %d columns wide: see it with --all)", grid_width);

@@ -204,4 +204,15 @@ expect_grep "the roots" "^serve .*mroots over HTTP; each target's index URL is i
 expect_grep "cu111 for 11.2" "^  cu111/ for CUDA 11\.2, Python 3\.8, linux_x86_64$" "$TMP/out"
 expect_grep "cu102 for 10.2" "^  cu102/ for CUDA 10\.2, Python 3\.8, linux_x86_64$" "$TMP/out"
 expect_grep "cpu for CPU" "^  cpu/ for CPU, Python 3\.8, linux_x86_64$" "$TMP/out"
+# list's legend for files at the page root (no label, no folder)
+mkdir -p "$TMP/rootpage"
+cp "$SAMPLE/whl/cu102/torch-1.8.0-cp38-cp38-linux_x86_64.whl" "$SAMPLE/whl/numpy-1.24.0-py3-none-any.whl" "$TMP/rootpage/"
+printf '<a href="torch-1.8.0-cp38-cp38-linux_x86_64.whl">t</a>\n<a href="numpy-1.24.0-py3-none-any.whl">n</a>\n' >"$TMP/rootpage/index.html"
+expect_exit 0 "read a page with torch at its root" wp --catalog "$TMP/rootpage.sqlite3" update --index "file://$TMP/rootpage/index.html"
+expect_exit 0 "list torch" env COLUMNS=200 "$WHEELPICK" --catalog "$TMP/rootpage.sqlite3" list torch
+expect_grep "one file, one version" "^torch: 1 file, 1 version, 1 build$" "$TMP/out"
+expect_no_grep "an unlabeled torch is not for every machine" "for every machine" "$TMP/out"
+expect_grep "says how its build is told" "\(none\): no label and no folder to say which build \(a pick reads its METADATA" "$TMP/out"
+expect_exit 0 "list numpy" env COLUMNS=200 "$WHEELPICK" --catalog "$TMP/rootpage.sqlite3" list numpy
+expect_grep "one build for what its tags name" "\(none\): one build for every machine its tags name" "$TMP/out"
 done_testing
