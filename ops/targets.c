@@ -3,6 +3,7 @@
 #include "base/mem.h"
 #include "env/detect.h"
 #include "env/profile.h"
+#include "resolver/gpu.h"
 #include "resolver/marker.h"
 
 #include <stdio.h>
@@ -181,7 +182,22 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 			t->gpu_sm[n++] = t->gpu_sm[i];
 	}
 	t->n_gpus = n;
-	return wp_target_finish(t, err);
+	if ((rc = wp_target_finish(t, err)))
+		return rc;
+	/* --gpu and --driver/--cuda that disagree: no CUDA build serves that GPU on that driver */
+	for (int i = 0; t->accel == WP_ACCEL_CUDA && i < t->n_gpus; i++) {
+		int M, m;
+		const char *need = NULL, *fam = wp_gpu_family(t->gpu_sm[i]);
+		if (wp_gpu_min_cuda(t->gpu_sm[i], &M, &m) < 0 ||
+		    (M < t->cuda_major || (M == t->cuda_major && m <= t->cuda_minor)))
+			continue;
+		wp_cuda_min_driver_os(M, m, wp_target_is_windows(t), &need);
+		wp_say(s, WP_SAY_WARN, "sm_%d%s%s%s needs CUDA %d.%d or newer (driver %s or newer), but the target's %s runs "
+		       "CUDA %d.%d at most: no CUDA build serves it there", t->gpu_sm[i], fam ? " (" : "", fam ? fam : "",
+		       fam ? ")" : "", M, m, need ? need : "?", t->driver_given ? "driver" : "--cuda", t->cuda_major,
+		       t->cuda_minor);
+	}
+	return 0;
 }
 
 int wp_targets_build(const struct wp_session *s, const struct wp_target_spec *spec, struct wp_target **out,

@@ -215,4 +215,43 @@ expect_no_grep "an unlabeled torch is not for every machine" "for every machine"
 expect_grep "says how its build is told" "\(none\): no label and no folder to say which build \(a pick reads its METADATA" "$TMP/out"
 expect_exit 0 "list numpy" env COLUMNS=200 "$WHEELPICK" --catalog "$TMP/rootpage.sqlite3" list numpy
 expect_grep "one build for what its tags name" "\(none\): one build for every machine its tags name" "$TMP/out"
+# --- detect's warnings for the commonest breakages -----------------------------------------------
+# an H100 on driver 470 (CUDA 11.4); python3.13t beside python3; CUDA libraries on LD_LIBRARY_PATH
+H="$TMP/h100host"
+mkdir -p "$H/sys/proc/driver/nvidia" "$H/bin" "$H/cuda-12.4/lib64" "$H/cudnn/lib"
+printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.57.02  Tue Jul 13 16:14:05 UTC 2021\n' >"$H/sys/proc/driver/nvidia/version"
+cat >"$H/bin/nvidia-smi" <<'SH'
+#!/bin/sh
+case "$*" in
+*--query-gpu*) echo "NVIDIA H100 80GB HBM3, 9.0, 470.57.02" ;;
+*) echo "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |" ;;
+esac
+SH
+printf '#!/bin/sh\necho "cpython 3 12 3 cpython-312-x86_64-linux-gnu x86_64"\n' >"$H/bin/python3"
+printf '#!/bin/sh\necho "cpython 3 13 1 cpython-313t-x86_64-linux-gnu x86_64"\n' >"$H/bin/python3.13t"
+chmod +x "$H/bin/"*
+: >"$H/cuda-12.4/lib64/libcudart.so.12.4.127"
+: >"$H/cudnn/lib/libcudart.so.11.8.89"
+: >"$H/cudnn/lib/libcudnn.so.8"
+on_h100() { env WHEELPICK_SYSROOT="$H/sys" PATH="$H/bin:/usr/bin:/bin" LD_LIBRARY_PATH="$H/cuda-12.4/lib64:$H/cudnn/lib" "$@"; }
+expect_exit 0 "detect on the H100 host" on_h100 "$WHEELPICK" detect --json
+expect_json "$TMP/out" "j['gpu_hardware']" True
+expect_json "$TMP/out" "[(p['version'], p['free_threaded']) for p in j['pythons'] if p['path'].startswith('$H/')]" "[('3.12.3', False), ('3.13.1', True)]"
+expect_json "$TMP/out" "any('H100' in w and 'needs CUDA 11.8 or newer (driver 520.61.05 or newer); driver 470.57.02 runs CUDA 11.4 at most' in w for w in j['warnings'])" True
+expect_json "$TMP/out" "any(\"a CUDA 12.4 runtime ('$H/cuda-12.4/lib64'), newer than driver 470.57.02 runs (CUDA 11.4)\" in w for w in j['warnings'])" True
+expect_json "$TMP/out" "any(\"'$H/cudnn/lib', which holds libcudnn.so*: it is searched before the libraries of the nvidia-* wheels\" in w for w in j['warnings'])" True
+expect_json "$TMP/out" "any('cuda-12.4' in w and 'nvidia-* wheels' in w for w in j['warnings'])" False
+schema_ok "detect --json with warnings" detect "$TMP/out"
+expect_exit 0 "detect, text" on_h100 "$WHEELPICK" detect
+expect_grep "the free-threaded python" "^python: +3\.13\.1t \(free-threaded\) cpython" "$TMP/out"
+# the fixture whose sysroot has no /dev/nvidia0 or gpus folder: nvidia-smi's GPU is hardware all the same
+expect_exit 0 "detect --json, A100 host" on_gpu_host "$WHEELPICK" detect --json
+expect_json "$TMP/out" "(j['gpu_hardware'], len(j['gpus']))" "(True, 2)"
+# pick: --gpu and --driver that disagree
+expect_exit 1 "an H100 on driver 470" wp torch==1.8.0 --gpu H100 --driver 470.57.02 --python 3.8 --platform linux_x86_64 --index "$FL" --dry-run
+expect_grep "says the GPU needs a newer driver" "warning: sm_90 \(Hopper\) needs CUDA 11\.8 or newer \(driver 520\.61\.05 or newer\), but the target's driver runs CUDA 11\.4 at most" "$TMP/err"
+expect_exit 1 "a Blackwell with --cuda 12.4" wp torch==1.8.0 --gpu 'RTX 5090' --cuda 12.4 --python 3.8 --platform linux_x86_64 --index "$FL" --dry-run
+expect_grep "Blackwell needs 12.8" "sm_120 \(Blackwell\) needs CUDA 12\.8 or newer \(driver 570\.26 or newer\)" "$TMP/err"
+expect_exit 2 "an unknown GPU name" wp torch --gpu 'RTX 5090 Ti' --cuda 12.8 --python 3.8 --platform linux_x86_64 --dry-run --offline
+expect_grep "refused with did-you-mean" "unknown GPU 'RTX 5090 Ti'; known names near it: GeForce RTX 5090, " "$TMP/err"
 done_testing
