@@ -744,7 +744,10 @@ static void bind_ll(sqlite3_stmt *st, int i, long long v)
 
 /* Trust on first use: returns the first-seen hash for key when it differs from sha256 (owned by
  * the caller), else NULL after recording sha256 (found at url) as seen. Needs prepare_writes. */
-static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url, const char *sha256)
+/* at_fetch: the hash is the bytes' own, computed at their first fetch because the index gave none;
+ * its first_seen is stored negated, so that a later fetch of other bytes can tell a re-published
+ * file (which 'wheelpick trust' may accept) from a server that contradicts its index. */
+static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url, const char *sha256, bool at_fetch)
 {
 	char *first = NULL;
 	sqlite3_stmt *st = cat->st_seen_get;
@@ -761,7 +764,7 @@ static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url
 		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, url, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL) * (at_fetch ? -1 : 1));
 		sqlite3_step(st);
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
@@ -802,7 +805,7 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 	if (f->sha256 && !variants) {
 		struct wp_buf key = WP_BUF_INIT;
 		tofu_key(f->project, f->version, f->variant, f->kind, f->tags, f->build, f->filename, &key);
-		first = tofu_check(cat, wp_buf_cstr(&key), f->url, f->sha256);
+		first = tofu_check(cat, wp_buf_cstr(&key), f->url, f->sha256, false);
 		wp_buf_free(&key);
 	}
 	sqlite3_stmt *st = cat->st_insert_file;
@@ -1071,6 +1074,51 @@ int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char 
 	return rc;
 }
 
+int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const char *expected_sha256,
+			      const char *got_sha256, bool *found, char **first_url, int64_t *first_seen,
+			      struct wp_err *err)
+{
+	sqlite3_stmt *q = NULL;
+	struct wp_buf key = WP_BUF_INIT;
+	int rc = 0;
+	*found = false;
+	*first_url = NULL;
+	*first_seen = 0;
+	tofu_key_of_url(url, &key);
+	if (sqlite3_prepare_v2(cat->db, "SELECT sha256, url, first_seen FROM seen_files WHERE key = ?1", -1, &q, NULL) !=
+	    SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
+		goto out;
+	}
+	sqlite3_bind_text(q, 1, wp_buf_cstr(&key), -1, SQLITE_STATIC);
+	/* only a hash computed at a first fetch (first_seen < 0): one the index gave, contradicted by
+	 * the server, stays the plain mismatch it is */
+	if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) && !strcmp(col_text(q, 0), expected_sha256) &&
+	    strcmp(expected_sha256, got_sha256) != 0 && sqlite3_column_int64(q, 2) < 0) {
+		*found = true;
+		*first_url = wp_xstrdup(col_text(q, 1) ? col_text(q, 1) : url);
+		*first_seen = -(int64_t)sqlite3_column_int64(q, 2);
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (!*found || cat->read_only)
+		goto out;
+	if (sqlite3_prepare_v2(cat->db, "UPDATE files SET hash_conflict = ?2, sha256 = ?3 WHERE url = ?1", -1, &q, NULL) !=
+		    SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot record a hash conflict");
+		goto out;
+	}
+	sqlite3_bind_text(q, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, expected_sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, got_sha256, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot record a hash conflict");
+out:
+	sqlite3_finalize(q);
+	wp_buf_free(&key);
+	return rc;
+}
+
 int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -1219,7 +1267,7 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 	if ((rc = prepare_writes(cat, err)) || (rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
 	tofu_key_of_url(url, &key);
-	char *first = tofu_check(cat, wp_buf_cstr(&key), url, sha256);
+	char *first = tofu_check(cat, wp_buf_cstr(&key), url, sha256, true);
 	wp_buf_free(&key);
 	if (first) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of that name; "

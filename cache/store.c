@@ -577,9 +577,12 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 			       w->expect_size, w->size);
 	if ((rc = wp_hasher_final(&w->hasher, w->got, NULL, err)))
 		return rc;
-	if (w->expect[0] && strcmp(w->expect, w->got) != 0)
+	if (w->expect[0] && strcmp(w->expect, w->got) != 0) {
+		if (out_sha256) /* what the bytes are: the caller may name where the expected ones were seen */
+			memcpy(out_sha256, w->got, sizeof(w->got));
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s", w->name, w->expect,
 			       w->got);
+	}
 	/* Objects are never written again: read-only, so that an edit through a wheelhouse's hard
 	 * link fails for anyone but root (and _lookup's re-hash catches root's). */
 	if (fchmod(w->file.fd, 0444) < 0)

@@ -57,6 +57,14 @@ struct wp_cmd {
 
 extern const struct wp_cmd wp_commands[];
 extern const size_t wp_n_commands;
+/* The exit codes, one table: the man page's EXIT STATUS is written from it, and the README's table
+ * is checked against that (tests/cli/t-ux3.sh). */
+struct wp_exit_code {
+	int code;
+	const char *meaning;
+};
+extern const struct wp_exit_code wp_exit_codes[];
+extern const size_t wp_n_exit_codes;
 /* The options every command takes, anywhere on the line before "--". */
 extern const struct wp_opt wp_global_table[];
 

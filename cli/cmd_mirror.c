@@ -2,6 +2,8 @@
  * local channel) and `wheelpick bundle OUT.tar.zst` (a wheelhouse, or with --conda a local channel
  * and its locks, in one archive with an offline install script). */
 #include "cli/cli.h"
+#include "base/buf.h"
+#include "base/mem.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
 #include "ops/bundle.h"
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
 			struct wp_err *err)
@@ -31,6 +34,34 @@ static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 		wp_print_json_error(rc, err, NULL);
 	wp_conda_result_release(&res);
 	return rc;
+}
+
+/* Which root of the mirror serves which target: its variant's root (pip there sees only builds
+ * that run on it), else simple/ (every file). */
+static void print_roots(const struct wp_pick_run *run, const char *dir)
+{
+	struct wp_buf d = WP_BUF_INIT;
+	fputs("serve ", stdout);
+	wp_fputs_shown(dir, stdout);
+	fputs(" over HTTP; each target's index URL is its root:\n", stdout);
+	for (size_t t = 0; t < run->n_targets; t++) {
+		const char *root = "simple";
+		bool found = false;
+		for (size_t i = 0; i < run->plan.n && !found; i++) {
+			const struct wp_plan_file *f = &run->plan.files[i];
+			struct stat st;
+			char *p = f->target == t && f->variant && *f->variant ? wp_xasprintf("%s/%s", dir, f->variant) : NULL;
+			if (p && !strchr(f->variant, '/') && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+				root = f->variant;
+				found = true;
+			}
+			free(p);
+		}
+		wp_buf_reset(&d);
+		wp_target_describe(&run->targets[t], &d);
+		printf("  %s/ for %s\n", root, d.data);
+	}
+	wp_buf_free(&d);
 }
 
 int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
@@ -86,6 +117,8 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_err merr = WP_ERR_INIT;
 	struct wp_mirror_report rep = { 0 };
 	rc = wp_publish_mirror(&cli->session, &run, pos.v[0], o.prune, &rep, frc ? &merr : err);
+	if (!rc && !frc && !o.json && cli->verbosity >= 0)
+		print_roots(&run, pos.v[0]);
 	if (frc)
 		rc = frc;
 	if (o.json)

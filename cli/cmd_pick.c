@@ -34,13 +34,17 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
 	rc = wp_conda_run(&cli->session, &job, &res, err);
 	/* an incomplete closure still shows what was picked, and what is missing */
-	if (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing)
+	/* -q: only errors, unless the picks are what was asked for (--dry-run, --json) */
+	bool quiet = cli->verbosity < 0 && !o->json && !o->dry_run && !res.nmissing;
+	if (!quiet && (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing))
 		wp_print_conda(&res, o->json);
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
 	if (!rc && res.wrote && !o->json && cli->verbosity >= 0) {
-		printf("wrote the channel %s: install offline with\n  conda install --offline -c file://%s%s", dest,
-		       dest[0] == '/' ? "" : "$PWD/", dest);
+		/* --override-channels: the user's configured channels (defaults, conda-forge) would
+		 * otherwise be asked too, and offline they fail or pick another build */
+		printf("wrote the channel %s: install offline with\n  conda install --offline --override-channels -c file://%s%s",
+		       dest, dest[0] == '/' ? "" : "$PWD/", dest);
 		for (size_t r = 0; r < reqs->n; r++)
 			printf(" '%s'", reqs->v[r]);
 		putchar('\n');
@@ -49,6 +53,36 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	}
 	wp_conda_result_release(&res);
 	return rc;
+}
+
+/* The pip command that installs the wheelhouse dest offline, on Windows (py, backslashes, cmd's
+ * quotes) or elsewhere (the folder quoted as one shell word, whatever its name holds). */
+static void print_pip_hint(const struct wp_plan *plan, const char *dest, bool windows, bool say_where)
+{
+	/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements already
+	 * pin what they chose */
+	const char *no_deps = wp_plan_has_variant_wheels(plan) ? "--no-deps " : "";
+	if (!windows) {
+		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
+		printf("  %spython3 -m pip install %s--no-index --find-links ", say_where ? "(Linux, macOS) " : "", no_deps);
+		wp_print_shell_word(dest, stdout);
+		fputs(" --require-hashes -r ", stdout);
+		wp_print_shell_word(req_file, stdout);
+		putchar('\n');
+		free(req_file);
+		return;
+	}
+	char *d = wp_xstrdup(dest);
+	for (char *p = d; *p; p++)
+		if (*p == '/')
+			*p = '\\';
+	bool q = strpbrk(d, " &()^%!") != NULL;
+	printf("  %spy -m pip install %s--no-index --find-links %s", say_where ? "(Windows) " : "", no_deps, q ? "\"" : "");
+	wp_fputs_shown(d, stdout);
+	printf("%s --require-hashes -r %s", q ? "\"" : "", q ? "\"" : "");
+	wp_fputs_shown(d, stdout);
+	printf("\\requirements.txt%s\n", q ? "\"" : "");
+	free(d);
 }
 
 /* The command that fetches what --dry-run showed: the command line as given without --dry-run,
@@ -119,8 +153,8 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	const char *dest = dest_or(&o, "wheelhouse");
-	if (!o.json) {
-		/* what and why first: a wrong pick can be stopped before it downloads */
+	if (!o.json && cli->verbosity >= 0) {
+		/* what and why first: a wrong pick can be stopped before it downloads (-q: only errors) */
 		wp_pick_opts_print_plan(&o, &run.plan, false, o.explain);
 		if (cli->verbosity >= 0)
 			wp_print_plan_total(&run.plan, " to download");
@@ -144,21 +178,17 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	printed = o.json;
 	if (!rc && !o.json && cli->verbosity >= 0) {
-		/* a command to paste: the folder quoted as one shell word, whatever its name holds */
-		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
+		size_t win = 0;
+		for (size_t t = 0; t < run.n_targets; t++)
+			win += wp_target_is_windows(&run.targets[t]);
 		fputs("wrote ", stdout);
 		wp_fputs_shown(dest, stdout);
-		fputs(": install offline with\n  python3 -m pip install ", stdout);
-		/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements
-		 * already pin what they chose */
-		if (wp_plan_has_variant_wheels(&run.plan))
-			fputs("--no-deps ", stdout);
-		fputs("--no-index --find-links ", stdout);
-		wp_print_shell_word(dest, stdout);
-		fputs(" --require-hashes -r ", stdout);
-		wp_print_shell_word(req_file, stdout);
-		putchar('\n');
-		free(req_file);
+		fputs(": install offline with\n", stdout);
+		/* the command for the machines it is for: Windows has py and backslashes */
+		if (win < run.n_targets)
+			print_pip_hint(&run.plan, dest, false, win > 0);
+		if (win)
+			print_pip_hint(&run.plan, dest, true, win < run.n_targets);
 	}
 out:
 	if (rc && err->code) {

@@ -134,6 +134,17 @@ const struct wp_cmd wp_commands[] = {
 
 const size_t wp_n_commands = WP_ARRAY_LEN(wp_commands);
 
+const struct wp_exit_code wp_exit_codes[] = {
+	{ 0, "done" },
+	{ 1, "nothing fits the request (the message says what exists and why each was rejected), a policy "
+	     "refused it, or the resolution outgrew its bounds" },
+	{ 2, "usage: an option, a value or a requirement that cannot be read" },
+	{ 3, "a source, network or local failure (scripts may retry): a source the resolution needs that "
+	     "fails is always this, never a silently smaller pick" },
+	{ 4, "an integrity failure: a hash, a wheel's RECORD, an archive" },
+};
+const size_t wp_n_exit_codes = WP_ARRAY_LEN(wp_exit_codes);
+
 const struct wp_cmd *wp_cmd_find(const char *name)
 {
 	for (size_t i = 0; i < wp_n_commands; i++)

@@ -206,6 +206,30 @@ static int check_command_typo(const char *word, const char *catalog, struct wp_e
 	return rc;
 }
 
+/* Verbs of pip, uv and conda typed by habit: one line saying what wheelpick does instead (a
+ * project of that name is still picked with 'wheelpick pick NAME'). */
+static const struct {
+	const char *verb, *instead;
+} habits[] = {
+	{ "download", "wheelpick downloads with its default command: 'wheelpick PKG... -d DIR' writes a verified wheelhouse" },
+	{ "sync", "'wheelpick -r requirements.txt -d wh' writes a verified wheelhouse for the target, which "
+		  "'pip install --no-index --find-links wh -r wh/requirements.txt' installs" },
+	{ "compile", "to pin versions and hashes without downloading: 'wheelpick lock PKG... -o pylock.toml', or "
+		     "'wheelpick PKG... --dry-run' to see the picks" },
+	{ "show", "what the catalog has for a project: 'wheelpick list PKG' (and 'wheelpick PKG --dry-run --explain' for a pick)" },
+	{ "freeze", "wheelpick reads no environment: 'wheelpick lock PKG... -o pylock.toml' pins what a target gets" },
+	{ "search", "to see a project's versions and builds: 'wheelpick list PKG'" },
+};
+
+static int check_habit(const char *word, struct wp_err *err)
+{
+	for (size_t i = 0; i < WP_ARRAY_LEN(habits); i++)
+		if (!strcmp(word, habits[i].verb))
+			return wp_fail(err, -WPE_USAGE, "'%s' is not a wheelpick command; %s (to pick a package named %s: "
+						     "'wheelpick pick %s')", word, habits[i].instead, word, word);
+	return 0;
+}
+
 /* For shell completion: the project names of the catalog, if there is one (never made here). */
 static void complete_projects(const char *catalog)
 {
@@ -235,6 +259,10 @@ int main(int argc, char **argv)
 	const struct wp_cmd *cmd = NULL;
 	bool implicit = false;
 
+	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
+	bool want_json = false;
+	for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
+		want_json = want_json || !strcmp(argv[k], "--json");
 	cli.start = now();
 	cli.argc = argc;
 	cli.argv = argv;
@@ -261,6 +289,8 @@ int main(int argc, char **argv)
 			break; /* a pick option before the package: `wheelpick --cuda 11.2 torch` */
 		}
 	}
+	if (i < argc && !strcmp(argv[i], "version"))
+		g.version = true; /* `wheelpick version` is --version, not a package to look up */
 	if (g.version) {
 		printf("wheelpick %s\n", WP_VERSION);
 		goto out;
@@ -283,6 +313,8 @@ int main(int argc, char **argv)
 		if (g.help || i >= argc) {
 			wp_cli_usage(g.help ? stdout : stderr);
 			rc = g.help ? 0 : -WPE_USAGE;
+			if (rc && want_json)
+				wp_print_json_error(rc, &(struct wp_err){ -WPE_USAGE, "a command or a package to pick is needed; see 'wheelpick --help'" }, NULL);
 			goto out_code;
 		}
 		cmd = wp_cmd_find("pick");
@@ -321,13 +353,16 @@ int main(int argc, char **argv)
 	}
 	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)))
 		goto out;
-	if (implicit && nrest && rest[0][0] != '-' && (rc = check_command_typo(rest[0], catalog, &err)))
+	if (implicit && nrest && rest[0][0] != '-' &&
+	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))
 		goto out;
 	wp_cli_debug(&cli, "catalog %s, file cache %s", catalog ? catalog : "(none)",
 		     cli.cache_alloc ? cli.cache_alloc : "(none)");
 	rc = cmd->fn(&cli, nrest, rest, &err);
 	wp_cli_debug(&cli, "%s: done in %.2f s", cmd->name, wp_cli_elapsed(&cli));
 out:
+	if (rc && want_json && !wp_print_json_printed())
+		wp_print_json_error(rc, &err, NULL);
 	if (rc && err.code) {
 		/* a URL's user:password never reaches the terminal, whoever wrote the message */
 		char *shown = wp_net_text_mask(err.msg);

@@ -443,6 +443,9 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 		wp_buf_free(&canon);
 		return;
 	}
+	if (job->offline) /* nothing can be read now: no 'update' to suggest */
+		snprintf(err->msg, sizeof(err->msg), "the catalog has no files for '%s', and --offline reads no index "
+			 "(run once without --offline to read it)", name);
 	/* the roots in play, spelled as crawled (a path becomes a file:// URL) */
 	struct wp_sources given = { 0 }, roots = { 0 };
 	struct wp_strlist urls = { 0 }, all = { 0 };

@@ -33,11 +33,27 @@ static void print_plan_text(const struct wp_plan *plan, bool explain)
 	wp_buf_free(&d);
 }
 
+/* Whether a JSON document went to stdout in this run: main prints a failure's object only when
+ * none did (one document a run). */
+static bool json_printed;
+
+bool wp_print_json_printed(void)
+{
+	return json_printed;
+}
+
+void wp_print_json_out(struct wp_json *j)
+{
+	wp_json_finish(j, stdout);
+	json_printed = true;
+}
+
 void wp_print_plan(const struct wp_plan *plan, bool json, bool explain)
 {
-	if (json)
+	if (json) {
 		wp_plan_write_json(plan, explain, stdout);
-	else
+		json_printed = true;
+	} else
 		print_plan_text(plan, explain);
 }
 
@@ -67,37 +83,44 @@ void wp_print_plan_total(const struct wp_plan *plan, const char *what)
 		printf("total: %zu file%s, %s%s\n", files, files == 1 ? "" : "s", h, what);
 }
 
-void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan)
+void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err, const struct wp_plan *plan)
 {
-	struct wp_json j;
-	wp_json_init(&j);
-	wp_json_obj(&j);
-	wp_json_key(&j, "error");
-	wp_json_obj(&j);
-	wp_json_kint(&j, "exit", wp_err_exit_code(rc));
-	wp_json_kstr(&j, "message", err->code ? err->msg : "failed");
+	wp_json_obj(j);
+	wp_json_kint(j, "exit", wp_err_exit_code(rc));
+	wp_json_kstr(j, "message", err && err->code ? err->msg : "failed");
 	if (plan && plan->failed_project) {
-		wp_json_kstr(&j, "project", plan->failed_project);
-		wp_json_key(&j, "rejected");
-		wp_json_arr(&j);
+		wp_json_kstr(j, "project", plan->failed_project);
+		wp_json_key(j, "rejected");
+		wp_json_arr(j);
 		for (size_t i = 0; i < plan->n_failed_rejects; i++) {
 			const struct wp_plan_reject *r = &plan->failed_rejects[i];
 			const char *slash = strrchr(r->where, '/');
-			wp_json_obj(&j);
-			wp_json_kstr(&j, "filename", slash ? slash + 1 : r->where);
-			wp_json_kstr(&j, "where", r->where);
-			wp_json_kstr(&j, "reason", r->why);
-			wp_json_obj_end(&j);
+			wp_json_obj(j);
+			wp_json_kstr(j, "filename", slash ? slash + 1 : r->where);
+			wp_json_kstr(j, "where", r->where);
+			wp_json_kstr(j, "reason", r->why);
+			wp_json_obj_end(j);
 		}
-		wp_json_arr_end(&j);
+		wp_json_arr_end(j);
 	} else {
-		wp_json_key(&j, "rejected");
-		wp_json_arr(&j);
-		wp_json_arr_end(&j);
+		wp_json_key(j, "rejected");
+		wp_json_arr(j);
+		wp_json_arr_end(j);
 	}
+	wp_json_obj_end(j);
+}
+
+void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan)
+{
+	struct wp_json j;
+	if (json_printed)
+		return; /* one document a run: the first said what there was to say */
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_key(&j, "error");
+	wp_print_json_error_obj(&j, rc, err, plan);
 	wp_json_obj_end(&j);
-	wp_json_obj_end(&j);
-	wp_json_finish(&j, stdout);
+	wp_print_json_out(&j);
 }
 
 static void print_conda_json(const struct wp_conda_result *res)
@@ -131,7 +154,7 @@ static void print_conda_json(const struct wp_conda_result *res)
 		wp_json_str(&j, res->missing[i]);
 	wp_json_arr_end(&j);
 	wp_json_obj_end(&j);
-	wp_json_finish(&j, stdout);
+	wp_print_json_out(&j);
 }
 
 void wp_print_conda(const struct wp_conda_result *res, bool json)

@@ -498,7 +498,9 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 	struct wp_buf m = WP_BUF_INIT;
 	int rc = 0;
 	(void)name;
-	wp_buf_addstr(b, "# written by wheelpick; install with a PEP 751 installer (pip install -r, uv pip install)\n");
+	/* only installers that read PEP 751 locks today; pip reads the requirements.txt beside it */
+	wp_buf_addstr(b, "# written by wheelpick; install with an installer that reads PEP 751 locks (uv pip install -r "
+			 "pylock.toml); with pip, use requirements.txt\n");
 	wp_buf_addstr(b, "lock-version = \"1.0\"\nenvironments = [");
 	bool first = true;
 	for (size_t t = 0; t < ts->n && !rc; t++) {

@@ -43,6 +43,8 @@ struct wp_pick_run {
 	size_t n_targets;
 	char *files_root;                /* the store's root: CACHE/files */
 	size_t unhashed;                 /* files the index gave no sha256 for (hashed on fetch) */
+	size_t refused, failed;          /* wp_pick_fetch: files that failed their checks (integrity), or
+	                                    could not be fetched */
 };
 
 /* Targets, sources (crawled when missing or stale), then the plan. Notes the plan carries
@@ -88,5 +90,9 @@ int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, stru
 
 /* The plan as JSON (the --json output and the wheelhouse's wheelpick.json), to f. */
 void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *f);
+/* The members of that object ("targets", "picks", "notes") into an open object of j: matrix's
+ * rows are pick's object. fallback: the target listed when the plan has none (a failed row). */
+struct wp_json;
+void wp_plan_json_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain);
 
 #endif

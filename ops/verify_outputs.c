@@ -82,6 +82,7 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			struct wp_err e = WP_ERR_INIT;
 			rep->kind = WP_VERIFY_CONDA_PKG;
 			rep->files++;
+			rep->packages++;
 			if (wp_conda_verify(path, NULL, NULL, &e) < 0)
 				vo_problem_add(&c, true, path, "%s", e.msg);
 		} else if (is_bundle_name(path)) {

@@ -35,6 +35,7 @@ struct wp_verify_report {
 	size_t wheels;  /* wheels checked against RECORD, WHEEL and METADATA */
 	size_t pages;   /* index pages and repodata files read */
 	size_t links;   /* links, requirement lines and repodata records checked */
+	size_t packages; /* conda packages hashed (of files) */
 };
 
 #define WP_VERIFY_REPORT_INIT { 0 }

@@ -125,7 +125,7 @@ void wp_condapick_describe_target(const struct wp_target *t, struct wp_buf *out)
 		break;
 	}
 	if (t->py_major > 0)
-		wp_buf_printf(out, ", Python %d.%d", t->py_major, t->py_minor);
+		wp_buf_printf(out, ", Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	wp_condapick_subdir(t, sd);
 	wp_buf_printf(out, ", %s", sd[0] ? sd : t->platform);
 	for (int g = 0; g < t->n_gpus; g++)
@@ -605,7 +605,7 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 		if (req->require_variant)
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
 	} else if (at[REJ_PYTHON]) {
-		wp_buf_printf(&m, "; none supports Python %d.%d", t->py_major, t->py_minor);
+		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	} else if (at[REJ_BROKEN]) {
 		wp_buf_addstr(&m, "; its records have unreadable depends");
 	} else {
