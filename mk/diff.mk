@@ -1,6 +1,8 @@
 # mk/diff.mk: differential tests against pip's vendored packaging (`make difftest`, part of `make test`).
 #   - PEP 440 versions and specifiers: tests/diff/pep440_diff.py asks pip and our driver the same
 #     thousands of generated questions;
+#   - PEP 440 where wheelpick follows packaging HEAD (=== as text, >V/<V with a pre/dev/post V):
+#     tests/diff/pep440_head_diff.py asks the vendored packaging HEAD (tests/diff/packaging_head/);
 #   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from pip's packaging
 #     and fails when they differ from the committed ones that test_tags compares us against.
 DIFF_DRIVER := $(BUILD)/tests/pep440_driver
@@ -15,6 +17,9 @@ difftest: $(DIFF_DRIVER)
 	if python3 tests/diff/pep440_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    pep440 differential ($$(tail -1 $(RESULTS)/diff-pep440.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  pep440 differential"; tail -20 $(RESULTS)/diff-pep440.log; fi; \
+	if python3 tests/diff/pep440_head_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440-head.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    pep440 differential, packaging HEAD ($$(tail -1 $(RESULTS)/diff-pep440-head.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  pep440 differential, packaging HEAD"; tail -20 $(RESULTS)/diff-pep440-head.log; fi; \
 	if python3 tests/diff/tags_diff.py --check >$(RESULTS)/diff-tags.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    tags differential ($$(tail -1 $(RESULTS)/diff-tags.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  tags differential"; tail -20 $(RESULTS)/diff-tags.log; fi; \

@@ -6,6 +6,7 @@
  *   S <specifier>                    -> "ok <str> <prereleases 0|1>" or "invalid"
  *   I <specifier> <version> <pre>    -> "0" or "1": Specifier.contains; pre is none|true|false
  *   T <set> <version> <pre>          -> "0" or "1": SpecifierSet.contains
+ *   Z <set>                          -> str(SpecifierSet) (duplicates dropped, sorted), or "invalid"
  * A field that does not parse where it must answers "error <message>". Output is escaped the same way. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,16 @@ static void answer(char **f, size_t *len, int nf)
 			wp_specset_release(&set);
 		else
 			wp_specifier_release(&sp);
+	} else if (!strcmp(f[0], "Z") && nf == 2) {
+		struct wp_buf t = WP_BUF_INIT;
+		if (wp_specset_parse(&set, f[1], len[1], NULL) < 0) {
+			fputs("invalid", stdout);
+			return;
+		}
+		wp_specset_format(&set, &t);
+		put(wp_buf_cstr(&t));
+		wp_buf_free(&t);
+		wp_specset_release(&set);
 	} else {
 		fputs("error\tunknown query", stdout);
 	}
