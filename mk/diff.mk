@@ -3,6 +3,8 @@
 #     thousands of generated questions;
 #   - PEP 440 where wheelpick follows packaging HEAD (=== as text, >V/<V with a pre/dev/post V):
 #     tests/diff/pep440_head_diff.py asks the vendored packaging HEAD (tests/diff/packaging_head/);
+#   - TOML (for pylock.toml): tests/diff/toml_diff.py reads the real locks and generated documents
+#     with index/toml and Python's tomllib;
 #   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from pip's packaging
 #     and fails when they differ from the committed ones that test_tags compares us against.
 DIFF_DRIVER := $(BUILD)/tests/pep440_driver
@@ -11,8 +13,14 @@ $(DIFF_DRIVER): tests/diff/pep440_driver.c $(BUILD)/libwp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
 
+# index/toml against Python's tomllib.
+TOML_DRIVER := $(BUILD)/tests/toml_driver
+$(TOML_DRIVER): tests/diff/toml_driver.c $(BUILD)/libwp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
+
 .PHONY: difftest
-difftest: $(DIFF_DRIVER)
+difftest: $(DIFF_DRIVER) $(TOML_DRIVER)
 	@pass=0; fail=0; \
 	if python3 tests/diff/pep440_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    pep440 differential ($$(tail -1 $(RESULTS)/diff-pep440.log))"; \
@@ -20,6 +28,9 @@ difftest: $(DIFF_DRIVER)
 	if python3 tests/diff/pep440_head_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440-head.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    pep440 differential, packaging HEAD ($$(tail -1 $(RESULTS)/diff-pep440-head.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  pep440 differential, packaging HEAD"; tail -20 $(RESULTS)/diff-pep440-head.log; fi; \
+	if python3 tests/diff/toml_diff.py --driver $(TOML_DRIVER) tests/fixtures/real/pylock/*.toml >$(RESULTS)/diff-toml.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    toml differential ($$(tail -1 $(RESULTS)/diff-toml.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  toml differential"; tail -20 $(RESULTS)/diff-toml.log; fi; \
 	if python3 tests/diff/tags_diff.py --check >$(RESULTS)/diff-tags.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    tags differential ($$(tail -1 $(RESULTS)/diff-tags.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  tags differential"; tail -20 $(RESULTS)/diff-tags.log; fi; \
