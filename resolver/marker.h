@@ -39,6 +39,10 @@ struct wp_marker_env {
 	char variant_namespaces[WP_MARKER_SET_MAX];
 	char variant_features[WP_MARKER_SET_MAX];
 	char variant_properties[WP_MARKER_SET_MAX];
+	/* PEP 751 lock-file sets (pylock.toml's packages.marker): the extras and dependency groups
+	 * being installed, one name a line, compared in PEP 503 form ('Test' in extras) */
+	char extras[WP_MARKER_SET_MAX];
+	char dependency_groups[WP_MARKER_SET_MAX];
 };
 
 /* Every value "". */
