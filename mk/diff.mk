@@ -5,6 +5,8 @@
 #     tests/diff/pep440_head_diff.py asks the vendored packaging HEAD (tests/diff/packaging_head/);
 #   - TOML (for pylock.toml): tests/diff/toml_diff.py reads the real locks and generated documents
 #     with index/toml and Python's tomllib;
+#   - PEP 751 (pylock.toml read and selected from): tests/diff/pylock_diff.py asks the vendored
+#     packaging HEAD's Pylock.from_dict and Pylock.select about real and generated locks;
 #   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from pip's packaging
 #     and fails when they differ from the committed ones that test_tags compares us against.
 DIFF_DRIVER := $(BUILD)/tests/pep440_driver
@@ -19,8 +21,14 @@ $(TOML_DRIVER): tests/diff/toml_driver.c $(BUILD)/libwp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
 
+# index/pylock against packaging HEAD's Pylock.from_dict and Pylock.select.
+PYLOCK_DRIVER := $(BUILD)/tests/pylock_driver
+$(PYLOCK_DRIVER): tests/diff/pylock_driver.c $(BUILD)/libwp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
+
 .PHONY: difftest
-difftest: $(DIFF_DRIVER) $(TOML_DRIVER)
+difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER)
 	@pass=0; fail=0; \
 	if python3 tests/diff/pep440_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    pep440 differential ($$(tail -1 $(RESULTS)/diff-pep440.log))"; \
@@ -31,6 +39,9 @@ difftest: $(DIFF_DRIVER) $(TOML_DRIVER)
 	if python3 tests/diff/toml_diff.py --driver $(TOML_DRIVER) tests/fixtures/real/pylock/*.toml >$(RESULTS)/diff-toml.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    toml differential ($$(tail -1 $(RESULTS)/diff-toml.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  toml differential"; tail -20 $(RESULTS)/diff-toml.log; fi; \
+	if python3 tests/diff/pylock_diff.py --driver $(PYLOCK_DRIVER) tests/fixtures/real/pylock/*.toml >$(RESULTS)/diff-pylock.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    pylock differential ($$(tail -1 $(RESULTS)/diff-pylock.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  pylock differential"; tail -20 $(RESULTS)/diff-pylock.log; fi; \
 	if python3 tests/diff/tags_diff.py --check >$(RESULTS)/diff-tags.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    tags differential ($$(tail -1 $(RESULTS)/diff-tags.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  tags differential"; tail -20 $(RESULTS)/diff-tags.log; fi; \

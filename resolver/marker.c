@@ -800,6 +800,24 @@ static int eval_node(const struct wp_marker_node *node, const struct wp_marker_e
 	return any || all;
 }
 
+static bool uses(const struct wp_marker_node *node, enum var v)
+{
+	if (!node)
+		return false;
+	if (node->leaf)
+		return (node->lhs.is_var && node->lhs.var == v) || (node->rhs.is_var && node->rhs.var == v);
+	for (size_t i = 0; i < node->n; i++)
+		if (uses(node->items[i], v))
+			return true;
+	return false;
+}
+
+bool wp_marker_uses(const struct wp_marker *m, const char *name)
+{
+	int v = find_var(name);
+	return v >= 0 && uses(m->root, (enum var)v);
+}
+
 int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result, struct wp_err *err)
 {
 	int rc;
