@@ -1,4 +1,4 @@
-# mk/diff.mk: differential tests against pip's vendored packaging (`make difftest`, part of `make test`).
+# mk/diff.mk: differential tests against pip's vendored packaging and packaging HEAD (vendored) (`make difftest`, part of `make test`).
 #   - PEP 440 versions and specifiers: tests/diff/pep440_diff.py asks pip and our driver the same
 #     thousands of generated questions;
 #   - PEP 440 where wheelpick follows packaging HEAD (=== as text, >V/<V with a pre/dev/post V):
@@ -7,7 +7,7 @@
 #     with index/toml and Python's tomllib;
 #   - PEP 751 (pylock.toml read and selected from): tests/diff/pylock_diff.py asks the vendored
 #     packaging HEAD's Pylock.from_dict and Pylock.select about real and generated locks;
-#   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from pip's packaging
+#   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from packaging HEAD
 #     and fails when they differ from the committed ones that test_tags compares us against.
 DIFF_DRIVER := $(BUILD)/tests/pep440_driver
 
