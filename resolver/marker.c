@@ -602,12 +602,13 @@ static void format_operand(const struct operand *o, struct wp_buf *out)
 		wp_buf_printf(out, "\"%s\"", o->value);
 }
 
-/* packaging's _format_marker: a list of one list prints as that list; inner lists get
- * parentheses, the outermost none. */
+/* packaging HEAD's _format_marker: a list of one list prints as that list in the same place (so
+ * "((a or b)) and c" keeps the parentheses its meaning needs; 24.2 printed it as the outermost
+ * list and lost them); inner lists get parentheses, the outermost none. */
 static void format_node(const struct wp_marker_node *node, bool first, struct wp_buf *out)
 {
 	if (!node->leaf && node->n == 1) {
-		format_node(node->items[0], true, out);
+		format_node(node->items[0], first, out);
 		return;
 	}
 	if (node->leaf) {

@@ -372,6 +372,13 @@ static void test_divergences(void **state)
 	assert_int_equal(wp_marker_evaluate(&m, &env, &result, &err), -WPE_PARSE);
 	wp_marker_release(&m);
 	wp_err_clear(&err);
+	/* str(): a redundant (( )) keeps the parentheses the meaning needs (packaging HEAD; 24.2 lost
+	 * them and printed a marker that means something else) */
+	marker_ok(&m, "((os_name == 'a' or os_name == 'b')) and os_name == 'c'", 55);
+	char *printed = marker_str(&m);
+	assert_string_equal(printed, "(os_name == \"a\" or os_name == \"b\") and os_name == \"c\"");
+	free(printed);
+	wp_marker_release(&m);
 	/* PEP 751 lock-file sets: extras and dependency_groups, names in PEP 503 form */
 	assert_false(eval_text("'test' in extras", &env));
 	assert_int_equal(wp_marker_env_set(&env, "extras", "Test_Extra\nother", NULL), 0);
