@@ -5,6 +5,8 @@
 #     tests/diff/pep440_head_diff.py asks the vendored packaging HEAD (tests/diff/packaging_head/);
 #   - PEP 508 markers: tests/diff/marker_head_diff.py asks packaging HEAD to parse, print and
 #     evaluate generated markers (whitespace: space and tab only) on twelve targets;
+#   - conda version order: tests/diff/conda_version_diff.py orders real and generated pairs with
+#     conda's own version.py (vendored, tests/diff/conda_ref/);
 #   - TOML (for pylock.toml): tests/diff/toml_diff.py reads the real locks and generated documents
 #     with index/toml and Python's tomllib;
 #   - PEP 751 (pylock.toml read and selected from): tests/diff/pylock_diff.py asks the vendored
@@ -41,6 +43,9 @@ difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER)
 	if python3 tests/diff/marker_head_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-marker-head.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    marker differential, packaging HEAD ($$(tail -1 $(RESULTS)/diff-marker-head.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  marker differential, packaging HEAD"; tail -20 $(RESULTS)/diff-marker-head.log; fi; \
+	if python3 tests/diff/conda_version_diff.py --driver $(DIFF_DRIVER) >$(RESULTS)/diff-conda-version.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    conda version differential ($$(tail -1 $(RESULTS)/diff-conda-version.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  conda version differential"; tail -20 $(RESULTS)/diff-conda-version.log; fi; \
 	if python3 tests/diff/toml_diff.py --driver $(TOML_DRIVER) tests/fixtures/real/pylock/*.toml >$(RESULTS)/diff-toml.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    toml differential ($$(tail -1 $(RESULTS)/diff-toml.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  toml differential"; tail -20 $(RESULTS)/diff-toml.log; fi; \

@@ -8,6 +8,7 @@
  *   T <set> <version> <pre>          -> "0" or "1": SpecifierSet.contains
  *   Z <set>                          -> str(SpecifierSet) (duplicates dropped, sorted), or "invalid"
  *   M <marker>                       -> "ok <str(Marker)>" or "invalid"
+ *   K <conda version> <conda version> -> "-1", "0", "1" (conda's VersionOrder) or "invalid"
  *   E <marker> <NAME=VALUE;...>      -> "1", "0" (Marker.evaluate) or "error"
  * A field that does not parse where it must answers "error <message>". Output is escaped the same way. */
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "resolver/condaver.h"
 #include "resolver/marker.h"
 #include "resolver/specifier.h"
 #include "resolver/version.h"
@@ -169,6 +171,21 @@ static void answer(char **f, size_t *len, int nf)
 			wp_specset_release(&set);
 		else
 			wp_specifier_release(&sp);
+	} else if (!strcmp(f[0], "K") && nf == 3) {
+		struct wp_condaver ca, cb;
+		if (wp_condaver_parse(f[1], &ca, NULL) < 0) {
+			fputs("invalid", stdout);
+			return;
+		}
+		if (wp_condaver_parse(f[2], &cb, NULL) < 0) {
+			wp_condaver_release(&ca);
+			fputs("invalid", stdout);
+			return;
+		}
+		int c = wp_condaver_order(&ca, &cb);
+		printf("%d", (c > 0) - (c < 0));
+		wp_condaver_release(&ca);
+		wp_condaver_release(&cb);
 	} else if (!strcmp(f[0], "M") && nf == 2) {
 		struct wp_marker m;
 		struct wp_buf t = WP_BUF_INIT;
