@@ -7,6 +7,8 @@
 #     evaluate generated markers (whitespace: space and tab only) on twelve targets;
 #   - conda version order: tests/diff/conda_version_diff.py orders real and generated pairs with
 #     conda's own version.py (vendored, tests/diff/conda_ref/);
+#   - PEP 825 label order: tests/diff/variants_diff.py asks the vendored variantlib
+#     (tests/diff/variantlib_ref/) to order generated static-namespace variants.json files;
 #   - TOML (for pylock.toml): tests/diff/toml_diff.py reads the real locks and generated documents
 #     with index/toml and Python's tomllib;
 #   - PEP 751 (pylock.toml read and selected from): tests/diff/pylock_diff.py asks the vendored
@@ -31,8 +33,14 @@ $(PYLOCK_DRIVER): tests/diff/pylock_driver.c $(BUILD)/libwp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
 
+# resolver/wheelvariant's PEP 825 order against variantlib.
+VARIANTS_DRIVER := $(BUILD)/tests/variants_driver
+$(VARIANTS_DRIVER): tests/diff/variants_driver.c $(BUILD)/libwp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
+
 .PHONY: difftest
-difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER)
+difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER) $(VARIANTS_DRIVER)
 	@pass=0; fail=0; \
 	if python3 tests/diff/pep440_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    pep440 differential ($$(tail -1 $(RESULTS)/diff-pep440.log))"; \
@@ -46,6 +54,9 @@ difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER)
 	if python3 tests/diff/conda_version_diff.py --driver $(DIFF_DRIVER) >$(RESULTS)/diff-conda-version.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    conda version differential ($$(tail -1 $(RESULTS)/diff-conda-version.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  conda version differential"; tail -20 $(RESULTS)/diff-conda-version.log; fi; \
+	if python3 tests/diff/variants_diff.py --driver $(VARIANTS_DRIVER) >$(RESULTS)/diff-variants.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    PEP 825 order differential ($$(tail -1 $(RESULTS)/diff-variants.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  PEP 825 order differential"; tail -20 $(RESULTS)/diff-variants.log; fi; \
 	if python3 tests/diff/toml_diff.py --driver $(TOML_DRIVER) tests/fixtures/real/pylock/*.toml >$(RESULTS)/diff-toml.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    toml differential ($$(tail -1 $(RESULTS)/diff-toml.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  toml differential"; tail -20 $(RESULTS)/diff-toml.log; fi; \
