@@ -7,6 +7,7 @@
 #include "base/mem.h"
 #include "cli/print.h"
 #include "net/auth.h"
+#include "ops/pylock_fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +140,10 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
 	double t0 = wp_cli_elapsed(cli);
-	if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
+	if (o.lock) {
+		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock, &run, err)))
+			goto out;
+	} else if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
 	}

@@ -103,7 +103,8 @@ const struct wp_cmd wp_commands[] = {
 	  "Check a wheel, a wheelhouse (its requirements.txt hashes), a mirror (every link, hash and\n"
 	  "metadata file), a conda channel (its index against the files, and its CEP 16 shards against\n"
 	  "its index) or a bundle (or its volumes, named by any one of them): every hash, and each wheel\n"
-	  "against its own list of hashes (RECORD). Exit 4 when anything does not match, naming the file.",
+	  "against its own list of hashes (RECORD). A pylock.toml is checked as PEP 751 reads it, and the\n"
+	  "files it names on this disk against its hashes. Exit 4 when anything does not match, naming the file.",
 	  WP_ARGS_PATHS },
 	{ "install", wp_cmd_install, wp_install_table,
 	  "wheelpick install SOURCE... [-r FILE -f DIR] [--python PY | --prefix DIR | --target DIR] [--compile]",

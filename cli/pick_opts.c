@@ -95,6 +95,8 @@ const struct wp_opt wp_pick_table[] = {
 	REQ_OPTS,
 	{ "dest", 'd', NULL, WP_OPT_STR, O(dest), "DIR", "the wheelhouse (or conda channel) to write (default ./wheelhouse)" },
 	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be picked and why; download nothing" },
+	{ "lock", 0, NULL, WP_OPT_STR, O(lock), "FILE",
+	  "fetch exactly the wheels a PEP 751 pylock.toml names for the target(s), resolving nothing" },
 	FULL_OPT,
 	COMMON_OPTS,
 	JSON_OPT,

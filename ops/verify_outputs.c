@@ -88,9 +88,13 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 		} else if (is_bundle_name(path)) {
 			rep->kind = WP_VERIFY_BUNDLE;
 			vo_verify_bundle(&c, path, err);
+		} else if (vo_ends_with(path, ".toml")) {
+			rep->kind = WP_VERIFY_LOCK;
+			if ((rc = vo_verify_pylock(&c, path, err)) < 0)
+				goto out;
 		} else {
 			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
-				       "bundle (.tar.zst, .tar.gz) or bundle volume (.tar.zst.001)", path);
+				       "bundle (.tar.zst, .tar.gz), bundle volume (.tar.zst.001) or pylock.toml", path);
 		}
 	} else if (S_ISDIR(sb.st_mode)) {
 		abs = realpath(path, NULL);

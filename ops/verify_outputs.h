@@ -17,6 +17,7 @@ enum wp_verify_kind {
 	WP_VERIFY_MIRROR,      /* DIR/simple/... (PEP 503, 691, 658) */
 	WP_VERIFY_CHANNEL,     /* a conda channel, or one subdir of it */
 	WP_VERIFY_BUNDLE,      /* .tar.zst / .tar.gz made by wp_bundle_write */
+	WP_VERIFY_LOCK,        /* pylock.toml / pylock.NAME.toml (PEP 751), and the local files it names */
 };
 
 struct wp_verify_problem {
