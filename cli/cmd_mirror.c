@@ -6,10 +6,21 @@
 #include "cli/print.h"
 #include "ops/bundle.h"
 #include "ops/publish.h"
+#include "base/url.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err)
+{
+	size_t n = wp_url_scheme_len(arg);
+	if (!n || (s3_ok && n == 2 && !strncasecmp(arg, "s3", 2)))
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "%s does not know '%.*s:' URLs ('%s'): give a %s%s, or write './%s' for a "
+		       "local path of that name", cmd, (int)n, arg, arg, noun, s3_ok ? " or s3://BUCKET/PREFIX" : "", arg);
+}
 
 static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
 			struct wp_err *err)
@@ -48,6 +59,8 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "mirror needs a folder and at least one package: 'wheelpick mirror DIR torch'");
 		goto out;
 	}
+	if ((rc = wp_cli_dest_check(pos.v[0], "mirror", "folder", false, err)))
+		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if (wp_pick_opts_is_conda(&o)) {
@@ -180,7 +193,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	/* a bad name or size is said before anything is resolved or downloaded */
-	if ((rc = wp_bundle_name_check(pos.v[0], err)) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
+	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", false, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);

@@ -20,6 +20,9 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
 		goto out;
 	}
+	for (size_t i = 0; i < pos.n; i++)
+		if ((rc = wp_cli_dest_check(pos.v[i], "verify", "path", false, err)))
+			goto out;
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO | WP_LIB_XML, err)))
 		goto out;
 	for (size_t i = 0; i < pos.n; i++) {
