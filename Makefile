@@ -32,6 +32,8 @@ TEST_LDLIBS := $(shell pkg-config --libs $(LAZY_PKGS) 2>/dev/null)
 DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
             libssl-dev libyajl-dev libmsgpack-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip python3-msgpack \
             clang sqlite3 valgrind curl man-db groff-base zsh fish
+# tests/server/ceph.sh: a throwaway Ceph cluster (monitor, memstore OSD, RADOS Gateway) for t-s3.sh
+DEB_PKGS += ceph-mon ceph-osd radosgw
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
 ifeq ($(LAZY),0)
