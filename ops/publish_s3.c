@@ -18,6 +18,10 @@
 #include <unistd.h>
 
 #define MANIFEST_MAX (256 << 20)
+/* Beside the manifest, the page objects a run is about to create, put before them: a run killed
+ * after some pages went up and before its manifest leaves pages no manifest names, which the
+ * next run removes when its own tree has them not (as the local writer removes stray pages). */
+#define WP_S3_PAGES_PENDING ".wheelpick-mirror.pages-pending"
 
 /* ---- the staging folder ---- */
 
@@ -306,6 +310,51 @@ static int hash_file2(const char *path, char sha[65], char md5[33], struct wp_er
 	return rc;
 }
 
+/* ---- the pending list: what a run places or removes, "project/filename" a line ---- */
+
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static bool lines_has(const struct lines *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+static void lines_add(struct lines *l, const char *s)
+{
+	if (lines_has(l, s))
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = wp_xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = wp_xstrdup(s);
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* "files/P/F" or "files/P/F.metadata" as the pending list names it ("P/F"); else nothing. */
+static void lines_add_dist(struct lines *l, const char *rel)
+{
+	if (strncmp(rel, "files/", 6) || !strchr(rel + 6, '/'))
+		return;
+	size_t n = strlen(rel + 6);
+	char *d = wp_xstrndup(rel + 6, ends_with(rel, ".metadata") ? n - 9 : n);
+	lines_add(l, d);
+	free(d);
+}
+
 /* ---- publishing ---- */
 
 struct pub {
@@ -317,6 +366,11 @@ struct pub {
 	struct known old;          /* the bucket's manifest before this run */
 	struct objs old_pages;     /* the pages and roots it lists (rels) */
 	struct objs holders;       /* placeholders made (rel) */
+	struct lines old_pending;  /* the bucket's pending list ("project/filename") before this run */
+	bool had_pending;
+	struct lines old_ppend;    /* pages and roots a run put that no manifest may know yet (rels) */
+	bool had_ppend;
+	bool prune;
 	struct wp_s3_report *rep;
 };
 
@@ -329,6 +383,8 @@ static void pub_release(struct pub *p)
 	known_free(&p->old);
 	objs_free(&p->old_pages);
 	objs_free(&p->holders);
+	lines_free(&p->old_pending);
+	lines_free(&p->old_ppend);
 }
 
 static char *key_of(const struct pub *p, const char *rel)
@@ -364,6 +420,34 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 	return 0;
 }
 
+/* A list object of the bucket (a pending list) into l: files' "project/filename" lines, or
+ * (pages) the rels of page and root objects. */
+static int get_list(struct pub *p, const char *name, bool pages, struct lines *l, bool *there, struct wp_err *err)
+{
+	char *key = key_of(p, name);
+	int rc = 0;
+	*there = false;
+	if (wp_s3_listing_find(&p->list, key)) {
+		struct wp_buf b = WP_BUF_INIT_MAX(MANIFEST_MAX);
+		struct wp_s3_op op = { .verb = WP_S3_GET, .key = key, .out = &b, .size = MANIFEST_MAX, .may_miss = true };
+		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
+		*there = !rc && !op.missing;
+		for (char *ln = b.data, *nl; !rc && ln && *ln; ln = nl ? nl + 1 : NULL) {
+			nl = strchr(ln, '\n');
+			if (nl)
+				*nl = 0;
+			const char *slash = strchr(ln, '/');
+			if (!slash || strstr(ln, "..") || strchr(ln, '\\') || ln[0] == '/' || strstr(ln, "//"))
+				continue;
+			if (pages ? rank_of(ln) == R_PAGE || rank_of(ln) == R_ROOT : !strchr(slash + 1, '/') && seg_ok(slash + 1))
+				lines_add(l, ln);
+		}
+		wp_buf_free(&b);
+	}
+	free(key);
+	return rc;
+}
+
 /* The bucket's manifest into the staging folder, and a sparse stand-in for each file it lists that
  * the bucket has at that size. */
 static int pub_seed(struct pub *p, struct wp_err *err)
@@ -377,6 +461,10 @@ static int pub_seed(struct pub *p, struct wp_err *err)
 	}
 	if (!rc)
 		rc = known_read(path, &p->old, &p->old_pages, err);
+	if (!rc)
+		rc = get_list(p, WP_MIRROR_PENDING, false, &p->old_pending, &p->had_pending, err);
+	if (!rc)
+		rc = get_list(p, WP_S3_PAGES_PENDING, true, &p->old_ppend, &p->had_ppend, err);
 	for (size_t i = 0; !rc && i < p->old.n; i++) {
 		char *k = key_of(p, p->old.rel[i]);
 		const struct wp_s3_object *o = wp_s3_listing_find(&p->list, k);
@@ -491,97 +579,191 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 			p->rep->unchanged++;
 	}
 	p->rep->objects = tree->n;
-	for (int r = R_FILE; r <= R_MANIFEST && !rc; r++) {
-		struct wp_s3_op *ops = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*ops));
-		char **paths = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*paths));
-		size_t n = 0;
-		for (size_t i = 0; i < tree->n; i++) {
-			struct obj *o = &tree->v[i];
-			if ((int)o->rank != r || !o->upload)
-				continue;
-			paths[n] = wp_xasprintf("%s/%s", p->stage, o->rel);
-			ops[n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = o->key, .path = paths[n], .size = o->size,
-						    .content_type = o->ctype, .sha256 = o->sha256 };
-			n++;
-		}
-		struct done_ctx dc = { p->s, 0, n };
-		if (n)
-			rc = wp_s3_run(&p->s3, ops, n, p->d->parallel, on_done, &dc, err);
-		for (size_t i = 0; i < n; i++) {
-			if (!ops[i].result) {
-				p->rep->uploaded++;
-				p->rep->uploaded_bytes += ops[i].size;
-			}
-			free(paths[i]);
-		}
-		free(paths);
-		free(ops);
-	}
 out:
 	free(heads);
 	known_free(&now);
 	return rc;
 }
 
-/* What the last manifest's tree had and this one has not, and the bucket still holds: after the
- * new pages and manifest are up, nothing links it. */
-static int pub_remove(struct pub *p, const struct objs *tree, struct wp_err *err)
+/* Put one rank's objects, in parallel. */
+static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *err)
 {
-	struct wp_s3_op *ops = wp_xcalloc(p->old.n + p->old_pages.n + 1, sizeof(*ops));
-	char **keys = wp_xcalloc(p->old.n + p->old_pages.n + 1, sizeof(*keys));
+	struct wp_s3_op *ops = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*ops));
+	char **paths = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*paths));
 	size_t n = 0;
-	for (size_t pass = 0; pass < 2; pass++) {
-		size_t m = pass ? p->old_pages.n : p->old.n;
-		for (size_t i = 0; i < m; i++) {
-			const char *rel = pass ? p->old_pages.v[i].rel : p->old.rel[i];
-			bool kept = false;
-			for (size_t k = 0; k < tree->n && !kept; k++)
-				kept = !strcmp(tree->v[k].rel, rel);
-			char *key = key_of(p, rel);
-			bool there = wp_s3_listing_find(&p->list, key) != NULL;
-			for (size_t k = 0; k < n && there; k++)
-				there = strcmp(keys[k], key) != 0;
-			if (kept || !there) {
-				free(key);
-				continue;
-			}
-			keys[n] = key;
-			ops[n] = (struct wp_s3_op){ .verb = WP_S3_DELETE, .key = key, .may_miss = true };
-			n++;
-		}
-	}
-	/* roots, then pages (their listings go), then the files they linked */
 	int rc = 0;
-	struct wp_s3_op *batch = wp_xcalloc(n ? n : 1, sizeof(*batch));
-	for (int r = R_ROOT; r >= R_FILE && !rc; r--) {
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++)
-			if ((int)rank_of(ops[i].key + strlen(p->s3.prefix)) == r)
-				batch[k++] = ops[i];
-		if (k && !(rc = wp_s3_run(&p->s3, batch, k, p->d->parallel, NULL, NULL, err)))
-			p->rep->deleted += k;
+	for (size_t i = 0; i < tree->n; i++) {
+		struct obj *o = &tree->v[i];
+		if ((int)o->rank != r || !o->upload)
+			continue;
+		paths[n] = wp_xasprintf("%s/%s", p->stage, o->rel);
+		ops[n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = o->key, .path = paths[n], .size = o->size,
+					    .content_type = o->ctype, .sha256 = o->sha256 };
+		n++;
 	}
-	free(batch);
-	for (size_t i = 0; i < n; i++)
-		free(keys[i]);
-	free(keys);
+	struct done_ctx dc = { p->s, 0, n };
+	if (n)
+		rc = wp_s3_run(&p->s3, ops, n, p->d->parallel, on_done, &dc, err);
+	for (size_t i = 0; i < n; i++) {
+		if (!ops[i].result) {
+			p->rep->uploaded++;
+			p->rep->uploaded_bytes += ops[i].size;
+		}
+		free(paths[i]);
+	}
+	free(paths);
 	free(ops);
 	return rc;
 }
 
+static int obj_rel_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct obj *)a)->rel, ((const struct obj *)b)->rel);
+}
+
+static bool tree_has(const struct objs *tree, const char *rel)
+{
+	struct obj k = { .rel = (char *)rel };
+	return tree->n && bsearch(&k, tree->v, tree->n, sizeof(*tree->v), obj_rel_cmp);
+}
+
+/* What goes: the last manifest's files and pages this tree has not (and, with prune, what killed
+ * runs left on the pending list), where the bucket still holds them. */
+static void plan_removals(struct pub *p, const struct objs *tree, struct lines *dels)
+{
+	for (size_t pass = 0; pass < 4; pass++) {
+		size_t m = pass == 0 ? p->old.n : pass == 1 ? p->old_pages.n : pass == 2 ? p->old_ppend.n :
+			   p->prune ? p->old_pending.n * 2 : 0;
+		for (size_t i = 0; i < m; i++) {
+			char *rel = pass == 0 ? wp_xstrdup(p->old.rel[i]) : pass == 1 ? wp_xstrdup(p->old_pages.v[i].rel) :
+				    pass == 2 ? wp_xstrdup(p->old_ppend.v[i]) :
+				    wp_xasprintf("files/%s%s", p->old_pending.v[i / 2], i % 2 ? ".metadata" : "");
+			char *key = key_of(p, rel);
+			if (!tree_has(tree, rel) && wp_s3_listing_find(&p->list, key))
+				lines_add(dels, rel);
+			free(key);
+			free(rel);
+		}
+	}
+}
+
+/* Removals, roots first, then pages (their listings go), then the files they linked. */
+static int pub_remove(struct pub *p, const struct lines *dels, struct wp_err *err)
+{
+	struct wp_s3_op *batch = wp_xcalloc(dels->n ? dels->n : 1, sizeof(*batch));
+	char **keys = wp_xcalloc(dels->n ? dels->n : 1, sizeof(*keys));
+	int rc = 0;
+	for (int r = R_ROOT; r >= R_FILE && !rc; r--) {
+		size_t k = 0;
+		for (size_t i = 0; i < dels->n; i++)
+			if ((int)rank_of(dels->v[i]) == r) {
+				keys[k] = key_of(p, dels->v[i]);
+				batch[k] = (struct wp_s3_op){ .verb = WP_S3_DELETE, .key = keys[k], .may_miss = true };
+				k++;
+			}
+		if (k && !(rc = wp_s3_run(&p->s3, batch, k, p->d->parallel, NULL, NULL, err)))
+			p->rep->deleted += k;
+		for (size_t i = 0; i < k; i++)
+			free(keys[i]);
+	}
+	free(keys);
+	free(batch);
+	return rc;
+}
+
+/* The pending list as one object: put when it names something, else deleted when it was there. */
+static int put_list(struct pub *p, const char *name, const struct lines *l, bool *there, struct wp_err *err)
+{
+	char *key = key_of(p, name);
+	struct wp_buf b = WP_BUF_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < l->n; i++)
+		wp_buf_printf(&b, "%s\n", l->v[i]);
+	if (l->n) {
+		struct wp_s3_op op = { .verb = WP_S3_PUT, .key = key, .body = b.data, .size = (long long)b.len,
+				       .content_type = "text/plain; charset=utf-8" };
+		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
+		*there = !rc;
+	} else if (*there) {
+		struct wp_s3_op op = { .verb = WP_S3_DELETE, .key = key, .may_miss = true };
+		if (!(rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err)))
+			*there = false;
+	}
+	wp_buf_free(&b);
+	free(key);
+	return rc;
+}
+
+/* The run, as on disk: the pending list names what is about to be placed or removed (verify takes
+ * those for a cut-short run's, not for tampering), then the files, the project pages, the roots,
+ * the manifest, the removals, and the list is settled to what is still there unlinked. */
 static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 {
 	struct objs tree = { 0 };
+	struct lines dels = { 0 }, pend = { 0 }, left = { 0 }, ppend = { 0 }, pleft = { 0 };
+	bool there = p->had_pending, pthere = p->had_ppend;
 	int rc = walk(p->stage, &tree, err);
+	if (!rc && tree.n)
+		qsort(tree.v, tree.n, sizeof(*tree.v), obj_rel_cmp);
 	if (!rc)
 		rc = pub_upload(p, &tree, err);
-	if (!rc && remove)
-		rc = pub_remove(p, &tree, err);
-	objs_free(&tree);
+	if (rc)
+		goto out;
+	if (remove)
+		plan_removals(p, &tree, &dels);
+	for (size_t i = 0; i < p->old_pending.n; i++)
+		lines_add(&pend, p->old_pending.v[i]);
+	for (size_t i = 0; i < tree.n; i++)
+		if (tree.v[i].upload && tree.v[i].rank == R_FILE)
+			lines_add_dist(&pend, tree.v[i].rel);
+	for (size_t i = 0; i < dels.n; i++)
+		lines_add_dist(&pend, dels.v[i]);
+	for (size_t i = 0; i < p->old_ppend.n; i++)
+		lines_add(&ppend, p->old_ppend.v[i]);
+	for (size_t i = 0; i < tree.n; i++) {
+		struct obj *o = &tree.v[i];
+		if (o->upload && (o->rank == R_PAGE || o->rank == R_ROOT) && !wp_s3_listing_find(&p->list, o->key))
+			lines_add(&ppend, o->rel);
+	}
+	if (pend.n > p->old_pending.n && (rc = put_list(p, WP_MIRROR_PENDING, &pend, &there, err)))
+		goto out;
+	if (ppend.n > p->old_ppend.n && (rc = put_list(p, WP_S3_PAGES_PENDING, &ppend, &pthere, err)))
+		goto out;
+	for (int r = R_FILE; r <= R_MANIFEST && !rc; r++)
+		rc = pub_put_rank(p, &tree, r, err);
+	if (!rc && dels.n)
+		rc = pub_remove(p, &dels, err);
+	if (rc)
+		goto out;
+	/* what is still in the bucket and no page links: a killed run's, kept by a run without --prune */
+	for (size_t i = 0; i < pend.n; i++) {
+		char *rel = wp_xasprintf("files/%s", pend.v[i]), *key = key_of(p, rel);
+		if (!tree_has(&tree, rel) && !lines_has(&dels, rel) && wp_s3_listing_find(&p->list, key))
+			lines_add(&left, pend.v[i]);
+		free(rel);
+		free(key);
+	}
+	for (size_t i = 0; i < ppend.n; i++) {
+		char *key = key_of(p, ppend.v[i]);
+		if (!tree_has(&tree, ppend.v[i]) && !lines_has(&dels, ppend.v[i]) && wp_s3_listing_find(&p->list, key))
+			lines_add(&pleft, ppend.v[i]);
+		free(key);
+	}
+	if (left.n != pend.n || !there)
+		rc = put_list(p, WP_MIRROR_PENDING, &left, &there, err);
+	if (!rc && (pleft.n != ppend.n || !pthere))
+		rc = put_list(p, WP_S3_PAGES_PENDING, &pleft, &pthere, err);
 	if (!rc)
 		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged; %zu removed)",
 		       p->s3.display, p->s3.endpoint, p->rep->objects, p->rep->uploaded, p->rep->uploaded_bytes,
 		       p->rep->unchanged, p->rep->deleted);
+out:
+	objs_free(&tree);
+	lines_free(&dels);
+	lines_free(&pend);
+	lines_free(&left);
+	lines_free(&ppend);
+	lines_free(&pleft);
 	return rc;
 }
 
@@ -596,6 +778,7 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		/* the staging's own summary would name the staging folder: ours names the bucket */
 		struct wp_session quiet = *s;
 		quiet.say = NULL;
+		p.prune = prune;
 		rc = wp_publish_mirror(&quiet, run, p.stage, prune, &rep->mirror, err);
 	}
 	if (!rc)

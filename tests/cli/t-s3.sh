@@ -24,7 +24,7 @@ if ! "$ROOT/tests/server/ceph.sh" start "$TMP/ceph" >"$TMP/ceph.out" 2>&1; then
 	fail "the Ceph fixture did not start"; cat "$TMP/ceph.out" >&2; done_testing; exit 1
 fi
 set -a; . "$TMP/ceph/env"; set +a
-export WHEELPICK_CACHE="$TMP/cache"
+export WHEELPICK_CACHE_DIR="$TMP/cache"
 B=$S3_BUCKET
 SIG=(--aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
 # s3ls PREFIX: the keys under it (signed ListObjectsV2 by curl, not by wheelpick), without the prefix, sorted
@@ -62,7 +62,7 @@ if grep -rqF "$AWS_SECRET_ACCESS_KEY" "$TMP/out" "$TMP/err" "$TMP/cache" "$TMP/c
 expect_exit 0 "a re-run" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}"
 expect_grep "uploads nothing" "37 objects \(0 uploaded, 0 bytes; 37 unchanged; 0 removed\)" "$TMP/err"
 # with another staging folder, as on another machine (the cache is new)
-expect_exit 0 "a re-run from an empty cache" env WHEELPICK_CACHE="$TMP/cache2" "$WHEELPICK" --catalog "$TMP/c.db" mirror \
+expect_exit 0 "a re-run from an empty cache" env WHEELPICK_CACHE_DIR="$TMP/cache2" "$WHEELPICK" --catalog "$TMP/c.db" mirror \
 	"s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "uploads nothing either" "37 objects \(0 uploaded" "$TMP/err"
 
@@ -82,5 +82,90 @@ gone=$(comm -23 "$TMP/before-prune.list" "$TMP/s3.list" | wc -l)
 expect_grep "and says how many it removed" "\(.*; $gone removed\)" "$TMP/err"
 [ "$gone" -gt 10 ] && pass "the other targets' files and pages went ($gone)" || fail "only $gone objects went"
 expect_exit 0 "the pruned mirror verifies" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+
+# --- anonymous readers: a canned ACL per object, or a bucket policy ----------------------------
+anon() { curl -s -o /dev/null -w '%{http_code}' "$S3_ENDPOINT/$B/$1"; }
+[ "$(anon pub/simple/index.html)" = 403 ] && pass "no anonymous read without a policy or ACL" || fail "anonymous read: $(anon pub/simple/index.html)"
+expect_exit 0 "publish with --s3-acl public-read" mirror "s3://$B/acl" torch==1.8.0 "${T[@]}" --s3-acl public-read
+[ "$(anon acl/simple/torch/index.html)" = 200 ] && pass "--s3-acl public-read: anyone reads the pages" || fail "ACL read: $(anon acl/simple/torch/index.html)"
+# the README's way: a bucket policy for anonymous GET, and the website mode serving index.html for prefix/
+printf '%s' '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::'"$B"'/*"]}]}' >"$TMP/policy.json"
+printf '%s' '<WebsiteConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><IndexDocument><Suffix>index.html</Suffix></IndexDocument></WebsiteConfiguration>' >"$TMP/website.xml"
+curl -sf -X PUT -T "$TMP/policy.json" "${SIG[@]}" "$S3_ENDPOINT/$B?policy=" >/dev/null && pass "bucket policy set" || fail "bucket policy"
+curl -sf -X PUT -T "$TMP/website.xml" "${SIG[@]}" "$S3_ENDPOINT/$B?website=" >/dev/null && pass "website mode set" || fail "website mode"
+# pip, anonymously, from each per-variant root of the four-target mirror
+pipdl() { # ROOT PLATFORM WANT
+	rm -rf "$TMP/dl"
+	if python3 -m pip download --no-deps --only-binary=:all: --platform "$2" --python-version 3.8 \
+		--index-url "$S3_WEBSITE/$B/acl/$1/" -d "$TMP/dl" "torch==1.8.0" >"$TMP/pip.out" 2>&1 && [ -e "$TMP/dl/$3" ]; then
+		pass "pip downloads $3 from $1/ anonymously"
+	else
+		fail "pip from $1/"; tail -5 "$TMP/pip.out" >&2
+	fi
+}
+pipdl cu111 win_amd64 torch-1.8.0+cu111-cp38-cp38-win_amd64.whl
+pipdl cpu linux_x86_64 torch-1.8.0+cpu-cp38-cp38-linux_x86_64.whl
+pipdl cpu win_amd64 torch-1.8.0+cpu-cp38-cp38-win_amd64.whl
+if python3 -m pip download --no-deps --only-binary=:all: --platform linux_x86_64 --python-version 3.8 \
+	--index-url "$S3_WEBSITE/$B/acl/simple/" -d "$TMP/dl2" "torch==1.8.0+cu111" >"$TMP/pip.out" 2>&1; then
+	pass "pip downloads from the merged simple/ root"; else fail "pip from simple/"; tail -5 "$TMP/pip.out" >&2; fi
+
+# --- a tampered object fails verify (exit 4); a re-run trusts its manifest as on disk ----------
+W8=files/typing-extensions/typing_extensions-4.5.0-py3-none-any.whl
+curl -sf "${SIG[@]}" -o "$TMP/w.whl" "$S3_ENDPOINT/$B/acl/$W8"
+python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 1; open(p, "wb").write(b)' "$TMP/w.whl"
+curl -sf -X PUT -T "$TMP/w.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
+expect_exit 4 "verify s3:// finds a tampered wheel" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "and names the object" "s3://$B/acl/$W8: sha256 is" "$TMP/err"
+expect_no_grep "never the temporary copy" "wheelpick-verify-s3" "$TMP/err"
+
+# --- wrong credentials: exit 3 and what to check ------------------------------------------------
+expect_exit 3 "a wrong secret exits 3 on publish" env AWS_SECRET_ACCESS_KEY=not-the-secret "$WHEELPICK" --catalog "$TMP/c.db" mirror \
+	"s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "saying what to check" "refused the credentials .*SignatureDoesNotMatch.*check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" "$TMP/err"
+expect_no_grep "never the secret" "not-the-secret" "$TMP/err"
+expect_exit 3 "an unknown key id exits 3 on verify" env AWS_ACCESS_KEY_ID=AKIANOBODY "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "naming the endpoint's reason" "InvalidAccessKeyId" "$TMP/err"
+expect_exit 3 "a bucket that is not there exits 3" mirror "s3://nobucket/pub" torch==1.8.0 "${T[@]}"
+expect_grep "and says so" "bucket 'nobucket' does not exist" "$TMP/err"
+expect_exit 2 "no credentials at all: a usage error before anything" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$WHEELPICK" \
+	--catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+
+# --- kill -9 at random moments: the bucket always holds a mirror that verifies ------------------
+TA=(torch==1.8.0 --cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64 --platform win_amd64 --index "$FINDLINKS")
+TB=(torch==1.7.1 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS")
+killed=0 bad=0 mid=0
+for i in 0 1 2 3 4 5 6 7; do
+	if [ $((i % 2)) = 0 ]; then set -- "${TA[@]}"; else set -- "${TB[@]}"; fi
+	"$WHEELPICK" --catalog "$TMP/c.db" -v mirror "s3://$B/pub" "$@" --prune --s3-endpoint "$S3_ENDPOINT" >"$TMP/k.log" 2>&1 &
+	pid=$!
+	if [ $((i % 3)) = 0 ]; then
+		# a moment anywhere in a run (about 100-350 ms here, the publishing in its second half)
+		sleep "0.$(printf %03d $((20 + i * 40 + RANDOM % 40)))"
+	else
+		# a moment inside the publishing: after the K-th object went up (or the run ended)
+		k=$((1 + RANDOM % 8))
+		for _ in $(seq 1 2000); do
+			[ "$(grep -c '\] put ' "$TMP/k.log")" -ge "$k" ] && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.002
+		done
+	fi
+	kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+	wait "$pid" 2>/dev/null
+	# a kill after the first PUT and before the summary cut a publish short
+	grep -q '\] put ' "$TMP/k.log" && ! grep -q ' objects (' "$TMP/k.log" && mid=$((mid + 1))
+	if ! "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT" >"$TMP/kv.out" 2>&1; then
+		bad=$((bad + 1)); cat "$TMP/kv.out" >&2
+	fi
+done
+[ "$bad" = 0 ] && pass "after $killed kills in 8 runs ($mid mid-publish), verify s3:// passed every time" || fail "$bad of 8 killed runs left a mirror that fails verify"
+[ "$mid" -gt 0 ] && pass "a kill landed mid-publish ($mid)" || fail "no kill landed between the first PUT and the end"
+expect_exit 0 "a run after the kills completes" mirror "s3://$B/pub" "${TA[@]}" --prune
+expect_exit 0 "and verifies" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+wp --catalog "$TMP/c.db" mirror "$TMP/localA" "${TA[@]}" -q 2>/dev/null
+s3ls pub/ >"$TMP/s3.list"; localls "$TMP/localA" >"$TMP/local.list"
+cmp -s "$TMP/s3.list" "$TMP/local.list" && pass "and leaves exactly its tree: what the killed runs left is gone" || {
+	fail "after the kills the bucket differs from the tree on disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
 
 done_testing
