@@ -83,6 +83,22 @@ expect_grep "and says how many it removed" "\(.*; $gone removed\)" "$TMP/err"
 [ "$gone" -gt 10 ] && pass "the other targets' files and pages went ($gone)" || fail "only $gone objects went"
 expect_exit 0 "the pruned mirror verifies" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
 
+# --- a wheel past 64 MiB goes up in parts, and reads back whole ---------------------------------
+mkdir -p "$TMP/big"
+python3 "$ROOT/bench/mkwheel.py" big "$TMP/big/bigpkg-1.0-py3-none-any.whl" bigpkg 1.0 py3-none-any 70000000 >/dev/null
+BSHA=$(sha256sum "$TMP/big/bigpkg-1.0-py3-none-any.whl" | cut -d' ' -f1)
+echo "<a href=\"bigpkg-1.0-py3-none-any.whl#sha256=$BSHA\">bigpkg-1.0-py3-none-any.whl</a>" >"$TMP/big/links.html"
+expect_exit 0 "publish a 70 MB wheel" wp --catalog "$TMP/cbig.db" mirror "s3://$B/big" bigpkg --cuda cpu --python 3.8 \
+	--platform linux_x86_64 --index "file://$TMP/big/links.html" --s3-endpoint "$S3_ENDPOINT"
+curl -s -I "${SIG[@]}" "$S3_ENDPOINT/$B/big/files/bigpkg/bigpkg-1.0-py3-none-any.whl" >"$TMP/h"
+expect_grep "as a multipart upload (2 parts)" '^ETag: "[0-9a-f]{32}-2"' "$TMP/h"
+expect_grep "with its sha256 kept" "^x-amz-meta-sha256: $BSHA" "$TMP/h"
+expect_exit 0 "verify reads it back whole" wp verify "s3://$B/big" --s3-endpoint "$S3_ENDPOINT"
+expect_exit 0 "a re-run" wp --catalog "$TMP/cbig.db" mirror "s3://$B/big" bigpkg --cuda cpu --python 3.8 \
+	--platform linux_x86_64 --index "file://$TMP/big/links.html" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "uploads nothing (the ETag of parts is no MD5; the manifest vouches)" "objects \(0 uploaded" "$TMP/err"
+rm -rf "$TMP/big"
+
 # --- anonymous readers: a canned ACL per object, or a bucket policy ----------------------------
 anon() { curl -s -o /dev/null -w '%{http_code}' "$S3_ENDPOINT/$B/$1"; }
 [ "$(anon pub/simple/index.html)" = 403 ] && pass "no anonymous read without a policy or ACL" || fail "anonymous read: $(anon pub/simple/index.html)"
