@@ -2,7 +2,8 @@
 # tests/server/ceph.sh: a throwaway Ceph cluster for the S3 tests: one monitor, one memstore OSD and
 # a RADOS Gateway on 127.0.0.1, all under DIR, no systemd, no root needed beyond what the packages
 # installed (Debian 12: ceph-mon ceph-osd radosgw, in the Makefile's DEB_PKGS).
-#   ceph.sh start DIR   ready in about 2 s; writes DIR/env: S3_ENDPOINT, S3_BUCKET, and the
+#   ceph.sh start DIR   ready in about 2 s; writes DIR/env: S3_ENDPOINT, S3_BUCKET, S3_WEBSITE (the
+#                       same port as Host localhost: the website mode, index.html for prefix/), the
 #                       test user's AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (made up here, valid
 #                       only for this cluster), and S3_PORT
 #   ceph.sh stop DIR    the gateway, then the OSD, then the monitor (a monitor stopped first leaves
@@ -88,7 +89,8 @@ osd journal size = 0
 [client.rgw]
 rgw frontends = beast endpoint=127.0.0.1:$rgw_port
 rgw data = $dir/rgw
-rgw dns name = localhost
+rgw dns s3website name = localhost
+rgw enable static website = true
 rgw enable usage log = false
 rgw thread pool size = 64
 CONF
@@ -123,6 +125,7 @@ curl -sf -X PUT --aws-sigv4 "aws:amz:us-east-1:s3" --user "$key:$secret" -H "x-a
 cat >"$dir/env" <<ENV
 S3_ENDPOINT=$endpoint
 S3_PORT=$rgw_port
+S3_WEBSITE=http://localhost:$rgw_port
 S3_BUCKET=wheels
 AWS_ACCESS_KEY_ID=$key
 AWS_SECRET_ACCESS_KEY=$secret
