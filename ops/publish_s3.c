@@ -541,17 +541,16 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 		const char *sha = known_sha(&now, o->rel, &msize);
 		if (sha && (msize < 0 || msize == o->size))
 			memcpy(o->sha256, sha, 65);
-		else if (o->placeholder)
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' stands in for an object the manifest does not vouch for; "
-				     "nothing was published past the files", o->rel);
-		else
+		else if (!o->placeholder)
 			rc = hash_file2(fp, o->sha256, o->md5, err);
 		free(fp);
 		if (rc)
 			break;
 		const struct wp_s3_object *have = wp_s3_listing_find(&p->list, o->key);
 		const char *was = known_sha(&p->old, o->rel, NULL);
-		if (!have || have->size != o->size)
+		if (o->placeholder && have && have->size == o->size)
+			o->upload = false; /* made from the listing and left alone by the writer: the object stays */
+		else if (!have || have->size != o->size)
 			o->upload = true;
 		else if (was && !strcmp(was, o->sha256))
 			o->upload = false;
@@ -787,6 +786,47 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 	return rc;
 }
 
+/* A channel's re-run, as on disk: each subdir's repodata.json from the bucket, and a sparse stand-in
+ * for each package the bucket holds there, so the writer keeps their records (it keeps a record
+ * whose file is there) without their bytes coming down. */
+static int seed_channel(struct pub *p, struct wp_err *err)
+{
+	size_t pre = strlen(p->s3.prefix);
+	int rc = 0;
+	for (size_t i = 0; i < p->list.n && !rc; i++) {
+		const struct wp_s3_object *o = &p->list.v[i];
+		const char *rel = o->key + pre, *slash = strchr(rel, '/');
+		if (!slash || strchr(slash + 1, '/') || slash == rel || !seg_ok(slash + 1))
+			continue;
+		char *sub = wp_xstrndup(rel, (size_t)(slash - rel));
+		char *dir = wp_xasprintf("%s/%s", p->stage, sub);
+		char *fp = wp_xasprintf("%s/%s", p->stage, rel);
+		bool ok_sub = seg_ok(sub) && sub[0] != '.';
+		if (ok_sub && !strcmp(slash + 1, "repodata.json")) {
+			if (!(rc = wp_mkdir_p(dir, 0755, err))) {
+				struct wp_s3_op op = { .verb = WP_S3_GET, .key = o->key, .path = fp, .size = MANIFEST_MAX,
+						       .may_miss = true };
+				rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
+			}
+		} else if (ok_sub && (ends_with(rel, ".conda") || ends_with(rel, ".tar.bz2"))) {
+			int fd = -1;
+			if (!(rc = wp_mkdir_p(dir, 0755, err))) {
+				fd = open(fp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+				if (fd < 0 || ftruncate(fd, (off_t)o->size) < 0)
+					rc = wp_fs_fail(err, errno, "cannot create", fp);
+			}
+			if (fd >= 0)
+				close(fd);
+			if (!rc)
+				objs_add(&p->holders)->rel = wp_xstrdup(rel);
+		}
+		free(sub);
+		free(dir);
+		free(fp);
+	}
+	return rc;
+}
+
 int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *job, const struct wp_s3_dest *d,
 			struct wp_conda_result *res, struct wp_s3_report *rep, struct wp_err *err)
 {
@@ -794,6 +834,8 @@ int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *j
 	struct wp_conda_job staged = *job;
 	memset(res, 0, sizeof(*res));
 	int rc = pub_open(&p, s, d, rep, err);
+	if (!rc)
+		rc = seed_channel(&p, err);
 	if (!rc) {
 		staged.dest = p.stage;
 		rc = wp_conda_run(s, &staged, res, err);

@@ -83,6 +83,23 @@ expect_grep "and says how many it removed" "\(.*; $gone removed\)" "$TMP/err"
 [ "$gone" -gt 10 ] && pass "the other targets' files and pages went ($gone)" || fail "only $gone objects went"
 expect_exit 0 "the pruned mirror verifies" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
 
+# --- a conda channel, as on disk, and a re-run that adds a build ----------------------------------
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan" "$TMP/forge" >/dev/null
+CT=(--conda 'pytorch==1.8.0' -c "file://$TMP/chan" -c "file://$TMP/forge" --python 3.8 --platform linux-64)
+for cu in 11.2 10.2; do
+	expect_exit 0 "mirror --conda s3:// for CUDA $cu" wp --catalog "$TMP/cc.db" mirror "s3://$B/conda" "${CT[@]}" --cuda $cu --s3-endpoint "$S3_ENDPOINT"
+	wp --catalog "$TMP/cc.db" -q mirror "$TMP/lchan" "${CT[@]}" --cuda $cu >/dev/null 2>&1
+done
+s3ls conda/ >"$TMP/s3.list"; localls "$TMP/lchan" >"$TMP/local.list"
+cmp -s "$TMP/s3.list" "$TMP/local.list" && pass "the bucket holds exactly the channel on disk (both builds, repodata, shards)" || {
+	fail "the channel differs from disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
+grep -q 'pytorch-1.8.0-py3.8_cuda10.2' "$TMP/s3.list" && grep -q 'pytorch-1.8.0-py3.8_cuda11.1' "$TMP/s3.list" && pass "the second run kept the first one's build" || fail "a build was lost"
+expect_exit 0 "verify s3:// reads the channel back" wp verify "s3://$B/conda" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "as a conda channel" "^ok s3://$B/conda \(conda channel\)" "$TMP/out"
+expect_exit 0 "a re-run" wp --catalog "$TMP/cc.db" mirror "s3://$B/conda" "${CT[@]}" --cuda 10.2 --s3-endpoint "$S3_ENDPOINT"
+expect_grep "uploads nothing" "objects \(0 uploaded" "$TMP/err"
+[ "$(ct ../conda/linux-64/repodata.json)" = application/json ] && pass "repodata is application/json" || fail "repodata type: $(ct ../conda/linux-64/repodata.json)"
+
 # --- a wheel past 64 MiB goes up in parts, and reads back whole ---------------------------------
 mkdir -p "$TMP/big"
 python3 "$ROOT/bench/mkwheel.py" big "$TMP/big/bigpkg-1.0-py3-none-any.whl" bigpkg 1.0 py3-none-any 70000000 >/dev/null
