@@ -708,6 +708,8 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		rc = pub_upload(p, &tree, err);
 	if (rc)
 		goto out;
+	wp_say(p->s, WP_SAY_DEBUG, "%s: %zu objects to put, %zu looked up", p->s3.display, tree.n - p->rep->unchanged,
+	       p->rep->looked_up);
 	if (remove)
 		plan_removals(p, &tree, &dels);
 	for (size_t i = 0; i < p->old_pending.n; i++)
@@ -778,11 +780,15 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		struct wp_session quiet = *s;
 		quiet.say = NULL;
 		p.prune = prune;
+		wp_fs_scratch_set(p.stage);
 		rc = wp_publish_mirror(&quiet, run, p.stage, prune, &rep->mirror, err);
+		wp_fs_scratch_set(NULL);
+		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s", p.s3.display, p.stage);
 	}
 	if (!rc)
 		rc = pub_finish(&p, true, err);
 	pub_release(&p);
+	wp_say(s, WP_SAY_DEBUG, "%s: the staging folder removed", d->url);
 	return rc;
 }
 
@@ -838,7 +844,9 @@ int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *j
 		rc = seed_channel(&p, err);
 	if (!rc) {
 		staged.dest = p.stage;
+		wp_fs_scratch_set(p.stage);
 		rc = wp_conda_run(s, &staged, res, err);
+		wp_fs_scratch_set(NULL);
 	}
 	if (!rc)
 		rc = pub_finish(&p, false, err);

@@ -8,6 +8,7 @@
 #                       only for this cluster), and S3_PORT
 #   ceph.sh stop DIR    the gateway, then the OSD, then the monitor (a monitor stopped first leaves
 #                       the OSD waiting for it); DIR's files stay for the caller to remove
+# The OSD keeps objects in memory: $CEPH_MEMSTORE_BYTES (default 1 GiB) is its capacity.
 # Notes that cost time to find: radosgw reaches the monitor only with ms_mon_client_mode = crc
 # secure; paxos_propose_interval = 0.05 takes start-up from 12 s to under 2 s; radosgw starts after
 # the OSD is up. A failure prints the logs' tails and exits 1.
@@ -84,7 +85,7 @@ mon data = $dir/mon
 [osd.0]
 osd data = $dir/osd
 osd objectstore = memstore
-memstore device bytes = 1073741824
+memstore device bytes = ${CEPH_MEMSTORE_BYTES:-1073741824}
 osd journal size = 0
 [client.rgw]
 rgw frontends = beast endpoint=127.0.0.1:$rgw_port
