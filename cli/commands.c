@@ -86,7 +86,9 @@ const struct wp_cmd wp_commands[] = {
 	  "files under DIR/files/, holding exactly what the targets need (every combination of the --cuda,\n"
 	  "--python and --platform values, or --target files). Re-running adds; --prune removes what is no\n"
 	  "longer needed. Pages are replaced at once. Serve DIR/simple/ and give pip --index-url.\n"
-	  "With --conda, DIR becomes a local conda channel.",
+	  "With --conda, DIR becomes a local conda channel. DIR may be s3://BUCKET/PREFIX: the same tree\n"
+	  "as objects (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; AWS_ENDPOINT_URL or\n"
+	  "--s3-endpoint for Ceph, MinIO and others), uploading only what changed.",
 	  WP_ARGS_DIR_PACKAGES },
 	{ "bundle", wp_cmd_bundle, wp_bundle_table, "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
 	  "write one archive to carry across an air gap",
@@ -103,7 +105,8 @@ const struct wp_cmd wp_commands[] = {
 	  "Check a wheel, a wheelhouse (its requirements.txt hashes), a mirror (every link, hash and\n"
 	  "metadata file), a conda channel (its index against the files, and its CEP 16 shards against\n"
 	  "its index) or a bundle (or its volumes, named by any one of them): every hash, and each wheel\n"
-	  "against its own list of hashes (RECORD). Exit 4 when anything does not match, naming the file.",
+	  "against its own list of hashes (RECORD). Exit 4 when anything does not match, naming the file.\n"
+	  "s3://BUCKET/PREFIX reads a mirror or channel back from object storage and checks it the same way.",
 	  WP_ARGS_PATHS },
 	{ "trust", wp_cmd_trust, wp_trust_table, "wheelpick trust [URL-PATTERN]",
 	  "accept hashes that changed since first seen",
