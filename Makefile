@@ -37,6 +37,8 @@ DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarc
 # Debian's own npm package is installed only where there is no npm (it conflicts with NodeSource's).
 NODE_DIR := $(BUILD)/node
 RATTLER_NPM := @conda-org/rattler@0.3.5
+# tests/server/ceph.sh: a throwaway Ceph cluster (monitor, memstore OSD, RADOS Gateway) for t-s3.sh
+DEB_PKGS += ceph-mon ceph-osd radosgw
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
 ifeq ($(LAZY),0)

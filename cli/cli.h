@@ -103,6 +103,9 @@ double wp_cli_elapsed(const struct wp_cli *cli);
 /* The session's catalog and cache folder must be known before a job opens them: -WPE_USAGE
  * naming what to set when neither a flag, the environment nor a home folder gives them. */
 int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err);
+/* A mirror, bundle or verify destination written as a URL: 0 for s3:// where s3_ok, else -WPE_USAGE
+ * naming the scheme (a URL is never taken for a relative path); 0 for a path (cmd_mirror.c). */
+int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err);
 
 /* Progress for the next job's transfers: a bar on a terminal (stderr), a line per finished file
  * elsewhere; nothing when quiet. json: the bar is left out (the lines stay on stderr). */

@@ -8,26 +8,51 @@
 #include "cli/print.h"
 #include "ops/bundle.h"
 #include "ops/publish.h"
+#include "ops/publish_s3.h"
+#include "base/url.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <strings.h>
+
+int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err)
+{
+	size_t n = wp_url_scheme_len(arg);
+	if (!n || (s3_ok && n == 2 && !strncasecmp(arg, "s3", 2)))
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "%s does not know '%.*s:' URLs ('%s'): give a %s%s, or write './%s' for a "
+		       "local path of that name", cmd, (int)n, arg, arg, noun, s3_ok ? " or s3://BUCKET/PREFIX" : "", arg);
+}
+
+static bool wp_s3_url(const char *dest)
+{
+	return wp_url_scheme_len(dest) == 2 && !strncasecmp(dest, "s3", 2);
+}
 
 static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
 			struct wp_err *err)
 {
 	struct wp_conda_job job;
 	struct wp_conda_result res = { 0 };
+	bool s3 = wp_s3_url(dir);
 	int rc;
-	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run ? NULL : dir, &job, err)) ||
+	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run || s3 ? NULL : dir, &job, err)) ||
 	    (rc = wp_cli_need_paths(cli, err))) {
 		if (o->json)
 			wp_print_json_error(rc, err, NULL);
 		return rc;
 	}
 	wp_cli_progress(cli, o->json);
-	rc = wp_conda_run(&cli->session, &job, &res, err);
+	if (s3 && !o->dry_run) {
+		struct wp_s3_dest d = { .url = dir, .endpoint = o->s3_endpoint, .acl = o->s3_acl };
+		struct wp_s3_report srep;
+		cli->info_as_debug = false;
+		rc = wp_publish_s3_conda(&cli->session, &job, &d, &res, &srep, err);
+	} else {
+		rc = wp_conda_run(&cli->session, &job, &res, err);
+	}
 	if (!rc || res.wrote)
 		wp_print_conda(&res, o->json);
 	else if (o->json)
@@ -79,6 +104,13 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "mirror needs a folder and at least one package: 'wheelpick mirror DIR torch'");
 		goto out;
 	}
+	if ((rc = wp_cli_dest_check(pos.v[0], "mirror", "folder", true, err)))
+		goto out;
+	if ((o.s3_endpoint || o.s3_acl) && !wp_s3_url(pos.v[0])) {
+		rc = wp_fail(err, -WPE_USAGE, "--s3-endpoint and --s3-acl are for an s3://BUCKET/PREFIX mirror, not '%s'",
+			     pos.v[0]);
+		goto out;
+	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if (wp_pick_opts_is_conda(&o)) {
@@ -116,8 +148,14 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	/* what was proven goes in even when something else failed; the exit code still says 4 */
 	struct wp_err merr = WP_ERR_INIT;
 	struct wp_mirror_report rep = { 0 };
-	rc = wp_publish_mirror(&cli->session, &run, pos.v[0], o.prune, &rep, frc ? &merr : err);
-	if (!rc && !frc && !o.json && cli->verbosity >= 0)
+	if (wp_s3_url(pos.v[0])) {
+		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
+		struct wp_s3_report srep;
+		rc = wp_publish_s3_mirror(&cli->session, &run, &d, o.prune, &srep, frc ? &merr : err);
+	} else {
+		rc = wp_publish_mirror(&cli->session, &run, pos.v[0], o.prune, &rep, frc ? &merr : err);
+	}
+	if (!rc && !frc && !o.json && cli->verbosity >= 0 && !wp_s3_url(pos.v[0]))
 		print_roots(&run, pos.v[0]);
 	if (frc)
 		rc = frc;
@@ -213,7 +251,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	/* a bad name or size is said before anything is resolved or downloaded */
-	if ((rc = wp_bundle_name_check(pos.v[0], err)) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
+	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", false, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);

@@ -7,18 +7,24 @@
 #include "ops/sources.h"
 #include "ops/targets.h"
 #include "ops/verify_outputs.h"
+#include "ops/publish_s3.h"
+#include "base/url.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 struct verify_opts {
 	bool json;
+	const char *s3_endpoint;
 };
 
 const struct wp_opt wp_verify_table[] = {
 	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct verify_opts, json), NULL,
 	  "the report as JSON on stdout: each path's kind and result, every problem, the counts" },
+	{ "s3-endpoint", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, s3_endpoint), "URL",
+	  "for s3://BUCKET/PREFIX: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
 	WP_OPT_END,
 };
 
@@ -71,6 +77,11 @@ static void print_json(const struct path_result *res, size_t n, const struct wp_
 	wp_print_json_out(&j);
 }
 
+static bool is_s3(const char *p)
+{
+	return wp_url_scheme_len(p) == 2 && !strncasecmp(p, "s3", 2);
+}
+
 int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct verify_opts o = { 0 };
@@ -84,13 +95,16 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
 		goto out;
 	}
+	for (size_t i = 0; i < pos.n; i++)
+		if ((rc = wp_cli_dest_check(pos.v[i], "verify", "path", true, err)))
+			goto out;
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO | WP_LIB_XML, err)))
 		goto out;
 	res = wp_xcalloc(pos.n, sizeof(*res));
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
 		size_t before = rep.n_problems;
-		int prc = wp_verify_path(pos.v[i], &rep, &e);
+		int prc = is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e) : wp_verify_path(pos.v[i], &rep, &e);
 		res[i] = (struct path_result){ .path = pos.v[i], .kind = prc == -WPE_USAGE || prc == -WPE_IO ? NULL
 											   : wp_verify_kind_name(rep.kind), .rc = prc };
 		snprintf(res[i].msg, sizeof(res[i].msg), "%s", e.msg);
