@@ -303,4 +303,22 @@ expect_exit 4 "pick -d" wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 --pl
 expect_grep "naming the wheel and both labels" "cuda12\.8\.whl.*variant\.json names 'cpu'.*label is 'cuda12\.8'" "$TMP/err"
 expect_no_file "no wheelhouse written" "$TMP/vlw/requirements.txt"
 
+attack "variants.json with U+007F in a string: pylock.toml stays TOML; with a key twice: refused (exit 3)"
+V10="$REAL_DATA/variants/variant-repack__torch-2.10__torch-2.10.0-variants.json"
+"$PYTHON" - "$V10" "$TMP" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+open(sys.argv[2] + "/v-del.json", "w").write(t.replace('v0.0.3.json"', 'v0.0.3.json\\u007f"', 1))
+open(sys.argv[2] + "/v-dup.json", "w").write(t.replace("{", '{"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json", ', 1))
+PY
+for k in del dup; do "$PYTHON" "$ROOT/tests/fixtures/mkvariants.py" "$TMP/vl/$k" "$TMP/v-$k.json" >/dev/null; done
+VT="--cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64"
+fresh vdel
+expect_exit 0 "lock from a variants.json whose \$schema holds U+007F" wp lock torch $VT --index "$BASE/del/simple/" -o "$TMP/vdel/pylock.toml"
+"$PYTHON" -c 'import sys, tomllib; tomllib.load(open(sys.argv[1], "rb"))' "$TMP/vdel/pylock.toml" 2>"$TMP/toml.err" &&
+	pass "the lock is TOML" || { fail "the lock is not TOML"; cat "$TMP/toml.err" >&2; }
+fresh vdup
+expect_exit 3 "lock from a variants.json with a key twice" wp lock torch $VT --index "$BASE/dup/simple/" -o "$TMP/vdup/pylock.toml"
+expect_grep "naming the file and the key" "torch-2\.10\.0-variants\.json.*'\\\$schema' appears twice" "$TMP/err"
+
 done_matrix
