@@ -75,6 +75,22 @@ for i in $(seq $((n / 2)) $(((n + KILLS - 1) / KILLS)) "$n"); do
 done
 expect_eq "each kill, then --prune: the tree verifies" "$bad" 0
 
+attack "kill -9 while a mirror replaces a file with other bytes (trusted anew): its interim page, pending list first"
+fresh cf
+mkdir -p "$TMP/cf/a" "$TMP/cf/b"
+mkwheel "$TMP/cf/a" demo-pkg 1.0 && A_FN=$W_FN A_SHA=$W_SHA
+mkwheel "$TMP/cf/b" demo-pkg 1.0 --payload 'other = 1' && B_SHA=$W_SHA
+mkwheel "$TMP/cf/a" other-pkg 1.0 && O_FN=$W_FN O_SHA=$W_SHA
+CT="--cuda cpu --python 3.8 --platform linux_x86_64 --index file://$TMP/cf/page.html"
+printf '<a href="a/%s#sha256=%s">x</a>\n<a href="a/%s#sha256=%s">x</a>\n' "$A_FN" "$A_SHA" "$O_FN" "$O_SHA" >"$TMP/cf/page.html"
+expect_exit 0 "a mirror of the first bytes" wp mirror "$TMP/cf/base" demo-pkg other-pkg $CT
+printf '<a href="b/%s#sha256=%s">x</a>\n<a href="a/%s#sha256=%s">x</a>\n' "$A_FN" "$B_SHA" "$O_FN" "$O_SHA" >"$TMP/cf/page.html"
+wp update --index "file://$TMP/cf/page.html" >/dev/null 2>&1
+expect_exit 0 "the index's new bytes trusted" wp trust
+kill_steps conflict "$TMP/cf/base" demo-pkg other-pkg $CT
+expect_exit 0 "a run to the end" wp mirror "$TMP/ks-conflict" demo-pkg other-pkg $CT
+expect_grep "gives the new bytes" "$B_SHA" "$TMP/ks-conflict/simple/demo-pkg/index.json"
+
 attack "kill -9 at random times during mirror ($KILLS times): each left tree verifies"
 bad=0
 for i in $(seq 1 "$KILLS"); do
