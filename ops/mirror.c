@@ -587,9 +587,15 @@ static int write_projects(const char *dir, const char *root, struct entries *es,
 			shown += shown_in(root, &es->v[i], j - i, &es->v[k], listed);
 			conflict |= es->v[k].conflict;
 		}
-		/* a conflicting project's interim page is written even when it lists nothing: the page
-		 * there now names the bytes about to be replaced */
-		if (write && (shown || only_conflicts) && (!only_conflicts || conflict)) {
+		/* a conflicting project's interim page is written even when it lists nothing, where a
+		 * page stands: that page names the bytes about to be replaced */
+		bool stands = false;
+		if (write && only_conflicts && conflict && !shown) {
+			char *pg = wp_xasprintf("%s/%s/%s/index.html", dir, root, es->v[i].project);
+			stands = exists(pg, NULL);
+			free(pg);
+		}
+		if (write && (shown || stands) && (!only_conflicts || conflict)) {
 			int rc = write_project(dir, root, es->v[i].project, &es->v[i], j - i, listed, err);
 			if (rc)
 				return rc;
@@ -1330,6 +1336,14 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		if (!es.v[i].drop && es.v[i].variant && es.v[i].variant[0])
 			strs_add(&roots, es.v[i].variant);
 
+	/* the pending list first: from here on, whatever a kill leaves (a conflicting file unlisted
+	 * by its interim page, one page of a pair written) is known as this run's */
+	struct strs planned = { 0 };
+	for (size_t r = 0; r < roots.n && !rc; r++)
+		rc = write_projects(NULL, roots.v[r], &es, listed_final, false, NULL, &planned, err);
+	if (!rc)
+		rc = write_pending(dir, &es, &pending, &roots, &planned, err);
+	strs_free(&planned);
 	bool any_conflict = false;
 	for (size_t i = 0; i < es.n; i++)
 		any_conflict |= es.v[i].conflict;
@@ -1339,12 +1353,6 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 			continue;
 		rc = write_projects(dir, root, &es, listed_interim, true, NULL, NULL, err);
 	}
-	struct strs planned = { 0 };
-	for (size_t r = 0; r < roots.n && !rc; r++)
-		rc = write_projects(NULL, roots.v[r], &es, listed_final, false, NULL, &planned, err);
-	if (!rc)
-		rc = write_pending(dir, &es, &pending, &roots, &planned, err);
-	strs_free(&planned);
 	if (!rc)
 		rc = place(dir, &es, err);
 	for (size_t r = 0; r < roots.n && !rc; r++) {

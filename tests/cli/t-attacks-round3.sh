@@ -75,6 +75,22 @@ for i in $(seq $((n / 2)) $(((n + KILLS - 1) / KILLS)) "$n"); do
 done
 expect_eq "each kill, then --prune: the tree verifies" "$bad" 0
 
+attack "kill -9 while a mirror replaces a file with other bytes (trusted anew): its interim page, pending list first"
+fresh cf
+mkdir -p "$TMP/cf/a" "$TMP/cf/b"
+mkwheel "$TMP/cf/a" demo-pkg 1.0 && A_FN=$W_FN A_SHA=$W_SHA
+mkwheel "$TMP/cf/b" demo-pkg 1.0 --payload 'other = 1' && B_SHA=$W_SHA
+mkwheel "$TMP/cf/a" other-pkg 1.0 && O_FN=$W_FN O_SHA=$W_SHA
+CT="--cuda cpu --python 3.8 --platform linux_x86_64 --index file://$TMP/cf/page.html"
+printf '<a href="a/%s#sha256=%s">x</a>\n<a href="a/%s#sha256=%s">x</a>\n' "$A_FN" "$A_SHA" "$O_FN" "$O_SHA" >"$TMP/cf/page.html"
+expect_exit 0 "a mirror of the first bytes" wp mirror "$TMP/cf/base" demo-pkg other-pkg $CT
+printf '<a href="b/%s#sha256=%s">x</a>\n<a href="a/%s#sha256=%s">x</a>\n' "$A_FN" "$B_SHA" "$O_FN" "$O_SHA" >"$TMP/cf/page.html"
+wp update --index "file://$TMP/cf/page.html" >/dev/null 2>&1
+expect_exit 0 "the index's new bytes trusted" wp trust
+kill_steps conflict "$TMP/cf/base" demo-pkg other-pkg $CT
+expect_exit 0 "a run to the end" wp mirror "$TMP/ks-conflict" demo-pkg other-pkg $CT
+expect_grep "gives the new bytes" "$B_SHA" "$TMP/ks-conflict/simple/demo-pkg/index.json"
+
 attack "kill -9 at random times during mirror ($KILLS times): each left tree verifies"
 bad=0
 for i in $(seq 1 "$KILLS"); do
@@ -302,5 +318,23 @@ expect_exit 4 "pick -d" wp pick torch --cuda 12.8 --gpu sm_86 --python 3.12 --pl
 	--index "$BASE/simple/" -d "$TMP/vlw"
 expect_grep "naming the wheel and both labels" "cuda12\.8\.whl.*variant\.json names 'cpu'.*label is 'cuda12\.8'" "$TMP/err"
 expect_no_file "no wheelhouse written" "$TMP/vlw/requirements.txt"
+
+attack "variants.json with U+007F in a string: pylock.toml stays TOML; with a key twice: refused (exit 3)"
+V10="$REAL_DATA/variants/variant-repack__torch-2.10__torch-2.10.0-variants.json"
+"$PYTHON" - "$V10" "$TMP" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+open(sys.argv[2] + "/v-del.json", "w").write(t.replace('v0.0.3.json"', 'v0.0.3.json\\u007f"', 1))
+open(sys.argv[2] + "/v-dup.json", "w").write(t.replace("{", '{"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json", ', 1))
+PY
+for k in del dup; do "$PYTHON" "$ROOT/tests/fixtures/mkvariants.py" "$TMP/vl/$k" "$TMP/v-$k.json" >/dev/null; done
+VT="--cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64"
+fresh vdel
+expect_exit 0 "lock from a variants.json whose \$schema holds U+007F" wp lock torch $VT --index "$BASE/del/simple/" -o "$TMP/vdel/pylock.toml"
+"$PYTHON" -c 'import sys, tomllib; tomllib.load(open(sys.argv[1], "rb"))' "$TMP/vdel/pylock.toml" 2>"$TMP/toml.err" &&
+	pass "the lock is TOML" || { fail "the lock is not TOML"; cat "$TMP/toml.err" >&2; }
+fresh vdup
+expect_exit 3 "lock from a variants.json with a key twice" wp lock torch $VT --index "$BASE/dup/simple/" -o "$TMP/vdup/pylock.toml"
+expect_grep "naming the file and the key" "torch-2\.10\.0-variants\.json.*'\\\$schema' appears twice" "$TMP/err"
 
 done_matrix
