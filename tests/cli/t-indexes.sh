@@ -67,6 +67,14 @@ expect_grep "a 404 for its page is 'no such project', not an error" \
 	"'no-such-project' is on none of the indexes in play \(no page at $H/big/simple/no-such-project/\)" "$TMP/err"
 expect_no_grep "no HTTP 404 failure" "HTTP 404" "$TMP/err"
 expect_eq "the root read once at most, for did-you-mean" "$(( $(asked "$P" /big/simple/) <= 1 ))" 1
+r=$(asked "$P" /big/simple/)
+expect_exit 1 "another name it does not have" wp torchvisoin "${T[@]}" --index "$H/big/simple/"
+expect_grep "did you mean, from the root's list" "did you mean 'torchvision'" "$TMP/err"
+expect_eq "the root, stored like any page, not read again inside the hour" "$(asked "$P" /big/simple/)" "$r"
+sqlite3 "$WHEELPICK_CATALOG" "UPDATE sources SET fetched_at = fetched_at - 7200 WHERE url = '$H/big/simple/'"
+expect_exit 1 "two hours later" wp torchvisoin "${T[@]}" --index "$H/big/simple/"
+expect_grep "still a did you mean" "did you mean 'torchvision'" "$TMP/err"
+expect_grep "the root asked conditionally: 304" "^$P \"GET /big/simple/ HTTP/1.1\" 304" "$NGX_LOG"
 
 # --- -f pages alone: no index to ask for dependencies, and the message says so ---
 export WHEELPICK_CATALOG="$TMP/fl.sqlite3"
