@@ -87,6 +87,10 @@ expect_exit 0 "-f plus --extra-index-url: the dependencies come from the root" \
 expect_exit 0 "--no-index keeps only -f (a page that has it all)" \
 	wp torch==1.8.0 "${T[@]}" --no-deps --no-index -f "$H/whl/torch_stable.html" -i "http://127.0.0.1:9/simple/"
 
+printf -- '--index-url http://127.0.0.1:9/simple/\ntorch==1.8.0\n' >"$TMP/noidx.txt"
+expect_exit 0 "--no-index also drops a requirements file's --index-url" \
+	wp -r "$TMP/noidx.txt" "${T[@]}" --no-deps --no-index -f "$H/whl/torch_stable.html"
+
 # --- trees and folders on disk ---
 export WHEELPICK_CATALOG="$TMP/disk.sqlite3"
 expect_exit 0 "a PEP 503 tree on disk, as a path without the slash" wp torchvision==0.9.0 "${T[@]}" --index "$SAMPLE/simple"
