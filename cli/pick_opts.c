@@ -291,7 +291,7 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	}
 	for (size_t i = 0; i < o->rf.sources.n; i++) {
 		const struct wp_reqfile_source *s = &o->rf.sources.v[i];
-		if (o->rf.no_index && s->kind != WP_REQFILE_FIND_LINKS) {
+		if ((o->rf.no_index || o->no_index) && s->kind != WP_REQFILE_FIND_LINKS) {
 			wp_cli_debug(cli, "%s: --no-index: not reading %s", s->where, s->url);
 			continue;
 		}

@@ -414,7 +414,7 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 			/* a root that has none of them and was never read as a root may be a project page
 			 * given as --index (https://host/simple/torch/, for torch): read it as one. Any
 			 * other root without them has not got them: its own page is never read for that */
-			for (size_t r = 0; !rc && r < roots.n; r++) {
+			for (size_t r = 0; r < roots.n; r++) {
 				bool none = names_page(roots.urls[r], &names);
 				size_t rl = strlen(roots.urls[r]);
 				for (size_t k = 0; k < rep.n && none; k++)
@@ -428,8 +428,16 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 		}
 		free(tmpdir);
 	}
-	if (!rc && pages.n)
-		rc = wp_sources_crawl(s, cat, &pages, (const char *const *)names.urls, names.n, force, max_age_s, err);
+	if (pages.n) {
+		/* the pages are read even when a root failed: the first failure is the answer */
+		struct wp_err pe = WP_ERR_INIT;
+		int prc = wp_sources_crawl(s, cat, &pages, (const char *const *)names.urls, names.n, force, max_age_s,
+					   rc ? &pe : err);
+		if (!rc)
+			rc = prc;
+		else if (prc)
+			wp_say(s, WP_SAY_ERROR, "%s", pe.msg);
+	}
 	wp_sources_release(&names);
 	wp_sources_release(&pages);
 	wp_sources_release(&projects);

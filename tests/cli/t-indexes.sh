@@ -67,6 +67,14 @@ expect_grep "a 404 for its page is 'no such project', not an error" \
 	"'no-such-project' is on none of the indexes in play \(no page at $H/big/simple/no-such-project/\)" "$TMP/err"
 expect_no_grep "no HTTP 404 failure" "HTTP 404" "$TMP/err"
 expect_eq "the root read once at most, for did-you-mean" "$(( $(asked "$P" /big/simple/) <= 1 ))" 1
+r=$(asked "$P" /big/simple/)
+expect_exit 1 "another name it does not have" wp torchvisoin "${T[@]}" --index "$H/big/simple/"
+expect_grep "did you mean, from the root's list" "did you mean 'torchvision'" "$TMP/err"
+expect_eq "the root, stored like any page, not read again inside the hour" "$(asked "$P" /big/simple/)" "$r"
+sqlite3 "$WHEELPICK_CATALOG" "UPDATE sources SET fetched_at = fetched_at - 7200 WHERE url = '$H/big/simple/'"
+expect_exit 1 "two hours later" wp torchvisoin "${T[@]}" --index "$H/big/simple/"
+expect_grep "still a did you mean" "did you mean 'torchvision'" "$TMP/err"
+expect_grep "the root asked conditionally: 304" "^$P \"GET /big/simple/ HTTP/1.1\" 304" "$NGX_LOG"
 
 # --- -f pages alone: no index to ask for dependencies, and the message says so ---
 export WHEELPICK_CATALOG="$TMP/fl.sqlite3"
@@ -78,6 +86,10 @@ expect_exit 0 "-f plus --extra-index-url: the dependencies come from the root" \
 	wp torchvision==0.9.0 "${T[@]}" -f "$H/whl/tv-only.html" -i "$H/simple"
 expect_exit 0 "--no-index keeps only -f (a page that has it all)" \
 	wp torch==1.8.0 "${T[@]}" --no-deps --no-index -f "$H/whl/torch_stable.html" -i "http://127.0.0.1:9/simple/"
+
+printf -- '--index-url http://127.0.0.1:9/simple/\ntorch==1.8.0\n' >"$TMP/noidx.txt"
+expect_exit 0 "--no-index also drops a requirements file's --index-url" \
+	wp -r "$TMP/noidx.txt" "${T[@]}" --no-deps --no-index -f "$H/whl/torch_stable.html"
 
 # --- trees and folders on disk ---
 export WHEELPICK_CATALOG="$TMP/disk.sqlite3"
