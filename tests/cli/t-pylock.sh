@@ -78,6 +78,11 @@ expect_grep "requirements.txt pins it by the lock's sha256" "^demo-pkg==1.0" "$T
 expect_grep "the lock's sha256" "--hash=sha256:$(sha "$PKG")" "$TMP/wh/requirements.txt"
 n=$(ls "$TMP/wh"/*.whl | wc -l)
 [ "$n" = 2 ] && pass "nothing the markers leave out (win32, the gpu extra)" || fail "want 2 wheels, got $n"
+# --lock-extra gpu: the lock's 'gpu' in extras marker now holds, and that package is a VCS checkout
+expect_exit 1 "--lock-extra selects what the extra's marker adds (here a vcs source, refused)" \
+	wp pick --lock "$TMP/lock/pylock.toml" --lock-extra gpu "${TARGET[@]}" -d "$TMP/wh-gpu"
+wp pick --lock "$TMP/lock/pylock.toml" --lock-extra gpu "${TARGET[@]}" -d "$TMP/wh-gpu" >"$TMP/gpu.out" 2>&1
+expect_grep "naming it" "packages\[3\] 'gpu-extra' comes from a VCS checkout" "$TMP/gpu.out"
 expect_exit 0 "the wheelhouse verifies" wp verify "$TMP/wh"
 expect_exit 0 "--dry-run fetches nothing" wp pick --lock "$TMP/lock/pylock.toml" "${TARGET[@]}" --dry-run
 # a Windows target selects the directory package: refused, naming it
