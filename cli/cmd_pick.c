@@ -141,7 +141,8 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	double t0 = wp_cli_elapsed(cli);
 	if (o.lock) {
-		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock, &run, err)))
+		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock, (const char *const *)o.lock_extra.v, o.lock_extra.n,
+					 o.lock_group.n ? (const char *const *)o.lock_group.v : NULL, o.lock_group.n, &run, err)))
 			goto out;
 	} else if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);

@@ -97,6 +97,9 @@ const struct wp_opt wp_pick_table[] = {
 	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be picked and why; download nothing" },
 	{ "lock", 0, NULL, WP_OPT_STR, O(lock), "FILE",
 	  "fetch exactly the wheels a PEP 751 pylock.toml names for the target(s), resolving nothing" },
+	{ "lock-extra", 0, NULL, WP_OPT_LIST, O(lock_extra), "NAME", "with --lock: an extra to install (the lock's markers test 'NAME' in extras)" },
+	{ "lock-group", 0, NULL, WP_OPT_LIST, O(lock_group), "NAME",
+	  "with --lock: a dependency group to install, instead of the lock's default-groups" },
 	FULL_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
@@ -517,6 +520,8 @@ void wp_pick_opts_release(struct wp_pick_opts *o)
 				       &o->find_links, &o->trusted_host, &o->find_links_all };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		wp_strlist_release(lists[i]);
+	wp_strlist_release(&o->lock_extra);
+	wp_strlist_release(&o->lock_group);
 	for (size_t i = 0; i < o->n_hashes; i++)
 		free((void *)o->hashes[i].sha256);
 	free(o->hashes);

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/mem.h"
 #include "index/toml.h"
 #include "resolver/requirement.h"
@@ -690,6 +691,18 @@ int wp_pylock_parse(struct wp_pylock *lk, const char *text, size_t n, const char
 	return rc;
 }
 
+int wp_pylock_load(struct wp_pylock *lk, const char *path, struct wp_err *err)
+{
+	struct wp_buf text = WP_BUF_INIT;
+	int rc;
+	memset(lk, 0, sizeof(*lk));
+	if ((rc = wp_file_read_capped(path, WP_PYLOCK_MAX_BYTES, &text, err)) < 0)
+		return rc;
+	rc = wp_pylock_parse(lk, text.data ? text.data : "", text.len, path, err);
+	wp_buf_free(&text);
+	return rc;
+}
+
 /* ---- selecting ---- */
 
 const char *wp_pylock_source_name(enum wp_pylock_source s)
@@ -875,5 +888,27 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 	return 0;
 fail:
 	free(picks);
+	return rc;
+}
+
+int wp_pylock_select_target(const struct wp_pylock *lk, const struct wp_target *t, const char *const *extras,
+			    size_t nextras, const char *const *groups, size_t ngroups, struct wp_pylock_pick **out,
+			    size_t *n, struct wp_err *err)
+{
+	struct wp_marker_env env;
+	struct wp_tagset ts = WP_TAGSET_INIT;
+	int rc;
+	*out = NULL;
+	*n = 0;
+	wp_marker_env_from_target(&env, t);
+	if ((rc = wp_tagset_build(&ts, t, err)) < 0)
+		return rc;
+	struct wp_pylock_want w = { .env = &env, .tags = &ts, .extras = extras, .nextras = nextras,
+				    .groups = groups, .ngroups = ngroups };
+	static const char *const none[1] = { NULL };
+	if (groups && !ngroups)
+		w.groups = none;
+	rc = wp_pylock_select(lk, &w, out, n, err);
+	wp_tagset_release(&ts);
 	return rc;
 }

@@ -27,6 +27,7 @@
 #include "resolver/marker.h"
 #include "resolver/specifier.h"
 #include "resolver/tags.h"
+#include "resolver/target.h"
 
 #define WP_PYLOCK_MAX_BYTES (64u << 20) /* the TOML reader's cap */
 
@@ -110,6 +111,9 @@ struct wp_pylock {
  * names the key, as "packages[3].wheels[0]", and what is wrong); -WPE_TOO_BIG over the caps. */
 int wp_pylock_parse(struct wp_pylock *lk, const char *text, size_t n, const char *what, struct wp_err *err);
 void wp_pylock_release(struct wp_pylock *lk);
+/* The same for the file at path (read whole, at most WP_PYLOCK_MAX_BYTES; -WPE_IO when it cannot
+ * be read, -WPE_TOO_BIG past the cap). */
+int wp_pylock_load(struct wp_pylock *lk, const char *path, struct wp_err *err);
 
 /* What to select for. env: the target's marker values (python_full_version must be set; its
  * extras and dependency_groups are ignored: the lists below fill them). Tags in priority order:
@@ -143,6 +147,13 @@ struct wp_pylock_pick {
  * be evaluated. On success *out (NULL when *n is 0) is the caller's to free(). */
 int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w, struct wp_pylock_pick **out,
 		     size_t *n, struct wp_err *err);
+
+/* wp_pylock_select for a wheelpick target: its marker values (wp_marker_env_from_target) and its
+ * tags (wp_tagset_build), the given extras, and the lock's default-groups when groups is NULL.
+ * Errors as wp_pylock_select's, and -WPE_USAGE for a target no tags can be made for. */
+int wp_pylock_select_target(const struct wp_pylock *lk, const struct wp_target *t, const char *const *extras,
+			    size_t nextras, const char *const *groups, size_t ngroups, struct wp_pylock_pick **out,
+			    size_t *n, struct wp_err *err);
 
 /* The words for a source kind: "wheel", "sdist", "archive", "directory", "vcs". */
 const char *wp_pylock_source_name(enum wp_pylock_source s);

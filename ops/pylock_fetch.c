@@ -114,20 +114,24 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 }
 
 int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, const char *lock_path,
+		   const char *const *extras, size_t nextras, const char *const *groups, size_t ngroups,
 		   struct wp_pick_run *run, struct wp_err *err)
 {
-	struct wp_buf text = WP_BUF_INIT;
 	struct wp_pylock lk;
 	int rc;
 
 	if (job->reqs.n)
 		return wp_fail(err, -WPE_USAGE, "--lock picks what '%s' names; give no packages or -r files with it", lock_path);
-	if ((rc = wp_file_read_capped(lock_path, WP_PYLOCK_MAX_BYTES, &text, err)) < 0)
+	if ((rc = wp_pylock_load(&lk, lock_path, err)) < 0)
 		return rc;
-	rc = wp_pylock_parse(&lk, text.data ? text.data : "", text.len, lock_path, err);
-	wp_buf_free(&text);
-	if (rc < 0)
-		return rc;
+	for (size_t i = 0; i < nextras; i++) {
+		bool known = false;
+		for (size_t k = 0; k < lk.nextras && !known; k++)
+			known = !strcmp(lk.extras[k], extras[i]);
+		if (!known)
+			wp_say(s, WP_SAY_WARN, "%s lists no extra '%s' (it lists %zu); its markers decide what it adds", lock_path,
+			       extras[i], lk.nextras);
+	}
 	if (lk.newer_minor)
 		wp_say(s, WP_SAY_WARN, "%s: lock-version %s is newer than 1.0, which wheelpick knows; read as 1.0", lock_path,
 		       lk.lock_version);
@@ -150,22 +154,14 @@ int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, co
 	plan->n_targets = run->n_targets;
 	memcpy(plan->targets, run->targets, run->n_targets * sizeof(*plan->targets));
 	for (size_t t = 0; t < run->n_targets && !rc; t++) {
-		struct wp_marker_env env;
-		struct wp_tagset ts = WP_TAGSET_INIT;
 		struct wp_pylock_pick *picks = NULL;
 		size_t n = 0;
-		wp_marker_env_from_target(&env, &run->targets[t]);
-		if ((rc = wp_tagset_build(&ts, &run->targets[t], err)))
-			break;
-		struct wp_pylock_want w = { .env = &env, .tags = &ts };
-		if ((rc = wp_pylock_select(&lk, &w, &picks, &n, err)) < 0) {
+		if ((rc = wp_pylock_select_target(&lk, &run->targets[t], extras, nextras, groups, ngroups, &picks, &n, err)) < 0)
 			wp_err_prefix(err, "'%s' for target %zu: ", lock_path, t + 1);
-		}
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = picks[i].source == WP_PYLOCK_WHEEL ? add_file(plan, &cap, lock_path, lock_dir, &picks[i], t, err)
 								: refuse(lock_path, &picks[i], err);
 		free(picks);
-		wp_tagset_release(&ts);
 	}
 out:
 	free(lock_dir);

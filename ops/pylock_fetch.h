@@ -15,7 +15,10 @@
  * with no sha256 (wheelpick proves files by sha256); -WPE_NOMATCH when a target selects nothing
  * wheelpick can fetch: a package whose source is an sdist, archive, directory or vcs (wheelpick
  * builds nothing; the message names the package and what to do), or no wheel for the target. */
+/* extras: the extras to install (PEP 751's extras marker set); groups: the dependency groups, or
+ * NULL for the lock's default-groups. */
 int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, const char *lock_path,
+		   const char *const *extras, size_t nextras, const char *const *groups, size_t ngroups,
 		   struct wp_pick_run *run, struct wp_err *err);
 
 #endif

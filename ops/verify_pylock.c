@@ -80,15 +80,10 @@ out:
 
 int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
-	struct wp_buf text = WP_BUF_INIT;
 	struct wp_pylock lk;
 	struct vo_hcache hc = { 0 };
 	int rc;
-	if ((rc = wp_file_read_capped(path, WP_PYLOCK_MAX_BYTES, &text, err)) < 0)
-		return rc;
-	rc = wp_pylock_parse(&lk, text.data ? text.data : "", text.len, path, err);
-	wp_buf_free(&text);
-	if (rc < 0)
+	if ((rc = wp_pylock_load(&lk, path, err)) < 0)
 		return rc;
 	c->rep->pages++;
 	if (lk.newer_minor)

@@ -596,8 +596,13 @@ void wp_marker_release(struct wp_marker *m)
 
 static void format_operand(const struct operand *o, struct wp_buf *out)
 {
+	/* packaging HEAD's Value.serialize: double quotes, or single ones around a value that holds a
+	 * double quote ('a"b'); a value with both has no spelling (packaging raises; this prints the
+	 * double-quoted form) */
 	if (o->is_var)
 		wp_buf_addstr(out, vars[o->var].name);
+	else if (strchr(o->value, '"') && !strchr(o->value, '\''))
+		wp_buf_printf(out, "'%s'", o->value);
 	else
 		wp_buf_printf(out, "\"%s\"", o->value);
 }

@@ -78,6 +78,11 @@ expect_grep "requirements.txt pins it by the lock's sha256" "^demo-pkg==1.0" "$T
 expect_grep "the lock's sha256" "--hash=sha256:$(sha "$PKG")" "$TMP/wh/requirements.txt"
 n=$(ls "$TMP/wh"/*.whl | wc -l)
 [ "$n" = 2 ] && pass "nothing the markers leave out (win32, the gpu extra)" || fail "want 2 wheels, got $n"
+# --lock-extra gpu: the lock's 'gpu' in extras marker now holds, and that package is a VCS checkout
+expect_exit 1 "--lock-extra selects what the extra's marker adds (here a vcs source, refused)" \
+	wp pick --lock "$TMP/lock/pylock.toml" --lock-extra gpu "${TARGET[@]}" -d "$TMP/wh-gpu"
+wp pick --lock "$TMP/lock/pylock.toml" --lock-extra gpu "${TARGET[@]}" -d "$TMP/wh-gpu" >"$TMP/gpu.out" 2>&1
+expect_grep "naming it" "packages\[3\] 'gpu-extra' comes from a VCS checkout" "$TMP/gpu.out"
 expect_exit 0 "the wheelhouse verifies" wp verify "$TMP/wh"
 expect_exit 0 "--dry-run fetches nothing" wp pick --lock "$TMP/lock/pylock.toml" "${TARGET[@]}" --dry-run
 # a Windows target selects the directory package: refused, naming it
@@ -94,4 +99,14 @@ expect_exit 2 "--lock with packages too" wp pick --lock "$TMP/lock/pylock.toml" 
 expect_exit 2 "an invalid lock" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.invalid.toml" "${TARGET[@]}" -d "$TMP/wh3"
 expect_exit 1 "pip's lock with an sdist and an archive is refused" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.toml" \
 	"${TARGET[@]}" -d "$TMP/wh4"
+# --- our own lock, read back ------------------------------------------------------------------------
+mkdir -p "$TMP/own"
+cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/own/"
+expect_exit 0 "pick over a folder (records the wheel's hash)" wp pick demo-dirs --index "$TMP/own" "${TARGET[@]}" -d "$TMP/own-wh"
+expect_exit 0 "wheelpick lock" wp lock demo-dirs --index "$TMP/own" "${TARGET[@]}" -o "$TMP/own/pylock.toml"
+expect_exit 0 "verify reads wheelpick's own lock and checks the file:// wheel it names" wp verify "$TMP/own/pylock.toml"
+wp verify "$TMP/own/pylock.toml" >"$TMP/own.out" 2>&1
+expect_grep "one wheel checked" "checked 1 files, 1 wheels, 1 pages, 1 links: 0 problems" "$TMP/own.out"
+expect_exit 0 "pick --lock on wheelpick's own lock" wp pick --lock "$TMP/own/pylock.toml" "${TARGET[@]}" -d "$TMP/own-again"
+expect_file "the same wheel" "$TMP/own-again/demo_dirs-1.0-py3-none-any.whl"
 done_testing

@@ -43,7 +43,7 @@ VALUES = {"python_version": ["3.8", "3.10", "3.12", "3", "2.7", "3.13"],
           "os_name": ["posix", "nt"], "sys_platform": ["linux", "win32", "darwin", "lin"],
           "platform_machine": ["x86_64", "AMD64", "arm64", "aarch64", "x86"], "platform_system": ["Linux", "Windows", "Darwin"],
           "implementation_name": ["cpython", "pypy"], "platform_python_implementation": ["CPython", "PyPy"],
-          "platform_version": ["#1 SMP", ""]}
+          "platform_version": ["#1 SMP", "", 'a"b']}
 WS = [" ", " ", "\t", "  ", "\n", "\r", "\f", "\v", "\r\n", ""]
 
 
@@ -69,12 +69,14 @@ def comparison(rng, same_rules):
     val = rng.choice(VALUES[var])
     if op == "~=" and "." not in val:
         val += ".0"
-    q = rng.choice(["'", '"'])
+    q = "'" if '"' in val else rng.choice(["'", '"'])
     lit = q + val + q
     if not same_rules:
         r = rng.random()
         if r < 0.3:
-            return "%s %s %s" % (lit, op, q + rng.choice(VALUES[var]) + q)  # two strings
+            other = rng.choice(VALUES[var])
+            q2 = "'" if '"' in other else q
+            return "%s %s %s" % (lit, op, q2 + other + q2)  # two strings
         if r < 0.4:
             return "%s %s %s" % (var, op, rng.choice(VERSION_VARS + STRING_VARS))  # two variables
     return "%s %s %s" % (lit, op, var) if rng.random() < 0.2 and op in ("in", "not in", "==", "!=") else \

@@ -203,7 +203,8 @@ static void answer(char **f, size_t *len, int nf)
 		struct wp_marker_env env;
 		bool result;
 		wp_marker_env_init(&env);
-		for (char *kv = strtok(f[2], ";"); kv; kv = strtok(NULL, ";")) {
+		char *save = NULL;
+		for (char *kv = strtok_r(f[2], ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
 			char *eq = strchr(kv, '=');
 			if (eq) {
 				*eq = 0;

@@ -85,7 +85,7 @@ def gen(rng):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--driver", default="build/tests/variants_driver")
-    ap.add_argument("--count", type=int, default=400)
+    ap.add_argument("--count", type=int, default=150)
     ap.add_argument("--seed", type=int, default=825)
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
