@@ -4,10 +4,12 @@
 #include "base/json.h"
 #include "base/nameindex.h"
 #include "cli/progress.h"
+#include "net/auth.h"
 #include "ops/pick.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void print_plan_text(const struct wp_plan *plan, bool explain)
@@ -87,7 +89,10 @@ void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err
 {
 	wp_json_obj(j);
 	wp_json_kint(j, "exit", wp_err_exit_code(rc));
-	wp_json_kstr(j, "message", err && err->code ? err->msg : "failed");
+	/* whatever quoted a URL the user typed, its user:password is not repeated */
+	char *msg = wp_net_text_mask(err && err->code ? err->msg : "failed");
+	wp_json_kstr(j, "message", msg);
+	free(msg);
 	if (plan && plan->failed_project) {
 		wp_json_kstr(j, "project", plan->failed_project);
 		wp_json_key(j, "rejected");
