@@ -254,4 +254,20 @@ expect_exit 1 "a Blackwell with --cuda 12.4" wp torch==1.8.0 --gpu 'RTX 5090' --
 expect_grep "Blackwell needs 12.8" "sm_120 \(Blackwell\) needs CUDA 12\.8 or newer \(driver 570\.26 or newer\)" "$TMP/err"
 expect_exit 2 "an unknown GPU name" wp torch --gpu 'RTX 5090 Ti' --cuda 12.8 --python 3.8 --platform linux_x86_64 --dry-run --offline
 expect_grep "refused with did-you-mean" "unknown GPU 'RTX 5090 Ti'; known names near it: GeForce RTX 5090, " "$TMP/err"
+# --- conda: an exact build string, a typo, a conflict -------------------------------------------
+CC="--catalog $TMP/conda.sqlite3"
+expect_exit 0 "read the forge too" wp $CC update --conda -c "file://$TMP/forge"
+expect_exit 0 "pytorch=1.8.0=py3.8_cpu_0 on a CUDA target" wp $CC 'pytorch=1.8.0=py3.8_cpu_0' --conda -c "file://$TMP/chan" \
+	-c "file://$TMP/forge" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "sorted((p['name'], p['build']) for p in j['picks'] if p['name'] in ('pytorch', 'pytorch-mutex', 'cpuonly'))" "[('cpuonly', '0'), ('pytorch', 'py3.8_cpu_0'), ('pytorch-mutex', 'cpu')]"
+schema_ok "conda --json" conda "$TMP/out"
+expect_exit 0 "a glob build is still held to the target" wp $CC 'pytorch=1.8.0=py3.8_*' --conda -c "file://$TMP/chan" \
+	-c "file://$TMP/forge" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name'] == 'pytorch']" "['py3.8_cuda11.1_cudnn8.0.5_0']"
+expect_exit 1 "a conda typo" wp $CC pytroch --conda -c "file://$TMP/chan" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+expect_grep "did you mean, from the catalog's conda names" "no channel given has 'pytroch'; did you mean 'pytorch'\?" "$TMP/err"
+expect_exit 1 "records that exist but conflict" wp $CC 'pytorch==1.8.0' torchvision --conda -c "file://$TMP/chan" -c "file://$TMP/forge" \
+	--cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+expect_grep "says they conflict" "the channels given have records of 'pytorch 1\.8\.0', but none also meets what the rest of the set needs of it \('pytorch 1\.7\.1'\): the requirements conflict" "$TMP/err"
+expect_no_grep "not 'no record' or 'newest is 1.7.1'" "no pytorch record|newest in the catalog|no conda records" "$TMP/err"
 done_testing
