@@ -22,6 +22,7 @@ struct wp_pick_opts {
 	const char *rocm, *dest, *index_strategy, *cuda_compat, *output;
 	const char *split;                 /* bundle --split SIZE */
 	const char *x86_64_level;         /* --x86-64-level v1..v4 (PEP 825 x86_64 :: level) */
+	bool fetch_hashes;                /* lock: download what the index gives no sha256 for, to hash it */
 	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune, allow_full_downloads,
 		require_hashes, allow_missing;
 	/* made by wp_pick_opts_job */

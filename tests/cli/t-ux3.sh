@@ -270,4 +270,18 @@ expect_exit 1 "records that exist but conflict" wp $CC 'pytorch==1.8.0' torchvis
 	--cuda 11.2 --python 3.8 --platform linux-64 --dry-run
 expect_grep "says they conflict" "the channels given have records of 'pytorch 1\.8\.0', but none also meets what the rest of the set needs of it \('pytorch 1\.7\.1'\): the requirements conflict" "$TMP/err"
 expect_no_grep "not 'no record' or 'newest is 1.7.1'" "no pytorch record|newest in the catalog|no conda records" "$TMP/err"
+# --- lock over a page without hashes ------------------------------------------------------------
+mkdir -p "$TMP/lk"
+expect_exit 1 "lock: the page gives no hashes (a policy: exit 1, not 3)" env WHEELPICK_CACHE_DIR="$TMP/cache-lk" \
+	"$WHEELPICK" --catalog "$TMP/lk.sqlite3" lock torch==1.8.0 $T --index "$FL" -o "$TMP/lk/pylock.toml"
+expect_grep "says how" "a lock must name one; give --fetch-hashes to download and hash it" "$TMP/err"
+expect_exit 1 "--json: the same exit in the object" env WHEELPICK_CACHE_DIR="$TMP/cache-lk" \
+	"$WHEELPICK" --catalog "$TMP/lk.sqlite3" lock torch==1.8.0 $T --index "$FL" -o "$TMP/lk/pylock.toml" --json
+expect_json "$TMP/out" "j['error']['exit']" 1
+expect_exit 0 "lock --fetch-hashes" env WHEELPICK_CACHE_DIR="$TMP/cache-lk" \
+	"$WHEELPICK" --catalog "$TMP/lk.sqlite3" lock torch==1.8.0 $T --index "$FL" -o "$TMP/lk/pylock.toml" --fetch-hashes
+expect_grep "says what it downloads" "fetching 2 files the index gives no sha256 for, to hash them \(--fetch-hashes\)" "$TMP/err"
+[ "$(grep -c 'hashes = { sha256 = "[0-9a-f]\{64\}" }' "$TMP/lk/pylock.toml" 2>/dev/null)" = 2 ] && pass "two hashes in the lock" ||
+	{ fail "the lock names two hashes"; grep -n sha256 "$TMP/lk/pylock.toml" >&2; }
+expect_grep "the hash is the file's" "$(sha256sum "$SAMPLE/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -d' ' -f1)" "$TMP/lk/pylock.toml"
 done_testing
