@@ -145,6 +145,43 @@ void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
 	plan_json(plan, explain, false, out);
 }
 
+static void bytes_text(char *out, size_t n, long long b)
+{
+	if (b >= 1000000)
+		snprintf(out, n, "%.1f MB", (double)b / 1e6);
+	else if (b >= 1000)
+		snprintf(out, n, "%.1f kB", (double)b / 1e3);
+	else
+		snprintf(out, n, "%lld B", b);
+}
+
+/* Downloads taken up where an earlier run stopped, and those kept for the next run. */
+static void say_partials(const struct wp_session *s, const struct wp_store *st, const struct wp_fetch_item *items,
+			 size_t n)
+{
+	long long resumed = 0, kept = 0;
+	size_t nr = 0, nk = 0;
+	for (size_t i = 0; i < n; i++) {
+		resumed += items[i].resumed;
+		nr += items[i].resumed > 0;
+		kept += items[i].kept;
+		nk += items[i].kept > 0;
+	}
+	char b[32];
+	if (nr) {
+		bytes_text(b, sizeof(b), resumed);
+		wp_say(s, WP_SAY_NOTE, "resumed %zu download%s where an earlier run stopped (%s were kept)", nr,
+		       nr == 1 ? "" : "s", b);
+	}
+	if (nk) {
+		char *dir = wp_store_partial_dir(st);
+		bytes_text(b, sizeof(b), kept);
+		wp_say(s, WP_SAY_NOTE, "kept %s of %zu unfinished download%s in %s: the next run resumes %s", b, nk,
+		       nk == 1 ? "" : "s", dir, nk == 1 ? "it" : "them");
+		free(dir);
+	}
+}
+
 /* A download refused because its bytes are not the ones first seen for its name: its message
  * says where and when those were seen, and the command that accepts the new ones (the catalog
  * records the conflict, so that 'wheelpick trust' can). */
@@ -219,6 +256,7 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		ps->end(ps->ctx);
 
 	run->unhashed = run->refused = run->failed = 0;
+	say_partials(s, &run->store, items, u);
 	for (size_t k = 0; k < u; k++) {
 		struct wp_fetch_item *it = &items[k];
 		if (it->rc) {

@@ -284,4 +284,43 @@ expect_grep "says what it downloads" "fetching 2 files the index gives no sha256
 [ "$(grep -c 'hashes = { sha256 = "[0-9a-f]\{64\}" }' "$TMP/lk/pylock.toml" 2>/dev/null)" = 2 ] && pass "two hashes in the lock" ||
 	{ fail "the lock names two hashes"; grep -n sha256 "$TMP/lk/pylock.toml" >&2; }
 expect_grep "the hash is the file's" "$(sha256sum "$SAMPLE/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -d' ' -f1)" "$TMP/lk/pylock.toml"
+# --- downloads resume across runs ----------------------------------------------------------------
+TW=/whl/cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl
+TSHA=$(sha256sum "$SAMPLE/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -d' ' -f1)
+RC="$TMP/cache-resume"
+printf '{"%s": {"trickle": 300}}' "$TW" >"$TMP/script.json"
+env WHEELPICK_CACHE_DIR="$RC" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.8.0 $T --index "$BASE/simple/" --no-deps \
+	-d "$TMP/whr" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for i in $(seq 1 50); do [ -s "$RC/files/partial/$TSHA" ] && break; sleep 0.1; done
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+st=$?
+[ "$st" = 130 ] && pass "Ctrl-C: exit 130" || fail "Ctrl-C: exit $st"
+expect_grep "says it was interrupted, and where what arrived is kept" "^wheelpick: interrupted; what had arrived of unfinished downloads is kept in $RC/files/partial, and the next run resumes it$" "$TMP/err"
+kept=$(stat -c %s "$RC/files/partial/$TSHA" 2>/dev/null || echo 0)
+[ "$kept" -gt 0 ] && [ "$kept" -lt 1023 ] && pass "part of the file is kept ($kept bytes)" || fail "kept $kept bytes"
+printf '{}' >"$TMP/script.json"
+: >"$TMP/server.log"
+expect_exit 0 "the next run" env WHEELPICK_CACHE_DIR="$RC" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.8.0 $T --index "$BASE/simple/" --no-deps -d "$TMP/whr"
+expect_grep "resumes with a Range request" "\"Range\": ?\"bytes=$kept-\".*\"path\": ?\"$TW\"|\"path\": ?\"$TW\".*\"Range\": ?\"bytes=$kept-\"" "$TMP/server.log"
+expect_grep "and says so" "resumed 1 download where an earlier run stopped \($kept B were kept\)" "$TMP/err"
+expect_file "the wheelhouse is written" "$TMP/whr/requirements.txt"
+expect_exit 0 "the wheel is whole and proven" wp verify "$TMP/whr"
+expect_no_file "the partial became the object" "$RC/files/partial/$TSHA"
+# a download the network cuts keeps what came, for the next run
+# (a path no request has asked for yet: the server numbers each path's requests from the start)
+printf '{"/whl/cu110/torch-1.7.1%%2Bcu110-cp38-cp38-linux_x86_64.whl": {"drop_after": 400, "status": [200, 503]}}' >"$TMP/script.json"
+expect_exit 3 "a download the network cuts" env WHEELPICK_CACHE_DIR="$TMP/cache-cut" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.7.1 $T --index "$BASE/simple/" --no-deps -d "$TMP/whcut"
+expect_grep "says what was kept" "kept 400 B of 1 unfinished download in $TMP/cache-cut/files/partial: the next run resumes it" "$TMP/err"
+printf '{}' >"$TMP/script.json"
+# partials nobody touched for a week go; fresh ones stay
+mkdir -p "$RC/files/partial"
+old=$(printf 'a%.0s' $(seq 64)); new=$(printf 'b%.0s' $(seq 64))
+printf 'x' >"$RC/files/partial/$old"; touch -d '8 days ago' "$RC/files/partial/$old"
+printf 'x' >"$RC/files/partial/$new"
+expect_exit 0 "a later pick" env WHEELPICK_CACHE_DIR="$RC" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.8.0 $T --index "$BASE/simple/" --no-deps -d "$TMP/whr"
+expect_no_file "sweeps a week-old partial" "$RC/files/partial/$old"
+expect_file "keeps a fresh one" "$RC/files/partial/$new"
 done_testing
