@@ -21,6 +21,8 @@ int wp_cmd_lock(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
 	const char *path = o.output ? o.output : "pylock.toml";
+	if (o.fetch_hashes)
+		wp_cli_progress(cli, o.json);
 	if ((rc = wp_pick_lock(&cli->session, &job, &run, path, &rep, err))) {
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;

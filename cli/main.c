@@ -9,6 +9,7 @@
 #include "ops/suggest.h"
 #include "resolver/wheelname.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +231,33 @@ static int check_habit(const char *word, struct wp_err *err)
 	return 0;
 }
 
+/* Ctrl-C (or a lost session): one line saying it stopped and where what arrived is kept; the
+ * partial files are already on disk (cache/store.h), so nothing else is to be done here. Built
+ * before the command runs: a handler may only write(). */
+static char interrupted_msg[1200];
+static size_t interrupted_len;
+
+static void on_interrupt(int sig)
+{
+	ssize_t r = write(STDERR_FILENO, interrupted_msg, interrupted_len);
+	(void)r;
+	_exit(128 + sig);
+}
+
+static void catch_interrupts(const char *cache_dir)
+{
+	int n = snprintf(interrupted_msg, sizeof(interrupted_msg),
+			 "\nwheelpick: interrupted; what had arrived of unfinished downloads is kept in %s%s, and "
+			 "the next run resumes it\n", cache_dir ? cache_dir : "the cache", cache_dir ? "/files/partial" : "");
+	interrupted_len = n < 0 ? 0 : (size_t)n < sizeof(interrupted_msg) ? (size_t)n : sizeof(interrupted_msg) - 1;
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* For shell completion: the project names of the catalog, if there is one (never made here). */
 static void complete_projects(const char *catalog)
 {
@@ -356,6 +384,7 @@ int main(int argc, char **argv)
 	if (implicit && nrest && rest[0][0] != '-' &&
 	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))
 		goto out;
+	catch_interrupts(cli.cache_alloc);
 	wp_cli_debug(&cli, "catalog %s, file cache %s", catalog ? catalog : "(none)",
 		     cli.cache_alloc ? cli.cache_alloc : "(none)");
 	rc = cmd->fn(&cli, nrest, rest, &err);

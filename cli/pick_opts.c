@@ -142,6 +142,8 @@ const struct wp_opt wp_lock_table[] = {
 	WHEEL_SOURCE_OPTS,
 	WHEEL_REQ_OPTS,
 	{ "output", 'o', NULL, WP_OPT_STR, O(output), "FILE", "the lock to write (default pylock.toml)" },
+	{ "fetch-hashes", 0, NULL, WP_OPT_FLAG, O(fetch_hashes), NULL,
+	  "download the files the index gives no sha256 for, to hash them (a lock must name each hash)" },
 	FULL_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
@@ -401,6 +403,7 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	job->no_deps = o->no_deps, job->pre = o->pre || o->rf.pre, job->explain = o->explain;
 	job->offline = o->offline, job->refresh = o->refresh;
 	job->dry_run = o->dry_run, job->allow_full_downloads = o->allow_full_downloads;
+	job->fetch_hashes = o->fetch_hashes;
 	if (!o->index_strategy || !strcmp(o->index_strategy, "first-index") || !strcmp(o->index_strategy, "first-match"))
 		job->strategy = WP_INDEX_FIRST;
 	else if (!strcmp(o->index_strategy, "unsafe-best-match"))

@@ -32,6 +32,7 @@ struct wp_pick_opts {
 	const char *lock;                 /* pick --lock pylock.toml: fetch what a PEP 751 lock names */
 	const char *s3_endpoint, *s3_acl;  /* mirror s3://...: --s3-endpoint URL, --s3-acl ACL */
 	struct wp_strlist lock_extra, lock_group; /* --lock-extra, --lock-group */
+	bool fetch_hashes;                /* lock: download what the index gives no sha256 for, to hash it */
 	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune, allow_full_downloads,
 		require_hashes, allow_missing;
 	/* made by wp_pick_opts_job */

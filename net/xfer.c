@@ -922,7 +922,7 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 		x->result = 0;
 		x->status = 0;
 		x->not_modified = false;
-		x->received = 0;
+		x->received = x->resume && x->start > 0 ? x->start : 0;
 		x->total = -1;
 		x->range_start = 0;
 		x->range_total = -1;

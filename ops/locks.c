@@ -191,8 +191,9 @@ static int need_hash(const struct wp_plan_file *f, struct wp_err *err)
 {
 	if (f->sha256 && *f->sha256)
 		return 0;
-	return wp_fail(err, -WPE_SOURCE, "the index gives no sha256 for '%s', and a lock must name one; fetch it first "
-					 "('wheelpick pick' records the hash it computes) or use an index that publishes hashes",
+	/* a policy, not a source failure that a retry could mend: exit 1 */
+	return wp_fail(err, -WPE_NOMATCH, "the index gives no sha256 for '%s', and a lock must name one; give "
+					  "--fetch-hashes to download and hash it, or use an index that publishes hashes",
 		       f->filename);
 }
 

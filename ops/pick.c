@@ -147,6 +147,43 @@ void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
 	plan_json(plan, explain, false, out);
 }
 
+static void bytes_text(char *out, size_t n, long long b)
+{
+	if (b >= 1000000)
+		snprintf(out, n, "%.1f MB", (double)b / 1e6);
+	else if (b >= 1000)
+		snprintf(out, n, "%.1f kB", (double)b / 1e3);
+	else
+		snprintf(out, n, "%lld B", b);
+}
+
+/* Downloads taken up where an earlier run stopped, and those kept for the next run. */
+static void say_partials(const struct wp_session *s, const struct wp_store *st, const struct wp_fetch_item *items,
+			 size_t n)
+{
+	long long resumed = 0, kept = 0;
+	size_t nr = 0, nk = 0;
+	for (size_t i = 0; i < n; i++) {
+		resumed += items[i].resumed;
+		nr += items[i].resumed > 0;
+		kept += items[i].kept;
+		nk += items[i].kept > 0;
+	}
+	char b[32];
+	if (nr) {
+		bytes_text(b, sizeof(b), resumed);
+		wp_say(s, WP_SAY_NOTE, "resumed %zu download%s where an earlier run stopped (%s were kept)", nr,
+		       nr == 1 ? "" : "s", b);
+	}
+	if (nk) {
+		char *dir = wp_store_partial_dir(st);
+		bytes_text(b, sizeof(b), kept);
+		wp_say(s, WP_SAY_NOTE, "kept %s of %zu unfinished download%s in %s: the next run resumes %s", b, nk,
+		       nk == 1 ? "" : "s", dir, nk == 1 ? "it" : "them");
+		free(dir);
+	}
+}
+
 /* A download refused because its bytes are not the ones first seen for its name: its message
  * says where and when those were seen, and the command that accepts the new ones (the catalog
  * records the conflict, so that 'wheelpick trust' can). */
@@ -221,6 +258,7 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		ps->end(ps->ctx);
 
 	run->unhashed = run->refused = run->failed = 0;
+	say_partials(s, &run->store, items, u);
 	for (size_t k = 0; k < u; k++) {
 		struct wp_fetch_item *it = &items[k];
 		if (it->rc) {
@@ -760,6 +798,52 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 	return 0;
 }
 
+/* lock --fetch-hashes: the files the index gives no sha256 for are fetched and proven (into the
+ * store, recorded in the catalog as a pick records them), so that the lock can name each hash. */
+static int fetch_for_hashes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+			    struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan, full = *plan;
+	size_t n = 0, *at = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*at));
+	struct wp_plan_file *sub = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*sub));
+	for (size_t i = 0; i < plan->n; i++)
+		if (!plan->files[i].sha256 || !*plan->files[i].sha256) {
+			at[n] = i;
+			sub[n++] = plan->files[i];
+		}
+	int rc = 0;
+	/* a lock's dry run made no store (unless --allow-full-downloads did) */
+	if (n && !job->allow_full_downloads) {
+		if ((rc = wp_store_init(&run->store, run->files_root, err))) {
+			free(sub);
+			free(at);
+			return rc;
+		}
+		run->store.catalog = &run->cat;
+	}
+	if (n) {
+		wp_say(s, WP_SAY_NOTE, "fetching %zu file%s the index gives no sha256 for, to hash %s (--fetch-hashes)", n,
+		       n == 1 ? "" : "s", n == 1 ? "it" : "them");
+		struct wp_pick_job j = *job;
+		j.dry_run = false;
+		plan->files = sub;
+		plan->n = n;
+		rc = wp_pick_fetch(s, &j, run, err);
+		*plan = full;
+		for (size_t k = 0; k < n; k++) {
+			/* what the fetch learned goes back to the plan's own rows */
+			struct wp_plan_file *f = &plan->files[at[k]];
+			if (!f->sha256 && sub[k].sha256)
+				f->sha256 = sub[k].sha256;
+			f->size = sub[k].size;
+			free(sub[k].path); /* a lock names URLs, not the store's paths */
+		}
+	}
+	free(sub);
+	free(at);
+	return rc;
+}
+
 int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run, const char *path,
 		 struct wp_lock_report *rep, struct wp_err *err)
 {
@@ -767,6 +851,8 @@ int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, stru
 	int rc;
 	j.dry_run = true; /* a lock downloads nothing (but what --allow-full-downloads allows) */
 	if ((rc = wp_pick_plan(s, &j, run, err)))
+		return rc;
+	if (job->fetch_hashes && (rc = fetch_for_hashes(s, &j, run, err)))
 		return rc;
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? wp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : wp_xstrdup(".");

@@ -29,6 +29,8 @@ struct wp_pick_job {
 	bool dry_run;                    /* nothing is to be downloaded: a wheel is fetched whole for
 	                                    its metadata only with allow_full_downloads */
 	bool allow_full_downloads;
+	bool fetch_hashes;               /* lock: fetch (and prove) the files the index gives no sha256
+	                                    for, so that the lock can name their hashes */
 	struct wp_strlist constraints;   /* pip's -c: PEP 508 texts that bind a project only once
 	                                    something pulls it in */
 	const struct wp_solve_hashes *hashes; /* pip's --hash, per project (borrowed) */

@@ -250,6 +250,8 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 			return false;
 		}
 	}
+	if (req->allow_variant && *label && !strcmp(label, req->allow_variant))
+		return true; /* the user's exact build string chose it for the set */
 	switch (var->kind) {
 	case WP_VARIANT_NONE:
 		return true;
@@ -432,7 +434,10 @@ static void check(const struct wp_conda_candidate *k, struct cand *c, const stru
 		c->rej = REJ_PYTHON;
 		return;
 	}
-	if (!variant_fits(&c->var, t, req, &c->why)) {
+	/* an exact build string ("pytorch=1.8.0=py3.8_cpu_0", "pytorch-mutex 1.0 cpu") is what was asked
+	 * for: conda installs it whatever the machine has, and so does this */
+	bool exact_build = m->build && !strpbrk(m->build, "*?[^$");
+	if (!exact_build && !variant_fits(&c->var, t, req, &c->why)) {
 		c->rej = REJ_VARIANT;
 		return;
 	}

@@ -254,4 +254,73 @@ expect_exit 1 "a Blackwell with --cuda 12.4" wp torch==1.8.0 --gpu 'RTX 5090' --
 expect_grep "Blackwell needs 12.8" "sm_120 \(Blackwell\) needs CUDA 12\.8 or newer \(driver 570\.26 or newer\)" "$TMP/err"
 expect_exit 2 "an unknown GPU name" wp torch --gpu 'RTX 5090 Ti' --cuda 12.8 --python 3.8 --platform linux_x86_64 --dry-run --offline
 expect_grep "refused with did-you-mean" "unknown GPU 'RTX 5090 Ti'; known names near it: GeForce RTX 5090, " "$TMP/err"
+# --- conda: an exact build string, a typo, a conflict -------------------------------------------
+CC="--catalog $TMP/conda.sqlite3"
+expect_exit 0 "read the forge too" wp $CC update --conda -c "file://$TMP/forge"
+expect_exit 0 "pytorch=1.8.0=py3.8_cpu_0 on a CUDA target" wp $CC 'pytorch=1.8.0=py3.8_cpu_0' --conda -c "file://$TMP/chan" \
+	-c "file://$TMP/forge" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "sorted((p['name'], p['build']) for p in j['picks'] if p['name'] in ('pytorch', 'pytorch-mutex', 'cpuonly'))" "[('cpuonly', '0'), ('pytorch', 'py3.8_cpu_0'), ('pytorch-mutex', 'cpu')]"
+schema_ok "conda --json" conda "$TMP/out"
+expect_exit 0 "a glob build is still held to the target" wp $CC 'pytorch=1.8.0=py3.8_*' --conda -c "file://$TMP/chan" \
+	-c "file://$TMP/forge" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "[p['build'] for p in j['picks'] if p['name'] == 'pytorch']" "['py3.8_cuda11.1_cudnn8.0.5_0']"
+expect_exit 1 "a conda typo" wp $CC pytroch --conda -c "file://$TMP/chan" --cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+expect_grep "did you mean, from the catalog's conda names" "no channel given has 'pytroch'; did you mean 'pytorch'\?" "$TMP/err"
+expect_exit 1 "records that exist but conflict" wp $CC 'pytorch==1.8.0' torchvision --conda -c "file://$TMP/chan" -c "file://$TMP/forge" \
+	--cuda 11.2 --python 3.8 --platform linux-64 --dry-run
+expect_grep "says they conflict" "the channels given have records of 'pytorch 1\.8\.0', but none also meets what the rest of the set needs of it \('pytorch 1\.7\.1'\): the requirements conflict" "$TMP/err"
+expect_no_grep "not 'no record' or 'newest is 1.7.1'" "no pytorch record|newest in the catalog|no conda records" "$TMP/err"
+# --- lock over a page without hashes ------------------------------------------------------------
+mkdir -p "$TMP/lk"
+expect_exit 1 "lock: the page gives no hashes (a policy: exit 1, not 3)" env WHEELPICK_CACHE_DIR="$TMP/cache-lk" \
+	"$WHEELPICK" --catalog "$TMP/lk.sqlite3" lock torch==1.8.0 $T --index "$FL" -o "$TMP/lk/pylock.toml"
+expect_grep "says how" "a lock must name one; give --fetch-hashes to download and hash it" "$TMP/err"
+expect_exit 1 "--json: the same exit in the object" env WHEELPICK_CACHE_DIR="$TMP/cache-lk" \
+	"$WHEELPICK" --catalog "$TMP/lk.sqlite3" lock torch==1.8.0 $T --index "$FL" -o "$TMP/lk/pylock.toml" --json
+expect_json "$TMP/out" "j['error']['exit']" 1
+expect_exit 0 "lock --fetch-hashes" env WHEELPICK_CACHE_DIR="$TMP/cache-lk" \
+	"$WHEELPICK" --catalog "$TMP/lk.sqlite3" lock torch==1.8.0 $T --index "$FL" -o "$TMP/lk/pylock.toml" --fetch-hashes
+expect_grep "says what it downloads" "fetching 2 files the index gives no sha256 for, to hash them \(--fetch-hashes\)" "$TMP/err"
+[ "$(grep -c 'hashes = { sha256 = "[0-9a-f]\{64\}" }' "$TMP/lk/pylock.toml" 2>/dev/null)" = 2 ] && pass "two hashes in the lock" ||
+	{ fail "the lock names two hashes"; grep -n sha256 "$TMP/lk/pylock.toml" >&2; }
+expect_grep "the hash is the file's" "$(sha256sum "$SAMPLE/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -d' ' -f1)" "$TMP/lk/pylock.toml"
+# --- downloads resume across runs ----------------------------------------------------------------
+TW=/whl/cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl
+TSHA=$(sha256sum "$SAMPLE/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" | cut -d' ' -f1)
+RC="$TMP/cache-resume"
+printf '{"%s": {"trickle": 300}}' "$TW" >"$TMP/script.json"
+env WHEELPICK_CACHE_DIR="$RC" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.8.0 $T --index "$BASE/simple/" --no-deps \
+	-d "$TMP/whr" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for i in $(seq 1 50); do [ -s "$RC/files/partial/$TSHA" ] && break; sleep 0.1; done
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+st=$?
+[ "$st" = 130 ] && pass "Ctrl-C: exit 130" || fail "Ctrl-C: exit $st"
+expect_grep "says it was interrupted, and where what arrived is kept" "^wheelpick: interrupted; what had arrived of unfinished downloads is kept in $RC/files/partial, and the next run resumes it$" "$TMP/err"
+kept=$(stat -c %s "$RC/files/partial/$TSHA" 2>/dev/null || echo 0)
+[ "$kept" -gt 0 ] && [ "$kept" -lt 1023 ] && pass "part of the file is kept ($kept bytes)" || fail "kept $kept bytes"
+printf '{}' >"$TMP/script.json"
+: >"$TMP/server.log"
+expect_exit 0 "the next run" env WHEELPICK_CACHE_DIR="$RC" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.8.0 $T --index "$BASE/simple/" --no-deps -d "$TMP/whr"
+expect_grep "resumes with a Range request" "\"Range\": ?\"bytes=$kept-\".*\"path\": ?\"$TW\"|\"path\": ?\"$TW\".*\"Range\": ?\"bytes=$kept-\"" "$TMP/server.log"
+expect_grep "and says so" "resumed 1 download where an earlier run stopped \($kept B were kept\)" "$TMP/err"
+expect_file "the wheelhouse is written" "$TMP/whr/requirements.txt"
+expect_exit 0 "the wheel is whole and proven" wp verify "$TMP/whr"
+expect_no_file "the partial became the object" "$RC/files/partial/$TSHA"
+# a download the network cuts keeps what came, for the next run
+# (a path no request has asked for yet: the server numbers each path's requests from the start)
+printf '{"/whl/cu110/torch-1.7.1%%2Bcu110-cp38-cp38-linux_x86_64.whl": {"drop_after": 400, "status": [200, 503]}}' >"$TMP/script.json"
+expect_exit 3 "a download the network cuts" env WHEELPICK_CACHE_DIR="$TMP/cache-cut" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.7.1 $T --index "$BASE/simple/" --no-deps -d "$TMP/whcut"
+expect_grep "says what was kept" "kept 400 B of 1 unfinished download in $TMP/cache-cut/files/partial: the next run resumes it" "$TMP/err"
+printf '{}' >"$TMP/script.json"
+# partials nobody touched for a week go; fresh ones stay
+mkdir -p "$RC/files/partial"
+old=$(printf 'a%.0s' $(seq 64)); new=$(printf 'b%.0s' $(seq 64))
+printf 'x' >"$RC/files/partial/$old"; touch -d '8 days ago' "$RC/files/partial/$old"
+printf 'x' >"$RC/files/partial/$new"
+expect_exit 0 "a later pick" env WHEELPICK_CACHE_DIR="$RC" "$WHEELPICK" --catalog "$TMP/resume.sqlite3" torch==1.8.0 $T --index "$BASE/simple/" --no-deps -d "$TMP/whr"
+expect_no_file "sweeps a week-old partial" "$RC/files/partial/$old"
+expect_file "keeps a fresh one" "$RC/files/partial/$new"
 done_testing
