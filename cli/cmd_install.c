@@ -30,7 +30,8 @@ const struct wp_opt wp_install_table[] = {
 	{ "dry-run", 0, NULL, WP_OPT_FLAG, O(dry_run), NULL, "check everything and say what would be installed; write nothing" },
 	{ "require-hashes", 0, NULL, WP_OPT_FLAG, O(require_hashes), NULL, "accepted for pip's habit: hashes are always checked" },
 	{ "no-index", 0, NULL, WP_OPT_FLAG, O(no_index), NULL, "accepted for pip's habit: install never uses a network" },
-	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL, "accepted for pip's habit: what is installed is what the sources name" },
+	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL,
+	  "install even when a wheel's Requires-Dist is met neither by the sources nor by the environment" },
 	WP_OPT_END,
 };
 #undef O
@@ -63,7 +64,8 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	int rc;
 	if ((rc = wp_opts_parse(wp_install_table, &o, argc, argv, &pos, err)))
 		goto out;
-	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run };
+	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run,
+				      .no_deps = o.no_deps };
 	if ((rc = scheme_of(o.prefix, o.target, &job.scheme, &job.dir, err)))
 		goto out;
 	if (o.link_mode && !strcmp(o.link_mode, "hardlink"))

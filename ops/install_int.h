@@ -53,6 +53,10 @@ struct ienv {
 	mode_t umask;
 };
 
+struct wp_installed_list;
+/* What the environment holds now (ops/install.h's list), sorted by name. */
+void ienv_list(const struct ienv *env, struct wp_installed_list *out);
+
 int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir, char **recovered,
 	      struct wp_err *err);
 void ienv_close(struct ienv *env);

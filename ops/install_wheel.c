@@ -165,6 +165,11 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 		wp_wheel_reader_entry(w->r, i, &e);
 		if (e.is_dir || !strcmp(e.name, record))
 			continue;
+		/* what the installer writes itself, not what the wheel says about its installer */
+		size_t dil = strlen(w->info.dist_info);
+		if (!strncmp(e.name, w->info.dist_info, dil) && e.name[dil] == '/' &&
+		    (!strcmp(e.name + dil + 1, "INSTALLER") || !strcmp(e.name + dil + 1, "REQUESTED")))
+			continue;
 		const char *root = w->lib, *rel = e.name;
 		char *headers = NULL;
 		bool script = false;

@@ -364,7 +364,7 @@ static int cmp_installed(const void *a, const void *b)
 	return strcasecmp(x->name, y->name);
 }
 
-static void list_env(const struct ienv *env, struct wp_installed_list *out)
+void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
@@ -420,7 +420,7 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 	if (rc)
 		return rc;
 	out->executable = wp_xstrdup(env.py.executable);
-	list_env(&env, out);
+	ienv_list(&env, out);
 	ienv_close(&env);
 	return 0;
 }

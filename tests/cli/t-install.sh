@@ -118,6 +118,10 @@ venv vr
 expect_exit 0 "-r with --find-links" wp install -r wh/requirements.txt --find-links wh --python "$TMP/vr/bin/python"
 [ "$(vr/bin/python -c 'import alpha; print(alpha.VERSION)')" = "1.0" ] &&
 	pass "-r install imports" || fail "-r install"
+venv vd
+expect_exit 1 "a wheel whose Requires-Dist nothing meets is refused" wp install wh/alpha-1.0-py3-none-any.whl --python "$TMP/vd/bin/python"
+expect_grep "naming the requirement" "requires 'beta', which is neither among the sources nor installed" err
+expect_exit 0 "--no-deps installs it anyway" wp install wh/alpha-1.0-py3-none-any.whl --no-deps --python "$TMP/vd/bin/python"
 mkdir other && cp wh/gamma-1.0-py3-none-any.whl "other/zeta-1.0-cp27-cp27mu-win_amd64.whl"
 expect_exit 1 "a wheel for another machine is refused" wp install other/zeta-1.0-cp27-cp27mu-win_amd64.whl --python "$TMP/vr/bin/python"
 expect_grep "with the reason" "not for this interpreter" err
