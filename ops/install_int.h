@@ -140,6 +140,13 @@ void iw_release(struct iwheel *w);
 /* Write a file whole under tmp (O_EXCL), mode 0666 or executable, under the umask. */
 int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t umask, struct wp_err *err);
 
+/* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
+ * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
+/* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
+ * root stays at the root), as a new string starting with '/'. */
+char *inst_lexical(const char *path);
+
 /* PEP 503 normalisation into a new string. */
 char *inst_normalize(const char *name);
 

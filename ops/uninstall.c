@@ -83,7 +83,7 @@ void ienv_close(struct ienv *env)
 }
 
 /* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. */
-static char *lexical(const char *path)
+char *inst_lexical(const char *path)
 {
 	struct wp_buf out = WP_BUF_INIT;
 	struct wp_str s = WP_STR(path);
@@ -116,7 +116,7 @@ static bool under(const char *path, const char *root)
 }
 
 /* The first field of each RECORD row (csv, as pip reads it). */
-static void record_paths(const char *text, size_t len, struct wp_strlist *out)
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
 {
 	struct wp_buf f = WP_BUF_INIT;
 	size_t i = 0;
@@ -235,10 +235,10 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 			     "with the tool that installed it", od->dist_info);
 		goto out;
 	}
-	record_paths(wp_buf_cstr(&rec), rec.len, &rel);
+	inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
 	for (size_t i = 0; i < rel.n; i++) {
 		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) : wp_xasprintf("%s/%s", lib, rel.v[i]);
-		char *abs = lexical(joined);
+		char *abs = inst_lexical(joined);
 		free(joined);
 		/* files outside the environment are not ours to remove (pip skips them too) */
 		if (!under(abs, root) && !under(abs, env->py.purelib) && !under(abs, env->py.platlib) &&
