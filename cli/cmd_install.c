@@ -17,7 +17,8 @@ struct install_opts {
 #define O(f) offsetof(struct install_opts, f)
 const struct wp_opt wp_install_table[] = {
 	{ "python", 0, NULL, WP_OPT_STR, O(python), "PY",
-	  "the interpreter whose environment to install into (default: the active virtual environment's, else python3)" },
+	  "the interpreter whose environment to install into, or a virtual environment's folder (default: the active "
+	  "virtual environment's, else python3)" },
 	{ "prefix", 0, NULL, WP_OPT_STR, O(prefix), "DIR", "install under DIR as pip's --prefix does" },
 	{ "target", 't', NULL, WP_OPT_STR, O(target), "DIR", "install the libraries into DIR, scripts into DIR/bin (pip's --target)" },
 	{ "requirement", 'r', NULL, WP_OPT_LIST, O(requirement), "FILE", "a requirement file with --hash lines (pip's -r)" },

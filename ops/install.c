@@ -1003,7 +1003,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 			it->bytes += w->files.v[k].size;
 		rep->files += it->files;
 		rep->bytes += it->bytes;
-		rep->link_fell_back = rep->link_fell_back || w->link_fell_back;
+		rep->link_fell_back = rep->link_fell_back || __atomic_load_n(&w->link_fell_back, __ATOMIC_RELAXED);
 	}
 	if (in->compile)
 		rc = compile_installed(&jb, err);

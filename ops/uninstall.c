@@ -25,9 +25,12 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 	memset(env, 0, sizeof(*env));
 	env->lock_fd = -1;
 	*recovered = NULL;
+	struct stat psb;
 	if (!python) {
 		const char *ve = getenv("VIRTUAL_ENV");
 		python = ve && *ve ? (alloc = wp_xasprintf("%s/bin/python", ve)) : "python3";
+	} else if (stat(python, &psb) == 0 && S_ISDIR(psb.st_mode)) {
+		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's folder, as uv takes it */
 	}
 	char *absdir = NULL;
 	if (dir) {

@@ -53,6 +53,8 @@ got=$(vw/bin/python -c 'import importlib.metadata as m; print(m.version("beta"),
 [ "$got" = "2.0 ['alpha', 'alpha-sub']" ] && pass "importlib.metadata: version and entry points" || fail "importlib.metadata: $got"
 expect_exit 0 "list --installed" wp list --installed --python "$TMP/vw/bin/python"
 expect_grep "with the installer and the variant" "gamma +1.0 +wheelpick +x8664_v1" out
+expect_exit 0 "--python takes a venv folder too" wp list --installed --json --python "$TMP/vw"
+expect_json out 'sorted(p["name"] for p in j)' "['alpha', 'beta', 'gamma']"
 pip_in vw uninstall -q -y alpha beta gamma >pu.out 2>&1 && pass "pip uninstall works on wheelpick's result" || { fail "pip uninstall"; cat pu.out >&2; }
 "$PYTHON" "$CHECK" same vw fresh.json >/dev/null && pass "pip's uninstall leaves the fresh venv" || fail "pip uninstall left files"
 
@@ -174,13 +176,16 @@ expect_grep "says it used pip" "installing with pip" is.out
 # --- kill -9 at random moments: the old environment or the new one ---
 venv vk
 wp install wh --python "$TMP/vk/bin/python" -q && "$PYTHON" "$CHECK" snapshot vk k1.json
+t0=$(date +%s%N)
 wp install wh2 --python "$TMP/vk/bin/python" -q && "$PYTHON" "$CHECK" snapshot vk k2.json
+span=$(( ($(date +%s%N) - t0) / 1000000 + 50 ))   # ms one upgrade takes here: the kills land within it
 wp install wh --python "$TMP/vk/bin/python" -q
 mixed=0 old=0 new=0 undone=0 finished=0
 for i in $(seq 1 10); do
 	"$WHEELPICK" install wh2 --python "$TMP/vk/bin/python" -q >/dev/null 2>&1 &
 	pid=$!
-	sleep "0.$(printf %02d $((RANDOM % 30 + 2)))"
+	ms=$(( RANDOM * span / 32768 ))
+	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	wp list --installed --python "$TMP/vk/bin/python" >/dev/null 2>rec.err
