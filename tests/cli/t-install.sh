@@ -30,6 +30,13 @@ expect_grep "says what it installed" "installed alpha 1.0" out
 [ -x vw/lib/python3*/site-packages/beta/lib/libbeta.so.1 ] && pass "executable bits kept" || fail "libbeta not executable"
 expect_file "variant.json kept in .dist-info" "$(echo vw/lib/python3*/site-packages/gamma-1.0.dist-info/variant.json)"
 
+# entry points named pip and easy_install get pip's versioned copies (pip3, pip3.X, easy_install-3.X)
+venv vx && venv vy
+pip_in vx install -q --no-compile --no-index --find-links wh-pipnames --require-hashes -r wh-pipnames/requirements.txt
+expect_exit 0 "install entry points named pip and easy_install" wp install wh-pipnames --python "$TMP/vy/bin/python"
+"$PYTHON" "$CHECK" compare vx vy >cmp.out && pass "pip's versioned pip and easy_install launchers" ||
+	{ fail "launchers named pip differ from pip's"; head -20 cmp.out >&2; }
+
 # --- --link-mode: the wheels unpacked once in the cache, then hard-linked or reflinked ---
 for mode in hardlink hardlink reflink; do
 	venv vh
