@@ -127,6 +127,17 @@ venv vr
 expect_exit 0 "-r with --find-links" wp install -r wh/requirements.txt --find-links wh --python "$TMP/vr/bin/python"
 [ "$(vr/bin/python -c 'import alpha; print(alpha.VERSION)')" = "1.0" ] &&
 	pass "-r install imports" || fail "-r install"
+# a wheelhouse for several targets: the requirement file whose Python and platform are this interpreter's
+PYV=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+cp -r wh whs && grep -A1 '^gamma' wh/requirements.txt >whs/requirements.txt
+cp wh/requirements.txt "whs/requirements-cu124-py$PYV-manylinux_2_28_$(uname -m).txt"
+grep -A1 '^gamma' wh/requirements.txt >"whs/requirements-cu118-py3.1-manylinux_2_28_$(uname -m).txt"
+venv vt
+expect_exit 0 "a multi-target wheelhouse" wp install whs --python "$TMP/vt/bin/python"
+expect_grep "the file for this Python and platform" "installed alpha 1.0" out
+cp wh/requirements.txt "whs/requirements-cu118-py$PYV-manylinux_2_28_$(uname -m).txt"
+expect_exit 2 "two files for this interpreter: asks which" wp install whs --python "$TMP/vt/bin/python"
+expect_grep "say which" "say which with -r" err
 venv vd
 expect_exit 1 "a wheel whose Requires-Dist nothing meets is refused" wp install wh/alpha-1.0-py3-none-any.whl --python "$TMP/vd/bin/python"
 expect_grep "naming the requirement" "requires 'beta', which is neither among the sources nor installed" err
