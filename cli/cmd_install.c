@@ -17,7 +17,8 @@ struct install_opts {
 #define O(f) offsetof(struct install_opts, f)
 const struct wp_opt wp_install_table[] = {
 	{ "python", 0, NULL, WP_OPT_STR, O(python), "PY",
-	  "the interpreter whose environment to install into (default: the active virtual environment's, else python3)" },
+	  "the interpreter whose environment to install into, or a virtual environment's folder (default: the active "
+	  "virtual environment's, else python3)" },
 	{ "prefix", 0, NULL, WP_OPT_STR, O(prefix), "DIR", "install under DIR as pip's --prefix does" },
 	{ "target", 't', NULL, WP_OPT_STR, O(target), "DIR", "install the libraries into DIR, scripts into DIR/bin (pip's --target)" },
 	{ "requirement", 'r', NULL, WP_OPT_LIST, O(requirement), "FILE", "a requirement file with --hash lines (pip's -r)" },
@@ -30,7 +31,8 @@ const struct wp_opt wp_install_table[] = {
 	{ "dry-run", 0, NULL, WP_OPT_FLAG, O(dry_run), NULL, "check everything and say what would be installed; write nothing" },
 	{ "require-hashes", 0, NULL, WP_OPT_FLAG, O(require_hashes), NULL, "accepted for pip's habit: hashes are always checked" },
 	{ "no-index", 0, NULL, WP_OPT_FLAG, O(no_index), NULL, "accepted for pip's habit: install never uses a network" },
-	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL, "accepted for pip's habit: what is installed is what the sources name" },
+	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL,
+	  "install even when a wheel's Requires-Dist is met neither by the sources nor by the environment" },
 	WP_OPT_END,
 };
 #undef O
@@ -63,7 +65,8 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	int rc;
 	if ((rc = wp_opts_parse(wp_install_table, &o, argc, argv, &pos, err)))
 		goto out;
-	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run };
+	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run,
+				      .no_deps = o.no_deps };
 	if ((rc = scheme_of(o.prefix, o.target, &job.scheme, &job.dir, err)))
 		goto out;
 	if (o.link_mode && !strcmp(o.link_mode, "hardlink"))

@@ -9,6 +9,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "resolver/reqfile.h"
+#include "resolver/marker.h"
 #include "resolver/requirement.h"
 #include "resolver/tags.h"
 #include "resolver/version.h"
@@ -598,6 +599,67 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 	return 0;
 }
 
+/* Every Requires-Dist (its marker for this interpreter, no extra, the wheel's own variant label)
+ * met by a wheel of this run or a project already installed, as pip would insist; before anything
+ * is written. A marker this cannot evaluate counts as not applying. */
+static int check_deps(struct job *jb, struct wp_err *err)
+{
+	struct wp_installed_list have = { 0 };
+	int rc = 0;
+	if (jb->in->no_deps)
+		return 0;
+	ienv_list(&jb->env, &have);
+	for (size_t i = 0; i < jb->nw && !rc; i++) {
+		const struct iwheel *w = &jb->w[i];
+		struct wp_marker_env menv = jb->env.py.markers;
+		struct wp_wheelname wn;
+		struct wp_err sub = WP_ERR_INIT;
+		if (!wp_wheelname_parse(w->filename, &wn, &sub)) {
+			if (wn.variant_label)
+				wp_marker_env_set(&menv, "variant_label", wn.variant_label, &sub);
+			wp_wheelname_release(&wn);
+		}
+		for (size_t k = 0; k < w->info.n_requires_dist && !rc; k++) {
+			const char *text = w->info.requires_dist[k];
+			struct wp_requirement r;
+			bool applies = true;
+			wp_err_clear(&sub);
+			if (wp_requirement_parse(&r, text, strlen(text), &sub))
+				continue;
+			if (r.has_marker && wp_marker_evaluate(&r.marker, &menv, &applies, &sub))
+				applies = false;
+			if (applies) {
+				char *dep = inst_normalize(r.name);
+				const char *version = NULL;
+				for (size_t m = 0; m < jb->nw && !version; m++)
+					if (!strcmp(jb->w[m].project, dep))
+						version = jb->w[m].info.version;
+				for (size_t m = 0; m < have.n && !version; m++) {
+					char *hn = inst_normalize(have.v[m].name);
+					if (!strcmp(hn, dep))
+						version = have.v[m].version;
+					free(hn);
+				}
+				struct wp_version v;
+				bool ok = false;
+				if (version && !wp_version_parse(&v, version, strlen(version), &sub)) {
+					ok = wp_specset_contains(&r.spec, &v, WP_PRERELEASES_YES);
+					wp_version_release(&v);
+				}
+				if (!ok)
+					rc = wp_fail(err, -WPE_NOMATCH, "'%s' requires '%s', which %s; nothing was installed (add "
+						     "it to the sources, or --no-deps to install anyway)", w->filename, text,
+						     version ? "the version at hand does not meet" :
+						     "is neither among the sources nor installed");
+				free(dep);
+			}
+			wp_requirement_release(&r);
+		}
+	}
+	wp_installed_list_release(&have);
+	return rc;
+}
+
 /* ---- staging, in parallel ---- */
 
 struct task {
@@ -869,8 +931,12 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
 	/* every refusal before anything is written: sources, tags, hashes, structure, metadata */
-	if ((rc = gather(&jb, err)) || (rc = open_wheels(&jb, err)) || (rc = fill_store(&jb, err)))
+	if ((rc = gather(&jb, err)))
 		goto out;
+	wp_say(s, WP_SAY_DEBUG, "%zu wheels chosen and their sha256 checked", jb.wants.n);
+	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (rc = fill_store(&jb, err)))
+		goto out;
+	wp_say(s, WP_SAY_DEBUG, "wheels opened, tags, Requires-Python and Requires-Dist checked");
 	ij_init(&jb.j, jb.env.py.purelib);
 	journal = true;
 	for (size_t i = 0; i < jb.nw && !rc; i++)
@@ -901,6 +967,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	staged = true;
 	if ((rc = make_dirs(&jb, err)) || (rc = run_pool(&jb, false, err)))
 		goto out;
+	wp_say(s, WP_SAY_DEBUG, "every file staged beside its destination");
 	for (size_t i = 0; i < jb.nw && !rc; i++)
 		rc = wp_wheel_reader_check(jb.w[i].r, err);
 	for (size_t i = 0; i < jb.nw && !rc; i++)
@@ -920,8 +987,10 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if ((rc = ij_commit(&jb.j, err)))
 		goto out;
 	staged = false;
+	wp_say(s, WP_SAY_DEBUG, "RECORDs matched; synced and committed (%zu changes)", jb.j.e.n);
 	if ((rc = ij_apply(&jb.j, err)))
 		goto out;
+	wp_say(s, WP_SAY_DEBUG, "applied and synced");
 	for (size_t i = 0; i < jb.nw; i++) {
 		struct iwheel *w = &jb.w[i];
 		struct wp_install_item *it = wp_vec_add(rep);
@@ -934,7 +1003,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 			it->bytes += w->files.v[k].size;
 		rep->files += it->files;
 		rep->bytes += it->bytes;
-		rep->link_fell_back = rep->link_fell_back || w->link_fell_back;
+		rep->link_fell_back = rep->link_fell_back || __atomic_load_n(&w->link_fell_back, __ATOMIC_RELAXED);
 	}
 	if (in->compile)
 		rc = compile_installed(&jb, err);

@@ -53,6 +53,10 @@ struct ienv {
 	mode_t umask;
 };
 
+struct wp_installed_list;
+/* What the environment holds now (ops/install.h's list), sorted by name. */
+void ienv_list(const struct ienv *env, struct wp_installed_list *out);
+
 int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir, char **recovered,
 	      struct wp_err *err);
 void ienv_close(struct ienv *env);
@@ -135,6 +139,13 @@ void iw_release(struct iwheel *w);
 
 /* Write a file whole under tmp (O_EXCL), mode 0666 or executable, under the umask. */
 int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t umask, struct wp_err *err);
+
+/* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
+ * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
+/* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
+ * root stays at the root), as a new string starting with '/'. */
+char *inst_lexical(const char *path);
 
 /* PEP 503 normalisation into a new string. */
 char *inst_normalize(const char *name);

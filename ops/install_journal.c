@@ -13,6 +13,7 @@
 #include "base/fs.h"
 #include "base/mem.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -130,6 +131,25 @@ static int roll_forward(struct ij_journal *j, struct wp_err *err)
 	return 0;
 }
 
+/* A run killed while writing a journal leaves its temp (the journal itself is never half
+ * written). The caller holds the environment's lock, so no temp of ours is being written now,
+ * whatever its age or process: every one goes. */
+static void sweep_journal_temps(const char *purelib)
+{
+	DIR *d = opendir(purelib);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, ".wheelpick-staging.journal.tmp.", 31) &&
+		    strncmp(de->d_name, ".wheelpick-commit.journal.tmp.", 30))
+			continue;
+		char *p = wp_xasprintf("%s/%s", purelib, de->d_name);
+		unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 int ij_recover(const char *purelib, char **what, struct wp_err *err)
 {
 	struct ij_journal j;
@@ -137,6 +157,7 @@ int ij_recover(const char *purelib, char **what, struct wp_err *err)
 	bool found = false;
 	int rc = 0;
 	*what = NULL;
+	sweep_journal_temps(purelib);
 	ij_init(&j, purelib);
 	if ((rc = wp_file_read_if_exists(j.commit_path, JOURNAL_MAX, &b, &found, err)))
 		goto out;

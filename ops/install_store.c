@@ -7,7 +7,9 @@
 #include "base/fs.h"
 #include "base/mem.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/fs.h>
@@ -19,6 +21,31 @@
 #include <unistd.h>
 
 #include "ops/install.h"
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+
+/* Folders "<sha256>.tmp.<pid>" that a killed run was filling, its process gone. */
+static void sweep_dead(const char *root, const char *sha)
+{
+	char *dir = wp_xasprintf("%s/unpacked", root);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t sl = strlen(sha);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, sha, sl) || strncmp(de->d_name + sl, ".tmp.", 5))
+			continue;
+		char *end = NULL;
+		long pid = strtol(de->d_name + sl + 5, &end, 10);
+		if (pid <= 0 || *end || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *p = wp_xasprintf("%s/%s", dir, de->d_name);
+		nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
 
 int istore_open(struct iwheel *w, const char *root, struct wp_err *err)
 {
@@ -33,6 +60,7 @@ int istore_open(struct iwheel *w, const char *root, struct wp_err *err)
 	if (stat(w->store, &sb) == 0 && S_ISDIR(sb.st_mode))
 		return wp_wheel_reader_trust_record(w->r, err);
 	w->store_tmp = wp_xasprintf("%s.tmp.%ld", w->store, (long)getpid());
+	sweep_dead(root, w->sha256);
 	return 0;
 }
 
@@ -182,8 +210,8 @@ int istore_place(struct iwheel *w, struct iw_file *f, mode_t um, struct wp_err *
 		goto out;
 	}
 	if (w->link_mode != WP_LINK_REFLINK || ioctl(fd, FICLONE, in) < 0) {
-		if (w->link_mode != WP_LINK_COPY)
-			w->link_fell_back = true;
+		if (w->link_mode != WP_LINK_COPY) /* several workers may say so at once */
+			__atomic_store_n(&w->link_fell_back, true, __ATOMIC_RELAXED);
 		rc = copy_fd(in, fd, src, err);
 	}
 	if (!rc && f->exec && fchmod(fd, (0777 & ~um) | 0111) < 0)

@@ -97,17 +97,100 @@ static bool ident_ok(struct wp_str s, bool dots)
 	return s.p[0] != '.' && s.p[s.n - 1] != '.';
 }
 
+/* "pip3", "pip3.11" (digits, at most one dot after "pip"): a versioned name pip replaces. */
+static bool versioned(const char *name, const char *base, char sep)
+{
+	size_t bl = strlen(base);
+	if (strncmp(name, base, bl))
+		return false;
+	const char *p = name + bl;
+	if (!*p)
+		return true;
+	if (sep == '-') {
+		/* easy_install-X.Y */
+		if (*p++ != '-' || !(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p++ != '.' || !(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		return !*p;
+	}
+	if (!(*p >= '0' && *p <= '9'))
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (!*p)
+		return true;
+	if (*p++ != '.' || !(*p >= '0' && *p <= '9'))
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !*p;
+}
+
+struct ep {
+	char *name, *module, *attr;
+};
+
+WP_VEC_OF(eps, struct ep);
+
+static void ep_add(struct eps *v, const char *name, const char *module, const char *attr)
+{
+	wp_vec_push(v, (struct ep){ wp_xstrdup(name), wp_xstrdup(module), wp_xstrdup(attr) });
+}
+
+/* pip's special names: pip gets pip, pipX and pipX.Y (its own pipN entries dropped), easy_install
+ * gets easy_install and easy_install-X.Y, for the target's Python (pip's wheel.py does this). */
+static void ep_versioned(struct eps *v, const char *base, int major, int minor)
+{
+	bool easy = !strcmp(base, "easy_install");
+	size_t found = (size_t)-1;
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i].name, base))
+			found = i;
+	if (found == (size_t)-1)
+		return;
+	struct ep keep = v->v[found];
+	size_t o = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (i != found && versioned(v->v[i].name, base, easy ? '-' : 0)) {
+			free(v->v[i].name);
+			free(v->v[i].module);
+			free(v->v[i].attr);
+			continue;
+		}
+		if (i != found)
+			v->v[o++] = v->v[i];
+	}
+	v->n = o;
+	char name[64];
+	ep_add(v, base, keep.module, keep.attr);
+	if (!easy) {
+		snprintf(name, sizeof(name), "pip%d", major);
+		ep_add(v, name, keep.module, keep.attr);
+	}
+	snprintf(name, sizeof(name), easy ? "easy_install-%d.%d" : "pip%d.%d", major, minor);
+	ep_add(v, name, keep.module, keep.attr);
+	free(keep.name);
+	free(keep.module);
+	free(keep.attr);
+}
+
 /* [console_scripts] and [gui_scripts] of entry_points.txt: a launcher each in scripts. */
 static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
 {
 	struct wp_str s = WP_STRN(wp_buf_cstr(&w->entry_points), w->entry_points.len);
-	bool in = false;
-	while (s.n) {
+	struct eps console = { 0 }, gui = { 0 }, *in = NULL;
+	int rc = 0;
+	while (s.n && !rc) {
 		struct wp_str line = wp_str_trim(wp_str_cut(&s, '\n'));
 		if (!line.n || line.p[0] == '#' || line.p[0] == ';')
 			continue;
 		if (line.p[0] == '[') {
-			in = wp_str_eq(line, "[console_scripts]") || wp_str_eq(line, "[gui_scripts]");
+			in = wp_str_eq(line, "[console_scripts]") ? &console : wp_str_eq(line, "[gui_scripts]") ? &gui : NULL;
 			continue;
 		}
 		if (!in)
@@ -122,21 +205,40 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 		attr = wp_str_trim(attr);
 		char nb[160];
 		if (!name.n || memchr(name.p, '/', name.n) || wp_str_eq(name, ".") || wp_str_eq(name, "..") ||
-		    !ident_ok(module, true) || !ident_ok(attr, true))
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': entry point '%s' is not 'name = module:function'",
-				       w->filename, wp_member_name_show(line.p, line.n, nb, sizeof(nb)));
+		    !ident_ok(module, true) || !ident_ok(attr, true)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': entry point '%s' is not 'name = module:function'",
+				     w->filename, wp_member_name_show(line.p, line.n, nb, sizeof(nb)));
+			break;
+		}
 		char *nm = wp_xstrndup(name.p, name.n), *mod = wp_xstrndup(module.p, module.n),
 		     *at = wp_xstrndup(attr.p, attr.n);
-		char *dest = wp_xasprintf("%s/%s", env->py.scripts, nm);
-		struct iw_file *f = add_file(w, dest, w->lib, seq);
-		f->exec = true;
-		launcher(env->py.executable, mod, at, &f->content);
-		free(dest);
+		ep_add(in, nm, mod, at);
 		free(nm);
 		free(mod);
 		free(at);
 	}
-	return 0;
+	if (!rc) {
+		ep_versioned(&console, "pip", env->py.target.py_major, env->py.target.py_minor);
+		ep_versioned(&console, "easy_install", env->py.target.py_major, env->py.target.py_minor);
+	}
+	struct eps *both[2] = { &console, &gui };
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < both[k]->n; i++) {
+			struct ep *e = &both[k]->v[i];
+			if (!rc) {
+				char *dest = wp_xasprintf("%s/%s", env->py.scripts, e->name);
+				struct iw_file *f = add_file(w, dest, w->lib, seq);
+				f->exec = true;
+				launcher(env->py.executable, e->module, e->attr, &f->content);
+				free(dest);
+			}
+			free(e->name);
+			free(e->module);
+			free(e->attr);
+		}
+		wp_vec_free(both[k]);
+	}
+	return rc;
 }
 
 static int ep_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
@@ -164,6 +266,11 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 		struct wp_wheel_entry e;
 		wp_wheel_reader_entry(w->r, i, &e);
 		if (e.is_dir || !strcmp(e.name, record))
+			continue;
+		/* what the installer writes itself, not what the wheel says about its installer */
+		size_t dil = strlen(w->info.dist_info);
+		if (!strncmp(e.name, w->info.dist_info, dil) && e.name[dil] == '/' &&
+		    (!strcmp(e.name + dil + 1, "INSTALLER") || !strcmp(e.name + dil + 1, "REQUESTED")))
 			continue;
 		const char *root = w->lib, *rel = e.name;
 		char *headers = NULL;

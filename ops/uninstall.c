@@ -25,9 +25,12 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 	memset(env, 0, sizeof(*env));
 	env->lock_fd = -1;
 	*recovered = NULL;
+	struct stat psb;
 	if (!python) {
 		const char *ve = getenv("VIRTUAL_ENV");
 		python = ve && *ve ? (alloc = wp_xasprintf("%s/bin/python", ve)) : "python3";
+	} else if (stat(python, &psb) == 0 && S_ISDIR(psb.st_mode)) {
+		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's folder, as uv takes it */
 	}
 	char *absdir = NULL;
 	if (dir) {
@@ -83,7 +86,7 @@ void ienv_close(struct ienv *env)
 }
 
 /* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. */
-static char *lexical(const char *path)
+char *inst_lexical(const char *path)
 {
 	struct wp_buf out = WP_BUF_INIT;
 	struct wp_str s = WP_STR(path);
@@ -116,7 +119,7 @@ static bool under(const char *path, const char *root)
 }
 
 /* The first field of each RECORD row (csv, as pip reads it). */
-static void record_paths(const char *text, size_t len, struct wp_strlist *out)
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
 {
 	struct wp_buf f = WP_BUF_INIT;
 	size_t i = 0;
@@ -235,10 +238,10 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 			     "with the tool that installed it", od->dist_info);
 		goto out;
 	}
-	record_paths(wp_buf_cstr(&rec), rec.len, &rel);
+	inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
 	for (size_t i = 0; i < rel.n; i++) {
 		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) : wp_xasprintf("%s/%s", lib, rel.v[i]);
-		char *abs = lexical(joined);
+		char *abs = inst_lexical(joined);
 		free(joined);
 		/* files outside the environment are not ours to remove (pip skips them too) */
 		if (!under(abs, root) && !under(abs, env->py.purelib) && !under(abs, env->py.platlib) &&
@@ -364,7 +367,7 @@ static int cmp_installed(const void *a, const void *b)
 	return strcasecmp(x->name, y->name);
 }
 
-static void list_env(const struct ienv *env, struct wp_installed_list *out)
+void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
@@ -420,7 +423,7 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 	if (rc)
 		return rc;
 	out->executable = wp_xstrdup(env.py.executable);
-	list_env(&env, out);
+	ienv_list(&env, out);
 	ienv_close(&env);
 	return 0;
 }

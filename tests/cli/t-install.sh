@@ -30,6 +30,13 @@ expect_grep "says what it installed" "installed alpha 1.0" out
 [ -x vw/lib/python3*/site-packages/beta/lib/libbeta.so.1 ] && pass "executable bits kept" || fail "libbeta not executable"
 expect_file "variant.json kept in .dist-info" "$(echo vw/lib/python3*/site-packages/gamma-1.0.dist-info/variant.json)"
 
+# entry points named pip and easy_install get pip's versioned copies (pip3, pip3.X, easy_install-3.X)
+venv vx && venv vy
+pip_in vx install -q --no-compile --no-index --find-links wh-pipnames --require-hashes -r wh-pipnames/requirements.txt
+expect_exit 0 "install entry points named pip and easy_install" wp install wh-pipnames --python "$TMP/vy/bin/python"
+"$PYTHON" "$CHECK" compare vx vy >cmp.out && pass "pip's versioned pip and easy_install launchers" ||
+	{ fail "launchers named pip differ from pip's"; head -20 cmp.out >&2; }
+
 # --- --link-mode: the wheels unpacked once in the cache, then hard-linked or reflinked ---
 for mode in hardlink hardlink reflink; do
 	venv vh
@@ -53,6 +60,8 @@ got=$(vw/bin/python -c 'import importlib.metadata as m; print(m.version("beta"),
 [ "$got" = "2.0 ['alpha', 'alpha-sub']" ] && pass "importlib.metadata: version and entry points" || fail "importlib.metadata: $got"
 expect_exit 0 "list --installed" wp list --installed --python "$TMP/vw/bin/python"
 expect_grep "with the installer and the variant" "gamma +1.0 +wheelpick +x8664_v1" out
+expect_exit 0 "--python takes a venv folder too" wp list --installed --json --python "$TMP/vw"
+expect_json out 'sorted(p["name"] for p in j)' "['alpha', 'beta', 'gamma']"
 pip_in vw uninstall -q -y alpha beta gamma >pu.out 2>&1 && pass "pip uninstall works on wheelpick's result" || { fail "pip uninstall"; cat pu.out >&2; }
 "$PYTHON" "$CHECK" same vw fresh.json >/dev/null && pass "pip's uninstall leaves the fresh venv" || fail "pip uninstall left files"
 
@@ -118,6 +127,21 @@ venv vr
 expect_exit 0 "-r with --find-links" wp install -r wh/requirements.txt --find-links wh --python "$TMP/vr/bin/python"
 [ "$(vr/bin/python -c 'import alpha; print(alpha.VERSION)')" = "1.0" ] &&
 	pass "-r install imports" || fail "-r install"
+# a wheelhouse for several targets: the requirement file whose Python and platform are this interpreter's
+PYV=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+cp -r wh whs && grep -A1 '^gamma' wh/requirements.txt >whs/requirements.txt
+cp wh/requirements.txt "whs/requirements-cu124-py$PYV-manylinux_2_28_$(uname -m).txt"
+grep -A1 '^gamma' wh/requirements.txt >"whs/requirements-cu118-py3.1-manylinux_2_28_$(uname -m).txt"
+venv vt
+expect_exit 0 "a multi-target wheelhouse" wp install whs --python "$TMP/vt/bin/python"
+expect_grep "the file for this Python and platform" "installed alpha 1.0" out
+cp wh/requirements.txt "whs/requirements-cu118-py$PYV-manylinux_2_28_$(uname -m).txt"
+expect_exit 2 "two files for this interpreter: asks which" wp install whs --python "$TMP/vt/bin/python"
+expect_grep "say which" "say which with -r" err
+venv vd
+expect_exit 1 "a wheel whose Requires-Dist nothing meets is refused" wp install wh/alpha-1.0-py3-none-any.whl --python "$TMP/vd/bin/python"
+expect_grep "naming the requirement" "requires 'beta', which is neither among the sources nor installed" err
+expect_exit 0 "--no-deps installs it anyway" wp install wh/alpha-1.0-py3-none-any.whl --no-deps --python "$TMP/vd/bin/python"
 mkdir other && cp wh/gamma-1.0-py3-none-any.whl "other/zeta-1.0-cp27-cp27mu-win_amd64.whl"
 expect_exit 1 "a wheel for another machine is refused" wp install other/zeta-1.0-cp27-cp27mu-win_amd64.whl --python "$TMP/vr/bin/python"
 expect_grep "with the reason" "not for this interpreter" err
@@ -170,13 +194,16 @@ expect_grep "says it used pip" "installing with pip" is.out
 # --- kill -9 at random moments: the old environment or the new one ---
 venv vk
 wp install wh --python "$TMP/vk/bin/python" -q && "$PYTHON" "$CHECK" snapshot vk k1.json
+t0=$(date +%s%N)
 wp install wh2 --python "$TMP/vk/bin/python" -q && "$PYTHON" "$CHECK" snapshot vk k2.json
+span=$(( ($(date +%s%N) - t0) / 1000000 + 50 ))   # ms one upgrade takes here: the kills land within it
 wp install wh --python "$TMP/vk/bin/python" -q
 mixed=0 old=0 new=0 undone=0 finished=0
 for i in $(seq 1 10); do
 	"$WHEELPICK" install wh2 --python "$TMP/vk/bin/python" -q >/dev/null 2>&1 &
 	pid=$!
-	sleep "0.$(printf %02d $((RANDOM % 30 + 2)))"
+	ms=$(( RANDOM * span / 32768 ))
+	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	wp list --installed --python "$TMP/vk/bin/python" >/dev/null 2>rec.err
