@@ -53,6 +53,12 @@ ct() { curl -s -o /dev/null -w '%{content_type}' "${SIG[@]}" "$S3_ENDPOINT/$B/pu
 [ "$(ct files/pywin32/pywin32-306-py3-none-any.whl)" = "application/zip" ] && pass "wheels are application/zip" || fail "wheel type"
 expect_exit 0 "verify s3:// reads it back" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "and checks the wheels and pages" "^ok s3://$B/pub \(mirror\)" "$TMP/out"
+grep '^checked' "$TMP/out" >"$TMP/checked-whole"
+# ListObjectsV2 in pages of 5 keys: the continuation token carries the listing through
+expect_exit 0 "verify s3:// with a listing paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+grep '^checked' "$TMP/out" | cmp -s - "$TMP/checked-whole" && pass "reads every object ($(cat "$TMP/checked-whole"))" || fail "a paged listing read $(grep '^checked' "$TMP/out"), not $(cat "$TMP/checked-whole")"
+expect_exit 0 "a re-run paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" --catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "sees every object, so uploads nothing" "37 objects \(0 uploaded" "$TMP/err"
 curl -s "${SIG[@]}" -H "Range: bytes=0-0" -D "$TMP/h" -o /dev/null "$S3_ENDPOINT/$B/pub/files/pywin32/pywin32-306-py3-none-any.whl"
 expect_grep "each object keeps its sha256" "^x-amz-meta-sha256: [0-9a-f]{64}" "$TMP/h"
 if grep -rqF "$AWS_SECRET_ACCESS_KEY" "$TMP/out" "$TMP/err" "$TMP/cache" "$TMP/c.db" 2>/dev/null; then
