@@ -111,6 +111,9 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			     pos.v[0]);
 		goto out;
 	}
+	if (wp_s3_url(pos.v[0]) && !o.dry_run &&
+	    (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err)))
+		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if (wp_pick_opts_is_conda(&o)) {
@@ -193,6 +196,38 @@ static void print_bundle_written(const char *out, unsigned long long split, size
 	free(last);
 }
 
+/* A bundle for s3://: made into the staging file wp_publish_s3_bundle names, then put. */
+struct s3_conda_bundle {
+	struct wp_cli *cli;
+	const struct wp_conda_job *job;
+	unsigned long long split;
+	struct wp_conda_result *res;
+	size_t nvol;
+};
+
+static int make_conda_bundle(void *ctx, const char *local, size_t *nvol, struct wp_err *err)
+{
+	struct s3_conda_bundle *b = ctx;
+	int rc = wp_publish_conda_bundle(&b->cli->session, b->job, local, b->split, nvol, b->res, err);
+	b->nvol = *nvol;
+	return rc;
+}
+
+struct s3_bundle {
+	struct wp_cli *cli;
+	struct wp_pick_run *run;
+	unsigned long long split;
+	size_t nvol;
+};
+
+static int make_bundle(void *ctx, const char *local, size_t *nvol, struct wp_err *err)
+{
+	struct s3_bundle *b = ctx;
+	int rc = wp_publish_bundle_split(&b->cli->session, b->run, local, b->split, nvol, err);
+	b->nvol = *nvol;
+	return rc;
+}
+
 /* bundle --conda: the closure as a local channel with its locks, packed with a conda install.sh. */
 static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *out,
 			unsigned long long split, struct wp_err *err)
@@ -208,7 +243,14 @@ static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	}
 	wp_cli_progress(cli, o->json);
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
-	rc = wp_publish_conda_bundle(&cli->session, &job, out, split, &nvol, &res, err);
+	if (wp_s3_url(out)) {
+		struct s3_conda_bundle b = { cli, &job, split, &res, 0 };
+		struct wp_s3_dest d = { .url = out, .endpoint = o->s3_endpoint, .acl = o->s3_acl };
+		rc = wp_publish_s3_bundle(&cli->session, &d, make_conda_bundle, &b, NULL, err);
+		nvol = b.nvol;
+	} else {
+		rc = wp_publish_conda_bundle(&cli->session, &job, out, split, &nvol, &res, err);
+	}
 	/* an incomplete closure still shows what was picked, and what is missing */
 	if (!rc || res.n || res.nmissing)
 		wp_print_conda(&res, o->json);
@@ -251,7 +293,8 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	/* a bad name or size is said before anything is resolved or downloaded */
-	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", false, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
+	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", true, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) ||
+	    (wp_s3_url(pos.v[0]) && (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
@@ -273,7 +316,15 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	wp_cli_progress(cli, o.json);
 	if ((rc = wp_pick_fetch(&cli->session, &job, &run, err)))
 		goto out;
-	if ((rc = wp_publish_bundle_split(&cli->session, &run, pos.v[0], split, &nvol, err)))
+	if (wp_s3_url(pos.v[0])) {
+		struct s3_bundle b = { cli, &run, split, 0 };
+		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
+		rc = wp_publish_s3_bundle(&cli->session, &d, make_bundle, &b, NULL, err);
+		nvol = b.nvol;
+	} else {
+		rc = wp_publish_bundle_split(&cli->session, &run, pos.v[0], split, &nvol, err);
+	}
+	if (rc)
 		goto out;
 	if (o.json)
 		wp_print_plan(&run.plan, true, false);

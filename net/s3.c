@@ -1151,6 +1151,10 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 {
 	char *token = NULL;
 	int rc = 0;
+	long long page_keys = 0;
+	const char *pk = getenv("WHEELPICK_S3_LIST_PAGE");
+	if (pk && *pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
+		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%s' is not a number from 1 to 1000", pk);
 	memset(out, 0, sizeof(*out));
 	for (int page = 0;; page++) {
 		struct wp_buf q = WP_BUF_INIT;
@@ -1160,7 +1164,10 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 			enc(&q, token, false);
 			wp_buf_addch(&q, '&');
 		}
-		wp_buf_addstr(&q, "list-type=2&prefix=");
+		wp_buf_addstr(&q, "list-type=2");
+		if (page_keys)
+			wp_buf_printf(&q, "&max-keys=%lld", page_keys);
+		wp_buf_addstr(&q, "&prefix=");
 		enc(&q, prefix, false);
 		struct req r;
 		req_init(&r);

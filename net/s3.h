@@ -94,7 +94,7 @@ struct wp_s3_listing {
 };
 
 /* Every object whose key starts with prefix (ListObjectsV2, 1000 a page, paged with the
- * continuation token), sorted by key. -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is
+ * continuation token; $WHEELPICK_S3_LIST_PAGE asks for fewer a page, for tests), sorted by key. -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is
  * no listing; -WPE_TOO_BIG past WP_S3_LIST_MAX_KEYS. */
 int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing *out, struct wp_err *err);
 /* The object of that key, or NULL (binary search; the listing is sorted). */

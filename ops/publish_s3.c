@@ -6,9 +6,11 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "net/s3.h"
+#include "ops/bundle.h"
 #include "ops/publish.h"
 #include "verify/hash.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -390,6 +392,17 @@ static void pub_release(struct pub *p)
 static char *key_of(const struct pub *p, const char *rel)
 {
 	return wp_xasprintf("%s%s", p->s3.prefix, rel);
+}
+
+int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
+{
+	struct wp_s3 s3;
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	if (!rc && s3.anonymous)
+		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			     "AWS_SECRET_ACCESS_KEY", d->url);
+	wp_s3_release(&s3);
+	return rc;
 }
 
 /* Open the store, list the prefix, make the staging folder. */
@@ -854,6 +867,91 @@ int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *j
 	return rc;
 }
 
+/* ---- bundles ---- */
+
+int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d, wp_s3_make_fn *make, void *ctx,
+			 size_t *nfiles, struct wp_err *err)
+{
+	struct wp_s3 s3;
+	char *stage = NULL, *local = NULL, *tmp = NULL;
+	struct wp_s3_op *ops = NULL;
+	char **paths = NULL, **keys = NULL;
+	size_t nvol = 0, n = 0;
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	if (nfiles)
+		*nfiles = 0;
+	/* the URL's last segment is the bundle's name; the prefix before it is where it goes */
+	size_t pl = strlen(s3.prefix ? s3.prefix : "");
+	if (!rc && (pl < 2 || !strchr(d->url + 5, '/')))
+		rc = wp_fail(err, -WPE_USAGE, "'%s' names no object: give s3://BUCKET/[PREFIX/]NAME.tar.zst", d->url);
+	if (rc)
+		goto out;
+	char *name = wp_xstrndup(s3.prefix, pl - 1); /* the prefix always ends in '/' */
+	char *slash = strrchr(name, '/');
+	char *dir = slash ? wp_xstrndup(name, (size_t)(slash - name) + 1) : wp_xstrdup("");
+	const char *base = slash ? slash + 1 : name;
+	if (!(rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)) && s3.anonymous)
+		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			     "AWS_SECRET_ACCESS_KEY", d->url);
+	if (!rc) {
+		tmp = wp_xasprintf("%s/tmp", s->cache_dir);
+		rc = make_tmp(tmp, "s3", &stage, err);
+	}
+	if (!rc) {
+		local = wp_xasprintf("%s/%s", stage, base);
+		wp_fs_scratch_set(stage);
+		rc = make(ctx, local, &nvol, err);
+		wp_fs_scratch_set(NULL);
+	}
+	if (!rc) {
+		struct stat one;
+		if (stat(local, &one) == 0)
+			nvol = 0; /* one file, no volumes */
+		n = nvol ? nvol : 1;
+		ops = wp_xcalloc(n, sizeof(*ops));
+		paths = wp_xcalloc(n, sizeof(*paths));
+		keys = wp_xcalloc(n, sizeof(*keys));
+		for (size_t i = 0; i < n && !rc; i++) {
+			char sha[65], md5[33];
+			struct stat sb;
+			paths[i] = nvol ? wp_bundle_volume_name(local, i + 1) : wp_xstrdup(local);
+			keys[i] = wp_xasprintf("%s%s", dir, base_name(paths[i]));
+			if (stat(paths[i], &sb) < 0)
+				rc = wp_fs_fail(err, errno, "cannot read", paths[i]);
+			else
+				rc = hash_file2(paths[i], sha, md5, err);
+			if (!rc)
+				ops[i] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = keys[i], .path = paths[i],
+							    .size = (long long)sb.st_size, .content_type = content_type(keys[i]),
+							    .sha256 = wp_xstrdup(sha) };
+		}
+		if (!rc)
+			rc = wp_s3_run(&s3, ops, n, d->parallel, NULL, NULL, err);
+		if (!rc && nfiles)
+			*nfiles = n;
+		if (!rc)
+			wp_say(s, WP_SAY_INFO, "s3://%s/%s%s at %s: %zu object%s", s3.bucket, dir, base, s3.endpoint, n,
+			       n == 1 ? "" : "s (the volumes)");
+	}
+	free(name);
+	free(dir);
+out:
+	rm_tree(stage);
+	for (size_t i = 0; i < n; i++) {
+		free(paths ? paths[i] : NULL);
+		free(keys ? keys[i] : NULL);
+		free(ops ? (char *)ops[i].sha256 : NULL);
+	}
+	free(paths);
+	free(keys);
+	free(ops);
+	free(stage);
+	free(local);
+	free(tmp);
+	wp_s3_release(&s3);
+	return rc;
+}
+
 /* ---- reading it back ---- */
 
 static bool rel_ok(const char *rel)
@@ -876,8 +974,8 @@ static bool rel_ok(const char *rel)
 	return true;
 }
 
-/* s with each "TMP/" (or a closing "TMP") said as the object URL it was copied from. */
-static void swap_tmp(char **s, const char *tmp, const struct wp_s3 *s3)
+/* s with each "TMP/" (or a closing "TMP") said as the URL it was copied from (shown ends in '/'). */
+static void swap_tmp(char **s, const char *tmp, const char *shown)
 {
 	size_t tl = strlen(tmp);
 	if (!*s || !strstr(*s, tmp))
@@ -890,7 +988,7 @@ static void swap_tmp(char **s, const char *tmp, const struct wp_s3 *s3)
 			break;
 		}
 		wp_buf_add(&m, q, (size_t)(hit - q));
-		wp_buf_printf(&m, "s3://%s/%s", s3->bucket, s3->prefix);
+		wp_buf_addstr(&m, shown);
 		q = hit + tl;
 		if (*q == '/')
 			q++;
@@ -905,13 +1003,45 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	struct wp_s3_listing list = { 0 };
 	struct wp_s3_op *ops = NULL;
 	char **paths = NULL;
-	char *tmp = NULL;
+	char *tmp = NULL, *shown = NULL;
 	size_t n = 0, before = rep->n_problems;
 	int rc = wp_s3_open(&s3, url, endpoint, NULL, err);
 	if (!rc)
 		rc = wp_lazy_require(WP_LIB_CURL, err);
 	if (!rc)
 		rc = wp_s3_list(&s3, s3.prefix, &list, err);
+	size_t pre = strlen(s3.prefix);
+	char *bundle = NULL; /* the URL names a bundle object (or its volumes), not a prefix */
+	shown = wp_xasprintf("s3://%s/%s", s3.bucket, s3.prefix);
+	if (!rc && !list.n && pre > 1) {
+		char *name = wp_xstrndup(s3.prefix, pre - 1);
+		struct wp_s3_listing all = { 0 };
+		if (!(rc = wp_s3_list(&s3, name, &all, err))) {
+			size_t nl = strlen(name);
+			for (size_t i = 0; i < all.n; i++) {
+				const char *k = all.v[i].key, *t = k + nl;
+				bool vol = strlen(t) == 4 && t[0] == '.' && isdigit((unsigned char)t[1]) &&
+					   isdigit((unsigned char)t[2]) && isdigit((unsigned char)t[3]);
+				if (!strncmp(k, name, nl) && (!*t || vol)) {
+					if (list.n == list.cap) {
+						list.cap = list.cap ? list.cap * 2 : 8;
+						list.v = wp_xrealloc(list.v, list.cap * sizeof(*list.v));
+					}
+					list.v[list.n++] = all.v[i];
+					all.v[i].key = NULL;
+				}
+			}
+		}
+		wp_s3_listing_free(&all);
+		if (list.n) {
+			const char *slash = strrchr(name, '/');
+			pre = slash ? (size_t)(slash - name) + 1 : 0;
+			bundle = wp_xstrdup(name + pre);
+			free(shown);
+			shown = wp_xasprintf("s3://%s/%.*s", s3.bucket, (int)pre, name);
+		}
+		free(name);
+	}
 	if (!rc && !list.n)
 		rc = wp_fail(err, -WPE_USAGE, "'%s' holds no objects at '%s'", s3.display, s3.endpoint);
 	if (!rc) {
@@ -922,7 +1052,6 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 		goto out;
 	ops = wp_xcalloc(list.n, sizeof(*ops));
 	paths = wp_xcalloc(list.n, sizeof(*paths));
-	size_t pre = strlen(s3.prefix);
 	for (size_t i = 0; i < list.n && !rc; i++) {
 		const char *rel = list.v[i].key + pre;
 		if (!rel_ok(rel) || wp_mirror_is_tmp_name(base_name(rel)) || ends_with(rel, ".part"))
@@ -931,8 +1060,9 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 		char *dir = wp_xstrndup(paths[n], (size_t)(strrchr(paths[n], '/') - paths[n]));
 		rc = wp_mkdir_p(dir, 0755, err);
 		free(dir);
+		/* a page replaced since the listing may have grown: its hash, not its size, decides */
 		ops[n] = (struct wp_s3_op){ .verb = WP_S3_GET, .key = list.v[i].key, .path = paths[n],
-					    .size = list.v[i].size, .may_miss = true };
+					    .size = list.v[i].size + (64 << 20), .may_miss = true };
 		n++;
 	}
 	if (!rc)
@@ -942,16 +1072,25 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	for (size_t i = 0; i < n; i++)
 		if (ops[i].missing) /* gone since the listing: a run under way; its pages say the rest */
 			unlink(paths[i]);
-	rc = wp_verify_path(tmp, rep, err);
+	if (bundle) {
+		/* the bundle itself, or its first volume (verify reads the set from any one) */
+		char *first = wp_xasprintf("%s/%s", tmp, bundle), *vol = wp_xasprintf("%s/%s.001", tmp, bundle);
+		struct stat sb;
+		rc = wp_verify_path(stat(first, &sb) == 0 ? first : vol, rep, err);
+		free(first);
+		free(vol);
+	} else {
+		rc = wp_verify_path(tmp, rep, err);
+	}
 	/* the problems name objects, not the temporary copies */
 	for (size_t i = before; i < rep->n_problems; i++) {
-		swap_tmp(&rep->problems[i].path, tmp, &s3);
-		swap_tmp(&rep->problems[i].what, tmp, &s3);
+		swap_tmp(&rep->problems[i].path, tmp, shown);
+		swap_tmp(&rep->problems[i].what, tmp, shown);
 	}
 	if (rc) {
 		char *m = wp_xstrdup(err->msg);
 		int code = err->code;
-		swap_tmp(&m, tmp, &s3);
+		swap_tmp(&m, tmp, shown);
 		wp_err_clear(err);
 		wp_fail(err, code, "%s", m);
 		free(m);
@@ -959,6 +1098,8 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 out:
 	rm_tree(tmp);
 	free(tmp);
+	free(shown);
+	free(bundle);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);

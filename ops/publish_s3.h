@@ -34,6 +34,10 @@ struct wp_s3_report {
 	size_t deleted;                 /* objects removed (the pages and files no longer linked) */
 };
 
+/* What can be said before any work: the URL, endpoint and ACL as wp_s3_open takes them, and that
+ * there are credentials to publish with. -WPE_USAGE naming what is wrong. */
+int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err);
+
 /* How a re-run knows the bucket: the prefix is listed once (ListObjectsV2); the manifest the last
  * run published (.wheelpick-mirror.json) is read into the fresh staging folder, and each file it
  * names that the listing has, at its size, stands there as a sparse placeholder of that size, so
@@ -53,9 +57,19 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *job, const struct wp_s3_dest *d,
 			struct wp_conda_result *res, struct wp_s3_report *rep, struct wp_err *err);
 
+/* A bundle for s3://BUCKET/KEY (KEY named as a bundle file is): written by make into a file of
+ * that name in a staging folder under the cache's tmp/, then it (or, with volumes, each volume
+ * KEY.001 ...) put as objects beside KEY, in parallel (each over 64 MiB in parts), and the staging
+ * removed. make is given the local path; *nfiles (optional) gets how many objects went up.
+ * A reader sees a volume whole or not at all; the set is whole when the last PUT ends. */
+typedef int wp_s3_make_fn(void *ctx, const char *local_path, size_t *nvolumes, struct wp_err *err);
+int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d, wp_s3_make_fn *make, void *ctx,
+			 size_t *nfiles, struct wp_err *err);
+
 /* `verify s3://BUCKET/PREFIX`: every object under the prefix read back into a temporary folder
  * (under $TMPDIR) and checked as wp_verify_path checks a folder; problems name the objects
- * (s3://BUCKET/KEY). -WPE_NET for the store (refused credentials: exit 3), -WPE_INTEGRITY for what
+ * (s3://BUCKET/KEY). A URL that names a bundle object (KEY, or its volumes KEY.001 ...) rather
+ * than a prefix reads those back and checks the bundle. -WPE_NET for the store (refused credentials: exit 3), -WPE_INTEGRITY for what
  * the checks find. */
 int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report *rep, struct wp_err *err);
 

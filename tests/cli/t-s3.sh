@@ -10,7 +10,10 @@ cd "$TMP" || exit 1
 expect_exit 2 "mirror refuses a scheme it does not know" wp mirror gs://bucket/prefix torch==1.8.0 --index "$FINDLINKS"
 expect_grep "and says which" "does not know 'gs:' URLs" "$TMP/err"
 expect_no_file "no folder named 'gs:'" "$TMP/gs:"
-expect_exit 2 "bundle refuses a URL" wp bundle s3://bucket/x.tar.zst torch==1.8.0 --index "$FINDLINKS"
+expect_exit 2 "bundle refuses a scheme it does not know" wp bundle gs://bucket/x.tar.zst torch==1.8.0 --index "$FINDLINKS"
+expect_exit 2 "bundle to s3:// without credentials: said before any work" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$WHEELPICK" bundle s3://bucket/x.tar.zst torch==1.8.0 --index "$FINDLINKS"
+expect_grep "naming what to set" "needs credentials: set AWS_ACCESS_KEY_ID" "$TMP/err"
+expect_no_grep "nothing was downloaded" "downloaded" "$TMP/err"
 expect_no_file "no folder named 's3:'" "$TMP/s3:"
 expect_exit 2 "verify refuses a scheme it does not know" wp verify gs://bucket/prefix
 expect_exit 2 "mirror --conda refuses one too" wp mirror --conda ftp://h/channel pytorch
@@ -53,6 +56,12 @@ ct() { curl -s -o /dev/null -w '%{content_type}' "${SIG[@]}" "$S3_ENDPOINT/$B/pu
 [ "$(ct files/pywin32/pywin32-306-py3-none-any.whl)" = "application/zip" ] && pass "wheels are application/zip" || fail "wheel type"
 expect_exit 0 "verify s3:// reads it back" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "and checks the wheels and pages" "^ok s3://$B/pub \(mirror\)" "$TMP/out"
+grep '^checked' "$TMP/out" >"$TMP/checked-whole"
+# ListObjectsV2 in pages of 5 keys: the continuation token carries the listing through
+expect_exit 0 "verify s3:// with a listing paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+grep '^checked' "$TMP/out" | cmp -s - "$TMP/checked-whole" && pass "reads every object ($(cat "$TMP/checked-whole"))" || fail "a paged listing read $(grep '^checked' "$TMP/out"), not $(cat "$TMP/checked-whole")"
+expect_exit 0 "a re-run paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" --catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "sees every object, so uploads nothing" "37 objects \(0 uploaded" "$TMP/err"
 curl -s "${SIG[@]}" -H "Range: bytes=0-0" -D "$TMP/h" -o /dev/null "$S3_ENDPOINT/$B/pub/files/pywin32/pywin32-306-py3-none-any.whl"
 expect_grep "each object keeps its sha256" "^x-amz-meta-sha256: [0-9a-f]{64}" "$TMP/h"
 if grep -rqF "$AWS_SECRET_ACCESS_KEY" "$TMP/out" "$TMP/err" "$TMP/cache" "$TMP/c.db" 2>/dev/null; then
@@ -99,6 +108,20 @@ expect_grep "as a conda channel" "^ok s3://$B/conda \(conda channel\)" "$TMP/out
 expect_exit 0 "a re-run" wp --catalog "$TMP/cc.db" mirror "s3://$B/conda" "${CT[@]}" --cuda 10.2 --s3-endpoint "$S3_ENDPOINT"
 expect_grep "uploads nothing" "objects \(0 uploaded" "$TMP/err"
 [ "$(ct ../conda/linux-64/repodata.json)" = application/json ] && pass "repodata is application/json" || fail "repodata type: $(ct ../conda/linux-64/repodata.json)"
+
+# --- a bundle as one object, or as volumes; verify reads it back -------------------------------------
+BT=(torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" --s3-endpoint "$S3_ENDPOINT")
+expect_exit 0 "bundle s3://.../torch.tar.zst" wp --catalog "$TMP/c.db" bundle "s3://$B/bundles/torch.tar.zst" "${BT[@]}"
+expect_exit 0 "verify s3:// reads the bundle back" wp verify "s3://$B/bundles/torch.tar.zst" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "and checks it as a bundle" "^ok s3://$B/bundles/torch.tar.zst \(bundle\)" "$TMP/out"
+expect_exit 0 "bundle --split into volumes" wp --catalog "$TMP/c.db" bundle "s3://$B/bundles/split.tar.zst" "${BT[@]}" --split 1500
+s3ls bundles/ >"$TMP/s3.list"
+grep -q '^split.tar.zst.002$' "$TMP/s3.list" && ! grep -q '^split.tar.zst$' "$TMP/s3.list" && pass "one object per volume" || { fail "volumes"; cat "$TMP/s3.list" >&2; }
+expect_exit 0 "verify s3:// reads the volumes back" wp verify "s3://$B/bundles/split.tar.zst" --s3-endpoint "$S3_ENDPOINT"
+printf 'not zstd' >"$TMP/v2"
+curl -sf -X PUT -T "$TMP/v2" "${SIG[@]}" "$S3_ENDPOINT/$B/bundles/split.tar.zst.002" >/dev/null
+expect_exit 4 "a tampered volume fails verify" wp verify "s3://$B/bundles/split.tar.zst" --s3-endpoint "$S3_ENDPOINT"
+expect_no_grep "naming objects, not copies" "wheelpick-verify-s3" "$TMP/err"
 
 # --- a wheel past 64 MiB goes up in parts, and reads back whole ---------------------------------
 mkdir -p "$TMP/big"
@@ -163,6 +186,7 @@ expect_exit 3 "a bucket that is not there exits 3" mirror "s3://nobucket/pub" to
 expect_grep "and says so" "bucket 'nobucket' does not exist" "$TMP/err"
 expect_exit 2 "no credentials at all: a usage error before anything" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$WHEELPICK" \
 	--catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_no_grep "before resolving anything" "torch" "$TMP/out"
 
 # --- kill -9 at random moments: the bucket always holds a mirror that verifies ------------------
 TA=(torch==1.8.0 --cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64 --platform win_amd64 --index "$FINDLINKS")
