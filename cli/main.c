@@ -213,12 +213,13 @@ static const struct {
 	const char *verb, *instead;
 } habits[] = {
 	{ "download", "wheelpick downloads with its default command: 'wheelpick PKG... -d DIR' writes a verified wheelhouse" },
-	{ "sync", "'wheelpick -r requirements.txt -d wh' writes a verified wheelhouse for the target, which "
-		  "'pip install --no-index --find-links wh -r wh/requirements.txt' installs" },
+	{ "sync", "'wheelpick -r requirements.txt -d wh' writes a verified wheelhouse for the target, and "
+		  "'wheelpick install wh' puts it into this environment" },
 	{ "compile", "to pin versions and hashes without downloading: 'wheelpick lock PKG... -o pylock.toml', or "
 		     "'wheelpick PKG... --dry-run' to see the picks" },
 	{ "show", "what the catalog has for a project: 'wheelpick list PKG' (and 'wheelpick PKG --dry-run --explain' for a pick)" },
-	{ "freeze", "wheelpick reads no environment: 'wheelpick lock PKG... -o pylock.toml' pins what a target gets" },
+	{ "freeze", "what an environment holds: 'wheelpick list --installed'; to pin what a target gets: "
+		    "'wheelpick lock PKG... -o pylock.toml'" },
 	{ "search", "to see a project's versions and builds: 'wheelpick list PKG'" },
 };
 

@@ -140,6 +140,10 @@ for v in download sync compile show freeze search; do
 	[ "$(wc -l <"$TMP/err")" = 1 ] && pass "$v: one line" || fail "$v: $(wc -l <"$TMP/err") lines"
 done
 expect_grep "show points to list" "'wheelpick list PKG'" "$TMP/err"
+expect_exit 2 "sync" wp sync
+expect_grep "sync points to install, now that there is one" "'wheelpick install wh'" "$TMP/err"
+expect_exit 2 "freeze" wp freeze
+expect_grep "freeze points to list --installed" "'wheelpick list --installed'" "$TMP/err"
 expect_exit 0 "wheelpick version is --version" wp version
 expect_grep "the version" "^wheelpick [0-9]+\.[0-9]+\.[0-9]+$" "$TMP/out"
 expect_exit 0 "and it reads no index" env WHEELPICK_INDEX=http://127.0.0.1:9/simple/ "$WHEELPICK" version
