@@ -28,8 +28,9 @@ int wp_cmd_lock(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	if (o.json) {
-		wp_print_plan(&run.plan, true, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	} else if (cli->verbosity >= 0) {
+		wp_pick_opts_print_index(&o); /* where the lock's URLs came from, as pick's plan says it */
 		for (size_t i = 0; i < rep.n; i++)
 			printf("wrote %s: for %s\n", rep.v[i].name, rep.v[i].for_whom);
 	}

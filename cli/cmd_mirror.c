@@ -133,7 +133,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	cli->info_as_debug = false; /* what the mirror wrote is the result */
 	if (o.dry_run) {
-		wp_print_plan(&run.plan, o.json, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0)
 			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
 		goto out;
@@ -163,7 +163,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (frc)
 		rc = frc;
 	if (o.json)
-		wp_print_plan(&run.plan, true, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	printed = o.json;
 out:
 	if (rc && o.json && !printed)
@@ -327,7 +327,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (rc)
 		goto out;
 	if (o.json)
-		wp_print_plan(&run.plan, true, false);
+		wp_pick_opts_print_plan(&o, &run.plan, true, false);
 	printed = o.json;
 	if (!o.json && cli->verbosity >= 0)
 		print_bundle_written(pos.v[0], split, nvol, run.plan.n, "");

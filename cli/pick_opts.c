@@ -330,19 +330,25 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 	return 0;
 }
 
+void wp_pick_opts_print_index(const struct wp_pick_opts *o)
+{
+	const struct wp_index_config *c = &o->icfg;
+	if (!c->shown.n)
+		return;
+	fputs("index: ", stdout);
+	for (size_t i = 0; i < c->shown.n; i++) {
+		if (i)
+			fputs(", ", stdout);
+		wp_fputs_shown(c->shown.v[i], stdout);
+	}
+	printf(" (from %s)\n", c->origin ? c->origin : "the default");
+}
+
 void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain)
 {
 	const struct wp_index_config *c = &o->icfg;
 	if (!json) {
-		if (c->shown.n) {
-			fputs("index: ", stdout);
-			for (size_t i = 0; i < c->shown.n; i++) {
-				if (i)
-					fputs(", ", stdout);
-				wp_fputs_shown(c->shown.v[i], stdout);
-			}
-			printf(" (from %s)\n", c->origin ? c->origin : "the default");
-		}
+		wp_pick_opts_print_index(o);
 		wp_print_plan(plan, false, explain);
 		return;
 	}

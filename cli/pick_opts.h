@@ -56,6 +56,8 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 /* The indexes in force (ops/indexconf.h) into o->icfg, TLS settings applied, said with -v; a
  * --trusted-host warned about on every run. Called by wp_pick_opts_job. */
 int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err);
+/* "index: URL, ... (from WHERE)": the indexes in use, credentials masked (nothing without one). */
+void wp_pick_opts_print_index(const struct wp_pick_opts *o);
 /* The plan as wp_print_plan prints it, headed by the indexes in use and where they came from
  * ("index: URL (from PIP_INDEX_URL)"; in JSON "index": {"from", "urls"}), never a credential. */
 void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain);

@@ -120,6 +120,13 @@ expect_grep "from PIP_INDEX_URL" "\(from PIP_INDEX_URL\)" "$TMP/out"
 expect_exit 0 "UV_DEFAULT_INDEX before PIP_INDEX_URL" env UV_DEFAULT_INDEX="$H/simple" PIP_INDEX_URL="http://127.0.0.1:9/x/" \
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}"
 expect_grep "from UV_DEFAULT_INDEX" "^index: $H/simple/ \(from UV_DEFAULT_INDEX\)" "$TMP/out"
+# lock, mirror --dry-run and their --json say the index too
+expect_exit 0 "lock with PIP_INDEX_URL" env PIP_INDEX_URL="$H/simple" "$WHEELPICK" lock torchvision==0.9.0 "${T[@]:0:6}" \
+	-o "$TMP/pylock.toml"
+expect_grep "lock's header says PIP_INDEX_URL" "^index: $H/simple/ \(from PIP_INDEX_URL\)" "$TMP/out"
+expect_exit 0 "mirror --dry-run --json with PIP_INDEX_URL" env PIP_INDEX_URL="$H/simple" "$WHEELPICK" mirror "$TMP/m-dry" \
+	torchvision==0.9.0 "${T[@]}" --dry-run --json
+expect_json "$TMP/out" 'j["index"]["from"]' "PIP_INDEX_URL"
 expect_exit 0 "the command line before all of them" env PIP_INDEX_URL="http://127.0.0.1:9/x/" \
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --index "$H/simple"
 expect_exit 0 "--isolated ignores pip's files and variables" env PIP_CONFIG_FILE="$TMP/pip.conf" \
