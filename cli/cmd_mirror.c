@@ -38,7 +38,7 @@ static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	struct wp_conda_result res = { 0 };
 	bool s3 = wp_s3_url(dir);
 	int rc;
-	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run || s3 ? NULL : dir, &job, err)) ||
+	if ((rc = wp_pick_opts_conda_job(cli, o, reqs, o->dry_run || s3 ? NULL : dir, &job, err)) ||
 	    (rc = wp_cli_need_paths(cli, err))) {
 		if (o->json)
 			wp_print_json_error(rc, err, NULL);
@@ -236,7 +236,7 @@ static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	struct wp_conda_result res = { 0 };
 	size_t nvol = 0;
 	int rc;
-	if ((rc = wp_pick_opts_conda_job(o, reqs, out, &job, err)) || (rc = wp_cli_need_paths(cli, err))) {
+	if ((rc = wp_pick_opts_conda_job(cli, o, reqs, out, &job, err)) || (rc = wp_cli_need_paths(cli, err))) {
 		if (o->json)
 			wp_print_json_error(rc, err, NULL);
 		return rc;

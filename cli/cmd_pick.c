@@ -25,7 +25,7 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	struct wp_conda_job job;
 	struct wp_conda_result res = { 0 };
 	int rc;
-	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run ? NULL : dest, &job, err)) ||
+	if ((rc = wp_pick_opts_conda_job(cli, o, reqs, o->dry_run ? NULL : dest, &job, err)) ||
 	    (rc = wp_cli_need_paths(cli, err))) {
 		if (o->json)
 			wp_print_json_error(rc, err, NULL);

@@ -1,6 +1,7 @@
 /* cli/pick_opts.c: the option tables of pick, mirror, bundle, matrix and lock, requirements and
  * constraints files, and the jobs they make. */
 #include "cli/pick_opts.h"
+#include "net/auth.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
@@ -423,7 +424,7 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	return 0;
 }
 
-int wp_pick_opts_conda_job(struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
+int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
 			   struct wp_conda_job *job, struct wp_err *err)
 {
 	const char *bad = o->index_for.n ? "--index-for" : o->pre ? "--pre" : o->explain ? "--explain"
@@ -438,6 +439,17 @@ int wp_pick_opts_conda_job(struct wp_pick_opts *o, const struct wp_strlist *reqs
 			       o->requirement.n ? "-r" : o->constraint.n ? "a constraints file" : "--require-hashes");
 	if ((rc = wp_pick_opts_check_platforms(&o->platform, true, err)) || (rc = wp_suggest_check_reqs(reqs, true, err)))
 		return rc;
+	/* conda reads no pip configuration, but TLS settings given on the command line (a company CA,
+	 * a client certificate, a host whose certificate is not checked) hold for channels too */
+	if (o->cert)
+		wp_net_set_ca_bundle(o->cert);
+	if (o->client_cert)
+		wp_net_set_client_cert(o->client_cert);
+	for (size_t i = 0; i < o->trusted_host.n; i++) {
+		wp_net_trust_host(o->trusted_host.v[i]);
+		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); package hashes still are",
+			    o->trusted_host.v[i]);
+	}
 	memset(job, 0, sizeof(*job));
 	job->reqs = *reqs;
 	target_spec(o, true, &job->targets);

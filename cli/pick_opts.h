@@ -63,7 +63,7 @@ void wp_pick_opts_print_index(const struct wp_pick_opts *o);
 void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain);
 /* The conda job: -WPE_USAGE for options that have no meaning there (--index-for, --pre,
  * --explain, --index-strategy, -r, constraints), naming them. */
-int wp_pick_opts_conda_job(struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
+int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
 			   struct wp_conda_job *job, struct wp_err *err);
 /* -c names a conda channel, or (pip's habit) a constraints file: a file that exists or a name
  * ending in .txt. Sorts the values given; call before wp_pick_opts_is_conda. */

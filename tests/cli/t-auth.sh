@@ -209,6 +209,16 @@ expect_exit 0 "--trusted-host 127.0.0.1:PORT" env -u PIP_CERT "$WHEELPICK" torch
 	--isolated --index "$SU" --trusted-host "127.0.0.1:$S"
 keep tls-trusted
 expect_grep "warned about on every run" "TLS certificate of '127.0.0.1:$S' is not checked" "$TMP/err"
+# conda channels over the same TLS: --cert and --trusted-host hold for them too
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/tlsroot/chan" "$TMP/tlsroot/forge"
+CT=(pytorch==1.8.0 --conda -c "https://alice:$TOKEN@127.0.0.1:$S/chan" -c "https://alice:$TOKEN@127.0.0.1:$S/forge" --cuda 11.2 --python 3.8
+	--platform linux-64 --dry-run)
+expect_exit 3 "conda over https with an unknown CA: exit 3" env -u PIP_CERT -u SSL_CERT_FILE "$WHEELPICK" pick "${CT[@]}"
+expect_exit 0 "conda with --cert CA.pem" env -u PIP_CERT "$WHEELPICK" pick "${CT[@]}" --cert "$C/ca.pem"
+keep conda-tls-cert
+expect_exit 0 "conda with --trusted-host" env -u PIP_CERT "$WHEELPICK" pick "${CT[@]}" --refresh --trusted-host "127.0.0.1:$S"
+expect_grep "warned about there too" "TLS certificate of '127.0.0.1:$S' is not checked" "$TMP/err"
+keep conda-tls-trusted
 
 export WHEELPICK_CATALOG="$TMP/mtls.sqlite3"
 expect_exit 3 "a server that wants a client certificate, none given: exit 3" \
