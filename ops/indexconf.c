@@ -117,6 +117,9 @@ static void conf_key(void *ctx, const char *section, const char *key, const char
 	int rank = !strcmp(section, "global") ? 0 : !strcmp(section, "install") || !strcmp(section, "download") ? 1 : -1;
 	if (rank < 0)
 		return;
+	/* pip's --timeout is also --default-timeout: either name, in a file or the environment */
+	if (!strcmp(key, "default-timeout"))
+		key = "timeout";
 	for (int k = 0; k < K_N; k++) {
 		if (strcmp(key, key_names[k]) != 0 || rank < pc->rank[k])
 			continue;
@@ -353,9 +356,10 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 			wp_strlist_push(&c->trusted_host, g->trusted_host.v[i]);
 	else if (!g->isolated)
 		add_list(c, &c->trusted_host, env("PIP_TRUSTED_HOST") ? env("PIP_TRUSTED_HOST") : pc.v[K_TRUSTED], false, WS);
-	c->timeout = g->isolated ? NULL : env("PIP_TIMEOUT") ? env("PIP_TIMEOUT") :
+	const char *timeout_env = env("PIP_TIMEOUT") ? "PIP_TIMEOUT" : env("PIP_DEFAULT_TIMEOUT") ? "PIP_DEFAULT_TIMEOUT" : NULL;
+	c->timeout = g->isolated ? NULL : timeout_env ? env(timeout_env) :
 		     pc.v[K_TIMEOUT] ? keep(c, wp_xstrdup(pc.v[K_TIMEOUT])) : NULL;
-	const char *timeout_where = env("PIP_TIMEOUT")  ? "PIP_TIMEOUT" :
+	const char *timeout_where = timeout_env ? timeout_env :
 				    pc.where[K_TIMEOUT] ? keep(c, wp_xstrdup(pc.where[K_TIMEOUT])) : NULL;
 	for (int k = 0; k < K_N; k++) {
 		free(pc.v[k]);

@@ -136,6 +136,11 @@ printf '[global]\ntimeout = soon\n' >"$TMP/bad.conf"
 expect_exit 2 "a pip timeout that is no number is a usage error" env PIP_CONFIG_FILE="$TMP/bad.conf" \
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --index "$H/simple"
 expect_grep "naming the file" "timeout 'soon' \(pip.conf $TMP/bad.conf\)" "$TMP/err"
+printf '[global]\ndefault-timeout = later\n' >"$TMP/bad2.conf"
+expect_exit 2 "pip's other name for it, default-timeout, is read too" env PIP_CONFIG_FILE="$TMP/bad2.conf" \
+	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --index "$H/simple"
+expect_exit 2 "and PIP_DEFAULT_TIMEOUT" env PIP_DEFAULT_TIMEOUT=never "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --index "$H/simple"
+expect_grep "naming the variable" "timeout 'never' \(PIP_DEFAULT_TIMEOUT\)" "$TMP/err"
 
 # update reads the root (a whole-index listing) and stores it like any page
 export WHEELPICK_CATALOG="$TMP/update.sqlite3"
