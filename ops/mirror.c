@@ -512,14 +512,13 @@ static int write_project(const char *dir, const char *root, const char *project,
 		if (rp)
 			wp_json_kstr(&w, "requires-python", rp);
 		if (meta) {
-			/* both spellings: PEP 714's, and PEP 658's that pip before 23.3 reads */
-			static const char *const keys[] = { "core-metadata", "dist-info-metadata" };
-			for (size_t k = 0; k < WP_ARRAY_LEN(keys); k++) {
-				wp_json_key(&w, keys[k]);
-				wp_json_obj(&w);
-				wp_json_kstr(&w, "sha256", meta);
-				wp_json_obj_end(&w);
-			}
+			/* PEP 714's key only: pip 22.3 to 23.1 (Debian 12's 23.0.1 among them) fail hard on
+			 * PEP 658's "dist-info-metadata" in JSON, which is why PEP 714 renamed it; the
+			 * HTML page keeps both attributes, which every pip reads without harm */
+			wp_json_key(&w, "core-metadata");
+			wp_json_obj(&w);
+			wp_json_kstr(&w, "sha256", meta);
+			wp_json_obj_end(&w);
 		}
 		if (e->size >= 0)
 			wp_json_kint(&w, "size", e->size);

@@ -295,6 +295,13 @@ static void test_pages(void **state)
 	free(want);
 	want = wp_xasprintf("data-dist-info-metadata=\"sha256=%s\"", msha);
 	assert_non_null(strstr(html, want));
+	/* the JSON page names it by PEP 714's key alone: pip 22.3-23.1 fail on PEP 658's there */
+	char *jpage = wp_xasprintf("%s/simple/demo-pkg/index.json", dir);
+	char *jtext = test_read_file(jpage, NULL);
+	assert_non_null(strstr(jtext, "\"core-metadata\""));
+	assert_null(strstr(jtext, "dist-info-metadata"));
+	free(jtext);
+	free(jpage);
 	assert_non_null(strstr(html, "<meta name=\"pypi:repository-version\" content=\"1.1\">"));
 
 	/* '+' is %2B in the href, as S3 needs it */
