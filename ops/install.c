@@ -548,7 +548,6 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 		struct wp_wheelname wn;
 		struct wp_err sub = WP_ERR_INIT;
 		int rc;
-		pthread_mutex_init(&w->mu, NULL);
 		w->path = wp_xstrdup(wa->path);
 		w->filename = wp_xstrdup(wa->filename);
 		w->requested = wa->requested;
@@ -934,7 +933,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if ((rc = gather(&jb, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "%zu wheels chosen and their sha256 checked", jb.wants.n);
-	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (rc = fill_store(&jb, err)))
+	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (!in->dry_run && (rc = fill_store(&jb, err))))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "wheels opened, tags, Requires-Python and Requires-Dist checked");
 	ij_init(&jb.j, jb.env.py.purelib);
@@ -1013,7 +1012,6 @@ out:
 	if (journal)
 		ij_release(&jb.j);
 	for (size_t i = 0; i < jb.nw; i++) {
-		pthread_mutex_destroy(&jb.w[i].mu);
 		iw_release(&jb.w[i]);
 	}
 	free(jb.w);

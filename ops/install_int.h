@@ -104,7 +104,6 @@ struct iwheel {
 	struct iw_files files;
 	struct wp_buf entry_points; /* entry_points.txt as read */
 	struct old_dist old;
-	pthread_mutex_t mu;
 	char *sha256;        /* the wheel file's, when known (hex) */
 	char *store;         /* --link-mode hardlink|reflink: its unpacked store folder; NULL: copy */
 	char *store_tmp;     /* that folder being filled (NULL when it was there already) */
