@@ -187,6 +187,7 @@ int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, str
 			wp_json_kstr(&j, "installer", l.v[i].installer);
 			wp_json_kbool(&j, "requested", l.v[i].requested);
 			wp_json_kstr(&j, "variant", l.v[i].variant);
+			wp_json_kstr(&j, "picked_for", l.v[i].target);
 			wp_json_obj_end(&j);
 		}
 		wp_json_arr_end(&j);
@@ -197,10 +198,11 @@ int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, str
 	for (size_t i = 0; i < l.n; i++)
 		if (strlen(l.v[i].name) > w)
 			w = strlen(l.v[i].name);
-	printf("%-*s %-14s %-10s %s\n", (int)w, "Package", "Version", "Installer", "Variant");
+	printf("%-*s %-14s %-10s %-10s %s\n", (int)w, "Package", "Version", "Installer", "Variant", "Picked for");
 	for (size_t i = 0; i < l.n; i++)
-		printf("%-*s %-14s %-10s %s\n", (int)w, l.v[i].name, l.v[i].version, l.v[i].installer[0] ? l.v[i].installer : "-",
-		       l.v[i].variant ? l.v[i].variant : "");
+		printf("%-*s %-14s %-10s %-10s %s\n", (int)w, l.v[i].name, l.v[i].version,
+		       l.v[i].installer[0] ? l.v[i].installer : "-", l.v[i].variant ? l.v[i].variant : "-",
+		       l.v[i].target ? l.v[i].target : "-");
 out:
 	wp_installed_list_release(&l);
 	return rc;

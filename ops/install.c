@@ -33,6 +33,7 @@
 struct want {
 	char *path, *filename;
 	char *sha256; /* hex, when it was hashed against a requirement */
+	const char *target; /* what its requirement file was written for (the job's), or NULL */
 	bool requested;
 };
 
@@ -58,6 +59,8 @@ struct job {
 	struct cands cands;
 	struct wp_strlist scanned; /* folders already read into cands (owned) */
 	struct wp_strlist tmpdirs; /* bundles unpacked (owned) */
+	struct wp_strlist targets; /* requirement files' "written by wheelpick for" lines, joined (owned) */
+	const char *cur_target;    /* the one of the file being read */
 	struct iwheel *w;
 	size_t nw;
 	struct ij_journal j;
@@ -128,6 +131,7 @@ static struct want *add_want(struct job *jb, const char *path, bool requested)
 	const char *slash = strrchr(path, '/');
 	w->filename = wp_xstrdup(slash ? slash + 1 : path);
 	w->requested = requested;
+	w->target = jb->cur_target;
 	return w;
 }
 
@@ -290,10 +294,41 @@ static const char *getenv_cb(void *ctx, const char *name)
 	return getenv(name);
 }
 
+/* What a requirement file wheelpick wrote says it is for: the "#   ..." lines under "# written by
+ * wheelpick for:", joined with "; "; NULL for any other file. */
+static char *written_for(const char *path)
+{
+	struct wp_buf b = WP_BUF_INIT, out = WP_BUF_INIT;
+	if (wp_file_read_capped(path, WP_REQFILE_MAX_BYTES, &b, NULL) ||
+	    strncmp(wp_buf_cstr(&b), "# written by wheelpick for:\n", 28)) {
+		wp_buf_free(&b);
+		return NULL;
+	}
+	for (const char *l = wp_buf_cstr(&b) + 28; !strncmp(l, "#   ", 4);) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (out.len)
+			wp_buf_addstr(&out, "; ");
+		wp_buf_add(&out, l + 4, n - 4);
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	wp_buf_free(&b);
+	for (size_t i = 0; i < out.len; i++)
+		if (out.data[i] == '\t' || out.data[i] == '\r')
+			out.data[i] = ' ';
+	return out.len ? wp_buf_detach(&out, NULL) : (wp_buf_free(&out), NULL);
+}
+
 static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks, struct wp_err *err)
 {
 	struct wp_reqfile rf = { 0 };
 	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL };
+	char *target = written_for(path);
+	if (target)
+		wp_strlist_push(&jb->targets, target);
+	jb->cur_target = target;
 	int rc = wp_reqfile_load(&rf, path, false, &io, err);
 	if (rc)
 		goto out;
@@ -326,6 +361,7 @@ static int from_reqfile(struct job *jb, const char *path, const char *const *lin
 		if (!rf.reqs.v[i].constraint)
 			rc = resolve_req(jb, &rf.reqs.v[i], false, err);
 out:
+	jb->cur_target = NULL;
 	wp_reqfile_release(&rf);
 	return rc;
 }
@@ -552,6 +588,7 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 		w->filename = wp_xstrdup(wa->filename);
 		w->requested = wa->requested;
 		w->link_mode = (int)jb->in->link_mode;
+		w->target = wa->target ? wp_xstrdup(wa->target) : NULL;
 		w->sha256 = wa->sha256 ? wp_xstrdup(wa->sha256) : NULL;
 		if (wp_wheelname_parse(wa->filename, &wn, &sub))
 			return wp_fail(err, -WPE_USAGE, "%s", sub.msg);
@@ -961,9 +998,30 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++)
 			ij_add(&jb.j, IJ_RENAME, jb.w[i].files.v[k].tmp, jb.w[i].files.v[k].dest);
-	if ((rc = ij_write_staging(&jb.j, err)))
+	char *tpath = itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
+	bool targets_gone = false;
+	ij_add(&jb.j, IJ_RENAME, ttmp, tpath);
+	struct wp_strlist drop = { 0 };
+	struct wp_buf add = WP_BUF_INIT;
+	for (size_t i = 0; i < jb.nw; i++) {
+		wp_strlist_push(&drop, jb.w[i].project);
+		if (jb.w[i].target)
+			wp_buf_printf(&add, "%s\t%s\n", jb.w[i].project, jb.w[i].target);
+	}
+	if (!(rc = ij_write_staging(&jb.j, err))) {
+		staged = true;
+		rc = itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
+		if (!rc && tmade && strcmp(tmade, ttmp))
+			rc = wp_fail(err, -WPE_IO, "'%s' was staged as '%s'", tpath, tmade);
+		targets_gone = !rc && !tmade; /* nothing left to say: the file goes at the commit */
+	}
+	free(tpath);
+	free(ttmp);
+	free(tmade);
+	wp_strlist_release(&drop);
+	wp_buf_free(&add);
+	if (rc)
 		goto out;
-	staged = true;
 	if ((rc = make_dirs(&jb, err)) || (rc = run_pool(&jb, false, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "every file staged beside its destination");
@@ -983,6 +1041,13 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		if (jb.w[i].old.dist_info)
 			old_dist_plan_removal(&jb.w[i].old, &keep, &jb.j);
 	wp_strlist_release(&keep);
+	if (targets_gone) {
+		char *tp = itargets_path(&jb.env);
+		struct stat tsb;
+		if (lstat(tp, &tsb) == 0)
+			ij_add(&jb.j, IJ_UNLINK, tp, NULL);
+		free(tp);
+	}
 	if ((rc = ij_commit(&jb.j, err)))
 		goto out;
 	staged = false;
@@ -1029,6 +1094,9 @@ out:
 	for (size_t i = 0; i < jb.scanned.n; i++)
 		free((char *)jb.scanned.v[i]);
 	wp_strlist_release(&jb.scanned);
+	for (size_t i = 0; i < jb.targets.n; i++)
+		free((char *)jb.targets.v[i]);
+	wp_strlist_release(&jb.targets);
 	for (size_t i = 0; i < jb.tmpdirs.n; i++) {
 		nftw(jb.tmpdirs.v[i], rm_one, 16, FTW_DEPTH | FTW_PHYS);
 		free((char *)jb.tmpdirs.v[i]);

@@ -61,6 +61,7 @@ struct wp_installed {
 	char *installer;               /* the INSTALLER file's first line, "" when none */
 	char *dist_info;               /* its folder */
 	char *variant;                 /* a variant wheel's label (from variant.json), or NULL */
+	char *target;                  /* the machine wheelpick picked it for (its requirement file says), or NULL */
 	bool requested;
 };
 
