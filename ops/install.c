@@ -574,6 +574,24 @@ static int gather(struct job *jb, struct wp_err *err)
 
 /* ---- the checks before anything is written ---- */
 
+/* PEP 668: an interpreter whose distribution manages its packages (EXTERNALLY-MANAGED beside its
+ * standard library) is refused outside a virtual environment, as pip refuses it; --prefix and
+ * --target are not its environment. */
+static int check_externally_managed(struct job *jb, struct wp_err *err)
+{
+	if (jb->in->scheme != WP_SCHEME_DEFAULT || jb->env.py.in_venv || jb->in->break_system_packages ||
+	    !jb->env.py.stdlib || !jb->env.py.stdlib[0])
+		return 0;
+	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", jb->env.py.stdlib);
+	bool managed = access(marker, F_OK) == 0;
+	free(marker);
+	if (!managed)
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
+		       "installs its packages); make a virtual environment (python3 -m venv DIR) and give --python "
+		       "DIR, or --break-system-packages", jb->env.py.executable);
+}
+
 static int open_wheels(struct job *jb, struct wp_err *err)
 {
 	jb->nw = jb->wants.n;
@@ -964,6 +982,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);
+	if ((rc = check_externally_managed(&jb, err)))
+		goto out;
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
 	/* every refusal before anything is written: sources, tags, hashes, structure, metadata */

@@ -141,6 +141,12 @@ expect_grep "the file for this Python and platform" "installed alpha 1.0" out
 cp wh/requirements.txt "whs/requirements-cu118-py$PYV-manylinux_2_28_$(uname -m).txt"
 expect_exit 2 "two files for this interpreter: asks which" wp install whs --python "$TMP/vt/bin/python"
 expect_grep "say which" "say which with -r" err
+# PEP 668: Debian's own python3 is externally managed (checked where this machine has one; --dry-run)
+if [ -x /usr/bin/python3 ] && ls /usr/lib/python3*/EXTERNALLY-MANAGED >/dev/null 2>&1; then
+	expect_exit 2 "an externally managed interpreter is refused" wp install wh --dry-run --python /usr/bin/python3
+	expect_grep "saying why and what to do" "externally managed \(PEP 668" err
+	expect_exit 0 "unless --break-system-packages" wp install wh --dry-run --break-system-packages --python /usr/bin/python3
+fi
 venv vd
 expect_exit 1 "a wheel whose Requires-Dist nothing meets is refused" wp install wh/alpha-1.0-py3-none-any.whl --python "$TMP/vd/bin/python"
 expect_grep "naming the requirement" "requires 'beta', which is neither among the sources nor installed" err
