@@ -557,6 +557,11 @@ static int gather(struct job *jb, struct wp_err *err)
 			free(top);
 		} else if (ends_with(src, ".txt") && is_file(src)) {
 			rc = from_reqfile(jb, src, in->find_links, in->n_find_links, err);
+		} else if (access(src, F_OK) != 0 && !strchr(src, '/')) {
+			/* pip's and uv's habit: a project by name */
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file or folder here; install takes what wheelpick wrote: "
+				     "'wheelpick %s -d wh' picks and downloads it where an index is reachable, then "
+				     "'wheelpick install wh' installs it (here or across the air gap)", src, src);
 		} else {
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a wheelhouse, a bundle or a wheel (install takes "
 				     "what wheelpick wrote, or -r FILE --find-links DIR)", src);

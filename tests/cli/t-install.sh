@@ -151,6 +151,8 @@ venv vd
 expect_exit 1 "a wheel whose Requires-Dist nothing meets is refused" wp install wh/alpha-1.0-py3-none-any.whl --python "$TMP/vd/bin/python"
 expect_grep "naming the requirement" "requires 'beta', which is neither among the sources nor installed" err
 expect_exit 0 "--no-deps installs it anyway" wp install wh/alpha-1.0-py3-none-any.whl --no-deps --python "$TMP/vd/bin/python"
+expect_exit 2 "install by name (pip's habit) says how to get it" wp install torch --python "$TMP/vr/bin/python"
+expect_grep "pick it, then install" "'wheelpick torch -d wh' picks and downloads it" err
 mkdir other && cp wh/gamma-1.0-py3-none-any.whl "other/zeta-1.0-cp27-cp27mu-win_amd64.whl"
 expect_exit 1 "a wheel for another machine is refused" wp install other/zeta-1.0-cp27-cp27mu-win_amd64.whl --python "$TMP/vr/bin/python"
 expect_grep "with the reason" "not for this interpreter" err
