@@ -31,7 +31,14 @@ TEST_LDLIBS := $(shell pkg-config --libs $(LAZY_PKGS) 2>/dev/null)
 # binutils: objdump reads the SONAMEs of the lazily loaded libraries (gcc brings it; named anyway).
 DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
             libssl-dev libyajl-dev libmsgpack-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip python3-msgpack \
-            clang sqlite3 valgrind curl man-db groff-base zsh fish
+            clang sqlite3 valgrind curl man-db groff-base zsh fish python3-jsonschema nodejs
+# tests/cli/t-conda-rattler.sh solves with rattler (conda's Rust library, as WebAssembly under node),
+# installed from the npm registry into NODE_DIR by `make deps`. npm comes with NodeSource's nodejs;
+# Debian's own npm package is installed only where there is no npm (it conflicts with NodeSource's).
+NODE_DIR := $(BUILD)/node
+RATTLER_NPM := @conda-org/rattler@0.3.5
+# tests/server/ceph.sh: a throwaway Ceph cluster (monitor, memstore OSD, RADOS Gateway) for t-s3.sh
+DEB_PKGS += ceph-mon ceph-osd radosgw
 
 LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
 ifeq ($(LAZY),0)
@@ -106,6 +113,10 @@ deps:
 	  if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root to install:$$missing" >&2; exit 2; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm; } || \
+	  { echo "make deps: npm is missing (apt-get install npm, as root)" >&2; exit 2; }
+	@[ -f $(NODE_DIR)/node_modules/@conda-org/rattler/package.json ] || \
+	  npm install --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error $(RATTLER_NPM)
 
 RESULTS  := $(BUILD)/test-results
 unit: $(UNIT_BIN)

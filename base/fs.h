@@ -72,6 +72,11 @@ int wp_link_or_copy_unsynced(const char *from, const char *to, struct wp_err *er
  * folder is not an error). 0 or -WPE_IO. */
 int wp_fs_sync_dir(const char *dir, struct wp_err *err);
 
+/* A folder whose files are thrown away when the run ends (a staging folder): writes under it skip
+ * fsync, which buys nothing there and costs most of a staged mirror's time. Process-wide; NULL
+ * clears it. The path is copied. */
+void wp_fs_scratch_set(const char *dir);
+
 /* Record an error for a failed file operation with a message that says what to do for the
  * errno values users meet (no space, read-only, permission, a parent that is a file).
  * what is a verb phrase: "cannot create", "cannot write". Returns -WPE_IO. */

@@ -528,14 +528,52 @@ void wp_json_kbool(struct wp_json *j, const char *key, bool v)
 	wp_json_bool(j, v);
 }
 
+/* yajl's beautifier writes an empty array or object over blank lines ("[\n\n  ]"); scripts and
+ * people expect [] and {}. Squeezes the white space between an opener and its closer, outside
+ * strings, in place; returns the new length. */
+static size_t squeeze_empty(unsigned char *b, size_t len)
+{
+	size_t o = 0;
+	bool in_str = false, esc = false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = b[i];
+		b[o++] = c;
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			size_t k = i + 1;
+			while (k < len && (b[k] == ' ' || b[k] == '\n' || b[k] == '\t' || b[k] == '\r'))
+				k++;
+			if (k < len && k > i + 1 && b[k] == (c == '[' ? ']' : '}')) {
+				b[o++] = b[k];
+				i = k;
+			}
+		}
+	}
+	return o;
+}
+
 void wp_json_finish(struct wp_json *j, FILE *f)
 {
 	const unsigned char *buf;
 	size_t len;
 	yajl_gen_get_buf(j->gen, &buf, &len);
-	fwrite(buf, 1, len, f);
-	if (len && buf[len - 1] != '\n')
+	unsigned char *copy = wp_xmalloc(len + 1);
+	memcpy(copy, buf, len);
+	len = squeeze_empty(copy, len);
+	fwrite(copy, 1, len, f);
+	if (len && copy[len - 1] != '\n')
 		fputc('\n', f);
+	free(copy);
 	yajl_gen_free(j->gen);
 	j->gen = NULL;
 }
@@ -543,12 +581,16 @@ void wp_json_finish(struct wp_json *j, FILE *f)
 int wp_json_finish_buf(struct wp_json *j, struct wp_buf *out)
 {
 	const unsigned char *buf;
-	size_t len;
+	size_t len, start = out->len;
 	int rc = 0;
 	if (j->bad || yajl_gen_get_buf(j->gen, &buf, &len) != yajl_gen_status_ok)
 		rc = -WPE_PARSE;
 	else if (wp_buf_add(out, buf, len) < 0 || ((!len || buf[len - 1] != '\n') && wp_buf_addch(out, '\n') < 0))
 		rc = -WPE_TOO_BIG;
+	else {
+		out->len = start + squeeze_empty((unsigned char *)out->data + start, out->len - start);
+		out->data[out->len] = 0;
+	}
 	yajl_gen_free(j->gen);
 	j->gen = NULL;
 	return rc;

@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -244,6 +245,18 @@ bool wp_url_scheme_ok(const char *url)
 {
 	return !strncasecmp(url, "http:", 5) || !strncasecmp(url, "https:", 6) ||
 	       !strncasecmp(url, "file:", 5);
+}
+
+size_t wp_url_scheme_len(const char *arg)
+{
+	/* RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":", here followed by "/"; one letter
+	 * is a drive ("C:/x") */
+	size_t n = 0;
+	if (!arg || !isalpha((unsigned char)arg[0]))
+		return 0;
+	while (isalnum((unsigned char)arg[n]) || arg[n] == '+' || arg[n] == '-' || arg[n] == '.')
+		n++;
+	return n > 1 && arg[n] == ':' && arg[n + 1] == '/' ? n : 0;
 }
 
 enum wp_url_kind wp_url_kind_of(const char *url)

@@ -24,6 +24,11 @@ int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err 
 /* true when url starts with http:, https: or file: (any case) */
 bool wp_url_scheme_ok(const char *url);
 
+/* The length of arg's scheme when arg is written as a URL ("s3://b/p", "s3:/b", "HTTP://h/": 2, 2,
+ * 4), else 0 ("dir", "./s3://b", "C:/x", "a:b"). Where a command takes a folder or file, such an argument is a
+ * URL it must accept or refuse, never a relative path beginning "s3:". */
+size_t wp_url_scheme_len(const char *arg);
+
 enum wp_url_kind { WP_URL_OTHER, WP_URL_FILE, WP_URL_HTTP, WP_URL_HTTPS };
 /* By the scheme, in any case. */
 enum wp_url_kind wp_url_kind_of(const char *url);

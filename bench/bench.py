@@ -15,7 +15,7 @@ coarse for the few-millisecond cases.
 
 Environment:
   BENCH_QUICK=1      a ~1-minute smoke run: small inputs, one measured run per case
-  BENCH_CASES=1,3    run only these cases (1-8)
+  BENCH_CASES=1,3    run only these cases (1-10; 10 needs ceph-mon, ceph-osd and radosgw: make deps)
   BENCH_RUNS=N       measured runs per command (default 5; quick 1)
   WP_SHARED_DATA     the shared data folder (default ../shared/data next to the repo)
 """
@@ -39,7 +39,7 @@ import mkwheel  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "1" if QUICK else "5"))
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8,9,10").split(",") if c.strip()}
 SHARED = os.path.abspath(os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")))
 PAGE2021 = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
 PAGE2023 = os.path.join(SHARED, "pytorch_index", "whl_simple_2023-10-13", "torch", "index.html")
@@ -1147,6 +1147,102 @@ def case7(WP, PY):
     commands(cmds)
 
 
+def case9(WP, PY):
+    """issue 24: the solver at 1,000 and 10,000 projects against pip's resolver (bench/solve_scale.py)."""
+    import solve_scale
+    cp_header(9, "the solver at scale: dependency webs of 1,000 and 10,000 projects")
+    os.environ["BENCH_WORK"] = WORK
+    solve_scale.run(WP, PY, emit, sizes=(300,) if QUICK else (1000, 10000), runs=1 if QUICK else 3,
+                    pip_max=300 if QUICK else 1000)
+
+
+S3_N, S3_SIZE = (100, 1 * MB) if QUICK else (1000, 2 * MB)   # case 10: files published, each of this size
+S3_PARALLEL = 16
+
+
+def case10(WP, PY):
+    """issue 30: publishing a mirror of many files to S3-compatible storage (a Ceph RADOS Gateway on
+    127.0.0.1, tests/server/ceph.sh), against the same wheels PUT by parallel `curl --aws-sigv4`."""
+    total_mb = S3_N * S3_SIZE // MB
+    cp_header(10, f"publish a mirror of {S3_N} wheels ({total_mb} MB) to S3 (Ceph RGW, 127.0.0.1), against "
+                 f"{S3_PARALLEL} parallel curl --aws-sigv4 PUTs of the same wheels")
+    import mkwheel
+    ceph = os.path.join(WORK, "ceph")
+    env_ceph = dict(os.environ, CEPH_MEMSTORE_BYTES=str(3 * S3_N * S3_SIZE + 512 * MB))
+    run_plain([os.path.join(ROOT, "tests", "server", "ceph.sh"), "start", ceph], env_ceph)
+    try:
+        conf = {}
+        with open(os.path.join(ceph, "env")) as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                conf[k] = v
+        ep = conf["S3_ENDPOINT"]
+        s3env = {k: conf[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION")}
+        sig = ["--aws-sigv4", f"aws:amz:{conf['AWS_REGION']}:s3", "--user",
+               f"{conf['AWS_ACCESS_KEY_ID']}:{conf['AWS_SECRET_ACCESS_KEY']}", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]
+        whl = os.path.join(WORK, "s3-wheels")
+        os.makedirs(whl)
+        entries, names = [], []
+        for i in range(S3_N):
+            name = f"s3bench{i:04d}"
+            fn = f"{name}-1.0-py3-none-any.whl"
+            sha, _ = mkwheel.big_wheel(os.path.join(whl, fn), name, "1.0", "py3-none-any", S3_SIZE - 4096, seed=i)
+            entries.append((f"{fn}#sha256={sha}", fn, ""))
+            names.append(name)
+        page(os.path.join(whl, "links.html"), entries)
+        reqs = os.path.join(WORK, "s3-reqs.txt")
+        with open(reqs, "w") as f:
+            f.write("\n".join(names) + "\n")
+        d, env = wp_env("s3")
+        env.update(s3env)
+        fl = f"file://{whl}/links.html"
+        target = ["--cuda", "cpu", "--python", "3.11", "--platform", "manylinux_2_28_x86_64"]
+        # warm: the catalog and the file store hold every wheel; each run publishes into a new bucket
+        run_plain([WP, "mirror", os.path.join(WORK, "s3-local"), "-r", reqs, "--index", fl] + target, env)
+        rm(os.path.join(WORK, "s3-local"))
+        state = {"n": 0}
+
+        def new_bucket(kind):
+            def setup():
+                state["n"] += 1
+                b = f"{kind}{state['n']}"
+                prev = f"{kind}{state['n'] - 1}"
+                run_plain(["radosgw-admin", "-c", os.path.join(ceph, "ceph.conf"), "-n", "client.rgw", "bucket", "rm",
+                           f"--bucket={prev}", "--purge-objects"], expect=None)
+                run_plain(["curl", "-sf", "-X", "PUT"] + sig + [f"{ep}/{b}"])
+                state[kind] = b
+            return setup
+
+        # each run publishes into a new bucket (made in the untimed setup), named in $BUCKET
+        wp_sh = " ".join([shlex.quote(WP), "mirror", '"s3://$BUCKET/mirror"', "-r", shlex.quote(reqs), "--index",
+                          shlex.quote(fl), "--s3-endpoint", ep] + target)
+        # one curl, its own parallel transfers: -T with a {a,b,...} glob PUTs each file to URL/<name>
+        files = sorted(n for n in os.listdir(whl) if n.endswith(".whl"))
+        curl_sh = ("curl -sf -o /dev/null --parallel --parallel-max %d %s -T '{%s}' \"%s/$BUCKET/files/\""
+                   % (S3_PARALLEL, " ".join(shlex.quote(a) for a in sig), ",".join(files), ep))
+        wp = Cmd(f"wheelpick mirror s3:// ({S3_N} wheels, {total_mb} MB, warm store, {S3_PARALLEL} at once)",
+                 ["sh", "-c", wp_sh], env)
+        cu = Cmd(f"anchor: curl --aws-sigv4 --parallel -T, {S3_PARALLEL} at once, wheels only", ["sh", "-c", curl_sh],
+                 cwd=whl)
+        for c, kind in ((wp, "wp"), (cu, "curl")):
+            make = new_bucket(kind)
+
+            def setup(c=c, kind=kind, make=make):
+                make()
+                c.env["BUCKET"] = state[kind]
+            c.setup = setup
+        wp.show = abbreviate(wp_sh)
+        cu.show = abbreviate(f"cd {whl} && " + curl_sh.replace(",".join(files), ",".join(files[:2]) + ",..."))
+        measure([wp, cu], runs=max(1, min(RUNS, 3)), warmup=1)
+        r = ratio(cu, wp)
+        table([wp, cu], {wp.label: f"{r:.2f}x curl's speed; also wrote each wheel's .metadata and the pages "
+                                   f"(goal: at least 0.9x: {verdict(r >= 0.9, f'{r:.2f}x')})",
+                         cu.label: "the wheels alone, no pages"})
+        commands([wp, cu])
+    finally:
+        run_plain([os.path.join(ROOT, "tests", "server", "ceph.sh"), "stop", ceph], expect=None)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -1203,6 +1299,10 @@ def main():
             case7(WP, PY)
         if "8" in CASES:
             case8(WP, PY)
+        if "9" in CASES:
+            case9(WP, PY)
+        if "10" in CASES:
+            case10(WP, PY)
         emit("Legend for the commands above:")
         emit()
         emit("```sh")

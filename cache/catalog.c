@@ -193,6 +193,64 @@ static bool has_table(struct wp_catalog *cat, const char *name)
 	return yes;
 }
 
+/* The catalog's shape, once migrated, is schema.sql's: every table it makes, with every column
+ * of the same type, key and NOT NULL, and no trigger or view (SQL that would run, or answer, in
+ * place of the tables wheelpick reads and writes). A file with another shape is not ours to write
+ * into: updates would say success into tables that do not keep what they are given. Extra tables
+ * and columns are left alone (a later wheelpick's additions). */
+static int check_shape(struct wp_catalog *cat, struct wp_err *err)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *rt = NULL, *ct = NULL, *st = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(cat->db, "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' holds a %s ('%s') that wheelpick never makes: it is not a "
+			     "wheelpick catalog as written (remove it or use --catalog)", cat->path,
+			     (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+		goto out;
+	}
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, wp_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(ref,
+			       "SELECT m.name, c.name, upper(c.type), c.\"notnull\", c.pk FROM sqlite_master AS m, "
+			       "pragma_table_info(m.name) AS c WHERE m.type = 'table' ORDER BY m.name, c.cid",
+			       -1, &rt, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(cat->db, "SELECT upper(type), \"notnull\", pk FROM pragma_table_info(?1) WHERE name = ?2",
+			       -1, &ct, NULL) != SQLITE_OK) {
+		rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': cannot check its tables: %s", cat->path,
+			     ref ? sqlite3_errmsg(ref) : "out of memory");
+		goto out;
+	}
+	while (!rc && sqlite3_step(rt) == SQLITE_ROW) {
+		const char *table = (const char *)sqlite3_column_text(rt, 0), *col = (const char *)sqlite3_column_text(rt, 1);
+		const char *type = (const char *)sqlite3_column_text(rt, 2);
+		sqlite3_reset(ct);
+		sqlite3_bind_text(ct, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ct, 2, col, -1, SQLITE_STATIC);
+		if (sqlite3_step(ct) != SQLITE_ROW) {
+			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' has no column '%s' in table '%s': it is not a wheelpick "
+				     "catalog as written (remove it or use --catalog)", cat->path, col, table);
+		} else if (strcmp((const char *)sqlite3_column_text(ct, 0), type) ||
+			   sqlite3_column_int(ct, 1) != sqlite3_column_int(rt, 3) ||
+			   sqlite3_column_int(ct, 2) != sqlite3_column_int(rt, 4)) {
+			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s': column '%s' of table '%s' is not the one wheelpick "
+				     "makes (type %s%s%s, wanted %s%s%s): it is not a wheelpick catalog as written (remove it "
+				     "or use --catalog)", cat->path, col, table, (const char *)sqlite3_column_text(ct, 0),
+				     sqlite3_column_int(ct, 1) ? " NOT NULL" : "", sqlite3_column_int(ct, 2) ? " key" : "",
+				     type, sqlite3_column_int(rt, 3) ? " NOT NULL" : "", sqlite3_column_int(rt, 4) ? " key" : "");
+		}
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(rt);
+	sqlite3_finalize(ct);
+	if (ref)
+		sqlite3_close(ref);
+	return rc;
+}
+
 /* Old catalogs are brought forward in one transaction; schema.sql is idempotent
  * (IF NOT EXISTS), so version 0 (new file) and future additive migrations share a path. */
 static int migrate(struct wp_catalog *cat, struct wp_err *err)
@@ -443,7 +501,8 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 		}
 		goto out;
 	}
-	rc = migrate(cat, err);
+	if (!(rc = migrate(cat, err)))
+		rc = check_shape(cat, err);
 out:
 	if (rc)
 		wp_catalog_close(cat);
@@ -685,7 +744,10 @@ static void bind_ll(sqlite3_stmt *st, int i, long long v)
 
 /* Trust on first use: returns the first-seen hash for key when it differs from sha256 (owned by
  * the caller), else NULL after recording sha256 (found at url) as seen. Needs prepare_writes. */
-static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url, const char *sha256)
+/* at_fetch: the hash is the bytes' own, computed at their first fetch because the index gave none;
+ * its first_seen is stored negated, so that a later fetch of other bytes can tell a re-published
+ * file (which 'wheelpick trust' may accept) from a server that contradicts its index. */
+static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url, const char *sha256, bool at_fetch)
 {
 	char *first = NULL;
 	sqlite3_stmt *st = cat->st_seen_get;
@@ -702,7 +764,7 @@ static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url
 		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, url, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL) * (at_fetch ? -1 : 1));
 		sqlite3_step(st);
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
@@ -743,7 +805,7 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 	if (f->sha256 && !variants) {
 		struct wp_buf key = WP_BUF_INIT;
 		tofu_key(f->project, f->version, f->variant, f->kind, f->tags, f->build, f->filename, &key);
-		first = tofu_check(cat, wp_buf_cstr(&key), f->url, f->sha256);
+		first = tofu_check(cat, wp_buf_cstr(&key), f->url, f->sha256, false);
 		wp_buf_free(&key);
 	}
 	sqlite3_stmt *st = cat->st_insert_file;
@@ -1012,6 +1074,51 @@ int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char 
 	return rc;
 }
 
+int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const char *expected_sha256,
+			      const char *got_sha256, bool *found, char **first_url, int64_t *first_seen,
+			      struct wp_err *err)
+{
+	sqlite3_stmt *q = NULL;
+	struct wp_buf key = WP_BUF_INIT;
+	int rc = 0;
+	*found = false;
+	*first_url = NULL;
+	*first_seen = 0;
+	tofu_key_of_url(url, &key);
+	if (sqlite3_prepare_v2(cat->db, "SELECT sha256, url, first_seen FROM seen_files WHERE key = ?1", -1, &q, NULL) !=
+	    SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
+		goto out;
+	}
+	sqlite3_bind_text(q, 1, wp_buf_cstr(&key), -1, SQLITE_STATIC);
+	/* only a hash computed at a first fetch (first_seen < 0): one the index gave, contradicted by
+	 * the server, stays the plain mismatch it is */
+	if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) && !strcmp(col_text(q, 0), expected_sha256) &&
+	    strcmp(expected_sha256, got_sha256) != 0 && sqlite3_column_int64(q, 2) < 0) {
+		*found = true;
+		*first_url = wp_xstrdup(col_text(q, 1) ? col_text(q, 1) : url);
+		*first_seen = -(int64_t)sqlite3_column_int64(q, 2);
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (!*found || cat->read_only)
+		goto out;
+	if (sqlite3_prepare_v2(cat->db, "UPDATE files SET hash_conflict = ?2, sha256 = ?3 WHERE url = ?1", -1, &q, NULL) !=
+		    SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot record a hash conflict");
+		goto out;
+	}
+	sqlite3_bind_text(q, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, expected_sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, got_sha256, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot record a hash conflict");
+out:
+	sqlite3_finalize(q);
+	wp_buf_free(&key);
+	return rc;
+}
+
 int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -1160,7 +1267,7 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 	if ((rc = prepare_writes(cat, err)) || (rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
 	tofu_key_of_url(url, &key);
-	char *first = tofu_check(cat, wp_buf_cstr(&key), url, sha256);
+	char *first = tofu_check(cat, wp_buf_cstr(&key), url, sha256, true);
 	wp_buf_free(&key);
 	if (first) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of that name; "

@@ -115,6 +115,15 @@ int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_sour
  * rewrite. The accepted files' hashes become the first seen for their names. Returns the number of
  * rows changed in *n. */
 int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err);
+/* A download of url hashed to got_sha256 where expected_sha256 was wanted. When expected is the
+ * hash first seen for the file's name and was computed at its first fetch (the index gave none:
+ * trust on first use refused the new bytes), *found is set, with where
+ * and when it was first seen (*first_url is the caller's to free), and the conflict is recorded
+ * as a crawl records one (the row's sha256 the new one, hash_conflict the first), so that
+ * 'wheelpick trust' can accept it. A read-only catalog records nothing. */
+int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const char *expected_sha256,
+			      const char *got_sha256, bool *found, char **first_url, int64_t *first_seen,
+			      struct wp_err *err);
 
 /* Cached dependency metadata for a file URL. *found false when absent. requires_dist is
  * one requirement per line; the callback's strings are borrowed. */

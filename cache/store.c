@@ -220,6 +220,30 @@ static enum writer writer_of(int dirfd, const char *name, const struct stat *sb,
 	return w;
 }
 
+char *wp_store_partial_dir(const struct wp_store *st)
+{
+	return wp_xasprintf("%s/partial", st->root);
+}
+
+/* Partials nobody wrote for a week, and whose writer is gone. */
+static void clean_partials(const struct wp_store *st, time_t now)
+{
+	char *dir = wp_store_partial_dir(st);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		struct stat sb;
+		if (strlen(e->d_name) != WP_SHA256_HEX_LEN || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sb.st_mode) || now - sb.st_mtime <= WP_STORE_PARTIAL_MAX_AGE_S)
+			continue;
+		if (writer_of(dirfd(d), e->d_name, &sb, now) != W_ALIVE)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err)
 {
 	char *dir = wp_xasprintf("%s/tmp", st->root);
@@ -244,6 +268,7 @@ int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_e
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
+	clean_partials(st, now);
 out:
 	free(dir);
 	return rc;
@@ -266,6 +291,39 @@ static char *tmp_base(const struct wp_store *st, const char *name)
 	return wp_xasprintf("%s/tmp/%s", st->root, safe);
 }
 
+/* A download whose sha256 is known writes to ROOT/partial/<sha256>, resuming what an earlier run
+ * left there (w->kept). False (nothing changed) when the folder cannot be made or another process
+ * holds that file now: the caller takes a temp file of its own. */
+static bool open_partial(struct wp_store_writer *w, struct wp_store *st)
+{
+	char *dir = wp_store_partial_dir(st);
+	struct wp_err e = WP_ERR_INIT;
+	bool ok = wp_mkdir_p(dir, 0755, &e) == 0;
+	char *path = wp_xasprintf("%s/%s", dir, w->expect);
+	free(dir);
+	int fd = ok ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+	struct stat sb;
+	/* a partial longer than the file is no start of it: begin again */
+	if (fd >= 0 && fstat(fd, &sb) == 0 && w->expect_size >= 0 && sb.st_size > w->expect_size &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, 0) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    lseek(fd, 0, SEEK_END) < 0) {
+		/* someone else's download of it now: not ours to use */
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return false;
+	}
+	w->file.fd = fd;
+	w->file.tmp = path;
+	w->partial = true;
+	w->kept = w->size = w->written = w->flushed = (long long)sb.st_size;
+	return true;
+}
+
 int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
 			  long long expect_size, const char *name, struct wp_err *err)
 {
@@ -284,6 +342,10 @@ int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const 
 	int rc = wp_hasher_init(&w->hasher, WP_HASH_SHA256, err);
 	if (rc)
 		return rc;
+	if (w->expect[0] && open_partial(w, st)) {
+		w->name = wp_xstrdup(name);
+		return 0;
+	}
 	char *base = tmp_base(st, name);
 	rc = wp_atomic_file_open(&w->file, base, err);
 	free(base);
@@ -543,6 +605,30 @@ out:
 	return rc;
 }
 
+long long wp_store_writer_keep(struct wp_store_writer *w)
+{
+	long long kept = 0;
+	if (w->partial && w->file.fd >= 0 && !w->sealed) {
+		/* what waits in the block goes in too: all of what came is kept */
+		flush_block(w);
+		if (w->tq) {
+			tap_thread_stop(w);
+			w->block = NULL;
+		}
+		struct stat sb;
+		if (fstat(w->file.fd, &sb) == 0)
+			kept = (long long)sb.st_size;
+		if (kept > 0) { /* an empty one goes, below */
+			close(w->file.fd); /* and the lock: the next run takes it up */
+			w->file.fd = -1;
+			free(w->file.tmp);
+			w->file.tmp = NULL;
+		}
+	}
+	wp_store_writer_abort(w);
+	return kept;
+}
+
 void wp_store_writer_abort(struct wp_store_writer *w)
 {
 	wp_atomic_file_abort(&w->file);
@@ -577,9 +663,12 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 			       w->expect_size, w->size);
 	if ((rc = wp_hasher_final(&w->hasher, w->got, NULL, err)))
 		return rc;
-	if (w->expect[0] && strcmp(w->expect, w->got) != 0)
+	if (w->expect[0] && strcmp(w->expect, w->got) != 0) {
+		if (out_sha256) /* what the bytes are: the caller may name where the expected ones were seen */
+			memcpy(out_sha256, w->got, sizeof(w->got));
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s", w->name, w->expect,
 			       w->got);
+	}
 	/* Objects are never written again: read-only, so that an edit through a wheelhouse's hard
 	 * link fails for anyone but root (and _lookup's re-hash catches root's). */
 	if (fchmod(w->file.fd, 0444) < 0)

@@ -54,6 +54,15 @@ int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 #define WP_STORE_TMP_MAX_AGE_S 3600
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err);
 
+/* Partial downloads kept across runs: ROOT/partial/<sha256>, the first bytes of the file whose
+ * sha256 the index gives (that hash is their validator: a file that changed has another, and a
+ * resume that ends with other bytes fails the check and starts over). A writer for a known sha256
+ * writes there, so what an interrupted or failed run received stays for the next. Those nobody
+ * touched for a week go (wp_store_clean_tmp sweeps them too, unless a live writer holds one). */
+#define WP_STORE_PARTIAL_MAX_AGE_S (7LL * 24 * 3600)
+/* The folder of partial downloads, newly allocated. */
+char *wp_store_partial_dir(const struct wp_store *st);
+
 /* A download sink: bytes stream into a temp file under ROOT/tmp and through sha256 at once. */
 struct wp_store_writer {
 	struct wp_store *store;
@@ -86,6 +95,10 @@ struct wp_store_writer {
 	 * for it. The writer owns the thread (tq). */
 	bool tap_thread;
 	struct wp_store_tapq *tq;
+	long long kept;          /* bytes an earlier run left in this download's partial file: the
+	                            caller re-reads them (wp_store_writer_reset(w, kept), once its tap
+	                            is set) and asks the server for the rest */
+	bool partial;            /* the file is ROOT/partial/<sha256>: _keep leaves it for a later run */
 };
 
 #define WP_STORE_BLOCK (1u << 20)
@@ -125,5 +138,9 @@ void wp_store_mark_proven(struct wp_store *st, const char *sha256);
 
 /* Drop a transfer that failed; the temp file goes. Harmless after _finish. */
 void wp_store_writer_abort(struct wp_store_writer *w);
+/* Drop a transfer that failed for a reason that is not its bytes (the network, an interrupt):
+ * a partial file stays for the next run to resume (returns the bytes kept); any other is
+ * aborted (0). */
+long long wp_store_writer_keep(struct wp_store_writer *w);
 
 #endif

@@ -24,6 +24,8 @@ struct wp_cli {
 	bool stdout_tty, stderr_tty;
 	bool info_as_debug;         /* what ops/ reports at WP_SAY_INFO is said with -v only */
 	double start;               /* when the command started (for -v timings) */
+	int argc;                   /* the command line as given (main's), for `next:` to replay */
+	char **argv;
 	struct wp_progress progress;
 };
 
@@ -55,6 +57,14 @@ struct wp_cmd {
 
 extern const struct wp_cmd wp_commands[];
 extern const size_t wp_n_commands;
+/* The exit codes, one table: the man page's EXIT STATUS is written from it, and the README's table
+ * is checked against that (tests/cli/t-ux3.sh). */
+struct wp_exit_code {
+	int code;
+	const char *meaning;
+};
+extern const struct wp_exit_code wp_exit_codes[];
+extern const size_t wp_n_exit_codes;
 /* The options every command takes, anywhere on the line before "--". */
 extern const struct wp_opt wp_global_table[];
 
@@ -93,6 +103,9 @@ double wp_cli_elapsed(const struct wp_cli *cli);
 /* The session's catalog and cache folder must be known before a job opens them: -WPE_USAGE
  * naming what to set when neither a flag, the environment nor a home folder gives them. */
 int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err);
+/* A mirror, bundle or verify destination written as a URL: 0 for s3:// where s3_ok, else -WPE_USAGE
+ * naming the scheme (a URL is never taken for a relative path); 0 for a path (cmd_mirror.c). */
+int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err);
 
 /* Progress for the next job's transfers: a bar on a terminal (stderr), a line per finished file
  * elsewhere; nothing when quiet. json: the bar is left out (the lines stay on stderr). */

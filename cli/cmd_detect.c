@@ -72,7 +72,8 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	for (size_t i = 0; i < d.n_pythons; i++) {
 		const struct wp_detect_python *p = &d.pythons[i];
-		printf("python:    %d.%d.%d %s (%s)%s\n", p->major, p->minor, p->micro, p->impl, p->path,
+		printf("python:    %d.%d.%d%s %s (%s)%s\n", p->major, p->minor, p->micro,
+		       wp_detect_python_free_threaded(p) ? "t (free-threaded)" : "", p->impl, p->path,
 		       (int)i == d.default_python ? " default" : "");
 	}
 	if (d.glibc_major)

@@ -3,7 +3,10 @@
  * with the files pick would not use (another source lists the project first) set apart. */
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
+#include "cli/print.h"
 #include "ops/suggest.h"
+#include "resolver/pick.h"
+#include "resolver/requirement.h"
 #include "resolver/wheelname.h"
 #include "base/buf.h"
 #include "base/json.h"
@@ -147,7 +150,7 @@ static const char *label(const char *v)
 	return *v ? v : "(none)";
 }
 
-static void print_legend(const struct shape *sh, bool marked, bool grid, int width)
+static void print_legend(const struct shape *sh, const char *project, bool marked, bool grid, int width)
 {
 	bool cuda = false, rocm = false, cpu = false, xpu = false, none = false, label_cuda = false, null = false;
 	struct wp_buf b = WP_BUF_INIT;
@@ -174,8 +177,13 @@ static void print_legend(const struct shape *sh, bool marked, bool grid, int wid
 		wp_buf_addstr(&b, " xpu for Intel GPUs;");
 	if (cpu)
 		wp_buf_addstr(&b, " cpu for no GPU;");
-	if (none)
-		wp_buf_addstr(&b, " (none): one file for every machine;");
+	/* an unlabeled torch at a page's root is not "for every machine": it is a GPU or CPU build
+	 * that its METADATA or PyPI's default for the release tells, for the platform its tags name */
+	if (none && wp_pick_is_torch_family(project))
+		wp_buf_addstr(&b, " (none): no label and no folder to say which build (a pick reads its METADATA, else "
+				  "PyPI's default for that release and platform);");
+	else if (none)
+		wp_buf_addstr(&b, " (none): one build for every machine its tags name;");
 	if (grid)
 		wp_buf_addstr(&b, " cells: files per version and build, '-' none;");
 	if (marked)
@@ -270,12 +278,13 @@ static void print_list(const char *project, const struct wp_list *l, bool marked
 		grid_width += 1 + (w < 4 ? 4 : w);
 	}
 	bool grid = all || grid_width <= width;
-	printf("%s: %zu files, %zu versions, %zu builds\n", project, sh.used, sh.nv, sh.nc);
+	printf("%s: %zu file%s, %zu version%s, %zu build%s\n", project, sh.used, sh.used == 1 ? "" : "s", sh.nv,
+	       sh.nv == 1 ? "" : "s", sh.nc, sh.nc == 1 ? "" : "s");
 	if (grid)
 		print_grid(&sh, marked);
 	else
 		print_rows(&sh, width);
-	print_legend(&sh, marked, grid, width);
+	print_legend(&sh, project, marked, grid, width);
 	if (!grid) {
 		char hint[128];
 		snprintf(hint, sizeof(hint), "(the grid of versions by builds is %d columns wide: see it with --all)", grid_width);
@@ -336,7 +345,7 @@ static void print_json(const struct wp_list *l, bool marked)
 		wp_json_obj_end(&j);
 	}
 	wp_json_arr_end(&j);
-	wp_json_finish(&j, stdout);
+	wp_print_json_out(&j);
 }
 
 /* The target to mark the grid for, from the words given (none: NULL). */
@@ -363,6 +372,27 @@ static int mark_target(const struct list_opts *o, struct wp_target *t, bool *mar
 		if ((rc = wp_target_add_intel_ip(t, o->intel_ip.v[i], err)))
 			return rc;
 	return wp_target_finish(t, err);
+}
+
+/* A project name as PEP 508 has it, or a usage error: a name that is not one is refused, not
+ * normalised into another ("_torch_"), and a requirement is not a name. */
+static int check_name(const char *name, struct wp_err *err)
+{
+	struct wp_requirement r;
+	struct wp_err e = WP_ERR_INIT;
+	size_t n = strlen(name);
+	if (wp_requirement_parse(&r, name, n, &e) < 0)
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a project name: ASCII letters and digits, with '.', '_' or '-' "
+					       "only between them (PEP 508)", name);
+	bool bare = !strcmp(r.name, name);
+	struct wp_buf canon = WP_BUF_INIT;
+	wp_name_canonicalize(r.name, strlen(r.name), &canon);
+	int rc = bare ? 0
+		      : wp_fail(err, -WPE_USAGE, "list takes a project name, not a requirement: 'wheelpick list %s' shows "
+						  "every version (pick '%s' with --dry-run to see what it selects)", canon.data, name);
+	wp_buf_free(&canon);
+	wp_requirement_release(&r);
+	return rc;
 }
 
 /* The project is not in the catalog: what to run, and the names it could have meant. */
@@ -414,6 +444,8 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "list takes one project name; see 'wheelpick list --help'");
 		goto out;
 	}
+	if (!o.conda && (rc = check_name(pos.v[0], err)))
+		goto out;
 	if (o.platform) {
 		struct wp_strlist one = { 0 };
 		wp_strlist_push(&one, o.platform);
@@ -441,10 +473,10 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_list_opts lo = { .conda = o.conda, .mark = marked ? &t : NULL, .policy = &policy };
 	if ((rc = wp_list_project(&cat, pos.v[0], &lo, &l, err)))
 		goto out;
-	if (o.json)
+	if (!l.n)
+		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err); /* with --json too: main prints the error */
+	else if (o.json)
 		print_json(&l, marked);
-	else if (!l.n)
-		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err);
 	else
 		print_list(pos.v[0], &l, marked, o.all);
 out:

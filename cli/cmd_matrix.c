@@ -73,7 +73,9 @@ static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
 	wp_buf_free(&d);
 }
 
-static void print_json(const struct wp_matrix *m, const struct wp_strlist *reqs)
+/* A row per target, each the object `pick --json` prints for it ("targets", "picks", "notes"),
+ * with "target" (its one-line description) and "error" (null, or pick's error object). */
+static void print_json(const struct wp_matrix *m)
 {
 	struct wp_json j;
 	struct wp_buf d = WP_BUF_INIT;
@@ -87,35 +89,17 @@ static void print_json(const struct wp_matrix *m, const struct wp_strlist *reqs)
 		wp_target_describe(&r->target, &d);
 		wp_json_obj(&j);
 		wp_json_kstr(&j, "target", d.data);
-		wp_json_key(&j, "picks");
-		wp_json_arr(&j);
-		for (size_t k = 0; !r->rc && k < reqs->n; k++) {
-			const struct wp_plan_file *f = pick_of(&r->plan, reqs->v[k]);
-			if (!f)
-				continue;
-			wp_json_obj(&j);
-			wp_json_kstr(&j, "project", f->project);
-			wp_json_kstr(&j, "version", f->version);
-			wp_json_kstr(&j, "variant", f->variant);
-			wp_json_kstr(&j, "filename", f->filename);
-			wp_json_kstr(&j, "reason", f->reason);
-			wp_json_obj_end(&j);
-		}
-		wp_json_arr_end(&j);
+		wp_plan_json_members(&j, &r->plan, &r->target, false);
 		wp_json_key(&j, "error");
-		if (r->rc) {
-			wp_json_obj(&j);
-			wp_json_kint(&j, "exit", wp_err_exit_code(r->rc));
-			wp_json_kstr(&j, "message", r->err.msg);
-			wp_json_obj_end(&j);
-		} else {
+		if (r->rc)
+			wp_print_json_error_obj(&j, r->rc, &r->err, &r->plan);
+		else
 			wp_json_null(&j);
-		}
 		wp_json_obj_end(&j);
 	}
 	wp_json_arr_end(&j);
 	wp_json_obj_end(&j);
-	wp_json_finish(&j, stdout);
+	wp_print_json_out(&j);
 	wp_buf_free(&d);
 }
 
@@ -134,7 +118,7 @@ int wp_cmd_matrix(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_matrix_build(&cli->session, &job, &m, err)))
 		goto out;
 	if (o.json)
-		print_json(&m, &reqs);
+		print_json(&m);
 	else
 		print_grid(&m, &reqs);
 out:

@@ -2,35 +2,91 @@
  * local channel) and `wheelpick bundle OUT.tar.zst` (a wheelhouse, or with --conda a local channel
  * and its locks, in one archive with an offline install script). */
 #include "cli/cli.h"
+#include "base/buf.h"
+#include "base/mem.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
 #include "ops/bundle.h"
 #include "ops/publish.h"
+#include "ops/publish_s3.h"
+#include "base/url.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <strings.h>
+
+int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err)
+{
+	size_t n = wp_url_scheme_len(arg);
+	if (!n || (s3_ok && n == 2 && !strncasecmp(arg, "s3", 2)))
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "%s does not know '%.*s:' URLs ('%s'): give a %s%s, or write './%s' for a "
+		       "local path of that name", cmd, (int)n, arg, arg, noun, s3_ok ? " or s3://BUCKET/PREFIX" : "", arg);
+}
+
+static bool wp_s3_url(const char *dest)
+{
+	return wp_url_scheme_len(dest) == 2 && !strncasecmp(dest, "s3", 2);
+}
 
 static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
 			struct wp_err *err)
 {
 	struct wp_conda_job job;
 	struct wp_conda_result res = { 0 };
+	bool s3 = wp_s3_url(dir);
 	int rc;
-	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run ? NULL : dir, &job, err)) ||
+	if ((rc = wp_pick_opts_conda_job(o, reqs, o->dry_run || s3 ? NULL : dir, &job, err)) ||
 	    (rc = wp_cli_need_paths(cli, err))) {
 		if (o->json)
 			wp_print_json_error(rc, err, NULL);
 		return rc;
 	}
 	wp_cli_progress(cli, o->json);
-	rc = wp_conda_run(&cli->session, &job, &res, err);
+	if (s3 && !o->dry_run) {
+		struct wp_s3_dest d = { .url = dir, .endpoint = o->s3_endpoint, .acl = o->s3_acl };
+		struct wp_s3_report srep;
+		cli->info_as_debug = false;
+		rc = wp_publish_s3_conda(&cli->session, &job, &d, &res, &srep, err);
+	} else {
+		rc = wp_conda_run(&cli->session, &job, &res, err);
+	}
 	if (!rc || res.wrote)
 		wp_print_conda(&res, o->json);
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
 	wp_conda_result_release(&res);
 	return rc;
+}
+
+/* Which root of the mirror serves which target: its variant's root (pip there sees only builds
+ * that run on it), else simple/ (every file). */
+static void print_roots(const struct wp_pick_run *run, const char *dir)
+{
+	struct wp_buf d = WP_BUF_INIT;
+	fputs("serve ", stdout);
+	wp_fputs_shown(dir, stdout);
+	fputs(" over HTTP; each target's index URL is its root:\n", stdout);
+	for (size_t t = 0; t < run->n_targets; t++) {
+		const char *root = "simple";
+		bool found = false;
+		for (size_t i = 0; i < run->plan.n && !found; i++) {
+			const struct wp_plan_file *f = &run->plan.files[i];
+			struct stat st;
+			char *p = f->target == t && f->variant && *f->variant ? wp_xasprintf("%s/%s", dir, f->variant) : NULL;
+			if (p && !strchr(f->variant, '/') && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+				root = f->variant;
+				found = true;
+			}
+			free(p);
+		}
+		wp_buf_reset(&d);
+		wp_target_describe(&run->targets[t], &d);
+		printf("  %s/ for %s\n", root, d.data);
+	}
+	wp_buf_free(&d);
 }
 
 int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
@@ -48,6 +104,16 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "mirror needs a folder and at least one package: 'wheelpick mirror DIR torch'");
 		goto out;
 	}
+	if ((rc = wp_cli_dest_check(pos.v[0], "mirror", "folder", true, err)))
+		goto out;
+	if ((o.s3_endpoint || o.s3_acl) && !wp_s3_url(pos.v[0])) {
+		rc = wp_fail(err, -WPE_USAGE, "--s3-endpoint and --s3-acl are for an s3://BUCKET/PREFIX mirror, not '%s'",
+			     pos.v[0]);
+		goto out;
+	}
+	if (wp_s3_url(pos.v[0]) && !o.dry_run &&
+	    (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err)))
+		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if (wp_pick_opts_is_conda(&o)) {
@@ -67,7 +133,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	cli->info_as_debug = false; /* what the mirror wrote is the result */
 	if (o.dry_run) {
-		wp_print_plan(&run.plan, o.json, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0)
 			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
 		goto out;
@@ -85,11 +151,19 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	/* what was proven goes in even when something else failed; the exit code still says 4 */
 	struct wp_err merr = WP_ERR_INIT;
 	struct wp_mirror_report rep = { 0 };
-	rc = wp_publish_mirror(&cli->session, &run, pos.v[0], o.prune, &rep, frc ? &merr : err);
+	if (wp_s3_url(pos.v[0])) {
+		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
+		struct wp_s3_report srep;
+		rc = wp_publish_s3_mirror(&cli->session, &run, &d, o.prune, &srep, frc ? &merr : err);
+	} else {
+		rc = wp_publish_mirror(&cli->session, &run, pos.v[0], o.prune, &rep, frc ? &merr : err);
+	}
+	if (!rc && !frc && !o.json && cli->verbosity >= 0 && !wp_s3_url(pos.v[0]))
+		print_roots(&run, pos.v[0]);
 	if (frc)
 		rc = frc;
 	if (o.json)
-		wp_print_plan(&run.plan, true, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	printed = o.json;
 out:
 	if (rc && o.json && !printed)
@@ -122,6 +196,38 @@ static void print_bundle_written(const char *out, unsigned long long split, size
 	free(last);
 }
 
+/* A bundle for s3://: made into the staging file wp_publish_s3_bundle names, then put. */
+struct s3_conda_bundle {
+	struct wp_cli *cli;
+	const struct wp_conda_job *job;
+	unsigned long long split;
+	struct wp_conda_result *res;
+	size_t nvol;
+};
+
+static int make_conda_bundle(void *ctx, const char *local, size_t *nvol, struct wp_err *err)
+{
+	struct s3_conda_bundle *b = ctx;
+	int rc = wp_publish_conda_bundle(&b->cli->session, b->job, local, b->split, nvol, b->res, err);
+	b->nvol = *nvol;
+	return rc;
+}
+
+struct s3_bundle {
+	struct wp_cli *cli;
+	struct wp_pick_run *run;
+	unsigned long long split;
+	size_t nvol;
+};
+
+static int make_bundle(void *ctx, const char *local, size_t *nvol, struct wp_err *err)
+{
+	struct s3_bundle *b = ctx;
+	int rc = wp_publish_bundle_split(&b->cli->session, b->run, local, b->split, nvol, err);
+	b->nvol = *nvol;
+	return rc;
+}
+
 /* bundle --conda: the closure as a local channel with its locks, packed with a conda install.sh. */
 static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *out,
 			unsigned long long split, struct wp_err *err)
@@ -137,7 +243,14 @@ static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	}
 	wp_cli_progress(cli, o->json);
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
-	rc = wp_publish_conda_bundle(&cli->session, &job, out, split, &nvol, &res, err);
+	if (wp_s3_url(out)) {
+		struct s3_conda_bundle b = { cli, &job, split, &res, 0 };
+		struct wp_s3_dest d = { .url = out, .endpoint = o->s3_endpoint, .acl = o->s3_acl };
+		rc = wp_publish_s3_bundle(&cli->session, &d, make_conda_bundle, &b, NULL, err);
+		nvol = b.nvol;
+	} else {
+		rc = wp_publish_conda_bundle(&cli->session, &job, out, split, &nvol, &res, err);
+	}
 	/* an incomplete closure still shows what was picked, and what is missing */
 	if (!rc || res.n || res.nmissing)
 		wp_print_conda(&res, o->json);
@@ -180,7 +293,8 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	/* a bad name or size is said before anything is resolved or downloaded */
-	if ((rc = wp_bundle_name_check(pos.v[0], err)) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
+	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", true, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) ||
+	    (wp_s3_url(pos.v[0]) && (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
@@ -202,10 +316,18 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	wp_cli_progress(cli, o.json);
 	if ((rc = wp_pick_fetch(&cli->session, &job, &run, err)))
 		goto out;
-	if ((rc = wp_publish_bundle_split(&cli->session, &run, pos.v[0], split, &nvol, err)))
+	if (wp_s3_url(pos.v[0])) {
+		struct s3_bundle b = { cli, &run, split, 0 };
+		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
+		rc = wp_publish_s3_bundle(&cli->session, &d, make_bundle, &b, NULL, err);
+		nvol = b.nvol;
+	} else {
+		rc = wp_publish_bundle_split(&cli->session, &run, pos.v[0], split, &nvol, err);
+	}
+	if (rc)
 		goto out;
 	if (o.json)
-		wp_print_plan(&run.plan, true, false);
+		wp_pick_opts_print_plan(&o, &run.plan, true, false);
 	printed = o.json;
 	if (!o.json && cli->verbosity >= 0)
 		print_bundle_written(pos.v[0], split, nvol, run.plan.n, "");

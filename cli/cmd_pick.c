@@ -6,9 +6,12 @@
 #include "cli/pick_opts.h"
 #include "base/mem.h"
 #include "cli/print.h"
+#include "net/auth.h"
+#include "ops/pylock_fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *dest_or(const struct wp_pick_opts *o, const char *fallback)
 {
@@ -32,13 +35,17 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
 	rc = wp_conda_run(&cli->session, &job, &res, err);
 	/* an incomplete closure still shows what was picked, and what is missing */
-	if (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing)
+	/* -q: only errors, unless the picks are what was asked for (--dry-run, --json) */
+	bool quiet = cli->verbosity < 0 && !o->json && !o->dry_run && !res.nmissing;
+	if (!quiet && (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing))
 		wp_print_conda(&res, o->json);
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
 	if (!rc && res.wrote && !o->json && cli->verbosity >= 0) {
-		printf("wrote the channel %s: install offline with\n  conda install --offline -c file://%s%s", dest,
-		       dest[0] == '/' ? "" : "$PWD/", dest);
+		/* --override-channels: the user's configured channels (defaults, conda-forge) would
+		 * otherwise be asked too, and offline they fail or pick another build */
+		printf("wrote the channel %s: install offline with\n  conda install --offline --override-channels -c file://%s%s",
+		       dest, dest[0] == '/' ? "" : "$PWD/", dest);
 		for (size_t r = 0; r < reqs->n; r++)
 			printf(" '%s'", reqs->v[r]);
 		putchar('\n');
@@ -49,33 +56,57 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	return rc;
 }
 
-/* The command that fetches what --dry-run showed. */
-static void print_next(const struct wp_pick_opts *o, const struct wp_strlist *reqs, const struct wp_plan *plan)
+/* The pip command that installs the wheelhouse dest offline, on Windows (py, backslashes, cmd's
+ * quotes) or elsewhere (the folder quoted as one shell word, whatever its name holds). */
+static void print_pip_hint(const struct wp_plan *plan, const char *dest, bool windows, bool say_where)
 {
-	const struct wp_target *t = &plan->targets[0];
-	printf("next: wheelpick");
-	for (size_t i = 0; i < reqs->n; i++)
-		printf(" '%s'", reqs->v[i]);
-	for (size_t i = 0; i < o->requirement.n; i++)
-		printf(" -r %s", o->requirement.v[i]);
-	for (size_t i = 0; i < o->constraint.n; i++)
-		printf(" --constraint %s", o->constraint.v[i]);
-	for (size_t i = 0; i < o->index.n; i++)
-		printf(" --index %s", o->index.v[i]);
-	if (t->accel == WP_ACCEL_CUDA && t->driver_given)
-		printf(" --driver %s", t->driver.text);
-	else if (t->accel == WP_ACCEL_CUDA)
-		printf(" --cuda %d.%d", t->cuda_major, t->cuda_minor);
-	else if (t->accel == WP_ACCEL_CPU)
-		printf(" --cuda cpu");
-	else if (t->accel == WP_ACCEL_XPU)
-		printf(" --xpu");
-	else if (t->accel == WP_ACCEL_ROCM)
-		printf(" --rocm %d.%d", t->rocm_major, t->rocm_minor);
-	printf(" --python %d.%d", t->py_major, t->py_minor);
-	for (size_t i = 0; i < plan->n_targets; i++)
-		printf(" --platform %s", plan->targets[i].platform);
-	printf(" -d wheelhouse\n");
+	/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements already
+	 * pin what they chose */
+	const char *no_deps = wp_plan_has_variant_wheels(plan) ? "--no-deps " : "";
+	if (!windows) {
+		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
+		printf("  %spython3 -m pip install %s--no-index --find-links ", say_where ? "(Linux, macOS) " : "", no_deps);
+		wp_print_shell_word(dest, stdout);
+		fputs(" --require-hashes -r ", stdout);
+		wp_print_shell_word(req_file, stdout);
+		putchar('\n');
+		free(req_file);
+		return;
+	}
+	char *d = wp_xstrdup(dest);
+	for (char *p = d; *p; p++)
+		if (*p == '/')
+			*p = '\\';
+	bool q = strpbrk(d, " &()^%!") != NULL;
+	printf("  %spy -m pip install %s--no-index --find-links %s", say_where ? "(Windows) " : "", no_deps, q ? "\"" : "");
+	wp_fputs_shown(d, stdout);
+	printf("%s --require-hashes -r %s", q ? "\"" : "", q ? "\"" : "");
+	wp_fputs_shown(d, stdout);
+	printf("\\requirements.txt%s\n", q ? "\"" : "");
+	free(d);
+}
+
+/* The command that fetches what --dry-run showed: the command line as given without --dry-run,
+ * every word shell-quoted, a URL's credentials shown as ***. */
+static void print_next(const struct wp_cli *cli)
+{
+	fputs("next: wheelpick", stdout);
+	bool words = false; /* after "--": package words only */
+	for (int i = 1; i < cli->argc; i++) {
+		words = words || !strcmp(cli->argv[i], "--");
+		if (!words && (!strcmp(cli->argv[i], "--dry-run") || !strcmp(cli->argv[i], "-n")))
+			continue;
+		char *w = wp_net_text_mask(cli->argv[i]);
+		putchar(' ');
+		/* a requirement ('torch>=2', 'torch==2.1') is quoted even where a shell would not need it */
+		if (strpbrk(w, "=<>!~") && !strpbrk(w, "'\\") && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+								   "0123456789/._-+:=@,%<>!~*[]; ") == strlen(w))
+			printf("'%s'", w);
+		else
+			wp_print_shell_word(w, stdout);
+		free(w);
+	}
+	putchar('\n');
 }
 
 /* -v: each decision, and how long the resolution took. */
@@ -109,23 +140,27 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
 	double t0 = wp_cli_elapsed(cli);
-	if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
+	if (o.lock) {
+		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock, (const char *const *)o.lock_extra.v, o.lock_extra.n,
+					 o.lock_group.n ? (const char *const *)o.lock_group.v : NULL, o.lock_group.n, &run, err)))
+			goto out;
+	} else if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
 	}
 	say_decisions(cli, &run.plan, t0);
 	if (o.dry_run) {
-		wp_print_plan(&run.plan, o.json, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0) {
 			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
-			print_next(&o, &reqs, &run.plan);
+			print_next(cli);
 		}
 		goto out;
 	}
 	const char *dest = dest_or(&o, "wheelhouse");
-	if (!o.json) {
-		/* what and why first: a wrong pick can be stopped before it downloads */
-		wp_print_plan(&run.plan, false, o.explain);
+	if (!o.json && cli->verbosity >= 0) {
+		/* what and why first: a wrong pick can be stopped before it downloads (-q: only errors) */
+		wp_pick_opts_print_plan(&o, &run.plan, false, o.explain);
 		if (cli->verbosity >= 0)
 			wp_print_plan_total(&run.plan, " to download");
 		fflush(stdout);
@@ -145,26 +180,28 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	rc = frc;
 	if (o.json)
-		wp_print_plan(&run.plan, true, o.explain);
+		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	printed = o.json;
 	if (!rc && !o.json && cli->verbosity >= 0) {
-		/* a command to paste: the folder quoted as one shell word, whatever its name holds */
-		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
+		size_t win = 0;
+		for (size_t t = 0; t < run.n_targets; t++)
+			win += wp_target_is_windows(&run.targets[t]);
 		fputs("wrote ", stdout);
 		wp_fputs_shown(dest, stdout);
-		fputs(": install offline with\n  python3 -m pip install ", stdout);
-		/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements
-		 * already pin what they chose */
-		if (wp_plan_has_variant_wheels(&run.plan))
-			fputs("--no-deps ", stdout);
-		fputs("--no-index --find-links ", stdout);
-		wp_print_shell_word(dest, stdout);
-		fputs(" --require-hashes -r ", stdout);
-		wp_print_shell_word(req_file, stdout);
-		putchar('\n');
-		free(req_file);
+		fputs(": install offline with\n", stdout);
+		/* the command for the machines it is for: Windows has py and backslashes */
+		if (win < run.n_targets)
+			print_pip_hint(&run.plan, dest, false, win > 0);
+		if (win)
+			print_pip_hint(&run.plan, dest, true, win < run.n_targets);
 	}
 out:
+	if (rc && err->code) {
+		/* whatever quoted a line or an argument, a URL's user:password is not repeated */
+		char *m = wp_net_text_mask(err->msg);
+		snprintf(err->msg, sizeof(err->msg), "%s", m);
+		free(m);
+	}
 	if (rc && o.json && !printed)
 		wp_print_json_error(rc, err, &run.plan);
 	wp_pick_run_release(&run);

@@ -1,6 +1,9 @@
 /* cli/cmd_tags.c: `wheelpick tags`: the wheel tags a target accepts, best first (like pip debug -v). */
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
+#include "cli/print.h"
+#include "base/json.h"
+#include "resolver/pick.h"
 #include "ops/sources.h"
 #include "ops/targets.h"
 #include "resolver/tags.h"
@@ -10,6 +13,7 @@
 
 struct tags_opts {
 	const char *python, *platform, *target;
+	bool json;
 };
 
 const struct wp_opt wp_tags_table[] = {
@@ -17,6 +21,8 @@ const struct wp_opt wp_tags_table[] = {
 	{ "platform", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, platform), "TAG|auto",
 	  "the target's most specific platform tag" },
 	{ "target", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, target), "FILE", "a saved 'detect --json' profile" },
+	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct tags_opts, json), NULL,
+	  "the target and its tags, best first, as JSON on stdout" },
 	WP_OPT_END,
 };
 
@@ -46,8 +52,25 @@ int wp_cmd_tags(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	if ((rc = wp_tagset_build(&ts, &t, err)))
 		goto out;
-	for (size_t i = 0; i < ts.n; i++)
-		printf("%s\n", ts.tags[i]);
+	if (o.json) {
+		struct wp_json j;
+		struct wp_buf d = WP_BUF_INIT;
+		wp_target_describe(&t, &d);
+		wp_json_init(&j);
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "target", d.data);
+		wp_json_key(&j, "tags");
+		wp_json_arr(&j);
+		for (size_t i = 0; i < ts.n; i++)
+			wp_json_str(&j, ts.tags[i]);
+		wp_json_arr_end(&j);
+		wp_json_obj_end(&j);
+		wp_print_json_out(&j);
+		wp_buf_free(&d);
+	} else {
+		for (size_t i = 0; i < ts.n; i++)
+			printf("%s\n", ts.tags[i]);
+	}
 out:
 	wp_tagset_release(&ts);
 	wp_strlist_release(&pos);

@@ -1,5 +1,6 @@
 /* cli/cmd_update.c: `wheelpick update`: crawl sources into the catalog. */
 #include "cli/cli.h"
+#include "ops/indexconf.h"
 #include "ops/sources.h"
 #include "ops/targets.h"
 
@@ -40,12 +41,26 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	for (size_t i = 0; i < pos.n; i++) /* `wheelpick update URL` */
 		wp_strlist_push(&o.index, pos.v[i]);
+	/* no index given: pip's and uv's configuration, as a pick reads it (and its TLS settings) */
+	struct wp_index_config icfg = { 0 };
+	struct wp_index_given none = { 0 };
+	if (!o.index.n && !o.channel.n && !o.conda) {
+		if ((rc = wp_index_config_resolve(&none, &icfg, err))) {
+			wp_index_config_release(&icfg);
+			goto out;
+		}
+		for (size_t i = 0; icfg.index.n + icfg.find_links.n && i < icfg.shown.n; i++)
+			wp_strlist_push(&o.index, icfg.shown.v[i]);
+		for (size_t i = 0; i < icfg.shown.n; i++)
+			wp_cli_debug(cli, "index: %s (from %s)", icfg.shown.v[i], icfg.origin);
+	}
 	struct wp_update_job job = {
 		.index = o.index, .channel = o.channel, .subdir = o.subdir, .project = o.project, .conda = o.conda,
 		.force = o.force,
 	};
 	if (!(rc = wp_cli_need_paths(cli, err)))
 		rc = wp_update(&cli->session, &job, err);
+	wp_index_config_release(&icfg);
 out:
 	wp_strlist_release(&pos);
 	wp_strlist_release(&o.index);

@@ -1,43 +1,131 @@
 /* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
 #include "cli/cli.h"
+#include "cli/print.h"
+#include "base/json.h"
 #include "base/lazylib.h"
+#include "base/mem.h"
 #include "ops/sources.h"
 #include "ops/targets.h"
 #include "ops/verify_outputs.h"
+#include "ops/publish_s3.h"
+#include "base/url.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 
-const struct wp_opt wp_verify_table[] = { WP_OPT_END };
+struct verify_opts {
+	bool json;
+	const char *s3_endpoint;
+};
+
+const struct wp_opt wp_verify_table[] = {
+	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct verify_opts, json), NULL,
+	  "the report as JSON on stdout: each path's kind and result, every problem, the counts" },
+	{ "s3-endpoint", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, s3_endpoint), "URL",
+	  "for s3://BUCKET/PREFIX: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
+	WP_OPT_END,
+};
+
+/* What each path was and how it went, for --json. */
+struct path_result {
+	const char *path, *kind;
+	int rc;
+	char msg[sizeof(((struct wp_err *)0)->msg)];
+};
+
+static void print_json(const struct path_result *res, size_t n, const struct wp_verify_report *rep, int rc,
+		       const struct wp_err *err)
+{
+	struct wp_json j;
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_kbool(&j, "ok", rc == 0);
+	wp_json_key(&j, "paths");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < n; i++) {
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "path", res[i].path);
+		wp_json_kstr(&j, "kind", res[i].kind);
+		wp_json_kbool(&j, "ok", res[i].rc == 0);
+		wp_json_kstr(&j, "message", res[i].rc ? res[i].msg : NULL);
+		wp_json_obj_end(&j);
+	}
+	wp_json_arr_end(&j);
+	wp_json_key(&j, "problems");
+	wp_json_arr(&j);
+	for (size_t k = 0; k < rep->n_problems; k++) {
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "path", rep->problems[k].path);
+		wp_json_kstr(&j, "what", rep->problems[k].what);
+		wp_json_kbool(&j, "fatal", rep->problems[k].fatal);
+		wp_json_obj_end(&j);
+	}
+	wp_json_arr_end(&j);
+	wp_json_kint(&j, "files", (long long)rep->files);
+	wp_json_kint(&j, "wheels", (long long)rep->wheels);
+	wp_json_kint(&j, "pages", (long long)rep->pages);
+	wp_json_kint(&j, "links", (long long)rep->links);
+	wp_json_kint(&j, "packages", (long long)rep->packages);
+	wp_json_key(&j, "error");
+	if (rc)
+		wp_print_json_error_obj(&j, rc, err, NULL);
+	else
+		wp_json_null(&j);
+	wp_json_obj_end(&j);
+	wp_print_json_out(&j);
+}
+
+static bool is_s3(const char *p)
+{
+	return wp_url_scheme_len(p) == 2 && !strncasecmp(p, "s3", 2);
+}
 
 int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
+	struct verify_opts o = { 0 };
 	struct wp_strlist pos = { 0 };
 	struct wp_verify_report rep = WP_VERIFY_REPORT_INIT;
+	struct path_result *res = NULL;
 	int rc = 0;
-	if ((rc = wp_opts_parse(wp_verify_table, NULL, argc, argv, &pos, err)))
+	if ((rc = wp_opts_parse(wp_verify_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (!pos.n) {
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
 		goto out;
 	}
+	for (size_t i = 0; i < pos.n; i++)
+		if ((rc = wp_cli_dest_check(pos.v[i], "verify", "path", true, err)))
+			goto out;
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO | WP_LIB_XML, err)))
 		goto out;
+	res = wp_xcalloc(pos.n, sizeof(*res));
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
 		size_t before = rep.n_problems;
-		int prc = wp_verify_path(pos.v[i], &rep, &e);
+		int prc = is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e) : wp_verify_path(pos.v[i], &rep, &e);
+		res[i] = (struct path_result){ .path = pos.v[i], .kind = prc == -WPE_USAGE || prc == -WPE_IO ? NULL
+											   : wp_verify_kind_name(rep.kind), .rc = prc };
+		snprintf(res[i].msg, sizeof(res[i].msg), "%s", e.msg);
 		for (size_t k = before; k < rep.n_problems; k++)
 			fprintf(stderr, "wheelpick: %s%s: %s\n", rep.problems[k].fatal ? "" : "note: ", rep.problems[k].path,
 				rep.problems[k].what);
 		if (prc && !rc)
 			rc = wp_fail(err, prc, "%s", e.msg);
-		else if (!prc && cli->verbosity >= 0)
+		else if (!prc && cli->verbosity >= 0 && !o.json)
 			printf("ok %s (%s)\n", pos.v[i], wp_verify_kind_name(rep.kind));
 	}
-	if (cli->verbosity >= 0)
+	if (o.json)
+		print_json(res, pos.n, &rep, rc, err);
+	else if (cli->verbosity >= 0 && rep.packages && !rep.wheels) /* a conda channel: its words */
+		printf("checked %zu files, %zu packages, %zu repodata files, %zu records: %zu problems\n", rep.files,
+		       rep.packages, rep.pages, rep.links, rep.n_fatal);
+	else if (cli->verbosity >= 0)
 		printf("checked %zu files, %zu wheels, %zu pages, %zu links: %zu problems\n", rep.files, rep.wheels, rep.pages,
 		       rep.links, rep.n_fatal);
 out:
+	free(res);
 	wp_verify_report_release(&rep);
 	wp_strlist_release(&pos);
 	return rc;

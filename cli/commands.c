@@ -86,7 +86,9 @@ const struct wp_cmd wp_commands[] = {
 	  "files under DIR/files/, holding exactly what the targets need (every combination of the --cuda,\n"
 	  "--python and --platform values, or --target files). Re-running adds; --prune removes what is no\n"
 	  "longer needed. Pages are replaced at once. Serve DIR/simple/ and give pip --index-url.\n"
-	  "With --conda, DIR becomes a local conda channel.",
+	  "With --conda, DIR becomes a local conda channel. DIR may be s3://BUCKET/PREFIX: the same tree\n"
+	  "as objects (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; AWS_ENDPOINT_URL or\n"
+	  "--s3-endpoint for Ceph, MinIO and others), uploading only what changed.",
 	  WP_ARGS_DIR_PACKAGES },
 	{ "bundle", wp_cmd_bundle, wp_bundle_table, "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
 	  "write one archive to carry across an air gap",
@@ -103,7 +105,9 @@ const struct wp_cmd wp_commands[] = {
 	  "Check a wheel, a wheelhouse (its requirements.txt hashes), a mirror (every link, hash and\n"
 	  "metadata file), a conda channel (its index against the files, and its CEP 16 shards against\n"
 	  "its index) or a bundle (or its volumes, named by any one of them): every hash, and each wheel\n"
-	  "against its own list of hashes (RECORD). Exit 4 when anything does not match, naming the file.",
+	  "against its own list of hashes (RECORD). A pylock.toml is checked as PEP 751 reads it, and the\n"
+	  "files it names on this disk against its hashes. Exit 4 when anything does not match, naming the file.\n"
+	  "s3://BUCKET/PREFIX reads a mirror or channel back from object storage and checks it the same way.",
 	  WP_ARGS_PATHS },
 	{ "install", wp_cmd_install, wp_install_table,
 	  "wheelpick install SOURCE... [-r FILE -f DIR] [--python PY | --prefix DIR | --target DIR] [--compile]",
@@ -133,6 +137,17 @@ const struct wp_cmd wp_commands[] = {
 };
 
 const size_t wp_n_commands = WP_ARRAY_LEN(wp_commands);
+
+const struct wp_exit_code wp_exit_codes[] = {
+	{ 0, "done" },
+	{ 1, "nothing fits the request (the message says what exists and why each was rejected), a policy "
+	     "refused it, or the resolution outgrew its bounds" },
+	{ 2, "usage: an option, a value or a requirement that cannot be read" },
+	{ 3, "a source, network or local failure (scripts may retry): a source the resolution needs that "
+	     "fails is always this, never a silently smaller pick" },
+	{ 4, "an integrity failure: a hash, a wheel's RECORD, an archive" },
+};
+const size_t wp_n_exit_codes = WP_ARRAY_LEN(wp_exit_codes);
 
 const struct wp_cmd *wp_cmd_find(const char *name)
 {

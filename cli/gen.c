@@ -140,11 +140,14 @@ int wp_gen_man(FILE *f)
 	fputs(".SH ENVIRONMENT\n", f);
 	for (size_t i = 0; i < WP_ARRAY_LEN(env_vars); i++)
 		fprintf(f, ".TP\n.B %s\n%s\n", env_vars[i].name, env_vars[i].what);
-	fputs(".SH EXIT STATUS\n.TP\n0\ndone\n.TP\n1\nnothing fits the request (the message says what exists and why "
-	      "each was rejected), or the resolution outgrew its bounds\n.TP\n2\nusage: an option, a value or a "
-	      "requirement that cannot be read\n.TP\n3\na source, network or local failure\n.TP\n4\nan integrity "
-	      "failure: a hash, a wheel's RECORD, an archive\n",
-	      f);
+	fputs(".SH EXIT STATUS\n", f);
+	for (size_t i = 0; i < wp_n_exit_codes; i++) {
+		fprintf(f, ".TP\n%d\n", wp_exit_codes[i].code);
+		roff(f, wp_exit_codes[i].meaning);
+		fputc('\n', f);
+	}
+	fputs(".PP\nWith \\fB\\-\\-json\\fR, a failure prints one JSON object on stdout, "
+	      "{\"error\": {\"exit\": N, \"message\": ..., \"rejected\": [...]}}.\n", f);
 	fputs(".SH EXAMPLES\n.nf\n", f);
 	roff(f, "wheelpick torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run\n"
 		"wheelpick torch torchvision -d wh\n"

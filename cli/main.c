@@ -1,6 +1,7 @@
 /* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
 #include "cli/cli.h"
+#include "net/auth.h"
 #include "cli/print.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
@@ -8,6 +9,7 @@
 #include "ops/suggest.h"
 #include "resolver/wheelname.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +37,12 @@ static void vsay(const struct wp_cli *cli, const char *prefix, const char *fmt, 
 		fprintf(stderr, "[%.2f s] ", wp_cli_elapsed(cli));
 	fputs(prefix, stderr);
 	char *msg = NULL;
-	if (vasprintf(&msg, fmt, ap) >= 0)
-		wp_fputs_shown(msg, stderr); /* values from indexes, files and the environment */
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		/* values from indexes, files and the environment; a URL's user:password never */
+		char *shown = wp_net_text_mask(msg);
+		wp_fputs_shown(shown, stderr);
+		free(shown);
+	}
 	free(msg);
 	fputc('\n', stderr);
 }
@@ -201,6 +207,58 @@ static int check_command_typo(const char *word, const char *catalog, struct wp_e
 	return rc;
 }
 
+/* Verbs of pip, uv and conda typed by habit: one line saying what wheelpick does instead (a
+ * project of that name is still picked with 'wheelpick pick NAME'). */
+static const struct {
+	const char *verb, *instead;
+} habits[] = {
+	{ "download", "wheelpick downloads with its default command: 'wheelpick PKG... -d DIR' writes a verified wheelhouse" },
+	{ "sync", "'wheelpick -r requirements.txt -d wh' writes a verified wheelhouse for the target, and "
+		  "'wheelpick install wh' puts it into this environment" },
+	{ "compile", "to pin versions and hashes without downloading: 'wheelpick lock PKG... -o pylock.toml', or "
+		     "'wheelpick PKG... --dry-run' to see the picks" },
+	{ "show", "what the catalog has for a project: 'wheelpick list PKG' (and 'wheelpick PKG --dry-run --explain' for a pick)" },
+	{ "freeze", "what an environment holds: 'wheelpick list --installed'; to pin what a target gets: "
+		    "'wheelpick lock PKG... -o pylock.toml'" },
+	{ "search", "to see a project's versions and builds: 'wheelpick list PKG'" },
+};
+
+static int check_habit(const char *word, struct wp_err *err)
+{
+	for (size_t i = 0; i < WP_ARRAY_LEN(habits); i++)
+		if (!strcmp(word, habits[i].verb))
+			return wp_fail(err, -WPE_USAGE, "'%s' is not a wheelpick command; %s (to pick a package named %s: "
+						     "'wheelpick pick %s')", word, habits[i].instead, word, word);
+	return 0;
+}
+
+/* Ctrl-C (or a lost session): one line saying it stopped and where what arrived is kept; the
+ * partial files are already on disk (cache/store.h), so nothing else is to be done here. Built
+ * before the command runs: a handler may only write(). */
+static char interrupted_msg[1200];
+static size_t interrupted_len;
+
+static void on_interrupt(int sig)
+{
+	ssize_t r = write(STDERR_FILENO, interrupted_msg, interrupted_len);
+	(void)r;
+	_exit(128 + sig);
+}
+
+static void catch_interrupts(const char *cache_dir)
+{
+	int n = snprintf(interrupted_msg, sizeof(interrupted_msg),
+			 "\nwheelpick: interrupted; what had arrived of unfinished downloads is kept in %s%s, and "
+			 "the next run resumes it\n", cache_dir ? cache_dir : "the cache", cache_dir ? "/files/partial" : "");
+	interrupted_len = n < 0 ? 0 : (size_t)n < sizeof(interrupted_msg) ? (size_t)n : sizeof(interrupted_msg) - 1;
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* For shell completion: the project names of the catalog, if there is one (never made here). */
 static void complete_projects(const char *catalog)
 {
@@ -230,7 +288,13 @@ int main(int argc, char **argv)
 	const struct wp_cmd *cmd = NULL;
 	bool implicit = false;
 
+	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
+	bool want_json = false;
+	for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
+		want_json = want_json || !strcmp(argv[k], "--json");
 	cli.start = now();
+	cli.argc = argc;
+	cli.argv = argv;
 	cli.stdout_tty = isatty(STDOUT_FILENO);
 	cli.stderr_tty = isatty(STDERR_FILENO);
 	/* before the command: globals, --help, --version, the generators, or a pick option */
@@ -254,6 +318,8 @@ int main(int argc, char **argv)
 			break; /* a pick option before the package: `wheelpick --cuda 11.2 torch` */
 		}
 	}
+	if (i < argc && !strcmp(argv[i], "version"))
+		g.version = true; /* `wheelpick version` is --version, not a package to look up */
 	if (g.version) {
 		printf("wheelpick %s\n", WP_VERSION);
 		goto out;
@@ -276,6 +342,8 @@ int main(int argc, char **argv)
 		if (g.help || i >= argc) {
 			wp_cli_usage(g.help ? stdout : stderr);
 			rc = g.help ? 0 : -WPE_USAGE;
+			if (rc && want_json)
+				wp_print_json_error(rc, &(struct wp_err){ -WPE_USAGE, "a command or a package to pick is needed; see 'wheelpick --help'" }, NULL);
 			goto out_code;
 		}
 		cmd = wp_cmd_find("pick");
@@ -314,16 +382,23 @@ int main(int argc, char **argv)
 	}
 	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)))
 		goto out;
-	if (implicit && nrest && rest[0][0] != '-' && (rc = check_command_typo(rest[0], catalog, &err)))
+	if (implicit && nrest && rest[0][0] != '-' &&
+	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))
 		goto out;
+	catch_interrupts(cli.cache_alloc);
 	wp_cli_debug(&cli, "catalog %s, file cache %s", catalog ? catalog : "(none)",
 		     cli.cache_alloc ? cli.cache_alloc : "(none)");
 	rc = cmd->fn(&cli, nrest, rest, &err);
 	wp_cli_debug(&cli, "%s: done in %.2f s", cmd->name, wp_cli_elapsed(&cli));
 out:
+	if (rc && want_json && !wp_print_json_printed())
+		wp_print_json_error(rc, &err, NULL);
 	if (rc && err.code) {
+		/* a URL's user:password never reaches the terminal, whoever wrote the message */
+		char *shown = wp_net_text_mask(err.msg);
 		fputs("wheelpick: ", stderr);
-		wp_fputs_shown(err.msg, stderr);
+		wp_fputs_shown(shown, stderr);
+		free(shown);
 		fputc('\n', stderr);
 	}
 	else if (rc)

@@ -2,13 +2,16 @@
  * constraints files, and the jobs they make. */
 #include "cli/pick_opts.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/mem.h"
 #include "cache/names.h"
+#include "cli/print.h"
 #include "ops/sources.h"
 #include "ops/suggest.h"
 #include "resolver/wheelname.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,9 +41,21 @@
 	  "(default: this machine's)" },                                                                                  \
 	{ "target", 0, NULL, WP_OPT_LIST, O(target), "FILE", "a machine saved with 'wheelpick detect --json'" }
 #define INDEX_OPTS                                                                                                 \
-	{ "index", 'i', "index-url|extra-index-url", WP_OPT_LIST, O(index), "URL",                                       \
-	  "an index or links page to pick from (read again when older than an hour); a folder works too" },            \
-	{ "find-links", 'f', NULL, WP_OPT_LIST, O(index), "URL", "same as --index" }
+	{ "index", 0, NULL, WP_OPT_LIST, O(index), "URL",                                                                \
+	  "an index root (https://host/simple, with or without the slash) or links page to pick from (read again "    \
+	  "when older than an hour); a folder works too: a PEP 503 tree or a folder of wheels" },                      \
+	{ "index-url", 'i', NULL, WP_OPT_LIST, O(index_url), "URL",                                                      \
+	  "an index root, instead of the configured or default one (as pip's -i)" },                                   \
+	{ "extra-index-url", 0, NULL, WP_OPT_LIST, O(extra_index), "URL", "another index root, after the first" },     \
+	{ "find-links", 'f', NULL, WP_OPT_LIST, O(find_links), "URL|DIR",                                                \
+	  "a links page (torch_stable.html) or folder of wheels; it serves what it lists, no dependencies' pages" },   \
+	{ "no-index", 0, NULL, WP_OPT_FLAG, O(no_index), NULL, "no index root: only the --find-links pages" },           \
+	{ "isolated", 0, NULL, WP_OPT_FLAG, O(isolated), NULL,                                                           \
+	  "ignore pip's and uv's environment variables and pip's configuration files" },                               \
+	{ "trusted-host", 0, NULL, WP_OPT_LIST, O(trusted_host), "HOST[:PORT]",                                          \
+	  "do not check HOST's TLS certificate (said on every run; hashes are still checked)" },                         \
+	{ "cert", 0, NULL, WP_OPT_STR, O(cert), "PEM", "the CA bundle to check servers' certificates with" },           \
+	{ "client-cert", 0, NULL, WP_OPT_STR, O(client_cert), "PEM", "a client certificate (with its key) for TLS" }
 #define WHEEL_SOURCE_OPTS                                                                                          \
 	{ "index-for", 0, NULL, WP_OPT_LIST, O(index_for), "PROJECT=URL",                                                \
 	  "take PROJECT only from the index at URL (by default a project comes from the first index that has it)" },     \
@@ -80,6 +95,11 @@ const struct wp_opt wp_pick_table[] = {
 	REQ_OPTS,
 	{ "dest", 'd', NULL, WP_OPT_STR, O(dest), "DIR", "the wheelhouse (or conda channel) to write (default ./wheelhouse)" },
 	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be picked and why; download nothing" },
+	{ "lock", 0, NULL, WP_OPT_STR, O(lock), "FILE",
+	  "fetch exactly the wheels a PEP 751 pylock.toml names for the target(s), resolving nothing" },
+	{ "lock-extra", 0, NULL, WP_OPT_LIST, O(lock_extra), "NAME", "with --lock: an extra to install (the lock's markers test 'NAME' in extras)" },
+	{ "lock-group", 0, NULL, WP_OPT_LIST, O(lock_group), "NAME",
+	  "with --lock: a dependency group to install, instead of the lock's default-groups" },
 	FULL_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
@@ -96,6 +116,9 @@ const struct wp_opt wp_mirror_table[] = {
 	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be mirrored; download nothing" },
 	FULL_OPT,
 	{ "prune", 0, NULL, WP_OPT_FLAG, O(prune), NULL, "remove files the targets no longer need" },
+	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
+	  "for s3://BUCKET/PREFIX: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
+	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on each object (public-read)" },
 	COMMON_OPTS,
 	JSON_OPT,
 	EXPLAIN_OPT,
@@ -119,6 +142,8 @@ const struct wp_opt wp_lock_table[] = {
 	WHEEL_SOURCE_OPTS,
 	WHEEL_REQ_OPTS,
 	{ "output", 'o', NULL, WP_OPT_STR, O(output), "FILE", "the lock to write (default pylock.toml)" },
+	{ "fetch-hashes", 0, NULL, WP_OPT_FLAG, O(fetch_hashes), NULL,
+	  "download the files the index gives no sha256 for, to hash them (a lock must name each hash)" },
 	FULL_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
@@ -140,6 +165,9 @@ const struct wp_opt wp_bundle_table[] = {
 	REQ_OPTS,
 	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE",
 	  "write volumes of at most SIZE (700M, 4G, 4000000000): OUT.001, OUT.002 ... (join: cat OUT.* | tar --zstd -x)" },
+	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
+	  "for s3://BUCKET/[PREFIX/]OUT.tar.zst: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
+	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on the bundle (public-read)" },
 	COMMON_OPTS,
 	JSON_OPT,
 	WP_OPT_END,
@@ -228,8 +256,10 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	int rc;
 	for (size_t i = 0; i < reqs->n; i++)
 		wp_strlist_push(&o->all_reqs, reqs->v[i]);
-	for (size_t i = 0; i < o->index.n; i++)
-		wp_strlist_push(&o->sources, o->index.v[i]);
+	for (size_t i = 0; i < o->icfg.index.n; i++)
+		wp_strlist_push(&o->sources, o->icfg.index.v[i]);
+	for (size_t i = 0; i < o->icfg.find_links.n; i++)
+		wp_strlist_push(&o->find_links_all, o->icfg.find_links.v[i]);
 	for (size_t i = 0; i < o->requirement.n; i++)
 		if ((rc = wp_reqfile_load(&o->rf, o->requirement.v[i], false, &io, err)))
 			return rc;
@@ -269,15 +299,95 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	}
 	for (size_t i = 0; i < o->rf.sources.n; i++) {
 		const struct wp_reqfile_source *s = &o->rf.sources.v[i];
-		if (o->rf.no_index && s->kind != WP_REQFILE_FIND_LINKS) {
+		if ((o->rf.no_index || o->no_index) && s->kind != WP_REQFILE_FIND_LINKS) {
 			wp_cli_debug(cli, "%s: --no-index: not reading %s", s->where, s->url);
 			continue;
 		}
-		wp_strlist_push(&o->sources, s->url);
+		wp_strlist_push(s->kind == WP_REQFILE_FIND_LINKS ? &o->find_links_all : &o->sources, s->url);
 	}
 	if (o->requirement.n && !o->all_reqs.n)
 		return wp_fail(err, -WPE_USAGE, "'%s' names no requirement (only options or constraints)", o->requirement.v[0]);
 	return 0;
+}
+
+int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err)
+{
+	struct wp_index_given g = {
+		.index_url = o->index_url, .index = o->index, .extra = o->extra_index, .find_links = o->find_links,
+		.trusted_host = o->trusted_host, .cert = o->cert, .client_cert = o->client_cert, .no_index = o->no_index,
+		.isolated = o->isolated,
+	};
+	int rc = wp_index_config_resolve(&g, &o->icfg, err);
+	for (size_t i = 0; i < o->icfg.warnings.n; i++)
+		wp_cli_warn(cli, "%s", o->icfg.warnings.v[i]);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < o->icfg.trusted_host.n; i++)
+		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); file hashes still are",
+			    o->icfg.trusted_host.v[i]);
+	for (size_t i = 0; i < o->icfg.shown.n; i++)
+		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i], o->icfg.origin);
+	return 0;
+}
+
+void wp_pick_opts_print_index(const struct wp_pick_opts *o)
+{
+	const struct wp_index_config *c = &o->icfg;
+	if (!c->shown.n)
+		return;
+	fputs("index: ", stdout);
+	for (size_t i = 0; i < c->shown.n; i++) {
+		if (i)
+			fputs(", ", stdout);
+		wp_fputs_shown(c->shown.v[i], stdout);
+	}
+	printf(" (from %s)\n", c->origin ? c->origin : "the default");
+}
+
+void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain)
+{
+	const struct wp_index_config *c = &o->icfg;
+	if (!json) {
+		wp_pick_opts_print_index(o);
+		wp_print_plan(plan, false, explain);
+		return;
+	}
+	/* the plan's document with "index" first: where the indexes came from, and which */
+	char *doc = NULL, *idx = NULL;
+	size_t dn = 0, in = 0;
+	FILE *m = open_memstream(&doc, &dn), *mi = open_memstream(&idx, &in);
+	if (!m || !mi) {
+		if (m)
+			fclose(m);
+		if (mi)
+			fclose(mi);
+		free(doc);
+		free(idx);
+		wp_print_plan(plan, true, explain);
+		return;
+	}
+	wp_plan_write_json(plan, explain, m);
+	fclose(m);
+	struct wp_json j;
+	wp_json_init_indent(&j, NULL);
+	wp_json_obj(&j);
+	wp_json_kstr(&j, "from", c->origin ? c->origin : "the default");
+	wp_json_key(&j, "urls");
+	wp_json_arr(&j);
+	for (size_t i = 0; i < c->shown.n; i++)
+		wp_json_str(&j, c->shown.v[i]);
+	wp_json_arr_end(&j);
+	wp_json_obj_end(&j);
+	wp_json_finish(&j, mi);
+	fclose(mi);
+	char *brace = doc ? strchr(doc, '{') : NULL;
+	size_t il = idx ? strcspn(idx, "\n") : 0;
+	if (brace && il)
+		printf("{\n  \"index\": %.*s,%s", (int)il, idx, brace + 1);
+	else if (doc)
+		fputs(doc, stdout);
+	free(doc);
+	free(idx);
 }
 
 int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
@@ -288,12 +398,13 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	if (o->allow_missing)
 		return wp_fail(err, -WPE_USAGE, "--allow-missing is for conda channels (with --conda or -c CHANNEL)");
 	if ((rc = wp_pick_opts_check_platforms(&o->platform, false, err)) || (rc = wp_suggest_check_reqs(reqs, false, err)) ||
-	    (rc = read_files(cli, o, reqs, err)))
+	    (rc = wp_pick_opts_indexes(cli, o, err)) || (rc = read_files(cli, o, reqs, err)))
 		return rc;
 	cli->info_as_debug = true; /* the sources a pick reads are said with -v */
 	job->reqs = o->all_reqs;
 	target_spec(o, false, &job->targets);
 	job->index = o->sources;
+	job->find_links = o->find_links_all;
 	job->index_for = o->index_for;
 	job->constraints = o->cons;
 	job->hashes = o->hashes;
@@ -301,6 +412,7 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	job->no_deps = o->no_deps, job->pre = o->pre || o->rf.pre, job->explain = o->explain;
 	job->offline = o->offline, job->refresh = o->refresh;
 	job->dry_run = o->dry_run, job->allow_full_downloads = o->allow_full_downloads;
+	job->fetch_hashes = o->fetch_hashes;
 	if (!o->index_strategy || !strcmp(o->index_strategy, "first-index") || !strcmp(o->index_strategy, "first-match"))
 		job->strategy = WP_INDEX_FIRST;
 	else if (!strcmp(o->index_strategy, "unsafe-best-match"))
@@ -351,11 +463,45 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 		wp_buf_free(&canon);
 		return;
 	}
+	if (job->offline) /* nothing can be read now: no 'update' to suggest */
+		snprintf(err->msg, sizeof(err->msg), "the catalog has no files for '%s', and --offline reads no index "
+			 "(run once without --offline to read it)", name);
 	/* the roots in play, spelled as crawled (a path becomes a file:// URL) */
-	struct wp_sources given = { 0 };
-	struct wp_strlist urls = { 0 };
+	struct wp_sources given = { 0 }, roots = { 0 };
+	struct wp_strlist urls = { 0 }, all = { 0 };
 	for (size_t i = 0; i < job->index.n; i++)
 		wp_sources_add_index(&given, job->index.v[i]);
+	for (size_t i = 0; i < job->find_links.n; i++)
+		wp_sources_add_findlinks(&given, job->find_links.v[i]);
+	for (size_t i = 0; i < given.n; i++)
+		wp_strlist_push(&all, given.urls[i]);
+	if (given.n)
+		wp_sources_dependency_roots(&all, &roots);
+	if (given.n && !roots.n) {
+		/* only links pages: nothing could be asked for a project they do not list */
+		struct wp_buf b = WP_BUF_INIT;
+		for (size_t i = 0; i < given.n && i < 3; i++)
+			wp_buf_printf(&b, "%s%s", i ? ", " : "", given.urls[i]);
+		if (given.n > 3)
+			wp_buf_printf(&b, " and %zu more", given.n - 3);
+		snprintf(err->msg, sizeof(err->msg),
+			 "'%s' is on none of the pages given, and no index is in play to ask for it: only --find-links pages "
+			 "(%s); add the index that has it with --index-url URL or --extra-index-url URL", name, wp_buf_cstr(&b));
+		wp_buf_free(&b);
+	} else if (given.n) {
+		/* every root was asked for ROOT/<name>/ and answered that it has no such project */
+		struct wp_buf b = WP_BUF_INIT;
+		for (size_t i = 0; i < roots.n && i < 3; i++)
+			wp_buf_printf(&b, "%s%s%s/", i ? ", " : "", roots.urls[i], canon.data);
+		if (roots.n > 3)
+			wp_buf_printf(&b, " and %zu more", roots.n - 3);
+		snprintf(err->msg, sizeof(err->msg),
+			 "'%s' is on none of the indexes in play (no page at %s); check the name, or add the index that "
+			 "has it with --extra-index-url URL", name, wp_buf_cstr(&b));
+		wp_buf_free(&b);
+	}
+	wp_strlist_release(&all);
+	wp_sources_release(&roots);
 	for (size_t i = 0; i < given.n; i++)
 		wp_strlist_push(&urls, given.urls[i]);
 	struct wp_names close = { 0 };
@@ -382,11 +528,15 @@ void wp_pick_opts_release(struct wp_pick_opts *o)
 {
 	struct wp_strlist *lists[] = { &o->cuda,  &o->driver,  &o->python,     &o->platform,   &o->gpu,      &o->target,
 				       &o->index, &o->channel, &o->index_for, &o->requirement, &o->constraint, &o->all_reqs,
-				       &o->cons,  &o->sources, &o->gfx,       &o->intel_ip };
+				       &o->cons,  &o->sources, &o->gfx,       &o->intel_ip, &o->index_url, &o->extra_index,
+				       &o->find_links, &o->trusted_host, &o->find_links_all };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		wp_strlist_release(lists[i]);
+	wp_strlist_release(&o->lock_extra);
+	wp_strlist_release(&o->lock_group);
 	for (size_t i = 0; i < o->n_hashes; i++)
 		free((void *)o->hashes[i].sha256);
 	free(o->hashes);
 	wp_reqfile_release(&o->rf);
+	wp_index_config_release(&o->icfg);
 }

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "ops/conda.h"
+#include "ops/indexconf.h"
 #include "ops/pick.h"
 #include "resolver/reqfile.h"
 
@@ -19,9 +20,19 @@ struct wp_pick_opts {
 	struct wp_strlist cuda, driver, python, platform, gpu, target, index, channel, index_for;
 	struct wp_strlist gfx, intel_ip;  /* --gfx (AMD GPUs), --intel-device-ip (PEP 825 intel :: device_ip) */
 	struct wp_strlist requirement, constraint;     /* -r FILE, -c FILE / --constraint FILE */
+	/* pip's index options: -i/--index-url, --extra-index-url, -f/--find-links, --trusted-host,
+	 * --cert, --client-cert, --no-index, --isolated (ops/indexconf.h) */
+	struct wp_strlist index_url, extra_index, find_links, trusted_host;
+	const char *cert, *client_cert;
+	bool no_index, isolated;
+	struct wp_index_config icfg;     /* made by wp_pick_opts_job: where the indexes came from */
 	const char *rocm, *dest, *index_strategy, *cuda_compat, *output;
 	const char *split;                 /* bundle --split SIZE */
 	const char *x86_64_level;         /* --x86-64-level v1..v4 (PEP 825 x86_64 :: level) */
+	const char *lock;                 /* pick --lock pylock.toml: fetch what a PEP 751 lock names */
+	const char *s3_endpoint, *s3_acl;  /* mirror s3://...: --s3-endpoint URL, --s3-acl ACL */
+	struct wp_strlist lock_extra, lock_group; /* --lock-extra, --lock-group */
+	bool fetch_hashes;                /* lock: download what the index gives no sha256 for, to hash it */
 	bool xpu, conda, dry_run, no_deps, json, explain, pre, offline, refresh, prune, allow_full_downloads,
 		require_hashes, allow_missing;
 	/* made by wp_pick_opts_job */
@@ -29,6 +40,7 @@ struct wp_pick_opts {
 	struct wp_strlist all_reqs;      /* the command line's, then the files' */
 	struct wp_strlist cons;          /* the constraints' texts */
 	struct wp_strlist sources;       /* --index, then the files' sources */
+	struct wp_strlist find_links_all; /* -f (or the configuration's), then the files' */
 	struct wp_solve_hashes *hashes;  /* per project */
 	size_t n_hashes;
 };
@@ -41,6 +53,14 @@ extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[]
  * tool's spelling, an option of the conda route, a file pip would refuse. */
 int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
 		     struct wp_err *err);
+/* The indexes in force (ops/indexconf.h) into o->icfg, TLS settings applied, said with -v; a
+ * --trusted-host warned about on every run. Called by wp_pick_opts_job. */
+int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err);
+/* "index: URL, ... (from WHERE)": the indexes in use, credentials masked (nothing without one). */
+void wp_pick_opts_print_index(const struct wp_pick_opts *o);
+/* The plan as wp_print_plan prints it, headed by the indexes in use and where they came from
+ * ("index: URL (from PIP_INDEX_URL)"; in JSON "index": {"from", "urls"}), never a credential. */
+void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain);
 /* The conda job: -WPE_USAGE for options that have no meaning there (--index-for, --pre,
  * --explain, --index-strategy, -r, constraints), naming them. */
 int wp_pick_opts_conda_job(struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,

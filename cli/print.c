@@ -2,11 +2,14 @@
 #include "cli/print.h"
 #include "base/buf.h"
 #include "base/json.h"
+#include "base/nameindex.h"
 #include "cli/progress.h"
+#include "net/auth.h"
 #include "ops/pick.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void print_plan_text(const struct wp_plan *plan, bool explain)
@@ -32,11 +35,27 @@ static void print_plan_text(const struct wp_plan *plan, bool explain)
 	wp_buf_free(&d);
 }
 
+/* Whether a JSON document went to stdout in this run: main prints a failure's object only when
+ * none did (one document a run). */
+static bool json_printed;
+
+bool wp_print_json_printed(void)
+{
+	return json_printed;
+}
+
+void wp_print_json_out(struct wp_json *j)
+{
+	wp_json_finish(j, stdout);
+	json_printed = true;
+}
+
 void wp_print_plan(const struct wp_plan *plan, bool json, bool explain)
 {
-	if (json)
+	if (json) {
 		wp_plan_write_json(plan, explain, stdout);
-	else
+		json_printed = true;
+	} else
 		print_plan_text(plan, explain);
 }
 
@@ -44,18 +63,18 @@ void wp_print_plan_total(const struct wp_plan *plan, const char *what)
 {
 	size_t files = 0, unknown = 0;
 	long long bytes = 0;
+	struct wp_name_index seen = { 0 }; /* a file several targets share counts once */
 	for (size_t i = 0; i < plan->n; i++) {
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(plan->files[k].url, plan->files[i].url);
-		if (seen)
+		if (wp_name_index_find(&seen, plan->files[i].url) != WP_NAME_NONE)
 			continue;
+		wp_name_index_push(&seen, plan->files[i].url);
 		files++;
 		if (plan->files[i].size >= 0)
 			bytes += plan->files[i].size;
 		else
 			unknown++;
 	}
+	wp_name_index_free(&seen);
 	char h[32];
 	wp_progress_human(h, sizeof(h), (double)bytes);
 	if (unknown == files)
@@ -66,37 +85,47 @@ void wp_print_plan_total(const struct wp_plan *plan, const char *what)
 		printf("total: %zu file%s, %s%s\n", files, files == 1 ? "" : "s", h, what);
 }
 
-void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan)
+void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err, const struct wp_plan *plan)
 {
-	struct wp_json j;
-	wp_json_init(&j);
-	wp_json_obj(&j);
-	wp_json_key(&j, "error");
-	wp_json_obj(&j);
-	wp_json_kint(&j, "exit", wp_err_exit_code(rc));
-	wp_json_kstr(&j, "message", err->code ? err->msg : "failed");
+	wp_json_obj(j);
+	wp_json_kint(j, "exit", wp_err_exit_code(rc));
+	/* whatever quoted a URL the user typed, its user:password is not repeated */
+	char *msg = wp_net_text_mask(err && err->code ? err->msg : "failed");
+	wp_json_kstr(j, "message", msg);
+	free(msg);
 	if (plan && plan->failed_project) {
-		wp_json_kstr(&j, "project", plan->failed_project);
-		wp_json_key(&j, "rejected");
-		wp_json_arr(&j);
+		wp_json_kstr(j, "project", plan->failed_project);
+		wp_json_key(j, "rejected");
+		wp_json_arr(j);
 		for (size_t i = 0; i < plan->n_failed_rejects; i++) {
 			const struct wp_plan_reject *r = &plan->failed_rejects[i];
 			const char *slash = strrchr(r->where, '/');
-			wp_json_obj(&j);
-			wp_json_kstr(&j, "filename", slash ? slash + 1 : r->where);
-			wp_json_kstr(&j, "where", r->where);
-			wp_json_kstr(&j, "reason", r->why);
-			wp_json_obj_end(&j);
+			wp_json_obj(j);
+			wp_json_kstr(j, "filename", slash ? slash + 1 : r->where);
+			wp_json_kstr(j, "where", r->where);
+			wp_json_kstr(j, "reason", r->why);
+			wp_json_obj_end(j);
 		}
-		wp_json_arr_end(&j);
+		wp_json_arr_end(j);
 	} else {
-		wp_json_key(&j, "rejected");
-		wp_json_arr(&j);
-		wp_json_arr_end(&j);
+		wp_json_key(j, "rejected");
+		wp_json_arr(j);
+		wp_json_arr_end(j);
 	}
+	wp_json_obj_end(j);
+}
+
+void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan)
+{
+	struct wp_json j;
+	if (json_printed)
+		return; /* one document a run: the first said what there was to say */
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_key(&j, "error");
+	wp_print_json_error_obj(&j, rc, err, plan);
 	wp_json_obj_end(&j);
-	wp_json_obj_end(&j);
-	wp_json_finish(&j, stdout);
+	wp_print_json_out(&j);
 }
 
 static void print_conda_json(const struct wp_conda_result *res)
@@ -130,7 +159,7 @@ static void print_conda_json(const struct wp_conda_result *res)
 		wp_json_str(&j, res->missing[i]);
 	wp_json_arr_end(&j);
 	wp_json_obj_end(&j);
-	wp_json_finish(&j, stdout);
+	wp_print_json_out(&j);
 }
 
 void wp_print_conda(const struct wp_conda_result *res, bool json)

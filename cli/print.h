@@ -17,6 +17,13 @@ void wp_print_plan_total(const struct wp_plan *plan, const char *what);
  * {"error": {"exit": N, "message": "...", "project": "...", "rejected": [{"filename", "where", "reason"}]}}
  * (project and rejected when the plan says which project could not be picked; plan may be NULL). */
 void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan);
+/* The inner object of that ({"exit": ..., "message": ..., "rejected": [...]}) into j. */
+struct wp_json;
+void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err, const struct wp_plan *plan);
+/* j finished onto stdout; every --json document goes out through here (or wp_print_plan), so
+ * main knows whether one did: a failure after it prints no second object. */
+void wp_print_json_out(struct wp_json *j);
+bool wp_print_json_printed(void);
 void wp_print_conda(const struct wp_conda_result *res, bool json);
 
 /* s to f with each control byte shown as \xNN: a name or value from an index, a file or the

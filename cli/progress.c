@@ -44,6 +44,7 @@ static void release(struct wp_progress *p)
 	free(p->got);
 	free(p->total);
 	free(p->done);
+	free(p->bad);
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
 }
@@ -57,6 +58,7 @@ static void begin(void *ctx, const char *const *names, const long long *sizes, s
 	p->got = wp_xcalloc(n ? n : 1, sizeof(*p->got));
 	p->total = wp_xcalloc(n ? n : 1, sizeof(*p->total));
 	p->done = wp_xcalloc(n ? n : 1, sizeof(*p->done));
+	p->bad = wp_xcalloc(n ? n : 1, sizeof(*p->bad));
 	for (size_t i = 0; i < n; i++)
 		p->total[i] = sizes ? sizes[i] : -1;
 	p->start = now();
@@ -129,14 +131,35 @@ static void draw(struct wp_progress *p)
 }
 
 /* One line for a finished file, above the bar when there is one. */
-static void finished(struct wp_progress *p, size_t i, const char *how, bool failed)
+static void finished(struct wp_progress *p, size_t i, const char *how, int result)
 {
 	char size[32] = "";
-	if (p->done[i])
+	if (p->done[i] && (!result || p->bad[i]))
 		return;
+	if (p->done[i]) {
+		/* its bytes all came, then it failed its checks: counted so, and said */
+		p->bad[i] = true;
+		if (result == -WPE_INTEGRITY)
+			p->n_refused++;
+		else
+			p->n_failed++;
+		if (p->mode == WP_PROGRESS_OFF)
+			return;
+		clear_bar(p);
+		fprintf(stderr, "  %s %s\n", p->names[i], result == -WPE_INTEGRITY ? "refused: it failed its checks" : "failed");
+		if (p->mode == WP_PROGRESS_BAR)
+			draw(p);
+		return;
+	}
 	p->done[i] = true;
 	p->n_done++;
-	p->n_failed += failed;
+	if (result) {
+		p->bad[i] = true;
+		if (result == -WPE_INTEGRITY)
+			p->n_refused++;
+		else
+			p->n_failed++;
+	}
 	if (p->mode == WP_PROGRESS_OFF)
 		return;
 	if (p->total[i] > 0)
@@ -160,7 +183,7 @@ static void update(void *pctx, size_t index, long long received, long long total
 	if (total > 0)
 		p->total[index] = total;
 	if (p->total[index] > 0 && received >= p->total[index])
-		finished(p, index, "", false);
+		finished(p, index, "", 0);
 	else if (p->mode == WP_PROGRESS_BAR && now() - p->last_draw >= 0.1)
 		draw(p);
 }
@@ -170,7 +193,8 @@ static void file_done(void *ctx, size_t index, int result, bool cached)
 	struct wp_progress *p = ctx;
 	if (index >= p->n || !p->done)
 		return;
-	finished(p, index, result ? " failed" : cached ? " already downloaded" : "", result != 0);
+	finished(p, index, result == -WPE_INTEGRITY ? " refused" : result ? " failed" : cached ? " already downloaded" : "",
+		 result);
 }
 
 static void end(void *ctx)
@@ -185,8 +209,14 @@ static void end(void *ctx)
 		clear_bar(p);
 		wp_progress_human(a, sizeof(a), (double)moved);
 		wp_progress_human(r, sizeof(r), dt > 0 ? (double)moved / dt : 0);
-		fprintf(stderr, "  total %s downloaded in %.1f s (%s/s); %zu of %zu files ready\n", a, dt, r, p->n_done - p->n_failed,
-			p->n);
+		/* ready, refused and failed count the same files the plan's total does */
+		fprintf(stderr, "  total %s downloaded in %.1f s (%s/s); %zu of %zu files ready", a, dt, r,
+			p->n_done - p->n_failed - p->n_refused, p->n);
+		if (p->n_refused)
+			fprintf(stderr, ", %zu refused", p->n_refused);
+		if (p->n_failed)
+			fprintf(stderr, ", %zu failed", p->n_failed);
+		fputc('\n', stderr);
 		fflush(stderr);
 	}
 	release(p);

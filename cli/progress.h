@@ -18,9 +18,11 @@ enum wp_progress_mode {
 struct wp_progress {
 	enum wp_progress_mode mode;
 	size_t n, n_done, n_failed;
+	size_t n_refused;         /* of n_done: failed their checks (integrity), not counted ready */
 	const char *const *names; /* borrowed for the job */
 	long long *got, *total;
 	bool *done;
+	bool *bad;                /* counted failed or refused (a file can finish, then fail its checks) */
 	double start, last_draw;
 	bool drawn;               /* the bar is on screen */
 	int width;                /* the terminal's columns */

@@ -54,6 +54,7 @@ static const char py_probe[] =
 static const char *const python_names[] = {
 	"python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10",
 	"python3.11", "python3.12", "python3.13", "python3.14",
+	"python3.13t", "python3.14t", /* PEP 703's free-threaded builds, installed beside the others */
 };
 
 /* One program run: started together with the others, so a hung one costs one timeout in all. */
@@ -559,6 +560,14 @@ static bool nvidia_on_pci(const struct ctx *c)
 	return found;
 }
 
+bool wp_detect_python_free_threaded(const struct wp_detect_python *py)
+{
+	/* "cpython-313t-x86_64-linux-gnu": the version part ends in t */
+	const char *dash = strchr(py->soabi, '-');
+	const char *end = dash ? strchr(dash + 1, '-') : NULL;
+	return !strcmp(py->impl, "cpython") && dash && (end ? end > dash + 1 && end[-1] == 't' : py->soabi[strlen(py->soabi) - 1] == 't');
+}
+
 static void detect_gpu_hardware(struct ctx *c)
 {
 	char *gpus = root_path(c, "/proc/driver/nvidia/gpus");
@@ -968,6 +977,66 @@ static bool dir_has_prefix(const char *dir, const char *prefix)
 	return found;
 }
 
+/* The CUDA runtime in dir, from its file names: libcudart.so.12.4.127 is 12.4 (*minor -1 when
+ * only the soname's major is there: libcudart.so.12, libcudart.so.11.0). False when none. */
+static bool dir_runtime_version(const char *dir, int *major, int *minor)
+{
+	DIR *dd = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+	*major = 0;
+	*minor = -1;
+	while (dd && (e = readdir(dd))) {
+		int a = 0, b = 0, c = 0, n = 0;
+		if (strncmp(e->d_name, "libcudart.so.", 13))
+			continue;
+		n = sscanf(e->d_name + 13, "%d.%d.%d", &a, &b, &c);
+		if (n < 1 || a <= 0)
+			continue;
+		found = true;
+		if (a > *major) {
+			*major = a;
+			*minor = n == 3 ? b : -1;
+		} else if (a == *major && n == 3 && b > *minor) {
+			*minor = b;
+		}
+	}
+	if (dd)
+		closedir(dd);
+	return found;
+}
+
+/* What one CUDA runtime directory on LD_LIBRARY_PATH does to PyTorch's wheels: newer than the
+ * driver runs, it fails to start; with the libraries the nvidia-* wheels ship (cuBLAS, cuDNN,
+ * NCCL), it is searched before theirs, and a mismatch fails with 'undefined symbol'. */
+static void warn_runtime_dir(struct ctx *c, const char *dir)
+{
+	struct wp_detect *d = c->d;
+	int M, m;
+	if (!dir_runtime_version(dir, &M, &m))
+		return;
+	char shown[PATH_MAX];
+	snprintf(shown, sizeof(shown), "%s", dir);
+	sanitize(shown);
+	if (d->cuda_major && (M > d->cuda_major || (M == d->cuda_major && m > d->cuda_minor))) {
+		char v[16];
+		snprintf(v, sizeof(v), m >= 0 ? "%d.%d" : "%d", M, m);
+		warn(c, "LD_LIBRARY_PATH names a CUDA %s runtime ('%s'), newer than driver %s runs (CUDA %d.%d)%s", v, shown,
+		     d->driver_version[0] ? d->driver_version : "?", d->cuda_major, d->cuda_minor,
+		     M > d->cuda_major ? ": programs that load it fail ('CUDA driver version is insufficient')"
+				       : ": it runs only through minor version compatibility, without JIT-compiling PTX");
+	}
+	static const char *const wheel_libs[] = { "libcublas.so", "libcudnn.so", "libnccl.so", "libcusparse.so" };
+	for (size_t i = 0; i < sizeof(wheel_libs) / sizeof(wheel_libs[0]); i++)
+		if (dir_has_prefix(dir, wheel_libs[i])) {
+			warn(c, "LD_LIBRARY_PATH names '%s', which holds %s*: it is searched before the libraries of the "
+			     "nvidia-* wheels that PyTorch's CUDA wheels load, so its copies load instead (a version "
+			     "mismatch fails with 'undefined symbol'); unset LD_LIBRARY_PATH to run PyTorch from pip", shown,
+			     wheel_libs[i]);
+			break;
+		}
+}
+
 /* Several CUDA runtimes on LD_LIBRARY_PATH: the first one wins, often not the one meant. A
  * driver stub directory there shadows the real libcuda. */
 static void warn_ld_library_path(struct ctx *c)
@@ -989,6 +1058,7 @@ static void warn_ld_library_path(struct ctx *c)
 			dup |= !strcmp(seen.v[i], real);
 		if (real && !dup) {
 			if (dir_has_prefix(real, "libcudart.so")) {
+				warn_runtime_dir(c, dir);
 				wp_buf_printf(&list, "%s'%s'", seen.n ? ", " : "", dir);
 				wp_vec_push(&seen, real);
 				real = NULL;
@@ -1200,6 +1270,23 @@ static void smi_old_query(struct ctx *c, const char *smi)
 	job_release(j);
 }
 
+/* A GPU the driver is too old for: no CUDA build runs on it (H100 needs CUDA 11.8, R520; Blackwell
+ * CUDA 12.8, R570). */
+static void warn_gpus_driver(struct ctx *c)
+{
+	struct wp_detect *d = c->d;
+	for (int i = 0; d->cuda_major && i < d->n_gpus; i++) {
+		int sm = d->gpus[i].cc_major * 10 + d->gpus[i].cc_minor, M, m;
+		const char *need = NULL;
+		if (d->gpus[i].cc_major < 0 || wp_gpu_min_cuda(sm, &M, &m) < 0 || cuda_cmp(M, m, d->cuda_major, d->cuda_minor) <= 0)
+			continue;
+		wp_cuda_min_driver(M, m, &need);
+		warn(c, "the %s (sm_%d) needs CUDA %d.%d or newer (driver %s or newer); driver %s runs CUDA %d.%d at most, so "
+		     "no CUDA build runs on it: upgrade the driver", d->gpus[i].name, sm, M, m, need ? need : "?",
+		     d->driver_version[0] ? d->driver_version : "?", d->cuda_major, d->cuda_minor);
+	}
+}
+
 /* The ones that change what gets picked come first; notes about programs come last. */
 static void add_warnings(struct ctx *c, bool have_python3)
 {
@@ -1221,6 +1308,7 @@ static void add_warnings(struct ctx *c, bool have_python3)
 			warn(c, "no NVIDIA driver found; the target is CPU builds (give --cuda X.Y to pick CUDA "
 			     "builds anyway)");
 	}
+	warn_gpus_driver(c);
 	warn_toolkits(c);
 	warn_ld_library_path(c);
 	pick_default_python(c, have_python3);
@@ -1298,6 +1386,9 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	if (smi_old)
 		smi_old_query(&c, smi);
 	derive_cuda_from_driver(&c);
+	/* a GPU nvidia-smi lists is GPU hardware, whatever the files a container shows say */
+	if (d->n_gpus)
+		d->gpu_hardware = true;
 	add_warnings(&c, have_python3);
 out:
 	free(smi);

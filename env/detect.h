@@ -26,6 +26,11 @@ struct wp_detect_gpu {
 	int cc_major, cc_minor;   /* compute capability; -1, -1 when unknown */
 };
 
+struct wp_detect_toolkit;
+struct wp_detect_python;
+/* A free-threaded CPython (PEP 703: SOABI cpython-313t-..., python3.13t): its wheels are cp313t. */
+bool wp_detect_python_free_threaded(const struct wp_detect_python *py);
+
 struct wp_detect_toolkit {
 	int major, minor, patch;  /* patch -1 when unknown */
 	char *path;               /* toolkit root as seen inside the sysroot; may be "" */

@@ -132,6 +132,7 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 		wp_json_kstr(&w, "soabi", py->soabi);
 		wp_json_kstr(&w, "machine", py->machine);
 		wp_json_kbool(&w, "default", (int)i == d->default_python);
+		wp_json_kbool(&w, "free_threaded", wp_detect_python_free_threaded(py));
 		wp_json_obj_end(&w);
 	}
 	wp_json_arr_end(&w);

@@ -109,9 +109,24 @@ int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, st
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		*is_folder = true;
-		rc = list_folder(url, path, body, err);
-		goto out;
+		/* a project's folder in a PEP 503 tree on disk (DIR/simple/torch/): its index.html, as pip
+		 * reads a file:// index; any other folder lists its files */
+		size_t ul = strcspn(url, "?#");
+		char *page = ul && url[ul - 1] == '/' ? wp_xasprintf("%s/index.html", path) : NULL;
+		int pfd = page ? open(page, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+		struct stat pst;
+		free(page);
+		if (pfd >= 0 && fstat(pfd, &pst) == 0 && S_ISREG(pst.st_mode)) {
+			close(fd);
+			fd = pfd;
+			st = pst;
+		} else {
+			if (pfd >= 0)
+				close(pfd);
+			*is_folder = true;
+			rc = list_folder(url, path, body, err);
+			goto out;
+		}
 	}
 	if (!S_ISREG(st.st_mode)) {
 		rc = wp_fail(err, -WPE_NET, "cannot read '%s': not a regular file", url);

@@ -14,9 +14,11 @@ int wp_local_path(const char *url, char **path, struct wp_err *err);
 
 bool wp_local_is_file_url(const char *url);
 
-/* The bytes of a local page into body (its ceiling applies: -WPE_TOO_BIG). A folder reads as a
- * find-links page that links every file in it, as pip's `--find-links DIR` does, and
- * *is_folder is set. -WPE_NET naming the URL when it cannot be read. */
+/* The bytes of a local page into body (its ceiling applies: -WPE_TOO_BIG). A folder named with a
+ * trailing slash that holds an index.html (a project's folder in a PEP 503 tree on disk) reads as
+ * that page, as pip reads a file:// index; any other folder reads as a find-links page that links
+ * every file in it, as pip's `--find-links DIR` does, and *is_folder is set. -WPE_NET naming the
+ * URL when it cannot be read. */
 int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, struct wp_err *err);
 
 #endif

@@ -124,11 +124,43 @@ static int schema_version(struct ctx *c, struct wp_variants *v)
 	return 0;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key twice in one object is refused: Python's json and uv keep the last, a first-wins reader
+ * the first, so two tools would read two different files. */
+static int no_dup_keys(struct ctx *c, const struct wp_json_val *val)
+{
+	enum wp_json_type t = wp_json_type(val);
+	if (t != WP_JSON_OBJECT && t != WP_JSON_ARRAY)
+		return 0;
+	size_t n = wp_json_len(val);
+	int rc = 0;
+	if (t == WP_JSON_OBJECT && n > 1) {
+		const char **keys = wp_xcalloc(n, sizeof(*keys));
+		for (size_t i = 0; i < n; i++)
+			keys[i] = wp_json_key_at(val, i) ? wp_json_key_at(val, i) : "";
+		qsort(keys, n, sizeof(*keys), cmp_key);
+		for (size_t i = 1; i < n && !rc; i++)
+			if (!strcmp(keys[i - 1], keys[i]))
+				rc = bad(c, "the key '%s' appears twice in one object (JSON readers disagree on which "
+					 "one counts)", keys[i], NULL);
+		free(keys);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = no_dup_keys(c, wp_json_at(val, i));
+	return rc;
+}
+
 static int parse_tree(struct ctx *c, const struct wp_json_val *root, struct wp_variants *v)
 {
 	int rc;
 	if (wp_json_type(root) != WP_JSON_OBJECT)
 		return bad(c, "not a JSON object", NULL, NULL);
+	if ((rc = no_dup_keys(c, root)))
+		return rc;
 	const char *schema = wp_json_get_str(root, "$schema");
 	if (!schema)
 		return bad(c, "no $schema", NULL, NULL);
@@ -150,8 +182,12 @@ static int parse_tree(struct ctx *c, const struct wp_json_val *root, struct wp_v
 			return bad(c, "default-priorities.feature is not an object", NULL, NULL);
 		v->feature_prio = wp_xcalloc(wp_json_len(fp) + 1, sizeof(*v->feature_prio));
 		for (size_t i = 0; i < wp_json_len(fp); i++) {
+			const char *ns = wp_json_key_at(fp, i);
+			if (!name_ok(ns, false))
+				return bad(c, "default-priorities.feature has a namespace '%s' that PEP 825 does not allow",
+					   ns, NULL);
 			struct wp_vfeatures *f = &v->feature_prio[v->n_feature_prio++];
-			f->ns = wp_xstrdup(wp_json_key_at(fp, i));
+			f->ns = wp_xstrdup(ns);
 			if ((rc = str_list(c, wp_json_at(fp, i), false, "default-priorities.feature", &f->features, &f->n)))
 				return rc;
 		}
@@ -169,6 +205,9 @@ static int parse_tree(struct ctx *c, const struct wp_json_val *root, struct wp_v
 		v->static_ns = wp_xcalloc(wp_json_len(prov) + 1, sizeof(*v->static_ns));
 		for (size_t i = 0; i < wp_json_len(prov); i++) {
 			const struct wp_json_val *p = wp_json_at(prov, i);
+			if (!name_ok(wp_json_key_at(prov, i), false))
+				return bad(c, "providers has a namespace '%s' that PEP 825 does not allow",
+					   wp_json_key_at(prov, i), NULL);
 			bool install_time = true;
 			const char *use = wp_json_get_str(p, "plugin-use");
 			if (wp_json_as_bool(wp_json_get(p, "install-time"), &install_time) && !install_time)

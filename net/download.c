@@ -31,6 +31,7 @@ int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts
 		/* wheels are already compressed, and a Range is only meaningful over the raw bytes */
 		x->decode = false;
 		x->resume = true;
+		x->start = d->start;
 		x->max_bytes = -1;
 		x->expect_size = d->expect_size >= 0 ? d->expect_size : -1;
 		x->policy = policy;

@@ -37,6 +37,9 @@ struct wp_download {
 	wp_dl_write_fn *write;
 	wp_dl_reset_fn *reset;      /* NULL: a server that ignores Range cannot be recovered from */
 	void *ctx;
+	long long start;            /* bytes the sink already holds from an earlier run: the first
+	                               request asks for the rest (Range); a server that answers with
+	                               the whole file starts the sink over (reset to 0) */
 	/* the result */
 	int result;                 /* 0 or -WPE_* */
 	struct wp_err err;

@@ -3,6 +3,7 @@
 
 #include "base/mem.h"
 #include "base/str.h"
+#include "net/auth.h"
 
 #include <curl/curl.h>
 #include <limits.h>
@@ -51,6 +52,7 @@ struct slot {
 	int spent;                  /* attempts that count against max_tries */
 	int free_resumes;
 	bool head_seen;
+	bool sent_auth;             /* credentials kept for the URL's origin went with it */
 	enum verdict verdict;
 	int fail_code;
 	/* the response being received; cleared at each status line so that redirects and
@@ -123,7 +125,14 @@ static long long env_ll(const char *name, long long dflt, long long lo, long lon
 
 static const char *env_ca_bundle(char *bad, size_t badsz)
 {
-	static const char *const vars[] = { "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE" };
+	static const char *const vars[] = { "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE" };
+	const char *given = wp_net_ca_bundle(); /* --cert, PIP_CERT, pip.conf's cert */
+	if (given) {
+		struct stat sb;
+		if (stat(given, &sb) < 0 || !S_ISREG(sb.st_mode) || access(given, R_OK) < 0)
+			snprintf(bad, badsz, "the CA bundle '%.200s' (--cert) is not a readable file of PEM certificates", given);
+		return given;
+	}
 	for (size_t i = 0; i < WP_ARRAY_LEN(vars); i++) {
 		const char *s = getenv(vars[i]);
 		if (!s || !*s)
@@ -396,6 +405,41 @@ static int add_header(struct slot *s, const char *name, const char *value)
 			goto bad_opt; \
 	} while (0)
 
+/* Credentials: the run's for the URL's origin (net/auth.h), else a netrc file's (libcurl reads
+ * $NETRC, else ~/.netrc). libcurl sends them to the origin only: after a redirect to another
+ * host or port they are dropped (CURLOPT_UNRESTRICTED_AUTH stays off). A client certificate
+ * (pip's --client-cert: one PEM file with the key) goes to every https server that asks for
+ * one; a trusted host (pip's --trusted-host) is not held to its certificate. */
+static int set_auth(struct slot *s, CURL *e)
+{
+	struct wp_xfer *x = s->x;
+	const char *user = NULL, *password = NULL;
+	CURLcode cc = CURLE_OK;
+	s->sent_auth = false;
+	if (strncasecmp(x->url, "file:", 5) == 0)
+		return 0;
+	if (wp_net_cred_find(x->url, &user, &password)) {
+		SETOPT(CURLOPT_USERNAME, user);
+		SETOPT(CURLOPT_PASSWORD, password);
+		SETOPT(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		s->sent_auth = true;
+	}
+	SETOPT(CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+	const char *netrc = getenv("NETRC");
+	if (netrc && *netrc)
+		SETOPT(CURLOPT_NETRC_FILE, netrc);
+	const char *client_cert = wp_net_client_cert();
+	if (client_cert)
+		SETOPT(CURLOPT_SSLCERT, client_cert);
+	if (wp_net_host_trusted(x->url)) {
+		SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
+		SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	return 0;
+bad_opt:
+	return wp_fail(x->err, -WPE_NET, "cannot set up the transfer of '%s': %s", x->url, curl_easy_strerror(cc));
+}
+
 /* Prepare the easy handle for the next attempt; every option is set afresh. */
 static int setup(struct run *r, struct slot *s)
 {
@@ -465,6 +509,8 @@ static int setup(struct run *r, struct slot *s)
 	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
 	if (r->ca_bundle)
 		SETOPT(CURLOPT_CAINFO, r->ca_bundle);
+	if ((rc = set_auth(s, e)) < 0)
+		return rc;
 	if (x->decode)
 		SETOPT(CURLOPT_ACCEPT_ENCODING, "");
 	else if (x->max_bytes >= 0)
@@ -625,6 +671,21 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 		if (transient_status(st)) {
 			snprintf(s->why, sizeof(s->why), "HTTP %ld", st);
 			retry_or_fail(r, s, false, false);
+		} else if (st == 401 || st == 403) {
+			/* who answered (after a redirect, maybe not the URL's host); the credentials are
+			 * never part of the message */
+			char *eff = NULL, host[256];
+			curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &eff);
+			wp_net_url_host(eff ? eff : x->url, host, sizeof(host));
+			if (s->sent_auth)
+				fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld from %s: the credentials given for it were refused "
+				     "(check the user and password in the index URL, ~/.netrc or the environment)",
+				     x->verb, x->url, st, host);
+			else
+				fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld from %s: credentials needed (add them to the index "
+				     "URL or ~/.netrc)", x->verb, x->url, st, host);
+			x->result = s->fail_code;
+			s->state = ST_DONE;
 		} else {
 			fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld", x->verb, x->url, st);
 			x->result = s->fail_code;
@@ -663,7 +724,7 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect from https to '%s' (%s)", x->verb, x->url,
 		     to ? to : "?", reason);
 	} else if (cc == CURLE_PEER_FAILED_VERIFICATION) {
-		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, set WHEELPICK_CA_BUNDLE to its PEM file)",
+		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, give its PEM file with --cert or WHEELPICK_CA_BUNDLE)",
 		     x->verb, x->url, reason);
 	} else if (transient_curl(cc)) {
 		snprintf(s->why, sizeof(s->why), "%s", reason);
@@ -861,7 +922,7 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 		x->result = 0;
 		x->status = 0;
 		x->not_modified = false;
-		x->received = 0;
+		x->received = x->resume && x->start > 0 ? x->start : 0;
 		x->total = -1;
 		x->range_start = 0;
 		x->range_total = -1;

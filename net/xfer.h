@@ -21,6 +21,8 @@ struct wp_xfer {
 	const char *accept;
 	bool decode;                    /* send Accept-Encoding and decode what comes back */
 	bool resume;                    /* continue a dropped body with a Range request */
+	long long start;                /* with resume: bytes the sink already holds (an earlier run's
+	                                   partial file); the first request asks for the rest */
 	const char *range;              /* CURLOPT_RANGE for a partial request ("A-B", "A-", "-N");
 					 * NULL for none; not with resume; ignored for file:// */
 	long long max_bytes;            /* ceiling on decoded body bytes; -1 for none */

@@ -494,19 +494,29 @@ static void volumes_abort(struct volumes *vs)
 	vs->n = 0;
 }
 
+/* Volumes first.. that an earlier run left beside out: they would read as part of this bundle
+ * (verify of OUT.001 passed a stale set beside a new plain OUT). */
+static void remove_volumes_from(const char *out, size_t first)
+{
+	for (size_t i = first; i <= WP_BUNDLE_MAX_VOLUMES; i++) {
+		char *stale = wp_bundle_volume_name(out, i);
+		int gone = unlink(stale);
+		free(stale);
+		if (gone < 0)
+			break;
+	}
+}
+
 /* Every volume into place (fsync, rename); then those an earlier, longer run left after the last
- * are removed: they would read as part of this bundle. */
+ * are removed, and a whole bundle an earlier run without --split left under the name itself. */
 static int volumes_commit(struct volumes *vs, struct wp_err *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < vs->n && !rc; i++)
 		rc = wp_atomic_file_commit(&vs->v[i], err);
-	for (size_t i = vs->n + 1; !rc && i <= WP_BUNDLE_MAX_VOLUMES; i++) {
-		char *stale = wp_bundle_volume_name(vs->out, i);
-		int gone = unlink(stale);
-		free(stale);
-		if (gone < 0)
-			break;
+	if (!rc) {
+		remove_volumes_from(vs->out, vs->n + 1);
+		unlink(vs->out);
 	}
 	return rc;
 }
@@ -664,6 +674,8 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 	if (split && (rc = volumes_cut(&vs, err)))
 		goto out;
 	rc = split ? volumes_commit(&vs, err) : wp_atomic_file_commit(&af, err);
+	if (!rc && !split)
+		remove_volumes_from(out_path, 1);
 	if (!rc && nvolumes)
 		*nvolumes = split ? vs.n : 1;
 out:

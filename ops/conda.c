@@ -1,6 +1,7 @@
 /* ops/conda.c: the conda job: channel URLs, strict channel priority, the CUDA rule per package
  * (resolver/condapick), one variant across the set, the depends closure, a local channel. */
 #include "ops/conda.h"
+#include "ops/suggest.h"
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
@@ -246,6 +247,7 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 	struct wp_matchspec *queue = NULL;
 	char **by = NULL;
 	size_t nq = 0, head = 0;
+	const char *exact_variant = NULL; /* borrowed from ps->picks */
 	int rc = 0;
 	for (size_t i = 0; i < reqs->n; i++) {
 		queue = wp_xrealloc(queue, (nq + 1) * sizeof(*queue));
@@ -284,6 +286,22 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		}
 		if (!p->n) {
 			if (!by[head]) {
+				/* a typo first: the names the catalog's conda records have ("pytroch": pytorch) */
+				struct wp_names close = { 0 };
+				struct wp_err se = WP_ERR_INIT;
+				if (wp_suggest_projects(NULL, cf->cat, NULL, true, true, m->name, &close, &se) == 0 && close.n) {
+					struct wp_strlist l = { 0 };
+					struct wp_buf b = WP_BUF_INIT;
+					for (size_t i = 0; i < close.n; i++)
+						wp_strlist_push(&l, close.v[i]);
+					wp_suggest_join(&l, &b);
+					rc = wp_fail(err, -WPE_NOMATCH, "no channel given has '%s'; did you mean %s?", m->name, b.data);
+					wp_buf_free(&b);
+					wp_strlist_release(&l);
+					wp_names_release(&close);
+					break;
+				}
+				wp_names_release(&close);
 				char *ch = suggest_channel(cf, p);
 				const char *c = ch ? channel_short(ch) : "CHANNEL";
 				rc = wp_fail(err, -WPE_NOMATCH, "no channel given has '%s'; add one with -c %s (after 'wheelpick "
@@ -298,7 +316,7 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		wp_matchspec_format(m, &spec_text);
 		/* one variant across the set comes from the records' own constraints (one cudatoolkit,
 		 * one pytorch-mutex, pytorch pinned by torchvision): a clash is a conflict, resolved again */
-		struct wp_condapick_request req = { .spec_text = spec_text.data, .spec = m };
+		struct wp_condapick_request req = { .spec_text = spec_text.data, .spec = m, .allow_variant = exact_variant };
 		/* the candidates that also meet what earlier attempts learned */
 		struct wp_conda_candidate *cands = wp_xcalloc(p->n, sizeof(*cands));
 		size_t *orig = wp_xcalloc(p->n, sizeof(*orig)), nc = 0;
@@ -312,6 +330,32 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 				cands[nc] = p->c[i];
 				orig[nc++] = i;
 			}
+		}
+		/* records that meet the spec, and whether what the set learned leaves any of them */
+		bool spec_any = false, both_any = false;
+		for (size_t i = 0; i < p->n; i++)
+			spec_any |= wp_matchspec_match(m, p->c[i].name, p->c[i].version, p->c[i].build, p->c[i].build_number);
+		for (size_t i = 0; i < nc; i++)
+			both_any |= wp_matchspec_match(m, cands[i].name, cands[i].version, cands[i].build, cands[i].build_number);
+		if (cr->n && spec_any && !both_any) {
+			/* its records are there; what the rest of the set needs of it rules them all out */
+			struct wp_buf need = WP_BUF_INIT;
+			for (size_t k = 0; k < cr->n; k++)
+				if (wp_matchspec_name_match(&cr->v[k], m->name)) {
+					wp_buf_addstr(&need, need.len ? "', '" : "");
+					wp_matchspec_format(&cr->v[k], &need);
+				}
+			wp_buf_reset(&spec_text);
+			wp_matchspec_format(m, &spec_text);
+			rc = wp_fail(err, -WPE_NOMATCH, "the channels given have records of '%s'%s%s%s, but none also meets what "
+				     "the rest of the set needs of it ('%s'): the requirements conflict", spec_text.data,
+				     by[head] ? " (needed by " : "", by[head] ? by[head] : "", by[head] ? ")" : "",
+				     need.data ? need.data : "");
+			wp_buf_free(&need);
+			wp_buf_free(&spec_text);
+			free(cands);
+			free(orig);
+			break;
 		}
 		struct wp_condapick_result res;
 		rc = wp_condapick(cands, nc, &req, t, &res, err);
@@ -335,6 +379,10 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 			.variant = wp_xstrdup(res.variant.kind != WP_VARIANT_NONE ? res.variant.label : ""), .target = ti,
 		};
 		wp_condapick_result_release(&res);
+		/* an exact build string the user gave ("pytorch=1.8.0=py3.8_cpu_0") is what conda installs
+		 * whatever the machine has: its variant holds for the rest of the set */
+		if (!by[head] && m->build && !strpbrk(m->build, "*?[^$") && *ps->picks[ps->n - 1].variant)
+			exact_variant = ps->picks[ps->n - 1].variant;
 		if (o->no_deps)
 			continue;
 		struct wp_matchspec *deps = NULL;
@@ -552,7 +600,8 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 	struct wp_catalog cat = { 0 };
 	struct cflow *cf = wp_xcalloc(1, sizeof(*cf));
 	struct wp_sources src = { 0 };
-	int rc = 0;
+	int rc = 0, crc = 0; /* crc: the crawl's failure, which a pick from the catalog went on after */
+	struct wp_err ce = WP_ERR_INIT;
 
 	memset(res, 0, sizeof(*res));
 	res->records = cf;
@@ -566,8 +615,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		goto out;
 	if (src.n && !job->offline) {
 		/* a sharded channel gives the shards of the closure of what was asked, not its whole repodata */
-		struct wp_err ce = WP_ERR_INIT;
-		int crc = wp_sources_crawl_conda(s, &cat, &src, (const char *const *)job->reqs.v, job->reqs.n,
+		crc = wp_sources_crawl_conda(s, &cat, &src, (const char *const *)job->reqs.v, job->reqs.n,
 						 (const char *const *)cf->channels, cf->nch, false,
 						 job->refresh ? 0 : s->max_age_s, &ce);
 		if (crc == -WPE_INTEGRITY) {
@@ -605,6 +653,14 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		free(chans);
 	}
 out:
+	/* nothing fits, after a channel failed: the failure is the answer (exit 3, naming the source),
+	 * not "no channel has" what that channel would have given */
+	if (rc == -WPE_NOMATCH && crc && crc != -WPE_NOMATCH) {
+		char *nomatch = wp_xstrdup(err->msg);
+		wp_err_clear(err);
+		rc = wp_fail(err, crc, "%s; from what the catalog already has: %s", ce.msg, nomatch);
+		free(nomatch);
+	}
 	/* the records stay (the picks point into them); the catalog goes */
 	cf->cat = NULL;
 	wp_catalog_close(&cat);

@@ -120,6 +120,7 @@ static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_e
 
 struct prior {
 	bool found;
+	bool root;                   /* stored as an index root: its validators, no files */
 	char *etag, *last_modified, *content_sha256;
 	int64_t fetched_at;
 };
@@ -131,6 +132,7 @@ static int prior_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err
 	p->last_modified = r->last_modified ? wp_xstrdup(r->last_modified) : NULL;
 	p->content_sha256 = r->content_sha256 ? wp_xstrdup(r->content_sha256) : NULL;
 	p->fetched_at = r->fetched_at;
+	p->root = r->kind && !strcmp(r->kind, "root");
 	return 0;
 }
 
@@ -173,6 +175,22 @@ static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err
 	}
 	wp_buf_free(&w);
 	return 0;
+}
+
+/* A root known unchanged (304, the same bytes, or fresh): the projects asked for at
+ * ROOT/<name>/ (PEP 503's place for them), without reading its list again. */
+static void follow_known_root(struct follow_ctx *f, const char *url, const struct prior *pr, struct wp_crawl_source *s)
+{
+	if (!f || !pr->root)
+		return;
+	const char *const *want = f->opts->projects ? f->opts->projects : default_projects;
+	size_t nwant = f->opts->projects ? f->opts->n_projects : WP_ARRAY_LEN(default_projects);
+	size_t n = strlen(url);
+	s->kind = "root";
+	for (size_t i = 0; i < nwant; i++) {
+		wp_project_name_normalize(want[i], strlen(want[i]), &f->norm);
+		wp_vec_push(&f->urls, wp_xasprintf("%s%s%s/", url, n && url[n - 1] == '/' ? "" : "/", f->norm.data));
+	}
 }
 
 static int count_projects(void *ctx, const char *name, const char *url, struct wp_err *err)
@@ -302,6 +320,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	if (!opts->force && pr->found && pr->content_sha256 && !strcmp(pr->content_sha256, sha)) {
 		s->unchanged = true;
 		touch_source(cat, url);
+		follow_known_root(follow, url, pr, s);
 		return 0;
 	}
 
@@ -355,6 +374,13 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 
 	if (!strcmp(s->kind, "root")) {
 		memset(&st, 0, sizeof(st));
+		/* stored like any page, with no files: its validators and time, so that the next read
+		 * is conditional (or not made at all inside --max-age), and a pick knows it for a root */
+		int64_t rid;
+		if (wp_catalog_refresh_begin(cat, url, "root", &rid, err) == 0 &&
+		    wp_catalog_refresh_commit(cat, rid, res->etag, res->last_modified, sha, 0, err) != 0)
+			wp_catalog_refresh_abort(cat);
+		wp_err_clear(err);
 		if (!follow)
 			return wp_fail(err, -WPE_SOURCE, "'%s' is an index root, not a project page", url);
 		if (is_json(res))
@@ -564,6 +590,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		}
 		if (opts->max_age_s > 0 && pr[i].found && pr[i].fetched_at > 0 && now - pr[i].fetched_at < opts->max_age_s) {
 			rep->v[base + i].unchanged = true;
+			follow_known_root(follow, urls[i], &pr[i], &rep->v[base + i]);
 			continue;
 		}
 		reqs[ntodo] = (struct wp_http_req){
@@ -603,6 +630,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		} else if (res[k].not_modified) {
 			s->unchanged = true;
 			touch_source(cat, s->url);
+			follow_known_root(follow, s->url, &pr[i], s);
 		} else {
 			struct wp_err se = WP_ERR_INIT;
 			int rc = store_source(cat, s, &res[k], paths[i], &pr[i], opts, follow, &se);

@@ -394,6 +394,7 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 		wp_err_clear(&it->err);
 		it->path = NULL;
 		it->cached = false;
+		it->resumed = it->kept = 0;
 		it->sha256_out[0] = 0;
 		if (it->sha256) {
 			int found = wp_store_lookup(st, it->sha256, &it->path, &it->err);
@@ -424,8 +425,20 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 			 * and the transfer run on this one */
 			sinks[i].w.tap_thread = true;
 		}
+		/* what an earlier run kept of it: re-read (hash, wheel members) and the rest asked for;
+		 * a file:// source is read whole again (cheap, and its ranges say nothing of offsets) */
+		long long kept = sinks[i].w.kept;
+		bool http = !strncasecmp(it->url, "http:", 5) || !strncasecmp(it->url, "https:", 6);
+		if (kept > 0 && (it->rc = sink_reset(&sinks[i], http ? kept : 0, &it->err))) {
+			wp_store_writer_abort(&sinks[i].w);
+			sinks[i].open = false;
+			continue;
+		}
+		if (kept > 0 && http)
+			it->resumed = kept;
 		dl[nd] = (struct wp_download){
 			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset, .ctx = &sinks[i],
+			.start = it->resumed,
 		};
 		which[nd++] = i;
 	}
@@ -465,7 +478,11 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 		if (dl[k].result) {
 			it->rc = dl[k].result;
 			it->err = dl[k].err;
-			wp_store_writer_abort(&sinks[i].w);
+			/* not its bytes (the network): what came stays for the next run to resume */
+			if (it->rc != -WPE_INTEGRITY)
+				it->kept = wp_store_writer_keep(&sinks[i].w);
+			else
+				wp_store_writer_abort(&sinks[i].w);
 			continue;
 		}
 		settle(it, &sinks[i]);

@@ -34,6 +34,10 @@ struct wp_fetch_item {
 	char sha256_out[65];         /* what the bytes hash to */
 	bool cached;                 /* it was in the store already: no transfer */
 	long long bytes;             /* transferred */
+	long long resumed;           /* bytes an earlier run had kept of it (cache/store.h: partial
+	                                downloads), taken up instead of fetched again */
+	long long kept;              /* it failed (not its bytes: the network): bytes kept for the
+	                                next run to resume */
 };
 
 struct wp_fetch_opts {

@@ -6,6 +6,7 @@
 #include "base/vec.h"
 #include "resolver/marker.h"
 #include "resolver/pick.h"
+#include "resolver/specifier.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -20,6 +21,9 @@ void wp_lock_report_release(struct wp_lock_report *rep)
 	for (size_t i = 0; i < rep->n; i++)
 		free(rep->v[i].name), free(rep->v[i].for_whom);
 	free(rep->v);
+	for (size_t i = 0; i < rep->n_warnings; i++)
+		free(rep->warnings[i]);
+	free(rep->warnings);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -187,8 +191,9 @@ static int need_hash(const struct wp_plan_file *f, struct wp_err *err)
 {
 	if (f->sha256 && *f->sha256)
 		return 0;
-	return wp_fail(err, -WPE_SOURCE, "the index gives no sha256 for '%s', and a lock must name one; fetch it first "
-					 "('wheelpick pick' records the hash it computes) or use an index that publishes hashes",
+	/* a policy, not a source failure that a retry could mend: exit 1 */
+	return wp_fail(err, -WPE_NOMATCH, "the index gives no sha256 for '%s', and a lock must name one; give "
+					  "--fetch-hashes to download and hash it, or use an index that publishes hashes",
 		       f->filename);
 }
 
@@ -324,6 +329,36 @@ int wp_write_requirements(const struct wp_plan *plan, const char *dir, struct wp
 }
 
 /* --- pylock.toml --- */
+
+/* A requires-python an index gave, fit for a lock: a PEP 440 specifier set (an installer parses
+ * it; text that is none would make the lock unreadable to it, or mean something else). */
+static bool requires_python_ok(const char *rp)
+{
+	struct wp_specset set;
+	if (!rp || !*rp || wp_specset_parse(&set, rp, strlen(rp), NULL) < 0)
+		return false;
+	wp_specset_release(&set);
+	return true;
+}
+
+/* Each file whose requires-python is left out of the lock, said once. */
+static void warn_requires_python(const struct wp_plan *plan, struct wp_lock_report *rep)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		if (!f->requires_python || !*f->requires_python || requires_python_ok(f->requires_python))
+			continue;
+		bool said = false;
+		for (size_t k = 0; k < i && !said; k++)
+			said = !strcmp(plan->files[k].filename, f->filename);
+		if (said)
+			continue;
+		rep->warnings = wp_xrealloc(rep->warnings, (rep->n_warnings + 1) * sizeof(*rep->warnings));
+		rep->warnings[rep->n_warnings++] = wp_xasprintf("the index gives '%s' a requires-python that is no PEP 440 "
+								"specifier set ('%.120s'); the lock leaves it out",
+								f->filename, f->requires_python);
+	}
+}
 
 /* A TOML basic string: quotes, backslashes and control characters escaped; text that is not
  * UTF-8 is refused (TOML requires it). */
@@ -464,7 +499,9 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 	struct wp_buf m = WP_BUF_INIT;
 	int rc = 0;
 	(void)name;
-	wp_buf_addstr(b, "# written by wheelpick; install with a PEP 751 installer (pip install -r, uv pip install)\n");
+	/* only installers that read PEP 751 locks today; pip reads the requirements.txt beside it */
+	wp_buf_addstr(b, "# written by wheelpick; install with an installer that reads PEP 751 locks (uv pip install -r "
+			 "pylock.toml); with pip, use requirements.txt\n");
 	wp_buf_addstr(b, "lock-version = \"1.0\"\nenvironments = [");
 	bool first = true;
 	for (size_t t = 0; t < ts->n && !rc; t++) {
@@ -495,8 +532,7 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 			toml_key_str(b, "marker", m.data, &rc, err);
 		const char *rp = NULL;
 		for (size_t k = 0; k < e->files.n && !rp; k++)
-			rp = e->files.v[k]->requires_python && *e->files.v[k]->requires_python ? e->files.v[k]->requires_python
-											       : NULL;
+			rp = requires_python_ok(e->files.v[k]->requires_python) ? e->files.v[k]->requires_python : NULL;
 		if (rp)
 			toml_key_str(b, "requires-python", rp, &rc, err);
 		wp_buf_addstr(b, "wheels = [\n");
@@ -537,6 +573,7 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 int wp_write_pylock(const struct wp_plan *plan, const char *dir, enum wp_lock_files how, struct wp_lock_report *rep,
 		    struct wp_err *err)
 {
+	warn_requires_python(plan, rep);
 	return write_set(plan, dir, "pylock.toml", "pylock.", ".toml", pylock_text, how, rep, err);
 }
 
@@ -550,5 +587,6 @@ int wp_write_pylock_named(const struct wp_plan *plan, const char *dir, const cha
 		   !memchr(name + 7, '.', n - 12) && !memchr(name, '/', n));
 	if (!ok)
 		return wp_fail(err, -WPE_USAGE, "lock file '%s' must be named pylock.toml or pylock.NAME.toml (PEP 751)", name);
+	warn_requires_python(plan, rep);
 	return write_set(plan, dir, name, "pylock.", ".toml", pylock_text, how, rep, err);
 }

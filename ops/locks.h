@@ -21,6 +21,8 @@ struct wp_lock_file {
 struct wp_lock_report {
 	struct wp_lock_file *v;
 	size_t n, cap;
+	char **warnings;   /* what a lock left out and why, for the user */
+	size_t n_warnings;
 };
 
 void wp_lock_report_release(struct wp_lock_report *rep);
@@ -43,7 +45,8 @@ enum wp_lock_files { WP_LOCK_URLS, WP_LOCK_PATHS };
 int wp_write_requirements(const struct wp_plan *plan, const char *dir, struct wp_lock_report *rep, struct wp_err *err);
 
 /* pylock.toml (and pylock.SLUG.toml likewise) into dir, PEP 751 version 1.0: environments,
- * requires-python, created-by, a [[packages]] entry per name and version with the marker of the
+ * requires-python, created-by (a package's requires-python from the index only when it is a PEP
+ * 440 specifier set; else it is left out and rep->warnings says so), a [[packages]] entry per name and version with the marker of the
  * targets that need it and its wheels (name, url or path, size, sha256), and each target's
  * variant under [tool.wheelpick]. -WPE_SOURCE when a file has no sha256. */
 int wp_write_pylock(const struct wp_plan *plan, const char *dir, enum wp_lock_files how, struct wp_lock_report *rep,

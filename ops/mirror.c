@@ -576,6 +576,7 @@ static int write_project(const char *dir, const char *root, const char *project,
 static int write_projects(const char *dir, const char *root, struct entries *es, listed_fn *listed,
 			  bool only_conflicts, size_t *projects, struct strs *pages, struct wp_err *err)
 {
+	bool write = dir != NULL; /* without dir: only count them and name them in pages */
 	size_t count = 0;
 	for (size_t i = 0; i < es->n;) {
 		size_t j = i, shown = 0;
@@ -586,7 +587,15 @@ static int write_projects(const char *dir, const char *root, struct entries *es,
 			shown += shown_in(root, &es->v[i], j - i, &es->v[k], listed);
 			conflict |= es->v[k].conflict;
 		}
-		if (shown && (!only_conflicts || conflict)) {
+		/* a conflicting project's interim page is written even when it lists nothing, where a
+		 * page stands: that page names the bytes about to be replaced */
+		bool stands = false;
+		if (write && only_conflicts && conflict && !shown) {
+			char *pg = wp_xasprintf("%s/%s/%s/index.html", dir, root, es->v[i].project);
+			stands = exists(pg, NULL);
+			free(pg);
+		}
+		if (write && (shown || stands) && (!only_conflicts || conflict)) {
 			int rc = write_project(dir, root, es->v[i].project, &es->v[i], j - i, listed, err);
 			if (rc)
 				return rc;
@@ -1021,20 +1030,27 @@ static void remove_page(const char *dir, const char *page_dir)
 	free(pd);
 }
 
-/* Removal comes last, pages before files: the pages this tree's writer made before (the old
- * manifest says which) that this run did not make again, then the roots it no longer has, then
- * the files it pruned. Pages and files it never wrote are left alone: another tool's, or the
- * user's. */
+/* Removal comes last, in the reverse of the writing order, so that a kill between any two steps
+ * leaves nothing linked that is gone: the roots it no longer has (their root pages, before the
+ * project pages they link), then the pages this tree's writer made before (the old manifest says
+ * which) that this run did not make again, then the files it pruned. Pages and files it never
+ * wrote are left alone: another tool's, or the user's. */
 static void remove_dropped(const char *dir, struct entries *es, const struct strs *old_pages,
 			   const struct strs *new_pages, const struct strs *old_roots, const struct strs *new_roots,
 			   struct wp_mirror_report *rep)
 {
+	for (size_t i = 0; i < old_roots->n; i++)
+		if (!strs_has(new_roots, old_roots->v[i]))
+			remove_page(dir, old_roots->v[i]);
 	for (size_t i = 0; i < old_pages->n; i++)
 		if (!strs_has(new_pages, old_pages->v[i]))
 			remove_page(dir, old_pages->v[i]);
 	for (size_t i = 0; i < old_roots->n; i++)
-		if (!strs_has(new_roots, old_roots->v[i]))
-			remove_page(dir, old_roots->v[i]);
+		if (!strs_has(new_roots, old_roots->v[i])) {
+			char *rd = wp_xasprintf("%s/%s", dir, old_roots->v[i]);
+			rmdir(rd); /* only when its pages are gone */
+			free(rd);
+		}
 	for (size_t i = 0; i < es->n; i++) {
 		struct entry *e = &es->v[i];
 		if (!e->drop)
@@ -1053,16 +1069,29 @@ static void remove_dropped(const char *dir, struct entries *es, const struct str
 }
 
 /* The files a run is about to place, written first, so that a killed run's files are known as
- * ours to the next one (and any other file under files/ is not). */
+ * ours to the next one (and any other file under files/ is not). So are the roots and pages it is
+ * about to write, as lines "@root ROOT" and "@page ROOT/PROJECT" (no project name starts with
+ * '@'): the next run removes those it does not write again, root pages first, as it removes the
+ * ones an earlier manifest names. */
 #define PENDING_NAME WP_MIRROR_PENDING
+#define PENDING_ROOT "@root "
+#define PENDING_PAGE "@page "
 
 /* Everything a run may leave under files/ unlisted if it is killed: what it places, what it is
  * about to remove (a kill between the new manifest and the removal leaves those), and what an
  * earlier killed run left that is still there. */
-static int write_pending(const char *dir, const struct entries *es, const struct strs *earlier, struct wp_err *err)
+static int write_pending(const char *dir, const struct entries *es, const struct strs *earlier,
+			 const struct strs *roots, const struct strs *pages, struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	struct strs seen = { 0 };
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < (k ? pages : roots)->n; i++) {
+			char *key = wp_xasprintf("%s%s", k ? PENDING_PAGE : PENDING_ROOT, (k ? pages : roots)->v[i]);
+			strs_add(&seen, key);
+			wp_buf_printf(&b, "%s\n", key);
+			free(key);
+		}
 	for (size_t i = 0; i < es->n; i++)
 		if ((es->v[i].src && !es->v[i].in_place) || es->v[i].drop) {
 			char *key = wp_xasprintf("%s/%s", es->v[i].project, es->v[i].filename);
@@ -1092,7 +1121,7 @@ static void settle_pending(const char *dir, struct entries *es, const struct str
 	struct wp_buf b = WP_BUF_INIT;
 	for (size_t i = 0; i < earlier->n; i++) {
 		const char *slash = strchr(earlier->v[i], '/');
-		if (!slash)
+		if (!slash || earlier->v[i][0] == '@') /* a killed run's pages: this run has settled them */
 			continue;
 		char *project = wp_xstrndup(earlier->v[i], (size_t)(slash - earlier->v[i]));
 		struct entry *e = entries_find(es, project, slash + 1);
@@ -1239,6 +1268,16 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	if (rc)
 		goto out;
 	clean_tmp_tree(dir);
+	/* a new tree gets an empty root page first: whenever this run is killed, the tree is one a
+	 * client can list (and verify passes), and pages are linked only once they exist */
+	free(sub);
+	sub = wp_xasprintf("%s/simple/index.html", dir);
+	if (!exists(sub, NULL)) {
+		struct entries none = { 0 };
+		rc = write_root(dir, "simple", &none, err);
+		if (rc)
+			goto out;
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		rc = add_new(dir, &files[i], &es, err);
@@ -1271,6 +1310,21 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	if (rc)
 		goto out;
 	read_pending(dir, &pending);
+	/* the roots and pages a killed run was writing are ours as much as the manifest's */
+	for (size_t i = 0; i < pending.n; i++) {
+		const char *l = pending.v[i];
+		if (!strncmp(l, PENDING_ROOT, strlen(PENDING_ROOT)) && root_name_ok(l + strlen(PENDING_ROOT)) &&
+		    !strs_has(&old_roots, l + strlen(PENDING_ROOT))) {
+			strs_add(&old_roots, l + strlen(PENDING_ROOT));
+		} else if (!strncmp(l, PENDING_PAGE, strlen(PENDING_PAGE)) && !strs_has(&old_pages, l + strlen(PENDING_PAGE))) {
+			const char *pg = l + strlen(PENDING_PAGE), *slash = strchr(pg, '/');
+			char *r = slash ? wp_xstrndup(pg, (size_t)(slash - pg)) : NULL;
+			if (r && (!strcmp(r, "simple") || root_name_ok(r)) &&
+			    wp_index_project_name_ok(slash + 1, strlen(slash + 1)))
+				strs_add(&old_pages, pg);
+			free(r);
+		}
+	}
 	merge(&es, &old, opts, &rep);
 	for (size_t i = 0; i < es.n; i++)
 		note_release(&es.v[i]);
@@ -1282,6 +1336,14 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		if (!es.v[i].drop && es.v[i].variant && es.v[i].variant[0])
 			strs_add(&roots, es.v[i].variant);
 
+	/* the pending list first: from here on, whatever a kill leaves (a conflicting file unlisted
+	 * by its interim page, one page of a pair written) is known as this run's */
+	struct strs planned = { 0 };
+	for (size_t r = 0; r < roots.n && !rc; r++)
+		rc = write_projects(NULL, roots.v[r], &es, listed_final, false, NULL, &planned, err);
+	if (!rc)
+		rc = write_pending(dir, &es, &pending, &roots, &planned, err);
+	strs_free(&planned);
 	bool any_conflict = false;
 	for (size_t i = 0; i < es.n; i++)
 		any_conflict |= es.v[i].conflict;
@@ -1291,8 +1353,6 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 			continue;
 		rc = write_projects(dir, root, &es, listed_interim, true, NULL, NULL, err);
 	}
-	if (!rc)
-		rc = write_pending(dir, &es, &pending, err);
 	if (!rc)
 		rc = place(dir, &es, err);
 	for (size_t r = 0; r < roots.n && !rc; r++) {

@@ -22,12 +22,15 @@ struct wp_pick_job {
 	struct wp_strlist reqs;          /* PEP 508 requirements */
 	struct wp_target_spec targets;
 	struct wp_strlist index;         /* --index URLs or paths, best first */
+	struct wp_strlist find_links;    /* -f pages and folders (after index; never roots) */
 	struct wp_strlist index_for;     /* PROJECT=URL */
 	enum wp_index_strategy strategy;
 	bool no_deps, pre, explain, offline, refresh;
 	bool dry_run;                    /* nothing is to be downloaded: a wheel is fetched whole for
 	                                    its metadata only with allow_full_downloads */
 	bool allow_full_downloads;
+	bool fetch_hashes;               /* lock: fetch (and prove) the files the index gives no sha256
+	                                    for, so that the lock can name their hashes */
 	struct wp_strlist constraints;   /* pip's -c: PEP 508 texts that bind a project only once
 	                                    something pulls it in */
 	const struct wp_solve_hashes *hashes; /* pip's --hash, per project (borrowed) */
@@ -42,6 +45,8 @@ struct wp_pick_run {
 	size_t n_targets;
 	char *files_root;                /* the store's root: CACHE/files */
 	size_t unhashed;                 /* files the index gave no sha256 for (hashed on fetch) */
+	size_t refused, failed;          /* wp_pick_fetch: files that failed their checks (integrity), or
+	                                    could not be fetched */
 };
 
 /* Targets, sources (crawled when missing or stale), then the plan. Notes the plan carries
@@ -87,5 +92,9 @@ int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, stru
 
 /* The plan as JSON (the --json output and the wheelhouse's wheelpick.json), to f. */
 void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *f);
+/* The members of that object ("targets", "picks", "notes") into an open object of j: matrix's
+ * rows are pick's object. fallback: the target listed when the plan has none (a failed row). */
+struct wp_json;
+void wp_plan_json_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain);
 
 #endif

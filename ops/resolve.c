@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/nameindex.h"
 #include "index/variants.h"
 #include "net/http.h"
 #include "ops/metadata.h"
@@ -16,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One project's rows, owned: candidates point into the arena. They are read newest first, a
  * window at a time (schema 7's version key): the picking rule says when a window cannot decide
@@ -53,6 +55,7 @@ struct provider {
 	struct wp_depmeta_opts dm;
 	struct wp_sources roots;     /* where a missing project's page may be */
 	struct proj_vec projs;
+	struct wp_name_index proj_ix; /* their names */
 	struct meta_vec metas;       /* every metadata handed out, kept until the solve ends */
 };
 
@@ -256,10 +259,8 @@ static int read_rows(struct provider *pv, struct proj *p, struct wp_err *err)
 
 static struct proj *find(struct provider *pv, const char *name)
 {
-	for (size_t i = 0; i < pv->projs.n; i++)
-		if (!strcmp(pv->projs.v[i]->name, name))
-			return pv->projs.v[i];
-	return NULL;
+	size_t i = wp_name_index_find(&pv->proj_ix, name);
+	return i == WP_NAME_NONE ? NULL : pv->projs.v[i];
 }
 
 /* A requirement asked for without a marker binds every pick of its project in this resolution:
@@ -296,6 +297,7 @@ static struct proj *get(struct provider *pv, const char *name)
 		p->below = p->pin_lo = p->pin_hi = (struct wp_buf)WP_BUF_INIT;
 		find_pin(pv, p);
 		wp_vec_push(&pv->projs, p);
+		wp_name_index_push(&pv->proj_ix, p->name);
 	}
 	return p;
 }
@@ -465,6 +467,33 @@ static bool may_crawl(const struct provider *pv)
 	return !pv->o->offline && pv->roots.n;
 }
 
+static int fetched_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	*(int64_t *)ctx = r->fetched_at;
+	return 0;
+}
+
+/* Was p's page under a root read before, longer ago than the session's freshness? Then it is
+ * asked for again (conditionally) before it is used, as a named project's page is. */
+static bool stale_page(struct provider *pv, const struct proj *p)
+{
+	if (pv->s->max_age_s <= 0)
+		return false;
+	time_t now = time(NULL);
+	for (size_t i = 0; i < pv->roots.n; i++) {
+		struct wp_err e = WP_ERR_INIT;
+		bool found = false;
+		int64_t at = 0;
+		char *url = wp_xasprintf("%s%s/", pv->roots.urls[i], p->name);
+		if (wp_catalog_source_get(pv->cat, url, fetched_fn, &at, &found, &e) < 0)
+			found = false;
+		free(url);
+		if (found && now - at >= pv->s->max_age_s)
+			return true;
+	}
+	return false;
+}
+
 static int files(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
 {
 	struct provider *pv = ctx;
@@ -472,7 +501,7 @@ static int files(void *ctx, const char *project, struct wp_solve_files *out, str
 	int rc;
 	if (!p->loaded && (rc = reload(pv, p, err)) < 0)
 		return rc;
-	if (!p->c.n && !p->crawled && may_crawl(pv)) {
+	if (!p->crawled && may_crawl(pv) && (!p->c.n || stale_page(pv, p))) {
 		/* a dependency no source was crawled for: its page under the index roots, then again */
 		const char *one[] = { project };
 		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1, err)) < 0)
@@ -512,7 +541,7 @@ static void read_projects(void *ctx, const char *const *projects, size_t n)
 	size_t nm = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct proj *p = get(pv, projects[i]);
-		if (p->crawled || (!p->loaded && reload(pv, p, &e) < 0) || p->c.n)
+		if (p->crawled || (!p->loaded && reload(pv, p, &e) < 0) || (p->c.n && !stale_page(pv, p)))
 			continue;
 		missing[nm++] = p->name;
 	}
@@ -597,6 +626,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 			wp_requirement_release(&pv.roots_req[i]);
 	free(pv.roots_req);
 	wp_vec_free(&pv.projs);
+	wp_name_index_free(&pv.proj_ix);
 	for (size_t i = 0; i < pv.metas.n; i++) {
 		wp_depmeta_release(pv.metas.v[i]);
 		free(pv.metas.v[i]);

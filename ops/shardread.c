@@ -272,6 +272,7 @@ struct sink {
 	struct wp_catalog *cat;
 	int64_t sid;
 	struct wp_shard_subdir *s;
+	const char *name, *url; /* the shard's package name (the index's key), and where it was read */
 	unsigned long long files;
 };
 
@@ -282,6 +283,12 @@ static int sink_fn(void *ctx, const struct wp_file_record *rec, struct wp_err *e
 	struct wp_file_row row;
 	if (rec->kind != WP_KIND_CONDA)
 		return 0;
+	/* CEP 16: a shard holds one name's records. Another's would be stored under this name's
+	 * hash and freshness, and shadow (or add to) what that name's own shard says. */
+	if (!rec->project || strcmp(rec->project, k->name))
+		return wp_fail(err, -WPE_SOURCE, "shard '%s' for '%s' holds a record of '%s' (%s); a shard holds one "
+			       "package name's records", k->url, k->name, rec->project ? rec->project : "(no name)",
+			       rec->filename ? rec->filename : "?");
 	if (!wp_crawl_conda_row(rec, k->sid, variant, &row)) {
 		k->s->malformed++;
 		return 0;
@@ -297,13 +304,20 @@ static int store_shard(struct wp_catalog *cat, struct wp_shard_subdir *s, const 
 		       const char *src, const char *url, const struct wp_buf *body, struct wp_err *err)
 {
 	struct wp_buf json = WP_BUF_INIT;
-	struct sink k = { .cat = cat, .s = s };
+	struct sink k = { .cat = cat, .s = s, .name = e->name, .url = url };
 	struct wp_index_stats st = { 0 };
 	int rc = wp_shard_to_repodata(body->data, body->len, &s->ix, e, url, &json, err);
+	if (rc == -WPE_PARSE) /* bytes from a server that are no shard: the source's fault (exit 3) */
+		rc = err->code = -WPE_SOURCE;
 	if (!rc)
 		rc = wp_catalog_refresh_begin(cat, src, "shard", &k.sid, err);
 	if (!rc) {
 		rc = wp_read_repodata_mem(json.data, json.len, s->url, sink_fn, &k, &st, err);
+		/* a shard whose every record is malformed gives its name nothing: a failure of the
+		 * source, named, not a name the channel lacks */
+		if (!rc && !k.files && st.malformed)
+			rc = wp_fail(err, -WPE_SOURCE, "shard '%s' for '%s' holds %llu record(s), none well-formed",
+				     url, e->name, st.malformed);
 		if (!rc)
 			rc = wp_catalog_refresh_commit(cat, k.sid, NULL, NULL, e->sha256, (int64_t)k.files, err);
 		else

@@ -3,12 +3,18 @@
 #include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "index/localsrc.h"
+#include "net/auth.h"
 #include "ops/crawl.h"
 #include "ops/shardread.h"
+#include "resolver/requirement.h"
+#include "resolver/wheelname.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void push(struct wp_sources *s, char *url)
@@ -27,11 +33,12 @@ static bool has_scheme(const char *u)
 	return !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8) || !strncmp(u, "file://", 7);
 }
 
-/* A local path (pip's --find-links DIR habit) becomes an absolute file:// URL. */
+/* A local path (pip's --find-links DIR habit) becomes an absolute file:// URL; a URL's userinfo
+ * goes to the run's credentials (net/auth.h) and never further. */
 static char *as_url(const char *u)
 {
 	if (has_scheme(u) || strstr(u, "://"))
-		return wp_xstrdup(u);
+		return wp_net_url_take_credentials(u);
 	if (u[0] == '/')
 		return wp_xasprintf("file://%s", u);
 	char cwd[4096];
@@ -40,7 +47,111 @@ static char *as_url(const char *u)
 	return wp_xasprintf("file://%s/%s", cwd, u);
 }
 
+static bool is_file(const char *dir, const char *name)
+{
+	struct stat st;
+	char *p = wp_xasprintf("%s/%s", dir, name);
+	bool ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return ok;
+}
+
+/* A folder holding a PEP 503 tree: a project folder with its index.html (as `wheelpick mirror`
+ * writes, and pip reads a file:// index). A folder of wheels is not one. */
+static bool local_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool tree = false;
+	size_t seen = 0;
+	if (!d)
+		return false;
+	while (!tree && (e = readdir(d)) && seen++ < 100000) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sub = wp_xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		tree = stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && is_file(sub, "index.html");
+		free(sub);
+	}
+	closedir(d);
+	return tree;
+}
+
+/* The folder a file:// URL names, or NULL. */
+static char *local_dir(const char *url)
+{
+	struct wp_err e = WP_ERR_INIT;
+	char *path = NULL;
+	struct stat st;
+	if (!wp_local_is_file_url(url) || wp_local_path(url, &path, &e) < 0)
+		return NULL;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* An index root written the way pip takes it: with its trailing slash ("https://host/simple" is
+ * "https://host/simple/"; a last segment with a dot, such as torch_stable.html, is a page), and a
+ * local folder holding a PEP 503 tree (or a mirror whose simple/ is one) as that tree's root. */
+static char *as_index_url(const char *given)
+{
+	char *u = as_url(given);
+	size_t n = strlen(u);
+	if (!strncmp(u, "http://", 7) || !strncmp(u, "https://", 8)) {
+		const char *path = strchr(strstr(u, "://") + 3, '/');
+		if (!path && !strpbrk(u, "?#")) {
+			char *r = wp_xasprintf("%s/", u);
+			free(u);
+			return r;
+		}
+		if (!path || strpbrk(path, "?#") || u[n - 1] == '/')
+			return u;
+		const char *last = strrchr(path, '/') + 1;
+		if (!strchr(last, '.')) {
+			char *r = wp_xasprintf("%s/", u);
+			free(u);
+			return r;
+		}
+		return u;
+	}
+	char *dir = local_dir(u);
+	if (!dir)
+		return u;
+	char *simple = wp_xasprintf("%s/simple", dir);
+	char *r = NULL;
+	if (is_file(simple, "index.html") && local_tree(simple))
+		r = wp_xasprintf("%s%ssimple/", u, u[n - 1] == '/' ? "" : "/");
+	else if (u[n - 1] != '/' && local_tree(dir))
+		r = wp_xasprintf("%s/", u);
+	free(simple);
+	free(dir);
+	if (!r)
+		return u;
+	free(u);
+	return r;
+}
+
+bool wp_sources_is_root(const char *url)
+{
+	size_t n = strlen(url);
+	if (!n || url[n - 1] != '/')
+		return false;
+	if (!wp_local_is_file_url(url))
+		return true;
+	char *dir = local_dir(url);
+	bool tree = dir && local_tree(dir);
+	free(dir);
+	return tree;
+}
+
 void wp_sources_add_index(struct wp_sources *s, const char *url)
+{
+	push(s, as_index_url(url));
+}
+
+void wp_sources_add_findlinks(struct wp_sources *s, const char *url)
 {
 	push(s, as_url(url));
 }
@@ -92,9 +203,11 @@ char *wp_default_indexes(struct wp_strlist *out, bool conda)
 static void add_roots(const struct wp_strlist *indexes, struct wp_sources *roots)
 {
 	for (size_t i = 0; i < indexes->n; i++) {
-		size_t n = strlen(indexes->v[i]);
-		if (n && indexes->v[i][n - 1] == '/')
-			wp_sources_add_index(roots, indexes->v[i]);
+		char *u = as_index_url(indexes->v[i]);
+		if (wp_sources_is_root(u))
+			push(roots, u);
+		else
+			free(u);
 	}
 }
 
@@ -150,27 +263,26 @@ static char *crawl_tmp_dir(const struct wp_session *s)
 	return NULL;
 }
 
-int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-		     const char *const *projects, size_t n_projects, bool force, long max_age_s, struct wp_err *err)
+/* What a crawl did to each source, said through the session: one line per source at
+ * WP_SAY_INFO; failures after the first at WP_SAY_ERROR (the first is returned, for the caller
+ * to report). quiet: only debug lines, and a page that is not there (404) is an answer, not a
+ * failure. */
+static int say_report(const struct wp_session *s, const struct wp_crawl_report *rep, bool quiet, struct wp_err *err)
 {
-	struct wp_crawl_report rep;
-	char *tmpdir = crawl_tmp_dir(s);
-	struct wp_crawl_opts o = {
-		.projects = projects, .n_projects = n_projects, .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir,
-	};
-	int rc = require_for((const char *const *)src->urls, src->n, err);
-	if (rc) {
-		free(tmpdir);
-		return rc;
-	}
-	rc = wp_crawl(cat, (const char *const *)src->urls, src->n, &o, &rep, err);
 	bool first_failure = true;
-	for (size_t i = 0; i < rep.n; i++) {
-		const struct wp_crawl_source *c = &rep.v[i];
+	int rc = 0;
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct wp_crawl_source *c = &rep->v[i];
+		if (c->rc && quiet && c->not_found) {
+			wp_say(s, WP_SAY_DEBUG, "no such page: %s", c->url);
+			continue;
+		}
 		if (c->rc) {
 			/* the first failure is the job's error, which the caller reports */
 			if (!first_failure)
 				wp_say(s, WP_SAY_ERROR, "%s", c->error);
+			else
+				rc = wp_fail(err, c->rc, "%s", c->error);
 			first_failure = false;
 			continue;
 		}
@@ -191,13 +303,145 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 							       "files on this machine (file:)");
 		if (c->malformed > c->refused)
 			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed link(s)", c->url, c->malformed - c->refused);
-		wp_say(s, c->unchanged ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s", c->unchanged ? "unchanged" : "updated", c->url);
+		wp_say(s, c->unchanged || quiet ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s", c->unchanged ? "unchanged" : "updated",
+		       c->url);
 		if (!c->unchanged)
 			wp_say(s, WP_SAY_DEBUG, "%s: %s: %llu files, %llu other links skipped", c->url, c->kind, c->files,
 			       c->skipped);
 	}
+	return rc;
+}
+
+int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
+		     const char *const *projects, size_t n_projects, bool force, long max_age_s, struct wp_err *err)
+{
+	struct wp_crawl_report rep;
+	char *tmpdir = crawl_tmp_dir(s);
+	struct wp_crawl_opts o = {
+		.projects = projects, .n_projects = n_projects, .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir,
+	};
+	struct wp_err ce = WP_ERR_INIT;
+	int rc = require_for((const char *const *)src->urls, src->n, err);
+	if (rc) {
+		free(tmpdir);
+		return rc;
+	}
+	wp_crawl(cat, (const char *const *)src->urls, src->n, &o, &rep, &ce);
+	rc = say_report(s, &rep, false, err);
 	wp_crawl_report_release(&rep);
 	free(tmpdir);
+	return rc;
+}
+
+static int kind_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	snprintf(ctx, 24, "%s", r->kind ? r->kind : "");
+	return 0;
+}
+
+/* The kind the catalog knows url as ("" when it does not). */
+static void known_kind(struct wp_catalog *cat, const char *url, char kind[24])
+{
+	struct wp_err e = WP_ERR_INIT;
+	bool found = false;
+	kind[0] = 0;
+	if (wp_catalog_source_get(cat, url, kind_fn, kind, &found, &e) < 0 || !found)
+		kind[0] = 0;
+}
+
+/* The projects reqs name, PEP 503 normalised, each once (owned). */
+static void req_names(const struct wp_strlist *reqs, struct wp_sources *names)
+{
+	for (size_t i = 0; reqs && i < reqs->n; i++) {
+		struct wp_requirement r;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_requirement_parse(&r, reqs->v[i], strlen(reqs->v[i]), &e) < 0)
+			continue; /* the solver says what is wrong with it */
+		struct wp_buf b = WP_BUF_INIT;
+		wp_project_name_normalize(r.name, strlen(r.name), &b);
+		push(names, wp_buf_detach(&b, NULL));
+		wp_requirement_release(&r);
+	}
+}
+
+/* Does url end in "/<name>/" for one of names (a project's page, not a root)? */
+static bool names_page(const char *url, const struct wp_sources *names)
+{
+	size_t n = strlen(url);
+	if (n < 2 || url[n - 1] != '/')
+		return false;
+	const char *start = url + n - 1;
+	while (start > url && start[-1] != '/')
+		start--;
+	struct wp_buf b = WP_BUF_INIT;
+	wp_project_name_normalize(start, (size_t)(url + n - 1 - start), &b);
+	bool found = false;
+	for (size_t i = 0; i < names->n && !found; i++)
+		found = !strcmp(b.data ? b.data : "", names->urls[i]);
+	wp_buf_free(&b);
+	return found;
+}
+
+int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
+			   const struct wp_strlist *reqs, bool force, long max_age_s, struct wp_err *err)
+{
+	struct wp_sources names = { 0 }, pages = { 0 }, projects = { 0 };
+	struct wp_sources roots = { 0 };
+	char kind[24];
+	int rc = 0;
+	req_names(reqs, &names);
+	for (size_t i = 0; i < src->n; i++) {
+		const char *u = src->urls[i];
+		known_kind(cat, u, kind);
+		/* a URL read before as a page (a project page given as --index) stays one */
+		if (!wp_sources_is_root(u) || (kind[0] && strcmp(kind, "root") != 0) || !names.n) {
+			push(&pages, wp_xstrdup(u));
+			continue;
+		}
+		push(&roots, wp_xstrdup(u));
+		for (size_t k = 0; k < names.n; k++)
+			push(&projects, wp_xasprintf("%s%s/", u, names.urls[k]));
+	}
+	if (projects.n) {
+		/* pip's way: ROOT/<name>/ for each project asked for, never the root page itself */
+		struct wp_crawl_report rep;
+		char *tmpdir = crawl_tmp_dir(s);
+		struct wp_crawl_opts o = { .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir };
+		struct wp_err ce = WP_ERR_INIT;
+		if (!(rc = require_for((const char *const *)projects.urls, projects.n, err))) {
+			wp_crawl(cat, (const char *const *)projects.urls, projects.n, &o, &rep, &ce);
+			rc = say_report(s, &rep, true, err);
+			/* a root that has none of them and was never read as a root may be a project page
+			 * given as --index (https://host/simple/torch/, for torch): read it as one. Any
+			 * other root without them has not got them: its own page is never read for that */
+			for (size_t r = 0; r < roots.n; r++) {
+				bool none = names_page(roots.urls[r], &names);
+				size_t rl = strlen(roots.urls[r]);
+				for (size_t k = 0; k < rep.n && none; k++)
+					if (!strncmp(rep.v[k].url, roots.urls[r], rl) && !rep.v[k].not_found)
+						none = false;
+				known_kind(cat, roots.urls[r], kind);
+				if (none && strcmp(kind, "root") != 0)
+					push(&pages, wp_xstrdup(roots.urls[r]));
+			}
+			wp_crawl_report_release(&rep);
+		}
+		free(tmpdir);
+	}
+	if (pages.n) {
+		/* the pages are read even when a root failed: the first failure is the answer */
+		struct wp_err pe = WP_ERR_INIT;
+		int prc = wp_sources_crawl(s, cat, &pages, (const char *const *)names.urls, names.n, force, max_age_s,
+					   rc ? &pe : err);
+		if (!rc)
+			rc = prc;
+		else if (prc)
+			wp_say(s, WP_SAY_ERROR, "%s", pe.msg);
+	}
+	wp_sources_release(&names);
+	wp_sources_release(&pages);
+	wp_sources_release(&projects);
+	wp_sources_release(&roots);
 	return rc;
 }
 

@@ -26,8 +26,18 @@ struct wp_sources {
 #define WP_CONDA_DEFAULT_CHANNEL WP_CONDA_FORGE
 
 /* An index as given: a URL, or a local path (pip's --find-links DIR habit), which becomes an
- * absolute file:// URL. Duplicates are dropped. */
+ * absolute file:// URL. Duplicates are dropped. A URL's userinfo (user:TOKEN@) is taken into the
+ * run's credentials (net/auth.h) and is not part of the URL kept. An index root is kept the way
+ * pip reads it, with its trailing slash: "https://host/simple" (a last segment without a dot) is
+ * "https://host/simple/", and a local folder holding a PEP 503 tree (a project folder with its
+ * index.html; or a mirror whose simple/ is one) is that tree's root; a folder of wheels stays a
+ * find-links folder. */
 void wp_sources_add_index(struct wp_sources *s, const char *url);
+/* A find-links page or folder (pip's -f): as given, never taken for a root. */
+void wp_sources_add_findlinks(struct wp_sources *s, const char *url);
+/* Is url (as wp_sources_add_index keeps it) an index root: it ends in '/' and, on this machine,
+ * names a folder holding a PEP 503 tree? */
+bool wp_sources_is_root(const char *url);
 /* A conda channel (a name, as conda's -c takes it, or a URL or path without a repodata file)
  * expanded to CHANNEL/SUBDIR/repodata.json for each subdir; a repodata URL is kept as it is. */
 void wp_sources_add_channel(struct wp_sources *s, const char *channel, const char *const *subdirs, size_t n);
@@ -39,8 +49,9 @@ void wp_sources_release(struct wp_sources *s);
 char *wp_default_indexes(struct wp_strlist *out, bool conda);
 
 /* Index roots a dependency's page may be under (a project no source was crawled for): the
- * given indexes that end in '/' (PEP 503 roots such as .../whl/ or .../simple/), else those
- * of $WHEELPICK_INDEX, else PyTorch's root. */
+ * given indexes that are roots (wp_sources_is_root: PEP 503 roots such as .../whl/ or .../simple/,
+ * with or without the slash given), else those of $WHEELPICK_INDEX, else PyTorch's root. Given
+ * indexes that are all pages (-f) make no root: nothing is asked for a dependency then. */
 void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sources *roots);
 
 /* Crawl the sources into the catalog and say what happened to each (one line per source at
@@ -49,6 +60,14 @@ void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sou
  * skips sources refreshed within that many seconds. */
 int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
 		     const char *const *projects, size_t n_projects, bool force, long max_age_s, struct wp_err *err);
+
+/* The sources of a pick, crawled as pip reads them: an index root is asked only for the pages of
+ * the projects reqs name (ROOT/<name>/, PEP 691 JSON preferred; a 404 is "not on this index"),
+ * never for the root page itself; other sources (pages, folders) are crawled whole. A root that
+ * has none of them and that the catalog never knew as a root is then read as a page (a project
+ * page given as --index). Freshness (max_age_s, conditional requests) as wp_sources_crawl. */
+int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
+			   const struct wp_strlist *reqs, bool force, long max_age_s, struct wp_err *err);
 
 /* Conda channels (src: CHANNEL/SUBDIR/repodata.json URLs) for a closure of package names (names:
  * MatchSpecs or plain names): where a subdir has CEP 16 sharded repodata, its index and only the

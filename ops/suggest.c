@@ -1,6 +1,7 @@
 /* ops/suggest.c: "did you mean" for commands, options, platforms and projects, and the
  * requirement spellings of other tools. */
 #include "ops/suggest.h"
+#include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "index/html.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_WORD 256
 
@@ -284,8 +286,107 @@ static int collect_fn(void *ctx, const char *name, const char *url, struct wp_er
 	return 0;
 }
 
+struct root_prior {
+	char *etag, *last_modified;
+	int64_t fetched_at;
+	bool root;
+};
+
+static int root_prior_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	struct root_prior *p = ctx;
+	p->etag = r->etag ? wp_xstrdup(r->etag) : NULL;
+	p->last_modified = r->last_modified ? wp_xstrdup(r->last_modified) : NULL;
+	p->fetched_at = r->fetched_at;
+	p->root = r->kind && !strcmp(r->kind, "root");
+	return 0;
+}
+
+/* Where a root page's bytes are kept between runs: CACHE/roots/<FNV-1a of the URL>. */
+static char *root_cache_path(const struct wp_session *s, const char *root)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	if (!s->cache_dir)
+		return NULL;
+	for (const unsigned char *c = (const unsigned char *)root; *c; c++)
+		h = (h ^ *c) * 1099511628211ULL;
+	return wp_xasprintf("%s/roots/%016llx", s->cache_dir, h);
+}
+
+/* A root's page over the network, stored like any page: the catalog keeps its validators and
+ * time (kind root), the cache its bytes, so that inside the freshness limit it is not asked for
+ * and after it the question is conditional (a 304 reads the kept bytes). false when there is
+ * nothing to read (this is only a hint). */
+static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const char *root, struct wp_buf *body,
+		      bool *json)
+{
+	struct wp_err e = WP_ERR_INIT;
+	struct root_prior pr = { 0 };
+	bool found = false, ok = false;
+	char *path = root_cache_path(s, root);
+	struct wp_buf kept = WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
+	bool have = path && wp_file_read_capped(path, WP_HTTP_MAX_DEFAULT, &kept, &e) == 0;
+	if (cat && wp_catalog_source_get(cat, root, root_prior_fn, &pr, &found, &e) < 0)
+		found = false;
+	wp_err_clear(&e);
+	if (have && found && pr.root && s->max_age_s > 0 && time(NULL) - pr.fetched_at < s->max_age_s) {
+		wp_say(s, WP_SAY_DEBUG, "project names from '%s' as read %lld s ago", root, (long long)(time(NULL) - pr.fetched_at));
+		goto kept;
+	}
+	struct wp_http_req req = {
+		.url = root,
+		.accept = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1",
+		.etag = have && found && pr.root ? pr.etag : NULL,
+		.last_modified = have && found && pr.root ? pr.last_modified : NULL,
+	};
+	struct wp_http_res res;
+	memset(&res, 0, sizeof(res));
+	if (wp_http_get(&req, &res, &e) < 0) {
+		wp_say(s, WP_SAY_DEBUG, "no project names from '%s' for suggestions: %s", root, e.msg);
+		wp_http_res_release(&res);
+		goto out;
+	}
+	if (res.not_modified && have) {
+		wp_http_res_release(&res);
+		if (cat)
+			wp_catalog_source_touch(cat, root, &e);
+		goto kept;
+	}
+	*json = res.content_type && strstr(res.content_type, "json");
+	wp_buf_free(body);
+	*body = res.body;
+	res.body = (struct wp_buf)WP_BUF_INIT;
+	/* kept for the next run: the bytes, then the validators that name them */
+	int64_t id;
+	char *dir = path ? wp_xasprintf("%s/roots", s->cache_dir) : NULL;
+	if (dir && cat && wp_mkdir_p(dir, 0755, &e) == 0 && wp_atomic_write(path, body->data ? body->data : "", body->len, &e) == 0 &&
+	    wp_catalog_refresh_begin(cat, root, "root", &id, &e) == 0 &&
+	    wp_catalog_refresh_commit(cat, id, res.etag, res.last_modified, NULL, 0, &e) != 0)
+		wp_catalog_refresh_abort(cat);
+	free(dir);
+	wp_http_res_release(&res);
+	ok = true;
+	goto out;
+kept: {
+	const char *d = kept.data ? kept.data : "";
+	while (*d && isspace((unsigned char)*d))
+		d++;
+	*json = *d == '{';
+	wp_buf_free(body);
+	*body = kept;
+	kept = (struct wp_buf)WP_BUF_INIT;
+	ok = true;
+}
+out:
+	wp_buf_free(&kept);
+	free(pr.etag);
+	free(pr.last_modified);
+	free(path);
+	return ok;
+}
+
 /* The projects a root page lists; nothing when it cannot be read (this is only a hint). */
-static void root_names(const struct wp_session *s, const char *root, struct wp_names *out)
+static void root_names(const struct wp_session *s, struct wp_catalog *cat, const char *root, struct wp_names *out)
 {
 	struct wp_err e = WP_ERR_INIT;
 	struct collect c = { out, 1000000 };
@@ -298,27 +399,10 @@ static void root_names(const struct wp_session *s, const char *root, struct wp_n
 			return;
 		}
 	} else {
-		if (wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, &e)) {
+		if (wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, &e) || !root_body(s, cat, root, &body, &json)) {
 			wp_buf_free(&body);
 			return;
 		}
-		struct wp_http_req req = {
-			.url = root,
-			.accept = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1",
-		};
-		struct wp_http_res res;
-		memset(&res, 0, sizeof(res));
-		if (wp_http_get(&req, &res, &e) < 0) {
-			wp_say(s, WP_SAY_DEBUG, "no project names from '%s' for suggestions: %s", root, e.msg);
-			wp_http_res_release(&res);
-			wp_buf_free(&body);
-			return;
-		}
-		json = res.content_type && strstr(res.content_type, "json");
-		wp_buf_free(&body);
-		body = res.body;
-		res.body = (struct wp_buf)WP_BUF_INIT;
-		wp_http_res_release(&res);
 	}
 	if (json)
 		wp_read_pep691_projects(root, body.data ? body.data : "", body.len, collect_fn, &c, &st, &e);
@@ -339,7 +423,7 @@ int wp_suggest_projects(const struct wp_session *s, struct wp_catalog *cat, cons
 	for (size_t i = 0; !conda && !offline && indexes && i < indexes->n; i++) {
 		size_t n = strlen(indexes->v[i]);
 		if (n && indexes->v[i][n - 1] == '/')
-			root_names(s, indexes->v[i], &all);
+			root_names(s, cat, indexes->v[i], &all);
 	}
 	wp_suggest_closest(project, (const char *const *)all.v, all.n, 3, &close);
 	for (size_t i = 0; i < close.n; i++)

@@ -457,6 +457,9 @@ void vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
 		vo_problem_add(c, true, inst, "is missing");
 	else if (!(sb.st_mode & 0100))
 		vo_problem_add(c, true, inst, "is not executable");
+	else if (sb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
+		vo_problem_add(c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, which the "
+			       "install.sh wheelpick writes (0755) never has", (unsigned)sb.st_mode & 07777);
 	else
 		check_install_sh(c, inst, kind);
 	if (kind == WP_BUNDLE_CONDA)
@@ -526,6 +529,13 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 				    bad ? bad : "is not a file or a directory");
 			continue;
 		}
+		/* wheelpick writes 0644 and 0755: a setuid, setgid or sticky bit, or a member anyone may
+		 * write, is a bundle someone changed (install.sh 4777 runs as its owner, for anyone) */
+		mode_t perm = archive_entry_perm(ae);
+		if (perm & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
+			vo_problem_add(c, true, path, "member '%s' has mode %04o: setuid, setgid, sticky or world-writable, "
+				       "which no bundle wheelpick writes has", wp_member_name_show(name, strlen(name), buf,
+				       sizeof(buf)), (unsigned)perm & 07777);
 		const char *slash = strchr(name, '/');
 		size_t tlen = slash ? (size_t)(slash - name) : strlen(name);
 		if (!top) {

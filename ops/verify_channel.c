@@ -55,6 +55,7 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 			vo_problem_add(c, true, path, "cannot be read");
 		} else {
 			c->rep->files++;
+			c->rep->packages++;
 			if (!rec->sha256 && !rec->md5)
 				vo_problem_add(c, true, path, "repodata.json gives no sha256 or md5 for it");
 			if (rec->sha256 && strcmp(sha, rec->sha256))

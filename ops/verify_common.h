@@ -69,6 +69,10 @@ void vo_verify_bundle_dir(struct vo_ctx *c, const char *house);
  * mirror's; NULL for a wheelhouse): the sorted paths its pages link; such a variant wheel must have
  * its release's variants.json beside it (an index must host it). One no page links yet is a cut
  * short run's, which the unlisted-file check already names. */
+/* A PEP 751 lock: valid as packaging's Pylock.from_dict reads it (-WPE_PARSE otherwise, returned),
+ * then each file it names by path (or file:// URL) against its sha256 and size, and each such
+ * wheel against its RECORD. Files named by http(s) URL are counted, not fetched. */
+int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err);
 void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked);
 
 #endif

@@ -107,23 +107,44 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 	}
 }
 
+/* Every entry of a page the mirror wrote is one of its files: an entry a reader skips (malformed,
+ * a filename that is not its URL's last segment, a link that is no wheel or sdist, such as
+ * ../../../../etc/passwd) is a problem, not a skip; a client may read it differently. */
+static void all_accounted(struct vo_ctx *c, const char *path, const struct wp_index_stats *st, const char *noun)
+{
+	if (st->skipped)
+		vo_problem_add(c, true, path, "%llu of its %llu %s %s malformed, or not one of the mirror's files "
+			       "(a filename that is not its URL's last segment, a link to something else)",
+			       st->skipped, st->links, noun, st->skipped == 1 ? "is" : "are");
+}
+
 static int read_page(struct vo_ctx *c, const char *path, const char *url, bool json, struct links *ls)
 {
 	struct wp_buf b;
 	struct wp_err e = WP_ERR_INIT;
+	struct wp_index_stats st = { 0 };
 	int rc = wp_file_read_capped(path, VO_PAGE_MAX, &b, &e);
 	if (!rc)
-		rc = json ? wp_read_pep691(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, NULL, &e)
-			  : wp_read_html_links(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, NULL, &e);
-	if (rc)
+		rc = json ? wp_read_pep691(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st, &e)
+			  : wp_read_html_links(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st, &e);
+	if (rc) {
 		vo_problem_add(c, true, path, "%s", e.msg);
-	else
+	} else {
 		c->rep->pages++;
+		all_accounted(c, path, &st, json ? "entries" : "links");
+	}
 	wp_buf_free(&b);
 	return rc;
 }
 
-static void compare_pages(struct vo_ctx *c, const char *html_path, struct links *h, struct links *j)
+static bool pending_has(const struct wp_buf *pend, const char *project, const char *filename);
+
+/* index.html and index.json of one project: the same entries. One in one page only is a note when
+ * a mirror run that was cut short was placing or removing that file (the pending list names it:
+ * the HTML page is written first), else a problem: a client that reads the other page gets
+ * another answer. */
+static void compare_pages(struct vo_ctx *c, const char *html_path, const char *project, const struct wp_buf *pend,
+			  struct links *h, struct links *j)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		struct link *a = &h->v[i], *b = NULL;
@@ -131,8 +152,12 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, struct links 
 			if (!strcmp(j->v[k].filename, a->filename))
 				b = &j->v[k];
 		if (!b) {
-			vo_problem_add(c, false, html_path, "'%s' is not in index.json beside it (a write in "
-				    "progress, or one that was cut short)", a->filename);
+			if (pending_has(pend, project, a->filename))
+				vo_problem_add(c, false, html_path, "'%s' is not in index.json beside it (a write in "
+					       "progress, or one that was cut short)", a->filename);
+			else
+				vo_problem_add(c, true, html_path, "'%s' is not in index.json beside it, and no mirror "
+					       "run was placing it (mirror again to rewrite the pages)", a->filename);
 			continue;
 		}
 		const char *what = !same_opt(a->url, b->url) ? "url" :
@@ -147,9 +172,14 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, struct links 
 		bool found = false;
 		for (size_t i = 0; i < h->n && !found; i++)
 			found = !strcmp(h->v[i].filename, j->v[k].filename);
-		if (!found)
+		if (found)
+			continue;
+		if (pending_has(pend, project, j->v[k].filename))
 			vo_problem_add(c, false, html_path, "'%s' is in index.json but not in index.html",
-				    j->v[k].filename);
+				       j->v[k].filename);
+		else
+			vo_problem_add(c, true, html_path, "'%s' is in index.json but not in index.html, and no "
+				       "mirror run was placing it (mirror again to rewrite the pages)", j->v[k].filename);
 	}
 }
 
@@ -167,6 +197,7 @@ static int collect_name(void *ctx, const char *name, const char *url, struct wp_
 static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 {
 	struct names hn = { 0 }, jn = { 0 };
+	struct wp_index_stats hst = { 0 }, jst = { 0 };
 	char *html = wp_xasprintf("%s/index.html", simple), *json = wp_xasprintf("%s/index.json", simple);
 	char *url = vo_file_url(simple, "/");
 	struct wp_err e = WP_ERR_INIT;
@@ -174,12 +205,13 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 	if (!vo_is_file(html)) {
 		vo_problem_add(c, true, html, "is missing: pip cannot list the mirror's projects");
 	} else if (wp_file_read_capped(html, VO_PAGE_MAX, &b, &e) < 0 ||
-		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, NULL, &e) < 0) {
+		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, &hst, &e) < 0) {
 		vo_problem_add(c, true, html, "%s", e.msg);
 		wp_buf_free(&b);
 	} else {
 		wp_buf_free(&b);
 		c->rep->pages++;
+		all_accounted(c, html, &hst, "links");
 		for (size_t i = 0; i < hn.n; i++) {
 			char *page = wp_xasprintf("%s/%s/index.html", simple, hn.v[i]);
 			c->rep->links++;
@@ -191,10 +223,11 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 	if (vo_is_file(json)) {
 		wp_err_clear(&e);
 		if (wp_file_read_capped(json, VO_PAGE_MAX, &b, &e) < 0 ||
-		    wp_read_pep691_projects(url, wp_buf_cstr(&b), b.len, collect_name, &jn, NULL, &e) < 0) {
+		    wp_read_pep691_projects(url, wp_buf_cstr(&b), b.len, collect_name, &jn, &jst, &e) < 0) {
 			vo_problem_add(c, true, json, "%s", e.msg);
 		} else {
 			c->rep->pages++;
+			all_accounted(c, json, &jst, "entries");
 			for (size_t i = 0; i < jn.n; i++) {
 				char *page = wp_xasprintf("%s/%s/index.json", simple, jn.v[i]);
 				bool in_html = false;
@@ -230,7 +263,8 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 
 /* One page root of a mirror (simple/, or a variant's such as cu118/): its root page and every
  * project page under it, each link and hash. */
-static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root, const char *simple)
+static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root, const char *simple,
+			const struct wp_buf *pend)
 {
 	size_t n;
 	char **projects = vo_list_dir(simple, &n);
@@ -247,7 +281,7 @@ static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 			if (have_json && !read_page(c, json, url, true, &jl))
 				check_links(c, hc, root, json, &jl);
 			if (have_html && have_json)
-				compare_pages(c, html, &hl, &jl);
+				compare_pages(c, html, projects[i], pend, &hl, &jl);
 		}
 		links_free(&hl);
 		links_free(&jl);
@@ -287,17 +321,8 @@ static bool pending_has(const struct wp_buf *pend, const char *project, const ch
  * there): a file nobody lists was added behind the pages' back, or is left from a cut-short
  * write. A .metadata file goes with its wheel. Other files (a README someone keeps there) are
  * not the mirror's, and neither checked nor flagged; a FIFO or link where files live is. */
-static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const char *root)
+static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const char *root, const struct wp_buf *pend)
 {
-	/* what a mirror run that was killed was placing: no integrity failure, the next run's to
-	 * link or (--prune) remove */
-	char *pend_path = wp_xasprintf("%s/%s", root, WP_MIRROR_PENDING);
-	struct wp_buf pend = WP_BUF_INIT;
-	bool found = false;
-	struct wp_err e = WP_ERR_INIT;
-	if (wp_file_read_if_exists(pend_path, VO_REQS_MAX, &pend, &found, &e) < 0)
-		vo_problem_add(c, false, pend_path, "%s", e.msg);
-	free(pend_path);
 	char **sorted = wp_xcalloc(hc->n ? hc->n : 1, sizeof(*sorted));
 	for (size_t i = 0; i < hc->n; i++)
 		sorted[i] = hc->v[i]->path;
@@ -319,7 +344,7 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 				char *dpath = wp_xasprintf("%s/%s", pdir, dist);
 				if (!S_ISREG(sb.st_mode))
 					vo_problem_add(c, true, path, "is not a plain file; a mirror serves files (remove it)");
-				else if (!linked(sorted, hc->n, dpath) && pending_has(&pend, projects[i], dist))
+				else if (!linked(sorted, hc->n, dpath) && pending_has(pend, projects[i], dist))
 					vo_problem_add(c, false, path, "was placed by a mirror run that was cut short and "
 						       "no page links it yet; the next run links it, or --prune removes it");
 				else if (!linked(sorted, hc->n, dpath))
@@ -337,7 +362,6 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 	vo_free_list(projects, np);
 	free(files);
 	free(sorted);
-	wp_buf_free(&pend);
 }
 
 /* Is sub a page root the mirror's manifest names (PEP 825 labels such as "cuda12.8" or "null" make
@@ -369,7 +393,18 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 	char *simple = wp_xasprintf("%s/simple", root);
 	size_t n;
 	char **subs = vo_list_dir(root, &n);
-	verify_root(c, &hc, root, simple);
+	char *pend_path = wp_xasprintf("%s/%s", root, WP_MIRROR_PENDING);
+	struct wp_buf pend = WP_BUF_INIT;
+	/* what a mirror run that was killed was placing or removing: no integrity failure, the next
+	 * run's to link or (--prune) remove */
+	bool found = false;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_file_read_if_exists(pend_path, VO_REQS_MAX, &pend, &found, &e) < 0) {
+		vo_problem_add(c, false, pend_path, "%s", e.msg);
+		wp_buf_reset(&pend);
+	}
+	free(pend_path);
+	verify_root(c, &hc, root, simple, &pend);
 	/* the per-variant roots beside simple/, as PyTorch's /whl/cu118/ */
 	for (size_t i = 0; i < n; i++) {
 		struct wp_variant v;
@@ -378,11 +413,11 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 			continue;
 		char *vr = wp_xasprintf("%s/%s", root, subs[i]), *idx = wp_xasprintf("%s/%s/index.html", root, subs[i]);
 		if (vo_is_dir(vr) && vo_is_file(idx))
-			verify_root(c, &hc, root, vr);
+			verify_root(c, &hc, root, vr, &pend);
 		free(vr);
 		free(idx);
 	}
-	check_unlisted(c, &hc, root);
+	check_unlisted(c, &hc, root, &pend);
 	/* PEP 825: each project's variant wheels against the variants.json beside them */
 	char **linked = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*linked));
 	for (size_t i = 0; i < hc.n; i++)
@@ -402,5 +437,6 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 	free(linked);
 	vo_free_list(subs, n);
 	free(simple);
+	wp_buf_free(&pend);
 	vo_hcache_free(&hc);
 }

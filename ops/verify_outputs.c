@@ -82,14 +82,19 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			struct wp_err e = WP_ERR_INIT;
 			rep->kind = WP_VERIFY_CONDA_PKG;
 			rep->files++;
+			rep->packages++;
 			if (wp_conda_verify(path, NULL, NULL, &e) < 0)
 				vo_problem_add(&c, true, path, "%s", e.msg);
 		} else if (is_bundle_name(path)) {
 			rep->kind = WP_VERIFY_BUNDLE;
 			vo_verify_bundle(&c, path, err);
+		} else if (vo_ends_with(path, ".toml")) {
+			rep->kind = WP_VERIFY_LOCK;
+			if ((rc = vo_verify_pylock(&c, path, err)) < 0)
+				goto out;
 		} else {
 			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
-				       "bundle (.tar.zst, .tar.gz) or bundle volume (.tar.zst.001)", path);
+				       "bundle (.tar.zst, .tar.gz), bundle volume (.tar.zst.001) or pylock.toml", path);
 		}
 	} else if (S_ISDIR(sb.st_mode)) {
 		abs = realpath(path, NULL);
@@ -110,6 +115,15 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			vo_verify_channel(&c, abs);
 		} else if (is_wheelhouse(abs)) {
 			rep->kind = WP_VERIFY_WHEELHOUSE;
+			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never setuid, setgid,
+			 * sticky or world-writable, whoever wrote it */
+			char *inst = wp_xasprintf("%s/install.sh", abs);
+			struct stat isb;
+			if (lstat(inst, &isb) == 0 && (isb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH)))
+				vo_problem_add(&c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, "
+					       "which the install.sh wheelpick writes (0755) never has",
+					       (unsigned)isb.st_mode & 07777);
+			free(inst);
 			vo_verify_wheelhouse(&c, abs);
 		} else {
 			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "

@@ -17,6 +17,7 @@ enum wp_verify_kind {
 	WP_VERIFY_MIRROR,      /* DIR/simple/... (PEP 503, 691, 658) */
 	WP_VERIFY_CHANNEL,     /* a conda channel, or one subdir of it */
 	WP_VERIFY_BUNDLE,      /* .tar.zst / .tar.gz made by wp_bundle_write */
+	WP_VERIFY_LOCK,        /* pylock.toml / pylock.NAME.toml (PEP 751), and the local files it names */
 };
 
 struct wp_verify_problem {
@@ -35,6 +36,7 @@ struct wp_verify_report {
 	size_t wheels;  /* wheels checked against RECORD, WHEEL and METADATA */
 	size_t pages;   /* index pages and repodata files read */
 	size_t links;   /* links, requirement lines and repodata records checked */
+	size_t packages; /* conda packages hashed (of files) */
 };
 
 #define WP_VERIFY_REPORT_INIT { 0 }
@@ -45,6 +47,12 @@ struct wp_verify_report {
  * -WPE_USAGE when it is none of the kinds above. */
 int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err *err);
 void wp_verify_report_release(struct wp_verify_report *rep);
+
+/* A PEP 825 variant wheel (its name has a label) at path, named filename: its own
+ * *.dist-info/variant.json must name exactly that label, else it is not the build its name says.
+ * 0 for any other file or when it does; -WPE_INTEGRITY naming filename otherwise, or when the
+ * variant.json is missing or unreadable (ops/verify_variants.c). */
+int wp_verify_variant_wheel_label(const char *path, const char *filename, struct wp_err *err);
 
 /* "wheel", "wheelhouse", "mirror", ... for messages. */
 const char *wp_verify_kind_name(enum wp_verify_kind kind);

@@ -18,6 +18,7 @@
  * (wheelpick's and, as PEP 825 asks, every installer's that has an index) reads the variants.json,
  * so the disagreement is the publisher's to fix: said with both values, never an integrity failure. */
 #include "ops/verify_common.h"
+#include "ops/verify_outputs.h"
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -168,6 +169,40 @@ static int raw_labels(const char *text, size_t len, struct wp_buf *labels)
 	if (vars && wp_json_len(vars) == 1 && wp_json_key_at(vars, 0))
 		rc = 1;
 	wp_json_tree_free(tree);
+	return rc;
+}
+
+int wp_verify_variant_wheel_label(const char *path, const char *filename, struct wp_err *err)
+{
+	struct wp_wheelname w;
+	if (wp_wheelname_parse(filename, &w, NULL) < 0)
+		return 0;
+	char *label = w.variant_label ? wp_xstrdup(w.variant_label) : NULL;
+	wp_wheelname_release(&w);
+	if (!label)
+		return 0;
+	struct wp_buf b = WP_BUF_INIT_MAX(WP_VARIANTS_MAX_BYTES), labels = WP_BUF_INIT;
+	bool found;
+	char why[512];
+	int rc = 0;
+	if (read_variant_json(path, &b, &found, why, sizeof(why)) < 0) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "variant wheel '%s' %s", filename, why);
+	} else if (!found) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "variant wheel '%s' has no *.dist-info/variant.json; PEP 825 requires one",
+			     filename);
+	} else {
+		int one = raw_labels(wp_buf_cstr(&b), b.len, &labels);
+		char *want = wp_xasprintf("'%s'", label);
+		if (one != 1 || strcmp(labels.data, want))
+			rc = wp_fail(err, -WPE_INTEGRITY, "variant wheel '%s': its variant.json names %s, but its file name's "
+				     "label is '%s'; it is not the build its name says (PEP 825: exactly that one label)",
+				     filename, one < 0 ? "no \"variants\" object" : labels.len ? labels.data : "no label",
+				     label);
+		free(want);
+	}
+	wp_buf_free(&b);
+	wp_buf_free(&labels);
+	free(label);
 	return rc;
 }
 

@@ -125,7 +125,7 @@ void wp_condapick_describe_target(const struct wp_target *t, struct wp_buf *out)
 		break;
 	}
 	if (t->py_major > 0)
-		wp_buf_printf(out, ", Python %d.%d", t->py_major, t->py_minor);
+		wp_buf_printf(out, ", Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	wp_condapick_subdir(t, sd);
 	wp_buf_printf(out, ", %s", sd[0] ? sd : t->platform);
 	for (int g = 0; g < t->n_gpus; g++)
@@ -250,6 +250,8 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 			return false;
 		}
 	}
+	if (req->allow_variant && *label && !strcmp(label, req->allow_variant))
+		return true; /* the user's exact build string chose it for the set */
 	switch (var->kind) {
 	case WP_VARIANT_NONE:
 		return true;
@@ -432,7 +434,10 @@ static void check(const struct wp_conda_candidate *k, struct cand *c, const stru
 		c->rej = REJ_PYTHON;
 		return;
 	}
-	if (!variant_fits(&c->var, t, req, &c->why)) {
+	/* an exact build string ("pytorch=1.8.0=py3.8_cpu_0", "pytorch-mutex 1.0 cpu") is what was asked
+	 * for: conda installs it whatever the machine has, and so does this */
+	bool exact_build = m->build && !strpbrk(m->build, "*?[^$");
+	if (!exact_build && !variant_fits(&c->var, t, req, &c->why)) {
 		c->rej = REJ_VARIANT;
 		return;
 	}
@@ -605,7 +610,7 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 		if (req->require_variant)
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
 	} else if (at[REJ_PYTHON]) {
-		wp_buf_printf(&m, "; none supports Python %d.%d", t->py_major, t->py_minor);
+		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	} else if (at[REJ_BROKEN]) {
 		wp_buf_addstr(&m, "; its records have unreadable depends");
 	} else {

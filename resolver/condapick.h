@@ -42,6 +42,9 @@ struct wp_condapick_request {
 	const char *require_variant;        /* the set's variant label ("cu111", "cpu", "") or NULL */
 	const char **avoid_variants;        /* labels already found unable to complete the set */
 	size_t n_avoid;
+	const char *allow_variant;          /* a label the set took by an exact build string the user gave
+	                                       ("py3.8_cpu_0" on a GPU target): its records pass the CUDA
+	                                       rule too, as the root did; NULL: none */
 };
 
 struct wp_condapick_result {

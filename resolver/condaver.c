@@ -42,8 +42,11 @@ static bool push_comp(struct builder *b, const char *s, size_t n)
 		v->comps = wp_xrealloc(v->comps, b->cap_comps * sizeof(*v->comps));
 	}
 	size_t first = v->n_atoms;
-	if (isalpha((unsigned char)s[0]))
-		push_atom(b, WP_CONDAVER_NUM, s, 0); /* the 0 that keeps numbers and strings in phase */
+	/* the 0 that keeps numbers and strings in phase, before any component that does not start
+	 * with a digit (conda's v[k][0].isdigit()): letters, and also the "_" left when a version's
+	 * last part is all '_' or '-' (1.0__ is 1.0.0_ there) and a '*' */
+	if (!isdigit((unsigned char)s[0]))
+		push_atom(b, WP_CONDAVER_NUM, s, 0);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		if (isdigit((unsigned char)s[i])) {

@@ -35,8 +35,8 @@ struct wp_condaver {
 /* conda's rules: case-insensitive; '-' counts as '_' unless the string has both; '!' epoch
  * (digits), '+' local part; '.' and '_' separate components (a trailing '_' stays in the last
  * one, for openssl-like 1.0.2_); components split into digit / letter runs, "post" above any
- * number, "dev" below every other string, a component that starts with a letter gets a 0 in
- * front. -WPE_PARSE naming the version for anything conda refuses. */
+ * number, "dev" below every other string, a component that starts with no digit (a letter, '_'
+ * or '*') gets a 0 in front. -WPE_PARSE naming the version for anything conda refuses. */
 int wp_condaver_parse(const char *s, struct wp_condaver *v, struct wp_err *err);
 void wp_condaver_release(struct wp_condaver *v);
 

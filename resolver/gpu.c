@@ -184,12 +184,13 @@ static bool prefix_then_digits(const char *s, const char *prefix, bool e_ok)
 	return !*s;
 }
 
-/* Words after a product name that do not change the chip: "Ti", "SXM4", "80GB", "Laptop GPU" ... next is
- * the token after w (or NULL), so "80 GB" reads like "80GB". */
+/* Words after a product name that do not change the chip: "SXM4", "80GB", "Laptop GPU", "D" ... ("Ti" and
+ * "SUPER" name other products, each with its row: "RTX 5090 Ti" is none). next is the token after w (or NULL),
+ * so "80 GB" reads like "80GB". */
 static bool suffix_word(const char *w, const char *next)
 {
 	static const char *const words[] = {
-		"ti", "super", "d", "pcie", "nvl", "laptop", "gpu", "mobile", "max", "q", "maxq", "design", "with",
+		"d", "pcie", "nvl", "laptop", "gpu", "mobile", "max", "q", "maxq", "design", "with",
 		"generation", "edition", "workstation", "server", "gb", "tensor", "core",
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(words); i++)
@@ -283,7 +284,10 @@ static int unknown_name(const char *text, const struct name_toks *in, struct wp_
 			continue;
 		/* names that contain what was typed first ("RTX 6000": RTX 6000 Ada, Quadro RTX 6000), then by edits */
 		const char *typed = in ? in->key : "";
-		size_t d = *typed && strstr(k.key, typed) ? k.keylen - strlen(typed) : 1000 + edit_distance(typed, k.key);
+		size_t d = *typed && strstr(k.key, typed) ? k.keylen - strlen(typed)
+			   /* then the product that what was typed starts with ("RTX 5090 Ti": RTX 5090) */
+			   : *typed && k.keylen && !strncmp(typed, k.key, k.keylen) ? 100 + strlen(typed) - k.keylen
+			   : 1000 + edit_distance(typed, k.key);
 		/* insert keeping the NEAREST smallest, earlier rows first among equals */
 		size_t at = n;
 		while (at > 0 && dist[at - 1] > d)

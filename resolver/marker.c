@@ -30,6 +30,8 @@ enum var {
 	V_VARIANT_NAMESPACES, /* the sets: V_VARIANT_NAMESPACES and after */
 	V_VARIANT_FEATURES,
 	V_VARIANT_PROPERTIES,
+	V_EXTRAS,             /* PEP 751 lock-file sets: names, compared in PEP 503 form */
+	V_DEPENDENCY_GROUPS,
 };
 
 static bool is_set(enum var v)
@@ -58,6 +60,8 @@ static const struct {
 	[V_VARIANT_NAMESPACES] = { "variant_namespaces", offsetof(struct wp_marker_env, variant_namespaces) },
 	[V_VARIANT_FEATURES] = { "variant_features", offsetof(struct wp_marker_env, variant_features) },
 	[V_VARIANT_PROPERTIES] = { "variant_properties", offsetof(struct wp_marker_env, variant_properties) },
+	[V_EXTRAS] = { "extras", offsetof(struct wp_marker_env, extras) },
+	[V_DEPENDENCY_GROUPS] = { "dependency_groups", offsetof(struct wp_marker_env, dependency_groups) },
 };
 
 /* The spellings packaging's VARIABLE token takes; PEP 345's dotted names and setuptools'
@@ -88,6 +92,8 @@ static const struct {
 	{ "variant_namespaces", V_VARIANT_NAMESPACES },
 	{ "variant_features", V_VARIANT_FEATURES },
 	{ "variant_properties", V_VARIANT_PROPERTIES },
+	{ "extras", V_EXTRAS },
+	{ "dependency_groups", V_DEPENDENCY_GROUPS },
 };
 
 enum op { OP_ARB, OP_EQ, OP_COMPAT, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT, OP_IN, OP_NOT_IN };
@@ -571,8 +577,9 @@ int wp_marker_parse(struct wp_marker *m, const char *s, size_t n, struct wp_err 
 	int rc = wp_marker_parse_at(m, s, n, &pos, err);
 	if (rc < 0)
 		return rc;
-	/* END: packaging's '$', which also matches before one final newline */
-	if (pos == n || (pos + 1 == n && s[pos] == '\n'))
+	/* END: packaging HEAD's '\Z': whitespace is only space and tab, so a final newline is an error
+	 * (24.2's '$' let one through) */
+	if (pos == n)
 		return 0;
 	struct tok t = { s, n, pos, 0, err };
 	wp_marker_release(m);
@@ -589,18 +596,24 @@ void wp_marker_release(struct wp_marker *m)
 
 static void format_operand(const struct operand *o, struct wp_buf *out)
 {
+	/* packaging HEAD's Value.serialize: double quotes, or single ones around a value that holds a
+	 * double quote ('a"b'); a value with both has no spelling (packaging raises; this prints the
+	 * double-quoted form) */
 	if (o->is_var)
 		wp_buf_addstr(out, vars[o->var].name);
+	else if (strchr(o->value, '"') && !strchr(o->value, '\''))
+		wp_buf_printf(out, "'%s'", o->value);
 	else
 		wp_buf_printf(out, "\"%s\"", o->value);
 }
 
-/* packaging's _format_marker: a list of one list prints as that list; inner lists get
- * parentheses, the outermost none. */
+/* packaging HEAD's _format_marker: a list of one list prints as that list in the same place (so
+ * "((a or b)) and c" keeps the parentheses its meaning needs; 24.2 printed it as the outermost
+ * list and lost them); inner lists get parentheses, the outermost none. */
 static void format_node(const struct wp_marker_node *node, bool first, struct wp_buf *out)
 {
 	if (!node->leaf && node->n == 1) {
-		format_node(node->items[0], true, out);
+		format_node(node->items[0], first, out);
 		return;
 	}
 	if (node->leaf) {
@@ -698,14 +711,23 @@ static void squeeze(const char *s, size_t n, struct wp_buf *out)
 static int eval_set(const struct wp_marker_node *node, enum var key, const char *set, struct wp_err *err)
 {
 	if (node->lhs.is_var || (node->op != OP_IN && node->op != OP_NOT_IN))
-		return wp_fail(err, -WPE_PARSE, "marker uses '%s' with '%s'; it is a set (PEP 825): test it with "
+		return wp_fail(err, -WPE_PARSE, "marker uses '%s' with '%s'; it is a set: test it with "
 			       "'VALUE' in %s or not in", vars[key].name, op_names[node->op], vars[key].name);
 	struct wp_buf want = WP_BUF_INIT, have = WP_BUF_INIT;
-	squeeze(node->lhs.value, strlen(node->lhs.value), &want);
+	bool names = key == V_EXTRAS || key == V_DEPENDENCY_GROUPS; /* PEP 685, PEP 735 */
+	if (names)
+		wp_name_canonicalize(node->lhs.value, strlen(node->lhs.value), &want); /* want starts empty */
+	else
+		squeeze(node->lhs.value, strlen(node->lhs.value), &want);
 	bool found = false;
 	for (const char *p = set; *p && !found;) {
 		size_t n = strcspn(p, "\n");
-		squeeze(p, n, &have);
+		if (names) {
+			wp_buf_reset(&have);
+			wp_name_canonicalize(p, n, &have);
+		}
+		else
+			squeeze(p, n, &have);
 		found = !strcmp(wp_buf_cstr(&want), wp_buf_cstr(&have));
 		p += n + (p[n] == '\n');
 	}
@@ -722,9 +744,17 @@ static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_e
 	struct wp_buf nl = WP_BUF_INIT, nr = WP_BUF_INIT;
 	int rc;
 
-	if (node->lhs.is_var == node->rhs.is_var)
-		return wp_fail(err, -WPE_PARSE, "marker compares %s; put a variable on one side and a quoted string on the other",
-			       node->lhs.is_var ? "two variables" : "two strings");
+	if (node->lhs.is_var == node->rhs.is_var) {
+		/* PEP 508's grammar is marker_var marker_op marker_var: two strings ("2.7.9" < "foo") or
+		 * two variables compare by the same rules as a variable and a string (versions when both
+		 * sides are, else Python's string rules). packaging raises there instead. */
+		if (node->lhs.is_var && (is_set(node->lhs.var) || is_set(node->rhs.var)))
+			return wp_fail(err, -WPE_PARSE, "marker compares two variables and one is a set; test a set with "
+				       "'VALUE' in SET");
+		l = node->lhs.is_var ? cfield(env, node->lhs.var) : node->lhs.value;
+		r = node->rhs.is_var ? cfield(env, node->rhs.var) : node->rhs.value;
+		return eval_op(l, node->op, r, err);
+	}
 	key = node->lhs.is_var ? node->lhs.var : node->rhs.var;
 	const char *value = cfield(env, key);
 	if (is_set(key))
@@ -774,6 +804,24 @@ static int eval_node(const struct wp_marker_node *node, const struct wp_marker_e
 	if (rc)
 		return rc;
 	return any || all;
+}
+
+static bool uses(const struct wp_marker_node *node, enum var v)
+{
+	if (!node)
+		return false;
+	if (node->leaf)
+		return (node->lhs.is_var && node->lhs.var == v) || (node->rhs.is_var && node->rhs.var == v);
+	for (size_t i = 0; i < node->n; i++)
+		if (uses(node->items[i], v))
+			return true;
+	return false;
+}
+
+bool wp_marker_uses(const struct wp_marker *m, const char *name)
+{
+	int v = find_var(name);
+	return v >= 0 && uses(m->root, (enum var)v);
 }
 
 int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result, struct wp_err *err)

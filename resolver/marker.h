@@ -39,6 +39,10 @@ struct wp_marker_env {
 	char variant_namespaces[WP_MARKER_SET_MAX];
 	char variant_features[WP_MARKER_SET_MAX];
 	char variant_properties[WP_MARKER_SET_MAX];
+	/* PEP 751 lock-file sets (pylock.toml's packages.marker): the extras and dependency groups
+	 * being installed, one name a line, compared in PEP 503 form ('Test' in extras) */
+	char extras[WP_MARKER_SET_MAX];
+	char dependency_groups[WP_MARKER_SET_MAX];
 };
 
 /* Every value "". */
@@ -83,6 +87,9 @@ int wp_marker_format(const struct wp_marker *m, struct wp_buf *out);
 int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result,
 		       struct wp_err *err);
 
+/* Whether m names the variable name ("extra") anywhere: a context that does not define it (a lock
+ * file's markers have extras, not extra) refuses such a marker, as packaging does. */
+bool wp_marker_uses(const struct wp_marker *m, const char *name);
 /* The environment marker that selects target t's machines and no other kind: "python_version ==
  * \"3.10\" and sys_platform == \"linux\" and platform_machine == \"x86_64\"" (what pip sees there;
  * parts the target leaves unknown are left out). Appended to out. Two targets that differ only in

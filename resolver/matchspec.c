@@ -242,8 +242,15 @@ static int parse_leaf(struct vparse *vp, struct wp_str leaf, struct wp_vspec *s)
 			return -WPE_PARSE;
 		if (op == V_COMPAT) {
 			const char *dot = memrchr(vo, '.', vn);
-			if (!dot || dot == vo)
-				return vfail(vp, "'~=' needs at least two components in", leaf);
+			/* ~=N with one part: conda's parser takes it and then fails on every match (it cuts
+			 * the last part and reads what is left, "", as a version); rattler, pixi's library,
+			 * reads it as >=N, and so does wheelpick (README: conda) */
+			if (!dot) {
+				s->op = V_GE;
+				return 0;
+			}
+			if (dot == vo)
+				return vfail(vp, "'~=' needs a version before its last '.' in", leaf);
 			if (parse_operand(vp, leaf, vo, (size_t)(dot - vo), &s->pre) < 0)
 				return -WPE_PARSE;
 		}

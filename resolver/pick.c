@@ -493,7 +493,7 @@ static int better(const struct cand *a, const struct cand *b, const struct wp_ta
 
 static void describe_python(const struct wp_target *t, struct wp_buf *out)
 {
-	wp_buf_printf(out, "Python %d.%d", t->py_major, t->py_minor);
+	wp_buf_printf(out, "Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 }
 
 void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
@@ -509,7 +509,7 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
 		wp_buf_addstr(out, "Intel GPU (XPU)");
 		break;
 	case WP_ACCEL_CPU:
-		wp_buf_addstr(out, "CPU");
+		wp_buf_addstr(out, t->accel_foreign ? "CPU (another machine: its GPU not given)" : "CPU");
 		break;
 	case WP_ACCEL_ROCM:
 		wp_buf_printf(out, "ROCm %d.%d", t->rocm_major, t->rocm_minor);
@@ -609,7 +609,7 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 		if (c->tag_prio == -2)
 			say(c->whyp, "'%s' is not a valid wheel name", k->filename);
 		else
-			say(c->whyp, "tags do not fit Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+			say(c->whyp, "tags do not fit Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
 		return;
 	}
 	if (!python_fits(k->requires_python, t, c->whyp)) {
@@ -771,15 +771,23 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
 		/* one of them, and what stops it */
 		long shown = -1;
-		bool cpu_there = false;
+		bool cpu_there = false, shown_serves = false;
 		for (size_t i = 0; i < n; i++) {
 			if (c[i].rej != REJ_VARIANT || wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
 				continue;
 			cpu_there |= c[i].var.kind == WP_VARIANT_CPU;
-			/* the oldest build of the target's kind: when even it does not run, none does */
-			if (c[i].var.kind == t_kind(t) &&
-			    (shown < 0 || wp_variant_cmp(&c[i].var, &c[shown].var) < 0))
+			if (c[i].var.kind != t_kind(t))
+				continue;
+			/* the nearest miss: a build with kernels for every GPU, which only the driver stops
+			 * (its oldest: the smallest driver upgrade), before one that cannot serve them; else
+			 * the oldest build of the target's kind: when even it does not run, none does */
+			struct cand scratch = c[i];
+			bool serves = t->accel == WP_ACCEL_CUDA && t->n_gpus && gpus_served(&c[i], &k[i], t, &scratch, NULL);
+			if (shown < 0 || (serves && !shown_serves) ||
+			    (serves == shown_serves && wp_variant_cmp(&c[i].var, &c[shown].var) < 0)) {
 				shown = (long)i;
+				shown_serves = serves;
+			}
 		}
 		bool cpu_only = false;
 		for (size_t i = 0; i < n && !cpu_only; i++)
@@ -793,14 +801,16 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_addstr(&m, "; only the CPU build (null) fits; ask for it with --cuda cpu");
 		} else if (shown < 0 && cpu_there && t->accel != WP_ACCEL_CPU) {
 			wp_buf_addstr(&m, "; only a CPU build is there (ask for it with --cuda cpu)");
+		} else if (cpu_there && t->accel != WP_ACCEL_CPU) {
+			wp_buf_addstr(&m, "; a CPU build is there (--cuda cpu)");
 		}
 	} else if (at_hash) {
 		wp_buf_addstr(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
 				  "then run 'wheelpick trust')");
 	} else if (at_python) {
-		wp_buf_printf(&m, "; none supports Python %d.%d", t->py_major, t->py_minor);
+		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	} else {
-		wp_buf_printf(&m, "; no wheel fits Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+		wp_buf_printf(&m, "; no wheel fits Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
 	}
 
 	/* The newest version, any, with a file that fits: what the user could ask for instead. */
@@ -964,7 +974,7 @@ skipped:;
 		format_version(&c[top].v, &sk);
 		wp_buf_addstr(&sk, ": ");
 		if (c[top].rej == REJ_TAGS)
-			wp_buf_printf(&sk, "no build for Python %d.%d on %s", t->py_major, t->py_minor, t->platform);
+			wp_buf_printf(&sk, "no build for Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
 		else
 			reason_of(&k[top], &c[top], req, t, ts, pre, &sk);
 		seen++;

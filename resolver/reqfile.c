@@ -520,6 +520,38 @@ static int start(struct parse *p, struct wp_reqfile *rf, const struct wp_reqfile
 	return 0;
 }
 
+/* Has this file been read already in this mode? Else it is noted as read. */
+static bool read_before(struct wp_reqfile *rf, const char *path, bool constraint)
+{
+	char *key = wp_xasprintf("%c:%s", constraint ? 'c' : 'r', path);
+	for (size_t i = 0; i < rf->read.n; i++)
+		if (!strcmp(rf->read.v[i], key)) {
+			free(key);
+			return true;
+		}
+	wp_vec_push(&rf->read, key);
+	return false;
+}
+
+/* One file's bytes through io->read, held to the caps on all files of the run together. */
+static int read_capped(const struct parse *p, const struct parse *parent, const char *path, struct wp_buf *b,
+		       struct wp_err *err)
+{
+	struct wp_reqfile *rf = p->rf;
+	const struct parse *blame = parent ? parent : p;
+	if (rf->files > WP_REQFILE_MAX_FILES)
+		return at(blame, err, "'%s': more than %d files read through -r and -c; a requirements file that "
+			  "names files which name files fans out without end", path, WP_REQFILE_MAX_FILES);
+	int rc = p->io->read(p->io->ctx, path, b, err);
+	if (rc)
+		return rc;
+	rf->bytes += b->len;
+	if (rf->bytes > WP_REQFILE_MAX_TOTAL)
+		return at(blame, err, "'%s': the requirements files read through -r and -c hold more than %d MiB "
+			  "together", path, WP_REQFILE_MAX_TOTAL >> 20);
+	return 0;
+}
+
 static int load(struct parse *parent, const char *path, bool constraint, struct wp_err *err)
 {
 	struct parse p;
@@ -527,10 +559,17 @@ static int load(struct parse *parent, const char *path, bool constraint, struct 
 	int rc;
 	if (!io || !io->read)
 		return at(parent, err, "'%s': nested files cannot be read here", path);
+	if (++parent->rf->includes > WP_REQFILE_MAX_INCLUDES)
+		return at(parent, err, "more than %d -r and -c lines in the requirements files together",
+			  WP_REQFILE_MAX_INCLUDES);
 	if ((rc = start(&p, parent->rf, io, path, parent, err)))
 		return rc;
+	if (read_before(parent->rf, path, constraint)) {
+		parent->rf->files--; /* named again, not read again: pip would add the same lines twice */
+		return 0;
+	}
 	struct wp_buf b = WP_BUF_INIT_MAX(WP_REQFILE_MAX_BYTES);
-	if ((rc = io->read(io->ctx, path, &b, err)) == 0)
+	if ((rc = read_capped(&p, parent, path, &b, err)) == 0)
 		rc = parse_text(&p, wp_buf_cstr(&b), b.len, constraint, err);
 	wp_buf_free(&b);
 	return rc;
@@ -553,8 +592,12 @@ int wp_reqfile_load(struct wp_reqfile *rf, const char *path, bool constraint, co
 		return wp_fail(err, -WPE_USAGE, "'%s': no way to read files", path);
 	if ((rc = start(&top, rf, io, path, NULL, err)))
 		return rc;
+	if (read_before(rf, path, constraint)) {
+		rf->files--;
+		return 0;
+	}
 	struct wp_buf b = WP_BUF_INIT_MAX(WP_REQFILE_MAX_BYTES);
-	if ((rc = io->read(io->ctx, path, &b, err)) == 0)
+	if ((rc = read_capped(&top, NULL, path, &b, err)) == 0)
 		rc = parse_text(&top, wp_buf_cstr(&b), b.len, constraint, err);
 	wp_buf_free(&b);
 	return rc;
@@ -602,6 +645,9 @@ void wp_reqfile_release(struct wp_reqfile *rf)
 	for (size_t i = 0; i < rf->notes.n; i++)
 		free(rf->notes.v[i]);
 	wp_vec_free(&rf->notes);
+	for (size_t i = 0; i < rf->read.n; i++)
+		free(rf->read.v[i]);
+	wp_vec_free(&rf->read);
 	memset(rf, 0, sizeof(*rf));
 }
 

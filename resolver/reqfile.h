@@ -20,6 +20,9 @@
 #define WP_REQFILE_MAX_ENTRIES 100000   /* requirements and constraints, all files together */
 #define WP_REQFILE_MAX_BYTES   (8 << 20) /* one file; the reader is asked for no more */
 #define WP_REQFILE_MAX_HASHES  256      /* --hash options on one line */
+#define WP_REQFILE_MAX_FILES   1000     /* files read through -r/-c, all together: a fan-out ends */
+#define WP_REQFILE_MAX_TOTAL   (64 << 20) /* bytes read, all files together */
+#define WP_REQFILE_MAX_INCLUDES 100000  /* -r/-c lines, all files together (read or not) */
 
 struct wp_reqfile_req {
 	char *text;       /* the requirement without its options: "torch==2.4.0; sys_platform == 'linux'" */
@@ -55,6 +58,10 @@ struct wp_reqfile {
 	bool no_index;                     /* --no-index: --index-url/--extra-index-url are not used */
 	bool require_hashes;               /* --require-hashes */
 	unsigned files;                    /* files read */
+	unsigned long long bytes;          /* bytes read, all files together */
+	unsigned includes;                 /* -r/-c lines met, all files together */
+	struct wp_reqfile_notes read;      /* "r:PATH" or "c:PATH" for each file read: one named twice
+					      (as requirements, or as constraints) is read once */
 };
 
 /* The whole file at path, into out (whose ceiling the reader sets, at most WP_REQFILE_MAX_BYTES):

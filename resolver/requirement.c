@@ -154,6 +154,18 @@ static int parse_specifiers(struct rtok *t, struct wp_buf *text)
 		t->pos++;
 		ws(t);
 	}
+	/* "~=2": a compatible release needs a part to drop, which pip's message does not say */
+	if (t->n - t->pos >= 3 && t->s[t->pos] == '~' && t->s[t->pos + 1] == '=') {
+		size_t v = t->pos + 2;
+		while (v < t->n && t->s[v] == ' ')
+			v++;
+		size_t e = v;
+		while (e < t->n && t->s[e] >= '0' && t->s[e] <= '9')
+			e++;
+		if (e > v && (e == t->n || t->s[e] != '.'))
+			return expected(t, "a version of at least two release segments after '~=' (~= needs two release "
+					   "segments: '~=2.0' is >=2.0 and ==2.*)");
+	}
 	ws(t);
 	if (paren) {
 		if (!at(t, ')'))

@@ -1,10 +1,17 @@
 /* resolver/solve.c: requirements -> files per target: pick each project, follow Requires-Dist
  * evaluated for the target, keep one variant across the set. Depth-first with backtracking over
  * versions, and restarts: when a project cannot take the set's variant, that variant is avoided
- * and the whole set is resolved again. Reads projects only through the provider. */
+ * and the whole set is resolved again. Reads projects only through the provider.
+ *
+ * The search is a loop over an explicit stack of levels (level k picks the k-th project found)
+ * and one state changed in place: each pick records what it adds on an undo trail, and giving a
+ * pick up replays the trail back. Memory grows with the problem (projects, requirements, levels),
+ * never with the C stack, and names are found by hash: a web of 10,000 projects resolves in time
+ * linear in its size when nothing conflicts. */
 #include "resolver/solve.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/nameindex.h"
 #include "base/vec.h"
 #include "resolver/marker.h"
 #include "resolver/requirement.h"
@@ -30,9 +37,29 @@ struct proj {
 	bool read;                 /* files() answered (found or not) */
 	bool hash_listed;          /* the user gave --hash values for it: files holds only those */
 	size_t hash_dropped;       /* its files left out for a sha256 not among them */
+	/* Versions found unable to be had whatever else is picked (in this attempt of this target):
+	 * each was given up for a reason that blamed no other pick. Public versions, and why. */
+	char **dead, **dead_why, **dead_cause;
+	size_t ndead;
+	/* Versions found to conflict with another project's pick (this attempt): while that project
+	 * holds that version, this version is given up again without asking its metadata. */
+	struct clash *clash;
+	size_t nclash;
+	/* No version of it can be had for the target at all (this attempt): whatever needs it is
+	 * given up at once. Why, as the message said when it ran out. */
+	bool impossible;
+	char *impossible_why;
+};
+
+struct clash {
+	char *pub;               /* this project's version */
+	char *other, *other_ver; /* the project whose pick it cannot stand, and that pick's version */
+	char *cause;
 };
 
 WP_VEC_OF(proj_vec, struct proj *);
+
+#define NONE WP_NAME_NONE
 
 struct ctx {
 	const struct wp_solve_provider *p;
@@ -41,6 +68,7 @@ struct ctx {
 	size_t ncons;
 	bool *cons_on;             /* which of them apply to the target being solved (their markers) */
 	struct proj_vec projs;     /* each allocated alone: pointers stay valid as the list grows */
+	struct wp_name_index proj_ix; /* their names */
 	struct wp_plan *plan;
 	unsigned max_steps;
 	size_t max_projects;
@@ -48,10 +76,8 @@ struct ctx {
 
 static struct proj *find_proj(struct ctx *x, const char *name)
 {
-	for (size_t i = 0; i < x->projs.n; i++)
-		if (!strcmp(x->projs.v[i]->name, name))
-			return x->projs.v[i];
-	return NULL;
+	size_t i = wp_name_index_find(&x->proj_ix, name);
+	return i == NONE ? NULL : x->projs.v[i];
 }
 
 static bool hash_in(const struct wp_solve_hashes *h, const char *sha256)
@@ -118,6 +144,52 @@ static int more_files(struct ctx *x, struct proj *p, struct wp_err *err)
 	return 0;
 }
 
+static char *dupn(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static void forget_clashes(struct proj *p)
+{
+	for (size_t k = 0; k < p->nclash; k++)
+		free(p->clash[k].pub), free(p->clash[k].other), free(p->clash[k].other_ver), free(p->clash[k].cause);
+	free(p->clash);
+	p->clash = NULL;
+	p->nclash = 0;
+}
+
+static void forget_dead(struct proj *p)
+{
+	forget_clashes(p);
+	p->impossible = false;
+	free(p->impossible_why);
+	p->impossible_why = NULL;
+	for (size_t k = 0; k < p->ndead; k++)
+		free(p->dead[k]), free(p->dead_why[k]), free(p->dead_cause[k]);
+	free(p->dead), free(p->dead_why), free(p->dead_cause);
+	p->dead = p->dead_why = p->dead_cause = NULL;
+	p->ndead = 0;
+}
+
+static void mark_dead(struct proj *p, const char *pub, const char *why, const char *cause)
+{
+	p->dead = wp_xrealloc(p->dead, (p->ndead + 1) * sizeof(*p->dead));
+	p->dead_why = wp_xrealloc(p->dead_why, (p->ndead + 1) * sizeof(*p->dead_why));
+	p->dead_cause = wp_xrealloc(p->dead_cause, (p->ndead + 1) * sizeof(*p->dead_cause));
+	p->dead[p->ndead] = wp_xstrdup(pub);
+	p->dead_why[p->ndead] = wp_xstrdup(why);
+	p->dead_cause[p->ndead++] = dupn(cause);
+}
+
+/* The index of pub among p's dead versions, or NONE. */
+static size_t dead_at(const struct proj *p, const char *pub)
+{
+	for (size_t k = 0; k < p->ndead; k++)
+		if (!strcmp(p->dead[k], pub))
+			return k;
+	return NONE;
+}
+
 /* A project's files, asked of the provider once. NULL with err set when a source failed. */
 static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err)
 {
@@ -128,6 +200,7 @@ static struct proj *files_of(struct ctx *x, const char *name, struct wp_err *err
 		p = wp_xcalloc(1, sizeof(*p));
 		p->name = wp_xstrdup(name);
 		wp_vec_push(&x->projs, p);
+		wp_name_index_push(&x->proj_ix, p->name);
 	}
 	struct wp_solve_files f = { 0 };
 	int rc = x->p->files(x->p->ctx, name, &f, err);
@@ -209,13 +282,14 @@ static void note(struct wp_plan *plan, char *text)
 	plan->notes[plan->n_notes++] = text;
 }
 
-/* --- the state of one resolution, copied at each choice so that backtracking is a free --- */
+/* --- the state of one resolution, changed in place; the undo trail takes picks back --- */
 
 struct contrib {
 	struct wp_specset spec;
 	char *text; /* "==1.8.0" */
 	char *by;   /* NULL: the user; else "torchvision 0.9.0" */
 	bool constraint; /* from the constraints (-c): binds the project, does not ask for it */
+	size_t level;    /* the level whose pick added it; NONE for the request and the constraints */
 };
 
 struct want {
@@ -230,10 +304,21 @@ struct want {
 	size_t n_rejects;
 };
 
+/* What a want held before a level added to it: its contributions and extras past these counts
+ * are that level's. */
+struct undo {
+	size_t want, nc, nextras;
+};
+
+WP_VEC_OF(undo_vec, struct undo);
+
 struct state {
 	struct want *w;
-	size_t n;
+	size_t n, cap;
+	struct wp_name_index ix;     /* the wants' project names */
+	struct undo_vec trail;    /* additions to wants older than the level that made them */
 	char *variant;            /* the set's shared variant label, or NULL */
+	size_t variant_level;     /* the level whose pick chose it */
 };
 
 static void rejects_free(struct wp_plan_reject *r, size_t n)
@@ -243,29 +328,36 @@ static void rejects_free(struct wp_plan_reject *r, size_t n)
 	free(r);
 }
 
-static void state_free(struct state *s)
+static void contribs_truncate(struct want *w, size_t nc, size_t nextras)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		struct want *w = &s->w[i];
-		free(w->project), free(w->display), free(w->reason);
-		for (size_t k = 0; k < w->nc; k++) {
-			wp_specset_release(&w->c[k].spec);
-			free(w->c[k].text), free(w->c[k].by);
-		}
-		free(w->c);
-		for (size_t k = 0; k < w->nextras; k++)
-			free(w->extras[k]);
-		free(w->extras);
-		rejects_free(w->rejects, w->n_rejects);
+	for (size_t k = nc; k < w->nc; k++) {
+		wp_specset_release(&w->c[k].spec);
+		free(w->c[k].text), free(w->c[k].by);
 	}
-	free(s->w);
-	free(s->variant);
-	memset(s, 0, sizeof(*s));
+	w->nc = nc;
+	for (size_t k = nextras; k < w->nextras; k++)
+		free(w->extras[k]);
+	w->nextras = nextras;
 }
 
-static char *dupn(const char *s)
+static void want_free(struct want *w)
 {
-	return s ? wp_xstrdup(s) : NULL;
+	contribs_truncate(w, 0, 0);
+	free(w->project), free(w->display), free(w->reason);
+	free(w->c);
+	free(w->extras);
+	rejects_free(w->rejects, w->n_rejects);
+}
+
+static void state_free(struct state *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		want_free(&s->w[i]);
+	free(s->w);
+	wp_name_index_free(&s->ix);
+	wp_vec_free(&s->trail);
+	free(s->variant);
+	memset(s, 0, sizeof(*s));
 }
 
 static void specset_copy(struct wp_specset *dst, const struct wp_specset *src)
@@ -286,33 +378,7 @@ static struct wp_plan_reject *rejects_copy(const struct wp_plan_reject *r, size_
 	return out;
 }
 
-static void state_copy(struct state *d, const struct state *s)
-{
-	d->n = s->n;
-	d->variant = dupn(s->variant);
-	d->w = wp_xcalloc(s->n ? s->n : 1, sizeof(*d->w));
-	for (size_t i = 0; i < s->n; i++) {
-		const struct want *a = &s->w[i];
-		struct want *b = &d->w[i];
-		b->project = dupn(a->project), b->display = dupn(a->display), b->reason = dupn(a->reason);
-		b->picked = a->picked;
-		b->nc = a->nc;
-		b->c = wp_xcalloc(a->nc ? a->nc : 1, sizeof(*b->c));
-		for (size_t k = 0; k < a->nc; k++) {
-			specset_copy(&b->c[k].spec, &a->c[k].spec);
-			b->c[k].text = dupn(a->c[k].text), b->c[k].by = dupn(a->c[k].by);
-			b->c[k].constraint = a->c[k].constraint;
-		}
-		b->nextras = a->nextras;
-		b->extras = wp_xcalloc(a->nextras ? a->nextras : 1, sizeof(*b->extras));
-		for (size_t k = 0; k < a->nextras; k++)
-			b->extras[k] = dupn(a->extras[k]);
-		b->n_rejects = a->n_rejects;
-		b->rejects = rejects_copy(a->rejects, a->n_rejects);
-	}
-}
-
-static void add_contrib(struct want *w, const struct wp_specset *spec, const char *by, bool constraint)
+static void add_contrib(struct want *w, const struct wp_specset *spec, const char *by, bool constraint, size_t level)
 {
 	struct wp_buf text = WP_BUF_INIT;
 	wp_specset_format(spec, &text);
@@ -321,36 +387,41 @@ static void add_contrib(struct want *w, const struct wp_specset *spec, const cha
 	w->c[w->nc].text = wp_buf_detach(&text, NULL);
 	w->c[w->nc].by = dupn(by);
 	w->c[w->nc].constraint = constraint;
+	w->c[w->nc].level = level;
 	w->nc++;
 }
 
-/* Adds a requirement to the state (merging into an existing want); a project new to the state
- * takes the constraints that name it. Returns the want's index. */
-static size_t add_want(const struct ctx *x, struct state *s, const struct wp_requirement *req, const char *by)
+/* Adds a requirement that level's pick makes (NONE: the request) to the state, merging into an
+ * existing want, whose counts go on the trail first; a project new to the state takes the
+ * constraints that name it. Returns the want's index. */
+static size_t add_want(const struct ctx *x, struct state *s, const struct wp_requirement *req, const char *by,
+		       size_t level)
 {
 	struct wp_buf canon = WP_BUF_INIT;
 	wp_project_name_normalize(req->name, strlen(req->name), &canon);
-	size_t i;
-	for (i = 0; i < s->n && strcmp(s->w[i].project, canon.data) != 0; i++)
-		;
-	if (i == s->n) {
-		s->w = wp_xrealloc(s->w, (s->n + 1) * sizeof(*s->w));
+	size_t i = wp_name_index_find(&s->ix, canon.data);
+	if (i != NONE) {
+		wp_vec_push(&s->trail, (struct undo){ .want = i, .nc = s->w[i].nc, .nextras = s->w[i].nextras });
+	} else {
+		i = s->n;
+		wp_vec_reserve_((void **)&s->w, &s->cap, s->n + 1, sizeof(*s->w));
 		memset(&s->w[i], 0, sizeof(s->w[i]));
 		s->w[i].project = wp_buf_detach(&canon, NULL);
 		s->w[i].display = wp_xstrdup(req->name);
 		s->w[i].picked = -1;
 		s->n++;
+		wp_name_index_push(&s->ix, s->w[i].project);
 		for (size_t k = 0; k < x->ncons; k++) {
 			struct wp_buf cn = WP_BUF_INIT;
 			wp_project_name_normalize(x->cons[k].name, strlen(x->cons[k].name), &cn);
 			if (x->cons_on[k] && !strcmp(cn.data, s->w[i].project))
-				add_contrib(&s->w[i], &x->cons[k].spec, "a constraint", true);
+				add_contrib(&s->w[i], &x->cons[k].spec, "a constraint", true, NONE);
 			wp_buf_free(&cn);
 		}
 	}
 	wp_buf_free(&canon);
 	struct want *w = &s->w[i];
-	add_contrib(w, &req->spec, by, false);
+	add_contrib(w, &req->spec, by, false, level);
 	for (size_t e = 0; e < req->nextras; e++) {
 		bool have = false;
 		for (size_t k = 0; k < w->nextras && !have; k++)
@@ -417,26 +488,46 @@ struct solver {
 	char *last_variant;         /* the set's variant when it was to blame */
 	unsigned steps;
 	size_t read_ahead;          /* wants before this index have had their pages and metadata read ahead */
-	struct wp_buf root_cause;   /* the first reason anything failed: what started the backtracking */
-	char *root_project;         /* when that was a pick that found nothing: the project ... */
-	struct wp_plan_reject *root_rejects; /* ... and each of its files, with why */
-	size_t n_root_rejects;
-	struct state result;
+	struct wp_buf root_cause;   /* the first reason anything failed (for the variant restart's note) */
+	struct wp_buf last_cause;   /* the reason the newest version given up was given up */
+	bool bad_metadata;          /* last_cause is a file's invalid metadata */
+	char why[256];              /* add_deps's reason when it names a project */
+};
+
+/* Why a level ran out, carried back with the search: the text, and when it was a pick that found
+ * nothing, the project and each of its files with why (for --json and --explain). */
+struct cause {
+	char *text, *project;
+	struct wp_plan_reject *rejects;
+	size_t n_rejects;
+	bool bad_metadata;           /* the text speaks of a file's invalid metadata: exit 4, not 1 */
 };
 
 static void set_root_cause(struct solver *sv, const char *text)
 {
 	if (!sv->root_cause.len)
 		wp_buf_addstr(&sv->root_cause, text);
+	wp_buf_reset(&sv->last_cause);
+	wp_buf_addstr(&sv->last_cause, text);
+	sv->bad_metadata = false;
 }
 
-static void forget_root_rejects(struct solver *sv)
+static void cause_free(struct cause *c)
 {
-	rejects_free(sv->root_rejects, sv->n_root_rejects);
-	free(sv->root_project);
-	sv->root_rejects = NULL;
-	sv->root_project = NULL;
-	sv->n_root_rejects = 0;
+	free(c->text), free(c->project);
+	rejects_free(c->rejects, c->n_rejects);
+	memset(c, 0, sizeof(*c));
+}
+
+/* dst takes src's cause when it has none yet (the first reason a level gave a version up is
+ * what started its going back); src is left empty. */
+static void cause_move(struct cause *dst, struct cause *src)
+{
+	if (!dst->text) {
+		*dst = *src;
+		memset(src, 0, sizeof(*src));
+	}
+	cause_free(src);
 }
 
 static void public_of(const char *version, char *out, size_t n)
@@ -590,10 +681,11 @@ static bool metadata_python_fits(const char *requires_python, const struct wp_ta
 	return ok;
 }
 
-/* What a want's dependencies add to the child state. 1 with *why when this version cannot stay
- * (one of them rules out an earlier pick, or names a URL), 0 when they were added, < 0 on an error. */
-static int add_deps(struct solver *sv, struct state *child, size_t i, const char *by, const struct wp_candidate *c,
-		    const struct wp_solve_deps *m, const char **why, struct wp_err *err)
+/* What want i's dependencies add to the state (on the trail). 1 with *why when this version cannot stay
+ * (one of them rules out an earlier pick, whose level goes to *blame, or names a URL), 0 when they
+ * were added, < 0 on an error. */
+static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by, const struct wp_candidate *c,
+		    const struct wp_solve_deps *m, const char **why, size_t *blame, struct wp_err *err)
 {
 	struct ctx *x = sv->x;
 	/* PEP 825: variant markers speak of the picked wheel's label and the properties the target supports */
@@ -603,13 +695,21 @@ static int add_deps(struct solver *sv, struct state *child, size_t i, const char
 		struct wp_requirement dep;
 		struct wp_err pe = WP_ERR_INIT;
 		if (wp_requirement_parse(&dep, m->requires_dist[k], strlen(m->requires_dist[k]), &pe) < 0) {
-			note(x->plan, wp_xasprintf("%s: ignoring an unreadable requirement '%s'", by, m->requires_dist[k]));
-			continue;
+			/* pip (24.1 on) refuses such metadata and ignores that version: so do we, rather
+			 * than install it without a dependency it declares */
+			char *cause = wp_xasprintf("%s (%s) has invalid metadata: Requires-Dist '%s' is not PEP 508 (%s; "
+						   "from %s); pip refuses such metadata, and so does wheelpick", by,
+						   c->filename, m->requires_dist[k], pe.msg, m->source ? m->source : "its METADATA");
+			set_root_cause(sv, cause);
+			free(cause);
+			sv->bad_metadata = true;
+			*why = "its metadata has an unreadable Requires-Dist";
+			return 1;
 		}
 		bool applies = !dep.has_marker;
-		for (size_t e = 0; dep.has_marker && e <= child->w[i].nextras && !applies; e++) {
+		for (size_t e = 0; dep.has_marker && e <= s->w[i].nextras && !applies; e++) {
 			struct wp_marker_env env = venv;
-			snprintf(env.extra, sizeof(env.extra), "%s", e < child->w[i].nextras ? child->w[i].extras[e] : "");
+			snprintf(env.extra, sizeof(env.extra), "%s", e < s->w[i].nextras ? s->w[i].extras[e] : "");
 			bool yes = false;
 			if (wp_marker_evaluate(&dep.marker, &env, &yes, &pe) == 0 && yes)
 				applies = true;
@@ -623,29 +723,39 @@ static int add_deps(struct solver *sv, struct state *child, size_t i, const char
 			 * name instead would install something else than the metadata asks for */
 			char *cause = wp_xasprintf("%s needs '%s' from a URL; wheelpick takes files from indexes only "
 						   "(fetch that file yourself, or pin another version of %s)",
-						   by, m->requires_dist[k], child->w[i].display);
+						   by, m->requires_dist[k], s->w[i].display);
 			set_root_cause(sv, cause);
 			free(cause);
 			wp_requirement_release(&dep);
 			*why = "it needs a file by URL";
 			return 1;
 		}
-		if (child->n >= x->max_projects) {
+		if (s->n >= x->max_projects) {
 			wp_requirement_release(&dep);
 			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use --no-deps",
 				       x->max_projects);
 		}
-		size_t j = add_want(x, child, &dep, by);
+		size_t j = add_want(x, s, &dep, by, i);
+		const struct proj *pj0 = find_proj(x, s->w[j].project);
+		if (pj0 && pj0->impossible) {
+			/* a project found to have no version the target can take: this version cannot stay */
+			set_root_cause(sv, pj0->impossible_why ? pj0->impossible_why : "");
+			snprintf(sv->why, sizeof(sv->why), "it needs %s, of which no version can be had", s->w[j].display);
+			wp_requirement_release(&dep);
+			*why = sv->why;
+			return 1;
+		}
 		/* an earlier pick that this requirement rules out: this version cannot stay */
-		if (j <= i && !picked_satisfies(sv, &child->w[j], &dep.spec)) {
+		if (j <= i && !picked_satisfies(sv, &s->w[j], &dep.spec)) {
 			struct wp_buf b = WP_BUF_INIT;
-			struct proj *pj = find_proj(x, child->w[j].project);
-			wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, m->requires_dist[k], child->w[j].display,
-				      pj && child->w[j].picked >= 0 ? pj->files.c[child->w[j].picked].version : "?");
+			struct proj *pj = find_proj(x, s->w[j].project);
+			wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, m->requires_dist[k], s->w[j].display,
+				      pj && s->w[j].picked >= 0 ? pj->files.c[s->w[j].picked].version : "?");
 			set_root_cause(sv, b.data);
 			wp_buf_free(&b);
 			wp_requirement_release(&dep);
 			*why = "it conflicts with an earlier pick";
+			*blame = j;
 			return 1;
 		}
 		wp_requirement_release(&dep);
@@ -653,10 +763,8 @@ static int add_deps(struct solver *sv, struct state *child, size_t i, const char
 	return 0;
 }
 
-static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err);
-
 /* The newer versions of a want that were tried and given up, for its reason. */
-static void say_skipped(struct want *w, char *const *excluded, const char *const *why, size_t nex)
+static void say_skipped(struct want *w, char *const *excluded, char *const *why, size_t nex)
 {
 	if (!nex)
 		return;
@@ -669,172 +777,431 @@ static void say_skipped(struct want *w, char *const *excluded, const char *const
 	w->reason = wp_buf_detach(&b, NULL);
 }
 
-/* Try candidate versions of want i, best first; recurse on success. */
-static int solve(struct solver *sv, struct state *s, size_t i, struct wp_err *err)
+/* Nothing is left for want w at its level, and no version was tried there: say why in out. */
+static void explain_nothing_fits(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
+				 const struct wp_pick_result *res, struct cause *out)
 {
-	struct ctx *x = sv->x;
-	int rc = 0;
-	if (i == s->n) {
-		state_free(&sv->result);
-		state_copy(&sv->result, s);
-		return 0;
+	struct wp_buf b = WP_BUF_INIT;
+	if (pf->hash_listed && !pf->files.n)
+		wp_buf_printf(&b, "no file of %s has a sha256 among the --hash values given for it (%zu "
+				  "file(s) of it are listed, with other hashes or none)", w->display, pf->hash_dropped);
+	else
+		wp_buf_addstr(&b, res->message);
+	if (pf->hash_listed && pf->files.n && pf->hash_dropped)
+		wp_buf_printf(&b, "; %zu other file(s) of %s were left out: their sha256 is not among its "
+				  "--hash values", pf->hash_dropped, w->display);
+	who_wants(w, &b);
+	{
+		/* every file of the project and why, for --json and --explain */
+		struct wp_pick_result why;
+		struct wp_err we = WP_ERR_INIT;
+		if (pick_want(sv, s, w, pf, NULL, 0, false, true, &why, &we) == 0) {
+			/* the files the request admits: the others are not what went wrong */
+			struct wp_specset spec;
+			struct wp_buf st = WP_BUF_INIT;
+			merged_spec(w, NULL, 0, &spec, &st);
+			out->project = wp_xstrdup(w->display);
+			out->rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*out->rejects));
+			for (size_t k = 0; k < why.n_rejects; k++) {
+				const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
+				struct wp_version v;
+				struct wp_err ve = WP_ERR_INIT;
+				bool in = true;
+				if (wp_version_parse(&v, rc_->version, strlen(rc_->version), &ve) == 0) {
+					in = wp_specset_contains(&spec, &v, WP_PRERELEASES_YES);
+					wp_version_release(&v);
+				}
+				if (!in)
+					continue;
+				struct wp_plan_reject *r = &out->rejects[out->n_rejects++];
+				r->where = plan_where(rc_);
+				r->why = wp_xstrdup(why.rejects[k].why);
+			}
+			wp_specset_release(&spec);
+			wp_buf_free(&st);
+		}
+		wp_pick_result_release(&why);
 	}
+	set_root_cause(sv, b.data);
+	out->text = wp_buf_detach(&b, NULL);
+	if (pf->has_variants && s->variant) {
+		struct wp_pick_result alt;
+		struct wp_err ae = WP_ERR_INIT;
+		if (pick_want(sv, s, w, pf, NULL, 0, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
+			/* the set's variant, not the versions, is what stops this project */
+			sv->variant_blame = true;
+			free(sv->last_variant);
+			sv->last_variant = dupn(s->variant);
+			free(sv->root_cause.data);
+			sv->root_cause = (struct wp_buf)WP_BUF_INIT;
+			wp_buf_addstr(&sv->root_cause, res->message);
+			who_wants(w, &sv->root_cause);
+		}
+		wp_pick_result_release(&alt);
+	}
+}
+
+/* --- the search: one level per want, on an explicit stack, jumping back to what is to blame --- */
+
+/* Levels, ascending, without repeats: those whose picks a failure depends on. */
+WP_VEC_OF(level_set, size_t);
+
+static void blame_add(struct level_set *b, size_t level)
+{
+	size_t lo = 0, hi = b->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (b->v[mid] < level)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->n && b->v[lo] == level)
+		return;
+	wp_vec_reserve_((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v));
+	memmove(&b->v[lo + 1], &b->v[lo], (b->n - lo) * sizeof(*b->v));
+	b->v[lo] = level;
+	b->n++;
+}
+
+/* Level k picks want k. While it holds a pick, n_wants and trail mark the state as it was before
+ * that pick's dependencies were added: giving the pick up restores exactly that. blame collects
+ * the earlier levels whose picks the versions given up here, and the want's requirements, depend
+ * on (conflict-directed backjumping: when the level runs out, the search goes back to the
+ * newest of them, since no level after it can change what ran out). */
+struct level {
+	char **excluded, **ex_why;   /* versions of the want given up at this level, and why (owned) */
+	size_t nex;
+	char *pub;                   /* the public version of the current pick (owned), NULL: none */
+	size_t n_wants, trail;
+	bool set_variant;            /* the current pick chose the set's variant */
+	struct level_set blame;
+	struct cause cause;          /* why its first version given up was (or why it found nothing) */
+};
+
+WP_VEC_OF(level_vec, struct level);
+
+static void level_free(struct level *l)
+{
+	for (size_t k = 0; k < l->nex; k++)
+		free(l->excluded[k]), free(l->ex_why[k]);
+	free(l->excluded), free(l->ex_why), free(l->pub);
+	wp_vec_free(&l->blame);
+	cause_free(&l->cause);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Takes level i's current pick back: the state returns to what it was before it. */
+static void undo_pick(struct solver *sv, struct state *s, struct level *l, size_t i)
+{
+	for (size_t t = s->trail.n; t-- > l->trail;) {
+		const struct undo *u = &s->trail.v[t];
+		if (u->want < l->n_wants) /* wants added at this level are freed whole below */
+			contribs_truncate(&s->w[u->want], u->nc, u->nextras);
+	}
+	s->trail.n = l->trail;
+	while (s->n > l->n_wants) {
+		wp_name_index_pop(&s->ix);
+		want_free(&s->w[--s->n]);
+	}
+	struct want *w = &s->w[i];
+	w->picked = -1;
+	free(w->reason);
+	w->reason = NULL;
+	rejects_free(w->rejects, w->n_rejects);
+	w->rejects = NULL;
+	w->n_rejects = 0;
+	if (l->set_variant) {
+		free(s->variant);
+		s->variant = NULL;
+		s->variant_level = NONE;
+		l->set_variant = false;
+	}
+	/* the wants found again after this are read ahead again */
+	if (sv->read_ahead > s->n)
+		sv->read_ahead = s->n;
+}
+
+/* A version the level will not pick again (pub is taken over), and why. */
+static void exclude(struct level *l, char *pub, const char *why)
+{
+	l->excluded = wp_xrealloc(l->excluded, (l->nex + 1) * sizeof(*l->excluded));
+	l->ex_why = wp_xrealloc(l->ex_why, (l->nex + 1) * sizeof(*l->ex_why));
+	l->excluded[l->nex] = pub;
+	l->ex_why[l->nex++] = wp_xstrdup(why);
+}
+
+/* Gives up level i's current pick: taken back, and its version joins the level's excluded ones
+ * with why. */
+static void give_up_pick(struct solver *sv, struct state *s, struct level *l, size_t i, const char *why)
+{
+	undo_pick(sv, s, l, i);
+	exclude(l, l->pub, why);
+	l->pub = NULL;
+}
+
+/* Level i is entered: the wants found so far are read ahead, and its project's files read. */
+static int enter_level(struct solver *sv, const struct state *s, size_t i, struct wp_err *err)
+{
 	if (i >= sv->read_ahead)
 		read_ahead(sv, s, i);
-	struct want *w = &s->w[i];
-	struct proj *pf = files_of(x, w->project, err);
+	if (!files_of(sv->x, s->w[i].project, err))
+		return err->code ? err->code : -WPE_SOURCE;
+	return 0;
+}
+
+/* Level i ran out: what it had to choose from was set by the requirements on its want (the levels
+ * that made them) and by the set's variant (the level that chose it). */
+static void blame_requirements(const struct state *s, struct level *l, size_t i, const struct proj *pf)
+{
+	const struct want *w = &s->w[i];
+	for (size_t k = 0; k < w->nc; k++)
+		if (w->c[k].level != NONE && w->c[k].level < i)
+			blame_add(&l->blame, w->c[k].level);
+	if (pf->has_variants && s->variant && s->variant_level != NONE && s->variant_level < i)
+		blame_add(&l->blame, s->variant_level);
+}
+
+/* Want j (picked) was what version pub of pf conflicted with: remembered with j's version. */
+static void remember_clash(struct solver *sv, const struct state *s, struct proj *pf, const char *pub, size_t j)
+{
+	const struct proj *pj = find_proj(sv->x, s->w[j].project);
+	if (!pj || s->w[j].picked < 0)
+		return;
+	pf->clash = wp_xrealloc(pf->clash, (pf->nclash + 1) * sizeof(*pf->clash));
+	pf->clash[pf->nclash++] = (struct clash){
+		.pub = wp_xstrdup(pub), .other = wp_xstrdup(s->w[j].project),
+		.other_ver = wp_xstrdup(pj->files.c[s->w[j].picked].version), .cause = dupn(sv->last_cause.data),
+	};
+}
+
+static size_t clash_index(const struct proj *pf, const char *pub, const char *other)
+{
+	for (size_t k = 0; k < pf->nclash; k++)
+		if (!strcmp(pf->clash[k].pub, pub) && !strcmp(pf->clash[k].other, other))
+			return k;
+	return 0; /* not reached: called for a clash clash_at found */
+}
+
+/* The want whose current pick version pub of pf is known to conflict with, or NONE. */
+static size_t clash_at(struct solver *sv, const struct state *s, const struct proj *pf, const char *pub)
+{
+	for (size_t k = 0; k < pf->nclash; k++) {
+		const struct clash *c = &pf->clash[k];
+		if (strcmp(c->pub, pub) != 0)
+			continue;
+		size_t j = wp_name_index_find(&s->ix, c->other);
+		const struct proj *pj = j == NONE ? NULL : find_proj(sv->x, c->other);
+		if (pj && s->w[j].picked >= 0 && !strcmp(pj->files.c[s->w[j].picked].version, c->other_ver))
+			return j;
+	}
+	return NONE;
+}
+
+/* Does no version of pf fit the target, whatever is asked of it, once the versions that cannot be
+ * had are left out? (A project with variants is left alone: the set's variant decides there.) */
+static bool project_impossible(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf)
+{
+	if (pf->has_variants)
+		return false;
+	struct want bare = { .project = w->project, .display = w->display, .picked = -1 };
+	struct wp_pick_result r;
+	struct wp_err e = WP_ERR_INIT;
+	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->ndead, false, false, &r, &e) == 0 && r.chosen < 0;
+	wp_pick_result_release(&r);
+	return none;
+}
+
+/* Each version given up and each level run out is a step back; a first pick is free, and so is
+ * picking a level again after a jump (at most one pick per want per step back). */
+static int count_step(struct solver *sv, struct wp_err *err)
+{
+	if (++sv->steps > sv->x->max_steps)
+		return wp_fail(err, -WPE_LIMIT, "the dependency graph needs more than %u choices; pin versions to help",
+			       sv->x->max_steps);
+	return 0;
+}
+
+/* Level i's next pick: its want's best version not yet given up there, with its dependencies
+ * added. 1: picked; 0: that version was given up at once (the level tries again); -WPE_NOMATCH:
+ * nothing is left at this level; other < 0: an error no other version cures. */
+static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t i, struct wp_err *err)
+{
+	struct ctx *x = sv->x;
+	struct proj *pf = files_of(x, s->w[i].project, err);
 	if (!pf)
 		return err->code ? err->code : -WPE_SOURCE;
-	char **excluded = NULL, **ex_why = NULL;
-	size_t nex = 0;
-	for (;;) {
-		if (++sv->steps > x->max_steps) {
-			rc = wp_fail(err, -WPE_LIMIT, "the dependency graph needs more than %u choices; pin versions to help",
-				     x->max_steps);
-			break;
-		}
-		struct wp_pick_result res;
-		if ((rc = pick_want(sv, s, w, pf, excluded, nex, false, false, &res, err)) < 0) {
-			wp_pick_result_release(&res);
-			break;
-		}
-		if (res.chosen < 0) {
-			if (!nex) {
-				struct wp_buf b = WP_BUF_INIT;
-				if (pf->hash_listed && !pf->files.n)
-					wp_buf_printf(&b, "no file of %s has a sha256 among the --hash values given for it (%zu "
-							  "file(s) of it are listed, with other hashes or none)", w->display,
-						      pf->hash_dropped);
-				else
-					wp_buf_addstr(&b, res.message);
-				if (pf->hash_listed && pf->files.n && pf->hash_dropped)
-					wp_buf_printf(&b, "; %zu other file(s) of %s were left out: their sha256 is not among its "
-							  "--hash values", pf->hash_dropped, w->display);
-				who_wants(w, &b);
-				if (!sv->root_cause.len && !sv->root_project) {
-					/* every file of the project and why, for --json and --explain */
-					struct wp_pick_result why;
-					struct wp_err we = WP_ERR_INIT;
-					if (pick_want(sv, s, w, pf, excluded, nex, false, true, &why, &we) == 0) {
-						/* the files the request admits: the others are not what went wrong */
-						struct wp_specset spec;
-						struct wp_buf st = WP_BUF_INIT;
-						merged_spec(w, excluded, nex, &spec, &st);
-						sv->root_project = wp_xstrdup(w->display);
-						sv->root_rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*sv->root_rejects));
-						for (size_t k = 0; k < why.n_rejects; k++) {
-							const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
-							struct wp_version v;
-							struct wp_err ve = WP_ERR_INIT;
-							bool in = true;
-							if (wp_version_parse(&v, rc_->version, strlen(rc_->version), &ve) == 0) {
-								in = wp_specset_contains(&spec, &v, WP_PRERELEASES_YES);
-								wp_version_release(&v);
-							}
-							if (!in)
-								continue;
-							struct wp_plan_reject *r = &sv->root_rejects[sv->n_root_rejects++];
-							r->where = plan_where(rc_);
-							r->why = wp_xstrdup(why.rejects[k].why);
-						}
-						wp_specset_release(&spec);
-						wp_buf_free(&st);
-					}
-					wp_pick_result_release(&why);
-				}
-				set_root_cause(sv, b.data);
-				wp_buf_free(&b);
-				if (pf->has_variants && s->variant) {
-					struct wp_pick_result alt;
-					struct wp_err ae = WP_ERR_INIT;
-					if (pick_want(sv, s, w, pf, excluded, nex, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
-						/* the set's variant, not the versions, is what stops this project */
-						sv->variant_blame = true;
-						free(sv->last_variant);
-						sv->last_variant = dupn(s->variant);
-						free(sv->root_cause.data);
-						sv->root_cause = (struct wp_buf)WP_BUF_INIT;
-						wp_buf_addstr(&sv->root_cause, res.message);
-						who_wants(w, &sv->root_cause);
-					}
-					wp_pick_result_release(&alt);
-				}
-			}
-			wp_pick_result_release(&res);
-			rc = -WPE_NOMATCH;
-			break;
-		}
-		const struct wp_candidate *c = &pf->files.c[res.chosen];
-		char pub[128];
-		public_of(c->version, pub, sizeof(pub));
-
-		struct state child;
-		state_copy(&child, s);
-		struct want *cw = &child.w[i];
-		cw->picked = res.chosen;
-		free(cw->reason);
-		cw->reason = wp_xstrdup(res.reason ? res.reason : "");
-		if (x->o->explain) {
-			rejects_free(cw->rejects, cw->n_rejects);
-			cw->rejects = wp_xcalloc(res.n_rejects ? res.n_rejects : 1, sizeof(*cw->rejects));
-			for (size_t k = 0; k < res.n_rejects; k++) {
-				cw->rejects[k].where = plan_where(&pf->files.c[res.rejects[k].index]);
-				cw->rejects[k].why = wp_xstrdup(res.rejects[k].why);
-			}
-			cw->n_rejects = res.n_rejects;
-		}
-		say_skipped(cw, excluded, (const char *const *)ex_why, nex);
-		if (!child.variant && res.variant.kind != WP_VARIANT_NONE && pf->has_variants)
-			child.variant = wp_xstrdup(res.variant.label);
+	struct wp_pick_result res;
+	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->nex, false, false, &res, err);
+	if (rc < 0) {
 		wp_pick_result_release(&res);
+		return rc;
+	}
+	if (res.chosen < 0) {
+		if (!l->nex)
+			explain_nothing_fits(sv, s, &s->w[i], pf, &res, &l->cause);
+		wp_pick_result_release(&res);
+		blame_requirements(s, l, i, pf);
+		if (!pf->impossible && project_impossible(sv, s, &s->w[i], pf)) {
+			pf->impossible = true;
+			pf->impossible_why = dupn(l->cause.text);
+		}
+		return (rc = count_step(sv, err)) < 0 ? rc : -WPE_NOMATCH;
+	}
+	const struct wp_candidate *c = &pf->files.c[res.chosen];
+	char pub[128];
+	public_of(c->version, pub, sizeof(pub));
+	size_t dead = dead_at(pf, pub);
+	if (dead != NONE) {
+		/* given up before for a reason no other pick could change: no need to find it again */
+		exclude(l, wp_xstrdup(pub), pf->dead_why[dead]);
+		if (!l->cause.text)
+			l->cause.text = dupn(pf->dead_cause[dead]);
+		wp_pick_result_release(&res);
+		return 0;
+	}
+	size_t j = clash_at(sv, s, pf, pub);
+	if (j != NONE) {
+		/* it conflicted with this very pick of want j before */
+		exclude(l, wp_xstrdup(pub), "it conflicts with an earlier pick");
+		blame_add(&l->blame, j);
+		if (!l->cause.text)
+			l->cause.text = dupn(pf->clash[clash_index(pf, pub, s->w[j].project)].cause);
+		wp_pick_result_release(&res);
+		return 0;
+	}
+	l->pub = wp_xstrdup(pub);
+	l->n_wants = s->n;
+	l->trail = s->trail.n;
+	struct want *w = &s->w[i];
+	w->picked = res.chosen;
+	w->reason = wp_xstrdup(res.reason ? res.reason : "");
+	if (x->o->explain) {
+		w->rejects = wp_xcalloc(res.n_rejects ? res.n_rejects : 1, sizeof(*w->rejects));
+		for (size_t k = 0; k < res.n_rejects; k++) {
+			w->rejects[k].where = plan_where(&pf->files.c[res.rejects[k].index]);
+			w->rejects[k].why = wp_xstrdup(res.rejects[k].why);
+		}
+		w->n_rejects = res.n_rejects;
+	}
+	say_skipped(w, l->excluded, l->ex_why, l->nex);
+	if (!s->variant && res.variant.kind != WP_VARIANT_NONE && pf->has_variants) {
+		s->variant = wp_xstrdup(res.variant.label);
+		s->variant_level = i;
+		l->set_variant = true;
+	}
+	wp_pick_result_release(&res);
+	if (x->o->no_deps)
+		return 1;
 
-		/* its dependencies, for the target and the extras asked of it */
-		const char *gave_up = NULL;
-		char *gave_up_owned = NULL;
-		if (!x->o->no_deps) {
-			struct wp_solve_deps m = { 0 };
-			if ((rc = x->p->deps(x->p->ctx, c, &m, err)) < 0) {
-				if (!err->code)
-					wp_fail(err, rc, "reading the metadata of '%s' failed", c->filename);
-				state_free(&child);
-				break;
-			}
-			char *by = wp_xasprintf("%s %s", w->display, pub);
-			if (!metadata_python_fits(m.requires_python, sv->t)) {
-				gave_up = gave_up_owned = wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
-								       m.requires_python, sv->t->py_major, sv->t->py_minor);
-				char *cause = wp_xasprintf("%s: %s", by, gave_up);
-				set_root_cause(sv, cause);
-				free(cause);
-			} else if ((rc = add_deps(sv, &child, i, by, c, &m, &gave_up, err)) > 0) {
-				rc = 0;
-			}
-			free(by);
-			if (rc < 0) {
-				state_free(&child);
-				break;
-			}
-		}
-		if (!gave_up) {
-			rc = solve(sv, &child, i + 1, err);
-			state_free(&child);
-			if (rc != -WPE_NOMATCH)
-				break; /* done, or a failure that trying other versions will not cure */
-			gave_up = "its dependencies cannot be met";
-		} else {
-			state_free(&child);
-		}
-		excluded = wp_xrealloc(excluded, (nex + 1) * sizeof(*excluded));
-		ex_why = wp_xrealloc(ex_why, (nex + 1) * sizeof(*ex_why));
-		excluded[nex] = wp_xstrdup(pub);
-		ex_why[nex++] = wp_xstrdup(gave_up);
-		free(gave_up_owned);
+	/* its dependencies, for the target and the extras asked of it */
+	struct wp_solve_deps m = { 0 };
+	if ((rc = x->p->deps(x->p->ctx, c, &m, err)) < 0) {
+		if (!err->code)
+			wp_fail(err, rc, "reading the metadata of '%s' failed", c->filename);
+		return rc;
+	}
+	const char *gave_up = NULL;
+	char *gave_up_owned = NULL;
+	size_t blame = NONE;
+	char *by = wp_xasprintf("%s %s", s->w[i].display, pub);
+	if (!metadata_python_fits(m.requires_python, sv->t)) {
+		gave_up = gave_up_owned = wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
+						       m.requires_python, sv->t->py_major, sv->t->py_minor);
+		char *cause = wp_xasprintf("%s: %s", by, gave_up);
+		set_root_cause(sv, cause);
+		free(cause);
+	} else if ((rc = add_deps(sv, s, i, by, c, &m, &gave_up, &blame, err)) > 0) {
 		rc = 0;
 	}
-	for (size_t k = 0; k < nex; k++)
-		free(excluded[k]), free(ex_why[k]);
-	free(excluded);
-	free(ex_why);
+	free(by);
+	if (rc < 0)
+		return rc;
+	if (!gave_up)
+		return 1;
+	if (blame != NONE && blame < i) {
+		blame_add(&l->blame, blame);
+		remember_clash(sv, s, pf, pub, blame);
+	} else
+		mark_dead(pf, pub, gave_up, sv->last_cause.data);
+	if (!l->cause.text) {
+		l->cause.text = dupn(sv->last_cause.data);
+		l->cause.bad_metadata = sv->bad_metadata;
+	}
+	give_up_pick(sv, s, l, i, gave_up);
+	free(gave_up_owned);
+	return count_step(sv, err);
+}
+
+/* Level i (the top) ran out. The search goes back to the newest level its blame names, taking
+ * back the picks in between without trying their other versions: none of them made what ran out.
+ * 1: it went back; 0: no level is to blame, so no other choice can help and nothing fits; < 0:
+ * the step limit. */
+static int jump_back(struct solver *sv, struct state *s, struct level_vec *lv, struct cause *why, struct wp_err *err)
+{
+	struct level_set blame = lv->v[lv->n - 1].blame;
+	lv->v[lv->n - 1].blame = (struct level_set){ 0 };
+	cause_free(why);
+	*why = lv->v[lv->n - 1].cause;
+	memset(&lv->v[lv->n - 1].cause, 0, sizeof(*why));
+	level_free(&lv->v[--lv->n]);
+	if (!blame.n) {
+		wp_vec_free(&blame);
+		return 0;
+	}
+	size_t to = blame.v[blame.n - 1];
+	while (lv->n - 1 > to) {
+		undo_pick(sv, s, &lv->v[lv->n - 1], lv->n - 1);
+		level_free(&lv->v[--lv->n]);
+	}
+	struct level *l = &lv->v[to];
+	for (size_t k = 0; k + 1 < blame.n; k++)
+		blame_add(&l->blame, blame.v[k]);
+	if (blame.n == 1) /* only its own pick was to blame: that version cannot be had at all */
+		mark_dead(find_proj(sv->x, s->w[to].project), l->pub, "its dependencies cannot be met", why->text);
+	cause_move(&l->cause, why);
+	wp_vec_free(&blame);
+	give_up_pick(sv, s, l, to, "its dependencies cannot be met");
+	int rc = count_step(sv, err);
+	return rc < 0 ? rc : 1;
+}
+
+/* Depth-first over the wants in the order they were found. 0: every want holds a pick that fits
+ * every requirement in s; -WPE_NOMATCH with why. */
+static int search(struct solver *sv, struct state *s, struct cause *why, struct wp_err *err)
+{
+	struct level_vec lv = { 0 };
+	int rc = 0;
+	if (!s->n)
+		return 0;
+	if ((rc = enter_level(sv, s, 0, err)) < 0)
+		return rc;
+	wp_vec_add(&lv);
+	for (;;) {
+		size_t i = lv.n - 1;
+		rc = next_pick(sv, s, &lv.v[i], i, err);
+		if (rc == 0)
+			continue;
+		if (rc == 1) {
+			rc = 0;
+			if (i + 1 == s->n)
+				break; /* every want is picked */
+			if ((rc = enter_level(sv, s, i + 1, err)) < 0)
+				break;
+			wp_vec_add(&lv);
+			continue;
+		}
+		if (rc != -WPE_NOMATCH)
+			break; /* an error that other versions will not cure */
+		int jumped = jump_back(sv, s, &lv, why, err);
+		if (jumped <= 0) {
+			rc = jumped < 0 ? jumped : -WPE_NOMATCH;
+			break;
+		}
+	}
+	for (size_t k = 0; k < lv.n; k++)
+		level_free(&lv.v[k]);
+	wp_vec_free(&lv);
 	return rc;
 }
 
@@ -902,7 +1269,8 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 	const struct wp_target *t = &x->plan->targets[ti];
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	struct wp_marker_env env;
-	struct solver sv = { .x = x, .t = t, .ts = &ts, .env = &env, .root_cause = WP_BUF_INIT };
+	struct solver sv = { .x = x, .t = t, .ts = &ts, .env = &env, .root_cause = WP_BUF_INIT, .last_cause = WP_BUF_INIT };
+	struct cause why = { 0 };
 	int rc;
 	if ((rc = wp_tagset_build(&ts, t, err)))
 		return rc;
@@ -915,26 +1283,28 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		x->cons_on[k] = on;
 	}
 	for (int attempt = 0; attempt <= WP_SOLVE_MAX_RESTARTS; attempt++) {
-		struct state s = { 0 };
+		struct state s = { .variant_level = NONE };
 		struct wp_err e = WP_ERR_INIT;
 		for (size_t i = 0; i < nparsed; i++) {
 			bool applies = true;
 			if (parsed[i].has_marker)
 				wp_marker_evaluate(&parsed[i].marker, &env, &applies, &e);
 			if (applies)
-				add_want(x, &s, &parsed[i], NULL);
+				add_want(x, &s, &parsed[i], NULL, NONE);
 		}
 		sv.variant_blame = false;
 		sv.steps = 0;
+		for (size_t k = 0; k < x->projs.n; k++)
+			forget_dead(x->projs.v[k]);
 		sv.read_ahead = 0;
 		wp_buf_reset(&sv.root_cause);
-		forget_root_rejects(&sv);
-		rc = solve(&sv, &s, 0, &e);
+		cause_free(&why);
+		rc = search(&sv, &s, &why, &e);
+		if (!rc)
+			record(x, &s, ti);
 		state_free(&s);
-		if (!rc) {
-			record(x, &sv.result, ti);
+		if (!rc)
 			break;
-		}
 		if (rc == -WPE_NOMATCH && sv.variant_blame && sv.last_variant) {
 			note(x->plan, wp_xasprintf("%s cannot complete the set (%s); trying the next build", sv.last_variant,
 						   sv.root_cause.data));
@@ -949,15 +1319,17 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		}
 		/* a plain "nothing fits" speaks of what started the backtracking; an error (a source,
 		 * a limit, a direct reference) speaks for itself */
-		if (rc == -WPE_NOMATCH && sv.root_project) {
-			x->plan->failed_project = sv.root_project;
-			x->plan->failed_rejects = sv.root_rejects;
-			x->plan->n_failed_rejects = sv.n_root_rejects;
-			sv.root_project = NULL;
-			sv.root_rejects = NULL;
-			sv.n_root_rejects = 0;
+		if (rc == -WPE_NOMATCH && why.project) {
+			x->plan->failed_project = why.project;
+			x->plan->failed_rejects = why.rejects;
+			x->plan->n_failed_rejects = why.n_rejects;
+			why.project = NULL;
+			why.rejects = NULL;
+			why.n_rejects = 0;
 		}
-		if (rc == -WPE_NOMATCH && e.code == -WPE_NOMATCH && !sv.root_cause.len)
+		if (rc == -WPE_NOMATCH && why.text)
+			rc = wp_fail(err, why.bad_metadata ? -WPE_INTEGRITY : rc, "%s", why.text);
+		else if (rc == -WPE_NOMATCH && e.code == -WPE_NOMATCH && !sv.root_cause.len)
 			wp_fail(err, rc, "%s", e.msg);
 		else if (rc == -WPE_NOMATCH && sv.root_cause.len)
 			wp_fail(err, rc, "%s", sv.root_cause.data);
@@ -969,9 +1341,9 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		free((char *)sv.avoid[i]);
 	free(sv.avoid);
 	free(sv.last_variant);
-	state_free(&sv.result);
-	forget_root_rejects(&sv);
+	cause_free(&why);
 	wp_buf_free(&sv.root_cause);
+	wp_buf_free(&sv.last_cause);
 	wp_tagset_release(&ts);
 	return rc;
 }
@@ -1035,10 +1407,12 @@ out:
 			free(pj->labels[k]);
 		free(pj->labels);
 		free(pj->own);
+		forget_dead(pj);
 		free(pj->name);
 		free(pj);
 	}
 	wp_vec_free(&x.projs);
+	wp_name_index_free(&x.proj_ix);
 	return rc;
 }
 

@@ -63,7 +63,7 @@ struct wp_solve_opts {
 	bool no_deps;        /* only what was asked for */
 	bool pre;            /* pre-releases allowed everywhere */
 	bool explain;        /* every rejected file and why, per pick */
-	unsigned max_steps;  /* choices per target before giving up; 0: WP_SOLVE_MAX_STEPS */
+	unsigned max_steps;  /* steps back per target (a version given up, a project run out) before giving up; 0: WP_SOLVE_MAX_STEPS */
 	size_t max_projects; /* projects in one resolution; 0: WP_SOLVE_MAX_PROJECTS */
 	/* pip's -c: PEP 508 names with specifiers (and markers, evaluated per target) that bind a
 	 * project only when the request or a dependency pulls it in; they never pull one in */
@@ -76,7 +76,7 @@ struct wp_solve_opts {
 };
 
 #define WP_SOLVE_MAX_STEPS    2000
-#define WP_SOLVE_MAX_PROJECTS 512
+#define WP_SOLVE_MAX_PROJECTS 100000
 #define WP_SOLVE_MAX_RESTARTS 12   /* variants given up on before the set is declared unsolvable */
 
 struct wp_plan_reject {

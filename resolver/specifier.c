@@ -207,6 +207,9 @@ bool wp_specifier_eq(const struct wp_specifier *a, const struct wp_specifier *b)
 	bool eq;
 	if (a->op != b->op)
 		return false;
+	/* packaging HEAD: === and wildcards compare as written, so ===1.0,===1.0.0 are two */
+	if (a->op == WP_OP_ARBITRARY || a->wildcard || b->wildcard)
+		return strcmp(a->text, b->text) == 0;
 	canonical(a->text, a->op != WP_OP_COMPATIBLE, &ca);
 	canonical(b->text, b->op != WP_OP_COMPATIBLE, &cb);
 	eq = ca.len == cb.len && memcmp(wp_buf_cstr(&ca), wp_buf_cstr(&cb), ca.len) == 0;
@@ -372,12 +375,20 @@ static bool equal(const struct wp_specifier *sp, const struct wp_version *v)
 	return wp_version_cmp(v, &sp->version) == 0;
 }
 
+/* ===: the candidate's text as written (packaging HEAD compares str(item).lower() for a string
+ * item), so ===1.1 does not take 1.01; a version built without text compares its normal form. */
 static bool arbitrary(const struct wp_specifier *sp, const struct wp_version *v)
 {
 	struct wp_buf b = WP_BUF_INIT;
+	const char *t = v->text;
+	size_t n;
 	bool ok;
-	wp_version_format(v, &b);
-	ok = strlen(sp->text) == b.len && strncasecmp(sp->text, wp_buf_cstr(&b), b.len) == 0;
+	if (!t) {
+		wp_version_format(v, &b);
+		t = wp_buf_cstr(&b);
+	}
+	n = strlen(t);
+	ok = strlen(sp->text) == n && strncasecmp(sp->text, t, n) == 0;
 	wp_buf_free(&b);
 	return ok;
 }
@@ -401,20 +412,29 @@ bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_versio
 		return wp_version_cmp_public(v, s) <= 0;
 	case WP_OP_GE:
 		return wp_version_cmp_public(v, s) >= 0;
-	case WP_OP_LT:
-		/* <3.1 takes no pre-release of 3.1 itself unless it names one */
-		if (wp_version_cmp(v, s) >= 0)
-			return false;
-		return !(!wp_version_is_prerelease(s) && wp_version_is_prerelease(v) && wp_version_cmp_base(v, s) == 0);
+	case WP_OP_LT: {
+		/* packaging 26: <V is below V when V is a pre- or dev-release, else below V.dev0 (no
+		 * pre-release of V itself unless V names one, yet <1.0.post1 takes 1.0a1 and 1.0.dev0) */
+		struct wp_version bound = *s; /* borrows s's arrays; never released */
+		if (!wp_version_is_prerelease(s)) {
+			bound.has_dev = true;
+			bound.dev = 0;
+			bound.local = NULL;
+		}
+		return wp_version_cmp(v, &bound) < 0;
+	}
 	case WP_OP_GT:
-		/* >3.1 takes neither a post release nor a local build of 3.1 itself. "Of 3.1 itself" is
-		 * PEP 440's text: a local build whose public version is V (packaging 26 reads it so;
-		 * 21.3-25.x compared release numbers only, refusing 2.0.0+cu118 for >2.0.0rc1) */
-		if (wp_version_cmp(v, s) <= 0)
+		/* packaging 26 ("releases of the given version"): >V.devN starts at V.dev(N+1), >V.postN
+		 * at V.post(N+1).dev0, and any other >V leaves out V's post family: V itself, V+local,
+		 * V.postN (and V.postN.devM) of the same release and pre-release. So >1.0.dev1 takes
+		 * 1.0.post0 and >1.0a1 takes 1.0.post1. Local builds of another release count (21.3-25.x
+		 * refused 2.0.0+cu118 for >2.0.0rc1) */
+		if (wp_version_cmp(v, s) <= 0 || wp_version_cmp_public(v, s) == 0)
 			return false;
-		if (!wp_version_is_postrelease(s) && wp_version_is_postrelease(v) && wp_version_cmp_base(v, s) == 0)
-			return false;
-		return !(wp_version_has_local(v) && wp_version_cmp_public(v, s) == 0);
+		if (s->has_dev || s->has_post)
+			return true;
+		return !(wp_version_cmp_base(v, s) == 0 && v->pre_kind == s->pre_kind &&
+			 (s->pre_kind == WP_PRE_NONE || v->pre == s->pre));
 	case WP_OP_ARBITRARY:
 		return arbitrary(sp, v);
 	}

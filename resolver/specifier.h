@@ -1,4 +1,5 @@
-/* resolver/specifier.h: PEP 440 version specifiers and specifier sets, as packaging 24.2. */
+/* resolver/specifier.h: PEP 440 version specifiers and specifier sets, as packaging 24.2, with packaging
+ * HEAD's reading of === (text equality against the candidate as written) and of >V, <V. */
 /* Ownership: a struct wp_specifier owns its text and parsed version; a struct wp_specset owns its
  * array of specifiers. Functions taking versions borrow them and keep nothing. */
 #ifndef WP_SPECIFIER_H

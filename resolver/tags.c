@@ -100,12 +100,12 @@ static size_t mac_formats(int ver, const char *arch, const char *out[8])
 			return 0;
 		out[n++] = "intel";
 		out[n++] = "fat64";
-		out[n++] = "fat32";
+		out[n++] = "fat3"; /* CPython and packaging HEAD spell it so; 21.3 wrote fat32 */
 	} else if (!strcmp(arch, "i386")) {
 		if (ver < 1004)
 			return 0;
 		out[n++] = "intel";
-		out[n++] = "fat32";
+		out[n++] = "fat3"; /* CPython and packaging HEAD spell it so; 21.3 wrote fat32 */
 		out[n++] = "fat";
 	} else if (!strcmp(arch, "ppc64")) {
 		if (ver > 1005 || ver < 1004)
@@ -114,7 +114,7 @@ static size_t mac_formats(int ver, const char *arch, const char *out[8])
 	} else if (!strcmp(arch, "ppc")) {
 		if (ver > 1006)
 			return 0;
-		out[n++] = "fat32";
+		out[n++] = "fat3"; /* CPython and packaging HEAD spell it so; 21.3 wrote fat32 */
 		out[n++] = "fat";
 	}
 	if (!strcmp(arch, "arm64") || !strcmp(arch, "x86_64"))

@@ -180,6 +180,12 @@ int wp_target_add_intel_ip(struct wp_target *t, const char *s, struct wp_err *er
 	return 0;
 }
 
+const char *wp_target_py_suffix(const struct wp_target *t)
+{
+	size_t n = strlen(t->abi);
+	return n && t->abi[n - 1] == 't' ? "t" : "";
+}
+
 bool wp_target_is_windows(const struct wp_target *t)
 {
 	return !strncmp(t->platform, "win", 3);

@@ -42,6 +42,8 @@ struct wp_target {
 	                                 (the oldest driver of that CUDA) by wp_target_finish otherwise */
 	bool driver_given;            /* the driver is the machine's, not derived from --cuda */
 	bool cuda_strict;             /* --cuda-compat strict: no minor-version compatibility */
+	bool accel_foreign;           /* CPU because --platform names another machine whose GPU no word gave
+	                                 (this machine's is not taken); the plan says so */
 	int rocm_major, rocm_minor;   /* valid when accel == WP_ACCEL_ROCM */
 	int n_gpus;
 	int gpu_sm[WP_TARGET_MAX_GPUS]; /* NVIDIA compute capability x10: 86 for sm_86; empty when unknown */
@@ -91,5 +93,7 @@ int wp_target_add_intel_ip(struct wp_target *t, const char *s, struct wp_err *er
  * drivers number differently), and what the words say together. -WPE_USAGE for a --cuda that
  * the --driver cannot run. */
 int wp_target_finish(struct wp_target *t, struct wp_err *err);
+/* "t" for a free-threaded Python (abi cp313t), else "": messages write "Python 3.13t" as given. */
+const char *wp_target_py_suffix(const struct wp_target *t);
 /* True for a Windows platform (drivers and compatibility floors differ there). */
 bool wp_target_is_windows(const struct wp_target *t);

@@ -257,6 +257,7 @@ int wp_version_parse(struct wp_version *v, const char *s, size_t n, struct wp_er
 	struct scan sc;
 	size_t b = 0, e = n, m, k;
 	struct shown shown = { s, n, "" };
+	const char *given = s;
 	int rc = 0;
 
 	memset(v, 0, sizeof(*v));
@@ -298,6 +299,7 @@ int wp_version_parse(struct wp_version *v, const char *s, size_t n, struct wp_er
 		goto out;
 	if (sc.local_e)
 		v->local = normalise_local(s, sc.local_b, sc.local_e);
+	v->text = wp_xstrndup(given, n);
 	return 0;
 bad:
 	rc = wp_fail(err, -WPE_PARSE, "invalid version '%s' (not PEP 440)", show(&shown));
@@ -310,6 +312,7 @@ void wp_version_release(struct wp_version *v)
 {
 	free(v->release);
 	free(v->local);
+	free(v->text);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -320,6 +323,7 @@ void wp_version_copy(struct wp_version *dst, const struct wp_version *src)
 	if (src->nrelease)
 		memcpy(dst->release, src->release, src->nrelease * sizeof(*dst->release));
 	dst->local = src->local ? wp_xstrdup(src->local) : NULL;
+	dst->text = src->text ? wp_xstrdup(src->text) : NULL;
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)

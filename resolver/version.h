@@ -1,5 +1,5 @@
 /* resolver/version.h: PEP 440 versions, parsed, normalised and ordered exactly as packaging 24.2. */
-/* Ownership: a struct wp_version owns its release array and local label; wp_version_release
+/* Ownership: a struct wp_version owns its release array, local label and text; wp_version_release
  * frees them. Everything else here borrows its arguments and keeps nothing. */
 #ifndef WP_VERSION_H
 #define WP_VERSION_H
@@ -36,6 +36,8 @@ struct wp_version {
 	bool has_dev;
 	uint64_t dev;
 	char *local;        /* owned; normalised label ("cu111", "cpu.cxx11.abi") or NULL */
+	char *text;         /* owned; the text as given to wp_version_parse, which === compares as
+			     * packaging compares a candidate string (str(item).lower()); NULL when unknown */
 };
 
 /* Parse n bytes of s (no NUL needed) the way packaging's Version() does: case-insensitive,

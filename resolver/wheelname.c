@@ -196,6 +196,20 @@ static char *tag_dup(struct wp_str py, struct wp_str abi, struct wp_str plat)
 	return t;
 }
 
+/* str.isidentifier() for an interpreter tag: a letter or '_' first, then letters, digits, '_'
+ * (bytes past ASCII taken as letters, as Python takes most of them) */
+static bool identifier(struct wp_str s)
+{
+	if (!s.n || (s.p[0] >= '0' && s.p[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		if (!(c >= 0x80 || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			return false;
+	}
+	return true;
+}
+
 bool wp_variant_label_valid(const char *s, size_t n)
 {
 	if (!n || n > WP_VARIANT_LABEL_MAX)
@@ -275,6 +289,14 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
 			     WP_STR_FMT(pyt), WP_STR_FMT(abit), WP_STR_FMT(platt));
 		goto out;
 	}
+	/* packaging 26.3: each interpreter tag is a Python identifier ("py3", "cp312"), so
+	 * playlyfe-0.1.1-2.7.6-none-any.whl ("2", "7", "6") is no wheel name */
+	for (size_t i = 0; i < npy; i++)
+		if (!identifier(py[i])) {
+			rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an interpreter tag '%.*s' that is no "
+				     "identifier (PEP 425: py3, cp312)", filename, WP_STR_FMT(py[i]));
+			goto out;
+		}
 
 	w->name = wp_xstrndup(name.p, name.n);
 	w->project = normalized(name);

@@ -280,6 +280,11 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 		if (sv) {
 			for (size_t i = 0; i < sv->n_values; i++)
 				push(&s, "%s", sv->values[i]);
+		} else if (wp_variants_is_static_ns(v, ns)) {
+			/* a static provider supports exactly what it lists (variantlib filters such labels;
+			 * the draft says so): a feature its static-properties leave out is not supported */
+			snprintf(f->why, sizeof(f->why), "static namespace '%s' does not list feature '%s' in its "
+				 "static-properties, so nothing of it is supported", ns, feat);
 		} else {
 			file_values(v, ns, feat, &s);
 			if (!wp_variants_is_static_ns(v, ns))
@@ -357,9 +362,11 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 out:
 	f->values = s.v;
 	f->n_values = s.n;
-	/* PEP 825 0.0.x default-priorities.property puts its values first, among the supported ones */
+	/* PEP 825 0.0.x default-priorities.property puts its values first, among the supported ones,
+	 * a static namespace's too: where it and static-properties both order a feature's values, the
+	 * priority wins (variantlib's order) */
 	const struct wp_vprop *vp = wp_variants_value_prio(v, ns, feat);
-	if (vp && f->n_values && !wp_variants_is_static_ns(v, ns)) {
+	if (vp && f->n_values) {
 		size_t at = 0;
 		for (size_t k = 0; k < vp->n_values; k++)
 			for (size_t i = at; i < f->n_values; i++)
@@ -641,7 +648,7 @@ static void toml_str(struct wp_buf *out, const char *s)
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			wp_buf_addch(out, '\\');
-		if ((unsigned char)*s < 0x20)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) /* TOML: DEL is a control character too */
 			wp_buf_printf(out, "\\u%04x", (unsigned char)*s);
 		else
 			wp_buf_addch(out, *s);

@@ -6,6 +6,10 @@
  *   S <specifier>                    -> "ok <str> <prereleases 0|1>" or "invalid"
  *   I <specifier> <version> <pre>    -> "0" or "1": Specifier.contains; pre is none|true|false
  *   T <set> <version> <pre>          -> "0" or "1": SpecifierSet.contains
+ *   Z <set>                          -> str(SpecifierSet) (duplicates dropped, sorted), or "invalid"
+ *   M <marker>                       -> "ok <str(Marker)>" or "invalid"
+ *   K <conda version> <conda version> -> "-1", "0", "1" (conda's VersionOrder) or "invalid"
+ *   E <marker> <NAME=VALUE;...>      -> "1", "0" (Marker.evaluate) or "error"
  * A field that does not parse where it must answers "error <message>". Output is escaped the same way. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +18,8 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "resolver/condaver.h"
+#include "resolver/marker.h"
 #include "resolver/specifier.h"
 #include "resolver/version.h"
 
@@ -165,6 +171,62 @@ static void answer(char **f, size_t *len, int nf)
 			wp_specset_release(&set);
 		else
 			wp_specifier_release(&sp);
+	} else if (!strcmp(f[0], "K") && nf == 3) {
+		struct wp_condaver ca, cb;
+		if (wp_condaver_parse(f[1], &ca, NULL) < 0) {
+			fputs("invalid", stdout);
+			return;
+		}
+		if (wp_condaver_parse(f[2], &cb, NULL) < 0) {
+			wp_condaver_release(&ca);
+			fputs("invalid", stdout);
+			return;
+		}
+		int c = wp_condaver_order(&ca, &cb);
+		printf("%d", (c > 0) - (c < 0));
+		wp_condaver_release(&ca);
+		wp_condaver_release(&cb);
+	} else if (!strcmp(f[0], "M") && nf == 2) {
+		struct wp_marker m;
+		struct wp_buf t = WP_BUF_INIT;
+		if (wp_marker_parse(&m, f[1], len[1], NULL) < 0) {
+			fputs("invalid", stdout);
+			return;
+		}
+		wp_marker_format(&m, &t);
+		fputs("ok\t", stdout);
+		put(wp_buf_cstr(&t));
+		wp_buf_free(&t);
+		wp_marker_release(&m);
+	} else if (!strcmp(f[0], "E") && nf == 3) {
+		struct wp_marker m;
+		struct wp_marker_env env;
+		bool result;
+		wp_marker_env_init(&env);
+		char *save = NULL;
+		for (char *kv = strtok_r(f[2], ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+			char *eq = strchr(kv, '=');
+			if (eq) {
+				*eq = 0;
+				wp_marker_env_set(&env, kv, eq + 1, NULL);
+			}
+		}
+		if (wp_marker_parse(&m, f[1], len[1], NULL) < 0) {
+			fputs("error", stdout);
+			return;
+		}
+		fputs(wp_marker_evaluate(&m, &env, &result, NULL) < 0 ? "error" : result ? "1" : "0", stdout);
+		wp_marker_release(&m);
+	} else if (!strcmp(f[0], "Z") && nf == 2) {
+		struct wp_buf t = WP_BUF_INIT;
+		if (wp_specset_parse(&set, f[1], len[1], NULL) < 0) {
+			fputs("invalid", stdout);
+			return;
+		}
+		wp_specset_format(&set, &t);
+		put(wp_buf_cstr(&t));
+		wp_buf_free(&t);
+		wp_specset_release(&set);
 	} else {
 		fputs("error\tunknown query", stdout);
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/diff/tags_diff.py: writes (or --check's) tests/fixtures/tags/*.txt from pip's vendored packaging.
+"""tests/diff/tags_diff.py: writes (or --check's) tests/fixtures/tags/*.txt from packaging HEAD (vendored).
 
 Each fixture is the tag list packaging's cpython_tags + compatible_tags(interpreter=cpXY) yields
 for a target machine; tests/unit/test_tags.c compares resolver/tags.c against them. The platform
@@ -12,12 +12,12 @@ import os
 import re
 import sys
 
-try:
-    from pip._vendor.packaging import tags, _manylinux, _musllinux
-    from pip._vendor.packaging import __version__ as PACKAGING_VERSION
-except ImportError:  # pragma: no cover
-    from packaging import tags, _manylinux, _musllinux
-    from packaging import __version__ as PACKAGING_VERSION
+# packaging HEAD, vendored (tests/diff/packaging_head): its macOS formats list "fat3" as CPython
+# does, where pip's 21.3 wrote "fat32"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "packaging_head"))
+sys.dont_write_bytecode = True
+from packaging import tags, _manylinux, _musllinux  # noqa: E402
+from packaging import __version__ as PACKAGING_VERSION  # noqa: E402
 
 OUT = os.path.join("tests", "fixtures", "tags")
 
@@ -45,14 +45,14 @@ _MANYLINUX_ARCHES = {"x86_64", "i686", "aarch64", "ppc64", "ppc64le", "s390x", "
 
 
 def manylinux(glibc, arch):
-    _manylinux._get_glibc_version = lambda: glibc
-    _manylinux._have_compatible_abi = lambda a: a in _MANYLINUX_ARCHES
-    return list(_manylinux.platform_tags("linux_" + arch, arch))
+    _manylinux._get_glibc_version = lambda: _manylinux._GLibCVersion(*glibc)
+    _manylinux._have_compatible_abi = lambda exe, archs: archs[0] in _MANYLINUX_ARCHES
+    return list(_manylinux.platform_tags([arch]))
 
 
 def musllinux(musl, arch):
     _musllinux._get_musl_version = lambda exe: _musllinux._MuslVersion(*musl)
-    return list(_musllinux.platform_tags(arch))
+    return list(_musllinux.platform_tags([arch]))
 
 
 def ladder(platform, exact, glibc, musl):

@@ -274,10 +274,24 @@ static void test_invalid(void **state)
 	wp_condaver_format_parsed(&v, &b);
 	assert_string_equal(wp_buf_cstr(&b), "[[0], [1], [0], [2, '_']]");
 	wp_condaver_release(&v);
-	assert_int_equal(wp_condaver_parse("_", &v, &err), 0);
-	wp_condaver_format_parsed(&v, &b);
-	assert_string_equal(wp_buf_cstr(&b), "[[0], ['_']]");
-	wp_condaver_release(&v);
+	/* a component that starts with no digit gets conda's 0 in front: '_' (what is left of a last
+	 * part that is all '_' or '-'), '*' (conda/models/version.py, as tests/diff/conda_version_diff.py
+	 * asks it) */
+	static const char *const parsed[][2] = {
+		{ "_", "[[0], [0, '_']]" },
+		{ "1.0__", "[[0], [1], [0], [0, '_']]" },
+		{ "1.0--", "[[0], [1], [0], [0, '_']]" },
+		{ "1.*", "[[0], [1], [0, '*']]" },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(parsed); i++) {
+		assert_int_equal(wp_condaver_parse(parsed[i][0], &v, &err), 0);
+		wp_condaver_format_parsed(&v, &b);
+		assert_string_equal(wp_buf_cstr(&b), parsed[i][1]);
+		wp_condaver_release(&v);
+	}
+	/* so 1.0__ is 1.0.0_ (conda: equal), and 1.0-- too */
+	assert_int_equal(wp_condaver_cmp("1.0__", "1.0.0_"), 0);
+	assert_int_equal(wp_condaver_cmp("9.9--", "9.9.0_"), 0);
 	wp_buf_free(&b);
 }
 

@@ -441,6 +441,14 @@ static void test_gpu_parse_names(void **state)
 	assert_int_equal(wp_gpu_parse("RTX 3090x", &sm, &err), -WPE_USAGE);
 	assert_string_equal(err.msg, "unknown GPU 'RTX 3090x'; known names near it: GeForce RTX 3090, GeForce RTX 3050, "
 				     "GeForce RTX 3060, GeForce RTX 3070 (or give its architecture: sm_86, 8.6)");
+	/* issue 27: a Ti or SUPER model that does not exist is no form factor of its base */
+	wp_err_clear(&err);
+	assert_int_equal(wp_gpu_parse("RTX 5090 Ti", &sm, &err), -WPE_USAGE);
+	assert_non_null(strstr(err.msg, "unknown GPU 'RTX 5090 Ti'; known names near it: GeForce RTX 5090, "));
+	wp_err_clear(&err);
+	assert_int_equal(wp_gpu_parse("GeForce RTX 4080 Ti", &sm, &err), -WPE_USAGE);
+	assert_int_equal(wp_gpu_parse("RTX 4080 SUPER", &sm, NULL), 0);
+	assert_int_equal(sm, 89);
 	wp_err_clear(&err);
 	assert_int_equal(wp_gpu_parse("RTX 6000", &sm, &err), -WPE_USAGE);
 	assert_non_null(strstr(err.msg, "Quadro RTX 6000"));

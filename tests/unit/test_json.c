@@ -234,6 +234,23 @@ static void test_writer(void **state)
 	assert_int_equal(wp_json_finish_buf(&j, &out), 0);
 	assert_string_equal(wp_buf_cstr(&out), "[\n 1\n]\n");
 
+	/* pretty: empty arrays and objects as [] and {}, strings untouched; appended after what the
+	 * buffer held */
+	wp_buf_reset(&out);
+	wp_buf_addstr(&out, "x");
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	wp_json_key(&j, "a");
+	wp_json_arr(&j);
+	wp_json_arr_end(&j);
+	wp_json_key(&j, "o");
+	wp_json_obj(&j);
+	wp_json_obj_end(&j);
+	wp_json_kstr(&j, "s", "[ ] \" {\n}");
+	wp_json_obj_end(&j);
+	assert_int_equal(wp_json_finish_buf(&j, &out), 0);
+	assert_string_equal(wp_buf_cstr(&out), "x{\n  \"a\": [],\n  \"o\": {},\n  \"s\": \"[ ] \\\" {\\n}\"\n}\n");
+
 	/* not UTF-8: refused, and nothing written */
 	wp_buf_reset(&out);
 	wp_json_init(&j);

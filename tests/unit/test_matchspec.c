@@ -70,6 +70,11 @@ static const struct mcase cases[] = {
 	{ "numpy ~=1.7.0", "numpy", "1.7.1", "0", 0, true },
 	{ "numpy ~=1.7.0", "numpy", "1.8.0", "0", 0, false },
 	{ "numpy ~=1.7.0", "numpy", "1.6.9", "0", 0, false },
+	/* ~=N with one part: rattler's reading, >=N (conda parses it, then fails on every match) */
+	{ "numpy ~=1", "numpy", "1.0", "0", 0, true },
+	{ "numpy ~=1", "numpy", "2.3", "0", 0, true },
+	{ "numpy ~=1", "numpy", "0.9", "0", 0, false },
+	{ "numpy ~=2024", "numpy", "2024.1", "0", 0, true },
 	{ "numpy >=1.8.*", "numpy", "1.8.0", "0", 0, true },
 	/* MatchSpec turns a lone "==1.8.*" into "1.8.*"; inside an expression the .* is dropped */
 	{ "numpy ==1.8.*", "numpy", "1.8.1", "0", 0, true },
@@ -260,7 +265,7 @@ static void test_errors(void **state)
 		"numpy 1.8)",
 		"numpy >=<1.8",
 		"numpy >=1.8<2",
-		"numpy ~=1",
+		"numpy ~=.1",
 		"numpy ~=1.8.*",
 		"numpy >=1!a!b",
 		"numpy ^1.8",

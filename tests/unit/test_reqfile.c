@@ -216,6 +216,65 @@ static void test_depth(void **state)
 	wp_reqfile_release(&rf);
 }
 
+/* Issue 24: 30 -r lines per file, 10 levels. Each file names 30 others of the next level (distinct
+ * names), or the same one 30 times; the leaves are empty. */
+struct fan {
+	unsigned reads;
+	bool same;   /* every line of a level names the same file */
+	size_t pad;  /* bytes of comment in each file */
+};
+
+static int fan_read(void *ctx, const char *path, struct wp_buf *out, struct wp_err *err)
+{
+	struct fan *f = ctx;
+	unsigned level = 0;
+	f->reads++;
+	sscanf(path, "l%u", &level);
+	char line[101];
+	memset(line, '#', 99);
+	line[99] = '\n';
+	line[100] = 0;
+	for (size_t i = 0; i < f->pad / 100; i++)
+		if (wp_buf_addstr(out, line) < 0)
+			return wp_fail(err, -WPE_TOO_BIG, "'%s' is too big", path);
+	if (level < 9)
+		for (unsigned i = 0; i < 30; i++)
+			wp_buf_printf(out, "-r l%u-%u-%s.txt\n", level + 1, f->same ? 0 : i, f->same ? "x" : path);
+	return 0;
+}
+
+static void test_fanout(void **state)
+{
+	struct wp_reqfile rf = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	/* distinct files: the cap on files read ends it */
+	struct fan f = { 0 };
+	struct wp_reqfile_io io = { .read = fan_read, .ctx = &f };
+	assert_int_equal(wp_reqfile_load(&rf, "l0.txt", false, &io, &e), -WPE_USAGE);
+	assert_non_null(strstr(e.msg, "more than 1000 files read"));
+	assert_true(f.reads <= 1000);
+	wp_reqfile_release(&rf);
+	/* the same file named 30 times is read once: ten reads in all, and no error */
+	memset(&f, 0, sizeof(f));
+	f.same = true;
+	wp_err_clear(&e);
+	assert_int_equal(wp_reqfile_load(&rf, "l0.txt", false, &io, &e), 0);
+	assert_int_equal(f.reads, 10);
+	assert_int_equal(rf.files, 10);
+	/* and a file given twice at the top is read once too */
+	assert_int_equal(wp_reqfile_load(&rf, "l0.txt", false, &io, &e), 0);
+	assert_int_equal(f.reads, 10);
+	wp_reqfile_release(&rf);
+	/* big files: the cap on bytes of all files together ends it */
+	memset(&f, 0, sizeof(f));
+	f.pad = 4 << 20;
+	wp_err_clear(&e);
+	assert_int_equal(wp_reqfile_load(&rf, "l0.txt", false, &io, &e), -WPE_USAGE);
+	assert_non_null(strstr(e.msg, "more than 64 MiB"));
+	assert_true(f.reads <= 17);
+	wp_reqfile_release(&rf);
+}
+
 static void test_hash_mode_pinned(void **state)
 {
 	struct wp_reqfile rf;
@@ -278,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_fanout),
 		cmocka_unit_test(test_hash_mode_pinned),
 		cmocka_unit_test(test_guess),
 	};

@@ -190,6 +190,8 @@ static void test_invalid(void **state)
 		{ "name; os_name == 'a' garbage", "end" },
 		{ "name==1.9999999999999999999", "18 digits" },
 		{ "name\n\n", "end" },
+		{ "torch~=2", "~= needs two release segments" },
+		{ "torch>=1,~= 2", "~= needs two release segments" },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
 		struct wp_requirement r;

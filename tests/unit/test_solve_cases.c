@@ -14,7 +14,7 @@
  *   hash     PROJECT HEX...                 pip's --hash: PROJECT only from files with one of these sha256
  *   expect   [@T] DIR/NAME.whl | none       the files picked (for target T, default 0); the set
  *                                           must be exactly these
- *   exit     nomatch | limit | net | usage  the solve fails with that code
+ *   exit     nomatch | limit | net | usage | integrity  the solve fails with that code
  *   message  TEXT                           the error message contains TEXT
  *   note     TEXT                           some note of the plan contains TEXT
  *   reason   PROJECT TEXT                   that project's pick reason contains TEXT
@@ -160,6 +160,8 @@ static int code_of(const char *word)
 		return -WPE_NET;
 	if (!strcmp(word, "usage"))
 		return -WPE_USAGE;
+	if (!strcmp(word, "integrity"))
+		return -WPE_INTEGRITY;
 	fail_msg("unknown exit word '%s'", word);
 	return 0;
 }

@@ -526,6 +526,66 @@ static void test_exclusive_26(void **state)
 	print_message("packaging 26 exclusive comparisons: %zu rows pass\n", rows);
 }
 
+/* packaging 26's vectors for === (string equality against the candidate as written, case aside)
+ * and for the post-release boundary of >V: every row whose candidate is a PEP 440 version must
+ * hold (wheelpick's candidates come from file names and metadata, so they always are; packaging
+ * also takes strings such as 'foobar', which no file of ours can be). col says which columns hold
+ * the version and the specifier. */
+static void run_26(const char *file, int vcol, int scol, size_t want_rows)
+{
+	FILE *f = fixture_open(file);
+	char line[4096];
+	struct row r;
+	size_t rows = 0;
+	assert_true(next_row(f, line, sizeof(line), &r)); /* header */
+	while (next_row(f, line, sizeof(line), &r)) {
+		if (r.n < 3)
+			continue;
+		bool want = is_true(r.col[2]);
+		struct wp_specset set;
+		struct wp_version v;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_specset_parse(&set, r.col[scol], strlen(r.col[scol]), &e) < 0)
+			fail_msg("%s: specifier '%s': %s", file, r.col[scol], e.msg);
+		if (wp_version_parse(&v, r.col[vcol], strlen(r.col[vcol]), &e) < 0) {
+			wp_err_clear(&e);
+			wp_specset_release(&set);
+			continue;
+		}
+		if (wp_specset_contains(&set, &v, WP_PRERELEASES_YES) != want)
+			fail_msg("%s: '%s' in '%s' should be %s", file, r.col[vcol], r.col[scol], r.col[2]);
+		wp_specset_release(&set);
+		wp_version_release(&v);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows >= want_rows);
+	print_message("%s: %zu rows pass\n", file, rows);
+}
+
+static void test_arbitrary_26(void **state)
+{
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifier_arbitrary_equality.tsv", 0, 1, 40);
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifier_arbitrary_equality_normalization.tsv", 1, 0, 30);
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifierset_contains_arbitrary_equality.tsv", 0, 1, 8);
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifierset_contains_post_release_boundary.tsv", 1, 0, 6);
+	/* ===1.0,===1.0.0 are two specifiers (packaging HEAD compares === as written) */
+	struct wp_specset set;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_specset_parse(&set, "===1.0,===1.0.0,===1.0", 22, &err), 0);
+	assert_int_equal(set.n, 2);
+	wp_specset_release(&set);
+	/* and packaging 26's reading of >V and <V with a pre-, dev- or post-release V */
+	assert_true(in_set("1.0.post0", ">1.0.dev1", WP_PRERELEASES_YES));
+	assert_true(in_set("1.0", ">1.0.dev1", WP_PRERELEASES_YES));
+	assert_false(in_set("1.0.dev1+local", ">1.0.dev1", WP_PRERELEASES_YES));
+	assert_true(in_set("1.0.post1", ">1.0a1", WP_PRERELEASES_YES));
+	assert_false(in_set("1.0a1.post1", ">1.0a1", WP_PRERELEASES_YES));
+	assert_true(in_set("1.0a1", "<1.0.post1", WP_PRERELEASES_YES));
+	assert_false(in_set("1.0.post1.dev0", "<1.0.post1", WP_PRERELEASES_YES));
+	assert_false(in_set("1.0a1", "<1.0", WP_PRERELEASES_YES));
+}
+
 static void test_sets(void **state)
 {
 	/* pre-releases: only when asked, or when a specifier names one */
@@ -653,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_equality),
 		cmocka_unit_test(test_cuda_locals),
 		cmocka_unit_test(test_exclusive_26),
+		cmocka_unit_test(test_arbitrary_26),
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_parse_edges),
 		cmocka_unit_test(test_specset_filter_pick),

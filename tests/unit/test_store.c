@@ -345,6 +345,50 @@ static void test_clean_tmp_by_lock(void **state)
 	wp_store_writer_abort(&w);
 }
 
+/* Issue 27: a download whose sha256 is known keeps what came for a later writer (a later run),
+ * which takes it up; one kept by a live writer is not taken; the finished object leaves none. */
+static void test_partial_across_runs(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w, other;
+	struct wp_err err = WP_ERR_INIT;
+	char sha[65];
+	char *dir = wp_store_partial_dir(&fx->st);
+	char *part = wp_xasprintf("%s/%s", dir, HELLO_SHA);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	assert_true(w.partial);
+	assert_int_equal(w.kept, 0);
+	/* a second writer of the same file meanwhile takes a temp file of its own */
+	assert_int_equal(wp_store_writer_begin(&other, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	assert_false(other.partial);
+	wp_store_writer_abort(&other);
+	assert_int_equal(wp_store_writer_write(&w, "hello ", 6), 0);
+	assert_int_equal(wp_store_writer_keep(&w), 6);
+	assert_int_equal(access(part, F_OK), 0);
+	/* the next run: the 6 bytes are kept, re-read, and the rest appended */
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	assert_int_equal(w.kept, 6);
+	assert_int_equal(wp_store_writer_reset(&w, 6), 0);
+	assert_int_equal(wp_store_writer_write(&w, "world", 5), 0);
+	assert_int_equal(wp_store_writer_finish(&w, sha, NULL, &err), 0);
+	assert_string_equal(sha, HELLO_SHA);
+	assert_int_not_equal(access(part, F_OK), 0);
+	/* other bytes than the sha256 says: the partial goes, the next run starts over */
+	const char *zero = "0000000000000000000000000000000000000000000000000000000000000000";
+	char *zpart = wp_xasprintf("%s/%s", dir, zero);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, zero, -1, "z", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, "abc", 3), 0);
+	assert_int_equal(wp_store_writer_finish(&w, NULL, NULL, &err), -WPE_INTEGRITY);
+	assert_int_not_equal(access(zpart, F_OK), 0);
+	/* nothing came: nothing is kept */
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, zero, -1, "z", &err), 0);
+	assert_int_equal(wp_store_writer_keep(&w), 0);
+	assert_int_not_equal(access(zpart, F_OK), 0);
+	free(zpart);
+	free(part);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_clean_tmp),
 		cmocka_unit_test(test_read_only_and_stamped),
 		cmocka_unit_test(test_clean_tmp_by_lock),
+		cmocka_unit_test(test_partial_across_runs),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

@@ -1,4 +1,4 @@
-/* tests/unit/test_tags.c: resolver/tags against packaging 21.3's lists in tests/fixtures/tags. */
+/* tests/unit/test_tags.c: resolver/tags against packaging HEAD's lists in tests/fixtures/tags (tests/diff/tags_diff.py). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -192,6 +192,22 @@ static void test_join_and_names(void **state)
 	assert_false(wp_url_scheme_ok("javascript:x"));
 }
 
+/* A destination written as a URL is told from a path by "scheme://". */
+static void test_scheme_len(void **state)
+{
+	(void)state;
+	assert_int_equal(wp_url_scheme_len("s3://bucket/prefix"), 2);
+	assert_int_equal(wp_url_scheme_len("GS://b"), 2);
+	assert_int_equal(wp_url_scheme_len("git+ssh://h/r"), 7);
+	assert_int_equal(wp_url_scheme_len("mirror"), 0);
+	assert_int_equal(wp_url_scheme_len("./s3://b"), 0);
+	assert_int_equal(wp_url_scheme_len("s3:b"), 0);
+	assert_int_equal(wp_url_scheme_len("s3:/b"), 2);
+	assert_int_equal(wp_url_scheme_len("3s://b"), 0);
+	assert_int_equal(wp_url_scheme_len("C:/x"), 0);
+	assert_int_equal(wp_url_scheme_len(""), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_hashes),
 		cmocka_unit_test(test_link_parts),
 		cmocka_unit_test(test_join_and_names),
+		cmocka_unit_test(test_scheme_len),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -335,6 +335,40 @@ static void test_static_01x(void **state)
 	wp_variants_release(&v);
 }
 
+/* A static namespace supports exactly what its static-properties list: a label using a feature
+ * they leave out is not supported, and the why-line names it; for 0.0.x files,
+ * default-priorities.property wins over the static-properties order (variantlib's reading,
+ * tests/diff/variants_diff.py). */
+static void test_static_00x(void **state)
+{
+	(void)state;
+	struct wp_variants v;
+	struct wp_target t;
+	struct wp_vorder o;
+	struct wp_err e = WP_ERR_INIT;
+	const char *text =
+		"{\"$schema\": \"https://variants-schema.wheelnext.dev/v0.0.3.json\","
+		" \"default-priorities\": {\"namespace\": [\"blas\"], \"property\": {\"blas\": {\"lib\": [\"mkl\"]}}},"
+		" \"providers\": {\"blas\": {\"install-time\": false}},"
+		" \"static-properties\": {\"blas\": {\"lib\": [\"openblas\", \"mkl\"]}},"
+		" \"variants\": {\"null\": {}, \"ob\": {\"blas\": {\"lib\": [\"openblas\"]}},"
+		" \"mkl\": {\"blas\": {\"lib\": [\"mkl\"]}}, \"ilp\": {\"blas\": {\"ilp64\": [\"yes\"]}}}}";
+	assert_int_equal(parse_text(text, &v, &e), 0);
+	target(&t, "cuda=cpu");
+	wp_vorder_init(&o, &v, &t);
+	const struct wp_vlabel *ob = wp_variants_find(&v, "ob"), *mkl = wp_variants_find(&v, "mkl"),
+			       *ilp = wp_variants_find(&v, "ilp");
+	struct wp_buf why = WP_BUF_INIT;
+	assert_false(wp_vorder_supported(&o, ilp, &why));
+	assert_non_null(strstr(wp_buf_cstr(&why), "does not list feature 'ilp64'"));
+	wp_buf_free(&why);
+	assert_true(wp_vorder_supported(&o, ob, NULL));
+	assert_true(wp_vorder_supported(&o, mkl, NULL));
+	assert_true(wp_vorder_cmp(&o, mkl, ob, NULL) < 0); /* the property priority, not the static order */
+	wp_vorder_release(&o);
+	wp_variants_release(&v);
+}
+
 /* AMD wants the exact ROCm version and one of the machine's gfx; Intel a device IP or its base. */
 static void test_amd_intel(void **state)
 {
@@ -454,7 +488,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_files), cmocka_unit_test(test_schema_and_refusals),
 		cmocka_unit_test(test_nvidia_values), cmocka_unit_test(test_unknown_namespace),
-		cmocka_unit_test(test_order), cmocka_unit_test(test_static_01x), cmocka_unit_test(test_amd_intel),
+		cmocka_unit_test(test_order), cmocka_unit_test(test_static_01x), cmocka_unit_test(test_static_00x), cmocka_unit_test(test_amd_intel),
 		cmocka_unit_test(test_markers), cmocka_unit_test(test_toml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

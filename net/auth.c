@@ -1,0 +1,271 @@
+/* net/auth.c: the run's credentials, by origin, in memory only. */
+#include "net/auth.h"
+
+#include "base/mem.h"
+#include "base/url.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct cred {
+	char *origin, *user, *password;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cred *creds;
+static size_t n_creds;
+
+/* The authority of url: [start, end) after "scheme://", and where its userinfo ends ('@' + 1, or
+ * start when there is none). false when url has no "scheme://". */
+static bool authority(const char *url, size_t *scheme_len, const char **start, const char **end, const char **host)
+{
+	const char *p = strstr(url, "://");
+	if (!p || p == url)
+		return false;
+	for (const char *c = url; c < p; c++)
+		if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.')
+			return false;
+	*scheme_len = (size_t)(p - url);
+	*start = p + 3;
+	*end = *start + strcspn(*start, "/?#");
+	*host = *start;
+	for (const char *c = *start; c < *end; c++)
+		if (*c == '@')
+			*host = c + 1; /* the last '@': a password may hold one unencoded */
+	return true;
+}
+
+/* "https://host:443" for url, lower case, the port always written. NULL without an authority. */
+static char *origin_of(const char *url)
+{
+	size_t sl;
+	const char *start, *end, *host;
+	if (!authority(url, &sl, &start, &end, &host))
+		return NULL;
+	const char *port = NULL, *hend = end;
+	if (*host == '[') {
+		const char *rb = memchr(host, ']', (size_t)(end - host));
+		if (rb && rb + 1 < end && rb[1] == ':')
+			port = rb + 2, hend = rb + 1;
+	} else {
+		const char *colon = memchr(host, ':', (size_t)(end - host));
+		if (colon)
+			port = colon + 1, hend = colon;
+	}
+	char dflt[8] = "";
+	if (!port || port == end) {
+		if (sl == 5 && !strncasecmp(url, "https", 5))
+			snprintf(dflt, sizeof(dflt), "443");
+		else if (sl == 4 && !strncasecmp(url, "http", 4))
+			snprintf(dflt, sizeof(dflt), "80");
+	}
+	char *o = wp_xasprintf("%.*s://%.*s:%.*s", (int)sl, url, (int)(hend - host), host,
+			       port && port < end ? (int)(end - port) : (int)strlen(dflt), port && port < end ? port : dflt);
+	for (char *c = o; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return o;
+}
+
+void wp_net_cred_add(const char *url, const char *user, const char *password)
+{
+	if (!user || !*user)
+		return;
+	char *o = origin_of(url);
+	if (!o)
+		return;
+	pthread_mutex_lock(&lock);
+	struct cred *c = NULL;
+	for (size_t i = 0; i < n_creds && !c; i++)
+		if (!strcmp(creds[i].origin, o))
+			c = &creds[i];
+	if (c) {
+		free(o);
+		free(c->user);
+		free(c->password);
+	} else {
+		creds = wp_xrealloc(creds, (n_creds + 1) * sizeof(*creds));
+		c = &creds[n_creds++];
+		c->origin = o;
+	}
+	c->user = wp_xstrdup(user);
+	c->password = wp_xstrdup(password ? password : "");
+	pthread_mutex_unlock(&lock);
+}
+
+bool wp_net_cred_find(const char *url, const char **user, const char **password)
+{
+	char *o = origin_of(url);
+	bool found = false;
+	if (!o)
+		return false;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_creds && !found; i++)
+		if (!strcmp(creds[i].origin, o)) {
+			*user = creds[i].user;
+			*password = creds[i].password;
+			found = true;
+		}
+	pthread_mutex_unlock(&lock);
+	free(o);
+	return found;
+}
+
+static char *ca_bundle, *client_cert;
+static char **trusted;
+static size_t n_trusted;
+
+void wp_net_set_ca_bundle(const char *path)
+{
+	free(ca_bundle);
+	ca_bundle = path && *path ? wp_xstrdup(path) : NULL;
+}
+
+const char *wp_net_ca_bundle(void)
+{
+	return ca_bundle;
+}
+
+void wp_net_set_client_cert(const char *path)
+{
+	free(client_cert);
+	client_cert = path && *path ? wp_xstrdup(path) : NULL;
+}
+
+const char *wp_net_client_cert(void)
+{
+	return client_cert;
+}
+
+void wp_net_trust_host(const char *host)
+{
+	if (!host || !*host)
+		return;
+	trusted = wp_xrealloc(trusted, (n_trusted + 1) * sizeof(*trusted));
+	trusted[n_trusted] = wp_xstrdup(host);
+	for (char *c = trusted[n_trusted]; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	n_trusted++;
+}
+
+bool wp_net_host_trusted(const char *url)
+{
+	char hp[512];
+	if (!n_trusted || strncasecmp(url, "https://", 8) != 0)
+		return false;
+	wp_net_url_host(url, hp, sizeof(hp));
+	for (char *c = hp; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	size_t hl = strlen(hp);
+	const char *colon = hp[0] == '[' ? strstr(hp, "]:") : strrchr(hp, ':');
+	size_t bare = colon ? (size_t)(colon - hp) + (hp[0] == '[') : hl;
+	for (size_t i = 0; i < n_trusted; i++) {
+		/* "host" trusts it on any port, as pip's --trusted-host does; "host:port" that port */
+		if (!strcmp(trusted[i], hp) || (strlen(trusted[i]) == bare && !strncmp(trusted[i], hp, bare)))
+			return true;
+	}
+	return false;
+}
+
+void wp_net_cred_clear(void)
+{
+	wp_net_set_ca_bundle(NULL);
+	wp_net_set_client_cert(NULL);
+	for (size_t i = 0; i < n_trusted; i++)
+		free(trusted[i]);
+	free(trusted);
+	trusted = NULL;
+	n_trusted = 0;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_creds; i++) {
+		free(creds[i].origin);
+		free(creds[i].user);
+		free(creds[i].password);
+	}
+	free(creds);
+	creds = NULL;
+	n_creds = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+/* Decoded, or the text as it is when it does not decode. */
+static char *decoded(const char *s, size_t n)
+{
+	char *out = NULL;
+	if (wp_url_decode(s, n, &out, NULL) < 0)
+		out = wp_xstrndup(s, n);
+	return out;
+}
+
+char *wp_net_url_take_credentials(const char *url)
+{
+	size_t sl;
+	const char *start, *end, *host;
+	if (!authority(url, &sl, &start, &end, &host) || host == start)
+		return wp_xstrdup(url);
+	const char *info_end = host - 1; /* the '@' */
+	const char *colon = memchr(start, ':', (size_t)(info_end - start));
+	char *user = decoded(start, (size_t)((colon ? colon : info_end) - start));
+	char *pass = colon ? decoded(colon + 1, (size_t)(info_end - colon - 1)) : NULL;
+	char *clean = wp_xasprintf("%.*s%s", (int)(start - url), url, host);
+	wp_net_cred_add(clean, user, pass);
+	free(user);
+	if (pass) {
+		memset(pass, 0, strlen(pass));
+		free(pass);
+	}
+	return clean;
+}
+
+char *wp_net_url_mask(const char *url)
+{
+	size_t sl;
+	const char *start, *end, *host;
+	if (!authority(url, &sl, &start, &end, &host) || host == start)
+		return wp_xstrdup(url);
+	return wp_xasprintf("%.*s***@%s", (int)(start - url), url, host);
+}
+
+char *wp_net_text_mask(const char *text)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	const char *p = text;
+	for (;;) {
+		const char *sep = strstr(p, "://");
+		if (!sep) {
+			wp_buf_addstr(&b, p);
+			break;
+		}
+		const char *start = sep + 3;
+		/* the authority ends where a URL's would, or at a space or quote of the text around it */
+		const char *end = start + strcspn(start, "/?# \t\n'\"<>");
+		const char *at = NULL;
+		for (const char *c = start; c < end; c++)
+			if (*c == '@')
+				at = c;
+		wp_buf_add(&b, p, (size_t)(start - p));
+		if (at) {
+			wp_buf_addstr(&b, "***");
+			p = at;
+		} else {
+			p = start;
+		}
+	}
+	return wp_buf_detach(&b, NULL);
+}
+
+void wp_net_url_host(const char *url, char *out, size_t cap)
+{
+	size_t sl;
+	const char *start, *end, *host;
+	if (!cap)
+		return;
+	if (!authority(url, &sl, &start, &end, &host)) {
+		snprintf(out, cap, "%s", url);
+		return;
+	}
+	snprintf(out, cap, "%.*s", (int)(end - host), host);
+}

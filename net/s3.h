@@ -1,0 +1,113 @@
+/* net/s3.h: a small S3 client over libcurl's own SigV4 signer (CURLOPT_AWS_SIGV4; no SDK): PUT
+ * (multipart past WP_S3_MULTIPART_MIN), GET, HEAD, DELETE in parallel on one multi handle, and
+ * ListObjectsV2 paged. Works with AWS S3 and S3-compatible stores (Ceph RGW, MinIO), path-style for
+ * any endpoint that is not AWS's.
+ * Ownership: struct wp_s3 owns its strings (wp_s3_release); the credentials live only in it, in
+ * memory, and are never put in a message, a file or a URL. Each struct wp_s3_op is the caller's;
+ * the strings it points to are borrowed for the call. A listing owns its keys (wp_s3_list_free). */
+#ifndef WP_NET_S3_H
+#define WP_NET_S3_H
+
+#include "base/buf.h"
+#include "base/err.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define WP_S3_MULTIPART_MIN ((long long)64 << 20) /* a PUT larger than this goes in parts ... */
+#define WP_S3_PART_SIZE ((long long)64 << 20)     /* ... of this size (S3 allows 5 MiB to 5 GiB, 10,000 parts) */
+#define WP_S3_LIST_MAX_KEYS 1000000                /* a prefix with more objects is refused */
+#define WP_S3_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+struct wp_s3 {
+	char *display;     /* "s3://bucket/prefix" for messages */
+	char *endpoint;    /* "https://s3.us-east-1.amazonaws.com", "http://127.0.0.1:8000": no '/' at the end */
+	char *bucket;
+	char *prefix;      /* "" or "a/b/" (always ending in '/') */
+	char *region;
+	bool path_style;   /* ENDPOINT/BUCKET/KEY; else BUCKET.HOST/KEY (AWS) */
+	bool anonymous;    /* no AWS_ACCESS_KEY_ID: requests go unsigned (a public bucket reads so) */
+	char *acl;         /* a canned ACL sent with each PUT ("public-read"), or NULL */
+	/* private: never shown */
+	char *userpwd;     /* "KEY:SECRET" for libcurl's signer */
+	char *token;       /* AWS_SESSION_TOKEN or NULL */
+	char *sigv4;       /* "aws:amz:REGION:s3" */
+};
+
+/* Parse url ("s3://BUCKET[/PREFIX]") and take the rest the way AWS tools do: AWS_ACCESS_KEY_ID,
+ * AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or AWS_DEFAULT_REGION (us-east-1), the
+ * endpoint from endpoint (a --s3-endpoint), else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else
+ * AWS's regional one. acl may be NULL. -WPE_USAGE naming what is wrong: a bucket name S3 would
+ * refuse, a prefix with "." or ".." segments or control bytes, an endpoint that is not http(s),
+ * a key id given without its secret. s3 is overwritten; release it whatever the result. */
+int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, struct wp_err *err);
+void wp_s3_release(struct wp_s3 *s3);
+
+/* True for "s3://..." in any case. */
+bool wp_s3_is_url(const char *s);
+
+enum wp_s3_verb { WP_S3_GET = 1, WP_S3_PUT, WP_S3_HEAD, WP_S3_DELETE };
+
+struct wp_s3_op {
+	enum wp_s3_verb verb;
+	const char *key;            /* the whole key, prefix included */
+	/* PUT: the body is path's bytes (size of them), or body (size bytes) when path is NULL */
+	const char *path;           /* GET: written to "<path>.part", then renamed; NULL: into out */
+	const void *body;
+	long long size;             /* PUT: the body's length; GET: a ceiling (-1: none) */
+	const char *content_type;   /* PUT */
+	const char *sha256;         /* PUT: the body's sha256 (hex): signed, so the store checks it, and kept
+				       as x-amz-meta-sha256; NULL: UNSIGNED-PAYLOAD and none kept */
+	bool may_miss;              /* GET/HEAD/DELETE: a missing key is no failure (missing set) */
+	struct wp_buf *out;         /* GET with path NULL: the body (a ceiling in out->max) */
+	/* the result */
+	int result;                 /* 0 or -WPE_* (the op's message went to the err given to the run) */
+	long status;
+	bool missing;
+	long long length;           /* HEAD/GET: the object's size */
+	char meta_sha256[65];       /* HEAD/GET: x-amz-meta-sha256, "" when none */
+	char etag[80];              /* HEAD/GET/PUT: the ETag, quotes removed */
+};
+
+/* Called once per op as it ends (from the thread that called wp_s3_run); may be NULL. */
+typedef void wp_s3_done_fn(void *ctx, const struct wp_s3_op *op);
+
+/* Run every op, at most parallel at once (0: 16), retrying what S3 says may be retried (5xx,
+ * SlowDown, a dropped connection) three times in all. A PUT past WP_S3_MULTIPART_MIN goes as a
+ * multipart upload whose parts run in parallel; a failed one is aborted. Returns 0 when all
+ * succeeded, else the code of the first failure in array order, its message in err: -WPE_NET for
+ * the network and for refused credentials (the message names the endpoint's reason:
+ * "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", and what to check), -WPE_IO for a
+ * local file, -WPE_TOO_BIG past a GET's ceiling, -WPE_USAGE for a key S3 cannot take. */
+int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parallel, wp_s3_done_fn *done, void *ctx,
+	      struct wp_err *err);
+
+struct wp_s3_object {
+	char *key;
+	long long size;
+	char etag[80];    /* quotes removed */
+};
+
+struct wp_s3_listing {
+	struct wp_s3_object *v;
+	size_t n, cap;
+};
+
+/* Every object whose key starts with prefix (ListObjectsV2, 1000 a page, paged with the
+ * continuation token; $WHEELPICK_S3_LIST_PAGE asks for fewer a page, for tests), sorted by key. -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is
+ * no listing; -WPE_TOO_BIG past WP_S3_LIST_MAX_KEYS. */
+int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing *out, struct wp_err *err);
+/* The object of that key, or NULL (binary search; the listing is sorted). */
+const struct wp_s3_object *wp_s3_listing_find(const struct wp_s3_listing *l, const char *key);
+void wp_s3_listing_free(struct wp_s3_listing *l);
+
+/* One ListObjectsV2 page (xml, n bytes) appended to out; *truncated and *next (malloc'd, or NULL)
+ * say whether and where it goes on. Pure: the fuzz target drives it. -WPE_SOURCE for what is not
+ * such a page (an <Error>, a key that is not text). */
+int wp_s3_list_parse(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated, char **next,
+		     struct wp_err *err);
+
+/* The S3 error code of an <Error> body ("NoSuchBucket"), or "" (into code, size bytes). Pure. */
+void wp_s3_error_code(const char *xml, size_t n, char *code, size_t size);
+
+#endif

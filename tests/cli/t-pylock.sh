@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# tests/cli/t-pylock.sh: pylock.toml as an input: `verify pylock.toml` (PEP 751 as packaging reads
+# it, and the files it names on disk), and `pick --lock pylock.toml -d DIR`, which fetches exactly
+# the wheels the lock selects for the target (by url from a server on 127.0.0.1, or by path beside
+# the lock), proves them by the lock's sha256, and refuses what wheelpick cannot honor.
+. "$(dirname "$0")/../lib.sh"
+need_real pylock/pypa-packaging__pylock.spec-example.toml pylock/pypa-pip__pylock.invalid.toml \
+	pylock/pypa-pip__pylock.directory.toml pylock/Comfy-Org__comfy-cli__pylock.toml pylock/pypa-pip__pylock.toml
+python3 "$ROOT/tests/fixtures/mkwheels.py" "$TMP/w" >/dev/null 2>&1 || { fail "mkwheels.py could not write the wheels"; done_testing; exit 1; }
+mkdir -p "$TMP/srv/files" "$TMP/lock/wheels"
+cp "$TMP/w/demo_pkg-1.0-py3-none-any.whl" "$TMP/srv/files/"
+cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/lock/wheels/"
+start_server "$TMP/srv"
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+size() { stat -c %s "$1"; }
+PKG=$TMP/srv/files/demo_pkg-1.0-py3-none-any.whl
+DIRS=$TMP/lock/wheels/demo_dirs-1.0-py3-none-any.whl
+TARGET=(--cuda cpu --python 3.12 --platform manylinux_2_28_x86_64)
+
+write_lock() { # FILE PKG_SHA
+	cat >"$1" <<TOML
+lock-version = "1.0"
+created-by = "t-pylock"
+requires-python = ">=3.9"
+
+[[packages]]
+name = "demo-pkg"
+version = "1.0"
+wheels = [{ url = "$BASE/files/demo_pkg-1.0-py3-none-any.whl", size = $(size "$PKG"), hashes = { sha256 = "$2" } }]
+
+[[packages]]
+name = "demo-dirs"
+version = "1.0"
+marker = "sys_platform == 'linux'"
+[[packages.wheels]]
+path = "wheels/demo_dirs-1.0-py3-none-any.whl"
+hashes = { sha256 = "$(sha "$DIRS")" }
+
+[[packages]]
+name = "winonly"
+version = "1.0"
+marker = "sys_platform == 'win32'"
+directory = { path = "./src/winonly" }
+
+[[packages]]
+name = "gpu-extra"
+version = "2.0"
+marker = "'gpu' in extras"
+vcs = { type = "git", url = "https://example.invalid/x.git", commit-id = "abc" }
+TOML
+}
+write_lock "$TMP/lock/pylock.toml" "$(sha "$PKG")"
+
+# --- verify ---------------------------------------------------------------------------------------
+expect_exit 0 "verify: a valid lock whose local wheel matches" wp verify "$TMP/lock/pylock.toml"
+wp verify "$TMP/lock/pylock.toml" >"$TMP/v.out" 2>&1
+expect_grep "verify says what it checked" '^ok .*pylock.toml \(pylock.toml\)' "$TMP/v.out"
+expect_exit 0 "verify: PEP 751's own example" wp verify "$REAL_DATA/pylock/pypa-packaging__pylock.spec-example.toml"
+expect_exit 0 "verify: uv's export of a real project (48 packages)" wp verify "$REAL_DATA/pylock/Comfy-Org__comfy-cli__pylock.toml"
+expect_exit 0 "verify: pip's directory lock" wp verify "$REAL_DATA/pylock/pypa-pip__pylock.directory.toml"
+expect_exit 2 "verify: pip's invalid lock is refused" wp verify "$REAL_DATA/pylock/pypa-pip__pylock.invalid.toml"
+wp verify "$REAL_DATA/pylock/pypa-pip__pylock.invalid.toml" >"$TMP/inv.out" 2>&1
+expect_grep "naming what PEP 751 misses, as packaging does" "Missing required value in 'lock-version'" "$TMP/inv.out"
+cp "$TMP/w/demo_pkg-1.0-py3-none-any.whl" "$DIRS.new" && mv "$DIRS.new" "$DIRS"
+expect_exit 4 "verify: a local wheel that is not the one locked" wp verify "$TMP/lock/pylock.toml"
+cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$DIRS"
+printf 'lock-version = "1.0"\ncreated-by = "x"\n[[packages]]\nname = "Demo_Pkg"\nversion = "1.0"\ndirectory = { path = "." }\n' >"$TMP/bad.toml"
+expect_exit 2 "verify: an unnormalised name" wp verify "$TMP/bad.toml"
+printf 'lock-version = "1.0"\ncreated-by = "x"\npackages = [\n' >"$TMP/notoml.toml"
+expect_exit 2 "verify: not TOML" wp verify "$TMP/notoml.toml"
+
+# --- pick --lock ------------------------------------------------------------------------------------
+expect_exit 0 "pick --lock fetches what the lock selects for the target" \
+	wp pick --lock "$TMP/lock/pylock.toml" "${TARGET[@]}" -d "$TMP/wh"
+expect_file "the wheel named by url" "$TMP/wh/demo_pkg-1.0-py3-none-any.whl"
+expect_file "the wheel named by path" "$TMP/wh/demo_dirs-1.0-py3-none-any.whl"
+expect_grep "requirements.txt pins it by the lock's sha256" "^demo-pkg==1.0" "$TMP/wh/requirements.txt"
+expect_grep "the lock's sha256" "--hash=sha256:$(sha "$PKG")" "$TMP/wh/requirements.txt"
+n=$(ls "$TMP/wh"/*.whl | wc -l)
+[ "$n" = 2 ] && pass "nothing the markers leave out (win32, the gpu extra)" || fail "want 2 wheels, got $n"
+# --lock-extra gpu: the lock's 'gpu' in extras marker now holds, and that package is a VCS checkout
+expect_exit 1 "--lock-extra selects what the extra's marker adds (here a vcs source, refused)" \
+	wp pick --lock "$TMP/lock/pylock.toml" --lock-extra gpu "${TARGET[@]}" -d "$TMP/wh-gpu"
+wp pick --lock "$TMP/lock/pylock.toml" --lock-extra gpu "${TARGET[@]}" -d "$TMP/wh-gpu" >"$TMP/gpu.out" 2>&1
+expect_grep "naming it" "packages\[3\] 'gpu-extra' comes from a VCS checkout" "$TMP/gpu.out"
+expect_exit 0 "the wheelhouse verifies" wp verify "$TMP/wh"
+expect_exit 0 "--dry-run fetches nothing" wp pick --lock "$TMP/lock/pylock.toml" "${TARGET[@]}" --dry-run
+# a Windows target selects the directory package: refused, naming it
+expect_exit 1 "a directory source is refused" wp pick --lock "$TMP/lock/pylock.toml" --cuda cpu --python 3.12 \
+	--platform win_amd64 -d "$TMP/wh-win"
+wp pick --lock "$TMP/lock/pylock.toml" --cuda cpu --python 3.12 --platform win_amd64 -d "$TMP/wh-win" >"$TMP/win.out" 2>&1
+expect_grep "the refusal names the package and why" "packages\[2\] 'winonly' comes from a local directory.*builds nothing" "$TMP/win.out"
+expect_exit 1 "requires-python the target does not meet" wp pick --lock "$TMP/lock/pylock.toml" --cuda cpu \
+	--python 3.8 --platform manylinux_2_28_x86_64 -d "$TMP/wh38"
+write_lock "$TMP/lock/bad-sha.toml" "$(printf '0%.0s' $(seq 64))"
+expect_exit 4 "a wheel whose bytes are not the locked sha256" wp pick --lock "$TMP/lock/bad-sha.toml" "${TARGET[@]}" -d "$TMP/wh-bad"
+expect_no_file "and nothing is left of it" "$TMP/wh-bad/demo_pkg-1.0-py3-none-any.whl"
+expect_exit 2 "--lock with packages too" wp pick --lock "$TMP/lock/pylock.toml" torch "${TARGET[@]}" -d "$TMP/wh2"
+expect_exit 2 "an invalid lock" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.invalid.toml" "${TARGET[@]}" -d "$TMP/wh3"
+expect_exit 1 "pip's lock with an sdist and an archive is refused" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.toml" \
+	"${TARGET[@]}" -d "$TMP/wh4"
+# --- our own lock, read back ------------------------------------------------------------------------
+mkdir -p "$TMP/own"
+cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/own/"
+expect_exit 0 "pick over a folder (records the wheel's hash)" wp pick demo-dirs --index "$TMP/own" "${TARGET[@]}" -d "$TMP/own-wh"
+expect_exit 0 "wheelpick lock" wp lock demo-dirs --index "$TMP/own" "${TARGET[@]}" -o "$TMP/own/pylock.toml"
+expect_exit 0 "verify reads wheelpick's own lock and checks the file:// wheel it names" wp verify "$TMP/own/pylock.toml"
+wp verify "$TMP/own/pylock.toml" >"$TMP/own.out" 2>&1
+expect_grep "one wheel checked" "checked 1 files, 1 wheels, 1 pages, 1 links: 0 problems" "$TMP/own.out"
+expect_exit 0 "pick --lock on wheelpick's own lock" wp pick --lock "$TMP/own/pylock.toml" "${TARGET[@]}" -d "$TMP/own-again"
+expect_file "the same wheel" "$TMP/own-again/demo_dirs-1.0-py3-none-any.whl"
+done_testing

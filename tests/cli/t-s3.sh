@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# tests/cli/t-s3.sh: mirrors published to S3-compatible object storage, against a real Ceph RADOS
+# Gateway started here (tests/server/ceph.sh), with real pip reading the bucket anonymously.
+. "$(dirname "$0")/../lib.sh"
+make_sample
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1
+
+# --- a URL is never taken for a folder --------------------------------------------------------
+cd "$TMP" || exit 1
+expect_exit 2 "mirror refuses a scheme it does not know" wp mirror gs://bucket/prefix torch==1.8.0 --index "$FINDLINKS"
+expect_grep "and says which" "does not know 'gs:' URLs" "$TMP/err"
+expect_no_file "no folder named 'gs:'" "$TMP/gs:"
+expect_exit 2 "bundle refuses a scheme it does not know" wp bundle gs://bucket/x.tar.zst torch==1.8.0 --index "$FINDLINKS"
+expect_exit 2 "bundle to s3:// without credentials: said before any work" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$WHEELPICK" bundle s3://bucket/x.tar.zst torch==1.8.0 --index "$FINDLINKS"
+expect_grep "naming what to set" "needs credentials: set AWS_ACCESS_KEY_ID" "$TMP/err"
+expect_no_grep "nothing was downloaded" "downloaded" "$TMP/err"
+expect_no_file "no folder named 's3:'" "$TMP/s3:"
+expect_exit 2 "verify refuses a scheme it does not know" wp verify gs://bucket/prefix
+expect_exit 2 "mirror --conda refuses one too" wp mirror --conda ftp://h/channel pytorch
+expect_exit 2 "a path that looks like a URL is refused, not made" wp mirror gs:/x torch==1.8.0 --index "$FINDLINKS" --dry-run --cuda 11.2 --python 3.8 --platform linux_x86_64 -q
+cd - >/dev/null || exit 1
+
+# --- a Ceph RADOS Gateway of our own ---------------------------------------------------------
+stop_ceph() { "$ROOT/tests/server/ceph.sh" stop "$TMP/ceph"; }
+at_exit stop_ceph
+if ! "$ROOT/tests/server/ceph.sh" start "$TMP/ceph" >"$TMP/ceph.out" 2>&1; then
+	fail "the Ceph fixture did not start"; cat "$TMP/ceph.out" >&2; done_testing; exit 1
+fi
+set -a; . "$TMP/ceph/env"; set +a
+export WHEELPICK_CACHE_DIR="$TMP/cache"
+B=$S3_BUCKET
+SIG=(--aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
+# s3ls PREFIX: the keys under it (signed ListObjectsV2 by curl, not by wheelpick), without the prefix, sorted
+# (curl 7.88 signs the query as written: sorted, values percent-encoded)
+s3ls() {
+	curl -sf "${SIG[@]}" "$S3_ENDPOINT/$B?list-type=2&prefix=${1//\//%2F}" | python3 -c '
+import sys, re
+p = sys.argv[1]
+print("\n".join(sorted(k[len(p):] for k in re.findall(r"<Key>([^<]*)</Key>", sys.stdin.read()))))' "$1"
+}
+# localls DIR: the files of a local mirror, the same way
+localls() { (cd "$1" && find . -type f | sed 's|^\./||' | sort); }
+T=(--cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64 --platform win_amd64 --index "$FINDLINKS")
+mirror() { wp --catalog "$TMP/c.db" mirror "$@" --s3-endpoint "$S3_ENDPOINT"; }
+
+# --- publish for four targets: the tree mirror writes on disk, as objects -----------------------
+expect_exit 0 "publish a mirror for four targets" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}"
+expect_grep "it says what went up" "s3://$B/pub/ at $S3_ENDPOINT: 37 objects \(37 uploaded" "$TMP/err"
+expect_exit 0 "the same mirror on disk" wp --catalog "$TMP/c.db" mirror "$TMP/local" torch==1.8.0 "${T[@]}"
+s3ls pub/ >"$TMP/s3.list"; localls "$TMP/local" >"$TMP/local.list"
+if cmp -s "$TMP/s3.list" "$TMP/local.list"; then pass "the bucket holds exactly the tree on disk"; else
+	fail "the bucket differs from the tree on disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; fi
+ct() { curl -s -o /dev/null -w '%{content_type}' "${SIG[@]}" "$S3_ENDPOINT/$B/pub/$1"; }
+[ "$(ct simple/torch/index.html)" = "text/html; charset=utf-8" ] && pass "pages are text/html" || fail "page type: $(ct simple/torch/index.html)"
+[ "$(ct simple/torch/index.json)" = "application/vnd.pypi.simple.v1+json" ] && pass "PEP 691 pages are application/vnd.pypi.simple.v1+json" || fail "json type: $(ct simple/torch/index.json)"
+[ "$(ct files/pywin32/pywin32-306-py3-none-any.whl)" = "application/zip" ] && pass "wheels are application/zip" || fail "wheel type"
+expect_exit 0 "verify s3:// reads it back" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "and checks the wheels and pages" "^ok s3://$B/pub \(mirror\)" "$TMP/out"
+grep '^checked' "$TMP/out" >"$TMP/checked-whole"
+# ListObjectsV2 in pages of 5 keys: the continuation token carries the listing through
+expect_exit 0 "verify s3:// with a listing paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+grep '^checked' "$TMP/out" | cmp -s - "$TMP/checked-whole" && pass "reads every object ($(cat "$TMP/checked-whole"))" || fail "a paged listing read $(grep '^checked' "$TMP/out"), not $(cat "$TMP/checked-whole")"
+expect_exit 0 "a re-run paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" --catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "sees every object, so uploads nothing" "37 objects \(0 uploaded" "$TMP/err"
+curl -s "${SIG[@]}" -H "Range: bytes=0-0" -D "$TMP/h" -o /dev/null "$S3_ENDPOINT/$B/pub/files/pywin32/pywin32-306-py3-none-any.whl"
+expect_grep "each object keeps its sha256" "^x-amz-meta-sha256: [0-9a-f]{64}" "$TMP/h"
+if grep -rqF "$AWS_SECRET_ACCESS_KEY" "$TMP/out" "$TMP/err" "$TMP/cache" "$TMP/c.db" 2>/dev/null; then
+	fail "the secret was written somewhere"; else pass "the secret is written nowhere"; fi
+
+# --- a re-run uploads nothing ---------------------------------------------------------------
+expect_exit 0 "a re-run" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}"
+expect_grep "uploads nothing" "37 objects \(0 uploaded, 0 bytes; 37 unchanged; 0 removed\)" "$TMP/err"
+# with another staging folder, as on another machine (the cache is new)
+expect_exit 0 "a re-run from an empty cache" env WHEELPICK_CACHE_DIR="$TMP/cache2" "$WHEELPICK" --catalog "$TMP/c.db" mirror \
+	"s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "uploads nothing either" "37 objects \(0 uploaded" "$TMP/err"
+
+# --- adding keeps, --prune removes exactly what no page links ----------------------------------
+T2=(--cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS")
+expect_exit 0 "a re-run for one target adds" mirror "s3://$B/pub" torch==1.7.1 "${T2[@]}"
+wp --catalog "$TMP/c.db" mirror "$TMP/local" torch==1.7.1 "${T2[@]}" -q 2>/dev/null
+s3ls pub/ >"$TMP/s3.list"; localls "$TMP/local" >"$TMP/local.list"
+cmp -s "$TMP/s3.list" "$TMP/local.list" && pass "added as on disk" || { fail "adding differs from disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
+grep -q 'torch-1.8.0+cpu-cp38-cp38-win_amd64.whl$' "$TMP/s3.list" && pass "what the first run put stays" || fail "a file was lost"
+cp "$TMP/s3.list" "$TMP/before-prune.list"
+expect_exit 0 "--prune for one target" mirror "s3://$B/pub" torch==1.7.1 "${T2[@]}" --prune
+wp --catalog "$TMP/c.db" mirror "$TMP/local" torch==1.7.1 "${T2[@]}" --prune -q 2>/dev/null
+s3ls pub/ >"$TMP/s3.list"; localls "$TMP/local" >"$TMP/local.list"
+cmp -s "$TMP/s3.list" "$TMP/local.list" && pass "--prune leaves exactly the tree on disk" || { fail "pruned bucket differs from disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
+gone=$(comm -23 "$TMP/before-prune.list" "$TMP/s3.list" | wc -l)
+expect_grep "and says how many it removed" "\(.*; $gone removed\)" "$TMP/err"
+[ "$gone" -gt 10 ] && pass "the other targets' files and pages went ($gone)" || fail "only $gone objects went"
+expect_exit 0 "the pruned mirror verifies" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+
+# --- a conda channel, as on disk, and a re-run that adds a build ----------------------------------
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan" "$TMP/forge" >/dev/null
+CT=(--conda 'pytorch==1.8.0' -c "file://$TMP/chan" -c "file://$TMP/forge" --python 3.8 --platform linux-64)
+for cu in 11.2 10.2; do
+	expect_exit 0 "mirror --conda s3:// for CUDA $cu" wp --catalog "$TMP/cc.db" mirror "s3://$B/conda" "${CT[@]}" --cuda $cu --s3-endpoint "$S3_ENDPOINT"
+	wp --catalog "$TMP/cc.db" -q mirror "$TMP/lchan" "${CT[@]}" --cuda $cu >/dev/null 2>&1
+done
+s3ls conda/ >"$TMP/s3.list"; localls "$TMP/lchan" >"$TMP/local.list"
+cmp -s "$TMP/s3.list" "$TMP/local.list" && pass "the bucket holds exactly the channel on disk (both builds, repodata, shards)" || {
+	fail "the channel differs from disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
+grep -q 'pytorch-1.8.0-py3.8_cuda10.2' "$TMP/s3.list" && grep -q 'pytorch-1.8.0-py3.8_cuda11.1' "$TMP/s3.list" && pass "the second run kept the first one's build" || fail "a build was lost"
+expect_exit 0 "verify s3:// reads the channel back" wp verify "s3://$B/conda" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "as a conda channel" "^ok s3://$B/conda \(conda channel\)" "$TMP/out"
+expect_exit 0 "a re-run" wp --catalog "$TMP/cc.db" mirror "s3://$B/conda" "${CT[@]}" --cuda 10.2 --s3-endpoint "$S3_ENDPOINT"
+expect_grep "uploads nothing" "objects \(0 uploaded" "$TMP/err"
+[ "$(ct ../conda/linux-64/repodata.json)" = application/json ] && pass "repodata is application/json" || fail "repodata type: $(ct ../conda/linux-64/repodata.json)"
+
+# --- a bundle as one object, or as volumes; verify reads it back -------------------------------------
+BT=(torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" --s3-endpoint "$S3_ENDPOINT")
+expect_exit 0 "bundle s3://.../torch.tar.zst" wp --catalog "$TMP/c.db" bundle "s3://$B/bundles/torch.tar.zst" "${BT[@]}"
+expect_exit 0 "verify s3:// reads the bundle back" wp verify "s3://$B/bundles/torch.tar.zst" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "and checks it as a bundle" "^ok s3://$B/bundles/torch.tar.zst \(bundle\)" "$TMP/out"
+expect_exit 0 "bundle --split into volumes" wp --catalog "$TMP/c.db" bundle "s3://$B/bundles/split.tar.zst" "${BT[@]}" --split 1500
+s3ls bundles/ >"$TMP/s3.list"
+grep -q '^split.tar.zst.002$' "$TMP/s3.list" && ! grep -q '^split.tar.zst$' "$TMP/s3.list" && pass "one object per volume" || { fail "volumes"; cat "$TMP/s3.list" >&2; }
+expect_exit 0 "verify s3:// reads the volumes back" wp verify "s3://$B/bundles/split.tar.zst" --s3-endpoint "$S3_ENDPOINT"
+printf 'not zstd' >"$TMP/v2"
+curl -sf -X PUT -T "$TMP/v2" "${SIG[@]}" "$S3_ENDPOINT/$B/bundles/split.tar.zst.002" >/dev/null
+expect_exit 4 "a tampered volume fails verify" wp verify "s3://$B/bundles/split.tar.zst" --s3-endpoint "$S3_ENDPOINT"
+expect_no_grep "naming objects, not copies" "wheelpick-verify-s3" "$TMP/err"
+
+# --- a wheel past 64 MiB goes up in parts, and reads back whole ---------------------------------
+mkdir -p "$TMP/big"
+python3 "$ROOT/bench/mkwheel.py" big "$TMP/big/bigpkg-1.0-py3-none-any.whl" bigpkg 1.0 py3-none-any 70000000 >/dev/null
+BSHA=$(sha256sum "$TMP/big/bigpkg-1.0-py3-none-any.whl" | cut -d' ' -f1)
+echo "<a href=\"bigpkg-1.0-py3-none-any.whl#sha256=$BSHA\">bigpkg-1.0-py3-none-any.whl</a>" >"$TMP/big/links.html"
+expect_exit 0 "publish a 70 MB wheel" wp --catalog "$TMP/cbig.db" mirror "s3://$B/big" bigpkg --cuda cpu --python 3.8 \
+	--platform linux_x86_64 --index "file://$TMP/big/links.html" --s3-endpoint "$S3_ENDPOINT"
+curl -s -I "${SIG[@]}" "$S3_ENDPOINT/$B/big/files/bigpkg/bigpkg-1.0-py3-none-any.whl" >"$TMP/h"
+expect_grep "as a multipart upload (2 parts)" '^ETag: "[0-9a-f]{32}-2"' "$TMP/h"
+expect_grep "with its sha256 kept" "^x-amz-meta-sha256: $BSHA" "$TMP/h"
+expect_exit 0 "verify reads it back whole" wp verify "s3://$B/big" --s3-endpoint "$S3_ENDPOINT"
+expect_exit 0 "a re-run" wp --catalog "$TMP/cbig.db" mirror "s3://$B/big" bigpkg --cuda cpu --python 3.8 \
+	--platform linux_x86_64 --index "file://$TMP/big/links.html" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "uploads nothing (the ETag of parts is no MD5; the manifest vouches)" "objects \(0 uploaded" "$TMP/err"
+rm -rf "$TMP/big"
+
+# --- anonymous readers: a canned ACL per object, or a bucket policy ----------------------------
+anon() { curl -s -o /dev/null -w '%{http_code}' "$S3_ENDPOINT/$B/$1"; }
+[ "$(anon pub/simple/index.html)" = 403 ] && pass "no anonymous read without a policy or ACL" || fail "anonymous read: $(anon pub/simple/index.html)"
+expect_exit 0 "publish with --s3-acl public-read" mirror "s3://$B/acl" torch==1.8.0 "${T[@]}" --s3-acl public-read
+[ "$(anon acl/simple/torch/index.html)" = 200 ] && pass "--s3-acl public-read: anyone reads the pages" || fail "ACL read: $(anon acl/simple/torch/index.html)"
+# the README's way: a bucket policy for anonymous GET, and the website mode serving index.html for prefix/
+printf '%s' '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::'"$B"'/*"]}]}' >"$TMP/policy.json"
+printf '%s' '<WebsiteConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><IndexDocument><Suffix>index.html</Suffix></IndexDocument></WebsiteConfiguration>' >"$TMP/website.xml"
+curl -sf -X PUT -T "$TMP/policy.json" "${SIG[@]}" "$S3_ENDPOINT/$B?policy=" >/dev/null && pass "bucket policy set" || fail "bucket policy"
+curl -sf -X PUT -T "$TMP/website.xml" "${SIG[@]}" "$S3_ENDPOINT/$B?website=" >/dev/null && pass "website mode set" || fail "website mode"
+# pip, anonymously, from each per-variant root of the four-target mirror
+pipdl() { # ROOT PLATFORM WANT
+	rm -rf "$TMP/dl"
+	if python3 -m pip download --no-deps --only-binary=:all: --platform "$2" --python-version 3.8 \
+		--index-url "$S3_WEBSITE/$B/acl/$1/" -d "$TMP/dl" "torch==1.8.0" >"$TMP/pip.out" 2>&1 && [ -e "$TMP/dl/$3" ]; then
+		pass "pip downloads $3 from $1/ anonymously"
+	else
+		fail "pip from $1/"; tail -5 "$TMP/pip.out" >&2
+	fi
+}
+pipdl cu111 win_amd64 torch-1.8.0+cu111-cp38-cp38-win_amd64.whl
+pipdl cpu linux_x86_64 torch-1.8.0+cpu-cp38-cp38-linux_x86_64.whl
+pipdl cpu win_amd64 torch-1.8.0+cpu-cp38-cp38-win_amd64.whl
+if python3 -m pip download --no-deps --only-binary=:all: --platform linux_x86_64 --python-version 3.8 \
+	--index-url "$S3_WEBSITE/$B/acl/simple/" -d "$TMP/dl2" "torch==1.8.0+cu111" >"$TMP/pip.out" 2>&1; then
+	pass "pip downloads from the merged simple/ root"; else fail "pip from simple/"; tail -5 "$TMP/pip.out" >&2; fi
+
+# --- a tampered object fails verify (exit 4); a re-run trusts its manifest as on disk ----------
+W8=files/typing-extensions/typing_extensions-4.5.0-py3-none-any.whl
+curl -sf "${SIG[@]}" -o "$TMP/w.whl" "$S3_ENDPOINT/$B/acl/$W8"
+python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 1; open(p, "wb").write(b)' "$TMP/w.whl"
+curl -sf -X PUT -T "$TMP/w.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
+expect_exit 4 "verify s3:// finds a tampered wheel" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "and names the object" "s3://$B/acl/$W8: sha256 is" "$TMP/err"
+expect_no_grep "never the temporary copy" "wheelpick-verify-s3" "$TMP/err"
+
+# --- wrong credentials: exit 3 and what to check ------------------------------------------------
+expect_exit 3 "a wrong secret exits 3 on publish" env AWS_SECRET_ACCESS_KEY=not-the-secret "$WHEELPICK" --catalog "$TMP/c.db" mirror \
+	"s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "saying what to check" "refused the credentials .*SignatureDoesNotMatch.*check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" "$TMP/err"
+expect_no_grep "never the secret" "not-the-secret" "$TMP/err"
+expect_exit 3 "an unknown key id exits 3 on verify" env AWS_ACCESS_KEY_ID=AKIANOBODY "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "naming the endpoint's reason" "InvalidAccessKeyId" "$TMP/err"
+expect_exit 3 "a bucket that is not there exits 3" mirror "s3://nobucket/pub" torch==1.8.0 "${T[@]}"
+expect_grep "and says so" "bucket 'nobucket' does not exist" "$TMP/err"
+expect_exit 2 "no credentials at all: a usage error before anything" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$WHEELPICK" \
+	--catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_no_grep "before resolving anything" "torch" "$TMP/out"
+
+# --- kill -9 at random moments: the bucket always holds a mirror that verifies ------------------
+TA=(torch==1.8.0 --cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64 --platform win_amd64 --index "$FINDLINKS")
+TB=(torch==1.7.1 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS")
+killed=0 bad=0 mid=0
+for i in 0 1 2 3 4 5 6 7; do
+	if [ $((i % 2)) = 0 ]; then set -- "${TA[@]}"; else set -- "${TB[@]}"; fi
+	"$WHEELPICK" --catalog "$TMP/c.db" -v mirror "s3://$B/pub" "$@" --prune --s3-endpoint "$S3_ENDPOINT" >"$TMP/k.log" 2>&1 &
+	pid=$!
+	if [ $((i % 3)) = 0 ]; then
+		# a moment anywhere in a run (about 100-350 ms here, the publishing in its second half)
+		sleep "0.$(printf %03d $((20 + i * 40 + RANDOM % 40)))"
+	else
+		# a moment inside the publishing: after the K-th object went up (or the run ended)
+		k=$((1 + RANDOM % 8))
+		for _ in $(seq 1 2000); do
+			[ "$(grep -c '\] put ' "$TMP/k.log")" -ge "$k" ] && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.002
+		done
+	fi
+	kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+	wait "$pid" 2>/dev/null
+	# a kill after the first PUT and before the summary cut a publish short
+	grep -q '\] put ' "$TMP/k.log" && ! grep -q ' objects (' "$TMP/k.log" && mid=$((mid + 1))
+	if ! "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT" >"$TMP/kv.out" 2>&1; then
+		bad=$((bad + 1)); cat "$TMP/kv.out" >&2
+	fi
+done
+[ "$bad" = 0 ] && pass "after $killed kills in 8 runs ($mid mid-publish), verify s3:// passed every time" || fail "$bad of 8 killed runs left a mirror that fails verify"
+[ "$mid" -gt 0 ] && pass "a kill landed mid-publish ($mid)" || fail "no kill landed between the first PUT and the end"
+expect_exit 0 "a run after the kills completes" mirror "s3://$B/pub" "${TA[@]}" --prune
+expect_exit 0 "and verifies" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+wp --catalog "$TMP/c.db" mirror "$TMP/localA" "${TA[@]}" -q 2>/dev/null
+s3ls pub/ >"$TMP/s3.list"; localls "$TMP/localA" >"$TMP/local.list"
+cmp -s "$TMP/s3.list" "$TMP/local.list" && pass "and leaves exactly its tree: what the killed runs left is gone" || {
+	fail "after the kills the bucket differs from the tree on disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
+
+done_testing

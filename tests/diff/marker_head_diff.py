@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""tests/diff/marker_head_diff.py: resolver/marker against packaging HEAD's Marker (vendored).
+
+Thousands of generated PEP 508 markers, spelled with every whitespace byte between and inside
+their parts (space and tab are whitespace; a newline, CR, form feed or vertical tab anywhere, a
+final newline included, makes a marker invalid in packaging HEAD, whose END is \\Z): both must
+accept or refuse, and print accepted markers alike. Then each accepted marker is evaluated on
+twelve targets' environments (CPython 3.8 to 3.13 on Linux, Windows, macOS, x86_64 and arm64)
+by both, where the two read PEP 508 alike:
+  - a variable against a string (two strings or two variables: PEP 508's grammar allows them and
+    wheelpick compares them by the same rules; packaging raises, a documented difference);
+  - on the version variables any operator; on the others ==, !=, in, not in (packaging HEAD
+    answers '<' and '>' on strings False and '<=' '>=' as '==', where wheelpick keeps PEP 508's
+    "as Python compares strings", which packaging 24.2 did too);
+  - platform_release only where its value is a version: on a value that is none ("", or
+    "6.1.0-17-amd64"), packaging HEAD answers False to every version operator, where wheelpick
+    falls back to string rules as PEP 508 says ("when both sides have a valid version").
+
+usage: python3 tests/diff/marker_head_diff.py [--driver build/tests/pep440_driver] [--count N]
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "packaging_head"))
+sys.dont_write_bytecode = True
+import packaging  # noqa: E402
+from packaging.markers import Marker, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName  # noqa: E402
+
+assert packaging.__file__.startswith(os.path.join(HERE, "packaging_head")), packaging.__file__
+sys.path.insert(0, HERE)
+import pep440_diff as gen  # noqa: E402
+
+VERSION_VARS = ["python_version", "python_full_version", "implementation_version", "platform_release"]
+STRING_VARS = ["os_name", "sys_platform", "platform_machine", "platform_system", "implementation_name",
+               "platform_python_implementation", "platform_version"]
+VALUES = {"python_version": ["3.8", "3.10", "3.12", "3", "2.7", "3.13"],
+          "python_full_version": ["3.11.0", "3.12.1", "3.8.10", "3.13.0rc1"],
+          "implementation_version": ["3.12.0", "3.9"], "platform_release": ["6.1.0", "5.15", "6.1.0-17-amd64"],
+          "os_name": ["posix", "nt"], "sys_platform": ["linux", "win32", "darwin", "lin"],
+          "platform_machine": ["x86_64", "AMD64", "arm64", "aarch64", "x86"], "platform_system": ["Linux", "Windows", "Darwin"],
+          "implementation_name": ["cpython", "pypy"], "platform_python_implementation": ["CPython", "PyPy"],
+          "platform_version": ["#1 SMP", "", 'a"b']}
+WS = [" ", " ", "\t", "  ", "\n", "\r", "\f", "\v", "\r\n", ""]
+
+
+def targets():
+    out = []
+    for py in ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]:
+        for sysp, system, osn, mach in [("linux", "Linux", "posix", "x86_64"), ("win32", "Windows", "nt", "AMD64")]:
+            out.append({"python_version": py, "python_full_version": py + ".0", "implementation_version": py + ".0",
+                        "platform_release": "", "os_name": osn, "sys_platform": sysp, "platform_machine": mach,
+                        "platform_system": system, "implementation_name": "cpython",
+                        "platform_python_implementation": "CPython", "platform_version": "", "extra": ""})
+    out[1]["sys_platform"], out[1]["platform_system"], out[1]["platform_machine"] = "darwin", "Darwin", "arm64"
+    out[1]["os_name"] = "posix"
+    return out
+
+
+def comparison(rng, same_rules):
+    var = rng.choice(VERSION_VARS + STRING_VARS)
+    if same_rules and var == "platform_release":
+        var = "implementation_version"
+    ops = ["==", "!=", "<", "<=", ">", ">=", "~=", "in", "not in"] if var in VERSION_VARS else ["==", "!=", "in", "not in"]
+    op = rng.choice(ops)
+    val = rng.choice(VALUES[var])
+    if op == "~=" and "." not in val:
+        val += ".0"
+    q = "'" if '"' in val else rng.choice(["'", '"'])
+    lit = q + val + q
+    if not same_rules:
+        r = rng.random()
+        if r < 0.3:
+            other = rng.choice(VALUES[var])
+            q2 = "'" if '"' in other else q
+            return "%s %s %s" % (lit, op, q2 + other + q2)  # two strings
+        if r < 0.4:
+            return "%s %s %s" % (var, op, rng.choice(VERSION_VARS + STRING_VARS))  # two variables
+    return "%s %s %s" % (lit, op, var) if rng.random() < 0.2 and op in ("in", "not in", "==", "!=") else \
+        "%s %s %s" % (var, op, lit)
+
+
+def marker(rng, same_rules, depth=0):
+    parts = []
+    for i in range(rng.randint(1, 3)):
+        if depth < 2 and rng.random() < 0.2:
+            parts.append("(" + marker(rng, same_rules, depth + 1) + ")")
+        else:
+            parts.append(comparison(rng, same_rules))
+    out = parts[0]
+    for p in parts[1:]:
+        out += " %s %s" % (rng.choice(["and", "or"]), p)
+    return out
+
+
+def respace(rng, m):
+    """The same marker with other whitespace: tabs, and sometimes a byte packaging HEAD refuses."""
+    out = []
+    quote = None
+    for ch in m:
+        if quote:
+            out.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        if ch == " " and rng.random() < 0.5:
+            out.append(rng.choice(WS[:4]) if rng.random() < 0.9 else rng.choice(WS))
+        else:
+            out.append(ch)
+    s = "".join(out)
+    r = rng.random()
+    if r < 0.05:
+        s += "\n"
+    elif r < 0.08:
+        s = rng.choice(WS) + s
+    elif r < 0.11:
+        s += rng.choice(WS)
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--driver", default="build/tests/pep440_driver")
+    ap.add_argument("--seed", type=int, default=508)
+    ap.add_argument("--count", type=int, default=2000)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    run = gen.Run(args.driver)
+    envs = targets()
+    counts = {"parse": 0, "evaluate": 0}
+    for _ in range(args.count):
+        same = rng.random() < 0.8
+        text = respace(rng, marker(rng, same))
+        try:
+            m = Marker(text)
+            want = "ok\t" + gen.esc(str(m))
+        except InvalidMarker:
+            m, want = None, "invalid"
+        run.add(["M", text], want, "Marker(%r)" % text)
+        counts["parse"] += 1
+        if m is None or not same:
+            continue
+        for env in envs:
+            try:
+                res = "1" if m.evaluate(env) else "0"
+            except (UndefinedComparison, UndefinedEnvironmentName):
+                res = "error"
+            run.add(["E", text, ";".join("%s=%s" % kv for kv in env.items())], res,
+                    "Marker(%r).evaluate(%s %s)" % (text, env["sys_platform"], env["python_version"]))
+            counts["evaluate"] += 1
+    try:
+        bad = run.check()
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("marker_head_diff: cannot run driver %s: %s" % (args.driver, e))
+        return 2
+    print("marker_head_diff: packaging %s (vendored), seed %d: %d markers parsed, %d evaluations; %d mismatches"
+          % (packaging.__version__, args.seed, counts["parse"], counts["evaluate"], bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

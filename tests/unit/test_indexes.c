@@ -1,0 +1,274 @@
+/* tests/unit/test_indexes.c: where indexes come from and how they are written (issue 25): a URL's
+ * credentials taken into the run and matched by origin (net/auth.c), masked wherever shown;
+ * trusted hosts; index roots as pip reads them (ops/sources.c); pip's configuration format and
+ * the order of the command line, uv's and pip's variables and pip's files (ops/indexconf.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+#include "net/auth.h"
+#include "ops/indexconf.h"
+#include "ops/sources.h"
+
+static void test_take_credentials(void **state)
+{
+	const char *u = NULL, *p = NULL;
+	wp_net_cred_clear();
+	char *clean = wp_net_url_take_credentials("https://alice:s%40cret@Host.Example/simple/");
+	assert_string_equal(clean, "https://Host.Example/simple/");
+	assert_true(wp_net_cred_find("https://host.example:443/simple/torch/", &u, &p));
+	assert_string_equal(u, "alice");
+	assert_string_equal(p, "s@cret"); /* percent-decoded */
+	assert_false(wp_net_cred_find("https://host.example:8443/simple/", &u, &p)); /* another port */
+	assert_false(wp_net_cred_find("http://host.example/simple/", &u, &p));       /* another scheme */
+	assert_false(wp_net_cred_find("https://other.example/simple/", &u, &p));     /* another host */
+	free(clean);
+	/* a token alone (GitLab's habit: https://__token__:T@ or https://T@) */
+	clean = wp_net_url_take_credentials("http://TOKEN@127.0.0.1:8080/simple");
+	assert_string_equal(clean, "http://127.0.0.1:8080/simple");
+	assert_true(wp_net_cred_find("http://127.0.0.1:8080/x", &u, &p));
+	assert_string_equal(u, "TOKEN");
+	assert_string_equal(p, "");
+	free(clean);
+	/* no userinfo, and an '@' in the path or query is not one */
+	clean = wp_net_url_take_credentials("https://h/simple/?a=b@c");
+	assert_string_equal(clean, "https://h/simple/?a=b@c");
+	free(clean);
+	clean = wp_net_url_take_credentials("/srv/wheels");
+	assert_string_equal(clean, "/srv/wheels");
+	free(clean);
+	wp_net_cred_clear();
+	assert_false(wp_net_cred_find("https://host.example/simple/", &u, &p));
+}
+
+static void test_mask(void **state)
+{
+	char *m = wp_net_url_mask("https://alice:TOKEN@h:8443/simple/");
+	assert_string_equal(m, "https://***@h:8443/simple/");
+	free(m);
+	m = wp_net_url_mask("https://h/simple/");
+	assert_string_equal(m, "https://h/simple/");
+	free(m);
+	m = wp_net_text_mask("cannot fetch 'https://a:b@h/x' nor http://c:d@e@f/y, only https://g/z");
+	assert_string_equal(m, "cannot fetch 'https://***@h/x' nor http://***@f/y, only https://g/z");
+	free(m);
+	char host[64];
+	wp_net_url_host("https://a:b@Example.org:8443/x", host, sizeof(host));
+	assert_string_equal(host, "Example.org:8443");
+}
+
+static void test_trusted(void **state)
+{
+	wp_net_cred_clear();
+	wp_net_trust_host("Index.Example");
+	wp_net_trust_host("127.0.0.1:8443");
+	assert_true(wp_net_host_trusted("https://index.example/simple/"));
+	assert_true(wp_net_host_trusted("https://index.example:9999/simple/")); /* a host: any port */
+	assert_true(wp_net_host_trusted("https://127.0.0.1:8443/simple/"));
+	assert_false(wp_net_host_trusted("https://127.0.0.1:8444/simple/")); /* host:port: that port */
+	assert_false(wp_net_host_trusted("https://index.example.evil/simple/"));
+	assert_false(wp_net_host_trusted("https://evil/index.example/"));
+	wp_net_cred_clear();
+	assert_false(wp_net_host_trusted("https://index.example/simple/"));
+}
+
+static void test_roots(void **state)
+{
+	struct wp_sources s = { 0 };
+	wp_sources_add_index(&s, "https://download.pytorch.org/whl/cu118");
+	wp_sources_add_index(&s, "https://download.pytorch.org/whl/cu118/"); /* the same root */
+	wp_sources_add_index(&s, "https://download.pytorch.org/whl/torch_stable.html");
+	wp_sources_add_index(&s, "https://host");
+	wp_sources_add_index(&s, "https://host/links?page=1");
+	wp_sources_add_findlinks(&s, "https://host/wheels");
+	assert_int_equal(s.n, 5);
+	assert_string_equal(s.urls[0], "https://download.pytorch.org/whl/cu118/");
+	assert_string_equal(s.urls[1], "https://download.pytorch.org/whl/torch_stable.html");
+	assert_string_equal(s.urls[2], "https://host/");
+	assert_string_equal(s.urls[3], "https://host/links?page=1");
+	assert_string_equal(s.urls[4], "https://host/wheels"); /* -f: never made a root */
+	assert_true(wp_sources_is_root(s.urls[0]));
+	assert_false(wp_sources_is_root(s.urls[1]));
+	wp_sources_release(&s);
+
+	/* on disk: a PEP 503 tree is a root, a folder of wheels is not, even with its slash */
+	char dir[] = "/tmp/wp-roots.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *p = wp_xasprintf("%s/simple/torch", dir);
+	char *cmd = wp_xasprintf("mkdir -p '%s' '%s/wheels' && touch '%s/index.html' '%s/simple/index.html' "
+				 "'%s/wheels/a-1-py3-none-any.whl'", p, dir, p, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	char *tree = wp_xasprintf("%s/simple", dir), *wheels = wp_xasprintf("%s/wheels/", dir);
+	wp_sources_add_index(&s, tree);
+	wp_sources_add_index(&s, dir);   /* a mirror's top: its simple/ */
+	wp_sources_add_index(&s, wheels);
+	char *want = wp_xasprintf("file://%s/simple/", dir);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.urls[0], want);
+	assert_true(wp_sources_is_root(s.urls[0]));
+	assert_false(wp_sources_is_root(s.urls[1]));
+	wp_sources_release(&s);
+	free(cmd);
+	cmd = wp_xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(p);
+	free(tree);
+	free(wheels);
+	free(want);
+}
+
+struct kv {
+	char text[512];
+};
+
+static void collect(void *ctx, const char *section, const char *key, const char *value)
+{
+	struct kv *k = ctx;
+	size_t n = strlen(k->text);
+	snprintf(k->text + n, sizeof(k->text) - n, "[%s]%s=%s|", section, key, value);
+}
+
+static void test_pipconf(void **state)
+{
+	const char *conf = "# a comment\n"
+			   "[global]\n"
+			   "index-url = https://a/simple\n"
+			   "Extra_Index_URL =\n"
+			   "    https://b/simple\n"
+			   "\thttps://c/simple\n"
+			   "; another\n"
+			   "[Download]\n"
+			   "timeout: 30\n"
+			   "not a key line\n"
+			   "find-links=/w";
+	struct kv k = { "" };
+	wp_pipconf_parse(conf, strlen(conf), collect, &k);
+	assert_string_equal(k.text, "[global]index-url=https://a/simple|[global]extra-index-url=https://b/simple\n"
+				    "https://c/simple|[download]timeout=30|[download]find-links=/w|");
+	k.text[0] = 0;
+	wp_pipconf_parse("", 0, collect, &k);
+	wp_pipconf_parse("[x\n=\n  \n", 8, collect, &k);
+	assert_string_equal(k.text, "");
+}
+
+static void unset_all(void)
+{
+	const char *vars[] = { "WHEELPICK_INDEX", "UV_INDEX",     "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+			       "UV_FIND_LINKS",   "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX",
+			       "PIP_CERT",        "PIP_CLIENT_CERT", "PIP_TRUSTED_HOST", "PIP_TIMEOUT" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++)
+		unsetenv(vars[i]);
+	setenv("PIP_CONFIG_FILE", "/dev/null", 1);
+}
+
+static void test_order(void **state)
+{
+	struct wp_index_given g = { 0 };
+	struct wp_index_config c;
+	struct wp_err e = WP_ERR_INIT;
+	const char *u = NULL, *p = NULL;
+	unset_all();
+	wp_net_cred_clear();
+
+	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	assert_string_equal(c.origin, "the default");
+	assert_int_equal(c.index.n, 0);
+	wp_index_config_release(&c);
+
+	setenv("PIP_INDEX_URL", "https://pip:PW@pip.example/simple", 1);
+	setenv("PIP_EXTRA_INDEX_URL", "https://x1/simple https://x2/simple", 1);
+	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	assert_string_equal(c.origin, "PIP_INDEX_URL");
+	assert_int_equal(c.index.n, 3);
+	assert_string_equal(c.index.v[0], "https://pip.example/simple");
+	assert_string_equal(c.shown.v[0], "https://pip.example/simple/");
+	assert_true(wp_net_cred_find("https://pip.example/simple/torch/", &u, &p));
+	assert_string_equal(p, "PW");
+	wp_index_config_release(&c);
+
+	/* uv before pip: --index entries, extra, then the default index last */
+	setenv("UV_DEFAULT_INDEX", "https://uvdefault/simple", 1);
+	setenv("UV_INDEX", "corp=https://corp/simple", 1);
+	setenv("UV_INDEX_CORP_USERNAME", "bob", 1);
+	setenv("UV_INDEX_CORP_PASSWORD", "uvpw", 1);
+	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	assert_string_equal(c.origin, "UV_INDEX");
+	assert_int_equal(c.index.n, 2);
+	assert_string_equal(c.index.v[0], "https://corp/simple");
+	assert_string_equal(c.index.v[1], "https://uvdefault/simple");
+	assert_true(wp_net_cred_find("https://corp/simple/", &u, &p));
+	assert_string_equal(u, "bob");
+	assert_string_equal(p, "uvpw");
+	wp_index_config_release(&c);
+
+	/* WHEELPICK_INDEX before both; only said, the job reads it */
+	setenv("WHEELPICK_INDEX", "https://t:SECRET@wp/simple/", 1);
+	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	assert_string_equal(c.origin, "WHEELPICK_INDEX");
+	assert_int_equal(c.index.n, 0);
+	assert_string_equal(c.shown.v[0], "https://***@wp/simple/");
+	wp_index_config_release(&c);
+
+	/* the command line before everything; --extra-index-url alone adds to the default */
+	struct wp_index_given cl = { 0 };
+	wp_strlist_push(&cl.extra, "https://extra/simple");
+	assert_int_equal(wp_index_config_resolve(&cl, &c, &e), 0);
+	assert_string_equal(c.origin, "the command line");
+	assert_int_equal(c.index.n, 3);
+	assert_string_equal(c.index.v[0], WP_PYTORCH_FINDLINKS);
+	assert_string_equal(c.index.v[2], "https://extra/simple");
+	wp_index_config_release(&c);
+	wp_strlist_release(&cl.extra);
+
+	/* --isolated: pip's and uv's variables and files ignored (WHEELPICK_INDEX kept) */
+	unsetenv("WHEELPICK_INDEX");
+	g.isolated = true;
+	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	assert_string_equal(c.origin, "the default");
+	wp_index_config_release(&c);
+	g.isolated = false;
+
+	/* pip's files: a later file's key replaces an earlier one's; [download] over [global] */
+	unset_all();
+	char path[] = "/tmp/wp-pipconf.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char *text = "[global]\nindex-url = https://global/simple\ntrusted-host = th.example\n"
+			   "[download]\nindex-url = https://download/simple\n";
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	setenv("PIP_CONFIG_FILE", path, 1);
+	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	char *where = wp_xasprintf("pip.conf %s", path);
+	assert_string_equal(c.origin, where);
+	assert_string_equal(c.index.v[0], "https://download/simple");
+	assert_int_equal(c.trusted_host.n, 1);
+	assert_true(wp_net_host_trusted("https://th.example/simple/"));
+	wp_index_config_release(&c);
+	free(where);
+	unlink(path);
+	unset_all();
+	wp_net_cred_clear();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_take_credentials),
+		cmocka_unit_test(test_mask),
+		cmocka_unit_test(test_trusted),
+		cmocka_unit_test(test_roots),
+		cmocka_unit_test(test_pipconf),
+		cmocka_unit_test(test_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

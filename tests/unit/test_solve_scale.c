@@ -1,0 +1,232 @@
+/* tests/unit/test_solve_scale.c: the solver on dependency webs of real-environment size (256,
+ * 1,000 and 10,000 projects, three versions each), with upper bounds that force it back a
+ * version, run on the default stack. Every answer is checked against the web's rules: each
+ * requirement of each picked file holds, and each project sits at the version the rules leave.
+ *
+ * The web: p0 is asked for; pK (each of 1.0, 2.0, 3.0) needs p(2K+1) and p(2K+2) (a binary tree,
+ * so projects are found in number order); pK 3.0 for K % 10 == 5 also needs "p(K-1)<3", which
+ * rules out p(K-1) 3.0 picked one level before: the solver gives pK 3.0 up and takes 2.0. And
+ * p0 3.0 needs every leaf, so one project's Requires-Dist can be as long as the web is wide. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "resolver/solve.h"
+#include "resolver/target.h"
+
+#define VERSIONS 3
+
+struct web {
+	size_t n;
+	struct wp_candidate *cands;   /* VERSIONS per project, newest first */
+	char **strings;               /* everything the candidates and deps point to, to free */
+	size_t nstrings, capstrings;
+	char ***deps;                 /* per candidate: its Requires-Dist lines */
+	size_t *ndeps;
+	unsigned deps_calls;
+};
+
+static char *keep(struct web *w, char *s)
+{
+	if (w->nstrings == w->capstrings) {
+		w->capstrings = w->capstrings ? w->capstrings * 2 : 1024;
+		w->strings = wp_xrealloc(w->strings, w->capstrings * sizeof(*w->strings));
+	}
+	return w->strings[w->nstrings++] = s;
+}
+
+static void add_dep(struct web *w, size_t ci, char *line)
+{
+	w->deps[ci] = wp_xrealloc(w->deps[ci], (w->ndeps[ci] + 1) * sizeof(char *));
+	w->deps[ci][w->ndeps[ci]++] = keep(w, line);
+}
+
+static void web_build(struct web *w, size_t n)
+{
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	w->cands = wp_xcalloc(n * VERSIONS, sizeof(*w->cands));
+	w->deps = wp_xcalloc(n * VERSIONS, sizeof(*w->deps));
+	w->ndeps = wp_xcalloc(n * VERSIONS, sizeof(*w->ndeps));
+	for (size_t k = 0; k < n; k++) {
+		char *name = keep(w, wp_xasprintf("p%zu", k));
+		for (int v = 0; v < VERSIONS; v++) {
+			size_t ci = k * VERSIONS + (size_t)v;
+			char *ver = keep(w, wp_xasprintf("%d.0", VERSIONS - v));
+			char *fn = keep(w, wp_xasprintf("p%zu-%s-py3-none-any.whl", k, ver));
+			w->cands[ci] = (struct wp_candidate){
+				.project = name, .version = ver, .variant = "", .kind = "wheel", .filename = fn,
+				.url = keep(w, wp_xasprintf("https://example.test/simple/p%zu/%s", k, fn)),
+				.tags = "py3-none-any", .size = 1000,
+			};
+			for (size_t c = 2 * k + 1; c <= 2 * k + 2 && c < n; c++)
+				add_dep(w, ci, wp_xasprintf("p%zu>=1.0", c));
+			if (v == 0 && k % 10 == 5)
+				add_dep(w, ci, wp_xasprintf("p%zu<3", k - 1));
+			if (v == 0 && k == 0)
+				for (size_t leaf = n / 2; leaf < n; leaf++)
+					add_dep(w, ci, wp_xasprintf("p%zu", leaf));
+		}
+	}
+}
+
+static void web_free(struct web *w)
+{
+	for (size_t i = 0; i < w->nstrings; i++)
+		free(w->strings[i]);
+	for (size_t i = 0; i < w->n * VERSIONS; i++)
+		free(w->deps[i]);
+	free(w->strings), free(w->cands), free(w->deps), free(w->ndeps);
+}
+
+static int w_files(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
+{
+	struct web *w = ctx;
+	char *end;
+	size_t k = project[0] == 'p' ? strtoul(project + 1, &end, 10) : w->n;
+	if (k >= w->n)
+		return 0;
+	out->c = &w->cands[k * VERSIONS];
+	out->n = VERSIONS;
+	return 0;
+}
+
+static int w_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
+{
+	struct web *w = ctx;
+	size_t ci = (size_t)(c - w->cands);
+	w->deps_calls++;
+	*out = (struct wp_solve_deps){ .requires_dist = (const char *const *)w->deps[ci], .n = w->ndeps[ci],
+				       .source = "test" };
+	return 0;
+}
+
+/* The version the rules leave pK at: 2.0 where its 3.0 needs p(K-1)<3, else 3.0. */
+static const char *expected_version(size_t k)
+{
+	return k % 10 == 5 ? "2.0" : "3.0";
+}
+
+static void set_cpu_target(struct wp_target *t)
+{
+	struct wp_err e = WP_ERR_INIT;
+	wp_target_init(t);
+	assert_int_equal(wp_target_set_cuda(t, "cpu", &e), 0);
+	assert_int_equal(wp_target_set_python(t, "3.12", &e), 0);
+	assert_int_equal(wp_target_set_platform(t, "manylinux_2_28_x86_64", &e), 0);
+}
+
+static void solve_web(size_t n)
+{
+	struct web w;
+	web_build(&w, n);
+	struct wp_solve_provider p = { .files = w_files, .deps = w_deps, .ctx = &w };
+	struct wp_target t;
+	struct wp_err e = WP_ERR_INIT;
+	set_cpu_target(&t);
+	const char *req[] = { "p0" };
+	struct wp_solve_opts o = { 0 };
+	struct wp_plan plan;
+	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	if (rc)
+		fail_msg("%zu projects: %s", n, e.msg);
+	assert_int_equal(plan.n, n);
+	char *seen = wp_xcalloc(n, 1);
+	for (size_t i = 0; i < plan.n; i++) {
+		size_t k = strtoul(plan.files[i].project + 1, NULL, 10);
+		assert_true(k < n);
+		assert_false(seen[k]);
+		seen[k] = 1;
+		if (strcmp(plan.files[i].version, expected_version(k)) != 0)
+			fail_msg("%zu projects: p%zu picked %s, the rules leave %s", n, k, plan.files[i].version,
+				 expected_version(k));
+	}
+	/* the version given up says so in the reason */
+	for (size_t i = 0; n > 5 && i < plan.n; i++)
+		if (!strcmp(plan.files[i].project, "p5"))
+			assert_non_null(strstr(plan.files[i].reason, "newer versions were given up: 3.0 (it conflicts with an earlier pick)"));
+	free(seen);
+	wp_plan_release(&plan);
+	web_free(&w);
+}
+
+/* 256 projects crashed the recursive solver on an 8 MiB stack */
+static void test_web_256(void **state) { solve_web(256); }
+static void test_web_1000(void **state) { solve_web(1000); }
+static void test_web_10000(void **state) { solve_web(10000); }
+
+/* A web whose last project can never be had: "nothing fits", naming it, after jumping back only
+ * to the projects that asked for it (going back one level at a time would try 3^depth sets). */
+static void test_web_unsolvable(void **state)
+{
+	struct web w;
+	web_build(&w, 1000);
+	/* p999 has no file the target takes: each needs Python 2 */
+	for (int v = 0; v < VERSIONS; v++)
+		w.cands[999 * VERSIONS + (size_t)v].requires_python = "<3";
+	struct wp_solve_provider p = { .files = w_files, .deps = w_deps, .ctx = &w };
+	struct wp_target t;
+	struct wp_err e = WP_ERR_INIT;
+	set_cpu_target(&t);
+	const char *req[] = { "p0" };
+	struct wp_solve_opts o = { 0 }; /* the default step limit */
+	struct wp_plan plan;
+	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	if (rc != -WPE_NOMATCH)
+		fail_msg("rc %d: %s", rc, e.msg);
+	if (!strstr(e.msg, "p999"))
+		fail_msg("message: %s", e.msg);
+	assert_string_equal(plan.failed_project, "p999");
+	wp_plan_release(&plan);
+	web_free(&w);
+}
+
+/* p0 3.0 needs p999>=3, which the target cannot take: the failure, 999 levels down, is p0's to
+ * blame, and the search jumps straight back to it and takes p0 2.0. */
+static void test_web_jump_to_root(void **state)
+{
+	struct web w;
+	web_build(&w, 1000);
+	w.cands[999 * VERSIONS].requires_python = "<3";
+	add_dep(&w, 0, wp_xasprintf("p999>=3"));
+	struct wp_solve_provider p = { .files = w_files, .deps = w_deps, .ctx = &w };
+	struct wp_target t;
+	struct wp_err e = WP_ERR_INIT;
+	set_cpu_target(&t);
+	const char *req[] = { "p0" };
+	struct wp_solve_opts o = { 0 }; /* the default step limit */
+	struct wp_plan plan;
+	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	if (rc)
+		fail_msg("%s", e.msg);
+	assert_int_equal(plan.n, 1000);
+	for (size_t i = 0; i < plan.n; i++) {
+		size_t k = strtoul(plan.files[i].project + 1, NULL, 10);
+		const char *want = k == 0 || k == 999 ? "2.0" : expected_version(k);
+		if (strcmp(plan.files[i].version, want) != 0)
+			fail_msg("p%zu picked %s, the rules leave %s", k, plan.files[i].version, want);
+		if (k == 0)
+			assert_non_null(strstr(plan.files[i].reason, "3.0 (its dependencies cannot be met)"));
+	}
+	wp_plan_release(&plan);
+	web_free(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_web_256),
+		cmocka_unit_test(test_web_1000),
+		cmocka_unit_test(test_web_10000),
+		cmocka_unit_test(test_web_unsolvable),
+		cmocka_unit_test(test_web_jump_to_root),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
