@@ -9,6 +9,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "resolver/reqfile.h"
+#include "index/pylock.h"
 #include "resolver/marker.h"
 #include "resolver/requirement.h"
 #include "resolver/tags.h"
@@ -391,6 +392,94 @@ static bool slug_fits(const struct job *jb, const char *name)
 	return py_ok && plat_ok;
 }
 
+/* A wheel of a lock, found offline: its path (relative to the lock's folder), a file:// URL, or by
+ * its file name in the --find-links folders or beside the lock. NULL when none is there. */
+static char *lock_file_path(const struct job *jb, const char *lockdir, const struct wp_pylock_file *f)
+{
+	if (f->path)
+		return f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", lockdir, f->path);
+	if (f->url && !strncmp(f->url, "file://", 7) && is_file(f->url + 7))
+		return wp_xstrdup(f->url + 7);
+	for (size_t i = 0; f->name && i <= jb->in->n_find_links; i++) {
+		const char *dir = i < jb->in->n_find_links ? jb->in->find_links[i] : lockdir;
+		char *p = wp_xasprintf("%s/%s", dir, f->name);
+		if (is_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* A PEP 751 lock (index/pylock.h, as packaging's Pylock.select): the wheel each package selects for
+ * this interpreter, proven by the lock's sha256 (and size). wheelpick builds nothing, so a package
+ * whose source is an sdist, archive, directory or vcs is refused, by name. */
+static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
+{
+	struct wp_pylock lk;
+	struct wp_pylock_pick *picks = NULL;
+	size_t n = 0;
+	int rc = wp_pylock_load(&lk, path, err);
+	if (rc)
+		return rc;
+	char *lockdir = wp_xstrdup(path);
+	char *slash = strrchr(lockdir, '/');
+	if (slash)
+		*slash = 0;
+	else {
+		free(lockdir);
+		lockdir = wp_xstrdup(".");
+	}
+	struct wp_pylock_want want = { .env = &jb->env.py.markers, .tags = &jb->tags };
+	if ((rc = wp_pylock_select(&lk, &want, &picks, &n, err)))
+		goto out;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct wp_pylock_pick *pk = &picks[i];
+		if (pk->source != WP_PYLOCK_WHEEL) {
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' is %s %s, and wheelpick builds nothing: "
+				     "install it with pip, or lock a wheel of it", path, pk->pkg->index, pk->pkg->name,
+				     pk->source == WP_PYLOCK_ARCHIVE ? "an" : "a", wp_pylock_source_name(pk->source));
+			break;
+		}
+		const char *want_sha = NULL;
+		for (size_t h = 0; h < pk->file->nhashes && !want_sha; h++)
+			if (!strcasecmp(pk->file->hashes[h].algo, "sha256"))
+				want_sha = pk->file->hashes[h].hex;
+		char *wheel = lock_file_path(jb, lockdir, pk->file);
+		if (!want_sha) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': packages[%zu] '%s' gives no sha256 for '%s'; wheelpick "
+				     "proves every wheel by it", path, pk->pkg->index, pk->pkg->name, pk->file->name);
+		} else if (!wheel) {
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' selects '%s', which is not beside the lock "
+				     "or in the --find-links folders (install downloads nothing)", path, pk->pkg->index,
+				     pk->pkg->name, pk->file->name ? pk->file->name : "its wheel");
+		} else {
+			char hex[WP_SHA256_HEX_LEN + 1];
+			long long size = 0;
+			if (!(rc = wp_hash_file(wheel, hex, &size, err))) {
+				if (strcasecmp(hex, want_sha) || (pk->file->size >= 0 && size != pk->file->size))
+					rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s (%lld bytes), which '%s' does not "
+						     "pin for '%s' (%s): nothing was installed", wheel, hex, size, path,
+						     pk->pkg->name, want_sha);
+				else
+					add_want(jb, wheel, true)->sha256 = wp_xstrdup(hex);
+			}
+		}
+		free(wheel);
+	}
+out:
+	free(picks);
+	free(lockdir);
+	wp_pylock_release(&lk);
+	return rc;
+}
+
+static bool is_pylock_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	return !strcmp(base, "pylock.toml") || (!strncmp(base, "pylock.", 7) && ends_with(base, ".toml"));
+}
+
 static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 {
 	struct wp_strlist fits = { 0 };
@@ -410,10 +499,21 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 			     "say which with -r", dir, fits.n, fits.v[0], fits.v[1]);
 	else if (is_file((req = wp_xasprintf("%s/requirements.txt", dir))))
 		;
-	else
-		rc = wp_fail(err, -WPE_USAGE, "'%s' has no requirements.txt and no requirements-<target>.txt for this "
-			     "interpreter (Python %s, %s): give the requirement file with -r", dir, jb->env.py.version,
+	else {
+		/* a folder with a lock and no requirement file: the lock */
+		char *lock = wp_xasprintf("%s/pylock.toml", dir);
+		if (is_file(lock)) {
+			free(req);
+			free(jb->rep->requirements);
+			jb->rep->requirements = lock;
+			rc = from_pylock(jb, lock, err);
+			goto done;
+		}
+		free(lock);
+		rc = wp_fail(err, -WPE_USAGE, "'%s' has no requirements.txt, requirements-<target>.txt for this "
+			     "interpreter (Python %s, %s) or pylock.toml: give the file with -r", dir, jb->env.py.version,
 			     jb->env.py.tag_platform);
+	}
 	if (!rc) {
 		const char *links[1] = { dir };
 		free(jb->rep->requirements);
@@ -421,6 +521,7 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 		rc = from_reqfile(jb, req, links, 1, err);
 	}
 	free(req);
+done:
 	for (size_t i = 0; i < fits.n; i++)
 		free((char *)fits.v[i]);
 	wp_strlist_release(&fits);
@@ -557,6 +658,8 @@ static int gather(struct job *jb, struct wp_err *err)
 			free(top);
 		} else if (ends_with(src, ".txt") && is_file(src)) {
 			rc = from_reqfile(jb, src, in->find_links, in->n_find_links, err);
+		} else if (is_pylock_name(src) && is_file(src)) {
+			rc = from_pylock(jb, src, err);
 		} else if (access(src, F_OK) != 0 && !strchr(src, '/')) {
 			/* pip's and uv's habit: a project by name */
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file or folder here; install takes what wheelpick wrote: "
@@ -570,7 +673,9 @@ static int gather(struct job *jb, struct wp_err *err)
 	for (size_t i = 0; i < in->n_requirements && !rc; i++) {
 		free(jb->rep->requirements);
 		jb->rep->requirements = wp_xstrdup(in->requirements[i]);
-		rc = from_reqfile(jb, in->requirements[i], in->find_links, in->n_find_links, err);
+		rc = is_pylock_name(in->requirements[i]) ? from_pylock(jb, in->requirements[i], err)
+							 : from_reqfile(jb, in->requirements[i], in->find_links,
+									in->n_find_links, err);
 	}
 	if (!rc && !jb->wants.n)
 		rc = wp_fail(err, -WPE_USAGE, "nothing to install: the requirement files name nothing for this interpreter");

@@ -188,6 +188,35 @@ done
 expect_no_file "no header written into the interpreter's own include folder" \
 	"$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/alpha"
 
+# --- a PEP 751 lock as the source (index/pylock.c selects, as packaging's Pylock.select) ---
+cp -r wh whp && rm whp/requirements.txt
+"$PYTHON" - whp <<'PY'
+import hashlib, os, sys
+d = sys.argv[1]
+out = ['lock-version = "1.0"', 'created-by = "t-install"', '']
+for fn in sorted(f for f in os.listdir(d) if f.endswith(".whl") and f != "gamma-1.0-py3-none-any.whl"):
+    data = open(os.path.join(d, fn), "rb").read()
+    out += ['[[packages]]', 'name = "%s"' % fn.split("-")[0], 'version = "%s"' % fn.split("-")[1], '',
+            '[[packages.wheels]]', 'name = "%s"' % fn, 'path = "%s"' % fn, 'size = %d' % len(data),
+            'hashes = {sha256 = "%s"}' % hashlib.sha256(data).hexdigest(), '']
+open(os.path.join(d, "pylock.toml"), "w").write("\n".join(out))
+PY
+venv vp && venv vl
+pip_in vp install -q --no-compile --no-index --find-links wh --require-hashes -r wh/requirements.txt
+expect_exit 0 "install from pylock.toml" wp install whp/pylock.toml --python "$TMP/vl/bin/python"
+"$PYTHON" "$CHECK" compare vp vl >cmp.out && pass "the lock's wheels, as pip installs them" || { fail "pylock install differs"; head -20 cmp.out >&2; }
+venv vl
+expect_exit 0 "a folder with pylock.toml and no requirement file" wp install whp --python "$TMP/vl/bin/python"
+sed -i '0,/sha256 = "[0-9a-f]/s//sha256 = "0/' whp/pylock.toml
+venv vl
+expect_exit 4 "a wheel the lock does not pin: exit 4" wp install whp/pylock.toml --python "$TMP/vl/bin/python"
+[ -z "$(ls vl/lib/python3*/site-packages)" ] &&
+	pass "nothing written" || fail "the refused lock wrote files"
+printf 'lock-version = "1.0"\ncreated-by = "t"\n\n[[packages]]\nname = "src"\nversion = "1.0"\n\n[packages.sdist]\nname = "src-1.0.tar.gz"\npath = "src-1.0.tar.gz"\nhashes = {sha256 = "%s"}\n' \
+	"$(printf '%064d' 0)" >whp/pylock.sdist.toml
+expect_exit 1 "an sdist in the lock is refused by name" wp install whp/pylock.sdist.toml --python "$TMP/vl/bin/python"
+expect_grep "saying wheelpick builds nothing" "'src' is a sdist, and wheelpick builds nothing" err
+
 # --- a bundle's install.sh: wheelpick install when a wheelpick is on PATH, pip otherwise ---
 make_sample
 expect_exit 0 "a bundle to take install.sh from" wp bundle "$TMP/s.tar.zst" torch==1.8.0 --cuda 11.2 --python 3.8 \
