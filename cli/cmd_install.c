@@ -11,7 +11,7 @@
 struct install_opts {
 	const char *python, *prefix, *target, *link_mode;
 	struct wp_strlist requirement, find_links;
-	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps;
+	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages;
 };
 
 #define O(f) offsetof(struct install_opts, f)
@@ -29,6 +29,8 @@ const struct wp_opt wp_install_table[] = {
 	  "copy (default) inflates each wheel into place; hardlink and reflink keep each wheel unpacked once in the cache "
 	  "and link its files into the environment (a copy where the file system cannot)" },
 	{ "dry-run", 0, NULL, WP_OPT_FLAG, O(dry_run), NULL, "check everything and say what would be installed; write nothing" },
+	{ "break-system-packages", 0, NULL, WP_OPT_FLAG, O(break_system_packages), NULL,
+	  "install into an interpreter whose distribution manages its packages (PEP 668), as pip's option" },
 	{ "require-hashes", 0, NULL, WP_OPT_FLAG, O(require_hashes), NULL, "accepted for pip's habit: hashes are always checked" },
 	{ "no-index", 0, NULL, WP_OPT_FLAG, O(no_index), NULL, "accepted for pip's habit: install never uses a network" },
 	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL,
@@ -66,7 +68,7 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	if ((rc = wp_opts_parse(wp_install_table, &o, argc, argv, &pos, err)))
 		goto out;
 	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run,
-				      .no_deps = o.no_deps };
+				      .no_deps = o.no_deps, .break_system_packages = o.break_system_packages };
 	if ((rc = scheme_of(o.prefix, o.target, &job.scheme, &job.dir, err)))
 		goto out;
 	if (o.link_mode && !strcmp(o.link_mode, "hardlink"))
@@ -187,6 +189,7 @@ int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, str
 			wp_json_kstr(&j, "installer", l.v[i].installer);
 			wp_json_kbool(&j, "requested", l.v[i].requested);
 			wp_json_kstr(&j, "variant", l.v[i].variant);
+			wp_json_kstr(&j, "picked_for", l.v[i].target);
 			wp_json_obj_end(&j);
 		}
 		wp_json_arr_end(&j);
@@ -197,10 +200,11 @@ int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, str
 	for (size_t i = 0; i < l.n; i++)
 		if (strlen(l.v[i].name) > w)
 			w = strlen(l.v[i].name);
-	printf("%-*s %-14s %-10s %s\n", (int)w, "Package", "Version", "Installer", "Variant");
+	printf("%-*s %-14s %-10s %-10s %s\n", (int)w, "Package", "Version", "Installer", "Variant", "Picked for");
 	for (size_t i = 0; i < l.n; i++)
-		printf("%-*s %-14s %-10s %s\n", (int)w, l.v[i].name, l.v[i].version, l.v[i].installer[0] ? l.v[i].installer : "-",
-		       l.v[i].variant ? l.v[i].variant : "");
+		printf("%-*s %-14s %-10s %-10s %s\n", (int)w, l.v[i].name, l.v[i].version,
+		       l.v[i].installer[0] ? l.v[i].installer : "-", l.v[i].variant ? l.v[i].variant : "-",
+		       l.v[i].target ? l.v[i].target : "-");
 out:
 	wp_installed_list_release(&l);
 	return rc;

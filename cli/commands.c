@@ -115,7 +115,7 @@ const struct wp_cmd wp_commands[] = {
 	  "Install what wheelpick carried into the environment of a Python interpreter (the active virtual\n"
 	  "environment's, else python3; or --python PY), with no pip and no network: a wheelhouse (its\n"
 	  "requirements.txt, or the requirements-<target>.txt for this interpreter), a bundle (.tar.zst,\n"
-	  "its volumes, or the unpacked folder), a .whl, or -r FILE --find-links DIR. Every wheel's sha256\n"
+	  "its volumes, or the unpacked folder), a .whl, a pylock.toml, or -r FILE --find-links DIR. Every wheel's sha256\n"
 	  "and RECORD are checked before anything is written; a project already installed is replaced, and\n"
 	  "an interrupted install leaves the old environment or is finished by the next wheelpick run.",
 	  WP_ARGS_PATHS },

@@ -51,6 +51,7 @@ static const char probe_script[] =
 	"  'soabi': sysconfig.get_config_var('SOABI') or '', 'cache_tag': sys.implementation.cache_tag or '',\n"
 	"  'free_threaded': '1' if gil else '0', 'platform': plat, 'venv': '1' if venv else '0',\n"
 	"  'purelib': p['purelib'], 'platlib': p['platlib'], 'scripts': p['scripts'], 'data': p['data'], 'include': inc,\n"
+	"  'stdlib': sysconfig.get_paths()['stdlib'],\n"
 	"  'm.implementation_name': sys.implementation.name, 'm.implementation_version': ivs,\n"
 	"  'm.os_name': os.name, 'm.platform_machine': platform.machine(), 'm.platform_release': platform.release(),\n"
 	"  'm.platform_system': platform.system(), 'm.platform_version': platform.version(),\n"
@@ -212,6 +213,7 @@ int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *
 		KEY("executable", executable) KEY("prefix", prefix) KEY("version", version) KEY("soabi", soabi)
 		KEY("cache_tag", cache_tag) KEY("platform", tag_platform) KEY("purelib", purelib)
 		KEY("platlib", platlib) KEY("scripts", scripts) KEY("data", data) KEY("include", include)
+		KEY("stdlib", stdlib)
 		else if (!strcmp(k, "major")) major = v;
 		else if (!strcmp(k, "minor")) minor = v;
 		else if (!strcmp(k, "impl")) impl = v;
@@ -256,5 +258,6 @@ void wp_python_release(struct wp_python *py)
 	free(py->scripts);
 	free(py->data);
 	free(py->include);
+	free(py->stdlib);
 	memset(py, 0, sizeof(*py));
 }

@@ -30,6 +30,7 @@ struct wp_python {
 	bool in_venv;
 	/* where each scheme of a wheel goes (absolute); headers is the folder above <dist name>/ */
 	char *purelib, *platlib, *scripts, *data, *include;
+	char *stdlib;      /* where PEP 668's EXTERNALLY-MANAGED marker would be */
 	struct wp_target target;      /* for the tags it accepts */
 	struct wp_marker_env markers; /* what its markers see */
 };

@@ -9,6 +9,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "resolver/reqfile.h"
+#include "index/pylock.h"
 #include "resolver/marker.h"
 #include "resolver/requirement.h"
 #include "resolver/tags.h"
@@ -33,6 +34,7 @@
 struct want {
 	char *path, *filename;
 	char *sha256; /* hex, when it was hashed against a requirement */
+	const char *target; /* what its requirement file was written for (the job's), or NULL */
 	bool requested;
 };
 
@@ -58,6 +60,8 @@ struct job {
 	struct cands cands;
 	struct wp_strlist scanned; /* folders already read into cands (owned) */
 	struct wp_strlist tmpdirs; /* bundles unpacked (owned) */
+	struct wp_strlist targets; /* requirement files' "written by wheelpick for" lines, joined (owned) */
+	const char *cur_target;    /* the one of the file being read */
 	struct iwheel *w;
 	size_t nw;
 	struct ij_journal j;
@@ -128,6 +132,7 @@ static struct want *add_want(struct job *jb, const char *path, bool requested)
 	const char *slash = strrchr(path, '/');
 	w->filename = wp_xstrdup(slash ? slash + 1 : path);
 	w->requested = requested;
+	w->target = jb->cur_target;
 	return w;
 }
 
@@ -290,10 +295,41 @@ static const char *getenv_cb(void *ctx, const char *name)
 	return getenv(name);
 }
 
+/* What a requirement file wheelpick wrote says it is for: the "#   ..." lines under "# written by
+ * wheelpick for:", joined with "; "; NULL for any other file. */
+static char *written_for(const char *path)
+{
+	struct wp_buf b = WP_BUF_INIT, out = WP_BUF_INIT;
+	if (wp_file_read_capped(path, WP_REQFILE_MAX_BYTES, &b, NULL) ||
+	    strncmp(wp_buf_cstr(&b), "# written by wheelpick for:\n", 28)) {
+		wp_buf_free(&b);
+		return NULL;
+	}
+	for (const char *l = wp_buf_cstr(&b) + 28; !strncmp(l, "#   ", 4);) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (out.len)
+			wp_buf_addstr(&out, "; ");
+		wp_buf_add(&out, l + 4, n - 4);
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	wp_buf_free(&b);
+	for (size_t i = 0; i < out.len; i++)
+		if (out.data[i] == '\t' || out.data[i] == '\r')
+			out.data[i] = ' ';
+	return out.len ? wp_buf_detach(&out, NULL) : (wp_buf_free(&out), NULL);
+}
+
 static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks, struct wp_err *err)
 {
 	struct wp_reqfile rf = { 0 };
 	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL };
+	char *target = written_for(path);
+	if (target)
+		wp_strlist_push(&jb->targets, target);
+	jb->cur_target = target;
 	int rc = wp_reqfile_load(&rf, path, false, &io, err);
 	if (rc)
 		goto out;
@@ -326,6 +362,7 @@ static int from_reqfile(struct job *jb, const char *path, const char *const *lin
 		if (!rf.reqs.v[i].constraint)
 			rc = resolve_req(jb, &rf.reqs.v[i], false, err);
 out:
+	jb->cur_target = NULL;
 	wp_reqfile_release(&rf);
 	return rc;
 }
@@ -355,6 +392,94 @@ static bool slug_fits(const struct job *jb, const char *name)
 	return py_ok && plat_ok;
 }
 
+/* A wheel of a lock, found offline: its path (relative to the lock's folder), a file:// URL, or by
+ * its file name in the --find-links folders or beside the lock. NULL when none is there. */
+static char *lock_file_path(const struct job *jb, const char *lockdir, const struct wp_pylock_file *f)
+{
+	if (f->path)
+		return f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", lockdir, f->path);
+	if (f->url && !strncmp(f->url, "file://", 7) && is_file(f->url + 7))
+		return wp_xstrdup(f->url + 7);
+	for (size_t i = 0; f->name && i <= jb->in->n_find_links; i++) {
+		const char *dir = i < jb->in->n_find_links ? jb->in->find_links[i] : lockdir;
+		char *p = wp_xasprintf("%s/%s", dir, f->name);
+		if (is_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* A PEP 751 lock (index/pylock.h, as packaging's Pylock.select): the wheel each package selects for
+ * this interpreter, proven by the lock's sha256 (and size). wheelpick builds nothing, so a package
+ * whose source is an sdist, archive, directory or vcs is refused, by name. */
+static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
+{
+	struct wp_pylock lk;
+	struct wp_pylock_pick *picks = NULL;
+	size_t n = 0;
+	int rc = wp_pylock_load(&lk, path, err);
+	if (rc)
+		return rc;
+	char *lockdir = wp_xstrdup(path);
+	char *slash = strrchr(lockdir, '/');
+	if (slash)
+		*slash = 0;
+	else {
+		free(lockdir);
+		lockdir = wp_xstrdup(".");
+	}
+	struct wp_pylock_want want = { .env = &jb->env.py.markers, .tags = &jb->tags };
+	if ((rc = wp_pylock_select(&lk, &want, &picks, &n, err)))
+		goto out;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct wp_pylock_pick *pk = &picks[i];
+		if (pk->source != WP_PYLOCK_WHEEL) {
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' is %s %s, and wheelpick builds nothing: "
+				     "install it with pip, or lock a wheel of it", path, pk->pkg->index, pk->pkg->name,
+				     pk->source == WP_PYLOCK_ARCHIVE ? "an" : "a", wp_pylock_source_name(pk->source));
+			break;
+		}
+		const char *want_sha = NULL;
+		for (size_t h = 0; h < pk->file->nhashes && !want_sha; h++)
+			if (!strcasecmp(pk->file->hashes[h].algo, "sha256"))
+				want_sha = pk->file->hashes[h].hex;
+		char *wheel = lock_file_path(jb, lockdir, pk->file);
+		if (!want_sha) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': packages[%zu] '%s' gives no sha256 for '%s'; wheelpick "
+				     "proves every wheel by it", path, pk->pkg->index, pk->pkg->name, pk->file->name);
+		} else if (!wheel) {
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' selects '%s', which is not beside the lock "
+				     "or in the --find-links folders (install downloads nothing)", path, pk->pkg->index,
+				     pk->pkg->name, pk->file->name ? pk->file->name : "its wheel");
+		} else {
+			char hex[WP_SHA256_HEX_LEN + 1];
+			long long size = 0;
+			if (!(rc = wp_hash_file(wheel, hex, &size, err))) {
+				if (strcasecmp(hex, want_sha) || (pk->file->size >= 0 && size != pk->file->size))
+					rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s (%lld bytes), which '%s' does not "
+						     "pin for '%s' (%s): nothing was installed", wheel, hex, size, path,
+						     pk->pkg->name, want_sha);
+				else
+					add_want(jb, wheel, true)->sha256 = wp_xstrdup(hex);
+			}
+		}
+		free(wheel);
+	}
+out:
+	free(picks);
+	free(lockdir);
+	wp_pylock_release(&lk);
+	return rc;
+}
+
+static bool is_pylock_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	return !strcmp(base, "pylock.toml") || (!strncmp(base, "pylock.", 7) && ends_with(base, ".toml"));
+}
+
 static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 {
 	struct wp_strlist fits = { 0 };
@@ -374,10 +499,21 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 			     "say which with -r", dir, fits.n, fits.v[0], fits.v[1]);
 	else if (is_file((req = wp_xasprintf("%s/requirements.txt", dir))))
 		;
-	else
-		rc = wp_fail(err, -WPE_USAGE, "'%s' has no requirements.txt and no requirements-<target>.txt for this "
-			     "interpreter (Python %s, %s): give the requirement file with -r", dir, jb->env.py.version,
+	else {
+		/* a folder with a lock and no requirement file: the lock */
+		char *lock = wp_xasprintf("%s/pylock.toml", dir);
+		if (is_file(lock)) {
+			free(req);
+			free(jb->rep->requirements);
+			jb->rep->requirements = lock;
+			rc = from_pylock(jb, lock, err);
+			goto done;
+		}
+		free(lock);
+		rc = wp_fail(err, -WPE_USAGE, "'%s' has no requirements.txt, requirements-<target>.txt for this "
+			     "interpreter (Python %s, %s) or pylock.toml: give the file with -r", dir, jb->env.py.version,
 			     jb->env.py.tag_platform);
+	}
 	if (!rc) {
 		const char *links[1] = { dir };
 		free(jb->rep->requirements);
@@ -385,6 +521,7 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 		rc = from_reqfile(jb, req, links, 1, err);
 	}
 	free(req);
+done:
 	for (size_t i = 0; i < fits.n; i++)
 		free((char *)fits.v[i]);
 	wp_strlist_release(&fits);
@@ -521,6 +658,13 @@ static int gather(struct job *jb, struct wp_err *err)
 			free(top);
 		} else if (ends_with(src, ".txt") && is_file(src)) {
 			rc = from_reqfile(jb, src, in->find_links, in->n_find_links, err);
+		} else if (is_pylock_name(src) && is_file(src)) {
+			rc = from_pylock(jb, src, err);
+		} else if (access(src, F_OK) != 0 && !strchr(src, '/')) {
+			/* pip's and uv's habit: a project by name */
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file or folder here; install takes what wheelpick wrote: "
+				     "'wheelpick %s -d wh' picks and downloads it where an index is reachable, then "
+				     "'wheelpick install wh' installs it (here or across the air gap)", src, src);
 		} else {
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a wheelhouse, a bundle or a wheel (install takes "
 				     "what wheelpick wrote, or -r FILE --find-links DIR)", src);
@@ -529,7 +673,9 @@ static int gather(struct job *jb, struct wp_err *err)
 	for (size_t i = 0; i < in->n_requirements && !rc; i++) {
 		free(jb->rep->requirements);
 		jb->rep->requirements = wp_xstrdup(in->requirements[i]);
-		rc = from_reqfile(jb, in->requirements[i], in->find_links, in->n_find_links, err);
+		rc = is_pylock_name(in->requirements[i]) ? from_pylock(jb, in->requirements[i], err)
+							 : from_reqfile(jb, in->requirements[i], in->find_links,
+									in->n_find_links, err);
 	}
 	if (!rc && !jb->wants.n)
 		rc = wp_fail(err, -WPE_USAGE, "nothing to install: the requirement files name nothing for this interpreter");
@@ -537,6 +683,24 @@ static int gather(struct job *jb, struct wp_err *err)
 }
 
 /* ---- the checks before anything is written ---- */
+
+/* PEP 668: an interpreter whose distribution manages its packages (EXTERNALLY-MANAGED beside its
+ * standard library) is refused outside a virtual environment, as pip refuses it; --prefix and
+ * --target are not its environment. */
+static int check_externally_managed(struct job *jb, struct wp_err *err)
+{
+	if (jb->in->scheme != WP_SCHEME_DEFAULT || jb->env.py.in_venv || jb->in->break_system_packages ||
+	    !jb->env.py.stdlib || !jb->env.py.stdlib[0])
+		return 0;
+	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", jb->env.py.stdlib);
+	bool managed = access(marker, F_OK) == 0;
+	free(marker);
+	if (!managed)
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
+		       "installs its packages); make a virtual environment (python3 -m venv DIR) and give --python "
+		       "DIR, or --break-system-packages", jb->env.py.executable);
+}
 
 static int open_wheels(struct job *jb, struct wp_err *err)
 {
@@ -548,11 +712,11 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 		struct wp_wheelname wn;
 		struct wp_err sub = WP_ERR_INIT;
 		int rc;
-		pthread_mutex_init(&w->mu, NULL);
 		w->path = wp_xstrdup(wa->path);
 		w->filename = wp_xstrdup(wa->filename);
 		w->requested = wa->requested;
 		w->link_mode = (int)jb->in->link_mode;
+		w->target = wa->target ? wp_xstrdup(wa->target) : NULL;
 		w->sha256 = wa->sha256 ? wp_xstrdup(wa->sha256) : NULL;
 		if (wp_wheelname_parse(wa->filename, &wn, &sub))
 			return wp_fail(err, -WPE_USAGE, "%s", sub.msg);
@@ -928,13 +1092,15 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);
+	if ((rc = check_externally_managed(&jb, err)))
+		goto out;
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
 	/* every refusal before anything is written: sources, tags, hashes, structure, metadata */
 	if ((rc = gather(&jb, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "%zu wheels chosen and their sha256 checked", jb.wants.n);
-	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (rc = fill_store(&jb, err)))
+	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (!in->dry_run && (rc = fill_store(&jb, err))))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "wheels opened, tags, Requires-Python and Requires-Dist checked");
 	ij_init(&jb.j, jb.env.py.purelib);
@@ -962,9 +1128,30 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++)
 			ij_add(&jb.j, IJ_RENAME, jb.w[i].files.v[k].tmp, jb.w[i].files.v[k].dest);
-	if ((rc = ij_write_staging(&jb.j, err)))
+	char *tpath = itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
+	bool targets_gone = false;
+	ij_add(&jb.j, IJ_RENAME, ttmp, tpath);
+	struct wp_strlist drop = { 0 };
+	struct wp_buf add = WP_BUF_INIT;
+	for (size_t i = 0; i < jb.nw; i++) {
+		wp_strlist_push(&drop, jb.w[i].project);
+		if (jb.w[i].target)
+			wp_buf_printf(&add, "%s\t%s\n", jb.w[i].project, jb.w[i].target);
+	}
+	if (!(rc = ij_write_staging(&jb.j, err))) {
+		staged = true;
+		rc = itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
+		if (!rc && tmade && strcmp(tmade, ttmp))
+			rc = wp_fail(err, -WPE_IO, "'%s' was staged as '%s'", tpath, tmade);
+		targets_gone = !rc && !tmade; /* nothing left to say: the file goes at the commit */
+	}
+	free(tpath);
+	free(ttmp);
+	free(tmade);
+	wp_strlist_release(&drop);
+	wp_buf_free(&add);
+	if (rc)
 		goto out;
-	staged = true;
 	if ((rc = make_dirs(&jb, err)) || (rc = run_pool(&jb, false, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "every file staged beside its destination");
@@ -984,6 +1171,13 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		if (jb.w[i].old.dist_info)
 			old_dist_plan_removal(&jb.w[i].old, &keep, &jb.j);
 	wp_strlist_release(&keep);
+	if (targets_gone) {
+		char *tp = itargets_path(&jb.env);
+		struct stat tsb;
+		if (lstat(tp, &tsb) == 0)
+			ij_add(&jb.j, IJ_UNLINK, tp, NULL);
+		free(tp);
+	}
 	if ((rc = ij_commit(&jb.j, err)))
 		goto out;
 	staged = false;
@@ -1013,7 +1207,6 @@ out:
 	if (journal)
 		ij_release(&jb.j);
 	for (size_t i = 0; i < jb.nw; i++) {
-		pthread_mutex_destroy(&jb.w[i].mu);
 		iw_release(&jb.w[i]);
 	}
 	free(jb.w);
@@ -1031,6 +1224,9 @@ out:
 	for (size_t i = 0; i < jb.scanned.n; i++)
 		free((char *)jb.scanned.v[i]);
 	wp_strlist_release(&jb.scanned);
+	for (size_t i = 0; i < jb.targets.n; i++)
+		free((char *)jb.targets.v[i]);
+	wp_strlist_release(&jb.targets);
 	for (size_t i = 0; i < jb.tmpdirs.n; i++) {
 		nftw(jb.tmpdirs.v[i], rm_one, 16, FTW_DEPTH | FTW_PHYS);
 		free((char *)jb.tmpdirs.v[i]);

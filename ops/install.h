@@ -28,6 +28,7 @@ struct wp_install_job {
 	bool compile;                  /* run compileall on the installed .py files */
 	bool dry_run;                  /* check and plan, write nothing */
 	bool no_deps;                  /* do not refuse a wheel whose Requires-Dist nothing meets */
+	bool break_system_packages;    /* install into an environment PEP 668 marks as externally managed */
 	int threads;                   /* 0: the number of CPUs */
 	enum wp_link_mode link_mode;   /* hardlink/reflink: through the unpacked store under store_root */
 	const char *store_root;        /* the cache folder (needed for hardlink/reflink) */
@@ -61,6 +62,7 @@ struct wp_installed {
 	char *installer;               /* the INSTALLER file's first line, "" when none */
 	char *dist_info;               /* its folder */
 	char *variant;                 /* a variant wheel's label (from variant.json), or NULL */
+	char *target;                  /* the machine wheelpick picked it for (its requirement file says), or NULL */
 	bool requested;
 };
 

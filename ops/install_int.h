@@ -104,8 +104,8 @@ struct iwheel {
 	struct iw_files files;
 	struct wp_buf entry_points; /* entry_points.txt as read */
 	struct old_dist old;
-	pthread_mutex_t mu;
 	char *sha256;        /* the wheel file's, when known (hex) */
+	char *target;        /* the machine its requirement file was written for, or NULL */
 	char *store;         /* --link-mode hardlink|reflink: its unpacked store folder; NULL: copy */
 	char *store_tmp;     /* that folder being filled (NULL when it was there already) */
 	int link_mode;       /* enum wp_link_mode */
@@ -146,6 +146,17 @@ void inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
 /* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
  * root stays at the root), as a new string starting with '/'. */
 char *inst_lexical(const char *path);
+
+/* <purelib>/.wheelpick-targets: "project\tthe target it was picked for" per line, for list
+ * --installed. Not part of any project's RECORD; changed through the journal like them. */
+char *itargets_path(const struct ienv *env);
+/* Its text with the lines of the projects in drop (normalised names) left out, then add appended;
+ * written under a temp name that the journal renames into place (*tmp), or, when nothing is left,
+ * *tmp NULL: the journal removes the file instead. */
+int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
+		   struct wp_err *err);
+/* The target recorded for project (normalised), or NULL (the caller frees). */
+char *itargets_get(const char *text, const char *project);
 
 /* PEP 503 normalisation into a new string. */
 char *inst_normalize(const char *name);

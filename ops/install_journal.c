@@ -131,16 +131,16 @@ static int roll_forward(struct ij_journal *j, struct wp_err *err)
 	return 0;
 }
 
-/* A run killed while writing a journal leaves its temp (the journal itself is never half
- * written). The caller holds the environment's lock, so no temp of ours is being written now,
- * whatever its age or process: every one goes. */
+/* A run killed while writing a journal (or the targets file an uninstall stages) leaves its temp
+ * (the journal itself is never half written). The caller holds the environment's lock, so no temp
+ * of ours is being written now, whatever its age or process: every one goes. */
 static void sweep_journal_temps(const char *purelib)
 {
 	DIR *d = opendir(purelib);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		if (strncmp(de->d_name, ".wheelpick-staging.journal.tmp.", 31) &&
-		    strncmp(de->d_name, ".wheelpick-commit.journal.tmp.", 30))
+		    strncmp(de->d_name, ".wheelpick-commit.journal.tmp.", 30) && strncmp(de->d_name, ".wheelpick-targets.tmp.", 23))
 			continue;
 		char *p = wp_xasprintf("%s/%s", purelib, de->d_name);
 		unlink(p);
@@ -157,7 +157,6 @@ int ij_recover(const char *purelib, char **what, struct wp_err *err)
 	bool found = false;
 	int rc = 0;
 	*what = NULL;
-	sweep_journal_temps(purelib);
 	ij_init(&j, purelib);
 	if ((rc = wp_file_read_if_exists(j.commit_path, JOURNAL_MAX, &b, &found, err)))
 		goto out;
@@ -185,6 +184,8 @@ int ij_recover(const char *purelib, char **what, struct wp_err *err)
 	wp_fs_sync_dir(purelib, NULL);
 	*what = wp_xstrdup("removed what an interrupted run had staged; the environment is as it was");
 out:
+	if (!rc)
+		sweep_journal_temps(purelib); /* after: a journal being finished may name one of them */
 	wp_buf_free(&b);
 	ij_release(&j);
 	return rc;

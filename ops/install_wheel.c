@@ -540,5 +540,6 @@ void iw_release(struct iwheel *w)
 	istore_abort(w);
 	free(w->store);
 	free(w->sha256);
+	free(w->target);
 	memset(w, 0, sizeof(*w));
 }

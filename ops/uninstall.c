@@ -316,6 +316,65 @@ void old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *k
 		ij_add(j, IJ_RMDIR, od->dirs.v[i], NULL);
 }
 
+/* ---- what each project was picked for ---- */
+
+char *itargets_path(const struct ienv *env)
+{
+	return wp_xasprintf("%s/.wheelpick-targets", env->py.purelib);
+}
+
+char *itargets_get(const char *text, const char *project)
+{
+	size_t pl = strlen(project);
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (n > pl && !strncmp(l, project, pl) && l[pl] == '\t')
+			return wp_xstrndup(l + pl + 1, n - pl - 1);
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
+		   struct wp_err *err)
+{
+	char *path = itargets_path(env);
+	struct wp_buf old = WP_BUF_INIT, out = WP_BUF_INIT;
+	bool found = false;
+	int rc = wp_file_read_if_exists(path, 16 << 20, &old, &found, err);
+	*tmp = NULL;
+	if (rc)
+		goto out;
+	for (const char *l = wp_buf_cstr(&old); *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		const char *tab = memchr(l, '\t', n);
+		bool keep = tab != NULL;
+		for (size_t i = 0; keep && i < drop->n; i++)
+			keep = !((size_t)(tab - l) == strlen(drop->v[i]) && !strncmp(l, drop->v[i], (size_t)(tab - l)));
+		if (keep) {
+			wp_buf_add(&out, l, n);
+			wp_buf_addch(&out, '\n');
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (add)
+		wp_buf_addstr(&out, add);
+	if (!out.len)
+		goto out;
+	*tmp = wp_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	unlink(*tmp);
+	rc = iw_write_tmp(*tmp, out.data ? out.data : "", out.len, false, env->umask, err);
+out:
+	wp_buf_free(&old);
+	wp_buf_free(&out);
+	free(path);
+	return rc;
+}
+
 /* ---- list --installed ---- */
 
 void wp_installed_list_release(struct wp_installed_list *l)
@@ -326,6 +385,7 @@ void wp_installed_list_release(struct wp_installed_list *l)
 		free(l->v[i].installer);
 		free(l->v[i].dist_info);
 		free(l->v[i].variant);
+		free(l->v[i].target);
 	}
 	free(l->v);
 	free(l->executable);
@@ -371,6 +431,11 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
+	struct wp_buf targets = WP_BUF_INIT;
+	char *tpath = itargets_path(env);
+	bool tfound = false;
+	wp_file_read_if_exists(tpath, 16 << 20, &targets, &tfound, NULL);
+	free(tpath);
 	for (size_t l = 0; l < nl; l++) {
 		DIR *d = opendir(libs[l]);
 		struct dirent *de;
@@ -379,6 +444,9 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 			if (!dist_info_name(de->d_name, &name, &version))
 				continue;
 			struct wp_installed *it = wp_vec_add(out);
+			char *norm = inst_normalize(name);
+			it->target = itargets_get(wp_buf_cstr(&targets), norm);
+			free(norm);
 			it->dist_info = wp_xasprintf("%s/%s", libs[l], de->d_name);
 			struct wp_buf b = WP_BUF_INIT;
 			char *p = wp_xasprintf("%s/METADATA", it->dist_info);
@@ -411,6 +479,7 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 		if (d)
 			closedir(d);
 	}
+	wp_buf_free(&targets);
 	qsort(out->v, out->n, sizeof(*out->v), cmp_installed);
 }
 
@@ -452,6 +521,23 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 				     env.py.prefix);
 		free(project);
 	}
+	struct wp_strlist drop = { 0 };
+	char *ttmp = NULL;
+	for (size_t i = 0; i < n && !rc; i++)
+		wp_strlist_push(&drop, inst_normalize(names[i]));
+	if (!rc && !(rc = itargets_stage(&env, &drop, NULL, &ttmp, err))) {
+		char *tpath = itargets_path(&env);
+		struct stat tsb;
+		if (ttmp)
+			ij_add(&j, IJ_RENAME, ttmp, tpath);
+		else if (lstat(tpath, &tsb) == 0)
+			ij_add(&j, IJ_UNLINK, tpath, NULL);
+		free(tpath);
+	}
+	for (size_t i = 0; i < drop.n; i++)
+		free((char *)drop.v[i]);
+	wp_strlist_release(&drop);
+	free(ttmp);
 	for (size_t i = 0; i < n && !rc; i++) {
 		old_dist_plan_removal(&olds[i], NULL, &j);
 		struct wp_installed *it = wp_vec_add(removed);

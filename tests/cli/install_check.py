@@ -70,7 +70,8 @@ def compare(pv, wv):
         for d, dirs, files in os.walk(root):
             dirs[:] = [x for x in dirs if x != "__pycache__"]
             for f in files:
-                out.add(os.path.relpath(os.path.join(d, f), root))
+                if f != ".wheelpick-targets":  # wheelpick's note of what each project was picked for
+                    out.add(os.path.relpath(os.path.join(d, f), root))
         return out
     extra = tree(wv) - tree(pv)
     if extra:
@@ -86,6 +87,8 @@ def snapshot(venv):
     for d, dirs, files in os.walk(venv):
         dirs[:] = [x for x in dirs if x != "__pycache__"]
         for f in files:
+            if f == ".wheelpick-targets" and os.environ.get("WP_SNAPSHOT_NO_TARGETS"):
+                continue
             p = os.path.join(d, f)
             st = os.lstat(p)
             out[os.path.relpath(p, venv)] = [hashlib.sha256(open(p, "rb").read()).hexdigest(), stat.S_IMODE(st.st_mode)]

@@ -62,8 +62,11 @@ expect_exit 0 "list --installed" wp list --installed --python "$TMP/vw/bin/pytho
 expect_grep "with the installer and the variant" "gamma +1.0 +wheelpick +x8664_v1" out
 expect_exit 0 "--python takes a venv folder too" wp list --installed --json --python "$TMP/vw"
 expect_json out 'sorted(p["name"] for p in j)' "['alpha', 'beta', 'gamma']"
+expect_json out '[p["picked_for"] for p in j]' "['this test', 'this test', 'this test']"
 pip_in vw uninstall -q -y alpha beta gamma >pu.out 2>&1 && pass "pip uninstall works on wheelpick's result" || { fail "pip uninstall"; cat pu.out >&2; }
-"$PYTHON" "$CHECK" same vw fresh.json >/dev/null && pass "pip's uninstall leaves the fresh venv" || fail "pip uninstall left files"
+WP_SNAPSHOT_NO_TARGETS=1 "$PYTHON" "$CHECK" same vw fresh.json >/dev/null && pass "pip's uninstall leaves the fresh venv" ||
+	fail "pip uninstall left files"
+rm -f vw/lib/python3*/site-packages/.wheelpick-targets  # pip does not know wheelpick's note
 
 # --- upgrade and downgrade replace by RECORD; wheelpick uninstall ---
 expect_exit 0 "install again" wp install wh --python "$TMP/vw/bin/python"
@@ -138,10 +141,18 @@ expect_grep "the file for this Python and platform" "installed alpha 1.0" out
 cp wh/requirements.txt "whs/requirements-cu118-py$PYV-manylinux_2_28_$(uname -m).txt"
 expect_exit 2 "two files for this interpreter: asks which" wp install whs --python "$TMP/vt/bin/python"
 expect_grep "say which" "say which with -r" err
+# PEP 668: Debian's own python3 is externally managed (checked where this machine has one; --dry-run)
+if [ -x /usr/bin/python3 ] && ls /usr/lib/python3*/EXTERNALLY-MANAGED >/dev/null 2>&1; then
+	expect_exit 2 "an externally managed interpreter is refused" wp install wh --dry-run --python /usr/bin/python3
+	expect_grep "saying why and what to do" "externally managed \(PEP 668" err
+	expect_exit 0 "unless --break-system-packages" wp install wh --dry-run --break-system-packages --python /usr/bin/python3
+fi
 venv vd
 expect_exit 1 "a wheel whose Requires-Dist nothing meets is refused" wp install wh/alpha-1.0-py3-none-any.whl --python "$TMP/vd/bin/python"
 expect_grep "naming the requirement" "requires 'beta', which is neither among the sources nor installed" err
 expect_exit 0 "--no-deps installs it anyway" wp install wh/alpha-1.0-py3-none-any.whl --no-deps --python "$TMP/vd/bin/python"
+expect_exit 2 "install by name (pip's habit) says how to get it" wp install torch --python "$TMP/vr/bin/python"
+expect_grep "pick it, then install" "'wheelpick torch -d wh' picks and downloads it" err
 mkdir other && cp wh/gamma-1.0-py3-none-any.whl "other/zeta-1.0-cp27-cp27mu-win_amd64.whl"
 expect_exit 1 "a wheel for another machine is refused" wp install other/zeta-1.0-cp27-cp27mu-win_amd64.whl --python "$TMP/vr/bin/python"
 expect_grep "with the reason" "not for this interpreter" err
@@ -164,6 +175,8 @@ def tree(r):
     for d, ds, fs in os.walk(r):
         ds[:] = [x for x in ds if x != "__pycache__"]
         for f in fs:
+            if f == ".wheelpick-targets":
+                continue
             p = os.path.join(d, f)
             out[os.path.relpath(p, r)] = b"" if f in ("INSTALLER", "RECORD") else open(p, "rb").read()
     return out
@@ -174,6 +187,35 @@ PY
 done
 expect_no_file "no header written into the interpreter's own include folder" \
 	"$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/alpha"
+
+# --- a PEP 751 lock as the source (index/pylock.c selects, as packaging's Pylock.select) ---
+cp -r wh whp && rm whp/requirements.txt
+"$PYTHON" - whp <<'PY'
+import hashlib, os, sys
+d = sys.argv[1]
+out = ['lock-version = "1.0"', 'created-by = "t-install"', '']
+for fn in sorted(f for f in os.listdir(d) if f.endswith(".whl") and f != "gamma-1.0-py3-none-any.whl"):
+    data = open(os.path.join(d, fn), "rb").read()
+    out += ['[[packages]]', 'name = "%s"' % fn.split("-")[0], 'version = "%s"' % fn.split("-")[1], '',
+            '[[packages.wheels]]', 'name = "%s"' % fn, 'path = "%s"' % fn, 'size = %d' % len(data),
+            'hashes = {sha256 = "%s"}' % hashlib.sha256(data).hexdigest(), '']
+open(os.path.join(d, "pylock.toml"), "w").write("\n".join(out))
+PY
+venv vp && venv vl
+pip_in vp install -q --no-compile --no-index --find-links wh --require-hashes -r wh/requirements.txt
+expect_exit 0 "install from pylock.toml" wp install whp/pylock.toml --python "$TMP/vl/bin/python"
+"$PYTHON" "$CHECK" compare vp vl >cmp.out && pass "the lock's wheels, as pip installs them" || { fail "pylock install differs"; head -20 cmp.out >&2; }
+venv vl
+expect_exit 0 "a folder with pylock.toml and no requirement file" wp install whp --python "$TMP/vl/bin/python"
+sed -i '0,/sha256 = "[0-9a-f]/s//sha256 = "0/' whp/pylock.toml
+venv vl
+expect_exit 4 "a wheel the lock does not pin: exit 4" wp install whp/pylock.toml --python "$TMP/vl/bin/python"
+[ -z "$(ls vl/lib/python3*/site-packages)" ] &&
+	pass "nothing written" || fail "the refused lock wrote files"
+printf 'lock-version = "1.0"\ncreated-by = "t"\n\n[[packages]]\nname = "src"\nversion = "1.0"\n\n[packages.sdist]\nname = "src-1.0.tar.gz"\npath = "src-1.0.tar.gz"\nhashes = {sha256 = "%s"}\n' \
+	"$(printf '%064d' 0)" >whp/pylock.sdist.toml
+expect_exit 1 "an sdist in the lock is refused by name" wp install whp/pylock.sdist.toml --python "$TMP/vl/bin/python"
+expect_grep "saying wheelpick builds nothing" "'src' is a sdist, and wheelpick builds nothing" err
 
 # --- a bundle's install.sh: wheelpick install when a wheelpick is on PATH, pip otherwise ---
 make_sample
@@ -217,6 +259,6 @@ for i in $(seq 1 10); do
 done
 [ "$mixed" = 0 ] && pass "10 kills: $old left the old environment ($undone undone from staging), $new the new one ($finished finished from the journal), none a mix" ||
 	fail "$mixed of 10 kills left a mixed environment"
-ls vk/lib/python3*/site-packages/.wheelpick-* >/dev/null 2>&1 && fail "a journal was left" || pass "no journal left"
+ls vk/lib/python3*/site-packages/.wheelpick-*journal* >/dev/null 2>&1 && fail "a journal was left" || pass "no journal left"
 
 done_testing

@@ -20,4 +20,12 @@ expect_exit 0 "pick -d" vg torch==1.8.0 $T -d "$TMP/wh"
 expect_exit 0 "verify" vg verify "$TMP/wh"
 expect_exit 0 "mirror" vg mirror "$TMP/mir" torch==1.8.0 $T
 expect_exit 2 "usage error" vg torch --cuda nope
+# install: the threads, the journal, the store (tests/cli/t-install.sh has the rest)
+"$PYTHON" "$ROOT/tests/fixtures/mkwheels.py" install "$TMP/iwh" "manylinux_2_17_$(uname -m)" \
+	"$("$PYTHON" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
+"$PYTHON" -m venv --without-pip "$TMP/venv"
+expect_exit 0 "install" vg install "$TMP/iwh" --python "$TMP/venv/bin/python"
+expect_exit 0 "install again by hard link" vg install "$TMP/iwh" --link-mode hardlink --python "$TMP/venv/bin/python"
+expect_exit 0 "list --installed" vg list --installed --python "$TMP/venv/bin/python"
+expect_exit 0 "uninstall" vg uninstall alpha beta gamma --python "$TMP/venv/bin/python"
 done_testing
