@@ -719,6 +719,10 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 	wp_s3_error_code(r->body.data, r->body.len, code, sizeof(code));
 	if (r->may_miss && (r->status == 404 || (r->status == 403 && s3->anonymous && strcmp(r->method, "DELETE")))) {
 		r->missing = true;
+		if (r->out_path) {
+			close_out(r);
+			unlink(r->part_path);
+		}
 		return 0;
 	}
 	if (retry_status(r->status, code) && r->tries < S3_TRIES)
