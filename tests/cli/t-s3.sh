@@ -174,6 +174,15 @@ curl -sf -X PUT -T "$TMP/w.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
 expect_exit 4 "verify s3:// finds a tampered wheel" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "and names the object" "s3://$B/acl/$W8: sha256 is" "$TMP/err"
 expect_no_grep "never the temporary copy" "wheelpick-verify-s3" "$TMP/err"
+printf 'other bytes, another size' >"$TMP/w2.whl"
+curl -sf -X PUT -T "$TMP/w2.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
+expect_exit 0 "a re-run over an object replaced by another size" mirror "s3://$B/acl" torch==1.8.0 "${T[@]}"
+expect_grep "puts the run's file back (as on disk: another size is never taken as unchanged)" "objects \(1 uploaded" "$TMP/err"
+expect_exit 0 "and the mirror verifies again" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
+curl -sf -X PUT -T "$TMP/w2.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
+expect_exit 0 "a re-run for another project over it" mirror "s3://$B/acl" numpy --cuda cpu --python 3.8 --platform linux_x86_64 --index "$FINDLINKS"
+s3ls acl/ >"$TMP/s3.list"; grep -qx "$W8" "$TMP/s3.list" && pass "keeps it: nothing is deleted without --prune" || fail "the replaced object was deleted"
+expect_exit 4 "and verify fails it still" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
 
 # --- wrong credentials: exit 3 and what to check ------------------------------------------------
 expect_exit 3 "a wrong secret exits 3 on publish" env AWS_SECRET_ACCESS_KEY=not-the-secret "$WHEELPICK" --catalog "$TMP/c.db" mirror \
