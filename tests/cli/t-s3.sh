@@ -20,6 +20,17 @@ expect_exit 2 "mirror --conda refuses one too" wp mirror --conda ftp://h/channel
 expect_exit 2 "a path that looks like a URL is refused, not made" wp mirror gs:/x torch==1.8.0 --index "$FINDLINKS" --dry-run --cuda 11.2 --python 3.8 --platform linux_x86_64 -q
 cd - >/dev/null || exit 1
 
+# --- an endpoint that takes the connection and never answers: a bounded wait, exit 3 ----------
+python3 -c 'import socket, sys, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8); print(s.getsockname()[1], flush=True); time.sleep(60)' >"$TMP/mute.port" &
+MUTE=$!
+for _ in $(seq 1 50); do [ -s "$TMP/mute.port" ] && break; sleep 0.05; done
+t0=$(date +%s)
+expect_exit 3 "a mute endpoint fails, not hangs" env AWS_ACCESS_KEY_ID=k AWS_SECRET_ACCESS_KEY=s WHEELPICK_TIMEOUT=1 "$WHEELPICK" verify \
+	s3://bucket/p --s3-endpoint "http://127.0.0.1:$(cat "$TMP/mute.port")"
+[ $(($(date +%s) - t0)) -le 15 ] && pass "within \$WHEELPICK_TIMEOUT per try" || fail "took $(($(date +%s) - t0)) s"
+expect_grep "naming the endpoint" "cannot list 's3://bucket/p/' at 'http://127.0.0.1:" "$TMP/err"
+kill "$MUTE" 2>/dev/null; wait "$MUTE" 2>/dev/null
+
 # --- a Ceph RADOS Gateway of our own ---------------------------------------------------------
 stop_ceph() { "$ROOT/tests/server/ceph.sh" stop "$TMP/ceph"; }
 at_exit stop_ceph
