@@ -637,9 +637,17 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 #else
 	SETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	SETOPT(CURLOPT_CONNECTTIMEOUT, 15L);
-	SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
-	SETOPT(CURLOPT_LOW_SPEED_TIME, 60L);
+	{
+		/* as the rest of net/: $WHEELPICK_TIMEOUT (seconds) replaces the connect and stall limits */
+		long long t = 0;
+		const char *ts = getenv("WHEELPICK_TIMEOUT");
+		if (ts && *ts && (!wp_str_to_ll(wp_str_trim(WP_STR(ts)), &t) || t < 1 || t > 86400))
+			return wp_fail(&r->err, -WPE_USAGE, "WHEELPICK_TIMEOUT='%.40s' is not a whole number from 1 to 86400",
+				       ts);
+		SETOPT(CURLOPT_CONNECTTIMEOUT, t ? (long)t : 15L);
+		SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
+		SETOPT(CURLOPT_LOW_SPEED_TIME, t ? (long)t : 60L);
+	}
 	SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
@@ -719,6 +727,10 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 	wp_s3_error_code(r->body.data, r->body.len, code, sizeof(code));
 	if (r->may_miss && (r->status == 404 || (r->status == 403 && s3->anonymous && strcmp(r->method, "DELETE")))) {
 		r->missing = true;
+		if (r->out_path) {
+			close_out(r);
+			unlink(r->part_path);
+		}
 		return 0;
 	}
 	if (retry_status(r->status, code) && r->tries < S3_TRIES)

@@ -73,7 +73,8 @@ struct wp_s3_op {
 typedef void wp_s3_done_fn(void *ctx, const struct wp_s3_op *op);
 
 /* Run every op, at most parallel at once (0: 16), retrying what S3 says may be retried (5xx,
- * SlowDown, a dropped connection) three times in all. A PUT past WP_S3_MULTIPART_MIN goes as a
+ * SlowDown, a dropped connection) three times in all. A request that sends or receives nothing
+ * for 60 s ($WHEELPICK_TIMEOUT seconds when set) fails. A PUT past WP_S3_MULTIPART_MIN goes as a
  * multipart upload whose parts run in parallel; a failed one is aborted. Returns 0 when all
  * succeeded, else the code of the first failure in array order, its message in err: -WPE_NET for
  * the network and for refused credentials (the message names the endpoint's reason:

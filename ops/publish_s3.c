@@ -482,8 +482,9 @@ static int pub_seed(struct pub *p, struct wp_err *err)
 		char *k = key_of(p, p->old.rel[i]);
 		const struct wp_s3_object *o = wp_s3_listing_find(&p->list, k);
 		free(k);
-		/* the .metadata's size is the listing's; a file's must be what the manifest says */
-		if (!o || (p->old.size[i] >= 0 && o->size != p->old.size[i]))
+		/* at the listing's size: an object replaced behind our back by other bytes stays (as on
+		 * disk, the writer keeps it on the pages, and verify tells) and is never deleted */
+		if (!o)
 			continue;
 		char *fp = wp_xasprintf("%s/%s", p->stage, p->old.rel[i]);
 		char *dir = wp_xstrndup(fp, (size_t)(strrchr(fp, '/') - fp));

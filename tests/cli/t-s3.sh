@@ -20,6 +20,17 @@ expect_exit 2 "mirror --conda refuses one too" wp mirror --conda ftp://h/channel
 expect_exit 2 "a path that looks like a URL is refused, not made" wp mirror gs:/x torch==1.8.0 --index "$FINDLINKS" --dry-run --cuda 11.2 --python 3.8 --platform linux_x86_64 -q
 cd - >/dev/null || exit 1
 
+# --- an endpoint that takes the connection and never answers: a bounded wait, exit 3 ----------
+python3 -c 'import socket, sys, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8); print(s.getsockname()[1], flush=True); time.sleep(60)' >"$TMP/mute.port" &
+MUTE=$!
+for _ in $(seq 1 50); do [ -s "$TMP/mute.port" ] && break; sleep 0.05; done
+t0=$(date +%s)
+expect_exit 3 "a mute endpoint fails, not hangs" env AWS_ACCESS_KEY_ID=k AWS_SECRET_ACCESS_KEY=s WHEELPICK_TIMEOUT=1 "$WHEELPICK" verify \
+	s3://bucket/p --s3-endpoint "http://127.0.0.1:$(cat "$TMP/mute.port")"
+[ $(($(date +%s) - t0)) -le 15 ] && pass "within \$WHEELPICK_TIMEOUT per try" || fail "took $(($(date +%s) - t0)) s"
+expect_grep "naming the endpoint" "cannot list 's3://bucket/p/' at 'http://127.0.0.1:" "$TMP/err"
+kill "$MUTE" 2>/dev/null; wait "$MUTE" 2>/dev/null
+
 # --- a Ceph RADOS Gateway of our own ---------------------------------------------------------
 stop_ceph() { "$ROOT/tests/server/ceph.sh" stop "$TMP/ceph"; }
 at_exit stop_ceph
@@ -174,6 +185,15 @@ curl -sf -X PUT -T "$TMP/w.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
 expect_exit 4 "verify s3:// finds a tampered wheel" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "and names the object" "s3://$B/acl/$W8: sha256 is" "$TMP/err"
 expect_no_grep "never the temporary copy" "wheelpick-verify-s3" "$TMP/err"
+printf 'other bytes, another size' >"$TMP/w2.whl"
+curl -sf -X PUT -T "$TMP/w2.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
+expect_exit 0 "a re-run over an object replaced by another size" mirror "s3://$B/acl" torch==1.8.0 "${T[@]}"
+expect_grep "puts the run's file back (as on disk: another size is never taken as unchanged)" "objects \(1 uploaded" "$TMP/err"
+expect_exit 0 "and the mirror verifies again" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
+curl -sf -X PUT -T "$TMP/w2.whl" "${SIG[@]}" "$S3_ENDPOINT/$B/acl/$W8" >/dev/null
+expect_exit 0 "a re-run for another project over it" mirror "s3://$B/acl" numpy --cuda cpu --python 3.8 --platform linux_x86_64 --index "$FINDLINKS"
+s3ls acl/ >"$TMP/s3.list"; grep -qx "$W8" "$TMP/s3.list" && pass "keeps it: nothing is deleted without --prune" || fail "the replaced object was deleted"
+expect_exit 4 "and verify fails it still" wp verify "s3://$B/acl" --s3-endpoint "$S3_ENDPOINT"
 
 # --- wrong credentials: exit 3 and what to check ------------------------------------------------
 expect_exit 3 "a wrong secret exits 3 on publish" env AWS_SECRET_ACCESS_KEY=not-the-secret "$WHEELPICK" --catalog "$TMP/c.db" mirror \
