@@ -184,7 +184,8 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 				    "was installed", rq->where, rq->text, jb->scanned.n ? jb->scanned.v[0] : "none");
 		goto out;
 	}
-	qsort(fit, nfit, sizeof(*fit), cmp_cand);
+	if (nfit) /* qsort's array may not be NULL, even for none */
+		qsort(fit, nfit, sizeof(*fit), cmp_cand);
 	if (mark_only) {
 		fit[0]->want_hash = rq->nhashes > 0;
 		goto out;
@@ -900,7 +901,8 @@ static int run_pool(struct job *jb, bool store, struct wp_err *err)
 				p.t[p.n++] = (struct task){ w, &w->files.v[k], 0,
 							    w->store ? 1 : member_size(w, w->files.v[k].member) };
 	}
-	qsort(p.t, p.n, sizeof(*p.t), cmp_task);
+	if (p.n) /* qsort's array may not be NULL, even for none */
+		qsort(p.t, p.n, sizeof(*p.t), cmp_task);
 	pthread_mutex_init(&p.mu, NULL);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nt = jb->in->threads > 0 ? jb->in->threads : (int)(ncpu > 0 ? ncpu : 1);
@@ -995,7 +997,8 @@ static void sort_lines(struct wp_buf *b)
 	char *text = wp_buf_detach(b, NULL), *save = NULL;
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		wp_strlist_push(&lines, l);
-	qsort(lines.v, lines.n, sizeof(*lines.v), cmp_strp);
+	if (lines.n) /* qsort's array may not be NULL, even for none */
+		qsort(lines.v, lines.n, sizeof(*lines.v), cmp_strp);
 	*b = (struct wp_buf)WP_BUF_INIT;
 	for (size_t i = 0; i < lines.n; i++)
 		wp_buf_printf(b, "%s\n", lines.v[i]);
@@ -1166,7 +1169,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++)
 			wp_strlist_push(&keep, jb.w[i].files.v[k].dest);
-	qsort(keep.v, keep.n, sizeof(*keep.v), cmp_strp);
+	if (keep.n) /* qsort's array may not be NULL, even for none */
+		qsort(keep.v, keep.n, sizeof(*keep.v), cmp_strp);
 	for (size_t i = 0; i < jb.nw; i++)
 		if (jb.w[i].old.dist_info)
 			old_dist_plan_removal(&jb.w[i].old, &keep, &jb.j);

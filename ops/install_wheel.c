@@ -503,7 +503,8 @@ int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struc
 		f->size = (long long)f->content.len;
 	}
 	if (!rc) {
-		qsort(rows, w->files.n, sizeof(*rows), cmp_rows);
+		if (w->files.n) /* qsort's array may not be NULL, even for none */
+			qsort(rows, w->files.n, sizeof(*rows), cmp_rows);
 		struct wp_buf *b = &record->content;
 		for (size_t i = 0; i < w->files.n; i++) {
 			csv_field(b, rows[i]->record_path);

@@ -263,8 +263,10 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 		wp_strlist_push(&od->files, abs);
 	}
 	push_unique(&od->dirs, wp_xstrdup(od->dist_info));
-	qsort(od->files.v, od->files.n, sizeof(*od->files.v), cmp_str);
-	qsort(od->dirs.v, od->dirs.n, sizeof(*od->dirs.v), cmp_depth);
+	if (od->files.n) /* qsort's array may not be NULL, even for none */
+		qsort(od->files.v, od->files.n, sizeof(*od->files.v), cmp_str);
+	if (od->dirs.n) /* qsort's array may not be NULL, even for none */
+		qsort(od->dirs.v, od->dirs.n, sizeof(*od->dirs.v), cmp_depth);
 out:
 	free_list(&rel);
 	wp_buf_free(&rec);
@@ -480,7 +482,8 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 			closedir(d);
 	}
 	wp_buf_free(&targets);
-	qsort(out->v, out->n, sizeof(*out->v), cmp_installed);
+	if (out->n) /* qsort's array may not be NULL, even for none */
+		qsort(out->v, out->n, sizeof(*out->v), cmp_installed);
 }
 
 int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, struct wp_installed_list *out,
