@@ -693,6 +693,7 @@ static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
 {
 	size_t ns = 0;
 	uint64_t total = 0;
+	wp_wheel_stream_settle(s);
 	if (!wp_wheel_stream_complete(s))
 		return false;
 	const struct wp_wheel_smember *all = wp_wheel_stream_members(s, &ns);
