@@ -2,7 +2,8 @@
  * order), so that the RECORD check after a download needs no second pass over the data. With the
  * file the bytes are written to (wp_wheel_stream_use_file), the members' data is read back from it
  * and inflated and hashed on a small pool of threads, one member per thread, each following its
- * member as the download writes it: every core works on the wheel while it arrives. */
+ * member as the download writes it (or, with libdeflate, inflating it whole once it is there):
+ * every core works on the wheel while it arrives. */
 #include "verify/wheel.h"
 #include "verify/wheelstream.h"
 
@@ -19,6 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#if WP_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #define SIG_LOCAL   0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
@@ -32,6 +36,11 @@
  * one), where a pool thread would read them back first. */
 #define POOL_MIN_MEMBER (256u << 10)
 #define POOL_AFTER      (1u << 20)
+/* A pooled member up to this size (uncompressed, as its header claims, and within the ratio
+ * limit) is inflated whole, once all of it has arrived, by libdeflate: 1.8x zlib's speed on a
+ * torch-shaped wheel here. A bigger one is inflated by zlib as it arrives: a whole buffer for it
+ * would cost its size in memory. */
+#define WHOLE_MAX       (64u << 20)
 
 /* What the stream is doing. Anything it does not follow (a data descriptor, an unknown method,
  * bytes between members) makes it LOST: the verifier then takes the full second pass, which
@@ -78,6 +87,7 @@ struct pool {
 	bool quit;
 	bool started;
 	uint64_t min_member, after;      /* which members it takes (POOL_MIN_MEMBER, POOL_AFTER) */
+	uint64_t whole_max;              /* inflated whole up to this size (WHOLE_MAX; 0 without libdeflate) */
 };
 
 struct wp_wheel_stream {
@@ -243,8 +253,52 @@ static bool pool_wait_bytes(struct pool *p, unsigned gen, uint64_t end)
 	return p->avail >= end && p->gen == gen && !p->quit;
 }
 
+/* Read n bytes of the file at off into buf: false when it cannot. */
+static bool read_back(int fd, unsigned char *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		got += (size_t)k;
+	}
+	return true;
+}
+
+#if WP_LIBDEFLATE
+/* The member's data, all arrived, inflated in one call into a buffer of the size its header
+ * claims: the same verdict as work_data's (a stream that would inflate past that size, or end
+ * before its compressed size, or not end at all, is bad; one that ends short is not bad, but its
+ * size then differs from the header's and the verifier takes the full pass). */
+static void whole_member(struct work *w, struct libdeflate_decompressor *d, const unsigned char *in)
+{
+	struct wp_wheel_smember *m = w->m;
+	unsigned char *out = wp_xmalloc(m->usize ? (size_t)m->usize : 1);
+	size_t in_used = 0, got = 0;
+	enum libdeflate_result r = libdeflate_deflate_decompress_ex(d, in, (size_t)m->csize, out, (size_t)m->usize,
+								    &in_used, &got);
+	if (r != LIBDEFLATE_SUCCESS || in_used != m->csize) {
+		m->bad = true;
+	} else {
+		m->actual = got;
+		uint64_t total = __atomic_add_fetch(w->total, (uint64_t)got, __ATOMIC_RELAXED);
+		if (total > (uint64_t)w->lim->max_total_size)
+			m->bad = true;
+		else
+			wp_hasher_update(&w->h, out, got);
+	}
+	free(out);
+	w->z_ended = true;
+	w->left = 0;
+	work_end(w);
+}
+#endif
+
 static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, unsigned gen, struct work *w,
-		    unsigned char *in)
+		    unsigned char *in, void *whole)
 {
 	w->m = &j->shadow;
 	bool ok = work_begin(w, false);
@@ -252,6 +306,27 @@ static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, un
 	if (!ok)
 		j->shadow.bad = true;
 	bool ended = false;
+#if WP_LIBDEFLATE
+	uint64_t limit = (uint64_t)s->lim.max_ratio * (j->shadow.csize ? j->shadow.csize : 1);
+	if (limit < (uint64_t)s->lim.ratio_min_size)
+		limit = (uint64_t)s->lim.ratio_min_size;
+	if (ok && whole && j->shadow.usize <= p->whole_max && j->shadow.usize <= limit &&
+	    j->shadow.csize <= p->whole_max) {
+		pthread_mutex_lock(&p->mu);
+		bool have = pool_wait_bytes(p, gen, end);
+		pthread_mutex_unlock(&p->mu);
+		unsigned char *buf = have && j->shadow.csize > IN_BLOCK ? wp_xmalloc((size_t)j->shadow.csize) : in;
+		if (have && read_back(p->fd, buf, (size_t)j->shadow.csize, off)) {
+			whole_member(w, whole, buf);
+			ended = true;
+		}
+		if (buf != in)
+			free(buf);
+		ok = false;
+	}
+#else
+	(void)whole;
+#endif
 	if (ok && j->shadow.csize == 0)
 		ended = work_data(w, in, 0); /* an empty deflate stream is still a stream */
 	while (ok && off < end) {
@@ -266,16 +341,7 @@ static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, un
 		pthread_mutex_unlock(&p->mu);
 		if (!want)
 			break;
-		size_t got = 0;
-		while (got < want) {
-			ssize_t k = pread(p->fd, in + got, (size_t)want - got, (off_t)(off + got));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			got += (size_t)k;
-		}
-		if (got != want)
+		if (!read_back(p->fd, in, (size_t)want, off))
 			break;
 		ended = work_data(w, in, (size_t)want);
 		off += want;
@@ -301,6 +367,11 @@ static void *pool_main(void *arg)
 	struct pool *p = s->pool;
 	struct work w = { .lim = &s->lim, .total = &s->total };
 	unsigned char *in = wp_xmalloc(IN_BLOCK);
+	void *whole = NULL;
+#if WP_LIBDEFLATE
+	if (p->whole_max)
+		whole = libdeflate_alloc_decompressor();
+#endif
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		while (!p->head && !p->quit)
@@ -314,13 +385,17 @@ static void *pool_main(void *arg)
 		p->busy++;
 		unsigned gen = p->gen;
 		pthread_mutex_unlock(&p->mu);
-		run_job(s, p, j, gen, &w, in);
+		run_job(s, p, j, gen, &w, in, whole);
 		free(j);
 		pthread_mutex_lock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
 	work_release(&w);
 	free(in);
+#if WP_LIBDEFLATE
+	if (whole)
+		libdeflate_free_decompressor(whole);
+#endif
 	return NULL;
 }
 
@@ -343,6 +418,7 @@ int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int th
 	p->fd = -1;
 	p->min_member = POOL_MIN_MEMBER;
 	p->after = POOL_AFTER;
+	p->whole_max = WP_LIBDEFLATE ? WHOLE_MAX : 0;
 	p->nthreads = threads;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
@@ -351,11 +427,12 @@ int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int th
 	return 0;
 }
 
-void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after)
+void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after, uint64_t whole_max)
 {
 	if (s->pool) {
 		s->pool->min_member = min_member;
 		s->pool->after = after;
+		s->pool->whole_max = WP_LIBDEFLATE ? whole_max : 0;
 	}
 }
 
