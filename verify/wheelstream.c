@@ -40,7 +40,9 @@
  * limit) is inflated whole, once all of it has arrived, by libdeflate: 1.8x zlib's speed on a
  * torch-shaped wheel here. A bigger one is inflated by zlib as it arrives: a whole buffer for it
  * would cost its size in memory. */
+#ifndef WHOLE_MAX
 #define WHOLE_MAX       (64u << 20)
+#endif
 
 /* What the stream is doing. Anything it does not follow (a data descriptor, an unknown method,
  * bytes between members) makes it LOST: the verifier then takes the full second pass, which
@@ -108,6 +110,7 @@ struct wp_wheel_stream {
 	struct wp_wheel_smember *m;      /* in file order */
 	size_t n, cap;
 	struct pool *pool;               /* NULL: everything inline */
+	bool crc_all;                    /* every member's CRC-32 too, not only the dist-info files' */
 };
 
 struct wp_wheel_stream *wp_wheel_stream_new(const struct wp_wheel_limits *lim)
@@ -273,10 +276,33 @@ static bool read_back(int fd, unsigned char *buf, size_t n, uint64_t off)
  * claims: the same verdict as work_data's (a stream that would inflate past that size, or end
  * before its compressed size, or not end at all, is bad; one that ends short is not bad, but its
  * size then differs from the header's and the verifier takes the full pass). */
-static void whole_member(struct work *w, struct libdeflate_decompressor *d, const unsigned char *in)
+/* A pool thread's libdeflate and the buffers it keeps between members (up to KEEP_MAX each: a
+ * fresh buffer per member cost a page fault per 4 KiB, a third of the run's CPU). */
+#define KEEP_MAX (8u << 20)
+struct whole {
+	struct libdeflate_decompressor *d;
+	unsigned char *in, *out;
+	size_t in_cap, out_cap;
+};
+
+/* A buffer of n bytes: the kept one (grown) up to KEEP_MAX, a new one past that. */
+static unsigned char *whole_buf(unsigned char **keep, size_t *cap, size_t n)
+{
+	if (n > KEEP_MAX)
+		return wp_xmalloc(n ? n : 1);
+	if (n > *cap || !*keep) {
+		free(*keep);
+		*cap = n > (64u << 10) ? n : (64u << 10);
+		*keep = wp_xmalloc(*cap);
+	}
+	return *keep;
+}
+
+static void whole_member(struct work *w, struct whole *wh, const unsigned char *in)
 {
 	struct wp_wheel_smember *m = w->m;
-	unsigned char *out = wp_xmalloc(m->usize ? (size_t)m->usize : 1);
+	struct libdeflate_decompressor *d = wh->d;
+	unsigned char *out = whole_buf(&wh->out, &wh->out_cap, (size_t)m->usize);
 	size_t in_used = 0, got = 0;
 	enum libdeflate_result r = libdeflate_deflate_decompress_ex(d, in, (size_t)m->csize, out, (size_t)m->usize,
 								    &in_used, &got);
@@ -289,8 +315,11 @@ static void whole_member(struct work *w, struct libdeflate_decompressor *d, cons
 			m->bad = true;
 		else
 			wp_hasher_update(&w->h, out, got);
+		if (w->crc_on)
+			w->crc = libdeflate_crc32(0, out, got);
 	}
-	free(out);
+	if (out != wh->out)
+		free(out);
 	w->z_ended = true;
 	w->left = 0;
 	work_end(w);
@@ -301,7 +330,7 @@ static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, un
 		    unsigned char *in, void *whole)
 {
 	w->m = &j->shadow;
-	bool ok = work_begin(w, false);
+	bool ok = work_begin(w, s->crc_all);
 	uint64_t off = j->data_off, end = j->data_off + j->shadow.csize;
 	if (!ok)
 		j->shadow.bad = true;
@@ -315,12 +344,13 @@ static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, un
 		pthread_mutex_lock(&p->mu);
 		bool have = pool_wait_bytes(p, gen, end);
 		pthread_mutex_unlock(&p->mu);
-		unsigned char *buf = have && j->shadow.csize > IN_BLOCK ? wp_xmalloc((size_t)j->shadow.csize) : in;
+		struct whole *wh = whole;
+		unsigned char *buf = have ? whole_buf(&wh->in, &wh->in_cap, (size_t)j->shadow.csize) : NULL;
 		if (have && read_back(p->fd, buf, (size_t)j->shadow.csize, off)) {
-			whole_member(w, whole, buf);
+			whole_member(w, wh, buf);
 			ended = true;
 		}
-		if (buf != in)
+		if (buf && buf != wh->in)
 			free(buf);
 		ok = false;
 	}
@@ -369,8 +399,9 @@ static void *pool_main(void *arg)
 	unsigned char *in = wp_xmalloc(IN_BLOCK);
 	void *whole = NULL;
 #if WP_LIBDEFLATE
-	if (p->whole_max)
-		whole = libdeflate_alloc_decompressor();
+	struct whole wh = { 0 };
+	if (p->whole_max && (wh.d = libdeflate_alloc_decompressor()))
+		whole = &wh;
 #endif
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -393,8 +424,10 @@ static void *pool_main(void *arg)
 	work_release(&w);
 	free(in);
 #if WP_LIBDEFLATE
-	if (whole)
-		libdeflate_free_decompressor(whole);
+	if (wh.d)
+		libdeflate_free_decompressor(wh.d);
+	free(wh.in);
+	free(wh.out);
 #endif
 	return NULL;
 }
@@ -405,7 +438,7 @@ static int cpu_count(void)
 	return n < 1 ? 1 : n > POOL_MAX ? POOL_MAX : (int)n;
 }
 
-int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int threads)
+static int use(struct wp_wheel_stream *s, const char *path, int fd, int threads)
 {
 	if (s->pool || s->pos)
 		return -1;
@@ -414,8 +447,13 @@ int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int th
 	if (threads > POOL_MAX)
 		threads = POOL_MAX;
 	struct pool *p = wp_xcalloc(1, sizeof(*p));
-	p->path = wp_xstrdup(path);
-	p->fd = -1;
+	p->path = path ? wp_xstrdup(path) : NULL;
+	p->fd = path ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (!path && p->fd < 0) {
+		free(p);
+		return -1;
+	}
+	s->crc_all = !path;
 	p->min_member = POOL_MIN_MEMBER;
 	p->after = POOL_AFTER;
 	p->whole_max = WP_LIBDEFLATE ? WHOLE_MAX : 0;
@@ -425,6 +463,16 @@ int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int th
 	pthread_cond_init(&p->idle, NULL);
 	s->pool = p;
 	return 0;
+}
+
+int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int threads)
+{
+	return use(s, path, -1, threads);
+}
+
+int wp_wheel_stream_use_fd(struct wp_wheel_stream *s, int fd, int threads)
+{
+	return use(s, NULL, fd, threads);
 }
 
 void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after, uint64_t whole_max)
@@ -445,7 +493,8 @@ static bool pool_start(struct wp_wheel_stream *s)
 		return p->nthreads > 0;
 	p->started = true;
 	int made = 0;
-	p->fd = open(p->path, O_RDONLY | O_CLOEXEC);
+	if (p->fd < 0)
+		p->fd = open(p->path, O_RDONLY | O_CLOEXEC);
 	if (p->fd < 0)
 		p->nthreads = 0;
 	for (; made < p->nthreads; made++)
@@ -683,7 +732,7 @@ static void begin_member(struct wp_wheel_stream *s)
 		return;
 	}
 	s->w.m = m;
-	if (!work_begin(&s->w, di != NULL))
+	if (!work_begin(&s->w, di != NULL || s->crc_all))
 		lose(s);
 }
 

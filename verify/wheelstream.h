@@ -43,6 +43,9 @@ void wp_wheel_stream_feed(struct wp_wheel_stream *s, const void *p, size_t n);
  * Stored members, and those of a small file, stay on the feeder. Call before the first feed;
  * -1 (and everything stays on the feeder) when called after it. */
 int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int threads);
+/* The same, reading back through a duplicate of fd (a file already whole: the verifier's own);
+ * every member's CRC-32 is then computed too, so that the verdict is the full pass's. */
+int wp_wheel_stream_use_fd(struct wp_wheel_stream *s, int fd, int threads);
 /* Which deflated members the pool takes: those of at least min_member compressed bytes, and every
  * one past byte after of the file; and which it inflates whole (libdeflate), once all of their
  * bytes are there: those up to whole_max bytes (defaults 256 KiB, 1 MiB and 64 MiB; 0 for none;
