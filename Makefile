@@ -23,14 +23,15 @@ soname    = $(shell objdump -p $$($(CC) -print-file-name=$(1)) 2>/dev/null | awk
 SONAMES  := -DWP_SONAME_CURL='"$(call soname,libcurl.so)"' -DWP_SONAME_ARCHIVE='"$(call soname,libarchive.so)"' \
             -DWP_SONAME_XML='"$(call soname,libxml2.so)"' -DWP_SONAME_CRYPTO='"$(call soname,libcrypto.so)"'
 LDLIBS   += $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -lpthread -ldl
-# libdeflate inflates a downloaded wheel's members (verify/wheelstream.c): 1.8x zlib's speed, and
-# inflating is most of checking a deflated wheel. DEFLATE=0 builds with zlib alone (to compare).
-DEFLATE  ?= 1
-ifeq ($(DEFLATE),1)
-CFLAGS   += -DWP_LIBDEFLATE=1
-LDLIBS   += -ldeflate
+# ISA-L (Intel's igzip) inflates a wheel's members as they are checked (verify/wheelstream.c):
+# 1.7x zlib's speed on a torch-shaped wheel, and inflating is most of checking a deflated wheel.
+# ISAL=0 builds with zlib alone (to compare, or where ISA-L is missing).
+ISAL     ?= 1
+ifeq ($(ISAL),1)
+CFLAGS   += -DWP_ISAL=1
+LDLIBS   += -lisal
 else
-CFLAGS   += -DWP_LIBDEFLATE=0
+CFLAGS   += -DWP_ISAL=0
 endif
 # Unit tests may call more of those libraries than wheelpick does (to inspect what it wrote), so
 # they link them; the library's own shims then find the same copy already loaded.
@@ -40,7 +41,7 @@ TEST_LDLIBS := $(shell pkg-config --libs $(LAZY_PKGS) 2>/dev/null)
 # binutils: objdump reads the SONAMEs of the lazily loaded libraries (gcc brings it; named anyway).
 DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
             libssl-dev libyajl-dev libmsgpack-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip python3-msgpack \
-            clang sqlite3 valgrind curl man-db groff-base zsh fish python3-jsonschema nodejs libdeflate-dev
+            clang sqlite3 valgrind curl man-db groff-base zsh fish python3-jsonschema nodejs libisal-dev
 # tests/cli/t-conda-rattler.sh solves with rattler (conda's Rust library, as WebAssembly under node),
 # installed from the npm registry into NODE_DIR by `make deps`. npm comes with NodeSource's nodejs;
 # Debian's own npm package is installed only where there is no npm (it conflicts with NodeSource's).

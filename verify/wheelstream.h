@@ -47,10 +47,8 @@ int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int th
  * every member's CRC-32 is then computed too, so that the verdict is the full pass's. */
 int wp_wheel_stream_use_fd(struct wp_wheel_stream *s, int fd, int threads);
 /* Which deflated members the pool takes: those of at least min_member compressed bytes, and every
- * one past byte after of the file; and which it inflates whole (libdeflate), once all of their
- * bytes are there: those up to whole_max bytes (defaults 256 KiB, 1 MiB and 64 MiB; 0 for none;
- * always none in a build without libdeflate). For the tests. */
-void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after, uint64_t whole_max);
+ * one past byte after of the file (defaults 256 KiB and 1 MiB; the tests give it all with 0, 0). */
+void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after);
 /* No more bytes will come: wait for the pool's members (one cut short is left not done). Before
  * reading the members; wp_wheel_verify_streamed calls it. */
 void wp_wheel_stream_settle(struct wp_wheel_stream *s);
