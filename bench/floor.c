@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	host[path - h] = 0;
 	char *colon = strchr(host, ':');
 	if (colon)
-		*colon = 0, port = atoi(colon + 1);
+		*colon = 0, port = (int)strtol(colon + 1, NULL, 10);
 	int s = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	inet_pton(AF_INET, host, &sa.sin_addr);

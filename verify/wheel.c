@@ -6,6 +6,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/fs.h"
+#include "base/lazylib.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
 #include "verify/wheelstream.h"
@@ -559,6 +560,11 @@ static struct wp_buf *capture_for(struct wheel *w, const char *name)
  * it goes and holding the three dist-info files we parse. */
 static int read_members(struct wheel *w, struct wp_err *err)
 {
+	/* a download's check comes here only when the stream could not follow the wheel: libarchive
+	 * is loaded then (thread-safe), not for every fetch */
+	int lrc = wp_lazy_require(WP_LIB_ARCHIVE, err);
+	if (lrc)
+		return lrc;
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
 	enum { BLOCK = 1 << 20 }; /* bytes per read(2) */
