@@ -167,7 +167,7 @@ tsan:
 	$(MAKE) BUILD=build-tsan $(TSAN_FLAGS) all build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream
 	@WP_DEFER_FAIL=1 $(TSAN_ENV) $(MAKE) -s BUILD=build-tsan $(TSAN_FLAGS) unit \
 	  UNIT_BIN="build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream"
-	@WP_DEFER_FAIL=1 WP_CLI_ONLY="t-faults t-pick t-wheelhouse t-mirror" $(TSAN_ENV) \
+	@WP_DEFER_FAIL=1 WP_CLI_ONLY="t-faults t-pick t-wheelhouse t-mirror t-pool" $(TSAN_ENV) \
 	  $(MAKE) -s BUILD=build-tsan $(TSAN_FLAGS) clitest
 	@WP_RESULTS=build-tsan/test-results tests/summary.sh
 
