@@ -21,6 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifndef WP_ISAL
+#define WP_ISAL 0 /* the Makefile says (ISAL=1 by default) */
+#endif
 #if WP_ISAL
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
