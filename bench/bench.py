@@ -58,6 +58,11 @@ MID = 64 * MB if QUICK else 256 * MB           # the mid-size valid wheel agains
 WAN_LATENCY_MS, WAN_RATE = 50, 40              # emulated remote server: per request latency, MB/s per response
 
 PIP_ENV = {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1", "PIP_CONFIG_FILE": "/dev/null"}
+# Both tools read pip's environment: an index or find-links set on the machine (this one has
+# PIP_FIND_LINKS=/opt/wheels) would join every command's sources, and a wheelpick pick with no
+# --index then reads only those (case 7 found no torch). The bench serves its own.
+for _k in ("PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX"):
+    os.environ.pop(_k, None)
 
 out_lines = []
 legend = {}
