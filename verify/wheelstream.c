@@ -299,8 +299,8 @@ static bool work_data(struct work *w, const unsigned char *p, size_t n)
 
 /* ---- the pool ---- */
 
-/* Read [off, off + n) of the file back once the feeder has passed it; false when the stream was
- * reset or ended before it came, or the file cannot be read. Called with the lock held. */
+/* Wait until the feeder has passed byte end of the file; false when the stream was reset, ended
+ * (settle) or freed before it came. Called with the lock held. */
 static bool pool_wait_bytes(struct pool *p, unsigned gen, uint64_t end)
 {
 	while (p->avail < end && !p->eof && !p->quit && p->gen == gen)
@@ -323,7 +323,8 @@ static bool read_back(int fd, unsigned char *buf, size_t n, uint64_t off)
 	return true;
 }
 
-
+/* One member, read back as it arrives; its verdict published into s->m unless the stream was
+ * reset (or ended) before all of it came. */
 static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, unsigned gen, struct work *w,
 		    unsigned char *in)
 {
