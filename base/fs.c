@@ -424,6 +424,11 @@ int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err)
 {
 	if (!*path)
 		return wp_fail(err, -WPE_IO, "cannot create a directory with an empty name");
+	/* the whole path first: its parent is there nearly always (a store's fan-out folder), and a
+	 * walk from the root cost two calls per existing level (16 small wheels: 400 of them) */
+	struct stat sb;
+	if (mkdir(path, mode) == 0 || (errno == EEXIST && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)))
+		return 0;
 	char *p = wp_xstrdup(path);
 	int rc = 0;
 	for (char *s = p + 1; *s; s++) {

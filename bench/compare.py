@@ -4,10 +4,12 @@
 usage: compare.py OLD NEW   (absolute paths; build each with make BUILD=... OPTFLAGS="-O2 -DNDEBUG")
 
 Runs, alternating OLD and NEW run by run with bench.py's harness (same servers, same timing):
-a valid 256 MB wheel fetched with its sha256 in the page (and curl + sync as the floor), 16 x
+a valid 256 MB wheel fetched with its sha256 in the page (and curl + sync as the floor), a 50 MB
+wheel deflated like torch's fetched the same way (and bench/floor.c as the floor; "deflated") and
+checked by `verify` ("verify"), 16 x
 200 KB wheels in one command (and serial curl), the real 2021 page crawled into a fresh catalog,
 300,000 conda records (plain, sorted) into a fresh catalog, and bench.py case 7's picks over 100
-copies of the 2021 page (CMP_CASES=mid,tiny,crawl,conda,scale picks some; scale is not in the
+copies of the 2021 page (CMP_CASES=mid,deflated,verify,tiny,crawl,conda,scale picks some; scale is not in the
 default set: its catalogs take a minute to crawl). Prints markdown tables; inputs
 live under build-bench/bench-work/ (removed at the end) and build-bench/bench-data/ (kept).
 """
@@ -70,6 +72,35 @@ def main():
             B.table(mids + [curl_mid], {mids[1].label: f"{B.ratio(mids[0], mids[1]):.2f}x old; "
                                                        f"{B.ratio(curl_mid, mids[1]):.2f}x curl+sync"})
             B.commands(mids + [curl_mid])
+
+        # issue 29: a 50 MB wheel deflated and shaped like torch's (bench/mkwheel.py torch_wheel),
+        # fetched with its sha256 in the page; bench/floor.c beside it; and `verify` of that file
+        if CASES & {"deflated", "verify"}:
+            dfn = "torchlike-1.0-cp38-cp38-linux_x86_64.whl"
+            dpath = os.path.join(root, dfn)
+            dsha, _ = mkwheel.torch_wheel(dpath, "torchlike", "1.0", "cp38-cp38-linux_x86_64", 10 * B.MB if B.QUICK
+                                          else 50 * B.MB)
+            B.page(os.path.join(root, "deflated.html"), [(f"{dfn}#sha256={dsha}", dfn, "")])
+        if "deflated" in CASES:
+            defl = fetch_cmds("the 50 MB deflated wheel, sha256 in the page", ["torchlike"], "deflated.html")
+            fdest = os.path.join(B.WORK, "floor-defl.whl")
+            floor = B.Cmd("floor: bench/floor.c (GET, streamed sha256, members inflated and hashed on every core, fsync)",
+                          [B.floor_bin(), f"{srv.base}/{dfn}", fdest], setup=B.synced(lambda: B.rm(fdest)))
+            B.measure(defl + [floor], runs=7, warmup=1)
+            B.emit("## One valid 50 MB wheel deflated like torch's (1,629 members, 138 MB inflated)")
+            B.emit()
+            B.table(defl + [floor], {defl[1].label: f"{B.ratio(defl[0], defl[1]):.2f}x old; "
+                                                    f"{B.med(defl[1], 'wall') / B.med(floor, 'wall'):.2f}x the floor",
+                                     defl[0].label: f"{B.med(defl[0], 'wall') / B.med(floor, 'wall'):.2f}x the floor"})
+            B.commands(defl + [floor])
+        if "verify" in CASES:
+            vers = [B.Cmd(f"{tag}: verify, the 50 MB deflated wheel", [wp, "verify", dpath]) for tag, wp in
+                    (("old", old), ("new", new))]
+            B.measure(vers, runs=7, warmup=1)
+            B.emit("## wheelpick verify of the 50 MB deflated wheel (page cache)")
+            B.emit()
+            B.table(vers, {vers[1].label: f"{B.ratio(vers[0], vers[1]):.2f}x old"})
+            B.commands(vers)
 
         cdir = os.path.join(B.WORK, "curl-tiny")
         curl_seq = B.Cmd("curl, the same 16 one after another in one process",

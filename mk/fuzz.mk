@@ -22,7 +22,7 @@ FUZZ_MERGE_FLAGS ?= -use_counters=0
 FUZZ_WARN     := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
                  -Wno-unknown-warning-option -Wno-format-truncation
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS   := $(FUZZ_WARN) -g -O1 $(FUZZ_SAN) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SONAMES)
+FUZZ_CFLAGS   := $(FUZZ_WARN) -g -O1 $(FUZZ_SAN) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SONAMES) -DWP_ISAL=$(ISAL)
 # the generated tables too: harnesses that reach resolver/target.c (fuzz_variants) need gpu.c's data
 FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(GEN_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_BINS     := $(FUZZ_ALL:%=$(FUZZ_BUILD)/fuzz_%)

@@ -421,8 +421,10 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 			sinks[i].w.tap = tap_feed;
 			sinks[i].w.tap_reset = tap_reset;
 			sinks[i].w.tap_ctx = sinks[i].ws;
-			/* a big wheel's members are hashed on a second core while the file's own hash
-			 * and the transfer run on this one */
+			/* a big wheel's deflated members are read back from the temp file, inflated and
+			 * hashed on every core as they arrive; its stored ones are hashed on a second
+			 * core (the tap thread) while the file's own hash and the transfer run on this one */
+			wp_wheel_stream_use_file(sinks[i].ws, sinks[i].w.file.tmp, 0);
 			sinks[i].w.tap_thread = true;
 		}
 		/* what an earlier run kept of it: re-read (hash, wheel members) and the rest asked for;

@@ -6,6 +6,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/fs.h"
+#include "base/lazylib.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
 #include "verify/wheelstream.h"
@@ -559,6 +560,11 @@ static struct wp_buf *capture_for(struct wheel *w, const char *name)
  * it goes and holding the three dist-info files we parse. */
 static int read_members(struct wheel *w, struct wp_err *err)
 {
+	/* a download's check comes here only when the stream could not follow the wheel: libarchive
+	 * is loaded then (thread-safe), not for every fetch */
+	int lrc = wp_lazy_require(WP_LIB_ARCHIVE, err);
+	if (lrc)
+		return lrc;
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
 	enum { BLOCK = 1 << 20 }; /* bytes per read(2) */
@@ -693,6 +699,7 @@ static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
 {
 	size_t ns = 0;
 	uint64_t total = 0;
+	wp_wheel_stream_settle(s);
 	if (!wp_wheel_stream_complete(s))
 		return false;
 	const struct wp_wheel_smember *all = wp_wheel_stream_members(s, &ns);
@@ -708,6 +715,8 @@ static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
 			return false;
 		if (may_lack_hash(w, m->name) && (!sm->crc_checked || sm->crc != m->crc))
 			return false;
+		if (sm->crc_checked && sm->crc != m->crc)
+			return false; /* a stream of the verifier's own checks every CRC, as the full pass */
 		total += sm->actual;
 	}
 	if (total > (uint64_t)w->lim.max_total_size)
@@ -965,9 +974,41 @@ void wp_wheel_limits_fill(struct wp_wheel_limits *l, const struct wp_wheel_limit
 		l->max_record = DEF_MAX_RECORD;
 }
 
+/* A wheel checked with no stream from its download, big enough to pay for threads: its bytes up to
+ * the central directory fed to a stream of its own whose pool inflates and hashes the deflated
+ * members on every core, reading them back through the verifier's own descriptor. NULL when it is
+ * small, or cannot be read here (the full pass then reads it, and says what is wrong). */
+#define OWN_STREAM_MIN (4LL << 20)
+static struct wp_wheel_stream *own_stream(struct wheel *w)
+{
+	enum { BLOCK = 1 << 20 };
+	if (w->fsize < (uint64_t)OWN_STREAM_MIN)
+		return NULL;
+	struct wp_wheel_stream *s = wp_wheel_stream_new(&w->lim);
+	if (wp_wheel_stream_use_fd(s, w->fd, 0)) {
+		wp_wheel_stream_free(s);
+		return NULL;
+	}
+	unsigned char *buf = wp_xmalloc(BLOCK);
+	uint64_t end = w->cd_offset + 4 < w->fsize ? w->cd_offset + 4 : w->fsize;
+	for (uint64_t off = 0; off < end;) {
+		size_t want = end - off < BLOCK ? (size_t)(end - off) : BLOCK;
+		ssize_t k = pread(w->fd, buf, want, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break; /* the stream stays incomplete: the full pass */
+		wp_wheel_stream_feed(s, buf, (size_t)k);
+		off += (uint64_t)k;
+	}
+	free(buf);
+	return s;
+}
+
 static int verify(const char *path, const char *filename, struct wp_wheel_stream *stream,
 		  const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err)
 {
+	struct wp_wheel_stream *own = NULL;
 	struct wheel w = { .path = path, .fd = -1 };
 	struct stat sb;
 	unsigned char magic[4];
@@ -1016,8 +1057,11 @@ static int verify(const char *path, const char *filename, struct wp_wheel_stream
 	}
 
 	if ((rc = read_central_directory(&w, err)) || (rc = check_local_headers(&w, err)) ||
-	    (rc = find_dist_info(&w, parts[0], parts[1], err)) ||
-	    (rc = stream && take_streamed(&w, stream) ? 0 : read_members(&w, err)) ||
+	    (rc = find_dist_info(&w, parts[0], parts[1], err)))
+		goto out;
+	if (!stream)
+		stream = own = own_stream(&w);
+	if ((rc = stream && take_streamed(&w, stream) ? 0 : read_members(&w, err)) ||
 	    (rc = check_record(&w, err)) || (rc = check_meta(&w, parts[0], parts[1], info, err)))
 		goto out;
 	if (info) {
@@ -1028,6 +1072,7 @@ static int verify(const char *path, const char *filename, struct wp_wheel_stream
 			info->unpacked_size += (long long)w.m[i].actual;
 	}
 out:
+	wp_wheel_stream_free(own);
 	if (rc && info)
 		wp_wheel_info_release(info);
 	if (w.fd >= 0)

@@ -1,6 +1,7 @@
 /* verify/wheelstream.h: a wheel's members hashed while its bytes arrive, for wp_wheel_verify_streamed.
  * Ownership: wp_wheel_stream_new returns a stream the caller frees with wp_wheel_stream_free; it
- * owns every member record and capture in it. The limits are copied. Not thread-safe: one feeder. */
+ * owns every member record and capture in it, and its pool's threads. The limits are copied. One
+ * feeder at a time (the pool's threads are its own). */
 #ifndef WP_WHEELSTREAM_H
 #define WP_WHEELSTREAM_H
 
@@ -36,6 +37,21 @@ struct wp_wheel_stream *wp_wheel_stream_new(const struct wp_wheel_limits *lim);
 /* The next n bytes of the file, in order. Never fails: what it cannot follow, it gives up on,
  * and the verifier then reads the file again. */
 void wp_wheel_stream_feed(struct wp_wheel_stream *s, const void *p, size_t n);
+/* The bytes fed are also written to the file at path, each before it is fed (a download's temp
+ * file): the members' data is then read back from it and inflated and hashed on a pool of threads
+ * (threads <= 0: one per core, at most 8), each thread following its member as the bytes arrive.
+ * Stored members, and those of a small file, stay on the feeder. Call before the first feed;
+ * -1 (and everything stays on the feeder) when called after it. */
+int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int threads);
+/* The same, reading back through a duplicate of fd (a file already whole: the verifier's own);
+ * every member's CRC-32 is then computed too, so that the verdict is the full pass's. */
+int wp_wheel_stream_use_fd(struct wp_wheel_stream *s, int fd, int threads);
+/* Which deflated members the pool takes: those of at least min_member compressed bytes, and every
+ * one past byte after of the file (defaults 256 KiB and 1 MiB; the tests give it all with 0, 0). */
+void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after);
+/* No more bytes will come: wait for the pool's members (one cut short is left not done). Before
+ * reading the members; wp_wheel_verify_streamed calls it. */
+void wp_wheel_stream_settle(struct wp_wheel_stream *s);
 /* The file starts over at byte 0. */
 void wp_wheel_stream_reset(struct wp_wheel_stream *s);
 void wp_wheel_stream_free(struct wp_wheel_stream *s);

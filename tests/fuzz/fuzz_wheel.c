@@ -64,6 +64,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wp_wheel_stream_free(st);
 	}
 
+	/* ... and through the pool (every deflated member read back from the file by two threads):
+	 * exactly the serial stream's verdict and message */
+	{
+		struct wp_wheel_stream *ser = wp_wheel_stream_new(NULL), *pool = wp_wheel_stream_new(NULL);
+		struct wp_err e1 = WP_ERR_INIT, e2 = WP_ERR_INIT;
+		wp_wheel_stream_feed(ser, data, size);
+		if (wp_wheel_stream_use_file(pool, path, 2) == 0)
+			wp_wheel_stream_pool_from(pool, 0, 0);
+		for (size_t off = 0; off < size; off += 4096)
+			wp_wheel_stream_feed(pool, data + off, size - off < 4096 ? size - off : 4096);
+		int a = wp_wheel_verify_streamed(path, name, ser, NULL, NULL, &e1);
+		int b = wp_wheel_verify_streamed(path, name, pool, NULL, NULL, &e2);
+		FZ_CHECK(a == b && strcmp(e1.msg, e2.msg) == 0);
+		wp_wheel_stream_free(ser);
+		wp_wheel_stream_free(pool);
+	}
+
 	/* the installer's reader (one inflate per member, RECORD checked after): every wheel the full
 	 * pass accepts it accepts too */
 	struct wp_wheel_reader *r = NULL;

@@ -7,7 +7,10 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +55,46 @@ static int fx_setup(void **state)
 			   "d = sys.argv[1]\n"
 			   "wheel(d + '/stored_pkg-1.0-py3-none-any.whl', 'stored_pkg', zipfile.ZIP_STORED, False)\n"
 			   "wheel(d + '/piped_pkg-1.0-py3-none-any.whl', 'piped_pkg', zipfile.ZIP_DEFLATED, True)\n"
+			   "import random\n"
+			   "def many(path, name, edit=None, big=False):\n"
+			   "    r = random.Random(7)\n"
+			   "    words = [bytes(r.choice(b'abcdefghij_ ()') for _ in range(r.randint(2, 9))) for _ in range(300)]\n"
+			   "    files = {}\n"
+			   "    for i in range(120):\n"
+			   "        files['%%s/m%%03d.py' %% (name, i)] = b' '.join(r.choice(words) for _ in range(r.randint(10, 9000)))\n"
+			   "    files[name + '/lib.so'] = b''.join(r.choice(words) + r.randbytes(r.randint(0, 8)) for _ in range(150000))\n"
+			   "    if big: files[name + '/data.bin'] = r.randbytes(5 << 20)\n"
+			   "    files[name + '-1.0.dist-info/METADATA'] = ('Metadata-Version: 2.1\\nName: %%s\\nVersion: 1.0\\n' %% name).encode()\n"
+			   "    files[name + '-1.0.dist-info/WHEEL'] = b'Wheel-Version: 1.0\\nRoot-Is-Purelib: false\\nTag: py3-none-any\\n'\n"
+			   "    rec = ''.join('%%s,sha256=%%s,%%d\\n' %% (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode(), len(d)) for n, d in files.items())\n"
+			   "    files[name + '-1.0.dist-info/RECORD'] = (rec + name + '-1.0.dist-info/RECORD,,\\n').encode()\n"
+			   "    raw = io.BytesIO()\n"
+			   "    with zipfile.ZipFile(raw, 'w', zipfile.ZIP_DEFLATED) as z:\n"
+			   "        for n, dd in files.items():\n"
+			   "            z.writestr(n, dd, zipfile.ZIP_STORED if n.endswith('.bin') else zipfile.ZIP_DEFLATED)\n"
+			   "    b = bytearray(raw.getvalue())\n"
+			   "    if edit: edit(b)\n"
+			   "    open(path, 'wb').write(bytes(b))\n"
+			   "def flip(at):\n"
+			   "    def e(b): b[int(len(b) * at)] ^= 0x55\n"
+			   "    return e\n"
+			   "import os\n"
+			   "os.mkdir(d + '/many')\n"
+			   "many(d + '/many/many_pkg-1.0-py3-none-any.whl', 'many_pkg')\n"
+			   "for k, at in enumerate((0.2, 0.5, 0.8, 0.9)):\n"
+			   "    many(d + '/many/flip%%d_pkg-1.0-py3-none-any.whl' %% k, 'flip%%d_pkg' %% k, flip(at))\n"
+			   "os.mkdir(d + '/big')\n"
+			   "def crc(b):\n"
+			   "    z = zipfile.ZipFile(io.BytesIO(bytes(b)))\n"
+			   "    i = [x for x in z.infolist() if x.filename.endswith('m007.py')][0]\n"
+			   "    c = (i.CRC ^ 1).to_bytes(4, 'little')\n"
+			   "    b[i.header_offset + 14:i.header_offset + 18] = c\n"
+			   "    cd = b.rfind(b'PK\\x01\\x02' + b[b.find(b'PK\\x01\\x02') + 4:b.find(b'PK\\x01\\x02') + 6], 0, len(b))\n"
+			   "    at = b.find(i.filename.encode(), b.find(b'PK\\x01\\x02')) - 46\n"
+			   "    b[at + 16:at + 20] = c\n"
+			   "many(d + '/big/big_pkg-1.0-py3-none-any.whl', 'big_pkg', big=True)\n"
+			   "many(d + '/big/bigflip_pkg-1.0-py3-none-any.whl', 'bigflip_pkg', flip(0.05), big=True)\n"
+			   "many(d + '/big/bigcrc_pkg-1.0-py3-none-any.whl', 'bigcrc_pkg', crc, big=True)\n"
 			   "EOF", fx->dir);
 	if (!rc)
 		rc = system(cmd);
@@ -188,6 +231,178 @@ static void test_stream_bytes_are_checked(void **state)
 	free(path);
 }
 
+/* The bytes written to a file piece by piece and fed after each piece, as the store writer does,
+ * with every deflated member given to a pool of threads that read them back from that file. */
+static struct wp_wheel_stream *pooled(const struct wp_buf *b, size_t cut, size_t stop, const char *tmp, int threads)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	struct wp_wheel_stream *s = wp_wheel_stream_new(NULL);
+	assert_int_equal(wp_wheel_stream_use_file(s, tmp, threads), 0);
+	wp_wheel_stream_pool_from(s, 0, 0);
+	for (size_t off = 0; off < stop; off += cut) {
+		size_t k = stop - off < cut ? stop - off : cut;
+		assert_int_equal(write(fd, b->data + off, k), (ssize_t)k);
+		wp_wheel_stream_feed(s, b->data + off, k);
+	}
+	close(fd);
+	return s;
+}
+
+/* One folder's wheels through the pool (1, 2 and 4 threads; pieces of 7, 4096, 64 KiB and whole):
+ * the serial stream's verdict word for word, and the full pass's code (its message too, but where
+ * a member's bytes were changed: the full pass names libarchive's CRC-32, the streams RECORD's
+ * sha256, which holds those bytes in their place). Counts the wheels, the flipped ones and the good
+ * ones taken from the pool's hashes. */
+static void pool_dir(const char *dir, const char *tmp, int *n, int *flips, int *fast)
+{
+	static const size_t cuts[] = { 7, 4096, 65536, (size_t)1 << 30 };
+	static const int threads[] = { 1, 2, 4 };
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 4, ".whl") != 0)
+			continue;
+		char *path = wp_xasprintf("%s/%s", dir, e->d_name);
+		struct wp_buf b = WP_BUF_INIT;
+		struct wp_err err = WP_ERR_INIT, serr = WP_ERR_INIT, err2 = WP_ERR_INIT;
+		assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
+		int full = wp_wheel_verify_named(path, e->d_name, NULL, NULL, &err);
+		struct wp_wheel_stream *ser = streamed(&b, 65536);
+		int want = wp_wheel_verify_streamed(path, e->d_name, ser, NULL, NULL, &serr);
+		wp_wheel_stream_free(ser);
+		bool flipped = !strncmp(e->d_name, "flip", 4);
+		*flips += flipped;
+		assert_int_equal(want, full);
+		if (!flipped)
+			assert_string_equal(serr.msg, err.msg);
+		for (size_t c = 0; c < WP_ARRAY_LEN(cuts); c++) {
+			for (size_t t = 0; t < WP_ARRAY_LEN(threads); t++) {
+				if (b.len > (1 << 20) && cuts[c] == 7)
+					continue; /* a MiB in 7-byte pieces proves nothing more, slowly */
+				struct wp_wheel_stream *s = pooled(&b, cuts[c], b.len, tmp, threads[t]);
+				wp_err_clear(&err2);
+				int got = wp_wheel_verify_streamed(tmp, e->d_name, s, NULL, NULL, &err2);
+				if (got != want || strcmp(serr.msg, err2.msg) != 0)
+					print_message("%s (cut %zu, %d threads): serial stream %d '%s', pooled %d '%s'\n",
+						      e->d_name, cuts[c], threads[t], want, serr.msg, got, err2.msg);
+				assert_int_equal(got, want);
+				assert_string_equal(err2.msg, serr.msg);
+				if (!want && wp_wheel_stream_complete(s)) {
+					size_t nm = 0;
+					const struct wp_wheel_smember *m = wp_wheel_stream_members(s, &nm);
+					for (size_t i = 0; i < nm; i++)
+						assert_true(m[i].done && !m[i].bad);
+					(*fast)++;
+				}
+				wp_wheel_stream_free(s);
+			}
+		}
+		(*n)++;
+		wp_buf_free(&b);
+		free(path);
+	}
+	closedir(d);
+}
+
+static void test_pool_same_verdict(void **state)
+{
+	struct fx *fx = *state;
+	char *tmp = wp_xasprintf("%s/feed.tmp", fx->dir), *many = wp_xasprintf("%s/many", fx->dir);
+	int n = 0, flips = 0, fast = 0;
+	pool_dir(fx->dir, tmp, &n, &flips, &fast);
+	assert_true(n > 20);
+	pool_dir(many, tmp, &n, &flips, &fast);
+	assert_int_equal(flips, 4);
+	assert_true(fast >= 3 * 12); /* demo_pkg, stored_pkg, many_pkg ... each in 12 ways */
+	unlink(tmp);
+	free(tmp);
+	free(many);
+}
+
+/* A download cut short, one restarted (a reset mid-member, then the whole file), and a stream freed
+ * while its threads wait for bytes: nothing hangs, and the verdicts are the full pass's. */
+static void test_pool_cut_short_and_reset(void **state)
+{
+	struct fx *fx = *state;
+	char *path = wp_xasprintf("%s/many/many_pkg-1.0-py3-none-any.whl", fx->dir);
+	char *tmp = wp_xasprintf("%s/cut.tmp", fx->dir);
+	const char *name = "many_pkg-1.0-py3-none-any.whl";
+	struct wp_buf b = WP_BUF_INIT;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
+	assert_true(b.len > (1 << 20));
+	/* cut short at a third: the rest never comes; the file on disk is then whole again (as a
+	 * resumed download leaves it), and the second pass proves it */
+	struct wp_wheel_stream *s = pooled(&b, 4096, b.len / 3, tmp, 2);
+	assert_false(wp_wheel_stream_complete(s));
+	int fd = open(tmp, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b.data + b.len / 3, b.len - b.len / 3), (ssize_t)(b.len - b.len / 3));
+	close(fd);
+	assert_int_equal(wp_wheel_verify_streamed(tmp, name, s, NULL, NULL, &err), 0);
+	wp_wheel_stream_free(s);
+	/* restarted half way: what the pool did for the first try is dropped */
+	s = pooled(&b, 65536, b.len / 2, tmp, 2);
+	wp_wheel_stream_reset(s);
+	fd = open(tmp, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	for (size_t off = 0; off < b.len; off += 65536) {
+		size_t k = b.len - off < 65536 ? b.len - off : 65536;
+		assert_int_equal(write(fd, b.data + off, k), (ssize_t)k);
+		wp_wheel_stream_feed(s, b.data + off, k);
+	}
+	close(fd);
+	assert_true(wp_wheel_stream_complete(s));
+	wp_wheel_stream_settle(s);
+	size_t nm = 0;
+	const struct wp_wheel_smember *m = wp_wheel_stream_members(s, &nm);
+	assert_int_equal(nm, 124);
+	for (size_t i = 0; i < nm; i++)
+		assert_true(m[i].done && !m[i].bad && m[i].actual == m[i].usize);
+	assert_int_equal(wp_wheel_verify_streamed(tmp, name, s, NULL, NULL, &err), 0);
+	wp_wheel_stream_free(s);
+	/* freed while its threads wait for bytes that never come */
+	s = pooled(&b, 4096, b.len / 2, tmp, 4);
+	wp_wheel_stream_free(s);
+	unlink(tmp);
+	free(tmp);
+	free(path);
+	wp_buf_free(&b);
+}
+
+/* A wheel over 4 MiB checked with no download stream: the verifier streams it itself through a
+ * pool, and takes the same verdicts as the full pass (a CRC-32 that its header and directory both
+ * state wrongly, with bytes RECORD holds right, is still refused, as libarchive refuses it). */
+static void test_verify_own_pool(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const names[] = { "big_pkg", "bigflip_pkg", "bigcrc_pkg" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(names); i++) {
+		char *fn = wp_xasprintf("%s-1.0-py3-none-any.whl", names[i]);
+		char *path = wp_xasprintf("%s/big/%s", fx->dir, fn);
+		struct wp_err err = WP_ERR_INIT;
+		struct wp_wheel_info info;
+		struct stat sb;
+		assert_int_equal(stat(path, &sb), 0);
+		assert_true(sb.st_size > (4 << 20));
+		int rc = wp_wheel_verify_named(path, fn, NULL, &info, &err);
+		if (i == 0) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(info.n_members, 125);
+			wp_wheel_info_release(&info);
+		} else {
+			assert_int_equal(rc, -WPE_INTEGRITY);
+			print_message("%s: %s\n", fn, err.msg);
+			assert_non_null(strstr(err.msg, i == 1 ? "cannot be read" : "CRC"));
+		}
+		free(path);
+		free(fn);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +410,9 @@ int main(void)
 		cmocka_unit_test(test_good_stream_and_reset),
 		cmocka_unit_test(test_stream_bytes_are_checked),
 		cmocka_unit_test(test_data_descriptor_falls_back),
+		cmocka_unit_test(test_pool_same_verdict),
+		cmocka_unit_test(test_pool_cut_short_and_reset),
+		cmocka_unit_test(test_verify_own_pool),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
