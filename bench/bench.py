@@ -1102,9 +1102,9 @@ def case8(WP, PY):
                f"{conf['AWS_ACCESS_KEY_ID']}:{conf['AWS_SECRET_ACCESS_KEY']}", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]
         whl = os.path.join(WORK, "s3-wheels")
         os.makedirs(whl)
-        # S3_N files as 10 targets (5 Pythons x 2 platforms) of S3_N / 10 projects, one wheel each: a
-        # thousand one-wheel projects would also do, but the solver recurses once per requirement
-        # (resolver/solve.c overflows the stack at about 250 top-level requirements)
+        # S3_N files as 10 targets (5 Pythons x 2 platforms) of S3_N / 10 projects, one wheel each, as a
+        # fleet's mirror is (at this branch's base the solver, recursing once per requirement,
+        # overflowed its stack near 250 top-level requirements: a thousand one-wheel projects crashed)
         pys = ["38", "39", "310", "311", "312"]
         arches = ["x86_64", "aarch64"]
         entries, names = [], []
