@@ -24,7 +24,11 @@ stop_pid() { # FILE: the cluster is thrown away, so KILL at once (a polite TERM 
 	[ -s "$f" ] || return 0
 	pid=$(cat "$f")
 	kill -9 "$pid" 2>/dev/null
-	for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+	for i in $(seq 1 250); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+	if kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" != Z ]; then
+		echo "ceph.sh: process $pid ($f) is still there after kill -9" >&2
+		return 1
+	fi
 	rm -f "$f"
 }
 
