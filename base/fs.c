@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -539,4 +540,21 @@ int wp_link_or_copy(const char *from, const char *to, struct wp_err *err)
 int wp_link_or_copy_unsynced(const char *from, const char *to, struct wp_err *err)
 {
 	return link_or_copy(from, to, false, err);
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void wp_fs_remove_tree(const char *path)
+{
+	/* FTW_DEPTH: a folder after what it holds; FTW_PHYS: a link is removed, not followed */
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

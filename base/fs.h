@@ -72,6 +72,10 @@ int wp_link_or_copy_unsynced(const char *from, const char *to, struct wp_err *er
  * folder is not an error). 0 or -WPE_IO. */
 int wp_fs_sync_dir(const char *dir, struct wp_err *err);
 
+/* Removes path and everything under it, best effort (a staging or temp folder of ours). Links
+ * are removed, never followed out of it. A missing path is no error. */
+void wp_fs_remove_tree(const char *path);
+
 /* A folder whose files are thrown away when the run ends (a staging folder): writes under it skip
  * fsync, which buys nothing there and costs most of a staged mirror's time. Process-wide; NULL
  * clears it. The path is copied. */

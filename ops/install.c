@@ -21,7 +21,6 @@
 #include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1056,16 +1055,6 @@ out:
 	return rc;
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
 
 void wp_install_report_release(struct wp_install_report *rep)
 {
@@ -1232,7 +1221,7 @@ out:
 		free((char *)jb.targets.v[i]);
 	wp_strlist_release(&jb.targets);
 	for (size_t i = 0; i < jb.tmpdirs.n; i++) {
-		nftw(jb.tmpdirs.v[i], rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		wp_fs_remove_tree(jb.tmpdirs.v[i]);
 		free((char *)jb.tmpdirs.v[i]);
 	}
 	wp_strlist_release(&jb.tmpdirs);

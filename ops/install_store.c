@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +20,6 @@
 #include <unistd.h>
 
 #include "ops/install.h"
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
 
 /* Folders "<sha256>.tmp.<pid>" that a killed run was filling, its process gone. */
 static void sweep_dead(const char *root, const char *sha)
@@ -39,7 +36,7 @@ static void sweep_dead(const char *root, const char *sha)
 		if (pid <= 0 || *end || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char *p = wp_xasprintf("%s/%s", dir, de->d_name);
-		nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		wp_fs_remove_tree(p);
 		free(p);
 	}
 	if (d)
@@ -64,16 +61,6 @@ int istore_open(struct iwheel *w, const char *root, struct wp_err *err)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
 
 struct fsink {
 	int fd;
@@ -145,7 +132,7 @@ void istore_abort(struct iwheel *w)
 {
 	if (!w->store_tmp)
 		return;
-	nftw(w->store_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	wp_fs_remove_tree(w->store_tmp);
 	free(w->store_tmp);
 	w->store_tmp = NULL;
 }

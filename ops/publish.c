@@ -75,16 +75,6 @@ static void remove_stage(const char *stage)
 
 /* A staging folder with folders in it (a conda bundle's channel): everything under it, then itself. It
  * is ours (a fresh mkdtemp), and FTW_PHYS never follows a link out of it. */
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
 
 /* A fresh folder under the cache's tmp/ (same file system as the store: links, not copies). mkdtemp,
  * not the PID: a container's PID 1 is the same on every run, and a killed run's leftovers must never
@@ -121,7 +111,7 @@ int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_jo
 	staged.locks_dir = stage;
 	if (!(rc = wp_conda_run(s, &staged, res, err)))
 		rc = wp_bundle_write_as(out_path, stage, WP_BUNDLE_CONDA, split, nvolumes, err);
-	nftw(stage, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	wp_fs_remove_tree(stage);
 	free(channel);
 	free(stage);
 	return rc;

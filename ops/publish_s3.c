@@ -27,21 +27,11 @@
 
 /* ---- the staging folder ---- */
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
 
 static void rm_tree(const char *dir)
 {
 	if (dir)
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		wp_fs_remove_tree(dir);
 }
 
 /* A fresh folder (mkdtemp: never a killed run's) under base. */

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,16 +23,6 @@
 
 /* ---- bundle ---- */
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
 
 /* "OUT.tar.zst.001" -> 1; 0 when name is not base + "." + three digits. */
 static size_t volume_no(const char *name, const char *base)
@@ -591,7 +580,7 @@ out:
 	archive_read_free(a);
 	archive_write_free(disk);
 	if (made)
-		nftw(tmpl, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		wp_fs_remove_tree(tmpl);
 	free(name);
 	free(top);
 	free(shown);
