@@ -259,6 +259,11 @@ size_t wp_url_scheme_len(const char *arg)
 	return n > 1 && arg[n] == ':' && arg[n + 1] == '/' ? n : 0;
 }
 
+bool wp_url_is_s3(const char *arg)
+{
+	return wp_url_scheme_len(arg) == 2 && !strncasecmp(arg, "s3", 2);
+}
+
 enum wp_url_kind wp_url_kind_of(const char *url)
 {
 	if (!strncasecmp(url, "https:", 6))

@@ -28,6 +28,8 @@ bool wp_url_scheme_ok(const char *url);
  * 4), else 0 ("dir", "./s3://b", "C:/x", "a:b"). Where a command takes a folder or file, such an argument is a
  * URL it must accept or refuse, never a relative path beginning "s3:". */
 size_t wp_url_scheme_len(const char *arg);
+/* arg is written as an s3:// URL (any case), as wp_url_scheme_len reads URLs. */
+bool wp_url_is_s3(const char *arg);
 
 enum wp_url_kind { WP_URL_OTHER, WP_URL_FILE, WP_URL_HTTP, WP_URL_HTTPS };
 /* By the scheme, in any case. */

@@ -15,20 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <strings.h>
 
 int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err)
 {
 	size_t n = wp_url_scheme_len(arg);
-	if (!n || (s3_ok && n == 2 && !strncasecmp(arg, "s3", 2)))
+	if (!n || (s3_ok && wp_url_is_s3(arg)))
 		return 0;
 	return wp_fail(err, -WPE_USAGE, "%s does not know '%.*s:' URLs ('%s'): give a %s%s, or write './%s' for a "
 		       "local path of that name", cmd, (int)n, arg, arg, noun, s3_ok ? " or s3://BUCKET/PREFIX" : "", arg);
-}
-
-static bool wp_s3_url(const char *dest)
-{
-	return wp_url_scheme_len(dest) == 2 && !strncasecmp(dest, "s3", 2);
 }
 
 static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dir,
@@ -36,7 +30,7 @@ static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 {
 	struct wp_conda_job job;
 	struct wp_conda_result res = { 0 };
-	bool s3 = wp_s3_url(dir);
+	bool s3 = wp_url_is_s3(dir);
 	int rc;
 	if ((rc = wp_pick_opts_conda_job(cli, o, reqs, o->dry_run || s3 ? NULL : dir, &job, err)) ||
 	    (rc = wp_cli_need_paths(cli, err))) {
@@ -106,12 +100,12 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if ((rc = wp_cli_dest_check(pos.v[0], "mirror", "folder", true, err)))
 		goto out;
-	if ((o.s3_endpoint || o.s3_acl) && !wp_s3_url(pos.v[0])) {
+	if ((o.s3_endpoint || o.s3_acl) && !wp_url_is_s3(pos.v[0])) {
 		rc = wp_fail(err, -WPE_USAGE, "--s3-endpoint and --s3-acl are for an s3://BUCKET/PREFIX mirror, not '%s'",
 			     pos.v[0]);
 		goto out;
 	}
-	if (wp_s3_url(pos.v[0]) && !o.dry_run &&
+	if (wp_url_is_s3(pos.v[0]) && !o.dry_run &&
 	    (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err)))
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
@@ -151,14 +145,14 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	/* what was proven goes in even when something else failed; the exit code still says 4 */
 	struct wp_err merr = WP_ERR_INIT;
 	struct wp_mirror_report rep = { 0 };
-	if (wp_s3_url(pos.v[0])) {
+	if (wp_url_is_s3(pos.v[0])) {
 		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
 		struct wp_s3_report srep;
 		rc = wp_publish_s3_mirror(&cli->session, &run, &d, o.prune, &srep, frc ? &merr : err);
 	} else {
 		rc = wp_publish_mirror(&cli->session, &run, pos.v[0], o.prune, &rep, frc ? &merr : err);
 	}
-	if (!rc && !frc && !o.json && cli->verbosity >= 0 && !wp_s3_url(pos.v[0]))
+	if (!rc && !frc && !o.json && cli->verbosity >= 0 && !wp_url_is_s3(pos.v[0]))
 		print_roots(&run, pos.v[0]);
 	if (frc)
 		rc = frc;
@@ -243,7 +237,7 @@ static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	}
 	wp_cli_progress(cli, o->json);
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
-	if (wp_s3_url(out)) {
+	if (wp_url_is_s3(out)) {
 		struct s3_conda_bundle b = { cli, &job, split, &res, 0 };
 		struct wp_s3_dest d = { .url = out, .endpoint = o->s3_endpoint, .acl = o->s3_acl };
 		rc = wp_publish_s3_bundle(&cli->session, &d, make_conda_bundle, &b, NULL, err);
@@ -294,7 +288,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	/* a bad name or size is said before anything is resolved or downloaded */
 	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", true, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) ||
-	    (wp_s3_url(pos.v[0]) && (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
+	    (wp_url_is_s3(pos.v[0]) && (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
@@ -316,7 +310,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	wp_cli_progress(cli, o.json);
 	if ((rc = wp_pick_fetch(&cli->session, &job, &run, err)))
 		goto out;
-	if (wp_s3_url(pos.v[0])) {
+	if (wp_url_is_s3(pos.v[0])) {
 		struct s3_bundle b = { cli, &run, split, 0 };
 		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
 		rc = wp_publish_s3_bundle(&cli->session, &d, make_bundle, &b, NULL, err);

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
 
 struct verify_opts {
 	bool json;
@@ -77,11 +76,6 @@ static void print_json(const struct path_result *res, size_t n, const struct wp_
 	wp_print_json_out(&j);
 }
 
-static bool is_s3(const char *p)
-{
-	return wp_url_scheme_len(p) == 2 && !strncasecmp(p, "s3", 2);
-}
-
 int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct verify_opts o = { 0 };
@@ -104,7 +98,7 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
 		size_t before = rep.n_problems;
-		int prc = is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e) : wp_verify_path(pos.v[i], &rep, &e);
+		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e) : wp_verify_path(pos.v[i], &rep, &e);
 		res[i] = (struct path_result){ .path = pos.v[i], .kind = prc == -WPE_USAGE || prc == -WPE_IO ? NULL
 											   : wp_verify_kind_name(rep.kind), .rc = prc };
 		snprintf(res[i].msg, sizeof(res[i].msg), "%s", e.msg);
