@@ -4,6 +4,7 @@
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/nameindex.h"
 #include "base/url.h"
 #include "ops/fetch.h"
 #include "ops/locks.h"
@@ -234,14 +235,14 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 
 	/* one item per URL: targets that share a file share its fetch, and the counts (the plan's
 	 * total, "N of M files ready") count the same files */
+	struct wp_name_index by_url = { 0 }; /* item k's URL is item k of the index */
 	for (size_t i = 0; i < n; i++) {
 		struct wp_plan_file *f = &plan->files[i];
-		size_t k = 0;
-		while (k < u && strcmp(items[k].url, f->url))
-			k++;
-		item_of[i] = k;
-		if (k < u)
+		size_t k = wp_name_index_find(&by_url, f->url);
+		item_of[i] = k == WP_NAME_NONE ? u : k;
+		if (k != WP_NAME_NONE)
 			continue;
+		wp_name_index_push(&by_url, f->url);
 		items[u] = (struct wp_fetch_item){
 			.url = f->url, .filename = f->filename, .sha256 = f->sha256, .size = f->size,
 			.check = WP_FETCH_CHECK_WHEEL,
@@ -250,6 +251,7 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		sizes[u] = f->size;
 		u++;
 	}
+	wp_name_index_free(&by_url);
 	if (ps->begin)
 		ps->begin(ps->ctx, names, sizes, u);
 	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .pctx = ps->ctx };
@@ -440,18 +442,18 @@ static int mark_incomplete(const struct wp_session *s, const struct wp_plan *pla
 	size_t missing = 0, files = 0;
 	wp_buf_addstr(&b, "This wheelhouse is incomplete: these files of the last pick failed their checks or could not be\n"
 			  "fetched, so no requirements.txt was written for it. Run the pick again once the cause is fixed.\n");
+	struct wp_name_index seen = { 0 }; /* a file several targets share counts once */
 	for (size_t i = 0; i < plan->n; i++) {
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(plan->files[k].url, plan->files[i].url);
-		if (seen)
+		if (wp_name_index_find(&seen, plan->files[i].url) != WP_NAME_NONE)
 			continue;
+		wp_name_index_push(&seen, plan->files[i].url);
 		files++;
 		if (!plan->files[i].path) {
 			missing++;
 			wp_buf_printf(&b, "  %s (%s)\n", plan->files[i].filename, plan->files[i].url);
 		}
 	}
+	wp_name_index_free(&seen);
 	char *path = wp_xasprintf("%s/INCOMPLETE.txt", dir), *req = wp_xasprintf("%s/requirements.txt", dir);
 	int rc = wp_atomic_write(path, b.data, b.len, err);
 	struct stat st;
