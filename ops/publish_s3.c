@@ -271,37 +271,6 @@ static int walk(const char *stage, struct objs *out, struct wp_err *err)
 	return 0;
 }
 
-static int hash_file2(const char *path, char sha[65], char md5[33], struct wp_err *err)
-{
-	struct wp_hasher h;
-	char buf[1 << 16];
-	int rc = wp_hasher_init(&h, WP_HASH_SHA256 | WP_HASH_MD5, err);
-	if (rc)
-		return rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		wp_hasher_release(&h);
-		return wp_fs_fail(err, errno, "cannot read", path);
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = wp_fs_fail(err, errno, "cannot read", path);
-			break;
-		}
-		if (n == 0)
-			break;
-		wp_hasher_update(&h, buf, (size_t)n);
-	}
-	close(fd);
-	if (!rc)
-		rc = wp_hasher_final(&h, sha, md5, err);
-	wp_hasher_release(&h);
-	return rc;
-}
-
 /* ---- the pending list: what a run places or removes, "project/filename" a line ---- */
 
 struct lines {
@@ -546,7 +515,7 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 		if (sha && (msize < 0 || msize == o->size))
 			memcpy(o->sha256, sha, 65);
 		else if (!o->placeholder)
-			rc = hash_file2(fp, o->sha256, o->md5, err);
+			rc = wp_hash_file_md5(fp, o->sha256, o->md5, NULL, err);
 		free(fp);
 		if (rc)
 			break;
@@ -910,7 +879,7 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 			if (stat(paths[i], &sb) < 0)
 				rc = wp_fs_fail(err, errno, "cannot read", paths[i]);
 			else
-				rc = hash_file2(paths[i], sha, md5, err);
+				rc = wp_hash_file_md5(paths[i], sha, md5, NULL, err);
 			if (!rc)
 				ops[i] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = keys[i], .path = paths[i],
 							    .size = (long long)sb.st_size, .content_type = content_type(keys[i]),

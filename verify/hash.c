@@ -91,9 +91,15 @@ void wp_hasher_release(struct wp_hasher *h)
 int wp_hash_file(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], long long *size,
 		 struct wp_err *err)
 {
+	return wp_hash_file_md5(path, sha256_hex, NULL, size, err);
+}
+
+int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], char md5_hex[WP_MD5_HEX_LEN + 1],
+		     long long *size, struct wp_err *err)
+{
 	struct wp_hasher h;
 	long long total = 0;
-	int rc = wp_hasher_init(&h, WP_HASH_SHA256, err);
+	int rc = wp_hasher_init(&h, WP_HASH_SHA256 | (md5_hex ? WP_HASH_MD5 : 0), err);
 	if (rc)
 		return rc;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -120,7 +126,7 @@ int wp_hash_file(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], long 
 	free(buf);
 	close(fd);
 	if (!rc)
-		rc = wp_hasher_final(&h, sha256_hex, NULL, err);
+		rc = wp_hasher_final(&h, sha256_hex, md5_hex, err);
 	if (!rc && size)
 		*size = total;
 out:
