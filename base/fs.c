@@ -189,7 +189,7 @@ static int open_tmp(const char *path, char **tmp_out, struct wp_err *err)
 		       "tried exists", path);
 }
 
-static int write_all(int fd, const void *data, size_t len, const char *path, struct wp_err *err)
+int wp_fd_write_all(int fd, const void *data, size_t len, const char *path, struct wp_err *err)
 {
 	const char *p = data;
 	while (len) {
@@ -394,7 +394,7 @@ int wp_atomic_write(const char *path, const void *data, size_t len, struct wp_er
 	int rc = wp_atomic_file_open(&af, path, err);
 	if (rc)
 		return rc;
-	rc = write_all(af.fd, data, len, af.tmp, err);
+	rc = wp_fd_write_all(af.fd, data, len, af.tmp, err);
 	if (rc)
 		goto out;
 	rc = wp_atomic_file_commit(&af, err);
@@ -470,7 +470,7 @@ static int copy_into(const char *from, const char *to, struct wp_err *err)
 		}
 		if (n == 0)
 			break;
-		rc = write_all(af.fd, buf, (size_t)n, af.tmp, err);
+		rc = wp_fd_write_all(af.fd, buf, (size_t)n, af.tmp, err);
 		if (rc)
 			goto out;
 	}

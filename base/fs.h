@@ -72,6 +72,9 @@ int wp_link_or_copy_unsynced(const char *from, const char *to, struct wp_err *er
  * folder is not an error). 0 or -WPE_IO. */
 int wp_fs_sync_dir(const char *dir, struct wp_err *err);
 
+/* All of data to fd, across short writes and EINTR; path names it in the message. */
+int wp_fd_write_all(int fd, const void *data, size_t len, const char *path, struct wp_err *err);
+
 /* Removes path and everything under it, best effort (a staging or temp folder of ours). Links
  * are removed, never followed out of it. A missing path is no error. */
 void wp_fs_remove_tree(const char *path);

@@ -70,15 +70,7 @@ struct fsink {
 static int fsink(void *ctx, const void *p, size_t n, struct wp_err *err)
 {
 	struct fsink *s = ctx;
-	for (size_t off = 0; off < n;) {
-		ssize_t k = write(s->fd, (const char *)p + off, n - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return wp_fs_fail(err, errno, "cannot write", s->path);
-		off += (size_t)k;
-	}
-	return 0;
+	return wp_fd_write_all(s->fd, p, n, s->path, err);
 }
 
 int istore_fill_member(struct iwheel *w, size_t i, mode_t um, struct wp_err *err)
@@ -160,14 +152,9 @@ static int copy_fd(int from, int to, const char *src, struct wp_err *err)
 			return wp_fs_fail(err, errno, "cannot read", src);
 		if (k == 0)
 			return 0;
-		for (ssize_t off = 0; off < k;) {
-			ssize_t n = write(to, buf + off, (size_t)(k - off));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return wp_fs_fail(err, errno, "cannot write", src);
-			off += n;
-		}
+		int rc = wp_fd_write_all(to, buf, (size_t)k, src, err);
+		if (rc)
+			return rc;
 	}
 }
 

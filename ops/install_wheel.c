@@ -353,17 +353,7 @@ int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t um,
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", tmp);
-	int rc = 0;
-	for (size_t off = 0; off < n;) {
-		ssize_t k = write(fd, (const char *)p + off, n - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			rc = wp_fs_fail(err, errno, "cannot write", tmp);
-			break;
-		}
-		off += (size_t)k;
-	}
+	int rc = wp_fd_write_all(fd, p, n, tmp, err);
 	if (!rc && exec && fchmod(fd, (0777 & ~um) | 0111) < 0)
 		rc = wp_fs_fail(err, errno, "cannot set the mode of", tmp);
 	if (close(fd) < 0 && !rc)
@@ -380,16 +370,10 @@ struct fd_sink {
 static int fd_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 {
 	struct fd_sink *s = ctx;
-	for (size_t off = 0; off < n;) {
-		ssize_t k = write(s->fd, (const char *)p + off, n - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return wp_fs_fail(err, errno, "cannot write", s->path);
-		off += (size_t)k;
-	}
-	s->n += (long long)n;
-	return 0;
+	int rc = wp_fd_write_all(s->fd, p, n, s->path, err);
+	if (!rc)
+		s->n += (long long)n;
+	return rc;
 }
 
 static void record_hash(const unsigned char sha[WP_SHA256_LEN], char out[64])
