@@ -157,16 +157,16 @@ asan:
 
 # ThreadSanitizer over the code that runs threads: metadata read ahead (ops/metadata.c), files
 # checked as they arrive (ops/fetch.c), a wheel's members inflated on a pool of threads as they
-# arrive (verify/wheelstream.c, through its unit test), and conda batches written while the next is staged
+# arrive (verify/wheelstream.c, through its unit test), base/parallel.c (its unit test), and conda batches written while the next is staged
 # (cache/condastore.c, through its unit test's small batches). tests/tsan.supp names the one
 # report it silences. t-install: wheels staged on every CPU (ops/install.c).
 TSAN_FLAGS := OPTFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread"
 TSAN_ENV   := TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$(abspath tests/tsan.supp)"
 tsan:
 	rm -rf build-tsan/test-results
-	$(MAKE) BUILD=build-tsan $(TSAN_FLAGS) all build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream
+	$(MAKE) BUILD=build-tsan $(TSAN_FLAGS) all build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream build-tsan/tests/test_parallel
 	@WP_DEFER_FAIL=1 $(TSAN_ENV) $(MAKE) -s BUILD=build-tsan $(TSAN_FLAGS) unit \
-	  UNIT_BIN="build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream"
+	  UNIT_BIN="build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream build-tsan/tests/test_parallel"
 	@WP_DEFER_FAIL=1 WP_CLI_ONLY="t-faults t-pick t-wheelhouse t-mirror t-pool t-install" $(TSAN_ENV) \
 	  $(MAKE) -s BUILD=build-tsan $(TSAN_FLAGS) clitest
 	@WP_RESULTS=build-tsan/test-results tests/summary.sh

@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/parallel.h"
 #include "base/str.h"
 #include "resolver/reqfile.h"
 #include "index/pylock.h"
@@ -22,7 +23,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,64 +223,26 @@ out:
 	return rc;
 }
 
-struct hpool {
-	struct cand **c;
-	size_t n;
-	atomic_size_t next;
-	atomic_int rc;
-	struct wp_err err;
-	pthread_mutex_t mu;
-};
-
-static void *hash_worker(void *arg)
+static int hash_one(void *ctx, size_t i, struct wp_err *err)
 {
-	struct hpool *h = arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&h->next, 1);
-		if (i >= h->n || atomic_load(&h->rc))
-			break;
-		struct wp_err e = WP_ERR_INIT;
-		int rc = wp_hash_file(h->c[i]->path, h->c[i]->hex, NULL, &e);
-		if (rc) {
-			h->c[i]->hex[0] = 0;
-			pthread_mutex_lock(&h->mu);
-			if (!atomic_load(&h->rc)) {
-				h->err = e;
-				atomic_store(&h->rc, rc);
-			}
-			pthread_mutex_unlock(&h->mu);
-		}
-	}
-	return NULL;
+	struct cand **c = ctx;
+	int rc = wp_hash_file(c[i]->path, c[i]->hex, NULL, err);
+	if (rc)
+		c[i]->hex[0] = 0;
+	return rc;
 }
 
 /* The sha256 of every wheel marked as a requirement's best fit, on all CPUs. */
 static int hash_marked(struct job *jb, struct wp_err *err)
 {
-	struct hpool h = { 0 };
-	h.c = wp_xmalloc((jb->cands.n ? jb->cands.n : 1) * sizeof(*h.c));
+	struct cand **c = wp_xmalloc((jb->cands.n ? jb->cands.n : 1) * sizeof(*c));
+	size_t n = 0;
 	for (size_t i = 0; i < jb->cands.n; i++)
 		if (jb->cands.v[i].want_hash && !jb->cands.v[i].hex[0])
-			h.c[h.n++] = &jb->cands.v[i];
-	pthread_mutex_init(&h.mu, NULL);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = ncpu > 0 ? (size_t)ncpu : 1;
-	if (nt > 16)
-		nt = 16;
-	if (nt > h.n)
-		nt = h.n ? h.n : 1;
-	pthread_t th[16];
-	size_t started = 0;
-	for (size_t i = 1; i < nt; i++)
-		if (pthread_create(&th[started], NULL, hash_worker, &h) == 0)
-			started++;
-	hash_worker(&h);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&h.mu);
-	free(h.c);
-	int rc = atomic_load(&h.rc);
-	return rc ? wp_fail(err, rc, "%s", h.err.msg) : 0;
+			c[n++] = &jb->cands.v[i];
+	int rc = wp_parallel_for(n, 16, hash_one, c, err);
+	free(c);
+	return rc;
 }
 
 static int read_file_cb(void *ctx, const char *path, struct wp_buf *out, struct wp_err *err)
@@ -836,35 +798,13 @@ struct task {
 struct pool {
 	struct job *jb;
 	struct task *t;
-	size_t n;
-	atomic_size_t next;
-	atomic_bool failed;
-	pthread_mutex_t mu;
-	struct wp_err err;
-	int rc;
 };
 
-static void *worker(void *arg)
+static int stage_one(void *ctx, size_t i, struct wp_err *err)
 {
-	struct pool *p = arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&p->next, 1);
-		if (i >= p->n || atomic_load(&p->failed))
-			break;
-		struct wp_err e = WP_ERR_INIT;
-		int rc = p->t[i].f ? iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, &e)
-				   : istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, &e);
-		if (rc) {
-			pthread_mutex_lock(&p->mu);
-			if (!p->rc) {
-				p->rc = rc;
-				p->err = e;
-			}
-			pthread_mutex_unlock(&p->mu);
-			atomic_store(&p->failed, true);
-		}
-	}
-	return NULL;
+	struct pool *p = ctx;
+	return p->t[i].f ? iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, err)
+			 : istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, err);
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -884,7 +824,7 @@ static unsigned long long member_size(const struct iwheel *w, size_t i)
 static int run_pool(struct job *jb, bool store, struct wp_err *err)
 {
 	struct pool p = { .jb = jb };
-	size_t total = 0;
+	size_t total = 0, n = 0;
 	for (size_t i = 0; i < jb->nw; i++)
 		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n;
 	p.t = wp_xmalloc((total ? total : 1) * sizeof(*p.t));
@@ -892,36 +832,19 @@ static int run_pool(struct job *jb, bool store, struct wp_err *err)
 		struct iwheel *w = &jb->w[i];
 		if (store) {
 			for (size_t k = 0; w->store_tmp && k < wp_wheel_reader_count(w->r); k++)
-				p.t[p.n++] = (struct task){ w, NULL, k, member_size(w, k) };
+				p.t[n++] = (struct task){ w, NULL, k, member_size(w, k) };
 			continue;
 		}
 		for (size_t k = 0; k < w->files.n; k++)
 			if (w->files.v[k].member != (size_t)-1)
-				p.t[p.n++] = (struct task){ w, &w->files.v[k], 0,
+				p.t[n++] = (struct task){ w, &w->files.v[k], 0,
 							    w->store ? 1 : member_size(w, w->files.v[k].member) };
 	}
-	if (p.n) /* qsort's array may not be NULL, even for none */
-		qsort(p.t, p.n, sizeof(*p.t), cmp_task);
-	pthread_mutex_init(&p.mu, NULL);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = jb->in->threads > 0 ? jb->in->threads : (int)(ncpu > 0 ? ncpu : 1);
-	if (nt > 32)
-		nt = 32;
-	if ((size_t)nt > p.n)
-		nt = p.n ? (int)p.n : 1;
-	pthread_t th[32];
-	int started = 0;
-	for (int i = 1; i < nt; i++)
-		if (pthread_create(&th[started], NULL, worker, &p) == 0)
-			started++;
-	worker(&p);
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&p.mu);
+	if (n) /* qsort's array may not be NULL, even for none */
+		qsort(p.t, n, sizeof(*p.t), cmp_task);
+	int rc = wp_parallel_for(n, jb->in->threads > 0 ? (size_t)jb->in->threads : 0, stage_one, &p, err);
 	free(p.t);
-	if (p.rc)
-		return wp_fail(err, p.rc, "%s", p.err.msg);
-	return 0;
+	return rc;
 }
 
 /* --link-mode hardlink|reflink: every wheel's unpacked store folder, filled (and checked against
