@@ -16,6 +16,20 @@ fi
 echo "1 0 0" >"$results/lint.count"
 echo "lint: no banned calls"
 
+# A clone of the project alone must pass: no test names the team's data folder beside the checkout
+# (its small real files are vendored under tests/fixtures/real/ with PROVENANCE.md); bench/ may.
+outside=$(git grep -nE '\.\./shared|/work/shared|WP_SHARED_DATA' -- 'tests/*.c' 'tests/*.h' 'tests/*.py' 'tests/*.sh' \
+	'mk/*.mk' Makefile ':!tests/lint.sh' 2>/dev/null || true)
+if [ -n "$outside" ]; then
+	echo "lint: tests that reach outside the repository for data (vendor it under tests/fixtures/real/):"
+	echo "$outside"
+	echo "0 1 0" >"$results/vendored.count"
+	[ "${WP_DEFER_FAIL:-0}" = 1 ] || exit 1
+else
+	echo "1 0 0" >"$results/vendored.count"
+	echo "lint: no test reads data from outside the repository"
+fi
+
 # The layers (ARCHITECTURE.md): each folder includes only the folders below it, so the include
 # graph has no cycle. cli -> ops -> {env, cache, verify, net, index, resolver} -> base.
 allowed() {

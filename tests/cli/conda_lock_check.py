@@ -10,7 +10,7 @@ Exit 0 when it holds; otherwise 1 with the reason on stderr.
 """
 import hashlib, json, os, re, sys
 
-# CEP 23's regex for an explicit line (shared/data/conda_formats/cep-0023.md)
+# CEP 23's regex for an explicit line (conda/ceps, cep-0023.md; cited here, no file is read)
 EXPLICIT = re.compile(r"(?:(?P<url_p>.+)(?:[/\\]))?(?P<fn>[^/\\#]+(?:\.tar\.bz2|\.conda))"
                       r"(?:#((?P<md5>[0-9a-f]{32})|((sha256:)?(?P<sha256>[0-9a-f]{64}))))?$")
 

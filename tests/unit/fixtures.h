@@ -3,7 +3,7 @@
  * The files are vendored under tests/fixtures/real/ (PROVENANCE.md there says where each came
  * from), so a clean clone runs every check and nothing outside the repository is read.
  * $WP_TEST_REAL_DATA, when set, names another tree of the same layout to read instead (a test
- * variable of its own: the benchmarks' WP_SHARED_DATA never reaches the tests).
+ * variable of its own: the benchmarks' data-folder variable never reaches the tests).
  * Paths are relative to the repository root, where make runs the tests.
  *
  * A missing input fails the test and names the file: it never skips and never passes empty.
