@@ -4,12 +4,12 @@
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "net/xfer.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,19 +405,6 @@ void wp_s3_listing_free(struct wp_s3_listing *l)
 
 /* ---- requests ---- */
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-static void curl_init(void)
-{
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* One HTTP request; an op is one of these, or (multipart) several. */
 struct req {
@@ -788,8 +775,7 @@ typedef void req_done_fn(void *ctx, struct req *r);
 /* Run every request to its end, parallel at once; each one's result and message stay in it. */
 static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int parallel, req_done_fn *done, void *ctx)
 {
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK) {
+	if (wp_xfer_curl_start() != CURLE_OK) {
 		for (size_t i = 0; i < n; i++)
 			rs[i]->result = wp_fail(&rs[i]->err, -WPE_NET, "libcurl would not start");
 		return;
@@ -805,7 +791,7 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 	int active = 0;
 	while (left) {
 		/* start what may start: fresh ones in order, and retries whose wait is over */
-		long long now = now_ms();
+		long long now = wp_xfer_now_ms();
 		for (size_t i = 0; i < n && active < parallel; i++) {
 			struct req *r = rs[i];
 			if (r->done || r->active || (i >= next && i != next) || r->not_before > now)
@@ -842,7 +828,7 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 			active--;
 			int v = judge(s3, r, cc);
 			if (v == 1) {
-				r->not_before = now_ms() + 200LL * (1LL << (r->tries - 1));
+				r->not_before = wp_xfer_now_ms() + 200LL * (1LL << (r->tries - 1));
 				continue;
 			}
 			r->result = v;

@@ -92,11 +92,22 @@ static void curl_init(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static long long now_ms(void)
+int wp_xfer_curl_start(void)
+{
+	pthread_once(&curl_once, curl_init);
+	return (int)curl_init_rc;
+}
+
+long long wp_xfer_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long long now_ms(void)
+{
+	return wp_xfer_now_ms();
 }
 
 /* $name as a whole number in [lo, hi]; unset or empty: dflt. Garbage is a usage error, said once
@@ -937,8 +948,7 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 		return xs[0].result;
 	}
 
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK) {
+	if (wp_xfer_curl_start() != CURLE_OK) {
 		for (size_t i = 0; i < n; i++)
 			xs[i].result = wp_fail(xs[i].err, -WPE_NET, "cannot %s '%s': libcurl did not start: %s",
 					       xs[i].verb, xs[i].url, curl_easy_strerror(curl_init_rc));

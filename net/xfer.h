@@ -58,4 +58,9 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts);
 
 void wp_xfer_release(struct wp_xfer *x);
 
+/* libcurl's global start, once per process for every user in net/ (xfer.c, s3.c): its CURLcode. */
+int wp_xfer_curl_start(void);
+/* A monotonic clock in milliseconds, for retry delays and deadlines. */
+long long wp_xfer_now_ms(void);
+
 #endif
