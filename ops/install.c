@@ -994,6 +994,20 @@ void wp_install_report_release(struct wp_install_report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
+/* What one wheel did (or, with --dry-run, would do), in the report: bytes as counted. */
+static void report_wheel(struct wp_install_report *rep, const struct iwheel *w, long long bytes)
+{
+	struct wp_install_item *it = wp_vec_add(rep);
+	it->name = wp_xstrdup(w->info.name);
+	it->version = wp_xstrdup(w->info.version);
+	it->old_version = w->old.version ? wp_xstrdup(w->old.version) : NULL;
+	it->wheel = wp_xstrdup(w->filename);
+	it->files = (long long)w->files.n;
+	it->bytes = bytes;
+	rep->files += it->files;
+	rep->bytes += it->bytes;
+}
+
 int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, struct wp_install_report *rep,
 		   struct wp_err *err)
 {
@@ -1025,18 +1039,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if (rc)
 		goto out;
 	if (in->dry_run) {
-		for (size_t i = 0; i < jb.nw; i++) {
-			struct iwheel *w = &jb.w[i];
-			struct wp_install_item *it = wp_vec_add(rep);
-			it->name = wp_xstrdup(w->info.name);
-			it->version = wp_xstrdup(w->info.version);
-			it->old_version = w->old.version ? wp_xstrdup(w->old.version) : NULL;
-			it->wheel = wp_xstrdup(w->filename);
-			it->files = (long long)w->files.n;
-			it->bytes = w->info.unpacked_size;
-			rep->files += it->files;
-			rep->bytes += it->bytes;
-		}
+		for (size_t i = 0; i < jb.nw; i++)
+			report_wheel(rep, &jb.w[i], jb.w[i].info.unpacked_size);
 		goto out;
 	}
 	plan_dirs(&jb);
@@ -1103,16 +1107,10 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	wp_say(s, WP_SAY_DEBUG, "applied and synced");
 	for (size_t i = 0; i < jb.nw; i++) {
 		struct iwheel *w = &jb.w[i];
-		struct wp_install_item *it = wp_vec_add(rep);
-		it->name = wp_xstrdup(w->info.name);
-		it->version = wp_xstrdup(w->info.version);
-		it->old_version = w->old.version ? wp_xstrdup(w->old.version) : NULL;
-		it->wheel = wp_xstrdup(w->filename);
-		it->files = (long long)w->files.n;
+		long long bytes = 0;
 		for (size_t k = 0; k < w->files.n; k++)
-			it->bytes += w->files.v[k].size;
-		rep->files += it->files;
-		rep->bytes += it->bytes;
+			bytes += w->files.v[k].size;
+		report_wheel(rep, w, bytes);
 		rep->link_fell_back = rep->link_fell_back || __atomic_load_n(&w->link_fell_back, __ATOMIC_RELAXED);
 	}
 	if (in->compile)
