@@ -422,6 +422,21 @@ static int get_list(struct pub *p, const char *name, bool pages, struct lines *l
 
 /* The bucket's manifest into the staging folder, and a sparse stand-in for each file it lists that
  * the bucket has at that size. */
+/* A sparse file of the object's size at path (in folder dir, made here): it stands in for a file
+ * the bucket already has, so the staged tree is whole without downloading it; never uploaded. */
+static int stand_in(const char *dir, const char *path, long long size, struct wp_err *err)
+{
+	int rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		return rc;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		rc = wp_fs_fail(err, errno, "cannot create", path);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 static int pub_seed(struct pub *p, struct wp_err *err)
 {
 	char *key = key_of(p, WP_MIRROR_MANIFEST);
@@ -447,15 +462,7 @@ static int pub_seed(struct pub *p, struct wp_err *err)
 			continue;
 		char *fp = wp_xasprintf("%s/%s", p->stage, p->old.rel[i]);
 		char *dir = wp_xstrndup(fp, (size_t)(strrchr(fp, '/') - fp));
-		int fd = -1;
-		if (!(rc = wp_mkdir_p(dir, 0755, err))) {
-			fd = open(fp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-			if (fd < 0 || ftruncate(fd, (off_t)o->size) < 0)
-				rc = wp_fs_fail(err, errno, "cannot create", fp);
-		}
-		if (fd >= 0)
-			close(fd);
-		if (!rc)
+		if (!(rc = stand_in(dir, fp, o->size, err)))
 			objs_add(&p->holders)->rel = wp_xstrdup(p->old.rel[i]);
 		free(dir);
 		free(fp);
@@ -788,15 +795,7 @@ static int seed_channel(struct pub *p, struct wp_err *err)
 				rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
 			}
 		} else if (ok_sub && (ends_with(rel, ".conda") || ends_with(rel, ".tar.bz2"))) {
-			int fd = -1;
-			if (!(rc = wp_mkdir_p(dir, 0755, err))) {
-				fd = open(fp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-				if (fd < 0 || ftruncate(fd, (off_t)o->size) < 0)
-					rc = wp_fs_fail(err, errno, "cannot create", fp);
-			}
-			if (fd >= 0)
-				close(fd);
-			if (!rc)
+			if (!(rc = stand_in(dir, fp, o->size, err)))
 				objs_add(&p->holders)->rel = wp_xstrdup(rel);
 		}
 		free(sub);
