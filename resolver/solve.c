@@ -975,27 +975,20 @@ static void remember_clash(struct solver *sv, const struct state *s, struct proj
 	};
 }
 
-static size_t clash_index(const struct proj *pf, const char *pub, const char *other)
-{
-	for (size_t k = 0; k < pf->nclash; k++)
-		if (!strcmp(pf->clash[k].pub, pub) && !strcmp(pf->clash[k].other, other))
-			return k;
-	return 0; /* not reached: called for a clash clash_at found */
-}
-
-/* The want whose current pick version pub of pf is known to conflict with, or NONE. */
-static size_t clash_at(struct solver *sv, const struct state *s, const struct proj *pf, const char *pub)
+/* The clash of version pub of pf with a pick that stands now, or NULL; *j gets that pick's want. */
+static const struct clash *clash_at(struct solver *sv, const struct state *s, const struct proj *pf, const char *pub,
+				    size_t *j)
 {
 	for (size_t k = 0; k < pf->nclash; k++) {
 		const struct clash *c = &pf->clash[k];
 		if (strcmp(c->pub, pub) != 0)
 			continue;
-		size_t j = wp_name_index_find(&s->ix, c->other);
-		const struct proj *pj = j == NONE ? NULL : find_proj(sv->x, c->other);
-		if (pj && s->w[j].picked >= 0 && !strcmp(pj->files.c[s->w[j].picked].version, c->other_ver))
-			return j;
+		*j = wp_name_index_find(&s->ix, c->other);
+		const struct proj *pj = *j == NONE ? NULL : find_proj(sv->x, c->other);
+		if (pj && s->w[*j].picked >= 0 && !strcmp(pj->files.c[s->w[*j].picked].version, c->other_ver))
+			return c;
 	}
-	return NONE;
+	return NULL;
 }
 
 /* Does no version of pf fit the target, whatever is asked of it, once the versions that cannot be
@@ -1060,13 +1053,14 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 		wp_pick_result_release(&res);
 		return 0;
 	}
-	size_t j = clash_at(sv, s, pf, pub);
-	if (j != NONE) {
+	size_t j;
+	const struct clash *cl = clash_at(sv, s, pf, pub, &j);
+	if (cl) {
 		/* it conflicted with this very pick of want j before */
 		exclude(l, wp_xstrdup(pub), "it conflicts with an earlier pick");
 		blame_add(&l->blame, j);
 		if (!l->cause.text)
-			l->cause.text = dupn(pf->clash[clash_index(pf, pub, s->w[j].project)].cause);
+			l->cause.text = dupn(cl->cause);
 		wp_pick_result_release(&res);
 		return 0;
 	}
