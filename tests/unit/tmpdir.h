@@ -1,0 +1,36 @@
+/* tests/unit/tmpdir.h: the one temp-folder helper of the unit tests: a fresh folder made, and
+ * removed with everything under it. Test-only, header-only.
+ *
+ * The folder is $TMPDIR/wp_<tag>_XXXXXX (/tmp when TMPDIR is unset), written into the caller's
+ * buffer, so that a setup that returns int can use it as it is:
+ *     static char root[64];
+ *     static int setup(void **state) { return test_tmpdir_make(root, sizeof(root), "bundle"); }
+ *     static int teardown(void **state) { return test_tmpdir_remove(root); } */
+#ifndef WP_TEST_TMPDIR_H
+#define WP_TEST_TMPDIR_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/fs.h"
+
+/* 0, or -1 when the name does not fit buf or the folder cannot be made. */
+static inline int test_tmpdir_make(char *buf, size_t size, const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+	int n = snprintf(buf, size, "%s/wp_%s_XXXXXX", base && *base ? base : "/tmp", tag);
+	if (n < 0 || (size_t)n >= size)
+		return -1;
+	return mkdtemp(buf) ? 0 : -1;
+}
+
+/* Removes dir and everything under it (links are removed, never followed); 0 always, so that a
+ * teardown can return it. An empty or NULL dir is nothing to remove. */
+static inline int test_tmpdir_remove(const char *dir)
+{
+	if (dir && *dir)
+		wp_fs_remove_tree(dir);
+	return 0;
+}
+
+#endif
