@@ -34,6 +34,7 @@
 #include "base/fs.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
+#include "ops/pick.h"
 #include "ops/session.h"
 #include "ops/sources.h"
 #include "tests/unit/tmpdir.h"
@@ -200,6 +201,50 @@ static inline void jf_catalog_crawl(struct jf_world *w, const char *const *index
 		fail_msg("crawling the fixture sources: %s", err.msg);
 	wp_catalog_close(&cat);
 	wp_sources_release(&src);
+}
+
+/* A wheel job over the world's PEP 503 root: req for linux_x86_64, Python 3.8, one target per
+ * CUDA word (NULL-terminated: "11.2", "cpu", NULL). The job borrows its strings. */
+struct jf_pick {
+	struct wp_pick_job job;
+	struct wp_pick_run run;
+};
+
+static inline void jf_pick_init(struct jf_pick *p, const struct jf_world *w, const char *req, const char *const *cuda)
+{
+	memset(p, 0, sizeof(*p));
+	wp_strlist_push(&p->job.reqs, req);
+	for (; *cuda; cuda++)
+		wp_strlist_push(&p->job.targets.cuda, *cuda);
+	wp_strlist_push(&p->job.targets.python, "3.8");
+	wp_strlist_push(&p->job.targets.platform, "linux_x86_64");
+	wp_strlist_push(&p->job.index, w->simple);
+}
+
+/* The plan (it must succeed), then the fetch, as pick -d, mirror and bundle run them. A fault
+ * meant for the fetch goes between the two: planning reads a file:// wheel's METADATA in place
+ * and proves its hash then. */
+static inline void jf_pick_plan(struct jf_pick *p, const struct jf_world *w)
+{
+	struct wp_err err = WP_ERR_INIT;
+	if (wp_pick_plan(&w->s, &p->job, &p->run, &err))
+		fail_msg("planning '%s': %s", p->job.reqs.v[0], err.msg);
+}
+
+/* The fetch's code (0 or -WPE_*). */
+static inline int jf_pick_fetch(struct jf_pick *p, const struct jf_world *w, struct wp_err *err)
+{
+	return wp_pick_fetch(&w->s, &p->job, &p->run, err);
+}
+
+static inline void jf_pick_release(struct jf_pick *p)
+{
+	wp_pick_run_release(&p->run);
+	wp_strlist_release(&p->job.reqs);
+	wp_strlist_release(&p->job.targets.cuda);
+	wp_strlist_release(&p->job.targets.python);
+	wp_strlist_release(&p->job.targets.platform);
+	wp_strlist_release(&p->job.index);
 }
 
 /* Faults, on a source file (rel: under SRC, "sample/whl/..." or "conda/pt/linux-64/..."); each is
