@@ -289,6 +289,19 @@ static inline void jf_fault_remove(struct jf_world *w, const char *rel)
 	assert_int_equal(unlink(jf_fault_begin(w, rel)), 0);
 }
 
+/* How many entries (of any kind, but . and ..) dir holds; 0 when it is not there. */
+static inline size_t jf_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+	while (d && (de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* How many regular files lie directly in dir whose names end in suffix ("" for all). */
 static inline size_t jf_count(const char *dir, const char *suffix)
 {
