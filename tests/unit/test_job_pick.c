@@ -253,6 +253,23 @@ static void test_unhashed_first_seen(void **state)
 	assert_int_equal(x->run.refused, 1);
 }
 
+/* Planning reads a dependency's METADATA from a file:// wheel in place, and proves the wheel's
+ * hash as it does: a torch wheel with other bytes stops torchvision's plan (exit 4's code), naming
+ * it, before anything is fetched. */
+static void test_plan_proves_what_it_reads(void **state)
+{
+	struct fx *x = *state;
+	wp_strlist_push(&x->job.reqs, "torchvision==0.9.0");
+	wp_strlist_push(&x->job.targets.cuda, "11.2");
+	wp_strlist_push(&x->job.targets.python, "3.8");
+	wp_strlist_push(&x->job.targets.platform, "linux_x86_64");
+	wp_strlist_push(&x->job.index, x->w.simple);
+	jf_fault_flip(&x->w, "sample/whl/" JF_TORCH_CU111);
+	assert_int_equal(wp_pick_plan(&x->w.s, &x->job, &x->run, &x->err), -WPE_INTEGRITY);
+	assert_non_null(strstr(x->err.msg, JF_TORCH_CU111));
+	assert_int_equal(x->run.plan.n, 0);
+}
+
 /* No package named: a usage error before anything is opened. */
 static void test_plan_needs_a_package(void **state)
 {
@@ -282,6 +299,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fetch_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unhashed_first_seen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_proves_what_it_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_needs_a_package, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("job_pick", tests, group_setup, group_teardown);
