@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include "tests/unit/readfile.h"
 
 #include <archive.h>
@@ -211,8 +213,7 @@ static void test_install_sh(void **state)
 
 static int group_setup(void **state)
 {
-	snprintf(root, sizeof(root), "/tmp/wp_bundle_XXXXXX");
-	if (!mkdtemp(root))
+	if (test_tmpdir_make(root, sizeof(root), "bundle") < 0)
 		return -1;
 	char *cmd = wp_xasprintf("python3 tests/fixtures/mkwheels.py '%s/w' >/dev/null", root);
 	int rc = system(cmd);
@@ -226,10 +227,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	char *cmd = wp_xasprintf("rm -rf '%s'", root);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
+	return test_tmpdir_remove(root);
 }
 
 /* verify/lazy_archive.c stands in for archive_set_error: it formats the message itself and must

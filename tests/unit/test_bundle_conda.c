@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <stdio.h>
@@ -169,15 +171,12 @@ static void test_name_check(void **state)
 
 static int setup(void **state)
 {
-	snprintf(root, sizeof(root), "/tmp/wp_bundle_conda_XXXXXX");
-	return mkdtemp(root) ? 0 : -1;
+	return test_tmpdir_make(root, sizeof(root), "bundle_conda");
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	return system(cmd);
+	return test_tmpdir_remove(root);
 }
 
 int main(void)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,16 +139,12 @@ static void test_volumes(void **state)
 
 static int setup(void **state)
 {
-	snprintf(root, sizeof(root), "/tmp/wp-bsplit-XXXXXX");
-	return mkdtemp(root) ? 0 : -1;
+	return test_tmpdir_make(root, sizeof(root), "bsplit");
 }
 
 static int teardown(void **state)
 {
-	char *cmd = wp_xasprintf("rm -rf '%s'", root);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
+	return test_tmpdir_remove(root);
 }
 
 int main(void)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +26,7 @@ static int fx_setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
 	struct wp_err err = WP_ERR_INIT;
-	snprintf(x->dir, sizeof(x->dir), "/tmp/wp_catalog_XXXXXX");
-	if (!mkdtemp(x->dir))
+	if (test_tmpdir_make(x->dir, sizeof(x->dir), "catalog") < 0)
 		return -1;
 	snprintf(x->path, sizeof(x->path), "%s/c.sqlite3", x->dir);
 	*state = x;
@@ -36,9 +37,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *x = *state;
 	wp_catalog_close(&x->cat);
-	char *cmd = wp_xasprintf("rm -rf '%s'", x->dir);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(x->dir);
 	free(x);
 	return rc;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -29,8 +31,7 @@ struct fx {
 static int fx_setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	snprintf(x->dir, sizeof(x->dir), "/tmp/wp_catalog_new_XXXXXX");
-	if (!mkdtemp(x->dir))
+	if (test_tmpdir_make(x->dir, sizeof(x->dir), "catalog_new") < 0)
 		return -1;
 	snprintf(x->path, sizeof(x->path), "%s/c.sqlite3", x->dir);
 	*state = x;
@@ -40,9 +41,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	struct fx *x = *state;
-	char *cmd = wp_xasprintf("rm -rf '%s'", x->dir);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(x->dir);
 	free(x);
 	return rc;
 }

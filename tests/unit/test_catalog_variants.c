@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +28,7 @@ static int fx_setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
 	struct wp_err err = WP_ERR_INIT;
-	snprintf(x->dir, sizeof(x->dir), "/tmp/wp_catvar_XXXXXX");
-	if (!mkdtemp(x->dir))
+	if (test_tmpdir_make(x->dir, sizeof(x->dir), "catvar") < 0)
 		return -1;
 	snprintf(x->path, sizeof(x->path), "%s/c.sqlite3", x->dir);
 	*state = x;
@@ -38,9 +39,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *x = *state;
 	wp_catalog_close(&x->cat);
-	char *cmd = wp_xasprintf("rm -rf '%s'", x->dir);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(x->dir);
 	free(x);
 	return rc;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -189,8 +191,7 @@ struct fx {
 static int fx_setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	snprintf(x->dir, sizeof(x->dir), "/tmp/wp_condastore_XXXXXX");
-	if (!mkdtemp(x->dir))
+	if (test_tmpdir_make(x->dir, sizeof(x->dir), "condastore") < 0)
 		return -1;
 	snprintf(x->path, sizeof(x->path), "%s/c.sqlite3", x->dir);
 	struct wp_err err = WP_ERR_INIT;
@@ -205,9 +206,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *x = *state;
 	wp_catalog_close(&x->cat);
-	char *cmd = wp_xasprintf("rm -rf '%s'", x->dir);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(x->dir);
 	free(x);
 	return rc;
 }

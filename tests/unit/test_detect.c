@@ -6,9 +6,10 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -114,8 +115,7 @@ static const char py310[] = "cpython 3 10 12 cpython-310-x86_64-linux-gnu x86_64
 static int fake_setup(void **state)
 {
 	struct fake *f = wp_xcalloc(1, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/wp-detect-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(test_tmpdir_make(f->dir, sizeof(f->dir), "detect"), 0);
 	snprintf(f->root, sizeof(f->root), "%s/root", f->dir);
 	snprintf(f->bin, sizeof(f->bin), "%s/bin", f->dir);
 	mkdirs(f->root);
@@ -131,18 +131,12 @@ static int fake_setup(void **state)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
 static int fake_teardown(void **state)
 {
 	struct fake *f = *state;
 	if (f->ran)
 		wp_detect_release(&f->d);
-	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_tmpdir_remove(f->dir);
 	free(f);
 	return 0;
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
@@ -21,8 +23,8 @@
 
 static int fx_setup(void **state)
 {
-	char *dir = wp_xstrdup("/tmp/wp_fsutil_XXXXXX");
-	if (!mkdtemp(dir))
+	char *dir = wp_xcalloc(1, 64);
+	if (test_tmpdir_make(dir, 64, "fsutil") < 0)
 		return -1;
 	*state = dir;
 	return 0;
@@ -30,9 +32,7 @@ static int fx_setup(void **state)
 
 static int fx_teardown(void **state)
 {
-	char *cmd = wp_xasprintf("rm -rf '%s'", (char *)*state);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(*state);
 	free(*state);
 	return rc;
 }

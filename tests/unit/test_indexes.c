@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,8 +102,8 @@ static void test_roots(void **state)
 	wp_sources_release(&s);
 
 	/* on disk: a PEP 503 tree is a root, a folder of wheels is not, even with its slash */
-	char dir[] = "/tmp/wp-roots.XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[64];
+	assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "roots"), 0);
 	char *p = wp_xasprintf("%s/simple/torch", dir);
 	char *cmd = wp_xasprintf("mkdir -p '%s' '%s/wheels' && touch '%s/index.html' '%s/simple/index.html' "
 				 "'%s/wheels/a-1-py3-none-any.whl'", p, dir, p, dir, dir);
@@ -117,9 +119,7 @@ static void test_roots(void **state)
 	assert_false(wp_sources_is_root(s.urls[1]));
 	wp_sources_release(&s);
 	free(cmd);
-	cmd = wp_xasprintf("rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	test_tmpdir_remove(dir);
 	free(p);
 	free(tree);
 	free(wheels);

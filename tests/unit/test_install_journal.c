@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +22,8 @@
 
 static int fx_setup(void **state)
 {
-	char *dir = wp_xstrdup("/tmp/wp_journal_XXXXXX");
-	if (!mkdtemp(dir))
+	char *dir = wp_xcalloc(1, 64);
+	if (test_tmpdir_make(dir, 64, "journal") < 0)
 		return -1;
 	*state = dir;
 	return 0;
@@ -29,9 +31,7 @@ static int fx_setup(void **state)
 
 static int fx_teardown(void **state)
 {
-	char *cmd = wp_xasprintf("rm -rf '%s'", (char *)*state);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(*state);
 	free(*state);
 	return rc;
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include "tests/unit/readfile.h"
 
 #include <arpa/inet.h>
@@ -1177,8 +1179,7 @@ static void test_variants_json(void **state)
 
 static int group_setup(void **state)
 {
-	snprintf(root, sizeof(root), "/tmp/wp_mirror_XXXXXX");
-	if (!mkdtemp(root))
+	if (test_tmpdir_make(root, sizeof(root), "mirror") < 0)
 		return -1;
 	char *cmd = wp_xasprintf("python3 tests/fixtures/mkwheels.py '%s/w' && "
 				 "python3 sample/mksample.py '%s/s'", root, root);
@@ -1189,10 +1190,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	char *cmd = wp_xasprintf("rm -rf '%s' '%s'", root, shm);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
+	test_tmpdir_remove(shm);
+	return test_tmpdir_remove(root);
 }
 
 int main(void)

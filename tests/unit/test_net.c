@@ -11,13 +11,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include "tests/unit/readfile.h"
 
 #include "tests/unit/faultserver.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -125,12 +126,6 @@ static int start_server(struct fixture *fx, struct server *s, const char *name, 
 static void stop_server(struct server *s)
 {
 	faultserver_stop(&s->pid);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
 }
 
 static void url_of(char *out, size_t n, const struct server *s, const char *scheme, const char *path)
@@ -284,8 +279,7 @@ static int group_setup(void **state)
 	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
 	setenv("WHEELPICK_RETRY_BASE_MS", "20", 1);
 
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp-test-net-XXXXXX");
-	if (!mkdtemp(fx->dir))
+	if (test_tmpdir_make(fx->dir, sizeof(fx->dir), "test_net") < 0)
 		return -1;
 	snprintf(fx->root, sizeof(fx->root), "%s/root", fx->dir);
 	snprintf(fx->script, sizeof(fx->script), "%s/script.json", fx->dir);
@@ -338,8 +332,7 @@ static int group_teardown(void **state)
 		return 0;
 	stop_server(&fx->http);
 	stop_server(&fx->https);
-	if (fx->dir[0])
-		nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_tmpdir_remove(fx->dir);
 	free(fx);
 	return 0;
 }

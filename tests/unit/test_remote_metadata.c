@@ -11,13 +11,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include "tests/unit/readfile.h"
 
 #include "tests/unit/faultserver.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,12 +89,6 @@ static void stop_server(struct fixture *fx)
 	faultserver_stop(&fx->pid);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
 static int group_setup(void **state)
 {
 	struct fixture *fx = wp_xcalloc(1, sizeof(*fx));
@@ -107,8 +102,7 @@ static int group_setup(void **state)
 	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
 	setenv("WHEELPICK_RETRY_BASE_MS", "20", 1);
 
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp-test-remotemeta-XXXXXX");
-	if (!mkdtemp(fx->dir))
+	if (test_tmpdir_make(fx->dir, sizeof(fx->dir), "remotemeta") < 0)
 		return -1;
 	snprintf(fx->root, sizeof(fx->root), "%s/root", fx->dir);
 	snprintf(fx->expect, sizeof(fx->expect), "%s/expect", fx->dir);
@@ -128,8 +122,7 @@ static int group_teardown(void **state)
 	if (!fx)
 		return 0;
 	stop_server(fx);
-	if (fx->dir[0])
-		nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_tmpdir_remove(fx->dir);
 	free(fx);
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +29,7 @@ static int fx_setup(void **state)
 {
 	struct fx *fx = wp_xcalloc(1, sizeof(*fx));
 	struct wp_err err = WP_ERR_INIT;
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp_storetap_XXXXXX");
-	if (!mkdtemp(fx->dir))
+	if (test_tmpdir_make(fx->dir, sizeof(fx->dir), "storetap") < 0)
 		return -1;
 	char *root = wp_xasprintf("%s/files", fx->dir);
 	int rc = wp_store_init(&fx->st, root, &err);
@@ -40,9 +41,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	struct fx *fx = *state;
-	char *cmd = wp_xasprintf("rm -rf '%s'", fx->dir);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(fx->dir);
 	wp_store_release(&fx->st);
 	free(fx);
 	return rc;

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,8 +231,7 @@ static void test_mirror_pages(void **state)
 
 static int group_setup(void **state)
 {
-	snprintf(root, sizeof(root), "/tmp/wp_tree_XXXXXX");
-	if (!mkdtemp(root))
+	if (test_tmpdir_make(root, sizeof(root), "tree") < 0)
 		return -1;
 	char *cmd = wp_xasprintf("python3 tests/fixtures/mkwheels.py '%s/w' >/dev/null", root);
 	int rc = system(cmd);
@@ -245,10 +246,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	char *cmd = wp_xasprintf("rm -rf '%s'", root);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
+	return test_tmpdir_remove(root);
 }
 
 int main(void)

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +25,7 @@ struct fx {
 static int fx_setup(void **state)
 {
 	struct fx *fx = wp_xcalloc(1, sizeof(*fx));
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp_wheel_XXXXXX");
-	if (!mkdtemp(fx->dir))
+	if (test_tmpdir_make(fx->dir, sizeof(fx->dir), "wheel") < 0)
 		return -1;
 	char *cmd = wp_xasprintf("python3 tests/fixtures/mkwheels.py '%s'", fx->dir);
 	int rc = system(cmd);
@@ -36,9 +37,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	struct fx *fx = *state;
-	char *cmd = wp_xasprintf("rm -rf '%s'", fx->dir);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(fx->dir);
 	free(fx);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/tmpdir.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,8 +30,7 @@ struct fx {
 static int fx_setup(void **state)
 {
 	struct fx *fx = wp_xcalloc(1, sizeof(*fx));
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wp_wstream_XXXXXX");
-	if (!mkdtemp(fx->dir))
+	if (test_tmpdir_make(fx->dir, sizeof(fx->dir), "wstream") < 0)
 		return -1;
 	char *cmd = wp_xasprintf("python3 tests/fixtures/mkwheels.py '%s' >/dev/null", fx->dir);
 	int rc = system(cmd);
@@ -106,9 +107,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	struct fx *fx = *state;
-	char *cmd = wp_xasprintf("rm -rf '%s'", fx->dir);
-	int rc = system(cmd);
-	free(cmd);
+	int rc = test_tmpdir_remove(fx->dir);
 	free(fx);
 	return rc;
 }

@@ -1,8 +1,9 @@
 /* tests/unit/tmpdir.h: the one temp-folder helper of the unit tests: a fresh folder made, and
  * removed with everything under it. Test-only, header-only.
  *
- * The folder is $TMPDIR/wp_<tag>_XXXXXX (/tmp when TMPDIR is unset), written into the caller's
- * buffer, so that a setup that returns int can use it as it is:
+ * The folder is /tmp/wp_<tag>_XXXXXX whatever the environment says (a developer's TMPDIR does not
+ * change what a test sees), written into the caller's buffer, so that a setup that returns int
+ * can use it as it is:
  *     static char root[64];
  *     static int setup(void **state) { return test_tmpdir_make(root, sizeof(root), "bundle"); }
  *     static int teardown(void **state) { return test_tmpdir_remove(root); } */
@@ -17,8 +18,7 @@
 /* 0, or -1 when the name does not fit buf or the folder cannot be made. */
 static inline int test_tmpdir_make(char *buf, size_t size, const char *tag)
 {
-	const char *base = getenv("TMPDIR");
-	int n = snprintf(buf, size, "%s/wp_%s_XXXXXX", base && *base ? base : "/tmp", tag);
+	int n = snprintf(buf, size, "/tmp/wp_%s_XXXXXX", tag);
 	if (n < 0 || (size_t)n >= size)
 		return -1;
 	return mkdtemp(buf) ? 0 : -1;
