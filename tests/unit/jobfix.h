@@ -92,11 +92,19 @@ static inline int jf_sh(const char *fmt, ...)
  * group setup). Run from the repository root, as make runs the tests. */
 static inline int jf_pristine_make(char *dir, size_t size)
 {
-	if (test_tmpdir_make(dir, size, "jobfix") < 0)
+	if (test_tmpdir_make_fast(dir, size, "jobfix") < 0)
 		return -1;
-	if (jf_sh("python3 sample/mksample.py '%s/sample' >/dev/null && "
-		  "python3 tests/fixtures/conda/mkchannel.py '%s/conda/pt' '%s/conda/forge' >/dev/null",
-		  dir, dir, dir) != 0) {
+	/* both generators (stdlib only) in one interpreter, Debian's where it is there (the Makefile's
+	 * DEB_PKGS): starting python3 is most of the cost, and a python3 first on a developer's PATH
+	 * may be a version manager's shim, a shell script that takes a second to start one */
+	const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+	if (jf_sh("%s -c 'import runpy, sys\n"
+		  "d = sys.argv[1]\n"
+		  "for argv in ([\"sample/mksample.py\", d + \"/sample\"],\n"
+		  "             [\"tests/fixtures/conda/mkchannel.py\", d + \"/conda/pt\", d + \"/conda/forge\"]):\n"
+		  "    sys.argv = argv\n"
+		  "    runpy.run_path(argv[0], run_name=\"__main__\")' '%s' >/dev/null",
+		  py, dir) != 0) {
 		fprintf(stderr, "jobfix: cannot generate the fixture sources into %s (run from the repository root)\n",
 			dir);
 		test_tmpdir_remove(dir);
@@ -112,7 +120,7 @@ static inline int jf_pristine_make(char *dir, size_t size)
 static inline void jf_world_init(struct jf_world *w, const char *pristine)
 {
 	memset(w, 0, sizeof(*w));
-	assert_int_equal(test_tmpdir_make(w->root, sizeof(w->root), "job"), 0);
+	assert_int_equal(test_tmpdir_make_fast(w->root, sizeof(w->root), "job"), 0);
 	w->src = pristine;
 	w->simple = wp_xasprintf("file://%s/sample/simple/", pristine);
 	w->findlinks = wp_xasprintf("file://%s/sample/whl/torch_stable.html", pristine);
