@@ -9,11 +9,12 @@
  * source file is undone when its world is released (the file's bytes are kept until then), so
  * the next test reads the sources whole again.
  *
- * Faults are put on disk under file:// sources, where libcurl reads them through the same
- * transfer, store writer and checks (ops/fetch.c, net/xfer.c, cache/store.c) as an http:// one:
- * a file whose bytes were changed (its size kept) fails its sha256; one cut short fails its
- * announced size; one removed fails the transfer. (Faults of the network itself, drops, stalls,
- * statuses, are test_net.c's, against tests/server/faultserver.py.)
+ * Faults come two ways. On disk, under file:// sources, which libcurl reads through the same
+ * transfer, store writer and checks (ops/fetch.c, net/xfer.c, cache/store.c) as http:// ones: a
+ * file whose bytes were changed (its size kept) fails its sha256, one cut short fails too, one
+ * removed fails the transfer. On the wire, with the sources served over HTTP by
+ * tests/server/faultserver.py (jf_serve): statuses, dropped connections, other bodies, scripted
+ * per path and re-read on every request, so a test plans first and breaks the fetch after.
  *
  * Ownership: a jf_world owns its strings and its temp folder (jf_world_release removes it). */
 #ifndef WP_TEST_JOBFIX_H
@@ -37,6 +38,7 @@
 #include "ops/pick.h"
 #include "ops/session.h"
 #include "ops/sources.h"
+#include "tests/unit/faultserver.h"
 #include "tests/unit/tmpdir.h"
 
 /* Where the wheel index's files lie under a world's sample/whl/ (see sample/mksample.py). */
@@ -295,6 +297,55 @@ static inline void jf_fault_truncate(struct jf_world *w, const char *rel, off_t 
 static inline void jf_fault_remove(struct jf_world *w, const char *rel)
 {
 	assert_int_equal(unlink(jf_fault_begin(w, rel)), 0);
+}
+
+/* The group's sources over HTTP on 127.0.0.1: base is http://127.0.0.1:PORT/ (the sample's
+ * simple/ and whl/ are under it); the script and the request log lie in the world's folder. */
+struct jf_server {
+	pid_t pid;
+	int port;
+	char base[64];
+	char *script, *log;
+};
+
+/* Writes the fault script (faultserver.py's JSON; "{}" for none), atomically: the server reads it
+ * on every request. */
+static inline void jf_serve_script(struct jf_server *srv, const char *json)
+{
+	struct wp_err err = WP_ERR_INIT;
+	if (wp_atomic_write(srv->script, json, strlen(json), &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+static inline void jf_serve(struct jf_world *w, struct jf_server *srv)
+{
+	memset(srv, 0, sizeof(*srv));
+	srv->script = jf_path(w, "server.json");
+	srv->log = jf_path(w, "server.log");
+	jf_serve_script(srv, "{}");
+	char *root = wp_xasprintf("%s/sample", w->src), *port_file = jf_path(w, "server.port");
+	char *argv[] = {
+		access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3", "tests/server/faultserver.py",
+		"--root", root, "--script", srv->script, "--log", srv->log, "--port-file", port_file,
+		"--max-seconds", "120", NULL,
+	};
+	/* the server's retries come quickly, and no proxy of the developer's sits in between */
+	setenv("WHEELPICK_RETRY_BASE_MS", "20", 1);
+	setenv("no_proxy", "127.0.0.1,localhost", 1);
+	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
+	if (faultserver_start(argv, port_file, &srv->pid, &srv->port) < 0)
+		fail_msg("jobfix: tests/server/faultserver.py did not start");
+	snprintf(srv->base, sizeof(srv->base), "http://127.0.0.1:%d/", srv->port);
+	free(root);
+	free(port_file);
+}
+
+static inline void jf_serve_stop(struct jf_server *srv)
+{
+	faultserver_stop(&srv->pid);
+	free(srv->script);
+	free(srv->log);
+	srv->script = srv->log = NULL;
 }
 
 /* How many entries (of any kind, but . and ..) dir holds; 0 when it is not there. */
