@@ -159,14 +159,17 @@ asan:
 # checked as they arrive (ops/fetch.c), a wheel's members inflated on a pool of threads as they
 # arrive (verify/wheelstream.c, through its unit test), base/parallel.c (its unit test), and conda batches written while the next is staged
 # (cache/condastore.c, through its unit test's small batches). tests/tsan.supp names the one
-# report it silences. t-install: wheels staged on every CPU (ops/install.c).
+# report it silences. t-install: wheels staged on every CPU (ops/install.c). test_job_fetch and
+# test_job_conda: the wheel and conda jobs' fetches in-process (ops/fetch.c's checker threads).
 TSAN_FLAGS := OPTFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread"
 TSAN_ENV   := TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$(abspath tests/tsan.supp)"
 tsan:
 	rm -rf build-tsan/test-results
-	$(MAKE) BUILD=build-tsan $(TSAN_FLAGS) all build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream build-tsan/tests/test_parallel
+	$(MAKE) BUILD=build-tsan $(TSAN_FLAGS) all build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream build-tsan/tests/test_parallel \
+	  build-tsan/tests/test_job_fetch build-tsan/tests/test_job_conda
 	@WP_DEFER_FAIL=1 $(TSAN_ENV) $(MAKE) -s BUILD=build-tsan $(TSAN_FLAGS) unit \
-	  UNIT_BIN="build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream build-tsan/tests/test_parallel"
+	  UNIT_BIN="build-tsan/tests/test_condastore build-tsan/tests/test_wheelstream build-tsan/tests/test_parallel \
+	  build-tsan/tests/test_job_fetch build-tsan/tests/test_job_conda"
 	@WP_DEFER_FAIL=1 WP_CLI_ONLY="t-faults t-pick t-wheelhouse t-mirror t-pool t-install" $(TSAN_ENV) \
 	  $(MAKE) -s BUILD=build-tsan $(TSAN_FLAGS) clitest
 	@WP_RESULTS=build-tsan/test-results tests/summary.sh
