@@ -90,10 +90,38 @@ static inline int jf_sh(const char *fmt, ...)
 	return rc;
 }
 
+/* What a developer's shell may carry that would change a job's result (its defaults: indexes,
+ * channels, CUDA compatibility, retries, proxies) goes, so the tests see what they set and no
+ * more. */
+static inline void jf_env_hermetic(void)
+{
+	extern char **environ;
+	static const char *const prefixes[] = { "WHEELPICK_", "PIP_", "UV_", "CONDA_" };
+	static const char *const names[] = { "http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+					     "ALL_PROXY", "NETRC", "CUDA_VISIBLE_DEVICES" };
+	for (size_t i = 0; environ[i];) {
+		const char *eq = strchr(environ[i], '=');
+		bool drop = false;
+		for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]) && eq; k++)
+			drop |= !strncmp(environ[i], prefixes[k], strlen(prefixes[k]));
+		if (drop) {
+			char *name = wp_xasprintf("%.*s", (int)(eq - environ[i]), environ[i]);
+			unsetenv(name); /* environ shifts down: the same index again */
+			free(name);
+		} else {
+			i++;
+		}
+	}
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		unsetenv(names[k]);
+}
+
 /* The group's sources, generated once into a fresh temp folder named into dir: 0 or -1 (for a
- * group setup). Run from the repository root, as make runs the tests. */
+ * group setup). Run from the repository root, as make runs the tests. The environment is made
+ * hermetic first (jf_env_hermetic). */
 static inline int jf_pristine_make(char *dir, size_t size)
 {
+	jf_env_hermetic();
 	if (test_tmpdir_make_fast(dir, size, "jobfix") < 0)
 		return -1;
 	/* both generators (stdlib only) in one interpreter, Debian's where it is there (the Makefile's
