@@ -270,6 +270,33 @@ static void test_plan_proves_what_it_reads(void **state)
 	assert_int_equal(x->run.plan.n, 0);
 }
 
+/* Offline: what the store has is used as it is (no transfer), what it lacks is a source error
+ * naming the file, and nothing is asked of the sources (they are gone here). */
+static void test_fetch_offline(void **state)
+{
+	struct fx *x = *state;
+	job_for(x, x->w.simple, "11.2", "3.8");
+	x->job.no_deps = true;
+	assert_int_equal(wp_pick_plan(&x->w.s, &x->job, &x->run, &x->err), 0);
+	assert_int_equal(wp_pick_fetch(&x->w.s, &x->job, &x->run, &x->err), 0);
+	wp_pick_run_release(&x->run);
+
+	jf_fault_remove(&x->w, "sample/whl/" JF_TORCH_CU111);
+	x->job.offline = true;
+	assert_int_equal(wp_pick_plan(&x->w.s, &x->job, &x->run, &x->err), 0);
+	assert_int_equal(wp_pick_fetch(&x->w.s, &x->job, &x->run, &x->err), 0);
+	assert_non_null(x->run.plan.files[0].path);
+	wp_pick_run_release(&x->run);
+
+	char *files = jf_path(&x->w, "cache/files");
+	test_tmpdir_remove(files);
+	free(files);
+	assert_int_equal(wp_pick_plan(&x->w.s, &x->job, &x->run, &x->err), 0);
+	assert_int_equal(wp_pick_fetch(&x->w.s, &x->job, &x->run, &x->err), -WPE_NET);
+	assert_non_null(strstr(x->err.msg, "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"));
+	assert_int_equal(x->run.failed, 1);
+}
+
 /* No package named: a usage error before anything is opened. */
 static void test_plan_needs_a_package(void **state)
 {
@@ -299,6 +326,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fetch_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unhashed_first_seen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fetch_offline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_proves_what_it_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_needs_a_package, setup, teardown),
 	};
