@@ -112,7 +112,7 @@ $(BUILD)/wheelpick: $(CLI_OBJ) $(BUILD)/libwp.a
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libwp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS) $(TEST_LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -MMD -MP -MF $@.d $(LDFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS) $(TEST_LDLIBS) -lcmocka
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -193,7 +193,8 @@ install: $(BUILD)/wheelpick $(DOCS)
 clean:
 	rm -rf build build-asan build-bench build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+# a unit test is rebuilt when a header it includes (tests/unit/*.h too) changes
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 # Feature fragments (fuzzing, ...) add their own targets here.
 -include $(sort $(wildcard mk/*.mk))
