@@ -62,4 +62,12 @@ struct wp_dl_opts {
 int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts *opts,
 		    wp_dl_progress_fn *progress, void *pctx);
 
+/* The sizes of n files as their servers announce them, for a plan's total before its download:
+ * one HEAD request each (a file:// URL: its size on disk), in parallel under opts' bounds, with
+ * the credentials and TLS settings a download has. sizes[i] gets the Content-Length, or -1 when
+ * the server refuses HEAD (405, 501), gives no length, or cannot be reached: never an error. One
+ * try each, with short timeouts. A size got this way is a server's word to show the user; it is
+ * never the size a download is held to (expect_size). */
+void wp_download_probe_sizes(const char *const *urls, size_t n, long long *sizes, const struct wp_dl_opts *opts);
+
 #endif

@@ -295,6 +295,14 @@ static void on_head(struct slot *s)
 	long st = s->status;
 
 	s->head_seen = true;
+	if (x->head) {
+		/* only what the answer announces; a failure leaves the size unknown */
+		if (st == 0 || (st >= 200 && st <= 299))
+			x->total = s->clen;
+		else
+			s->verdict = V_HTTP;
+		return;
+	}
 	if (st == 0) {
 		/* file:// has no status line; libcurl reports the size as Content-Length */
 		x->total = s->clen >= 0 ? s->offset + s->clen : -1;
@@ -545,6 +553,9 @@ static int setup(struct run *r, struct slot *s)
 			SETOPT(CURLOPT_RANGE, x->range);
 	}
 
+	if (x->head)
+		SETOPT(CURLOPT_NOBODY, 1L);
+
 	if ((rc = add_header(s, "If-None-Match", x->if_none_match)) < 0 ||
 	    (rc = add_header(s, "If-Modified-Since", x->if_modified_since)) < 0 ||
 	    (rc = add_header(s, "Accept", x->accept)) < 0)
@@ -604,7 +615,7 @@ static void finish_ok(struct slot *s)
 		free(x->effective_url);
 		x->effective_url = wp_xstrdup(url);
 	}
-	if (x->total < 0)
+	if (x->total < 0 && !x->head)
 		x->total = x->received;
 	x->result = 0;
 	s->state = ST_DONE;

@@ -21,6 +21,8 @@ struct wp_xfer {
 	const char *accept;
 	bool decode;                    /* send Accept-Encoding and decode what comes back */
 	bool resume;                    /* continue a dropped body with a Range request */
+	bool head;                      /* a HEAD request: no body; total gets the announced
+	                                   Content-Length (-1 when none); not with resume or range */
 	long long start;                /* with resume: bytes the sink already holds (an earlier run's
 	                                   partial file); the first request asks for the rest */
 	const char *range;              /* CURLOPT_RANGE for a partial request ("A-B", "A-", "-N");

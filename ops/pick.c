@@ -209,6 +209,50 @@ static void say_first_seen(struct wp_catalog *cat, struct wp_fetch_item *it, con
 	free(first_url);
 }
 
+void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
+{
+	const struct wp_plan *plan = &run->plan;
+	const char **urls = NULL;
+	size_t nu = 0;                      /* URL k is entry k of by_url */
+	long long *got = NULL;
+	struct wp_name_index by_url = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+
+	free(run->shown_sizes);
+	run->shown_sizes = NULL;
+	if (job->offline)
+		return; /* the index's sizes alone, and the total says it gave none */
+	run->shown_sizes = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*run->shown_sizes));
+	for (size_t i = 0; i < plan->n; i++)
+		run->shown_sizes[i] = plan->files[i].size;
+	urls = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*urls));
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		if (f->size >= 0 || !f->url || wp_name_index_find(&by_url, f->url) != WP_NAME_NONE)
+			continue;
+		wp_name_index_push(&by_url, f->url);
+		urls[nu++] = f->url;
+	}
+	if (!nu)
+		goto out;
+	if (wp_lazy_require(WP_LIB_CURL, &e) < 0) {
+		wp_say(s, WP_SAY_DEBUG, "no sizes asked of the servers: %s", e.msg);
+		goto out;
+	}
+	got = wp_xcalloc(nu, sizeof(*got));
+	wp_download_probe_sizes(urls, nu, got, NULL);
+	for (size_t i = 0; i < plan->n; i++) {
+		size_t k = plan->files[i].size >= 0 ? WP_NAME_NONE : wp_name_index_find(&by_url, plan->files[i].url);
+		if (k != WP_NAME_NONE)
+			run->shown_sizes[i] = got[k];
+	}
+	wp_say(s, WP_SAY_DEBUG, "asked %zu server%s for the sizes the index does not give", nu, nu == 1 ? "" : "s");
+out:
+	wp_name_index_free(&by_url);
+	free(urls);
+	free(got);
+}
+
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		  struct wp_err *err)
 {
@@ -248,7 +292,8 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 			.check = WP_FETCH_CHECK_WHEEL,
 		};
 		names[u] = f->filename;
-		sizes[u] = f->size;
+		/* for the progress bar only: a server's word, not what the download is held to */
+		sizes[u] = f->size >= 0 || !run->shown_sizes ? f->size : run->shown_sizes[i];
 		u++;
 	}
 	wp_name_index_free(&by_url);
@@ -875,5 +920,6 @@ void wp_pick_run_release(struct wp_pick_run *run)
 	wp_catalog_close(&run->cat);
 	free(run->targets);
 	free(run->files_root);
+	free(run->shown_sizes);
 	memset(run, 0, sizeof(*run));
 }

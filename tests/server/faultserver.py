@@ -22,7 +22,12 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
                                 then close                          (first `times` requests)
   range_from   "/other/path"    answer Range requests from that file instead (a server whose
                                 partial answers lie about the file its full answers deliver)
-Every request is logged as one JSON line to --log, with "t0", the time it arrived. Exits on SIGTERM or after --max-seconds.
+  head_status  405              answer HEAD requests with this status (a server that refuses HEAD)
+  head_length  N                announce N as the Content-Length of HEAD answers (a lying server)
+  head_no_length true           send no Content-Length to HEAD requests
+Every request is logged as one JSON line to --log, with "t0", the time it arrived; HEAD requests go
+to --log with ".head" added and are numbered apart (`status`, `times` and the logs of GETs to a path
+count GETs alone, so a client that asks for sizes first changes no scripted sequence). Exits on SIGTERM or after --max-seconds.
 """
 import argparse
 import email.utils
@@ -72,7 +77,8 @@ class State:
         if not self.log:
             return
         line = json.dumps(entry, separators=(",", ":"), sort_keys=True) + "\n"
-        with self.lock, open(self.log, "a", encoding="utf-8") as f:
+        log = self.log + ".head" if entry.get("method") == "HEAD" else self.log
+        with self.lock, open(log, "a", encoding="utf-8") as f:
             f.write(line)
 
     def bomb(self, mb):
@@ -123,7 +129,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         st = self.server.state
         path = urllib.parse.urlsplit(self.path).path
         rules = st.rules(path)
-        n = st.count(path)
+        n = st.count(("HEAD " if head else "") + path)
         hit = n < int(rules.get("times", 1 << 30))
         entry = {"method": self.command, "path": path, "n": n, "t0": round(time.time(), 4),
                  "headers": {h: self.headers[h] for h in LOGGED_HEADERS if self.headers[h] is not None}}
@@ -153,6 +159,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.plain(entry, 404, b"not found\n", extra, head)
 
         extra["Last-Modified"] = email.utils.formatdate(mtime, usegmt=True)
+        if head and "head_status" in rules:
+            return self.plain(entry, int(rules["head_status"]), b"", extra, head)
+        if head and ("head_length" in rules or rules.get("head_no_length")):
+            entry["status"] = 200
+            st.write_log(entry)
+            self.send_response(200)
+            for k, v in extra.items():
+                self.send_header(k, v)
+            if "head_length" in rules:
+                self.send_header("Content-Length", str(int(rules["head_length"])))
+            else:
+                self.close_connection = True  # no length: the end of the answer is the close
+            self.end_headers()
+            return
         if path.endswith((".html", ".htm", "/")):
             extra.setdefault("Content-Type", "text/html")  # pip refuses index pages of unknown type
         elif path.endswith(".json"):
