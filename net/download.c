@@ -32,11 +32,13 @@ int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts
 		x->decode = false;
 		x->resume = true;
 		x->start = d->start;
+		x->if_range = d->if_range;
 		x->max_bytes = -1;
 		x->expect_size = d->expect_size >= 0 ? d->expect_size : -1;
 		x->policy = policy;
 		x->write = d->write;
 		x->reset = d->reset;
+		x->validated = d->validated;
 		x->ctx = d->ctx;
 		x->err = &d->err;
 	}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/t-sizes.sh: the plan's total when the index gives no sizes (asked of the servers with
-# HEAD, shown and never trusted).
+# HEAD, shown and never trusted), and downloads resumed across runs under their validators
+# (If-Range with the ETag or Last-Modified date the kept part came under).
 . "$(dirname "$0")/../lib.sh"
 make_sample
 export WHEELPICK_RETRY_BASE_MS=20
@@ -68,5 +69,104 @@ script '{}'
 expect_exit 0 "a file:// page" wp torch==1.8.0 $T --index "$FINDLINKS" --dry-run
 expect_grep "sizes from the disk" "^total: 2 files, $(kb $((TSIZE + TE_SIZE))) to download" "$TMP/out"
 
+# --- downloads resumed across runs, under the validator their bytes came under ------------------
+TSHA=$(sha256sum "$TORCH_FILE" | cut -d' ' -f1)
+SIMPLE="$BASE/simple/"
+# each case on a server of its own (it numbers each path's requests from its start), with its own
+# catalog and cache: cut it after 400 bytes, then 503s
+scenario() {
+	stop_server
+	start_server "$TMP/served" "$TMP/script.json"
+	FL="$BASE/whl/torch_stable.html" SIMPLE="$BASE/simple/"
+	export WHEELPICK_CATALOG="$TMP/$1.sqlite3"
+	C="$TMP/cache-$1"
+}
+cut() { script "{\"$TORCH\": {$1\"drop_after\": 400, \"status\": [200, 503]}}"; }
+logged() { grep "\"path\":\"${TORCH//+/\\+}\"" "$TMP/server.log" | tail -1; }
+# the index gives the sha256: a cut keeps what came, and its ETag beside it
+: >"$TMP/server.log"
+cut '"etag": "\"v1\"", '
+scenario etag
+expect_exit 3 "a cut download" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$SIMPLE" -d "$TMP/wh-etag"
+expect_grep "keeps what came" "kept 400 B of 1 unfinished download" "$TMP/err"
+expect_grep "and the ETag it came under" '^"v1"$' "$C/files/partial/$TSHA.v"
+script '{"'"$TORCH"'": {"etag": "\"v1\""}}'
+: >"$TMP/server.log"
+expect_exit 0 "the next run" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$SIMPLE" -d "$TMP/wh-etag"
+logged >"$TMP/req"
+expect_grep "resumes with Range and If-Range" '"If-Range":"\\"v1\\"","Range":"bytes=400-".*"status":206' "$TMP/req"
+expect_exit 0 "the wheel is whole and proven" wp verify "$TMP/wh-etag"
+expect_no_file "the partial became the object" "$C/files/partial/$TSHA"
+expect_no_file "and its validator went with it" "$C/files/partial/$TSHA.v"
+
+# no validator at all (no ETag, no Last-Modified): resumed by the sha256 alone, as before
+cut '"no_validators": true, '
+scenario none
+expect_exit 3 "a cut download, no validators" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$SIMPLE" -d "$TMP/wh-none"
+expect_no_file "no validator kept" "$C/files/partial/$TSHA.v"
+script '{"'"$TORCH"'": {"no_validators": true}}'
+: >"$TMP/server.log"
+expect_exit 0 "the next run" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$SIMPLE" -d "$TMP/wh-none"
+logged >"$TMP/req"
+expect_grep "resumes with Range alone" '"headers":\{[^}]*"Range":"bytes=400-".*"status":206' "$TMP/req"
+expect_no_grep "no If-Range" 'If-Range' "$TMP/req"
+expect_exit 0 "the wheel is whole and proven" wp verify "$TMP/wh-none"
+
+# the index gives no sha256 (find-links): kept by URL only under a strong ETag ...
+cut ''
+scenario lm
+expect_exit 3 "a cut download, Last-Modified only, no sha256" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$FL" -d "$TMP/wh-lm"
+expect_no_grep "nothing kept: no hash and no strong ETag to prove a resume" "kept .* unfinished" "$TMP/err"
+[ -z "$(ls "$C/files/partial" 2>/dev/null)" ] && pass "the partial folder is empty" || fail "left: $(ls "$C/files/partial")"
+cut '"etag": "\"v1\"", '
+scenario url
+expect_exit 3 "a cut download, strong ETag, no sha256" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$FL" -d "$TMP/wh-url"
+expect_grep "keeps what came" "kept 400 B of 1 unfinished download" "$TMP/err"
+script '{"'"$TORCH"'": {"etag": "\"v1\""}}'
+: >"$TMP/server.log"
+expect_exit 0 "the next run" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$FL" -d "$TMP/wh-url"
+logged >"$TMP/req"
+expect_grep "resumes under the ETag" '"If-Range":"\\"v1\\"","Range":"bytes=400-".*"status":206' "$TMP/req"
+cmp -s "$TMP/wh-url/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" "$TORCH_FILE" && pass "every byte of it" || fail "the wheel differs"
+# ... and when the server's file changed since, its 200 starts the download over
+cut '"etag": "\"v1\"", '
+scenario changed
+expect_exit 3 "a cut download of v1" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$FL" -d "$TMP/wh-ch"
+# v2: the same wheel, written again with other timestamps (its first bytes differ, it still verifies)
+python3 - "$TMP/served/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" <<'PY'
+import sys, zipfile, io
+path = sys.argv[1]
+src = zipfile.ZipFile(path)
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as out:
+    for info in src.infolist():
+        data = src.read(info)
+        info.date_time = (2001, 2, 3, 4, 5, 6)
+        out.writestr(info, data)
+open(path, "wb").write(buf.getvalue())
+PY
+cmp -s -n 400 "$TMP/served/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" "$TORCH_FILE" && fail "v2's first bytes are v1's" || pass "v2 differs in its first 400 bytes"
+script '{"'"$TORCH"'": {"etag": "\"v2\""}}'
+: >"$TMP/server.log"
+expect_exit 0 "the next run, v2 served" env WHEELPICK_CACHE_DIR="$C" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$FL" -d "$TMP/wh-ch"
+logged >"$TMP/req"
+expect_grep "asked to resume v1, answered whole" '"If-Range":"\\"v1\\"","Range":"bytes=400-".*"status":200' "$TMP/req"
+cmp -s "$TMP/wh-ch/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" "$TMP/served/whl/cu111/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" \
+	&& pass "the wheel is v2, whole" || fail "the wheel is not v2"
+expect_exit 0 "and proven" wp verify "$TMP/wh-ch"
+cp "$TORCH_FILE" "$TMP/served/whl/cu111/"
+script '{}'
+export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
+
+# a week-old partial goes with its validator; a validator whose partial is gone goes too
+P="$TMP/cache-etag/files/partial"
+mkdir -p "$P"
+old=$(printf 'a%.0s' $(seq 64)); orphan=$(printf 'c%.0s' $(seq 64))
+printf 'x' >"$P/$old"; printf '"v"\n' >"$P/$old.v"; touch -d '8 days ago' "$P/$old" "$P/$old.v"
+printf '"v"\n' >"$P/$orphan.v"
+expect_exit 0 "a later pick" env WHEELPICK_CACHE_DIR="$TMP/cache-etag" "$WHEELPICK" torch==1.8.0 $T --no-deps --index "$SIMPLE" -d "$TMP/wh-etag"
+expect_no_file "the week-old partial is swept" "$P/$old"
+expect_no_file "with its validator" "$P/$old.v"
+expect_no_file "an orphan validator is swept" "$P/$orphan.v"
 
 done_testing

@@ -25,6 +25,9 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
   head_status  405              answer HEAD requests with this status (a server that refuses HEAD)
   head_length  N                announce N as the Content-Length of HEAD answers (a lying server)
   head_no_length true           send no Content-Length to HEAD requests
+  no_validators true            send no Last-Modified (and no ETag unless `etag` says one)
+A Range request with If-Range is answered whole (200) unless If-Range matches the file's ETag
+(the `etag` rule; strong comparison) or its Last-Modified date.
 Every request is logged as one JSON line to --log, with "t0", the time it arrived; HEAD requests go
 to --log with ".head" added and are numbered apart (`status`, `times` and the logs of GETs to a path
 count GETs alone, so a client that asks for sizes first changes no scripted sequence). Exits on SIGTERM or after --max-seconds.
@@ -44,7 +47,7 @@ import time
 import urllib.parse
 import zlib
 
-LOGGED_HEADERS = ("Range", "If-None-Match", "If-Modified-Since", "Accept", "Accept-Encoding", "User-Agent")
+LOGGED_HEADERS = ("Range", "If-Range", "If-None-Match", "If-Modified-Since", "Accept", "Accept-Encoding", "User-Agent")
 MAX_SECONDS_CAP = 3600
 MAX_BOMB_MB = 4096
 
@@ -158,7 +161,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if data is None:
             return self.plain(entry, 404, b"not found\n", extra, head)
 
-        extra["Last-Modified"] = email.utils.formatdate(mtime, usegmt=True)
+        if not rules.get("no_validators"):
+            extra["Last-Modified"] = email.utils.formatdate(mtime, usegmt=True)
         if head and "head_status" in rules:
             return self.plain(entry, int(rules["head_status"]), b"", extra, head)
         if head and ("head_length" in rules or rules.get("head_no_length")):
@@ -191,6 +195,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         extra["Accept-Ranges"] = "bytes"
         rng = self.headers["Range"]
+        if_range = self.headers["If-Range"]
+        if rng and if_range is not None:
+            current = [extra["Last-Modified"]] if "Last-Modified" in extra else []
+            if etag is not None and not etag.startswith("W/"):
+                current.append(etag)
+            if if_range.strip() not in current:
+                rng = None  # the file changed since the client's part: the whole file
         if rng and rules.get("range_from"):
             other, _ = self.load(rules["range_from"], {})
             if other is not None:
