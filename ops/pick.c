@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,6 +210,34 @@ static void say_first_seen(struct wp_catalog *cat, struct wp_fetch_item *it, con
 	free(first_url);
 }
 
+/* A plan file's size as the disk knows it (the store's copy, or a file:// URL's file), or -1. */
+static long long local_size(const struct wp_pick_run *run, const struct wp_plan_file *f)
+{
+	struct stat sb;
+	char *path = NULL;
+	long long size = -1;
+	/* a dry run opens no store, but knows where it is */
+	struct wp_store where = { .root = run->store.root ? run->store.root : run->files_root };
+	if (f->sha256 && where.root) {
+		path = wp_store_path(&where, f->sha256);
+		if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+			size = (long long)sb.st_size;
+		free(path);
+		path = NULL;
+	}
+	if (size < 0 && !strncasecmp(f->url, "file://", 7)) {
+		const char *p = f->url + 7;
+		struct wp_err e = WP_ERR_INIT;
+		if (!strncasecmp(p, "localhost/", 10))
+			p += 9;
+		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 && stat(path, &sb) == 0 &&
+		    S_ISREG(sb.st_mode))
+			size = (long long)sb.st_size;
+		free(path);
+	}
+	return size;
+}
+
 void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
 {
 	const struct wp_plan *plan = &run->plan;
@@ -230,6 +259,11 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 		const struct wp_plan_file *f = &plan->files[i];
 		if (f->size >= 0 || !f->url || wp_name_index_find(&by_url, f->url) != WP_NAME_NONE)
 			continue;
+		/* the disk tells without a request: a file already in the store, or a file:// one */
+		if ((run->shown_sizes[i] = local_size(run, f)) >= 0)
+			continue;
+		if (strncasecmp(f->url, "http://", 7) && strncasecmp(f->url, "https://", 8))
+			continue;
 		wp_name_index_push(&by_url, f->url);
 		urls[nu++] = f->url;
 	}
@@ -242,7 +276,8 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 	got = wp_xcalloc(nu, sizeof(*got));
 	wp_download_probe_sizes(urls, nu, got, NULL);
 	for (size_t i = 0; i < plan->n; i++) {
-		size_t k = plan->files[i].size >= 0 ? WP_NAME_NONE : wp_name_index_find(&by_url, plan->files[i].url);
+		size_t k = plan->files[i].size >= 0 || !plan->files[i].url ? WP_NAME_NONE
+									   : wp_name_index_find(&by_url, plan->files[i].url);
 		if (k != WP_NAME_NONE)
 			run->shown_sizes[i] = got[k];
 	}

@@ -65,6 +65,12 @@ expect_exit 0 "a PEP 691 page with sizes" env WHEELPICK_CATALOG="$TMP/json.sqlit
 expect_grep "the index's size" "^total: 1 file, $(kb "$TSIZE") to download" "$TMP/out"
 [ "$(heads)" = 0 ] && pass "no HEAD when every size is known" || fail "HEAD requests: $(heads)"
 script '{}'
+# a file already in the store is measured there, not asked for
+expect_exit 0 "a pick into the store" env WHEELPICK_CACHE_DIR="$TMP/cache-st" "$WHEELPICK" torch==1.8.0 $T --index "$BASE/simple/" -d "$TMP/wh-st"
+: >"$TMP/server.log.head"
+expect_exit 0 "the same pick again" env WHEELPICK_CACHE_DIR="$TMP/cache-st" "$WHEELPICK" torch==1.8.0 $T --index "$BASE/simple/" --dry-run
+expect_grep "the total from the store" "^total: 2 files, $(kb $((TSIZE + TE_SIZE))) to download" "$TMP/out"
+[ "$(heads)" = 0 ] && pass "no HEAD for files in the store" || fail "HEAD requests: $(heads)"
 # file:// is read from the disk
 expect_exit 0 "a file:// page" wp torch==1.8.0 $T --index "$FINDLINKS" --dry-run
 expect_grep "sizes from the disk" "^total: 2 files, $(kb $((TSIZE + TE_SIZE))) to download" "$TMP/out"
