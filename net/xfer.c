@@ -368,10 +368,9 @@ static void on_head(struct slot *s)
 				 "from byte %lld", s->offset, s->cr_start);
 		return;
 	} else if (st == 206) {
-		/* a resume: the bytes held keep the validator they were asked under */
+		/* a resume: the bytes held keep the validator they were asked under; held under none,
+		 * they get none now (this answer's says nothing of the earlier bytes) */
 		x->total = s->cr_total;
-		if (!s->validator)
-			take_validator(s);
 	} else {
 		x->total = x->decode ? -1 : s->clen;
 		take_validator(s);
