@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -225,7 +226,8 @@ char *wp_store_partial_dir(const struct wp_store *st)
 	return wp_xasprintf("%s/partial", st->root);
 }
 
-/* Partials nobody wrote for a week, and whose writer is gone. */
+/* Partials nobody wrote for a week, and whose writer is gone; with each its validator, and a
+ * validator (or its temp) whose partial is gone. */
 static void clean_partials(const struct wp_store *st, time_t now)
 {
 	char *dir = wp_store_partial_dir(st);
@@ -233,11 +235,25 @@ static void clean_partials(const struct wp_store *st, time_t now)
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		struct stat sb;
-		if (strlen(e->d_name) != WP_SHA256_HEX_LEN || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+		size_t len = strlen(e->d_name);
+		if (len > WP_SHA256_HEX_LEN && len <= WP_SHA256_HEX_LEN + 6 && e->d_name[WP_SHA256_HEX_LEN] == '.' &&
+		    (!strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v") || !strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v.tmp"))) {
+			char part[WP_SHA256_HEX_LEN + 1];
+			memcpy(part, e->d_name, WP_SHA256_HEX_LEN);
+			part[WP_SHA256_HEX_LEN] = 0;
+			if (fstatat(dirfd(d), part, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+				unlinkat(dirfd(d), e->d_name, 0);
+			continue;
+		}
+		if (len != WP_SHA256_HEX_LEN || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(sb.st_mode) || now - sb.st_mtime <= WP_STORE_PARTIAL_MAX_AGE_S)
 			continue;
-		if (writer_of(dirfd(d), e->d_name, &sb, now) != W_ALIVE)
+		if (writer_of(dirfd(d), e->d_name, &sb, now) != W_ALIVE) {
+			char v[WP_SHA256_HEX_LEN + 3];
+			snprintf(v, sizeof(v), "%s.v", e->d_name);
 			unlinkat(dirfd(d), e->d_name, 0);
+			unlinkat(dirfd(d), v, 0);
+		}
 	}
 	if (d)
 		closedir(d);
@@ -291,15 +307,73 @@ static char *tmp_base(const struct wp_store *st, const char *name)
 	return wp_xasprintf("%s/tmp/%s", st->root, safe);
 }
 
+/* A validator is one header value: a line of at most this many printable bytes. */
+#define VALIDATOR_MAX 512
+
+static bool strong_etag(const char *v)
+{
+	return v && v[0] == '"';
+}
+
+/* The line in a validator file, or NULL (none, unreadable, or not one header value). */
+static char *read_validator(const char *vpath)
+{
+	char buf[VALIDATOR_MAX + 2];
+	int fd = open(vpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || n > VALIDATOR_MAX + 1)
+		return NULL;
+	buf[n] = 0;
+	if (buf[n - 1] == '\n')
+		buf[--n] = 0;
+	if (n == 0 || n > VALIDATOR_MAX)
+		return NULL;
+	for (ssize_t i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			return NULL;
+	return wp_xstrdup(buf);
+}
+
+/* The validator file says v (NULL: removed), by a rename, so that a kill leaves the old line or
+ * the new one. Not synced: a validator lost with the power makes a resume start over (or fail its
+ * sha256 and start over), never join two versions' bytes under a wrong one. The partial's lock
+ * makes its holder the one writer. False when it could not be written: then none is left. */
+static bool write_validator(const char *vpath, const char *v)
+{
+	if (!v) {
+		return unlink(vpath) == 0 || errno == ENOENT;
+	} else if (!*v || strlen(v) > VALIDATOR_MAX || strpbrk(v, "\r\n")) {
+		unlink(vpath);
+		return false;
+	}
+	char *tmp = wp_xasprintf("%s.tmp", vpath);
+	size_t len = strlen(v);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && write(fd, v, len) == (ssize_t)len && write(fd, "\n", 1) == 1;
+	if (fd >= 0 && close(fd) < 0)
+		ok = false;
+	ok = ok && rename(tmp, vpath) == 0;
+	if (!ok) {
+		unlink(tmp);
+		unlink(vpath);
+	}
+	free(tmp);
+	return ok;
+}
+
 /* A download whose sha256 is known writes to ROOT/partial/<sha256>, resuming what an earlier run
- * left there (w->kept). False (nothing changed) when the folder cannot be made or another process
- * holds that file now: the caller takes a temp file of its own. */
-static bool open_partial(struct wp_store_writer *w, struct wp_store *st)
+ * left there (w->kept, under w->validator); one whose URL is given instead, to ROOT/partial/<sha256
+ * of the URL>, resumed only under a strong ETag. False (nothing changed) when the folder cannot be
+ * made or another process holds that file now: the caller takes a temp file of its own. */
+static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const char *key)
 {
 	char *dir = wp_store_partial_dir(st);
 	struct wp_err e = WP_ERR_INIT;
 	bool ok = wp_mkdir_p(dir, 0755, &e) == 0;
-	char *path = wp_xasprintf("%s/%s", dir, w->expect);
+	char *path = wp_xasprintf("%s/%s", dir, key);
 	free(dir);
 	int fd = ok ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
 	struct stat sb;
@@ -317,6 +391,25 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st)
 		free(path);
 		return false;
 	}
+	w->vpath = wp_xasprintf("%s.v", path);
+	w->validator = sb.st_size > 0 ? read_validator(w->vpath) : NULL;
+	/* bytes of no known version, with no hash to prove them: not a start to build on */
+	if (w->by_url && sb.st_size > 0 && !strong_etag(w->validator)) {
+		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+			close(fd);
+			free(path);
+			free(w->vpath);
+			free(w->validator);
+			w->vpath = w->validator = NULL;
+			return false;
+		}
+		sb.st_size = 0;
+	}
+	if (sb.st_size == 0) {
+		free(w->validator);
+		w->validator = NULL;
+		write_validator(w->vpath, NULL);
+	}
 	w->file.fd = fd;
 	w->file.tmp = path;
 	w->partial = true;
@@ -324,8 +417,40 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st)
 	return true;
 }
 
+void wp_store_writer_set_validator(void *ctx, const char *validator)
+{
+	struct wp_store_writer *w = ctx;
+	free(w->validator);
+	w->validator = validator && *validator ? wp_xstrdup(validator) : NULL;
+	if (w->partial && w->vpath && !write_validator(w->vpath, w->validator)) {
+		/* what comes now has no validator on disk: a later run cannot resume it by URL */
+		free(w->validator);
+		w->validator = NULL;
+	}
+}
+
+/* The partial file's name for a download the index gives no sha256 for: a hash of its URL. */
+static bool url_key(const char *url, char key[WP_SHA256_HEX_LEN + 1])
+{
+	struct wp_hasher h;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_hasher_init(&h, WP_HASH_SHA256, &e))
+		return false;
+	wp_hasher_update(&h, "url:", 4);
+	wp_hasher_update(&h, url, strlen(url));
+	int rc = wp_hasher_final(&h, key, NULL, &e);
+	wp_hasher_release(&h);
+	return rc == 0;
+}
+
 int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
 			  long long expect_size, const char *name, struct wp_err *err)
+{
+	return wp_store_writer_begin_url(w, st, expect_sha256, expect_size, name, NULL, err);
+}
+
+int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
+			      long long expect_size, const char *name, const char *url, struct wp_err *err)
 {
 	memset(w, 0, sizeof(*w));
 	w->file = (struct wp_atomic_file)WP_ATOMIC_FILE_INIT;
@@ -342,9 +467,19 @@ int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const 
 	int rc = wp_hasher_init(&w->hasher, WP_HASH_SHA256, err);
 	if (rc)
 		return rc;
-	if (w->expect[0] && open_partial(w, st)) {
+	if (w->expect[0] && open_partial(w, st, w->expect)) {
 		w->name = wp_xstrdup(name);
 		return 0;
+	}
+	char key[WP_SHA256_HEX_LEN + 1];
+	if (!w->expect[0] && url && (!strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8)) &&
+	    url_key(url, key)) {
+		w->by_url = true;
+		if (open_partial(w, st, key)) {
+			w->name = wp_xstrdup(name);
+			return 0;
+		}
+		w->by_url = false;
 	}
 	char *base = tmp_base(st, name);
 	rc = wp_atomic_file_open(&w->file, base, err);
@@ -618,6 +753,8 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 		struct stat sb;
 		if (fstat(w->file.fd, &sb) == 0)
 			kept = (long long)sb.st_size;
+		if (w->by_url && !strong_etag(w->validator))
+			kept = 0; /* nothing a later run could prove it continues: it goes, below */
 		if (kept > 0) { /* an empty one goes, below */
 			close(w->file.fd); /* and the lock: the next run takes it up */
 			w->file.fd = -1;
@@ -631,6 +768,11 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 
 void wp_store_writer_abort(struct wp_store_writer *w)
 {
+	if (w->vpath && w->file.tmp) /* the partial goes (_keep and _commit leave no tmp): its validator too */
+		write_validator(w->vpath, NULL);
+	free(w->vpath);
+	free(w->validator);
+	w->vpath = w->validator = NULL;
 	wp_atomic_file_abort(&w->file);
 	wp_hasher_release(&w->hasher);
 	free(w->name);
@@ -718,6 +860,8 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 	}
 	/* rename() leaves both names when they were already links to one file */
 	unlink(w->file.tmp);
+	if (w->vpath) /* a partial became the object: its validator is done with */
+		write_validator(w->vpath, NULL);
 	free(w->file.tmp);
 	w->file.tmp = NULL;
 	w->store->dirty[(unsigned char)hexval(w->got[0]) << 4 | hexval(w->got[1])] = true;

@@ -58,7 +58,12 @@ int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_e
  * sha256 the index gives (that hash is their validator: a file that changed has another, and a
  * resume that ends with other bytes fails the check and starts over). A writer for a known sha256
  * writes there, so what an interrupted or failed run received stays for the next. Those nobody
- * touched for a week go (wp_store_clean_tmp sweeps them too, unless a live writer holds one). */
+ * touched for a week go (wp_store_clean_tmp sweeps them too, unless a live writer holds one).
+ * Beside each, ROOT/partial/<name>.v holds the validator its bytes came under (a strong ETag or a
+ * Last-Modified date, one line), written before any of those bytes (so a kill leaves it right),
+ * for the next run's If-Range. A file the index gives no sha256 for is kept as
+ * ROOT/partial/<sha256 of "url:" and its URL>, and resumed only under a strong ETag: without a
+ * hash to check, nothing weaker may join two answers' bytes. */
 #define WP_STORE_PARTIAL_MAX_AGE_S (7LL * 24 * 3600)
 /* The folder of partial downloads, newly allocated. */
 char *wp_store_partial_dir(const struct wp_store *st);
@@ -99,6 +104,10 @@ struct wp_store_writer {
 	                            caller re-reads them (wp_store_writer_reset(w, kept), once its tap
 	                            is set) and asks the server for the rest */
 	bool partial;            /* the file is ROOT/partial/<sha256>: _keep leaves it for a later run */
+	bool by_url;             /* that partial is keyed by URL (no sha256 known): strong ETags only */
+	char *vpath;             /* with partial: its validator's file, ROOT/partial/<name>.v */
+	char *validator;         /* what the kept bytes came under (read at _begin; NULL: none), then
+	                            what _set_validator said; send it as If-Range when resuming */
 };
 
 #define WP_STORE_BLOCK (1u << 20)
@@ -106,6 +115,14 @@ struct wp_store_writer {
 /* expect_sha256 NULL or 64 hex digits; expect_size -1 when not known. */
 int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
 			  long long expect_size, const char *name, struct wp_err *err);
+/* As _begin; with no expect_sha256, a url (http:// or https://) gives the download a partial file
+ * keyed by it, resumed by a later run only under the strong ETag its bytes came under. */
+int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
+			      long long expect_size, const char *name, const char *url, struct wp_err *err);
+/* The downloader's validator callback (ctx is the writer): the bytes from offset 0 on come under
+ * validator (NULL: none) from now. Written beside a partial file at once, before those bytes;
+ * without a partial file it is only remembered. */
+void wp_store_writer_set_validator(void *ctx, const char *validator);
 /* The downloader's write callback (ctx is the writer): 0, or -WPE_* with the detail kept for
  * _finish. More bytes than expected stop the transfer at once. */
 int wp_store_writer_write(void *ctx, const void *data, size_t n);

@@ -128,12 +128,15 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	cli->info_as_debug = false; /* what the mirror wrote is the result */
 	if (o.dry_run) {
 		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
-		if (!o.json && cli->verbosity >= 0)
-			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
+		if (!o.json && cli->verbosity >= 0) {
+			wp_pick_probe_sizes(&cli->session, &job, &run);
+			wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download (nothing was: --dry-run)");
+		}
 		goto out;
 	}
 	if (!o.json && cli->verbosity >= 0) {
-		wp_print_plan_total(&run.plan, " to download");
+		wp_pick_probe_sizes(&cli->session, &job, &run);
+		wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download");
 		fflush(stdout);
 	}
 	wp_cli_progress(cli, o.json);
@@ -304,7 +307,8 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	if (!o.json && cli->verbosity >= 0) {
-		wp_print_plan_total(&run.plan, " to download");
+		wp_pick_probe_sizes(&cli->session, &job, &run);
+		wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download");
 		fflush(stdout);
 	}
 	wp_cli_progress(cli, o.json);

@@ -152,7 +152,8 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (o.dry_run) {
 		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0) {
-			wp_print_plan_total(&run.plan, " to download (nothing was: --dry-run)");
+			wp_pick_probe_sizes(&cli->session, &job, &run);
+			wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download (nothing was: --dry-run)");
 			print_next(cli);
 		}
 		goto out;
@@ -161,8 +162,10 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (!o.json && cli->verbosity >= 0) {
 		/* what and why first: a wrong pick can be stopped before it downloads (-q: only errors) */
 		wp_pick_opts_print_plan(&o, &run.plan, false, o.explain);
-		if (cli->verbosity >= 0)
-			wp_print_plan_total(&run.plan, " to download");
+		if (cli->verbosity >= 0) {
+			wp_pick_probe_sizes(&cli->session, &job, &run);
+			wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download");
+		}
 		fflush(stdout);
 	}
 	/* -d naming a file or a read-only folder fails now, not after the download */

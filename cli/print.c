@@ -61,6 +61,11 @@ void wp_print_plan(const struct wp_plan *plan, bool json, bool explain)
 
 void wp_print_plan_total(const struct wp_plan *plan, const char *what)
 {
+	wp_print_plan_total_sized(plan, NULL, what);
+}
+
+void wp_print_plan_total_sized(const struct wp_plan *plan, const long long *shown, const char *what)
+{
 	size_t files = 0, unknown = 0;
 	long long bytes = 0;
 	struct wp_name_index seen = { 0 }; /* a file several targets share counts once */
@@ -69,16 +74,23 @@ void wp_print_plan_total(const struct wp_plan *plan, const char *what)
 			continue;
 		wp_name_index_push(&seen, plan->files[i].url);
 		files++;
-		if (plan->files[i].size >= 0)
-			bytes += plan->files[i].size;
+		long long size = shown ? shown[i] : plan->files[i].size;
+		if (size >= 0)
+			bytes += size;
 		else
 			unknown++;
 	}
 	wp_name_index_free(&seen);
 	char h[32];
 	wp_progress_human(h, sizeof(h), (double)bytes);
-	if (unknown == files)
+	if (unknown == files && !shown)
 		printf("total: %zu file%s%s (the index gives no sizes)\n", files, files == 1 ? "" : "s", what);
+	else if (unknown == files)
+		printf("total: %zu file%s%s (size unknown for %s: the index gives no sizes and the server%s did not say)\n",
+		       files, files == 1 ? "" : "s", what, files == 1 ? "it" : "all", files == 1 ? "" : "s");
+	else if (unknown && shown)
+		printf("total: %zu files, at least %s%s (size unknown for %zu file%s: the index gives none and %s server "
+		       "did not say)\n", files, h, what, unknown, unknown == 1 ? "" : "s", unknown == 1 ? "its" : "their");
 	else if (unknown)
 		printf("total: %zu files, at least %s%s (%zu of unknown size)\n", files, h, what, unknown);
 	else

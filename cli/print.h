@@ -13,6 +13,9 @@ void wp_print_plan(const struct wp_plan *plan, bool json, bool explain);
 /* The plan's size, one line: "total: 5 files, 2.4 GB" then what follows (" to download"). Each
  * file counts once, however many targets share it. */
 void wp_print_plan_total(const struct wp_plan *plan, const char *what);
+/* The same with the sizes to show per plan file (ops' wp_pick_probe_sizes: the index's, else what
+ * the server announced; NULL: the index's alone); files still of unknown size are counted. */
+void wp_print_plan_total_sized(const struct wp_plan *plan, const long long *shown, const char *what);
 /* With --json, a failure is still one JSON object on stdout:
  * {"error": {"exit": N, "message": "...", "project": "...", "rejected": [{"filename", "where", "reason"}]}}
  * (project and rejected when the plan says which project could not be picked; plan may be NULL). */

@@ -14,6 +14,10 @@
 typedef int wp_dl_write_fn(void *ctx, const void *p, size_t n, struct wp_err *err);
 /* Drop everything past offset (only 0 is asked for today) so writing continues there. */
 typedef int wp_dl_reset_fn(void *ctx, long long offset, struct wp_err *err);
+/* The bytes from offset 0 on come, from now, under this validator (a strong ETag or a Last-Modified
+ * date; NULL: none): called before the first of them reaches write, so that a sink that keeps its
+ * bytes across runs can keep it beside them, written first. */
+typedef void wp_dl_validated_fn(void *ctx, const char *validator);
 /* Called at most every WP_DL_PROGRESS_MS per download, and once when each one ends.
  * total is -1 while unknown. */
 typedef void wp_dl_progress_fn(void *pctx, size_t index, long long received, long long total);
@@ -36,10 +40,13 @@ struct wp_download {
 	long long expect_size;      /* -1 unknown; else any other size is -WPE_INTEGRITY */
 	wp_dl_write_fn *write;
 	wp_dl_reset_fn *reset;      /* NULL: a server that ignores Range cannot be recovered from */
+	wp_dl_validated_fn *validated; /* may be NULL */
 	void *ctx;
 	long long start;            /* bytes the sink already holds from an earlier run: the first
 	                               request asks for the rest (Range); a server that answers with
 	                               the whole file starts the sink over (reset to 0) */
+	const char *if_range;       /* with start: the validator those bytes came under (a strong ETag
+	                               or a Last-Modified date), sent as If-Range; NULL: Range alone */
 	/* the result */
 	int result;                 /* 0 or -WPE_* */
 	struct wp_err err;
@@ -61,5 +68,13 @@ struct wp_dl_opts {
  * result of the first failing item in array order; each item says its own result. */
 int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts *opts,
 		    wp_dl_progress_fn *progress, void *pctx);
+
+/* The sizes of n files as their servers announce them, for a plan's total before its download:
+ * one HEAD request each (a file:// URL: its size on disk), in parallel under opts' bounds, with
+ * the credentials and TLS settings a download has. sizes[i] gets the Content-Length, or -1 when
+ * the server refuses HEAD (405, 501), gives no length, or cannot be reached: never an error. One
+ * try each, with short timeouts. A size got this way is a server's word to show the user; it is
+ * never the size a download is held to (expect_size). */
+void wp_download_probe_sizes(const char *const *urls, size_t n, long long *sizes, const struct wp_dl_opts *opts);
 
 #endif

@@ -159,6 +159,7 @@ int wp_http_get_many(const struct wp_http_req *reqs, struct wp_http_res *res, si
 		r->content_type = x->content_type;
 		r->effective_url = x->effective_url;
 		x->etag = x->last_modified = x->content_type = x->effective_url = NULL;
+		wp_xfer_release(x); /* what is left: the validator */
 		/* a 304 need not repeat the validators; the ones we sent still hold */
 		if (r->not_modified && !r->etag && reqs[i].etag)
 			r->etag = wp_xstrdup(reqs[i].etag);

@@ -62,6 +62,7 @@ struct slot {
 	bool cr_star;
 	long long retry_after_s;
 	char *etag, *last_modified, *content_type;
+	char *validator;            /* of the bytes in the sink: sent as If-Range to resume them */
 	long long progress_sent;
 	long long progress_at;
 	long long started_ms;       /* when the first attempt began (0: not yet): the deadline runs from it */
@@ -183,6 +184,25 @@ static void clear_response(struct slot *s)
 	s->etag = s->last_modified = s->content_type = NULL;
 }
 
+/* What If-Range may carry for the answer now received: a strong ETag (a weak one never matches
+ * there, RFC 9110 13.1.5), else its Last-Modified date; NULL for none. */
+static const char *answer_validator(const struct slot *s)
+{
+	if (s->etag && s->etag[0] == '"')
+		return s->etag;
+	return s->last_modified;
+}
+
+/* The bytes in the sink now came under the answer just received. */
+static void take_validator(struct slot *s)
+{
+	const char *v = answer_validator(s);
+	free(s->validator);
+	s->validator = v ? wp_xstrdup(v) : NULL;
+	if (s->x->validated)
+		s->x->validated(s->x->ctx, s->validator);
+}
+
 /* "bytes 100-199/1000" or "bytes *\/1000" (an unsatisfiable range) */
 static void parse_content_range(struct slot *s, struct wp_str v)
 {
@@ -295,6 +315,14 @@ static void on_head(struct slot *s)
 	long st = s->status;
 
 	s->head_seen = true;
+	if (x->head) {
+		/* only what the answer announces; a failure leaves the size unknown */
+		if (st == 0 || (st >= 200 && st <= 299))
+			x->total = s->clen;
+		else
+			s->verdict = V_HTTP;
+		return;
+	}
 	if (st == 0) {
 		/* file:// has no status line; libcurl reports the size as Content-Length */
 		x->total = s->clen >= 0 ? s->offset + s->clen : -1;
@@ -320,10 +348,12 @@ static void on_head(struct slot *s)
 		x->range_total = s->cr_total;
 		x->total = s->cr_end - s->cr_start + 1;
 	} else if (s->offset > 0 && st != 206) {
-		/* the server ignored our Range: this body is the whole file, so the sink starts over */
+		/* the server ignored our Range, or its If-Range says the file changed: this body is
+		 * the whole file, so the sink starts over */
 		if (restart_sink(s) < 0)
 			return;
 		s->offset = 0;
+		take_validator(s);
 		x->total = x->decode ? -1 : s->clen;
 	} else if (st == 206 && s->cr_start != s->offset) {
 		/* Appending bytes from another offset would corrupt the file, so the answer is
@@ -338,9 +368,12 @@ static void on_head(struct slot *s)
 				 "from byte %lld", s->offset, s->cr_start);
 		return;
 	} else if (st == 206) {
+		/* a resume: the bytes held keep the validator they were asked under; held under none,
+		 * they get none now (this answer's says nothing of the earlier bytes) */
 		x->total = s->cr_total;
 	} else {
 		x->total = x->decode ? -1 : s->clen;
+		take_validator(s);
 	}
 
 	/* An announced size that differs from expect_size is not yet an error: servers misstate
@@ -545,6 +578,12 @@ static int setup(struct run *r, struct slot *s)
 			SETOPT(CURLOPT_RANGE, x->range);
 	}
 
+	/* a resume names the version it continues: a server whose file changed answers 200 */
+	if (s->offset > 0 && s->validator && (rc = add_header(s, "If-Range", s->validator)) < 0)
+		return rc;
+	if (x->head)
+		SETOPT(CURLOPT_NOBODY, 1L);
+
 	if ((rc = add_header(s, "If-None-Match", x->if_none_match)) < 0 ||
 	    (rc = add_header(s, "If-Modified-Since", x->if_modified_since)) < 0 ||
 	    (rc = add_header(s, "Accept", x->accept)) < 0)
@@ -604,7 +643,7 @@ static void finish_ok(struct slot *s)
 		free(x->effective_url);
 		x->effective_url = wp_xstrdup(url);
 	}
-	if (x->total < 0)
+	if (x->total < 0 && !x->head)
 		x->total = x->received;
 	x->result = 0;
 	s->state = ST_DONE;
@@ -938,7 +977,7 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 		x->range_start = 0;
 		x->range_total = -1;
 		x->tries = 0;
-		x->etag = x->last_modified = x->content_type = x->effective_url = NULL;
+		x->etag = x->last_modified = x->content_type = x->effective_url = x->validator = NULL;
 	}
 	if (n == 0)
 		return 0;
@@ -961,6 +1000,8 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 		r.slots[i].index = i;
 		r.slots[i].state = ST_WAIT;
 		r.slots[i].progress_sent = -1;
+		if (xs[i].resume && xs[i].start > 0 && xs[i].if_range && *xs[i].if_range)
+			r.slots[i].validator = wp_xstrdup(xs[i].if_range);
 		clear_response(&r.slots[i]);
 	}
 	r.multi = curl_multi_init();
@@ -989,6 +1030,7 @@ out:
 		}
 		curl_slist_free_all(s->hdrs);
 		clear_response(s);
+		xs[i].validator = s->validator;
 		if (!rc && xs[i].result)
 			rc = xs[i].result;
 	}
@@ -1004,5 +1046,6 @@ void wp_xfer_release(struct wp_xfer *x)
 	free(x->last_modified);
 	free(x->content_type);
 	free(x->effective_url);
-	x->etag = x->last_modified = x->content_type = x->effective_url = NULL;
+	free(x->validator);
+	x->etag = x->last_modified = x->content_type = x->effective_url = x->validator = NULL;
 }

@@ -21,6 +21,11 @@ struct wp_xfer {
 	const char *accept;
 	bool decode;                    /* send Accept-Encoding and decode what comes back */
 	bool resume;                    /* continue a dropped body with a Range request */
+	bool head;                      /* a HEAD request: no body; total gets the announced
+	                                   Content-Length (-1 when none); not with resume or range */
+	const char *if_range;           /* with resume and start > 0: the validator (a strong ETag or a
+	                                   Last-Modified date) the bytes already held came under, sent as
+	                                   If-Range; a 200 then means the file changed: start over */
 	long long start;                /* with resume: bytes the sink already holds (an earlier run's
 	                                   partial file); the first request asks for the rest */
 	const char *range;              /* CURLOPT_RANGE for a partial request ("A-B", "A-", "-N");
@@ -30,6 +35,7 @@ struct wp_xfer {
 	struct wp_net_policy policy;
 	wp_dl_write_fn *write;
 	wp_dl_reset_fn *reset;
+	wp_dl_validated_fn *validated;  /* may be NULL */
 	void *ctx;
 	struct wp_err *err;             /* may be NULL */
 	/* the result */
@@ -42,6 +48,10 @@ struct wp_xfer {
 	long long range_total;          /* a 206 to range: the file's size (Content-Range); else -1 */
 	int tries;
 	char *etag, *last_modified, *content_type, *effective_url;
+	/* the validator of the bytes now in the sink (what If-Range would send to resume them: a
+	 * strong ETag, else a Last-Modified date), set even when the transfer failed; NULL when the
+	 * answer that delivered them had none. The caller's to take or free (wp_xfer_release). */
+	char *validator;
 };
 
 struct wp_xfer_opts {

@@ -93,6 +93,12 @@ static int sink_reset(void *ctx, long long offset, struct wp_err *err)
 	return rc;
 }
 
+static void sink_validated(void *ctx, const char *validator)
+{
+	struct sink *s = ctx;
+	wp_store_writer_set_validator(&s->w, validator);
+}
+
 /* The downloader numbers only what it transfers; the caller numbers every item. */
 struct progress_map {
 	const size_t *which;
@@ -413,7 +419,9 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 					 it->filename, it->sha256 ? "" : " (the index gives no sha256 to look it up by)");
 			continue;
 		}
-		if ((it->rc = wp_store_writer_begin(&sinks[i].w, st, it->sha256, it->size, it->filename, &it->err)))
+		/* with no sha256, a partial kept across runs is keyed by the URL (strong ETags only) */
+		if ((it->rc = wp_store_writer_begin_url(&sinks[i].w, st, it->sha256, it->size, it->filename, it->url,
+							&it->err)))
 			continue;
 		sinks[i].open = true;
 		if (it->check == WP_FETCH_CHECK_WHEEL) {
@@ -439,8 +447,9 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 		if (kept > 0 && http)
 			it->resumed = kept;
 		dl[nd] = (struct wp_download){
-			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset, .ctx = &sinks[i],
-			.start = it->resumed,
+			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset,
+			.validated = sink_validated, .ctx = &sinks[i],
+			.start = it->resumed, .if_range = it->resumed ? sinks[i].w.validator : NULL,
 		};
 		which[nd++] = i;
 	}

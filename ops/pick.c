@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,6 +210,84 @@ static void say_first_seen(struct wp_catalog *cat, struct wp_fetch_item *it, con
 	free(first_url);
 }
 
+/* A plan file's size as the disk knows it (the store's copy, or a file:// URL's file), or -1. */
+static long long local_size(const struct wp_pick_run *run, const struct wp_plan_file *f)
+{
+	struct stat sb;
+	char *path = NULL;
+	long long size = -1;
+	/* a dry run opens no store, but knows where it is */
+	struct wp_store where = { .root = run->store.root ? run->store.root : run->files_root };
+	if (f->sha256 && where.root) {
+		path = wp_store_path(&where, f->sha256);
+		if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+			size = (long long)sb.st_size;
+		free(path);
+		path = NULL;
+	}
+	if (size < 0 && !strncasecmp(f->url, "file://", 7)) {
+		const char *p = f->url + 7;
+		struct wp_err e = WP_ERR_INIT;
+		if (!strncasecmp(p, "localhost/", 10))
+			p += 9;
+		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 && stat(path, &sb) == 0 &&
+		    S_ISREG(sb.st_mode))
+			size = (long long)sb.st_size;
+		free(path);
+	}
+	return size;
+}
+
+void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
+{
+	const struct wp_plan *plan = &run->plan;
+	const char **urls = NULL;
+	size_t nu = 0;                      /* URL k is entry k of by_url */
+	long long *got = NULL;
+	struct wp_name_index by_url = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+
+	free(run->shown_sizes);
+	run->shown_sizes = NULL;
+	if (job->offline)
+		return; /* the index's sizes alone, and the total says it gave none */
+	run->shown_sizes = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*run->shown_sizes));
+	for (size_t i = 0; i < plan->n; i++)
+		run->shown_sizes[i] = plan->files[i].size;
+	urls = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*urls));
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		if (f->size >= 0 || !f->url || wp_name_index_find(&by_url, f->url) != WP_NAME_NONE)
+			continue;
+		/* the disk tells without a request: a file already in the store, or a file:// one */
+		if ((run->shown_sizes[i] = local_size(run, f)) >= 0)
+			continue;
+		if (strncasecmp(f->url, "http://", 7) && strncasecmp(f->url, "https://", 8))
+			continue;
+		wp_name_index_push(&by_url, f->url);
+		urls[nu++] = f->url;
+	}
+	if (!nu)
+		goto out;
+	if (wp_lazy_require(WP_LIB_CURL, &e) < 0) {
+		wp_say(s, WP_SAY_DEBUG, "no sizes asked of the servers: %s", e.msg);
+		goto out;
+	}
+	got = wp_xcalloc(nu, sizeof(*got));
+	wp_download_probe_sizes(urls, nu, got, NULL);
+	for (size_t i = 0; i < plan->n; i++) {
+		size_t k = plan->files[i].size >= 0 || !plan->files[i].url ? WP_NAME_NONE
+									   : wp_name_index_find(&by_url, plan->files[i].url);
+		if (k != WP_NAME_NONE)
+			run->shown_sizes[i] = got[k];
+	}
+	wp_say(s, WP_SAY_DEBUG, "asked %zu server%s for the sizes the index does not give", nu, nu == 1 ? "" : "s");
+out:
+	wp_name_index_free(&by_url);
+	free(urls);
+	free(got);
+}
+
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		  struct wp_err *err)
 {
@@ -248,7 +327,8 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 			.check = WP_FETCH_CHECK_WHEEL,
 		};
 		names[u] = f->filename;
-		sizes[u] = f->size;
+		/* for the progress bar only: a server's word, not what the download is held to */
+		sizes[u] = f->size >= 0 || !run->shown_sizes ? f->size : run->shown_sizes[i];
 		u++;
 	}
 	wp_name_index_free(&by_url);
@@ -875,5 +955,6 @@ void wp_pick_run_release(struct wp_pick_run *run)
 	wp_catalog_close(&run->cat);
 	free(run->targets);
 	free(run->files_root);
+	free(run->shown_sizes);
 	memset(run, 0, sizeof(*run));
 }

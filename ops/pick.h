@@ -47,6 +47,9 @@ struct wp_pick_run {
 	size_t unhashed;                 /* files the index gave no sha256 for (hashed on fetch) */
 	size_t refused, failed;          /* wp_pick_fetch: files that failed their checks (integrity), or
 	                                    could not be fetched */
+	long long *shown_sizes;          /* wp_pick_probe_sizes: per plan file, the size to show (the
+	                                    index's, else what its server announced; -1 unknown), or NULL.
+	                                    Display only: a download is held to the index's size alone */
 };
 
 /* Targets, sources (crawled when missing or stale), then the plan. Notes the plan carries
@@ -65,6 +68,11 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 /* Fetch every planned file into the store and prove it; each file's path becomes its store
  * path. Files that failed keep path NULL and are said at WP_SAY_ERROR; the first failure
  * (integrity first) is returned. */
+/* Before a plan's total is shown: the sizes the index did not give, asked of their servers (a HEAD
+ * each, in parallel; file:// from the disk) into run->shown_sizes. Nothing is asked when every
+ * size is known, or with --offline. Never fails: a size nobody tells stays unknown. */
+void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run);
+
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		  struct wp_err *err);
 

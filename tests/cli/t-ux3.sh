@@ -129,7 +129,7 @@ expect_no_file "and no longer marked" "$TMP/whc2/INCOMPLETE.txt"
 # a mirror for two targets that share files counts each file once, in the total and at the end
 expect_exit 0 "mirror, two targets sharing typing-extensions" env WHEELPICK_CACHE_DIR="$TMP/cache-c3" \
 	"$WHEELPICK" mirror "$TMP/mc" torch==1.8.0 --cuda 11.2 --cuda 10.2 --python 3.8 --platform linux_x86_64 --index "$FL"
-expect_grep "3 files to download" "^total: 3 files to download" "$TMP/out"
+expect_grep "3 files to download (their sizes asked of the server)" "^total: 3 files, [0-9.]+ kB to download$" "$TMP/out"
 expect_grep "3 of 3 ready" "; 3 of 3 files ready$" "$TMP/err"
 expect_no_grep "no file counted twice" "\[4/" "$TMP/err"
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"

@@ -22,7 +22,15 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
                                 then close                          (first `times` requests)
   range_from   "/other/path"    answer Range requests from that file instead (a server whose
                                 partial answers lie about the file its full answers deliver)
-Every request is logged as one JSON line to --log, with "t0", the time it arrived. Exits on SIGTERM or after --max-seconds.
+  head_status  405              answer HEAD requests with this status (a server that refuses HEAD)
+  head_length  N                announce N as the Content-Length of HEAD answers (a lying server)
+  head_no_length true           send no Content-Length to HEAD requests
+  no_validators true            send no Last-Modified (and no ETag unless `etag` says one)
+A Range request with If-Range is answered whole (200) unless If-Range matches the file's ETag
+(the `etag` rule; strong comparison) or its Last-Modified date.
+Every request is logged as one JSON line to --log, with "t0", the time it arrived; HEAD requests go
+to --log with ".head" added and are numbered apart (`status`, `times` and the logs of GETs to a path
+count GETs alone, so a client that asks for sizes first changes no scripted sequence). Exits on SIGTERM or after --max-seconds.
 """
 import argparse
 import email.utils
@@ -39,7 +47,7 @@ import time
 import urllib.parse
 import zlib
 
-LOGGED_HEADERS = ("Range", "If-None-Match", "If-Modified-Since", "Accept", "Accept-Encoding", "User-Agent")
+LOGGED_HEADERS = ("Range", "If-Range", "If-None-Match", "If-Modified-Since", "Accept", "Accept-Encoding", "User-Agent")
 MAX_SECONDS_CAP = 3600
 MAX_BOMB_MB = 4096
 
@@ -72,7 +80,8 @@ class State:
         if not self.log:
             return
         line = json.dumps(entry, separators=(",", ":"), sort_keys=True) + "\n"
-        with self.lock, open(self.log, "a", encoding="utf-8") as f:
+        log = self.log + ".head" if entry.get("method") == "HEAD" else self.log
+        with self.lock, open(log, "a", encoding="utf-8") as f:
             f.write(line)
 
     def bomb(self, mb):
@@ -123,7 +132,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         st = self.server.state
         path = urllib.parse.urlsplit(self.path).path
         rules = st.rules(path)
-        n = st.count(path)
+        n = st.count(("HEAD " if head else "") + path)
         hit = n < int(rules.get("times", 1 << 30))
         entry = {"method": self.command, "path": path, "n": n, "t0": round(time.time(), 4),
                  "headers": {h: self.headers[h] for h in LOGGED_HEADERS if self.headers[h] is not None}}
@@ -152,7 +161,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if data is None:
             return self.plain(entry, 404, b"not found\n", extra, head)
 
-        extra["Last-Modified"] = email.utils.formatdate(mtime, usegmt=True)
+        if not rules.get("no_validators"):
+            extra["Last-Modified"] = email.utils.formatdate(mtime, usegmt=True)
+        if head and "head_status" in rules:
+            return self.plain(entry, int(rules["head_status"]), b"", extra, head)
+        if head and ("head_length" in rules or rules.get("head_no_length")):
+            entry["status"] = 200
+            st.write_log(entry)
+            self.send_response(200)
+            for k, v in extra.items():
+                self.send_header(k, v)
+            if "head_length" in rules:
+                self.send_header("Content-Length", str(int(rules["head_length"])))
+            else:
+                self.close_connection = True  # no length: the end of the answer is the close
+            self.end_headers()
+            return
         if path.endswith((".html", ".htm", "/")):
             extra.setdefault("Content-Type", "text/html")  # pip refuses index pages of unknown type
         elif path.endswith(".json"):
@@ -171,6 +195,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         extra["Accept-Ranges"] = "bytes"
         rng = self.headers["Range"]
+        if_range = self.headers["If-Range"]
+        if rng and if_range is not None:
+            current = [extra["Last-Modified"]] if "Last-Modified" in extra else []
+            if etag is not None and not etag.startswith("W/"):
+                current.append(etag)
+            if if_range.strip() not in current:
+                rng = None  # the file changed since the client's part: the whole file
         if rng and rules.get("range_from"):
             other, _ = self.load(rules["range_from"], {})
             if other is not None:

@@ -239,6 +239,10 @@ static void write_script(struct fixture *fx)
 		" \"/badrange.bin\": {\"drop_after\": %d, \"times\": 1, \"bad_range_offset\": 1000},\n"
 		" \"/wronglen.bin\": {\"wrong_length\": 5000, \"times\": 3},\n"
 		" \"/whole.bin\": {\"ignore_range\": true},\n"
+		" \"/head405.bin\": {\"head_status\": 405},\n"
+		" \"/headnolen.bin\": {\"head_no_length\": true},\n"
+		" \"/headlie.bin\": {\"head_length\": 7},\n"
+		" \"/ifrange.bin\": {\"etag\": \"\\\"r1\\\"\"},\n"
 		" \"/downgrade\": {\"redirect\": \"http://127.0.0.1:%d/a.txt\"}\n"
 		"}\n", DROP_AT, DROP_AT, DROP_AT, fx->http.port);
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
@@ -301,7 +305,8 @@ static int group_setup(void **state)
 
 	unsigned char *big = pattern(BIG_SIZE, 7);
 	static const char *const bigs[] = { "drop.bin", "norange.bin", "badrange.bin", "wronglen.bin",
-		"slow.bin", "plain.bin", "ranged.bin", "whole.bin", "drip.bin" };
+		"slow.bin", "plain.bin", "ranged.bin", "whole.bin", "drip.bin", "head405.bin", "headnolen.bin",
+		"headlie.bin", "ifrange.bin" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bigs); i++)
 		write_file(fx->root, bigs[i], big, BIG_SIZE);
 	free(big);
@@ -645,6 +650,81 @@ static void test_resume_after_drop(void **state)
 	assert_logged_has(&fx->http, "/drop.bin", 1, range);
 	assert_logged_has(&fx->http, "/drop.bin", 1, "\"status\":206");
 	wp_buf_free(&k.buf);
+}
+
+/* Sizes by HEAD, for a plan's total: what the server announces, or -1 when it does not say. */
+static void test_probe_sizes(void **state)
+{
+	struct fixture *fx = *state;
+	char u[6][300];
+	url_of(u[0], sizeof(u[0]), &fx->http, "http", "/plain.bin");
+	url_of(u[1], sizeof(u[1]), &fx->http, "http", "/head405.bin");
+	url_of(u[2], sizeof(u[2]), &fx->http, "http", "/headnolen.bin");
+	url_of(u[3], sizeof(u[3]), &fx->http, "http", "/headlie.bin");
+	url_of(u[4], sizeof(u[4]), &fx->http, "http", "/nosuch.bin");
+	snprintf(u[5], sizeof(u[5]), "file://%s/a.txt", fx->root);
+	const char *urls[6] = { u[0], u[1], u[2], u[3], u[4], u[5] };
+	long long sizes[6];
+	int before = logged_count(&fx->http, "/plain.bin");
+
+	wp_download_probe_sizes(urls, 6, sizes, NULL);
+	assert_int_equal(sizes[0], BIG_SIZE);
+	assert_int_equal(sizes[1], -1); /* refuses HEAD */
+	assert_int_equal(sizes[2], -1); /* no length */
+	assert_int_equal(sizes[3], 7);  /* a lie is what it says: the caller only shows it */
+	assert_int_equal(sizes[4], -1);
+	assert_int_equal(sizes[5], (long long)strlen("hello from wheelpick\n"));
+	/* one try each: a 405 is not retried (the server logs HEADs apart from GETs) */
+	char head_log[600];
+	snprintf(head_log, sizeof(head_log), "%s.head", fx->http.log);
+	char *heads = test_read_file(head_log, NULL);
+	assert_non_null(heads);
+	int n405 = 0;
+	for (char *p = heads; (p = strstr(p, "\"path\":\"/head405.bin\"")); p++)
+		n405++;
+	assert_int_equal(n405, 1);
+	free(heads);
+	assert_int_equal(logged_count(&fx->http, "/plain.bin"), before);
+}
+
+struct validated_sink {
+	struct mem_sink k; /* first: mem_write and mem_reset take it */
+	char seen[64];
+};
+
+static void validated_cb(void *ctx, const char *v)
+{
+	struct validated_sink *vs = ctx;
+	snprintf(vs->seen, sizeof(vs->seen), "%s", v ? v : "(none)");
+}
+
+/* A resume across runs names the version its bytes came under: If-Range; a 206 continues them, a
+ * 200 (the file changed) starts the sink over, and the sink hears the new validator first. */
+static void test_resume_if_range(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300];
+	struct validated_sink vs;
+	unsigned char *big = pattern(BIG_SIZE, 7);
+	url_of(url, sizeof(url), &fx->http, "http", "/ifrange.bin");
+	static const char *const held[] = { "\"r1\"", "\"r0\"" };
+
+	for (int changed = 0; changed < 2; changed++) {
+		vs = (struct validated_sink){ .k.buf = WP_BUF_INIT_MAX(64 << 20) };
+		wp_buf_add(&vs.k.buf, big, DROP_AT);
+		struct wp_download d = { .url = url, .expect_size = BIG_SIZE, .write = mem_write, .reset = mem_reset,
+					 .validated = validated_cb, .ctx = &vs, .start = DROP_AT, .if_range = held[changed] };
+		assert_int_equal(wp_download_run(&d, 1, NULL, NULL, NULL), 0);
+		check_big(&vs.k);
+		assert_int_equal(d.tries, 1);
+		assert_int_equal(vs.k.resets, changed);
+		assert_int_equal(d.status, changed ? 200 : 206);
+		assert_logged_has(&fx->http, "/ifrange.bin", changed, changed ? "\"If-Range\":\"\\\"r0\\\"\"" : "\"If-Range\":\"\\\"r1\\\"\"");
+		/* a 206 keeps the validator held; a 200 brings its own */
+		assert_string_equal(vs.seen, changed ? "\"r1\"" : "");
+		wp_buf_free(&vs.k.buf);
+	}
+	free(big);
 }
 
 static void test_resume_ignored_range(void **state)
@@ -996,6 +1076,8 @@ int main(void)
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_retry_after_capped_and_env),
 		cmocka_unit_test(test_resume_after_drop),
+		cmocka_unit_test(test_probe_sizes),
+		cmocka_unit_test(test_resume_if_range),
 		cmocka_unit_test(test_resume_ignored_range),
 		cmocka_unit_test(test_resume_wrong_offset),
 		cmocka_unit_test(test_short_body_resumed),
