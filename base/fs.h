@@ -89,4 +89,8 @@ void wp_fs_scratch_set(const char *dir);
  * what is a verb phrase: "cannot create", "cannot write". Returns -WPE_IO. */
 int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *path);
 
+/* True for a name that wp_atomic_write or wp_link_or_copy uses while writing
+ * ("<final>.tmp.<pid>.<8 hex>"): what a crash leaves behind. */
+bool wp_fs_is_tmp_name(const char *name);
+
 #endif

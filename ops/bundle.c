@@ -275,7 +275,7 @@ static int collect(const char *root, const char *rel, const struct stat *skip, s
 	while (!rc && (de = readdir(d))) {
 		struct stat sb;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    wp_mirror_is_tmp_name(de->d_name) || (!*rel && !strcmp(de->d_name, "install.sh")))
+		    wp_fs_is_tmp_name(de->d_name) || (!*rel && !strcmp(de->d_name, "install.sh")))
 			continue;
 		char *path = wp_xasprintf("%s/%s", dir, de->d_name);
 		char *sub = *rel ? wp_xasprintf("%s/%s", rel, de->d_name) : wp_xstrdup(de->d_name);

@@ -1,11 +1,11 @@
 /* ops/channel.c: local conda channel: packages linked in, upstream records copied into repodata.json. */
 #include "ops/channel.h"
+#include "base/zstd.h"
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/vec.h"
-#include "ops/mirror.h"
 #include "ops/shards.h"
 #include "base/url.h"
 #include "verify/conda.h"
@@ -277,7 +277,7 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 	if (!f->subdir || !wp_url_filename_ok(f->subdir) || f->subdir[0] == '.')
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda subdir", f->subdir ? f->subdir : "(null)");
 	if (!f->filename || !wp_url_filename_ok(f->filename) || !is_conda_name(f->filename) ||
-	    wp_mirror_is_tmp_name(f->filename))
+	    wp_fs_is_tmp_name(f->filename))
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda package file name",
 			       f->filename ? f->filename : "(null)");
 	if (!f->store_path || stat(f->store_path, &sb) < 0)
@@ -322,7 +322,7 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 	DIR *d = opendir(spath);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		if (wp_mirror_is_tmp_name(de->d_name)) {
+		if (wp_fs_is_tmp_name(de->d_name)) {
 			char *p = wp_xasprintf("%s/%s", spath, de->d_name);
 			unlink(p);
 			free(p);
@@ -370,7 +370,7 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 	 * a key of its repodata, whatever checked it on the way in (new records, the old repodata) */
 	for (size_t i = 0; i < rs.n; i++) {
 		const char *fn = rs.v[i].filename;
-		if (!fn || !wp_url_filename_ok(fn) || !is_conda_name(fn) || wp_mirror_is_tmp_name(fn)) {
+		if (!fn || !wp_url_filename_ok(fn) || !is_conda_name(fn) || wp_fs_is_tmp_name(fn)) {
 			rc = wp_fail(err, -WPE_SOURCE, "refusing to write '%s' into channel '%s': it is not a conda file name "
 							"(one path segment ending in .conda or .tar.bz2)", fn ? fn : "(null)", spath);
 			goto out;

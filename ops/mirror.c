@@ -211,22 +211,6 @@ static void href_encode(const char *filename, struct wp_buf *out)
 	}
 }
 
-bool wp_mirror_is_tmp_name(const char *name)
-{
-	/* fsutil's shape: <final>.tmp.<pid>.<8 hex> */
-	const char *t = strstr(name, ".tmp.");
-	for (; t; t = strstr(t + 1, ".tmp.")) {
-		const char *p = t + 5;
-		size_t digits = strspn(p, "0123456789");
-		if (!digits || p[digits] != '.')
-			continue;
-		p += digits + 1;
-		if (strspn(p, "0123456789abcdef") == 8 && !p[8])
-			return true;
-	}
-	return false;
-}
-
 static void html_escape(struct wp_buf *b, const char *s)
 {
 	for (; *s; s++) {
@@ -253,7 +237,7 @@ static void clean_tmp_in(const char *dir)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		if (wp_mirror_is_tmp_name(de->d_name)) {
+		if (wp_fs_is_tmp_name(de->d_name)) {
 			char *p = wp_xasprintf("%s/%s", dir, de->d_name);
 			unlink(p);
 			free(p);
@@ -853,7 +837,7 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 	if (!f->project || !wp_index_project_name_ok(f->project, strlen(f->project)))
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a valid project name",
 			       f->project ? f->project : "(null)");
-	if (!f->filename || !wp_url_filename_ok(f->filename) || wp_mirror_is_tmp_name(f->filename) ||
+	if (!f->filename || !wp_url_filename_ok(f->filename) || wp_fs_is_tmp_name(f->filename) ||
 	    wp_index_file_kind(f->filename) == WP_KIND_UNKNOWN)
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a wheel or sdist file name",
 			       f->filename ? f->filename : "(null)");

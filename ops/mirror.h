@@ -74,8 +74,4 @@ struct wp_mirror_report {
 int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
 		    const struct wp_mirror_opts *opts, struct wp_mirror_report *rep, struct wp_err *err);
 
-/* True for a name that wp_atomic_write or wp_link_or_copy uses while writing
- * ("<final>.tmp.<pid>.<8 hex>"): what a crash leaves behind. */
-bool wp_mirror_is_tmp_name(const char *name);
-
 #endif

@@ -9,7 +9,7 @@
 #include "ops/fetch.h"
 #include "ops/locks.h"
 #include "ops/sources.h"
-#include "ops/verify_outputs.h"
+#include "verify/variantjson.h"
 #include "resolver/requirement.h"
 #include "resolver/wheelname.h"
 

@@ -253,7 +253,7 @@ static int walk_one(const char *path, const struct stat *sb, int flag, struct FT
 	const char *rel = path + walk_skip;
 	const char *b = base_name(rel);
 	/* the writer's own working files never go up; its manifest does */
-	if ((!strncmp(b, ".wheelpick-", 11) && strcmp(rel, WP_MIRROR_MANIFEST)) || wp_mirror_is_tmp_name(b) ||
+	if ((!strncmp(b, ".wheelpick-", 11) && strcmp(rel, WP_MIRROR_MANIFEST)) || wp_fs_is_tmp_name(b) ||
 	    ends_with(b, ".part"))
 		return 0;
 	struct obj *o = objs_add(walk_out);
@@ -1013,7 +1013,7 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	paths = wp_xcalloc(list.n, sizeof(*paths));
 	for (size_t i = 0; i < list.n && !rc; i++) {
 		const char *rel = list.v[i].key + pre;
-		if (!rel_ok(rel) || wp_mirror_is_tmp_name(base_name(rel)) || ends_with(rel, ".part"))
+		if (!rel_ok(rel) || wp_fs_is_tmp_name(base_name(rel)) || ends_with(rel, ".part"))
 			continue;
 		paths[n] = wp_xasprintf("%s/%s", tmp, rel);
 		char *dir = wp_xstrndup(paths[n], (size_t)(strrchr(paths[n], '/') - paths[n]));

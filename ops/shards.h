@@ -11,15 +11,6 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-/* data compressed with zstd into out (reset first). -WPE_IO when libarchive cannot. */
-int wp_zstd_compress(const void *data, size_t len, struct wp_buf *out, struct wp_err *err);
-
-/* zstd-compressed data (or data not compressed at all) decompressed into out (reset first),
- * refused past max_out bytes or a ratio of 1000:1 beyond the first 16 MiB (-WPE_TOO_BIG); corrupt
- * compression is -WPE_SOURCE. Messages name what. */
-int wp_zstd_decompress(const void *data, size_t len, size_t max_out, const char *what, struct wp_buf *out,
-		       struct wp_err *err);
-
 /* Writes subdir_path/shards/<sha256>.msgpack.zst for every package name in repodata (a shard
  * already there is the same bytes and stays; shards no longer named stay too, for readers that
  * hold an older index, as CEP 16 asks) and then subdir_path/repodata_shards.msgpack.zst,

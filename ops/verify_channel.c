@@ -1,6 +1,7 @@
 /* ops/verify_channel.c: a local conda channel re-checked: each subdir's repodata against its packages, and its
  * CEP 16 shards (when it has them) against its repodata. */
 #include "ops/verify_common.h"
+#include "base/zstd.h"
 #include "base/mem.h"
 #include "base/fs.h"
 #include "base/url.h"

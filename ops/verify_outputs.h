@@ -48,12 +48,6 @@ struct wp_verify_report {
 int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err *err);
 void wp_verify_report_release(struct wp_verify_report *rep);
 
-/* A PEP 825 variant wheel (its name has a label) at path, named filename: its own
- * *.dist-info/variant.json must name exactly that label, else it is not the build its name says.
- * 0 for any other file or when it does; -WPE_INTEGRITY naming filename otherwise, or when the
- * variant.json is missing or unreadable (ops/verify_variants.c). */
-int wp_verify_variant_wheel_label(const char *path, const char *filename, struct wp_err *err);
-
 /* "wheel", "wheelhouse", "mirror", ... for messages. */
 const char *wp_verify_kind_name(enum wp_verify_kind kind);
 

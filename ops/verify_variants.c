@@ -18,6 +18,7 @@
  * (wheelpick's and, as PEP 825 asks, every installer's that has an index) reads the variants.json,
  * so the disagreement is the publisher's to fix: said with both values, never an integrity failure. */
 #include "ops/verify_common.h"
+#include "verify/variantjson.h"
 #include "ops/verify_outputs.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -40,50 +41,6 @@ struct vjson {
 	bool ok;                 /* parsed */
 	struct wp_variants v;
 };
-
-/* The wheel's top-level *.dist-info/variant.json into out (capped at WP_VARIANTS_MAX_BYTES).
- * 0 with *found set; -1 with why filled when the wheel cannot be read or the member is too big. */
-static int read_variant_json(const char *path, struct wp_buf *out, bool *found, char *why, size_t whysz)
-{
-	struct archive *a = archive_read_new();
-	struct archive_entry *ae;
-	int rc = 0, r;
-	*found = false;
-	archive_read_support_format_zip_seekable(a);
-	if (archive_read_open_filename(a, path, 64 << 10) != ARCHIVE_OK) {
-		snprintf(why, whysz, "cannot be read as a zip: %s", archive_error_string(a));
-		rc = -1;
-		goto out;
-	}
-	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(ae);
-		const char *slash = name ? strchr(name, '/') : NULL;
-		if (!slash || strcmp(slash, "/variant.json") || slash - name < 10 || strncmp(slash - 10, ".dist-info", 10))
-			continue;
-		*found = true;
-		char chunk[16384];
-		la_ssize_t got;
-		while ((got = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
-			if (wp_buf_add(out, chunk, (size_t)got) < 0) {
-				snprintf(why, whysz, "has a %s larger than %u bytes", name, WP_VARIANTS_MAX_BYTES);
-				rc = -1;
-				goto out;
-			}
-		}
-		if (got < 0) {
-			snprintf(why, whysz, "cannot read %s: %s", name, archive_error_string(a));
-			rc = -1;
-		}
-		goto out;
-	}
-	if (r != ARCHIVE_EOF) {
-		snprintf(why, whysz, "cannot be read as a zip: %s", archive_error_string(a));
-		rc = -1;
-	}
-out:
-	archive_read_free(a);
-	return rc;
-}
 
 static const struct wp_vprop *find_prop(const struct wp_vlabel *l, const char *ns, const char *feature)
 {
@@ -153,59 +110,6 @@ static bool ns_consistent(const struct wp_variants *a, const struct wp_variants 
 	return true;
 }
 
-/* The labels a variant.json's "variants" object names, read as plain JSON: the check that the wheel
- * is the build its file name says stands even when the rest is not valid PEP 825 metadata. -1 when
- * the text is not a JSON object with a "variants" object. */
-static int raw_labels(const char *text, size_t len, struct wp_buf *labels)
-{
-	const struct wp_json_opts o = { .what = "variant.json", .max_bytes = WP_VARIANTS_MAX_BYTES };
-	struct wp_json_val *tree = NULL;
-	if (wp_json_load(text, len, &o, &tree, NULL) < 0)
-		return -1;
-	const struct wp_json_val *vars = wp_json_get_obj(tree, "variants");
-	int rc = vars ? 0 : -1;
-	for (size_t i = 0; vars && i < wp_json_len(vars); i++)
-		wp_buf_printf(labels, "%s'%s'", i ? ", " : "", wp_json_key_at(vars, i));
-	if (vars && wp_json_len(vars) == 1 && wp_json_key_at(vars, 0))
-		rc = 1;
-	wp_json_tree_free(tree);
-	return rc;
-}
-
-int wp_verify_variant_wheel_label(const char *path, const char *filename, struct wp_err *err)
-{
-	struct wp_wheelname w;
-	if (wp_wheelname_parse(filename, &w, NULL) < 0)
-		return 0;
-	char *label = w.variant_label ? wp_xstrdup(w.variant_label) : NULL;
-	wp_wheelname_release(&w);
-	if (!label)
-		return 0;
-	struct wp_buf b = WP_BUF_INIT_MAX(WP_VARIANTS_MAX_BYTES), labels = WP_BUF_INIT;
-	bool found;
-	char why[512];
-	int rc = 0;
-	if (read_variant_json(path, &b, &found, why, sizeof(why)) < 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "variant wheel '%s' %s", filename, why);
-	} else if (!found) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "variant wheel '%s' has no *.dist-info/variant.json; PEP 825 requires one",
-			     filename);
-	} else {
-		int one = raw_labels(wp_buf_cstr(&b), b.len, &labels);
-		char *want = wp_xasprintf("'%s'", label);
-		if (one != 1 || strcmp(labels.data, want))
-			rc = wp_fail(err, -WPE_INTEGRITY, "variant wheel '%s': its variant.json names %s, but its file name's "
-				     "label is '%s'; it is not the build its name says (PEP 825: exactly that one label)",
-				     filename, one < 0 ? "no \"variants\" object" : labels.len ? labels.data : "no label",
-				     label);
-		free(want);
-	}
-	wp_buf_free(&b);
-	wp_buf_free(&labels);
-	free(label);
-	return rc;
-}
-
 /* One variant wheel: its own variant.json, and its label in vj (NULL when its release has none). */
 static void check_wheel(struct vo_ctx *c, const char *path, const char *label, const struct vjson *vj)
 {
@@ -214,7 +118,7 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 	struct wp_err e = WP_ERR_INIT;
 	bool found, parsed = false;
 	char why[512];
-	if (read_variant_json(path, &b, &found, why, sizeof(why)) < 0) {
+	if (wp_wheel_variant_json(path, &b, &found, why, sizeof(why)) < 0) {
 		vo_problem_add(c, true, path, "%s", why);
 		goto out;
 	}
@@ -224,7 +128,7 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 		goto out;
 	}
 	/* fatal: the wheel is not the build its name says (or says nothing of which it is) */
-	int one = raw_labels(wp_buf_cstr(&b), b.len, &labels);
+	int one = wp_variant_json_labels(wp_buf_cstr(&b), b.len, &labels);
 	char *want = wp_xasprintf("'%s'", label);
 	bool same = one == 1 && !strcmp(labels.data, want);
 	free(want);

@@ -36,7 +36,7 @@ allowed() {
 	case $1 in
 	base) echo "base" ;;
 	resolver) echo "base resolver" ;;
-	index) echo "base resolver index" ;;
+	index) echo "base resolver verify index" ;;
 	net) echo "base net" ;;
 	verify) echo "base resolver verify" ;;
 	cache) echo "base resolver verify cache" ;;
@@ -54,7 +54,7 @@ lib_folders() {
 	libxml) echo "index" ;;
 	openssl) echo "verify" ;;
 	zlib) echo "verify" ;;
-	archive) echo "verify index ops" ;;
+	archive) echo "base verify index ops" ;;
 	yajl) echo "base" ;;
 	msgpack) echo "base" ;;
 	esac

@@ -924,7 +924,7 @@ static size_t count_tmp(const char *dir)
 		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
 			n += count_tmp(p);
 		else
-			n += wp_mirror_is_tmp_name(de->d_name);
+			n += wp_fs_is_tmp_name(de->d_name);
 		free(p);
 	}
 	if (d)

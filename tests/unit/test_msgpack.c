@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/zstd.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/json.h"

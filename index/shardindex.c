@@ -1,11 +1,11 @@
-/* ops/shardindex.c: CEP 16 sharded repodata decoded: the index, and a shard as repodata.json text. Pure: no
+/* index/shardindex.c: CEP 16 sharded repodata decoded: the index, and a shard as repodata.json text. Pure: no
  * network, no catalog (the fuzz target links it alone). */
-#include "ops/shardread.h"
+#include "index/shardindex.h"
+#include "base/zstd.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/msgpack.h"
 #include "base/url.h"
-#include "ops/shards.h"
 
 #include <ctype.h>
 #include <stdlib.h>

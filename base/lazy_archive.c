@@ -1,4 +1,4 @@
-/* verify/lazy_archive.c: the libarchive functions wheelpick calls (repodata decompression, wheel
+/* base/lazy_archive.c: the libarchive functions wheelpick calls (repodata decompression, wheel
  * and conda checks, bundles), loaded on first use (see lazylib.h). */
 #include "base/lazylib.h"
 
