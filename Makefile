@@ -50,7 +50,7 @@ RATTLER_NPM := @conda-org/rattler@0.3.5
 # tests/server/ceph.sh: a throwaway Ceph cluster (monitor, memstore OSD, RADOS Gateway) for t-s3.sh
 DEB_PKGS += ceph-mon ceph-osd radosgw
 
-LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*.c))
+LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*/*.c))
 ifeq ($(LAZY),0)
 LIB_SRC  := $(filter-out %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC))
 endif
@@ -155,12 +155,12 @@ asan:
 	  LDFLAGS="-fsanitize=address,undefined" unit clitest
 	@WP_RESULTS=build-asan/test-results tests/summary.sh
 
-# ThreadSanitizer over the code that runs threads: metadata read ahead (ops/metadata.c), files
-# checked as they arrive (ops/fetch.c), a wheel's members inflated on a pool of threads as they
+# ThreadSanitizer over the code that runs threads: metadata read ahead (ops/core/metadata.c), files
+# checked as they arrive (ops/core/fetch.c), a wheel's members inflated on a pool of threads as they
 # arrive (verify/wheelstream.c, through its unit test), base/parallel.c (its unit test), and conda batches written while the next is staged
 # (cache/condastore.c, through its unit test's small batches). tests/tsan.supp names the one
-# report it silences. t-install: wheels staged on every CPU (ops/install.c). test_job_fetch and
-# test_job_conda: the wheel and conda jobs' fetches in-process (ops/fetch.c's checker threads).
+# report it silences. t-install: wheels staged on every CPU (ops/install/install.c). test_job_fetch and
+# test_job_conda: the wheel and conda jobs' fetches in-process (ops/core/fetch.c's checker threads).
 TSAN_FLAGS := OPTFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread"
 TSAN_ENV   := TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$(abspath tests/tsan.supp)"
 tsan:

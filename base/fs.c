@@ -555,6 +555,39 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 
 void wp_fs_remove_tree(const char *path)
 {
+	if (!path)
+		return;
 	/* FTW_DEPTH: a folder after what it holds; FTW_PHYS: a link is removed, not followed */
 	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+bool wp_fs_is_tmp_name(const char *name)
+{
+	/* wp_fs_tmp_create's shape: <final>.tmp.<pid>.<8 hex> */
+	const char *t = strstr(name, ".tmp.");
+	for (; t; t = strstr(t + 1, ".tmp.")) {
+		const char *p = t + 5;
+		size_t digits = strspn(p, "0123456789");
+		if (!digits || p[digits] != '.')
+			continue;
+		p += digits + 1;
+		if (strspn(p, "0123456789abcdef") == 8 && !p[8])
+			return true;
+	}
+	return false;
+}
+
+int wp_fs_mkdtemp(const char *base, const char *name, char **out, struct wp_err *err)
+{
+	int rc = wp_mkdir_p(base, 0755, err);
+	*out = NULL;
+	if (rc)
+		return rc;
+	*out = wp_xasprintf("%s/%s.XXXXXX", base, name);
+	if (!mkdtemp(*out)) {
+		rc = wp_fs_fail(err, errno, "cannot create", *out);
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
 }

@@ -77,7 +77,7 @@ int wp_fd_write_all(int fd, const void *data, size_t len, const char *path, stru
 
 /* Removes path and everything under it, best effort (a staging or temp folder of ours). Links
  * are removed, never followed out of it. A missing path is no error. */
-void wp_fs_remove_tree(const char *path);
+void wp_fs_remove_tree(const char *path); /* NULL: nothing */
 
 /* A folder whose files are thrown away when the run ends (a staging folder): writes under it skip
  * fsync, which buys nothing there and costs most of a staged mirror's time. Process-wide; NULL
@@ -88,5 +88,13 @@ void wp_fs_scratch_set(const char *dir);
  * errno values users meet (no space, read-only, permission, a parent that is a file).
  * what is a verb phrase: "cannot create", "cannot write". Returns -WPE_IO. */
 int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *path);
+
+/* True for a name that wp_atomic_write or wp_link_or_copy uses while writing
+ * ("<final>.tmp.<pid>.<8 hex>"): what a crash leaves behind. */
+bool wp_fs_is_tmp_name(const char *name);
+
+/* A fresh folder base/name.XXXXXX (mkdtemp: never a killed run's), base made first; *out is the
+ * caller's. */
+int wp_fs_mkdtemp(const char *base, const char *name, char **out, struct wp_err *err);
 
 #endif

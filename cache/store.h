@@ -22,7 +22,7 @@ struct wp_store {
 	long long max_size;     /* ceiling for an object whose size nobody announced */
 	struct wp_catalog *catalog; /* borrowed, optional: the catalog fetched files are held to (their
 	                           first-seen hashes, and what its metadata says a wheel needs; see
-	                           ops/fetch.h). NULL: no such check */
+	                           ops/core/fetch.h). NULL: no such check */
 	char (*proven)[WP_SHA256_HEX_LEN + 1]; /* objects re-hashed or written by this process: */
 	size_t n_proven, cap_proven;            /* not re-hashed again (main thread only) */
 	bool dirty[256], dirty_tmp;             /* directories a commit renamed in, not yet synced */

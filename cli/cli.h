@@ -12,7 +12,7 @@
 #include "base/err.h"
 #include "cli/opts.h"
 #include "cli/progress.h"
-#include "ops/session.h"
+#include "ops/core/session.h"
 
 #define WP_VERSION "0.1.0"
 

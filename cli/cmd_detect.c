@@ -1,10 +1,10 @@
 /* cli/cmd_detect.c: `wheelpick detect`: this machine as a target, with warnings for known traps. */
-#include "cli/cli.h"
-#include "ops/sources.h"
-#include "ops/targets.h"
 #include "base/buf.h"
+#include "cli/cli.h"
 #include "env/detect.h"
 #include "env/profile.h"
+#include "ops/core/sources.h"
+#include "ops/core/targets.h"
 #include "resolver/pick.h"
 
 #include <stddef.h>

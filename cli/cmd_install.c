@@ -1,8 +1,8 @@
 /* cli/cmd_install.c: `wheelpick install`, `wheelpick uninstall` and `list --installed`: wheels into a
- * Python environment with no pip and no network (the job is ops/install.c). */
-#include "cli/cli.h"
+ * Python environment with no pip and no network (the job is ops/install/install.c). */
 #include "base/json.h"
-#include "ops/install.h"
+#include "cli/cli.h"
+#include "ops/install/install.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,20 +1,20 @@
 /* cli/cmd_list.c: `wheelpick list PKG`: what the catalog has, newest first: a row per build when
  * a grid of versions by builds would not fit the terminal (--all shows the grid anyway), or JSON;
  * with the files pick would not use (another source lists the project first) set apart. */
-#include "cli/cli.h"
-#include "cli/pick_opts.h"
-#include "cli/print.h"
-#include "ops/suggest.h"
-#include "resolver/pick.h"
-#include "resolver/requirement.h"
-#include "resolver/wheelname.h"
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/mem.h"
-#include "ops/list.h"
-#include "ops/sources.h"
-#include "ops/targets.h"
+#include "cli/cli.h"
+#include "cli/pick_opts.h"
+#include "cli/print.h"
+#include "ops/core/sources.h"
+#include "ops/core/suggest.h"
+#include "ops/core/targets.h"
+#include "ops/wheel/list.h"
+#include "resolver/pick.h"
+#include "resolver/requirement.h"
 #include "resolver/variant.h"
+#include "resolver/wheelname.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
-#include "ops/locks.h"
+#include "ops/wheel/locks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

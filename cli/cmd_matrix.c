@@ -1,12 +1,12 @@
 /* cli/cmd_matrix.c: `wheelpick matrix PKG... --cuda A --cuda B --python X ...`: what each target
  * would get, as a grid (a row per target, a column per package asked for) or JSON. */
-#include "cli/cli.h"
-#include "cli/pick_opts.h"
-#include "cli/print.h"
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/mem.h"
-#include "ops/matrix.h"
+#include "cli/cli.h"
+#include "cli/pick_opts.h"
+#include "cli/print.h"
+#include "ops/wheel/matrix.h"
 #include "resolver/wheelname.h"
 
 #include <stdio.h>

@@ -1,15 +1,15 @@
 /* cli/cmd_mirror.c: `wheelpick mirror DIR` (a PEP 503/691 tree for the targets, or with --conda a
  * local channel) and `wheelpick bundle OUT.tar.zst` (a wheelhouse, or with --conda a local channel
  * and its locks, in one archive with an offline install script). */
-#include "cli/cli.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/url.h"
+#include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
-#include "ops/bundle.h"
-#include "ops/publish.h"
-#include "ops/publish_s3.h"
-#include "base/url.h"
+#include "ops/publish/bundle.h"
+#include "ops/publish/publish.h"
+#include "ops/publish/publish_s3.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,12 +2,12 @@
  * --dry-run) a verified wheelhouse that pip installs offline; with --conda, a local channel.
  * What was picked, why and how big is printed before anything downloads, so that a wrong pick
  * can be stopped before its gigabytes. */
+#include "base/mem.h"
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
-#include "base/mem.h"
 #include "cli/print.h"
 #include "net/auth.h"
-#include "ops/pylock_fetch.h"
+#include "ops/wheel/pylock_fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

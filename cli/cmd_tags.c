@@ -1,11 +1,11 @@
 /* cli/cmd_tags.c: `wheelpick tags`: the wheel tags a target accepts, best first (like pip debug -v). */
+#include "base/json.h"
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
-#include "base/json.h"
+#include "ops/core/sources.h"
+#include "ops/core/targets.h"
 #include "resolver/pick.h"
-#include "ops/sources.h"
-#include "ops/targets.h"
 #include "resolver/tags.h"
 
 #include <stddef.h>

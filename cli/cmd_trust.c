@@ -1,7 +1,7 @@
 /* cli/cmd_trust.c: `wheelpick trust [URL-PATTERN]`: accept sha256 changes the catalog refused. */
 #include "cli/cli.h"
-#include "ops/sources.h"
-#include "ops/targets.h"
+#include "ops/core/sources.h"
+#include "ops/core/targets.h"
 
 #include <stddef.h>
 #include <stdio.h>

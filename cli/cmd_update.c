@@ -1,8 +1,8 @@
 /* cli/cmd_update.c: `wheelpick update`: crawl sources into the catalog. */
 #include "cli/cli.h"
-#include "ops/indexconf.h"
-#include "ops/sources.h"
-#include "ops/targets.h"
+#include "ops/core/indexconf.h"
+#include "ops/core/sources.h"
+#include "ops/core/targets.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -1,14 +1,15 @@
 /* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
-#include "cli/cli.h"
-#include "cli/print.h"
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
-#include "ops/sources.h"
-#include "ops/targets.h"
-#include "ops/verify_outputs.h"
-#include "ops/publish_s3.h"
 #include "base/url.h"
+#include "cli/cli.h"
+#include "cli/print.h"
+#include "ops/core/sources.h"
+#include "ops/core/targets.h"
+#include "ops/publish/publish_s3.h"
+#include "ops/verify/outputs.h"
+#include "ops/verify/s3.h"
 
 #include <stddef.h>
 #include <stdio.h>

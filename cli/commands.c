@@ -1,9 +1,9 @@
 /* cli/commands.c: the one table of commands, with each command's options, usage and help: what
  * --help, `wheelpick help`, the man page and the shell completions are written from. */
-#include "cli/cli.h"
 #include "base/mem.h"
+#include "cli/cli.h"
 #include "cli/pick_opts.h"
-#include "ops/suggest.h"
+#include "ops/core/suggest.h"
 
 #include <stdio.h>
 #include <string.h>

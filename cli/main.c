@@ -1,12 +1,12 @@
 /* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
-#include "cli/cli.h"
-#include "net/auth.h"
-#include "cli/print.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
 #include "cache/names.h"
-#include "ops/suggest.h"
+#include "cli/cli.h"
+#include "cli/print.h"
+#include "net/auth.h"
+#include "ops/core/suggest.h"
 #include "resolver/wheelname.h"
 
 #include <signal.h>

@@ -4,7 +4,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "cli/cli.h"
-#include "ops/suggest.h"
+#include "ops/core/suggest.h"
 
 #include <stdlib.h>
 #include <string.h>

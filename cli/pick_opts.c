@@ -1,14 +1,14 @@
 /* cli/pick_opts.c: the option tables of pick, mirror, bundle, matrix and lock, requirements and
  * constraints files, and the jobs they make. */
 #include "cli/pick_opts.h"
-#include "net/auth.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "cache/names.h"
 #include "cli/print.h"
-#include "ops/sources.h"
-#include "ops/suggest.h"
+#include "net/auth.h"
+#include "ops/core/sources.h"
+#include "ops/core/suggest.h"
 #include "resolver/wheelname.h"
 
 #include <stddef.h>

@@ -11,9 +11,9 @@
 #include "base/err.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
-#include "ops/conda.h"
-#include "ops/indexconf.h"
-#include "ops/pick.h"
+#include "ops/conda/conda.h"
+#include "ops/core/indexconf.h"
+#include "ops/wheel/pick.h"
 #include "resolver/reqfile.h"
 
 struct wp_pick_opts {
@@ -21,7 +21,7 @@ struct wp_pick_opts {
 	struct wp_strlist gfx, intel_ip;  /* --gfx (AMD GPUs), --intel-device-ip (PEP 825 intel :: device_ip) */
 	struct wp_strlist requirement, constraint;     /* -r FILE, -c FILE / --constraint FILE */
 	/* pip's index options: -i/--index-url, --extra-index-url, -f/--find-links, --trusted-host,
-	 * --cert, --client-cert, --no-index, --isolated (ops/indexconf.h) */
+	 * --cert, --client-cert, --no-index, --isolated (ops/core/indexconf.h) */
 	struct wp_strlist index_url, extra_index, find_links, trusted_host;
 	const char *cert, *client_cert;
 	bool no_index, isolated;
@@ -53,7 +53,7 @@ extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[]
  * tool's spelling, an option of the conda route, a file pip would refuse. */
 int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
 		     struct wp_err *err);
-/* The indexes in force (ops/indexconf.h) into o->icfg, TLS settings applied, said with -v; a
+/* The indexes in force (ops/core/indexconf.h) into o->icfg, TLS settings applied, said with -v; a
  * --trusted-host warned about on every run. Called by wp_pick_opts_job. */
 int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err);
 /* "index: URL, ... (from WHERE)": the indexes in use, credentials masked (nothing without one). */

@@ -5,7 +5,7 @@
 #include "base/nameindex.h"
 #include "cli/progress.h"
 #include "net/auth.h"
-#include "ops/pick.h"
+#include "ops/wheel/pick.h"
 
 #include <ctype.h>
 #include <stdio.h>

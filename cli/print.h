@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ops/conda.h"
+#include "ops/conda/conda.h"
 #include "resolver/solve.h"
 
 void wp_print_plan(const struct wp_plan *plan, bool json, bool explain);

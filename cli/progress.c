@@ -1,7 +1,7 @@
 /* cli/progress.c: a progress bar redrawn on a terminal, a line per finished file everywhere. */
 #include "cli/progress.h"
 #include "base/mem.h"
-#include "ops/session.h"
+#include "ops/core/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * dependency_groups) with no sdist preference. tests/diff/pylock_diff.py holds both to the
  * vendored packaging.
  *
- * Who uses it: `wheelpick verify pylock.toml`, `pick --lock pylock.toml` (ops/pylock_fetch.c) and
+ * Who uses it: `wheelpick verify pylock.toml`, `pick --lock pylock.toml` (ops/wheel/pylock_fetch.c) and
  * `wheelpick install pylock.toml`. This module reads and selects only: it fetches nothing,
  * verifies no hash and never refuses a source kind; the caller decides what it can honor (wheel
  * files by url or path; wheelpick builds nothing, so sdist, archive, directory and vcs picks are

@@ -13,12 +13,6 @@
 #include "base/err.h"
 #include "resolver/wheelvariant.h"
 
-/* A variants.json past these is refused (-WPE_TOO_BIG): the real ones are under 5 KiB, with 7
- * labels and about 100 values; ordering costs grow with labels x values. */
-#define WP_VARIANTS_MAX_BYTES (1u << 20)
-#define WP_VARIANTS_MAX_LABELS 512
-#define WP_VARIANTS_MAX_VALUES 8192 /* property values in the whole file */
-
 /* True for a file name of the form {name}-{version}-variants.json (the index-level file). */
 bool wp_variants_json_name(const char *filename);
 

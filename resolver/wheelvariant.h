@@ -13,6 +13,12 @@
 #include "base/buf.h"
 #include "resolver/target.h"
 
+/* A variants.json (or a wheel's variant.json) past these is refused (-WPE_TOO_BIG): the real ones are under 5 KiB, with 7
+ * labels and about 100 values; ordering costs grow with labels x values. */
+#define WP_VARIANTS_MAX_BYTES (1u << 20)
+#define WP_VARIANTS_MAX_LABELS 512
+#define WP_VARIANTS_MAX_VALUES 8192 /* property values in the whole file */
+
 /* namespace :: feature :: one or more values (in the order written). */
 struct wp_vprop {
 	char *ns, *feature;

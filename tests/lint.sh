@@ -31,18 +31,33 @@ else
 fi
 
 # The layers (ARCHITECTURE.md): each folder includes only the folders below it, so the include
-# graph has no cycle. cli -> ops -> {env, cache, verify, net, index, resolver} -> base.
+# graph has no cycle. cli -> ops -> {env, cache, index, verify, net, resolver} -> base (cache and index
+# stand on verify, everything on resolver but net).
 allowed() {
 	case $1 in
 	base) echo "base" ;;
 	resolver) echo "base resolver" ;;
-	index) echo "base resolver index" ;;
+	index) echo "base resolver verify index" ;;
 	net) echo "base net" ;;
 	verify) echo "base resolver verify" ;;
 	cache) echo "base resolver verify cache" ;;
 	env) echo "base resolver env" ;;
 	ops) echo "base resolver index net verify cache env ops" ;;
 	cli) echo "base resolver index net verify cache env ops cli" ;;
+	*) echo "" ;;
+	esac
+}
+# The rooms of ops/ (ARCHITECTURE.md), each on the ones below it: the shared machinery of every job
+# (core), the wheel job and its outputs (wheel), the conda job (conda), what publishes either
+# (publish), the verifiers of all of it (verify); install stands on core alone.
+allowed_rooms() {
+	case $1 in
+	core) echo "core" ;;
+	wheel) echo "core wheel" ;;
+	conda) echo "core wheel conda" ;;
+	publish) echo "core wheel conda publish" ;;
+	verify) echo "core wheel conda publish verify" ;;
+	install) echo "core install" ;;
 	*) echo "" ;;
 	esac
 }
@@ -54,7 +69,7 @@ lib_folders() {
 	libxml) echo "index" ;;
 	openssl) echo "verify" ;;
 	zlib) echo "verify" ;;
-	archive) echo "verify index ops" ;;
+	archive) echo "base verify index ops" ;;
 	yajl) echo "base" ;;
 	msgpack) echo "base" ;;
 	esac
@@ -66,6 +81,12 @@ for f in $(git ls-files 'base/*.[ch]' 'resolver/*.[ch]' 'index/*.[ch]' 'net/*.[c
 	while IFS= read -r inc; do
 		to=${inc%%/*}
 		case "$ok" in *" $to "*) ;; *) layer_bad="$layer_bad$f includes $inc ($dir may include: $(allowed "$dir"))"$'\n' ;; esac
+		# inside ops/, the rooms are layers of their own
+		if [ "$dir" = ops ] && [ "$to" = ops ]; then
+			room=${f#ops/}; room=${room%%/*}; to_room=${inc#ops/}; to_room=${to_room%%/*}
+			rooms=" $(allowed_rooms "$room") "
+			case "$rooms" in *" $to_room "*) ;; *) layer_bad="$layer_bad$f includes $inc (ops/$room may include the rooms: $(allowed_rooms "$room"))"$'\n' ;; esac
+		fi
 	done < <(sed -n 's/^#include "\([a-z_]*\/[^"]*\)".*/\1/p' "$f")
 	while IFS= read -r inc; do
 		lib=${inc%%[/.]*}

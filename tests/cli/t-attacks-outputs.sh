@@ -198,9 +198,9 @@ for i in 1 2 3 4 5; do
 done
 expect_eq "five rounds, each with both versions" "$bad" 0
 
-# --- ops/pick.c, ops/targets.c, cli/ ----------------------------------------------------------
+# --- ops/wheel/pick.c, ops/core/targets.c, cli/ ----------------------------------------------------------
 
-attack "pick --no-deps from an index without hashes: the first-seen hash holds (ops/pick.c hands fetching the catalog)"
+attack "pick --no-deps from an index without hashes: the first-seen hash holds (ops/wheel/pick.c hands fetching the catalog)"
 fresh nd
 mkdir -p "$TMP/nd/a" "$TMP/nd/b"
 "$PYTHON" "$FIX" wheel "$TMP/nd/a" demo-pkg 1.0 >/dev/null
@@ -214,13 +214,13 @@ expect_exit 4 "the other bytes" wp demo-pkg --cuda cpu --python 3.8 --platform l
 cmp -s "$TMP/ndw/demo_pkg-1.0-py3-none-any.whl" "$TMP/nd-first.whl" && pass "the wheelhouse keeps the first" ||
 	fail "the wheelhouse copy was replaced or removed"
 
-attack "-d naming a file: refused before anything is downloaded (ops/pick.c)"
+attack "-d naming a file: refused before anything is downloaded (ops/wheel/pick.c)"
 fresh dd
 printf 'x' >"$TMP/a-file"
 expect_exit 3 "exit 3" wp torch==1.8.0 --no-deps $T --index "$FINDLINKS" -d "$TMP/a-file"
 expect_eq "nothing fetched first" "$(find "$WHEELPICK_CACHE_DIR/files" -type f 2>/dev/null | wc -l)" 0
 
-attack "messages never echo control characters or 100 KB values raw (ops/targets.c, cli/)"
+attack "messages never echo control characters or 100 KB values raw (ops/core/targets.c, cli/)"
 for v in WHEELPICK_CUDA_COMPAT WHEELPICK_PYTHON WHEELPICK_PLATFORM WHEELPICK_CUDA; do
 	env "$v=$(printf 'x\033[2Jy')" "$WHEELPICK" torch==1.8.0 --no-deps --index "$FINDLINKS" --dry-run >/dev/null 2>"$TMP/err"
 	if grep -q "$(printf '\033')" "$TMP/err"; then fail "$v: an escape sequence reached the terminal"; else pass "$v: escaped"; fi

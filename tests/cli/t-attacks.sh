@@ -229,7 +229,7 @@ expect_exit 0 "first fetch" wp demo-pkg $T --index "$BASE/idx/nohash.html" -d "$
 printf '<a href="../w/nohash2/%s">x</a>\n' "$DEMO" >"$SRV/idx/nohash.html"
 expect_exit 4 "the other bytes are an integrity failure" wp demo-pkg $T --index "$BASE/idx/nohash.html" -d "$BOX/nh" --refresh
 expect_grep "saying what was seen first" "seen first" "$TMP/err"
-# (ops/pick.c removes a wheelhouse's old copy of a file that failed; the other bytes never land)
+# (ops/wheel/pick.c removes a wheelhouse's old copy of a file that failed; the other bytes never land)
 { [ ! -e "$BOX/nh/$DEMO" ] || cmp -s "$BOX/nh/$DEMO" "$TMP/demo-original.whl"; } &&
 	pass "the other bytes never reach the wheelhouse" || fail "the wheelhouse holds the other bytes"
 

@@ -63,7 +63,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	cp "$CAT" "$H/ro/c.sqlite3"
 	chmod 0755 "$H" "$H/ro" "$TMP"
 	chmod 0444 "$H/ro/c.sqlite3"
-	mkdir -p "$H/ro-cache" && chmod 0777 "$H/ro-cache" # (a dry run makes the store too: ops/pick.c)
+	mkdir -p "$H/ro-cache" && chmod 0777 "$H/ro-cache" # (a dry run makes the store too: ops/wheel/pick.c)
 	printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="%s" WHEELPICK_CATALOG="%s" WHEELPICK_CACHE_DIR="%s" "%s" "$@"\n' \
 		"$H/ro" "$H/ro/c.sqlite3" "$H/ro-cache" "$WHEELPICK" >"$H/as_nobody"
 	chmod +x "$H/as_nobody"

@@ -3,7 +3,7 @@
 # small variant wheels (tests/fixtures/mkvariants.py) described by the REAL torch-2.10.0-variants.json:
 # the label each described machine gets, the why-line, the CPU-build refusal, variant markers,
 # list, profiles, flags, the lock's [packages.variants-json], and a variants.json that lies.
-# (A wheelhouse pip installs offline needs ops/pick.c: tests/cli/pending-variants-wheelhouse.sh.)
+# (A wheelhouse pip installs offline needs ops/wheel/pick.c: tests/cli/pending-variants-wheelhouse.sh.)
 . "$(dirname "$0")/../lib.sh"
 V10=variants/variant-repack__torch-2.10__torch-2.10.0-variants.json
 need_real "$V10"
@@ -164,7 +164,7 @@ export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 
 # --- verify: each variant wheel's variant.json against its name and its release's variants.json -----
 # Wheels built the way PyTorch's are, from the real config that disagrees with the published JSON:
-# notes naming file, label and both values; the mirror still verifies (ops/verify_variants.c says why).
+# notes naming file, label and both values; the mirror still verifies (ops/verify/variants.c says why).
 CFG=variants/variant-repack__torch-2.10__torch_variant_config.toml
 need_real "$CFG"
 "$PYTHON" "$ROOT/tests/fixtures/mkvariants_config.py" "$TMP/cidx" "$REAL_DATA/$V10" "$REAL_DATA/$CFG"

@@ -2,7 +2,7 @@
 #include "tests/fuzz/fuzz.h"
 
 #include "base/vec.h"
-#include "ops/install_int.h"
+#include "ops/install/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

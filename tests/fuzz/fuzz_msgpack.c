@@ -7,7 +7,7 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "base/msgpack.h"
-#include "ops/shardread.h"
+#include "ops/core/shardread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,10 +1,10 @@
-/* tests/fuzz/fuzz_pipconf.c: libFuzzer target for pip's configuration format (ops/indexconf.c):
+/* tests/fuzz/fuzz_pipconf.c: libFuzzer target for pip's configuration format (ops/core/indexconf.c):
  * every key and value it hands out is a C string within the input's length, keys lower case. */
 #include "tests/fuzz/fuzz.h"
 
 #include <ctype.h>
 
-#include "ops/indexconf.h"
+#include "ops/core/indexconf.h"
 
 struct seen {
 	size_t n, max;

@@ -10,7 +10,7 @@
  * the next test reads the sources whole again.
  *
  * Faults come two ways. On disk, under file:// sources, which libcurl reads through the same
- * transfer, store writer and checks (ops/fetch.c, net/xfer.c, cache/store.c) as http:// ones: a
+ * transfer, store writer and checks (ops/core/fetch.c, net/xfer.c, cache/store.c) as http:// ones: a
  * file whose bytes were changed (its size kept) fails its sha256, one cut short fails too, one
  * removed fails the transfer. On the wire, with the sources served over HTTP by
  * tests/server/faultserver.py (jf_serve): statuses, dropped connections, other bodies, scripted
@@ -35,9 +35,9 @@
 #include "base/fs.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
-#include "ops/pick.h"
-#include "ops/session.h"
-#include "ops/sources.h"
+#include "ops/core/session.h"
+#include "ops/core/sources.h"
+#include "ops/wheel/pick.h"
 #include "tests/unit/faultserver.h"
 #include "tests/unit/tmpdir.h"
 
@@ -223,7 +223,7 @@ static inline bool jf_exists(const char *path)
 }
 
 /* The fixture catalog: the given sources (as --index takes them: URLs or paths) crawled into the
- * world's catalog by the real crawl code (ops/sources.c, ops/crawl.c, index/ readers), following
+ * world's catalog by the real crawl code (ops/core/sources.c, ops/core/crawl.c, index/ readers), following
  * projects on root pages (NULL: torch, torchvision, torchaudio). Every source must crawl. */
 static inline void jf_catalog_crawl(struct jf_world *w, const char *const *indexes, size_t n,
 				    const char *const *projects, size_t n_projects)

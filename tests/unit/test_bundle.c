@@ -20,9 +20,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/bundle.h"
+#include "ops/publish/bundle.h"
+#include "ops/verify/outputs.h"
 #include "verify/hash.h"
-#include "ops/verify_outputs.h"
 
 #define DEMO "demo_pkg-1.0-py3-none-any.whl"
 

@@ -16,7 +16,7 @@
 
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/bundle.h"
+#include "ops/publish/bundle.h"
 
 #define SHA "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 #define MD5 "098f6bcd4621d373cade4e832627b4f6"

@@ -18,8 +18,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/mem.h"
-#include "ops/bundle.h"
-#include "ops/verify_outputs.h"
+#include "ops/publish/bundle.h"
+#include "ops/verify/outputs.h"
 
 static char root[64];
 

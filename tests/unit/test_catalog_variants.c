@@ -114,7 +114,7 @@ static void test_links_and_bodies(void **state)
 	assert_string_equal(s.body_sha, H1);
 
 	/* PEP 825: the file may grow; a new sha256 is no trust-on-first-use conflict, and the kept
-	 * bytes stay until read again (ops/resolve.c compares the two hashes) */
+	 * bytes stay until read again (ops/wheel/resolve.c compares the two hashes) */
 	assert_int_equal(refresh(x, H2), 0);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(wp_catalog_variants(&x->cat, "torch", row_fn, &s, &err), 0);

@@ -1,7 +1,7 @@
 /* tests/unit/test_indexes.c: where indexes come from and how they are written (issue 25): a URL's
  * credentials taken into the run and matched by origin (net/auth.c), masked wherever shown;
- * trusted hosts; index roots as pip reads them (ops/sources.c); pip's configuration format and
- * the order of the command line, uv's and pip's variables and pip's files (ops/indexconf.c). */
+ * trusted hosts; index roots as pip reads them (ops/core/sources.c); pip's configuration format and
+ * the order of the command line, uv's and pip's variables and pip's files (ops/core/indexconf.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,8 +17,8 @@
 
 #include "base/mem.h"
 #include "net/auth.h"
-#include "ops/indexconf.h"
-#include "ops/sources.h"
+#include "ops/core/indexconf.h"
+#include "ops/core/sources.h"
 
 static void test_take_credentials(void **state)
 {

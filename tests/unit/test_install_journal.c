@@ -18,7 +18,7 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/mem.h"
-#include "ops/install_int.h"
+#include "ops/install/internal.h"
 
 static int fx_setup(void **state)
 {

@@ -1,6 +1,6 @@
-/* tests/unit/test_job_bundle.c: the bundle jobs in-process (ops/publish.h): a pick's wheelhouse packed
+/* tests/unit/test_job_bundle.c: the bundle jobs in-process (ops/publish/publish.h): a pick's wheelhouse packed
  * (whole and in volumes), the conda job packed with its locks, their refusals, and each bundle read
- * back by the verifier (ops/verify_outputs.h). */
+ * back by the verifier (ops/verify/outputs.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,10 +14,10 @@
 
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/bundle.h"
-#include "ops/conda.h"
-#include "ops/publish.h"
-#include "ops/verify_outputs.h"
+#include "ops/conda/conda.h"
+#include "ops/publish/bundle.h"
+#include "ops/publish/publish.h"
+#include "ops/verify/outputs.h"
 
 static char pristine[128];
 

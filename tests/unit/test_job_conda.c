@@ -1,4 +1,4 @@
-/* tests/unit/test_job_conda.c: the conda job in-process (wp_conda_run, ops/conda.h) over two file://
+/* tests/unit/test_job_conda.c: the conda job in-process (wp_conda_run, ops/conda/conda.h) over two file://
  * channels: the picks, an incomplete closure, nothing that fits, and a local channel written, with
  * faults under its fetch. */
 #include <setjmp.h>
@@ -14,8 +14,8 @@
 
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/conda.h"
-#include "ops/verify_outputs.h"
+#include "ops/conda/conda.h"
+#include "ops/verify/outputs.h"
 
 #define PT_CU111 "pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"
 
@@ -160,7 +160,7 @@ static void test_local_channel(void **state)
 }
 
 /* A package whose bytes are not the ones its repodata hashed: -WPE_INTEGRITY naming it, nothing
- * under its name; what was proven still goes in (ops/conda.c), and the channel's repodata lists
+ * under its name; what was proven still goes in (ops/conda/conda.c), and the channel's repodata lists
  * only that, so what is there verifies. */
 static void test_hash_mismatch(void **state)
 {

@@ -15,8 +15,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/mem.h"
-#include "ops/pick.h"
-#include "ops/verify_outputs.h"
+#include "ops/verify/outputs.h"
+#include "ops/wheel/pick.h"
 #include "verify/hash.h"
 
 /* the torch wheel's path on the server, as its page links it */

@@ -1,6 +1,6 @@
 /* tests/unit/test_job_mirror.c: the mirror job in-process: a pick's proven files published as a PEP
- * 503/691 tree (wp_publish_mirror, ops/publish.h), its report, a re-run, a refused file left out,
- * and the tree read back by the verifier (ops/verify_outputs.h). */
+ * 503/691 tree (wp_publish_mirror, ops/publish/publish.h), its report, a re-run, a refused file left out,
+ * and the tree read back by the verifier (ops/verify/outputs.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +15,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/mem.h"
-#include "ops/publish.h"
-#include "ops/verify_outputs.h"
+#include "ops/publish/publish.h"
+#include "ops/verify/outputs.h"
 
 #define TORCH_CU111 "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
 

@@ -1,4 +1,4 @@
-/* tests/unit/test_job_pick.c: the wheel job in-process (ops/pick.h): wp_pick_plan over a fixture index,
+/* tests/unit/test_job_pick.c: the wheel job in-process (ops/wheel/pick.h): wp_pick_plan over a fixture index,
  * wp_pick_fetch with faults under it, wp_pick_write_wheelhouse, and what each leaves in its result. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +13,8 @@
 
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/pick.h"
-#include "ops/verify_outputs.h"
+#include "ops/verify/outputs.h"
+#include "ops/wheel/pick.h"
 
 static char pristine[128];
 

@@ -1,4 +1,4 @@
-/* tests/unit/test_job_resolve.c: wp_resolve (ops/resolve.h) in-process over a fixture catalog crawled from
+/* tests/unit/test_job_resolve.c: wp_resolve (ops/wheel/resolve.h) in-process over a fixture catalog crawled from
  * file:// pages: the source policy, targets, dependencies crawled on demand, and its failures. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +14,8 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
-#include "ops/resolve.h"
-#include "ops/targets.h"
+#include "ops/core/targets.h"
+#include "ops/wheel/resolve.h"
 
 static char pristine[128];
 

@@ -27,13 +27,13 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/channel.h"
-#include "ops/mirror.h"
 #include "index/html.h"
 #include "index/pep691.h"
 #include "index/repodata.h"
+#include "ops/conda/channel.h"
+#include "ops/publish/mirror.h"
+#include "ops/verify/outputs.h"
 #include "verify/hash.h"
-#include "ops/verify_outputs.h"
 
 #define DEMO "demo_pkg-1.0-py3-none-any.whl"
 #define TORCH_CU111 "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
@@ -926,7 +926,7 @@ static size_t count_tmp(const char *dir)
 		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
 			n += count_tmp(p);
 		else
-			n += wp_mirror_is_tmp_name(de->d_name);
+			n += wp_fs_is_tmp_name(de->d_name);
 		free(p);
 	}
 	if (d)

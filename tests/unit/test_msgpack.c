@@ -16,8 +16,9 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "base/msgpack.h"
-#include "ops/shardread.h"
-#include "ops/shards.h"
+#include "base/zstd.h"
+#include "ops/conda/shards.h"
+#include "ops/core/shardread.h"
 #include "verify/hash.h"
 
 /* bytes (given as a string with \x escapes) read as JSON: the text, or "ERR <code>" */

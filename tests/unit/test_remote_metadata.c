@@ -2,7 +2,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/remote_metadata.h"
+#include "ops/core/remote_metadata.h"
 #include "verify/zipmeta.h"
 
 #include <stdarg.h>

@@ -11,7 +11,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/vec.h"
-#include "ops/suggest.h"
+#include "ops/core/suggest.h"
 
 static void test_distance(void **state)
 {

@@ -14,9 +14,9 @@
 
 #include "base/err.h"
 #include "base/mem.h"
-#include "ops/mirror.h"
+#include "ops/publish/mirror.h"
+#include "ops/verify/outputs.h"
 #include "verify/hash.h"
-#include "ops/verify_outputs.h"
 
 #define DEMO "demo_pkg-1.0-py3-none-any.whl"
 #define DIRS "demo_dirs-1.0-py3-none-any.whl"

@@ -1,0 +1,695 @@
+/* ops/core/crawl.c: sources -> readers -> catalog; one transaction per source, parallel fetches. */
+#include "ops/core/crawl.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "base/vec.h"
+#include "index/html.h"
+#include "index/localsrc.h"
+#include "index/pep691.h"
+#include "index/repodata.h"
+#include "net/http.h"
+#include "resolver/fileinfo.h"
+#include "resolver/wheelname.h"
+#include "verify/hash.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include "base/url.h"
+
+/* PEP 691 content negotiation: JSON preferred, HTML accepted (find-links pages are HTML only). */
+#define ACCEPT_SIMPLE "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
+
+static const char *const default_projects[] = { "torch", "torchvision", "torchaudio" };
+
+bool wp_crawl_is_repodata(const char *url)
+{
+	const char *q = strpbrk(url, "?#");
+	size_t n = q ? (size_t)(q - url) : strlen(url);
+	static const char *const ends[] = { "repodata.json", "repodata.json.bz2", "repodata.json.zst" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(ends); i++) {
+		size_t e = strlen(ends[i]);
+		if (n >= e && !memcmp(url + n - e, ends[i], e))
+			return true;
+	}
+	return false;
+}
+
+struct sink_ctx {
+	struct wp_catalog *cat;
+	int64_t source_id;
+	struct wp_crawl_source *src;
+};
+
+bool wp_crawl_conda_row(const struct wp_file_record *rec, int64_t source_id, char variant[48], struct wp_file_row *row)
+{
+	if (!rec->project || !rec->version)
+		return false;
+	wp_conda_variant(rec->build, variant);
+	*row = (struct wp_file_row){
+		.source_id = source_id, .size = rec->size, .build_number = rec->build_number, .timestamp = rec->timestamp,
+		.project = rec->project, .version = rec->version, .variant = variant, .kind = "conda", .build = rec->build,
+		.subdir = rec->subdir, .depends = rec->depends, .constrains = rec->constrains,
+		.track_features = rec->track_features, .filename = rec->filename, .url = rec->url, .sha256 = rec->sha256,
+		.md5 = rec->md5,
+	};
+	return true;
+}
+
+static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
+{
+	struct sink_ctx *s = ctx;
+	struct wp_file_row row = { .source_id = s->source_id, .size = rec->size, .build_number = -1, .timestamp = -1 };
+	struct wp_fileinfo fi = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	char variant[48];
+	int rc;
+
+	if (rec->kind == WP_KIND_CONDA) {
+		if (!wp_crawl_conda_row(rec, s->source_id, variant, &row)) {
+			s->src->skipped++;
+			s->src->malformed++;
+			return 0;
+		}
+	} else {
+		if (wp_fileinfo_from_name(rec->filename, rec->dir, &fi, &e) < 0) {
+			/* a link the index lists but no tool could install: count it, go on */
+			s->src->skipped++;
+			s->src->malformed++;
+			return 0;
+		}
+		/* a name no requirement can spell (y`id`-1.0.tar.gz) or a version PEP 440 does not know:
+		 * nothing pip would install, and text that must never reach a requirements file */
+		if (!wp_index_project_name_ok(fi.project, strlen(fi.project)) ||
+		    !wp_pep440_valid(fi.version, strlen(fi.version))) {
+			wp_fileinfo_release(&fi);
+			s->src->skipped++;
+			s->src->malformed++;
+			return 0;
+		}
+		row.project = fi.project;
+		row.version = fi.version;
+		row.variant = fi.variant;
+		row.kind = fi.kind;
+		row.tags = fi.tags;
+		row.build = fi.build;
+		row.requires_python = rec->requires_python;
+		row.yanked = rec->yanked;
+		row.core_metadata = rec->core_metadata;
+	}
+	row.filename = rec->filename;
+	row.url = rec->url;
+	row.sha256 = rec->sha256;
+	row.md5 = rec->md5;
+	rc = wp_catalog_add_file(s->cat, &row, err);
+	if (!rc)
+		s->src->files++;
+	wp_fileinfo_release(&fi);
+	return rc;
+}
+
+struct prior {
+	bool found;
+	bool root;                   /* stored as an index root: its validators, no files */
+	char *etag, *last_modified, *content_sha256;
+	int64_t fetched_at;
+};
+
+static int prior_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	struct prior *p = ctx;
+	p->etag = r->etag ? wp_xstrdup(r->etag) : NULL;
+	p->last_modified = r->last_modified ? wp_xstrdup(r->last_modified) : NULL;
+	p->content_sha256 = r->content_sha256 ? wp_xstrdup(r->content_sha256) : NULL;
+	p->fetched_at = r->fetched_at;
+	p->root = r->kind && !strcmp(r->kind, "root");
+	return 0;
+}
+
+static void prior_release(struct prior *p)
+{
+	free(p->etag);
+	free(p->last_modified);
+	free(p->content_sha256);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool is_json(const struct wp_http_res *res)
+{
+	const char *ct = res->content_type;
+	return ct && (strstr(ct, "json") != NULL);
+}
+
+/* A root page (PEP 503 /simple/ or PyTorch's /whl/): the projects asked for, as URLs. */
+WP_VEC_OF(urls, char *); /* each owned */
+
+struct follow_ctx {
+	const struct wp_crawl_opts *opts;
+	struct wp_buf norm;
+	struct urls urls;
+};
+
+static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err *err)
+{
+	struct follow_ctx *f = ctx;
+	const char *const *want = f->opts->projects ? f->opts->projects : default_projects;
+	size_t nwant = f->opts->projects ? f->opts->n_projects : WP_ARRAY_LEN(default_projects);
+	struct wp_buf w = WP_BUF_INIT;
+	wp_project_name_normalize(name, strlen(name), &f->norm);
+	for (size_t i = 0; i < nwant; i++) {
+		wp_project_name_normalize(want[i], strlen(want[i]), &w);
+		if (!strcmp(w.data, f->norm.data)) {
+			wp_vec_push(&f->urls, wp_xstrdup(url));
+			break;
+		}
+	}
+	wp_buf_free(&w);
+	return 0;
+}
+
+/* A root known unchanged (304, the same bytes, or fresh): the projects asked for at
+ * ROOT/<name>/ (PEP 503's place for them), without reading its list again. */
+static void follow_known_root(struct follow_ctx *f, const char *url, const struct prior *pr, struct wp_crawl_source *s)
+{
+	if (!f || !pr->root)
+		return;
+	const char *const *want = f->opts->projects ? f->opts->projects : default_projects;
+	size_t nwant = f->opts->projects ? f->opts->n_projects : WP_ARRAY_LEN(default_projects);
+	size_t n = strlen(url);
+	s->kind = "root";
+	for (size_t i = 0; i < nwant; i++) {
+		wp_project_name_normalize(want[i], strlen(want[i]), &f->norm);
+		wp_vec_push(&f->urls, wp_xasprintf("%s%s%s/", url, n && url[n - 1] == '/' ? "" : "/", f->norm.data));
+	}
+}
+
+static int count_projects(void *ctx, const char *name, const char *url, struct wp_err *err)
+{
+	return 0;
+}
+
+static void hash_bytes(const char *data, size_t n, char out[65])
+{
+	struct wp_hasher h;
+	struct wp_err e = WP_ERR_INIT;
+	out[0] = 0;
+	if (wp_hasher_init(&h, WP_HASH_SHA256, &e) < 0)
+		return;
+	wp_hasher_update(&h, data, n);
+	wp_hasher_final(&h, out, NULL, &e);
+	wp_hasher_release(&h);
+}
+
+/* "https://a.example:8080/x" -> "a.example:8080" (borrowed span into url). */
+static size_t host_of(const char *url, const char **start)
+{
+	const char *p = strstr(url, "://");
+	p = p ? p + 3 : url;
+	*start = p;
+	return strcspn(p, "/?#");
+}
+
+static char *other_host(const char *from, const char *to)
+{
+	const char *a, *b;
+	size_t na = host_of(from, &a), nb = host_of(to, &b);
+	if (na == nb && !strncasecmp(a, b, na))
+		return NULL;
+	return wp_xstrndup(b, nb);
+}
+
+static struct wp_crawl_source *report_add(struct wp_crawl_report *rep, const char *url)
+{
+	struct wp_crawl_source *s = wp_vec_add(rep);
+	s->url = wp_xstrdup(url);
+	s->kind = "findlinks";
+	return s;
+}
+
+static void source_fail(struct wp_crawl_source *s, const struct wp_err *e, int rc)
+{
+	s->rc = rc;
+	free(s->error);
+	s->error = wp_xstrdup(e->msg[0] ? e->msg : "failed");
+}
+
+/* A repodata's sha256, computed on a thread of its own while the file is parsed. */
+struct hash_job {
+	const char *path;
+	char sha[65];
+	int rc;
+	struct wp_err err;
+	pthread_t thread;
+	bool started;
+};
+
+static void *hash_main(void *arg)
+{
+	struct hash_job *j = arg;
+	long long size;
+	j->rc = wp_hash_file(j->path, j->sha, &size, &j->err);
+	return NULL;
+}
+
+/* The hash into sha; 0, or the hashing error in err. Safe to call when no thread was started. */
+static int hash_join(struct hash_job *j, char sha[65], struct wp_err *err)
+{
+	if (!j->started)
+		return 0;
+	pthread_join(j->thread, NULL);
+	j->started = false;
+	if (j->rc)
+		return wp_fail(err, j->rc, "%s", j->err.msg);
+	memcpy(sha, j->sha, 65);
+	return 0;
+}
+
+/* A page asked for and found unchanged counts as fetched now, so that --max-age (and the default
+ * freshness of a pick) counts from this answer: before, a page older than that was asked for again
+ * on every run once it had been unchanged once. Not being able to write the time loses nothing
+ * but that round trip, so it fails nothing. */
+static void touch_source(struct wp_catalog *cat, const char *url)
+{
+	struct wp_err e = WP_ERR_INIT;
+	wp_catalog_source_touch(cat, url, &e);
+}
+
+/* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
+static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
+			const char *body_path, const struct prior *pr, const struct wp_crawl_opts *opts,
+			struct follow_ctx *follow, struct wp_err *err)
+{
+	struct sink_ctx sc = { .cat = cat, .src = s };
+	struct wp_index_stats st = { 0 };
+	char sha[65] = "";
+	int rc = 0;
+	const char *url = s->url;
+	/* links on a page that was redirected resolve against where it was found, as in a browser
+	 * or pip; the source keeps the URL it was asked under */
+	const char *page = res->effective_url ? res->effective_url : url;
+	const char *data = wp_buf_cstr(&res->body);
+	size_t len = res->body.len;
+	struct hash_job hj = { .path = body_path };
+
+	if (body_path && !opts->force && pr->found && pr->content_sha256) {
+		long long sz;
+		if ((rc = wp_hash_file(body_path, sha, &sz, err)))
+			return rc;
+	} else if (body_path) {
+		/* Nothing to compare the hash with (a first crawl, or --force): it is only stored, so
+		 * it is computed alongside the parse (0.2 s of a 250 MB repodata) instead of before. */
+		if (pthread_create(&hj.thread, NULL, hash_main, &hj) == 0)
+			hj.started = true;
+		else if ((rc = wp_hash_file(body_path, sha, NULL, err)))
+			return rc;
+	} else {
+		hash_bytes(data, len, sha);
+	}
+	/* The same bytes as last time (a server without validators): nothing to write but the time
+	 * it was seen so. */
+	if (!opts->force && pr->found && pr->content_sha256 && !strcmp(pr->content_sha256, sha)) {
+		s->unchanged = true;
+		touch_source(cat, url);
+		follow_known_root(follow, url, pr, s);
+		return 0;
+	}
+
+	if (body_path)
+		s->kind = "repodata";
+	else if (is_json(res))
+		s->kind = strstr(data, "\"projects\"") && !strstr(data, "\"files\"") ? "root" : "simple-json";
+	else
+		s->kind = strstr(url, "/simple/") ? "simple" : "findlinks";
+
+	if (strcmp(s->kind, "root") != 0) {
+		if ((rc = wp_catalog_refresh_begin(cat, url, s->kind, &sc.source_id, err))) {
+			hash_join(&hj, sha, NULL);
+			return rc;
+		}
+		if (!strcmp(s->kind, "repodata")) {
+			/* the channel subdir URL: the repodata URL without its file name */
+			char *base = wp_xstrdup(res->effective_url ? res->effective_url : url);
+			char *slash = strrchr(base, '/');
+			if (slash)
+				*slash = 0;
+			rc = wp_read_repodata_file(body_path, base, catalog_sink, &sc, &st, err);
+			free(base);
+		} else if (!strcmp(s->kind, "simple-json")) {
+			rc = wp_read_pep691(page, NULL, data, len, catalog_sink, &sc, &st, err);
+		} else {
+			struct wp_err he = WP_ERR_INIT;
+			rc = wp_read_html_links(page, NULL, data, len, catalog_sink, &sc, &st, &he);
+			/* no file links but other links, or "not an index": maybe a root page */
+			if ((rc == 0 && st.records == 0 && st.links > 0) || rc == -WPE_SOURCE) {
+				struct wp_index_stats ps = { 0 };
+				struct wp_err pe = WP_ERR_INIT;
+				if (wp_read_html_projects(page, data, len, count_projects, NULL, &ps, &pe) == 0 && ps.records > 0) {
+					wp_catalog_refresh_abort(cat);
+					s->kind = "root";
+					s->files = 0;
+					rc = 0;
+				}
+			}
+			if (rc && strcmp(s->kind, "root") != 0)
+				wp_fail(err, rc, "%s", he.msg);
+		}
+		if (!rc)
+			rc = hash_join(&hj, sha, err);
+		if (rc) {
+			hash_join(&hj, sha, NULL);
+			wp_catalog_refresh_abort(cat);
+			return rc;
+		}
+	}
+
+	if (!strcmp(s->kind, "root")) {
+		memset(&st, 0, sizeof(st));
+		/* stored like any page, with no files: its validators and time, so that the next read
+		 * is conditional (or not made at all inside --max-age), and a pick knows it for a root */
+		int64_t rid;
+		if (wp_catalog_refresh_begin(cat, url, "root", &rid, err) == 0 &&
+		    wp_catalog_refresh_commit(cat, rid, res->etag, res->last_modified, sha, 0, err) != 0)
+			wp_catalog_refresh_abort(cat);
+		wp_err_clear(err);
+		if (!follow)
+			return wp_fail(err, -WPE_SOURCE, "'%s' is an index root, not a project page", url);
+		if (is_json(res))
+			return wp_read_pep691_projects(page, data, len, follow_fn, follow, &st, err);
+		return wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
+	}
+	s->skipped += st.skipped;
+	s->malformed += st.malformed;
+	s->refused += st.refused;
+	rc = wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha, (int64_t)s->files, err);
+	if (!rc)
+		s->conflicts = cat->refresh_conflicts;
+	return rc;
+}
+
+/* Repodata downloads land in the tmp folder under one prefix per crawl,
+ * "wheelpick-repodata.<pid>.<random>.", beside a lock file the crawl holds while it lives
+ * ("<prefix>lock"). A crawl killed mid-way leaves its files and a lock nobody holds: the next
+ * crawl sweeps them. Names are never made of the PID alone, which a container's PID 1 reuses on
+ * every run: nothing a dead crawl left is taken up by a later one. */
+#define TMP_PREFIX "wheelpick-repodata."
+#define TMP_LOCK_MIN_AGE_S 2   /* a lock younger than this may be one its crawl has not locked yet */
+#define TMP_STRAY_AGE_S 3600   /* our files with no lock at all (older wheelpicks) */
+
+struct tmp_claim {
+	char *dir;
+	char *prefix;   /* full path up to the file's own part: dir/wheelpick-repodata.<pid>.<rnd>. */
+	int lock_fd;
+};
+
+static const char *tmp_dir_of(const struct wp_crawl_opts *opts)
+{
+	return opts->tmp_dir ? opts->tmp_dir : (getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+}
+
+/* Remove what killed crawls left in dir. */
+static void sweep_tmp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct urls dead = { 0 };
+	time_t now = time(NULL);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		struct stat sb;
+		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) {
+			if (now - sb.st_mtime < TMP_LOCK_MIN_AGE_S)
+				continue;
+			int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			if (fd < 0)
+				continue;
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				wp_vec_push(&dead, wp_xstrndup(e->d_name, n - 4)); /* "...<rnd>." */
+			close(fd);
+		}
+	}
+	/* A dead crawl's lock goes last: a sweep killed half-way then leaves the lock beside what is
+	 * still there, and the next sweep finishes. Removed first, it left files that no lock named,
+	 * which waited an hour (TMP_STRAY_AGE_S); t-crash's kills found two such. */
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		struct stat sb;
+		size_t n = strlen(e->d_name);
+		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		bool gone = now - sb.st_mtime > TMP_STRAY_AGE_S, lock = n > 5 && !strcmp(e->d_name + n - 5, ".lock");
+		for (size_t i = 0; i < dead.n && !gone; i++)
+			gone = !lock && !strncmp(e->d_name, dead.v[i], strlen(dead.v[i]));
+		if (gone)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	for (size_t i = 0; i < dead.n; i++) {
+		char *lock = wp_xasprintf("%slock", dead.v[i]);
+		unlinkat(dirfd(d), lock, 0);
+		free(lock);
+	}
+	closedir(d);
+	for (size_t i = 0; i < dead.n; i++)
+		free(dead.v[i]);
+	wp_vec_free(&dead);
+}
+
+/* Sweep, then take a prefix of our own with its lock. Without a lock (no such folder, no locks
+ * there) the files still get a unique prefix; they are removed after parsing either way. */
+static void claim_tmp(const struct wp_crawl_opts *opts, struct tmp_claim *c)
+{
+	unsigned int rnd = 0;
+	c->dir = wp_xstrdup(tmp_dir_of(opts));
+	c->lock_fd = -1;
+	sweep_tmp(c->dir);
+	for (int tries = 0; tries < 16; tries++) {
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+			rnd ^= (unsigned int)time(NULL) * 2654435761u + (unsigned int)tries;
+		free(c->prefix);
+		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", c->dir, (long)getpid(), rnd);
+		char *lock = wp_xasprintf("%slock", c->prefix);
+		c->lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		free(lock);
+		if (c->lock_fd >= 0) {
+			(void)flock(c->lock_fd, LOCK_EX | LOCK_NB);
+			return;
+		}
+		if (errno != EEXIST)
+			return;
+	}
+}
+
+static void release_tmp(struct tmp_claim *c)
+{
+	if (c->lock_fd >= 0) {
+		char *lock = wp_xasprintf("%slock", c->prefix);
+		unlink(lock);
+		free(lock);
+		close(c->lock_fd);
+	}
+	free(c->dir);
+	free(c->prefix);
+	memset(c, 0, sizeof(*c));
+}
+
+static char *tmp_path(const struct tmp_claim *c, size_t i)
+{
+	return wp_xasprintf("%s%zu.repodata", c->prefix, i);
+}
+
+/* A file:// repodata: no transfer, the reader opens the file itself. */
+static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
+			   const struct wp_crawl_opts *opts)
+{
+	struct wp_http_res res;
+	struct wp_err e = WP_ERR_INIT;
+	char *path = NULL;
+	struct stat st;
+	memset(&res, 0, sizeof(res));
+	if (wp_local_path(s->url, &path, &e) < 0) {
+		source_fail(s, &e, e.code);
+		goto out;
+	}
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		wp_fail(&e, -WPE_NET, "cannot read '%s': %s", s->url, strerror(errno ? errno : ENOENT));
+		source_fail(s, &e, e.code);
+		goto out;
+	}
+	int rc = store_source(cat, s, &res, path, pr, opts, NULL, &e);
+	if (rc) {
+		wp_err_prefix(&e, "reading '%s'", s->url);
+		source_fail(s, &e, rc);
+	}
+out:
+	free(path);
+}
+
+/* A file:// page is read from disk (index/localsrc.c); a folder reads as a find-links page. */
+static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
+		       const struct wp_crawl_opts *opts, struct follow_ctx *follow)
+{
+	struct wp_http_res res;
+	struct wp_err e = WP_ERR_INIT;
+	bool folder = false;
+	memset(&res, 0, sizeof(res));
+	res.body = (struct wp_buf)WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
+	int rc = wp_local_read_page(s->url, &res.body, &folder, &e);
+	if (!rc) {
+		rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
+		if (rc)
+			wp_err_prefix(&e, "reading '%s'", s->url);
+	}
+	if (rc) {
+		char *path = NULL;
+		struct stat st;
+		struct wp_err pe = WP_ERR_INIT;
+		s->not_found = wp_local_path(s->url, &path, &pe) == 0 && stat(path, &st) < 0 && errno == ENOENT;
+		free(path);
+		source_fail(s, &e, rc);
+	}
+	wp_http_res_release(&res);
+}
+
+/* One round: fetch urls in parallel, then store each. Root pages add to follow. */
+static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
+			struct wp_crawl_report *rep, struct follow_ctx *follow)
+{
+	struct wp_http_req *reqs = wp_xcalloc(n ? n : 1, sizeof(*reqs));
+	struct wp_http_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
+	struct wp_err *errs = wp_xcalloc(n ? n : 1, sizeof(*errs));
+	struct prior *pr = wp_xcalloc(n ? n : 1, sizeof(*pr));
+	size_t base = rep->n; /* this round's sources are rep->v[base + i]; the array may move */
+	char **paths = wp_xcalloc(n ? n : 1, sizeof(*paths));
+	size_t *todo = wp_xcalloc(n ? n : 1, sizeof(*todo)), ntodo = 0;
+	struct wp_err e = WP_ERR_INIT;
+	time_t now = time(NULL);
+	struct tmp_claim claim = { .lock_fd = -1 };
+
+	for (size_t i = 0; i < n; i++)
+		report_add(rep, urls[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (wp_catalog_source_get(cat, urls[i], prior_fn, &pr[i], &pr[i].found, &e) < 0) {
+			source_fail(&rep->v[base + i], &e, e.code);
+			wp_err_clear(&e);
+			continue;
+		}
+		if (opts->max_age_s > 0 && pr[i].found && pr[i].fetched_at > 0 && now - pr[i].fetched_at < opts->max_age_s) {
+			rep->v[base + i].unchanged = true;
+			follow_known_root(follow, urls[i], &pr[i], &rep->v[base + i]);
+			continue;
+		}
+		reqs[ntodo] = (struct wp_http_req){
+			.url = urls[i],
+			.etag = opts->force ? NULL : pr[i].etag,
+			.last_modified = opts->force ? NULL : pr[i].last_modified,
+			.accept = wp_crawl_is_repodata(urls[i]) ? NULL : ACCEPT_SIMPLE,
+		};
+		if (wp_local_is_file_url(urls[i])) {
+			/* a local repodata is parsed where it lies, not copied to a temp file first
+			 * (300 MB of disk for conda-forge's linux-64); a local page is read(2) */
+			if (wp_crawl_is_repodata(urls[i]))
+				local_repodata(cat, &rep->v[base + i], &pr[i], opts);
+			else
+				local_page(cat, &rep->v[base + i], &pr[i], opts, follow);
+			continue;
+		}
+		if (wp_crawl_is_repodata(urls[i])) {
+			if (!claim.dir)
+				claim_tmp(opts, &claim);
+			paths[i] = tmp_path(&claim, i);
+			reqs[ntodo].to_path = paths[i];
+			reqs[ntodo].max_bytes = (size_t)2 << 30; /* compressed or not; decompression has its own caps */
+		}
+		todo[ntodo++] = i;
+	}
+	if (ntodo)
+		wp_http_get_many(reqs, res, ntodo, errs);
+	for (size_t k = 0; k < ntodo; k++) {
+		size_t i = todo[k];
+		struct wp_crawl_source *s = &rep->v[base + i];
+		if (res[k].effective_url && !errs[k].code)
+			s->redirected_to = other_host(s->url, res[k].effective_url);
+		if (errs[k].code) {
+			s->not_found = res[k].status == 404 || res[k].status == 410;
+			source_fail(s, &errs[k], errs[k].code);
+		} else if (res[k].not_modified) {
+			s->unchanged = true;
+			touch_source(cat, s->url);
+			follow_known_root(follow, s->url, &pr[i], s);
+		} else {
+			struct wp_err se = WP_ERR_INIT;
+			int rc = store_source(cat, s, &res[k], paths[i], &pr[i], opts, follow, &se);
+			if (rc) {
+				wp_err_prefix(&se, "reading '%s'", s->url);
+				source_fail(s, &se, rc);
+			}
+		}
+		if (paths[i])
+			unlink(paths[i]);
+		wp_http_res_release(&res[k]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		prior_release(&pr[i]);
+		if (paths[i]) {
+			char *part = wp_xasprintf("%s.part", paths[i]); /* a transfer that failed may leave it */
+			unlink(part);
+			free(part);
+		}
+		free(paths[i]);
+	}
+	if (claim.dir)
+		release_tmp(&claim);
+	free(reqs);
+	free(res);
+	free(errs);
+	free(pr);
+	free(paths);
+	free(todo);
+}
+
+int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
+	     struct wp_crawl_report *rep, struct wp_err *err)
+{
+	struct follow_ctx follow = { .opts = opts, .norm = WP_BUF_INIT };
+	memset(rep, 0, sizeof(*rep));
+	crawl_round(cat, urls, n, opts, rep, &follow);
+	if (follow.urls.n) {
+		/* project pages found on root pages: one more parallel round (they are never roots) */
+		crawl_round(cat, (const char *const *)follow.urls.v, follow.urls.n, opts, rep, NULL);
+	}
+	for (size_t i = 0; i < follow.urls.n; i++)
+		free(follow.urls.v[i]);
+	wp_vec_free(&follow.urls);
+	wp_buf_free(&follow.norm);
+	/* root pages are reported as sources that hold no files themselves */
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->v[i].rc)
+			return wp_fail(err, rep->v[i].rc, "%s", rep->v[i].error);
+	return 0;
+}
+
+void wp_crawl_report_release(struct wp_crawl_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		free(rep->v[i].url);
+		free(rep->v[i].error);
+		free(rep->v[i].redirected_to);
+	}
+	free(rep->v);
+	memset(rep, 0, sizeof(*rep));
+}

@@ -1,0 +1,64 @@
+/* ops/core/session.c: reporting through the session, and the defaults the environment gives. */
+#include "ops/core/session.h"
+#include "base/err.h"
+#include "base/mem.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt, ...)
+{
+	if (!s || !s->say)
+		return;
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->say(s->say_ctx, level, msg);
+}
+
+/* $OVERRIDE, else $XDG_CACHE_HOME/wheelpick[/leaf], else $HOME/.cache/wheelpick[/leaf]. */
+static char *cache_path(const char *env_override, const char *leaf)
+{
+	const char *e = getenv(env_override);
+	if (e && *e)
+		return wp_xstrdup(e);
+	const char *sep = leaf ? "/" : "", *tail = leaf ? leaf : "";
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	/* the XDG spec: a relative value is invalid and must be ignored */
+	if (xdg && xdg[0] == '/')
+		return wp_xasprintf("%s/wheelpick%s%s", xdg, sep, tail);
+	const char *home = getenv("HOME");
+	if (home && home[0] == '/')
+		return wp_xasprintf("%s/.cache/wheelpick%s%s", home, sep, tail);
+	return NULL;
+}
+
+char *wp_session_default_catalog(void)
+{
+	return cache_path("WHEELPICK_CATALOG", "catalog.sqlite3");
+}
+
+char *wp_session_default_cache_dir(void)
+{
+	return cache_path("WHEELPICK_CACHE_DIR", NULL);
+}
+
+int wp_session_max_age(long *out, struct wp_err *err)
+{
+	const char *e = getenv("WHEELPICK_MAX_AGE");
+	char *end;
+	*out = WP_DEFAULT_MAX_AGE_S;
+	if (!e || !*e)
+		return 0;
+	errno = 0;
+	long v = strtol(e, &end, 10);
+	if (*end || v < 0 || errno)
+		return wp_fail(err, -WPE_USAGE, "WHEELPICK_MAX_AGE='%.64s' is not a number of seconds; unset it or give e.g. 3600",
+			       e);
+	*out = v;
+	return 0;
+}

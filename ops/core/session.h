@@ -1,0 +1,59 @@
+/* ops/core/session.h: what every job runs with: the catalog, the cache folder, how much to say and
+ * where to say it. ops/ never prints: it reports through the session, and the CLI (or a test)
+ * decides what reaches the terminal. Ownership: the strings are the caller's; the session
+ * borrows them while jobs run. */
+#ifndef WP_OPS_CORE_SESSION_H
+#define WP_OPS_CORE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+enum wp_say_level {
+	WP_SAY_DEBUG,  /* -v: sources, cache hits, each decision */
+	WP_SAY_INFO,   /* what happened: "updated URL", "mirror DIR: 12 files" */
+	WP_SAY_NOTE,   /* what the user should know: fallbacks, detection */
+	WP_SAY_WARN,   /* something is off but the job goes on */
+	WP_SAY_ERROR,  /* one item failed; the job's own error is returned, not said */
+};
+
+typedef void wp_say_fn(void *ctx, enum wp_say_level level, const char *msg);
+
+/* Transfers of a job: begin (names and sizes, -1 unknown), progress per file, one end per
+ * file (result 0 or -WPE_*), then done. All optional. */
+struct wp_progress_sink {
+	void (*begin)(void *ctx, const char *const *names, const long long *sizes, size_t n);
+	void (*update)(void *ctx, size_t index, long long received, long long total);
+	void (*file_done)(void *ctx, size_t index, int result, bool cached);
+	void (*end)(void *ctx);
+	void *ctx;
+};
+
+struct wp_session {
+	const char *catalog_path;  /* the SQLite catalog */
+	const char *cache_dir;     /* files/ (the store) and tmp/ live here */
+	int verbosity;             /* -1 quiet, 0 normal, 1+ verbose (decides nothing but what is said) */
+	long max_age_s;            /* a source refreshed this recently is used as it is; < 0: always refresh */
+	wp_say_fn *say;            /* NULL: nothing is said */
+	void *say_ctx;
+	struct wp_progress_sink progress;
+};
+
+/* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */
+#define WP_DEFAULT_MAX_AGE_S 3600
+
+void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The defaults a session takes from the environment, each allocated (the caller frees):
+ * the catalog ($WHEELPICK_CATALOG, else $XDG_CACHE_HOME/wheelpick/catalog.sqlite3, else
+ * ~/.cache/wheelpick/catalog.sqlite3) and the cache folder ($WHEELPICK_CACHE_DIR, else
+ * $XDG_CACHE_HOME/wheelpick, else ~/.cache/wheelpick). NULL when no home can be found: no
+ * $HOME, no $XDG_CACHE_HOME (a catalog must not land in whatever folder the job ran from). */
+char *wp_session_default_catalog(void);
+char *wp_session_default_cache_dir(void);
+/* $WHEELPICK_MAX_AGE in seconds, else WP_DEFAULT_MAX_AGE_S; -WPE_USAGE for garbage. */
+int wp_session_max_age(long *out, struct wp_err *err);
+
+#endif

@@ -1,0 +1,1153 @@
+/* ops/install/install.c: `wheelpick install`: sources to wheels (a wheelhouse's requirement file for this
+ * interpreter, -r with --find-links, a bundle), every refusal before anything is written, then the
+ * wheels staged in parallel (one inflate, hash and write per byte), checked, and committed
+ * through the journal (ops/install/journal.c). */
+#include "ops/install/install.h"
+#include "base/fs.h"
+#include "base/lazylib.h"
+#include "base/mem.h"
+#include "base/parallel.h"
+#include "base/str.h"
+#include "index/pylock.h"
+#include "ops/install/internal.h"
+#include "resolver/marker.h"
+#include "resolver/reqfile.h"
+#include "resolver/requirement.h"
+#include "resolver/tags.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
+#include "verify/hash.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One wheel to install and why. */
+struct want {
+	char *path, *filename;
+	char *sha256; /* hex, when it was hashed against a requirement */
+	const char *target; /* what its requirement file was written for (the job's), or NULL */
+	bool requested;
+};
+
+WP_VEC_OF(wants, struct want);
+
+/* A .whl found in a --find-links folder. */
+struct cand {
+	char *path;
+	struct wp_wheelname wn;
+	int prio;
+	bool want_hash;              /* the best fit of a requirement: hashed ahead, in parallel */
+	char hex[WP_SHA256_HEX_LEN + 1]; /* its sha256 once hashed, "" before */
+};
+
+WP_VEC_OF(cands, struct cand);
+
+struct job {
+	const struct wp_session *s;
+	const struct wp_install_job *in;
+	struct ienv env;
+	struct wp_tagset tags;
+	struct wants wants;
+	struct cands cands;
+	struct wp_strlist scanned; /* folders already read into cands (owned) */
+	struct wp_strlist tmpdirs; /* bundles unpacked (owned) */
+	struct wp_strlist targets; /* requirement files' "written by wheelpick for" lines, joined (owned) */
+	const char *cur_target;    /* the one of the file being read */
+	struct iwheel *w;
+	size_t nw;
+	struct ij_journal j;
+	struct wp_install_report *rep;
+};
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static void scan_dir(struct job *jb, const char *dir)
+{
+	for (size_t i = 0; i < jb->scanned.n; i++)
+		if (!strcmp(jb->scanned.v[i], dir))
+			return;
+	wp_strlist_push(&jb->scanned, wp_xstrdup(dir));
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!ends_with(de->d_name, ".whl"))
+			continue;
+		struct wp_err e = WP_ERR_INIT;
+		struct cand c = { 0 };
+		if (wp_wheelname_parse(de->d_name, &c.wn, &e))
+			continue;
+		c.prio = -1;
+		for (size_t t = 0; t < c.wn.n_tags; t++) {
+			int p = wp_tagset_priority(&jb->tags, c.wn.tags[t]);
+			if (p >= 0 && (c.prio < 0 || p < c.prio))
+				c.prio = p;
+		}
+		c.path = wp_xasprintf("%s/%s", dir, de->d_name);
+		wp_vec_push(&jb->cands, c);
+	}
+	if (d)
+		closedir(d);
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = *(struct cand *const *)a, *y = *(struct cand *const *)b;
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	/* a variant wheel before the plain-name copy pick -d writes beside it for pip */
+	if (!x->wn.variant_label != !y->wn.variant_label)
+		return x->wn.variant_label ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static struct want *add_want(struct job *jb, const char *path, bool requested)
+{
+	struct want *w = wp_vec_add(&jb->wants);
+	w->path = wp_xstrdup(path);
+	const char *slash = strrchr(path, '/');
+	w->filename = wp_xstrdup(slash ? slash + 1 : path);
+	w->requested = requested;
+	w->target = jb->cur_target;
+	return w;
+}
+
+/* One requirement line: the best wheel in the folders for this interpreter whose sha256 the line
+ * pins. A file that fits but has another hash is tampered with (or the wrong file): exit 4. */
+static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mark_only, struct wp_err *err)
+{
+	struct wp_requirement r;
+	struct wp_err sub = WP_ERR_INIT;
+	struct cand **fit = NULL;
+	size_t nfit = 0, nany = 0;
+	int rc = 0;
+	if (wp_requirement_parse(&r, rq->text, strlen(rq->text), &sub))
+		return wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, sub.msg);
+	if (r.has_marker) {
+		bool yes = true;
+		if (wp_marker_evaluate(&r.marker, &jb->env.py.markers, &yes, &sub)) {
+			rc = wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, sub.msg);
+			goto out;
+		}
+		if (!yes)
+			goto out; /* for another machine */
+	}
+	fit = wp_xmalloc((jb->cands.n ? jb->cands.n : 1) * sizeof(*fit));
+	for (size_t i = 0; i < jb->cands.n; i++) {
+		struct cand *c = &jb->cands.v[i];
+		if (strcmp(c->wn.project, rq->project))
+			continue;
+		struct wp_version v;
+		if (wp_version_parse(&v, c->wn.version, strlen(c->wn.version), &sub)) {
+			wp_err_clear(&sub);
+			continue;
+		}
+		bool in = wp_specset_contains(&r.spec, &v, WP_PRERELEASES_YES);
+		wp_version_release(&v);
+		if (!in)
+			continue;
+		nany++;
+		if (c->prio >= 0)
+			fit[nfit++] = c;
+	}
+	if (!nfit && mark_only)
+		goto out; /* said on the real pass */
+	if (!nfit) {
+		rc = nany ? wp_fail(err, -WPE_NOMATCH, "%s: '%s' has %zu wheel%s here, none for this interpreter "
+				    "(%s, %s): nothing was installed", rq->where, rq->text, nany, nany == 1 ? "" : "s",
+				    jb->env.py.version, jb->env.py.tag_platform)
+			  : wp_fail(err, -WPE_NOMATCH, "%s: no wheel of '%s' in the folders given (%s...): nothing "
+				    "was installed", rq->where, rq->text, jb->scanned.n ? jb->scanned.v[0] : "none");
+		goto out;
+	}
+	if (nfit) /* qsort's array may not be NULL, even for none */
+		qsort(fit, nfit, sizeof(*fit), cmp_cand);
+	if (mark_only) {
+		fit[0]->want_hash = rq->nhashes > 0;
+		goto out;
+	}
+	if (!rq->nhashes) {
+		add_want(jb, fit[0]->path, true);
+		goto out;
+	}
+	char first_bad[WP_SHA256_HEX_LEN + 1] = "";
+	const char *bad_path = NULL;
+	for (size_t i = 0; i < nfit; i++) {
+		char hex[WP_SHA256_HEX_LEN + 1];
+		if (fit[i]->hex[0])
+			memcpy(hex, fit[i]->hex, sizeof(hex));
+		else if ((rc = wp_hash_file(fit[i]->path, hex, NULL, err)))
+			goto out;
+		else
+			memcpy(fit[i]->hex, hex, sizeof(hex));
+		for (size_t h = 0; h < rq->nhashes; h++) {
+			if (!strcmp(hex, rq->hashes[h])) {
+				add_want(jb, fit[i]->path, true)->sha256 = wp_xstrdup(hex);
+				goto out;
+			}
+		}
+		if (!bad_path) {
+			bad_path = fit[i]->path;
+			memcpy(first_bad, hex, sizeof(hex));
+		}
+	}
+	rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s, which %s does not pin (%s%s): it changed since the "
+		     "wheelhouse was written; nothing was installed", bad_path, first_bad, rq->where, rq->hashes[0],
+		     rq->nhashes > 1 ? ", ..." : "");
+out:
+	free(fit);
+	wp_requirement_release(&r);
+	return rc;
+}
+
+static int hash_one(void *ctx, size_t i, struct wp_err *err)
+{
+	struct cand **c = ctx;
+	int rc = wp_hash_file(c[i]->path, c[i]->hex, NULL, err);
+	if (rc)
+		c[i]->hex[0] = 0;
+	return rc;
+}
+
+/* The sha256 of every wheel marked as a requirement's best fit, on all CPUs. */
+static int hash_marked(struct job *jb, struct wp_err *err)
+{
+	struct cand **c = wp_xmalloc((jb->cands.n ? jb->cands.n : 1) * sizeof(*c));
+	size_t n = 0;
+	for (size_t i = 0; i < jb->cands.n; i++)
+		if (jb->cands.v[i].want_hash && !jb->cands.v[i].hex[0])
+			c[n++] = &jb->cands.v[i];
+	int rc = wp_parallel_for(n, 16, hash_one, c, err);
+	free(c);
+	return rc;
+}
+
+static int read_file_cb(void *ctx, const char *path, struct wp_buf *out, struct wp_err *err)
+{
+	(void)ctx;
+	return wp_file_read_capped(path, WP_REQFILE_MAX_BYTES, out, err);
+}
+
+static const char *getenv_cb(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* What a requirement file wheelpick wrote says it is for: the "#   ..." lines under "# written by
+ * wheelpick for:", joined with "; "; NULL for any other file. */
+static char *written_for(const char *path)
+{
+	struct wp_buf b = WP_BUF_INIT, out = WP_BUF_INIT;
+	if (wp_file_read_capped(path, WP_REQFILE_MAX_BYTES, &b, NULL) ||
+	    strncmp(wp_buf_cstr(&b), "# written by wheelpick for:\n", 28)) {
+		wp_buf_free(&b);
+		return NULL;
+	}
+	for (const char *l = wp_buf_cstr(&b) + 28; !strncmp(l, "#   ", 4);) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (out.len)
+			wp_buf_addstr(&out, "; ");
+		wp_buf_add(&out, l + 4, n - 4);
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	wp_buf_free(&b);
+	for (size_t i = 0; i < out.len; i++)
+		if (out.data[i] == '\t' || out.data[i] == '\r')
+			out.data[i] = ' ';
+	return out.len ? wp_buf_detach(&out, NULL) : (wp_buf_free(&out), NULL);
+}
+
+static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks, struct wp_err *err)
+{
+	struct wp_reqfile rf = { 0 };
+	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL };
+	char *target = written_for(path);
+	if (target)
+		wp_strlist_push(&jb->targets, target);
+	jb->cur_target = target;
+	int rc = wp_reqfile_load(&rf, path, false, &io, err);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < nlinks; i++)
+		scan_dir(jb, links[i]);
+	for (size_t i = 0; i < rf.sources.n; i++) {
+		const char *u = rf.sources.v[i].url;
+		if (rf.sources.v[i].kind == WP_REQFILE_FIND_LINKS) {
+			if (!strncmp(u, "file://", 7))
+				u += 7;
+			if (is_dir(u))
+				scan_dir(jb, u);
+		}
+	}
+	if (!nlinks && !rf.sources.n) {
+		char *dir = wp_xstrdup(path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		scan_dir(jb, slash ? dir : ".");
+		free(dir);
+	}
+	/* the wheels' sha256 first, all at once (the reading is what costs), then each line */
+	for (size_t i = 0; i < rf.reqs.n && !rc; i++)
+		if (!rf.reqs.v[i].constraint)
+			rc = resolve_req(jb, &rf.reqs.v[i], true, err);
+	if (!rc)
+		rc = hash_marked(jb, err);
+	for (size_t i = 0; i < rf.reqs.n && !rc; i++)
+		if (!rf.reqs.v[i].constraint)
+			rc = resolve_req(jb, &rf.reqs.v[i], false, err);
+out:
+	jb->cur_target = NULL;
+	wp_reqfile_release(&rf);
+	return rc;
+}
+
+/* "requirements-cu124-py3.10-manylinux_2_28_x86_64.txt": for this interpreter when its py part is
+ * the interpreter's version and its platform one the interpreter accepts. */
+static bool slug_fits(const struct job *jb, const char *name)
+{
+	const char *slug = name + strlen("requirements-");
+	size_t n = strlen(slug) - strlen(".txt");
+	char ver[16];
+	snprintf(ver, sizeof(ver), "py%d.%d%s", jb->env.py.target.py_major, jb->env.py.target.py_minor,
+		 ends_with(jb->env.py.target.abi, "t") ? "t" : "");
+	bool py_ok = false, plat_ok = true;
+	struct wp_str s = WP_STRN(slug, n);
+	while (s.n) {
+		struct wp_str part = wp_str_cut(&s, '-');
+		if (part.n > 2 && !strncmp(part.p, "py", 2) && part.p[2] >= '0' && part.p[2] <= '9')
+			py_ok = wp_str_eq(part, ver);
+		else if (memchr(part.p, '_', part.n)) {
+			bool found = false;
+			for (size_t i = 0; i < jb->tags.n_platforms && !found; i++)
+				found = wp_str_eq(part, jb->tags.platforms[i]);
+			plat_ok = plat_ok && found;
+		}
+	}
+	return py_ok && plat_ok;
+}
+
+/* A wheel of a lock, found offline: its path (relative to the lock's folder), a file:// URL, or by
+ * its file name in the --find-links folders or beside the lock. NULL when none is there. */
+static char *lock_file_path(const struct job *jb, const char *lockdir, const struct wp_pylock_file *f)
+{
+	if (f->path)
+		return f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", lockdir, f->path);
+	if (f->url && !strncmp(f->url, "file://", 7) && is_file(f->url + 7))
+		return wp_xstrdup(f->url + 7);
+	for (size_t i = 0; f->name && i <= jb->in->n_find_links; i++) {
+		const char *dir = i < jb->in->n_find_links ? jb->in->find_links[i] : lockdir;
+		char *p = wp_xasprintf("%s/%s", dir, f->name);
+		if (is_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* A PEP 751 lock (index/pylock.h, as packaging's Pylock.select): the wheel each package selects for
+ * this interpreter, proven by the lock's sha256 (and size). wheelpick builds nothing, so a package
+ * whose source is an sdist, archive, directory or vcs is refused, by name. */
+static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
+{
+	struct wp_pylock lk;
+	struct wp_pylock_pick *picks = NULL;
+	size_t n = 0;
+	int rc = wp_pylock_load(&lk, path, err);
+	if (rc)
+		return rc;
+	char *lockdir = wp_xstrdup(path);
+	char *slash = strrchr(lockdir, '/');
+	if (slash)
+		*slash = 0;
+	else {
+		free(lockdir);
+		lockdir = wp_xstrdup(".");
+	}
+	struct wp_pylock_want want = { .env = &jb->env.py.markers, .tags = &jb->tags };
+	if ((rc = wp_pylock_select(&lk, &want, &picks, &n, err)))
+		goto out;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct wp_pylock_pick *pk = &picks[i];
+		if (pk->source != WP_PYLOCK_WHEEL) {
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' is %s %s, and wheelpick builds nothing: "
+				     "install it with pip, or lock a wheel of it", path, pk->pkg->index, pk->pkg->name,
+				     pk->source == WP_PYLOCK_ARCHIVE ? "an" : "a", wp_pylock_source_name(pk->source));
+			break;
+		}
+		const char *want_sha = NULL;
+		for (size_t h = 0; h < pk->file->nhashes && !want_sha; h++)
+			if (!strcasecmp(pk->file->hashes[h].algo, "sha256"))
+				want_sha = pk->file->hashes[h].hex;
+		char *wheel = lock_file_path(jb, lockdir, pk->file);
+		if (!want_sha) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': packages[%zu] '%s' gives no sha256 for '%s'; wheelpick "
+				     "proves every wheel by it", path, pk->pkg->index, pk->pkg->name, pk->file->name);
+		} else if (!wheel) {
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' selects '%s', which is not beside the lock "
+				     "or in the --find-links folders (install downloads nothing)", path, pk->pkg->index,
+				     pk->pkg->name, pk->file->name ? pk->file->name : "its wheel");
+		} else {
+			char hex[WP_SHA256_HEX_LEN + 1];
+			long long size = 0;
+			if (!(rc = wp_hash_file(wheel, hex, &size, err))) {
+				if (strcasecmp(hex, want_sha) || (pk->file->size >= 0 && size != pk->file->size))
+					rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s (%lld bytes), which '%s' does not "
+						     "pin for '%s' (%s): nothing was installed", wheel, hex, size, path,
+						     pk->pkg->name, want_sha);
+				else
+					add_want(jb, wheel, true)->sha256 = wp_xstrdup(hex);
+			}
+		}
+		free(wheel);
+	}
+out:
+	free(picks);
+	free(lockdir);
+	wp_pylock_release(&lk);
+	return rc;
+}
+
+static bool is_pylock_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	return !strcmp(base, "pylock.toml") || (!strncmp(base, "pylock.", 7) && ends_with(base, ".toml"));
+}
+
+static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
+{
+	struct wp_strlist fits = { 0 };
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "requirements-", 13) && ends_with(de->d_name, ".txt") && slug_fits(jb, de->d_name))
+			wp_strlist_push(&fits, wp_xstrdup(de->d_name));
+	if (d)
+		closedir(d);
+	char *req = NULL;
+	if (fits.n == 1)
+		req = wp_xasprintf("%s/%s", dir, fits.v[0]);
+	else if (fits.n > 1)
+		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has %zu requirement files for this interpreter ('%s', '%s'...): "
+			     "say which with -r", dir, fits.n, fits.v[0], fits.v[1]);
+	else if (is_file((req = wp_xasprintf("%s/requirements.txt", dir))))
+		;
+	else {
+		/* a folder with a lock and no requirement file: the lock */
+		char *lock = wp_xasprintf("%s/pylock.toml", dir);
+		if (is_file(lock)) {
+			free(req);
+			free(jb->rep->requirements);
+			jb->rep->requirements = lock;
+			rc = from_pylock(jb, lock, err);
+			goto done;
+		}
+		free(lock);
+		rc = wp_fail(err, -WPE_USAGE, "'%s' has no requirements.txt, requirements-<target>.txt for this "
+			     "interpreter (Python %s, %s) or pylock.toml: give the file with -r", dir, jb->env.py.version,
+			     jb->env.py.tag_platform);
+	}
+	if (!rc) {
+		const char *links[1] = { dir };
+		free(jb->rep->requirements);
+		jb->rep->requirements = wp_xstrdup(req);
+		rc = from_reqfile(jb, req, links, 1, err);
+	}
+	free(req);
+done:
+	for (size_t i = 0; i < fits.n; i++)
+		free((char *)fits.v[i]);
+	wp_strlist_release(&fits);
+	return rc;
+}
+
+/* ---- bundles: unpacked once into a temp folder, then read as a wheelhouse ---- */
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* OUT.tar.zst.001 (or OUT.tar.zst with .001 beside it): every volume, in order. */
+static char **volumes(const char *path, size_t *n)
+{
+	size_t len = strlen(path);
+	char *base = (len > 4 && path[len - 4] == '.' && strspn(path + len - 3, "0123456789") == 3)
+			     ? wp_xstrndup(path, len - 4)
+			     : wp_xstrdup(path);
+	char **v = NULL;
+	*n = 0;
+	for (int i = 1; i < 1000; i++) {
+		char *p = wp_xasprintf("%s.%03d", base, i);
+		if (!is_file(p)) {
+			free(p);
+			break;
+		}
+		v = wp_xrealloc(v, (*n + 2) * sizeof(*v));
+		v[(*n)++] = p;
+		v[*n] = NULL;
+	}
+	if (!*n) {
+		v = wp_xmalloc(2 * sizeof(*v));
+		v[0] = base;
+		v[1] = NULL;
+		*n = 1;
+	} else {
+		free(base);
+	}
+	return v;
+}
+
+static int unpack_bundle(struct job *jb, const char *path, char **top_out, struct wp_err *err)
+{
+	char tmpl[PATH_MAX];
+	const char *td = getenv("TMPDIR");
+	snprintf(tmpl, sizeof(tmpl), "%s/wheelpick-install-XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(tmpl))
+		return wp_fs_fail(err, errno, "cannot make a folder to unpack into under", td && *td ? td : "/tmp");
+	wp_strlist_push(&jb->tmpdirs, wp_xstrdup(tmpl));
+	size_t nv;
+	char **vols = volumes(path, &nv);
+	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
+	struct archive_entry *ae;
+	char *top = NULL;
+	int rc = 0, r;
+	archive_read_support_format_tar(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_filter_gzip(a);
+	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT);
+	if (archive_read_open_filenames(a, (const char **)vols, 1 << 20) != ARCHIVE_OK) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(ae);
+		mode_t type = archive_entry_filetype(ae);
+		char shown[200];
+		if (!name || wp_member_name_problem(name, strlen(name)) || (type != AE_IFREG && type != AE_IFDIR)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is not a plain file or folder with a safe name",
+				     path, name ? wp_member_name_show(name, strlen(name), shown, sizeof(shown)) : "");
+			goto out;
+		}
+		if (!top)
+			top = wp_xstrndup(name, strcspn(name, "/"));
+		char *dest = wp_xasprintf("%s/%s", tmpl, name);
+		archive_entry_set_pathname(ae, dest);
+		free(dest);
+		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
+			rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path, name, archive_error_string(disk));
+			goto out;
+		}
+		const void *blk;
+		size_t sz;
+		la_int64_t off;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
+				rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path, name,
+					     archive_error_string(disk));
+				goto out;
+			}
+		archive_write_finish_entry(disk);
+		if (r != ARCHIVE_EOF) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path, archive_error_string(a));
+			goto out;
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path, archive_error_string(a));
+		goto out;
+	}
+	if (!top) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is an empty archive", path);
+		goto out;
+	}
+	*top_out = wp_xasprintf("%s/%s", tmpl, top);
+out:
+	archive_read_free(a);
+	archive_write_free(disk);
+	for (size_t i = 0; i < nv; i++)
+		free(vols[i]);
+	free(vols);
+	free(top);
+	return rc;
+}
+
+static int gather(struct job *jb, struct wp_err *err)
+{
+	const struct wp_install_job *in = jb->in;
+	int rc = 0;
+	for (size_t i = 0; i < in->n_sources && !rc; i++) {
+		const char *src = in->sources[i];
+		if (is_dir(src)) {
+			rc = from_wheelhouse(jb, src, err);
+		} else if (ends_with(src, ".whl") && is_file(src)) {
+			add_want(jb, src, true);
+		} else if (ends_with(src, ".tar.zst") || ends_with(src, ".tar.gz") || ends_with(src, ".tar") ||
+			   (strlen(src) > 4 && strspn(src + strlen(src) - 3, "0123456789") == 3 &&
+			    src[strlen(src) - 4] == '.')) {
+			char *top = NULL;
+			if (!(rc = unpack_bundle(jb, src, &top, err)))
+				rc = from_wheelhouse(jb, top, err);
+			free(top);
+		} else if (ends_with(src, ".txt") && is_file(src)) {
+			rc = from_reqfile(jb, src, in->find_links, in->n_find_links, err);
+		} else if (is_pylock_name(src) && is_file(src)) {
+			rc = from_pylock(jb, src, err);
+		} else if (access(src, F_OK) != 0 && !strchr(src, '/')) {
+			/* pip's and uv's habit: a project by name */
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file or folder here; install takes what wheelpick wrote: "
+				     "'wheelpick %s -d wh' picks and downloads it where an index is reachable, then "
+				     "'wheelpick install wh' installs it (here or across the air gap)", src, src);
+		} else {
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a wheelhouse, a bundle or a wheel (install takes "
+				     "what wheelpick wrote, or -r FILE --find-links DIR)", src);
+		}
+	}
+	for (size_t i = 0; i < in->n_requirements && !rc; i++) {
+		free(jb->rep->requirements);
+		jb->rep->requirements = wp_xstrdup(in->requirements[i]);
+		rc = is_pylock_name(in->requirements[i]) ? from_pylock(jb, in->requirements[i], err)
+							 : from_reqfile(jb, in->requirements[i], in->find_links,
+									in->n_find_links, err);
+	}
+	if (!rc && !jb->wants.n)
+		rc = wp_fail(err, -WPE_USAGE, "nothing to install: the requirement files name nothing for this interpreter");
+	return rc;
+}
+
+/* ---- the checks before anything is written ---- */
+
+/* PEP 668: an interpreter whose distribution manages its packages (EXTERNALLY-MANAGED beside its
+ * standard library) is refused outside a virtual environment, as pip refuses it; --prefix and
+ * --target are not its environment. */
+static int check_externally_managed(struct job *jb, struct wp_err *err)
+{
+	if (jb->in->scheme != WP_SCHEME_DEFAULT || jb->env.py.in_venv || jb->in->break_system_packages ||
+	    !jb->env.py.stdlib || !jb->env.py.stdlib[0])
+		return 0;
+	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", jb->env.py.stdlib);
+	bool managed = access(marker, F_OK) == 0;
+	free(marker);
+	if (!managed)
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
+		       "installs its packages); make a virtual environment (python3 -m venv DIR) and give --python "
+		       "DIR, or --break-system-packages", jb->env.py.executable);
+}
+
+static int open_wheels(struct job *jb, struct wp_err *err)
+{
+	jb->nw = jb->wants.n;
+	jb->w = wp_xcalloc(jb->nw ? jb->nw : 1, sizeof(*jb->w));
+	for (size_t i = 0; i < jb->nw; i++) {
+		struct iwheel *w = &jb->w[i];
+		const struct want *wa = &jb->wants.v[i];
+		struct wp_wheelname wn;
+		struct wp_err sub = WP_ERR_INIT;
+		int rc;
+		w->path = wp_xstrdup(wa->path);
+		w->filename = wp_xstrdup(wa->filename);
+		w->requested = wa->requested;
+		w->link_mode = (int)jb->in->link_mode;
+		w->target = wa->target ? wp_xstrdup(wa->target) : NULL;
+		w->sha256 = wa->sha256 ? wp_xstrdup(wa->sha256) : NULL;
+		if (wp_wheelname_parse(wa->filename, &wn, &sub))
+			return wp_fail(err, -WPE_USAGE, "%s", sub.msg);
+		int prio = -1;
+		for (size_t t = 0; t < wn.n_tags; t++) {
+			int p = wp_tagset_priority(&jb->tags, wn.tags[t]);
+			if (p >= 0 && (prio < 0 || p < prio))
+				prio = p;
+		}
+		w->project = wp_xstrdup(wn.project);
+		wp_wheelname_release(&wn);
+		if (prio < 0)
+			return wp_fail(err, -WPE_NOMATCH, "'%s' is not for this interpreter (Python %s, %s): its tags are "
+				       "not among those it accepts ('wheelpick tags --python %d.%d --platform %s' lists them); "
+				       "nothing was installed", wa->filename, jb->env.py.version, jb->env.py.tag_platform,
+				       jb->env.py.target.py_major, jb->env.py.target.py_minor, jb->env.py.tag_platform);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(jb->w[k].project, w->project))
+				return wp_fail(err, -WPE_USAGE, "'%s' and '%s' are the same project; install one", jb->w[k].filename,
+					       w->filename);
+		if ((rc = wp_wheel_reader_open(w->path, w->filename, NULL, &w->r, &w->info, err)))
+			return rc;
+		if (w->info.requires_python) {
+			struct wp_specset rp;
+			struct wp_version v;
+			if (!wp_specset_parse(&rp, w->info.requires_python, strlen(w->info.requires_python), &sub)) {
+				if (!wp_version_parse(&v, jb->env.py.version, strlen(jb->env.py.version), &sub)) {
+					bool ok = wp_specset_contains(&rp, &v, WP_PRERELEASES_YES);
+					wp_version_release(&v);
+					if (!ok) {
+						wp_specset_release(&rp);
+						return wp_fail(err, -WPE_NOMATCH, "'%s' requires Python %s, and the interpreter is "
+							       "%s; nothing was installed", w->filename,
+							       w->info.requires_python, jb->env.py.version);
+					}
+				}
+				wp_specset_release(&rp);
+			}
+			wp_err_clear(&sub);
+		}
+		if ((rc = old_dist_find(&jb->env, w->project, &w->old, err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Every Requires-Dist (its marker for this interpreter, no extra, the wheel's own variant label)
+ * met by a wheel of this run or a project already installed, as pip would insist; before anything
+ * is written. A marker this cannot evaluate counts as not applying. */
+static int check_deps(struct job *jb, struct wp_err *err)
+{
+	struct wp_installed_list have = { 0 };
+	int rc = 0;
+	if (jb->in->no_deps)
+		return 0;
+	ienv_list(&jb->env, &have);
+	for (size_t i = 0; i < jb->nw && !rc; i++) {
+		const struct iwheel *w = &jb->w[i];
+		struct wp_marker_env menv = jb->env.py.markers;
+		struct wp_wheelname wn;
+		struct wp_err sub = WP_ERR_INIT;
+		if (!wp_wheelname_parse(w->filename, &wn, &sub)) {
+			if (wn.variant_label)
+				wp_marker_env_set(&menv, "variant_label", wn.variant_label, &sub);
+			wp_wheelname_release(&wn);
+		}
+		for (size_t k = 0; k < w->info.n_requires_dist && !rc; k++) {
+			const char *text = w->info.requires_dist[k];
+			struct wp_requirement r;
+			bool applies = true;
+			wp_err_clear(&sub);
+			if (wp_requirement_parse(&r, text, strlen(text), &sub))
+				continue;
+			if (r.has_marker && wp_marker_evaluate(&r.marker, &menv, &applies, &sub))
+				applies = false;
+			if (applies) {
+				char *dep = inst_normalize(r.name);
+				const char *version = NULL;
+				for (size_t m = 0; m < jb->nw && !version; m++)
+					if (!strcmp(jb->w[m].project, dep))
+						version = jb->w[m].info.version;
+				for (size_t m = 0; m < have.n && !version; m++) {
+					char *hn = inst_normalize(have.v[m].name);
+					if (!strcmp(hn, dep))
+						version = have.v[m].version;
+					free(hn);
+				}
+				struct wp_version v;
+				bool ok = false;
+				if (version && !wp_version_parse(&v, version, strlen(version), &sub)) {
+					ok = wp_specset_contains(&r.spec, &v, WP_PRERELEASES_YES);
+					wp_version_release(&v);
+				}
+				if (!ok)
+					rc = wp_fail(err, -WPE_NOMATCH, "'%s' requires '%s', which %s; nothing was installed (add "
+						     "it to the sources, or --no-deps to install anyway)", w->filename, text,
+						     version ? "the version at hand does not meet" :
+						     "is neither among the sources nor installed");
+				free(dep);
+			}
+			wp_requirement_release(&r);
+		}
+	}
+	wp_installed_list_release(&have);
+	return rc;
+}
+
+/* ---- staging, in parallel ---- */
+
+struct task {
+	struct iwheel *w;
+	struct iw_file *f; /* a file to stage; NULL: member i into the store */
+	size_t i;
+	unsigned long long size;
+};
+
+struct pool {
+	struct job *jb;
+	struct task *t;
+};
+
+static int stage_one(void *ctx, size_t i, struct wp_err *err)
+{
+	struct pool *p = ctx;
+	return p->t[i].f ? iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, err)
+			 : istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, err);
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct task *x = a, *y = b;
+	return x->size > y->size ? -1 : x->size < y->size; /* the largest first: no one file finishes last alone */
+}
+
+static unsigned long long member_size(const struct iwheel *w, size_t i)
+{
+	struct wp_wheel_entry e;
+	wp_wheel_reader_entry(w->r, i, &e);
+	return e.size;
+}
+
+/* store: fill the unpacked store of the wheels that have none yet; else stage every file. */
+static int run_pool(struct job *jb, bool store, struct wp_err *err)
+{
+	struct pool p = { .jb = jb };
+	size_t total = 0, n = 0;
+	for (size_t i = 0; i < jb->nw; i++)
+		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n;
+	p.t = wp_xmalloc((total ? total : 1) * sizeof(*p.t));
+	for (size_t i = 0; i < jb->nw; i++) {
+		struct iwheel *w = &jb->w[i];
+		if (store) {
+			for (size_t k = 0; w->store_tmp && k < wp_wheel_reader_count(w->r); k++)
+				p.t[n++] = (struct task){ w, NULL, k, member_size(w, k) };
+			continue;
+		}
+		for (size_t k = 0; k < w->files.n; k++)
+			if (w->files.v[k].member != (size_t)-1)
+				p.t[n++] = (struct task){ w, &w->files.v[k], 0,
+							    w->store ? 1 : member_size(w, w->files.v[k].member) };
+	}
+	if (n) /* qsort's array may not be NULL, even for none */
+		qsort(p.t, n, sizeof(*p.t), cmp_task);
+	int rc = wp_parallel_for(n, jb->in->threads > 0 ? (size_t)jb->in->threads : 0, stage_one, &p, err);
+	free(p.t);
+	return rc;
+}
+
+/* --link-mode hardlink|reflink: every wheel's unpacked store folder, filled (and checked against
+ * RECORD) where it is missing, before anything in the environment is touched. */
+static int fill_store(struct job *jb, struct wp_err *err)
+{
+	int rc = 0;
+	if (jb->in->link_mode == WP_LINK_COPY)
+		return 0;
+	if (!jb->in->store_root)
+		return wp_fail(err, -WPE_USAGE, "--link-mode needs a cache folder (set WHEELPICK_CACHE_DIR)");
+	for (size_t i = 0; i < jb->nw && !rc; i++) {
+		struct iwheel *w = &jb->w[i];
+		if (!w->sha256) {
+			char hex[WP_SHA256_HEX_LEN + 1];
+			if ((rc = wp_hash_file(w->path, hex, NULL, err)))
+				break;
+			w->sha256 = wp_xstrdup(hex);
+		}
+		rc = istore_open(w, jb->in->store_root, err);
+	}
+	if (!rc)
+		rc = run_pool(jb, true, err);
+	for (size_t i = 0; i < jb->nw && !rc; i++)
+		if (jb->w[i].store_tmp)
+			rc = istore_finish(&jb->w[i], err);
+	return rc;
+}
+
+/* Folders the staged files need that do not exist yet, parents first. */
+static void plan_dirs(struct job *jb)
+{
+	struct wp_strlist made = { 0 };
+	for (size_t i = 0; i < jb->nw; i++) {
+		for (size_t k = 0; k < jb->w[i].files.n; k++) {
+			char *d = wp_xstrdup(jb->w[i].files.v[k].dest);
+			struct wp_strlist chain = { 0 };
+			for (char *slash = strrchr(d, '/'); slash && slash != d; slash = strrchr(d, '/')) {
+				*slash = 0;
+				bool known = is_dir(d);
+				for (size_t m = 0; m < made.n && !known; m++)
+					known = !strcmp(made.v[m], d);
+				if (known)
+					break;
+				wp_strlist_push(&chain, wp_xstrdup(d));
+			}
+			for (size_t c = chain.n; c-- > 0;) {
+				wp_strlist_push(&made, chain.v[c]);
+				ij_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
+			}
+			wp_strlist_release(&chain);
+			free(d);
+		}
+	}
+	for (size_t m = 0; m < made.n; m++)
+		free((char *)made.v[m]);
+	wp_strlist_release(&made);
+}
+
+static int make_dirs(struct job *jb, struct wp_err *err)
+{
+	for (size_t i = 0; i < jb->j.e.n; i++)
+		if (jb->j.e.v[i].op == IJ_MKDIR && mkdir(jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
+			return wp_fs_fail(err, errno, "cannot create", jb->j.e.v[i].a);
+	return 0;
+}
+
+/* RECORD's rows sorted again, as pip sorts them, once the .pyc rows are in. */
+static void sort_lines(struct wp_buf *b)
+{
+	struct wp_strlist lines = { 0 };
+	char *text = wp_buf_detach(b, NULL), *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		wp_strlist_push(&lines, l);
+	if (lines.n) /* qsort's array may not be NULL, even for none */
+		qsort(lines.v, lines.n, sizeof(*lines.v), cmp_strp);
+	*b = (struct wp_buf)WP_BUF_INIT;
+	for (size_t i = 0; i < lines.n; i++)
+		wp_buf_printf(b, "%s\n", lines.v[i]);
+	wp_strlist_release(&lines);
+	free(text);
+}
+
+/* --compile: the interpreter's compileall on exactly the .py files installed, and their .pyc
+ * in RECORD (as pip lists them). */
+static int compile_installed(struct job *jb, struct wp_err *err)
+{
+	struct wp_buf list = WP_BUF_INIT, out = WP_BUF_INIT_MAX(64 << 10);
+	int status = 0, rc = 0;
+	for (size_t i = 0; i < jb->nw; i++)
+		for (size_t k = 0; k < jb->w[i].files.n; k++)
+			if (ends_with(jb->w[i].files.v[k].dest, ".py") && jb->w[i].files.v[k].member != (size_t)-1)
+				wp_buf_printf(&list, "%s\n", jb->w[i].files.v[k].dest);
+	if (!list.len)
+		goto out;
+	const char *argv[] = { jb->env.py.executable, "-m", "compileall", "-q", "-i", "-", NULL };
+	if ((rc = wp_env_run(argv, list.data, list.len, true, 600000, &out, &status, err)))
+		goto out;
+	if (status != 0) {
+		rc = wp_fail(err, -WPE_ENV, "compileall failed (exit %d): %.300s", status, wp_buf_cstr(&out));
+		goto out;
+	}
+	for (size_t i = 0; i < jb->nw && !rc; i++) {
+		struct iwheel *w = &jb->w[i];
+		struct iw_file *rec = &w->files.v[w->files.n - 1];
+		struct wp_buf b = WP_BUF_INIT;
+		wp_buf_add(&b, rec->content.data, rec->content.len);
+		for (size_t k = 0; k < w->files.n; k++) {
+			struct iw_file *f = &w->files.v[k];
+			if (!ends_with(f->dest, ".py") || f->member == (size_t)-1)
+				continue;
+			const char *slash = strrchr(f->dest, '/');
+			char *pyc = wp_xasprintf("%.*s/__pycache__/%.*s.%s.pyc", (int)(slash - f->dest), f->dest,
+						 (int)(strlen(slash + 1) - 3), slash + 1, jb->env.py.cache_tag);
+			const char *rs = strrchr(f->record_path, '/');
+			char *rp = wp_xasprintf("%.*s%s__pycache__/%.*s.%s.pyc", rs ? (int)(rs - f->record_path) : 0,
+						f->record_path, rs ? "/" : "", (int)(strlen(rs ? rs + 1 : f->record_path) - 3),
+						rs ? rs + 1 : f->record_path, jb->env.py.cache_tag);
+			if (is_file(pyc)) /* pip lists a .pyc with no hash or size */
+				wp_buf_printf(&b, "%s,,\r\n", rp);
+			free(pyc);
+			free(rp);
+		}
+		sort_lines(&b);
+		rc = wp_atomic_write(rec->dest, b.data, b.len, err);
+		wp_buf_free(&b);
+	}
+out:
+	wp_buf_free(&list);
+	wp_buf_free(&out);
+	return rc;
+}
+
+
+void wp_install_report_release(struct wp_install_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		free(rep->v[i].name);
+		free(rep->v[i].version);
+		free(rep->v[i].old_version);
+		free(rep->v[i].wheel);
+	}
+	free(rep->v);
+	free(rep->executable);
+	free(rep->requirements);
+	free(rep->recovered);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* What one wheel did (or, with --dry-run, would do), in the report: bytes as counted. */
+static void report_wheel(struct wp_install_report *rep, const struct iwheel *w, long long bytes)
+{
+	struct wp_install_item *it = wp_vec_add(rep);
+	it->name = wp_xstrdup(w->info.name);
+	it->version = wp_xstrdup(w->info.version);
+	it->old_version = w->old.version ? wp_xstrdup(w->old.version) : NULL;
+	it->wheel = wp_xstrdup(w->filename);
+	it->files = (long long)w->files.n;
+	it->bytes = bytes;
+	rep->files += it->files;
+	rep->bytes += it->bytes;
+}
+
+int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, struct wp_install_report *rep,
+		   struct wp_err *err)
+{
+	struct job jb = { .s = s, .in = in, .rep = rep };
+	bool env_open = false, journal = false, staged = false;
+	int rc;
+	memset(rep, 0, sizeof(*rep));
+	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO, err)))
+		return rc;
+	if ((rc = ienv_open(&jb.env, in->python, in->scheme, in->dir, &rep->recovered, err)))
+		return rc;
+	env_open = true;
+	rep->executable = wp_xstrdup(jb.env.py.executable);
+	if ((rc = check_externally_managed(&jb, err)))
+		goto out;
+	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
+		goto out;
+	/* every refusal before anything is written: sources, tags, hashes, structure, metadata */
+	if ((rc = gather(&jb, err)))
+		goto out;
+	wp_say(s, WP_SAY_DEBUG, "%zu wheels chosen and their sha256 checked", jb.wants.n);
+	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (!in->dry_run && (rc = fill_store(&jb, err))))
+		goto out;
+	wp_say(s, WP_SAY_DEBUG, "wheels opened, tags, Requires-Python and Requires-Dist checked");
+	ij_init(&jb.j, jb.env.py.purelib);
+	journal = true;
+	for (size_t i = 0; i < jb.nw && !rc; i++)
+		rc = iw_plan(&jb.w[i], &jb.env, (unsigned long)i, err);
+	if (rc)
+		goto out;
+	if (in->dry_run) {
+		for (size_t i = 0; i < jb.nw; i++)
+			report_wheel(rep, &jb.w[i], jb.w[i].info.unpacked_size);
+		goto out;
+	}
+	plan_dirs(&jb);
+	for (size_t i = 0; i < jb.nw; i++)
+		for (size_t k = 0; k < jb.w[i].files.n; k++)
+			ij_add(&jb.j, IJ_RENAME, jb.w[i].files.v[k].tmp, jb.w[i].files.v[k].dest);
+	char *tpath = itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
+	bool targets_gone = false;
+	ij_add(&jb.j, IJ_RENAME, ttmp, tpath);
+	struct wp_strlist drop = { 0 };
+	struct wp_buf add = WP_BUF_INIT;
+	for (size_t i = 0; i < jb.nw; i++) {
+		wp_strlist_push(&drop, jb.w[i].project);
+		if (jb.w[i].target)
+			wp_buf_printf(&add, "%s\t%s\n", jb.w[i].project, jb.w[i].target);
+	}
+	if (!(rc = ij_write_staging(&jb.j, err))) {
+		staged = true;
+		rc = itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
+		if (!rc && tmade && strcmp(tmade, ttmp))
+			rc = wp_fail(err, -WPE_IO, "'%s' was staged as '%s'", tpath, tmade);
+		targets_gone = !rc && !tmade; /* nothing left to say: the file goes at the commit */
+	}
+	free(tpath);
+	free(ttmp);
+	free(tmade);
+	wp_strlist_release(&drop);
+	wp_buf_free(&add);
+	if (rc)
+		goto out;
+	if ((rc = make_dirs(&jb, err)) || (rc = run_pool(&jb, false, err)))
+		goto out;
+	wp_say(s, WP_SAY_DEBUG, "every file staged beside its destination");
+	for (size_t i = 0; i < jb.nw && !rc; i++)
+		rc = wp_wheel_reader_check(jb.w[i].r, err);
+	for (size_t i = 0; i < jb.nw && !rc; i++)
+		rc = iw_finish(&jb.w[i], &jb.env, (unsigned long)i, err);
+	if (rc)
+		goto out;
+	/* the old files the new ones do not replace go; a path both have is replaced by the rename */
+	struct wp_strlist keep = { 0 };
+	for (size_t i = 0; i < jb.nw; i++)
+		for (size_t k = 0; k < jb.w[i].files.n; k++)
+			wp_strlist_push(&keep, jb.w[i].files.v[k].dest);
+	if (keep.n) /* qsort's array may not be NULL, even for none */
+		qsort(keep.v, keep.n, sizeof(*keep.v), cmp_strp);
+	for (size_t i = 0; i < jb.nw; i++)
+		if (jb.w[i].old.dist_info)
+			old_dist_plan_removal(&jb.w[i].old, &keep, &jb.j);
+	wp_strlist_release(&keep);
+	if (targets_gone) {
+		char *tp = itargets_path(&jb.env);
+		struct stat tsb;
+		if (lstat(tp, &tsb) == 0)
+			ij_add(&jb.j, IJ_UNLINK, tp, NULL);
+		free(tp);
+	}
+	if ((rc = ij_commit(&jb.j, err)))
+		goto out;
+	staged = false;
+	wp_say(s, WP_SAY_DEBUG, "RECORDs matched; synced and committed (%zu changes)", jb.j.e.n);
+	if ((rc = ij_apply(&jb.j, err)))
+		goto out;
+	wp_say(s, WP_SAY_DEBUG, "applied and synced");
+	for (size_t i = 0; i < jb.nw; i++) {
+		struct iwheel *w = &jb.w[i];
+		long long bytes = 0;
+		for (size_t k = 0; k < w->files.n; k++)
+			bytes += w->files.v[k].size;
+		report_wheel(rep, w, bytes);
+		rep->link_fell_back = rep->link_fell_back || __atomic_load_n(&w->link_fell_back, __ATOMIC_RELAXED);
+	}
+	if (in->compile)
+		rc = compile_installed(&jb, err);
+out:
+	if (staged)
+		ij_abort(&jb.j);
+	if (journal)
+		ij_release(&jb.j);
+	for (size_t i = 0; i < jb.nw; i++) {
+		iw_release(&jb.w[i]);
+	}
+	free(jb.w);
+	for (size_t i = 0; i < jb.wants.n; i++) {
+		free(jb.wants.v[i].path);
+		free(jb.wants.v[i].filename);
+		free(jb.wants.v[i].sha256);
+	}
+	wp_vec_free(&jb.wants);
+	for (size_t i = 0; i < jb.cands.n; i++) {
+		free(jb.cands.v[i].path);
+		wp_wheelname_release(&jb.cands.v[i].wn);
+	}
+	wp_vec_free(&jb.cands);
+	for (size_t i = 0; i < jb.scanned.n; i++)
+		free((char *)jb.scanned.v[i]);
+	wp_strlist_release(&jb.scanned);
+	for (size_t i = 0; i < jb.targets.n; i++)
+		free((char *)jb.targets.v[i]);
+	wp_strlist_release(&jb.targets);
+	for (size_t i = 0; i < jb.tmpdirs.n; i++) {
+		wp_fs_remove_tree(jb.tmpdirs.v[i]);
+		free((char *)jb.tmpdirs.v[i]);
+	}
+	wp_strlist_release(&jb.tmpdirs);
+	wp_tagset_release(&jb.tags);
+	if (env_open)
+		ienv_close(&jb.env);
+	return rc;
+}

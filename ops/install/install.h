@@ -1,0 +1,87 @@
+/* ops/install/install.h: `wheelpick install`, `uninstall` and `list --installed`: wheels into a Python
+ * environment with no pip and no network. Verified first (each wheel's sha256 against the
+ * requirement file, every member against RECORD), then atomic (a journal beside site-packages:
+ * an interrupted run leaves the old environment, or the next run completes the new one).
+ * Ownership: a job borrows its strings; a report owns what it holds (wp_install_report_release). */
+#ifndef WP_OPS_INSTALL_INSTALL_H
+#define WP_OPS_INSTALL_INSTALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "env/python.h"
+#include "ops/core/session.h"
+
+enum wp_link_mode { WP_LINK_COPY, WP_LINK_HARDLINK, WP_LINK_REFLINK };
+
+struct wp_install_job {
+	const char *python;            /* NULL: $VIRTUAL_ENV/bin/python, else python3 */
+	enum wp_python_scheme scheme;  /* --prefix / --target */
+	const char *dir;               /* their folder */
+	const char *const *sources;    /* wheelhouses, bundle folders, bundles (.tar.zst, volumes), .whl files */
+	size_t n_sources;
+	const char *const *requirements; /* -r FILE... */
+	size_t n_requirements;
+	const char *const *find_links; /* --find-links DIR... (for -r) */
+	size_t n_find_links;
+	bool compile;                  /* run compileall on the installed .py files */
+	bool dry_run;                  /* check and plan, write nothing */
+	bool no_deps;                  /* do not refuse a wheel whose Requires-Dist nothing meets */
+	bool break_system_packages;    /* install into an environment PEP 668 marks as externally managed */
+	int threads;                   /* 0: the number of CPUs */
+	enum wp_link_mode link_mode;   /* hardlink/reflink: through the unpacked store under store_root */
+	const char *store_root;        /* the cache folder (needed for hardlink/reflink) */
+};
+
+struct wp_install_item {
+	char *name, *version;
+	char *old_version;             /* the version replaced, or NULL */
+	char *wheel;                   /* file name */
+	long long files, bytes;
+};
+
+struct wp_install_report {
+	char *executable;              /* the interpreter's sys.executable */
+	char *requirements;            /* the requirement file used, or NULL */
+	char *recovered;               /* what an earlier interrupted run left and this one finished or undid */
+	struct wp_install_item *v;
+	size_t n, cap;
+	long long files, bytes;
+	bool link_fell_back;           /* a link mode was asked and the file system made us copy */
+};
+
+void wp_install_report_release(struct wp_install_report *rep);
+
+int wp_install_run(const struct wp_session *s, const struct wp_install_job *job, struct wp_install_report *rep,
+		   struct wp_err *err);
+
+/* What is installed in the interpreter's environment. */
+struct wp_installed {
+	char *name, *version;
+	char *installer;               /* the INSTALLER file's first line, "" when none */
+	char *dist_info;               /* its folder */
+	char *variant;                 /* a variant wheel's label (from variant.json), or NULL */
+	char *target;                  /* the machine wheelpick picked it for (its requirement file says), or NULL */
+	bool requested;
+};
+
+struct wp_installed_list {
+	struct wp_installed *v;
+	size_t n, cap;
+	char *executable;
+	char *recovered;
+};
+
+void wp_installed_list_release(struct wp_installed_list *l);
+/* Sorted by name; finishes or undoes an interrupted install first. */
+int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, struct wp_installed_list *out,
+		      struct wp_err *err);
+
+/* Remove each named project by its RECORD (the same journal, so an interrupted uninstall is
+ * finished by the next run). -WPE_NOMATCH naming a project that is not installed (nothing is
+ * removed then). removed gets "name version" per project (the caller releases it). */
+int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme, const char *dir,
+		     const char *const *names, size_t n, struct wp_installed_list *removed, struct wp_err *err);
+
+#endif

@@ -1,0 +1,164 @@
+/* ops/install/internal.h: what ops/install/install.c, install_wheel.c, install_journal.c and uninstall.c share:
+ * an environment's locations, a wheel's plan of files, the journal of one change.
+ * Not a public interface: everything here lives for one job. */
+#ifndef WP_OPS_INSTALL_INTERNAL_H
+#define WP_OPS_INSTALL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/vec.h"
+#include "env/python.h"
+#include "verify/hash.h"
+#include "verify/wheel.h"
+
+/* One change to the environment, in the order it is applied. */
+enum ij_op { IJ_MKDIR = 'M', IJ_RENAME = 'R', IJ_UNLINK = 'U', IJ_RMDIR = 'D' };
+
+struct ij_entry {
+	char op;
+	char *a, *b; /* mkdir/unlink/rmdir: a; rename: a (staged) -> b (final) */
+};
+
+WP_VEC_OF(ij_entries, struct ij_entry);
+
+struct ij_journal {
+	char *staging_path; /* "<purelib>/.wheelpick-staging.journal": temps and folders, for undoing */
+	char *commit_path;  /* "<purelib>/.wheelpick-commit.journal": the changes, for finishing */
+	struct ij_entries e;
+};
+
+void ij_init(struct ij_journal *j, const char *purelib);
+void ij_add(struct ij_journal *j, char op, const char *a, const char *b);
+void ij_release(struct ij_journal *j);
+/* An earlier run's journal: a commit journal is finished (roll forward), a staging journal alone
+ * undone (roll back). *what says which ("" when there was none; the caller frees). */
+int ij_recover(const char *purelib, char **what, struct wp_err *err);
+/* The staging journal, durable, before anything is created. */
+int ij_write_staging(struct ij_journal *j, struct wp_err *err);
+/* Undo the staging (temps removed, folders made removed when empty) and drop the journal. */
+void ij_abort(struct ij_journal *j);
+/* The commit journal, durable; from here on the change is finished even after a crash. */
+int ij_commit(struct ij_journal *j, struct wp_err *err);
+/* Apply the renames, unlinks and rmdirs, sync, then drop both journals. */
+int ij_apply(struct ij_journal *j, struct wp_err *err);
+
+/* An environment's places, from the interpreter. */
+struct ienv {
+	struct wp_python py;
+	int lock_fd;         /* purelib, flock'ed while the job runs */
+	mode_t umask;
+};
+
+struct wp_installed_list;
+/* What the environment holds now (ops/install/install.h's list), sorted by name. */
+void ienv_list(const struct ienv *env, struct wp_installed_list *out);
+
+int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir, char **recovered,
+	      struct wp_err *err);
+void ienv_close(struct ienv *env);
+
+/* A project found installed: its dist-info folder and the files its RECORD names (absolute). */
+struct old_dist {
+	char *dist_info;     /* absolute */
+	char *name, *version;
+	struct wp_strlist files; /* owned strings (cast away) */
+	struct wp_strlist dirs;  /* folders that may become empty, deepest first (owned) */
+};
+
+/* The installed dist-info of project (PEP 503 normalised) in purelib or platlib; 0 with
+ * od->dist_info NULL when none. */
+int old_dist_find(const struct ienv *env, const char *project, struct old_dist *od, struct wp_err *err);
+void old_dist_release(struct old_dist *od);
+/* The files of od into the journal as unlinks (those not in keep, a sorted list of paths the
+ * new files take), then its folders as rmdirs. */
+void old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *keep, struct ij_journal *j);
+
+/* One file the install writes. */
+struct iw_file {
+	size_t member;       /* index in the reader, or (size_t)-1 for a generated file */
+	char *dest;          /* absolute */
+	char *tmp;           /* staged name beside dest */
+	char *record_path;   /* as RECORD names it: relative to the lib folder, '/' separated */
+	bool exec;           /* mode: executable bits */
+	bool fix_shebang;    /* a .data/scripts file: "#!python" becomes the interpreter */
+	bool entry_points;   /* dist-info/entry_points.txt: read while written */
+	struct wp_buf content; /* generated files: their bytes */
+	char hash[64];       /* "sha256=..." of what was written */
+	long long size;
+};
+
+WP_VEC_OF(iw_files, struct iw_file);
+
+struct iwheel {
+	char *path, *filename;
+	char *project;       /* normalised */
+	bool requested;
+	struct wp_wheel_reader *r;
+	struct wp_wheel_info info;
+	const char *lib;     /* purelib or platlib */
+	char *dist_info_dest;
+	struct iw_files files;
+	struct wp_buf entry_points; /* entry_points.txt as read */
+	struct old_dist old;
+	char *sha256;        /* the wheel file's, when known (hex) */
+	char *target;        /* the machine its requirement file was written for, or NULL */
+	char *store;         /* --link-mode hardlink|reflink: its unpacked store folder; NULL: copy */
+	char *store_tmp;     /* that folder being filled (NULL when it was there already) */
+	int link_mode;       /* enum wp_link_mode */
+	bool link_fell_back; /* a link was refused and the file copied */
+};
+
+/* ---- the unpacked store (ops/install/store.c): a verified wheel's members kept once under the
+ * cache folder, by the wheel's sha256, and linked (hard link or reflink) into environments ---- */
+
+/* Point w at its store folder under root: when it is there, RECORD's hashes stand for the members
+ * (they were checked when it was filled); else w->store_tmp is set for istore_fill. */
+int istore_open(struct iwheel *w, const char *root, struct wp_err *err);
+/* Member i of w into w->store_tmp (a pool task). */
+int istore_fill_member(struct iwheel *w, size_t i, mode_t umask, struct wp_err *err);
+/* Every member is in: RECORD checked, the folder synced and renamed into place. */
+int istore_finish(struct iwheel *w, struct wp_err *err);
+/* Drop a half-filled store folder. */
+void istore_abort(struct iwheel *w);
+/* f's temp from the store, by w's link mode (a copy when the file system refuses). */
+int istore_place(struct iwheel *w, struct iw_file *f, mode_t umask, struct wp_err *err);
+
+/* The files of w: every member mapped through the scheme, generated files left for later.
+ * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */
+int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
+/* Stage file f of w (extract, fix, hash, write its temp). Thread-safe across files. */
+int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
+/* After every member is staged and RECORD checked: the launchers of entry_points.txt, INSTALLER,
+ * REQUESTED, RECORD, staged too. */
+int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
+void iw_release(struct iwheel *w);
+
+/* Write a file whole under tmp (O_EXCL), mode 0666 or executable, under the umask. */
+int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t umask, struct wp_err *err);
+
+/* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
+ * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
+/* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
+ * root stays at the root), as a new string starting with '/'. */
+char *inst_lexical(const char *path);
+
+/* <purelib>/.wheelpick-targets: "project\tthe target it was picked for" per line, for list
+ * --installed. Not part of any project's RECORD; changed through the journal like them. */
+char *itargets_path(const struct ienv *env);
+/* Its text with the lines of the projects in drop (normalised names) left out, then add appended;
+ * written under a temp name that the journal renames into place (*tmp), or, when nothing is left,
+ * *tmp NULL: the journal removes the file instead. */
+int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
+		   struct wp_err *err);
+/* The target recorded for project (normalised), or NULL (the caller frees). */
+char *itargets_get(const char *text, const char *project);
+
+/* PEP 503 normalisation into a new string. */
+char *inst_normalize(const char *name);
+
+#endif

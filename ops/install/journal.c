@@ -1,0 +1,235 @@
+/* ops/install/journal.c: the journal that makes an install or uninstall all or nothing.
+ *
+ * Every file is first staged under a temp name beside its destination (same folder, so the final
+ * rename is atomic); the staging journal, written durably before anything is created, lists those
+ * temps and the folders made for them, so that a run killed while staging is undone by the next
+ * one. Once every temp is written, synced and every wheel's RECORD checked, the commit journal
+ * (renames, then the old files to remove) is written durably: from then on the change is the new
+ * environment, and a run killed while applying it is finished by the next one (renames whose temp
+ * is gone were done; removals of what is gone were done). Both live in purelib, found by every
+ * later install, uninstall or list --installed of that environment. Records: an op byte, then
+ * NUL-terminated paths (one, or two for a rename). */
+#include "base/fs.h"
+#include "base/mem.h"
+#include "ops/install/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JOURNAL_MAGIC "wheelpick journal 1\n"
+#define JOURNAL_MAX ((size_t)1 << 30)
+
+void ij_init(struct ij_journal *j, const char *purelib)
+{
+	memset(j, 0, sizeof(*j));
+	j->staging_path = wp_xasprintf("%s/.wheelpick-staging.journal", purelib);
+	j->commit_path = wp_xasprintf("%s/.wheelpick-commit.journal", purelib);
+}
+
+void ij_add(struct ij_journal *j, char op, const char *a, const char *b)
+{
+	struct ij_entry *e = wp_vec_add(&j->e);
+	e->op = op;
+	e->a = wp_xstrdup(a);
+	e->b = b ? wp_xstrdup(b) : NULL;
+}
+
+void ij_release(struct ij_journal *j)
+{
+	for (size_t i = 0; i < j->e.n; i++) {
+		free(j->e.v[i].a);
+		free(j->e.v[i].b);
+	}
+	wp_vec_free(&j->e);
+	free(j->staging_path);
+	free(j->commit_path);
+	memset(j, 0, sizeof(*j));
+}
+
+static void encode(const struct ij_journal *j, bool staging, struct wp_buf *b)
+{
+	wp_buf_addstr(b, JOURNAL_MAGIC);
+	for (size_t i = 0; i < j->e.n; i++) {
+		const struct ij_entry *e = &j->e.v[i];
+		if (staging ? e->op != IJ_MKDIR && e->op != IJ_RENAME : e->op == IJ_MKDIR)
+			continue;
+		wp_buf_addch(b, e->op);
+		wp_buf_add(b, e->a, strlen(e->a) + 1);
+		if (e->op == IJ_RENAME)
+			wp_buf_add(b, e->b, strlen(e->b) + 1);
+	}
+}
+
+static int decode(const struct wp_buf *b, struct ij_journal *j)
+{
+	size_t ml = strlen(JOURNAL_MAGIC);
+	if (b->len < ml || memcmp(b->data, JOURNAL_MAGIC, ml))
+		return -1;
+	for (size_t i = ml; i < b->len;) {
+		char op = b->data[i++];
+		if (op != IJ_MKDIR && op != IJ_RENAME && op != IJ_UNLINK && op != IJ_RMDIR)
+			return -1;
+		const char *a = b->data + i;
+		size_t al = strnlen(a, b->len - i);
+		if (i + al >= b->len)
+			return -1;
+		i += al + 1;
+		const char *bb = NULL;
+		if (op == IJ_RENAME) {
+			bb = b->data + i;
+			size_t bl = strnlen(bb, b->len - i);
+			if (i + bl >= b->len)
+				return -1;
+			i += bl + 1;
+		}
+		if (a[0] != '/' || (bb && bb[0] != '/'))
+			return -1;
+		ij_add(j, op, a, bb);
+	}
+	return 0;
+}
+
+static void sync_fs_of(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		syncfs(fd);
+		close(fd);
+	}
+}
+
+static void roll_back(struct ij_journal *j)
+{
+	for (size_t i = 0; i < j->e.n; i++)
+		if (j->e.v[i].op == IJ_RENAME)
+			unlink(j->e.v[i].a);
+	for (size_t i = j->e.n; i-- > 0;)
+		if (j->e.v[i].op == IJ_MKDIR)
+			rmdir(j->e.v[i].a);
+}
+
+static int roll_forward(struct ij_journal *j, struct wp_err *err)
+{
+	for (size_t i = 0; i < j->e.n; i++) {
+		const struct ij_entry *e = &j->e.v[i];
+		if (e->op == IJ_RENAME) {
+			if (rename(e->a, e->b) < 0 && errno != ENOENT)
+				return wp_fs_fail(err, errno, "cannot put in place", e->b);
+		} else if (e->op == IJ_UNLINK) {
+			if (unlink(e->a) < 0 && errno != ENOENT)
+				return wp_fs_fail(err, errno, "cannot remove", e->a);
+		} else if (e->op == IJ_RMDIR) {
+			rmdir(e->a); /* a folder something else still uses stays */
+		}
+	}
+	return 0;
+}
+
+/* A run killed while writing a journal (or the targets file an uninstall stages) leaves its temp
+ * (the journal itself is never half written). The caller holds the environment's lock, so no temp
+ * of ours is being written now, whatever its age or process: every one goes. */
+static void sweep_journal_temps(const char *purelib)
+{
+	DIR *d = opendir(purelib);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, ".wheelpick-staging.journal.tmp.", 31) &&
+		    strncmp(de->d_name, ".wheelpick-commit.journal.tmp.", 30) && strncmp(de->d_name, ".wheelpick-targets.tmp.", 23))
+			continue;
+		char *p = wp_xasprintf("%s/%s", purelib, de->d_name);
+		unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+int ij_recover(const char *purelib, char **what, struct wp_err *err)
+{
+	struct ij_journal j;
+	struct wp_buf b = WP_BUF_INIT;
+	bool found = false;
+	int rc = 0;
+	*what = NULL;
+	ij_init(&j, purelib);
+	if ((rc = wp_file_read_if_exists(j.commit_path, JOURNAL_MAX, &b, &found, err)))
+		goto out;
+	if (found) {
+		if (decode(&b, &j)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged; an interrupted install cannot be finished "
+				     "(remove it and reinstall what it names)", j.commit_path);
+			goto out;
+		}
+		if ((rc = roll_forward(&j, err)))
+			goto out;
+		sync_fs_of(purelib);
+		unlink(j.staging_path);
+		unlink(j.commit_path);
+		wp_fs_sync_dir(purelib, NULL);
+		*what = wp_xstrdup("finished the change an interrupted run had committed");
+		goto out;
+	}
+	wp_buf_free(&b);
+	if ((rc = wp_file_read_if_exists(j.staging_path, JOURNAL_MAX, &b, &found, err)) || !found)
+		goto out;
+	if (!decode(&b, &j))
+		roll_back(&j);
+	unlink(j.staging_path);
+	wp_fs_sync_dir(purelib, NULL);
+	*what = wp_xstrdup("removed what an interrupted run had staged; the environment is as it was");
+out:
+	if (!rc)
+		sweep_journal_temps(purelib); /* after: a journal being finished may name one of them */
+	wp_buf_free(&b);
+	ij_release(&j);
+	return rc;
+}
+
+int ij_write_staging(struct ij_journal *j, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	encode(j, true, &b);
+	int rc = wp_atomic_write(j->staging_path, b.data, b.len, err);
+	wp_buf_free(&b);
+	return rc;
+}
+
+void ij_abort(struct ij_journal *j)
+{
+	roll_back(j);
+	unlink(j->staging_path);
+}
+
+int ij_commit(struct ij_journal *j, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	char *dir = wp_xstrdup(j->commit_path);
+	*strrchr(dir, '/') = 0;
+	sync_fs_of(dir); /* every temp durable before the journal says they are the environment */
+	encode(j, false, &b);
+	int rc = wp_atomic_write(j->commit_path, b.data, b.len, err);
+	wp_buf_free(&b);
+	free(dir);
+	return rc;
+}
+
+int ij_apply(struct ij_journal *j, struct wp_err *err)
+{
+	char *dir = wp_xstrdup(j->commit_path);
+	*strrchr(dir, '/') = 0;
+	int rc = roll_forward(j, err);
+	if (!rc) {
+		sync_fs_of(dir);
+		unlink(j->staging_path);
+		unlink(j->commit_path);
+		wp_fs_sync_dir(dir, NULL);
+	}
+	free(dir);
+	return rc;
+}

@@ -1,0 +1,206 @@
+/* ops/install/store.c: the unpacked store behind --link-mode hardlink|reflink: each wheel's members
+ * extracted once under <cache>/unpacked/<sha256 of the wheel>/, only after RECORD matched them
+ * (filled under a temp name, synced, renamed into place), then linked into each environment, as uv
+ * does. Files an environment gets by hard link share the store's inode: a later edit of one edits
+ * both (uv's hardlink mode has the same property; reflink and copy do not). */
+#include "base/fs.h"
+#include "base/mem.h"
+#include "ops/install/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ops/install/install.h"
+
+/* Folders "<sha256>.tmp.<pid>" that a killed run was filling, its process gone. */
+static void sweep_dead(const char *root, const char *sha)
+{
+	char *dir = wp_xasprintf("%s/unpacked", root);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t sl = strlen(sha);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, sha, sl) || strncmp(de->d_name + sl, ".tmp.", 5))
+			continue;
+		char *end = NULL;
+		long pid = strtol(de->d_name + sl + 5, &end, 10);
+		if (pid <= 0 || *end || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *p = wp_xasprintf("%s/%s", dir, de->d_name);
+		wp_fs_remove_tree(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+int istore_open(struct iwheel *w, const char *root, struct wp_err *err)
+{
+	struct stat sb;
+	int rc;
+	char *dir = wp_xasprintf("%s/unpacked", root);
+	rc = wp_mkdir_p(dir, 0777, err);
+	free(dir);
+	if (rc)
+		return rc;
+	w->store = wp_xasprintf("%s/unpacked/%s", root, w->sha256);
+	if (stat(w->store, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return wp_wheel_reader_trust_record(w->r, err);
+	w->store_tmp = wp_xasprintf("%s.tmp.%ld", w->store, (long)getpid());
+	sweep_dead(root, w->sha256);
+	return 0;
+}
+
+
+struct fsink {
+	int fd;
+	const char *path;
+};
+
+static int fsink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct fsink *s = ctx;
+	return wp_fd_write_all(s->fd, p, n, s->path, err);
+}
+
+int istore_fill_member(struct iwheel *w, size_t i, mode_t um, struct wp_err *err)
+{
+	struct wp_wheel_entry e;
+	wp_wheel_reader_entry(w->r, i, &e);
+	if (e.is_dir)
+		return 0;
+	char *path = wp_xasprintf("%s/%s", w->store_tmp, e.name);
+	char *slash = strrchr(path, '/');
+	int rc = 0;
+	*slash = 0;
+	rc = wp_mkdir_p(path, 0777, err);
+	*slash = '/';
+	struct fsink s = { -1, path };
+	if (!rc && (s.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
+		rc = wp_fs_fail(err, errno, "cannot create", path);
+	if (!rc)
+		rc = wp_wheel_reader_extract(w->r, i, fsink, &s, err);
+	if (!rc && S_ISREG(e.mode) && (e.mode & 0111) && fchmod(s.fd, (0777 & ~um) | 0111) < 0)
+		rc = wp_fs_fail(err, errno, "cannot set the mode of", path);
+	if (s.fd >= 0 && close(s.fd) < 0 && !rc)
+		rc = wp_fs_fail(err, errno, "cannot write", path);
+	free(path);
+	return rc;
+}
+
+int istore_finish(struct iwheel *w, struct wp_err *err)
+{
+	int rc = wp_wheel_reader_check(w->r, err);
+	if (rc) {
+		istore_abort(w);
+		return rc;
+	}
+	int fd = open(w->store_tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		syncfs(fd);
+		close(fd);
+	}
+	if (rename(w->store_tmp, w->store) < 0) {
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			return wp_fs_fail(err, errno, "cannot put in place", w->store);
+		istore_abort(w); /* another run filled it first: the same bytes */
+	}
+	free(w->store_tmp);
+	w->store_tmp = NULL;
+	return 0;
+}
+
+void istore_abort(struct iwheel *w)
+{
+	if (!w->store_tmp)
+		return;
+	wp_fs_remove_tree(w->store_tmp);
+	free(w->store_tmp);
+	w->store_tmp = NULL;
+}
+
+static int copy_fd(int from, int to, const char *src, struct wp_err *err)
+{
+	for (;;) {
+		ssize_t k = copy_file_range(from, NULL, to, NULL, 1 << 30, 0);
+		if (k == 0)
+			return 0;
+		if (k > 0)
+			continue;
+		if (errno == EINTR)
+			continue;
+		if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+			return wp_fs_fail(err, errno, "cannot copy", src);
+		break;
+	}
+	char buf[1 << 16];
+	for (;;) {
+		ssize_t k = read(from, buf, sizeof(buf));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return wp_fs_fail(err, errno, "cannot read", src);
+		if (k == 0)
+			return 0;
+		int rc = wp_fd_write_all(to, buf, (size_t)k, src, err);
+		if (rc)
+			return rc;
+	}
+}
+
+int istore_place(struct iwheel *w, struct iw_file *f, mode_t um, struct wp_err *err)
+{
+	struct wp_wheel_entry e;
+	unsigned char sha[WP_SHA256_LEN];
+	char b64[48];
+	int rc = 0;
+	wp_wheel_reader_entry(w->r, f->member, &e);
+	char *src = wp_xasprintf("%s/%s", w->store, e.name);
+	if (w->link_mode == WP_LINK_HARDLINK && link(src, f->tmp) == 0)
+		goto done;
+	if (w->link_mode == WP_LINK_HARDLINK && errno != EXDEV && errno != EPERM && errno != EMLINK) {
+		rc = wp_fs_fail(err, errno, "cannot link", f->tmp);
+		goto out;
+	}
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		rc = wp_fs_fail(err, errno, "cannot open", src);
+		goto out;
+	}
+	int fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		rc = wp_fs_fail(err, errno, "cannot create", f->tmp);
+		close(in);
+		goto out;
+	}
+	if (w->link_mode != WP_LINK_REFLINK || ioctl(fd, FICLONE, in) < 0) {
+		if (w->link_mode != WP_LINK_COPY) /* several workers may say so at once */
+			__atomic_store_n(&w->link_fell_back, true, __ATOMIC_RELAXED);
+		rc = copy_fd(in, fd, src, err);
+	}
+	if (!rc && f->exec && fchmod(fd, (0777 & ~um) | 0111) < 0)
+		rc = wp_fs_fail(err, errno, "cannot set the mode of", f->tmp);
+	close(in);
+	if (close(fd) < 0 && !rc)
+		rc = wp_fs_fail(err, errno, "cannot write", f->tmp);
+	if (rc)
+		goto out;
+done:
+	wp_wheel_reader_sha256(w->r, f->member, sha);
+	wp_b64url_encode(sha, WP_SHA256_LEN, b64);
+	snprintf(f->hash, sizeof(f->hash), "sha256=%s", b64);
+	f->size = (long long)e.size;
+out:
+	free(src);
+	return rc;
+}

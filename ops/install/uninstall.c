@@ -1,0 +1,561 @@
+/* ops/install/uninstall.c: an environment opened for a change (its interpreter asked, locked, an earlier
+ * interrupted change finished or undone), what is installed there, and removal by RECORD. */
+#include "base/fs.h"
+#include "base/mem.h"
+#include "base/str.h"
+#include "ops/install/install.h"
+#include "ops/install/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RECORD_MAX ((size_t)256 << 20)
+
+int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir, char **recovered,
+	      struct wp_err *err)
+{
+	char *alloc = NULL;
+	int rc = 0;
+	memset(env, 0, sizeof(*env));
+	env->lock_fd = -1;
+	*recovered = NULL;
+	struct stat psb;
+	if (!python) {
+		const char *ve = getenv("VIRTUAL_ENV");
+		python = ve && *ve ? (alloc = wp_xasprintf("%s/bin/python", ve)) : "python3";
+	} else if (stat(python, &psb) == 0 && S_ISDIR(psb.st_mode)) {
+		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's folder, as uv takes it */
+	}
+	char *absdir = NULL;
+	if (dir) {
+		if ((rc = wp_mkdir_p(dir, 0777, err)))
+			goto out;
+		absdir = realpath(dir, NULL);
+		if (!absdir) {
+			rc = wp_fs_fail(err, errno, "cannot open", dir);
+			goto out;
+		}
+	}
+	rc = wp_python_probe(python, scheme, absdir, &env->py, err);
+	if (!rc && absdir) {
+		/* --prefix and --target write under DIR and nowhere else, whatever sysconfig says */
+		const char *const roots[] = { env->py.purelib, env->py.platlib, env->py.scripts, env->py.data, env->py.include };
+		size_t dl = strlen(absdir);
+		for (size_t i = 0; i < 5 && !rc; i++)
+			if (strncmp(roots[i], absdir, dl) || (roots[i][dl] && roots[i][dl] != '/'))
+				rc = wp_fail(err, -WPE_ENV, "the interpreter '%s' maps a scheme of '%s' to '%s', outside it; "
+					     "nothing was installed", python, absdir, roots[i]);
+	}
+	free(absdir);
+	if (rc)
+		goto out;
+	mode_t um = umask(022);
+	umask(um);
+	env->umask = um;
+	if ((rc = wp_mkdir_p(env->py.purelib, 0777, err)))
+		goto out;
+	env->lock_fd = open(env->py.purelib, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (env->lock_fd < 0) {
+		rc = wp_fs_fail(err, errno, "cannot open", env->py.purelib);
+		goto out;
+	}
+	if (wp_flock_wait(env->lock_fd, 120000) < 0) {
+		rc = wp_fail(err, -WPE_IO, "another wheelpick is changing '%s'; wait for it to finish", env->py.purelib);
+		goto out;
+	}
+	rc = ij_recover(env->py.purelib, recovered, err);
+out:
+	free(alloc);
+	if (rc)
+		ienv_close(env);
+	return rc;
+}
+
+void ienv_close(struct ienv *env)
+{
+	if (env->lock_fd >= 0)
+		close(env->lock_fd);
+	env->lock_fd = -1;
+	wp_python_release(&env->py);
+}
+
+/* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. */
+char *inst_lexical(const char *path)
+{
+	struct wp_buf out = WP_BUF_INIT;
+	struct wp_str s = WP_STR(path);
+	while (s.n) {
+		struct wp_str seg = wp_str_cut(&s, '/');
+		if (!seg.n || wp_str_eq(seg, "."))
+			continue;
+		if (wp_str_eq(seg, "..")) {
+			while (out.len && out.data[out.len - 1] != '/')
+				out.len--;
+			if (out.len)
+				out.len--;
+			out.data[out.len] = 0;
+			continue;
+		}
+		wp_buf_addch(&out, '/');
+		wp_buf_add(&out, seg.p, seg.n);
+	}
+	if (!out.len)
+		wp_buf_addch(&out, '/');
+	return wp_buf_detach(&out, NULL);
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	return !strncmp(path, root, n) && path[n] == '/';
+}
+
+/* The first field of each RECORD row (csv, as pip reads it). */
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
+{
+	struct wp_buf f = WP_BUF_INIT;
+	size_t i = 0;
+	while (i < len) {
+		wp_buf_reset(&f);
+		if (text[i] == '"') {
+			for (i++; i < len; i++) {
+				if (text[i] == '"') {
+					if (i + 1 < len && text[i + 1] == '"') {
+						wp_buf_addch(&f, '"');
+						i++;
+						continue;
+					}
+					i++;
+					break;
+				}
+				wp_buf_addch(&f, text[i]);
+			}
+		} else {
+			while (i < len && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+				wp_buf_addch(&f, text[i++]);
+		}
+		while (i < len && text[i] != '\n')
+			i++;
+		i++;
+		if (f.len && !memchr(f.data, 0, f.len))
+			wp_strlist_push(out, wp_buf_detach(&f, NULL));
+	}
+	wp_buf_free(&f);
+}
+
+static const char *const *lib_dirs(const struct ienv *env, size_t *n)
+{
+	static __thread const char *v[2];
+	v[0] = env->py.purelib;
+	v[1] = env->py.platlib;
+	*n = strcmp(v[0], v[1]) ? 2 : 1;
+	return v;
+}
+
+/* "Foo_Bar-1.0.dist-info" -> name and version parts. */
+static bool dist_info_name(const char *d, char **name, char **version)
+{
+	size_t n = strlen(d), sl = strlen(".dist-info");
+	if (n <= sl || strcmp(d + n - sl, ".dist-info"))
+		return false;
+	const char *dash = memchr(d, '-', n - sl);
+	if (!dash)
+		return false;
+	*name = wp_xstrndup(d, (size_t)(dash - d));
+	*version = wp_xstrndup(dash + 1, n - sl - (size_t)(dash - d) - 1);
+	return true;
+}
+
+static void free_list(struct wp_strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free((char *)l->v[i]);
+	wp_strlist_release(l);
+}
+
+void old_dist_release(struct old_dist *od)
+{
+	free(od->dist_info);
+	free(od->name);
+	free(od->version);
+	free_list(&od->files);
+	free_list(&od->dirs);
+	memset(od, 0, sizeof(*od));
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t dx = 0, dy = 0;
+	for (const char *p = x; *p; p++)
+		dx += *p == '/';
+	for (const char *p = y; *p; p++)
+		dy += *p == '/';
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void push_unique(struct wp_strlist *l, char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s)) {
+			free(s);
+			return;
+		}
+	wp_strlist_push(l, s);
+}
+
+static int load_old(const struct ienv *env, const char *lib, const char *entry, struct old_dist *od,
+		    struct wp_err *err)
+{
+	struct wp_buf rec = WP_BUF_INIT;
+	struct wp_strlist rel = { 0 };
+	bool found = false;
+	const char *root = env->py.prefix;
+	int rc = 0;
+	od->dist_info = wp_xasprintf("%s/%s", lib, entry);
+	char *rp = wp_xasprintf("%s/RECORD", od->dist_info);
+	rc = wp_file_read_if_exists(rp, RECORD_MAX, &rec, &found, err);
+	free(rp);
+	if (rc)
+		goto out;
+	if (!found) {
+		rc = wp_fail(err, -WPE_USAGE, "'%s' has no RECORD: wheelpick cannot tell its files; remove it "
+			     "with the tool that installed it", od->dist_info);
+		goto out;
+	}
+	inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
+	for (size_t i = 0; i < rel.n; i++) {
+		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) : wp_xasprintf("%s/%s", lib, rel.v[i]);
+		char *abs = inst_lexical(joined);
+		free(joined);
+		/* files outside the environment are not ours to remove (pip skips them too) */
+		if (!under(abs, root) && !under(abs, env->py.purelib) && !under(abs, env->py.platlib) &&
+		    !under(abs, env->py.scripts) && !under(abs, env->py.data)) {
+			free(abs);
+			continue;
+		}
+		size_t n = strlen(abs);
+		char *slash = strrchr(abs, '/');
+		push_unique(&od->dirs, wp_xstrndup(abs, (size_t)(slash - abs)));
+		if (n > 3 && !strcmp(abs + n - 3, ".py") && env->py.cache_tag[0]) {
+			static const char *const opt[] = { "", ".opt-1", ".opt-2" };
+			char *cache = wp_xasprintf("%.*s/__pycache__", (int)(slash - abs), abs);
+			for (size_t k = 0; k < 3; k++)
+				wp_strlist_push(&od->files, wp_xasprintf("%s/%.*s.%s%s.pyc", cache, (int)(n - 3 - (size_t)(slash + 1 - abs)),
+									slash + 1, env->py.cache_tag, opt[k]));
+			push_unique(&od->dirs, cache);
+		}
+		wp_strlist_push(&od->files, abs);
+	}
+	push_unique(&od->dirs, wp_xstrdup(od->dist_info));
+	if (od->files.n) /* qsort's array may not be NULL, even for none */
+		qsort(od->files.v, od->files.n, sizeof(*od->files.v), cmp_str);
+	if (od->dirs.n) /* qsort's array may not be NULL, even for none */
+		qsort(od->dirs.v, od->dirs.n, sizeof(*od->dirs.v), cmp_depth);
+out:
+	free_list(&rel);
+	wp_buf_free(&rec);
+	return rc;
+}
+
+int old_dist_find(const struct ienv *env, const char *project, struct old_dist *od, struct wp_err *err)
+{
+	size_t nl;
+	const char *const *libs = lib_dirs(env, &nl);
+	int rc = 0;
+	memset(od, 0, sizeof(*od));
+	for (size_t l = 0; l < nl && !od->dist_info && !rc; l++) {
+		DIR *d = opendir(libs[l]);
+		struct dirent *de;
+		while (d && (de = readdir(d)) && !od->dist_info) {
+			char *name, *version;
+			if (!dist_info_name(de->d_name, &name, &version))
+				continue;
+			char *norm = inst_normalize(name);
+			if (!strcmp(norm, project)) {
+				od->name = name;
+				od->version = version;
+				name = version = NULL;
+				rc = load_old(env, libs[l], de->d_name, od, err);
+			}
+			free(norm);
+			free(name);
+			free(version);
+		}
+		if (d)
+			closedir(d);
+	}
+	if (rc)
+		old_dist_release(od);
+	return rc;
+}
+
+void old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *keep, struct ij_journal *j)
+{
+	for (size_t i = 0; i < od->files.n; i++) {
+		if (keep && bsearch(&od->files.v[i], keep->v, keep->n, sizeof(*keep->v), cmp_str))
+			continue;
+		struct stat sb;
+		if (lstat(od->files.v[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
+			ij_add(j, IJ_UNLINK, od->files.v[i], NULL);
+	}
+	for (size_t i = 0; i < od->dirs.n; i++)
+		ij_add(j, IJ_RMDIR, od->dirs.v[i], NULL);
+}
+
+/* ---- what each project was picked for ---- */
+
+char *itargets_path(const struct ienv *env)
+{
+	return wp_xasprintf("%s/.wheelpick-targets", env->py.purelib);
+}
+
+char *itargets_get(const char *text, const char *project)
+{
+	size_t pl = strlen(project);
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (n > pl && !strncmp(l, project, pl) && l[pl] == '\t')
+			return wp_xstrndup(l + pl + 1, n - pl - 1);
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
+		   struct wp_err *err)
+{
+	char *path = itargets_path(env);
+	struct wp_buf old = WP_BUF_INIT, out = WP_BUF_INIT;
+	bool found = false;
+	int rc = wp_file_read_if_exists(path, 16 << 20, &old, &found, err);
+	*tmp = NULL;
+	if (rc)
+		goto out;
+	for (const char *l = wp_buf_cstr(&old); *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		const char *tab = memchr(l, '\t', n);
+		bool keep = tab != NULL;
+		for (size_t i = 0; keep && i < drop->n; i++)
+			keep = !((size_t)(tab - l) == strlen(drop->v[i]) && !strncmp(l, drop->v[i], (size_t)(tab - l)));
+		if (keep) {
+			wp_buf_add(&out, l, n);
+			wp_buf_addch(&out, '\n');
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (add)
+		wp_buf_addstr(&out, add);
+	if (!out.len)
+		goto out;
+	*tmp = wp_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	unlink(*tmp);
+	rc = iw_write_tmp(*tmp, out.data ? out.data : "", out.len, false, env->umask, err);
+out:
+	wp_buf_free(&old);
+	wp_buf_free(&out);
+	free(path);
+	return rc;
+}
+
+/* ---- list --installed ---- */
+
+void wp_installed_list_release(struct wp_installed_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].version);
+		free(l->v[i].installer);
+		free(l->v[i].dist_info);
+		free(l->v[i].variant);
+		free(l->v[i].target);
+	}
+	free(l->v);
+	free(l->executable);
+	free(l->recovered);
+	memset(l, 0, sizeof(*l));
+}
+
+static char *header(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p && *p != '\n';) {
+		if (!strncasecmp(p, key, kl) && p[kl] == ':') {
+			const char *v = p + kl + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t n = strcspn(v, "\r\n");
+			return wp_xstrndup(v, n);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/* The label of a variant wheel's variant.json: the one key of its "variants" object. */
+static char *variant_label(const char *json)
+{
+	const char *v = strstr(json, "\"variants\"");
+	if (!v || !(v = strchr(v, '{')) || !(v = strchr(v, '"')))
+		return NULL;
+	const char *e = strchr(v + 1, '"');
+	return e ? wp_xstrndup(v + 1, (size_t)(e - v - 1)) : NULL;
+}
+
+static int cmp_installed(const void *a, const void *b)
+{
+	const struct wp_installed *x = a, *y = b;
+	return strcasecmp(x->name, y->name);
+}
+
+void ienv_list(const struct ienv *env, struct wp_installed_list *out)
+{
+	size_t nl;
+	const char *const *libs = lib_dirs(env, &nl);
+	struct wp_buf targets = WP_BUF_INIT;
+	char *tpath = itargets_path(env);
+	bool tfound = false;
+	wp_file_read_if_exists(tpath, 16 << 20, &targets, &tfound, NULL);
+	free(tpath);
+	for (size_t l = 0; l < nl; l++) {
+		DIR *d = opendir(libs[l]);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			char *name, *version;
+			if (!dist_info_name(de->d_name, &name, &version))
+				continue;
+			struct wp_installed *it = wp_vec_add(out);
+			char *norm = inst_normalize(name);
+			it->target = itargets_get(wp_buf_cstr(&targets), norm);
+			free(norm);
+			it->dist_info = wp_xasprintf("%s/%s", libs[l], de->d_name);
+			struct wp_buf b = WP_BUF_INIT;
+			char *p = wp_xasprintf("%s/METADATA", it->dist_info);
+			if (!wp_file_read_capped(p, 16 << 20, &b, NULL)) {
+				it->name = header(wp_buf_cstr(&b), "Name");
+				it->version = header(wp_buf_cstr(&b), "Version");
+			}
+			free(p);
+			wp_buf_free(&b);
+			if (!it->name)
+				it->name = name, name = NULL;
+			if (!it->version)
+				it->version = version, version = NULL;
+			free(name);
+			free(version);
+			p = wp_xasprintf("%s/INSTALLER", it->dist_info);
+			it->installer = wp_file_read_capped(p, 4096, &b, NULL) ? wp_xstrdup("")
+										 : wp_xstrndup(wp_buf_cstr(&b), strcspn(wp_buf_cstr(&b), "\r\n"));
+			free(p);
+			wp_buf_free(&b);
+			p = wp_xasprintf("%s/REQUESTED", it->dist_info);
+			it->requested = access(p, F_OK) == 0;
+			free(p);
+			p = wp_xasprintf("%s/variant.json", it->dist_info);
+			if (!wp_file_read_capped(p, 1 << 20, &b, NULL))
+				it->variant = variant_label(wp_buf_cstr(&b));
+			free(p);
+			wp_buf_free(&b);
+		}
+		if (d)
+			closedir(d);
+	}
+	wp_buf_free(&targets);
+	if (out->n) /* qsort's array may not be NULL, even for none */
+		qsort(out->v, out->n, sizeof(*out->v), cmp_installed);
+}
+
+int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, struct wp_installed_list *out,
+		      struct wp_err *err)
+{
+	struct ienv env;
+	memset(out, 0, sizeof(*out));
+	int rc = ienv_open(&env, python, scheme, dir, &out->recovered, err);
+	if (rc)
+		return rc;
+	out->executable = wp_xstrdup(env.py.executable);
+	ienv_list(&env, out);
+	ienv_close(&env);
+	return 0;
+}
+
+/* ---- uninstall ---- */
+
+int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme, const char *dir,
+		     const char *const *names, size_t n, struct wp_installed_list *removed, struct wp_err *err)
+{
+	struct ienv env;
+	struct ij_journal j;
+	struct old_dist *olds = wp_xcalloc(n ? n : 1, sizeof(*olds));
+	int rc;
+	memset(removed, 0, sizeof(*removed));
+	if ((rc = ienv_open(&env, python, scheme, dir, &removed->recovered, err))) {
+		free(olds);
+		return rc;
+	}
+	removed->executable = wp_xstrdup(env.py.executable);
+	ij_init(&j, env.py.purelib);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *project = inst_normalize(names[i]);
+		rc = old_dist_find(&env, project, &olds[i], err);
+		if (!rc && !olds[i].dist_info)
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s' is not installed in '%s' (nothing was removed)", names[i],
+				     env.py.prefix);
+		free(project);
+	}
+	struct wp_strlist drop = { 0 };
+	char *ttmp = NULL;
+	for (size_t i = 0; i < n && !rc; i++)
+		wp_strlist_push(&drop, inst_normalize(names[i]));
+	if (!rc && !(rc = itargets_stage(&env, &drop, NULL, &ttmp, err))) {
+		char *tpath = itargets_path(&env);
+		struct stat tsb;
+		if (ttmp)
+			ij_add(&j, IJ_RENAME, ttmp, tpath);
+		else if (lstat(tpath, &tsb) == 0)
+			ij_add(&j, IJ_UNLINK, tpath, NULL);
+		free(tpath);
+	}
+	for (size_t i = 0; i < drop.n; i++)
+		free((char *)drop.v[i]);
+	wp_strlist_release(&drop);
+	free(ttmp);
+	for (size_t i = 0; i < n && !rc; i++) {
+		old_dist_plan_removal(&olds[i], NULL, &j);
+		struct wp_installed *it = wp_vec_add(removed);
+		it->name = wp_xstrdup(olds[i].name);
+		it->version = wp_xstrdup(olds[i].version);
+		it->dist_info = wp_xstrdup(olds[i].dist_info);
+		it->installer = wp_xstrdup("");
+	}
+	if (!rc && !(rc = ij_commit(&j, err)))
+		rc = ij_apply(&j, err);
+	(void)s;
+	for (size_t i = 0; i < n; i++)
+		old_dist_release(&olds[i]);
+	free(olds);
+	ij_release(&j);
+	ienv_close(&env);
+	return rc;
+}

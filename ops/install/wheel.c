@@ -1,0 +1,530 @@
+/* ops/install/wheel.c: one wheel into an environment, as the wheel spec and pip lay it out:
+ * Root-Is-Purelib, the .data/ schemes, "#!python" rewritten, executable bits, console and GUI
+ * launchers (pip's form on POSIX), and a RECORD of every file with INSTALLER and REQUESTED. */
+#include "base/fs.h"
+#include "base/mem.h"
+#include "base/str.h"
+#include "ops/install/internal.h"
+#include "resolver/wheelname.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SCRIPT_MAX ((size_t)256 << 20) /* a .data/scripts file read whole to fix its shebang */
+
+char *inst_normalize(const char *name)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	wp_project_name_normalize(name, strlen(name), &b);
+	return wp_buf_detach(&b, NULL);
+}
+
+/* os.path.relpath(to, from) for absolute, normalised paths. */
+static char *relpath(const char *to, const char *from)
+{
+	size_t common = 0, i = 0;
+	for (;; i++) {
+		char a = to[i], b = from[i];
+		if ((a == '/' || !a) && (b == '/' || !b))
+			common = i;
+		if (a != b || !a || !b)
+			break;
+	}
+	struct wp_buf out = WP_BUF_INIT;
+	for (const char *p = from + common; *p; p++)
+		if (*p == '/' && p[1])
+			wp_buf_addstr(&out, out.len ? "/.." : "..");
+	const char *rest = to + common;
+	if (*rest == '/')
+		rest++;
+	if (*rest) {
+		if (out.len)
+			wp_buf_addch(&out, '/');
+		wp_buf_addstr(&out, rest);
+	}
+	if (!out.len)
+		wp_buf_addch(&out, '.');
+	return wp_buf_detach(&out, NULL);
+}
+
+static struct iw_file *add_file(struct iwheel *w, const char *dest, const char *lib, unsigned long seq)
+{
+	struct iw_file *f = wp_vec_add(&w->files);
+	f->member = (size_t)-1;
+	f->dest = wp_xstrdup(dest);
+	const char *slash = strrchr(dest, '/');
+	f->tmp = wp_xasprintf("%.*s/.wp-%ld-%lu-%zu.tmp", (int)(slash - dest), dest, (long)getpid(), seq, w->files.n);
+	f->record_path = relpath(dest, lib);
+	f->content = (struct wp_buf)WP_BUF_INIT;
+	return f;
+}
+
+/* pip's launcher (distlib's ScriptMaker with pip's template): shebang, then the import. */
+static void launcher(const char *exe, const char *module, const char *attr, struct wp_buf *b)
+{
+	size_t el = strlen(exe);
+	if (!strchr(exe, ' ') && el + 3 <= 127)
+		wp_buf_printf(b, "#!%s\n", exe);
+	else
+		wp_buf_printf(b, "#!/bin/sh\n'''exec' %s \"$0\" \"$@\"\n' '''\n", exe);
+	size_t il = strcspn(attr, ".");
+	wp_buf_printf(b,
+		      "# -*- coding: utf-8 -*-\n"
+		      "import re\n"
+		      "import sys\n"
+		      "from %s import %.*s\n"
+		      "if __name__ == '__main__':\n"
+		      "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+		      "    sys.exit(%s())\n",
+		      module, (int)il, attr, attr);
+}
+
+static bool ident_ok(struct wp_str s, bool dots)
+{
+	if (!s.n)
+		return false;
+	for (size_t i = 0; i < s.n; i++) {
+		char c = s.p[i];
+		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      (dots && c == '.') || (unsigned char)c >= 0x80))
+			return false;
+	}
+	return s.p[0] != '.' && s.p[s.n - 1] != '.';
+}
+
+/* "pip3", "pip3.11" (digits, at most one dot after "pip"): a versioned name pip replaces. */
+static bool versioned(const char *name, const char *base, char sep)
+{
+	size_t bl = strlen(base);
+	if (strncmp(name, base, bl))
+		return false;
+	const char *p = name + bl;
+	if (!*p)
+		return true;
+	if (sep == '-') {
+		/* easy_install-X.Y */
+		if (*p++ != '-' || !(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p++ != '.' || !(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		return !*p;
+	}
+	if (!(*p >= '0' && *p <= '9'))
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (!*p)
+		return true;
+	if (*p++ != '.' || !(*p >= '0' && *p <= '9'))
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !*p;
+}
+
+struct ep {
+	char *name, *module, *attr;
+};
+
+WP_VEC_OF(eps, struct ep);
+
+static void ep_add(struct eps *v, const char *name, const char *module, const char *attr)
+{
+	wp_vec_push(v, (struct ep){ wp_xstrdup(name), wp_xstrdup(module), wp_xstrdup(attr) });
+}
+
+/* pip's special names: pip gets pip, pipX and pipX.Y (its own pipN entries dropped), easy_install
+ * gets easy_install and easy_install-X.Y, for the target's Python (pip's wheel.py does this). */
+static void ep_versioned(struct eps *v, const char *base, int major, int minor)
+{
+	bool easy = !strcmp(base, "easy_install");
+	size_t found = (size_t)-1;
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i].name, base))
+			found = i;
+	if (found == (size_t)-1)
+		return;
+	struct ep keep = v->v[found];
+	size_t o = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (i != found && versioned(v->v[i].name, base, easy ? '-' : 0)) {
+			free(v->v[i].name);
+			free(v->v[i].module);
+			free(v->v[i].attr);
+			continue;
+		}
+		if (i != found)
+			v->v[o++] = v->v[i];
+	}
+	v->n = o;
+	char name[64];
+	ep_add(v, base, keep.module, keep.attr);
+	if (!easy) {
+		snprintf(name, sizeof(name), "pip%d", major);
+		ep_add(v, name, keep.module, keep.attr);
+	}
+	snprintf(name, sizeof(name), easy ? "easy_install-%d.%d" : "pip%d.%d", major, minor);
+	ep_add(v, name, keep.module, keep.attr);
+	free(keep.name);
+	free(keep.module);
+	free(keep.attr);
+}
+
+/* [console_scripts] and [gui_scripts] of entry_points.txt: a launcher each in scripts. */
+static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+{
+	struct wp_str s = WP_STRN(wp_buf_cstr(&w->entry_points), w->entry_points.len);
+	struct eps console = { 0 }, gui = { 0 }, *in = NULL;
+	int rc = 0;
+	while (s.n && !rc) {
+		struct wp_str line = wp_str_trim(wp_str_cut(&s, '\n'));
+		if (!line.n || line.p[0] == '#' || line.p[0] == ';')
+			continue;
+		if (line.p[0] == '[') {
+			in = wp_str_eq(line, "[console_scripts]") ? &console : wp_str_eq(line, "[gui_scripts]") ? &gui : NULL;
+			continue;
+		}
+		if (!in)
+			continue;
+		struct wp_str val = line;
+		struct wp_str name = wp_str_trim(wp_str_cut(&val, '='));
+		val = wp_str_trim(val);
+		struct wp_str ex = val;
+		struct wp_str callable = wp_str_trim(wp_str_cut(&ex, '[')); /* extras do not change the launcher */
+		struct wp_str attr = callable;
+		struct wp_str module = wp_str_trim(wp_str_cut(&attr, ':'));
+		attr = wp_str_trim(attr);
+		char nb[160];
+		if (!name.n || memchr(name.p, '/', name.n) || wp_str_eq(name, ".") || wp_str_eq(name, "..") ||
+		    !ident_ok(module, true) || !ident_ok(attr, true)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': entry point '%s' is not 'name = module:function'",
+				     w->filename, wp_member_name_show(line.p, line.n, nb, sizeof(nb)));
+			break;
+		}
+		char *nm = wp_xstrndup(name.p, name.n), *mod = wp_xstrndup(module.p, module.n),
+		     *at = wp_xstrndup(attr.p, attr.n);
+		ep_add(in, nm, mod, at);
+		free(nm);
+		free(mod);
+		free(at);
+	}
+	if (!rc) {
+		ep_versioned(&console, "pip", env->py.target.py_major, env->py.target.py_minor);
+		ep_versioned(&console, "easy_install", env->py.target.py_major, env->py.target.py_minor);
+	}
+	struct eps *both[2] = { &console, &gui };
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < both[k]->n; i++) {
+			struct ep *e = &both[k]->v[i];
+			if (!rc) {
+				char *dest = wp_xasprintf("%s/%s", env->py.scripts, e->name);
+				struct iw_file *f = add_file(w, dest, w->lib, seq);
+				f->exec = true;
+				launcher(env->py.executable, e->module, e->attr, &f->content);
+				free(dest);
+			}
+			free(e->name);
+			free(e->module);
+			free(e->attr);
+		}
+		wp_vec_free(both[k]);
+	}
+	return rc;
+}
+
+static int ep_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct wp_buf *b = ctx;
+	if (wp_buf_add(b, p, n) < 0)
+		return wp_fail(err, -WPE_INTEGRITY, "a file is larger than %zu bytes", b->max);
+	return 0;
+}
+
+int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+{
+	const struct wp_python *py = &env->py;
+	char nb[160];
+	size_t dl = strlen(w->info.dist_info) - strlen(".dist-info");
+	char *data_prefix = wp_xasprintf("%.*s.data/", (int)dl, w->info.dist_info);
+	char *record = wp_xasprintf("%s/RECORD", w->info.dist_info);
+	char *eps = wp_xasprintf("%s/entry_points.txt", w->info.dist_info);
+	size_t dpl = strlen(data_prefix);
+	int rc = 0;
+	w->lib = w->info.root_is_purelib ? py->purelib : py->platlib;
+	w->dist_info_dest = wp_xasprintf("%s/%s", w->lib, w->info.dist_info);
+	w->entry_points = (struct wp_buf)WP_BUF_INIT_MAX(16 << 20);
+	for (size_t i = 0; i < wp_wheel_reader_count(w->r) && !rc; i++) {
+		struct wp_wheel_entry e;
+		wp_wheel_reader_entry(w->r, i, &e);
+		if (e.is_dir || !strcmp(e.name, record))
+			continue;
+		/* what the installer writes itself, not what the wheel says about its installer */
+		size_t dil = strlen(w->info.dist_info);
+		if (!strncmp(e.name, w->info.dist_info, dil) && e.name[dil] == '/' &&
+		    (!strcmp(e.name + dil + 1, "INSTALLER") || !strcmp(e.name + dil + 1, "REQUESTED")))
+			continue;
+		const char *root = w->lib, *rel = e.name;
+		char *headers = NULL;
+		bool script = false;
+		if (!strncmp(e.name, data_prefix, dpl)) {
+			const char *scheme = e.name + dpl, *slash = strchr(scheme, '/');
+			size_t sl = slash ? (size_t)(slash - scheme) : strlen(scheme);
+			rel = slash ? slash + 1 : "";
+			if (sl == 7 && !strncmp(scheme, "purelib", 7))
+				root = py->purelib;
+			else if (sl == 7 && !strncmp(scheme, "platlib", 7))
+				root = py->platlib;
+			else if (sl == 7 && !strncmp(scheme, "scripts", 7))
+				root = py->scripts, script = true;
+			else if (sl == 4 && !strncmp(scheme, "data", 4))
+				root = py->data;
+			else if (sl == 7 && !strncmp(scheme, "headers", 7))
+				root = headers = wp_xasprintf("%s/%s", py->include, w->info.name);
+			else {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' names the scheme '%.*s', which is not "
+					     "one of purelib, platlib, scripts, headers, data", w->filename,
+					     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)), (int)sl, scheme);
+				break;
+			}
+			if (!*rel || wp_member_name_problem(rel, strlen(rel))) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' leaves its scheme", w->filename,
+					     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)));
+				free(headers);
+				break;
+			}
+		}
+		if (wp_member_name_problem(rel, strlen(rel))) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' leaves its scheme", w->filename,
+				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)));
+			free(headers);
+			break;
+		}
+		char *dest = wp_xasprintf("%s/%s", root, rel);
+		struct stat sb;
+		if (lstat(dest, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is a folder, and '%s' would put a file there; remove it first",
+				     dest, w->filename);
+		} else {
+			struct iw_file *f = add_file(w, dest, w->lib, seq);
+			f->member = i;
+			f->exec = S_ISREG(e.mode) && (e.mode & 0111);
+			f->fix_shebang = script;
+			if (!strcmp(e.name, eps)) {
+				rc = wp_wheel_reader_extract(w->r, i, ep_sink, &w->entry_points, err);
+				f->entry_points = true;
+			}
+		}
+		free(dest);
+		free(headers);
+	}
+	if (!rc && w->entry_points.len)
+		rc = plan_entry_points(w, env, seq, err);
+	if (!rc) {
+		char *p = wp_xasprintf("%s/INSTALLER", w->dist_info_dest);
+		struct iw_file *f = add_file(w, p, w->lib, seq);
+		wp_buf_addstr(&f->content, "wheelpick\n");
+		free(p);
+		if (w->requested) {
+			p = wp_xasprintf("%s/REQUESTED", w->dist_info_dest);
+			add_file(w, p, w->lib, seq);
+			free(p);
+		}
+		p = wp_xasprintf("%s/RECORD", w->dist_info_dest);
+		add_file(w, p, w->lib, seq); /* last: its content comes from every other file's */
+		free(p);
+	}
+	free(data_prefix);
+	free(record);
+	free(eps);
+	return rc;
+}
+
+int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t um, struct wp_err *err)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return wp_fs_fail(err, errno, "cannot create", tmp);
+	int rc = wp_fd_write_all(fd, p, n, tmp, err);
+	if (!rc && exec && fchmod(fd, (0777 & ~um) | 0111) < 0)
+		rc = wp_fs_fail(err, errno, "cannot set the mode of", tmp);
+	if (close(fd) < 0 && !rc)
+		rc = wp_fs_fail(err, errno, "cannot write", tmp);
+	return rc;
+}
+
+struct fd_sink {
+	int fd;
+	const char *path;
+	long long n;
+};
+
+static int fd_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct fd_sink *s = ctx;
+	int rc = wp_fd_write_all(s->fd, p, n, s->path, err);
+	if (!rc)
+		s->n += (long long)n;
+	return rc;
+}
+
+static void record_hash(const unsigned char sha[WP_SHA256_LEN], char out[64])
+{
+	char b64[48];
+	wp_b64url_encode(sha, WP_SHA256_LEN, b64);
+	snprintf(out, 64, "sha256=%s", b64);
+}
+
+static int hash_buf(const void *p, size_t n, char out[64], struct wp_err *err)
+{
+	struct wp_hasher h;
+	unsigned char sha[WP_SHA256_LEN];
+	int rc = wp_hasher_init(&h, WP_HASH_SHA256, err);
+	if (rc)
+		return rc;
+	wp_hasher_update(&h, p, n);
+	rc = wp_hasher_final_raw(&h, sha, NULL, err);
+	wp_hasher_release(&h);
+	if (!rc)
+		record_hash(sha, out);
+	return rc;
+}
+
+int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err)
+{
+	if (f->member == (size_t)-1)
+		return 0; /* generated: iw_finish */
+	if (w->store && !f->fix_shebang)
+		return istore_place(w, f, env->umask, err);
+	int rc = 0;
+	if (f->fix_shebang) {
+		struct wp_buf b = WP_BUF_INIT_MAX(SCRIPT_MAX);
+		if (!(rc = wp_wheel_reader_extract(w->r, f->member, ep_sink, &b, err))) {
+			const char *p = wp_buf_cstr(&b);
+			size_t n = b.len;
+			struct wp_buf out = WP_BUF_INIT;
+			if (n >= 8 && !memcmp(p, "#!python", 8)) {
+				/* pip's fix_script: the whole first line becomes the interpreter's */
+				const char *nl = memchr(p, '\n', n);
+				size_t skip = nl ? (size_t)(nl - p) + 1 : n;
+				wp_buf_printf(&out, "#!%s\n", env->py.executable);
+				wp_buf_add(&out, p + skip, n - skip);
+				p = out.data;
+				n = out.len;
+			} else {
+				unsigned char sha[WP_SHA256_LEN];
+				wp_wheel_reader_sha256(w->r, f->member, sha);
+				(void)sha;
+			}
+			if (!(rc = hash_buf(p, n, f->hash, err)))
+				rc = iw_write_tmp(f->tmp, p, n, f->exec, env->umask, err);
+			f->size = (long long)n;
+			wp_buf_free(&out);
+		}
+		wp_buf_free(&b);
+		return rc;
+	}
+	struct fd_sink s = { open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0 };
+	if (s.fd < 0)
+		return wp_fs_fail(err, errno, "cannot create", f->tmp);
+	rc = wp_wheel_reader_extract(w->r, f->member, fd_sink, &s, err);
+	if (!rc && f->exec && fchmod(s.fd, (0777 & ~env->umask) | 0111) < 0)
+		rc = wp_fs_fail(err, errno, "cannot set the mode of", f->tmp);
+	if (close(s.fd) < 0 && !rc)
+		rc = wp_fs_fail(err, errno, "cannot write", f->tmp);
+	if (!rc) {
+		unsigned char sha[WP_SHA256_LEN];
+		wp_wheel_reader_sha256(w->r, f->member, sha);
+		record_hash(sha, f->hash);
+		f->size = s.n;
+	}
+	return rc;
+}
+
+/* RECORD as pip writes it: csv rows sorted, CRLF line ends, RECORD itself with no hash. */
+static void csv_field(struct wp_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		wp_buf_addstr(b, s);
+		return;
+	}
+	wp_buf_addch(b, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			wp_buf_addch(b, '"');
+		wp_buf_addch(b, *s);
+	}
+	wp_buf_addch(b, '"');
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct iw_file *x = *(struct iw_file *const *)a, *y = *(struct iw_file *const *)b;
+	return strcmp(x->record_path, y->record_path);
+}
+
+int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+{
+	int rc = 0;
+	struct iw_file *record = &w->files.v[w->files.n - 1];
+	struct iw_file **rows = wp_xmalloc(w->files.n * sizeof(*rows));
+	for (size_t i = 0; i < w->files.n && !rc; i++) {
+		struct iw_file *f = &w->files.v[i];
+		rows[i] = f;
+		if (f->member != (size_t)-1 || f == record)
+			continue;
+		if (!(rc = hash_buf(f->content.data ? f->content.data : "", f->content.len, f->hash, err)))
+			rc = iw_write_tmp(f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
+					  env->umask, err);
+		f->size = (long long)f->content.len;
+	}
+	if (!rc) {
+		if (w->files.n) /* qsort's array may not be NULL, even for none */
+			qsort(rows, w->files.n, sizeof(*rows), cmp_rows);
+		struct wp_buf *b = &record->content;
+		for (size_t i = 0; i < w->files.n; i++) {
+			csv_field(b, rows[i]->record_path);
+			if (rows[i] == record)
+				wp_buf_addstr(b, ",,\r\n");
+			else
+				wp_buf_printf(b, ",%s,%lld\r\n", rows[i]->hash, rows[i]->size);
+		}
+		rc = iw_write_tmp(record->tmp, b->data, b->len, false, env->umask, err);
+	}
+	free(rows);
+	(void)seq;
+	return rc;
+}
+
+void iw_release(struct iwheel *w)
+{
+	for (size_t i = 0; i < w->files.n; i++) {
+		free(w->files.v[i].dest);
+		free(w->files.v[i].tmp);
+		free(w->files.v[i].record_path);
+		wp_buf_free(&w->files.v[i].content);
+	}
+	wp_vec_free(&w->files);
+	if (w->r)
+		wp_wheel_reader_close(w->r);
+	wp_wheel_info_release(&w->info);
+	wp_buf_free(&w->entry_points);
+	old_dist_release(&w->old);
+	free(w->path);
+	free(w->filename);
+	free(w->project);
+	free(w->dist_info_dest);
+	istore_abort(w);
+	free(w->store);
+	free(w->sha256);
+	free(w->target);
+	memset(w, 0, sizeof(*w));
+}

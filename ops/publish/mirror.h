@@ -1,0 +1,77 @@
+/* ops/publish/mirror.h: write a PEP 503 + PEP 691 simple tree (with PEP 658 .metadata files) from proven files.
+ * Ownership: every argument is borrowed for the call; the report holds only counts. The tree under
+ * DIR belongs to wheelpick while a write runs (an exclusive lock on DIR keeps a second writer out). */
+#ifndef WP_OPS_PUBLISH_MIRROR_H
+#define WP_OPS_PUBLISH_MIRROR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* A file the caller has already fetched and checked (its store object has this sha256). */
+struct wp_mirror_file {
+	const char *project;          /* as the user knows it; normalised for paths and pages */
+	const char *filename;         /* torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl */
+	const char *store_path;       /* the proven object to link or copy in */
+	const char *sha256;           /* hex */
+	long long size;               /* -1 when not known (then taken from store_path) */
+	const char *requires_python;  /* or NULL */
+	const char *metadata;         /* METADATA text for the PEP 658 file, or NULL: read from the
+	                                 wheel then */
+	const char *upload_time;      /* ISO 8601 (PEP 700), or NULL */
+	const char *variant;          /* the build's variant label ("cu118", "cpu"), "" or NULL for none:
+	                                 the file is also listed under DIR/<variant>/ */
+	const char *body;             /* a PEP 825 {name}-{version}-variants.json only: its bytes (the
+	                                 catalog keeps them; there is no store object), body_len long;
+	                                 store_path is then unused and sha256 is checked against them */
+	size_t body_len;
+};
+
+struct wp_mirror_opts {
+	bool prune;                   /* drop files that are not in this run's set ... */
+	const char *const *keep;      /* ... except these file names (pinned) */
+	size_t n_keep;
+};
+
+struct wp_mirror_report {
+	size_t files;      /* files the pages list after the run */
+	size_t projects;   /* projects the root page lists */
+	size_t added;      /* files linked or copied in by this run */
+	size_t unchanged;  /* files of this run already in the tree with the same sha256 */
+	size_t replaced;   /* files of this run whose name was in the tree with other bytes */
+	size_t removed;    /* files pruned (and their .metadata) */
+	size_t pinned;     /* files kept by opts->keep although not in this run's set */
+	size_t metadata;   /* .metadata files the pages announce */
+	size_t roots;      /* page roots written: simple/ and one per variant */
+	size_t foreign;    /* files under files/ that no run of this tree wrote (left alone) */
+};
+
+/* The manifest beside the tree: every file with its sha256, project and page attributes. It is
+ * the source of truth for what a re-run keeps. */
+#define WP_MIRROR_MANIFEST ".wheelpick-mirror.json"
+/* The files a run is about to place, written before them and removed when the manifest lists
+ * them: what a killed run left under files/ is known by it ("project/filename" lines). */
+#define WP_MIRROR_PENDING ".wheelpick-mirror.pending"
+
+/* Write or update the tree under dir:
+ *   dir/files/<project>/<filename>            the file (hard link from the store, else a copy)
+ *   dir/files/<project>/<filename>.metadata   PEP 658 core metadata, for wheels
+ *   dir/simple/index.{html,json}              every project
+ *   dir/simple/<project>/index.{html,json}    relative links with #sha256=, PEP 691 JSON beside
+ *   dir/<variant>/...                         the same for one variant ("cu118"): its builds and
+ *                                             every file without a variant, as PyTorch's /whl/cu118/
+ * A {name}-{version}-variants.json (PEP 825: "MUST be provided in all the responses where the
+ * variant wheels are included") is listed on simple/ and on every variant root's page that lists a
+ * variant wheel of its release; re-runs, --prune and the pending list treat it as a file.
+ * A re-run adds to what the manifest lists; with opts->prune only this run's files and the
+ * pinned ones stay. Only pages and files this tree's writer made (the manifest, and the list of
+ * files a run writes before placing them) are ever removed. Every write is atomic and ordered (files, then project pages, then the root,
+ * then the manifest, then removals), so a reader or a crash sees the old tree or the new one.
+ * opts may be NULL; rep may be NULL. -WPE_USAGE for a bad project or file name or two files of
+ * one name with different bytes; -WPE_IO for the file system; -WPE_INTEGRITY when a store object
+ * is not the size announced, or a variants.json body is not the sha256 given. */
+int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
+		    const struct wp_mirror_opts *opts, struct wp_mirror_report *rep, struct wp_err *err);
+
+#endif

@@ -1,0 +1,890 @@
+/* ops/publish/publish_s3.c: mirrors and channels published to S3 (staged on disk, the difference uploaded in
+ * a reader-safe order), and read back for `verify s3://`. */
+#include "ops/publish/publish_s3.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/lazylib.h"
+#include "base/mem.h"
+#include "net/s3.h"
+#include "ops/publish/bundle.h"
+#include "ops/publish/publish.h"
+#include "verify/hash.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MANIFEST_MAX (256 << 20)
+/* Beside the manifest, the page objects a run is about to create, put before them: a run killed
+ * after some pages went up and before its manifest leaves pages no manifest names, which the
+ * next run removes when its own tree has them not (as the local writer removes stray pages). */
+#define WP_S3_PAGES_PENDING ".wheelpick-mirror.pages-pending"
+
+/* ---- the staging folder ---- */
+
+
+/* ---- what the tree holds ---- */
+
+enum rank { R_FILE, R_PAGE, R_ROOT, R_MANIFEST };
+
+struct obj {
+	char *rel;             /* path under the staging folder and the prefix */
+	char *key;             /* prefix + rel */
+	enum rank rank;
+	long long size;
+	char sha256[65];
+	char md5[33];          /* "" unless hashed here */
+	bool upload;
+	bool placeholder;      /* a stand-in: must never go up */
+	const char *ctype;
+};
+
+struct objs {
+	struct obj *v;
+	size_t n, cap;
+};
+
+static struct obj *objs_add(struct objs *o)
+{
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 64;
+		o->v = wp_xrealloc(o->v, o->cap * sizeof(*o->v));
+	}
+	struct obj *x = &o->v[o->n++];
+	memset(x, 0, sizeof(*x));
+	return x;
+}
+
+static void objs_free(struct objs *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->v[i].rel);
+		free(o->v[i].key);
+	}
+	free(o->v);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static const char *base_name(const char *rel)
+{
+	const char *s = strrchr(rel, '/');
+	return s ? s + 1 : rel;
+}
+
+/* The content types pip, uv and conda expect. */
+static const char *content_type(const char *rel)
+{
+	const char *b = base_name(rel);
+	if (!strcmp(b, "index.html"))
+		return "text/html; charset=utf-8";
+	if (!strcmp(b, "index.json"))
+		return "application/vnd.pypi.simple.v1+json";
+	if (ends_with(b, ".metadata"))
+		return "text/plain; charset=utf-8";
+	if (ends_with(b, ".whl") || ends_with(b, ".zip"))
+		return "application/zip";
+	if (ends_with(b, ".tar.gz") || ends_with(b, ".tgz"))
+		return "application/gzip";
+	if (ends_with(b, ".tar.bz2"))
+		return "application/x-bzip2";
+	if (ends_with(b, ".zst"))
+		return "application/zstd";
+	if (ends_with(b, ".json"))
+		return "application/json";
+	if (ends_with(b, ".html"))
+		return "text/html; charset=utf-8";
+	return "application/octet-stream";
+}
+
+/* Pages after the files they link, roots after the pages, the manifest last. Conda: a subdir's
+ * repodata (and the shard index) after the packages and shards it names. */
+static enum rank rank_of(const char *rel)
+{
+	const char *b = base_name(rel);
+	int depth = 0;
+	for (const char *p = rel; *p; p++)
+		depth += *p == '/';
+	if (!strcmp(rel, WP_MIRROR_MANIFEST))
+		return R_MANIFEST;
+	if (!strcmp(b, "index.html") || !strcmp(b, "index.json"))
+		return depth >= 2 ? R_PAGE : R_ROOT;
+	if (!strncmp(b, "repodata", 8) || !strncmp(b, "current_repodata", 16) || !strcmp(b, "channeldata.json"))
+		return R_ROOT;
+	return R_FILE;
+}
+
+/* The manifest's word on each file: "files/P/F" and "files/P/F.metadata" with their sha256. */
+struct known {
+	char **rel;
+	char (*sha)[65];
+	long long *size;
+	size_t n, cap;
+	struct wp_json_val *root;
+};
+
+static void known_add(struct known *k, char *rel, const char *sha, long long size)
+{
+	if (k->n == k->cap) {
+		k->cap = k->cap ? k->cap * 2 : 64;
+		k->rel = wp_xrealloc(k->rel, k->cap * sizeof(*k->rel));
+		k->sha = wp_xrealloc(k->sha, k->cap * sizeof(*k->sha));
+		k->size = wp_xrealloc(k->size, k->cap * sizeof(*k->size));
+	}
+	k->rel[k->n] = rel;
+	snprintf(k->sha[k->n], sizeof(k->sha[k->n]), "%s", sha);
+	for (char *p = k->sha[k->n]; *p; p++)
+		if (*p >= 'A' && *p <= 'F')
+			*p = (char)(*p - 'A' + 'a');
+	k->size[k->n] = size;
+	k->n++;
+}
+
+static const char *known_sha(const struct known *k, const char *rel, long long *size)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->rel[i], rel)) {
+			if (size)
+				*size = k->size[i];
+			return k->sha[i];
+		}
+	return NULL;
+}
+
+static void known_free(struct known *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->rel[i]);
+	free(k->rel);
+	free(k->sha);
+	free(k->size);
+	wp_json_tree_free(k->root);
+	memset(k, 0, sizeof(*k));
+}
+
+static bool seg_ok(const char *s)
+{
+	return s && *s && strcmp(s, ".") && strcmp(s, "..") && !strchr(s, '/') && !strchr(s, '\\');
+}
+
+/* Read a manifest (a path in the staging folder) into k; the roots and pages it lists into
+ * old_pages as rels of their index files. Missing: nothing known. */
+static int known_read(const char *path, struct known *k, struct objs *old_pages, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	bool found = false;
+	int rc = wp_file_read_if_exists(path, MANIFEST_MAX, &b, &found, err);
+	if (rc || !found)
+		goto out;
+	const struct wp_json_opts o = { .what = path, .noun = "mirror manifest", .max_bytes = MANIFEST_MAX };
+	if ((rc = wp_json_load(b.data, b.len, &o, &k->root, err)))
+		goto out;
+	const struct wp_json_val *files = wp_json_get_arr(k->root, "files");
+	for (size_t i = 0; i < wp_json_len(files); i++) {
+		const struct wp_json_val *f = wp_json_at(files, i);
+		const char *p = wp_json_get_str(f, "project"), *fn = wp_json_get_str(f, "filename");
+		const char *sha = wp_json_get_str(f, "sha256"), *meta = wp_json_get_str(f, "metadata_sha256");
+		long long size = -1;
+		if (!seg_ok(p) || !seg_ok(fn) || !sha || !wp_sha256_hex_valid(sha))
+			continue;
+		wp_json_as_int(wp_json_get(f, "size"), &size);
+		known_add(k, wp_xasprintf("files/%s/%s", p, fn), sha, size);
+		if (meta && wp_sha256_hex_valid(meta))
+			known_add(k, wp_xasprintf("files/%s/%s.metadata", p, fn), meta, -1);
+	}
+	const char *lists[] = { "roots", "pages" };
+	for (size_t l = 0; old_pages && l < 2; l++) {
+		const struct wp_json_val *a = wp_json_get_arr(k->root, lists[l]);
+		for (size_t i = 0; i < wp_json_len(a); i++) {
+			const char *pg = wp_json_as_str(wp_json_at(a, i));
+			if (!pg || !*pg || strstr(pg, "..") || pg[0] == '/' || strchr(pg, '\\'))
+				continue;
+			for (int h = 0; h < 2; h++)
+				objs_add(old_pages)->rel = wp_xasprintf("%s/index.%s", pg, h ? "json" : "html");
+		}
+	}
+out:
+	wp_buf_free(&b);
+	return rc;
+}
+
+/* ---- walking the staging tree ---- */
+
+static struct objs *walk_out;
+static size_t walk_skip;
+
+static int walk_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag != FTW_F || !S_ISREG(sb->st_mode))
+		return 0;
+	const char *rel = path + walk_skip;
+	const char *b = base_name(rel);
+	/* the writer's own working files never go up; its manifest does */
+	if ((!strncmp(b, ".wheelpick-", 11) && strcmp(rel, WP_MIRROR_MANIFEST)) || wp_fs_is_tmp_name(b) ||
+	    ends_with(b, ".part"))
+		return 0;
+	struct obj *o = objs_add(walk_out);
+	o->rel = wp_xstrdup(rel);
+	o->size = (long long)sb->st_size;
+	return 0;
+}
+
+static int walk(const char *stage, struct objs *out, struct wp_err *err)
+{
+	walk_out = out;
+	walk_skip = strlen(stage) + 1;
+	if (nftw(stage, walk_one, 16, FTW_PHYS) < 0)
+		return wp_fs_fail(err, errno, "cannot read", stage);
+	return 0;
+}
+
+/* ---- the pending list: what a run places or removes, "project/filename" a line ---- */
+
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static bool lines_has(const struct lines *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+static void lines_add(struct lines *l, const char *s)
+{
+	if (lines_has(l, s))
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = wp_xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = wp_xstrdup(s);
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* "files/P/F" or "files/P/F.metadata" as the pending list names it ("P/F"); else nothing. */
+static void lines_add_dist(struct lines *l, const char *rel)
+{
+	if (strncmp(rel, "files/", 6) || !strchr(rel + 6, '/'))
+		return;
+	size_t n = strlen(rel + 6);
+	char *d = wp_xstrndup(rel + 6, ends_with(rel, ".metadata") ? n - 9 : n);
+	lines_add(l, d);
+	free(d);
+}
+
+/* ---- publishing ---- */
+
+struct pub {
+	const struct wp_session *s;
+	struct wp_s3 s3;
+	const struct wp_s3_dest *d;
+	char *stage;
+	struct wp_s3_listing list;
+	struct known old;          /* the bucket's manifest before this run */
+	struct objs old_pages;     /* the pages and roots it lists (rels) */
+	struct objs holders;       /* placeholders made (rel) */
+	struct lines old_pending;  /* the bucket's pending list ("project/filename") before this run */
+	bool had_pending;
+	struct lines old_ppend;    /* pages and roots a run put that no manifest may know yet (rels) */
+	bool had_ppend;
+	bool prune;
+	struct wp_s3_report *rep;
+};
+
+static void pub_release(struct pub *p)
+{
+	wp_fs_remove_tree(p->stage);
+	free(p->stage);
+	wp_s3_release(&p->s3);
+	wp_s3_listing_free(&p->list);
+	known_free(&p->old);
+	objs_free(&p->old_pages);
+	objs_free(&p->holders);
+	lines_free(&p->old_pending);
+	lines_free(&p->old_ppend);
+}
+
+static char *key_of(const struct pub *p, const char *rel)
+{
+	return wp_xasprintf("%s%s", p->s3.prefix, rel);
+}
+
+int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
+{
+	struct wp_s3 s3;
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	if (!rc && s3.anonymous)
+		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			     "AWS_SECRET_ACCESS_KEY", d->url);
+	wp_s3_release(&s3);
+	return rc;
+}
+
+/* Open the store, list the prefix, make the staging folder. */
+static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s3_dest *d, struct wp_s3_report *rep,
+		    struct wp_err *err)
+{
+	int rc;
+	memset(p, 0, sizeof(*p));
+	memset(rep, 0, sizeof(*rep));
+	p->s = s;
+	p->d = d;
+	p->rep = rep;
+	if ((rc = wp_s3_open(&p->s3, d->url, d->endpoint, d->acl, err)))
+		return rc;
+	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
+		return rc;
+	if (p->s3.anonymous)
+		return wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			       "AWS_SECRET_ACCESS_KEY", p->s3.display);
+	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
+	rc = wp_fs_mkdtemp(tmp, "s3", &p->stage, err);
+	free(tmp);
+	if (rc)
+		return rc;
+	if ((rc = wp_s3_list(&p->s3, p->s3.prefix, &p->list, err)))
+		return rc;
+	wp_say(s, WP_SAY_DEBUG, "%s: %zu objects under the prefix", p->s3.display, p->list.n);
+	return 0;
+}
+
+/* A list object of the bucket (a pending list) into l: files' "project/filename" lines, or
+ * (pages) the rels of page and root objects. */
+static int get_list(struct pub *p, const char *name, bool pages, struct lines *l, bool *there, struct wp_err *err)
+{
+	char *key = key_of(p, name);
+	int rc = 0;
+	*there = false;
+	if (wp_s3_listing_find(&p->list, key)) {
+		struct wp_buf b = WP_BUF_INIT_MAX(MANIFEST_MAX);
+		struct wp_s3_op op = { .verb = WP_S3_GET, .key = key, .out = &b, .size = MANIFEST_MAX, .may_miss = true };
+		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
+		*there = !rc && !op.missing;
+		for (char *ln = b.data, *nl; !rc && ln && *ln; ln = nl ? nl + 1 : NULL) {
+			nl = strchr(ln, '\n');
+			if (nl)
+				*nl = 0;
+			const char *slash = strchr(ln, '/');
+			if (!slash || strstr(ln, "..") || strchr(ln, '\\') || ln[0] == '/' || strstr(ln, "//"))
+				continue;
+			if (pages ? rank_of(ln) == R_PAGE || rank_of(ln) == R_ROOT : !strchr(slash + 1, '/') && seg_ok(slash + 1))
+				lines_add(l, ln);
+		}
+		wp_buf_free(&b);
+	}
+	free(key);
+	return rc;
+}
+
+/* The bucket's manifest into the staging folder, and a sparse stand-in for each file it lists that
+ * the bucket has at that size. */
+/* A sparse file of the object's size at path (in folder dir, made here): it stands in for a file
+ * the bucket already has, so the staged tree is whole without downloading it; never uploaded. */
+static int stand_in(const char *dir, const char *path, long long size, struct wp_err *err)
+{
+	int rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		return rc;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		rc = wp_fs_fail(err, errno, "cannot create", path);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int pub_seed(struct pub *p, struct wp_err *err)
+{
+	char *key = key_of(p, WP_MIRROR_MANIFEST);
+	char *path = wp_xasprintf("%s/%s", p->stage, WP_MIRROR_MANIFEST);
+	int rc = 0;
+	if (wp_s3_listing_find(&p->list, key)) {
+		struct wp_s3_op op = { .verb = WP_S3_GET, .key = key, .path = path, .size = MANIFEST_MAX, .may_miss = true };
+		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
+	}
+	if (!rc)
+		rc = known_read(path, &p->old, &p->old_pages, err);
+	if (!rc)
+		rc = get_list(p, WP_MIRROR_PENDING, false, &p->old_pending, &p->had_pending, err);
+	if (!rc)
+		rc = get_list(p, WP_S3_PAGES_PENDING, true, &p->old_ppend, &p->had_ppend, err);
+	for (size_t i = 0; !rc && i < p->old.n; i++) {
+		char *k = key_of(p, p->old.rel[i]);
+		const struct wp_s3_object *o = wp_s3_listing_find(&p->list, k);
+		free(k);
+		/* at the listing's size: an object replaced behind our back by other bytes stays (as on
+		 * disk, the writer keeps it on the pages, and verify tells) and is never deleted */
+		if (!o)
+			continue;
+		char *fp = wp_xasprintf("%s/%s", p->stage, p->old.rel[i]);
+		char *dir = wp_xstrndup(fp, (size_t)(strrchr(fp, '/') - fp));
+		if (!(rc = stand_in(dir, fp, o->size, err)))
+			objs_add(&p->holders)->rel = wp_xstrdup(p->old.rel[i]);
+		free(dir);
+		free(fp);
+	}
+	free(key);
+	free(path);
+	return rc;
+}
+
+static bool is_holder(const struct pub *p, const char *rel, const char *stage_path)
+{
+	for (size_t i = 0; i < p->holders.n; i++)
+		if (!strcmp(p->holders.v[i].rel, rel)) {
+			/* still the stand-in when the writer did not replace it: its blocks are a hole */
+			struct stat sb;
+			return stat(stage_path, &sb) == 0 && (sb.st_size == 0 || sb.st_blocks == 0);
+		}
+	return false;
+}
+
+struct done_ctx {
+	const struct wp_session *s;
+	size_t n, total;
+};
+
+static void on_done(void *ctx, const struct wp_s3_op *op)
+{
+	struct done_ctx *c = ctx;
+	c->n++;
+	if (!op->result)
+		wp_say(c->s, WP_SAY_DEBUG, "put %s (%zu/%zu)", op->key, c->n, c->total);
+}
+
+/* Decide what must go up, then put it rank by rank: a rank starts only when the one before it is
+ * all in place. */
+static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
+{
+	struct known now = { 0 };
+	char *mpath = wp_xasprintf("%s/%s", p->stage, WP_MIRROR_MANIFEST);
+	struct wp_s3_op *heads = NULL;
+	size_t nh = 0;
+	int rc = known_read(mpath, &now, NULL, err);
+	free(mpath);
+	if (rc)
+		goto out;
+	heads = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*heads));
+	size_t *head_of = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*head_of));
+	for (size_t i = 0; i < tree->n && !rc; i++) {
+		struct obj *o = &tree->v[i];
+		char *fp = wp_xasprintf("%s/%s", p->stage, o->rel);
+		o->key = key_of(p, o->rel);
+		o->rank = rank_of(o->rel);
+		o->ctype = content_type(o->rel);
+		o->placeholder = is_holder(p, o->rel, fp);
+		long long msize = -1;
+		const char *sha = known_sha(&now, o->rel, &msize);
+		if (sha && (msize < 0 || msize == o->size))
+			memcpy(o->sha256, sha, 65);
+		else if (!o->placeholder)
+			rc = wp_hash_file_md5(fp, o->sha256, o->md5, NULL, err);
+		free(fp);
+		if (rc)
+			break;
+		const struct wp_s3_object *have = wp_s3_listing_find(&p->list, o->key);
+		const char *was = known_sha(&p->old, o->rel, NULL);
+		if (o->placeholder && have && have->size == o->size)
+			o->upload = false; /* made from the listing and left alone by the writer: the object stays */
+		else if (!have || have->size != o->size)
+			o->upload = true;
+		else if (was && !strcmp(was, o->sha256))
+			o->upload = false;
+		else if (o->md5[0] && !strcmp(have->etag, o->md5))
+			o->upload = false;
+		else {
+			head_of[nh] = i;
+			heads[nh++] = (struct wp_s3_op){ .verb = WP_S3_HEAD, .key = o->key, .may_miss = true };
+		}
+	}
+	if (!rc && nh) {
+		rc = wp_s3_run(&p->s3, heads, nh, p->d->parallel, NULL, NULL, err);
+		p->rep->looked_up += nh;
+		for (size_t k = 0; k < nh && !rc; k++) {
+			struct obj *o = &tree->v[head_of[k]];
+			o->upload = heads[k].missing || strcmp(heads[k].meta_sha256, o->sha256);
+		}
+	}
+	free(head_of);
+	for (size_t i = 0; i < tree->n && !rc; i++) {
+		if (tree->v[i].upload && tree->v[i].placeholder)
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' would go up as its stand-in; nothing was published past the "
+				     "files", tree->v[i].rel);
+		if (!tree->v[i].upload)
+			p->rep->unchanged++;
+	}
+	p->rep->objects = tree->n;
+out:
+	free(heads);
+	known_free(&now);
+	return rc;
+}
+
+/* Put one rank's objects, in parallel. */
+static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *err)
+{
+	struct wp_s3_op *ops = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*ops));
+	char **paths = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*paths));
+	size_t n = 0;
+	int rc = 0;
+	for (size_t i = 0; i < tree->n; i++) {
+		struct obj *o = &tree->v[i];
+		if ((int)o->rank != r || !o->upload)
+			continue;
+		paths[n] = wp_xasprintf("%s/%s", p->stage, o->rel);
+		ops[n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = o->key, .path = paths[n], .size = o->size,
+					    .content_type = o->ctype, .sha256 = o->sha256 };
+		n++;
+	}
+	struct done_ctx dc = { p->s, 0, n };
+	if (n)
+		rc = wp_s3_run(&p->s3, ops, n, p->d->parallel, on_done, &dc, err);
+	for (size_t i = 0; i < n; i++) {
+		if (!ops[i].result) {
+			p->rep->uploaded++;
+			p->rep->uploaded_bytes += ops[i].size;
+		}
+		free(paths[i]);
+	}
+	free(paths);
+	free(ops);
+	return rc;
+}
+
+static int obj_rel_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct obj *)a)->rel, ((const struct obj *)b)->rel);
+}
+
+static bool tree_has(const struct objs *tree, const char *rel)
+{
+	struct obj k = { .rel = (char *)rel };
+	return tree->n && bsearch(&k, tree->v, tree->n, sizeof(*tree->v), obj_rel_cmp);
+}
+
+/* What goes: the last manifest's files and pages this tree has not (and, with prune, what killed
+ * runs left on the pending list), where the bucket still holds them. */
+static void plan_removals(struct pub *p, const struct objs *tree, struct lines *dels)
+{
+	for (size_t pass = 0; pass < 4; pass++) {
+		size_t m = pass == 0 ? p->old.n : pass == 1 ? p->old_pages.n : pass == 2 ? p->old_ppend.n :
+			   p->prune ? p->old_pending.n * 2 : 0;
+		for (size_t i = 0; i < m; i++) {
+			char *rel = pass == 0 ? wp_xstrdup(p->old.rel[i]) : pass == 1 ? wp_xstrdup(p->old_pages.v[i].rel) :
+				    pass == 2 ? wp_xstrdup(p->old_ppend.v[i]) :
+				    wp_xasprintf("files/%s%s", p->old_pending.v[i / 2], i % 2 ? ".metadata" : "");
+			char *key = key_of(p, rel);
+			if (!tree_has(tree, rel) && wp_s3_listing_find(&p->list, key))
+				lines_add(dels, rel);
+			free(key);
+			free(rel);
+		}
+	}
+}
+
+/* Removals, roots first, then pages (their listings go), then the files they linked. */
+static int pub_remove(struct pub *p, const struct lines *dels, struct wp_err *err)
+{
+	struct wp_s3_op *batch = wp_xcalloc(dels->n ? dels->n : 1, sizeof(*batch));
+	char **keys = wp_xcalloc(dels->n ? dels->n : 1, sizeof(*keys));
+	int rc = 0;
+	for (int r = R_ROOT; r >= R_FILE && !rc; r--) {
+		size_t k = 0;
+		for (size_t i = 0; i < dels->n; i++)
+			if ((int)rank_of(dels->v[i]) == r) {
+				keys[k] = key_of(p, dels->v[i]);
+				batch[k] = (struct wp_s3_op){ .verb = WP_S3_DELETE, .key = keys[k], .may_miss = true };
+				k++;
+			}
+		if (k && !(rc = wp_s3_run(&p->s3, batch, k, p->d->parallel, NULL, NULL, err)))
+			p->rep->deleted += k;
+		for (size_t i = 0; i < k; i++)
+			free(keys[i]);
+	}
+	free(keys);
+	free(batch);
+	return rc;
+}
+
+/* The pending list as one object: put when it names something, else deleted when it was there. */
+static int put_list(struct pub *p, const char *name, const struct lines *l, bool *there, struct wp_err *err)
+{
+	char *key = key_of(p, name);
+	struct wp_buf b = WP_BUF_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < l->n; i++)
+		wp_buf_printf(&b, "%s\n", l->v[i]);
+	if (l->n) {
+		struct wp_s3_op op = { .verb = WP_S3_PUT, .key = key, .body = b.data, .size = (long long)b.len,
+				       .content_type = "text/plain; charset=utf-8" };
+		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
+		*there = !rc;
+	} else if (*there) {
+		struct wp_s3_op op = { .verb = WP_S3_DELETE, .key = key, .may_miss = true };
+		if (!(rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err)))
+			*there = false;
+	}
+	wp_buf_free(&b);
+	free(key);
+	return rc;
+}
+
+/* The run, as on disk: the pending list names what is about to be placed or removed (verify takes
+ * those for a cut-short run's, not for tampering), then the files, the project pages, the roots,
+ * the manifest, the removals, and the list is settled to what is still there unlinked. */
+static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
+{
+	struct objs tree = { 0 };
+	struct lines dels = { 0 }, pend = { 0 }, left = { 0 }, ppend = { 0 }, pleft = { 0 };
+	bool there = p->had_pending, pthere = p->had_ppend;
+	int rc = walk(p->stage, &tree, err);
+	if (!rc && tree.n)
+		qsort(tree.v, tree.n, sizeof(*tree.v), obj_rel_cmp);
+	if (!rc)
+		rc = pub_upload(p, &tree, err);
+	if (rc)
+		goto out;
+	wp_say(p->s, WP_SAY_DEBUG, "%s: %zu objects to put, %zu looked up", p->s3.display, tree.n - p->rep->unchanged,
+	       p->rep->looked_up);
+	if (remove)
+		plan_removals(p, &tree, &dels);
+	for (size_t i = 0; i < p->old_pending.n; i++)
+		lines_add(&pend, p->old_pending.v[i]);
+	for (size_t i = 0; i < tree.n; i++)
+		if (tree.v[i].upload && tree.v[i].rank == R_FILE)
+			lines_add_dist(&pend, tree.v[i].rel);
+	for (size_t i = 0; i < dels.n; i++)
+		lines_add_dist(&pend, dels.v[i]);
+	for (size_t i = 0; i < p->old_ppend.n; i++)
+		lines_add(&ppend, p->old_ppend.v[i]);
+	for (size_t i = 0; i < tree.n; i++) {
+		struct obj *o = &tree.v[i];
+		if (o->upload && (o->rank == R_PAGE || o->rank == R_ROOT) && !wp_s3_listing_find(&p->list, o->key))
+			lines_add(&ppend, o->rel);
+	}
+	if (pend.n > p->old_pending.n && (rc = put_list(p, WP_MIRROR_PENDING, &pend, &there, err)))
+		goto out;
+	if (ppend.n > p->old_ppend.n && (rc = put_list(p, WP_S3_PAGES_PENDING, &ppend, &pthere, err)))
+		goto out;
+	for (int r = R_FILE; r <= R_MANIFEST && !rc; r++)
+		rc = pub_put_rank(p, &tree, r, err);
+	if (!rc && dels.n)
+		rc = pub_remove(p, &dels, err);
+	if (rc)
+		goto out;
+	/* what is still in the bucket and no page links: a killed run's, kept by a run without --prune */
+	for (size_t i = 0; i < pend.n; i++) {
+		char *rel = wp_xasprintf("files/%s", pend.v[i]), *key = key_of(p, rel);
+		if (!tree_has(&tree, rel) && !lines_has(&dels, rel) && wp_s3_listing_find(&p->list, key))
+			lines_add(&left, pend.v[i]);
+		free(rel);
+		free(key);
+	}
+	for (size_t i = 0; i < ppend.n; i++) {
+		char *key = key_of(p, ppend.v[i]);
+		if (!tree_has(&tree, ppend.v[i]) && !lines_has(&dels, ppend.v[i]) && wp_s3_listing_find(&p->list, key))
+			lines_add(&pleft, ppend.v[i]);
+		free(key);
+	}
+	if (left.n != pend.n || !there)
+		rc = put_list(p, WP_MIRROR_PENDING, &left, &there, err);
+	if (!rc && (pleft.n != ppend.n || !pthere))
+		rc = put_list(p, WP_S3_PAGES_PENDING, &pleft, &pthere, err);
+	if (!rc)
+		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged; %zu removed)",
+		       p->s3.display, p->s3.endpoint, p->rep->objects, p->rep->uploaded, p->rep->uploaded_bytes,
+		       p->rep->unchanged, p->rep->deleted);
+out:
+	objs_free(&tree);
+	lines_free(&dels);
+	lines_free(&pend);
+	lines_free(&left);
+	lines_free(&ppend);
+	lines_free(&pleft);
+	return rc;
+}
+
+int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *run, const struct wp_s3_dest *d,
+			 bool prune, struct wp_s3_report *rep, struct wp_err *err)
+{
+	struct pub p;
+	int rc = pub_open(&p, s, d, rep, err);
+	if (!rc)
+		rc = pub_seed(&p, err);
+	if (!rc) {
+		/* the staging's own summary would name the staging folder: ours names the bucket */
+		struct wp_session quiet = *s;
+		quiet.say = NULL;
+		p.prune = prune;
+		wp_fs_scratch_set(p.stage);
+		rc = wp_publish_mirror(&quiet, run, p.stage, prune, &rep->mirror, err);
+		wp_fs_scratch_set(NULL);
+		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s", p.s3.display, p.stage);
+	}
+	if (!rc)
+		rc = pub_finish(&p, true, err);
+	pub_release(&p);
+	wp_say(s, WP_SAY_DEBUG, "%s: the staging folder removed", d->url);
+	return rc;
+}
+
+/* A channel's re-run, as on disk: each subdir's repodata.json from the bucket, and a sparse stand-in
+ * for each package the bucket holds there, so the writer keeps their records (it keeps a record
+ * whose file is there) without their bytes coming down. */
+static int seed_channel(struct pub *p, struct wp_err *err)
+{
+	size_t pre = strlen(p->s3.prefix);
+	int rc = 0;
+	for (size_t i = 0; i < p->list.n && !rc; i++) {
+		const struct wp_s3_object *o = &p->list.v[i];
+		const char *rel = o->key + pre, *slash = strchr(rel, '/');
+		if (!slash || strchr(slash + 1, '/') || slash == rel || !seg_ok(slash + 1))
+			continue;
+		char *sub = wp_xstrndup(rel, (size_t)(slash - rel));
+		char *dir = wp_xasprintf("%s/%s", p->stage, sub);
+		char *fp = wp_xasprintf("%s/%s", p->stage, rel);
+		bool ok_sub = seg_ok(sub) && sub[0] != '.';
+		if (ok_sub && !strcmp(slash + 1, "repodata.json")) {
+			if (!(rc = wp_mkdir_p(dir, 0755, err))) {
+				struct wp_s3_op op = { .verb = WP_S3_GET, .key = o->key, .path = fp, .size = MANIFEST_MAX,
+						       .may_miss = true };
+				rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
+			}
+		} else if (ok_sub && (ends_with(rel, ".conda") || ends_with(rel, ".tar.bz2"))) {
+			if (!(rc = stand_in(dir, fp, o->size, err)))
+				objs_add(&p->holders)->rel = wp_xstrdup(rel);
+		}
+		free(sub);
+		free(dir);
+		free(fp);
+	}
+	return rc;
+}
+
+int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *job, const struct wp_s3_dest *d,
+			struct wp_conda_result *res, struct wp_s3_report *rep, struct wp_err *err)
+{
+	struct pub p;
+	struct wp_conda_job staged = *job;
+	memset(res, 0, sizeof(*res));
+	int rc = pub_open(&p, s, d, rep, err);
+	if (!rc)
+		rc = seed_channel(&p, err);
+	if (!rc) {
+		staged.dest = p.stage;
+		wp_fs_scratch_set(p.stage);
+		rc = wp_conda_run(s, &staged, res, err);
+		wp_fs_scratch_set(NULL);
+	}
+	if (!rc)
+		rc = pub_finish(&p, false, err);
+	pub_release(&p);
+	return rc;
+}
+
+/* ---- bundles ---- */
+
+int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d, wp_s3_make_fn *make, void *ctx,
+			 size_t *nfiles, struct wp_err *err)
+{
+	struct wp_s3 s3;
+	char *stage = NULL, *local = NULL, *tmp = NULL;
+	struct wp_s3_op *ops = NULL;
+	char **paths = NULL, **keys = NULL;
+	size_t nvol = 0, n = 0;
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	if (nfiles)
+		*nfiles = 0;
+	/* the URL's last segment is the bundle's name; the prefix before it is where it goes */
+	size_t pl = strlen(s3.prefix ? s3.prefix : "");
+	if (!rc && (pl < 2 || !strchr(d->url + 5, '/')))
+		rc = wp_fail(err, -WPE_USAGE, "'%s' names no object: give s3://BUCKET/[PREFIX/]NAME.tar.zst", d->url);
+	if (rc)
+		goto out;
+	char *name = wp_xstrndup(s3.prefix, pl - 1); /* the prefix always ends in '/' */
+	char *slash = strrchr(name, '/');
+	char *dir = slash ? wp_xstrndup(name, (size_t)(slash - name) + 1) : wp_xstrdup("");
+	const char *base = slash ? slash + 1 : name;
+	if (!(rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)) && s3.anonymous)
+		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			     "AWS_SECRET_ACCESS_KEY", d->url);
+	if (!rc) {
+		tmp = wp_xasprintf("%s/tmp", s->cache_dir);
+		rc = wp_fs_mkdtemp(tmp, "s3", &stage, err);
+	}
+	if (!rc) {
+		local = wp_xasprintf("%s/%s", stage, base);
+		wp_fs_scratch_set(stage);
+		rc = make(ctx, local, &nvol, err);
+		wp_fs_scratch_set(NULL);
+	}
+	if (!rc) {
+		struct stat one;
+		if (stat(local, &one) == 0)
+			nvol = 0; /* one file, no volumes */
+		n = nvol ? nvol : 1;
+		ops = wp_xcalloc(n, sizeof(*ops));
+		paths = wp_xcalloc(n, sizeof(*paths));
+		keys = wp_xcalloc(n, sizeof(*keys));
+		for (size_t i = 0; i < n && !rc; i++) {
+			char sha[65], md5[33];
+			struct stat sb;
+			paths[i] = nvol ? wp_bundle_volume_name(local, i + 1) : wp_xstrdup(local);
+			keys[i] = wp_xasprintf("%s%s", dir, base_name(paths[i]));
+			if (stat(paths[i], &sb) < 0)
+				rc = wp_fs_fail(err, errno, "cannot read", paths[i]);
+			else
+				rc = wp_hash_file_md5(paths[i], sha, md5, NULL, err);
+			if (!rc)
+				ops[i] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = keys[i], .path = paths[i],
+							    .size = (long long)sb.st_size, .content_type = content_type(keys[i]),
+							    .sha256 = wp_xstrdup(sha) };
+		}
+		if (!rc)
+			rc = wp_s3_run(&s3, ops, n, d->parallel, NULL, NULL, err);
+		if (!rc && nfiles)
+			*nfiles = n;
+		if (!rc)
+			wp_say(s, WP_SAY_INFO, "s3://%s/%s%s at %s: %zu object%s", s3.bucket, dir, base, s3.endpoint, n,
+			       n == 1 ? "" : "s (the volumes)");
+	}
+	free(name);
+	free(dir);
+out:
+	wp_fs_remove_tree(stage);
+	for (size_t i = 0; i < n; i++) {
+		free(paths ? paths[i] : NULL);
+		free(keys ? keys[i] : NULL);
+		free(ops ? (char *)ops[i].sha256 : NULL);
+	}
+	free(paths);
+	free(keys);
+	free(ops);
+	free(stage);
+	free(local);
+	free(tmp);
+	wp_s3_release(&s3);
+	return rc;
+}

@@ -1,0 +1,590 @@
+/* ops/verify/bundle.c: a bundle (or the volumes of a split one, as a set) unpacked into a temp dir with every
+ * member checked, then verified as what it carries: a wheelhouse, or a conda channel with its locks. */
+#include "base/buf.h"
+#include "base/fs.h"
+#include "base/mem.h"
+#include "index/repodata.h"
+#include "ops/core/shardread.h"
+#include "ops/publish/bundle.h"
+#include "ops/verify/common.h"
+#include "verify/wheel.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- bundle ---- */
+
+
+/* "OUT.tar.zst.001" -> 1; 0 when name is not base + "." + three digits. */
+static size_t volume_no(const char *name, const char *base)
+{
+	size_t bl = strlen(base);
+	if (strncmp(name, base, bl) || name[bl] != '.' || strlen(name + bl + 1) != 3)
+		return 0;
+	size_t v = 0;
+	for (const char *p = name + bl + 1; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		v = v * 10 + (size_t)(*p - '0');
+	}
+	return v;
+}
+
+/* The volumes of a split bundle (path: one of them, or their base name), in order, checked as a
+ * set: all there from .001 on, every one but the last exactly as long as the first (the writer
+ * cuts them so), the last no longer and not empty. Problems name the volume. NULL when path is a
+ * bundle of its own; else a NULL-terminated array the caller frees (vo_free_list with *n). */
+static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
+{
+	size_t len = strlen(path);
+	char *base;
+	struct stat sb;
+	if (len > 4 && path[len - 4] == '.' && strspn(path + len - 3, "0123456789") == 3)
+		base = wp_xstrndup(path, len - 4);
+	else if (stat(path, &sb) < 0)
+		base = wp_xstrdup(path);
+	else
+		return NULL;
+	char *slash = strrchr(base, '/');
+	char *dir = slash ? wp_xstrndup(base, (size_t)(slash - base)) : wp_xstrdup(".");
+	const char *fname = slash ? slash + 1 : base;
+	size_t nn, max = 0;
+	char **names = vo_list_dir(*dir ? dir : "/", &nn);
+	for (size_t i = 0; i < nn; i++) {
+		size_t v = volume_no(names[i], fname);
+		if (v > max)
+			max = v;
+	}
+	char **vols = wp_xcalloc(max + 1, sizeof(*vols));
+	long long first = -1;
+	for (size_t i = 1; i <= max; i++) {
+		vols[i - 1] = wp_xasprintf("%s.%03zu", base, i);
+		if (stat(vols[i - 1], &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			vo_problem_add(c, true, vols[i - 1], "is missing: the volumes of '%s' run from .001 to .%03zu", base, max);
+			continue;
+		}
+		if (i == 1)
+			first = (long long)sb.st_size;
+		else if (i < max && (long long)sb.st_size != first)
+			vo_problem_add(c, true, vols[i - 1], "is %lld bytes where every volume but the last is %lld: it is %s",
+				       (long long)sb.st_size, first, (long long)sb.st_size < first ? "cut short, or the volumes "
+				       "after it do not belong to this bundle" : "not a volume of this bundle");
+		else if (i == max && (sb.st_size == 0 || (first >= 0 && (long long)sb.st_size > first)))
+			vo_problem_add(c, true, vols[i - 1], "is %lld bytes, %s", (long long)sb.st_size,
+				       sb.st_size ? "more than the first volume: not a volume of this bundle" : "empty");
+	}
+	if (!max)
+		vo_problem_add(c, true, path, "has no volumes beside it (%s.001, ...)", base);
+	vo_free_list(names, nn);
+	free(dir);
+	free(base);
+	*n = max;
+	return vols;
+}
+
+/* The volumes read as one stream, one after the other. */
+struct vol_reader {
+	char **names;
+	size_t n, at;
+	int fd;
+	char buf[64 << 10];
+};
+
+static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
+{
+	struct vol_reader *r = ctx;
+	for (;;) {
+		if (r->fd < 0) {
+			if (r->at >= r->n)
+				return 0;
+			r->fd = open(r->names[r->at], O_RDONLY | O_CLOEXEC);
+			if (r->fd < 0) {
+				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+				return -1;
+			}
+		}
+		ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+			return -1;
+		}
+		if (got > 0) {
+			*out = r->buf;
+			return got;
+		}
+		close(r->fd);
+		r->fd = -1;
+		r->at++;
+	}
+}
+
+static int vol_close(struct archive *a, void *ctx)
+{
+	struct vol_reader *r = ctx;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	return ARCHIVE_OK;
+}
+
+/* install.sh is what a user runs on the air-gapped machine: it must be, byte for byte, the script
+ * wheelpick writes, or a bundle could carry 'curl ... | sh' past a verify that checks every wheel. */
+static void check_install_sh(struct vo_ctx *c, const char *inst, enum wp_bundle_kind kind)
+{
+	struct wp_buf b;
+	struct wp_err e = WP_ERR_INIT;
+	const char *want = wp_bundle_install_sh_for(kind);
+	if (wp_file_read_capped(inst, 1 << 20, &b, &e) < 0)
+		vo_problem_add(c, true, inst, "%s", e.msg);
+	else if (b.len != strlen(want) || memcmp(b.data, want, b.len))
+		vo_problem_add(c, true, inst, "is not the install.sh wheelpick writes: it was changed; do not run "
+			       "it, make the bundle again");
+	wp_buf_free(&b);
+}
+
+/* ---- a conda bundle: channel/ and the locks beside it ---- */
+
+/* A package the bundle's channel lists: where, which, its hashes, and whether a lock names it. */
+struct cpkg {
+	char *subdir, *filename, *name, *version, *build, *sha256, *md5;
+	bool locked;
+};
+
+WP_VEC_OF(cpkgs, struct cpkg);
+
+struct cpkg_ctx {
+	struct cpkgs *v;
+	const char *subdir;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? wp_xstrdup(s) : NULL;
+}
+
+static int cpkg_add(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
+{
+	struct cpkg_ctx *x = ctx;
+	if (rec->filename)
+		wp_vec_push(x->v, ((struct cpkg){ wp_xstrdup(x->subdir), wp_xstrdup(rec->filename), dup_or_null(rec->project),
+						  dup_or_null(rec->version), dup_or_null(rec->build),
+						  dup_or_null(rec->sha256), dup_or_null(rec->md5), false }));
+	return 0;
+}
+
+static void cpkgs_free(struct cpkgs *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		struct cpkg *p = &v->v[i];
+		free(p->subdir), free(p->filename), free(p->name), free(p->version), free(p->build), free(p->sha256),
+			free(p->md5);
+	}
+	wp_vec_free(v);
+}
+
+static struct cpkg *cpkg_find(struct cpkgs *v, const char *subdir, const char *filename)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i].subdir, subdir) && !strcmp(v->v[i].filename, filename))
+			return &v->v[i];
+	return NULL;
+}
+
+/* Every name in dir, dot files too (vo_list_dir leaves them out, and a bundle may hide nothing). */
+static char **all_names(const char *dir, size_t *n)
+{
+	char **v = NULL;
+	size_t k = 0, cap = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		wp_vec_push_fields(v, k, cap, wp_xstrdup(de->d_name));
+	}
+	if (d)
+		closedir(d);
+	*n = k;
+	return v;
+}
+
+static bool shard_named(const struct wp_shard_index *ix, const char *fname)
+{
+	for (size_t i = 0; i < ix->n; i++)
+		if (strlen(fname) == WP_SHA256_HEX_LEN + 12 && !strncmp(fname, ix->v[i].sha256, WP_SHA256_HEX_LEN) &&
+		    !strcmp(fname + WP_SHA256_HEX_LEN, ".msgpack.zst"))
+			return true;
+	return false;
+}
+
+/* One subdir of the channel: its packages into pkgs, and nothing in it that its repodata.json and
+ * shard index do not account for (what they name is checked by vo_verify_channel). */
+static void conda_subdir(struct vo_ctx *c, const char *dir, const char *subdir, struct cpkgs *pkgs)
+{
+	char *repodata = wp_xasprintf("%s/repodata.json", dir), *url = vo_file_url(dir, "");
+	char *index = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, dir), *ixurl = vo_file_url(dir, "/" WP_SHARD_INDEX_FILE);
+	struct cpkg_ctx x = { pkgs, subdir };
+	struct wp_index_stats st = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_shard_index ix = { 0 };
+	struct wp_buf body;
+	bool have_ix = false;
+	memset(&body, 0, sizeof(body));
+	if (wp_read_repodata_file(repodata, url, cpkg_add, &x, &st, &e) < 0)
+		goto out; /* said by the channel check */
+	have_ix = vo_is_file(index) && wp_file_read_capped(index, WP_SHARD_INDEX_MAX, &body, &e) == 0 &&
+		  wp_shard_index_decode(body.data, body.len, ixurl, &ix, &e) == 0;
+	size_t n;
+	char **names = all_names(dir, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *p = wp_xasprintf("%s/%s", dir, names[i]);
+		if (!strcmp(names[i], "shards") && vo_is_dir(p)) {
+			size_t ns;
+			char **shards = all_names(p, &ns);
+			for (size_t k = 0; k < ns; k++) {
+				char *sp = wp_xasprintf("%s/%s", p, shards[k]);
+				if (!have_ix || !shard_named(&ix, shards[k]) || !vo_is_file(sp))
+					vo_problem_add(c, true, sp, "is no shard that %s names", WP_SHARD_INDEX_FILE);
+				free(sp);
+			}
+			vo_free_list(shards, ns);
+		} else if (vo_is_file(p) && (!strcmp(names[i], "repodata.json") || !strcmp(names[i], "repodata.json.zst") ||
+					     !strcmp(names[i], WP_SHARD_INDEX_FILE) || cpkg_find(pkgs, subdir, names[i]))) {
+			/* accounted for */
+		} else {
+			vo_problem_add(c, true, p, "is not in %s/repodata.json: a bundle's channel holds what it lists, no more",
+				       subdir);
+		}
+		free(p);
+	}
+	vo_free_list(names, n);
+out:
+	wp_shard_index_release(&ix);
+	wp_buf_free(&body);
+	free(repodata);
+	free(url);
+	free(index);
+	free(ixurl);
+}
+
+/* One explicit lock: every line conda reads names a package of the channel, at the place install.sh
+ * points it to, with the hash the channel gives (which vo_verify_channel holds the file to). */
+static void conda_explicit(struct vo_ctx *c, const char *path, struct cpkgs *pkgs)
+{
+	struct wp_buf b;
+	struct wp_err e = WP_ERR_INIT;
+	size_t n = 0;
+	bool marker = false;
+	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
+		vo_problem_add(c, true, path, "%s", e.msg);
+		return;
+	}
+	if (memchr(b.data, 0, b.len))
+		vo_problem_add(c, true, path, "holds a NUL byte: what conda reads past it is not what is checked here");
+	int lineno = 0;
+	for (char *line = b.data, *next; line && *line; line = next) {
+		struct wp_explicit_entry en;
+		const char *why;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		lineno++;
+		int k = wp_explicit_entry_parse(line, &en, &why);
+		if (k == 0) {
+			marker |= strstr(line, "@EXPLICIT") && line[strspn(line, " \t\r")] == '@';
+			continue;
+		}
+		if (k < 0) {
+			vo_problem_add(c, true, path, "line %d %s", lineno, why);
+			continue;
+		}
+		n++;
+		struct cpkg *p = cpkg_find(pkgs, en.subdir, en.filename);
+		if (!p)
+			vo_problem_add(c, true, path, "line %d names '%s/%s', which the bundle's channel does not list", lineno,
+				       en.subdir, en.filename);
+		else if (!en.sha256 && !en.md5)
+			vo_problem_add(c, true, path, "line %d names '%s' without a hash: conda would not check it", lineno,
+				       en.filename);
+		else if (en.sha256 && (!p->sha256 || strcmp(en.sha256, p->sha256)))
+			vo_problem_add(c, true, path, "line %d gives '%s' sha256 %s, the channel %s", lineno, en.filename,
+				       en.sha256, p->sha256 ? p->sha256 : "none");
+		else if (en.md5 && (!p->md5 || strcmp(en.md5, p->md5)))
+			vo_problem_add(c, true, path, "line %d gives '%s' md5 %s, the channel %s", lineno, en.filename, en.md5,
+				       p->md5 ? p->md5 : "none");
+		else
+			p->locked = true;
+		wp_explicit_entry_release(&en);
+	}
+	if (!marker)
+		vo_problem_add(c, true, path, "has no @EXPLICIT line: conda would read it as specs and run a solver");
+	else if (!n)
+		vo_problem_add(c, true, path, "names no package");
+	wp_buf_free(&b);
+}
+
+/* One environment.yml: every pin under dependencies: is name=version=build of a package the channel
+ * holds. */
+static void conda_environment(struct vo_ctx *c, const char *path, const struct cpkgs *pkgs)
+{
+	struct wp_buf b;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
+		vo_problem_add(c, true, path, "%s", e.msg);
+		return;
+	}
+	char *save = NULL;
+	bool deps = false;
+	for (char *line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != ' ' && line[0] != '-' && line[0] != '#')
+			deps = !strncmp(line, "dependencies:", 13);
+		const char *item = line + strspn(line, " ");
+		if (!deps || strncmp(item, "- ", 2))
+			continue;
+		item += 2;
+		char *pin = wp_xstrndup(item, strcspn(item, " \t\r#"));
+		char *v = strchr(pin, '='), *bld = v ? strchr(v + 1, '=') : NULL;
+		bool found = false;
+		if (v && bld) {
+			*v++ = 0;
+			*bld++ = 0;
+			for (size_t i = 0; i < pkgs->n && !found; i++) {
+				const struct cpkg *p = &pkgs->v[i];
+				found = p->name && p->version && p->build && !strcmp(p->name, pin) && !strcmp(p->version, v) &&
+					!strcmp(p->build, bld);
+			}
+		}
+		if (!found)
+			vo_problem_add(c, true, path, "pins '%s', which is no name=version=build of a package the bundle's "
+						      "channel holds", item);
+		free(pin);
+	}
+	wp_buf_free(&b);
+}
+
+/* Everything a conda bundle holds, and nothing else: install.sh, channel/ (checked as verify checks a
+ * channel, and holding only what its repodata lists), the explicit locks and environment files, each
+ * naming only packages of the channel, and every package of the channel named by a lock (the bundle
+ * carries the locked closure). */
+static void verify_conda_bundle(struct vo_ctx *c, const char *house, const char *chan)
+{
+	struct cpkgs pkgs = { 0 };
+	size_t n, nlocks = 0;
+	vo_verify_channel(c, chan);
+	char **subs = all_names(chan, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *sd = wp_xasprintf("%s/%s", chan, subs[i]), *rd = wp_xasprintf("%s/repodata.json", sd);
+		if (vo_is_dir(sd) && vo_is_file(rd))
+			conda_subdir(c, sd, subs[i], &pkgs);
+		else
+			vo_problem_add(c, true, sd, "is not a channel subdir (a folder with repodata.json)");
+		free(sd);
+		free(rd);
+	}
+	vo_free_list(subs, n);
+	char **top = all_names(house, &n);
+	for (size_t pass = 0; pass < 2; pass++) /* the explicit locks first: they mark what is locked */
+		for (size_t i = 0; i < n; i++) {
+			const char *f = top[i];
+			char *p = wp_xasprintf("%s/%s", house, f);
+			bool lock = !strncmp(f, "explicit-", 9) && vo_ends_with(f, ".txt") && vo_is_file(p);
+			bool env = (!strcmp(f, "environment.yml") || (!strncmp(f, "environment-", 12) && vo_ends_with(f, ".yml"))) &&
+				   vo_is_file(p);
+			if (pass == 0 && lock) {
+				conda_explicit(c, p, &pkgs);
+				nlocks++;
+			} else if (pass == 1 && env) {
+				conda_environment(c, p, &pkgs);
+			} else if (pass == 1 && !lock && !(!strcmp(f, "install.sh") && vo_is_file(p)) &&
+				   !(!strcmp(f, WP_BUNDLE_CHANNEL_DIR) && vo_is_dir(p))) {
+				vo_problem_add(c, true, p, "is not part of a conda bundle (install.sh, channel/, explicit-*.txt, "
+							   "environment*.yml)");
+			}
+			free(p);
+		}
+	vo_free_list(top, n);
+	if (!nlocks)
+		vo_problem_add(c, true, house, "has no explicit-<subdir>.txt for install.sh to install");
+	for (size_t i = 0; i < pkgs.n; i++)
+		if (!pkgs.v[i].locked) {
+			char *p = wp_xasprintf("%s/%s/%s", chan, pkgs.v[i].subdir, pkgs.v[i].filename);
+			vo_problem_add(c, true, p, "is in the channel but in no explicit lock: a bundle carries the locked "
+						   "closure, no more");
+			free(p);
+		}
+	cpkgs_free(&pkgs);
+}
+
+bool vo_is_conda_bundle_dir(const char *dir)
+{
+	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, dir), *inst = wp_xasprintf("%s/install.sh", dir);
+	bool yes = vo_is_dir(chan) && vo_is_file(inst) && vo_is_channel(chan);
+	free(chan);
+	free(inst);
+	return yes;
+}
+
+void vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
+{
+	char *inst = wp_xasprintf("%s/install.sh", house);
+	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, house);
+	/* a conda bundle (bundle --conda) carries its channel at channel/; a wheel bundle is flat */
+	enum wp_bundle_kind kind = vo_is_dir(chan) ? WP_BUNDLE_CONDA : WP_BUNDLE_WHEELS;
+	struct stat sb;
+	if (stat(inst, &sb) < 0 || !S_ISREG(sb.st_mode))
+		vo_problem_add(c, true, inst, "is missing");
+	else if (!(sb.st_mode & 0100))
+		vo_problem_add(c, true, inst, "is not executable");
+	else if (sb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
+		vo_problem_add(c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, which the "
+			       "install.sh wheelpick writes (0755) never has", (unsigned)sb.st_mode & 07777);
+	else
+		check_install_sh(c, inst, kind);
+	if (kind == WP_BUNDLE_CONDA)
+		verify_conda_bundle(c, house, chan);
+	else
+		vo_verify_wheelhouse(c, house);
+	free(chan);
+	free(inst);
+}
+
+void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
+{
+	char tmpl[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(tmpl, sizeof(tmpl), "%s/wheelpick-verify-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
+	struct archive_entry *ae;
+	char *top = NULL, *shown = NULL, *name = NULL;
+	char **vols = NULL;
+	size_t nvols = 0;
+	struct vol_reader *vr = NULL;
+	int r;
+	char *real = NULL;
+	bool made = mkdtemp(tmpl) != NULL;
+	if (!made || !(real = realpath(tmpl, NULL))) {
+		vo_problem_add(c, true, path, "cannot make a directory to unpack it in: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s", real);
+	free(real);
+	archive_read_support_format_tar(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_filter_gzip(a);
+	/* Members land under an absolute temp path, which SECURE_NOABSOLUTEPATHS would refuse: each
+	 * name is checked by wp_member_name_problem (absolute, '..', NUL, ...) before the prefix goes
+	 * on, and the other two guards see the whole path (the temp dir is resolved, so no link in
+	 * it trips SECURE_SYMLINKS). */
+	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+				       ARCHIVE_EXTRACT_PERM);
+	size_t fatal = c->rep->n_fatal;
+	vols = volume_set(c, path, &nvols);
+	if (vols && c->rep->n_fatal > fatal)
+		goto out; /* a set with a hole or a stranger in it is no archive to read */
+	/* volumes are one stream cut in pieces: libarchive reads them one after the other */
+	char *one[1] = { (char *)path };
+	vr = wp_xcalloc(1, sizeof(*vr));
+	*vr = (struct vol_reader){ .names = vols ? vols : one, .n = vols ? nvols : 1, .fd = -1 };
+	if (archive_read_open(a, vr, NULL, vol_read, vol_close) != ARCHIVE_OK) {
+		if (vols)
+			goto short_set;
+		vo_problem_add(c, true, path, "is not a tar archive: %s", archive_error_string(a));
+		goto out;
+	}
+	c->real = tmpl;
+	shown = wp_xasprintf("%s:", path);
+	c->shown = shown;
+	size_t tops = 0;
+	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		free(name);
+		name = archive_entry_pathname(ae) ? wp_xstrdup(archive_entry_pathname(ae)) : NULL;
+		char buf[256];
+		const char *bad = name ? wp_member_name_problem(name, strlen(name)) : "has no name";
+		mode_t type = archive_entry_filetype(ae);
+		if (bad || (type != AE_IFREG && type != AE_IFDIR)) {
+			vo_problem_add(c, true, path, "member '%s' %s", wp_member_name_show(name ? name : "",
+				    name ? strlen(name) : 0, buf, sizeof(buf)),
+				    bad ? bad : "is not a file or a directory");
+			continue;
+		}
+		/* wheelpick writes 0644 and 0755: a setuid, setgid or sticky bit, or a member anyone may
+		 * write, is a bundle someone changed (install.sh 4777 runs as its owner, for anyone) */
+		mode_t perm = archive_entry_perm(ae);
+		if (perm & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
+			vo_problem_add(c, true, path, "member '%s' has mode %04o: setuid, setgid, sticky or world-writable, "
+				       "which no bundle wheelpick writes has", wp_member_name_show(name, strlen(name), buf,
+				       sizeof(buf)), (unsigned)perm & 07777);
+		const char *slash = strchr(name, '/');
+		size_t tlen = slash ? (size_t)(slash - name) : strlen(name);
+		if (!top) {
+			top = wp_xstrndup(name, tlen);
+			tops = 1;
+		} else if (strlen(top) != tlen || strncmp(top, name, tlen)) {
+			tops++;
+		}
+		if (!slash && type == AE_IFREG) {
+			tops++; /* a file beside the top folder */
+			continue;
+		}
+		char *dest = wp_xasprintf("%s/%s", tmpl, name);
+		archive_entry_set_pathname(ae, dest);
+		free(dest);
+		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
+			vo_problem_add(c, true, path, "cannot unpack member '%s': %s", name, archive_error_string(disk));
+			continue;
+		}
+		const void *blk;
+		size_t sz;
+		la_int64_t off;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK)
+				break;
+		archive_write_finish_entry(disk);
+		if (r != ARCHIVE_EOF) {
+			vo_problem_add(c, true, path, "member '%s' cannot be read: %s", name, archive_error_string(a));
+			goto out;
+		}
+	}
+	if (r != ARCHIVE_EOF && vols) {
+	short_set:
+		/* every volume there and of the right size, yet the stream breaks: the last one is cut short
+		 * (the likeliest), a volume after it is missing, or one was changed in place */
+		vo_problem_add(c, true, vols[nvols - 1], "ends the bundle early: it is cut short, a volume after it "
+							 "is missing, or a volume is damaged (%s)", archive_error_string(a));
+		goto out;
+	}
+	if (r != ARCHIVE_EOF) {
+		vo_problem_add(c, true, path, "is damaged: %s", archive_error_string(a));
+		goto out;
+	}
+	if (!top || tops != 1) {
+		vo_problem_add(c, true, path, "has %s top-level folder", !top ? "no" : "more than one");
+		goto out;
+	}
+	char *house = wp_xasprintf("%s/%s", tmpl, top);
+	vo_verify_bundle_dir(c, house);
+	free(house);
+out:
+	c->real = NULL;
+	archive_read_free(a);
+	archive_write_free(disk);
+	if (made)
+		wp_fs_remove_tree(tmpl);
+	free(name);
+	free(top);
+	free(shown);
+	if (vols)
+		vo_free_list(vols, nvols);
+	free(vr);
+}

@@ -1,0 +1,163 @@
+/* ops/verify/common.c: the verify report, problems, the hash cache and file helpers every check uses. */
+#include "ops/verify/common.h"
+#include "base/buf.h"
+#include "base/mem.h"
+#include "verify/wheel.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *show(const struct vo_ctx *c, const char *path)
+{
+	size_t n = c->real ? strlen(c->real) : 0;
+	if (n && !strncmp(path, c->real, n) && (path[n] == '/' || !path[n]))
+		return wp_xasprintf("%s%s", c->shown, path[n] ? path + n + 1 : "");
+	return wp_xstrdup(path);
+}
+
+void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *fmt, ...)
+{
+	struct wp_verify_report *rep = c->rep;
+	va_list ap;
+	va_start(ap, fmt);
+	char *what = NULL;
+	if (vasprintf(&what, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	struct wp_verify_problem p = { .path = show(c, path), .what = what, .fatal = fatal };
+	wp_vec_push_fields(rep->problems, rep->n_problems, rep->cap_problems, p);
+	rep->n_fatal += fatal;
+}
+
+void wp_verify_report_release(struct wp_verify_report *rep)
+{
+	for (size_t i = 0; i < rep->n_problems; i++) {
+		free(rep->problems[i].path);
+		free(rep->problems[i].what);
+	}
+	free(rep->problems);
+	memset(rep, 0, sizeof(*rep));
+}
+
+const char *wp_verify_kind_name(enum wp_verify_kind kind)
+{
+	static const char *const names[] = {
+		[WP_VERIFY_NONE] = "nothing", [WP_VERIFY_WHEEL] = "wheel",
+		[WP_VERIFY_CONDA_PKG] = "conda package", [WP_VERIFY_WHEELHOUSE] = "wheelhouse",
+		[WP_VERIFY_MIRROR] = "mirror", [WP_VERIFY_CHANNEL] = "conda channel",
+		[WP_VERIFY_BUNDLE] = "bundle", [WP_VERIFY_LOCK] = "pylock.toml",
+	};
+	return (unsigned)kind < WP_ARRAY_LEN(names) ? names[kind] : "nothing";
+}
+
+/* ---- small helpers ---- */
+
+bool vo_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+bool vo_is_file(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+bool vo_is_dir(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Sorted names in dir (no dot files); the caller frees each and the array. */
+char **vo_list_dir(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		wp_vec_push_fields(v, *n, cap, wp_xstrdup(de->d_name));
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 1; i < *n; i++)
+		for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+			char *t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v;
+}
+
+void vo_free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+struct vo_hashed *vo_hash_of(struct vo_ctx *c, struct vo_hcache *hc, const char *path)
+{
+	for (size_t i = 0; i < hc->n; i++)
+		if (!strcmp(hc->v[i]->path, path))
+			return hc->v[i];
+	struct vo_hashed *h = wp_xcalloc(1, sizeof(*h));
+	wp_vec_push(hc, h);
+	h->path = wp_xstrdup(path);
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_hash_file(path, h->sha256, &h->size, &e) < 0)
+		h->sha256[0] = 0;
+	else
+		c->rep->files++;
+	return h;
+}
+
+void vo_hcache_free(struct vo_hcache *hc)
+{
+	for (size_t i = 0; i < hc->n; i++) {
+		free(hc->v[i]->path);
+		free(hc->v[i]);
+	}
+	free(hc->v);
+}
+
+void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
+{
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_wheel_info info = { 0 };
+	int rc = filename ? wp_wheel_verify_named(path, filename, NULL, &info, &e)
+			  : wp_wheel_verify(path, NULL, &info, &e);
+	if (rc < 0)
+		vo_problem_add(c, true, path, "%s", e.msg);
+	else
+		c->rep->wheels++;
+	wp_wheel_info_release(&info);
+}
+
+/* file:// URL of an absolute path, each byte outside the unreserved set percent-encoded. */
+char *vo_file_url(const char *abs, const char *tail)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct wp_buf b = WP_BUF_INIT;
+	wp_buf_addstr(&b, "file://");
+	for (const unsigned char *p = (const unsigned char *)abs; *p; p++) {
+		if (isalnum(*p) || strchr("/-._~", *p)) {
+			wp_buf_addch(&b, (char)*p);
+		} else {
+			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+			wp_buf_add(&b, esc, 3);
+		}
+	}
+	wp_buf_addstr(&b, tail);
+	return wp_buf_detach(&b, NULL);
+}

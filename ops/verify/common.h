@@ -1,0 +1,78 @@
+/* ops/verify/common.h: what the verify checks share (inside ops/ only): where problems go, how a
+ * path is shown, a per-run cache of file hashes, and the small file-system helpers.
+ * Ownership: problems belong to the report; a vo_hcache owns its entries (vo_hcache_free);
+ * vo_list_dir's array and names belong to the caller (vo_free_list). */
+#ifndef WP_OPS_VERIFY_COMMON_H
+#define WP_OPS_VERIFY_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/vec.h"
+#include "ops/verify/outputs.h"
+#include "verify/hash.h"
+
+#define VO_PAGE_MAX ((size_t)256 << 20)
+#define VO_REQS_MAX ((size_t)16 << 20)  /* a requirements.txt past this is not ours */
+#define VO_JSON_MAX ((size_t)64 << 20)  /* wheelpick.json */
+
+/* Where problems go, and how a path on disk is shown (a bundle's temp dir as BUNDLE:). */
+struct vo_ctx {
+	struct wp_verify_report *rep;
+	const char *real;   /* prefix on disk, or NULL */
+	const char *shown;  /* what replaces it in messages */
+	size_t fatal_before;
+};
+
+void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+bool vo_ends_with(const char *s, const char *suffix);
+bool vo_is_file(const char *path);   /* a regular file (links followed) */
+bool vo_is_dir(const char *path);
+/* Sorted names in dir (no dot files). */
+char **vo_list_dir(const char *dir, size_t *n);
+void vo_free_list(char **v, size_t n);
+/* file:// URL of an absolute path, each byte outside the unreserved set percent-encoded, + tail. */
+char *vo_file_url(const char *abs, const char *tail);
+
+/* A file's sha256 once per run: mirrors name one file from two pages. */
+struct vo_hashed {
+	char *path;
+	char sha256[WP_SHA256_HEX_LEN + 1]; /* "" when it could not be read */
+	long long size;
+	bool wheel_checked;
+};
+
+/* Each entry allocated alone: callers keep pointers to entries while the cache grows. */
+WP_VEC_OF(vo_hcache, struct vo_hashed *);
+
+struct vo_hashed *vo_hash_of(struct vo_ctx *c, struct vo_hcache *hc, const char *path);
+void vo_hcache_free(struct vo_hcache *hc);
+
+/* A wheel against its RECORD, WHEEL and METADATA (and its file name when given). */
+void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename);
+
+/* The checks of each kind, each adding its problems to c->rep. */
+void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir);
+void vo_verify_mirror(struct vo_ctx *c, const char *root);
+bool vo_is_channel(const char *dir);
+void vo_verify_channel(struct vo_ctx *c, const char *dir);
+void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err);
+/* An unpacked bundle's top folder: install.sh as wheelpick writes it, then the wheels or (a conda
+ * bundle: channel/, locks beside it) the channel and its locks. */
+bool vo_is_conda_bundle_dir(const char *dir);
+void vo_verify_bundle_dir(struct vo_ctx *c, const char *house);
+/* PEP 825 in one folder (a wheelhouse, a mirror's files/<project>/): each variants.json, each
+ * variant wheel's variant.json against its file name and its release's variants.json. linked (a
+ * mirror's; NULL for a wheelhouse): the sorted paths its pages link; such a variant wheel must have
+ * its release's variants.json beside it (an index must host it). One no page links yet is a cut
+ * short run's, which the unlisted-file check already names. */
+/* A PEP 751 lock: valid as packaging's Pylock.from_dict reads it (-WPE_PARSE otherwise, returned),
+ * then each file it names by path (or file:// URL) against its sha256 and size, and each such
+ * wheel against its RECORD. Files named by http(s) URL are counted, not fetched. */
+int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err);
+void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked);
+
+#endif

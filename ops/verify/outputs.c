@@ -1,0 +1,157 @@
+/* ops/verify/outputs.c: verify's entry point: tell what a path is and run the checks for that kind. */
+#include "ops/verify/outputs.h"
+#include "base/mem.h"
+#include "ops/verify/common.h"
+#include "verify/conda.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- the entry point ---- */
+
+static bool is_bundle_name(const char *p)
+{
+	return vo_ends_with(p, ".tar.zst") || vo_ends_with(p, ".tzst") || vo_ends_with(p, ".tar.gz") ||
+	       vo_ends_with(p, ".tgz") || vo_ends_with(p, ".tar");
+}
+
+/* A volume of a bundle written with --split: "OUT.tar.zst.001". */
+static bool is_volume_name(const char *p)
+{
+	size_t n = strlen(p);
+	if (n < 5 || p[n - 4] != '.')
+		return false;
+	for (size_t i = n - 3; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	char *base = wp_xstrndup(p, n - 4);
+	bool yes = is_bundle_name(base);
+	free(base);
+	return yes;
+}
+
+/* A bundle's base name whose volumes are there though it is not: "OUT.tar.zst" with OUT.tar.zst.001. */
+static bool is_split_base(const char *p)
+{
+	if (!is_bundle_name(p))
+		return false;
+	char *first = wp_xasprintf("%s.001", p);
+	bool yes = vo_is_file(first);
+	free(first);
+	return yes;
+}
+
+static bool is_wheelhouse(const char *dir)
+{
+	size_t n;
+	char **names = vo_list_dir(dir, &n);
+	bool yes = false;
+	for (size_t i = 0; i < n && !yes; i++)
+		yes = vo_ends_with(names[i], ".whl") || !strcmp(names[i], "requirements.txt") ||
+		      (!strncmp(names[i], "requirements-", 13) && vo_ends_with(names[i], ".txt"));
+	vo_free_list(names, n);
+	return yes;
+}
+
+int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err *err)
+{
+	struct vo_ctx c = { .rep = rep, .fatal_before = rep->n_fatal };
+	struct stat sb;
+	char *abs = NULL;
+	int rc = 0;
+
+	if (stat(path, &sb) < 0 && is_split_base(path)) {
+		/* the volumes of a split bundle, named by the archive they make together */
+		rep->kind = WP_VERIFY_BUNDLE;
+		vo_verify_bundle(&c, path, err);
+		goto report;
+	}
+	if (stat(path, &sb) < 0)
+		return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
+	if (S_ISREG(sb.st_mode) && is_volume_name(path)) {
+		rep->kind = WP_VERIFY_BUNDLE;
+		vo_verify_bundle(&c, path, err);
+	} else if (S_ISREG(sb.st_mode)) {
+		if (vo_ends_with(path, ".whl")) {
+			rep->kind = WP_VERIFY_WHEEL;
+			rep->files++;
+			vo_check_wheel(&c, path, NULL);
+		} else if (vo_ends_with(path, ".conda") || vo_ends_with(path, ".tar.bz2")) {
+			struct wp_err e = WP_ERR_INIT;
+			rep->kind = WP_VERIFY_CONDA_PKG;
+			rep->files++;
+			rep->packages++;
+			if (wp_conda_verify(path, NULL, NULL, &e) < 0)
+				vo_problem_add(&c, true, path, "%s", e.msg);
+		} else if (is_bundle_name(path)) {
+			rep->kind = WP_VERIFY_BUNDLE;
+			vo_verify_bundle(&c, path, err);
+		} else if (vo_ends_with(path, ".toml")) {
+			rep->kind = WP_VERIFY_LOCK;
+			if ((rc = vo_verify_pylock(&c, path, err)) < 0)
+				goto out;
+		} else {
+			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
+				       "bundle (.tar.zst, .tar.gz), bundle volume (.tar.zst.001) or pylock.toml", path);
+		}
+	} else if (S_ISDIR(sb.st_mode)) {
+		abs = realpath(path, NULL);
+		if (!abs)
+			return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
+		char *simple = wp_xasprintf("%s/simple", abs);
+		bool mirror = vo_is_dir(simple);
+		free(simple);
+		if (mirror) {
+			rep->kind = WP_VERIFY_MIRROR;
+			vo_verify_mirror(&c, abs);
+		} else if (vo_is_conda_bundle_dir(abs)) {
+			/* an unpacked bundle --conda: its channel is checked as part of the whole */
+			rep->kind = WP_VERIFY_BUNDLE;
+			vo_verify_bundle_dir(&c, abs);
+		} else if (vo_is_channel(abs)) {
+			rep->kind = WP_VERIFY_CHANNEL;
+			vo_verify_channel(&c, abs);
+		} else if (is_wheelhouse(abs)) {
+			rep->kind = WP_VERIFY_WHEELHOUSE;
+			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never setuid, setgid,
+			 * sticky or world-writable, whoever wrote it */
+			char *inst = wp_xasprintf("%s/install.sh", abs);
+			struct stat isb;
+			if (lstat(inst, &isb) == 0 && (isb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH)))
+				vo_problem_add(&c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, "
+					       "which the install.sh wheelpick writes (0755) never has",
+					       (unsigned)isb.st_mode & 07777);
+			free(inst);
+			vo_verify_wheelhouse(&c, abs);
+		} else {
+			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "
+				     "simple/ pages or repodata.json", path);
+			goto out;
+		}
+	} else {
+		return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a file or a directory", path);
+	}
+report:;
+	size_t found = rep->n_fatal - c.fatal_before;
+	if (found) {
+		/* the first fatal problem of this call */
+		const struct wp_verify_problem *first = NULL;
+		size_t seen = 0;
+		for (size_t i = 0; i < rep->n_problems; i++) {
+			if (!rep->problems[i].fatal)
+				continue;
+			if (seen++ == c.fatal_before) {
+				first = &rep->problems[i];
+				break;
+			}
+		}
+		rc = wp_fail(err, -WPE_INTEGRITY, "%s '%s' failed verification: %zu problem%s; first: "
+			     "'%s' %s", wp_verify_kind_name(rep->kind), path, found, found == 1 ? "" : "s",
+			     first->path, first->what);
+	}
+out:
+	free(abs);
+	return rc;
+}

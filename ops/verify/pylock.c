@@ -1,0 +1,109 @@
+/* ops/verify/pylock.c: `wheelpick verify pylock.toml`: the lock as PEP 751 (packaging's
+ * Pylock.from_dict) reads it, then every file it names on this disk against its hashes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buf.h"
+#include "base/fs.h"
+#include "base/mem.h"
+#include "base/str.h"
+#include "index/pylock.h"
+#include "ops/verify/common.h"
+
+/* file:///abs%20path -> /abs path; NULL for any other URL */
+static char *file_url_path(const char *url)
+{
+	if (strncmp(url, "file://", 7))
+		return NULL;
+	const char *p = url + 7;
+	if (strncmp(p, "localhost/", 10) == 0)
+		p += 9;
+	if (*p != '/')
+		return NULL;
+	struct wp_buf b = WP_BUF_INIT;
+	for (; *p && *p != '?' && *p != '#'; p++) {
+		int hi, lo;
+		if (*p == '%' && p[1] && p[2] && (hi = wp_hexval(p[1])) >= 0 && (lo = wp_hexval(p[2])) >= 0) {
+			wp_buf_addch(&b, (char)(hi * 16 + lo));
+			p += 2;
+		} else {
+			wp_buf_addch(&b, *p);
+		}
+	}
+	return wp_buf_detach(&b, NULL);
+}
+
+static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock, const char *dir,
+		       const struct wp_pylock_package *p, const struct wp_pylock_file *f, const char *what)
+{
+	char *disk = NULL;
+	c->rep->links++;
+	if (f->path && f->path[0])
+		disk = f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", dir, f->path);
+	else if (f->url)
+		disk = file_url_path(f->url);
+	if (!disk)
+		return; /* named by an http(s) URL: pick --lock fetches and proves it */
+	char *where = wp_xasprintf("%s: packages[%zu] %s %s", lock, p->index, p->name, what);
+	if (!vo_is_file(disk)) {
+		vo_problem_add(c, true, where, "names '%s', which is not there", disk);
+		goto out;
+	}
+	struct vo_hashed *h = vo_hash_of(c, hc, disk);
+	if (!h->sha256[0]) {
+		vo_problem_add(c, true, where, "cannot read '%s'", disk);
+		goto out;
+	}
+	bool sha_given = false;
+	for (size_t i = 0; i < f->nhashes; i++) {
+		if (strcasecmp(f->hashes[i].algo, "sha256"))
+			continue;
+		sha_given = true;
+		if (strcasecmp(f->hashes[i].hex, h->sha256))
+			vo_problem_add(c, true, where, "'%s' has sha256 %s, the lock says %s", disk, h->sha256, f->hashes[i].hex);
+	}
+	if (!sha_given)
+		vo_problem_add(c, false, where, "the lock gives no sha256 for '%s' (only %s): not checked", disk,
+			       f->nhashes ? f->hashes[0].algo : "nothing");
+	if (f->size >= 0 && f->size != h->size)
+		vo_problem_add(c, true, where, "'%s' is %lld bytes, the lock says %lld", disk, h->size, f->size);
+	if (f->name && vo_ends_with(f->name, ".whl") && !h->wheel_checked) {
+		h->wheel_checked = true;
+		vo_check_wheel(c, disk, f->name);
+	}
+out:
+	free(where);
+	free(disk);
+}
+
+int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
+{
+	struct wp_pylock lk;
+	struct vo_hcache hc = { 0 };
+	int rc;
+	if ((rc = wp_pylock_load(&lk, path, err)) < 0)
+		return rc;
+	c->rep->pages++;
+	if (lk.newer_minor)
+		vo_problem_add(c, false, path, "lock-version %s is newer than 1.0, which wheelpick knows", lk.lock_version);
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? wp_xstrndup(path, (size_t)(slash - path + (slash == path))) : wp_xstrdup(".");
+	for (size_t i = 0; i < lk.npackages; i++) {
+		const struct wp_pylock_package *p = &lk.packages[i];
+		char what[40];
+		for (size_t k = 0; k < p->nwheels; k++) {
+			snprintf(what, sizeof(what), "wheels[%zu]", k);
+			check_file(c, &hc, path, dir, p, &p->wheels[k], what);
+		}
+		if (p->sdist)
+			check_file(c, &hc, path, dir, p, p->sdist, "sdist");
+		if (p->archive)
+			check_file(c, &hc, path, dir, p, p->archive, "archive");
+	}
+	free(dir);
+	vo_hcache_free(&hc);
+	wp_pylock_release(&lk);
+	return 0;
+}

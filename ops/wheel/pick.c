@@ -1,0 +1,960 @@
+/* ops/wheel/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the wheelhouse. */
+#include "ops/wheel/pick.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/lazylib.h"
+#include "base/mem.h"
+#include "base/nameindex.h"
+#include "base/url.h"
+#include "ops/core/fetch.h"
+#include "ops/core/sources.h"
+#include "ops/wheel/locks.h"
+#include "resolver/requirement.h"
+#include "resolver/wheelname.h"
+#include "verify/variantjson.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *accel_name(const struct wp_target *t)
+{
+	switch (t->accel) {
+	case WP_ACCEL_CUDA:
+		return "cuda";
+	case WP_ACCEL_ROCM:
+		return "rocm";
+	case WP_ACCEL_XPU:
+		return "xpu";
+	default:
+		return "cpu";
+	}
+}
+
+static void json_target(struct wp_json *j, const struct wp_target *t)
+{
+	char b[32];
+	wp_json_obj(j);
+	snprintf(b, sizeof(b), "%d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
+	wp_json_kstr(j, "python", b);
+	wp_json_kstr(j, "platform", t->platform);
+	wp_json_kstr(j, "accelerator", accel_name(t));
+	wp_json_key(j, "cuda");
+	if (t->accel == WP_ACCEL_CUDA) {
+		snprintf(b, sizeof(b), "%d.%d", t->cuda_major, t->cuda_minor);
+		wp_json_str(j, b);
+		wp_json_kstr(j, "driver", t->driver.nparts ? t->driver.text : NULL);
+		wp_json_kstr(j, "cuda_compat", t->cuda_strict ? "strict" : "minor");
+	} else {
+		wp_json_null(j);
+	}
+	if (t->accel == WP_ACCEL_ROCM) {
+		snprintf(b, sizeof(b), "%d.%d", t->rocm_major, t->rocm_minor);
+		wp_json_kstr(j, "rocm", b);
+	}
+	wp_json_key(j, "gpus");
+	wp_json_arr(j);
+	for (int g = 0; g < t->n_gpus; g++) {
+		snprintf(b, sizeof(b), "sm_%d", t->gpu_sm[g]);
+		wp_json_str(j, b);
+	}
+	for (int g = 0; g < t->n_gfx; g++)
+		wp_json_str(j, t->gfx[g]);
+	wp_json_arr_end(j);
+	wp_json_obj_end(j);
+}
+
+/* paths_in_dir: a path is written as the file's name, relative to the folder the record lies in
+ * (wheelpick.json in a wheelhouse or bundle: no local path leaks in, and two bundles of the same
+ * wheels are the same bytes); else as it is. */
+static void plan_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain,
+			 bool paths_in_dir)
+{
+	wp_json_key(j, "targets");
+	wp_json_arr(j);
+	for (size_t i = 0; i < plan->n_targets; i++)
+		json_target(j, &plan->targets[i]);
+	if (!plan->n_targets && fallback)
+		json_target(j, fallback);
+	wp_json_arr_end(j);
+	wp_json_key(j, "picks");
+	wp_json_arr(j);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		wp_json_obj(j);
+		wp_json_kstr(j, "project", f->project);
+		wp_json_kstr(j, "version", f->version);
+		wp_json_kstr(j, "variant", f->variant);
+		wp_json_kstr(j, "filename", f->filename);
+		wp_json_kstr(j, "where", f->where);
+		wp_json_kstr(j, "url", f->url);
+		wp_json_kstr(j, "sha256", f->sha256);
+		wp_json_key(j, "size");
+		if (f->size >= 0)
+			wp_json_int(j, f->size);
+		else
+			wp_json_null(j);
+		wp_json_kstr(j, "tags", f->tags);
+		wp_json_kstr(j, "requires_python", f->requires_python);
+		wp_json_kint(j, "target", (long long)f->target);
+		wp_json_kstr(j, "required_by", f->required_by);
+		wp_json_kstr(j, "reason", f->reason);
+		if (f->path) {
+			const char *slash = paths_in_dir ? strrchr(f->path, '/') : NULL;
+			wp_json_kstr(j, "path", slash ? slash + 1 : f->path);
+		}
+		if (explain) {
+			wp_json_key(j, "rejected");
+			wp_json_arr(j);
+			for (size_t k = 0; k < f->n_rejects; k++) {
+				wp_json_obj(j);
+				wp_json_kstr(j, "file", f->rejects[k].where);
+				wp_json_kstr(j, "why", f->rejects[k].why);
+				wp_json_obj_end(j);
+			}
+			wp_json_arr_end(j);
+		}
+		wp_json_obj_end(j);
+	}
+	wp_json_arr_end(j);
+	wp_json_key(j, "notes");
+	wp_json_arr(j);
+	for (size_t i = 0; i < plan->n_notes; i++)
+		wp_json_str(j, plan->notes[i]);
+	wp_json_arr_end(j);
+}
+
+void wp_plan_json_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain)
+{
+	plan_members(j, plan, fallback, explain, false);
+}
+
+static void plan_json(const struct wp_plan *plan, bool explain, bool paths_in_dir, FILE *out)
+{
+	struct wp_json j;
+	wp_json_init(&j);
+	wp_json_obj(&j);
+	plan_members(&j, plan, NULL, explain, paths_in_dir);
+	wp_json_obj_end(&j);
+	wp_json_finish(&j, out);
+}
+
+void wp_plan_write_json(const struct wp_plan *plan, bool explain, FILE *out)
+{
+	plan_json(plan, explain, false, out);
+}
+
+static void bytes_text(char *out, size_t n, long long b)
+{
+	if (b >= 1000000)
+		snprintf(out, n, "%.1f MB", (double)b / 1e6);
+	else if (b >= 1000)
+		snprintf(out, n, "%.1f kB", (double)b / 1e3);
+	else
+		snprintf(out, n, "%lld B", b);
+}
+
+/* Downloads taken up where an earlier run stopped, and those kept for the next run. */
+static void say_partials(const struct wp_session *s, const struct wp_store *st, const struct wp_fetch_item *items,
+			 size_t n)
+{
+	long long resumed = 0, kept = 0;
+	size_t nr = 0, nk = 0;
+	for (size_t i = 0; i < n; i++) {
+		resumed += items[i].resumed;
+		nr += items[i].resumed > 0;
+		kept += items[i].kept;
+		nk += items[i].kept > 0;
+	}
+	char b[32];
+	if (nr) {
+		bytes_text(b, sizeof(b), resumed);
+		wp_say(s, WP_SAY_NOTE, "resumed %zu download%s where an earlier run stopped (%s were kept)", nr,
+		       nr == 1 ? "" : "s", b);
+	}
+	if (nk) {
+		char *dir = wp_store_partial_dir(st);
+		bytes_text(b, sizeof(b), kept);
+		wp_say(s, WP_SAY_NOTE, "kept %s of %zu unfinished download%s in %s: the next run resumes %s", b, nk,
+		       nk == 1 ? "" : "s", dir, nk == 1 ? "it" : "them");
+		free(dir);
+	}
+}
+
+/* A download refused because its bytes are not the ones first seen for its name: its message
+ * says where and when those were seen, and the command that accepts the new ones (the catalog
+ * records the conflict, so that 'wheelpick trust' can). */
+static void say_first_seen(struct wp_catalog *cat, struct wp_fetch_item *it, const char *expected)
+{
+	struct wp_err e = WP_ERR_INIT;
+	char *first_url = NULL, when[32] = "?";
+	int64_t t = 0;
+	bool found = false;
+	if (wp_catalog_fetch_conflict(cat, it->url, expected, it->sha256_out, &found, &first_url, &t, &e) < 0 || !found) {
+		free(first_url);
+		return;
+	}
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (t > 0 && gmtime_r(&tt, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d", &tm);
+	wp_err_clear(&it->err);
+	wp_fail(&it->err, -WPE_INTEGRITY, "'%s' refused: its bytes now hash to %s, but %s was seen first for it, at '%s' "
+		"(%s); check the source, then accept the new bytes with: wheelpick trust '%s'", it->filename,
+		it->sha256_out, expected, first_url, when, it->url);
+	free(first_url);
+}
+
+/* A plan file's size as the disk knows it (the store's copy, or a file:// URL's file), or -1. */
+static long long local_size(const struct wp_pick_run *run, const struct wp_plan_file *f)
+{
+	struct stat sb;
+	char *path = NULL;
+	long long size = -1;
+	/* a dry run opens no store, but knows where it is */
+	struct wp_store where = { .root = run->store.root ? run->store.root : run->files_root };
+	if (f->sha256 && where.root) {
+		path = wp_store_path(&where, f->sha256);
+		if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+			size = (long long)sb.st_size;
+		free(path);
+		path = NULL;
+	}
+	if (size < 0 && !strncasecmp(f->url, "file://", 7)) {
+		const char *p = f->url + 7;
+		struct wp_err e = WP_ERR_INIT;
+		if (!strncasecmp(p, "localhost/", 10))
+			p += 9;
+		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 && stat(path, &sb) == 0 &&
+		    S_ISREG(sb.st_mode))
+			size = (long long)sb.st_size;
+		free(path);
+	}
+	return size;
+}
+
+void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
+{
+	const struct wp_plan *plan = &run->plan;
+	const char **urls = NULL;
+	size_t nu = 0;                      /* URL k is entry k of by_url */
+	long long *got = NULL;
+	struct wp_name_index by_url = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+
+	free(run->shown_sizes);
+	run->shown_sizes = NULL;
+	if (job->offline)
+		return; /* the index's sizes alone, and the total says it gave none */
+	run->shown_sizes = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*run->shown_sizes));
+	for (size_t i = 0; i < plan->n; i++)
+		run->shown_sizes[i] = plan->files[i].size;
+	urls = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*urls));
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		if (f->size >= 0 || !f->url || wp_name_index_find(&by_url, f->url) != WP_NAME_NONE)
+			continue;
+		/* the disk tells without a request: a file already in the store, or a file:// one */
+		if ((run->shown_sizes[i] = local_size(run, f)) >= 0)
+			continue;
+		if (strncasecmp(f->url, "http://", 7) && strncasecmp(f->url, "https://", 8))
+			continue;
+		wp_name_index_push(&by_url, f->url);
+		urls[nu++] = f->url;
+	}
+	if (!nu)
+		goto out;
+	if (wp_lazy_require(WP_LIB_CURL, &e) < 0) {
+		wp_say(s, WP_SAY_DEBUG, "no sizes asked of the servers: %s", e.msg);
+		goto out;
+	}
+	got = wp_xcalloc(nu, sizeof(*got));
+	wp_download_probe_sizes(urls, nu, got, NULL);
+	for (size_t i = 0; i < plan->n; i++) {
+		size_t k = plan->files[i].size >= 0 || !plan->files[i].url ? WP_NAME_NONE
+									   : wp_name_index_find(&by_url, plan->files[i].url);
+		if (k != WP_NAME_NONE)
+			run->shown_sizes[i] = got[k];
+	}
+	wp_say(s, WP_SAY_DEBUG, "asked %zu server%s for the sizes the index does not give", nu, nu == 1 ? "" : "s");
+out:
+	wp_name_index_free(&by_url);
+	free(urls);
+	free(got);
+}
+
+int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		  struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan;
+	size_t n = plan->n, u = 0;
+	struct wp_fetch_item *items = wp_xcalloc(n ? n : 1, sizeof(*items));
+	const char **names = wp_xcalloc(n ? n : 1, sizeof(*names));
+	long long *sizes = wp_xcalloc(n ? n : 1, sizeof(*sizes));
+	size_t *item_of = wp_xcalloc(n ? n : 1, sizeof(*item_of)); /* plan file -> its item */
+	const struct wp_progress_sink *ps = &s->progress;
+	int rc = 0, frc;
+
+	/* transfers (file:// too go through libcurl) and hashes; libarchive (with libxml2, ICU and
+	 * libstdc++ behind it: 16 x 200 KB spent a tenth of their CPU loading it) only when a wheel's
+	 * check falls back to the full pass, which asks for it itself */
+	if (n && (rc = wp_lazy_require(WP_LIB_CRYPTO | (job->offline ? 0 : WP_LIB_CURL), err))) {
+		free(items), free(names), free(sizes), free(item_of);
+		return rc;
+	}
+	/* what killed runs left in the store's tmp/ (a download writes, so its file stays younger) */
+	struct wp_err ce = WP_ERR_INIT;
+	if (wp_store_clean_tmp(&run->store, WP_STORE_TMP_MAX_AGE_S, &ce) < 0)
+		wp_say(s, WP_SAY_DEBUG, "%s", ce.msg);
+
+	/* one item per URL: targets that share a file share its fetch, and the counts (the plan's
+	 * total, "N of M files ready") count the same files */
+	struct wp_name_index by_url = { 0 }; /* item k's URL is item k of the index */
+	for (size_t i = 0; i < n; i++) {
+		struct wp_plan_file *f = &plan->files[i];
+		size_t k = wp_name_index_find(&by_url, f->url);
+		item_of[i] = k == WP_NAME_NONE ? u : k;
+		if (k != WP_NAME_NONE)
+			continue;
+		wp_name_index_push(&by_url, f->url);
+		items[u] = (struct wp_fetch_item){
+			.url = f->url, .filename = f->filename, .sha256 = f->sha256, .size = f->size,
+			.check = WP_FETCH_CHECK_WHEEL,
+		};
+		names[u] = f->filename;
+		/* for the progress bar only: a server's word, not what the download is held to */
+		sizes[u] = f->size >= 0 || !run->shown_sizes ? f->size : run->shown_sizes[i];
+		u++;
+	}
+	wp_name_index_free(&by_url);
+	if (ps->begin)
+		ps->begin(ps->ctx, names, sizes, u);
+	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .pctx = ps->ctx };
+	frc = wp_fetch_files(&run->store, items, u, &fo, err);
+	for (size_t i = 0; ps->file_done && i < u; i++) /* the ones the sink has not seen finish: cached, failed */
+		ps->file_done(ps->ctx, i, items[i].rc, items[i].cached);
+	if (ps->end)
+		ps->end(ps->ctx);
+
+	run->unhashed = run->refused = run->failed = 0;
+	say_partials(s, &run->store, items, u);
+	for (size_t k = 0; k < u; k++) {
+		struct wp_fetch_item *it = &items[k];
+		if (it->rc) {
+			/* each failure once: the one err carries is the job's own */
+			bool job_err = frc && !strcmp(it->err.msg, err->msg);
+			if (it->rc == -WPE_INTEGRITY) {
+				run->refused++;
+				if (it->sha256 && it->sha256_out[0])
+					say_first_seen(&run->cat, it, it->sha256);
+				if (job_err) {
+					wp_err_clear(err);
+					wp_fail(err, it->rc, "%s", it->err.msg);
+				}
+			} else {
+				run->failed++;
+			}
+			if (!job_err)
+				wp_say(s, WP_SAY_ERROR, "%s", it->err.msg);
+		} else if (!it->sha256) {
+			/* trust on first use: later fetches of this URL must hash the same */
+			if (!rc)
+				rc = wp_catalog_record_hash(&run->cat, it->url, it->sha256_out, err);
+			run->unhashed++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct wp_plan_file *f = &plan->files[i];
+		struct wp_fetch_item *it = &items[item_of[i]];
+		free(f->path);
+		f->path = NULL;
+		if (it->rc)
+			continue;
+		if (!f->sha256)
+			f->sha256 = wp_xstrdup(it->sha256_out);
+		f->path = wp_xstrdup(it->path);
+		struct stat st;
+		if (f->size < 0 && stat(f->path, &st) == 0)
+			f->size = (long long)st.st_size; /* the index did not say; the proven file does */
+	}
+	if (run->unhashed)
+		wp_say(s, WP_SAY_WARN, "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
+				       "(later fetches must match them)", run->unhashed);
+	for (size_t i = 0; i < u; i++)
+		wp_fetch_item_release(&items[i]);
+	free(items);
+	free(names);
+	free(sizes);
+	free(item_of);
+	return frc ? frc : rc;
+}
+
+/* A PEP 825 variant wheel's name without its label ("torch-2.10.0-cp313-cp313-linux_x86_64.whl"
+ * for "...-linux_x86_64-cuda12.8.whl"), newly allocated; NULL for any other file. */
+static char *plain_wheel_name(const char *filename)
+{
+	struct wp_wheelname w;
+	char *plain = NULL;
+	if (wp_wheelname_parse(filename, &w, NULL) < 0)
+		return NULL;
+	if (w.variant_label) {
+		size_t n = strlen(filename), k = strlen(w.variant_label);
+		if (n > k + 5 && filename[n - 4 - k - 1] == '-')
+			plain = wp_xasprintf("%.*s.whl", (int)(n - 4 - k - 1), filename);
+	}
+	wp_wheelname_release(&w);
+	return plain;
+}
+
+/* pip and uv (up to their releases of 2026) refuse a file name with a PEP 825 label, so each
+ * variant wheel also goes in under its plain name: the same bytes, so the same sha256 that the
+ * requirement files pin. Where targets take different variants with one plain name, one folder
+ * cannot hold both: none is written, and the user is told to write one wheelhouse per target. */
+static int write_plain_copies(const struct wp_session *s, const struct wp_plan *plan, const char *dir,
+			      struct wp_err *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < plan->n && !rc; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		char *plain = f->path ? plain_wheel_name(f->filename) : NULL;
+		if (!plain)
+			continue;
+		bool first = true, clash = false;
+		for (size_t k = 0; k < plan->n; k++) {
+			char *other = k != i ? plain_wheel_name(plan->files[k].filename) : NULL;
+			if (other && !strcmp(other, plain)) {
+				first &= k > i; /* one copy, one message per plain name */
+				clash |= strcmp(plan->files[k].filename, f->filename) != 0;
+			}
+			free(other);
+		}
+		char *dst = wp_xasprintf("%s/%s", dir, plain);
+		if (clash && first)
+			wp_say(s, WP_SAY_WARN, "%s: targets take different variant wheels with this one plain name, "
+			       "which pip and uv need; write one wheelhouse per target (-d) for them", plain);
+		else if (!clash && first && !(rc = wp_link_or_copy_unsynced(f->path, dst, err)))
+			wp_say(s, WP_SAY_NOTE, "%s/%s: %s under its plain name, for pip and uv releases that "
+			       "refuse PEP 825 variant file names (same bytes, same sha256)", dir, plain, f->filename);
+		free(dst);
+		free(plain);
+	}
+	return rc ? rc : wp_fs_sync_dir(dir, err);
+}
+
+static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err);
+
+bool wp_plan_has_variant_wheels(const struct wp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		char *plain = plain_wheel_name(plan->files[i].filename);
+		free(plain);
+		if (plain)
+			return true;
+	}
+	return false;
+}
+
+/* The wheels an earlier run's record (dir/wheelpick.json) names: the set this run replaces. */
+static void earlier_set(const char *dir, struct wp_strlist *out)
+{
+	char *path = wp_xasprintf("%s/wheelpick.json", dir);
+	const struct wp_json_opts o = { .what = path, .noun = "pick record", .max_bytes = 64 << 20 };
+	struct wp_buf b;
+	struct wp_json_val *root = NULL;
+	bool found = false;
+	if (wp_file_read_if_exists(path, 64 << 20, &b, &found, NULL) == 0 && found &&
+	    wp_json_load(b.data, b.len, &o, &root, NULL) == 0) {
+		const struct wp_json_val *picks = wp_json_get_arr(root, "picks");
+		for (size_t i = 0; i < wp_json_len(picks); i++) {
+			const char *fn = wp_json_get_str(wp_json_at(picks, i), "filename");
+			size_t n = fn ? strlen(fn) : 0;
+			if (fn && wp_url_filename_ok(fn) && n > 4 && !strcmp(fn + n - 4, ".whl"))
+				wp_strlist_push(out, wp_xstrdup(fn)); /* the list borrows; freed in the caller */
+		}
+	}
+	wp_json_tree_free(root);
+	wp_buf_free(&b);
+	free(path);
+}
+
+static bool plan_names(const struct wp_plan *plan, const char *filename)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		char *plain = plain_wheel_name(plan->files[i].filename);
+		bool same = !strcmp(plan->files[i].filename, filename) || (plain && !strcmp(plain, filename));
+		free(plain);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* A wheelhouse is one set: the wheels (and their plain-named copies) the earlier run wrote that
+ * this run's requirements do not name go, once the new requirements and record are in place.
+ * Left, pip's --find-links would see them and verify would fail them; a wheel the user put
+ * here (no record names it) stays. */
+static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier, const struct wp_plan *plan)
+{
+	for (size_t i = 0; i < earlier->n; i++) {
+		char *plain = plain_wheel_name(earlier->v[i]);
+		const char *names[] = { earlier->v[i], plain };
+		for (size_t k = 0; k < 2; k++) {
+			struct stat sb;
+			char *p = names[k] ? wp_xasprintf("%s/%s", dir, names[k]) : NULL;
+			if (p && !plan_names(plan, names[k]) && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+				unlink(p);
+			free(p);
+		}
+		free(plain);
+	}
+}
+
+/* Some files of the pick are not in dir: INCOMPLETE.txt names them, and a line says so (no
+ * requirements.txt is written for a partial set; an earlier complete pick's stays, with its files). */
+static int mark_incomplete(const struct wp_session *s, const struct wp_plan *plan, const char *dir, struct wp_err *err)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	size_t missing = 0, files = 0;
+	wp_buf_addstr(&b, "This wheelhouse is incomplete: these files of the last pick failed their checks or could not be\n"
+			  "fetched, so no requirements.txt was written for it. Run the pick again once the cause is fixed.\n");
+	struct wp_name_index seen = { 0 }; /* a file several targets share counts once */
+	for (size_t i = 0; i < plan->n; i++) {
+		if (wp_name_index_find(&seen, plan->files[i].url) != WP_NAME_NONE)
+			continue;
+		wp_name_index_push(&seen, plan->files[i].url);
+		files++;
+		if (!plan->files[i].path) {
+			missing++;
+			wp_buf_printf(&b, "  %s (%s)\n", plan->files[i].filename, plan->files[i].url);
+		}
+	}
+	wp_name_index_free(&seen);
+	char *path = wp_xasprintf("%s/INCOMPLETE.txt", dir), *req = wp_xasprintf("%s/requirements.txt", dir);
+	int rc = wp_atomic_write(path, b.data, b.len, err);
+	struct stat st;
+	bool old = stat(req, &st) == 0;
+	if (!rc)
+		wp_say(s, WP_SAY_WARN, "'%s' is incomplete: %zu of %zu files are missing (%s names them); %s", dir, missing, files,
+		       path, old ? "its requirements.txt is an earlier pick's, whose files are there"
+				 : "no requirements.txt was written, so nothing installs from a partial set");
+	free(path);
+	free(req);
+	wp_buf_free(&b);
+	return rc;
+}
+
+int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan;
+	struct wp_strlist earlier = { 0 };
+	int rc;
+	if ((rc = wp_pick_dest_ready(dir, err)))
+		return rc;
+	/* a variant wheel whose own variant.json names another label is not the build its name says:
+	 * refused before anything is written (verify fails such a wheelhouse, and an installer that
+	 * reads the wheel's metadata would take it for another build) */
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->files[i].path &&
+		    (rc = wp_verify_variant_wheel_label(plan->files[i].path, plan->files[i].filename, err)))
+			return rc;
+	earlier_set(dir, &earlier);
+	rc = write_wheelhouse(s, run, dir, err);
+	/* only when the new requirements were written (a file that failed its checks keeps the old) */
+	bool complete = !rc;
+	for (size_t i = 0; i < plan->n && complete; i++)
+		complete = plan->files[i].path != NULL;
+	if (complete)
+		remove_earlier_set(dir, &earlier, plan);
+	for (size_t i = 0; i < earlier.n; i++)
+		free((char *)earlier.v[i]);
+	wp_strlist_release(&earlier);
+	return rc;
+}
+
+static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan;
+	int rc;
+	/* proven files go in; a file that failed its checks stays out. A copy an earlier run put
+	 * here stays: it was proven then, and the requirements that pin it stay as they were (below).
+	 * The folder is synced once when they are all in, not once per file (16 small wheels paid
+	 * 19 fsyncs of it). */
+	for (size_t i = 0; i < plan->n; i++) {
+		struct wp_plan_file *f = &plan->files[i];
+		char *dst = wp_xasprintf("%s/%s", dir, f->filename);
+		if (!f->path) {
+			/* nothing: see above */
+		} else if ((rc = wp_link_or_copy_unsynced(f->path, dst, err))) {
+			free(dst);
+			return rc;
+		} else {
+			free(f->path);
+			f->path = dst;
+			dst = NULL;
+		}
+		free(dst);
+	}
+	if ((rc = wp_fs_sync_dir(dir, err)))
+		return rc;
+	/* requirements.txt promises every file: with one missing (it failed its checks) the old
+	 * requirements and record stay as they were, and the folder says it is incomplete */
+	for (size_t i = 0; i < plan->n; i++)
+		if (!plan->files[i].path)
+			return mark_incomplete(s, plan, dir, err);
+	char *marker = wp_xasprintf("%s/INCOMPLETE.txt", dir);
+	unlink(marker); /* an earlier run's, now complete */
+	free(marker);
+	if ((rc = write_plain_copies(s, plan, dir, err)))
+		return rc;
+	/* what installs it on each target: requirement files with markers, and PEP 751 locks */
+	struct wp_lock_report rep = { 0 };
+	if ((rc = wp_write_requirements(plan, dir, &rep, err)) || (rc = wp_write_pylock(plan, dir, WP_LOCK_PATHS, &rep, err))) {
+		wp_lock_report_release(&rep);
+		return rc;
+	}
+	for (size_t i = 0; i < rep.n; i++)
+		if (strcmp(rep.v[i].for_whom, "every target") != 0)
+			wp_say(s, WP_SAY_NOTE, "%s/%s: for %s", dir, rep.v[i].name, rep.v[i].for_whom);
+	for (size_t i = 0; i < rep.n_warnings; i++)
+		wp_say(s, WP_SAY_WARN, "%s", rep.warnings[i]);
+	wp_lock_report_release(&rep);
+	/* the pick record, with local paths */
+	char *path = wp_xasprintf("%s/wheelpick.json", dir);
+	char *tmp = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&tmp, &len);
+	plan_json(plan, false, true, mem);
+	fclose(mem);
+	rc = wp_atomic_write(path, tmp, len, err);
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+static int any_row(void *ctx, const struct wp_file_row *r, struct wp_err *err)
+{
+	*(bool *)ctx = true;
+	return 1; /* stop at the first row */
+}
+
+/* Has the catalog any file of the project a requirement names? A catalog that cannot be read
+ * is an error, not a "no". */
+static int catalog_has(struct wp_catalog *cat, const char *req, bool *has, struct wp_err *err)
+{
+	struct wp_buf p = WP_BUF_INIT;
+	*has = false;
+	wp_project_name_normalize(req, strcspn(req, "<>=!~ [;@("), &p);
+	int rc = wp_catalog_files(cat, p.data, false, any_row, has, err);
+	wp_buf_free(&p);
+	return rc < 0 ? rc : 0;
+}
+
+static int all_in_catalog(struct wp_catalog *cat, const struct wp_strlist *reqs, bool *all, struct wp_err *err)
+{
+	int rc = 0;
+	*all = true;
+	for (size_t i = 0; i < reqs->n && *all && !rc; i++)
+		rc = catalog_has(cat, reqs->v[i], all, err);
+	return rc;
+}
+
+/* Is a source in the catalog from an earlier crawl? */
+static int source_known(struct wp_catalog *cat, const char *url, bool *known, struct wp_err *err)
+{
+	return wp_catalog_source_get(cat, url, NULL, NULL, known, err);
+}
+
+/* --index sources crawled when stale; without --index, the defaults when the catalog has never
+ * seen a project asked for. */
+static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+			 struct wp_err *err)
+{
+	struct wp_sources src = { 0 };
+	bool have;
+	int rc = 0;
+	for (size_t i = 0; i < job->index.n; i++)
+		wp_sources_add_index(&src, job->index.v[i]);
+	for (size_t i = 0; i < job->find_links.n; i++)
+		wp_sources_add_findlinks(&src, job->find_links.v[i]);
+	if (!src.n) {
+		if ((rc = all_in_catalog(&run->cat, &job->reqs, &have, err)))
+			goto out;
+		if (!have && !job->offline) {
+			struct wp_strlist def = { 0 };
+			char *block = wp_default_indexes(&def, false);
+			for (size_t i = 0; i < def.n; i++)
+				wp_sources_add_index(&src, def.v[i]);
+			wp_strlist_release(&def);
+			free(block);
+		}
+	}
+	if (src.n && !job->offline) {
+		struct wp_err ce = WP_ERR_INIT;
+		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false, job->refresh ? 0 : s->max_age_s, &ce)) {
+			/* a source that cannot be reached now, while the catalog holds what it listed before:
+			 * picking from that is what --offline would do; say so. An --index never read, or
+			 * nothing to pick from at all, makes the failure the answer (exit 3), not "nothing
+			 * fits" */
+			bool known = true;
+			for (size_t i = 0; (job->index.n || job->find_links.n) && i < src.n && known && !rc; i++)
+				rc = source_known(&run->cat, src.urls[i], &known, err);
+			if (!rc && known)
+				rc = all_in_catalog(&run->cat, &job->reqs, &have, err);
+			if (rc)
+				goto out;
+			if (!known || !have) {
+				rc = wp_fail(err, ce.code, "%s", ce.msg);
+				goto out;
+			}
+			wp_say(s, WP_SAY_WARN, "%s; picking from what the catalog already has", ce.msg);
+		}
+	}
+out:
+	wp_sources_release(&src);
+	return rc;
+}
+
+int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		    struct wp_err *err)
+{
+	int rc;
+	if (!job->reqs.n)
+		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick torch --cuda 11.2'");
+	if ((rc = wp_targets_build(s, &job->targets, &run->targets, &run->n_targets, err)))
+		return rc;
+	if ((rc = wp_catalog_open(&run->cat, s->catalog_path, err)))
+		return rc;
+	if ((rc = crawl_sources(s, job, run, err)))
+		return rc;
+	run->files_root = wp_xasprintf("%s/files", s->cache_dir);
+	/* a dry run that reads no wheel whole leaves the cache as it was: no store to make */
+	if (job->dry_run && !job->allow_full_downloads)
+		return 0;
+	if ((rc = wp_store_init(&run->store, run->files_root, err)))
+		return rc;
+	/* fetched files are held to the catalog: an unhashed file to its first-seen hash, a wheel to
+	 * the metadata the catalog read for it, even when this run resolved nothing (--no-deps) */
+	run->store.catalog = &run->cat;
+	return 0;
+}
+
+int wp_pick_dest_ready(const char *dir, struct wp_err *err)
+{
+	int rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		return rc;
+	if (access(dir, W_OK | X_OK) < 0)
+		return wp_fs_fail(err, errno, "cannot write into", dir);
+	/* what a run killed while writing here left (its temp names, never reused) */
+	wp_fs_sweep_stale_tmp(dir);
+	return 0;
+}
+
+int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		    const struct wp_target *targets, size_t n_targets, struct wp_plan *plan, struct wp_err *err)
+{
+	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with URL
+	 * spelled the same way */
+	struct wp_sources given = { 0 };
+	struct wp_strlist indexes = { 0 }, pins = { 0 };
+	char **pin_text = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_text));
+	int rc = 0;
+	for (size_t i = 0; i < job->index.n; i++)
+		wp_sources_add_index(&given, job->index.v[i]);
+	for (size_t i = 0; i < job->find_links.n; i++)
+		wp_sources_add_findlinks(&given, job->find_links.v[i]);
+	for (size_t i = 0; i < given.n; i++)
+		wp_strlist_push(&indexes, given.urls[i]);
+	for (size_t i = 0; i < job->index_for.n && !rc; i++) {
+		const char *v = job->index_for.v[i], *eq = strchr(v, '=');
+		if (!eq || eq == v || !eq[1]) {
+			rc = wp_fail(err, -WPE_USAGE, "--index-for '%s' is not PROJECT=URL", v);
+			break;
+		}
+		struct wp_sources one = { 0 };
+		wp_sources_add_index(&one, eq + 1);
+		pin_text[i] = wp_xasprintf("%.*s=%s", (int)(eq - v), v, one.urls[0]);
+		wp_sources_release(&one);
+		wp_strlist_push(&pins, pin_text[i]);
+	}
+	if (!rc) {
+		struct wp_resolve_opts ro = {
+			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy,
+			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
+			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
+			.constraints = &job->constraints, .hashes = job->hashes, .n_hashes = job->n_hashes,
+		};
+		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
+	}
+	for (size_t i = 0; i < job->index_for.n; i++)
+		free(pin_text[i]);
+	free(pin_text);
+	wp_strlist_release(&indexes);
+	wp_strlist_release(&pins);
+	wp_sources_release(&given);
+	return rc;
+}
+
+/* PEP 685: extras compare as normalised names. */
+static void extra_norm(const char *s, struct wp_buf *out)
+{
+	wp_buf_reset(out);
+	wp_project_name_normalize(s, strlen(s), out);
+}
+
+/* Whether the metadata's Requires-Dist names the extra in a marker (what makes an extra exist for
+ * pip, besides a bare Provides-Extra that brings nothing). */
+static bool provides_extra(const char *requires_dist, const char *extra)
+{
+	struct wp_buf want = WP_BUF_INIT, got = WP_BUF_INIT, m = WP_BUF_INIT;
+	bool yes = false;
+	extra_norm(extra, &want);
+	for (const char *p = requires_dist; *p && !yes;) {
+		size_t n = strcspn(p, "\n");
+		struct wp_requirement r;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_requirement_parse(&r, p, n, &e) == 0) {
+			wp_buf_reset(&m);
+			if (r.has_marker && wp_marker_format(&r.marker, &m) == 0) {
+				/* each 'extra == "X"' in the formatted marker */
+				for (const char *q = strstr(m.data, "extra == \""); q && !yes; q = strstr(q + 1, "extra == \"")) {
+					const char *v = q + 10, *end = strchr(v, '"');
+					if (!end)
+						break;
+					char *name = wp_xstrndup(v, (size_t)(end - v));
+					extra_norm(name, &got);
+					yes = !strcmp(got.data, want.data);
+					free(name);
+				}
+			}
+			wp_requirement_release(&r);
+		}
+		p += n + (p[n] == '\n');
+	}
+	wp_buf_free(&want);
+	wp_buf_free(&got);
+	wp_buf_free(&m);
+	return yes;
+}
+
+/* pip's warning for an extra the picked release does not have ("torch[cuda]"): the request
+ * still stands, without it. Only where the release's metadata was read. */
+static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
+{
+	for (size_t i = 0; i < job->reqs.n; i++) {
+		struct wp_requirement r;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_requirement_parse(&r, job->reqs.v[i], strlen(job->reqs.v[i]), &e) < 0)
+			continue;
+		struct wp_buf name = WP_BUF_INIT;
+		wp_project_name_normalize(r.name, strlen(r.name), &name);
+		const struct wp_plan_file *f = NULL;
+		for (size_t k = 0; k < run->plan.n && !f; k++)
+			if (!strcmp(run->plan.files[k].project, name.data))
+				f = &run->plan.files[k];
+		struct wp_catalog_meta cm = { 0 };
+		if (f && r.nextras && wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
+			for (size_t x = 0; x < r.nextras; x++)
+				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "", r.extras[x]))
+					wp_say(s, WP_SAY_WARN, "%s %s does not provide the extra '%s'", f->project, f->version,
+					       r.extras[x]);
+		wp_catalog_meta_release(&cm);
+		wp_buf_free(&name);
+		wp_requirement_release(&r);
+	}
+}
+
+int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		 struct wp_err *err)
+{
+	int rc;
+	if ((rc = wp_pick_prepare(s, job, run, err)) ||
+	    (rc = wp_pick_resolve(s, job, run, run->targets, run->n_targets, &run->plan, err)))
+		return rc;
+	warn_unknown_extras(s, job, run);
+	for (size_t i = 0; i < run->plan.n_notes; i++)
+		wp_say(s, WP_SAY_NOTE, "%s", run->plan.notes[i]);
+	return 0;
+}
+
+/* lock --fetch-hashes: the files the index gives no sha256 for are fetched and proven (into the
+ * store, recorded in the catalog as a pick records them), so that the lock can name each hash. */
+static int fetch_for_hashes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+			    struct wp_err *err)
+{
+	struct wp_plan *plan = &run->plan, full = *plan;
+	size_t n = 0, *at = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*at));
+	struct wp_plan_file *sub = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*sub));
+	for (size_t i = 0; i < plan->n; i++)
+		if (!plan->files[i].sha256 || !*plan->files[i].sha256) {
+			at[n] = i;
+			sub[n++] = plan->files[i];
+		}
+	int rc = 0;
+	/* a lock's dry run made no store (unless --allow-full-downloads did) */
+	if (n && !job->allow_full_downloads) {
+		if ((rc = wp_store_init(&run->store, run->files_root, err))) {
+			free(sub);
+			free(at);
+			return rc;
+		}
+		run->store.catalog = &run->cat;
+	}
+	if (n) {
+		wp_say(s, WP_SAY_NOTE, "fetching %zu file%s the index gives no sha256 for, to hash %s (--fetch-hashes)", n,
+		       n == 1 ? "" : "s", n == 1 ? "it" : "them");
+		struct wp_pick_job j = *job;
+		j.dry_run = false;
+		plan->files = sub;
+		plan->n = n;
+		rc = wp_pick_fetch(s, &j, run, err);
+		*plan = full;
+		for (size_t k = 0; k < n; k++) {
+			/* what the fetch learned goes back to the plan's own rows */
+			struct wp_plan_file *f = &plan->files[at[k]];
+			if (!f->sha256 && sub[k].sha256)
+				f->sha256 = sub[k].sha256;
+			f->size = sub[k].size;
+			free(sub[k].path); /* a lock names URLs, not the store's paths */
+		}
+	}
+	free(sub);
+	free(at);
+	return rc;
+}
+
+int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run, const char *path,
+		 struct wp_lock_report *rep, struct wp_err *err)
+{
+	struct wp_pick_job j = *job;
+	int rc;
+	j.dry_run = true; /* a lock downloads nothing (but what --allow-full-downloads allows) */
+	if ((rc = wp_pick_plan(s, &j, run, err)))
+		return rc;
+	if (job->fetch_hashes && (rc = fetch_for_hashes(s, &j, run, err)))
+		return rc;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? wp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : wp_xstrdup(".");
+	if (!(rc = wp_mkdir_p(dir, 0755, err)))
+		rc = wp_write_pylock_named(&run->plan, dir, slash ? slash + 1 : path, WP_LOCK_URLS, rep, err);
+	for (size_t i = 0; !rc && i < rep->n_warnings; i++)
+		wp_say(s, WP_SAY_WARN, "%s", rep->warnings[i]);
+	free(dir);
+	return rc;
+}
+
+void wp_pick_run_release(struct wp_pick_run *run)
+{
+	wp_plan_release(&run->plan);
+	wp_store_release(&run->store);
+	wp_catalog_close(&run->cat);
+	free(run->targets);
+	free(run->files_root);
+	free(run->shown_sizes);
+	memset(run, 0, sizeof(*run));
+}
