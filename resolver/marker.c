@@ -9,7 +9,7 @@
 #include "base/mem.h"
 #include "base/vec.h"
 #include "base/str.h"
-#include "resolver/requirement.h"
+#include "resolver/name.h"
 #include "resolver/specifier.h"
 #include "resolver/version.h"
 

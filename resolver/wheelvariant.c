@@ -175,52 +175,6 @@ static int top_gpu(const struct wp_target *t)
 	return hi;
 }
 
-/* Intel device IPs known to intel-variant-provider (devices.py), with the base platform each runs
- * the code of. */
-static const struct {
-	const char *ip, *compat, *names;
-} intel_ips[] = {
-	{ "20.4.4", "20.1.0", " lnl-m lnl " },
-	{ "20.2.0", "20.1.0", " bmg-g31 " },
-	{ "20.1.0", "", " bmg-g21 bmg " },
-	{ "12.74.4", "", " arl-h " },
-	{ "12.71.4", "12.70.4", " mtl-h " },
-	{ "12.70.4", "", " mtl-u arl-u arl-s mtl " },
-	{ "12.60.7", "", " pvc " },
-	{ "12.57.0", "12.55.8", " acm-g12 dg2-g12 " },
-	{ "12.56.5", "12.55.8", " acm-g11 dg2-g11 ats-m75 " },
-	{ "12.55.8", "", " acm-g10 dg2-g10 ats-m150 dg2 " },
-	{ "12.10.0", "", " dg1 " },
-	{ "12.4.0", "", " adl-n " },
-	{ "12.3.0", "", " adl-p rpl-p " },
-	{ "12.2.0", "", " adl-s rpl-s " },
-	{ "12.1.0", "", " rkl " },
-	{ "12.0.0", "", " tgllp tgl " },
-};
-
-bool wp_intel_device_ip(const char *s, char ip[16], char compat[16])
-{
-	char key[40];
-	if (!s || !*s || strlen(s) > 30)
-		return false;
-	snprintf(key, sizeof(key), " %s ", s);
-	for (size_t i = 0; i < WP_ARRAY_LEN(intel_ips); i++) {
-		if (!strcmp(s, intel_ips[i].ip) || strstr(intel_ips[i].names, key)) {
-			snprintf(ip, 16, "%s", intel_ips[i].ip);
-			snprintf(compat, 16, "%s", intel_ips[i].compat);
-			return true;
-		}
-	}
-	/* an IP the table does not know: itself, as the provider would report it (a.b.c) */
-	int a, b, c, used = 0;
-	if (sscanf(s, "%d.%d.%d%n", &a, &b, &c, &used) == 3 && !s[used] && a >= 0 && b >= 0 && c >= 0) {
-		snprintf(ip, 16, "%d.%d.%d", a, b, c);
-		compat[0] = 0;
-		return true;
-	}
-	return false;
-}
-
 /* The label values of ns :: feature across the metadata, in file order (a static namespace that
  * lists no order of its own supports what its labels use). */
 static void file_values(const struct wp_variants *v, const char *ns, const char *feature, struct strs *out)

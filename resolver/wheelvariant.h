@@ -117,10 +117,6 @@ const char *wp_vlabel_accel(const struct wp_vlabel *l);
 void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l, struct wp_buf *props,
 			   struct wp_buf *features, struct wp_buf *namespaces);
 
-/* Intel device IPs: a name ("bmg-g21", "dg2", "pvc", "lnl-m") or an IP ("20.1.0") into its IP, and the
- * IP of its base platform (whose code it runs), "" when none. false for an unknown name. */
-bool wp_intel_device_ip(const char *name_or_ip, char ip[16], char compat[16]);
-
 /* PEP 825's [packages.variants-json] table for pylock.toml, keeping only the labels in keep (all
  * when keep is NULL) and the namespaces they use: "$schema", default-priorities.namespace and
  * variants, as TOML appended to out under the header prefix ("packages.variants-json"). */
