@@ -287,7 +287,7 @@ static char *written_for(const char *path)
 static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks, struct wp_err *err)
 {
 	struct wp_reqfile rf = { 0 };
-	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL };
+	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL, jb->s->asks };
 	char *target = written_for(path);
 	if (target)
 		wp_strlist_push(&jb->targets, target);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "resolver/ask.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/vec.h"
@@ -74,6 +75,7 @@ struct wp_reqfile_io {
 	wp_reqfile_read_fn *read;  /* NULL: a nested -r/-c is refused */
 	wp_reqfile_env_fn *getenv; /* NULL: ${VAR} stays as written */
 	void *ctx;
+	const struct wp_asks *asks; /* how the user adds an index, for the advice; NULL: plain words */
 };
 
 /* Read the file at path (through io->read) and the files it names into rf, which accumulates

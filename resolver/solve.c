@@ -578,7 +578,7 @@ static int pick_want(struct solver *sv, const struct state *s, const struct want
 		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
 		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
 		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
-		.reasons = reasons || sv->x->o->explain,
+		.reasons = reasons || sv->x->o->explain, .asks = sv->x->o->asks,
 	};
 	for (;;) {
 		req.partial = pf->files.partial;
@@ -732,8 +732,8 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 		}
 		if (s->n >= x->max_projects) {
 			wp_requirement_release(&dep);
-			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use --no-deps",
-				       x->max_projects);
+			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use %s",
+				       x->max_projects, wp_ask_words(x->o->asks, WP_ASK_NO_DEPS));
 		}
 		size_t j = add_want(x, s, &dep, by, i);
 		const struct proj *pj0 = find_proj(x, s->w[j].project);

@@ -73,6 +73,7 @@ struct wp_solve_opts {
 	 * a file whose sha256 the index does not give cannot be */
 	const struct wp_solve_hashes *hashes;
 	size_t n_hashes;
+	const struct wp_asks *asks; /* how the user asks for what a message advises ("--no-deps"); NULL: plain words */
 };
 
 #define WP_SOLVE_MAX_STEPS    2000

@@ -140,7 +140,7 @@ int wp_target_set_cuda_compat(struct wp_target *t, const char *s, struct wp_err 
 	else if (!strcasecmp(s, "minor") || !strcasecmp(s, "minor-version"))
 		t->cuda_strict = false;
 	else
-		return wp_fail(err, -WPE_USAGE, "--cuda-compat '%s' is not 'minor' (the default: NVIDIA's minor-version "
+		return wp_fail(err, -WPE_USAGE, "CUDA compatibility '%s' is not 'minor' (the default: NVIDIA's minor-version "
 						"compatibility) or 'strict' (no build newer than the driver's CUDA)", s);
 	return 0;
 }
@@ -202,7 +202,7 @@ int wp_target_finish(struct wp_target *t, struct wp_err *err)
 				       t->driver.text);
 		/* --cuda with --driver: the driver decides, and a CUDA it cannot run is a contradiction */
 		if (t->cuda_major && (t->cuda_major > M || (t->cuda_major == M && t->cuda_minor > m)))
-			return wp_fail(err, -WPE_USAGE, "driver %s runs CUDA %d.%d at most, not the %d.%d given with --cuda; "
+			return wp_fail(err, -WPE_USAGE, "driver %s runs CUDA %d.%d at most, not the CUDA %d.%d also given; "
 							"give one of them", t->driver.text, M, m, t->cuda_major, t->cuda_minor);
 		t->cuda_major = M;
 		t->cuda_minor = m;
@@ -280,7 +280,7 @@ int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
 			if (!strcasecmp(t->gfx[i], s))
 				return 0;
 		if (t->n_gfx >= WP_TARGET_MAX_GPUS)
-			return wp_fail(err, -WPE_USAGE, "more than %d --gpu values", WP_TARGET_MAX_GPUS);
+			return wp_fail(err, -WPE_USAGE, "more than %d GPUs", WP_TARGET_MAX_GPUS);
 		for (size_t i = 0; i <= n; i++)
 			t->gfx[t->n_gfx][i] = (char)tolower((unsigned char)s[i]);
 		t->n_gfx++;
@@ -289,7 +289,7 @@ int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
 	if ((rc = wp_gpu_parse(s, &sm, err)) < 0)
 		return rc;
 	if (t->n_gpus >= WP_TARGET_MAX_GPUS)
-		return wp_fail(err, -WPE_USAGE, "more than %d --gpu values", WP_TARGET_MAX_GPUS);
+		return wp_fail(err, -WPE_USAGE, "more than %d GPUs", WP_TARGET_MAX_GPUS);
 	for (int i = 0; i < t->n_gpus; i++)
 		if (t->gpu_sm[i] == sm)
 			return 0;

@@ -227,6 +227,7 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 	const char *ns = f->ns, *feat = f->feature;
 	const char *const *pf = provider_features(ns);
 	f->known = true;
+	f->ask = -1;
 	if (wp_variants_is_static_ns(v, ns) || (!pf && !strcmp(ns, "priority"))) {
 		/* a static namespace runs no code at install time: it supports what the file declares,
 		 * in the file's order; an undeclared "priority" (PEP 825 0.1.x files) by number */
@@ -279,7 +280,8 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 		}
 	} else if (!strcmp(ns, "amd")) {
 		if (t->accel != WP_ACCEL_ROCM) {
-			snprintf(f->why, sizeof(f->why), "an AMD ROCm build; ask for ROCm with --rocm X.Y");
+			snprintf(f->why, sizeof(f->why), "an AMD ROCm build");
+			f->ask = WP_ASK_ROCM;
 		} else if (!strcmp(feat, "rocm_version")) {
 			push(&s, "%d.%d", t->rocm_major, t->rocm_minor);
 		} else if (t->n_gfx) {
@@ -290,7 +292,8 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 		}
 	} else if (!strcmp(ns, "intel")) {
 		if (t->accel != WP_ACCEL_XPU) {
-			snprintf(f->why, sizeof(f->why), "an Intel GPU build; ask for it with --xpu");
+			snprintf(f->why, sizeof(f->why), "an Intel GPU build");
+			f->ask = WP_ASK_XPU;
 		} else if (t->n_intel_ips) {
 			for (int i = 0; i < t->n_intel_ips; i++) {
 				char ip[16], compat[16];
@@ -422,8 +425,12 @@ bool wp_vorder_supported(const struct wp_vorder *o, const struct wp_vlabel *l, s
 		const struct wp_vprop *pr = &l->props[p];
 		const struct wp_vfeature_order *f = order_of(o, pr);
 		if (!f || !f->known || f->why[0]) {
-			if (why)
+			if (why) {
 				wp_buf_printf(why, "%s: %s", l->label, f ? f->why : "no order for it");
+				if (f && f->ask >= 0)
+					wp_buf_printf(why, "; ask for %s with %s", f->ask == WP_ASK_ROCM ? "ROCm" : "it",
+						      wp_ask_words(o->asks, (enum wp_ask)f->ask));
+			}
 			return false;
 		}
 		if (best_value(f, pr) < 0) {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "resolver/ask.h"
 #include "resolver/target.h"
 
 /* namespace :: feature :: one or more values (in the order written). */
@@ -78,6 +79,7 @@ struct wp_vfeature_order {
 	char **values;              /* supported, most preferred first */
 	size_t n_values;
 	char why[160];              /* when none is supported or unknown: why */
+	int ask;                    /* with why: what the user could ask for instead (enum wp_ask), or -1 */
 };
 
 struct wp_vorder {
@@ -85,6 +87,7 @@ struct wp_vorder {
 	const struct wp_target *t;
 	struct wp_vfeature_order *f;
 	size_t n;
+	const struct wp_asks *asks; /* the words for what a why advises; NULL (as init leaves it): plain ones */
 };
 
 void wp_vorder_init(struct wp_vorder *o, const struct wp_variants *v, const struct wp_target *t);

@@ -120,3 +120,50 @@ if [ -n "$circle_bad" ]; then
 fi
 echo "1 0 0" >"$results/circles.count"
 echo "lint: no include circles"
+
+# Below cli/ and ops/, no command-line words: a string in base/ resolver/ index/ net/ verify/
+# cache/ env/ that names one of wheelpick's long options (read from cli/'s option tables) fails.
+# Advice names a reason (resolver/ask.h) and cli/ gives the words ("--cuda cpu"). Allowed: the
+# requirements-file options resolver/reqfile.c reads (pip's syntax, which shares names with ours),
+# and the files below that still name one, each to be moved up (file: options).
+flag_allowed=(
+	"resolver/reqfile.c: trusted-host index-url extra-index-url find-links no-index pre require-hashes"
+	"cache/catalog.c: catalog"
+	"env/detect.c: rocm cuda python json"
+	"env/profile.c: json"
+	"env/python.c: python"
+	"net/xfer.c: cert"
+)
+flags=$(sed -n 's/.*{ *"\([a-z0-9-]*\)", *\([0-9]*\|'"'"'.'"'"'\), *\(NULL\|"\([^"]*\)"\), *WP_OPT_.*/\1|\4/p' cli/*.c | tr '|' '\n' | grep . | sort -u | paste -sd'|')
+flag_bad=$(perl -e '
+	my ($flags, @allowed) = split /\n/, shift;
+	my %ok;
+	for (@allowed) { my ($f, $l) = /^(\S+): (.*)$/ or next; $ok{"$f --$_"} = 1 for split " ", $l; }
+	for my $f (@ARGV) {
+		open(my $fh, "<", $f) or next; local $/; my $src = <$fh>; close $fh;
+		my $out = "";   # comments blanked (newlines kept), strings and code as they are
+		while ($src =~ /\G(?:(\/\*.*?\*\/)|(\/\/[^\n]*)|("(?:\\.|[^"\\\n])*")|(\x27(?:\\.|[^\x27\\\n])*\x27)|([^\/"\x27]+|.))/gsc) {
+			if (defined $1) { (my $c = $1) =~ s/[^\n]//g; $out .= $c; } elsif (!defined $2) { $out .= $&; }
+		}
+		my $n = 0;
+		for my $line (split /\n/, $out, -1) {
+			$n++;
+			while ($line =~ /"((?:\\.|[^"\\])*)"/g) {
+				my $s = $1;
+				while ($s =~ /--($flags)(?![a-z0-9-])/g) {
+					print "$f:$n: --$1 in \"$s\"\n" unless $ok{"$f --$1"};
+				}
+			}
+		}
+	}' "$flags"$'\n'"$(printf '%s\n' "${flag_allowed[@]}")" \
+	$(git ls-files 'base/*.[ch]' 'resolver/*.[ch]' 'index/*.[ch]' 'net/*.[ch]' 'verify/*.[ch]' 'cache/*.[ch]' 'env/*.[ch]'))
+if [ -z "$flags" ] || [ -n "$flag_bad" ]; then
+	echo "lint: command-line words below cli/ and ops/ (name a reason, resolver/ask.h, and let cli/ word it):"
+	[ -z "$flags" ] && echo "no option names found in cli/'s tables"
+	echo "$flag_bad"
+	echo "0 1 0" >"$results/flagwords.count"
+	[ "${WP_DEFER_FAIL:-0}" = 1 ] && exit 0
+	exit 1
+fi
+echo "1 0 0" >"$results/flagwords.count"
+echo "lint: no command-line words below cli/ and ops/"
