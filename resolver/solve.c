@@ -1228,11 +1228,8 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->upload_time = dupn(c->upload_time);
 		f->where = plan_where(c);
 		f->reason = dupn(w->reason);
-		if (c->variants && wp_pick_candidate_is_variant_wheel(c)) {
-			struct wp_buf vt = WP_BUF_INIT;
-			wp_variants_format_toml(c->variants, NULL, 0, "packages.variants-json", &vt);
-			f->variants_toml = wp_buf_detach(&vt, NULL);
-		}
+		if (c->variants && wp_pick_candidate_is_variant_wheel(c))
+			f->variants = wp_variants_copy(c->variants); /* ops/locks.c writes it into pylock.toml */
 		/* what the user named is theirs, whoever else needs it */
 		bool asked = false;
 		for (size_t k = 0; k < w->nc; k++)
@@ -1251,7 +1248,9 @@ static void free_file(struct wp_plan_file *f)
 {
 	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
 	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
-	free(f->required_by), free(f->upload_time), free(f->path), free(f->variants_toml);
+	free(f->required_by), free(f->upload_time), free(f->path);
+	wp_variants_release(f->variants);
+	free(f->variants);
 	rejects_free(f->rejects, f->n_rejects);
 }
 

@@ -94,8 +94,8 @@ struct wp_plan_file {
 	long long size;
 	size_t target;      /* index into plan->targets */
 	char *path;         /* where the proven file is, once fetched (set by ops/, not the solver) */
-	char *variants_toml; /* PEP 825: for a variant wheel, its release's variant metadata as pylock's
-	                        [packages.variants-json] table (owned), else NULL */
+	struct wp_variants *variants; /* PEP 825: for a variant wheel, its release's variant metadata (an owned
+	                                 copy, which ops/locks.c writes into pylock.toml), else NULL */
 	struct wp_plan_reject *rejects; /* with explain */
 	size_t n_rejects;
 };

@@ -48,6 +48,50 @@ void wp_variants_release(struct wp_variants *v)
 	memset(v, 0, sizeof(*v));
 }
 
+static char **copy_strs(char *const *s, size_t n)
+{
+	char **d = wp_xcalloc(n ? n : 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++)
+		d[i] = wp_xstrdup(s[i]);
+	return d;
+}
+
+static struct wp_vprop *copy_props(const struct wp_vprop *p, size_t n)
+{
+	struct wp_vprop *d = wp_xcalloc(n ? n : 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d[i].ns = wp_xstrdup(p[i].ns);
+		d[i].feature = wp_xstrdup(p[i].feature);
+		d[i].values = copy_strs(p[i].values, p[i].n_values);
+		d[i].n_values = p[i].n_values;
+	}
+	return d;
+}
+
+struct wp_variants *wp_variants_copy(const struct wp_variants *v)
+{
+	struct wp_variants *d = wp_xcalloc(1, sizeof(*d));
+	*d = *v; /* the numbers; every pointer is replaced below */
+	d->schema = v->schema ? wp_xstrdup(v->schema) : NULL;
+	d->namespaces = copy_strs(v->namespaces, v->n_namespaces);
+	d->feature_prio = wp_xcalloc(v->n_feature_prio ? v->n_feature_prio : 1, sizeof(*d->feature_prio));
+	for (size_t i = 0; i < v->n_feature_prio; i++) {
+		d->feature_prio[i].ns = wp_xstrdup(v->feature_prio[i].ns);
+		d->feature_prio[i].features = copy_strs(v->feature_prio[i].features, v->feature_prio[i].n);
+		d->feature_prio[i].n = v->feature_prio[i].n;
+	}
+	d->value_prio = copy_props(v->value_prio, v->n_value_prio);
+	d->static_props = copy_props(v->static_props, v->n_static_props);
+	d->static_ns = copy_strs(v->static_ns, v->n_static_ns);
+	d->labels = wp_xcalloc(v->n_labels ? v->n_labels : 1, sizeof(*d->labels));
+	for (size_t i = 0; i < v->n_labels; i++) {
+		d->labels[i].label = wp_xstrdup(v->labels[i].label);
+		d->labels[i].props = copy_props(v->labels[i].props, v->labels[i].n_props);
+		d->labels[i].n_props = v->labels[i].n_props;
+	}
+	return d;
+}
+
 const struct wp_vlabel *wp_variants_find(const struct wp_variants *v, const char *label)
 {
 	for (size_t i = 0; v && label && i < v->n_labels; i++)
@@ -597,147 +641,4 @@ void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l,
 			wp_buf_addstr(namespaces, line + 1);
 		wp_buf_free(&probe);
 	}
-}
-
-/* ---- pylock.toml ---- */
-
-/* A TOML string: the grammar above leaves only letters, digits, '_', '.', and the schema URL;
- * escape '"' and '\' anyway. */
-static void toml_str(struct wp_buf *out, const char *s)
-{
-	wp_buf_addch(out, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			wp_buf_addch(out, '\\');
-		if ((unsigned char)*s < 0x20 || *s == 0x7f) /* TOML: DEL is a control character too */
-			wp_buf_printf(out, "\\u%04x", (unsigned char)*s);
-		else
-			wp_buf_addch(out, *s);
-	}
-	wp_buf_addch(out, '"');
-}
-
-static void toml_list(struct wp_buf *out, char *const *s, size_t n)
-{
-	wp_buf_addch(out, '[');
-	for (size_t i = 0; i < n; i++) {
-		wp_buf_addstr(out, i ? ", " : "");
-		toml_str(out, s[i]);
-	}
-	wp_buf_addch(out, ']');
-}
-
-static bool kept(const char *label, const char *const *keep, size_t n_keep)
-{
-	if (!keep)
-		return true;
-	for (size_t i = 0; i < n_keep; i++)
-		if (!strcmp(keep[i], label))
-			return true;
-	return false;
-}
-
-/* props as { ns = { feature = [..] }, ... }, namespaces in first-seen order */
-static void toml_props(struct wp_buf *out, const struct wp_vprop *p, size_t n)
-{
-	wp_buf_addstr(out, "{");
-	for (size_t i = 0; i < n; i++) {
-		bool first_of_ns = true;
-		for (size_t k = 0; k < i && first_of_ns; k++)
-			first_of_ns = strcmp(p[k].ns, p[i].ns) != 0;
-		if (!first_of_ns)
-			continue;
-		wp_buf_addstr(out, i ? ", " : " ");
-		toml_str(out, p[i].ns);
-		wp_buf_addstr(out, " = {");
-		bool first = true;
-		for (size_t k = i; k < n; k++) {
-			if (strcmp(p[k].ns, p[i].ns) != 0)
-				continue;
-			wp_buf_addstr(out, first ? " " : ", ");
-			first = false;
-			toml_str(out, p[k].feature);
-			wp_buf_addstr(out, " = ");
-			toml_list(out, p[k].values, p[k].n_values);
-		}
-		wp_buf_addstr(out, " }");
-	}
-	wp_buf_addstr(out, n ? " }" : "}");
-}
-
-void wp_variants_format_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
-			     const char *prefix, struct wp_buf *out)
-{
-	/* namespaces the kept labels use, in the file's order; all of them when the kept labels use
-	 * none (a lone null), since the list may not be empty */
-	char **ns = wp_xcalloc(v->n_namespaces + 1, sizeof(*ns));
-	size_t nns = 0;
-	for (size_t i = 0; i < v->n_namespaces; i++) {
-		bool used = false;
-		for (size_t l = 0; l < v->n_labels && !used; l++) {
-			if (!kept(v->labels[l].label, keep, n_keep))
-				continue;
-			for (size_t p = 0; p < v->labels[l].n_props && !used; p++)
-				used = !strcmp(v->labels[l].props[p].ns, v->namespaces[i]);
-		}
-		if (used || !keep)
-			ns[nns++] = v->namespaces[i];
-	}
-	if (!nns)
-		for (size_t i = 0; i < v->n_namespaces; i++)
-			ns[nns++] = v->namespaces[i];
-
-	wp_buf_printf(out, "\n[%s]\n\"$schema\" = ", prefix);
-	toml_str(out, v->schema);
-	wp_buf_printf(out, "\n\n[%s.default-priorities]\nnamespace = ", prefix);
-	toml_list(out, ns, nns);
-	wp_buf_addch(out, '\n');
-	if (v->n_feature_prio) {
-		wp_buf_printf(out, "feature = {");
-		for (size_t i = 0; i < v->n_feature_prio; i++) {
-			wp_buf_addstr(out, i ? ", " : " ");
-			toml_str(out, v->feature_prio[i].ns);
-			wp_buf_addstr(out, " = ");
-			toml_list(out, v->feature_prio[i].features, v->feature_prio[i].n);
-		}
-		wp_buf_addstr(out, " }\n");
-	}
-	if (v->n_value_prio) {
-		wp_buf_addstr(out, "property = ");
-		toml_props(out, v->value_prio, v->n_value_prio);
-		wp_buf_addch(out, '\n');
-	}
-	if (v->n_static_props) {
-		wp_buf_printf(out, "\n[%s.static-properties]\n", prefix);
-		for (size_t i = 0; i < v->n_static_props; i++) {
-			bool first_of_ns = true;
-			for (size_t k = 0; k < i && first_of_ns; k++)
-				first_of_ns = strcmp(v->static_props[k].ns, v->static_props[i].ns) != 0;
-			if (!first_of_ns)
-				continue;
-			toml_str(out, v->static_props[i].ns);
-			wp_buf_addstr(out, " = {");
-			bool first = true;
-			for (size_t k = i; k < v->n_static_props; k++) {
-				if (strcmp(v->static_props[k].ns, v->static_props[i].ns) != 0)
-					continue;
-				wp_buf_addstr(out, first ? " " : ", ");
-				first = false;
-				toml_str(out, v->static_props[k].feature);
-				wp_buf_addstr(out, " = ");
-				toml_list(out, v->static_props[k].values, v->static_props[k].n_values);
-			}
-			wp_buf_addstr(out, " }\n");
-		}
-	}
-	wp_buf_printf(out, "\n[%s.variants]\n", prefix);
-	for (size_t l = 0; l < v->n_labels; l++) {
-		if (!kept(v->labels[l].label, keep, n_keep))
-			continue;
-		toml_str(out, v->labels[l].label);
-		wp_buf_addstr(out, " = ");
-		toml_props(out, v->labels[l].props, v->labels[l].n_props);
-		wp_buf_addch(out, '\n');
-	}
-	free(ns);
 }

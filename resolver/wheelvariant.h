@@ -55,6 +55,8 @@ struct wp_variants {
 };
 
 void wp_variants_release(struct wp_variants *v);
+/* A deep copy (allocated; wp_variants_release it, then free it). */
+struct wp_variants *wp_variants_copy(const struct wp_variants *v);
 
 /* The label's entry, or NULL. */
 const struct wp_vlabel *wp_variants_find(const struct wp_variants *v, const char *label);
@@ -119,11 +121,5 @@ const char *wp_vlabel_accel(const struct wp_vlabel *l);
  * separated by '\n'. */
 void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l, struct wp_buf *props,
 			   struct wp_buf *features, struct wp_buf *namespaces);
-
-/* PEP 825's [packages.variants-json] table for pylock.toml, keeping only the labels in keep (all
- * when keep is NULL) and the namespaces they use: "$schema", default-priorities.namespace and
- * variants, as TOML appended to out under the header prefix ("packages.variants-json"). */
-void wp_variants_format_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
-			     const char *prefix, struct wp_buf *out);
 
 #endif

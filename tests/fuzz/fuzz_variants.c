@@ -10,6 +10,7 @@
 #include "resolver/target.h"
 #include "resolver/wheelname.h"
 #include "resolver/wheelvariant.h"
+#include "ops/locks.h"
 
 static void one_target(const struct wp_variants *v, const char *cuda, const char *gpu)
 {
@@ -64,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		one_target(&v, "cpu", NULL);
 		one_target(&v, "13.0", NULL);
 		struct wp_buf t = WP_BUF_INIT;
-		wp_variants_format_toml(&v, NULL, 0, "packages.variants-json", &t);
+		wp_pylock_variants_toml(&v, NULL, 0, "packages.variants-json", &t);
 		FZ_CHECK(t.len > 0);
 		wp_buf_free(&t);
 		wp_variants_release(&v);
