@@ -777,6 +777,41 @@ static void say_skipped(struct want *w, char *const *excluded, char *const *why,
 	w->reason = wp_buf_detach(&b, NULL);
 }
 
+/* Every file of the project that the request admits, with the reason it was rejected, into out
+ * (for --json and --explain): the others are not what went wrong. */
+static void failed_rejects(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
+			   struct cause *out)
+{
+	struct wp_pick_result why;
+	struct wp_err we = WP_ERR_INIT;
+	if (pick_want(sv, s, w, pf, NULL, 0, false, true, &why, &we) == 0) {
+		/* the files the request admits: the others are not what went wrong */
+		struct wp_specset spec;
+		struct wp_buf st = WP_BUF_INIT;
+		merged_spec(w, NULL, 0, &spec, &st);
+		out->project = wp_xstrdup(w->display);
+		out->rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*out->rejects));
+		for (size_t k = 0; k < why.n_rejects; k++) {
+			const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
+			struct wp_version v;
+			struct wp_err ve = WP_ERR_INIT;
+			bool in = true;
+			if (wp_version_parse(&v, rc_->version, strlen(rc_->version), &ve) == 0) {
+				in = wp_specset_contains(&spec, &v, WP_PRERELEASES_YES);
+				wp_version_release(&v);
+			}
+			if (!in)
+				continue;
+			struct wp_plan_reject *r = &out->rejects[out->n_rejects++];
+			r->where = plan_where(rc_);
+			r->why = wp_xstrdup(why.rejects[k].why);
+		}
+		wp_specset_release(&spec);
+		wp_buf_free(&st);
+	}
+	wp_pick_result_release(&why);
+}
+
 /* Nothing is left for want w at its level, and no version was tried there: say why in out. */
 static void explain_nothing_fits(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
 				 const struct wp_pick_result *res, struct cause *out)
@@ -791,37 +826,7 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 		wp_buf_printf(&b, "; %zu other file(s) of %s were left out: their sha256 is not among its "
 				  "--hash values", pf->hash_dropped, w->display);
 	who_wants(w, &b);
-	{
-		/* every file of the project and why, for --json and --explain */
-		struct wp_pick_result why;
-		struct wp_err we = WP_ERR_INIT;
-		if (pick_want(sv, s, w, pf, NULL, 0, false, true, &why, &we) == 0) {
-			/* the files the request admits: the others are not what went wrong */
-			struct wp_specset spec;
-			struct wp_buf st = WP_BUF_INIT;
-			merged_spec(w, NULL, 0, &spec, &st);
-			out->project = wp_xstrdup(w->display);
-			out->rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*out->rejects));
-			for (size_t k = 0; k < why.n_rejects; k++) {
-				const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
-				struct wp_version v;
-				struct wp_err ve = WP_ERR_INIT;
-				bool in = true;
-				if (wp_version_parse(&v, rc_->version, strlen(rc_->version), &ve) == 0) {
-					in = wp_specset_contains(&spec, &v, WP_PRERELEASES_YES);
-					wp_version_release(&v);
-				}
-				if (!in)
-					continue;
-				struct wp_plan_reject *r = &out->rejects[out->n_rejects++];
-				r->where = plan_where(rc_);
-				r->why = wp_xstrdup(why.rejects[k].why);
-			}
-			wp_specset_release(&spec);
-			wp_buf_free(&st);
-		}
-		wp_pick_result_release(&why);
-	}
+	failed_rejects(sv, s, w, pf, out);
 	set_root_cause(sv, b.data);
 	out->text = wp_buf_detach(&b, NULL);
 	if (pf->has_variants && s->variant) {
