@@ -15,6 +15,8 @@
  * wheelpick is refused, and so is a path that is a directory, FIFO or device. One this process
  * may not write is opened read-only (read_only): reading works, writing fails and says why. */
 int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err);
+/* The same, with the words for the advice to use another catalog ("--catalog"; resolver/ask.h). */
+int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp_asks *asks, struct wp_err *err);
 void wp_catalog_close(struct wp_catalog *cat);
 
 /* found=false when the catalog has no such source. */

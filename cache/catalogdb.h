@@ -16,6 +16,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 struct wp_condastore;
+struct wp_asks;
 
 struct wp_catalog {
 	struct sqlite3 *db;
@@ -30,6 +31,9 @@ struct wp_catalog {
 	/* files of the current (or last) refresh whose sha256 differs from the one first seen; conda
 	 * files are checked when their batch is written, so the count is final after the commit */
 	uint64_t refresh_conflicts;
+	/* how the user names another catalog in the advice of a message ("--catalog"; resolver/ask.h),
+	 * from wp_catalog_open_as; NULL: plain words */
+	const struct wp_asks *asks;
 };
 
 struct wp_source_row {

@@ -26,6 +26,7 @@ const struct wp_asks wp_cli_asks = { .words = {
 	[WP_ASK_INDEX] = "--index URL",
 	[WP_ASK_CHANNEL] = "-c CHANNEL",
 	[WP_ASK_NO_DEPS] = "--no-deps",
+	[WP_ASK_CATALOG] = "--catalog",
 } };
 
 static double now(void)

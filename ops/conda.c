@@ -614,7 +614,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 	if ((rc = wp_targets_build(s, &job->targets, &res->targets, &res->n_targets, err)))
 		goto out;
 	channel_sources(job, res->targets, res->n_targets, &src, cf);
-	if ((rc = wp_catalog_open(&cat, s->catalog_path, err)))
+	if ((rc = wp_catalog_open_as(&cat, s->catalog_path, s->asks, err)))
 		goto out;
 	if (src.n && !job->offline) {
 		/* a sharded channel gives the shards of the closure of what was asked, not its whole repodata */

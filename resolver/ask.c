@@ -11,6 +11,7 @@ static const char *const plain[WP_ASK_N] = {
 	[WP_ASK_INDEX] = "an index URL",
 	[WP_ASK_CHANNEL] = "a channel URL",
 	[WP_ASK_NO_DEPS] = "only what was asked for",
+	[WP_ASK_CATALOG] = "another catalog",
 };
 
 const char *wp_ask_words(const struct wp_asks *asks, enum wp_ask a)

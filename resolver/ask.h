@@ -14,6 +14,7 @@ enum wp_ask {
 	WP_ASK_INDEX,    /* an index that lists the project */
 	WP_ASK_CHANNEL,  /* a conda channel that has the package */
 	WP_ASK_NO_DEPS,  /* only what was asked for, no dependencies */
+	WP_ASK_CATALOG,  /* another catalog */
 	WP_ASK_N
 };
 

@@ -128,7 +128,6 @@ echo "lint: no include circles"
 # and the files below that still name one, each to be moved up (file: options).
 flag_allowed=(
 	"resolver/reqfile.c: trusted-host index-url extra-index-url find-links no-index pre require-hashes"
-	"cache/catalog.c: catalog"
 	"env/detect.c: rocm cuda python json"
 	"env/profile.c: json"
 	"env/python.c: python"
