@@ -27,6 +27,11 @@ const struct wp_asks wp_cli_asks = { .words = {
 	[WP_ASK_CHANNEL] = "-c CHANNEL",
 	[WP_ASK_NO_DEPS] = "--no-deps",
 	[WP_ASK_CATALOG] = "--catalog",
+	[WP_ASK_CUDA] = "--cuda X.Y",
+	[WP_ASK_PYTHON] = "--python X.Y",
+	[WP_ASK_INTERPRETER] = "--python PATH",
+	[WP_ASK_ROCM_AS] = "give --rocm",
+	[WP_ASK_PROFILE] = "detect --json",
 } };
 
 static double now(void)

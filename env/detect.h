@@ -10,6 +10,7 @@
 
 #include "base/err.h"
 #include "env/detectdata.h"
+#include "resolver/ask.h"
 #include "resolver/target.h"
 
 /* A free-threaded CPython (PEP 703: SOABI cpython-313t-..., python3.13t): its wheels are cp313t. */
@@ -23,6 +24,7 @@ struct wp_detect_opts {
 	int timeout_ms;       /* each program's time limit; 0: 5000. A few run at once, and the
 			       * whole run stops starting programs after three limits */
 	size_t output_max;    /* bytes kept from each program; 0: 64 KiB */
+	const struct wp_asks *asks; /* how the user asks for what a warning advises ("--cuda X.Y"); NULL: plain words */
 };
 
 /* Fill d (which need not be initialised) from the machine. Missing pieces are not errors:

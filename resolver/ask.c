@@ -12,6 +12,11 @@ static const char *const plain[WP_ASK_N] = {
 	[WP_ASK_CHANNEL] = "a channel URL",
 	[WP_ASK_NO_DEPS] = "only what was asked for",
 	[WP_ASK_CATALOG] = "another catalog",
+	[WP_ASK_CUDA] = "a CUDA version",
+	[WP_ASK_PYTHON] = "a Python version",
+	[WP_ASK_INTERPRETER] = "its path",
+	[WP_ASK_ROCM_AS] = "ask for ROCm",
+	[WP_ASK_PROFILE] = "detect",
 };
 
 const char *wp_ask_words(const struct wp_asks *asks, enum wp_ask a)

@@ -15,6 +15,11 @@ enum wp_ask {
 	WP_ASK_CHANNEL,  /* a conda channel that has the package */
 	WP_ASK_NO_DEPS,  /* only what was asked for, no dependencies */
 	WP_ASK_CATALOG,  /* another catalog */
+	WP_ASK_CUDA,     /* a CUDA target, of some version */
+	WP_ASK_PYTHON,   /* a Python version */
+	WP_ASK_INTERPRETER, /* an interpreter, by its path */
+	WP_ASK_ROCM_AS,  /* the words before a ROCm version the message gives ("give --rocm" 6.4) */
+	WP_ASK_PROFILE,  /* what writes a profile, after "wheelpick " ("detect --json") */
 	WP_ASK_N
 };
 
