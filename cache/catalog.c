@@ -1,11 +1,12 @@
 /* cache/catalog.c: the SQLite catalog: open and migrate, atomic per-source refresh, queries. */
 #include "cache/catalog.h"
-#include "cache/catalog_new.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/url.h"
 #include "base/vec.h"
+#include "cache/catalog_new.h"
 #include "cache/condastore.h"
+#include "resolver/ask.h"
 #include "resolver/fileinfo.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
@@ -27,12 +28,18 @@ extern const char wp_schema_sql[];
 
 #define BUSY_TIMEOUT_MS 30000
 
+/* How the user names another catalog, for the advice ("--catalog"), or plain words. */
+static const char *other_catalog(const struct wp_catalog *cat)
+{
+	return cat->asks && cat->asks->words[WP_ASK_CATALOG] ? cat->asks->words[WP_ASK_CATALOG] : "another catalog";
+}
+
 int wp_catalog_fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
 {
-	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s%s", cat->path ? cat->path : "?", what,
+	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s%s%s%s", cat->path ? cat->path : "?", what,
 		       cat->db ? sqlite3_errmsg(cat->db) : "no connection",
-		       cat->read_only ? " (this process may not write it: run as its owner, or give --catalog a "
-					"writable path)" : "");
+		       cat->read_only ? " (this process may not write it: run as its owner, or use " : "",
+		       cat->read_only ? other_catalog(cat) : "", cat->read_only ? " with a writable path)" : "");
 }
 
 static int exec(struct wp_catalog *cat, const char *sql, struct wp_err *err)
@@ -207,8 +214,8 @@ static int check_shape(struct wp_catalog *cat, struct wp_err *err)
 			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
 		rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' holds a %s ('%s') that wheelpick never makes: it is not a "
-			     "wheelpick catalog as written (remove it or use --catalog)", cat->path,
-			     (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+			     "wheelpick catalog as written (remove it or use %s)", cat->path,
+			     (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1), other_catalog(cat));
 		goto out;
 	}
 	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
@@ -231,15 +238,16 @@ static int check_shape(struct wp_catalog *cat, struct wp_err *err)
 		sqlite3_bind_text(ct, 2, col, -1, SQLITE_STATIC);
 		if (sqlite3_step(ct) != SQLITE_ROW) {
 			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' has no column '%s' in table '%s': it is not a wheelpick "
-				     "catalog as written (remove it or use --catalog)", cat->path, col, table);
+				     "catalog as written (remove it or use %s)", cat->path, col, table, other_catalog(cat));
 		} else if (strcmp((const char *)sqlite3_column_text(ct, 0), type) ||
 			   sqlite3_column_int(ct, 1) != sqlite3_column_int(rt, 3) ||
 			   sqlite3_column_int(ct, 2) != sqlite3_column_int(rt, 4)) {
 			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s': column '%s' of table '%s' is not the one wheelpick "
 				     "makes (type %s%s%s, wanted %s%s%s): it is not a wheelpick catalog as written (remove it "
-				     "or use --catalog)", cat->path, col, table, (const char *)sqlite3_column_text(ct, 0),
+				     "or use %s)", cat->path, col, table, (const char *)sqlite3_column_text(ct, 0),
 				     sqlite3_column_int(ct, 1) ? " NOT NULL" : "", sqlite3_column_int(ct, 2) ? " key" : "",
-				     type, sqlite3_column_int(rt, 3) ? " NOT NULL" : "", sqlite3_column_int(rt, 4) ? " key" : "");
+				     type, sqlite3_column_int(rt, 3) ? " NOT NULL" : "", sqlite3_column_int(rt, 4) ? " key" : "",
+				     other_catalog(cat));
 		}
 	}
 out:
@@ -264,9 +272,9 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		return 0;
 	if (cat->read_only)
 		return wp_fail(err, -WPE_CATALOG, v > WP_CATALOG_SCHEMA_VERSION ?
-			       "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use --catalog" :
+			       "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use %s" :
 			       "catalog '%s' is read-only here and needs its schema brought forward (%d -> %d): open it once "
-			       "as its owner, or use --catalog", cat->path, v, WP_CATALOG_SCHEMA_VERSION);
+			       "as its owner, or use %s", cat->path, v, WP_CATALOG_SCHEMA_VERSION, other_catalog(cat));
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
 	/* read again under the lock: another process may have migrated meanwhile */
@@ -274,8 +282,8 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		goto out;
 	if (v > WP_CATALOG_SCHEMA_VERSION) {
 		rc = wp_fail(err, -WPE_CATALOG,
-			     "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use --catalog",
-			     cat->path, v, WP_CATALOG_SCHEMA_VERSION);
+			     "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use %s",
+			     cat->path, v, WP_CATALOG_SCHEMA_VERSION, other_catalog(cat));
 		goto out;
 	}
 	if (v < WP_CATALOG_SCHEMA_VERSION) {
@@ -409,10 +417,11 @@ static int open_read_only(struct wp_catalog *cat, const char *path, struct wp_er
 			if (hot)
 				rc = wp_fail(err, -WPE_CATALOG, "catalog '%s' (read-only here) holds a write that was "
 					     "stopped half-way: run any wheelpick command on it once as its owner, which "
-					     "rolls it back, or use --catalog", path);
+					     "rolls it back, or use %s", path, other_catalog(cat));
 			else if (immutable)
 				rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s' (read-only here): %s; check the "
-					     "path or use --catalog", path, cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
+					     "path or use %s", path, cat->db ? sqlite3_errmsg(cat->db) : "out of memory",
+					     other_catalog(cat));
 			sqlite3_close(cat->db);
 			cat->db = NULL;
 		}
@@ -448,14 +457,21 @@ static const char *not_a_file(const char *path)
 
 int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err)
 {
+	return wp_catalog_open_as(cat, path, NULL, err);
+}
+
+int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp_asks *asks, struct wp_err *err)
+{
 	int rc = 0;
 	const char *what;
 	memset(cat, 0, sizeof(*cat));
+	cat->asks = asks;
 	cat->path = wp_xstrdup(path);
 	/* SQLite would block on a FIFO, or report "disk I/O error" for a device */
 	if ((what = not_a_file(path))) {
-		rc = wp_fail(err, -WPE_IO, "catalog '%s' is %s%s; give --catalog (or WHEELPICK_CATALOG) the path of a "
-			     "catalog (made when missing)", path, what, strstr(what, "SQLite") ? "" : ", not a file");
+		rc = wp_fail(err, -WPE_IO, "catalog '%s' is %s%s; use %s (or WHEELPICK_CATALOG) with the path of a "
+			     "catalog (made when missing)", path, what, strstr(what, "SQLite") ? "" : ", not a file",
+			     other_catalog(cat));
 		goto out;
 	}
 	if ((rc = mkdir_parent(path, err)))
@@ -468,8 +484,8 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 		if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) && access(path, R_OK) == 0) {
 			rc = open_read_only(cat, path, err);
 		} else {
-			rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s': %s; check the path or use --catalog", path,
-				     cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
+			rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s': %s; check the path or use %s", path,
+				     cat->db ? sqlite3_errmsg(cat->db) : "out of memory", other_catalog(cat));
 			goto out;
 		}
 	} else if (sqlite3_db_readonly(cat->db, "main") == 1) {
@@ -496,7 +512,7 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 		/* SQLite's code, not its message, says whether the file is no database or a damaged one */
 		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : 0;
 		if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use --catalog)", path);
+			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use %s)", path, other_catalog(cat));
 			err->code = rc = -WPE_CORRUPT;
 		}
 		goto out;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "cache/catalog.h"
+#include "cache/catalogdb.h"
 
 struct wp_condabatch {
 	int64_t source_id;

@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
-#include "cache/catalog.h"
+#include "cache/catalogdb.h"
 
 /* Low-level fields. A string is (length + 1) as a varint, its bytes and a NUL; 0 stands for NULL.
  * Integers are zigzag varints, so -1 ("unknown") takes one byte. */

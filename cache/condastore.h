@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "cache/catalog.h"
+#include "cache/catalogdb.h"
 
 /* Staged bytes that start a batch write. Real channels are sorted by file name, so most packages
  * land in one chunk whatever this is; it bounds memory for unsorted ones. */

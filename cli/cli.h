@@ -111,4 +111,8 @@ int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s
  * elsewhere; nothing when quiet. json: the bar is left out (the lines stay on stderr). */
 void wp_cli_progress(struct wp_cli *cli, bool json);
 
+/* How a user of the command line asks for what a message advises (resolver/ask.h): the flags'
+ * words, which only cli/ spells. */
+extern const struct wp_asks wp_cli_asks;
+
 #endif

@@ -173,7 +173,7 @@ out:
 int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, struct wp_err *err)
 {
 	struct wp_installed_list l = { 0 };
-	int rc = wp_installed_list(python, WP_SCHEME_DEFAULT, NULL, &l, err);
+	int rc = wp_installed_list(python, WP_SCHEME_DEFAULT, NULL, &wp_cli_asks, &l, err);
 	if (l.recovered)
 		wp_cli_note(cli, "%s", l.recovered);
 	if (rc)

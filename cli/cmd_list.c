@@ -456,7 +456,7 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if ((rc = mark_target(&o, &t, &marked, err)))
 		goto out;
-	if ((rc = wp_cli_need_paths(cli, err)) || (rc = wp_catalog_open(&cat, cli->session.catalog_path, err)))
+	if ((rc = wp_cli_need_paths(cli, err)) || (rc = wp_catalog_open_as(&cat, cli->session.catalog_path, &wp_cli_asks, err)))
 		goto out;
 	for (size_t i = 0; i < o.index.n; i++)
 		wp_sources_add_index(&given, o.index.v[i]);

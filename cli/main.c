@@ -18,6 +18,22 @@
 #include <time.h>
 #include <unistd.h>
 
+const struct wp_asks wp_cli_asks = { .words = {
+	[WP_ASK_CPU] = "--cuda cpu",
+	[WP_ASK_ROCM] = "--rocm X.Y",
+	[WP_ASK_XPU] = "--xpu",
+	[WP_ASK_PRE] = "--pre",
+	[WP_ASK_INDEX] = "--index URL",
+	[WP_ASK_CHANNEL] = "-c CHANNEL",
+	[WP_ASK_NO_DEPS] = "--no-deps",
+	[WP_ASK_CATALOG] = "--catalog",
+	[WP_ASK_CUDA] = "--cuda X.Y",
+	[WP_ASK_PYTHON] = "--python X.Y",
+	[WP_ASK_INTERPRETER] = "--python PATH",
+	[WP_ASK_ROCM_AS] = "give --rocm",
+	[WP_ASK_PROFILE] = "detect --json",
+} };
+
 static double now(void)
 {
 	struct timespec ts;
@@ -374,7 +390,7 @@ int main(int argc, char **argv)
 	cli.cache_alloc = wp_session_default_cache_dir();
 	cli.session = (struct wp_session){
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
-		.say_ctx = &cli,
+		.say_ctx = &cli, .asks = &wp_cli_asks,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);

@@ -1,12 +1,12 @@
 /* env/detect.c: find this machine's NVIDIA driver, CUDA, GPUs, toolkits, Pythons, libc and OS. */
 #include "env/detect.h"
-#include "env/detect_hw.h"
-#include "resolver/gpu.h"
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "env/detect_hw.h"
+#include "resolver/gpu.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -86,6 +86,7 @@ struct ctx {
 	const char *path_env;
 	int timeout_ms;
 	size_t output_max;
+	const struct wp_asks *asks;
 	struct strs notes;     /* lesser warnings, appended after the main ones */
 	struct strs tk_keys;   /* resolved toolkit roots, to count each toolkit once */
 };
@@ -1298,22 +1299,23 @@ static void add_warnings(struct ctx *c, bool have_python3)
 			     "is the driver installed and loaded?");
 		if (d->rocm_major && d->n_gfx)
 			/* ROCm builds are taken only when asked for: say how, and what a profile records */
-			note(c, "ROCm %d.%d (/opt/rocm/.info/version) and %s%s are here: give --rocm %d.%d to pick ROCm builds "
-			     "(a detect --json profile records them)", d->rocm_major, d->rocm_minor, d->gfx[0],
-			     d->n_gfx > 1 ? " and other AMD GPUs" : "", d->rocm_major, d->rocm_minor);
+			note(c, "ROCm %d.%d (/opt/rocm/.info/version) and %s%s are here: %s %d.%d to pick ROCm builds "
+			     "(a %s profile records them)", d->rocm_major, d->rocm_minor, d->gfx[0],
+			     d->n_gfx > 1 ? " and other AMD GPUs" : "", wp_ask_words(c->asks, WP_ASK_ROCM_AS), d->rocm_major,
+			     d->rocm_minor, wp_ask_words(c->asks, WP_ASK_PROFILE));
 		if (d->driver_version[0])
 			warn(c, "driver %s is older than any CUDA release wheelpick knows; the target is CPU builds",
 			     d->driver_version);
 		else
-			warn(c, "no NVIDIA driver found; the target is CPU builds (give --cuda X.Y to pick CUDA "
-			     "builds anyway)");
+			warn(c, "no NVIDIA driver found; the target is CPU builds (give %s to pick CUDA builds anyway)",
+			     wp_ask_words(c->asks, WP_ASK_CUDA));
 	}
 	warn_gpus_driver(c);
 	warn_toolkits(c);
 	warn_ld_library_path(c);
 	pick_default_python(c, have_python3);
 	if (!d->n_pythons)
-		warn(c, "no Python 3 interpreter found on PATH; give --python X.Y");
+		warn(c, "no Python 3 interpreter found on PATH; give %s", wp_ask_words(c->asks, WP_ASK_PYTHON));
 	if (!d->glibc_major && !d->musl_major && !strcmp(d->os, "Linux"))
 		warn(c, "could not tell the C library (glibc or musl); the platform is plain linux_%s", d->machine);
 	for (size_t i = 0; i < c->notes.n; i++)
@@ -1359,6 +1361,7 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 		c.path_env = "/usr/local/bin:/usr/bin:/bin";
 	c.timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
 	c.output_max = opts->output_max ? opts->output_max : DEFAULT_OUTPUT_MAX;
+	c.asks = opts->asks;
 
 	detect_uname(d);
 	wp_detect_hw(d, c.root, hw_note, &c);

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
-#include "env/detect.h"
+#include "env/detectdata.h"
 
 /* The x86-64 level (1-4) that a cpuinfo "flags" list (space-separated, as /proc/cpuinfo gives it)
  * meets, the way the x86_64 variant provider and glibc's ld.so count them: v2 needs cx16 lahf_lm

@@ -4,6 +4,7 @@
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "resolver/ask.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -172,14 +173,14 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 /* ---- reading ---- */
 
 /* The messages name the profile and say -WPE_USAGE: the user named the file. */
-static int read_profile(const char *path, struct wp_buf *b, struct wp_err *err)
+static int read_profile(const char *path, const struct wp_asks *asks, struct wp_buf *b, struct wp_err *err)
 {
 	int rc = wp_file_read_capped(path, WP_PROFILE_MAX, b, NULL);
 	if (rc == -WPE_TOO_BIG)
 		return wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
 	if (rc && errno == ETIMEDOUT) /* a FIFO nobody writes to: it would have blocked */
 		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': it is a FIFO or device and nothing came from it; "
-					       "give the file 'wheelpick detect --json' wrote", path);
+					       "give the file 'wheelpick %s' wrote", path, wp_ask_words(asks, WP_ASK_PROFILE));
 	if (rc)
 		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
 	return 0;
@@ -359,13 +360,18 @@ gpus:
 
 int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err *err)
 {
+	return wp_target_load_profile_as(path, NULL, t, err);
+}
+
+int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, struct wp_target *t, struct wp_err *err)
+{
 	const struct wp_json_opts o = { .what = path, .noun = "profile", .code = -WPE_USAGE,
 					.max_bytes = WP_PROFILE_MAX };
 	memset(t, 0, sizeof(*t));
 	t->py_micro = -1;
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_json_val *root = NULL;
-	int rc = read_profile(path, &b, err);
+	int rc = read_profile(path, asks, &b, err);
 	if (!rc)
 		rc = wp_json_load(b.data, b.len, &o, &root, err);
 	if (rc)

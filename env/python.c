@@ -2,6 +2,7 @@
 #include "env/python.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "resolver/ask.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -169,6 +170,12 @@ static char *take(const char *v)
 int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *dir, struct wp_python *py,
 		    struct wp_err *err)
 {
+	return wp_python_probe_as(path, scheme, dir, NULL, py, err);
+}
+
+int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
+		       struct wp_python *py, struct wp_err *err)
+{
 	struct wp_buf out = WP_BUF_INIT_MAX(1 << 20);
 	const char *mode = scheme == WP_SCHEME_PREFIX ? "prefix" : scheme == WP_SCHEME_TARGET ? "target" : "default";
 	const char *argv[] = { path, "-I", "-c", probe_script, mode, dir ? dir : "", NULL };
@@ -179,7 +186,8 @@ int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *
 	if ((rc = wp_env_run(argv, NULL, 0, false, 30000, &out, &status, err)))
 		goto out;
 	if (status == 127) {
-		rc = wp_fail(err, -WPE_ENV, "cannot run the interpreter '%s'; name one with --python PATH", path);
+		rc = wp_fail(err, -WPE_ENV, "cannot run the interpreter '%s'; name one with %s", path,
+			     wp_ask_words(asks, WP_ASK_INTERPRETER));
 		goto out;
 	}
 	if (status != 0 || !out.len) {

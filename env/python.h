@@ -39,6 +39,10 @@ struct wp_python {
  * -WPE_ENV naming path when it cannot run or says nothing usable. */
 int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *dir, struct wp_python *py,
 		    struct wp_err *err);
+/* The same, with the words for the advice in its messages (resolver/ask.h); NULL: plain words. */
+struct wp_asks;
+int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
+		       struct wp_python *py, struct wp_err *err);
 void wp_python_release(struct wp_python *py);
 
 /* Run argv (argv[0] found on PATH when it has no '/') with stdin_text on its stdin, its stdout

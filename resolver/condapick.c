@@ -275,7 +275,7 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
 			return true;
-		wp_buf_printf(why, "%s: a CPU build; ask with --cuda cpu", label);
+		wp_buf_printf(why, "%s: a CPU build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_CPU));
 		return false;
 	default:
 		wp_buf_printf(why, "%s: wheelpick picks conda CUDA or CPU builds", label);
@@ -563,8 +563,9 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 			if (newest >= 0)
 				wp_buf_printf(&m, "; the newest in the catalog is %s", k[newest].version);
 		} else {
-			wp_buf_printf(&m, "the catalog has no conda records for '%s'; add its channel with -c CHANNEL "
-					  "(or run 'wheelpick update')", name);
+			wp_buf_printf(&m, "the catalog has no conda records for '%s'; add its channel with %s (or run 'wheelpick update')",
+				      name,
+				      wp_ask_words(req->asks, WP_ASK_CHANNEL));
 		}
 		goto out;
 	}

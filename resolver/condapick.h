@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "resolver/ask.h"
 #include "resolver/matchspec.h"
 #include "resolver/pick.h"
 #include "resolver/target.h"
@@ -45,6 +46,7 @@ struct wp_condapick_request {
 	const char *allow_variant;          /* a label the set took by an exact build string the user gave
 	                                       ("py3.8_cpu_0" on a GPU target): its records pass the CUDA
 	                                       rule too, as the root did; NULL: none */
+	const struct wp_asks *asks;         /* how the user asks for what a message advises; NULL: plain words */
 };
 
 struct wp_condapick_result {

@@ -92,24 +92,50 @@ int wp_gpu_max_cuda(int sm, int *major, int *minor)
 	return 0;
 }
 
-bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why)
+/* Intel device IPs known to intel-variant-provider (devices.py), with the base platform each runs
+ * the code of. */
+static const struct {
+	const char *ip, *compat, *names;
+} intel_ips[] = {
+	{ "20.4.4", "20.1.0", " lnl-m lnl " },
+	{ "20.2.0", "20.1.0", " bmg-g31 " },
+	{ "20.1.0", "", " bmg-g21 bmg " },
+	{ "12.74.4", "", " arl-h " },
+	{ "12.71.4", "12.70.4", " mtl-h " },
+	{ "12.70.4", "", " mtl-u arl-u arl-s mtl " },
+	{ "12.60.7", "", " pvc " },
+	{ "12.57.0", "12.55.8", " acm-g12 dg2-g12 " },
+	{ "12.56.5", "12.55.8", " acm-g11 dg2-g11 ats-m75 " },
+	{ "12.55.8", "", " acm-g10 dg2-g10 ats-m150 dg2 " },
+	{ "12.10.0", "", " dg1 " },
+	{ "12.4.0", "", " adl-n " },
+	{ "12.3.0", "", " adl-p rpl-p " },
+	{ "12.2.0", "", " adl-s rpl-s " },
+	{ "12.1.0", "", " rkl " },
+	{ "12.0.0", "", " tgllp tgl " },
+};
+
+bool wp_intel_device_ip(const char *s, char ip[16], char compat[16])
 {
-	for (int g = 0; g < t->n_gpus; g++) {
-		int lo_maj, lo_min, hi_maj, hi_min, sm = t->gpu_sm[g];
-		if (wp_gpu_min_cuda(sm, &lo_maj, &lo_min) == 0 && (major < lo_maj || (major == lo_maj && minor < lo_min))) {
-			if (why)
-				wp_buf_printf(why, "%s: CUDA %d.%d cannot run on sm_%d, which needs CUDA %d.%d or newer",
-					      label, major, minor, sm, lo_maj, lo_min);
-			return false;
-		}
-		if (wp_gpu_max_cuda(sm, &hi_maj, &hi_min) == 0 && (major > hi_maj || (major == hi_maj && minor > hi_min))) {
-			if (why)
-				wp_buf_printf(why, "%s: CUDA %d.%d no longer builds for sm_%d (last: CUDA %d.%d)", label,
-					      major, minor, sm, hi_maj, hi_min);
-			return false;
+	char key[40];
+	if (!s || !*s || strlen(s) > 30)
+		return false;
+	snprintf(key, sizeof(key), " %s ", s);
+	for (size_t i = 0; i < WP_ARRAY_LEN(intel_ips); i++) {
+		if (!strcmp(s, intel_ips[i].ip) || strstr(intel_ips[i].names, key)) {
+			snprintf(ip, 16, "%s", intel_ips[i].ip);
+			snprintf(compat, 16, "%s", intel_ips[i].compat);
+			return true;
 		}
 	}
-	return true;
+	/* an IP the table does not know: itself, as the provider would report it (a.b.c) */
+	int a, b, c, used = 0;
+	if (sscanf(s, "%d.%d.%d%n", &a, &b, &c, &used) == 3 && !s[used] && a >= 0 && b >= 0 && c >= 0) {
+		snprintf(ip, 16, "%d.%d.%d", a, b, c);
+		compat[0] = 0;
+		return true;
+	}
+	return false;
 }
 
 /* ---- GPU names ---- */
@@ -705,21 +731,3 @@ bool wp_cuda_runs_on_driver(int build_major, int build_minor, const struct wp_dr
 	return false;
 }
 
-bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why)
-{
-	struct wp_driver d = t->driver;
-	bool win = wp_target_is_windows(t);
-	enum wp_runs_how h = WP_RUNS_NO;
-	if (!how)
-		how = &h;
-	if (!d.nparts && wp_driver_for_cuda(t->cuda_major, t->cuda_minor, win, &d) < 0) {
-		/* a CUDA version NVIDIA's table does not list: compare versions, without compatibility */
-		bool ok = major < t->cuda_major || (major == t->cuda_major && minor <= t->cuda_minor);
-		*how = ok ? WP_RUNS_NATIVE : WP_RUNS_NO;
-		if (!ok && why)
-			wp_buf_printf(why, "CUDA %d.%d is newer than the target's %d.%d", major, minor, t->cuda_major,
-				      t->cuda_minor);
-		return ok;
-	}
-	return wp_cuda_runs_on_driver(major, minor, &d, win, t->cuda_strict, how, why);
-}

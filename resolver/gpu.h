@@ -12,7 +12,15 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "resolver/target.h"
+
+#define WP_DRIVER_PARTS 4
+
+/* An NVIDIA driver version: "535.104.05" is {535, 104, 5, 0}, nparts 3; text as given. */
+struct wp_driver {
+	long part[WP_DRIVER_PARTS];
+	int nparts;        /* 0: not known */
+	char text[32];
+};
 
 /* ---- GPUs ---- */
 
@@ -28,6 +36,10 @@ int wp_gpu_sm_parse(const char *text, int *sm);
  * sm_100, sm_101, sm_103", "unknown GPU 'RTX 3090x'; known names near it: GeForce RTX 3090, ...". */
 int wp_gpu_parse(const char *text, int *sm, struct wp_err *err);
 
+/* Intel device IPs: a name ("bmg-g21", "dg2", "pvc", "lnl-m") or an IP ("20.1.0") into its IP, and the
+ * IP of its base platform (whose code it runs), "" when none. false for an unknown name. */
+bool wp_intel_device_ip(const char *name_or_ip, char ip[16], char compat[16]);
+
 /* The architecture family ("Ampere", "Blackwell"), or NULL for a capability not in the table. */
 const char *wp_gpu_family(int sm);
 
@@ -40,12 +52,6 @@ int wp_gpu_min_cuda(int sm, int *major, int *minor);
  * a last version; 1 when every known CUDA since the first still supports sm (*major and
  * *minor are then left alone); -WPE_NOMATCH for an unknown capability. */
 int wp_gpu_max_cuda(int sm, int *major, int *minor);
-
-/* Whether a build for CUDA major.minor can have kernels for every GPU of t (too old a toolkit for a
- * new GPU, or past the last CUDA that builds for an old one). When not, why (unless NULL) gets "LABEL:
- * CUDA 10.2 cannot run on sm_86, which needs CUDA 11.1 or newer". A coarse check from the toolkit
- * alone; wp_arch_list_serves answers from what a build actually contains. */
-bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why);
 
 /* ---- what a build contains ---- */
 
@@ -91,7 +97,7 @@ void wp_arch_list_format(const struct wp_arch_list *l, struct wp_buf *out);
  * a driver for CUDA 12.8 or newer to be JIT-compiled" when PTX would have served. */
 bool wp_arch_list_serves(const struct wp_arch_list *l, int gpu_sm, bool ptx_jit_ok, struct wp_buf *why);
 
-/* ---- drivers (struct wp_driver is in resolver/target.h) ---- */
+/* ---- drivers (struct wp_driver is above) ---- */
 
 /* "535.104.05", "570.26", "580": 1-4 dot-separated numbers. 0, or -WPE_USAGE ("invalid driver version
  * 'x'; expected numbers like 535.104.05"). */
@@ -144,9 +150,5 @@ const char *wp_runs_how_name(enum wp_runs_how how);
  * 450.36.06 supports CUDA 11.0". */
 bool wp_cuda_runs_on_driver(int build_major, int build_minor, const struct wp_driver *drv, bool windows,
 			    bool strict, enum wp_runs_how *how, struct wp_buf *why);
-
-/* The target's driver (given, or the oldest for its CUDA) runs a CUDA major.minor build: the rule
- * above, with t's platform and --cuda-compat. The one place the wheel and conda rules ask this. */
-bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why);
 
 #endif

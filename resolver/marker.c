@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "base/vec.h"
 #include "base/str.h"
-#include "resolver/requirement.h"
+#include "base/vec.h"
+#include "resolver/name.h"
 #include "resolver/specifier.h"
 #include "resolver/version.h"
 

@@ -340,14 +340,16 @@ static bool vwheel_fits(struct cand *c, const struct wp_target *t, const struct 
 		say(why, "%s: the release's variants.json does not list this label", label);
 		return false;
 	}
-	if (!wp_vorder_supported(&m->o, c->vl, why))
+	struct wp_vorder o = m->o; /* a borrowing view, with the caller's words for its advice */
+	o.asks = req->asks;
+	if (!wp_vorder_supported(&o, c->vl, why))
 		return false;
 	if (c->var.kind == WP_VARIANT_CPU && t->accel != WP_ACCEL_CPU) {
 		c->cpu_only = true;
-		say(why, "%s: the CPU build; the target has %s (ask for the CPU build with --cuda cpu)", label, accel_words(t));
+		say(why, "%s: the CPU build; the target has %s (ask for the CPU build with %s)", label, accel_words(t),
+		    wp_ask_words(req->asks, WP_ASK_CPU));
 		return false;
 	}
-	(void)req;
 	return true;
 }
 
@@ -423,7 +425,7 @@ static bool variant_fits(struct cand *c, const struct wp_candidate *k, const str
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
 			return true;
-		say(why, "%s: a CPU build; ask with --cuda cpu", label);
+		say(why, "%s: a CPU build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_CPU));
 		return false;
 	case WP_VARIANT_ROCM:
 		if (t->accel == WP_ACCEL_ROCM && var->major == t->rocm_major && var->minor == t->rocm_minor)
@@ -432,12 +434,12 @@ static bool variant_fits(struct cand *c, const struct wp_candidate *k, const str
 			say(why, "%s: ROCm %d.%d is not the target's ROCm %d.%d", label, var->major, var->minor,
 			    t->rocm_major, t->rocm_minor);
 		else
-			say(why, "%s: a ROCm build; ask with --rocm X.Y", label);
+			say(why, "%s: a ROCm build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_ROCM));
 		return false;
 	case WP_VARIANT_XPU:
 		if (t->accel == WP_ACCEL_XPU)
 			return true;
-		say(why, "%s: an Intel GPU build; ask with --xpu", label);
+		say(why, "%s: an Intel GPU build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_XPU));
 		return false;
 	default:
 		if (!strcmp(var->label, "unlabeled"))
@@ -588,7 +590,7 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 	if (!pre && wp_version_is_prerelease(&c->v) &&
 	    !(req->spec && wp_specset_prereleases(req->spec) == WP_PRERELEASES_YES)) {
 		c->rej = REJ_PRE;
-		say(c->whyp, "%s is a pre-release; ask with --pre", k->version);
+		say(c->whyp, "%s is a pre-release; ask with %s", k->version, wp_ask_words(req->asks, WP_ASK_PRE));
 		return;
 	}
 	if (k->yanked && !spec_is_exact_pin(req->spec)) {
@@ -704,8 +706,8 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 	size_t counts[REJ_SKIPPED + 1] = { 0 };
 	wp_target_describe(t, &tgt);
 	if (n == 0) {
-		wp_buf_printf(&m, "the catalog has no files for '%s'; add its index with --index URL (or run 'wheelpick update')",
-			      req->project);
+		wp_buf_printf(&m, "the catalog has no files for '%s'; add its index with %s (or run 'wheelpick update')", req->project,
+			      wp_ask_words(req->asks, WP_ASK_INDEX));
 		goto out;
 	}
 	/* The newest version the request allows, whatever else is wrong with its files. */
@@ -716,8 +718,9 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 	}
 	if (top < 0) {
 		if (counts[REJ_SPEC] || counts[REJ_PRE] || counts[REJ_YANKED]) {
-			wp_buf_printf(&m, "no %s release matches '%s'%s", req->project, req->spec_text ? req->spec_text : "",
-				      counts[REJ_PRE] ? " (pre-releases need --pre)" : "");
+			wp_buf_printf(&m, "no %s release matches '%s'%s%s%s", req->project, req->spec_text ? req->spec_text : "",
+				      counts[REJ_PRE] ? " (pre-releases need " : "",
+				      counts[REJ_PRE] ? wp_ask_words(req->asks, WP_ASK_PRE) : "", counts[REJ_PRE] ? ")" : "");
 			long newest = -1;
 			for (size_t i = 0; i < n; i++)
 				if (c[i].v_ok && c[i].rej != REJ_KIND && (newest < 0 || wp_version_cmp_public(&c[i].v, &c[newest].v) > 0))
@@ -798,11 +801,11 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_addch(&m, ')');
 		}
 		if (cpu_only) {
-			wp_buf_addstr(&m, "; only the CPU build (null) fits; ask for it with --cuda cpu");
+			wp_buf_printf(&m, "; only the CPU build (null) fits; ask for it with %s", wp_ask_words(req->asks, WP_ASK_CPU));
 		} else if (shown < 0 && cpu_there && t->accel != WP_ACCEL_CPU) {
-			wp_buf_addstr(&m, "; only a CPU build is there (ask for it with --cuda cpu)");
+			wp_buf_printf(&m, "; only a CPU build is there (ask for it with %s)", wp_ask_words(req->asks, WP_ASK_CPU));
 		} else if (cpu_there && t->accel != WP_ACCEL_CPU) {
-			wp_buf_addstr(&m, "; a CPU build is there (--cuda cpu)");
+			wp_buf_printf(&m, "; a CPU build is there (%s)", wp_ask_words(req->asks, WP_ASK_CPU));
 		}
 	} else if (at_hash) {
 		wp_buf_addstr(&m, "; the index now gives another sha256 than was first seen for it (check the source, "

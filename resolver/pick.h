@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "resolver/ask.h"
 #include "resolver/marker.h"
 #include "resolver/specifier.h"
 #include "resolver/tags.h"
@@ -56,6 +57,8 @@ struct wp_pick_request {
 	 * or outside an == pin the request carries. The pick stands when it is made on the first pass
 	 * (no pre-release fallback) without reasons; otherwise res->incomplete asks for the rest. */
 	bool partial;
+	/* How the user asks for what a message advises ("--cuda cpu"); NULL: plain words. */
+	const struct wp_asks *asks;
 };
 
 struct wp_pick_reject {

@@ -307,6 +307,12 @@ static void req_free(struct wp_reqfile_req *q)
 	free(q->where);
 }
 
+/* How the user adds an index ("--index"), for the advice. */
+static const char *index_words(const struct parse *p)
+{
+	return wp_ask_words(p->io ? p->io->asks : NULL, WP_ASK_INDEX);
+}
+
 static int requirement_line(struct parse *p, const char *text, char **opts, size_t nopts, bool constraint,
 			    struct wp_err *err)
 {
@@ -316,7 +322,7 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 	int rc = 0;
 	if (looks_like_file(text))
 		return at(p, err, "'%s' is a file by path or URL; wheelpick picks from indexes (add its folder or page "
-				  "with --index and name the project)", text);
+				  "with %s and name the project)", text, index_words(p));
 	if (wp_requirement_parse(&r, text, strlen(text), &pe) < 0) {
 		struct wp_buf fix = WP_BUF_INIT;
 		if (wp_requirement_guess(text, &fix))
@@ -327,8 +333,8 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 		return rc;
 	}
 	if (r.url) {
-		rc = at(p, err, "'%s' names a file by URL; wheelpick picks from indexes (add the index with --index and "
-				"name the project with a version)", text);
+		rc = at(p, err, "'%s' names a file by URL; wheelpick picks from indexes (add the index with %s and "
+				"name the project with a version)", text, index_words(p));
 		goto out;
 	}
 	if (constraint && r.nextras) {

@@ -15,6 +15,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/vec.h"
+#include "resolver/ask.h"
 
 #define WP_REQFILE_MAX_DEPTH   10       /* -r inside -r inside ...: deeper is refused */
 #define WP_REQFILE_MAX_ENTRIES 100000   /* requirements and constraints, all files together */
@@ -74,6 +75,7 @@ struct wp_reqfile_io {
 	wp_reqfile_read_fn *read;  /* NULL: a nested -r/-c is refused */
 	wp_reqfile_env_fn *getenv; /* NULL: ${VAR} stays as written */
 	void *ctx;
+	const struct wp_asks *asks; /* how the user adds an index, for the advice; NULL: plain words */
 };
 
 /* Read the file at path (through io->read) and the files it names into rf, which accumulates

@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "resolver/marker.h"
+#include "resolver/name.h"
 #include "resolver/specifier.h"
 
 /* Requirement text past this is refused (-WPE_TOO_BIG). */
@@ -32,8 +33,5 @@ void wp_requirement_release(struct wp_requirement *r);
 /* str(Requirement): name, [sorted,extras], specifiers, "@ url", "; marker". */
 int wp_requirement_format(const struct wp_requirement *r, struct wp_buf *out);
 
-/* PEP 503 name: ASCII lower case, every run of '-', '_', '.' one '-' ("Foo.._Bar" -> "foo-bar").
- * Appends to out; 0, or -WPE_TOO_BIG at out's ceiling. Bytes past ASCII are copied unchanged. */
-int wp_name_canonicalize(const char *in, size_t n, struct wp_buf *out);
 
 #endif

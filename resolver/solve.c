@@ -578,7 +578,7 @@ static int pick_want(struct solver *sv, const struct state *s, const struct want
 		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
 		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
 		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
-		.reasons = reasons || sv->x->o->explain,
+		.reasons = reasons || sv->x->o->explain, .asks = sv->x->o->asks,
 	};
 	for (;;) {
 		req.partial = pf->files.partial;
@@ -732,8 +732,8 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 		}
 		if (s->n >= x->max_projects) {
 			wp_requirement_release(&dep);
-			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use --no-deps",
-				       x->max_projects);
+			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use %s",
+				       x->max_projects, wp_ask_words(x->o->asks, WP_ASK_NO_DEPS));
 		}
 		size_t j = add_want(x, s, &dep, by, i);
 		const struct proj *pj0 = find_proj(x, s->w[j].project);
@@ -777,6 +777,41 @@ static void say_skipped(struct want *w, char *const *excluded, char *const *why,
 	w->reason = wp_buf_detach(&b, NULL);
 }
 
+/* Every file of the project that the request admits, with the reason it was rejected, into out
+ * (for --json and --explain): the others are not what went wrong. */
+static void failed_rejects(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
+			   struct cause *out)
+{
+	struct wp_pick_result why;
+	struct wp_err we = WP_ERR_INIT;
+	if (pick_want(sv, s, w, pf, NULL, 0, false, true, &why, &we) == 0) {
+		/* the files the request admits: the others are not what went wrong */
+		struct wp_specset spec;
+		struct wp_buf st = WP_BUF_INIT;
+		merged_spec(w, NULL, 0, &spec, &st);
+		out->project = wp_xstrdup(w->display);
+		out->rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*out->rejects));
+		for (size_t k = 0; k < why.n_rejects; k++) {
+			const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
+			struct wp_version v;
+			struct wp_err ve = WP_ERR_INIT;
+			bool in = true;
+			if (wp_version_parse(&v, rc_->version, strlen(rc_->version), &ve) == 0) {
+				in = wp_specset_contains(&spec, &v, WP_PRERELEASES_YES);
+				wp_version_release(&v);
+			}
+			if (!in)
+				continue;
+			struct wp_plan_reject *r = &out->rejects[out->n_rejects++];
+			r->where = plan_where(rc_);
+			r->why = wp_xstrdup(why.rejects[k].why);
+		}
+		wp_specset_release(&spec);
+		wp_buf_free(&st);
+	}
+	wp_pick_result_release(&why);
+}
+
 /* Nothing is left for want w at its level, and no version was tried there: say why in out. */
 static void explain_nothing_fits(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
 				 const struct wp_pick_result *res, struct cause *out)
@@ -791,37 +826,7 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 		wp_buf_printf(&b, "; %zu other file(s) of %s were left out: their sha256 is not among its "
 				  "--hash values", pf->hash_dropped, w->display);
 	who_wants(w, &b);
-	{
-		/* every file of the project and why, for --json and --explain */
-		struct wp_pick_result why;
-		struct wp_err we = WP_ERR_INIT;
-		if (pick_want(sv, s, w, pf, NULL, 0, false, true, &why, &we) == 0) {
-			/* the files the request admits: the others are not what went wrong */
-			struct wp_specset spec;
-			struct wp_buf st = WP_BUF_INIT;
-			merged_spec(w, NULL, 0, &spec, &st);
-			out->project = wp_xstrdup(w->display);
-			out->rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*out->rejects));
-			for (size_t k = 0; k < why.n_rejects; k++) {
-				const struct wp_candidate *rc_ = &pf->files.c[why.rejects[k].index];
-				struct wp_version v;
-				struct wp_err ve = WP_ERR_INIT;
-				bool in = true;
-				if (wp_version_parse(&v, rc_->version, strlen(rc_->version), &ve) == 0) {
-					in = wp_specset_contains(&spec, &v, WP_PRERELEASES_YES);
-					wp_version_release(&v);
-				}
-				if (!in)
-					continue;
-				struct wp_plan_reject *r = &out->rejects[out->n_rejects++];
-				r->where = plan_where(rc_);
-				r->why = wp_xstrdup(why.rejects[k].why);
-			}
-			wp_specset_release(&spec);
-			wp_buf_free(&st);
-		}
-		wp_pick_result_release(&why);
-	}
+	failed_rejects(sv, s, w, pf, out);
 	set_root_cause(sv, b.data);
 	out->text = wp_buf_detach(&b, NULL);
 	if (pf->has_variants && s->variant) {
@@ -1228,11 +1233,8 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->upload_time = dupn(c->upload_time);
 		f->where = plan_where(c);
 		f->reason = dupn(w->reason);
-		if (c->variants && wp_pick_candidate_is_variant_wheel(c)) {
-			struct wp_buf vt = WP_BUF_INIT;
-			wp_variants_format_toml(c->variants, NULL, 0, "packages.variants-json", &vt);
-			f->variants_toml = wp_buf_detach(&vt, NULL);
-		}
+		if (c->variants && wp_pick_candidate_is_variant_wheel(c))
+			f->variants = wp_variants_copy(c->variants); /* ops/wheel/locks.c writes it into pylock.toml */
 		/* what the user named is theirs, whoever else needs it */
 		bool asked = false;
 		for (size_t k = 0; k < w->nc; k++)
@@ -1251,7 +1253,9 @@ static void free_file(struct wp_plan_file *f)
 {
 	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
 	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
-	free(f->required_by), free(f->upload_time), free(f->path), free(f->variants_toml);
+	free(f->required_by), free(f->upload_time), free(f->path);
+	wp_variants_release(f->variants);
+	free(f->variants);
 	rejects_free(f->rejects, f->n_rejects);
 }
 

@@ -73,6 +73,7 @@ struct wp_solve_opts {
 	 * a file whose sha256 the index does not give cannot be */
 	const struct wp_solve_hashes *hashes;
 	size_t n_hashes;
+	const struct wp_asks *asks; /* how the user asks for what a message advises ("--no-deps"); NULL: plain words */
 };
 
 #define WP_SOLVE_MAX_STEPS    2000
@@ -93,8 +94,8 @@ struct wp_plan_file {
 	long long size;
 	size_t target;      /* index into plan->targets */
 	char *path;         /* where the proven file is, once fetched (set by ops/, not the solver) */
-	char *variants_toml; /* PEP 825: for a variant wheel, its release's variant metadata as pylock's
-	                        [packages.variants-json] table (owned), else NULL */
+	struct wp_variants *variants; /* PEP 825: for a variant wheel, its release's variant metadata (an owned
+	                                 copy, which ops/wheel/locks.c writes into pylock.toml), else NULL */
 	struct wp_plan_reject *rejects; /* with explain */
 	size_t n_rejects;
 };

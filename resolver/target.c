@@ -3,7 +3,6 @@
 #include "resolver/target.h"
 #include "base/err.h"
 #include "resolver/gpu.h"
-#include "resolver/wheelvariant.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -141,7 +140,7 @@ int wp_target_set_cuda_compat(struct wp_target *t, const char *s, struct wp_err 
 	else if (!strcasecmp(s, "minor") || !strcasecmp(s, "minor-version"))
 		t->cuda_strict = false;
 	else
-		return wp_fail(err, -WPE_USAGE, "--cuda-compat '%s' is not 'minor' (the default: NVIDIA's minor-version "
+		return wp_fail(err, -WPE_USAGE, "CUDA compatibility '%s' is not 'minor' (the default: NVIDIA's minor-version "
 						"compatibility) or 'strict' (no build newer than the driver's CUDA)", s);
 	return 0;
 }
@@ -203,7 +202,7 @@ int wp_target_finish(struct wp_target *t, struct wp_err *err)
 				       t->driver.text);
 		/* --cuda with --driver: the driver decides, and a CUDA it cannot run is a contradiction */
 		if (t->cuda_major && (t->cuda_major > M || (t->cuda_major == M && t->cuda_minor > m)))
-			return wp_fail(err, -WPE_USAGE, "driver %s runs CUDA %d.%d at most, not the %d.%d given with --cuda; "
+			return wp_fail(err, -WPE_USAGE, "driver %s runs CUDA %d.%d at most, not the CUDA %d.%d also given; "
 							"give one of them", t->driver.text, M, m, t->cuda_major, t->cuda_minor);
 		t->cuda_major = M;
 		t->cuda_minor = m;
@@ -281,7 +280,7 @@ int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
 			if (!strcasecmp(t->gfx[i], s))
 				return 0;
 		if (t->n_gfx >= WP_TARGET_MAX_GPUS)
-			return wp_fail(err, -WPE_USAGE, "more than %d --gpu values", WP_TARGET_MAX_GPUS);
+			return wp_fail(err, -WPE_USAGE, "more than %d GPUs", WP_TARGET_MAX_GPUS);
 		for (size_t i = 0; i <= n; i++)
 			t->gfx[t->n_gfx][i] = (char)tolower((unsigned char)s[i]);
 		t->n_gfx++;
@@ -290,10 +289,49 @@ int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
 	if ((rc = wp_gpu_parse(s, &sm, err)) < 0)
 		return rc;
 	if (t->n_gpus >= WP_TARGET_MAX_GPUS)
-		return wp_fail(err, -WPE_USAGE, "more than %d --gpu values", WP_TARGET_MAX_GPUS);
+		return wp_fail(err, -WPE_USAGE, "more than %d GPUs", WP_TARGET_MAX_GPUS);
 	for (int i = 0; i < t->n_gpus; i++)
 		if (t->gpu_sm[i] == sm)
 			return 0;
 	t->gpu_sm[t->n_gpus++] = sm;
 	return 0;
+}
+
+bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why)
+{
+	for (int g = 0; g < t->n_gpus; g++) {
+		int lo_maj, lo_min, hi_maj, hi_min, sm = t->gpu_sm[g];
+		if (wp_gpu_min_cuda(sm, &lo_maj, &lo_min) == 0 && (major < lo_maj || (major == lo_maj && minor < lo_min))) {
+			if (why)
+				wp_buf_printf(why, "%s: CUDA %d.%d cannot run on sm_%d, which needs CUDA %d.%d or newer",
+					      label, major, minor, sm, lo_maj, lo_min);
+			return false;
+		}
+		if (wp_gpu_max_cuda(sm, &hi_maj, &hi_min) == 0 && (major > hi_maj || (major == hi_maj && minor > hi_min))) {
+			if (why)
+				wp_buf_printf(why, "%s: CUDA %d.%d no longer builds for sm_%d (last: CUDA %d.%d)", label,
+					      major, minor, sm, hi_maj, hi_min);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why)
+{
+	struct wp_driver d = t->driver;
+	bool win = wp_target_is_windows(t);
+	enum wp_runs_how h = WP_RUNS_NO;
+	if (!how)
+		how = &h;
+	if (!d.nparts && wp_driver_for_cuda(t->cuda_major, t->cuda_minor, win, &d) < 0) {
+		/* a CUDA version NVIDIA's table does not list: compare versions, without compatibility */
+		bool ok = major < t->cuda_major || (major == t->cuda_major && minor <= t->cuda_minor);
+		*how = ok ? WP_RUNS_NATIVE : WP_RUNS_NO;
+		if (!ok && why)
+			wp_buf_printf(why, "CUDA %d.%d is newer than the target's %d.%d", major, minor, t->cuda_major,
+				      t->cuda_minor);
+		return ok;
+	}
+	return wp_cuda_runs_on_driver(major, minor, &d, win, t->cuda_strict, how, why);
 }

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "resolver/gpu.h"
+
 enum wp_accel {
 	WP_ACCEL_CUDA = 0, /* NVIDIA: a driver, whose newest CUDA is cuda_major.cuda_minor */
 	WP_ACCEL_CPU,      /* asked for CPU builds (--cuda cpu, or no driver found with --cuda auto) */
@@ -13,15 +15,6 @@ enum wp_accel {
 };
 
 #define WP_TARGET_MAX_GPUS 16
-#define WP_DRIVER_PARTS 4
-
-/* An NVIDIA driver version: "535.104.05" is {535, 104, 5, 0}, nparts 3; text as given. */
-struct wp_driver {
-	long part[WP_DRIVER_PARTS];
-	int nparts;        /* 0: not known */
-	char text[32];
-};
-
 struct wp_target {
 	/* Python: cp38 is impl "cp", py_major 3, py_minor 8. abi is "" for the default (cp38,
 	 * or cp37m for 3.7 and older). */
@@ -60,7 +53,16 @@ struct wp_target {
 	int musl_major, musl_minor;
 };
 
-#endif
+/* Whether a build for CUDA major.minor can have kernels for every GPU of t (too old a toolkit for a
+ * new GPU, or past the last CUDA that builds for an old one). When not, why (unless NULL) gets "LABEL:
+ * CUDA 10.2 cannot run on sm_86, which needs CUDA 11.1 or newer". A coarse check from the toolkit
+ * alone; wp_arch_list_serves answers from what a build actually contains. */
+bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why);
+
+/* The target's driver (given, or the oldest for its CUDA) runs a CUDA major.minor build: the rule
+ * above, with t's platform and --cuda-compat. The one place the wheel and conda rules ask this. */
+bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why);
+
 
 /* Setting a target from the user's words (flags, profiles, test cases). Each returns 0 or
  * -WPE_USAGE with a message naming the value and the accepted forms. */
@@ -97,3 +99,5 @@ int wp_target_finish(struct wp_target *t, struct wp_err *err);
 const char *wp_target_py_suffix(const struct wp_target *t);
 /* True for a Windows platform (drivers and compatibility floors differ there). */
 bool wp_target_is_windows(const struct wp_target *t);
+
+#endif

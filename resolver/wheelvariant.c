@@ -48,6 +48,50 @@ void wp_variants_release(struct wp_variants *v)
 	memset(v, 0, sizeof(*v));
 }
 
+static char **copy_strs(char *const *s, size_t n)
+{
+	char **d = wp_xcalloc(n ? n : 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++)
+		d[i] = wp_xstrdup(s[i]);
+	return d;
+}
+
+static struct wp_vprop *copy_props(const struct wp_vprop *p, size_t n)
+{
+	struct wp_vprop *d = wp_xcalloc(n ? n : 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d[i].ns = wp_xstrdup(p[i].ns);
+		d[i].feature = wp_xstrdup(p[i].feature);
+		d[i].values = copy_strs(p[i].values, p[i].n_values);
+		d[i].n_values = p[i].n_values;
+	}
+	return d;
+}
+
+struct wp_variants *wp_variants_copy(const struct wp_variants *v)
+{
+	struct wp_variants *d = wp_xcalloc(1, sizeof(*d));
+	*d = *v; /* the numbers; every pointer is replaced below */
+	d->schema = v->schema ? wp_xstrdup(v->schema) : NULL;
+	d->namespaces = copy_strs(v->namespaces, v->n_namespaces);
+	d->feature_prio = wp_xcalloc(v->n_feature_prio ? v->n_feature_prio : 1, sizeof(*d->feature_prio));
+	for (size_t i = 0; i < v->n_feature_prio; i++) {
+		d->feature_prio[i].ns = wp_xstrdup(v->feature_prio[i].ns);
+		d->feature_prio[i].features = copy_strs(v->feature_prio[i].features, v->feature_prio[i].n);
+		d->feature_prio[i].n = v->feature_prio[i].n;
+	}
+	d->value_prio = copy_props(v->value_prio, v->n_value_prio);
+	d->static_props = copy_props(v->static_props, v->n_static_props);
+	d->static_ns = copy_strs(v->static_ns, v->n_static_ns);
+	d->labels = wp_xcalloc(v->n_labels ? v->n_labels : 1, sizeof(*d->labels));
+	for (size_t i = 0; i < v->n_labels; i++) {
+		d->labels[i].label = wp_xstrdup(v->labels[i].label);
+		d->labels[i].props = copy_props(v->labels[i].props, v->labels[i].n_props);
+		d->labels[i].n_props = v->labels[i].n_props;
+	}
+	return d;
+}
+
 const struct wp_vlabel *wp_variants_find(const struct wp_variants *v, const char *label)
 {
 	for (size_t i = 0; v && label && i < v->n_labels; i++)
@@ -175,52 +219,6 @@ static int top_gpu(const struct wp_target *t)
 	return hi;
 }
 
-/* Intel device IPs known to intel-variant-provider (devices.py), with the base platform each runs
- * the code of. */
-static const struct {
-	const char *ip, *compat, *names;
-} intel_ips[] = {
-	{ "20.4.4", "20.1.0", " lnl-m lnl " },
-	{ "20.2.0", "20.1.0", " bmg-g31 " },
-	{ "20.1.0", "", " bmg-g21 bmg " },
-	{ "12.74.4", "", " arl-h " },
-	{ "12.71.4", "12.70.4", " mtl-h " },
-	{ "12.70.4", "", " mtl-u arl-u arl-s mtl " },
-	{ "12.60.7", "", " pvc " },
-	{ "12.57.0", "12.55.8", " acm-g12 dg2-g12 " },
-	{ "12.56.5", "12.55.8", " acm-g11 dg2-g11 ats-m75 " },
-	{ "12.55.8", "", " acm-g10 dg2-g10 ats-m150 dg2 " },
-	{ "12.10.0", "", " dg1 " },
-	{ "12.4.0", "", " adl-n " },
-	{ "12.3.0", "", " adl-p rpl-p " },
-	{ "12.2.0", "", " adl-s rpl-s " },
-	{ "12.1.0", "", " rkl " },
-	{ "12.0.0", "", " tgllp tgl " },
-};
-
-bool wp_intel_device_ip(const char *s, char ip[16], char compat[16])
-{
-	char key[40];
-	if (!s || !*s || strlen(s) > 30)
-		return false;
-	snprintf(key, sizeof(key), " %s ", s);
-	for (size_t i = 0; i < WP_ARRAY_LEN(intel_ips); i++) {
-		if (!strcmp(s, intel_ips[i].ip) || strstr(intel_ips[i].names, key)) {
-			snprintf(ip, 16, "%s", intel_ips[i].ip);
-			snprintf(compat, 16, "%s", intel_ips[i].compat);
-			return true;
-		}
-	}
-	/* an IP the table does not know: itself, as the provider would report it (a.b.c) */
-	int a, b, c, used = 0;
-	if (sscanf(s, "%d.%d.%d%n", &a, &b, &c, &used) == 3 && !s[used] && a >= 0 && b >= 0 && c >= 0) {
-		snprintf(ip, 16, "%d.%d.%d", a, b, c);
-		compat[0] = 0;
-		return true;
-	}
-	return false;
-}
-
 /* The label values of ns :: feature across the metadata, in file order (a static namespace that
  * lists no order of its own supports what its labels use). */
 static void file_values(const struct wp_variants *v, const char *ns, const char *feature, struct strs *out)
@@ -273,6 +271,7 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 	const char *ns = f->ns, *feat = f->feature;
 	const char *const *pf = provider_features(ns);
 	f->known = true;
+	f->ask = -1;
 	if (wp_variants_is_static_ns(v, ns) || (!pf && !strcmp(ns, "priority"))) {
 		/* a static namespace runs no code at install time: it supports what the file declares,
 		 * in the file's order; an undeclared "priority" (PEP 825 0.1.x files) by number */
@@ -325,7 +324,8 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 		}
 	} else if (!strcmp(ns, "amd")) {
 		if (t->accel != WP_ACCEL_ROCM) {
-			snprintf(f->why, sizeof(f->why), "an AMD ROCm build; ask for ROCm with --rocm X.Y");
+			snprintf(f->why, sizeof(f->why), "an AMD ROCm build");
+			f->ask = WP_ASK_ROCM;
 		} else if (!strcmp(feat, "rocm_version")) {
 			push(&s, "%d.%d", t->rocm_major, t->rocm_minor);
 		} else if (t->n_gfx) {
@@ -336,7 +336,8 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 		}
 	} else if (!strcmp(ns, "intel")) {
 		if (t->accel != WP_ACCEL_XPU) {
-			snprintf(f->why, sizeof(f->why), "an Intel GPU build; ask for it with --xpu");
+			snprintf(f->why, sizeof(f->why), "an Intel GPU build");
+			f->ask = WP_ASK_XPU;
 		} else if (t->n_intel_ips) {
 			for (int i = 0; i < t->n_intel_ips; i++) {
 				char ip[16], compat[16];
@@ -468,8 +469,12 @@ bool wp_vorder_supported(const struct wp_vorder *o, const struct wp_vlabel *l, s
 		const struct wp_vprop *pr = &l->props[p];
 		const struct wp_vfeature_order *f = order_of(o, pr);
 		if (!f || !f->known || f->why[0]) {
-			if (why)
+			if (why) {
 				wp_buf_printf(why, "%s: %s", l->label, f ? f->why : "no order for it");
+				if (f && f->ask >= 0)
+					wp_buf_printf(why, "; ask for %s with %s", f->ask == WP_ASK_ROCM ? "ROCm" : "it",
+						      wp_ask_words(o->asks, (enum wp_ask)f->ask));
+			}
 			return false;
 		}
 		if (best_value(f, pr) < 0) {
@@ -636,147 +641,4 @@ void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l,
 			wp_buf_addstr(namespaces, line + 1);
 		wp_buf_free(&probe);
 	}
-}
-
-/* ---- pylock.toml ---- */
-
-/* A TOML string: the grammar above leaves only letters, digits, '_', '.', and the schema URL;
- * escape '"' and '\' anyway. */
-static void toml_str(struct wp_buf *out, const char *s)
-{
-	wp_buf_addch(out, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			wp_buf_addch(out, '\\');
-		if ((unsigned char)*s < 0x20 || *s == 0x7f) /* TOML: DEL is a control character too */
-			wp_buf_printf(out, "\\u%04x", (unsigned char)*s);
-		else
-			wp_buf_addch(out, *s);
-	}
-	wp_buf_addch(out, '"');
-}
-
-static void toml_list(struct wp_buf *out, char *const *s, size_t n)
-{
-	wp_buf_addch(out, '[');
-	for (size_t i = 0; i < n; i++) {
-		wp_buf_addstr(out, i ? ", " : "");
-		toml_str(out, s[i]);
-	}
-	wp_buf_addch(out, ']');
-}
-
-static bool kept(const char *label, const char *const *keep, size_t n_keep)
-{
-	if (!keep)
-		return true;
-	for (size_t i = 0; i < n_keep; i++)
-		if (!strcmp(keep[i], label))
-			return true;
-	return false;
-}
-
-/* props as { ns = { feature = [..] }, ... }, namespaces in first-seen order */
-static void toml_props(struct wp_buf *out, const struct wp_vprop *p, size_t n)
-{
-	wp_buf_addstr(out, "{");
-	for (size_t i = 0; i < n; i++) {
-		bool first_of_ns = true;
-		for (size_t k = 0; k < i && first_of_ns; k++)
-			first_of_ns = strcmp(p[k].ns, p[i].ns) != 0;
-		if (!first_of_ns)
-			continue;
-		wp_buf_addstr(out, i ? ", " : " ");
-		toml_str(out, p[i].ns);
-		wp_buf_addstr(out, " = {");
-		bool first = true;
-		for (size_t k = i; k < n; k++) {
-			if (strcmp(p[k].ns, p[i].ns) != 0)
-				continue;
-			wp_buf_addstr(out, first ? " " : ", ");
-			first = false;
-			toml_str(out, p[k].feature);
-			wp_buf_addstr(out, " = ");
-			toml_list(out, p[k].values, p[k].n_values);
-		}
-		wp_buf_addstr(out, " }");
-	}
-	wp_buf_addstr(out, n ? " }" : "}");
-}
-
-void wp_variants_format_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
-			     const char *prefix, struct wp_buf *out)
-{
-	/* namespaces the kept labels use, in the file's order; all of them when the kept labels use
-	 * none (a lone null), since the list may not be empty */
-	char **ns = wp_xcalloc(v->n_namespaces + 1, sizeof(*ns));
-	size_t nns = 0;
-	for (size_t i = 0; i < v->n_namespaces; i++) {
-		bool used = false;
-		for (size_t l = 0; l < v->n_labels && !used; l++) {
-			if (!kept(v->labels[l].label, keep, n_keep))
-				continue;
-			for (size_t p = 0; p < v->labels[l].n_props && !used; p++)
-				used = !strcmp(v->labels[l].props[p].ns, v->namespaces[i]);
-		}
-		if (used || !keep)
-			ns[nns++] = v->namespaces[i];
-	}
-	if (!nns)
-		for (size_t i = 0; i < v->n_namespaces; i++)
-			ns[nns++] = v->namespaces[i];
-
-	wp_buf_printf(out, "\n[%s]\n\"$schema\" = ", prefix);
-	toml_str(out, v->schema);
-	wp_buf_printf(out, "\n\n[%s.default-priorities]\nnamespace = ", prefix);
-	toml_list(out, ns, nns);
-	wp_buf_addch(out, '\n');
-	if (v->n_feature_prio) {
-		wp_buf_printf(out, "feature = {");
-		for (size_t i = 0; i < v->n_feature_prio; i++) {
-			wp_buf_addstr(out, i ? ", " : " ");
-			toml_str(out, v->feature_prio[i].ns);
-			wp_buf_addstr(out, " = ");
-			toml_list(out, v->feature_prio[i].features, v->feature_prio[i].n);
-		}
-		wp_buf_addstr(out, " }\n");
-	}
-	if (v->n_value_prio) {
-		wp_buf_addstr(out, "property = ");
-		toml_props(out, v->value_prio, v->n_value_prio);
-		wp_buf_addch(out, '\n');
-	}
-	if (v->n_static_props) {
-		wp_buf_printf(out, "\n[%s.static-properties]\n", prefix);
-		for (size_t i = 0; i < v->n_static_props; i++) {
-			bool first_of_ns = true;
-			for (size_t k = 0; k < i && first_of_ns; k++)
-				first_of_ns = strcmp(v->static_props[k].ns, v->static_props[i].ns) != 0;
-			if (!first_of_ns)
-				continue;
-			toml_str(out, v->static_props[i].ns);
-			wp_buf_addstr(out, " = {");
-			bool first = true;
-			for (size_t k = i; k < v->n_static_props; k++) {
-				if (strcmp(v->static_props[k].ns, v->static_props[i].ns) != 0)
-					continue;
-				wp_buf_addstr(out, first ? " " : ", ");
-				first = false;
-				toml_str(out, v->static_props[k].feature);
-				wp_buf_addstr(out, " = ");
-				toml_list(out, v->static_props[k].values, v->static_props[k].n_values);
-			}
-			wp_buf_addstr(out, " }\n");
-		}
-	}
-	wp_buf_printf(out, "\n[%s.variants]\n", prefix);
-	for (size_t l = 0; l < v->n_labels; l++) {
-		if (!kept(v->labels[l].label, keep, n_keep))
-			continue;
-		toml_str(out, v->labels[l].label);
-		wp_buf_addstr(out, " = ");
-		toml_props(out, v->labels[l].props, v->labels[l].n_props);
-		wp_buf_addch(out, '\n');
-	}
-	free(ns);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "resolver/ask.h"
 #include "resolver/target.h"
 
 /* A variants.json (or a wheel's variant.json) past these is refused (-WPE_TOO_BIG): the real ones are under 5 KiB, with 7
@@ -60,6 +61,8 @@ struct wp_variants {
 };
 
 void wp_variants_release(struct wp_variants *v);
+/* A deep copy (allocated; wp_variants_release it, then free it). */
+struct wp_variants *wp_variants_copy(const struct wp_variants *v);
 
 /* The label's entry, or NULL. */
 const struct wp_vlabel *wp_variants_find(const struct wp_variants *v, const char *label);
@@ -84,6 +87,7 @@ struct wp_vfeature_order {
 	char **values;              /* supported, most preferred first */
 	size_t n_values;
 	char why[160];              /* when none is supported or unknown: why */
+	int ask;                    /* with why: what the user could ask for instead (enum wp_ask), or -1 */
 };
 
 struct wp_vorder {
@@ -91,6 +95,7 @@ struct wp_vorder {
 	const struct wp_target *t;
 	struct wp_vfeature_order *f;
 	size_t n;
+	const struct wp_asks *asks; /* the words for what a why advises; NULL (as init leaves it): plain ones */
 };
 
 void wp_vorder_init(struct wp_vorder *o, const struct wp_variants *v, const struct wp_target *t);
@@ -122,15 +127,5 @@ const char *wp_vlabel_accel(const struct wp_vlabel *l);
  * separated by '\n'. */
 void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l, struct wp_buf *props,
 			   struct wp_buf *features, struct wp_buf *namespaces);
-
-/* Intel device IPs: a name ("bmg-g21", "dg2", "pvc", "lnl-m") or an IP ("20.1.0") into its IP, and the
- * IP of its base platform (whose code it runs), "" when none. false for an unknown name. */
-bool wp_intel_device_ip(const char *name_or_ip, char ip[16], char compat[16]);
-
-/* PEP 825's [packages.variants-json] table for pylock.toml, keeping only the labels in keep (all
- * when keep is NULL) and the namespaces they use: "$schema", default-priorities.namespace and
- * variants, as TOML appended to out under the header prefix ("packages.variants-json"). */
-void wp_variants_format_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
-			     const char *prefix, struct wp_buf *out);
 
 #endif

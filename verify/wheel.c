@@ -3,10 +3,10 @@
 #include "verify/wheel.h"
 #include "base/buf.h"
 #include "base/bytes.h"
-#include "base/mem.h"
-#include "base/str.h"
 #include "base/fs.h"
 #include "base/lazylib.h"
+#include "base/mem.h"
+#include "base/str.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
 #include "verify/wheelstream.h"
@@ -24,14 +24,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#define DEF_MAX_MEMBERS 200000
-#define DEF_MAX_TOTAL (8LL << 30)
-/* Deflate cannot exceed ~1032:1, so a limit of 2000:1 would only ever catch bzip2 or lzma; 500:1
- * still catches a deflated block of zeros, while real members (libraries, headers, data) stay
- * well under 50:1. */
-#define DEF_MAX_RATIO 500
-#define DEF_RATIO_MIN (1LL << 20)
-#define DEF_MAX_RECORD (64LL << 20)
 #define MAX_CD_SIZE (64LL << 20) /* central directory bytes: 200,000 members fit in ~30 MiB */
 #define NAME_SHOW 160
 
@@ -954,24 +946,6 @@ out:
 	free(wpath);
 	free(mpath);
 	return rc;
-}
-
-void wp_wheel_limits_fill(struct wp_wheel_limits *l, const struct wp_wheel_limits *in)
-{
-	if (in)
-		*l = *in;
-	else
-		memset(l, 0, sizeof(*l));
-	if (l->max_members <= 0)
-		l->max_members = DEF_MAX_MEMBERS;
-	if (l->max_total_size <= 0)
-		l->max_total_size = DEF_MAX_TOTAL;
-	if (l->max_ratio <= 0)
-		l->max_ratio = DEF_MAX_RATIO;
-	if (l->ratio_min_size <= 0)
-		l->ratio_min_size = DEF_RATIO_MIN;
-	if (l->max_record <= 0)
-		l->max_record = DEF_MAX_RECORD;
 }
 
 /* A wheel checked with no stream from its download, big enough to pay for threads: its bytes up to

@@ -8,15 +8,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-
-/* A zero field means the default. */
-struct wp_wheel_limits {
-	long long max_members;    /* default 200,000 */
-	long long max_total_size; /* uncompressed bytes, all members; default 8 GiB */
-	long long max_ratio;      /* uncompressed:compressed per member; default 500 */
-	long long ratio_min_size; /* the ratio applies to members larger than this; default 1 MiB */
-	long long max_record;     /* bytes of RECORD; default 64 MiB (torch's is ~2 MiB) */
-};
+#include "verify/wheellimits.h"
 
 struct wp_wheel_info {
 	char *name;             /* from METADATA, as written */
@@ -44,6 +36,12 @@ int wp_wheel_verify(const char *path, const struct wp_wheel_limits *lim, struct 
 int wp_wheel_verify_named(const char *path, const char *filename, const struct wp_wheel_limits *lim,
 			  struct wp_wheel_info *info, struct wp_err *err);
 void wp_wheel_info_release(struct wp_wheel_info *info);
+
+struct wp_wheel_stream; /* verify/wheelstream.h */
+/* wp_wheel_verify_named, taking each member's hash and size from what the stream saw where it
+ * agrees with the central directory; the whole second pass otherwise. s may be NULL. */
+int wp_wheel_verify_streamed(const char *path, const char *filename, struct wp_wheel_stream *s,
+			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err);
 
 /* NULL when an archive member name is safe to create under a directory; else why it is not
  * ("is absolute", "has a '..' segment", ...). len counts every byte, so a NUL inside is seen. */

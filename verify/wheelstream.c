@@ -5,7 +5,6 @@
  * member as the download writes it: every core works on the wheel while it arrives. Inflating is
  * ISA-L's (Intel's igzip: 1.7x zlib's speed here, streaming, so memory stays flat) where the
  * build has it, zlib's otherwise. */
-#include "verify/wheel.h"
 #include "verify/wheelstream.h"
 
 #include "base/buf.h"

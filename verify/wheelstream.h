@@ -1,4 +1,5 @@
-/* verify/wheelstream.h: a wheel's members hashed while its bytes arrive, for wp_wheel_verify_streamed.
+/* verify/wheelstream.h: a wheel's members hashed while its bytes arrive, for wp_wheel_verify_streamed
+ * (verify/wheel.h).
  * Ownership: wp_wheel_stream_new returns a stream the caller frees with wp_wheel_stream_free; it
  * owns every member record and capture in it, and its pool's threads. The limits are copied. One
  * feeder at a time (the pool's threads are its own). */
@@ -11,7 +12,7 @@
 
 #include "base/buf.h"
 #include "verify/hash.h"
-#include "verify/wheel.h"
+#include "verify/wheellimits.h"
 
 /* One member as its local header and its data said, in file order. */
 struct wp_wheel_smember {
@@ -61,13 +62,5 @@ bool wp_wheel_stream_complete(const struct wp_wheel_stream *s);
 /* The members, in file order (offsets increasing); still owned by the stream. */
 struct wp_wheel_smember *wp_wheel_stream_take(struct wp_wheel_stream *s, size_t i);
 const struct wp_wheel_smember *wp_wheel_stream_members(const struct wp_wheel_stream *s, size_t *n);
-
-/* wp_wheel_verify_named, taking each member's hash and size from what the stream saw where it
- * agrees with the central directory; the whole second pass otherwise. s may be NULL. */
-int wp_wheel_verify_streamed(const char *path, const char *filename, struct wp_wheel_stream *s,
-			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err);
-
-/* The limits with every zero field given its default. */
-void wp_wheel_limits_fill(struct wp_wheel_limits *out, const struct wp_wheel_limits *in);
 
 #endif

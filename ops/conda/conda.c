@@ -43,6 +43,7 @@ struct cflow {
 	size_t nr;
 	struct missing_dep *miss;
 	size_t nmiss, capmiss;
+	const struct wp_asks *asks; /* the session's words for what a message advises */
 };
 
 static const char *keep(struct recs *p, const char *s)
@@ -316,7 +317,8 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		wp_matchspec_format(m, &spec_text);
 		/* one variant across the set comes from the records' own constraints (one cudatoolkit,
 		 * one pytorch-mutex, pytorch pinned by torchvision): a clash is a conflict, resolved again */
-		struct wp_condapick_request req = { .spec_text = spec_text.data, .spec = m, .allow_variant = exact_variant };
+		struct wp_condapick_request req = { .spec_text = spec_text.data, .spec = m, .allow_variant = exact_variant,
+						     .asks = cf->asks };
 		/* the candidates that also meet what earlier attempts learned */
 		struct wp_conda_candidate *cands = wp_xcalloc(p->n, sizeof(*cands));
 		size_t *orig = wp_xcalloc(p->n, sizeof(*orig)), nc = 0;
@@ -606,12 +608,13 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 	memset(res, 0, sizeof(*res));
 	res->records = cf;
 	cf->cat = &cat;
+	cf->asks = s->asks;
 	if (!job->reqs.n)
 		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick pytorch --conda --cuda 11.2'");
 	if ((rc = wp_targets_build(s, &job->targets, &res->targets, &res->n_targets, err)))
 		goto out;
 	channel_sources(job, res->targets, res->n_targets, &src, cf);
-	if ((rc = wp_catalog_open(&cat, s->catalog_path, err)))
+	if ((rc = wp_catalog_open_as(&cat, s->catalog_path, s->asks, err)))
 		goto out;
 	if (src.n && !job->offline) {
 		/* a sharded channel gives the shards of the closure of what was asked, not its whole repodata */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "resolver/ask.h"
 
 enum wp_say_level {
 	WP_SAY_DEBUG,  /* -v: sources, cache hits, each decision */
@@ -38,6 +39,7 @@ struct wp_session {
 	wp_say_fn *say;            /* NULL: nothing is said */
 	void *say_ctx;
 	struct wp_progress_sink progress;
+	const struct wp_asks *asks; /* how the user asks for what a message advises (cli's flags); NULL: plain words */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */

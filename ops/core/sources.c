@@ -629,7 +629,7 @@ int wp_update(const struct wp_session *s, const struct wp_update_job *job, struc
 		free(def_block);
 		free(chan_block);
 	}
-	if ((rc = wp_catalog_open(&cat, s->catalog_path, err)))
+	if ((rc = wp_catalog_open_as(&cat, s->catalog_path, s->asks, err)))
 		goto out;
 	if (conda && job->project.n) {
 		/* the channels' base URLs: whose records' depends make the closure */

@@ -40,7 +40,7 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		       const char *cuda, const char *platform, struct wp_target *t, struct wp_err *err)
 {
 	struct wp_detect d;
-	struct wp_detect_opts o = { 0 };
+	struct wp_detect_opts o = { .asks = s->asks };
 	struct wp_target dt;
 	int rc;
 	if ((rc = wp_detect_run(&d, &o, err))) {
@@ -130,7 +130,7 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 
 	wp_target_init(t);
 	if (w->target_file) {
-		if ((rc = wp_target_load_profile(w->target_file, t, err)))
+		if ((rc = wp_target_load_profile_as(w->target_file, s->asks, t, err)))
 			return rc;
 	} else if (is_auto(python) || is_auto(platform) || (is_auto(cuda) && !w->rocm && !(w->intel_ips && w->intel_ips->n))) {
 		if ((rc = detect_into(s, w, python, cuda, platform, t, err)))

@@ -287,7 +287,7 @@ static char *written_for(const char *path)
 static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks, struct wp_err *err)
 {
 	struct wp_reqfile rf = { 0 };
-	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL };
+	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL, jb->s->asks };
 	char *target = written_for(path);
 	if (target)
 		wp_strlist_push(&jb->targets, target);
@@ -1017,7 +1017,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	memset(rep, 0, sizeof(*rep));
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO, err)))
 		return rc;
-	if ((rc = ienv_open(&jb.env, in->python, in->scheme, in->dir, &rep->recovered, err)))
+	if ((rc = ienv_open(&jb.env, in->python, in->scheme, in->dir, s->asks, &rep->recovered, err)))
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);

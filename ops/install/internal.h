@@ -57,8 +57,8 @@ struct wp_installed_list;
 /* What the environment holds now (ops/install/install.h's list), sorted by name. */
 void ienv_list(const struct ienv *env, struct wp_installed_list *out);
 
-int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir, char **recovered,
-	      struct wp_err *err);
+int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
+	      const struct wp_asks *asks, char **recovered, struct wp_err *err);
 void ienv_close(struct ienv *env);
 
 /* A project found installed: its dist-info folder and the files its RECORD names (absolute). */

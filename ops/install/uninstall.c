@@ -17,8 +17,8 @@
 
 #define RECORD_MAX ((size_t)256 << 20)
 
-int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir, char **recovered,
-	      struct wp_err *err)
+int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
+	      const struct wp_asks *asks, char **recovered, struct wp_err *err)
 {
 	char *alloc = NULL;
 	int rc = 0;
@@ -42,7 +42,7 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 			goto out;
 		}
 	}
-	rc = wp_python_probe(python, scheme, absdir, &env->py, err);
+	rc = wp_python_probe_as(python, scheme, absdir, asks, &env->py, err);
 	if (!rc && absdir) {
 		/* --prefix and --target write under DIR and nowhere else, whatever sysconfig says */
 		const char *const roots[] = { env->py.purelib, env->py.platlib, env->py.scripts, env->py.data, env->py.include };
@@ -486,12 +486,12 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_installed);
 }
 
-int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, struct wp_installed_list *out,
-		      struct wp_err *err)
+int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
+		      struct wp_installed_list *out, struct wp_err *err)
 {
 	struct ienv env;
 	memset(out, 0, sizeof(*out));
-	int rc = ienv_open(&env, python, scheme, dir, &out->recovered, err);
+	int rc = ienv_open(&env, python, scheme, dir, asks, &out->recovered, err);
 	if (rc)
 		return rc;
 	out->executable = wp_xstrdup(env.py.executable);
@@ -510,7 +510,7 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 	struct old_dist *olds = wp_xcalloc(n ? n : 1, sizeof(*olds));
 	int rc;
 	memset(removed, 0, sizeof(*removed));
-	if ((rc = ienv_open(&env, python, scheme, dir, &removed->recovered, err))) {
+	if ((rc = ienv_open(&env, python, scheme, dir, s->asks, &removed->recovered, err))) {
 		free(olds);
 		return rc;
 	}

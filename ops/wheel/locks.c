@@ -7,6 +7,7 @@
 #include "resolver/marker.h"
 #include "resolver/pick.h"
 #include "resolver/specifier.h"
+#include "resolver/wheelvariant.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -492,6 +493,149 @@ static int pylock_tool_table(const struct wp_plan *plan, const struct targets *t
 	return rc;
 }
 
+/* ---- PEP 825: a variant wheel's [packages.variants-json] table ---- */
+
+/* A TOML string: the grammar above leaves only letters, digits, '_', '.', and the schema URL;
+ * escape '"' and '\' anyway. */
+static void vt_str(struct wp_buf *out, const char *s)
+{
+	wp_buf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			wp_buf_addch(out, '\\');
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) /* TOML: DEL is a control character too */
+			wp_buf_printf(out, "\\u%04x", (unsigned char)*s);
+		else
+			wp_buf_addch(out, *s);
+	}
+	wp_buf_addch(out, '"');
+}
+
+static void vt_list(struct wp_buf *out, char *const *s, size_t n)
+{
+	wp_buf_addch(out, '[');
+	for (size_t i = 0; i < n; i++) {
+		wp_buf_addstr(out, i ? ", " : "");
+		vt_str(out, s[i]);
+	}
+	wp_buf_addch(out, ']');
+}
+
+static bool vt_kept(const char *label, const char *const *keep, size_t n_keep)
+{
+	if (!keep)
+		return true;
+	for (size_t i = 0; i < n_keep; i++)
+		if (!strcmp(keep[i], label))
+			return true;
+	return false;
+}
+
+/* props as { ns = { feature = [..] }, ... }, namespaces in first-seen order */
+static void vt_props(struct wp_buf *out, const struct wp_vprop *p, size_t n)
+{
+	wp_buf_addstr(out, "{");
+	for (size_t i = 0; i < n; i++) {
+		bool first_of_ns = true;
+		for (size_t k = 0; k < i && first_of_ns; k++)
+			first_of_ns = strcmp(p[k].ns, p[i].ns) != 0;
+		if (!first_of_ns)
+			continue;
+		wp_buf_addstr(out, i ? ", " : " ");
+		vt_str(out, p[i].ns);
+		wp_buf_addstr(out, " = {");
+		bool first = true;
+		for (size_t k = i; k < n; k++) {
+			if (strcmp(p[k].ns, p[i].ns) != 0)
+				continue;
+			wp_buf_addstr(out, first ? " " : ", ");
+			first = false;
+			vt_str(out, p[k].feature);
+			wp_buf_addstr(out, " = ");
+			vt_list(out, p[k].values, p[k].n_values);
+		}
+		wp_buf_addstr(out, " }");
+	}
+	wp_buf_addstr(out, n ? " }" : "}");
+}
+
+void wp_pylock_variants_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep,
+			     const char *prefix, struct wp_buf *out)
+{
+	/* namespaces the kept labels use, in the file's order; all of them when the kept labels use
+	 * none (a lone null), since the list may not be empty */
+	char **ns = wp_xcalloc(v->n_namespaces + 1, sizeof(*ns));
+	size_t nns = 0;
+	for (size_t i = 0; i < v->n_namespaces; i++) {
+		bool used = false;
+		for (size_t l = 0; l < v->n_labels && !used; l++) {
+			if (!vt_kept(v->labels[l].label, keep, n_keep))
+				continue;
+			for (size_t p = 0; p < v->labels[l].n_props && !used; p++)
+				used = !strcmp(v->labels[l].props[p].ns, v->namespaces[i]);
+		}
+		if (used || !keep)
+			ns[nns++] = v->namespaces[i];
+	}
+	if (!nns)
+		for (size_t i = 0; i < v->n_namespaces; i++)
+			ns[nns++] = v->namespaces[i];
+
+	wp_buf_printf(out, "\n[%s]\n\"$schema\" = ", prefix);
+	vt_str(out, v->schema);
+	wp_buf_printf(out, "\n\n[%s.default-priorities]\nnamespace = ", prefix);
+	vt_list(out, ns, nns);
+	wp_buf_addch(out, '\n');
+	if (v->n_feature_prio) {
+		wp_buf_printf(out, "feature = {");
+		for (size_t i = 0; i < v->n_feature_prio; i++) {
+			wp_buf_addstr(out, i ? ", " : " ");
+			vt_str(out, v->feature_prio[i].ns);
+			wp_buf_addstr(out, " = ");
+			vt_list(out, v->feature_prio[i].features, v->feature_prio[i].n);
+		}
+		wp_buf_addstr(out, " }\n");
+	}
+	if (v->n_value_prio) {
+		wp_buf_addstr(out, "property = ");
+		vt_props(out, v->value_prio, v->n_value_prio);
+		wp_buf_addch(out, '\n');
+	}
+	if (v->n_static_props) {
+		wp_buf_printf(out, "\n[%s.static-properties]\n", prefix);
+		for (size_t i = 0; i < v->n_static_props; i++) {
+			bool first_of_ns = true;
+			for (size_t k = 0; k < i && first_of_ns; k++)
+				first_of_ns = strcmp(v->static_props[k].ns, v->static_props[i].ns) != 0;
+			if (!first_of_ns)
+				continue;
+			vt_str(out, v->static_props[i].ns);
+			wp_buf_addstr(out, " = {");
+			bool first = true;
+			for (size_t k = i; k < v->n_static_props; k++) {
+				if (strcmp(v->static_props[k].ns, v->static_props[i].ns) != 0)
+					continue;
+				wp_buf_addstr(out, first ? " " : ", ");
+				first = false;
+				vt_str(out, v->static_props[k].feature);
+				wp_buf_addstr(out, " = ");
+				vt_list(out, v->static_props[k].values, v->static_props[k].n_values);
+			}
+			wp_buf_addstr(out, " }\n");
+		}
+	}
+	wp_buf_printf(out, "\n[%s.variants]\n", prefix);
+	for (size_t l = 0; l < v->n_labels; l++) {
+		if (!vt_kept(v->labels[l].label, keep, n_keep))
+			continue;
+		vt_str(out, v->labels[l].label);
+		wp_buf_addstr(out, " = ");
+		vt_props(out, v->labels[l].props, v->labels[l].n_props);
+		wp_buf_addch(out, '\n');
+	}
+	free(ns);
+}
+
 static int pylock_text(const struct wp_plan *plan, const struct targets *ts, const bool *in, const char *name,
 		       enum wp_lock_files how, struct wp_buf *b, struct wp_err *err)
 {
@@ -557,11 +701,11 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 		wp_buf_addstr(b, "]\n");
 		/* PEP 825: a variant wheel's entry inlines its release's variant metadata, which an
 		 * installer needs to evaluate its variant markers */
-		const char *vt = NULL;
+		const struct wp_variants *vt = NULL;
 		for (size_t k = 0; k < e->files.n && !vt; k++)
-			vt = e->files.v[k]->variants_toml;
+			vt = e->files.v[k]->variants;
 		if (vt)
-			wp_buf_addstr(b, vt);
+			wp_pylock_variants_toml(vt, NULL, 0, "packages.variants-json", b);
 	}
 	if (!rc)
 		rc = pylock_tool_table(plan, ts, in, b, err);

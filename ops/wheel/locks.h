@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "resolver/solve.h"
 
@@ -55,6 +56,12 @@ int wp_write_pylock(const struct wp_plan *plan, const char *dir, enum wp_lock_fi
  * otherwise). */
 int wp_write_pylock_named(const struct wp_plan *plan, const char *dir, const char *name, enum wp_lock_files how,
 			  struct wp_lock_report *rep, struct wp_err *err);
+
+/* PEP 825's [packages.variants-json] table for pylock.toml, keeping only the labels in keep (all
+ * when keep is NULL) and the namespaces they use: "$schema", default-priorities.namespace and
+ * variants, as TOML appended to out under the header prefix ("packages.variants-json"). */
+void wp_pylock_variants_toml(const struct wp_variants *v, const char *const *keep, size_t n_keep, const char *prefix,
+			     struct wp_buf *out);
 
 /* A target's slug for file names ("cu124-py3.10-manylinux_2_28_x86_64", "cpu-py3.12-win_amd64",
  * "driver535.104.05-sm86-py3.10-..."). out is reset first. */

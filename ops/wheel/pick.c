@@ -727,7 +727,7 @@ int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, s
 		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick torch --cuda 11.2'");
 	if ((rc = wp_targets_build(s, &job->targets, &run->targets, &run->n_targets, err)))
 		return rc;
-	if ((rc = wp_catalog_open(&run->cat, s->catalog_path, err)))
+	if ((rc = wp_catalog_open_as(&run->cat, s->catalog_path, s->asks, err)))
 		return rc;
 	if ((rc = crawl_sources(s, job, run, err)))
 		return rc;

@@ -140,7 +140,7 @@ int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, co
 
 	if ((rc = wp_targets_build(s, &job->targets, &run->targets, &run->n_targets, err)))
 		goto out;
-	if ((rc = wp_catalog_open(&run->cat, s->catalog_path, err)))
+	if ((rc = wp_catalog_open_as(&run->cat, s->catalog_path, s->asks, err)))
 		goto out;
 	run->files_root = wp_xasprintf("%s/files", s->cache_dir);
 	if (!job->dry_run) {

@@ -609,6 +609,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 	struct wp_solve_opts so = {
 		.no_deps = o->no_deps, .pre = o->pre, .explain = o->explain, .hashes = o->hashes, .n_hashes = o->n_hashes,
 		.constraints = o->constraints ? o->constraints->v : NULL, .n_constraints = o->constraints ? o->constraints->n : 0,
+		.asks = s->asks,
 	};
 	int rc = wp_solve(&p, reqs, nreq, targets, n_targets, &so, plan, err);
 	for (size_t i = 0; i < pv.projs.n; i++) {

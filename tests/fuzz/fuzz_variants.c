@@ -6,6 +6,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "index/variants.h"
+#include "ops/wheel/locks.h"
 #include "resolver/pick.h"
 #include "resolver/target.h"
 #include "resolver/wheelname.h"
@@ -64,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		one_target(&v, "cpu", NULL);
 		one_target(&v, "13.0", NULL);
 		struct wp_buf t = WP_BUF_INIT;
-		wp_variants_format_toml(&v, NULL, 0, "packages.variants-json", &t);
+		wp_pylock_variants_toml(&v, NULL, 0, "packages.variants-json", &t);
 		FZ_CHECK(t.len > 0);
 		wp_buf_free(&t);
 		wp_variants_release(&v);

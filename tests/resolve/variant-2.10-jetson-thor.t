@@ -10,5 +10,5 @@ file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-rocm7.0.whl
 file     variant/torch-2.10.0-cp313-cp313-manylinux_2_28_aarch64-rocm7.1.whl
 request  torch==2.10.0
 expect   none
-message  only the CPU build (null) fits; ask for it with --cuda cpu
+message  only the CPU build (null) fits; ask for it with a CPU target
 message  110_real

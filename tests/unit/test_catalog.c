@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
+#include "resolver/ask.h"
 
 struct fx {
 	char dir[64];
@@ -177,6 +178,24 @@ static void test_url_listed_twice(void **state)
 	}
 }
 
+/* A path that is not a catalog: the advice to use another names it in the caller's words (the
+ * CLI's "--catalog"), or in plain ones; the cache layer spells no flag. */
+static void test_other_catalog_words(void **state)
+{
+	struct fx *x = *state;
+	static const struct wp_asks asks = { .words = { [WP_ASK_CATALOG] = "OTHER-CATALOG-WORDS" } };
+	struct wp_catalog c;
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_catalog_open_as(&c, x->dir, &asks, &err), -WPE_IO); /* a directory */
+	assert_non_null(strstr(err.msg, "use OTHER-CATALOG-WORDS (or WHEELPICK_CATALOG)"));
+	wp_catalog_close(&c);
+	wp_err_clear(&err);
+	assert_int_equal(wp_catalog_open(&c, x->dir, &err), -WPE_IO);
+	assert_non_null(strstr(err.msg, "use another catalog (or WHEELPICK_CATALOG)"));
+	assert_null(strstr(err.msg, "--"));
+	wp_catalog_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +203,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_record_hash_and_trust, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_checked, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_url_listed_twice, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_other_catalog_words, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

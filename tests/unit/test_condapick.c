@@ -276,11 +276,28 @@ static void test_pytorch_channel(void **state)
 			    "fits, but another record is better");
 	assert_string_equal(reject_why(&s, &res, "pytorch-1.8.0-py3.9_cuda11.1_cudnn8.0.5_0.tar.bz2"),
 			    "requires python >=3.9,<3.10.0a0; the target has Python 3.8");
-	assert_string_equal(reject_why(&s, &res, "pytorch-1.8.0-py3.8_cpu_0.tar.bz2"), "cpu: a CPU build; ask with --cuda cpu");
+	/* the resolver names what to ask for; with no words from its caller, plain ones */
+	assert_string_equal(reject_why(&s, &res, "pytorch-1.8.0-py3.8_cpu_0.tar.bz2"), "cpu: a CPU build; ask with a CPU target");
 	assert_string_equal(reject_why(&s, &res, "pytorch-1.7.1-py3.8_cuda11.0.221_cudnn8.0.5_0.tar.bz2"),
 			    "1.7.1 py3.8_cuda11.0.221_cudnn8.0.5_0 is outside 'pytorch 1.8.0'");
 	assert_int_equal(res.n_rejects, s.n - 1);
 	wp_condapick_result_release(&res);
+	{
+		/* the caller's words (the CLI's flags) where it gives them */
+		static const struct wp_asks asks = { .words = { [WP_ASK_CPU] = "CPU-WORDS", [WP_ASK_CHANNEL] = "CHANNEL-WORDS" } };
+		struct wp_matchspec m;
+		struct wp_err e = WP_ERR_INIT;
+		assert_int_equal(wp_matchspec_parse("pytorch 1.8.0", &m, &e), 0);
+		struct wp_condapick_request req = { .spec_text = "pytorch 1.8.0", .spec = &m, .asks = &asks };
+		assert_int_equal(wp_condapick(s.c, s.n, &req, &t, &res, &e), 0);
+		assert_string_equal(reject_why(&s, &res, "pytorch-1.8.0-py3.8_cpu_0.tar.bz2"), "cpu: a CPU build; ask with CPU-WORDS");
+		wp_condapick_result_release(&res);
+		assert_int_equal(wp_condapick(s.c, 0, &req, &t, &res, &e), 0);
+		assert_non_null(res.message);
+		assert_non_null(strstr(res.message, "add its channel with CHANNEL-WORDS"));
+		wp_condapick_result_release(&res);
+		wp_matchspec_release(&m);
+	}
 
 	target(&t, "11.8", "3.8", "linux-64");
 	assert_non_null(pick(&s, "pytorch 2.1.0", &t, &res));

@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "index/variants.h"
+#include "ops/wheel/locks.h"
 #include "resolver/wheelvariant.h"
 
 #define HEAD "{\"$schema\": \"https://x/v0.1.1.json\", "
@@ -65,7 +66,7 @@ static void test_toml_del(void **state)
 	assert_int_equal(parse_text("{\"$schema\": \"https://variants-schema.wheelnext.dev/x\\u007fy\","
 				    " \"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {\"null\": {}}}",
 				    &v, &e), 0);
-	wp_variants_format_toml(&v, NULL, 0, "packages.variants-json", &b);
+	wp_pylock_variants_toml(&v, NULL, 0, "packages.variants-json", &b);
 	assert_null(memchr(b.data, 0x7f, b.len));
 	assert_non_null(strstr(b.data, "x\\u007fy"));
 	wp_buf_free(&b);

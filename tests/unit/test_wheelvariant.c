@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "index/variants.h"
+#include "ops/wheel/locks.h"
 #include "resolver/marker.h"
 #include "resolver/pick.h"
 #include "resolver/target.h"
@@ -472,15 +473,23 @@ static void test_toml(void **state)
 	struct wp_buf b = WP_BUF_INIT;
 	load(V10, &v);
 	const char *keep[] = { "cuda12.8", "null" };
-	wp_variants_format_toml(&v, keep, 2, "packages.variants-json", &b);
+	wp_pylock_variants_toml(&v, keep, 2, "packages.variants-json", &b);
 	assert_non_null(strstr(b.data, "[packages.variants-json]\n\"$schema\" = \"https://variants-schema.wheelnext.dev/v0.0.3.json\""));
 	assert_non_null(strstr(b.data, "namespace = [\"nvidia\", \"priority\"]"));
 	assert_non_null(strstr(b.data, "\"null\" = {}"));
 	assert_non_null(strstr(b.data, "\"cuda12.8\" = { \"nvidia\" = { \"cuda_version_lower_bound\" = [\"12.0\"]"));
 	assert_null(strstr(b.data, "cuda12.6"));
 	assert_non_null(strstr(b.data, "[packages.variants-json.static-properties]"));
-	wp_buf_free(&b);
+	/* the plan keeps a copy of the metadata, which outlives the provider's: the same table from it */
+	struct wp_variants *copy = wp_variants_copy(&v);
 	wp_variants_release(&v);
+	struct wp_buf c = WP_BUF_INIT;
+	wp_pylock_variants_toml(copy, keep, 2, "packages.variants-json", &c);
+	assert_string_equal(b.data, c.data);
+	wp_buf_free(&c);
+	wp_buf_free(&b);
+	wp_variants_release(copy);
+	free(copy);
 }
 
 int main(void)
