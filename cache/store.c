@@ -1,6 +1,7 @@
 /* cache/store.c: content-addressed objects by sha256, written once through a hashing temp file. */
 #include "cache/store.h"
 #include "base/mem.h"
+#include "base/parallel.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -763,27 +764,39 @@ out:
 	return rc;
 }
 
+static int sync_one_dir(void *ctx, size_t i, struct wp_err *err)
+{
+	char **dirs = ctx;
+	int rc = 0, fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		rc = wp_fs_fail(err, errno, "cannot sync", dirs[i]);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* At most this many directories are synced at once: a sync mostly waits for the disk, and syncs
+ * that wait together share the file system's journal commits and the disk's cache flushes (17
+ * in a row took 2.5 ms idle, 13 ms under load). */
+#define SYNC_THREADS 16
+
 int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err)
 {
-	int rc = 0;
+	char *dirs[257];
+	size_t n = 0;
 	for (int i = 0; i <= 256; i++) {
 		bool tmp = i == 256;
 		if (tmp ? !st->dirty_tmp : !st->dirty[i])
 			continue;
-		char *dir = tmp ? wp_xasprintf("%s/tmp", st->root) : wp_xasprintf("%s/sha256/%02x", st->root, i);
-		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || fsync(fd) < 0) {
-			if (!rc)
-				rc = wp_fs_fail(err, errno, "cannot sync", dir);
-		}
-		if (fd >= 0)
-			close(fd);
-		free(dir);
+		dirs[n++] = tmp ? wp_xasprintf("%s/tmp", st->root) : wp_xasprintf("%s/sha256/%02x", st->root, i);
 		if (tmp)
 			st->dirty_tmp = false;
 		else
 			st->dirty[i] = false;
 	}
+	int rc = n ? wp_parallel_for(n, n < SYNC_THREADS ? n : SYNC_THREADS, sync_one_dir, dirs, err) : 0;
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
 	return rc;
 }
 
