@@ -488,6 +488,31 @@ static void tap_hand_over(struct wp_store_writer *w, size_t n)
 	w->block_len = 0;
 }
 
+/* The tap takes up the file's first `upto` bytes, read back from it (page cache): a deferred tap
+ * (w->tap_defer) starting, now that the file is big enough or finished. */
+static int tap_catch_up(struct wp_store_writer *w, long long upto)
+{
+	enum { CHUNK = 256 << 10 };
+	unsigned char *buf = wp_xmalloc(CHUNK);
+	int rc = 0;
+	for (long long pos = 0; pos < upto && !rc;) {
+		size_t want = upto - pos < CHUNK ? (size_t)(upto - pos) : CHUNK;
+		ssize_t k = pread(w->file.fd, buf, want, pos);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			rc = k < 0 ? wp_fs_fail(&w->err, errno, "cannot re-read", w->file.tmp)
+				   : wp_fail(&w->err, -WPE_IO, "'%s' shrank while it was written", w->file.tmp);
+		else
+			w->tap(w->tap_ctx, buf, (size_t)k);
+		pos += k > 0 ? k : 0;
+	}
+	free(buf);
+	if (!rc)
+		w->tap_live = true;
+	return rc;
+}
+
 /* n bytes to the file, the hash and the tap. */
 static int put(struct wp_store_writer *w, const unsigned char *p, size_t n)
 {
@@ -503,9 +528,15 @@ static int put(struct wp_store_writer *w, const unsigned char *p, size_t n)
 		left -= (size_t)k;
 	}
 	wp_hasher_update(&w->hasher, p, n);
+	/* a deferred tap starts once the file reaches tap_defer: what came before is read back */
+	if (w->tap && !w->tap_live && w->written + (long long)n >= w->tap_defer) {
+		int rc = tap_catch_up(w, w->written);
+		if (rc)
+			return rc;
+	}
 	if (w->tq && p == w->block)
 		tap_hand_over(w, n);
-	else if (w->tap)
+	else if (w->tap && w->tap_live)
 		w->tap(w->tap_ctx, p, n);
 	w->written += (long long)n;
 	/* Start writing back what has arrived, a window at a time, so the fsync before the rename
@@ -525,7 +556,7 @@ static int flush_block(struct wp_store_writer *w)
 		rc = put(w, w->block, w->block_len);
 	w->block_len = 0;
 	/* a big file's tap moves to its own thread, at a block boundary */
-	if (!rc && w->tap && w->tap_thread && !w->tq && w->written >= TAP_THREAD_AFTER) {
+	if (!rc && w->tap && w->tap_live && w->tap_thread && !w->tq && w->written >= TAP_THREAD_AFTER) {
 		tap_thread_start(w);
 		if (w->tq) {
 			free(w->block);
@@ -615,7 +646,7 @@ int wp_store_writer_reset(void *ctx, long long offset)
 			goto out;
 		}
 		wp_hasher_update(&w->hasher, buf, (size_t)k);
-		if (w->tap)
+		if (w->tap && w->tap_live)
 			w->tap(w->tap_ctx, buf, (size_t)k);
 		pos += k;
 	}
@@ -687,6 +718,9 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 	if (w->expect_size >= 0 && w->size != w->expect_size)
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld bytes, got %lld", w->name,
 			       w->expect_size, w->size);
+	/* a deferred tap that never started takes the whole file now, on the thread that seals it */
+	if (w->tap && !w->tap_live && tap_catch_up(w, w->written))
+		return wp_fail(err, w->err.code, "%s", w->err.msg);
 	if ((rc = wp_hasher_final(&w->hasher, w->got, NULL, err)))
 		return rc;
 	if (w->expect[0] && strcmp(w->expect, w->got) != 0) {

@@ -99,6 +99,12 @@ struct wp_store_writer {
 	 * for it. The writer owns the thread (tq). */
 	bool tap_thread;
 	struct wp_store_tapq *tq;
+	/* The caller may also set tap_defer: the tap then starts only once the file reaches that many
+	 * bytes (what came before read back from the file), and a file that ends smaller is tapped
+	 * whole by _seal, on the thread that seals it: a small file's second hash then runs beside
+	 * the transfers, not in their thread. 0: the tap takes every byte as it comes. */
+	long long tap_defer;
+	bool tap_live;           /* the tap has taken every byte written so far */
 	long long kept;          /* bytes an earlier run left in this download's partial file: the
 	                            caller re-reads them (wp_store_writer_reset(w, kept), once its tap
 	                            is set) and asks the server for the rest */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "cache/store.h"
@@ -340,6 +341,74 @@ static void stamped(struct fx *fx, bool files)
 	fx->st.stamp_files = false;
 }
 
+/* A deferred tap (tap_defer) sees every byte once and in order: a file that ends smaller all at
+ * _seal (on the sealing thread), a bigger one caught up from the file when it gets there, and
+ * after a reset what is kept once more, as the inline tap does. */
+struct tapped {
+	struct wp_buf got;
+	int resets;
+};
+
+static void tap_into(void *ctx, const void *p, size_t n)
+{
+	wp_buf_add(&((struct tapped *)ctx)->got, p, n);
+}
+
+static void tap_restart(void *ctx)
+{
+	struct tapped *t = ctx;
+	wp_buf_reset(&t->got);
+	t->resets++;
+}
+
+static void deferred(struct fx *fx, size_t size, long long defer, long long reset_at)
+{
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	struct tapped t = { WP_BUF_INIT, 0 };
+	char sha[65];
+	unsigned char *data = wp_xmalloc(size);
+	for (size_t i = 0; i < size; i++)
+		data[i] = (unsigned char)(i * 7 + size);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "tapped.whl", &err), 0);
+	w.tap = tap_into;
+	w.tap_reset = tap_restart;
+	w.tap_ctx = &t;
+	w.tap_defer = defer;
+	bool started = false;
+	for (size_t at = 0; at < size; at += 100) {
+		size_t n = size - at < 100 ? size - at : 100;
+		assert_int_equal(wp_store_writer_write(&w, data + at, n), 0);
+		if (reset_at >= 0 && at + n >= (size_t)reset_at && at < (size_t)reset_at) {
+			/* a resume keeps the first 250 bytes; the rest comes again */
+			assert_int_equal(wp_store_writer_reset(&w, 250), 0);
+			at = 250 - 100;
+			reset_at = -1;
+			continue;
+		}
+		/* once the file reached tap_defer the tap is up to date as the bytes come (a reset
+		 * after that keeps it so); before, it waits */
+		started |= (long long)(at + n) >= defer;
+		assert_int_equal(t.got.len, started ? at + n : 0);
+	}
+	assert_int_equal(wp_store_writer_seal(&w, sha, &err), 0);
+	assert_int_equal(t.got.len, size);
+	assert_memory_equal(t.got.data, data, size);
+	wp_store_writer_abort(&w);
+	wp_buf_free(&t.got);
+	free(data);
+}
+
+static void test_deferred_tap(void **state)
+{
+	deferred(*state, 500, 1000, -1);  /* ends below: all at the seal */
+	deferred(*state, 3000, 1000, -1); /* caught up at 1000, then as it comes */
+	deferred(*state, 3000, 0, -1);    /* no deferral: as it comes */
+	deferred(*state, 3000, 1000, 600); /* reset before the tap started */
+	deferred(*state, 3000, 1000, 1500); /* reset after */
+	deferred(*state, 0, 1000, -1);
+}
+
 static void test_read_only_and_stamped(void **state)
 {
 	stamped(*state, false);
@@ -438,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_abort_and_ceiling),
 		cmocka_unit_test(test_reverify_removes_corrupt),
 		cmocka_unit_test(test_clean_tmp),
+		cmocka_unit_test(test_deferred_tap),
 		cmocka_unit_test(test_read_only_and_stamped),
 		cmocka_unit_test(test_read_only_and_stamped_files),
 		cmocka_unit_test(test_clean_tmp_by_lock),
