@@ -17,8 +17,11 @@ struct wp_store {
 	char *root;             /* e.g. ~/.cache/wheelpick/files */
 	bool reverify;          /* _lookup re-hashes an object whose size, mtime or inode moved since it
 	                           was proven (on by default: a wheelhouse file is a hard link to its
-	                           object, so an edit there changes the object). Proof stamps live in
+	                           object, so an edit there changes the object). Proof stamps are
+	                           each object's user.wheelpick.proven attribute, else files in
 	                           ROOT/proven/; an unchanged object costs a stat, not a hash */
+	bool stamp_files;       /* stamps as files only, never attributes (tests: a file system
+	                           without user attributes) */
 	long long max_size;     /* ceiling for an object whose size nobody announced */
 	struct wp_catalog *catalog; /* borrowed, optional: the catalog fetched files are held to (their
 	                           first-seen hashes, and what its metadata says a wheel needs; see
@@ -90,6 +93,7 @@ struct wp_store_writer {
 	 * over at byte 0 (what is kept is then tapped again). The caller owns tap_ctx. */
 	bool sealed;             /* _seal proved it: got is its sha256 */
 	bool synced;             /* _sync made its data durable: _commit need not */
+	bool stamped;            /* _seal set its proof stamp (an attribute): _commit need not */
 	char got[WP_SHA256_HEX_LEN + 1];
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);
@@ -100,6 +104,12 @@ struct wp_store_writer {
 	 * for it. The writer owns the thread (tq). */
 	bool tap_thread;
 	struct wp_store_tapq *tq;
+	/* The caller may also set tap_defer: the tap then starts only once the file reaches that many
+	 * bytes (what came before read back from the file), and a file that ends smaller is tapped
+	 * whole by _seal, on the thread that seals it: a small file's second hash then runs beside
+	 * the transfers, not in their thread. 0: the tap takes every byte as it comes. */
+	long long tap_defer;
+	bool tap_live;           /* the tap has taken every byte written so far */
 	long long kept;          /* bytes an earlier run left in this download's partial file: the
 	                            caller re-reads them (wp_store_writer_reset(w, kept), once its tap
 	                            is set) and asks the server for the rest */

@@ -220,89 +220,91 @@ bool wp_variant_label_valid(const char *s, size_t n)
 	return true;
 }
 
+/* A wheel name cut into views of filename, every part checked: all that wp_wheelname_parse
+ * refuses is refused here, with its messages; nothing is allocated. */
+struct name_parts {
+	struct wp_str name, version, build, label;
+	bool has_build, has_label;
+	long long build_num;
+	struct wp_str py[16], abi[16], plat[64];
+	size_t npy, nabi, nplat;
+};
+
+static int split_name(const char *filename, struct name_parts *np, struct wp_err *err)
+{
+	struct wp_str s = WP_STR(filename);
+	np->build_num = -1;
+	if (!wp_str_endswith(s, ".whl") || s.n == 4)
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' does not end in .whl", filename);
+	s.n -= 4;
+	size_t dashes = count_char(s, '-');
+	if (dashes < 4 || dashes > 6)
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has %zu parts, not 5 to 7", filename, dashes + 1);
+	np->name = wp_str_cut(&s, '-');
+	np->version = wp_str_cut(&s, '-');
+	np->build = (struct wp_str){ "", 0 };
+	np->label = (struct wp_str){ NULL, 0 };
+	/* six parts: a build tag starts with a digit, a Python tag never does (PEP 825) */
+	np->has_build = dashes == 6 || (dashes == 5 && s.n && isdigit((unsigned char)s.p[0]));
+	np->has_label = dashes == 6 || (dashes == 5 && !np->has_build);
+	if (np->has_build)
+		np->build = wp_str_cut(&s, '-');
+	struct wp_str pyt = wp_str_cut(&s, '-');
+	struct wp_str abit = wp_str_cut(&s, '-');
+	struct wp_str platt = np->has_label ? wp_str_cut(&s, '-') : s;
+	if (np->has_label) {
+		np->label = s;
+		if (!wp_variant_label_valid(np->label.p, np->label.n))
+			return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid variant label '%.*s' (PEP 825: "
+				       "0-9, a-z, '_' and '.', at most %d)", filename, WP_STR_FMT(np->label),
+				       WP_VARIANT_LABEL_MAX);
+	}
+
+	if (!wheel_project_ok(np->name))
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid project name", filename);
+	if (!wp_pep440_valid(np->version.p, np->version.n))
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid version '%.*s'", filename,
+			       WP_STR_FMT(np->version));
+	if (np->has_build) {
+		size_t k = 0;
+		while (k < np->build.n && isdigit((unsigned char)np->build.p[k]))
+			k++;
+		long long num;
+		if (!k || !wp_str_to_ll(WP_STRN(np->build.p, k), &num))
+			return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a build tag not starting with a digit",
+				       filename);
+		np->build_num = num;
+	}
+
+	if (!split_dots(pyt, np->py, WP_ARRAY_LEN(np->py), &np->npy) ||
+	    !split_dots(abit, np->abi, WP_ARRAY_LEN(np->abi), &np->nabi) ||
+	    !split_dots(platt, np->plat, WP_ARRAY_LEN(np->plat), &np->nplat) || np->npy * np->nabi * np->nplat > MAX_TAGS)
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a malformed tag '%.*s-%.*s-%.*s'", filename,
+			       WP_STR_FMT(pyt), WP_STR_FMT(abit), WP_STR_FMT(platt));
+	/* packaging 26.3: each interpreter tag is a Python identifier ("py3", "cp312"), so
+	 * playlyfe-0.1.1-2.7.6-none-any.whl ("2", "7", "6") is no wheel name */
+	for (size_t i = 0; i < np->npy; i++)
+		if (!identifier(np->py[i]))
+			return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an interpreter tag '%.*s' that is no "
+				       "identifier (PEP 425: py3, cp312)", filename, WP_STR_FMT(np->py[i]));
+	return 0;
+}
+
 int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err)
 {
 	struct wp_wheelname z = { 0 };
-	struct wp_str s = WP_STR(filename);
-	int rc = 0;
+	struct name_parts np;
 	*w = z;
 	w->build_num = -1;
-
-	if (!wp_str_endswith(s, ".whl") || s.n == 4) {
-		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' does not end in .whl", filename);
-		goto out;
-	}
-	s.n -= 4;
-	size_t dashes = count_char(s, '-');
-	if (dashes < 4 || dashes > 6) {
-		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has %zu parts, not 5 to 7", filename,
-			     dashes + 1);
-		goto out;
-	}
-	struct wp_str name = wp_str_cut(&s, '-');
-	struct wp_str version = wp_str_cut(&s, '-');
-	struct wp_str build = { "", 0 }, label = { NULL, 0 };
-	/* six parts: a build tag starts with a digit, a Python tag never does (PEP 825) */
-	bool has_build = dashes == 6 || (dashes == 5 && s.n && isdigit((unsigned char)s.p[0]));
-	bool has_label = dashes == 6 || (dashes == 5 && !has_build);
-	if (has_build)
-		build = wp_str_cut(&s, '-');
-	struct wp_str pyt = wp_str_cut(&s, '-');
-	struct wp_str abit = wp_str_cut(&s, '-');
-	struct wp_str platt = has_label ? wp_str_cut(&s, '-') : s;
-	if (has_label) {
-		label = s;
-		if (!wp_variant_label_valid(label.p, label.n)) {
-			rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid variant label '%.*s' (PEP 825: "
-				     "0-9, a-z, '_' and '.', at most %d)", filename, WP_STR_FMT(label), WP_VARIANT_LABEL_MAX);
-			goto out;
-		}
-	}
-
-	if (!wheel_project_ok(name)) {
-		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid project name", filename);
-		goto out;
-	}
-	if (!wp_pep440_valid(version.p, version.n)) {
-		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid version '%.*s'", filename,
-			     WP_STR_FMT(version));
-		goto out;
-	}
-	if (has_build) {
-		size_t k = 0;
-		while (k < build.n && isdigit((unsigned char)build.p[k]))
-			k++;
-		long long num;
-		if (!k || !wp_str_to_ll(WP_STRN(build.p, k), &num)) {
-			rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a build tag not starting with a digit",
-				     filename);
-			goto out;
-		}
-		w->build_num = num;
-	}
-
-	struct wp_str py[16], abi[16], plat[64];
-	size_t npy, nabi, nplat;
-	if (!split_dots(pyt, py, WP_ARRAY_LEN(py), &npy) || !split_dots(abit, abi, WP_ARRAY_LEN(abi), &nabi) ||
-	    !split_dots(platt, plat, WP_ARRAY_LEN(plat), &nplat) || npy * nabi * nplat > MAX_TAGS) {
-		rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a malformed tag '%.*s-%.*s-%.*s'", filename,
-			     WP_STR_FMT(pyt), WP_STR_FMT(abit), WP_STR_FMT(platt));
-		goto out;
-	}
-	/* packaging 26.3: each interpreter tag is a Python identifier ("py3", "cp312"), so
-	 * playlyfe-0.1.1-2.7.6-none-any.whl ("2", "7", "6") is no wheel name */
-	for (size_t i = 0; i < npy; i++)
-		if (!identifier(py[i])) {
-			rc = wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an interpreter tag '%.*s' that is no "
-				     "identifier (PEP 425: py3, cp312)", filename, WP_STR_FMT(py[i]));
-			goto out;
-		}
-
-	w->name = wp_xstrndup(name.p, name.n);
-	w->project = normalized(name);
-	w->version = wp_xstrndup(version.p, version.n);
-	w->build = wp_xstrndup(build.p, build.n);
-	w->variant_label = has_label ? wp_xstrndup(label.p, label.n) : NULL;
+	int rc = split_name(filename, &np, err);
+	if (rc)
+		return rc;
+	w->build_num = np.build_num;
+	w->name = wp_xstrndup(np.name.p, np.name.n);
+	w->project = normalized(np.name);
+	w->version = wp_xstrndup(np.version.p, np.version.n);
+	w->build = wp_xstrndup(np.build.p, np.build.n);
+	w->variant_label = np.has_label ? wp_xstrndup(np.label.p, np.label.n) : NULL;
 	if (w->build_num >= 0) {
 		size_t k = 0;
 		while (isdigit((unsigned char)w->build[k]))
@@ -311,11 +313,11 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
 	} else {
 		w->build_suffix = w->build;
 	}
-	w->tags = wp_xcalloc(npy * nabi * nplat, sizeof(*w->tags));
-	for (size_t a = 0; a < npy; a++)
-		for (size_t b = 0; b < nabi; b++)
-			for (size_t c = 0; c < nplat; c++) {
-				char *t = tag_dup(py[a], abi[b], plat[c]);
+	w->tags = wp_xcalloc(np.npy * np.nabi * np.nplat, sizeof(*w->tags));
+	for (size_t a = 0; a < np.npy; a++)
+		for (size_t b = 0; b < np.nabi; b++)
+			for (size_t c = 0; c < np.nplat; c++) {
+				char *t = tag_dup(np.py[a], np.abi[b], np.plat[c]);
 				bool dup = false;
 				for (size_t k = 0; k < w->n_tags && !dup; k++)
 					dup = !strcmp(w->tags[k], t);
@@ -324,10 +326,41 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
 				else
 					w->tags[w->n_tags++] = t;
 			}
-out:
+	return 0;
+}
+
+int wp_wheelname_each_tag(const char *filename, long long *build_num, bool (*fn)(void *ctx, const char *tag),
+			  void *ctx, struct wp_err *err)
+{
+	struct name_parts np;
+	char small[256];
+	int rc = split_name(filename, &np, err);
 	if (rc)
-		wp_wheelname_release(w);
-	return rc;
+		return rc;
+	*build_num = np.build_num;
+	for (size_t a = 0; a < np.npy; a++)
+		for (size_t b = 0; b < np.nabi; b++)
+			for (size_t c = 0; c < np.nplat; c++) {
+				size_t len = np.py[a].n + np.abi[b].n + np.plat[c].n + 2;
+				/* the tags of one name are never longer than the name: a long one goes to the heap */
+				char *t = len < sizeof(small) ? small : NULL, *heap = NULL;
+				if (!t)
+					t = heap = tag_dup(np.py[a], np.abi[b], np.plat[c]);
+				else {
+					const struct wp_str part[3] = { np.py[a], np.abi[b], np.plat[c] };
+					size_t at = 0;
+					for (int k = 0; k < 3; k++) {
+						for (size_t i = 0; i < part[k].n; i++)
+							t[at++] = (char)tolower((unsigned char)part[k].p[i]);
+						t[at++] = k < 2 ? '-' : 0;
+					}
+				}
+				bool stop = fn(ctx, t);
+				free(heap);
+				if (stop)
+					return 0;
+			}
+	return 0;
 }
 
 void wp_wheelname_release(struct wp_wheelname *w)

@@ -41,6 +41,12 @@ struct wp_sdistname {
  * not .whl, not 4 to 6 dashes, bad project name ("__", other punctuation), a version that is
  * not PEP 440, a build tag not starting with a digit, empty tag parts. */
 int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err);
+/* A wheel name's tags as wp_wheelname_parse would list them (lowercased; a compressed set's
+ * repeats may come again), each to fn in a buffer valid for that call, without allocating: a pick
+ * asks it of every candidate for every target. fn returns true to stop. *build_num as
+ * wp_wheelname_parse sets it. -WPE_PARSE, with its messages, for every name it refuses. */
+int wp_wheelname_each_tag(const char *filename, long long *build_num, bool (*fn)(void *ctx, const char *tag),
+			  void *ctx, struct wp_err *err);
 void wp_wheelname_release(struct wp_wheelname *w);
 
 /* name-version.EXT, split at the last '-' whose remainder is a PEP 440 version. */

@@ -5,12 +5,26 @@
 #include "base/err.h"
 #include "resolver/wheelname.h"
 
+static bool count_tag(void *ctx, const char *tag)
+{
+	(*(size_t *)ctx)++;
+	return !*tag; /* never: a tag is never empty */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fz_cstr(data, size);
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_wheelname w;
-	if (wp_wheelname_parse(s, &w, &err) == 0) {
+	/* the allocation-free walk over the tags refuses and accepts what the parser does */
+	struct wp_err terr = WP_ERR_INIT;
+	long long tbuild = -7;
+	size_t ntags = 0;
+	int trc = wp_wheelname_each_tag(s, &tbuild, count_tag, &ntags, &terr);
+	int prc = wp_wheelname_parse(s, &w, &err);
+	FZ_CHECK(trc == prc && !strcmp(terr.msg, err.msg));
+	FZ_CHECK(prc || (tbuild == w.build_num && ntags >= w.n_tags));
+	if (prc == 0) {
 		FZ_CHECK(w.n_tags >= 1);
 		size_t n = fz_touch(w.name) + fz_touch(w.project) + fz_touch(w.version) + fz_touch(w.build);
 		n += fz_touch(w.build_suffix);

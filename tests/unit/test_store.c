@@ -8,15 +8,18 @@
 #include "tests/unit/tmpdir.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "cache/store.h"
@@ -265,27 +268,54 @@ static void test_clean_tmp(void **state)
 }
 
 /* Objects are read-only and stamped; a write through a hard link (a wheelhouse file) moves the
- * object's mtime, so the next lookup re-hashes it, removes it and says so. */
-static void test_read_only_and_stamped(void **state)
+ * object's mtime, so the next lookup re-hashes it, removes it and says so. The stamp is the
+ * object's attribute (no file, no folder of its own) where the file system has them, else a
+ * file under ROOT/proven/ (files: the store told to use files). */
+static void stamped(struct fx *fx, bool files)
 {
-	struct fx *fx = *state;
 	struct wp_store_writer w;
 	struct wp_err err = WP_ERR_INIT;
-	char sha[65], *path = NULL, *stamp, *alias;
+	char sha[65], *path = NULL, *stamp, *alias, *provdir, attr[96];
 	struct stat sb;
 	fx->st.reverify = true;
-	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "s.whl", &err), 0);
-	assert_int_equal(wp_store_writer_write(&w, "stamped bytes", 13), 0);
+	fx->st.stamp_files = files;
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, files ? "f.whl" : "s.whl", &err), 0);
+	assert_int_equal(wp_store_writer_write(&w, files ? "stamped file" : "stamped bytes", files ? 12 : 13), 0);
 	assert_int_equal(wp_store_writer_finish(&w, sha, &path, &err), 0);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0444);
 	stamp = wp_xasprintf("%s/proven/%.2s/%s", fx->st.root, sha, sha + 2);
-	assert_int_equal(access(stamp, F_OK), 0);
+	provdir = wp_xasprintf("%s/proven", fx->st.root);
+	ssize_t an = getxattr(path, "user.wheelpick.proven", attr, sizeof(attr) - 1);
+	if (files) {
+		assert_true(an < 0);
+		assert_int_equal(access(stamp, F_OK), 0);
+	} else if (an < 0) {
+		/* a file system without user attributes (tmpfs before Linux 6.6): the file it is */
+		assert_true(errno == ENOTSUP || errno == EOPNOTSUPP);
+		assert_int_equal(access(stamp, F_OK), 0);
+	} else {
+		/* size, mtime and inode, and no stamp file nor its folders */
+		attr[an] = 0;
+		char *want = wp_xasprintf("%lld %lld %ld %llu\n", (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+					  (long)sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino);
+		assert_string_equal(attr, want);
+		free(want);
+		assert_int_not_equal(access(provdir, F_OK), 0);
+	}
 	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
 	/* a new process (no memory of what it proved): the stamp still matches */
 	fx->st.n_proven = 0;
 	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
-	alias = wp_xasprintf("%s/wheelhouse-copy.whl", fx->dir);
+	if (!files) {
+		/* a torn attribute is no proof: re-hashed (the same bytes), and stamped again */
+		assert_int_equal(setxattr(path, "user.wheelpick.proven", "1 2 3 4\n", 8, 0) == 0 || an < 0, 1);
+		fx->st.n_proven = 0;
+		assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
+		fx->st.n_proven = 0;
+		assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
+	}
+	alias = wp_xasprintf("%s/wheelhouse-copy-%d.whl", fx->dir, files);
 	assert_int_equal(link(path, alias), 0);
 	struct timespec later = { 0 };
 	clock_gettime(CLOCK_REALTIME, &later);
@@ -304,12 +334,90 @@ static void test_read_only_and_stamped(void **state)
 	unlink(alias);
 	free(alias);
 	free(stamp);
+	free(provdir);
 	free(path);
 	fx->st.reverify = false;
+	fx->st.stamp_files = false;
 }
 
-/* A writer killed mid-download leaves its temp file unlocked: swept at once, while a live writer's
- * file stays however old its mtime. */
+/* A deferred tap (tap_defer) sees every byte once and in order: a file that ends smaller all at
+ * _seal (on the sealing thread), a bigger one caught up from the file when it gets there, and
+ * after a reset what is kept once more, as the inline tap does. */
+struct tapped {
+	struct wp_buf got;
+	int resets;
+};
+
+static void tap_into(void *ctx, const void *p, size_t n)
+{
+	wp_buf_add(&((struct tapped *)ctx)->got, p, n);
+}
+
+static void tap_restart(void *ctx)
+{
+	struct tapped *t = ctx;
+	wp_buf_reset(&t->got);
+	t->resets++;
+}
+
+static void deferred(struct fx *fx, size_t size, long long defer, long long reset_at)
+{
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	struct tapped t = { WP_BUF_INIT, 0 };
+	char sha[65];
+	unsigned char *data = wp_xmalloc(size);
+	for (size_t i = 0; i < size; i++)
+		data[i] = (unsigned char)(i * 7 + size);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, "tapped.whl", &err), 0);
+	w.tap = tap_into;
+	w.tap_reset = tap_restart;
+	w.tap_ctx = &t;
+	w.tap_defer = defer;
+	bool started = false;
+	for (size_t at = 0; at < size; at += 100) {
+		size_t n = size - at < 100 ? size - at : 100;
+		assert_int_equal(wp_store_writer_write(&w, data + at, n), 0);
+		if (reset_at >= 0 && at + n >= (size_t)reset_at && at < (size_t)reset_at) {
+			/* a resume keeps the first 250 bytes; the rest comes again */
+			assert_int_equal(wp_store_writer_reset(&w, 250), 0);
+			at = 250 - 100;
+			reset_at = -1;
+			continue;
+		}
+		/* once the file reached tap_defer the tap is up to date as the bytes come (a reset
+		 * after that keeps it so); before, it waits */
+		started |= (long long)(at + n) >= defer;
+		assert_int_equal(t.got.len, started ? at + n : 0);
+	}
+	assert_int_equal(wp_store_writer_seal(&w, sha, &err), 0);
+	assert_int_equal(t.got.len, size);
+	assert_memory_equal(t.got.data, data, size);
+	wp_store_writer_abort(&w);
+	wp_buf_free(&t.got);
+	free(data);
+}
+
+static void test_deferred_tap(void **state)
+{
+	deferred(*state, 500, 1000, -1);  /* ends below: all at the seal */
+	deferred(*state, 3000, 1000, -1); /* caught up at 1000, then as it comes */
+	deferred(*state, 3000, 0, -1);    /* no deferral: as it comes */
+	deferred(*state, 3000, 1000, 600); /* reset before the tap started */
+	deferred(*state, 3000, 1000, 1500); /* reset after */
+	deferred(*state, 0, 1000, -1);
+}
+
+static void test_read_only_and_stamped(void **state)
+{
+	stamped(*state, false);
+}
+
+static void test_read_only_and_stamped_files(void **state)
+{
+	stamped(*state, true);
+}
+
 static void test_clean_tmp_by_lock(void **state)
 {
 	struct fx *fx = *state;
@@ -398,7 +506,9 @@ int main(void)
 		cmocka_unit_test(test_abort_and_ceiling),
 		cmocka_unit_test(test_reverify_removes_corrupt),
 		cmocka_unit_test(test_clean_tmp),
+		cmocka_unit_test(test_deferred_tap),
 		cmocka_unit_test(test_read_only_and_stamped),
+		cmocka_unit_test(test_read_only_and_stamped_files),
 		cmocka_unit_test(test_clean_tmp_by_lock),
 		cmocka_unit_test(test_partial_across_runs),
 	};

@@ -50,6 +50,48 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* wp_wheelname_each_tag agrees with wp_wheelname_parse on every name: the same verdict and
+ * message, build number and tags (each one it gives is one of parse's, and it gives them all). */
+struct seen_tags {
+	const struct wp_wheelname *w;
+	bool *seen;
+	int calls;
+	bool stray;
+};
+
+static bool note_tag(void *ctx, const char *tag)
+{
+	struct seen_tags *st = ctx;
+	bool found = false;
+	for (size_t i = 0; i < st->w->n_tags; i++)
+		if (!strcmp(st->w->tags[i], tag))
+			found = st->seen[i] = true;
+	st->stray |= !found;
+	st->calls++;
+	return false;
+}
+
+static void same_as_parse(const char *name)
+{
+	struct wp_wheelname w;
+	struct wp_err e1 = WP_ERR_INIT, e2 = WP_ERR_INIT;
+	int rc = wp_wheelname_parse(name, &w, &e1);
+	bool seen[1024] = { false };
+	struct seen_tags st = { &w, seen, 0, false };
+	long long bn = -7;
+	assert_int_equal(wp_wheelname_each_tag(name, &bn, note_tag, &st, &e2), rc);
+	assert_string_equal(e1.msg, e2.msg);
+	if (rc)
+		return;
+	assert_true(w.n_tags <= 1024);
+	assert_int_equal(bn, w.build_num);
+	assert_false(st.stray);
+	for (size_t i = 0; i < w.n_tags; i++)
+		assert_true(seen[i]);
+	assert_true(st.calls >= (int)w.n_tags);
+	wp_wheelname_release(&w);
+}
+
 static void valid_vectors(const char *file)
 {
 	FILE *f = fixture_open(file);
@@ -60,6 +102,7 @@ static void valid_vectors(const char *file)
 		assert_int_equal(split_tsv(line, c, 5), 5);
 		struct wp_wheelname w;
 		struct wp_err err = WP_ERR_INIT;
+		same_as_parse(c[0]);
 		assert_int_equal(wp_wheelname_parse(c[0], &w, &err), 0);
 		assert_string_equal(w.project, c[1]);
 		assert_string_equal(w.version, c[2]);
@@ -95,6 +138,7 @@ static void invalid_vectors(const char *file)
 	assert_non_null(fgets(line, sizeof(line), f));
 	while (fgets(line, sizeof(line), f)) {
 		split_tsv(line, c, 1);
+		same_as_parse(c[0]);
 		struct wp_wheelname w;
 		struct wp_err err = WP_ERR_INIT;
 		/* packaging 24.2 predates PEP 825, which reads these as variant wheels: six parts whose
@@ -349,6 +393,7 @@ static int scan_page(const char *rel, int *torch)
 		if (len > 4 && !strcmp(name.data + len - 4, ".whl")) {
 			struct wp_wheelname w;
 			struct wp_err err = WP_ERR_INIT;
+			same_as_parse(name.data);
 			if (wp_wheelname_parse(name.data, &w, &err)) {
 				/* packaging HEAD refuses an interpreter tag that is no identifier: the 2023
 				 * page's torchrec_cpu-0.1.1-3.7-none-any.whl; pip's next packaging will too */
@@ -370,6 +415,44 @@ static int scan_page(const char *rel, int *torch)
 	}
 	fclose(f);
 	return n;
+}
+
+/* Names the vectors do not hold: compressed sets, upper case, a tag too long for the stack
+ * buffer, PEP 825 labels, and names refused at each step. */
+static bool stop_at_first(void *ctx, const char *tag)
+{
+	(*(int *)ctx)++;
+	return true;
+}
+
+static void test_each_tag(void **state)
+{
+	static const char *const names[] = {
+		"Foo-1.0-py2.py3-none-any.whl", "foo-1.0-PY3-NONE-Linux_X86_64.whl",
+		"foo-1.0-1abc-cp38.cp39-abi3.none-manylinux1_x86_64.manylinux2014_x86_64.whl",
+		"torch-2.8.0-cp312-cp312-manylinux_2_28_x86_64-cu128.whl", "foo-1.0-200-py3-none-any-junk.whl",
+		"foo-1.0-py3-none-any.whl.whl", "foo-1.0-py3-none.whl", "foo-x.y.z-py3-none-any.whl",
+		"foo-1.0-a1-py3-none-any.whl", "foo-1.0-2.7-none-any.whl", "foo-1.0-py3-none-any-BAD.whl",
+		"foo-1.0-py3-none-a..b.whl", ".whl", "", "-----.whl",
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(names); i++)
+		same_as_parse(names[i]);
+	/* a platform tag past the 256-byte buffer */
+	struct wp_buf b = WP_BUF_INIT;
+	wp_buf_addstr(&b, "foo-1.0-py3-none-");
+	for (int i = 0; i < 300; i++)
+		wp_buf_addch(&b, i % 2 ? 'x' : 'Y');
+	wp_buf_addstr(&b, ".any.whl");
+	same_as_parse(wp_buf_cstr(&b));
+	wp_buf_free(&b);
+	/* fn may stop it: one call */
+	struct wp_wheelname w = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	long long bn;
+	int calls = 0;
+	assert_int_equal(wp_wheelname_each_tag("foo-1.0-py2.py3-none-any.whl", &bn, stop_at_first, &calls, &e), 0);
+	assert_int_equal(calls, 1);
+	(void)w;
 }
 
 static void test_real_pages(void **state)
@@ -416,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_torch_names),
 		cmocka_unit_test(test_sdists),
 		cmocka_unit_test(test_variant_labels),
+		cmocka_unit_test(test_each_tag),
 		cmocka_unit_test(test_real_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
