@@ -97,6 +97,7 @@ static size_t col_of(const struct shape *sh, const char *v)
 
 static void shape_build(const struct wp_list *l, struct shape *sh)
 {
+	size_t cols_cap = 0, vers_cap = 0; /* sh->cols' and sh->vers' room */
 	memset(sh, 0, sizeof(*sh));
 	for (size_t i = 0; i < l->n; i++) {
 		const char *v = l->v[i].variant ? l->v[i].variant : "";
@@ -104,8 +105,7 @@ static void shape_build(const struct wp_list *l, struct shape *sh)
 			continue;
 		sh->used++;
 		if (col_of(sh, v) == sh->nc) {
-			sh->cols = wp_xrealloc(sh->cols, (sh->nc + 1) * sizeof(*sh->cols));
-			sh->cols[sh->nc++] = v;
+			wp_vec_push_fields(sh->cols, sh->nc, cols_cap, v);
 		}
 	}
 	qsort(sh->cols, sh->nc, sizeof(*sh->cols), variant_order);
@@ -115,7 +115,7 @@ static void shape_build(const struct wp_list *l, struct shape *sh)
 		char ver[128];
 		wp_list_public_version(&l->v[i], l->conda, ver, sizeof(ver));
 		if (!sh->nv || strcmp(sh->vers[sh->nv - 1], ver)) {
-			sh->vers = wp_xrealloc(sh->vers, (sh->nv + 1) * sizeof(*sh->vers));
+			wp_vec_reserve_((void **)&sh->vers, &vers_cap, sh->nv + 1, sizeof(*sh->vers));
 			snprintf(sh->vers[sh->nv++], sizeof(sh->vers[0]), "%s", ver);
 		}
 	}

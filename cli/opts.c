@@ -69,14 +69,13 @@ const struct wp_opt *wp_opts_find_short(const struct wp_opt *table, char c)
 /* Every long name (and alias) of a table, as "--name" strings pushed to names (owned). */
 static void long_names(const struct wp_opt *table, char ***names, size_t *n)
 {
+	size_t cap = *n; /* what *names holds at least; it grows by doubling */
 	for (const struct wp_opt *o = table; o && o->name; o++) {
-		*names = wp_xrealloc(*names, (*n + 1) * sizeof(**names));
-		(*names)[(*n)++] = wp_xasprintf("--%s", o->name);
+		wp_vec_push_fields(*names, *n, cap, wp_xasprintf("--%s", o->name));
 		for (const char *a = o->aliases; a && *a;) {
 			const char *bar = strchr(a, '|');
 			size_t an = bar ? (size_t)(bar - a) : strlen(a);
-			*names = wp_xrealloc(*names, (*n + 1) * sizeof(**names));
-			(*names)[(*n)++] = wp_xasprintf("--%.*s", (int)an, a);
+			wp_vec_push_fields(*names, *n, cap, wp_xasprintf("--%.*s", (int)an, a));
 			a = bar ? bar + 1 : a + an;
 		}
 	}

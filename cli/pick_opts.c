@@ -277,6 +277,7 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	if (hash_mode && reqs->n)
 		return wp_fail(err, -WPE_USAGE, "'%s' on the command line has no --hash, and the requirements are hash-checked "
 						"(as pip does); put it in the file with its hashes", reqs->v[0]);
+	size_t hashes_cap = o->n_hashes; /* what o->hashes holds at least */
 	for (size_t i = 0; i < o->rf.reqs.n; i++) {
 		const struct wp_reqfile_req *q = &o->rf.reqs.v[i];
 		wp_strlist_push(q->constraint ? &o->cons : &o->all_reqs, q->text);
@@ -288,9 +289,9 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 			if (!strcmp(o->hashes[k].project, q->project))
 				h = &o->hashes[k];
 		if (!h) {
-			o->hashes = wp_xrealloc(o->hashes, (o->n_hashes + 1) * sizeof(*o->hashes));
-			h = &o->hashes[o->n_hashes++];
-			*h = (struct wp_solve_hashes){ .project = q->project };
+			size_t k = wp_vec_push_fields(o->hashes, o->n_hashes, hashes_cap,
+						      (struct wp_solve_hashes){ .project = q->project });
+			h = &o->hashes[k];
 		}
 		const char **v = wp_xrealloc((void *)h->sha256, (h->n + q->nhashes) * sizeof(*v));
 		for (size_t k = 0; k < q->nhashes; k++)

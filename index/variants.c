@@ -3,6 +3,7 @@
 #include "index/variants.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "resolver/wheelname.h"
 
 #include <ctype.h>
@@ -73,6 +74,7 @@ static int str_list(struct ctx *c, const struct wp_json_val *arr, bool dots, con
 static int prop_table(struct ctx *c, const struct wp_json_val *obj, const char *where, struct wp_vprop **props, size_t *n)
 {
 	char w[256];
+	size_t cap = *n; /* what *props holds at least; it grows by doubling */
 	if (wp_json_type(obj) != WP_JSON_OBJECT)
 		return bad(c, "%s is not an object", where, NULL);
 	for (size_t i = 0; i < wp_json_len(obj); i++) {
@@ -87,9 +89,8 @@ static int prop_table(struct ctx *c, const struct wp_json_val *obj, const char *
 			if (!name_ok(f, false))
 				return bad(c, "%s has a feature '%s' that PEP 825 does not allow", where, f);
 			snprintf(w, sizeof(w), "%s.%s.%s", where, ns, f);
-			*props = wp_xrealloc(*props, (*n + 1) * sizeof(**props));
-			struct wp_vprop *p = &(*props)[(*n)++];
-			memset(p, 0, sizeof(*p));
+			size_t k = wp_vec_push_fields(*props, *n, cap, (struct wp_vprop){ 0 });
+			struct wp_vprop *p = &(*props)[k];
 			p->ns = wp_xstrdup(ns);
 			p->feature = wp_xstrdup(f);
 			int rc = str_list(c, wp_json_at(feats, j), true, w, &p->values, &p->n_values);

@@ -3,6 +3,7 @@
 
 #include "base/mem.h"
 #include "base/url.h"
+#include "base/vec.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -17,7 +18,7 @@ struct cred {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cred *creds;
-static size_t n_creds;
+static size_t n_creds, cap_creds;
 
 /* The authority of url: [start, end) after "scheme://", and where its userinfo ends ('@' + 1, or
  * start when there is none). false when url has no "scheme://". */
@@ -87,9 +88,8 @@ void wp_net_cred_add(const char *url, const char *user, const char *password)
 		free(c->user);
 		free(c->password);
 	} else {
-		creds = wp_xrealloc(creds, (n_creds + 1) * sizeof(*creds));
-		c = &creds[n_creds++];
-		c->origin = o;
+		size_t k = wp_vec_push_fields(creds, n_creds, cap_creds, (struct cred){ .origin = o });
+		c = &creds[k];
 	}
 	c->user = wp_xstrdup(user);
 	c->password = wp_xstrdup(password ? password : "");
@@ -116,7 +116,7 @@ bool wp_net_cred_find(const char *url, const char **user, const char **password)
 
 static char *ca_bundle, *client_cert;
 static char **trusted;
-static size_t n_trusted;
+static size_t n_trusted, cap_trusted;
 
 void wp_net_set_ca_bundle(const char *path)
 {
@@ -144,11 +144,10 @@ void wp_net_trust_host(const char *host)
 {
 	if (!host || !*host)
 		return;
-	trusted = wp_xrealloc(trusted, (n_trusted + 1) * sizeof(*trusted));
-	trusted[n_trusted] = wp_xstrdup(host);
-	for (char *c = trusted[n_trusted]; *c; c++)
+	char *h = wp_xstrdup(host);
+	for (char *c = h; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
-	n_trusted++;
+	wp_vec_push_fields(trusted, n_trusted, cap_trusted, h);
 }
 
 bool wp_net_host_trusted(const char *url)
@@ -178,7 +177,7 @@ void wp_net_cred_clear(void)
 		free(trusted[i]);
 	free(trusted);
 	trusted = NULL;
-	n_trusted = 0;
+	n_trusted = cap_trusted = 0;
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < n_creds; i++) {
 		free(creds[i].origin);
@@ -187,7 +186,7 @@ void wp_net_cred_clear(void)
 	}
 	free(creds);
 	creds = NULL;
-	n_creds = 0;
+	n_creds = cap_creds = 0;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -3,6 +3,7 @@
  * rejected file gets a reason. */
 #include "resolver/pick.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "resolver/gpu.h"
 #include "resolver/torchbuilds.h"
 #include "resolver/version.h"
@@ -1095,13 +1096,13 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	}
 	/* an unlabeled torch wheel that could beat the pick (or be the only one) once its METADATA
 	 * says which build it is: the caller reads it and asks again */
+	size_t cap = res->n_pending; /* what res->pending holds at least */
 	for (size_t i = 0; i < n; i++) {
 		if (!c[i].var_pending || c[i].rej != REJ_VARIANT)
 			continue;
 		if (best >= 0 && wp_version_cmp_public(&c[i].v, &c[best].v) < 0)
 			continue;
-		res->pending = wp_xrealloc(res->pending, (res->n_pending + 1) * sizeof(*res->pending));
-		size_t at = res->n_pending++;
+		size_t at = wp_vec_push_fields(res->pending, res->n_pending, cap, i);
 		/* insertion, best first: a few dozen at most (one per version and platform) */
 		while (at > 0 && better(&c[i], &c[res->pending[at - 1]], t) > 0) {
 			res->pending[at] = res->pending[at - 1];

@@ -82,7 +82,7 @@ static int expand_env(const struct parse *p, const char *s, struct wp_buf *out)
 static int tokenize(const struct parse *p, const char *s, char ***out, size_t *n, struct wp_err *err)
 {
 	char **v = NULL;
-	size_t nv = 0;
+	size_t nv = 0, cap = 0;
 	struct wp_buf tok = WP_BUF_INIT;
 	*out = NULL;
 	*n = 0;
@@ -115,8 +115,7 @@ static int tokenize(const struct parse *p, const char *s, char ***out, size_t *n
 			wp_buf_free(&tok);
 			return at(p, err, "more than %d words on one line", MAX_TOKENS);
 		}
-		v = wp_xrealloc(v, (nv + 1) * sizeof(*v));
-		v[nv++] = wp_xstrdup(wp_buf_cstr(&tok));
+		wp_vec_push_fields(v, nv, cap, wp_xstrdup(wp_buf_cstr(&tok)));
 	}
 	wp_buf_free(&tok);
 	*out = v;
@@ -319,6 +318,7 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 	struct wp_requirement r;
 	struct wp_err pe = WP_ERR_INIT;
 	struct wp_reqfile_req q = { 0 };
+	size_t hashes_cap = 0; /* q.hashes' room */
 	int rc = 0;
 	if (looks_like_file(text))
 		return at(p, err, "'%s' is a file by path or URL; wheelpick picks from indexes (add its folder or page "
@@ -373,8 +373,7 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 				char *h = wp_xstrdup(v + 7);
 				for (char *c = h; *c; c++)
 					*c = (char)tolower((unsigned char)*c);
-				q.hashes = wp_xrealloc(q.hashes, (q.nhashes + 1) * sizeof(*q.hashes));
-				q.hashes[q.nhashes++] = h;
+				wp_vec_push_fields(q.hashes, q.nhashes, hashes_cap, h);
 			}
 		} else if (is_opt(&o, NULL, "config-settings") || is_opt(&o, NULL, "global-option") ||
 			   is_opt(&o, NULL, "install-option")) {

@@ -40,11 +40,11 @@ struct proj {
 	/* Versions found unable to be had whatever else is picked (in this attempt of this target):
 	 * each was given up for a reason that blamed no other pick. Public versions, and why. */
 	char **dead, **dead_why, **dead_cause;
-	size_t ndead;
+	size_t ndead, cap_dead, cap_dead_why, cap_dead_cause;
 	/* Versions found to conflict with another project's pick (this attempt): while that project
 	 * holds that version, this version is given up again without asking its metadata. */
 	struct clash *clash;
-	size_t nclash;
+	size_t nclash, cap_clash;
 	/* No version of it can be had for the target at all (this attempt): whatever needs it is
 	 * given up at once. Why, as the message said when it ran out. */
 	bool impossible;
@@ -155,7 +155,7 @@ static void forget_clashes(struct proj *p)
 		free(p->clash[k].pub), free(p->clash[k].other), free(p->clash[k].other_ver), free(p->clash[k].cause);
 	free(p->clash);
 	p->clash = NULL;
-	p->nclash = 0;
+	p->nclash = p->cap_clash = 0;
 }
 
 static void forget_dead(struct proj *p)
@@ -168,14 +168,14 @@ static void forget_dead(struct proj *p)
 		free(p->dead[k]), free(p->dead_why[k]), free(p->dead_cause[k]);
 	free(p->dead), free(p->dead_why), free(p->dead_cause);
 	p->dead = p->dead_why = p->dead_cause = NULL;
-	p->ndead = 0;
+	p->ndead = p->cap_dead = p->cap_dead_why = p->cap_dead_cause = 0;
 }
 
 static void mark_dead(struct proj *p, const char *pub, const char *why, const char *cause)
 {
-	p->dead = wp_xrealloc(p->dead, (p->ndead + 1) * sizeof(*p->dead));
-	p->dead_why = wp_xrealloc(p->dead_why, (p->ndead + 1) * sizeof(*p->dead_why));
-	p->dead_cause = wp_xrealloc(p->dead_cause, (p->ndead + 1) * sizeof(*p->dead_cause));
+	wp_vec_reserve_((void **)&p->dead, &p->cap_dead, p->ndead + 1, sizeof(*p->dead));
+	wp_vec_reserve_((void **)&p->dead_why, &p->cap_dead_why, p->ndead + 1, sizeof(*p->dead_why));
+	wp_vec_reserve_((void **)&p->dead_cause, &p->cap_dead_cause, p->ndead + 1, sizeof(*p->dead_cause));
 	p->dead[p->ndead] = wp_xstrdup(pub);
 	p->dead_why[p->ndead] = wp_xstrdup(why);
 	p->dead_cause[p->ndead++] = dupn(cause);
@@ -278,8 +278,7 @@ static void note(struct wp_plan *plan, char *text)
 			free(text);
 			return;
 		}
-	plan->notes = wp_xrealloc(plan->notes, (plan->n_notes + 1) * sizeof(*plan->notes));
-	plan->notes[plan->n_notes++] = text;
+	wp_vec_push_fields(plan->notes, plan->n_notes, plan->cap_notes, text);
 }
 
 /* --- the state of one resolution, changed in place; the undo trail takes picks back --- */
@@ -295,9 +294,9 @@ struct contrib {
 struct want {
 	char *project, *display;
 	struct contrib *c;
-	size_t nc;
+	size_t nc, cap_c;
 	char **extras;
-	size_t nextras;
+	size_t nextras, cap_extras;
 	long picked;              /* candidate index, -1 not yet */
 	char *reason;
 	struct wp_plan_reject *rejects;
@@ -382,7 +381,7 @@ static void add_contrib(struct want *w, const struct wp_specset *spec, const cha
 {
 	struct wp_buf text = WP_BUF_INIT;
 	wp_specset_format(spec, &text);
-	w->c = wp_xrealloc(w->c, (w->nc + 1) * sizeof(*w->c));
+	wp_vec_reserve_((void **)&w->c, &w->cap_c, w->nc + 1, sizeof(*w->c));
 	specset_copy(&w->c[w->nc].spec, spec);
 	w->c[w->nc].text = wp_buf_detach(&text, NULL);
 	w->c[w->nc].by = dupn(by);
@@ -427,8 +426,7 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 		for (size_t k = 0; k < w->nextras && !have; k++)
 			have = !strcmp(w->extras[k], req->extras[e]);
 		if (!have) {
-			w->extras = wp_xrealloc(w->extras, (w->nextras + 1) * sizeof(*w->extras));
-			w->extras[w->nextras++] = wp_xstrdup(req->extras[e]);
+			wp_vec_push_fields(w->extras, w->nextras, w->cap_extras, wp_xstrdup(req->extras[e]));
 		}
 	}
 	return i;
@@ -876,7 +874,7 @@ static void blame_add(struct level_set *b, size_t level)
  * newest of them, since no level after it can change what ran out). */
 struct level {
 	char **excluded, **ex_why;   /* versions of the want given up at this level, and why (owned) */
-	size_t nex;
+	size_t nex, cap_ex, cap_ex_why;
 	char *pub;                   /* the public version of the current pick (owned), NULL: none */
 	size_t n_wants, trail;
 	bool set_variant;            /* the current pick chose the set's variant */
@@ -930,8 +928,8 @@ static void undo_pick(struct solver *sv, struct state *s, struct level *l, size_
 /* A version the level will not pick again (pub is taken over), and why. */
 static void exclude(struct level *l, char *pub, const char *why)
 {
-	l->excluded = wp_xrealloc(l->excluded, (l->nex + 1) * sizeof(*l->excluded));
-	l->ex_why = wp_xrealloc(l->ex_why, (l->nex + 1) * sizeof(*l->ex_why));
+	wp_vec_reserve_((void **)&l->excluded, &l->cap_ex, l->nex + 1, sizeof(*l->excluded));
+	wp_vec_reserve_((void **)&l->ex_why, &l->cap_ex_why, l->nex + 1, sizeof(*l->ex_why));
 	l->excluded[l->nex] = pub;
 	l->ex_why[l->nex++] = wp_xstrdup(why);
 }
@@ -973,11 +971,10 @@ static void remember_clash(struct solver *sv, const struct state *s, struct proj
 	const struct proj *pj = find_proj(sv->x, s->w[j].project);
 	if (!pj || s->w[j].picked < 0)
 		return;
-	pf->clash = wp_xrealloc(pf->clash, (pf->nclash + 1) * sizeof(*pf->clash));
-	pf->clash[pf->nclash++] = (struct clash){
+	wp_vec_push_fields(pf->clash, pf->nclash, pf->cap_clash, (struct clash){
 		.pub = wp_xstrdup(pub), .other = wp_xstrdup(s->w[j].project),
 		.other_ver = wp_xstrdup(pj->files.c[s->w[j].picked].version), .cause = dupn(sv->last_cause.data),
-	};
+	});
 }
 
 /* The clash of version pub of pf with a pick that stands now, or NULL; *j gets that pick's want. */
@@ -1207,15 +1204,15 @@ static int search(struct solver *sv, struct state *s, struct cause *why, struct 
 static void record(struct ctx *x, const struct state *s, size_t ti)
 {
 	struct wp_plan *plan = x->plan;
+	size_t cap = plan->n; /* what plan->files holds at least */
 	for (size_t i = 0; i < s->n; i++) {
 		const struct want *w = &s->w[i];
 		struct proj *pf = find_proj(x, w->project);
 		if (!pf || w->picked < 0)
 			continue;
 		const struct wp_candidate *c = &pf->files.c[w->picked];
-		plan->files = wp_xrealloc(plan->files, (plan->n + 1) * sizeof(*plan->files));
-		struct wp_plan_file *f = &plan->files[plan->n++];
-		memset(f, 0, sizeof(*f));
+		size_t at = wp_vec_push_fields(plan->files, plan->n, cap, (struct wp_plan_file){ 0 });
+		struct wp_plan_file *f = &plan->files[at];
 		f->project = wp_xstrdup(c->project);
 		f->version = wp_xstrdup(c->version);
 		/* what the pick knew it to be: a label, a folder, its metadata, or PyPI's known build */
@@ -1268,6 +1265,7 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	struct wp_marker_env env;
 	struct solver sv = { .x = x, .t = t, .ts = &ts, .env = &env, .root_cause = WP_BUF_INIT, .last_cause = WP_BUF_INIT };
+	size_t avoid_cap = 0; /* sv.avoid's room */
 	struct cause why = { 0 };
 	int rc;
 	if ((rc = wp_tagset_build(&ts, t, err)))
@@ -1306,8 +1304,7 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		if (rc == -WPE_NOMATCH && sv.variant_blame && sv.last_variant) {
 			note(x->plan, wp_xasprintf("%s cannot complete the set (%s); trying the next build", sv.last_variant,
 						   sv.root_cause.data));
-			sv.avoid = wp_xrealloc(sv.avoid, (sv.navoid + 1) * sizeof(*sv.avoid));
-			sv.avoid[sv.navoid++] = sv.last_variant;
+			wp_vec_push_fields(sv.avoid, sv.navoid, avoid_cap, sv.last_variant);
 			sv.last_variant = NULL;
 			rc = 0;
 			if (attempt == WP_SOLVE_MAX_RESTARTS)

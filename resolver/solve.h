@@ -106,7 +106,7 @@ struct wp_plan {
 	struct wp_plan_file *files;
 	size_t n;
 	char **notes;       /* said to the user: variant fallbacks, skipped versions */
-	size_t n_notes;
+	size_t n_notes, cap_notes;
 	/* When nothing fits: the project whose pick failed first (what started the backtracking),
 	 * and every file of it with the reason it was rejected. */
 	char *failed_project;

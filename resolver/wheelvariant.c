@@ -3,6 +3,7 @@
  * which labels fit, their order, and the variant markers' sets. Pure; no I/O. */
 #include "resolver/wheelvariant.h"
 #include "base/mem.h"
+#include "base/vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -150,7 +151,7 @@ const struct wp_vfeatures *wp_variants_feature_prio(const struct wp_variants *v,
 
 struct strs {
 	char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static void push(struct strs *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -165,8 +166,7 @@ static void push(struct strs *s, const char *fmt, ...)
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], buf))
 			return;
-	s->v = wp_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->v[s->n++] = wp_xstrdup(buf);
+	wp_vec_push(s, wp_xstrdup(buf));
 }
 
 /* nvidia-variant-provider's version catalogue runs from 15.20 down to 11 ("11.0" then "11"). */
@@ -407,6 +407,7 @@ static int feature_rank(const struct wp_variants *v, const char *ns, const char 
 
 void wp_vorder_init(struct wp_vorder *o, const struct wp_variants *v, const struct wp_target *t)
 {
+	size_t cap = 0; /* o->f's room */
 	memset(o, 0, sizeof(*o));
 	o->v = v;
 	o->t = t;
@@ -418,9 +419,8 @@ void wp_vorder_init(struct wp_vorder *o, const struct wp_variants *v, const stru
 				have = !strcmp(o->f[i].ns, pr->ns) && !strcmp(o->f[i].feature, pr->feature);
 			if (have)
 				continue;
-			o->f = wp_xrealloc(o->f, (o->n + 1) * sizeof(*o->f));
-			struct wp_vfeature_order *f = &o->f[o->n++];
-			memset(f, 0, sizeof(*f));
+			size_t k = wp_vec_push_fields(o->f, o->n, cap, (struct wp_vfeature_order){ 0 });
+			struct wp_vfeature_order *f = &o->f[k];
 			f->ns = pr->ns;
 			f->feature = pr->feature;
 			f->ns_rank = wp_variants_ns_rank(v, pr->ns);

@@ -2,6 +2,13 @@
 # Each test file is a bash script; `check NAME CMD...` and the expect_* helpers count
 # passes and failures, and a test file fails when any of its checks failed.
 
+# Hermetic: a test file runs again from its first line with an empty environment but for what
+# tests/clean-env.sh keeps (PATH, TMPDIR, WHEELPICK, WP_*, the sanitizers' options), so nothing in
+# the caller's shell (WHEELPICK_CUDA, PIP_INDEX_URL, AWS_*, a proxy, PYTHONPATH) changes a result.
+if [ "${WP_CLEAN_ENV:-}" != 1 ]; then
+	exec "$(dirname "${BASH_SOURCE[0]}")/clean-env.sh" bash "$0" "$@"
+fi
+unset WP_CLEAN_ENV # a test file this one starts cleans its own environment again
 : "${WHEELPICK:?set WHEELPICK to the binary under test}"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PYTHON=$(command -v python3)   # fixed now: a test may put a fake python3 first on PATH later
@@ -13,8 +20,6 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/wp-test.XXXXXX")
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 export WHEELPICK_CACHE_DIR="$TMP/cache"
 export HOME="$TMP/home"
-unset WHEELPICK_INDEX WHEELPICK_CHANNEL PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_NO_INDEX PIP_CONFIG_FILE \
-	PIP_TRUSTED_HOST PIP_CLIENT_CERT PIP_TIMEOUT PIP_DEFAULT_TIMEOUT PIP_CERT UV_INDEX UV_DEFAULT_INDEX UV_INDEX_URL UV_EXTRA_INDEX_URL UV_FIND_LINKS NETRC
 mkdir -p "$HOME"
 _fails=0
 _passes=0

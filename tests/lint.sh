@@ -30,6 +30,20 @@ else
 	echo "lint: no test reads data from outside the repository"
 fi
 
+# CI runs the README's test commands: every `make test*` line of .ci/run is in README's set-up block.
+ci_missing=""
+for t in $(sed -n 's/^make \(test[a-z-]*\)$/\1/p' .ci/run 2>/dev/null); do
+	sed -n '/^## Set up/,/^## /p' README.md | grep -q "^make $t " || ci_missing="$ci_missing make $t"
+done
+if [ -n "$ci_missing" ]; then
+	echo "lint: .ci/run runs test commands README's set-up block does not show:$ci_missing"
+	echo "0 1 0" >"$results/ci.count"
+	[ "${WP_DEFER_FAIL:-0}" = 1 ] || exit 1
+else
+	echo "1 0 0" >"$results/ci.count"
+	echo "lint: README shows each test command .ci/run runs"
+fi
+
 # The layers (ARCHITECTURE.md): each folder includes only the folders below it, so the include
 # graph has no cycle. cli -> ops -> {env, cache, index, verify, net, resolver} -> base (cache and index
 # stand on verify, everything on resolver but net).

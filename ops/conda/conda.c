@@ -27,6 +27,7 @@ struct recs {
 	int *channel;       /* index into the channel list; lower wins (strict priority) */
 	char **own;
 	size_t n, nown;
+	size_t cap_c, cap_channel, cap_own; /* the arrays' room */
 	char *elsewhere;    /* a channel the catalog has it from that is not in play (for messages) */
 };
 
@@ -38,9 +39,9 @@ struct missing_dep {
 struct cflow {
 	struct wp_catalog *cat;
 	char **channels;    /* base URLs in priority order */
-	size_t nch;
+	size_t nch, capch;
 	struct recs **r;
-	size_t nr;
+	size_t nr, capr;
 	struct missing_dep *miss;
 	size_t nmiss, capmiss;
 	const struct wp_asks *asks; /* the session's words for what a message advises */
@@ -50,8 +51,8 @@ static const char *keep(struct recs *p, const char *s)
 {
 	if (!s)
 		return NULL;
-	p->own = wp_xrealloc(p->own, (p->nown + 1) * sizeof(*p->own));
-	return p->own[p->nown++] = wp_xstrdup(s);
+	size_t k = wp_vec_push_fields(p->own, p->nown, p->cap_own, wp_xstrdup(s));
+	return p->own[k];
 }
 
 /* The channel in play a record came from (its repodata's URL, CHANNEL/SUBDIR/repodata.json, or
@@ -102,8 +103,8 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 		if (p->channel[i] == ch && !strcmp(p->c[i].filename, r->filename ? r->filename : "") &&
 		    !strcmp(p->c[i].subdir ? p->c[i].subdir : "", r->subdir ? r->subdir : ""))
 			return 0;
-	p->c = wp_xrealloc(p->c, (p->n + 1) * sizeof(*p->c));
-	p->channel = wp_xrealloc(p->channel, (p->n + 1) * sizeof(*p->channel));
+	wp_vec_reserve_((void **)&p->c, &p->cap_c, p->n + 1, sizeof(*p->c));
+	wp_vec_reserve_((void **)&p->channel, &p->cap_channel, p->n + 1, sizeof(*p->channel));
 	p->c[p->n] = (struct wp_conda_candidate){
 		.name = keep(p, r->project), .version = keep(p, r->version), .build = keep(p, r->build),
 		.build_number = r->build_number, .depends = keep(p, r->depends), .constrains = keep(p, r->constrains),
@@ -123,8 +124,7 @@ static struct recs *recs_of(struct cflow *cf, const char *name, struct wp_err *e
 			return cf->r[i];
 	struct recs *p = wp_xcalloc(1, sizeof(*p));
 	p->name = wp_xstrdup(name);
-	cf->r = wp_xrealloc(cf->r, (cf->nr + 1) * sizeof(*cf->r));
-	cf->r[cf->nr++] = p;
+	wp_vec_push_fields(cf->r, cf->nr, cf->capr, p);
 	struct load_ctx lc = { cf, p };
 	if (wp_catalog_files(cf->cat, name, true, load_row, &lc, err) < 0)
 		return NULL;
@@ -190,8 +190,7 @@ static void add_missing(struct cflow *cf, struct wp_conda_result *ps, const stru
 	for (size_t i = 0; i < ps->nmissing; i++)
 		if (!strcmp(ps->missing[i], p->name))
 			return;
-	ps->missing = wp_xrealloc(ps->missing, (ps->nmissing + 1) * sizeof(*ps->missing));
-	ps->missing[ps->nmissing++] = wp_xstrdup(p->name);
+	wp_vec_push_fields(ps->missing, ps->nmissing, ps->cap_missing, wp_xstrdup(p->name));
 	/* "pytorch 1.8.0 py3.8_cuda11.1_cudnn8.0.5_0" -> "pytorch 1.8.0": the build adds nothing here */
 	char *by = wp_xstrdup(needed_by);
 	char *sp = strchr(by, ' ');
@@ -238,7 +237,7 @@ static int fail_incomplete(const struct cflow *cf, struct wp_err *err)
  * from the start when the target is resolved again, so the first pick already fits them. */
 struct carried {
 	struct wp_matchspec *v;
-	size_t n;
+	size_t n, cap;
 };
 
 static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const struct wp_strlist *reqs,
@@ -247,12 +246,12 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 {
 	struct wp_matchspec *queue = NULL;
 	char **by = NULL;
-	size_t nq = 0, head = 0;
+	size_t nq = 0, head = 0, cap_queue = 0, cap_by = 0; /* queue and by grow together */
 	const char *exact_variant = NULL; /* borrowed from ps->picks */
 	int rc = 0;
 	for (size_t i = 0; i < reqs->n; i++) {
-		queue = wp_xrealloc(queue, (nq + 1) * sizeof(*queue));
-		by = wp_xrealloc(by, (nq + 1) * sizeof(*by));
+		wp_vec_reserve_((void **)&queue, &cap_queue, nq + 1, sizeof(*queue));
+		wp_vec_reserve_((void **)&by, &cap_by, nq + 1, sizeof(*by));
 		if ((rc = wp_matchspec_parse(reqs->v[i], &queue[nq], err))) {
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a conda MatchSpec: %s", reqs->v[i], err->msg);
 			goto out;
@@ -270,7 +269,7 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 				rc = wp_fail(err, -WPE_NOMATCH, "%s needs '%s', but %s %s %s was picked", by[head] ? by[head] : "the request",
 					     b.data, c->name, c->version, c->build);
 				/* carry the requirement into the next attempt, where it shapes the first pick */
-				cr->v = wp_xrealloc(cr->v, (cr->n + 1) * sizeof(*cr->v));
+				wp_vec_reserve_((void **)&cr->v, &cr->cap, cr->n + 1, sizeof(*cr->v));
 				struct wp_err pe = WP_ERR_INIT;
 				if (wp_matchspec_parse(b.data, &cr->v[cr->n], &pe) == 0) {
 					cr->n++;
@@ -375,11 +374,10 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 			break;
 		}
 		const struct wp_conda_candidate *c = &p->c[res.chosen];
-		ps->picks = wp_xrealloc(ps->picks, (ps->n + 1) * sizeof(*ps->picks));
-		ps->picks[ps->n++] = (struct wp_conda_pick){
+		wp_vec_push_fields(ps->picks, ps->n, ps->cap, (struct wp_conda_pick){
 			.c = c, .channel = cf->channels[p->channel[res.chosen]], .reason = wp_xstrdup(res.reason ? res.reason : ""), .required_by = by[head] ? wp_xstrdup(by[head]) : NULL,
 			.variant = wp_xstrdup(res.variant.kind != WP_VARIANT_NONE ? res.variant.label : ""), .target = ti,
-		};
+		});
 		wp_condapick_result_release(&res);
 		/* an exact build string the user gave ("pytorch=1.8.0=py3.8_cpu_0") is what conda installs
 		 * whatever the machine has: its variant holds for the rest of the set */
@@ -396,8 +394,8 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 			rc = wp_fail(err, -WPE_NOMATCH, "the closure grows past %d packages; stopping at '%s'", MAX_CLOSURE, c->name);
 			break;
 		}
-		queue = wp_xrealloc(queue, (nq + nd) * sizeof(*queue));
-		by = wp_xrealloc(by, (nq + nd) * sizeof(*by));
+		wp_vec_reserve_((void **)&queue, &cap_queue, nq + nd, sizeof(*queue));
+		wp_vec_reserve_((void **)&by, &cap_by, nq + nd, sizeof(*by));
 		for (size_t k = 0; k < nd; k++) {
 			queue[nq] = deps[k];
 			by[nq++] = wp_xasprintf("%s %s %s", c->name, c->version, c->build);
@@ -483,8 +481,7 @@ static void channel_sources(const struct wp_conda_job *job, const struct wp_targ
 				free(base);
 				continue;
 			}
-			cf->channels = wp_xrealloc(cf->channels, (cf->nch + 1) * sizeof(*cf->channels));
-			cf->channels[cf->nch++] = base;
+			wp_vec_push_fields(cf->channels, cf->nch, cf->capch, base);
 		}
 	}
 	free(subdirs);

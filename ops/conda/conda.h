@@ -39,9 +39,9 @@ struct wp_conda_result {
 	struct wp_target *targets;
 	size_t n_targets;
 	struct wp_conda_pick *picks;
-	size_t n;
+	size_t n, cap;
 	char **missing;              /* dependency names no channel given has */
-	size_t nmissing;
+	size_t nmissing, cap_missing;
 	void *records;               /* the loaded records the picks point into (opaque) */
 	bool wrote;                  /* the channel was written */
 	struct wp_lock_report locks; /* explicit-<subdir>.txt, environment.yml ... written beside it */

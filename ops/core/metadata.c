@@ -5,6 +5,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/url.h"
+#include "base/vec.h"
 #include "net/http.h"
 #include "ops/core/fetch.h"
 #include "ops/core/remote_metadata.h"
@@ -30,8 +31,7 @@ void wp_depmeta_release(struct wp_depmeta *m)
 
 static void push(struct wp_depmeta *m, const char *s, size_t n)
 {
-	m->reqs = wp_xrealloc(m->reqs, (m->n + 1) * sizeof(*m->reqs));
-	m->reqs[m->n++] = wp_xstrndup(s, n);
+	wp_vec_push_fields(m->reqs, m->n, m->cap, wp_xstrndup(s, n));
 }
 
 static void push_all(struct wp_depmeta *m, const struct wp_metadata *meta, const char *source)

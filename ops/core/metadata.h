@@ -15,7 +15,7 @@
 
 struct wp_depmeta {
 	char **reqs;      /* PEP 508 strings as written */
-	size_t n;
+	size_t n, cap;
 	char *requires_python; /* from METADATA; NULL when it has none */
 	char *source;     /* "catalog", "PEP 658 metadata", ... */
 };

@@ -30,9 +30,7 @@ void wp_shard_crawl_add(struct wp_shard_crawl *c, const char *url)
 			free(u);
 			return;
 		}
-	c->v = wp_xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
-	c->v[c->n] = (struct wp_shard_subdir){ .url = u, .index_url = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, u) };
-	c->n++;
+	wp_vec_push(c, (struct wp_shard_subdir){ .url = u, .index_url = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, u) });
 }
 
 void wp_shard_crawl_release(struct wp_shard_crawl *c)
@@ -45,7 +43,7 @@ void wp_shard_crawl_release(struct wp_shard_crawl *c)
 	}
 	free(c->v);
 	c->v = NULL;
-	c->n = 0;
+	c->n = c->cap = 0;
 }
 
 static void sub_fail(struct wp_shard_subdir *s, const struct wp_err *e)

@@ -36,7 +36,7 @@ struct wp_shard_subdir {
 
 struct wp_shard_crawl {
 	struct wp_shard_subdir *v;
-	size_t n;
+	size_t n, cap;
 	const char *const *channels;  /* base URLs whose records' depends grow the closure (borrowed) */
 	size_t nch;
 	bool force;                   /* read every shard again, whatever its hash */

@@ -24,8 +24,7 @@ static void push(struct wp_sources *s, char *url)
 			free(url);
 			return;
 		}
-	s->urls = wp_xrealloc(s->urls, (s->n + 1) * sizeof(*s->urls));
-	s->urls[s->n++] = url;
+	wp_vec_push_fields(s->urls, s->n, s->cap, url);
 }
 
 static bool has_scheme(const char *u)
@@ -181,7 +180,7 @@ void wp_sources_release(struct wp_sources *s)
 		free(s->urls[i]);
 	free(s->urls);
 	s->urls = NULL;
-	s->n = 0;
+	s->n = s->cap = 0;
 }
 
 char *wp_default_indexes(struct wp_strlist *out, bool conda)

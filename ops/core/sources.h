@@ -13,7 +13,7 @@
 
 struct wp_sources {
 	char **urls;
-	size_t n;
+	size_t n, cap;
 };
 
 /* PyTorch's index: the find-links page and the PEP 503 root (which also carries torch's

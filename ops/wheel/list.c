@@ -3,6 +3,7 @@
 #include "ops/wheel/list.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/vec.h"
 #include "index/variants.h"
 #include "resolver/condaver.h"
 #include "resolver/pick.h"
@@ -29,8 +30,7 @@ static int collect(void *ctx, const struct wp_file_row *r, struct wp_err *err)
 	struct collect *c = ctx;
 	struct wp_list *l = c->l;
 	struct wp_err e = WP_ERR_INIT;
-	l->v = wp_xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	struct wp_list_file *f = &l->v[l->n++];
+	struct wp_list_file *f = wp_vec_add(l);
 	*f = (struct wp_list_file){
 		.filename = dup(r->filename), .version = dup(r->version), .variant = dup(r->variant), .url = dup(r->url),
 		.sha256 = dup(r->sha256), .kind = dup(r->kind), .tags = dup(r->tags), .requires_python = dup(r->requires_python),

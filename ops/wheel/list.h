@@ -26,7 +26,7 @@ struct wp_list_file {
 
 struct wp_list {
 	struct wp_list_file *v;
-	size_t n;
+	size_t n, cap;
 	bool conda;
 	size_t n_shadowed;
 };

@@ -345,6 +345,7 @@ static bool requires_python_ok(const char *rp)
 /* Each file whose requires-python is left out of the lock, said once. */
 static void warn_requires_python(const struct wp_plan *plan, struct wp_lock_report *rep)
 {
+	size_t cap = rep->n_warnings; /* what rep->warnings holds at least */
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
 		if (!f->requires_python || !*f->requires_python || requires_python_ok(f->requires_python))
@@ -354,10 +355,9 @@ static void warn_requires_python(const struct wp_plan *plan, struct wp_lock_repo
 			said = !strcmp(plan->files[k].filename, f->filename);
 		if (said)
 			continue;
-		rep->warnings = wp_xrealloc(rep->warnings, (rep->n_warnings + 1) * sizeof(*rep->warnings));
-		rep->warnings[rep->n_warnings++] = wp_xasprintf("the index gives '%s' a requires-python that is no PEP 440 "
+		wp_vec_push_fields(rep->warnings, rep->n_warnings, cap, wp_xasprintf("the index gives '%s' a requires-python that is no PEP 440 "
 								"specifier set ('%.120s'); the lock leaves it out",
-								f->filename, f->requires_python);
+								f->filename, f->requires_python));
 	}
 }
 

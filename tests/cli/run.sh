@@ -5,20 +5,31 @@
 # The files are independent (each its own temp folder, servers on ports the kernel chose), so
 # they run $WP_CLI_JOBS at a time (default: twice the CPUs, as most of their time is spent
 # waiting on servers, pip and sleeps). The files that measure time (stalls, deadlines, kills at a
-# moment) run afterwards one at a time, so a busy machine cannot make them fail: SERIAL below.
-# Results print in name order; then the ten slowest files.
+# moment, the disk full, valgrind) run afterwards one at a time, so a busy machine cannot make
+# them fail: SERIAL below. $WP_CLI_SET picks the files: `all` (the default), `fast` (all but
+# SERIAL: `make test`) or `slow` (SERIAL alone: `make test-slow`); WP_CLI_ONLY names files
+# whatever the set. Results print in name order; then the ten slowest files.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 results=${WP_RESULTS:-build/test-results}
 mkdir -p "$results"
 jobs=${WP_CLI_JOBS:-$(($(nproc 2>/dev/null || echo 2) * 2))}
 SERIAL=" t-slow t-crash t-faults t-valgrind t-diskfull "
+set_=${WP_CLI_SET:-all}
+case $set_ in all | fast | slow) ;; *) echo "run.sh: WP_CLI_SET is all, fast or slow, not '$set_'" >&2; exit 2 ;; esac
+# the counts for tests/summary.sh: cli.count, or cli-slow.count for the slow set
+count=cli
+[ "$set_" = slow ] && count=cli-slow
 
 names=()
 for t in "$here"/t-*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
-	case " ${WP_CLI_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
+	if [ -n "${WP_CLI_ONLY:-}" ]; then
+		case " $WP_CLI_ONLY " in *" $name "*) ;; *) continue ;; esac
+	else
+		case "$set_:$SERIAL" in fast:*" $name "*) continue ;; slow:*" $name "*) ;; slow:*) continue ;; esac
+	fi
 	names+=("$name")
 done
 
@@ -63,9 +74,10 @@ for name in "${names[@]}"; do
 done
 # a file that failed without counting its failures still counts as one
 [ "$failed" -gt "$checks_fail" ] && checks_fail=$failed
-echo "$checks_pass $checks_fail 0" >"$results/cli.count"
-echo "cli: $((files - failed)) passed, $failed failed ($checks_pass checks passed, $checks_fail failed; $jobs at a time)"
-if [ "$files" -gt 1 ]; then
+echo "$checks_pass $checks_fail 0" >"$results/$count.count"
+echo "$count: $((files - failed)) passed, $failed failed ($checks_pass checks passed, $checks_fail failed; $jobs at a time)"
+# (under make, tests/summary.sh names the ten slowest at the very end instead)
+if [ "$files" -gt 1 ] && [ "${WP_DEFER_FAIL:-0}" != 1 ]; then
 	echo "cli: the slowest files:"
 	for name in "${names[@]}"; do echo "$(cat "$results/cli-$name.secs") $name"; done | sort -rn | head -10 |
 		awk '{printf "      %6.1f s  %s\n", $1, $2}'

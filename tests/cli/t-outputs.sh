@@ -74,14 +74,30 @@ EOF
 expect_grep "each environment of the lock narrows to its target's picks" "^ok$" "$TMP/lock-check"
 expect_grep "wheels by path, beside the lock" '\{ name = "torch-2\.10\.0\+cu128-cp311-cp311-win_amd64\.whl", path = "torch-2\.10\.0\+cu128-cp311-cp311-win_amd64\.whl", size = [0-9]+, hashes' "$TMP/wh/pylock.toml"
 expect_grep "each target's variant under [tool.wheelpick]" '^variant = "cu128"$' "$TMP/wh/pylock.toml"
-# real pip installs it here (this machine is Linux x86_64 with Python 3.11)
-if [ "$("$PYTHON" -c 'import sys, platform; print(sys.version_info[:2] == (3, 11) and platform.machine())')" = x86_64 ]; then
-	expect_exit 0 "pip installs the wheelhouse offline on this target" "$PYTHON" -m pip install --no-index --find-links "$TMP/wh" \
-		--require-hashes -r "$TMP/wh/requirements.txt" --target "$TMP/site" --no-warn-script-location -q
-	expect_grep "the cu128 build" "2\.10\.0\+cu128" "$TMP/site/torch/__init__.py"
-else
-	pass "pip install here needs Python 3.11 on x86_64 (this is another machine): the marker check above stands"
-fi
+# real pip installs it for the first target (Python 3.11, manylinux_2_28_x86_64) on any machine, so
+# this check never skips: pip evaluates markers for the Python it runs on, so packaging evaluates
+# them for the target (as above) and pip gets that target's lines, hashes kept, and its tags
+"$PYTHON" - "$TMP/wh/requirements.txt" "$E0" >"$TMP/req-e0.txt" 2>"$TMP/req-e0.err" <<'PY'
+import json, sys
+from pip._vendor.packaging.requirements import Requirement
+text, env = open(sys.argv[1]).read().replace("\\\n", " "), json.loads(sys.argv[2])
+for l in text.splitlines():
+    if not l.strip() or l.startswith("#"):
+        continue
+    req, sep, hashes = l.partition(" --hash")
+    r = Requirement(req.strip())
+    if not r.marker or r.marker.evaluate(env):
+        print(f"{r.name}{r.specifier}" + (f" --hash{hashes}" if sep else ""))
+PY
+# the target's platform ladder, as packaging's _manylinux.platform_tags lists it for glibc 2.28
+E0_PLATFORMS=()
+for m in $(seq 28 -1 5); do E0_PLATFORMS+=(--platform "manylinux_2_${m}_x86_64"); done
+E0_PLATFORMS+=(--platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --platform manylinux1_x86_64 --platform linux_x86_64)
+expect_grep "the first target's lines, hashed" '^torch==2\.10\.0\+cu128 .*--hash=sha256:[0-9a-f]{64}' "$TMP/req-e0.txt"
+expect_exit 0 "pip installs the wheelhouse offline for that target" "$PYTHON" -m pip install --no-index --find-links "$TMP/wh" \
+	--require-hashes -r "$TMP/req-e0.txt" --target "$TMP/site" --no-warn-script-location -q --only-binary=:all: \
+	--python-version 3.11 --implementation cp --abi cp311 "${E0_PLATFORMS[@]}"
+expect_grep "the cu128 build" "2\.10\.0\+cu128" "$TMP/site/torch/__init__.py"
 expect_exit 0 "verify passes it" wp verify "$TMP/wh"
 cp "$TMP/wh/pylock.toml" "$TMP/pylock.bak"
 sed -i 's/hashes = { sha256 = "\(.\)/hashes = { sha256 = "0/' "$TMP/wh/pylock.toml"

@@ -10,8 +10,9 @@ expect_exit 0 "crawl the 2021 find-links page" wp update --index "file://$D/pyto
 expect_exit 0 "list torch" wp list torch --json
 expect_json "$TMP/out" "len(j)" 777
 expect_json "$TMP/out" "len([f for f in j if f['variant']=='cu111'])" "$(grep -o 'href="cu111/torch-[^"]*\.whl"' "$D/pytorch_index/torch_stable_2021-03-12.html" | wc -l)"
-total=$(sqlite3 "$WHEELPICK_CATALOG" "SELECT count(*) FROM files" 2>/dev/null || echo skip)
-[ "$total" = skip ] || { [ "$total" -ge 1490 ] && pass "every file link stored ($total)" || fail "only $total rows"; }
+# (sqlite3 is in the Makefile's DEB_PKGS: without it this fails, it does not skip)
+total=$(sqlite3 "$WHEELPICK_CATALOG" "SELECT count(*) FROM files" 2>&1)
+[ "$total" -ge 1490 ] 2>/dev/null && pass "every file link stored ($total)" || fail "every file link stored: '$total', wanted 1490 rows or more"
 
 # the same choice as the resolver cases, through the CLI
 expect_exit 0 "11.2 -> cu111" wp torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run --no-deps --json

@@ -79,7 +79,8 @@ expect_json "$TMP/out" "j['picks'][0]['variant'], len(j['picks'][0]['sha256'])" 
 stop_server
 export WHEELPICK_CATALOG="$TMP/catalog.sqlite3"
 
-# the tags a target accepts, exactly as pip's packaging lists them
+# the tags a target accepts, exactly as packaging lists them: tests/fixtures/tags, written by
+# tests/diff/tags_diff.py from the vendored packaging HEAD (tests/diff/packaging_head), not the host pip's
 expect_exit 0 "tags" wp tags --python 3.8 --platform manylinux_2_28_x86_64
 grep -v '^#' "$ROOT/tests/fixtures/tags/cp38_manylinux_2_28_x86_64.txt" >"$TMP/tags.want"
 cmp -s "$TMP/out" "$TMP/tags.want" && pass "wheelpick tags equals packaging's list" || fail "tags differ from packaging's"
