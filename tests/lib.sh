@@ -9,6 +9,7 @@ if [ "${WP_CLEAN_ENV:-}" != 1 ]; then
 	exec "$(dirname "${BASH_SOURCE[0]}")/clean-env.sh" bash "$0" "$@"
 fi
 unset WP_CLEAN_ENV # a test file this one starts cleans its own environment again
+unset MAKEFLAGS MAKELEVEL MFLAGS # make's own, when make test runs the files (clean-env.sh passed them to make)
 : "${WHEELPICK:?set WHEELPICK to the binary under test}"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PYTHON=$(command -v python3)   # fixed now: a test may put a fake python3 first on PATH later
