@@ -364,6 +364,40 @@ int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 	return rc;
 }
 
+/* net/s3.c's part_md5: the md5 of a file's [off, off + len), for going on with an unfinished
+ * multipart upload (its parts' ETags are their MD5s). */
+static int range_md5(const char *path, long long off, long long len, char md5_hex[33], struct wp_err *err)
+{
+	struct wp_hasher h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return wp_fs_fail(err, errno, "cannot read", path);
+	int rc = wp_hasher_init(&h, WP_HASH_MD5, err);
+	bool inited = !rc;
+	char *buf = wp_xmalloc(1 << 20);
+	while (!rc && len > 0) {
+		ssize_t got = pread(fd, buf, (size_t)(len < (1 << 20) ? len : (1 << 20)), (off_t)off);
+		if (got <= 0) {
+			rc = got < 0 ? wp_fs_fail(err, errno, "cannot read", path) :
+				       wp_fail(err, -WPE_IO, "'%s' ended before byte %lld", path, off + len);
+			break;
+		}
+		wp_hasher_update(&h, buf, (size_t)got);
+		off += got;
+		len -= got;
+	}
+	if (!rc) {
+		unsigned char md5[WP_MD5_LEN];
+		if (!(rc = wp_hasher_final_raw(&h, NULL, md5, err)))
+			wp_hex_encode(md5, WP_MD5_LEN, md5_hex);
+	}
+	if (inited)
+		wp_hasher_release(&h);
+	free(buf);
+	close(fd);
+	return rc;
+}
+
 /* Open the store, list the prefix, make the staging folder. */
 static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s3_dest *d, struct wp_s3_report *rep,
 		    struct wp_err *err)
@@ -378,6 +412,7 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 		return rc;
 	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
 		return rc;
+	p->s3.part_md5 = range_md5;
 	if (p->s3.anonymous)
 		return wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			       "AWS_SECRET_ACCESS_KEY", p->s3.display);
@@ -492,7 +527,10 @@ static void on_done(void *ctx, const struct wp_s3_op *op)
 {
 	struct done_ctx *c = ctx;
 	c->n++;
-	if (!op->result)
+	if (!op->result && op->parts_kept)
+		wp_say(c->s, WP_SAY_DEBUG, "put %s (%zu/%zu): went on with an unfinished upload, %d of %d parts "
+		       "already there", op->key, c->n, c->total, op->parts_kept, op->parts);
+	else if (!op->result)
 		wp_say(c->s, WP_SAY_DEBUG, "put %s (%zu/%zu)", op->key, c->n, c->total);
 }
 
@@ -586,7 +624,7 @@ static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *
 	for (size_t i = 0; i < n; i++) {
 		if (!ops[i].result) {
 			p->rep->uploaded++;
-			p->rep->uploaded_bytes += ops[i].size;
+			p->rep->uploaded_bytes += ops[i].size - ops[i].kept_bytes; /* what went over the wire */
 		}
 		free(paths[i]);
 	}
@@ -647,6 +685,26 @@ static int pub_remove(struct pub *p, const struct lines *dels, struct wp_err *er
 	}
 	free(keys);
 	free(batch);
+	return rc;
+}
+
+/* --prune: every unfinished multipart upload under the prefix goes. This run's own are finished by
+ * now; what is left is a killed or failed run's whose key this run did not put again (a key it
+ * did put went on with its upload or aborted it), and would hold its parts in the bucket for ever.
+ * A store that cannot list them (no multipart support) has none to abort. */
+static int pub_abort_uploads(struct pub *p, struct wp_err *err)
+{
+	struct wp_s3_uploads ups;
+	struct wp_err e = WP_ERR_INIT;
+	int rc = 0;
+	if (wp_s3_list_uploads(&p->s3, p->s3.prefix, &ups, &e)) {
+		wp_say(p->s, WP_SAY_DEBUG, "%s: unfinished uploads not listed: %s", p->s3.display, e.msg);
+		return 0;
+	}
+	for (size_t i = 0; i < ups.n && !rc; i++)
+		if (!(rc = wp_s3_abort_upload(&p->s3, ups.v[i].key, ups.v[i].id, err)))
+			p->rep->aborted++;
+	wp_s3_uploads_free(&ups);
 	return rc;
 }
 
@@ -714,6 +772,8 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		rc = pub_put_rank(p, &tree, r, err);
 	if (!rc && dels.n)
 		rc = pub_remove(p, &dels, err);
+	if (!rc && p->prune)
+		rc = pub_abort_uploads(p, err);
 	if (rc)
 		goto out;
 	/* what is still in the bucket and no page links: a killed run's, kept by a run without --prune */
@@ -735,9 +795,11 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 	if (!rc && (pleft.n != ppend.n || !pthere))
 		rc = put_list(p, WP_S3_PAGES_PENDING, &pleft, &pthere, err);
 	if (!rc)
-		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged; %zu removed)",
+		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged; %zu removed%s)",
 		       p->s3.display, p->s3.endpoint, p->rep->objects, p->rep->uploaded, p->rep->uploaded_bytes,
-		       p->rep->unchanged, p->rep->deleted);
+		       p->rep->unchanged, p->rep->deleted, p->rep->aborted ? "; unfinished uploads aborted" : "");
+	if (!rc && p->rep->aborted)
+		wp_say(p->s, WP_SAY_DEBUG, "%s: %zu unfinished multipart upload(s) aborted", p->s3.display, p->rep->aborted);
 out:
 	objs_free(&tree);
 	lines_free(&dels);
@@ -837,6 +899,7 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	char **paths = NULL, **keys = NULL;
 	size_t nvol = 0, n = 0;
 	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	s3.part_md5 = range_md5;
 	if (nfiles)
 		*nfiles = 0;
 	/* the URL's last segment is the bundle's name; the prefix before it is where it goes */
