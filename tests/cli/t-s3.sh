@@ -104,6 +104,30 @@ expect_grep "and says how many it removed" "\(.*; $gone removed\)" "$TMP/err"
 [ "$gone" -gt 10 ] && pass "the other targets' files and pages went ($gone)" || fail "only $gone objects went"
 expect_exit 0 "the pruned mirror verifies" wp verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
 
+# --- what the issue names besides: .metadata types, AWS_ENDPOINT_URL, a session token, variants ---
+META=$(s3ls pub/ | grep -v '+' | grep -m1 '\.whl\.metadata$') # (a '+' in a URL path RGW takes for a space)
+[ -n "$META" ] && [ "$(ct "$META")" = "text/plain; charset=utf-8" ] && pass ".metadata files are text/plain ($META)" || fail ".metadata type: '$META' $(ct "$META")"
+expect_exit 0 "the endpoint from AWS_ENDPOINT_URL, as AWS tools take it" env AWS_ENDPOINT_URL="$S3_ENDPOINT" "$WHEELPICK" verify "s3://$B/pub"
+expect_grep "reads the same mirror" "^ok s3://$B/pub \(mirror\)" "$TMP/out"
+TOKEN=tok-$RANDOM-never-shown
+expect_exit 0 "AWS_SESSION_TOKEN goes with the requests (this gateway ignores it)" env AWS_SESSION_TOKEN="$TOKEN" "$WHEELPICK" \
+	--catalog "$TMP/c.db" -v mirror "s3://$B/pub" torch==1.7.1 "${T2[@]}" --s3-endpoint "$S3_ENDPOINT"
+if grep -rqF "$TOKEN" "$TMP/out" "$TMP/err" "$TMP/cache" "$TMP/c.db" 2>/dev/null; then
+	fail "the session token was written somewhere"; else pass "the session token is written nowhere, even with -v"; fi
+# PEP 825: a variant release's variants.json goes up with its wheels, as on disk
+V10=variants/variant-repack__torch-2.10__torch-2.10.0-variants.json
+need_real "$V10"
+python3 "$ROOT/tests/fixtures/mkvariants.py" "$TMP/vidx" "$REAL_DATA/$V10" >/dev/null
+start_server "$TMP/vidx"
+VM=(torch --cuda 12.8 --gpu sm_86 --python 3.12 --platform manylinux_2_28_x86_64 --index "$BASE/simple/" --allow-full-downloads)
+expect_exit 0 "publish a mirror of variant wheels" wp --catalog "$TMP/v.db" mirror "s3://$B/var" "${VM[@]}" --s3-endpoint "$S3_ENDPOINT"
+wp --catalog "$TMP/v.db" mirror "$TMP/lvar" "${VM[@]}" -q 2>/dev/null
+s3ls var/ >"$TMP/s3.list"; localls "$TMP/lvar" >"$TMP/local.list"
+cmp -s "$TMP/s3.list" "$TMP/local.list" && grep -q 'files/torch/torch-2.10.0-variants.json' "$TMP/s3.list" &&
+	pass "the bucket holds the tree on disk, the variants.json with it" || { fail "the variant mirror differs from disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
+expect_exit 0 "and verify s3:// reads it back" wp verify "s3://$B/var" --s3-endpoint "$S3_ENDPOINT"
+stop_server
+
 # --- a conda channel, as on disk, and a re-run that adds a build ----------------------------------
 python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan" "$TMP/forge" >/dev/null
 CT=(--conda 'pytorch==1.8.0' -c "file://$TMP/chan" -c "file://$TMP/forge" --python 3.8 --platform linux-64)
