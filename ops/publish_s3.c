@@ -6,6 +6,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "net/s3.h"
+#include "net/xfer.h"
 #include "ops/bundle.h"
 #include "ops/publish.h"
 #include "verify/hash.h"
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,6 +64,7 @@ struct obj {
 	char sha256[65];
 	char md5[33];          /* "" unless hashed here */
 	bool upload;
+	bool sent;             /* put while the tree was staged (not counted as unchanged) */
 	bool placeholder;      /* a stand-in: must never go up */
 	const char *ctype;
 };
@@ -318,6 +321,9 @@ static void lines_add_dist(struct lines *l, const char *rel)
 
 /* ---- publishing ---- */
 
+struct early; /* below: the files put while the tree is staged */
+static bool early_has(const struct early *e, const char *key);
+
 struct pub {
 	const struct wp_session *s;
 	struct wp_s3 s3;
@@ -333,6 +339,7 @@ struct pub {
 	bool had_ppend;
 	bool prune;
 	struct wp_s3_report *rep;
+	const struct early *early; /* the files put while the tree was staged, or NULL */
 };
 
 static void pub_release(struct pub *p)
@@ -566,7 +573,9 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 			break;
 		const struct wp_s3_object *have = wp_s3_listing_find(&p->list, o->key);
 		const char *was = known_sha(&p->old, o->rel, NULL);
-		if (o->placeholder && have && have->size == o->size)
+		if (early_has(p->early, o->key) && !o->placeholder && !strcmp(sha ? sha : "", o->sha256))
+			o->sent = true; /* put while the tree was staged, these bytes (the store's, linked here) */
+		else if (o->placeholder && have && have->size == o->size)
 			o->upload = false; /* made from the listing and left alone by the writer: the object stays */
 		else if (!have || have->size != o->size)
 			o->upload = true;
@@ -592,7 +601,7 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 		if (tree->v[i].upload && tree->v[i].placeholder)
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' would go up as its stand-in; nothing was published past the "
 				     "files", tree->v[i].rel);
-		if (!tree->v[i].upload)
+		if (!tree->v[i].upload && !tree->v[i].sent)
 			p->rep->unchanged++;
 	}
 	p->rep->objects = tree->n;
@@ -810,13 +819,125 @@ out:
 	return rc;
 }
 
+/* ---- the wheels go up while the tree is staged ---- */
+
+/* A fresh file of the run's plan (its key not in the bucket) is known before the tree is staged:
+ * its key (files/PROJECT/FILENAME, as the writer places it), its bytes (the store's, which the
+ * staged tree links) and its sha256. Staging (a .metadata per wheel, the pages; about 2 s for a
+ * thousand wheels here) and uploading them then overlap. The pending list names them before the
+ * first goes up, as it names every file before it goes up. */
+struct early {
+	struct pub *p;
+	struct wp_s3_op *ops;
+	char **keys;      /* sorted, for early_has */
+	size_t n;
+	int rc;
+	struct wp_err err;
+	pthread_t thread;
+	bool threaded;
+	struct done_ctx dc;  /* its "put" lines (-v): the staging says nothing meanwhile */
+};
+
+static void *early_main(void *arg)
+{
+	struct early *e = arg;
+	e->dc = (struct done_ctx){ e->p->s, 0, e->n };
+	e->rc = wp_s3_run(&e->p->s3, e->ops, e->n, e->p->d->parallel, on_done, &e->dc, &e->err);
+	return NULL;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool early_has(const struct early *e, const char *key)
+{
+	return e && e->n && bsearch(&key, e->keys, e->n, sizeof(*e->keys), str_cmp);
+}
+
+static void early_free(struct early *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->keys[i]);
+	free(e->keys);
+	free(e->ops);
+	memset(e, 0, sizeof(*e));
+}
+
+static int early_start(struct pub *p, const struct wp_pick_run *run, struct early *e, struct wp_err *err)
+{
+	const struct wp_plan *plan = &run->plan;
+	memset(e, 0, sizeof(*e));
+	e->p = p;
+	e->ops = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*e->ops));
+	e->keys = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*e->keys));
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		struct stat sb;
+		if (!f->path || !seg_ok(f->project) || !seg_ok(f->filename) || !f->sha256 ||
+		    !wp_sha256_hex_valid(f->sha256) || stat(f->path, &sb) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		char *rel = wp_xasprintf("files/%s/%s", f->project, f->filename), *key = key_of(p, rel);
+		bool skip = wp_s3_listing_find(&p->list, key) != NULL; /* there already: the usual rules decide */
+		for (size_t k = 0; k < e->n && !skip; k++)
+			skip = !strcmp(e->keys[k], key); /* one file, several targets */
+		if (skip) {
+			free(rel);
+			free(key);
+			continue;
+		}
+		lines_add_dist(&p->old_pending, rel);
+		free(rel);
+		e->keys[e->n] = key;
+		e->ops[e->n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = key, .path = f->path, .size = (long long)sb.st_size,
+						  .content_type = content_type(f->filename), .sha256 = f->sha256 };
+		e->n++;
+	}
+	if (!e->n)
+		return 0;
+	/* the pending list before the first file, as pub_finish puts it; pub_finish then settles it */
+	int rc = put_list(p, WP_MIRROR_PENDING, &p->old_pending, &p->had_pending, err);
+	if (rc) {
+		e->n = 0;
+		return rc;
+	}
+	if (wp_xfer_curl_start() == 0 && pthread_create(&e->thread, NULL, early_main, e) == 0)
+		e->threaded = true;
+	return 0;
+}
+
+/* Wait for the early uploads (run them here when no thread could start); sort the keys. */
+static int early_finish(struct early *e, struct wp_err *err)
+{
+	if (!e->n)
+		return 0;
+	if (e->threaded)
+		pthread_join(e->thread, NULL);
+	else
+		early_main(e);
+	e->threaded = false;
+	if (e->rc)
+		return wp_fail(err, e->rc, "%s", e->err.msg);
+	for (size_t i = 0; i < e->n; i++) {
+		e->p->rep->uploaded++;
+		e->p->rep->uploaded_bytes += e->ops[i].size - e->ops[i].kept_bytes;
+	}
+	/* the keys sorted for early_has; the ops (which point at them) are done with */
+	qsort(e->keys, e->n, sizeof(*e->keys), str_cmp);
+	return 0;
+}
+
 int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *run, const struct wp_s3_dest *d,
 			 bool prune, struct wp_s3_report *rep, struct wp_err *err)
 {
 	struct pub p;
 	int rc = pub_open(&p, s, d, rep, err);
+	struct early e = { 0 };
 	if (!rc)
 		rc = pub_seed(&p, err);
+	if (!rc)
+		rc = early_start(&p, run, &e, err);
 	if (!rc) {
 		/* the staging's own summary would name the staging folder: ours names the bucket */
 		struct wp_session quiet = *s;
@@ -825,10 +946,18 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		wp_fs_scratch_set(p.stage);
 		rc = wp_publish_mirror(&quiet, run, p.stage, prune, &rep->mirror, err);
 		wp_fs_scratch_set(NULL);
-		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s", p.s3.display, p.stage);
 	}
-	if (!rc)
+	/* whatever staging gave: the early uploads end before anything else is said or done */
+	struct wp_err e_err = WP_ERR_INIT;
+	int erc = early_finish(&e, &e_err);
+	if (!rc && erc)
+		rc = wp_fail(err, erc, "%s", e_err.msg);
+	if (!rc) {
+		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s; %zu files put meanwhile", p.s3.display, p.stage, e.n);
+		p.early = &e;
 		rc = pub_finish(&p, true, err);
+	}
+	early_free(&e);
 	pub_release(&p);
 	wp_say(s, WP_SAY_DEBUG, "%s: the staging folder removed", d->url);
 	return rc;
