@@ -788,7 +788,9 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 	/* what is still in the bucket and no page links: a killed run's, kept by a run without --prune */
 	for (size_t i = 0; i < pend.n; i++) {
 		char *rel = wp_xasprintf("files/%s", pend.v[i]), *key = key_of(p, rel);
-		if (!tree_has(&tree, rel) && !lines_has(&dels, rel) && wp_s3_listing_find(&p->list, key))
+		/* (a file put early that the tree did not take stays listed too, for a --prune to remove) */
+		if (!tree_has(&tree, rel) && !lines_has(&dels, rel) &&
+		    (wp_s3_listing_find(&p->list, key) || early_has(p->early, key)))
 			lines_add(&left, pend.v[i]);
 		free(rel);
 		free(key);

@@ -89,7 +89,8 @@ expect_grep "uploads nothing either" "37 objects \(0 uploaded" "$TMP/err"
 
 # --- adding keeps, --prune removes exactly what no page links ----------------------------------
 T2=(--cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS")
-expect_exit 0 "a re-run for one target adds" mirror "s3://$B/pub" torch==1.7.1 "${T2[@]}"
+expect_exit 0 "a re-run for one target adds" wp --catalog "$TMP/c.db" -v mirror "s3://$B/pub" torch==1.7.1 "${T2[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "its new wheels going up while the tree is staged" "the tree staged in .*; [1-9][0-9]* files put meanwhile" "$TMP/err"
 wp --catalog "$TMP/c.db" mirror "$TMP/local" torch==1.7.1 "${T2[@]}" -q 2>/dev/null
 s3ls pub/ >"$TMP/s3.list"; localls "$TMP/local" >"$TMP/local.list"
 cmp -s "$TMP/s3.list" "$TMP/local.list" && pass "added as on disk" || { fail "adding differs from disk"; diff "$TMP/s3.list" "$TMP/local.list" >&2; }
