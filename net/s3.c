@@ -1168,7 +1168,7 @@ static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, lo
 	struct wp_s3_uploads ups;
 	struct wp_err e = WP_ERR_INIT;
 	*id = NULL;
-	if (!s3->part_md5 || wp_s3_list_uploads(s3, op->key, &ups, &e))
+	if (!s3->part_hash || wp_s3_list_uploads(s3, op->key, &ups, &e))
 		return;
 	for (size_t u = 0; u < ups.n; u++) {
 		if (strcmp(ups.v[u].key, op->key))
@@ -1183,7 +1183,7 @@ static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, lo
 				long long off = (long long)(pt->number - 1) * WP_S3_PART_SIZE;
 				long long len = size - off < WP_S3_PART_SIZE ? size - off : WP_S3_PART_SIZE;
 				char md5[33];
-				if (pt->size != len || s3->part_md5(op->path, off, len, md5, &e) || strcasecmp(md5, pt->etag))
+				if (pt->size != len || s3->part_hash(op->path, off, len, NULL, md5, &e) || strcasecmp(md5, pt->etag))
 					continue;
 				snprintf(etags[pt->number - 1], 80, "%s", pt->etag);
 				kept++;
@@ -1206,7 +1206,7 @@ static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, lo
 
 /* One big PUT: go on with an unfinished upload of the key when one holds some of our parts (else
  * initiate one), the missing parts in parallel, complete. A part that fails leaves the upload for
- * the next run to go on with (with part_md5 set; else it is aborted); the key's other unfinished
+ * the next run to go on with (with part_hash set; else it is aborted); the key's other unfinished
  * uploads are aborted once it is in place. fresh: never go on with an old one. */
 static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parallel, bool fresh, struct wp_err *err)
 {
@@ -1216,6 +1216,7 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	struct wp_s3_uploads stale = { 0 };
 	char *upload_id = NULL, *enc_id = NULL;
 	char (*etags)[80] = NULL;
+	char (*shas)[65] = NULL;
 	int rc = 0;
 	size_t np = 0, nsend = 0;
 	bool resumed = false, keep_upload = false;
@@ -1286,6 +1287,14 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 			rc = wp_fs_fail(err, errno, "cannot read", op->path);
 			goto abort;
 		}
+		/* each part signs its sha256, as a single PUT does: the store refuses other bytes */
+		if (s3->part_hash) {
+			if (!shas)
+				shas = wp_xcalloc(np, sizeof(*shas));
+			if ((rc = s3->part_hash(op->path, r->off, r->len, shas[i], NULL, err)))
+				goto abort;
+			r->payload_sha256 = shas[i];
+		}
 		pp[nsend++] = r;
 	}
 	op->parts = (int)np;
@@ -1296,7 +1305,7 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 				     pp[i]->result ? pp[i]->err.msg : "a part's upload got no ETag");
 	if (rc) {
 		/* the parts that went up stay for the next run to go on with */
-		keep_upload = s3->part_md5 != NULL;
+		keep_upload = s3->part_hash != NULL;
 		goto abort;
 	}
 	wp_buf_addstr(&xml, "<CompleteMultipartUpload>");
@@ -1363,6 +1372,7 @@ out:
 	free(parts);
 	free(pp);
 	free(etags);
+	free(shas);
 	req_release(&init);
 	req_release(&fin);
 	free(upload_id);

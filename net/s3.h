@@ -28,10 +28,13 @@ struct wp_s3 {
 	bool path_style;   /* ENDPOINT/BUCKET/KEY; else BUCKET.HOST/KEY (AWS) */
 	bool anonymous;    /* no AWS_ACCESS_KEY_ID: requests go unsigned (a public bucket reads so) */
 	char *acl;         /* a canned ACL sent with each PUT ("public-read"), or NULL */
-	/* set by the caller after wp_s3_open: the md5 (hex) of path's [off, off + len) (net/ hashes
-	 * nothing itself). With it, a multipart upload resumes an unfinished one of its key, keeping
-	 * each part whose size and ETag (an MD5) match its own bytes; NULL: always afresh. */
-	int (*part_md5)(const char *path, long long off, long long len, char md5_hex[33], struct wp_err *err);
+	/* set by the caller after wp_s3_open: the sha256 and/or md5 (hex; either may be NULL) of
+	 * path's [off, off + len) (net/ hashes nothing itself). With it, each part of a multipart
+	 * upload signs its sha256 (the store checks it), and a multipart upload goes on with an
+	 * unfinished one of its key, keeping each part whose size and ETag (an MD5) match its own
+	 * bytes. NULL: parts go UNSIGNED-PAYLOAD, and always afresh. */
+	int (*part_hash)(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
+			 struct wp_err *err);
 	/* private: never shown */
 	char *userpwd;     /* "KEY:SECRET" for libcurl's signer */
 	char *token;       /* AWS_SESSION_TOKEN or NULL */

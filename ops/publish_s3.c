@@ -371,15 +371,17 @@ int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 	return rc;
 }
 
-/* net/s3.c's part_md5: the md5 of a file's [off, off + len), for going on with an unfinished
- * multipart upload (its parts' ETags are their MD5s). */
-static int range_md5(const char *path, long long off, long long len, char md5_hex[33], struct wp_err *err)
+/* net/s3.c's part_hash: the sha256 and/or md5 of a file's [off, off + len): a part's sha256 is
+ * signed as it goes up; the md5 is how an unfinished multipart upload's parts (their ETags are
+ * MD5s) are known to hold our bytes. */
+static int range_hash(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
+		      struct wp_err *err)
 {
 	struct wp_hasher h;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot read", path);
-	int rc = wp_hasher_init(&h, WP_HASH_MD5, err);
+	int rc = wp_hasher_init(&h, (sha256_hex ? WP_HASH_SHA256 : 0) | (md5_hex ? WP_HASH_MD5 : 0), err);
 	bool inited = !rc;
 	char *buf = wp_xmalloc(1 << 20);
 	while (!rc && len > 0) {
@@ -393,11 +395,8 @@ static int range_md5(const char *path, long long off, long long len, char md5_he
 		off += got;
 		len -= got;
 	}
-	if (!rc) {
-		unsigned char md5[WP_MD5_LEN];
-		if (!(rc = wp_hasher_final_raw(&h, NULL, md5, err)))
-			wp_hex_encode(md5, WP_MD5_LEN, md5_hex);
-	}
+	if (!rc)
+		rc = wp_hasher_final(&h, sha256_hex, md5_hex, err);
 	if (inited)
 		wp_hasher_release(&h);
 	free(buf);
@@ -419,7 +418,7 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 		return rc;
 	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
 		return rc;
-	p->s3.part_md5 = range_md5;
+	p->s3.part_hash = range_hash;
 	if (p->s3.anonymous)
 		return wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			       "AWS_SECRET_ACCESS_KEY", p->s3.display);
@@ -1030,7 +1029,7 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	char **paths = NULL, **keys = NULL;
 	size_t nvol = 0, n = 0;
 	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
-	s3.part_md5 = range_md5;
+	s3.part_hash = range_hash;
 	if (nfiles)
 		*nfiles = 0;
 	/* the URL's last segment is the bundle's name; the prefix before it is where it goes */
