@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "base/vec.h"
 #include "net/xfer.h"
 
 #include <ctype.h>
@@ -403,6 +404,121 @@ void wp_s3_listing_free(struct wp_s3_listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* [s, e) of the next <tag>...</tag> block at or after p (raw, entities not decoded); false when none. */
+static bool xml_block(const char *p, const char *end, const char *open, const char *close, const char **s,
+		      const char **e)
+{
+	size_t no = strlen(open), nc = strlen(close);
+	for (const char *q = p; q + no <= end; q++)
+		if (*q == '<' && !memcmp(q, open, no)) {
+			for (const char *r = q + no; r + nc <= end; r++)
+				if (*r == '<' && !memcmp(r, close, nc)) {
+					*s = q + no;
+					*e = r;
+					return true;
+				}
+			return false;
+		}
+	return false;
+}
+
+static bool has_tag(const char *xml, size_t n, const char *tag)
+{
+	size_t k = strlen(tag);
+	for (const char *q = xml; q + k <= xml + n; q++)
+		if (*q == '<' && !memcmp(q, tag, k))
+			return true;
+	return false;
+}
+
+static int not_a(const char *xml, size_t n, const char *what, struct wp_err *err)
+{
+	char code[64];
+	wp_s3_error_code(xml, n, code, sizeof(code));
+	return wp_fail(err, -WPE_SOURCE, "the answer is no %s%s%s", what, code[0] ? ": " : "", code);
+}
+
+int wp_s3_uploads_parse(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated, char **next_key,
+			char **next_id, struct wp_err *err)
+{
+	const char *p = xml, *end = xml + n, *s, *e;
+	struct wp_buf key = WP_BUF_INIT_MAX(4096), id = WP_BUF_INIT_MAX(4096), t = WP_BUF_INIT_MAX(4096);
+	*truncated = false;
+	*next_key = *next_id = NULL;
+	if (!has_tag(xml, n, "<ListMultipartUploadsResult"))
+		return not_a(xml, n, "listing of multipart uploads", err);
+	while (xml_block(p, end, "<Upload>", "</Upload>", &s, &e)) {
+		if (xml_text(s, e, "Key", &key, NULL) && key_text_ok(&key) && xml_text(s, e, "UploadId", &id, NULL) &&
+		    key_text_ok(&id) && out->n < WP_S3_LIST_MAX_KEYS) {
+			wp_vec_push(out, (struct wp_s3_upload){ wp_xstrdup(wp_buf_cstr(&key)), wp_xstrdup(wp_buf_cstr(&id)) });
+		}
+		p = e + 9;
+	}
+	if (xml_text(xml, end, "IsTruncated", &t, NULL))
+		*truncated = !strcmp(wp_buf_cstr(&t), "true");
+	int rc = 0;
+	if (*truncated) {
+		if (xml_text(xml, end, "NextKeyMarker", &t, NULL) && t.len)
+			*next_key = wp_xstrdup(wp_buf_cstr(&t));
+		if (xml_text(xml, end, "NextUploadIdMarker", &t, NULL) && t.len)
+			*next_id = wp_xstrdup(wp_buf_cstr(&t));
+		if (!*next_key)
+			rc = wp_fail(err, -WPE_SOURCE, "a truncated listing of multipart uploads without a next key marker");
+	}
+	wp_buf_free(&key);
+	wp_buf_free(&id);
+	wp_buf_free(&t);
+	return rc;
+}
+
+void wp_s3_uploads_free(struct wp_s3_uploads *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		free(u->v[i].key);
+		free(u->v[i].id);
+	}
+	free(u->v);
+	memset(u, 0, sizeof(*u));
+}
+
+int wp_s3_parts_parse(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated, long *next,
+		      struct wp_err *err)
+{
+	const char *p = xml, *end = xml + n, *s, *e;
+	struct wp_buf t = WP_BUF_INIT_MAX(4096);
+	*truncated = false;
+	*next = 0;
+	if (!has_tag(xml, n, "<ListPartsResult"))
+		return not_a(xml, n, "listing of parts", err);
+	while (xml_block(p, end, "<Part>", "</Part>", &s, &e)) {
+		long long num = 0, size = -1;
+		bool ok = xml_text(s, e, "PartNumber", &t, NULL) && wp_str_to_ll(wp_str_trim((struct wp_str){ t.data, t.len }), &num) &&
+			  num >= 1 && num <= 10000 && xml_text(s, e, "Size", &t, NULL) &&
+			  wp_str_to_ll(wp_str_trim((struct wp_str){ t.data, t.len }), &size) && size >= 0 &&
+			  xml_text(s, e, "ETag", &t, NULL) && out->n < 10000;
+		if (ok) {
+			struct wp_s3_part *x = wp_vec_add(out);
+			x->number = (long)num;
+			x->size = size;
+			etag_copy(x->etag, sizeof(x->etag), t.data, t.len);
+		}
+		p = e + 7;
+	}
+	int rc = 0;
+	long long m = 0;
+	if (xml_text(xml, end, "IsTruncated", &t, NULL))
+		*truncated = !strcmp(wp_buf_cstr(&t), "true");
+	if (*truncated) {
+		if (xml_text(xml, end, "NextPartNumberMarker", &t, NULL) &&
+		    wp_str_to_ll(wp_str_trim((struct wp_str){ t.data, t.len }), &m) && m >= 1 && m < 10000)
+			*next = (long)m;
+		else
+			rc = wp_fail(err, -WPE_SOURCE, "a truncated listing of parts without a next part number");
+	}
+	wp_buf_free(&t);
+	return rc;
+}
+
 /* ---- requests ---- */
 
 
@@ -434,6 +550,7 @@ struct req {
 	long long length, got;
 	char meta[65];
 	char etag[80];
+	char ctype[128];            /* the answer's Content-Type */
 	bool missing;
 	/* the run */
 	CURL *e;
@@ -532,9 +649,12 @@ static size_t on_header(char *line, size_t size, size_t nitems, void *ud)
 		r->status = sp ? strtol(sp + 1, NULL, 10) : 0;
 		r->meta[0] = 0;
 		r->etag[0] = 0;
+		r->ctype[0] = 0;
 		r->length = -1;
 	} else if (hdr_is(line, n, "etag", &v, &vn)) {
 		etag_copy(r->etag, sizeof(r->etag), v, vn);
+	} else if (hdr_is(line, n, "content-type", &v, &vn)) {
+		snprintf(r->ctype, sizeof(r->ctype), "%.*s", (int)vn, v);
 	} else if (hdr_is(line, n, "x-amz-meta-sha256", &v, &vn)) {
 		if (vn == 64) {
 			for (size_t i = 0; i < 64; i++)
@@ -787,12 +907,15 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 		return;
 	}
 	curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)parallel);
-	size_t next = 0, left = n;
+	size_t next = 0, left = n, low = 0;
 	int active = 0;
 	while (left) {
-		/* start what may start: fresh ones in order, and retries whose wait is over */
+		/* start what may start: fresh ones in order, and retries whose wait is over (from the
+		 * first one not done: a scan from 0 each time is quadratic in thousands of objects) */
 		long long now = wp_xfer_now_ms();
-		for (size_t i = 0; i < n && active < parallel; i++) {
+		while (low < n && rs[low]->done)
+			low++;
+		for (size_t i = low; i < n && i <= next && active < parallel; i++) {
 			struct req *r = rs[i];
 			if (r->done || r->active || (i >= next && i != next) || r->not_before > now)
 				continue;
@@ -920,17 +1043,187 @@ static int open_body(struct req *r, const char *path, long long size, struct wp_
 	return 0;
 }
 
-/* One big PUT: initiate, the parts in parallel, complete; abort on failure. */
-static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parallel, struct wp_err *err)
+static char *enc_str(const char *s)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	enc(&b, s, false);
+	char *r = wp_xstrdup(wp_buf_cstr(&b));
+	wp_buf_free(&b);
+	return r;
+}
+
+/* One request with no body sent: method on key (NULL: the bucket) with query; a small answer into
+ * out (when not NULL) up to max bytes. */
+static int one_req(const struct wp_s3 *s3, const char *method, const char *key, const char *query, const char *what,
+		   struct wp_buf *out, long long max, bool may_miss, bool *missing, struct wp_err *err)
+{
+	struct req r;
+	req_init(&r);
+	r.method = method;
+	r.url = url_of(s3, key, query);
+	r.key = key ? key : s3->prefix;
+	r.what = what;
+	r.out = out;
+	r.out_max = out ? max : -1;
+	r.may_miss = may_miss;
+	struct req *one = &r;
+	run_reqs(s3, &one, 1, 1, NULL, NULL);
+	int rc = r.result;
+	if (rc)
+		wp_fail(err, rc, "%s", r.err.msg);
+	if (missing)
+		*missing = r.missing;
+	req_release(&r);
+	return rc;
+}
+
+int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_uploads *out, struct wp_err *err)
+{
+	char *key_marker = NULL, *id_marker = NULL;
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		/* the query sorted by name, values encoded, as libcurl 7.88 signs it as written */
+		struct wp_buf q = WP_BUF_INIT;
+		if (key_marker) {
+			wp_buf_addstr(&q, "key-marker=");
+			enc(&q, key_marker, false);
+			wp_buf_addch(&q, '&');
+		}
+		wp_buf_addstr(&q, "prefix=");
+		enc(&q, prefix, false);
+		if (id_marker) {
+			wp_buf_addstr(&q, "&upload-id-marker=");
+			enc(&q, id_marker, false);
+		}
+		wp_buf_addstr(&q, "&uploads=");
+		struct wp_buf body = WP_BUF_INIT_MAX(S3_LIST_PAGE_MAX);
+		rc = one_req(s3, "GET", NULL, q.data, "list the unfinished uploads under", &body, S3_LIST_PAGE_MAX, false,
+			     NULL, err);
+		wp_buf_free(&q);
+		bool truncated = false;
+		char *nk = NULL, *ni = NULL;
+		if (!rc && (rc = wp_s3_uploads_parse(body.data, body.len, out, &truncated, &nk, &ni, err)))
+			wp_err_prefix(err, "listing the unfinished uploads of '%s' at '%s'", s3->display, s3->endpoint);
+		wp_buf_free(&body);
+		/* a marker that does not move would loop for ever */
+		if (!rc && truncated && key_marker && !strcmp(nk, key_marker) && (!ni || (id_marker && !strcmp(ni, id_marker))))
+			rc = wp_fail(err, -WPE_SOURCE, "'%s' lists the same unfinished uploads again", s3->endpoint);
+		free(key_marker);
+		free(id_marker);
+		key_marker = nk;
+		id_marker = ni;
+		if (rc || !truncated)
+			break;
+	}
+	free(key_marker);
+	free(id_marker);
+	if (rc)
+		wp_s3_uploads_free(out);
+	return rc;
+}
+
+int wp_s3_abort_upload(const struct wp_s3 *s3, const char *key, const char *id, struct wp_err *err)
+{
+	char *e = enc_str(id), *q = wp_xasprintf("uploadId=%s", e);
+	int rc = one_req(s3, "DELETE", key, q, "abort the unfinished upload of", NULL, -1, true, NULL, err);
+	free(e);
+	free(q);
+	return rc;
+}
+
+/* The parts an unfinished upload holds (ListParts, paged). */
+static int list_parts(const struct wp_s3 *s3, const char *key, const char *id, struct wp_s3_parts *out,
+		      struct wp_err *err)
+{
+	char *eid = enc_str(id);
+	long marker = 0;
+	int rc = 0;
+	for (int page = 0; page < 100; page++) {
+		char *q = marker ? wp_xasprintf("part-number-marker=%ld&uploadId=%s", marker, eid) :
+				   wp_xasprintf("uploadId=%s", eid);
+		struct wp_buf body = WP_BUF_INIT_MAX(S3_LIST_PAGE_MAX);
+		rc = one_req(s3, "GET", key, q, "list the parts of", &body, S3_LIST_PAGE_MAX, false, NULL, err);
+		free(q);
+		bool truncated = false;
+		long next = 0;
+		if (!rc)
+			rc = wp_s3_parts_parse(body.data, body.len, out, &truncated, &next, err);
+		wp_buf_free(&body);
+		if (rc || !truncated || next <= marker)
+			break;
+		marker = next;
+	}
+	free(eid);
+	return rc;
+}
+
+/* An unfinished upload of op's key to go on with: *id, and in etags[i] the ETag of each part i + 1
+ * it already holds with our bytes (same size, ETag the MD5 of our range), "" for the rest. Every
+ * other unfinished upload of the key goes into stale. Nothing to go on with: *id NULL. A store
+ * that cannot list uploads or parts leaves nothing to resume, not a failure. */
+static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, long long size, size_t np,
+			   char (*etags)[80], char **id, struct wp_s3_uploads *stale)
+{
+	struct wp_s3_uploads ups;
+	struct wp_err e = WP_ERR_INIT;
+	*id = NULL;
+	if (!s3->part_hash || wp_s3_list_uploads(s3, op->key, &ups, &e))
+		return;
+	for (size_t u = 0; u < ups.n; u++) {
+		if (strcmp(ups.v[u].key, op->key))
+			continue; /* a longer key with ours as its prefix */
+		struct wp_s3_parts parts = { 0 };
+		size_t kept = 0;
+		if (!*id && !list_parts(s3, op->key, ups.v[u].id, &parts, &e)) {
+			for (size_t k = 0; k < parts.n; k++) {
+				const struct wp_s3_part *pt = &parts.v[k];
+				if (pt->number < 1 || (size_t)pt->number > np)
+					continue;
+				long long off = (long long)(pt->number - 1) * WP_S3_PART_SIZE;
+				long long len = size - off < WP_S3_PART_SIZE ? size - off : WP_S3_PART_SIZE;
+				char md5[33];
+				if (pt->size != len || s3->part_hash(op->path, off, len, NULL, md5, &e) || strcasecmp(md5, pt->etag))
+					continue;
+				snprintf(etags[pt->number - 1], 80, "%s", pt->etag);
+				kept++;
+			}
+		}
+		wp_vec_free(&parts);
+		if (kept) {
+			*id = ups.v[u].id;
+			ups.v[u].id = NULL;
+		} else {
+			wp_vec_push(stale, (struct wp_s3_upload){ wp_xstrdup(ups.v[u].key), ups.v[u].id });
+			ups.v[u].id = NULL;
+		}
+	}
+	if (!*id)
+		for (size_t i = 0; i < np; i++)
+			etags[i][0] = 0;
+	wp_s3_uploads_free(&ups);
+}
+
+/* One big PUT: go on with an unfinished upload of the key when one holds some of our parts (else
+ * initiate one), the missing parts in parallel, complete. A part that fails leaves the upload for
+ * the next run to go on with (with part_hash set; else it is aborted); the key's other unfinished
+ * uploads are aborted once it is in place. fresh: never go on with an old one. */
+static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parallel, bool fresh, struct wp_err *err)
 {
 	struct req init, fin;
 	struct req *parts = NULL, **pp = NULL;
 	struct wp_buf t = WP_BUF_INIT, xml = WP_BUF_INIT;
-	char *upload_id = NULL;
+	struct wp_s3_uploads stale = { 0 };
+	char *upload_id = NULL, *enc_id = NULL;
+	char (*etags)[80] = NULL;
+	char (*shas)[65] = NULL;
 	int rc = 0;
-	size_t np = 0;
+	size_t np = 0, nsend = 0;
+	bool resumed = false, keep_upload = false;
 	req_init(&init);
 	req_init(&fin);
+	op->parts = op->parts_kept = 0;
+	op->kept_bytes = 0;
 	struct stat sb;
 	if (stat(op->path, &sb) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot read", op->path);
@@ -941,36 +1234,48 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 			     (long long)sb.st_size, op->size);
 		goto out;
 	}
-	init.method = "POST";
-	init.url = url_of(s3, op->key, "uploads=");
-	init.key = op->key;
-	init.what = "start uploading";
-	init.content_type = op->content_type;
-	init.meta_sha256 = op->sha256;
-	init.acl = true;
-	init.keep_body = true;
-	struct req *one = &init;
-	run_reqs(s3, &one, 1, 1, NULL, NULL);
-	if ((rc = init.result)) {
-		wp_fail(err, rc, "%s", init.err.msg);
-		goto out;
-	}
-	if (!xml_text(init.body.data, init.body.data + init.body.len, "UploadId", &t, NULL) || !t.len ||
-	    strpbrk(t.data, "\r\n&")) {
-		rc = wp_fail(err, -WPE_SOURCE, "'%s' did not start a multipart upload of 's3://%s/%s'", s3->endpoint,
-			     s3->bucket, op->key);
-		goto out;
-	}
-	upload_id = wp_buf_detach(&t, NULL);
 	np = (size_t)((sb.st_size + WP_S3_PART_SIZE - 1) / WP_S3_PART_SIZE);
+	etags = wp_xcalloc(np, sizeof(*etags));
+	if (!fresh)
+		find_resumable(s3, op, (long long)sb.st_size, np, etags, &upload_id, &stale);
+	resumed = upload_id != NULL;
+	if (!upload_id) {
+		init.method = "POST";
+		init.url = url_of(s3, op->key, "uploads=");
+		init.key = op->key;
+		init.what = "start uploading";
+		init.content_type = op->content_type;
+		init.meta_sha256 = op->sha256;
+		init.acl = true;
+		init.keep_body = true;
+		struct req *one = &init;
+		run_reqs(s3, &one, 1, 1, NULL, NULL);
+		if ((rc = init.result)) {
+			wp_fail(err, rc, "%s", init.err.msg);
+			goto out;
+		}
+		if (!xml_text(init.body.data, init.body.data + init.body.len, "UploadId", &t, NULL) || !t.len ||
+		    strpbrk(t.data, "\r\n&")) {
+			rc = wp_fail(err, -WPE_SOURCE, "'%s' did not start a multipart upload of 's3://%s/%s'", s3->endpoint,
+				     s3->bucket, op->key);
+			goto out;
+		}
+		upload_id = wp_buf_detach(&t, NULL);
+	}
+	enc_id = enc_str(upload_id);
 	parts = wp_xcalloc(np, sizeof(*parts));
 	pp = wp_xcalloc(np, sizeof(*pp));
-	struct wp_buf enc_id = WP_BUF_INIT;
-	enc(&enc_id, upload_id, false);
 	for (size_t i = 0; i < np; i++) {
 		struct req *r = &parts[i];
 		req_init(r);
-		char *q = wp_xasprintf("partNumber=%zu&uploadId=%s", i + 1, enc_id.data);
+		r->off = (long long)i * WP_S3_PART_SIZE;
+		r->len = sb.st_size - r->off < WP_S3_PART_SIZE ? sb.st_size - r->off : WP_S3_PART_SIZE;
+		if (etags[i][0]) {
+			op->parts_kept++;
+			op->kept_bytes += r->len;
+			continue;
+		}
+		char *q = wp_xasprintf("partNumber=%zu&uploadId=%s", i + 1, enc_id);
 		r->method = "PUT";
 		r->url = url_of(s3, op->key, q);
 		free(q);
@@ -980,28 +1285,35 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 		r->fd = open(op->path, O_RDONLY | O_CLOEXEC);
 		if (r->fd < 0) {
 			rc = wp_fs_fail(err, errno, "cannot read", op->path);
-			wp_buf_free(&enc_id);
 			goto abort;
 		}
-		r->off = (long long)i * WP_S3_PART_SIZE;
-		r->len = sb.st_size - r->off < WP_S3_PART_SIZE ? sb.st_size - r->off : WP_S3_PART_SIZE;
-		pp[i] = r;
+		/* each part signs its sha256, as a single PUT does: the store refuses other bytes */
+		if (s3->part_hash) {
+			if (!shas)
+				shas = wp_xcalloc(np, sizeof(*shas));
+			if ((rc = s3->part_hash(op->path, r->off, r->len, shas[i], NULL, err)))
+				goto abort;
+			r->payload_sha256 = shas[i];
+		}
+		pp[nsend++] = r;
 	}
-	run_reqs(s3, pp, np, parallel, NULL, NULL);
-	for (size_t i = 0; i < np && !rc; i++)
-		if (parts[i].result || !parts[i].etag[0])
-			rc = wp_fail(err, parts[i].result ? parts[i].result : -WPE_SOURCE, "%s",
-				     parts[i].result ? parts[i].err.msg : "a part's upload got no ETag");
+	op->parts = (int)np;
+	run_reqs(s3, pp, nsend, parallel, NULL, NULL);
+	for (size_t i = 0; i < nsend && !rc; i++)
+		if (pp[i]->result || !pp[i]->etag[0])
+			rc = wp_fail(err, pp[i]->result ? pp[i]->result : -WPE_SOURCE, "%s",
+				     pp[i]->result ? pp[i]->err.msg : "a part's upload got no ETag");
 	if (rc) {
-		wp_buf_free(&enc_id);
+		/* the parts that went up stay for the next run to go on with */
+		keep_upload = s3->part_hash != NULL;
 		goto abort;
 	}
 	wp_buf_addstr(&xml, "<CompleteMultipartUpload>");
 	for (size_t i = 0; i < np; i++)
-		wp_buf_printf(&xml, "<Part><PartNumber>%zu</PartNumber><ETag>\"%s\"</ETag></Part>", i + 1, parts[i].etag);
+		wp_buf_printf(&xml, "<Part><PartNumber>%zu</PartNumber><ETag>\"%s\"</ETag></Part>", i + 1,
+			      etags[i][0] ? etags[i] : parts[i].etag);
 	wp_buf_addstr(&xml, "</CompleteMultipartUpload>");
-	char *q = wp_xasprintf("uploadId=%s", enc_id.data);
-	wp_buf_free(&enc_id);
+	char *q = wp_xasprintf("uploadId=%s", enc_id);
 	fin.method = "POST";
 	fin.url = url_of(s3, op->key, q);
 	free(q);
@@ -1010,7 +1322,7 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	fin.mem = xml.data;
 	fin.len = (long long)xml.len;
 	fin.keep_body = true;
-	one = &fin;
+	struct req *one = &fin;
 	run_reqs(s3, &one, 1, 1, NULL, NULL);
 	/* S3 may answer 200 with an <Error> in the body */
 	char code[64];
@@ -1022,32 +1334,49 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	}
 	op->result = 0;
 	op->status = fin.status;
+	if (resumed) {
+		/* the parts kept are our bytes, but the object's metadata (sha256, type) came from the
+		 * upload's start, by another run: it must be ours too */
+		struct req h;
+		req_init(&h);
+		h.method = "HEAD";
+		h.url = url_of(s3, op->key, NULL);
+		h.key = op->key;
+		h.what = "look up";
+		struct req *hp = &h;
+		run_reqs(s3, &hp, 1, 1, NULL, NULL);
+		bool same = !h.result && h.length == (long long)sb.st_size && (!op->sha256 || !strcmp(h.meta, op->sha256)) &&
+			    (!op->content_type || !strcmp(h.ctype, op->content_type));
+		req_release(&h);
+		if (!same) {
+			/* put it again from the start: the object's bytes are ours, its record of them is not */
+			rc = put_multipart(s3, op, parallel, true, err);
+			goto out;
+		}
+	}
 	goto out;
-abort: {
-	struct req ab;
-	req_init(&ab);
-	struct wp_buf e2 = WP_BUF_INIT;
-	enc(&e2, upload_id, false);
-	char *aq = wp_xasprintf("uploadId=%s", e2.data);
-	wp_buf_free(&e2);
-	ab.method = "DELETE";
-	ab.url = url_of(s3, op->key, aq);
-	free(aq);
-	ab.key = op->key;
-	ab.what = "abort the upload of";
-	ab.may_miss = true;
-	one = &ab;
-	run_reqs(s3, &one, 1, 1, NULL, NULL);
-	req_release(&ab);
-}
+abort:
+	if (!keep_upload) {
+		struct wp_err e2 = WP_ERR_INIT;
+		wp_s3_abort_upload(s3, op->key, upload_id, &e2);
+	}
 out:
-	for (size_t i = 0; i < np; i++)
+	/* the key's other unfinished uploads: nothing of theirs was kept, and they would stay for ever */
+	for (size_t i = 0; i < stale.n; i++) {
+		struct wp_err e3 = WP_ERR_INIT;
+		wp_s3_abort_upload(s3, stale.v[i].key, stale.v[i].id, &e3);
+	}
+	wp_s3_uploads_free(&stale);
+	for (size_t i = 0; parts && i < np; i++)
 		req_release(&parts[i]);
 	free(parts);
 	free(pp);
+	free(etags);
+	free(shas);
 	req_release(&init);
 	req_release(&fin);
 	free(upload_id);
+	free(enc_id);
 	wp_buf_free(&t);
 	wp_buf_free(&xml);
 	if (rc)
@@ -1115,7 +1444,7 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		struct wp_s3_op *op = &ops[i];
 		if (op->verb == WP_S3_PUT && op->path && op->size > WP_S3_MULTIPART_MIN && key_ok(op->key)) {
 			struct wp_err e = WP_ERR_INIT;
-			put_multipart(s3, op, parallel, &e);
+			put_multipart(s3, op, parallel, false, &e);
 			if (op->result)
 				wp_fail(err, op->result, "%s", e.msg);
 			if (done)

@@ -28,6 +28,13 @@ struct wp_s3 {
 	bool path_style;   /* ENDPOINT/BUCKET/KEY; else BUCKET.HOST/KEY (AWS) */
 	bool anonymous;    /* no AWS_ACCESS_KEY_ID: requests go unsigned (a public bucket reads so) */
 	char *acl;         /* a canned ACL sent with each PUT ("public-read"), or NULL */
+	/* set by the caller after wp_s3_open: the sha256 and/or md5 (hex; either may be NULL) of
+	 * path's [off, off + len) (net/ hashes nothing itself). With it, each part of a multipart
+	 * upload signs its sha256 (the store checks it), and a multipart upload goes on with an
+	 * unfinished one of its key, keeping each part whose size and ETag (an MD5) match its own
+	 * bytes. NULL: parts go UNSIGNED-PAYLOAD, and always afresh. */
+	int (*part_hash)(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
+			 struct wp_err *err);
 	/* private: never shown */
 	char *userpwd;     /* "KEY:SECRET" for libcurl's signer */
 	char *token;       /* AWS_SESSION_TOKEN or NULL */
@@ -67,7 +74,46 @@ struct wp_s3_op {
 	long long length;           /* HEAD/GET: the object's size */
 	char meta_sha256[65];       /* HEAD/GET: x-amz-meta-sha256, "" when none */
 	char etag[80];              /* HEAD/GET/PUT: the ETag, quotes removed */
+	int parts, parts_kept;      /* PUT in parts: how many, and how many an unfinished upload held */
+	long long kept_bytes;       /* ... the bytes of those, not sent again */
 };
+
+/* One unfinished multipart upload. */
+struct wp_s3_upload {
+	char *key, *id;
+};
+
+struct wp_s3_uploads {
+	struct wp_s3_upload *v;
+	size_t n, cap;
+};
+
+/* The unfinished multipart uploads of keys starting with prefix (ListMultipartUploads, paged).
+ * -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is no such listing. */
+int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_uploads *out, struct wp_err *err);
+void wp_s3_uploads_free(struct wp_s3_uploads *u);
+/* AbortMultipartUpload: its parts go; an upload already gone is no failure. */
+int wp_s3_abort_upload(const struct wp_s3 *s3, const char *key, const char *id, struct wp_err *err);
+/* One ListMultipartUploads page appended to out; *truncated, and where it goes on (*next_key,
+ * *next_id: malloc'd or NULL). Pure (the fuzz target drives it). -WPE_SOURCE for what is no such page. */
+int wp_s3_uploads_parse(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated, char **next_key,
+			char **next_id, struct wp_err *err);
+
+struct wp_s3_part {
+	long number;
+	long long size;
+	char etag[80];    /* quotes removed */
+};
+
+struct wp_s3_parts {
+	struct wp_s3_part *v;
+	size_t n, cap;
+};
+
+/* One ListParts page: its parts appended to out (free out->v), *truncated and the next
+ * part-number marker. Pure. -WPE_SOURCE for what is no such page. */
+int wp_s3_parts_parse(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated, long *next,
+		      struct wp_err *err);
 
 /* Called once per op as it ends (from the thread that called wp_s3_run); may be NULL. */
 typedef void wp_s3_done_fn(void *ctx, const struct wp_s3_op *op);

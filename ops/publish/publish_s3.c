@@ -6,6 +6,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "net/s3.h"
+#include "net/xfer.h"
 #include "ops/publish/bundle.h"
 #include "ops/publish/publish.h"
 #include "verify/hash.h"
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +42,7 @@ struct obj {
 	char sha256[65];
 	char md5[33];          /* "" unless hashed here */
 	bool upload;
+	bool sent;             /* put while the tree was staged (not counted as unchanged) */
 	bool placeholder;      /* a stand-in: must never go up */
 	const char *ctype;
 };
@@ -296,6 +299,9 @@ static void lines_add_dist(struct lines *l, const char *rel)
 
 /* ---- publishing ---- */
 
+struct early; /* below: the files put while the tree is staged */
+static bool early_has(const struct early *e, const char *key);
+
 struct pub {
 	const struct wp_session *s;
 	struct wp_s3 s3;
@@ -311,6 +317,7 @@ struct pub {
 	bool had_ppend;
 	bool prune;
 	struct wp_s3_report *rep;
+	const struct early *early; /* the files put while the tree was staged, or NULL */
 };
 
 static void pub_release(struct pub *p)
@@ -342,6 +349,39 @@ int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 	return rc;
 }
 
+/* net/s3.c's part_hash: the sha256 and/or md5 of a file's [off, off + len): a part's sha256 is
+ * signed as it goes up; the md5 is how an unfinished multipart upload's parts (their ETags are
+ * MD5s) are known to hold our bytes. */
+static int range_hash(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
+		      struct wp_err *err)
+{
+	struct wp_hasher h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return wp_fs_fail(err, errno, "cannot read", path);
+	int rc = wp_hasher_init(&h, (sha256_hex ? WP_HASH_SHA256 : 0) | (md5_hex ? WP_HASH_MD5 : 0), err);
+	bool inited = !rc;
+	char *buf = wp_xmalloc(1 << 20);
+	while (!rc && len > 0) {
+		ssize_t got = pread(fd, buf, (size_t)(len < (1 << 20) ? len : (1 << 20)), (off_t)off);
+		if (got <= 0) {
+			rc = got < 0 ? wp_fs_fail(err, errno, "cannot read", path) :
+				       wp_fail(err, -WPE_IO, "'%s' ended before byte %lld", path, off + len);
+			break;
+		}
+		wp_hasher_update(&h, buf, (size_t)got);
+		off += got;
+		len -= got;
+	}
+	if (!rc)
+		rc = wp_hasher_final(&h, sha256_hex, md5_hex, err);
+	if (inited)
+		wp_hasher_release(&h);
+	free(buf);
+	close(fd);
+	return rc;
+}
+
 /* Open the store, list the prefix, make the staging folder. */
 static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s3_dest *d, struct wp_s3_report *rep,
 		    struct wp_err *err)
@@ -356,6 +396,7 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 		return rc;
 	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
 		return rc;
+	p->s3.part_hash = range_hash;
 	if (p->s3.anonymous)
 		return wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			       "AWS_SECRET_ACCESS_KEY", p->s3.display);
@@ -470,7 +511,10 @@ static void on_done(void *ctx, const struct wp_s3_op *op)
 {
 	struct done_ctx *c = ctx;
 	c->n++;
-	if (!op->result)
+	if (!op->result && op->parts_kept)
+		wp_say(c->s, WP_SAY_DEBUG, "put %s (%zu/%zu): went on with an unfinished upload, %d of %d parts "
+		       "already there", op->key, c->n, c->total, op->parts_kept, op->parts);
+	else if (!op->result)
 		wp_say(c->s, WP_SAY_DEBUG, "put %s (%zu/%zu)", op->key, c->n, c->total);
 }
 
@@ -506,7 +550,9 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 			break;
 		const struct wp_s3_object *have = wp_s3_listing_find(&p->list, o->key);
 		const char *was = known_sha(&p->old, o->rel, NULL);
-		if (o->placeholder && have && have->size == o->size)
+		if (early_has(p->early, o->key) && !o->placeholder && !strcmp(sha ? sha : "", o->sha256))
+			o->sent = true; /* put while the tree was staged, these bytes (the store's, linked here) */
+		else if (o->placeholder && have && have->size == o->size)
 			o->upload = false; /* made from the listing and left alone by the writer: the object stays */
 		else if (!have || have->size != o->size)
 			o->upload = true;
@@ -532,7 +578,7 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 		if (tree->v[i].upload && tree->v[i].placeholder)
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' would go up as its stand-in; nothing was published past the "
 				     "files", tree->v[i].rel);
-		if (!tree->v[i].upload)
+		if (!tree->v[i].upload && !tree->v[i].sent)
 			p->rep->unchanged++;
 	}
 	p->rep->objects = tree->n;
@@ -564,7 +610,7 @@ static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *
 	for (size_t i = 0; i < n; i++) {
 		if (!ops[i].result) {
 			p->rep->uploaded++;
-			p->rep->uploaded_bytes += ops[i].size;
+			p->rep->uploaded_bytes += ops[i].size - ops[i].kept_bytes; /* what went over the wire */
 		}
 		free(paths[i]);
 	}
@@ -625,6 +671,26 @@ static int pub_remove(struct pub *p, const struct lines *dels, struct wp_err *er
 	}
 	free(keys);
 	free(batch);
+	return rc;
+}
+
+/* --prune: every unfinished multipart upload under the prefix goes. This run's own are finished by
+ * now; what is left is a killed or failed run's whose key this run did not put again (a key it
+ * did put went on with its upload or aborted it), and would hold its parts in the bucket for ever.
+ * A store that cannot list them (no multipart support) has none to abort. */
+static int pub_abort_uploads(struct pub *p, struct wp_err *err)
+{
+	struct wp_s3_uploads ups;
+	struct wp_err e = WP_ERR_INIT;
+	int rc = 0;
+	if (wp_s3_list_uploads(&p->s3, p->s3.prefix, &ups, &e)) {
+		wp_say(p->s, WP_SAY_DEBUG, "%s: unfinished uploads not listed: %s", p->s3.display, e.msg);
+		return 0;
+	}
+	for (size_t i = 0; i < ups.n && !rc; i++)
+		if (!(rc = wp_s3_abort_upload(&p->s3, ups.v[i].key, ups.v[i].id, err)))
+			p->rep->aborted++;
+	wp_s3_uploads_free(&ups);
 	return rc;
 }
 
@@ -692,12 +758,16 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		rc = pub_put_rank(p, &tree, r, err);
 	if (!rc && dels.n)
 		rc = pub_remove(p, &dels, err);
+	if (!rc && p->prune)
+		rc = pub_abort_uploads(p, err);
 	if (rc)
 		goto out;
 	/* what is still in the bucket and no page links: a killed run's, kept by a run without --prune */
 	for (size_t i = 0; i < pend.n; i++) {
 		char *rel = wp_xasprintf("files/%s", pend.v[i]), *key = key_of(p, rel);
-		if (!tree_has(&tree, rel) && !lines_has(&dels, rel) && wp_s3_listing_find(&p->list, key))
+		/* (a file put early that the tree did not take stays listed too, for a --prune to remove) */
+		if (!tree_has(&tree, rel) && !lines_has(&dels, rel) &&
+		    (wp_s3_listing_find(&p->list, key) || early_has(p->early, key)))
 			lines_add(&left, pend.v[i]);
 		free(rel);
 		free(key);
@@ -713,9 +783,11 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 	if (!rc && (pleft.n != ppend.n || !pthere))
 		rc = put_list(p, WP_S3_PAGES_PENDING, &pleft, &pthere, err);
 	if (!rc)
-		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged; %zu removed)",
+		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged; %zu removed%s)",
 		       p->s3.display, p->s3.endpoint, p->rep->objects, p->rep->uploaded, p->rep->uploaded_bytes,
-		       p->rep->unchanged, p->rep->deleted);
+		       p->rep->unchanged, p->rep->deleted, p->rep->aborted ? "; unfinished uploads aborted" : "");
+	if (!rc && p->rep->aborted)
+		wp_say(p->s, WP_SAY_DEBUG, "%s: %zu unfinished multipart upload(s) aborted", p->s3.display, p->rep->aborted);
 out:
 	objs_free(&tree);
 	lines_free(&dels);
@@ -726,13 +798,125 @@ out:
 	return rc;
 }
 
+/* ---- the wheels go up while the tree is staged ---- */
+
+/* A fresh file of the run's plan (its key not in the bucket) is known before the tree is staged:
+ * its key (files/PROJECT/FILENAME, as the writer places it), its bytes (the store's, which the
+ * staged tree links) and its sha256. Staging (a .metadata per wheel, the pages; about 2 s for a
+ * thousand wheels here) and uploading them then overlap. The pending list names them before the
+ * first goes up, as it names every file before it goes up. */
+struct early {
+	struct pub *p;
+	struct wp_s3_op *ops;
+	char **keys;      /* sorted, for early_has */
+	size_t n;
+	int rc;
+	struct wp_err err;
+	pthread_t thread;
+	bool threaded;
+	struct done_ctx dc;  /* its "put" lines (-v): the staging says nothing meanwhile */
+};
+
+static void *early_main(void *arg)
+{
+	struct early *e = arg;
+	e->dc = (struct done_ctx){ e->p->s, 0, e->n };
+	e->rc = wp_s3_run(&e->p->s3, e->ops, e->n, e->p->d->parallel, on_done, &e->dc, &e->err);
+	return NULL;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool early_has(const struct early *e, const char *key)
+{
+	return e && e->n && bsearch(&key, e->keys, e->n, sizeof(*e->keys), str_cmp);
+}
+
+static void early_free(struct early *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->keys[i]);
+	free(e->keys);
+	free(e->ops);
+	memset(e, 0, sizeof(*e));
+}
+
+static int early_start(struct pub *p, const struct wp_pick_run *run, struct early *e, struct wp_err *err)
+{
+	const struct wp_plan *plan = &run->plan;
+	memset(e, 0, sizeof(*e));
+	e->p = p;
+	e->ops = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*e->ops));
+	e->keys = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*e->keys));
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct wp_plan_file *f = &plan->files[i];
+		struct stat sb;
+		if (!f->path || !seg_ok(f->project) || !seg_ok(f->filename) || !f->sha256 ||
+		    !wp_sha256_hex_valid(f->sha256) || stat(f->path, &sb) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		char *rel = wp_xasprintf("files/%s/%s", f->project, f->filename), *key = key_of(p, rel);
+		bool skip = wp_s3_listing_find(&p->list, key) != NULL; /* there already: the usual rules decide */
+		for (size_t k = 0; k < e->n && !skip; k++)
+			skip = !strcmp(e->keys[k], key); /* one file, several targets */
+		if (skip) {
+			free(rel);
+			free(key);
+			continue;
+		}
+		lines_add_dist(&p->old_pending, rel);
+		free(rel);
+		e->keys[e->n] = key;
+		e->ops[e->n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = key, .path = f->path, .size = (long long)sb.st_size,
+						  .content_type = content_type(f->filename), .sha256 = f->sha256 };
+		e->n++;
+	}
+	if (!e->n)
+		return 0;
+	/* the pending list before the first file, as pub_finish puts it; pub_finish then settles it */
+	int rc = put_list(p, WP_MIRROR_PENDING, &p->old_pending, &p->had_pending, err);
+	if (rc) {
+		e->n = 0;
+		return rc;
+	}
+	if (wp_xfer_curl_start() == 0 && pthread_create(&e->thread, NULL, early_main, e) == 0)
+		e->threaded = true;
+	return 0;
+}
+
+/* Wait for the early uploads (run them here when no thread could start); sort the keys. */
+static int early_finish(struct early *e, struct wp_err *err)
+{
+	if (!e->n)
+		return 0;
+	if (e->threaded)
+		pthread_join(e->thread, NULL);
+	else
+		early_main(e);
+	e->threaded = false;
+	if (e->rc)
+		return wp_fail(err, e->rc, "%s", e->err.msg);
+	for (size_t i = 0; i < e->n; i++) {
+		e->p->rep->uploaded++;
+		e->p->rep->uploaded_bytes += e->ops[i].size - e->ops[i].kept_bytes;
+	}
+	/* the keys sorted for early_has; the ops (which point at them) are done with */
+	qsort(e->keys, e->n, sizeof(*e->keys), str_cmp);
+	return 0;
+}
+
 int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *run, const struct wp_s3_dest *d,
 			 bool prune, struct wp_s3_report *rep, struct wp_err *err)
 {
 	struct pub p;
 	int rc = pub_open(&p, s, d, rep, err);
+	struct early e = { 0 };
 	if (!rc)
 		rc = pub_seed(&p, err);
+	if (!rc)
+		rc = early_start(&p, run, &e, err);
 	if (!rc) {
 		/* the staging's own summary would name the staging folder: ours names the bucket */
 		struct wp_session quiet = *s;
@@ -741,10 +925,18 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		wp_fs_scratch_set(p.stage);
 		rc = wp_publish_mirror(&quiet, run, p.stage, prune, &rep->mirror, err);
 		wp_fs_scratch_set(NULL);
-		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s", p.s3.display, p.stage);
 	}
-	if (!rc)
+	/* whatever staging gave: the early uploads end before anything else is said or done */
+	struct wp_err e_err = WP_ERR_INIT;
+	int erc = early_finish(&e, &e_err);
+	if (!rc && erc)
+		rc = wp_fail(err, erc, "%s", e_err.msg);
+	if (!rc) {
+		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s; %zu files put meanwhile", p.s3.display, p.stage, e.n);
+		p.early = &e;
 		rc = pub_finish(&p, true, err);
+	}
+	early_free(&e);
 	pub_release(&p);
 	wp_say(s, WP_SAY_DEBUG, "%s: the staging folder removed", d->url);
 	return rc;
@@ -815,6 +1007,7 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	char **paths = NULL, **keys = NULL;
 	size_t nvol = 0, n = 0;
 	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	s3.part_hash = range_hash;
 	if (nfiles)
 		*nfiles = 0;
 	/* the URL's last segment is the bundle's name; the prefix before it is where it goes */

@@ -31,6 +31,7 @@ struct wp_s3_report {
 	size_t unchanged;               /* objects already there with the same size and sha256 */
 	size_t looked_up;               /* HEADs a listing could not settle */
 	size_t deleted;                 /* objects removed (the pages and files no longer linked) */
+	size_t aborted;                 /* --prune: unfinished multipart uploads under the prefix aborted */
 };
 
 /* What can be said before any work: the URL, endpoint and ACL as wp_s3_open takes them, and that

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_s3list.c: libFuzzer target for S3 ListObjectsV2 pages and <Error> bodies (net/s3.c). */
+/* tests/fuzz/fuzz_s3list.c: libFuzzer target for S3 ListObjectsV2, ListMultipartUploads and ListParts
+ * pages and <Error> bodies (net/s3.c). */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -22,6 +23,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(next);
 	wp_s3_listing_free(&l);
+	struct wp_s3_uploads u = { 0 };
+	char *nk = NULL, *ni = NULL;
+	rc = wp_s3_uploads_parse((const char *)data, size, &u, &truncated, &nk, &ni, &err);
+	FZ_CHECK(rc != 0 || !truncated || nk != NULL);
+	for (size_t i = 0; i < u.n; i++)
+		FZ_CHECK(u.v[i].key[0] && u.v[i].id[0]);
+	free(nk);
+	free(ni);
+	wp_s3_uploads_free(&u);
+	struct wp_s3_parts parts = { 0 };
+	long nextp = 0;
+	rc = wp_s3_parts_parse((const char *)data, size, &parts, &truncated, &nextp, &err);
+	FZ_CHECK(rc != 0 || !truncated || nextp >= 1);
+	for (size_t i = 0; i < parts.n; i++)
+		FZ_CHECK(parts.v[i].number >= 1 && parts.v[i].number <= 10000 && parts.v[i].size >= 0);
+	free(parts.v);
 	char code[64];
 	wp_s3_error_code((const char *)data, size, code, sizeof(code));
 	FZ_CHECK(strlen(code) < sizeof(code));

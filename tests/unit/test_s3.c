@@ -95,11 +95,62 @@ static void test_list_parse(void **state)
 	wp_s3_listing_free(&l);
 }
 
+/* ListMultipartUploads and ListParts pages, as Ceph RGW 16 writes them (trimmed) */
+static void test_uploads_parts_parse(void **state)
+{
+	(void)state;
+	const char *up = "<?xml version=\"1.0\"?><ListMultipartUploadsResult><Bucket>b</Bucket>"
+			 "<NextKeyMarker>p/x.whl</NextKeyMarker><NextUploadIdMarker>2~B</NextUploadIdMarker>"
+			 "<IsTruncated>true</IsTruncated>"
+			 "<Upload><Key>p/x.whl</Key><UploadId>2~A</UploadId><Initiator><ID>u</ID></Initiator></Upload>"
+			 "<Upload><Key>p/a&amp;b.whl</Key><UploadId>2~B</UploadId></Upload>"
+			 "<Upload><Key>p/no-id.whl</Key></Upload></ListMultipartUploadsResult>";
+	struct wp_s3_uploads u = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	bool trunc = false;
+	char *nk = NULL, *ni = NULL;
+	assert_int_equal(wp_s3_uploads_parse(up, strlen(up), &u, &trunc, &nk, &ni, &err), 0);
+	assert_true(trunc);
+	assert_string_equal(nk, "p/x.whl");
+	assert_string_equal(ni, "2~B");
+	assert_int_equal(u.n, 2); /* an upload without its id is none we can go on with */
+	assert_string_equal(u.v[0].id, "2~A");
+	assert_string_equal(u.v[1].key, "p/a&b.whl");
+	free(nk);
+	free(ni);
+	wp_s3_uploads_free(&u);
+	const char *bad = "<ListMultipartUploadsResult><IsTruncated>true</IsTruncated></ListMultipartUploadsResult>";
+	assert_int_equal(wp_s3_uploads_parse(bad, strlen(bad), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
+	wp_s3_uploads_free(&u);
+	free(nk);
+	free(ni);
+	const char *e = "<Error><Code>NotImplemented</Code></Error>";
+	wp_err_clear(&err);
+	assert_int_equal(wp_s3_uploads_parse(e, strlen(e), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
+	assert_non_null(strstr(err.msg, "NotImplemented"));
+
+	const char *pp = "<ListPartsResult><NextPartNumberMarker>2</NextPartNumberMarker><IsTruncated>true</IsTruncated>"
+			 "<Part><PartNumber>1</PartNumber><ETag>&quot;764efa883dda1e11db47671c4a3bbd9e&quot;</ETag>"
+			 "<Size>3</Size></Part><Part><PartNumber>0</PartNumber><ETag>\"x\"</ETag><Size>1</Size></Part>"
+			 "<Part><PartNumber>2</PartNumber><ETag>\"y\"</ETag><Size>-1</Size></Part></ListPartsResult>";
+	struct wp_s3_parts parts = { 0 };
+	long next = 0;
+	assert_int_equal(wp_s3_parts_parse(pp, strlen(pp), &parts, &trunc, &next, &err), 0);
+	assert_true(trunc);
+	assert_int_equal(next, 2);
+	assert_int_equal(parts.n, 1); /* part 0 and a negative size are no parts */
+	assert_int_equal(parts.v[0].number, 1);
+	assert_int_equal(parts.v[0].size, 3);
+	assert_string_equal(parts.v[0].etag, "764efa883dda1e11db47671c4a3bbd9e");
+	free(parts.v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_list_parse),
+		cmocka_unit_test(test_uploads_parts_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
