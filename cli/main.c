@@ -303,6 +303,8 @@ int main(int argc, char **argv)
 	int nrest = 0, i = 1, rc = 0, used;
 	const struct wp_cmd *cmd = NULL;
 	bool implicit = false;
+	/* net/ says how to give a private CA in our words (it names no option of ours) */
+	wp_net_set_private_ca_advice("give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
 
 	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
 	bool want_json = false;

@@ -442,8 +442,10 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 		return rc;
 	/* conda reads no pip configuration, but TLS settings given on the command line (a company CA,
 	 * a client certificate, a host whose certificate is not checked) hold for channels too */
-	if (o->cert)
+	if (o->cert) {
 		wp_net_set_ca_bundle(o->cert);
+		wp_net_set_ca_bundle_origin("--cert");
+	}
 	if (o->client_cert)
 		wp_net_set_client_cert(o->client_cert);
 	for (size_t i = 0; i < o->trusted_host.n; i++) {

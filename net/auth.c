@@ -129,6 +129,30 @@ const char *wp_net_ca_bundle(void)
 	return ca_bundle;
 }
 
+static char *ca_origin, *ca_advice;
+
+void wp_net_set_ca_bundle_origin(const char *given_by)
+{
+	free(ca_origin);
+	ca_origin = given_by && *given_by ? wp_xstrdup(given_by) : NULL;
+}
+
+void wp_net_set_private_ca_advice(const char *advice)
+{
+	free(ca_advice);
+	ca_advice = advice && *advice ? wp_xstrdup(advice) : NULL;
+}
+
+const char *wp_net_ca_bundle_origin(void)
+{
+	return ca_origin ? ca_origin : "as the CA bundle";
+}
+
+const char *wp_net_private_ca_advice(void)
+{
+	return ca_advice ? ca_advice : "give its PEM file as the CA bundle (WHEELPICK_CA_BUNDLE)";
+}
+
 void wp_net_set_client_cert(const char *path)
 {
 	free(client_cert);
@@ -172,6 +196,7 @@ bool wp_net_host_trusted(const char *url)
 void wp_net_cred_clear(void)
 {
 	wp_net_set_ca_bundle(NULL);
+	wp_net_set_ca_bundle_origin(NULL);
 	wp_net_set_client_cert(NULL);
 	for (size_t i = 0; i < n_trusted; i++)
 		free(trusted[i]);

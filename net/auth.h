@@ -39,6 +39,13 @@ void wp_net_url_host(const char *url, char *out, size_t cap);
  * certificate is not checked. Strings are copied. */
 void wp_net_set_ca_bundle(const char *path);
 const char *wp_net_ca_bundle(void);
+/* The caller's words: where the CA bundle came from ("--cert", "PIP_CERT", a pip.conf), named when
+ * it cannot be read, and how to give a private CA, said when a certificate is refused. NULL: net/'s
+ * own plain words. Strings are copied. */
+void wp_net_set_ca_bundle_origin(const char *given_by);
+void wp_net_set_private_ca_advice(const char *advice);
+const char *wp_net_ca_bundle_origin(void);
+const char *wp_net_private_ca_advice(void);
 void wp_net_set_client_cert(const char *path);
 const char *wp_net_client_cert(void);
 void wp_net_trust_host(const char *host);

@@ -138,11 +138,12 @@ static long long env_ll(const char *name, long long dflt, long long lo, long lon
 static const char *env_ca_bundle(char *bad, size_t badsz)
 {
 	static const char *const vars[] = { "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE" };
-	const char *given = wp_net_ca_bundle(); /* --cert, PIP_CERT, pip.conf's cert */
+	const char *given = wp_net_ca_bundle(); /* the command line's, PIP_CERT, pip.conf's cert */
 	if (given) {
 		struct stat sb;
 		if (stat(given, &sb) < 0 || !S_ISREG(sb.st_mode) || access(given, R_OK) < 0)
-			snprintf(bad, badsz, "the CA bundle '%.200s' (--cert) is not a readable file of PEM certificates", given);
+			snprintf(bad, badsz, "the CA bundle '%.200s' (%s) is not a readable file of PEM certificates", given,
+				 wp_net_ca_bundle_origin());
 		return given;
 	}
 	for (size_t i = 0; i < WP_ARRAY_LEN(vars); i++) {
@@ -774,8 +775,8 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect from https to '%s' (%s)", x->verb, x->url,
 		     to ? to : "?", reason);
 	} else if (cc == CURLE_PEER_FAILED_VERIFICATION) {
-		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, give its PEM file with --cert or WHEELPICK_CA_BUNDLE)",
-		     x->verb, x->url, reason);
+		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, %s)", x->verb, x->url, reason,
+		     wp_net_private_ca_advice());
 	} else if (transient_curl(cc)) {
 		snprintf(s->why, sizeof(s->why), "%s", reason);
 		/* a stall earns no free resume, or a slow drip would take FREE_RESUMES timeouts */

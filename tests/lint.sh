@@ -160,11 +160,9 @@ echo "lint: no include circles"
 # Below cli/ and ops/, no command-line words: a string in base/ resolver/ index/ net/ verify/
 # cache/ env/ that names one of wheelpick's long options (read from cli/'s option tables) fails.
 # Advice names a reason (resolver/ask.h) and cli/ gives the words ("--cuda cpu"). Allowed: the
-# requirements-file options resolver/reqfile.c reads (pip's syntax, which shares names with ours),
-# and net/xfer.c's --cert advice (net/ may not include resolver/ask.h; to be moved up).
+# requirements-file options resolver/reqfile.c reads (pip's syntax, which shares names with ours).
 flag_allowed=(
 	"resolver/reqfile.c: trusted-host index-url extra-index-url find-links no-index pre require-hashes"
-	"net/xfer.c: cert"
 )
 flags=$(sed -n 's/.*{ *"\([a-z0-9-]*\)", *\([0-9]*\|'"'"'.'"'"'\), *\(NULL\|"\([^"]*\)"\), *WP_OPT_.*/\1|\4/p' cli/*.c | tr '|' '\n' | grep . | sort -u | paste -sd'|')
 flag_bad=$(perl -e '

@@ -366,8 +366,10 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		free(pc.where[k]);
 	}
 
-	if (c->cert)
+	if (c->cert) {
 		wp_net_set_ca_bundle(c->cert);
+		wp_net_set_ca_bundle_origin(g->cert ? "--cert" : env("PIP_CERT") ? "PIP_CERT" : "pip.conf's cert");
+	}
 	if (c->client_cert)
 		wp_net_set_client_cert(c->client_cert);
 	for (size_t i = 0; i < c->trusted_host.n; i++)

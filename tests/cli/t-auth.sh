@@ -198,6 +198,13 @@ expect_exit 0 "--cert CA.pem" wp torchvision==0.9.0 "${T[@]}" --dry-run --index 
 keep tls-cert
 expect_exit 0 "PIP_CERT" env PIP_CERT="$C/ca.pem" "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh --index "$SU"
 keep tls-pipcert
+# a CA bundle that cannot be read is named with where it came from
+expect_exit 2 "PIP_CERT that is no file: exit 2 (a setting to mend)" env PIP_CERT="$TMP/nosuch.pem" "$WHEELPICK" torchvision==0.9.0 "${T[@]}" \
+	--dry-run --refresh --index "$SU"
+expect_grep "names PIP_CERT as where the bundle came from" "nosuch.pem' \\(PIP_CERT\\) is not a readable file" "$TMP/err"
+expect_exit 2 "--cert that is no file: exit 2" env -u PIP_CERT "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh \
+	--index "$SU" --cert "$TMP/nosuch.pem"
+expect_grep "names --cert as where the bundle came from" "nosuch.pem' \\(--cert\\) is not a readable file" "$TMP/err"
 expect_exit 0 "WHEELPICK_CA_BUNDLE before PIP_CERT" env WHEELPICK_CA_BUNDLE="$C/ca.pem" PIP_CERT=/dev/null \
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh --index "$SU"
 keep tls-wpca
