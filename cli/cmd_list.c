@@ -470,7 +470,7 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			     o.index_strategy);
 		goto out;
 	}
-	struct wp_list_opts lo = { .conda = o.conda, .mark = marked ? &t : NULL, .policy = &policy };
+	struct wp_list_job lo = { .conda = o.conda, .mark = marked ? &t : NULL, .policy = &policy };
 	if ((rc = wp_list_project(&cat, pos.v[0], &lo, &l, err)))
 		goto out;
 	if (!l.n)

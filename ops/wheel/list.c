@@ -21,7 +21,7 @@ static char *dup(const char *s)
 
 struct collect {
 	struct wp_list *l;
-	const struct wp_list_opts *o;
+	const struct wp_list_job *o;
 	WP_VEC_OF(, long long) rank;
 };
 
@@ -123,7 +123,7 @@ static void mark_fits(const char *project, struct wp_list *l, const struct wp_ta
 	wp_tagset_release(&ts);
 }
 
-int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp_list_opts *o, struct wp_list *out,
+int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp_list_job *o, struct wp_list *out,
 		    struct wp_err *err)
 {
 	struct wp_buf name = WP_BUF_INIT;

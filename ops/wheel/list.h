@@ -31,14 +31,14 @@ struct wp_list {
 	size_t n_shadowed;
 };
 
-struct wp_list_opts {
+struct wp_list_job {
 	bool conda;
 	const struct wp_target *mark;          /* NULL: mark nothing */
 	const struct wp_resolve_opts *policy;  /* the sources in play, as pick would take them (may be NULL) */
 };
 
 /* The files of project (a name as the user wrote it; normalised here for wheels). */
-int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp_list_opts *o, struct wp_list *out,
+int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp_list_job *o, struct wp_list *out,
 		    struct wp_err *err);
 void wp_list_release(struct wp_list *l);
 
