@@ -144,6 +144,22 @@ static inline int jf_pristine_make(char *dir, size_t size)
 	return 0;
 }
 
+/* This program's generated sources: made once by the cmocka group setup (jf_group_setup), copied
+ * into each test's world (jf_world_init(&w, jf_pristine)), removed by jf_group_teardown. */
+static char jf_pristine[128] __attribute__((unused));
+
+static inline int jf_group_setup(void **state)
+{
+	(void)state;
+	return jf_pristine_make(jf_pristine, sizeof(jf_pristine));
+}
+
+static inline int jf_group_teardown(void **state)
+{
+	(void)state;
+	return test_tmpdir_remove(jf_pristine);
+}
+
 /* A fresh world over the group's sources: a temp folder of its own, a session over its catalog
  * and cache that keeps every message (max age one hour: a source is crawled once per test, then
  * read from the catalog, as a user's second run would). */

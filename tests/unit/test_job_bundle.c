@@ -19,7 +19,6 @@
 #include "ops/publish/publish.h"
 #include "ops/verify/outputs.h"
 
-static char pristine[128];
 
 struct fx {
 	struct jf_world w;
@@ -30,7 +29,7 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	jf_world_init(&x->w, pristine);
+	jf_world_init(&x->w, jf_pristine);
 	x->err = (struct wp_err)WP_ERR_INIT;
 	jf_pick_init(&x->p, &x->w, "torch==1.8.0", (const char *[]){ "11.2", NULL });
 	*state = x;
@@ -170,16 +169,6 @@ static void test_damaged_bundle_is_found(void **state)
 	free(out);
 }
 
-static int group_setup(void **state)
-{
-	return jf_pristine_make(pristine, sizeof(pristine));
-}
-
-static int group_teardown(void **state)
-{
-	return test_tmpdir_remove(pristine);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,5 +178,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conda_bundle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_bundle_is_found, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("job_bundle", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("job_bundle", tests, jf_group_setup, jf_group_teardown);
 }

@@ -19,7 +19,6 @@
 
 #define PT_CU111 "pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"
 
-static char pristine[128];
 
 struct fx {
 	struct jf_world w;
@@ -32,7 +31,7 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	jf_world_init(&x->w, pristine);
+	jf_world_init(&x->w, jf_pristine);
 	x->err = (struct wp_err)WP_ERR_INIT;
 	x->dest = jf_path(&x->w, "local");
 	*state = x;
@@ -198,16 +197,6 @@ static void test_missing_package(void **state)
 	assert_false(x->res.wrote);
 }
 
-static int group_setup(void **state)
-{
-	return jf_pristine_make(pristine, sizeof(pristine));
-}
-
-static int group_teardown(void **state)
-{
-	return test_tmpdir_remove(pristine);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,5 +207,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hash_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_package, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("job_conda", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("job_conda", tests, jf_group_setup, jf_group_teardown);
 }

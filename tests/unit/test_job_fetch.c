@@ -23,7 +23,6 @@
 #define TORCH_PATH "/whl/cu111/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl"
 #define TORCH_FILE "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
 
-static char pristine[128];
 
 struct fx {
 	struct jf_world w;
@@ -36,7 +35,7 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	jf_world_init(&x->w, pristine);
+	jf_world_init(&x->w, jf_pristine);
 	jf_serve(&x->w, &x->srv);
 	x->err = (struct wp_err)WP_ERR_INIT;
 	x->index = wp_xasprintf("%ssimple/", x->srv.base);
@@ -176,16 +175,6 @@ static void test_http_other_bytes(void **state)
 	assert_null(obj);
 }
 
-static int group_setup(void **state)
-{
-	return jf_pristine_make(pristine, sizeof(pristine));
-}
-
-static int group_teardown(void **state)
-{
-	return test_tmpdir_remove(pristine);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,5 +184,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_http_drop_resumed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http_other_bytes, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("job_fetch", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("job_fetch", tests, jf_group_setup, jf_group_teardown);
 }

@@ -20,7 +20,6 @@
 
 #define TORCH_CU111 "torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl"
 
-static char pristine[128];
 
 struct fx {
 	struct jf_world w;
@@ -33,7 +32,7 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	jf_world_init(&x->w, pristine);
+	jf_world_init(&x->w, jf_pristine);
 	x->err = (struct wp_err)WP_ERR_INIT;
 	x->dir = jf_path(&x->w, "mirror");
 	jf_pick_init(&x->p, &x->w, "torchvision==0.9.0", (const char *[]){ "11.2", "cpu", NULL });
@@ -169,16 +168,6 @@ static void test_mirror_damage_is_found(void **state)
 	free(f);
 }
 
-static int group_setup(void **state)
-{
-	return jf_pristine_make(pristine, sizeof(pristine));
-}
-
-static int group_teardown(void **state)
-{
-	return test_tmpdir_remove(pristine);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,5 +176,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mirror_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mirror_damage_is_found, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("job_mirror", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("job_mirror", tests, jf_group_setup, jf_group_teardown);
 }

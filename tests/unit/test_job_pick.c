@@ -16,7 +16,6 @@
 #include "ops/verify/outputs.h"
 #include "ops/wheel/pick.h"
 
-static char pristine[128];
 
 struct fx {
 	struct jf_world w;
@@ -38,7 +37,7 @@ static void job_for(struct fx *x, const char *index, const char *cuda, const cha
 static int setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	jf_world_init(&x->w, pristine);
+	jf_world_init(&x->w, jf_pristine);
 	x->err = (struct wp_err)WP_ERR_INIT;
 	*state = x;
 	return 0;
@@ -306,16 +305,6 @@ static void test_plan_needs_a_package(void **state)
 	assert_false(jf_exists(x->w.catalog));
 }
 
-static int group_setup(void **state)
-{
-	return jf_pristine_make(pristine, sizeof(pristine));
-}
-
-static int group_teardown(void **state)
-{
-	return test_tmpdir_remove(pristine);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,5 +319,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_proves_what_it_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_needs_a_package, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("job_pick", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("job_pick", tests, jf_group_setup, jf_group_teardown);
 }

@@ -17,7 +17,6 @@
 #include "ops/core/targets.h"
 #include "ops/wheel/resolve.h"
 
-static char pristine[128];
 
 struct fx {
 	struct jf_world w;
@@ -33,7 +32,7 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
-	jf_world_init(&x->w, pristine);
+	jf_world_init(&x->w, jf_pristine);
 	x->err = (struct wp_err)WP_ERR_INIT;
 	x->o.indexes = &x->indexes;
 	*state = x;
@@ -207,16 +206,6 @@ static void test_bad_requirement(void **state)
 	assert_non_null(strstr(x->err.msg, "torch[cuda"));
 }
 
-static int group_setup(void **state)
-{
-	return jf_pristine_make(pristine, sizeof(pristine));
-}
-
-static int group_teardown(void **state)
-{
-	return test_tmpdir_remove(pristine);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,5 +215,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dependency_source_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requirement, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("job_resolve", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("job_resolve", tests, jf_group_setup, jf_group_teardown);
 }
