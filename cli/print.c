@@ -2,7 +2,6 @@
 #include "cli/print.h"
 #include "base/buf.h"
 #include "base/json.h"
-#include "base/nameindex.h"
 #include "cli/progress.h"
 #include "net/auth.h"
 #include "ops/wheel/pick.h"
@@ -68,19 +67,17 @@ void wp_print_plan_total_sized(const struct wp_plan *plan, const long long *show
 {
 	size_t files = 0, unknown = 0;
 	long long bytes = 0;
-	struct wp_name_index seen = { 0 }; /* a file several targets share counts once */
+	bool *first = wp_plan_first_of_url(plan, &files); /* a file several targets share counts once */
 	for (size_t i = 0; i < plan->n; i++) {
-		if (wp_name_index_find(&seen, plan->files[i].url) != WP_NAME_NONE)
+		if (!first[i])
 			continue;
-		wp_name_index_push(&seen, plan->files[i].url);
-		files++;
 		long long size = shown ? shown[i] : plan->files[i].size;
 		if (size >= 0)
 			bytes += size;
 		else
 			unknown++;
 	}
-	wp_name_index_free(&seen);
+	free(first);
 	char h[32];
 	wp_progress_human(h, sizeof(h), (double)bytes);
 	if (unknown == files && !shown)

@@ -1424,3 +1424,19 @@ void wp_plan_release(struct wp_plan *plan)
 	rejects_free(plan->failed_rejects, plan->n_failed_rejects);
 	memset(plan, 0, sizeof(*plan));
 }
+
+bool *wp_plan_first_of_url(const struct wp_plan *plan, size_t *distinct)
+{
+	bool *first = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*first));
+	struct wp_name_index seen = { 0 };
+	*distinct = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		if (wp_name_index_find(&seen, plan->files[i].url) != WP_NAME_NONE)
+			continue;
+		wp_name_index_push(&seen, plan->files[i].url);
+		first[i] = true;
+		(*distinct)++;
+	}
+	wp_name_index_free(&seen);
+	return first;
+}

@@ -122,4 +122,8 @@ int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t 
 	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err);
 void wp_plan_release(struct wp_plan *plan);
 
+/* Which files of plan are the first with their URL (a file several targets share counts once):
+ * an array of plan->n flags, the caller's to free; *distinct gets how many are set. */
+bool *wp_plan_first_of_url(const struct wp_plan *plan, size_t *distinct);
+
 #endif

@@ -335,3 +335,18 @@ bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum w
 	}
 	return wp_cuda_runs_on_driver(major, minor, &d, win, t->cuda_strict, how, why);
 }
+
+const char *wp_accel_word(enum wp_accel a)
+{
+	switch (a) {
+	case WP_ACCEL_CUDA:
+		return "cuda";
+	case WP_ACCEL_ROCM:
+		return "rocm";
+	case WP_ACCEL_XPU:
+		return "xpu";
+	case WP_ACCEL_CPU:
+		break;
+	}
+	return "cpu";
+}

@@ -14,6 +14,9 @@ enum wp_accel {
 	WP_ACCEL_XPU,      /* asked for Intel GPU builds (--xpu) */
 };
 
+/* "cuda", "cpu", "rocm" or "xpu": the accelerator as JSON and pylock.toml name it. */
+const char *wp_accel_word(enum wp_accel a);
+
 #define WP_TARGET_MAX_GPUS 16
 struct wp_target {
 	/* Python: cp38 is impl "cp", py_major 3, py_minor 8. abi is "" for the default (cp38,

@@ -436,20 +436,6 @@ static const char *target_variant(const struct wp_plan *plan, size_t t)
 	return any;
 }
 
-static const char *accel_word(const struct wp_target *t)
-{
-	switch (t->accel) {
-	case WP_ACCEL_CUDA:
-		return "cuda";
-	case WP_ACCEL_ROCM:
-		return "rocm";
-	case WP_ACCEL_XPU:
-		return "xpu";
-	default:
-		return "cpu";
-	}
-}
-
 static int pylock_tool_table(const struct wp_plan *plan, const struct targets *ts, const bool *in, struct wp_buf *b,
 			     struct wp_err *err)
 {
@@ -465,7 +451,7 @@ static int pylock_tool_table(const struct wp_plan *plan, const struct targets *t
 		wp_buf_addstr(b, "\n[[tool.wheelpick.targets]]\n");
 		toml_key_str(b, "marker", ts->marker[t], &rc, err);
 		toml_key_str(b, "description", ts->desc[t], &rc, err);
-		toml_key_str(b, "accelerator", accel_word(tg), &rc, err);
+		toml_key_str(b, "accelerator", wp_accel_word(tg->accel), &rc, err);
 		if (tg->accel == WP_ACCEL_CUDA) {
 			snprintf(v, sizeof(v), "%d.%d", tg->cuda_major, tg->cuda_minor);
 			toml_key_str(b, "cuda", v, &rc, err);

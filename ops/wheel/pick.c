@@ -22,20 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *accel_name(const struct wp_target *t)
-{
-	switch (t->accel) {
-	case WP_ACCEL_CUDA:
-		return "cuda";
-	case WP_ACCEL_ROCM:
-		return "rocm";
-	case WP_ACCEL_XPU:
-		return "xpu";
-	default:
-		return "cpu";
-	}
-}
-
 static void json_target(struct wp_json *j, const struct wp_target *t)
 {
 	char b[32];
@@ -43,7 +29,7 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 	snprintf(b, sizeof(b), "%d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	wp_json_kstr(j, "python", b);
 	wp_json_kstr(j, "platform", t->platform);
-	wp_json_kstr(j, "accelerator", accel_name(t));
+	wp_json_kstr(j, "accelerator", wp_accel_word(t->accel));
 	wp_json_key(j, "cuda");
 	if (t->accel == WP_ACCEL_CUDA) {
 		snprintf(b, sizeof(b), "%d.%d", t->cuda_major, t->cuda_minor);
@@ -522,18 +508,14 @@ static int mark_incomplete(const struct wp_session *s, const struct wp_plan *pla
 	size_t missing = 0, files = 0;
 	wp_buf_addstr(&b, "This wheelhouse is incomplete: these files of the last pick failed their checks or could not be\n"
 			  "fetched, so no requirements.txt was written for it. Run the pick again once the cause is fixed.\n");
-	struct wp_name_index seen = { 0 }; /* a file several targets share counts once */
+	bool *first = wp_plan_first_of_url(plan, &files); /* a file several targets share counts once */
 	for (size_t i = 0; i < plan->n; i++) {
-		if (wp_name_index_find(&seen, plan->files[i].url) != WP_NAME_NONE)
-			continue;
-		wp_name_index_push(&seen, plan->files[i].url);
-		files++;
-		if (!plan->files[i].path) {
+		if (first[i] && !plan->files[i].path) {
 			missing++;
 			wp_buf_printf(&b, "  %s (%s)\n", plan->files[i].filename, plan->files[i].url);
 		}
 	}
-	wp_name_index_free(&seen);
+	free(first);
 	char *path = wp_xasprintf("%s/INCOMPLETE.txt", dir), *req = wp_xasprintf("%s/requirements.txt", dir);
 	int rc = wp_atomic_write(path, b.data, b.len, err);
 	struct stat st;
