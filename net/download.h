@@ -7,32 +7,9 @@
 
 #include "base/err.h"
 #include "net/http.h"
+#include "net/transfer.h"
 
 #include <stddef.h>
-
-/* Append n bytes to the sink. 0, or -WPE_* with details in err (it stops this download). */
-typedef int wp_dl_write_fn(void *ctx, const void *p, size_t n, struct wp_err *err);
-/* Drop everything past offset (only 0 is asked for today) so writing continues there. */
-typedef int wp_dl_reset_fn(void *ctx, long long offset, struct wp_err *err);
-/* The bytes from offset 0 on come, from now, under this validator (a strong ETag or a Last-Modified
- * date; NULL: none): called before the first of them reaches write, so that a sink that keeps its
- * bytes across runs can keep it beside them, written first. */
-typedef void wp_dl_validated_fn(void *ctx, const char *validator);
-/* Called at most every WP_DL_PROGRESS_MS per download, and once when each one ends.
- * total is -1 while unknown. */
-typedef void wp_dl_progress_fn(void *pctx, size_t index, long long received, long long total);
-/* Called when a download ends (result 0 or -WPE_*) while others may still run, so the caller can
- * start on it (checking, storing) without waiting for the slowest; at most once per download,
- * and not at all for some that fail before the run starts. It runs on the transferring thread:
- * hand long work elsewhere, and check every result once the run returns. */
-typedef void wp_dl_ended_fn(void *ectx, size_t index, int result);
-
-/* Hosts that cap each response's speed (CDNs do) reward parallel transfers; 8 connections to one
- * HTTP/1.1 host is what download managers use by default, and HTTP/2 multiplexes them onto one.
- * (uv allows 50 at once, curl --parallel 50, browsers 6 per host.) */
-#define WP_DL_PARALLEL     16
-#define WP_DL_PER_HOST     8
-#define WP_DL_PROGRESS_MS  200
 
 struct wp_download {
 	/* the request */

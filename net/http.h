@@ -7,46 +7,10 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "net/transfer.h"
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#ifndef WP_VERSION
-#define WP_VERSION "0.1.0"
-#endif
-#define WP_NET_USER_AGENT "wheelpick/" WP_VERSION
-
-/* Defaults; a zero field in struct wp_net_policy takes these. $WHEELPICK_TIMEOUT (seconds, 1 to
- * 86400) replaces both timeouts for fields left at zero (and so scales the overall deadline and caps
- * Retry-After), and $WHEELPICK_RETRY_BASE_MS the first backoff. A value that is not a number in
- * range fails every transfer with -WPE_USAGE naming the variable, as does a $WHEELPICK_CA_BUNDLE
- * that is not a readable file for an https transfer. */
-#define WP_NET_CONNECT_TIMEOUT_S 15L
-#define WP_NET_LOW_SPEED_TIME_S  30L   /* abort when slower than ... */
-#define WP_NET_LOW_SPEED_BYTES   1L    /* ... this many bytes per second for that long */
-/* The overall deadline of one transfer, its retries and waits included: after a grace of this many
- * stall times (300 s by default), it must have averaged WP_NET_MIN_RATE bytes a second, or it is
- * given up. A server that drips a byte a second stays above the stall limit for ever; this
- * ends it. (A 2.5 GB wheel at 8 KiB/s would take 3.5 days: such a link fails here.) */
-#define WP_NET_DEADLINE_GRACE    10L
-#define WP_NET_MIN_RATE          8192L
-/* A Retry-After longer than this (or than $WHEELPICK_TIMEOUT, if smaller) is cut to it, and a
- * failure says what the server asked for. */
-#define WP_NET_RETRY_AFTER_CAP_S 30L
-#define WP_NET_TRIES             3
-#define WP_NET_RETRY_BASE_MS     200L
-#define WP_NET_MAX_REDIRECTS     10L
-#define WP_HTTP_MAX_DEFAULT     ((size_t)64 << 20)
-
-/* How hard to try one transfer. Zero means the default above. */
-struct wp_net_policy {
-	long connect_timeout_s;
-	long low_speed_time_s;
-	long low_speed_bytes;
-	int max_tries;          /* attempts in all, the first one included */
-	long deadline_grace_s;  /* 0: WP_NET_DEADLINE_GRACE stall times */
-	long min_rate;          /* bytes/s averaged past the grace; 0: WP_NET_MIN_RATE */
-};
 
 struct wp_http_req {
 	const char *url;            /* http://, https:// or file:// */

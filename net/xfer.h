@@ -6,8 +6,7 @@
 #define WP_NET_XFER_H
 
 #include "base/err.h"
-#include "net/download.h"
-#include "net/http.h"
+#include "net/transfer.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,6 +11,7 @@
 
 #include "base/err.h"
 #include "base/vec.h"
+#include "ops/conda/picks.h"
 #include "ops/core/session.h"
 #include "ops/core/targets.h"
 #include "ops/wheel/locks.h"
@@ -26,13 +27,6 @@ struct wp_conda_job {
 	const char *dest;            /* the channel to write; NULL: resolve only (a dry run) */
 	const char *locks_dir;       /* where its locks go; NULL: in dest, beside the subdirs (a bundle
 	                              * keeps them outside its channel/ folder) */
-};
-
-struct wp_conda_pick {
-	const struct wp_conda_candidate *c;  /* into the result's records */
-	const char *channel;                 /* the channel's base URL (the result's records own it) */
-	char *reason, *required_by, *variant;
-	size_t target;
 };
 
 struct wp_conda_result {

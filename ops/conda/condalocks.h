@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "ops/conda/conda.h"
+#include "ops/conda/picks.h"
 #include "ops/wheel/locks.h"
 
 struct wp_conda_lock_input {

@@ -34,27 +34,6 @@ void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *
 	rep->n_fatal += fatal;
 }
 
-void wp_verify_report_release(struct wp_verify_report *rep)
-{
-	for (size_t i = 0; i < rep->n_problems; i++) {
-		free(rep->problems[i].path);
-		free(rep->problems[i].what);
-	}
-	free(rep->problems);
-	memset(rep, 0, sizeof(*rep));
-}
-
-const char *wp_verify_kind_name(enum wp_verify_kind kind)
-{
-	static const char *const names[] = {
-		[WP_VERIFY_NONE] = "nothing", [WP_VERIFY_WHEEL] = "wheel",
-		[WP_VERIFY_CONDA_PKG] = "conda package", [WP_VERIFY_WHEELHOUSE] = "wheelhouse",
-		[WP_VERIFY_MIRROR] = "mirror", [WP_VERIFY_CHANNEL] = "conda channel",
-		[WP_VERIFY_BUNDLE] = "bundle", [WP_VERIFY_LOCK] = "pylock.toml",
-	};
-	return (unsigned)kind < WP_ARRAY_LEN(names) ? names[kind] : "nothing";
-}
-
 /* ---- small helpers ---- */
 
 bool vo_ends_with(const char *s, const char *suffix)

@@ -10,7 +10,7 @@
 
 #include "base/err.h"
 #include "base/vec.h"
-#include "ops/verify/outputs.h"
+#include "ops/verify/report.h"
 #include "verify/hash.h"
 
 #define VO_PAGE_MAX ((size_t)256 << 20)

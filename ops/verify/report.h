@@ -1,0 +1,47 @@
+/* ops/verify/report.h: what a verification found: the kind of thing checked, its problems (each naming
+ * its file) and counts. Every verifier of the room adds to one (ops/verify/common.h's vo_problem_add).
+ * Ownership: the report owns its problems and their strings (wp_verify_report_release). */
+#ifndef WP_OPS_VERIFY_REPORT_H
+#define WP_OPS_VERIFY_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum wp_verify_kind {
+	WP_VERIFY_NONE = 0,
+	WP_VERIFY_WHEEL,       /* one .whl */
+	WP_VERIFY_CONDA_PKG,   /* one .conda or .tar.bz2 */
+	WP_VERIFY_WHEELHOUSE,  /* a directory of wheels with requirements.txt */
+	WP_VERIFY_MIRROR,      /* DIR/simple/... (PEP 503, 691, 658) */
+	WP_VERIFY_CHANNEL,     /* a conda channel, or one subdir of it */
+	WP_VERIFY_BUNDLE,      /* .tar.zst / .tar.gz made by wp_bundle_write */
+	WP_VERIFY_LOCK,        /* pylock.toml / pylock.NAME.toml (PEP 751), and the local files it names */
+};
+
+struct wp_verify_problem {
+	char *path;   /* where: a file, a page, "requirements.txt:12"; inside a bundle BUNDLE:member */
+	char *what;   /* lower case, no full stop: "sha256 is 3b5c..., the page says 9f2a..." */
+	bool fatal;   /* false for a note that is no integrity failure (pages mid-update) */
+};
+
+/* Counts and problems add up over calls; start from WP_VERIFY_REPORT_INIT. */
+struct wp_verify_report {
+	enum wp_verify_kind kind;   /* what the last path was */
+	struct wp_verify_problem *problems;
+	size_t n_problems, cap_problems;
+	size_t n_fatal;
+	size_t files;   /* files whose bytes were hashed */
+	size_t wheels;  /* wheels checked against RECORD, WHEEL and METADATA */
+	size_t pages;   /* index pages and repodata files read */
+	size_t links;   /* links, requirement lines and repodata records checked */
+	size_t packages; /* conda packages hashed (of files) */
+};
+
+#define WP_VERIFY_REPORT_INIT { 0 }
+
+void wp_verify_report_release(struct wp_verify_report *rep);
+
+/* "wheel", "wheelhouse", "mirror", ... for messages. */
+const char *wp_verify_kind_name(enum wp_verify_kind kind);
+
+#endif
