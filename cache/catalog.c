@@ -1273,8 +1273,8 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 			sqlite3_bind_text(q, 1, wp_buf_cstr(&key), -1, SQLITE_STATIC);
 			if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) && strcmp(col_text(q, 0), sha256) != 0)
 				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of "
-					     "that name; check the source, then 'wheelpick trust' accepts it", url, sha256,
-					     col_text(q, 0));
+					     "that name; check the source, then %s", url, sha256, col_text(q, 0),
+					     wp_ask_words(cat->asks, WP_ASK_TRUST));
 		}
 		sqlite3_finalize(q);
 		wp_buf_free(&key);
@@ -1287,7 +1287,7 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 	wp_buf_free(&key);
 	if (first) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of that name; "
-			     "check the source, then 'wheelpick trust' accepts it", url, sha256, first);
+			     "check the source, then %s", url, sha256, first, wp_ask_words(cat->asks, WP_ASK_TRUST));
 		free(first);
 		goto out;
 	}

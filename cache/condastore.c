@@ -3,10 +3,11 @@
 #include "cache/condastore.h"
 #include "base/arena.h"
 #include "base/mem.h"
+#include "base/url.h"
 #include "base/vec.h"
 #include "cache/condabatch.h"
 #include "cache/condapack.h"
-#include "base/url.h"
+#include "resolver/ask.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -55,8 +56,8 @@ struct row {
 
 static int damaged(struct wp_catalog *cat, struct wp_err *err, const char *what, const char *name)
 {
-	return wp_fail(err, -WPE_CATALOG, "catalog '%s': the %s of '%s' are damaged; remove the catalog and run "
-				       "'wheelpick update' again", cat->path, what, name);
+	return wp_fail(err, -WPE_CATALOG, "catalog '%s': the %s of '%s' are damaged; remove the catalog and %s", cat->path,
+		       what, name, wp_ask_words(cat->asks, WP_ASK_UPDATE));
 }
 
 static int prepare(struct wp_catalog *cat, struct wp_err *err)

@@ -32,6 +32,8 @@ const struct wp_asks wp_cli_asks = { .words = {
 	[WP_ASK_INTERPRETER] = "--python PATH",
 	[WP_ASK_ROCM_AS] = "give --rocm",
 	[WP_ASK_PROFILE] = "detect --json",
+	[WP_ASK_TRUST] = "run 'wheelpick trust'",
+	[WP_ASK_UPDATE] = "run 'wheelpick update'",
 } };
 
 static double now(void)

@@ -180,7 +180,7 @@ static int read_profile(const char *path, const struct wp_asks *asks, struct wp_
 		return wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
 	if (rc && errno == ETIMEDOUT) /* a FIFO nobody writes to: it would have blocked */
 		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': it is a FIFO or device and nothing came from it; "
-					       "give the file 'wheelpick %s' wrote", path, wp_ask_words(asks, WP_ASK_PROFILE));
+					       "give the file that the %s command wrote", path, wp_ask_words(asks, WP_ASK_PROFILE));
 	if (rc)
 		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
 	return 0;

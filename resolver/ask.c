@@ -17,6 +17,8 @@ static const char *const plain[WP_ASK_N] = {
 	[WP_ASK_INTERPRETER] = "its path",
 	[WP_ASK_ROCM_AS] = "ask for ROCm",
 	[WP_ASK_PROFILE] = "detect",
+	[WP_ASK_TRUST] = "accept its new hash",
+	[WP_ASK_UPDATE] = "read the indexes again",
 };
 
 const char *wp_ask_words(const struct wp_asks *asks, enum wp_ask a)

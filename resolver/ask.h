@@ -19,7 +19,9 @@ enum wp_ask {
 	WP_ASK_PYTHON,   /* a Python version */
 	WP_ASK_INTERPRETER, /* an interpreter, by its path */
 	WP_ASK_ROCM_AS,  /* the words before a ROCm version the message gives ("give --rocm" 6.4) */
-	WP_ASK_PROFILE,  /* what writes a profile, after "wheelpick " ("detect --json") */
+	WP_ASK_PROFILE,  /* what writes a profile ("detect --json") */
+	WP_ASK_TRUST,    /* accepting a file's new bytes once the source is checked */
+	WP_ASK_UPDATE,   /* reading the indexes and channels into the catalog again */
 	WP_ASK_N
 };
 

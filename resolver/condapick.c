@@ -454,7 +454,8 @@ static void check(const struct wp_conda_candidate *k, struct cand *c, const stru
 	if (k->hash_conflict) {
 		c->rej = REJ_HASH;
 		wp_buf_printf(&c->why, "the channel now gives sha256 %.12s... but %.12s... was seen first; check the "
-				       "source, then run 'wheelpick trust'", k->sha256 ? k->sha256 : "?", k->hash_conflict);
+				       "source, then %s", k->sha256 ? k->sha256 : "?", k->hash_conflict,
+			      wp_ask_words(req->asks, WP_ASK_TRUST));
 	}
 }
 
@@ -563,9 +564,8 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 			if (newest >= 0)
 				wp_buf_printf(&m, "; the newest in the catalog is %s", k[newest].version);
 		} else {
-			wp_buf_printf(&m, "the catalog has no conda records for '%s'; add its channel with %s (or run 'wheelpick update')",
-				      name,
-				      wp_ask_words(req->asks, WP_ASK_CHANNEL));
+			wp_buf_printf(&m, "the catalog has no conda records for '%s'; add its channel with %s (or %s)",
+				      name, wp_ask_words(req->asks, WP_ASK_CHANNEL), wp_ask_words(req->asks, WP_ASK_UPDATE));
 		}
 		goto out;
 	}

@@ -611,8 +611,8 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 	if (k->hash_conflict) {
 		c->rej = REJ_HASH;
 		say(c->whyp, "the index now gives sha256 %.12s... but %.12s... was seen first; "
-				       "check the source, then run 'wheelpick trust'", k->sha256 ? k->sha256 : "?",
-			      k->hash_conflict);
+				       "check the source, then %s", k->sha256 ? k->sha256 : "?",
+			      k->hash_conflict, wp_ask_words(req->asks, WP_ASK_TRUST));
 		return;
 	}
 	c->tag_prio = tag_priority(k->filename, ts, &c->build_num);
@@ -716,8 +716,8 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 	size_t counts[REJ_SKIPPED + 1] = { 0 };
 	wp_target_describe(t, &tgt);
 	if (n == 0) {
-		wp_buf_printf(&m, "the catalog has no files for '%s'; add its index with %s (or run 'wheelpick update')", req->project,
-			      wp_ask_words(req->asks, WP_ASK_INDEX));
+		wp_buf_printf(&m, "the catalog has no files for '%s'; add its index with %s (or %s)", req->project,
+			      wp_ask_words(req->asks, WP_ASK_INDEX), wp_ask_words(req->asks, WP_ASK_UPDATE));
 		goto out;
 	}
 	/* The newest version the request allows, whatever else is wrong with its files. */
@@ -818,8 +818,8 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_printf(&m, "; a CPU build is there (%s)", wp_ask_words(req->asks, WP_ASK_CPU));
 		}
 	} else if (at_hash) {
-		wp_buf_addstr(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
-				  "then run 'wheelpick trust')");
+		wp_buf_printf(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
+				  "then %s)", wp_ask_words(req->asks, WP_ASK_TRUST));
 	} else if (at_python) {
 		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
 	} else {

@@ -195,5 +195,15 @@ if [ -z "$flags" ] || [ -n "$flag_bad" ]; then
 	[ "${WP_DEFER_FAIL:-0}" = 1 ] && exit 0
 	exit 1
 fi
+# ... nor a command of ours ("run 'wheelpick update'"): the command names are read from cli/commands.c
+cmds=$(sed -n 's/^\t{ "\([a-z-]*\)", wp_cmd_.*/\1/p' cli/commands.c | paste -sd'|')
+[ -n "$cmds" ] || { echo "lint: no command names found in cli/commands.c"; exit 1; }
+cmd_bad=$(grep -nE "\"[^\"]*wheelpick ($cmds)\b" $(git ls-files 'base/*.[ch]' 'resolver/*.[ch]' 'index/*.[ch]' 'net/*.[ch]' \
+	'verify/*.[ch]' 'cache/*.[ch]' 'env/*.[ch]') || true)
+if [ -n "$cmd_bad" ]; then
+	echo "lint: a command of wheelpick's named below cli/ and ops/ (name a reason: resolver/ask.h):"
+	printf '%s\n' "$cmd_bad"
+	exit 1
+fi
 echo "1 0 0" >"$results/flagwords.count"
 echo "lint: no command-line words below cli/ and ops/"
