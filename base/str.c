@@ -63,6 +63,11 @@ bool wp_str_endswith(struct wp_str s, const char *suffix)
 	return s.n >= n && memcmp(s.p + s.n - n, suffix, n) == 0;
 }
 
+bool wp_cstr_endswith(const char *s, const char *suffix)
+{
+	return wp_str_endswith((struct wp_str){ s, strlen(s) }, suffix);
+}
+
 struct wp_str wp_str_trim(struct wp_str s)
 {
 	while (s.n && isspace((unsigned char)s.p[0])) {

@@ -25,6 +25,8 @@ bool wp_str_eq(struct wp_str a, const char *b);
 bool wp_str_ieq(struct wp_str a, const char *b);
 bool wp_str_startswith(struct wp_str s, const char *prefix);
 bool wp_str_endswith(struct wp_str s, const char *suffix);
+/* The same for a C string. */
+bool wp_cstr_endswith(const char *s, const char *suffix);
 struct wp_str wp_str_trim(struct wp_str s);
 /* Parse a non-negative decimal that fits in long long; false on anything else. */
 bool wp_str_to_ll(struct wp_str s, long long *out);

@@ -14,12 +14,6 @@
 #include "resolver/data/tables.h"
 #include "resolver/requirement.h"
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcmp(s + n - k, suffix);
-}
-
 static bool starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -39,9 +33,9 @@ const char *wp_torch_platform_family(const char *tag)
 		return "linux-aarch64";
 	if (!starts_with(tag, "manylinux") && !starts_with(tag, "musllinux") && !starts_with(tag, "linux_"))
 		return NULL;
-	if (ends_with(tag, "_x86_64"))
+	if (wp_cstr_endswith(tag, "_x86_64"))
 		return "linux-x86_64";
-	if (ends_with(tag, "_aarch64"))
+	if (wp_cstr_endswith(tag, "_aarch64"))
 		return "linux-aarch64";
 	return NULL;
 }

@@ -3,6 +3,7 @@
 #include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "index/localsrc.h"
 #include "net/auth.h"
 #include "ops/core/crawl.h"
@@ -444,12 +445,6 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 	return rc;
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), k = strlen(tail);
-	return n >= k && !strcmp(s + n - k, tail);
-}
-
 /* What the sharded read of one subdir did, in a line a user reads. */
 static void say_shards(const struct wp_session *s, const struct wp_shard_subdir *d)
 {
@@ -480,7 +475,7 @@ int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, c
 		return rc;
 	for (size_t i = 0; i < src->n; i++) {
 		/* a repodata file given by name (.zst, .bz2) is read as it is */
-		if (ends_with(src->urls[i], "/repodata.json"))
+		if (wp_cstr_endswith(src->urls[i], "/repodata.json"))
 			wp_shard_crawl_add(&sc, src->urls[i]);
 		else
 			wp_sources_add_index(&whole, src->urls[i]);

@@ -67,12 +67,6 @@ struct job {
 	struct wp_install_report *rep;
 };
 
-static bool ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-	return n >= m && !strcmp(s + n - m, suf);
-}
-
 static bool is_dir(const char *p)
 {
 	struct stat sb;
@@ -94,7 +88,7 @@ static void scan_dir(struct job *jb, const char *dir)
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		if (!ends_with(de->d_name, ".whl"))
+		if (!wp_cstr_endswith(de->d_name, ".whl"))
 			continue;
 		struct wp_err e = WP_ERR_INIT;
 		struct cand c = { 0 };
@@ -337,7 +331,7 @@ static bool slug_fits(const struct job *jb, const char *name)
 	size_t n = strlen(slug) - strlen(".txt");
 	char ver[16];
 	snprintf(ver, sizeof(ver), "py%d.%d%s", jb->env.py.target.py_major, jb->env.py.target.py_minor,
-		 ends_with(jb->env.py.target.abi, "t") ? "t" : "");
+		 wp_cstr_endswith(jb->env.py.target.abi, "t") ? "t" : "");
 	bool py_ok = false, plat_ok = true;
 	struct wp_str s = WP_STRN(slug, n);
 	while (s.n) {
@@ -439,7 +433,7 @@ static bool is_pylock_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
-	return !strcmp(base, "pylock.toml") || (!strncmp(base, "pylock.", 7) && ends_with(base, ".toml"));
+	return !strcmp(base, "pylock.toml") || (!strncmp(base, "pylock.", 7) && wp_cstr_endswith(base, ".toml"));
 }
 
 static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
@@ -449,7 +443,7 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 	struct dirent *de;
 	int rc = 0;
 	while (d && (de = readdir(d)))
-		if (!strncmp(de->d_name, "requirements-", 13) && ends_with(de->d_name, ".txt") && slug_fits(jb, de->d_name))
+		if (!strncmp(de->d_name, "requirements-", 13) && wp_cstr_endswith(de->d_name, ".txt") && slug_fits(jb, de->d_name))
 			wp_strlist_push(&fits, wp_xstrdup(de->d_name));
 	if (d)
 		closedir(d);
@@ -609,16 +603,16 @@ static int gather(struct job *jb, struct wp_err *err)
 		const char *src = in->sources[i];
 		if (is_dir(src)) {
 			rc = from_wheelhouse(jb, src, err);
-		} else if (ends_with(src, ".whl") && is_file(src)) {
+		} else if (wp_cstr_endswith(src, ".whl") && is_file(src)) {
 			add_want(jb, src, true);
-		} else if (ends_with(src, ".tar.zst") || ends_with(src, ".tar.gz") || ends_with(src, ".tar") ||
+		} else if (wp_cstr_endswith(src, ".tar.zst") || wp_cstr_endswith(src, ".tar.gz") || wp_cstr_endswith(src, ".tar") ||
 			   (strlen(src) > 4 && strspn(src + strlen(src) - 3, "0123456789") == 3 &&
 			    src[strlen(src) - 4] == '.')) {
 			char *top = NULL;
 			if (!(rc = unpack_bundle(jb, src, &top, err)))
 				rc = from_wheelhouse(jb, top, err);
 			free(top);
-		} else if (ends_with(src, ".txt") && is_file(src)) {
+		} else if (wp_cstr_endswith(src, ".txt") && is_file(src)) {
 			rc = from_reqfile(jb, src, in->find_links, in->n_find_links, err);
 		} else if (is_pylock_name(src) && is_file(src)) {
 			rc = from_pylock(jb, src, err);
@@ -936,7 +930,7 @@ static int compile_installed(struct job *jb, struct wp_err *err)
 	int status = 0, rc = 0;
 	for (size_t i = 0; i < jb->nw; i++)
 		for (size_t k = 0; k < jb->w[i].files.n; k++)
-			if (ends_with(jb->w[i].files.v[k].dest, ".py") && jb->w[i].files.v[k].member != (size_t)-1)
+			if (wp_cstr_endswith(jb->w[i].files.v[k].dest, ".py") && jb->w[i].files.v[k].member != (size_t)-1)
 				wp_buf_printf(&list, "%s\n", jb->w[i].files.v[k].dest);
 	if (!list.len)
 		goto out;
@@ -954,7 +948,7 @@ static int compile_installed(struct job *jb, struct wp_err *err)
 		wp_buf_add(&b, rec->content.data, rec->content.len);
 		for (size_t k = 0; k < w->files.n; k++) {
 			struct iw_file *f = &w->files.v[k];
-			if (!ends_with(f->dest, ".py") || f->member == (size_t)-1)
+			if (!wp_cstr_endswith(f->dest, ".py") || f->member == (size_t)-1)
 				continue;
 			const char *slash = strrchr(f->dest, '/');
 			char *pyc = wp_xasprintf("%.*s/__pycache__/%.*s.%s.pyc", (int)(slash - f->dest), f->dest,

@@ -5,6 +5,7 @@
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "net/s3.h"
 #include "net/xfer.h"
 #include "ops/publish/bundle.h"
@@ -73,12 +74,6 @@ static void objs_free(struct objs *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static bool ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
 static const char *base_name(const char *rel)
 {
 	const char *s = strrchr(rel, '/');
@@ -93,19 +88,19 @@ static const char *content_type(const char *rel)
 		return "text/html; charset=utf-8";
 	if (!strcmp(b, "index.json"))
 		return "application/vnd.pypi.simple.v1+json";
-	if (ends_with(b, ".metadata"))
+	if (wp_cstr_endswith(b, ".metadata"))
 		return "text/plain; charset=utf-8";
-	if (ends_with(b, ".whl") || ends_with(b, ".zip"))
+	if (wp_cstr_endswith(b, ".whl") || wp_cstr_endswith(b, ".zip"))
 		return "application/zip";
-	if (ends_with(b, ".tar.gz") || ends_with(b, ".tgz"))
+	if (wp_cstr_endswith(b, ".tar.gz") || wp_cstr_endswith(b, ".tgz"))
 		return "application/gzip";
-	if (ends_with(b, ".tar.bz2"))
+	if (wp_cstr_endswith(b, ".tar.bz2"))
 		return "application/x-bzip2";
-	if (ends_with(b, ".zst"))
+	if (wp_cstr_endswith(b, ".zst"))
 		return "application/zstd";
-	if (ends_with(b, ".json"))
+	if (wp_cstr_endswith(b, ".json"))
 		return "application/json";
-	if (ends_with(b, ".html"))
+	if (wp_cstr_endswith(b, ".html"))
 		return "text/html; charset=utf-8";
 	return "application/octet-stream";
 }
@@ -235,7 +230,7 @@ static int walk_one(const char *path, const struct stat *sb, int flag, struct FT
 	const char *b = base_name(rel);
 	/* the writer's own working files never go up; its manifest does */
 	if ((!strncmp(b, ".wheelpick-", 11) && strcmp(rel, WP_MIRROR_MANIFEST)) || wp_fs_is_tmp_name(b) ||
-	    ends_with(b, ".part"))
+	    wp_cstr_endswith(b, ".part"))
 		return 0;
 	struct obj *o = objs_add(walk_out);
 	o->rel = wp_xstrdup(rel);
@@ -292,7 +287,7 @@ static void lines_add_dist(struct lines *l, const char *rel)
 	if (strncmp(rel, "files/", 6) || !strchr(rel + 6, '/'))
 		return;
 	size_t n = strlen(rel + 6);
-	char *d = wp_xstrndup(rel + 6, ends_with(rel, ".metadata") ? n - 9 : n);
+	char *d = wp_xstrndup(rel + 6, wp_cstr_endswith(rel, ".metadata") ? n - 9 : n);
 	lines_add(l, d);
 	free(d);
 }
@@ -964,7 +959,7 @@ static int seed_channel(struct pub *p, struct wp_err *err)
 						       .may_miss = true };
 				rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
 			}
-		} else if (ok_sub && (ends_with(rel, ".conda") || ends_with(rel, ".tar.bz2"))) {
+		} else if (ok_sub && (wp_cstr_endswith(rel, ".conda") || wp_cstr_endswith(rel, ".tar.bz2"))) {
 			if (!(rc = stand_in(dir, fp, o->size, err)))
 				objs_add(&p->holders)->rel = wp_xstrdup(rel);
 		}

@@ -3,6 +3,7 @@
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "index/repodata.h"
 #include "ops/core/shardread.h"
 #include "ops/publish/bundle.h"
@@ -398,8 +399,8 @@ static void verify_conda_bundle(struct vo_ctx *c, const char *house, const char 
 		for (size_t i = 0; i < n; i++) {
 			const char *f = top[i];
 			char *p = wp_xasprintf("%s/%s", house, f);
-			bool lock = !strncmp(f, "explicit-", 9) && vo_ends_with(f, ".txt") && vo_is_file(p);
-			bool env = (!strcmp(f, "environment.yml") || (!strncmp(f, "environment-", 12) && vo_ends_with(f, ".yml"))) &&
+			bool lock = !strncmp(f, "explicit-", 9) && wp_cstr_endswith(f, ".txt") && vo_is_file(p);
+			bool env = (!strcmp(f, "environment.yml") || (!strncmp(f, "environment-", 12) && wp_cstr_endswith(f, ".yml"))) &&
 				   vo_is_file(p);
 			if (pass == 0 && lock) {
 				conda_explicit(c, p, &pkgs);

@@ -36,12 +36,6 @@ void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *
 
 /* ---- small helpers ---- */
 
-bool vo_ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcmp(s + n - k, suffix);
-}
-
 bool vo_is_file(const char *path)
 {
 	struct stat sb;

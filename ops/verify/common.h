@@ -28,7 +28,6 @@ struct vo_ctx {
 void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-bool vo_ends_with(const char *s, const char *suffix);
 bool vo_is_file(const char *path);   /* a regular file (links followed) */
 bool vo_is_dir(const char *path);
 /* Sorted names in dir (no dot files). */

@@ -3,6 +3,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "base/url.h"
 #include "index/html.h"
 #include "index/pep691.h"
@@ -86,7 +87,7 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 			if (strcmp(h->sha256, l->sha256))
 				vo_problem_add(c, true, path, "sha256 is %s, '%s' says %s", h->sha256[0] ?
 					    h->sha256 : "(unreadable)", page, l->sha256);
-			else if (vo_ends_with(l->filename, ".whl") && !h->wheel_checked) {
+			else if (wp_cstr_endswith(l->filename, ".whl") && !h->wheel_checked) {
 				h->wheel_checked = true;
 				vo_check_wheel(c, path, l->filename);
 			}
@@ -337,7 +338,7 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 		for (size_t k = 0; k < nf; k++) {
 			char *path = wp_xasprintf("%s/%s", pdir, names[k]);
 			size_t len = strlen(names[k]);
-			bool meta = vo_ends_with(names[k], ".metadata");
+			bool meta = wp_cstr_endswith(names[k], ".metadata");
 			char *dist = wp_xstrndup(names[k], meta ? len - 9 : len);
 			struct stat sb;
 			if (wp_index_file_kind(dist) != WP_KIND_UNKNOWN && lstat(path, &sb) == 0) {

@@ -1,6 +1,7 @@
 /* ops/verify/outputs.c: verify's entry point: tell what a path is and run the checks for that kind. */
 #include "ops/verify/outputs.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "ops/verify/common.h"
 #include "verify/conda.h"
 
@@ -13,8 +14,8 @@
 
 static bool is_bundle_name(const char *p)
 {
-	return vo_ends_with(p, ".tar.zst") || vo_ends_with(p, ".tzst") || vo_ends_with(p, ".tar.gz") ||
-	       vo_ends_with(p, ".tgz") || vo_ends_with(p, ".tar");
+	return wp_cstr_endswith(p, ".tar.zst") || wp_cstr_endswith(p, ".tzst") || wp_cstr_endswith(p, ".tar.gz") ||
+	       wp_cstr_endswith(p, ".tgz") || wp_cstr_endswith(p, ".tar");
 }
 
 /* A volume of a bundle written with --split: "OUT.tar.zst.001". */
@@ -49,8 +50,8 @@ static bool is_wheelhouse(const char *dir)
 	char **names = vo_list_dir(dir, &n);
 	bool yes = false;
 	for (size_t i = 0; i < n && !yes; i++)
-		yes = vo_ends_with(names[i], ".whl") || !strcmp(names[i], "requirements.txt") ||
-		      (!strncmp(names[i], "requirements-", 13) && vo_ends_with(names[i], ".txt"));
+		yes = wp_cstr_endswith(names[i], ".whl") || !strcmp(names[i], "requirements.txt") ||
+		      (!strncmp(names[i], "requirements-", 13) && wp_cstr_endswith(names[i], ".txt"));
 	vo_free_list(names, n);
 	return yes;
 }
@@ -74,11 +75,11 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 		rep->kind = WP_VERIFY_BUNDLE;
 		vo_verify_bundle(&c, path, err);
 	} else if (S_ISREG(sb.st_mode)) {
-		if (vo_ends_with(path, ".whl")) {
+		if (wp_cstr_endswith(path, ".whl")) {
 			rep->kind = WP_VERIFY_WHEEL;
 			rep->files++;
 			vo_check_wheel(&c, path, NULL);
-		} else if (vo_ends_with(path, ".conda") || vo_ends_with(path, ".tar.bz2")) {
+		} else if (wp_cstr_endswith(path, ".conda") || wp_cstr_endswith(path, ".tar.bz2")) {
 			struct wp_err e = WP_ERR_INIT;
 			rep->kind = WP_VERIFY_CONDA_PKG;
 			rep->files++;
@@ -88,7 +89,7 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 		} else if (is_bundle_name(path)) {
 			rep->kind = WP_VERIFY_BUNDLE;
 			vo_verify_bundle(&c, path, err);
-		} else if (vo_ends_with(path, ".toml")) {
+		} else if (wp_cstr_endswith(path, ".toml")) {
 			rep->kind = WP_VERIFY_LOCK;
 			if ((rc = vo_verify_pylock(&c, path, err)) < 0)
 				goto out;

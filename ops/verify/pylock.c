@@ -69,7 +69,7 @@ static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock,
 			       f->nhashes ? f->hashes[0].algo : "nothing");
 	if (f->size >= 0 && f->size != h->size)
 		vo_problem_add(c, true, where, "'%s' is %lld bytes, the lock says %lld", disk, h->size, f->size);
-	if (f->name && vo_ends_with(f->name, ".whl") && !h->wheel_checked) {
+	if (f->name && wp_cstr_endswith(f->name, ".whl") && !h->wheel_checked) {
 		h->wheel_checked = true;
 		vo_check_wheel(c, disk, f->name);
 	}

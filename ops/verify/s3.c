@@ -5,6 +5,7 @@
 #include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "net/s3.h"
 
 #include <ctype.h>
@@ -113,7 +114,7 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	paths = wp_xcalloc(list.n, sizeof(*paths));
 	for (size_t i = 0; i < list.n && !rc; i++) {
 		const char *rel = list.v[i].key + pre;
-		if (!rel_ok(rel) || wp_fs_is_tmp_name(strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel) || (strlen(rel) >= 5 && !strcmp(rel + strlen(rel) - 5, ".part")))
+		if (!rel_ok(rel) || wp_fs_is_tmp_name(strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel) || wp_cstr_endswith(rel, ".part"))
 			continue;
 		paths[n] = wp_xasprintf("%s/%s", tmp, rel);
 		char *dir = wp_xstrndup(paths[n], (size_t)(strrchr(paths[n], '/') - paths[n]));

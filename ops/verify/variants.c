@@ -21,6 +21,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "index/html.h"
 #include "index/variants.h"
 #include "ops/verify/common.h"
@@ -207,7 +208,7 @@ void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, s
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct wp_wheelname w;
-		if (!vo_ends_with(names[i], ".whl") || wp_wheelname_parse(names[i], &w, NULL) < 0)
+		if (!wp_cstr_endswith(names[i], ".whl") || wp_wheelname_parse(names[i], &w, NULL) < 0)
 			continue;
 		if (w.variant_label) {
 			const struct vjson *vj = NULL;

@@ -3,6 +3,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "index/html.h"
 #include "ops/verify/common.h"
 #include "resolver/wheelname.h"
@@ -290,12 +291,12 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 			vo_problem_add(c, true, path, "is a %s, not a file; a wheelhouse carries plain files (remove it)",
 				       S_ISLNK(sb.st_mode) ? "symbolic link" : S_ISFIFO(sb.st_mode) ? "FIFO" :
 				       S_ISSOCK(sb.st_mode) ? "socket" : "device");
-		} else if (S_ISREG(sb.st_mode) && (vo_ends_with(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
+		} else if (S_ISREG(sb.st_mode) && (wp_cstr_endswith(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
 			files[nf].name = names[i];
 			files[nf].h = vo_hash_of(c, &hc, path);
 			if (!files[nf].h->sha256[0])
 				vo_problem_add(c, true, path, "cannot be read");
-			else if (vo_ends_with(names[i], ".whl"))
+			else if (wp_cstr_endswith(names[i], ".whl"))
 				vo_check_wheel(c, path, NULL);
 			nf++;
 		}
@@ -308,8 +309,8 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	for (size_t i = 0; i < n; i++) {
 		const char *nm = names[i];
 		bool req = !strcmp(nm, "requirements.txt") ||
-			   (!strncmp(nm, "requirements-", 13) && vo_ends_with(nm, ".txt") && strlen(nm) > 17);
-		bool lock = !strcmp(nm, "pylock.toml") || (!strncmp(nm, "pylock.", 7) && vo_ends_with(nm, ".toml") && strlen(nm) > 12);
+			   (!strncmp(nm, "requirements-", 13) && wp_cstr_endswith(nm, ".txt") && strlen(nm) > 17);
+		bool lock = !strcmp(nm, "pylock.toml") || (!strncmp(nm, "pylock.", 7) && wp_cstr_endswith(nm, ".toml") && strlen(nm) > 12);
 		if (!req && !lock)
 			continue;
 		char *path = wp_xasprintf("%s/%s", dir, nm);
