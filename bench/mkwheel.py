@@ -9,8 +9,12 @@ torch_wheel(): a wheel shaped like torch's, compressed as real wheels are: a few
 few large shared objects (bytes that deflate about 2.7:1, as libtorch's do), every member deflated
 (zipfile's default level, as `wheel` writes them), about COMPRESSED bytes in all; returns (sha256 hex, size).
 
+many(): N tiny wheels of N projects (PREFIX000, PREFIX001, ...) in DIR, with DIR/links.html (a find-links
+page with each sha256) and DIR/reqs.txt naming every project.
+
 usage: mkwheel.py big OUT.whl PROJECT VERSION TAG MEMBER_BYTES [REQUIRES...]
        mkwheel.py torch OUT.whl PROJECT VERSION TAG COMPRESSED_BYTES [REQUIRES...]
+       mkwheel.py many DIR PREFIX N
 """
 import base64
 import hashlib
@@ -210,10 +214,29 @@ def random_file(out, size, seed=2):
     return h.hexdigest(), size
 
 
+def many(folder, prefix, n):
+    os.makedirs(folder, exist_ok=True)
+    links, names = [], []
+    for i in range(n):
+        name = f"{prefix}{i:03d}"
+        fn = f"{name}-1.0-py3-none-any.whl"
+        b = small_wheel(name, "1.0", "py3-none-any")
+        with open(os.path.join(folder, fn), "wb") as f:
+            f.write(b)
+        links.append(f'<a href="{fn}#sha256={hashlib.sha256(b).hexdigest()}">{fn}</a><br>\n')
+        names.append(name + "\n")
+    with open(os.path.join(folder, "links.html"), "w") as f:
+        f.write("".join(links))
+    with open(os.path.join(folder, "reqs.txt"), "w") as f:
+        f.write("".join(names))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 7 and sys.argv[1] == "big":
         print(*big_wheel(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7:]))
     elif len(sys.argv) >= 7 and sys.argv[1] == "torch":
         print(*torch_wheel(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7:]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "many":
+        many(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
         sys.exit(__doc__)

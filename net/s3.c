@@ -533,10 +533,14 @@ struct req {
 	const char *meta_sha256;    /* sent as x-amz-meta-sha256, or NULL */
 	bool acl;                   /* send the canned ACL */
 	bool may_miss;
-	/* the body sent: a file's [off, off + len), or mem */
+	/* the body sent: a file's [off, off + len), or mem. The file is opened when the request
+	 * first starts and closed when it ends, so a run of thousands holds at most `parallel`
+	 * open (a default RLIMIT_NOFILE is 1024) */
 	const char *path;
 	int fd;
 	long long off, len, sent;
+	bool whole;                 /* path is the whole body: len is set from it, checked against want */
+	long long want;             /* whole: the size the caller announced, or -1 */
 	const char *mem;
 	/* the answer */
 	const char *out_path;       /* GET: into "<out_path>.part", renamed */
@@ -693,6 +697,29 @@ static void close_out(struct req *r)
 	r->out_fd = -1;
 }
 
+/* A PUT's file, opened when its request first starts; a whole one's size checked. */
+static int open_body(struct req *r, struct wp_err *err)
+{
+	struct stat sb;
+	r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0 || fstat(r->fd, &sb) < 0)
+		return wp_fs_fail(err, errno, "cannot read", r->path);
+	if (!r->whole)
+		return 0;
+	if (r->want >= 0 && sb.st_size != r->want)
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes, not the %lld expected", r->path,
+			       (long long)sb.st_size, r->want);
+	r->len = sb.st_size;
+	return 0;
+}
+
+static void close_body(struct req *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
 /* Ready r for its next try: every option set afresh. */
 static int setup(const struct wp_s3 *s3, struct req *r)
 {
@@ -712,6 +739,11 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 	if (r->out)
 		wp_buf_reset(r->out);
 	close_out(r);
+	if (r->path && r->fd < 0) {
+		int rc = open_body(r, &r->err);
+		if (rc)
+			return rc;
+	}
 	if (r->out_path) {
 		free(r->part_path);
 		r->part_path = wp_xasprintf("%s.part", r->out_path);
@@ -929,6 +961,7 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 				r->result = rc;
 				r->done = true;
 				left--;
+				close_body(r);
 				if (done)
 					done(ctx, r);
 				continue;
@@ -958,6 +991,7 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 			r->done = true;
 			left--;
 			close_out(r);
+			close_body(r);
 			if (done)
 				done(ctx, r);
 		}
@@ -1028,19 +1062,6 @@ static void small_done(void *ctx, struct req *r)
 	to_op(op, r);
 	if (c->done)
 		c->done(c->ctx, op);
-}
-
-static int open_body(struct req *r, const char *path, long long size, struct wp_err *err)
-{
-	struct stat sb;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0 || fstat(r->fd, &sb) < 0)
-		return wp_fs_fail(err, errno, "cannot read", path);
-	if (size >= 0 && sb.st_size != size)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes, not the %lld expected", path,
-			       (long long)sb.st_size, size);
-	r->len = sb.st_size;
-	return 0;
 }
 
 static char *enc_str(const char *s)
@@ -1281,12 +1302,7 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 		free(q);
 		r->key = op->key;
 		r->what = "upload a part of";
-		r->path = op->path;
-		r->fd = open(op->path, O_RDONLY | O_CLOEXEC);
-		if (r->fd < 0) {
-			rc = wp_fs_fail(err, errno, "cannot read", op->path);
-			goto abort;
-		}
+		r->path = op->path; /* opened when it starts (setup) */
 		/* each part signs its sha256, as a single PUT does: the store refuses other bytes */
 		if (s3->part_hash) {
 			if (!shas)
@@ -1419,12 +1435,9 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 			r->meta_sha256 = op->sha256;
 			r->acl = true;
 			if (op->path) {
-				r->path = op->path;
-				if ((op->result = open_body(r, op->path, op->size, &r->err))) {
-					wp_fail(err, op->result, "%s", r->err.msg);
-					req_release(r);
-					continue;
-				}
+				r->path = op->path; /* opened when it starts (setup) */
+				r->whole = true;
+				r->want = op->size;
 			} else {
 				r->mem = op->body;
 				r->len = op->size;

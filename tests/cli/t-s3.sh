@@ -289,6 +289,17 @@ expect_exit 2 "no credentials at all: a usage error before anything" env -u AWS_
 	--catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
 expect_no_grep "before resolving anything" "torch" "$TMP/out"
 
+# --- many files under a low open-file limit: a PUT's file is open only while it goes up ----------
+# (a default soft RLIMIT_NOFILE is 1024; the uploads opened every file of a rank at once, so a mirror
+# of more new files than that failed with "Too many open files")
+python3 "$ROOT/bench/mkwheel.py" many "$TMP/many" fdpkg 120
+expect_exit 0 "120 new wheels (360 objects) publish under ulimit -n 64" bash -c 'ulimit -n 64 && exec "$@"' sh \
+	"$WHEELPICK" --catalog "$TMP/many.db" mirror "s3://$B/many" -r "$TMP/many/reqs.txt" --index "file://$TMP/many/links.html" \
+	--cuda cpu --python 3.11 --platform linux_x86_64 --s3-endpoint "$S3_ENDPOINT"
+expect_grep "every one of them" "s3://$B/many/ at $S3_ENDPOINT: [0-9]+ objects \([0-9]+ uploaded" "$TMP/err"
+expect_no_grep "none refused for want of a descriptor" "Too many open files" "$TMP/err"
+expect_exit 0 "and verifies" wp verify "s3://$B/many" --s3-endpoint "$S3_ENDPOINT"
+
 # --- kill -9 at random moments: the bucket always holds a mirror that verifies ------------------
 TA=(torch==1.8.0 --cuda 11.2 --cuda cpu --python 3.8 --platform linux_x86_64 --platform win_amd64 --index "$FINDLINKS")
 TB=(torch==1.7.1 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS")
