@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -296,6 +297,21 @@ static void complete_projects(const char *catalog)
 	free(def);
 }
 
+/* Up to the hard limit (at most 16384): a run of thousands of files downloads and uploads them in
+ * batches sized by the soft limit (ops/core/fetch.c), 1024 on many systems; Go's runtime does the
+ * same at start. Where it cannot be raised, the batches are smaller, never failing. */
+static void raise_open_file_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 16384 ? 16384 : rl.rlim_max;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = want;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct wp_cli cli = { 0 };
@@ -305,6 +321,7 @@ int main(int argc, char **argv)
 	int nrest = 0, i = 1, rc = 0, used;
 	const struct wp_cmd *cmd = NULL;
 	bool implicit = false;
+	raise_open_file_limit();
 	/* net/ says how to give a private CA in our words (it names no option of ours) */
 	wp_net_set_private_ca_advice("give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* The downloader's callbacks carry an error record; the store writer keeps its own. */
@@ -103,6 +104,7 @@ static void sink_validated(void *ctx, const char *validator)
 /* The downloader numbers only what it transfers; the caller numbers every item. */
 struct progress_map {
 	const size_t *which;
+	size_t base; /* the batch's first item in the caller's array */
 	wp_dl_progress_fn *fn;
 	void *ctx;
 };
@@ -110,7 +112,7 @@ struct progress_map {
 static void progress_trampoline(void *pctx, size_t index, long long received, long long total)
 {
 	struct progress_map *m = pctx;
-	m->fn(m->ctx, m->which[index], received, total);
+	m->fn(m->ctx, m->base + m->which[index], received, total);
 }
 
 /* md5 over the stored file: a second pass, taken only for records that carry md5 (conda), which
@@ -164,6 +166,8 @@ static int check_archive(struct wp_fetch_item *it, struct sink *k)
 }
 
 #define SYNC_ON_CHECKER (8LL << 20)
+#define FETCH_BATCH_MIN 8     /* files a batch holds at least (a very low RLIMIT_NOFILE) ... */
+#define FETCH_BATCH_MAX 4096  /* ... and at most (past it, memory for what a batch keeps) */
 
 /* A finished download: its size and sha256, then its archive check, on the temp file (it->path
  * for now); the store takes it after the run, with the others (commit_all). */
@@ -423,13 +427,13 @@ static void *checker(void *vq)
 	}
 }
 
-int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, const struct wp_fetch_opts *opts,
-		   struct wp_err *err)
+/* One batch: items[0, n), the base-th of the caller's onwards; each item's result in it. */
+static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t n, size_t base,
+			const struct wp_fetch_opts *opts)
 {
 	struct wp_download *dl = wp_xcalloc(n ? n : 1, sizeof(*dl));
 	struct sink *sinks = wp_xcalloc(n ? n : 1, sizeof(*sinks));
 	size_t *which = wp_xcalloc(n ? n : 1, sizeof(*which)), nd = 0;
-	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct wp_fetch_item *it = &items[i];
@@ -495,7 +499,7 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 	}
 	if (nd) {
 		struct wp_dl_opts dopts = opts->dl ? *opts->dl : (struct wp_dl_opts){ 0 };
-		struct progress_map pm = { which, opts->progress, opts->pctx };
+		struct progress_map pm = { which, base, opts->progress, opts->pctx };
 		struct checkq q = { .todo = wp_xcalloc(nd, sizeof(size_t)), .items = items, .sinks = sinks, .which = which };
 		pthread_t th[CHECKERS];
 		size_t nth = 0;
@@ -551,14 +555,40 @@ int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, c
 			it->path = NULL;
 		}
 	}
+	free(dl);
+	free(sinks);
+	free(which);
+}
+
+/* How many files one batch may hold: each holds its temp file open from its start until the
+ * batch's end (its data is synced with the others' there), and one in flight also a socket and a
+ * read-back of the temp file; the rest of the process needs some too. RLIMIT_NOFILE's soft limit
+ * is 1024 on many systems (cli/ raises it to the hard one where it can): a quarter of it. */
+static size_t batch_size(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return FETCH_BATCH_MAX;
+	size_t b = (size_t)(rl.rlim_cur / 4);
+	return b < FETCH_BATCH_MIN ? FETCH_BATCH_MIN : b > FETCH_BATCH_MAX ? FETCH_BATCH_MAX : b;
+}
+
+int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, const struct wp_fetch_opts *opts,
+		   struct wp_err *err)
+{
+	int rc = 0;
+	size_t b = batch_size();
+	size_t a = 0;
+	do { /* batch by batch; a file shared by two targets is in the store for the later one */
+		size_t k = n - a < b ? n - a : b;
+		fetch_batch(st, items + a, k, a, opts);
+		a += k;
+	} while (a < n);
 	/* first integrity failure wins (exit 4), else the first failure */
 	for (int pass = 0; pass < 2 && !rc; pass++)
 		for (size_t i = 0; i < n && !rc; i++)
 			if (items[i].rc && (pass == 1 || items[i].rc == -WPE_INTEGRITY))
 				rc = wp_fail(err, items[i].rc, "%s", items[i].err.msg);
-	free(dl);
-	free(sinks);
-	free(which);
 	return rc;
 }
 

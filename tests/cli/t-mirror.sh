@@ -58,4 +58,15 @@ case "$PY" in
 esac
 expect_exit 2 "mirror without a package" wp mirror "$TMP/x"
 expect_exit 3 "verify of a missing path" wp verify "$TMP/nothing-here"
+
+# --- more files than the open-file limit allows at once: fetched batch by batch -----------------
+# (each download holds its temp file open until its batch's syncs; a run held every one of them at
+# once, and 1,000 new files failed under the common soft limit of 1024 with "Too many open files")
+python3 "$ROOT/bench/mkwheel.py" many "$TMP/many" fdpkg 150
+expect_exit 0 "150 new wheels fetched and mirrored under ulimit -n 40" bash -c 'ulimit -n 40 && exec "$@"' sh \
+	"$WHEELPICK" --catalog "$TMP/many.db" mirror "$TMP/many-mirror" -r "$TMP/many/reqs.txt" \
+	--index "file://$TMP/many/links.html" --cuda cpu --python 3.11 --platform linux_x86_64
+expect_no_grep "none refused for want of a descriptor" "Too many open files" "$TMP/err"
+expect_exit 0 "the mirror verifies" wp verify "$TMP/many-mirror"
+expect_grep "with every wheel" "^checked 300 files, 150 wheels" "$TMP/out"
 done_testing
