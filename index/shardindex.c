@@ -149,18 +149,6 @@ char *wp_shard_url(const struct wp_shard_index *ix, const struct wp_shard_entry 
 	return wp_xasprintf("%s%s.msgpack.zst", ix->shards_base_url, e->sha256);
 }
 
-void wp_shard_sha256(const void *data, size_t len, char hex[WP_SHA256_HEX_LEN + 1])
-{
-	struct wp_hasher h;
-	hex[0] = 0;
-	if (wp_hasher_init(&h, WP_HASH_SHA256, NULL) < 0)
-		return;
-	wp_hasher_update(&h, data, len);
-	if (wp_hasher_final(&h, hex, NULL, NULL) < 0)
-		hex[0] = 0;
-	wp_hasher_release(&h);
-}
-
 /* The folder of the index's URL, with its '/'. */
 static char *dir_of(const char *url)
 {
@@ -176,12 +164,12 @@ int wp_shard_to_repodata(const void *data, size_t len, const struct wp_shard_ind
 	char got[WP_SHA256_HEX_LEN + 1], got_raw[WP_SHA256_HEX_LEN + 1] = "";
 	int rc = 0;
 	wp_buf_reset(json);
-	wp_shard_sha256(data, len, got);
+	wp_sha256_hex_of(data, len, got);
 	bool ok = !strcmp(got, e->sha256);
 	int drc = wp_zstd_decompress(data, len, WP_SHARD_MAX_OUT, what, &raw, &de);
 	if (!ok && !drc) {
 		/* some servers hash the msgpack before compressing it */
-		wp_shard_sha256(raw.data, raw.len, got_raw);
+		wp_sha256_hex_of(raw.data, raw.len, got_raw);
 		ok = !strcmp(got_raw, e->sha256);
 	}
 	if (!ok) {

@@ -45,8 +45,6 @@ void wp_shard_index_release(struct wp_shard_index *ix);
 
 /* A name a conda package could have, safe after '#' in a source URL and in messages. */
 bool wp_shard_name_ok(const char *name);
-/* The sha256 of bytes in memory as hex ("" if libcrypto fails). */
-void wp_shard_sha256(const void *data, size_t len, char hex[WP_SHA256_HEX_LEN + 1]);
 
 /* The URL of a shard: shards_base_url + hex + ".msgpack.zst" (a new string). */
 char *wp_shard_url(const struct wp_shard_index *ix, const struct wp_shard_entry *e);

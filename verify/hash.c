@@ -88,6 +88,20 @@ void wp_hasher_release(struct wp_hasher *h)
 	h->sha256 = h->md5 = NULL;
 }
 
+int wp_sha256_hex_of(const void *data, size_t n, char hex[WP_SHA256_HEX_LEN + 1])
+{
+	struct wp_hasher h;
+	hex[0] = 0;
+	if (wp_hasher_init(&h, WP_HASH_SHA256, NULL) < 0)
+		return -1;
+	wp_hasher_update(&h, data, n);
+	int rc = wp_hasher_final(&h, hex, NULL, NULL);
+	if (rc)
+		hex[0] = 0;
+	wp_hasher_release(&h);
+	return rc ? -1 : 0;
+}
+
 int wp_hash_file(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], long long *size,
 		 struct wp_err *err)
 {

@@ -44,6 +44,9 @@ int wp_hasher_final(struct wp_hasher *h, char sha256_hex[WP_SHA256_HEX_LEN + 1],
 		    char md5_hex[WP_MD5_HEX_LEN + 1], struct wp_err *err);
 void wp_hasher_release(struct wp_hasher *h);
 
+/* sha256 of n bytes in memory, lowercase hex; "" (and nonzero) when libcrypto would not hash. */
+int wp_sha256_hex_of(const void *data, size_t n, char hex[WP_SHA256_HEX_LEN + 1]);
+
 /* sha256 of a whole file, streamed; size (optional) gets its length in bytes. */
 int wp_hash_file(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], long long *size,
 		 struct wp_err *err);

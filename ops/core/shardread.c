@@ -130,7 +130,7 @@ static void fetch_indexes(struct wp_catalog *cat, struct wp_shard_crawl *c, cons
 			sub_fail(s, &e);
 		} else {
 			s->sharded = s->loaded = true;
-			wp_shard_sha256(res[k].body.data, res[k].body.len, sha);
+			wp_sha256_hex_of(res[k].body.data, res[k].body.len, sha);
 			if (empty_source(cat, s->index_url, "shard-index", sha, &e) < 0)
 				sub_fail(s, &e);
 		}
