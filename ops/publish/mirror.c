@@ -305,10 +305,7 @@ static int write_if_changed(const char *path, const struct wp_buf *b, struct wp_
 	return wp_atomic_write(path, b->data ? b->data : "", b->len, err);
 }
 
-/* The METADATA of a wheel, read through the central directory so a 2 GB wheel is not streamed.
- * 0 with out filled, 0 with out empty when the wheel has none. */
-static int wheel_metadata(const char *path, const char *filename, struct wp_buf *out,
-			  struct wp_err *err)
+int wp_mirror_wheel_metadata(const char *path, const char *filename, struct wp_buf *out, struct wp_err *err)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
@@ -350,19 +347,6 @@ static int wheel_metadata(const char *path, const char *filename, struct wp_buf 
 out:
 	archive_read_free(a);
 	return rc;
-}
-
-static void sha256_of(const void *data, size_t n, char hex[WP_SHA256_HEX_LEN + 1])
-{
-	struct wp_hasher h;
-	if (wp_hasher_init(&h, 0, NULL) < 0) {
-		hex[0] = 0;
-		return;
-	}
-	wp_hasher_update(&h, data, n);
-	if (wp_hasher_final(&h, hex, NULL, NULL) < 0)
-		hex[0] = 0;
-	wp_hasher_release(&h);
 }
 
 /* ---- JSON writing ---- */
@@ -806,7 +790,7 @@ static int add_body(const struct wp_mirror_file *f, struct entries *es, struct w
 		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file of project '%s'", f->filename, f->project);
 		goto out;
 	}
-	sha256_of(f->body, f->body_len, hex);
+	wp_sha256_hex_of(f->body, f->body_len, hex);
 	if (strcasecmp(hex, f->sha256)) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "variants.json '%s' kept in the catalog has sha256 %s, not the %s its "
 			     "index lists; run `wheelpick update` to read it again", f->filename, hex[0] ? hex : "(none)",
@@ -882,10 +866,10 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 			     wp_fail(err, -WPE_TOO_BIG, "METADATA of '%s' is larger than %d bytes",
 				     f->filename, WP_METADATA_MAX_LEN) : 0;
 		else
-			rc = wheel_metadata(f->store_path, f->filename, &e->meta, err);
+			rc = wp_mirror_wheel_metadata(f->store_path, f->filename, &e->meta, err);
 		if (!rc && e->meta.len) {
 			char hex[WP_SHA256_HEX_LEN + 1];
-			sha256_of(e->meta.data, e->meta.len, hex);
+			wp_sha256_hex_of(e->meta.data, e->meta.len, hex);
 			e->meta_sha256 = wp_xstrdup(hex);
 		}
 	}
@@ -971,7 +955,7 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 	}
 }
 
-static int place(const char *dir, struct entries *es, struct wp_err *err)
+static int place(const char *dir, struct entries *es, const struct wp_mirror_opts *o, struct wp_err *err)
 {
 	for (size_t i = 0; i < es->n; i++) {
 		struct entry *e = &es->v[i];
@@ -987,7 +971,9 @@ static int place(const char *dir, struct entries *es, struct wp_err *err)
 		} else if (!rc && !e->in_place) {
 			rc = wp_link_or_copy(e->src->store_path, path, err);
 		}
-		if (!rc && e->meta.len)
+		if (!rc && e->meta.len && o && o->meta_out)
+			rc = o->meta_out(o->meta_ctx, mpath + strlen(dir) + 1, e->meta.data, e->meta.len, e->meta_sha256, err);
+		else if (!rc && e->meta.len)
 			rc = write_if_changed(mpath, &e->meta, err);
 		free(pdir);
 		free(path);
@@ -1337,7 +1323,7 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		rc = write_projects(dir, root, &es, listed_interim, true, NULL, NULL, err);
 	}
 	if (!rc)
-		rc = place(dir, &es, err);
+		rc = place(dir, &es, opts, err);
 	for (size_t r = 0; r < roots.n && !rc; r++) {
 		size_t count = 0;
 		rc = write_projects(dir, roots.v[r], &es, listed_final, false, &count, &pages, err);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 
 /* A file the caller has already fetched and checked (its store object has this sha256). */
@@ -28,10 +29,22 @@ struct wp_mirror_file {
 	size_t body_len;
 };
 
+/* Where a wheel's PEP 658 .metadata goes instead of a file under the tree: rel is
+ * "files/PROJECT/FILENAME.metadata", the bytes (len, their sha256 in hex) are borrowed for the
+ * call. Nonzero (-WPE_*, err set) stops the write. */
+typedef int wp_mirror_meta_fn(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256,
+			      struct wp_err *err);
+
 struct wp_mirror_opts {
 	bool prune;                   /* drop files that are not in this run's set ... */
 	const char *const *keep;      /* ... except these file names (pinned) */
 	size_t n_keep;
+	/* NULL: .metadata files are written under the tree. Set: each goes to meta_out instead (a
+	 * staging for object storage keeps them in memory: a thousand small files are a thousand
+	 * inodes made and removed for nothing), every wheel's, this run's unchanged ones too; a
+	 * .metadata already under the tree (a stand-in) counts as there for the manifest's entries. */
+	wp_mirror_meta_fn *meta_out;
+	void *meta_ctx;
 };
 
 struct wp_mirror_report {
@@ -71,6 +84,12 @@ struct wp_mirror_report {
  * opts may be NULL; rep may be NULL. -WPE_USAGE for a bad project or file name or two files of
  * one name with different bytes; -WPE_IO for the file system; -WPE_INTEGRITY when a store object
  * is not the size announced, or a variants.json body is not the sha256 given. */
+/* The METADATA of the wheel at path (filename names it in messages), read through the central
+ * directory so a 2 GB wheel is not streamed: what the tree's .metadata file holds. 0 with out
+ * filled (out->max bounds it: WP_METADATA_MAX_LEN), 0 with out empty when the wheel has none;
+ * -WPE_INTEGRITY for what is no wheel, -WPE_TOO_BIG past the bound. */
+int wp_mirror_wheel_metadata(const char *path, const char *filename, struct wp_buf *out, struct wp_err *err);
+
 int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t n,
 		    const struct wp_mirror_opts *opts, struct wp_mirror_report *rep, struct wp_err *err);
 

@@ -16,6 +16,13 @@
 int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run, const char *dir, bool prune,
 		      struct wp_mirror_report *rep, struct wp_err *err)
 {
+	const struct wp_mirror_opts mo = { .prune = prune };
+	return wp_publish_mirror_opts(s, run, dir, &mo, rep, err);
+}
+
+int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run *run, const char *dir,
+			   const struct wp_mirror_opts *mo, struct wp_mirror_report *rep, struct wp_err *err)
+{
 	const struct wp_plan *plan = &run->plan;
 	struct wp_mirror_file *mf = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*mf));
 	size_t n = 0;
@@ -32,7 +39,6 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 			.variant = f->variant,
 		};
 	}
-	struct wp_mirror_opts mo = { .prune = prune };
 	struct wp_mirror_vjson vj = { 0 };
 	/* pages carry hashes; PEP 658 files come out of the wheels */
 	int rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE, err);
@@ -43,7 +49,7 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 		n += vj.n;
 	}
 	if (!rc)
-		rc = wp_mirror_write(dir, mf, n, &mo, rep, err);
+		rc = wp_mirror_write(dir, mf, n, mo, rep, err);
 	if (!rc)
 		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects, %zu page roots (%zu added, %zu unchanged, "
 				       "%zu removed, %zu pinned)", dir, rep->files, rep->projects, rep->roots, rep->added,

@@ -14,6 +14,9 @@
 /* The run's fetched files (each once) into the mirror at dir; rep gets the counts. */
 int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run, const char *dir, bool prune,
 		      struct wp_mirror_report *rep, struct wp_err *err);
+/* The same with the writer's options (mo->prune, mo->meta_out: ops/publish/mirror.h). */
+int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run *run, const char *dir,
+			   const struct wp_mirror_opts *mo, struct wp_mirror_report *rep, struct wp_err *err);
 
 /* The run's wheelhouse staged in a folder of its own under the cache's tmp/ (same file system as
  * the store: links, not copies; a unique name, never reused by a later process), packed into
