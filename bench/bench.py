@@ -1345,28 +1345,27 @@ def case10(WP, PY):
         files = sorted(n for n in os.listdir(whl) if n.endswith(".whl"))
         curl_sh = ("curl -sf -o /dev/null --parallel --parallel-max %d %s -T '{%s}' \"%s/$BUCKET/files/\""
                    % (S3_PARALLEL, " ".join(shlex.quote(a) for a in sig), ",".join(files), ep))
-        # the like-for-like anchor: each PUT signs its file's sha256 (x-amz-content-sha256), as wheelpick's
-        # do, so the gateway checks every byte against it; one curl, a config block per file
-        sig_cfg = os.path.join(WORK, "s3-curl-signed.cfg")
-        with open(sig_cfg, "w") as f:
-            f.write("next\n".join(
-                f'url = "{ep}/@BUCKET@/files/{n}"\nupload-file = "{n}"\noutput = "/dev/null"\nfail\nsilent\n'
-                f'aws-sigv4 = "aws:amz:{conf["AWS_REGION"]}:s3"\n'
-                f'user = "{conf["AWS_ACCESS_KEY_ID"]}:{conf["AWS_SECRET_ACCESS_KEY"]}"\n'
-                f'header = "x-amz-content-sha256: {shas[n]}"\n' for n in files))
-        cs_sh = 'sed "s/@BUCKET@/$BUCKET/" %s | curl --parallel --parallel-max %d -K -' % (shlex.quote(sig_cfg), S3_PARALLEL)
+        def signed_puts(name, puts):
+            """One curl putting each (key, file, sha256) of puts, its sha256 signed as
+            x-amz-content-sha256 (the gateway checks every byte against it), 16 at once: a config
+            block per file, the bucket filled in when it runs."""
+            cfg = os.path.join(WORK, name)
+            with open(cfg, "w") as f:
+                f.write("next\n".join(
+                    f'url = "{ep}/@BUCKET@/{key}"\nupload-file = "{path}"\noutput = "/dev/null"\nfail\nsilent\n'
+                    f'aws-sigv4 = "aws:amz:{conf["AWS_REGION"]}:s3"\n'
+                    f'user = "{conf["AWS_ACCESS_KEY_ID"]}:{conf["AWS_SECRET_ACCESS_KEY"]}"\n'
+                    f'header = "x-amz-content-sha256: {sha}"\n' for key, path, sha in puts))
+            return 'sed "s/@BUCKET@/$BUCKET/" %s | curl --parallel --parallel-max %d -K -' % (shlex.quote(cfg), S3_PARALLEL)
+
+        # the like-for-like anchor: the wheels, each PUT signing its file's sha256 as wheelpick's do
+        cs_sh = signed_puts("s3-curl-signed.cfg", [(f"files/{n}", n, shas[n]) for n in files])
         # the same-objects anchor: every object wheelpick's run puts (the tree it writes on disk: the
         # wheels, each wheel's .metadata, the pages, the manifest), each sha256 signed, all at once
         # (no order of files before pages): what the store costs for these objects, without wheelpick
         tree = sorted(os.path.relpath(os.path.join(dp, n), local) for dp, _, ns in os.walk(local) for n in ns)
-        tree_cfg = os.path.join(WORK, "s3-curl-tree.cfg")
-        with open(tree_cfg, "w") as f:
-            f.write("next\n".join(
-                f'url = "{ep}/@BUCKET@/mirror/{rel}"\nupload-file = "{os.path.join(local, rel)}"\noutput = "/dev/null"\n'
-                f'fail\nsilent\naws-sigv4 = "aws:amz:{conf["AWS_REGION"]}:s3"\n'
-                f'user = "{conf["AWS_ACCESS_KEY_ID"]}:{conf["AWS_SECRET_ACCESS_KEY"]}"\n'
-                f'header = "x-amz-content-sha256: {file_sha(os.path.join(local, rel))}"\n' for rel in tree))
-        ct_sh = 'sed "s/@BUCKET@/$BUCKET/" %s | curl --parallel --parallel-max %d -K -' % (shlex.quote(tree_cfg), S3_PARALLEL)
+        ct_sh = signed_puts("s3-curl-tree.cfg", [(f"mirror/{rel}", os.path.join(local, rel),
+                                                  file_sha(os.path.join(local, rel))) for rel in tree])
         wp = Cmd(f"wheelpick mirror s3:// ({S3_N} wheels, {total_mb} MB, warm store, {S3_PARALLEL} at once)",
                  ["sh", "-c", wp_sh], env)
         cs = Cmd(f"anchor: curl --aws-sigv4 --parallel -T, {S3_PARALLEL} at once, wheels only, each file's sha256 signed",
