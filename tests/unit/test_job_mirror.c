@@ -15,6 +15,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "base/str.h"
+#include "verify/hash.h"
 #include "ops/publish/publish.h"
 #include "ops/verify/outputs.h"
 
@@ -168,6 +170,65 @@ static void test_mirror_damage_is_found(void **state)
 	free(f);
 }
 
+/* What the sink got: each .metadata's name and bytes (a copy), and whether its sha256 was theirs. */
+struct got_metas {
+	char *rel[16];
+	struct wp_buf bytes[16];
+	size_t n;
+	bool sha_ok;
+};
+
+static int keep_meta(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256, struct wp_err *err)
+{
+	struct got_metas *g = ctx;
+	char hex[65];
+	if (g->n == 16)
+		return wp_fail(err, -WPE_IO, "more .metadata than the test expects");
+	g->sha_ok &= wp_sha256_hex_of(bytes, len, hex) == 0 && !strcmp(hex, sha256);
+	g->rel[g->n] = wp_xstrdup(rel);
+	g->bytes[g->n] = (struct wp_buf)WP_BUF_INIT;
+	wp_buf_add(&g->bytes[g->n], bytes, len);
+	g->n++;
+	return 0;
+}
+
+/* With meta_out (S3's staging), no .metadata file is written: each goes to the sink, with its
+ * sha256, the same bytes the tree on disk gets without it; the pages announce them all the same. */
+static void test_mirror_metadata_to_a_sink(void **state)
+{
+	struct fx *x = *state;
+	jf_pick_plan(&x->p, &x->w);
+	assert_int_equal(jf_pick_fetch(&x->p, &x->w, &x->err), 0);
+	struct got_metas g = { .sha_ok = true };
+	const struct wp_mirror_opts mo = { .meta_out = keep_meta, .meta_ctx = &g };
+	char *staged = jf_path(&x->w, "staged");
+	assert_int_equal(wp_publish_mirror_opts(&x->w.s, &x->p.run, staged, &mo, &x->rep, &x->err), 0);
+	assert_int_equal(x->rep.metadata, 7);
+	assert_int_equal(g.n, 7);
+	assert_true(g.sha_ok);
+	assert_int_equal(wp_publish_mirror(&x->w.s, &x->p.run, x->dir, false, &x->rep, &x->err), 0);
+	for (size_t i = 0; i < g.n; i++) {
+		char *in_stage = wp_xasprintf("%s/%s", staged, g.rel[i]), *on_disk = wp_xasprintf("%s/%s", x->dir, g.rel[i]);
+		assert_true(wp_cstr_endswith(g.rel[i], ".metadata"));
+		assert_false(jf_exists(in_stage));
+		struct wp_buf b = WP_BUF_INIT;
+		assert_int_equal(wp_file_read_capped(on_disk, 1 << 20, &b, NULL), 0);
+		assert_int_equal(b.len, g.bytes[i].len);
+		assert_memory_equal(b.data, g.bytes[i].data, b.len);
+		wp_buf_free(&b);
+		free(in_stage), free(on_disk), free(g.rel[i]);
+		wp_buf_free(&g.bytes[i]);
+	}
+	/* the staged pages announce each .metadata as the disk's do */
+	char *page = wp_xasprintf("%s/simple/torch/index.html", staged);
+	struct wp_buf b = WP_BUF_INIT;
+	assert_int_equal(wp_file_read_capped(page, 1 << 20, &b, NULL), 0);
+	assert_non_null(strstr(b.data, "data-core-metadata=\"sha256="));
+	wp_buf_free(&b);
+	free(page);
+	free(staged);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +236,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mirror_leaves_refused_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mirror_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mirror_damage_is_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mirror_metadata_to_a_sink, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("job_mirror", tests, jf_group_setup, jf_group_teardown);
 }
