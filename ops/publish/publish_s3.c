@@ -300,41 +300,30 @@ static void lines_add_dist(struct lines *l, const char *rel)
 
 struct meta {
 	char *rel;             /* files/PROJECT/FILENAME.metadata */
-	char *bytes;
+	const char *body;      /* its bytes: own, or the early upload's (which outlives the tree) */
+	char *own;
 	size_t len;
 	char sha256[65];
 };
 
 WP_VEC_OF(metas, struct meta);
 
-/* wp_mirror_meta_fn: the writer's .metadata, copied (the staging writes none) */
-static int meta_keep(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256, struct wp_err *err)
-{
-	struct metas *m = ctx;
-	if (!sha256 || !wp_sha256_hex_valid(sha256))
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' came without its sha256", rel);
-	struct meta *x = wp_vec_add(m);
-	x->rel = wp_xstrdup(rel);
-	x->bytes = wp_xmalloc(len ? len : 1);
-	memcpy(x->bytes, bytes, len);
-	x->len = len;
-	memcpy(x->sha256, sha256, 65);
-	return 0;
-}
+struct early; /* below: the files put while the tree is staged */
+static const char *early_sha(const struct early *e, const char *key);
+static const char *early_meta_body(const struct early *e, const char *key, const char *sha256, size_t len);
+struct pub;
+static char *key_of(const struct pub *p, const char *rel);
 
 static void metas_free(struct metas *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		free(m->v[i].rel);
-		free(m->v[i].bytes);
+		free(m->v[i].own);
 	}
 	wp_vec_free(m);
 }
 
 /* ---- publishing ---- */
-
-struct early; /* below: the files put while the tree is staged */
-static const char *early_sha(const struct early *e, const char *key);
 
 struct pub {
 	const struct wp_session *s;
@@ -351,7 +340,7 @@ struct pub {
 	bool had_ppend;
 	bool prune;
 	struct wp_s3_report *rep;
-	const struct early *early; /* the files put while the tree was staged, or NULL */
+	const struct early *early; /* the files put while the tree is staged, or NULL */
 	struct metas metas;        /* the mirror's .metadata (its writer hands them over, writing none) */
 };
 
@@ -372,6 +361,28 @@ static void pub_release(struct pub *p)
 static char *key_of(const struct pub *p, const char *rel)
 {
 	return wp_xasprintf("%s%s", p->s3.prefix, rel);
+}
+
+/* wp_mirror_meta_fn (ctx: the pub): the writer's .metadata, kept for the upload (the staging
+ * writes none); the same bytes put early are not copied again */
+static int meta_keep(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256, struct wp_err *err)
+{
+	struct pub *p = ctx;
+	if (!sha256 || !wp_sha256_hex_valid(sha256))
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' came without its sha256", rel);
+	char *key = key_of(p, rel);
+	struct meta *x = wp_vec_add(&p->metas);
+	x->rel = wp_xstrdup(rel);
+	x->body = early_meta_body(p->early, key, sha256, len);
+	if (!x->body) {
+		x->own = wp_xmalloc(len ? len : 1);
+		memcpy(x->own, bytes, len);
+		x->body = x->own;
+	}
+	x->len = len;
+	memcpy(x->sha256, sha256, 65);
+	free(key);
+	return 0;
 }
 
 int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
@@ -675,7 +686,7 @@ static void tree_add_metas(struct objs *tree, const struct metas *m)
 			o = objs_add(tree);
 			o->rel = wp_xstrdup(m->v[i].rel);
 		}
-		o->body = m->v[i].bytes;
+		o->body = m->v[i].body;
 		o->size = (long long)m->v[i].len;
 		memcpy(o->sha256, m->v[i].sha256, sizeof(o->sha256));
 	}
@@ -875,6 +886,7 @@ struct early {
 	struct wp_buf *metas; /* a wheel's .metadata, the body of the op after its wheel's */
 	char (*meta_sha)[65];
 	size_t nm;
+	const struct wp_s3_op **meta_ops; /* their ops, sorted by key before the thread starts */
 	int rc;
 	struct wp_err err;
 	pthread_t thread;
@@ -895,6 +907,21 @@ static int op_key_cmp(const void *a, const void *b)
 	return strcmp(((const struct wp_s3_op *)a)->key, ((const struct wp_s3_op *)b)->key);
 }
 
+static int op_ptr_key_cmp(const void *a, const void *b)
+{
+	return op_key_cmp(*(const struct wp_s3_op *const *)a, *(const struct wp_s3_op *const *)b);
+}
+
+/* The bytes put early (or going up now) as the .metadata of that key when they are these (their
+ * sha256 and length), else NULL. Any thread: the ops it reads are not written after the start. */
+static const char *early_meta_body(const struct early *e, const char *key, const char *sha256, size_t len)
+{
+	struct wp_s3_op k = { .key = key };
+	const struct wp_s3_op *kp = &k, *const *hit =
+		e && e->meta_ops ? bsearch(&kp, e->meta_ops, e->nm, sizeof(*e->meta_ops), op_ptr_key_cmp) : NULL;
+	return hit && (*hit)->size == (long long)len && !strcmp((*hit)->sha256, sha256) ? (*hit)->body : NULL;
+}
+
 /* The sha256 of what was put early under key, or NULL. */
 static const char *early_sha(const struct early *e, const char *key)
 {
@@ -911,6 +938,7 @@ static void early_free(struct early *e)
 		wp_buf_free(&e->metas[i]);
 	free(e->metas);
 	free(e->meta_sha);
+	free(e->meta_ops);
 	free(e->keys);
 	free(e->ops);
 	memset(e, 0, sizeof(*e));
@@ -974,10 +1002,15 @@ static int early_start(struct pub *p, const struct wp_pick_run *run, struct earl
 	}
 	if (!e->n)
 		return 0;
+	e->meta_ops = wp_xcalloc(e->nm ? e->nm : 1, sizeof(*e->meta_ops));
+	for (size_t i = 0, k = 0; i < e->n; i++)
+		if (e->ops[i].body)
+			e->meta_ops[k++] = &e->ops[i];
+	qsort(e->meta_ops, e->nm, sizeof(*e->meta_ops), op_ptr_key_cmp);
 	/* the pending list before the first file, as pub_finish puts it; pub_finish then settles it */
 	int rc = put_list(p, WP_MIRROR_PENDING, &p->old_pending, &p->had_pending, err);
 	if (rc) {
-		e->n = 0;
+		early_free(e); /* nothing went up: nothing to wait for (n is 0) */
 		return rc;
 	}
 	if (wp_xfer_curl_start() == 0 && pthread_create(&e->thread, NULL, early_main, e) == 0)
@@ -1001,7 +1034,10 @@ static int early_finish(struct early *e, struct wp_err *err)
 		e->p->rep->uploaded++;
 		e->p->rep->uploaded_bytes += e->ops[i].size - e->ops[i].kept_bytes;
 	}
+	/* sorted for early_sha; meta_ops pointed into the array as it was, and were for the staging */
 	qsort(e->ops, e->n, sizeof(*e->ops), op_key_cmp);
+	free(e->meta_ops);
+	e->meta_ops = NULL;
 	return 0;
 }
 
@@ -1021,7 +1057,8 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		quiet.say = NULL;
 		p.prune = prune;
 		wp_fs_scratch_set(p.stage);
-		const struct wp_mirror_opts mo = { .prune = prune, .meta_out = meta_keep, .meta_ctx = &p.metas };
+		const struct wp_mirror_opts mo = { .prune = prune, .meta_out = meta_keep, .meta_ctx = &p };
+		p.early = &e;
 		rc = wp_publish_mirror_opts(&quiet, run, p.stage, &mo, &rep->mirror, err);
 		wp_fs_scratch_set(NULL);
 	}
@@ -1032,7 +1069,6 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		rc = wp_fail(err, erc, "%s", e_err.msg);
 	if (!rc) {
 		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s; %zu files put meanwhile", p.s3.display, p.stage, e.n);
-		p.early = &e;
 		rc = pub_finish(&p, true, err);
 	}
 	early_free(&e);
