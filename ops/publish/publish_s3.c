@@ -78,6 +78,11 @@ static void objs_free(struct objs *o)
 	memset(o, 0, sizeof(*o));
 }
 
+static int obj_rel_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct obj *)a)->rel, ((const struct obj *)b)->rel);
+}
+
 static const char *base_name(const char *rel)
 {
 	const char *s = strrchr(rel, '/');
@@ -126,50 +131,57 @@ static enum rank rank_of(const char *rel)
 	return R_FILE;
 }
 
-/* The manifest's word on each file: "files/P/F" and "files/P/F.metadata" with their sha256. */
+/* The manifest's word on each file: "files/P/F" and "files/P/F.metadata" with their sha256,
+ * sorted by rel once read (known_sort), looked up by halves: a mirror of 20,000 objects asks for
+ * each of them. */
+struct known_entry {
+	char *rel;
+	char sha[65];
+	long long size;
+};
+
 struct known {
-	char **rel;
-	char (*sha)[65];
-	long long *size;
+	struct known_entry *v;
 	size_t n, cap;
 	struct wp_json_val *root;
 };
 
 static void known_add(struct known *k, char *rel, const char *sha, long long size)
 {
-	if (k->n == k->cap) {
-		k->cap = k->cap ? k->cap * 2 : 64;
-		k->rel = wp_xrealloc(k->rel, k->cap * sizeof(*k->rel));
-		k->sha = wp_xrealloc(k->sha, k->cap * sizeof(*k->sha));
-		k->size = wp_xrealloc(k->size, k->cap * sizeof(*k->size));
-	}
-	k->rel[k->n] = rel;
-	snprintf(k->sha[k->n], sizeof(k->sha[k->n]), "%s", sha);
-	for (char *p = k->sha[k->n]; *p; p++)
+	struct known_entry *e = wp_vec_add(k);
+	e->rel = rel;
+	snprintf(e->sha, sizeof(e->sha), "%s", sha);
+	for (char *p = e->sha; *p; p++)
 		if (*p >= 'A' && *p <= 'F')
 			*p = (char)(*p - 'A' + 'a');
-	k->size[k->n] = size;
-	k->n++;
+	e->size = size;
+}
+
+static int known_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct known_entry *)a)->rel, ((const struct known_entry *)b)->rel);
+}
+
+static void known_sort(struct known *k)
+{
+	if (k->n > 1)
+		qsort(k->v, k->n, sizeof(*k->v), known_cmp);
 }
 
 static const char *known_sha(const struct known *k, const char *rel, long long *size)
 {
-	for (size_t i = 0; i < k->n; i++)
-		if (!strcmp(k->rel[i], rel)) {
-			if (size)
-				*size = k->size[i];
-			return k->sha[i];
-		}
-	return NULL;
+	struct known_entry key = { .rel = (char *)rel };
+	const struct known_entry *e = k->n ? bsearch(&key, k->v, k->n, sizeof(*k->v), known_cmp) : NULL;
+	if (e && size)
+		*size = e->size;
+	return e ? e->sha : NULL;
 }
 
 static void known_free(struct known *k)
 {
 	for (size_t i = 0; i < k->n; i++)
-		free(k->rel[i]);
-	free(k->rel);
-	free(k->sha);
-	free(k->size);
+		free(k->v[i].rel);
+	wp_vec_free(k);
 	wp_json_tree_free(k->root);
 	memset(k, 0, sizeof(*k));
 }
@@ -216,6 +228,7 @@ static int known_read(const char *path, struct known *k, struct objs *old_pages,
 		}
 	}
 out:
+	known_sort(k);
 	wp_buf_free(&b);
 	return rc;
 }
@@ -519,34 +532,36 @@ static int pub_seed(struct pub *p, struct wp_err *err)
 	if (!rc)
 		rc = get_list(p, WP_S3_PAGES_PENDING, true, &p->old_ppend, &p->had_ppend, err);
 	for (size_t i = 0; !rc && i < p->old.n; i++) {
-		char *k = key_of(p, p->old.rel[i]);
+		char *k = key_of(p, p->old.v[i].rel);
 		const struct wp_s3_object *o = wp_s3_listing_find(&p->list, k);
 		free(k);
 		/* at the listing's size: an object replaced behind our back by other bytes stays (as on
 		 * disk, the writer keeps it on the pages, and verify tells) and is never deleted */
 		if (!o)
 			continue;
-		char *fp = wp_xasprintf("%s/%s", p->stage, p->old.rel[i]);
+		char *fp = wp_xasprintf("%s/%s", p->stage, p->old.v[i].rel);
 		char *dir = wp_xstrndup(fp, (size_t)(strrchr(fp, '/') - fp));
 		if (!(rc = stand_in(dir, fp, o->size, err)))
-			objs_add(&p->holders)->rel = wp_xstrdup(p->old.rel[i]);
+			objs_add(&p->holders)->rel = wp_xstrdup(p->old.v[i].rel);
 		free(dir);
 		free(fp);
 	}
+	if (p->holders.n > 1)
+		qsort(p->holders.v, p->holders.n, sizeof(*p->holders.v), obj_rel_cmp);
 	free(key);
 	free(path);
 	return rc;
 }
 
+/* p->holders is sorted (pub_seed). */
 static bool is_holder(const struct pub *p, const char *rel, const char *stage_path)
 {
-	for (size_t i = 0; i < p->holders.n; i++)
-		if (!strcmp(p->holders.v[i].rel, rel)) {
-			/* still the stand-in when the writer did not replace it: its blocks are a hole */
-			struct stat sb;
-			return stat(stage_path, &sb) == 0 && (sb.st_size == 0 || sb.st_blocks == 0);
-		}
-	return false;
+	struct obj k = { .rel = (char *)rel };
+	if (!p->holders.n || !bsearch(&k, p->holders.v, p->holders.n, sizeof(k), obj_rel_cmp))
+		return false;
+	/* still the stand-in when the writer did not replace it: its blocks are a hole */
+	struct stat sb;
+	return stat(stage_path, &sb) == 0 && (sb.st_size == 0 || sb.st_blocks == 0);
 }
 
 struct done_ctx {
@@ -669,10 +684,6 @@ static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *
 	return rc;
 }
 
-static int obj_rel_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct obj *)a)->rel, ((const struct obj *)b)->rel);
-}
 
 /* The .metadata the writer handed over, into the sorted tree: each in place of a stand-in of its
  * name (the bucket's, made by pub_seed), else added. */
@@ -708,7 +719,7 @@ static void plan_removals(struct pub *p, const struct objs *tree, struct lines *
 		size_t m = pass == 0 ? p->old.n : pass == 1 ? p->old_pages.n : pass == 2 ? p->old_ppend.n :
 			   p->prune ? p->old_pending.n * 2 : 0;
 		for (size_t i = 0; i < m; i++) {
-			char *rel = pass == 0 ? wp_xstrdup(p->old.rel[i]) : pass == 1 ? wp_xstrdup(p->old_pages.v[i].rel) :
+			char *rel = pass == 0 ? wp_xstrdup(p->old.v[i].rel) : pass == 1 ? wp_xstrdup(p->old_pages.v[i].rel) :
 				    pass == 2 ? wp_xstrdup(p->old_ppend.v[i]) :
 				    wp_xasprintf("files/%s%s", p->old_pending.v[i / 2], i % 2 ? ".metadata" : "");
 			char *key = key_of(p, rel);
