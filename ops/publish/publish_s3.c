@@ -887,7 +887,7 @@ out:
  * its key (files/PROJECT/FILENAME, as the writer places it), its bytes (the store's, which the
  * staged tree links) and its sha256, and a wheel's .metadata beside it. Staging and uploading
  * them then overlap, and the small .metadata PUTs go between the wheels' instead of after them
- * all (a thousand of them, one round trip each, were a second of tail at 25 ms a round trip).
+ * all (a thousand of them were 3.7 s of tail behind a relay adding 25 ms to each answer).
  * The pending list names them before the first goes up, as it names every file before it goes up. */
 struct early {
 	struct pub *p;
@@ -924,7 +924,8 @@ static int op_ptr_key_cmp(const void *a, const void *b)
 }
 
 /* The bytes put early (or going up now) as the .metadata of that key when they are these (their
- * sha256 and length), else NULL. Any thread: the ops it reads are not written after the start. */
+ * sha256 and length), else NULL. While the early run goes on: what it reads of an op (key, size,
+ * sha256, body) the run never writes. */
 static const char *early_meta_body(const struct early *e, const char *key, const char *sha256, size_t len)
 {
 	struct wp_s3_op k = { .key = key };
