@@ -811,7 +811,7 @@ out:
 }
 
 static int add_new(const char *dir, const struct wp_mirror_file *f, struct entries *es,
-		   struct wp_err *err)
+		   const struct wp_mirror_opts *o, struct wp_err *err)
 {
 	struct wp_buf project = WP_BUF_INIT;
 	struct wp_wheelname wn;
@@ -861,8 +861,11 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 	e->src = f;
 	if (wp_index_file_kind(f->filename) == WP_KIND_WHEEL) {
 		e->meta = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
-		if (f->metadata)
-			rc = wp_buf_addstr(&e->meta, f->metadata) < 0 ?
+		size_t known_len = 0;
+		const char *known = f->metadata ? f->metadata :
+				    o && o->meta_in ? o->meta_in(o->meta_ctx, f->project, f->filename, &known_len) : NULL;
+		if (known)
+			rc = wp_buf_add(&e->meta, known, f->metadata ? strlen(known) : known_len) < 0 ?
 			     wp_fail(err, -WPE_TOO_BIG, "METADATA of '%s' is larger than %d bytes",
 				     f->filename, WP_METADATA_MAX_LEN) : 0;
 		else
@@ -1249,7 +1252,7 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	}
 
 	for (size_t i = 0; i < n; i++) {
-		rc = add_new(dir, &files[i], &es, err);
+		rc = add_new(dir, &files[i], &es, opts, err);
 		if (rc)
 			goto out;
 	}

@@ -35,6 +35,10 @@ struct wp_mirror_file {
 typedef int wp_mirror_meta_fn(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256,
 			      struct wp_err *err);
 
+/* A wheel's .metadata bytes the caller already has (project and filename as in its
+ * wp_mirror_file), *len set; NULL: the writer reads them from the wheel. */
+typedef const char *wp_mirror_meta_in_fn(void *ctx, const char *project, const char *filename, size_t *len);
+
 struct wp_mirror_opts {
 	bool prune;                   /* drop files that are not in this run's set ... */
 	const char *const *keep;      /* ... except these file names (pinned) */
@@ -44,7 +48,9 @@ struct wp_mirror_opts {
 	 * inodes made and removed for nothing), every wheel's, this run's unchanged ones too; a
 	 * .metadata already under the tree (a stand-in) counts as there for the manifest's entries. */
 	wp_mirror_meta_fn *meta_out;
-	void *meta_ctx;
+	/* set: asked first for a wheel's .metadata (S3's early uploads made them already) */
+	wp_mirror_meta_in_fn *meta_in;
+	void *meta_ctx;               /* for meta_out and meta_in */
 };
 
 struct wp_mirror_report {

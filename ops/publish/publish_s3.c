@@ -923,15 +923,37 @@ static int op_ptr_key_cmp(const void *a, const void *b)
 	return op_key_cmp(*(const struct wp_s3_op *const *)a, *(const struct wp_s3_op *const *)b);
 }
 
-/* The bytes put early (or going up now) as the .metadata of that key when they are these (their
- * sha256 and length), else NULL. While the early run goes on: what it reads of an op (key, size,
- * sha256, body) the run never writes. */
-static const char *early_meta_body(const struct early *e, const char *key, const char *sha256, size_t len)
+/* The early .metadata op of that key, or NULL. While the early run goes on: what is read of an op
+ * (key, size, sha256, body) the run never writes. */
+static const struct wp_s3_op *early_meta_op(const struct early *e, const char *key)
 {
 	struct wp_s3_op k = { .key = key };
 	const struct wp_s3_op *kp = &k, *const *hit =
 		e && e->meta_ops ? bsearch(&kp, e->meta_ops, e->nm, sizeof(*e->meta_ops), op_ptr_key_cmp) : NULL;
-	return hit && (*hit)->size == (long long)len && !strcmp((*hit)->sha256, sha256) ? (*hit)->body : NULL;
+	return hit ? *hit : NULL;
+}
+
+/* The bytes put early (or going up now) as the .metadata of that key when they are these (their
+ * sha256 and length), else NULL. */
+static const char *early_meta_body(const struct early *e, const char *key, const char *sha256, size_t len)
+{
+	const struct wp_s3_op *op = early_meta_op(e, key);
+	return op && op->size == (long long)len && !strcmp(op->sha256, sha256) ? op->body : NULL;
+}
+
+/* wp_mirror_meta_in_fn (ctx: the pub): the .metadata an early upload made from that wheel, so the
+ * writer does not read the wheel again. */
+static const char *early_meta_of(void *ctx, const char *project, const char *filename, size_t *len)
+{
+	const struct pub *p = ctx;
+	char *rel = wp_xasprintf("files/%s/%s.metadata", project, filename), *key = key_of(p, rel);
+	const struct wp_s3_op *op = early_meta_op(p->early, key);
+	free(key);
+	free(rel);
+	if (!op)
+		return NULL;
+	*len = (size_t)op->size;
+	return op->body;
 }
 
 /* The sha256 of what was put early under key, or NULL. */
@@ -1069,7 +1091,8 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		quiet.say = NULL;
 		p.prune = prune;
 		wp_fs_scratch_set(p.stage);
-		const struct wp_mirror_opts mo = { .prune = prune, .meta_out = meta_keep, .meta_ctx = &p };
+		const struct wp_mirror_opts mo = { .prune = prune, .meta_out = meta_keep, .meta_in = early_meta_of,
+						   .meta_ctx = &p };
 		p.early = &e;
 		rc = wp_publish_mirror_opts(&quiet, run, p.stage, &mo, &rep->mirror, err);
 		wp_fs_scratch_set(NULL);
