@@ -447,6 +447,16 @@ out:
 	return rc;
 }
 
+int wp_dir_make_open(const char *dir, int *fd, struct wp_err *err)
+{
+	*fd = -1;
+	int rc = wp_mkdir_p(dir, 0755, err);
+	if (rc)
+		return rc;
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return *fd < 0 ? wp_fs_fail(err, errno, "cannot open directory", dir) : 0;
+}
+
 static int copy_into(const char *from, const char *to, struct wp_err *err)
 {
 	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;

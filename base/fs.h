@@ -58,6 +58,9 @@ int wp_flock_wait(int fd, unsigned max_ms);
 
 /* mkdir -p; an existing directory is fine, an existing non-directory is an error. */
 int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
+/* The directory made (as wp_mkdir_p, 0755) and opened read-only into *fd, for a writer's flock on
+ * the tree under it; *fd is -1 on failure. */
+int wp_dir_make_open(const char *dir, int *fd, struct wp_err *err);
 
 /* Make `to` the same content as `from`: a hard link when the file system allows one, else a copy
  * through an atomic temp. An existing `to` is replaced atomically; temp links a killed process

@@ -407,14 +407,8 @@ int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t 
 	const char **subdirs = wp_xcalloc(n + 1, sizeof(*subdirs));
 	size_t nsub = 0;
 
-	rc = wp_mkdir_p(dir, 0755, err);
-	if (rc)
+	if ((rc = wp_dir_make_open(dir, &lock, err)))
 		goto out;
-	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock < 0) {
-		rc = wp_fs_fail(err, errno, "cannot open directory", dir);
-		goto out;
-	}
 	if (flock(lock, LOCK_EX | LOCK_NB) < 0) {
 		rc = wp_fail(err, -WPE_IO, "channel '%s' is being written by another wheelpick; wait "
 			     "for it to finish", dir);

@@ -1216,14 +1216,8 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	char *sub = NULL;
 	int lock = -1, rc;
 
-	rc = wp_mkdir_p(dir, 0755, err);
-	if (rc)
+	if ((rc = wp_dir_make_open(dir, &lock, err)))
 		goto out;
-	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock < 0) {
-		rc = wp_fs_fail(err, errno, "cannot open directory", dir);
-		goto out;
-	}
 	/* Another run writing the same tree: wait for it (its files stay; ours are added after), but
 	 * not forever: a hung writer holds the lock as long as it lives. */
 	if (wp_flock_wait(lock, MIRROR_LOCK_WAIT_MS) < 0) {

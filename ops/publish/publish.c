@@ -6,9 +6,7 @@
 #include "ops/publish/bundle.h"
 #include "ops/publish/mirror_variants.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,26 +59,6 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 	wp_mirror_vjson_free(&vj);
 	return rc;
 }
-
-/* Remove a staging folder: only the files we put in it (links and small files), then itself. */
-static void remove_stage(const char *stage)
-{
-	DIR *d = opendir(stage);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char *p = wp_xasprintf("%s/%s", stage, e->d_name);
-		unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(stage);
-}
-
-/* A staging folder with folders in it (a conda bundle's channel): everything under it, then itself. It
- * is ours (a fresh mkdtemp), and FTW_PHYS never follows a link out of it. */
 
 /* A fresh folder under the cache's tmp/ (same file system as the store: links, not copies). mkdtemp,
  * not the PID: a container's PID 1 is the same on every run, and a killed run's leftovers must never
@@ -140,7 +118,7 @@ int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run,
 	rc = wp_bundle_write_split(out_path, stage, split, nvolumes, err);
 out:
 	if (stage) {
-		remove_stage(stage);
+		wp_fs_remove_tree(stage); /* ours (a fresh mkdtemp); links are removed, never followed */
 		/* the staged paths are gone with the folder */
 		for (size_t i = 0; i < run->plan.n; i++) {
 			free(run->plan.files[i].path);

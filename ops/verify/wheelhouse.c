@@ -104,16 +104,25 @@ static bool option_is_local(const char *text)
 	return false;
 }
 
+/* A list the wheelhouse holds (requirements, pylock.toml) into b, counted as a page; false, the
+ * problem said, when it cannot be read. */
+static bool read_list(struct vo_ctx *c, const char *path, struct wp_buf *b)
+{
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_file_read_capped(path, VO_REQS_MAX, b, &e) < 0) {
+		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_buf_free(b);
+		return false;
+	}
+	c->rep->pages++;
+	return true;
+}
+
 static void check_requirements(struct vo_ctx *c, const char *path, struct house_file *files, size_t nf)
 {
 	struct wp_buf b;
-	struct wp_err e = WP_ERR_INIT;
-	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
-		vo_problem_add(c, true, path, "%s", e.msg);
-		wp_buf_free(&b);
+	if (!read_list(c, path, &b))
 		return;
-	}
-	c->rep->pages++;
 	struct wp_buf logical = WP_BUF_INIT;
 	char *s = b.data ? b.data : "";
 	int lineno = 0, start = 0;
@@ -236,13 +245,8 @@ static void check_pick_json(struct vo_ctx *c, const char *dir, const char *path,
 static void check_pylock(struct vo_ctx *c, const char *dir, const char *path, struct house_file *files, size_t nf)
 {
 	struct wp_buf b;
-	struct wp_err e = WP_ERR_INIT;
-	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
-		vo_problem_add(c, true, path, "%s", e.msg);
-		wp_buf_free(&b);
+	if (!read_list(c, path, &b))
 		return;
-	}
-	c->rep->pages++;
 	int lineno = 0;
 	for (char *s = b.data ? b.data : "", *nl; *s; s = nl ? nl + 1 : s + strlen(s)) {
 		nl = strchr(s, '\n');
