@@ -35,7 +35,10 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 	if (t->accel == WP_ACCEL_CUDA) {
 		snprintf(b, sizeof(b), "%d.%d", t->cuda_major, t->cuda_minor);
 		wp_json_str(j, b);
-		wp_json_kstr(j, "driver", t->driver.nparts ? t->driver.text : NULL);
+		/* a machine with no driver yet: the driver is what the picks need (said as a note), not one it has */
+		wp_json_kstr(j, "driver", t->driver.nparts && !t->driver_none_yet ? t->driver.text : NULL);
+		if (t->driver_none_yet)
+			wp_json_kbool(j, "driver_none_yet", true);
 		wp_json_kstr(j, "cuda_compat", t->cuda_strict ? "strict" : "minor");
 	} else {
 		wp_json_null(j);
