@@ -803,6 +803,23 @@ static void test_parse_spellings(void **state)
 	run(f);
 	assert_string_equal(f->d.driver_version, "550.54.15");
 	assert_string_equal(f->d.driver_source, "nvidia-smi");
+
+	/* driver 610's banner (KMD, CUDA UMD), the fields swapped, a blank before a colon, none after
+	 * the other; and words that only look alike ("Runtime Version") are not taken */
+	static const char *const banners[] = {
+		"| NVIDIA-SMI 610.57.04   KMD Version: 610.57.04   CUDA UMD Version: 13.3     |\n",
+		"| NVIDIA-SMI 610.57.04  CUDA UMD Version :13.3  KMD Version:   610.57.04 |\n",
+		"|  CUDA Runtime Version: 12.0  CUDA  UMD\tVersion:  13.3  Driver Version : 610.57.04 |\n",
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(banners); i++) {
+		prints(f, "nvidia-smi", banners[i], 0);
+		run(f);
+		assert_string_equal(f->d.driver_version, "610.57.04");
+		assert_string_equal(f->d.driver_source, "nvidia-smi");
+		assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 133);
+		assert_int_equal(f->d.cuda_source, WP_CUDA_SRC_NVIDIA_SMI);
+		assert_int_equal(f->d.driver_state, WP_DRIVER_LOADED);
+	}
 }
 
 static void test_musl(void **state)
