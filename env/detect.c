@@ -651,7 +651,9 @@ static void probe_nvml(struct ctx *c)
 static void probe_libcuda(struct ctx *c)
 {
 	struct wp_detect *d = c->d;
-	if (!c->dlopen_ok)
+	/* nothing left to ask (cuInit can take a second on a real GPU) */
+	bool answered = (c->nvml.loaded && c->nvml.init_rc == 0) || c->smi_answered;
+	if (!c->dlopen_ok || (answered && d->cuda_major && d->n_gpus))
 		return;
 	wp_nvlib_libcuda(c->lib_dir, &c->cuda);
 	if (!c->cuda.loaded || c->cuda.init_rc != 0)
