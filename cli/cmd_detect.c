@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 struct detect_opts {
 	bool json;
@@ -25,7 +26,7 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct detect_opts o = { 0 };
 	struct wp_strlist pos = { 0 };
 	struct wp_detect d;
-	struct wp_detect_opts dopts = { .asks = &wp_cli_asks };
+	struct wp_detect_opts dopts = { .asks = &wp_cli_asks, .lib_dir = cli->session.nvidia_lib_dir };
 	struct wp_target t;
 	struct wp_buf b = WP_BUF_INIT;
 	bool ran = false;
@@ -52,13 +53,20 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	wp_detect_to_target(&d, &t);
 	if (d.driver_version[0])
 		printf("driver:    NVIDIA %s (%s)\n", d.driver_version, d.driver_source ? d.driver_source : "?");
+	else if (d.driver_state == WP_DRIVER_NOT_LOADED)
+		printf("driver:    installed, kernel module not loaded (%s)\n", d.driver_failure[0] ? d.driver_failure : "?");
+	else if (d.driver_state == WP_DRIVER_NONE_YET)
+		printf("driver:    none yet (GPUs from the PCI bus)\n");
 	else
 		printf("driver:    none found\n");
 	if (d.cuda_major)
 		printf("cuda:      %d.%d is the newest the driver runs (from %s)\n", d.cuda_major, d.cuda_minor,
 		       wp_cuda_source_name(d.cuda_source));
 	for (int i = 0; i < d.n_gpus; i++) {
-		if (d.gpus[i].cc_major >= 0)
+		if (d.gpus[i].cc_major >= 0 && d.gpu_source && !strcmp(d.gpu_source, "pci"))
+			printf("gpu %d:     %s, sm_%d%d (from its PCI id)\n", i, d.gpus[i].name, d.gpus[i].cc_major,
+			       d.gpus[i].cc_minor);
+		else if (d.gpus[i].cc_major >= 0)
 			printf("gpu %d:     %s, sm_%d%d\n", i, d.gpus[i].name, d.gpus[i].cc_major, d.gpus[i].cc_minor);
 		else
 			printf("gpu %d:     %s, compute capability unknown\n", i, d.gpus[i].name);

@@ -104,6 +104,7 @@ static const struct {
 	{ "WHEELPICK_TIMEOUT", "seconds a transfer may stall" },
 	{ "WHEELPICK_CA_BUNDLE", "certificates to trust for https, instead of the system's" },
 	{ "WHEELPICK_SYSROOT", "a root to read /proc, /sys and CUDA from (detect)" },
+	{ "WHEELPICK_NVIDIA_LIBDIR", "the folder detect loads libnvidia-ml.so.1 and libcuda.so.1 from (also under WHEELPICK_SYSROOT)" },
 };
 
 int wp_gen_man(FILE *f)

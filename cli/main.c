@@ -35,6 +35,8 @@ const struct wp_asks wp_cli_asks = { .words = {
 	[WP_ASK_PROFILE] = "detect --json",
 	[WP_ASK_TRUST] = "run 'wheelpick trust'",
 	[WP_ASK_UPDATE] = "run 'wheelpick update'",
+	[WP_ASK_CUDA_AS] = "give --cuda",
+	[WP_ASK_GPU] = "--gpu NAME",
 } };
 
 static double now(void)
@@ -411,7 +413,7 @@ int main(int argc, char **argv)
 	cli.cache_alloc = wp_session_default_cache_dir();
 	cli.session = (struct wp_session){
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
-		.say_ctx = &cli, .asks = &wp_cli_asks,
+		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);

@@ -6,10 +6,10 @@
 #include "base/str.h"
 #include "base/vec.h"
 #include "env/detect_hw.h"
+#include "env/detect_nvlib.h"
 #include "resolver/gpu.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -84,6 +84,14 @@ struct ctx {
 	char *root;            /* sysroot without its trailing '/'; "" for the host */
 	bool host;
 	const char *path_env;
+	const char *lib_dir;   /* where NVIDIA's libraries are dlopened from; NULL: the loader's search */
+	bool dlopen_ok;
+	struct wp_nvlib nvml, cuda; /* what each library said (loaded false when not asked or not found) */
+	bool smi_found, smi_answered; /* nvidia-smi is on PATH; it printed a driver (so the module is loaded) */
+	int smi_status;
+	char smi_line[256];    /* nvidia-smi's first line when it failed */
+	unsigned pci_ids[WP_DETECT_MAX_GPUS]; /* NVIDIA GPUs on the PCI bus: device ids, 0 when unreadable */
+	int n_pci;
 	int timeout_ms;
 	size_t output_max;
 	const struct wp_asks *asks;
@@ -533,32 +541,55 @@ static bool dir_has_entries(const char *path)
 	return found;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* An NVIDIA display or 3D controller on the PCI bus (vendor 0x10de, class 0x03xxxx) is there
- * whether or not a driver is loaded, which is what the "no driver" warning needs to know. */
-static bool nvidia_on_pci(const struct ctx *c)
+ * whether or not a driver is loaded: what the "no driver" warning needs to know, and the last rung
+ * for the GPUs themselves (their device ids, in bus order). */
+static bool nvidia_on_pci(struct ctx *c)
 {
 	char *path = root_path(c, "/sys/bus/pci/devices");
 	DIR *dir = opendir(path);
-	bool found = false;
 	struct wp_buf b = WP_BUF_INIT;
 	struct dirent *e;
-	while (dir && !found && (e = readdir(dir))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char *f = wp_xasprintf("%s/%s/vendor", path, e->d_name);
+	struct strs names = { 0 };
+	while (dir && (e = readdir(dir)) && names.n < 4096)
+		if (e->d_name[0] != '.')
+			wp_vec_push(&names, wp_xstrdup(e->d_name));
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	for (size_t i = 0; i < names.n && c->n_pci < WP_DETECT_MAX_GPUS; i++) {
+		char *f = wp_xasprintf("%s/%s/vendor", path, names.v[i]);
 		bool nv = wp_env_read_small(f, 64, &b) == 0 && wp_str_eq(wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), "0x10de");
 		free(f);
 		if (!nv)
 			continue;
-		f = wp_xasprintf("%s/%s/class", path, e->d_name);
-		found = wp_env_read_small(f, 64, &b) == 0 && wp_str_startswith(WP_STR(wp_buf_cstr(&b)), "0x03");
+		f = wp_xasprintf("%s/%s/class", path, names.v[i]);
+		bool gpu = wp_env_read_small(f, 64, &b) == 0 && wp_str_startswith(WP_STR(wp_buf_cstr(&b)), "0x03");
 		free(f);
+		if (!gpu)
+			continue;
+		f = wp_xasprintf("%s/%s/device", path, names.v[i]);
+		unsigned id = 0;
+		if (wp_env_read_small(f, 64, &b) == 0) {
+			char *end = NULL;
+			unsigned long v = strtoul(wp_buf_cstr(&b), &end, 16);
+			id = end != wp_buf_cstr(&b) && v <= 0xffff ? (unsigned)v : 0;
+		}
+		free(f);
+		c->pci_ids[c->n_pci++] = id;
 	}
+	for (size_t i = 0; i < names.n; i++)
+		free(names.v[i]);
+	wp_vec_free(&names);
 	if (dir)
 		closedir(dir);
 	wp_buf_free(&b);
 	free(path);
-	return found;
+	return c->n_pci > 0;
 }
 
 bool wp_detect_python_free_threaded(const struct wp_detect_python *py)
@@ -574,7 +605,8 @@ static void detect_gpu_hardware(struct ctx *c)
 	char *gpus = root_path(c, "/proc/driver/nvidia/gpus");
 	char *dev = root_path(c, "/dev/nvidia0");
 	struct stat st;
-	c->d->gpu_hardware = dir_has_entries(gpus) || stat(dev, &st) == 0 || nvidia_on_pci(c);
+	bool pci = nvidia_on_pci(c);
+	c->d->gpu_hardware = dir_has_entries(gpus) || stat(dev, &st) == 0 || pci;
 	free(gpus);
 	free(dev);
 }
@@ -590,65 +622,134 @@ static void add_gpu(struct ctx *c, struct wp_str name, int cc_major, int cc_mino
 	g->cc_minor = cc_minor;
 }
 
-/* The driver's own answer, without starting a program. Skipped under a sysroot: the library
- * found would be the host's, not the sysroot's. */
-static void probe_libcuda(struct ctx *c)
+/* NVML, the driver's own answer without starting a program: asked first. Not under a sysroot
+ * unless a library folder is given: the library the loader finds would be the host's. */
+static void probe_nvml(struct ctx *c)
 {
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
+	struct wp_detect *d = c->d;
+	if (!c->dlopen_ok)
 		return;
-	int (*cu_init)(unsigned int) = (int (*)(unsigned int))dlsym(h, "cuInit");
-	int (*cu_version)(int *) = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
-	int (*cu_count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
-	int (*cu_get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
-	int (*cu_attr)(int *, int, int) = (int (*)(int *, int, int))dlsym(h, "cuDeviceGetAttribute");
-	int (*cu_name)(char *, int, int) = (int (*)(char *, int, int))dlsym(h, "cuDeviceGetName");
-	int v = 0, n = 0;
-	if (cu_version && cu_version(&v) == 0 && v >= 1000) {
-		c->d->cuda_major = v / 1000;
-		c->d->cuda_minor = v % 1000 / 10;
-		c->d->cuda_source = WP_CUDA_SRC_LIBCUDA;
+	wp_nvlib_nvml(c->lib_dir, &c->nvml);
+	if (!c->nvml.loaded || c->nvml.init_rc != 0)
+		return;
+	if (!d->driver_version[0] && driver_like(WP_STR(c->nvml.driver)))
+		set_driver(c, WP_STR(c->nvml.driver), "nvml");
+	if (c->nvml.cuda) {
+		d->cuda_major = c->nvml.cuda / 1000;
+		d->cuda_minor = c->nvml.cuda % 1000 / 10;
+		d->cuda_source = WP_CUDA_SRC_NVML;
 	}
-	if (!cu_init || !cu_count || !cu_get || !cu_attr || !cu_name || cu_init(0) != 0 || cu_count(&n) != 0)
-		goto out;
-	for (int i = 0; i < n && i < WP_DETECT_MAX_GPUS; i++) {
-		int dev = 0, maj = -1, min = -1;
-		char name[128] = "";
-		if (cu_get(&dev, i) != 0)
-			continue;
-		if (cu_attr(&maj, 75, dev) != 0 || cu_attr(&min, 76, dev) != 0) /* COMPUTE_CAPABILITY_MAJOR/MINOR */
-			maj = min = -1;
-		if (cu_name(name, sizeof(name) - 1, dev) != 0)
-			name[0] = 0;
-		name[sizeof(name) - 1] = 0;
-		add_gpu(c, WP_STR(name), maj, min);
-	}
-out:
-	dlclose(h);
+	for (int i = 0; i < c->nvml.n_gpus; i++)
+		add_gpu(c, WP_STR(c->nvml.gpus[i].name), c->nvml.gpus[i].cc_major, c->nvml.gpus[i].cc_minor);
+	if (d->n_gpus)
+		d->gpu_source = "nvml";
 }
 
-/* "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4     |" */
+/* libcuda after nvidia-smi, for what is still missing. Its cuDriverGetVersion answers from the
+ * user-space library alone, even with no kernel module loaded: the figure counts only once cuInit
+ * worked (else it is kept for the advice: wp_detect's userspace_cuda_*). */
+static void probe_libcuda(struct ctx *c)
+{
+	struct wp_detect *d = c->d;
+	/* nothing left to ask (cuInit can take a second on a real GPU) */
+	bool answered = (c->nvml.loaded && c->nvml.init_rc == 0) || c->smi_answered;
+	if (!c->dlopen_ok || (answered && d->cuda_major && d->n_gpus))
+		return;
+	wp_nvlib_libcuda(c->lib_dir, &c->cuda);
+	if (!c->cuda.loaded || c->cuda.init_rc != 0)
+		return;
+	if (c->cuda.cuda && !d->cuda_major) {
+		d->cuda_major = c->cuda.cuda / 1000;
+		d->cuda_minor = c->cuda.cuda % 1000 / 10;
+		d->cuda_source = WP_CUDA_SRC_LIBCUDA;
+	}
+	if (!d->n_gpus) {
+		for (int i = 0; i < c->cuda.n_gpus; i++)
+			add_gpu(c, WP_STR(c->cuda.gpus[i].name), c->cuda.gpus[i].cc_major, c->cuda.gpus[i].cc_minor);
+		if (d->n_gpus)
+			d->gpu_source = "libcuda";
+	}
+}
+
+/* The last rung: the GPUs on the PCI bus, named from NVIDIA's list of PCI device ids. */
+static void gpus_from_pci(struct ctx *c)
+{
+	for (int i = 0; i < c->n_pci; i++) {
+		int sm = 0;
+		if (!c->pci_ids[i]) /* no device id to tell it by */
+			continue;
+		const char *name = wp_gpu_from_pci_id(c->pci_ids[i], &sm);
+		char unknown[64];
+		snprintf(unknown, sizeof(unknown), "NVIDIA GPU (PCI device 0x%04x)", c->pci_ids[i]);
+		add_gpu(c, WP_STR(name ? name : unknown), name ? sm / 10 : -1, name ? sm % 10 : -1);
+	}
+	if (c->d->n_gpus)
+		c->d->gpu_source = "pci";
+}
+
+static bool same(struct wp_str a, struct wp_str b)
+{
+	return a.n == b.n && !memcmp(a.p, b.p, a.n);
+}
+
+/* The word that ends just before p in s (after blanks), or an empty view. */
+static struct wp_str word_before(struct wp_str s, const char *p)
+{
+	const char *e = p;
+	while (e > s.p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	const char *b = e;
+	while (b > s.p && !is_space(b[-1]) && b[-1] != '|')
+		b--;
+	return WP_STRN(b, (size_t)(e - b));
+}
+
+/* The value after "<first> [second] Version:" anywhere in out, whatever the spacing (a blank
+ * before the colon too): "CUDA Version: 12.4", and from driver 610 "CUDA UMD Version: 13.3"
+ * (second "UMD"); "Driver Version: 550.54.15" or, from 610, "KMD Version: 610.57.04". */
+static struct wp_str smi_field(struct wp_str out, const char *const *words, size_t nwords)
+{
+	for (struct wp_str s = find(out, "Version"); s.n; s = find(WP_STRN(s.p + 7, s.n - 7), "Version")) {
+		struct wp_str w = word_before(out, s.p);
+		bool ok = false;
+		for (size_t i = 0; i < nwords && !ok; i++) {
+			struct wp_str want = WP_STR(words[i]);
+			struct wp_str first = wp_str_cut(&want, ' ');
+			if (want.n) /* two words: "CUDA UMD" */
+				ok = same(w, want) && same(word_before(out, w.p), first);
+			else
+				ok = same(w, first);
+		}
+		struct wp_str rest = WP_STRN(s.p + 7, s.n - 7);
+		while (rest.n && (*rest.p == ' ' || *rest.p == '\t')) {
+			rest.p++;
+			rest.n--;
+		}
+		if (ok && rest.n && *rest.p == ':')
+			return version_prefix(WP_STRN(rest.p + 1, rest.n - 1));
+	}
+	return WP_STRN(out.p + out.n, 0);
+}
+
+/* "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4     |", from driver 610
+ * "| NVIDIA-SMI 610.57.04   KMD Version: 610.57.04   CUDA UMD Version: 13.3     |" */
 static void parse_smi_banner(struct ctx *c, const struct job *j)
 {
+	static const char *const cuda_words[] = { "CUDA", "CUDA UMD" };
+	static const char *const driver_words[] = { "Driver", "KMD" };
 	struct wp_str out = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
-	struct wp_str s = find(out, "CUDA Version:");
+	struct wp_str s = smi_field(out, cuda_words, WP_ARRAY_LEN(cuda_words));
 	int v[2];
-	if (s.n && !c->d->cuda_major) {
-		s.p += 13;
-		s.n -= 13;
-		if (parse_version(version_prefix(s), v, 2) == 2 && v[0] > 0 && v[0] < 100 && v[1] < 100) {
-			c->d->cuda_major = v[0];
-			c->d->cuda_minor = v[1];
-			c->d->cuda_source = WP_CUDA_SRC_NVIDIA_SMI;
-		}
+	if (s.n && !c->d->cuda_major && parse_version(s, v, 2) == 2 && v[0] > 0 && v[0] < 100 && v[1] < 100) {
+		c->d->cuda_major = v[0];
+		c->d->cuda_minor = v[1];
+		c->d->cuda_source = WP_CUDA_SRC_NVIDIA_SMI;
 	}
-	s = find(out, "Driver Version:");
-	if (s.n && !c->d->driver_version[0]) {
-		s.p += 15;
-		s.n -= 15;
-		struct wp_str w = version_prefix(s);
-		if (driver_like(w))
-			set_driver(c, w, "nvidia-smi");
+	s = smi_field(out, driver_words, WP_ARRAY_LEN(driver_words));
+	if (s.n && driver_like(s)) {
+		c->smi_answered = true;
+		if (!c->d->driver_version[0])
+			set_driver(c, s, "nvidia-smi");
 	}
 }
 
@@ -674,9 +775,63 @@ static void parse_smi_query(struct ctx *c, const struct job *j, bool with_cc)
 		if (!with_cc || parse_version(cc, v, 2) != 2)
 			v[0] = v[1] = -1;
 		add_gpu(c, name, v[0], v[1]);
+		c->d->gpu_source = "nvidia-smi";
+		c->smi_answered = true;
 		if (!c->d->driver_version[0])
 			set_driver(c, drv, "nvidia-smi");
 	}
+}
+
+/* Which state the driver is in, from what answered: a kernel module's version file or a library or
+ * program that reached the driver means loaded. User-space pieces with none of that (a container
+ * or image with the driver's libraries but no module, or no GPU passed in) run nothing: no CUDA
+ * figure is kept, and what each said becomes the message. GPUs nothing else listed come from the
+ * PCI bus, and with no driver at all that is the machine a driver is still to be installed on. */
+static void decide_driver_state(struct ctx *c)
+{
+	struct wp_detect *d = c->d;
+	bool loaded = (d->driver_source && (!strcmp(d->driver_source, "proc") || !strcmp(d->driver_source, "sysfs"))) ||
+		      (c->nvml.loaded && c->nvml.init_rc == 0) || c->smi_answered || (c->cuda.loaded && c->cuda.init_rc == 0);
+	bool userspace = c->nvml.loaded || c->cuda.loaded || c->smi_found;
+	if (!d->n_gpus)
+		gpus_from_pci(c);
+	if (loaded) {
+		d->driver_state = WP_DRIVER_LOADED;
+		return;
+	}
+	if (!userspace) {
+		d->driver_state = c->n_pci ? WP_DRIVER_NONE_YET : WP_DRIVER_NONE;
+		return;
+	}
+	d->driver_state = WP_DRIVER_NOT_LOADED;
+	d->cuda_major = d->cuda_minor = 0;
+	d->cuda_source = WP_CUDA_SRC_NONE;
+	if (c->cuda.cuda) {
+		d->userspace_cuda_major = c->cuda.cuda / 1000;
+		d->userspace_cuda_minor = c->cuda.cuda % 1000 / 10;
+	}
+	struct wp_buf b = WP_BUF_INIT;
+	const char *name;
+	if (c->nvml.loaded) {
+		name = wp_nvml_error_name(c->nvml.init_rc);
+		if (name)
+			wp_buf_printf(&b, "nvmlInit_v2 gave %s", name);
+		else
+			wp_buf_printf(&b, "nvmlInit_v2 gave error %d", c->nvml.init_rc);
+	}
+	if (c->cuda.loaded) {
+		name = wp_cu_error_name(c->cuda.init_rc);
+		wp_buf_printf(&b, "%scuInit gave ", b.len ? "; " : "");
+		if (name)
+			wp_buf_printf(&b, "%s", name);
+		else
+			wp_buf_printf(&b, "error %d", c->cuda.init_rc);
+	}
+	if (c->smi_found && c->smi_status)
+		wp_buf_printf(&b, "%snvidia-smi exited with status %d%s%s", b.len ? "; " : "", c->smi_status,
+			      c->smi_line[0] ? ": " : "", c->smi_line);
+	snprintf(d->driver_failure, sizeof(d->driver_failure), "%s", wp_buf_cstr(&b));
+	wp_buf_free(&b);
 }
 
 static void derive_cuda_from_driver(struct ctx *c)
@@ -1188,6 +1343,17 @@ static void plan_pythons(struct ctx *c, struct plan *pl)
 		free(real[i]);
 }
 
+/* nvidia-smi's status and first line, for the message when the driver is not loaded */
+static void smi_failure(struct ctx *c, const struct job *j)
+{
+	struct wp_str s = WP_STRN(j->out.data ? j->out.data : "", j->out.len);
+	struct wp_str line = WP_STRN("", 0);
+	while (s.n && !line.n)
+		line = wp_str_trim(wp_str_cut(&s, '\n'));
+	c->smi_status = j->status;
+	copy_clean(c->smi_line, sizeof(c->smi_line), line);
+}
+
 /* true when the driver is too old to know compute_cap: it refuses the whole query, and the
  * query has to be asked again without it */
 static bool collect_smi(struct ctx *c, const struct plan *pl)
@@ -1196,8 +1362,10 @@ static bool collect_smi(struct ctx *c, const struct plan *pl)
 	const struct job *query = pl->smi_query >= 0 ? &pl->jobs[pl->smi_query] : NULL;
 	if (banner) {
 		parse_smi_banner(c, banner);
-		if (banner->status != 0)
+		if (banner->status != 0) {
 			job_note(c, banner);
+			smi_failure(c, banner);
+		}
 	}
 	if (!query)
 		return false;
@@ -1206,8 +1374,11 @@ static bool collect_smi(struct ctx *c, const struct plan *pl)
 		return true;
 	parse_smi_query(c, query, true);
 	/* one note is enough when both failed the same way */
-	if (query->status != 0 && (!banner || banner->status == 0))
+	if (query->status != 0 && (!banner || banner->status == 0)) {
 		job_note(c, query);
+		if (!c->smi_line[0])
+			smi_failure(c, query);
+	}
 	return false;
 }
 
@@ -1288,11 +1459,62 @@ static void warn_gpus_driver(struct ctx *c)
 	}
 }
 
+/* A GPU on the PCI bus and no driver: what to install, per GPU, and what the target is. */
+static void warn_none_yet(struct ctx *c)
+{
+	struct wp_detect *d = c->d;
+	bool known = false;
+	for (int i = 0; i < d->n_gpus; i++) {
+		const struct wp_detect_gpu *g = &d->gpus[i];
+		int sm = g->cc_major * 10 + g->cc_minor, M, m;
+		const char *need = NULL;
+		if (g->cc_major < 0) {
+			warn(c, "%s is on the PCI bus but its compute capability is not in NVIDIA's list of PCI ids (Turing "
+			     "and later) that wheelpick carries; give it with %s", g->name, wp_ask_words(c->asks, WP_ASK_GPU));
+			continue;
+		}
+		known = true;
+		if (wp_gpu_min_cuda(sm, &M, &m) == 0 && wp_cuda_min_driver(M, m, &need) == 0)
+			warn(c, "no NVIDIA driver is installed yet for the %s (sm_%d) on the PCI bus: it needs driver %s or "
+			     "newer (CUDA %d.%d); the CUDA builds picked for it say which driver they need", g->name, sm, need,
+			     M, m);
+	}
+	if (known)
+		warn(c, "the target is CUDA builds for these GPUs with the driver still to be installed (driver: none yet)");
+	else
+		warn(c, "no NVIDIA driver found; the target is CPU builds (give %s to pick CUDA builds anyway)",
+		     wp_ask_words(c->asks, WP_ASK_CUDA));
+}
+
 /* The ones that change what gets picked come first; notes about programs come last. */
 static void add_warnings(struct ctx *c, bool have_python3)
 {
 	struct wp_detect *d = c->d;
-	if (!d->cuda_major) {
+	if (d->driver_state == WP_DRIVER_NOT_LOADED) {
+		struct wp_buf parts = WP_BUF_INIT;
+		if (c->nvml.loaded)
+			wp_buf_printf(&parts, "libnvidia-ml.so.1");
+		if (c->cuda.loaded)
+			wp_buf_printf(&parts, "%slibcuda.so.1", parts.len ? ", " : "");
+		if (d->userspace_cuda_major)
+			wp_buf_printf(&parts, " (CUDA %d.%d)", d->userspace_cuda_major, d->userspace_cuda_minor);
+		if (c->smi_found)
+			wp_buf_printf(&parts, "%snvidia-smi", parts.len ? ", " : "");
+		warn(c, "NVIDIA's user-space driver is installed (%s) but its kernel module 'nvidia' is not loaded (no "
+		     "/proc/driver/nvidia/version or /sys/module/nvidia): no CUDA program runs here until it is "
+		     "(modprobe nvidia, or reboot after installing the driver; in a container, start it with the GPUs)%s%s",
+		     wp_buf_cstr(&parts), d->driver_failure[0] ? "; the driver said: " : "", d->driver_failure);
+		wp_buf_free(&parts);
+		if (d->userspace_cuda_major)
+			warn(c, "no CUDA is claimed; the target is CPU builds (%s %d.%d to pick for this driver once "
+			     "its module is loaded)", wp_ask_words(c->asks, WP_ASK_CUDA_AS), d->userspace_cuda_major,
+			     d->userspace_cuda_minor);
+		else
+			warn(c, "no CUDA is claimed; the target is CPU builds (give %s to pick CUDA builds for this driver "
+			     "once its module is loaded)", wp_ask_words(c->asks, WP_ASK_CUDA));
+	} else if (d->driver_state == WP_DRIVER_NONE_YET) {
+		warn_none_yet(c);
+	} else if (!d->cuda_major) {
 		if (d->gpu_hardware && !d->driver_version[0])
 			warn(c, "NVIDIA GPU hardware is present but no driver version could be read (no "
 			     "/proc/driver/nvidia/version, /sys/module/nvidia/version or working nvidia-smi); "
@@ -1359,6 +1581,8 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	c.path_env = opts->path ? opts->path : getenv("PATH");
 	if (!c.path_env)
 		c.path_env = "/usr/local/bin:/usr/bin:/bin";
+	c.lib_dir = opts->lib_dir && *opts->lib_dir ? opts->lib_dir : NULL;
+	c.dlopen_ok = !opts->no_dlopen && (c.host || c.lib_dir);
 	c.timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
 	c.output_max = opts->output_max ? opts->output_max : DEFAULT_OUTPUT_MAX;
 	c.asks = opts->asks;
@@ -1367,10 +1591,10 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	wp_detect_hw(d, c.root, hw_note, &c);
 	detect_driver_files(&c);
 	detect_gpu_hardware(&c);
-	if (c.host && !opts->no_dlopen)
-		probe_libcuda(&c);
+	probe_nvml(&c);
 
 	smi = find_program(&c, "nvidia-smi");
+	c.smi_found = smi != NULL;
 	plan_smi(&c, &pl, smi);
 	pl.ntp = plan_toolkits(&c, pl.tp, MAX_TOOLKITS, pl.jobs, &pl.nj);
 	plan_pythons(&c, &pl);
@@ -1388,6 +1612,8 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	}
 	if (smi_old)
 		smi_old_query(&c, smi);
+	probe_libcuda(&c);
+	decide_driver_state(&c);
 	derive_cuda_from_driver(&c);
 	/* a GPU nvidia-smi lists is GPU hardware, whatever the files a container shows say */
 	if (d->n_gpus)
@@ -1424,9 +1650,20 @@ void wp_detect_release(struct wp_detect *d)
 	d->default_python = -1;
 }
 
+const char *wp_driver_state_name(enum wp_driver_state s)
+{
+	switch (s) {
+	case WP_DRIVER_LOADED:     return "loaded";
+	case WP_DRIVER_NOT_LOADED: return "not loaded";
+	case WP_DRIVER_NONE_YET:   return "none yet";
+	default:                   return "none";
+	}
+}
+
 const char *wp_cuda_source_name(enum wp_cuda_source s)
 {
 	switch (s) {
+	case WP_CUDA_SRC_NVML:         return "nvml";
 	case WP_CUDA_SRC_LIBCUDA:      return "libcuda";
 	case WP_CUDA_SRC_NVIDIA_SMI:   return "nvidia-smi";
 	case WP_CUDA_SRC_DRIVER_TABLE: return "driver-table";
@@ -1522,7 +1759,16 @@ int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
 		t->py_micro = py->micro;
 		abi_from_soabi(py, t->abi, sizeof(t->abi));
 	}
-	if (d->cuda_major) {
+	bool none_yet = false;
+	for (int i = 0; d->driver_state == WP_DRIVER_NONE_YET && i < d->n_gpus; i++)
+		none_yet |= d->gpus[i].cc_major >= 0;
+	if (none_yet) {
+		/* a GPU and no driver: builds for the GPU, as the newest driver would run them; the pick
+		 * says which driver they need */
+		t->accel = WP_ACCEL_CUDA;
+		t->driver_none_yet = true;
+		wp_cuda_newest_known(&t->cuda_major, &t->cuda_minor);
+	} else if (d->cuda_major) {
 		t->accel = WP_ACCEL_CUDA;
 		t->cuda_major = d->cuda_major;
 		t->cuda_minor = d->cuda_minor;

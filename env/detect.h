@@ -20,7 +20,11 @@ struct wp_detect_opts {
 	const char *sysroot;  /* root for /proc, /sys, /dev, /opt/rocm, /usr/local/cuda*; NULL: $WHEELPICK_SYSROOT,
 	                         else "/" */
 	const char *path;     /* where programs are looked up; NULL: $PATH */
-	bool no_dlopen;       /* never dlopen libcuda (also implied by a sysroot other than "/") */
+	bool no_dlopen;       /* never dlopen NVML or libcuda (also implied by a sysroot other than "/", unless
+	                         lib_dir is given) */
+	const char *lib_dir;  /* the folder libnvidia-ml.so.1 and libcuda.so.1 are loaded from, also under a
+	                         sysroot (a test's fake libraries, or a driver outside the loader's path);
+	                         NULL: the loader's own search, on the host only */
 	int timeout_ms;       /* each program's time limit; 0: 5000. A few run at once, and the
 			       * whole run stops starting programs after three limits */
 	size_t output_max;    /* bytes kept from each program; 0: 64 KiB */
@@ -46,7 +50,10 @@ int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t);
  * ROCm with an AMD GPU and no NVIDIA driver is a ROCm target, as --rocm X.Y --gfx G would make. */
 int wp_detect_profile_target(const struct wp_detect *d, struct wp_target *t);
 
-/* "libcuda", "nvidia-smi", "driver-table", or NULL for WP_CUDA_SRC_NONE. */
+/* "loaded", "not loaded", "none yet" or "none" (enum wp_driver_state). */
+const char *wp_driver_state_name(enum wp_driver_state s);
+
+/* "nvml", "libcuda", "nvidia-smi", "driver-table", or NULL for WP_CUDA_SRC_NONE. */
 const char *wp_cuda_source_name(enum wp_cuda_source s);
 
 #endif

@@ -41,6 +41,8 @@ static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 	if (t->accel == WP_ACCEL_CUDA) {
 		kver(w, "cuda", t->cuda_major, t->cuda_minor);
 		wp_json_kstr(w, "driver", t->driver_given && t->driver.nparts ? t->driver.text : NULL);
+		if (t->driver_none_yet)
+			wp_json_kbool(w, "driver_none_yet", true);
 	}
 	if (t->accel == WP_ACCEL_ROCM)
 		kver(w, "rocm", t->rocm_major, t->rocm_minor);
@@ -81,6 +83,9 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 	wp_json_kstr(&w, "driver_version", d->driver_version[0] ? d->driver_version : NULL);
 	wp_json_kstr(&w, "driver_source", d->driver_source);
 	wp_json_kbool(&w, "gpu_hardware", d->gpu_hardware);
+	wp_json_kstr(&w, "driver_state", wp_driver_state_name(d->driver_state));
+	wp_json_kstr(&w, "driver_failure", d->driver_failure[0] ? d->driver_failure : NULL);
+	wp_json_kstr(&w, "gpu_source", d->gpu_source);
 
 	wp_json_key(&w, "cuda");
 	if (d->cuda_major) {
@@ -321,6 +326,12 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 		return wp_fail(err, -WPE_USAGE, "profile '%s' says neither 'cuda' (a version such as \"12.1\") "
 			       "nor 'accel' (\"cpu\")", file);
 	}
+	/* a machine with GPUs and no driver yet: its picks say which driver to install */
+	x = wp_json_get(tg, "driver_none_yet");
+	bool none_yet = false;
+	if (wp_json_type(x) > WP_JSON_NULL && !wp_json_as_bool(x, &none_yet))
+		return wp_fail(err, -WPE_USAGE, "profile '%s': 'driver_none_yet' must be true or false", file);
+	t->driver_none_yet = none_yet && t->accel == WP_ACCEL_CUDA && !t->driver_given;
 
 gpus:
 	x = wp_json_get(tg, "gfx");

@@ -19,6 +19,8 @@ static const char *const plain[WP_ASK_N] = {
 	[WP_ASK_PROFILE] = "detect",
 	[WP_ASK_TRUST] = "accept its new hash",
 	[WP_ASK_UPDATE] = "read the indexes again",
+	[WP_ASK_CUDA_AS] = "ask for CUDA",
+	[WP_ASK_GPU] = "the GPU's name or compute capability",
 };
 
 const char *wp_ask_words(const struct wp_asks *asks, enum wp_ask a)

@@ -22,6 +22,8 @@ enum wp_ask {
 	WP_ASK_PROFILE,  /* what writes a profile ("detect --json") */
 	WP_ASK_TRUST,    /* accepting a file's new bytes once the source is checked */
 	WP_ASK_UPDATE,   /* reading the indexes and channels into the catalog again */
+	WP_ASK_CUDA_AS,  /* the words before a CUDA version the message gives ("give --cuda" 12.2) */
+	WP_ASK_GPU,      /* a GPU named by its product name or compute capability */
 	WP_ASK_N
 };
 

@@ -80,6 +80,33 @@ int wp_gpu_min_cuda(int sm, int *major, int *minor)
 	return 0;
 }
 
+void wp_cuda_newest_known(int *major, int *minor)
+{
+	int best = 0;
+	for (size_t i = 0; i < wp_tbl_drivers_len; i++)
+		if (wp_tbl_drivers[i].cuda > best && wp_tbl_drivers[i].linux_min)
+			best = wp_tbl_drivers[i].cuda;
+	*major = best / 10;
+	*minor = best % 10;
+}
+
+const char *wp_gpu_from_pci_id(unsigned device_id, int *sm)
+{
+	size_t lo = 0, hi = wp_tbl_gpu_pci_len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (wp_tbl_gpu_pci[mid].id == device_id) {
+			*sm = wp_tbl_gpu_pci[mid].sm;
+			return wp_tbl_gpu_pci[mid].name;
+		}
+		if (wp_tbl_gpu_pci[mid].id < device_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 int wp_gpu_max_cuda(int sm, int *major, int *minor)
 {
 	const struct wp_tbl_arch *r = find_arch(sm);

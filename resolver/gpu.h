@@ -47,6 +47,11 @@ const char *wp_gpu_family(int sm);
  * -> 12.8. 0, or -WPE_NOMATCH for a capability not in the table. */
 int wp_gpu_min_cuda(int sm, int *major, int *minor);
 
+/* An NVIDIA PCI device id (vendor 0x10de; 0x2b85) as its product name ("NVIDIA GeForce RTX 5090") with *sm
+ * set (120), from NVIDIA's list of the GPUs its open kernel modules run (Turing and later); NULL for an id
+ * not in it (older GPUs among them). */
+const char *wp_gpu_from_pci_id(unsigned device_id, int *sm);
+
 /* The last CUDA toolkit that still builds for sm: 35/37 -> 11.8 (CUDA 12 dropped Kepler);
  * Maxwell, Pascal, Volta (50 ... 72) -> 12.9 (CUDA 13.0 dropped them). 0 when there is such
  * a last version; 1 when every known CUDA since the first still supports sm (*major and
@@ -114,6 +119,9 @@ int wp_driver_newest_cuda(const struct wp_driver *d, bool windows, int *major, i
 /* The same for Linux from text (kept for its callers). 0; -WPE_PARSE for a malformed version;
  * -WPE_NOMATCH for a driver older than CUDA 7.0's. */
 int wp_driver_max_cuda(const char *driver_version, int *major, int *minor);
+
+/* The newest CUDA release in NVIDIA's driver table (what a driver installed today runs). */
+void wp_cuda_newest_known(int *major, int *minor);
 
 /* The oldest driver for CUDA major.minor ("570.26" Linux, "570.65" Windows for 12.8). A minor with no
  * toolkit of its own (12.7) gets the next toolkit's floor in that major (12.8's), which is what a build

@@ -505,6 +505,8 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
 	case WP_ACCEL_CUDA:
 		if (t->driver_given)
 			wp_buf_printf(out, "driver %s (CUDA %d.%d)", t->driver.text, t->cuda_major, t->cuda_minor);
+		else if (t->driver_none_yet)
+			wp_buf_printf(out, "CUDA up to %d.%d (driver: none yet)", t->cuda_major, t->cuda_minor);
 		else
 			wp_buf_printf(out, "CUDA %d.%d", t->cuda_major, t->cuda_minor);
 		break;

@@ -37,6 +37,8 @@ struct wp_target {
 	struct wp_driver driver;      /* the driver itself (--driver, detection); set from cuda_major.minor
 	                                 (the oldest driver of that CUDA) by wp_target_finish otherwise */
 	bool driver_given;            /* the driver is the machine's, not derived from --cuda */
+	bool driver_none_yet;         /* the machine has GPUs but no driver yet (detection's PCI rung): cuda_major.minor
+	                                 is the newest CUDA known, and the pick says which driver its builds need */
 	bool cuda_strict;             /* --cuda-compat strict: no minor-version compatibility */
 	bool accel_foreign;           /* CPU because --platform names another machine whose GPU no word gave
 	                                 (this machine's is not taken); the plan says so */

@@ -40,6 +40,8 @@ struct wp_session {
 	void *say_ctx;
 	struct wp_progress_sink progress;
 	const struct wp_asks *asks; /* how the user asks for what a message advises (cli's flags); NULL: plain words */
+	const char *nvidia_lib_dir; /* where detection loads NVML and libcuda from ($WHEELPICK_NVIDIA_LIBDIR);
+	                               NULL: the loader's own search */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */

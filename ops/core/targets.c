@@ -40,7 +40,7 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		       const char *cuda, const char *platform, struct wp_target *t, struct wp_err *err)
 {
 	struct wp_detect d;
-	struct wp_detect_opts o = { .asks = s->asks };
+	struct wp_detect_opts o = { .asks = s->asks, .lib_dir = s->nvidia_lib_dir };
 	struct wp_target dt;
 	int rc;
 	if ((rc = wp_detect_run(&d, &o, err))) {
@@ -82,13 +82,22 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		t->cuda_minor = dt.cuda_minor;
 		t->driver = dt.driver;
 		t->driver_given = dt.driver_given;
+		t->driver_none_yet = dt.driver_none_yet;
 		if (foreign) {
 			/* --gpu for another machine: the CUDA this one runs, the driver that OS numbers for it */
 			memset(&t->driver, 0, sizeof(t->driver));
 			t->driver_given = false;
 		}
-		if (dt.accel == WP_ACCEL_CPU)
+		if (dt.accel == WP_ACCEL_CPU && d.driver_state == WP_DRIVER_NOT_LOADED)
+			wp_say(s, WP_SAY_NOTE, "NVIDIA's driver is installed but its kernel module is not loaded (%s): picking CPU "
+			       "builds (give --cuda X.Y for the CUDA it runs once loaded)", d.driver_failure[0] ? d.driver_failure :
+			       "no /proc/driver/nvidia/version");
+		else if (dt.accel == WP_ACCEL_CPU)
 			wp_say(s, WP_SAY_NOTE, "no NVIDIA driver found: picking CPU builds (give --cuda X.Y for another machine)");
+		else if (dt.driver_none_yet)
+			wp_say(s, WP_SAY_NOTE, "no NVIDIA driver is installed yet (the GPUs are from the PCI bus): picking CUDA "
+			       "builds for them as a new driver (CUDA %d.%d) runs them; the plan says which driver they need",
+			       dt.cuda_major, dt.cuda_minor);
 		else if (foreign)
 			wp_say(s, WP_SAY_NOTE, "'%s' is another machine: its GPU's CUDA is taken to be this machine's, "
 			       "%d.%d; give --cuda or --driver for its own", platform, dt.cuda_major, dt.cuda_minor);
@@ -141,6 +150,7 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 	if (!is_auto(platform) && (rc = wp_target_set_platform(t, platform, err)))
 		return from_env(err, rc, !w->platform, "WHEELPICK_PLATFORM");
 	if (!is_auto(cuda)) {
+		t->driver_none_yet = false; /* the user describes the driver */
 		if (!strncmp(cuda, "driver=", 7))
 			rc = wp_target_set_driver(t, cuda + 7, err);
 		else if (!strcmp(cuda, "xpu"))
@@ -184,7 +194,9 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 	t->n_gpus = n;
 	if ((rc = wp_target_finish(t, err)))
 		return rc;
-	/* --gpu and --driver/--cuda that disagree: no CUDA build serves that GPU on that driver */
+	/* a GPU that the described driver cannot run at all (no driver before the first CUDA for its
+	 * architecture knows the GPU: R570 for Blackwell): nothing CUDA runs there, whatever is picked,
+	 * minor-version compatibility included */
 	for (int i = 0; t->accel == WP_ACCEL_CUDA && i < t->n_gpus; i++) {
 		int M, m;
 		const char *need = NULL, *fam = wp_gpu_family(t->gpu_sm[i]);
@@ -192,10 +204,26 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 		    (M < t->cuda_major || (M == t->cuda_major && m <= t->cuda_minor)))
 			continue;
 		wp_cuda_min_driver_os(M, m, wp_target_is_windows(t), &need);
-		wp_say(s, WP_SAY_WARN, "sm_%d%s%s%s needs CUDA %d.%d or newer (driver %s or newer), but the target's %s runs "
-		       "CUDA %d.%d at most: no CUDA build serves it there", t->gpu_sm[i], fam ? " (" : "", fam ? fam : "",
-		       fam ? ")" : "", M, m, need ? need : "?", t->driver_given ? "driver" : "--cuda", t->cuda_major,
-		       t->cuda_minor);
+		char given[64], gpu[160];
+		snprintf(gpu, sizeof(gpu), "sm_%d%s%s%s", t->gpu_sm[i], fam ? " (" : "", fam ? fam : "", fam ? ")" : "");
+		for (size_t k = 0; w->gpus && k < w->gpus->n; k++) {
+			int sm;
+			struct wp_err ge = WP_ERR_INIT;
+			if (wp_gpu_parse(w->gpus->v[k], &sm, &ge) == 0 && sm == t->gpu_sm[i] && strncmp(w->gpus->v[k], "sm", 2) &&
+			    !(w->gpus->v[k][0] >= '0' && w->gpus->v[k][0] <= '9')) {
+				snprintf(gpu, sizeof(gpu), "'%s' (sm_%d%s%s)", w->gpus->v[k], t->gpu_sm[i], fam ? ", " : "",
+					 fam ? fam : "");
+				break;
+			}
+		}
+		if (t->driver_given)
+			snprintf(given, sizeof(given), "driver %s", t->driver.text);
+		else
+			snprintf(given, sizeof(given), "CUDA %d.%d", t->cuda_major, t->cuda_minor);
+		return wp_fail(err, -WPE_NOMATCH, "the GPU %s cannot run on the target's %s (CUDA %d.%d at most): it needs "
+			       "driver %s or newer (CUDA %d.%d); no CUDA build runs there, so none is picked (describe a newer "
+			       "driver, or give %s)", gpu, given, t->cuda_major, t->cuda_minor, need ? need : "?", M, m,
+			       wp_ask_words(s->asks, WP_ASK_CPU));
 	}
 	return 0;
 }

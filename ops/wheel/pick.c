@@ -5,6 +5,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/nameindex.h"
+#include "base/str.h"
 #include "base/url.h"
 #include "ops/core/fetch.h"
 #include "ops/core/sources.h"
@@ -34,7 +35,10 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 	if (t->accel == WP_ACCEL_CUDA) {
 		snprintf(b, sizeof(b), "%d.%d", t->cuda_major, t->cuda_minor);
 		wp_json_str(j, b);
-		wp_json_kstr(j, "driver", t->driver.nparts ? t->driver.text : NULL);
+		/* a machine with no driver yet: the driver is what the picks need (said as a note), not one it has */
+		wp_json_kstr(j, "driver", t->driver.nparts && !t->driver_none_yet ? t->driver.text : NULL);
+		if (t->driver_none_yet)
+			wp_json_kbool(j, "driver_none_yet", true);
 		wp_json_kstr(j, "cuda_compat", t->cuda_strict ? "strict" : "minor");
 	} else {
 		wp_json_null(j);
@@ -851,6 +855,32 @@ static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick
 	}
 }
 
+/* A target whose GPUs have no driver yet (detection's PCI rung): the driver to install is the one
+ * the newest CUDA among its picked builds needs. */
+static void advise_driver(const struct wp_session *s, const struct wp_pick_run *run)
+{
+	for (size_t ti = 0; ti < run->plan.n_targets; ti++) {
+		const struct wp_target *t = &run->plan.targets[ti];
+		int best = 0;
+		if (!t->driver_none_yet || t->accel != WP_ACCEL_CUDA)
+			continue;
+		for (size_t i = 0; i < run->plan.n; i++) {
+			const struct wp_plan_file *f = &run->plan.files[i];
+			long long v;
+			if (f->target != ti || !f->variant || strncmp(f->variant, "cu", 2) ||
+			    !wp_str_to_ll(WP_STR(f->variant + 2), &v) || v < 10 || v > 999)
+				continue;
+			best = (int)v > best ? (int)v : best;
+		}
+		const char *need = NULL;
+		if (best && wp_cuda_min_driver_os(best / 10, best % 10, wp_target_is_windows(t), &need) == 0)
+			wp_say(s, WP_SAY_NOTE, "this machine has no NVIDIA driver yet: the CUDA %d.%d builds picked need driver %s "
+			       "or newer; install it before running them", best / 10, best % 10, need);
+		else
+			wp_say(s, WP_SAY_NOTE, "this machine has no NVIDIA driver yet and no CUDA build was picked");
+	}
+}
+
 int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		 struct wp_err *err)
 {
@@ -859,6 +889,7 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 	    (rc = wp_pick_resolve(s, job, run, run->targets, run->n_targets, &run->plan, err)))
 		return rc;
 	warn_unknown_extras(s, job, run);
+	advise_driver(s, run);
 	for (size_t i = 0; i < run->plan.n_notes; i++)
 		wp_say(s, WP_SAY_NOTE, "%s", run->plan.notes[i]);
 	return 0;

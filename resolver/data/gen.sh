@@ -64,3 +64,11 @@ function row() {
 	if ($1 !~ /^[0-9]+\.[0-9]+\.[0-9]+$/) die("bad version")
 	printf "\t{ \"%s\", { %s, %s, %s, %s } },\n", $1, variant($2), variant($3), variant($4), variant($5)
 }'
+
+table gpu_pci_ids.tsv 4 wp_tbl_gpu_pci wp_tbl_gpu_pci '
+function row() {
+	if ($1 !~ /^[0-9A-F][0-9A-F][0-9A-F][0-9A-F]$/) die("not a 4-digit upper-case PCI device id: \"" $1 "\"")
+	if (prev != "" && $1 <= prev) die("PCI ids not ascending at " $1)
+	prev = $1
+	printf "\t{ 0x%s, %s, %d },\n", $1, str($2), v10($3)
+}'

@@ -37,6 +37,12 @@ struct wp_tbl_gpu_name {        /* gpu_names.tsv */
 	int sm;
 };
 
+struct wp_tbl_gpu_pci {         /* gpu_pci_ids.tsv, by ascending id */
+	unsigned id;            /* PCI device id (vendor 0x10de) */
+	const char *name;       /* "NVIDIA GeForce RTX 5090" */
+	int sm;
+};
+
 enum { WP_TBL_LINUX_X86_64, WP_TBL_LINUX_AARCH64, WP_TBL_WINDOWS, WP_TBL_MACOS, WP_TBL_NPLATFORMS };
 
 struct wp_tbl_pypi {            /* pypi_torch_defaults.tsv */
@@ -54,6 +60,8 @@ extern const struct wp_tbl_arch_list wp_tbl_arch_lists[];
 extern const size_t wp_tbl_arch_lists_len;
 extern const struct wp_tbl_gpu_name wp_tbl_gpu_names[];
 extern const size_t wp_tbl_gpu_names_len;
+extern const struct wp_tbl_gpu_pci wp_tbl_gpu_pci[];
+extern const size_t wp_tbl_gpu_pci_len;
 extern const struct wp_tbl_pypi wp_tbl_pypi_torch[];
 extern const size_t wp_tbl_pypi_torch_len;
 

@@ -253,9 +253,9 @@ expect_exit 0 "detect --json, A100 host" on_gpu_host "$WHEELPICK" detect --json
 expect_json "$TMP/out" "(j['gpu_hardware'], len(j['gpus']))" "(True, 2)"
 # pick: --gpu and --driver that disagree
 expect_exit 1 "an H100 on driver 470" wp torch==1.8.0 --gpu H100 --driver 470.57.02 --python 3.8 --platform linux_x86_64 --index "$FL" --dry-run
-expect_grep "says the GPU needs a newer driver" "warning: sm_90 \(Hopper\) needs CUDA 11\.8 or newer \(driver 520\.61\.05 or newer\), but the target's driver runs CUDA 11\.4 at most" "$TMP/err"
+expect_grep "says the GPU needs a newer driver" "the GPU 'H100' \(sm_90, Hopper\) cannot run on the target's driver 470\.57\.02 \(CUDA 11\.4 at most\): it needs driver 520\.61\.05 or newer \(CUDA 11\.8\)" "$TMP/err"
 expect_exit 1 "a Blackwell with --cuda 12.4" wp torch==1.8.0 --gpu 'RTX 5090' --cuda 12.4 --python 3.8 --platform linux_x86_64 --index "$FL" --dry-run
-expect_grep "Blackwell needs 12.8" "sm_120 \(Blackwell\) needs CUDA 12\.8 or newer \(driver 570\.26 or newer\)" "$TMP/err"
+expect_grep "Blackwell needs 12.8" "'RTX 5090' \(sm_120, Blackwell\) cannot run on the target's CUDA 12\.4 \(CUDA 12\.4 at most\): it needs driver 570\.26 or newer \(CUDA 12\.8\)" "$TMP/err"
 expect_exit 2 "an unknown GPU name" wp torch --gpu 'RTX 5090 Ti' --cuda 12.8 --python 3.8 --platform linux_x86_64 --dry-run --offline
 expect_grep "refused with did-you-mean" "unknown GPU 'RTX 5090 Ti'; known names near it: GeForce RTX 5090, " "$TMP/err"
 # --- conda: an exact build string, a typo, a conflict -------------------------------------------

@@ -28,8 +28,10 @@
 #include "env/detect.h"
 #include "env/detect_hw.h"
 #include "env/profile.h"
+#include "resolver/pick.h"
 
 static char fixtures[PATH_MAX]; /* tests/fixtures/detect, absolute */
+static char fakelibs[64];       /* where group_setup built fake_nvml.c and fake_libcuda.c */
 static char host_machine[32];
 
 /* One fake machine: <dir>/root is the sysroot, <dir>/bin the only thing on PATH. */
@@ -37,6 +39,7 @@ struct fake {
 	char dir[64];
 	char root[128];
 	char bin[128];
+	char libdir[128];
 	struct wp_detect_opts opts;
 	struct wp_detect d;
 	bool ran;
@@ -234,6 +237,46 @@ static void build_machine(struct fake *f, const char *m)
 		put_root(f, "/sys/bus/pci/devices/0000:07:00.0/vendor", "0x10de\n");
 		put_root(f, "/sys/bus/pci/devices/0000:07:00.0/class", "0x030200\n");
 	}
+	/* pci_devices: "SLOT VENDOR DEVICE CLASS" a line, as /sys/bus/pci/devices/SLOT/{vendor,device,class} */
+	if (fixture(m, "pci_devices", path, sizeof(path))) {
+		FILE *fp = fopen(path, "r");
+		char slot[64], vendor[16], device[16], class[16], abs[160], val[32];
+		assert_non_null(fp);
+		while (fscanf(fp, "%63s %15s %15s %15s", slot, vendor, device, class) == 4) {
+			const char *const files[][2] = { { "vendor", vendor }, { "device", device }, { "class", class } };
+			for (size_t i = 0; i < 3; i++) {
+				snprintf(abs, sizeof(abs), "/sys/bus/pci/devices/%s/%s", slot, files[i][0]);
+				snprintf(val, sizeof(val), "%s\n", files[i][1]);
+				put_root(f, abs, val);
+			}
+		}
+		fclose(fp);
+	}
+	/* nvml.txt, libcuda.txt: the fake libraries, with what they answer beside them */
+	const char *const libs[][3] = { { "nvml.txt", "libnvidia-ml.so.1" }, { "libcuda.txt", "libcuda.so.1" } };
+	for (size_t i = 0; i < WP_ARRAY_LEN(libs); i++) {
+		if (!fixture(m, libs[i][0], path, sizeof(path)))
+			continue;
+		char *lib = wp_xasprintf("%s/lib", f->dir), *so = wp_xasprintf("%s/%s", fakelibs, libs[i][1]);
+		char *dst = wp_xasprintf("%s/%s", lib, libs[i][1]), *txt = wp_xasprintf("%s/%s", lib, libs[i][0]);
+		FILE *fp = fopen(so, "rb");
+		static char bytes[1 << 20];
+		assert_non_null(fp);
+		size_t n = fread(bytes, 1, sizeof(bytes), fp);
+		fclose(fp);
+		put_bytes(dst, bytes, n, 0755);
+		fp = fopen(path, "rb");
+		assert_non_null(fp);
+		n = fread(bytes, 1, sizeof(bytes) - 1, fp);
+		fclose(fp);
+		put_bytes(txt, bytes, n, 0644);
+		snprintf(f->libdir, sizeof(f->libdir), "%s", lib);
+		f->opts.lib_dir = f->libdir;
+		free(lib);
+		free(so);
+		free(dst);
+		free(txt);
+	}
 	if (fixture(m, "nvidia-smi.txt", path, sizeof(path))) {
 		char q[PATH_MAX], old[PATH_MAX];
 		fixture(m, "nvidia-smi-query.csv", q, sizeof(q));
@@ -292,6 +335,18 @@ static void check_machine(struct fake *f, const char *m)
 		} else if (!strcmp(line, "cuda")) {
 			snprintf(v, sizeof(v), "%d.%d", d->cuda_major, d->cuda_minor);
 			assert_string_equal(d->cuda_major ? v : "-", arg);
+		} else if (!strcmp(line, "state")) {
+			assert_string_equal(wp_driver_state_name(d->driver_state), arg);
+		} else if (!strcmp(line, "gpu_source")) {
+			assert_string_equal(d->gpu_source ? d->gpu_source : "-", arg);
+		} else if (!strcmp(line, "target")) {
+			/* what pick's target says of the accelerator: "CUDA up to 13.1 (driver: none yet)" */
+			struct wp_buf b = WP_BUF_INIT;
+			wp_target_describe(&tg, &b);
+			if (!strstr(wp_buf_cstr(&b), arg))
+				print_message("  target: %s\n", wp_buf_cstr(&b));
+			assert_non_null(strstr(wp_buf_cstr(&b), arg));
+			wp_buf_free(&b);
 		} else if (!strcmp(line, "cuda_source")) {
 			assert_string_equal(wp_cuda_source_name(d->cuda_source), arg);
 		} else if (!strcmp(line, "gpu")) {
@@ -346,6 +401,78 @@ static void check_machine(struct fake *f, const char *m)
 	assert_int_equal(d->n_gfx, gfx);
 }
 
+/* Every member of want is in got with the same value (objects: recursively, the members want names;
+ * arrays and scalars: equal). */
+static bool json_subset(yajl_val want, yajl_val got, const char *where)
+{
+	if (YAJL_IS_OBJECT(want)) {
+		if (!YAJL_IS_OBJECT(got)) {
+			print_message("  %s: not an object\n", where);
+			return false;
+		}
+		for (size_t i = 0; i < want->u.object.len; i++) {
+			const char *k = want->u.object.keys[i];
+			yajl_val g = NULL;
+			for (size_t j = 0; j < got->u.object.len && !g; j++)
+				if (!strcmp(got->u.object.keys[j], k))
+					g = got->u.object.values[j];
+			char *sub = wp_xasprintf("%s.%s", where, k);
+			bool ok = g && json_subset(want->u.object.values[i], g, sub);
+			if (!g)
+				print_message("  %s: missing\n", sub);
+			free(sub);
+			if (!ok)
+				return false;
+		}
+		return true;
+	}
+	if (YAJL_IS_ARRAY(want)) {
+		if (!YAJL_IS_ARRAY(got) || got->u.array.len != want->u.array.len) {
+			print_message("  %s: not an array of %zu\n", where, want->u.array.len);
+			return false;
+		}
+		for (size_t i = 0; i < want->u.array.len; i++)
+			if (!json_subset(want->u.array.values[i], got->u.array.values[i], where))
+				return false;
+		return true;
+	}
+	bool ok = want->type == got->type || (YAJL_IS_NUMBER(want) && YAJL_IS_NUMBER(got));
+	const char *a = YAJL_IS_STRING(want) ? YAJL_GET_STRING(want) : YAJL_IS_NUMBER(want) ? YAJL_GET_NUMBER(want) : NULL;
+	const char *b = YAJL_IS_STRING(got) ? YAJL_GET_STRING(got) : YAJL_IS_NUMBER(got) ? YAJL_GET_NUMBER(got) : NULL;
+	if (ok && a)
+		ok = b && !strcmp(a, b);
+	if (!ok)
+		print_message("  %s: want %s, got %s\n", where, YAJL_IS_STRING(want) ? YAJL_GET_STRING(want) : "(value)",
+			      YAJL_IS_STRING(got) ? YAJL_GET_STRING(got) : "(other value)");
+	return ok;
+}
+
+/* detect.json beside expect: the members detect --json must have, as written there. */
+static void check_machine_json(const struct wp_detect *d, const char *m)
+{
+	char path[PATH_MAX], e[256];
+	static char text[1 << 16];
+	if (!fixture(m, "detect.json", path, sizeof(path)))
+		return;
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	size_t n = fread(text, 1, sizeof(text) - 1, fp);
+	fclose(fp);
+	text[n] = 0;
+	yajl_val want = yajl_tree_parse(text, e, sizeof(e));
+	if (!want)
+		fail_msg("machine '%s': detect.json: %s", m, e);
+	struct wp_buf b = WP_BUF_INIT;
+	assert_int_equal(wp_detect_format_json(d, &b), 0);
+	yajl_val got = yajl_tree_parse(wp_buf_cstr(&b), e, sizeof(e));
+	assert_non_null(got);
+	if (!json_subset(want, got, "$"))
+		fail_msg("machine '%s': detect --json differs from detect.json:\n%s", m, wp_buf_cstr(&b));
+	yajl_tree_free(want);
+	yajl_tree_free(got);
+	wp_buf_free(&b);
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -374,6 +501,7 @@ static void test_machines(void **state)
 		build_machine(f, names[i]);
 		run(f);
 		check_machine(f, names[i]);
+		check_machine_json(&f->d, names[i]);
 		json_ok(&f->d);
 		fake_teardown(&st);
 		free(names[i]);
@@ -675,6 +803,23 @@ static void test_parse_spellings(void **state)
 	run(f);
 	assert_string_equal(f->d.driver_version, "550.54.15");
 	assert_string_equal(f->d.driver_source, "nvidia-smi");
+
+	/* driver 610's banner (KMD, CUDA UMD), the fields swapped, a blank before a colon, none after
+	 * the other; and words that only look alike ("Runtime Version") are not taken */
+	static const char *const banners[] = {
+		"| NVIDIA-SMI 610.57.04   KMD Version: 610.57.04   CUDA UMD Version: 13.3     |\n",
+		"| NVIDIA-SMI 610.57.04  CUDA UMD Version :13.3  KMD Version:   610.57.04 |\n",
+		"|  CUDA Runtime Version: 12.0  CUDA  UMD\tVersion:  13.3  Driver Version : 610.57.04 |\n",
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(banners); i++) {
+		prints(f, "nvidia-smi", banners[i], 0);
+		run(f);
+		assert_string_equal(f->d.driver_version, "610.57.04");
+		assert_string_equal(f->d.driver_source, "nvidia-smi");
+		assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 133);
+		assert_int_equal(f->d.cuda_source, WP_CUDA_SRC_NVIDIA_SMI);
+		assert_int_equal(f->d.driver_state, WP_DRIVER_LOADED);
+	}
 }
 
 static void test_musl(void **state)
@@ -1073,6 +1218,33 @@ static void test_this_machine(void **state)
 	wp_detect_release(&d);
 }
 
+/* The fake NVIDIA libraries, built once with the host's compiler ($CC, else cc). */
+static int build_fakelibs(void)
+{
+	const char *cc = getenv("CC");
+	if (test_tmpdir_make(fakelibs, sizeof(fakelibs), "fakelibs") < 0)
+		return -1;
+	const char *const src[][2] = { { "fake_nvml.c", "libnvidia-ml.so.1" }, { "fake_libcuda.c", "libcuda.so.1" } };
+	for (size_t i = 0; i < WP_ARRAY_LEN(src); i++) {
+		char *cmd = wp_xasprintf("%s -shared -fPIC -O1 -o '%s/%s' '%s/%s'", cc && *cc ? cc : "cc", fakelibs, src[i][1],
+					 fixtures, src[i][0]);
+		int rc = system(cmd);
+		free(cmd);
+		if (rc != 0) {
+			fprintf(stderr, "test_detect: cannot build the fake %s\n", src[i][1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	if (fakelibs[0])
+		test_tmpdir_remove(fakelibs);
+	return 0;
+}
+
 static int group_setup(void **state)
 {
 	const char *dir = getenv("WP_FIXTURES");
@@ -1086,7 +1258,7 @@ static int group_setup(void **state)
 	/* the host's PATH, for test_this_machine, before the fakes replace it */
 	if (getenv("PATH"))
 		setenv("WP_TEST_HOST_PATH", getenv("PATH"), 0);
-	return 0;
+	return build_fakelibs();
 }
 
 int main(void)
@@ -1114,5 +1286,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_profile_hand_written, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_profile_errors, fake_setup, fake_teardown),
 	};
-	return cmocka_run_group_tests_name("detect", tests, group_setup, NULL);
+	return cmocka_run_group_tests_name("detect", tests, group_setup, group_teardown);
 }

@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "resolver/data/tables.h"
 #include "resolver/gpu.h"
 #include "tests/unit/fixtures.h"
 
@@ -707,6 +708,43 @@ static void test_runs_on_driver(void **state)
 	wp_buf_free(&why);
 }
 
+/* detection's last rung: NVIDIA's PCI ids (resolver/data/gpu_pci_ids.tsv) */
+static void test_pci_ids(void **state)
+{
+	int sm = 0;
+	assert_string_equal(wp_gpu_from_pci_id(0x2b85, &sm), "NVIDIA GeForce RTX 5090");
+	assert_int_equal(sm, 120);
+	assert_string_equal(wp_gpu_from_pci_id(0x20b2, &sm), "NVIDIA A100-SXM4-80GB");
+	assert_int_equal(sm, 80);
+	assert_non_null(wp_gpu_from_pci_id(0x2684, &sm)); /* RTX 4090 */
+	assert_int_equal(sm, 89);
+	assert_non_null(wp_gpu_from_pci_id(0x2330, &sm)); /* H100 80GB HBM3 */
+	assert_int_equal(sm, 90);
+	assert_non_null(wp_gpu_from_pci_id(0x2182, &sm)); /* GTX 1660 Ti: Turing among the 0x21xx */
+	assert_int_equal(sm, 75);
+	assert_non_null(wp_gpu_from_pci_id(0x2901, &sm)); /* B200 */
+	assert_int_equal(sm, 100);
+	assert_null(wp_gpu_from_pci_id(0x1db4, &sm));    /* V100: before Turing, not in NVIDIA's list */
+	assert_null(wp_gpu_from_pci_id(0xffff, &sm));
+	/* ascending (the lookup bisects), and where gpu_names.tsv knows a name, the capabilities agree */
+	size_t agreed = 0;
+	for (size_t i = 0; i < wp_tbl_gpu_pci_len; i++) {
+		if (i)
+			assert_true(wp_tbl_gpu_pci[i - 1].id < wp_tbl_gpu_pci[i].id);
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_gpu_parse(wp_tbl_gpu_pci[i].name, &sm, &e) < 0)
+			continue;
+		if (sm != wp_tbl_gpu_pci[i].sm)
+			fail_msg("PCI id 0x%04x '%s': %d by chip range, %d by name", wp_tbl_gpu_pci[i].id, wp_tbl_gpu_pci[i].name,
+				 wp_tbl_gpu_pci[i].sm, sm);
+		agreed++;
+	}
+	assert_true(agreed >= 40);
+	int M, m;
+	wp_cuda_newest_known(&M, &m);
+	assert_true(M >= 13);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_driver_parse_cmp),
 		cmocka_unit_test(test_windows_minimums),
 		cmocka_unit_test(test_runs_on_driver),
+		cmocka_unit_test(test_pci_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
