@@ -323,8 +323,15 @@ def main():
     ap.add_argument("--port-file")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     ap.add_argument("--max-seconds", type=float, default=120)
+    # `python3 -m http.server`'s ways: a listen backlog of 5 (whose overflow drops SYNs) and
+    # HTTP/1.0, one connection per answer
+    ap.add_argument("--backlog", type=int, default=128)
+    ap.add_argument("--http10", action="store_true")
     args = ap.parse_args()
 
+    Server.request_queue_size = max(0, args.backlog)
+    if args.http10:
+        Handler.protocol_version = "HTTP/1.0"
     srv = Server(("127.0.0.1", 0), Handler)
     srv.state = State(args)
     if args.tls:

@@ -2,6 +2,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "net/auth.h"
 #include "net/download.h"
 #include "net/http.h"
 
@@ -49,6 +50,8 @@ struct fixture {
 	char ca[300];
 	struct server http;
 	struct server https;
+	struct server https2;  /* another origin with the same certificate */
+	struct server h10;     /* `python3 -m http.server`'s ways: HTTP/1.0, a listen backlog of 1 */
 };
 
 static long long now_ms(void)
@@ -107,7 +110,7 @@ static int run_quiet(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int start_server(struct fixture *fx, struct server *s, const char *name, bool tls)
+static int start_server_as(struct fixture *fx, struct server *s, const char *name, bool tls, bool h10)
 {
 	char port_file[512], cert[512], key[512];
 	snprintf(s->log, sizeof(s->log), "%s/%s.log", fx->dir, name);
@@ -117,10 +120,15 @@ static int start_server(struct fixture *fx, struct server *s, const char *name, 
 	char *argv[] = {
 		"python3", "tests/server/faultserver.py", "--root", fx->root, "--script", fx->script,
 		"--log", s->log, "--port-file", port_file, "--max-seconds", SERVER_SECS,
-		tls ? "--tls" : NULL, cert, key, NULL,
+		h10 ? "--http10" : tls ? "--tls" : NULL, h10 ? "--backlog" : cert, h10 ? "1" : key, NULL,
 	};
 
 	return faultserver_start(argv, port_file, &s->pid, &s->port);
+}
+
+static int start_server(struct fixture *fx, struct server *s, const char *name, bool tls)
+{
+	return start_server_as(fx, s, name, tls, false);
 }
 
 static void stop_server(struct server *s)
@@ -243,8 +251,11 @@ static void write_script(struct fixture *fx)
 		" \"/headnolen.bin\": {\"head_no_length\": true},\n"
 		" \"/headlie.bin\": {\"head_length\": 7},\n"
 		" \"/ifrange.bin\": {\"etag\": \"\\\"r1\\\"\"},\n"
-		" \"/downgrade\": {\"redirect\": \"http://127.0.0.1:%d/a.txt\"}\n"
-		"}\n", DROP_AT, DROP_AT, DROP_AT, fx->http.port);
+		" \"/downgrade\": {\"redirect\": \"http://127.0.0.1:%d/a.txt\"},\n"
+		" \"/elsewhere\": {\"redirect\": \"https://127.0.0.1:%d/a.txt\"},\n"
+		" \"/elsewhere-307\": {\"redirect\": \"https://localhost:%d/a.txt\", \"redirect_status\": 307},\n"
+		" \"/twice\": {\"redirect\": \"/moved\"}\n"
+		"}\n", DROP_AT, DROP_AT, DROP_AT, fx->http.port, fx->https2.port, fx->https2.port);
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
 	write_file(fx->dir, "script.json", buf, (size_t)n);
 }
@@ -324,9 +335,10 @@ static int group_setup(void **state)
 	write_file(fx->dir, "script.json", "{}", 2);
 	if (start_server(fx, &fx->http, "http", false) < 0)
 		return -1;
-	write_script(fx);
-	if (start_server(fx, &fx->https, "https", true) < 0)
+	if (start_server(fx, &fx->https, "https", true) < 0 || start_server(fx, &fx->https2, "https2", true) < 0 ||
+	    start_server_as(fx, &fx->h10, "h10", false, true) < 0)
 		return -1;
+	write_script(fx);
 	return 0;
 }
 
@@ -337,6 +349,8 @@ static int group_teardown(void **state)
 		return 0;
 	stop_server(&fx->http);
 	stop_server(&fx->https);
+	stop_server(&fx->https2);
+	stop_server(&fx->h10);
 	test_tmpdir_remove(fx->dir);
 	free(fx);
 	return 0;
@@ -1058,6 +1072,126 @@ static void test_https_downgrade_refused(void **state)
 	wp_http_res_release(&res);
 }
 
+/* A trusted host (--trusted-host) is trusted for itself: where it redirects is checked as any
+ * origin is (pip mounts its unchecked adapter on the trusted origin alone). */
+static void test_trusted_host_not_its_redirects(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], trusted[64];
+	struct wp_http_res res;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_http_req req = { .url = url };
+	snprintf(trusted, sizeof(trusted), "127.0.0.1:%d", fx->https.port);
+	wp_net_trust_host(trusted);
+
+	/* the trusted origin itself, and a redirect that stays on it */
+	url_of(url, sizeof(url), &fx->https, "https", "/a.txt");
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
+	wp_http_res_release(&res);
+	url_of(url, sizeof(url), &fx->https, "https", "/twice");
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
+	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
+	assert_non_null(strstr(res.effective_url, "/a.txt"));
+	wp_http_res_release(&res);
+
+	/* a redirect to another origin (another port; another name, 307) is held to its certificate */
+	const char *away[] = { "/elsewhere", "/elsewhere-307" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(away); i++) {
+		int before = logged_count(&fx->https2, "/a.txt");
+		url_of(url, sizeof(url), &fx->https, "https", away[i]);
+		wp_err_clear(&err);
+		assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
+		assert_msg_has(&err, "certificate");
+		assert_int_equal(logged_count(&fx->https2, "/a.txt"), before); /* no request got through */
+		wp_http_res_release(&res);
+	}
+	/* a file download and a size probe alike */
+	struct mem_sink k;
+	struct wp_download d;
+	url_of(url, sizeof(url), &fx->https, "https", "/elsewhere");
+	assert_int_equal(download_one(url, -1, &k, NULL, &d), -WPE_NET);
+	assert_msg_has(&d.err, "certificate");
+	wp_buf_free(&k.buf);
+	long long size = 0;
+	const char *urls[] = { url };
+	wp_download_probe_sizes(urls, 1, &size, NULL);
+	assert_int_equal(size, -1);
+
+	/* with the CA given, the same redirect is followed */
+	setenv("WHEELPICK_CA_BUNDLE", fx->ca, 1);
+	url_of(url, sizeof(url), &fx->https, "https", "/elsewhere");
+	int rc = wp_http_get(&req, &res, &err);
+	unsetenv("WHEELPICK_CA_BUNDLE");
+	assert_int_equal(rc, 0);
+	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
+	wp_http_res_release(&res);
+	wp_net_cred_clear();
+}
+
+/* Too many hops end, as libcurl ended them. */
+static void test_redirect_loop(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], script[600];
+	struct wp_http_res res;
+	struct wp_err err = WP_ERR_INIT;
+	url_of(url, sizeof(url), &fx->http, "http", "/loop");
+	snprintf(script, sizeof(script), "{\"/loop\": {\"redirect\": \"/loop\"}}");
+	write_file(fx->dir, "script.json", script, strlen(script));
+	struct wp_http_req req = { .url = url };
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
+	assert_msg_has(&err, "redirects");
+	assert_int_equal(res.tries, 1);
+	assert_int_equal(logged_count(&fx->http, "/loop"), 11);
+	wp_http_res_release(&res);
+	write_script(fx);
+}
+
+/* `python3 -m http.server` (HTTP/1.0: a connection per answer; a listen queue of 5, here 1):
+ * connects that its full queue drops (the kernel sends the SYN again only a second later) are
+ * dialled again at once, so 16 small files at 8 connections at once take a fraction of a second,
+ * not seconds; the sizes asked with HEAD likewise. */
+static void test_http10_small_queue(void **state)
+{
+	struct fixture *fx = *state;
+	struct wp_download d[N_PARALLEL];
+	struct mem_sink k[N_PARALLEL];
+	char urls[N_PARALLEL][300];
+	const char *up[N_PARALLEL];
+	long long sizes[N_PARALLEL];
+
+	for (int i = 0; i < N_PARALLEL; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/f%02d.bin", i);
+		url_of(urls[i], sizeof(urls[i]), &fx->h10, "http", path);
+		up[i] = urls[i];
+	}
+	long long t0 = now_ms();
+	wp_download_probe_sizes(up, N_PARALLEL, sizes, NULL);
+	long long probe_ms = now_ms() - t0;
+	for (int i = 0; i < N_PARALLEL; i++) {
+		k[i] = (struct mem_sink){ .buf = WP_BUF_INIT_MAX(1 << 20) };
+		d[i] = (struct wp_download){ .url = urls[i], .expect_size = -1, .write = mem_write, .reset = mem_reset,
+					     .ctx = &k[i] };
+	}
+	t0 = now_ms();
+	assert_int_equal(wp_download_run(d, N_PARALLEL, NULL, NULL, NULL), 0);
+	long long fetch_ms = now_ms() - t0;
+	for (int i = 0; i < N_PARALLEL; i++) {
+		size_t n = 20000 * (size_t)(i + 1) + (size_t)i * 37;
+		assert_int_equal(sizes[i], (long long)n);
+		assert_int_equal(d[i].result, 0);
+		assert_int_equal(d[i].tries, 1);
+		assert_int_equal(k[i].buf.len, n);
+		wp_buf_free(&k[i].buf);
+	}
+	print_message("16 files, HTTP/1.0, listen queue 1: HEAD %lld ms, GET %lld ms\n", probe_ms, fetch_ms);
+	/* a dropped SYN cost 1 s before (3 s for a second one): both took 1.4 s or more */
+	if (probe_ms > 900 || fetch_ms > 900)
+		fail_msg("16 files from an HTTP/1.0 server with a full listen queue: HEAD %lld ms, GET %lld ms",
+			 probe_ms, fetch_ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1089,6 +1223,9 @@ int main(void)
 		cmocka_unit_test(test_https_with_ca),
 		cmocka_unit_test(test_https_unknown_ca),
 		cmocka_unit_test(test_https_downgrade_refused),
+		cmocka_unit_test(test_trusted_host_not_its_redirects),
+		cmocka_unit_test(test_redirect_loop),
+		cmocka_unit_test(test_http10_small_queue),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
