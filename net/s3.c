@@ -22,6 +22,11 @@
 #define S3_TRIES 3
 #define S3_ERRBODY_MAX (64 << 10)    /* an error or a small answer (XML) past this is cut */
 #define S3_LIST_PAGE_MAX (16 << 20)  /* one ListObjectsV2 page: 1000 keys of 1 KiB at most, and XML */
+/* A listing that says it goes on but brings nothing new this many pages in a row is broken (S3
+ * fills every page of a listing without a delimiter; a few empty ones are tolerated) */
+#define S3_LIST_EMPTY_RUN 8
+/* and one listing reads at most this many pages past what WP_S3_LIST_MAX_KEYS needs */
+#define S3_LIST_SPARE_PAGES 100
 
 /* ---- names, URLs ---- */
 
@@ -1103,7 +1108,12 @@ int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_
 	char *key_marker = NULL, *id_marker = NULL;
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
-	for (;;) {
+	for (long long page = 0;; page++) {
+		if (page >= WP_S3_LIST_MAX_KEYS / 1000 + S3_LIST_SPARE_PAGES) {
+			rc = wp_fail(err, -WPE_SOURCE, "'%s' said its list of unfinished uploads goes on after %lld pages",
+				     s3->endpoint, page);
+			break;
+		}
 		/* the query sorted by name, values encoded, as libcurl 7.88 signs it as written */
 		struct wp_buf q = WP_BUF_INIT;
 		if (key_marker) {
@@ -1496,7 +1506,17 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 	if (pk && *pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
 		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%s' is not a number from 1 to 1000", pk);
 	memset(out, 0, sizeof(*out));
-	for (int page = 0;; page++) {
+	/* a store whose listing never ends (IsTruncated for ever, the same token again, the same keys
+	 * under fresh tokens, empty pages) is stopped: keys come in UTF-8 binary order across pages */
+	long long max_pages = WP_S3_LIST_MAX_KEYS / (page_keys ? page_keys : 1000) + S3_LIST_SPARE_PAGES;
+	int empty_run = 0;
+	for (long long page = 0;; page++) {
+		if (page >= max_pages) {
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': the store said the listing goes on after %lld "
+				     "pages; its listing is broken", s3->display, s3->endpoint, page);
+			break;
+		}
+		size_t had = out->n;
 		struct wp_buf q = WP_BUF_INIT;
 		/* SigV4 signs the query sorted by name, and libcurl 7.88 signs it as written */
 		if (token) {
@@ -1529,6 +1549,15 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 			wp_err_prefix(err, "listing '%s' at '%s'", s3->display, s3->endpoint);
 		req_release(&r);
 		wp_buf_free(&body);
+		if (!rc && truncated && token && !strcmp(next, token))
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': the store gave the same continuation token "
+				     "again after %lld pages; its listing is broken", s3->display, s3->endpoint, page + 1);
+		else if (!rc && had && out->n > had && strcmp(out->v[had].key, out->v[had - 1].key) <= 0)
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': page %lld starts with a key listed before "
+				     "('%.200s'); its listing is broken", s3->display, s3->endpoint, page + 1, out->v[had].key);
+		else if (!rc && truncated && (empty_run = out->n > had ? 0 : empty_run + 1) >= S3_LIST_EMPTY_RUN)
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': %d pages in a row that list nothing, and "
+				     "the store says it goes on; its listing is broken", s3->display, s3->endpoint, empty_run);
 		free(token);
 		token = next;
 		if (rc || !truncated)

@@ -17,6 +17,7 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
   etag         "value"          send ETag; If-None-Match that matches -> 304
   headers      {name: value}    extra response headers
   body         "text"           serve this instead of a file
+  body_n       true             with body: "{n}" in it becomes the request's number (0, 1, ...)
   delay        seconds          wait this long before answering (every request to the path)
   stall_after  N                send N body bytes, then nothing for stall_seconds (default 30),
                                 then close                          (first `times` requests)
@@ -158,6 +159,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.plain(entry, 200, st.bomb(rules["gzip_bomb"]), extra, head)
 
         data, mtime = self.load(path, rules)
+        if data is not None and rules.get("body_n"):
+            data = data.replace(b"{n}", str(n).encode())
         if data is None:
             return self.plain(entry, 404, b"not found\n", extra, head)
 

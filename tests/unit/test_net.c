@@ -5,6 +5,7 @@
 #include "net/auth.h"
 #include "net/download.h"
 #include "net/http.h"
+#include "net/s3.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -1192,6 +1193,59 @@ static void test_http10_small_queue(void **state)
 			 probe_ms, fetch_ms);
 }
 
+/* A store whose listing never ends (issue 36: 258,442 requests in 200 s) is stopped, whichever way
+ * it loops, with a message that says the listing is broken (-WPE_SOURCE: exit 3). */
+static void test_s3_list_never_ends(void **state)
+{
+	struct fixture *fx = *state;
+	char endpoint[100];
+	static const struct {
+		const char *body;
+		int most;            /* requests it may take */
+		const char *says;
+	} cases[] = {
+		/* the same token again, with the same keys */
+		{ "<ListBucketResult><Contents><Key>a/x.whl</Key><Size>1</Size></Contents><IsTruncated>true</IsTruncated>"
+		  "<NextContinuationToken>again</NextContinuationToken></ListBucketResult>", 3, "same continuation token" },
+		/* the same token again, nothing listed */
+		{ "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t</NextContinuationToken>"
+		  "</ListBucketResult>", 3, "same continuation token" },
+		/* a fresh token each time, the same keys */
+		{ "<ListBucketResult><Contents><Key>a/x.whl</Key><Size>1</Size></Contents><IsTruncated>true</IsTruncated>"
+		  "<NextContinuationToken>t{n}</NextContinuationToken></ListBucketResult>", 3, "listed before" },
+		/* a fresh token each time, nothing listed */
+		{ "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t{n}</NextContinuationToken>"
+		  "</ListBucketResult>", 9, "list nothing" },
+		/* an empty token */
+		{ "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken></NextContinuationToken>"
+		  "</ListBucketResult>", 1, "without a continuation token" },
+	};
+	unsetenv("AWS_ACCESS_KEY_ID");
+	unsetenv("AWS_SECRET_ACCESS_KEY");
+	snprintf(endpoint, sizeof(endpoint), "http://127.0.0.1:%d", fx->http.port);
+	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
+		char path[32], url[64], *script = NULL;
+		struct wp_s3 s3;
+		struct wp_s3_listing l = { 0 };
+		struct wp_err err = WP_ERR_INIT;
+		snprintf(path, sizeof(path), "/loop%zu", i);
+		script = wp_xasprintf("{\"%s\": {\"body\": \"%s\", \"body_n\": true}}", path, cases[i].body);
+		write_file(fx->dir, "script.json", script, strlen(script));
+		free(script);
+		snprintf(url, sizeof(url), "s3://loop%zu/a/", i);
+		assert_int_equal(wp_s3_open(&s3, url, endpoint, NULL, &err), 0);
+		assert_int_equal(wp_s3_list(&s3, s3.prefix, &l, &err), -WPE_SOURCE);
+		assert_msg_has(&err, cases[i].says);
+		assert_msg_has(&err, url);
+		int n = logged_count(&fx->http, path);
+		if (n > cases[i].most)
+			fail_msg("case %zu: %d requests", i, n);
+		wp_s3_listing_free(&l);
+		wp_s3_release(&s3);
+	}
+	write_script(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1226,6 +1280,7 @@ int main(void)
 		cmocka_unit_test(test_trusted_host_not_its_redirects),
 		cmocka_unit_test(test_redirect_loop),
 		cmocka_unit_test(test_http10_small_queue),
+		cmocka_unit_test(test_s3_list_never_ends),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
