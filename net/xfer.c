@@ -382,7 +382,8 @@ static void on_head(struct slot *s)
 	} else if (x->range && s->offset == 0 && st == 206) {
 		/* the part we asked for; the caller checks that it is the part it wanted */
 		if (s->cr_start < 0 || s->cr_end < s->cr_start ||
-		    (s->cr_total >= 0 && s->cr_end >= s->cr_total)) {
+		    (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
+		    (s->clen >= 0 && !x->decode && s->clen != s->cr_end - s->cr_start + 1)) {
 			fail(s, -WPE_NET, "cannot %s '%s': the server answered 206 without a usable "
 			     "Content-Range", x->verb, x->url);
 			return;
@@ -398,17 +399,27 @@ static void on_head(struct slot *s)
 		s->offset = 0;
 		take_validator(s);
 		x->total = x->decode ? -1 : s->clen;
-	} else if (st == 206 && s->cr_start != s->offset) {
+	} else if (st == 206 && (s->cr_start != s->offset || s->cr_end < s->cr_start ||
+				 (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
+				 (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1) ||
+				 (s->cr_total >= 0 && x->expect_size >= 0 && s->cr_total != x->expect_size))) {
 		/* Appending bytes from another offset would corrupt the file, so the answer is
 		 * refused; the next try asks for the whole file without Range (a server with broken
 		 * ranges still serves plain GETs), and it counts as a try so this ends. */
 		s->verdict = V_RESTART;
-		if (s->cr_start < 0)
+		if (s->cr_start < 0 || s->cr_end < s->cr_start)
 			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
 				 "206 without a usable Content-Range", s->offset);
-		else
+		else if (s->cr_start != s->offset)
 			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
 				 "from byte %lld", s->offset, s->cr_start);
+		else if (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1)
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
+				 "206 for bytes %lld-%lld with %lld bytes", s->offset, s->cr_start, s->cr_end, s->clen);
+		else
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
+				 "206 for a file of %lld bytes, not %lld", s->offset, s->cr_total,
+				 s->cr_total >= 0 && s->cr_end >= s->cr_total ? s->cr_end + 1 : x->expect_size);
 		return;
 	} else if (st == 206) {
 		/* a resume: the bytes held keep the validator they were asked under; held under none,
@@ -444,6 +455,13 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 	/* checked on decoded bytes, so a gzip bomb stops at the ceiling, not at its compressed size */
 	if (x->max_bytes >= 0 && (long long)len > x->max_bytes - x->received) {
 		fail(s, -WPE_TOO_BIG, "'%s' is larger than %lld bytes", x->url, x->max_bytes);
+		return WRITE_ABORT;
+	}
+	if (s->status == 206 && s->offset > 0 && (long long)len > s->cr_end + 1 - x->received) {
+		/* more than its Content-Range said: the bytes do not lie where it says */
+		s->verdict = V_RESTART;
+		snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server sent more than the "
+			 "bytes %lld-%lld it named", s->offset, s->cr_start, s->cr_end);
 		return WRITE_ABORT;
 	}
 	if (x->expect_size >= 0 && (long long)len > x->expect_size - x->received) {
@@ -722,6 +740,12 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 	}
 	if (s->spent >= max_tries) {
 		char waited[160] = "";
+		/* what a refused range answer left is not kept for a later run to go on from */
+		if (from_zero && x->received > 0 && x->reset) {
+			struct wp_err ignored = WP_ERR_INIT;
+			x->received = 0;
+			x->reset(x->ctx, 0, &ignored);
+		}
 		if (s->asked_wait_s > r->retry_after_cap_s)
 			snprintf(waited, sizeof(waited), "; the server asked to wait %lld s before trying again, and "
 				 "wheelpick waits %lld s at most", s->asked_wait_s, r->retry_after_cap_s);
@@ -851,6 +875,13 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 				return;
 			}
 			x->not_modified = true;
+		} else if (s->status == 206 && s->offset > 0 && x->received < s->cr_end + 1) {
+			/* a resume's answer that ended cleanly short of the range it named: its bytes do
+			 * not lie where it says, and none of them may stay */
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server named bytes %lld-%lld "
+				 "and sent %lld", s->offset, s->cr_start, s->cr_end, x->received - s->offset);
+			retry_or_fail(r, s, true, false);
+			return;
 		} else if (s->status == 206 && x->total >= 0 && x->received < x->total) {
 			/* a range answer may end early with no error from libcurl; ask for the rest */
 			snprintf(s->why, sizeof(s->why), "the range answer ended at byte %lld of %lld",

@@ -488,8 +488,11 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 			sinks[i].open = false;
 			continue;
 		}
-		if (kept > 0 && http)
+		if (kept > 0 && http) {
 			it->resumed = kept;
+			if (opts->resumed)
+				opts->resumed(opts->pctx, base + i, kept);
+		}
 		dl[nd] = (struct wp_download){
 			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset,
 			.validated = sink_validated, .ctx = &sinks[i],
@@ -527,7 +530,8 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 	for (size_t k = 0; k < nd; k++) {
 		size_t i = which[k];
 		struct wp_fetch_item *it = &items[i];
-		it->bytes = dl[k].received;
+		/* what came now: a resume's kept part came before (all of it again when restarted) */
+		it->bytes = dl[k].received >= it->resumed ? dl[k].received - it->resumed : dl[k].received;
 		if (sinks[i].settled)
 			continue;
 		if (dl[k].result) {

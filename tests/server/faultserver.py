@@ -11,6 +11,9 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
   trickle      bytes/second     send the body slowly (fractions allowed)
   ignore_range true             answer 200 with the whole file to a Range request
   bad_range_offset N            answer 206 with a Content-Range starting N bytes off
+  range_skip   N                answer 206 with the Content-Range asked for, but its bytes from N
+                                later (a Content-Length that counts them, or with no_length none)
+  no_length    true             a 206 carries no Content-Length: the end of its body is the close
   redirect     URL              302 to URL (redirect_status to pick another code)
   gzip         true             gzip the body when the client accepts it
   gzip_bomb    MB               that many MB of zeros, gzip-encoded, whatever was accepted
@@ -220,7 +223,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 start = start - off if start >= off else start + off
                 start = min(start, len(data) - 1)
             extra["Content-Range"] = "bytes %d-%d/%d" % (start, end, len(data))
-            return self.send_body(entry, 206, data[start:end + 1], extra, head, rules, hit)
+            skip = int(rules.get("range_skip", 0))
+            return self.send_body(entry, 206, data[start + skip:end + 1], extra, head, rules, hit)
         return self.send_body(entry, 200, data, extra, head, rules, hit)
 
     def plain(self, entry, code, body, extra, head):
@@ -243,7 +247,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(code)
         for k, v in extra.items():
             self.send_header(k, v)
-        self.send_header("Content-Length", str(len(body) + more))
+        if rules.get("no_length") and code == 206:
+            self.close_connection = True  # the end of the body is the close
+        else:
+            self.send_header("Content-Length", str(len(body) + more))
         self.end_headers()
         if head:
             return
