@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The downloader's callbacks carry an error record; the store writer keeps its own. */
@@ -450,6 +451,18 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 				continue;
 			}
 			if (found) {
+				/* the bytes of that hash are here; a size the index or lock gives must be theirs
+				 * too, as a download is held to it (a lock whose size and hash disagree is not
+				 * honoured by one way and refused by the other) */
+				struct stat sb;
+				if (it->size >= 0 && stat(it->path, &sb) == 0 && (long long)sb.st_size != it->size) {
+					it->rc = wp_fail(&it->err, -WPE_INTEGRITY, "'%s' (%s): its sha256 %s is of a file of "
+							 "%lld bytes, but its size is given as %lld", it->filename, it->url,
+							 it->sha256, (long long)sb.st_size, it->size);
+					free(it->path);
+					it->path = NULL;
+					continue;
+				}
 				it->cached = true;
 				snprintf(it->sha256_out, sizeof(it->sha256_out), "%s", it->sha256);
 				continue;
