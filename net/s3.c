@@ -1017,6 +1017,7 @@ static const char *verb_word(enum wp_s3_verb v)
 	case WP_S3_PUT: return "upload";
 	case WP_S3_HEAD: return "look up";
 	case WP_S3_DELETE: return "delete";
+	case WP_S3_PUT_ACL: return "set the ACL of";
 	}
 	return "reach";
 }
@@ -1028,6 +1029,7 @@ static const char *verb_method(enum wp_s3_verb v)
 	case WP_S3_PUT: return "PUT";
 	case WP_S3_HEAD: return "HEAD";
 	case WP_S3_DELETE: return "DELETE";
+	case WP_S3_PUT_ACL: return "PUT";
 	}
 	return "GET";
 }
@@ -1426,7 +1428,7 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		op->missing = false;
 		op->meta_sha256[0] = op->etag[0] = 0;
 		op->length = -1;
-		if (!key_ok(op->key)) {
+		if (!key_ok(op->key) || (op->verb == WP_S3_PUT && (!op->sha256 || strlen(op->sha256) != 64))) {
 			op->result = -WPE_USAGE;
 			continue;
 		}
@@ -1435,10 +1437,17 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		struct req *r = &reqs[nr];
 		req_init(r);
 		r->method = verb_method(op->verb);
-		r->url = url_of(s3, op->key, NULL);
+		r->url = url_of(s3, op->key, op->verb == WP_S3_PUT_ACL ? "acl=" : NULL);
 		r->key = op->key;
 		r->what = verb_word(op->verb);
 		r->may_miss = op->may_miss;
+		if (op->verb == WP_S3_PUT_ACL) {
+			/* no body: its sha256 is the empty one's, and the ACL header says it all */
+			r->payload_sha256 = WP_S3_EMPTY_SHA256;
+			r->acl = true;
+			r->mem = "";
+			r->len = 0;
+		}
 		if (op->verb == WP_S3_PUT) {
 			r->content_type = op->content_type;
 			r->payload_sha256 = op->sha256;
@@ -1465,7 +1474,7 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 	run_reqs(s3, rp, nr, parallel, small_done, &sc);
 	for (size_t i = 0; i < n; i++) {
 		struct wp_s3_op *op = &ops[i];
-		if (op->verb == WP_S3_PUT && op->path && op->size > WP_S3_MULTIPART_MIN && key_ok(op->key)) {
+		if (op->verb == WP_S3_PUT && op->path && op->size > WP_S3_MULTIPART_MIN && !op->result) {
 			struct wp_err e = WP_ERR_INIT;
 			put_multipart(s3, op, parallel, false, &e);
 			if (op->result)
@@ -1482,6 +1491,10 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		if (!key_ok(ops[i].key)) {
 			wp_err_clear(err);
 			wp_fail(err, rc, "'%s' is no key S3 can take", ops[i].key ? ops[i].key : "(null)");
+		} else if (ops[i].verb == WP_S3_PUT && (!ops[i].sha256 || strlen(ops[i].sha256) != 64)) {
+			wp_err_clear(err);
+			wp_fail(err, rc, "'%s' would go up without its sha256, so the store could not check its bytes",
+				ops[i].key);
 		}
 		for (size_t k = 0; k < nr; k++)
 			if (ops_of[k] == &ops[i] && reqs[k].result) {
@@ -1494,6 +1507,24 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 	free(reqs);
 	free(rp);
 	free(ops_of);
+	return rc;
+}
+
+int wp_s3_reach(const struct wp_s3 *s3, struct wp_err *err)
+{
+	struct wp_buf q = WP_BUF_INIT, body = WP_BUF_INIT_MAX(S3_LIST_PAGE_MAX);
+	struct wp_s3_listing one = { 0 };
+	bool truncated = false;
+	char *next = NULL;
+	wp_buf_addstr(&q, "list-type=2&max-keys=1&prefix=");
+	enc(&q, s3->prefix, false);
+	int rc = one_req(s3, "GET", NULL, q.data, "list", &body, S3_LIST_PAGE_MAX, false, NULL, err);
+	if (!rc && (rc = wp_s3_list_parse(body.data, body.len, &one, &truncated, &next, err)))
+		wp_err_prefix(err, "listing '%s' at '%s'", s3->display, s3->endpoint);
+	free(next);
+	wp_s3_listing_free(&one);
+	wp_buf_free(&q);
+	wp_buf_free(&body);
 	return rc;
 }
 
