@@ -360,6 +360,11 @@ curl -sf -X DELETE "${SIG[@]}" "$S3_ENDPOINT/$B/names/${AW//+/%2B}" >/dev/null &
 expect_exit 4 "verify s3:// finds the page's link to nothing" wp verify "s3://$B/names" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "names the object by its s3:// URL" "s3://$B/names/" "$TMP/err"
 expect_no_grep "never file://s3://" "file://s3:|file:///" "$TMP/err"
+printf '{' >"$TMP/broken.json"
+curl -sf -X PUT -T "$TMP/broken.json" "${SIG[@]}" "$S3_ENDPOINT/$B/names/simple/torch/index.json" >/dev/null
+expect_exit 4 "verify s3:// finds a page that does not parse" wp verify "s3://$B/names" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "names the page by its s3:// URL" "'s3://$B/names/simple/torch/' is not a PEP 691 page" "$TMP/err"
+expect_no_grep "never file://s3://" "file://s3:|file:///" "$TMP/err"
 
 # --- many files under a low open-file limit: a PUT's file is open only while it goes up ----------
 # (a default soft RLIMIT_NOFILE is 1024; the uploads opened every file of a rank at once, so a mirror
