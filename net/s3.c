@@ -1257,6 +1257,12 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	req_init(&fin);
 	op->parts = op->parts_kept = 0;
 	op->kept_bytes = 0;
+	if (!s3->part_hash) {
+		/* each part signs its own sha256, or it would go up unchecked */
+		rc = wp_fail(err, -WPE_USAGE, "'%s' would go up in parts without their sha256, so the store could not "
+			     "check their bytes", op->key);
+		goto out;
+	}
 	struct stat sb;
 	if (stat(op->path, &sb) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot read", op->path);

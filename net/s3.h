@@ -32,7 +32,7 @@ struct wp_s3 {
 	 * path's [off, off + len) (net/ hashes nothing itself). With it, each part of a multipart
 	 * upload signs its sha256 (the store checks it), and a multipart upload goes on with an
 	 * unfinished one of its key, keeping each part whose size and ETag (an MD5) match its own
-	 * bytes. NULL: parts go UNSIGNED-PAYLOAD, and always afresh. */
+	 * bytes. NULL: a PUT in parts fails (-WPE_USAGE): none goes up unchecked. */
 	int (*part_hash)(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
 			 struct wp_err *err);
 	/* private: never shown */
