@@ -28,7 +28,7 @@
  * connection after one answer) is otherwise sent again by the kernel only after a second. */
 #define REDIAL_FACTOR       4
 #define REDIAL_FLOOR_MS     25
-#define REDIALS             4
+#define REDIALS             8
 #define MAX_DIAL_HOSTS      32
 #define REDIRECT_BODY_MAX   (1LL << 20)
 
