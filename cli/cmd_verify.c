@@ -113,6 +113,8 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if (o.json)
 		print_json(res, pos.n, &rep, rc, err);
+	else if (rc && rc != -WPE_INTEGRITY)
+		; /* a path could not be checked (unreachable, refused, not there): its error is the one line */
 	else if (cli->verbosity >= 0 && rep.packages && !rep.wheels) /* a conda channel: its words */
 		printf("checked %zu files, %zu packages, %zu repodata files, %zu records: %zu problems\n", rep.files,
 		       rep.packages, rep.pages, rep.links, rep.n_fatal);

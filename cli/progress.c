@@ -42,6 +42,7 @@ static void release(struct wp_progress *p)
 {
 	enum wp_progress_mode mode = p->mode;
 	free(p->got);
+	free(p->kept);
 	free(p->total);
 	free(p->done);
 	free(p->bad);
@@ -56,6 +57,7 @@ static void begin(void *ctx, const char *const *names, const long long *sizes, s
 	p->n = n;
 	p->names = names;
 	p->got = wp_xcalloc(n ? n : 1, sizeof(*p->got));
+	p->kept = wp_xcalloc(n ? n : 1, sizeof(*p->kept));
 	p->total = wp_xcalloc(n ? n : 1, sizeof(*p->total));
 	p->done = wp_xcalloc(n ? n : 1, sizeof(*p->done));
 	p->bad = wp_xcalloc(n ? n : 1, sizeof(*p->bad));
@@ -71,7 +73,7 @@ static void sums(const struct wp_progress *p, long long *got, long long *total, 
 	*got = *total = *moved = 0;
 	*known = true;
 	for (size_t i = 0; i < p->n; i++) {
-		*moved += p->got[i];
+		*moved += p->got[i] - p->kept[i]; /* what came in this run */
 		*got += p->done[i] && p->total[i] > 0 ? p->total[i] : p->got[i];
 		if (p->total[i] > 0)
 			*total += p->total[i];
@@ -179,6 +181,8 @@ static void update(void *pctx, size_t index, long long received, long long total
 	struct wp_progress *p = pctx;
 	if (index >= p->n || !p->got)
 		return;
+	if (received < p->kept[index])
+		p->kept[index] = 0; /* the server would not resume it: it came again from byte 0 */
 	p->got[index] = received;
 	if (total > 0)
 		p->total[index] = total;
@@ -186,6 +190,13 @@ static void update(void *pctx, size_t index, long long received, long long total
 		finished(p, index, "", 0);
 	else if (p->mode == WP_PROGRESS_BAR && now() - p->last_draw >= 0.1)
 		draw(p);
+}
+
+static void resumed(void *ctx, size_t index, long long kept)
+{
+	struct wp_progress *p = ctx;
+	if (index < p->n && p->kept && kept > 0)
+		p->kept[index] = p->got[index] = kept;
 }
 
 static void file_done(void *ctx, size_t index, int result, bool cached)
@@ -226,5 +237,5 @@ void wp_progress_sink_for(struct wp_progress *p, enum wp_progress_mode mode, str
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
-	*sink = (struct wp_progress_sink){ .begin = begin, .update = update, .file_done = file_done, .end = end, .ctx = p };
+	*sink = (struct wp_progress_sink){ .begin = begin, .update = update, .resumed = resumed, .file_done = file_done, .end = end, .ctx = p };
 }

@@ -21,6 +21,7 @@ struct wp_progress {
 	size_t n_refused;         /* of n_done: failed their checks (integrity), not counted ready */
 	const char *const *names; /* borrowed for the job */
 	long long *got, *total;
+	long long *kept;          /* what an earlier run had kept of each (resumed): not downloaded now */
 	bool *done;
 	bool *bad;                /* counted failed or refused (a file can finish, then fail its checks) */
 	double start, last_draw;

@@ -22,6 +22,11 @@
 #define S3_TRIES 3
 #define S3_ERRBODY_MAX (64 << 10)    /* an error or a small answer (XML) past this is cut */
 #define S3_LIST_PAGE_MAX (16 << 20)  /* one ListObjectsV2 page: 1000 keys of 1 KiB at most, and XML */
+/* A listing that says it goes on but brings nothing new this many pages in a row is broken (S3
+ * fills every page of a listing without a delimiter; a few empty ones are tolerated) */
+#define S3_LIST_EMPTY_RUN 8
+/* and one listing reads at most this many pages past what WP_S3_LIST_MAX_KEYS needs */
+#define S3_LIST_SPARE_PAGES 100
 
 /* ---- names, URLs ---- */
 
@@ -1012,6 +1017,7 @@ static const char *verb_word(enum wp_s3_verb v)
 	case WP_S3_PUT: return "upload";
 	case WP_S3_HEAD: return "look up";
 	case WP_S3_DELETE: return "delete";
+	case WP_S3_PUT_ACL: return "set the ACL of";
 	}
 	return "reach";
 }
@@ -1023,6 +1029,7 @@ static const char *verb_method(enum wp_s3_verb v)
 	case WP_S3_PUT: return "PUT";
 	case WP_S3_HEAD: return "HEAD";
 	case WP_S3_DELETE: return "DELETE";
+	case WP_S3_PUT_ACL: return "PUT";
 	}
 	return "GET";
 }
@@ -1103,7 +1110,12 @@ int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_
 	char *key_marker = NULL, *id_marker = NULL;
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
-	for (;;) {
+	for (long long page = 0;; page++) {
+		if (page >= WP_S3_LIST_MAX_KEYS / 1000 + S3_LIST_SPARE_PAGES) {
+			rc = wp_fail(err, -WPE_SOURCE, "'%s' said its list of unfinished uploads goes on after %lld pages",
+				     s3->endpoint, page);
+			break;
+		}
 		/* the query sorted by name, values encoded, as libcurl 7.88 signs it as written */
 		struct wp_buf q = WP_BUF_INIT;
 		if (key_marker) {
@@ -1245,6 +1257,12 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	req_init(&fin);
 	op->parts = op->parts_kept = 0;
 	op->kept_bytes = 0;
+	if (!s3->part_hash) {
+		/* each part signs its own sha256, or it would go up unchecked */
+		rc = wp_fail(err, -WPE_USAGE, "'%s' would go up in parts without their sha256, so the store could not "
+			     "check their bytes", op->key);
+		goto out;
+	}
 	struct stat sb;
 	if (stat(op->path, &sb) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot read", op->path);
@@ -1416,7 +1434,7 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		op->missing = false;
 		op->meta_sha256[0] = op->etag[0] = 0;
 		op->length = -1;
-		if (!key_ok(op->key)) {
+		if (!key_ok(op->key) || (op->verb == WP_S3_PUT && (!op->sha256 || strlen(op->sha256) != 64))) {
 			op->result = -WPE_USAGE;
 			continue;
 		}
@@ -1425,10 +1443,17 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		struct req *r = &reqs[nr];
 		req_init(r);
 		r->method = verb_method(op->verb);
-		r->url = url_of(s3, op->key, NULL);
+		r->url = url_of(s3, op->key, op->verb == WP_S3_PUT_ACL ? "acl=" : NULL);
 		r->key = op->key;
 		r->what = verb_word(op->verb);
 		r->may_miss = op->may_miss;
+		if (op->verb == WP_S3_PUT_ACL) {
+			/* no body: its sha256 is the empty one's, and the ACL header says it all */
+			r->payload_sha256 = WP_S3_EMPTY_SHA256;
+			r->acl = true;
+			r->mem = "";
+			r->len = 0;
+		}
 		if (op->verb == WP_S3_PUT) {
 			r->content_type = op->content_type;
 			r->payload_sha256 = op->sha256;
@@ -1455,7 +1480,7 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 	run_reqs(s3, rp, nr, parallel, small_done, &sc);
 	for (size_t i = 0; i < n; i++) {
 		struct wp_s3_op *op = &ops[i];
-		if (op->verb == WP_S3_PUT && op->path && op->size > WP_S3_MULTIPART_MIN && key_ok(op->key)) {
+		if (op->verb == WP_S3_PUT && op->path && op->size > WP_S3_MULTIPART_MIN && !op->result) {
 			struct wp_err e = WP_ERR_INIT;
 			put_multipart(s3, op, parallel, false, &e);
 			if (op->result)
@@ -1472,6 +1497,10 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		if (!key_ok(ops[i].key)) {
 			wp_err_clear(err);
 			wp_fail(err, rc, "'%s' is no key S3 can take", ops[i].key ? ops[i].key : "(null)");
+		} else if (ops[i].verb == WP_S3_PUT && (!ops[i].sha256 || strlen(ops[i].sha256) != 64)) {
+			wp_err_clear(err);
+			wp_fail(err, rc, "'%s' would go up without its sha256, so the store could not check its bytes",
+				ops[i].key);
 		}
 		for (size_t k = 0; k < nr; k++)
 			if (ops_of[k] == &ops[i] && reqs[k].result) {
@@ -1487,6 +1516,24 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 	return rc;
 }
 
+int wp_s3_reach(const struct wp_s3 *s3, struct wp_err *err)
+{
+	struct wp_buf q = WP_BUF_INIT, body = WP_BUF_INIT_MAX(S3_LIST_PAGE_MAX);
+	struct wp_s3_listing one = { 0 };
+	bool truncated = false;
+	char *next = NULL;
+	wp_buf_addstr(&q, "list-type=2&max-keys=1&prefix=");
+	enc(&q, s3->prefix, false);
+	int rc = one_req(s3, "GET", NULL, q.data, "list", &body, S3_LIST_PAGE_MAX, false, NULL, err);
+	if (!rc && (rc = wp_s3_list_parse(body.data, body.len, &one, &truncated, &next, err)))
+		wp_err_prefix(err, "listing '%s' at '%s'", s3->display, s3->endpoint);
+	free(next);
+	wp_s3_listing_free(&one);
+	wp_buf_free(&q);
+	wp_buf_free(&body);
+	return rc;
+}
+
 int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing *out, struct wp_err *err)
 {
 	char *token = NULL;
@@ -1496,7 +1543,17 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 	if (pk && *pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
 		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%s' is not a number from 1 to 1000", pk);
 	memset(out, 0, sizeof(*out));
-	for (int page = 0;; page++) {
+	/* a store whose listing never ends (IsTruncated for ever, the same token again, the same keys
+	 * under fresh tokens, empty pages) is stopped: keys come in UTF-8 binary order across pages */
+	long long max_pages = WP_S3_LIST_MAX_KEYS / (page_keys ? page_keys : 1000) + S3_LIST_SPARE_PAGES;
+	int empty_run = 0;
+	for (long long page = 0;; page++) {
+		if (page >= max_pages) {
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': the store said the listing goes on after %lld "
+				     "pages; its listing is broken", s3->display, s3->endpoint, page);
+			break;
+		}
+		size_t had = out->n;
 		struct wp_buf q = WP_BUF_INIT;
 		/* SigV4 signs the query sorted by name, and libcurl 7.88 signs it as written */
 		if (token) {
@@ -1529,6 +1586,15 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 			wp_err_prefix(err, "listing '%s' at '%s'", s3->display, s3->endpoint);
 		req_release(&r);
 		wp_buf_free(&body);
+		if (!rc && truncated && token && !strcmp(next, token))
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': the store gave the same continuation token "
+				     "again after %lld pages; its listing is broken", s3->display, s3->endpoint, page + 1);
+		else if (!rc && had && out->n > had && strcmp(out->v[had].key, out->v[had - 1].key) <= 0)
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': page %lld starts with a key listed before "
+				     "('%.200s'); its listing is broken", s3->display, s3->endpoint, page + 1, out->v[had].key);
+		else if (!rc && truncated && (empty_run = out->n > had ? 0 : empty_run + 1) >= S3_LIST_EMPTY_RUN)
+			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': %d pages in a row that list nothing, and "
+				     "the store says it goes on; its listing is broken", s3->display, s3->endpoint, empty_run);
 		free(token);
 		token = next;
 		if (rc || !truncated)

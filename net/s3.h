@@ -32,7 +32,7 @@ struct wp_s3 {
 	 * path's [off, off + len) (net/ hashes nothing itself). With it, each part of a multipart
 	 * upload signs its sha256 (the store checks it), and a multipart upload goes on with an
 	 * unfinished one of its key, keeping each part whose size and ETag (an MD5) match its own
-	 * bytes. NULL: parts go UNSIGNED-PAYLOAD, and always afresh. */
+	 * bytes. NULL: a PUT in parts fails (-WPE_USAGE): none goes up unchecked. */
 	int (*part_hash)(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
 			 struct wp_err *err);
 	/* private: never shown */
@@ -50,10 +50,17 @@ struct wp_s3 {
 int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, struct wp_err *err);
 void wp_s3_release(struct wp_s3 *s3);
 
+/* One cheap request (a listing of at most one key under the prefix): the bucket is there and the
+ * credentials may list it. -WPE_NET as wp_s3_run ("bucket 'B' does not exist at 'E': create it
+ * first", refused credentials); -WPE_SOURCE for an answer that is no listing. */
+int wp_s3_reach(const struct wp_s3 *s3, struct wp_err *err);
+
 /* True for "s3://..." in any case. */
 bool wp_s3_is_url(const char *s);
 
-enum wp_s3_verb { WP_S3_GET = 1, WP_S3_PUT, WP_S3_HEAD, WP_S3_DELETE };
+/* WP_S3_PUT_ACL: PutObjectAcl, the canned ACL of the struct wp_s3 (--s3-acl) on an object that is
+ * there already (no body; a re-run's unchanged objects get the ACL asked for now). */
+enum wp_s3_verb { WP_S3_GET = 1, WP_S3_PUT, WP_S3_HEAD, WP_S3_DELETE, WP_S3_PUT_ACL };
 
 struct wp_s3_op {
 	enum wp_s3_verb verb;
@@ -64,7 +71,8 @@ struct wp_s3_op {
 	long long size;             /* PUT: the body's length; GET: a ceiling (-1: none) */
 	const char *content_type;   /* PUT */
 	const char *sha256;         /* PUT: the body's sha256 (hex): signed, so the store checks it, and kept
-				       as x-amz-meta-sha256; NULL: UNSIGNED-PAYLOAD and none kept */
+				       as x-amz-meta-sha256. Required: a PUT without one fails (-WPE_USAGE)
+				       and sends nothing, so that no byte goes up unchecked */
 	bool may_miss;              /* GET/HEAD/DELETE: a missing key is no failure (missing set) */
 	struct wp_buf *out;         /* GET with path NULL: the body (a ceiling in out->max) */
 	/* the result */

@@ -22,6 +22,15 @@
  * wheel), but only this many times, so a server that always drops still ends. */
 #define FREE_RESUMES        8
 #define POLL_MAX_MS         1000
+/* A connect that has not finished in this many times the slowest connect to its host seen in the
+ * run (and at least REDIAL_FLOOR_MS) is dialled again, at most REDIALS times: a SYN that a full
+ * listen queue dropped (python3 -m http.server listens with a backlog of 5, and closes each
+ * connection after one answer) is otherwise sent again by the kernel only after a second. */
+#define REDIAL_FACTOR       4
+#define REDIAL_FLOOR_MS     25
+#define REDIALS             8
+#define MAX_DIAL_HOSTS      32
+#define REDIRECT_BODY_MAX   (1LL << 20)
 
 #ifdef CURL_WRITEFUNC_ERROR
 #define WRITE_ABORT ((size_t)CURL_WRITEFUNC_ERROR)
@@ -38,6 +47,7 @@ enum verdict {
 	V_HTTP,     /* an HTTP error status: its body is not stored, the status decides */
 	V_RESTART,  /* a range answer we cannot use: start over from byte 0 */
 	V_COMPLETE, /* 416 to a resume at the very end: every byte is already here */
+	V_REDIRECT, /* a 3xx with a Location: the next request goes there */
 };
 
 struct slot {
@@ -67,6 +77,17 @@ struct slot {
 	long long progress_at;
 	long long started_ms;       /* when the first attempt began (0: not yet): the deadline runs from it */
 	long long asked_wait_s;     /* the longest Retry-After the server sent, to say when it was cut */
+	/* redirects are followed here, not by libcurl, so that each hop gets its own TLS settings
+	 * and credentials (a --trusted-host is trusted for itself, not for where it points) */
+	char *hop_url;              /* the URL of this hop; NULL: x->url */
+	int hops;
+	long long redirect_body;    /* bytes of a 3xx's body, dropped */
+	bool free_start;            /* the next start is a hop or a redial: no try is spent */
+	/* the connect of this attempt: when its socket opened (0: none opened yet), and whether it
+	 * finished (its time is then counted for its host) */
+	long long dial_at;
+	bool dialed;
+	int redials;
 	char why[256];              /* the last transient failure, for the final message */
 	char range[48];
 	char errbuf[CURL_ERROR_SIZE];
@@ -83,6 +104,12 @@ struct run {
 	const char *ca_bundle;
 	char env_error[256];        /* a $WHEELPICK_* setting that is garbage: every transfer fails */
 	char ca_error[256];         /* $WHEELPICK_CA_BUNDLE names no readable file: https transfers fail */
+	/* the slowest connect seen to each host in this run, in microseconds */
+	struct dial_host {
+		char host[264];
+		long long worst_us;
+	} dials[MAX_DIAL_HOSTS];
+	size_t n_dials;
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -162,6 +189,17 @@ static const char *env_ca_bundle(char *bad, size_t badsz)
 static bool is_https(const char *url)
 {
 	return strncasecmp(url, "https://", 8) == 0;
+}
+
+/* The URL this attempt asks: the hop a redirect led to, else the request's. */
+static const char *url_now(const struct slot *s)
+{
+	return s->hop_url ? s->hop_url : s->x->url;
+}
+
+static bool is_redirect(long st)
+{
+	return st == 301 || st == 302 || st == 303 || st == 307 || st == 308;
 }
 
 static void set_str(char **dst, struct wp_str v)
@@ -316,6 +354,10 @@ static void on_head(struct slot *s)
 	long st = s->status;
 
 	s->head_seen = true;
+	if (is_redirect(st)) {
+		s->verdict = V_REDIRECT;
+		return;
+	}
 	if (x->head) {
 		/* only what the answer announces; a failure leaves the size unknown */
 		if (st == 0 || (st >= 200 && st <= 299))
@@ -340,7 +382,8 @@ static void on_head(struct slot *s)
 	} else if (x->range && s->offset == 0 && st == 206) {
 		/* the part we asked for; the caller checks that it is the part it wanted */
 		if (s->cr_start < 0 || s->cr_end < s->cr_start ||
-		    (s->cr_total >= 0 && s->cr_end >= s->cr_total)) {
+		    (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
+		    (s->clen >= 0 && !x->decode && s->clen != s->cr_end - s->cr_start + 1)) {
 			fail(s, -WPE_NET, "cannot %s '%s': the server answered 206 without a usable "
 			     "Content-Range", x->verb, x->url);
 			return;
@@ -356,17 +399,27 @@ static void on_head(struct slot *s)
 		s->offset = 0;
 		take_validator(s);
 		x->total = x->decode ? -1 : s->clen;
-	} else if (st == 206 && s->cr_start != s->offset) {
+	} else if (st == 206 && (s->cr_start != s->offset || s->cr_end < s->cr_start ||
+				 (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
+				 (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1) ||
+				 (s->cr_total >= 0 && x->expect_size >= 0 && s->cr_total != x->expect_size))) {
 		/* Appending bytes from another offset would corrupt the file, so the answer is
 		 * refused; the next try asks for the whole file without Range (a server with broken
 		 * ranges still serves plain GETs), and it counts as a try so this ends. */
 		s->verdict = V_RESTART;
-		if (s->cr_start < 0)
+		if (s->cr_start < 0 || s->cr_end < s->cr_start)
 			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
 				 "206 without a usable Content-Range", s->offset);
-		else
+		else if (s->cr_start != s->offset)
 			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
 				 "from byte %lld", s->offset, s->cr_start);
+		else if (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1)
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
+				 "206 for bytes %lld-%lld with %lld bytes", s->offset, s->cr_start, s->cr_end, s->clen);
+		else
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
+				 "206 for a file of %lld bytes, not %lld", s->offset, s->cr_total,
+				 s->cr_total >= 0 && s->cr_end >= s->cr_total ? s->cr_end + 1 : x->expect_size);
 		return;
 	} else if (st == 206) {
 		/* a resume: the bytes held keep the validator they were asked under; held under none,
@@ -392,11 +445,23 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 
 	if (!s->head_seen)
 		on_head(s);
+	if (s->verdict == V_REDIRECT) {
+		/* read to its end and dropped: libcurl says where it pointed only after a whole answer */
+		s->redirect_body += (long long)len;
+		return s->redirect_body > REDIRECT_BODY_MAX ? WRITE_ABORT : len;
+	}
 	if (s->verdict != V_NONE)
 		return WRITE_ABORT;
 	/* checked on decoded bytes, so a gzip bomb stops at the ceiling, not at its compressed size */
 	if (x->max_bytes >= 0 && (long long)len > x->max_bytes - x->received) {
 		fail(s, -WPE_TOO_BIG, "'%s' is larger than %lld bytes", x->url, x->max_bytes);
+		return WRITE_ABORT;
+	}
+	if (s->status == 206 && s->offset > 0 && (long long)len > s->cr_end + 1 - x->received) {
+		/* more than its Content-Range said: the bytes do not lie where it says */
+		s->verdict = V_RESTART;
+		snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server sent more than the "
+			 "bytes %lld-%lld it named", s->offset, s->cr_start, s->cr_end);
 		return WRITE_ABORT;
 	}
 	if (x->expect_size >= 0 && (long long)len > x->expect_size - x->received) {
@@ -444,26 +509,38 @@ static int add_header(struct slot *s, const char *name, const char *value)
 	return 0;
 }
 
+/* A socket of this attempt opened: its connect starts now (the first of happy eyeballs' two). */
+static int on_sockopt(void *ud, curl_socket_t fd, curlsocktype purpose)
+{
+	struct slot *s = ud;
+	(void)fd;
+	if (purpose == CURLSOCKTYPE_IPCXN && !s->dial_at)
+		s->dial_at = now_ms();
+	return CURL_SOCKOPT_OK;
+}
+
 #define SETOPT(opt, val) \
 	do { \
 		if ((cc = curl_easy_setopt(e, (opt), (val))) != CURLE_OK) \
 			goto bad_opt; \
 	} while (0)
 
-/* Credentials: the run's for the URL's origin (net/auth.h), else a netrc file's (libcurl reads
- * $NETRC, else ~/.netrc). libcurl sends them to the origin only: after a redirect to another
- * host or port they are dropped (CURLOPT_UNRESTRICTED_AUTH stays off). A client certificate
- * (pip's --client-cert: one PEM file with the key) goes to every https server that asks for
- * one; a trusted host (pip's --trusted-host) is not held to its certificate. */
+/* Credentials: the run's for the hop's origin (net/auth.h), else a netrc file's (libcurl reads
+ * $NETRC, else ~/.netrc): each hop of a redirect is a request of its own, so they go to their
+ * origin only. A client certificate (pip's --client-cert: one PEM file with the key) goes to every
+ * https server that asks for one; a trusted host (pip's --trusted-host) is not held to its
+ * certificate, and only it: a hop to another origin is checked (pip mounts its unchecked adapter
+ * on the trusted origin alone). */
 static int set_auth(struct slot *s, CURL *e)
 {
 	struct wp_xfer *x = s->x;
 	const char *user = NULL, *password = NULL;
 	CURLcode cc = CURLE_OK;
 	s->sent_auth = false;
-	if (strncasecmp(x->url, "file:", 5) == 0)
+	const char *url = url_now(s);
+	if (strncasecmp(url, "file:", 5) == 0)
 		return 0;
-	if (wp_net_cred_find(x->url, &user, &password)) {
+	if (wp_net_cred_find(url, &user, &password)) {
 		SETOPT(CURLOPT_USERNAME, user);
 		SETOPT(CURLOPT_PASSWORD, password);
 		SETOPT(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
@@ -476,7 +553,7 @@ static int set_auth(struct slot *s, CURL *e)
 	const char *client_cert = wp_net_client_cert();
 	if (client_cert)
 		SETOPT(CURLOPT_SSLCERT, client_cert);
-	if (wp_net_host_trusted(x->url)) {
+	if (wp_net_host_trusted(url)) {
 		SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
 		SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
 	}
@@ -494,7 +571,7 @@ static int setup(struct run *r, struct slot *s)
 
 	if (!x->url || !x->write)
 		return wp_fail(x->err, -WPE_USAGE, "a %s needs a URL and a place for the bytes", x->verb);
-	if (r->ca_error[0] && is_https(x->url))
+	if (r->ca_error[0] && is_https(url_now(s)))
 		return wp_fail(x->err, -WPE_USAGE, "cannot %s '%s': %s", x->verb, x->url, r->ca_error);
 	if (!s->easy) {
 		s->easy = curl_easy_init();
@@ -512,6 +589,9 @@ static int setup(struct run *r, struct slot *s)
 	s->fail_code = 0;
 	s->errbuf[0] = 0;
 	s->attempt_start = x->received;
+	s->dial_at = 0;
+	s->dialed = false;
+	s->redirect_body = 0;
 
 	long env_t = r->env_timeout_s;
 	long connect_s = x->policy.connect_timeout_s > 0 ? x->policy.connect_timeout_s :
@@ -520,7 +600,7 @@ static int setup(struct run *r, struct slot *s)
 		      env_t > 0 ? env_t : WP_NET_LOW_SPEED_TIME_S;
 	long slow_bytes = x->policy.low_speed_bytes > 0 ? x->policy.low_speed_bytes : WP_NET_LOW_SPEED_BYTES;
 
-	SETOPT(CURLOPT_URL, x->url);
+	SETOPT(CURLOPT_URL, url_now(s));
 	SETOPT(CURLOPT_PRIVATE, (void *)s);
 	SETOPT(CURLOPT_ERRORBUFFER, s->errbuf);
 	SETOPT(CURLOPT_NOSIGNAL, 1L);
@@ -529,16 +609,13 @@ static int setup(struct run *r, struct slot *s)
 	SETOPT(CURLOPT_WRITEDATA, (void *)s);
 	SETOPT(CURLOPT_HEADERFUNCTION, on_header);
 	SETOPT(CURLOPT_HEADERDATA, (void *)s);
-	SETOPT(CURLOPT_FOLLOWLOCATION, 1L);
-	SETOPT(CURLOPT_MAXREDIRS, WP_NET_MAX_REDIRECTS);
+	/* redirects: followed by finish(), a hop at a time (CURLOPT_FOLLOWLOCATION stays off) */
+	SETOPT(CURLOPT_SOCKOPTFUNCTION, on_sockopt);
+	SETOPT(CURLOPT_SOCKOPTDATA, (void *)s);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	SETOPT(CURLOPT_PROTOCOLS_STR, "http,https,file");
-	/* a redirect may never leave TLS once it started there */
-	SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, is_https(x->url) ? "https" : "http,https");
 #else
 	SETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS | CURLPROTO_FILE));
-	SETOPT(CURLOPT_REDIR_PROTOCOLS, is_https(x->url) ? (long)CURLPROTO_HTTPS :
-		(long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 	SETOPT(CURLOPT_CONNECTTIMEOUT, connect_s);
 	SETOPT(CURLOPT_LOW_SPEED_LIMIT, slow_bytes);
@@ -548,7 +625,7 @@ static int setup(struct run *r, struct slot *s)
 	 * receive buffer (512 KiB per transfer, 4 MiB for 8 at once) lets big wheels stream. */
 	SETOPT(CURLOPT_BUFFERSIZE, 512L * 1024);
 	SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	if (is_https(x->url))
+	if (is_https(url_now(s)))
 		SETOPT(CURLOPT_PIPEWAIT, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
@@ -663,6 +740,12 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 	}
 	if (s->spent >= max_tries) {
 		char waited[160] = "";
+		/* what a refused range answer left is not kept for a later run to go on from */
+		if (from_zero && x->received > 0 && x->reset) {
+			struct wp_err ignored = WP_ERR_INIT;
+			x->received = 0;
+			x->reset(x->ctx, 0, &ignored);
+		}
 		if (s->asked_wait_s > r->retry_after_cap_s)
 			snprintf(waited, sizeof(waited), "; the server asked to wait %lld s before trying again, and "
 				 "wheelpick waits %lld s at most", s->asked_wait_s, r->retry_after_cap_s);
@@ -677,6 +760,10 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 		s->state = ST_DONE;
 		return;
 	}
+	/* a try starts over from the URL asked for: where it pointed may have been for a while only */
+	free(s->hop_url);
+	s->hop_url = NULL;
+	s->hops = 0;
 	int shift = s->spent > 1 ? s->spent - 1 : 0;
 	long long delay = shift > 16 ? RETRY_CAP_MS : r->retry_base_ms << shift;
 	if (delay > RETRY_CAP_MS)
@@ -690,6 +777,36 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 	}
 	s->not_before = now_ms() + delay;
 	s->state = ST_WAIT;
+}
+
+/* A 3xx: the next request goes where it points, as libcurl would have gone (at most
+ * WP_NET_MAX_REDIRECTS hops, never from https to anything else, never to file://), and it starts
+ * afresh there: its own credentials and TLS settings (set_auth). A hop spends no try. */
+static void follow(struct slot *s)
+{
+	struct wp_xfer *x = s->x;
+	char *to = NULL;
+	curl_easy_getinfo(s->easy, CURLINFO_REDIRECT_URL, &to);
+	if (!to || !*to) {
+		fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld without a Location to go to", x->verb, x->url, s->status);
+	} else if (s->hops >= WP_NET_MAX_REDIRECTS) {
+		fail(s, -WPE_NET, "cannot %s '%s': more than %ld redirects", x->verb, x->url, WP_NET_MAX_REDIRECTS);
+	} else if (!is_https(to) && (is_https(x->url) || strncasecmp(to, "http://", 7))) {
+		/* a redirect may never leave TLS once it started there */
+		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect%s to '%s'", x->verb, x->url,
+		     is_https(x->url) ? " from https" : "", to);
+	} else {
+		char *next = wp_xstrdup(to);
+		free(s->hop_url);
+		s->hop_url = next;
+		s->hops++;
+		s->free_start = true;
+		s->not_before = 0;
+		s->state = ST_WAIT;
+		return;
+	}
+	x->result = s->fail_code;
+	s->state = ST_DONE;
 }
 
 /* One attempt ended with cc: done, failed, or to be tried again. */
@@ -711,6 +828,9 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 		return;
 	case V_RESTART:
 		retry_or_fail(r, s, true, false);
+		return;
+	case V_REDIRECT:
+		follow(s);
 		return;
 	case V_HTTP:
 	case V_NONE:
@@ -755,6 +875,13 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 				return;
 			}
 			x->not_modified = true;
+		} else if (s->status == 206 && s->offset > 0 && x->received < s->cr_end + 1) {
+			/* a resume's answer that ended cleanly short of the range it named: its bytes do
+			 * not lie where it says, and none of them may stay */
+			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server named bytes %lld-%lld "
+				 "and sent %lld", s->offset, s->cr_start, s->cr_end, x->received - s->offset);
+			retry_or_fail(r, s, true, false);
+			return;
 		} else if (s->status == 206 && x->total >= 0 && x->received < x->total) {
 			/* a range answer may end early with no error from libcurl; ask for the rest */
 			snprintf(s->why, sizeof(s->why), "the range answer ended at byte %lld of %lld",
@@ -833,6 +960,48 @@ static void fail_deadline(struct run *r, struct slot *s, long long now)
 	s->state = ST_DONE;
 }
 
+/* The slowest connect to host seen in this run, for a redial's patience; NULL when none finished. */
+static struct dial_host *dial_host(struct run *r, const char *host, bool add)
+{
+	for (size_t i = 0; i < r->n_dials; i++)
+		if (!strcmp(r->dials[i].host, host))
+			return &r->dials[i];
+	if (!add || r->n_dials == MAX_DIAL_HOSTS)
+		return NULL;
+	struct dial_host *d = &r->dials[r->n_dials++];
+	snprintf(d->host, sizeof(d->host), "%s", host);
+	d->worst_us = 0;
+	return d;
+}
+
+/* A running attempt's connect: when it finished, its time counts for its host; while it has not,
+ * the ms left before it is dialled again (-1: not to be, or not yet known). */
+static long long dial_check(struct run *r, struct slot *s, long long now)
+{
+	char host[264];
+	if (!s->dial_at || s->dialed || strncasecmp(url_now(s), "http", 4))
+		return -1;
+	curl_off_t conn_us = 0, dns_us = 0;
+	wp_net_url_host(url_now(s), host, sizeof(host));
+	if (curl_easy_getinfo(s->easy, CURLINFO_CONNECT_TIME_T, &conn_us) == CURLE_OK && conn_us > 0) {
+		curl_easy_getinfo(s->easy, CURLINFO_NAMELOOKUP_TIME_T, &dns_us);
+		struct dial_host *d = dial_host(r, host, true);
+		long long us = (long long)(conn_us - dns_us);
+		if (d && us > d->worst_us)
+			d->worst_us = us;
+		s->dialed = true;
+		return -1;
+	}
+	const struct dial_host *d = dial_host(r, host, false);
+	if (!d || s->redials >= REDIALS)
+		return -1;
+	long long patience = REDIAL_FACTOR * d->worst_us / 1000;
+	if (patience < REDIAL_FLOOR_MS)
+		patience = REDIAL_FLOOR_MS;
+	long long left = s->dial_at + patience - now;
+	return left > 0 ? left : 0;
+}
+
 static void fail_all(struct run *r, CURLMcode mc)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -874,8 +1043,11 @@ static void drive(struct run *r)
 			}
 			if (!s->started_ms)
 				s->started_ms = now ? now : 1;
-			s->x->tries++;
-			s->spent++;
+			if (!s->free_start) {
+				s->x->tries++;
+				s->spent++;
+			}
+			s->free_start = false;
 			int rc = setup(r, s);
 			if (rc == 0 && (mc = curl_multi_add_handle(r->multi, s->easy)) != CURLM_OK)
 				rc = wp_fail(s->x->err, -WPE_NET, "cannot start the transfer of '%s': %s",
@@ -932,6 +1104,20 @@ static void drive(struct run *r)
 				ended(r, s);
 				continue;
 			}
+			long long dial_left = dial_check(r, s, now);
+			if (dial_left == 0) {
+				/* its SYN is likely lost (a full listen queue drops it): dial again now,
+				 * not after the kernel's second; nothing of the answer has come */
+				curl_multi_remove_handle(r->multi, s->easy);
+				running--;
+				s->redials++;
+				s->free_start = true;
+				s->not_before = 0;
+				s->state = ST_WAIT;
+				continue;
+			}
+			if (dial_left > 0 && now + dial_left < wake)
+				wake = now + dial_left;
 			report(r, s, now, false);
 		}
 		if (done == r->n)
@@ -1031,6 +1217,7 @@ out:
 		}
 		curl_slist_free_all(s->hdrs);
 		clear_response(s);
+		free(s->hop_url);
 		xs[i].validator = s->validator;
 		if (!rc && xs[i].result)
 			rc = xs[i].result;

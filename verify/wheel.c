@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,25 +148,35 @@ static int read_at(struct wheel *w, void *buf, size_t n, uint64_t off, struct wp
 	return 0;
 }
 
-/* The first bytes of what should have been a zip, quoted for a message: HTML error pages and
- * Git LFS pointers saved as .whl are the usual suspects. */
+/* What should have been a zip, said by its kind: HTML error pages and Git LFS pointers saved as
+ * .whl are the usual suspects. Its bytes are never quoted: a lock or an index may name any file
+ * (file:///etc/passwd with its true sha256), and a message must not show what is in it. */
 static int not_zip(struct wheel *w, struct wp_err *err)
 {
-	unsigned char head[16];
-	char shown[80];
+	unsigned char head[64];
 	size_t n = w->fsize < sizeof(head) ? (size_t)w->fsize : sizeof(head), k = 0;
 	if (!n)
 		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (it is empty)", w->file);
 	int rc = read_at(w, head, n, 0, err);
 	if (rc)
 		return rc;
-	while (k < n && !isspace(head[k]))
+	while (k < n && isspace(head[k]))
 		k++;
-	if (!k)
-		k = n;
-	wp_member_name_show((const char *)head, k, shown, sizeof(shown));
-	return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (starts with '%s')", w->file,
-		       shown);
+	const char *p = (const char *)head + k;
+	size_t left = n - k;
+	bool text = true;
+	for (size_t i = 0; i < n && text; i++)
+		text = head[i] >= 0x20 || head[i] == '\n' || head[i] == '\r' || head[i] == '\t';
+	const char *kind = "binary data of another kind";
+	if (left >= 5 && (!strncasecmp(p, "<!doc", 5) || !strncasecmp(p, "<html", 5) || !strncasecmp(p, "<?xml", 5)))
+		kind = "an HTML or XML page: an error page saved as the file?";
+	else if (left >= 24 && !memcmp(p, "version https://git-lfs", 23))
+		kind = "a Git LFS pointer, not the file it points to";
+	else if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+		kind = "gzip data";
+	else if (text)
+		kind = "text";
+	return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (it is %s)", w->file, kind);
 }
 
 /* Locate the end-of-central-directory record (and its zip64 form) and return where the central

@@ -547,7 +547,8 @@ static int write_channel(const struct wp_session *s, const struct wp_conda_job *
 			.conda_build = c->build,
 		};
 	}
-	struct wp_fetch_opts fo = { .offline = job->offline, .progress = s->progress.update, .pctx = s->progress.ctx };
+	struct wp_fetch_opts fo = { .offline = job->offline, .progress = s->progress.update,
+				    .resumed = s->progress.resumed, .pctx = s->progress.ctx };
 	int frc = wp_fetch_files(&store, items, n, &fo, err);
 	struct wp_conda_file *cfiles = wp_xcalloc(n ? n : 1, sizeof(*cfiles));
 	char **jsons = wp_xcalloc(n ? n : 1, sizeof(*jsons));

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The downloader's callbacks carry an error record; the store writer keeps its own. */
@@ -450,6 +451,18 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 				continue;
 			}
 			if (found) {
+				/* the bytes of that hash are here; a size the index or lock gives must be theirs
+				 * too, as a download is held to it (a lock whose size and hash disagree is not
+				 * honoured by one way and refused by the other) */
+				struct stat sb;
+				if (it->size >= 0 && stat(it->path, &sb) == 0 && (long long)sb.st_size != it->size) {
+					it->rc = wp_fail(&it->err, -WPE_INTEGRITY, "'%s' (%s): its sha256 %s is of a file of "
+							 "%lld bytes, but its size is given as %lld", it->filename, it->url,
+							 it->sha256, (long long)sb.st_size, it->size);
+					free(it->path);
+					it->path = NULL;
+					continue;
+				}
 				it->cached = true;
 				snprintf(it->sha256_out, sizeof(it->sha256_out), "%s", it->sha256);
 				continue;
@@ -488,8 +501,11 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 			sinks[i].open = false;
 			continue;
 		}
-		if (kept > 0 && http)
+		if (kept > 0 && http) {
 			it->resumed = kept;
+			if (opts->resumed)
+				opts->resumed(opts->pctx, base + i, kept);
+		}
 		dl[nd] = (struct wp_download){
 			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset,
 			.validated = sink_validated, .ctx = &sinks[i],
@@ -527,7 +543,8 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 	for (size_t k = 0; k < nd; k++) {
 		size_t i = which[k];
 		struct wp_fetch_item *it = &items[i];
-		it->bytes = dl[k].received;
+		/* what came now: a resume's kept part came before (all of it again when restarted) */
+		it->bytes = dl[k].received >= it->resumed ? dl[k].received - it->resumed : dl[k].received;
 		if (sinks[i].settled)
 			continue;
 		if (dl[k].result) {

@@ -33,7 +33,7 @@ struct wp_fetch_item {
 	char *path;                  /* the proven object in the store */
 	char sha256_out[65];         /* what the bytes hash to */
 	bool cached;                 /* it was in the store already: no transfer */
-	long long bytes;             /* transferred */
+	long long bytes;             /* transferred in this run (a resume: not what was kept) */
 	long long resumed;           /* bytes an earlier run had kept of it (cache/store.h: partial
 	                                downloads), taken up instead of fetched again */
 	long long kept;              /* it failed (not its bytes: the network): bytes kept for the
@@ -44,6 +44,8 @@ struct wp_fetch_opts {
 	bool offline;                /* never touch the network: only what the store has */
 	const struct wp_dl_opts *dl;
 	wp_dl_progress_fn *progress; /* index is into the items array */
+	/* before the transfers: item index goes on from the kept bytes of an earlier run (pctx) */
+	void (*resumed)(void *pctx, size_t index, long long kept);
 	void *pctx;
 };
 

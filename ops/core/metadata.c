@@ -106,24 +106,30 @@ static int from_pep658(const struct wp_candidate *c, const char *core_metadata, 
 }
 
 /* The wheel's METADATA member read with a few range requests (its tail, central directory and
- * that member) instead of the whole file. False on any failure: the caller then downloads the
- * wheel, which is proven whole (sha256, RECORD) where this read is only checked by CRC-32. */
-static bool from_range(const struct wp_candidate *c, struct wp_depmeta *m)
+ * that member) instead of the whole file. 1 read; 0 on a failure the whole wheel may get past
+ * (the caller then downloads it, and it is proven whole: sha256, RECORD, where this read is only
+ * checked by CRC-32); -WPE_NET when the server says the file is not there (404, 410): nothing
+ * would get it, and the message says so rather than what the index lacks. */
+static int from_range(const struct wp_candidate *c, struct wp_depmeta *m, struct wp_err *err)
 {
 	char *text = NULL;
 	struct wp_err re = WP_ERR_INIT;
+	struct wp_remote_stats rs;
 	struct wp_metadata meta;
-	bool ok = false;
+	int rc = 0;
 	if (strncasecmp(c->url, "http://", 7) != 0 && strncasecmp(c->url, "https://", 8) != 0)
-		return false;
-	if (wp_remote_metadata(c->url, c->filename, c->size > 0 ? c->size : -1, &text, NULL, &re) == 0 &&
+		return 0;
+	if (wp_remote_metadata(c->url, c->filename, c->size > 0 ? c->size : -1, &text, &rs, &re) == 0 &&
 	    wp_metadata_parse(text, strlen(text), &meta, &re) == 0) {
 		push_all(m, &meta, "the wheel's METADATA, read by range");
 		wp_metadata_release(&meta);
-		ok = true;
+		rc = 1;
+	} else if (rs.status == 404 || rs.status == 410) {
+		rc = wp_fail(err, -WPE_NET, "'%s' is not found at '%s' (HTTP %ld): the index lists a file its server "
+			     "does not have", c->filename, c->url, rs.status);
 	}
 	free(text);
-	return ok;
+	return rc;
 }
 
 /* The network ways, in order; no catalog, so that threads may run it. 1 read, 0 not, < 0 error. */
@@ -133,7 +139,7 @@ static int from_network(const struct wp_candidate *c, const char *core_metadata,
 	int rc;
 	if (core_metadata && (rc = from_pep658(c, core_metadata, m, err)) != 0)
 		return rc;
-	return from_range(c, m) ? 1 : 0;
+	return from_range(c, m, err);
 }
 
 /* A wheel on this machine (a file:// link of a local index): read where it lies, held to the

@@ -74,6 +74,8 @@ static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct spa
 	if (r->st) {
 		r->st->requests += res.tries;
 		r->st->bytes += (long long)res.body.len;
+		if (res.status)
+			r->st->status = res.status;
 	}
 	if (rc == -WPE_TOO_BIG && suffix && res.status == 200) {
 		rc = wp_fail(r->err, rc, "'%s' does not serve byte ranges and is larger than %zu bytes; "

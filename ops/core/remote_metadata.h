@@ -16,6 +16,7 @@
 struct wp_remote_stats {
 	int requests;        /* HTTP requests made, retries included */
 	long long bytes;     /* body bytes received */
+	long status;         /* the last HTTP status answered (404: the file is not there), 0 none */
 };
 
 /* METADATA of the wheel at url (http:// or https://; file:// reads the whole file) whose file

@@ -26,6 +26,9 @@ typedef void wp_say_fn(void *ctx, enum wp_say_level level, const char *msg);
 struct wp_progress_sink {
 	void (*begin)(void *ctx, const char *const *names, const long long *sizes, size_t n);
 	void (*update)(void *ctx, size_t index, long long received, long long total);
+	/* an earlier run had kept this many bytes of file index, and the transfer goes on from there:
+	 * its received counts include them, but they were not downloaded now */
+	void (*resumed)(void *ctx, size_t index, long long kept);
 	void (*file_done)(void *ctx, size_t index, int result, bool cached);
 	void (*end)(void *ctx);
 	void *ctx;

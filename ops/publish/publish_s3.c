@@ -405,6 +405,10 @@ int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 	if (!rc && s3.anonymous)
 		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			     "AWS_SECRET_ACCESS_KEY", d->url);
+	if (!rc)
+		rc = wp_lazy_require(WP_LIB_CURL, err);
+	if (!rc)
+		rc = wp_s3_reach(&s3, err);
 	wp_s3_release(&s3);
 	return rc;
 }
@@ -653,6 +657,24 @@ out:
 	return rc;
 }
 
+/* A canned ACL asked for (--s3-acl) holds for the whole tree: the objects a run leaves as they were
+ * (unchanged, or kept from the last run) get it too, with PutObjectAcl: a re-run with public-read
+ * makes the objects an earlier run put private readable, without sending their bytes again (a
+ * re-PUT would cost the whole mirror's bytes; the ACL is one small request each). */
+static int pub_acl_kept(struct pub *p, const struct objs *tree, struct wp_err *err)
+{
+	struct wp_s3_op *ops = wp_xcalloc(tree->n ? tree->n : 1, sizeof(*ops));
+	size_t n = 0;
+	for (size_t i = 0; i < tree->n; i++)
+		if (!tree->v[i].upload && !tree->v[i].sent)
+			ops[n++] = (struct wp_s3_op){ .verb = WP_S3_PUT_ACL, .key = tree->v[i].key };
+	int rc = n ? wp_s3_run(&p->s3, ops, n, p->d->parallel, NULL, NULL, err) : 0;
+	if (!rc)
+		p->rep->acl_set += n;
+	free(ops);
+	return rc;
+}
+
 /* Put one rank's objects, in parallel. */
 static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *err)
 {
@@ -781,11 +803,13 @@ static int put_list(struct pub *p, const char *name, const struct lines *l, bool
 	char *key = key_of(p, name);
 	struct wp_buf b = WP_BUF_INIT;
 	int rc = 0;
+	char sha[WP_SHA256_HEX_LEN + 1];
 	for (size_t i = 0; i < l->n; i++)
 		wp_buf_printf(&b, "%s\n", l->v[i]);
-	if (l->n) {
+	if (l->n && !(rc = wp_sha256_hex_of(b.data, b.len, sha))) {
+		/* signed with its sha256 as every PUT is: a store that changes a byte refuses it */
 		struct wp_s3_op op = { .verb = WP_S3_PUT, .key = key, .body = b.data, .size = (long long)b.len,
-				       .content_type = "text/plain; charset=utf-8" };
+				       .content_type = "text/plain; charset=utf-8", .sha256 = sha };
 		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
 		*there = !rc;
 	} else if (*there) {
@@ -839,6 +863,8 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		goto out;
 	for (int r = R_FILE; r <= R_MANIFEST && !rc; r++)
 		rc = pub_put_rank(p, &tree, r, err);
+	if (!rc && p->d->acl)
+		rc = pub_acl_kept(p, &tree, err);
 	if (!rc && dels.n)
 		rc = pub_remove(p, &dels, err);
 	if (!rc && p->prune)
@@ -866,9 +892,10 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 	if (!rc && (pleft.n != ppend.n || !pthere))
 		rc = put_list(p, WP_S3_PAGES_PENDING, &pleft, &pthere, err);
 	if (!rc)
-		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged; %zu removed%s)",
+		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged%s%s%s; %zu removed%s)",
 		       p->s3.display, p->s3.endpoint, p->rep->objects, p->rep->uploaded, p->rep->uploaded_bytes,
-		       p->rep->unchanged, p->rep->deleted, p->rep->aborted ? "; unfinished uploads aborted" : "");
+		       p->rep->unchanged, p->rep->acl_set ? ", given the ACL '" : "", p->rep->acl_set ? p->d->acl : "",
+		       p->rep->acl_set ? "'" : "", p->rep->deleted, p->rep->aborted ? "; unfinished uploads aborted" : "");
 	if (!rc && p->rep->aborted)
 		wp_say(p->s, WP_SAY_DEBUG, "%s: %zu unfinished multipart upload(s) aborted", p->s3.display, p->rep->aborted);
 out:

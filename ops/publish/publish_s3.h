@@ -32,10 +32,13 @@ struct wp_s3_report {
 	size_t looked_up;               /* HEADs a listing could not settle */
 	size_t deleted;                 /* objects removed (the pages and files no longer linked) */
 	size_t aborted;                 /* --prune: unfinished multipart uploads under the prefix aborted */
+	size_t acl_set;                 /* with a canned ACL: objects already there given it (PutObjectAcl) */
 };
 
-/* What can be said before any work: the URL, endpoint and ACL as wp_s3_open takes them, and that
- * there are credentials to publish with. -WPE_USAGE naming what is wrong. */
+/* What can be said before any work: the URL, endpoint and ACL as wp_s3_open takes them, that there
+ * are credentials to publish with (-WPE_USAGE naming what is wrong), and, with one request, that
+ * the bucket is there and takes them (-WPE_NET: a missing bucket is said before anything is
+ * resolved or downloaded). */
 int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err);
 
 /* How a re-run knows the bucket: the prefix is listed once (ListObjectsV2); the manifest the last

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,7 +35,8 @@ static bool rel_ok(const char *rel)
 	return true;
 }
 
-/* s with each "TMP/" (or a closing "TMP") said as the URL it was copied from (shown ends in '/'). */
+/* s with each "TMP/" (or a closing "TMP") said as the URL it was copied from (shown ends in '/');
+ * a "file://TMP/..." (a page's link, read as a URL) is that URL too, not "file://s3://...". */
 static void swap_tmp(char **s, const char *tmp, const char *shown)
 {
 	size_t tl = strlen(tmp);
@@ -47,7 +49,10 @@ static void swap_tmp(char **s, const char *tmp, const char *shown)
 			wp_buf_addstr(&m, q);
 			break;
 		}
-		wp_buf_add(&m, q, (size_t)(hit - q));
+		const char *cut = hit;
+		if (cut - q >= 7 && !strncasecmp(cut - 7, "file://", 7))
+			cut -= 7;
+		wp_buf_add(&m, q, (size_t)(cut - q));
 		wp_buf_addstr(&m, shown);
 		q = hit + tl;
 		if (*q == '/')

@@ -324,7 +324,8 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 	wp_name_index_free(&by_url);
 	if (ps->begin)
 		ps->begin(ps->ctx, names, sizes, u);
-	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .pctx = ps->ctx };
+	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .resumed = ps->resumed,
+				    .pctx = ps->ctx };
 	frc = wp_fetch_files(&run->store, items, u, &fo, err);
 	for (size_t i = 0; ps->file_done && i < u; i++) /* the ones the sink has not seen finish: cached, failed */
 		ps->file_done(ps->ctx, i, items[i].rc, items[i].cached);

@@ -15,7 +15,7 @@ TOKEN="tok3n-S3CRET-4f2a9c"
 WRONG="wr0ng-PASSW0RD-77e1"
 
 # the protected tree: the sample, with torchvision's files on another server (another port)
-A=$(free_port) P=$(free_port) S=$(free_port)
+A=$(free_port) P=$(free_port) S=$(free_port) R=$(free_port)
 PRIV="$TMP/priv"
 mkdir -p "$PRIV/simple"
 ln -s "$SAMPLE/whl" "$PRIV/whl"
@@ -61,16 +61,21 @@ idx_nginx "    listen 127.0.0.1:$A;
 	"    listen 127.0.0.1:$S ssl;
     ssl_certificate $C/srv.pem;
     ssl_certificate_key $C/srv.key;
+    location = /away/torchvision/ { return 302 https://127.0.0.1:$R/simple/torchvision/; }
     root $TMP/tlsroot;
     auth_basic \"company index\";
     auth_basic_user_file $TMP/htpasswd;" \
+	"    listen 127.0.0.1:$R ssl;
+    ssl_certificate $C/srv.pem;
+    ssl_certificate_key $C/srv.key;
+    root $TMP/tlsroot;" \
 	"    listen 127.0.0.1:$M ssl;
     ssl_certificate $C/srv.pem;
     ssl_certificate_key $C/srv.key;
     ssl_client_certificate $C/ca.pem;
     ssl_verify_client on;
     root $TMP/tlsroot;"
-for port in "$A" "$P" "$S" "$M"; do wait_port "$port" || fail "nginx is not on $port: $(cat "$TMP/ngx/stderr" 2>/dev/null)"; done
+for port in "$A" "$P" "$S" "$R" "$M"; do wait_port "$port" || fail "nginx is not on $port: $(cat "$TMP/ngx/stderr" 2>/dev/null)"; done
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', wanted '$3'"; fi; }
 OUT="$TMP/outputs"   # every file and document the runs write, searched for the token at the end
 mkdir -p "$OUT"
@@ -216,6 +221,17 @@ expect_exit 0 "--trusted-host 127.0.0.1:PORT" env -u PIP_CERT "$WHEELPICK" torch
 	--isolated --index "$SU" --trusted-host "127.0.0.1:$S"
 keep tls-trusted
 expect_grep "warned about on every run" "TLS certificate of '127.0.0.1:$S' is not checked" "$TMP/err"
+# trusted is that origin alone: where it redirects (another port, its certificate no better) is
+# checked (issue 36: the redirect target was used unchecked, rc 0); pip's host without a port
+# trusts every port of it
+expect_exit 3 "a trusted host's redirect to another origin is held to its certificate" env -u PIP_CERT "$WHEELPICK" \
+	torchvision==0.9.0 "${T[@]}" --no-deps --dry-run --refresh --isolated --index "https://alice:$TOKEN@127.0.0.1:$S/away" \
+	--trusted-host "127.0.0.1:$S"
+expect_grep "and says which certificate failed" "away/torchvision/'.*certificate" "$TMP/err"
+expect_eq "no request reached the other origin" "$(grep -c "^$R " "$NGX_LOG")" 0
+expect_exit 0 "--trusted-host 127.0.0.1 (every port) follows it" env -u PIP_CERT "$WHEELPICK" torchvision==0.9.0 "${T[@]}" \
+	--no-deps --dry-run --refresh --isolated --index "https://alice:$TOKEN@127.0.0.1:$S/away" --trusted-host 127.0.0.1
+expect_grep "the page came from the other origin" "^$R \"GET /simple/torchvision/" "$NGX_LOG"
 # conda channels over the same TLS: --cert and --trusted-host hold for them too
 python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/tlsroot/chan" "$TMP/tlsroot/forge"
 CT=(pytorch==1.8.0 --conda -c "https://alice:$TOKEN@127.0.0.1:$S/chan" -c "https://alice:$TOKEN@127.0.0.1:$S/forge" --cuda 11.2 --python 3.8

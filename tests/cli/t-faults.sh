@@ -97,4 +97,15 @@ expect_exit 0 "a closure the catalog has" wp torchvision==0.9.0 --cuda 11.2 --py
 	--index "$IDX" --index "$BASE/simple/" --dry-run
 expect_grep "the picks" "numpy 1\.24\.0" "$TMP/out"
 expect_no_grep "and no page asked for a dependency it has" '"path":"/simple/(numpy|pillow|typing-extensions)/' "$TMP/server.log"
+# a dry run over a wheel its server does not have (404, 410) says so, exit 3: not that the index
+# lacks PEP 658 metadata and Range reads (issue 36)
+for st in 404 410; do
+	fresh "c-gone-$st"
+	script "{\"$TORCH\": {\"status\": [$st]}}"
+	expect_exit 3 "a dry run over a wheel that answers $st: exit 3" wp torch==1.8.0 --cuda 11.2 --python 3.8 \
+		--platform linux_x86_64 --index "$IDX" --dry-run
+	expect_grep "says the file is not found at its URL" "torch-1\.8\.0\+cu111-cp38-cp38-linux_x86_64\.whl' is not found at '$BASE${TORCH//+/\\+}' \(HTTP $st\)" "$TMP/err"
+	expect_no_grep "and blames no missing metadata" "PEP 658|Range reads" "$TMP/err"
+done
+script '{}'
 done_testing

@@ -95,6 +95,40 @@ expect_exit 1 "requires-python the target does not meet" wp pick --lock "$TMP/lo
 write_lock "$TMP/lock/bad-sha.toml" "$(printf '0%.0s' $(seq 64))"
 expect_exit 4 "a wheel whose bytes are not the locked sha256" wp pick --lock "$TMP/lock/bad-sha.toml" "${TARGET[@]}" -d "$TMP/wh-bad"
 expect_no_file "and nothing is left of it" "$TMP/wh-bad/demo_pkg-1.0-py3-none-any.whl"
+# a lock whose size is not its file's is an integrity failure, whether the file is downloaded or the
+# store already holds the bytes of its sha256 (issue 36: the store's copy was taken unchecked)
+sed "s/size = $(size "$PKG")/size = $(($(size "$PKG") + 1))/" "$TMP/lock/pylock.toml" >"$TMP/lock/bad-size.toml"
+sed "s/size = $(size "$PKG")/size = 7/" "$TMP/lock/pylock.toml" >"$TMP/lock/small-size.toml"
+for c in fresh stored; do
+	export WHEELPICK_CACHE_DIR="$TMP/cache-size-$c"
+	[ "$c" = stored ] && { wp -q pick --lock "$TMP/lock/pylock.toml" "${TARGET[@]}" -d "$TMP/wh-size-ok" >/dev/null 2>&1 \
+		&& pass "the store holds the locked wheel" || fail "the good lock failed"; }
+	for l in bad-size small-size; do
+		expect_exit 4 "$l.toml, the file $c: exit 4" wp pick --lock "$TMP/lock/$l.toml" "${TARGET[@]}" -d "$TMP/wh-$l-$c"
+		expect_no_file "and the wheel is not written" "$TMP/wh-$l-$c/demo_pkg-1.0-py3-none-any.whl"
+	done
+	expect_grep "the stored case names both sizes" "$( [ "$c" = stored ] && echo "of a file of $(size "$PKG") bytes, but its size is given as 7" || echo "7")" "$TMP/err"
+done
+unset WHEELPICK_CACHE_DIR
+
+# a lock naming a file that is not a wheel (a secret on this machine, with its true sha256 and size)
+# gets an error that quotes none of its bytes (issue 36): text, /etc/passwd itself, binary, HTML
+printf 'SECRETUSER:TOKEN-9f2c1a:0:0:root:/root:/bin/bash\n' >"$TMP/secret.txt"
+printf '\x01\x02SECRETBIN\x00\xff\x10TOKEN-9f2c1a' >"$TMP/secret.bin"
+printf '<!DOCTYPE html><title>SECRETPAGE TOKEN-9f2c1a</title>' >"$TMP/secret.html"
+for f in "$TMP/secret.txt" /etc/passwd "$TMP/secret.bin" "$TMP/secret.html"; do
+	cat >"$TMP/lock/secret.toml" <<TOML
+lock-version = "1.0"
+created-by = "t-pylock"
+[[packages]]
+name = "demo-pkg"
+version = "1.0"
+wheels = [{ name = "demo_pkg-1.0-py3-none-any.whl", url = "file://$f", size = $(size "$f"), hashes = { sha256 = "$(sha "$f")" } }]
+TOML
+	expect_exit 4 "a lock naming $(basename "$f") as a wheel: exit 4" wp pick --lock "$TMP/lock/secret.toml" "${TARGET[@]}" -d "$TMP/wh-secret"
+	expect_grep "says it is no zip" "is not a zip archive \(it is " "$TMP/err"
+	expect_no_grep "and quotes none of its bytes" "SECRET|TOKEN|root:|<!DOCTYPE|<title" "$TMP/err"
+done
 expect_exit 2 "--lock with packages too" wp pick --lock "$TMP/lock/pylock.toml" torch "${TARGET[@]}" -d "$TMP/wh2"
 expect_exit 2 "an invalid lock" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.invalid.toml" "${TARGET[@]}" -d "$TMP/wh3"
 expect_exit 1 "pip's lock with an sdist and an archive is refused" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.toml" \

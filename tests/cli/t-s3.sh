@@ -236,6 +236,21 @@ anon() { curl -s -o /dev/null -w '%{http_code}' "$S3_ENDPOINT/$B/$1"; }
 [ "$(anon pub/simple/index.html)" = 403 ] && pass "no anonymous read without a policy or ACL" || fail "anonymous read: $(anon pub/simple/index.html)"
 expect_exit 0 "publish with --s3-acl public-read" mirror "s3://$B/acl" torch==1.8.0 "${T[@]}" --s3-acl public-read
 [ "$(anon acl/simple/torch/index.html)" = 200 ] && pass "--s3-acl public-read: anyone reads the pages" || fail "ACL read: $(anon acl/simple/torch/index.html)"
+# a re-run with --s3-acl gives the objects an earlier run put (unchanged now) the ACL asked for, with
+# PutObjectAcl, not their bytes again (issue 36: they stayed private); and takes it back the same way
+expect_exit 0 "publish without an ACL" mirror "s3://$B/acl2" torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS"
+AW=files/torch/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl
+[ "$(anon acl2/simple/torch/index.html)" = 403 ] && [ "$(anon "acl2/${AW//+/%2B}")" = 403 ] && pass "its objects are private" \
+	|| fail "anonymous read: $(anon acl2/simple/torch/index.html) $(anon "acl2/${AW//+/%2B}")"
+for acl in public-read private public-read; do
+	want=$([ "$acl" = private ] && echo 403 || echo 200)
+	expect_exit 0 "a re-run with --s3-acl $acl" mirror "s3://$B/acl2" torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 \
+		--index "$FINDLINKS" --s3-acl "$acl"
+	expect_grep "sends no file again, and says it set the ACL" "objects \(0 uploaded, 0 bytes; [0-9]+ unchanged, given the ACL '$acl'" "$TMP/err"
+	[ "$(anon acl2/simple/torch/index.html)" = "$want" ] && [ "$(anon "acl2/${AW//+/%2B}")" = "$want" ] \
+		&& pass "after --s3-acl $acl anonymous reads answer $want (page and wheel)" \
+		|| fail "after --s3-acl $acl: page $(anon acl2/simple/torch/index.html), wheel $(anon "acl2/${AW//+/%2B}")"
+done
 # the README's way: a bucket policy for anonymous GET, and the website mode serving index.html for prefix/
 printf '%s' '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::'"$B"'/*"]}]}' >"$TMP/policy.json"
 printf '%s' '<WebsiteConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><IndexDocument><Suffix>index.html</Suffix></IndexDocument></WebsiteConfiguration>' >"$TMP/website.xml"
@@ -283,11 +298,73 @@ expect_grep "saying what to check" "refused the credentials .*SignatureDoesNotMa
 expect_no_grep "never the secret" "not-the-secret" "$TMP/err"
 expect_exit 3 "an unknown key id exits 3 on verify" env AWS_ACCESS_KEY_ID=AKIANOBODY "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "naming the endpoint's reason" "InvalidAccessKeyId" "$TMP/err"
+# verify with a wrong secret: the failure first and alone, no "checked 0 files" (issue 36)
+expect_exit 3 "a wrong secret exits 3 on verify" env AWS_SECRET_ACCESS_KEY=not-the-secret "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "saying what to check" "refused the credentials .*SignatureDoesNotMatch" "$TMP/err"
+expect_no_grep "and no summary of nothing checked" "checked" "$TMP/out"
+[ "$(wc -l <"$TMP/err")" = 1 ] && pass "one line" || fail "$(wc -l <"$TMP/err") lines on stderr"
 expect_exit 3 "a bucket that is not there exits 3" mirror "s3://nobucket/pub" torch==1.8.0 "${T[@]}"
 expect_grep "and says so" "bucket 'nobucket' does not exist" "$TMP/err"
+# ... before anything is resolved or downloaded (issue 36: everything was downloaded first)
+expect_no_grep "before resolving anything" "torch" "$TMP/out"
+expect_no_grep "or downloading anything" "downloaded|\[1/" "$TMP/err"
+expect_exit 3 "a bundle into a bucket that is not there exits 3" env WHEELPICK_CACHE_DIR="$TMP/cache-nobucket" "$WHEELPICK" \
+	--catalog "$TMP/c.db" bundle "s3://nobucket/x.tar.zst" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "and says so" "bucket 'nobucket' does not exist" "$TMP/err"
+expect_no_file "having downloaded nothing" "$TMP/cache-nobucket/files"
 expect_exit 2 "no credentials at all: a usage error before anything" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$WHEELPICK" \
 	--catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
 expect_no_grep "before resolving anything" "torch" "$TMP/out"
+
+# --- every PUT carries the sha256 it is signed with, so a store that changes a byte refuses it -----
+# (issue 36: the pending list went up UNSIGNED-PAYLOAD: a store that changed it was not caught)
+tamper() { # LOG [--flip]: a proxy to the gateway; sets TPORT and TAMPER
+	rm -f "$TMP/tamper.port"
+	python3 "$ROOT/tests/server/tamperproxy.py" --upstream "${S3_ENDPOINT#http://}" --log "$1" \
+		--port-file "$TMP/tamper.port" --max-seconds 200 ${2:-} >/dev/null 2>&1 &
+	TAMPER=$!
+	for _ in $(seq 1 100); do [ -s "$TMP/tamper.port" ] && break; sleep 0.05; done
+	TPORT=$(cat "$TMP/tamper.port")
+}
+tsum() { python3 - "$1" <<'PY'
+import json, sys
+puts = [e for e in map(json.loads, open(sys.argv[1])) if e["method"] == "PUT" and "acl" not in e["query"]]
+unsigned = [e["path"] for e in puts if len(e["sha256"]) != 64]
+kept = [e["path"] for e in puts if e["changed"] and e["status"] < 300]
+print("puts=%d unsigned=%d kept=%d %s" % (len(puts), len(unsigned), len(kept), " ".join(unsigned + kept)[:300]))
+PY
+}
+tamper "$TMP/plain.log"
+expect_exit 0 "a mirror through a logging proxy" wp --catalog "$TMP/c.db" mirror "s3://$B/signed" torch==1.8.0 --cuda 11.2 \
+	--python 3.8 --platform linux_x86_64 --index "$FINDLINKS" --s3-endpoint "http://127.0.0.1:$TPORT"
+tsum "$TMP/plain.log" >"$TMP/plain.sum"
+grep -q "^puts=[1-9][0-9]* unsigned=0 " "$TMP/plain.sum" && pass "every PUT signed its sha256 ($(cut -d' ' -f1 "$TMP/plain.sum"))" \
+	|| fail "PUTs: $(cat "$TMP/plain.sum")"
+kill "$TAMPER" 2>/dev/null; wait "$TAMPER" 2>/dev/null
+tamper "$TMP/flip.log" --flip
+for what in "a mirror" "a re-run of it"; do
+	expect_exit 3 "$what through a store that changes a byte of every PUT: exit 3" wp --catalog "$TMP/c.db" mirror \
+		"s3://$B/tamper" torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS" \
+		--s3-endpoint "http://127.0.0.1:$TPORT"
+	expect_grep "the store's refusal named" "XAmzContentSHA256Mismatch|BadDigest" "$TMP/err"
+done
+tsum "$TMP/flip.log" >"$TMP/flip.sum"
+grep -q "^puts=[1-9][0-9]* unsigned=0 kept=0 " "$TMP/flip.sum" && pass "every changed PUT was refused ($(cut -d' ' -f1 "$TMP/flip.sum"))" \
+	|| fail "changed PUTs: $(cat "$TMP/flip.sum")"
+[ -z "$(s3ls tamper/)" ] && pass "and no changed object is in the bucket" || fail "the bucket holds: $(s3ls tamper/ | head -3)"
+kill "$TAMPER" 2>/dev/null; wait "$TAMPER" 2>/dev/null
+
+# --- verify s3:// names objects and pages by their s3:// URLs, never file://s3://... --------------
+expect_exit 0 "publish one more" mirror "s3://$B/names" torch==1.8.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS"
+curl -sf -X DELETE "${SIG[@]}" "$S3_ENDPOINT/$B/names/${AW//+/%2B}" >/dev/null && pass "a wheel deleted behind its back" || fail "DELETE"
+expect_exit 4 "verify s3:// finds the page's link to nothing" wp verify "s3://$B/names" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "names the object by its s3:// URL" "s3://$B/names/" "$TMP/err"
+expect_no_grep "never file://s3://" "file://s3:|file:///" "$TMP/err"
+printf '{' >"$TMP/broken.json"
+curl -sf -X PUT -T "$TMP/broken.json" "${SIG[@]}" "$S3_ENDPOINT/$B/names/simple/torch/index.json" >/dev/null
+expect_exit 4 "verify s3:// finds a page that does not parse" wp verify "s3://$B/names" --s3-endpoint "$S3_ENDPOINT"
+expect_grep "names the page by its s3:// URL" "'s3://$B/names/simple/torch/' is not a PEP 691 page" "$TMP/err"
+expect_no_grep "never file://s3://" "file://s3:|file:///" "$TMP/err"
 
 # --- many files under a low open-file limit: a PUT's file is open only while it goes up ----------
 # (a default soft RLIMIT_NOFILE is 1024; the uploads opened every file of a rank at once, so a mirror

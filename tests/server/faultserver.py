@@ -11,12 +11,16 @@ The script (--script FILE, JSON, re-read on every request) maps a path to a faul
   trickle      bytes/second     send the body slowly (fractions allowed)
   ignore_range true             answer 200 with the whole file to a Range request
   bad_range_offset N            answer 206 with a Content-Range starting N bytes off
+  range_skip   N                answer 206 with the Content-Range asked for, but its bytes from N
+                                later (a Content-Length that counts them, or with no_length none)
+  no_length    true             a 206 carries no Content-Length: the end of its body is the close
   redirect     URL              302 to URL (redirect_status to pick another code)
   gzip         true             gzip the body when the client accepts it
   gzip_bomb    MB               that many MB of zeros, gzip-encoded, whatever was accepted
   etag         "value"          send ETag; If-None-Match that matches -> 304
   headers      {name: value}    extra response headers
   body         "text"           serve this instead of a file
+  body_n       true             with body: "{n}" in it becomes the request's number (0, 1, ...)
   delay        seconds          wait this long before answering (every request to the path)
   stall_after  N                send N body bytes, then nothing for stall_seconds (default 30),
                                 then close                          (first `times` requests)
@@ -158,6 +162,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.plain(entry, 200, st.bomb(rules["gzip_bomb"]), extra, head)
 
         data, mtime = self.load(path, rules)
+        if data is not None and rules.get("body_n"):
+            data = data.replace(b"{n}", str(n).encode())
         if data is None:
             return self.plain(entry, 404, b"not found\n", extra, head)
 
@@ -217,7 +223,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 start = start - off if start >= off else start + off
                 start = min(start, len(data) - 1)
             extra["Content-Range"] = "bytes %d-%d/%d" % (start, end, len(data))
-            return self.send_body(entry, 206, data[start:end + 1], extra, head, rules, hit)
+            skip = int(rules.get("range_skip", 0))
+            return self.send_body(entry, 206, data[start + skip:end + 1], extra, head, rules, hit)
         return self.send_body(entry, 200, data, extra, head, rules, hit)
 
     def plain(self, entry, code, body, extra, head):
@@ -240,7 +247,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(code)
         for k, v in extra.items():
             self.send_header(k, v)
-        self.send_header("Content-Length", str(len(body) + more))
+        if rules.get("no_length") and code == 206:
+            self.close_connection = True  # the end of the body is the close
+        else:
+            self.send_header("Content-Length", str(len(body) + more))
         self.end_headers()
         if head:
             return
@@ -323,8 +333,15 @@ def main():
     ap.add_argument("--port-file")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     ap.add_argument("--max-seconds", type=float, default=120)
+    # `python3 -m http.server`'s ways: a listen backlog of 5 (whose overflow drops SYNs) and
+    # HTTP/1.0, one connection per answer
+    ap.add_argument("--backlog", type=int, default=128)
+    ap.add_argument("--http10", action="store_true")
     args = ap.parse_args()
 
+    Server.request_queue_size = max(0, args.backlog)
+    if args.http10:
+        Handler.protocol_version = "HTTP/1.0"
     srv = Server(("127.0.0.1", 0), Handler)
     srv.state = State(args)
     if args.tls:
