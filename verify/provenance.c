@@ -332,6 +332,21 @@ out:
 	return rc;
 }
 
+/* Whether every key of object v is one of the NULL-terminated names: the unsigned parts of
+ * provenance (a bundle, its publisher) carry no claim wheelpick would silently skip. */
+static const char *unknown_key(const struct wp_json_val *v, const char *const *names)
+{
+	for (size_t i = 0; i < wp_json_len(v); i++) {
+		const char *k = wp_json_key_at(v, i);
+		size_t j = 0;
+		while (names[j] && strcmp(names[j], k))
+			j++;
+		if (!names[j])
+			return k;
+	}
+	return NULL;
+}
+
 /* The bundle's publisher is unsigned; when it is there it must say what the certificate says.
  * A bundle without one (not what PyPI serves, but what a signer outside PyPI's trusted
  * publishers makes) is judged by its certificate alone. */
@@ -348,6 +363,20 @@ static int check_publisher(const struct wp_json_val *pub, struct wp_prov_identit
 	if (!kind)
 		return wp_fail(err, -WPE_INTEGRITY, "provenance '%s': an attestation bundle's publisher has no kind", what);
 	copy_text(id->publisher, sizeof(id->publisher), (const unsigned char *)kind, strlen(kind));
+	static const char *const gh_keys[] = { "kind", "repository", "workflow", "environment", NULL };
+	static const char *const gl_keys[] = { "kind", "repository", "workflow_filepath", "environment", NULL };
+	static const char *const google_keys[] = { "kind", "email", NULL };
+	const char *const *keys = !strcmp(kind, "GitHub") ? gh_keys : !strcmp(kind, "GitLab") ? gl_keys
+				  : !strcmp(kind, "Google") ? google_keys : NULL;
+	if (!keys)
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "provenance '%s': publisher kind '%s' is not one wheelpick can check against a certificate "
+			       "(GitHub, GitLab, Google)", what, kind);
+	const char *odd = unknown_key(pub, keys);
+	const struct wp_json_val *env = wp_json_get(pub, "environment");
+	if (odd || (env && wp_json_type(env) != WP_JSON_NULL && wp_json_type(env) != WP_JSON_STRING))
+		return wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the %s publisher has a member wheelpick cannot check ('%s')",
+			       what, kind, odd ? odd : "environment");
 	if (!strcmp(kind, "GitHub") && repo && wf) {
 		snprintf(want, sizeof(want), "https://github.com/%s", repo);
 		ok = !strcmp(id->issuer, GITHUB_ISSUER) && !strcasecmp(id->source_repo, want);
@@ -394,8 +423,9 @@ static int load_entry(struct att *a, const struct wp_json_val *t, const char *wh
 		goto out;
 	}
 	const char *kind = wp_json_get_str(t, "kindVersion", "kind");
-	if (!kind || strcmp(kind, "dsse")) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the transparency log entry is not a dsse entry", what);
+	const char *kver = wp_json_get_str(t, "kindVersion", "version");
+	if (!kind || strcmp(kind, "dsse") || !kver || strcmp(kver, "0.0.1")) {
+		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the transparency log entry is not a dsse 0.0.1 entry (kindVersion)", what);
 		goto out;
 	}
 	memcpy(e->log_id, id, 32);
@@ -503,6 +533,14 @@ int wp_provenance_verify(const char *json, size_t len, const char *what, const c
 	for (size_t i = 0; i < wp_json_len(bundles); i++) {
 		const struct wp_json_val *b = wp_json_at(bundles, i);
 		const struct wp_json_val *atts = wp_json_get_arr(b, "attestations");
+		static const char *const bundle_keys[] = { "attestations", "publisher", NULL };
+		const char *odd = unknown_key(b, bundle_keys);
+		const struct wp_json_val *pub = wp_json_get(b, "publisher");
+		if (odd || (pub && wp_json_type(pub) != WP_JSON_OBJECT)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': attestation bundle %zu has an unknown member '%s'", what, i,
+				     odd ? odd : "publisher (not an object)");
+			goto out;
+		}
 		if (!wp_json_len(atts)) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': attestation bundle %zu has no attestations", what, i);
 			goto out;

@@ -104,7 +104,7 @@ bool wp_prov_rule_matches(const struct wp_prov_rule *r, const struct wp_prov_ide
 {
 	char want[600];
 	if (!strcmp(r->kind, "github") || !strcmp(r->kind, "gitlab")) {
-		bool gh = r->kind[2] == 't';
+		bool gh = !strcmp(r->kind, "github");
 		snprintf(want, sizeof(want), "https://%s.com/%s", gh ? "github" : "gitlab", r->ident);
 		if (strcmp(id->issuer, gh ? "https://token.actions.githubusercontent.com" : "https://gitlab.com") ||
 		    strcasecmp(id->source_repo, want))

@@ -92,7 +92,7 @@ static EVP_PKEY *log_key(const struct wp_trust_tlog *t)
 static int check_set(const struct wp_tlog_entry *e, EVP_PKEY *key, const char *what, struct wp_err *err)
 {
 	char hex[65];
-	struct wp_buf b = WP_BUF_INIT_MAX(WP_PROV_MAX_BYTES * 2);
+	struct wp_buf b = WP_BUF_INIT_MAX(WP_TLOG_MAX_BODY * 2);
 	wp_hex_encode(e->log_id, 32, hex);
 	int rc = 0;
 	if (!e->set_len) {
@@ -133,7 +133,12 @@ static int check_checkpoint(const struct wp_tlog_entry *e, EVP_PKEY *key, const 
 		static const char dash[] = "\xe2\x80\x94 "; /* U+2014 EM DASH, then a space */
 		const char *sp = (size_t)(end - line) > sizeof(dash) ? memchr(line + sizeof(dash) - 1, ' ',
 									      (size_t)(end - line) - (sizeof(dash) - 1)) : NULL;
-		if (!strncmp(line, dash, sizeof(dash) - 1) && sp) {
+		/* the signer's name is the origin's first word ("rekor.sigstore.dev - 1193..."): a
+		   signature line by another name is not this log's, whatever its key hint */
+		size_t oname = strcspn(origin, " ");
+		const char *name = line + sizeof(dash) - 1;
+		if (!strncmp(line, dash, sizeof(dash) - 1) && sp && (size_t)(sp - name) == oname &&
+		    !strncmp(name, origin, oname)) {
 			size_t bn = (size_t)(end - sp - 1);
 			unsigned char *sig = malloc(bn / 4 * 3 + 1);
 			long sl = sig ? wp_b64_decode(sp + 1, bn, sig) : -1;

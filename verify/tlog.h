@@ -9,9 +9,10 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "verify/provenance.h"
+#include "verify/trustroot.h"
 
 #define WP_TLOG_MAX_PATH 64 /* a proof for a tree of 2^64 leaves */
+#define WP_TLOG_MAX_BODY (4u << 20) /* as a provenance file's ceiling: a body is inside one */
 
 struct wp_tlog_entry {
 	const unsigned char *body; /* canonicalizedBody, decoded */

@@ -1,5 +1,5 @@
 /* verify/trustroot.c: Sigstore's trusted_root.json read into CA chains and log keys. */
-#include "verify/provenance.h"
+#include "verify/trustroot.h"
 #include "verify/hash.h"
 #include "base/json.h"
 #include "base/mem.h"
