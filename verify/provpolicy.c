@@ -24,7 +24,9 @@ int wp_prov_policy_add(struct wp_prov_policy *p, const char *text, struct wp_err
 	struct wp_prov_rule r = { 0 };
 	const char *eq = strchr(text, '=');
 	const char *colon = eq ? strchr(eq + 1, ':') : NULL;
-	const char *at = colon ? strchr(colon + 1, '@') : NULL;
+	/* "@WORKFLOW" only after a repository: an email identity holds its own '@' */
+	bool repo_kind = colon && (!strncmp(eq + 1, "github:", 7) || !strncmp(eq + 1, "gitlab:", 7));
+	const char *at = repo_kind ? strchr(colon + 1, '@') : NULL;
 	const char *end = at ? at : colon ? colon + strlen(colon) : NULL;
 	if (!eq || eq == text || !colon || end == colon + 1 || canon(text, (size_t)(eq - text), r.project, sizeof(r.project)) ||
 	    (size_t)(colon - eq - 1) >= sizeof(r.kind) || (size_t)(end - colon - 1) >= sizeof(r.ident) ||
@@ -73,7 +75,7 @@ int wp_prov_policy_add_lines(struct wp_prov_policy *p, const char *text, size_t 
 		if (line[0] && line[0] != '#') {
 			int rc = wp_prov_policy_add(p, line, err);
 			if (rc) {
-				wp_err_prefix(err, "'%s' line %zu: ", what, lineno);
+				wp_err_prefix(err, "'%s' line %zu", what, lineno);
 				return rc;
 			}
 		}

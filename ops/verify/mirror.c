@@ -90,6 +90,7 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 			else if (wp_cstr_endswith(l->filename, ".whl") && !h->wheel_checked) {
 				h->wheel_checked = true;
 				vo_check_wheel(c, path, l->filename);
+				vo_check_provenance(c, path, l->filename, h->sha256);
 			}
 		}
 		if (l->core_metadata) {

@@ -35,6 +35,8 @@ struct wp_verify_report {
 	size_t pages;   /* index pages and repodata files read */
 	size_t links;   /* links, requirement lines and repodata records checked */
 	size_t packages; /* conda packages hashed (of files) */
+	size_t provenance_verified;  /* files whose FILE.provenance verified against the trusted root */
+	size_t provenance_unchecked; /* files carrying provenance when no trusted root was given */
 };
 
 #define WP_VERIFY_REPORT_INIT { 0 }

@@ -401,6 +401,11 @@ static void test_policy(void **state)
 	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "badwf"), &res.id[0]));
 	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "gl"), &res.id[0]));
 	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "rfc8785"), &res.id[0]));
+	r = wp_prov_policy_find(&p, "rfc8785");
+	assert_string_equal(r->ident, "william@yossarian.net"); /* an email's '@' names no workflow */
+	assert_string_equal(r->workflow, "");
+	struct wp_prov_identity mail = { .issuer = "https://github.com/login/oauth", .san = "william@yossarian.net" };
+	assert_true(wp_prov_rule_matches(r, &mail));
 	assert_null(wp_prov_policy_find(&p, "numpy"));
 	char buf[300];
 	wp_prov_rule_format(wp_prov_policy_find(&p, "good"), buf, sizeof(buf));
