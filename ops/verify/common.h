@@ -10,7 +10,6 @@
 
 #include "base/err.h"
 #include "base/vec.h"
-#include "ops/verify/outputs.h"
 #include "ops/verify/report.h"
 #include "verify/hash.h"
 

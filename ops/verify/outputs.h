@@ -9,13 +9,7 @@
 
 #include "base/err.h"
 #include "ops/verify/report.h"
-#include "verify/provenance.h"
 
-/* What verify checks beyond the bytes. Borrowed for the call. */
-struct wp_verify_opts {
-	const struct wp_trust_root *trust;  /* check each FILE.provenance against it; NULL: only count */
-	const struct wp_prov_policy *policy; /* projects whose files must carry provenance by a publisher */
-};
 
 /* Recognise what path is and re-check all of it: every hash, every link, every wheel's RECORD.
  * Problems go into rep, each naming its file; -WPE_INTEGRITY (the message counts them and

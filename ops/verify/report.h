@@ -41,6 +41,15 @@ struct wp_verify_report {
 
 #define WP_VERIFY_REPORT_INIT { 0 }
 
+struct wp_trust_root;
+struct wp_prov_policy;
+
+/* What verify checks beyond the bytes. Borrowed for the call. */
+struct wp_verify_opts {
+	const struct wp_trust_root *trust;  /* check each FILE.provenance against it; NULL: only count */
+	const struct wp_prov_policy *policy; /* projects whose files must carry provenance by a publisher */
+};
+
 void wp_verify_report_release(struct wp_verify_report *rep);
 
 /* "wheel", "wheelhouse", "mirror", ... for messages. */
