@@ -2,7 +2,10 @@
 #include "ops/core/provenance.h"
 #include "base/buf.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/mem.h"
+#include "cache/provstore.h"
+#include "net/http.h"
 #include "verify/hash.h"
 
 #include <stdio.h>
@@ -100,5 +103,37 @@ int wp_prov_policy_add_spec(struct wp_prov_policy *p, const char *spec, struct w
 		rc = wp_prov_policy_add_lines(p, b.data ? b.data : "", b.len, spec, err);
 	}
 	wp_buf_free(&b);
+	return rc;
+}
+
+int wp_provenance_carry(struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
+			struct wp_err *err)
+{
+	char *url = NULL;
+	struct wp_http_res res;
+	struct wp_json_val *root = NULL;
+	bool fetched = false;
+	*got = false;
+	int rc = wp_catalog_provenance_get(cat, file_url, &url, err);
+	if (rc || !url)
+		goto out;
+	struct wp_http_req req = { .url = url, .accept = "application/json", .max_bytes = WP_PROV_MAX_BYTES };
+	fetched = true;
+	if ((rc = wp_http_get(&req, &res, err)))
+		goto out;
+	/* the bytes are kept as served (a verifier reads them as they are), but what is not JSON is
+	 * an error page, not provenance */
+	struct wp_json_opts o = { .what = url, .noun = "provenance", .kind = "PEP 740 provenance JSON",
+				  .code = -WPE_INTEGRITY, .max_bytes = WP_PROV_MAX_BYTES };
+	if ((rc = wp_json_load(res.body.data ? res.body.data : "", res.body.len, &o, &root, err)))
+		goto out;
+	if ((rc = wp_atomic_write(dest, res.body.data ? res.body.data : "", res.body.len, err)))
+		goto out;
+	*got = true;
+out:
+	wp_json_tree_free(root);
+	if (fetched)
+		wp_http_res_release(&res);
+	free(url);
 	return rc;
 }

@@ -7,6 +7,8 @@
 #ifndef WP_OPS_PROVENANCE_H
 #define WP_OPS_PROVENANCE_H
 
+#include <stdbool.h>
+
 #include "base/err.h"
 #include "verify/provenance.h"
 
@@ -29,6 +31,15 @@ const char *wp_prov_status_name(enum wp_prov_status s);
 enum wp_prov_status wp_provenance_status(const char *file_path, const char *filename, const char *sha256_hex,
 					 const struct wp_trust_root *tr, struct wp_prov_result *res,
 					 struct wp_err *err);
+
+struct wp_catalog;
+
+/* Carry a file's provenance: when the catalog knows a provenance URL for file_url (its index
+ * gave one), fetch it (at most WP_PROV_MAX_BYTES, read as JSON) and write it atomically to
+ * dest. *got says whether one was written. 0; -WPE_NET / -WPE_TOO_BIG when it cannot be fetched;
+ * -WPE_INTEGRITY when it is not JSON (what the index serves there is no provenance). */
+int wp_provenance_carry(struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
+			struct wp_err *err);
 
 /* A trusted_root.json file read and parsed (-WPE_IO when it cannot be read, -WPE_INTEGRITY when it
  * is not one). */

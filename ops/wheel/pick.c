@@ -1,5 +1,6 @@
 /* ops/wheel/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the wheelhouse. */
 #include "ops/wheel/pick.h"
+#include "ops/core/provenance.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/lazylib.h"
@@ -274,6 +275,27 @@ out:
 	free(got);
 }
 
+/* PEP 740: each proven file's provenance, where its index offers one, fetched beside its object in
+ * the store (OBJECT.provenance), so that a wheelhouse, mirror or bundle written from the store
+ * carries it, offline runs too. Kept once fetched: its signature binds it to these bytes. A
+ * provenance that cannot be fetched is said, not fatal: verify decides what a missing one means. */
+static void carry_provenance(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+			     const struct wp_fetch_item *items, size_t n)
+{
+	for (size_t k = 0; k < n && !job->offline; k++) {
+		if (items[k].rc || !items[k].path)
+			continue;
+		char *dest = wp_xasprintf("%s" WP_PROV_SUFFIX, items[k].path);
+		struct stat st;
+		struct wp_err e = WP_ERR_INIT;
+		bool got = false;
+		if (stat(dest, &st) != 0 && wp_provenance_carry(&run->cat, items[k].url, dest, &got, &e) < 0)
+			wp_say(s, WP_SAY_WARN, "'%s': its index offers PEP 740 provenance, which could not be carried: %s",
+			       items[k].filename, e.msg);
+		free(dest);
+	}
+}
+
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		  struct wp_err *err)
 {
@@ -368,6 +390,7 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		if (f->size < 0 && stat(f->path, &st) == 0)
 			f->size = (long long)st.st_size; /* the index did not say; the proven file does */
 	}
+	carry_provenance(s, job, run, items, u);
 	if (run->unhashed)
 		wp_say(s, WP_SAY_WARN, "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
 				       "(later fetches must match them)", run->unhashed);
@@ -558,6 +581,18 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	return rc;
 }
 
+/* The provenance carried beside a store object goes in beside its file (and an old one that
+ * no longer belongs stays: it names these bytes or it does not verify). */
+static int link_provenance(const char *object, const char *dst, struct wp_err *err)
+{
+	char *from = wp_xasprintf("%s" WP_PROV_SUFFIX, object), *to = wp_xasprintf("%s" WP_PROV_SUFFIX, dst);
+	struct stat st;
+	int rc = stat(from, &st) == 0 ? wp_link_or_copy_unsynced(from, to, err) : 0;
+	free(from);
+	free(to);
+	return rc;
+}
+
 static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan;
@@ -571,7 +606,7 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 		char *dst = wp_xasprintf("%s/%s", dir, f->filename);
 		if (!f->path) {
 			/* nothing: see above */
-		} else if ((rc = wp_link_or_copy_unsynced(f->path, dst, err))) {
+		} else if ((rc = wp_link_or_copy_unsynced(f->path, dst, err)) || (rc = link_provenance(f->path, dst, err))) {
 			free(dst);
 			return rc;
 		} else {

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# tests/cli/t-provenance.sh: PEP 740 provenance from an index to a wheelhouse and a mirror, and
+# `verify --trusted-root` checking it offline: a real attestation (pypi-attestations' test assets,
+# signed on Sigstore's staging instance) around its real wheel, served by the fault server as a
+# PEP 691 page with a "provenance" URL and as a PEP 503 page with data-provenance.
+. "$(dirname "$0")/../lib.sh"
+P="$ROOT/tests/fixtures/provenance"
+WHL=rfc8785-0.1.2-py3-none-any.whl
+STAGING="$P/trusted_root.staging.json"
+PROD="$P/trusted_root.json"
+T="--cuda cpu --python 3.11 --platform manylinux_2_28_x86_64 --no-deps"
+for f in "$WHL" "$WHL.provenance" trusted_root.json trusted_root.staging.json; do
+	[ -r "$P/$f" ] || { fail "missing test input '$P/$f'"; done_testing; exit 1; }
+done
+
+# the index: /json/rfc8785/ (PEP 691) and /html/rfc8785/ (PEP 503), the files under /files/
+S="$TMP/served"
+mkdir -p "$S/files" "$S/json/rfc8785" "$S/html/rfc8785" "$S/plain/rfc8785"
+cp "$P/$WHL" "$P/$WHL.provenance" "$S/files/"
+SHA=$(sha256sum "$P/$WHL" | cut -d' ' -f1)
+"$PYTHON" - "$S" "$WHL" "$SHA" <<'PY'
+import json, sys
+root, whl, sha = sys.argv[1:]
+f = {"filename": whl, "url": "../../files/" + whl, "hashes": {"sha256": sha}, "provenance": "../../files/" + whl + ".provenance"}
+json.dump({"meta": {"api-version": "1.3"}, "name": "rfc8785", "files": [f]}, open(root + "/json/rfc8785/index.html", "w"))
+open(root + "/html/rfc8785/index.html", "w").write(
+    '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s" data-provenance="../../files/%s.provenance">%s</a></body></html>\n'
+    % (whl, sha, whl, whl))
+open(root + "/plain/rfc8785/index.html", "w").write(
+    '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s">%s</a></body></html>\n' % (whl, sha, whl))
+PY
+printf '%s' '{"/json/rfc8785/": {"headers": {"Content-Type": "application/vnd.pypi.simple.v1+json"}}}' >"$TMP/script.json"
+start_server "$S" "$TMP/script.json"
+
+# --- a PEP 691 page's "provenance": fetched, carried beside the wheel --------------------------
+expect_exit 0 "pick from a PEP 691 page that offers provenance" wp rfc8785==0.1.2 $T --index "$BASE/json/" -d "$TMP/wh"
+expect_file "the wheel" "$TMP/wh/$WHL"
+cmp -s "$TMP/wh/$WHL.provenance" "$P/$WHL.provenance" && pass "its provenance beside it, byte for byte" ||
+	fail "no provenance, or other bytes, beside the wheel"
+expect_grep "the server was asked for it" "\"path\":\"/files/$WHL.provenance\"" "$TMP/server.log"
+
+# --- verify: offline, against the trusted root the user gives -----------------------------------
+stop_server # nothing below may need the network
+expect_exit 0 "verify without a trusted root" wp verify "$TMP/wh"
+expect_grep "says the provenance was not checked, and how to" "1 file carries PEP 740 provenance, not checked: give --trusted-root FILE" "$TMP/err"
+expect_exit 0 "verify --trusted-root (staging's root)" wp verify "$TMP/wh" --trusted-root "$STAGING"
+expect_grep "says it verified" "^provenance: 1 file verified against" "$TMP/out"
+expect_exit 0 "verify --json counts it" wp verify "$TMP/wh" --trusted-root "$STAGING" --json
+expect_json "$TMP/out" 'j["provenance_verified"]' 1
+expect_exit 4 "another trusted root (production's) does not vouch for it" wp verify "$TMP/wh" --trusted-root "$PROD"
+expect_grep "naming the chain" "certificate does not chain to the trusted root" "$TMP/err"
+
+# a policy names the publisher
+expect_exit 0 "the policy's identity" wp verify "$TMP/wh" --trusted-root "$STAGING" --require-provenance rfc8785=email:william@yossarian.net
+expect_grep "and says it held" "policy held" "$TMP/out"
+expect_exit 4 "another identity under a policy" wp verify "$TMP/wh" --trusted-root "$STAGING" --require-provenance RFC8785=github:pytorch/pytorch
+expect_grep "names the signer and the policy" "its signer is william@yossarian.net .*not github:pytorch/pytorch that the policy requires for 'rfc8785'" "$TMP/err"
+printf '# who publishes what\nrfc8785=github:trailofbits/rfc8785.py@release.yml\n' >"$TMP/policy.txt"
+expect_exit 4 "a policy file" wp verify "$TMP/wh" --trusted-root "$STAGING" --require-provenance "$TMP/policy.txt"
+expect_grep "its rule" "not github:trailofbits/rfc8785.py@release.yml that the policy" "$TMP/err"
+expect_exit 0 "a policy for another project only" wp verify "$TMP/wh" --trusted-root "$STAGING" --require-provenance torch=github:pytorch/pytorch
+expect_exit 2 "a policy without a trusted root (wheelpick ships none)" wp verify "$TMP/wh" --require-provenance rfc8785=email:william@yossarian.net
+expect_grep "says so" "needs --trusted-root FILE" "$TMP/err"
+expect_exit 2 "a policy that is not one" wp verify "$TMP/wh" --trusted-root "$STAGING" --require-provenance "rfc8785=svn:x"
+
+# tampered: one byte of the provenance, or the trusted root
+cp -r "$TMP/wh" "$TMP/wh-bad"
+"$PYTHON" - "$TMP/wh-bad/$WHL.provenance" <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read())
+i = b.index(b'"signature":"') + 30
+b[i] = ord('A') if b[i] != ord('A') else ord('B')
+open(p, "wb").write(b)
+PY
+expect_exit 4 "a tampered signature" wp verify "$TMP/wh-bad" --trusted-root "$STAGING"
+expect_grep "names the check" "signature over the statement \(DSSE\) does not verify" "$TMP/err"
+head -c 2000 "$P/$WHL.provenance" >"$TMP/wh-bad/$WHL.provenance"
+expect_exit 4 "a truncated provenance" wp verify "$TMP/wh-bad" --trusted-root "$STAGING"
+expect_exit 4 "a truncated trusted root" wp verify "$TMP/wh" --trusted-root <(head -c 3000 "$STAGING")
+expect_grep "names it" "trusted root '" "$TMP/err"
+expect_exit 3 "a trusted root that is not there" wp verify "$TMP/wh" --trusted-root "$TMP/nope.json"
+# missing: an error only under a policy
+rm "$TMP/wh-bad/$WHL.provenance"
+expect_exit 0 "no provenance, no policy" wp verify "$TMP/wh-bad" --trusted-root "$STAGING"
+expect_exit 4 "no provenance under a policy" wp verify "$TMP/wh-bad" --trusted-root "$STAGING" --require-provenance rfc8785=email:william@yossarian.net
+expect_grep "says what is missing" "has no provenance \($WHL.provenance\), and the policy requires 'rfc8785'" "$TMP/err"
+
+# --- a PEP 503 page's data-provenance, and a page without it ------------------------------------
+start_server "$S" "$TMP/script.json"
+expect_exit 0 "pick from a PEP 503 page with data-provenance" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
+	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/html/" -d "$TMP/wh2"
+cmp -s "$TMP/wh2/$WHL.provenance" "$P/$WHL.provenance" && pass "carried from data-provenance" || fail "data-provenance not carried"
+expect_exit 0 "a page that offers none" env WHEELPICK_CATALOG="$TMP/c3.db" WHEELPICK_CACHE_DIR="$TMP/cache3" \
+	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/plain/" -d "$TMP/wh3"
+expect_no_file "carries none" "$TMP/wh3/$WHL.provenance"
+stop_server
+# offline, from the store: the provenance came with the object
+expect_exit 0 "an offline pick from the store" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
+	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/html/" -d "$TMP/wh4" --offline
+cmp -s "$TMP/wh4/$WHL.provenance" "$P/$WHL.provenance" && pass "still carried offline" || fail "not carried offline"
+
+done_testing
