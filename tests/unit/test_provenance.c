@@ -16,6 +16,8 @@
 #include "verify/hash.h"
 #include "verify/provenance.h"
 #include "verify/tlog.h"
+#include "index/html.h"
+#include "index/pep691.h"
 #include "readfile.h"
 
 #define DIR "tests/fixtures/provenance/"
@@ -447,11 +449,89 @@ static void test_every_byte_tampered(void **state)
 		fail_msg("%zu tampered copies verified:%s", passed, where);
 }
 
+
+/* ---- the index readers: PEP 691 "provenance", HTML data-provenance ---- */
+
+struct provs {
+	char *v[8];
+	size_t n;
+};
+
+static int take_prov(void *ctx, const struct wp_file_record *r, struct wp_err *err)
+{
+	struct provs *p = ctx;
+	if (p->n < 8)
+		p->v[p->n++] = r->provenance ? wp_xstrdup(r->provenance) : wp_xstrdup("(none)");
+	return 0;
+}
+
+static void provs_check(struct provs *p, const char *const *want, size_t n)
+{
+	assert_int_equal(p->n, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(p->v[i], want[i]);
+		free(p->v[i]);
+	}
+	p->n = 0;
+}
+
+static void test_index_readers(void **state)
+{
+	struct wp_err err = WP_ERR_INIT;
+	struct provs p = { 0 };
+	const char *json = "{\"meta\":{\"api-version\":\"1.3\"},\"name\":\"demo\",\"files\":["
+			   "{\"filename\":\"demo-1.0-py3-none-any.whl\",\"url\":\"https://files.example/demo-1.0-py3-none-any.whl\","
+			   "\"hashes\":{},\"provenance\":\"https://pypi.example/integrity/demo/1.0/demo-1.0-py3-none-any.whl/provenance\"},"
+			   "{\"filename\":\"demo-1.1-py3-none-any.whl\",\"url\":\"../../f/demo-1.1-py3-none-any.whl\",\"hashes\":{},"
+			   "\"provenance\":\"../../f/demo-1.1-py3-none-any.whl.provenance\"},"
+			   "{\"filename\":\"demo-1.2-py3-none-any.whl\",\"url\":\"../../f/demo-1.2-py3-none-any.whl\",\"hashes\":{},\"provenance\":null},"
+			   "{\"filename\":\"demo-1.3-py3-none-any.whl\",\"url\":\"../../f/demo-1.3-py3-none-any.whl\",\"hashes\":{},\"provenance\":7},"
+			   "{\"filename\":\"demo-1.4-py3-none-any.whl\",\"url\":\"../../f/demo-1.4-py3-none-any.whl\",\"hashes\":{},"
+			   "\"provenance\":\"file:///etc/passwd\"}]}";
+	assert_int_equal(wp_read_pep691("https://pypi.example/simple/demo/", NULL, json, strlen(json), take_prov, &p, NULL, &err), 0);
+	const char *want[] = { "https://pypi.example/integrity/demo/1.0/demo-1.0-py3-none-any.whl/provenance",
+			       "https://pypi.example/f/demo-1.1-py3-none-any.whl.provenance", "(none)", "(none)",
+			       "(none)" /* a page on the network may not send us to a local file */ };
+	provs_check(&p, want, 5);
+
+	const char *html = "<html><body>"
+			   "<a href=\"../../f/demo-1.0-py3-none-any.whl\" data-provenance=\"https://pypi.example/p/demo-1.0\">a</a>"
+			   "<a href=\"../../f/demo-1.1-py3-none-any.whl\" data-provenance=\"../../f/demo-1.1-py3-none-any.whl.provenance\">b</a>"
+			   "<a href=\"../../f/demo-1.2-py3-none-any.whl\">c</a>"
+			   "<a href=\"../../f/demo-1.3-py3-none-any.whl\" data-provenance=\"\">d</a>"
+			   "</body></html>";
+	assert_int_equal(wp_read_html_links("https://pypi.example/simple/demo/", "demo", html, strlen(html), take_prov, &p,
+					    NULL, &err), 0);
+	const char *want2[] = { "https://pypi.example/p/demo-1.0", "https://pypi.example/f/demo-1.1-py3-none-any.whl.provenance",
+				"(none)", "(none)" };
+	provs_check(&p, want2, 4);
+}
+
+/* The base64 decoder signatures rely on: one spelling per byte string. */
+static void test_b64_strict(void **state)
+{
+	unsigned char out[16];
+	assert_int_equal(wp_b64_decode("YWJj", 4, out), 3);
+	assert_memory_equal(out, "abc", 3);
+	assert_int_equal(wp_b64_decode("YWI=", 4, out), 2);
+	assert_int_equal(wp_b64_decode("YQ==", 4, out), 1);
+	assert_int_equal(wp_b64_decode("", 0, out), 0);
+	assert_int_equal(wp_b64_decode("YWJ=", 4, out), -1);  /* "ab" spelled with a stray bit */
+	assert_int_equal(wp_b64_decode("YR==", 4, out), -1);
+	assert_int_equal(wp_b64_decode("YWI", 3, out), -1);   /* unpadded */
+	assert_int_equal(wp_b64_decode("Y=I=", 4, out), -1);
+	assert_int_equal(wp_b64_decode("YQ==YQ==", 8, out), -1); /* padding inside */
+	assert_int_equal(wp_b64_decode("YW-j", 4, out), -1);  /* the URL-safe alphabet is another */
+	assert_int_equal(wp_b64_decode("YW\nj", 4, out), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_sdist_verifies),
 		cmocka_unit_test(test_real_wheel_verifies),
+		cmocka_unit_test(test_index_readers),
+		cmocka_unit_test(test_b64_strict),
 		cmocka_unit_test_setup_teardown(test_tamper_statement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tamper_signature, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tamper_certificate, setup, teardown),
