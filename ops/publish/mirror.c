@@ -466,6 +466,16 @@ static int write_project(const char *dir, const char *root, const char *project,
 		if (meta)
 			wp_buf_printf(&html, " data-dist-info-metadata=\"sha256=%s\""
 				      " data-core-metadata=\"sha256=%s\"", meta, meta);
+		/* PEP 740: the provenance carried beside the file, re-published under the same keys so
+		 * that clients see it; relative, as the href is, so the tree serves from any host */
+		char *pv = file_path(dir, project, e->filename, ".provenance");
+		bool has_prov = access(pv, F_OK) == 0;
+		free(pv);
+		if (has_prov) {
+			wp_buf_addstr(&html, " data-provenance=\"");
+			html_escape(&html, href.data);
+			wp_buf_addstr(&html, ".provenance\"");
+		}
 		wp_buf_addch(&html, '>');
 		html_escape(&html, e->filename);
 		wp_buf_addstr(&html, "</a><br>\n");
@@ -487,6 +497,11 @@ static int write_project(const char *dir, const char *root, const char *project,
 			wp_json_obj(&w);
 			wp_json_kstr(&w, "sha256", meta);
 			wp_json_obj_end(&w);
+		}
+		if (has_prov) {
+			char *pu = wp_xasprintf("%s.provenance", href.data);
+			wp_json_kstr(&w, "provenance", pu);
+			free(pu);
 		}
 		if (e->size >= 0)
 			wp_json_kint(&w, "size", e->size);
@@ -958,6 +973,17 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 	}
 }
 
+/* PEP 740: the provenance a pick carried beside the store object (OBJECT.provenance) goes beside
+ * the file, where the pages link it. */
+static int place_provenance(const char *object, const char *path, struct wp_err *err)
+{
+	char *from = wp_xasprintf("%s.provenance", object), *to = wp_xasprintf("%s.provenance", path);
+	int rc = access(from, F_OK) == 0 ? wp_link_or_copy(from, to, err) : 0;
+	free(from);
+	free(to);
+	return rc;
+}
+
 static int place(const char *dir, struct entries *es, const struct wp_mirror_opts *o, struct wp_err *err)
 {
 	for (size_t i = 0; i < es->n; i++) {
@@ -974,6 +1000,8 @@ static int place(const char *dir, struct entries *es, const struct wp_mirror_opt
 		} else if (!rc && !e->in_place) {
 			rc = wp_link_or_copy(e->src->store_path, path, err);
 		}
+		if (!rc && e->src->store_path)
+			rc = place_provenance(e->src->store_path, path, err);
 		if (!rc && e->meta.len && o && o->meta_out)
 			rc = o->meta_out(o->meta_ctx, mpath + strlen(dir) + 1, e->meta.data, e->meta.len, e->meta_sha256, err);
 		else if (!rc && e->meta.len)
@@ -1032,6 +1060,9 @@ static void remove_dropped(const char *dir, struct entries *es, const struct str
 		if (unlink(p) == 0 || errno == ENOENT)
 			rep->removed++;
 		unlink(m);
+		char *pv = file_path(dir, e->project, e->filename, ".provenance");
+		unlink(pv);
+		free(pv);
 		free(p);
 		free(m);
 		p = wp_xasprintf("%s/files/%s", dir, e->project);

@@ -93,7 +93,33 @@ cmp -s "$TMP/wh2/$WHL.provenance" "$P/$WHL.provenance" && pass "carried from dat
 expect_exit 0 "a page that offers none" env WHEELPICK_CATALOG="$TMP/c3.db" WHEELPICK_CACHE_DIR="$TMP/cache3" \
 	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/plain/" -d "$TMP/wh3"
 expect_no_file "carries none" "$TMP/wh3/$WHL.provenance"
+
+# --- a mirror re-publishes it under the same keys, and verify checks it there ---------------------
+expect_exit 0 "mirror a project whose index offers provenance" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
+	"$WHEELPICK" mirror "$TMP/m" rfc8785==0.1.2 $T --index "$BASE/json/"
+cmp -s "$TMP/m/files/rfc8785/$WHL.provenance" "$P/$WHL.provenance" && pass "beside the file in the mirror" || fail "not in the mirror"
+expect_json "$TMP/m/simple/rfc8785/index.json" 'j["files"][0]["provenance"]' "../../files/rfc8785/$WHL.provenance"
+expect_grep "and data-provenance in the HTML page" "data-provenance=\"../../files/rfc8785/$WHL.provenance\"" "$TMP/m/simple/rfc8785/index.html"
+expect_exit 0 "verify the mirror against the root" wp verify "$TMP/m" --trusted-root "$STAGING" --require-provenance rfc8785=email:william@yossarian.net
+expect_grep "its provenance checked" "^provenance: 1 file verified" "$TMP/out"
+cp -r "$TMP/m" "$TMP/m-bad"
+"$PYTHON" - "$TMP/m-bad/simple/rfc8785/index.json" <<'PY'
+import json, sys
+p = sys.argv[1]; j = json.load(open(p))
+j["files"][0]["provenance"] = "https://elsewhere.example/p"
+json.dump(j, open(p, "w"))
+PY
+expect_exit 4 "a page whose provenance points elsewhere" wp verify "$TMP/m-bad"
+rm "$TMP/m/files/rfc8785/$WHL.provenance"
+expect_exit 4 "a mirror page announcing provenance that is gone" wp verify "$TMP/m"
+expect_grep "names it" "$WHL.provenance.*is missing" "$TMP/err"
 stop_server
+# a client of the mirror (wheelpick itself here) reads it back through the PEP 691 key
+expect_exit 0 "mirror again, then pick from the mirror" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
+	"$WHEELPICK" mirror "$TMP/m2" rfc8785==0.1.2 $T --index "$BASE/json/" --offline
+expect_exit 0 "pick from the mirror" env WHEELPICK_CATALOG="$TMP/c5.db" WHEELPICK_CACHE_DIR="$TMP/cache5" \
+	"$WHEELPICK" rfc8785==0.1.2 $T --index "file://$TMP/m2/simple/" -d "$TMP/wh5"
+cmp -s "$TMP/wh5/$WHL.provenance" "$P/$WHL.provenance" && pass "carried from the mirror" || fail "not carried from the mirror"
 # offline, from the store: the provenance came with the object
 expect_exit 0 "an offline pick from the store" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
 	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/html/" -d "$TMP/wh4" --offline
