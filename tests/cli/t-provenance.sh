@@ -120,6 +120,15 @@ expect_exit 0 "mirror again, then pick from the mirror" env WHEELPICK_CATALOG="$
 expect_exit 0 "pick from the mirror" env WHEELPICK_CATALOG="$TMP/c5.db" WHEELPICK_CACHE_DIR="$TMP/cache5" \
 	"$WHEELPICK" rfc8785==0.1.2 $T --index "file://$TMP/m2/simple/" -d "$TMP/wh5"
 cmp -s "$TMP/wh5/$WHL.provenance" "$P/$WHL.provenance" && pass "carried from the mirror" || fail "not carried from the mirror"
+# a bundle carries it too, and verify checks it inside
+expect_exit 0 "a bundle" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
+	"$WHEELPICK" bundle "$TMP/b.tar.zst" rfc8785==0.1.2 $T --index "$BASE/json/" --offline
+mkdir -p "$TMP/b" && tar --zstd -xf "$TMP/b.tar.zst" -C "$TMP/b"
+[ -n "$(find "$TMP/b" -name "$WHL.provenance")" ] && pass "the bundle holds the provenance" || fail "no provenance in the bundle"
+expect_exit 0 "verify the bundle against the root, under a policy" wp verify "$TMP/b.tar.zst" --trusted-root "$STAGING" \
+	--require-provenance rfc8785=email:william@yossarian.net
+expect_grep "its provenance checked" "^provenance: 1 file verified" "$TMP/out"
+expect_exit 4 "the bundle, another root" wp verify "$TMP/b.tar.zst" --trusted-root "$PROD"
 # offline, from the store: the provenance came with the object
 expect_exit 0 "an offline pick from the store" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
 	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/html/" -d "$TMP/wh4" --offline
