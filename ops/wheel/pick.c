@@ -515,8 +515,12 @@ static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier
 		for (size_t k = 0; k < 2; k++) {
 			struct stat sb;
 			char *p = names[k] ? wp_xasprintf("%s/%s", dir, names[k]) : NULL;
-			if (p && !plan_names(plan, names[k]) && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+			if (p && !plan_names(plan, names[k]) && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
 				unlink(p);
+				char *pv = wp_xasprintf("%s" WP_PROV_SUFFIX, p); /* its provenance goes with it */
+				unlink(pv);
+				free(pv);
+			}
 			free(p);
 		}
 		free(plain);
