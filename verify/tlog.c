@@ -15,6 +15,8 @@ bool wp_sig_verify(struct evp_pkey_st *key, const void *data, size_t n, const un
 		   size_t siglen)
 {
 	const EVP_MD *md = NULL;
+	if (!key)
+		return false;
 	if (EVP_PKEY_get_base_id(key) == EVP_PKEY_EC)
 		md = EVP_PKEY_get_bits(key) > 256 ? EVP_sha384() : EVP_sha256();
 	else if (EVP_PKEY_get_base_id(key) != EVP_PKEY_ED25519)
