@@ -106,34 +106,66 @@ int wp_prov_policy_add_spec(struct wp_prov_policy *p, const char *spec, struct w
 	return rc;
 }
 
+/* The bytes as served go to dest (a verifier reads them as they are), but what is not JSON is an
+ * error page, not provenance. */
+static int keep(const char *url, const struct wp_buf *body, const char *dest, struct wp_err *err)
+{
+	struct wp_json_val *root = NULL;
+	struct wp_json_opts o = { .what = url, .noun = "provenance", .kind = "PEP 740 provenance JSON",
+				  .code = -WPE_INTEGRITY, .max_bytes = WP_PROV_MAX_BYTES };
+	int rc = wp_json_load(body->data ? body->data : "", body->len, &o, &root, err);
+	wp_json_tree_free(root);
+	return rc ? rc : wp_atomic_write(dest, body->data ? body->data : "", body->len, err);
+}
+
+size_t wp_provenance_carry_many(struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
+				bool *got, struct wp_err *errs)
+{
+	char **urls = wp_xcalloc(n ? n : 1, sizeof(*urls));
+	struct wp_http_req *reqs = wp_xcalloc(n ? n : 1, sizeof(*reqs));
+	struct wp_http_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
+	struct wp_err *ferr = wp_xcalloc(n ? n : 1, sizeof(*ferr));
+	size_t *of = wp_xcalloc(n ? n : 1, sizeof(*of));
+	size_t m = 0, failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		got[i] = false;
+		wp_err_clear(&errs[i]);
+		if (wp_catalog_provenance_get(cat, file_urls[i], &urls[i], &errs[i]) < 0) {
+			failed++;
+			continue;
+		}
+		if (!urls[i])
+			continue; /* its index offers none */
+		reqs[m] = (struct wp_http_req){ .url = urls[i], .accept = "application/json", .max_bytes = WP_PROV_MAX_BYTES };
+		of[m++] = i;
+	}
+	/* all at once: one round trip for the lot, not one per file */
+	if (m)
+		wp_http_get_many(reqs, res, m, ferr);
+	for (size_t k = 0; k < m; k++) {
+		size_t i = of[k];
+		int rc = ferr[k].code ? ferr[k].code : keep(urls[i], &res[k].body, dests[i], &errs[i]);
+		if (ferr[k].code)
+			errs[i] = ferr[k];
+		got[i] = rc == 0;
+		failed += rc != 0;
+		wp_http_res_release(&res[k]);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(urls[i]);
+	free(urls);
+	free(reqs);
+	free(res);
+	free(ferr);
+	free(of);
+	return failed;
+}
+
 int wp_provenance_carry(struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
 			struct wp_err *err)
 {
-	char *url = NULL;
-	struct wp_http_res res;
-	struct wp_json_val *root = NULL;
-	bool fetched = false;
-	*got = false;
-	int rc = wp_catalog_provenance_get(cat, file_url, &url, err);
-	if (rc || !url)
-		goto out;
-	struct wp_http_req req = { .url = url, .accept = "application/json", .max_bytes = WP_PROV_MAX_BYTES };
-	fetched = true;
-	if ((rc = wp_http_get(&req, &res, err)))
-		goto out;
-	/* the bytes are kept as served (a verifier reads them as they are), but what is not JSON is
-	 * an error page, not provenance */
-	struct wp_json_opts o = { .what = url, .noun = "provenance", .kind = "PEP 740 provenance JSON",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_PROV_MAX_BYTES };
-	if ((rc = wp_json_load(res.body.data ? res.body.data : "", res.body.len, &o, &root, err)))
-		goto out;
-	if ((rc = wp_atomic_write(dest, res.body.data ? res.body.data : "", res.body.len, err)))
-		goto out;
-	*got = true;
-out:
-	wp_json_tree_free(root);
-	if (fetched)
-		wp_http_res_release(&res);
-	free(url);
-	return rc;
+	struct wp_err e = WP_ERR_INIT;
+	if (!wp_provenance_carry_many(cat, &file_url, &dest, 1, got, &e))
+		return 0;
+	return wp_fail(err, e.code, "%s", e.msg);
 }

@@ -40,6 +40,10 @@ struct wp_catalog;
  * -WPE_INTEGRITY when it is not JSON (what the index serves there is no provenance). */
 int wp_provenance_carry(struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
 			struct wp_err *err);
+/* The same for n files at once, fetched in parallel: got[i] and errs[i] (n each) for each; the
+ * number that failed. */
+size_t wp_provenance_carry_many(struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
+				bool *got, struct wp_err *errs);
 
 /* A trusted_root.json file read and parsed (-WPE_IO when it cannot be read, -WPE_INTEGRITY when it
  * is not one). */

@@ -277,23 +277,43 @@ out:
 
 /* PEP 740: each proven file's provenance, where its index offers one, fetched beside its object in
  * the store (OBJECT.provenance), so that a wheelhouse, mirror or bundle written from the store
- * carries it, offline runs too. Kept once fetched: its signature binds it to these bytes. A
- * provenance that cannot be fetched is said, not fatal: verify decides what a missing one means. */
+ * carries it, offline runs too. Kept once fetched: its signature binds it to these bytes. All are
+ * fetched at once (one round trip, not one per file). A provenance that cannot be fetched is said,
+ * not fatal: verify decides what a missing one means. */
 static void carry_provenance(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 			     const struct wp_fetch_item *items, size_t n)
 {
+	const char **urls = wp_xcalloc(n ? n : 1, sizeof(*urls));
+	char **dests = wp_xcalloc(n ? n : 1, sizeof(*dests));
+	const char **names = wp_xcalloc(n ? n : 1, sizeof(*names));
+	size_t m = 0;
 	for (size_t k = 0; k < n && !job->offline; k++) {
+		struct stat st;
 		if (items[k].rc || !items[k].path)
 			continue;
 		char *dest = wp_xasprintf("%s" WP_PROV_SUFFIX, items[k].path);
-		struct stat st;
-		struct wp_err e = WP_ERR_INIT;
-		bool got = false;
-		if (stat(dest, &st) != 0 && wp_provenance_carry(&run->cat, items[k].url, dest, &got, &e) < 0)
-			wp_say(s, WP_SAY_WARN, "'%s': its index offers PEP 740 provenance, which could not be carried: %s",
-			       items[k].filename, e.msg);
-		free(dest);
+		if (stat(dest, &st) == 0) {
+			free(dest); /* carried by an earlier run */
+			continue;
+		}
+		urls[m] = items[k].url;
+		names[m] = items[k].filename;
+		dests[m++] = dest;
 	}
+	bool *got = wp_xcalloc(m ? m : 1, sizeof(*got));
+	struct wp_err *errs = wp_xcalloc(m ? m : 1, sizeof(*errs));
+	if (m && wp_provenance_carry_many(&run->cat, urls, (const char *const *)dests, m, got, errs))
+		for (size_t i = 0; i < m; i++)
+			if (errs[i].code)
+				wp_say(s, WP_SAY_WARN, "'%s': its index offers PEP 740 provenance, which could not be carried: %s",
+				       names[i], errs[i].msg);
+	for (size_t i = 0; i < m; i++)
+		free(dests[i]);
+	free(urls);
+	free(dests);
+	free(names);
+	free(got);
+	free(errs);
 }
 
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,

@@ -15,7 +15,7 @@ done
 
 # the index: /json/rfc8785/ (PEP 691) and /html/rfc8785/ (PEP 503), the files under /files/
 S="$TMP/served"
-mkdir -p "$S/files" "$S/json/rfc8785" "$S/html/rfc8785" "$S/plain/rfc8785"
+mkdir -p "$S/files" "$S/json/rfc8785" "$S/html/rfc8785" "$S/plain/rfc8785" "$S/gone/rfc8785"
 cp "$P/$WHL" "$P/$WHL.provenance" "$S/files/"
 SHA=$(sha256sum "$P/$WHL" | cut -d' ' -f1)
 "$PYTHON" - "$S" "$WHL" "$SHA" <<'PY'
@@ -26,6 +26,9 @@ json.dump({"meta": {"api-version": "1.3"}, "name": "rfc8785", "files": [f]}, ope
 open(root + "/html/rfc8785/index.html", "w").write(
     '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s" data-provenance="../../files/%s.provenance">%s</a></body></html>\n'
     % (whl, sha, whl, whl))
+open(root + "/gone/rfc8785/index.html", "w").write(
+    '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s" data-provenance="../../files/nope.provenance">%s</a></body></html>\n'
+    % (whl, sha, whl))
 open(root + "/plain/rfc8785/index.html", "w").write(
     '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s">%s</a></body></html>\n' % (whl, sha, whl))
 PY
@@ -96,6 +99,11 @@ cmp -s "$TMP/wh2/$WHL.provenance" "$P/$WHL.provenance" && pass "carried from dat
 expect_exit 0 "a page that offers none" env WHEELPICK_CATALOG="$TMP/c3.db" WHEELPICK_CACHE_DIR="$TMP/cache3" \
 	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/plain/" -d "$TMP/wh3"
 expect_no_file "carries none" "$TMP/wh3/$WHL.provenance"
+expect_exit 0 "a provenance URL that answers 404: the pick goes on" env WHEELPICK_CATALOG="$TMP/c6.db" WHEELPICK_CACHE_DIR="$TMP/cache6" \
+	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/gone/" -d "$TMP/wh6"
+expect_grep "and says what could not be carried" "'$WHL': its index offers PEP 740 provenance, which could not be carried: .*404" "$TMP/err"
+expect_no_file "nothing half-written" "$TMP/wh6/$WHL.provenance"
+expect_exit 4 "which a policy then refuses" wp verify "$TMP/wh6" --trusted-root "$STAGING" --require-provenance rfc8785=email:william@yossarian.net
 
 # --- a mirror re-publishes it under the same keys, and verify checks it there ---------------------
 expect_exit 0 "mirror a project whose index offers provenance" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
