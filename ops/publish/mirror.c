@@ -359,11 +359,18 @@ static int json_finish(struct wp_json *w, struct wp_buf *out, const char *what, 
 	return 0;
 }
 
+static void json_meta_version(struct wp_json *w, const char *version);
+
 static void json_meta(struct wp_json *w)
+{
+	json_meta_version(w, "1.1");
+}
+
+static void json_meta_version(struct wp_json *w, const char *version)
 {
 	wp_json_key(w, "meta");
 	wp_json_obj(w);
-	wp_json_kstr(w, "api-version", "1.1");
+	wp_json_kstr(w, "api-version", version);
 	wp_json_obj_end(w);
 }
 
@@ -429,8 +436,16 @@ static int write_project(const char *dir, const char *root, const char *project,
 	struct wp_json w;
 	int rc;
 
-	wp_buf_addstr(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
-		      "    <meta name=\"pypi:repository-version\" content=\"1.1\">\n    <title>Links for ");
+	/* PEP 740's keys come with API version 1.3: a page that carries one says so */
+	const char *version = "1.1";
+	for (size_t i = 0; i < n; i++) {
+		char *pv = file_path(dir, project, v[i].filename, ".provenance");
+		if (shown_in(root, v, n, &v[i], listed) && access(pv, F_OK) == 0)
+			version = "1.3";
+		free(pv);
+	}
+	wp_buf_printf(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
+		      "    <meta name=\"pypi:repository-version\" content=\"%s\">\n    <title>Links for ", version);
 	html_escape(&html, project);
 	wp_buf_addstr(&html, "</title>\n  </head>\n  <body>\n    <h1>Links for ");
 	html_escape(&html, project);
@@ -438,7 +453,7 @@ static int write_project(const char *dir, const char *root, const char *project,
 
 	wp_json_init_indent(&w, NULL);
 	wp_json_obj(&w);
-	json_meta(&w);
+	json_meta_version(&w, version);
 	wp_json_kstr(&w, "name", project);
 	wp_json_key(&w, "files");
 	wp_json_arr(&w);

@@ -110,6 +110,7 @@ expect_exit 0 "mirror a project whose index offers provenance" env WHEELPICK_CAT
 	"$WHEELPICK" mirror "$TMP/m" rfc8785==0.1.2 $T --index "$BASE/json/"
 cmp -s "$TMP/m/files/rfc8785/$WHL.provenance" "$P/$WHL.provenance" && pass "beside the file in the mirror" || fail "not in the mirror"
 expect_json "$TMP/m/simple/rfc8785/index.json" 'j["files"][0]["provenance"]' "../../files/rfc8785/$WHL.provenance"
+expect_json "$TMP/m/simple/rfc8785/index.json" 'j["meta"]["api-version"]' 1.3
 expect_grep "and data-provenance in the HTML page" "data-provenance=\"../../files/rfc8785/$WHL.provenance\"" "$TMP/m/simple/rfc8785/index.html"
 expect_exit 0 "verify the mirror against the root" wp verify "$TMP/m" --trusted-root "$STAGING" --require-provenance rfc8785=email:william@yossarian.net
 expect_grep "its provenance checked" "^provenance: 1 file verified" "$TMP/out"
