@@ -15,10 +15,10 @@ done
 
 # the index: /json/rfc8785/ (PEP 691) and /html/rfc8785/ (PEP 503), the files under /files/
 S="$TMP/served"
-mkdir -p "$S/files" "$S/json/rfc8785" "$S/html/rfc8785" "$S/plain/rfc8785" "$S/gone/rfc8785"
+mkdir -p "$S/files" "$S/json/rfc8785" "$S/html/rfc8785" "$S/plain/rfc8785" "$S/gone/rfc8785" "$S/plain/other"
 cp "$P/$WHL" "$P/$WHL.provenance" "$S/files/"
 SHA=$(sha256sum "$P/$WHL" | cut -d' ' -f1)
-"$PYTHON" - "$S" "$WHL" "$SHA" <<'PY'
+ROOT="$ROOT" "$PYTHON" - "$S" "$WHL" "$SHA" <<'PY'
 import json, sys
 root, whl, sha = sys.argv[1:]
 f = {"filename": whl, "url": "../../files/" + whl, "hashes": {"sha256": sha}, "provenance": "../../files/" + whl + ".provenance"}
@@ -31,6 +31,12 @@ open(root + "/gone/rfc8785/index.html", "w").write(
     % (whl, sha, whl))
 open(root + "/plain/rfc8785/index.html", "w").write(
     '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s">%s</a></body></html>\n' % (whl, sha, whl))
+import importlib.util, os
+spec = importlib.util.spec_from_file_location("mkwheels", os.path.join(os.environ["ROOT"], "tests/fixtures/mkwheels.py"))
+mk = importlib.util.module_from_spec(spec); spec.loader.exec_module(mk)
+osha = mk.any_wheel(root + "/files/other-1.0-py3-none-any.whl", "other", "1.0", [("other/__init__.py", b"", 0o644)])
+open(root + "/plain/other/index.html", "w").write(
+    '<!DOCTYPE html><html><body><a href="../../files/other-1.0-py3-none-any.whl#sha256=%s">o</a></body></html>\n' % osha)
 PY
 printf '%s' '{"/json/rfc8785/": {"headers": {"Content-Type": "application/vnd.pypi.simple.v1+json"}}}' >"$TMP/script.json"
 start_server "$S" "$TMP/script.json"
@@ -104,6 +110,11 @@ expect_exit 0 "a provenance URL that answers 404: the pick goes on" env WHEELPIC
 expect_grep "and says what could not be carried" "'$WHL': its index offers PEP 740 provenance, which could not be carried: .*404" "$TMP/err"
 expect_no_file "nothing half-written" "$TMP/wh6/$WHL.provenance"
 expect_exit 4 "which a policy then refuses" wp verify "$TMP/wh6" --trusted-root "$STAGING" --require-provenance rfc8785=email:william@yossarian.net
+# a later pick into the same folder that no longer has the wheel takes its provenance away too
+cp -r "$TMP/wh" "$TMP/wh7"
+expect_exit 0 "another pick into a wheelhouse that had the wheel" "$WHEELPICK" other==1.0 $T --index "$BASE/plain/" -d "$TMP/wh7"
+expect_no_file "the old wheel goes" "$TMP/wh7/$WHL"
+expect_no_file "and its provenance with it" "$TMP/wh7/$WHL.provenance"
 
 # --- a mirror re-publishes it under the same keys, and verify checks it there ---------------------
 expect_exit 0 "mirror a project whose index offers provenance" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
