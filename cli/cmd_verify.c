@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct verify_opts {
 	bool json;
@@ -80,6 +81,24 @@ static void print_json(const struct path_result *res, size_t n, const struct wp_
 	wp_json_kint(&j, "packages", (long long)rep->packages);
 	wp_json_kint(&j, "provenance_verified", (long long)rep->provenance_verified);
 	wp_json_kint(&j, "provenance_unchecked", (long long)rep->provenance_unchecked);
+	wp_json_key(&j, "provenance");
+	wp_json_arr(&j);
+	for (size_t k = 0; k < rep->n_provs; k++) {
+		const struct wp_verify_prov *p = &rep->provs[k];
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "path", p->path);
+		wp_json_kstr(&j, "status", p->status);
+		wp_json_kstr(&j, "signer", p->signer);
+		wp_json_kstr(&j, "issuer", p->issuer);
+		wp_json_kstr(&j, "build", p->build);
+		wp_json_key(&j, "signed_at");
+		if (p->signed_at >= 0)
+			wp_json_int(&j, p->signed_at);
+		else
+			wp_json_null(&j);
+		wp_json_obj_end(&j);
+	}
+	wp_json_arr_end(&j);
 	wp_json_key(&j, "error");
 	if (rc)
 		wp_print_json_error_obj(&j, rc, err, NULL);
@@ -147,6 +166,17 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		fprintf(stderr, "wheelpick: note: %zu file%s carr%s PEP 740 provenance, not checked: give --trusted-root FILE "
 			"(Sigstore's trusted_root.json) to verify it offline\n", rep.provenance_unchecked,
 			rep.provenance_unchecked == 1 ? "" : "s", rep.provenance_unchecked == 1 ? "ies" : "y");
+	for (size_t k = 0; cli->verbosity > 0 && !o.json && k < rep.n_provs; k++)
+		if (rep.provs[k].signer) {
+			char when[32] = "";
+			time_t t = (time_t)rep.provs[k].signed_at;
+			struct tm tm;
+			if (gmtime_r(&t, &tm))
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			printf("provenance: %s: signed by %s (issuer %s%s%s) at %s\n", rep.provs[k].path, rep.provs[k].signer,
+			       rep.provs[k].issuer ? rep.provs[k].issuer : "?", rep.provs[k].build ? ", " : "",
+			       rep.provs[k].build ? rep.provs[k].build : "", when);
+		}
 	if (rep.provenance_verified && cli->verbosity >= 0 && !o.json)
 		printf("provenance: %zu file%s verified against '%s'%s\n", rep.provenance_verified,
 		       rep.provenance_verified == 1 ? "" : "s", o.trusted_root, policy.n && !rc ? ", policy held" : "");

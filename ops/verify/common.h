@@ -29,6 +29,8 @@ struct vo_ctx {
 void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* path as messages show it (a bundle's temp dir as BUNDLE:), newly allocated. */
+char *vo_show(const struct vo_ctx *c, const char *path);
 bool vo_is_file(const char *path);   /* a regular file (links followed) */
 bool vo_is_dir(const char *path);
 /* Sorted names in dir (no dot files). */

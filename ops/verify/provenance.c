@@ -1,5 +1,6 @@
 /* ops/verify/provenance.c: each distribution's FILE.provenance checked as verify's options say. */
 #include "base/mem.h"
+#include "base/vec.h"
 #include "ops/core/provenance.h"
 #include "ops/verify/common.h"
 #include "resolver/wheelname.h"
@@ -24,6 +25,19 @@ static char *project_of(const char *filename)
 	return p;
 }
 
+static void record(struct vo_ctx *c, const char *path, const char *status, const struct wp_prov_identity *id)
+{
+	struct wp_verify_prov p = { .path = vo_show(c, path), .status = status, .signed_at = -1 };
+	if (id) {
+		const char *who = id->source_repo[0] ? id->source_repo : id->san;
+		p.signer = who[0] ? wp_xstrdup(who) : NULL;
+		p.issuer = id->issuer[0] ? wp_xstrdup(id->issuer) : NULL;
+		p.build = id->build_config[0] ? wp_xstrdup(id->build_config) : NULL;
+		p.signed_at = id->signed_at;
+	}
+	wp_vec_push_fields(c->rep->provs, c->rep->n_provs, c->rep->cap_provs, p);
+}
+
 void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename, const char *sha256)
 {
 	const struct wp_verify_opts *o = c->opts;
@@ -42,16 +56,21 @@ void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filenam
 	switch (wp_provenance_status(path, filename, sha256, o ? o->trust : NULL, &res, &e)) {
 	case WP_PROV_NONE:
 		if (rule)
+			record(c, path, "missing", NULL);
+		if (rule)
 			vo_problem_add(c, true, path, "has no provenance (%s" WP_PROV_SUFFIX "), and the policy requires "
 				       "'%s' to come from %s", filename, project, want);
 		break;
 	case WP_PROV_CARRIED:
+		record(c, path, "carried", NULL);
 		c->rep->provenance_unchecked++;
 		break;
 	case WP_PROV_FAILED:
+		record(c, path, "failed", NULL);
 		vo_problem_add(c, true, ppath, "%s", e.msg);
 		break;
 	case WP_PROV_VERIFIED:
+		record(c, path, "verified", &res.id[0]);
 		c->rep->provenance_verified++;
 		if (rule) {
 			bool ok = false;

@@ -56,9 +56,13 @@ expect_exit 0 "verify --trusted-root (staging's root)" wp verify "$TMP/wh" --tru
 expect_grep "says it verified" "^provenance: 1 file verified against" "$TMP/out"
 expect_exit 0 "verify --json counts it" wp verify "$TMP/wh" --trusted-root "$STAGING" --json
 expect_json "$TMP/out" 'j["provenance_verified"]' 1
+expect_json "$TMP/out" '[(p["status"], p["signer"], p["issuer"], p["signed_at"]) for p in j["provenance"]]' \
+	"[('verified', 'william@yossarian.net', 'https://github.com/login/oauth', 1717699145)]"
 if "$PYTHON" "$ROOT/tests/cli/json_schema_check.py" "$ROOT/docs/schema/verify.schema.json" "$TMP/out" >"$TMP/schema.log" 2>&1; then
 	pass "the report fits docs/schema/verify.schema.json"
 else fail "the report does not fit docs/schema/verify.schema.json: $(head -3 "$TMP/schema.log")"; fi
+expect_exit 0 "verify -v says who signed each file, and when" wp -v verify "$TMP/wh" --trusted-root "$STAGING"
+expect_grep "the signer, its issuer and the time" "^provenance: .*/$WHL: signed by william@yossarian.net \(issuer https://github.com/login/oauth\) at 2024-06-06T18:39:05Z$" "$TMP/out"
 expect_exit 4 "another trusted root (production's) does not vouch for it" wp verify "$TMP/wh" --trusted-root "$PROD"
 expect_grep "naming the chain" "certificate does not chain to the trusted root" "$TMP/err"
 
