@@ -15,7 +15,8 @@ done
 
 # the index: /json/rfc8785/ (PEP 691) and /html/rfc8785/ (PEP 503), the files under /files/
 S="$TMP/served"
-mkdir -p "$S/files" "$S/json/rfc8785" "$S/html/rfc8785" "$S/plain/rfc8785" "$S/gone/rfc8785" "$S/plain/other"
+SYN="$P/synthetic"
+mkdir -p "$S/files" "$S/json/demo" "$S/json/rfc8785" "$S/html/rfc8785" "$S/plain/rfc8785" "$S/gone/rfc8785" "$S/plain/other"
 cp "$P/$WHL" "$P/$WHL.provenance" "$S/files/"
 SHA=$(sha256sum "$P/$WHL" | cut -d' ' -f1)
 ROOT="$ROOT" "$PYTHON" - "$S" "$WHL" "$SHA" <<'PY'
@@ -38,7 +39,15 @@ osha = mk.any_wheel(root + "/files/other-1.0-py3-none-any.whl", "other", "1.0", 
 open(root + "/plain/other/index.html", "w").write(
     '<!DOCTYPE html><html><body><a href="../../files/other-1.0-py3-none-any.whl#sha256=%s">o</a></body></html>\n' % osha)
 PY
-printf '%s' '{"/json/rfc8785/": {"headers": {"Content-Type": "application/vnd.pypi.simple.v1+json"}}}' >"$TMP/script.json"
+cp "$SYN/demo-1.0-py3-none-any.whl" "$SYN/demo-1.0-py3-none-any.whl.provenance" "$S/files/"
+"$PYTHON" - "$S" "$(sha256sum "$SYN/demo-1.0-py3-none-any.whl" | cut -d' ' -f1)" <<'PY'
+import json, sys
+root, sha = sys.argv[1:]
+w = "demo-1.0-py3-none-any.whl"
+json.dump({"meta": {"api-version": "1.3"}, "name": "demo", "files": [{"filename": w, "url": "../../files/" + w,
+           "hashes": {"sha256": sha}, "provenance": "../../files/" + w + ".provenance"}]}, open(root + "/json/demo/index.html", "w"))
+PY
+printf '%s' '{"/json/rfc8785/": {"headers": {"Content-Type": "application/vnd.pypi.simple.v1+json"}}, "/json/demo/": {"headers": {"Content-Type": "application/vnd.pypi.simple.v1+json"}}}' >"$TMP/script.json"
 start_server "$S" "$TMP/script.json"
 
 # --- a PEP 691 page's "provenance": fetched, carried beside the wheel --------------------------
@@ -109,6 +118,17 @@ cmp -s "$TMP/wh2/$WHL.provenance" "$P/$WHL.provenance" && pass "carried from dat
 expect_exit 0 "a page that offers none" env WHEELPICK_CATALOG="$TMP/c3.db" WHEELPICK_CACHE_DIR="$TMP/cache3" \
 	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/plain/" -d "$TMP/wh3"
 expect_no_file "carries none" "$TMP/wh3/$WHL.provenance"
+# a GitHub trusted publisher (made here with a CA, log and root of our own: synthetic/)
+expect_exit 0 "pick a wheel a GitHub workflow published" env WHEELPICK_CATALOG="$TMP/c7.db" WHEELPICK_CACHE_DIR="$TMP/cache7" \
+	"$WHEELPICK" demo==1.0 $T --index "$BASE/json/" -d "$TMP/wh-gh"
+expect_exit 0 "its workflow, as the policy names it" wp verify "$TMP/wh-gh" --trusted-root "$SYN/trusted_root.json" \
+	--require-provenance demo=github:example/demo@release.yml
+expect_exit 4 "another workflow of the same repository" wp verify "$TMP/wh-gh" --trusted-root "$SYN/trusted_root.json" \
+	--require-provenance demo=github:example/demo@nightly.yml
+expect_grep "names both" "its signer is https://github.com/example/demo \(issuer https://token.actions.githubusercontent.com\), not github:example/demo@nightly.yml" "$TMP/err"
+cp "$SYN/demo-1.0-py3-none-any.whl.provenance.expired" "$TMP/wh-gh/demo-1.0-py3-none-any.whl.provenance"
+expect_exit 4 "a certificate that had expired when the log took the entry" wp verify "$TMP/wh-gh" --trusted-root "$SYN/trusted_root.json"
+expect_grep "says so" "is outside the certificate's validity" "$TMP/err"
 expect_exit 0 "a provenance URL that answers 404: the pick goes on" env WHEELPICK_CATALOG="$TMP/c6.db" WHEELPICK_CACHE_DIR="$TMP/cache6" \
 	"$WHEELPICK" rfc8785==0.1.2 $T --index "$BASE/gone/" -d "$TMP/wh6"
 expect_grep "and says what could not be carried" "'$WHL': its index offers PEP 740 provenance, which could not be carried: .*404" "$TMP/err"

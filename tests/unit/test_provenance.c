@@ -525,12 +525,67 @@ static void test_b64_strict(void **state)
 	assert_int_equal(wp_b64_decode("YW\nj", 4, out), -1);
 }
 
+
+/* ---- synthetic: our own CA, log and root (mksynthetic.py), for a GitHub publisher on a wheel and
+ * a certificate that had expired when the log took the entry ---- */
+
+#define SYN "synthetic/"
+#define SYN_WHEEL "demo-1.0-py3-none-any.whl"
+
+static void test_synthetic(void **state)
+{
+	struct wp_trust_root tr;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_prov_result res;
+	size_t n, wn;
+	char sha[WP_SHA256_HEX_LEN + 1];
+	load_root(&tr, SYN "trusted_root.json");
+	char *whl = need(SYN SYN_WHEEL, &wn);
+	assert_int_equal(wp_sha256_hex_of(whl, wn, sha), 0);
+	free(whl);
+
+	char *t = need(SYN SYN_WHEEL ".provenance", &n);
+	if (wp_provenance_verify(t, n, "p", SYN_WHEEL, sha, &tr, &res, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(res.n, 1);
+	assert_string_equal(res.id[0].source_repo, "https://github.com/example/demo");
+	assert_string_equal(res.id[0].publisher, "GitHub");
+	struct wp_prov_policy p = { 0 };
+	assert_int_equal(wp_prov_policy_add(&p, "demo=github:example/demo@release.yml", &err), 0);
+	assert_int_equal(wp_prov_policy_add(&p, "demo2=github:example/demo@nightly.yml", &err), 0);
+	assert_int_equal(wp_prov_policy_add(&p, "demo3=gitlab:example/demo", &err), 0);
+	assert_int_equal(wp_prov_policy_add(&p, "demo4=github:example/other", &err), 0);
+	assert_true(wp_prov_rule_matches(wp_prov_policy_find(&p, "demo"), &res.id[0]));
+	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "demo2"), &res.id[0]));
+	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "demo3"), &res.id[0]));
+	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "demo4"), &res.id[0]));
+	wp_prov_policy_release(&p);
+	/* the production root knows neither this CA nor this log */
+	struct wp_trust_root prod;
+	load_root(&prod, "trusted_root.json");
+	wp_err_clear(&err);
+	assert_int_equal(wp_provenance_verify(t, n, "p", SYN_WHEEL, sha, &prod, &res, &err), -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "does not chain to the trusted root"));
+	wp_trust_root_release(&prod);
+	free(t);
+
+	/* every signature holds (the log's SET binds this later time), but the certificate had expired */
+	t = need(SYN SYN_WHEEL ".provenance.expired", &n);
+	wp_err_clear(&err);
+	assert_int_equal(wp_provenance_verify(t, n, "p", SYN_WHEEL, sha, &tr, &res, &err), -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "signing time 2026-01-01T01:00:00Z (the log's integratedTime) is outside the "
+					"certificate's validity (2026-01-01T00:00:00Z to 2026-01-01T00:10:00Z)"));
+	free(t);
+	wp_trust_root_release(&tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_sdist_verifies),
 		cmocka_unit_test(test_real_wheel_verifies),
 		cmocka_unit_test(test_index_readers),
+		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_b64_strict),
 		cmocka_unit_test_setup_teardown(test_tamper_statement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tamper_signature, setup, teardown),
