@@ -173,9 +173,18 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			struct tm tm;
 			if (gmtime_r(&t, &tm))
 				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-			printf("provenance: %s: signed by %s (issuer %s%s%s) at %s\n", rep.provs[k].path, rep.provs[k].signer,
-			       rep.provs[k].issuer ? rep.provs[k].issuer : "?", rep.provs[k].build ? ", " : "",
-			       rep.provs[k].build ? rep.provs[k].build : "", when);
+			/* the certificate's words, shown: a control byte in them cannot reach the terminal */
+			fputs("provenance: ", stdout);
+			wp_fputs_shown(rep.provs[k].path, stdout);
+			fputs(": signed by ", stdout);
+			wp_fputs_shown(rep.provs[k].signer, stdout);
+			fputs(" (issuer ", stdout);
+			wp_fputs_shown(rep.provs[k].issuer ? rep.provs[k].issuer : "?", stdout);
+			if (rep.provs[k].build) {
+				fputs(", ", stdout);
+				wp_fputs_shown(rep.provs[k].build, stdout);
+			}
+			printf(") at %s\n", when);
 		}
 	if (rep.provenance_verified && cli->verbosity >= 0 && !o.json)
 		printf("provenance: %zu file%s verified against '%s'%s\n", rep.provenance_verified,
