@@ -21,6 +21,8 @@
 #include "readfile.h"
 
 #define DIR "tests/fixtures/provenance/"
+/* The distributions are not vendored (PROVENANCE.md): each is named by the sha256 its statement
+ * carries, which is all a verifier reads of the file. */
 #define SDIST "pypi_attestations-0.0.19.tar.gz"
 #define SDIST_SHA "9bb1add04b1b4e182be6b0b80931593f7a291eb49d69b4fd728a5d4cbcdc4bd3"
 #define WHEEL "rfc8785-0.1.2-py3-none-any.whl"
