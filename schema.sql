@@ -117,3 +117,11 @@ CREATE TABLE IF NOT EXISTS variants_json (
 	body       TEXT NOT NULL,
 	fetched_at INTEGER NOT NULL
 );
+
+-- PEP 740 provenance (no schema bump: cache/provstore.c creates it in a schema 7 catalog on its
+-- first write): the URL of each file's provenance, as its page gave it (PEP 691 "provenance", HTML
+-- data-provenance). A table of its own so the files insert a refresh runs per row is unchanged.
+CREATE TABLE IF NOT EXISTS file_provenance (
+	url        TEXT PRIMARY KEY,           -- the file's absolute URL (files.url)
+	provenance TEXT NOT NULL               -- absolute URL of its provenance JSON
+) WITHOUT ROWID;

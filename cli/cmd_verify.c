@@ -5,6 +5,7 @@
 #include "base/url.h"
 #include "cli/cli.h"
 #include "cli/print.h"
+#include "ops/core/provenance.h"
 #include "ops/core/sources.h"
 #include "ops/core/targets.h"
 #include "ops/publish/publish_s3.h"
@@ -14,10 +15,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct verify_opts {
 	bool json;
 	const char *s3_endpoint;
+	const char *trusted_root;
+	struct wp_strlist require_provenance;
 };
 
 const struct wp_opt wp_verify_table[] = {
@@ -25,6 +29,13 @@ const struct wp_opt wp_verify_table[] = {
 	  "the report as JSON on stdout: each path's kind and result, every problem, the counts" },
 	{ "s3-endpoint", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, s3_endpoint), "URL",
 	  "for s3://BUCKET/PREFIX: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
+	{ "trusted-root", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, trusted_root), "FILE",
+	  "check each file's PEP 740 provenance (FILE.provenance) offline against this Sigstore "
+	  "trusted_root.json; wheelpick ships none" },
+	{ "require-provenance", 0, NULL, WP_OPT_LIST, offsetof(struct verify_opts, require_provenance),
+	  "PROJECT=KIND:ID|FILE", "the project's files must carry provenance signed by this publisher "
+	  "(github:OWNER/REPO[@WORKFLOW], gitlab:NS/PROJECT[@FILE], google:EMAIL, email:ADDR), or every "
+	  "line of FILE; repeatable; needs --trusted-root" },
 	WP_OPT_END,
 };
 
@@ -68,6 +79,26 @@ static void print_json(const struct path_result *res, size_t n, const struct wp_
 	wp_json_kint(&j, "pages", (long long)rep->pages);
 	wp_json_kint(&j, "links", (long long)rep->links);
 	wp_json_kint(&j, "packages", (long long)rep->packages);
+	wp_json_kint(&j, "provenance_verified", (long long)rep->provenance_verified);
+	wp_json_kint(&j, "provenance_unchecked", (long long)rep->provenance_unchecked);
+	wp_json_key(&j, "provenance");
+	wp_json_arr(&j);
+	for (size_t k = 0; k < rep->n_provs; k++) {
+		const struct wp_verify_prov *p = &rep->provs[k];
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "path", p->path);
+		wp_json_kstr(&j, "status", p->status);
+		wp_json_kstr(&j, "signer", p->signer);
+		wp_json_kstr(&j, "issuer", p->issuer);
+		wp_json_kstr(&j, "build", p->build);
+		wp_json_key(&j, "signed_at");
+		if (p->signed_at >= 0)
+			wp_json_int(&j, p->signed_at);
+		else
+			wp_json_null(&j);
+		wp_json_obj_end(&j);
+	}
+	wp_json_arr_end(&j);
 	wp_json_key(&j, "error");
 	if (rc)
 		wp_print_json_error_obj(&j, rc, err, NULL);
@@ -83,9 +114,21 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_strlist pos = { 0 };
 	struct wp_verify_report rep = WP_VERIFY_REPORT_INIT;
 	struct path_result *res = NULL;
+	struct wp_trust_root trust;
+	struct wp_prov_policy policy = { 0 };
+	struct wp_verify_opts vo = { 0 };
+	bool have_trust = false;
 	int rc = 0;
 	if ((rc = wp_opts_parse(wp_verify_table, &o, argc, argv, &pos, err)))
 		goto out;
+	for (size_t i = 0; i < o.require_provenance.n; i++)
+		if ((rc = wp_prov_policy_add_spec(&policy, o.require_provenance.v[i], err)))
+			goto out;
+	if (policy.n && !o.trusted_root) {
+		rc = wp_fail(err, -WPE_USAGE, "--require-provenance needs --trusted-root FILE (Sigstore's trusted_root.json): "
+			     "wheelpick ships no trusted root");
+		goto out;
+	}
 	if (!pos.n) {
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
 		goto out;
@@ -95,11 +138,19 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			goto out;
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO | WP_LIB_XML, err)))
 		goto out;
+	if (o.trusted_root) {
+		if ((rc = wp_trust_root_load_file(&trust, o.trusted_root, err)))
+			goto out;
+		have_trust = true;
+		vo.trust = &trust;
+	}
+	vo.policy = &policy;
 	res = wp_xcalloc(pos.n, sizeof(*res));
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
 		size_t before = rep.n_problems;
-		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e) : wp_verify_path(pos.v[i], &rep, &e);
+		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e)
+						      : wp_verify_path_opts(pos.v[i], &vo, &rep, &e);
 		res[i] = (struct path_result){ .path = pos.v[i], .kind = prc == -WPE_USAGE || prc == -WPE_IO ? NULL
 											   : wp_verify_kind_name(rep.kind), .rc = prc };
 		snprintf(res[i].msg, sizeof(res[i].msg), "%s", e.msg);
@@ -111,6 +162,33 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		else if (!prc && cli->verbosity >= 0 && !o.json)
 			printf("ok %s (%s)\n", pos.v[i], wp_verify_kind_name(rep.kind));
 	}
+	if (rep.provenance_unchecked && !o.json)
+		fprintf(stderr, "wheelpick: note: %zu file%s carr%s PEP 740 provenance, not checked: give --trusted-root FILE "
+			"(Sigstore's trusted_root.json) to verify it offline\n", rep.provenance_unchecked,
+			rep.provenance_unchecked == 1 ? "" : "s", rep.provenance_unchecked == 1 ? "ies" : "y");
+	for (size_t k = 0; cli->verbosity > 0 && !o.json && k < rep.n_provs; k++)
+		if (rep.provs[k].signer) {
+			char when[32] = "";
+			time_t t = (time_t)rep.provs[k].signed_at;
+			struct tm tm;
+			if (gmtime_r(&t, &tm))
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			/* the certificate's words, shown: a control byte in them cannot reach the terminal */
+			fputs("provenance: ", stdout);
+			wp_fputs_shown(rep.provs[k].path, stdout);
+			fputs(": signed by ", stdout);
+			wp_fputs_shown(rep.provs[k].signer, stdout);
+			fputs(" (issuer ", stdout);
+			wp_fputs_shown(rep.provs[k].issuer ? rep.provs[k].issuer : "?", stdout);
+			if (rep.provs[k].build) {
+				fputs(", ", stdout);
+				wp_fputs_shown(rep.provs[k].build, stdout);
+			}
+			printf(") at %s\n", when);
+		}
+	if (rep.provenance_verified && cli->verbosity >= 0 && !o.json)
+		printf("provenance: %zu file%s verified against '%s'%s\n", rep.provenance_verified,
+		       rep.provenance_verified == 1 ? "" : "s", o.trusted_root, policy.n && !rc ? ", policy held" : "");
 	if (o.json)
 		print_json(res, pos.n, &rep, rc, err);
 	else if (rc && rc != -WPE_INTEGRITY)
@@ -123,6 +201,10 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		       rep.links, rep.n_fatal);
 out:
 	free(res);
+	if (have_trust)
+		wp_trust_root_release(&trust);
+	wp_prov_policy_release(&policy);
+	wp_strlist_release(&o.require_provenance);
 	wp_verify_report_release(&rep);
 	wp_strlist_release(&pos);
 	return rc;

@@ -138,6 +138,14 @@ static void file_anchor(struct page *pg, const char *href, const xmlChar **atts)
 	const char *core = attr(atts, "data-core-metadata", &core_present);
 	if (!core_present)
 		core = attr(atts, "data-dist-info-metadata", NULL);
+	/* PEP 740: data-provenance, a URL (resolved as the href is; never one the page may not make) */
+	const char *pv = attr(atts, "data-provenance", NULL);
+	char *prov = NULL;
+	if (pv && pv[0] && (wp_url_resolve(pg->base ? pg->base : pg->page_url, pv, &prov, NULL) < 0 ||
+			    wp_url_link_refused(pg->page_url, prov))) {
+		free(prov);
+		prov = NULL;
+	}
 
 	struct wp_file_record rec = {
 		.kind = kind,
@@ -151,6 +159,7 @@ static void file_anchor(struct page *pg, const char *href, const xmlChar **atts)
 		.yanked = yanked_present ? yanked : NULL,
 		.core_metadata = core_metadata(core, cm, sizeof(cm)),
 		.size = -1,
+		.provenance = prov,
 		.build_number = -1,
 		.timestamp = -1,
 	};
@@ -159,6 +168,7 @@ static void file_anchor(struct page *pg, const char *href, const xmlChar **atts)
 		stop(pg, rc);
 	else
 		pg->stats->records++;
+	free(prov);
 out:
 	wp_url_link_release(&link);
 }

@@ -24,7 +24,7 @@ struct meta {
 };
 
 struct file {
-	struct wp_buf filename, url, rp, yanked;
+	struct wp_buf filename, url, rp, yanked, prov;
 	bool has_rp, is_yanked, bad;
 	char sha256[65], md5[33];
 	struct meta core, dist;
@@ -94,6 +94,7 @@ static void file_reset(struct file *f)
 	wp_buf_reset(&f->url);
 	wp_buf_reset(&f->rp);
 	wp_buf_reset(&f->yanked);
+	wp_buf_reset(&f->prov);
 	f->has_rp = f->is_yanked = f->bad = false;
 	f->sha256[0] = f->md5[0] = 0;
 	memset(&f->core, 0, sizeof(f->core));
@@ -178,6 +179,10 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 				m->kind = META_TRUE; /* a hash inside may make it META_HASH */
 			else
 				m->kind = META_NONE;
+		} else if (!strcmp(k, "provenance")) {
+			/* PEP 740: a URL or null; anything else is ignored, not the file dropped */
+			if (t != WP_JSON_STRING || !wp_json_take(&f->prov, s, n))
+				wp_buf_reset(&f->prov);
 		} else if (!strcmp(k, "size")) {
 			long long v;
 			if (t == WP_JSON_NUMBER && wp_str_to_ll(WP_STRN((const char *)s, n), &v))
@@ -257,6 +262,12 @@ static void emit_file(struct jp *j)
 	const char *sha = f->sha256[0] ? f->sha256 : link.hashes.sha256[0] ? link.hashes.sha256 : NULL;
 	const char *md5 = f->md5[0] ? f->md5 : link.hashes.md5[0] ? link.hashes.md5 : NULL;
 	const struct meta *m = f->core.kind != META_ABSENT ? &f->core : &f->dist;
+	char *prov = NULL;
+	if (f->prov.len && (wp_url_resolve(j->page_url, wp_buf_cstr(&f->prov), &prov, NULL) < 0 ||
+			    wp_url_link_refused(j->page_url, prov))) {
+		free(prov);
+		prov = NULL; /* a provenance URL the page may not send us to is not followed */
+	}
 	struct wp_file_record rec = {
 		.kind = kind,
 		.filename = filename,
@@ -269,6 +280,7 @@ static void emit_file(struct jp *j)
 		.yanked = f->is_yanked ? wp_buf_cstr(&f->yanked) : NULL,
 		.core_metadata = meta_text(m, cm),
 		.size = f->size,
+		.provenance = prov,
 		.build_number = -1,
 		.timestamp = -1,
 	};
@@ -277,6 +289,7 @@ static void emit_file(struct jp *j)
 		j->rc = rc;
 	else
 		j->stats->records++;
+	free(prov);
 out:
 	wp_url_link_release(&link);
 }
@@ -405,6 +418,7 @@ static int read_json(struct jp *j, const char *data, size_t len)
 			       j->page_url ? j->page_url : "");
 	j->f.filename = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
 	j->f.url = (struct wp_buf)WP_BUF_INIT_MAX(WP_HREF_MAX);
+	j->f.prov = (struct wp_buf)WP_BUF_INIT_MAX(WP_HREF_MAX);
 	j->f.rp = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
 	j->f.yanked = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
 
@@ -427,6 +441,7 @@ static int read_json(struct jp *j, const char *data, size_t len)
 out:
 	wp_buf_free(&j->f.filename);
 	wp_buf_free(&j->f.url);
+	wp_buf_free(&j->f.prov);
 	wp_buf_free(&j->f.rp);
 	wp_buf_free(&j->f.yanked);
 	return rc;

@@ -27,6 +27,8 @@ struct wp_file_record {
 	const char *yanked;          /* NULL = not yanked; "" = yanked without reason; else the reason */
 	const char *core_metadata;   /* PEP 658/714: NULL = none; "true" or "sha256=<hex>" */
 	long long size;              /* bytes, -1 unknown */
+	const char *provenance;      /* PEP 740: the absolute URL of the file's provenance (PEP 691
+	                                "provenance", HTML data-provenance), or NULL */
 
 	/* conda only (NULL / -1 elsewhere) */
 	const char *version;         /* conda version string */

@@ -187,3 +187,48 @@ void wp_b64url_encode(const unsigned char *p, size_t n, char *out)
 	}
 	out[o] = 0;
 }
+
+static int b64_val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+long wp_b64_decode(const char *s, size_t n, unsigned char *out)
+{
+	if (n % 4)
+		return -1;
+	long o = 0;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4];
+		int pad = 0;
+		for (int k = 0; k < 4; k++) {
+			unsigned char c = (unsigned char)s[i + k];
+			if (c == '=' && i + 4 == n && k >= 2) {
+				v[k] = 0;
+				pad++;
+				continue;
+			}
+			if (pad || (v[k] = b64_val(c)) < 0)
+				return -1; /* a character after '=', or not base64 */
+		}
+		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+		if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff)))
+			return -1; /* bits no byte uses: another spelling of the same bytes */
+		out[o++] = (unsigned char)(w >> 16);
+		if (pad < 2)
+			out[o++] = (unsigned char)(w >> 8);
+		if (pad < 1)
+			out[o++] = (unsigned char)w;
+	}
+	return o;
+}

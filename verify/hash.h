@@ -61,5 +61,10 @@ bool wp_sha256_hex_valid(const char *s);
 /* The form wheel RECORD files use: urlsafe base64 without '=' padding, NUL-terminated;
  * out needs 4 * ceil(n / 3) + 1 bytes. */
 void wp_b64url_encode(const unsigned char *p, size_t n, char *out);
+/* Standard base64 (RFC 4648, '+' '/', padded) into out, which needs 3 * (n / 4) bytes: the
+ * decoded length, or -1 for anything but the one canonical spelling (a stray character, a
+ * missing or misplaced '=', nonzero bits below the last byte), so no two texts decode alike
+ * and a changed character always changes or refuses the bytes (signatures rely on that). */
+long wp_b64_decode(const char *s, size_t n, unsigned char *out);
 
 #endif

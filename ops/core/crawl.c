@@ -1,5 +1,6 @@
 /* ops/core/crawl.c: sources -> readers -> catalog; one transaction per source, parallel fetches. */
 #include "ops/core/crawl.h"
+#include "cache/provstore.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/vec.h"
@@ -112,6 +113,8 @@ static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_e
 	row.sha256 = rec->sha256;
 	row.md5 = rec->md5;
 	rc = wp_catalog_add_file(s->cat, &row, err);
+	if (!rc && rec->provenance)
+		rc = wp_catalog_provenance_put(s->cat, rec->url, rec->provenance, err);
 	if (!rc)
 		s->src->files++;
 	wp_fileinfo_release(&fi);

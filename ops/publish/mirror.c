@@ -359,11 +359,18 @@ static int json_finish(struct wp_json *w, struct wp_buf *out, const char *what, 
 	return 0;
 }
 
+static void json_meta_version(struct wp_json *w, const char *version);
+
 static void json_meta(struct wp_json *w)
+{
+	json_meta_version(w, "1.1");
+}
+
+static void json_meta_version(struct wp_json *w, const char *version)
 {
 	wp_json_key(w, "meta");
 	wp_json_obj(w);
-	wp_json_kstr(w, "api-version", "1.1");
+	wp_json_kstr(w, "api-version", version);
 	wp_json_obj_end(w);
 }
 
@@ -429,8 +436,16 @@ static int write_project(const char *dir, const char *root, const char *project,
 	struct wp_json w;
 	int rc;
 
-	wp_buf_addstr(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
-		      "    <meta name=\"pypi:repository-version\" content=\"1.1\">\n    <title>Links for ");
+	/* PEP 740's keys come with API version 1.3: a page that carries one says so */
+	const char *version = "1.1";
+	for (size_t i = 0; i < n; i++) {
+		char *pv = file_path(dir, project, v[i].filename, ".provenance");
+		if (shown_in(root, v, n, &v[i], listed) && access(pv, F_OK) == 0)
+			version = "1.3";
+		free(pv);
+	}
+	wp_buf_printf(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
+		      "    <meta name=\"pypi:repository-version\" content=\"%s\">\n    <title>Links for ", version);
 	html_escape(&html, project);
 	wp_buf_addstr(&html, "</title>\n  </head>\n  <body>\n    <h1>Links for ");
 	html_escape(&html, project);
@@ -438,7 +453,7 @@ static int write_project(const char *dir, const char *root, const char *project,
 
 	wp_json_init_indent(&w, NULL);
 	wp_json_obj(&w);
-	json_meta(&w);
+	json_meta_version(&w, version);
 	wp_json_kstr(&w, "name", project);
 	wp_json_key(&w, "files");
 	wp_json_arr(&w);
@@ -466,6 +481,16 @@ static int write_project(const char *dir, const char *root, const char *project,
 		if (meta)
 			wp_buf_printf(&html, " data-dist-info-metadata=\"sha256=%s\""
 				      " data-core-metadata=\"sha256=%s\"", meta, meta);
+		/* PEP 740: the provenance carried beside the file, re-published under the same keys so
+		 * that clients see it; relative, as the href is, so the tree serves from any host */
+		char *pv = file_path(dir, project, e->filename, ".provenance");
+		bool has_prov = access(pv, F_OK) == 0;
+		free(pv);
+		if (has_prov) {
+			wp_buf_addstr(&html, " data-provenance=\"");
+			html_escape(&html, href.data);
+			wp_buf_addstr(&html, ".provenance\"");
+		}
 		wp_buf_addch(&html, '>');
 		html_escape(&html, e->filename);
 		wp_buf_addstr(&html, "</a><br>\n");
@@ -487,6 +512,11 @@ static int write_project(const char *dir, const char *root, const char *project,
 			wp_json_obj(&w);
 			wp_json_kstr(&w, "sha256", meta);
 			wp_json_obj_end(&w);
+		}
+		if (has_prov) {
+			char *pu = wp_xasprintf("%s.provenance", href.data);
+			wp_json_kstr(&w, "provenance", pu);
+			free(pu);
 		}
 		if (e->size >= 0)
 			wp_json_kint(&w, "size", e->size);
@@ -958,6 +988,17 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 	}
 }
 
+/* PEP 740: the provenance a pick carried beside the store object (OBJECT.provenance) goes beside
+ * the file, where the pages link it. */
+static int place_provenance(const char *object, const char *path, struct wp_err *err)
+{
+	char *from = wp_xasprintf("%s.provenance", object), *to = wp_xasprintf("%s.provenance", path);
+	int rc = access(from, F_OK) == 0 ? wp_link_or_copy(from, to, err) : 0;
+	free(from);
+	free(to);
+	return rc;
+}
+
 static int place(const char *dir, struct entries *es, const struct wp_mirror_opts *o, struct wp_err *err)
 {
 	for (size_t i = 0; i < es->n; i++) {
@@ -974,6 +1015,8 @@ static int place(const char *dir, struct entries *es, const struct wp_mirror_opt
 		} else if (!rc && !e->in_place) {
 			rc = wp_link_or_copy(e->src->store_path, path, err);
 		}
+		if (!rc && e->src->store_path)
+			rc = place_provenance(e->src->store_path, path, err);
 		if (!rc && e->meta.len && o && o->meta_out)
 			rc = o->meta_out(o->meta_ctx, mpath + strlen(dir) + 1, e->meta.data, e->meta.len, e->meta_sha256, err);
 		else if (!rc && e->meta.len)
@@ -1032,6 +1075,9 @@ static void remove_dropped(const char *dir, struct entries *es, const struct str
 		if (unlink(p) == 0 || errno == ENOENT)
 			rep->removed++;
 		unlink(m);
+		char *pv = file_path(dir, e->project, e->filename, ".provenance");
+		unlink(pv);
+		free(pv);
 		free(p);
 		free(m);
 		p = wp_xasprintf("%s/files/%s", dir, e->project);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char *show(const struct vo_ctx *c, const char *path)
+char *vo_show(const struct vo_ctx *c, const char *path)
 {
 	size_t n = c->real ? strlen(c->real) : 0;
 	if (n && !strncmp(path, c->real, n) && (path[n] == '/' || !path[n]))
@@ -29,7 +29,7 @@ void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *
 	if (vasprintf(&what, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	struct wp_verify_problem p = { .path = show(c, path), .what = what, .fatal = fatal };
+	struct wp_verify_problem p = { .path = vo_show(c, path), .what = what, .fatal = fatal };
 	wp_vec_push_fields(rep->problems, rep->n_problems, rep->cap_problems, p);
 	rep->n_fatal += fatal;
 }

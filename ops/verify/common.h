@@ -23,11 +23,14 @@ struct vo_ctx {
 	const char *real;   /* prefix on disk, or NULL */
 	const char *shown;  /* what replaces it in messages */
 	size_t fatal_before;
+	const struct wp_verify_opts *opts; /* provenance settings; NULL: none */
 };
 
 void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* path as messages show it (a bundle's temp dir as BUNDLE:), newly allocated. */
+char *vo_show(const struct vo_ctx *c, const char *path);
 bool vo_is_file(const char *path);   /* a regular file (links followed) */
 bool vo_is_dir(const char *path);
 /* Sorted names in dir (no dot files). */
@@ -52,6 +55,11 @@ void vo_hcache_free(struct vo_hcache *hc);
 
 /* A wheel against its RECORD, WHEEL and METADATA (and its file name when given). */
 void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename);
+
+/* The FILE.provenance beside a distribution (PEP 740): verified when a trusted root is given,
+ * required when the policy names the file's project. filename: the distribution's name (NULL:
+ * path's last component); sha256: its hash when known (NULL: hashed here). */
+void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename, const char *sha256);
 
 /* The checks of each kind, each adding its problems to c->rep. */
 void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir);

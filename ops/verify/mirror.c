@@ -25,6 +25,7 @@ struct link {
 	char *sha256;
 	char *requires_python;
 	char *core_metadata;
+	char *provenance; /* PEP 740: the provenance URL the page gives, or NULL */
 };
 
 WP_VEC_OF(links, struct link);
@@ -38,6 +39,7 @@ static int collect_link(void *ctx, const struct wp_file_record *rec, struct wp_e
 	l->sha256 = rec->sha256 ? wp_xstrdup(rec->sha256) : NULL;
 	l->requires_python = rec->requires_python ? wp_xstrdup(rec->requires_python) : NULL;
 	l->core_metadata = rec->core_metadata ? wp_xstrdup(rec->core_metadata) : NULL;
+	l->provenance = rec->provenance ? wp_xstrdup(rec->provenance) : NULL;
 	return 0;
 }
 
@@ -49,6 +51,7 @@ static void links_free(struct links *ls)
 		free(ls->v[i].sha256);
 		free(ls->v[i].requires_python);
 		free(ls->v[i].core_metadata);
+		free(ls->v[i].provenance);
 	}
 	free(ls->v);
 	memset(ls, 0, sizeof(*ls));
@@ -90,7 +93,20 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 			else if (wp_cstr_endswith(l->filename, ".whl") && !h->wheel_checked) {
 				h->wheel_checked = true;
 				vo_check_wheel(c, path, l->filename);
+				vo_check_provenance(c, path, l->filename, h->sha256);
 			}
+		}
+		if (l->provenance) {
+			/* a mirror keeps a file's provenance beside it, FILE.provenance, and links that */
+			char *want = wp_xasprintf("%s.provenance", l->url);
+			char *ppath = wp_xasprintf("%s.provenance", path);
+			if (strcmp(l->provenance, want))
+				vo_problem_add(c, true, page, "the provenance of '%s' is not the file beside it: %s", l->filename,
+					       l->provenance);
+			else if (!vo_is_file(ppath))
+				vo_problem_add(c, true, ppath, "is missing; '%s' announces it", page);
+			free(want);
+			free(ppath);
 		}
 		if (l->core_metadata) {
 			char *mpath = wp_xasprintf("%s.metadata", path);
@@ -164,7 +180,8 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, const char *p
 		const char *what = !same_opt(a->url, b->url) ? "url" :
 				   !same_opt(a->sha256, b->sha256) ? "sha256" :
 				   !same_opt(a->requires_python, b->requires_python) ? "requires-python" :
-				   !same_opt(a->core_metadata, b->core_metadata) ? "core metadata" : NULL;
+				   !same_opt(a->core_metadata, b->core_metadata) ? "core metadata" :
+				   !same_opt(a->provenance, b->provenance) ? "provenance" : NULL;
 		if (what)
 			vo_problem_add(c, true, html_path, "index.html and index.json disagree on the %s of '%s'",
 				    what, a->filename);

@@ -58,7 +58,13 @@ static bool is_wheelhouse(const char *dir)
 
 int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err *err)
 {
-	struct vo_ctx c = { .rep = rep, .fatal_before = rep->n_fatal };
+	return wp_verify_path_opts(path, NULL, rep, err);
+}
+
+int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct wp_verify_report *rep,
+			struct wp_err *err)
+{
+	struct vo_ctx c = { .rep = rep, .fatal_before = rep->n_fatal, .opts = o };
 	struct stat sb;
 	char *abs = NULL;
 	int rc = 0;
@@ -79,6 +85,7 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			rep->kind = WP_VERIFY_WHEEL;
 			rep->files++;
 			vo_check_wheel(&c, path, NULL);
+			vo_check_provenance(&c, path, NULL, NULL);
 		} else if (wp_cstr_endswith(path, ".conda") || wp_cstr_endswith(path, ".tar.bz2")) {
 			struct wp_err e = WP_ERR_INIT;
 			rep->kind = WP_VERIFY_CONDA_PKG;

@@ -12,6 +12,13 @@ void wp_verify_report_release(struct wp_verify_report *rep)
 		free(rep->problems[i].what);
 	}
 	free(rep->problems);
+	for (size_t i = 0; i < rep->n_provs; i++) {
+		free(rep->provs[i].path);
+		free(rep->provs[i].signer);
+		free(rep->provs[i].issuer);
+		free(rep->provs[i].build);
+	}
+	free(rep->provs);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -24,6 +24,16 @@ struct wp_verify_problem {
 	bool fatal;   /* false for a note that is no integrity failure (pages mid-update) */
 };
 
+/* One distribution's provenance as verify found it (PEP 740): who signed it, when. */
+struct wp_verify_prov {
+	char *path;      /* the distribution, shown as problems are */
+	const char *status; /* "verified", "carried", "failed", "missing" (static strings) */
+	char *signer;    /* the certificate's Source Repository URI, else its SubjectAltName; NULL unless verified */
+	char *issuer;    /* OIDC issuer */
+	char *build;     /* Build Config URI (the workflow at its ref), or NULL */
+	long long signed_at; /* Unix seconds (the log's integratedTime); -1 unless verified */
+};
+
 /* Counts and problems add up over calls; start from WP_VERIFY_REPORT_INIT. */
 struct wp_verify_report {
 	enum wp_verify_kind kind;   /* what the last path was */
@@ -35,9 +45,22 @@ struct wp_verify_report {
 	size_t pages;   /* index pages and repodata files read */
 	size_t links;   /* links, requirement lines and repodata records checked */
 	size_t packages; /* conda packages hashed (of files) */
+	size_t provenance_verified;  /* files whose FILE.provenance verified against the trusted root */
+	size_t provenance_unchecked; /* files carrying provenance when no trusted root was given */
+	struct wp_verify_prov *provs; /* each distribution that carries provenance, or that a policy names */
+	size_t n_provs, cap_provs;
 };
 
 #define WP_VERIFY_REPORT_INIT { 0 }
+
+struct wp_trust_root;
+struct wp_prov_policy;
+
+/* What verify checks beyond the bytes. Borrowed for the call. */
+struct wp_verify_opts {
+	const struct wp_trust_root *trust;  /* check each FILE.provenance against it; NULL: only count */
+	const struct wp_prov_policy *policy; /* projects whose files must carry provenance by a publisher */
+};
 
 void wp_verify_report_release(struct wp_verify_report *rep);
 

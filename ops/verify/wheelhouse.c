@@ -302,6 +302,8 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 				vo_problem_add(c, true, path, "cannot be read");
 			else if (wp_cstr_endswith(names[i], ".whl"))
 				vo_check_wheel(c, path, NULL);
+			if (files[nf].h->sha256[0])
+				vo_check_provenance(c, path, names[i], files[nf].h->sha256);
 			nf++;
 		}
 		free(path);

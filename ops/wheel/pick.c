@@ -1,5 +1,6 @@
 /* ops/wheel/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the wheelhouse. */
 #include "ops/wheel/pick.h"
+#include "ops/core/provenance.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/lazylib.h"
@@ -278,6 +279,47 @@ out:
 	free(got);
 }
 
+/* PEP 740: each proven file's provenance, where its index offers one, fetched beside its object in
+ * the store (OBJECT.provenance), so that a wheelhouse, mirror or bundle written from the store
+ * carries it, offline runs too. Kept once fetched: its signature binds it to these bytes. All are
+ * fetched at once (one round trip, not one per file). A provenance that cannot be fetched is said,
+ * not fatal: verify decides what a missing one means. */
+static void carry_provenance(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+			     const struct wp_fetch_item *items, size_t n)
+{
+	const char **urls = wp_xcalloc(n ? n : 1, sizeof(*urls));
+	char **dests = wp_xcalloc(n ? n : 1, sizeof(*dests));
+	const char **names = wp_xcalloc(n ? n : 1, sizeof(*names));
+	size_t m = 0;
+	for (size_t k = 0; k < n && !job->offline; k++) {
+		struct stat st;
+		if (items[k].rc || !items[k].path)
+			continue;
+		char *dest = wp_xasprintf("%s" WP_PROV_SUFFIX, items[k].path);
+		if (stat(dest, &st) == 0) {
+			free(dest); /* carried by an earlier run */
+			continue;
+		}
+		urls[m] = items[k].url;
+		names[m] = items[k].filename;
+		dests[m++] = dest;
+	}
+	bool *got = wp_xcalloc(m ? m : 1, sizeof(*got));
+	struct wp_err *errs = wp_xcalloc(m ? m : 1, sizeof(*errs));
+	if (m && wp_provenance_carry_many(&run->cat, urls, (const char *const *)dests, m, got, errs))
+		for (size_t i = 0; i < m; i++)
+			if (errs[i].code)
+				wp_say(s, WP_SAY_WARN, "'%s': its index offers PEP 740 provenance, which could not be carried: %s",
+				       names[i], errs[i].msg);
+	for (size_t i = 0; i < m; i++)
+		free(dests[i]);
+	free(urls);
+	free(dests);
+	free(names);
+	free(got);
+	free(errs);
+}
+
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		  struct wp_err *err)
 {
@@ -373,6 +415,7 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		if (f->size < 0 && stat(f->path, &st) == 0)
 			f->size = (long long)st.st_size; /* the index did not say; the proven file does */
 	}
+	carry_provenance(s, job, run, items, u);
 	if (run->unhashed)
 		wp_say(s, WP_SAY_WARN, "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
 				       "(later fetches must match them)", run->unhashed);
@@ -497,8 +540,12 @@ static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier
 		for (size_t k = 0; k < 2; k++) {
 			struct stat sb;
 			char *p = names[k] ? wp_xasprintf("%s/%s", dir, names[k]) : NULL;
-			if (p && !plan_names(plan, names[k]) && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+			if (p && !plan_names(plan, names[k]) && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
 				unlink(p);
+				char *pv = wp_xasprintf("%s" WP_PROV_SUFFIX, p); /* its provenance goes with it */
+				unlink(pv);
+				free(pv);
+			}
 			free(p);
 		}
 		free(plain);
@@ -563,6 +610,18 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	return rc;
 }
 
+/* The provenance carried beside a store object goes in beside its file (and an old one that
+ * no longer belongs stays: it names these bytes or it does not verify). */
+static int link_provenance(const char *object, const char *dst, struct wp_err *err)
+{
+	char *from = wp_xasprintf("%s" WP_PROV_SUFFIX, object), *to = wp_xasprintf("%s" WP_PROV_SUFFIX, dst);
+	struct stat st;
+	int rc = stat(from, &st) == 0 ? wp_link_or_copy_unsynced(from, to, err) : 0;
+	free(from);
+	free(to);
+	return rc;
+}
+
 static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan;
@@ -576,7 +635,7 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 		char *dst = wp_xasprintf("%s/%s", dir, f->filename);
 		if (!f->path) {
 			/* nothing: see above */
-		} else if ((rc = wp_link_or_copy_unsynced(f->path, dst, err))) {
+		} else if ((rc = wp_link_or_copy_unsynced(f->path, dst, err)) || (rc = link_provenance(f->path, dst, err))) {
 			free(dst);
 			return rc;
 		} else {

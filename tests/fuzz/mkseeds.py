@@ -234,6 +234,23 @@ def pep691s():
     return out
 
 
+def provenances():
+    # the real provenance and trusted roots (tests/fixtures/provenance/PROVENANCE.md), and a few
+    # broken ones and policy lines
+    d = os.path.join(ROOT, "tests", "fixtures", "provenance")
+    out = []
+    for name in ("pypi_attestations-0.0.19.tar.gz.provenance", "rfc8785-0.1.2-py3-none-any.whl.provenance",
+                 "trusted_root.json"):
+        with open(need(os.path.join(d, name)), "rb") as f:
+            out.append(f.read())
+    out += ['{"version":1,"attestation_bundles":[]}', '{"version":1,"attestation_bundles":[{"attestations":[{}]}]}',
+            '{"version":1,"attestation_bundles":[{"attestations":[{"version":1,"envelope":{"statement":"e30=",'
+            '"signature":"AA=="},"verification_material":{"certificate":"MAA=","transparency_entries":[{}]}}],'
+            '"publisher":{"kind":"GitHub","repository":"a/b","workflow":"w.yml"}}]}',
+            "torch=github:pytorch/pytorch\n# c\nx=email:a@b\ny=gitlab:g/p@.gitlab-ci.yml\n", "bad\n", ""]
+    return out
+
+
 def repodatas():
     rd = {"info": {"subdir": "linux-64"},
           "packages": {"pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2": {
@@ -351,6 +368,7 @@ def main():
     write("url", urls())
     write("html", htmls())
     write("pep691", pep691s())
+    write("provenance", provenances())
     write("repodata", repodatas())
     write("metadata", metadatas())
     write("condapack", condapacks())
