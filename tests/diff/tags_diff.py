@@ -39,9 +39,21 @@ TARGETS = [
     ("cp311_linux_aarch64_glibc_2_31", (3, 11), "", "linux_aarch64", 0, (2, 31), (0, 0)),
     ("cp312_linux_x86_64_musl_1_1", (3, 12), "", "linux_x86_64", 0, (0, 0), (1, 1)),
     ("cp310_manylinux_2_12_aarch64", (3, 10), "", "manylinux_2_12_aarch64", 0, (0, 0), (0, 0)),
+    # PEP 600 arches packaging HEAD allows beyond the 2014 set
+    ("cp312_manylinux_2_39_riscv64", (3, 12), "", "manylinux_2_39_riscv64", 0, (0, 0), (0, 0)),
+    ("cp313_manylinux_2_38_loongarch64", (3, 13), "", "manylinux_2_38_loongarch64", 0, (0, 0), (0, 0)),
+    ("cp312_musllinux_1_2_riscv64", (3, 12), "", "musllinux_1_2_riscv64", 0, (0, 0), (0, 0)),
+    ("cp312_linux_riscv64_glibc_2_35", (3, 12), "", "linux_riscv64", 0, (2, 35), (0, 0)),
+    # free-threaded builds: abi3t where a GIL build has abi3 (PEP 803)
+    ("cp313t_win_amd64", (3, 13), "cp313t", "win_amd64", 0, (0, 0), (0, 0)),
+    ("cp315t_manylinux_2_28_x86_64", (3, 15), "cp315t", "manylinux_2_28_x86_64", 0, (0, 0), (0, 0)),
+    ("cp314td_musllinux_1_2_aarch64", (3, 14), "cp314td", "musllinux_1_2_aarch64", 0, (0, 0), (0, 0)),
 ]
 
-_MANYLINUX_ARCHES = {"x86_64", "i686", "aarch64", "ppc64", "ppc64le", "s390x", "armv7l"}
+# packaging's own list of arches, plus the two it proves from the interpreter's ELF header
+# (armhf, i686), which a target naming the tag asserts; wheelpick goes further and accepts any
+# arch (README, Standards), which test_tags checks apart from these fixtures
+_MANYLINUX_ARCHES = set(_manylinux._ALLOWED_ARCHS) | {"i686", "armv7l"}
 
 
 def manylinux(glibc, arch):
