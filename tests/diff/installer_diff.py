@@ -16,7 +16,9 @@ the same RECORD rows; a wheel installer refuses, wheelpick refuses too. Kept, an
     bytes: installer (and pip) write "#!PATH", which the kernel cannot run; wheelpick writes the
     /bin/sh form installer uses for launchers, so the script runs;
   - a RECORD row of a .data/platlib file when platlib is purelib: installer writes "./plat.py"
-    (its relative prefix for another scheme), pip and wheelpick "plat.py", the same file.
+    (its relative prefix for another scheme), pip and wheelpick "plat.py", the same file;
+  - a __pycache__ member of the wheel: installer skips it with a warning, pip (23.2.1 here) and
+    wheelpick install it, RECORD row and all.
 A RECORD row of a file under bin/ (whose bytes hold the venv's own path) is compared by path and
 size, not hash.
 
@@ -33,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import warnings
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -109,6 +112,8 @@ VECTORS = [
     ("meta", FANCY, {}, {}, True, "test_core::test_ensure_non_executable_for_additional_metadata"),
     ("signed", FANCY, {}, {"extra": {"RECORD.jws": b"{}", "RECORD.p7s": b"\x30\x00"}}, True,
      "test_sources::(RECORD.jws and RECORD.p7s not in RECORD)"),
+    ("pyc", dict(FANCY, **{"fancy/__pycache__/__init__.cpython-311.pyc": b"\x00" * 16}), {}, {}, True,
+     "test_core::test_skips_pycache_and_warns"),
 ]
 # test_scripts: the interpreter plain, with a space, and past 127 bytes
 PATHS = [("plain", "test_scripts::test_script_generate_simple"),
@@ -131,14 +136,16 @@ def by_installer(venv, whl, name):
         {"purelib": pure, "platlib": plat, "scripts": scripts, "data": data,
          "headers": os.path.join(prefix, "include", "site", "python" + xy, name)},
         interpreter=py, script_kind="posix")
-    with WheelFile.open(whl) as src:
+    with WheelFile.open(whl) as src, warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # its __pycache__ warning: counted as kept
         installer.install(src, dest, {"INSTALLER": b"wheelpick\n"})
 
 
 def tree(root):
     out = {}
     for d, dirs, files in os.walk(root):
-        dirs[:] = [x for x in dirs if x != "__pycache__"]
+        # a __pycache__ a wheel carries is compared too (installer skips it); the interpreter's
+        # own (none here: nothing is compiled) would not be
         for f in files:
             p = os.path.join(d, f)
             if os.path.islink(p):
@@ -232,7 +239,7 @@ def main():
                         out = set()
                         for row in rows:
                             path = row[0]
-                            if path.endswith(".dist-info/REQUESTED"):
+                            if path.endswith(".dist-info/REQUESTED") or "/__pycache__/" in "/" + path:
                                 continue
                             if theirs and path.startswith("./"):
                                 path = path[2:]  # kept: installer's prefix when platlib is purelib
@@ -250,13 +257,15 @@ def main():
                         print("MISMATCH %s: %s rows differ: installer only %s; wheelpick only %s" % (
                             label, rel, sorted(ra - rb)[:4], sorted(rb - ra)[:4]))
                 for rel in tb:
-                    if rel not in ta and not rel.endswith(".dist-info/REQUESTED"):
+                    if rel not in ta and "/__pycache__/" in rel:
+                        kept += 1  # pip installs it too
+                    elif rel not in ta and not rel.endswith(".dist-info/REQUESTED"):
                         bad += 1
                         print("MISMATCH %s: %s installed by wheelpick only" % (label, rel))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("installer_diff: pypa/installer %s (vendored): %d vectors installed both ways, %d files compared "
-          "(%d kept: pip's launcher body, runnable #!python scripts); %d mismatches" % (installer.__version__, vectors, files, kept, bad))
+          "(%d kept: pip's launcher body, runnable #!python scripts, a wheel's __pycache__); %d mismatches" % (installer.__version__, vectors, files, kept, bad))
     return 1 if bad else 0
 
 
