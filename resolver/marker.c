@@ -1,4 +1,4 @@
-/* resolver/marker.c: PEP 508 markers: tokenise and parse as packaging 24.2, print, evaluate. Pure. */
+/* resolver/marker.c: PEP 508 markers: tokenise and parse as packaging, print, evaluate by the living dependency-specifiers text. Pure. */
 #include "resolver/marker.h"
 
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* resolver/marker.h: PEP 508 environment markers: parse to a tree, print, evaluate, as packaging 24.2. */
+/* resolver/marker.h: PEP 508 environment markers: parse to a tree, print, evaluate (the dependency-specifiers text of 2026-01-10). */
 /* Ownership: a struct wp_marker owns its tree (wp_marker_release frees it). A struct wp_marker_env
  * is plain data with fixed-size fields, copyable by assignment. Nothing here keeps its arguments. */
 #ifndef WP_MARKER_H
