@@ -434,6 +434,85 @@ static void test_divergences(void **state)
 	wp_marker_release(&m);
 }
 
+/* packaging HEAD's own tests/test_markers.py (053c8846), TestOperatorEvaluation and
+ * TestMarker.test_evaluates / test_version_like_equality, which the 2026-01-10 text agrees with:
+ * wheelpick answers each as packaging HEAD does. */
+static int eval_rc(const char *marker, const struct wp_marker_env *env)
+{
+	struct wp_marker m;
+	struct wp_err err = WP_ERR_INIT;
+	bool result = false;
+	marker_ok(&m, marker, strlen(marker));
+	int rc = wp_marker_evaluate(&m, env, &result, &err);
+	wp_marker_release(&m);
+	return rc < 0 ? rc : result;
+}
+
+static void test_head_suite(void **state)
+{
+	struct wp_marker_env env;
+	default_env(&env);
+	/* test_prefers_pep440, test_new_string_rules, test_allows_prerelease */
+	assert_int_equal(wp_marker_env_set(&env, "python_full_version", "2.7.10", NULL), 0);
+	assert_true(eval_text("\"2.7.9\" < python_full_version", &env));
+	assert_int_equal(wp_marker_env_set(&env, "python_full_version", "2.7.8", NULL), 0);
+	assert_false(eval_text("\"2.7.9\" < python_full_version", &env));
+	assert_int_equal(wp_marker_env_set(&env, "python_full_version", "c", NULL), 0);
+	assert_false(eval_text("\"b\" < python_full_version", &env));
+	assert_int_equal(wp_marker_env_set(&env, "python_full_version", "a", NULL), 0);
+	assert_false(eval_text("\"b\" < python_full_version", &env));
+	assert_false(eval_text("\"b\" > \"a\"", &env));
+	assert_false(eval_text("\"b\" < \"a\"", &env));
+	assert_false(eval_text("\"b\" >= \"a\"", &env));
+	assert_false(eval_text("\"b\" <= \"a\"", &env));
+	assert_true(eval_text("\"a\" <= \"a\"", &env));
+	assert_int_equal(wp_marker_env_set(&env, "python_full_version", "3.11.0a5", NULL), 0);
+	assert_true(eval_text("python_full_version > \"3.6.2\"", &env));
+	/* test_fails_when_undefined, test_arbitrary_equality_on_non_version_key_is_undefined */
+	assert_int_equal(eval_rc("'2.7.0' ~= os_name", &env), -WPE_PARSE);
+	assert_int_equal(eval_rc("os_name === 'posix'", &env), -WPE_PARSE);
+	assert_int_equal(eval_rc("sys_platform === 'linux'", &env), -WPE_PARSE);
+	/* test_evaluates */
+	assert_int_equal(wp_marker_env_set(&env, "python_version", "2.7.5", NULL), 0);
+	assert_true(eval_text("'2.7' in python_version", &env));
+	assert_int_equal(wp_marker_env_set(&env, "python_version", "2.7", NULL), 0);
+	assert_false(eval_text("'2.7' not in python_version", &env));
+	assert_int_equal(wp_marker_env_set(&env, "os_name", "foo", NULL), 0);
+	assert_int_equal(wp_marker_env_set(&env, "python_version", "2.7.6", NULL), 0);
+	assert_true(eval_text("os_name == 'foo' and python_version ~= '2.7.0'", &env));
+	assert_int_equal(wp_marker_env_set(&env, "python_version", "2.7.4", NULL), 0);
+	assert_true(eval_text("python_version ~= '2.7.0' and (os_name == 'foo' or os_name == 'bar')", &env));
+	assert_int_equal(wp_marker_env_set(&env, "os_name", "other", NULL), 0);
+	assert_false(eval_text("python_version ~= '2.7.0' and (os_name == 'foo' or os_name == 'bar')", &env));
+	static const struct {
+		const char *marker, *extra;
+		bool want;
+	} extras[] = {
+		{ "extra == 'security'", "quux", false }, { "extra == 'security'", "security", true },
+		{ "extra == 'SECURITY'", "security", true }, { "extra == 'security'", "SECURITY", true },
+		{ "extra == 'pep-685-norm'", "PEP_685...norm", true },
+		{ "extra == 'Different.punctuation..is...equal'", "different__punctuation_is_EQUAL", true },
+		/* test_version_like_equality: extras are names, never versions */
+		{ "extra == \"v2\"", "", false }, { "extra == \"v2\"", "v2", true }, { "extra == \"v2\"", "v2a3", false },
+		{ "extra == \"v2a3\"", "v2", false }, { "extra == \"v2a3\"", "v2a3", true },
+	};
+	for (size_t i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
+		assert_int_equal(wp_marker_env_set(&env, "extra", extras[i].extra, NULL), 0);
+		if (eval_text(extras[i].marker, &env) != extras[i].want)
+			fail_msg("'%s' with extra '%s'", extras[i].marker, extras[i].extra);
+	}
+	/* test_extras_and_dependency_groups: a lock file's sets; outside one, an error */
+	assert_int_equal(eval_rc("\"foo\" in extras", &env), -WPE_PARSE);
+	env.lock_sets = true;
+	assert_int_equal(wp_marker_env_set(&env, "extras", "foo\nbar", NULL), 0);
+	assert_true(eval_text("\"Foo\" in extras", &env));
+	assert_false(eval_text("\"baz\" in extras and \"foo\" in extras", &env));
+	assert_true(eval_text("\"baz\" not in extras", &env));
+	/* test_set_valued_marker_on_lhs_raises_undefined_comparison */
+	assert_int_equal(eval_rc("extras == 'foo'", &env), -WPE_PARSE);
+	assert_int_equal(eval_rc("dependency_groups >= 'foo'", &env), -WPE_PARSE);
+}
+
 static void test_parse_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -511,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_env_from_target),
 		cmocka_unit_test(test_semantics),
 		cmocka_unit_test(test_divergences),
+		cmocka_unit_test(test_head_suite),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_format),
 	};
