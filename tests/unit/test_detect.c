@@ -25,10 +25,10 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "resolver/wheelvariant.h" /* the providers' list a profile holds */
 #include "env/detect.h"
 #include "env/detect_hw.h"
 #include "env/profile.h"
-#include "resolver/wheelvariant.h"
 
 static char fixtures[PATH_MAX]; /* tests/fixtures/detect, absolute */
 static char host_machine[32];
