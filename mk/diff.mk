@@ -15,8 +15,8 @@
 #     packaging HEAD's Pylock.from_dict and Pylock.select about real and generated locks;
 #   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from packaging HEAD
 #     and fails when they differ from the committed ones that test_tags compares us against;
-#   - wheel installs: tests/diff/installer_diff.py installs pypa/installer's vectors (vendored,
-#     tests/diff/installer_ref/) with it and with `wheelpick install`, and compares the trees.
+#   - wheel installs: tests/diff/installer_diff.py installs pypa/installer's vectors with it (Debian's
+#     python3-installer) and with `wheelpick install`, and compares the trees.
 DIFF_DRIVER := $(BUILD)/tests/pep440_driver
 
 $(DIFF_DRIVER): tests/diff/pep440_driver.c $(BUILD)/libwp.a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/diff/installer_diff.py: `wheelpick install` against pypa/installer (vendored), tree by tree.
+"""tests/diff/installer_diff.py: `wheelpick install` against pypa/installer (Debian's python3-installer), tree by tree.
 
 pypa/installer's own test vectors (tests/test_core.py, tests/test_scripts.py, tests/test_sources.py),
 built as real wheels, go into two fresh venvs whose paths have the same length: one by installer's
@@ -39,13 +39,21 @@ import warnings
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "installer_ref"))
+# The reference is Debian's python3-installer (make deps installs it): pypa/installer's own code,
+# packaged, not a copy of it in this tree. The interpreter running this file may be another
+# (a pyenv Python ahead of /usr/bin on PATH), so Debian's dist-packages is looked in too.
+DEBIAN_DIST = "/usr/lib/python3/dist-packages"
 sys.dont_write_bytecode = True
-import installer  # noqa: E402
+try:
+    import installer  # noqa: E402
+except ImportError:
+    if not os.path.isdir(os.path.join(DEBIAN_DIST, "installer")):
+        sys.exit("installer_diff: pypa/installer is missing: apt-get install python3-installer (make deps)")
+    sys.path.append(DEBIAN_DIST)
+    import installer  # noqa: E402
 from installer.destinations import SchemeDictionaryDestination  # noqa: E402
 from installer.sources import WheelFile  # noqa: E402
 
-assert installer.__file__.startswith(os.path.join(HERE, "installer_ref")), installer.__file__
 
 
 def rec_hash(data):
@@ -189,6 +197,13 @@ def main():
                                    env=dict(os.environ, WHEELPICK_CACHE_DIR=os.path.join(tmp, "cache")))
                 ok_b = r.returncode == 0
                 label = "%s [%s] (%s; %s)" % (name, pname[:12], vector, pvector)
+                if (not ok_a and ok_b and accepts and ("RECORD.jws" in why_a or "RECORD.p7s" in why_a)
+                        and "not mentioned in RECORD" in why_a):
+                    # installer before 0.7 (Debian 12 packages 0.6.0) wants the signature files in
+                    # RECORD; the wheel spec says RECORD.jws and RECORD.p7s are not in it.
+                    kept += 1
+                    print("kept %s: installer %s refuses a signed wheel the spec allows" % (label, installer.__version__))
+                    continue
                 if ok_a != ok_b or ok_a != accepts:
                     bad += 1
                     print("MISMATCH %s: installer %s, wheelpick exit %d %s" % (
@@ -264,8 +279,8 @@ def main():
                         print("MISMATCH %s: %s installed by wheelpick only" % (label, rel))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("installer_diff: pypa/installer %s (vendored): %d vectors installed both ways, %d files compared "
-          "(%d kept: pip's launcher body, runnable #!python scripts, a wheel's __pycache__); %d mismatches" % (installer.__version__, vectors, files, kept, bad))
+    print("installer_diff: pypa/installer %s (Debian's python3-installer): %d vectors installed both ways, %d files compared "
+          "(%d kept: pip's launcher body, runnable #!python scripts, a wheel's __pycache__, signed wheels before installer 0.7); %d mismatches" % (installer.__version__, vectors, files, kept, bad))
     return 1 if bad else 0
 
 
