@@ -41,7 +41,7 @@ TEST_LDLIBS := $(shell pkg-config --libs $(LAZY_PKGS) 2>/dev/null)
 # binutils: objdump reads the SONAMEs of the lazily loaded libraries (gcc brings it; named anyway).
 DEB_PKGS := gcc binutils make pkg-config libcurl4-openssl-dev libxml2-dev libarchive-dev libsqlite3-dev \
             libssl-dev libyajl-dev libmsgpack-dev libcmocka-dev zlib1g-dev zstd bzip2 nginx-light openssl python3 python3-pip python3-msgpack \
-            clang sqlite3 valgrind curl man-db groff-base zsh fish python3-jsonschema python3-venv nodejs libisal-dev
+            clang sqlite3 valgrind curl man-db groff-base zsh fish python3-jsonschema python3-venv python3-installer nodejs libisal-dev
 # tests/cli/t-conda-rattler.sh solves with rattler (conda's Rust library, as WebAssembly under node),
 # installed from the npm registry into NODE_DIR by `make deps`. npm comes with NodeSource's nodejs;
 # Debian's own npm package is installed only where there is no npm (it conflicts with NodeSource's).

@@ -22,7 +22,9 @@ static void print_plan_text(const struct wp_plan *plan, bool explain)
 			const struct wp_plan_file *f = &plan->files[i];
 			if (f->target != t)
 				continue;
-			printf("  %s %s%s%s%s\n", f->project, f->version, f->required_by ? "  (needed by " : "",
+			/* a pylock.toml archive may have no version */
+			printf("  %s %s%s%s%s\n", f->project, f->version && f->version[0] ? f->version : "(version unknown)",
+			       f->required_by ? "  (needed by " : "",
 			       f->required_by ? f->required_by : "", f->required_by ? ")" : "");
 			printf("    %s\n", f->where);
 			if (!f->required_by || explain)

@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "resolver/ask.h"
+#include "resolver/wheelvariant.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,6 +71,52 @@ static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 		snprintf(v, sizeof(v), "v%d", t->x86_64_level);
 		wp_json_kstr(w, "x86_64_level", v);
 	}
+	/* PEP 825 providers draft: the machine as a list of compatible features, namespace ->
+	 * feature -> values (most preferred first), which a machine elsewhere picks variants from
+	 * with no provider code */
+	struct wp_buf props = WP_BUF_INIT;
+	wp_target_variant_props(t, &props);
+	wp_json_key(w, "variant_properties");
+	wp_json_obj(w);
+	char ns[160] = "", feat[160] = "";
+	bool open_ns = false, open_feat = false;
+	for (const char *p = props.data ? props.data : ""; *p;) {
+		size_t n = strcspn(p, "\n");
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+		char *a1 = strstr(line, " :: "), *a2 = a1 ? strstr(a1 + 4, " :: ") : NULL;
+		if (!a2)
+			continue;
+		*a1 = *a2 = 0;
+		if (!open_ns || strcmp(ns, line)) {
+			if (open_feat)
+				wp_json_arr_end(w);
+			if (open_ns)
+				wp_json_obj_end(w);
+			snprintf(ns, sizeof(ns), "%s", line);
+			wp_json_key(w, ns);
+			wp_json_obj(w);
+			open_ns = true;
+			open_feat = false;
+		}
+		if (!open_feat || strcmp(feat, a1 + 4)) {
+			if (open_feat)
+				wp_json_arr_end(w);
+			snprintf(feat, sizeof(feat), "%s", a1 + 4);
+			wp_json_key(w, feat);
+			wp_json_arr(w);
+			open_feat = true;
+		}
+		wp_json_str(w, a2 + 4);
+	}
+	if (open_feat)
+		wp_json_arr_end(w);
+	if (open_ns)
+		wp_json_obj_end(w);
+	wp_json_obj_end(w);
+	wp_buf_free(&props);
+
 	wp_json_obj_end(w);
 }
 
@@ -349,6 +396,38 @@ gpus:
 		if (!ip || wp_target_add_intel_ip(t, ip, &ie) < 0)
 			return wp_fail(err, -WPE_USAGE, "profile '%s': 'intel_device_ips' holds something other than an "
 				       "Intel device IP such as \"20.1.0\"", file);
+	}
+	/* PEP 825 providers draft: a list of compatible features, used alone when present */
+	x = wp_json_get(tg, "variant_properties");
+	if (wp_json_type(x) > WP_JSON_NULL) {
+		if (wp_json_type(x) != WP_JSON_OBJECT)
+			return wp_fail(err, -WPE_USAGE, "profile '%s': 'variant_properties' must be an object of "
+				       "namespaces, each an object of features, each a list of values", file);
+		for (size_t i = 0; i < wp_json_len(x); i++) {
+			const char *ns = wp_json_key_at(x, i);
+			const struct wp_json_val *fo = wp_json_at(x, i);
+			if (wp_json_type(fo) != WP_JSON_OBJECT)
+				return wp_fail(err, -WPE_USAGE, "profile '%s': 'variant_properties' namespace '%s' is not "
+					       "an object of features", file, ns ? ns : "");
+			for (size_t k = 0; k < wp_json_len(fo); k++) {
+				const char *feat = wp_json_key_at(fo, k);
+				const struct wp_json_val *vals = wp_json_at(fo, k);
+				if (wp_json_type(vals) != WP_JSON_ARRAY)
+					return wp_fail(err, -WPE_USAGE, "profile '%s': 'variant_properties' %s :: %s is not a "
+						       "list of values", file, ns, feat ? feat : "");
+				for (size_t j = 0; j < wp_json_len(vals); j++) {
+					const char *val = wp_json_as_str(wp_json_at(vals, j));
+					struct wp_err ve = WP_ERR_INIT;
+					if (!val || wp_target_add_variant_prop(t, ns, feat, val, &ve) < 0)
+						return wp_fail(err, -WPE_USAGE, "profile '%s': %s", file,
+							       val ? ve.msg : "a variant property value is not a string");
+				}
+			}
+			if (!wp_json_len(fo))
+				t->variant_given = true; /* a namespace named with nothing: still the user's list */
+		}
+		if (!wp_json_len(x))
+			t->variant_given = true; /* {} : this machine supports no variant property */
 	}
 	const char *lv = wp_json_get_str(tg, "x86_64_level");
 	if (lv && wp_target_set_x86_64_level(t, lv, err) < 0)

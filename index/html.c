@@ -163,6 +163,8 @@ static void file_anchor(struct page *pg, const char *href, const xmlChar **atts)
 		.build_number = -1,
 		.timestamp = -1,
 	};
+	if (kind == WP_KIND_VARIANTS) /* PEP 825: these attributes mean nothing for it; ignored */
+		rec.requires_python = rec.yanked = rec.core_metadata = NULL;
 	int rc = pg->sink(pg->ctx, &rec, pg->err);
 	if (rc < 0)
 		stop(pg, rc);

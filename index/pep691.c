@@ -284,6 +284,11 @@ static void emit_file(struct jp *j)
 		.build_number = -1,
 		.timestamp = -1,
 	};
+	if (kind == WP_KIND_VARIANTS) {
+		/* PEP 825 (Provisional, as revised 2026-08-19): core-metadata, requires-python and
+		 * yanked mean nothing for a variants.json, and tools ignore them */
+		rec.requires_python = rec.yanked = rec.core_metadata = NULL;
+	}
 	int rc = j->sink(j->ctx, &rec, j->err);
 	if (rc < 0)
 		j->rc = rc;

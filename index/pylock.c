@@ -771,6 +771,7 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 
 	*out = NULL;
 	*n = 0;
+	env.lock_sets = true; /* packages.marker may test extras and dependency_groups */
 	if ((rc = set_names(env.extras, w->extras, w->nextras, err)) < 0)
 		return rc;
 	if (w->groups)

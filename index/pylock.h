@@ -6,9 +6,10 @@
  *
  * Who uses it: `wheelpick verify pylock.toml`, `pick --lock pylock.toml` (ops/wheel/pylock_fetch.c) and
  * `wheelpick install pylock.toml`. This module reads and selects only: it fetches nothing,
- * verifies no hash and never refuses a source kind; the caller decides what it can honor (wheel
- * files by url or path; wheelpick builds nothing, so sdist, archive, directory and vcs picks are
- * the caller's to refuse with a message naming the package).
+ * verifies no hash and never refuses a source kind; the caller decides what it can honor (pick
+ * --lock fetches wheel, sdist and archive files by url or path; wheelpick builds nothing, so
+ * install refuses sdists and archives, and both refuse directory and vcs picks, naming the
+ * package).
  *
  * One deliberate difference from packaging: a wheel name with a PEP 825 variant label
  * ({name}-{version}-{py}-{abi}-{plat}-{label}.whl) is read as the wheel it is (packaging HEAD

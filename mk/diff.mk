@@ -14,7 +14,9 @@
 #   - PEP 751 (pylock.toml read and selected from): tests/diff/pylock_diff.py asks the vendored
 #     packaging HEAD's Pylock.from_dict and Pylock.select about real and generated locks;
 #   - PEP 425 tags: tests/diff/tags_diff.py --check regenerates the tag fixtures from packaging HEAD
-#     and fails when they differ from the committed ones that test_tags compares us against.
+#     and fails when they differ from the committed ones that test_tags compares us against;
+#   - wheel installs: tests/diff/installer_diff.py installs pypa/installer's vectors with it (Debian's
+#     python3-installer) and with `wheelpick install`, and compares the trees.
 DIFF_DRIVER := $(BUILD)/tests/pep440_driver
 
 $(DIFF_DRIVER): tests/diff/pep440_driver.c $(BUILD)/libwp.a
@@ -40,7 +42,7 @@ $(VARIANTS_DRIVER): tests/diff/variants_driver.c $(BUILD)/libwp.a
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS)
 
 .PHONY: difftest
-difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER) $(VARIANTS_DRIVER)
+difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER) $(VARIANTS_DRIVER) $(BUILD)/wheelpick
 	@pass=0; fail=0; \
 	if python3 tests/diff/pep440_diff.py --driver $(DIFF_DRIVER) --count $${DIFF_COUNT:-2000} >$(RESULTS)/diff-pep440.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    pep440 differential ($$(tail -1 $(RESULTS)/diff-pep440.log))"; \
@@ -66,6 +68,9 @@ difftest: $(DIFF_DRIVER) $(TOML_DRIVER) $(PYLOCK_DRIVER) $(VARIANTS_DRIVER)
 	if python3 tests/diff/tags_diff.py --check >$(RESULTS)/diff-tags.log 2>&1; \
 	then pass=$$((pass+1)); echo "ok    tags differential ($$(tail -1 $(RESULTS)/diff-tags.log))"; \
 	else fail=$$((fail+1)); echo "FAIL  tags differential"; tail -20 $(RESULTS)/diff-tags.log; fi; \
+	if python3 tests/diff/installer_diff.py --wheelpick $(BUILD)/wheelpick >$(RESULTS)/diff-installer.log 2>&1; \
+	then pass=$$((pass+1)); echo "ok    installer differential ($$(tail -1 $(RESULTS)/diff-installer.log))"; \
+	else fail=$$((fail+1)); echo "FAIL  installer differential"; tail -20 $(RESULTS)/diff-installer.log; fi; \
 	mkdir -p $(RESULTS); echo "$$pass $$fail 0" >$(RESULTS)/diff.count; \
 	echo "difftest: $$pass passed, $$fail failed"; \
 	[ $$fail = 0 ] || [ "$${WP_DEFER_FAIL:-0}" = 1 ]

@@ -1,10 +1,11 @@
-/* resolver/marker.c: PEP 508 markers: tokenise and parse as packaging 24.2, print, evaluate. Pure. */
+/* resolver/marker.c: PEP 508 markers: tokenise and parse as packaging, print, evaluate by the living dependency-specifiers text. Pure. */
 #include "resolver/marker.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/mem.h"
 #include "base/str.h"
@@ -647,15 +648,48 @@ int wp_marker_format(const struct wp_marker *m, struct wp_buf *out)
 
 /* ---- evaluation ---- */
 
+/* The field types of the living dependency-specifiers text (revised 2026-01-10, "Marker field
+ * types"): they decide what an operator means. */
+enum kind {
+	K_STRING,         /* os_name, sys_platform, platform_machine, ...: opaque strings */
+	K_VERSION,        /* python_version, python_full_version, implementation_version */
+	K_VERSION_STRING, /* platform_release, platform_version; and a comparison naming no field */
+	K_EXTRA,          /* extra: == and != only */
+};
+
+static enum kind kind_of(enum var v)
+{
+	switch (v) {
+	case V_PYTHON_VERSION:
+	case V_PYTHON_FULL_VERSION:
+	case V_IMPLEMENTATION_VERSION: return K_VERSION;
+	case V_PLATFORM_RELEASE:
+	case V_PLATFORM_VERSION: return K_VERSION_STRING;
+	case V_EXTRA: return K_EXTRA;
+	default: return K_STRING;
+	}
+}
+
 /* 1 true, 0 false, negative -WPE_* */
-static int eval_op(const char *lhs, enum op op, const char *rhs, struct wp_err *err)
+static int eval_op(const char *lhs, enum op op, const char *rhs, enum kind kind, struct wp_err *err)
 {
 	struct wp_specifier sp;
 	struct wp_version v;
 	struct wp_err local = WP_ERR_INIT;
-	int c, rc;
+	int rc;
 
-	if (op != OP_IN && op != OP_NOT_IN) {
+	/* "Other comparison operations on extra are not defined ... installation tools SHOULD
+	 * evaluate them as False" */
+	if (kind == K_EXTRA)
+		return op == OP_EQ ? !strcmp(lhs, rhs) : op == OP_NE ? strcmp(lhs, rhs) != 0 : 0;
+	if (op == OP_IN)
+		return strstr(rhs, lhs) != NULL;
+	if (op == OP_NOT_IN)
+		return strstr(rhs, lhs) == NULL;
+	if (kind != K_STRING) {
+		/* version semantics "when either both the marker field value and the user supplied
+		 * constant can be parsed as valid version specifiers or the === arbitrary equivalence
+		 * comparison operator is used" */
 		char *text = wp_xasprintf("%s%s", op_names[op], rhs);
 		rc = wp_specifier_parse(&sp, text, strlen(text), &local);
 		free(text);
@@ -674,25 +708,26 @@ static int eval_op(const char *lhs, enum op op, const char *rhs, struct wp_err *
 			if (rc == -WPE_TOO_BIG)
 				return wp_fail(err, rc, "marker value '%s': %s", lhs, local.msg);
 		}
+		/* PEP 440's arbitrary equality is string equality (packaging: case-insensitive),
+		 * whatever either side holds: platform_release === "6.1.0-17-amd64" */
+		if (op == OP_ARB)
+			return strcasecmp(lhs, rhs) == 0;
+		/* else "fall back to String field comparison logic", where installers "MAY instead
+		 * interpret [~=] as equivalent to ==": platform_release ~= "6.1" on a Debian kernel's
+		 * "6.1.0-17-amd64" is False, not an error that would refuse the version */
+		if (op == OP_COMPAT)
+			return strcmp(lhs, rhs) == 0;
 	}
 	switch (op) {
-	case OP_IN: return strstr(rhs, lhs) != NULL;
-	case OP_NOT_IN: return strstr(rhs, lhs) == NULL;
-	case OP_ARB:
-	case OP_COMPAT:
+	case OP_EQ:
+	case OP_LE:
+	case OP_GE: return strcmp(lhs, rhs) == 0; /* "treat >= and <= as equivalent to ==" */
+	case OP_NE: return strcmp(lhs, rhs) != 0;
+	case OP_LT:
+	case OP_GT: return 0; /* "treat > and < as always being False" */
+	default:
 		return wp_fail(err, -WPE_PARSE, "marker compares '%s' %s '%s', which has no meaning for strings", lhs,
 			       op_names[op], rhs);
-	default: break;
-	}
-	c = strcmp(lhs, rhs);
-	switch (op) {
-	case OP_EQ: return c == 0;
-	case OP_NE: return c != 0;
-	case OP_LT: return c < 0;
-	case OP_LE: return c <= 0;
-	case OP_GT: return c > 0;
-	case OP_GE: return c >= 0;
-	default: return 0;
 	}
 }
 
@@ -753,10 +788,15 @@ static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_e
 				       "'VALUE' in SET");
 		l = node->lhs.is_var ? cfield(env, node->lhs.var) : node->lhs.value;
 		r = node->rhs.is_var ? cfield(env, node->rhs.var) : node->rhs.value;
-		return eval_op(l, node->op, r, err);
+		return eval_op(l, node->op, r, K_VERSION_STRING, err);
 	}
 	key = node->lhs.is_var ? node->lhs.var : node->rhs.var;
 	const char *value = cfield(env, key);
+	if ((key == V_EXTRAS || key == V_DEPENDENCY_GROUPS) && !env->lock_sets)
+		/* "Outside lock file processing, marker evaluation environments DO NOT need to define
+		 * these fields", and an undefined field "SHOULD render a package version ineligible" */
+		return wp_fail(err, -WPE_PARSE, "marker names '%s', which only a lock file's packages.marker "
+			       "defines", vars[key].name);
 	if (is_set(key))
 		return eval_set(node, key, value, err);
 	/* packaging repairs a python_full_version like "3.11.0+" (a CPython built from git) */
@@ -773,7 +813,7 @@ static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_e
 		l = wp_buf_cstr(&nl);
 		r = wp_buf_cstr(&nr);
 	}
-	rc = eval_op(l, node->op, r, err);
+	rc = eval_op(l, node->op, r, kind_of(key), err);
 	wp_buf_free(&nl);
 	wp_buf_free(&nr);
 	return rc;

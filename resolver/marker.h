@@ -1,4 +1,4 @@
-/* resolver/marker.h: PEP 508 environment markers: parse to a tree, print, evaluate, as packaging 24.2. */
+/* resolver/marker.h: PEP 508 environment markers: parse to a tree, print, evaluate (the dependency-specifiers text of 2026-01-10). */
 /* Ownership: a struct wp_marker owns its tree (wp_marker_release frees it). A struct wp_marker_env
  * is plain data with fixed-size fields, copyable by assignment. Nothing here keeps its arguments. */
 #ifndef WP_MARKER_H
@@ -43,6 +43,9 @@ struct wp_marker_env {
 	 * being installed, one name a line, compared in PEP 503 form ('Test' in extras) */
 	char extras[WP_MARKER_SET_MAX];
 	char dependency_groups[WP_MARKER_SET_MAX];
+	/* extras and dependency_groups are defined (a pylock.toml's packages.marker); elsewhere a
+	 * marker naming them is an error, as the dependency-specifiers text has it */
+	bool lock_sets;
 };
 
 /* Every value "". */
@@ -77,13 +80,16 @@ int wp_marker_parse_at(struct wp_marker *m, const char *s, size_t n, size_t *pos
 void wp_marker_release(struct wp_marker *m);
 /* str(Marker): variables bare, values in double quotes, single spaces, needed parentheses only. */
 int wp_marker_format(const struct wp_marker *m, struct wp_buf *out);
-/* Marker.evaluate(env). Comparisons follow PEP 508 and packaging: a specifier built from the
- * operator and the right-hand value, when both sides are versions; else Python string rules;
- * extra names compared in PEP 503 form. Errors (-WPE_PARSE): an operator with no string meaning
- * (~=, ===) on non-versions, and comparisons with no variable or two. Where packaging 24.2
- * raises InvalidVersion (a version-like right side, a non-version left side, e.g.
- * platform_release >= '6' on "6.1.0-17-amd64"), this falls back to string rules as PEP 508
- * says (and later packaging does). */
+/* Marker.evaluate(env), by the living dependency-specifiers text (revised 2026-01-10): on the
+ * Version fields (python_version, python_full_version, implementation_version) and the
+ * Version | String ones (platform_release, platform_version; and a comparison of two strings or
+ * two variables) a specifier built from the operator and the right-hand value when both sides
+ * are versions, === as case-insensitive string equality whatever they hold, else the String
+ * rules; on String fields ==, != as Python strings, >= and <= as ==, > and < False; in and not
+ * in as Python substrings; extra (names in PEP 503 form) == and != only, anything else False.
+ * Errors (-WPE_PARSE), which make the version that declares the marker ineligible: ~= or ===
+ * on a String field (~= on a non-version), a set used other than 'VALUE' in SET, and extras or
+ * dependency_groups when env->lock_sets is false. */
 int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result,
 		       struct wp_err *err);
 

@@ -11,6 +11,7 @@
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "base/url.h"
 #include "base/vec.h"
 #include "resolver/condaver.h"
 
@@ -493,14 +494,54 @@ static bool is_subdir(struct wp_str s)
 	return false;
 }
 
+static bool cep26_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool cep26_sep(char c)
+{
+	return c == '.' || c == '-' || c == '_';
+}
+
+/* CEP 26's tail, ([a-z0-9]+(\.|-|_|$))*$: runs of letters and digits, one separator apiece */
+static bool cep26_tail(const char *p)
+{
+	while (*p) {
+		if (!cep26_alnum(*p))
+			return false;
+		while (cep26_alnum(*p))
+			p++;
+		if (*p && !cep26_sep(*p++))
+			return false;
+	}
+	return true;
+}
+
+/* conda's _validate_package_name (CEP 26) on a lower-cased name; a glob is not checked beyond its
+ * characters. ^(([a-z0-9])|([a-z0-9_](?!_)))[._-]?TAIL, or a virtual ^__[a-z0-9][._-]?TAIL */
 static bool name_ok(const char *s)
 {
 	if (!*s)
 		return false;
-	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || strchr("-_.*", *s)))
+	for (const char *p = s; *p; p++)
+		if (!(cep26_alnum(*p) || strchr("-_.*", *p)))
 			return false;
-	return true;
+	if (strchr(s, '*'))
+		return true;
+	const char *p = s;
+	if (p[0] == '_' && p[1] == '_') {
+		if (!cep26_alnum(p[2]))
+			return false;
+		p += 3;
+	} else {
+		if (!cep26_alnum(p[0]) && p[0] != '_')
+			return false;
+		p++;
+	}
+	if (cep26_sep(*p))
+		p++;
+	return cep26_tail(p);
 }
 
 static char *lower_dup(struct wp_str s)
@@ -598,7 +639,19 @@ static int parse_brackets(const char *spec, struct wp_str in, struct wp_matchspe
 				set_str(&m->channel, val);
 			}
 		}
-		/* md5, sha256, fn, url, features, track_features, license ...: accepted, not matched on */
+		else if (wp_str_eq(key, "track_features")) {
+			set_str(&m->track_features, val);
+		} else {
+			/* conda's MatchSpec.FIELD_NAMES: the rest are accepted and not matched on */
+			static const char *const fields[] = { "name", "features", "url", "md5", "sha256", "license",
+							      "license_family", "fn", "when", "extras", "flags" };
+			bool known = false;
+			for (size_t i = 0; i < WP_ARRAY_LEN(fields) && !known; i++)
+				known = wp_str_eq(key, fields[i]);
+			if (!known)
+				return wp_fail(err, -WPE_PARSE, "conda spec '%s': conda cannot match on the field '%.*s'",
+					       spec, WP_STR_FMT(key));
+		}
 	}
 }
 
@@ -640,23 +693,63 @@ static bool ends_with_pkg_ext(struct wp_str s)
 	return wp_str_endswith(s, ".tar.bz2") || wp_str_endswith(s, ".conda");
 }
 
-/* pkgs/numpy-1.8.0-py38_0.tar.bz2 or a URL to one: exactly that record. */
+/* conda's Channel(url).canonical_name for a package URL's directory: the anaconda.org channels
+ * by name, the default channels as "defaults", any other as its URL. dir is decoded, without
+ * the subdir. */
+static char *channel_name(struct wp_str dir)
+{
+	static const char *const hosts[] = { "https://conda.anaconda.org/", "http://conda.anaconda.org/",
+					     "https://anaconda.org/", "http://anaconda.org/" };
+	static const char *const defaults[] = { "https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/r",
+						"https://repo.anaconda.com/pkgs/msys2" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(defaults); i++)
+		if (wp_str_eq(dir, defaults[i]))
+			return wp_xstrdup("defaults");
+	for (size_t i = 0; i < WP_ARRAY_LEN(hosts); i++) {
+		size_t hl = strlen(hosts[i]);
+		if (dir.n > hl && !strncmp(dir.p, hosts[i], hl) && !memchr(dir.p + hl, '/', dir.n - hl))
+			return wp_xstrndup(dir.p + hl, dir.n - hl);
+	}
+	return wp_xstrndup(dir.p, dir.n);
+}
+
+/* pkgs/numpy-1.8.0-py38_0.tar.bz2 or a URL to one: exactly that record; a URL's channel and
+ * subdir kept where its directory is a subdir, as conda's _parse_spec_str does. */
 static int parse_pkg_file(const char *spec, struct wp_str s, struct wp_matchspec *m, struct wp_err *err)
 {
-	struct wp_str base = s;
-	wp_str_rcut(&base, '/');
+	char *decoded = NULL;
+	int rc = 0;
+	if (memmem(s.p, s.n, "://", 3)) {
+		/* conda reads a URL's file name percent-decoded: x264-1%21164.3095 is version 1!164.3095 */
+		struct wp_err sub = WP_ERR_INIT;
+		if (wp_url_decode(s.p, s.n, &decoded, &sub) < 0)
+			return wp_fail(err, -WPE_PARSE, "conda spec '%s': %s", spec, sub.msg);
+		s = WP_STR(decoded);
+	}
+	struct wp_str base = s, dir = wp_str_rcut(&base, '/');
 	if (!base.n)
 		base = s;
 	base.n -= wp_str_endswith(base, ".conda") ? 6 : 8;
 	/* rcut returns what comes before the last '-' and leaves what follows in its argument */
 	struct wp_str build = base, name_ver = wp_str_rcut(&build, '-');
 	struct wp_str ver = name_ver, name = wp_str_rcut(&ver, '-');
-	if (!name.n || !ver.n || !build.n)
-		return wp_fail(err, -WPE_PARSE, "conda spec '%s': package file is not name-version-build", spec);
+	if (!name.n || !ver.n || !build.n) {
+		rc = wp_fail(err, -WPE_PARSE, "conda spec '%s': package file is not name-version-build", spec);
+		goto out;
+	}
 	m->name = lower_dup(name);
 	m->version_text = wp_xasprintf("==%.*s", WP_STR_FMT(ver));
 	m->build = wp_xstrndup(build.p, build.n);
-	return 0;
+	if (decoded && dir.n) {
+		struct wp_str sub = dir, chan = wp_str_rcut(&sub, '/');
+		if (chan.n && sub.n && is_subdir(sub)) {
+			m->subdir = wp_xstrndup(sub.p, sub.n);
+			m->channel = channel_name(chan);
+		}
+	}
+out:
+	free(decoded);
+	return rc;
 }
 
 void wp_matchspec_release(struct wp_matchspec *m)
@@ -672,6 +765,7 @@ void wp_matchspec_release(struct wp_matchspec *m)
 		free(m->version);
 	}
 	free(m->build);
+	free(m->track_features);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -690,6 +784,13 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 			return wp_fail(err, -WPE_PARSE, "conda spec '%.60s' has a control character", in);
 	buf = wp_xstrdup(in);
 	struct wp_str s = WP_STR(buf);
+
+	/* conda's "pre-step for ugly backward compat": "mkl@" is *[track_features=mkl] */
+	if (len > 1 && in[len - 1] == '@' && !strpbrk(in, " [#")) {
+		m->name = wp_xstrdup("*");
+		m->track_features = wp_xstrndup(in, len - 1);
+		goto out;
+	}
 
 	/* step 1: '#' comments and ' if ' conditions go */
 	char *hash = strchr(buf, '#');
@@ -736,6 +837,7 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 		m->build = br.build;
 		m->bnum_op = br.bnum_op;
 		m->bnum = br.bnum;
+		m->track_features = br.track_features;
 	}
 	if (memchr(s.p, '[', s.n) || memchr(s.p, ']', s.n)) {
 		rc = wp_fail(err, -WPE_PARSE, "conda spec '%s' has more than one brackets section", in);
@@ -907,6 +1009,8 @@ bool wp_matchspec_match(const struct wp_matchspec *m, const char *name, const ch
 {
 	if (!name || !glob_match(m->name, name, true))
 		return false;
+	if (m->track_features)
+		return false; /* a constraint on a part the caller does not give */
 	if (m->bnum_op != WP_BNUM_ANY) {
 		long long b = build_number, x = m->bnum;
 		if (b < 0)
@@ -945,6 +1049,8 @@ void wp_matchspec_format(const struct wp_matchspec *m, struct wp_buf *out)
 		wp_buf_printf(out, "[build_number=%s%lld]", bops[m->bnum_op], m->bnum);
 	if (!m->channel && m->subdir)
 		wp_buf_printf(out, "[subdir=%s]", m->subdir);
+	if (m->track_features)
+		wp_buf_printf(out, "[track_features=%s]", m->track_features);
 }
 
 /* ---- JSON lists ---- */

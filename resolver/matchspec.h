@@ -35,6 +35,8 @@ struct wp_matchspec {
 	enum wp_bnum_op bnum_op;
 	long long bnum;
 	bool optional;          /* "(optional)": a constrains-style entry */
+	char *track_features;   /* conda's legacy "mkl@" (= "*[track_features=mkl]"); the matchers
+				 * know no record's track_features, so such a spec matches nothing */
 };
 
 #define WP_MATCHSPEC_MAX 4096 /* longest spec string accepted */
@@ -59,7 +61,13 @@ struct wp_matchspec {
  *    that wheelpick does not match on (md5, sha256, fn, url, features, track_features, license)
  *    are accepted and ignored. "(optional)", "# comments" and " if ..." conditions are dropped.
  *  - A package file name or URL ("pkgs/numpy-1.8.0-py38_0.tar.bz2", ".conda") means exactly
- *    that name, version and build.
+ *    that name, version and build; a URL is percent-decoded first ("x264-1%21164.3095-..." is
+ *    version 1!164.3095), and one whose directory is a subdir keeps its channel and subdir
+ *    (conda.anaconda.org/conda-canary/linux-64/... is conda-canary/linux-64; repo.anaconda.com/
+ *    pkgs/main/... is defaults; another host's channel is its URL).
+ *  - Names follow CEP 26 as conda checks them (globs aside): "pkg..name", "pkg--name", "-pkg",
+ *    ".pkg" are refused; brackets take only conda's field names ("blas[invalid=1]" is refused);
+ *    "mkl@" is conda's legacy feature spec "*[track_features=mkl]".
  * -WPE_PARSE with a message naming the spec in quotes for anything conda refuses, and for
  * input longer than WP_MATCHSPEC_MAX. m is zeroed on failure. */
 int wp_matchspec_parse(const char *s, struct wp_matchspec *m, struct wp_err *err);

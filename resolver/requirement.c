@@ -51,10 +51,12 @@ static bool at(const struct rtok *t, char c)
 	return t->pos < t->n && t->s[t->pos] == c;
 }
 
-/* '$': the end, or just before one final newline */
+/* '\Z': the very end. A final newline is not PEP 508 (the dependency-specifiers text's name
+ * regex ends in \Z since 2025-08, "incorrectly permitting trailing newlines"; packaging HEAD
+ * refuses "foo\n" too) */
 static bool at_end(const struct rtok *t)
 {
-	return t->pos == t->n || (t->pos + 1 == t->n && t->s[t->pos] == '\n');
+	return t->pos == t->n;
 }
 
 /* IDENTIFIER: \b[a-zA-Z0-9][a-zA-Z0-9._-]*\b; its length, or 0 */
@@ -201,7 +203,9 @@ int wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n, stru
 		t.pos++;
 		ws(&t);
 		size_t b = t.pos;
-		while (t.pos < n && s[t.pos] != ' ' && s[t.pos] != '\t')
+		/* RFC 3986 has no control bytes in a URI: a newline ends it (packaging keeps "\n" in
+		 * the URL of "foo @ URL\n"; here that requirement is refused) */
+		while (t.pos < n && s[t.pos] != ' ' && s[t.pos] != '\t' && s[t.pos] != '\n' && s[t.pos] != '\r')
 			t.pos++;
 		if (t.pos == b) {
 			rc = expected(&t, "a URL after '@'");

@@ -704,13 +704,29 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			*why = "its metadata has an unreadable Requires-Dist";
 			return 1;
 		}
-		bool applies = !dep.has_marker;
-		for (size_t e = 0; dep.has_marker && e <= s->w[i].nextras && !applies; e++) {
+		bool applies = !dep.has_marker, undefined = false;
+		for (size_t e = 0; dep.has_marker && e <= s->w[i].nextras && !applies && !undefined; e++) {
 			struct wp_marker_env env = venv;
 			snprintf(env.extra, sizeof(env.extra), "%s", e < s->w[i].nextras ? s->w[i].extras[e] : "");
 			bool yes = false;
-			if (wp_marker_evaluate(&dep.marker, &env, &yes, &pe) == 0 && yes)
+			if (wp_marker_evaluate(&dep.marker, &env, &yes, &pe) < 0)
+				undefined = true;
+			else if (yes)
 				applies = true;
+		}
+		if (undefined) {
+			/* the dependency-specifiers text: a marker that cannot be evaluated here (extras
+			 * outside a lock file, ~= on a String field) "SHOULD render a package version
+			 * ineligible", rather than install it with or without that dependency */
+			char *cause = wp_xasprintf("%s (%s) has a Requires-Dist marker wheelpick cannot evaluate: '%s' (%s; "
+						   "from %s)", by, c->filename, m->requires_dist[k], pe.msg,
+						   m->source ? m->source : "its METADATA");
+			set_root_cause(sv, cause);
+			free(cause);
+			sv->bad_metadata = true;
+			wp_requirement_release(&dep);
+			*why = "a Requires-Dist marker cannot be evaluated";
+			return 1;
 		}
 		if (!applies) {
 			wp_requirement_release(&dep);

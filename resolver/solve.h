@@ -96,6 +96,8 @@ struct wp_plan_file {
 	char *path;         /* where the proven file is, once fetched (set by ops/, not the solver) */
 	struct wp_variants *variants; /* PEP 825: for a variant wheel, its release's variant metadata (an owned
 	                                 copy, which ops/wheel/locks.c writes into pylock.toml), else NULL */
+	bool archive;       /* a pylock.toml's packages.archive (a direct reference, no index name); a
+	                       file not named .whl that is not one is an sdist */
 	struct wp_plan_reject *rejects; /* with explain */
 	size_t n_rejects;
 };

@@ -557,32 +557,28 @@ bool wp_specset_contains(const struct wp_specset *set, const struct wp_version *
 size_t wp_specset_filter(const struct wp_specset *set, const struct wp_version *const *vs, size_t n,
 			 enum wp_prereleases pre, bool *keep)
 {
-	size_t kept = 0, pres = 0;
+	size_t kept = 0, finals = 0;
 
+	/* packaging HEAD (26): the call's answer, else the set's own, else YES when a specifier
+	 * names a pre-release, else PEP 440's rule: "accept pre-releases when no final release
+	 * satisfies the specifiers" (SpecifierSet(">=1.2.3").filter(["1.2", "1.5a1"]) is ["1.5a1"];
+	 * 24.2 gave []) */
 	if (pre == WP_PRERELEASES_DEFAULT)
-		pre = wp_specset_prereleases(set);
-	if (set->n) {
-		/* each specifier filters with bool(prereleases), so nothing is set aside */
-		enum wp_prereleases p = pre == WP_PRERELEASES_YES ? WP_PRERELEASES_YES : WP_PRERELEASES_NO;
-		for (size_t i = 0; i < n; i++) {
-			keep[i] = true;
-			for (size_t j = 0; j < set->n && keep[i]; j++)
-				keep[i] = wp_specifier_contains(&set->specs[j], vs[i], p);
-			kept += keep[i];
-		}
-		return kept;
+		pre = set->prereleases;
+	if (pre == WP_PRERELEASES_DEFAULT)
+		for (size_t j = 0; j < set->n && pre == WP_PRERELEASES_DEFAULT; j++)
+			if (wp_specifier_prereleases(&set->specs[j]))
+				pre = WP_PRERELEASES_YES;
+	for (size_t i = 0; i < n; i++) {
+		keep[i] = pre != WP_PRERELEASES_NO || !wp_version_is_prerelease(vs[i]);
+		for (size_t j = 0; j < set->n && keep[i]; j++)
+			keep[i] = wp_specifier_contains(&set->specs[j], vs[i], WP_PRERELEASES_YES);
+		finals += keep[i] && !wp_version_is_prerelease(vs[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
-		bool is_pre = wp_version_is_prerelease(vs[i]);
-		keep[i] = !(is_pre && pre != WP_PRERELEASES_YES);
+		if (keep[i] && pre == WP_PRERELEASES_DEFAULT && finals && wp_version_is_prerelease(vs[i]))
+			keep[i] = false; /* a final release matched: pre-releases are not needed */
 		kept += keep[i];
-		pres += is_pre;
-	}
-	if (!kept && pres && pre == WP_PRERELEASES_DEFAULT) {
-		/* only pre-releases, and nobody said no: take them */
-		for (size_t i = 0; i < n; i++)
-			keep[i] = true;
-		return n;
 	}
 	return kept;
 }

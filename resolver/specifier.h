@@ -82,8 +82,10 @@ int wp_specset_format(const struct wp_specset *set, struct wp_buf *out);
 enum wp_prereleases wp_specset_prereleases(const struct wp_specset *set);
 /* SpecifierSet.contains(v, prereleases): every specifier contains v. */
 bool wp_specset_contains(const struct wp_specset *set, const struct wp_version *v, enum wp_prereleases pre);
-/* SpecifierSet.filter: like contains, except that an empty set falls back to pre-releases when
- * vs has nothing else. keep[i] says whether vs[i] is yielded; returns how many are. */
+/* SpecifierSet.filter as packaging HEAD and PEP 440: pre-releases count when pre (else the set's
+ * own setting) says YES or a specifier names one; with neither, they are kept only when no final
+ * release matches (">=1.2.3" over 1.2, 1.5a1 keeps 1.5a1). keep[i] says whether vs[i] is
+ * yielded; returns how many are. */
 size_t wp_specset_filter(const struct wp_specset *set, const struct wp_version *const *vs, size_t n,
 			 enum wp_prereleases pre, bool *keep);
 

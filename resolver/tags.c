@@ -1,4 +1,4 @@
-/* resolver/tags.c: PEP 425 tag ladders as packaging 21.3 builds them, and a hash lookup over them. */
+/* resolver/tags.c: PEP 425 tag ladders as packaging HEAD builds them (linux_ARCH last), and a hash lookup over them. */
 #include "resolver/tags.h"
 
 #include <ctype.h>
@@ -47,22 +47,12 @@ static bool cut_num(struct wp_str *s, int max, int *out)
 	return true;
 }
 
-static bool manylinux_arch_ok(const char *arch)
-{
-	/* _manylinux._have_compatible_abi; armv7l and i686 are taken to be armhf / a 32-bit
-	 * x86 userland, which is what a machine naming such a tag runs */
-	static const char *const ok[] = { "x86_64", "i686", "aarch64", "ppc64", "ppc64le", "s390x", "armv7l" };
-	for (size_t i = 0; i < WP_ARRAY_LEN(ok); i++)
-		if (!strcmp(arch, ok[i]))
-			return true;
-	return false;
-}
-
 static void manylinux_ladder(struct strlist *l, int gmaj, int gmin, const char *arch)
 {
-	if (!manylinux_arch_ok(arch))
-		return;
-	/* the oldest glibc a manylinux tag exists for: 2.5 on x86, 2.17 elsewhere */
+	/* PEP 600 names manylinux_X_Y_ARCH for any ARCH sysconfig.get_platform() can give
+	 * (riscv64, loongarch64, ...): the target's tag says its userland is that glibc on that
+	 * arch, so no allow-list of arches (packaging's guards a guess about the running
+	 * interpreter, which a described target does not need). The oldest glibc a manylinux tag exists for: 2.5 on x86, 2.17 elsewhere */
 	int old_major = 2, old_minor = 16;
 	if (!strcmp(arch, "x86_64") || !strcmp(arch, "i686"))
 		old_minor = 4;
@@ -348,16 +338,24 @@ int wp_tagset_build(struct wp_tagset *ts, const struct wp_target *t, struct wp_e
 
 	bool cpython = !strcmp(impl, "cp");
 	char *interp = wp_xasprintf("%s%d%d", impl, major, minor);
-	/* packaging's _abi3_applies: never for a free-threaded build (cp313t cannot load abi3 modules) */
-	size_t al_ = strlen(abi);
-	bool threaded = cpython && al_ > 2 && abi[al_ - 1] == 't' && !strncmp(abi, "cp", 2);
-	bool abi3 = (major > 3 || (major == 3 && minor >= 2)) && !threaded;
+	/* packaging's _is_threaded_cpython: a 't' among the ABI's flags (cp313t, cp315td) is a
+	 * free-threaded build, which cannot load abi3 modules but loads abi3t ones (PEP 803:
+	 * wherever abi3 is allowed for a GIL build, abi3t is for a free-threaded one) */
+	const char *flags = abi;
+	if (!strncmp(flags, "cp", 2)) {
+		flags += 2;
+		while (isdigit((unsigned char)*flags))
+			flags++;
+	}
+	bool threaded = cpython && flags != abi + 2 && flags > abi && strchr(flags, 't') != NULL;
+	bool stable = major > 3 || (major == 3 && minor >= 2);
+	const char *stable_abi = threaded ? "abi3t" : "abi3";
 	const char *abis[1];
 	size_t nabi = 0;
 	char defabi[32];
 	if (abi[0]) {
 		/* packaging yields abi3 and none at their usual places, whatever the caller says */
-		if (strcmp(abi, "abi3") && strcmp(abi, "none"))
+		if (strcmp(abi, "abi3") && strcmp(abi, "none") && (!threaded || strcmp(abi, "abi3t")))
 			abis[nabi++] = abi;
 	} else if (cpython) {
 		const char *suffix = "";
@@ -372,15 +370,15 @@ int wp_tagset_build(struct wp_tagset *ts, const struct wp_target *t, struct wp_e
 	for (size_t a = 0; a < nabi; a++)
 		for (size_t p = 0; p < plats.n; p++)
 			add_tag(ts, &tags, wp_xasprintf("%s-%s-%s", interp, abis[a], plats.v[p]));
-	if (cpython && abi3)
+	if (cpython && stable)
 		for (size_t p = 0; p < plats.n; p++)
-			add_tag(ts, &tags, wp_xasprintf("%s-abi3-%s", interp, plats.v[p]));
+			add_tag(ts, &tags, wp_xasprintf("%s-%s-%s", interp, stable_abi, plats.v[p]));
 	for (size_t p = 0; p < plats.n; p++)
 		add_tag(ts, &tags, wp_xasprintf("%s-none-%s", interp, plats.v[p]));
-	if (cpython && abi3)
+	if (cpython && stable)
 		for (int m = minor - 1; m > 1; m--)
 			for (size_t p = 0; p < plats.n; p++)
-				add_tag(ts, &tags, wp_xasprintf("cp%d%d-abi3-%s", major, m, plats.v[p]));
+				add_tag(ts, &tags, wp_xasprintf("cp%d%d-%s-%s", major, m, stable_abi, plats.v[p]));
 
 	/* compatible_tags: py38, py3, py37 ... py30 on each platform, then the same on "any"
 	 * after the interpreter's own cp38-none-any */

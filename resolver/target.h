@@ -17,6 +17,7 @@ enum wp_accel {
 /* "cuda", "cpu", "rocm" or "xpu": the accelerator as JSON and pylock.toml name it. */
 const char *wp_accel_word(enum wp_accel a);
 
+#define WP_TARGET_VARIANT_PROPS 8192 /* a profile's variant_properties, all lines */
 #define WP_TARGET_MAX_GPUS 16
 struct wp_target {
 	/* Python: cp38 is impl "cp", py_major 3, py_minor 8. abi is "" for the default (cp38,
@@ -56,6 +57,14 @@ struct wp_target {
 	/* glibc for the manylinux ladder (0 when not Linux/glibc); musl likewise. */
 	int glibc_major, glibc_minor;
 	int musl_major, musl_minor;
+
+	/* PEP 825: a user-supplied list of compatible variant properties (the providers draft's
+	 * shape, a profile's "variant_properties"): "ns :: feature :: value" a line, each feature's
+	 * values most preferred first. When variant_given, support comes from this list alone (no
+	 * provider rule runs; a namespace it leaves out supports nothing but the file's static ones),
+	 * so a machine described elsewhere picks variants here. resolver/wheelvariant.h fills it. */
+	bool variant_given;
+	char variant_props[WP_TARGET_VARIANT_PROPS];
 };
 
 /* Whether a build for CUDA major.minor can have kernels for every GPU of t (too old a toolkit for a

@@ -272,6 +272,21 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 	const char *const *pf = provider_features(ns);
 	f->known = true;
 	f->ask = -1;
+	if (t->variant_given && !wp_variants_is_static_ns(v, ns) && !(!pf && !strcmp(ns, "priority"))) {
+		/* the user's list of compatible features, and only it (the providers draft) */
+		size_t nl = strlen(ns), fl = strlen(feat);
+		for (const char *p = t->variant_props; *p;) {
+			size_t n = strcspn(p, "\n");
+			if (n > nl + fl + 8 && !strncmp(p, ns, nl) && !strncmp(p + nl, " :: ", 4) &&
+			    !strncmp(p + nl + 4, feat, fl) && !strncmp(p + nl + 4 + fl, " :: ", 4))
+				push(&s, "%.*s", (int)(n - nl - fl - 8), p + nl + fl + 8);
+			p += n + (p[n] == '\n');
+		}
+		if (!s.n)
+			snprintf(f->why, sizeof(f->why), "the target's list of compatible features names no value of "
+				 "%s :: %s", ns, feat);
+		goto out;
+	}
 	if (wp_variants_is_static_ns(v, ns) || (!pf && !strcmp(ns, "priority"))) {
 		/* a static namespace runs no code at install time: it supports what the file declares,
 		 * in the file's order; an undeclared "priority" (PEP 825 0.1.x files) by number */
@@ -641,4 +656,56 @@ void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l,
 			wp_buf_addstr(namespaces, line + 1);
 		wp_buf_free(&probe);
 	}
+}
+
+/* ---- a target's own list of compatible properties ---- */
+
+static bool vname_ok(const char *s, bool dots)
+{
+	if (!*s || strlen(s) > 128)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || (dots && *s == '.')))
+			return false;
+	return true;
+}
+
+int wp_target_add_variant_prop(struct wp_target *t, const char *ns, const char *feature, const char *value,
+			       struct wp_err *err)
+{
+	if (!vname_ok(ns, false) || !vname_ok(feature, false) || !vname_ok(value, true))
+		return wp_fail(err, -WPE_USAGE, "variant property '%.40s :: %.40s :: %.40s' is not PEP 825's "
+			       "namespace :: feature :: value ([a-z0-9_], values also '.')", ns, feature, value);
+	size_t have = strlen(t->variant_props);
+	int n = snprintf(t->variant_props + have, sizeof(t->variant_props) - have, "%s :: %s :: %s\n", ns, feature,
+			 value);
+	if (n < 0 || (size_t)n >= sizeof(t->variant_props) - have) {
+		t->variant_props[have] = 0;
+		return wp_fail(err, -WPE_TOO_BIG, "the target's variant properties are longer than %d bytes",
+			       WP_TARGET_VARIANT_PROPS);
+	}
+	t->variant_given = true;
+	return 0;
+}
+
+void wp_target_variant_props(const struct wp_target *t, struct wp_buf *out)
+{
+	static const char *const nss[] = { "nvidia", "amd", "intel", "x86_64" };
+	struct wp_variants none = { 0 };
+	wp_buf_reset(out);
+	if (t->variant_given) {
+		wp_buf_addstr(out, t->variant_props);
+		return;
+	}
+	for (size_t i = 0; i < WP_ARRAY_LEN(nss); i++) {
+		const char *const *pf = provider_features(nss[i]);
+		for (size_t k = 0; pf && pf[k]; k++) {
+			struct wp_vfeature_order f = { .ns = (char *)nss[i], .feature = (char *)pf[k] };
+			supported_values(&none, t, &f);
+			for (size_t j = 0; !f.why[0] && j < f.n_values; j++)
+				wp_buf_printf(out, "%s :: %s :: %s\n", nss[i], pf[k], f.values[j]);
+			free_strs(f.values, f.n_values);
+		}
+	}
+	wp_buf_addstr(out, "");
 }

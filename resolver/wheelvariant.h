@@ -128,4 +128,16 @@ const char *wp_vlabel_accel(const struct wp_vlabel *l);
 void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l, struct wp_buf *props,
 			   struct wp_buf *features, struct wp_buf *namespaces);
 
+/* ---- a target's own list of compatible properties (PEP 825 providers draft) ---- */
+
+/* Add "ns :: feature :: value" to t's list and mark it given. Names are PEP 825's ([a-z0-9_]+;
+ * values [a-z0-9_.]+); -WPE_USAGE for another, -WPE_TOO_BIG past WP_TARGET_VARIANT_PROPS. */
+int wp_target_add_variant_prop(struct wp_target *t, const char *ns, const char *feature, const char *value,
+			       struct wp_err *err);
+/* The list t supports: t's own when given, else what wheelpick's providers (nvidia, amd, intel,
+ * x86_64) compute for t, as "ns :: feature :: value" lines, each feature's values most
+ * preferred first. A feature whose values would come from a file (no AMD architecture or Intel
+ * device named) is left out. out is reset. */
+void wp_target_variant_props(const struct wp_target *t, struct wp_buf *out);
+
 #endif

@@ -798,6 +798,13 @@ static bool may_lack_hash(struct wheel *w, const char *path)
 	return !strcmp(path, "RECORD") || !strcmp(path, "RECORD.jws") || !strcmp(path, "RECORD.p7s");
 }
 
+static bool is_signature(struct wheel *w, const char *path)
+{
+	size_t dl = strlen(w->dist_info);
+	return !strncmp(path, w->dist_info, dl) && path[dl] == '/' &&
+	       (!strcmp(path + dl + 1, "RECORD.jws") || !strcmp(path + dl + 1, "RECORD.p7s"));
+}
+
 static int check_row(struct wheel *w, int line, struct wp_buf f[3], struct wp_err *err)
 {
 	char nb[NAME_SHOW];
@@ -885,7 +892,8 @@ static int check_record(struct wheel *w, struct wp_err *err)
 			goto out;
 	}
 	for (size_t i = 0; i < w->n; i++) {
-		if (!w->m[i].is_dir && !w->m[i].in_record) {
+		/* the wheel spec: RECORD.jws and RECORD.p7s sign RECORD, so RECORD cannot list them */
+		if (!w->m[i].is_dir && !w->m[i].in_record && !is_signature(w, w->m[i].name)) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is not listed in RECORD",
 				     w->file, show(w->m[i].name, nb));
 			goto out;

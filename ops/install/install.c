@@ -388,6 +388,27 @@ static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
 	struct wp_pylock_want want = { .env = &jb->env.py.markers, .tags = &jb->tags };
 	if ((rc = wp_pylock_select(&lk, &want, &picks, &n, err)))
 		goto out;
+	/* sdists and archives (which pick --lock carries as files): every one named at once */
+	struct wp_buf unbuilt = WP_BUF_INIT;
+	size_t n_unbuilt = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct wp_pylock_pick *pk = &picks[i];
+		if (pk->source != WP_PYLOCK_SDIST && pk->source != WP_PYLOCK_ARCHIVE)
+			continue;
+		const char *fn = pk->file->name ? pk->file->name : pk->file->path ? pk->file->path : pk->file->url;
+		wp_buf_printf(&unbuilt, "%s%s%s%s (%s '%s')", n_unbuilt ? ", " : "", pk->pkg->name,
+			      pk->pkg->version ? " " : "", pk->pkg->version ? pk->pkg->version : "",
+			      wp_pylock_source_name(pk->source), fn ? fn : "?");
+		n_unbuilt++;
+	}
+	if (n_unbuilt) {
+		rc = wp_fail(err, -WPE_NOMATCH, "'%s' selects %zu source file(s) for this interpreter, which wheelpick "
+			     "cannot install because it builds nothing: %s; build wheels of them (pip wheel) and lock "
+			     "those, or install with pip", path, n_unbuilt, wp_buf_cstr(&unbuilt));
+		wp_buf_free(&unbuilt);
+		goto out;
+	}
+	wp_buf_free(&unbuilt);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct wp_pylock_pick *pk = &picks[i];
 		if (pk->source != WP_PYLOCK_WHEEL) {

@@ -64,14 +64,48 @@ static struct iw_file *add_file(struct iwheel *w, const char *dest, const char *
 	return f;
 }
 
-/* pip's launcher (distlib's ScriptMaker with pip's template): shebang, then the import. */
+/* Python's shlex.quote, which pypa/installer applies to the interpreter of the /bin/sh form:
+ * a word of [A-Za-z0-9_@%+=:,./-] as it is, anything else in single quotes ('"'"' for a quote),
+ * so a path with a space, '$' or '"' reaches exec as one word. */
+static void sh_quote(const char *s, struct wp_buf *b)
+{
+	bool plain = *s != 0;
+	for (const char *p = s; *p && plain; p++)
+		plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			strchr("_@%+=:,./-", *p);
+	if (plain) {
+		wp_buf_addstr(b, s);
+		return;
+	}
+	wp_buf_addstr(b, "'");
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			wp_buf_addstr(b, "'\"'\"'");
+		else
+			wp_buf_add(b, p, 1);
+	}
+	wp_buf_addstr(b, "'");
+}
+
+/* pypa/installer's _build_shebang (distlib's rule): "#!EXE" when EXE has no space and the line
+ * fits the kernel's 127 bytes, else a /bin/sh line that execs the quoted EXE and that Python
+ * reads as a string, so the script runs from any path. */
+static void shebang(const char *exe, struct wp_buf *b)
+{
+	if (!strchr(exe, ' ') && strlen(exe) + 3 <= 127) {
+		wp_buf_printf(b, "#!%s\n", exe);
+		return;
+	}
+	wp_buf_addstr(b, "#!/bin/sh\n'''exec' ");
+	sh_quote(exe, b);
+	wp_buf_addstr(b, " \"$0\" \"$@\"\n' '''\n");
+}
+
+/* A console or GUI launcher as pypa/installer's Script.generate writes it for posix: the
+ * shebang, then the import. */
 static void launcher(const char *exe, const char *module, const char *attr, struct wp_buf *b)
 {
-	size_t el = strlen(exe);
-	if (!strchr(exe, ' ') && el + 3 <= 127)
-		wp_buf_printf(b, "#!%s\n", exe);
-	else
-		wp_buf_printf(b, "#!/bin/sh\n'''exec' %s \"$0\" \"$@\"\n' '''\n", exe);
+	shebang(exe, b);
 	size_t il = strcspn(attr, ".");
 	wp_buf_printf(b,
 		      "# -*- coding: utf-8 -*-\n"
@@ -412,10 +446,12 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 			size_t n = b.len;
 			struct wp_buf out = WP_BUF_INIT;
 			if (n >= 8 && !memcmp(p, "#!python", 8)) {
-				/* pip's fix_script: the whole first line becomes the interpreter's */
+				/* pip's fix_script: the whole first line becomes the interpreter's; where
+				 * pip's plain "#!EXE" could not run (a space, past 127 bytes) the /bin/sh
+				 * form does, as for launchers */
 				const char *nl = memchr(p, '\n', n);
 				size_t skip = nl ? (size_t)(nl - p) + 1 : n;
-				wp_buf_printf(&out, "#!%s\n", env->py.executable);
+				shebang(env->py.executable, &out);
 				wp_buf_add(&out, p + skip, n - skip);
 				p = out.data;
 				n = out.len;

@@ -466,6 +466,10 @@ static int write_project(const char *dir, const char *root, const char *project,
 			sha = e->old_sha256;
 			meta = e->old_meta_sha256;
 		}
+		/* PEP 825 (Provisional, revised 2026-08-19): an index does not publish the optional
+		 * attributes (core-metadata, requires-python, yanked) for a variants.json */
+		if (e->vjson)
+			meta = rp = NULL;
 		wp_buf_reset(&href);
 		wp_buf_printf(&href, "../../files/%s/", project);
 		href_encode(e->filename, &href);
@@ -522,7 +526,8 @@ static int write_project(const char *dir, const char *root, const char *project,
 			wp_json_kint(&w, "size", e->size);
 		if (e->upload_time)
 			wp_json_kstr(&w, "upload-time", e->upload_time);
-		wp_json_kbool(&w, "yanked", false);
+		if (!e->vjson)
+			wp_json_kbool(&w, "yanked", false);
 		wp_json_obj_end(&w);
 
 		char *ver = filename_version(e->filename);

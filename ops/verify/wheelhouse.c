@@ -180,7 +180,13 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 				for (size_t g = f; g < nf; g++) /* a variant wheel's plain-name copy shares it */
 					files[g].listed |= !strcasecmp(files[g].h->sha256, h + 7);
 				char *proj = file_project(files[f].name);
-				if (proj && strcmp(proj, want.data ? want.data : ""))
+				size_t pl = strcspn(r.text, " ;");
+				if (!strncmp(r.text, "./", 2)) {
+					/* a file of this folder by its path (a pylock.toml archive with no version) */
+					if (strlen(files[f].name) != pl - 2 || strncmp(files[f].name, r.text + 2, pl - 2))
+						vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not '%.*s'", h + 7,
+							       files[f].name, (int)pl, r.text);
+				} else if (proj && strcmp(proj, want.data ? want.data : ""))
 					vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not a file of '%s'",
 						    h + 7, files[f].name, r.name);
 				free(proj);

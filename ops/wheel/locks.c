@@ -3,6 +3,7 @@
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "base/str.h"
 #include "base/vec.h"
 #include "resolver/marker.h"
 #include "resolver/pick.h"
@@ -216,7 +217,10 @@ static int requirements_text(const struct wp_plan *plan, const struct targets *t
 	for (size_t i = 0; i < es.n && !rc; i++) {
 		const struct entry *e = &es.v[i];
 		entry_marker(e, ts, in, &marker);
-		wp_buf_printf(b, "%s==%s%s%s", e->project, e->version, marker.len ? " ; " : "", wp_buf_cstr(&marker));
+		if (e->version[0])
+			wp_buf_printf(b, "%s==%s%s%s", e->project, e->version, marker.len ? " ; " : "", wp_buf_cstr(&marker));
+		else /* a pylock.toml archive with no version: the file itself, from the folder */
+			wp_buf_printf(b, "./%s%s%s", e->files.v[0]->filename, marker.len ? " ; " : "", wp_buf_cstr(&marker));
 		for (size_t k = 0; k < e->files.n && !rc; k++) {
 			if ((rc = need_hash(e->files.v[k], err)))
 				break;
@@ -656,7 +660,8 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 		const struct entry *e = &es.v[i];
 		wp_buf_addstr(b, "\n[[packages]]\n");
 		toml_key_str(b, "name", e->project, &rc, err);
-		toml_key_str(b, "version", e->version, &rc, err);
+		if (e->version[0]) /* an archive may have none */
+			toml_key_str(b, "version", e->version, &rc, err);
 		entry_marker(e, ts, in, &m);
 		if (m.len)
 			toml_key_str(b, "marker", m.data, &rc, err);
@@ -665,6 +670,27 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 			rp = requires_python_ok(e->files.v[k]->requires_python) ? e->files.v[k]->requires_python : NULL;
 		if (rp)
 			toml_key_str(b, "requires-python", rp, &rc, err);
+		/* an sdist or archive a pylock.toml named, carried as a file: PEP 751's own table */
+		const struct wp_plan_file *src = NULL;
+		for (size_t k = 0; k < e->files.n && !src; k++)
+			src = wp_cstr_endswith(e->files.v[k]->filename, ".whl") ? NULL : e->files.v[k];
+		if (src) {
+			if ((rc = need_hash(src, err)))
+				break;
+			wp_buf_printf(b, "%s = { ", src->archive ? "archive" : "sdist");
+			if (!src->archive) {
+				wp_buf_addstr(b, "name = ");
+				rc = toml_str(b, src->filename, err);
+				wp_buf_addstr(b, ", ");
+			}
+			wp_buf_addstr(b, how == WP_LOCK_PATHS ? "path = " : "url = ");
+			if (!rc)
+				rc = toml_str(b, how == WP_LOCK_PATHS ? src->filename : src->url, err);
+			if (src->size >= 0)
+				wp_buf_printf(b, ", size = %lld", src->size);
+			wp_buf_printf(b, ", hashes = { sha256 = \"%s\" } }\n", src->sha256);
+			continue;
+		}
 		wp_buf_addstr(b, "wheels = [\n");
 		for (size_t k = 0; k < e->files.n && !rc; k++) {
 			const struct wp_plan_file *f = e->files.v[k];

@@ -356,7 +356,8 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		wp_name_index_push(&by_url, f->url);
 		items[u] = (struct wp_fetch_item){
 			.url = f->url, .filename = f->filename, .sha256 = f->sha256, .size = f->size,
-			.check = WP_FETCH_CHECK_WHEEL,
+			/* an sdist or archive a pylock.toml names is held to its sha256 only */
+			.check = wp_cstr_endswith(f->filename, ".whl") ? WP_FETCH_CHECK_WHEEL : WP_FETCH_CHECK_NONE,
 		};
 		names[u] = f->filename;
 		/* for the progress bar only: a server's word, not what the download is held to */

@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "base/url.h"
 #include "cache/catalog.h"
 #include "cache/store.h"
 #include "index/pylock.h"
@@ -46,39 +47,74 @@ static const char *sha256_of(const struct wp_pylock_file *f)
 static int refuse(const char *lock, const struct wp_pylock_pick *pk, struct wp_err *err)
 {
 	const struct wp_pylock_package *p = pk->pkg;
-	const char *what = pk->source == WP_PYLOCK_SDIST       ? "an sdist"
-			   : pk->source == WP_PYLOCK_ARCHIVE   ? "an archive"
-			   : pk->source == WP_PYLOCK_DIRECTORY ? "a local directory"
-							       : "a VCS checkout";
-	const char *where = pk->file ? (pk->file->url ? pk->file->url : pk->file->path)
-				     : pk->source == WP_PYLOCK_DIRECTORY ? p->directory->path
-									 : (p->vcs->url ? p->vcs->url : p->vcs->path);
+	const char *what = pk->source == WP_PYLOCK_DIRECTORY ? "a local directory" : "a VCS checkout";
+	const char *where = pk->source == WP_PYLOCK_DIRECTORY ? p->directory->path
+							       : (p->vcs->url ? p->vcs->url : p->vcs->path);
 	return wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' comes from %s (%s) for this target; wheelpick fetches "
-		       "wheels only and builds nothing: build a wheel and lock that, or install this one with pip",
+		       "files proven by sha256 and builds nothing: build a wheel and lock that, or install this one with pip",
 		       lock, p->index, p->name, what, where ? where : "?");
 }
 
-/* One plan file for wheel pick pk of target t. */
+/* The file name of an sdist or archive: the lock's name, else the last part of its path or URL
+ * (percent-decoded), which must be a plain file name. NULL when there is none. */
+static char *source_file_name(const struct wp_pylock_file *f)
+{
+	if (f->name)
+		return wp_url_filename_ok(f->name) ? wp_xstrdup(f->name) : NULL;
+	const char *from = f->path && f->path[0] ? f->path : f->url;
+	if (!from)
+		return NULL;
+	size_t n = strcspn(from, "?#");
+	const char *slash = memrchr(from, '/', n);
+	const char *base = slash ? slash + 1 : from;
+	char *name = NULL;
+	struct wp_err e = WP_ERR_INIT;
+	if (f->path && f->path[0])
+		name = wp_xstrndup(base, n - (size_t)(base - from));
+	else if (wp_url_decode(base, n - (size_t)(base - from), &name, &e) < 0)
+		return NULL;
+	if (!wp_url_filename_ok(name)) {
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+/* One plan file for pick pk of target t: a wheel, or an sdist or archive carried as a file
+ * (proven by its sha256 like any other; built by nobody here). */
 static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const char *lock_dir,
 		    const struct wp_pylock_pick *pk, size_t t, struct wp_err *err)
 {
 	const struct wp_pylock_file *f = pk->file;
 	const char *sha = sha256_of(f);
-	struct wp_wheelname w;
-	if (!sha)
-		return wp_fail(err, -WPE_PARSE, "'%s': packages[%zu] '%s': wheel '%s' has no sha256 among its hashes; wheelpick "
-			       "proves every file by sha256", lock, pk->pkg->index, pk->pkg->name, f->name);
-	if (wp_wheelname_parse(f->name, &w, err) < 0)
+	const char *what = wp_pylock_source_name(pk->source);
+	bool wheel = pk->source == WP_PYLOCK_WHEEL;
+	struct wp_wheelname w = { 0 };
+	char *fname = wheel ? wp_xstrdup(f->name) : source_file_name(f);
+	if (!fname)
+		return wp_fail(err, -WPE_PARSE, "'%s': packages[%zu] '%s': its %s has no file name wheelpick can use",
+			       lock, pk->pkg->index, pk->pkg->name, what);
+	if (!sha) {
+		int rc = wp_fail(err, -WPE_PARSE, "'%s': packages[%zu] '%s': %s '%s' has no sha256 among its hashes; "
+				 "wheelpick proves every file by sha256", lock, pk->pkg->index, pk->pkg->name, what, fname);
+		free(fname);
+		return rc;
+	}
+	if (wheel && wp_wheelname_parse(f->name, &w, err) < 0) {
+		free(fname);
 		return -WPE_PARSE; /* the reader checked it */
+	}
 	char *url;
 	if (f->path && f->path[0]) {
 		char *joined = f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", lock_dir, f->path);
 		char *abs = realpath(joined, NULL);
 		if (!abs) {
-			int rc = wp_fail(err, -WPE_IO, "'%s': packages[%zu] '%s': wheel path '%s': %s", lock, pk->pkg->index,
-					 pk->pkg->name, joined, strerror(errno));
+			int rc = wp_fail(err, -WPE_IO, "'%s': packages[%zu] '%s': %s path '%s': %s", lock, pk->pkg->index,
+					 pk->pkg->name, what, joined, strerror(errno));
 			free(joined);
-			wp_wheelname_release(&w);
+			free(fname);
+			if (wheel)
+				wp_wheelname_release(&w);
 			return rc;
 		}
 		url = file_url(abs);
@@ -94,22 +130,26 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 	struct wp_plan_file *pf = &plan->files[plan->n++];
 	memset(pf, 0, sizeof(*pf));
 	pf->project = wp_xstrdup(pk->pkg->name);
-	pf->version = wp_xstrdup(pk->pkg->version ? pk->pkg->version : w.version);
-	pf->filename = wp_xstrdup(f->name);
+	pf->version = wp_xstrdup(pk->pkg->version ? pk->pkg->version : wheel ? w.version : "");
+	pf->filename = fname;
 	pf->url = url;
-	pf->where = wp_xstrdup(f->name);
+	pf->where = wp_xstrdup(fname);
+	pf->archive = pk->source == WP_PYLOCK_ARCHIVE;
 	pf->sha256 = wp_xstrdup(sha);
 	pf->size = f->size;
 	pf->upload_time = f->upload_time ? wp_xstrdup(f->upload_time) : NULL;
-	pf->reason = wp_xasprintf("named by %s (packages[%zu])", lock, pk->pkg->index);
+	pf->reason = wheel ? wp_xasprintf("named by %s (packages[%zu])", lock, pk->pkg->index)
+			   : wp_xasprintf("named by %s (packages[%zu]) as its %s, carried as a file: wheelpick builds "
+					  "nothing", lock, pk->pkg->index, what);
 	pf->target = t;
 	struct wp_fileinfo fi;
-	if (wp_fileinfo_from_name(f->name, NULL, &fi, NULL) == 0) {
+	if (wheel && wp_fileinfo_from_name(f->name, NULL, &fi, NULL) == 0) {
 		pf->tags = fi.tags ? wp_xstrdup(fi.tags) : NULL;
 		pf->variant = fi.variant[0] ? wp_xstrdup(fi.variant) : NULL;
 		wp_fileinfo_release(&fi);
 	}
-	wp_wheelname_release(&w);
+	if (wheel)
+		wp_wheelname_release(&w);
 	return 0;
 }
 
@@ -159,8 +199,10 @@ int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, co
 		if ((rc = wp_pylock_select_target(&lk, &run->targets[t], extras, nextras, groups, ngroups, &picks, &n, err)) < 0)
 			wp_err_prefix(err, "'%s' for target %zu: ", lock_path, t + 1);
 		for (size_t i = 0; i < n && !rc; i++)
-			rc = picks[i].source == WP_PYLOCK_WHEEL ? add_file(plan, &cap, lock_path, lock_dir, &picks[i], t, err)
-								: refuse(lock_path, &picks[i], err);
+			rc = picks[i].source == WP_PYLOCK_WHEEL || picks[i].source == WP_PYLOCK_SDIST ||
+					     picks[i].source == WP_PYLOCK_ARCHIVE
+				     ? add_file(plan, &cap, lock_path, lock_dir, &picks[i], t, err)
+				     : refuse(lock_path, &picks[i], err);
 		free(picks);
 	}
 out:

@@ -215,7 +215,7 @@ expect_exit 4 "a wheel the lock does not pin: exit 4" wp install whp/pylock.toml
 printf 'lock-version = "1.0"\ncreated-by = "t"\n\n[[packages]]\nname = "src"\nversion = "1.0"\n\n[packages.sdist]\nname = "src-1.0.tar.gz"\npath = "src-1.0.tar.gz"\nhashes = {sha256 = "%s"}\n' \
 	"$(printf '%064d' 0)" >whp/pylock.sdist.toml
 expect_exit 1 "an sdist in the lock is refused by name" wp install whp/pylock.sdist.toml --python "$TMP/vl/bin/python"
-expect_grep "saying wheelpick builds nothing" "'src' is a sdist, and wheelpick builds nothing" err
+expect_grep "saying wheelpick builds nothing, naming it" "it builds nothing: src 1.0 \(sdist 'src-1.0.tar.gz'\)" err
 
 # --- a bundle's install.sh: wheelpick install when a wheelpick is on PATH, pip otherwise ---
 make_sample

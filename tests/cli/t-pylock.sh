@@ -131,8 +131,71 @@ TOML
 done
 expect_exit 2 "--lock with packages too" wp pick --lock "$TMP/lock/pylock.toml" torch "${TARGET[@]}" -d "$TMP/wh2"
 expect_exit 2 "an invalid lock" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.invalid.toml" "${TARGET[@]}" -d "$TMP/wh3"
-expect_exit 1 "pip's lock with an sdist and an archive is refused" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.toml" \
+# pip's own lock (an sdist, an archive, a wheel by path): its files are not beside it here, and the
+# message names the first missing one (it was refused whole before, sdist and archive alike)
+expect_exit 3 "pip's lock whose files are not here" wp pick --lock "$REAL_DATA/pylock/pypa-pip__pylock.toml" \
 	"${TARGET[@]}" -d "$TMP/wh4"
+expect_grep "names the package and the path" "packages\[0\] 'simple': sdist path .*simple-2.0.tar.gz" "$TMP/err"
+
+# --- sdist and archive entries: carried as files, proven by sha256, never built -------------------
+# the shape of pip's lock (sdist by name and path, archive with no version, a wheel), files beside it
+mkdir -p "$TMP/pl/locks" "$TMP/pl/packages" "$TMP/pl/src/simple-2.0" "$TMP/pl/src/simple2-3.0"
+echo 'from setuptools import setup; setup(name="simple", version="2.0")' >"$TMP/pl/src/simple-2.0/setup.py"
+echo 'from setuptools import setup; setup(name="simple2", version="3.0")' >"$TMP/pl/src/simple2-3.0/setup.py"
+tar -czf "$TMP/pl/packages/simple-2.0.tar.gz" -C "$TMP/pl/src" simple-2.0
+tar -czf "$TMP/pl/packages/simple2-3.0.tar.gz" -C "$TMP/pl/src" simple2-3.0
+cp "$TMP/w/demo_pkg-1.0-py3-none-any.whl" "$TMP/pl/packages/"
+write_src_lock() { # FILE SDIST_SHA
+	cat >"$1" <<TOML
+lock-version = "1.0"
+created-by = "pip"
+
+[[packages]]
+name = "simple"
+version = "2.0"
+[packages.sdist]
+name = "simple-2.0.tar.gz"
+path = "../packages/simple-2.0.tar.gz"
+[packages.sdist.hashes]
+sha256 = "$2"
+
+[[packages]]
+name = "simple2"
+[packages.archive]
+path = "../packages/simple2-3.0.tar.gz"
+[packages.archive.hashes]
+sha256 = "$(sha "$TMP/pl/packages/simple2-3.0.tar.gz")"
+
+[[packages]]
+name = "demo-pkg"
+version = "1.0"
+[[packages.wheels]]
+name = "demo_pkg-1.0-py3-none-any.whl"
+path = "../packages/demo_pkg-1.0-py3-none-any.whl"
+[packages.wheels.hashes]
+sha256 = "$(sha "$TMP/pl/packages/demo_pkg-1.0-py3-none-any.whl")"
+TOML
+}
+write_src_lock "$TMP/pl/locks/pylock.toml" "$(sha "$TMP/pl/packages/simple-2.0.tar.gz")"
+expect_exit 0 "pick --lock carries the sdist and the archive as files" wp pick --lock "$TMP/pl/locks/pylock.toml" \
+	"${TARGET[@]}" -d "$TMP/pl/wh"
+expect_grep "the plan says they are carried, not built" "as its sdist, carried as a file: wheelpick builds nothing" "$TMP/out"
+expect_file "the sdist in the wheelhouse" "$TMP/pl/wh/simple-2.0.tar.gz"
+expect_file "the archive in the wheelhouse" "$TMP/pl/wh/simple2-3.0.tar.gz"
+expect_grep "requirements.txt pins the sdist" "^simple==2.0" "$TMP/pl/wh/requirements.txt"
+expect_grep "and the versionless archive by its file" "^\./simple2-3.0.tar.gz" "$TMP/pl/wh/requirements.txt"
+expect_grep "the wheelhouse's lock has an sdist table" '^sdist = \{ name = "simple-2.0.tar.gz"' "$TMP/pl/wh/pylock.toml"
+expect_grep "and an archive table" '^archive = \{ path = "simple2-3.0.tar.gz"' "$TMP/pl/wh/pylock.toml"
+expect_exit 0 "the wheelhouse verifies" wp verify "$TMP/pl/wh"
+expect_exit 0 "its lock reads as PEP 751" wp verify "$TMP/pl/wh/pylock.toml"
+write_src_lock "$TMP/pl/locks/pylock.bad.toml" "$(printf '0%.0s' $(seq 64))"
+expect_exit 4 "an sdist whose bytes are not the locked sha256" wp pick --lock "$TMP/pl/locks/pylock.bad.toml" \
+	"${TARGET[@]}" -d "$TMP/pl/wh-bad"
+expect_grep "the mismatch names the file" "simple-2.0.tar.gz.*sha256 mismatch" "$TMP/err"
+"$PYTHON" -m venv --without-pip "$TMP/pl/venv"
+expect_exit 1 "install cannot build them, and says so naming each" wp install "$TMP/pl/locks/pylock.toml" \
+	--python "$TMP/pl/venv/bin/python"
+expect_grep "both named" "simple 2.0 \(sdist 'simple-2.0.tar.gz'\), simple2 \(archive" "$TMP/err"
 # --- our own lock, read back ------------------------------------------------------------------------
 mkdir -p "$TMP/own"
 cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/own/"

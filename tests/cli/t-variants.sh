@@ -83,6 +83,25 @@ expect_picks "xpu (12.56.5 runs its base platform 12.55.8's code)" "torch:xpu"
 printf '{"target": {"python": "3.12", "platform": "manylinux_2_28_x86_64", "accel": "xpu", "intel_device_ips": ["x"]}}\n' >"$TMP/bad.json"
 expect_exit 2 "a profile with a bad device IP" wp pick torch --target "$TMP/bad.json" --index "$IDX" --dry-run
 expect_grep "names the field" "intel_device_ips" "$TMP/err"
+# PEP 825 providers draft: a machine described elsewhere by its list of compatible features; this
+# build host has no GPU ("accel": "cpu") and runs no provider code, yet the list selects the build
+printf '{"target": {"python": "3.12", "platform": "manylinux_2_28_x86_64", "accel": "cpu", "variant_properties": {"nvidia": {"cuda_version_lower_bound": ["12.0"], "sm_arch": ["86_real", "80_real"]}}}}\n' >"$TMP/listed.json"
+expect_exit 0 "a profile's list of compatible features" wp pick torch --target "$TMP/listed.json" --index "$IDX" --dry-run --no-deps --json
+expect_picks "cuda12.8 from the list alone (cuda13.0 needs a 13.0 lower bound it does not list)" "torch:cuda12.8"
+printf '{"target": {"python": "3.12", "platform": "manylinux_2_28_x86_64", "accel": "cuda", "cuda": "12.8", "gpu_sms": [86], "variant_properties": {"x86_64": {"level": ["v1"]}}}}\n' >"$TMP/onlyx86.json"
+expect_exit 1 "the list is used alone: a CUDA machine whose list names no nvidia feature" \
+	wp pick torch --target "$TMP/onlyx86.json" --index "$IDX" --dry-run --no-deps
+expect_grep "says the list names none" "list of compatible features names no value of nvidia" "$TMP/err"
+printf '{"target": {"python": "3.12", "platform": "manylinux_2_28_x86_64", "accel": "cpu", "variant_properties": {"nvidia": {"sm_arch": ["86 real"]}}}}\n' >"$TMP/badlist.json"
+expect_exit 2 "a value PEP 825 does not allow" wp pick torch --target "$TMP/badlist.json" --index "$IDX" --dry-run
+expect_grep "names the property" "nvidia :: sm_arch :: 86 real" "$TMP/err"
+# detect --json writes the list its providers compute, and it reads back as the same target
+expect_exit 0 "detect --json" wp detect --json
+cp "$TMP/out" "$TMP/here.json"
+expect_json "$TMP/here.json" "isinstance(j['target']['variant_properties'], dict)" True
+expect_exit 0 "this machine's profile read back" wp pick torch --target "$TMP/here.json" --python 3.12 \
+	--platform manylinux_2_28_x86_64 --cuda cpu --index "$IDX" --dry-run --no-deps --json
+expect_picks "no GPU listed: the null variant" "torch:null"
 expect_exit 2 "--x86-64-level v5" wp pick torch --cuda cpu --x86-64-level v5 $P
 expect_grep "one line naming the value" "x86-64 level 'v5' is not one of v1, v2, v3, v4" "$TMP/err"
 expect_exit 2 "--intel-device-ip nonsense" wp pick torch --intel-device-ip nonsense $P

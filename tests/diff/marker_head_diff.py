@@ -6,15 +6,19 @@ their parts (space and tab are whitespace; a newline, CR, form feed or vertical 
 final newline included, makes a marker invalid in packaging HEAD, whose END is \\Z): both must
 accept or refuse, and print accepted markers alike. Then each accepted marker is evaluated on
 twelve targets' environments (CPython 3.8 to 3.13 on Linux, Windows, macOS, x86_64 and arm64)
-by both, where the two read PEP 508 alike:
-  - a variable against a string (two strings or two variables: PEP 508's grammar allows them and
-    wheelpick compares them by the same rules; packaging raises, a documented difference);
-  - on the version variables any operator; on the others ==, !=, in, not in (packaging HEAD
-    answers '<' and '>' on strings False and '<=' '>=' as '==', where wheelpick keeps PEP 508's
-    "as Python compares strings", which packaging 24.2 did too);
-  - platform_release only where its value is a version: on a value that is none ("", or
-    "6.1.0-17-amd64"), packaging HEAD answers False to every version operator, where wheelpick
-    falls back to string rules as PEP 508 says ("when both sides have a valid version").
+by both. Comparisons are a variable against a string, every operator on every variable (and
+some of two strings or two variables, which PEP 508's grammar allows, wheelpick compares by the
+Version | String rules, and packaging refuses: parsed and printed only). Both read the living
+dependency-specifiers text (revised 2026-01-10): on String fields >= and <= are ==, > and <
+False; extras and dependency_groups outside a lock file are an error. Where packaging HEAD
+answers otherwise than that text, the text's answer is expected and the case is counted as
+"kept" (README, Standards, names each with its line):
+  - a Version | String field (platform_release, platform_version) where a side is no version:
+    packaging answers False to every operator on platform_release (Specifier.contains of a
+    non-version) and treats platform_version as a String field (=== and ~= raise); the text
+    says version comparison when both parse or === is used, else "fall back to String field
+    comparison logic": != is True, == >= <= compare the strings, ~= is == ("MAY instead
+    interpret them as equivalent to =="), === is (case-insensitive) string equality.
 
 usage: python3 tests/diff/marker_head_diff.py [--driver build/tests/pep440_driver] [--count N]
 """
@@ -57,17 +61,24 @@ def targets():
                         "platform_python_implementation": "CPython", "platform_version": "", "extra": ""})
     out[1]["sys_platform"], out[1]["platform_system"], out[1]["platform_machine"] = "darwin", "Darwin", "arm64"
     out[1]["os_name"] = "posix"
+    for i, e in enumerate(out):
+        # a Debian kernel's release is no version; a plain one is; Windows says "10"
+        e["platform_release"] = "10" if e["os_name"] == "nt" else ("6.1.0-17-amd64" if i % 4 == 0 else "6.1.0")
     return out
 
 
+SET_VARS = ["extras", "dependency_groups"]
+VERSION_STRING_VARS = ["platform_release", "platform_version"]  # the text's "Version | String" fields
+ALL_OPS = ["==", "!=", "<", "<=", ">", ">=", "~=", "===", "in", "not in"]
+
+
 def comparison(rng, same_rules):
+    if same_rules and rng.random() < 0.03:
+        return "%s %s %s" % (repr(rng.choice(["test", "dev"])), rng.choice(["in", "not in"]), rng.choice(SET_VARS))
     var = rng.choice(VERSION_VARS + STRING_VARS)
-    if same_rules and var == "platform_release":
-        var = "implementation_version"
-    ops = ["==", "!=", "<", "<=", ">", ">=", "~=", "in", "not in"] if var in VERSION_VARS else ["==", "!=", "in", "not in"]
-    op = rng.choice(ops)
+    op = rng.choice(ALL_OPS)
     val = rng.choice(VALUES[var])
-    if op == "~=" and "." not in val:
+    if op == "~=" and "." not in val and var in VERSION_VARS:
         val += ".0"
     q = "'" if '"' in val else rng.choice(["'", '"'])
     lit = q + val + q
@@ -123,6 +134,45 @@ def respace(rng, m):
     return s
 
 
+def spec_answer(text, env):
+    """The text's answer where packaging HEAD's differs, else None: packaging's _eval_op with
+    platform_release's String fallback put back."""
+    from packaging import markers as pm
+    from packaging.version import Version, InvalidVersion
+    from packaging.specifiers import Specifier, InvalidSpecifier
+    orig = pm._eval_op
+    kept = []
+
+    def eval_op(lhs, op, rhs, *, key):
+        o = op.serialize()
+        if key not in VERSION_STRING_VARS or not isinstance(rhs, str) or o in ("in", "not in"):
+            return orig(lhs, op, rhs, key=key)
+        try:
+            mine = Specifier(o + rhs).contains(Version(lhs), prereleases=True)
+        except (InvalidVersion, InvalidSpecifier):
+            if o == "===":
+                mine = lhs.lower() == rhs.lower()
+            else:
+                mine = {"==": lhs == rhs, "!=": lhs != rhs, "<=": lhs == rhs, ">=": lhs == rhs,
+                        "<": False, ">": False, "~=": lhs == rhs}[o]
+        try:
+            theirs = orig(lhs, op, rhs, key=key)
+        except UndefinedComparison:
+            theirs = None
+        if mine != theirs:
+            kept.append(1)
+        return mine
+
+    pm._eval_op = eval_op
+    try:
+        res = "1" if Marker(text).evaluate(env) else "0"
+    except (UndefinedComparison, UndefinedEnvironmentName):
+        res = "error"
+    finally:
+        pm._eval_op = orig
+    return res, bool(kept)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--driver", default="build/tests/pep440_driver")
@@ -132,7 +182,7 @@ def main():
     rng = random.Random(args.seed)
     run = gen.Run(args.driver)
     envs = targets()
-    counts = {"parse": 0, "evaluate": 0}
+    counts = {"parse": 0, "evaluate": 0, "kept": 0}
     for _ in range(args.count):
         same = rng.random() < 0.8
         text = respace(rng, marker(rng, same))
@@ -146,10 +196,8 @@ def main():
         if m is None or not same:
             continue
         for env in envs:
-            try:
-                res = "1" if m.evaluate(env) else "0"
-            except (UndefinedComparison, UndefinedEnvironmentName):
-                res = "error"
+            res, kept = spec_answer(text, env)
+            counts["kept"] += kept
             run.add(["E", text, ";".join("%s=%s" % kv for kv in env.items())], res,
                     "Marker(%r).evaluate(%s %s)" % (text, env["sys_platform"], env["python_version"]))
             counts["evaluate"] += 1
@@ -158,8 +206,9 @@ def main():
     except (OSError, subprocess.CalledProcessError) as e:
         print("marker_head_diff: cannot run driver %s: %s" % (args.driver, e))
         return 2
-    print("marker_head_diff: packaging %s (vendored), seed %d: %d markers parsed, %d evaluations; %d mismatches"
-          % (packaging.__version__, args.seed, counts["parse"], counts["evaluate"], bad))
+    print("marker_head_diff: packaging %s (vendored), seed %d: %d markers parsed, %d evaluations (%d where the "
+          "text's answer is kept over packaging's); %d mismatches"
+          % (packaging.__version__, args.seed, counts["parse"], counts["evaluate"], counts["kept"], bad))
     return 1 if bad else 0
 
 

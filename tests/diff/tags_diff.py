@@ -39,9 +39,21 @@ TARGETS = [
     ("cp311_linux_aarch64_glibc_2_31", (3, 11), "", "linux_aarch64", 0, (2, 31), (0, 0)),
     ("cp312_linux_x86_64_musl_1_1", (3, 12), "", "linux_x86_64", 0, (0, 0), (1, 1)),
     ("cp310_manylinux_2_12_aarch64", (3, 10), "", "manylinux_2_12_aarch64", 0, (0, 0), (0, 0)),
+    # PEP 600 arches packaging HEAD allows beyond the 2014 set
+    ("cp312_manylinux_2_39_riscv64", (3, 12), "", "manylinux_2_39_riscv64", 0, (0, 0), (0, 0)),
+    ("cp313_manylinux_2_38_loongarch64", (3, 13), "", "manylinux_2_38_loongarch64", 0, (0, 0), (0, 0)),
+    ("cp312_musllinux_1_2_riscv64", (3, 12), "", "musllinux_1_2_riscv64", 0, (0, 0), (0, 0)),
+    ("cp312_linux_riscv64_glibc_2_35", (3, 12), "", "linux_riscv64", 0, (2, 35), (0, 0)),
+    # free-threaded builds: abi3t where a GIL build has abi3 (PEP 803)
+    ("cp313t_win_amd64", (3, 13), "cp313t", "win_amd64", 0, (0, 0), (0, 0)),
+    ("cp315t_manylinux_2_28_x86_64", (3, 15), "cp315t", "manylinux_2_28_x86_64", 0, (0, 0), (0, 0)),
+    ("cp314td_musllinux_1_2_aarch64", (3, 14), "cp314td", "musllinux_1_2_aarch64", 0, (0, 0), (0, 0)),
 ]
 
-_MANYLINUX_ARCHES = {"x86_64", "i686", "aarch64", "ppc64", "ppc64le", "s390x", "armv7l"}
+# packaging's own list of arches, plus the two it proves from the interpreter's ELF header
+# (armhf, i686), which a target naming the tag asserts; wheelpick goes further and accepts any
+# arch (README, Standards), which test_tags checks apart from these fixtures
+_MANYLINUX_ARCHES = set(_manylinux._ALLOWED_ARCHS) | {"i686", "armv7l"}
 
 
 def manylinux(glibc, arch):
@@ -105,6 +117,18 @@ def render(target):
     return "\n".join(lines) + "\n"
 
 
+def head_linux_first(target):
+    """packaging >= 26.3's order for a Linux machine (_linux_platforms: linux_ARCH, then the
+    manylinux and musllinux tags); None for a target that is no Linux ladder. wheelpick keeps
+    linux_ARCH last (README, Standards): the two lists must hold the same tags."""
+    name, py, abi, platform, exact, glibc, musl = target
+    lad = ladder(platform, exact, glibc, musl)
+    lin = [p for p in lad if p.startswith("linux_")]
+    if exact or not lin or len(lad) == 1:
+        return None
+    return tag_list(py, abi, lin + [p for p in lad if not p.startswith("linux_")])
+
+
 def main():
     check = "--check" in sys.argv[1:]
     os.makedirs(OUT, exist_ok=True)
@@ -124,8 +148,21 @@ def main():
         else:
             with open(path, "w") as f:
                 f.write(text)
+    # the one deliberate difference: the order of linux_ARCH, never the set of tags
+    reordered = 0
+    for target in TARGETS:
+        head = head_linux_first(target)
+        if head is None:
+            continue
+        ours = render(target).splitlines()[2:]
+        if sorted(head) != sorted(ours):
+            print("tag sets differ from packaging HEAD's linux-first order: %s" % target[0])
+            bad += 1
+        elif head != ours:
+            reordered += 1
     if check:
-        print("%d of %d fixtures differ" % (bad, len(TARGETS)))
+        print("%d of %d fixtures differ; %d Linux lists differ from packaging >= 26.3 only by where linux_ARCH "
+              "stands" % (bad, len(TARGETS), reordered))
     return 1 if bad else 0
 
 

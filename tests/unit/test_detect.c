@@ -25,6 +25,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "resolver/wheelvariant.h" /* the providers' list a profile holds */
 #include "env/detect.h"
 #include "env/detect_hw.h"
 #include "env/profile.h"
@@ -1001,6 +1002,15 @@ static void roundtrip(struct fake *f, const struct wp_detect *d)
 	assert_int_equal(got.accel, want.accel);
 	assert_int_equal(got.cuda_major, want.cuda_major);
 	assert_int_equal(got.n_gpus, want.n_gpus);
+	/* PEP 825: the profile holds what the providers compute for the machine as its list of
+	 * compatible features, which reads back as the user's list: the same lines */
+	struct wp_buf props = WP_BUF_INIT;
+	wp_target_variant_props(&want, &props);
+	assert_string_equal(got.variant_props, wp_buf_cstr(&props));
+	assert_true(got.variant_given); /* written always, {} when nothing is supported */
+	wp_buf_free(&props);
+	got.variant_given = false;
+	memset(got.variant_props, 0, sizeof(got.variant_props));
 	assert_memory_equal(&got, &want, sizeof(got));
 	free(p);
 	wp_buf_free(&b);

@@ -253,6 +253,33 @@ static void test_all_real_pages(void **state)
 	free(page);
 }
 
+/* PEP 825 (Provisional, revised 2026-08-19): core-metadata, requires-python and yanked mean
+ * nothing for a {name}-{version}-variants.json, and tools ignore them: a yanked-looking
+ * variants.json still describes the version's wheels. The wheel beside it keeps its own. */
+static void test_variants_json_attributes_ignored(void **state)
+{
+	static const char page[] =
+		"<a href=\"torch-2.10.0-variants.json#sha256=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" data-yanked=\"\" data-requires-python=\"&gt;=3.10\""
+		" data-core-metadata=\"true\">torch-2.10.0-variants.json</a>\n"
+		"<a href=\"torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl\" data-yanked=\"old\""
+		" data-requires-python=\"&gt;=3.10\">torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl</a>\n";
+	struct got g = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(read_links("https://example.com/simple/torch/", "torch", page, sizeof(page) - 1, &g, NULL,
+				    &err), 0);
+	const struct rec *v = find(&g, "torch-2.10.0-variants.json");
+	assert_non_null(v);
+	assert_int_equal(v->kind, WP_KIND_VARIANTS);
+	assert_null(v->yanked);
+	assert_null(v->requires_python);
+	assert_null(v->core);
+	const struct rec *w = find(&g, "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl");
+	assert_non_null(w);
+	assert_string_equal(w->yanked, "old");
+	assert_string_equal(w->requires_python, ">=3.10");
+	got_free(&g);
+}
+
 static void test_snippets_root_relative(void **state)
 {
 	static const char *const files[] = { "cu117_mixed_torch_index_excerpt_2025-06.html",
@@ -619,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_whl_root),
 		cmocka_unit_test(test_all_real_pages),
 		cmocka_unit_test(test_snippets_root_relative),
+		cmocka_unit_test(test_variants_json_attributes_ignored),
 		cmocka_unit_test(test_uv_cases),
 		cmocka_unit_test(test_pep503_attributes),
 		cmocka_unit_test(test_root_page),

@@ -247,6 +247,79 @@ static void test_parts(void **state)
 	wp_matchspec_release(&m);
 }
 
+/* conda's own tests/models/test_match_spec.py (conda 0f64223f, 2026-08-21): test_url_percent_encoding,
+ * test_parse_spec_str_tarball_url / test_tarball_match_specs, test_invalid_package_name_rejected,
+ * test_valid_package_names, test_matchspec_errors, test_legacy_features_canonical_string_forms. */
+static void test_conda_cases(void **state)
+{
+	struct wp_matchspec a, b;
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_buf t = WP_BUF_INIT;
+	/* %21 is '!': the epoch of x264 1!164.3095 */
+	parsed("https://anaconda.org/conda-forge/linux-64/x264-1%21164.3095-h166bdaf_2.tar.bz2", &a);
+	parsed("https://anaconda.org/conda-forge/linux-64/x264-1!164.3095-h166bdaf_2.tar.bz2", &b);
+	assert_string_equal(a.version_text, b.version_text);
+	assert_true(wp_matchspec_match(&a, "x264", "1!164.3095", "h166bdaf_2", 2));
+	wp_matchspec_release(&a);
+	wp_matchspec_release(&b);
+	parsed("https://anaconda.org/conda-forge%21/linux-64/x264-1%21164.3095-h166bdaf_2.tar.bz2", &a);
+	parsed("https://anaconda.org/conda-forge!/linux-64/x264-1!164.3095-h166bdaf_2.tar.bz2", &b);
+	assert_string_equal(a.channel, b.channel);
+	assert_string_equal(a.channel, "conda-forge!");
+	wp_matchspec_release(&a);
+	wp_matchspec_release(&b);
+	/* a tarball URL keeps its channel and subdir */
+	static const struct {
+		const char *url, *channel, *name, *version, *build;
+	} urls[] = {
+		{ "https://repo.anaconda.com/pkgs/main/linux-64/_license-1.1-py27_1.tar.bz2", "defaults", "_license",
+		  "==1.1", "py27_1" },
+		{ "https://conda.anaconda.org/conda-canary/linux-64/conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2",
+		  "conda-canary", "conda", "==4.3.21.post699+1dab973", "py36h4a561cd_0" },
+		{ "https://conda.anaconda.org/conda-canary/linux-64/conda-4.3.21.post699+1dab973-py36h4a561cd_0.conda",
+		  "conda-canary", "conda", "==4.3.21.post699+1dab973", "py36h4a561cd_0" },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(urls); i++) {
+		parsed(urls[i].url, &a);
+		assert_string_equal(a.channel, urls[i].channel);
+		assert_string_equal(a.subdir, "linux-64");
+		assert_string_equal(a.name, urls[i].name);
+		assert_string_equal(a.version_text, urls[i].version);
+		assert_string_equal(a.build, urls[i].build);
+		wp_matchspec_release(&a);
+	}
+	/* a URL whose directory is no subdir names no channel (conda: *[url=...]) */
+	parsed("https://conda.anaconda.org/conda-canary/conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2", &a);
+	assert_null(a.channel);
+	assert_null(a.subdir);
+	wp_matchspec_release(&a);
+	/* CEP 26 names */
+	static const char *const bad[] = { "pkg..name", "pkg--name", ".pkg", "-pkg", "'package'", "\"package\"",
+					   "pack@ge", "!xyz 1.3", "blas[invalid=\"1\"]", "blas [test=]" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
+		wp_err_clear(&e);
+		if (wp_matchspec_parse(bad[i], &a, &e) != -WPE_PARSE)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_non_null(strstr(e.msg, "conda spec"));
+	}
+	static const char *const good[] = { "numpy", "my-package", "my_package", "my.package", "r-base",
+					    "python-dateutil", "_openmp_mutex", "_pkg", "__glibc", "__unix" };
+	for (size_t i = 0; i < WP_ARRAY_LEN(good); i++) {
+		parsed(good[i], &a);
+		assert_string_equal(a.name, good[i]);
+		wp_matchspec_release(&a);
+	}
+	/* conda's fields in brackets are accepted, and the legacy feature spec */
+	parsed("blas[license_family=BSD, when=\"x\"]", &a);
+	wp_matchspec_release(&a);
+	parsed("mkl@", &a);
+	wp_matchspec_format(&a, &t);
+	assert_string_equal(t.data, "*[track_features=mkl]");
+	assert_false(wp_matchspec_match(&a, "mkl", "2024.0", "0", 0)); /* track_features unknown here */
+	wp_matchspec_release(&a);
+	wp_buf_free(&t);
+}
+
 static void test_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -435,6 +508,7 @@ static void test_real_specs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conda_cases),
 		cmocka_unit_test(test_match_table), cmocka_unit_test(test_parts),	  cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_floor),	    cmocka_unit_test(test_json_list), cmocka_unit_test(test_real_specs),
 	};

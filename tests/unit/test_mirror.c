@@ -1107,6 +1107,32 @@ static void test_variants_json(void **state)
 	assert_true(page_lists(dir, "rocm7.0/torch", VJSON, vsha));
 	assert_false(page_lists(dir, "cu111/torch", VJSON, vsha));
 	assert_false(page_lists(dir, "cuda12.8/nvidia-cublas", VJSON, vsha));
+	{
+		/* PEP 825 (Provisional, revised 2026-08-19): no core-metadata, requires-python or
+		 * yanked for the variants.json entry; the wheels keep theirs */
+		char *j = wp_xasprintf("%s/simple/torch/index.json", dir), *json = test_read_file(j, NULL);
+		char *h = wp_xasprintf("%s/simple/torch/index.html", dir), *html = test_read_file(h, NULL);
+		assert_non_null(json);
+		assert_non_null(html);
+		char *entry = strstr(json, "\"" VJSON "\"");
+		assert_non_null(entry);
+		char *end = strchr(entry, '}'); /* its hashes object closes first, then the entry */
+		assert_non_null(end);
+		end = strchr(end + 1, '}');
+		assert_non_null(end);
+		*end = 0;
+		assert_null(strstr(entry, "yanked"));
+		assert_null(strstr(entry, "requires-python"));
+		assert_null(strstr(entry, "core-metadata"));
+		assert_true(strstr(json, "\"yanked\"") || strstr(end + 1, "\"yanked\"")); /* the wheels keep it */
+		char *a = strstr(html, VJSON "#sha256=");
+		assert_non_null(a);
+		char *close = strchr(a, '>');
+		assert_non_null(close);
+		*close = 0;
+		assert_null(strstr(a, "data-"));
+		free(j), free(json), free(h), free(html);
+	}
 	char *man = wp_xasprintf("%s/" WP_MIRROR_MANIFEST, dir), *mtext = test_read_file(man, NULL);
 	assert_non_null(strstr(mtext, "\"filename\": \"" VJSON "\""));
 	free(mtext);

@@ -162,8 +162,8 @@ static void test_exact_and_windows(void **state)
 	wp_tagset_release(&ts);
 }
 
-/* A free-threaded CPython (3.13t) loads cp313t extension modules and pure ones, never abi3:
- * packaging's _abi3_applies is false when threading is on. */
+/* A free-threaded CPython (3.13t) loads cp313t extension modules, abi3t ones wherever a GIL
+ * build would load abi3 (PEP 803, packaging HEAD's _abi3t_applies), and pure ones; never abi3. */
 static void test_free_threaded(void **state)
 {
 	struct wp_tagset ts = WP_TAGSET_INIT;
@@ -174,10 +174,26 @@ static void test_free_threaded(void **state)
 	assert_int_equal(wp_tagset_build(&ts, &t, &err), 0);
 	assert_string_equal(ts.tags[0], "cp313-cp313t-manylinux_2_17_x86_64");
 	for (size_t i = 0; i < ts.n; i++)
-		assert_null(strstr(ts.tags[i], "abi3"));
+		assert_null(strstr(ts.tags[i], "-abi3-"));
 	assert_int_equal(wp_tagset_priority(&ts, "cp313-cp313-manylinux_2_17_x86_64"), -1);
-	assert_true(wp_tagset_priority(&ts, "cp313-none-manylinux_2_17_x86_64") > 0);
+	int own = wp_tagset_priority(&ts, "cp313-abi3t-manylinux_2_17_x86_64");
+	int none = wp_tagset_priority(&ts, "cp313-none-manylinux_2_17_x86_64");
+	int older = wp_tagset_priority(&ts, "cp32-abi3t-linux_x86_64");
+	assert_true(own > 0 && none > own && older > none);
 	assert_true(wp_tagset_priority(&ts, "py3-none-any") > 0);
+	wp_tagset_release(&ts);
+	/* the wheel: ft-1.0-cp315-abi3.abi3t-win_amd64.whl fits 3.15t by its abi3t tag */
+	t = cp(3, 15, "win_amd64", false);
+	assert_int_equal(wp_target_set_python(&t, "3.15t", &err), 0);
+	assert_int_equal(wp_tagset_build(&ts, &t, &err), 0);
+	assert_int_equal(wp_tagset_priority(&ts, "cp315-abi3-win_amd64"), -1);
+	assert_true(wp_tagset_priority(&ts, "cp315-abi3t-win_amd64") > 0);
+	wp_tagset_release(&ts);
+	/* a GIL 3.15 takes abi3 and not abi3t */
+	t = cp(3, 15, "win_amd64", false);
+	assert_int_equal(wp_tagset_build(&ts, &t, &err), 0);
+	assert_true(wp_tagset_priority(&ts, "cp315-abi3-win_amd64") > 0);
+	assert_int_equal(wp_tagset_priority(&ts, "cp315-abi3t-win_amd64"), -1);
 	wp_tagset_release(&ts);
 	/* and 3.12t is no Python that exists */
 	assert_int_equal(wp_target_set_python(&t, "3.12t", &err), -WPE_USAGE);
@@ -222,11 +238,28 @@ static void test_ladder_edges(void **state)
 	char **l;
 	size_t n;
 	struct wp_err err = WP_ERR_INIT;
-	/* riscv64 has no manylinux tags in packaging 21.3 */
+	/* PEP 600's tag for any arch: riscv64 from glibc 2.31 down to 2.17 (manylinux2014 its alias) */
 	struct wp_target t = cp(3, 11, "manylinux_2_31_riscv64", false);
 	assert_int_equal(wp_platform_ladder(&t, &l, &n, &err), 0);
-	assert_int_equal(n, 1);
-	assert_string_equal(l[0], "linux_riscv64");
+	assert_int_equal(n, 31 - 17 + 1 + 1 + 1);
+	assert_string_equal(l[0], "manylinux_2_31_riscv64");
+	assert_string_equal(l[n - 3], "manylinux_2_17_riscv64");
+	assert_string_equal(l[n - 2], "manylinux2014_riscv64");
+	assert_string_equal(l[n - 1], "linux_riscv64");
+	wp_platform_ladder_free(l, n);
+	/* an arch packaging has no list entry for still gets PEP 600's text */
+	t = cp(3, 11, "manylinux_2_28_sparc64", false);
+	assert_int_equal(wp_platform_ladder(&t, &l, &n, &err), 0);
+	assert_string_equal(l[0], "manylinux_2_28_sparc64");
+	assert_string_equal(l[n - 1], "linux_sparc64");
+	wp_platform_ladder_free(l, n);
+	/* a detected linux_loongarch64 with its glibc */
+	t = cp(3, 11, "linux_loongarch64", false);
+	t.glibc_major = 2;
+	t.glibc_minor = 36;
+	assert_int_equal(wp_platform_ladder(&t, &l, &n, &err), 0);
+	assert_string_equal(l[0], "manylinux_2_36_loongarch64");
+	assert_string_equal(l[n - 1], "linux_loongarch64");
 	wp_platform_ladder_free(l, n);
 	/* a glibc 3 machine takes every 2.x down to 2.5 */
 	t = cp(3, 11, "manylinux_3_1_x86_64", false);

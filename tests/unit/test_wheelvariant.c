@@ -492,10 +492,49 @@ static void test_toml(void **state)
 	free(copy);
 }
 
+/* PEP 825 providers draft: the providers' answers for a machine written as a list, and the list
+ * read back picks the same labels with no provider rule (a CPU target here). */
+static void test_variant_list(void **state)
+{
+	(void)state;
+	struct wp_variants v;
+	struct wp_target t, u;
+	struct wp_buf list = WP_BUF_INIT;
+	struct wp_err e = WP_ERR_INIT;
+	load(V10, &v);
+	target(&t, "cuda=12.8 gpu=sm_86 x86=v3");
+	wp_target_variant_props(&t, &list);
+	assert_non_null(strstr(list.data, "nvidia :: sm_arch :: 86_real\n"));
+	assert_non_null(strstr(list.data, "x86_64 :: level :: v3\nx86_64 :: level :: v2\nx86_64 :: level :: v1\n"));
+	assert_null(strstr(list.data, "amd ::")); /* not a ROCm machine */
+	target(&u, "cuda=cpu");
+	for (char *p = list.data; *p;) {
+		char *nl = strchr(p, '\n'), *a = strstr(p, " :: "), *b = strstr(a + 4, " :: ");
+		*nl = *a = *b = 0;
+		assert_int_equal(wp_target_add_variant_prop(&u, p, a + 4, b + 4, &e), 0);
+		p = nl + 1;
+	}
+	assert_true(u.variant_given);
+	struct wp_vorder ot, ou;
+	wp_vorder_init(&ot, &v, &t);
+	wp_vorder_init(&ou, &v, &u);
+	for (size_t i = 0; i < v.n_labels; i++)
+		assert_int_equal(wp_vorder_supported(&ot, &v.labels[i], NULL), wp_vorder_supported(&ou, &v.labels[i], NULL));
+	assert_true(wp_vorder_supported(&ou, wp_variants_find(&v, "cuda12.8"), NULL));
+	wp_vorder_release(&ot);
+	wp_vorder_release(&ou);
+	/* names PEP 825 does not allow are refused, naming the property */
+	assert_int_equal(wp_target_add_variant_prop(&u, "nvidia", "sm_arch", "86 real", &e), -WPE_USAGE);
+	assert_non_null(strstr(e.msg, "86 real"));
+	wp_buf_free(&list);
+	wp_variants_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_files), cmocka_unit_test(test_schema_and_refusals),
+		cmocka_unit_test(test_variant_list),
 		cmocka_unit_test(test_nvidia_values), cmocka_unit_test(test_unknown_namespace),
 		cmocka_unit_test(test_order), cmocka_unit_test(test_static_01x), cmocka_unit_test(test_static_00x), cmocka_unit_test(test_amd_intel),
 		cmocka_unit_test(test_markers), cmocka_unit_test(test_toml),
