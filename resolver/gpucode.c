@@ -146,7 +146,7 @@ int wp_gpucode_verdict(const char *code, int gpu_sm, int driver_cuda, enum wp_gp
 				if (best == WP_GPU_NONE)
 					wp_buf_printf(why, "no SASS for sm_%d and no PTX at or below it in code built for ", gpu_sm);
 				else
-					wp_buf_printf(why, "sm_%d only by JIT-compiling PTX; no SASS for it in code built for ", gpu_sm);
+					wp_buf_printf(why, "no SASS for sm_%d in code built for ", gpu_sm);
 				struct wp_str v = unit;
 				bool first = true;
 				while (v.n) {

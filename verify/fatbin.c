@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/bytes.h"
 #include "base/mem.h"
@@ -107,6 +108,18 @@ void wp_fatbin_scan_free(struct wp_fatbin_scan *s)
 	free(s->win);
 	free(s->wr);
 	free(s);
+}
+
+bool wp_fatbin_wanted(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	size_t n = strlen(base);
+	if (n > 3 && !strcmp(base + n - 3, ".so"))
+		return true;
+	if (strstr(base, ".so.") && base[0] != '.')
+		return true;
+	return n > 4 && (!strcasecmp(base + n - 4, ".pyd") || !strcasecmp(base + n - 4, ".dll"));
 }
 
 /* An entry header's fields are those of real code: a header of 64 bytes or more, a payload that fits

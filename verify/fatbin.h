@@ -86,6 +86,10 @@ void wp_fatbin_free(struct wp_fatbin *fb);
 /* "sm_86", "sm_90a", "compute_120f" into out (at least 24 bytes); returns out. */
 const char *wp_fatbin_entry_name(const struct wp_fatbin_entry *en, char *out, size_t cap);
 
+/* Whether an archive member's name is a shared object whose GPU code is worth reading: "*.so",
+ * "*.so.N...", "*.pyd", "*.dll" (any case for the Windows ones). */
+bool wp_fatbin_wanted(const char *name);
+
 /* The streaming reader: feed the file's bytes in order, any chunk sizes, then finish. */
 struct wp_fatbin_scan;
 

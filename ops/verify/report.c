@@ -12,6 +12,12 @@ void wp_verify_report_release(struct wp_verify_report *rep)
 		free(rep->problems[i].what);
 	}
 	free(rep->problems);
+	for (size_t i = 0; i < rep->n_gpucode; i++) {
+		free(rep->gpucode[i].path);
+		free(rep->gpucode[i].why);
+		free(rep->gpucode[i].archs);
+	}
+	free(rep->gpucode);
 	memset(rep, 0, sizeof(*rep));
 }
 

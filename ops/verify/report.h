@@ -24,6 +24,23 @@ struct wp_verify_problem {
 	bool fatal;   /* false for a note that is no integrity failure (pages mid-update) */
 };
 
+/* verify --target: the GPUs each wheel's GPU code is judged on (the caller's, borrowed). */
+#define WP_VERIFY_GPUS_MAX 16
+struct wp_verify_gpus {
+	int n;
+	int sm[WP_VERIFY_GPUS_MAX];  /* compute capabilities x10 */
+	int driver_cuda;             /* the driver's newest CUDA x10; 0 unknown (PTX assumed JIT-able) */
+};
+
+/* One wheel on one GPU: resolver/gpucode.h's verdict, and why when not native. */
+struct wp_verify_gpucode {
+	char *path;
+	int sm;
+	int verdict;  /* enum wp_gpu_verdict */
+	char *why;    /* NULL when native or no GPU code */
+	char *archs;  /* what its GPU code holds ("sm_80 sm_90 compute_90"), "" none */
+};
+
 /* Counts and problems add up over calls; start from WP_VERIFY_REPORT_INIT. */
 struct wp_verify_report {
 	enum wp_verify_kind kind;   /* what the last path was */
@@ -35,6 +52,9 @@ struct wp_verify_report {
 	size_t pages;   /* index pages and repodata files read */
 	size_t links;   /* links, requirement lines and repodata records checked */
 	size_t packages; /* conda packages hashed (of files) */
+	const struct wp_verify_gpus *gpus;  /* in (NULL: no GPU check): set by the caller */
+	struct wp_verify_gpucode *gpucode;  /* out: each wheel with a shared object, on each GPU */
+	size_t n_gpucode, cap_gpucode;
 };
 
 #define WP_VERIFY_REPORT_INIT { 0 }

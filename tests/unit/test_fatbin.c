@@ -208,6 +208,27 @@ static void test_corpus(void **state)
 			fail_msg("%s: registered code %s (summary '%s'), the index has %s", col[0], archs.data,
 				 wp_buf_cstr(&sum), want.data);
 
+		/* without the wrappers (a linker that leaves the pointers to relocations, a PE file): the
+		 * same code; without sections too, the same except where libcudadevrt's relocatable code
+		 * cannot be told from the package's (it then counts, which only makes the verdict worse) */
+		{
+			struct wp_buf alt = WP_BUF_INIT;
+			fb.wrappers = false;
+			wp_fatbin_units(&fb);
+			wp_fatbin_summary(&fb, &alt);
+			if (strcmp(wp_buf_cstr(&alt), wp_buf_cstr(&sum)))
+				fail_msg("%s without wrappers: '%s', with: '%s'", col[0], wp_buf_cstr(&alt), wp_buf_cstr(&sum));
+			for (size_t i = 0; i < fb.n_containers; i++)
+				fb.containers[i].section = WP_FATBIN_SEC_UNKNOWN;
+			wp_fatbin_units(&fb);
+			wp_buf_reset(&alt);
+			wp_fatbin_summary(&fb, &alt);
+			bool devrt = !strcmp(col[0], "cuda11.8/ptx_compute80.so");
+			if (!strcmp(wp_buf_cstr(&alt), wp_buf_cstr(&sum)) == devrt)
+				fail_msg("%s without sections: '%s', with: '%s'", col[0], wp_buf_cstr(&alt), wp_buf_cstr(&sum));
+			wp_buf_free(&alt);
+		}
+
 		/* the verdicts */
 		if (!fgets(vline, sizeof vline, vf))
 			fail_msg("verdicts.tsv ends before %s", col[0]);

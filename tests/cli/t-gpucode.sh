@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# tests/cli/t-gpucode.sh: verify --gpu/--target judges the GPU code inside CUDA extension wheels made
+# of the gpu-code corpus (tests/fixtures/mkgpuwheels.py): native / ptx-jit / none on GPUs of cc 3.5 to
+# 12.1, as verdicts.tsv says, for a wheelhouse, a single wheel and a bundle of them.
+. "$(dirname "$0")/../lib.sh"
+GPU="$ROOT/tests/fixtures/gpu-code"
+"$PYTHON" "$ROOT/tests/fixtures/mkgpuwheels.py" "$TMP/wh" >/dev/null || { fail "mkgpuwheels.py could not write the wheels"; done_testing; exit 1; }
+mv "$TMP/wh/wheels.tsv" "$TMP/wheels.tsv"
+
+# every wheel on every GPU of the table: one verify of the wheelhouse per GPU
+for cc in $(head -1 "$GPU/verdicts.tsv" | tr '\t' '\n' | sed -n 's/^cc//p'); do
+	wp verify "$TMP/wh" --gpu "$cc" --json >"$TMP/v-$cc.json" 2>"$TMP/v-$cc.err"
+	echo $? >"$TMP/v-$cc.rc"
+done
+"$PYTHON" - "$GPU/verdicts.tsv" "$TMP/wheels.tsv" "$TMP" >"$TMP/table-check" 2>&1 <<'PY'
+import json, os, sys
+verdicts, wheels, tmp = sys.argv[1:4]
+rows = [l.rstrip("\n").split("\t") for l in open(verdicts)]
+ccs = [c[2:] for c in rows[0][1:]]
+table = {r[0]: r[1:] for r in rows[1:]}
+wheel_of = dict(l.rstrip("\n").split("\t")[::-1] for l in open(wheels))
+word = {"jit": "ptx-jit", "no-gpu-code": "no GPU code"}
+bad = n = 0
+for i, cc in enumerate(ccs):
+    j = json.load(open(os.path.join(tmp, "v-%s.json" % cc)))
+    got = {os.path.basename(g["path"]): g["verdict"] for g in j.get("gpu_code", [])}
+    sm = "sm_%d" % round(float(cc) * 10)
+    if any(g["gpu"] != sm for g in j.get("gpu_code", [])):
+        bad += 1; print("cc %s: a verdict for another GPU" % cc)
+    for f, vs in table.items():
+        want = word.get(vs[i], vs[i])
+        have = got.get(wheel_of[f])
+        n += 1
+        if have != want:
+            bad += 1; print("%s on cc %s: %s, the table has %s" % (f, cc, have, want))
+    if got.get("gx_two_objects-1.0-cp311-cp311-linux_x86_64.whl") != "none":
+        bad += 1; print("cc %s: two objects with no GPU in common: not none" % cc)
+    if "gx_pure-1.0-cp311-cp311-linux_x86_64.whl" in got:
+        bad += 1; print("cc %s: a pure-Python wheel got a GPU verdict" % cc)
+    any_none = any(v == "none" for v in got.values())
+    if int(open(os.path.join(tmp, "v-%s.rc" % cc)).read()) != (4 if any_none else 0):
+        bad += 1; print("cc %s: exit code does not follow the nones" % cc)
+print("ok %d" % n if not bad else "bad")
+PY
+expect_grep "verify --gpu gives the table's verdict for all 73 wheels on all 18 GPUs" "^ok 1314$" "$TMP/table-check"
+
+W=$TMP/wh/gx_arch_sm80_so-1.0-cp311-cp311-linux_x86_64.whl
+expect_exit 0 "sm_80 SASS + PTX: native on 8.6" wp verify "$W" --gpu 8.6
+expect_grep "says native and what the code holds" "^gpu gx_arch_sm80_so-1.0-cp311-cp311-linux_x86_64.whl sm_86: native \(sm_80 compute_80\)$" "$TMP/out"
+expect_exit 0 "ptx-jit on 9.0 is a note, not a failure" wp verify "$W" --gpu "H100 80GB HBM3"
+expect_grep "ptx-jit named" "sm_90: ptx-jit" "$TMP/out"
+expect_grep "the note says why" "note: .*runs on sm_90 only by JIT-compiling its PTX" "$TMP/err"
+expect_exit 4 "none on 7.5 fails" wp verify "$W" --gpu sm_75
+expect_grep "the error names the GPU and the code" "no kernel image for sm_75: no SASS for sm_75 and no PTX at or below it in code built for sm_80, compute_80" "$TMP/err"
+# the driver must know the PTX's ISA: CUDA 13.0's compute_120 PTX on a CUDA 12.8 driver cannot JIT
+W13=$TMP/wh/gx_c13_arch_sm120_so-1.0-cp311-cp311-linux_x86_64.whl
+expect_exit 0 "sm_120 SASS runs on 12.1 (GB10)" wp verify "$W13" --gpu 12.1 --cuda 13.0
+expect_grep "native" "sm_121: native" "$TMP/out"
+expect_exit 4 "compute_90 PTX of CUDA 13 with a 12.8 driver on sm_100: none" wp verify "$TMP/wh/gx_c13_big_compress_none_so-1.0-cp311-cp311-linux_x86_64.whl" --gpu 10.0 --cuda 12.8
+expect_grep "says the driver is too old" "needs a driver for CUDA 13.0 or newer" "$TMP/err"
+expect_exit 0 "the same with a 13.0 driver: ptx-jit" wp verify "$TMP/wh/gx_c13_big_compress_none_so-1.0-cp311-cp311-linux_x86_64.whl" --gpu 10.0 --cuda 13.0
+expect_exit 2 "--cuda alone is a usage error" wp verify "$W" --cuda 12.8
+expect_exit 2 "an unknown GPU is a usage error" wp verify "$W" --gpu sm_99
+expect_exit 0 "no GPU words: no GPU check (as before)" wp verify "$W"
+expect_no_grep "no GPU lines" "^gpu " "$TMP/out"
+
+# a saved machine (an H200 on driver 580, 'detect --json' as written): its GPUs and its driver
+H200="$ROOT/tests/fixtures/detect/machines/h200-580-open-cuda13/wheelpick-detect.json"
+expect_exit 4 "--target FILE: the machine's sm_90 has no code in an sm_80 SASS-only wheel" wp verify "$TMP/wh/gx_sass_sm80_so-1.0-cp311-cp311-linux_x86_64.whl" --target "$H200"
+expect_grep "named in the error" "no kernel image for sm_90" "$TMP/err"
+expect_exit 0 "and the sm_80+PTX wheel runs there by JIT" wp verify "$W" --target "$H200"
+expect_grep "ptx-jit on the machine's GPU" "sm_90: ptx-jit" "$TMP/out"
+
+# a small wheelhouse: each wheel judged, the worst fails the run
+mkdir -p "$TMP/small"
+cp "$W" "$TMP/wh/gx_sass_sm90_so-1.0-cp311-cp311-linux_x86_64.whl" "$TMP/small/"
+expect_exit 4 "a two-wheel wheelhouse on 8.6: the sm_90-only wheel fails it" wp verify "$TMP/small" --gpu 8.6
+expect_grep "sass_sm90 on 8.6: none" "gx_sass_sm90_so-1.0-cp311-cp311-linux_x86_64.whl sm_86: none" "$TMP/out"
+expect_grep "sm_80 one on 8.6: native" "gx_arch_sm80_so-1.0-cp311-cp311-linux_x86_64.whl sm_86: native" "$TMP/out"
+done_testing
