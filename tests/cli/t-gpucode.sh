@@ -4,7 +4,7 @@
 # 12.1, as verdicts.tsv says, for a wheelhouse, a single wheel and a bundle of them.
 . "$(dirname "$0")/../lib.sh"
 GPU="$ROOT/tests/fixtures/gpu-code"
-"$PYTHON" "$ROOT/tests/fixtures/mkgpuwheels.py" "$TMP/wh" >/dev/null || { fail "mkgpuwheels.py could not write the wheels"; done_testing; exit 1; }
+"$PYTHON" "$ROOT/tests/fixtures/mkgpuwheels.py" "$TMP/wh" "$TMP/pick" >/dev/null || { fail "mkgpuwheels.py could not write the wheels"; done_testing; exit 1; }
 mv "$TMP/wh/wheels.tsv" "$TMP/wheels.tsv"
 
 # every wheel on every GPU of the table: one verify of the wheelhouse per GPU
@@ -77,4 +77,21 @@ cp "$W" "$TMP/wh/gx_sass_sm90_so-1.0-cp311-cp311-linux_x86_64.whl" "$TMP/small/"
 expect_exit 4 "a two-wheel wheelhouse on 8.6: the sm_90-only wheel fails it" wp verify "$TMP/small" --gpu 8.6
 expect_grep "sass_sm90 on 8.6: none" "gx_sass_sm90_so-1.0-cp311-cp311-linux_x86_64.whl sm_86: none" "$TMP/out"
 expect_grep "sm_80 one on 8.6: native" "gx_arch_sm80_so-1.0-cp311-cp311-linux_x86_64.whl sm_86: native" "$TMP/out"
+
+# pick: a wheel whose binary has no kernel image for the target's GPU is refused, the next candidate taken
+ON86="--find-links $TMP/pick --cuda 12.8 --gpu 8.6 --python 3.11 --platform linux_x86_64"
+expect_exit 0 "pick on sm_86: gx_pickdemo 2.0 (sm_90 only) refused, 1.0 picked" wp pick gx_pickdemo $ON86 -d "$TMP/p1"
+expect_grep "the refusal says why" "refused gx_pickdemo-2.0-cp311-cp311-linux_x86_64.whl: no kernel image for sm_86 \(no SASS for sm_86 and no PTX at or below it in code built for sm_90\)" "$TMP/err"
+expect_grep "the wheelhouse holds 1.0" "^gx-pickdemo==1\.0 " "$TMP/p1/requirements.txt"
+expect_no_file "and not 2.0" "$TMP/p1/gx_pickdemo-2.0-cp311-cp311-linux_x86_64.whl"
+expect_exit 0 "again, with 2.0 already in the store: refused from what the catalog kept" wp pick gx_pickdemo $ON86 -d "$TMP/p2"
+expect_grep "refused again" "refused gx_pickdemo-2.0" "$TMP/err"
+expect_grep "1.0 again" "^gx-pickdemo==1\.0 " "$TMP/p2/requirements.txt"
+"$PYTHON" -c 'import sqlite3,sys; print(len(sqlite3.connect(sys.argv[1]).execute("select * from gpu_code").fetchall()))' "$WHEELPICK_CATALOG" >"$TMP/rows"
+expect_grep "the catalog keeps each file's GPU code once" "^2$" "$TMP/rows"
+expect_exit 0 "on sm_90 2.0 is kept" wp pick gx_pickdemo --find-links "$TMP/pick" --cuda 12.8 --gpu 9.0 --python 3.11 --platform linux_x86_64 -d "$TMP/p3"
+expect_grep "2.0 on sm_90" "^gx-pickdemo==2\.0 " "$TMP/p3/requirements.txt"
+expect_exit 1 "a project whose only build has no code for the GPU: nothing fits (exit 1)" wp pick gx_only90 $ON86 -d "$TMP/p4"
+expect_grep "the error names the file and the GPU" "gx_only90-1.0-cp311-cp311-linux_x86_64.whl has no kernel image for sm_86" "$TMP/err"
+expect_exit 0 "a CPU target is not judged" wp pick gx_only90 --find-links "$TMP/pick" --cuda cpu --python 3.11 --platform linux_x86_64 -d "$TMP/p5"
 done_testing
