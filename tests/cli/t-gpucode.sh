@@ -94,4 +94,19 @@ expect_grep "2.0 on sm_90" "^gx-pickdemo==2\.0 " "$TMP/p3/requirements.txt"
 expect_exit 1 "a project whose only build has no code for the GPU: nothing fits (exit 1)" wp pick gx_only90 $ON86 -d "$TMP/p4"
 expect_grep "the error names the file and the GPU" "gx_only90-1.0-cp311-cp311-linux_x86_64.whl has no kernel image for sm_86" "$TMP/err"
 expect_exit 0 "a CPU target is not judged" wp pick gx_only90 --find-links "$TMP/pick" --cuda cpu --python 3.11 --platform linux_x86_64 -d "$TMP/p5"
+
+# install --gpu: refused before the commit, nothing installed; a GPU it runs on installs
+"$PYTHON" -m venv --without-pip "$TMP/venv"
+SP=$("$TMP/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+I90=$TMP/pick/inst/gx_inst90-1.0-py3-none-linux_x86_64.whl
+I80=$TMP/pick/inst/gx_inst80-1.0-py3-none-linux_x86_64.whl
+expect_exit 1 "install --gpu 8.6 of an sm_90-only wheel: refused (exit 1)" wp install --python "$TMP/venv/bin/python" "$I90" "$I80" --gpu 8.6
+expect_grep "the refusal names the wheel, the GPU and the code" "'gx_inst90-1.0-py3-none-linux_x86_64.whl' has no kernel image for sm_86 \(no SASS for sm_86 and no PTX at or below it in code built for sm_90\).*nothing was installed" "$TMP/err"
+expect_no_file "nothing of it installed" "$SP/gx_inst90"
+expect_no_file "nor of the other wheel of the same run" "$SP/gx_inst80"
+expect_exit 0 "on 9.0 both install (sm_80's PTX by JIT)" wp install --python "$TMP/venv/bin/python" "$I90" "$I80" --gpu 9.0
+expect_file "installed" "$SP/gx_inst90/_C.so"
+expect_grep "the JIT one warned" "gx_inst80-1.0-py3-none-linux_x86_64.whl runs on sm_90 only by JIT-compiling its PTX" "$TMP/err"
+expect_exit 0 "no --gpu: no check (as before)" wp install --python "$TMP/venv/bin/python" "$I90"
+expect_exit 2 "install --cuda alone is a usage error" wp install --python "$TMP/venv/bin/python" "$I90" --cuda 12.8
 done_testing
