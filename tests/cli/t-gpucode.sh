@@ -91,6 +91,18 @@ expect_grep "1.0 again" "^gx-pickdemo==1\.0 " "$TMP/p2/requirements.txt"
 expect_grep "the catalog keeps each file's GPU code once" "^2$" "$TMP/rows"
 expect_exit 0 "on sm_90 2.0 is kept" wp pick gx_pickdemo --find-links "$TMP/pick" --cuda 12.8 --gpu 9.0 --python 3.11 --platform linux_x86_64 -d "$TMP/p3"
 expect_grep "2.0 on sm_90" "^gx-pickdemo==2\.0 " "$TMP/p3/requirements.txt"
+# list and matrix show what the store read of the files it holds
+expect_exit 0 "list shows the stored files' GPU code" wp list gx_pickdemo
+expect_grep "2.0's code" "^  gx_pickdemo-2.0-cp311-cp311-linux_x86_64.whl: sm_90$" "$TMP/out"
+expect_exit 0 "list with a target judges it" wp list gx_pickdemo --cuda 12.8 --gpu 8.6 --python 3.11 --platform linux_x86_64
+expect_grep "2.0 none on sm_86" "gx_pickdemo-2.0-cp311-cp311-linux_x86_64.whl: sm_90 -> none on sm_86" "$TMP/out"
+expect_grep "1.0 native" "gx_pickdemo-1.0-cp311-cp311-linux_x86_64.whl: sm_80 -> native on sm_86" "$TMP/out"
+expect_grep "and 2.0 is not marked as fitting (the binary wins)" "^2\.0 +1$" "$TMP/out"
+expect_exit 0 "list --json" wp list gx_pickdemo --json
+expect_json "$TMP/out" "[f['gpu_code'] for f in j]" "['sm_90', 'sm_80']"
+expect_exit 0 "matrix says it for the target's picks" wp matrix gx_pickdemo $ON86
+expect_grep "matrix: the stored 2.0 has no kernel image for sm_86" "GPU code \(files the store holds\): none, gx_pickdemo-2.0-cp311-cp311-linux_x86_64.whl on sm_86" "$TMP/out"
+
 expect_exit 1 "a project whose only build has no code for the GPU: nothing fits (exit 1)" wp pick gx_only90 $ON86 -d "$TMP/p4"
 expect_grep "the error names the file and the GPU" "gx_only90-1.0-cp311-cp311-linux_x86_64.whl has no kernel image for sm_86" "$TMP/err"
 expect_exit 0 "a CPU target is not judged" wp pick gx_only90 --find-links "$TMP/pick" --cuda cpu --python 3.11 --platform linux_x86_64 -d "$TMP/p5"
