@@ -46,8 +46,6 @@ struct wp_fatbin_scan {
 	uint64_t skip;                  /* M_SKIP: bytes left to pass */
 	uint64_t c_left;                /* bytes of the current container still to come */
 	uint32_t c_index;
-	/* memmem's last answers, so the farther magic is not searched for again and again */
-	uint64_t next_lo[2], next_end[2], next_at[2];
 	/* what was found */
 	struct wp_fatbin fb;
 	size_t cap_c, cap_e;
@@ -90,13 +88,9 @@ const char *wp_fatbin_entry_name(const struct wp_fatbin_entry *en, char *out, si
 	return out;
 }
 
-static void forget(struct wp_fatbin_scan *s, int which);
-
 struct wp_fatbin_scan *wp_fatbin_scan_new(void)
 {
 	struct wp_fatbin_scan *s = wp_xcalloc(1, sizeof *s);
-	forget(s, 0);
-	forget(s, 1);
 	return s;
 }
 
@@ -182,30 +176,34 @@ static void add_wrapper(struct wp_fatbin_scan *s, const unsigned char *p, uint64
 	s->wr[s->n_wr++] = (struct wrapper){ .offset = off, .ptr = wp_le64(p + 8), .version = wp_le32(p + 4) };
 }
 
-/* The hit was used: search again from the next byte. */
-static void forget(struct wp_fatbin_scan *s, int which)
+/* The first 4-byte-aligned offset (in the file: base is p's offset) of p[0..n) holding either magic, or,
+ * when none, the first aligned offset too near the end to hold one (*hit false). Every container and
+ * wrapper seen sits at an offset that is a multiple of 8 (their sections are 8-aligned and every size
+ * in them is padded to 8), so looking at a quarter of the offsets loses none; eight words are
+ * compared per step, with one branch, which the compiler turns into vector compares. */
+static size_t find_magic(const unsigned char *p, size_t n, uint64_t base, bool *hit)
 {
-	s->next_lo[which] = UINT64_MAX;
-}
-
-/* Where the magic (0: a container's, 1: a wrapper's) next is in p[0..n) (base: p's file offset), or n.
- * The last search's answer is kept (first hit at or after lo, none in [lo, hi)) so that the farther
- * magic is not searched for again on every step. */
-static size_t find_magic(struct wp_fatbin_scan *s, int which, const unsigned char *p, size_t n, uint64_t base)
-{
-	uint64_t at = s->next_at[which];
-	if (s->next_lo[which] <= base && (at == UINT64_MAX || at >= base)) {
-		if (at != UINT64_MAX && at < base + n)
-			return (size_t)(at - base);
-		if (base + n <= s->next_end[which])
-			return n;
+	size_t i = (size_t)((4 - (base & 3)) & 3);
+	*hit = false;
+	if (i > n)
+		return n;
+	for (; i + 32 <= n; i += 32) {
+		uint32_t w[8];
+		memcpy(w, p + i, sizeof(w));
+		unsigned any = 0;
+		for (int k = 0; k < 8; k++)
+			any |= (w[k] == WP_FATBIN_MAGIC) | (w[k] == WRAP_MAGIC);
+		if (any)
+			break;
 	}
-	static const unsigned char m[2][4] = { { 0x50, 0xED, 0x55, 0xBA }, { 0xB1, 0x43, 0x62, 0x46 } };
-	const unsigned char *q = memmem(p, n, m[which], 4);
-	s->next_lo[which] = base;
-	s->next_end[which] = base + n;
-	s->next_at[which] = q ? base + (uint64_t)(q - p) : UINT64_MAX;
-	return q ? (size_t)(q - p) : n;
+	for (; i + 4 <= n; i += 4) {
+		uint32_t v = wp_le32(p + i);
+		if (v == WP_FATBIN_MAGIC || v == WRAP_MAGIC) {
+			*hit = true;
+			return i;
+		}
+	}
+	return i;
 }
 
 /* One decision at p (n bytes, file offset base). Returns the bytes consumed, or 0 when it needs more
@@ -242,24 +240,19 @@ static size_t step(struct wp_fatbin_scan *s, const unsigned char *p, size_t n, u
 		return step(s, p, n, base);
 	}
 	/* M_SEARCH */
-	size_t i0 = find_magic(s, 0, p, n, base);
-	size_t i1 = find_magic(s, 1, p, n, base);
-	size_t i = i0 < i1 ? i0 : i1;
-	if (i == n)
-		return n > 3 ? n - 3 : 0; /* keep 3 bytes: a magic may start there */
-	if (i > 0)
-		return i;
-	if (i1 == 0) {
+	bool hit;
+	size_t i = find_magic(p, n, base, &hit);
+	if (!hit || i > 0)
+		return i; /* 0: fewer than 4 bytes at an aligned offset, which wait for more */
+	if (wp_le32(p) == WRAP_MAGIC) {
 		if (n < 24)
 			return 0;
 		uint32_t v = wp_le32(p + 4);
 		if (v == 1 || v == 2)
 			add_wrapper(s, p, base);
-		forget(s, 1);
-		return 1;
+		return 4;
 	}
 	/* a container's magic at p */
-	forget(s, 0);
 	if (n < CHDR)
 		return 0;
 	uint16_t version = wp_le16(p + 4), hsize = wp_le16(p + 6);
