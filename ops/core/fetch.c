@@ -600,4 +600,6 @@ void wp_fetch_item_release(struct wp_fetch_item *it)
 {
 	free(it->path);
 	it->path = NULL;
+	free(it->gpu_code);
+	it->gpu_code = NULL;
 }
