@@ -60,7 +60,7 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 {
 	struct vo_ctx c = { .rep = rep, .fatal_before = rep->n_fatal };
 	struct stat sb;
-	char *abs = NULL;
+	char *abs = NULL, *site = NULL;
 	int rc = 0;
 
 	if (stat(path, &sb) < 0 && is_split_base(path)) {
@@ -114,6 +114,10 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 		} else if (vo_is_channel(abs)) {
 			rep->kind = WP_VERIFY_CHANNEL;
 			vo_verify_channel(&c, abs);
+		} else if (rep->gpus && (site = vo_site_packages(abs))) {
+			rep->kind = WP_VERIFY_ENV;
+			vo_verify_installed(&c, site);
+			free(site);
 		} else if (is_wheelhouse(abs)) {
 			rep->kind = WP_VERIFY_WHEELHOUSE;
 			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never setuid, setgid,
@@ -127,8 +131,11 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 			free(inst);
 			vo_verify_wheelhouse(&c, abs);
 		} else {
+			site = vo_site_packages(abs);
 			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "
-				     "simple/ pages or repodata.json", path);
+				     "simple/ pages or repodata.json%s", path, site ?
+				     " (an installed environment is checked for its GPU code only: give --gpu or --target)" : "");
+			free(site);
 			goto out;
 		}
 	} else {

@@ -28,6 +28,7 @@ const char *wp_verify_kind_name(enum wp_verify_kind kind)
 		[WP_VERIFY_CONDA_PKG] = "conda package", [WP_VERIFY_WHEELHOUSE] = "wheelhouse",
 		[WP_VERIFY_MIRROR] = "mirror", [WP_VERIFY_CHANNEL] = "conda channel",
 		[WP_VERIFY_BUNDLE] = "bundle", [WP_VERIFY_LOCK] = "pylock.toml",
+		[WP_VERIFY_ENV] = "installed environment",
 	};
 	return (unsigned)kind < WP_ARRAY_LEN(names) ? names[kind] : "nothing";
 }

@@ -16,6 +16,7 @@ enum wp_verify_kind {
 	WP_VERIFY_CHANNEL,     /* a conda channel, or one subdir of it */
 	WP_VERIFY_BUNDLE,      /* .tar.zst / .tar.gz made by wp_bundle_write */
 	WP_VERIFY_LOCK,        /* pylock.toml / pylock.NAME.toml (PEP 751), and the local files it names */
+	WP_VERIFY_ENV,         /* an installed environment, for its GPU code only (verify --gpu) */
 };
 
 struct wp_verify_problem {

@@ -120,5 +120,15 @@ expect_exit 0 "on 9.0 both install (sm_80's PTX by JIT)" wp install --python "$T
 expect_file "installed" "$SP/gx_inst90/_C.so"
 expect_grep "the JIT one warned" "gx_inst80-1.0-py3-none-linux_x86_64.whl runs on sm_90 only by JIT-compiling its PTX" "$TMP/err"
 expect_exit 0 "no --gpu: no check (as before)" wp install --python "$TMP/venv/bin/python" "$I90"
+
+# verify of the installed environment: each distribution's shared objects, from its RECORD, on disk
+expect_exit 4 "verify --gpu 8.6 of the venv: gx_inst90 has no kernel image" wp verify "$TMP/venv" --gpu 8.6
+expect_grep "its line" "^gpu gx_inst90-1.0.dist-info sm_86: none \(sm_90\)$" "$TMP/out"
+expect_grep "the other native" "^gpu gx_inst80-1.0.dist-info sm_86: native \(sm_80 compute_80\)$" "$TMP/out"
+expect_grep "named an installed environment" "installed environment '.*venv' failed verification" "$TMP/err"
+expect_exit 0 "on 9.0: native and ptx-jit" wp verify "$SP" --gpu 9.0
+expect_grep "ptx-jit for gx_inst80" "^gpu gx_inst80-1.0.dist-info sm_90: ptx-jit" "$TMP/out"
+expect_exit 2 "an environment without --gpu: a usage error that says what to give" wp verify "$TMP/venv"
+expect_grep "says --gpu" "checked for its GPU code only: give --gpu or --target" "$TMP/err"
 expect_exit 2 "install --cuda alone is a usage error" wp install --python "$TMP/venv/bin/python" "$I90" --cuda 12.8
 done_testing
