@@ -105,6 +105,8 @@ expect_grep "matrix: the stored 2.0 has no kernel image for sm_86" "GPU code \(f
 
 expect_exit 1 "a project whose only build has no code for the GPU: nothing fits (exit 1)" wp pick gx_only90 $ON86 -d "$TMP/p4"
 expect_grep "the error names the file and the GPU" "gx_only90-1.0-cp311-cp311-linux_x86_64.whl has no kernel image for sm_86" "$TMP/err"
+expect_exit 1 "torch whose arch list says sm_86 but whose binary has sm_90 only: refused" wp pick torch --find-links "$TMP/pick/torch" --cuda 12.8 --gpu 8.6 --python 3.11 --platform manylinux_2_28_x86_64 -d "$TMP/pt"
+expect_grep "the binary wins, and the output says so" "PyTorch's arch list for this build \(7\.5, 8\.0, 8\.6, 9\.0, 10\.0, 12\.0\+PTX\) says it serves sm_86, the binary says not, and the binary wins" "$TMP/err"
 expect_exit 0 "a CPU target is not judged" wp pick gx_only90 --find-links "$TMP/pick" --cuda cpu --python 3.11 --platform linux_x86_64 -d "$TMP/p5"
 
 # install --gpu: refused before the commit, nothing installed; a GPU it runs on installs
