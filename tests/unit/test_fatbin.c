@@ -373,6 +373,8 @@ static size_t container(unsigned char *p, unsigned version, unsigned kind, unsig
 	p[19] = 1;
 	p[20] = 64;
 	p[24] = 32;
+	p[16 + 24] = 8; /* version 7.8 (a PTX's ISA) */
+	p[16 + 26] = 7;
 	p[16 + 28] = (unsigned char)arch;
 	p[16 + 40] = (unsigned char)flags;
 	p[16 + 41] = (unsigned char)(flags >> 8);
@@ -427,6 +429,53 @@ static void test_loud_and_quiet(void **state)
 	wp_err_clear(&e);
 	assert_int_equal(wp_fatbin_read(buf, sizeof buf, "noise", &fb, &e), 0);
 	assert_int_equal(fb.n_containers, 0);
+	wp_fatbin_free(&fb);
+}
+
+/* A Windows DLL: its containers placed by the PE section table (.nv_fatb, __nv_rel), none of them
+ * registered (no wrappers are read there), and the code judged as on Linux. */
+static void test_pe(void **state)
+{
+	(void)state;
+	unsigned char f[0x600];
+	memset(f, 0, sizeof f);
+	f[0] = 'M';
+	f[1] = 'Z';
+	f[0x3c] = 0x40;                    /* e_lfanew */
+	memcpy(f + 0x40, "PE\0\0", 4);
+	f[0x40 + 6] = 3;                   /* NumberOfSections; SizeOfOptionalHeader 0 */
+	static const char *const names[3] = { ".text", ".nv_fatb", "__nv_rel" };
+	for (int i = 0; i < 3; i++) {
+		unsigned char *sh = f + 0x40 + 24 + 40 * i;
+		memcpy(sh, names[i], strlen(names[i]));
+		sh[8 + 1] = 1;                  /* VirtualSize 0x100 */
+		sh[12 + 1] = (unsigned char)(0x10 * (i + 1)); /* VirtualAddress */
+		sh[16 + 1] = 1;                 /* SizeOfRawData 0x100 */
+		sh[20 + 1] = (unsigned char)(2 + i); /* PointerToRawData 0x200, 0x300, 0x400 */
+	}
+	container(f + 0x300, 1, 1, 86, 0);
+	container(f + 0x400, 1, 1, 90, 0x2000);
+	struct wp_fatbin fb = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	assert_int_equal(wp_fatbin_read(f, sizeof f, "x.dll", &fb, &e), 0);
+	assert_true(fb.pe);
+	assert_true(fb.sections);
+	assert_false(fb.wrappers);
+	assert_int_equal(fb.n_containers, 2);
+	assert_int_equal(fb.containers[0].section, WP_FATBIN_SEC_FATBIN);
+	assert_int_equal(fb.containers[1].section, WP_FATBIN_SEC_REL);
+	/* relocatable code beside the package's own unit: libcudadevrt's, left out */
+	assert_int_equal(fb.containers[0].role, WP_FATBIN_UNIT);
+	assert_int_equal(fb.containers[1].role, WP_FATBIN_DEVRT);
+	struct wp_buf sum = WP_BUF_INIT;
+	wp_fatbin_summary(&fb, &sum);
+	assert_string_equal(wp_buf_cstr(&sum), "compute_86@7.8");
+	assert_true(wp_fatbin_wanted("torch/lib/c10_cuda.DLL"));
+	assert_true(wp_fatbin_wanted("x/_C.cp311-win_amd64.pyd"));
+	assert_true(wp_fatbin_wanted("nvidia/cublas/lib/libcublas.so.12"));
+	assert_false(wp_fatbin_wanted("x/readme.txt"));
+	assert_false(wp_fatbin_wanted("x/.so.hidden"));
+	wp_buf_free(&sum);
 	wp_fatbin_free(&fb);
 }
 
@@ -493,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_cuobjdump),
 		cmocka_unit_test(test_loud_and_quiet),
+		cmocka_unit_test(test_pe),
 		cmocka_unit_test(test_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
