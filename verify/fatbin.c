@@ -658,7 +658,8 @@ static void add_unit(const struct wp_fatbin_entry **v, size_t n, struct wp_buf *
 			continue;
 		char name[32];
 		wp_buf_printf(&u, "%s%s", u.len ? "," : "", wp_fatbin_entry_name(v[i], name, sizeof name));
-		if (v[i]->kind == WP_FATBIN_PTX)
+		/* a PTX ISA version as one is written (7.8, 9.0); any other number says nothing of the driver */
+		if (v[i]->kind == WP_FATBIN_PTX && v[i]->ver_major <= 99 && v[i]->ver_minor <= 9)
 			wp_buf_printf(&u, "@%u.%u", v[i]->ver_major, v[i]->ver_minor);
 	}
 	const char *have = out->len ? wp_buf_cstr(out) : "";
