@@ -126,7 +126,7 @@ static void check_gpu_code(struct vo_ctx *c, const char *path, const struct wp_w
 		}
 		struct wp_verify_report *r = c->rep;
 		wp_vec_push_fields(r->gpucode, r->n_gpucode, r->cap_gpucode,
-				   ((struct wp_verify_gpucode){ .path = wp_xstrdup(path), .sm = g->sm[i], .verdict = (int)v,
+				   ((struct wp_verify_gpucode){ .path = show(c, path), .sm = g->sm[i], .verdict = (int)v,
 								.why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) : NULL,
 								.archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
 		if (v == WP_GPU_NONE)

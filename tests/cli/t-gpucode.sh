@@ -78,6 +78,12 @@ expect_exit 4 "a two-wheel wheelhouse on 8.6: the sm_90-only wheel fails it" wp 
 expect_grep "sass_sm90 on 8.6: none" "gx_sass_sm90_so-1.0-cp311-cp311-linux_x86_64.whl sm_86: none" "$TMP/out"
 expect_grep "sm_80 one on 8.6: native" "gx_arch_sm80_so-1.0-cp311-cp311-linux_x86_64.whl sm_86: native" "$TMP/out"
 
+# a bundle: the wheels inside it judged, named as BUNDLE:member
+expect_exit 0 "a bundle for sm_90" wp bundle "$TMP/b.tar.zst" gx_pickdemo --find-links "$TMP/pick" --cuda 12.8 --gpu 9.0 --python 3.11 --platform linux_x86_64
+expect_exit 4 "verify of the bundle on 8.6: its sm_90-only wheel fails" wp verify "$TMP/b.tar.zst" --gpu 8.6 --json
+expect_json "$TMP/out" "[(g['path'].endswith('b.tar.zst:b/gx_pickdemo-2.0-cp311-cp311-linux_x86_64.whl'), g['verdict']) for g in j['gpu_code']]" "[(True, 'none')]"
+expect_exit 0 "and on 9.0 it passes" wp verify "$TMP/b.tar.zst" --gpu 9.0
+
 # pick: a wheel whose binary has no kernel image for the target's GPU is refused, the next candidate taken
 ON86="--find-links $TMP/pick --cuda 12.8 --gpu 8.6 --python 3.11 --platform linux_x86_64"
 expect_exit 0 "pick on sm_86: gx_pickdemo 2.0 (sm_90 only) refused, 1.0 picked" wp pick gx_pickdemo $ON86 -d "$TMP/p1"
