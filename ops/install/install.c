@@ -17,6 +17,8 @@
 #include "resolver/tags.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
+#include "verify/fatbin.h"
+#include "verify/gpufile.h"
 #include "verify/hash.h"
 
 #include <archive.h>
@@ -1006,16 +1008,24 @@ static void report_wheel(struct wp_install_report *rep, const struct iwheel *w, 
 /* The GPUs given (install --gpu): a wheel whose shared objects, as they were staged, carry no kernel
  * image for one of them is refused before the commit (the staged files go, nothing is installed);
  * one that runs only by JIT-compiling its PTX is a warning. */
-static int check_gpu_code(struct job *jb, const struct iwheel *w, struct wp_err *err)
+static int check_gpu_code(struct job *jb, struct iwheel *w, struct wp_err *err)
 {
 	struct wp_buf code = WP_BUF_INIT, merged = WP_BUF_INIT, why = WP_BUF_INIT;
 	int rc = 0;
 	if (!jb->in->n_gpus)
 		return 0;
 	for (size_t k = 0; k < w->files.n; k++) {
-		if (!w->files.v[k].gpu_code)
+		struct iw_file *f = &w->files.v[k];
+		if (!f->gpu_code && w->store && f->member != (size_t)-1 && f->record_path && wp_fatbin_wanted(f->record_path)) {
+			/* linked from the unpacked store, not inflated here: the staged file is read (its
+			 * bytes are the ones RECORD checked) */
+			struct wp_err e = WP_ERR_INIT;
+			if (wp_gpu_code_of_file(f->tmp, &f->gpu_code, &e) < 0)
+				wp_say(jb->s, WP_SAY_DEBUG, "%s", e.msg);
+		}
+		if (!f->gpu_code)
 			continue;
-		wp_gpucode_merge(wp_buf_cstr(&code), w->files.v[k].gpu_code, &merged);
+		wp_gpucode_merge(wp_buf_cstr(&code), f->gpu_code, &merged);
 		struct wp_buf t = code;
 		code = merged;
 		merged = t;

@@ -7,16 +7,12 @@
 #include "ops/verify/common.h"
 #include "resolver/gpucode.h"
 #include "verify/fatbin.h"
+#include "verify/gpufile.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define RECORD_MAX ((size_t)64 << 20)
-#define READ_BLOCK ((size_t)1 << 20)
 
 /* The site-packages folder of dir: dir itself when it holds a *.dist-info folder, else, for a virtual
  * environment (pyvenv.cfg), its lib/python3.N/site-packages. NULL when neither. */
@@ -49,38 +45,16 @@ char *vo_site_packages(const char *dir)
 	return found;
 }
 
-/* A file's GPU code, read in blocks; NULL when it cannot be read (the problem is said). */
+/* A file's GPU code; NULL when it cannot be read (the problem is said, as is a container refused). */
 static char *file_code(struct vo_ctx *c, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		vo_problem_add(c, true, path, "cannot be read: %s", strerror(errno));
-		return NULL;
-	}
-	struct wp_fatbin_scan *s = wp_fatbin_scan_new();
-	unsigned char *buf = wp_xmalloc(READ_BLOCK);
-	ssize_t k;
-	while ((k = read(fd, buf, READ_BLOCK)) > 0)
-		wp_fatbin_scan_feed(s, buf, (size_t)k);
-	int rerr = k < 0 ? errno : 0;
-	close(fd);
-	free(buf);
-	struct wp_fatbin fb = { 0 };
+	char *code = NULL;
 	struct wp_err e = WP_ERR_INIT;
-	if (wp_fatbin_scan_finish(s, path, &fb, &e) < 0)
+	if (wp_gpu_code_of_file(path, &code, &e) < 0)
 		vo_problem_add(c, true, path, "%s", e.msg);
-	wp_fatbin_scan_free(s);
-	if (rerr) {
-		vo_problem_add(c, true, path, "cannot be read: %s", strerror(rerr));
-		wp_fatbin_free(&fb);
-		return NULL;
-	}
-	struct wp_buf sum = WP_BUF_INIT;
-	wp_fatbin_summary(&fb, &sum);
-	wp_fatbin_free(&fb);
-	c->rep->files++;
-	char *out = wp_buf_detach(&sum, NULL);
-	return out ? out : wp_xstrdup("");
+	if (code)
+		c->rep->files++;
+	return code;
 }
 
 /* The first field of each RECORD row (a path, CSV-quoted when it must be), one at a time. */

@@ -127,6 +127,14 @@ expect_no_file "nor of the other wheel of the same run" "$SP/gx_inst80"
 expect_exit 0 "on 9.0 both install (sm_80's PTX by JIT)" wp install --python "$TMP/venv/bin/python" "$I90" "$I80" --gpu 9.0
 expect_file "installed" "$SP/gx_inst90/_C.so"
 expect_grep "the JIT one warned" "gx_inst80-1.0-py3-none-linux_x86_64.whl runs on sm_90 only by JIT-compiling its PTX" "$TMP/err"
+# --link-mode hardlink: the files come from the unpacked store, and are judged all the same
+"$PYTHON" -m venv --without-pip "$TMP/venv2"
+SP2=$("$TMP/venv2/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+expect_exit 0 "fill the unpacked store (hardlink, on 9.0)" wp install --python "$TMP/venv2/bin/python" "$I90" --link-mode hardlink --gpu 9.0
+"$PYTHON" -m venv --without-pip "$TMP/venv3"
+expect_exit 1 "from the filled store on 8.6: refused" wp install --python "$TMP/venv3/bin/python" "$I90" --link-mode hardlink --gpu 8.6
+expect_grep "the same reason" "has no kernel image for sm_86" "$TMP/err"
+expect_no_file "nothing installed" "$("$TMP/venv3/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')/gx_inst90"
 expect_exit 0 "no --gpu: no check (as before)" wp install --python "$TMP/venv/bin/python" "$I90"
 
 # verify of the installed environment: each distribution's shared objects, from its RECORD, on disk
