@@ -96,6 +96,7 @@ void vo_verify_installed(struct vo_ctx *c, const char *site)
 		struct wp_err e = WP_ERR_INIT;
 		bool any_so = false;
 		wp_buf_reset(&code);
+		wp_buf_free(&rec); /* the reader starts a buffer of its own */
 		if (wp_file_read_capped(rpath, RECORD_MAX, &rec, &e) < 0) {
 			vo_problem_add(c, true, rpath, "%s", e.msg);
 			goto next;
