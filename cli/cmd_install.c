@@ -3,14 +3,15 @@
 #include "base/json.h"
 #include "cli/cli.h"
 #include "ops/install/install.h"
+#include "resolver/gpu.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 struct install_opts {
-	const char *python, *prefix, *target, *link_mode;
-	struct wp_strlist requirement, find_links;
+	const char *python, *prefix, *target, *link_mode, *cuda;
+	struct wp_strlist requirement, find_links, gpu;
 	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages;
 };
 
@@ -33,6 +34,9 @@ const struct wp_opt wp_install_table[] = {
 	  "install into an interpreter whose distribution manages its packages (PEP 668), as pip's option" },
 	{ "require-hashes", 0, NULL, WP_OPT_FLAG, O(require_hashes), NULL, "accepted for pip's habit: hashes are always checked" },
 	{ "no-index", 0, NULL, WP_OPT_FLAG, O(no_index), NULL, "accepted for pip's habit: install never uses a network" },
+	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "ARCH|NAME",
+	  "refuse a wheel whose shared objects carry no kernel image for this GPU (sm_86, 8.6, \"RTX 3090\"); repeatable" },
+	{ "cuda", 0, NULL, WP_OPT_STR, O(cuda), "X.Y", "with --gpu: the driver's CUDA, for whether it can JIT-compile PTX" },
 	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL,
 	  "install even when a wheel's Requires-Dist is met neither by the sources nor by the environment" },
 	WP_OPT_END,
@@ -89,6 +93,29 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 			     "-r FILE --find-links DIR (wheelpick installs no package by name from an index: pick it first)");
 		goto out;
 	}
+	int gpu_sm[16];
+	if (o.cuda && !o.gpu.n) {
+		rc = wp_fail(err, -WPE_USAGE, "install --cuda needs --gpu: the GPU whose driver it is");
+		goto out;
+	}
+	if (o.gpu.n > 16) {
+		rc = wp_fail(err, -WPE_USAGE, "more than 16 GPUs for install");
+		goto out;
+	}
+	for (size_t i = 0; i < o.gpu.n; i++)
+		if ((rc = wp_gpu_parse(o.gpu.v[i], &gpu_sm[i], err)))
+			goto out;
+	if (o.cuda) {
+		unsigned a, b;
+		char tail;
+		if (sscanf(o.cuda, "%u.%u%c", &a, &b, &tail) != 2 || a > 99 || b > 9) {
+			rc = wp_fail(err, -WPE_USAGE, "invalid --cuda '%s'; expected X.Y like 12.8", o.cuda);
+			goto out;
+		}
+		job.driver_cuda = (int)(a * 10 + b);
+	}
+	job.gpu_sm = gpu_sm;
+	job.n_gpus = (int)o.gpu.n;
 	job.sources = pos.v;
 	job.n_sources = pos.n;
 	job.requirements = o.requirement.v;
@@ -124,6 +151,7 @@ out:
 	wp_strlist_release(&pos);
 	wp_strlist_release(&o.requirement);
 	wp_strlist_release(&o.find_links);
+	wp_strlist_release(&o.gpu);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "ops/core/suggest.h"
 #include "ops/core/targets.h"
 #include "ops/wheel/list.h"
+#include "resolver/gpucode.h"
 #include "resolver/pick.h"
 #include "resolver/requirement.h"
 #include "resolver/variant.h"
@@ -264,6 +265,27 @@ static void print_rows(const struct shape *sh, int width)
 	free(order);
 }
 
+/* The GPU code the store read from the files it holds (pick and verify read it; kept by sha256). */
+static void print_gpu_code(const struct wp_list *l)
+{
+	bool any = false;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct wp_list_file *f = &l->v[i];
+		if (!f->gpu_code)
+			continue;
+		if (!any)
+			printf("GPU code of the files the store holds:\n");
+		any = true;
+		struct wp_buf a = WP_BUF_INIT;
+		wp_gpucode_archs(f->gpu_code, &a);
+		printf("  %s: %s", f->filename, !strcmp(f->gpu_code, "-") ? "no shared object" : a.len ? wp_buf_cstr(&a) : "no GPU code");
+		if (f->gpu_verdict >= 0)
+			printf(" -> %s on sm_%d", wp_gpu_verdict_name(f->gpu_verdict), f->gpu_sm);
+		putchar('\n');
+		wp_buf_free(&a);
+	}
+}
+
 static void print_list(const char *project, const struct wp_list *l, bool marked, bool all)
 {
 	struct shape sh;
@@ -309,6 +331,7 @@ static void print_list(const char *project, const struct wp_list *l, bool marked
 		}
 	}
 	shape_release(&sh);
+	print_gpu_code(l);
 }
 
 static void print_json(const struct wp_list *l, bool marked)
@@ -332,6 +355,15 @@ static void print_json(const struct wp_list *l, bool marked)
 			wp_json_null(&j);
 		wp_json_kstr(&j, "source", f->source_url);
 		wp_json_kstr(&j, "shadowed_by", f->shadowed_by);
+		if (!l->conda) {
+			/* what the store read of it: null when it holds no such file (or never read it) */
+			struct wp_buf a = WP_BUF_INIT;
+			if (f->gpu_code && strcmp(f->gpu_code, "-"))
+				wp_gpucode_archs(f->gpu_code, &a);
+			wp_json_kstr(&j, "gpu_code", f->gpu_code && strcmp(f->gpu_code, "-") ? wp_buf_cstr(&a) : NULL);
+			wp_json_kstr(&j, "gpu_verdict", f->gpu_verdict >= 0 ? wp_gpu_verdict_name(f->gpu_verdict) : NULL);
+			wp_buf_free(&a);
+		}
 		if (marked)
 			wp_json_kbool(&j, "fits", f->fits); /* the target given can take it */
 		if (l->conda) {

@@ -7,6 +7,7 @@
 #include "cli/pick_opts.h"
 #include "cli/print.h"
 #include "ops/wheel/matrix.h"
+#include "resolver/gpucode.h"
 #include "resolver/wheelname.h"
 
 #include <stdio.h>
@@ -61,6 +62,8 @@ static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
 			printf("  %-22s", cell);
 		}
 		putchar('\n');
+		if (r->gpu_verdict >= 0)
+			printf("  GPU code (files the store holds): %s, %s\n", wp_gpu_verdict_name(r->gpu_verdict), r->gpu_note);
 		if (r->rc)
 			printf("  nothing: %s\n", r->err.msg);
 		else
@@ -90,6 +93,9 @@ static void print_json(const struct wp_matrix *m)
 		wp_json_obj(&j);
 		wp_json_kstr(&j, "target", d.data);
 		wp_plan_json_members(&j, &r->plan, &r->target, false);
+		/* the worst verdict of the picks' GPU code the store has read, null when none was */
+		wp_json_kstr(&j, "gpu_verdict", r->gpu_verdict >= 0 ? wp_gpu_verdict_name(r->gpu_verdict) : NULL);
+		wp_json_kstr(&j, "gpu_note", r->gpu_verdict >= 0 ? r->gpu_note : NULL);
 		wp_json_key(&j, "error");
 		if (r->rc)
 			wp_print_json_error_obj(&j, r->rc, &r->err, &r->plan);

@@ -139,6 +139,7 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
 		goto out;
+	job.gpu_check = true; /* a wheel with no kernel image for the target's GPU is refused */
 	double t0 = wp_cli_elapsed(cli);
 	if (o.lock) {
 		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock, (const char *const *)o.lock_extra.v, o.lock_extra.n,

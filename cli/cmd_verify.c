@@ -11,17 +11,22 @@
 #include "ops/publish/publish_s3.h"
 #include "ops/verify/outputs.h"
 #include "ops/verify/s3.h"
+#include "resolver/gpu.h"
+#include "resolver/gpucode.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <string.h>
 
 struct verify_opts {
 	bool json;
 	const char *s3_endpoint;
 	const char *trusted_root;
 	struct wp_strlist require_provenance;
+	const char *target, *cuda;
+	struct wp_strlist gpu;
 };
 
 const struct wp_opt wp_verify_table[] = {
@@ -36,6 +41,12 @@ const struct wp_opt wp_verify_table[] = {
 	  "PROJECT=KIND:ID|FILE", "the project's files must carry provenance signed by this publisher "
 	  "(github:OWNER/REPO[@WORKFLOW], gitlab:NS/PROJECT[@FILE], google:EMAIL, email:ADDR), or every "
 	  "line of FILE; repeatable; needs --trusted-root" },
+	{ "target", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, target), "FILE",
+	  "a machine saved with 'wheelpick detect --json': judge each wheel's GPU code on its GPUs and driver" },
+	{ "gpu", 0, NULL, WP_OPT_LIST, offsetof(struct verify_opts, gpu), "ARCH|NAME",
+	  "judge each wheel's GPU code on this GPU (sm_86, 8.6, \"RTX 3090\"); repeatable" },
+	{ "cuda", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, cuda), "X.Y",
+	  "with --gpu: the driver's CUDA, for whether it can JIT-compile the wheels' PTX" },
 	WP_OPT_END,
 };
 
@@ -45,6 +56,55 @@ struct path_result {
 	int rc;
 	char msg[sizeof(((struct wp_err *)0)->msg)];
 };
+
+/* The GPUs of --target, --gpu and --cuda (none of them: no GPU check). */
+static int gpus_from_opts(struct wp_cli *cli, const struct verify_opts *o, struct wp_verify_gpus *g, bool *on,
+			  struct wp_err *err)
+{
+	int rc;
+	memset(g, 0, sizeof(*g));
+	*on = o->target || o->gpu.n;
+	if (o->cuda && !*on)
+		return wp_fail(err, -WPE_USAGE, "verify --cuda needs --gpu: the GPU whose driver it is");
+	if (o->target) {
+		struct wp_target t;
+		struct wp_target_words w = { .target_file = o->target, .cuda = o->cuda };
+		if ((rc = wp_target_from_words(&cli->session, &w, &t, err)))
+			return rc;
+		for (int i = 0; i < t.n_gpus && g->n < WP_VERIFY_GPUS_MAX; i++)
+			g->sm[g->n++] = t.gpu_sm[i];
+		if (t.accel == WP_ACCEL_CUDA)
+			g->driver_cuda = t.cuda_major * 10 + t.cuda_minor;
+		if (!t.n_gpus && !o->gpu.n)
+			return wp_fail(err, -WPE_USAGE, "the machine in '%s' names no NVIDIA GPU; add --gpu ARCH", o->target);
+	}
+	for (size_t i = 0; i < o->gpu.n; i++) {
+		if (g->n == WP_VERIFY_GPUS_MAX)
+			return wp_fail(err, -WPE_USAGE, "more than %d GPUs for verify", WP_VERIFY_GPUS_MAX);
+		if ((rc = wp_gpu_parse(o->gpu.v[i], &g->sm[g->n], err)))
+			return rc;
+		g->n++;
+	}
+	if (o->cuda && !o->target) {
+		unsigned a, b;
+		char tail;
+		if (sscanf(o->cuda, "%u.%u%c", &a, &b, &tail) != 2 || a > 99 || b > 9)
+			return wp_fail(err, -WPE_USAGE, "invalid --cuda '%s'; expected X.Y like 12.8", o->cuda);
+		g->driver_cuda = (int)(a * 10 + b);
+	}
+	return 0;
+}
+
+static void print_gpucode(const struct wp_verify_report *rep, size_t from)
+{
+	for (size_t i = from; i < rep->n_gpucode; i++) {
+		const struct wp_verify_gpucode *v = &rep->gpucode[i];
+		const char *slash = strrchr(v->path, '/');
+		bool code = v->archs && *v->archs;
+		printf("gpu %s sm_%d: %s%s%s%s\n", slash ? slash + 1 : v->path, v->sm, wp_gpu_verdict_name(v->verdict),
+		       code ? " (" : "", code ? v->archs : "", code ? ")" : "");
+	}
+}
 
 static void print_json(const struct path_result *res, size_t n, const struct wp_verify_report *rep, int rc,
 		       const struct wp_err *err)
@@ -74,6 +134,23 @@ static void print_json(const struct path_result *res, size_t n, const struct wp_
 		wp_json_obj_end(&j);
 	}
 	wp_json_arr_end(&j);
+	if (rep->gpus) {
+		wp_json_key(&j, "gpu_code");
+		wp_json_arr(&j);
+		for (size_t k = 0; k < rep->n_gpucode; k++) {
+			const struct wp_verify_gpucode *v = &rep->gpucode[k];
+			char sm[16];
+			snprintf(sm, sizeof(sm), "sm_%d", v->sm);
+			wp_json_obj(&j);
+			wp_json_kstr(&j, "path", v->path);
+			wp_json_kstr(&j, "gpu", sm);
+			wp_json_kstr(&j, "verdict", wp_gpu_verdict_name(v->verdict));
+			wp_json_kstr(&j, "code", v->archs);
+			wp_json_kstr(&j, "why", v->why);
+			wp_json_obj_end(&j);
+		}
+		wp_json_arr_end(&j);
+	}
 	wp_json_kint(&j, "files", (long long)rep->files);
 	wp_json_kint(&j, "wheels", (long long)rep->wheels);
 	wp_json_kint(&j, "pages", (long long)rep->pages);
@@ -119,6 +196,8 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_verify_opts vo = { 0 };
 	bool have_trust = false;
 	int rc = 0;
+	struct wp_verify_gpus gpus;
+	bool gpu_on = false;
 	if ((rc = wp_opts_parse(wp_verify_table, &o, argc, argv, &pos, err)))
 		goto out;
 	for (size_t i = 0; i < o.require_provenance.n; i++)
@@ -129,6 +208,10 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			     "wheelpick ships no trusted root");
 		goto out;
 	}
+	if ((rc = gpus_from_opts(cli, &o, &gpus, &gpu_on, err)))
+		goto out;
+	if (gpu_on)
+		rep.gpus = &gpus;
 	if (!pos.n) {
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
 		goto out;
@@ -148,12 +231,14 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	res = wp_xcalloc(pos.n, sizeof(*res));
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
-		size_t before = rep.n_problems;
+		size_t before = rep.n_problems, gbefore = rep.n_gpucode;
 		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e)
 						      : wp_verify_path_opts(pos.v[i], &vo, &rep, &e);
 		res[i] = (struct path_result){ .path = pos.v[i], .kind = prc == -WPE_USAGE || prc == -WPE_IO ? NULL
 											   : wp_verify_kind_name(rep.kind), .rc = prc };
 		snprintf(res[i].msg, sizeof(res[i].msg), "%s", e.msg);
+		if (cli->verbosity >= 0 && !o.json)
+			print_gpucode(&rep, gbefore);
 		for (size_t k = before; k < rep.n_problems; k++)
 			fprintf(stderr, "wheelpick: %s%s: %s\n", rep.problems[k].fatal ? "" : "note: ", rep.problems[k].path,
 				rep.problems[k].what);
@@ -200,6 +285,7 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		printf("checked %zu files, %zu wheels, %zu pages, %zu links: %zu problems\n", rep.files, rep.wheels, rep.pages,
 		       rep.links, rep.n_fatal);
 out:
+	wp_strlist_release(&o.gpu);
 	free(res);
 	if (have_trust)
 		wp_trust_root_release(&trust);

@@ -22,6 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "resolver/gpucode.h"
+#include "verify/fatbin.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -50,11 +53,30 @@ struct wheel {
 	uint64_t cd_offset;
 	char *dist_info;      /* "x-1.0.dist-info" */
 	struct wp_buf record, wheelfile, metadata;
+	struct wp_buf gpu_code;  /* its shared objects' GPU code, merged (resolver/gpucode.h) */
+	bool any_so;             /* it has a shared object */
+	char *gpu_problem;       /* the first complaint of the fatbinary reader, with its member */
 };
 
 static char *show(const char *name, char *buf)
 {
 	return wp_member_name_show(name, strlen(name), buf, NAME_SHOW);
+}
+
+/* A shared object's GPU code (code NULL: it was not read), folded into the wheel's. */
+static void gpu_add(struct wheel *w, const char *member, const char *code, const char *problem)
+{
+	w->any_so = true;
+	if (problem && !w->gpu_problem) {
+		char nb[NAME_SHOW];
+		w->gpu_problem = wp_xasprintf("member '%s': %s", show(member, nb), problem);
+	}
+	if (!code || !*code)
+		return;
+	struct wp_buf merged = WP_BUF_INIT;
+	wp_gpucode_merge(wp_buf_cstr(&w->gpu_code), code, &merged);
+	wp_buf_free(&w->gpu_code);
+	w->gpu_code = merged;
 }
 
 /* Length of the valid UTF-8 sequence at p (2-4), or 1 for ASCII and for anything invalid. */
@@ -611,6 +633,7 @@ static int read_members(struct wheel *w, struct wp_err *err)
 		struct wp_hasher h;
 		if ((rc = wp_hasher_init(&h, WP_HASH_SHA256, err)))
 			goto out;
+		struct wp_fatbin_scan *fbs = wp_fatbin_wanted(m->name) ? wp_fatbin_scan_new() : NULL;
 		uint64_t limit = (uint64_t)w->lim.max_ratio * (m->csize ? m->csize : 1);
 		if (limit < (uint64_t)w->lim.ratio_min_size)
 			limit = (uint64_t)w->lim.ratio_min_size;
@@ -629,6 +652,8 @@ static int read_members(struct wheel *w, struct wp_err *err)
 				break;
 			}
 			wp_hasher_update(&h, blk, k);
+			if (fbs)
+				wp_fatbin_scan_feed(fbs, blk, k);
 			m->actual += (uint64_t)k;
 			total += (uint64_t)k;
 			/* The central directory's sizes are claims; these checks hold the bytes. */
@@ -658,6 +683,17 @@ static int read_members(struct wheel *w, struct wp_err *err)
 		if (!rc)
 			rc = wp_hasher_final_raw(&h, m->sha256, NULL, err);
 		wp_hasher_release(&h);
+		if (fbs && !rc) {
+			struct wp_fatbin fb = { 0 };
+			struct wp_buf sum = WP_BUF_INIT;
+			struct wp_err fe = WP_ERR_INIT;
+			int frc = wp_fatbin_scan_finish(fbs, m->name, &fb, &fe);
+			wp_fatbin_summary(&fb, &sum);
+			gpu_add(w, m->name, wp_buf_cstr(&sum), frc ? fe.msg : NULL);
+			wp_buf_free(&sum);
+			wp_fatbin_free(&fb);
+		}
+		wp_fatbin_scan_free(fbs);
 		if (rc)
 			goto out;
 		if (m->actual != m->usize) {
@@ -733,6 +769,8 @@ static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
 		m->seen = true;
 		m->actual = sm->actual;
 		memcpy(m->sha256, sm->sha256, sizeof(m->sha256));
+		if (sm->shared_object)
+			gpu_add(w, m->name, sm->gpu_code, sm->gpu_problem);
 		if (cap) {
 			/* the same ceilings: the stream's limits are the verifier's */
 			wp_buf_free(cap);
@@ -1061,6 +1099,10 @@ static int verify(const char *path, const char *filename, struct wp_wheel_stream
 		info->dist_info = w.dist_info;
 		w.dist_info = NULL;
 		info->n_members = (long long)w.n;
+		if (w.any_so)
+			info->gpu_code = wp_xstrdup(wp_buf_cstr(&w.gpu_code));
+		info->gpu_problem = w.gpu_problem;
+		w.gpu_problem = NULL;
 		for (size_t i = 0; i < w.n; i++)
 			info->unpacked_size += (long long)w.m[i].actual;
 	}
@@ -1077,6 +1119,8 @@ out:
 	wp_buf_free(&w.record);
 	wp_buf_free(&w.wheelfile);
 	wp_buf_free(&w.metadata);
+	wp_buf_free(&w.gpu_code);
+	free(w.gpu_problem);
 	return rc;
 }
 
@@ -1115,6 +1159,8 @@ void wp_wheel_info_release(struct wp_wheel_info *info)
 	free_list(info->tags, info->n_tags);
 	free(info->wheel_version);
 	free(info->dist_info);
+	free(info->gpu_code);
+	free(info->gpu_problem);
 	memset(info, 0, sizeof(*info));
 }
 

@@ -25,6 +25,11 @@ struct wp_wheel_info {
 	char *dist_info;        /* "demo_pkg-1.0.dist-info" */
 	long long n_members;    /* files and directories */
 	long long unpacked_size;
+	/* The GPU code of its shared objects (.so/.pyd/.dll), read from the bytes the RECORD check
+	 * inflated (resolver/gpucode.h's text form): NULL when it has no shared object, "" when they
+	 * carry no GPU code. gpu_problem: the fatbinary reader's complaint ("member 'x.so': ..."), or NULL. */
+	char *gpu_code;
+	char *gpu_problem;
 };
 
 /* Verify the wheel at path; its file name (name-version-...-platform.whl) must agree with the

@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/bytes.h"
 #include "base/mem.h"
+#include "verify/fatbin.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
 
@@ -64,6 +65,7 @@ struct work {
 	struct wp_hasher h;
 	bool h_ready;
 	unsigned char *out;              /* OUT_BLOCK bytes for inflate */
+	struct wp_fatbin_scan *fb;       /* a shared object's GPU code, read on the way (NULL: not one) */
 };
 
 struct job {
@@ -133,6 +135,8 @@ static void work_release(struct work *w)
 	if (w->h_ready)
 		wp_hasher_release(&w->h);
 	free(w->out);
+	wp_fatbin_scan_free(w->fb);
+	w->fb = NULL;
 	w->z_ready = w->h_ready = false;
 	w->out = NULL;
 }
@@ -148,6 +152,8 @@ static bool work_begin(struct work *w, bool crc_on)
 	w->left = w->m->csize;
 	w->inflating = w->m->method == 8;
 	w->z_ended = false;
+	wp_fatbin_scan_free(w->fb);
+	w->fb = w->m->shared_object ? wp_fatbin_scan_new() : NULL;
 	if (!w->h_ready) {
 		if (wp_hasher_init(&w->h, WP_HASH_SHA256, &e))
 			return false;
@@ -207,6 +213,8 @@ static void member_bytes(struct work *w, const unsigned char *p, size_t n)
 		return;
 	}
 	wp_hasher_update(&w->h, p, n);
+	if (w->fb)
+		wp_fatbin_scan_feed(w->fb, p, n);
 	if (w->crc_on)
 		w->crc = WP_ISAL ? crc(w->crc, p, n) : (uint32_t)crc32(w->crc, p, (uInt)n);
 	if (m->captured && wp_buf_add(&m->capture, p, n) < 0)
@@ -223,6 +231,20 @@ static void work_end(struct work *w)
 		m->bad = true;
 	m->crc = w->crc;
 	m->crc_checked = w->crc_on;
+	if (w->fb && !m->bad) {
+		/* the bytes just hashed are the ones the GPU code was read from: no second pass */
+		struct wp_fatbin fb = { 0 };
+		struct wp_buf sum = WP_BUF_INIT;
+		wp_err_clear(&e);
+		if (wp_fatbin_scan_finish(w->fb, m->name ? m->name : "member", &fb, &e))
+			m->gpu_problem = wp_xstrdup(e.msg);
+		wp_fatbin_summary(&fb, &sum);
+		m->gpu_code = wp_xstrdup(wp_buf_cstr(&sum));
+		wp_buf_free(&sum);
+		wp_fatbin_free(&fb);
+	}
+	wp_fatbin_scan_free(w->fb);
+	w->fb = NULL;
 	m->done = true;
 }
 
@@ -360,8 +382,13 @@ static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, un
 		m->crc = j->shadow.crc;
 		m->crc_checked = j->shadow.crc_checked;
 		memcpy(m->sha256, j->shadow.sha256, sizeof(m->sha256));
+		m->gpu_code = j->shadow.gpu_code;
+		m->gpu_problem = j->shadow.gpu_problem;
+		j->shadow.gpu_code = j->shadow.gpu_problem = NULL;
 		m->done = true;
 	}
+	free(j->shadow.gpu_code);
+	free(j->shadow.gpu_problem);
 	p->busy--;
 	pthread_cond_broadcast(&p->idle);
 	pthread_mutex_unlock(&p->mu);
@@ -514,6 +541,8 @@ static void drop_members(struct wp_wheel_stream *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->m[i].name);
+		free(s->m[i].gpu_code);
+		free(s->m[i].gpu_problem);
 		wp_buf_free(&s->m[i].capture);
 	}
 	s->n = 0;
@@ -675,6 +704,7 @@ static void begin_member(struct wp_wheel_stream *s)
 	m->is_dir = is_dir;
 	m->capture = (struct wp_buf)WP_BUF_INIT_MAX(cmax ? cmax : 1);
 	m->captured = cmax > 0;
+	m->shared_object = !is_dir && wp_fatbin_wanted(name);
 	if (pooled) {
 		struct job *j = wp_xcalloc(1, sizeof(*j));
 		j->index = s->n - 1;
@@ -682,6 +712,7 @@ static void begin_member(struct wp_wheel_stream *s)
 		j->shadow.csize = csize;
 		j->shadow.usize = usize;
 		j->shadow.method = method;
+		j->shadow.shared_object = m->shared_object;
 		pool_push(s->pool, j);
 	}
 	if (s->pool)

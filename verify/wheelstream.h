@@ -26,6 +26,9 @@ struct wp_wheel_smember {
 	bool bad;               /* past a claim or a limit, or data that does not decode: not taken */
 	bool captured;          /* a dist-info file the verifier parses: capture holds it */
 	bool crc_checked;       /* crc holds the CRC-32 of its bytes (dist-info files only) */
+	bool shared_object;     /* a .so/.pyd/.dll whose GPU code is read as its bytes pass */
+	char *gpu_code;         /* what was read (resolver/gpucode.h's text form; "" none); NULL unread */
+	char *gpu_problem;      /* the reader's complaint (a container it does not know); NULL none */
 	uint32_t crc;
 	unsigned char sha256[WP_SHA256_LEN];
 	struct wp_buf capture;

@@ -73,6 +73,8 @@ static int verify_wheel(struct wp_fetch_item *it, struct sink *k)
 			k->requires_dist = wp_xstrdup("");
 		k->requires_python = info.requires_python ? wp_xstrdup(info.requires_python) : NULL;
 		k->have_meta = true;
+		free(it->gpu_code);
+		it->gpu_code = wp_xstrdup(info.gpu_code ? info.gpu_code : "-");
 	}
 	wp_wheel_info_release(&info);
 	return rc;
@@ -330,6 +332,8 @@ static void fail_item(struct wp_fetch_item *it, int rc)
 	it->rc = rc;
 	free(it->path);
 	it->path = NULL;
+	free(it->gpu_code);
+	it->gpu_code = NULL;
 }
 
 /* A wheel now proven in the store is held to the catalog: a file the index gave no sha256 for to
@@ -613,4 +617,6 @@ void wp_fetch_item_release(struct wp_fetch_item *it)
 {
 	free(it->path);
 	it->path = NULL;
+	free(it->gpu_code);
+	it->gpu_code = NULL;
 }

@@ -38,6 +38,8 @@ struct wp_fetch_item {
 	                                downloads), taken up instead of fetched again */
 	long long kept;              /* it failed (not its bytes: the network): bytes kept for the
 	                                next run to resume */
+	char *gpu_code;              /* a wheel checked here: its shared objects' GPU code (verify/wheel.h:
+	                                "" none; "-" no shared object); NULL when not read (it was stored) */
 };
 
 struct wp_fetch_opts {

@@ -10,12 +10,15 @@
 #include "base/str.h"
 #include "index/pylock.h"
 #include "ops/install/internal.h"
+#include "resolver/gpucode.h"
 #include "resolver/marker.h"
 #include "resolver/reqfile.h"
 #include "resolver/requirement.h"
 #include "resolver/tags.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
+#include "verify/fatbin.h"
+#include "verify/gpufile.h"
 #include "verify/hash.h"
 
 #include <archive.h>
@@ -1023,6 +1026,49 @@ static void report_wheel(struct wp_install_report *rep, const struct iwheel *w, 
 	rep->bytes += it->bytes;
 }
 
+/* The GPUs given (install --gpu): a wheel whose shared objects, as they were staged, carry no kernel
+ * image for one of them is refused before the commit (the staged files go, nothing is installed);
+ * one that runs only by JIT-compiling its PTX is a warning. */
+static int check_gpu_code(struct job *jb, struct iwheel *w, struct wp_err *err)
+{
+	struct wp_buf code = WP_BUF_INIT, merged = WP_BUF_INIT, why = WP_BUF_INIT;
+	int rc = 0;
+	if (!jb->in->n_gpus)
+		return 0;
+	for (size_t k = 0; k < w->files.n; k++) {
+		struct iw_file *f = &w->files.v[k];
+		if (!f->gpu_code && w->store && f->member != (size_t)-1 && f->record_path && wp_fatbin_wanted(f->record_path)) {
+			/* linked from the unpacked store, not inflated here: the staged file is read (its
+			 * bytes are the ones RECORD checked) */
+			struct wp_err e = WP_ERR_INIT;
+			if (wp_gpu_code_of_file(f->tmp, &f->gpu_code, &e) < 0)
+				wp_say(jb->s, WP_SAY_DEBUG, "%s", e.msg);
+		}
+		if (!f->gpu_code)
+			continue;
+		wp_gpucode_merge(wp_buf_cstr(&code), f->gpu_code, &merged);
+		struct wp_buf t = code;
+		code = merged;
+		merged = t;
+	}
+	for (int g = 0; g < jb->in->n_gpus && !rc && code.len; g++) {
+		enum wp_gpu_verdict v;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_gpucode_verdict(wp_buf_cstr(&code), jb->in->gpu_sm[g], jb->in->driver_cuda, &v, &why, &e) < 0)
+			continue;
+		if (v == WP_GPU_NONE)
+			rc = wp_fail(err, -WPE_NOMATCH, "'%s' has no kernel image for sm_%d (%s): its import would fail at "
+				     "the first kernel; nothing was installed", w->filename, jb->in->gpu_sm[g], wp_buf_cstr(&why));
+		else if (v == WP_GPU_PTX_JIT)
+			wp_say(jb->s, WP_SAY_WARN, "%s runs on sm_%d only by JIT-compiling its PTX (a slow first run, maybe "
+			       "slower kernels): %s", w->filename, jb->in->gpu_sm[g], wp_buf_cstr(&why));
+	}
+	wp_buf_free(&code);
+	wp_buf_free(&merged);
+	wp_buf_free(&why);
+	return rc;
+}
+
 int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, struct wp_install_report *rep,
 		   struct wp_err *err)
 {
@@ -1091,6 +1137,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	wp_say(s, WP_SAY_DEBUG, "every file staged beside its destination");
 	for (size_t i = 0; i < jb.nw && !rc; i++)
 		rc = wp_wheel_reader_check(jb.w[i].r, err);
+	for (size_t i = 0; i < jb.nw && !rc; i++)
+		rc = check_gpu_code(&jb, &jb.w[i], err);
 	for (size_t i = 0; i < jb.nw && !rc; i++)
 		rc = iw_finish(&jb.w[i], &jb.env, (unsigned long)i, err);
 	if (rc)

@@ -32,6 +32,9 @@ struct wp_install_job {
 	int threads;                   /* 0: the number of CPUs */
 	enum wp_link_mode link_mode;   /* hardlink/reflink: through the unpacked store under store_root */
 	const char *store_root;        /* the cache folder (needed for hardlink/reflink) */
+	const int *gpu_sm;             /* the GPUs whose kernels the wheels must carry (x10), or NULL */
+	int n_gpus;
+	int driver_cuda;               /* their driver's CUDA (x10), 0 unknown */
 };
 
 struct wp_install_item {

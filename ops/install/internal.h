@@ -89,6 +89,7 @@ struct iw_file {
 	struct wp_buf content; /* generated files: their bytes */
 	char hash[64];       /* "sha256=..." of what was written */
 	long long size;
+	char *gpu_code;      /* a shared object staged by copy: its GPU code as it was written (resolver/gpucode.h) */
 };
 
 WP_VEC_OF(iw_files, struct iw_file);

@@ -6,6 +6,7 @@
 #include "base/str.h"
 #include "ops/install/internal.h"
 #include "resolver/wheelname.h"
+#include "verify/fatbin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -399,6 +400,7 @@ struct fd_sink {
 	int fd;
 	const char *path;
 	long long n;
+	struct wp_fatbin_scan *fb; /* a shared object's GPU code, read as its bytes are written */
 };
 
 static int fd_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
@@ -407,6 +409,8 @@ static int fd_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	int rc = wp_fd_write_all(s->fd, p, n, s->path, err);
 	if (!rc)
 		s->n += (long long)n;
+	if (!rc && s->fb)
+		wp_fatbin_scan_feed(s->fb, p, n);
 	return rc;
 }
 
@@ -468,10 +472,24 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 		wp_buf_free(&b);
 		return rc;
 	}
-	struct fd_sink s = { open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0 };
+	struct fd_sink s = { open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0, NULL };
 	if (s.fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", f->tmp);
+	if (f->record_path && wp_fatbin_wanted(f->record_path))
+		s.fb = wp_fatbin_scan_new();
 	rc = wp_wheel_reader_extract(w->r, f->member, fd_sink, &s, err);
+	if (s.fb) {
+		struct wp_fatbin fb = { 0 };
+		struct wp_buf sum = WP_BUF_INIT;
+		struct wp_err fe = WP_ERR_INIT;
+		(void)wp_fatbin_scan_finish(s.fb, f->record_path, &fb, &fe); /* what it could read counts */
+		wp_fatbin_summary(&fb, &sum);
+		free(f->gpu_code);
+		f->gpu_code = wp_xstrdup(wp_buf_cstr(&sum));
+		wp_buf_free(&sum);
+		wp_fatbin_free(&fb);
+		wp_fatbin_scan_free(s.fb);
+	}
 	if (!rc && f->exec && fchmod(s.fd, (0777 & ~env->umask) | 0111) < 0)
 		rc = wp_fs_fail(err, errno, "cannot set the mode of", f->tmp);
 	if (close(s.fd) < 0 && !rc)
@@ -546,6 +564,7 @@ void iw_release(struct iwheel *w)
 		free(w->files.v[i].dest);
 		free(w->files.v[i].tmp);
 		free(w->files.v[i].record_path);
+		free(w->files.v[i].gpu_code);
 		wp_buf_free(&w->files.v[i].content);
 	}
 	wp_vec_free(&w->files);

@@ -2,6 +2,7 @@
 #include "ops/verify/common.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "resolver/gpucode.h"
 #include "verify/wheel.h"
 
 #include <ctype.h>
@@ -104,6 +105,40 @@ void vo_hcache_free(struct vo_hcache *hc)
 	free(hc->v);
 }
 
+/* verify --target: the wheel's GPU code (read while RECORD was checked) on each GPU. none is a
+ * failure (its import fails at the first kernel), ptx-jit a note; a wheel with no shared object
+ * has nothing to judge. */
+static void check_gpu_code(struct vo_ctx *c, const char *path, const struct wp_wheel_info *info)
+{
+	const struct wp_verify_gpus *g = c->rep->gpus;
+	if (info->gpu_problem)
+		vo_problem_add(c, true, path, "%s", info->gpu_problem);
+	if (!info->gpu_code)
+		return;
+	struct wp_buf why = WP_BUF_INIT, archs = WP_BUF_INIT;
+	wp_gpucode_archs(info->gpu_code, &archs);
+	for (int i = 0; i < g->n; i++) {
+		enum wp_gpu_verdict v;
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_gpucode_verdict(info->gpu_code, g->sm[i], g->driver_cuda, &v, &why, &e) < 0) {
+			vo_problem_add(c, true, path, "%s", e.msg);
+			continue;
+		}
+		struct wp_verify_report *r = c->rep;
+		wp_vec_push_fields(r->gpucode, r->n_gpucode, r->cap_gpucode,
+				   ((struct wp_verify_gpucode){ .path = vo_show(c, path), .sm = g->sm[i], .verdict = (int)v,
+								.why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) : NULL,
+								.archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
+		if (v == WP_GPU_NONE)
+			vo_problem_add(c, true, path, "no kernel image for sm_%d: %s", g->sm[i], wp_buf_cstr(&why));
+		else if (v == WP_GPU_PTX_JIT)
+			vo_problem_add(c, false, path, "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
+				       "maybe slower kernels): %s", g->sm[i], wp_buf_cstr(&why));
+	}
+	wp_buf_free(&why);
+	wp_buf_free(&archs);
+}
+
 void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
 {
 	struct wp_err e = WP_ERR_INIT;
@@ -114,6 +149,8 @@ void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
 		vo_problem_add(c, true, path, "%s", e.msg);
 	else
 		c->rep->wheels++;
+	if (rc >= 0 && c->rep->gpus)
+		check_gpu_code(c, path, &info);
 	wp_wheel_info_release(&info);
 }
 

@@ -80,6 +80,11 @@ void vo_verify_bundle_dir(struct vo_ctx *c, const char *house);
  * then each file it names by path (or file:// URL) against its sha256 and size, and each such
  * wheel against its RECORD. Files named by http(s) URL are counted, not fetched. */
 int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err);
+/* An installed environment (verify --gpu): the site-packages folder of dir (itself, or a virtual
+ * environment's), NULL when dir is neither; then each distribution's shared objects, as its RECORD
+ * lists them, judged on c->rep->gpus. */
+char *vo_site_packages(const char *dir);
+void vo_verify_installed(struct vo_ctx *c, const char *site);
 void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked);
 
 #endif

@@ -66,7 +66,7 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 {
 	struct vo_ctx c = { .rep = rep, .fatal_before = rep->n_fatal, .opts = o };
 	struct stat sb;
-	char *abs = NULL;
+	char *abs = NULL, *site = NULL;
 	int rc = 0;
 
 	if (stat(path, &sb) < 0 && is_split_base(path)) {
@@ -121,6 +121,10 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 		} else if (vo_is_channel(abs)) {
 			rep->kind = WP_VERIFY_CHANNEL;
 			vo_verify_channel(&c, abs);
+		} else if (rep->gpus && (site = vo_site_packages(abs))) {
+			rep->kind = WP_VERIFY_ENV;
+			vo_verify_installed(&c, site);
+			free(site);
 		} else if (is_wheelhouse(abs)) {
 			rep->kind = WP_VERIFY_WHEELHOUSE;
 			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never setuid, setgid,
@@ -134,8 +138,11 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			free(inst);
 			vo_verify_wheelhouse(&c, abs);
 		} else {
+			site = vo_site_packages(abs);
 			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "
-				     "simple/ pages or repodata.json", path);
+				     "simple/ pages or repodata.json%s", path, site ?
+				     " (an installed environment is checked for its GPU code only: give --gpu or --target)" : "");
+			free(site);
 			goto out;
 		}
 	} else {

@@ -19,6 +19,12 @@ void wp_verify_report_release(struct wp_verify_report *rep)
 		free(rep->provs[i].build);
 	}
 	free(rep->provs);
+	for (size_t i = 0; i < rep->n_gpucode; i++) {
+		free(rep->gpucode[i].path);
+		free(rep->gpucode[i].why);
+		free(rep->gpucode[i].archs);
+	}
+	free(rep->gpucode);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -29,6 +35,7 @@ const char *wp_verify_kind_name(enum wp_verify_kind kind)
 		[WP_VERIFY_CONDA_PKG] = "conda package", [WP_VERIFY_WHEELHOUSE] = "wheelhouse",
 		[WP_VERIFY_MIRROR] = "mirror", [WP_VERIFY_CHANNEL] = "conda channel",
 		[WP_VERIFY_BUNDLE] = "bundle", [WP_VERIFY_LOCK] = "pylock.toml",
+		[WP_VERIFY_ENV] = "installed environment",
 	};
 	return (unsigned)kind < WP_ARRAY_LEN(names) ? names[kind] : "nothing";
 }

@@ -16,6 +16,7 @@ enum wp_verify_kind {
 	WP_VERIFY_CHANNEL,     /* a conda channel, or one subdir of it */
 	WP_VERIFY_BUNDLE,      /* .tar.zst / .tar.gz made by wp_bundle_write */
 	WP_VERIFY_LOCK,        /* pylock.toml / pylock.NAME.toml (PEP 751), and the local files it names */
+	WP_VERIFY_ENV,         /* an installed environment, for its GPU code only (verify --gpu) */
 };
 
 struct wp_verify_problem {
@@ -34,6 +35,23 @@ struct wp_verify_prov {
 	long long signed_at; /* Unix seconds (the log's integratedTime); -1 unless verified */
 };
 
+/* verify --target: the GPUs each wheel's GPU code is judged on (the caller's, borrowed). */
+#define WP_VERIFY_GPUS_MAX 16
+struct wp_verify_gpus {
+	int n;
+	int sm[WP_VERIFY_GPUS_MAX];  /* compute capabilities x10 */
+	int driver_cuda;             /* the driver's newest CUDA x10; 0 unknown (PTX assumed JIT-able) */
+};
+
+/* One wheel on one GPU: resolver/gpucode.h's verdict, and why when not native. */
+struct wp_verify_gpucode {
+	char *path;
+	int sm;
+	int verdict;  /* enum wp_gpu_verdict */
+	char *why;    /* NULL when native or no GPU code */
+	char *archs;  /* what its GPU code holds ("sm_80 sm_90 compute_90"), "" none */
+};
+
 /* Counts and problems add up over calls; start from WP_VERIFY_REPORT_INIT. */
 struct wp_verify_report {
 	enum wp_verify_kind kind;   /* what the last path was */
@@ -49,6 +67,9 @@ struct wp_verify_report {
 	size_t provenance_unchecked; /* files carrying provenance when no trusted root was given */
 	struct wp_verify_prov *provs; /* each distribution that carries provenance, or that a policy names */
 	size_t n_provs, cap_provs;
+	const struct wp_verify_gpus *gpus;  /* in (NULL: no GPU check): set by the caller */
+	struct wp_verify_gpucode *gpucode;  /* out: each wheel with a shared object, on each GPU */
+	size_t n_gpucode, cap_gpucode;
 };
 
 #define WP_VERIFY_REPORT_INIT { 0 }

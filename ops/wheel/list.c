@@ -4,7 +4,9 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/vec.h"
+#include "cache/gpucodedb.h"
 #include "index/variants.h"
+#include "resolver/gpucode.h"
 #include "resolver/condaver.h"
 #include "resolver/pick.h"
 #include "resolver/tags.h"
@@ -154,11 +156,33 @@ int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp
 	/* sort after the ranks are spent: they are parallel to the rows as read */
 	if (out->n)
 		qsort_r(out->v, out->n, sizeof(*out->v), by_version_desc, &out->conda);
+	for (size_t i = 0; i < out->n && !o->conda; i++) {
+		/* what the store read of the files it holds: kept by sha256, read once */
+		struct wp_list_file *f = &out->v[i];
+		struct wp_err e = WP_ERR_INIT;
+		f->gpu_verdict = -1;
+		if (!f->sha256 || wp_catalog_gpu_code_get(cat, f->sha256, &f->gpu_code, &e) < 0 || !f->gpu_code)
+			continue;
+		const struct wp_target *t = o->mark;
+		if (!t || t->accel != WP_ACCEL_CUDA || !*f->gpu_code || !strcmp(f->gpu_code, "-"))
+			continue;
+		for (int g = 0; g < t->n_gpus; g++) {
+			enum wp_gpu_verdict v;
+			if (wp_gpucode_verdict(f->gpu_code, t->gpu_sm[g], t->cuda_major * 10 + t->cuda_minor, &v, NULL, &e) == 0 &&
+			    (f->gpu_verdict < 0 || (int)v < f->gpu_verdict)) {
+				f->gpu_verdict = (int)v;
+				f->gpu_sm = t->gpu_sm[g];
+			}
+		}
+	}
 	if (o->mark && !o->conda) {
 		struct vmeta_vec vs = { 0 };
 		if ((rc = wp_catalog_variants(cat, name.data, vmeta_row, &vs, err)) < 0)
 			goto out;
 		mark_fits(name.data, out, o->mark, &vs);
+		for (size_t i = 0; i < out->n; i++)
+			if (out->v[i].gpu_verdict == WP_GPU_NONE)
+				out->v[i].fits = false; /* its binary has no kernel image for the GPU: that wins */
 		for (size_t i = 0; i < vs.n; i++) {
 			free(vs.v[i].version);
 			wp_variants_release(&vs.v[i].v);
@@ -177,6 +201,7 @@ void wp_list_release(struct wp_list *l)
 		struct wp_list_file *f = &l->v[i];
 		free(f->filename), free(f->version), free(f->variant), free(f->url), free(f->sha256), free(f->kind);
 		free(f->tags), free(f->requires_python), free(f->yanked), free(f->build), free(f->subdir), free(f->source_url);
+		free(f->gpu_code);
 		if (f->v_ok)
 			wp_version_release(&f->v);
 	}

@@ -22,6 +22,10 @@ struct wp_list_file {
 	struct wp_version v;      /* parsed (wheels), for ordering */
 	bool v_ok;
 	bool fits;                /* the target given to mark takes this file (judged alone) */
+	char *gpu_code;           /* the GPU code the store read from it (resolver/gpucode.h: "" none, "-" no
+	                             shared object), or NULL: the store has not read it */
+	int gpu_verdict;          /* on the marked target's GPUs (the worst; enum wp_gpu_verdict), -1 not judged */
+	int gpu_sm;               /* the GPU that verdict is for */
 };
 
 struct wp_list {

@@ -15,6 +15,11 @@ struct wp_matrix_row {
 	struct wp_plan plan;    /* the picks for it (empty when it fails) */
 	int rc;                 /* 0, or why it gets nothing (-WPE_NOMATCH, -WPE_NET ...) */
 	struct wp_err err;
+	/* the GPU code of its picks that the store has read (pick, verify): the worst verdict on the
+	 * target's GPUs (enum wp_gpu_verdict; -1: none of them read, or no GPU to judge on), and for
+	 * that worst one "FILE on sm_XY: why" */
+	int gpu_verdict;
+	char gpu_note[512];
 };
 
 struct wp_matrix {

@@ -8,12 +8,17 @@
 #include "base/nameindex.h"
 #include "base/str.h"
 #include "base/url.h"
+#include "cache/gpucodedb.h"
 #include "ops/core/fetch.h"
 #include "ops/core/sources.h"
 #include "ops/wheel/locks.h"
+#include "resolver/gpucode.h"
 #include "resolver/requirement.h"
+#include "resolver/torchbuilds.h"
+#include "resolver/variant.h"
 #include "resolver/wheelname.h"
 #include "verify/variantjson.h"
+#include "verify/wheel.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -320,6 +325,105 @@ static void carry_provenance(const struct wp_session *s, const struct wp_pick_jo
 	free(errs);
 }
 
+/* The GPU code of a fetched wheel: from the check that proved it, else the catalog, else its stored
+ * bytes read now (and kept, so that a file is read once). NULL when it cannot be read. */
+static char *gpu_code_of(const struct wp_session *s, struct wp_pick_run *run, const struct wp_fetch_item *it)
+{
+	char *code = NULL;
+	struct wp_err e = WP_ERR_INIT;
+	if (it->gpu_code)
+		code = wp_xstrdup(it->gpu_code);
+	else if (wp_catalog_gpu_code_get(&run->cat, it->sha256_out, &code, &e) < 0)
+		wp_say(s, WP_SAY_DEBUG, "%s", e.msg);
+	if (!code) {
+		struct wp_wheel_info info = { 0 };
+		wp_err_clear(&e);
+		if (wp_wheel_verify_named(it->path, it->filename, NULL, &info, &e) == 0)
+			code = wp_xstrdup(info.gpu_code ? info.gpu_code : "-");
+		else
+			wp_say(s, WP_SAY_DEBUG, "%s", e.msg);
+		wp_wheel_info_release(&info);
+	}
+	wp_err_clear(&e);
+	if (code && wp_catalog_gpu_code_put(&run->cat, it->sha256_out, code, &e) < 0)
+		wp_say(s, WP_SAY_DEBUG, "%s", e.msg);
+	return code;
+}
+
+/* What PyTorch's arch list for a torch build says of gpu_sm, when it has one: the binary was read
+ * and disagrees, and the binary wins; the words say so. */
+static void arch_list_words(const struct wp_plan_file *f, int gpu_sm, struct wp_buf *out)
+{
+	struct wp_variant var;
+	struct wp_arch_list l;
+	const char *fam = wp_torch_platform_family(f->tags && strchr(f->tags, '-') ? strrchr(f->tags, '-') + 1 : "");
+	const char *plus = f->version ? strchr(f->version, '+') : NULL;
+	if (!f->project || strcasecmp(f->project, "torch") || !plus || wp_variant_from_label(plus, &var) < 0 ||
+	    var.kind != WP_VARIANT_CUDA || !fam || wp_torch_arch_list(f->version, var.major, var.minor, fam, &l) < 0)
+		return;
+	struct wp_buf list = WP_BUF_INIT;
+	wp_arch_list_format(&l, &list);
+	if (wp_arch_list_serves(&l, gpu_sm, true, NULL))
+		wp_buf_printf(out, "; PyTorch's arch list for this build (%s) says it serves sm_%d, the binary says not, and the "
+			      "binary wins", wp_buf_cstr(&list), gpu_sm);
+	wp_buf_free(&list);
+}
+
+/* job->gpu_check: each fetched wheel's GPU code on its target's GPUs. A none refuses the file (its
+ * URL joins run->gpu_refused, the reason goes to why unless one is there); a ptx-jit is a warning.
+ * Returns how many files were refused. */
+static size_t gpu_check(const struct wp_session *s, struct wp_pick_run *run, struct wp_fetch_item *items,
+			const size_t *item_of, struct wp_buf *why)
+{
+	size_t refused = 0;
+	struct wp_plan *plan = &run->plan;
+	char **codes = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*codes));
+	for (size_t i = 0; i < plan->n; i++) {
+		struct wp_plan_file *f = &plan->files[i];
+		struct wp_fetch_item *it = &items[item_of[i]];
+		const struct wp_target *t = f->target < plan->n_targets ? &plan->targets[f->target] : NULL;
+		if (!f->path || !t || t->accel != WP_ACCEL_CUDA || !t->n_gpus || !wp_cstr_endswith(f->filename, ".whl"))
+			continue;
+		if (!codes[item_of[i]])
+			codes[item_of[i]] = gpu_code_of(s, run, it);
+		const char *code = codes[item_of[i]];
+		if (!code || !strcmp(code, "-") || !*code)
+			continue;
+		int drv = t->cuda_major * 10 + t->cuda_minor;
+		for (int g = 0; g < t->n_gpus; g++) {
+			enum wp_gpu_verdict v;
+			struct wp_buf w = WP_BUF_INIT;
+			struct wp_err e = WP_ERR_INIT;
+			if (wp_gpucode_verdict(code, t->gpu_sm[g], drv, &v, &w, &e) < 0) {
+				wp_buf_free(&w);
+				continue;
+			}
+			if (v == WP_GPU_NONE) {
+				arch_list_words(f, t->gpu_sm[g], &w);
+				wp_say(s, WP_SAY_WARN, "refused %s: no kernel image for sm_%d (%s); picking again without it",
+				       f->filename, t->gpu_sm[g], wp_buf_cstr(&w));
+				if (!why->len)
+					wp_buf_printf(why, "%s has no kernel image for sm_%d: %s", f->filename, t->gpu_sm[g],
+						      wp_buf_cstr(&w));
+				wp_strlist_push(&run->gpu_refused, f->url);
+				refused++;
+				wp_buf_free(&w);
+				break;
+			}
+			if (v == WP_GPU_PTX_JIT)
+				wp_say(s, WP_SAY_WARN, "%s runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
+				       "maybe slower kernels): %s", f->filename, t->gpu_sm[g], wp_buf_cstr(&w));
+			wp_buf_free(&w);
+		}
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		free(codes[i]);
+	free(codes);
+	return refused;
+}
+
+#define GPU_REFUSALS_MAX 32
+
 int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 		  struct wp_err *err)
 {
@@ -420,12 +524,40 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 	if (run->unhashed)
 		wp_say(s, WP_SAY_WARN, "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
 				       "(later fetches must match them)", run->unhashed);
+	struct wp_buf why = WP_BUF_INIT;
+	size_t refused = job->gpu_check && !frc && !rc ? gpu_check(s, run, items, item_of, &why) : 0;
 	for (size_t i = 0; i < u; i++)
 		wp_fetch_item_release(&items[i]);
 	free(items);
 	free(names);
 	free(sizes);
 	free(item_of);
+	if (refused) {
+		/* the next candidate: the plan again without the refused files */
+		struct wp_plan next = { 0 };
+		if (run->gpu_refused.n > GPU_REFUSALS_MAX) {
+			rc = wp_fail(err, -WPE_NOMATCH, "%s; %zu files refused for their GPU code, giving up", wp_buf_cstr(&why),
+				     run->gpu_refused.n);
+		} else if ((rc = wp_pick_resolve(s, job, run, run->targets, run->n_targets, &next, err))) {
+			char msg[sizeof(err->msg)];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			wp_err_clear(err);
+			rc = wp_fail(err, -WPE_NOMATCH, "%s; without it nothing fits: %s", wp_buf_cstr(&why), msg);
+		} else {
+			wp_plan_release(&run->plan);
+			run->plan = next;
+			memset(&next, 0, sizeof(next));
+			free(run->shown_sizes);
+			run->shown_sizes = NULL;
+			for (size_t i = 0; i < run->plan.n; i++)
+				wp_say(s, WP_SAY_NOTE, "picked %s", run->plan.files[i].filename);
+			rc = wp_pick_fetch(s, job, run, err);
+		}
+		wp_plan_release(&next);
+		wp_buf_free(&why);
+		return rc;
+	}
+	wp_buf_free(&why);
 	return frc ? frc : rc;
 }
 
@@ -835,6 +967,7 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
 			.constraints = &job->constraints, .hashes = job->hashes, .n_hashes = job->n_hashes,
+			.refused = &run->gpu_refused,
 		};
 		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
 	}
@@ -1030,5 +1163,6 @@ void wp_pick_run_release(struct wp_pick_run *run)
 	free(run->targets);
 	free(run->files_root);
 	free(run->shown_sizes);
+	wp_strlist_release(&run->gpu_refused);
 	memset(run, 0, sizeof(*run));
 }

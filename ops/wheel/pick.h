@@ -35,6 +35,8 @@ struct wp_pick_job {
 	                                    something pulls it in */
 	const struct wp_solve_hashes *hashes; /* pip's --hash, per project (borrowed) */
 	size_t n_hashes;
+	bool gpu_check;                  /* pick, install: a fetched wheel whose GPU code has no kernel image
+	                                    for its target's GPU is refused, and the next candidate picked */
 };
 
 struct wp_pick_run {
@@ -47,6 +49,7 @@ struct wp_pick_run {
 	size_t unhashed;                 /* files the index gave no sha256 for (hashed on fetch) */
 	size_t refused, failed;          /* wp_pick_fetch: files that failed their checks (integrity), or
 	                                    could not be fetched */
+	struct wp_strlist gpu_refused;   /* URLs refused for their GPU code (job->gpu_check): not picked again */
 	long long *shown_sizes;          /* wp_pick_probe_sizes: per plan file, the size to show (the
 	                                    index's, else what its server announced; -1 unknown), or NULL.
 	                                    Display only: a download is held to the index's size alone */

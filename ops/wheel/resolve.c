@@ -141,6 +141,9 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 		return 0;
 	if (!source_allowed(p, r->source_id))
 		return 0; /* kept to the best index that lists it */
+	for (size_t i = 0; l->o->refused && r->url && i < l->o->refused->n; i++)
+		if (!strcmp(l->o->refused->v[i], r->url))
+			return 0; /* its binary has no code for the target's GPU */
 	wp_vec_push(&l->rows, (struct chunk_row){ .id = r->id, .c = {
 		.project = wp_arena_strdup(a, r->project), .version = wp_arena_strdup(a, r->version),
 		.variant = r->variant && *r->variant ? wp_arena_strdup(a, r->variant) : "",

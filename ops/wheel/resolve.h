@@ -34,6 +34,7 @@ struct wp_resolve_opts {
 	const struct wp_strlist *constraints;  /* pip's -c, for the solver (NULL: none) */
 	const struct wp_solve_hashes *hashes;  /* pip's --hash, for the solver */
 	size_t n_hashes;
+	const struct wp_strlist *refused;      /* URLs never to pick (pick: no kernel image for the target's GPU) */
 };
 
 /* Resolve reqs for every target into plan. A source that fails while the resolution needs it

@@ -358,6 +358,27 @@ def condapacks():
             b"\0\x01\x01\x00", b"\0\x01" + b"\xff" * 11]
 
 
+def fatbins():
+    """Three small corpus binaries (tests/fixtures/gpu-code, PROVENANCE.md there) and containers made by hand."""
+    gpu = os.path.join(ROOT, "tests", "fixtures", "gpu-code")
+    seeds = []
+    for f in ("cuda13.0/c13_sm100f.so", "cuda11.8/rdc_sm80.so", "cuda11.8/three_tus_mixed.so"):
+        with gzip.open(os.path.join(gpu, f + ".gz"), "rb") as g:
+            seeds.append(g.read())
+
+    def container(version, kind, arch, flags, payload=32):
+        entry = (kind.to_bytes(2, "little") + b"\x01\x01" + (64).to_bytes(4, "little")
+                 + payload.to_bytes(8, "little") + bytes(8) + b"\x07\x00\x01\x00"
+                 + arch.to_bytes(4, "little") + bytes(8) + flags.to_bytes(8, "little") + bytes(16))
+        body = entry + bytes(payload)
+        return (b"\x50\xed\x55\xba" + version.to_bytes(2, "little") + (16).to_bytes(2, "little")
+                + len(body).to_bytes(8, "little") + body)
+    seeds += [container(1, 2, 86, 0x11), container(1, 1, 90, 0x102011), container(2, 2, 80, 0),
+              container(1, 3, 80, 0), container(1, 2, 100, 0x208011) + container(1, 1, 120, 0x8011),
+              b"\x50\xed\x55\xba\x01\x00\x10\x00" + bytes(8), b"\xb1\x43\x62\x46\x01\x00\x00\x00" + bytes(16)]
+    return seeds
+
+
 def main():
     # the seeds taken from real files first (in the same order: they share rnd), so that a missing
     # file stops the script before it rewrites any corpus
@@ -372,6 +393,7 @@ def main():
     write("repodata", repodatas())
     write("metadata", metadatas())
     write("condapack", condapacks())
+    write("fatbin", fatbins())
     with tempfile.TemporaryDirectory() as tmp:
         wheels, condas = wheels_and_condas(tmp)
     write("wheel", wheels)

@@ -402,6 +402,50 @@ static void test_verify_own_pool(void **state)
 	}
 }
 
+/* The GPU code of a wheel's shared objects comes out the same from the full pass, the serial stream
+ * and the pool (the members big enough to be pooled: ptx_compute80.so's is ~1 MB), and is the
+ * corpus's (tests/fixtures/gpu-code/index.tsv's registered columns). */
+static void test_gpu_code_three_ways(void **state)
+{
+	struct fx *fx = *state;
+	char *dir = wp_xasprintf("%s/gpu", fx->dir), *tmp = wp_xasprintf("%s/gpu.part", fx->dir);
+	char *cmd = wp_xasprintf("python3 tests/fixtures/mkgpuwheels.py '%s' >/dev/null", dir);
+	assert_int_equal(system(cmd), 0);
+	static const struct { const char *wheel, *code; } cases[] = {
+		{ "gx_ptx_compute80_so-1.0-cp311-cp311-linux_x86_64.whl", "compute_80@7.8" },
+		{ "gx_three_tus_so-1.0-cp311-cp311-linux_x86_64.whl", "sm_75,sm_86,compute_86@7.8" },
+		{ "gx_two_objects-1.0-cp311-cp311-linux_x86_64.whl", "sm_80 sm_90" },
+		{ "gx_c13_torch_cu130_pattern_so-1.0-cp311-cp311-linux_x86_64.whl",
+		  "sm_75,sm_80,sm_86,sm_90,sm_100,sm_120,compute_120@9.0" },
+		{ "gx_plain_c_no_cuda_so-1.0-cp311-cp311-linux_x86_64.whl", "" },
+		{ "gx_pure-1.0-cp311-cp311-linux_x86_64.whl", NULL },
+	};
+	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
+		char *path = wp_xasprintf("%s/%s", dir, cases[i].wheel);
+		struct wp_buf b = WP_BUF_INIT;
+		assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, NULL), 0);
+		for (int way = 0; way < 3; way++) {
+			struct wp_wheel_stream *s = way == 0 ? NULL : way == 1 ? streamed(&b, 4096) : pooled(&b, 4096, b.len, tmp, 2);
+			struct wp_wheel_info info;
+			struct wp_err err = WP_ERR_INIT;
+			assert_int_equal(wp_wheel_verify_streamed(way == 2 ? tmp : path, cases[i].wheel, s, NULL, &info, &err), 0);
+			if (!cases[i].code)
+				assert_null(info.gpu_code);
+			else if (!info.gpu_code || strcmp(info.gpu_code, cases[i].code))
+				fail_msg("%s (way %d): GPU code '%s', wanted '%s'", cases[i].wheel, way,
+					 info.gpu_code ? info.gpu_code : "(null)", cases[i].code);
+			assert_null(info.gpu_problem);
+			wp_wheel_info_release(&info);
+			wp_wheel_stream_free(s);
+		}
+		wp_buf_free(&b);
+		free(path);
+	}
+	free(cmd);
+	free(tmp);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_pool_same_verdict),
 		cmocka_unit_test(test_pool_cut_short_and_reset),
 		cmocka_unit_test(test_verify_own_pool),
+		cmocka_unit_test(test_gpu_code_three_ways),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
