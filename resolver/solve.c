@@ -1032,6 +1032,18 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 		wp_pick_result_release(&res);
 		return rc;
 	}
+	if (res.untrusted >= 0) {
+		/* no other version or build is tried in its place: that would substitute it silently */
+		const struct wp_candidate *u = &pf->files.c[res.untrusted];
+		if (!x->plan->untrusted_url) {
+			x->plan->untrusted_url = wp_xstrdup(u->url);
+			x->plan->untrusted_why = dupn(res.message);
+		}
+		rc = wp_fail(err, -WPE_UNTRUSTED, "%s; check the source, then %s", res.message,
+			     wp_ask_words(x->o->asks, WP_ASK_TRUST));
+		wp_pick_result_release(&res);
+		return rc;
+	}
 	if (res.chosen < 0) {
 		if (!l->nex)
 			explain_nothing_fits(sv, s, &s->w[i], pf, &res, &l->cause);
@@ -1422,6 +1434,7 @@ void wp_plan_release(struct wp_plan *plan)
 	free(plan->notes);
 	free(plan->failed_project);
 	rejects_free(plan->failed_rejects, plan->n_failed_rejects);
+	free(plan->untrusted_url), free(plan->untrusted_why);
 	memset(plan, 0, sizeof(*plan));
 }
 

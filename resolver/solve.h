@@ -112,6 +112,9 @@ struct wp_plan {
 	char *failed_project;
 	struct wp_plan_reject *failed_rejects;
 	size_t n_failed_rejects;
+	/* -WPE_UNTRUSTED: the URL of the file that fits, whose bytes are not those first trusted for
+	 * its name, and why in words (both hashes; the caller may add where the first were seen) */
+	char *untrusted_url, *untrusted_why;
 };
 
 /* Resolve reqs (PEP 508 strings) for every target into plan (overwritten). Errors: -WPE_USAGE
