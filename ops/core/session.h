@@ -40,6 +40,11 @@ struct wp_session {
 	void *say_ctx;
 	struct wp_progress_sink progress;
 	const struct wp_asks *asks; /* how the user asks for what a message advises (cli's flags); NULL: plain words */
+	/* SOURCE_DATE_EPOCH (reproducible-builds.org): the one time outputs may carry (a bundle's
+	 * member mtimes, an SBOM's timestamp); source_date_set false: none given (mtimes are 0 and
+	 * an SBOM has no timestamp) */
+	long long source_date;
+	bool source_date_set;
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */
@@ -55,6 +60,8 @@ void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt
  * $HOME, no $XDG_CACHE_HOME (a catalog must not land in whatever folder the job ran from). */
 char *wp_session_default_catalog(void);
 char *wp_session_default_cache_dir(void);
+/* $SOURCE_DATE_EPOCH into s->source_date (set: whether it is); -WPE_USAGE for garbage. */
+int wp_session_source_date(struct wp_session *s, struct wp_err *err);
 /* $WHEELPICK_MAX_AGE in seconds, else WP_DEFAULT_MAX_AGE_S; -WPE_USAGE for garbage. */
 int wp_session_max_age(long *out, struct wp_err *err);
 

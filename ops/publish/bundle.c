@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char install_sh[] =
@@ -302,23 +303,23 @@ out:
 	return rc;
 }
 
-static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size)
+static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size, long long mtime)
 {
 	struct archive_entry *ae = archive_entry_new();
 	archive_entry_set_pathname(ae, path);
 	archive_entry_set_filetype(ae, type);
 	archive_entry_set_perm(ae, perm);
 	archive_entry_set_size(ae, type == AE_IFREG ? size : 0);
-	archive_entry_set_mtime(ae, WP_BUNDLE_MTIME, 0);
+	archive_entry_set_mtime(ae, (time_t)mtime, 0);
 	archive_entry_set_uid(ae, 0);
 	archive_entry_set_gid(ae, 0);
 	return ae;
 }
 
 static int add_bytes(struct archive *a, const char *out, const char *name, const void *data, size_t n,
-		     mode_t perm, struct wp_err *err)
+		     mode_t perm, long long mtime, struct wp_err *err)
 {
-	struct archive_entry *ae = new_entry(name, AE_IFREG, perm, (long long)n);
+	struct archive_entry *ae = new_entry(name, AE_IFREG, perm, (long long)n, mtime);
 	int rc = 0;
 	if (archive_write_header(a, ae) != ARCHIVE_OK ||
 	    (n && archive_write_data(a, data, n) != (la_ssize_t)n))
@@ -327,7 +328,7 @@ static int add_bytes(struct archive *a, const char *out, const char *name, const
 	return rc;
 }
 
-static int add_file(struct archive *a, const char *out, const char *name, const char *path,
+static int add_file(struct archive *a, const char *out, const char *name, const char *path, long long mtime,
 		    struct wp_err *err)
 {
 	struct archive_entry *ae = NULL;
@@ -339,7 +340,7 @@ static int add_file(struct archive *a, const char *out, const char *name, const 
 		rc = wp_fs_fail(err, errno, "cannot read", path);
 		goto out;
 	}
-	ae = new_entry(name, AE_IFREG, sb.st_mode & 0111 ? 0755 : 0644, (long long)sb.st_size);
+	ae = new_entry(name, AE_IFREG, sb.st_mode & 0111 ? 0755 : 0644, (long long)sb.st_size, mtime);
 	if (archive_write_header(a, ae) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out, archive_error_string(a));
 		goto out;
@@ -580,6 +581,15 @@ static bool has_what_install_reads(const struct names *files, enum wp_bundle_kin
 int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind what, unsigned long long split,
 		       size_t *nvolumes, struct wp_err *err)
 {
+	const struct wp_bundle_opts o = { .split = split, .mtime = WP_BUNDLE_MTIME };
+	return wp_bundle_write_opts(out_path, src_dir, what, &o, nvolumes, err);
+}
+
+int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bundle_kind what,
+			 const struct wp_bundle_opts *o, size_t *nvolumes, struct wp_err *err)
+{
+	unsigned long long split = o->split;
+	long long mtime = o->mtime;
 	const char *script = wp_bundle_install_sh_for(what);
 	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
 	struct volumes vs = { .out = out_path, .split = split };
@@ -642,7 +652,7 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 		goto out;
 	}
 	name = wp_xasprintf("%s/", top);
-	struct archive_entry *ae = new_entry(name, AE_IFDIR, 0755, 0);
+	struct archive_entry *ae = new_entry(name, AE_IFDIR, 0755, 0, mtime);
 	if (archive_write_header(a, ae) != ARCHIVE_OK)
 		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
 	archive_entry_free(ae);
@@ -652,17 +662,17 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 		free(name);
 		name = wp_xasprintf("%s/%s", top, rel);
 		if (rel[len - 1] == '/') {
-			ae = new_entry(name, AE_IFDIR, 0755, 0);
+			ae = new_entry(name, AE_IFDIR, 0755, 0, mtime);
 			if (archive_write_header(a, ae) != ARCHIVE_OK)
 				rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path,
 					     archive_error_string(a));
 			archive_entry_free(ae);
 		} else if (!strcmp(rel, "install.sh")) {
-			rc = add_bytes(a, out_path, name, script, strlen(script), 0755, err);
+			rc = add_bytes(a, out_path, name, script, strlen(script), 0755, mtime, err);
 		} else {
 			free(path);
 			path = wp_xasprintf("%s/%s", src_dir, rel);
-			rc = add_file(a, out_path, name, path, err);
+			rc = add_file(a, out_path, name, path, mtime, err);
 		}
 	}
 	if (rc)

@@ -68,6 +68,18 @@ const char *wp_bundle_install_sh_for(enum wp_bundle_kind kind);
 int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind kind, unsigned long long split,
 		       size_t *nvolumes, struct wp_err *err);
 
+/* How a bundle is written: cut into volumes of split bytes (0: one file), every member's mtime
+ * (SOURCE_DATE_EPOCH where the user gives one, else WP_BUNDLE_MTIME): the same files give the
+ * same bytes whatever the paths, owners and clocks of the machine that packs them. */
+struct wp_bundle_opts {
+	unsigned long long split;
+	long long mtime;
+};
+
+/* wp_bundle_write_as with opts. */
+int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bundle_kind kind,
+			 const struct wp_bundle_opts *o, size_t *nvolumes, struct wp_err *err);
+
 /* One package line of an explicit lock, as the conda install.sh reads it: the URL's last two
  * components (percent-decoded) are the package's subdir and file name in the bundle's channel,
  * and what follows '#' its hash. */

@@ -60,6 +60,13 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 	return rc;
 }
 
+/* Every member's mtime: SOURCE_DATE_EPOCH when given, else the fixed WP_BUNDLE_MTIME. (Not the
+ * newest file's own: on disk that is when the store fetched it, which differs between machines.) */
+static long long bundle_mtime(const struct wp_session *s)
+{
+	return s->source_date_set ? s->source_date : WP_BUNDLE_MTIME;
+}
+
 /* A fresh folder under the cache's tmp/ (same file system as the store: links, not copies). mkdtemp,
  * not the PID: a container's PID 1 is the same on every run, and a killed run's leftovers must never
  * be taken for this run's. */
@@ -94,7 +101,8 @@ int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_jo
 	staged.dest = channel;
 	staged.locks_dir = stage;
 	if (!(rc = wp_conda_run(s, &staged, res, err)))
-		rc = wp_bundle_write_as(out_path, stage, WP_BUNDLE_CONDA, split, nvolumes, err);
+		rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_CONDA, &(struct wp_bundle_opts){ split, bundle_mtime(s) },
+					  nvolumes, err);
 	wp_fs_remove_tree(stage);
 	free(channel);
 	free(stage);
@@ -115,7 +123,8 @@ int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run,
 		goto out;
 	if ((rc = wp_pick_write_wheelhouse(s, run, stage, err)))
 		goto out;
-	rc = wp_bundle_write_split(out_path, stage, split, nvolumes, err);
+	rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_WHEELS, &(struct wp_bundle_opts){ split, bundle_mtime(s) },
+				  nvolumes, err);
 out:
 	if (stage) {
 		wp_fs_remove_tree(stage); /* ours (a fresh mkdtemp); links are removed, never followed */
