@@ -1251,6 +1251,20 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		for (size_t k = 0; k < w->nc && !asked && !f->required_by; k++)
 			if (!w->c[k].constraint)
 				f->required_by = dupn(w->c[k].by);
+		/* every pick that needs it, for the dependency graph an SBOM records */
+		struct wp_buf all = WP_BUF_INIT;
+		for (size_t k = 0; k < w->nc; k++) {
+			const char *by = w->c[k].by;
+			if (w->c[k].constraint || !by)
+				continue;
+			bool dup = false;
+			for (size_t q = 0; q < k && !dup; q++)
+				dup = !w->c[q].constraint && w->c[q].by && !strcmp(w->c[q].by, by);
+			if (!dup)
+				wp_buf_printf(&all, "%s\n", by);
+		}
+		f->needed_by = all.len ? wp_buf_detach(&all, NULL) : NULL;
+		wp_buf_free(&all);
 		f->size = c->size;
 		f->target = ti;
 		f->n_rejects = w->n_rejects;
@@ -1262,7 +1276,7 @@ static void free_file(struct wp_plan_file *f)
 {
 	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
 	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
-	free(f->required_by), free(f->upload_time), free(f->path);
+	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path);
 	wp_variants_release(f->variants);
 	free(f->variants);
 	rejects_free(f->rejects, f->n_rejects);

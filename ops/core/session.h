@@ -45,6 +45,7 @@ struct wp_session {
 	 * an SBOM has no timestamp) */
 	long long source_date;
 	bool source_date_set;
+	bool sbom_spdx;             /* outputs carry sbom.spdx.json (SPDX 2.3) beside sbom.cdx.json */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */

@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "ops/publish/bundle.h"
 #include "ops/publish/mirror_variants.h"
+#include "ops/publish/sbom_tree.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -48,6 +49,9 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 	}
 	if (!rc)
 		rc = wp_mirror_write(dir, mf, n, mo, rep, err);
+	/* S3's staging (meta_out) publishes its own objects; an SBOM is for trees on disk */
+	if (!rc && !mo->meta_out)
+		rc = wp_publish_mirror_sbom(s, plan, dir, err);
 	if (!rc)
 		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects, %zu page roots (%zu added, %zu unchanged, "
 				       "%zu removed, %zu pinned)", dir, rep->files, rep->projects, rep->roots, rep->added,

@@ -1,5 +1,6 @@
 /* ops/wheel/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the wheelhouse. */
 #include "ops/wheel/pick.h"
+#include "ops/wheel/sbom.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/lazylib.h"
@@ -615,6 +616,13 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 	rc = wp_atomic_write(path, tmp, len, err);
 	free(tmp);
 	free(path);
+	/* what is in it, for whoever reviews what crosses (written last: it lists the whole set) */
+	if (!rc) {
+		struct wp_sbom b = { .kind = "wheelhouse" }; /* no path: two builds elsewhere give one SBOM */
+		wp_sbom_from_plan(plan, &b);
+		rc = wp_sbom_write(s, dir, &b, WP_SBOM_CDX | (s->sbom_spdx ? WP_SBOM_SPDX : 0), err);
+		wp_sbom_release(&b);
+	}
 	return rc;
 }
 
