@@ -1,6 +1,7 @@
 /* ops/conda/conda.c: the conda job: channel URLs, strict channel priority, the CUDA rule per package
  * (resolver/condapick), one variant across the set, the depends closure, a local channel. */
 #include "ops/conda/conda.h"
+#include "ops/conda/sbom_channel.h"
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
@@ -652,6 +653,8 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		rc = wp_write_conda_locks(&in, job->locks_dir ? job->locks_dir : job->dest, &res->locks, err);
 		free(chans);
 	}
+	if (!rc && job->dest)
+		rc = wp_conda_write_sbom(s, job->dest, res, err);
 out:
 	/* nothing fits, after a channel failed: the failure is the answer (exit 3, naming the source),
 	 * not "no channel has" what that channel would have given */

@@ -5,7 +5,9 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "ops/publish/manifest.h"
 #include "ops/publish/mirror.h"
+#include "verify/hash.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -578,6 +580,54 @@ static bool has_what_install_reads(const struct names *files, enum wp_bundle_kin
 	return lock && channel;
 }
 
+/* A delta against o->since: every file of the new tree hashed (install.sh as written) into *m,
+ * each marked carried unless the far side has those bytes at that path, chained to the old tree;
+ * its JSON in *json, and its name among the members. */
+static int delta_plan(const char *src_dir, struct names *files, const char *script, const struct wp_bundle_opts *o,
+		      struct wp_tree_manifest *m, struct wp_buf *json, struct wp_err *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < files->n && !rc; i++) {
+		const char *rel = files->v[i];
+		char hex[WP_SHA256_HEX_LEN + 1];
+		long long size = 0;
+		if (rel[strlen(rel) - 1] == '/')
+			continue;
+		if (!strcmp(rel, "install.sh")) {
+			size = (long long)strlen(script);
+			rc = wp_sha256_hex_of(script, strlen(script), hex);
+		} else if (!strcmp(rel, WP_DELTA_NAME)) {
+			continue; /* a delta staged from a delta: not part of the tree */
+		} else {
+			char *path = wp_xasprintf("%s/%s", src_dir, rel);
+			rc = wp_hash_file(path, hex, &size, err);
+			free(path);
+		}
+		if (rc)
+			break;
+		wp_tree_manifest_add(m, rel, hex, size);
+		const struct wp_tree_file *old = wp_tree_manifest_find(o->since, rel);
+		m->v[m->n - 1].carried = !old || strcmp(old->sha256, hex) != 0;
+	}
+	if (rc)
+		return rc < 0 ? rc : wp_fail(err, -WPE_IO, "cannot hash the bundle's files");
+	m->is_delta = true;
+	snprintf(m->prev_tree, sizeof(m->prev_tree), "%s", o->since->tree);
+	snprintf(m->prev_manifest, sizeof(m->prev_manifest), "%s", o->since->source_sha256);
+	wp_tree_manifest_seal(m);
+	if ((rc = wp_tree_manifest_format(m, o->kind_name ? o->kind_name : "bundle", json, err)))
+		return rc;
+	names_add(files, wp_xstrdup(WP_DELTA_NAME));
+	qsort(files->v, files->n, sizeof(*files->v), name_cmp);
+	return 0;
+}
+
+static bool delta_carries(const struct wp_tree_manifest *m, const char *rel)
+{
+	const struct wp_tree_file *f = wp_tree_manifest_find(m, rel);
+	return !f || f->carried;
+}
+
 int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind what, unsigned long long split,
 		       size_t *nvolumes, struct wp_err *err)
 {
@@ -590,6 +640,8 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 {
 	unsigned long long split = o->split;
 	long long mtime = o->mtime;
+	struct wp_tree_manifest delta = { 0 };
+	struct wp_buf delta_json = WP_BUF_INIT;
 	const char *script = wp_bundle_install_sh_for(what);
 	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
 	struct volumes vs = { .out = out_path, .split = split };
@@ -622,6 +674,8 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 	}
 	names_add(&files, wp_xstrdup("install.sh"));
 	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
+	if (o->since && (rc = delta_plan(src_dir, &files, script, o, &delta, &delta_json, err)))
+		goto out;
 
 	if (split) {
 		/* the whole archive goes to volume 1's temp first, and is cut at the end */
@@ -668,7 +722,12 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 					     archive_error_string(a));
 			archive_entry_free(ae);
 		} else if (!strcmp(rel, "install.sh")) {
-			rc = add_bytes(a, out_path, name, script, strlen(script), 0755, mtime, err);
+			if (!o->since || delta_carries(&delta, rel))
+				rc = add_bytes(a, out_path, name, script, strlen(script), 0755, mtime, err);
+		} else if (o->since && !strcmp(rel, WP_DELTA_NAME)) {
+			rc = add_bytes(a, out_path, name, delta_json.data, delta_json.len, 0644, mtime, err);
+		} else if (o->since && !delta_carries(&delta, rel)) {
+			/* the far side has these bytes at this path */
 		} else {
 			free(path);
 			path = wp_xasprintf("%s/%s", src_dir, rel);
@@ -688,7 +747,12 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 		remove_volumes_from(out_path, 1);
 	if (!rc && nvolumes)
 		*nvolumes = split ? vs.n : 1;
+	if (o->n_carried)
+		for (size_t i = 0; i < delta.n; i++)
+			*o->n_carried += delta.v[i].carried;
 out:
+	wp_tree_manifest_release(&delta);
+	wp_buf_free(&delta_json);
 	if (a)
 		archive_write_free(a);
 	wp_atomic_file_abort(&af);

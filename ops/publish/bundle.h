@@ -71,9 +71,16 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 /* How a bundle is written: cut into volumes of split bytes (0: one file), every member's mtime
  * (SOURCE_DATE_EPOCH where the user gives one, else WP_BUNDLE_MTIME): the same files give the
  * same bytes whatever the paths, owners and clocks of the machine that packs them. */
+struct wp_tree_manifest;
 struct wp_bundle_opts {
 	unsigned long long split;
 	long long mtime;
+	/* set: a delta (`bundle --since OLD`): only the files the tree since names lacks at their path
+	 * with their bytes, plus WP_DELTA_NAME (ops/publish/manifest.h): the whole new tree's manifest,
+	 * each file marked carried or not, chained to since's tree and manifest sha256 */
+	const struct wp_tree_manifest *since;
+	const char *kind_name;  /* what the delta's manifest calls the tree ("wheelhouse") */
+	size_t *n_carried;      /* set: gets the files the delta carries */
 };
 
 /* wp_bundle_write_as with opts. */

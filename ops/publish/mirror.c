@@ -1342,6 +1342,9 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		rep.metadata += !es.v[i].drop && es.v[i].meta_sha256;
 	}
 	rep.roots = roots.n;
+	/* while the tree is still ours: another run sweeps the temp names of a writer that holds no lock */
+	if (opts && opts->after)
+		rc = opts->after(opts->after_ctx, dir, err);
 out:
 	if (lock >= 0)
 		close(lock);

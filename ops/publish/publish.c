@@ -19,6 +19,17 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 	return wp_publish_mirror_opts(s, run, dir, &mo, rep, err);
 }
 
+struct mirror_sbom {
+	const struct wp_session *s;
+	const struct wp_plan *plan;
+};
+
+static int mirror_sbom(void *ctx, const char *dir, struct wp_err *err)
+{
+	const struct mirror_sbom *ms = ctx;
+	return wp_publish_mirror_sbom(ms->s, ms->plan, dir, err);
+}
+
 int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run *run, const char *dir,
 			   const struct wp_mirror_opts *mo, struct wp_mirror_report *rep, struct wp_err *err)
 {
@@ -47,11 +58,14 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 		memcpy(mf + n, vj.files, vj.n * sizeof(*mf));
 		n += vj.n;
 	}
+	/* the SBOM, written under the tree's lock (S3's staging, meta_out, publishes its own objects:
+	 * an SBOM is for trees on disk) */
+	struct mirror_sbom ms = { s, plan };
+	struct wp_mirror_opts with = *mo;
+	if (!mo->meta_out && !mo->after)
+		with.after = mirror_sbom, with.after_ctx = &ms;
 	if (!rc)
-		rc = wp_mirror_write(dir, mf, n, mo, rep, err);
-	/* S3's staging (meta_out) publishes its own objects; an SBOM is for trees on disk */
-	if (!rc && !mo->meta_out)
-		rc = wp_publish_mirror_sbom(s, plan, dir, err);
+		rc = wp_mirror_write(dir, mf, n, &with, rep, err);
 	if (!rc)
 		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects, %zu page roots (%zu added, %zu unchanged, "
 				       "%zu removed, %zu pinned)", dir, rep->files, rep->projects, rep->roots, rep->added,
@@ -95,6 +109,13 @@ out:
 int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
 			    unsigned long long split, size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err)
 {
+	return wp_publish_conda_bundle_since(s, job, out_path, split, NULL, NULL, nvolumes, res, err);
+}
+
+int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
+				  unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+				  size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err)
+{
 	struct wp_conda_job staged = *job;
 	char *stage = NULL, *channel = NULL;
 	int rc;
@@ -105,8 +126,9 @@ int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_jo
 	staged.dest = channel;
 	staged.locks_dir = stage;
 	if (!(rc = wp_conda_run(s, &staged, res, err)))
-		rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_CONDA, &(struct wp_bundle_opts){ split, bundle_mtime(s) },
-					  nvolumes, err);
+		rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_CONDA, &(struct wp_bundle_opts){ .split = split,
+					  .mtime = bundle_mtime(s), .since = since, .kind_name = "conda bundle",
+					  .n_carried = n_carried }, nvolumes, err);
 	wp_fs_remove_tree(stage);
 	free(channel);
 	free(stage);
@@ -121,13 +143,21 @@ int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const
 int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
 			    unsigned long long split, size_t *nvolumes, struct wp_err *err)
 {
+	return wp_publish_bundle_since(s, run, out_path, split, NULL, NULL, nvolumes, err);
+}
+
+int wp_publish_bundle_since(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
+			    unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+			    size_t *nvolumes, struct wp_err *err)
+{
 	char *stage = NULL;
 	int rc;
 	if ((rc = make_stage(s, &stage, err)))
 		goto out;
 	if ((rc = wp_pick_write_wheelhouse(s, run, stage, err)))
 		goto out;
-	rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_WHEELS, &(struct wp_bundle_opts){ split, bundle_mtime(s) },
+	rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_WHEELS, &(struct wp_bundle_opts){ .split = split,
+				  .mtime = bundle_mtime(s), .since = since, .kind_name = "wheelhouse", .n_carried = n_carried },
 				  nvolumes, err);
 out:
 	if (stage) {

@@ -8,6 +8,7 @@
 #include "ops/core/shardread.h"
 #include "ops/publish/bundle.h"
 #include "ops/verify/common.h"
+#include "ops/wheel/sbom.h"
 #include "verify/wheel.h"
 
 #include <archive.h>
@@ -388,6 +389,8 @@ static void verify_conda_bundle(struct vo_ctx *c, const char *house, const char 
 		char *sd = wp_xasprintf("%s/%s", chan, subs[i]), *rd = wp_xasprintf("%s/repodata.json", sd);
 		if (vo_is_dir(sd) && vo_is_file(rd))
 			conda_subdir(c, sd, subs[i], &pkgs);
+		else if ((!strcmp(subs[i], WP_SBOM_CDX_NAME) || !strcmp(subs[i], WP_SBOM_SPDX_NAME)) && vo_is_file(sd))
+			; /* the channel's SBOM, which vo_verify_channel checked */
 		else
 			vo_problem_add(c, true, sd, "is not a channel subdir (a folder with repodata.json)");
 		free(sd);
