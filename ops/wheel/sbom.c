@@ -330,7 +330,7 @@ static void iso_time(long long t, char out[32])
 	time_t tt = (time_t)t;
 	struct tm tm;
 	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		strcpy(out, "1970-01-01T00:00:00Z");
+		snprintf(out, 32, "%s", "1970-01-01T00:00:00Z");
 }
 
 /* A UUID (RFC 4122 form, version 5 bits) from the sha256 of the document without it: the same
