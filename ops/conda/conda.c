@@ -654,7 +654,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		free(chans);
 	}
 	if (!rc && job->dest)
-		rc = wp_conda_write_sbom(s, job->dest, res, err);
+		rc = wp_conda_write_sbom(s, job->dest, res->picks, res->n, res->targets, err);
 out:
 	/* nothing fits, after a channel failed: the failure is the answer (exit 3, naming the source),
 	 * not "no channel has" what that channel would have given */

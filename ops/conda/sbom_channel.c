@@ -68,8 +68,8 @@ static void add_packages(struct wp_sbom *b, const char *sub, const struct wp_jso
 	}
 }
 
-int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struct wp_conda_result *res,
-			struct wp_err *err)
+int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struct wp_conda_pick *picks, size_t npicks,
+			const struct wp_target *targets, struct wp_err *err)
 {
 	struct wp_sbom b = { .kind = "conda channel" };
 	size_t ns = 0;
@@ -90,9 +90,9 @@ int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struc
 		free(path);
 	}
 	/* this run's picks: where they came from, the targets they serve, who needs them */
-	long *comp = wp_xcalloc(res->n ? res->n : 1, sizeof(*comp));
-	for (size_t i = 0; i < res->n; i++) {
-		const struct wp_conda_pick *p = &res->picks[i];
+	long *comp = wp_xcalloc(npicks ? npicks : 1, sizeof(*comp));
+	for (size_t i = 0; i < npicks; i++) {
+		const struct wp_conda_pick *p = &picks[i];
 		comp[i] = -1;
 		for (size_t k = 0; k < b.n && comp[i] < 0; k++)
 			if (!strcmp(b.c[k].filename, p->c->filename) && p->c->subdir && !strcmp(b.c[k].subdir, p->c->subdir))
@@ -107,19 +107,19 @@ int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struc
 		if (!c->variant && p->variant && *p->variant)
 			c->variant = wp_xstrdup(p->variant);
 		struct wp_buf words = WP_BUF_INIT;
-		wp_target_describe(&res->targets[p->target], &words);
+		wp_target_describe(&targets[p->target], &words);
 		wp_sbom_comp_target(c, words.data);
 		wp_buf_free(&words);
 	}
-	for (size_t i = 0; i < res->n; i++) {
-		const char *by = res->picks[i].required_by;
+	for (size_t i = 0; i < npicks; i++) {
+		const char *by = picks[i].required_by;
 		if (comp[i] < 0 || !by)
 			continue;
 		/* "pytorch 1.8.0 py3.8_cuda11.1_cudnn8.0.5_0": that pick, in the same target */
-		for (size_t j = 0; j < res->n; j++) {
-			const struct wp_conda_candidate *cj = res->picks[j].c;
+		for (size_t j = 0; j < npicks; j++) {
+			const struct wp_conda_candidate *cj = picks[j].c;
 			char *me = wp_xasprintf("%s %s %s", cj->name, cj->version, cj->build ? cj->build : "");
-			if (j != i && comp[j] >= 0 && res->picks[j].target == res->picks[i].target && !strcmp(me, by)) {
+			if (j != i && comp[j] >= 0 && picks[j].target == picks[i].target && !strcmp(me, by)) {
 				struct wp_sbom_comp *c = &b.c[comp[j]];
 				bool dup = false;
 				for (size_t k = 0; k < c->n_deps && !dup; k++)

@@ -8,9 +8,11 @@
 #include "ops/publish/manifest.h"
 #include "ops/publish/mirror.h"
 #include "verify/hash.h"
+#include "verify/wheel.h"
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -761,5 +763,226 @@ out:
 	free(top);
 	free(name);
 	free(path);
+	return rc;
+}
+
+/* ---- reading bundles back: the tree a bundle (or its volumes) holds, unpacked or hashed ---- */
+
+static bool is_file(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The files of the archive: the path itself, or its volumes from .001 on (a NULL-terminated list). */
+static char **volumes_of(const char *path)
+{
+	size_t n = strlen(path);
+	char *base = NULL;
+	if (n > 4 && path[n - 4] == '.' && isdigit((unsigned char)path[n - 3]) && isdigit((unsigned char)path[n - 2]) &&
+	    isdigit((unsigned char)path[n - 1]))
+		base = wp_xstrndup(path, n - 4);
+	else if (!is_file(path))
+		base = wp_xstrdup(path);
+	char **v = NULL;
+	size_t k = 0;
+	if (base) {
+		for (size_t i = 1; i <= WP_BUNDLE_MAX_VOLUMES; i++) {
+			char *vol = wp_bundle_volume_name(base, i);
+			if (!is_file(vol)) {
+				free(vol);
+				break;
+			}
+			v = wp_xrealloc(v, (k + 2) * sizeof(*v));
+			v[k++] = vol;
+		}
+		free(base);
+	}
+	if (!k) {
+		v = wp_xrealloc(v, 2 * sizeof(*v));
+		v[k++] = wp_xstrdup(path);
+	}
+	v[k] = NULL;
+	return v;
+}
+
+static void free_list(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static struct archive *open_bundle(const char *path, char ***vols, struct wp_err *err)
+{
+	struct archive *a = archive_read_new();
+	archive_read_support_format_tar(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_filter_gzip(a);
+	*vols = volumes_of(path);
+	/* volumes are one stream cut in pieces: libarchive reads the files one after the other */
+	if (archive_read_open_filenames(a, (const char **)*vols, 1 << 16) != ARCHIVE_OK) {
+		wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* A member's name after its top folder, checked; NULL (err set) for one no bundle of ours has. */
+static const char *member_rest(const char *path, const char *name, char **top, struct wp_err *err)
+{
+	const char *bad = name ? wp_member_name_problem(name, strlen(name)) : "has no name";
+	if (bad) {
+		char shown[256];
+		wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' %s", path,
+			wp_member_name_show(name ? name : "", name ? strlen(name) : 0, shown, sizeof(shown)), bad);
+		return NULL;
+	}
+	size_t tlen = strcspn(name, "/");
+	if (!*top)
+		*top = wp_xstrndup(name, tlen);
+	else if (strlen(*top) != tlen || strncmp(*top, name, tlen)) {
+		wp_fail(err, -WPE_INTEGRITY, "bundle '%s' has more than one top-level folder", path);
+		return NULL;
+	}
+	return name[tlen] ? name + tlen + 1 : name + tlen;
+}
+
+int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+{
+	char **vols = NULL, *top = NULL;
+	struct archive_entry *ae;
+	int rc = 0, r;
+	memset(m, 0, sizeof(*m));
+	struct archive *a = open_bundle(path, &vols, err);
+	if (!a) {
+		free_list(vols);
+		return -WPE_INTEGRITY;
+	}
+	while (!rc && (r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		const char *rest = member_rest(path, archive_entry_pathname(ae), &top, err);
+		if (!rest) {
+			rc = -WPE_INTEGRITY;
+			break;
+		}
+		mode_t type = archive_entry_filetype(ae);
+		if (type == AE_IFDIR)
+			continue;
+		if (type != AE_IFREG || !*rest) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' is not a file in its folder", path,
+				     archive_entry_pathname(ae));
+			break;
+		}
+		struct wp_hasher h;
+		char hex[WP_SHA256_HEX_LEN + 1];
+		long long size = 0;
+		if ((rc = wp_hasher_init(&h, WP_HASH_SHA256, err)))
+			break;
+		const void *blk;
+		size_t sz;
+		la_int64_t off;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
+			wp_hasher_update(&h, blk, sz);
+			size += (long long)sz;
+		}
+		if (r != ARCHIVE_EOF)
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be read: %s", path,
+				     archive_entry_pathname(ae), archive_error_string(a));
+		else if (!(rc = wp_hasher_final(&h, hex, NULL, err)) && strcmp(rest, WP_DELTA_NAME) != 0)
+			wp_tree_manifest_add(m, rest, hex, size);
+		wp_hasher_release(&h);
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path, archive_error_string(a));
+	if (!rc && !top)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
+	archive_read_free(a);
+	free_list(vols);
+	free(top);
+	if (!rc)
+		wp_tree_manifest_seal(m);
+	else
+		wp_tree_manifest_release(m);
+	return rc;
+}
+
+int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct wp_err *err)
+{
+	char **vols = NULL, *top = NULL, *dest = NULL;
+	struct archive_entry *ae;
+	int rc = 0, r;
+	*top_out = NULL;
+	struct archive *a = open_bundle(path, &vols, err), *disk = archive_write_disk_new();
+	if (!a) {
+		free_list(vols);
+		archive_write_free(disk);
+		return -WPE_INTEGRITY;
+	}
+	/* names are checked before the prefix goes on; the other guards see the whole path */
+	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+				       ARCHIVE_EXTRACT_PERM);
+	while (!rc && (r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(ae);
+		const char *rest = member_rest(path, name, &top, err);
+		mode_t type = archive_entry_filetype(ae);
+		if (!rest) {
+			rc = -WPE_INTEGRITY;
+			break;
+		}
+		if ((type != AE_IFREG && type != AE_IFDIR) || (type == AE_IFREG && !*rest) ||
+		    (archive_entry_perm(ae) & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' is not a plain file or folder of "
+				     "a bundle wheelpick writes", path, name);
+			break;
+		}
+		free(dest);
+		dest = wp_xasprintf("%s/%s", into, name);
+		archive_entry_set_pathname(ae, dest);
+		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
+			rc = wp_fail(err, -WPE_IO, "cannot unpack '%s' of '%s': %s", name, path, archive_error_string(disk));
+			break;
+		}
+		const void *blk;
+		size_t sz;
+		la_int64_t off;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
+				r = ARCHIVE_FATAL;
+				break;
+			}
+		if (archive_write_finish_entry(disk) != ARCHIVE_OK || r != ARCHIVE_EOF) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be unpacked: %s", path, name,
+				     archive_error_string(r != ARCHIVE_EOF ? a : disk));
+			break;
+		}
+		r = ARCHIVE_OK;
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path, archive_error_string(a));
+	if (!rc && !top)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
+	if (!rc)
+		*top_out = wp_xasprintf("%s/%s", into, top);
+	archive_read_free(a);
+	archive_write_free(disk);
+	free_list(vols);
+	free(top);
+	free(dest);
+	return rc;
+}
+
+int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+{
+	if (wp_cstr_endswith(path, ".json"))
+		return wp_tree_manifest_load(path, m, err);
+	int rc = wp_tree_manifest_of_bundle(path, m, err);
+	if (!rc) {
+		/* the bundle's manifest as `verify --manifest` would write it: what the chain names */
+		struct wp_buf b = WP_BUF_INIT;
+		if (!wp_tree_manifest_format(m, "bundle", &b, NULL))
+			wp_sha256_hex_of(b.data, b.len, m->source_sha256);
+		wp_buf_free(&b);
+	}
 	return rc;
 }

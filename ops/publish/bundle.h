@@ -83,6 +83,19 @@ struct wp_bundle_opts {
 	size_t *n_carried;      /* set: gets the files the delta carries */
 };
 
+/* Reading a bundle back (ops/publish/manifest.h's tree form). The files of a bundle (.tar.zst,
+ * .tar.gz, .tar; or its volumes, named by the base name or any one of them) under its top folder,
+ * each hashed as it is read. */
+int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
+/* What `bundle --since OLD` names: a manifest (.json: `verify --manifest`'s, or a delta's), or a
+ * bundle (m->source_sha256 then the sha256 of the manifest `verify --manifest` writes for it). */
+int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
+/* A bundle (or its volumes) unpacked under into (a folder that exists), each member name checked
+ * (no absolute path, no '..', files and folders only, no setuid/world-writable mode, one top
+ * folder); *top gets the top folder's path (allocated). -WPE_INTEGRITY for a damaged or hostile
+ * archive. */
+int wp_bundle_unpack(const char *path, const char *into, char **top, struct wp_err *err);
+
 /* wp_bundle_write_as with opts. */
 int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bundle_kind kind,
 			 const struct wp_bundle_opts *o, size_t *nvolumes, struct wp_err *err);

@@ -35,14 +35,9 @@ struct wp_tree_manifest {
 /* Every regular file under dir (links not followed; a FIFO, device or link is an error), but
  * WP_DELTA_NAME at its top. */
 int wp_tree_manifest_of_dir(const char *dir, struct wp_tree_manifest *m, struct wp_err *err);
-/* The files of a bundle (.tar.zst, .tar.gz, .tar; or its volumes, named by the base name or any
- * one of them) under its top folder, each hashed as it is read. */
-int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
 /* A manifest file (`verify --manifest`'s, or a delta's WP_DELTA_NAME) read back; -WPE_PARSE for
  * one that is not. */
 int wp_tree_manifest_load(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
-/* What OLD names: a manifest (.json), or a bundle. */
-int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
 /* Sorts m->v by path and sets m->tree. */
 void wp_tree_manifest_seal(struct wp_tree_manifest *m);
 /* The JSON form (deterministic) appended to out: kind names what the tree is ("wheelhouse"). */
@@ -51,10 +46,5 @@ int wp_tree_manifest_format(const struct wp_tree_manifest *m, const char *kind, 
 const struct wp_tree_file *wp_tree_manifest_find(const struct wp_tree_manifest *m, const char *path);
 void wp_tree_manifest_add(struct wp_tree_manifest *m, const char *path, const char *sha256, long long size);
 void wp_tree_manifest_release(struct wp_tree_manifest *m);
-
-/* A bundle (or its volumes) unpacked under into (a folder that exists), each member name checked
- * (no absolute path, no '..', files and folders only, one top folder); *top gets the top folder's
- * path (allocated). -WPE_INTEGRITY for a damaged or hostile archive. */
-int wp_bundle_unpack(const char *path, const char *into, char **top, struct wp_err *err);
 
 #endif
