@@ -171,6 +171,9 @@ const struct wp_opt wp_bundle_table[] = {
 	REQ_OPTS,
 	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE",
 	  "write volumes of at most SIZE (700M, 4G, 4000000000): OUT.001, OUT.002 ... (join: cat OUT.* | tar --zstd -x)" },
+	{ "since", 0, NULL, WP_OPT_STR, O(since), "OLD",
+	  "a delta: only what the far side lacks against OLD (an earlier bundle, its volumes, or a manifest from "
+	  "'verify --manifest'), with a manifest chained to it; 'wheelpick apply' lays it on there" },
 	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
 	  "for s3://BUCKET/[PREFIX/]OUT.tar.zst: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
 	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on the bundle (public-read)" },

@@ -813,6 +813,70 @@ static void free_list(char **v)
 	free(v);
 }
 
+/* Volumes are one stream cut in pieces: read one after the other. (libarchive's own
+ * archive_read_open_filenames crashed here, in its client switching, on a zstd stream cut in two.) */
+struct vol_reader {
+	char **names;
+	size_t n, at;
+	int fd;
+	char buf[64 << 10];
+};
+
+static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
+{
+	struct vol_reader *r = ctx;
+	for (;;) {
+		if (r->fd < 0) {
+			if (r->at >= r->n)
+				return 0;
+			r->fd = open(r->names[r->at], O_RDONLY | O_CLOEXEC);
+			if (r->fd < 0) {
+				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+				return -1;
+			}
+		}
+		ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+			return -1;
+		}
+		if (got > 0) {
+			*out = r->buf;
+			return got;
+		}
+		close(r->fd);
+		r->fd = -1;
+		r->at++;
+	}
+}
+
+static int vol_close(struct archive *a, void *ctx)
+{
+	struct vol_reader *r = ctx;
+	(void)a;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->n; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r);
+	return ARCHIVE_OK;
+}
+
+int wp_bundle_read_open(struct archive *a, char *const *names, size_t n)
+{
+	struct vol_reader *r = wp_xcalloc(1, sizeof(*r));
+	r->names = wp_xcalloc(n ? n : 1, sizeof(*r->names));
+	for (size_t i = 0; i < n; i++)
+		r->names[i] = wp_xstrdup(names[i]);
+	r->n = n;
+	r->fd = -1;
+	/* libarchive calls vol_close, which frees r, whether the open succeeds or not */
+	return archive_read_open(a, r, NULL, vol_read, vol_close);
+}
+
 static struct archive *open_bundle(const char *path, char ***vols, struct wp_err *err)
 {
 	struct archive *a = archive_read_new();
@@ -820,8 +884,10 @@ static struct archive *open_bundle(const char *path, char ***vols, struct wp_err
 	archive_read_support_filter_zstd(a);
 	archive_read_support_filter_gzip(a);
 	*vols = volumes_of(path);
-	/* volumes are one stream cut in pieces: libarchive reads the files one after the other */
-	if (archive_read_open_filenames(a, (const char **)*vols, 1 << 16) != ARCHIVE_OK) {
+	size_t n = 0;
+	while ((*vols)[n])
+		n++;
+	if (wp_bundle_read_open(a, *vols, n) != ARCHIVE_OK) {
 		wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
 		archive_read_free(a);
 		return NULL;

@@ -105,10 +105,13 @@ int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *pla
 		free(c->path);
 		c->path = rel;
 	}
-	/* a plan file the tree does not hold (a variants.json counted apart) is not in the SBOM */
-	for (size_t k = from_plan; k-- > 0;)
-		if (!listed[k] && !b.c[k].path)
+	/* every fetched plan file is in the manifest; one that is not (never expected) keeps a path
+	 * under files/ so that verify names it */
+	for (size_t k = 0; k < from_plan; k++)
+		if (!listed[k]) {
+			free(b.c[k].path);
 			b.c[k].path = wp_xasprintf("files/%s", b.c[k].filename);
+		}
 	free(listed);
 	rc = wp_sbom_write(s, dir, &b, WP_SBOM_CDX | (s->sbom_spdx ? WP_SBOM_SPDX : 0), err);
 out:

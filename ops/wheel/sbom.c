@@ -13,6 +13,7 @@
 #include "verify/wheellimits.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -97,6 +98,9 @@ void wp_sbom_from_plan(const struct wp_plan *plan, struct wp_sbom *out)
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
 		size_t at = out->n;
+		comp_of[i] = SIZE_MAX;
+		if (!f->path)
+			continue; /* not fetched, or refused: it is in no output */
 		for (size_t k = 0; k < out->n && at == out->n; k++)
 			if (!strcmp(out->c[k].filename, f->filename))
 				at = k;
@@ -131,7 +135,7 @@ void wp_sbom_from_plan(const struct wp_plan *plan, struct wp_sbom *out)
 		while (by && *by) {
 			size_t len = strcspn(by, "\n");
 			long j = find_by(plan, plan->files[i].target, by, len);
-			if (j >= 0 && comp_of[j] != comp_of[i])
+			if (j >= 0 && comp_of[j] != SIZE_MAX && comp_of[i] != SIZE_MAX && comp_of[j] != comp_of[i])
 				add_dep(&out->c[comp_of[j]], comp_of[i]);
 			by += len + (by[len] == '\n');
 		}

@@ -52,7 +52,8 @@ struct wp_sbom {
 	size_t n;
 };
 
-/* The wheelhouse a plan wrote to dir (each file's path its own name there). */
+/* The files of a plan that were fetched (path set), each as its own name (a wheelhouse's layout;
+ * a mirror sets its paths after). */
 void wp_sbom_from_plan(const struct wp_plan *plan, struct wp_sbom *out);
 /* A component (zeroed) appended to b; its index is b->n - 1. */
 struct wp_sbom_comp *wp_sbom_add(struct wp_sbom *b);
