@@ -361,6 +361,8 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		}
 		struct wp_condapick_result res;
 		rc = wp_condapick(cands, nc, &req, t, &res, err);
+		char *untrusted_url = !rc && res.untrusted >= 0 && cands[res.untrusted].url ? wp_xstrdup(cands[res.untrusted].url)
+											      : NULL;
 		wp_buf_free(&spec_text);
 		free(cands);
 		if (!rc && res.chosen >= 0)
@@ -368,6 +370,15 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		free(orig);
 		if (rc)
 			break;
+		if (res.chosen < 0 && res.untrusted >= 0) {
+			/* no other build in its place, and no other variant for the set */
+			rc = wp_fail(err, -WPE_UNTRUSTED, "%s; check the source, then accept the new bytes with: wheelpick "
+				     "trust '%s'", res.message, untrusted_url ? untrusted_url : "%");
+			free(untrusted_url);
+			wp_condapick_result_release(&res);
+			break;
+		}
+		free(untrusted_url);
 		if (res.chosen < 0) {
 			rc = wp_fail(err, -WPE_NOMATCH, "%s%s%s%s", res.message, by[head] ? " (needed by " : "",
 				     by[head] ? by[head] : "", by[head] ? ")" : "");

@@ -70,4 +70,29 @@ expect_json "$TMP/out" "j['picks'][0]['variant'], j['picks'][0]['sha256']" "('cu
 expect_grep "requirements.txt pins cu121" "^torch==2\.5\.1\+cu121 " "$TMP/wh/requirements.txt"
 expect_exit 0 "and again" wp torch==2.5.1 $T --index "$MI" --dry-run
 
+# conda: the same record re-published by a mirror of the channel with other bytes stops the pick
+# too; cuda10.2 is never taken in place of cuda11.1
+export WHEELPICK_CATALOG="$TMP/conda.sqlite3"
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan" "$TMP/forge" >/dev/null
+cp -r "$TMP/chan" "$TMP/chanmirror"
+"$PYTHON" - "$TMP/chanmirror/linux-64/repodata.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["packages"]["pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"]["sha256"] = "e" * 64
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+rm -f "$TMP/chanmirror/linux-64/repodata.json.zst" "$TMP/chanmirror/linux-64/repodata_shards.msgpack.zst"
+C="--conda --cuda 11.2 --python 3.8 --platform linux-64 --dry-run"
+expect_exit 0 "conda, from the channel: the cuda11.1 build" wp pytorch==1.8.0 $C -c "file://$TMP/chan" -c "file://$TMP/forge"
+expect_grep "cuda11.1" "pytorch 1\.8\.0 py3\.8_cuda11\.1" "$TMP/out"
+for run in 2 3; do
+	expect_exit 1 "conda run $run from the mirror stops (exit 1)" wp pytorch==1.8.0 $C -c "file://$TMP/chanmirror" -c "file://$TMP/forge"
+	expect_grep "conda run $run names both hashes" "now has sha256 e{64} where [0-9a-f]{64} was trusted first" "$TMP/err"
+	expect_grep "conda run $run gives the trust command" "wheelpick trust 'file://$TMP/chanmirror/linux-64/pytorch-1\.8\.0-py3\.8_cuda11\.1" "$TMP/err"
+	expect_no_grep "conda run $run takes no other build" "cuda10\.2|_cpu_" "$TMP/out"
+done
+expect_exit 0 "conda: trust the mirror's record" wp trust "file://$TMP/chanmirror/linux-64/pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2"
+expect_exit 0 "then it is picked" wp pytorch==1.8.0 $C -c "file://$TMP/chanmirror" -c "file://$TMP/forge"
+expect_grep "the cuda11.1 build" "pytorch 1\.8\.0 py3\.8_cuda11\.1" "$TMP/out"
+
 done_testing
