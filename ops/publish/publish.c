@@ -58,11 +58,11 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 		memcpy(mf + n, vj.files, vj.n * sizeof(*mf));
 		n += vj.n;
 	}
-	/* the SBOM, written under the tree's lock (S3's staging, meta_out, publishes its own objects:
-	 * an SBOM is for trees on disk) */
+	/* the SBOM, written under the tree's lock (in S3's staging too: it goes up with the files; it
+	 * is made from the manifest's hashes, so the staging's stand-ins of earlier files serve) */
 	struct mirror_sbom ms = { s, plan };
 	struct wp_mirror_opts with = *mo;
-	if (!mo->meta_out && !mo->after)
+	if (!mo->after)
 		with.after = mirror_sbom, with.after_ctx = &ms;
 	if (!rc)
 		rc = wp_mirror_write(dir, mf, n, &with, rep, err);

@@ -54,17 +54,26 @@ static int place(const char *from, const char *to, const struct wp_tree_file *f,
 	return wp_link_or_copy_unsynced(from, to, err);
 }
 
-int wp_apply_delta(const char *delta, const char *dest, struct wp_apply_result *res, struct wp_verify_report *rep,
+int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_result *res, struct wp_verify_report *rep,
 		   struct wp_err *err)
 {
+	/* "torch/" and "torch" are one folder; the staging goes beside it, never inside */
+	size_t dl = strlen(dest_in);
+	while (dl > 1 && dest_in[dl - 1] == '/')
+		dl--;
+	char *dest_own = wp_xstrndup(dest_in, dl);
+	const char *dest = dest_own;
 	struct wp_tree_manifest now = { 0 }, want = { 0 }, built = { 0 };
 	char *unpack = NULL, *top = NULL, *stage = NULL, *mpath = NULL;
 	struct stat sb;
 	int rc = 0;
 	memset(res, 0, sizeof(*res));
-	if (stat(dest, &sb) < 0 || !S_ISDIR(sb.st_mode))
-		return wp_fail(err, -WPE_USAGE, "'%s' is no folder: apply lays a delta onto the unpacked bundle, wheelhouse "
-			       "or channel folder it was made against", dest);
+	if (stat(dest, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+		rc = wp_fail(err, -WPE_USAGE, "'%s' is no folder: apply lays a delta onto the unpacked bundle, wheelhouse "
+			     "or channel folder it was made against", dest);
+		free(dest_own);
+		return rc;
+	}
 	if (!(unpack = sibling(dest, "delta", err)) || (rc = wp_bundle_unpack(delta, unpack, &top, err)))
 		goto fail;
 	mpath = wp_xasprintf("%s/%s", top, WP_DELTA_NAME);
@@ -154,5 +163,6 @@ out:
 	free(top);
 	free(stage);
 	free(mpath);
+	free(dest_own);
 	return rc;
 }

@@ -301,7 +301,7 @@ void vo_verify_channel(struct vo_ctx *c, const char *dir)
 		free(sd);
 	}
 	/* the channel's SBOM lists every package its repodata lists */
-	vo_check_sbom(c, dir, (const char *const *)paths.v, (const char *const *)shas.v, paths.n);
+	vo_check_sbom(c, dir, (const char *const *)paths.v, (const char *const *)shas.v, paths.n, true);
 	for (size_t i = 0; i < paths.n; i++)
 		free((char *)paths.v[i]), free((char *)shas.v[i]);
 	wp_strlist_release(&paths);

@@ -65,7 +65,7 @@ static size_t spdx_list(const struct wp_json_val *doc, struct listed **out)
 }
 
 static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool cdx, const char *const *paths,
-		      const char *const *sha, size_t n)
+		      const char *const *sha, size_t n, bool fatal)
 {
 	char *path = wp_xasprintf("%s/%s", dir, name);
 	struct wp_buf b = WP_BUF_INIT;
@@ -99,17 +99,17 @@ static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool 
 			k++;
 		c->rep->links++;
 		if (k == nl) {
-			vo_problem_add(c, true, path, "does not list '%s', which is in the output", paths[i]);
+			vo_problem_add(c, fatal, path, "does not list '%s', which is in the output", paths[i]);
 			continue;
 		}
 		l[k].seen = true;
 		if (!l[k].sha256 || strcmp(l[k].sha256, sha[i]))
-			vo_problem_add(c, true, path, "gives sha256 %s for '%s'; the file's is %s", l[k].sha256 ? l[k].sha256 : "(none)",
+			vo_problem_add(c, fatal, path, "gives sha256 %s for '%s'; the file's is %s", l[k].sha256 ? l[k].sha256 : "(none)",
 				       paths[i], sha[i]);
 	}
 	for (size_t k = 0; k < nl; k++)
 		if (!l[k].seen)
-			vo_problem_add(c, true, path, "lists '%s', which is not in the output", l[k].path ? l[k].path : "(no path)");
+			vo_problem_add(c, fatal, path, "lists '%s', which is not in the output", l[k].path ? l[k].path : "(no path)");
 out:
 	free(l);
 	wp_json_tree_free(doc);
@@ -117,8 +117,9 @@ out:
 	free(path);
 }
 
-void vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths, const char *const *sha, size_t n)
+void vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths, const char *const *sha, size_t n,
+		   bool fatal)
 {
-	check_one(c, dir, WP_SBOM_CDX_NAME, true, paths, sha, n);
-	check_one(c, dir, WP_SBOM_SPDX_NAME, false, paths, sha, n);
+	check_one(c, dir, WP_SBOM_CDX_NAME, true, paths, sha, n, fatal);
+	check_one(c, dir, WP_SBOM_SPDX_NAME, false, paths, sha, n, fatal);
 }

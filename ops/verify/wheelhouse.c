@@ -351,7 +351,7 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	for (size_t f = 0; f < nf; f++)
 		if (files[f].h->sha256[0])
 			paths[ns] = files[f].name, shas[ns++] = files[f].h->sha256;
-	vo_check_sbom(c, dir, paths, shas, ns);
+	vo_check_sbom(c, dir, paths, shas, ns, true);
 	free(paths);
 	free(shas);
 	free(files);

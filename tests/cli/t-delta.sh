@@ -91,7 +91,7 @@ expect_exit 0 "a delta against the far side's manifest, in volumes" wp bundle "$
 	--index "$IDX" --since "$TMP/far2.json" --split 2K --refresh
 nv=$(ls "$TMP/near" | grep -c '^d2\.tar\.zst\.[0-9][0-9][0-9]$')
 [ "$nv" -gt 1 ] && pass "in $nv volumes" || fail "not split: $nv"
-expect_exit 0 "the delta's volumes apply" wp apply "$TMP/near/d2.tar.zst.001" "$TMP/far2/old"
+expect_exit 0 "the delta's volumes apply (the folder named with a trailing /)" wp apply "$TMP/near/d2.tar.zst.001" "$TMP/far2/old/"
 expect_file "torch 2.5.3" "$TMP/far2/old/torch-2.5.3+cu121-cp311-cp311-linux_x86_64.whl"
 expect_exit 0 "and verify" wp verify "$TMP/far2/old"
 
