@@ -109,6 +109,19 @@ expect_grep "naming it" "kilo-1\.0-py3-none-any\.whl' hashes to [0-9a-f]{64}, bu
 tree_sums "$TMP/far3/old" >"$TMP/after"
 cmp -s "$TMP/before" "$TMP/after" && pass "the folder is unchanged" || fail "the folder changed"
 ls -a "$TMP/far3" | grep -q '\.\(new\|delta\)-' && fail "staging left beside the folder" || pass "no staging left"
+# conda bundles take --since too: a cuda10.2 closure over a cuda11.1 one carries the packages that differ
+python3 "$ROOT/tests/fixtures/conda/mkchannel.py" "$TMP/chan" "$TMP/forge" >/dev/null
+C=(--conda -c "file://$TMP/chan" -c "file://$TMP/forge" --python 3.8 --platform linux-64)
+expect_exit 0 "a conda bundle" wp bundle "$TMP/near/c.tar.zst" pytorch==1.8.0 "${C[@]}" --cuda 11.2
+mkdir -p "$TMP/farc" && tar --zstd -xf "$TMP/near/c.tar.zst" -C "$TMP/farc"
+expect_exit 0 "a conda delta" wp bundle "$TMP/near/cd.tar.zst" pytorch==1.8.0 "${C[@]}" --cuda 10.2 --since "$TMP/near/c.tar.zst"
+tar --zstd -tf "$TMP/near/cd.tar.zst" | grep '\.tar\.bz2$' | sed 's|.*/||' | sort >"$TMP/ccarried"
+printf '%s\n' cudatoolkit-10.2.89-hfd86e86_1.tar.bz2 pytorch-1.8.0-py3.8_cuda10.2_cudnn7.6.5_0.tar.bz2 >"$TMP/cwant"
+cmp -s "$TMP/ccarried" "$TMP/cwant" && pass "it carries only the two packages that differ" || { fail "conda delta carries"; cat "$TMP/ccarried" >&2; }
+expect_exit 0 "it applies" wp apply "$TMP/near/cd.tar.zst" "$TMP/farc/c"
+expect_exit 0 "and the channel with its locks verifies" wp verify "$TMP/farc/c"
+expect_grep "the lock names the cuda10.2 build" "pytorch-1\.8\.0-py3\.8_cuda10\.2" "$TMP/farc/c/explicit-linux-64.txt"
+
 expect_exit 2 "apply needs a delta and a folder" wp apply "$TMP/near/d3.tar.zst"
 expect_exit 2 "a whole bundle is no delta" wp apply "$TMP/near/old.tar.zst" "$TMP/far3/old"
 
