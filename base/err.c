@@ -44,7 +44,8 @@ int wp_err_exit_code(int code)
 	switch (code) {
 	case WPE_OK:        return 0;
 	case WPE_NOMATCH:
-	case WPE_LIMIT:     return 1;
+	case WPE_LIMIT:
+	case WPE_UNTRUSTED: return 1;
 	case WPE_USAGE:
 	case WPE_PARSE:     return 2;
 	case WPE_INTEGRITY: return 4;

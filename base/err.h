@@ -20,6 +20,8 @@ enum wp_errcode {
 	WPE_ENV,       /* detection failed, a library missing    -> exit 3 */
 	WPE_LIMIT,     /* a resolution outgrew its bounds (steps, projects) -> exit 1 */
 	WPE_CORRUPT,   /* a catalog file that is not a catalog or is damaged -> exit 3 */
+	WPE_UNTRUSTED, /* the file that fits has other bytes than were trusted for its name -> exit 1;
+	                  no other version or build is tried in its place */
 };
 
 /* Message buffer is inside the struct: no allocation, safe to use after OOM-free paths. */

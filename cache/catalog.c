@@ -1135,6 +1135,35 @@ out:
 	return rc;
 }
 
+int wp_catalog_first_seen(struct wp_catalog *cat, const char *url, bool *found, char **sha256, char **first_url,
+			  int64_t *first_seen, struct wp_err *err)
+{
+	sqlite3_stmt *q = NULL;
+	struct wp_buf key = WP_BUF_INIT;
+	int rc = 0;
+	*found = false;
+	*sha256 = *first_url = NULL;
+	*first_seen = 0;
+	tofu_key_of_url(url, &key);
+	if (sqlite3_prepare_v2(cat->db, "SELECT sha256, url, first_seen FROM seen_files WHERE key = ?1", -1, &q, NULL) !=
+	    SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
+		goto out;
+	}
+	sqlite3_bind_text(q, 1, wp_buf_cstr(&key), -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0)) {
+		*found = true;
+		*sha256 = wp_xstrdup(col_text(q, 0));
+		*first_url = wp_xstrdup(col_text(q, 1) ? col_text(q, 1) : "");
+		int64_t t = sqlite3_column_int64(q, 2);
+		*first_seen = t < 0 ? -t : t; /* negated: hashed at its first fetch */
+	}
+out:
+	sqlite3_finalize(q);
+	wp_buf_free(&key);
+	return rc;
+}
+
 int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;

@@ -81,6 +81,11 @@ int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const cha
 			      const char *got_sha256, bool *found, char **first_url, int64_t *first_seen,
 			      struct wp_err *err);
 
+/* The sha256 first trusted for the file at url's name (what trust on first use holds it to),
+ * where and when it was first seen: *found false when none was. Strings are the caller's. */
+int wp_catalog_first_seen(struct wp_catalog *cat, const char *url, bool *found, char **sha256, char **first_url,
+			  int64_t *first_seen, struct wp_err *err);
+
 /* Cached dependency metadata for a file URL. *found false when absent. requires_dist is
  * one requirement per line; the callback's strings are borrowed. */
 typedef int wp_metadata_fn(void *ctx, const char *requires_python, const char *requires_dist);

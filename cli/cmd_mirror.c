@@ -108,6 +108,10 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (wp_url_is_s3(pos.v[0]) && !o.dry_run &&
 	    (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err)))
 		goto out;
+	if (o.since && wp_url_is_s3(pos.v[0])) {
+		rc = wp_fail(err, -WPE_USAGE, "--since writes a delta to carry by hand: give a local OUT, not s3://");
+		goto out;
+	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if (wp_pick_opts_is_conda(&o)) {
@@ -246,7 +250,15 @@ static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 		rc = wp_publish_s3_bundle(&cli->session, &d, make_conda_bundle, &b, NULL, err);
 		nvol = b.nvol;
 	} else {
-		rc = wp_publish_conda_bundle(&cli->session, &job, out, split, &nvol, &res, err);
+		struct wp_tree_manifest since = { 0 };
+		size_t carried = 0;
+		if (!o->since || !(rc = wp_tree_manifest_of_old(o->since, &since, err)))
+			rc = wp_publish_conda_bundle_since(&cli->session, &job, out, split, o->since ? &since : NULL, &carried,
+							   &nvol, &res, err);
+		if (!rc && o->since && cli->verbosity >= 0 && !o->json)
+			printf("a delta against %s: %zu file(s) carried; apply it there with 'wheelpick apply %s DIR'\n",
+			       o->since, carried, out);
+		wp_tree_manifest_release(&since);
 	}
 	/* an incomplete closure still shows what was picked, and what is missing */
 	if (!rc || res.n || res.nmissing)
@@ -293,6 +305,10 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", true, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) ||
 	    (wp_url_is_s3(pos.v[0]) && (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
+	if (o.since && wp_url_is_s3(pos.v[0])) {
+		rc = wp_fail(err, -WPE_USAGE, "--since writes a delta to carry by hand: give a local OUT, not s3://");
+		goto out;
+	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if (wp_pick_opts_is_conda(&o)) {
@@ -320,7 +336,15 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_publish_s3_bundle(&cli->session, &d, make_bundle, &b, NULL, err);
 		nvol = b.nvol;
 	} else {
-		rc = wp_publish_bundle_split(&cli->session, &run, pos.v[0], split, &nvol, err);
+		struct wp_tree_manifest since = { 0 };
+		size_t carried = 0;
+		if (!o.since || !(rc = wp_tree_manifest_of_old(o.since, &since, err)))
+			rc = wp_publish_bundle_since(&cli->session, &run, pos.v[0], split, o.since ? &since : NULL, &carried, &nvol,
+						     err);
+		if (!rc && o.since && cli->verbosity >= 0 && !o.json)
+			printf("a delta against %s: %zu file(s) carried; apply it there with 'wheelpick apply %s DIR'\n",
+			       o.since, carried, pos.v[0]);
+		wp_tree_manifest_release(&since);
 	}
 	if (rc)
 		goto out;

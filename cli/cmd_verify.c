@@ -1,6 +1,7 @@
 /* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
 #include "base/json.h"
 #include "base/lazylib.h"
+#include "base/fs.h"
 #include "base/mem.h"
 #include "base/url.h"
 #include "cli/cli.h"
@@ -8,6 +9,8 @@
 #include "ops/core/provenance.h"
 #include "ops/core/sources.h"
 #include "ops/core/targets.h"
+#include "ops/publish/bundle.h"
+#include "ops/publish/manifest.h"
 #include "ops/publish/publish_s3.h"
 #include "ops/verify/outputs.h"
 #include "ops/verify/s3.h"
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct verify_opts {
 	bool json;
@@ -27,6 +31,7 @@ struct verify_opts {
 	struct wp_strlist require_provenance;
 	const char *target, *cuda;
 	struct wp_strlist gpu;
+	const char *manifest;
 };
 
 const struct wp_opt wp_verify_table[] = {
@@ -47,6 +52,9 @@ const struct wp_opt wp_verify_table[] = {
 	  "judge each wheel's GPU code on this GPU (sm_86, 8.6, \"RTX 3090\"); repeatable" },
 	{ "cuda", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, cuda), "X.Y",
 	  "with --gpu: the driver's CUDA, for whether it can JIT-compile the wheels' PTX" },
+	{ "manifest", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, manifest), "FILE",
+	  "once PATH verifies, write what it holds (every file's sha256, and the tree's digest) to FILE: carry it "
+	  "back, and 'bundle --since FILE' makes a delta of only what is missing here" },
 	WP_OPT_END,
 };
 
@@ -185,6 +193,21 @@ static void print_json(const struct path_result *res, size_t n, const struct wp_
 	wp_print_json_out(&j);
 }
 
+/* --manifest: what a verified path holds, for a delta made against it on the other side. */
+static int export_manifest(const char *path, const char *kind, const char *out, struct wp_err *err)
+{
+	struct wp_tree_manifest m = { 0 };
+	struct wp_buf b = WP_BUF_INIT;
+	struct stat sb;
+	int rc = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? wp_tree_manifest_of_dir(path, &m, err)
+							     : wp_tree_manifest_of_bundle(path, &m, err);
+	if (!rc && !(rc = wp_tree_manifest_format(&m, kind, &b, err)))
+		rc = wp_atomic_write(out, b.data, b.len, err);
+	wp_buf_free(&b);
+	wp_tree_manifest_release(&m);
+	return rc;
+}
+
 int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
 	struct verify_opts o = { 0 };
@@ -214,6 +237,10 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rep.gpus = &gpus;
 	if (!pos.n) {
 		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
+		goto out;
+	}
+	if (o.manifest && (pos.n != 1 || wp_url_is_s3(pos.v[0]))) {
+		rc = wp_fail(err, -WPE_USAGE, "--manifest describes one folder or bundle on this disk: give one PATH");
 		goto out;
 	}
 	for (size_t i = 0; i < pos.n; i++)
@@ -274,6 +301,8 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (rep.provenance_verified && cli->verbosity >= 0 && !o.json)
 		printf("provenance: %zu file%s verified against '%s'%s\n", rep.provenance_verified,
 		       rep.provenance_verified == 1 ? "" : "s", o.trusted_root, policy.n && !rc ? ", policy held" : "");
+	if (!rc && o.manifest)
+		rc = export_manifest(pos.v[0], wp_verify_kind_name(rep.kind), o.manifest, err);
 	if (o.json)
 		print_json(res, pos.n, &rep, rc, err);
 	else if (rc && rc != -WPE_INTEGRITY)

@@ -109,6 +109,15 @@ const struct wp_cmd wp_commands[] = {
 	  "files it names on this disk against its hashes. Exit 4 when anything does not match, naming the file.\n"
 	  "s3://BUCKET/PREFIX reads a mirror or channel back from object storage and checks it the same way.",
 	  WP_ARGS_PATHS },
+	{ "apply", wp_cmd_apply, wp_apply_table, "wheelpick apply DELTA DEST",
+	  "lay a delta bundle onto the folder it was made against",
+	  "Update, on the far side, the folder an earlier bundle unpacked to (or a wheelhouse or conda\n"
+	  "bundle folder) with a delta made by 'wheelpick bundle OUT PKG... --since OLD' (or its volumes):\n"
+	  "the folder must be exactly the tree the delta names as its previous one; the new tree is built\n"
+	  "beside it from the files the delta carries and those it keeps, each checked against the delta's\n"
+	  "manifest, verified as a whole, and only then swapped into place. Any failure leaves the folder\n"
+	  "as it was (exit 4 for a broken chain or a file that is not what the manifest says).",
+	  WP_ARGS_PATHS },
 	{ "install", wp_cmd_install, wp_install_table,
 	  "wheelpick install SOURCE... [-r FILE -f DIR] [--python PY | --prefix DIR | --target DIR] [--compile]",
 	  "install a wheelhouse or bundle into a Python environment, with no pip",

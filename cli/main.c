@@ -419,7 +419,7 @@ int main(int argc, char **argv)
 		wp_cmd_print_help(cmd, stdout);
 		goto out;
 	}
-	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)))
+	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)) || (rc = wp_session_source_date(&cli.session, &err)))
 		goto out;
 	if (implicit && nrest && rest[0][0] != '-' &&
 	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))

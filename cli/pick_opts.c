@@ -83,6 +83,9 @@
 	{ "offline", 0, NULL, WP_OPT_FLAG, O(offline), NULL, "use only what was downloaded before: no network" },        \
 	{ "refresh", 0, NULL, WP_OPT_FLAG, O(refresh), NULL, "read the --index pages again even if recent" }
 #define JSON_OPT { "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "the result as JSON on stdout" }
+#define SBOM_OPT                                                                                                   \
+	{ "sbom", 0, NULL, WP_OPT_STR, O(sbom), "cyclonedx|spdx|both",                                                  \
+	  "sbom.cdx.json (CycloneDX 1.6) is always written; spdx or both adds sbom.spdx.json (SPDX 2.3)" }
 #define EXPLAIN_OPT { "explain", 0, NULL, WP_OPT_FLAG, O(explain), NULL, "list every file that was not picked, and why" }
 #define FULL_OPT                                                                                                   \
 	{ "allow-full-downloads", 0, NULL, WP_OPT_FLAG, O(allow_full_downloads), NULL,                                   \
@@ -102,6 +105,7 @@ const struct wp_opt wp_pick_table[] = {
 	{ "lock-group", 0, NULL, WP_OPT_LIST, O(lock_group), "NAME",
 	  "with --lock: a dependency group to install, instead of the lock's default-groups" },
 	FULL_OPT,
+	SBOM_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
 	EXPLAIN_OPT,
@@ -120,6 +124,7 @@ const struct wp_opt wp_mirror_table[] = {
 	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
 	  "for s3://BUCKET/PREFIX: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
 	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on each object (public-read)" },
+	SBOM_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
 	EXPLAIN_OPT,
@@ -166,9 +171,13 @@ const struct wp_opt wp_bundle_table[] = {
 	REQ_OPTS,
 	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE",
 	  "write volumes of at most SIZE (700M, 4G, 4000000000): OUT.001, OUT.002 ... (join: cat OUT.* | tar --zstd -x)" },
+	{ "since", 0, NULL, WP_OPT_STR, O(since), "OLD",
+	  "a delta: only what the far side lacks against OLD (an earlier bundle, its volumes, or a manifest from "
+	  "'verify --manifest'), with a manifest chained to it; 'wheelpick apply' lays it on there" },
 	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
 	  "for s3://BUCKET/[PREFIX/]OUT.tar.zst: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
 	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on the bundle (public-read)" },
+	SBOM_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
 	WP_OPT_END,
@@ -392,11 +401,25 @@ void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan 
 	free(idx);
 }
 
+/* --sbom: which documents every output carries (CycloneDX always). */
+static int sbom_formats(struct wp_cli *cli, const struct wp_pick_opts *o, struct wp_err *err)
+{
+	if (!o->sbom || !strcmp(o->sbom, "cyclonedx") || !strcmp(o->sbom, "cdx"))
+		cli->session.sbom_spdx = false;
+	else if (!strcmp(o->sbom, "spdx") || !strcmp(o->sbom, "both"))
+		cli->session.sbom_spdx = true;
+	else
+		return wp_fail(err, -WPE_USAGE, "--sbom '%s' is not one of cyclonedx, spdx, both", o->sbom);
+	return 0;
+}
+
 int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
 		     struct wp_err *err)
 {
 	int rc;
 	memset(job, 0, sizeof(*job));
+	if ((rc = sbom_formats(cli, o, err)))
+		return rc;
 	if (o->allow_missing)
 		return wp_fail(err, -WPE_USAGE, "--allow-missing is for conda channels (with --conda or -c CHANNEL)");
 	if ((rc = wp_pick_opts_check_platforms(&o->platform, false, err)) || (rc = wp_suggest_check_reqs(reqs, false, err)) ||
@@ -431,6 +454,8 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 	const char *bad = o->index_for.n ? "--index-for" : o->pre ? "--pre" : o->explain ? "--explain"
 						       : o->index_strategy ? "--index-strategy" : NULL;
 	int rc;
+	if ((rc = sbom_formats(cli, o, err)))
+		return rc;
 	if (bad)
 		return wp_fail(err, -WPE_USAGE, "%s does not apply to conda packages; conda channels are in strict priority "
 						"(order them with -c)", bad);

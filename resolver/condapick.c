@@ -710,6 +710,7 @@ int wp_condapick(const struct wp_conda_candidate *k, size_t n, const struct wp_c
 	char sd[32];
 	memset(res, 0, sizeof(*res));
 	res->chosen = -1;
+	res->untrusted = -1;
 	if (!req || !req->spec || !req->spec->name)
 		return wp_fail(err, -WPE_USAGE, "conda pick needs a spec");
 	wp_condapick_subdir(t, sd);
@@ -717,7 +718,27 @@ int wp_condapick(const struct wp_conda_candidate *k, size_t n, const struct wp_c
 	for (size_t i = 0; i < n; i++)
 		cand_setup(&k[i], &c[i]);
 	long best = run_pass(k, c, n, req, t, sd, false);
-	if (best >= 0) {
+	/* no silent substitution: the record that would be the pick were every hash trusted (the hash
+	 * is checked last, so a REJ_HASH record fits in every other way) has other bytes than were
+	 * first seen for its name, and no trusted record ranks with it: the pick stops there rather
+	 * than take another build in its place */
+	long would = -1;
+	for (size_t i = 0; i < n; i++)
+		if ((c[i].rej == REJ_NONE || c[i].rej == REJ_HASH) &&
+		    (would < 0 || better(&k[i], &c[i], &k[would], &c[would], t) > 0))
+			would = (long)i;
+	if (would >= 0 && c[would].rej == REJ_HASH && (best < 0 || better(&k[best], &c[best], &k[would], &c[would], t) < 0)) {
+		struct wp_buf m = WP_BUF_INIT, tgt = WP_BUF_INIT;
+		wp_target_describe(t, &tgt);
+		wp_buf_printf(&m, "%s %s %s is the build that fits %s, but '%s' at '%s' now has sha256 %s where %s was "
+				  "trusted first for that name; no other build is taken in its place", k[would].name,
+			      k[would].version, k[would].build ? k[would].build : "", tgt.data, k[would].filename,
+			      k[would].url ? k[would].url : "?", k[would].sha256 ? k[would].sha256 : "?", k[would].hash_conflict);
+		wp_buf_free(&tgt);
+		res->untrusted = would;
+		res->message = wp_buf_detach(&m, NULL);
+		best = -1;
+	} else if (best >= 0) {
 		struct wp_buf why = WP_BUF_INIT;
 		res->chosen = best;
 		res->variant = c[best].var;
@@ -751,6 +772,7 @@ void wp_condapick_result_release(struct wp_condapick_result *res)
 	free(res->rejects);
 	memset(res, 0, sizeof(*res));
 	res->chosen = -1;
+	res->untrusted = -1;
 }
 
 int wp_condapick_deps(const struct wp_conda_candidate *c, struct wp_matchspec **out, size_t *n, struct wp_err *err)

@@ -56,6 +56,9 @@ struct wp_condapick_result {
 	char *message;                /* when nothing fits: what exists and why each was rejected (owned) */
 	struct wp_pick_reject *rejects; /* every other candidate, with its reason (owned) */
 	size_t n_rejects, cap_rejects;
+	/* >= 0 (chosen -1, message set): the record that fits has other bytes than were first seen for
+	 * its name and no trusted record ranks with it; the pick stops (no substitution). -1 otherwise. */
+	long untrusted;
 };
 
 /* The target's conda subdir: t->conda_subdir, else derived from t->platform (manylinux_*_x86_64

@@ -577,9 +577,11 @@ static bool python_fits(const char *requires_python, const struct wp_target *t, 
 	return ok;
 }
 
-/* Checks one candidate; fills c. pre: whether pre-releases count on this pass. */
-static void check(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
-		  const struct wp_target *t, const struct wp_tagset *ts, bool pre)
+/* Checks one candidate; fills c. pre: whether pre-releases count on this pass. hash_blocks: a
+ * file whose bytes differ from those first trusted for its name is rejected (false: judged as if
+ * it were not, to learn whether it would be the pick). */
+static void check_as(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
+		     const struct wp_target *t, const struct wp_tagset *ts, bool pre, bool hash_blocks)
 {
 	struct wp_err e = WP_ERR_INIT;
 	wp_buf_reset(&c->why);
@@ -610,7 +612,7 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 		say(c->whyp, "yanked%s%s; pin it with == to take it anyway", *k->yanked ? ": " : "", k->yanked);
 		return;
 	}
-	if (k->hash_conflict) {
+	if (k->hash_conflict && hash_blocks) {
 		c->rej = REJ_HASH;
 		say(c->whyp, "the index now gives sha256 %.12s... but %.12s... was seen first; "
 				       "check the source, then %s", k->sha256 ? k->sha256 : "?",
@@ -637,16 +639,68 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 	(void)e;
 }
 
-static int run_pass(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
-		    const struct wp_target *t, const struct wp_tagset *ts, bool pre)
+static void check(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
+		  const struct wp_target *t, const struct wp_tagset *ts, bool pre)
+{
+	check_as(k, c, req, t, ts, pre, true);
+}
+
+static int run_pass_as(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
+		       const struct wp_target *t, const struct wp_tagset *ts, bool pre, bool hash_blocks)
 {
 	long best = -1;
 	for (size_t i = 0; i < n; i++) {
-		check(&k[i], &c[i], req, t, ts, pre);
+		check_as(&k[i], &c[i], req, t, ts, pre, hash_blocks);
 		if (c[i].rej == REJ_NONE && (best < 0 || better(&c[i], &c[best], t) > 0))
 			best = (long)i;
 	}
 	return (int)best;
+}
+
+static int run_pass(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
+		    const struct wp_target *t, const struct wp_tagset *ts, bool pre)
+{
+	return run_pass_as(k, c, n, req, t, ts, pre, true);
+}
+
+/* No silent substitution: the file that would be the pick were every hash trusted, when its bytes
+ * are not the ones first trusted for its name and no trusted copy of it ranks the same (the same
+ * file listed twice, honestly once); else -1. Taking the next best build in its place (cu118 for
+ * a re-published cu121) would hand the user another build than they get everywhere else with no
+ * word on later runs. Leaves c as a plain pass leaves it. */
+static long untrusted_pick(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
+			   const struct wp_target *t, const struct wp_tagset *ts, bool pre)
+{
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++)
+		any = k[i].hash_conflict != NULL;
+	if (!any)
+		return -1;
+	long would = run_pass_as(k, c, n, req, t, ts, pre, false);
+	long stop = -1;
+	if (would >= 0 && k[would].hash_conflict) {
+		stop = would;
+		for (size_t i = 0; i < n && stop >= 0; i++)
+			if (!k[i].hash_conflict && c[i].rej == REJ_NONE && better(&c[i], &c[would], t) >= 0)
+				stop = -1;
+	}
+	run_pass(k, c, n, req, t, ts, pre);
+	return stop;
+}
+
+/* The pick stops at a file whose bytes changed: both hashes, and where the new ones are (the
+ * caller adds what to do). */
+static char *untrusted_message(const struct wp_candidate *k, const struct wp_pick_request *req,
+			       const struct wp_target *t)
+{
+	struct wp_buf m = WP_BUF_INIT, tgt = WP_BUF_INIT;
+	wp_target_describe(t, &tgt);
+	wp_buf_printf(&m, "%s %s is the build that fits %s, but '%s' at '%s' now has sha256 %s where %s was trusted "
+			  "first for that name; no other build is taken in its place",
+		      req->project, k->version, tgt.data, k->filename, k->url, k->sha256 ? k->sha256 : "?",
+		      k->hash_conflict);
+	wp_buf_free(&tgt);
+	return wp_buf_detach(&m, NULL);
 }
 
 /* Labels of the files at one public version, in variant order, as "cpu, cu101, cu102". */
@@ -1073,6 +1127,7 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	memset(res, 0, sizeof(*res));
 	res->chosen = -1;
 	res->needs_metadata = -1;
+	res->untrusted = -1;
 	for (size_t i = 0; i < n; i++) {
 		c[i].v_ok = k[i].version && wp_version_parse(&c[i].v, k[i].version, strlen(k[i].version), &e) == 0;
 		wp_err_clear(&e);
@@ -1085,24 +1140,27 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	bool pre = req->pre;
 	size_t *order = NULL; /* with reasons: the rejects' order */
 	long best = run_pass(k, c, n, req, t, ts, pre);
-	if (req->partial && (best < 0 || req->reasons)) {
+	long stop = untrusted_pick(k, c, n, req, t, ts, pre);
+	if (req->partial && ((best < 0 && stop < 0) || req->reasons)) {
 		/* an older file could fit where none of these does, or must get its reason */
 		res->incomplete = true;
 		best = -1;
 		goto out;
 	}
 	/* packaging's filter: with no final release that fits, pre-releases are taken */
-	if (best < 0 && !req->pre) {
+	if (best < 0 && stop < 0 && !req->pre) {
 		pre = true;
 		best = run_pass(k, c, n, req, t, ts, pre);
+		stop = untrusted_pick(k, c, n, req, t, ts, pre);
 	}
+	long ref = stop >= 0 ? stop : best; /* what the pick is, trusted or not */
 	/* an unlabeled torch wheel that could beat the pick (or be the only one) once its METADATA
 	 * says which build it is: the caller reads it and asks again */
 	size_t cap = res->n_pending; /* what res->pending holds at least */
 	for (size_t i = 0; i < n; i++) {
 		if (!c[i].var_pending || c[i].rej != REJ_VARIANT)
 			continue;
-		if (best >= 0 && wp_version_cmp_public(&c[i].v, &c[best].v) < 0)
+		if (ref >= 0 && wp_version_cmp_public(&c[i].v, &c[ref].v) < 0)
 			continue;
 		size_t at = wp_vec_push_fields(res->pending, res->n_pending, cap, i);
 		/* insertion, best first: a few dozen at most (one per version and platform) */
@@ -1114,7 +1172,11 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	}
 	if (res->n_pending)
 		res->needs_metadata = (long)res->pending[0];
-	if (best >= 0) {
+	if (stop >= 0 && res->needs_metadata < 0) {
+		best = -1;
+		res->untrusted = stop;
+		res->message = untrusted_message(&k[stop], req, t);
+	} else if (best >= 0) {
 		struct wp_buf why = WP_BUF_INIT;
 		res->chosen = best;
 		res->variant = c[best].var;
@@ -1172,4 +1234,5 @@ void wp_pick_result_release(struct wp_pick_result *res)
 	memset(res, 0, sizeof(*res));
 	res->chosen = -1;
 	res->needs_metadata = -1;
+	res->untrusted = -1;
 }

@@ -80,6 +80,11 @@ struct wp_pick_result {
 	struct wp_pick_reject *rejects; /* with req->reasons: every other candidate and why (owned) */
 	size_t n_rejects;
 	bool incomplete;           /* req->partial and these candidates cannot decide: nothing else is set */
+	/* >= 0 (with chosen -1 and message): the file that would be the pick has other bytes than were
+	 * first trusted for its name (hash_conflict), and no trusted copy ranks with it. The pick stops
+	 * there: another build in its place would be a silent substitution. message says which file and
+	 * both hashes, not yet what to do. -1 otherwise. */
+	long untrusted;
 };
 
 /* Picks for one project. Returns 0 with res->chosen set (or -1 and res->message), or a negative

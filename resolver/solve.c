@@ -1048,6 +1048,18 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 		wp_pick_result_release(&res);
 		return rc;
 	}
+	if (res.untrusted >= 0) {
+		/* no other version or build is tried in its place: that would substitute it silently */
+		const struct wp_candidate *u = &pf->files.c[res.untrusted];
+		if (!x->plan->untrusted_url) {
+			x->plan->untrusted_url = wp_xstrdup(u->url);
+			x->plan->untrusted_why = dupn(res.message);
+		}
+		rc = wp_fail(err, -WPE_UNTRUSTED, "%s; check the source, then %s", res.message,
+			     wp_ask_words(x->o->asks, WP_ASK_TRUST));
+		wp_pick_result_release(&res);
+		return rc;
+	}
 	if (res.chosen < 0) {
 		if (!l->nex)
 			explain_nothing_fits(sv, s, &s->w[i], pf, &res, &l->cause);
@@ -1255,6 +1267,20 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		for (size_t k = 0; k < w->nc && !asked && !f->required_by; k++)
 			if (!w->c[k].constraint)
 				f->required_by = dupn(w->c[k].by);
+		/* every pick that needs it, for the dependency graph an SBOM records */
+		struct wp_buf all = WP_BUF_INIT;
+		for (size_t k = 0; k < w->nc; k++) {
+			const char *by = w->c[k].by;
+			if (w->c[k].constraint || !by)
+				continue;
+			bool dup = false;
+			for (size_t q = 0; q < k && !dup; q++)
+				dup = !w->c[q].constraint && w->c[q].by && !strcmp(w->c[q].by, by);
+			if (!dup)
+				wp_buf_printf(&all, "%s\n", by);
+		}
+		f->needed_by = all.len ? wp_buf_detach(&all, NULL) : NULL;
+		wp_buf_free(&all);
 		f->size = c->size;
 		f->target = ti;
 		f->n_rejects = w->n_rejects;
@@ -1266,7 +1292,7 @@ static void free_file(struct wp_plan_file *f)
 {
 	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
 	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
-	free(f->required_by), free(f->upload_time), free(f->path);
+	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path);
 	wp_variants_release(f->variants);
 	free(f->variants);
 	rejects_free(f->rejects, f->n_rejects);
@@ -1438,6 +1464,7 @@ void wp_plan_release(struct wp_plan *plan)
 	free(plan->notes);
 	free(plan->failed_project);
 	rejects_free(plan->failed_rejects, plan->n_failed_rejects);
+	free(plan->untrusted_url), free(plan->untrusted_why);
 	memset(plan, 0, sizeof(*plan));
 }
 

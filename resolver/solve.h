@@ -90,6 +90,7 @@ struct wp_plan_file {
 	char *where;        /* the file as the index lays it out: "cu111/torch-1.8.0+cu111-...whl" */
 	char *reason;       /* why this file */
 	char *required_by;  /* NULL for what the user asked for, else "torchvision 0.9.0" */
+	char *needed_by;    /* every pick that requires it, one per line ("torchvision 0.9.0\n"), or NULL */
 	char *upload_time;  /* ISO 8601 when the index gave it, else NULL */
 	long long size;
 	size_t target;      /* index into plan->targets */
@@ -114,6 +115,9 @@ struct wp_plan {
 	char *failed_project;
 	struct wp_plan_reject *failed_rejects;
 	size_t n_failed_rejects;
+	/* -WPE_UNTRUSTED: the URL of the file that fits, whose bytes are not those first trusted for
+	 * its name, and why in words (both hashes; the caller may add where the first were seen) */
+	char *untrusted_url, *untrusted_why;
 };
 
 /* Resolve reqs (PEP 508 strings) for every target into plan (overwritten). Errors: -WPE_USAGE

@@ -1,6 +1,7 @@
 /* ops/conda/conda.c: the conda job: channel URLs, strict channel priority, the CUDA rule per package
  * (resolver/condapick), one variant across the set, the depends closure, a local channel. */
 #include "ops/conda/conda.h"
+#include "ops/conda/sbom_channel.h"
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
@@ -360,6 +361,8 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		}
 		struct wp_condapick_result res;
 		rc = wp_condapick(cands, nc, &req, t, &res, err);
+		char *untrusted_url = !rc && res.untrusted >= 0 && cands[res.untrusted].url ? wp_xstrdup(cands[res.untrusted].url)
+											      : NULL;
 		wp_buf_free(&spec_text);
 		free(cands);
 		if (!rc && res.chosen >= 0)
@@ -367,6 +370,15 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 		free(orig);
 		if (rc)
 			break;
+		if (res.chosen < 0 && res.untrusted >= 0) {
+			/* no other build in its place, and no other variant for the set */
+			rc = wp_fail(err, -WPE_UNTRUSTED, "%s; check the source, then accept the new bytes with: wheelpick "
+				     "trust '%s'", res.message, untrusted_url ? untrusted_url : "%");
+			free(untrusted_url);
+			wp_condapick_result_release(&res);
+			break;
+		}
+		free(untrusted_url);
 		if (res.chosen < 0) {
 			rc = wp_fail(err, -WPE_NOMATCH, "%s%s%s%s", res.message, by[head] ? " (needed by " : "",
 				     by[head] ? by[head] : "", by[head] ? ")" : "");
@@ -653,6 +665,8 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		rc = wp_write_conda_locks(&in, job->locks_dir ? job->locks_dir : job->dest, &res->locks, err);
 		free(chans);
 	}
+	if (!rc && job->dest)
+		rc = wp_conda_write_sbom(s, job->dest, res->picks, res->n, res->targets, err);
 out:
 	/* nothing fits, after a channel failed: the failure is the answer (exit 3, naming the source),
 	 * not "no channel has" what that channel would have given */

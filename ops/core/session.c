@@ -47,6 +47,25 @@ char *wp_session_default_cache_dir(void)
 	return cache_path("WHEELPICK_CACHE_DIR", NULL);
 }
 
+int wp_session_source_date(struct wp_session *s, struct wp_err *err)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	s->source_date = 0;
+	s->source_date_set = false;
+	if (!e || !*e)
+		return 0;
+	errno = 0;
+	long long v = strtoll(e, &end, 10);
+	/* past 9999-12-31 neither a tar header nor an ISO 8601 date holds it */
+	if (*end || v < 0 || v > 253402300799LL || errno)
+		return wp_fail(err, -WPE_USAGE, "SOURCE_DATE_EPOCH='%.64s' is not a number of seconds since 1970; unset it "
+			       "or give e.g. 1700000000", e);
+	s->source_date = v;
+	s->source_date_set = true;
+	return 0;
+}
+
 int wp_session_max_age(long *out, struct wp_err *err)
 {
 	const char *e = getenv("WHEELPICK_MAX_AGE");

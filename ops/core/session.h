@@ -45,6 +45,12 @@ struct wp_session {
 	const struct wp_asks *asks; /* how the user asks for what a message advises (cli's flags); NULL: plain words */
 	const char *nvidia_lib_dir; /* where detection loads NVML and libcuda from ($WHEELPICK_NVIDIA_LIBDIR);
 	                               NULL: the loader's own search */
+	/* SOURCE_DATE_EPOCH (reproducible-builds.org): the one time outputs may carry (a bundle's
+	 * member mtimes, an SBOM's timestamp); source_date_set false: none given (mtimes are 0 and
+	 * an SBOM has no timestamp) */
+	long long source_date;
+	bool source_date_set;
+	bool sbom_spdx;             /* outputs carry sbom.spdx.json (SPDX 2.3) beside sbom.cdx.json */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */
@@ -60,6 +66,8 @@ void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt
  * $HOME, no $XDG_CACHE_HOME (a catalog must not land in whatever folder the job ran from). */
 char *wp_session_default_catalog(void);
 char *wp_session_default_cache_dir(void);
+/* $SOURCE_DATE_EPOCH into s->source_date (set: whether it is); -WPE_USAGE for garbage. */
+int wp_session_source_date(struct wp_session *s, struct wp_err *err);
 /* $WHEELPICK_MAX_AGE in seconds, else WP_DEFAULT_MAX_AGE_S; -WPE_USAGE for garbage. */
 int wp_session_max_age(long *out, struct wp_err *err);
 

@@ -290,8 +290,9 @@ static int say_report(const struct wp_session *s, const struct wp_crawl_report *
 			wp_say(s, WP_SAY_NOTE, "'%s' redirected to another host, '%s'; its links were read from there", c->url,
 			       c->redirected_to);
 		if (c->conflicts)
-			wp_say(s, WP_SAY_WARN, "'%s': %llu file(s) now have a different sha256 than first seen; they will not be "
-					       "picked until you check the source and run 'wheelpick trust'", c->url, c->conflicts);
+			wp_say(s, WP_SAY_WARN, "'%s': %llu file(s) now have a different sha256 than first seen; a pick that "
+					       "needs one stops until you check the source and run 'wheelpick trust'", c->url,
+			       c->conflicts);
 		/* refused links are a page trying to send us somewhere it may not: said apart from plain
 		 * broken links, in words that say what and why */
 		if (c->refused)

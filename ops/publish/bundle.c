@@ -5,10 +5,14 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "ops/publish/manifest.h"
 #include "ops/publish/mirror.h"
+#include "verify/hash.h"
+#include "verify/wheel.h"
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char install_sh[] =
@@ -302,23 +307,23 @@ out:
 	return rc;
 }
 
-static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size)
+static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size, long long mtime)
 {
 	struct archive_entry *ae = archive_entry_new();
 	archive_entry_set_pathname(ae, path);
 	archive_entry_set_filetype(ae, type);
 	archive_entry_set_perm(ae, perm);
 	archive_entry_set_size(ae, type == AE_IFREG ? size : 0);
-	archive_entry_set_mtime(ae, WP_BUNDLE_MTIME, 0);
+	archive_entry_set_mtime(ae, (time_t)mtime, 0);
 	archive_entry_set_uid(ae, 0);
 	archive_entry_set_gid(ae, 0);
 	return ae;
 }
 
 static int add_bytes(struct archive *a, const char *out, const char *name, const void *data, size_t n,
-		     mode_t perm, struct wp_err *err)
+		     mode_t perm, long long mtime, struct wp_err *err)
 {
-	struct archive_entry *ae = new_entry(name, AE_IFREG, perm, (long long)n);
+	struct archive_entry *ae = new_entry(name, AE_IFREG, perm, (long long)n, mtime);
 	int rc = 0;
 	if (archive_write_header(a, ae) != ARCHIVE_OK ||
 	    (n && archive_write_data(a, data, n) != (la_ssize_t)n))
@@ -327,7 +332,7 @@ static int add_bytes(struct archive *a, const char *out, const char *name, const
 	return rc;
 }
 
-static int add_file(struct archive *a, const char *out, const char *name, const char *path,
+static int add_file(struct archive *a, const char *out, const char *name, const char *path, long long mtime,
 		    struct wp_err *err)
 {
 	struct archive_entry *ae = NULL;
@@ -339,7 +344,7 @@ static int add_file(struct archive *a, const char *out, const char *name, const 
 		rc = wp_fs_fail(err, errno, "cannot read", path);
 		goto out;
 	}
-	ae = new_entry(name, AE_IFREG, sb.st_mode & 0111 ? 0755 : 0644, (long long)sb.st_size);
+	ae = new_entry(name, AE_IFREG, sb.st_mode & 0111 ? 0755 : 0644, (long long)sb.st_size, mtime);
 	if (archive_write_header(a, ae) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out, archive_error_string(a));
 		goto out;
@@ -577,9 +582,68 @@ static bool has_what_install_reads(const struct names *files, enum wp_bundle_kin
 	return lock && channel;
 }
 
+/* A delta against o->since: every file of the new tree hashed (install.sh as written) into *m,
+ * each marked carried unless the far side has those bytes at that path, chained to the old tree;
+ * its JSON in *json, and its name among the members. */
+static int delta_plan(const char *src_dir, struct names *files, const char *script, const struct wp_bundle_opts *o,
+		      struct wp_tree_manifest *m, struct wp_buf *json, struct wp_err *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < files->n && !rc; i++) {
+		const char *rel = files->v[i];
+		char hex[WP_SHA256_HEX_LEN + 1];
+		long long size = 0;
+		if (rel[strlen(rel) - 1] == '/')
+			continue;
+		if (!strcmp(rel, "install.sh")) {
+			size = (long long)strlen(script);
+			rc = wp_sha256_hex_of(script, strlen(script), hex);
+		} else if (!strcmp(rel, WP_DELTA_NAME)) {
+			continue; /* a delta staged from a delta: not part of the tree */
+		} else {
+			char *path = wp_xasprintf("%s/%s", src_dir, rel);
+			rc = wp_hash_file(path, hex, &size, err);
+			free(path);
+		}
+		if (rc)
+			break;
+		wp_tree_manifest_add(m, rel, hex, size);
+		const struct wp_tree_file *old = wp_tree_manifest_find(o->since, rel);
+		m->v[m->n - 1].carried = !old || strcmp(old->sha256, hex) != 0;
+	}
+	if (rc)
+		return rc < 0 ? rc : wp_fail(err, -WPE_IO, "cannot hash the bundle's files");
+	m->is_delta = true;
+	snprintf(m->prev_tree, sizeof(m->prev_tree), "%s", o->since->tree);
+	snprintf(m->prev_manifest, sizeof(m->prev_manifest), "%s", o->since->source_sha256);
+	wp_tree_manifest_seal(m);
+	if ((rc = wp_tree_manifest_format(m, o->kind_name ? o->kind_name : "bundle", json, err)))
+		return rc;
+	names_add(files, wp_xstrdup(WP_DELTA_NAME));
+	qsort(files->v, files->n, sizeof(*files->v), name_cmp);
+	return 0;
+}
+
+static bool delta_carries(const struct wp_tree_manifest *m, const char *rel)
+{
+	const struct wp_tree_file *f = wp_tree_manifest_find(m, rel);
+	return !f || f->carried;
+}
+
 int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind what, unsigned long long split,
 		       size_t *nvolumes, struct wp_err *err)
 {
+	const struct wp_bundle_opts o = { .split = split, .mtime = WP_BUNDLE_MTIME };
+	return wp_bundle_write_opts(out_path, src_dir, what, &o, nvolumes, err);
+}
+
+int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bundle_kind what,
+			 const struct wp_bundle_opts *o, size_t *nvolumes, struct wp_err *err)
+{
+	unsigned long long split = o->split;
+	long long mtime = o->mtime;
+	struct wp_tree_manifest delta = { 0 };
+	struct wp_buf delta_json = WP_BUF_INIT;
 	const char *script = wp_bundle_install_sh_for(what);
 	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
 	struct volumes vs = { .out = out_path, .split = split };
@@ -612,6 +676,8 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 	}
 	names_add(&files, wp_xstrdup("install.sh"));
 	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
+	if (o->since && (rc = delta_plan(src_dir, &files, script, o, &delta, &delta_json, err)))
+		goto out;
 
 	if (split) {
 		/* the whole archive goes to volume 1's temp first, and is cut at the end */
@@ -642,7 +708,7 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 		goto out;
 	}
 	name = wp_xasprintf("%s/", top);
-	struct archive_entry *ae = new_entry(name, AE_IFDIR, 0755, 0);
+	struct archive_entry *ae = new_entry(name, AE_IFDIR, 0755, 0, mtime);
 	if (archive_write_header(a, ae) != ARCHIVE_OK)
 		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
 	archive_entry_free(ae);
@@ -652,17 +718,22 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 		free(name);
 		name = wp_xasprintf("%s/%s", top, rel);
 		if (rel[len - 1] == '/') {
-			ae = new_entry(name, AE_IFDIR, 0755, 0);
+			ae = new_entry(name, AE_IFDIR, 0755, 0, mtime);
 			if (archive_write_header(a, ae) != ARCHIVE_OK)
 				rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path,
 					     archive_error_string(a));
 			archive_entry_free(ae);
 		} else if (!strcmp(rel, "install.sh")) {
-			rc = add_bytes(a, out_path, name, script, strlen(script), 0755, err);
+			if (!o->since || delta_carries(&delta, rel))
+				rc = add_bytes(a, out_path, name, script, strlen(script), 0755, mtime, err);
+		} else if (o->since && !strcmp(rel, WP_DELTA_NAME)) {
+			rc = add_bytes(a, out_path, name, delta_json.data, delta_json.len, 0644, mtime, err);
+		} else if (o->since && !delta_carries(&delta, rel)) {
+			/* the far side has these bytes at this path */
 		} else {
 			free(path);
 			path = wp_xasprintf("%s/%s", src_dir, rel);
-			rc = add_file(a, out_path, name, path, err);
+			rc = add_file(a, out_path, name, path, mtime, err);
 		}
 	}
 	if (rc)
@@ -678,7 +749,12 @@ int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle
 		remove_volumes_from(out_path, 1);
 	if (!rc && nvolumes)
 		*nvolumes = split ? vs.n : 1;
+	if (o->n_carried)
+		for (size_t i = 0; i < delta.n; i++)
+			*o->n_carried += delta.v[i].carried;
 out:
+	wp_tree_manifest_release(&delta);
+	wp_buf_free(&delta_json);
 	if (a)
 		archive_write_free(a);
 	wp_atomic_file_abort(&af);
@@ -687,5 +763,292 @@ out:
 	free(top);
 	free(name);
 	free(path);
+	return rc;
+}
+
+/* ---- reading bundles back: the tree a bundle (or its volumes) holds, unpacked or hashed ---- */
+
+static bool is_file(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The files of the archive: the path itself, or its volumes from .001 on (a NULL-terminated list). */
+static char **volumes_of(const char *path)
+{
+	size_t n = strlen(path);
+	char *base = NULL;
+	if (n > 4 && path[n - 4] == '.' && isdigit((unsigned char)path[n - 3]) && isdigit((unsigned char)path[n - 2]) &&
+	    isdigit((unsigned char)path[n - 1]))
+		base = wp_xstrndup(path, n - 4);
+	else if (!is_file(path))
+		base = wp_xstrdup(path);
+	char **v = NULL;
+	size_t k = 0;
+	if (base) {
+		for (size_t i = 1; i <= WP_BUNDLE_MAX_VOLUMES; i++) {
+			char *vol = wp_bundle_volume_name(base, i);
+			if (!is_file(vol)) {
+				free(vol);
+				break;
+			}
+			v = wp_xrealloc(v, (k + 2) * sizeof(*v));
+			v[k++] = vol;
+		}
+		free(base);
+	}
+	if (!k) {
+		v = wp_xrealloc(v, 2 * sizeof(*v));
+		v[k++] = wp_xstrdup(path);
+	}
+	v[k] = NULL;
+	return v;
+}
+
+static void free_list(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Volumes are one stream cut in pieces: read one after the other. (libarchive's own
+ * archive_read_open_filenames crashed here, in its client switching, on a zstd stream cut in two.) */
+struct vol_reader {
+	char **names;
+	size_t n, at;
+	int fd;
+	char buf[64 << 10];
+};
+
+static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
+{
+	struct vol_reader *r = ctx;
+	for (;;) {
+		if (r->fd < 0) {
+			if (r->at >= r->n)
+				return 0;
+			r->fd = open(r->names[r->at], O_RDONLY | O_CLOEXEC);
+			if (r->fd < 0) {
+				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+				return -1;
+			}
+		}
+		ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+			return -1;
+		}
+		if (got > 0) {
+			*out = r->buf;
+			return got;
+		}
+		close(r->fd);
+		r->fd = -1;
+		r->at++;
+	}
+}
+
+static int vol_close(struct archive *a, void *ctx)
+{
+	struct vol_reader *r = ctx;
+	(void)a;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->n; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r);
+	return ARCHIVE_OK;
+}
+
+int wp_bundle_read_open(struct archive *a, char *const *names, size_t n)
+{
+	struct vol_reader *r = wp_xcalloc(1, sizeof(*r));
+	r->names = wp_xcalloc(n ? n : 1, sizeof(*r->names));
+	for (size_t i = 0; i < n; i++)
+		r->names[i] = wp_xstrdup(names[i]);
+	r->n = n;
+	r->fd = -1;
+	/* libarchive calls vol_close, which frees r, whether the open succeeds or not */
+	return archive_read_open(a, r, NULL, vol_read, vol_close);
+}
+
+static struct archive *open_bundle(const char *path, char ***vols, struct wp_err *err)
+{
+	struct archive *a = archive_read_new();
+	archive_read_support_format_tar(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_filter_gzip(a);
+	*vols = volumes_of(path);
+	size_t n = 0;
+	while ((*vols)[n])
+		n++;
+	if (wp_bundle_read_open(a, *vols, n) != ARCHIVE_OK) {
+		wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* A member's name after its top folder, checked; NULL (err set) for one no bundle of ours has. */
+static const char *member_rest(const char *path, const char *name, char **top, struct wp_err *err)
+{
+	const char *bad = name ? wp_member_name_problem(name, strlen(name)) : "has no name";
+	if (bad) {
+		char shown[256];
+		wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' %s", path,
+			wp_member_name_show(name ? name : "", name ? strlen(name) : 0, shown, sizeof(shown)), bad);
+		return NULL;
+	}
+	size_t tlen = strcspn(name, "/");
+	if (!*top)
+		*top = wp_xstrndup(name, tlen);
+	else if (strlen(*top) != tlen || strncmp(*top, name, tlen)) {
+		wp_fail(err, -WPE_INTEGRITY, "bundle '%s' has more than one top-level folder", path);
+		return NULL;
+	}
+	return name[tlen] ? name + tlen + 1 : name + tlen;
+}
+
+int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+{
+	char **vols = NULL, *top = NULL;
+	struct archive_entry *ae;
+	int rc = 0, r;
+	memset(m, 0, sizeof(*m));
+	struct archive *a = open_bundle(path, &vols, err);
+	if (!a) {
+		free_list(vols);
+		return -WPE_INTEGRITY;
+	}
+	while (!rc && (r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		const char *rest = member_rest(path, archive_entry_pathname(ae), &top, err);
+		if (!rest) {
+			rc = -WPE_INTEGRITY;
+			break;
+		}
+		mode_t type = archive_entry_filetype(ae);
+		if (type == AE_IFDIR)
+			continue;
+		if (type != AE_IFREG || !*rest) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' is not a file in its folder", path,
+				     archive_entry_pathname(ae));
+			break;
+		}
+		struct wp_hasher h;
+		char hex[WP_SHA256_HEX_LEN + 1];
+		long long size = 0;
+		if ((rc = wp_hasher_init(&h, WP_HASH_SHA256, err)))
+			break;
+		const void *blk;
+		size_t sz;
+		la_int64_t off;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
+			wp_hasher_update(&h, blk, sz);
+			size += (long long)sz;
+		}
+		if (r != ARCHIVE_EOF)
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be read: %s", path,
+				     archive_entry_pathname(ae), archive_error_string(a));
+		else if (!(rc = wp_hasher_final(&h, hex, NULL, err)) && strcmp(rest, WP_DELTA_NAME) != 0)
+			wp_tree_manifest_add(m, rest, hex, size);
+		wp_hasher_release(&h);
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path, archive_error_string(a));
+	if (!rc && !top)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
+	archive_read_free(a);
+	free_list(vols);
+	free(top);
+	if (!rc)
+		wp_tree_manifest_seal(m);
+	else
+		wp_tree_manifest_release(m);
+	return rc;
+}
+
+int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct wp_err *err)
+{
+	char **vols = NULL, *top = NULL, *dest = NULL;
+	struct archive_entry *ae;
+	int rc = 0, r;
+	*top_out = NULL;
+	struct archive *a = open_bundle(path, &vols, err), *disk = archive_write_disk_new();
+	if (!a) {
+		free_list(vols);
+		archive_write_free(disk);
+		return -WPE_INTEGRITY;
+	}
+	/* names are checked before the prefix goes on; the other guards see the whole path */
+	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+				       ARCHIVE_EXTRACT_PERM);
+	while (!rc && (r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(ae);
+		const char *rest = member_rest(path, name, &top, err);
+		mode_t type = archive_entry_filetype(ae);
+		if (!rest) {
+			rc = -WPE_INTEGRITY;
+			break;
+		}
+		if ((type != AE_IFREG && type != AE_IFDIR) || (type == AE_IFREG && !*rest) ||
+		    (archive_entry_perm(ae) & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' is not a plain file or folder of "
+				     "a bundle wheelpick writes", path, name);
+			break;
+		}
+		free(dest);
+		dest = wp_xasprintf("%s/%s", into, name);
+		archive_entry_set_pathname(ae, dest);
+		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
+			rc = wp_fail(err, -WPE_IO, "cannot unpack '%s' of '%s': %s", name, path, archive_error_string(disk));
+			break;
+		}
+		const void *blk;
+		size_t sz;
+		la_int64_t off;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
+				r = ARCHIVE_FATAL;
+				break;
+			}
+		if (archive_write_finish_entry(disk) != ARCHIVE_OK || r != ARCHIVE_EOF) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be unpacked: %s", path, name,
+				     archive_error_string(r != ARCHIVE_EOF ? a : disk));
+			break;
+		}
+		r = ARCHIVE_OK;
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path, archive_error_string(a));
+	if (!rc && !top)
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
+	if (!rc)
+		*top_out = wp_xasprintf("%s/%s", into, top);
+	archive_read_free(a);
+	archive_write_free(disk);
+	free_list(vols);
+	free(top);
+	free(dest);
+	return rc;
+}
+
+int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+{
+	if (wp_cstr_endswith(path, ".json"))
+		return wp_tree_manifest_load(path, m, err);
+	int rc = wp_tree_manifest_of_bundle(path, m, err);
+	if (!rc) {
+		/* the bundle's manifest as `verify --manifest` would write it: what the chain names */
+		struct wp_buf b = WP_BUF_INIT;
+		if (!wp_tree_manifest_format(m, "bundle", &b, NULL))
+			wp_sha256_hex_of(b.data, b.len, m->source_sha256);
+		wp_buf_free(&b);
+	}
 	return rc;
 }

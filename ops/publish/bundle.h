@@ -68,6 +68,42 @@ const char *wp_bundle_install_sh_for(enum wp_bundle_kind kind);
 int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind kind, unsigned long long split,
 		       size_t *nvolumes, struct wp_err *err);
 
+/* How a bundle is written: cut into volumes of split bytes (0: one file), every member's mtime
+ * (SOURCE_DATE_EPOCH where the user gives one, else WP_BUNDLE_MTIME): the same files give the
+ * same bytes whatever the paths, owners and clocks of the machine that packs them. */
+struct wp_tree_manifest;
+struct wp_bundle_opts {
+	unsigned long long split;
+	long long mtime;
+	/* set: a delta (`bundle --since OLD`): only the files the tree since names lacks at their path
+	 * with their bytes, plus WP_DELTA_NAME (ops/publish/manifest.h): the whole new tree's manifest,
+	 * each file marked carried or not, chained to since's tree and manifest sha256 */
+	const struct wp_tree_manifest *since;
+	const char *kind_name;  /* what the delta's manifest calls the tree ("wheelhouse") */
+	size_t *n_carried;      /* set: gets the files the delta carries */
+};
+
+/* Reading a bundle back (ops/publish/manifest.h's tree form). The files of a bundle (.tar.zst,
+ * .tar.gz, .tar; or its volumes, named by the base name or any one of them) under its top folder,
+ * each hashed as it is read. */
+int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
+/* What `bundle --since OLD` names: a manifest (.json: `verify --manifest`'s, or a delta's), or a
+ * bundle (m->source_sha256 then the sha256 of the manifest `verify --manifest` writes for it). */
+int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
+/* A bundle (or its volumes) unpacked under into (a folder that exists), each member name checked
+ * (no absolute path, no '..', files and folders only, no setuid/world-writable mode, one top
+ * folder); *top gets the top folder's path (allocated). -WPE_INTEGRITY for a damaged or hostile
+ * archive. */
+int wp_bundle_unpack(const char *path, const char *into, char **top, struct wp_err *err);
+
+/* Opens the libarchive read handle a on the volumes names[0..n) (a copy is kept) as one stream. */
+struct archive;
+int wp_bundle_read_open(struct archive *a, char *const *names, size_t n);
+
+/* wp_bundle_write_as with opts. */
+int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bundle_kind kind,
+			 const struct wp_bundle_opts *o, size_t *nvolumes, struct wp_err *err);
+
 /* One package line of an explicit lock, as the conda install.sh reads it: the URL's last two
  * components (percent-decoded) are the package's subdir and file name in the bundle's channel,
  * and what follows '#' its hash. */

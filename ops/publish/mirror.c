@@ -1387,6 +1387,11 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	remove_dropped(dir, &es, &old_pages, &pages, &old_roots, &roots, &rep);
 	if (opts && opts->prune)
 		remove_strays(dir, &es, &pending, &pages, &rep.foreign);
+	/* what the caller writes beside the manifest (an SBOM), while the tree is still ours (another
+	 * run sweeps the temp names of a writer that holds no lock) and before the pending list is
+	 * settled: until then, a kill leaves a tree whose SBOM verify knows may lag */
+	if (opts && opts->after && (rc = opts->after(opts->after_ctx, dir, err)))
+		goto out;
 	settle_pending(dir, &es, &pending); /* the manifest lists what this run named */
 	for (size_t i = 0; i < es.n; i++) {
 		rep.files += !es.v[i].drop;

@@ -51,6 +51,11 @@ struct wp_mirror_opts {
 	/* set: asked first for a wheel's .metadata (S3's early uploads made them already) */
 	wp_mirror_meta_in_fn *meta_in;
 	void *meta_ctx;               /* for meta_out and meta_in */
+	/* set: called once the manifest is written and removals are done, before the pending list is
+	 * settled, with the tree still locked (what it writes beside the manifest, an SBOM, is safe
+	 * from another run's sweep of temp names, and a kill before it leaves the pending list) */
+	int (*after)(void *ctx, const char *dir, struct wp_err *err);
+	void *after_ctx;
 };
 
 struct wp_mirror_report {

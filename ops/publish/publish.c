@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "ops/publish/bundle.h"
 #include "ops/publish/mirror_variants.h"
+#include "ops/publish/sbom_tree.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +17,17 @@ int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run,
 {
 	const struct wp_mirror_opts mo = { .prune = prune };
 	return wp_publish_mirror_opts(s, run, dir, &mo, rep, err);
+}
+
+struct mirror_sbom {
+	const struct wp_session *s;
+	const struct wp_plan *plan;
+};
+
+static int mirror_sbom(void *ctx, const char *dir, struct wp_err *err)
+{
+	const struct mirror_sbom *ms = ctx;
+	return wp_publish_mirror_sbom(ms->s, ms->plan, dir, err);
 }
 
 int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run *run, const char *dir,
@@ -46,8 +58,14 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 		memcpy(mf + n, vj.files, vj.n * sizeof(*mf));
 		n += vj.n;
 	}
+	/* the SBOM, written under the tree's lock (in S3's staging too: it goes up with the files; it
+	 * is made from the manifest's hashes, so the staging's stand-ins of earlier files serve) */
+	struct mirror_sbom ms = { s, plan };
+	struct wp_mirror_opts with = *mo;
+	if (!mo->after)
+		with.after = mirror_sbom, with.after_ctx = &ms;
 	if (!rc)
-		rc = wp_mirror_write(dir, mf, n, mo, rep, err);
+		rc = wp_mirror_write(dir, mf, n, &with, rep, err);
 	if (!rc)
 		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects, %zu page roots (%zu added, %zu unchanged, "
 				       "%zu removed, %zu pinned)", dir, rep->files, rep->projects, rep->roots, rep->added,
@@ -58,6 +76,13 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 	free(mf);
 	wp_mirror_vjson_free(&vj);
 	return rc;
+}
+
+/* Every member's mtime: SOURCE_DATE_EPOCH when given, else the fixed WP_BUNDLE_MTIME. (Not the
+ * newest file's own: on disk that is when the store fetched it, which differs between machines.) */
+static long long bundle_mtime(const struct wp_session *s)
+{
+	return s->source_date_set ? s->source_date : WP_BUNDLE_MTIME;
 }
 
 /* A fresh folder under the cache's tmp/ (same file system as the store: links, not copies). mkdtemp,
@@ -84,6 +109,13 @@ out:
 int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
 			    unsigned long long split, size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err)
 {
+	return wp_publish_conda_bundle_since(s, job, out_path, split, NULL, NULL, nvolumes, res, err);
+}
+
+int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
+				  unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+				  size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err)
+{
 	struct wp_conda_job staged = *job;
 	char *stage = NULL, *channel = NULL;
 	int rc;
@@ -94,7 +126,9 @@ int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_jo
 	staged.dest = channel;
 	staged.locks_dir = stage;
 	if (!(rc = wp_conda_run(s, &staged, res, err)))
-		rc = wp_bundle_write_as(out_path, stage, WP_BUNDLE_CONDA, split, nvolumes, err);
+		rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_CONDA, &(struct wp_bundle_opts){ .split = split,
+					  .mtime = bundle_mtime(s), .since = since, .kind_name = "conda bundle",
+					  .n_carried = n_carried }, nvolumes, err);
 	wp_fs_remove_tree(stage);
 	free(channel);
 	free(stage);
@@ -109,13 +143,22 @@ int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const
 int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
 			    unsigned long long split, size_t *nvolumes, struct wp_err *err)
 {
+	return wp_publish_bundle_since(s, run, out_path, split, NULL, NULL, nvolumes, err);
+}
+
+int wp_publish_bundle_since(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
+			    unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+			    size_t *nvolumes, struct wp_err *err)
+{
 	char *stage = NULL;
 	int rc;
 	if ((rc = make_stage(s, &stage, err)))
 		goto out;
 	if ((rc = wp_pick_write_wheelhouse(s, run, stage, err)))
 		goto out;
-	rc = wp_bundle_write_split(out_path, stage, split, nvolumes, err);
+	rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_WHEELS, &(struct wp_bundle_opts){ .split = split,
+				  .mtime = bundle_mtime(s), .since = since, .kind_name = "wheelhouse", .n_carried = n_carried },
+				  nvolumes, err);
 out:
 	if (stage) {
 		wp_fs_remove_tree(stage); /* ours (a fresh mkdtemp); links are removed, never followed */

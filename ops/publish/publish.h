@@ -8,6 +8,7 @@
 #include "base/err.h"
 #include "ops/conda/conda.h"
 #include "ops/core/session.h"
+#include "ops/publish/manifest.h"
 #include "ops/publish/mirror.h"
 #include "ops/wheel/pick.h"
 
@@ -36,5 +37,14 @@ int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run,
  * job->allow_missing. */
 int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
 			    unsigned long long split, size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err);
+
+/* The same as deltas (ops/publish/bundle.h wp_bundle_opts.since): only what the tree since lacks,
+ * with the new tree's manifest chained to it; *n_carried (may be NULL) gets how many files it carries. */
+int wp_publish_bundle_since(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
+			    unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+			    size_t *nvolumes, struct wp_err *err);
+int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
+				  unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+				  size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include "ops/core/shardread.h"
 #include "ops/publish/bundle.h"
 #include "ops/verify/common.h"
+#include "ops/wheel/sbom.h"
 #include "verify/wheel.h"
 
 #include <archive.h>
@@ -90,53 +91,6 @@ static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 	free(base);
 	*n = max;
 	return vols;
-}
-
-/* The volumes read as one stream, one after the other. */
-struct vol_reader {
-	char **names;
-	size_t n, at;
-	int fd;
-	char buf[64 << 10];
-};
-
-static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
-{
-	struct vol_reader *r = ctx;
-	for (;;) {
-		if (r->fd < 0) {
-			if (r->at >= r->n)
-				return 0;
-			r->fd = open(r->names[r->at], O_RDONLY | O_CLOEXEC);
-			if (r->fd < 0) {
-				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
-				return -1;
-			}
-		}
-		ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
-			return -1;
-		}
-		if (got > 0) {
-			*out = r->buf;
-			return got;
-		}
-		close(r->fd);
-		r->fd = -1;
-		r->at++;
-	}
-}
-
-static int vol_close(struct archive *a, void *ctx)
-{
-	struct vol_reader *r = ctx;
-	if (r->fd >= 0)
-		close(r->fd);
-	r->fd = -1;
-	return ARCHIVE_OK;
 }
 
 /* install.sh is what a user runs on the air-gapped machine: it must be, byte for byte, the script
@@ -388,6 +342,8 @@ static void verify_conda_bundle(struct vo_ctx *c, const char *house, const char 
 		char *sd = wp_xasprintf("%s/%s", chan, subs[i]), *rd = wp_xasprintf("%s/repodata.json", sd);
 		if (vo_is_dir(sd) && vo_is_file(rd))
 			conda_subdir(c, sd, subs[i], &pkgs);
+		else if ((!strcmp(subs[i], WP_SBOM_CDX_NAME) || !strcmp(subs[i], WP_SBOM_SPDX_NAME)) && vo_is_file(sd))
+			; /* the channel's SBOM, which vo_verify_channel checked */
 		else
 			vo_problem_add(c, true, sd, "is not a channel subdir (a folder with repodata.json)");
 		free(sd);
@@ -470,7 +426,6 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	char *top = NULL, *shown = NULL, *name = NULL;
 	char **vols = NULL;
 	size_t nvols = 0;
-	struct vol_reader *vr = NULL;
 	int r;
 	char *real = NULL;
 	bool made = mkdtemp(tmpl) != NULL;
@@ -495,9 +450,7 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		goto out; /* a set with a hole or a stranger in it is no archive to read */
 	/* volumes are one stream cut in pieces: libarchive reads them one after the other */
 	char *one[1] = { (char *)path };
-	vr = wp_xcalloc(1, sizeof(*vr));
-	*vr = (struct vol_reader){ .names = vols ? vols : one, .n = vols ? nvols : 1, .fd = -1 };
-	if (archive_read_open(a, vr, NULL, vol_read, vol_close) != ARCHIVE_OK) {
+	if (wp_bundle_read_open(a, vols ? vols : one, vols ? nvols : 1) != ARCHIVE_OK) {
 		if (vols)
 			goto short_set;
 		vo_problem_add(c, true, path, "is not a tar archive: %s", archive_error_string(a));
@@ -587,5 +540,4 @@ out:
 	free(shown);
 	if (vols)
 		vo_free_list(vols, nvols);
-	free(vr);
 }

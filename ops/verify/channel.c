@@ -27,6 +27,8 @@ struct chan {
 	struct vo_ctx *c;
 	const char *subdir;
 	const char *repodata;
+	const char *subname;          /* the subdir's name under the channel, with ... */
+	struct wp_strlist *paths, *shas; /* ... each package's SUBDIR/FILE and sha256 collected (NULL: not) */
 };
 
 static int check_conda_record(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
@@ -57,6 +59,11 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 		} else {
 			c->rep->files++;
 			c->rep->packages++;
+			if (ch->paths) {
+				/* owned here: a strlist borrows (freed by vo_verify_channel) */
+				wp_strlist_push(ch->paths, wp_xasprintf("%s/%s", ch->subname, rec->filename));
+				wp_strlist_push(ch->shas, wp_xstrdup(sha));
+			}
 			if (!rec->sha256 && !rec->md5)
 				vo_problem_add(c, true, path, "repodata.json gives no sha256 or md5 for it");
 			if (rec->sha256 && strcmp(sha, rec->sha256))
@@ -249,11 +256,12 @@ out:
 	free(zst);
 }
 
-static void verify_subdir(struct vo_ctx *c, const char *subdir)
+static void verify_subdir(struct vo_ctx *c, const char *subdir, const char *subname, struct wp_strlist *paths,
+			  struct wp_strlist *shas)
 {
 	char *repodata = wp_xasprintf("%s/repodata.json", subdir);
 	char *url = vo_file_url(subdir, "");
-	struct chan ch = { c, subdir, repodata };
+	struct chan ch = { c, subdir, repodata, subname, paths, shas };
 	struct wp_index_stats st = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_read_repodata_file(repodata, url, check_conda_record, &ch, &st, &e) < 0)
@@ -280,17 +288,24 @@ static bool has_repodata(const char *dir)
 void vo_verify_channel(struct vo_ctx *c, const char *dir)
 {
 	if (has_repodata(dir)) {
-		verify_subdir(c, dir);
+		verify_subdir(c, dir, NULL, NULL, NULL);
 		return;
 	}
 	size_t n;
 	char **subs = vo_list_dir(dir, &n);
+	struct wp_strlist paths = { 0 }, shas = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		char *sd = wp_xasprintf("%s/%s", dir, subs[i]);
 		if (vo_is_dir(sd) && has_repodata(sd))
-			verify_subdir(c, sd);
+			verify_subdir(c, sd, subs[i], &paths, &shas);
 		free(sd);
 	}
+	/* the channel's SBOM lists every package its repodata lists */
+	vo_check_sbom(c, dir, (const char *const *)paths.v, (const char *const *)shas.v, paths.n, true);
+	for (size_t i = 0; i < paths.n; i++)
+		free((char *)paths.v[i]), free((char *)shas.v[i]);
+	wp_strlist_release(&paths);
+	wp_strlist_release(&shas);
 	vo_free_list(subs, n);
 }
 

@@ -86,5 +86,11 @@ int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err);
 char *vo_site_packages(const char *dir);
 void vo_verify_installed(struct vo_ctx *c, const char *site);
 void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked);
+/* An output's SBOM (dir/sbom.cdx.json; dir/sbom.spdx.json when there) against its files: paths (relative
+ * to dir) with the sha256 of their bytes. A missing CycloneDX document is a note (an output written
+ * before SBOMs were); a file it omits or adds, or another sha256, is a failure (a note when !fatal: a
+ * mirror run cut short before it wrote the SBOM, which its pending list says). */
+void vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths, const char *const *sha, size_t n,
+		   bool fatal);
 
 #endif

@@ -436,6 +436,19 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 		free(idx);
 	}
 	check_unlisted(c, &hc, root, &pend);
+	/* the SBOM lists the files the pages link, under files/ */
+	const char **paths = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*paths)), **shas = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*shas));
+	size_t ns = 0, rl = strlen(root);
+	for (size_t i = 0; i < hc.n; i++) {
+		const char *p = hc.v[i]->path;
+		if (!strncmp(p, root, rl) && p[rl] == '/' && !strncmp(p + rl + 1, "files/", 6) &&
+		    !wp_cstr_endswith(p, ".metadata") && hc.v[i]->sha256[0])
+			paths[ns] = p + rl + 1, shas[ns++] = hc.v[i]->sha256;
+	}
+	/* a run cut short (its pending list is there) wrote the SBOM last: it may lag, said as a note */
+	vo_check_sbom(c, root, paths, shas, ns, pend.len == 0);
+	free(paths);
+	free(shas);
 	/* PEP 825: each project's variant wheels against the variants.json beside them */
 	char **linked = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*linked));
 	for (size_t i = 0; i < hc.n; i++)

@@ -354,6 +354,14 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	if (vo_is_file(pick))
 		check_pick_json(c, dir, pick, files, nf);
 	free(pick);
+	const char **paths = wp_xcalloc(nf ? nf : 1, sizeof(*paths)), **shas = wp_xcalloc(nf ? nf : 1, sizeof(*shas));
+	size_t ns = 0;
+	for (size_t f = 0; f < nf; f++)
+		if (files[f].h->sha256[0])
+			paths[ns] = files[f].name, shas[ns++] = files[f].h->sha256;
+	vo_check_sbom(c, dir, paths, shas, ns, true);
+	free(paths);
+	free(shas);
 	free(files);
 	vo_free_list(names, n);
 	vo_hcache_free(&hc);

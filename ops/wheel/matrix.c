@@ -53,7 +53,7 @@ int wp_matrix_build(const struct wp_session *s, const struct wp_pick_job *job, s
 		r->rc = wp_pick_resolve(s, job, &run, &run.targets[i], 1, &r->plan, &r->err);
 		row_gpu(&run, r);
 		/* a row that fails for want of a source or catalog fails for all: that is the job's */
-		if (r->rc && r->rc != -WPE_NOMATCH && r->rc != -WPE_LIMIT) {
+		if (r->rc && r->rc != -WPE_NOMATCH && r->rc != -WPE_LIMIT && r->rc != -WPE_UNTRUSTED) {
 			rc = wp_fail(err, r->rc, "%s", r->err.msg);
 			break;
 		}

@@ -1,6 +1,7 @@
 /* ops/wheel/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the wheelhouse. */
 #include "ops/wheel/pick.h"
 #include "ops/core/provenance.h"
+#include "ops/wheel/sbom.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/lazylib.h"
@@ -582,6 +583,40 @@ static char *plain_wheel_name(const char *filename)
  * variant wheel also goes in under its plain name: the same bytes, so the same sha256 that the
  * requirement files pin. Where targets take different variants with one plain name, one folder
  * cannot hold both: none is written, and the user is told to write one wheelhouse per target. */
+/* A variant wheel's copy under its plain name (write_plain_copies) is a file of the wheelhouse too:
+ * listed with the variant wheel's hash, name, version and targets. */
+static void sbom_add_plain_copies(const struct wp_plan *plan, struct wp_sbom *b)
+{
+	size_t n = b->n;
+	for (size_t i = 0; i < n; i++) {
+		char *plain = plain_wheel_name(b->c[i].filename);
+		bool have = !plain;
+		for (size_t k = 0; k < b->n && !have; k++)
+			have = !strcmp(b->c[k].path, plain);
+		/* a plain name that several variant wheels share was not written (write_plain_copies) */
+		for (size_t k = 0; k < plan->n && !have; k++) {
+			char *other = plain_wheel_name(plan->files[k].filename);
+			have = other && !strcmp(other, plain) && strcmp(plan->files[k].filename, b->c[i].filename) != 0;
+			free(other);
+		}
+		if (!have) {
+			struct wp_sbom_comp *c = wp_sbom_add(b), *v = &b->c[i];
+			c->path = wp_xstrdup(plain);
+			c->filename = wp_xstrdup(plain);
+			c->ecosystem = wp_xstrdup(v->ecosystem);
+			c->name = wp_xstrdup(v->name);
+			c->version = wp_xstrdup(v->version);
+			c->sha256 = v->sha256 ? wp_xstrdup(v->sha256) : NULL;
+			c->url = v->url ? wp_xstrdup(v->url) : NULL;
+			c->size = v->size;
+			c->variant = v->variant ? wp_xstrdup(v->variant) : NULL;
+			for (size_t t = 0; t < v->n_targets; t++)
+				wp_sbom_comp_target(c, v->targets[t]);
+		}
+		free(plain);
+	}
+}
+
 static int write_plain_copies(const struct wp_session *s, const struct wp_plan *plan, const char *dir,
 			      struct wp_err *err)
 {
@@ -812,6 +847,14 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 	rc = wp_atomic_write(path, tmp, len, err);
 	free(tmp);
 	free(path);
+	/* what is in it, for whoever reviews what crosses (written last: it lists the whole set) */
+	if (!rc) {
+		struct wp_sbom b = { .kind = "wheelhouse" }; /* no path: two builds elsewhere give one SBOM */
+		wp_sbom_from_plan(plan, &b);
+		sbom_add_plain_copies(plan, &b);
+		rc = wp_sbom_write(s, dir, &b, WP_SBOM_CDX | (s->sbom_spdx ? WP_SBOM_SPDX : 0), err);
+		wp_sbom_release(&b);
+	}
 	return rc;
 }
 

@@ -64,6 +64,29 @@ static bool has_prefix(const char *s, const char *prefix)
 	return s && !strncmp(s, prefix, strlen(prefix));
 }
 
+/* A pick stopped at a file whose bytes are not those first trusted for its name: the message
+ * names both sources (where the trusted bytes were first seen, and when) and the command that
+ * accepts the new ones. */
+static void say_untrusted(struct wp_catalog *cat, const struct wp_plan *plan, struct wp_err *err)
+{
+	struct wp_err e = WP_ERR_INIT;
+	char *sha = NULL, *first_url = NULL, when[32] = "?";
+	int64_t t = 0;
+	bool found = false;
+	if (wp_catalog_first_seen(cat, plan->untrusted_url, &found, &sha, &first_url, &t, &e) == 0 && found) {
+		time_t tt = (time_t)t;
+		struct tm tm;
+		if (t > 0 && gmtime_r(&tt, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d", &tm);
+		int code = err->code;
+		wp_err_clear(err);
+		wp_fail(err, code, "%s; the trusted bytes were first seen at '%s' (%s); check both sources, then accept "
+			"the new bytes with: wheelpick trust '%s'", plan->untrusted_why, first_url, when, plan->untrusted_url);
+	}
+	free(sha);
+	free(first_url);
+}
+
 long long wp_resolve_index_rank(const struct wp_resolve_opts *o, const char *project, const char *source_url,
 				long long source_id)
 {
@@ -615,6 +638,8 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 		.asks = s->asks,
 	};
 	int rc = wp_solve(&p, reqs, nreq, targets, n_targets, &so, plan, err);
+	if (rc == -WPE_UNTRUSTED && plan->untrusted_url)
+		say_untrusted(cat, plan, err);
 	for (size_t i = 0; i < pv.projs.n; i++) {
 		struct proj *pj = pv.projs.v[i];
 		forget_rows(pj);

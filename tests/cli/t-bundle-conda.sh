@@ -42,6 +42,7 @@ b/channel/noarch/repodata.json.zst
 b/channel/noarch/repodata_shards.msgpack.zst
 b/channel/noarch/shards/
 b/channel/noarch/shards/SHARD
+b/channel/sbom.cdx.json
 b/environment.yml
 b/explicit-linux-64.txt
 b/install.sh

@@ -57,7 +57,8 @@ mirror() { wp --catalog "$TMP/c.db" mirror "$@" --s3-endpoint "$S3_ENDPOINT"; }
 
 # --- publish for four targets: the tree mirror writes on disk, as objects -----------------------
 expect_exit 0 "publish a mirror for four targets" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}"
-expect_grep "it says what went up" "s3://$B/pub/ at $S3_ENDPOINT: 37 objects \(37 uploaded" "$TMP/err"
+# (sbom.cdx.json among them)
+expect_grep "it says what went up" "s3://$B/pub/ at $S3_ENDPOINT: 38 objects \(38 uploaded" "$TMP/err"
 expect_exit 0 "the same mirror on disk" wp --catalog "$TMP/c.db" mirror "$TMP/local" torch==1.8.0 "${T[@]}"
 s3ls pub/ >"$TMP/s3.list"; localls "$TMP/local" >"$TMP/local.list"
 if cmp -s "$TMP/s3.list" "$TMP/local.list"; then pass "the bucket holds exactly the tree on disk"; else
@@ -73,7 +74,7 @@ grep '^checked' "$TMP/out" >"$TMP/checked-whole"
 expect_exit 0 "verify s3:// with a listing paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$S3_ENDPOINT"
 grep '^checked' "$TMP/out" | cmp -s - "$TMP/checked-whole" && pass "reads every object ($(cat "$TMP/checked-whole"))" || fail "a paged listing read $(grep '^checked' "$TMP/out"), not $(cat "$TMP/checked-whole")"
 expect_exit 0 "a re-run paged every 5 keys" env WHEELPICK_S3_LIST_PAGE=5 "$WHEELPICK" --catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
-expect_grep "sees every object, so uploads nothing" "37 objects \(0 uploaded" "$TMP/err"
+expect_grep "sees every object, so uploads nothing" "38 objects \(0 uploaded" "$TMP/err"
 curl -s "${SIG[@]}" -H "Range: bytes=0-0" -D "$TMP/h" -o /dev/null "$S3_ENDPOINT/$B/pub/files/pywin32/pywin32-306-py3-none-any.whl"
 expect_grep "each object keeps its sha256" "^x-amz-meta-sha256: [0-9a-f]{64}" "$TMP/h"
 if grep -rqF "$AWS_SECRET_ACCESS_KEY" "$TMP/out" "$TMP/err" "$TMP/cache" "$TMP/c.db" 2>/dev/null; then
@@ -81,11 +82,11 @@ if grep -rqF "$AWS_SECRET_ACCESS_KEY" "$TMP/out" "$TMP/err" "$TMP/cache" "$TMP/c
 
 # --- a re-run uploads nothing ---------------------------------------------------------------
 expect_exit 0 "a re-run" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}"
-expect_grep "uploads nothing" "37 objects \(0 uploaded, 0 bytes; 37 unchanged; 0 removed\)" "$TMP/err"
+expect_grep "uploads nothing" "38 objects \(0 uploaded, 0 bytes; 38 unchanged; 0 removed\)" "$TMP/err"
 # with another staging folder, as on another machine (the cache is new)
 expect_exit 0 "a re-run from an empty cache" env WHEELPICK_CACHE_DIR="$TMP/cache2" "$WHEELPICK" --catalog "$TMP/c.db" mirror \
 	"s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
-expect_grep "uploads nothing either" "37 objects \(0 uploaded" "$TMP/err"
+expect_grep "uploads nothing either" "38 objects \(0 uploaded" "$TMP/err"
 
 # --- adding keeps, --prune removes exactly what no page links ----------------------------------
 T2=(--cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS")

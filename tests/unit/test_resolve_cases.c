@@ -42,6 +42,7 @@ struct row {
 	char *path; /* decoded DIR/NAME */
 	struct wp_fileinfo fi;
 	char *url, *requires_python, *yanked;
+	bool conflict; /* "conflict": its bytes are not those first trusted for its name */
 };
 
 struct rows {
@@ -156,17 +157,22 @@ static void run_case(void **state)
 			}
 		} else if ((a = rest_after(line, "file"))) {
 			char *save = NULL, *href = strtok_r(a, " \t", &save), *rp = NULL, *yanked = NULL;
+			bool conflict = false;
 			for (char *w; (w = strtok_r(NULL, " \t", &save));) {
 				if (!strncmp(w, "requires_python=", 16))
 					rp = w + 16;
 				else if (!strcmp(w, "yanked"))
 					yanked = "";
+				else if (!strcmp(w, "conflict"))
+					conflict = true;
 			}
 			char *dec = decode(href), *slash = strrchr(dec, '/');
 			char *url = wp_xasprintf("https://example.test/whl/%s", href);
 			if (slash)
 				*slash = 0;
 			add_row(&rs, slash ? dec : NULL, slash ? slash + 1 : dec, url, rp, yanked);
+			if (conflict && rs.n)
+				rs.v[rs.n - 1].conflict = true;
 			free(url);
 			free(dec);
 		} else if ((a = rest_after(line, "findlinks"))) {
@@ -229,6 +235,10 @@ static void run_case(void **state)
 		c->url = rs.v[i].url;
 		c->requires_python = rs.v[i].requires_python;
 		c->yanked = rs.v[i].yanked;
+		if (rs.v[i].conflict) {
+			c->sha256 = "1111111111111111111111111111111111111111111111111111111111111111";
+			c->hash_conflict = "2222222222222222222222222222222222222222222222222222222222222222";
+		}
 		c->size = -1;
 		for (size_t v = 0; v < n_vfiles; v++)
 			if (!strcmp(vfiles[v].fi.project, c->project) && !strcmp(vfiles[v].fi.version, c->version))
