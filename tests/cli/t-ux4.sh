@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tests/cli/t-ux4.sh: the everyday details, round four (issue 36): what -q means for a dry run,
+# messages that say what happened (a version given up, a constraint that chose a version), options
+# before the command word, --json everywhere, the headers and notes that name the right things.
+. "$(dirname "$0")/../lib.sh"
+make_sample
+T="--cuda 11.2 --python 3.8 --platform linux_x86_64"
+FL=$FINDLINKS
+
+# --- -q: a dry run prints nothing on success (as pip's and uv's -q); --json still prints ---------
+expect_exit 0 "-q --dry-run" wp -q torch==1.8.0 $T --index "$FL" --dry-run
+expect_exit 0 "nothing on stdout" test ! -s "$TMP/out"
+expect_exit 0 "nothing on stderr" test ! -s "$TMP/err"
+expect_exit 0 "-q at the end, with deps" wp torch torchvision $T --index "$FL" --dry-run -q
+expect_exit 0 "still nothing on stdout" test ! -s "$TMP/out"
+expect_exit 0 "--quiet with --explain" wp --quiet torch==1.8.0 $T --index "$FL" -n --explain
+expect_exit 0 "nothing either" test ! -s "$TMP/out"
+expect_exit 0 "-q --dry-run --json still prints the plan" wp -q torch==1.8.0 $T --index "$FL" --dry-run --json
+expect_json "$TMP/out" "j['picks'][0]['variant']" cu111
+expect_exit 0 "mirror -q --dry-run" wp mirror "$TMP/m" torch==1.8.0 $T --index "$FL" --dry-run -q
+expect_exit 0 "mirror: nothing on stdout" test ! -s "$TMP/out"
+expect_exit 1 "-q: a failure still says why" wp -q torch==1.8.0 --cuda 9.2 --python 3.8 --platform linux_x86_64 --index "$FL" --dry-run
+expect_grep "the error" "torch 1\.8\.0 has" "$TMP/err"
+expect_exit 0 "without -q the plan is there" wp torch==1.8.0 $T --index "$FL" --dry-run
+expect_grep "the plan" "^  torch 1\.8\.0\+cu111" "$TMP/out"
+
+# --- --explain: a version the solver gave up is not "outside ''" --------------------------------
+expect_exit 0 "torch given up at 1.8.0 for torchvision 0.8.2" wp torch torchvision==0.8.2 $T --index "$FL" --dry-run --explain
+expect_no_grep "no empty specifier" "outside ''" "$TMP/out"
+expect_grep "says it was given up, and why" "torch-1\.8\.0\+cu111-cp38-cp38-linux_x86_64\.whl: 1\.8\.0\+cu111 was tried and given up: what the rest of the set needs rules it out" "$TMP/out"
+expect_exit 0 "with a specifier of the user's too" wp 'torch>=1.0' torchvision==0.8.2 $T --index "$FL" --dry-run --explain
+expect_no_grep "1.8.0 is not outside '>=1.0'" "1\.8\.0[^ ]* is outside '>=1\.0'" "$TMP/out"
+expect_grep "given up instead" "1\.8\.0\+cpu was tried and given up" "$TMP/out"
+expect_exit 0 "--json --explain" wp torch torchvision==0.8.2 $T --index "$FL" --dry-run --explain --json
+expect_json "$TMP/out" "[r['why'] for p in j['picks'] for r in p.get('rejected', []) if \"''\" in r['why']]" "[]"
+
+# --- the why-line says when another package's requirement chose the version ---------------------
+expect_exit 0 "torchvision 0.8.2 holds torch to 1.7.1" wp torchvision==0.8.2 torch $T --index "$FL" --dry-run
+expect_grep "names the package and its specifier" "why: torch 1\.7\.1 .*torchvision 0\.8\.2 requires torch==1\.7\.1, which rules out newer versions" "$TMP/out"
+expect_exit 0 "asked in the other order" wp torch torchvision==0.8.2 $T --index "$FL" --dry-run
+expect_grep "the same" "why: torch 1\.7\.1 .*torchvision 0\.8\.2 requires torch==1\.7\.1" "$TMP/out"
+expect_no_grep "1.8.0 was not given up for its own dependencies" "1\.8\.0 \(its dependencies cannot be met\)" "$TMP/out"
+printf 'torch<1.8\n' >"$TMP/cons.txt"
+expect_exit 0 "a constraints file holds torch" wp torch $T --index "$FL" --dry-run -c "$TMP/cons.txt"
+expect_grep "the constraints are named" "why: torch 1\.7\.1 .*the constraints \(-c\) hold torch to <1\.8, which rules out newer versions" "$TMP/out"
+expect_exit 0 "the newest, held by nothing" wp torch $T --index "$FL" --dry-run
+expect_no_grep "nothing said of a requirement" "rules out newer versions" "$TMP/out"
+expect_exit 0 "torchvision 0.9.0 needs torch 1.8.0, the newest anyway" wp torchvision==0.9.0 $T --index "$FL" --dry-run
+expect_no_grep "not when no newer version was ruled out" "rules out newer versions" "$TMP/out"
+
+done_testing
