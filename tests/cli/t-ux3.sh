@@ -63,7 +63,7 @@ expect_json "$TMP/out" "'--platfrom' in j['error']['message']" True
 schema_ok "its error object" error "$TMP/out"
 expect_exit 2 "--json and no package" wp --json
 schema_ok "an error object too" error "$TMP/out"
-expect_exit 2 "--json to a command without it still answers in JSON" wp update --json
+expect_exit 2 "--json to a command without it still answers in JSON" wp help --json
 schema_ok "the error object" error "$TMP/out"
 expect_exit 1 "list nosuch --json: as the text form" wp list nosuchproject --json
 expect_json "$TMP/out" "j['error']['exit']" 1

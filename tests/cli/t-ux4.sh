@@ -48,4 +48,50 @@ expect_no_grep "nothing said of a requirement" "rules out newer versions" "$TMP/
 expect_exit 0 "torchvision 0.9.0 needs torch 1.8.0, the newest anyway" wp torchvision==0.9.0 $T --index "$FL" --dry-run
 expect_no_grep "not when no newer version was ruled out" "rules out newer versions" "$TMP/out"
 
+# --- options before the command word do not hide the command ----------------------------------
+# nothing here may reach a network: no index is given and the catalog is empty, so a command word
+# read as a package would be looked up at download.pytorch.org (and fail, exit 3, naming it)
+OFFNET="env WHEELPICK_INDEX=http://127.0.0.1:9/nowhere/"
+expect_exit 0 "--json detect" $OFFNET "$WHEELPICK" --json detect
+expect_json "$TMP/out" "'gpu_hardware' in j" True
+expect_exit 0 "--json -v detect" $OFFNET "$WHEELPICK" --json -v detect
+expect_json "$TMP/out" "'cuda' in j" True
+expect_exit 2 "--dry-run list torch: list has no --dry-run, said as a usage error" $OFFNET "$WHEELPICK" --dry-run list torch
+expect_grep "names the option and whose it is" "unknown option '--dry-run' for list" "$TMP/err"
+expect_no_grep "no network" "127\.0\.0\.1:9|download\.pytorch" "$TMP/err"
+expect_exit 0 "--catalog, --json before list" wp --json --index "$FL" list torch
+expect_json "$TMP/out" "j[0]['version'].startswith('1.')" True
+expect_exit 0 "--python X (an option with a value) before tags" wp --python 3.8 --platform linux_x86_64 tags
+expect_grep "tags for 3.8" "^cp38-cp38-linux_x86_64$" "$TMP/out"
+expect_exit 0 "an option's value that names a command is a value" wp --index "$FL" --dry-run torch==1.8.0 $T
+expect_grep "still a pick" "torch 1\.8\.0\+cu111" "$TMP/out"
+expect_exit 0 "options before a package still pick it" wp --cuda 11.2 --python 3.8 --platform linux_x86_64 torch==1.8.0 --index "$FL" --dry-run
+expect_grep "picked" "torch 1\.8\.0\+cu111" "$TMP/out"
+expect_exit 0 "--json matrix" wp --json matrix torch==1.8.0 $T --index "$FL" --no-deps
+expect_json "$TMP/out" "j['rows'][0]['picks'][0]['variant']" cu111
+
+# --- --json for install, uninstall, update, trust and --version ---------------------------------
+expect_exit 0 "--version --json" wp --version --json
+expect_json "$TMP/out" "(j['name'], j['version'] == '$("$WHEELPICK" --version | cut -d' ' -f2)')" "('wheelpick', True)"
+expect_exit 0 "--json --version" wp --json --version
+expect_json "$TMP/out" "j['name']" wheelpick
+expect_exit 0 "update --json" wp update --json --index "$FL" --force
+expect_json "$TMP/out" "(j['sources'], any('torch_stable.html' in m for m in j['messages']))" "(['$FL'], True)"
+expect_exit 3 "update --json, a source that cannot be read" wp update --json --index "file://$TMP/nope.html"
+expect_json "$TMP/out" "j['error']['exit']" 3
+expect_exit 0 "trust --json" wp trust --json
+expect_json "$TMP/out" "j['accepted']" 0
+expect_exit 0 "a wheelhouse to install" wp numpy pillow --cuda cpu --python 3.11 --platform linux_x86_64 --index "file://$SAMPLE/simple/" -d "$TMP/wh" -q
+expect_exit 0 "install --json" wp install "$TMP/wh" --target "$TMP/tgt" --json
+expect_json "$TMP/out" "sorted((p['name'], p['version']) for p in j['installed'])" "[('numpy', '1.24.0'), ('pillow', '9.0.0')]"
+expect_json "$TMP/out" "(j['dry_run'], j['files'] > 0)" "(False, True)"
+expect_exit 0 "install --dry-run --json" wp install "$TMP/wh" --target "$TMP/tgt2" --json --dry-run
+expect_json "$TMP/out" "(j['dry_run'], len(j['would_install']))" "(True, 2)"
+expect_exit 0 "uninstall --json" wp uninstall numpy --target "$TMP/tgt" --json
+expect_json "$TMP/out" "j['uninstalled']" "[{'name': 'numpy', 'version': '1.24.0'}]"
+expect_exit 1 "uninstall --json of what is not there" wp uninstall nosuchproject --target "$TMP/tgt" --json
+expect_json "$TMP/out" "j['error']['exit'] == 1 and 'nosuchproject' in j['error']['message']" True
+expect_exit 2 "install --json, no source" wp install --json
+expect_json "$TMP/out" "j['error']['exit']" 2
+
 done_testing
