@@ -94,4 +94,12 @@ expect_json "$TMP/out" "j['error']['exit'] == 1 and 'nosuchproject' in j['error'
 expect_exit 2 "install --json, no source" wp install --json
 expect_json "$TMP/out" "j['error']['exit']" 2
 
+# --- did you mean: the tag one edit away first ----------------------------------------------------
+expect_exit 2 "--platform manylinux_2_28_x86" wp torch --platform manylinux_2_28_x86 --cuda cpu --python 3.8 -n
+expect_grep "x86_64 first, i686 after" "did you mean 'manylinux_2_28_x86_64', 'manylinux_2_28_i686'" "$TMP/err"
+expect_exit 2 "--platform manylinux2014_x86" wp torch --platform manylinux2014_x86 --cuda cpu --python 3.8 -n
+expect_grep "its own family completed first" "did you mean 'manylinux2014_x86_64'" "$TMP/err"
+expect_exit 2 "--platform linux" wp torch --platform linux --cuda cpu --python 3.8 -n
+expect_grep "a guess keeps its order" "did you mean 'manylinux_2_28_x86_64', 'manylinux_2_28_aarch64'" "$TMP/err"
+
 done_testing
