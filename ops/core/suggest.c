@@ -186,14 +186,16 @@ static void push_closest(struct wp_names *out, const char *w, const char *const 
 #define NEAR 3 /* edits: a suggestion this close is a likely typo of it */
 
 /* How far a suggestion is from what was typed: one that completes it by a few letters
- * ("..._x86" -> "..._x86_64") is one edit; else the edit distance, past NEAR all alike (a guess
- * from the words' meaning, "linux" -> "manylinux_2_28_x86_64", keeps its place). */
+ * ("..._x86" -> "..._x86_64") or is one edit from it is 1; any other is 2 (a guess from the
+ * words' meaning, "linux" -> "manylinux_2_28_x86_64", keeps its place among those). */
 static size_t rank(const char *typed, const char *cand)
 {
 	size_t n = strlen(typed), m = strlen(cand);
 	if (n && m > n && m - n <= NEAR && !strncmp(cand, typed, n))
 		return 1;
-	return wp_suggest_distance(typed, cand, NEAR);
+	/* past one edit, the order they were thought of in is the better guess ("win64" is
+	 * win_amd64, though win32 is two letters from it) */
+	return wp_suggest_distance(typed, cand, 1) <= 1 ? 1 : 2;
 }
 
 /* The suggestions, nearest first; ties keep the order they were thought of in. */
