@@ -102,4 +102,14 @@ expect_grep "its own family completed first" "did you mean 'manylinux2014_x86_64
 expect_exit 2 "--platform linux" wp torch --platform linux --cuda cpu --python 3.8 -n
 expect_grep "a guess keeps its order" "did you mean 'manylinux_2_28_x86_64', 'manylinux_2_28_aarch64'" "$TMP/err"
 
+# --- a pylock for another Python or platform names the target and what the lock requires ---------
+expect_exit 0 "a lock for Python 3.8 on Linux" wp lock numpy --cuda cpu --python 3.8 --platform linux_x86_64 --index "file://$SAMPLE/simple/" -o "$TMP/pylock.toml"
+expect_exit 1 "picked for Python 3.11" wp pick --lock "$TMP/pylock.toml" --cuda cpu --python 3.11 --platform linux_x86_64 -n
+expect_no_grep "no doubled colon" ": :" "$TMP/err"
+expect_grep "the target's Python and platform, and the lock's environment" "for target 1 \(CPU, Python 3\.11, linux_x86_64\): the target satisfies none of the environments the lock was made for: 'python_version == \"3\.8\" and sys_platform == \"linux\"" "$TMP/err"
+expect_exit 1 "picked for Windows, second of two targets" wp pick --lock "$TMP/pylock.toml" --cuda cpu --python 3.8 --platform linux_x86_64 --platform win_amd64 -n
+expect_grep "target 2 named" "for target 2 \(CPU, Python 3\.8, win_amd64\): the target satisfies none" "$TMP/err"
+expect_exit 1 "--json says the same" wp pick --lock "$TMP/pylock.toml" --cuda cpu --python 3.11 --platform linux_x86_64 -n --json
+expect_json "$TMP/out" "('Python 3.11' in j['error']['message'], ': :' in j['error']['message'])" "(True, False)"
+
 done_testing
