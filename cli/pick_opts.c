@@ -478,9 +478,6 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 		wp_buf_free(&canon);
 		return;
 	}
-	if (job->offline) /* nothing can be read now: no 'update' to suggest */
-		snprintf(err->msg, sizeof(err->msg), "the catalog has no files for '%s', and --offline reads no index "
-			 "(run once without --offline to read it)", name);
 	/* the roots in play, spelled as crawled (a path becomes a file:// URL) */
 	struct wp_sources given = { 0 }, roots = { 0 };
 	struct wp_strlist urls = { 0 }, all = { 0 };
@@ -492,7 +489,12 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 		wp_strlist_push(&all, given.urls[i]);
 	if (given.n)
 		wp_sources_dependency_roots(&all, &roots);
-	if (given.n && !roots.n) {
+	if (job->offline) {
+		/* no page was asked for, so none can be said to be missing: the catalog is all there is */
+		snprintf(err->msg, sizeof(err->msg), "the catalog has nothing for '%s', and --offline forbids fetching its "
+			 "pages; run 'wheelpick update%s%s' online first (or pick without --offline)", name,
+			 given.n ? " --index " : "", given.n ? given.urls[0] : "");
+	} else if (given.n && !roots.n) {
 		/* only links pages: nothing could be asked for a project they do not list */
 		struct wp_buf b = WP_BUF_INIT;
 		for (size_t i = 0; i < given.n && i < 3; i++)

@@ -112,4 +112,19 @@ expect_grep "target 2 named" "for target 2 \(CPU, Python 3\.8, win_amd64\): the 
 expect_exit 1 "--json says the same" wp pick --lock "$TMP/pylock.toml" --cuda cpu --python 3.11 --platform linux_x86_64 -n --json
 expect_json "$TMP/out" "('Python 3.11' in j['error']['message'], ': :' in j['error']['message'])" "(True, False)"
 
+# --- --offline with an empty catalog: nothing was fetched, so no page is said to be missing ------
+OC="--catalog $TMP/empty.sqlite3"
+expect_exit 1 "--offline, an --index root, empty catalog" wp $OC torch --offline $T -n --index "file://$SAMPLE/simple/"
+expect_no_grep "no page is said to be missing" "no page at|is on none of the indexes" "$TMP/err"
+expect_grep "says the catalog has nothing and --offline forbids fetching" "the catalog has nothing for 'torch', and --offline forbids fetching its pages; run 'wheelpick update --index file://$SAMPLE/simple/' online first" "$TMP/err"
+expect_exit 1 "--offline with a find-links page" wp $OC torchvision --offline $T -n -f "$FL"
+expect_grep "the same" "the catalog has nothing for 'torchvision', and --offline forbids fetching" "$TMP/err"
+expect_no_grep "not 'on none of the pages given'" "none of the pages given" "$TMP/err"
+expect_exit 1 "--offline, no index at all" wp $OC torch --offline $T -n
+expect_grep "run update online" "--offline forbids fetching its pages; run 'wheelpick update' online first" "$TMP/err"
+expect_exit 1 "lock --offline" wp $OC lock numpy --offline $T --index "file://$SAMPLE/simple/"
+expect_grep "lock says it too" "the catalog has nothing for 'numpy', and --offline forbids" "$TMP/err"
+expect_exit 0 "online, the page is read" wp $OC torch==1.8.0 $T -n --index "$FL"
+expect_exit 0 "and then --offline picks from the catalog" wp $OC torch==1.8.0 --offline $T -n --index "$FL"
+
 done_testing
