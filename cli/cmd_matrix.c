@@ -7,6 +7,7 @@
 #include "cli/pick_opts.h"
 #include "cli/print.h"
 #include "ops/wheel/matrix.h"
+#include "resolver/variant.h"
 #include "resolver/wheelname.h"
 
 #include <stdio.h>
@@ -34,6 +35,18 @@ static void cell_text(const struct wp_plan_file *f, char *out, size_t n)
 		snprintf(out, n, "%s (%s)", f->version, f->variant); /* an unlabeled build: say what it is */
 	else
 		snprintf(out, n, "%s", f->version);
+}
+
+/* Does the pick run on the row's target only by NVIDIA's minor-version compatibility? A CUDA build
+ * newer than the driver's CUDA within its major; never under --cuda-compat strict, which rules
+ * such builds out (their reasons still name the rule, to say why they were skipped). */
+static bool by_minor_compat(const struct wp_plan_file *f, const struct wp_target *t)
+{
+	struct wp_variant v;
+	if (!f || t->accel != WP_ACCEL_CUDA || t->cuda_strict || !f->variant || wp_variant_from_label(f->variant, &v) != 1 ||
+	    v.kind != WP_VARIANT_CUDA)
+		return false;
+	return v.major == t->cuda_major && v.minor > t->cuda_minor;
 }
 
 static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
@@ -66,7 +79,7 @@ static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
 		else
 			for (size_t k = 0; k < reqs->n; k++) {
 				const struct wp_plan_file *f = pick_of(&r->plan, reqs->v[k]);
-				if (f && f->reason && strstr(f->reason, "minor-version compatibility"))
+				if (by_minor_compat(f, &r->target))
 					printf("  %s: by NVIDIA's minor-version compatibility\n", f->project);
 			}
 	}

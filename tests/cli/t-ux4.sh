@@ -127,4 +127,19 @@ expect_grep "lock says it too" "the catalog has nothing for 'numpy', and --offli
 expect_exit 0 "online, the page is read" wp $OC torch==1.8.0 $T -n --index "$FL"
 expect_exit 0 "and then --offline picks from the catalog" wp $OC torch==1.8.0 --offline $T -n --index "$FL"
 
+# --- matrix --cuda-compat strict never says a pick relies on minor-version compatibility ----------
+D="--driver 450.80.02 --python 3.8 --platform linux_x86_64"
+expect_exit 0 "matrix, driver 450.80.02 (CUDA 11.0), minor compat" wp matrix torch==1.8.0 $D --index "$FL" --no-deps
+expect_grep "cu111 by minor-version compatibility" "1\.8\.0\+cu111" "$TMP/out"
+expect_grep "and says so" "torch: by NVIDIA's minor-version compatibility" "$TMP/out"
+expect_exit 0 "the same, --cuda-compat strict" wp matrix torch==1.8.0 $D --index "$FL" --no-deps --cuda-compat strict
+expect_grep "cu102: not newer than the driver's CUDA" "1\.8\.0 \(cu102\)" "$TMP/out"
+expect_no_grep "no talk of minor-version compatibility" "minor-version" "$TMP/out"
+expect_exit 0 "strict, two packages and two targets" wp matrix torch==1.8.0 torchvision==0.9.0 --cuda 11.2 --driver 450.80.02 --python 3.8 --platform linux_x86_64 --index "$FL" --cuda-compat strict
+expect_no_grep "none of them" "minor-version" "$TMP/out"
+expect_exit 0 "WHEELPICK_CUDA_COMPAT=strict" env WHEELPICK_CUDA_COMPAT=strict "$WHEELPICK" matrix torch==1.8.0 $D --index "$FL" --no-deps
+expect_no_grep "the variable too" "minor-version" "$TMP/out"
+expect_exit 0 "a CUDA 11.2 driver takes cu111 on its own" wp matrix torch==1.8.0 $T --index "$FL" --no-deps
+expect_no_grep "not by compatibility" "minor-version" "$TMP/out"
+
 done_testing
