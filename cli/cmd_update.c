@@ -45,7 +45,8 @@ const struct wp_opt wp_update_table[] = {
 	{ "subdir", 0, NULL, WP_OPT_LIST, offsetof(struct update_opts, subdir), "SUBDIR",
 	  "conda subdirs to crawl (default linux-64 and noarch)" },
 	{ "project", 'p', NULL, WP_OPT_LIST, offsetof(struct update_opts, project), "NAME",
-	  "project to follow from an index root (default torch, torchvision, torchaudio), or with --conda a package "
+	  "project to follow from an index root (default torch, torchvision, torchaudio; a root that lists none of those: "
+	  "every project it lists), or with --conda a package "
 	  "whose closure to read from sharded channels" },
 	{ "force", 0, NULL, WP_OPT_FLAG, offsetof(struct update_opts, force), NULL,
 	  "refetch and reparse even unchanged sources" },

@@ -142,4 +142,31 @@ expect_no_grep "the variable too" "minor-version" "$TMP/out"
 expect_exit 0 "a CUDA 11.2 driver takes cu111 on its own" wp matrix torch==1.8.0 $T --index "$FL" --no-deps
 expect_no_grep "not by compatibility" "minor-version" "$TMP/out"
 
+# --- update --index ROOT of a company index that holds only dependencies (no torch) -------------
+mkdir -p "$TMP/deps"
+cp -r "$SAMPLE/simple/numpy" "$SAMPLE/simple/pillow" "$TMP/deps/"
+printf '<!DOCTYPE html><html><body><a href="numpy/">numpy</a><a href="pillow/">pillow</a></body></html>\n' >"$TMP/deps/index.html"
+printf '{}' >"$TMP/script.json"
+start_server "$TMP/deps" "$TMP/script.json"
+DC="--catalog $TMP/deps.sqlite3"
+for root in "file://$TMP/deps/" "$BASE/"; do
+	rm -f "$TMP/deps.sqlite3"
+	expect_exit 0 "update --index $root (no torch there)" wp $DC update --index "$root"
+	expect_no_grep "torch's pages not asked for" "torch" "$TMP/err"
+	expect_grep "what it has is read" "updated ${root}numpy/" "$TMP/err"
+	expect_exit 0 "again, the root unchanged" wp $DC update --index "$root"
+	expect_no_grep "still no torch pages" "torch" "$TMP/err"
+	expect_exit 0 "and once more, --json" wp $DC update --index "$root" --json
+	expect_json "$TMP/out" "j['sources']" "['$root']"
+	expect_exit 0 "list numpy from the catalog" wp $DC list numpy
+	expect_grep "numpy is there" "1\.24\.0" "$TMP/out"
+done
+expect_exit 3 "--project torch asked of that root: an answer that it has none" wp $DC update --index "$BASE/" -p torch
+expect_grep "names the page" "torch/" "$TMP/err"
+rm -f "$TMP/s.sqlite3"
+expect_exit 0 "a root with torch: the defaults, as before" wp --catalog "$TMP/s.sqlite3" update --index "file://$SAMPLE/simple/"
+expect_grep "torch read" "updated file://$SAMPLE/simple/torch/" "$TMP/err"
+expect_no_grep "not every project it lists" "simple/numpy/" "$TMP/err"
+expect_exit 0 "again, unchanged: its torch pages followed, no failure" wp --catalog "$TMP/s.sqlite3" update --index "file://$SAMPLE/simple/"
+
 done_testing
