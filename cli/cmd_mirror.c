@@ -126,6 +126,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	cli->info_as_debug = false; /* what the mirror wrote is the result */
+	wp_pick_opts_sources_used(&o, &run);
 	if (o.dry_run) {
 		if (o.json || cli->verbosity >= 0) /* -q: nothing on success */
 			wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
@@ -307,6 +308,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
 	}
+	wp_pick_opts_sources_used(&o, &run);
 	if (!o.json && cli->verbosity >= 0) {
 		wp_pick_probe_sizes(&cli->session, &job, &run);
 		wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download");

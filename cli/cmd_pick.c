@@ -149,6 +149,7 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	say_decisions(cli, &run.plan, t0);
+	wp_pick_opts_sources_used(&o, &run); /* the header names what the picks came from */
 	if (o.dry_run) {
 		/* -q: nothing on success, as pip's and uv's -q; the exit code says it (--json still prints) */
 		if (o.json || cli->verbosity >= 0)

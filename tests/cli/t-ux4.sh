@@ -169,4 +169,24 @@ expect_grep "torch read" "updated file://$SAMPLE/simple/torch/" "$TMP/err"
 expect_no_grep "not every project it lists" "simple/numpy/" "$TMP/err"
 expect_exit 0 "again, unchanged: its torch pages followed, no failure" wp --catalog "$TMP/s.sqlite3" update --index "file://$SAMPLE/simple/"
 
+# --- the plan's header names the sources the picks came from --------------------------------------
+HC="--catalog $TMP/hdr.sqlite3"
+expect_exit 0 "update from a file:// page" wp $HC update --index "$FL"
+expect_exit 0 "a pick with no index given: the catalog's page, not the default" wp $HC torch==1.8.0 $T -n
+expect_grep "names the file:// page" "^index: $FL \(from the catalog, read before\)$" "$TMP/out"
+expect_no_grep "not the default" "download\.pytorch\.org" "$TMP/out"
+expect_exit 0 "--json too" wp $HC torch==1.8.0 $T -n --json
+expect_json "$TMP/out" "(j['index']['urls'], j['index']['from'])" "(['$FL'], 'the catalog, read before')"
+printf -- '--index-url %s\ntorch==1.8.0\n' "$FL" >"$TMP/req-idx.txt"
+expect_exit 0 "a requirement file's --index-url" wp -r "$TMP/req-idx.txt" $T -n
+expect_grep "named with where it came from" "^index: $FL \(from the requirement file's index options\)$" "$TMP/out"
+expect_exit 0 "an --index given: as before" wp torch==1.8.0 $T -n --index "$FL"
+expect_grep "the command line's" "^index: $FL \(from the command line\)$" "$TMP/out"
+expect_exit 0 "a root given whose pages link the same files another source lists" wp torchvision==0.9.0 $T -n --index "file://$SAMPLE/simple/"
+expect_grep "the root in force named" "^index: file://$SAMPLE/simple/ \(from the command line\)$" "$TMP/out"
+expect_exit 0 "pick --lock: no index read" wp pick --lock "$TMP/pylock.toml" --cuda cpu --python 3.8 --platform linux_x86_64 -n
+expect_grep "says the lock's URLs" "^index: none read \(from $TMP/pylock\.toml: the files are its own URLs\)$" "$TMP/out"
+expect_exit 0 "mirror --dry-run names the catalog's page too" wp $HC mirror "$TMP/hm" torch==1.8.0 $T -n
+expect_grep "the same header" "^index: $FL \(from the catalog, read before\)$" "$TMP/out"
+
 done_testing
