@@ -468,16 +468,25 @@ static void earlier_set(const char *dir, struct wp_strlist *out)
 	free(path);
 }
 
+/* Does the plan write filename: one of its files, or the plain-name copy of a variant wheel that
+ * no other file of the plan shares (write_plain_copies writes none where targets clash)? A plain
+ * copy an earlier run left under a name the plan clashes on holds bytes no requirement now pins:
+ * it must go, or verify fails the wheelhouse (issue 36: reused wheelhouses failed 6 of 10 rounds). */
 static bool plan_names(const struct wp_plan *plan, const char *filename)
 {
+	const char *plain_of = NULL;
+	bool clash = false;
 	for (size_t i = 0; i < plan->n; i++) {
-		char *plain = plain_wheel_name(plan->files[i].filename);
-		bool same = !strcmp(plan->files[i].filename, filename) || (plain && !strcmp(plain, filename));
-		free(plain);
-		if (same)
+		if (!strcmp(plan->files[i].filename, filename))
 			return true;
+		char *plain = plain_wheel_name(plan->files[i].filename);
+		if (plain && !strcmp(plain, filename)) {
+			clash |= plain_of && strcmp(plain_of, plan->files[i].filename) != 0;
+			plain_of = plan->files[i].filename;
+		}
+		free(plain);
 	}
-	return false;
+	return plain_of && !clash;
 }
 
 /* A wheelhouse is one set: the wheels (and their plain-named copies) the earlier run wrote that
