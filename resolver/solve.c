@@ -495,6 +495,7 @@ struct solver {
 	struct wp_buf last_cause;   /* the reason the newest version given up was given up */
 	bool bad_metadata;          /* last_cause is a file's invalid metadata */
 	char why[256];              /* add_deps's reason when it names a project */
+	char impossible_dep[128];   /* add_deps gave the version up for this project, of which no version can be had */
 };
 
 /* Why a level ran out, carried back with the search: the text, and when it was a pick that found
@@ -747,6 +748,7 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			/* a project found to have no version the target can take: this version cannot stay */
 			set_root_cause(sv, pj0->impossible_why ? pj0->impossible_why : "");
 			snprintf(sv->why, sizeof(sv->why), "it needs %s, of which no version can be had", s->w[j].display);
+			snprintf(sv->impossible_dep, sizeof(sv->impossible_dep), "%s", s->w[j].display);
 			wp_requirement_release(&dep);
 			*why = sv->why;
 			return 1;
@@ -886,6 +888,7 @@ struct level {
 	char *pub;                   /* the public version of the current pick (owned), NULL: none */
 	size_t n_wants, trail;
 	bool set_variant;            /* the current pick chose the set's variant */
+	size_t impossible_run;       /* versions given up in a row for needing one project no version of which can be had */
 	struct level_set blame;
 	struct cause cause;          /* why its first version given up was (or why it found nothing) */
 };
@@ -1109,6 +1112,7 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	char *gave_up_owned = NULL;
 	size_t blame = NONE;
 	char *by = wp_xasprintf("%s %s", s->w[i].display, pub);
+	sv->impossible_dep[0] = 0;
 	if (!metadata_python_fits(m.requires_python, sv->t)) {
 		gave_up = gave_up_owned = wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
 						       m.requires_python, sv->t->py_major, sv->t->py_minor);
@@ -1134,7 +1138,25 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	}
 	give_up_pick(sv, s, l, i, gave_up);
 	free(gave_up_owned);
-	return count_step(sv, err);
+	if ((rc = count_step(sv, err)) < 0)
+		return rc;
+	/* That a project cannot be had is learnt once (impossible); what needs it is given up at once.
+	 * A want whose newest versions all need it (one release after another needing a project no
+	 * index lists) is not walked back through every release: after a run of them the level runs
+	 * out, saying so. (20,000 versions each needing a missing project took minutes.) */
+	l->impossible_run = sv->impossible_dep[0] ? l->impossible_run + 1 : 0;
+	if (l->impossible_run >= WP_SOLVE_IMPOSSIBLE_RUN) {
+		char *text = wp_xasprintf("%s: its %zu newest versions down to %s all need %s, of which no version can be had "
+					  "(older ones were not tried: pin one to try it, or add the index that has %s)",
+					  s->w[i].display, l->impossible_run, l->excluded[l->nex - 1], sv->impossible_dep,
+					  sv->impossible_dep);
+		free(l->cause.text);
+		l->cause.text = text;
+		set_root_cause(sv, text);
+		blame_requirements(s, l, i, pf);
+		return -WPE_NOMATCH;
+	}
+	return 0;
 }
 
 /* Level i (the top) ran out. The search goes back to the newest level its blame names, taking
