@@ -130,6 +130,8 @@ const struct wp_opt wp_matrix_table[] = {
 	TARGET_OPTS,
 	INDEX_OPTS,
 	WHEEL_SOURCE_OPTS,
+	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "each target's conda pick, from --channel (default conda-forge)" },
+	{ "channel", 0, NULL, WP_OPT_LIST, O(channel), "NAME|URL", "a conda channel (implies --conda)" },
 	WHEEL_REQ_OPTS,
 	FULL_OPT,
 	COMMON_OPTS,
