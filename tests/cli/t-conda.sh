@@ -143,6 +143,8 @@ expect_exit 0 "matrix --channel alone implies --conda, --json" wp matrix 'pytorc
 	--cuda 11.2 --cuda 9.2 --python 3.8 --platform linux-64 --json
 expect_json "$TMP/out" "[[p['build'] for p in r['picks'] if p['name'] == 'pytorch'] for r in j['rows']]" "[['py3.8_cuda11.1_cudnn8.0.5_0'], []]"
 expect_json "$TMP/out" "[r['error'] and r['error']['exit'] for r in j['rows']]" "[None, 1]"
+python3 -c 'import jsonschema' 2>/dev/null && { python3 "$ROOT/tests/cli/json_schema_check.py" "$ROOT/docs/schema/matrix-conda.schema.json" "$TMP/out" >"$TMP/schema.log" 2>&1 &&
+	pass "matrix --conda --json fits its schema" || { fail "matrix-conda.schema.json"; head -5 "$TMP/schema.log" >&2; }; }
 expect_exit 0 "a driver under minor-version compatibility" wp matrix 'pytorch==1.8.0' --conda --channel "$CH" --channel "$FORGE" \
 	--driver 450.80.02 --python 3.8 --platform linux-64
 expect_grep "cuda11.1 on CUDA 11.0's driver" "1\.8\.0 py3\.8_cuda11\.1" "$TMP/out"

@@ -71,24 +71,38 @@ expect_exit 0 "--json matrix" wp --json matrix torch==1.8.0 $T --index "$FL" --n
 expect_json "$TMP/out" "j['rows'][0]['picks'][0]['variant']" cu111
 
 # --- --json for install, uninstall, update, trust and --version ---------------------------------
+SCHEMA_PY=
+for p in "$PYTHON" /usr/bin/python3; do "$p" -c 'import jsonschema' 2>/dev/null && { SCHEMA_PY=$p; break; }; done
+[ -n "$SCHEMA_PY" ] || fail "no python3 with jsonschema (make deps installs python3-jsonschema)"
+# schema_ok DESC SCHEMA FILE: FILE is one JSON document that docs/schema/SCHEMA.schema.json accepts
+schema_ok() {
+	if [ -n "$SCHEMA_PY" ] && "$SCHEMA_PY" "$ROOT/tests/cli/json_schema_check.py" "$ROOT/docs/schema/$2.schema.json" "$3" >"$TMP/schema.log" 2>&1
+	then pass "$1"; else fail "$1 (docs/schema/$2.schema.json)"; sed 's/^/      | /' "$TMP/schema.log" | head -20 >&2; fi
+}
 expect_exit 0 "--version --json" wp --version --json
 expect_json "$TMP/out" "(j['name'], j['version'] == '$("$WHEELPICK" --version | cut -d' ' -f2)')" "('wheelpick', True)"
 expect_exit 0 "--json --version" wp --json --version
 expect_json "$TMP/out" "j['name']" wheelpick
+schema_ok "its schema" version "$TMP/out"
 expect_exit 0 "update --json" wp update --json --index "$FL" --force
 expect_json "$TMP/out" "(j['sources'], any('torch_stable.html' in m for m in j['messages']))" "(['$FL'], True)"
+schema_ok "update's schema" update "$TMP/out"
 expect_exit 3 "update --json, a source that cannot be read" wp update --json --index "file://$TMP/nope.html"
 expect_json "$TMP/out" "j['error']['exit']" 3
 expect_exit 0 "trust --json" wp trust --json
 expect_json "$TMP/out" "j['accepted']" 0
+schema_ok "trust's schema" trust "$TMP/out"
 expect_exit 0 "a wheelhouse to install" wp numpy pillow --cuda cpu --python 3.11 --platform linux_x86_64 --index "file://$SAMPLE/simple/" -d "$TMP/wh" -q
 expect_exit 0 "install --json" wp install "$TMP/wh" --target "$TMP/tgt" --json
 expect_json "$TMP/out" "sorted((p['name'], p['version']) for p in j['installed'])" "[('numpy', '1.24.0'), ('pillow', '9.0.0')]"
 expect_json "$TMP/out" "(j['dry_run'], j['files'] > 0)" "(False, True)"
+schema_ok "install's schema" install "$TMP/out"
 expect_exit 0 "install --dry-run --json" wp install "$TMP/wh" --target "$TMP/tgt2" --json --dry-run
 expect_json "$TMP/out" "(j['dry_run'], len(j['would_install']))" "(True, 2)"
+schema_ok "the dry run's too" install "$TMP/out"
 expect_exit 0 "uninstall --json" wp uninstall numpy --target "$TMP/tgt" --json
 expect_json "$TMP/out" "j['uninstalled']" "[{'name': 'numpy', 'version': '1.24.0'}]"
+schema_ok "uninstall's schema" uninstall "$TMP/out"
 expect_exit 1 "uninstall --json of what is not there" wp uninstall nosuchproject --target "$TMP/tgt" --json
 expect_json "$TMP/out" "j['error']['exit'] == 1 and 'nosuchproject' in j['error']['message']" True
 expect_exit 2 "install --json, no source" wp install --json
