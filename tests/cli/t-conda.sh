@@ -156,4 +156,12 @@ expect_no_grep "not said under strict" "minor-version" "$TMP/out"
 expect_exit 0 "two Pythons" wp matrix pytorch --conda --channel "$CH" --channel "$FORGE" --cuda cpu --python 3.8 --python 3.9 --platform linux-64 --json
 expect_json "$TMP/out" "len(j['rows'])" 2
 
+# -q --dry-run prints nothing on success, as pip's and uv's -q (issue 36); --json still prints
+expect_exit 0 "conda -q --dry-run" wp -q pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda cpu --python 3.8 --platform linux-64 --dry-run
+expect_exit 0 "nothing on stdout" test ! -s "$TMP/out"
+expect_exit 0 "conda mirror -q --dry-run" wp -q mirror "$TMP/qm" 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda cpu --python 3.8 --platform linux-64 --dry-run
+expect_exit 0 "nothing on stdout either" test ! -s "$TMP/out"
+expect_exit 0 "conda -q --dry-run --json" wp -q pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda cpu --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "sorted(p['name'] for p in j['picks'])[:1]" "['cpuonly']"
+
 done_testing
