@@ -205,18 +205,48 @@ struct known_under {
 	size_t prefix_len;
 };
 
-/* A project page read under the root before: ROOT/<name>/, a simple page (not a links page or
- * another root that happens to lie below it). */
+/* A project page read under the root before: ROOT/<name>/, a page of links (a local folder's
+ * page reads as one), not another root or a repodata that happens to lie below it. */
+/* After the pages read under an unchanged root were listed in defaults mode: the default
+ * projects' pages when there are any (what a first read of a root with torch follows), else all. */
+static void follow_known_listed(struct follow_ctx *f)
+{
+	for (size_t i = 0; i < f->listed.n; i++) {
+		bool take = !f->default_found;
+		if (f->default_found) {
+			const char *u = f->listed.v[i];
+			size_t n = strlen(u), b = n - 1;
+			while (b > 0 && u[b - 1] != '/')
+				b--;
+			wp_project_name_normalize(u + b, n - 1 - b, &f->norm);
+			for (size_t d = 0; d < WP_ARRAY_LEN(default_projects) && !take; d++)
+				take = !strcmp(f->norm.data, default_projects[d]);
+		}
+		if (take && f->listed.n <= WP_CRAWL_ROOT_ALL_MAX) {
+			wp_vec_push(&f->urls, f->listed.v[i]);
+			f->listed.v[i] = NULL;
+		}
+		free(f->listed.v[i]);
+	}
+	f->listed.n = 0;
+	f->default_found = false;
+}
+
 static int follow_known_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 {
 	struct known_under *k = ctx;
 	const char *rest = r->url ? r->url + k->prefix_len : NULL;
 	size_t n = rest ? strlen(rest) : 0;
 	if (!rest || n < 2 || rest[n - 1] != '/' || memchr(rest, '/', n - 1) || !r->kind ||
-	    (strcmp(r->kind, "simple") && strcmp(r->kind, "simple-json")))
+	    (strcmp(r->kind, "simple") && strcmp(r->kind, "simple-json") && strcmp(r->kind, "findlinks")))
 		return 0;
-	if (k->f->urls.n < WP_CRAWL_ROOT_ALL_MAX)
-		wp_vec_push(&k->f->urls, wp_xstrdup(r->url));
+	/* as a first read does: the default projects when the root had any, else all it had */
+	struct follow_ctx *f = k->f;
+	wp_project_name_normalize(rest, n - 1, &f->norm);
+	for (size_t i = 0; i < WP_ARRAY_LEN(default_projects) && !f->default_found; i++)
+		f->default_found = !strcmp(f->norm.data, default_projects[i]);
+	if (f->listed.n <= WP_CRAWL_ROOT_ALL_MAX)
+		wp_vec_push(&f->listed, wp_xstrdup(r->url));
 	return 0;
 }
 
@@ -237,6 +267,7 @@ static void follow_known_root(struct wp_catalog *cat, struct follow_ctx *f, cons
 		struct known_under k = { f, strlen(prefix) };
 		wp_catalog_sources_under(cat, prefix, follow_known_fn, &k, &e);
 		free(prefix);
+		follow_known_listed(f);
 		return;
 	}
 	const char *const *want = f->opts->projects;
