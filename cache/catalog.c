@@ -579,6 +579,55 @@ out:
 	return rc;
 }
 
+int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, const char *url, wp_source_row_fn *fn,
+				void *ctx, struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	static const char sql[] = "SELECT DISTINCT s.id, s.url, s.kind FROM files f JOIN sources s ON s.id = f.source_id "
+				  "WHERE f.project = ?1 AND f.url = ?2 ORDER BY s.id";
+	int rc = 0, s;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return wp_catalog_fail(cat, err, "cannot query files");
+	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, url, -1, SQLITE_STATIC);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_source_row r = { .id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2) };
+		if ((rc = fn(ctx, &r, err)))
+			goto out;
+	}
+	if (s != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot read files");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int wp_catalog_sources_under(struct wp_catalog *cat, const char *prefix, wp_source_row_fn *fn, void *ctx,
+			     struct wp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	static const char sql[] = "SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources "
+				  "WHERE substr(url, 1, length(?1)) = ?1 AND url <> ?1 ORDER BY url";
+	int rc = 0, s;
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return wp_catalog_fail(cat, err, "cannot query sources");
+	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct wp_source_row r = {
+			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.etag = col_text(st, 3), .last_modified = col_text(st, 4), .content_sha256 = col_text(st, 5),
+			.fetched_at = col_ll(st, 6), .n_files = col_ll(st, 7),
+		};
+		if ((rc = fn(ctx, &r, err)))
+			goto out;
+	}
+	if (s != SQLITE_DONE)
+		rc = wp_catalog_fail(cat, err, "cannot read sources");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int wp_catalog_source_touch(struct wp_catalog *cat, const char *url, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;

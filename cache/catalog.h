@@ -23,6 +23,16 @@ void wp_catalog_close(struct wp_catalog *cat);
 int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
 			  bool *found, struct wp_err *err);
 
+/* Each source that lists the file url of project (id, url and kind set), oldest source first:
+ * where a pick came from. */
+int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, const char *url, wp_source_row_fn *fn,
+				void *ctx, struct wp_err *err);
+
+/* Every source whose URL starts with prefix (not prefix itself), in URL order: the project pages
+ * read under a root. fn's non-zero return stops the walk and is returned. */
+int wp_catalog_sources_under(struct wp_catalog *cat, const char *prefix, wp_source_row_fn *fn, void *ctx,
+			     struct wp_err *err);
+
 /* Mark a source as fetched now without changing its files: its page was asked for and found
  * unchanged (304, or the same bytes), so --max-age counts from now. A read-only catalog is left
  * as it is. */

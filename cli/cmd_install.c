@@ -2,6 +2,7 @@
  * Python environment with no pip and no network (the job is ops/install/install.c). */
 #include "base/json.h"
 #include "cli/cli.h"
+#include "cli/print.h"
 #include "ops/install/install.h"
 #include "resolver/gpu.h"
 
@@ -12,7 +13,7 @@
 struct install_opts {
 	const char *python, *prefix, *target, *link_mode, *cuda;
 	struct wp_strlist requirement, find_links, gpu;
-	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages;
+	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages, json;
 };
 
 #define O(f) offsetof(struct install_opts, f)
@@ -39,6 +40,8 @@ const struct wp_opt wp_install_table[] = {
 	{ "cuda", 0, NULL, WP_OPT_STR, O(cuda), "X.Y", "with --gpu: the driver's CUDA, for whether it can JIT-compile PTX" },
 	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL,
 	  "install even when a wheel's Requires-Dist is met neither by the sources nor by the environment" },
+	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL,
+	  "print what was installed as one JSON object on stdout (a failure: {\"error\": ...})" },
 	WP_OPT_END,
 };
 #undef O
@@ -130,7 +133,27 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	if (rep.link_fell_back)
 		wp_cli_note(cli, "the file system could not %s some files from the cache; they were copied",
 			    job.link_mode == WP_LINK_HARDLINK ? "hard-link" : "reflink");
-	if (cli->verbosity >= 0) {
+	if (o.json) {
+		struct wp_json j;
+		wp_json_init(&j);
+		wp_json_obj(&j);
+		wp_json_kbool(&j, "dry_run", o.dry_run);
+		wp_json_kstr(&j, "python", rep.executable);
+		wp_json_key(&j, o.dry_run ? "would_install" : "installed");
+		wp_json_arr(&j);
+		for (size_t i = 0; i < rep.n; i++) {
+			wp_json_obj(&j);
+			wp_json_kstr(&j, "name", rep.v[i].name);
+			wp_json_kstr(&j, "version", rep.v[i].version);
+			wp_json_kstr(&j, "replaced", rep.v[i].old_version);
+			wp_json_obj_end(&j);
+		}
+		wp_json_arr_end(&j);
+		wp_json_kint(&j, "files", rep.files);
+		wp_json_kint(&j, "bytes", rep.bytes);
+		wp_json_obj_end(&j);
+		wp_print_json_out(&j);
+	} else if (cli->verbosity >= 0) {
 		for (size_t i = 0; i < rep.n; i++) {
 			const char *verb = o.dry_run ? "would install" : "installed";
 			if (rep.v[i].old_version)
@@ -157,7 +180,7 @@ out:
 
 struct uninstall_opts {
 	const char *python, *prefix, *target;
-	bool yes;
+	bool yes, json;
 };
 
 #define O(f) offsetof(struct uninstall_opts, f)
@@ -167,6 +190,8 @@ const struct wp_opt wp_uninstall_table[] = {
 	{ "prefix", 0, NULL, WP_OPT_STR, O(prefix), "DIR", "the environment installed with --prefix DIR" },
 	{ "target", 't', NULL, WP_OPT_STR, O(target), "DIR", "the folder installed with --target DIR" },
 	{ "yes", 'y', NULL, WP_OPT_FLAG, O(yes), NULL, "accepted for pip's habit: uninstall never asks" },
+	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL,
+	  "print what was removed as one JSON object on stdout (a failure: {\"error\": ...})" },
 	WP_OPT_END,
 };
 #undef O
@@ -189,7 +214,22 @@ int wp_cmd_uninstall(struct wp_cli *cli, int argc, char **argv, struct wp_err *e
 	rc = wp_uninstall_run(&cli->session, o.python, scheme, dir, pos.v, pos.n, &removed, err);
 	if (removed.recovered)
 		wp_cli_note(cli, "%s", removed.recovered);
-	if (!rc && cli->verbosity >= 0)
+	if (!rc && o.json) {
+		struct wp_json j;
+		wp_json_init(&j);
+		wp_json_obj(&j);
+		wp_json_key(&j, "uninstalled");
+		wp_json_arr(&j);
+		for (size_t i = 0; i < removed.n; i++) {
+			wp_json_obj(&j);
+			wp_json_kstr(&j, "name", removed.v[i].name);
+			wp_json_kstr(&j, "version", removed.v[i].version);
+			wp_json_obj_end(&j);
+		}
+		wp_json_arr_end(&j);
+		wp_json_obj_end(&j);
+		wp_print_json_out(&j);
+	} else if (!rc && cli->verbosity >= 0)
 		for (size_t i = 0; i < removed.n; i++)
 			printf("uninstalled %s %s\n", removed.v[i].name, removed.v[i].version);
 out:

@@ -27,6 +27,7 @@ int wp_cmd_lock(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
 	}
+	wp_pick_opts_sources_used(&o, &run);
 	if (o.json) {
 		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	} else if (cli->verbosity >= 0) {

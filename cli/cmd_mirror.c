@@ -47,7 +47,7 @@ static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	} else {
 		rc = wp_conda_run(&cli->session, &job, &res, err);
 	}
-	if (!rc || res.wrote)
+	if ((!rc || res.wrote) && (o->json || cli->verbosity >= 0 || !o->dry_run))
 		wp_print_conda(&res, o->json);
 	else if (o->json)
 		wp_print_json_error(rc, err, NULL);
@@ -130,8 +130,10 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	cli->info_as_debug = false; /* what the mirror wrote is the result */
+	wp_pick_opts_sources_used(&o, &run);
 	if (o.dry_run) {
-		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
+		if (o.json || cli->verbosity >= 0) /* -q: nothing on success */
+			wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0) {
 			wp_pick_probe_sizes(&cli->session, &job, &run);
 			wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download (nothing was: --dry-run)");
@@ -322,6 +324,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
 		goto out;
 	}
+	wp_pick_opts_sources_used(&o, &run);
 	if (!o.json && cli->verbosity >= 0) {
 		wp_pick_probe_sizes(&cli->session, &job, &run);
 		wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download");

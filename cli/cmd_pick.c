@@ -35,8 +35,8 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
 	rc = wp_conda_run(&cli->session, &job, &res, err);
 	/* an incomplete closure still shows what was picked, and what is missing */
-	/* -q: only errors, unless the picks are what was asked for (--dry-run, --json) */
-	bool quiet = cli->verbosity < 0 && !o->json && !o->dry_run && !res.nmissing;
+	/* -q: only errors (as pip and uv, a dry run too: the exit code says it), unless --json */
+	bool quiet = cli->verbosity < 0 && !o->json && !res.nmissing;
 	if (!quiet && (!rc || res.wrote || (!o->dry_run && res.n) || res.nmissing))
 		wp_print_conda(&res, o->json);
 	else if (o->json)
@@ -150,8 +150,11 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	say_decisions(cli, &run.plan, t0);
+	wp_pick_opts_sources_used(&o, &run); /* the header names what the picks came from */
 	if (o.dry_run) {
-		wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
+		/* -q: nothing on success, as pip's and uv's -q; the exit code says it (--json still prints) */
+		if (o.json || cli->verbosity >= 0)
+			wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0) {
 			wp_pick_probe_sizes(&cli->session, &job, &run);
 			wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download (nothing was: --dry-run)");

@@ -1,5 +1,6 @@
 /* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
+#include "base/json.h"
 #include "base/mem.h"
 #include "cache/catalog.h"
 #include "cache/names.h"
@@ -194,6 +195,44 @@ static bool takes_value(const struct wp_cmd *cmd, const char *a)
 	return o && o->type != WP_OPT_FLAG;
 }
 
+/* Does option word a take the next word as its value, in pick's table or, failing that, in any
+ * command's? (For options written before the command word, whose command is not known yet.) */
+static bool takes_value_anywhere(const char *a)
+{
+	const struct wp_cmd *pick = wp_cmd_find("pick");
+	if (a[0] != '-' || !a[1] || (a[1] == '-' && strchr(a, '=')) || (a[1] != '-' && a[2]))
+		return false;
+	const struct wp_opt *o = a[1] == '-' ? wp_opts_find_long(pick->table, a + 2, strlen(a + 2))
+					     : wp_opts_find_short(pick->table, a[1]);
+	if (o)
+		return o->type != WP_OPT_FLAG;
+	for (size_t c = 0; c < wp_n_commands; c++) {
+		o = a[1] == '-' ? wp_opts_find_long(wp_commands[c].table, a + 2, strlen(a + 2))
+				: wp_opts_find_short(wp_commands[c].table, a[1]);
+		if (o)
+			return o->type != WP_OPT_FLAG;
+	}
+	return false;
+}
+
+/* Options written before the command word (`wheelpick --json detect`, `--dry-run list torch`):
+ * the first word that is no option nor an option's value, when it names a command, is the
+ * command (-1 otherwise: `--cuda 11.2 torch` picks torch). *version: --version is among them. */
+static int command_after_options(int argc, char **argv, int i, bool *version)
+{
+	for (int j = i; j < argc && strcmp(argv[j], "--"); j++) {
+		const char *a = argv[j];
+		if (a[0] == '-' && a[1]) {
+			*version = *version || !strcmp(a, "--version");
+			if (takes_value_anywhere(a))
+				j++;
+			continue;
+		}
+		return wp_cmd_find(a) ? j : -1;
+	}
+	return -1;
+}
+
 /* A first word that is no command but close to one, which the catalog does not know as a
  * project: a typo, not a package to pick ("wheelpick lsit torch"). */
 static int check_command_typo(const char *word, const char *catalog, struct wp_err *err)
@@ -357,10 +396,22 @@ int main(int argc, char **argv)
 			break; /* a pick option before the package: `wheelpick --cuda 11.2 torch` */
 		}
 	}
+	/* options before the command word do not hide it (nor --version among them) */
+	int cmd_at = i < argc && argv[i][0] == '-' ? command_after_options(argc, argv, i, &g.version) : -1;
 	if (i < argc && !strcmp(argv[i], "version"))
 		g.version = true; /* `wheelpick version` is --version, not a package to look up */
 	if (g.version) {
-		printf("wheelpick %s\n", WP_VERSION);
+		if (want_json) {
+			struct wp_json j;
+			wp_json_init(&j);
+			wp_json_obj(&j);
+			wp_json_kstr(&j, "name", "wheelpick");
+			wp_json_kstr(&j, "version", WP_VERSION);
+			wp_json_obj_end(&j);
+			wp_print_json_out(&j);
+		} else {
+			printf("wheelpick %s\n", WP_VERSION);
+		}
 		goto out;
 	}
 	if (g.gen_man) {
@@ -375,7 +426,9 @@ int main(int argc, char **argv)
 		complete_projects(g.catalog);
 		goto out_code;
 	}
-	if (i < argc && (cmd = wp_cmd_find(argv[i])))
+	if (cmd_at >= 0)
+		cmd = wp_cmd_find(argv[cmd_at]);
+	else if (i < argc && (cmd = wp_cmd_find(argv[i])))
 		i++;
 	if (!cmd) {
 		if (g.help || i >= argc) {
@@ -391,6 +444,8 @@ int main(int argc, char **argv)
 	/* the rest: globals anywhere before "--", everything else for the command */
 	for (; i < argc; i++) {
 		const char *a = argv[i];
+		if (i == cmd_at)
+			continue; /* the command word, after options written before it */
 		if (!strcmp(a, "--")) {
 			while (i < argc)
 				rest[nrest++] = argv[i++];

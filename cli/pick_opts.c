@@ -135,6 +135,8 @@ const struct wp_opt wp_matrix_table[] = {
 	TARGET_OPTS,
 	INDEX_OPTS,
 	WHEEL_SOURCE_OPTS,
+	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "each target's conda pick, from --channel (default conda-forge)" },
+	{ "channel", 0, NULL, WP_OPT_LIST, O(channel), "NAME|URL", "a conda channel (implies --conda)" },
 	WHEEL_REQ_OPTS,
 	FULL_OPT,
 	COMMON_OPTS,
@@ -341,9 +343,88 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 	return 0;
 }
 
+/* Is url under one of the sources (a page itself, or a root's page)? */
+static bool covered(const char *url, const struct wp_sources *by)
+{
+	for (size_t i = 0; i < by->n; i++)
+		if (!strncmp(url, by->urls[i], strlen(by->urls[i])))
+			return true;
+	return false;
+}
+
+void wp_pick_opts_sources_used(struct wp_pick_opts *o, struct wp_pick_run *run)
+{
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_strlist used = { 0 };
+	struct wp_sources shown = { 0 }, files = { 0 };
+	if (o->lock) {
+		/* the lock names each file by URL: no index was read */
+		o->used_from = wp_xasprintf("%s: the files are its own URLs", o->lock);
+		return;
+	}
+	for (size_t i = 0; i < o->icfg.shown.n; i++)
+		wp_sources_add_index(&shown, o->icfg.shown.v[i]);
+	for (size_t i = 0; i < o->rf.sources.n; i++)
+		if (o->rf.sources.v[i].kind == WP_REQFILE_FIND_LINKS)
+			wp_sources_add_findlinks(&files, o->rf.sources.v[i].url);
+		else
+			wp_sources_add_index(&files, o->rf.sources.v[i].url);
+	struct wp_strlist prefer = { 0 };
+	for (size_t i = 0; i < shown.n; i++)
+		wp_strlist_push(&prefer, shown.urls[i]);
+	for (size_t i = 0; i < files.n; i++)
+		wp_strlist_push(&prefer, files.urls[i]);
+	int urc = wp_pick_sources_used(run, &prefer, &used, &e);
+	wp_strlist_release(&prefer);
+	if (urc == 0 && used.n) {
+		bool all = true, any = false, from_file = false, from_catalog = false;
+		for (size_t i = 0; i < used.n; i++) {
+			bool in_force = covered(used.v[i], &shown);
+			all = all && in_force;
+			any = any || in_force;
+			if (!in_force && covered(used.v[i], &files))
+				from_file = true;
+			else if (!in_force)
+				from_catalog = true;
+		}
+		if (!all) {
+			o->used = used;
+			memset(&used, 0, sizeof(used));
+			struct wp_buf from = WP_BUF_INIT;
+			if (any)
+				wp_buf_addstr(&from, o->icfg.origin ? o->icfg.origin : "the default");
+			if (from_file)
+				wp_buf_printf(&from, "%sthe requirement file's index options", from.len ? " and " : "");
+			if (from_catalog)
+				wp_buf_printf(&from, "%sthe catalog, read before", from.len ? " and " : "");
+			o->used_from = wp_buf_detach(&from, NULL);
+		}
+	}
+	for (size_t i = 0; i < used.n; i++)
+		free((char *)used.v[i]);
+	wp_strlist_release(&used);
+	wp_sources_release(&shown);
+	wp_sources_release(&files);
+}
+
 void wp_pick_opts_print_index(const struct wp_pick_opts *o)
 {
 	const struct wp_index_config *c = &o->icfg;
+	if (o->used_from) {
+		/* what the picks came from, when that is not the indexes in force */
+		fputs("index: ", stdout);
+		for (size_t i = 0; i < o->used.n; i++) {
+			if (i)
+				fputs(", ", stdout);
+			wp_fputs_shown(o->used.v[i], stdout);
+		}
+		if (!o->used.n)
+			fputs("none read", stdout);
+		fputs(" (from ", stdout);
+		wp_fputs_shown(o->used_from, stdout);
+		fputs(")\n", stdout);
+		return;
+	}
 	if (!c->shown.n)
 		return;
 	fputs("index: ", stdout);
@@ -382,11 +463,12 @@ void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan 
 	struct wp_json j;
 	wp_json_init_indent(&j, NULL);
 	wp_json_obj(&j);
-	wp_json_kstr(&j, "from", c->origin ? c->origin : "the default");
+	wp_json_kstr(&j, "from", o->used_from ? o->used_from : c->origin ? c->origin : "the default");
 	wp_json_key(&j, "urls");
 	wp_json_arr(&j);
-	for (size_t i = 0; i < c->shown.n; i++)
-		wp_json_str(&j, c->shown.v[i]);
+	const struct wp_strlist *urls = o->used_from ? &o->used : &c->shown;
+	for (size_t i = 0; i < urls->n; i++)
+		wp_json_str(&j, urls->v[i]);
 	wp_json_arr_end(&j);
 	wp_json_obj_end(&j);
 	wp_json_finish(&j, mi);
@@ -503,9 +585,6 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 		wp_buf_free(&canon);
 		return;
 	}
-	if (job->offline) /* nothing can be read now: no 'update' to suggest */
-		snprintf(err->msg, sizeof(err->msg), "the catalog has no files for '%s', and --offline reads no index "
-			 "(run once without --offline to read it)", name);
 	/* the roots in play, spelled as crawled (a path becomes a file:// URL) */
 	struct wp_sources given = { 0 }, roots = { 0 };
 	struct wp_strlist urls = { 0 }, all = { 0 };
@@ -517,7 +596,12 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 		wp_strlist_push(&all, given.urls[i]);
 	if (given.n)
 		wp_sources_dependency_roots(&all, &roots);
-	if (given.n && !roots.n) {
+	if (job->offline) {
+		/* no page was asked for, so none can be said to be missing: the catalog is all there is */
+		snprintf(err->msg, sizeof(err->msg), "the catalog has nothing for '%s', and --offline forbids fetching its "
+			 "pages; run 'wheelpick update%s%s' online first (or pick without --offline)", name,
+			 given.n ? " --index " : "", given.n ? given.urls[0] : "");
+	} else if (given.n && !roots.n) {
 		/* only links pages: nothing could be asked for a project they do not list */
 		struct wp_buf b = WP_BUF_INIT;
 		for (size_t i = 0; i < given.n && i < 3; i++)
@@ -579,4 +663,8 @@ void wp_pick_opts_release(struct wp_pick_opts *o)
 	free(o->hashes);
 	wp_reqfile_release(&o->rf);
 	wp_index_config_release(&o->icfg);
+	for (size_t i = 0; i < o->used.n; i++)
+		free((char *)o->used.v[i]);
+	wp_strlist_release(&o->used);
+	free(o->used_from);
 }

@@ -45,6 +45,10 @@ struct wp_pick_opts {
 	struct wp_strlist find_links_all; /* -f (or the configuration's), then the files' */
 	struct wp_solve_hashes *hashes;  /* per project */
 	size_t n_hashes;
+	/* made by wp_pick_opts_sources_used: the sources the plan came from when they are not the
+	 * indexes in force (owned strings), and where those came from in words (owned) */
+	struct wp_strlist used;
+	char *used_from;
 };
 
 extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[], wp_matrix_table[], wp_lock_table[];
@@ -58,6 +62,11 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 /* The indexes in force (ops/core/indexconf.h) into o->icfg, TLS settings applied, said with -v; a
  * --trusted-host warned about on every run. Called by wp_pick_opts_job. */
 int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err);
+/* After the plan is made: the sources its files came from, when the indexes in force do not cover
+ * them (what the catalog read before, a requirement file's --index-url, a lock's own URLs), so
+ * that the header names what was used. Nothing is changed when they do. */
+struct wp_pick_run;
+void wp_pick_opts_sources_used(struct wp_pick_opts *o, struct wp_pick_run *run);
 /* "index: URL, ... (from WHERE)": the indexes in use, credentials masked (nothing without one). */
 void wp_pick_opts_print_index(const struct wp_pick_opts *o);
 /* The plan as wp_print_plan prints it, headed by the indexes in use and where they came from

@@ -801,8 +801,17 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 				return rc;
 			any = r;
 		}
-		if (!any)
-			return wp_fail(err, -WPE_NOMATCH, "the target satisfies none of the environments the lock was made for");
+		if (!any) {
+			/* what the lock requires, as written there */
+			struct wp_buf envs = WP_BUF_INIT;
+			for (size_t i = 0; i < lk->nenvironments && envs.len < 400; i++)
+				wp_buf_printf(&envs, "%s'%s'", i ? ", " : "",
+					      lk->environment_texts && lk->environment_texts[i] ? lk->environment_texts[i] : "?");
+			rc = wp_fail(err, -WPE_NOMATCH, "the target satisfies none of the environments the lock was made for: %s",
+				     wp_buf_cstr(&envs));
+			wp_buf_free(&envs);
+			return rc;
+		}
 	}
 	picks = wp_xcalloc(lk->npackages ? lk->npackages : 1, sizeof(*picks));
 	for (size_t i = 0; i < lk->npackages; i++) {
@@ -815,7 +824,7 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 				goto fail;
 			}
 			if ((rc = wp_marker_evaluate(&p->marker, &env, &r, err)) < 0) {
-				wp_err_prefix(err, "packages[%zu] '%s': ", i, p->name);
+				wp_err_prefix(err, "packages[%zu] '%s'", i, p->name);
 				goto fail;
 			}
 			if (!r)

@@ -598,7 +598,21 @@ static void check_as(const struct wp_candidate *k, struct cand *c, const struct 
 	}
 	if (req->spec && !wp_specset_contains(req->spec, &c->v, WP_PRERELEASES_YES)) {
 		c->rej = REJ_SPEC;
-		say(c->whyp, "%s is outside '%s'", k->version, req->spec_text ? req->spec_text : "");
+		size_t own = req->spec->n - (req->n_given_up < req->spec->n ? req->n_given_up : req->spec->n);
+		struct wp_specset asked = *req->spec;
+		asked.n = own;
+		if (own < req->spec->n && wp_specset_contains(&asked, &c->v, WP_PRERELEASES_YES)) {
+			/* the requirements allow it: the solver gave this version up */
+			const char *gw = NULL;
+			for (size_t g = own; g < req->spec->n && !gw; g++)
+				if (!wp_specifier_contains(&req->spec->specs[g], &c->v, WP_PRERELEASES_YES))
+					gw = req->given_up_why && req->given_up_why[g - own] ? req->given_up_why[g - own] : "";
+			say(c->whyp, "%s was tried and given up%s%s", k->version, gw && *gw ? ": " : "", gw ? gw : "");
+		} else if (req->spec_text && *req->spec_text) {
+			say(c->whyp, "%s is outside '%s'", k->version, req->spec_text);
+		} else {
+			say(c->whyp, "%s is ruled out by the requirements", k->version);
+		}
 		return;
 	}
 	if (!pre && wp_version_is_prerelease(&c->v) &&

@@ -48,6 +48,11 @@ struct wp_pick_request {
 	const char *project;             /* normalised */
 	const char *spec_text;           /* for messages: "==1.8.0" or "" */
 	const struct wp_specset *spec;   /* may be NULL: any version */
+	/* The last n_given_up specifiers of spec are "!=V" for versions the solver tried and gave up,
+	 * each with why (given_up_why[k], may be NULL): a file one of them rules out is said to be
+	 * given up, not outside the request (spec_text names the requirements only). */
+	size_t n_given_up;
+	const char *const *given_up_why;
 	bool pre;                        /* --pre */
 	const char *require_variant;     /* the set's variant label that must match, or NULL */
 	const char **avoid_variants;     /* labels already found unable to complete the set */

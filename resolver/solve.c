@@ -433,8 +433,8 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 }
 
 /* Every contribution's specifiers in one set, plus "!=V" for versions already tried here. */
-static void merged_spec(const struct want *w, char *const *excluded, size_t nex, struct wp_specset *out,
-			struct wp_buf *text)
+static size_t merged_spec(const struct want *w, char *const *excluded, char *const *ex_why, size_t nex,
+			  struct wp_specset *out, struct wp_buf *text, const char **why_out)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < w->nc; k++)
@@ -447,13 +447,18 @@ static void merged_spec(const struct want *w, char *const *excluded, size_t nex,
 		if (w->c[k].text && *w->c[k].text)
 			wp_buf_printf(text, "%s%s", text->len ? "," : "", w->c[k].text);
 	}
+	size_t n_own = out->n;
 	for (size_t k = 0; k < nex; k++) {
 		char ne[160];
 		struct wp_err e = WP_ERR_INIT;
 		snprintf(ne, sizeof(ne), "!=%s", excluded[k]);
-		if (wp_specifier_parse(&out->specs[out->n], ne, strlen(ne), &e) == 0)
+		if (wp_specifier_parse(&out->specs[out->n], ne, strlen(ne), &e) == 0) {
+			if (why_out)
+				why_out[out->n - n_own] = ex_why ? ex_why[k] : NULL;
 			out->n++;
+		}
 	}
+	return out->n - n_own; /* the versions given up: spec's last ones */
 }
 
 /* " (torchvision 0.9.0 needs torch==1.8.0)" for messages. */
@@ -490,6 +495,7 @@ struct solver {
 	struct wp_buf last_cause;   /* the reason the newest version given up was given up */
 	bool bad_metadata;          /* last_cause is a file's invalid metadata */
 	char why[256];              /* add_deps's reason when it names a project */
+	char impossible_dep[128];   /* add_deps gave the version up for this project, of which no version can be had */
 };
 
 /* Why a level ran out, carried back with the search: the text, and when it was a pick that found
@@ -563,7 +569,7 @@ static bool picked_satisfies(struct solver *sv, const struct want *w, const stru
  * the pick have their metadata read first (all that could matter, in one read-ahead), so that
  * their variant is known. < 0 when that metadata cannot be read. */
 static int pick_want(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-		     char *const *excluded, size_t nex, bool any_variant, bool reasons, struct wp_pick_result *res,
+		     char *const *excluded, char *const *ex_why, size_t nex, bool any_variant, bool reasons, struct wp_pick_result *res,
 		     struct wp_err *err)
 {
 	struct wp_specset spec;
@@ -571,9 +577,11 @@ static int pick_want(struct solver *sv, const struct state *s, const struct want
 	const struct wp_solve_provider *p = sv->x->p;
 	int rc = 0;
 	bool read_ahead_done = false;
-	merged_spec(w, excluded, nex, &spec, &spec_text);
+	const char **given_why = wp_xcalloc(nex + 1, sizeof(*given_why));
+	size_t n_given = merged_spec(w, excluded, ex_why, nex, &spec, &spec_text, given_why);
 	struct wp_pick_request req = {
 		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
+		.n_given_up = n_given, .given_up_why = given_why,
 		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
 		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
 		.reasons = reasons || sv->x->o->explain, .asks = sv->x->o->asks,
@@ -609,6 +617,7 @@ static int pick_want(struct solver *sv, const struct state *s, const struct want
 	}
 	wp_specset_release(&spec);
 	wp_buf_free(&spec_text);
+	free(given_why);
 	return rc;
 }
 
@@ -647,7 +656,7 @@ static void read_ahead(struct solver *sv, const struct state *s, size_t from)
 		if (!pf || w->picked >= 0)
 			continue;
 		struct wp_pick_result res;
-		if (pick_want(sv, s, w, pf, NULL, 0, false, false, &res, &e) == 0 && res.chosen >= 0)
+		if (pick_want(sv, s, w, pf, NULL, NULL, 0, false, false, &res, &e) == 0 && res.chosen >= 0)
 			cands[nc++] = &pf->files.c[res.chosen];
 		wp_pick_result_release(&res);
 	}
@@ -755,6 +764,7 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			/* a project found to have no version the target can take: this version cannot stay */
 			set_root_cause(sv, pj0->impossible_why ? pj0->impossible_why : "");
 			snprintf(sv->why, sizeof(sv->why), "it needs %s, of which no version can be had", s->w[j].display);
+			snprintf(sv->impossible_dep, sizeof(sv->impossible_dep), "%s", s->w[j].display);
 			wp_requirement_release(&dep);
 			*why = sv->why;
 			return 1;
@@ -798,11 +808,11 @@ static void failed_rejects(struct solver *sv, const struct state *s, const struc
 {
 	struct wp_pick_result why;
 	struct wp_err we = WP_ERR_INIT;
-	if (pick_want(sv, s, w, pf, NULL, 0, false, true, &why, &we) == 0) {
+	if (pick_want(sv, s, w, pf, NULL, NULL, 0, false, true, &why, &we) == 0) {
 		/* the files the request admits: the others are not what went wrong */
 		struct wp_specset spec;
 		struct wp_buf st = WP_BUF_INIT;
-		merged_spec(w, NULL, 0, &spec, &st);
+		merged_spec(w, NULL, NULL, 0, &spec, &st, NULL);
 		out->project = wp_xstrdup(w->display);
 		out->rejects = wp_xcalloc(why.n_rejects ? why.n_rejects : 1, sizeof(*out->rejects));
 		for (size_t k = 0; k < why.n_rejects; k++) {
@@ -846,7 +856,7 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 	if (pf->has_variants && s->variant) {
 		struct wp_pick_result alt;
 		struct wp_err ae = WP_ERR_INIT;
-		if (pick_want(sv, s, w, pf, NULL, 0, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
+		if (pick_want(sv, s, w, pf, NULL, NULL, 0, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
 			/* the set's variant, not the versions, is what stops this project */
 			sv->variant_blame = true;
 			free(sv->last_variant);
@@ -894,6 +904,7 @@ struct level {
 	char *pub;                   /* the public version of the current pick (owned), NULL: none */
 	size_t n_wants, trail;
 	bool set_variant;            /* the current pick chose the set's variant */
+	size_t impossible_run;       /* versions given up in a row for needing one project no version of which can be had */
 	struct level_set blame;
 	struct cause cause;          /* why its first version given up was (or why it found nothing) */
 };
@@ -1018,7 +1029,7 @@ static bool project_impossible(struct solver *sv, const struct state *s, const s
 	struct want bare = { .project = w->project, .display = w->display, .picked = -1 };
 	struct wp_pick_result r;
 	struct wp_err e = WP_ERR_INIT;
-	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->ndead, false, false, &r, &e) == 0 && r.chosen < 0;
+	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->dead_why, pf->ndead, false, false, &r, &e) == 0 && r.chosen < 0;
 	wp_pick_result_release(&r);
 	return none;
 }
@@ -1043,7 +1054,7 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	if (!pf)
 		return err->code ? err->code : -WPE_SOURCE;
 	struct wp_pick_result res;
-	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->nex, false, false, &res, err);
+	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->ex_why, l->nex, false, false, &res, err);
 	if (rc < 0) {
 		wp_pick_result_release(&res);
 		return rc;
@@ -1129,6 +1140,7 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	char *gave_up_owned = NULL;
 	size_t blame = NONE;
 	char *by = wp_xasprintf("%s %s", s->w[i].display, pub);
+	sv->impossible_dep[0] = 0;
 	if (!metadata_python_fits(m.requires_python, sv->t)) {
 		gave_up = gave_up_owned = wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
 						       m.requires_python, sv->t->py_major, sv->t->py_minor);
@@ -1154,7 +1166,25 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	}
 	give_up_pick(sv, s, l, i, gave_up);
 	free(gave_up_owned);
-	return count_step(sv, err);
+	if ((rc = count_step(sv, err)) < 0)
+		return rc;
+	/* That a project cannot be had is learnt once (impossible); what needs it is given up at once.
+	 * A want whose newest versions all need it (one release after another needing a project no
+	 * index lists) is not walked back through every release: after a run of them the level runs
+	 * out, saying so. (20,000 versions each needing a missing project took minutes.) */
+	l->impossible_run = sv->impossible_dep[0] ? l->impossible_run + 1 : 0;
+	if (l->impossible_run >= WP_SOLVE_IMPOSSIBLE_RUN) {
+		char *text = wp_xasprintf("%s: its %zu newest versions down to %s all need %s, of which no version can be had "
+					  "(older ones were not tried: pin one to try it, or add the index that has %s)",
+					  s->w[i].display, l->impossible_run, l->excluded[l->nex - 1], sv->impossible_dep,
+					  sv->impossible_dep);
+		free(l->cause.text);
+		l->cause.text = text;
+		set_root_cause(sv, text);
+		blame_requirements(s, l, i, pf);
+		return -WPE_NOMATCH;
+	}
+	return 0;
 }
 
 /* Level i (the top) ran out. The search goes back to the newest level its blame names, taking
@@ -1174,6 +1204,11 @@ static int jump_back(struct solver *sv, struct state *s, struct level_vec *lv, s
 		return 0;
 	}
 	size_t to = blame.v[blame.n - 1];
+	/* what ran out was needed by level to's pick (its dependencies), or asked for by another
+	 * and clashed with that pick (the rest of the set) */
+	bool own = false;
+	for (size_t k = 0; lv->n < s->n && k < s->w[lv->n].nc && !own; k++)
+		own = s->w[lv->n].c[k].level == to;
 	while (lv->n - 1 > to) {
 		undo_pick(sv, s, &lv->v[lv->n - 1], lv->n - 1);
 		level_free(&lv->v[--lv->n]);
@@ -1182,10 +1217,11 @@ static int jump_back(struct solver *sv, struct state *s, struct level_vec *lv, s
 	for (size_t k = 0; k + 1 < blame.n; k++)
 		blame_add(&l->blame, blame.v[k]);
 	if (blame.n == 1) /* only its own pick was to blame: that version cannot be had at all */
-		mark_dead(find_proj(sv->x, s->w[to].project), l->pub, "its dependencies cannot be met", why->text);
+		mark_dead(find_proj(sv->x, s->w[to].project), l->pub, own ? "its dependencies cannot be met" :
+					"what the rest of the set needs rules it out", why->text);
 	cause_move(&l->cause, why);
 	wp_vec_free(&blame);
-	give_up_pick(sv, s, l, to, "its dependencies cannot be met");
+	give_up_pick(sv, s, l, to, own ? "its dependencies cannot be met" : "what the rest of the set needs rules it out");
 	int rc = count_step(sv, err);
 	return rc < 0 ? rc : 1;
 }
@@ -1229,6 +1265,43 @@ static int search(struct solver *sv, struct state *s, struct cause *why, struct 
 	return rc;
 }
 
+/* Which requirements of other packages (or -c) rule out a newer version of w's project than its
+ * pick: "; torchvision 0.8.2 requires torch==1.7.1, which rules out newer versions" appended to
+ * reason, so the why-line does not read as if the target alone chose the version. */
+static void say_held_back(const struct ctx *x, const struct want *w, const struct proj *pf, const char *picked,
+			  struct wp_buf *reason)
+{
+	struct wp_version pv;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_version_parse(&pv, picked, strlen(picked), &e) < 0)
+		return;
+	bool *holds = wp_xcalloc(w->nc + 1, sizeof(*holds));
+	for (size_t i = 0; i < pf->files.n; i++) {
+		const char *ver = pf->files.c[i].version;
+		struct wp_version fv;
+		if (!ver || wp_version_parse(&fv, ver, strlen(ver), &e) < 0)
+			continue;
+		if (wp_version_cmp_public(&fv, &pv) > 0 && (x->o->pre || !wp_version_is_prerelease(&fv)))
+			for (size_t k = 0; k < w->nc; k++)
+				if (!holds[k] && w->c[k].by && w->c[k].text && *w->c[k].text &&
+				    !wp_specset_contains(&w->c[k].spec, &fv, WP_PRERELEASES_YES))
+					holds[k] = true;
+		wp_version_release(&fv);
+	}
+	for (size_t k = 0; k < w->nc; k++) {
+		if (!holds[k])
+			continue;
+		if (w->c[k].constraint)
+			wp_buf_printf(reason, "; the constraints (-c) hold %s to %s, which rules out newer versions", w->display,
+				      w->c[k].text);
+		else
+			wp_buf_printf(reason, "; %s requires %s%s, which rules out newer versions", w->c[k].by, w->display,
+				      w->c[k].text);
+	}
+	free(holds);
+	wp_version_release(&pv);
+}
+
 static void record(struct ctx *x, const struct state *s, size_t ti)
 {
 	struct wp_plan *plan = x->plan;
@@ -1257,7 +1330,10 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->tags = dupn(c->tags);
 		f->upload_time = dupn(c->upload_time);
 		f->where = plan_where(c);
-		f->reason = dupn(w->reason);
+		struct wp_buf why = WP_BUF_INIT;
+		wp_buf_addstr(&why, w->reason ? w->reason : "");
+		say_held_back(x, w, pf, c->version, &why);
+		f->reason = wp_buf_detach(&why, NULL);
 		if (c->variants && wp_pick_candidate_is_variant_wheel(c))
 			f->variants = wp_variants_copy(c->variants); /* ops/wheel/locks.c writes it into pylock.toml */
 		/* what the user named is theirs, whoever else needs it */

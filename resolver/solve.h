@@ -79,6 +79,8 @@ struct wp_solve_opts {
 #define WP_SOLVE_MAX_STEPS    2000
 #define WP_SOLVE_MAX_PROJECTS 100000
 #define WP_SOLVE_MAX_RESTARTS 12   /* variants given up on before the set is declared unsolvable */
+#define WP_SOLVE_IMPOSSIBLE_RUN 64 /* versions of a want given up in a row for needing one project that
+                                      cannot be had, before the want is declared unsatisfiable */
 
 struct wp_plan_reject {
 	char *where;   /* "cu113/torch-1.9.0+cu113-cp38-cp38-linux_x86_64.whl" */

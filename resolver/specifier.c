@@ -154,7 +154,7 @@ int wp_specifier_parse(struct wp_specifier *sp, const char *s, size_t n, struct 
 	}
 	rc = wp_version_parse(&sp->version, sp->text, e - tb - (sp->wildcard ? 2 : 0), err);
 	if (rc < 0) {
-		wp_err_prefix(err, "specifier '%s': ", name);
+		wp_err_prefix(err, "specifier '%s'", name);
 		free(sp->text);
 		memset(sp, 0, sizeof(*sp));
 		return rc;

@@ -160,11 +160,19 @@ struct follow_ctx {
 	const struct wp_crawl_opts *opts;
 	struct wp_buf norm;
 	struct urls urls;
+	struct urls listed;   /* this root's every project (up to WP_CRAWL_ROOT_ALL_MAX + 1), for defaults mode */
+	bool default_found;   /* this root lists one of the default projects */
 };
+
+/* A root read without --project that lists none of the default projects (a company index of
+ * dependencies only): its projects are followed, as many as this, else none. */
+#define WP_CRAWL_ROOT_ALL_MAX 1000
 
 static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err *err)
 {
 	struct follow_ctx *f = ctx;
+	if (!f->opts->projects && f->listed.n <= WP_CRAWL_ROOT_ALL_MAX)
+		wp_vec_push(&f->listed, wp_xstrdup(url));
 	const char *const *want = f->opts->projects ? f->opts->projects : default_projects;
 	size_t nwant = f->opts->projects ? f->opts->n_projects : WP_ARRAY_LEN(default_projects);
 	struct wp_buf w = WP_BUF_INIT;
@@ -173,6 +181,7 @@ static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err
 		wp_project_name_normalize(want[i], strlen(want[i]), &w);
 		if (!strcmp(w.data, f->norm.data)) {
 			wp_vec_push(&f->urls, wp_xstrdup(url));
+			f->default_found = true;
 			break;
 		}
 	}
@@ -180,16 +189,92 @@ static int follow_fn(void *ctx, const char *name, const char *url, struct wp_err
 	return 0;
 }
 
+/* After a root's list was read in defaults mode: none of the defaults there, so what it has. */
+static void follow_listed(struct follow_ctx *f)
+{
+	if (!f->default_found && f->listed.n <= WP_CRAWL_ROOT_ALL_MAX)
+		for (size_t i = 0; i < f->listed.n; i++) {
+			wp_vec_push(&f->urls, f->listed.v[i]);
+			f->listed.v[i] = NULL;
+		}
+	for (size_t i = 0; i < f->listed.n; i++)
+		free(f->listed.v[i]);
+	f->listed.n = 0;
+	f->default_found = false;
+}
+
+struct known_under {
+	struct follow_ctx *f;
+	size_t prefix_len;
+};
+
+/* A project page read under the root before: ROOT/<name>/, a page of links (a local folder's
+ * page reads as one), not another root or a repodata that happens to lie below it. */
+/* After the pages read under an unchanged root were listed in defaults mode: the default
+ * projects' pages when there are any (what a first read of a root with torch follows), else all. */
+static void follow_known_listed(struct follow_ctx *f)
+{
+	for (size_t i = 0; i < f->listed.n; i++) {
+		bool take = !f->default_found;
+		if (f->default_found) {
+			const char *u = f->listed.v[i];
+			size_t n = strlen(u), b = n - 1;
+			while (b > 0 && u[b - 1] != '/')
+				b--;
+			wp_project_name_normalize(u + b, n - 1 - b, &f->norm);
+			for (size_t d = 0; d < WP_ARRAY_LEN(default_projects) && !take; d++)
+				take = !strcmp(f->norm.data, default_projects[d]);
+		}
+		if (take && f->listed.n <= WP_CRAWL_ROOT_ALL_MAX) {
+			wp_vec_push(&f->urls, f->listed.v[i]);
+			f->listed.v[i] = NULL;
+		}
+		free(f->listed.v[i]);
+	}
+	f->listed.n = 0;
+	f->default_found = false;
+}
+
+static int follow_known_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	struct known_under *k = ctx;
+	const char *rest = r->url ? r->url + k->prefix_len : NULL;
+	size_t n = rest ? strlen(rest) : 0;
+	if (!rest || n < 2 || rest[n - 1] != '/' || memchr(rest, '/', n - 1) || !r->kind ||
+	    (strcmp(r->kind, "simple") && strcmp(r->kind, "simple-json") && strcmp(r->kind, "findlinks")))
+		return 0;
+	/* as a first read does: the default projects when the root had any, else all it had */
+	struct follow_ctx *f = k->f;
+	wp_project_name_normalize(rest, n - 1, &f->norm);
+	for (size_t i = 0; i < WP_ARRAY_LEN(default_projects) && !f->default_found; i++)
+		f->default_found = !strcmp(f->norm.data, default_projects[i]);
+	if (f->listed.n <= WP_CRAWL_ROOT_ALL_MAX)
+		wp_vec_push(&f->listed, wp_xstrdup(r->url));
+	return 0;
+}
+
 /* A root known unchanged (304, the same bytes, or fresh): the projects asked for at
- * ROOT/<name>/ (PEP 503's place for them), without reading its list again. */
-static void follow_known_root(struct follow_ctx *f, const char *url, const struct prior *pr, struct wp_crawl_source *s)
+ * ROOT/<name>/ (PEP 503's place for them), without reading its list again. Without --project,
+ * the project pages read under it before (those it listed): the defaults are never guessed at, as
+ * a root of dependencies only has no torch/ and that is no failure. */
+static void follow_known_root(struct wp_catalog *cat, struct follow_ctx *f, const char *url, const struct prior *pr,
+			      struct wp_crawl_source *s)
 {
 	if (!f || !pr->root)
 		return;
-	const char *const *want = f->opts->projects ? f->opts->projects : default_projects;
-	size_t nwant = f->opts->projects ? f->opts->n_projects : WP_ARRAY_LEN(default_projects);
 	size_t n = strlen(url);
 	s->kind = "root";
+	if (!f->opts->projects) {
+		struct wp_err e = WP_ERR_INIT;
+		char *prefix = wp_xasprintf("%s%s", url, n && url[n - 1] == '/' ? "" : "/");
+		struct known_under k = { f, strlen(prefix) };
+		wp_catalog_sources_under(cat, prefix, follow_known_fn, &k, &e);
+		free(prefix);
+		follow_known_listed(f);
+		return;
+	}
+	const char *const *want = f->opts->projects;
+	size_t nwant = f->opts->n_projects;
 	for (size_t i = 0; i < nwant; i++) {
 		wp_project_name_normalize(want[i], strlen(want[i]), &f->norm);
 		wp_vec_push(&f->urls, wp_xasprintf("%s%s%s/", url, n && url[n - 1] == '/' ? "" : "/", f->norm.data));
@@ -323,7 +408,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	if (!opts->force && pr->found && pr->content_sha256 && !strcmp(pr->content_sha256, sha)) {
 		s->unchanged = true;
 		touch_source(cat, url);
-		follow_known_root(follow, url, pr, s);
+		follow_known_root(cat, follow, url, pr, s);
 		return 0;
 	}
 
@@ -386,9 +471,10 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 		wp_err_clear(err);
 		if (!follow)
 			return wp_fail(err, -WPE_SOURCE, "'%s' is an index root, not a project page", url);
-		if (is_json(res))
-			return wp_read_pep691_projects(page, data, len, follow_fn, follow, &st, err);
-		return wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
+		rc = is_json(res) ? wp_read_pep691_projects(page, data, len, follow_fn, follow, &st, err)
+				  : wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
+		follow_listed(follow);
+		return rc;
 	}
 	s->skipped += st.skipped;
 	s->malformed += st.malformed;
@@ -593,7 +679,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		}
 		if (opts->max_age_s > 0 && pr[i].found && pr[i].fetched_at > 0 && now - pr[i].fetched_at < opts->max_age_s) {
 			rep->v[base + i].unchanged = true;
-			follow_known_root(follow, urls[i], &pr[i], &rep->v[base + i]);
+			follow_known_root(cat, follow, urls[i], &pr[i], &rep->v[base + i]);
 			continue;
 		}
 		reqs[ntodo] = (struct wp_http_req){
@@ -633,7 +719,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		} else if (res[k].not_modified) {
 			s->unchanged = true;
 			touch_source(cat, s->url);
-			follow_known_root(follow, s->url, &pr[i], s);
+			follow_known_root(cat, follow, s->url, &pr[i], s);
 		} else {
 			struct wp_err se = WP_ERR_INIT;
 			int rc = store_source(cat, s, &res[k], paths[i], &pr[i], opts, follow, &se);
@@ -678,6 +764,9 @@ int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n, const st
 	for (size_t i = 0; i < follow.urls.n; i++)
 		free(follow.urls.v[i]);
 	wp_vec_free(&follow.urls);
+	for (size_t i = 0; i < follow.listed.n; i++)
+		free(follow.listed.v[i]);
+	wp_vec_free(&follow.listed);
 	wp_buf_free(&follow.norm);
 	/* root pages are reported as sources that hold no files themselves */
 	for (size_t i = 0; i < rep->n; i++)

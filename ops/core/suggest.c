@@ -183,6 +183,33 @@ static void push_closest(struct wp_names *out, const char *w, const char *const 
 	wp_strlist_release(&close);
 }
 
+#define NEAR 3 /* edits: a suggestion this close is a likely typo of it */
+
+/* How far a suggestion is from what was typed: one that completes it by a few letters
+ * ("..._x86" -> "..._x86_64") or is one edit from it is 1; any other is 2 (a guess from the
+ * words' meaning, "linux" -> "manylinux_2_28_x86_64", keeps its place among those). */
+static size_t rank(const char *typed, const char *cand)
+{
+	size_t n = strlen(typed), m = strlen(cand);
+	if (n && m > n && m - n <= NEAR && !strncmp(cand, typed, n))
+		return 1;
+	/* past one edit, the order they were thought of in is the better guess ("win64" is
+	 * win_amd64, though win32 is two letters from it) */
+	return wp_suggest_distance(typed, cand, 1) <= 1 ? 1 : 2;
+}
+
+/* The suggestions, nearest first; ties keep the order they were thought of in. */
+static void nearest_first(struct wp_names *out, const char *typed)
+{
+	for (size_t i = 1; i < out->n; i++) {
+		char *v = out->v[i];
+		size_t r = rank(typed, v), j = i;
+		for (; j > 0 && rank(typed, out->v[j - 1]) > r; j--)
+			out->v[j] = out->v[j - 1];
+		out->v[j] = v;
+	}
+}
+
 bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 {
 	char w[MAX_WORD], u[MAX_WORD];
@@ -199,13 +226,36 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 		push(out, "%s", u);
 		return false;
 	}
+	/* an architecture cut short at the end ("manylinux2014_x86", "macosx_11_0_arm"): completed,
+	 * and said first; the guesses below still follow */
+	for (int list = 0; !conda && list < 2; list++) {
+		const char *const *al = list ? mac_arches : linux_arches;
+		size_t an = list ? WP_ARRAY_LEN(mac_arches) : WP_ARRAY_LEN(linux_arches);
+		for (size_t a = 0; a < an; a++) {
+			size_t al_n = strlen(al[a]);
+			for (size_t k = al_n - 1; k >= 2; k--) {
+				char t[2 * MAX_WORD];
+				if (k > n || strncmp(u + n - k, al[a], k))
+					continue;
+				snprintf(t, sizeof(t), "%.*s%s", (int)(n - k), u, al[a]);
+				if (tag_ok(t))
+					push(out, "%s", t);
+				break;
+			}
+		}
+	}
+	size_t completed = out->n;
 	const char *arch = strstr(u, "aarch64") || strstr(u, "arm64") ? "aarch64"
 			 : strstr(u, "ppc64le")                      ? "ppc64le"
 			 : strstr(u, "s390x")                        ? "s390x"
 			 : strstr(u, "x86_64") || strstr(u, "amd64") || strstr(u, "x64") ? "x86_64"
 			 : strstr(u, "i686") || strstr(u, "i386") || strstr(u, "x86")   ? "i686"
 											 : NULL;
-	const char *arches[2] = { arch ? arch : "x86_64", arch ? NULL : "aarch64" };
+	/* a bare "x86" is x86_64 short of its "_64" as much as it is i686: both, nearest first */
+	bool x86 = arch && !strcmp(arch, "i686") && !strstr(u, "i686") && !strstr(u, "i386");
+	if (x86)
+		arch = "x86_64";
+	const char *arches[2] = { arch ? arch : "x86_64", x86 ? "i686" : arch ? NULL : "aarch64" };
 	bool mac = strstr(u, "mac") || strstr(u, "osx") || strstr(u, "darwin");
 	bool win = !mac && (strstr(u, "win") || !strcmp(u, "amd64"));
 	bool musl = strstr(u, "musl") || strstr(u, "alpine");
@@ -238,7 +288,7 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 				push(out, "%s", t);
 		}
 	}
-	if (out->n) {
+	if (out->n > completed) {
 		/* the architectures of what was named */
 	} else if (musl) {
 		for (int k = 0; k < 2 && arches[k]; k++)
@@ -258,13 +308,14 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 			push(out, "%s", "win_amd64");
 		if (!arch || !strcmp(arch, "aarch64"))
 			push(out, "%s", "win_arm64");
-		if (!arch || !strcmp(arch, "i686"))
+		if (!arch || !strcmp(arch, "i686") || x86)
 			push(out, "%s", "win32");
 	}
 	if (!out->n)
 		push_closest(out, u, common_tags, WP_ARRAY_LEN(common_tags));
 	if (!out->n)
 		push(out, "%s", "manylinux_2_28_x86_64"), push(out, "%s", "win_amd64"), push(out, "%s", "macosx_11_0_arm64");
+	nearest_first(out, u);
 	return false;
 }
 

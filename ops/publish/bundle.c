@@ -89,6 +89,12 @@ static const char install_sh_conda[] =
 	"\techo \"install.sh: no $(basename \"$lock\") here; the locks are: $(cd \"$here\" && echo explicit-*.txt)\" >&2\n"
 	"\texit 2\n"
 	"fi\n"
+	"conda=${CONDA:-conda}\n"
+	"if ! command -v \"$conda\" >/dev/null 2>&1; then\n"
+	"\techo \"install.sh: '$conda' is not on PATH: install conda (Miniforge or Miniconda), or set CONDA to the one "
+	"this machine has (CONDA=mamba, CONDA=micromamba, or its path) and run ./install.sh again\" >&2\n"
+	"\texit 3\n"
+	"fi\n"
 	"named=\n"
 	"for a in \"$@\"; do case $a in -n | -p | --name | --prefix | --name=* | --prefix=* | -n?* | -p?*) named=1 ;; esac; done\n"
 	"if [ -z \"$named\" ]; then\n"
@@ -116,7 +122,7 @@ static const char install_sh_conda[] =
 	"\techo \"install.sh: $(basename \"$lock\") has a line that is no package URL; run 'wheelpick verify' on the bundle\" >&2\n"
 	"\texit 4\n"
 	"fi\n"
-	"\"${CONDA:-conda}\" create --offline --file \"$tmp/explicit.txt\" \"$@\"\n";
+	"\"$conda\" create --offline --file \"$tmp/explicit.txt\" \"$@\"\n";
 
 const char *wp_bundle_install_sh(void)
 {

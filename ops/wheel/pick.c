@@ -684,16 +684,25 @@ static void earlier_set(const char *dir, struct wp_strlist *out)
 	free(path);
 }
 
+/* Does the plan write filename: one of its files, or the plain-name copy of a variant wheel that
+ * no other file of the plan shares (write_plain_copies writes none where targets clash)? A plain
+ * copy an earlier run left under a name the plan clashes on holds bytes no requirement now pins:
+ * it must go, or verify fails the wheelhouse (issue 36: reused wheelhouses failed 6 of 10 rounds). */
 static bool plan_names(const struct wp_plan *plan, const char *filename)
 {
+	const char *plain_of = NULL;
+	bool clash = false;
 	for (size_t i = 0; i < plan->n; i++) {
-		char *plain = plain_wheel_name(plan->files[i].filename);
-		bool same = !strcmp(plan->files[i].filename, filename) || (plain && !strcmp(plain, filename));
-		free(plain);
-		if (same)
+		if (!strcmp(plan->files[i].filename, filename))
 			return true;
+		char *plain = plain_wheel_name(plan->files[i].filename);
+		if (plain && !strcmp(plain, filename)) {
+			clash |= plain_of && strcmp(plain_of, plan->files[i].filename) != 0;
+			plain_of = plan->files[i].filename;
+		}
+		free(plain);
 	}
-	return false;
+	return plain_of && !clash;
 }
 
 /* A wheelhouse is one set: the wheels (and their plain-named copies) the earlier run wrote that
@@ -963,6 +972,65 @@ int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, s
 	 * the metadata the catalog read for it, even when this run resolved nothing (--no-deps) */
 	run->store.catalog = &run->cat;
 	return 0;
+}
+
+struct used_ctx {
+	const char *project;
+	const struct wp_strlist *prefer;
+	char *pick;      /* the source chosen for this file (owned) */
+	bool preferred;  /* it is under one of prefer */
+};
+
+static bool under_any(const char *url, const struct wp_strlist *l)
+{
+	for (size_t i = 0; l && i < l->n; i++)
+		if (!strncmp(url, l->v[i], strlen(l->v[i])))
+			return true;
+	return false;
+}
+
+static int used_fn(void *vctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	struct used_ctx *u = vctx;
+	if (!r->url || u->preferred)
+		return 0;
+	bool pref = under_any(r->url, u->prefer);
+	if (!u->pick || pref) {
+		free(u->pick);
+		u->pick = wp_xstrdup(r->url);
+		u->preferred = pref;
+		/* a project's page ROOT/<name>/ is said as its root, as an index is named */
+		size_t n = strlen(u->pick), pn = strlen(u->project);
+		if (r->kind && !strncmp(r->kind, "simple", 6) && n > pn + 2 && u->pick[n - 1] == '/' &&
+		    !strncmp(u->pick + n - 1 - pn, u->project, pn) && u->pick[n - 2 - pn] == '/')
+			u->pick[n - 1 - pn] = 0;
+	}
+	return 0;
+}
+
+int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefer, struct wp_strlist *out,
+			 struct wp_err *err)
+{
+	int rc = 0;
+	if (!run->cat.db)
+		return 0;
+	size_t distinct;
+	bool *first = wp_plan_first_of_url(&run->plan, &distinct);
+	for (size_t i = 0; i < run->plan.n && !rc; i++) {
+		const struct wp_plan_file *f = &run->plan.files[i];
+		struct used_ctx u = { f->project, prefer, NULL, false };
+		if (first[i] && f->project && f->url)
+			rc = wp_catalog_file_url_sources(&run->cat, f->project, f->url, used_fn, &u, err);
+		bool dup = !u.pick;
+		for (size_t k = 0; k < out->n && !dup; k++)
+			dup = !strcmp(out->v[k], u.pick);
+		if (dup)
+			free(u.pick);
+		else
+			wp_strlist_push(out, u.pick);
+	}
+	free(first);
+	return rc;
 }
 
 int wp_pick_dest_ready(const char *dir, struct wp_err *err)

@@ -95,6 +95,15 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 
 void wp_pick_run_release(struct wp_pick_run *run);
 
+/* The sources the plan's files came from, as the catalog has them (each once, in the order the
+ * plan first uses them): what the plan's header names when
+ * the indexes in force were not what was read (the catalog's earlier reads, a requirement file's
+ * --index-url). The caller frees the strings and out->v. Files the catalog lists nowhere (a lock's
+ * own URLs) add nothing. A file several sources list is said to come from one under prefer (URL
+ * prefixes: the indexes in force) when there is one. */
+int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefer, struct wp_strlist *out,
+			 struct wp_err *err);
+
 /* `lock`: the plan, with nothing downloaded, as PEP 751 lock files naming each wheel by URL: the
  * shared one at path (its folder gets the per-target ones). rep gets what was written. */
 struct wp_lock_report;

@@ -196,8 +196,13 @@ int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, co
 	for (size_t t = 0; t < run->n_targets && !rc; t++) {
 		struct wp_pylock_pick *picks = NULL;
 		size_t n = 0;
-		if ((rc = wp_pylock_select_target(&lk, &run->targets[t], extras, nextras, groups, ngroups, &picks, &n, err)) < 0)
-			wp_err_prefix(err, "'%s' for target %zu: ", lock_path, t + 1);
+		if ((rc = wp_pylock_select_target(&lk, &run->targets[t], extras, nextras, groups, ngroups, &picks, &n, err)) < 0) {
+			/* which target, in words: its Python and platform are what a lock's environments test */
+			struct wp_buf tgt = WP_BUF_INIT;
+			wp_target_describe(&run->targets[t], &tgt);
+			wp_err_prefix(err, "'%s' for target %zu (%s)", lock_path, t + 1, wp_buf_cstr(&tgt));
+			wp_buf_free(&tgt);
+		}
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = picks[i].source == WP_PYLOCK_WHEEL || picks[i].source == WP_PYLOCK_SDIST ||
 					     picks[i].source == WP_PYLOCK_ARCHIVE

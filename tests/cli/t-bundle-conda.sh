@@ -126,6 +126,21 @@ cp "$TMP/odd dir#1/b/explicit-linux-64.txt" "$TMP/x.txt"
 echo "numpy" >>"$TMP/odd dir#1/b/explicit-linux-64.txt"
 expect_exit 4 "a lock line that is no URL stops install.sh before conda" sh "$TMP/odd dir#1/b/install.sh"
 expect_grep "saying so" "explicit-linux-64.txt has a line that is no package URL" "$TMP/err"
+# a host without conda: install.sh says so before anything else, naming CONDA=mamba/micromamba
+mkdir -p "$TMP/noconda" "$TMP/hasmamba"
+for t in sh sed grep head basename dirname mktemp od tr rm cat cp printf; do
+	p=$(command -v "$t") && ln -sf "$p" "$TMP/noconda/$t"
+done
+cp "$TMP/noconda/"* "$TMP/hasmamba/" 2>/dev/null
+cp "$TMP/fakeconda" "$TMP/hasmamba/mamba"
+cp "$TMP/x.txt" "$TMP/odd dir#1/b/explicit-linux-64.txt"
+expect_exit 3 "no conda on PATH" env -u CONDA PATH="$TMP/noconda" sh "$TMP/odd dir#1/b/install.sh" -y
+expect_grep "says to install conda or set CONDA" "install.sh: 'conda' is not on PATH: install conda \(Miniforge or Miniconda\), or set CONDA to the one this machine has \(CONDA=mamba, CONDA=micromamba" "$TMP/err"
+expect_no_grep "not the shell's 'not found'" "not found" "$TMP/err"
+expect_exit 3 "CONDA=micromamba, not there either" env CONDA=micromamba PATH="$TMP/noconda" sh "$TMP/odd dir#1/b/install.sh" -y
+expect_grep "names it" "'micromamba' is not on PATH" "$TMP/err"
+expect_exit 0 "CONDA=mamba, on PATH" env CONDA=mamba PATH="$TMP/hasmamba" sh "$TMP/odd dir#1/b/install.sh" -y
+expect_grep "mamba ran conda's create" "^create$" "$TMP/fake.args"
 unset CONDA FAKE_OUT
 
 # two targets of one subdir with different closures: a lock each, and install.sh asks which

@@ -131,4 +131,37 @@ export WHEELPICK_CATALOG="$TMP/c3.sqlite3"
 expect_exit 4 "a wrong md5 is exit 4" wp pick 'pytorch==1.7.1' --conda -c "$CH" -c "$FORGE" --cuda 9.2 --python 3.8 --platform linux-64 -d "$TMP/local3" --refresh
 expect_grep "names it" "cudatoolkit-9.2-0.tar.bz2.*md5 mismatch: expected 0{32}" "$TMP/err"
 expect_no_file "not in the channel" "$TMP/local3/linux-64/cudatoolkit-9.2-0.tar.bz2"
+# matrix --conda (issue 36): each target's conda pick, a row each; a target nothing fits says why
+expect_exit 0 "matrix --conda, four targets" wp matrix 'pytorch==1.8.0' --conda --channel "$CH" --channel "$FORGE" \
+	--cuda 11.2 --cuda 11.0 --cuda 9.2 --cuda cpu --python 3.8 --platform linux-64
+expect_grep "11.2: the cuda11.1 build" "^CUDA 11\.2, Python 3\.8, linux-64 +1\.8\.0 py3\.8_cuda11\.1_cudnn8\.0\.5_0" "$TMP/out"
+expect_grep "11.0: cuda10.2" "^CUDA 11\.0, Python 3\.8, linux-64 +1\.8\.0 py3\.8_cuda10\.2_cudnn7\.6\.5_0" "$TMP/out"
+expect_grep "9.2: nothing, and why" "nothing: pytorch 1\.8\.0 has cpu, cuda10\.2, cuda11\.1; none runs on CUDA 9\.2" "$TMP/out"
+expect_grep "CPU" "^CPU, Python 3\.8, linux-64 +1\.8\.0 py3\.8_cpu_0" "$TMP/out"
+expect_no_file "a matrix writes no channel" "$TMP/conda-channel"
+expect_exit 0 "matrix --channel alone implies --conda, --json" wp matrix 'pytorch==1.8.0' --channel "$CH" --channel "$FORGE" \
+	--cuda 11.2 --cuda 9.2 --python 3.8 --platform linux-64 --json
+expect_json "$TMP/out" "[[p['build'] for p in r['picks'] if p['name'] == 'pytorch'] for r in j['rows']]" "[['py3.8_cuda11.1_cudnn8.0.5_0'], []]"
+expect_json "$TMP/out" "[r['error'] and r['error']['exit'] for r in j['rows']]" "[None, 1]"
+python3 -c 'import jsonschema' 2>/dev/null && { python3 "$ROOT/tests/cli/json_schema_check.py" "$ROOT/docs/schema/matrix-conda.schema.json" "$TMP/out" >"$TMP/schema.log" 2>&1 &&
+	pass "matrix --conda --json fits its schema" || { fail "matrix-conda.schema.json"; head -5 "$TMP/schema.log" >&2; }; }
+expect_exit 0 "a driver under minor-version compatibility" wp matrix 'pytorch==1.8.0' --conda --channel "$CH" --channel "$FORGE" \
+	--driver 450.80.02 --python 3.8 --platform linux-64
+expect_grep "cuda11.1 on CUDA 11.0's driver" "1\.8\.0 py3\.8_cuda11\.1" "$TMP/out"
+expect_grep "said" "pytorch: by NVIDIA's minor-version compatibility" "$TMP/out"
+expect_exit 0 "--cuda-compat strict" wp matrix 'pytorch==1.8.0' --conda --channel "$CH" --channel "$FORGE" \
+	--driver 450.80.02 --python 3.8 --platform linux-64 --cuda-compat strict
+expect_grep "cuda10.2" "1\.8\.0 py3\.8_cuda10\.2" "$TMP/out"
+expect_no_grep "not said under strict" "minor-version" "$TMP/out"
+expect_exit 0 "two Pythons" wp matrix pytorch --conda --channel "$CH" --channel "$FORGE" --cuda cpu --python 3.8 --python 3.9 --platform linux-64 --json
+expect_json "$TMP/out" "len(j['rows'])" 2
+
+# -q --dry-run prints nothing on success, as pip's and uv's -q (issue 36); --json still prints
+expect_exit 0 "conda -q --dry-run" wp -q pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda cpu --python 3.8 --platform linux-64 --dry-run
+expect_exit 0 "nothing on stdout" test ! -s "$TMP/out"
+expect_exit 0 "conda mirror -q --dry-run" wp -q mirror "$TMP/qm" 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda cpu --python 3.8 --platform linux-64 --dry-run
+expect_exit 0 "nothing on stdout either" test ! -s "$TMP/out"
+expect_exit 0 "conda -q --dry-run --json" wp -q pick 'pytorch==1.8.0' --conda -c "$CH" -c "$FORGE" --cuda cpu --python 3.8 --platform linux-64 --dry-run --json
+expect_json "$TMP/out" "sorted(p['name'] for p in j['picks'])[:1]" "['cpuonly']"
+
 done_testing

@@ -132,7 +132,7 @@ expect_exit 0 "the command line before all of them" env PIP_INDEX_URL="http://12
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --index "$H/simple"
 expect_exit 0 "--isolated ignores pip's files and variables" env PIP_CONFIG_FILE="$TMP/pip.conf" \
 	PIP_INDEX_URL="http://127.0.0.1:9/x/" "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --isolated --offline
-expect_grep "the default, said" "\(from the default\)" "$TMP/out"
+expect_grep "what the picks came from, said (issue 36: not the default, which was not read)" "^index: $H/simple/ \(from the catalog, read before\)$" "$TMP/out"
 printf '[global]\ntimeout = soon\n' >"$TMP/bad.conf"
 expect_exit 2 "a pip timeout that is no number is a usage error" env PIP_CONFIG_FILE="$TMP/bad.conf" \
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --index "$H/simple"

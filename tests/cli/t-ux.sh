@@ -73,7 +73,7 @@ expect_grep "say to quote it" "'1\.8\.\*' looks like the version of 'pytorch': q
 expect_exit 2 "the same habit for wheels" wp torch 1.8.0 $T --dry-run
 expect_grep "one requirement" "write them as one requirement, 'torch==1\.8\.0'" "$TMP/err"
 expect_exit 1 "a project typo (from the catalog)" wp torhc $T --dry-run --offline
-expect_grep "did you mean the project" "the catalog has no files for 'torhc'.*did you mean 'torch'\?" "$TMP/err"
+expect_grep "did you mean the project" "the catalog has nothing for 'torhc'.*did you mean 'torch'\?" "$TMP/err"
 expect_exit 1 "list of a project typo" wp list torchvison
 expect_grep "list says so too" "no files for 'torchvison'; did you mean 'torchvision'\?" "$TMP/err"
 expect_exit 1 "a project only the index root lists" wp --catalog "$TMP/root.sqlite3" pilow $T --index "$BASE/simple/" --dry-run --no-deps

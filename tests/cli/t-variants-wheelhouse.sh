@@ -32,4 +32,35 @@ got=$(PYTHONPATH="$TMP/site" "$PYTHON" -c 'import torch, nvidia_cublas; print(to
 [ "$got" = "cuda12.8" ] && pass "the cuda12.8 build, with its nvidia-cublas" || fail "import: $got"
 expect_exit 0 "verify passes the wheelhouse" wp verify "$TMP/wh"
 
+# issue 36: a reused wheelhouse verifies after every round of picks into it. A plain-name copy an
+# earlier round wrote (one variant's bytes) stayed when a later round's targets clashed on that
+# plain name (no copy written), pinned by no requirement: verify failed until a round that took a
+# single variant overwrote it.
+R=(--python "$PY" --platform manylinux_2_28_x86_64 --index "$BASE/simple/")
+rounds=(
+	"--cuda 12.8 --gpu sm_86"
+	"--cuda 12.6 --cuda 13.0 --gpu sm_86"
+	"--cuda 13.0 --xpu"
+	"--cuda 13.0 --cuda cpu"
+	"--cuda cpu"
+	"--cuda 12.8 --cuda cpu"
+	"--xpu"
+	"--cuda 13.0 --gpu sm_90"
+	"--cuda 12.6 --xpu --cuda cpu"
+	"--cuda 12.8 --gpu sm_86"
+)
+rm -rf "$TMP/reuse"
+for r in "${rounds[@]}"; do
+	# shellcheck disable=SC2086
+	expect_exit 0 "pick -d into the same folder: $r" wp pick torch $r "${R[@]}" -d "$TMP/reuse" -q
+	expect_exit 0 "it verifies after: $r" wp verify "$TMP/reuse"
+done
+# the same rounds in another order (the failure depended on what came before)
+rm -rf "$TMP/reuse2"
+for k in 3 1 8 5 0 2 6 9 4 7; do
+	# shellcheck disable=SC2086
+	wp pick torch ${rounds[$k]} "${R[@]}" -d "$TMP/reuse2" -q >/dev/null 2>&1
+	expect_exit 0 "verifies, round order ${k}" wp verify "$TMP/reuse2"
+done
+
 done_testing

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/mem.h"
 #include "resolver/solve.h"
@@ -219,6 +220,95 @@ static void test_web_jump_to_root(void **state)
 	web_free(&w);
 }
 
+/* issue 36: one project with 20,000 versions, each needing a project no source lists. That the
+ * project is missing is learnt once: the provider is asked for it once, and after a run of
+ * versions that all need it the answer comes (nothing fits, naming it, saying older versions were
+ * not tried), in seconds, not after minutes of trying version after version against a growing
+ * list of the ones given up. */
+struct many {
+	struct wp_candidate *c;
+	size_t n;
+	char **strings;
+	const char *dep;
+	unsigned files_missing, deps_calls;
+};
+
+static int m_files(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
+{
+	struct many *m = ctx;
+	if (!strcmp(project, "a")) {
+		out->c = m->c;
+		out->n = m->n;
+		return 0;
+	}
+	m->files_missing++;
+	return 0; /* no source lists it */
+}
+
+static int m_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
+{
+	struct many *m = ctx;
+	m->deps_calls++;
+	*out = (struct wp_solve_deps){ .requires_dist = &m->dep, .n = 1, .source = "test" };
+	return 0;
+}
+
+static void many_versions_missing(size_t n, const char *dep)
+{
+	struct many m = { .n = n, .dep = dep };
+	m.c = wp_xcalloc(n, sizeof(*m.c));
+	m.strings = wp_xcalloc(3 * n, sizeof(*m.strings));
+	for (size_t i = 0; i < n; i++) {
+		char *ver = m.strings[3 * i] = wp_xasprintf("%zu.0", n - i);
+		char *fn = m.strings[3 * i + 1] = wp_xasprintf("a-%s-py3-none-any.whl", ver);
+		m.c[i] = (struct wp_candidate){
+			.project = "a", .version = ver, .variant = "", .kind = "wheel", .filename = fn,
+			.url = m.strings[3 * i + 2] = wp_xasprintf("https://example.test/simple/a/%s", fn),
+			.tags = "py3-none-any", .size = 1000,
+		};
+	}
+	struct wp_solve_provider p = { .files = m_files, .deps = m_deps, .ctx = &m };
+	struct wp_target t;
+	struct wp_err e = WP_ERR_INIT;
+	set_cpu_target(&t);
+	const char *req[] = { "a" };
+	struct wp_solve_opts o = { 0 };
+	struct wp_plan plan;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (rc != -WPE_NOMATCH)
+		fail_msg("%zu versions needing '%s': rc %d: %s", n, dep, rc, e.msg);
+	if (!strstr(e.msg, "missing"))
+		fail_msg("the message does not name the missing project: %s", e.msg);
+	if (secs > 20) /* a few seconds under the sanitizers on a busy machine; minutes before */
+		fail_msg("%zu versions needing a missing project took %.1f s", n, secs);
+	/* not walked back through every release: a run of them, then it stops */
+	if (m.deps_calls > 2 * WP_SOLVE_IMPOSSIBLE_RUN)
+		fail_msg("the metadata of %u versions was read", m.deps_calls);
+	if (!strstr(e.msg, "older ones were not tried"))
+		fail_msg("the message does not say older versions were not tried: %s", e.msg);
+	if (m.files_missing > 1)
+		fail_msg("the provider was asked for the missing project %u times", m.files_missing);
+	wp_plan_release(&plan);
+	for (size_t i = 0; i < 3 * n; i++)
+		free(m.strings[i]);
+	free(m.strings);
+	free(m.c);
+}
+
+#ifndef MANY_N
+#define MANY_N 20000
+#endif
+static void test_many_versions_missing_dep(void **state)
+{
+	many_versions_missing(MANY_N, "missing");
+	many_versions_missing(MANY_N, "missing>=1.0");
+	many_versions_missing(MANY_N / 4, "missing[extra]; python_version >= '3'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_web_10000),
 		cmocka_unit_test(test_web_unsolvable),
 		cmocka_unit_test(test_web_jump_to_root),
+		cmocka_unit_test(test_many_versions_missing_dep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,6 +100,33 @@ static void test_platforms(void **state)
 	platform("osx", true, false, "osx-arm64");
 	platform("linux-aarch64", true, true, NULL);
 	platform("qwerty", false, false, NULL);
+	/* issue 36: the one that completes what was typed comes before the guesses (i686 for "x86") */
+	platform("manylinux_2_28_x86", false, false, "manylinux_2_28_x86_64");
+	platform("manylinux2014_x86", false, false, "manylinux2014_x86_64");
+	platform("musllinux_1_2_x86", false, false, "musllinux_1_2_x86_64");
+	platform("linux_x86", false, false, "linux_x86_64");
+	platform("linux_x86_6", false, false, "linux_x86_64");
+	platform("manylinux_2_28_aarch", false, false, "manylinux_2_28_aarch64");
+	platform("macosx_11_0_arm", false, false, "macosx_11_0_arm64");
+	platform("manylinux_2_28_i386", false, false, "manylinux_2_28_i686");
+	platform("manylinux_2_28_x68_64", false, false, "manylinux_2_28_x86_64");
+}
+
+/* The suggestions for word, nearest first: i686 still offered for a bare "x86", after x86_64. */
+static void test_platform_order(void **state)
+{
+	struct wp_names out = { 0 };
+	wp_suggest_platform("manylinux_2_28_x86", false, &out);
+	size_t at64 = out.n, at686 = out.n;
+	for (size_t i = 0; i < out.n; i++) {
+		if (!strcmp(out.v[i], "manylinux_2_28_x86_64"))
+			at64 = i;
+		if (!strcmp(out.v[i], "manylinux_2_28_i686"))
+			at686 = i;
+	}
+	assert_true(at64 == 0);
+	assert_true(at686 < out.n && at686 > at64);
+	wp_names_release(&out);
 }
 
 static void test_requirements(void **state)
@@ -144,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_distance),
 		cmocka_unit_test(test_closest),
 		cmocka_unit_test(test_platforms),
+		cmocka_unit_test(test_platform_order),
 		cmocka_unit_test(test_requirements),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
