@@ -129,7 +129,7 @@ out:
 
 struct uninstall_opts {
 	const char *python, *prefix, *target;
-	bool yes;
+	bool yes, break_system_packages;
 };
 
 #define O(f) offsetof(struct uninstall_opts, f)
@@ -139,6 +139,8 @@ const struct wp_opt wp_uninstall_table[] = {
 	{ "prefix", 0, NULL, WP_OPT_STR, O(prefix), "DIR", "the environment installed with --prefix DIR" },
 	{ "target", 't', NULL, WP_OPT_STR, O(target), "DIR", "the folder installed with --target DIR" },
 	{ "yes", 'y', NULL, WP_OPT_FLAG, O(yes), NULL, "accepted for pip's habit: uninstall never asks" },
+	{ "break-system-packages", 0, NULL, WP_OPT_FLAG, O(break_system_packages), NULL,
+	  "uninstall from an environment PEP 668 marks as externally managed (its distribution's), as pip allows" },
 	WP_OPT_END,
 };
 #undef O
@@ -158,7 +160,7 @@ int wp_cmd_uninstall(struct wp_cli *cli, int argc, char **argv, struct wp_err *e
 		rc = wp_fail(err, -WPE_USAGE, "uninstall needs the name of an installed project");
 		goto out;
 	}
-	rc = wp_uninstall_run(&cli->session, o.python, scheme, dir, pos.v, pos.n, &removed, err);
+	rc = wp_uninstall_run(&cli->session, o.python, scheme, dir, o.break_system_packages, pos.v, pos.n, &removed, err);
 	if (removed.recovered)
 		wp_cli_note(cli, "%s", removed.recovered);
 	if (!rc && cli->verbosity >= 0)

@@ -9,6 +9,7 @@
 #include "base/parallel.h"
 #include "base/str.h"
 #include "index/pylock.h"
+#include "ops/core/untar.h"
 #include "ops/install/internal.h"
 #include "resolver/marker.h"
 #include "resolver/reqfile.h"
@@ -533,7 +534,7 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	char **vols = volumes(path, &nv);
 	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
 	struct archive_entry *ae;
-	char *top = NULL;
+	char *top = NULL, *name = NULL;
 	int rc = 0, r;
 	archive_read_support_format_tar(a);
 	archive_read_support_filter_zstd(a);
@@ -543,13 +544,32 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
 		goto out;
 	}
+	long long packed = 0;
+	for (size_t i = 0; i < nv; i++) {
+		struct stat sb;
+		if (stat(vols[i], &sb) == 0)
+			packed += (long long)sb.st_size;
+	}
+	struct wp_untar_budget budget;
+	wp_untar_budget_init(&budget, packed);
 	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(ae);
+		/* a copy: archive_entry_set_pathname below frees the entry's own */
+		free(name);
+		name = archive_entry_pathname(ae) ? wp_xstrdup(archive_entry_pathname(ae)) : NULL;
 		mode_t type = archive_entry_filetype(ae);
-		char shown[200];
-		if (!name || wp_member_name_problem(name, strlen(name)) || (type != AE_IFREG && type != AE_IFDIR)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is not a plain file or folder with a safe name",
-				     path, name ? wp_member_name_show(name, strlen(name), shown, sizeof(shown)) : "");
+		char shown[200], why[160];
+		const char *bad = !name ? "has no name" : wp_member_name_problem(name, strlen(name));
+		if (!bad)
+			bad = wp_untar_kind_problem((unsigned)type, archive_entry_hardlink(ae), archive_entry_symlink(ae),
+						    archive_entry_sparse_count(ae) > 0);
+		if (bad) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", path,
+				     name ? wp_member_name_show(name, strlen(name), shown, sizeof(shown)) : "", bad);
+			goto out;
+		}
+		if ((bad = wp_untar_budget_member(&budget, archive_entry_size(ae), why, sizeof(why)))) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' %s (at member '%s'); nothing was installed", path, bad,
+				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)));
 			goto out;
 		}
 		if (!top)
@@ -558,18 +578,27 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		archive_entry_set_pathname(ae, dest);
 		free(dest);
 		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
-			rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path, name, archive_error_string(disk));
+			rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
+				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)), archive_error_string(disk));
 			goto out;
 		}
 		const void *blk;
 		size_t sz;
 		la_int64_t off;
-		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+		long long seen = 0;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
+			if ((bad = wp_untar_budget_extent(&budget, &seen, (long long)off + (long long)sz, why, sizeof(why)))) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' %s (at member '%s'); nothing was installed", path,
+					     bad, wp_member_name_show(name, strlen(name), shown, sizeof(shown)));
+				goto out;
+			}
 			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
-				rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path, name,
+				rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
+					     wp_member_name_show(name, strlen(name), shown, sizeof(shown)),
 					     archive_error_string(disk));
 				goto out;
 			}
+		}
 		archive_write_finish_entry(disk);
 		if (r != ARCHIVE_EOF) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path, archive_error_string(a));
@@ -592,6 +621,7 @@ out:
 		free(vols[i]);
 	free(vols);
 	free(top);
+	free(name);
 	return rc;
 }
 
@@ -639,24 +669,6 @@ static int gather(struct job *jb, struct wp_err *err)
 }
 
 /* ---- the checks before anything is written ---- */
-
-/* PEP 668: an interpreter whose distribution manages its packages (EXTERNALLY-MANAGED beside its
- * standard library) is refused outside a virtual environment, as pip refuses it; --prefix and
- * --target are not its environment. */
-static int check_externally_managed(struct job *jb, struct wp_err *err)
-{
-	if (jb->in->scheme != WP_SCHEME_DEFAULT || jb->env.py.in_venv || jb->in->break_system_packages ||
-	    !jb->env.py.stdlib || !jb->env.py.stdlib[0])
-		return 0;
-	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", jb->env.py.stdlib);
-	bool managed = access(marker, F_OK) == 0;
-	free(marker);
-	if (!managed)
-		return 0;
-	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
-		       "installs its packages); make a virtual environment (python3 -m venv DIR) and give --python "
-		       "DIR, or --break-system-packages", jb->env.py.executable);
-}
 
 static int open_wheels(struct job *jb, struct wp_err *err)
 {
@@ -868,34 +880,105 @@ static int fill_store(struct job *jb, struct wp_err *err)
 	return rc;
 }
 
-/* Folders the staged files need that do not exist yet, parents first. */
-static void plan_dirs(struct job *jb)
+/* Paths ordered with '/' below every other byte, so that a path's descendants follow it at once. */
+static int cmp_tree(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+	for (;; x++, y++) {
+		unsigned cx = *x == '/' ? 1 : *x, cy = *y == '/' ? 1 : *y;
+		if (cx != cy || !cx)
+			return (int)cx - (int)cy;
+	}
+}
+
+/* A file of one wheel where another file (of it or of another wheel of this run) needs a folder
+ * ("zz/b" and "zz/b/c"): refused before anything is written, since the commit could not finish. */
+static int check_collisions(struct job *jb, struct wp_err *err)
+{
+	size_t n = 0, total = 0;
+	for (size_t i = 0; i < jb->nw; i++)
+		total += jb->w[i].files.n;
+	const char **v = wp_xmalloc((total ? total : 1) * sizeof(*v));
+	for (size_t i = 0; i < jb->nw; i++)
+		for (size_t k = 0; k < jb->w[i].files.n; k++)
+			v[n++] = jb->w[i].files.v[k].dest;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_tree);
+	int rc = 0;
+	for (size_t i = 0; i + 1 < n && !rc; i++) {
+		size_t l = strlen(v[i]);
+		if (strncmp(v[i + 1], v[i], l) || v[i + 1][l] != '/')
+			continue;
+		const char *wa = "", *wb = "";
+		for (size_t w = 0; w < jb->nw; w++)
+			for (size_t k = 0; k < jb->w[w].files.n; k++) {
+				if (jb->w[w].files.v[k].dest == v[i])
+					wa = jb->w[w].filename;
+				if (jb->w[w].files.v[k].dest == v[i + 1])
+					wb = jb->w[w].filename;
+			}
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' puts a file at '%s' and '%s' puts '%s' inside it as a folder: "
+			     "the two cannot both be installed; nothing was installed", wa, v[i], wb, v[i + 1]);
+	}
+	free(v);
+	return rc;
+}
+
+/* Folders the staged files need that do not exist yet, parents first. A file where a folder is
+ * needed, or a folder on disk whose symlinks lead out of the environment, is refused: nothing is
+ * written through a link out of it. */
+static int plan_dirs(struct job *jb, struct wp_err *err)
 {
 	struct wp_strlist made = { 0 };
-	for (size_t i = 0; i < jb->nw; i++) {
-		for (size_t k = 0; k < jb->w[i].files.n; k++) {
+	char *checked = NULL; /* the last existing folder found in the environment */
+	int rc = 0;
+	for (size_t i = 0; i < jb->nw && !rc; i++) {
+		for (size_t k = 0; k < jb->w[i].files.n && !rc; k++) {
 			char *d = wp_xstrdup(jb->w[i].files.v[k].dest);
 			struct wp_strlist chain = { 0 };
 			for (char *slash = strrchr(d, '/'); slash && slash != d; slash = strrchr(d, '/')) {
 				*slash = 0;
-				bool known = is_dir(d);
-				for (size_t m = 0; m < made.n && !known; m++)
+				bool known = false;
+				for (size_t m = made.n; m-- > 0 && !known;)
 					known = !strcmp(made.v[m], d);
 				if (known)
 					break;
+				struct stat sb;
+				if (lstat(d, &sb) == 0) {
+					if (!S_ISDIR(sb.st_mode) && !(S_ISLNK(sb.st_mode) && is_dir(d))) {
+						rc = wp_fail(err, -WPE_USAGE, "'%s' is a file, and '%s' needs a folder there; "
+							     "nothing was installed (remove it first)", d, jb->w[i].filename);
+					} else if (!checked || strcmp(checked, d)) {
+						char *probe = wp_xasprintf("%s/x", d);
+						if (!ienv_confines_real(&jb->env, probe))
+							rc = wp_fail(err, -WPE_USAGE, "'%s' leads out of the environment (a "
+								     "symlink), and '%s' would write through it; nothing was "
+								     "installed", d, jb->w[i].filename);
+						free(probe);
+						free(checked);
+						checked = wp_xstrdup(d);
+					}
+					break;
+				}
 				wp_strlist_push(&chain, wp_xstrdup(d));
 			}
 			for (size_t c = chain.n; c-- > 0;) {
-				wp_strlist_push(&made, chain.v[c]);
-				ij_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
+				if (!rc) {
+					wp_strlist_push(&made, chain.v[c]);
+					ij_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
+				} else {
+					free((char *)chain.v[c]);
+				}
 			}
 			wp_strlist_release(&chain);
 			free(d);
 		}
 	}
+	free(checked);
 	for (size_t m = 0; m < made.n; m++)
 		free((char *)made.v[m]);
 	wp_strlist_release(&made);
+	return rc;
 }
 
 static int make_dirs(struct job *jb, struct wp_err *err)
@@ -1015,7 +1098,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);
-	if ((rc = check_externally_managed(&jb, err)))
+	if ((rc = ienv_check_managed(&jb.env, in->scheme, in->break_system_packages, "install", err)))
 		goto out;
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
@@ -1033,11 +1116,13 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if (rc)
 		goto out;
 	if (in->dry_run) {
-		for (size_t i = 0; i < jb.nw; i++)
-			report_wheel(rep, &jb.w[i], jb.w[i].info.unpacked_size);
+		if (!(rc = check_collisions(&jb, err)))
+			for (size_t i = 0; i < jb.nw; i++)
+				report_wheel(rep, &jb.w[i], jb.w[i].info.unpacked_size);
 		goto out;
 	}
-	plan_dirs(&jb);
+	if ((rc = check_collisions(&jb, err)) || (rc = plan_dirs(&jb, err)))
+		goto out;
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++)
 			ij_add(&jb.j, IJ_RENAME, jb.w[i].files.v[k].tmp, jb.w[i].files.v[k].dest);

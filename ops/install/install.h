@@ -80,8 +80,12 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 
 /* Remove each named project by its RECORD (the same journal, so an interrupted uninstall is
  * finished by the next run). -WPE_NOMATCH naming a project that is not installed (nothing is
- * removed then). removed gets "name version" per project (the caller releases it). */
+ * removed then). A row is removed only when its folder, symlinks resolved, lies in the
+ * environment (under DIR alone for --prefix/--target). An externally managed interpreter (PEP 668)
+ * is refused as install refuses it unless break_system_packages. removed gets "name version" per
+ * project (the caller releases it). */
 int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme, const char *dir,
-		     const char *const *names, size_t n, struct wp_installed_list *removed, struct wp_err *err);
+		     bool break_system_packages, const char *const *names, size_t n, struct wp_installed_list *removed,
+		     struct wp_err *err);
 
 #endif

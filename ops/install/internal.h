@@ -31,12 +31,15 @@ struct ij_journal {
 	struct ij_entries e;
 };
 
+struct ienv;
 void ij_init(struct ij_journal *j, const char *purelib);
 void ij_add(struct ij_journal *j, char op, const char *a, const char *b);
 void ij_release(struct ij_journal *j);
 /* An earlier run's journal: a commit journal is finished (roll forward), a staging journal alone
- * undone (roll back). *what says which ("" when there was none; the caller frees). */
-int ij_recover(const char *purelib, char **what, struct wp_err *err);
+ * undone (roll back). *what says which ("" when there was none; the caller frees). A journal that
+ * names a path outside env's roots, one not lexically plain, or a rename whose source is not a
+ * staging temp of ours was not written by wheelpick: -WPE_INTEGRITY, and nothing is done. */
+int ij_recover(const struct ienv *env, char **what, struct wp_err *err);
 /* The staging journal, durable, before anything is created. */
 int ij_write_staging(struct ij_journal *j, struct wp_err *err);
 /* Undo the staging (temps removed, folders made removed when empty) and drop the journal. */
@@ -51,6 +54,11 @@ struct ienv {
 	struct wp_python py;
 	int lock_fd;         /* purelib, flock'ed while the job runs */
 	mode_t umask;
+	char *root;          /* --prefix/--target: DIR (resolved), the only folder changed; NULL: the default scheme */
+	/* the folders a change may touch, lexical and resolved (realpath): DIR alone under --prefix and
+	 * --target, else sys.prefix and every scheme folder (as pip's UninstallPathSet permits) */
+	char *roots[6], *real_roots[6];
+	size_t n_roots;
 };
 
 struct wp_installed_list;
@@ -60,6 +68,21 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out);
 int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
 	      const struct wp_asks *asks, char **recovered, struct wp_err *err);
 void ienv_close(struct ienv *env);
+/* An absolute, lexically plain path lies under one of env's roots (by text). */
+bool ienv_confines(const struct ienv *env, const char *path);
+/* path's folder, with every symlink in it resolved, lies under one of env's resolved roots: what a
+ * removal needs (pip's UninstallPathSet resolves a row's folders the same way). A missing folder
+ * is not confined (there is nothing to remove in it). */
+bool ienv_confines_real(const struct ienv *env, const char *path);
+/* PEP 668: -WPE_USAGE when the default scheme's interpreter is externally managed, outside a venv,
+ * unless allowed (--break-system-packages); what names the change ("install", "uninstall"). */
+int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
+		       struct wp_err *err);
+
+/* Names the installer keeps for itself: its journals and their temps, the targets file, staging
+ * temps (".wp-*.tmp"). True when any '/'-separated segment of rel is one: no wheel member,
+ * launcher or RECORD row may land on one. */
+bool inst_reserved_name(const char *rel, size_t len);
 
 /* A project found installed: its dist-info folder and the files its RECORD names (absolute). */
 struct old_dist {

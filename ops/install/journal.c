@@ -150,8 +150,54 @@ static void sweep_journal_temps(const char *purelib)
 		closedir(d);
 }
 
-int ij_recover(const char *purelib, char **what, struct wp_err *err)
+/* A staging temp's base name, as add_file, the store and itargets_stage make them. */
+static bool staging_temp(const char *path)
 {
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	if (n > 7 && !strncmp(base, ".wp-", 4) && !strcmp(base + n - 4, ".tmp"))
+		return true;
+	return !strncmp(base, ".wheelpick-targets.tmp.", 23) && base[23];
+}
+
+/* Every path of j as this environment's journal has them: plain, under its roots, renames from
+ * our temps, nothing onto the journals. NULL when so, else the offending path. */
+static const char *foreign_path(const struct ij_journal *j, const struct ienv *env)
+{
+	for (size_t i = 0; i < j->e.n; i++) {
+		const struct ij_entry *e = &j->e.v[i];
+		const char *p[2] = { e->a, e->b };
+		for (size_t k = 0; k < 2; k++) {
+			if (!p[k])
+				continue;
+			char *plain = inst_lexical(p[k]);
+			bool ok = !strcmp(plain, p[k]) && ienv_confines(env, p[k]) && strcmp(p[k], j->commit_path) &&
+				  strcmp(p[k], j->staging_path);
+			free(plain);
+			if (!ok)
+				return p[k];
+		}
+		if (e->op == IJ_RENAME && !staging_temp(e->a))
+			return e->a;
+	}
+	return NULL;
+}
+
+static int refuse_foreign(const struct ij_journal *j, const char *path, const struct ienv *env, struct wp_err *err)
+{
+	const char *bad = foreign_path(j, env);
+	char shown[200];
+	if (!bad)
+		return 0;
+	return wp_fail(err, -WPE_INTEGRITY, "'%s' names '%s', which no change wheelpick makes to this environment "
+		       "would: it was not written by wheelpick, and nothing was done (remove it and check what it "
+		       "names)", path, wp_member_name_show(bad, strlen(bad), shown, sizeof(shown)));
+}
+
+int ij_recover(const struct ienv *env, char **what, struct wp_err *err)
+{
+	const char *purelib = env->py.purelib;
 	struct ij_journal j;
 	struct wp_buf b = WP_BUF_INIT;
 	bool found = false;
@@ -166,6 +212,8 @@ int ij_recover(const char *purelib, char **what, struct wp_err *err)
 				     "(remove it and reinstall what it names)", j.commit_path);
 			goto out;
 		}
+		if ((rc = refuse_foreign(&j, j.commit_path, env, err)))
+			goto out;
 		if ((rc = roll_forward(&j, err)))
 			goto out;
 		sync_fs_of(purelib);
@@ -178,8 +226,11 @@ int ij_recover(const char *purelib, char **what, struct wp_err *err)
 	wp_buf_free(&b);
 	if ((rc = wp_file_read_if_exists(j.staging_path, JOURNAL_MAX, &b, &found, err)) || !found)
 		goto out;
-	if (!decode(&b, &j))
+	if (!decode(&b, &j)) {
+		if ((rc = refuse_foreign(&j, j.staging_path, env, err)))
+			goto out;
 		roll_back(&j);
+	}
 	unlink(j.staging_path);
 	wp_fs_sync_dir(purelib, NULL);
 	*what = wp_xstrdup("removed what an interrupted run had staged; the environment is as it was");

@@ -17,6 +17,8 @@
 
 #define RECORD_MAX ((size_t)256 << 20)
 
+static void set_roots(struct ienv *env);
+
 int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
 	      const struct wp_asks *asks, char **recovered, struct wp_err *err)
 {
@@ -52,9 +54,12 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 				rc = wp_fail(err, -WPE_ENV, "the interpreter '%s' maps a scheme of '%s' to '%s', outside it; "
 					     "nothing was installed", python, absdir, roots[i]);
 	}
-	free(absdir);
-	if (rc)
+	if (rc) {
+		free(absdir);
 		goto out;
+	}
+	env->root = absdir;
+	set_roots(env);
 	mode_t um = umask(022);
 	umask(um);
 	env->umask = um;
@@ -69,7 +74,7 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 		rc = wp_fail(err, -WPE_IO, "another wheelpick is changing '%s'; wait for it to finish", env->py.purelib);
 		goto out;
 	}
-	rc = ij_recover(env->py.purelib, recovered, err);
+	rc = ij_recover(env, recovered, err);
 out:
 	free(alloc);
 	if (rc)
@@ -82,7 +87,78 @@ void ienv_close(struct ienv *env)
 	if (env->lock_fd >= 0)
 		close(env->lock_fd);
 	env->lock_fd = -1;
+	for (size_t i = 0; i < env->n_roots; i++) {
+		free(env->roots[i]);
+		free(env->real_roots[i]);
+	}
+	env->n_roots = 0;
+	free(env->root);
+	env->root = NULL;
 	wp_python_release(&env->py);
+}
+
+static bool under(const char *path, const char *root);
+
+bool ienv_confines(const struct ienv *env, const char *path)
+{
+	for (size_t i = 0; i < env->n_roots; i++)
+		if (under(path, env->roots[i]))
+			return true;
+	return false;
+}
+
+bool ienv_confines_real(const struct ienv *env, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || !slash[1])
+		return false;
+	char *dir = slash == path ? wp_xstrdup("/") : wp_xstrndup(path, (size_t)(slash - path));
+	char *real = realpath(dir, NULL);
+	bool ok = false;
+	if (real) {
+		char *file = wp_xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash + 1);
+		for (size_t i = 0; i < env->n_roots && !ok; i++)
+			ok = env->real_roots[i] && under(file, env->real_roots[i]);
+		free(file);
+	}
+	free(real);
+	free(dir);
+	return ok;
+}
+
+int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
+		       struct wp_err *err)
+{
+	if (scheme != WP_SCHEME_DEFAULT || env->py.in_venv || allowed || !env->py.stdlib || !env->py.stdlib[0])
+		return 0;
+	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", env->py.stdlib);
+	bool managed = access(marker, F_OK) == 0;
+	free(marker);
+	if (!managed)
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
+		       "installs its packages), so wheelpick does not %s there; make a virtual environment (python3 "
+		       "-m venv DIR) and give --python DIR, or --break-system-packages", env->py.executable, what);
+}
+
+/* The folders a change may touch: DIR alone for --prefix/--target (whatever the interpreter's own
+ * prefix is), else the interpreter's prefix and scheme folders. */
+static void set_roots(struct ienv *env)
+{
+	const char *v[6] = { env->py.prefix, env->py.purelib, env->py.platlib, env->py.scripts, env->py.data,
+			     env->py.include };
+	size_t n = 6;
+	if (env->root) {
+		v[0] = env->root;
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i] || v[i][0] != '/')
+			continue;
+		env->roots[env->n_roots] = inst_lexical(v[i]);
+		env->real_roots[env->n_roots] = realpath(v[i], NULL);
+		env->n_roots++;
+	}
 }
 
 /* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. */
@@ -209,23 +285,52 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void push_unique(struct wp_strlist *l, char *s)
+/* Sort l and drop repeats (freeing them): n log n, where a RECORD of 100,000 rows in as many
+ * folders made a search per row quadratic. */
+static void sort_unique(struct wp_strlist *l, int (*cmp)(const void *, const void *))
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s)) {
-			free(s);
-			return;
-		}
-	wp_strlist_push(l, s);
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_str);
+	size_t o = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (o && !strcmp(l->v[o - 1], l->v[i]))
+			free((char *)l->v[i]);
+		else
+			l->v[o++] = l->v[i];
+	}
+	l->n = o;
+	if (cmp != cmp_str)
+		qsort(l->v, l->n, sizeof(*l->v), cmp);
+}
+
+/* The resolved folder of each RECORD row's file is asked once: rows come folder by folder. */
+struct real_cache {
+	char *dir;
+	bool ok;
+};
+
+static bool row_removable(const struct ienv *env, const char *abs, struct real_cache *rc)
+{
+	const char *slash = strrchr(abs, '/');
+	size_t dl = (size_t)(slash - abs);
+	if (!rc->dir || strlen(rc->dir) != dl || strncmp(rc->dir, abs, dl)) {
+		free(rc->dir);
+		rc->dir = wp_xstrndup(abs, dl);
+		char *probe = wp_xasprintf("%s/x", rc->dir);
+		rc->ok = ienv_confines_real(env, probe);
+		free(probe);
+	}
+	return rc->ok;
 }
 
 static int load_old(const struct ienv *env, const char *lib, const char *entry, struct old_dist *od,
 		    struct wp_err *err)
 {
 	struct wp_buf rec = WP_BUF_INIT;
-	struct wp_strlist rel = { 0 };
+	struct wp_strlist rel = { 0 }, abs_rows = { 0 };
+	struct real_cache cache = { 0 };
 	bool found = false;
-	const char *root = env->py.prefix;
 	int rc = 0;
 	od->dist_info = wp_xasprintf("%s/%s", lib, entry);
 	char *rp = wp_xasprintf("%s/RECORD", od->dist_info);
@@ -241,33 +346,42 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 	inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
 	for (size_t i = 0; i < rel.n; i++) {
 		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) : wp_xasprintf("%s/%s", lib, rel.v[i]);
-		char *abs = inst_lexical(joined);
+		wp_strlist_push(&abs_rows, inst_lexical(joined));
 		free(joined);
-		/* files outside the environment are not ours to remove (pip skips them too) */
-		if (!under(abs, root) && !under(abs, env->py.purelib) && !under(abs, env->py.platlib) &&
-		    !under(abs, env->py.scripts) && !under(abs, env->py.data)) {
+	}
+	/* folder by folder, so that each folder is resolved once */
+	sort_unique(&abs_rows, cmp_str);
+	for (size_t i = 0; i < abs_rows.n; i++) {
+		char *abs = (char *)abs_rows.v[i];
+		abs_rows.v[i] = NULL;
+		const char *slash = strrchr(abs, '/');
+		/* files outside the environment are not ours to remove (pip skips them too): by text, then
+		 * with the symlinks in their folders resolved (a linked folder's files live elsewhere);
+		 * nor the installer's own files, whatever a RECORD on disk says */
+		if (!ienv_confines(env, abs) || inst_reserved_name(slash + 1, strlen(slash + 1)) ||
+		    !row_removable(env, abs, &cache)) {
 			free(abs);
 			continue;
 		}
 		size_t n = strlen(abs);
-		char *slash = strrchr(abs, '/');
-		push_unique(&od->dirs, wp_xstrndup(abs, (size_t)(slash - abs)));
+		wp_strlist_push(&od->dirs, wp_xstrndup(abs, (size_t)(slash - abs)));
 		if (n > 3 && !strcmp(abs + n - 3, ".py") && env->py.cache_tag[0]) {
 			static const char *const opt[] = { "", ".opt-1", ".opt-2" };
-			char *cache = wp_xasprintf("%.*s/__pycache__", (int)(slash - abs), abs);
+			char *cache_dir = wp_xasprintf("%.*s/__pycache__", (int)(slash - abs), abs);
 			for (size_t k = 0; k < 3; k++)
-				wp_strlist_push(&od->files, wp_xasprintf("%s/%.*s.%s%s.pyc", cache, (int)(n - 3 - (size_t)(slash + 1 - abs)),
-									slash + 1, env->py.cache_tag, opt[k]));
-			push_unique(&od->dirs, cache);
+				wp_strlist_push(&od->files, wp_xasprintf("%s/%.*s.%s%s.pyc", cache_dir,
+									(int)(n - 3 - (size_t)(slash + 1 - abs)), slash + 1,
+									env->py.cache_tag, opt[k]));
+			wp_strlist_push(&od->dirs, cache_dir);
 		}
 		wp_strlist_push(&od->files, abs);
 	}
-	push_unique(&od->dirs, wp_xstrdup(od->dist_info));
-	if (od->files.n) /* qsort's array may not be NULL, even for none */
-		qsort(od->files.v, od->files.n, sizeof(*od->files.v), cmp_str);
-	if (od->dirs.n) /* qsort's array may not be NULL, even for none */
-		qsort(od->dirs.v, od->dirs.n, sizeof(*od->dirs.v), cmp_depth);
+	wp_strlist_push(&od->dirs, wp_xstrdup(od->dist_info));
+	sort_unique(&od->files, cmp_str);
+	sort_unique(&od->dirs, cmp_depth);
 out:
+	free(cache.dir);
+	free_list(&abs_rows);
 	free_list(&rel);
 	wp_buf_free(&rec);
 	return rc;
@@ -503,7 +617,8 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 /* ---- uninstall ---- */
 
 int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme, const char *dir,
-		     const char *const *names, size_t n, struct wp_installed_list *removed, struct wp_err *err)
+		     bool break_system_packages, const char *const *names, size_t n, struct wp_installed_list *removed,
+		     struct wp_err *err)
 {
 	struct ienv env;
 	struct ij_journal j;
@@ -516,6 +631,7 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 	}
 	removed->executable = wp_xstrdup(env.py.executable);
 	ij_init(&j, env.py.purelib);
+	rc = ienv_check_managed(&env, scheme, break_system_packages, "uninstall", err);
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *project = inst_normalize(names[i]);
 		rc = old_dist_find(&env, project, &olds[i], err);

@@ -24,6 +24,19 @@ char *inst_normalize(const char *name)
 	return wp_buf_detach(&b, NULL);
 }
 
+bool inst_reserved_name(const char *rel, size_t len)
+{
+	struct wp_str s = WP_STRN(rel, len);
+	while (s.n) {
+		struct wp_str seg = wp_str_cut(&s, '/');
+		if (seg.n >= 11 && !strncmp(seg.p, ".wheelpick-", 11))
+			return true; /* the journals, their temps, the targets file */
+		if (seg.n > 7 && !strncmp(seg.p, ".wp-", 4) && !strncmp(seg.p + seg.n - 4, ".tmp", 4))
+			return true; /* a staging temp */
+	}
+	return false;
+}
+
 /* os.path.relpath(to, from) for absolute, normalised paths. */
 static char *relpath(const char *to, const char *from)
 {
@@ -204,6 +217,16 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 		struct wp_str module = wp_str_trim(wp_str_cut(&attr, ':'));
 		attr = wp_str_trim(attr);
 		char nb[160];
+		bool ctl = false;
+		for (size_t i = 0; i < name.n; i++)
+			ctl = ctl || (unsigned char)name.p[i] < 0x20 || name.p[i] == 0x7f;
+		if (ctl || (name.n && inst_reserved_name(name.p, name.n))) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the entry point named '%s' %s; nothing was installed",
+				     w->filename, wp_member_name_show(name.p, name.n, nb, sizeof(nb)),
+				     ctl ? "holds a control character (a launcher's file name never may)"
+					 : "takes a name the installer keeps for itself");
+			break;
+		}
 		if (!name.n || memchr(name.p, '/', name.n) || wp_str_eq(name, ".") || wp_str_eq(name, "..") ||
 		    !ident_ok(module, true) || !ident_ok(attr, true)) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': entry point '%s' is not 'name = module:function'",
@@ -227,7 +250,19 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 			struct ep *e = &both[k]->v[i];
 			if (!rc) {
 				char *dest = wp_xasprintf("%s/%s", env->py.scripts, e->name);
-				struct iw_file *f = add_file(w, dest, w->lib, seq);
+				/* a .data/scripts file or an earlier entry point of the same name: the launcher
+				 * written last replaces it, and RECORD lists the path once (as pip) */
+				struct iw_file *f = NULL;
+				for (size_t m = 0; m < w->files.n && !f; m++)
+					if (!strcmp(w->files.v[m].dest, dest))
+						f = &w->files.v[m];
+				if (f) {
+					f->member = (size_t)-1;
+					f->fix_shebang = f->entry_points = false;
+					wp_buf_reset(&f->content);
+				} else {
+					f = add_file(w, dest, w->lib, seq);
+				}
 				f->exec = true;
 				launcher(env->py.executable, e->module, e->attr, &f->content);
 				free(dest);
@@ -239,6 +274,26 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 		wp_vec_free(both[k]);
 	}
 	return rc;
+}
+
+/* dest inside purelib or platlib, in a *.dist-info folder that is not w's own (a planted RECORD
+ * would steer a later uninstall or upgrade of that project), or, for a member reached through
+ * .data/, in any (w's own files there are the installer's to write). */
+static bool other_dist_info(const struct iwheel *w, const struct wp_python *py, const char *dest, bool via_data)
+{
+	const char *libs[2] = { py->purelib, py->platlib };
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(libs[i]);
+		if (strncmp(dest, libs[i], n) || dest[n] != '/')
+			continue;
+		const char *seg = dest + n + 1;
+		size_t sl = strcspn(seg, "/");
+		if (sl < 10 || strncmp(seg + sl - 10, ".dist-info", 10))
+			continue;
+		if (via_data || sl != strlen(w->info.dist_info) || strncmp(seg, w->info.dist_info, sl))
+			return true;
+	}
+	return false;
 }
 
 static int ep_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
@@ -310,7 +365,13 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 		}
 		char *dest = wp_xasprintf("%s/%s", root, rel);
 		struct stat sb;
-		if (lstat(dest, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		const char *why = inst_reserved_name(rel, strlen(rel)) ? "takes a name the installer keeps for itself"
+				  : other_dist_info(w, py, dest, rel != e.name) ? "lands in another project's .dist-info folder"
+				  : !ienv_confines(env, dest) ? "leaves the environment" : NULL;
+		if (why) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", w->filename,
+				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)), why);
+		} else if (lstat(dest, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is a folder, and '%s' would put a file there; remove it first",
 				     dest, w->filename);
 		} else {
