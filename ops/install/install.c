@@ -796,9 +796,10 @@ static int check_deps(struct job *jb, struct wp_err *err)
 
 struct task {
 	struct iwheel *w;
-	struct iw_file *f; /* a file to stage; NULL: member i into the store */
+	struct iw_file *f; /* a file to stage; NULL: member i into the store (or read and dropped: drain) */
 	size_t i;
 	unsigned long long size;
+	bool drain;
 };
 
 struct pool {
@@ -809,6 +810,8 @@ struct pool {
 static int stage_one(void *ctx, size_t i, struct wp_err *err)
 {
 	struct pool *p = ctx;
+	if (p->t[i].drain)
+		return iw_drain_member(p->t[i].w, p->t[i].i, err);
 	return p->t[i].f ? iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, err)
 			 : istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, err);
 }
@@ -832,19 +835,21 @@ static int run_pool(struct job *jb, bool store, struct wp_err *err)
 	struct pool p = { .jb = jb };
 	size_t total = 0, n = 0;
 	for (size_t i = 0; i < jb->nw; i++)
-		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n;
+		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n + jb->w[i].drained.n;
 	p.t = wp_xmalloc((total ? total : 1) * sizeof(*p.t));
 	for (size_t i = 0; i < jb->nw; i++) {
 		struct iwheel *w = &jb->w[i];
 		if (store) {
 			for (size_t k = 0; w->store_tmp && k < wp_wheel_reader_count(w->r); k++)
-				p.t[n++] = (struct task){ w, NULL, k, member_size(w, k) };
+				p.t[n++] = (struct task){ w, NULL, k, member_size(w, k), false };
 			continue;
 		}
 		for (size_t k = 0; k < w->files.n; k++)
 			if (w->files.v[k].member != (size_t)-1)
 				p.t[n++] = (struct task){ w, &w->files.v[k], 0,
-							    w->store ? 1 : member_size(w, w->files.v[k].member) };
+							    w->store ? 1 : member_size(w, w->files.v[k].member), false };
+		for (size_t k = 0; k < w->drained.n; k++)
+			p.t[n++] = (struct task){ w, NULL, w->drained.v[k], member_size(w, w->drained.v[k]), true };
 	}
 	if (n) /* qsort's array may not be NULL, even for none */
 		qsort(p.t, n, sizeof(*p.t), cmp_task);

@@ -115,6 +115,7 @@ struct iw_file {
 };
 
 WP_VEC_OF(iw_files, struct iw_file);
+WP_VEC_OF(iw_members, size_t);
 
 struct iwheel {
 	char *path, *filename;
@@ -125,6 +126,8 @@ struct iwheel {
 	const char *lib;     /* purelib or platlib */
 	char *dist_info_dest;
 	struct iw_files files;
+	struct iw_members drained; /* members a launcher of the same path replaced: read (RECORD checks
+				    * every member) but not written */
 	struct wp_buf entry_points; /* entry_points.txt as read */
 	struct old_dist old;
 	char *sha256;        /* the wheel file's, when known (hex) */
@@ -153,6 +156,8 @@ int istore_place(struct iwheel *w, struct iw_file *f, mode_t umask, struct wp_er
 /* The files of w: every member mapped through the scheme, generated files left for later.
  * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */
 int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
+/* Read member i of w to its end and drop the bytes (w->drained). Thread-safe across members. */
+int iw_drain_member(struct iwheel *w, size_t i, struct wp_err *err);
 /* Stage file f of w (extract, fix, hash, write its temp). Thread-safe across files. */
 int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
 /* After every member is staged and RECORD checked: the launchers of entry_points.txt, INSTALLER,

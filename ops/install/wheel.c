@@ -257,6 +257,8 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 					if (!strcmp(w->files.v[m].dest, dest))
 						f = &w->files.v[m];
 				if (f) {
+					if (f->member != (size_t)-1)
+						wp_vec_push(&w->drained, f->member);
 					f->member = (size_t)-1;
 					f->fix_shebang = f->entry_points = false;
 					wp_buf_reset(&f->content);
@@ -422,6 +424,17 @@ int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t um,
 	return rc;
 }
 
+static int null_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	(void)ctx, (void)p, (void)n, (void)err;
+	return 0;
+}
+
+int iw_drain_member(struct iwheel *w, size_t i, struct wp_err *err)
+{
+	return wp_wheel_reader_extract(w->r, i, null_sink, NULL, err);
+}
+
 struct fd_sink {
 	int fd;
 	const char *path;
@@ -574,6 +587,7 @@ void iw_release(struct iwheel *w)
 		wp_buf_free(&w->files.v[i].content);
 	}
 	wp_vec_free(&w->files);
+	wp_vec_free(&w->drained);
 	if (w->r)
 		wp_wheel_reader_close(w->r);
 	wp_wheel_info_release(&w->info);
