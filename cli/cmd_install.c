@@ -11,7 +11,7 @@
 struct install_opts {
 	const char *python, *prefix, *target, *link_mode;
 	struct wp_strlist requirement, find_links;
-	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages;
+	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages, force_reinstall;
 };
 
 #define O(f) offsetof(struct install_opts, f)
@@ -35,6 +35,8 @@ const struct wp_opt wp_install_table[] = {
 	{ "no-index", 0, NULL, WP_OPT_FLAG, O(no_index), NULL, "accepted for pip's habit: install never uses a network" },
 	{ "no-deps", 0, NULL, WP_OPT_FLAG, O(no_deps), NULL,
 	  "install even when a wheel's Requires-Dist is met neither by the sources nor by the environment" },
+	{ "force-reinstall", 0, NULL, WP_OPT_FLAG, O(force_reinstall), NULL,
+	  "write a wheel again even when the same version, with the same RECORD hashes, is installed (pip's option)" },
 	WP_OPT_END,
 };
 #undef O
@@ -68,7 +70,8 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	if ((rc = wp_opts_parse(wp_install_table, &o, argc, argv, &pos, err)))
 		goto out;
 	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run,
-				      .no_deps = o.no_deps, .break_system_packages = o.break_system_packages };
+				      .no_deps = o.no_deps, .break_system_packages = o.break_system_packages,
+				      .force_reinstall = o.force_reinstall };
 	if ((rc = scheme_of(o.prefix, o.target, &job.scheme, &job.dir, err)))
 		goto out;
 	if (o.link_mode && !strcmp(o.link_mode, "hardlink"))
@@ -106,7 +109,10 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	if (cli->verbosity >= 0) {
 		for (size_t i = 0; i < rep.n; i++) {
 			const char *verb = o.dry_run ? "would install" : "installed";
-			if (rep.v[i].old_version)
+			if (rep.v[i].satisfied)
+				printf("already satisfied: %s %s is installed with the same files (--force-reinstall to "
+				       "write it again)\n", rep.v[i].name, rep.v[i].version);
+			else if (rep.v[i].old_version)
 				printf("%s %s %s (replacing %s)\n", verb, rep.v[i].name, rep.v[i].version, rep.v[i].old_version);
 			else
 				printf("%s %s %s\n", verb, rep.v[i].name, rep.v[i].version);
@@ -116,8 +122,8 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 		if (o.dry_run)
 			printf("dry run: hashes, tags and wheels checked, nothing written (%s)\n", rep.executable);
 		else
-			printf("%zu project%s, %lld files, %s into the environment of %s in %.2f s\n", rep.n,
-			       rep.n == 1 ? "" : "s", rep.files, size, rep.executable, wp_cli_elapsed(cli));
+			printf("%zu project%s, %lld files, %s into the environment of %s in %.2f s\n", rep.n - rep.n_satisfied,
+			       rep.n - rep.n_satisfied == 1 ? "" : "s", rep.files, size, rep.executable, wp_cli_elapsed(cli));
 	}
 out:
 	wp_install_report_release(&rep);

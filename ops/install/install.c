@@ -1061,6 +1061,143 @@ out:
 }
 
 
+/* ---- "Requirement already satisfied" ---- */
+
+struct row {
+	const char *path, *hash;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	return strcmp(((const struct row *)a)->path, ((const struct row *)b)->path);
+}
+
+/* RECORD text as rows sorted by path (borrowing paths and hashes from the lists). */
+static struct row *rows_of(const char *text, size_t len, struct wp_strlist *paths, struct wp_strlist *hashes, size_t *n)
+{
+	inst_record_rows(text, len, paths, hashes);
+	struct row *v = wp_xmalloc((paths->n ? paths->n : 1) * sizeof(*v));
+	for (size_t i = 0; i < paths->n; i++)
+		v[i] = (struct row){ paths->v[i], hashes->v[i] };
+	if (paths->n)
+		qsort(v, paths->n, sizeof(*v), cmp_row);
+	*n = paths->n;
+	return v;
+}
+
+static const char *row_hash(const struct row *v, size_t n, const char *path)
+{
+	struct row key = { path, NULL };
+	const struct row *r = n ? bsearch(&key, v, n, sizeof(*v), cmp_row) : NULL;
+	return r ? r->hash : NULL;
+}
+
+static int buf_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct wp_buf *b = ctx;
+	if (wp_buf_add(b, p, n) < 0)
+		return wp_fail(err, -WPE_INTEGRITY, "RECORD is larger than %zu bytes", b->max);
+	return 0;
+}
+
+/* pip's "Requirement already satisfied", made exact: the same project and version is installed,
+ * its RECORD gives every member this wheel would write the hash the wheel's own RECORD gives it
+ * (a script whose "#!python" is rewritten: listed), and each of those files is there. */
+static bool already_installed(struct iwheel *w)
+{
+	if (!w->old.dist_info || !w->old.version || strcmp(w->old.version, w->info.version))
+		return false;
+	struct wp_buf inst = WP_BUF_INIT, mine = WP_BUF_INIT_MAX(64 << 20);
+	struct wp_strlist ip = { 0 }, ih = { 0 }, mp = { 0 }, mh = { 0 };
+	struct row *iv = NULL, *mv = NULL;
+	size_t in_n = 0, mn = 0;
+	bool found = false, same = false;
+	struct wp_err sub = WP_ERR_INIT;
+	char *rp = wp_xasprintf("%s/RECORD", w->old.dist_info);
+	char *wr = wp_xasprintf("%s/RECORD", w->info.dist_info);
+	size_t ri = (size_t)-1;
+	for (size_t i = 0; i < wp_wheel_reader_count(w->r) && ri == (size_t)-1; i++) {
+		struct wp_wheel_entry e;
+		wp_wheel_reader_entry(w->r, i, &e);
+		if (!strcmp(e.name, wr))
+			ri = i;
+	}
+	if (ri == (size_t)-1 || wp_file_read_if_exists(rp, 256 << 20, &inst, &found, &sub) || !found ||
+	    wp_wheel_reader_extract(w->r, ri, buf_sink, &mine, &sub))
+		goto out;
+	iv = rows_of(wp_buf_cstr(&inst), inst.len, &ip, &ih, &in_n);
+	mv = rows_of(wp_buf_cstr(&mine), mine.len, &mp, &mh, &mn);
+	same = true;
+	for (size_t k = 0; k < w->files.n && same; k++) {
+		const struct iw_file *f = &w->files.v[k];
+		if (f->member == (size_t)-1)
+			continue;
+		struct wp_wheel_entry e;
+		wp_wheel_reader_entry(w->r, f->member, &e);
+		const char *want = row_hash(mv, mn, e.name), *have = row_hash(iv, in_n, f->record_path);
+		struct stat sb;
+		same = want && have && want[0] && (f->fix_shebang || !strcmp(want, have)) && lstat(f->dest, &sb) == 0;
+	}
+out:
+	for (size_t i = 0; i < ip.n; i++)
+		free((char *)ip.v[i]), free((char *)ih.v[i]);
+	for (size_t i = 0; i < mp.n; i++)
+		free((char *)mp.v[i]), free((char *)mh.v[i]);
+	wp_strlist_release(&ip);
+	wp_strlist_release(&ih);
+	wp_strlist_release(&mp);
+	wp_strlist_release(&mh);
+	free(iv);
+	free(mv);
+	free(rp);
+	free(wr);
+	wp_buf_free(&inst);
+	wp_buf_free(&mine);
+	wp_err_clear(&sub);
+	return same;
+}
+
+static int drain_cb(void *ctx, size_t i, struct wp_err *err)
+{
+	struct iwheel *w = ctx;
+	struct wp_wheel_entry e;
+	wp_wheel_reader_entry(w->r, i, &e);
+	size_t dl = strlen(w->info.dist_info);
+	if (e.is_dir || (!strncmp(e.name, w->info.dist_info, dl) && !strcmp(e.name + dl, "/RECORD")))
+		return 0; /* RECORD was read by already_installed */
+	return iw_drain_member(w, i, err);
+}
+
+/* The wheels already installed as they are leave the run (reported as satisfied), unless
+ * --force-reinstall; each is still read whole and checked against its RECORD, so that a wheel
+ * tampered with since is refused (exit 4) rather than called the same. */
+static int drop_satisfied(struct job *jb, struct wp_err *err)
+{
+	size_t o = 0;
+	int rc = 0;
+	for (size_t i = 0; i < jb->nw; i++) {
+		struct iwheel *w = &jb->w[i];
+		size_t threads = jb->in->threads > 0 ? (size_t)jb->in->threads : 0;
+		if (!rc && !jb->in->force_reinstall && already_installed(w) &&
+		    !(rc = wp_parallel_for(wp_wheel_reader_count(w->r), threads, drain_cb, w, err)) &&
+		    !(rc = wp_wheel_reader_check(w->r, err))) {
+			struct wp_install_item *it = wp_vec_add(jb->rep);
+			it->name = wp_xstrdup(w->info.name);
+			it->version = wp_xstrdup(w->info.version);
+			it->wheel = wp_xstrdup(w->filename);
+			it->satisfied = true;
+			jb->rep->n_satisfied++;
+			iw_release(w);
+			continue;
+		}
+		if (o != i)
+			jb->w[o] = *w;
+		o++;
+	}
+	jb->nw = o;
+	return rc;
+}
+
 void wp_install_report_release(struct wp_install_report *rep)
 {
 	for (size_t i = 0; i < rep->n; i++) {
@@ -1120,6 +1257,10 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		rc = iw_plan(&jb.w[i], &jb.env, (unsigned long)i, err);
 	if (rc)
 		goto out;
+	if ((rc = drop_satisfied(&jb, err)))
+		goto out;
+	if (!jb.nw)
+		goto out; /* every wheel is installed as it is: nothing to write */
 	if (in->dry_run) {
 		if (!(rc = check_collisions(&jb, err)))
 			for (size_t i = 0; i < jb.nw; i++)

@@ -29,6 +29,7 @@ struct wp_install_job {
 	bool dry_run;                  /* check and plan, write nothing */
 	bool no_deps;                  /* do not refuse a wheel whose Requires-Dist nothing meets */
 	bool break_system_packages;    /* install into an environment PEP 668 marks as externally managed */
+	bool force_reinstall;          /* install a wheel again even when the same build is installed */
 	int threads;                   /* 0: the number of CPUs */
 	enum wp_link_mode link_mode;   /* hardlink/reflink: through the unpacked store under store_root */
 	const char *store_root;        /* the cache folder (needed for hardlink/reflink) */
@@ -39,6 +40,8 @@ struct wp_install_item {
 	char *old_version;             /* the version replaced, or NULL */
 	char *wheel;                   /* file name */
 	long long files, bytes;
+	bool satisfied;                /* the same name, version and RECORD hashes were installed: nothing
+					* written (pip's "Requirement already satisfied") */
 };
 
 struct wp_install_report {
@@ -47,7 +50,8 @@ struct wp_install_report {
 	char *recovered;               /* what an earlier interrupted run left and this one finished or undid */
 	struct wp_install_item *v;
 	size_t n, cap;
-	long long files, bytes;
+	long long files, bytes;        /* what was written (satisfied items aside) */
+	size_t n_satisfied;
 	bool link_fell_back;           /* a link mode was asked and the file system made us copy */
 };
 
@@ -61,7 +65,8 @@ struct wp_installed {
 	char *name, *version;
 	char *installer;               /* the INSTALLER file's first line, "" when none */
 	char *dist_info;               /* its folder */
-	char *variant;                 /* a variant wheel's label (from variant.json), or NULL */
+	char *variant;                 /* a variant wheel's label (variant.json), else a PyTorch-style local
+					* label's (2.5.1+cu121: cu121), or NULL */
 	char *target;                  /* the machine wheelpick picked it for (its requirement file says), or NULL */
 	bool requested;
 };

@@ -171,6 +171,8 @@ int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t uma
 /* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
  * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */
 void inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
+/* The same, with each row's second field (its hash, "" when none) pushed onto hashes in step. */
+void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes);
 /* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
  * root stays at the root), as a new string starting with '/'. */
 char *inst_lexical(const char *path);

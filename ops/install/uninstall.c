@@ -5,6 +5,7 @@
 #include "base/str.h"
 #include "ops/install/install.h"
 #include "ops/install/internal.h"
+#include "resolver/variant.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -194,37 +195,57 @@ static bool under(const char *path, const char *root)
 	return !strncmp(path, root, n) && path[n] == '/';
 }
 
-/* The first field of each RECORD row (csv, as pip reads it). */
-void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
+/* A csv field at text[*i] (quoted or not), into f; *i left at the ',' or line end after it. */
+static void csv_take(const char *text, size_t len, size_t *i, struct wp_buf *f)
 {
-	struct wp_buf f = WP_BUF_INIT;
+	wp_buf_reset(f);
+	if (*i < len && text[*i] == '"') {
+		for ((*i)++; *i < len; (*i)++) {
+			if (text[*i] == '"') {
+				if (*i + 1 < len && text[*i + 1] == '"') {
+					wp_buf_addch(f, '"');
+					(*i)++;
+					continue;
+				}
+				(*i)++;
+				break;
+			}
+			wp_buf_addch(f, text[*i]);
+		}
+	} else {
+		while (*i < len && text[*i] != ',' && text[*i] != '\n' && text[*i] != '\r')
+			wp_buf_addch(f, text[(*i)++]);
+	}
+}
+
+/* The first field of each RECORD row (csv, as pip reads it), and its second when asked. */
+void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes)
+{
+	struct wp_buf f = WP_BUF_INIT, h = WP_BUF_INIT;
 	size_t i = 0;
 	while (i < len) {
-		wp_buf_reset(&f);
-		if (text[i] == '"') {
-			for (i++; i < len; i++) {
-				if (text[i] == '"') {
-					if (i + 1 < len && text[i + 1] == '"') {
-						wp_buf_addch(&f, '"');
-						i++;
-						continue;
-					}
-					i++;
-					break;
-				}
-				wp_buf_addch(&f, text[i]);
-			}
-		} else {
-			while (i < len && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-				wp_buf_addch(&f, text[i++]);
+		csv_take(text, len, &i, &f);
+		wp_buf_reset(&h);
+		if (hashes && i < len && text[i] == ',') {
+			i++;
+			csv_take(text, len, &i, &h);
 		}
 		while (i < len && text[i] != '\n')
 			i++;
 		i++;
-		if (f.len && !memchr(f.data, 0, f.len))
+		if (f.len && !memchr(f.data, 0, f.len)) {
 			wp_strlist_push(out, wp_buf_detach(&f, NULL));
+			if (hashes)
+				wp_strlist_push(hashes, wp_xstrdup(wp_buf_cstr(&h)));
+		}
 	}
 	wp_buf_free(&f);
+	wp_buf_free(&h);
+}
+
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
+{
+	inst_record_rows(text, len, out, NULL);
 }
 
 static const char *const *lib_dirs(const struct ienv *env, size_t *n)
@@ -481,6 +502,21 @@ int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const 
 		wp_buf_addstr(&out, add);
 	if (!out.len)
 		goto out;
+	/* by project: the same projects give the same file, whichever run wrote which line last (a run
+	 * that finds some projects already installed rewrites only the others' lines) */
+	struct wp_strlist lines = { 0 };
+	char *text = wp_buf_detach(&out, NULL), *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		wp_strlist_push(&lines, l);
+	if (lines.n)
+		qsort(lines.v, lines.n, sizeof(*lines.v), cmp_str);
+	out = (struct wp_buf)WP_BUF_INIT;
+	for (size_t i = 0; i < lines.n; i++)
+		wp_buf_printf(&out, "%s\n", lines.v[i]);
+	wp_strlist_release(&lines);
+	free(text);
+	if (!out.len)
+		goto out;
 	*tmp = wp_xasprintf("%s.tmp.%ld", path, (long)getpid());
 	unlink(*tmp);
 	rc = iw_write_tmp(*tmp, out.data ? out.data : "", out.len, false, env->umask, err);
@@ -591,6 +627,11 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 				it->variant = variant_label(wp_buf_cstr(&b));
 			free(p);
 			wp_buf_free(&b);
+			/* no variant.json: a PyTorch-style local label (2.5.1+cu121) names the build */
+			const char *plus = it->version ? strchr(it->version, '+') : NULL;
+			struct wp_variant var;
+			if (!it->variant && plus && wp_variant_from_label(plus, &var) == 1)
+				it->variant = wp_xstrdup(var.label);
 		}
 		if (d)
 			closedir(d);

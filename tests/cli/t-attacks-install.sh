@@ -285,4 +285,45 @@ expect_eq "bin/tri once" "$(grep -c '^\.\./\.\./\.\./bin/tri,' "$SP/tri-1.0.dist
 expect_eq "bin/tri2 once" "$(grep -c '^\.\./\.\./\.\./bin/tri2,' "$SP/tri-1.0.dist-info/RECORD")" 1
 expect_grep "the launcher won (as pip: written last)" "from tri import main" "$TMP/v11/bin/tri"
 
+attack "a second install of the same wheelhouse writes nothing (already satisfied); --force-reinstall writes it again; a changed file is not 'the same'"
+venv v12
+rm -rf w12 && mkdir w12 && mkw w12 same-a 1.0 --file same_a/data.txt "a" && mkw w12 same-b 2.0 --console sb same_b:main --file same_b-2.0.data/scripts/sbtool $'#!python\nprint(2)\n'
+"$PYTHON" "$AI" wheelhouse w12 same_a-1.0-py3-none-any.whl same_b-2.0-py3-none-any.whl
+expect_exit 0 "first install" wp install w12 --python "$TMP/v12/bin/python"
+expect_grep "installed both" "^2 projects" out
+ino=$(stat -c %i "$SP/same_a/data.txt")
+expect_exit 0 "second install" wp install w12 --python "$TMP/v12/bin/python"
+expect_grep "says so, per project" "already satisfied: same-a 1.0" out
+expect_grep "and for the other" "already satisfied: same-b 2.0" out
+expect_grep "nothing written" "^0 projects, 0 files" out
+expect_eq "the file was not rewritten (same inode)" "$(stat -c %i "$SP/same_a/data.txt")" "$ino"
+expect_exit 0 "--force-reinstall" wp install w12 --force-reinstall --python "$TMP/v12/bin/python"
+expect_grep "writes both again" "^2 projects" out
+[ "$(stat -c %i "$SP/same_a/data.txt")" != "$ino" ] && pass "rewritten" || fail "--force-reinstall did not rewrite"
+echo changed >"$SP/same_a/data.txt" # a RECORD that still says 'a': only its files can tell, so a missing file counts
+rm -f "$SP/same_b/__init__.py"
+expect_exit 0 "a file gone: installed again" wp install w12 --python "$TMP/v12/bin/python"
+expect_grep "same-b written again" "^installed same-b 2.0" out
+expect_file "the file is back" "$SP/same_b/__init__.py"
+# the installed RECORD's hash differs from the wheel's: not the same build
+sed -i 's|^same_a/data.txt,sha256=[^,]*|same_a/data.txt,sha256=AAAA|' "$SP/same_a-1.0.dist-info/RECORD"
+expect_exit 0 "another hash in RECORD: installed again" wp install w12 --python "$TMP/v12/bin/python"
+expect_grep "same-a written again" "^installed same-a 1.0" out
+
+attack "list --installed shows a PyTorch-style local label as the variant (2.5.1+cu121: cu121)"
+venv v13
+rm -rf w13 && mkdir w13
+for v in 2.5.1+cu121 0.20.1+cpu 2.4.0+rocm6.1 1.0+ubuntu.1; do
+	n=p$(echo "$v" | tr -dc 'a-z0-9' | head -c 8)
+	mkw w13 "$n" "$v"
+	wp install "$WF" --python "$TMP/v13/bin/python" >/dev/null 2>&1 || fail "install $v"
+done
+expect_exit 0 "list --installed" wp list --installed --python "$TMP/v13/bin/python"
+expect_grep "cu121" "^p251cu121 +2\.5\.1\+cu121 +wheelpick +cu121 " out
+expect_grep "cpu" "^p0201cpu +0\.20\.1\+cpu +wheelpick +cpu " out
+expect_grep "rocm6.1" "\+rocm6\.1 +wheelpick +rocm6\.1 " out
+expect_grep "a plain local label is no variant" "\+ubuntu\.1 +wheelpick +- " out
+expect_exit 0 "--json" wp list --installed --json --python "$TMP/v13/bin/python"
+expect_json "$TMP/out" '[x["variant"] for x in j if x["version"]=="2.5.1+cu121"][0]' cu121
+
 done_matrix
