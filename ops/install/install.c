@@ -885,6 +885,33 @@ static int fill_store(struct job *jb, struct wp_err *err)
 	return rc;
 }
 
+/* A wheel whose .dist-info folder is new stages it apart: its files' temps and final names go
+ * into "<lib>/.wp-<pid>-<seq>-di.tmp/", renamed to the .dist-info name once they are in (pip and
+ * importlib look for "*.dist-info" only: a killed run leaves nothing they list). */
+static void stage_dist_info_apart(struct job *jb)
+{
+	for (size_t i = 0; i < jb->nw; i++) {
+		struct iwheel *w = &jb->w[i];
+		struct stat sb;
+		if (lstat(w->dist_info_dest, &sb) == 0)
+			continue;
+		w->dist_info_stage = wp_xasprintf("%s/.wp-%ld-%zu-di.tmp", w->lib, (long)getpid(), i);
+		size_t dl = strlen(w->dist_info_dest);
+		for (size_t k = 0; k < w->files.n; k++) {
+			struct iw_file *f = &w->files.v[k];
+			if (strncmp(f->dest, w->dist_info_dest, dl) || f->dest[dl] != '/')
+				continue;
+			const char *rest = f->dest + dl; /* "/RECORD", "/licenses/LICENSE" */
+			const char *tbase = strrchr(f->tmp, '/');
+			const char *dslash = strrchr(f->dest, '/');
+			f->stage_dest = wp_xasprintf("%s%s", w->dist_info_stage, rest);
+			char *tmp = wp_xasprintf("%s%.*s%s", w->dist_info_stage, (int)(dslash - f->dest - dl), rest, tbase);
+			free(f->tmp);
+			f->tmp = tmp;
+		}
+	}
+}
+
 /* Paths ordered with '/' below every other byte, so that a path's descendants follow it at once. */
 static int cmp_tree(const void *a, const void *b)
 {
@@ -939,7 +966,7 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 	int rc = 0;
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
 		for (size_t k = 0; k < jb->w[i].files.n && !rc; k++) {
-			char *d = wp_xstrdup(jb->w[i].files.v[k].dest);
+			char *d = wp_xstrdup(jb->w[i].files.v[k].tmp); /* its folder is the one its dest needs */
 			struct wp_strlist chain = { 0 };
 			for (char *slash = strrchr(d, '/'); slash && slash != d; slash = strrchr(d, '/')) {
 				*slash = 0;
@@ -1267,11 +1294,17 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 				report_wheel(rep, &jb.w[i], jb.w[i].info.unpacked_size);
 		goto out;
 	}
+	stage_dist_info_apart(&jb);
 	if ((rc = check_collisions(&jb, err)) || (rc = plan_dirs(&jb, err)))
 		goto out;
 	for (size_t i = 0; i < jb.nw; i++)
-		for (size_t k = 0; k < jb.w[i].files.n; k++)
-			ij_add(&jb.j, IJ_RENAME, jb.w[i].files.v[k].tmp, jb.w[i].files.v[k].dest);
+		for (size_t k = 0; k < jb.w[i].files.n; k++) {
+			const struct iw_file *f = &jb.w[i].files.v[k];
+			ij_add(&jb.j, IJ_RENAME, f->tmp, f->stage_dest ? f->stage_dest : f->dest);
+		}
+	for (size_t i = 0; i < jb.nw; i++) /* after every file is in its staged .dist-info */
+		if (jb.w[i].dist_info_stage)
+			ij_add(&jb.j, IJ_RENAME, jb.w[i].dist_info_stage, jb.w[i].dist_info_dest);
 	char *tpath = itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
 	bool targets_gone = false;
 	ij_add(&jb.j, IJ_RENAME, ttmp, tpath);

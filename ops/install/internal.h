@@ -104,7 +104,8 @@ void old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *k
 struct iw_file {
 	size_t member;       /* index in the reader, or (size_t)-1 for a generated file */
 	char *dest;          /* absolute */
-	char *tmp;           /* staged name beside dest */
+	char *tmp;           /* staged name beside dest (or in the dist-info's staging folder) */
+	char *stage_dest;    /* a new .dist-info's file: its name in that staging folder; NULL: dest */
 	char *record_path;   /* as RECORD names it: relative to the lib folder, '/' separated */
 	bool exec;           /* mode: executable bits */
 	bool fix_shebang;    /* a .data/scripts file: "#!python" becomes the interpreter */
@@ -125,6 +126,9 @@ struct iwheel {
 	struct wp_wheel_info info;
 	const char *lib;     /* purelib or platlib */
 	char *dist_info_dest;
+	char *dist_info_stage; /* a new .dist-info staged apart ("<lib>/.wp-...-di.tmp"), renamed into place
+				* after its files, so that a run killed before its commit leaves no .dist-info
+				* that pip or importlib would see; NULL when the folder exists */
 	struct iw_files files;
 	struct iw_members drained; /* members a launcher of the same path replaced: read (RECORD checks
 				    * every member) but not written */

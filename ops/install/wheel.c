@@ -583,6 +583,7 @@ void iw_release(struct iwheel *w)
 	for (size_t i = 0; i < w->files.n; i++) {
 		free(w->files.v[i].dest);
 		free(w->files.v[i].tmp);
+		free(w->files.v[i].stage_dest);
 		free(w->files.v[i].record_path);
 		wp_buf_free(&w->files.v[i].content);
 	}
@@ -597,6 +598,7 @@ void iw_release(struct iwheel *w)
 	free(w->filename);
 	free(w->project);
 	free(w->dist_info_dest);
+	free(w->dist_info_stage);
 	istore_abort(w);
 	free(w->store);
 	free(w->sha256);

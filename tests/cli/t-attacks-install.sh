@@ -326,4 +326,33 @@ expect_grep "a plain local label is no variant" "\+ubuntu\.1 +wheelpick +- " out
 expect_exit 0 "--json" wp list --installed --json --python "$TMP/v13/bin/python"
 expect_json "$TMP/out" '[x["variant"] for x in j if x["version"]=="2.5.1+cu121"][0]' cu121
 
+attack "an install killed at any step leaves no .dist-info that pip or importlib would list half-made; the next run cleans it"
+KILLAT="$TMP/killat.so"
+${CC:-cc} -shared -fPIC -O1 -o "$KILLAT" "$ROOT/tests/cli/killat.c" -ldl || fail "cannot build killat.so"
+KILL_ENV=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "LD_PRELOAD=$KILLAT")
+rm -rf w14 && mkdir w14 && mkw w14 kone 1.0 --file kone/a.txt a --console kone kone:main && mkw w14 ktwo 2.0 --file ktwo-2.0.dist-info/licenses/LICENSE "MIT"
+"$PYTHON" "$AI" wheelhouse w14 kone-1.0-py3-none-any.whl ktwo-2.0-py3-none-any.whl
+venv v14
+WP_KILL_UNDER="$TMP/v14" WP_KILL_COUNT="$TMP/count" "${KILL_ENV[@]}" "$WHEELPICK" install w14 --python "$TMP/v14/bin/python" >/dev/null 2>&1
+n=$(cat "$TMP/count" 2>/dev/null || echo 0)
+[ "$n" -gt 5 ] && pass "the count run made $n changes" || fail "the count run made $n changes"
+bad=0
+for i in $(seq 1 "$n"); do
+	venv v14
+	(WP_KILL_UNDER="$TMP/v14" WP_KILL_AT=$i exec "${KILL_ENV[@]}" "$WHEELPICK" install w14 --python "$TMP/v14/bin/python" >/dev/null 2>&1) 2>/dev/null
+	half=$("$TMP/v14/bin/python" - <<'PY'
+import importlib.metadata as m, os, glob, sys
+sp = [p for p in sys.path if p.endswith("site-packages")][0]
+bad = [d for d in glob.glob(os.path.join(sp, "*.dist-info")) if not os.path.exists(os.path.join(d, "METADATA"))]
+bad += [str(d._path) for d in m.distributions() if not d.metadata or d.metadata["Name"] is None]
+print(len(bad))
+PY
+)
+	[ "$half" = 0 ] || { bad=$((bad + 1)); echo "    killed at step $i of $n: $half half-made .dist-info" >&2; }
+	wp list --installed --python "$TMP/v14/bin/python" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "    killed at $i: the next run failed" >&2; }
+	left=$(find "$TMP/v14" -name '.wp-*' | wc -l)
+	[ "$left" = 0 ] || { bad=$((bad + 1)); echo "    killed at $i: $left temps left after the next run" >&2; }
+done
+expect_eq "killed at each of $n steps: no half-made .dist-info, the next run cleans up" "$bad" 0
+
 done_matrix
