@@ -957,8 +957,9 @@ static int check_collisions(struct job *jb, struct wp_err *err)
 }
 
 /* Folders the staged files need that do not exist yet, parents first. A file where a folder is
- * needed, or a folder on disk whose symlinks lead out of the environment, is refused: nothing is
- * written through a link out of it. */
+ * needed, or a folder on disk reached through a symlink, is refused: the commit makes its changes
+ * beneath the environment's roots with no link followed (ij_apply), and nothing is written through
+ * a link out of it. */
 static int plan_dirs(struct job *jb, struct wp_err *err)
 {
 	struct wp_strlist made = { 0 };
@@ -981,12 +982,11 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 						rc = wp_fail(err, -WPE_USAGE, "'%s' is a file, and '%s' needs a folder there; "
 							     "nothing was installed (remove it first)", d, jb->w[i].filename);
 					} else if (!checked || strcmp(checked, d)) {
-						char *probe = wp_xasprintf("%s/x", d);
-						if (!ienv_confines_real(&jb->env, probe))
-							rc = wp_fail(err, -WPE_USAGE, "'%s' leads out of the environment (a "
-								     "symlink), and '%s' would write through it; nothing was "
-								     "installed", d, jb->w[i].filename);
-						free(probe);
+						if (!ij_reachable(&jb->env, d))
+							rc = wp_fail(err, -WPE_USAGE, "'%s' is or passes through a symlink, and "
+								     "'%s' would write through it (wheelpick writes nothing "
+								     "through a link in an environment); nothing was installed",
+								     d, jb->w[i].filename);
 						free(checked);
 						checked = wp_xstrdup(d);
 					}
@@ -1360,7 +1360,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		goto out;
 	staged = false;
 	wp_say(s, WP_SAY_DEBUG, "RECORDs matched; synced and committed (%zu changes)", jb.j.e.n);
-	if ((rc = ij_apply(&jb.j, err)))
+	if ((rc = ij_apply(&jb.j, &jb.env, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "applied and synced");
 	for (size_t i = 0; i < jb.nw; i++) {
@@ -1375,7 +1375,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		rc = compile_installed(&jb, err);
 out:
 	if (staged)
-		ij_abort(&jb.j);
+		ij_abort(&jb.j, &jb.env);
 	if (journal)
 		ij_release(&jb.j);
 	for (size_t i = 0; i < jb.nw; i++) {

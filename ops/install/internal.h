@@ -43,11 +43,16 @@ int ij_recover(const struct ienv *env, char **what, struct wp_err *err);
 /* The staging journal, durable, before anything is created. */
 int ij_write_staging(struct ij_journal *j, struct wp_err *err);
 /* Undo the staging (temps removed, folders made removed when empty) and drop the journal. */
-void ij_abort(struct ij_journal *j);
+void ij_abort(struct ij_journal *j, const struct ienv *env);
 /* The commit journal, durable; from here on the change is finished even after a crash. */
 int ij_commit(struct ij_journal *j, struct wp_err *err);
-/* Apply the renames, unlinks and rmdirs, sync, then drop both journals. */
-int ij_apply(struct ij_journal *j, struct wp_err *err);
+/* Apply the renames, unlinks and rmdirs, sync, then drop both journals. Every change (here, in
+ * ij_abort and in ij_recover) is made beneath the environment's root that holds its path, through
+ * an open handle with no symlink followed (base/beneath.h). */
+int ij_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err);
+/* An existing folder opened beneath env's root that holds it, no symlink on the way: what a file
+ * staged in it needs for its commit to go through. */
+bool ij_reachable(const struct ienv *env, const char *dir);
 
 /* An environment's places, from the interpreter. */
 struct ienv {

@@ -9,6 +9,7 @@
  * is gone were done; removals of what is gone were done). Both live in purelib, found by every
  * later install, uninstall or list --installed of that environment. Records: an op byte, then
  * NUL-terminated paths (one, or two for a rename). */
+#include "base/beneath.h"
 #include "base/fs.h"
 #include "base/mem.h"
 #include "ops/install/internal.h"
@@ -104,31 +105,132 @@ static void sync_fs_of(const char *path)
 	}
 }
 
-static void roll_back(struct ij_journal *j)
+/* The environment's roots, opened: every change below is made beneath one of them, the most
+ * specific that holds its path, with no symlink followed out of it (base/beneath.h). */
+struct roots {
+	const struct ienv *env;
+	int fd[6];
+};
+
+static void roots_open(struct roots *r, const struct ienv *env)
 {
-	for (size_t i = 0; i < j->e.n; i++)
-		if (j->e.v[i].op == IJ_RENAME)
-			unlink(j->e.v[i].a);
-	for (size_t i = j->e.n; i-- > 0;)
-		if (j->e.v[i].op == IJ_MKDIR)
-			rmdir(j->e.v[i].a);
+	r->env = env;
+	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since ienv_open (include) too */
+		r->fd[i] = i < env->n_roots ? open(env->real_roots[i] ? env->real_roots[i] : env->roots[i],
+						   O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+					    : -1;
 }
 
-static int roll_forward(struct ij_journal *j, struct wp_err *err)
+static void roots_close(struct roots *r)
 {
-	for (size_t i = 0; i < j->e.n; i++) {
-		const struct ij_entry *e = &j->e.v[i];
-		if (e->op == IJ_RENAME) {
-			if (rename(e->a, e->b) < 0 && errno != ENOENT)
-				return wp_fs_fail(err, errno, "cannot put in place", e->b);
-		} else if (e->op == IJ_UNLINK) {
-			if (unlink(e->a) < 0 && errno != ENOENT)
-				return wp_fs_fail(err, errno, "cannot remove", e->a);
-		} else if (e->op == IJ_RMDIR) {
-			rmdir(e->a); /* a folder something else still uses stays */
+	for (size_t i = 0; i < 6; i++)
+		if (r->fd[i] >= 0)
+			close(r->fd[i]);
+}
+
+/* path's folder opened beneath its root; *leaf its last component. -1 (errno EXDEV: under no
+ * root; ELOOP/ENOTDIR: a symlink on the way) when it cannot be. */
+static int parent_of(const struct roots *r, const char *path, int *dir_fd, const char **leaf)
+{
+	int best = -1;
+	size_t bl = 0;
+	const char *rel = NULL;
+	for (size_t i = 0; i < r->env->n_roots; i++) {
+		const char *x = wp_beneath_rel(path, r->env->roots[i]);
+		size_t l = strlen(r->env->roots[i]);
+		if (x && r->fd[i] >= 0 && l > bl) {
+			best = (int)i;
+			bl = l;
+			rel = x;
 		}
 	}
-	return 0;
+	if (best < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return wp_beneath_parent(r->fd[best], rel, dir_fd, leaf);
+}
+
+static int at_unlink(const struct roots *r, const char *path, int flags)
+{
+	int d;
+	const char *leaf;
+	if (parent_of(r, path, &d, &leaf) < 0)
+		return -1;
+	int rc = unlinkat(d, leaf, flags), e = errno;
+	close(d);
+	errno = e;
+	return rc;
+}
+
+static int at_rename(const struct roots *r, const char *from, const char *to)
+{
+	int fd, td;
+	const char *fl, *tl;
+	if (parent_of(r, from, &fd, &fl) < 0)
+		return -1;
+	if (parent_of(r, to, &td, &tl) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	int rc = renameat(fd, fl, td, tl), e = errno;
+	close(fd);
+	close(td);
+	errno = e;
+	return rc;
+}
+
+bool ij_reachable(const struct ienv *env, const char *dir)
+{
+	struct roots r;
+	int d;
+	const char *leaf;
+	roots_open(&r, env);
+	char *probe = wp_xasprintf("%s/x", dir);
+	bool ok = parent_of(&r, probe, &d, &leaf) == 0;
+	if (ok)
+		close(d);
+	free(probe);
+	roots_close(&r);
+	return ok;
+}
+
+static void roll_back(struct ij_journal *j, const struct ienv *env)
+{
+	struct roots r;
+	roots_open(&r, env);
+	for (size_t i = 0; i < j->e.n; i++)
+		if (j->e.v[i].op == IJ_RENAME)
+			at_unlink(&r, j->e.v[i].a, 0);
+	for (size_t i = j->e.n; i-- > 0;)
+		if (j->e.v[i].op == IJ_MKDIR)
+			at_unlink(&r, j->e.v[i].a, AT_REMOVEDIR);
+	roots_close(&r);
+}
+
+/* A removal whose folder is now a symlink (swapped in since it was planned) is skipped: nothing is
+ * removed through a link, as the plan itself removes nothing whose real folder is elsewhere. */
+static int roll_forward(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
+{
+	struct roots r;
+	int rc = 0;
+	roots_open(&r, env);
+	for (size_t i = 0; i < j->e.n && !rc; i++) {
+		const struct ij_entry *e = &j->e.v[i];
+		if (e->op == IJ_RENAME) {
+			if (at_rename(&r, e->a, e->b) < 0 && errno != ENOENT)
+				rc = wp_fs_fail(err, errno, "cannot put in place", e->b);
+		} else if (e->op == IJ_UNLINK) {
+			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
+				rc = wp_fs_fail(err, errno, "cannot remove", e->a);
+		} else if (e->op == IJ_RMDIR) {
+			at_unlink(&r, e->a, AT_REMOVEDIR); /* a folder something else still uses stays */
+		}
+	}
+	roots_close(&r);
+	return rc;
 }
 
 /* A run killed while writing a journal (or the targets file an uninstall stages) leaves its temp
@@ -214,7 +316,7 @@ int ij_recover(const struct ienv *env, char **what, struct wp_err *err)
 		}
 		if ((rc = refuse_foreign(&j, j.commit_path, env, err)))
 			goto out;
-		if ((rc = roll_forward(&j, err)))
+		if ((rc = roll_forward(&j, env, err)))
 			goto out;
 		sync_fs_of(purelib);
 		unlink(j.staging_path);
@@ -229,7 +331,7 @@ int ij_recover(const struct ienv *env, char **what, struct wp_err *err)
 	if (!decode(&b, &j)) {
 		if ((rc = refuse_foreign(&j, j.staging_path, env, err)))
 			goto out;
-		roll_back(&j);
+		roll_back(&j, env);
 	}
 	unlink(j.staging_path);
 	wp_fs_sync_dir(purelib, NULL);
@@ -251,9 +353,9 @@ int ij_write_staging(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-void ij_abort(struct ij_journal *j)
+void ij_abort(struct ij_journal *j, const struct ienv *env)
 {
-	roll_back(j);
+	roll_back(j, env);
 	unlink(j->staging_path);
 }
 
@@ -270,11 +372,11 @@ int ij_commit(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-int ij_apply(struct ij_journal *j, struct wp_err *err)
+int ij_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
 {
 	char *dir = wp_xstrdup(j->commit_path);
 	*strrchr(dir, '/') = 0;
-	int rc = roll_forward(j, err);
+	int rc = roll_forward(j, env, err);
 	if (!rc) {
 		sync_fs_of(dir);
 		unlink(j->staging_path);

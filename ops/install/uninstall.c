@@ -707,7 +707,7 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 		it->installer = wp_xstrdup("");
 	}
 	if (!rc && !(rc = ij_commit(&j, err)))
-		rc = ij_apply(&j, err);
+		rc = ij_apply(&j, &env, err);
 	(void)s;
 	for (size_t i = 0; i < n; i++)
 		old_dist_release(&olds[i]);

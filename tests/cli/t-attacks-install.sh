@@ -173,6 +173,14 @@ mkdir -p "$TMP/outside3" && ln -s "$TMP/outside3" "$SP/wl"
 rm -rf w5b && mkw w5b wl 1.0 --file wl/x.py "x = 1"
 expect_exit 2 "refused" wp install "$WF" --python "$TMP/v5b/bin/python"
 expect_eq "nothing written behind the link" "$(ls "$TMP/outside3" | wc -l)" 0
+mkdir -p "$SP/deep/er" && ln -s "$TMP/outside3" "$SP/deep/er/l"
+rm -rf w5b && mkw w5b wl 1.0 --file deep/er/l/sub/x.py "x = 1"
+expect_exit 2 "a link deeper down: refused" wp install "$WF" --python "$TMP/v5b/bin/python"
+expect_eq "nothing written behind it" "$(find "$TMP/outside3" | wc -l)" 1
+mkdir -p "$SP/realdir" && ln -s realdir "$SP/inlink"
+rm -rf w5b && mkw w5b wl 1.0 --file inlink/x.py "x = 1"
+expect_exit 2 "a link that stays inside: refused too (the commit follows no link)" wp install "$WF" --python "$TMP/v5b/bin/python"
+env_sound v5b "after the links"
 
 # --- 3. --target / --prefix removals stay under DIR ------------------------------------------
 attack "--target DIR / --prefix DIR: uninstall and upgrade only remove files under DIR"
