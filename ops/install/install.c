@@ -1225,6 +1225,61 @@ static int drop_satisfied(struct job *jb, struct wp_err *err)
 	return rc;
 }
 
+/* ---- Ctrl-C while staging ---- */
+
+/* What an interrupt may remove: the run's staged temps and the folders made for them, from the moment they are listed until its commit begins (from then on the next
+ * run finishes the change; removing temps then could leave a mix). Built before it is published,
+ * so the handler reads only memory nobody changes. */
+struct abortable {
+	const char **unlink;
+	size_t nu;
+	const char **rmdir;
+	size_t nr;
+};
+
+static struct abortable *abortable_now;
+
+static struct abortable *abortable_make(const struct ij_journal *j)
+{
+	struct abortable *a = wp_xcalloc(1, sizeof(*a));
+	a->unlink = wp_xcalloc(j->e.n + 1, sizeof(*a->unlink));
+	a->rmdir = wp_xcalloc(j->e.n + 1, sizeof(*a->rmdir));
+	for (size_t i = 0; i < j->e.n; i++)
+		if (j->e.v[i].op == IJ_RENAME)
+			a->unlink[a->nu++] = j->e.v[i].a;
+	for (size_t i = j->e.n; i-- > 0;)
+		if (j->e.v[i].op == IJ_MKDIR)
+			a->rmdir[a->nr++] = j->e.v[i].a;
+	return a;
+}
+
+static void abortable_set(struct abortable *a)
+{
+	__atomic_store_n(&abortable_now, a, __ATOMIC_SEQ_CST);
+}
+
+static void abortable_free(struct abortable *a)
+{
+	if (!a)
+		return;
+	free(a->unlink);
+	free(a->rmdir);
+	free(a);
+}
+
+void wp_install_on_interrupt(void)
+{
+	struct abortable *a = __atomic_load_n(&abortable_now, __ATOMIC_SEQ_CST);
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nu; i++)
+		unlink(a->unlink[i]);
+	for (size_t i = 0; i < a->nr; i++)
+		rmdir(a->rmdir[i]);
+	/* the staging journal stays: a temp a writing thread creates after this is still undone by
+	 * the next run */
+}
+
 void wp_install_report_release(struct wp_install_report *rep)
 {
 	for (size_t i = 0; i < rep->n; i++) {
@@ -1259,6 +1314,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 {
 	struct job jb = { .s = s, .in = in, .rep = rep };
 	bool env_open = false, journal = false, staged = false;
+	struct abortable *abortable = NULL;
 	int rc;
 	memset(rep, 0, sizeof(*rep));
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO, err)))
@@ -1317,6 +1373,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	}
 	if (!(rc = ij_write_staging(&jb.j, err))) {
 		staged = true;
+		abortable = abortable_make(&jb.j);
+		abortable_set(abortable);
 		rc = itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
 		if (!rc && tmade && strcmp(tmade, ttmp))
 			rc = wp_fail(err, -WPE_IO, "'%s' was staged as '%s'", tpath, tmade);
@@ -1356,6 +1414,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 			ij_add(&jb.j, IJ_UNLINK, tp, NULL);
 		free(tp);
 	}
+	abortable_set(NULL); /* from here a killed run is finished by the next one, never undone */
 	if ((rc = ij_commit(&jb.j, err)))
 		goto out;
 	staged = false;
@@ -1374,6 +1433,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if (in->compile)
 		rc = compile_installed(&jb, err);
 out:
+	abortable_set(NULL);
+	abortable_free(abortable);
 	if (staged)
 		ij_abort(&jb.j, &jb.env);
 	if (journal)

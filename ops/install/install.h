@@ -59,6 +59,9 @@ void wp_install_report_release(struct wp_install_report *rep);
 
 int wp_install_run(const struct wp_session *s, const struct wp_install_job *job, struct wp_install_report *rep,
 		   struct wp_err *err);
+/* For a signal handler (async-signal-safe: unlink and rmdir only): removes what the install in
+ * progress has staged, while it is still only staged; nothing once its commit has begun. */
+void wp_install_on_interrupt(void);
 
 /* What is installed in the interpreter's environment. */
 struct wp_installed {

@@ -3,10 +3,10 @@
 
 Generated at test time (stdlib only), deterministic.
 
-  attacks_install.py wheel OUT NAME VERSION [--file PATH TEXT]... [--console NAME TARGET]... [--gui NAME TARGET]...
+  attacks_install.py wheel OUT NAME VERSION [--file PATH TEXT]... [--console NAME TARGET]... [--gui NAME TARGET]... [--pad N]
         a wheel whose RECORD is true for every member (so only the installer's own rules can refuse
         it), with each --file as an extra member (any name: '.data/...' paths, reserved names);
-        prints its file name
+        prints its file name; --pad N adds N bytes of noise (stored) as NAME/pad.bin
   attacks_install.py wheelhouse DIR WHEEL...
         a requirements.txt in DIR pinning each wheel (already in DIR) by sha256
   attacks_install.py bundle OUT TOP [--file NAME TEXT] [--hardlink NAME TARGET DATA] [--symlink NAME TARGET]
@@ -40,7 +40,11 @@ def cmd_wheel(args):
     extra, console, gui = [], [], []
     i = 3
     while i < len(args):
-        if args[i] == "--file":
+        if args[i] == "--pad":
+            import random
+            extra.append(("%s/pad.bin" % name.replace("-", "_"), random.Random(7).randbytes(int(args[i + 1]))))
+            i += 2
+        elif args[i] == "--file":
             extra.append((args[i + 1], args[i + 2].encode("utf-8", "surrogateescape")))
             i += 3
         elif args[i] == "--console":
@@ -77,6 +81,7 @@ def cmd_wheel(args):
         for n, d in files:
             zi = zipfile.ZipInfo(n, FIXED)
             zi.external_attr = (0o755 if "/scripts/" in n else 0o644) << 16
+            zi.compress_type = zipfile.ZIP_STORED if n.endswith("pad.bin") else zipfile.ZIP_DEFLATED
             z.writestr(zi, d)
     print(fn)
 

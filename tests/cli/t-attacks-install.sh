@@ -363,4 +363,27 @@ PY
 done
 expect_eq "killed at each of $n steps: no half-made .dist-info, the next run cleans up" "$bad" 0
 
+attack "Ctrl-C (SIGINT, SIGTERM) while an install stages: its temps go at once, not at the next run"
+rm -rf w15 && mkw w15 bigpkg 1.0 --pad 150000000
+for sig in INT TERM; do
+	venv v15
+	"$WHEELPICK" install "$WF" --python "$TMP/v15/bin/python" >/dev/null 2>"$TMP/err" &
+	pid=$!
+	for i in $(seq 1 1000); do
+		[ -n "$(find "$TMP/v15" -name '.wp-*.tmp' -size +1M -print -quit 2>/dev/null)" ] && break
+		sleep 0.01
+	done
+	kill -$sig "$pid"
+	wait "$pid"
+	rc=$?
+	if [ -f "$SP/bigpkg-1.0.dist-info/RECORD" ]; then
+		pass "SIG$sig came after the commit: the install finished (exit $rc)"
+	else
+		expect_eq "SIG$sig: exit 128+signal" "$rc" "$((128 + $(kill -l $sig)))"
+		expect_eq "SIG$sig: no staged temp left in the environment" "$(find "$TMP/v15" -name '.wp-*' -size +0 | wc -l)" 0
+		expect_eq "SIG$sig: no .dist-info" "$(find "$SP" -name '*.dist-info' | wc -l)" 0
+	fi
+	expect_exit 0 "SIG$sig: the next run installs it" wp install "$WF" --python "$TMP/v15/bin/python"
+done
+
 done_matrix
