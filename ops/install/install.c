@@ -1016,7 +1016,7 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 static int make_dirs(struct job *jb, struct wp_err *err)
 {
 	for (size_t i = 0; i < jb->j.e.n; i++)
-		if (jb->j.e.v[i].op == IJ_MKDIR && mkdir(jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
+		if (jb->j.e.v[i].op == IJ_MKDIR && ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
 			return wp_fs_fail(err, errno, "cannot create", jb->j.e.v[i].a);
 	return 0;
 }

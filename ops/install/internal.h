@@ -64,6 +64,8 @@ struct ienv {
 	 * --target, else sys.prefix and every scheme folder (as pip's UninstallPathSet permits) */
 	char *roots[6], *real_roots[6];
 	size_t n_roots;
+	int root_fd[6];      /* the roots opened (ienv_open), valid when fds_open */
+	bool fds_open;
 };
 
 struct wp_installed_list;
@@ -79,6 +81,11 @@ bool ienv_confines(const struct ienv *env, const char *path);
  * removal needs (pip's UninstallPathSet resolves a row's folders the same way). A missing folder
  * is not confined (there is nothing to remove in it). */
 bool ienv_confines_real(const struct ienv *env, const char *path);
+/* open(2) and mkdir(2) of an absolute path beneath the root of env that holds it (the most
+ * specific), no symlink followed (base/beneath.h); plain open/mkdir when env's roots are not open
+ * (a test's environment). -1 with errno (EXDEV: under no root). */
+int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode);
+int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode);
 /* PEP 668: -WPE_USAGE when the default scheme's interpreter is externally managed, outside a venv,
  * unless allowed (--break-system-packages); what names the change ("install", "uninstall"). */
 int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
@@ -174,8 +181,8 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
 void iw_release(struct iwheel *w);
 
-/* Write a file whole under tmp (O_EXCL), mode 0666 or executable, under the umask. */
-int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t umask, struct wp_err *err);
+/* Write a file whole under tmp (O_EXCL, beneath env's root), mode 0666 or executable, under env's umask. */
+int iw_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err);
 
 /* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
  * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */

@@ -1,5 +1,6 @@
 /* ops/install/uninstall.c: an environment opened for a change (its interpreter asked, locked, an earlier
  * interrupted change finished or undone), what is installed there, and removal by RECORD. */
+#include "base/beneath.h"
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/str.h"
@@ -60,12 +61,15 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 		goto out;
 	}
 	env->root = absdir;
-	set_roots(env);
 	mode_t um = umask(022);
 	umask(um);
 	env->umask = um;
 	if ((rc = wp_mkdir_p(env->py.purelib, 0777, err)))
 		goto out;
+	set_roots(env); /* after purelib is made: each root resolved and opened once */
+	for (size_t i = 0; i < env->n_roots; i++)
+		env->root_fd[i] = open(env->real_roots[i] ? env->real_roots[i] : env->roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	env->fds_open = true;
 	env->lock_fd = open(env->py.purelib, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (env->lock_fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot open", env->py.purelib);
@@ -89,9 +93,12 @@ void ienv_close(struct ienv *env)
 		close(env->lock_fd);
 	env->lock_fd = -1;
 	for (size_t i = 0; i < env->n_roots; i++) {
+		if (env->fds_open && env->root_fd[i] >= 0)
+			close(env->root_fd[i]);
 		free(env->roots[i]);
 		free(env->real_roots[i]);
 	}
+	env->fds_open = false;
 	env->n_roots = 0;
 	free(env->root);
 	env->root = NULL;
@@ -125,6 +132,49 @@ bool ienv_confines_real(const struct ienv *env, const char *path)
 	free(real);
 	free(dir);
 	return ok;
+}
+
+/* The root of env that holds path (the longest), its rel part; -1 when none is open. */
+static int root_of(const struct ienv *env, const char *path, const char **rel)
+{
+	int best = -1;
+	size_t bl = 0;
+	for (size_t i = 0; i < env->n_roots; i++) {
+		const char *x = wp_beneath_rel(path, env->roots[i]);
+		size_t l = strlen(env->roots[i]);
+		if (x && l > bl && env->root_fd[i] >= 0) {
+			best = (int)i;
+			bl = l;
+			*rel = x;
+		}
+	}
+	return best < 0 ? -1 : env->root_fd[best];
+}
+
+int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode)
+{
+	const char *rel = NULL;
+	if (!env->fds_open)
+		return open(path, flags | O_NOFOLLOW, mode);
+	int rfd = root_of(env, path, &rel);
+	if (rfd < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return wp_beneath_open(rfd, rel, flags, mode);
+}
+
+int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
+{
+	const char *rel = NULL;
+	if (!env->fds_open)
+		return mkdir(path, mode);
+	int rfd = root_of(env, path, &rel);
+	if (rfd < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return wp_beneath_mkdir(rfd, rel, mode);
 }
 
 int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
@@ -519,7 +569,7 @@ int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const 
 		goto out;
 	*tmp = wp_xasprintf("%s.tmp.%ld", path, (long)getpid());
 	unlink(*tmp);
-	rc = iw_write_tmp(*tmp, out.data ? out.data : "", out.len, false, env->umask, err);
+	rc = iw_write_tmp(env, *tmp, out.data ? out.data : "", out.len, false, err);
 out:
 	wp_buf_free(&old);
 	wp_buf_free(&out);

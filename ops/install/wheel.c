@@ -411,9 +411,10 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 	return rc;
 }
 
-int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t um, struct wp_err *err)
+int iw_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	mode_t um = env->umask;
+	int fd = ienv_open_file(env, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", tmp);
 	int rc = wp_fd_write_all(fd, p, n, tmp, err);
@@ -499,14 +500,14 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 				(void)sha;
 			}
 			if (!(rc = hash_buf(p, n, f->hash, err)))
-				rc = iw_write_tmp(f->tmp, p, n, f->exec, env->umask, err);
+				rc = iw_write_tmp(env, f->tmp, p, n, f->exec, err);
 			f->size = (long long)n;
 			wp_buf_free(&out);
 		}
 		wp_buf_free(&b);
 		return rc;
 	}
-	struct fd_sink s = { open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0 };
+	struct fd_sink s = { ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0 };
 	if (s.fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", f->tmp);
 	rc = wp_wheel_reader_extract(w->r, f->member, fd_sink, &s, err);
@@ -556,8 +557,8 @@ int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struc
 		if (f->member != (size_t)-1 || f == record)
 			continue;
 		if (!(rc = hash_buf(f->content.data ? f->content.data : "", f->content.len, f->hash, err)))
-			rc = iw_write_tmp(f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
-					  env->umask, err);
+			rc = iw_write_tmp(env, f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
+					  err);
 		f->size = (long long)f->content.len;
 	}
 	if (!rc) {
@@ -571,7 +572,7 @@ int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struc
 			else
 				wp_buf_printf(b, ",%s,%lld\r\n", rows[i]->hash, rows[i]->size);
 		}
-		rc = iw_write_tmp(record->tmp, b->data, b->len, false, env->umask, err);
+		rc = iw_write_tmp(env, record->tmp, b->data, b->len, false, err);
 	}
 	free(rows);
 	(void)seq;
