@@ -13,7 +13,7 @@
 struct install_opts {
 	const char *python, *prefix, *target, *link_mode, *cuda;
 	struct wp_strlist requirement, find_links, gpu;
-	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages, json;
+	bool compile, no_compile, dry_run, require_hashes, no_index, no_deps, break_system_packages, json, force_reinstall;
 };
 
 #define O(f) offsetof(struct install_opts, f)
@@ -42,6 +42,8 @@ const struct wp_opt wp_install_table[] = {
 	  "install even when a wheel's Requires-Dist is met neither by the sources nor by the environment" },
 	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL,
 	  "print what was installed as one JSON object on stdout (a failure: {\"error\": ...})" },
+	{ "force-reinstall", 0, NULL, WP_OPT_FLAG, O(force_reinstall), NULL,
+	  "write a wheel again even when the same version, with the same RECORD hashes, is installed (pip's option)" },
 	WP_OPT_END,
 };
 #undef O
@@ -75,7 +77,8 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	if ((rc = wp_opts_parse(wp_install_table, &o, argc, argv, &pos, err)))
 		goto out;
 	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run,
-				      .no_deps = o.no_deps, .break_system_packages = o.break_system_packages };
+				      .no_deps = o.no_deps, .break_system_packages = o.break_system_packages,
+				      .force_reinstall = o.force_reinstall };
 	if ((rc = scheme_of(o.prefix, o.target, &job.scheme, &job.dir, err)))
 		goto out;
 	if (o.link_mode && !strcmp(o.link_mode, "hardlink"))
@@ -156,7 +159,10 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 	} else if (cli->verbosity >= 0) {
 		for (size_t i = 0; i < rep.n; i++) {
 			const char *verb = o.dry_run ? "would install" : "installed";
-			if (rep.v[i].old_version)
+			if (rep.v[i].satisfied)
+				printf("already satisfied: %s %s is installed with the same files (--force-reinstall to "
+				       "write it again)\n", rep.v[i].name, rep.v[i].version);
+			else if (rep.v[i].old_version)
 				printf("%s %s %s (replacing %s)\n", verb, rep.v[i].name, rep.v[i].version, rep.v[i].old_version);
 			else
 				printf("%s %s %s\n", verb, rep.v[i].name, rep.v[i].version);
@@ -166,8 +172,8 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 		if (o.dry_run)
 			printf("dry run: hashes, tags and wheels checked, nothing written (%s)\n", rep.executable);
 		else
-			printf("%zu project%s, %lld files, %s into the environment of %s in %.2f s\n", rep.n,
-			       rep.n == 1 ? "" : "s", rep.files, size, rep.executable, wp_cli_elapsed(cli));
+			printf("%zu project%s, %lld files, %s into the environment of %s in %.2f s\n", rep.n - rep.n_satisfied,
+			       rep.n - rep.n_satisfied == 1 ? "" : "s", rep.files, size, rep.executable, wp_cli_elapsed(cli));
 	}
 out:
 	wp_install_report_release(&rep);
@@ -180,7 +186,7 @@ out:
 
 struct uninstall_opts {
 	const char *python, *prefix, *target;
-	bool yes, json;
+	bool yes, json, break_system_packages;
 };
 
 #define O(f) offsetof(struct uninstall_opts, f)
@@ -192,6 +198,8 @@ const struct wp_opt wp_uninstall_table[] = {
 	{ "yes", 'y', NULL, WP_OPT_FLAG, O(yes), NULL, "accepted for pip's habit: uninstall never asks" },
 	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL,
 	  "print what was removed as one JSON object on stdout (a failure: {\"error\": ...})" },
+	{ "break-system-packages", 0, NULL, WP_OPT_FLAG, O(break_system_packages), NULL,
+	  "uninstall from an environment PEP 668 marks as externally managed (its distribution's), as pip allows" },
 	WP_OPT_END,
 };
 #undef O
@@ -211,7 +219,7 @@ int wp_cmd_uninstall(struct wp_cli *cli, int argc, char **argv, struct wp_err *e
 		rc = wp_fail(err, -WPE_USAGE, "uninstall needs the name of an installed project");
 		goto out;
 	}
-	rc = wp_uninstall_run(&cli->session, o.python, scheme, dir, pos.v, pos.n, &removed, err);
+	rc = wp_uninstall_run(&cli->session, o.python, scheme, dir, o.break_system_packages, pos.v, pos.n, &removed, err);
 	if (removed.recovered)
 		wp_cli_note(cli, "%s", removed.recovered);
 	if (!rc && o.json) {

@@ -8,6 +8,7 @@
 #include "cli/print.h"
 #include "net/auth.h"
 #include "ops/core/suggest.h"
+#include "ops/install/install.h"
 #include "resolver/wheelname.h"
 
 #include <signal.h>
@@ -300,6 +301,7 @@ static size_t interrupted_len;
 
 static void on_interrupt(int sig)
 {
+	wp_install_on_interrupt(); /* an install's staged temps, before its commit (nothing otherwise) */
 	ssize_t r = write(STDERR_FILENO, interrupted_msg, interrupted_len);
 	(void)r;
 	_exit(128 + sig);

@@ -9,6 +9,7 @@
 #include "base/parallel.h"
 #include "base/str.h"
 #include "index/pylock.h"
+#include "ops/core/untar.h"
 #include "ops/install/internal.h"
 #include "resolver/gpucode.h"
 #include "resolver/marker.h"
@@ -557,7 +558,7 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	char **vols = volumes(path, &nv);
 	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
 	struct archive_entry *ae;
-	char *top = NULL;
+	char *top = NULL, *name = NULL;
 	int rc = 0, r;
 	archive_read_support_format_tar(a);
 	archive_read_support_filter_zstd(a);
@@ -567,13 +568,32 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
 		goto out;
 	}
+	long long packed = 0;
+	for (size_t i = 0; i < nv; i++) {
+		struct stat sb;
+		if (stat(vols[i], &sb) == 0)
+			packed += (long long)sb.st_size;
+	}
+	struct wp_untar_budget budget;
+	wp_untar_budget_init(&budget, packed);
 	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(ae);
+		/* a copy: archive_entry_set_pathname below frees the entry's own */
+		free(name);
+		name = archive_entry_pathname(ae) ? wp_xstrdup(archive_entry_pathname(ae)) : NULL;
 		mode_t type = archive_entry_filetype(ae);
-		char shown[200];
-		if (!name || wp_member_name_problem(name, strlen(name)) || (type != AE_IFREG && type != AE_IFDIR)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is not a plain file or folder with a safe name",
-				     path, name ? wp_member_name_show(name, strlen(name), shown, sizeof(shown)) : "");
+		char shown[200], why[160];
+		const char *bad = !name ? "has no name" : wp_member_name_problem(name, strlen(name));
+		if (!bad)
+			bad = wp_untar_kind_problem((unsigned)type, archive_entry_hardlink(ae), archive_entry_symlink(ae),
+						    archive_entry_sparse_count(ae) > 0);
+		if (bad) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", path,
+				     name ? wp_member_name_show(name, strlen(name), shown, sizeof(shown)) : "", bad);
+			goto out;
+		}
+		if ((bad = wp_untar_budget_member(&budget, archive_entry_size(ae), why, sizeof(why)))) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' %s (at member '%s'); nothing was installed", path, bad,
+				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)));
 			goto out;
 		}
 		if (!top)
@@ -582,18 +602,27 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		archive_entry_set_pathname(ae, dest);
 		free(dest);
 		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
-			rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path, name, archive_error_string(disk));
+			rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
+				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)), archive_error_string(disk));
 			goto out;
 		}
 		const void *blk;
 		size_t sz;
 		la_int64_t off;
-		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+		long long seen = 0;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
+			if ((bad = wp_untar_budget_extent(&budget, &seen, (long long)off + (long long)sz, why, sizeof(why)))) {
+				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' %s (at member '%s'); nothing was installed", path,
+					     bad, wp_member_name_show(name, strlen(name), shown, sizeof(shown)));
+				goto out;
+			}
 			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
-				rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path, name,
+				rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
+					     wp_member_name_show(name, strlen(name), shown, sizeof(shown)),
 					     archive_error_string(disk));
 				goto out;
 			}
+		}
 		archive_write_finish_entry(disk);
 		if (r != ARCHIVE_EOF) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path, archive_error_string(a));
@@ -616,6 +645,7 @@ out:
 		free(vols[i]);
 	free(vols);
 	free(top);
+	free(name);
 	return rc;
 }
 
@@ -663,24 +693,6 @@ static int gather(struct job *jb, struct wp_err *err)
 }
 
 /* ---- the checks before anything is written ---- */
-
-/* PEP 668: an interpreter whose distribution manages its packages (EXTERNALLY-MANAGED beside its
- * standard library) is refused outside a virtual environment, as pip refuses it; --prefix and
- * --target are not its environment. */
-static int check_externally_managed(struct job *jb, struct wp_err *err)
-{
-	if (jb->in->scheme != WP_SCHEME_DEFAULT || jb->env.py.in_venv || jb->in->break_system_packages ||
-	    !jb->env.py.stdlib || !jb->env.py.stdlib[0])
-		return 0;
-	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", jb->env.py.stdlib);
-	bool managed = access(marker, F_OK) == 0;
-	free(marker);
-	if (!managed)
-		return 0;
-	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
-		       "installs its packages); make a virtual environment (python3 -m venv DIR) and give --python "
-		       "DIR, or --break-system-packages", jb->env.py.executable);
-}
 
 static int open_wheels(struct job *jb, struct wp_err *err)
 {
@@ -808,9 +820,10 @@ static int check_deps(struct job *jb, struct wp_err *err)
 
 struct task {
 	struct iwheel *w;
-	struct iw_file *f; /* a file to stage; NULL: member i into the store */
+	struct iw_file *f; /* a file to stage; NULL: member i into the store (or read and dropped: drain) */
 	size_t i;
 	unsigned long long size;
+	bool drain;
 };
 
 struct pool {
@@ -821,6 +834,8 @@ struct pool {
 static int stage_one(void *ctx, size_t i, struct wp_err *err)
 {
 	struct pool *p = ctx;
+	if (p->t[i].drain)
+		return iw_drain_member(p->t[i].w, p->t[i].i, err);
 	return p->t[i].f ? iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, err)
 			 : istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, err);
 }
@@ -844,19 +859,21 @@ static int run_pool(struct job *jb, bool store, struct wp_err *err)
 	struct pool p = { .jb = jb };
 	size_t total = 0, n = 0;
 	for (size_t i = 0; i < jb->nw; i++)
-		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n;
+		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n + jb->w[i].drained.n;
 	p.t = wp_xmalloc((total ? total : 1) * sizeof(*p.t));
 	for (size_t i = 0; i < jb->nw; i++) {
 		struct iwheel *w = &jb->w[i];
 		if (store) {
 			for (size_t k = 0; w->store_tmp && k < wp_wheel_reader_count(w->r); k++)
-				p.t[n++] = (struct task){ w, NULL, k, member_size(w, k) };
+				p.t[n++] = (struct task){ w, NULL, k, member_size(w, k), false };
 			continue;
 		}
 		for (size_t k = 0; k < w->files.n; k++)
 			if (w->files.v[k].member != (size_t)-1)
 				p.t[n++] = (struct task){ w, &w->files.v[k], 0,
-							    w->store ? 1 : member_size(w, w->files.v[k].member) };
+							    w->store ? 1 : member_size(w, w->files.v[k].member), false };
+		for (size_t k = 0; k < w->drained.n; k++)
+			p.t[n++] = (struct task){ w, NULL, w->drained.v[k], member_size(w, w->drained.v[k]), true };
 	}
 	if (n) /* qsort's array may not be NULL, even for none */
 		qsort(p.t, n, sizeof(*p.t), cmp_task);
@@ -892,40 +909,138 @@ static int fill_store(struct job *jb, struct wp_err *err)
 	return rc;
 }
 
-/* Folders the staged files need that do not exist yet, parents first. */
-static void plan_dirs(struct job *jb)
+/* A wheel whose .dist-info folder is new stages it apart: its files' temps and final names go
+ * into "<lib>/.wp-<pid>-<seq>-di.tmp/", renamed to the .dist-info name once they are in (pip and
+ * importlib look for "*.dist-info" only: a killed run leaves nothing they list). */
+static void stage_dist_info_apart(struct job *jb)
+{
+	for (size_t i = 0; i < jb->nw; i++) {
+		struct iwheel *w = &jb->w[i];
+		struct stat sb;
+		if (lstat(w->dist_info_dest, &sb) == 0)
+			continue;
+		w->dist_info_stage = wp_xasprintf("%s/.wp-%ld-%zu-di.tmp", w->lib, (long)getpid(), i);
+		size_t dl = strlen(w->dist_info_dest);
+		for (size_t k = 0; k < w->files.n; k++) {
+			struct iw_file *f = &w->files.v[k];
+			if (strncmp(f->dest, w->dist_info_dest, dl) || f->dest[dl] != '/')
+				continue;
+			const char *rest = f->dest + dl; /* "/RECORD", "/licenses/LICENSE" */
+			const char *tbase = strrchr(f->tmp, '/');
+			const char *dslash = strrchr(f->dest, '/');
+			f->stage_dest = wp_xasprintf("%s%s", w->dist_info_stage, rest);
+			char *tmp = wp_xasprintf("%s%.*s%s", w->dist_info_stage, (int)(dslash - f->dest - dl), rest, tbase);
+			free(f->tmp);
+			f->tmp = tmp;
+		}
+	}
+}
+
+/* Paths ordered with '/' below every other byte, so that a path's descendants follow it at once. */
+static int cmp_tree(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+	for (;; x++, y++) {
+		unsigned cx = *x == '/' ? 1 : *x, cy = *y == '/' ? 1 : *y;
+		if (cx != cy || !cx)
+			return (int)cx - (int)cy;
+	}
+}
+
+/* A file of one wheel where another file (of it or of another wheel of this run) needs a folder
+ * ("zz/b" and "zz/b/c"): refused before anything is written, since the commit could not finish. */
+static int check_collisions(struct job *jb, struct wp_err *err)
+{
+	size_t n = 0, total = 0;
+	for (size_t i = 0; i < jb->nw; i++)
+		total += jb->w[i].files.n;
+	const char **v = wp_xmalloc((total ? total : 1) * sizeof(*v));
+	for (size_t i = 0; i < jb->nw; i++)
+		for (size_t k = 0; k < jb->w[i].files.n; k++)
+			v[n++] = jb->w[i].files.v[k].dest;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_tree);
+	int rc = 0;
+	for (size_t i = 0; i + 1 < n && !rc; i++) {
+		size_t l = strlen(v[i]);
+		if (strncmp(v[i + 1], v[i], l) || v[i + 1][l] != '/')
+			continue;
+		const char *wa = "", *wb = "";
+		for (size_t w = 0; w < jb->nw; w++)
+			for (size_t k = 0; k < jb->w[w].files.n; k++) {
+				if (jb->w[w].files.v[k].dest == v[i])
+					wa = jb->w[w].filename;
+				if (jb->w[w].files.v[k].dest == v[i + 1])
+					wb = jb->w[w].filename;
+			}
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' puts a file at '%s' and '%s' puts '%s' inside it as a folder: "
+			     "the two cannot both be installed; nothing was installed", wa, v[i], wb, v[i + 1]);
+	}
+	free(v);
+	return rc;
+}
+
+/* Folders the staged files need that do not exist yet, parents first. A file where a folder is
+ * needed, or a folder on disk reached through a symlink, is refused: the commit makes its changes
+ * beneath the environment's roots with no link followed (ij_apply), and nothing is written through
+ * a link out of it. */
+static int plan_dirs(struct job *jb, struct wp_err *err)
 {
 	struct wp_strlist made = { 0 };
-	for (size_t i = 0; i < jb->nw; i++) {
-		for (size_t k = 0; k < jb->w[i].files.n; k++) {
-			char *d = wp_xstrdup(jb->w[i].files.v[k].dest);
+	char *checked = NULL; /* the last existing folder found in the environment */
+	int rc = 0;
+	for (size_t i = 0; i < jb->nw && !rc; i++) {
+		for (size_t k = 0; k < jb->w[i].files.n && !rc; k++) {
+			char *d = wp_xstrdup(jb->w[i].files.v[k].tmp); /* its folder is the one its dest needs */
 			struct wp_strlist chain = { 0 };
 			for (char *slash = strrchr(d, '/'); slash && slash != d; slash = strrchr(d, '/')) {
 				*slash = 0;
-				bool known = is_dir(d);
-				for (size_t m = 0; m < made.n && !known; m++)
+				bool known = false;
+				for (size_t m = made.n; m-- > 0 && !known;)
 					known = !strcmp(made.v[m], d);
 				if (known)
 					break;
+				struct stat sb;
+				if (lstat(d, &sb) == 0) {
+					if (!S_ISDIR(sb.st_mode) && !(S_ISLNK(sb.st_mode) && is_dir(d))) {
+						rc = wp_fail(err, -WPE_USAGE, "'%s' is a file, and '%s' needs a folder there; "
+							     "nothing was installed (remove it first)", d, jb->w[i].filename);
+					} else if (!checked || strcmp(checked, d)) {
+						if (!ij_reachable(&jb->env, d))
+							rc = wp_fail(err, -WPE_USAGE, "'%s' is or passes through a symlink, and "
+								     "'%s' would write through it (wheelpick writes nothing "
+								     "through a link in an environment); nothing was installed",
+								     d, jb->w[i].filename);
+						free(checked);
+						checked = wp_xstrdup(d);
+					}
+					break;
+				}
 				wp_strlist_push(&chain, wp_xstrdup(d));
 			}
 			for (size_t c = chain.n; c-- > 0;) {
-				wp_strlist_push(&made, chain.v[c]);
-				ij_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
+				if (!rc) {
+					wp_strlist_push(&made, chain.v[c]);
+					ij_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
+				} else {
+					free((char *)chain.v[c]);
+				}
 			}
 			wp_strlist_release(&chain);
 			free(d);
 		}
 	}
+	free(checked);
 	for (size_t m = 0; m < made.n; m++)
 		free((char *)made.v[m]);
 	wp_strlist_release(&made);
+	return rc;
 }
 
 static int make_dirs(struct job *jb, struct wp_err *err)
 {
 	for (size_t i = 0; i < jb->j.e.n; i++)
-		if (jb->j.e.v[i].op == IJ_MKDIR && mkdir(jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
+		if (jb->j.e.v[i].op == IJ_MKDIR && ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
 			return wp_fs_fail(err, errno, "cannot create", jb->j.e.v[i].a);
 	return 0;
 }
@@ -996,6 +1111,198 @@ out:
 	return rc;
 }
 
+
+/* ---- "Requirement already satisfied" ---- */
+
+struct row {
+	const char *path, *hash;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	return strcmp(((const struct row *)a)->path, ((const struct row *)b)->path);
+}
+
+/* RECORD text as rows sorted by path (borrowing paths and hashes from the lists). */
+static struct row *rows_of(const char *text, size_t len, struct wp_strlist *paths, struct wp_strlist *hashes, size_t *n)
+{
+	inst_record_rows(text, len, paths, hashes);
+	struct row *v = wp_xmalloc((paths->n ? paths->n : 1) * sizeof(*v));
+	for (size_t i = 0; i < paths->n; i++)
+		v[i] = (struct row){ paths->v[i], hashes->v[i] };
+	if (paths->n)
+		qsort(v, paths->n, sizeof(*v), cmp_row);
+	*n = paths->n;
+	return v;
+}
+
+static const char *row_hash(const struct row *v, size_t n, const char *path)
+{
+	struct row key = { path, NULL };
+	const struct row *r = n ? bsearch(&key, v, n, sizeof(*v), cmp_row) : NULL;
+	return r ? r->hash : NULL;
+}
+
+static int buf_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct wp_buf *b = ctx;
+	if (wp_buf_add(b, p, n) < 0)
+		return wp_fail(err, -WPE_INTEGRITY, "RECORD is larger than %zu bytes", b->max);
+	return 0;
+}
+
+/* pip's "Requirement already satisfied", made exact: the same project and version is installed,
+ * its RECORD gives every member this wheel would write the hash the wheel's own RECORD gives it
+ * (a script whose "#!python" is rewritten: listed), and each of those files is there. */
+static bool already_installed(struct iwheel *w)
+{
+	if (!w->old.dist_info || !w->old.version || strcmp(w->old.version, w->info.version))
+		return false;
+	struct wp_buf inst = WP_BUF_INIT, mine = WP_BUF_INIT_MAX(64 << 20);
+	struct wp_strlist ip = { 0 }, ih = { 0 }, mp = { 0 }, mh = { 0 };
+	struct row *iv = NULL, *mv = NULL;
+	size_t in_n = 0, mn = 0;
+	bool found = false, same = false;
+	struct wp_err sub = WP_ERR_INIT;
+	char *rp = wp_xasprintf("%s/RECORD", w->old.dist_info);
+	char *wr = wp_xasprintf("%s/RECORD", w->info.dist_info);
+	size_t ri = (size_t)-1;
+	for (size_t i = 0; i < wp_wheel_reader_count(w->r) && ri == (size_t)-1; i++) {
+		struct wp_wheel_entry e;
+		wp_wheel_reader_entry(w->r, i, &e);
+		if (!strcmp(e.name, wr))
+			ri = i;
+	}
+	if (ri == (size_t)-1 || wp_file_read_if_exists(rp, 256 << 20, &inst, &found, &sub) || !found ||
+	    wp_wheel_reader_extract(w->r, ri, buf_sink, &mine, &sub))
+		goto out;
+	iv = rows_of(wp_buf_cstr(&inst), inst.len, &ip, &ih, &in_n);
+	mv = rows_of(wp_buf_cstr(&mine), mine.len, &mp, &mh, &mn);
+	same = true;
+	for (size_t k = 0; k < w->files.n && same; k++) {
+		const struct iw_file *f = &w->files.v[k];
+		if (f->member == (size_t)-1)
+			continue;
+		struct wp_wheel_entry e;
+		wp_wheel_reader_entry(w->r, f->member, &e);
+		const char *want = row_hash(mv, mn, e.name), *have = row_hash(iv, in_n, f->record_path);
+		struct stat sb;
+		same = want && have && want[0] && (f->fix_shebang || !strcmp(want, have)) && lstat(f->dest, &sb) == 0;
+	}
+out:
+	for (size_t i = 0; i < ip.n; i++)
+		free((char *)ip.v[i]), free((char *)ih.v[i]);
+	for (size_t i = 0; i < mp.n; i++)
+		free((char *)mp.v[i]), free((char *)mh.v[i]);
+	wp_strlist_release(&ip);
+	wp_strlist_release(&ih);
+	wp_strlist_release(&mp);
+	wp_strlist_release(&mh);
+	free(iv);
+	free(mv);
+	free(rp);
+	free(wr);
+	wp_buf_free(&inst);
+	wp_buf_free(&mine);
+	wp_err_clear(&sub);
+	return same;
+}
+
+static int drain_cb(void *ctx, size_t i, struct wp_err *err)
+{
+	struct iwheel *w = ctx;
+	struct wp_wheel_entry e;
+	wp_wheel_reader_entry(w->r, i, &e);
+	size_t dl = strlen(w->info.dist_info);
+	if (e.is_dir || (!strncmp(e.name, w->info.dist_info, dl) && !strcmp(e.name + dl, "/RECORD")))
+		return 0; /* RECORD was read by already_installed */
+	return iw_drain_member(w, i, err);
+}
+
+/* The wheels already installed as they are leave the run (reported as satisfied), unless
+ * --force-reinstall; each is still read whole and checked against its RECORD, so that a wheel
+ * tampered with since is refused (exit 4) rather than called the same. */
+static int drop_satisfied(struct job *jb, struct wp_err *err)
+{
+	size_t o = 0;
+	int rc = 0;
+	for (size_t i = 0; i < jb->nw; i++) {
+		struct iwheel *w = &jb->w[i];
+		size_t threads = jb->in->threads > 0 ? (size_t)jb->in->threads : 0;
+		if (!rc && !jb->in->force_reinstall && already_installed(w) &&
+		    !(rc = wp_parallel_for(wp_wheel_reader_count(w->r), threads, drain_cb, w, err)) &&
+		    !(rc = wp_wheel_reader_check(w->r, err))) {
+			struct wp_install_item *it = wp_vec_add(jb->rep);
+			it->name = wp_xstrdup(w->info.name);
+			it->version = wp_xstrdup(w->info.version);
+			it->wheel = wp_xstrdup(w->filename);
+			it->satisfied = true;
+			jb->rep->n_satisfied++;
+			iw_release(w);
+			continue;
+		}
+		if (o != i)
+			jb->w[o] = *w;
+		o++;
+	}
+	jb->nw = o;
+	return rc;
+}
+
+/* ---- Ctrl-C while staging ---- */
+
+/* What an interrupt may remove: the run's staged temps and the folders made for them, from the moment they are listed until its commit begins (from then on the next
+ * run finishes the change; removing temps then could leave a mix). Built before it is published,
+ * so the handler reads only memory nobody changes. */
+struct abortable {
+	const char **unlink;
+	size_t nu;
+	const char **rmdir;
+	size_t nr;
+};
+
+static struct abortable *abortable_now;
+
+static struct abortable *abortable_make(const struct ij_journal *j)
+{
+	struct abortable *a = wp_xcalloc(1, sizeof(*a));
+	a->unlink = wp_xcalloc(j->e.n + 1, sizeof(*a->unlink));
+	a->rmdir = wp_xcalloc(j->e.n + 1, sizeof(*a->rmdir));
+	for (size_t i = 0; i < j->e.n; i++)
+		if (j->e.v[i].op == IJ_RENAME)
+			a->unlink[a->nu++] = j->e.v[i].a;
+	for (size_t i = j->e.n; i-- > 0;)
+		if (j->e.v[i].op == IJ_MKDIR)
+			a->rmdir[a->nr++] = j->e.v[i].a;
+	return a;
+}
+
+static void abortable_set(struct abortable *a)
+{
+	__atomic_store_n(&abortable_now, a, __ATOMIC_SEQ_CST);
+}
+
+static void abortable_free(struct abortable *a)
+{
+	if (!a)
+		return;
+	free(a->unlink);
+	free(a->rmdir);
+	free(a);
+}
+
+void wp_install_on_interrupt(void)
+{
+	struct abortable *a = __atomic_load_n(&abortable_now, __ATOMIC_SEQ_CST);
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nu; i++)
+		unlink(a->unlink[i]);
+	for (size_t i = 0; i < a->nr; i++)
+		rmdir(a->rmdir[i]);
+	/* the staging journal stays: a temp a writing thread creates after this is still undone by
+	 * the next run */
+}
 
 void wp_install_report_release(struct wp_install_report *rep)
 {
@@ -1074,6 +1381,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 {
 	struct job jb = { .s = s, .in = in, .rep = rep };
 	bool env_open = false, journal = false, staged = false;
+	struct abortable *abortable = NULL;
 	int rc;
 	memset(rep, 0, sizeof(*rep));
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO, err)))
@@ -1082,7 +1390,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);
-	if ((rc = check_externally_managed(&jb, err)))
+	if ((rc = ienv_check_managed(&jb.env, in->scheme, in->break_system_packages, "install", err)))
 		goto out;
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
@@ -1099,15 +1407,27 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		rc = iw_plan(&jb.w[i], &jb.env, (unsigned long)i, err);
 	if (rc)
 		goto out;
+	if ((rc = drop_satisfied(&jb, err)))
+		goto out;
+	if (!jb.nw)
+		goto out; /* every wheel is installed as it is: nothing to write */
 	if (in->dry_run) {
-		for (size_t i = 0; i < jb.nw; i++)
-			report_wheel(rep, &jb.w[i], jb.w[i].info.unpacked_size);
+		if (!(rc = check_collisions(&jb, err)))
+			for (size_t i = 0; i < jb.nw; i++)
+				report_wheel(rep, &jb.w[i], jb.w[i].info.unpacked_size);
 		goto out;
 	}
-	plan_dirs(&jb);
+	stage_dist_info_apart(&jb);
+	if ((rc = check_collisions(&jb, err)) || (rc = plan_dirs(&jb, err)))
+		goto out;
 	for (size_t i = 0; i < jb.nw; i++)
-		for (size_t k = 0; k < jb.w[i].files.n; k++)
-			ij_add(&jb.j, IJ_RENAME, jb.w[i].files.v[k].tmp, jb.w[i].files.v[k].dest);
+		for (size_t k = 0; k < jb.w[i].files.n; k++) {
+			const struct iw_file *f = &jb.w[i].files.v[k];
+			ij_add(&jb.j, IJ_RENAME, f->tmp, f->stage_dest ? f->stage_dest : f->dest);
+		}
+	for (size_t i = 0; i < jb.nw; i++) /* after every file is in its staged .dist-info */
+		if (jb.w[i].dist_info_stage)
+			ij_add(&jb.j, IJ_RENAME, jb.w[i].dist_info_stage, jb.w[i].dist_info_dest);
 	char *tpath = itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
 	bool targets_gone = false;
 	ij_add(&jb.j, IJ_RENAME, ttmp, tpath);
@@ -1120,6 +1440,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	}
 	if (!(rc = ij_write_staging(&jb.j, err))) {
 		staged = true;
+		abortable = abortable_make(&jb.j);
+		abortable_set(abortable);
 		rc = itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
 		if (!rc && tmade && strcmp(tmade, ttmp))
 			rc = wp_fail(err, -WPE_IO, "'%s' was staged as '%s'", tpath, tmade);
@@ -1161,11 +1483,12 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 			ij_add(&jb.j, IJ_UNLINK, tp, NULL);
 		free(tp);
 	}
+	abortable_set(NULL); /* from here a killed run is finished by the next one, never undone */
 	if ((rc = ij_commit(&jb.j, err)))
 		goto out;
 	staged = false;
 	wp_say(s, WP_SAY_DEBUG, "RECORDs matched; synced and committed (%zu changes)", jb.j.e.n);
-	if ((rc = ij_apply(&jb.j, err)))
+	if ((rc = ij_apply(&jb.j, &jb.env, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "applied and synced");
 	for (size_t i = 0; i < jb.nw; i++) {
@@ -1179,8 +1502,10 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if (in->compile)
 		rc = compile_installed(&jb, err);
 out:
+	abortable_set(NULL);
+	abortable_free(abortable);
 	if (staged)
-		ij_abort(&jb.j);
+		ij_abort(&jb.j, &jb.env);
 	if (journal)
 		ij_release(&jb.j);
 	for (size_t i = 0; i < jb.nw; i++) {

@@ -29,6 +29,7 @@ struct wp_install_job {
 	bool dry_run;                  /* check and plan, write nothing */
 	bool no_deps;                  /* do not refuse a wheel whose Requires-Dist nothing meets */
 	bool break_system_packages;    /* install into an environment PEP 668 marks as externally managed */
+	bool force_reinstall;          /* install a wheel again even when the same build is installed */
 	int threads;                   /* 0: the number of CPUs */
 	enum wp_link_mode link_mode;   /* hardlink/reflink: through the unpacked store under store_root */
 	const char *store_root;        /* the cache folder (needed for hardlink/reflink) */
@@ -42,6 +43,8 @@ struct wp_install_item {
 	char *old_version;             /* the version replaced, or NULL */
 	char *wheel;                   /* file name */
 	long long files, bytes;
+	bool satisfied;                /* the same name, version and RECORD hashes were installed: nothing
+					* written (pip's "Requirement already satisfied") */
 };
 
 struct wp_install_report {
@@ -50,7 +53,8 @@ struct wp_install_report {
 	char *recovered;               /* what an earlier interrupted run left and this one finished or undid */
 	struct wp_install_item *v;
 	size_t n, cap;
-	long long files, bytes;
+	long long files, bytes;        /* what was written (satisfied items aside) */
+	size_t n_satisfied;
 	bool link_fell_back;           /* a link mode was asked and the file system made us copy */
 };
 
@@ -58,13 +62,17 @@ void wp_install_report_release(struct wp_install_report *rep);
 
 int wp_install_run(const struct wp_session *s, const struct wp_install_job *job, struct wp_install_report *rep,
 		   struct wp_err *err);
+/* For a signal handler (async-signal-safe: unlink and rmdir only): removes what the install in
+ * progress has staged, while it is still only staged; nothing once its commit has begun. */
+void wp_install_on_interrupt(void);
 
 /* What is installed in the interpreter's environment. */
 struct wp_installed {
 	char *name, *version;
 	char *installer;               /* the INSTALLER file's first line, "" when none */
 	char *dist_info;               /* its folder */
-	char *variant;                 /* a variant wheel's label (from variant.json), or NULL */
+	char *variant;                 /* a variant wheel's label (variant.json), else a PyTorch-style local
+					* label's (2.5.1+cu121: cu121), or NULL */
 	char *target;                  /* the machine wheelpick picked it for (its requirement file says), or NULL */
 	bool requested;
 };
@@ -83,8 +91,12 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 
 /* Remove each named project by its RECORD (the same journal, so an interrupted uninstall is
  * finished by the next run). -WPE_NOMATCH naming a project that is not installed (nothing is
- * removed then). removed gets "name version" per project (the caller releases it). */
+ * removed then). A row is removed only when its folder, symlinks resolved, lies in the
+ * environment (under DIR alone for --prefix/--target). An externally managed interpreter (PEP 668)
+ * is refused as install refuses it unless break_system_packages. removed gets "name version" per
+ * project (the caller releases it). */
 int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme, const char *dir,
-		     const char *const *names, size_t n, struct wp_installed_list *removed, struct wp_err *err);
+		     bool break_system_packages, const char *const *names, size_t n, struct wp_installed_list *removed,
+		     struct wp_err *err);
 
 #endif

@@ -31,26 +31,41 @@ struct ij_journal {
 	struct ij_entries e;
 };
 
+struct ienv;
 void ij_init(struct ij_journal *j, const char *purelib);
 void ij_add(struct ij_journal *j, char op, const char *a, const char *b);
 void ij_release(struct ij_journal *j);
 /* An earlier run's journal: a commit journal is finished (roll forward), a staging journal alone
- * undone (roll back). *what says which ("" when there was none; the caller frees). */
-int ij_recover(const char *purelib, char **what, struct wp_err *err);
+ * undone (roll back). *what says which ("" when there was none; the caller frees). A journal that
+ * names a path outside env's roots, one not lexically plain, or a rename whose source is not a
+ * staging temp of ours was not written by wheelpick: -WPE_INTEGRITY, and nothing is done. */
+int ij_recover(const struct ienv *env, char **what, struct wp_err *err);
 /* The staging journal, durable, before anything is created. */
 int ij_write_staging(struct ij_journal *j, struct wp_err *err);
 /* Undo the staging (temps removed, folders made removed when empty) and drop the journal. */
-void ij_abort(struct ij_journal *j);
+void ij_abort(struct ij_journal *j, const struct ienv *env);
 /* The commit journal, durable; from here on the change is finished even after a crash. */
 int ij_commit(struct ij_journal *j, struct wp_err *err);
-/* Apply the renames, unlinks and rmdirs, sync, then drop both journals. */
-int ij_apply(struct ij_journal *j, struct wp_err *err);
+/* Apply the renames, unlinks and rmdirs, sync, then drop both journals. Every change (here, in
+ * ij_abort and in ij_recover) is made beneath the environment's root that holds its path, through
+ * an open handle with no symlink followed (base/beneath.h). */
+int ij_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err);
+/* An existing folder opened beneath env's root that holds it, no symlink on the way: what a file
+ * staged in it needs for its commit to go through. */
+bool ij_reachable(const struct ienv *env, const char *dir);
 
 /* An environment's places, from the interpreter. */
 struct ienv {
 	struct wp_python py;
 	int lock_fd;         /* purelib, flock'ed while the job runs */
 	mode_t umask;
+	char *root;          /* --prefix/--target: DIR (resolved), the only folder changed; NULL: the default scheme */
+	/* the folders a change may touch, lexical and resolved (realpath): DIR alone under --prefix and
+	 * --target, else sys.prefix and every scheme folder (as pip's UninstallPathSet permits) */
+	char *roots[6], *real_roots[6];
+	size_t n_roots;
+	int root_fd[6];      /* the roots opened (ienv_open), valid when fds_open */
+	bool fds_open;
 };
 
 struct wp_installed_list;
@@ -60,6 +75,26 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out);
 int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
 	      const struct wp_asks *asks, char **recovered, struct wp_err *err);
 void ienv_close(struct ienv *env);
+/* An absolute, lexically plain path lies under one of env's roots (by text). */
+bool ienv_confines(const struct ienv *env, const char *path);
+/* path's folder, with every symlink in it resolved, lies under one of env's resolved roots: what a
+ * removal needs (pip's UninstallPathSet resolves a row's folders the same way). A missing folder
+ * is not confined (there is nothing to remove in it). */
+bool ienv_confines_real(const struct ienv *env, const char *path);
+/* open(2) and mkdir(2) of an absolute path beneath the root of env that holds it (the most
+ * specific), no symlink followed (base/beneath.h); plain open/mkdir when env's roots are not open
+ * (a test's environment). -1 with errno (EXDEV: under no root). */
+int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode);
+int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode);
+/* PEP 668: -WPE_USAGE when the default scheme's interpreter is externally managed, outside a venv,
+ * unless allowed (--break-system-packages); what names the change ("install", "uninstall"). */
+int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
+		       struct wp_err *err);
+
+/* Names the installer keeps for itself: its journals and their temps, the targets file, staging
+ * temps (".wp-*.tmp"). True when any '/'-separated segment of rel is one: no wheel member,
+ * launcher or RECORD row may land on one. */
+bool inst_reserved_name(const char *rel, size_t len);
 
 /* A project found installed: its dist-info folder and the files its RECORD names (absolute). */
 struct old_dist {
@@ -81,7 +116,8 @@ void old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *k
 struct iw_file {
 	size_t member;       /* index in the reader, or (size_t)-1 for a generated file */
 	char *dest;          /* absolute */
-	char *tmp;           /* staged name beside dest */
+	char *tmp;           /* staged name beside dest (or in the dist-info's staging folder) */
+	char *stage_dest;    /* a new .dist-info's file: its name in that staging folder; NULL: dest */
 	char *record_path;   /* as RECORD names it: relative to the lib folder, '/' separated */
 	bool exec;           /* mode: executable bits */
 	bool fix_shebang;    /* a .data/scripts file: "#!python" becomes the interpreter */
@@ -93,6 +129,7 @@ struct iw_file {
 };
 
 WP_VEC_OF(iw_files, struct iw_file);
+WP_VEC_OF(iw_members, size_t);
 
 struct iwheel {
 	char *path, *filename;
@@ -102,7 +139,12 @@ struct iwheel {
 	struct wp_wheel_info info;
 	const char *lib;     /* purelib or platlib */
 	char *dist_info_dest;
+	char *dist_info_stage; /* a new .dist-info staged apart ("<lib>/.wp-...-di.tmp"), renamed into place
+				* after its files, so that a run killed before its commit leaves no .dist-info
+				* that pip or importlib would see; NULL when the folder exists */
 	struct iw_files files;
+	struct iw_members drained; /* members a launcher of the same path replaced: read (RECORD checks
+				    * every member) but not written */
 	struct wp_buf entry_points; /* entry_points.txt as read */
 	struct old_dist old;
 	char *sha256;        /* the wheel file's, when known (hex) */
@@ -131,6 +173,8 @@ int istore_place(struct iwheel *w, struct iw_file *f, mode_t umask, struct wp_er
 /* The files of w: every member mapped through the scheme, generated files left for later.
  * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */
 int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
+/* Read member i of w to its end and drop the bytes (w->drained). Thread-safe across members. */
+int iw_drain_member(struct iwheel *w, size_t i, struct wp_err *err);
 /* Stage file f of w (extract, fix, hash, write its temp). Thread-safe across files. */
 int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
 /* After every member is staged and RECORD checked: the launchers of entry_points.txt, INSTALLER,
@@ -138,12 +182,14 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
 void iw_release(struct iwheel *w);
 
-/* Write a file whole under tmp (O_EXCL), mode 0666 or executable, under the umask. */
-int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t umask, struct wp_err *err);
+/* Write a file whole under tmp (O_EXCL, beneath env's root), mode 0666 or executable, under env's umask. */
+int iw_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err);
 
 /* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
  * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */
 void inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
+/* The same, with each row's second field (its hash, "" when none) pushed onto hashes in step. */
+void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes);
 /* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
  * root stays at the root), as a new string starting with '/'. */
 char *inst_lexical(const char *path);

@@ -9,6 +9,7 @@
  * is gone were done; removals of what is gone were done). Both live in purelib, found by every
  * later install, uninstall or list --installed of that environment. Records: an op byte, then
  * NUL-terminated paths (one, or two for a rename). */
+#include "base/beneath.h"
 #include "base/fs.h"
 #include "base/mem.h"
 #include "ops/install/internal.h"
@@ -104,31 +105,132 @@ static void sync_fs_of(const char *path)
 	}
 }
 
-static void roll_back(struct ij_journal *j)
+/* The environment's roots, opened: every change below is made beneath one of them, the most
+ * specific that holds its path, with no symlink followed out of it (base/beneath.h). */
+struct roots {
+	const struct ienv *env;
+	int fd[6];
+};
+
+static void roots_open(struct roots *r, const struct ienv *env)
 {
-	for (size_t i = 0; i < j->e.n; i++)
-		if (j->e.v[i].op == IJ_RENAME)
-			unlink(j->e.v[i].a);
-	for (size_t i = j->e.n; i-- > 0;)
-		if (j->e.v[i].op == IJ_MKDIR)
-			rmdir(j->e.v[i].a);
+	r->env = env;
+	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since ienv_open (include) too */
+		r->fd[i] = i < env->n_roots ? open(env->real_roots[i] ? env->real_roots[i] : env->roots[i],
+						   O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+					    : -1;
 }
 
-static int roll_forward(struct ij_journal *j, struct wp_err *err)
+static void roots_close(struct roots *r)
 {
-	for (size_t i = 0; i < j->e.n; i++) {
-		const struct ij_entry *e = &j->e.v[i];
-		if (e->op == IJ_RENAME) {
-			if (rename(e->a, e->b) < 0 && errno != ENOENT)
-				return wp_fs_fail(err, errno, "cannot put in place", e->b);
-		} else if (e->op == IJ_UNLINK) {
-			if (unlink(e->a) < 0 && errno != ENOENT)
-				return wp_fs_fail(err, errno, "cannot remove", e->a);
-		} else if (e->op == IJ_RMDIR) {
-			rmdir(e->a); /* a folder something else still uses stays */
+	for (size_t i = 0; i < 6; i++)
+		if (r->fd[i] >= 0)
+			close(r->fd[i]);
+}
+
+/* path's folder opened beneath its root; *leaf its last component. -1 (errno EXDEV: under no
+ * root; ELOOP/ENOTDIR: a symlink on the way) when it cannot be. */
+static int parent_of(const struct roots *r, const char *path, int *dir_fd, const char **leaf)
+{
+	int best = -1;
+	size_t bl = 0;
+	const char *rel = NULL;
+	for (size_t i = 0; i < r->env->n_roots; i++) {
+		const char *x = wp_beneath_rel(path, r->env->roots[i]);
+		size_t l = strlen(r->env->roots[i]);
+		if (x && r->fd[i] >= 0 && l > bl) {
+			best = (int)i;
+			bl = l;
+			rel = x;
 		}
 	}
-	return 0;
+	if (best < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return wp_beneath_parent(r->fd[best], rel, dir_fd, leaf);
+}
+
+static int at_unlink(const struct roots *r, const char *path, int flags)
+{
+	int d;
+	const char *leaf;
+	if (parent_of(r, path, &d, &leaf) < 0)
+		return -1;
+	int rc = unlinkat(d, leaf, flags), e = errno;
+	close(d);
+	errno = e;
+	return rc;
+}
+
+static int at_rename(const struct roots *r, const char *from, const char *to)
+{
+	int fd, td;
+	const char *fl, *tl;
+	if (parent_of(r, from, &fd, &fl) < 0)
+		return -1;
+	if (parent_of(r, to, &td, &tl) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	int rc = renameat(fd, fl, td, tl), e = errno;
+	close(fd);
+	close(td);
+	errno = e;
+	return rc;
+}
+
+bool ij_reachable(const struct ienv *env, const char *dir)
+{
+	struct roots r;
+	int d;
+	const char *leaf;
+	roots_open(&r, env);
+	char *probe = wp_xasprintf("%s/x", dir);
+	bool ok = parent_of(&r, probe, &d, &leaf) == 0;
+	if (ok)
+		close(d);
+	free(probe);
+	roots_close(&r);
+	return ok;
+}
+
+static void roll_back(struct ij_journal *j, const struct ienv *env)
+{
+	struct roots r;
+	roots_open(&r, env);
+	for (size_t i = 0; i < j->e.n; i++)
+		if (j->e.v[i].op == IJ_RENAME)
+			at_unlink(&r, j->e.v[i].a, 0);
+	for (size_t i = j->e.n; i-- > 0;)
+		if (j->e.v[i].op == IJ_MKDIR)
+			at_unlink(&r, j->e.v[i].a, AT_REMOVEDIR);
+	roots_close(&r);
+}
+
+/* A removal whose folder is now a symlink (swapped in since it was planned) is skipped: nothing is
+ * removed through a link, as the plan itself removes nothing whose real folder is elsewhere. */
+static int roll_forward(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
+{
+	struct roots r;
+	int rc = 0;
+	roots_open(&r, env);
+	for (size_t i = 0; i < j->e.n && !rc; i++) {
+		const struct ij_entry *e = &j->e.v[i];
+		if (e->op == IJ_RENAME) {
+			if (at_rename(&r, e->a, e->b) < 0 && errno != ENOENT)
+				rc = wp_fs_fail(err, errno, "cannot put in place", e->b);
+		} else if (e->op == IJ_UNLINK) {
+			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
+				rc = wp_fs_fail(err, errno, "cannot remove", e->a);
+		} else if (e->op == IJ_RMDIR) {
+			at_unlink(&r, e->a, AT_REMOVEDIR); /* a folder something else still uses stays */
+		}
+	}
+	roots_close(&r);
+	return rc;
 }
 
 /* A run killed while writing a journal (or the targets file an uninstall stages) leaves its temp
@@ -150,8 +252,54 @@ static void sweep_journal_temps(const char *purelib)
 		closedir(d);
 }
 
-int ij_recover(const char *purelib, char **what, struct wp_err *err)
+/* A staging temp's base name, as add_file, the store and itargets_stage make them. */
+static bool staging_temp(const char *path)
 {
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	if (n > 7 && !strncmp(base, ".wp-", 4) && !strcmp(base + n - 4, ".tmp"))
+		return true;
+	return !strncmp(base, ".wheelpick-targets.tmp.", 23) && base[23];
+}
+
+/* Every path of j as this environment's journal has them: plain, under its roots, renames from
+ * our temps, nothing onto the journals. NULL when so, else the offending path. */
+static const char *foreign_path(const struct ij_journal *j, const struct ienv *env)
+{
+	for (size_t i = 0; i < j->e.n; i++) {
+		const struct ij_entry *e = &j->e.v[i];
+		const char *p[2] = { e->a, e->b };
+		for (size_t k = 0; k < 2; k++) {
+			if (!p[k])
+				continue;
+			char *plain = inst_lexical(p[k]);
+			bool ok = !strcmp(plain, p[k]) && ienv_confines(env, p[k]) && strcmp(p[k], j->commit_path) &&
+				  strcmp(p[k], j->staging_path);
+			free(plain);
+			if (!ok)
+				return p[k];
+		}
+		if (e->op == IJ_RENAME && !staging_temp(e->a))
+			return e->a;
+	}
+	return NULL;
+}
+
+static int refuse_foreign(const struct ij_journal *j, const char *path, const struct ienv *env, struct wp_err *err)
+{
+	const char *bad = foreign_path(j, env);
+	char shown[200];
+	if (!bad)
+		return 0;
+	return wp_fail(err, -WPE_INTEGRITY, "'%s' names '%s', which no change wheelpick makes to this environment "
+		       "would: it was not written by wheelpick, and nothing was done (remove it and check what it "
+		       "names)", path, wp_member_name_show(bad, strlen(bad), shown, sizeof(shown)));
+}
+
+int ij_recover(const struct ienv *env, char **what, struct wp_err *err)
+{
+	const char *purelib = env->py.purelib;
 	struct ij_journal j;
 	struct wp_buf b = WP_BUF_INIT;
 	bool found = false;
@@ -166,7 +314,9 @@ int ij_recover(const char *purelib, char **what, struct wp_err *err)
 				     "(remove it and reinstall what it names)", j.commit_path);
 			goto out;
 		}
-		if ((rc = roll_forward(&j, err)))
+		if ((rc = refuse_foreign(&j, j.commit_path, env, err)))
+			goto out;
+		if ((rc = roll_forward(&j, env, err)))
 			goto out;
 		sync_fs_of(purelib);
 		unlink(j.staging_path);
@@ -178,8 +328,11 @@ int ij_recover(const char *purelib, char **what, struct wp_err *err)
 	wp_buf_free(&b);
 	if ((rc = wp_file_read_if_exists(j.staging_path, JOURNAL_MAX, &b, &found, err)) || !found)
 		goto out;
-	if (!decode(&b, &j))
-		roll_back(&j);
+	if (!decode(&b, &j)) {
+		if ((rc = refuse_foreign(&j, j.staging_path, env, err)))
+			goto out;
+		roll_back(&j, env);
+	}
 	unlink(j.staging_path);
 	wp_fs_sync_dir(purelib, NULL);
 	*what = wp_xstrdup("removed what an interrupted run had staged; the environment is as it was");
@@ -200,9 +353,9 @@ int ij_write_staging(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-void ij_abort(struct ij_journal *j)
+void ij_abort(struct ij_journal *j, const struct ienv *env)
 {
-	roll_back(j);
+	roll_back(j, env);
 	unlink(j->staging_path);
 }
 
@@ -219,11 +372,11 @@ int ij_commit(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-int ij_apply(struct ij_journal *j, struct wp_err *err)
+int ij_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
 {
 	char *dir = wp_xstrdup(j->commit_path);
 	*strrchr(dir, '/') = 0;
-	int rc = roll_forward(j, err);
+	int rc = roll_forward(j, env, err);
 	if (!rc) {
 		sync_fs_of(dir);
 		unlink(j->staging_path);

@@ -1,10 +1,12 @@
 /* ops/install/uninstall.c: an environment opened for a change (its interpreter asked, locked, an earlier
  * interrupted change finished or undone), what is installed there, and removal by RECORD. */
+#include "base/beneath.h"
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "ops/install/install.h"
 #include "ops/install/internal.h"
+#include "resolver/variant.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +18,8 @@
 #include <unistd.h>
 
 #define RECORD_MAX ((size_t)256 << 20)
+
+static void set_roots(struct ienv *env);
 
 int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
 	      const struct wp_asks *asks, char **recovered, struct wp_err *err)
@@ -52,14 +56,20 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 				rc = wp_fail(err, -WPE_ENV, "the interpreter '%s' maps a scheme of '%s' to '%s', outside it; "
 					     "nothing was installed", python, absdir, roots[i]);
 	}
-	free(absdir);
-	if (rc)
+	if (rc) {
+		free(absdir);
 		goto out;
+	}
+	env->root = absdir;
 	mode_t um = umask(022);
 	umask(um);
 	env->umask = um;
 	if ((rc = wp_mkdir_p(env->py.purelib, 0777, err)))
 		goto out;
+	set_roots(env); /* after purelib is made: each root resolved and opened once */
+	for (size_t i = 0; i < env->n_roots; i++)
+		env->root_fd[i] = open(env->real_roots[i] ? env->real_roots[i] : env->roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	env->fds_open = true;
 	env->lock_fd = open(env->py.purelib, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (env->lock_fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot open", env->py.purelib);
@@ -69,7 +79,7 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 		rc = wp_fail(err, -WPE_IO, "another wheelpick is changing '%s'; wait for it to finish", env->py.purelib);
 		goto out;
 	}
-	rc = ij_recover(env->py.purelib, recovered, err);
+	rc = ij_recover(env, recovered, err);
 out:
 	free(alloc);
 	if (rc)
@@ -82,7 +92,124 @@ void ienv_close(struct ienv *env)
 	if (env->lock_fd >= 0)
 		close(env->lock_fd);
 	env->lock_fd = -1;
+	for (size_t i = 0; i < env->n_roots; i++) {
+		if (env->fds_open && env->root_fd[i] >= 0)
+			close(env->root_fd[i]);
+		free(env->roots[i]);
+		free(env->real_roots[i]);
+	}
+	env->fds_open = false;
+	env->n_roots = 0;
+	free(env->root);
+	env->root = NULL;
 	wp_python_release(&env->py);
+}
+
+static bool under(const char *path, const char *root);
+
+bool ienv_confines(const struct ienv *env, const char *path)
+{
+	for (size_t i = 0; i < env->n_roots; i++)
+		if (under(path, env->roots[i]))
+			return true;
+	return false;
+}
+
+bool ienv_confines_real(const struct ienv *env, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || !slash[1])
+		return false;
+	char *dir = slash == path ? wp_xstrdup("/") : wp_xstrndup(path, (size_t)(slash - path));
+	char *real = realpath(dir, NULL);
+	bool ok = false;
+	if (real) {
+		char *file = wp_xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash + 1);
+		for (size_t i = 0; i < env->n_roots && !ok; i++)
+			ok = env->real_roots[i] && under(file, env->real_roots[i]);
+		free(file);
+	}
+	free(real);
+	free(dir);
+	return ok;
+}
+
+/* The root of env that holds path (the longest), its rel part; -1 when none is open. */
+static int root_of(const struct ienv *env, const char *path, const char **rel)
+{
+	int best = -1;
+	size_t bl = 0;
+	for (size_t i = 0; i < env->n_roots; i++) {
+		const char *x = wp_beneath_rel(path, env->roots[i]);
+		size_t l = strlen(env->roots[i]);
+		if (x && l > bl && env->root_fd[i] >= 0) {
+			best = (int)i;
+			bl = l;
+			*rel = x;
+		}
+	}
+	return best < 0 ? -1 : env->root_fd[best];
+}
+
+int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode)
+{
+	const char *rel = NULL;
+	if (!env->fds_open)
+		return open(path, flags | O_NOFOLLOW, mode);
+	int rfd = root_of(env, path, &rel);
+	if (rfd < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return wp_beneath_open(rfd, rel, flags, mode);
+}
+
+int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
+{
+	const char *rel = NULL;
+	if (!env->fds_open)
+		return mkdir(path, mode);
+	int rfd = root_of(env, path, &rel);
+	if (rfd < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return wp_beneath_mkdir(rfd, rel, mode);
+}
+
+int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
+		       struct wp_err *err)
+{
+	if (scheme != WP_SCHEME_DEFAULT || env->py.in_venv || allowed || !env->py.stdlib || !env->py.stdlib[0])
+		return 0;
+	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", env->py.stdlib);
+	bool managed = access(marker, F_OK) == 0;
+	free(marker);
+	if (!managed)
+		return 0;
+	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
+		       "installs its packages), so wheelpick does not %s there; make a virtual environment (python3 "
+		       "-m venv DIR) and give --python DIR, or --break-system-packages", env->py.executable, what);
+}
+
+/* The folders a change may touch: DIR alone for --prefix/--target (whatever the interpreter's own
+ * prefix is), else the interpreter's prefix and scheme folders. */
+static void set_roots(struct ienv *env)
+{
+	const char *v[6] = { env->py.prefix, env->py.purelib, env->py.platlib, env->py.scripts, env->py.data,
+			     env->py.include };
+	size_t n = 6;
+	if (env->root) {
+		v[0] = env->root;
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i] || v[i][0] != '/')
+			continue;
+		env->roots[env->n_roots] = inst_lexical(v[i]);
+		env->real_roots[env->n_roots] = realpath(v[i], NULL);
+		env->n_roots++;
+	}
 }
 
 /* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. */
@@ -118,37 +245,57 @@ static bool under(const char *path, const char *root)
 	return !strncmp(path, root, n) && path[n] == '/';
 }
 
-/* The first field of each RECORD row (csv, as pip reads it). */
-void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
+/* A csv field at text[*i] (quoted or not), into f; *i left at the ',' or line end after it. */
+static void csv_take(const char *text, size_t len, size_t *i, struct wp_buf *f)
 {
-	struct wp_buf f = WP_BUF_INIT;
+	wp_buf_reset(f);
+	if (*i < len && text[*i] == '"') {
+		for ((*i)++; *i < len; (*i)++) {
+			if (text[*i] == '"') {
+				if (*i + 1 < len && text[*i + 1] == '"') {
+					wp_buf_addch(f, '"');
+					(*i)++;
+					continue;
+				}
+				(*i)++;
+				break;
+			}
+			wp_buf_addch(f, text[*i]);
+		}
+	} else {
+		while (*i < len && text[*i] != ',' && text[*i] != '\n' && text[*i] != '\r')
+			wp_buf_addch(f, text[(*i)++]);
+	}
+}
+
+/* The first field of each RECORD row (csv, as pip reads it), and its second when asked. */
+void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes)
+{
+	struct wp_buf f = WP_BUF_INIT, h = WP_BUF_INIT;
 	size_t i = 0;
 	while (i < len) {
-		wp_buf_reset(&f);
-		if (text[i] == '"') {
-			for (i++; i < len; i++) {
-				if (text[i] == '"') {
-					if (i + 1 < len && text[i + 1] == '"') {
-						wp_buf_addch(&f, '"');
-						i++;
-						continue;
-					}
-					i++;
-					break;
-				}
-				wp_buf_addch(&f, text[i]);
-			}
-		} else {
-			while (i < len && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-				wp_buf_addch(&f, text[i++]);
+		csv_take(text, len, &i, &f);
+		wp_buf_reset(&h);
+		if (hashes && i < len && text[i] == ',') {
+			i++;
+			csv_take(text, len, &i, &h);
 		}
 		while (i < len && text[i] != '\n')
 			i++;
 		i++;
-		if (f.len && !memchr(f.data, 0, f.len))
+		if (f.len && !memchr(f.data, 0, f.len)) {
 			wp_strlist_push(out, wp_buf_detach(&f, NULL));
+			if (hashes)
+				wp_strlist_push(hashes, wp_xstrdup(wp_buf_cstr(&h)));
+		}
 	}
 	wp_buf_free(&f);
+	wp_buf_free(&h);
+}
+
+void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
+{
+	inst_record_rows(text, len, out, NULL);
 }
 
 static const char *const *lib_dirs(const struct ienv *env, size_t *n)
@@ -209,23 +356,52 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void push_unique(struct wp_strlist *l, char *s)
+/* Sort l and drop repeats (freeing them): n log n, where a RECORD of 100,000 rows in as many
+ * folders made a search per row quadratic. */
+static void sort_unique(struct wp_strlist *l, int (*cmp)(const void *, const void *))
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s)) {
-			free(s);
-			return;
-		}
-	wp_strlist_push(l, s);
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_str);
+	size_t o = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (o && !strcmp(l->v[o - 1], l->v[i]))
+			free((char *)l->v[i]);
+		else
+			l->v[o++] = l->v[i];
+	}
+	l->n = o;
+	if (cmp != cmp_str)
+		qsort(l->v, l->n, sizeof(*l->v), cmp);
+}
+
+/* The resolved folder of each RECORD row's file is asked once: rows come folder by folder. */
+struct real_cache {
+	char *dir;
+	bool ok;
+};
+
+static bool row_removable(const struct ienv *env, const char *abs, struct real_cache *rc)
+{
+	const char *slash = strrchr(abs, '/');
+	size_t dl = (size_t)(slash - abs);
+	if (!rc->dir || strlen(rc->dir) != dl || strncmp(rc->dir, abs, dl)) {
+		free(rc->dir);
+		rc->dir = wp_xstrndup(abs, dl);
+		char *probe = wp_xasprintf("%s/x", rc->dir);
+		rc->ok = ienv_confines_real(env, probe);
+		free(probe);
+	}
+	return rc->ok;
 }
 
 static int load_old(const struct ienv *env, const char *lib, const char *entry, struct old_dist *od,
 		    struct wp_err *err)
 {
 	struct wp_buf rec = WP_BUF_INIT;
-	struct wp_strlist rel = { 0 };
+	struct wp_strlist rel = { 0 }, abs_rows = { 0 };
+	struct real_cache cache = { 0 };
 	bool found = false;
-	const char *root = env->py.prefix;
 	int rc = 0;
 	od->dist_info = wp_xasprintf("%s/%s", lib, entry);
 	char *rp = wp_xasprintf("%s/RECORD", od->dist_info);
@@ -241,33 +417,42 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 	inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
 	for (size_t i = 0; i < rel.n; i++) {
 		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) : wp_xasprintf("%s/%s", lib, rel.v[i]);
-		char *abs = inst_lexical(joined);
+		wp_strlist_push(&abs_rows, inst_lexical(joined));
 		free(joined);
-		/* files outside the environment are not ours to remove (pip skips them too) */
-		if (!under(abs, root) && !under(abs, env->py.purelib) && !under(abs, env->py.platlib) &&
-		    !under(abs, env->py.scripts) && !under(abs, env->py.data)) {
+	}
+	/* folder by folder, so that each folder is resolved once */
+	sort_unique(&abs_rows, cmp_str);
+	for (size_t i = 0; i < abs_rows.n; i++) {
+		char *abs = (char *)abs_rows.v[i];
+		abs_rows.v[i] = NULL;
+		const char *slash = strrchr(abs, '/');
+		/* files outside the environment are not ours to remove (pip skips them too): by text, then
+		 * with the symlinks in their folders resolved (a linked folder's files live elsewhere);
+		 * nor the installer's own files, whatever a RECORD on disk says */
+		if (!ienv_confines(env, abs) || inst_reserved_name(slash + 1, strlen(slash + 1)) ||
+		    !row_removable(env, abs, &cache)) {
 			free(abs);
 			continue;
 		}
 		size_t n = strlen(abs);
-		char *slash = strrchr(abs, '/');
-		push_unique(&od->dirs, wp_xstrndup(abs, (size_t)(slash - abs)));
+		wp_strlist_push(&od->dirs, wp_xstrndup(abs, (size_t)(slash - abs)));
 		if (n > 3 && !strcmp(abs + n - 3, ".py") && env->py.cache_tag[0]) {
 			static const char *const opt[] = { "", ".opt-1", ".opt-2" };
-			char *cache = wp_xasprintf("%.*s/__pycache__", (int)(slash - abs), abs);
+			char *cache_dir = wp_xasprintf("%.*s/__pycache__", (int)(slash - abs), abs);
 			for (size_t k = 0; k < 3; k++)
-				wp_strlist_push(&od->files, wp_xasprintf("%s/%.*s.%s%s.pyc", cache, (int)(n - 3 - (size_t)(slash + 1 - abs)),
-									slash + 1, env->py.cache_tag, opt[k]));
-			push_unique(&od->dirs, cache);
+				wp_strlist_push(&od->files, wp_xasprintf("%s/%.*s.%s%s.pyc", cache_dir,
+									(int)(n - 3 - (size_t)(slash + 1 - abs)), slash + 1,
+									env->py.cache_tag, opt[k]));
+			wp_strlist_push(&od->dirs, cache_dir);
 		}
 		wp_strlist_push(&od->files, abs);
 	}
-	push_unique(&od->dirs, wp_xstrdup(od->dist_info));
-	if (od->files.n) /* qsort's array may not be NULL, even for none */
-		qsort(od->files.v, od->files.n, sizeof(*od->files.v), cmp_str);
-	if (od->dirs.n) /* qsort's array may not be NULL, even for none */
-		qsort(od->dirs.v, od->dirs.n, sizeof(*od->dirs.v), cmp_depth);
+	wp_strlist_push(&od->dirs, wp_xstrdup(od->dist_info));
+	sort_unique(&od->files, cmp_str);
+	sort_unique(&od->dirs, cmp_depth);
 out:
+	free(cache.dir);
+	free_list(&abs_rows);
 	free_list(&rel);
 	wp_buf_free(&rec);
 	return rc;
@@ -367,9 +552,24 @@ int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const 
 		wp_buf_addstr(&out, add);
 	if (!out.len)
 		goto out;
+	/* by project: the same projects give the same file, whichever run wrote which line last (a run
+	 * that finds some projects already installed rewrites only the others' lines) */
+	struct wp_strlist lines = { 0 };
+	char *text = wp_buf_detach(&out, NULL), *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		wp_strlist_push(&lines, l);
+	if (lines.n)
+		qsort(lines.v, lines.n, sizeof(*lines.v), cmp_str);
+	out = (struct wp_buf)WP_BUF_INIT;
+	for (size_t i = 0; i < lines.n; i++)
+		wp_buf_printf(&out, "%s\n", lines.v[i]);
+	wp_strlist_release(&lines);
+	free(text);
+	if (!out.len)
+		goto out;
 	*tmp = wp_xasprintf("%s.tmp.%ld", path, (long)getpid());
 	unlink(*tmp);
-	rc = iw_write_tmp(*tmp, out.data ? out.data : "", out.len, false, env->umask, err);
+	rc = iw_write_tmp(env, *tmp, out.data ? out.data : "", out.len, false, err);
 out:
 	wp_buf_free(&old);
 	wp_buf_free(&out);
@@ -477,6 +677,11 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 				it->variant = variant_label(wp_buf_cstr(&b));
 			free(p);
 			wp_buf_free(&b);
+			/* no variant.json: a PyTorch-style local label (2.5.1+cu121) names the build */
+			const char *plus = it->version ? strchr(it->version, '+') : NULL;
+			struct wp_variant var;
+			if (!it->variant && plus && wp_variant_from_label(plus, &var) == 1)
+				it->variant = wp_xstrdup(var.label);
 		}
 		if (d)
 			closedir(d);
@@ -503,7 +708,8 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 /* ---- uninstall ---- */
 
 int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme, const char *dir,
-		     const char *const *names, size_t n, struct wp_installed_list *removed, struct wp_err *err)
+		     bool break_system_packages, const char *const *names, size_t n, struct wp_installed_list *removed,
+		     struct wp_err *err)
 {
 	struct ienv env;
 	struct ij_journal j;
@@ -516,6 +722,7 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 	}
 	removed->executable = wp_xstrdup(env.py.executable);
 	ij_init(&j, env.py.purelib);
+	rc = ienv_check_managed(&env, scheme, break_system_packages, "uninstall", err);
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *project = inst_normalize(names[i]);
 		rc = old_dist_find(&env, project, &olds[i], err);
@@ -550,7 +757,7 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 		it->installer = wp_xstrdup("");
 	}
 	if (!rc && !(rc = ij_commit(&j, err)))
-		rc = ij_apply(&j, err);
+		rc = ij_apply(&j, &env, err);
 	(void)s;
 	for (size_t i = 0; i < n; i++)
 		old_dist_release(&olds[i]);

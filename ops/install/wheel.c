@@ -25,6 +25,19 @@ char *inst_normalize(const char *name)
 	return wp_buf_detach(&b, NULL);
 }
 
+bool inst_reserved_name(const char *rel, size_t len)
+{
+	struct wp_str s = WP_STRN(rel, len);
+	while (s.n) {
+		struct wp_str seg = wp_str_cut(&s, '/');
+		if (seg.n >= 11 && !strncmp(seg.p, ".wheelpick-", 11))
+			return true; /* the journals, their temps, the targets file */
+		if (seg.n > 7 && !strncmp(seg.p, ".wp-", 4) && !strncmp(seg.p + seg.n - 4, ".tmp", 4))
+			return true; /* a staging temp */
+	}
+	return false;
+}
+
 /* os.path.relpath(to, from) for absolute, normalised paths. */
 static char *relpath(const char *to, const char *from)
 {
@@ -239,6 +252,16 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 		struct wp_str module = wp_str_trim(wp_str_cut(&attr, ':'));
 		attr = wp_str_trim(attr);
 		char nb[160];
+		bool ctl = false;
+		for (size_t i = 0; i < name.n; i++)
+			ctl = ctl || (unsigned char)name.p[i] < 0x20 || name.p[i] == 0x7f;
+		if (ctl || (name.n && inst_reserved_name(name.p, name.n))) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the entry point named '%s' %s; nothing was installed",
+				     w->filename, wp_member_name_show(name.p, name.n, nb, sizeof(nb)),
+				     ctl ? "holds a control character (a launcher's file name never may)"
+					 : "takes a name the installer keeps for itself");
+			break;
+		}
 		if (!name.n || memchr(name.p, '/', name.n) || wp_str_eq(name, ".") || wp_str_eq(name, "..") ||
 		    !ident_ok(module, true) || !ident_ok(attr, true)) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': entry point '%s' is not 'name = module:function'",
@@ -262,7 +285,21 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 			struct ep *e = &both[k]->v[i];
 			if (!rc) {
 				char *dest = wp_xasprintf("%s/%s", env->py.scripts, e->name);
-				struct iw_file *f = add_file(w, dest, w->lib, seq);
+				/* a .data/scripts file or an earlier entry point of the same name: the launcher
+				 * written last replaces it, and RECORD lists the path once (as pip) */
+				struct iw_file *f = NULL;
+				for (size_t m = 0; m < w->files.n && !f; m++)
+					if (!strcmp(w->files.v[m].dest, dest))
+						f = &w->files.v[m];
+				if (f) {
+					if (f->member != (size_t)-1)
+						wp_vec_push(&w->drained, f->member);
+					f->member = (size_t)-1;
+					f->fix_shebang = f->entry_points = false;
+					wp_buf_reset(&f->content);
+				} else {
+					f = add_file(w, dest, w->lib, seq);
+				}
 				f->exec = true;
 				launcher(env->py.executable, e->module, e->attr, &f->content);
 				free(dest);
@@ -274,6 +311,26 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 		wp_vec_free(both[k]);
 	}
 	return rc;
+}
+
+/* dest inside purelib or platlib, in a *.dist-info folder that is not w's own (a planted RECORD
+ * would steer a later uninstall or upgrade of that project), or, for a member reached through
+ * .data/, in any (w's own files there are the installer's to write). */
+static bool other_dist_info(const struct iwheel *w, const struct wp_python *py, const char *dest, bool via_data)
+{
+	const char *libs[2] = { py->purelib, py->platlib };
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(libs[i]);
+		if (strncmp(dest, libs[i], n) || dest[n] != '/')
+			continue;
+		const char *seg = dest + n + 1;
+		size_t sl = strcspn(seg, "/");
+		if (sl < 10 || strncmp(seg + sl - 10, ".dist-info", 10))
+			continue;
+		if (via_data || sl != strlen(w->info.dist_info) || strncmp(seg, w->info.dist_info, sl))
+			return true;
+	}
+	return false;
 }
 
 static int ep_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
@@ -345,7 +402,13 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 		}
 		char *dest = wp_xasprintf("%s/%s", root, rel);
 		struct stat sb;
-		if (lstat(dest, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		const char *why = inst_reserved_name(rel, strlen(rel)) ? "takes a name the installer keeps for itself"
+				  : other_dist_info(w, py, dest, rel != e.name) ? "lands in another project's .dist-info folder"
+				  : !ienv_confines(env, dest) ? "leaves the environment" : NULL;
+		if (why) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", w->filename,
+				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)), why);
+		} else if (lstat(dest, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is a folder, and '%s' would put a file there; remove it first",
 				     dest, w->filename);
 		} else {
@@ -383,9 +446,10 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 	return rc;
 }
 
-int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t um, struct wp_err *err)
+int iw_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	mode_t um = env->umask;
+	int fd = ienv_open_file(env, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", tmp);
 	int rc = wp_fd_write_all(fd, p, n, tmp, err);
@@ -394,6 +458,17 @@ int iw_write_tmp(const char *tmp, const void *p, size_t n, bool exec, mode_t um,
 	if (close(fd) < 0 && !rc)
 		rc = wp_fs_fail(err, errno, "cannot write", tmp);
 	return rc;
+}
+
+static int null_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	(void)ctx, (void)p, (void)n, (void)err;
+	return 0;
+}
+
+int iw_drain_member(struct iwheel *w, size_t i, struct wp_err *err)
+{
+	return wp_wheel_reader_extract(w->r, i, null_sink, NULL, err);
 }
 
 struct fd_sink {
@@ -465,14 +540,14 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 				(void)sha;
 			}
 			if (!(rc = hash_buf(p, n, f->hash, err)))
-				rc = iw_write_tmp(f->tmp, p, n, f->exec, env->umask, err);
+				rc = iw_write_tmp(env, f->tmp, p, n, f->exec, err);
 			f->size = (long long)n;
 			wp_buf_free(&out);
 		}
 		wp_buf_free(&b);
 		return rc;
 	}
-	struct fd_sink s = { open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0, NULL };
+	struct fd_sink s = { ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0, NULL };
 	if (s.fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", f->tmp);
 	if (f->record_path && wp_fatbin_wanted(f->record_path))
@@ -536,8 +611,8 @@ int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struc
 		if (f->member != (size_t)-1 || f == record)
 			continue;
 		if (!(rc = hash_buf(f->content.data ? f->content.data : "", f->content.len, f->hash, err)))
-			rc = iw_write_tmp(f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
-					  env->umask, err);
+			rc = iw_write_tmp(env, f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
+					  err);
 		f->size = (long long)f->content.len;
 	}
 	if (!rc) {
@@ -551,7 +626,7 @@ int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struc
 			else
 				wp_buf_printf(b, ",%s,%lld\r\n", rows[i]->hash, rows[i]->size);
 		}
-		rc = iw_write_tmp(record->tmp, b->data, b->len, false, env->umask, err);
+		rc = iw_write_tmp(env, record->tmp, b->data, b->len, false, err);
 	}
 	free(rows);
 	(void)seq;
@@ -563,11 +638,13 @@ void iw_release(struct iwheel *w)
 	for (size_t i = 0; i < w->files.n; i++) {
 		free(w->files.v[i].dest);
 		free(w->files.v[i].tmp);
+		free(w->files.v[i].stage_dest);
 		free(w->files.v[i].record_path);
 		free(w->files.v[i].gpu_code);
 		wp_buf_free(&w->files.v[i].content);
 	}
 	wp_vec_free(&w->files);
+	wp_vec_free(&w->drained);
 	if (w->r)
 		wp_wheel_reader_close(w->r);
 	wp_wheel_info_release(&w->info);
@@ -577,6 +654,7 @@ void iw_release(struct iwheel *w)
 	free(w->filename);
 	free(w->project);
 	free(w->dist_info_dest);
+	free(w->dist_info_stage);
 	istore_abort(w);
 	free(w->store);
 	free(w->sha256);

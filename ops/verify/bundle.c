@@ -6,6 +6,7 @@
 #include "base/str.h"
 #include "index/repodata.h"
 #include "ops/core/shardread.h"
+#include "ops/core/untar.h"
 #include "ops/publish/bundle.h"
 #include "ops/verify/common.h"
 #include "ops/wheel/sbom.h"
@@ -456,6 +457,14 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		vo_problem_add(c, true, path, "is not a tar archive: %s", archive_error_string(a));
 		goto out;
 	}
+	long long packed = 0;
+	for (size_t i = 0; i < (vols ? nvols : 1); i++) {
+		struct stat vsb;
+		if (stat(vols ? vols[i] : path, &vsb) == 0)
+			packed += (long long)vsb.st_size;
+	}
+	struct wp_untar_budget budget;
+	wp_untar_budget_init(&budget, packed);
 	c->real = tmpl;
 	shown = wp_xasprintf("%s:", path);
 	c->shown = shown;
@@ -463,14 +472,22 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
 		free(name);
 		name = archive_entry_pathname(ae) ? wp_xstrdup(archive_entry_pathname(ae)) : NULL;
-		char buf[256];
+		char buf[256], why[160];
 		const char *bad = name ? wp_member_name_problem(name, strlen(name)) : "has no name";
 		mode_t type = archive_entry_filetype(ae);
-		if (bad || (type != AE_IFREG && type != AE_IFDIR)) {
+		/* a link entry is never written: a hard link carrying data would write into its target */
+		if (!bad)
+			bad = wp_untar_kind_problem((unsigned)type, archive_entry_hardlink(ae), archive_entry_symlink(ae),
+						    archive_entry_sparse_count(ae) > 0);
+		if (bad) {
 			vo_problem_add(c, true, path, "member '%s' %s", wp_member_name_show(name ? name : "",
-				    name ? strlen(name) : 0, buf, sizeof(buf)),
-				    bad ? bad : "is not a file or a directory");
+				    name ? strlen(name) : 0, buf, sizeof(buf)), bad);
 			continue;
+		}
+		if ((bad = wp_untar_budget_member(&budget, archive_entry_size(ae), why, sizeof(why)))) {
+			vo_problem_add(c, true, path, "%s (at member '%s')", bad,
+				       wp_member_name_show(name, strlen(name), buf, sizeof(buf)));
+			goto out;
 		}
 		/* wheelpick writes 0644 and 0755: a setuid, setgid or sticky bit, or a member anyone may
 		 * write, is a bundle someone changed (install.sh 4777 runs as its owner, for anyone) */
@@ -501,9 +518,16 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		const void *blk;
 		size_t sz;
 		la_int64_t off;
-		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+		long long seen = 0;
+		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
+			if ((bad = wp_untar_budget_extent(&budget, &seen, (long long)off + (long long)sz, why, sizeof(why)))) {
+				vo_problem_add(c, true, path, "%s (at member '%s')", bad,
+					       wp_member_name_show(name, strlen(name), buf, sizeof(buf)));
+				goto out;
+			}
 			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK)
 				break;
+		}
 		archive_write_finish_entry(disk);
 		if (r != ARCHIVE_EOF) {
 			vo_problem_add(c, true, path, "member '%s' cannot be read: %s", name, archive_error_string(a));

@@ -1,5 +1,6 @@
 /* tests/unit/test_install_journal.c: the install journal: a run killed while staging is undone, one
- * killed after its commit is finished, whatever it had applied; a damaged journal is refused. */
+ * killed after its commit is finished, whatever it had applied; a damaged journal is refused, and so
+ * is one that names a path outside the environment or renames from a file that is not our temp. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +63,18 @@ static bool exists(const char *dir, const char *name)
 	return yes;
 }
 
+/* An environment whose only folder is dir (as --target dir has it). */
+static struct ienv *env_of(const char *dir)
+{
+	static struct ienv env;
+	memset(&env, 0, sizeof(env));
+	env.py.purelib = (char *)dir;
+	env.roots[0] = (char *)dir;
+	env.real_roots[0] = (char *)dir;
+	env.n_roots = 1;
+	return &env;
+}
+
 static void add(struct ij_journal *j, const char *dir, char op, const char *a, const char *b)
 {
 	char *pa = wp_xasprintf("%s/%s", dir, a), *pb = b ? wp_xasprintf("%s/%s", dir, b) : NULL;
@@ -80,15 +93,15 @@ static void test_roll_back(void **state)
 	put(d, "old.py", "old");
 	ij_init(&j, d);
 	add(&j, d, IJ_MKDIR, "pkg", NULL);
-	add(&j, d, IJ_RENAME, "pkg/.t1", "pkg/new.py");
-	add(&j, d, IJ_RENAME, ".t2", "old.py");
+	add(&j, d, IJ_RENAME, "pkg/.wp-1-0-1.tmp", "pkg/new.py");
+	add(&j, d, IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
 	assert_int_equal(ij_write_staging(&j, &err), 0);
 	char *pkg = wp_xasprintf("%s/pkg", d);
 	assert_int_equal(mkdir(pkg, 0777), 0);
-	put(d, "pkg/.t1", "new");
-	/* .t2 never written: the kill came first */
+	put(d, "pkg/.wp-1-0-1.tmp", "new");
+	/* .wp-1-0-2.tmp never written: the kill came first */
 	ij_release(&j);
-	assert_int_equal(ij_recover(d, &what, &err), 0);
+	assert_int_equal(ij_recover(env_of(d), &what, &err), 0);
 	assert_non_null(what);
 	assert_non_null(strstr(what, "as it was"));
 	assert_false(exists(d, "pkg"));
@@ -99,7 +112,7 @@ static void test_roll_back(void **state)
 	free(what);
 	free(pkg);
 	/* nothing left: a second recovery has nothing to say */
-	assert_int_equal(ij_recover(d, &what, &err), 0);
+	assert_int_equal(ij_recover(env_of(d), &what, &err), 0);
 	assert_null(what);
 }
 
@@ -112,30 +125,30 @@ static void test_roll_forward(void **state)
 	char *what = NULL;
 	put(d, "old.py", "old");
 	put(d, "gone.py", "old only");
-	put(d, ".t1", "new one");
-	put(d, ".t2", "old.py, new");
+	put(d, ".wp-1-0-1.tmp", "new one");
+	put(d, ".wp-1-0-2.tmp", "old.py, new");
 	char *sub = wp_xasprintf("%s/oldpkg", d);
 	assert_int_equal(mkdir(sub, 0777), 0);
 	put(d, "oldpkg/x.py", "x");
 	ij_init(&j, d);
-	add(&j, d, IJ_RENAME, ".t1", "one.py");
-	add(&j, d, IJ_RENAME, ".t2", "old.py");
+	add(&j, d, IJ_RENAME, ".wp-1-0-1.tmp", "one.py");
+	add(&j, d, IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
 	add(&j, d, IJ_UNLINK, "gone.py", NULL);
 	add(&j, d, IJ_UNLINK, "oldpkg/x.py", NULL);
 	add(&j, d, IJ_RMDIR, "oldpkg", NULL);
 	assert_int_equal(ij_write_staging(&j, &err), 0);
 	assert_int_equal(ij_commit(&j, &err), 0);
 	/* the kill: the first rename and the first removal were done */
-	char *a = wp_xasprintf("%s/.t1", d), *b = wp_xasprintf("%s/one.py", d), *g = wp_xasprintf("%s/gone.py", d);
+	char *a = wp_xasprintf("%s/.wp-1-0-1.tmp", d), *b = wp_xasprintf("%s/one.py", d), *g = wp_xasprintf("%s/gone.py", d);
 	assert_int_equal(rename(a, b), 0);
 	assert_int_equal(unlink(g), 0);
 	ij_release(&j);
-	assert_int_equal(ij_recover(d, &what, &err), 0);
+	assert_int_equal(ij_recover(env_of(d), &what, &err), 0);
 	assert_non_null(strstr(what, "finished"));
 	char *one = get(d, "one.py"), *old = get(d, "old.py");
 	assert_string_equal(one, "new one");
 	assert_string_equal(old, "old.py, new");
-	assert_false(exists(d, ".t2"));
+	assert_false(exists(d, ".wp-1-0-2.tmp"));
 	assert_false(exists(d, "gone.py"));
 	assert_false(exists(d, "oldpkg"));
 	assert_false(exists(d, ".wheelpick-commit.journal"));
@@ -156,13 +169,62 @@ static void test_damaged(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	char *what = NULL;
 	put(d, ".wheelpick-commit.journal", "wheelpick journal 1\nRrelative\0/abs\0");
-	assert_int_equal(ij_recover(d, &what, &err), -WPE_INTEGRITY);
+	assert_int_equal(ij_recover(env_of(d), &what, &err), -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "damaged"));
 	free(what);
 	wp_err_clear(&err);
 	put(d, ".wheelpick-commit.journal", "not a journal");
-	assert_int_equal(ij_recover(d, &what, &err), -WPE_INTEGRITY);
+	assert_int_equal(ij_recover(env_of(d), &what, &err), -WPE_INTEGRITY);
 	free(what);
+}
+
+/* a journal planted by a wheel or a person: paths outside the environment, a climbing path, a rename
+ * from a file that is not a staging temp, or onto the journal itself; refused, nothing done */
+static void test_foreign(void **state)
+{
+	const char *d = *state;
+	struct wp_err err = WP_ERR_INIT;
+	char *what = NULL;
+	char *sub = wp_xasprintf("%s/env", d);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	put(d, "victim", "precious");
+	put(sub, "shipped.py", "shipped");
+	put(sub, ".wp-9-0-0.tmp", "staged");
+	struct wp_buf bad[7] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT };
+	wp_buf_printf(&bad[0], "U%s/victim", d);
+	wp_buf_printf(&bad[1], "U%s/../victim", sub);
+	wp_buf_printf(&bad[2], "R%s/shipped.py%c%s/moved.py", sub, 0, sub);
+	wp_buf_printf(&bad[3], "R%s/.wp-9-0-0.tmp%c%s/victim", sub, 0, d);
+	wp_buf_printf(&bad[4], "D%s", d);
+	wp_buf_printf(&bad[5], "R%s/.wp-9-0-0.tmp%c%s/.wheelpick-commit.journal", sub, 0, sub);
+	wp_buf_printf(&bad[6], "U%s//victim", d);
+	for (int kind = 0; kind < 2; kind++) {
+		for (size_t i = 0; i < 7; i++) {
+			struct wp_buf j = WP_BUF_INIT;
+			wp_buf_addstr(&j, "wheelpick journal 1\n");
+			wp_buf_add(&j, bad[i].data, bad[i].len + 1);
+			char *p = wp_xasprintf("%s/%s", sub, kind ? ".wheelpick-staging.journal" : ".wheelpick-commit.journal");
+			assert_int_equal(wp_atomic_write(p, j.data, j.len, &err), 0);
+			assert_int_equal(ij_recover(env_of(sub), &what, &err), -WPE_INTEGRITY);
+			assert_non_null(strstr(err.msg, "not written by wheelpick"));
+			wp_err_clear(&err);
+			free(what);
+			what = NULL;
+			char *v = get(d, "victim"), *sh = get(sub, "shipped.py");
+			assert_string_equal(v, "precious");
+			assert_string_equal(sh, "shipped");
+			assert_true(exists(sub, ".wp-9-0-0.tmp"));
+			assert_true(access(p, F_OK) == 0); /* left for a person to read */
+			unlink(p);
+			free(v);
+			free(sh);
+			free(p);
+			wp_buf_free(&j);
+		}
+	}
+	for (size_t i = 0; i < 7; i++)
+		wp_buf_free(&bad[i]);
+	free(sub);
 }
 
 int main(void)
@@ -171,6 +233,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_roll_back, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_roll_forward, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_foreign, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
