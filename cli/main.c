@@ -1,6 +1,7 @@
 /* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
 #include "base/mem.h"
+#include "base/urlmask.h"
 #include "cache/catalog.h"
 #include "cache/names.h"
 #include "cli/cli.h"
@@ -60,7 +61,7 @@ static void vsay(const struct wp_cli *cli, const char *prefix, const char *fmt, 
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) >= 0) {
 		/* values from indexes, files and the environment; a URL's user:password never */
-		char *shown = wp_net_text_mask(msg);
+		char *shown = wp_url_text_mask(msg);
 		wp_fputs_shown(shown, stderr);
 		free(shown);
 	}
@@ -434,7 +435,7 @@ out:
 		wp_print_json_error(rc, &err, NULL);
 	if (rc && err.code) {
 		/* a URL's user:password never reaches the terminal, whoever wrote the message */
-		char *shown = wp_net_text_mask(err.msg);
+		char *shown = wp_url_text_mask(err.msg);
 		fputs("wheelpick: ", stderr);
 		wp_fputs_shown(shown, stderr);
 		free(shown);

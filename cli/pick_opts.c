@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define O(f) offsetof(struct wp_pick_opts, f)
 #define TARGET_OPTS                                                                                                \
@@ -317,9 +318,15 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 	struct wp_index_given g = {
 		.index_url = o->index_url, .index = o->index, .extra = o->extra_index, .find_links = o->find_links,
 		.trusted_host = o->trusted_host, .cert = o->cert, .client_cert = o->client_cert, .no_index = o->no_index,
-		.isolated = o->isolated,
+		.isolated = o->isolated, .envp = (const char *const *)environ,
 	};
 	int rc = wp_index_config_resolve(&g, &o->icfg, err);
+	/* pip's timeout reaches net/ as wheelpick's own when that is unset (cli/ owns the environment) */
+	if (!rc && o->icfg.timeout_s > 0 && !getenv("WHEELPICK_TIMEOUT")) {
+		char v[32];
+		snprintf(v, sizeof(v), "%ld", o->icfg.timeout_s);
+		setenv("WHEELPICK_TIMEOUT", v, 0);
+	}
 	for (size_t i = 0; i < o->icfg.warnings.n; i++)
 		wp_cli_warn(cli, "%s", o->icfg.warnings.v[i]);
 	if (rc)
@@ -328,7 +335,7 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); file hashes still are",
 			    o->icfg.trusted_host.v[i]);
 	for (size_t i = 0; i < o->icfg.shown.n; i++)
-		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i], o->icfg.origin);
+		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i], o->icfg.shown_from.v[i]);
 	return 0;
 }
 
@@ -337,13 +344,16 @@ void wp_pick_opts_print_index(const struct wp_pick_opts *o)
 	const struct wp_index_config *c = &o->icfg;
 	if (!c->shown.n)
 		return;
+	/* "index: A, B (from X), C (from Y)": each run of indexes with where it came from */
 	fputs("index: ", stdout);
 	for (size_t i = 0; i < c->shown.n; i++) {
 		if (i)
 			fputs(", ", stdout);
 		wp_fputs_shown(c->shown.v[i], stdout);
+		if (i + 1 == c->shown.n || strcmp(c->shown_from.v[i], c->shown_from.v[i + 1]) != 0)
+			printf(" (from %s)", c->shown_from.v[i]);
 	}
-	printf(" (from %s)\n", c->origin ? c->origin : "the default");
+	fputc('\n', stdout);
 }
 
 void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain)
@@ -378,6 +388,15 @@ void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan 
 	wp_json_arr(&j);
 	for (size_t i = 0; i < c->shown.n; i++)
 		wp_json_str(&j, c->shown.v[i]);
+	wp_json_arr_end(&j);
+	wp_json_key(&j, "sources"); /* each index with where it came from, in the order they are asked */
+	wp_json_arr(&j);
+	for (size_t i = 0; i < c->shown.n; i++) {
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "url", c->shown.v[i]);
+		wp_json_kstr(&j, "from", c->shown_from.v[i]);
+		wp_json_obj_end(&j);
+	}
 	wp_json_arr_end(&j);
 	wp_json_obj_end(&j);
 	wp_json_finish(&j, mi);
