@@ -100,6 +100,16 @@ const struct wp_cmd wp_commands[] = {
 	  "With --conda, the closure as a local channel under channel/ with its locks, and an install.sh\n"
 	  "that runs 'conda create --offline' from the lock.",
 	  WP_ARGS_FILE_PACKAGES },
+	{ "config", wp_cmd_config, wp_config_table, "wheelpick config list|debug [--json]",
+	  "show the configuration in effect and where each value came from",
+	  "Show the configuration a pick reads, as pip's 'pip config list' and 'pip config debug' show\n"
+	  "theirs: 'list' prints each value (pip's files and PIP_* variables in pip's words, then uv's\n"
+	  "and wheelpick's variables); 'debug' prints every file looked for and whether it exists, the\n"
+	  "values each holds, then what is in effect: each index with where it came from (file and\n"
+	  "line, variable, flag or default), TLS settings, the timeout, the catalog and the freshness\n"
+	  "limit, and pip's 'Looking in indexes' line. Credentials are masked as pip masks them.\n"
+	  "The variables and files are listed under ENVIRONMENT and FILES in the man page.",
+	  WP_ARGS_NONE },
 	{ "verify", wp_cmd_verify, wp_verify_table, "wheelpick verify PATH...",
 	  "check files against their hashes",
 	  "Check a wheel, a wheelhouse (its requirements.txt hashes), a mirror (every link, hash and\n"

@@ -157,7 +157,7 @@ static void pip_file(struct ctx *x, const char *variant, const char *path, bool 
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_err e = WP_ERR_INIT;
 	bool exists = access(path, F_OK) == 0;
-	add_file(c, variant, path, exists, read && exists);
+	add_file(c, variant, path, exists, read);
 	if (!exists || !read)
 		return;
 	if (wp_file_read_capped(path, PIPCONF_MAX_BYTES, &b, &e) < 0) {
@@ -426,8 +426,8 @@ static void take_index(struct ctx *x, struct wp_strlist *to, struct wp_strlist *
 	const char *url;
 	char *name = index_name(entry, &url);
 	char *clean = strstr(url, "://") ? wp_net_url_take_credentials(url) : wp_xstrdup(url);
-	if (to == &c->index)
-		wp_strlist_push(&c->looking, keep(c, wp_url_redact(url)));
+	if (to == &c->index || to == &c->find_links)
+		wp_strlist_push(to == &c->index ? &c->looking : &c->looking_links, keep(c, wp_url_redact(url)));
 	if (name) {
 		char *var = wp_xasprintf("UV_INDEX_%s_USERNAME", name);
 		for (char *v = var + 9; *v && v < var + 9 + strlen(name); v++)
@@ -707,6 +707,7 @@ void wp_index_config_release(struct wp_index_config *c)
 	wp_strlist_release(&c->shown);
 	wp_strlist_release(&c->shown_from);
 	wp_strlist_release(&c->looking);
+	wp_strlist_release(&c->looking_links);
 	wp_strlist_release(&c->warnings);
 	for (size_t i = 0; i < c->values.n; i++) {
 		free(c->values.v[i].name);

@@ -58,7 +58,8 @@ struct wp_config_value {
 struct wp_config_file {
 	const char *variant;
 	char *path;
-	bool exists, read;  /* read: false when found but skipped (pip's user files under PIP_CONFIG_FILE) */
+	bool exists, read;  /* read: false when skipped whether it exists or not (pip's user files under
+			       an existing PIP_CONFIG_FILE) */
 };
 
 struct wp_index_config {
@@ -76,6 +77,7 @@ struct wp_index_config {
 	struct wp_strlist shown;       /* the indexes in use as they may be said (no credentials) */
 	struct wp_strlist shown_from;  /* shown[i]'s origin, in the same words */
 	struct wp_strlist looking;     /* pip's "Looking in indexes" order, credentials as pip redacts them */
+	struct wp_strlist looking_links; /* pip's "Looking in links", the same way */
 	struct wp_strlist warnings;    /* lines to say (a file that could not be read) */
 	WP_VEC_OF(, struct wp_config_value) values;
 	WP_VEC_OF(, struct wp_config_file) files;
