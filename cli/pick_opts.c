@@ -336,6 +336,19 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 			    o->icfg.trusted_host.v[i]);
 	for (size_t i = 0; i < o->icfg.shown.n; i++)
 		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i], o->icfg.shown_from.v[i]);
+	/* pip's own line, for a pip user comparing the two tools */
+	for (int links = 0; links < 2; links++) {
+		const struct wp_strlist *l = links ? &o->icfg.looking_links : &o->icfg.looking;
+		struct wp_buf b = WP_BUF_INIT;
+		for (size_t i = 0; i < l->n; i++) {
+			if (i)
+				wp_buf_addstr(&b, ", ");
+			wp_buf_addstr(&b, l->v[i]);
+		}
+		if (l->n)
+			wp_cli_debug(cli, "Looking in %s: %s", links ? "links" : "indexes", wp_buf_cstr(&b));
+		wp_buf_free(&b);
+	}
 	return 0;
 }
 

@@ -61,9 +61,9 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 		const char *t = trim_span(p, le, &te);
 		bool blank = t == te, comment = !blank && (*t == '#' || *t == ';');
 		if (have_key && indented && !blank && !comment) {
-			/* a continuation line: another value of a multi-value key */
-			if (value.len)
-				wp_buf_addch(&value, '\n');
+			/* a continuation line: another value of a multi-value key (configparser keeps an
+			 * empty first line: "key =" then indented values reads "\nA\nB") */
+			wp_buf_addch(&value, '\n');
 			wp_buf_add(&value, t, (size_t)(te - t));
 		} else if (!blank && !comment) {
 			if (have_key)
@@ -75,8 +75,8 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 					const char *se;
 					const char *ss = trim_span(t + 1, rb, &se);
 					wp_buf_reset(&section);
-					for (const char *c = ss; c < se; c++)
-						wp_buf_addch(&section, (char)tolower((unsigned char)*c));
+					/* as written: configparser's section names are case-sensitive */
+					wp_buf_add(&section, ss, (size_t)(se - ss));
 				}
 			} else {
 				size_t k = 0;
@@ -220,7 +220,7 @@ static void pip_vars(struct ctx *x)
 		char *key = wp_xstrndup(e + 4, (size_t)(eq - e - 4));
 		for (char *k = key; *k; k++)
 			*k = *k == '_' ? '-' : (char)tolower((unsigned char)*k);
-		if (strcmp(key, "version") != 0 && strcmp(key, "help") != 0 && strcmp(key, "config-file") != 0) {
+		if (strcmp(key, "version") != 0 && strcmp(key, "help") != 0) {
 			char *name = wp_xasprintf(":env:.%s", key), *var = wp_xstrndup(e, (size_t)(eq - e));
 			add_value(x->c, name, eq + 1, var, NULL);
 			free(name);

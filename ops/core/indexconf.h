@@ -95,8 +95,9 @@ const char *wp_envp_get(const char *const *envp, const char *name);
 
 /* pip's configuration format, as configparser reads it: "[section]", "key = value" or
  * "key: value", indented lines continuing the value, "#" and ";" comment lines. fn is called for
- * each key in order, with the key lower case and '_' read as '-' (as pip does), the value
- * trimmed (continuation lines joined by '\n'), and the line the key is on (1-based). Never
+ * each key in order, with the section as written (configparser's are case-sensitive), the key
+ * lower case and '_' read as '-' (as pip does), the value trimmed (each continuation line after a
+ * '\n', an empty first line kept, as configparser keeps it), and the line the key is on (1-based). Never
  * fails: a line it cannot read is skipped; a NUL byte ends the text. */
 typedef void wp_pipconf_fn(void *ctx, const char *section, const char *key, const char *value, unsigned line);
 void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx);

@@ -670,7 +670,8 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 	if (!src.n) {
 		if ((rc = all_in_catalog(&run->cat, &job->reqs, &have, err)))
 			goto out;
-		if (!have && !job->offline) {
+		/* --refresh reads the defaults again even when the catalog has every project */
+		if ((!have || job->refresh) && !job->offline) {
 			struct wp_strlist def = { 0 };
 			char *block = wp_default_indexes(&def, false);
 			for (size_t i = 0; i < def.n; i++)
@@ -681,7 +682,8 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 	}
 	if (src.n && !job->offline) {
 		struct wp_err ce = WP_ERR_INIT;
-		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false, job->refresh ? 0 : s->max_age_s, &ce)) {
+		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false, job->refresh ? 0 : s->max_age_s,
+					   job->strategy == WP_INDEX_FIRST, &ce)) {
 			/* a source that cannot be reached now, while the catalog holds what it listed before:
 			 * picking from that is what --offline would do; say so. An --index never read, or
 			 * nothing to pick from at all, makes the failure the answer (exit 3), not "nothing
@@ -773,6 +775,7 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy,
 			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
+			.refresh = job->refresh,
 			.constraints = &job->constraints, .hashes = job->hashes, .n_hashes = job->n_hashes,
 		};
 		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);

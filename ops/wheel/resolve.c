@@ -473,11 +473,35 @@ static int fetched_fn(void *ctx, const struct wp_source_row *r, struct wp_err *e
 	return 0;
 }
 
+static long max_age(const struct provider *pv)
+{
+	return pv->o->refresh ? 0 : pv->s->max_age_s;
+}
+
+/* Is p one of the projects asked for? The job's crawl read their pages already. */
+static bool asked_for(const struct provider *pv, const struct proj *p)
+{
+	for (size_t i = 0; i < pv->n_roots_req; i++) {
+		const char *n = pv->roots_req[i].name;
+		struct wp_buf b = WP_BUF_INIT;
+		if (n)
+			wp_project_name_normalize(n, strlen(n), &b);
+		bool same = n && !strcmp(wp_buf_cstr(&b), p->name);
+		wp_buf_free(&b);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 /* Was p's page under a root read before, longer ago than the session's freshness? Then it is
- * asked for again (conditionally) before it is used, as a named project's page is. */
+ * asked for again (conditionally) before it is used, as a named project's page is. With no
+ * freshness at all (--refresh, WHEELPICK_MAX_AGE=0) every page read before is, but for those of
+ * the projects asked for, which the job's crawl has just read. */
 static bool stale_page(struct provider *pv, const struct proj *p)
 {
-	if (pv->s->max_age_s <= 0)
+	long age = max_age(pv);
+	if (age <= 0 && asked_for(pv, p))
 		return false;
 	time_t now = time(NULL);
 	for (size_t i = 0; i < pv->roots.n; i++) {
@@ -488,7 +512,7 @@ static bool stale_page(struct provider *pv, const struct proj *p)
 		if (wp_catalog_source_get(pv->cat, url, fetched_fn, &at, &found, &e) < 0)
 			found = false;
 		free(url);
-		if (found && now - at >= pv->s->max_age_s)
+		if (found && (age <= 0 || now - at >= age))
 			return true;
 	}
 	return false;
@@ -504,7 +528,8 @@ static int files(void *ctx, const char *project, struct wp_solve_files *out, str
 	if (!p->crawled && may_crawl(pv) && (!p->c.n || stale_page(pv, p))) {
 		/* a dependency no source was crawled for: its page under the index roots, then again */
 		const char *one[] = { project };
-		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1, err)) < 0)
+		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1, pv->o->strategy == WP_INDEX_FIRST,
+						    max_age(pv), err)) < 0)
 			return rc;
 		p->crawled = true;
 		if ((rc = reload(pv, p, err)) < 0)
@@ -546,7 +571,8 @@ static void read_projects(void *ctx, const char *const *projects, size_t n)
 		missing[nm++] = p->name;
 	}
 	/* every missing page in one crawl; a failure here is met again, and reported, by files() */
-	if (nm && wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, missing, nm, &e) == 0)
+	if (nm && wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, missing, nm, pv->o->strategy == WP_INDEX_FIRST,
+					    max_age(pv), &e) == 0)
 		for (size_t i = 0; i < nm; i++) {
 			struct proj *p = find(pv, missing[i]);
 			p->crawled = true;

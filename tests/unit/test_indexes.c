@@ -152,8 +152,9 @@ static void test_pipconf(void **state)
 			   "find-links=/w";
 	struct kv k = { "" };
 	wp_pipconf_parse(conf, strlen(conf), collect, &k);
-	assert_string_equal(k.text, "[global]index-url=https://a/simple|[global]extra-index-url=https://b/simple\n"
-				    "https://c/simple|[download]timeout=30|[download]find-links=/w|");
+	/* as configparser: an empty first line kept, section names as written (pip's are case-sensitive) */
+	assert_string_equal(k.text, "[global]index-url=https://a/simple|[global]extra-index-url=\nhttps://b/simple\n"
+				    "https://c/simple|[Download]timeout=30|[Download]find-links=/w|");
 	k.text[0] = 0;
 	wp_pipconf_parse("", 0, collect, &k);
 	wp_pipconf_parse("[x\n=\n  \n", 8, collect, &k);
