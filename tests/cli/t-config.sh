@@ -136,13 +136,29 @@ expect_exit 0 "UV_INDEX with credentials: the company index has it all" \
 expect_no_grep "download.pytorch.org never asked" "download.pytorch.org" "$TMP/err"
 expect_exit 0 "an unreachable default index after one that has it all" \
 	uvwp UV_INDEX="corp=$H/simple" UV_DEFAULT_INDEX="http://127.0.0.1:9/dead/simple" "$WHEELPICK" "${T[@]}" --refresh
+n0=$(asked "$P" /simple/torchvision/)
 expect_exit 3 "an unreachable index asked first fails the run" \
 	uvwp UV_INDEX="http://127.0.0.1:9/dead/simple" UV_DEFAULT_INDEX="$H/simple" "$WHEELPICK" "${T[@]}" --refresh
+expect_eq "and the index after it is not asked (uv stops at the first failure)" "$(asked "$P" /simple/torchvision/)" "$n0"
 expect_exit 3 "unsafe-best-match needs every index" \
 	uvwp UV_INDEX="corp=$H/simple" UV_DEFAULT_INDEX="http://127.0.0.1:9/dead/simple" "$WHEELPICK" "${T[@]}" \
 	--refresh --index-strategy unsafe-best-match
 expect_exit 0 "the plan says which index each project came from" \
 	uvwp UV_INDEX="corp=$H/simple" "$WHEELPICK" "${T[@]}" --json
 expect_json "$TMP/out" "j['index']['sources']" "[{'url': '$H/simple/', 'from': 'UV_INDEX'}]"
+
+
+# --- --refresh and WHEELPICK_MAX_AGE=0 read every page the resolution reads (issue 37) ---
+R=(--catalog "$TMP/fresh.db" torchvision==0.9.0 --cuda 11.2 --python 3.8 --platform linux_x86_64 --dry-run
+	--index "$H/simple")
+expect_exit 0 "a first pick reads the dependencies' pages" wp "${R[@]}"
+before=$(asked "$P" /simple/numpy/)
+expect_exit 0 "a second pick within the freshness limit" wp "${R[@]}"
+expect_eq "within the limit: numpy's page not asked again" "$(asked "$P" /simple/numpy/)" "$before"
+expect_exit 0 "--refresh" wp "${R[@]}" --refresh
+expect_eq "--refresh asks a dependency's page again" "$(asked "$P" /simple/numpy/)" "$((before + 1))"
+before=$(asked "$P" /simple/numpy/)
+expect_exit 0 "WHEELPICK_MAX_AGE=0" env WHEELPICK_MAX_AGE=0 "$WHEELPICK" "${R[@]}"
+expect_eq "WHEELPICK_MAX_AGE=0 asks a dependency's page again" "$(asked "$P" /simple/numpy/)" "$((before + 1))"
 
 done_testing
