@@ -284,7 +284,7 @@ static void catch_interrupts(const char *cache_dir)
 /* For shell completion: the project names of the catalog, if there is one (never made here). */
 static void complete_projects(const char *catalog)
 {
-	char *def = catalog ? NULL : wp_session_default_catalog();
+	char *def = catalog ? NULL : wp_session_default_catalog((const char *const *)environ);
 	const char *path = catalog ? catalog : def;
 	struct stat st;
 	if (path && stat(path, &st) == 0) {
@@ -410,17 +410,18 @@ int main(int argc, char **argv)
 	cli.verbosity = g.verbosity;
 	const char *catalog = g.catalog;
 	if (!catalog)
-		catalog = cli.catalog_alloc = wp_session_default_catalog();
-	cli.cache_alloc = wp_session_default_cache_dir();
+		catalog = cli.catalog_alloc = wp_session_default_catalog((const char *const *)environ);
+	cli.cache_alloc = wp_session_default_cache_dir((const char *const *)environ);
 	cli.session = (struct wp_session){
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
 		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
+		.envp = (const char *const *)environ,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);
 		goto out;
 	}
-	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)))
+	if ((rc = wp_session_max_age((const char *const *)environ, &cli.session.max_age_s, &err)))
 		goto out;
 	if (implicit && nrest && rest[0][0] != '-' &&
 	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))

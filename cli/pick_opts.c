@@ -523,7 +523,7 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 	for (size_t i = 0; i < given.n; i++)
 		wp_strlist_push(&all, given.urls[i]);
 	if (given.n)
-		wp_sources_dependency_roots(&all, &roots);
+		wp_sources_dependency_roots((const char *const *)environ, &all, &roots);
 	if (given.n && !roots.n) {
 		/* only links pages: nothing could be asked for a project they do not list */
 		struct wp_buf b = WP_BUF_INIT;

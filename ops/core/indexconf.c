@@ -2,6 +2,7 @@
  * environment (wheelpick's, uv's, pip's) and pip's configuration files. */
 #include "ops/core/indexconf.h"
 
+#include "base/envp.h"
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/urlmask.h"
@@ -24,14 +25,6 @@ static char *keep(struct wp_index_config *c, char *s)
 	return s;
 }
 
-const char *wp_envp_get(const char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
-			return envp[i][n + 1] ? envp[i] + n + 1 : NULL;
-	return NULL;
-}
 
 /* --- pip's configuration format --- */
 

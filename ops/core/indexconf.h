@@ -90,9 +90,6 @@ struct wp_index_config {
 int wp_index_config_resolve(const struct wp_index_given *given, struct wp_index_config *out, struct wp_err *err);
 void wp_index_config_release(struct wp_index_config *c);
 
-/* NAME's value in envp (NAME=VALUE entries, NULL-terminated), NULL when unset or empty. */
-const char *wp_envp_get(const char *const *envp, const char *name);
-
 /* pip's configuration format, as configparser reads it: "[section]", "key = value" or
  * "key: value", indented lines continuing the value, "#" and ";" comment lines. fn is called for
  * each key in order, with the section as written (configparser's are case-sensitive), the key

@@ -42,6 +42,8 @@ struct wp_session {
 	const struct wp_asks *asks; /* how the user asks for what a message advises (cli's flags); NULL: plain words */
 	const char *nvidia_lib_dir; /* where detection loads NVML and libcuda from ($WHEELPICK_NVIDIA_LIBDIR);
 	                               NULL: the loader's own search */
+	const char *const *envp;    /* the process environment as a value (base/envp.h), handed by cli/:
+	                               the WHEELPICK_* defaults the jobs read; NULL: none set */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */
@@ -55,9 +57,11 @@ void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt
  * ~/.cache/wheelpick/catalog.sqlite3) and the cache folder ($WHEELPICK_CACHE_DIR, else
  * $XDG_CACHE_HOME/wheelpick, else ~/.cache/wheelpick). NULL when no home can be found: no
  * $HOME, no $XDG_CACHE_HOME (a catalog must not land in whatever folder the job ran from). */
-char *wp_session_default_catalog(void);
-char *wp_session_default_cache_dir(void);
+char *wp_session_default_catalog(const char *const *envp);
+char *wp_session_default_cache_dir(const char *const *envp);
 /* $WHEELPICK_MAX_AGE in seconds, else WP_DEFAULT_MAX_AGE_S; -WPE_USAGE for garbage. */
-int wp_session_max_age(long *out, struct wp_err *err);
+int wp_session_max_age(const char *const *envp, long *out, struct wp_err *err);
+/* NAME's value in the session's environment (NULL: unset or empty). */
+const char *wp_session_env(const struct wp_session *s, const char *name);
 
 #endif

@@ -1,5 +1,6 @@
 /* ops/core/sources.c: source lists (indexes, channels, defaults) and crawling them with a report. */
 #include "ops/core/sources.h"
+#include "base/envp.h"
 #include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
@@ -184,9 +185,9 @@ void wp_sources_release(struct wp_sources *s)
 	s->n = s->cap = 0;
 }
 
-char *wp_default_indexes(struct wp_strlist *out, bool conda)
+char *wp_default_indexes(const char *const *envp, struct wp_strlist *out, bool conda)
 {
-	const char *e = getenv(conda ? "WHEELPICK_CHANNEL" : "WHEELPICK_INDEX");
+	const char *e = wp_envp_get(envp, conda ? "WHEELPICK_CHANNEL" : "WHEELPICK_INDEX");
 	if (e && *e) {
 		/* split a private copy; the pushed strings point into it */
 		char *copy = wp_xstrdup(e), *save = NULL;
@@ -211,7 +212,7 @@ static void add_roots(const struct wp_strlist *indexes, struct wp_sources *roots
 	}
 }
 
-void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sources *roots)
+void wp_sources_dependency_roots(const char *const *envp, const struct wp_strlist *indexes, struct wp_sources *roots)
 {
 	if (indexes && indexes->n) {
 		add_roots(indexes, roots);
@@ -219,7 +220,7 @@ void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sou
 	}
 	/* no --index: the roots among $WHEELPICK_INDEX serve dependencies exactly as --index does */
 	struct wp_strlist env = { 0 };
-	char *block = wp_default_indexes(&env, false);
+	char *block = wp_default_indexes(envp, &env, false);
 	if (block)
 		add_roots(&env, roots);
 	else
@@ -659,16 +660,16 @@ int wp_update(const struct wp_session *s, const struct wp_update_job *job, struc
 	if (!src.n) {
 		struct wp_strlist def = { 0 }, chans = { 0 };
 		char *def_block = NULL, *chan_block = NULL;
-		const char *env = getenv("WHEELPICK_INDEX");
+		const char *env = wp_session_env(s, "WHEELPICK_INDEX");
 		bool env_set = env && *env;
 		if (!conda) {
-			def_block = wp_default_indexes(&def, false);
+			def_block = wp_default_indexes(s->envp, &def, false);
 			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
 			if (!env_set)
 				wp_sources_add_index(&src, WP_PYTORCH_ROOT);
 		} else {
-			chan_block = wp_default_indexes(&chans, true);
+			chan_block = wp_default_indexes(s->envp, &chans, true);
 			for (size_t i = 0; i < chans.n; i++)
 				wp_sources_add_channel(&src, chans.v[i], subdirs, nsub);
 		}

@@ -46,13 +46,13 @@ void wp_sources_release(struct wp_sources *s);
 /* The default sources: $WHEELPICK_INDEX (or $WHEELPICK_CHANNEL for conda; whitespace or comma
  * separated), else PyTorch's find-links page (or conda-forge). The strings pushed point
  * into the returned block, which the caller frees after the list (it may be NULL). */
-char *wp_default_indexes(struct wp_strlist *out, bool conda);
+char *wp_default_indexes(const char *const *envp, struct wp_strlist *out, bool conda);
 
 /* Index roots a dependency's page may be under (a project no source was crawled for): the
  * given indexes that are roots (wp_sources_is_root: PEP 503 roots such as .../whl/ or .../simple/,
  * with or without the slash given), else those of $WHEELPICK_INDEX, else PyTorch's root. Given
  * indexes that are all pages (-f) make no root: nothing is asked for a dependency then. */
-void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sources *roots);
+void wp_sources_dependency_roots(const char *const *envp, const struct wp_strlist *indexes, struct wp_sources *roots);
 
 /* Crawl the sources into the catalog and say what happened to each (one line per source at
  * WP_SAY_INFO; failures after the first at WP_SAY_ERROR; the first failure is returned).

@@ -673,7 +673,7 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 		/* --refresh reads the defaults again even when the catalog has every project */
 		if ((!have || job->refresh) && !job->offline) {
 			struct wp_strlist def = { 0 };
-			char *block = wp_default_indexes(&def, false);
+			char *block = wp_default_indexes(s->envp, &def, false);
 			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
 			wp_strlist_release(&def);

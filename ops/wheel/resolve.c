@@ -627,7 +627,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 			memset(&pv.roots_req[i], 0, sizeof(pv.roots_req[i])); /* the solver says what is wrong */
 	}
 	pv.n_roots_req = nreq;
-	wp_sources_dependency_roots(o->indexes, &pv.roots);
+	wp_sources_dependency_roots(s->envp, o->indexes, &pv.roots);
 	struct wp_solve_provider p = {
 		.files = files, .files_more = files_more, .deps = deps, .read_projects = read_projects,
 		.read_deps = read_deps, .ctx = &pv,
