@@ -447,13 +447,18 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	job->offline = o->offline, job->refresh = o->refresh;
 	job->dry_run = o->dry_run, job->allow_full_downloads = o->allow_full_downloads;
 	job->fetch_hashes = o->fetch_hashes;
-	if (!o->index_strategy || !strcmp(o->index_strategy, "first-index") || !strcmp(o->index_strategy, "first-match"))
+	/* the flag, else uv's UV_INDEX_STRATEGY or uv.toml's index-strategy */
+	const char *strategy = o->index_strategy ? o->index_strategy : o->icfg.index_strategy;
+	const char *named = o->index_strategy ? "--index-strategy" : "uv's index-strategy";
+	if (!strategy || !strcmp(strategy, "first-index") || !strcmp(strategy, "first-match"))
 		job->strategy = WP_INDEX_FIRST;
-	else if (!strcmp(o->index_strategy, "unsafe-best-match"))
+	else if (!strcmp(strategy, "unsafe-best-match"))
 		job->strategy = WP_INDEX_BEST_MATCH;
+	else if (!strcmp(strategy, "unsafe-first-match"))
+		return wp_fail(err, -WPE_USAGE, "%s 'unsafe-first-match' (uv's) is not supported yet; use first-index "
+						"or unsafe-best-match", named);
 	else
-		return wp_fail(err, -WPE_USAGE, "--index-strategy '%s' is not one of first-index, unsafe-best-match",
-			       o->index_strategy);
+		return wp_fail(err, -WPE_USAGE, "%s '%s' is not one of first-index, unsafe-best-match", named, strategy);
 	return 0;
 }
 

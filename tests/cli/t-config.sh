@@ -143,6 +143,11 @@ expect_eq "and the index after it is not asked (uv stops at the first failure)" 
 expect_exit 3 "unsafe-best-match needs every index" \
 	uvwp UV_INDEX="corp=$H/simple" UV_DEFAULT_INDEX="http://127.0.0.1:9/dead/simple" "$WHEELPICK" "${T[@]}" \
 	--refresh --index-strategy unsafe-best-match
+expect_exit 3 "UV_INDEX_STRATEGY=unsafe-best-match: the same, from uv's variable" \
+	uvwp UV_INDEX="corp=$H/simple" UV_DEFAULT_INDEX="http://127.0.0.1:9/dead/simple" \
+	UV_INDEX_STRATEGY=unsafe-best-match "$WHEELPICK" "${T[@]}" --refresh
+expect_exit 2 "unsafe-first-match, uv's third strategy, is refused, not faked" wp "${T[@]}" \
+	--index-strategy unsafe-first-match
 expect_exit 0 "the plan says which index each project came from" \
 	uvwp UV_INDEX="corp=$H/simple" "$WHEELPICK" "${T[@]}" --json
 expect_json "$TMP/out" "j['index']['sources']" "[{'url': '$H/simple/', 'from': 'UV_INDEX'}]"
