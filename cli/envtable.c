@@ -39,7 +39,7 @@ const struct wp_env_var wp_env_vars[] = {
 	{ "UV_EXTRA_INDEX_URL", "more indexes, after UV_INDEX, before the default", "", "uv", 0 },
 	{ "UV_FIND_LINKS", "links pages or folders, comma separated", "", "uv", 0 },
 	{ "UV_INDEX_<NAME>_USERNAME", "the user for the index named NAME (and _PASSWORD its password)", "", "uv", 0 },
-	{ "UV_INDEX_STRATEGY", "first-index, unsafe-first-match or unsafe-best-match (--index-strategy)", "first-index", "uv",
+	{ "UV_INDEX_STRATEGY", "first-index or unsafe-best-match (--index-strategy; uv's unsafe-first-match is refused)", "first-index", "uv",
 	  0 },
 	{ "UV_HTTP_TIMEOUT", "seconds a transfer may stall, after pip's timeout", "", "uv", 0 },
 	{ "UV_CONFIG_FILE", "the one uv.toml to read instead of the user's and the system's", "", "uv", 0 },

@@ -166,4 +166,11 @@ before=$(asked "$P" /simple/numpy/)
 expect_exit 0 "WHEELPICK_MAX_AGE=0" env WHEELPICK_MAX_AGE=0 "$WHEELPICK" "${R[@]}"
 expect_eq "WHEELPICK_MAX_AGE=0 asks a dependency's page again" "$(asked "$P" /simple/numpy/)" "$((before + 1))"
 
+# --- one table: the man page's ENVIRONMENT and FILES, and the README's table, say the same ---
+wp --generate-man >"$TMP/man" 2>/dev/null
+sed -n '/^\.SH ENVIRONMENT/,/^\.SH EXIT STATUS/p' "$TMP/man" | sed -n 's/^\.B //p' | sed 's/\\-/-/g' >"$TMP/names"
+expect_eq "the man page lists the table's 40 variables and files" "$(wc -l <"$TMP/names")" 40
+missing=$(while read -r n; do grep -qF "| \`$n\` |" "$ROOT/README.md" || echo "$n"; done <"$TMP/names")
+expect_eq "the README's table has each of them" "$missing" ""
+
 done_testing
