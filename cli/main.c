@@ -6,7 +6,7 @@
 #include "cache/names.h"
 #include "cli/cli.h"
 #include "cli/print.h"
-#include "net/auth.h"
+#include "ops/core/indexconf.h"
 #include "ops/core/suggest.h"
 #include "resolver/wheelname.h"
 
@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 	bool implicit = false;
 	raise_open_file_limit();
 	/* net/ says how to give a private CA in our words (it names no option of ours) */
-	wp_net_set_private_ca_advice("give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
+	wp_index_config_tls_advice("give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
 
 	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
 	bool want_json = false;

@@ -6,7 +6,6 @@
 #include "base/mem.h"
 #include "cache/names.h"
 #include "cli/print.h"
-#include "net/auth.h"
 #include "ops/core/sources.h"
 #include "ops/core/suggest.h"
 #include "resolver/wheelname.h"
@@ -479,14 +478,15 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 		return rc;
 	/* conda reads no pip configuration, but TLS settings given on the command line (a company CA,
 	 * a client certificate, a host whose certificate is not checked) hold for channels too */
-	if (o->cert) {
-		wp_net_set_ca_bundle(o->cert);
-		wp_net_set_ca_bundle_origin("--cert");
-	}
-	if (o->client_cert)
-		wp_net_set_client_cert(o->client_cert);
+	struct wp_index_given tls = {
+		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host, .isolated = true,
+	};
+	struct wp_index_config tc;
+	rc = wp_index_config_resolve(&tls, &tc, err); /* applies the TLS settings, and reads no pip file */
+	wp_index_config_release(&tc);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < o->trusted_host.n; i++) {
-		wp_net_trust_host(o->trusted_host.v[i]);
 		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); package hashes still are",
 			    o->trusted_host.v[i]);
 	}

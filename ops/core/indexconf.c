@@ -717,3 +717,8 @@ void wp_index_config_release(struct wp_index_config *c)
 	wp_vec_free(&c->owned);
 	memset(c, 0, sizeof(*c));
 }
+
+void wp_index_config_tls_advice(const char *advice)
+{
+	wp_net_set_private_ca_advice(advice);
+}

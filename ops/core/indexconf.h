@@ -89,6 +89,9 @@ struct wp_index_config {
  * -WPE_USAGE for a configuration that cannot be read as one (a timeout that is no number). */
 int wp_index_config_resolve(const struct wp_index_given *given, struct wp_index_config *out, struct wp_err *err);
 void wp_index_config_release(struct wp_index_config *c);
+/* How to give a private CA, in the caller's words (net/ names no option of ours): said when a
+ * certificate is refused. Copied. */
+void wp_index_config_tls_advice(const char *advice);
 
 /* pip's configuration format, as configparser reads it: "[section]", "key = value" or
  * "key: value", indented lines continuing the value, "#" and ";" comment lines. fn is called for
