@@ -368,12 +368,41 @@ void wp_pick_opts_print_index(const struct wp_pick_opts *o)
 	fputc('\n', stdout);
 }
 
+/* With several indexes in play: which one each project came from, one line per index. */
+static void print_plan_indexes(const struct wp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		const char *idx = plan->files[i].index;
+		bool seen = !idx;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = plan->files[k].index && !strcmp(plan->files[k].index, idx);
+		if (seen)
+			continue;
+		fputs("from ", stdout);
+		wp_fputs_shown(idx, stdout);
+		fputs(":", stdout);
+		for (size_t k = i; k < plan->n; k++) {
+			bool dup = false;
+			if (!plan->files[k].index || strcmp(plan->files[k].index, idx) != 0)
+				continue;
+			for (size_t m = i; m < k && !dup; m++)
+				dup = plan->files[m].index && !strcmp(plan->files[m].index, idx) &&
+				      !strcmp(plan->files[m].project, plan->files[k].project);
+			if (!dup)
+				printf(" %s", plan->files[k].project);
+		}
+		fputc('\n', stdout);
+	}
+}
+
 void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain)
 {
 	const struct wp_index_config *c = &o->icfg;
 	if (!json) {
 		wp_pick_opts_print_index(o);
 		wp_print_plan(plan, false, explain);
+		if (c->shown.n > 1)
+			print_plan_indexes(plan);
 		return;
 	}
 	/* the plan's document with "index" first: where the indexes came from, and which */

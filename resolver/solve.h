@@ -98,6 +98,7 @@ struct wp_plan_file {
 	                                 copy, which ops/wheel/locks.c writes into pylock.toml), else NULL */
 	struct wp_plan_reject *rejects; /* with explain */
 	size_t n_rejects;
+	char *index;        /* the index it came from, as configured (NULL: not known) */
 };
 
 struct wp_plan {

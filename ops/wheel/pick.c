@@ -81,6 +81,8 @@ static void plan_members(struct wp_json *j, const struct wp_plan *plan, const st
 		wp_json_kstr(j, "version", f->version);
 		wp_json_kstr(j, "variant", f->variant);
 		wp_json_kstr(j, "filename", f->filename);
+		if (f->index)
+			wp_json_kstr(j, "index", f->index); /* which index the project came from */
 		wp_json_kstr(j, "where", f->where);
 		wp_json_kstr(j, "url", f->url);
 		wp_json_kstr(j, "sha256", f->sha256);

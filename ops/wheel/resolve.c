@@ -35,6 +35,7 @@ struct proj {
 	bool ranked;            /* sources holds the sources it may come from */
 	bool pin_done;          /* the pin's range was read */
 	WP_VEC_OF(, int64_t) sources;
+	WP_VEC_OF(, char *) source_index; /* sources[i]'s index as configured (else its page), owned */
 	struct wp_buf below;    /* the next window reads keys below this (empty: from the top) */
 	size_t window;          /* rows the next window reads at least */
 	struct wp_buf pin_lo, pin_hi; /* a root requirement's == pin: the first window is this range */
@@ -114,6 +115,14 @@ static bool source_allowed(const struct proj *p, int64_t id)
 	return false;
 }
 
+static const char *source_index(const struct proj *p, int64_t id)
+{
+	for (size_t i = 0; i < p->sources.n && i < p->source_index.n; i++)
+		if (p->sources.v[i] == id)
+			return p->source_index.v[i];
+	return NULL;
+}
+
 static int key_cmp(const void *a, size_t an, const struct wp_buf *b)
 {
 	size_t n = an < b->len ? an : b->len;
@@ -149,7 +158,7 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 		.requires_python = wp_arena_strdup(a, r->requires_python), .yanked = wp_arena_strdup(a, r->yanked),
 		.hash_conflict = wp_arena_strdup(a, r->hash_conflict),
 		.core_metadata = wp_arena_strdup(a, r->core_metadata), .tags = wp_arena_strdup(a, r->tags),
-		.size = r->size, .seq = r->id,
+		.size = r->size, .seq = r->id, .source = wp_arena_strdup(a, source_index(p, r->source_id)),
 	} });
 	return 0;
 }
@@ -165,12 +174,14 @@ struct rank {
 	struct proj *p;
 	WP_VEC_OF(, int64_t) ids;
 	WP_VEC_OF(, long long) ranks;
+	WP_VEC_OF(, char *) urls;
 };
 
 static int rank_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 {
 	struct rank *k = ctx;
 	wp_vec_push(&k->ids, r->id);
+	wp_vec_push(&k->urls, wp_xstrdup(r->url ? r->url : ""));
 	wp_vec_push(&k->ranks, wp_resolve_index_rank(k->o, k->p->name, r->url, r->id));
 	return 0;
 }
@@ -185,8 +196,20 @@ static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
 		if (k.ranks.v[i] >= 0 && (best < 0 || k.ranks.v[i] < best))
 			best = k.ranks.v[i];
 	for (size_t i = 0; !rc && i < k.ids.n; i++)
-		if (best >= 0 && k.ranks.v[i] == best)
+		if (best >= 0 && k.ranks.v[i] == best) {
 			wp_vec_push(&p->sources, k.ids.v[i]);
+			/* said per pick: the index as the user configured it, when one covers the page */
+			const char *idx = k.urls.v[i];
+			for (size_t x = 0; pv->o->indexes && x < pv->o->indexes->n; x++)
+				if (has_prefix(k.urls.v[i], pv->o->indexes->v[x])) {
+					idx = pv->o->indexes->v[x];
+					break;
+				}
+			wp_vec_push(&p->source_index, wp_xstrdup(idx));
+		}
+	for (size_t i = 0; i < k.urls.n; i++)
+		free(k.urls.v[i]);
+	wp_vec_free(&k.urls);
 	wp_vec_free(&k.ids);
 	wp_vec_free(&k.ranks);
 	p->ranked = rc == 0;
@@ -307,6 +330,9 @@ static void forget_rows(struct proj *p)
 	p->partial = p->keys_done = p->pin_done = p->ranked = false;
 	p->window = 0;
 	p->sources.n = 0;
+	for (size_t i = 0; i < p->source_index.n; i++)
+		free(p->source_index.v[i]);
+	p->source_index.n = 0;
 	wp_buf_reset(&p->below);
 	for (size_t i = 0; i < p->variants.n; i++) {
 		wp_variants_release(p->variants.v[i]);
@@ -642,6 +668,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 		struct proj *pj = pv.projs.v[i];
 		forget_rows(pj);
 		wp_vec_free(&pj->sources);
+		wp_vec_free(&pj->source_index);
 		wp_buf_free(&pj->below);
 		wp_buf_free(&pj->pin_lo);
 		wp_buf_free(&pj->pin_hi);

@@ -151,6 +151,16 @@ expect_exit 2 "unsafe-first-match, uv's third strategy, is refused, not faked" w
 expect_exit 0 "the plan says which index each project came from" \
 	uvwp UV_INDEX="corp=$H/simple" "$WHEELPICK" "${T[@]}" --json
 expect_json "$TMP/out" "j['index']['sources']" "[{'url': '$H/simple/', 'from': 'UV_INDEX'}]"
+expect_json "$TMP/out" "sorted({p['index'] for p in j['picks']})" "['$H/simple/']"
+# two indexes: torchvision from the first (it has only that), the rest from the second
+mkdir -p "$SAMPLE/only-tv"
+ln -s "$SAMPLE/simple/torchvision" "$SAMPLE/only-tv/torchvision"
+expect_exit 0 "two indexes, each project from the first that has it" \
+	wp "${T[@]}" --refresh -i "$H/only-tv" --extra-index-url "$H/simple" --json
+expect_json "$TMP/out" "sorted((p['project'], p['index']) for p in j['picks'] if p['project'] in ('torch', 'torchvision'))" \
+	"[('torch', '$H/simple/'), ('torchvision', '$H/only-tv/')]"
+expect_exit 0 "the text plan says it too" wp "${T[@]}" -i "$H/only-tv" --extra-index-url "$H/simple"
+expect_grep "a line per index" "^from $H/only-tv/: torchvision$" "$TMP/out"
 
 
 # --- --refresh and WHEELPICK_MAX_AGE=0 read every page the resolution reads (issue 37) ---
