@@ -15,9 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/envp.h"
 #include "base/mem.h"
+#include "base/urlmask.h"
 #include "net/auth.h"
 #include "ops/core/indexconf.h"
+#include "ops/core/session.h"
 #include "ops/core/sources.h"
 
 static void test_take_credentials(void **state)
@@ -326,6 +329,52 @@ static void test_uv_toml(void **state)
 	wp_net_cred_clear();
 }
 
+/* pip's redaction (base/, a pure function): the same text pip prints in "Looking in indexes" */
+static void test_redact(void **state)
+{
+	const char *cases[][2] = {
+		{ "http://alice:s3cret@host/priv/simple", "http://alice:****@host/priv/simple" },
+		{ "https://TOKEN@host/simple/", "https://****@host/simple/" },
+		{ "https://a:b:c@h@host/x", "https://a:****@host/x" },
+		{ "https://host/simple", "https://host/simple" },
+		{ "/srv/wheels", "/srv/wheels" },
+		{ "://x@y", "://x@y" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *r = wp_url_redact(cases[i][0]);
+		assert_string_equal(r, cases[i][1]);
+		free(r);
+	}
+	char *m = wp_url_mask("https://alice:TOKEN@h:8443/simple/");
+	assert_string_equal(m, "https://***@h:8443/simple/");
+	free(m);
+}
+
+/* The session's defaults come from an environment handed in, never from the process's. */
+static void test_session_env(void **state)
+{
+	const char *env[] = { "HOME=/h", "XDG_CACHE_HOME=relative", "WHEELPICK_MAX_AGE=0", "EMPTY=", NULL };
+	char *cat = wp_session_default_catalog(env);
+	assert_string_equal(cat, "/h/.cache/wheelpick/catalog.sqlite3"); /* a relative XDG value is ignored */
+	free(cat);
+	const char *env2[] = { "WHEELPICK_CACHE_DIR=/c", NULL };
+	char *dir = wp_session_default_cache_dir(env2);
+	assert_string_equal(dir, "/c");
+	free(dir);
+	assert_null(wp_session_default_catalog(NULL)); /* no home: no catalog in whatever folder */
+	long age = -5;
+	struct wp_err e = WP_ERR_INIT;
+	assert_int_equal(wp_session_max_age(env, &age, &e), 0);
+	assert_int_equal(age, 0);
+	const char *bad[] = { "WHEELPICK_MAX_AGE=5m", NULL };
+	assert_int_equal(wp_session_max_age(bad, &age, &e), -WPE_USAGE);
+	assert_null(wp_envp_get(env, "EMPTY"));
+	assert_null(wp_envp_get(env, "HOM"));
+	assert_string_equal(wp_envp_get(env, "HOME"), "/h");
+	struct wp_session s = { .envp = env };
+	assert_string_equal(wp_session_env(&s, "WHEELPICK_MAX_AGE"), "0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +385,8 @@ int main(void)
 		cmocka_unit_test(test_pipconf),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_uv_toml),
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_session_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
