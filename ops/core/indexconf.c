@@ -340,10 +340,24 @@ static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const 
 				free(name);
 				continue;
 			}
-			if (v->type == WP_TOML_STRING || v->type == WP_TOML_BOOL)
+			if (v->type == WP_TOML_STRING || v->type == WP_TOML_BOOL) {
 				add_value(c, name, v->type == WP_TOML_STRING ? v->str : v->b ? "true" : "false", origin, path);
-			else
-				add_value(c, name, "(list)", origin, path);
+			} else {
+				/* a list: its strings (an [[index]]'s url) one a line, as pip shows a list */
+				struct wp_buf lb = WP_BUF_INIT;
+				for (size_t j = 0; j < v->n; j++) {
+					const struct wp_toml *it = v->items[j], *url = wp_toml_get(it, "url");
+					const char *str = it->type == WP_TOML_STRING ? it->str
+							  : url && url->type == WP_TOML_STRING ? url->str : NULL;
+					if (!str)
+						continue;
+					if (lb.len)
+						wp_buf_addch(&lb, '\n');
+					wp_buf_addstr(&lb, str);
+				}
+				add_value(c, name, wp_buf_cstr(&lb), origin, path);
+				wp_buf_free(&lb);
+			}
 			c->values.v[c->values.n - 1].in_effect = true;
 			u->any = true;
 			free(origin);
