@@ -40,7 +40,7 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		       const char *cuda, const char *platform, struct wp_target *t, struct wp_err *err)
 {
 	struct wp_detect d;
-	struct wp_detect_opts o = { .asks = s->asks, .lib_dir = s->nvidia_lib_dir };
+	struct wp_detect_opts o = { .asks = s->asks, .lib_dir = s->nvidia_lib_dir, .envp = s->envp };
 	struct wp_target dt;
 	int rc;
 	if ((rc = wp_detect_run(&d, &o, err))) {
