@@ -1,6 +1,6 @@
 /* cli/envtable.h: the one table of the variables and files wheelpick reads its configuration
- * from: the man page's ENVIRONMENT and FILES (cli/gen.c), `wheelpick config --help` and `config
- * debug` are written from it, and the README's table is checked against it (tests/cli/t-config.sh). */
+ * from: the man page's ENVIRONMENT and FILES (cli/gen.c) and `wheelpick config --help` are
+ * written from it, and the README's table is checked against it (tests/cli/t-config.sh). */
 #ifndef WP_CLI_ENVTABLE_H
 #define WP_CLI_ENVTABLE_H
 

@@ -182,5 +182,8 @@ sed -n '/^\.SH ENVIRONMENT/,/^\.SH EXIT STATUS/p' "$TMP/man" | sed -n 's/^\.B //
 expect_eq "the man page lists the table's 40 variables and files" "$(wc -l <"$TMP/names")" 40
 missing=$(while read -r n; do grep -qF "| \`$n\` |" "$ROOT/README.md" || echo "$n"; done <"$TMP/names")
 expect_eq "the README's table has each of them" "$missing" ""
+wp config --help >"$TMP/help" 2>&1
+missing=$(while read -r n; do grep -qxF "  $n" "$TMP/help" || echo "$n"; done <"$TMP/names")
+expect_eq "and 'config --help' lists each of them" "$missing" ""
 
 done_testing
