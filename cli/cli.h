@@ -77,14 +77,14 @@ void wp_cmd_print_help(const struct wp_cmd *cmd, FILE *f);
 void wp_cli_usage(FILE *f);
 
 wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags, wp_cmd_mirror, wp_cmd_bundle, wp_cmd_verify,
-	wp_cmd_trust, wp_cmd_matrix, wp_cmd_lock, wp_cmd_help;
+	wp_cmd_trust, wp_cmd_matrix, wp_cmd_lock, wp_cmd_help, wp_cmd_config;
 wp_cmd_fn wp_cmd_install, wp_cmd_uninstall, wp_cmd_apply;
 /* list --installed (cli/cmd_install.c) */
 int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, struct wp_err *err);
 
 /* The option tables of the commands (cli/pick_opts.c has pick, mirror, bundle, matrix, lock). */
 extern const struct wp_opt wp_update_table[], wp_list_table[], wp_detect_table[], wp_tags_table[], wp_trust_table[],
-	wp_verify_table[], wp_help_table[];
+	wp_verify_table[], wp_help_table[], wp_config_table[];
 extern const struct wp_opt wp_install_table[], wp_uninstall_table[], wp_apply_table[];
 
 /* Man page (roff) and shell completions, written from the tables (cli/gen.c). */

@@ -26,7 +26,8 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct detect_opts o = { 0 };
 	struct wp_strlist pos = { 0 };
 	struct wp_detect d;
-	struct wp_detect_opts dopts = { .asks = &wp_cli_asks, .lib_dir = cli->session.nvidia_lib_dir };
+	struct wp_detect_opts dopts = { .asks = &wp_cli_asks, .lib_dir = cli->session.nvidia_lib_dir,
+					.envp = cli->session.envp };
 	struct wp_target t;
 	struct wp_buf b = WP_BUF_INIT;
 	bool ran = false;

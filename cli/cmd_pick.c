@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
-#include "net/auth.h"
+#include "base/urlmask.h"
 #include "ops/wheel/pylock_fetch.h"
 
 #include <stdio.h>
@@ -96,7 +96,7 @@ static void print_next(const struct wp_cli *cli)
 		words = words || !strcmp(cli->argv[i], "--");
 		if (!words && (!strcmp(cli->argv[i], "--dry-run") || !strcmp(cli->argv[i], "-n")))
 			continue;
-		char *w = wp_net_text_mask(cli->argv[i]);
+		char *w = wp_url_text_mask(cli->argv[i]);
 		putchar(' ');
 		/* a requirement ('torch>=2', 'torch==2.1') is quoted even where a shell would not need it */
 		if (strpbrk(w, "=<>!~") && !strpbrk(w, "'\\") && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -205,7 +205,7 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 out:
 	if (rc && err->code) {
 		/* whatever quoted a line or an argument, a URL's user:password is not repeated */
-		char *m = wp_net_text_mask(err->msg);
+		char *m = wp_url_text_mask(err->msg);
 		snprintf(err->msg, sizeof(err->msg), "%s", m);
 		free(m);
 	}

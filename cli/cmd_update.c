@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct update_opts {
 	struct wp_strlist index, channel, project, subdir;
@@ -67,7 +68,7 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		wp_strlist_push(&o.index, pos.v[i]);
 	/* no index given: pip's and uv's configuration, as a pick reads it (and its TLS settings) */
 	struct wp_index_config icfg = { 0 };
-	struct wp_index_given none = { 0 };
+	struct wp_index_given none = { .envp = (const char *const *)environ };
 	if (!o.index.n && !o.channel.n && !o.conda) {
 		if ((rc = wp_index_config_resolve(&none, &icfg, err))) {
 			wp_index_config_release(&icfg);
@@ -76,7 +77,7 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		for (size_t i = 0; icfg.index.n + icfg.find_links.n && i < icfg.shown.n; i++)
 			wp_strlist_push(&o.index, icfg.shown.v[i]);
 		for (size_t i = 0; i < icfg.shown.n; i++)
-			wp_cli_debug(cli, "index: %s (from %s)", icfg.shown.v[i], icfg.origin);
+			wp_cli_debug(cli, "index: %s (from %s)", icfg.shown.v[i], icfg.shown_from.v[i]);
 	}
 	struct wp_update_job job = {
 		.index = o.index, .channel = o.channel, .subdir = o.subdir, .project = o.project, .conda = o.conda,

@@ -2,6 +2,7 @@
  * --help, `wheelpick help`, the man page and the shell completions are written from. */
 #include "base/mem.h"
 #include "cli/cli.h"
+#include "cli/envtable.h"
 #include "cli/pick_opts.h"
 #include "ops/core/suggest.h"
 
@@ -100,6 +101,16 @@ const struct wp_cmd wp_commands[] = {
 	  "With --conda, the closure as a local channel under channel/ with its locks, and an install.sh\n"
 	  "that runs 'conda create --offline' from the lock.",
 	  WP_ARGS_FILE_PACKAGES },
+	{ "config", wp_cmd_config, wp_config_table, "wheelpick config list|debug [--json]",
+	  "show the configuration in effect and where each value came from",
+	  "Show the configuration a pick reads, as pip's 'pip config list' and 'pip config debug' show\n"
+	  "theirs: 'list' prints each value (pip's files and PIP_* variables in pip's words, then uv's\n"
+	  "and wheelpick's variables); 'debug' prints every file looked for and whether it exists, the\n"
+	  "values each holds, then what is in effect: each index with where it came from (file and\n"
+	  "line, variable, flag or default), TLS settings, the timeout, the catalog and the freshness\n"
+	  "limit, and pip's 'Looking in indexes' line. Credentials are masked as pip masks them.\n"
+	  "The variables and files are listed below, as under ENVIRONMENT and FILES in the man page.",
+	  WP_ARGS_NONE },
 	{ "verify", wp_cmd_verify, wp_verify_table, "wheelpick verify PATH...",
 	  "check files against their hashes",
 	  "Check a wheel, a wheelhouse (its requirements.txt hashes), a mirror (every link, hash and\n"
@@ -177,6 +188,19 @@ const struct wp_cmd *wp_cmd_of_table(const struct wp_opt *table)
 void wp_cmd_print_help(const struct wp_cmd *cmd, FILE *f)
 {
 	wp_opts_help(f, cmd->usage, cmd->help, cmd->table);
+	if (cmd->fn == wp_cmd_config) {
+		/* the one table of variables and files (cli/envtable.c), as the man page has it */
+		fprintf(f, "\nvariables and files:\n");
+		for (size_t i = 0; i < wp_n_env_vars; i++) {
+			const struct wp_env_var *v = &wp_env_vars[i];
+			char line[512];
+			snprintf(line, sizeof(line), "%s%s%s%s [%s]", v->meaning, *v->dflt ? " (default: " : "", v->dflt,
+				 *v->dflt ? ")" : "", v->tool);
+			fprintf(f, "  %s\n", v->name);
+			fprintf(f, "      ");
+			wp_opts_wrap(f, line, 6, 6, 79);
+		}
+	}
 	fprintf(f, "\nglobal options (anywhere on the line): --catalog PATH, -q/--quiet, -v/--verbose\n");
 }
 

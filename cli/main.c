@@ -2,11 +2,12 @@
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/urlmask.h"
 #include "cache/catalog.h"
 #include "cache/names.h"
 #include "cli/cli.h"
 #include "cli/print.h"
-#include "net/auth.h"
+#include "ops/core/indexconf.h"
 #include "ops/core/suggest.h"
 #include "ops/install/install.h"
 #include "resolver/wheelname.h"
@@ -62,7 +63,7 @@ static void vsay(const struct wp_cli *cli, const char *prefix, const char *fmt, 
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) >= 0) {
 		/* values from indexes, files and the environment; a URL's user:password never */
-		char *shown = wp_net_text_mask(msg);
+		char *shown = wp_url_text_mask(msg);
 		wp_fputs_shown(shown, stderr);
 		free(shown);
 	}
@@ -324,7 +325,7 @@ static void catch_interrupts(const char *cache_dir)
 /* For shell completion: the project names of the catalog, if there is one (never made here). */
 static void complete_projects(const char *catalog)
 {
-	char *def = catalog ? NULL : wp_session_default_catalog();
+	char *def = catalog ? NULL : wp_session_default_catalog((const char *const *)environ);
 	const char *path = catalog ? catalog : def;
 	struct stat st;
 	if (path && stat(path, &st) == 0) {
@@ -366,7 +367,7 @@ int main(int argc, char **argv)
 	bool implicit = false;
 	raise_open_file_limit();
 	/* net/ says how to give a private CA in our words (it names no option of ours) */
-	wp_net_set_private_ca_advice("give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
+	wp_index_config_tls_advice("give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
 
 	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
 	bool want_json = false;
@@ -466,17 +467,19 @@ int main(int argc, char **argv)
 	cli.verbosity = g.verbosity;
 	const char *catalog = g.catalog;
 	if (!catalog)
-		catalog = cli.catalog_alloc = wp_session_default_catalog();
-	cli.cache_alloc = wp_session_default_cache_dir();
+		catalog = cli.catalog_alloc = wp_session_default_catalog((const char *const *)environ);
+	cli.cache_alloc = wp_session_default_cache_dir((const char *const *)environ);
 	cli.session = (struct wp_session){
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
 		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
+		.envp = (const char *const *)environ,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);
 		goto out;
 	}
-	if ((rc = wp_session_max_age(&cli.session.max_age_s, &err)) || (rc = wp_session_source_date(&cli.session, &err)))
+	if ((rc = wp_session_max_age((const char *const *)environ, &cli.session.max_age_s, &err)) ||
+	    (rc = wp_session_source_date(&cli.session, &err)))
 		goto out;
 	if (implicit && nrest && rest[0][0] != '-' &&
 	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))
@@ -491,7 +494,7 @@ out:
 		wp_print_json_error(rc, &err, NULL);
 	if (rc && err.code) {
 		/* a URL's user:password never reaches the terminal, whoever wrote the message */
-		char *shown = wp_net_text_mask(err.msg);
+		char *shown = wp_url_text_mask(err.msg);
 		fputs("wheelpick: ", stderr);
 		wp_fputs_shown(shown, stderr);
 		free(shown);

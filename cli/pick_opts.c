@@ -6,7 +6,6 @@
 #include "base/mem.h"
 #include "cache/names.h"
 #include "cli/print.h"
-#include "net/auth.h"
 #include "ops/core/sources.h"
 #include "ops/core/suggest.h"
 #include "resolver/wheelname.h"
@@ -16,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define O(f) offsetof(struct wp_pick_opts, f)
 #define TARGET_OPTS                                                                                                \
@@ -328,9 +328,15 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 	struct wp_index_given g = {
 		.index_url = o->index_url, .index = o->index, .extra = o->extra_index, .find_links = o->find_links,
 		.trusted_host = o->trusted_host, .cert = o->cert, .client_cert = o->client_cert, .no_index = o->no_index,
-		.isolated = o->isolated,
+		.isolated = o->isolated, .envp = (const char *const *)environ,
 	};
 	int rc = wp_index_config_resolve(&g, &o->icfg, err);
+	/* pip's timeout reaches net/ as wheelpick's own when that is unset (cli/ owns the environment) */
+	if (!rc && o->icfg.timeout_s > 0 && !getenv("WHEELPICK_TIMEOUT")) {
+		char v[32];
+		snprintf(v, sizeof(v), "%ld", o->icfg.timeout_s);
+		setenv("WHEELPICK_TIMEOUT", v, 0);
+	}
 	for (size_t i = 0; i < o->icfg.warnings.n; i++)
 		wp_cli_warn(cli, "%s", o->icfg.warnings.v[i]);
 	if (rc)
@@ -339,7 +345,20 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); file hashes still are",
 			    o->icfg.trusted_host.v[i]);
 	for (size_t i = 0; i < o->icfg.shown.n; i++)
-		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i], o->icfg.origin);
+		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i], o->icfg.shown_from.v[i]);
+	/* pip's own line, for a pip user comparing the two tools */
+	for (int links = 0; links < 2; links++) {
+		const struct wp_strlist *l = links ? &o->icfg.looking_links : &o->icfg.looking;
+		struct wp_buf b = WP_BUF_INIT;
+		for (size_t i = 0; i < l->n; i++) {
+			if (i)
+				wp_buf_addstr(&b, ", ");
+			wp_buf_addstr(&b, l->v[i]);
+		}
+		if (l->n)
+			wp_cli_debug(cli, "Looking in %s: %s", links ? "links" : "indexes", wp_buf_cstr(&b));
+		wp_buf_free(&b);
+	}
 	return 0;
 }
 
@@ -427,13 +446,43 @@ void wp_pick_opts_print_index(const struct wp_pick_opts *o)
 	}
 	if (!c->shown.n)
 		return;
+	/* "index: A, B (from X), C (from Y)": each run of indexes with where it came from */
 	fputs("index: ", stdout);
 	for (size_t i = 0; i < c->shown.n; i++) {
 		if (i)
 			fputs(", ", stdout);
 		wp_fputs_shown(c->shown.v[i], stdout);
+		if (i + 1 == c->shown.n || strcmp(c->shown_from.v[i], c->shown_from.v[i + 1]) != 0)
+			printf(" (from %s)", c->shown_from.v[i]);
 	}
-	printf(" (from %s)\n", c->origin ? c->origin : "the default");
+	fputc('\n', stdout);
+}
+
+/* With several indexes in play: which one each project came from, one line per index. */
+static void print_plan_indexes(const struct wp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		const char *idx = plan->files[i].index;
+		bool seen = !idx;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = plan->files[k].index && !strcmp(plan->files[k].index, idx);
+		if (seen)
+			continue;
+		fputs("from ", stdout);
+		wp_fputs_shown(idx, stdout);
+		fputs(":", stdout);
+		for (size_t k = i; k < plan->n; k++) {
+			bool dup = false;
+			if (!plan->files[k].index || strcmp(plan->files[k].index, idx) != 0)
+				continue;
+			for (size_t m = i; m < k && !dup; m++)
+				dup = plan->files[m].index && !strcmp(plan->files[m].index, idx) &&
+				      !strcmp(plan->files[m].project, plan->files[k].project);
+			if (!dup)
+				printf(" %s", plan->files[k].project);
+		}
+		fputc('\n', stdout);
+	}
 }
 
 void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain)
@@ -442,6 +491,8 @@ void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan 
 	if (!json) {
 		wp_pick_opts_print_index(o);
 		wp_print_plan(plan, false, explain);
+		if (c->shown.n > 1)
+			print_plan_indexes(plan);
 		return;
 	}
 	/* the plan's document with "index" first: where the indexes came from, and which */
@@ -469,6 +520,15 @@ void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan 
 	const struct wp_strlist *urls = o->used_from ? &o->used : &c->shown;
 	for (size_t i = 0; i < urls->n; i++)
 		wp_json_str(&j, urls->v[i]);
+	wp_json_arr_end(&j);
+	wp_json_key(&j, "sources"); /* each index with where it came from, in the order they are asked */
+	wp_json_arr(&j);
+	for (size_t i = 0; i < c->shown.n; i++) {
+		wp_json_obj(&j);
+		wp_json_kstr(&j, "url", c->shown.v[i]);
+		wp_json_kstr(&j, "from", c->shown_from.v[i]);
+		wp_json_obj_end(&j);
+	}
 	wp_json_arr_end(&j);
 	wp_json_obj_end(&j);
 	wp_json_finish(&j, mi);
@@ -520,13 +580,18 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	job->offline = o->offline, job->refresh = o->refresh;
 	job->dry_run = o->dry_run, job->allow_full_downloads = o->allow_full_downloads;
 	job->fetch_hashes = o->fetch_hashes;
-	if (!o->index_strategy || !strcmp(o->index_strategy, "first-index") || !strcmp(o->index_strategy, "first-match"))
+	/* the flag, else uv's UV_INDEX_STRATEGY or uv.toml's index-strategy */
+	const char *strategy = o->index_strategy ? o->index_strategy : o->icfg.index_strategy;
+	const char *named = o->index_strategy ? "--index-strategy" : "uv's index-strategy";
+	if (!strategy || !strcmp(strategy, "first-index") || !strcmp(strategy, "first-match"))
 		job->strategy = WP_INDEX_FIRST;
-	else if (!strcmp(o->index_strategy, "unsafe-best-match"))
+	else if (!strcmp(strategy, "unsafe-best-match"))
 		job->strategy = WP_INDEX_BEST_MATCH;
+	else if (!strcmp(strategy, "unsafe-first-match"))
+		return wp_fail(err, -WPE_USAGE, "%s 'unsafe-first-match' (uv's) is not supported yet; use first-index "
+						"or unsafe-best-match", named);
 	else
-		return wp_fail(err, -WPE_USAGE, "--index-strategy '%s' is not one of first-index, unsafe-best-match",
-			       o->index_strategy);
+		return wp_fail(err, -WPE_USAGE, "%s '%s' is not one of first-index, unsafe-best-match", named, strategy);
 	return 0;
 }
 
@@ -549,14 +614,15 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 		return rc;
 	/* conda reads no pip configuration, but TLS settings given on the command line (a company CA,
 	 * a client certificate, a host whose certificate is not checked) hold for channels too */
-	if (o->cert) {
-		wp_net_set_ca_bundle(o->cert);
-		wp_net_set_ca_bundle_origin("--cert");
-	}
-	if (o->client_cert)
-		wp_net_set_client_cert(o->client_cert);
+	struct wp_index_given tls = {
+		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host, .isolated = true,
+	};
+	struct wp_index_config tc;
+	rc = wp_index_config_resolve(&tls, &tc, err); /* applies the TLS settings, and reads no pip file */
+	wp_index_config_release(&tc);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < o->trusted_host.n; i++) {
-		wp_net_trust_host(o->trusted_host.v[i]);
 		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); package hashes still are",
 			    o->trusted_host.v[i]);
 	}
@@ -595,7 +661,7 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 	for (size_t i = 0; i < given.n; i++)
 		wp_strlist_push(&all, given.urls[i]);
 	if (given.n)
-		wp_sources_dependency_roots(&all, &roots);
+		wp_sources_dependency_roots((const char *const *)environ, &all, &roots);
 	if (job->offline) {
 		/* no page was asked for, so none can be said to be missing: the catalog is all there is */
 		snprintf(err->msg, sizeof(err->msg), "the catalog has nothing for '%s', and --offline forbids fetching its "

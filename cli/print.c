@@ -3,7 +3,7 @@
 #include "base/buf.h"
 #include "base/json.h"
 #include "cli/progress.h"
-#include "net/auth.h"
+#include "base/urlmask.h"
 #include "ops/wheel/pick.h"
 
 #include <ctype.h>
@@ -101,7 +101,7 @@ void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err
 	wp_json_obj(j);
 	wp_json_kint(j, "exit", wp_err_exit_code(rc));
 	/* whatever quoted a URL the user typed, its user:password is not repeated */
-	char *msg = wp_net_text_mask(err && err->code ? err->msg : "failed");
+	char *msg = wp_url_text_mask(err && err->code ? err->msg : "failed");
 	wp_json_kstr(j, "message", msg);
 	free(msg);
 	if (plan && plan->failed_project) {

@@ -1,5 +1,6 @@
 /* env/detect.c: find this machine's NVIDIA driver, CUDA, GPUs, toolkits, Pythons, libc and OS. */
 #include "env/detect.h"
+#include "base/envp.h"
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/mem.h"
@@ -84,6 +85,7 @@ struct ctx {
 	char *root;            /* sysroot without its trailing '/'; "" for the host */
 	bool host;
 	const char *path_env;
+	const char *const *envp; /* the environment handed in (base/envp.h): CUDA_HOME, LD_LIBRARY_PATH... */
 	const char *lib_dir;   /* where NVIDIA's libraries are dlopened from; NULL: the loader's search */
 	bool dlopen_ok;
 	struct wp_nvlib nvml, cuda; /* what each library said (loaded false when not asked or not found) */
@@ -959,7 +961,7 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 	const char *envs[] = { "CUDA_HOME", "CUDA_PATH" };
 	const char *env_source[WP_ARRAY_LEN(envs)];
 	for (size_t i = 0; i < WP_ARRAY_LEN(envs); i++) {
-		const char *e = getenv(envs[i]);
+		const char *e = wp_envp_get(c->envp, envs[i]);
 		if (e && *e) {
 			env_source[dirs.n] = envs[i];
 			wp_vec_push(&dirs, wp_xstrdup(e));
@@ -1197,7 +1199,7 @@ static void warn_runtime_dir(struct ctx *c, const char *dir)
  * driver stub directory there shadows the real libcuda. */
 static void warn_ld_library_path(struct ctx *c)
 {
-	const char *env = getenv("LD_LIBRARY_PATH");
+	const char *env = wp_envp_get(c->envp, "LD_LIBRARY_PATH");
 	if (!env)
 		return;
 	struct strs seen = { 0 };
@@ -1563,7 +1565,8 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	struct plan pl = { .nj = 0, .smi_banner = -1, .smi_query = -1, .ldd = -1 };
 	char *smi = NULL;
 
-	const char *sysroot = opts->sysroot ? opts->sysroot : getenv("WHEELPICK_SYSROOT");
+	c.envp = opts->envp;
+	const char *sysroot = opts->sysroot ? opts->sysroot : wp_envp_get(opts->envp, "WHEELPICK_SYSROOT");
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
 	struct wp_str r = WP_STR(sysroot);
@@ -1578,7 +1581,7 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	}
 	if (!strcmp(c.root, "/"))
 		c.root[0] = 0;
-	c.path_env = opts->path ? opts->path : getenv("PATH");
+	c.path_env = opts->path ? opts->path : wp_envp_get(opts->envp, "PATH");
 	if (!c.path_env)
 		c.path_env = "/usr/local/bin:/usr/bin:/bin";
 	c.lib_dir = opts->lib_dir && *opts->lib_dir ? opts->lib_dir : NULL;

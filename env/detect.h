@@ -17,9 +17,9 @@
 bool wp_detect_python_free_threaded(const struct wp_detect_python *py);
 
 struct wp_detect_opts {
-	const char *sysroot;  /* root for /proc, /sys, /dev, /opt/rocm, /usr/local/cuda*; NULL: $WHEELPICK_SYSROOT,
+	const char *sysroot;  /* root for /proc, /sys, /dev, /opt/rocm, /usr/local/cuda*; NULL: envp's WHEELPICK_SYSROOT,
 	                         else "/" */
-	const char *path;     /* where programs are looked up; NULL: $PATH */
+	const char *path;     /* where programs are looked up; NULL: envp's PATH */
 	bool no_dlopen;       /* never dlopen NVML or libcuda (also implied by a sysroot other than "/", unless
 	                         lib_dir is given) */
 	const char *lib_dir;  /* the folder libnvidia-ml.so.1 and libcuda.so.1 are loaded from, also under a
@@ -29,6 +29,9 @@ struct wp_detect_opts {
 			       * whole run stops starting programs after three limits */
 	size_t output_max;    /* bytes kept from each program; 0: 64 KiB */
 	const struct wp_asks *asks; /* how the user asks for what a warning advises ("--cuda X.Y"); NULL: plain words */
+	const char *const *envp;    /* the process environment as a value (base/envp.h), handed by cli/:
+	                               PATH, CUDA_HOME, CUDA_PATH, LD_LIBRARY_PATH, WHEELPICK_SYSROOT;
+	                               NULL: none of them set */
 };
 
 /* Fill d (which need not be initialised) from the machine. Missing pieces are not errors:

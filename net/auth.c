@@ -3,6 +3,7 @@
 
 #include "base/mem.h"
 #include "base/url.h"
+#include "base/urlmask.h"
 #include "base/vec.h"
 
 #include <ctype.h>
@@ -244,41 +245,15 @@ char *wp_net_url_take_credentials(const char *url)
 	return clean;
 }
 
+/* the masking is base/'s, a pure function of the text (cli/ uses it without net/) */
 char *wp_net_url_mask(const char *url)
 {
-	size_t sl;
-	const char *start, *end, *host;
-	if (!authority(url, &sl, &start, &end, &host) || host == start)
-		return wp_xstrdup(url);
-	return wp_xasprintf("%.*s***@%s", (int)(start - url), url, host);
+	return wp_url_mask(url);
 }
 
 char *wp_net_text_mask(const char *text)
 {
-	struct wp_buf b = WP_BUF_INIT;
-	const char *p = text;
-	for (;;) {
-		const char *sep = strstr(p, "://");
-		if (!sep) {
-			wp_buf_addstr(&b, p);
-			break;
-		}
-		const char *start = sep + 3;
-		/* the authority ends where a URL's would, or at a space or quote of the text around it */
-		const char *end = start + strcspn(start, "/?# \t\n'\"<>");
-		const char *at = NULL;
-		for (const char *c = start; c < end; c++)
-			if (*c == '@')
-				at = c;
-		wp_buf_add(&b, p, (size_t)(start - p));
-		if (at) {
-			wp_buf_addstr(&b, "***");
-			p = at;
-		} else {
-			p = start;
-		}
-	}
-	return wp_buf_detach(&b, NULL);
+	return wp_url_text_mask(text);
 }
 
 void wp_net_url_host(const char *url, char *out, size_t cap)

@@ -42,6 +42,8 @@ struct wp_candidate {
 	 * and version, set by whoever read it; NULL when none was found. A wheel with a variant label
 	 * and no metadata is never picked: what it needs is unknown. */
 	const struct wp_variants *variants;
+	/* The index that listed it, as configured (for the plan to say), or NULL. */
+	const char *source;
 };
 
 struct wp_pick_request {

@@ -1329,6 +1329,7 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->core_metadata = dupn(c->core_metadata);
 		f->tags = dupn(c->tags);
 		f->upload_time = dupn(c->upload_time);
+		f->index = dupn(c->source);
 		f->where = plan_where(c);
 		struct wp_buf why = WP_BUF_INIT;
 		wp_buf_addstr(&why, w->reason ? w->reason : "");
@@ -1368,7 +1369,7 @@ static void free_file(struct wp_plan_file *f)
 {
 	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
 	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
-	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path);
+	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path), free(f->index);
 	wp_variants_release(f->variants);
 	free(f->variants);
 	rejects_free(f->rejects, f->n_rejects);

@@ -103,6 +103,7 @@ struct wp_plan_file {
 	                       file not named .whl that is not one is an sdist */
 	struct wp_plan_reject *rejects; /* with explain */
 	size_t n_rejects;
+	char *index;        /* the index it came from, as configured (NULL: not known) */
 };
 
 struct wp_plan {

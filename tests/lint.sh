@@ -210,3 +210,29 @@ if [ -n "$cmd_bad" ]; then
 fi
 echo "1 0 0" >"$results/flagwords.count"
 echo "lint: no command-line words below cli/ and ops/"
+
+# Configuration is a value built in cli/ and handed down (issue 37): below cli/ nothing reads or
+# sets the process environment (getenv, secure_getenv) or changes it for others (setenv, putenv,
+# unsetenv, clearenv). The files below still read variables they have not been handed yet, each at
+# most as many times as listed: route them (through the session, base/envp.h, or an argument) and
+# lower the count; a new file, or one more call, fails.
+env_allowed=("base/fs.c 1" "net/s3.c 5" "net/xfer.c 3" "ops/conda/shards.c 1"
+	"ops/install/install.c 2" "ops/install/uninstall.c 1" "ops/verify/bundle.c 1" "ops/verify/s3.c 1")
+env_bad=""
+while read -r n f; do
+	[ -n "$f" ] || continue
+	limit=0
+	for a in "${env_allowed[@]}"; do [ "${a% *}" = "$f" ] && limit=${a#* }; done
+	[ "$n" -gt "$limit" ] && env_bad="$env_bad$f: $n call(s) to the process environment (allowed: $limit)"$'\n'
+done < <(grep -nE '(^|[^>._A-Za-z0-9])(secure_getenv|getenv|setenv|unsetenv|putenv|clearenv)[[:space:]]*\(' \
+	$(git ls-files 'base/*.[ch]' 'index/*.[ch]' 'resolver/*.[ch]' 'cache/*.[ch]' 'net/*.[ch]' 'verify/*.[ch]' \
+		'env/*.[ch]' 'ops/*.[ch]') | cut -d: -f1 | sort | uniq -c)
+if [ -n "$env_bad" ]; then
+	echo "lint: the process environment read or set below cli/ (take the value from the session or an argument):"
+	printf '%s' "$env_bad"
+	echo "0 1 0" >"$results/environ.count"
+	[ "${WP_DEFER_FAIL:-0}" = 1 ] && exit 0
+	exit 1
+fi
+echo "1 0 0" >"$results/environ.count"
+echo "lint: no new reads or writes of the process environment below cli/"

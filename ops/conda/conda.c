@@ -458,15 +458,15 @@ static char *record_json(const struct wp_conda_candidate *c, long long size)
 
 /* Channels in the order given (strict priority), each for the targets' subdirs and noarch;
  * cf->channels gets each channel's base URL. */
-static void channel_sources(const struct wp_conda_job *job, const struct wp_target *targets, size_t nt,
-			    struct wp_sources *src, struct cflow *cf)
+static void channel_sources(const struct wp_session *s, const struct wp_conda_job *job, const struct wp_target *targets,
+			    size_t nt, struct wp_sources *src, struct cflow *cf)
 {
 	struct wp_strlist chans = { 0 };
 	char *block = NULL;
 	for (size_t i = 0; i < job->channels.n; i++)
 		wp_strlist_push(&chans, job->channels.v[i]);
 	if (!chans.n && !job->index.n)
-		block = wp_default_indexes(&chans, true);
+		block = wp_default_indexes(s->envp, &chans, true);
 	const char **subdirs = wp_xcalloc(nt + 1, sizeof(*subdirs));
 	char (*subbuf)[32] = wp_xcalloc(nt + 1, sizeof(*subbuf));
 	size_t ns = 0;
@@ -623,7 +623,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick pytorch --conda --cuda 11.2'");
 	if ((rc = wp_targets_build(s, &job->targets, &res->targets, &res->n_targets, err)))
 		goto out;
-	channel_sources(job, res->targets, res->n_targets, &src, cf);
+	channel_sources(s, job, res->targets, res->n_targets, &src, cf);
 	if ((rc = wp_catalog_open_as(&cat, s->catalog_path, s->asks, err)))
 		goto out;
 	if (src.n && !job->offline) {

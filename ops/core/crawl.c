@@ -1,6 +1,7 @@
 /* ops/core/crawl.c: sources -> readers -> catalog; one transaction per source, parallel fetches. */
 #include "ops/core/crawl.h"
 #include "cache/provstore.h"
+#include "base/envp.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/vec.h"
@@ -502,7 +503,8 @@ struct tmp_claim {
 
 static const char *tmp_dir_of(const struct wp_crawl_opts *opts)
 {
-	return opts->tmp_dir ? opts->tmp_dir : (getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	const char *t = wp_envp_get(opts->envp, "TMPDIR");
+	return opts->tmp_dir ? opts->tmp_dir : t ? t : "/tmp";
 }
 
 /* Remove what killed crawls left in dir. */

@@ -18,6 +18,7 @@ struct wp_crawl_opts {
 	size_t n_projects;
 	const char *tmp_dir;         /* where repodata downloads land (same file system as nothing
 	                                in particular; removed after parsing) */
+	const char *const *envp;     /* the environment (base/envp.h): its TMPDIR when tmp_dir is NULL */
 	bool force;                  /* ignore validators and content hashes: reparse everything */
 	long max_age_s;              /* > 0: skip a source refreshed less than this long ago */
 };

@@ -2,8 +2,11 @@
  * environment (wheelpick's, uv's, pip's) and pip's configuration files. */
 #include "ops/core/indexconf.h"
 
+#include "base/envp.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "base/urlmask.h"
+#include "index/toml.h"
 #include "net/auth.h"
 #include "ops/core/sources.h"
 
@@ -22,11 +25,6 @@ static char *keep(struct wp_index_config *c, char *s)
 	return s;
 }
 
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	return v && *v ? v : NULL;
-}
 
 /* --- pip's configuration format --- */
 
@@ -44,23 +42,25 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 {
 	struct wp_buf section = WP_BUF_INIT, key = WP_BUF_INIT, value = WP_BUF_INIT;
 	bool have_key = false;
+	unsigned line = 0, key_line = 0;
 	n = strnlen(text, n); /* a NUL ends the text: what follows is no configuration */
 	const char *p = text, *end = text + n;
 	wp_buf_addstr(&section, "");
 	while (p <= end) {
+		line++;
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end, *te;
 		bool indented = p < le && (*p == ' ' || *p == '\t');
 		const char *t = trim_span(p, le, &te);
 		bool blank = t == te, comment = !blank && (*t == '#' || *t == ';');
 		if (have_key && indented && !blank && !comment) {
-			/* a continuation line: another value of a multi-value key */
-			if (value.len)
-				wp_buf_addch(&value, '\n');
+			/* a continuation line: another value of a multi-value key (configparser keeps an
+			 * empty first line: "key =" then indented values reads "\nA\nB") */
+			wp_buf_addch(&value, '\n');
 			wp_buf_add(&value, t, (size_t)(te - t));
 		} else if (!blank && !comment) {
 			if (have_key)
-				fn(ctx, wp_buf_cstr(&section), wp_buf_cstr(&key), wp_buf_cstr(&value));
+				fn(ctx, wp_buf_cstr(&section), wp_buf_cstr(&key), wp_buf_cstr(&value), key_line);
 			have_key = false;
 			if (*t == '[') {
 				const char *rb = memchr(t, ']', (size_t)(te - t));
@@ -68,8 +68,8 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 					const char *se;
 					const char *ss = trim_span(t + 1, rb, &se);
 					wp_buf_reset(&section);
-					for (const char *c = ss; c < se; c++)
-						wp_buf_addch(&section, (char)tolower((unsigned char)*c));
+					/* as written: configparser's section names are case-sensitive */
+					wp_buf_add(&section, ss, (size_t)(se - ss));
 				}
 			} else {
 				size_t k = 0;
@@ -85,6 +85,7 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 					wp_buf_reset(&value);
 					wp_buf_add(&value, vs, (size_t)(ve - vs));
 					have_key = key.len > 0;
+					key_line = line;
 				}
 			}
 		}
@@ -93,93 +94,314 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 		p = nl + 1;
 	}
 	if (have_key)
-		fn(ctx, wp_buf_cstr(&section), wp_buf_cstr(&key), wp_buf_cstr(&value));
+		fn(ctx, wp_buf_cstr(&section), wp_buf_cstr(&key), wp_buf_cstr(&value), key_line);
 	wp_buf_free(&section);
 	wp_buf_free(&key);
 	wp_buf_free(&value);
 }
 
-/* The keys wheelpick reads, merged over the files: a later one replaces an earlier one. */
-enum { K_INDEX_URL, K_EXTRA, K_FIND_LINKS, K_NO_INDEX, K_CERT, K_CLIENT_CERT, K_TRUSTED, K_TIMEOUT, K_N };
-static const char *const key_names[K_N] = { "index-url", "extra-index-url", "find-links", "no-index",
-					    "cert",      "client-cert",     "trusted-host", "timeout" };
+/* --- the values, as configured --- */
 
-struct pipconf {
-	char *v[K_N];
-	char *where[K_N];
-	int rank[K_N];           /* 0 [global], 1 a command's section, in the file being read */
-	const char *file;        /* the file being read */
+struct ctx {
+	struct wp_index_config *c;
+	const struct wp_index_given *g;
+	const char *command;  /* pip's command section */
+	const char *file;     /* the file being read */
 };
 
-static void conf_key(void *ctx, const char *section, const char *key, const char *value)
+static const char *env(const struct ctx *x, const char *name)
 {
-	struct pipconf *pc = ctx;
-	int rank = !strcmp(section, "global") ? 0 : !strcmp(section, "install") || !strcmp(section, "download") ? 1 : -1;
-	if (rank < 0)
-		return;
-	/* pip's --timeout is also --default-timeout: either name, in a file or the environment */
-	if (!strcmp(key, "default-timeout"))
-		key = "timeout";
-	for (int k = 0; k < K_N; k++) {
-		if (strcmp(key, key_names[k]) != 0 || rank < pc->rank[k])
-			continue;
-		free(pc->v[k]);
-		free(pc->where[k]);
-		pc->v[k] = wp_xstrdup(value);
-		pc->where[k] = wp_xasprintf("pip.conf %s", pc->file);
-		pc->rank[k] = rank;
-	}
+	return wp_envp_get(x->g->envp, name);
 }
 
-static void read_conf_file(struct wp_index_config *c, struct pipconf *pc, const char *path)
+static void add_value(struct wp_index_config *c, const char *name, const char *value, const char *origin,
+		      const char *file)
 {
+	struct wp_config_value v = {
+		.name = wp_xstrdup(name), .value = wp_xstrdup(value), .origin = wp_xstrdup(origin),
+		.file = file ? wp_xstrdup(file) : NULL,
+	};
+	wp_vec_push(&c->values, v);
+}
+
+static void add_file(struct wp_index_config *c, const char *variant, const char *path, bool exists, bool read)
+{
+	struct wp_config_file f = { .variant = variant, .path = wp_xstrdup(path), .exists = exists, .read = read };
+	wp_vec_push(&c->files, f);
+}
+
+/* --- pip --- */
+
+static void pip_key(void *ctx, const char *section, const char *key, const char *value, unsigned line)
+{
+	struct ctx *x = ctx;
+	char *name = wp_xasprintf("%s.%s", section, key);
+	char *origin = wp_xasprintf("%s:%u", x->file, line);
+	/* a later file's section.key replaces an earlier file's (pip's dictionary), so only the
+	 * last one of each name stays in effect: marked when the merge is done */
+	add_value(x->c, name, value, origin, x->file);
+	free(name);
+	free(origin);
+}
+
+static void pip_file(struct ctx *x, const char *variant, const char *path, bool read)
+{
+	struct wp_index_config *c = x->c;
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_err e = WP_ERR_INIT;
-	if (access(path, F_OK) != 0)
+	bool exists = access(path, F_OK) == 0;
+	add_file(c, variant, path, exists, read);
+	if (!exists || !read)
 		return;
 	if (wp_file_read_capped(path, PIPCONF_MAX_BYTES, &b, &e) < 0) {
 		wp_strlist_push(&c->warnings, keep(c, wp_xasprintf("pip's configuration '%s' was not read: %s", path, e.msg)));
 		wp_buf_free(&b);
 		return;
 	}
-	pc->file = path;
-	for (int k = 0; k < K_N; k++)
-		pc->rank[k] = 0; /* a new file's [global] replaces an older file's command section */
-	wp_pipconf_parse(b.data ? b.data : "", b.len, conf_key, pc);
+	x->file = path;
+	wp_pipconf_parse(b.data ? b.data : "", b.len, pip_key, x);
+	x->file = NULL;
 	wp_buf_free(&b);
 }
 
-/* pip's files in pip's order (pip's configuration docs, "Loading order"). */
-static void read_pip_config(struct wp_index_config *c, struct pipconf *pc)
+/* pip's files in pip's order (pip's configuration docs, "Loading order"; pip's
+ * Configuration.iter_config_files). */
+static void pip_files(struct ctx *x)
 {
-	const char *forced = env("PIP_CONFIG_FILE");
-	if (forced && (!strcmp(forced, "/dev/null") || !strcmp(forced, "os.devnull")))
-		return;
-	char *paths[8];
-	size_t n = 0;
-	const char *xdg_dirs = env("XDG_CONFIG_DIRS");
+	const char *forced = env(x, "PIP_CONFIG_FILE");
+	if (forced && !strcmp(forced, "/dev/null"))
+		return; /* pip: "Skipping loading configuration files" */
+	const char *xdg_dirs = env(x, "XDG_CONFIG_DIRS");
 	char *dirs = wp_xstrdup(xdg_dirs ? xdg_dirs : "/etc/xdg"), *save = NULL;
-	for (char *d = strtok_r(dirs, ":", &save); d && n < 3; d = strtok_r(NULL, ":", &save))
-		paths[n++] = wp_xasprintf("%s/pip/pip.conf", d);
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *p = wp_xasprintf("%s/pip/pip.conf", d);
+		pip_file(x, "global", p, true);
+		free(p);
+	}
 	free(dirs);
-	paths[n++] = wp_xstrdup("/etc/pip.conf");
-	const char *home = env("HOME");
-	if (home)
-		paths[n++] = wp_xasprintf("%s/.pip/pip.conf", home);
-	const char *xdg_home = env("XDG_CONFIG_HOME");
-	if (xdg_home)
-		paths[n++] = wp_xasprintf("%s/pip/pip.conf", xdg_home);
-	else if (home)
-		paths[n++] = wp_xasprintf("%s/.config/pip/pip.conf", home);
-	const char *venv = env("VIRTUAL_ENV");
-	if (venv)
-		paths[n++] = wp_xasprintf("%s/pip.conf", venv);
-	for (size_t i = 0; i < n; i++) {
-		read_conf_file(c, pc, paths[i]);
-		free(paths[i]);
+	pip_file(x, "global", "/etc/pip.conf", true);
+	/* the user's files are not read when PIP_CONFIG_FILE names a file that exists */
+	bool user = !(forced && access(forced, F_OK) == 0);
+	const char *home = env(x, "HOME");
+	const char *xdg_home = env(x, "XDG_CONFIG_HOME");
+	char *legacy = home ? wp_xasprintf("%s/.pip/pip.conf", home) : NULL;
+	char *modern = xdg_home ? wp_xasprintf("%s/pip/pip.conf", xdg_home)
+				: home ? wp_xasprintf("%s/.config/pip/pip.conf", home) : NULL;
+	if (legacy)
+		pip_file(x, "user", legacy, user);
+	if (modern)
+		pip_file(x, "user", modern, user);
+	free(legacy);
+	free(modern);
+	const char *venv = env(x, "VIRTUAL_ENV");
+	if (venv) {
+		char *p = wp_xasprintf("%s/pip.conf", venv);
+		pip_file(x, "site", p, true);
+		free(p);
 	}
 	if (forced)
-		read_conf_file(c, pc, forced);
+		pip_file(x, "env", forced, true);
+}
+
+/* pip's own variables: PIP_<KEY> is the key, lower case, '_' read as '-' (as pip does). */
+static void pip_vars(struct ctx *x)
+{
+	for (size_t i = 0; x->g->envp && x->g->envp[i]; i++) {
+		const char *e = x->g->envp[i], *eq = strchr(e, '=');
+		if (strncmp(e, "PIP_", 4) != 0 || !eq || eq - e <= 4)
+			continue;
+		char *key = wp_xstrndup(e + 4, (size_t)(eq - e - 4));
+		for (char *k = key; *k; k++)
+			*k = *k == '_' ? '-' : (char)tolower((unsigned char)*k);
+		if (strcmp(key, "version") != 0 && strcmp(key, "help") != 0) {
+			char *name = wp_xasprintf(":env:.%s", key), *var = wp_xstrndup(e, (size_t)(eq - e));
+			add_value(x->c, name, eq + 1, var, NULL);
+			free(name);
+			free(var);
+		}
+		free(key);
+	}
+}
+
+/* key (or its other name) after pip's merge: [global] < the command's section < :env:, in each the
+ * last file's value; an empty value is none. The value in effect is marked. */
+static const char *pip_get(struct ctx *x, const char *key, const char **origin)
+{
+	const char *alias = !strcmp(key, "timeout") ? "default-timeout" : NULL;
+	const char *sections[] = { ":env:", x->command, "global" };
+	struct wp_index_config *c = x->c;
+	for (size_t s = 0; s < 3; s++) {
+		struct wp_config_value *last = NULL;
+		for (size_t i = 0; i < c->values.n; i++) {
+			struct wp_config_value *v = &c->values.v[i];
+			size_t sl = strlen(sections[s]);
+			if (strncmp(v->name, sections[s], sl) != 0 || v->name[sl] != '.')
+				continue;
+			const char *k = v->name + sl + 1;
+			if (!strcmp(k, key) || (alias && !strcmp(k, alias)))
+				last = v;
+		}
+		if (last && *last->value) {
+			last->in_effect = true;
+			*origin = last->file ? keep(c, wp_xasprintf("pip.conf %s", last->file)) : last->origin;
+			return last->value;
+		}
+	}
+	return NULL;
+}
+
+/* --- uv --- */
+
+struct uvconf {
+	const char *default_index, *default_origin;
+	struct wp_strlist index, index_from;       /* [[index]] (not default) and extra-index-url */
+	struct wp_strlist find_links, find_from;
+	const char *strategy;
+	bool no_index, any;
+};
+
+static void uv_list(struct wp_index_config *c, struct wp_strlist *to, struct wp_strlist *from, const char *origin,
+		    const char *name, const struct wp_toml *v)
+{
+	if (!v)
+		return;
+	size_t n = v->type == WP_TOML_ARRAY ? v->n : 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct wp_toml *it = v->type == WP_TOML_ARRAY ? v->items[i] : v;
+		if (it->type != WP_TOML_STRING)
+			continue;
+		const char *entry = name ? keep(c, wp_xasprintf("%s=%s", name, it->str)) : keep(c, wp_xstrdup(it->str));
+		wp_strlist_push(to, entry);
+		wp_strlist_push(from, origin);
+	}
+}
+
+/* One uv.toml: its top level, then its [pip] table (uv pip's), into u; an earlier (higher) file's
+ * scalars stay, its lists come first. */
+static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const char *path)
+{
+	struct wp_index_config *c = x->c;
+	struct wp_buf b = WP_BUF_INIT;
+	struct wp_err e = WP_ERR_INIT;
+	struct wp_toml *root = NULL;
+	bool exists = access(path, F_OK) == 0;
+	add_file(c, variant, path, exists, exists);
+	if (!exists)
+		return;
+	if (wp_file_read_capped(path, PIPCONF_MAX_BYTES, &b, &e) < 0 ||
+	    wp_toml_parse(b.data ? b.data : "", b.len, path, &root, &e) < 0) {
+		wp_strlist_push(&c->warnings, keep(c, wp_xasprintf("uv's configuration '%s' was not read: %s", path, e.msg)));
+		wp_buf_free(&b);
+		return;
+	}
+	wp_buf_free(&b);
+	const struct wp_toml *tables[2] = { wp_toml_get(root, "pip"), root };
+	for (size_t t = 0; t < 2; t++) {
+		const struct wp_toml *tb = tables[t];
+		if (!tb || tb->type != WP_TOML_TABLE)
+			continue;
+		const char *prefix = t == 0 ? "uv.pip." : "uv.";
+		for (size_t i = 0; i < tb->n; i++) {
+			const struct wp_toml *v = tb->items[i];
+			const char *k = tb->keys[i];
+			char *origin = wp_xasprintf("%s:%u", path, v->line);
+			char *name = wp_xasprintf("%s%s", prefix, k);
+			const char *o = keep(c, wp_xasprintf("uv.toml %s", path));
+			if (!strcmp(k, "index-url") && v->type == WP_TOML_STRING) {
+				if (!u->default_index)
+					u->default_index = keep(c, wp_xstrdup(v->str)), u->default_origin = o;
+			} else if (!strcmp(k, "extra-index-url")) {
+				uv_list(c, &u->index, &u->index_from, o, NULL, v);
+			} else if (!strcmp(k, "find-links")) {
+				uv_list(c, &u->find_links, &u->find_from, o, NULL, v);
+			} else if (!strcmp(k, "no-index") && v->type == WP_TOML_BOOL) {
+				u->no_index = u->no_index || v->b;
+			} else if (!strcmp(k, "index-strategy") && v->type == WP_TOML_STRING) {
+				if (!u->strategy)
+					u->strategy = keep(c, wp_xstrdup(v->str));
+			} else if (!strcmp(k, "index") && v->type == WP_TOML_ARRAY) {
+				for (size_t j = 0; j < v->n; j++) {
+					const struct wp_toml *ix = v->items[j], *url = wp_toml_get(ix, "url");
+					const struct wp_toml *nm = wp_toml_get(ix, "name"), *df = wp_toml_get(ix, "default");
+					if (!url || url->type != WP_TOML_STRING)
+						continue;
+					const char *iname = nm && nm->type == WP_TOML_STRING ? nm->str : NULL;
+					if (df && df->type == WP_TOML_BOOL && df->b) {
+						if (!u->default_index)
+							u->default_index = iname ? keep(c, wp_xasprintf("%s=%s", iname, url->str))
+										 : keep(c, wp_xstrdup(url->str)),
+							u->default_origin = o;
+					} else {
+						uv_list(c, &u->index, &u->index_from, o, iname, url);
+					}
+				}
+			} else {
+				free(origin);
+				free(name);
+				continue;
+			}
+			if (v->type == WP_TOML_STRING || v->type == WP_TOML_BOOL) {
+				add_value(c, name, v->type == WP_TOML_STRING ? v->str : v->b ? "true" : "false", origin, path);
+			} else {
+				/* a list: its strings (an [[index]]'s url) one a line, as pip shows a list */
+				struct wp_buf lb = WP_BUF_INIT;
+				for (size_t j = 0; j < v->n; j++) {
+					const struct wp_toml *it = v->items[j], *url = wp_toml_get(it, "url");
+					const char *str = it->type == WP_TOML_STRING ? it->str
+							  : url && url->type == WP_TOML_STRING ? url->str : NULL;
+					if (!str)
+						continue;
+					if (lb.len)
+						wp_buf_addch(&lb, '\n');
+					wp_buf_addstr(&lb, str);
+				}
+				add_value(c, name, wp_buf_cstr(&lb), origin, path);
+				wp_buf_free(&lb);
+			}
+			c->values.v[c->values.n - 1].in_effect = true;
+			u->any = true;
+			free(origin);
+			free(name);
+		}
+	}
+	wp_toml_free(root);
+}
+
+static bool truthy(const char *v)
+{
+	return v && (!strcasecmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") ||
+		     !strcasecmp(v, "y") || !strcasecmp(v, "t"));
+}
+
+/* uv's files: $UV_CONFIG_FILE alone, else the user's, then the first system file. */
+static void uv_files(struct ctx *x, struct uvconf *u)
+{
+	if (truthy(env(x, "UV_NO_CONFIG")))
+		return;
+	const char *forced = env(x, "UV_CONFIG_FILE");
+	if (forced) {
+		uv_file(x, u, "uv-env", forced);
+		return;
+	}
+	const char *home = env(x, "HOME"), *xdg_home = env(x, "XDG_CONFIG_HOME");
+	char *user = xdg_home ? wp_xasprintf("%s/uv/uv.toml", xdg_home) : home ? wp_xasprintf("%s/.config/uv/uv.toml", home) : NULL;
+	if (user)
+		uv_file(x, u, "uv-user", user);
+	free(user);
+	const char *xdg_dirs = env(x, "XDG_CONFIG_DIRS");
+	char *dirs = wp_xstrdup(xdg_dirs ? xdg_dirs : "/etc/xdg"), *save = NULL;
+	bool found = false;
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = wp_xasprintf("%s/uv/uv.toml", d);
+		if (access(p, F_OK) == 0) {
+			uv_file(x, u, "uv-system", p);
+			found = true;
+		}
+		free(p);
+	}
+	free(dirs);
+	if (!found)
+		uv_file(x, u, "uv-system", "/etc/uv/uv.toml");
 }
 
 /* --- the indexes --- */
@@ -201,128 +423,212 @@ static char *index_name(const char *entry, const char **url)
 	return wp_xstrndup(entry, (size_t)(eq - entry));
 }
 
-/* One index as configured: NAME=URL named (its $UV_INDEX_<NAME>_USERNAME/_PASSWORD), the URL's
- * userinfo taken into the run's credentials; the URL kept without it. */
-static const char *take_index(struct wp_index_config *c, const char *entry)
+/* One index as configured, pushed with where it came from: NAME=URL named (its
+ * $UV_INDEX_<NAME>_USERNAME/_PASSWORD), the URL's userinfo taken into the run's credentials; the
+ * URL kept without it, and as pip says it (redacted) in looking. */
+static void take_index(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from, const char *entry,
+		       const char *origin)
 {
+	struct wp_index_config *c = x->c;
 	const char *url;
 	char *name = index_name(entry, &url);
 	char *clean = strstr(url, "://") ? wp_net_url_take_credentials(url) : wp_xstrdup(url);
+	if (to == &c->index || to == &c->find_links)
+		wp_strlist_push(to == &c->index ? &c->looking : &c->looking_links, keep(c, wp_url_redact(url)));
 	if (name) {
 		char *var = wp_xasprintf("UV_INDEX_%s_USERNAME", name);
 		for (char *v = var + 9; *v && v < var + 9 + strlen(name); v++)
 			*v = isalnum((unsigned char)*v) ? (char)toupper((unsigned char)*v) : '_';
-		const char *user = env(var);
+		const char *user = env(x, var);
 		memcpy(var + strlen(var) - 8, "PASSWORD", 8);
-		const char *pass = getenv(var);
+		const char *pass = env(x, var);
 		if (user && strstr(clean, "://"))
 			wp_net_cred_add(clean, user, pass ? pass : "");
 		free(var);
 		free(name);
 	}
-	return keep(c, clean);
-}
-
-/* Whitespace (and, for find-links lists, comma) separated entries of text into l. */
-static void add_list(struct wp_index_config *c, struct wp_strlist *l, const char *text, bool is_index,
-		     const char *seps)
-{
-	if (!text)
-		return;
-	char *copy = keep(c, wp_xstrdup(text)), *save = NULL;
-	for (char *t = strtok_r(copy, seps, &save); t; t = strtok_r(NULL, seps, &save))
-		wp_strlist_push(l, is_index ? take_index(c, t) : strstr(t, "://") ? keep(c, wp_net_url_take_credentials(t)) : t);
+	wp_strlist_push(to, keep(c, clean));
+	wp_strlist_push(from, origin);
 }
 
 #define WS " \t\r\n"
 
-static bool truthy(const char *v)
+/* Separated entries of text, each taken as an index (or a find-links location). */
+static void take_list(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from, const char *text,
+		      const char *seps, const char *origin)
 {
-	return v && (!strcasecmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"));
+	if (!text)
+		return;
+	char *copy = wp_xstrdup(text), *save = NULL;
+	for (char *t = strtok_r(copy, seps, &save); t; t = strtok_r(NULL, seps, &save))
+		take_index(x, to, from, t, origin);
+	free(copy);
 }
 
-/* Only extra indexes: they add to the default, which is then named first. */
-static void default_first(struct wp_index_config *c)
+static void take_given(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from, const struct wp_strlist *l,
+		       const char *origin)
+{
+	for (size_t i = 0; i < l->n; i++)
+		take_index(x, to, from, l->v[i], origin);
+}
+
+/* wheelpick's default pages, said as coming from "the default" */
+static void default_first(struct wp_index_config *c, struct wp_strlist *from)
 {
 	wp_strlist_push(&c->index, WP_PYTORCH_FINDLINKS);
+	wp_strlist_push(from, "the default");
 	wp_strlist_push(&c->index, WP_PYTORCH_ROOT);
+	wp_strlist_push(from, "the default");
+}
+
+static bool given_any(const struct wp_index_given *g)
+{
+	return g->index_url.n || g->index.n || g->extra.n || g->find_links.n || g->no_index;
+}
+
+/* pip's way: index-url replaced by -i, lists added to by the command line. */
+static void pip_indexes(struct ctx *x, struct wp_strlist *ifrom, struct wp_strlist *ffrom)
+{
+	const struct wp_index_given *g = x->g;
+	struct wp_index_config *c = x->c;
+	const char *o_index = NULL, *o_extra = NULL, *o_links = NULL, *o_no = NULL;
+	const char *index_url = pip_get(x, "index-url", &o_index);
+	const char *extra = pip_get(x, "extra-index-url", &o_extra);
+	const char *links = pip_get(x, "find-links", &o_links);
+	const char *no = pip_get(x, "no-index", &o_no);
+	bool no_index = g->no_index || truthy(no);
+	bool cli_index = g->index_url.n || g->index.n;
+	if (!no_index) {
+		if (cli_index) {
+			take_given(x, &c->index, ifrom, &g->index_url, "the command line");
+			take_given(x, &c->index, ifrom, &g->index, "the command line");
+		} else if (index_url) {
+			take_index(x, &c->index, ifrom, index_url, o_index);
+		} else if (extra || g->extra.n || links) {
+			/* pip's PyPI: extras, and configured links, add to it (-f alone on the command line
+			 * keeps only its pages, wheelpick's documented rule) */
+			default_first(c, ifrom);
+			wp_strlist_push(&c->looking, WP_PYTORCH_FINDLINKS);
+			wp_strlist_push(&c->looking, WP_PYTORCH_ROOT);
+		}
+		take_list(x, &c->index, ifrom, extra, WS, o_extra);
+		take_given(x, &c->index, ifrom, &g->extra, "the command line");
+	}
+	take_list(x, &c->find_links, ffrom, links, WS, o_links);
+	take_given(x, &c->find_links, ffrom, &g->find_links, "the command line");
+	if (c->index.n + c->find_links.n || no_index)
+		c->tool = "pip";
+}
+
+static bool uv_configured(const struct ctx *x, const struct uvconf *u)
+{
+	static const char *const vars[] = { "UV_INDEX", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+					    "UV_FIND_LINKS", "UV_NO_INDEX" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++)
+		if (env(x, vars[i]))
+			return true;
+	return u->any && (u->default_index || u->index.n || u->find_links.n || u->no_index);
+}
+
+/* uv's way: the command line replaces the variable of the same meaning; uv.toml's lists follow. */
+static void uv_indexes(struct ctx *x, const struct uvconf *u, struct wp_strlist *ifrom, struct wp_strlist *ffrom)
+{
+	const struct wp_index_given *g = x->g;
+	struct wp_index_config *c = x->c;
+	c->tool = "uv";
+	bool no_index = g->no_index || truthy(env(x, "UV_NO_INDEX")) || u->no_index;
+	if (!no_index) {
+		if (g->index.n)
+			take_given(x, &c->index, ifrom, &g->index, "the command line");
+		else
+			take_list(x, &c->index, ifrom, env(x, "UV_INDEX"), WS, "UV_INDEX");
+		if (g->extra.n)
+			take_given(x, &c->index, ifrom, &g->extra, "the command line");
+		else
+			take_list(x, &c->index, ifrom, env(x, "UV_EXTRA_INDEX_URL"), WS, "UV_EXTRA_INDEX_URL");
+		for (size_t i = 0; i < u->index.n; i++)
+			take_index(x, &c->index, ifrom, u->index.v[i], u->index_from.v[i]);
+		if (g->index_url.n)
+			take_given(x, &c->index, ifrom, &g->index_url, "the command line");
+		else if (env(x, "UV_DEFAULT_INDEX"))
+			take_index(x, &c->index, ifrom, env(x, "UV_DEFAULT_INDEX"), "UV_DEFAULT_INDEX");
+		else if (env(x, "UV_INDEX_URL"))
+			take_index(x, &c->index, ifrom, env(x, "UV_INDEX_URL"), "UV_INDEX_URL");
+		else if (u->default_index)
+			take_index(x, &c->index, ifrom, u->default_index, u->default_origin);
+	}
+	if (g->find_links.n)
+		take_given(x, &c->find_links, ffrom, &g->find_links, "the command line");
+	else
+		take_list(x, &c->find_links, ffrom, env(x, "UV_FIND_LINKS"), ",", "UV_FIND_LINKS");
+	for (size_t i = 0; i < u->find_links.n; i++)
+		take_index(x, &c->find_links, ffrom, u->find_links.v[i], u->find_from.v[i]);
+}
+
+/* origin words: the distinct origins of the indexes, in order, joined */
+static char *join_origins(const struct wp_strlist *from)
+{
+	struct wp_buf b = WP_BUF_INIT;
+	for (size_t i = 0; i < from->n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(from->v[k], from->v[i]);
+		if (seen)
+			continue;
+		if (b.len)
+			wp_buf_addstr(&b, ", ");
+		wp_buf_addstr(&b, from->v[i]);
+	}
+	return wp_buf_detach(&b, NULL);
 }
 
 int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_config *c, struct wp_err *err)
 {
-	struct pipconf pc = { 0 };
+	struct uvconf u = { 0 };
+	struct wp_strlist ifrom = { 0 }, ffrom = { 0 };
+	struct ctx x = { .c = c, .g = g, .command = g->pip_command ? g->pip_command : "download" };
+	int rc = 0;
 	memset(c, 0, sizeof(*c));
-	if (!g->isolated)
-		read_pip_config(c, &pc);
-	const char *uv_vars[] = { "UV_INDEX", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS" };
-	const char *pip_vars[] = { "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX" };
-	const char *uv = NULL, *pip = NULL;
-	for (size_t i = 0; i < sizeof(uv_vars) / sizeof(*uv_vars) && !uv; i++)
-		if (env(uv_vars[i]))
-			uv = uv_vars[i];
-	for (size_t i = 0; i < sizeof(pip_vars) / sizeof(*pip_vars) && !pip; i++)
-		if (env(pip_vars[i]))
-			pip = pip_vars[i];
-	bool conf = pc.v[K_INDEX_URL] || pc.v[K_EXTRA] || pc.v[K_FIND_LINKS] || truthy(pc.v[K_NO_INDEX]);
-
-	if (g->index_url.n || g->index.n || g->extra.n || g->find_links.n || g->no_index) {
-		c->origin = keep(c, wp_xstrdup("the command line"));
-		if (!g->no_index) {
-			for (size_t i = 0; i < g->index_url.n; i++)
-				wp_strlist_push(&c->index, take_index(c, g->index_url.v[i]));
-			for (size_t i = 0; i < g->index.n; i++)
-				wp_strlist_push(&c->index, take_index(c, g->index.v[i]));
-			if (!c->index.n && g->extra.n)
-				default_first(c);
-			for (size_t i = 0; i < g->extra.n; i++)
-				wp_strlist_push(&c->index, take_index(c, g->extra.v[i]));
-		}
-		for (size_t i = 0; i < g->find_links.n; i++)
-			wp_strlist_push(&c->find_links, strstr(g->find_links.v[i], "://") ?
-				keep(c, wp_net_url_take_credentials(g->find_links.v[i])) : g->find_links.v[i]);
-	} else if (env("WHEELPICK_INDEX")) {
+	if (!g->isolated) {
+		pip_files(&x);
+		pip_vars(&x);
+		uv_files(&x, &u);
+	}
+	const char *wpi = env(&x, "WHEELPICK_INDEX");
+	if (!given_any(g) && wpi) {
 		/* the job's default, read where the job reads it (its pages when the catalog lacks a
 		 * project); only said here */
 		c->origin = keep(c, wp_xstrdup("WHEELPICK_INDEX"));
-		char *copy = keep(c, wp_xstrdup(env("WHEELPICK_INDEX"))), *save = NULL;
+		c->tool = "wheelpick";
+		char *copy = keep(c, wp_xstrdup(wpi)), *save = NULL;
 		for (char *t = strtok_r(copy, WS ",", &save); t; t = strtok_r(NULL, WS ",", &save)) {
 			/* its credentials now: a run that finds everything in the catalog reads no page,
 			 * but still downloads from that host */
 			free(wp_net_url_take_credentials(t));
-			wp_strlist_push(&c->shown, keep(c, wp_net_url_mask(t)));
+			wp_strlist_push(&c->shown, keep(c, wp_url_mask(t)));
+			wp_strlist_push(&c->shown_from, "WHEELPICK_INDEX");
+			wp_strlist_push(&c->looking, keep(c, wp_url_redact(t)));
 		}
-	} else if (!g->isolated && uv) {
-		/* uv's priority: --index entries, then extra indexes, then the default index last */
-		c->origin = keep(c, wp_xstrdup(uv));
-		add_list(c, &c->index, env("UV_INDEX"), true, WS);
-		add_list(c, &c->index, env("UV_EXTRA_INDEX_URL"), true, WS);
-		const char *dflt = env("UV_DEFAULT_INDEX") ? env("UV_DEFAULT_INDEX") : env("UV_INDEX_URL");
-		if (dflt)
-			add_list(c, &c->index, dflt, true, WS);
-		else if (c->index.n)
-			default_first(c);
-		add_list(c, &c->find_links, env("UV_FIND_LINKS"), false, WS ",");
-	} else if (!g->isolated && pip) {
-		c->origin = keep(c, wp_xstrdup(pip));
-		if (!truthy(env("PIP_NO_INDEX"))) {
-			add_list(c, &c->index, env("PIP_INDEX_URL"), true, WS);
-			if (!c->index.n && env("PIP_EXTRA_INDEX_URL"))
-				default_first(c);
-			add_list(c, &c->index, env("PIP_EXTRA_INDEX_URL"), true, WS);
-		}
-		add_list(c, &c->find_links, env("PIP_FIND_LINKS"), false, WS);
-	} else if (!g->isolated && conf) {
-		const char *where = pc.where[K_INDEX_URL] ? pc.where[K_INDEX_URL] : pc.where[K_EXTRA] ? pc.where[K_EXTRA]
-										: pc.where[K_FIND_LINKS] ? pc.where[K_FIND_LINKS] : pc.where[K_NO_INDEX];
-		c->origin = keep(c, wp_xstrdup(where));
-		if (!truthy(pc.v[K_NO_INDEX])) {
-			add_list(c, &c->index, pc.v[K_INDEX_URL], true, WS);
-			if (!c->index.n && pc.v[K_EXTRA])
-				default_first(c);
-			add_list(c, &c->index, pc.v[K_EXTRA], true, WS);
-		}
-		add_list(c, &c->find_links, pc.v[K_FIND_LINKS], false, WS);
+		add_value(c, "WHEELPICK_INDEX", wpi, "WHEELPICK_INDEX", NULL);
+		c->values.v[c->values.n - 1].in_effect = true;
+	} else if (!g->isolated && uv_configured(&x, &u)) {
+		uv_indexes(&x, &u, &ifrom, &ffrom);
+	} else {
+		pip_indexes(&x, &ifrom, &ffrom);
 	}
+	if (!g->isolated && !c->shown.n) {
+		/* uv's variables, said by `config list` */
+		static const char *const uvvars[] = { "UV_INDEX", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+						      "UV_FIND_LINKS", "UV_NO_INDEX", "UV_INDEX_STRATEGY", "UV_HTTP_TIMEOUT" };
+		for (size_t i = 0; i < sizeof(uvvars) / sizeof(*uvvars); i++)
+			if (env(&x, uvvars[i])) {
+				add_value(c, uvvars[i], env(&x, uvvars[i]), uvvars[i], NULL);
+				c->values.v[c->values.n - 1].in_effect = !strcmp(c->tool ? c->tool : "", "uv") ||
+									 !strcmp(uvvars[i], "UV_INDEX_STRATEGY") ||
+									 !strcmp(uvvars[i], "UV_HTTP_TIMEOUT");
+			}
+	}
+	c->index_strategy = !g->isolated && env(&x, "UV_INDEX_STRATEGY") ? env(&x, "UV_INDEX_STRATEGY") : u.strategy;
 
 	if (c->index.n || c->find_links.n) {
 		/* as they will be read: a root with its slash, a path as a file:// URL */
@@ -334,57 +640,70 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		for (size_t i = 0; i < as_read.n; i++) {
 			wp_strlist_push(&c->shown, keep(c, as_read.urls[i]));
 			as_read.urls[i] = NULL;
+			wp_strlist_push(&c->shown_from, i < ifrom.n ? ifrom.v[i] : i - ifrom.n < ffrom.n ? ffrom.v[i - ifrom.n] : "?");
 		}
 		as_read.n = 0;
 		wp_sources_release(&as_read);
+		c->origin = keep(c, join_origins(&c->shown_from));
 	} else if (!c->shown.n) {
 		if (!c->origin)
-			c->origin = keep(c, wp_xstrdup("the default"));
-		wp_strlist_push(&c->shown, WP_PYTORCH_FINDLINKS);
-		wp_strlist_push(&c->shown, WP_PYTORCH_ROOT);
+			c->origin = keep(c, wp_xstrdup(c->tool ? "the command line" : "the default"));
+		if (!c->tool) {
+			wp_strlist_push(&c->shown, WP_PYTORCH_FINDLINKS);
+			wp_strlist_push(&c->shown_from, "the default");
+			wp_strlist_push(&c->shown, WP_PYTORCH_ROOT);
+			wp_strlist_push(&c->shown_from, "the default");
+		}
 	}
 
-	/* TLS, key by key: the command line, then pip's environment, then its files */
-	/* WHEELPICK_CA_BUNDLE, wheelpick's own, comes before pip's (net/xfer.c reads it) */
-	bool pip_cert = !g->isolated && !env("WHEELPICK_CA_BUNDLE");
-	c->cert = g->cert ? g->cert : pip_cert && env("PIP_CERT") ? env("PIP_CERT") :
-		  pip_cert && pc.v[K_CERT] ? keep(c, wp_xstrdup(pc.v[K_CERT])) : NULL;
-	c->client_cert = g->client_cert ? g->client_cert : !g->isolated && env("PIP_CLIENT_CERT") ? env("PIP_CLIENT_CERT") :
-			 !g->isolated && pc.v[K_CLIENT_CERT] ? keep(c, wp_xstrdup(pc.v[K_CLIENT_CERT])) : NULL;
-	if (g->trusted_host.n)
-		for (size_t i = 0; i < g->trusted_host.n; i++)
-			wp_strlist_push(&c->trusted_host, g->trusted_host.v[i]);
-	else if (!g->isolated)
-		add_list(c, &c->trusted_host, env("PIP_TRUSTED_HOST") ? env("PIP_TRUSTED_HOST") : pc.v[K_TRUSTED], false, WS);
-	const char *timeout_env = env("PIP_TIMEOUT") ? "PIP_TIMEOUT" : env("PIP_DEFAULT_TIMEOUT") ? "PIP_DEFAULT_TIMEOUT" : NULL;
-	c->timeout = g->isolated ? NULL : timeout_env ? env(timeout_env) :
-		     pc.v[K_TIMEOUT] ? keep(c, wp_xstrdup(pc.v[K_TIMEOUT])) : NULL;
-	const char *timeout_where = timeout_env ? timeout_env :
-				    pc.where[K_TIMEOUT] ? keep(c, wp_xstrdup(pc.where[K_TIMEOUT])) : NULL;
-	for (int k = 0; k < K_N; k++) {
-		free(pc.v[k]);
-		free(pc.where[k]);
+	/* TLS and the timeout, key by key: the command line, then pip's merge (variables over files);
+	 * WHEELPICK_CA_BUNDLE, wheelpick's own, comes before pip's (net/xfer.c reads it) */
+	const char *o_cert = NULL, *o_cc = NULL, *o_th = NULL, *o_to = NULL;
+	const char *pcert = g->isolated ? NULL : pip_get(&x, "cert", &o_cert);
+	const char *pcc = g->isolated ? NULL : pip_get(&x, "client-cert", &o_cc);
+	const char *pth = g->isolated ? NULL : pip_get(&x, "trusted-host", &o_th);
+	const char *pto = g->isolated ? NULL : pip_get(&x, "timeout", &o_to);
+	bool pip_cert = !env(&x, "WHEELPICK_CA_BUNDLE");
+	c->cert = g->cert ? g->cert : pip_cert && pcert ? pcert : NULL;
+	c->cert_origin = g->cert ? "--cert" : c->cert ? o_cert : NULL;
+	c->client_cert = g->client_cert ? g->client_cert : pcc;
+	if (pth) {
+		char *copy = keep(c, wp_xstrdup(pth)), *save = NULL;
+		for (char *t = strtok_r(copy, WS, &save); t; t = strtok_r(NULL, WS, &save))
+			wp_strlist_push(&c->trusted_host, t);
+	}
+	for (size_t i = 0; i < g->trusted_host.n; i++)
+		wp_strlist_push(&c->trusted_host, g->trusted_host.v[i]);
+	if (!pto && !g->isolated && env(&x, "UV_HTTP_TIMEOUT"))
+		pto = env(&x, "UV_HTTP_TIMEOUT"), o_to = "UV_HTTP_TIMEOUT";
+	c->timeout = pto;
+	if (pto) {
+		char *e = NULL;
+		double t = strtod(pto, &e);
+		if (e == pto || *e || t < 1 || t > 86400) {
+			rc = wp_fail(err, -WPE_USAGE, "the timeout '%s' (%s) is not a number of seconds from 1 to 86400", pto,
+				     o_to ? o_to : "?");
+			goto out;
+		}
+		c->timeout_s = (long)(t + 0.5);
 	}
 
 	if (c->cert) {
 		wp_net_set_ca_bundle(c->cert);
-		wp_net_set_ca_bundle_origin(g->cert ? "--cert" : env("PIP_CERT") ? "PIP_CERT" : "pip.conf's cert");
+		wp_net_set_ca_bundle_origin(c->cert_origin ? c->cert_origin : "pip.conf's cert");
 	}
 	if (c->client_cert)
 		wp_net_set_client_cert(c->client_cert);
 	for (size_t i = 0; i < c->trusted_host.n; i++)
 		wp_net_trust_host(c->trusted_host.v[i]);
-	if (c->timeout && !env("WHEELPICK_TIMEOUT")) {
-		char *e = NULL;
-		double t = strtod(c->timeout, &e);
-		if (e == c->timeout || *e || t < 1 || t > 86400)
-			return wp_fail(err, -WPE_USAGE, "pip's timeout '%s' (%s) is not a number of seconds from 1 to 86400",
-				       c->timeout, timeout_where ? timeout_where : "?");
-		char v[32];
-		snprintf(v, sizeof(v), "%ld", (long)(t + 0.5));
-		setenv("WHEELPICK_TIMEOUT", v, 0);
-	}
-	return 0;
+out:
+	wp_strlist_release(&ifrom);
+	wp_strlist_release(&ffrom);
+	wp_strlist_release(&u.index);
+	wp_strlist_release(&u.index_from);
+	wp_strlist_release(&u.find_links);
+	wp_strlist_release(&u.find_from);
+	return rc;
 }
 
 void wp_index_config_release(struct wp_index_config *c)
@@ -393,9 +712,27 @@ void wp_index_config_release(struct wp_index_config *c)
 	wp_strlist_release(&c->find_links);
 	wp_strlist_release(&c->trusted_host);
 	wp_strlist_release(&c->shown);
+	wp_strlist_release(&c->shown_from);
+	wp_strlist_release(&c->looking);
+	wp_strlist_release(&c->looking_links);
 	wp_strlist_release(&c->warnings);
+	for (size_t i = 0; i < c->values.n; i++) {
+		free(c->values.v[i].name);
+		free(c->values.v[i].value);
+		free(c->values.v[i].origin);
+		free(c->values.v[i].file);
+	}
+	wp_vec_free(&c->values);
+	for (size_t i = 0; i < c->files.n; i++)
+		free(c->files.v[i].path);
+	wp_vec_free(&c->files);
 	for (size_t i = 0; i < c->owned.n; i++)
 		free(c->owned.v[i]);
 	wp_vec_free(&c->owned);
 	memset(c, 0, sizeof(*c));
+}
+
+void wp_index_config_tls_advice(const char *advice)
+{
+	wp_net_set_private_ca_advice(advice);
 }

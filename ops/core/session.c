@@ -1,6 +1,7 @@
 /* ops/core/session.c: reporting through the session, and the defaults the environment gives. */
 #include "ops/core/session.h"
 #include "base/err.h"
+#include "base/envp.h"
 #include "base/mem.h"
 
 #include <errno.h>
@@ -21,35 +22,36 @@ void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt
 }
 
 /* $OVERRIDE, else $XDG_CACHE_HOME/wheelpick[/leaf], else $HOME/.cache/wheelpick[/leaf]. */
-static char *cache_path(const char *env_override, const char *leaf)
+static char *cache_path(const char *const *envp, const char *env_override, const char *leaf)
 {
-	const char *e = getenv(env_override);
+	const char *e = wp_envp_get(envp, env_override);
 	if (e && *e)
 		return wp_xstrdup(e);
 	const char *sep = leaf ? "/" : "", *tail = leaf ? leaf : "";
-	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *xdg = wp_envp_get(envp, "XDG_CACHE_HOME");
 	/* the XDG spec: a relative value is invalid and must be ignored */
 	if (xdg && xdg[0] == '/')
 		return wp_xasprintf("%s/wheelpick%s%s", xdg, sep, tail);
-	const char *home = getenv("HOME");
+	const char *home = wp_envp_get(envp, "HOME");
 	if (home && home[0] == '/')
 		return wp_xasprintf("%s/.cache/wheelpick%s%s", home, sep, tail);
 	return NULL;
 }
 
-char *wp_session_default_catalog(void)
+char *wp_session_default_catalog(const char *const *envp)
 {
-	return cache_path("WHEELPICK_CATALOG", "catalog.sqlite3");
+	return cache_path(envp, "WHEELPICK_CATALOG", "catalog.sqlite3");
 }
 
-char *wp_session_default_cache_dir(void)
+char *wp_session_default_cache_dir(const char *const *envp)
 {
-	return cache_path("WHEELPICK_CACHE_DIR", NULL);
+	return cache_path(envp, "WHEELPICK_CACHE_DIR", NULL);
 }
 
+/* SOURCE_DATE_EPOCH from the environment the session carries (cli/ hands it down). */
 int wp_session_source_date(struct wp_session *s, struct wp_err *err)
 {
-	const char *e = getenv("SOURCE_DATE_EPOCH");
+	const char *e = wp_envp_get(s->envp, "SOURCE_DATE_EPOCH");
 	char *end;
 	s->source_date = 0;
 	s->source_date_set = false;
@@ -66,9 +68,9 @@ int wp_session_source_date(struct wp_session *s, struct wp_err *err)
 	return 0;
 }
 
-int wp_session_max_age(long *out, struct wp_err *err)
+int wp_session_max_age(const char *const *envp, long *out, struct wp_err *err)
 {
-	const char *e = getenv("WHEELPICK_MAX_AGE");
+	const char *e = wp_envp_get(envp, "WHEELPICK_MAX_AGE");
 	char *end;
 	*out = WP_DEFAULT_MAX_AGE_S;
 	if (!e || !*e)
@@ -80,4 +82,9 @@ int wp_session_max_age(long *out, struct wp_err *err)
 			       e);
 	*out = v;
 	return 0;
+}
+
+const char *wp_session_env(const struct wp_session *s, const char *name)
+{
+	return s ? wp_envp_get(s->envp, name) : NULL;
 }

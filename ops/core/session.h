@@ -51,6 +51,8 @@ struct wp_session {
 	long long source_date;
 	bool source_date_set;
 	bool sbom_spdx;             /* outputs carry sbom.spdx.json (SPDX 2.3) beside sbom.cdx.json */
+	const char *const *envp;    /* the process environment as a value (base/envp.h), handed by cli/:
+	                               the WHEELPICK_* defaults the jobs read; NULL: none set */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */
@@ -64,11 +66,13 @@ void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt
  * ~/.cache/wheelpick/catalog.sqlite3) and the cache folder ($WHEELPICK_CACHE_DIR, else
  * $XDG_CACHE_HOME/wheelpick, else ~/.cache/wheelpick). NULL when no home can be found: no
  * $HOME, no $XDG_CACHE_HOME (a catalog must not land in whatever folder the job ran from). */
-char *wp_session_default_catalog(void);
-char *wp_session_default_cache_dir(void);
-/* $SOURCE_DATE_EPOCH into s->source_date (set: whether it is); -WPE_USAGE for garbage. */
+char *wp_session_default_catalog(const char *const *envp);
+char *wp_session_default_cache_dir(const char *const *envp);
+/* $SOURCE_DATE_EPOCH (from s->envp) into s->source_date (set: whether it is); -WPE_USAGE for garbage. */
 int wp_session_source_date(struct wp_session *s, struct wp_err *err);
 /* $WHEELPICK_MAX_AGE in seconds, else WP_DEFAULT_MAX_AGE_S; -WPE_USAGE for garbage. */
-int wp_session_max_age(long *out, struct wp_err *err);
+int wp_session_max_age(const char *const *envp, long *out, struct wp_err *err);
+/* NAME's value in the session's environment (NULL: unset or empty). */
+const char *wp_session_env(const struct wp_session *s, const char *name);
 
 #endif

@@ -1,5 +1,6 @@
 /* ops/core/sources.c: source lists (indexes, channels, defaults) and crawling them with a report. */
 #include "ops/core/sources.h"
+#include "base/envp.h"
 #include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
@@ -184,9 +185,9 @@ void wp_sources_release(struct wp_sources *s)
 	s->n = s->cap = 0;
 }
 
-char *wp_default_indexes(struct wp_strlist *out, bool conda)
+char *wp_default_indexes(const char *const *envp, struct wp_strlist *out, bool conda)
 {
-	const char *e = getenv(conda ? "WHEELPICK_CHANNEL" : "WHEELPICK_INDEX");
+	const char *e = wp_envp_get(envp, conda ? "WHEELPICK_CHANNEL" : "WHEELPICK_INDEX");
 	if (e && *e) {
 		/* split a private copy; the pushed strings point into it */
 		char *copy = wp_xstrdup(e), *save = NULL;
@@ -211,7 +212,7 @@ static void add_roots(const struct wp_strlist *indexes, struct wp_sources *roots
 	}
 }
 
-void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sources *roots)
+void wp_sources_dependency_roots(const char *const *envp, const struct wp_strlist *indexes, struct wp_sources *roots)
 {
 	if (indexes && indexes->n) {
 		add_roots(indexes, roots);
@@ -219,7 +220,7 @@ void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sou
 	}
 	/* no --index: the roots among $WHEELPICK_INDEX serve dependencies exactly as --index does */
 	struct wp_strlist env = { 0 };
-	char *block = wp_default_indexes(&env, false);
+	char *block = wp_default_indexes(envp, &env, false);
 	if (block)
 		add_roots(&env, roots);
 	else
@@ -320,6 +321,7 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 	char *tmpdir = crawl_tmp_dir(s);
 	struct wp_crawl_opts o = {
 		.projects = projects, .n_projects = n_projects, .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir,
+		.envp = s->envp,
 	};
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = require_for((const char *const *)src->urls, src->n, err);
@@ -384,7 +386,7 @@ static bool names_page(const char *url, const struct wp_sources *names)
 }
 
 int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-			   const struct wp_strlist *reqs, bool force, long max_age_s, struct wp_err *err)
+			   const struct wp_strlist *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err)
 {
 	struct wp_sources names = { 0 }, pages = { 0 }, projects = { 0 };
 	struct wp_sources roots = { 0 };
@@ -404,29 +406,58 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 			push(&projects, wp_xasprintf("%s%s/", u, names.urls[k]));
 	}
 	if (projects.n) {
-		/* pip's way: ROOT/<name>/ for each project asked for, never the root page itself */
-		struct wp_crawl_report rep;
+		/* pip's way: ROOT/<name>/ for each project asked for, never the root page itself; with
+		 * uv's first-index, root by root, each asked only for what the ones before it lack */
 		char *tmpdir = crawl_tmp_dir(s);
-		struct wp_crawl_opts o = { .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir };
-		struct wp_err ce = WP_ERR_INIT;
-		if (!(rc = require_for((const char *const *)projects.urls, projects.n, err))) {
-			wp_crawl(cat, (const char *const *)projects.urls, projects.n, &o, &rep, &ce);
-			rc = say_report(s, &rep, true, err);
-			/* a root that has none of them and was never read as a root may be a project page
-			 * given as --index (https://host/simple/torch/, for torch): read it as one. Any
-			 * other root without them has not got them: its own page is never read for that */
-			for (size_t r = 0; r < roots.n; r++) {
-				bool none = names_page(roots.urls[r], &names);
-				size_t rl = strlen(roots.urls[r]);
-				for (size_t k = 0; k < rep.n && none; k++)
-					if (!strncmp(rep.v[k].url, roots.urls[r], rl) && !rep.v[k].not_found)
-						none = false;
-				known_kind(cat, roots.urls[r], kind);
-				if (none && strcmp(kind, "root") != 0)
-					push(&pages, wp_xstrdup(roots.urls[r]));
+		struct wp_crawl_opts o = { .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir, .envp = s->envp };
+		bool *found = wp_xcalloc(names.n ? names.n : 1, sizeof(*found));
+		bool *asked = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*asked));
+		bool *has = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*has));
+		size_t rounds = first_index ? roots.n : 1;
+		for (size_t round = 0; round < rounds && !rc; round++) {
+			size_t r0 = first_index ? round : 0, r1 = first_index ? round + 1 : roots.n;
+			struct wp_sources batch = { 0 };
+			for (size_t r = r0; r < r1; r++)
+				for (size_t k = 0; k < names.n; k++)
+					if (!found[k]) {
+						push(&batch, wp_xasprintf("%s%s/", roots.urls[r], names.urls[k]));
+						asked[r] = true;
+					}
+			if (!batch.n)
+				break;
+			struct wp_crawl_report rep;
+			struct wp_err ce = WP_ERR_INIT;
+			if (!(rc = require_for((const char *const *)batch.urls, batch.n, err))) {
+				wp_crawl(cat, (const char *const *)batch.urls, batch.n, &o, &rep, &ce);
+				rc = say_report(s, &rep, true, err);
+				for (size_t i = 0; i < rep.n; i++)
+					for (size_t r = r0; r < r1; r++) {
+						size_t rl = strlen(roots.urls[r]);
+						if (strncmp(rep.v[i].url, roots.urls[r], rl) != 0 || rep.v[i].not_found)
+							continue;
+						has[r] = true;
+						for (size_t k = 0; first_index && !rep.v[i].rc && k < names.n; k++)
+							if (!strcmp(rep.v[i].url + rl, names.urls[k]) ||
+							    (!strncmp(rep.v[i].url + rl, names.urls[k], strlen(names.urls[k])) &&
+							     !strcmp(rep.v[i].url + rl + strlen(names.urls[k]), "/")))
+								found[k] = true;
+					}
+				wp_crawl_report_release(&rep);
 			}
-			wp_crawl_report_release(&rep);
+			wp_sources_release(&batch);
 		}
+		/* a root that has none of them and was never read as a root may be a project page
+		 * given as --index (https://host/simple/torch/, for torch): read it as one. Any
+		 * other root without them has not got them: its own page is never read for that */
+		for (size_t r = 0; r < roots.n; r++) {
+			bool none = asked[r] && !has[r] && names_page(roots.urls[r], &names);
+			known_kind(cat, roots.urls[r], kind);
+			if (none && strcmp(kind, "root") != 0)
+				push(&pages, wp_xstrdup(roots.urls[r]));
+		}
+		free(found);
+		free(asked);
+		free(has);
 		free(tmpdir);
 	}
 	if (pages.n) {
@@ -543,17 +574,19 @@ int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, c
 	return rc;
 }
 
-int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots,
-			      const char *const *projects, size_t n, struct wp_err *err)
+/* One round of project pages: each root given (all of them, or the one asked now) for each name
+ * not yet found. found[k] is set when a root answered with name k's page. */
+static int crawl_round(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots, size_t r0,
+		       size_t r1, const char *const *projects, size_t n, bool *found, long max_age_s, struct wp_err *err)
 {
 	struct wp_sources src = { 0 };
 	struct wp_crawl_report rep;
-	struct wp_crawl_opts o = { .max_age_s = s->max_age_s };
+	struct wp_crawl_opts o = { .max_age_s = max_age_s, .envp = s->envp };
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = 0;
 	/* every page of every project in one crawl: its fetches run in parallel */
 	for (size_t p = 0; p < n; p++)
-		for (size_t i = 0; i < roots->n; i++) {
+		for (size_t i = r0; i < r1 && !found[p]; i++) {
 			char *url = wp_xasprintf("%s%s/", roots->urls[i], projects[p]);
 			wp_sources_add_index(&src, url);
 			free(url);
@@ -569,6 +602,12 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 		const struct wp_crawl_source *c = &rep.v[i];
 		if (!c->rc) {
 			wp_say(s, WP_SAY_DEBUG, "%s %s", c->unchanged ? "unchanged" : "read", c->url);
+			for (size_t p = 0; p < n; p++) {
+				size_t pl = strlen(projects[p]), ul = strlen(c->url);
+				if (ul > pl + 2 && c->url[ul - 1] == '/' && c->url[ul - pl - 2] == '/' &&
+				    !strncmp(c->url + ul - pl - 1, projects[p], pl))
+					found[p] = true;
+			}
 			continue;
 		}
 		if (c->not_found) {
@@ -583,6 +622,23 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 	}
 	wp_crawl_report_release(&rep);
 	wp_sources_release(&src);
+	return rc;
+}
+
+int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots,
+			      const char *const *projects, size_t n, bool first_index, long max_age_s, struct wp_err *err)
+{
+	bool *found = wp_xcalloc(n ? n : 1, sizeof(*found));
+	int rc = 0;
+	if (!first_index) {
+		rc = crawl_round(s, cat, roots, 0, roots->n, projects, n, found, max_age_s, err);
+	} else {
+		/* uv's first-index: the roots in order, each asked only for what the ones before it
+		 * lack; a root that is never needed is never asked, and so cannot fail the run */
+		for (size_t r = 0; r < roots->n && !rc; r++)
+			rc = crawl_round(s, cat, roots, r, r + 1, projects, n, found, max_age_s, err);
+	}
+	free(found);
 	return rc;
 }
 
@@ -606,16 +662,16 @@ int wp_update(const struct wp_session *s, const struct wp_update_job *job, struc
 	if (!src.n) {
 		struct wp_strlist def = { 0 }, chans = { 0 };
 		char *def_block = NULL, *chan_block = NULL;
-		const char *env = getenv("WHEELPICK_INDEX");
+		const char *env = wp_session_env(s, "WHEELPICK_INDEX");
 		bool env_set = env && *env;
 		if (!conda) {
-			def_block = wp_default_indexes(&def, false);
+			def_block = wp_default_indexes(s->envp, &def, false);
 			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
 			if (!env_set)
 				wp_sources_add_index(&src, WP_PYTORCH_ROOT);
 		} else {
-			chan_block = wp_default_indexes(&chans, true);
+			chan_block = wp_default_indexes(s->envp, &chans, true);
 			for (size_t i = 0; i < chans.n; i++)
 				wp_sources_add_channel(&src, chans.v[i], subdirs, nsub);
 		}

@@ -46,13 +46,13 @@ void wp_sources_release(struct wp_sources *s);
 /* The default sources: $WHEELPICK_INDEX (or $WHEELPICK_CHANNEL for conda; whitespace or comma
  * separated), else PyTorch's find-links page (or conda-forge). The strings pushed point
  * into the returned block, which the caller frees after the list (it may be NULL). */
-char *wp_default_indexes(struct wp_strlist *out, bool conda);
+char *wp_default_indexes(const char *const *envp, struct wp_strlist *out, bool conda);
 
 /* Index roots a dependency's page may be under (a project no source was crawled for): the
  * given indexes that are roots (wp_sources_is_root: PEP 503 roots such as .../whl/ or .../simple/,
  * with or without the slash given), else those of $WHEELPICK_INDEX, else PyTorch's root. Given
  * indexes that are all pages (-f) make no root: nothing is asked for a dependency then. */
-void wp_sources_dependency_roots(const struct wp_strlist *indexes, struct wp_sources *roots);
+void wp_sources_dependency_roots(const char *const *envp, const struct wp_strlist *indexes, struct wp_sources *roots);
 
 /* Crawl the sources into the catalog and say what happened to each (one line per source at
  * WP_SAY_INFO; failures after the first at WP_SAY_ERROR; the first failure is returned).
@@ -65,9 +65,12 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
  * the projects reqs name (ROOT/<name>/, PEP 691 JSON preferred; a 404 is "not on this index"),
  * never for the root page itself; other sources (pages, folders) are crawled whole. A root that
  * has none of them and that the catalog never knew as a root is then read as a page (a project
- * page given as --index). Freshness (max_age_s, conditional requests) as wp_sources_crawl. */
+ * page given as --index). Freshness (max_age_s, conditional requests) as wp_sources_crawl.
+ * first_index (uv's default strategy): the roots are asked in order, each only for the projects
+ * the ones before it lack, so a root that is never needed is never asked and cannot fail the run;
+ * otherwise every root is asked for every project, in parallel. */
 int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-			   const struct wp_strlist *reqs, bool force, long max_age_s, struct wp_err *err);
+			   const struct wp_strlist *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err);
 
 /* Conda channels (src: CHANNEL/SUBDIR/repodata.json URLs) for a closure of package names (names:
  * MatchSpecs or plain names): where a subdir has CEP 16 sharded repodata, its index and only the
@@ -82,9 +85,12 @@ int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, c
 
 /* Project pages under roots, crawled quietly: a root that does not have a project answers 404,
  * which is the answer and not a failure. Any other failure (a server error, no connection, a
- * page that is not an index) is returned, naming the URL. */
+ * page that is not an index) is returned, naming the URL. first_index: the roots in order, each
+ * asked only for what the ones before it lack (as wp_sources_crawl_given). max_age_s: freshness
+ * (0: asked again, conditionally, whatever its age). */
 int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots,
-			      const char *const *projects, size_t n, struct wp_err *err);
+			      const char *const *projects, size_t n, bool first_index, long max_age_s,
+			      struct wp_err *err);
 
 /* `update`: the sources given (indexes, or channels with conda; each channel for each subdir),
  * else the defaults (PyTorch's find-links page and PEP 503 root, $WHEELPICK_INDEX in their place;

@@ -40,7 +40,7 @@ static int detect_into(const struct wp_session *s, const struct wp_target_words 
 		       const char *cuda, const char *platform, struct wp_target *t, struct wp_err *err)
 {
 	struct wp_detect d;
-	struct wp_detect_opts o = { .asks = s->asks, .lib_dir = s->nvidia_lib_dir };
+	struct wp_detect_opts o = { .asks = s->asks, .lib_dir = s->nvidia_lib_dir, .envp = s->envp };
 	struct wp_target dt;
 	int rc;
 	if ((rc = wp_detect_run(&d, &o, err))) {
@@ -133,9 +133,9 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 			 struct wp_err *err)
 {
 	int rc = 0;
-	const char *python = w->python ? w->python : getenv("WHEELPICK_PYTHON");
-	const char *cuda = w->cuda ? w->cuda : getenv("WHEELPICK_CUDA");
-	const char *platform = w->platform ? w->platform : getenv("WHEELPICK_PLATFORM");
+	const char *python = w->python ? w->python : wp_session_env(s, "WHEELPICK_PYTHON");
+	const char *cuda = w->cuda ? w->cuda : wp_session_env(s, "WHEELPICK_CUDA");
+	const char *platform = w->platform ? w->platform : wp_session_env(s, "WHEELPICK_PLATFORM");
 
 	wp_target_init(t);
 	if (w->target_file) {
@@ -162,7 +162,7 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 	}
 	if (w->rocm && (rc = wp_target_set_rocm(t, w->rocm, err)))
 		return rc;
-	const char *compat = w->cuda_compat ? w->cuda_compat : getenv("WHEELPICK_CUDA_COMPAT");
+	const char *compat = w->cuda_compat ? w->cuda_compat : wp_session_env(s, "WHEELPICK_CUDA_COMPAT");
 	if (compat && *compat && (rc = wp_target_set_cuda_compat(t, compat, err)))
 		return from_env(err, rc, !w->cuda_compat, "WHEELPICK_CUDA_COMPAT");
 	for (size_t i = 0; w->gpus && i < w->gpus->n; i++)
@@ -179,7 +179,7 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 	for (size_t i = 0; w->intel_ips && i < w->intel_ips->n; i++)
 		if ((rc = wp_target_add_intel_ip(t, w->intel_ips->v[i], err)))
 			return rc;
-	const char *level = w->x86_64_level ? w->x86_64_level : getenv("WHEELPICK_X86_64_LEVEL");
+	const char *level = w->x86_64_level ? w->x86_64_level : wp_session_env(s, "WHEELPICK_X86_64_LEVEL");
 	if (level && *level && (rc = wp_target_set_x86_64_level(t, level, err)))
 		return from_env(err, rc, !w->x86_64_level, "WHEELPICK_X86_64_LEVEL");
 	/* eight A100s are one constraint, not eight */

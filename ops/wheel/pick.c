@@ -88,6 +88,8 @@ static void plan_members(struct wp_json *j, const struct wp_plan *plan, const st
 		wp_json_kstr(j, "version", f->version);
 		wp_json_kstr(j, "variant", f->variant);
 		wp_json_kstr(j, "filename", f->filename);
+		if (f->index)
+			wp_json_kstr(j, "index", f->index); /* which index the project came from */
 		wp_json_kstr(j, "where", f->where);
 		wp_json_kstr(j, "url", f->url);
 		wp_json_kstr(j, "sha256", f->sha256);
@@ -915,9 +917,10 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 	if (!src.n) {
 		if ((rc = all_in_catalog(&run->cat, &job->reqs, &have, err)))
 			goto out;
-		if (!have && !job->offline) {
+		/* --refresh reads the defaults again even when the catalog has every project */
+		if ((!have || job->refresh) && !job->offline) {
 			struct wp_strlist def = { 0 };
-			char *block = wp_default_indexes(&def, false);
+			char *block = wp_default_indexes(s->envp, &def, false);
 			for (size_t i = 0; i < def.n; i++)
 				wp_sources_add_index(&src, def.v[i]);
 			wp_strlist_release(&def);
@@ -926,7 +929,8 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 	}
 	if (src.n && !job->offline) {
 		struct wp_err ce = WP_ERR_INIT;
-		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false, job->refresh ? 0 : s->max_age_s, &ce)) {
+		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false, job->refresh ? 0 : s->max_age_s,
+					   job->strategy == WP_INDEX_FIRST, &ce)) {
 			/* a source that cannot be reached now, while the catalog holds what it listed before:
 			 * picking from that is what --offline would do; say so. An --index never read, or
 			 * nothing to pick from at all, makes the failure the answer (exit 3), not "nothing
@@ -1077,6 +1081,7 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy,
 			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
+			.refresh = job->refresh,
 			.constraints = &job->constraints, .hashes = job->hashes, .n_hashes = job->n_hashes,
 			.refused = &run->gpu_refused,
 		};

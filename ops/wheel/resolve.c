@@ -35,6 +35,7 @@ struct proj {
 	bool ranked;            /* sources holds the sources it may come from */
 	bool pin_done;          /* the pin's range was read */
 	WP_VEC_OF(, int64_t) sources;
+	WP_VEC_OF(, char *) source_index; /* sources[i]'s index as configured (else its page), owned */
 	struct wp_buf below;    /* the next window reads keys below this (empty: from the top) */
 	size_t window;          /* rows the next window reads at least */
 	struct wp_buf pin_lo, pin_hi; /* a root requirement's == pin: the first window is this range */
@@ -137,6 +138,14 @@ static bool source_allowed(const struct proj *p, int64_t id)
 	return false;
 }
 
+static const char *source_index(const struct proj *p, int64_t id)
+{
+	for (size_t i = 0; i < p->sources.n && i < p->source_index.n; i++)
+		if (p->sources.v[i] == id)
+			return p->source_index.v[i];
+	return NULL;
+}
+
 static int key_cmp(const void *a, size_t an, const struct wp_buf *b)
 {
 	size_t n = an < b->len ? an : b->len;
@@ -175,7 +184,7 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 		.requires_python = wp_arena_strdup(a, r->requires_python), .yanked = wp_arena_strdup(a, r->yanked),
 		.hash_conflict = wp_arena_strdup(a, r->hash_conflict),
 		.core_metadata = wp_arena_strdup(a, r->core_metadata), .tags = wp_arena_strdup(a, r->tags),
-		.size = r->size, .seq = r->id,
+		.size = r->size, .seq = r->id, .source = wp_arena_strdup(a, source_index(p, r->source_id)),
 	} });
 	return 0;
 }
@@ -191,12 +200,14 @@ struct rank {
 	struct proj *p;
 	WP_VEC_OF(, int64_t) ids;
 	WP_VEC_OF(, long long) ranks;
+	WP_VEC_OF(, char *) urls;
 };
 
 static int rank_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 {
 	struct rank *k = ctx;
 	wp_vec_push(&k->ids, r->id);
+	wp_vec_push(&k->urls, wp_xstrdup(r->url ? r->url : ""));
 	wp_vec_push(&k->ranks, wp_resolve_index_rank(k->o, k->p->name, r->url, r->id));
 	return 0;
 }
@@ -211,8 +222,20 @@ static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
 		if (k.ranks.v[i] >= 0 && (best < 0 || k.ranks.v[i] < best))
 			best = k.ranks.v[i];
 	for (size_t i = 0; !rc && i < k.ids.n; i++)
-		if (best >= 0 && k.ranks.v[i] == best)
+		if (best >= 0 && k.ranks.v[i] == best) {
 			wp_vec_push(&p->sources, k.ids.v[i]);
+			/* said per pick: the index as the user configured it, when one covers the page */
+			const char *idx = k.urls.v[i];
+			for (size_t x = 0; pv->o->indexes && x < pv->o->indexes->n; x++)
+				if (has_prefix(k.urls.v[i], pv->o->indexes->v[x])) {
+					idx = pv->o->indexes->v[x];
+					break;
+				}
+			wp_vec_push(&p->source_index, wp_xstrdup(idx));
+		}
+	for (size_t i = 0; i < k.urls.n; i++)
+		free(k.urls.v[i]);
+	wp_vec_free(&k.urls);
 	wp_vec_free(&k.ids);
 	wp_vec_free(&k.ranks);
 	p->ranked = rc == 0;
@@ -333,6 +356,9 @@ static void forget_rows(struct proj *p)
 	p->partial = p->keys_done = p->pin_done = p->ranked = false;
 	p->window = 0;
 	p->sources.n = 0;
+	for (size_t i = 0; i < p->source_index.n; i++)
+		free(p->source_index.v[i]);
+	p->source_index.n = 0;
 	wp_buf_reset(&p->below);
 	for (size_t i = 0; i < p->variants.n; i++) {
 		wp_variants_release(p->variants.v[i]);
@@ -499,11 +525,35 @@ static int fetched_fn(void *ctx, const struct wp_source_row *r, struct wp_err *e
 	return 0;
 }
 
+static long max_age(const struct provider *pv)
+{
+	return pv->o->refresh ? 0 : pv->s->max_age_s;
+}
+
+/* Is p one of the projects asked for? The job's crawl read their pages already. */
+static bool asked_for(const struct provider *pv, const struct proj *p)
+{
+	for (size_t i = 0; i < pv->n_roots_req; i++) {
+		const char *n = pv->roots_req[i].name;
+		struct wp_buf b = WP_BUF_INIT;
+		if (n)
+			wp_project_name_normalize(n, strlen(n), &b);
+		bool same = n && !strcmp(wp_buf_cstr(&b), p->name);
+		wp_buf_free(&b);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 /* Was p's page under a root read before, longer ago than the session's freshness? Then it is
- * asked for again (conditionally) before it is used, as a named project's page is. */
+ * asked for again (conditionally) before it is used, as a named project's page is. With no
+ * freshness at all (--refresh, WHEELPICK_MAX_AGE=0) every page read before is, but for those of
+ * the projects asked for, which the job's crawl has just read. */
 static bool stale_page(struct provider *pv, const struct proj *p)
 {
-	if (pv->s->max_age_s <= 0)
+	long age = max_age(pv);
+	if (age <= 0 && asked_for(pv, p))
 		return false;
 	time_t now = time(NULL);
 	for (size_t i = 0; i < pv->roots.n; i++) {
@@ -514,7 +564,7 @@ static bool stale_page(struct provider *pv, const struct proj *p)
 		if (wp_catalog_source_get(pv->cat, url, fetched_fn, &at, &found, &e) < 0)
 			found = false;
 		free(url);
-		if (found && now - at >= pv->s->max_age_s)
+		if (found && (age <= 0 || now - at >= age))
 			return true;
 	}
 	return false;
@@ -530,7 +580,8 @@ static int files(void *ctx, const char *project, struct wp_solve_files *out, str
 	if (!p->crawled && may_crawl(pv) && (!p->c.n || stale_page(pv, p))) {
 		/* a dependency no source was crawled for: its page under the index roots, then again */
 		const char *one[] = { project };
-		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1, err)) < 0)
+		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1, pv->o->strategy == WP_INDEX_FIRST,
+						    max_age(pv), err)) < 0)
 			return rc;
 		p->crawled = true;
 		if ((rc = reload(pv, p, err)) < 0)
@@ -572,7 +623,8 @@ static void read_projects(void *ctx, const char *const *projects, size_t n)
 		missing[nm++] = p->name;
 	}
 	/* every missing page in one crawl; a failure here is met again, and reported, by files() */
-	if (nm && wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, missing, nm, &e) == 0)
+	if (nm && wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, missing, nm, pv->o->strategy == WP_INDEX_FIRST,
+					    max_age(pv), &e) == 0)
 		for (size_t i = 0; i < nm; i++) {
 			struct proj *p = find(pv, missing[i]);
 			p->crawled = true;
@@ -627,7 +679,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 			memset(&pv.roots_req[i], 0, sizeof(pv.roots_req[i])); /* the solver says what is wrong */
 	}
 	pv.n_roots_req = nreq;
-	wp_sources_dependency_roots(o->indexes, &pv.roots);
+	wp_sources_dependency_roots(s->envp, o->indexes, &pv.roots);
 	struct wp_solve_provider p = {
 		.files = files, .files_more = files_more, .deps = deps, .read_projects = read_projects,
 		.read_deps = read_deps, .ctx = &pv,
@@ -644,6 +696,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 		struct proj *pj = pv.projs.v[i];
 		forget_rows(pj);
 		wp_vec_free(&pj->sources);
+		wp_vec_free(&pj->source_index);
 		wp_buf_free(&pj->below);
 		wp_buf_free(&pj->pin_lo);
 		wp_buf_free(&pj->pin_hi);

@@ -31,6 +31,8 @@ struct wp_resolve_opts {
 	enum wp_index_strategy strategy;
 	struct wp_store *store;             /* where a wheel fetched for its metadata goes; NULL: never */
 	bool offline, no_deps, pre, explain;
+	bool refresh;                       /* every page the resolution reads is asked for again (the
+	                                       requested projects' pages were, by the job's crawl) */
 	const struct wp_strlist *constraints;  /* pip's -c, for the solver (NULL: none) */
 	const struct wp_solve_hashes *hashes;  /* pip's --hash, for the solver */
 	size_t n_hashes;

@@ -36,7 +36,7 @@ expect_exit 0 "--index ROOT without the slash (pip's habit)" wp torchvision==0.9
 cp "$TMP/out" "$TMP/noslash.json"
 expect_json "$TMP/noslash.json" "sorted(p['project'] for p in j['picks'])" \
 	"['numpy', 'pillow', 'torch', 'torchvision', 'typing-extensions']"
-expect_json "$TMP/noslash.json" "j['index']" "{'from': 'the command line', 'urls': ['$H/simple/']}"
+expect_json "$TMP/noslash.json" "j['index']" "{'from': 'the command line', 'urls': ['$H/simple/'], 'sources': [{'url': '$H/simple/', 'from': 'the command line'}]}"
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', wanted '$3'"; fi; }
 expect_eq "the root page was never asked for" "$(asked "$P" /simple/)" 0
 expect_eq "nor its slashless form" "$(asked "$P" /simple)" 0

@@ -10,7 +10,7 @@ struct seen {
 	size_t n, max;
 };
 
-static void on_key(void *ctx, const char *section, const char *key, const char *value)
+static void on_key(void *ctx, const char *section, const char *key, const char *value, unsigned line)
 {
 	struct seen *s = ctx;
 	s->n++;

@@ -44,7 +44,28 @@ struct fake {
 	struct wp_detect_opts opts;
 	struct wp_detect d;
 	bool ran;
+	char *env[8];        /* the environment detection is handed (opts.envp), NAME=VALUE */
 };
+
+/* Set (value non-NULL) or unset name in the fake machine's environment: a value, not setenv. */
+static void fake_env(struct fake *f, const char *name, const char *value)
+{
+	size_t n = strlen(name), i = 0;
+	while (f->env[i] && !(strncmp(f->env[i], name, n) == 0 && f->env[i][n] == '='))
+		i++;
+	if (f->env[i]) {
+		free(f->env[i]);
+		for (; f->env[i]; i++)
+			f->env[i] = f->env[i + 1];
+	}
+	if (value) {
+		for (i = 0; f->env[i]; i++)
+			;
+		assert_true(i + 1 < sizeof(f->env) / sizeof(*f->env));
+		f->env[i] = wp_xasprintf("%s=%s", name, value);
+	}
+	f->opts.envp = (const char *const *)f->env;
+}
 
 static void mkdirs(const char *path)
 {
@@ -124,11 +145,7 @@ static int fake_setup(void **state)
 	snprintf(f->bin, sizeof(f->bin), "%s/bin", f->dir);
 	mkdirs(f->root);
 	mkdirs(f->bin);
-	setenv("PATH", f->bin, 1);
-	unsetenv("CUDA_HOME");
-	unsetenv("CUDA_PATH");
-	unsetenv("LD_LIBRARY_PATH");
-	unsetenv("WHEELPICK_SYSROOT");
+	fake_env(f, "PATH", f->bin);
 	f->opts.sysroot = f->root;
 	f->opts.timeout_ms = 5000;
 	*state = f;
@@ -141,6 +158,8 @@ static int fake_teardown(void **state)
 	if (f->ran)
 		wp_detect_release(&f->d);
 	test_tmpdir_remove(f->dir);
+	for (size_t i = 0; f->env[i]; i++)
+		free(f->env[i]);
 	free(f);
 	return 0;
 }
@@ -633,12 +652,12 @@ static void test_cuda_home(void **state)
 	char *home = wp_xasprintf("%s/opt/cuda-12.4", f->dir);
 	char *vj = wp_xasprintf("%s/version.json", home);
 	put(vj, "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"12.4.1\"}}", 0644);
-	setenv("CUDA_HOME", home, 1);
+	fake_env(f, "CUDA_HOME", home);
 	/* CUDA_PATH without version files: its nvcc is asked */
 	char *path = wp_xasprintf("%s/opt/cuda-11.8", f->dir);
 	char *nvcc = wp_xasprintf("%s/bin/nvcc", path);
 	put(nvcc, "#!/bin/sh\necho 'Cuda compilation tools, release 11.8, V11.8.89'\n", 0755);
-	setenv("CUDA_PATH", path, 1);
+	fake_env(f, "CUDA_PATH", path);
 	run(f);
 	assert_int_equal(f->d.n_toolkits, 2);
 	assert_string_equal(f->d.toolkits[0].source, "CUDA_HOME");
@@ -891,12 +910,12 @@ static void test_ld_library_path(void **state)
 	assert_int_equal(symlink("cuda-12.1", link), 0);
 	/* cuda/lib64 is cuda-12.1/lib64 again: two runtimes, not three */
 	char *env = wp_xasprintf("%s:%s/lib64::%s:%s/", a, link, b, stubs);
-	setenv("LD_LIBRARY_PATH", env, 1);
+	fake_env(f, "LD_LIBRARY_PATH", env);
 	run(f);
 	assert_true(has_warning(&f->d, "LD_LIBRARY_PATH names 2 CUDA runtime directories"));
 	assert_true(has_warning(&f->d, "the CUDA driver stub directory"));
 
-	setenv("LD_LIBRARY_PATH", a, 1);
+	fake_env(f, "LD_LIBRARY_PATH", a);
 	run(f);
 	for (size_t i = 0; i < f->d.n_warnings; i++)
 		assert_null(strstr(f->d.warnings[i], "LD_LIBRARY_PATH"));
@@ -918,12 +937,12 @@ static void test_bad_sysroot(void **state)
 
 	/* $WHEELPICK_SYSROOT is the default */
 	f->opts.sysroot = NULL;
-	setenv("WHEELPICK_SYSROOT", "/nonexistent/from-env/", 1);
+	fake_env(f, "WHEELPICK_SYSROOT", "/nonexistent/from-env/");
 	wp_err_clear(&err);
 	wp_detect_release(&f->d);
 	assert_int_equal(wp_detect_run(&f->d, &f->opts, &err), -WPE_ENV);
 	assert_non_null(strstr(err.msg, "from-env"));
-	unsetenv("WHEELPICK_SYSROOT");
+	fake_env(f, "WHEELPICK_SYSROOT", NULL);
 }
 
 static void test_target_platforms(void **state)
@@ -1190,9 +1209,9 @@ static void test_hw_sysroot(void **state)
 		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n");
 	put_root(f, "/opt/rocm/.info/version", "garbage\n");
 	f->opts.sysroot = NULL;
-	setenv("WHEELPICK_SYSROOT", f->root, 1);
+	fake_env(f, "WHEELPICK_SYSROOT", f->root);
 	run(f);
-	unsetenv("WHEELPICK_SYSROOT");
+	fake_env(f, "WHEELPICK_SYSROOT", NULL);
 	assert_int_equal(f->d.n_gfx, 1);
 	assert_string_equal(f->d.gfx[0], "gfx942");
 	assert_string_equal(f->d.rocm_version, "");

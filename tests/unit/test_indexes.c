@@ -15,9 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/envp.h"
 #include "base/mem.h"
+#include "base/urlmask.h"
 #include "net/auth.h"
 #include "ops/core/indexconf.h"
+#include "ops/core/session.h"
 #include "ops/core/sources.h"
 
 static void test_take_credentials(void **state)
@@ -130,7 +133,7 @@ struct kv {
 	char text[512];
 };
 
-static void collect(void *ctx, const char *section, const char *key, const char *value)
+static void collect(void *ctx, const char *section, const char *key, const char *value, unsigned line)
 {
 	struct kv *k = ctx;
 	size_t n = strlen(k->text);
@@ -152,56 +155,69 @@ static void test_pipconf(void **state)
 			   "find-links=/w";
 	struct kv k = { "" };
 	wp_pipconf_parse(conf, strlen(conf), collect, &k);
-	assert_string_equal(k.text, "[global]index-url=https://a/simple|[global]extra-index-url=https://b/simple\n"
-				    "https://c/simple|[download]timeout=30|[download]find-links=/w|");
+	/* as configparser: an empty first line kept, section names as written (pip's are case-sensitive) */
+	assert_string_equal(k.text, "[global]index-url=https://a/simple|[global]extra-index-url=\nhttps://b/simple\n"
+				    "https://c/simple|[Download]timeout=30|[Download]find-links=/w|");
 	k.text[0] = 0;
 	wp_pipconf_parse("", 0, collect, &k);
 	wp_pipconf_parse("[x\n=\n  \n", 8, collect, &k);
 	assert_string_equal(k.text, "");
 }
 
-static void unset_all(void)
+/* The environment as a value: what a test hands the resolver instead of setenv. */
+static struct wp_index_config resolve_with(const struct wp_index_given *given, const char *const *envp)
 {
-	const char *vars[] = { "WHEELPICK_INDEX", "UV_INDEX",     "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
-			       "UV_FIND_LINKS",   "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX",
-			       "PIP_CERT",        "PIP_CLIENT_CERT", "PIP_TRUSTED_HOST", "PIP_TIMEOUT" };
-	for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++)
-		unsetenv(vars[i]);
-	setenv("PIP_CONFIG_FILE", "/dev/null", 1);
+	struct wp_index_given g = *given;
+	struct wp_index_config c;
+	struct wp_err e = WP_ERR_INIT;
+	g.envp = envp;
+	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	return c;
+}
+
+static char *write_tmp(const char *text)
+{
+	char *path = wp_xstrdup("/tmp/wp-pipconf.XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	return path;
 }
 
 static void test_order(void **state)
 {
 	struct wp_index_given g = { 0 };
 	struct wp_index_config c;
-	struct wp_err e = WP_ERR_INIT;
 	const char *u = NULL, *p = NULL;
-	unset_all();
 	wp_net_cred_clear();
 
-	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	const char *none[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", NULL };
+	c = resolve_with(&g, none);
 	assert_string_equal(c.origin, "the default");
 	assert_int_equal(c.index.n, 0);
 	wp_index_config_release(&c);
 
-	setenv("PIP_INDEX_URL", "https://pip:PW@pip.example/simple", 1);
-	setenv("PIP_EXTRA_INDEX_URL", "https://x1/simple https://x2/simple", 1);
-	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
-	assert_string_equal(c.origin, "PIP_INDEX_URL");
+	const char *pipenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1",
+				 "PIP_INDEX_URL=https://pip:PW@pip.example/simple",
+				 "PIP_EXTRA_INDEX_URL=https://x1/simple https://x2/simple", NULL };
+	c = resolve_with(&g, pipenv);
+	assert_string_equal(c.origin, "PIP_INDEX_URL, PIP_EXTRA_INDEX_URL");
 	assert_int_equal(c.index.n, 3);
 	assert_string_equal(c.index.v[0], "https://pip.example/simple");
 	assert_string_equal(c.shown.v[0], "https://pip.example/simple/");
+	assert_string_equal(c.looking.v[0], "https://pip:****@pip.example/simple");
 	assert_true(wp_net_cred_find("https://pip.example/simple/torch/", &u, &p));
 	assert_string_equal(p, "PW");
 	wp_index_config_release(&c);
 
 	/* uv before pip: --index entries, extra, then the default index last */
-	setenv("UV_DEFAULT_INDEX", "https://uvdefault/simple", 1);
-	setenv("UV_INDEX", "corp=https://corp/simple", 1);
-	setenv("UV_INDEX_CORP_USERNAME", "bob", 1);
-	setenv("UV_INDEX_CORP_PASSWORD", "uvpw", 1);
-	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
-	assert_string_equal(c.origin, "UV_INDEX");
+	const char *uvenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "PIP_INDEX_URL=https://pip/simple",
+				"UV_DEFAULT_INDEX=https://uvdefault/simple", "UV_INDEX=corp=https://corp/simple",
+				"UV_INDEX_CORP_USERNAME=bob", "UV_INDEX_CORP_PASSWORD=uvpw", NULL };
+	c = resolve_with(&g, uvenv);
+	assert_string_equal(c.origin, "UV_INDEX, UV_DEFAULT_INDEX");
+	assert_string_equal(c.tool, "uv");
 	assert_int_equal(c.index.n, 2);
 	assert_string_equal(c.index.v[0], "https://corp/simple");
 	assert_string_equal(c.index.v[1], "https://uvdefault/simple");
@@ -210,54 +226,153 @@ static void test_order(void **state)
 	assert_string_equal(p, "uvpw");
 	wp_index_config_release(&c);
 
+	/* a company's uv index alone: the public default is not in play (issue 37, case c) */
+	const char *corp[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "UV_INDEX=corp=https://corp/simple", NULL };
+	c = resolve_with(&g, corp);
+	assert_int_equal(c.index.n, 1);
+	assert_string_equal(c.index.v[0], "https://corp/simple");
+	wp_index_config_release(&c);
+
 	/* WHEELPICK_INDEX before both; only said, the job reads it */
-	setenv("WHEELPICK_INDEX", "https://t:SECRET@wp/simple/", 1);
-	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	const char *wpenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "UV_INDEX=https://corp/simple",
+				"WHEELPICK_INDEX=https://t:SECRET@wp/simple/", NULL };
+	c = resolve_with(&g, wpenv);
 	assert_string_equal(c.origin, "WHEELPICK_INDEX");
 	assert_int_equal(c.index.n, 0);
 	assert_string_equal(c.shown.v[0], "https://***@wp/simple/");
 	wp_index_config_release(&c);
 
-	/* the command line before everything; --extra-index-url alone adds to the default */
+	/* --extra-index-url alone adds to the default */
 	struct wp_index_given cl = { 0 };
 	wp_strlist_push(&cl.extra, "https://extra/simple");
-	assert_int_equal(wp_index_config_resolve(&cl, &c, &e), 0);
-	assert_string_equal(c.origin, "the command line");
+	c = resolve_with(&cl, none);
+	assert_string_equal(c.origin, "the default, the command line");
 	assert_int_equal(c.index.n, 3);
 	assert_string_equal(c.index.v[0], WP_PYTORCH_FINDLINKS);
 	assert_string_equal(c.index.v[2], "https://extra/simple");
 	wp_index_config_release(&c);
+	/* ... and to pip's index-url, as pip's append options do */
+	c = resolve_with(&cl, pipenv);
+	assert_int_equal(c.index.n, 4);
+	assert_string_equal(c.index.v[0], "https://pip.example/simple");
+	assert_string_equal(c.index.v[3], "https://extra/simple");
+	wp_index_config_release(&c);
 	wp_strlist_release(&cl.extra);
 
-	/* --isolated: pip's and uv's variables and files ignored (WHEELPICK_INDEX kept) */
-	unsetenv("WHEELPICK_INDEX");
+	/* --isolated: pip's and uv's variables and files ignored */
 	g.isolated = true;
-	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	c = resolve_with(&g, pipenv);
 	assert_string_equal(c.origin, "the default");
 	wp_index_config_release(&c);
 	g.isolated = false;
 
-	/* pip's files: a later file's key replaces an earlier one's; [download] over [global] */
-	unset_all();
-	char path[] = "/tmp/wp-pipconf.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	const char *text = "[global]\nindex-url = https://global/simple\ntrusted-host = th.example\n"
-			   "[download]\nindex-url = https://download/simple\n";
-	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
-	close(fd);
-	setenv("PIP_CONFIG_FILE", path, 1);
-	assert_int_equal(wp_index_config_resolve(&g, &c, &e), 0);
+	/* pip's files: [download] over [global]; variables over both, key by key */
+	char *path = write_tmp("[global]\nindex-url = https://global/simple\ntrusted-host = th.example\n"
+			       "[download]\nindex-url = https://download/simple\n");
+	char *forced = wp_xasprintf("PIP_CONFIG_FILE=%s", path);
+	const char *files[] = { forced, "UV_NO_CONFIG=1", "PIP_EXTRA_INDEX_URL=https://extra/simple", NULL };
+	c = resolve_with(&g, files);
 	char *where = wp_xasprintf("pip.conf %s", path);
-	assert_string_equal(c.origin, where);
+	assert_string_equal(c.shown_from.v[0], where);
 	assert_string_equal(c.index.v[0], "https://download/simple");
+	assert_string_equal(c.index.v[1], "https://extra/simple"); /* issue 37, case a */
 	assert_int_equal(c.trusted_host.n, 1);
 	assert_true(wp_net_host_trusted("https://th.example/simple/"));
 	wp_index_config_release(&c);
+	/* [install] is install's section, not a pick's */
+	struct wp_index_given inst = { .pip_command = "install" };
+	c = resolve_with(&inst, files);
+	assert_string_equal(c.index.v[0], "https://global/simple");
+	wp_index_config_release(&c);
 	free(where);
+	free(forced);
 	unlink(path);
-	unset_all();
+	free(path);
+
+	/* a timeout is a value handed back, never put in the environment */
+	const char *tenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "PIP_DEFAULT_TIMEOUT=7.4", NULL };
+	c = resolve_with(&g, tenv);
+	assert_int_equal(c.timeout_s, 7);
+	wp_index_config_release(&c);
 	wp_net_cred_clear();
+}
+
+/* uv.toml: the user's file, [[index]] entries before the default, named credentials. */
+static void test_uv_toml(void **state)
+{
+	struct wp_index_given g = { 0 };
+	char *path = write_tmp("index-strategy = \"unsafe-best-match\"\n[[index]]\nname = \"corp\"\n"
+			       "url = \"https://corp/simple\"\n[[index]]\nurl = \"https://dflt/simple\"\ndefault = true\n");
+	char *forced = wp_xasprintf("UV_CONFIG_FILE=%s", path);
+	const char *env[] = { "PIP_CONFIG_FILE=/dev/null", forced, "UV_INDEX_CORP_USERNAME=u", "UV_INDEX_CORP_PASSWORD=p",
+			      "UV_EXTRA_INDEX_URL=https://extra/simple", NULL };
+	wp_net_cred_clear();
+	struct wp_index_config c = resolve_with(&g, env);
+	assert_string_equal(c.tool, "uv");
+	assert_int_equal(c.index.n, 3);
+	assert_string_equal(c.index.v[0], "https://extra/simple");
+	assert_string_equal(c.index.v[1], "https://corp/simple");
+	assert_string_equal(c.index.v[2], "https://dflt/simple");
+	assert_string_equal(c.index_strategy, "unsafe-best-match");
+	const char *u = NULL, *p = NULL;
+	assert_true(wp_net_cred_find("https://corp/simple/x/", &u, &p));
+	assert_string_equal(u, "u");
+	wp_index_config_release(&c);
+	/* UV_NO_CONFIG: no file */
+	const char *off[] = { "PIP_CONFIG_FILE=/dev/null", forced, "UV_NO_CONFIG=1", NULL };
+	c = resolve_with(&g, off);
+	assert_int_equal(c.index.n, 0);
+	wp_index_config_release(&c);
+	unlink(path);
+	free(path);
+	free(forced);
+	wp_net_cred_clear();
+}
+
+/* pip's redaction (base/, a pure function): the same text pip prints in "Looking in indexes" */
+static void test_redact(void **state)
+{
+	const char *cases[][2] = {
+		{ "http://alice:s3cret@host/priv/simple", "http://alice:****@host/priv/simple" },
+		{ "https://TOKEN@host/simple/", "https://****@host/simple/" },
+		{ "https://a:b:c@h@host/x", "https://a:****@host/x" },
+		{ "https://host/simple", "https://host/simple" },
+		{ "/srv/wheels", "/srv/wheels" },
+		{ "://x@y", "://x@y" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *r = wp_url_redact(cases[i][0]);
+		assert_string_equal(r, cases[i][1]);
+		free(r);
+	}
+	char *m = wp_url_mask("https://alice:TOKEN@h:8443/simple/");
+	assert_string_equal(m, "https://***@h:8443/simple/");
+	free(m);
+}
+
+/* The session's defaults come from an environment handed in, never from the process's. */
+static void test_session_env(void **state)
+{
+	const char *env[] = { "HOME=/h", "XDG_CACHE_HOME=relative", "WHEELPICK_MAX_AGE=0", "EMPTY=", NULL };
+	char *cat = wp_session_default_catalog(env);
+	assert_string_equal(cat, "/h/.cache/wheelpick/catalog.sqlite3"); /* a relative XDG value is ignored */
+	free(cat);
+	const char *env2[] = { "WHEELPICK_CACHE_DIR=/c", NULL };
+	char *dir = wp_session_default_cache_dir(env2);
+	assert_string_equal(dir, "/c");
+	free(dir);
+	assert_null(wp_session_default_catalog(NULL)); /* no home: no catalog in whatever folder */
+	long age = -5;
+	struct wp_err e = WP_ERR_INIT;
+	assert_int_equal(wp_session_max_age(env, &age, &e), 0);
+	assert_int_equal(age, 0);
+	const char *bad[] = { "WHEELPICK_MAX_AGE=5m", NULL };
+	assert_int_equal(wp_session_max_age(bad, &age, &e), -WPE_USAGE);
+	assert_null(wp_envp_get(env, "EMPTY"));
+	assert_null(wp_envp_get(env, "HOM"));
+	assert_string_equal(wp_envp_get(env, "HOME"), "/h");
+	struct wp_session s = { .envp = env };
+	assert_string_equal(wp_session_env(&s, "WHEELPICK_MAX_AGE"), "0");
 }
 
 int main(void)
@@ -269,6 +384,9 @@ int main(void)
 		cmocka_unit_test(test_roots),
 		cmocka_unit_test(test_pipconf),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_uv_toml),
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_session_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
