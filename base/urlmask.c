@@ -36,6 +36,14 @@ char *wp_url_mask(const char *url)
 	return wp_xasprintf("%.*s***%s", (int)(s - url), url, at);
 }
 
+char *wp_url_strip_userinfo(const char *url)
+{
+	const char *s, *at;
+	if (!userinfo(url, &s, &at))
+		return wp_xstrdup(url);
+	return wp_xasprintf("%.*s%s", (int)(s - url), url, at + 1);
+}
+
 char *wp_url_text_mask(const char *text)
 {
 	struct wp_buf b = WP_BUF_INIT;

@@ -6,6 +6,10 @@
 /* url with any userinfo shown as "***" (a copy): for a message or a command line to print. */
 char *wp_url_mask(const char *url);
 
+/* url with no userinfo at all (a copy): to compare where a URL points, with nothing to say or
+ * to take as credentials. */
+char *wp_url_strip_userinfo(const char *url);
+
 /* Every "scheme://user:pass@" inside text masked the same way (a copy): for a whole command
  * line, an error message or a JSON string. */
 char *wp_url_text_mask(const char *text);

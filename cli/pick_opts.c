@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/urlmask.h"
 #include "cache/names.h"
 #include "cli/print.h"
 #include "ops/core/sources.h"
@@ -381,8 +382,14 @@ void wp_pick_opts_sources_used(struct wp_pick_opts *o, struct wp_pick_run *run)
 		o->used_from = wp_xasprintf("%s: the files are its own URLs", o->lock);
 		return;
 	}
-	for (size_t i = 0; i < o->icfg.shown.n; i++)
-		wp_sources_add_index(&shown, o->icfg.shown.v[i]);
+	/* the indexes in force, their userinfo dropped first: wp_sources_add_* takes a URL's
+	 * userinfo as the run's credentials for its origin, and a shown URL's is "***", which then
+	 * replaced the real ones and every download from that host was refused (t-auth) */
+	for (size_t i = 0; i < o->icfg.shown.n; i++) {
+		char *bare = wp_url_strip_userinfo(o->icfg.shown.v[i]);
+		wp_sources_add_index(&shown, bare);
+		free(bare);
+	}
 	for (size_t i = 0; i < o->rf.sources.n; i++)
 		if (o->rf.sources.v[i].kind == WP_REQFILE_FIND_LINKS)
 			wp_sources_add_findlinks(&files, o->rf.sources.v[i].url);

@@ -348,6 +348,18 @@ static void test_redact(void **state)
 	char *m = wp_url_mask("https://alice:TOKEN@h:8443/simple/");
 	assert_string_equal(m, "https://***@h:8443/simple/");
 	free(m);
+	/* to compare where URLs point: no userinfo at all, not even "***" */
+	const char *bare[][2] = {
+		{ "http://***@127.0.0.1:8080/simple/", "http://127.0.0.1:8080/simple/" },
+		{ "https://a:b:c@h@host/x?q=@", "https://host/x?q=@" },
+		{ "https://host/simple", "https://host/simple" },
+		{ "/srv/a@b", "/srv/a@b" },
+	};
+	for (size_t i = 0; i < sizeof(bare) / sizeof(*bare); i++) {
+		char *r = wp_url_strip_userinfo(bare[i][0]);
+		assert_string_equal(r, bare[i][1]);
+		free(r);
+	}
 }
 
 /* The session's defaults come from an environment handed in, never from the process's. */
