@@ -29,8 +29,18 @@ struct wp_store {
 	char (*proven)[WP_SHA256_HEX_LEN + 1]; /* objects re-hashed or written by this process: */
 	size_t n_proven, cap_proven;            /* not re-hashed again (main thread only) */
 	bool dirty[256], dirty_tmp;             /* directories a commit renamed in, not yet synced */
+	bool dirty_objects;                     /* ROOT/sha256 gained a fan-out folder, not yet synced */
+	long long resume_min;                   /* a file announced smaller starts over, never resumes,
+	                                           and keeps no validator (WP_STORE_RESUME_MIN) */
+	bool partial_made;                      /* ROOT/partial made (or found) once: not per file */
+	/* What the store asked of the file system, for tests that hold a batch to its cost per file
+	 * (counted with atomics: file syncs may run on several threads) */
+	struct wp_store_counts {
+		unsigned long file_syncs, dir_syncs, fs_syncs, dirs_made;
+	} counts;
 };
 
+#define WP_STORE_RESUME_MIN (1LL << 20) /* a re-download costs less than a validator file's */
 #define WP_STORE_DEFAULT_MAX_SIZE (32LL << 30) /* the largest torch wheels are ~3 GiB */
 
 /* Creates ROOT/sha256 and ROOT/tmp when missing. reverify is on. */
@@ -158,6 +168,14 @@ int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err);
 void wp_store_writer_start_sync(struct wp_store_writer *w);
 int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err);
 int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err);
+/* A batch's syncs as one: syncfs(2) of the file system fd is on. True when this kernel's syncfs
+ * reports write-back errors (Linux 5.8 and later; before, it always said 0 and is not used).
+ * _syncfs makes every file written and every name renamed on that file system durable; fd must
+ * have been opened before the bytes it answers for were written (write-back errors are counted
+ * from its open). _syncfs_dirs is _sync_dirs through it: the dirty folders are clean after it. */
+bool wp_store_syncfs_usable(void);
+int wp_store_syncfs(struct wp_store *st, int fd, const char *what, struct wp_err *err);
+int wp_store_syncfs_dirs(struct wp_store *st, int fd, struct wp_err *err);
 
 /* This process proved the object with that sha256 (wrote it, or re-hashed it): _lookup takes it
  * without re-hashing it again. Main thread only. */
