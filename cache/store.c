@@ -14,7 +14,6 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -1030,37 +1029,3 @@ int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_
 	return rc;
 }
 
-bool wp_store_syncfs_usable(void)
-{
-	/* before Linux 5.8 syncfs(2) returned 0 whatever write-back failed: no proof of anything */
-	static int usable = -1; /* -1: not asked yet; a race asks twice and gets the same answer */
-	int u = __atomic_load_n(&usable, __ATOMIC_RELAXED);
-	if (u < 0) {
-		struct utsname un;
-		int major = 0, minor = 0;
-		u = uname(&un) == 0 && sscanf(un.release, "%d.%d", &major, &minor) == 2 &&
-		    (major > 5 || (major == 5 && minor >= 8));
-		__atomic_store_n(&usable, u, __ATOMIC_RELAXED);
-	}
-	return u == 1;
-}
-
-int wp_store_syncfs(struct wp_store *st, int fd, const char *what, struct wp_err *err)
-{
-	__atomic_fetch_add(&st->counts.fs_syncs, 1, __ATOMIC_RELAXED);
-	if (fd < 0 || !wp_store_syncfs_usable())
-		return wp_fail(err, -WPE_IO, "cannot sync '%s': no file system to sync", what ? what : st->root);
-	if (syncfs(fd) < 0)
-		return wp_fs_fail(err, errno, "cannot sync", what ? what : st->root);
-	return 0;
-}
-
-int wp_store_syncfs_dirs(struct wp_store *st, int fd, struct wp_err *err)
-{
-	int rc = wp_store_syncfs(st, fd, st->root, err);
-	if (rc)
-		return rc;
-	memset(st->dirty, 0, sizeof(st->dirty));
-	st->dirty_tmp = st->dirty_objects = false;
-	return 0;
-}

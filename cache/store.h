@@ -36,7 +36,7 @@ struct wp_store {
 	/* What the store asked of the file system, for tests that hold a batch to its cost per file
 	 * (counted with atomics: file syncs may run on several threads) */
 	struct wp_store_counts {
-		unsigned long file_syncs, dir_syncs, fs_syncs, dirs_made;
+		unsigned long file_syncs, dir_syncs, dirs_made;
 	} counts;
 };
 
@@ -168,14 +168,6 @@ int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err);
 void wp_store_writer_start_sync(struct wp_store_writer *w);
 int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err);
 int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err);
-/* A batch's syncs as one: syncfs(2) of the file system fd is on. True when this kernel's syncfs
- * reports write-back errors (Linux 5.8 and later; before, it always said 0 and is not used).
- * _syncfs makes every file written and every name renamed on that file system durable; fd must
- * have been opened before the bytes it answers for were written (write-back errors are counted
- * from its open). _syncfs_dirs is _sync_dirs through it: the dirty folders are clean after it. */
-bool wp_store_syncfs_usable(void);
-int wp_store_syncfs(struct wp_store *st, int fd, const char *what, struct wp_err *err);
-int wp_store_syncfs_dirs(struct wp_store *st, int fd, struct wp_err *err);
 
 /* This process proved the object with that sha256 (wrote it, or re-hashed it): _lookup takes it
  * without re-hashing it again. Main thread only. */

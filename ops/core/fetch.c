@@ -11,7 +11,6 @@
 #include "verify/wheelstream.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,7 +219,6 @@ static int sync_one(void *ctx, size_t k, struct wp_err *unused)
 }
 
 #define SYNC_THREADS 16
-#define SYNCFS_MIN_FILES 2 /* files to sync in one batch before one syncfs does it for them all */
 
 /* Every proven download into the store at once: the data of those not synced yet (settle) is
  * made durable together, on up to SYNC_THREADS threads (syncs that wait together share the
@@ -234,33 +232,19 @@ static void commit_all(struct wp_store *st, struct wp_fetch_item *items, struct 
 	bool any = false;
 	struct sync_batch b = { items, sinks, wp_xcalloc(nd ? nd : 1, sizeof(size_t)) };
 	size_t ns = 0;
-	int fsfd = -1;
 	for (size_t k = 0; k < nd; k++)
 		if (!items[which[k]].rc && sinks[which[k]].w.sealed && !sinks[which[k]].w.synced) {
 			wp_store_writer_start_sync(&sinks[which[k]].w);
 			b.which[ns++] = which[k];
 		}
-	/* Several small files: one syncfs for all their data, and (below) one for all their names,
-	 * instead of a sync per file and per folder on a thread each (16 x 200 KB: 33 syncs and 32
-	 * threads). Durable all the same: syncfs returns once every file and name of the file
-	 * system written before it is on disk, and (Linux >= 5.8) fails on any write-back error
-	 * since fsfd was opened; fsfd is the first temp file's, opened before any byte of the batch
-	 * came, and a write-back error is counted from an open only once someone has seen it (as
-	 * with fsync). What it costs: other processes' unsynced writes to the same file system are
-	 * written with ours, as ext4's journal commit for one fsync already writes back much of
-	 * them. When it fails, every file is synced on its own, so the failure is told per file. */
-	if (ns >= SYNCFS_MIN_FILES && wp_store_syncfs_usable())
-		fsfd = fcntl(sinks[b.which[0]].w.file.fd, F_DUPFD_CLOEXEC, 0);
-	if (fsfd >= 0 && wp_store_syncfs(st, fsfd, NULL, &derr) == 0) {
-		for (size_t k = 0; k < ns; k++)
-			sinks[b.which[k]].w.synced = true;
-	} else if (ns) {
-		if (fsfd >= 0)
-			close(fsfd);
-		fsfd = -1;
-		wp_err_clear(&derr);
+	/* One fsync per file, on threads that wait together, is what this file system takes best:
+	 * syncfs(2) once for the batch's data and once for its names (2 calls, no threads, the same
+	 * guarantee on Linux >= 5.8) was tried and measured slower here (16 x 200 KB, ext4 without a
+	 * journal, load 8: 151 ms against 105 ms median): each syncfs writes back the block device's
+	 * metadata and flushes the disk's cache, and the two run one after the other, where sixteen
+	 * fsyncs share their flushes. BENCHMARKS.md, "Per-file cost of a download". */
+	if (ns)
 		(void)wp_parallel_for(ns, ns < SYNC_THREADS ? ns : SYNC_THREADS, sync_one, &b, &derr);
-	}
 	free(b.which);
 	for (size_t k = 0; k < nd; k++) {
 		struct wp_fetch_item *it = &items[which[k]];
@@ -274,18 +258,7 @@ static void commit_all(struct wp_store *st, struct wp_fetch_item *items, struct 
 		else
 			any = true;
 	}
-	int drc = 0;
-	bool dirs_done = false;
-	if (any && fsfd >= 0) {
-		/* on failure, each folder is synced on its own below, and its own error told */
-		dirs_done = wp_store_syncfs_dirs(st, fsfd, &derr) == 0;
-		wp_err_clear(&derr);
-	}
-	if (any && !dirs_done)
-		drc = wp_store_sync_dirs(st, &derr);
-	if (fsfd >= 0)
-		close(fsfd);
-	if (drc < 0) {
+	if (any && wp_store_sync_dirs(st, &derr) < 0) {
 		for (size_t k = 0; k < nd; k++) {
 			struct wp_fetch_item *it = &items[which[k]];
 			if (!it->rc && it->path) {
