@@ -46,6 +46,9 @@ struct rd {
 	struct wp_index_stats *stats;
 	struct wp_err *err;
 	int rc;
+	wp_repodata_tap_fn *tap;   /* optional: every byte of a plain file, as read */
+	void *tap_ctx;
+	bool tapped;               /* the tap had the whole file */
 
 	int depth;                 /* as the reader skeleton's, which caps it */
 	bool is_map[WP_JSON_MAX_DEPTH + 2];
@@ -489,6 +492,8 @@ static int read_plain(struct rd *r, int fd, const char *data, size_t len, const 
 		rc = wp_json_reader_feed(&json, data, len);
 	} else {
 		buf = wp_xmalloc(BLOCK);
+		if (nhead && r->tap)
+			r->tap(r->tap_ctx, head, nhead);
 		if (nhead)
 			rc = wp_json_reader_feed(&json, head, nhead);
 		while (!rc) {
@@ -499,8 +504,12 @@ static int read_plain(struct rd *r, int fd, const char *data, size_t len, const 
 				rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", r->what, strerror(errno));
 				break;
 			}
-			if (n == 0)
+			if (n == 0) {
+				r->tapped = r->tap != NULL;
 				break;
+			}
+			if (r->tap)
+				r->tap(r->tap_ctx, buf, (size_t)n);
 			rc = wp_json_reader_feed(&json, buf, (size_t)n);
 		}
 	}
@@ -626,11 +635,14 @@ out:
 	return rc;
 }
 
-static int run(const char *path, const char *data, size_t len, const char *base_url, wp_record_fn *sink,
-	       void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+static int run(const char *path, const char *data, size_t len, const char *base_url, wp_repodata_tap_fn *tap,
+	       void *tap_ctx, bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+	       struct wp_err *err)
 {
 	struct wp_index_stats local;
 	struct rd *r = wp_xcalloc(1, sizeof(*r));
+	r->tap = tap;
+	r->tap_ctx = tap_ctx;
 	r->what = path ? path : base_url ? base_url : "";
 	r->base_url = base_url;
 	r->sink = sink;
@@ -639,6 +651,8 @@ static int run(const char *path, const char *data, size_t len, const char *base_
 	r->err = err;
 	memset(r->stats, 0, sizeof(*r->stats));
 	int rc = read_stream(r, path, data, len);
+	if (tapped)
+		*tapped = !rc && r->tapped;
 	free(r);
 	return rc;
 }
@@ -646,11 +660,18 @@ static int run(const char *path, const char *data, size_t len, const char *base_
 int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *sink, void *ctx,
 			  struct wp_index_stats *stats, struct wp_err *err)
 {
-	return run(path, NULL, 0, base_url, sink, ctx, stats, err);
+	return run(path, NULL, 0, base_url, NULL, NULL, NULL, sink, ctx, stats, err);
+}
+
+int wp_read_repodata_file_tap(const char *path, const char *base_url, wp_repodata_tap_fn *tap, void *tap_ctx,
+			      bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+			      struct wp_err *err)
+{
+	return run(path, NULL, 0, base_url, tap, tap_ctx, tapped, sink, ctx, stats, err);
 }
 
 int wp_read_repodata_mem(const char *data, size_t len, const char *base_url, wp_record_fn *sink,
 			 void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
-	return run(NULL, data, len, base_url, sink, ctx, stats, err);
+	return run(NULL, data, len, base_url, NULL, NULL, NULL, sink, ctx, stats, err);
 }
