@@ -277,6 +277,18 @@ static void test_fields_and_quirks(void **state)
 	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), BASE, tally_sink, &t, &st, &err), 0);
 	assert_int_equal(t.bad_json, 0);
 
+	/* long items (scanned sixteen bytes at a time): a quote, a backslash or a control byte past
+	 * the first block is escaped where it is, and bytes over 0x7f are not mistaken for control */
+	const char *longs = "{\"packages\":{\"y-1-0.tar.bz2\":{\"name\":\"y\",\"version\":\"1\",\"build\":\"0\","
+			    "\"constrains\":[\"abcdefghijklmnopqrst\\\"u\", \"\u00fcn\u00efcode-long-name-over >=1\","
+			    " \"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]}}}";
+	struct first g = { 0 };
+	assert_int_equal(MEM(longs, &g, &st, &err), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.constrains, "[\"abcdefghijklmnopqrst\\\"u\", \"\xc3\xbcn\xc3\xaf" "code-long-name-over >=1\", "
+			  "\"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]");
+	first_free(&g);
+
 	/* info first: its subdir and CEP 15 base_url apply */
 	const char *cep15 = "{\"info\":{\"subdir\":\"linux-64\",\"base_url\":\"https://mirror.example.org/pt/linux-64/\"},"
 			    "\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\",\"track_features\":\"cuda80\"}}}";
