@@ -521,12 +521,18 @@ int wp_url_join_segment_buf(const char *base, const char *name, struct wp_buf *b
 		n--;
 	rc = wp_buf_add(b, base, n);
 	rc = rc ? rc : wp_buf_addch(b, '/');
-	for (const unsigned char *p = (const unsigned char *)name; *p && !rc; p++) {
-		/* one segment: everything outside unreserved and sub-delims is escaped */
-		if (is_alpha(*p) || is_digit(*p) || strchr("-._~!$&'()*+,;=@:", *p))
-			rc = wp_buf_addch(b, (char)*p);
-		else
-			rc = wp_buf_printf(b, "%%%02X", *p);
+	/* one segment: everything outside unreserved and sub-delims is escaped; runs that need
+	 * none go in whole (a conda crawl builds 300,000 of these: a call per byte was 4% of it) */
+	for (const char *p = name; *p && !rc;) {
+		const char *q = p;
+		while (*q && (is_alpha((unsigned char)*q) || is_digit((unsigned char)*q) || strchr("-._~!$&'()*+,;=@:", *q)))
+			q++;
+		rc = wp_buf_add(b, p, (size_t)(q - p));
+		p = q;
+		if (*p && !rc) {
+			rc = wp_buf_printf(b, "%%%02X", (unsigned char)*p);
+			p++;
+		}
 	}
 	return rc;
 }

@@ -23,6 +23,7 @@ int wp_store_init(struct wp_store *st, const char *root, struct wp_err *err)
 	memset(st, 0, sizeof(*st));
 	st->max_size = WP_STORE_DEFAULT_MAX_SIZE;
 	st->reverify = true;
+	st->resume_min = WP_STORE_RESUME_MIN;
 	char *objects = wp_xasprintf("%s/sha256", root);
 	char *tmp = wp_xasprintf("%s/tmp", root);
 	int rc = wp_mkdir_p(objects, 0755, err);
@@ -341,7 +342,8 @@ static bool strong_etag(const char *v)
 	return v && v[0] == '"';
 }
 
-/* The line in a validator file, or NULL (none, unreadable, or not one header value). */
+/* The line in a validator file, or NULL (none, unreadable, not one header value, or cut short:
+ * the line ends in a newline, so a write a kill cut short reads as none). */
 static char *read_validator(const char *vpath)
 {
 	char buf[VALIDATOR_MAX + 2];
@@ -353,8 +355,9 @@ static char *read_validator(const char *vpath)
 	if (n <= 0 || n > VALIDATOR_MAX + 1)
 		return NULL;
 	buf[n] = 0;
-	if (buf[n - 1] == '\n')
-		buf[--n] = 0;
+	if (buf[n - 1] != '\n')
+		return NULL;
+	buf[--n] = 0;
 	if (n == 0 || n > VALIDATOR_MAX)
 		return NULL;
 	for (ssize_t i = 0; i < n; i++)
@@ -363,8 +366,9 @@ static char *read_validator(const char *vpath)
 	return wp_xstrdup(buf);
 }
 
-/* The validator file says v (NULL: removed), by a rename, so that a kill leaves the old line or
- * the new one. Not synced: a validator lost with the power makes a resume start over (or fail its
+/* The validator file says v (NULL: removed), written in place in one write: a kill leaves the old
+ * line, the new one, or a line cut short, which read_validator takes for none (a temp file and a
+ * rename cost two more calls per download, for nothing a reader could tell apart). Not synced: a validator lost with the power makes a resume start over (or fail its
  * sha256 and start over), never join two versions' bytes under a wrong one. The partial's lock
  * makes its holder the one writer. False when it could not be written: then none is left. */
 static bool write_validator(const char *vpath, const char *v)
@@ -375,18 +379,16 @@ static bool write_validator(const char *vpath, const char *v)
 		unlink(vpath);
 		return false;
 	}
-	char *tmp = wp_xasprintf("%s.tmp", vpath);
+	char line[VALIDATOR_MAX + 1];
 	size_t len = strlen(v);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	bool ok = fd >= 0 && write(fd, v, len) == (ssize_t)len && write(fd, "\n", 1) == 1;
+	memcpy(line, v, len);
+	line[len++] = '\n';
+	int fd = open(vpath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && write(fd, line, len) == (ssize_t)len;
 	if (fd >= 0 && close(fd) < 0)
 		ok = false;
-	ok = ok && rename(tmp, vpath) == 0;
-	if (!ok) {
-		unlink(tmp);
+	if (!ok)
 		unlink(vpath);
-	}
-	free(tmp);
 	return ok;
 }
 
@@ -398,7 +400,9 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 {
 	char *dir = wp_store_partial_dir(st);
 	struct wp_err e = WP_ERR_INIT;
-	bool ok = wp_mkdir_p(dir, 0755, &e) == 0;
+	/* the folder once per store, not once per file (a mkdir and a stat each) */
+	bool ok = st->partial_made || wp_mkdir_p(dir, 0755, &e) == 0;
+	st->partial_made = ok;
 	char *path = wp_xasprintf("%s/%s", dir, key);
 	free(dir);
 	int fd = ok ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
@@ -417,10 +421,13 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 		free(path);
 		return false;
 	}
-	w->vpath = wp_xasprintf("%s.v", path);
-	w->validator = sb.st_size > 0 ? read_validator(w->vpath) : NULL;
+	/* A small file is not worth resuming: it starts over, and keeps no validator beside it (a
+	 * create, a rename and an unlink per file, more than the bytes it could save cost) */
+	bool small = w->expect_size >= 0 && w->expect_size < st->resume_min;
+	w->vpath = small ? NULL : wp_xasprintf("%s.v", path);
+	w->validator = sb.st_size > 0 && !small ? read_validator(w->vpath) : NULL;
 	/* bytes of no known version, with no hash to prove them: not a start to build on */
-	if (w->by_url && sb.st_size > 0 && !strong_etag(w->validator)) {
+	if ((small || w->by_url) && sb.st_size > 0 && (small || !strong_etag(w->validator))) {
 		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
 			close(fd);
 			free(path);
@@ -432,9 +439,10 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 		sb.st_size = 0;
 	}
 	if (sb.st_size == 0) {
+		/* a validator left beside an empty partial is not read (only one beside kept bytes
+		 * is), and the answer's own is written before its first byte: nothing to remove */
 		free(w->validator);
 		w->validator = NULL;
-		write_validator(w->vpath, NULL);
 	}
 	w->file.fd = fd;
 	w->file.tmp = path;
@@ -810,8 +818,8 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 		struct stat sb;
 		if (fstat(w->file.fd, &sb) == 0)
 			kept = (long long)sb.st_size;
-		if (w->by_url && !strong_etag(w->validator))
-			kept = 0; /* nothing a later run could prove it continues: it goes, below */
+		if ((w->by_url && !strong_etag(w->validator)) || !w->vpath)
+			kept = 0; /* nothing a later run could prove it continues, or too small to resume: it goes, below */
 		if (kept > 0) { /* an empty one goes, below */
 			close(w->file.fd); /* and the lock: the next run takes it up */
 			w->file.fd = -1;
@@ -888,6 +896,7 @@ int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err)
 {
 	if (!w->sealed || w->file.fd < 0)
 		return wp_fail(err, -WPE_IO, "'%s': synced before it was sealed", w->name ? w->name : "?");
+	__atomic_fetch_add(&w->store->counts.file_syncs, 1, __ATOMIC_RELAXED);
 	if (fsync(w->file.fd) < 0)
 		return wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
 	w->synced = true;
@@ -909,15 +918,27 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 		goto out;
 	}
 	path = wp_store_path(w->store, w->got);
-	dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, w->got);
-	if ((rc = wp_mkdir_p(dir, 0755, err)))
-		goto out;
 	/* Data first, then the name: otherwise a crash can leave a complete-looking torn object. */
-	if (!w->synced && fsync(w->file.fd) < 0) {
-		rc = wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
-		goto out;
+	if (!w->synced) {
+		__atomic_fetch_add(&w->store->counts.file_syncs, 1, __ATOMIC_RELAXED);
+		if (fsync(w->file.fd) < 0) {
+			rc = wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
+			goto out;
+		}
 	}
-	if (rename(w->file.tmp, path) < 0) {
+	/* The fan-out folder is made only when the rename says it is missing: once it exists (a
+	 * store soon has all 256) a commit costs a rename, not a mkdir and a stat besides. A new
+	 * folder is a new name in ROOT/sha256, which is then synced with the rest. */
+	int r = rename(w->file.tmp, path);
+	if (r < 0 && errno == ENOENT) {
+		dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, w->got);
+		if ((rc = wp_mkdir_p(dir, 0755, err)))
+			goto out;
+		w->store->counts.dirs_made++;
+		w->store->dirty_objects = true;
+		r = rename(w->file.tmp, path);
+	}
+	if (r < 0) {
 		rc = wp_fs_fail(err, errno, "cannot rename into place", path);
 		goto out;
 	}
@@ -942,12 +963,19 @@ out:
 	return rc;
 }
 
+/* The folders one wp_store_sync_dirs syncs, and the store whose counts they go to. */
+struct dir_set {
+	struct wp_store *st;
+	char *dirs[258];
+};
+
 static int sync_one_dir(void *ctx, size_t i, struct wp_err *err)
 {
-	char **dirs = ctx;
-	int rc = 0, fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dir_set *ds = ctx;
+	int rc = 0, fd = open(ds->dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	__atomic_fetch_add(&ds->st->counts.dir_syncs, 1, __ATOMIC_RELAXED);
 	if (fd < 0 || fsync(fd) < 0)
-		rc = wp_fs_fail(err, errno, "cannot sync", dirs[i]);
+		rc = wp_fs_fail(err, errno, "cannot sync", ds->dirs[i]);
 	if (fd >= 0)
 		close(fd);
 	return rc;
@@ -960,21 +988,31 @@ static int sync_one_dir(void *ctx, size_t i, struct wp_err *err)
 
 int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err)
 {
-	char *dirs[257];
+	struct dir_set ds = { .st = st };
 	size_t n = 0;
+	int rc = 0;
+	if (st->dirty_objects) {
+		/* a fan-out folder was made: its name in ROOT/sha256 is durable before any name in it */
+		struct dir_set one = { .st = st, .dirs = { wp_xasprintf("%s/sha256", st->root) } };
+		rc = sync_one_dir(&one, 0, err);
+		free(one.dirs[0]);
+		if (rc)
+			return rc;
+		st->dirty_objects = false;
+	}
 	for (int i = 0; i <= 256; i++) {
 		bool tmp = i == 256;
 		if (tmp ? !st->dirty_tmp : !st->dirty[i])
 			continue;
-		dirs[n++] = tmp ? wp_xasprintf("%s/tmp", st->root) : wp_xasprintf("%s/sha256/%02x", st->root, i);
+		ds.dirs[n++] = tmp ? wp_xasprintf("%s/tmp", st->root) : wp_xasprintf("%s/sha256/%02x", st->root, i);
 		if (tmp)
 			st->dirty_tmp = false;
 		else
 			st->dirty[i] = false;
 	}
-	int rc = n ? wp_parallel_for(n, n < SYNC_THREADS ? n : SYNC_THREADS, sync_one_dir, dirs, err) : 0;
+	rc = n ? wp_parallel_for(n, n < SYNC_THREADS ? n : SYNC_THREADS, sync_one_dir, &ds, err) : 0;
 	for (size_t i = 0; i < n; i++)
-		free(dirs[i]);
+		free(ds.dirs[i]);
 	return rc;
 }
 
@@ -991,3 +1029,4 @@ int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_
 		rc = wp_store_sync_dirs(w->store, err);
 	return rc;
 }
+

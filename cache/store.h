@@ -29,8 +29,18 @@ struct wp_store {
 	char (*proven)[WP_SHA256_HEX_LEN + 1]; /* objects re-hashed or written by this process: */
 	size_t n_proven, cap_proven;            /* not re-hashed again (main thread only) */
 	bool dirty[256], dirty_tmp;             /* directories a commit renamed in, not yet synced */
+	bool dirty_objects;                     /* ROOT/sha256 gained a fan-out folder, not yet synced */
+	long long resume_min;                   /* a file announced smaller starts over, never resumes,
+	                                           and keeps no validator (WP_STORE_RESUME_MIN) */
+	bool partial_made;                      /* ROOT/partial made (or found) once: not per file */
+	/* What the store asked of the file system, for tests that hold a batch to its cost per file
+	 * (counted with atomics: file syncs may run on several threads) */
+	struct wp_store_counts {
+		unsigned long file_syncs, dir_syncs, dirs_made;
+	} counts;
 };
 
+#define WP_STORE_RESUME_MIN (1LL << 20) /* a re-download costs less than a validator file's */
 #define WP_STORE_DEFAULT_MAX_SIZE (32LL << 30) /* the largest torch wheels are ~3 GiB */
 
 /* Creates ROOT/sha256 and ROOT/tmp when missing. reverify is on. */

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define CHUNK       65536
 #define KEY_MAX     40
@@ -46,6 +49,9 @@ struct rd {
 	struct wp_index_stats *stats;
 	struct wp_err *err;
 	int rc;
+	wp_repodata_tap_fn *tap;   /* optional: every byte of a plain file, as read */
+	void *tap_ctx;
+	bool tapped;               /* the tap had the whole file */
 
 	int depth;                 /* as the reader skeleton's, which caps it */
 	bool is_map[WP_JSON_MAX_DEPTH + 2];
@@ -94,6 +100,29 @@ static void pkg_init(struct pkg *p)
 	p->depends = p->constrains = list;
 }
 
+/* How many of s[0..n) need no escape in a JSON string (no control byte, quote or backslash),
+ * sixteen at a time where SSE2 is: depends lists are half of a repodata's bytes, and a byte-wise
+ * scan of them was a twentieth of its parse. */
+static size_t plain_run(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+#if defined(__SSE2__)
+	const __m128i sp = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	for (; n - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i ok = _mm_cmpeq_epi8(_mm_max_epu8(v, sp), v); /* v >= 0x20, unsigned */
+		__m128i bad = _mm_or_si128(_mm_andnot_si128(ok, _mm_set1_epi8(-1)),
+					   _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+		unsigned m = (unsigned)_mm_movemask_epi8(bad);
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
+}
+
 /* Append s as a JSON string to a JSON array text being built in b. Runs of characters that need
  * no escape are copied whole: depends lists are half of a repodata's bytes. */
 static bool list_add(struct pkg *p, struct wp_buf *b, const unsigned char *s, size_t n)
@@ -102,9 +131,7 @@ static bool list_add(struct pkg *p, struct wp_buf *b, const unsigned char *s, si
 		return false;
 	/* the usual item, short and with nothing to escape: one append */
 	char one[256];
-	size_t plain = 0;
-	while (plain < n && s[plain] >= 0x20 && s[plain] != '"' && s[plain] != '\\')
-		plain++;
+	size_t plain = plain_run(s, n);
 	if (plain == n && n <= sizeof(one) - 4) {
 		size_t k = 0;
 		if (b->len > 1) {
@@ -119,9 +146,7 @@ static bool list_add(struct pkg *p, struct wp_buf *b, const unsigned char *s, si
 	}
 	int rc = wp_buf_addstr(b, b->len > 1 ? ", \"" : "\"");
 	for (size_t i = 0; i < n && !rc;) {
-		size_t j = i;
-		while (j < n && s[j] >= 0x20 && s[j] != '"' && s[j] != '\\')
-			j++;
+		size_t j = i + plain_run(s + i, n - i);
 		rc = wp_buf_add(b, s + i, j - i);
 		if (j == n || rc)
 			break;
@@ -147,17 +172,23 @@ static bool in_pkg(const struct rd *r)
 
 static enum fkey fkey_of(const unsigned char *s, size_t n)
 {
+	/* 400,000 keys per 30,000 records: the length and first byte rule out all but one or two
+	 * before a compare (a strlen of every name per key was a twentieth of the parse) */
+#define KEY(str, k) { str, sizeof(str) - 1, k }
 	static const struct {
 		const char *name;
+		size_t len;
 		enum fkey k;
 	} keys[] = {
-		{ "name", F_NAME }, { "version", F_VERSION }, { "build", F_BUILD }, { "subdir", F_SUBDIR },
-		{ "license", F_LICENSE }, { "md5", F_MD5 }, { "sha256", F_SHA256 }, { "build_number", F_BUILD_NUMBER },
-		{ "size", F_SIZE }, { "timestamp", F_TIMESTAMP }, { "depends", F_DEPENDS }, { "constrains", F_CONSTRAINS },
-		{ "track_features", F_TRACK_FEATURES }, { "noarch", F_NOARCH },
+		KEY("name", F_NAME), KEY("version", F_VERSION), KEY("build", F_BUILD), KEY("subdir", F_SUBDIR),
+		KEY("license", F_LICENSE), KEY("md5", F_MD5), KEY("sha256", F_SHA256),
+		KEY("build_number", F_BUILD_NUMBER), KEY("size", F_SIZE), KEY("timestamp", F_TIMESTAMP),
+		KEY("depends", F_DEPENDS), KEY("constrains", F_CONSTRAINS), KEY("track_features", F_TRACK_FEATURES),
+		KEY("noarch", F_NOARCH),
 	};
+#undef KEY
 	for (size_t i = 0; i < WP_ARRAY_LEN(keys); i++)
-		if (keys[i].name[0] == s[0] && strlen(keys[i].name) == n && !memcmp(keys[i].name, s, n))
+		if (keys[i].len == n && keys[i].name[0] == s[0] && !memcmp(keys[i].name, s, n))
 			return keys[i].k;
 	return F_OTHER;
 }
@@ -429,10 +460,13 @@ static int cb_key(void *ud, const unsigned char *s, size_t n)
 		pkg_reset(&r->p);
 		if (!wp_json_take(&r->p.filename, s, n))
 			r->p.bad = true;
-	} else if (r->depth == 2 || r->depth == 3) {
-		/* info keys (depth 2) and package fields (depth 3) share the slot: never both open */
+	} else if (r->depth == 3) {
+		/* a package field: its kind is all value() asks */
+		r->fkey = n ? fkey_of(s, n) : F_OTHER;
+	} else if (r->depth == 2) {
+		/* an info key (value() reads them at depth 2, in S_INFO) */
 		wp_json_key_copy(r->key3, KEY_MAX, s, n);
-		r->fkey = r->depth == 3 && n ? fkey_of(s, n) : F_OTHER;
+		r->fkey = F_OTHER;
 	}
 	return 0;
 }
@@ -489,6 +523,8 @@ static int read_plain(struct rd *r, int fd, const char *data, size_t len, const 
 		rc = wp_json_reader_feed(&json, data, len);
 	} else {
 		buf = wp_xmalloc(BLOCK);
+		if (nhead && r->tap)
+			r->tap(r->tap_ctx, head, nhead);
 		if (nhead)
 			rc = wp_json_reader_feed(&json, head, nhead);
 		while (!rc) {
@@ -499,8 +535,12 @@ static int read_plain(struct rd *r, int fd, const char *data, size_t len, const 
 				rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", r->what, strerror(errno));
 				break;
 			}
-			if (n == 0)
+			if (n == 0) {
+				r->tapped = r->tap != NULL;
 				break;
+			}
+			if (r->tap)
+				r->tap(r->tap_ctx, buf, (size_t)n);
 			rc = wp_json_reader_feed(&json, buf, (size_t)n);
 		}
 	}
@@ -626,11 +666,14 @@ out:
 	return rc;
 }
 
-static int run(const char *path, const char *data, size_t len, const char *base_url, wp_record_fn *sink,
-	       void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+static int run(const char *path, const char *data, size_t len, const char *base_url, wp_repodata_tap_fn *tap,
+	       void *tap_ctx, bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+	       struct wp_err *err)
 {
 	struct wp_index_stats local;
 	struct rd *r = wp_xcalloc(1, sizeof(*r));
+	r->tap = tap;
+	r->tap_ctx = tap_ctx;
 	r->what = path ? path : base_url ? base_url : "";
 	r->base_url = base_url;
 	r->sink = sink;
@@ -639,6 +682,8 @@ static int run(const char *path, const char *data, size_t len, const char *base_
 	r->err = err;
 	memset(r->stats, 0, sizeof(*r->stats));
 	int rc = read_stream(r, path, data, len);
+	if (tapped)
+		*tapped = !rc && r->tapped;
 	free(r);
 	return rc;
 }
@@ -646,11 +691,18 @@ static int run(const char *path, const char *data, size_t len, const char *base_
 int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *sink, void *ctx,
 			  struct wp_index_stats *stats, struct wp_err *err)
 {
-	return run(path, NULL, 0, base_url, sink, ctx, stats, err);
+	return run(path, NULL, 0, base_url, NULL, NULL, NULL, sink, ctx, stats, err);
+}
+
+int wp_read_repodata_file_tap(const char *path, const char *base_url, wp_repodata_tap_fn *tap, void *tap_ctx,
+			      bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+			      struct wp_err *err)
+{
+	return run(path, NULL, 0, base_url, tap, tap_ctx, tapped, sink, ctx, stats, err);
 }
 
 int wp_read_repodata_mem(const char *data, size_t len, const char *base_url, wp_record_fn *sink,
 			 void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
-	return run(NULL, data, len, base_url, sink, ctx, stats, err);
+	return run(NULL, data, len, base_url, NULL, NULL, NULL, sink, ctx, stats, err);
 }

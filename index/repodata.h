@@ -3,6 +3,7 @@
 #ifndef WP_REPODATA_H
 #define WP_REPODATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "index/record.h"
@@ -25,6 +26,15 @@
  * Records sent before a later error stand: the caller's transaction decides. */
 int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *sink, void *ctx,
 			  struct wp_index_stats *stats, struct wp_err *err);
+
+/* As wp_read_repodata_file; tap (not NULL) is handed every byte of a file that is not
+ * compressed, in order, as the parser reads it, and *tapped is set when it was handed the whole
+ * file (the parse reached its end): a caller that wants the file's hash takes it from there
+ * instead of reading the file a second time. A compressed file is not tapped. */
+typedef void wp_repodata_tap_fn(void *tap_ctx, const void *data, size_t n);
+int wp_read_repodata_file_tap(const char *path, const char *base_url, wp_repodata_tap_fn *tap, void *tap_ctx,
+			      bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+			      struct wp_err *err);
 
 /* The same for bytes in memory (as downloaded; compressed or not). Errors name base_url. */
 int wp_read_repodata_mem(const char *data, size_t len, const char *base_url, wp_record_fn *sink,

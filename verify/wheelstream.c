@@ -425,8 +425,15 @@ static void *pool_main(void *arg)
 
 static int cpu_count(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > POOL_MAX ? POOL_MAX : (int)n;
+	/* asked once a process: each sysconf reads /sys (an open, a read, a close per wheel) */
+	static int cached;
+	int c = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	if (!c) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		c = n < 1 ? 1 : n > POOL_MAX ? POOL_MAX : (int)n;
+		__atomic_store_n(&cached, c, __ATOMIC_RELAXED);
+	}
+	return c;
 }
 
 static int use(struct wp_wheel_stream *s, const char *path, int fd, int threads)

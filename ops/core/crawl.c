@@ -14,7 +14,6 @@
 #include "resolver/wheelname.h"
 #include "verify/hash.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,35 +331,10 @@ static void source_fail(struct wp_crawl_source *s, const struct wp_err *e, int r
 	s->error = wp_xstrdup(e->msg[0] ? e->msg : "failed");
 }
 
-/* A repodata's sha256, computed on a thread of its own while the file is parsed. */
-struct hash_job {
-	const char *path;
-	char sha[65];
-	int rc;
-	struct wp_err err;
-	pthread_t thread;
-	bool started;
-};
-
-static void *hash_main(void *arg)
+/* The parser's bytes into the repodata's hash (wp_read_repodata_file_tap). */
+static void hash_tap(void *ctx, const void *data, size_t n)
 {
-	struct hash_job *j = arg;
-	long long size;
-	j->rc = wp_hash_file(j->path, j->sha, &size, &j->err);
-	return NULL;
-}
-
-/* The hash into sha; 0, or the hashing error in err. Safe to call when no thread was started. */
-static int hash_join(struct hash_job *j, char sha[65], struct wp_err *err)
-{
-	if (!j->started)
-		return 0;
-	pthread_join(j->thread, NULL);
-	j->started = false;
-	if (j->rc)
-		return wp_fail(err, j->rc, "%s", j->err.msg);
-	memcpy(sha, j->sha, 65);
-	return 0;
+	wp_hasher_update(ctx, data, n);
 }
 
 /* A page asked for and found unchanged counts as fetched now, so that --max-age (and the default
@@ -388,7 +362,8 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	const char *page = res->effective_url ? res->effective_url : url;
 	const char *data = wp_buf_cstr(&res->body);
 	size_t len = res->body.len;
-	struct hash_job hj = { .path = body_path };
+	struct wp_hasher tap_h;
+	bool tap_hash = false, tapped = false;
 
 	if (body_path && !opts->force && pr->found && pr->content_sha256) {
 		long long sz;
@@ -396,11 +371,12 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 			return rc;
 	} else if (body_path) {
 		/* Nothing to compare the hash with (a first crawl, or --force): it is only stored, so
-		 * it is computed alongside the parse (0.2 s of a 250 MB repodata) instead of before. */
-		if (pthread_create(&hj.thread, NULL, hash_main, &hj) == 0)
-			hj.started = true;
-		else if ((rc = wp_hash_file(body_path, sha, NULL, err)))
-			return rc;
+		 * it is taken from the bytes the parser reads (below), not from a second read of the
+		 * file on a thread of its own (that read's copy was a twentieth of a 250 MB crawl's
+		 * CPU); a compressed file, which the parser does not hand over, is hashed after it. */
+		tap_hash = wp_hasher_init(&tap_h, WP_HASH_SHA256, err) == 0;
+		if (!tap_hash)
+			return err->code ? err->code : -WPE_IO;
 	} else {
 		hash_bytes(data, len, sha);
 	}
@@ -422,7 +398,8 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 
 	if (strcmp(s->kind, "root") != 0) {
 		if ((rc = wp_catalog_refresh_begin(cat, url, s->kind, &sc.source_id, err))) {
-			hash_join(&hj, sha, NULL);
+			if (tap_hash)
+				wp_hasher_release(&tap_h);
 			return rc;
 		}
 		if (!strcmp(s->kind, "repodata")) {
@@ -431,8 +408,16 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 			char *slash = strrchr(base, '/');
 			if (slash)
 				*slash = 0;
-			rc = wp_read_repodata_file(body_path, base, catalog_sink, &sc, &st, err);
+			if (tap_hash)
+				rc = wp_read_repodata_file_tap(body_path, base, hash_tap, &tap_h, &tapped, catalog_sink,
+							       &sc, &st, err);
+			else
+				rc = wp_read_repodata_file(body_path, base, catalog_sink, &sc, &st, err);
 			free(base);
+			if (!rc && tap_hash)
+				rc = tapped ? wp_hasher_final(&tap_h, sha, NULL, err) : wp_hash_file(body_path, sha, NULL, err);
+			if (tap_hash)
+				wp_hasher_release(&tap_h);
 		} else if (!strcmp(s->kind, "simple-json")) {
 			rc = wp_read_pep691(page, NULL, data, len, catalog_sink, &sc, &st, err);
 		} else {
@@ -452,10 +437,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 			if (rc && strcmp(s->kind, "root") != 0)
 				wp_fail(err, rc, "%s", he.msg);
 		}
-		if (!rc)
-			rc = hash_join(&hj, sha, err);
 		if (rc) {
-			hash_join(&hj, sha, NULL);
 			wp_catalog_refresh_abort(cat);
 			return rc;
 		}

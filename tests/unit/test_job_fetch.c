@@ -15,6 +15,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "cache/store.h"
+#include "ops/core/fetch.h"
 #include "ops/verify/outputs.h"
 #include "ops/wheel/pick.h"
 #include "verify/hash.h"
@@ -175,6 +177,63 @@ static void test_http_other_bytes(void **state)
 	assert_null(obj);
 }
 
+/* Eight small files in one batch (issue 42, per-file cost): each file's data synced once and
+ * each folder once (not a sync for a file's data, and again for it at its rename), the partial
+ * folder made once, not per file, and a fan-out folder only when a rename finds it missing;
+ * every file in the store after it, and a second fetch syncs nothing. */
+static void test_batch_syncs(void **state)
+{
+	struct fx *x = *state;
+	enum { N = 8 };
+	struct wp_store st;
+	struct wp_fetch_item it[N];
+	char *urls[N], *names[N], sha[N][65];
+	char *src = jf_path(&x->w, "small"), *root = jf_path(&x->w, "store");
+	assert_int_equal(wp_mkdir_p(src, 0755, &x->err), 0);
+	assert_int_equal(wp_store_init(&st, root, &x->err), 0);
+	memset(it, 0, sizeof(it));
+	for (int i = 0; i < N; i++) {
+		char body[300];
+		snprintf(body, sizeof(body), "small file %d, a few bytes of it\n", i);
+		names[i] = wp_xasprintf("small%d.bin", i);
+		char *path = wp_xasprintf("%s/%s", src, names[i]);
+		assert_int_equal(wp_atomic_write(path, body, strlen(body), &x->err), 0);
+		assert_int_equal(wp_sha256_hex_of(body, strlen(body), sha[i]), 0);
+		urls[i] = wp_xasprintf("file://%s", path);
+		it[i] = (struct wp_fetch_item){ .url = urls[i], .filename = names[i], .sha256 = sha[i],
+						.size = (long long)strlen(body) };
+		free(path);
+	}
+	struct wp_fetch_opts o = { 0 };
+	assert_int_equal(wp_fetch_files(&st, it, N, &o, &x->err), 0);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(it[i].rc, 0);
+		assert_non_null(it[i].path);
+		assert_int_equal(access(it[i].path, F_OK), 0);
+	}
+	assert_int_equal(st.counts.file_syncs, N);
+	/* the fan-out folders made, ROOT/sha256 for their names, ROOT/tmp */
+	assert_true(st.counts.dirs_made >= 1 && st.counts.dirs_made <= N);
+	assert_int_equal(st.counts.dir_syncs, st.counts.dirs_made + 2);
+	/* the same again: all in the store, nothing synced */
+	struct wp_store_counts before = st.counts;
+	for (int i = 0; i < N; i++)
+		wp_fetch_item_release(&it[i]);
+	assert_int_equal(wp_fetch_files(&st, it, N, &o, &x->err), 0);
+	for (int i = 0; i < N; i++)
+		assert_true(it[i].cached);
+	assert_int_equal(st.counts.file_syncs, before.file_syncs);
+	assert_int_equal(st.counts.dir_syncs, before.dir_syncs);
+	for (int i = 0; i < N; i++) {
+		wp_fetch_item_release(&it[i]);
+		free(urls[i]);
+		free(names[i]);
+	}
+	wp_store_release(&st);
+	free(src);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +242,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_http_503_then_200, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http_drop_resumed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http_other_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_syncs, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("job_fetch", tests, jf_group_setup, jf_group_teardown);
 }

@@ -148,6 +148,19 @@ static void test_reader_caps(void **state)
 	wp_err_clear(&err);
 	const char *fits = "[\"12345678901234\", 123456789012345]"; /* the guard counts the byte before a literal */
 	assert_int_equal(wp_json_read(fits, strlen(fits), NULL, NULL, &tok, &err), 0);
+	/* strings scanned sixteen bytes at a time: each quote and escape found where it is, long
+	 * runs counted whole, whatever their offset from a block's start */
+	tok.max_token = 20;
+	const char *short_ones = "[\"abcdefghijklmnopq\",\"rstuvwxyz0123456\", \"a\\\"b\\\\cdefghijkl\"]";
+	assert_int_equal(wp_json_read(short_ones, strlen(short_ones), NULL, NULL, &tok, &err), 0);
+	for (int lead = 0; lead < 17; lead++) {
+		wp_buf_reset(&b);
+		wp_buf_addstr(&b, "[");
+		for (int i = 0; i < lead; i++)
+			wp_buf_addstr(&b, " ");
+		wp_buf_addstr(&b, "\"abcdefghijklmnopqrstuvwxyz0123456789\"]");
+		expect_refused(b.data, b.len, &tok, -WPE_TOO_BIG, "longer than 20 bytes");
+	}
 	wp_buf_free(&b);
 }
 

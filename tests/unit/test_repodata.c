@@ -175,6 +175,65 @@ static void first_free(struct first *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* The tap sees every byte of a plain file, in order, with the records parsed as without it; a
+ * compressed file is not tapped (the crawl hashes it on its own), nor is one the parse refused */
+static void collect_tap(void *ctx, const void *data, size_t n)
+{
+	wp_buf_add(ctx, data, n);
+}
+
+static void test_tap(void **state)
+{
+	char *src = fixture_need("conda_repodata/rattler_pytorch_linux-64_repodata.json");
+	struct tally t = { 0 };
+	struct wp_index_stats st;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_buf seen = WP_BUF_INIT, whole = WP_BUF_INIT;
+	bool tapped = false;
+	if (wp_read_repodata_file_tap(src, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st, &err))
+		fail_msg("%s", err.msg);
+	check_rattler(&t, &st);
+	assert_true(tapped);
+	FILE *f = fopen(src, "rb");
+	assert_non_null(f);
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		wp_buf_add(&whole, chunk, n);
+	fclose(f);
+	assert_int_equal(seen.len, whole.len);
+	assert_memory_equal(seen.data, whole.data, whole.len);
+
+	char *gz = tmp_path(".tap.gz");
+	char *cmd = wp_xasprintf("gzip -c '%s' > '%s'", src, gz);
+	run_cmd(cmd);
+	wp_buf_reset(&seen);
+	memset(&t, 0, sizeof(t));
+	tapped = true;
+	if (wp_read_repodata_file_tap(gz, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st, &err))
+		fail_msg("%s", err.msg);
+	check_rattler(&t, &st);
+	assert_false(tapped);
+	assert_int_equal(seen.len, 0);
+	unlink(gz);
+
+	char *bad = tmp_path(".tap.json");
+	f = fopen(bad, "wb");
+	assert_non_null(f);
+	fputs("{\"packages\": {\"a-1-0.tar.bz2\": [", f);
+	fclose(f);
+	tapped = true;
+	assert_int_not_equal(wp_read_repodata_file_tap(bad, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st, &err), 0);
+	assert_false(tapped);
+	unlink(bad);
+	free(bad);
+	free(cmd);
+	free(gz);
+	wp_buf_free(&seen);
+	wp_buf_free(&whole);
+	free(src);
+}
+
 static void test_mamba_numpy(void **state)
 {
 	char *path = fixture_need("conda_repodata/mamba_conda-forge-numpy-linux-64_repodata.json");
@@ -217,6 +276,18 @@ static void test_fields_and_quirks(void **state)
 	struct tally t = { 0 };
 	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), BASE, tally_sink, &t, &st, &err), 0);
 	assert_int_equal(t.bad_json, 0);
+
+	/* long items (scanned sixteen bytes at a time): a quote, a backslash or a control byte past
+	 * the first block is escaped where it is, and bytes over 0x7f are not mistaken for control */
+	const char *longs = "{\"packages\":{\"y-1-0.tar.bz2\":{\"name\":\"y\",\"version\":\"1\",\"build\":\"0\","
+			    "\"constrains\":[\"abcdefghijklmnopqrst\\\"u\", \"\u00fcn\u00efcode-long-name-over >=1\","
+			    " \"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]}}}";
+	struct first g = { 0 };
+	assert_int_equal(MEM(longs, &g, &st, &err), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.constrains, "[\"abcdefghijklmnopqrst\\\"u\", \"\xc3\xbcn\xc3\xaf" "code-long-name-over >=1\", "
+			  "\"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]");
+	first_free(&g);
 
 	/* info first: its subdir and CEP 15 base_url apply */
 	const char *cep15 = "{\"info\":{\"subdir\":\"linux-64\",\"base_url\":\"https://mirror.example.org/pt/linux-64/\"},"
@@ -440,6 +511,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streaming_memory),
 		cmocka_unit_test(test_rattler_plain_and_compressed),
+		cmocka_unit_test(test_tap),
 		cmocka_unit_test(test_mamba_numpy),
 		cmocka_unit_test(test_fields_and_quirks),
 		cmocka_unit_test(test_refused),

@@ -462,6 +462,7 @@ static void test_partial_across_runs(void **state)
 	char sha[65];
 	char *dir = wp_store_partial_dir(&fx->st);
 	char *part = wp_xasprintf("%s/%s", dir, HELLO_SHA);
+	fx->st.resume_min = 0; /* hello.txt is small: resumed here all the same */
 	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
 	assert_true(w.partial);
 	assert_int_equal(w.kept, 0);
@@ -491,7 +492,40 @@ static void test_partial_across_runs(void **state)
 	assert_int_equal(wp_store_writer_begin(&w, &fx->st, zero, -1, "z", &err), 0);
 	assert_int_equal(wp_store_writer_keep(&w), 0);
 	assert_int_not_equal(access(zpart, F_OK), 0);
+	fx->st.resume_min = WP_STORE_RESUME_MIN;
 	free(zpart);
+	free(part);
+	free(dir);
+}
+
+/* A file announced smaller than resume_min starts over: no validator beside it, nothing kept */
+static void test_small_starts_over(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char sha[65];
+	char *dir = wp_store_partial_dir(&fx->st);
+	char *part = wp_xasprintf("%s/%s", dir, HELLO_SHA), *v = wp_xasprintf("%s.v", part);
+	assert_int_equal(fx->st.resume_min, WP_STORE_RESUME_MIN);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	assert_true(w.partial);
+	wp_store_writer_set_validator(&w, "\"strong\"");
+	assert_int_not_equal(access(v, F_OK), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello ", 6), 0);
+	assert_int_equal(wp_store_writer_keep(&w), 0);
+	assert_int_not_equal(access(part, F_OK), 0);
+	/* a partial an older run left is begun again, not resumed */
+	FILE *f = fopen(part, "w");
+	assert_non_null(f);
+	fputs("hello ", f);
+	fclose(f);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	assert_int_equal(w.kept, 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello world", 11), 0);
+	assert_int_equal(wp_store_writer_finish(&w, sha, NULL, &err), 0);
+	assert_string_equal(sha, HELLO_SHA);
+	free(v);
 	free(part);
 	free(dir);
 }
@@ -511,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_read_only_and_stamped_files),
 		cmocka_unit_test(test_clean_tmp_by_lock),
 		cmocka_unit_test(test_partial_across_runs),
+		cmocka_unit_test(test_small_starts_over),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
