@@ -234,10 +234,14 @@ static int read_rows(struct provider *pv, struct proj *p, struct wp_err *err)
 		p->partial = false;
 		return 0;
 	}
+	/* only the rows of the sources it may come from are read (the source index) */
+	r.sources = p->sources.v;
+	r.n_sources = p->sources.n;
 	if (!p->pin_done && p->pin_lo.len && !pv->whole) {
 		/* ==X: the rows of X; any other row only speaks in a message, and is read if one is needed */
 		r = (struct wp_catalog_key_range){ .lo = p->pin_lo.data, .lo_len = p->pin_lo.len,
-						   .hi = p->pin_hi.data, .hi_len = p->pin_hi.len };
+						   .hi = p->pin_hi.data, .hi_len = p->pin_hi.len,
+						   .sources = p->sources.v, .n_sources = p->sources.n };
 		rc = wp_catalog_files_by_version(pv->cat, p->name, &r, load_row, &l, err);
 		p->partial = true;
 		p->pin_done = true; /* next: all the rest */
@@ -637,9 +641,14 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 		.constraints = o->constraints ? o->constraints->v : NULL, .n_constraints = o->constraints ? o->constraints->n : 0,
 		.asks = s->asks,
 	};
+	/* one read transaction for the whole resolution (cache/catalog.h wp_catalog_read_begin): a
+	 * warm 10,000-project solve made about 36,000, each with its locks and checks. A page crawled
+	 * on demand or metadata kept ends it for its write; the next read begins another. */
+	wp_catalog_read_begin(cat);
 	int rc = wp_solve(&p, reqs, nreq, targets, n_targets, &so, plan, err);
 	if (rc == -WPE_UNTRUSTED && plan->untrusted_url)
 		say_untrusted(cat, plan, err);
+	wp_catalog_read_end(cat);
 	for (size_t i = 0; i < pv.projs.n; i++) {
 		struct proj *pj = pv.projs.v[i];
 		forget_rows(pj);
