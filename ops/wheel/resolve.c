@@ -35,6 +35,7 @@ struct proj {
 	bool ranked;            /* sources holds the sources it may come from */
 	bool pin_done;          /* the pin's range was read */
 	WP_VEC_OF(, int64_t) sources;
+	size_t n_listing;       /* the sources that list it, allowed or not */
 	struct wp_buf below;    /* the next window reads keys below this (empty: from the top) */
 	size_t window;          /* rows the next window reads at least */
 	struct wp_buf pin_lo, pin_hi; /* a root requirement's == pin: the first window is this range */
@@ -213,6 +214,7 @@ static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
 	for (size_t i = 0; !rc && i < k.ids.n; i++)
 		if (best >= 0 && k.ranks.v[i] == best)
 			wp_vec_push(&p->sources, k.ids.v[i]);
+	p->n_listing = k.ids.n;
 	wp_vec_free(&k.ids);
 	wp_vec_free(&k.ranks);
 	p->ranked = rc == 0;
@@ -234,14 +236,16 @@ static int read_rows(struct provider *pv, struct proj *p, struct wp_err *err)
 		p->partial = false;
 		return 0;
 	}
-	/* only the rows of the sources it may come from are read (the source index) */
-	r.sources = p->sources.v;
-	r.n_sources = p->sources.n;
+	/* only the rows of the sources it may come from are read (the source index); when every
+	 * source that lists it may, one read over them all needs no merge */
+	const int64_t *only = p->sources.n < p->n_listing ? p->sources.v : NULL;
+	r.sources = only;
+	r.n_sources = only ? p->sources.n : 0;
 	if (!p->pin_done && p->pin_lo.len && !pv->whole) {
 		/* ==X: the rows of X; any other row only speaks in a message, and is read if one is needed */
 		r = (struct wp_catalog_key_range){ .lo = p->pin_lo.data, .lo_len = p->pin_lo.len,
 						   .hi = p->pin_hi.data, .hi_len = p->pin_hi.len,
-						   .sources = p->sources.v, .n_sources = p->sources.n };
+						   .sources = only, .n_sources = r.n_sources };
 		rc = wp_catalog_files_by_version(pv->cat, p->name, &r, load_row, &l, err);
 		p->partial = true;
 		p->pin_done = true; /* next: all the rest */
