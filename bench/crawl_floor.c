@@ -9,10 +9,13 @@
  * absolute; then, into a new SQLite database DB made with wheelpick's own schema.sql (so the same
  * tables and indexes take each row), one source row and one files row per link, inserted with one
  * prepared statement in one transaction, in WAL with synchronous=NORMAL, as wheelpick writes.
- * The version's sort key is stood in for by the version's bytes (the same size, none of the
- * parsing). Prints the number of rows. No checks beyond what costs the same time. */
+ * The source row keeps the page's sha256 (content_sha256, which tells the next crawl whether the
+ * page changed), hashed with libcrypto's EVP as wheelpick hashes it (linked here, loaded lazily
+ * there). The version's sort key is stood in for by the version's bytes (the same size, none of
+ * the parsing). Prints the number of rows. No checks beyond what costs the same time. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,14 +74,22 @@ int main(int argc, char **argv)
 	    sqlite3_exec(db, "PRAGMA user_version = 7; COMMIT", NULL, NULL, NULL))
 		return die(db, "create");
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO sources (url, kind, n_files) VALUES (?1, 'findlinks', 0) RETURNING id", -1,
-			       &src, NULL) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO sources (url, kind, n_files, content_sha256, fetched_at)"
+				   " VALUES (?1, 'findlinks', 0, ?2, unixepoch()) RETURNING id", -1, &src, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO files (source_id, project, version, variant, kind, filename, url, tags, vkey)"
 				   " VALUES (?1, ?2, ?3, ?4, 'wheel', ?5, ?6, ?7, ?8)", -1, &ins, NULL))
 		return die(db, "prepare");
+	unsigned char md[32];
+	char hex[65];
+	unsigned int mdlen = 0;
+	if (!EVP_Digest(page, len, md, &mdlen, EVP_sha256(), NULL))
+		return die(NULL, "sha256");
+	for (unsigned int i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	char url[8192];
 	snprintf(url, sizeof(url), "file://%s", argv[1]);
 	sqlite3_bind_text(src, 1, url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(src, 2, hex, -1, SQLITE_STATIC);
 	if (sqlite3_step(src) != SQLITE_ROW)
 		return die(db, "source");
 	sqlite3_int64 sid = sqlite3_column_int64(src, 0);

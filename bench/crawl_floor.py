@@ -57,7 +57,7 @@ def main():
     rounds = int(os.environ.get("CRAWL_ROUNDS", "15"))
     work = tempfile.mkdtemp(prefix="crawlfloor-")
     floor = os.path.join(work, "crawl_floor")
-    subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "crawl_floor.c"), "-lsqlite3"], check=True)
+    subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "crawl_floor.c"), "-lsqlite3", "-lcrypto"], check=True)
     schema = os.path.join(ROOT, "schema.sql")
     cmds = [("floor (bench/crawl_floor.c)", lambda db: [floor, PAGE, schema, db], None)]
     for i, wp in enumerate(sys.argv[1:]):
