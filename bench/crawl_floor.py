@@ -19,10 +19,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SHARED = os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "..", "shared", "data"))
-PAGE = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
-if not os.path.exists(PAGE):
-    PAGE = os.path.join("/work/shared/data", "pytorch_index", "torch_stable_2021-03-12.html")
+sys.path.insert(0, HERE)
+import bench  # noqa: E402  (PAGE2021: ../shared/data, or WP_SHARED_DATA)
+
+PAGE = bench.PAGE2021
 
 
 def rm_db(path):

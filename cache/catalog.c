@@ -555,7 +555,7 @@ struct wp_catalog_stmt {
 	sqlite3_stmt *st;
 	bool busy; /* handed out and not given back (a merge, or a read inside a row callback) */
 };
-#define MAX_STMTS 32
+#define MAX_STMTS 64
 
 /* A statement for sql: the kept one when it is free, else a new one (kept when there is room).
  * Give it back with done(). SQLite's result code. */
