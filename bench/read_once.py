@@ -3,7 +3,8 @@
 web (bench/solve_scale.py's) and a warm pick over a catalog of 10 sources holding 1,000 copies of the
 2021 page, each with wall, CPU and the syscalls strace counts.
 
-usage: read_once.py OLD NEW        (absolute paths; OLD makes the catalogs, each binary reads a copy)
+usage: read_once.py OLD [NEW]      (OLD makes the catalogs, each binary reads a copy; bench.py case 13
+                                   runs it with one)
 
 READ_ONCE_PROJECTS (default 10000): the web's size; READ_ONCE_COPIES (default 100): copies of the page
 per source (10 sources; source j holds copies COPIES*j .. COPIES*j+COPIES-1, bench.py scale_page's
@@ -49,6 +50,9 @@ def sources_pages(work, copies):
 
 
 def strace_counts(argv, env, out):
+    """strace -c's counts of the calls a read transaction makes ({} without strace)."""
+    if not shutil.which("strace"):
+        return {}
     subprocess.run(["strace", "-c", "-f", "-o", out] + argv, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     calls = {}
@@ -59,15 +63,17 @@ def strace_counts(argv, env, out):
     return calls
 
 
-def compare(label, old_argv, new_argv, env_old, env_new, work, rounds, hog):
+def compare(label, runs, work, rounds, hog):
+    """runs: (tag, argv, env) per binary, alternated by bench/alternate.py, then counted by strace."""
     def sh(argv, env):
         return " ".join(f"{k}={v}" for k, v in env.items() if k.startswith("WHEELPICK")) + " " + " ".join(argv)
     print(f"### {label}")
     print()
+    sys.stdout.flush()
     args = [sys.executable, os.path.join(HERE, "alternate.py"), "--rounds", str(rounds)] + (["--hog"] if hog else [])
-    subprocess.run(args + [f"old=env {sh(old_argv, env_old)}", f"new=env {sh(new_argv, env_new)}"], check=True)
+    subprocess.run(args + [f"{tag}=env {sh(argv, env)}" for tag, argv, env in runs], check=True)
     print()
-    for tag, argv, env in (("old", old_argv, env_old), ("new", new_argv, env_new)):
+    for tag, argv, env in runs:
         c = strace_counts(argv, {**os.environ, **env}, os.path.join(work, f"strace-{tag}.txt"))
         print(f"- {tag}, `strace -c -f`: {c.get('fcntl', 0):,} fcntl, {c.get('newfstatat', 0):,} newfstatat, "
               f"{c.get('pread64', 0):,} pread64, {c.get('total', 0):,} calls in all")
@@ -75,9 +81,11 @@ def compare(label, old_argv, new_argv, env_old, env_new, work, rounds, hog):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    old, new = (os.path.abspath(a) for a in sys.argv[1:])
+    bins = [os.path.abspath(a) for a in sys.argv[1:]]
+    tags = ["old", "new"] if len(bins) == 2 else ["wheelpick"]
+    old = bins[0]
     n = int(os.environ.get("READ_ONCE_PROJECTS", "10000"))
     copies = int(os.environ.get("READ_ONCE_COPIES", "100"))
     rounds = int(os.environ.get("READ_ONCE_ROUNDS", "5"))
@@ -94,11 +102,12 @@ def main():
             pick = ["pick", "p0", "--index", base + "/index.html", *solve_scale.TARGET, "--dry-run", "--json"]
             subprocess.run([old] + pick, env={**os.environ, "WHEELPICK_CATALOG": cold, "WHEELPICK_CACHE_DIR": cache},
                            stdout=subprocess.DEVNULL, check=True)
-            envs = []
-            for tag in ("old", "new"):
+            runs = []
+            for tag, wp in zip(tags, bins):
                 shutil.copy(cold, os.path.join(work, f"solve-{tag}.db"))
-                envs.append({"WHEELPICK_CATALOG": os.path.join(work, f"solve-{tag}.db"), "WHEELPICK_CACHE_DIR": cache})
-            compare(f"warm solve, {n:,} projects", [old] + pick, [new] + pick, envs[0], envs[1], work, rounds, hog)
+                runs.append((tag, [wp] + pick,
+                             {"WHEELPICK_CATALOG": os.path.join(work, f"solve-{tag}.db"), "WHEELPICK_CACHE_DIR": cache}))
+            compare(f"warm solve, {n:,} projects", runs, work, rounds, hog)
         finally:
             srv.terminate()
             srv.wait()
@@ -109,14 +118,13 @@ def main():
             subprocess.run([old, "--catalog", cat, "update", "--index", u], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, check=True)
         subprocess.run(["sqlite3", cat, "PRAGMA wal_checkpoint(TRUNCATE)"], stdout=subprocess.DEVNULL, check=True)
-        argv = {}
-        for tag, wp in (("old", old), ("new", new)):
+        runs = []
+        for tag, wp in zip(tags, bins):
             c = os.path.join(work, f"pick-{tag}.db")
             shutil.copy(cat, c)
-            argv[tag] = [wp, "--catalog", c, "torch", "--cuda", "11.1", "--python", "3.8", "--platform", "linux_x86_64",
-                         "--dry-run", "--no-deps"] + [x for u in urls for x in ("--index", u)]
-        compare(f"warm pick, 10 sources x {copies} copies of the 2021 page", argv["old"], argv["new"], {}, {}, work,
-                max(rounds, 9), hog)
+            runs.append((tag, [wp, "--catalog", c, "torch", "--cuda", "11.1", "--python", "3.8", "--platform",
+                               "linux_x86_64", "--dry-run", "--no-deps"] + [x for u in urls for x in ("--index", u)], {}))
+        compare(f"warm pick, 10 sources x {copies} copies of the 2021 page", runs, work, max(rounds, 9), hog)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
