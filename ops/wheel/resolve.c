@@ -199,6 +199,7 @@ static int rank_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 	struct rank *k = ctx;
 	wp_vec_push(&k->ids, r->id);
 	wp_vec_push(&k->ranks, wp_resolve_index_rank(k->o, k->p->name, r->url, r->id));
+	k->p->n_listing++;
 	return 0;
 }
 
@@ -206,6 +207,7 @@ static int rank_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
 {
 	struct rank k = { .o = pv->o, .p = p };
+	p->n_listing = 0;
 	int rc = wp_catalog_file_sources(pv->cat, p->name, rank_fn, &k, err);
 	long long best = -1;
 	for (size_t i = 0; !rc && i < k.ids.n; i++)
@@ -214,7 +216,6 @@ static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
 	for (size_t i = 0; !rc && i < k.ids.n; i++)
 		if (best >= 0 && k.ranks.v[i] == best)
 			wp_vec_push(&p->sources, k.ids.v[i]);
-	p->n_listing = k.ids.n;
 	wp_vec_free(&k.ids);
 	wp_vec_free(&k.ranks);
 	p->ranked = rc == 0;
