@@ -34,8 +34,8 @@ struct proj {
 	bool keys_done;         /* every row with a version key was read; the keyless ones remain */
 	bool ranked;            /* sources holds the sources it may come from */
 	bool pin_done;          /* the pin's range was read */
+	size_t n_listing;       /* the sources that list it, allowed (sources) or not */
 	WP_VEC_OF(, int64_t) sources;
-	size_t n_listing;       /* the sources that list it, allowed or not */
 	struct wp_buf below;    /* the next window reads keys below this (empty: from the top) */
 	size_t window;          /* rows the next window reads at least */
 	struct wp_buf pin_lo, pin_hi; /* a root requirement's == pin: the first window is this range */
