@@ -15,7 +15,7 @@ coarse for the few-millisecond cases.
 
 Environment:
   BENCH_QUICK=1      a ~1-minute smoke run: small inputs, one measured run per case
-  BENCH_CASES=1,3    run only these cases (1-12; 10 needs ceph-mon, ceph-osd and radosgw: make deps)
+  BENCH_CASES=1,3    run only these cases (1-13; 10 needs ceph-mon, ceph-osd and radosgw: make deps)
   BENCH_RUNS=N       measured runs per command (default 5; quick 1)
   WP_SHARED_DATA     the shared data folder (default ../shared/data next to the repo)
 """
@@ -39,7 +39,7 @@ import mkwheel  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "1" if QUICK else "5"))
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8,9,10,11,12").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8,9,10,11,12,13").split(",") if c.strip()}
 SHARED = os.path.abspath(os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")))
 PAGE2021 = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
 PAGE2023 = os.path.join(SHARED, "pytorch_index", "whl_simple_2023-10-13", "torch", "index.html")
@@ -1338,6 +1338,22 @@ S3_N, S3_SIZE = (100, 1 * MB) if QUICK else (1000, 2 * MB)   # case 10: files pu
 S3_PARALLEL = 16
 
 
+def case13(WP, PY):
+    """issue 42 items 4 and 5: the warm solve and the warm pick over 10 sources (bench/read_once.py: wall,
+    CPU and syscalls, then with a CPU hog), and the crawl against bench/crawl_floor.c (bench/crawl_floor.py)."""
+    cp_header(13, "SQLite read once, and the crawl against its floor")
+    env = {**os.environ, "BENCH_WORK": WORK, "WP_SHARED_DATA": SHARED}
+    if QUICK:
+        env.update(READ_ONCE_PROJECTS="300", READ_ONCE_COPIES="3", READ_ONCE_ROUNDS="1", CRAWL_ROUNDS="3")
+    for extra in ({}, {"READ_ONCE_HOG": "1", "CRAWL_HOG": "1"}):
+        for script in ("read_once.py", "crawl_floor.py"):
+            out = subprocess.run([sys.executable, os.path.join(HERE, script), WP], env={**env, **extra},
+                                 capture_output=True, text=True, check=True).stdout
+            for line in out.splitlines():
+                emit(line)
+            emit()
+
+
 def case10(WP, PY):
     """issue 30: publishing a mirror of many files to S3-compatible storage (a Ceph RADOS Gateway on
     127.0.0.1, tests/server/ceph.sh), against the same wheels PUT by parallel `curl --aws-sigv4`."""
@@ -1536,6 +1552,8 @@ def main():
             case11(WP, PY)
         if "12" in CASES:
             case12(WP, PY)
+        if "13" in CASES:
+            case13(WP, PY)
         emit("Legend for the commands above:")
         emit()
         emit("```sh")

@@ -200,6 +200,19 @@ static bool has_table(struct wp_catalog *cat, const char *name)
 	return yes;
 }
 
+static bool has_index(struct wp_catalog *cat, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	bool yes = false;
+	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return yes;
+}
+
 /* The catalog's shape, once migrated, is schema.sql's: every table it makes, with every column
  * of the same type, key and NOT NULL, and no trigger or view (SQL that would run, or answer, in
  * place of the tables wheelpick reads and writes). A file with another shape is not ours to write
@@ -210,6 +223,8 @@ static int check_shape(struct wp_catalog *cat, struct wp_err *err)
 	sqlite3 *ref = NULL;
 	sqlite3_stmt *rt = NULL, *ct = NULL, *st = NULL;
 	int rc = 0;
+	/* one read transaction for its 60-odd queries, not one each (a lock, an unlock and a stat) */
+	bool txn = sqlite3_get_autocommit(cat->db) && sqlite3_exec(cat->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
 	if (sqlite3_prepare_v2(cat->db, "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1",
 			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
@@ -254,6 +269,8 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(rt);
 	sqlite3_finalize(ct);
+	if (txn)
+		sqlite3_exec(cat->db, "COMMIT", NULL, NULL, NULL);
 	if (ref)
 		sqlite3_close(ref);
 	return rc;
@@ -268,7 +285,9 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 	 * wait behind an update's transaction just to learn that nothing needs migrating. */
 	if ((rc = user_version(cat, &v, err)))
 		return rc;
-	if (v == WP_CATALOG_SCHEMA_VERSION)
+	/* a schema 7 catalog made before files_by_source_version gets it (schema.sql again, below);
+	 * one this process may not write is read without it */
+	if (v == WP_CATALOG_SCHEMA_VERSION && (cat->read_only || has_index(cat, "files_by_source_version")))
 		return 0;
 	if (cat->read_only)
 		return wp_fail(err, -WPE_CATALOG, v > WP_CATALOG_SCHEMA_VERSION ?
@@ -286,6 +305,8 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 			     cat->path, v, WP_CATALOG_SCHEMA_VERSION, other_catalog(cat));
 		goto out;
 	}
+	if (v == WP_CATALOG_SCHEMA_VERSION && (rc = exec(cat, wp_schema_sql, err)))
+		goto out; /* an index added within schema 7 (CREATE INDEX IF NOT EXISTS) */
 	if (v < WP_CATALOG_SCHEMA_VERSION) {
 		/* schema 7 keeps each row's version sort key; schema.sql indexes it, so it comes first */
 		if (v > 0 && v < 7 && !has_column(cat, "files", "vkey") &&
@@ -477,7 +498,8 @@ int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp
 	if ((rc = mkdir_parent(path, err)))
 		goto out;
 	/* a missing catalog is made whole, schema and WAL mode, in two syncs (cache/catalog_new.c) */
-	wp_catalog_create_new(path, WP_CATALOG_SCHEMA_VERSION);
+	bool fresh = false;
+	wp_catalog_create_new(path, WP_CATALOG_SCHEMA_VERSION, &fresh);
 	if (sqlite3_open_v2(path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : SQLITE_NOMEM;
@@ -517,7 +539,9 @@ int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp
 		}
 		goto out;
 	}
-	if (!(rc = migrate(cat, err)))
+	/* a catalog this process just made from schema.sql has its shape (0.4 ms of a first crawl's
+	 * CPU to check it against a second copy of schema.sql) */
+	if (!(rc = migrate(cat, err)) && !fresh)
 		rc = check_shape(cat, err);
 out:
 	if (rc)
@@ -525,11 +549,70 @@ out:
 	return rc;
 }
 
+/* The reads' statements, kept prepared for the connection's life. */
+struct wp_catalog_stmt {
+	char *sql;
+	sqlite3_stmt *st;
+	bool busy; /* handed out and not given back (a merge, or a read inside a row callback) */
+};
+#define MAX_STMTS 64
+
+/* A statement for sql: the kept one when it is free, else a new one (kept when there is room).
+ * Give it back with done(). SQLite's result code. */
+static int prep(struct wp_catalog *cat, const char *sql, sqlite3_stmt **st)
+{
+	*st = NULL;
+	for (size_t i = 0; i < cat->n_stmts; i++) {
+		struct wp_catalog_stmt *k = &cat->stmts[i];
+		if (!k->busy && !strcmp(k->sql, sql)) {
+			k->busy = true;
+			*st = k->st;
+			return SQLITE_OK;
+		}
+	}
+	int rc = sqlite3_prepare_v3(cat->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	if (rc == SQLITE_OK && cat->n_stmts < MAX_STMTS) {
+		if (!cat->stmts)
+			cat->stmts = wp_xcalloc(MAX_STMTS, sizeof(*cat->stmts));
+		cat->stmts[cat->n_stmts++] = (struct wp_catalog_stmt){ .sql = wp_xstrdup(sql), .st = *st, .busy = true };
+	}
+	return rc;
+}
+
+/* Give back a statement from prep(): a kept one is reset (its read ends) for the next use. */
+static void done(struct wp_catalog *cat, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < cat->n_stmts; i++) {
+		if (cat->stmts[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			cat->stmts[i].busy = false;
+			return;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+static void free_stmts(struct wp_catalog *cat)
+{
+	for (size_t i = 0; i < cat->n_stmts; i++) {
+		sqlite3_finalize(cat->stmts[i].st);
+		free(cat->stmts[i].sql);
+	}
+	free(cat->stmts);
+	cat->stmts = NULL;
+	cat->n_stmts = 0;
+}
+
 void wp_catalog_close(struct wp_catalog *cat)
 {
+	wp_catalog_before_write(cat);
 	if (cat->in_refresh)
 		wp_catalog_refresh_abort(cat);
 	wp_condastore_free(cat);
+	free_stmts(cat);
 	sqlite3_finalize(cat->st_insert_file);
 	sqlite3_finalize(cat->st_seen_get);
 	sqlite3_finalize(cat->st_seen_put);
@@ -537,6 +620,57 @@ void wp_catalog_close(struct wp_catalog *cat)
 		sqlite3_close(cat->db);
 	free(cat->path);
 	memset(cat, 0, sizeof(*cat));
+}
+
+void wp_catalog_before_write(struct wp_catalog *cat)
+{
+	if (!cat->read_open)
+		return;
+	cat->read_open = false;
+	/* autocommit already: an error inside rolled the transaction back */
+	if (cat->db && !sqlite3_get_autocommit(cat->db))
+		sqlite3_exec(cat->db, "COMMIT", NULL, NULL, NULL);
+}
+
+void wp_catalog_before_read(struct wp_catalog *cat)
+{
+	if (!cat->read_depth || cat->read_open || cat->in_refresh || !cat->db || !sqlite3_get_autocommit(cat->db))
+		return;
+	/* deferred: the first SELECT takes the snapshot; a failure only leaves each read its own */
+	cat->read_open = sqlite3_exec(cat->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+void wp_catalog_read_begin(struct wp_catalog *cat)
+{
+	cat->read_depth++;
+}
+
+void wp_catalog_read_end(struct wp_catalog *cat)
+{
+	if (cat->read_depth && --cat->read_depth == 0)
+		wp_catalog_before_write(cat);
+}
+
+/* A statement starting with no transaction open, and no other statement of the connection
+ * running (which would hold one), begins one: BEGIN, or the statement alone. */
+static int count_txn(unsigned type, void *ctx, void *p, void *x)
+{
+	struct wp_catalog *cat = ctx;
+	const char *sql = x;
+	if (type != SQLITE_TRACE_STMT || (sql && sql[0] == '-' && sql[1] == '-') || !sqlite3_get_autocommit(cat->db))
+		return 0;
+	for (sqlite3_stmt *o = sqlite3_next_stmt(cat->db, NULL); o; o = sqlite3_next_stmt(cat->db, o))
+		if (o != p && sqlite3_stmt_busy(o))
+			return 0;
+	cat->transactions++;
+	return 0;
+}
+
+void wp_catalog_count_transactions(struct wp_catalog *cat, bool on)
+{
+	cat->counting = on;
+	cat->transactions = 0;
+	sqlite3_trace_v2(cat->db, on ? SQLITE_TRACE_STMT : 0, on ? count_txn : NULL, cat);
 }
 
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -552,11 +686,12 @@ static long long col_ll(sqlite3_stmt *st, int i)
 int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row_fn *fn, void *ctx,
 			  bool *found, struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	static const char sql[] =
 		"SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources WHERE url = ?1";
 	int rc = 0, s;
-	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (prep(cat, sql, &st) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query sources");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	if (found)
@@ -575,7 +710,7 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
 	if (s != SQLITE_DONE)
 		rc = wp_catalog_fail(cat, err, "cannot read sources");
 out:
-	sqlite3_finalize(st);
+	done(cat, st);
 	return rc;
 }
 
@@ -630,6 +765,7 @@ out:
 
 int wp_catalog_source_touch(struct wp_catalog *cat, const char *url, struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (cat->read_only)
@@ -744,6 +880,7 @@ static void back_to_wal(struct wp_catalog *cat)
 int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind, int64_t *source_id,
 			     struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	int rc;
 	sqlite3_stmt *st = NULL;
 	if ((rc = prepare_writes(cat, err)))
@@ -991,67 +1128,130 @@ static int each_file_row(struct wp_catalog *cat, sqlite3_stmt *st, wp_file_row_f
 	}
 	if (!rc && s != SQLITE_DONE)
 		rc = wp_catalog_fail(cat, err, "cannot read files");
-	sqlite3_finalize(st);
+	done(cat, st);
 	return rc;
 }
 
 int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp_file_row_fn *fn, void *ctx,
 		     struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	static const char sql_py[] = "SELECT " FILE_COLS " FROM files f JOIN sources s ON s.id = f.source_id"
 				     " WHERE f.project = ?1 AND f.kind IN ('wheel', 'sdist')";
 	sqlite3_stmt *st = NULL;
 	if (conda)
 		return wp_condastore_files(cat, project, fn, ctx, err);
-	if (sqlite3_prepare_v2(cat->db, sql_py, -1, &st, NULL) != SQLITE_OK)
+	if (prep(cat, sql_py, &st) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query files");
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
 	return each_file_row(cat, st, fn, ctx, err);
 }
 
+/* Past this many sources a merge costs more than reading the rows of all and skipping some. */
+#define MERGE_MAX_SOURCES 16
+
+/* memcmp order of two version keys (a shorter key that is a prefix sorts first). */
+static int vkey_cmp(sqlite3_stmt *a, sqlite3_stmt *b)
+{
+	const void *x = sqlite3_column_blob(a, 24), *y = sqlite3_column_blob(b, 24);
+	size_t xn = (size_t)sqlite3_column_bytes(a, 24), yn = (size_t)sqlite3_column_bytes(b, 24);
+	int c = xn && yn ? memcmp(x, y, xn < yn ? xn : yn) : 0;
+	return c ? c : (xn > yn) - (xn < yn);
+}
+
+/* The rows of n statements, each ordered by key descending, merged into one walk newest first;
+ * every statement is finalized. fn's return, or 0, or the read's error. */
+static int merge_file_rows(struct wp_catalog *cat, sqlite3_stmt **st, size_t n, wp_file_row_fn *fn, void *ctx,
+			   struct wp_err *err)
+{
+	bool *live = wp_xcalloc(n, sizeof(*live));
+	int rc = 0, s;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((s = sqlite3_step(st[i])) == SQLITE_ROW)
+			live[i] = true;
+		else if (s != SQLITE_DONE)
+			rc = wp_catalog_fail(cat, err, "cannot read files");
+	}
+	while (!rc) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++)
+			if (live[i] && (best == n || vkey_cmp(st[i], st[best]) > 0))
+				best = i;
+		if (best == n)
+			break;
+		struct wp_file_row r = file_row(st[best]);
+		if ((rc = fn(ctx, &r, err)))
+			break;
+		if ((s = sqlite3_step(st[best])) != SQLITE_ROW) {
+			live[best] = false;
+			if (s != SQLITE_DONE)
+				rc = wp_catalog_fail(cat, err, "cannot read files");
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		done(cat, st[i]);
+	free(live);
+	return rc;
+}
+
 int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, const struct wp_catalog_key_range *r,
 				wp_file_row_fn *fn, void *ctx, struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	/* +f.kind: the kind index would be chosen for its two equalities, and then every row sorted */
 	static const char head[] = "SELECT " FILE_COLS " FROM files f JOIN sources s ON s.id = f.source_id"
 				   " WHERE f.project = ?1 AND +f.kind IN ('wheel', 'sdist')";
 	struct wp_buf sql = WP_BUF_INIT;
-	sqlite3_stmt *st = NULL;
+	/* one statement per source through files_by_source_version, or one over every source */
+	size_t ns = r && !r->null_keys && r->sources && r->n_sources <= MERGE_MAX_SOURCES ? r->n_sources : 0;
+	size_t nst = ns ? ns : 1;
+	sqlite3_stmt **st = wp_xcalloc(nst, sizeof(*st));
+	int rc = 0;
 	wp_buf_addstr(&sql, head);
 	if (r && r->null_keys) {
 		wp_buf_addstr(&sql, " AND f.vkey IS NULL ORDER BY f.id");
 	} else {
-		wp_buf_addstr(&sql, " AND f.vkey IS NOT NULL");
+		wp_buf_addstr(&sql, ns ? " AND f.source_id = ?4 AND f.vkey IS NOT NULL" : " AND f.vkey IS NOT NULL");
 		if (r && r->lo)
 			wp_buf_addstr(&sql, " AND f.vkey >= ?2");
 		if (r && r->hi)
 			wp_buf_addstr(&sql, " AND f.vkey < ?3");
 		wp_buf_addstr(&sql, " ORDER BY f.vkey DESC");
 	}
-	if (sqlite3_prepare_v2(cat->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
-		wp_buf_free(&sql);
-		return wp_catalog_fail(cat, err, "cannot query files");
+	for (size_t i = 0; i < nst; i++) {
+		if (prep(cat, sql.data, &st[i]) != SQLITE_OK) {
+			rc = wp_catalog_fail(cat, err, "cannot query files");
+			for (size_t k = 0; k <= i; k++)
+				done(cat, st[k]);
+			goto out;
+		}
+		sqlite3_bind_text(st[i], 1, project, -1, SQLITE_STATIC);
+		if (r && r->lo)
+			sqlite3_bind_blob(st[i], 2, r->lo, (int)r->lo_len, SQLITE_STATIC);
+		if (r && r->hi)
+			sqlite3_bind_blob(st[i], 3, r->hi, (int)r->hi_len, SQLITE_STATIC);
+		if (ns)
+			sqlite3_bind_int64(st[i], 4, r->sources[i]);
 	}
+	rc = nst == 1 ? each_file_row(cat, st[0], fn, ctx, err) : merge_file_rows(cat, st, nst, fn, ctx, err);
+out:
 	wp_buf_free(&sql);
-	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-	if (r && r->lo)
-		sqlite3_bind_blob(st, 2, r->lo, (int)r->lo_len, SQLITE_STATIC);
-	if (r && r->hi)
-		sqlite3_bind_blob(st, 3, r->hi, (int)r->hi_len, SQLITE_STATIC);
-	return each_file_row(cat, st, fn, ctx, err);
+	free(st);
+	return rc;
 }
 
 int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_source_row_fn *fn, void *ctx,
 			    struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	static const char *const kinds[] = { "wheel", "sdist" };
 	sqlite3_stmt *next = NULL, *src = NULL;
 	WP_VEC_OF(, int64_t) seen = { 0 };
 	int rc = 0;
 	/* a seek per source, not a walk over the project's rows */
-	if (sqlite3_prepare_v2(cat->db, "SELECT source_id FROM files WHERE project = ?1 AND kind = ?2 AND source_id > ?3"
-					" ORDER BY source_id LIMIT 1", -1, &next, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db, "SELECT url, kind FROM sources WHERE id = ?1", -1, &src, NULL) != SQLITE_OK) {
+	if (prep(cat, "SELECT source_id FROM files WHERE project = ?1 AND kind = ?2 AND source_id > ?3"
+					" ORDER BY source_id LIMIT 1", &next) != SQLITE_OK ||
+	    prep(cat, "SELECT url, kind FROM sources WHERE id = ?1", &src) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot query sources");
 		goto out;
 	}
@@ -1086,8 +1286,8 @@ int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_sour
 		}
 	}
 out:
-	sqlite3_finalize(next);
-	sqlite3_finalize(src);
+	done(cat, next);
+	done(cat, src);
 	wp_vec_free(&seen);
 	return rc;
 }
@@ -1095,6 +1295,7 @@ out:
 int wp_catalog_variants(struct wp_catalog *cat, const char *project, wp_variants_row_fn *fn, void *ctx,
 			struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	static const char sql[] =
 		"SELECT f.source_id, f.version, f.filename, f.url, f.sha256, s.url, v.body, v.sha256"
 		" FROM files f JOIN sources s ON s.id = f.source_id LEFT JOIN variants_json v ON v.url = f.url"
@@ -1123,6 +1324,7 @@ out:
 int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char *sha256, const char *body,
 			    struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (sqlite3_prepare_v2(cat->db,
@@ -1143,6 +1345,7 @@ int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const cha
 			      const char *got_sha256, bool *found, char **first_url, int64_t *first_seen,
 			      struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *q = NULL;
 	struct wp_buf key = WP_BUF_INIT;
 	int rc = 0;
@@ -1187,6 +1390,7 @@ out:
 int wp_catalog_first_seen(struct wp_catalog *cat, const char *url, bool *found, char **sha256, char **first_url,
 			  int64_t *first_seen, struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	sqlite3_stmt *q = NULL;
 	struct wp_buf key = WP_BUF_INIT;
 	int rc = 0;
@@ -1215,6 +1419,7 @@ out:
 
 int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
@@ -1272,11 +1477,11 @@ out:
 int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata_fn *fn, void *ctx, bool *found,
 			    struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	*found = false;
-	if (sqlite3_prepare_v2(cat->db, "SELECT requires_python, requires_dist FROM metadata WHERE url = ?1", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (prep(cat, "SELECT requires_python, requires_dist FROM metadata WHERE url = ?1", &st) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query metadata");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
@@ -1286,13 +1491,14 @@ int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata
 	} else if (s != SQLITE_DONE) {
 		rc = wp_catalog_fail(cat, err, "cannot read metadata");
 	}
-	sqlite3_finalize(st);
+	done(cat, st);
 	return rc;
 }
 
 int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char *requires_python,
 			    const char *requires_dist, bool checked, struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (sqlite3_prepare_v2(cat->db,
@@ -1311,11 +1517,11 @@ int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char 
 
 int wp_catalog_metadata_lookup(struct wp_catalog *cat, const char *url, struct wp_catalog_meta *m, struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	memset(m, 0, sizeof(*m));
-	if (sqlite3_prepare_v2(cat->db, "SELECT requires_python, requires_dist, checked FROM metadata WHERE url = ?1", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (prep(cat, "SELECT requires_python, requires_dist, checked FROM metadata WHERE url = ?1", &st) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query metadata");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
@@ -1327,7 +1533,7 @@ int wp_catalog_metadata_lookup(struct wp_catalog *cat, const char *url, struct w
 	} else if (s != SQLITE_DONE) {
 		rc = wp_catalog_fail(cat, err, "cannot read metadata");
 	}
-	sqlite3_finalize(st);
+	done(cat, st);
 	return rc;
 }
 
@@ -1340,6 +1546,7 @@ void wp_catalog_meta_release(struct wp_catalog_meta *m)
 
 int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *sha256, struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	struct wp_buf key = WP_BUF_INIT;

@@ -74,9 +74,11 @@ static int link_unnamed(int fd, const char *path)
 	return e == EEXIST ? EEXIST : errno;
 }
 
-bool wp_catalog_create_new(const char *path, int version)
+bool wp_catalog_create_new(const char *path, int version, bool *made_here)
 {
 	struct stat sb;
+	if (made_here)
+		*made_here = false;
 	if (lstat(path, &sb) == 0 || errno != ENOENT)
 		return false;
 	const char *slash = strrchr(path, '/');
@@ -88,6 +90,8 @@ bool wp_catalog_create_new(const char *path, int version)
 	if (fd >= 0 && write_all(fd, bytes, (size_t)size) && fdatasync(fd) == 0) {
 		int e = link_unnamed(fd, path);
 		made = e == 0 || e == EEXIST;
+		if (made_here)
+			*made_here = e == 0;
 		if (e == 0) {
 			/* the name is durable once its folder is */
 			int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -14,6 +14,7 @@
 
 int wp_catalog_gpu_code_get(struct wp_catalog *cat, const char *sha256, char **code, struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	*code = NULL;
 	/* no table yet: nothing kept */
@@ -39,6 +40,7 @@ int wp_catalog_gpu_code_get(struct wp_catalog *cat, const char *sha256, char **c
 
 int wp_catalog_gpu_code_put(struct wp_catalog *cat, const char *sha256, const char *code, struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (cat->read_only)

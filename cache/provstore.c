@@ -13,6 +13,7 @@ static const char create_sql[] =
 int wp_catalog_provenance_put(struct wp_catalog *cat, const char *url, const char *provenance_url,
 			      struct wp_err *err)
 {
+	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (sqlite3_exec(cat->db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
@@ -29,6 +30,7 @@ int wp_catalog_provenance_put(struct wp_catalog *cat, const char *url, const cha
 
 int wp_catalog_provenance_get(struct wp_catalog *cat, const char *url, char **out, struct wp_err *err)
 {
+	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	*out = NULL;

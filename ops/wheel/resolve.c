@@ -34,6 +34,7 @@ struct proj {
 	bool keys_done;         /* every row with a version key was read; the keyless ones remain */
 	bool ranked;            /* sources holds the sources it may come from */
 	bool pin_done;          /* the pin's range was read */
+	size_t n_listing;       /* the sources that list it, allowed (sources) or not */
 	WP_VEC_OF(, int64_t) sources;
 	WP_VEC_OF(, char *) source_index; /* sources[i]'s index as configured (else its page), owned */
 	struct wp_buf below;    /* the next window reads keys below this (empty: from the top) */
@@ -209,6 +210,7 @@ static int rank_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 	wp_vec_push(&k->ids, r->id);
 	wp_vec_push(&k->urls, wp_xstrdup(r->url ? r->url : ""));
 	wp_vec_push(&k->ranks, wp_resolve_index_rank(k->o, k->p->name, r->url, r->id));
+	k->p->n_listing++;
 	return 0;
 }
 
@@ -216,6 +218,7 @@ static int rank_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
 {
 	struct rank k = { .o = pv->o, .p = p };
+	p->n_listing = 0;
 	int rc = wp_catalog_file_sources(pv->cat, p->name, rank_fn, &k, err);
 	long long best = -1;
 	for (size_t i = 0; !rc && i < k.ids.n; i++)
@@ -257,10 +260,16 @@ static int read_rows(struct provider *pv, struct proj *p, struct wp_err *err)
 		p->partial = false;
 		return 0;
 	}
+	/* only the rows of the sources it may come from are read (the source index); when every
+	 * source that lists it may, one read over them all needs no merge */
+	const int64_t *only = p->sources.n < p->n_listing ? p->sources.v : NULL;
+	r.sources = only;
+	r.n_sources = only ? p->sources.n : 0;
 	if (!p->pin_done && p->pin_lo.len && !pv->whole) {
 		/* ==X: the rows of X; any other row only speaks in a message, and is read if one is needed */
 		r = (struct wp_catalog_key_range){ .lo = p->pin_lo.data, .lo_len = p->pin_lo.len,
-						   .hi = p->pin_hi.data, .hi_len = p->pin_hi.len };
+						   .hi = p->pin_hi.data, .hi_len = p->pin_hi.len,
+						   .sources = only, .n_sources = r.n_sources };
 		rc = wp_catalog_files_by_version(pv->cat, p->name, &r, load_row, &l, err);
 		p->partial = true;
 		p->pin_done = true; /* next: all the rest */
@@ -689,9 +698,14 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 		.constraints = o->constraints ? o->constraints->v : NULL, .n_constraints = o->constraints ? o->constraints->n : 0,
 		.asks = s->asks,
 	};
+	/* one read transaction for the whole resolution (cache/catalog.h wp_catalog_read_begin): a
+	 * warm 10,000-project solve made about 36,000, each with its locks and checks. A page crawled
+	 * on demand or metadata kept ends it for its write; the next read begins another. */
+	wp_catalog_read_begin(cat);
 	int rc = wp_solve(&p, reqs, nreq, targets, n_targets, &so, plan, err);
 	if (rc == -WPE_UNTRUSTED && plan->untrusted_url)
 		say_untrusted(cat, plan, err);
+	wp_catalog_read_end(cat);
 	for (size_t i = 0; i < pv.projs.n; i++) {
 		struct proj *pj = pv.projs.v[i];
 		forget_rows(pj);

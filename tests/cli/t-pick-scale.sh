@@ -81,12 +81,13 @@ expect_grep "a pick at the top" "torch-1.8.200\+cu111-cp38-cp38-linux_x86_64.whl
 expect_grep "the pin reads its range" "torch-1.8.0\+cu111-cp38-cp38-linux_x86_64.whl" "$TMP/window.1.json"
 
 # the catalog as schema 6 left it: no keys, the old index
-sqlite3 "$WHEELPICK_CATALOG" "DROP INDEX files_by_version; DROP INDEX files_by_kind; ALTER TABLE files DROP COLUMN vkey;
+sqlite3 "$WHEELPICK_CATALOG" "DROP INDEX files_by_version; DROP INDEX files_by_kind; DROP INDEX files_by_source_version; ALTER TABLE files DROP COLUMN vkey;
 	CREATE INDEX files_by_project ON files(project, kind); PRAGMA user_version = 6;"
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', wanted '$3'"; fi; }
 expect_eq "made a schema 6 catalog" "$(sqlite3 "$WHEELPICK_CATALOG" 'PRAGMA user_version')" 6
 run_cases migrated
 expect_eq "migrated to schema 7" "$(sqlite3 "$WHEELPICK_CATALOG" 'PRAGMA user_version')" 7
 expect_eq "every wheel has its key" "$(sqlite3 "$WHEELPICK_CATALOG" "SELECT count(*) FROM files WHERE vkey IS NULL AND kind = 'wheel'")" 0
+expect_eq "the source index is made" "$(sqlite3 "$WHEELPICK_CATALOG" "SELECT count(*) FROM sqlite_master WHERE name = 'files_by_source_version'")" 1
 check_same "migrated picks the same" window migrated
 done_testing

@@ -72,7 +72,9 @@ static void test_made_whole(void **state)
 {
 	struct fx *x = *state;
 	unsigned char head[100];
-	assert_true(wp_catalog_create_new(x->path, WP_CATALOG_SCHEMA_VERSION));
+	bool here = false;
+	assert_true(wp_catalog_create_new(x->path, WP_CATALOG_SCHEMA_VERSION, &here));
+	assert_true(here); /* wp_catalog_open need not check its shape */
 	/* nothing but the catalog in its folder: the unnamed file became it */
 	char *cmd = wp_xasprintf("test \"$(ls -A '%s')\" = c.sqlite3", x->dir);
 	assert_int_equal(system(cmd), 0);
@@ -109,19 +111,21 @@ static void test_present_untouched(void **state)
 	assert_non_null(f);
 	fputs("mine", f);
 	fclose(f);
-	assert_false(wp_catalog_create_new(x->path, WP_CATALOG_SCHEMA_VERSION));
+	bool here = true;
+	assert_false(wp_catalog_create_new(x->path, WP_CATALOG_SCHEMA_VERSION, &here));
+	assert_false(here); /* a file that was there is checked */
 	struct stat sb;
 	assert_int_equal(stat(x->path, &sb), 0);
 	assert_int_equal(sb.st_size, 4);
 	/* a dangling symbolic link is not followed into a new file either */
 	char *link = wp_xasprintf("%s/l.sqlite3", x->dir);
 	assert_int_equal(symlink("/nonexistent/wp-target", link), 0);
-	assert_false(wp_catalog_create_new(link, WP_CATALOG_SCHEMA_VERSION));
+	assert_false(wp_catalog_create_new(link, WP_CATALOG_SCHEMA_VERSION, NULL));
 	assert_int_equal(access("/nonexistent/wp-target", F_OK), -1);
 	free(link);
 	/* no folder: nothing made, the caller's own open reports it */
 	char *deep = wp_xasprintf("%s/no/such/c.sqlite3", x->dir);
-	assert_false(wp_catalog_create_new(deep, WP_CATALOG_SCHEMA_VERSION));
+	assert_false(wp_catalog_create_new(deep, WP_CATALOG_SCHEMA_VERSION, NULL));
 	free(deep);
 }
 
