@@ -115,6 +115,7 @@ static void check_install_sh(struct vo_ctx *c, const char *inst, enum wp_bundle_
 struct cpkg {
 	char *subdir, *filename, *name, *version, *build, *sha256, *md5;
 	bool locked;
+	char *attest; /* the name of its CEP 50 attestations beside it, or NULL */
 };
 
 WP_VEC_OF(cpkgs, struct cpkg);
@@ -132,10 +133,12 @@ static char *dup_or_null(const char *s)
 static int cpkg_add(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 {
 	struct cpkg_ctx *x = ctx;
+	const char *slash = rec->provenance ? strrchr(rec->provenance, '/') : NULL;
 	if (rec->filename)
 		wp_vec_push(x->v, ((struct cpkg){ wp_xstrdup(x->subdir), wp_xstrdup(rec->filename), dup_or_null(rec->project),
 						  dup_or_null(rec->version), dup_or_null(rec->build),
-						  dup_or_null(rec->sha256), dup_or_null(rec->md5), false }));
+						  dup_or_null(rec->sha256), dup_or_null(rec->md5), false,
+						  slash ? wp_xstrdup(slash + 1) : NULL }));
 	return 0;
 }
 
@@ -144,7 +147,7 @@ static void cpkgs_free(struct cpkgs *v)
 	for (size_t i = 0; i < v->n; i++) {
 		struct cpkg *p = &v->v[i];
 		free(p->subdir), free(p->filename), free(p->name), free(p->version), free(p->build), free(p->sha256),
-			free(p->md5);
+			free(p->md5), free(p->attest);
 	}
 	wp_vec_free(v);
 }
@@ -155,6 +158,15 @@ static struct cpkg *cpkg_find(struct cpkgs *v, const char *subdir, const char *f
 		if (!strcmp(v->v[i].subdir, subdir) && !strcmp(v->v[i].filename, filename))
 			return &v->v[i];
 	return NULL;
+}
+
+/* A package's attestations (checked with it by vo_verify_channel) */
+static bool attest_named(const struct cpkgs *v, const char *subdir, const char *name)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].attest && !strcmp(v->v[i].subdir, subdir) && !strcmp(v->v[i].attest, name))
+			return true;
+	return false;
 }
 
 /* Every name in dir, dot files too (vo_list_dir leaves them out, and a bundle may hide nothing). */
@@ -216,7 +228,8 @@ static void conda_subdir(struct vo_ctx *c, const char *dir, const char *subdir, 
 			}
 			vo_free_list(shards, ns);
 		} else if (vo_is_file(p) && (!strcmp(names[i], "repodata.json") || !strcmp(names[i], "repodata.json.zst") ||
-					     !strcmp(names[i], WP_SHARD_INDEX_FILE) || cpkg_find(pkgs, subdir, names[i]))) {
+					     !strcmp(names[i], WP_SHARD_INDEX_FILE) || cpkg_find(pkgs, subdir, names[i]) ||
+					     attest_named(pkgs, subdir, names[i]))) {
 			/* accounted for */
 		} else {
 			vo_problem_add(c, true, p, "is not in %s/repodata.json: a bundle's channel holds what it lists, no more",
