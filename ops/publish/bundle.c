@@ -932,7 +932,9 @@ static const char *member_rest(const char *path, const char *name, char **top, s
 	return name[tlen] ? name + tlen + 1 : name + tlen;
 }
 
-int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+/* The bundle's files into m, and with delta_json its WP_DELTA_NAME's bytes (when it is a delta). */
+static int manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_buf *delta_json,
+			      struct wp_err *err)
 {
 	char **vols = NULL, *top = NULL;
 	struct archive_entry *ae;
@@ -965,11 +967,19 @@ int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, str
 		const void *blk;
 		size_t sz;
 		la_int64_t off;
+		bool keep = delta_json && !strcmp(rest, WP_DELTA_NAME);
 		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
 			wp_hasher_update(&h, blk, sz);
 			size += (long long)sz;
+			if (keep && wp_buf_add(delta_json, blk, sz) < 0) {
+				rc = wp_fail(err, -WPE_TOO_BIG, "bundle '%s': its %s is past %zu bytes", path, WP_DELTA_NAME,
+					     WP_TREE_MANIFEST_MAX);
+				break;
+			}
 		}
-		if (r != ARCHIVE_EOF)
+		if (rc)
+			;
+		else if (r != ARCHIVE_EOF)
 			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be read: %s", path,
 				     archive_entry_pathname(ae), archive_error_string(a));
 		else if (!(rc = wp_hasher_final(&h, hex, NULL, err)) && strcmp(rest, WP_DELTA_NAME) != 0)
@@ -988,6 +998,11 @@ int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, str
 	else
 		wp_tree_manifest_release(m);
 	return rc;
+}
+
+int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+{
+	return manifest_of_bundle(path, m, NULL, err);
 }
 
 int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct wp_err *err)
@@ -1059,7 +1074,16 @@ int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct
 {
 	if (wp_cstr_endswith(path, ".json"))
 		return wp_tree_manifest_load(path, m, err);
-	int rc = wp_tree_manifest_of_bundle(path, m, err);
+	struct wp_buf dj = WP_BUF_INIT_MAX(WP_TREE_MANIFEST_MAX);
+	int rc = manifest_of_bundle(path, m, &dj, err);
+	if (!rc && dj.len) {
+		/* an earlier delta: the tree it makes on the far side, as its own manifest names it */
+		wp_tree_manifest_release(m);
+		rc = wp_tree_manifest_parse(dj.data, dj.len, path, m, err);
+		wp_buf_free(&dj);
+		return rc;
+	}
+	wp_buf_free(&dj);
 	if (!rc) {
 		/* the bundle's manifest as `verify --manifest` would write it: what the chain names */
 		struct wp_buf b = WP_BUF_INIT;

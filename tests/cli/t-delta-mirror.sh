@@ -97,4 +97,16 @@ tree_sums "$TMP/near" >"$TMP/s1"
 tree_sums "$TMP/far/m" >"$TMP/s2"
 cmp -s "$TMP/s1" "$TMP/s2" && pass "still the near mirror, file for file" || { fail "the trees differ"; diff "$TMP/s1" "$TMP/s2" >&2; }
 
+# the next month's delta against the last delta (its volumes): chained to the tree it made there
+wheel foxtrot 1.0 --payload "name = 'foxtrot'"
+links
+expect_exit 0 "a delta against the previous delta" \
+	wp mirror "$TMP/near" app delta echo foxtrot $T --index "$IDX" --refresh --since "$TMP/d2.tar.zst.001" --delta "$TMP/d3.tar.zst"
+tar --zstd -tf "$TMP/d3.tar.zst" | grep -Eq '/files/echo/.' && fail "it carries what the last delta did: $(tar --zstd -tf "$TMP/d3.tar.zst" | tr '\n' ' ')" || pass "only what is new since"
+expect_exit 0 "it applies after the last one" wp apply "$TMP/d3.tar.zst" "$TMP/far/m"
+expect_exit 0 "and the mirror verifies" wp verify "$TMP/far/m"
+tree_sums "$TMP/near" >"$TMP/s1"
+tree_sums "$TMP/far/m" >"$TMP/s2"
+cmp -s "$TMP/s1" "$TMP/s2" && pass "the near mirror again, file for file" || { fail "the trees differ"; diff "$TMP/s1" "$TMP/s2" >&2; }
+
 done_testing
