@@ -8,6 +8,7 @@
 #include "ops/core/shardread.h"
 #include "ops/core/untar.h"
 #include "ops/publish/bundle.h"
+#include "ops/publish/manifest.h"
 #include "ops/verify/common.h"
 #include "ops/wheel/sbom.h"
 #include "verify/wheel.h"
@@ -430,6 +431,41 @@ void vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
 	free(inst);
 }
 
+/* A delta (bundle --since, mirror --delta) is no whole tree: what it carries must be what its
+ * manifest says it carries, byte for byte; the tree it makes is checked whole by apply. */
+static void verify_delta(struct vo_ctx *c, const char *house, const char *mpath)
+{
+	struct wp_tree_manifest want = { 0 }, have = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_tree_manifest_load(mpath, &want, &e) < 0 || !want.is_delta) {
+		vo_problem_add(c, true, mpath, "%s", e.code ? e.msg : "is no delta manifest");
+		goto out;
+	}
+	if (wp_tree_manifest_of_dir(house, &have, &e) < 0) {
+		vo_problem_add(c, true, house, "%s", e.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < have.n; i++) {
+		const struct wp_tree_file *f = wp_tree_manifest_find(&want, have.v[i].path);
+		char *p = wp_xasprintf("%s/%s", house, have.v[i].path);
+		c->rep->files++;
+		if (!f || !f->carried)
+			vo_problem_add(c, true, p, "is carried, but %s does not list it as carried", WP_DELTA_NAME);
+		else if (strcmp(f->sha256, have.v[i].sha256))
+			vo_problem_add(c, true, p, "sha256 is %s, %s says %s", have.v[i].sha256, WP_DELTA_NAME, f->sha256);
+		free(p);
+	}
+	for (size_t i = 0; i < want.n; i++)
+		if (want.v[i].carried && !wp_tree_manifest_find(&have, want.v[i].path)) {
+			char *p = wp_xasprintf("%s/%s", house, want.v[i].path);
+			vo_problem_add(c, true, p, "is missing; %s lists it as carried", WP_DELTA_NAME);
+			free(p);
+		}
+out:
+	wp_tree_manifest_release(&want);
+	wp_tree_manifest_release(&have);
+}
+
 void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
@@ -564,7 +600,12 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		goto out;
 	}
 	char *house = wp_xasprintf("%s/%s", tmpl, top);
-	vo_verify_bundle_dir(c, house);
+	char *dj = wp_xasprintf("%s/" WP_DELTA_NAME, house);
+	if (vo_is_file(dj))
+		verify_delta(c, house, dj);
+	else
+		vo_verify_bundle_dir(c, house);
+	free(dj);
 	free(house);
 out:
 	c->real = NULL;
