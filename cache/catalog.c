@@ -6,6 +6,7 @@
 #include "base/vec.h"
 #include "cache/catalog_new.h"
 #include "cache/condastore.h"
+#include "cache/provstore.h"
 #include "resolver/ask.h"
 #include "resolver/fileinfo.h"
 #include "resolver/version.h"
@@ -912,6 +913,8 @@ int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char
 	*source_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
+	if ((rc = wp_catalog_provenance_clear_source(cat, *source_id, url, !strcmp(kind, "repodata"), err)))
+		goto out;
 	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1", -1, &st, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot clear source");
 		goto out;

@@ -83,8 +83,35 @@ static void print_roots(const struct wp_pick_run *run, const char *dir)
 	wp_buf_free(&d);
 }
 
+/* --delta OUT [--since OLD] [--split SIZE]: said wrong before anything is fetched. */
+static int delta_opts_check(const struct wp_pick_opts *o, const char *dir, unsigned long long *split,
+			    struct wp_err *err)
+{
+	struct stat sb;
+	if (!o->delta) {
+		if (o->since || o->split)
+			return wp_fail(err, -WPE_USAGE, "mirror takes --%s with --delta OUT.tar.zst (the delta to write)",
+				       o->since ? "since" : "split");
+		return 0;
+	}
+	if (wp_url_is_s3(dir))
+		return wp_fail(err, -WPE_USAGE, "--delta writes a delta of a local mirror, not of '%s'", dir);
+	if (o->dry_run)
+		return wp_fail(err, -WPE_USAGE, "--delta writes what the run changed; --dry-run changes nothing");
+	int rc;
+	if ((rc = wp_cli_dest_check(o->delta, "mirror --delta", "file name", false, err)) ||
+	    (rc = wp_bundle_name_check(o->delta, err)) || (o->split && (rc = wp_bundle_size_parse(o->split, split, err))))
+		return rc;
+	if (!o->since && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
+		return wp_fail(err, -WPE_USAGE, "mirror '%s' does not exist yet: its first copy crosses whole; --delta without "
+			       "--since is against what DIR holds before the run", dir);
+	return 0;
+}
+
 int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
+	unsigned long long split = 0;
+	struct wp_tree_manifest since = { 0 };
 	struct wp_pick_opts o = { 0 };
 	struct wp_strlist pos = { 0 }, reqs = { 0 };
 	struct wp_pick_job job;
@@ -108,13 +135,16 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (wp_url_is_s3(pos.v[0]) && !o.dry_run &&
 	    (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err)))
 		goto out;
-	if (o.since && wp_url_is_s3(pos.v[0])) {
-		rc = wp_fail(err, -WPE_USAGE, "--since writes a delta to carry by hand: give a local OUT, not s3://");
+	if ((rc = delta_opts_check(&o, pos.v[0], &split, err)))
 		goto out;
-	}
 	for (size_t i = 1; i < pos.n; i++)
 		wp_strlist_push(&reqs, pos.v[i]);
 	if (wp_pick_opts_is_conda(&o)) {
+		if (o.delta) {
+			rc = wp_fail(err, -WPE_USAGE, "--delta is for wheel mirrors; for a conda channel write 'wheelpick bundle "
+				     "--conda OUT PKG... --since OLD'");
+			goto out;
+		}
 		if (o.prune) {
 			rc = wp_fail(err, -WPE_USAGE, "--prune is for wheel mirrors; a conda channel keeps what its repodata lists");
 			goto out;
@@ -124,6 +154,10 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+		goto out;
+	/* the base of the delta: what the far side holds, or this mirror before the run */
+	if (o.delta && (rc = o.since ? wp_tree_manifest_of_old(o.since, &since, err)
+				     : wp_tree_manifest_of_dir(pos.v[0], &since, err)))
 		goto out;
 	if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
@@ -163,6 +197,14 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if (!rc && !frc && !o.json && cli->verbosity >= 0 && !wp_url_is_s3(pos.v[0]))
 		print_roots(&run, pos.v[0]);
+	/* the delta only of a mirror that is whole: a failed run's tree is no state to send */
+	if (!rc && !frc && o.delta) {
+		size_t carried = 0, nvol = 0;
+		rc = wp_publish_mirror_delta(&cli->session, pos.v[0], o.delta, split, &since, &carried, &nvol, err);
+		if (!rc && !o.json && cli->verbosity >= 0)
+			printf("wrote the delta %s%s (%zu file(s) carried, %zu volume(s)); apply it to the far side's copy "
+			       "with 'wheelpick apply %s DIR'\n", o.delta, split ? " in volumes" : "", carried, nvol, o.delta);
+	}
 	if (frc)
 		rc = frc;
 	if (o.json)
@@ -172,6 +214,7 @@ out:
 	if (rc && o.json && !printed)
 		wp_print_json_error(rc, err, &run.plan);
 	wp_pick_run_release(&run);
+	wp_tree_manifest_release(&since);
 	wp_pick_opts_release(&o);
 	wp_strlist_release(&pos);
 	wp_strlist_release(&reqs);

@@ -122,8 +122,9 @@ const struct wp_cmd wp_commands[] = {
 	  WP_ARGS_PATHS },
 	{ "apply", wp_cmd_apply, wp_apply_table, "wheelpick apply DELTA DEST",
 	  "lay a delta bundle onto the folder it was made against",
-	  "Update, on the far side, the folder an earlier bundle unpacked to (or a wheelhouse or conda\n"
-	  "bundle folder) with a delta made by 'wheelpick bundle OUT PKG... --since OLD' (or its volumes):\n"
+	  "Update, on the far side, the folder an earlier bundle unpacked to (or a wheelhouse, conda\n"
+	  "bundle folder or mirror) with a delta made by 'wheelpick bundle OUT PKG... --since OLD' or\n"
+	  "'wheelpick mirror DIR PKG... --delta OUT' (or its volumes):\n"
 	  "the folder must be exactly the tree the delta names as its previous one; the new tree is built\n"
 	  "beside it from the files the delta carries and those it keeps, each checked against the delta's\n"
 	  "manifest, verified as a whole, and only then swapped into place. Any failure leaves the folder\n"

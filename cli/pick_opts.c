@@ -122,6 +122,12 @@ const struct wp_opt wp_mirror_table[] = {
 	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be mirrored; download nothing" },
 	FULL_OPT,
 	{ "prune", 0, NULL, WP_OPT_FLAG, O(prune), NULL, "remove files the targets no longer need" },
+	{ "delta", 0, NULL, WP_OPT_STR, O(delta), "OUT.tar.zst",
+	  "also write what this run changed in DIR as a delta to OUT ('wheelpick apply OUT DIR' on the far side): "
+	  "against DIR as it was before the run, or against --since" },
+	{ "since", 0, NULL, WP_OPT_STR, O(since), "OLD",
+	  "with --delta: what the far side's mirror holds (a manifest from 'verify --manifest', or an earlier delta's)" },
+	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE", "with --delta: write it in volumes of at most SIZE" },
 	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
 	  "for s3://BUCKET/PREFIX: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
 	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on each object (public-read)" },

@@ -29,12 +29,13 @@ enum list { L_NONE = 0, L_DEPENDS, L_CONSTRAINS, L_FEATURES };
 /* The package fields read, by key: found once per key (cb_key), not by a string compare per
  * value against every name. */
 enum fkey {
-	F_OTHER = 0, F_NAME, F_VERSION, F_BUILD, F_SUBDIR, F_LICENSE, F_MD5, F_SHA256, F_BUILD_NUMBER, F_SIZE,
+	F_OTHER = 0, F_NAME, F_VERSION, F_BUILD, F_SUBDIR, F_LICENSE, F_MD5, F_SHA256, F_ATTEST, F_BUILD_NUMBER, F_SIZE,
 	F_TIMESTAMP, F_DEPENDS, F_CONSTRAINS, F_TRACK_FEATURES, F_NOARCH,
 };
 
 struct pkg {
 	struct wp_buf filename, name, version, build, subdir, md5, sha256, license, noarch, features;
+	struct wp_buf attest; /* CEP 50 attestations_sha256: the sidecar's sha256 (lowercase hex) */
 	struct wp_buf depends, constrains;
 	bool has_depends, has_constrains, has_features, bad;
 	long long build_number, size, timestamp;
@@ -76,7 +77,7 @@ static int fail(struct rd *r, int code, const char *what)
 static void pkg_reset(struct pkg *p)
 {
 	struct wp_buf *bufs[] = { &p->filename, &p->name, &p->version, &p->build, &p->subdir, &p->md5,
-				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains };
+				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains, &p->attest };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bufs); i++)
 		wp_buf_reset(bufs[i]);
 	p->has_depends = p->has_constrains = p->has_features = p->bad = false;
@@ -87,7 +88,7 @@ static void pkg_reset(struct pkg *p)
 static void pkg_free(struct pkg *p)
 {
 	struct wp_buf *bufs[] = { &p->filename, &p->name, &p->version, &p->build, &p->subdir, &p->md5,
-				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains };
+				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains, &p->attest };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bufs); i++)
 		wp_buf_free(bufs[i]);
 }
@@ -96,7 +97,7 @@ static void pkg_init(struct pkg *p)
 {
 	struct wp_buf small = WP_BUF_INIT_MAX(NAME_MAX_), list = WP_BUF_INIT_MAX(LIST_MAX);
 	p->filename = p->name = p->version = p->build = p->subdir = p->md5 = p->sha256 = small;
-	p->license = p->noarch = p->features = small;
+	p->license = p->noarch = p->features = p->attest = small;
 	p->depends = p->constrains = list;
 }
 
@@ -184,7 +185,7 @@ static enum fkey fkey_of(const unsigned char *s, size_t n)
 		KEY("license", F_LICENSE), KEY("md5", F_MD5), KEY("sha256", F_SHA256),
 		KEY("build_number", F_BUILD_NUMBER), KEY("size", F_SIZE), KEY("timestamp", F_TIMESTAMP),
 		KEY("depends", F_DEPENDS), KEY("constrains", F_CONSTRAINS), KEY("track_features", F_TRACK_FEATURES),
-		KEY("noarch", F_NOARCH),
+		KEY("noarch", F_NOARCH), KEY("attestations_sha256", F_ATTEST),
 	};
 #undef KEY
 	for (size_t i = 0; i < WP_ARRAY_LEN(keys); i++)
@@ -206,11 +207,13 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 	case F_SUBDIR: str = &p->subdir; break;
 	case F_LICENSE: str = &p->license; break;
 	case F_MD5:
-	case F_SHA256: {
+	case F_SHA256:
+	case F_ATTEST: {
 		size_t want = r->fkey == F_MD5 ? 32 : 64;
 		char hex[65];
 		if (t == WP_JSON_STRING && wp_url_hex_lower((const char *)s, n, want, hex))
-			wp_json_take(r->fkey == F_MD5 ? &p->md5 : &p->sha256, (const unsigned char *)hex, want);
+			wp_json_take(r->fkey == F_MD5 ? &p->md5 : r->fkey == F_SHA256 ? &p->sha256 : &p->attest,
+				     (const unsigned char *)hex, want);
 		else
 			p->bad |= t != WP_JSON_NULL;
 		return;
@@ -374,6 +377,9 @@ static void emit(struct rd *r)
 		r->stats->malformed++;
 		return;
 	}
+	/* CEP 50: the attestations beside the package, under a name their sha256 fixes */
+	char *attest = p->attest.len ? wp_xasprintf("%s" WP_CONDA_ATTEST_INFIX "%s", wp_buf_cstr(&r->url),
+						    wp_buf_cstr(&p->attest)) : NULL;
 	long long ts = p->timestamp;
 	if (ts >= 0 && ts <= 253402300799LL)
 		ts *= 1000; /* seconds (older repodata), as conda itself decides */
@@ -395,8 +401,10 @@ static void emit(struct rd *r)
 		.timestamp = ts,
 		.noarch = opt(&p->noarch),
 		.license = opt(&p->license),
+		.provenance = attest,
 	};
 	int rc = r->sink(r->ctx, &rec, r->err);
+	free(attest);
 	if (rc < 0)
 		r->rc = rc;
 	else

@@ -13,6 +13,11 @@
 #define WP_REPODATA_RATIO_AFTER ((unsigned long long)16 << 20) /* ratio judged past this */
 #define WP_REPODATA_MAX_TOKEN ((size_t)1 << 20)             /* one JSON string or number */
 
+/* CEP 50: a record's "attestations_sha256" names a JSON array of Sigstore bundles (CEP 27) served
+ * beside the package as FILENAME.sigs.<that sha256>; a record that carries it has that URL as its
+ * provenance (the name fixes the bytes). */
+#define WP_CONDA_ATTEST_INFIX ".sigs."
+
 /* Stream repodata from path, decompressing by content (not by name), and push one
  * WP_KIND_CONDA record per entry of "packages" and "packages.conda" as each entry closes, so
  * memory stays bounded whatever the file's size. base_url is the channel subdir's URL (the

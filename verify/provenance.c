@@ -255,8 +255,12 @@ static int check_statement(const struct att *a, const char *what, const char *fi
 	const struct wp_json_val *subj = wp_json_get_arr(st, "subject");
 	const char *name = wp_json_get_str(wp_json_at(subj, 0), "name");
 	const char *digest = wp_json_get_str(wp_json_at(subj, 0), "digest", "sha256");
+	/* a conda package's (CEP 27, verify/condaattest.c) is its publish predicate, never a wheel's */
+	size_t fl = strlen(file_name);
+	bool conda = (fl > 6 && !strcmp(file_name + fl - 6, ".conda")) || (fl > 8 && !strcmp(file_name + fl - 8, ".tar.bz2"));
 	if (!type || strcmp(type, "https://in-toto.io/Statement/v1") || !pt ||
-	    (strcmp(pt, "https://docs.pypi.org/attestations/publish/v1") && strcmp(pt, "https://slsa.dev/provenance/v1")))
+	    (strcmp(pt, "https://docs.pypi.org/attestations/publish/v1") && strcmp(pt, "https://slsa.dev/provenance/v1") &&
+	     !(conda && !strcmp(pt, WP_CONDA_PUBLISH_PREDICATE))))
 		rc = wp_fail(err, -WPE_INTEGRITY,
 			     "provenance '%s': the statement is not an in-toto v1 statement of a PyPI publish or SLSA predicate",
 			     what);

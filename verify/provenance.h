@@ -12,6 +12,8 @@
 #include "verify/trustroot.h"
 
 #define WP_PROV_MAX_BYTES (4u << 20)   /* a provenance file past 4 MiB is refused */
+/* CEP 27's publish predicate: taken in a statement about a .conda or .tar.bz2 only */
+#define WP_CONDA_PUBLISH_PREDICATE "https://schemas.conda.org/attestations-publish-1.schema.json"
 #define WP_PROV_MAX_ATTEST 8           /* attestations checked per file, all bundles together */
 /* Who signed one attestation, read from its Fulcio certificate. */
 struct wp_prov_identity {

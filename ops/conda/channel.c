@@ -7,8 +7,10 @@
 #include "base/url.h"
 #include "base/vec.h"
 #include "base/zstd.h"
+#include "ops/conda/attest.h"
 #include "ops/conda/shards.h"
 #include "verify/conda.h"
+#include "verify/hash.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +30,7 @@ struct rec {
 	char *json;          /* the record, byte for byte (outer whitespace trimmed) */
 	char *sha256;        /* from the record, for telling a replaced package; may be NULL */
 	const char *store;   /* this run's object, or NULL for a record already in the channel */
+	const char *attest, *attest_sha256; /* this run's attestations sidecar (CEP 50), or NULL */
 	bool was_listed;     /* the channel's repodata names it now */
 	bool conflict;       /* ... with other bytes than this run's */
 };
@@ -306,6 +309,10 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 	r->json = wp_xstrndup(s, (size_t)(e - s));
 	r->sha256 = sha ? wp_xstrdup(sha) : NULL;
 	r->store = f->store_path;
+	if (f->attest_path && f->attest_sha256 && wp_sha256_hex_valid(f->attest_sha256)) {
+		r->attest = f->attest_path;
+		r->attest_sha256 = f->attest_sha256;
+	}
 out:
 	wp_json_tree_free(root);
 	return rc;
@@ -387,6 +394,13 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 		char *to = wp_xasprintf("%s/%s", spath, rs.v[i].filename);
 		rc = wp_link_or_copy_unsynced(rs.v[i].store, to, err);
 		free(to);
+		if (!rc && rs.v[i].attest) {
+			char *name = wp_conda_attest_name(rs.v[i].filename, rs.v[i].attest_sha256);
+			to = wp_xasprintf("%s/%s", spath, name);
+			rc = wp_link_or_copy_unsynced(rs.v[i].attest, to, err);
+			free(to);
+			free(name);
+		}
 		if (rc)
 			goto out;
 	}

@@ -13,6 +13,8 @@ struct wp_conda_file {
 	const char *filename;     /* pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0.tar.bz2, or .conda */
 	const char *store_path;   /* the proven object to link or copy in */
 	const char *record_json;  /* the upstream repodata record, a JSON object, copied byte for byte */
+	const char *attest_path;  /* CEP 27/50: its attestations (a sidecar held to attest_sha256), or NULL */
+	const char *attest_sha256;
 };
 
 #define WP_CHANNEL_REPODATA_MAX ((size_t)1 << 30) /* an existing repodata.json past this: refused */
@@ -26,6 +28,8 @@ struct wp_conda_file {
  * every write is atomic. -WPE_USAGE for a bad subdir or file name, or a record that is not a
  * JSON object; -WPE_INTEGRITY when a record's size disagrees with the store object; -WPE_PARSE
  * for an existing repodata.json that is not JSON; -WPE_IO for the file system. */
+/* A file's attestations go beside it as <filename>.sigs.<attest_sha256> (ops/conda/attest.h), in
+ * place before the record that names them. */
 int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err);
 
 #endif

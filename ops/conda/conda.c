@@ -7,6 +7,7 @@
 #include "base/mem.h"
 #include "cache/catalog.h"
 #include "cache/store.h"
+#include "ops/conda/attest.h"
 #include "ops/conda/channel.h"
 #include "ops/conda/condalocks.h"
 #include "ops/core/fetch.h"
@@ -423,7 +424,7 @@ out:
 }
 
 /* The upstream record rebuilt from the fields the catalog keeps (conda reads these). */
-static char *record_json(const struct wp_conda_candidate *c, long long size)
+static char *record_json(const struct wp_conda_candidate *c, long long size, const char *attest_sha256)
 {
 	struct wp_json j;
 	char *text = NULL;
@@ -443,6 +444,8 @@ static char *record_json(const struct wp_conda_candidate *c, long long size)
 		wp_json_kstr(&j, "md5", c->md5);
 	if (c->sha256)
 		wp_json_kstr(&j, "sha256", c->sha256);
+	if (attest_sha256) /* CEP 50: the attestations the channel carries beside the package */
+		wp_json_kstr(&j, "attestations_sha256", attest_sha256);
 	if (size >= 0)
 		wp_json_kint(&j, "size", size);
 	wp_json_kstr(&j, "subdir", c->subdir ? c->subdir : "noarch");
@@ -535,8 +538,8 @@ static int resolve_with_restarts(struct cflow *cf, const struct wp_conda_job *jo
 }
 
 /* Fetch the closure into the store, then lay it out as a channel in dest. */
-static int write_channel(const struct wp_session *s, const struct wp_conda_job *job, struct wp_conda_result *res,
-			 struct wp_err *err)
+static int write_channel(const struct wp_session *s, struct wp_catalog *cat, const struct wp_conda_job *job,
+			 struct wp_conda_result *res, struct wp_err *err)
 {
 	struct wp_store store = { 0 };
 	char *root = wp_xasprintf("%s/files", s->cache_dir);
@@ -562,6 +565,14 @@ static int write_channel(const struct wp_session *s, const struct wp_conda_job *
 	struct wp_fetch_opts fo = { .offline = job->offline, .progress = s->progress.update,
 				    .resumed = s->progress.resumed, .pctx = s->progress.ctx };
 	int frc = wp_fetch_files(&store, items, n, &fo, err);
+	/* each package's attestations where its channel offers them; one that cannot be had leaves its
+	 * package without (said, and the exit code says it), never a record naming a missing sidecar */
+	const char **urls = wp_xcalloc(n ? n : 1, sizeof(*urls));
+	struct wp_conda_attest *att = wp_xcalloc(n ? n : 1, sizeof(*att));
+	for (size_t i = 0; i < n; i++)
+		urls[i] = items[i].rc ? "" : res->picks[i].c->url;
+	struct wp_err aerr = WP_ERR_INIT;
+	int arc = wp_conda_attest_carry(s, cat, urls, n, job->offline, att, &aerr);
 	struct wp_conda_file *cfiles = wp_xcalloc(n ? n : 1, sizeof(*cfiles));
 	char **jsons = wp_xcalloc(n ? n : 1, sizeof(*jsons));
 	size_t ncf = 0;
@@ -581,23 +592,28 @@ static int write_channel(const struct wp_session *s, const struct wp_conda_job *
 		 * (and a part on a resume), and the channel must not differ between runs */
 		struct stat sb;
 		jsons[ncf] = record_json(c, stat(items[i].path, &sb) == 0 ? (long long)sb.st_size
-					    : items[i].bytes > 0 ? items[i].bytes : -1);
+					    : items[i].bytes > 0 ? items[i].bytes : -1, att[i].path ? att[i].sha256 : NULL);
 		cfiles[ncf] = (struct wp_conda_file){
 			.subdir = c->subdir ? c->subdir : "noarch", .filename = c->filename, .store_path = items[i].path,
-			.record_json = jsons[ncf],
+			.record_json = jsons[ncf], .attest_path = att[i].path, .attest_sha256 = att[i].path ? att[i].sha256 : NULL,
 		};
 		ncf++;
 	}
 	/* what was proven goes in even when something else failed; the error still says so */
 	struct wp_err werr = WP_ERR_INIT;
-	rc = wp_channel_write(job->dest, cfiles, ncf, frc ? &werr : err);
+	rc = wp_channel_write(job->dest, cfiles, ncf, frc || arc ? &werr : err);
 	if (frc)
 		rc = frc;
+	else if (arc && !rc)
+		rc = wp_fail(err, arc, "%s", aerr.msg);
 	res->wrote = rc == 0;
 	for (size_t i = 0; i < n; i++)
 		wp_fetch_item_release(&items[i]);
 	for (size_t i = 0; i < ncf; i++)
 		free(jsons[i]);
+	wp_conda_attest_release(att, n);
+	free(att);
+	free(urls);
 	free(jsons);
 	free(cfiles);
 	free(items);
@@ -652,7 +668,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 		wp_say(s, WP_SAY_WARN, "%s", me.msg);
 	}
 	if (!rc && job->dest)
-		rc = write_channel(s, job, res, err);
+		rc = write_channel(s, cf->cat, job, res, err);
 	if (!rc && job->dest) {
 		const char **chans = wp_xcalloc(cf->nch ? cf->nch : 1, sizeof(*chans));
 		for (size_t i = 0; i < cf->nch; i++)

@@ -131,7 +131,7 @@ const char *wp_bundle_install_sh(void)
 
 const char *wp_bundle_install_sh_for(enum wp_bundle_kind kind)
 {
-	return kind == WP_BUNDLE_CONDA ? install_sh_conda : install_sh;
+	return kind == WP_BUNDLE_CONDA ? install_sh_conda : kind == WP_BUNDLE_MIRROR ? NULL : install_sh;
 }
 
 /* ---- explicit lock lines, read as the conda install.sh reads them ---- */
@@ -574,6 +574,13 @@ int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned lo
 static bool has_what_install_reads(const struct names *files, enum wp_bundle_kind kind)
 {
 	bool lock = false, channel = kind != WP_BUNDLE_CONDA;
+	if (kind == WP_BUNDLE_MIRROR) {
+		/* a mirror's pages: what its clients read */
+		for (size_t i = 0; i < files->n; i++)
+			if (!strcmp(files->v[i], "simple/index.html"))
+				return true;
+		return false;
+	}
 	for (size_t i = 0; i < files->n; i++) {
 		const char *f = files->v[i];
 		size_t n = strlen(f);
@@ -601,7 +608,7 @@ static int delta_plan(const char *src_dir, struct names *files, const char *scri
 		long long size = 0;
 		if (rel[strlen(rel) - 1] == '/')
 			continue;
-		if (!strcmp(rel, "install.sh")) {
+		if (!strcmp(rel, "install.sh") && script) {
 			size = (long long)strlen(script);
 			rc = wp_sha256_hex_of(script, strlen(script), hex);
 		} else if (!strcmp(rel, WP_DELTA_NAME)) {
@@ -673,14 +680,18 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 		goto out;
 	(void)sb;
 	if (!has_what_install_reads(&files, what)) {
-		rc = what == WP_BUNDLE_CONDA
+		rc = what == WP_BUNDLE_MIRROR
+			     ? wp_fail(err, -WPE_USAGE, "mirror '%s' has no simple/index.html: make it with 'wheelpick mirror "
+						     "DIR PKG...'", src_dir)
+			     : what == WP_BUNDLE_CONDA
 			     ? wp_fail(err, -WPE_USAGE, "conda channel '%s' has no explicit-<subdir>.txt beside a channel/ folder "
 							 "for the bundle's install.sh", src_dir)
 			     : wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has no requirements.txt (or requirements-<target>.txt) "
 							 "for the bundle's install.sh", src_dir);
 		goto out;
 	}
-	names_add(&files, wp_xstrdup("install.sh"));
+	if (script)
+		names_add(&files, wp_xstrdup("install.sh"));
 	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
 	if (o->since && (rc = delta_plan(src_dir, &files, script, o, &delta, &delta_json, err)))
 		goto out;
@@ -729,7 +740,7 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 				rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path,
 					     archive_error_string(a));
 			archive_entry_free(ae);
-		} else if (!strcmp(rel, "install.sh")) {
+		} else if (!strcmp(rel, "install.sh") && script) {
 			if (!o->since || delta_carries(&delta, rel))
 				rc = add_bytes(a, out_path, name, script, strlen(script), 0755, mtime, err);
 		} else if (o->since && !strcmp(rel, WP_DELTA_NAME)) {
@@ -921,7 +932,9 @@ static const char *member_rest(const char *path, const char *name, char **top, s
 	return name[tlen] ? name + tlen + 1 : name + tlen;
 }
 
-int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+/* The bundle's files into m, and with delta_json its WP_DELTA_NAME's bytes (when it is a delta). */
+static int manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_buf *delta_json,
+			      struct wp_err *err)
 {
 	char **vols = NULL, *top = NULL;
 	struct archive_entry *ae;
@@ -954,11 +967,19 @@ int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, str
 		const void *blk;
 		size_t sz;
 		la_int64_t off;
+		bool keep = delta_json && !strcmp(rest, WP_DELTA_NAME);
 		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
 			wp_hasher_update(&h, blk, sz);
 			size += (long long)sz;
+			if (keep && wp_buf_add(delta_json, blk, sz) < 0) {
+				rc = wp_fail(err, -WPE_TOO_BIG, "bundle '%s': its %s is past %zu bytes", path, WP_DELTA_NAME,
+					     WP_TREE_MANIFEST_MAX);
+				break;
+			}
 		}
-		if (r != ARCHIVE_EOF)
+		if (rc)
+			;
+		else if (r != ARCHIVE_EOF)
 			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be read: %s", path,
 				     archive_entry_pathname(ae), archive_error_string(a));
 		else if (!(rc = wp_hasher_final(&h, hex, NULL, err)) && strcmp(rest, WP_DELTA_NAME) != 0)
@@ -977,6 +998,11 @@ int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, str
 	else
 		wp_tree_manifest_release(m);
 	return rc;
+}
+
+int wp_tree_manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
+{
+	return manifest_of_bundle(path, m, NULL, err);
 }
 
 int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct wp_err *err)
@@ -1048,7 +1074,16 @@ int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct
 {
 	if (wp_cstr_endswith(path, ".json"))
 		return wp_tree_manifest_load(path, m, err);
-	int rc = wp_tree_manifest_of_bundle(path, m, err);
+	struct wp_buf dj = WP_BUF_INIT_MAX(WP_TREE_MANIFEST_MAX);
+	int rc = manifest_of_bundle(path, m, &dj, err);
+	if (!rc && dj.len) {
+		/* an earlier delta: the tree it makes on the far side, as its own manifest names it */
+		wp_tree_manifest_release(m);
+		rc = wp_tree_manifest_parse(dj.data, dj.len, path, m, err);
+		wp_buf_free(&dj);
+		return rc;
+	}
+	wp_buf_free(&dj);
 	if (!rc) {
 		/* the bundle's manifest as `verify --manifest` would write it: what the chain names */
 		struct wp_buf b = WP_BUF_INIT;

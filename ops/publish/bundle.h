@@ -52,11 +52,13 @@ const char *wp_bundle_install_sh(void);
 /* What a bundle carries: a wheelhouse (requirement files, pip installs it), or a conda channel
  * (channel/<subdir>/... with repodata, shards and packages) with its locks beside it
  * (explicit-<subdir>.txt, environment.yml), which conda installs. */
-enum wp_bundle_kind { WP_BUNDLE_WHEELS, WP_BUNDLE_CONDA };
+/* A mirror bundle is a `mirror` tree as it is (only deltas of one are written: `mirror --delta`):
+ * no install.sh, since the far side serves the tree, and the tree is the mirror folder itself. */
+enum wp_bundle_kind { WP_BUNDLE_WHEELS, WP_BUNDLE_CONDA, WP_BUNDLE_MIRROR };
 
 #define WP_BUNDLE_CHANNEL_DIR "channel" /* a conda bundle's channel, under its top folder */
 
-/* The install.sh text a bundle of that kind carries (static). The conda one creates the
+/* The install.sh text a bundle of that kind carries (static; NULL for a mirror). The conda one creates the
  * environment with `conda create --offline --file` from the chosen explicit-*.txt, each URL
  * rewritten to file://<the bundle>/channel/<subdir>/<file> (the lock's hash kept, so conda checks
  * every package): explicit, so no solver runs and the environment is exactly the lock; offline,

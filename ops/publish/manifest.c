@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MANIFEST_MAX ((size_t)256 << 20)
 #define MANIFEST_MAX_FILES 1000000
 
 void wp_tree_manifest_add(struct wp_tree_manifest *m, const char *path, const char *sha256, long long size)
@@ -173,11 +172,22 @@ static bool is_hex64(const char *s)
 int wp_tree_manifest_load(const char *path, struct wp_tree_manifest *m, struct wp_err *err)
 {
 	struct wp_buf text = WP_BUF_INIT;
+	memset(m, 0, sizeof(*m));
+	int rc = wp_file_read_capped(path, WP_TREE_MANIFEST_MAX, &text, err);
+	if (!rc)
+		rc = wp_tree_manifest_parse(text.data ? text.data : "", text.len, path, m, err);
+	wp_buf_free(&text);
+	return rc;
+}
+
+int wp_tree_manifest_parse(const char *data, size_t len, const char *path, struct wp_tree_manifest *m,
+			   struct wp_err *err)
+{
 	struct wp_json_val *doc = NULL;
-	const struct wp_json_opts o = { .what = path, .noun = "manifest", .max_bytes = MANIFEST_MAX };
+	const struct wp_json_opts o = { .what = path, .noun = "manifest", .max_bytes = WP_TREE_MANIFEST_MAX };
 	int rc;
 	memset(m, 0, sizeof(*m));
-	if ((rc = wp_file_read_capped(path, MANIFEST_MAX, &text, err)) || (rc = wp_json_load(text.data, text.len, &o, &doc, err)))
+	if ((rc = wp_json_load(data, len, &o, &doc, err)))
 		goto out;
 	long long one;
 	m->is_delta = wp_json_as_int(wp_json_get(doc, "wheelpick_delta"), &one) && one == 1;
@@ -221,12 +231,11 @@ int wp_tree_manifest_load(const char *path, struct wp_tree_manifest *m, struct w
 		}
 	}
 	if (!rc)
-		wp_sha256_hex_of(text.data, text.len, m->source_sha256);
+		wp_sha256_hex_of(data, len, m->source_sha256);
 out:
 	if (rc)
 		wp_tree_manifest_release(m);
 	wp_json_tree_free(doc);
-	wp_buf_free(&text);
 	return rc;
 }
 

@@ -14,6 +14,7 @@
 /* A delta bundle's own member (beside the files it carries): the new tree's manifest, what it
  * carries, and the tree and manifest it was made against. Never part of a tree's digest. */
 #define WP_DELTA_NAME "wheelpick-delta.json"
+#define WP_TREE_MANIFEST_MAX ((size_t)256 << 20) /* a manifest file past this is refused */
 
 struct wp_tree_file {
 	char *path;        /* relative, '/'-separated */
@@ -38,6 +39,9 @@ int wp_tree_manifest_of_dir(const char *dir, struct wp_tree_manifest *m, struct 
 /* A manifest file (`verify --manifest`'s, or a delta's WP_DELTA_NAME) read back; -WPE_PARSE for
  * one that is not. */
 int wp_tree_manifest_load(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
+/* The same for the text in data (len bytes); path names it in messages. */
+int wp_tree_manifest_parse(const char *data, size_t len, const char *path, struct wp_tree_manifest *m,
+			   struct wp_err *err);
 /* Sorts m->v by path and sets m->tree. */
 void wp_tree_manifest_seal(struct wp_tree_manifest *m);
 /* The JSON form (deterministic) appended to out: kind names what the tree is ("wheelhouse"). */

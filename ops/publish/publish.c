@@ -135,6 +135,14 @@ int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_co
 	return rc;
 }
 
+int wp_publish_mirror_delta(const struct wp_session *s, const char *dir, const char *out_path, unsigned long long split,
+			    const struct wp_tree_manifest *since, size_t *n_carried, size_t *nvolumes, struct wp_err *err)
+{
+	return wp_bundle_write_opts(out_path, dir, WP_BUNDLE_MIRROR, &(struct wp_bundle_opts){ .split = split,
+				    .mtime = bundle_mtime(s), .since = since, .kind_name = "mirror", .n_carried = n_carried },
+				    nvolumes, err);
+}
+
 int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path, struct wp_err *err)
 {
 	return wp_publish_bundle_split(s, run, out_path, 0, NULL, err);

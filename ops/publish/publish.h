@@ -43,6 +43,10 @@ int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_jo
 int wp_publish_bundle_since(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
 			    unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
 			    size_t *nvolumes, struct wp_err *err);
+/* A mirror's delta (`mirror DIR --delta OUT`): the tree dir holds now, against since (what the far
+ * side's mirror holds), with only the files since lacks at their path; no install.sh. */
+int wp_publish_mirror_delta(const struct wp_session *s, const char *dir, const char *out_path, unsigned long long split,
+			    const struct wp_tree_manifest *since, size_t *n_carried, size_t *nvolumes, struct wp_err *err);
 int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
 				  unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
 				  size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err);

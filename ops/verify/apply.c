@@ -69,8 +69,8 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	int rc = 0;
 	memset(res, 0, sizeof(*res));
 	if (stat(dest, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is no folder: apply lays a delta onto the unpacked bundle, wheelhouse "
-			     "or channel folder it was made against", dest);
+		rc = wp_fail(err, -WPE_USAGE, "'%s' is no folder: apply lays a delta onto the unpacked bundle, wheelhouse, "
+			     "channel or mirror folder it was made against", dest);
 		free(dest_own);
 		return rc;
 	}

@@ -8,6 +8,7 @@
 #include "ops/core/shardread.h"
 #include "ops/core/untar.h"
 #include "ops/publish/bundle.h"
+#include "ops/publish/manifest.h"
 #include "ops/verify/common.h"
 #include "ops/wheel/sbom.h"
 #include "verify/wheel.h"
@@ -115,6 +116,7 @@ static void check_install_sh(struct vo_ctx *c, const char *inst, enum wp_bundle_
 struct cpkg {
 	char *subdir, *filename, *name, *version, *build, *sha256, *md5;
 	bool locked;
+	char *attest; /* the name of its CEP 50 attestations beside it, or NULL */
 };
 
 WP_VEC_OF(cpkgs, struct cpkg);
@@ -132,10 +134,12 @@ static char *dup_or_null(const char *s)
 static int cpkg_add(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 {
 	struct cpkg_ctx *x = ctx;
+	const char *slash = rec->provenance ? strrchr(rec->provenance, '/') : NULL;
 	if (rec->filename)
 		wp_vec_push(x->v, ((struct cpkg){ wp_xstrdup(x->subdir), wp_xstrdup(rec->filename), dup_or_null(rec->project),
 						  dup_or_null(rec->version), dup_or_null(rec->build),
-						  dup_or_null(rec->sha256), dup_or_null(rec->md5), false }));
+						  dup_or_null(rec->sha256), dup_or_null(rec->md5), false,
+						  slash ? wp_xstrdup(slash + 1) : NULL }));
 	return 0;
 }
 
@@ -144,7 +148,7 @@ static void cpkgs_free(struct cpkgs *v)
 	for (size_t i = 0; i < v->n; i++) {
 		struct cpkg *p = &v->v[i];
 		free(p->subdir), free(p->filename), free(p->name), free(p->version), free(p->build), free(p->sha256),
-			free(p->md5);
+			free(p->md5), free(p->attest);
 	}
 	wp_vec_free(v);
 }
@@ -155,6 +159,15 @@ static struct cpkg *cpkg_find(struct cpkgs *v, const char *subdir, const char *f
 		if (!strcmp(v->v[i].subdir, subdir) && !strcmp(v->v[i].filename, filename))
 			return &v->v[i];
 	return NULL;
+}
+
+/* A package's attestations (checked with it by vo_verify_channel) */
+static bool attest_named(const struct cpkgs *v, const char *subdir, const char *name)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].attest && !strcmp(v->v[i].subdir, subdir) && !strcmp(v->v[i].attest, name))
+			return true;
+	return false;
 }
 
 /* Every name in dir, dot files too (vo_list_dir leaves them out, and a bundle may hide nothing). */
@@ -216,7 +229,8 @@ static void conda_subdir(struct vo_ctx *c, const char *dir, const char *subdir, 
 			}
 			vo_free_list(shards, ns);
 		} else if (vo_is_file(p) && (!strcmp(names[i], "repodata.json") || !strcmp(names[i], "repodata.json.zst") ||
-					     !strcmp(names[i], WP_SHARD_INDEX_FILE) || cpkg_find(pkgs, subdir, names[i]))) {
+					     !strcmp(names[i], WP_SHARD_INDEX_FILE) || cpkg_find(pkgs, subdir, names[i]) ||
+					     attest_named(pkgs, subdir, names[i]))) {
 			/* accounted for */
 		} else {
 			vo_problem_add(c, true, p, "is not in %s/repodata.json: a bundle's channel holds what it lists, no more",
@@ -417,6 +431,41 @@ void vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
 	free(inst);
 }
 
+/* A delta (bundle --since, mirror --delta) is no whole tree: what it carries must be what its
+ * manifest says it carries, byte for byte; the tree it makes is checked whole by apply. */
+static void verify_delta(struct vo_ctx *c, const char *house, const char *mpath)
+{
+	struct wp_tree_manifest want = { 0 }, have = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_tree_manifest_load(mpath, &want, &e) < 0 || !want.is_delta) {
+		vo_problem_add(c, true, mpath, "%s", e.code ? e.msg : "is no delta manifest");
+		goto out;
+	}
+	if (wp_tree_manifest_of_dir(house, &have, &e) < 0) {
+		vo_problem_add(c, true, house, "%s", e.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < have.n; i++) {
+		const struct wp_tree_file *f = wp_tree_manifest_find(&want, have.v[i].path);
+		char *p = wp_xasprintf("%s/%s", house, have.v[i].path);
+		c->rep->files++;
+		if (!f || !f->carried)
+			vo_problem_add(c, true, p, "is carried, but %s does not list it as carried", WP_DELTA_NAME);
+		else if (strcmp(f->sha256, have.v[i].sha256))
+			vo_problem_add(c, true, p, "sha256 is %s, %s says %s", have.v[i].sha256, WP_DELTA_NAME, f->sha256);
+		free(p);
+	}
+	for (size_t i = 0; i < want.n; i++)
+		if (want.v[i].carried && !wp_tree_manifest_find(&have, want.v[i].path)) {
+			char *p = wp_xasprintf("%s/%s", house, want.v[i].path);
+			vo_problem_add(c, true, p, "is missing; %s lists it as carried", WP_DELTA_NAME);
+			free(p);
+		}
+out:
+	wp_tree_manifest_release(&want);
+	wp_tree_manifest_release(&have);
+}
+
 void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
@@ -551,7 +600,12 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		goto out;
 	}
 	char *house = wp_xasprintf("%s/%s", tmpl, top);
-	vo_verify_bundle_dir(c, house);
+	char *dj = wp_xasprintf("%s/" WP_DELTA_NAME, house);
+	if (vo_is_file(dj))
+		verify_delta(c, house, dj);
+	else
+		vo_verify_bundle_dir(c, house);
+	free(dj);
 	free(house);
 out:
 	c->real = NULL;

@@ -75,6 +75,8 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 				struct wp_err e = WP_ERR_INIT;
 				if (wp_conda_verify(path, &ex, NULL, &e) < 0)
 					vo_problem_add(c, true, path, "%s", e.msg);
+				else
+					vo_check_conda_attest(c, path, rec->filename, rec->project, sha, rec->provenance);
 			}
 		}
 		wp_hasher_release(&h);

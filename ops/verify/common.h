@@ -60,6 +60,11 @@ void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename);
  * required when the policy names the file's project. filename: the distribution's name (NULL:
  * path's last component); sha256: its hash when known (NULL: hashed here). */
 void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename, const char *sha256);
+/* A conda package's CEP 27 attestations (path + ".sigs.<sha256>", the sha256 attest_url's name
+ * gives; attest_url NULL: its record names none): present, those bytes, and each bundle about this
+ * package (verified in full with a trusted root); required when the policy names project. */
+void vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filename, const char *project,
+			   const char *sha256, const char *attest_url);
 
 /* The checks of each kind, each adding its problems to c->rep. */
 void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir);

@@ -185,6 +185,17 @@ expect_exit 0 "mirror again, then pick from the mirror" env WHEELPICK_CATALOG="$
 expect_exit 0 "pick from the mirror" env WHEELPICK_CATALOG="$TMP/c5.db" WHEELPICK_CACHE_DIR="$TMP/cache5" \
 	"$WHEELPICK" demo==1.0 $T --index "file://$TMP/m2/simple/" -d "$TMP/wh5"
 cmp -s "$TMP/wh5/$WHL.provenance" "$SYN/$WHL.provenance" && pass "carried from the mirror" || fail "not carried from the mirror"
+# a mirror's delta carries provenance: the far side's copy lacks it (the one removed above), the
+# near side's re-run puts it back, and the delta of that run brings it across
+cp -r "$TMP/m" "$TMP/m-near" && cp -r "$TMP/m" "$TMP/m-far"
+expect_exit 0 "a mirror re-run that writes a delta" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
+	"$WHEELPICK" mirror "$TMP/m-near" demo==1.0 $T --index "$BASE/json/" --offline --delta "$TMP/md.tar.zst"
+tar --zstd -tf "$TMP/md.tar.zst" | grep -q "files/demo/$WHL.provenance$" && pass "the delta carries the provenance" ||
+	fail "no provenance in the mirror's delta: $(tar --zstd -tf "$TMP/md.tar.zst" | tr '\n' ' ')"
+tar --zstd -tf "$TMP/md.tar.zst" | grep -q "files/demo/$WHL$" && fail "the wheel the far side has travels" || pass "the wheel stays"
+expect_exit 0 "applied onto the far side's mirror" wp apply "$TMP/md.tar.zst" "$TMP/m-far"
+expect_exit 0 "which verifies against the root, under a policy" wp verify "$TMP/m-far" --trusted-root "$TR" \
+	--require-provenance demo=$GH
 # a bundle carries it too, and verify checks it inside
 expect_exit 0 "a bundle" env WHEELPICK_CATALOG="$TMP/c2.db" WHEELPICK_CACHE_DIR="$TMP/cache2" \
 	"$WHEELPICK" bundle "$TMP/b.tar.zst" demo==1.0 $T --index "$BASE/json/" --offline
