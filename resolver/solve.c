@@ -677,7 +677,8 @@ static void skip_advance(struct proj *pf, struct skip *sk, char *const *excluded
 	const struct view *v = &pf->view;
 	if (sk->gen != v->gen) {
 		sk->at = 0;
-		memset(sk->covered, 0, sk->cap * sizeof(*sk->covered));
+		if (sk->covered)
+			memset(sk->covered, 0, sk->cap * sizeof(*sk->covered));
 		sk->gen = v->gen;
 	}
 	if (nex > sk->cap) {
