@@ -108,6 +108,18 @@ int wp_beneath_rename(int root_fd, const char *from, const char *to)
 	return rc;
 }
 
+int wp_beneath_link(int from_dirfd, const char *from, int root_fd, const char *rel)
+{
+	int d;
+	const char *leaf;
+	if (wp_beneath_parent(root_fd, rel, &d, &leaf) < 0)
+		return -1;
+	int rc = linkat(from_dirfd, from, d, leaf, 0), e = errno;
+	close(d);
+	errno = e;
+	return rc;
+}
+
 int wp_beneath_open(int root_fd, const char *rel, int flags, mode_t mode)
 {
 	int d;

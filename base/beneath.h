@@ -21,6 +21,9 @@ int wp_beneath_rmdir(int root_fd, const char *rel);
 int wp_beneath_mkdir(int root_fd, const char *rel, mode_t mode);
 /* rename(2) from one path beneath root_fd to another. */
 int wp_beneath_rename(int root_fd, const char *from, const char *to);
+/* linkat(2): a hard link at rel beneath root_fd to from (resolved from from_dirfd, a symlink at
+ * from itself linked, not followed). */
+int wp_beneath_link(int from_dirfd, const char *from, int root_fd, const char *rel);
 /* open(2) of rel beneath root_fd, O_NOFOLLOW added: a new fd, or -1. */
 int wp_beneath_open(int root_fd, const char *rel, int flags, mode_t mode);
 

@@ -258,6 +258,15 @@ int wp_cmd_matrix(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	job.dry_run = true; /* a matrix downloads nothing (but what --allow-full-downloads allows) */
 	if ((rc = wp_matrix_build(&cli->session, &job, &m, err)))
 		goto out;
+	if (job.offline) {
+		struct wp_catalog cat = { 0 };
+		struct wp_err ce = WP_ERR_INIT;
+		if (wp_catalog_open_as(&cat, cli->session.catalog_path, &wp_cli_asks, &ce) == 0) {
+			for (size_t i = 0; i < m.n; i++)
+				wp_pick_opts_hint_offline(&job, &cat, &m.rows[i].plan, m.rows[i].rc, &m.rows[i].err);
+			wp_catalog_close(&cat);
+		}
+	}
 	if (o.json)
 		print_json(&m);
 	else

@@ -650,6 +650,43 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 	return 0;
 }
 
+/* --offline: no page was asked for, so none can be said to be missing: the catalog is all there is.
+ * Names the first --index or -f as crawled (a path becomes a file:// URL). */
+static void offline_nothing(const struct wp_pick_job *job, const char *name, struct wp_err *err)
+{
+	struct wp_sources given = { 0 };
+	for (size_t i = 0; i < job->index.n; i++)
+		wp_sources_add_index(&given, job->index.v[i]);
+	for (size_t i = 0; i < job->find_links.n; i++)
+		wp_sources_add_findlinks(&given, job->find_links.v[i]);
+	snprintf(err->msg, sizeof(err->msg), "the catalog has nothing for '%s', and --offline forbids fetching its "
+		 "pages; run 'wheelpick update%s%s' online first (or pick without --offline)", name,
+		 given.n ? " --index " : "", given.n ? given.urls[0] : "");
+	wp_sources_release(&given);
+}
+
+/* plan failed (rc) on a project the catalog has nothing for. */
+static bool unlisted(struct wp_catalog *cat, const struct wp_plan *plan, int rc)
+{
+	const char *name = plan->failed_project;
+	struct wp_err e = WP_ERR_INIT;
+	bool has = true;
+	if (rc != -WPE_NOMATCH || !name || plan->n_failed_rejects || !cat->db)
+		return false;
+	struct wp_buf canon = WP_BUF_INIT;
+	wp_project_name_normalize(name, strlen(name), &canon);
+	bool none = wp_catalog_has_project(cat, canon.data, false, &has, &e) == 0 && !has;
+	wp_buf_free(&canon);
+	return none;
+}
+
+void wp_pick_opts_hint_offline(const struct wp_pick_job *job, struct wp_catalog *cat, const struct wp_plan *plan,
+			       int rc, struct wp_err *err)
+{
+	if (job->offline && unlisted(cat, plan, rc))
+		offline_nothing(job, plan->failed_project, err);
+}
+
 void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job, struct wp_pick_run *run, int rc,
 			       struct wp_err *err)
 {
@@ -677,9 +714,7 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 		wp_sources_dependency_roots((const char *const *)environ, &all, &roots);
 	if (job->offline) {
 		/* no page was asked for, so none can be said to be missing: the catalog is all there is */
-		snprintf(err->msg, sizeof(err->msg), "the catalog has nothing for '%s', and --offline forbids fetching its "
-			 "pages; run 'wheelpick update%s%s' online first (or pick without --offline)", name,
-			 given.n ? " --index " : "", given.n ? given.urls[0] : "");
+		offline_nothing(job, name, err);
 	} else if (given.n && !roots.n) {
 		/* only links pages: nothing could be asked for a project they do not list */
 		struct wp_buf b = WP_BUF_INIT;

@@ -87,6 +87,10 @@ int wp_pick_opts_check_platforms(const struct wp_strlist *platforms, bool conda,
  * from the catalog's projects and the index roots in play. */
 void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job, struct wp_pick_run *run, int rc,
 			       struct wp_err *err);
+/* A matrix row's failure (plan, rc) under --offline on a project the catalog has nothing for: err
+ * says so, and that --offline forbids fetching its pages, as pick's own message does. */
+void wp_pick_opts_hint_offline(const struct wp_pick_job *job, struct wp_catalog *cat, const struct wp_plan *plan,
+			       int rc, struct wp_err *err);
 void wp_pick_opts_release(struct wp_pick_opts *o);
 
 #endif

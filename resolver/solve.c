@@ -27,6 +27,30 @@
 #include <string.h>
 #include <strings.h>
 
+/* A project's files by public version, newest first, each version's files together: a pick past
+ * many versions given up looks only at a window of it after them (pick_want), so that each of
+ * 20,000 versions needing a missing project costs its own metadata, not a look at all the others.
+ * Built once per project when first needed; dropped when its files change. */
+struct view {
+	struct wp_candidate *c;    /* shallow copies of files.c, in order */
+	size_t *ix;                /* c[i] is files.c[ix[i]] */
+	char **pub;                /* c[i]'s public version (owned), as public_of spells it */
+	bool *starts;              /* c[i] starts a public version (it differs from c[i-1]'s) */
+	size_t n;
+	bool built;
+	unsigned gen;              /* counts the builds: a skip made on an older one starts again */
+};
+
+/* How far into a view a list of given-up versions reaches: c[0, at) are whole versions all given
+ * up, so they are left out of the pick, and so are the "!=V" of the versions they cover. Kept
+ * across picks as the list grows (an exclusion is looked at once). */
+struct skip {
+	struct wp_name_index ix;   /* the list's versions seen so far (keys borrowed from the list) */
+	bool *covered;             /* per version of the list: all its files lie in c[0, at) */
+	size_t nseen, cap, at;
+	unsigned gen;              /* the view's build it counts in */
+};
+
 /* A project's files as the provider gave them, read once per resolution. */
 struct proj {
 	char *name;
@@ -49,6 +73,9 @@ struct proj {
 	 * given up at once. Why, as the message said when it ran out. */
 	bool impossible;
 	char *impossible_why;
+	struct wp_name_index dead_ix; /* dead's versions, for dead_at */
+	struct view view;          /* the files by version, for picks past many versions given up */
+	struct skip dead_skip;     /* where dead's versions end in view (project_impossible) */
 };
 
 struct clash {
@@ -110,6 +137,74 @@ static void keep_hashed(struct ctx *x, struct proj *p)
 	p->files.n = kept;
 }
 
+static void skip_free(struct skip *k)
+{
+	wp_name_index_free(&k->ix);
+	free(k->covered);
+	memset(k, 0, sizeof(*k));
+}
+
+static void view_free(struct view *v)
+{
+	for (size_t i = 0; v->pub && i < v->n; i++)
+		free(v->pub[i]);
+	free(v->c), free(v->ix), free(v->pub), free(v->starts);
+	unsigned gen = v->gen;
+	memset(v, 0, sizeof(*v));
+	v->gen = gen;
+}
+
+static void public_of(const char *version, char *out, size_t n);
+
+struct vkey {
+	struct wp_version v;
+	bool ok;
+	size_t i;
+};
+
+static int vkey_cmp(const void *a, const void *b)
+{
+	const struct vkey *x = a, *y = b;
+	if (x->ok != y->ok)
+		return x->ok ? -1 : 1; /* a version that is not PEP 440 last: it is never picked */
+	int c = x->ok ? wp_version_cmp_public(&y->v, &x->v) : 0; /* newest first */
+	return c ? c : (x->i > y->i) - (x->i < y->i);  /* the provider's order within a version */
+}
+
+static void view_build(struct proj *p)
+{
+	struct view *v = &p->view;
+	size_t n = p->files.n;
+	struct vkey *k = wp_xcalloc(n ? n : 1, sizeof(*k));
+	for (size_t i = 0; i < n; i++) {
+		struct wp_err e = WP_ERR_INIT;
+		const char *ver = p->files.c[i].version;
+		k[i].ok = ver && wp_version_parse(&k[i].v, ver, strlen(ver), &e) == 0;
+		k[i].i = i;
+	}
+	qsort(k, n, sizeof(*k), vkey_cmp);
+	v->c = wp_xcalloc(n ? n : 1, sizeof(*v->c));
+	v->ix = wp_xcalloc(n ? n : 1, sizeof(*v->ix));
+	v->pub = wp_xcalloc(n ? n : 1, sizeof(*v->pub));
+	v->starts = wp_xcalloc(n ? n : 1, sizeof(*v->starts));
+	for (size_t i = 0; i < n; i++) {
+		char pub[128];
+		const char *ver = p->files.c[k[i].i].version;
+		public_of(ver ? ver : "", pub, sizeof(pub));
+		v->c[i] = p->files.c[k[i].i];
+		v->ix[i] = k[i].i;
+		v->pub[i] = wp_xstrdup(pub);
+		v->starts[i] = i == 0 || !k[i].ok || !k[i - 1].ok || wp_version_cmp_public(&k[i].v, &k[i - 1].v) != 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (k[i].ok)
+			wp_version_release(&k[i].v);
+	free(k);
+	v->n = n;
+	v->built = true;
+	v->gen++;
+}
+
 /* The provider's next files of a project it gave partially, appended to the solver's own copy
  * when there is one (the earlier files keep their places: picks are kept as indexes). */
 static int more_files(struct ctx *x, struct proj *p, struct wp_err *err)
@@ -126,6 +221,7 @@ static int more_files(struct ctx *x, struct proj *p, struct wp_err *err)
 			wp_fail(err, rc, "reading the files of '%s' failed", p->name);
 		return rc;
 	}
+	view_free(&p->view);
 	for (size_t i = had; i < f.n; i++)
 		p->has_variants |= f.c[i].variant && *f.c[i].variant;
 	if (!p->own) {
@@ -164,6 +260,9 @@ static void forget_dead(struct proj *p)
 	p->impossible = false;
 	free(p->impossible_why);
 	p->impossible_why = NULL;
+	skip_free(&p->dead_skip); /* its keys are dead's */
+	wp_name_index_free(&p->dead_ix);
+	memset(&p->dead_ix, 0, sizeof(p->dead_ix));
 	for (size_t k = 0; k < p->ndead; k++)
 		free(p->dead[k]), free(p->dead_why[k]), free(p->dead_cause[k]);
 	free(p->dead), free(p->dead_why), free(p->dead_cause);
@@ -178,16 +277,14 @@ static void mark_dead(struct proj *p, const char *pub, const char *why, const ch
 	wp_vec_reserve_((void **)&p->dead_cause, &p->cap_dead_cause, p->ndead + 1, sizeof(*p->dead_cause));
 	p->dead[p->ndead] = wp_xstrdup(pub);
 	p->dead_why[p->ndead] = wp_xstrdup(why);
-	p->dead_cause[p->ndead++] = dupn(cause);
+	p->dead_cause[p->ndead] = dupn(cause);
+	wp_name_index_push(&p->dead_ix, p->dead[p->ndead++]);
 }
 
 /* The index of pub among p's dead versions, or NONE. */
 static size_t dead_at(const struct proj *p, const char *pub)
 {
-	for (size_t k = 0; k < p->ndead; k++)
-		if (!strcmp(p->dead[k], pub))
-			return k;
-	return NONE;
+	return wp_name_index_find(&p->dead_ix, pub);
 }
 
 /* A project's files, asked of the provider once. NULL with err set when a source failed. */
@@ -244,6 +341,7 @@ static int learn_variant(struct ctx *x, struct proj *pf, size_t i, struct wp_err
 	}
 	free(pf->labels[i]);
 	pf->labels[i] = wp_xstrdup(wp_variant_from_requires(m.requires_dist, m.n, &v) == 1 ? v.label : "");
+	view_free(&pf->view);
 	pf->own[i].variant = pf->labels[i];
 	pf->own[i].variant_from_metadata = true;
 	return 0;
@@ -568,9 +666,119 @@ static bool picked_satisfies(struct solver *sv, const struct want *w, const stru
  * variant (to learn whether the variant is what stops it). Unlabeled torch wheels that could be
  * the pick have their metadata read first (all that could matter, in one read-ahead), so that
  * their variant is known. < 0 when that metadata cannot be read. */
+/* Past this many versions given up, a pick looks at a window of the view after them (pick_fast). */
+#define FAST_AFTER 4
+#define FAST_WINDOW 16
+
+/* sk follows excluded (which only grows) through pf's view: whole versions at the view's head that
+ * excluded names all of are passed over, and their exclusions marked covered. */
+static void skip_advance(struct proj *pf, struct skip *sk, char *const *excluded, size_t nex)
+{
+	const struct view *v = &pf->view;
+	if (sk->gen != v->gen) {
+		sk->at = 0;
+		if (sk->covered)
+			memset(sk->covered, 0, sk->cap * sizeof(*sk->covered));
+		sk->gen = v->gen;
+	}
+	if (nex > sk->cap) {
+		size_t cap = nex * 2;
+		sk->covered = wp_xrealloc(sk->covered, cap * sizeof(*sk->covered));
+		memset(sk->covered + sk->cap, 0, (cap - sk->cap) * sizeof(*sk->covered));
+		sk->cap = cap;
+	}
+	for (; sk->nseen < nex; sk->nseen++)
+		wp_name_index_push(&sk->ix, excluded[sk->nseen]);
+	while (sk->at < v->n) {
+		size_t e = sk->at;
+		do {
+			if (wp_name_index_find(&sk->ix, v->pub[e]) == NONE)
+				return;
+			e++;
+		} while (e < v->n && !v->starts[e]);
+		for (size_t i = sk->at; i < e; i++)
+			sk->covered[wp_name_index_find(&sk->ix, v->pub[i])] = true;
+		sk->at = e;
+	}
+}
+
+static int pick_want_all(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
+			 char *const *excluded, char *const *ex_why, size_t nex, bool any_variant, bool reasons,
+			 struct wp_pick_result *res, struct wp_err *err);
+
+/* pick_want for a want with many versions given up (nex past FAST_AFTER), without reasons, of a
+ * project given whole and with no variants: the same pick, found in a window of its view after the
+ * versions given up (wp_pick's partial request: the files left out after the window are each older
+ * than those in it, and those before it are all given up), the window grown until the pick stands.
+ * 1: res holds the pick (indexes into pf->files); 0: not for this path (res untouched). */
+static int pick_fast(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
+		     char *const *excluded, char *const *ex_why, size_t nex, struct skip *sk,
+		     struct wp_pick_result *res, struct wp_err *err)
+{
+	if (!pf->view.built)
+		view_build(pf);
+	skip_advance(pf, sk, excluded, nex);
+	const struct view *v = &pf->view;
+	/* the exclusions the skipped head does not cover stay "!=V" */
+	char **ex = wp_xcalloc(nex + 1, sizeof(*ex)), **why = wp_xcalloc(nex + 1, sizeof(*why));
+	size_t nx = 0;
+	for (size_t k = 0; k < nex; k++)
+		if (!sk->covered[k]) {
+			ex[nx] = excluded[k];
+			why[nx++] = ex_why ? ex_why[k] : NULL;
+		}
+	struct wp_specset spec;
+	struct wp_buf spec_text = WP_BUF_INIT;
+	const char **given_why = wp_xcalloc(nx + 1, sizeof(*given_why));
+	size_t n_given = merged_spec(w, ex, why, nx, &spec, &spec_text, given_why);
+	struct wp_pick_request req = {
+		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
+		.n_given_up = n_given, .given_up_why = given_why, .pre = sv->x->o->pre, .asks = sv->x->o->asks,
+	};
+	int done = 0;
+	size_t start = sk->at;
+	for (size_t width = FAST_WINDOW;; width *= 4) {
+		size_t end = start + width < v->n ? start + width : v->n;
+		while (end < v->n && !v->starts[end])
+			end++; /* a version's files all in, or all out */
+		req.partial = end < v->n;
+		wp_pick(v->c + start, end - start, &req, sv->t, sv->ts, res, err);
+		if (res->incomplete && end < v->n) {
+			wp_pick_result_release(res);
+			continue;
+		}
+		break;
+	}
+	if (res->incomplete || res->needs_metadata >= 0 || res->untrusted >= 0 || res->n_pending) {
+		wp_pick_result_release(res); /* the whole list decides these */
+	} else {
+		if (res->chosen >= 0)
+			res->chosen = (long)v->ix[start + (size_t)res->chosen];
+		done = 1;
+	}
+	wp_specset_release(&spec);
+	wp_buf_free(&spec_text);
+	free(given_why);
+	free(ex);
+	free(why);
+	return done;
+}
+
+/* The pick for want w among pf's files, the versions in excluded left out (given up, with ex_why).
+ * sk (may be NULL) follows excluded across calls, for pick_fast. */
 static int pick_want(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-		     char *const *excluded, char *const *ex_why, size_t nex, bool any_variant, bool reasons, struct wp_pick_result *res,
-		     struct wp_err *err)
+		     char *const *excluded, char *const *ex_why, size_t nex, struct skip *sk, bool any_variant,
+		     bool reasons, struct wp_pick_result *res, struct wp_err *err)
+{
+	if (sk && nex > FAST_AFTER && !reasons && !sv->x->o->explain && !pf->has_variants && !pf->files.partial &&
+	    pick_fast(sv, s, w, pf, excluded, ex_why, nex, sk, res, err))
+		return 0;
+	return pick_want_all(sv, s, w, pf, excluded, ex_why, nex, any_variant, reasons, res, err);
+}
+
+static int pick_want_all(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
+			 char *const *excluded, char *const *ex_why, size_t nex, bool any_variant, bool reasons,
+			 struct wp_pick_result *res, struct wp_err *err)
 {
 	struct wp_specset spec;
 	struct wp_buf spec_text = WP_BUF_INIT;
@@ -656,7 +864,7 @@ static void read_ahead(struct solver *sv, const struct state *s, size_t from)
 		if (!pf || w->picked >= 0)
 			continue;
 		struct wp_pick_result res;
-		if (pick_want(sv, s, w, pf, NULL, NULL, 0, false, false, &res, &e) == 0 && res.chosen >= 0)
+		if (pick_want(sv, s, w, pf, NULL, NULL, 0, NULL, false, false, &res, &e) == 0 && res.chosen >= 0)
 			cands[nc++] = &pf->files.c[res.chosen];
 		wp_pick_result_release(&res);
 	}
@@ -795,8 +1003,12 @@ static void say_skipped(struct want *w, char *const *excluded, char *const *why,
 	struct wp_buf b = WP_BUF_INIT;
 	wp_buf_addstr(&b, w->reason ? w->reason : "");
 	wp_buf_addstr(&b, "; newer versions were given up: ");
-	for (size_t k = 0; k < nex; k++)
+	/* the first few: a want past thousands of versions given up says how many, not each */
+	const size_t shown = 16;
+	for (size_t k = 0; k < nex && k < shown; k++)
 		wp_buf_printf(&b, "%s%s (%s)", k ? ", " : "", excluded[k], why[k]);
+	if (nex > shown)
+		wp_buf_printf(&b, " and %zu more", nex - shown);
 	free(w->reason);
 	w->reason = wp_buf_detach(&b, NULL);
 }
@@ -808,7 +1020,7 @@ static void failed_rejects(struct solver *sv, const struct state *s, const struc
 {
 	struct wp_pick_result why;
 	struct wp_err we = WP_ERR_INIT;
-	if (pick_want(sv, s, w, pf, NULL, NULL, 0, false, true, &why, &we) == 0) {
+	if (pick_want(sv, s, w, pf, NULL, NULL, 0, NULL, false, true, &why, &we) == 0) {
 		/* the files the request admits: the others are not what went wrong */
 		struct wp_specset spec;
 		struct wp_buf st = WP_BUF_INIT;
@@ -856,7 +1068,7 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 	if (pf->has_variants && s->variant) {
 		struct wp_pick_result alt;
 		struct wp_err ae = WP_ERR_INIT;
-		if (pick_want(sv, s, w, pf, NULL, NULL, 0, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
+		if (pick_want(sv, s, w, pf, NULL, NULL, 0, NULL, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
 			/* the set's variant, not the versions, is what stops this project */
 			sv->variant_blame = true;
 			free(sv->last_variant);
@@ -904,7 +1116,7 @@ struct level {
 	char *pub;                   /* the public version of the current pick (owned), NULL: none */
 	size_t n_wants, trail;
 	bool set_variant;            /* the current pick chose the set's variant */
-	size_t impossible_run;       /* versions given up in a row for needing one project no version of which can be had */
+	struct skip skip;            /* where excluded reaches in the want's files (pick_want) */
 	struct level_set blame;
 	struct cause cause;          /* why its first version given up was (or why it found nothing) */
 };
@@ -918,6 +1130,7 @@ static void level_free(struct level *l)
 	free(l->excluded), free(l->ex_why), free(l->pub);
 	wp_vec_free(&l->blame);
 	cause_free(&l->cause);
+	skip_free(&l->skip);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -1029,7 +1242,7 @@ static bool project_impossible(struct solver *sv, const struct state *s, const s
 	struct want bare = { .project = w->project, .display = w->display, .picked = -1 };
 	struct wp_pick_result r;
 	struct wp_err e = WP_ERR_INIT;
-	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->dead_why, pf->ndead, false, false, &r, &e) == 0 && r.chosen < 0;
+	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->dead_why, pf->ndead, &pf->dead_skip, false, false, &r, &e) == 0 && r.chosen < 0;
 	wp_pick_result_release(&r);
 	return none;
 }
@@ -1054,7 +1267,7 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	if (!pf)
 		return err->code ? err->code : -WPE_SOURCE;
 	struct wp_pick_result res;
-	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->ex_why, l->nex, false, false, &res, err);
+	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->ex_why, l->nex, &l->skip, false, false, &res, err);
 	if (rc < 0) {
 		wp_pick_result_release(&res);
 		return rc;
@@ -1166,24 +1379,12 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	}
 	give_up_pick(sv, s, l, i, gave_up);
 	free(gave_up_owned);
-	if ((rc = count_step(sv, err)) < 0)
+	/* That a project cannot be had is learnt once (impossible); each version that needs it is then
+	 * given up for the cost of its metadata, and is no choice of the search: it takes no step, so
+	 * a want whose 20,000 newest versions all need a missing project still reaches the first one
+	 * that does not (as pip would), with no cut-off after a run of them. */
+	if (!sv->impossible_dep[0] && (rc = count_step(sv, err)) < 0)
 		return rc;
-	/* That a project cannot be had is learnt once (impossible); what needs it is given up at once.
-	 * A want whose newest versions all need it (one release after another needing a project no
-	 * index lists) is not walked back through every release: after a run of them the level runs
-	 * out, saying so. (20,000 versions each needing a missing project took minutes.) */
-	l->impossible_run = sv->impossible_dep[0] ? l->impossible_run + 1 : 0;
-	if (l->impossible_run >= WP_SOLVE_IMPOSSIBLE_RUN) {
-		char *text = wp_xasprintf("%s: its %zu newest versions down to %s all need %s, of which no version can be had "
-					  "(older ones were not tried: pin one to try it, or add the index that has %s)",
-					  s->w[i].display, l->impossible_run, l->excluded[l->nex - 1], sv->impossible_dep,
-					  sv->impossible_dep);
-		free(l->cause.text);
-		l->cause.text = text;
-		set_root_cause(sv, text);
-		blame_requirements(s, l, i, pf);
-		return -WPE_NOMATCH;
-	}
 	return 0;
 }
 
@@ -1522,6 +1723,7 @@ out:
 		free(pj->labels);
 		free(pj->own);
 		forget_dead(pj);
+		view_free(&pj->view);
 		free(pj->name);
 		free(pj);
 	}

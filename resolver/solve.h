@@ -63,7 +63,8 @@ struct wp_solve_opts {
 	bool no_deps;        /* only what was asked for */
 	bool pre;            /* pre-releases allowed everywhere */
 	bool explain;        /* every rejected file and why, per pick */
-	unsigned max_steps;  /* steps back per target (a version given up, a project run out) before giving up; 0: WP_SOLVE_MAX_STEPS */
+	unsigned max_steps;  /* steps back per target (a version given up, a project run out; not a version given up for
+	                        needing a project that cannot be had) before giving up; 0: WP_SOLVE_MAX_STEPS */
 	size_t max_projects; /* projects in one resolution; 0: WP_SOLVE_MAX_PROJECTS */
 	/* pip's -c: PEP 508 names with specifiers (and markers, evaluated per target) that bind a
 	 * project only when the request or a dependency pulls it in; they never pull one in */
@@ -79,8 +80,6 @@ struct wp_solve_opts {
 #define WP_SOLVE_MAX_STEPS    2000
 #define WP_SOLVE_MAX_PROJECTS 100000
 #define WP_SOLVE_MAX_RESTARTS 12   /* variants given up on before the set is declared unsolvable */
-#define WP_SOLVE_IMPOSSIBLE_RUN 64 /* versions of a want given up in a row for needing one project that
-                                      cannot be had, before the want is declared unsatisfiable */
 
 struct wp_plan_reject {
 	char *where;   /* "cu113/torch-1.9.0+cu113-cp38-cp38-linux_x86_64.whl" */

@@ -47,6 +47,7 @@ struct cflow {
 	struct missing_dep *miss;
 	size_t nmiss, capmiss;
 	const struct wp_asks *asks; /* the session's words for what a message advises */
+	bool offline;       /* --offline: no channel's repodata was fetched, whatever the catalog lacks */
 };
 
 static const char *keep(struct recs *p, const char *s)
@@ -304,6 +305,15 @@ static int resolve_target(struct cflow *cf, const struct wp_conda_job *o, const 
 					break;
 				}
 				wp_names_release(&close);
+				if (cf->offline && !p->elsewhere) {
+					/* nothing was fetched, so the channels cannot be said to lack it: the
+					 * catalog is all there is (pip's --offline says the same) */
+					const char *c = cf->nch ? channel_short(cf->channels[0]) : "CHANNEL";
+					rc = wp_fail(err, -WPE_NOMATCH, "the catalog has nothing for '%s' from the channels given, "
+						     "and --offline forbids fetching their repodata; run 'wheelpick update --conda "
+						     "-c %s' online first (or pick without --offline)", m->name, c);
+					break;
+				}
 				char *ch = suggest_channel(cf, p);
 				const char *c = ch ? channel_short(ch) : "CHANNEL";
 				rc = wp_fail(err, -WPE_NOMATCH, "no channel given has '%s'; add one with -c %s (after 'wheelpick "
@@ -635,6 +645,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 	res->records = cf;
 	cf->cat = &cat;
 	cf->asks = s->asks;
+	cf->offline = job->offline;
 	if (!job->reqs.n)
 		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick pytorch --conda --cuda 11.2'");
 	if ((rc = wp_targets_build(s, &job->targets, &res->targets, &res->n_targets, err)))

@@ -86,6 +86,9 @@ bool ienv_confines_real(const struct ienv *env, const char *path);
  * (a test's environment). -1 with errno (EXDEV: under no root). */
 int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode);
 int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode);
+/* A hard link at the absolute path (beneath env's root, as above) to from, a file outside env (the
+ * unpacked store): linkat(2) into the folder's handle, so a symlinked folder is never linked through. */
+int ienv_link(const struct ienv *env, const char *from, const char *path);
 /* PEP 668: -WPE_USAGE when the default scheme's interpreter is externally managed, outside a venv,
  * unless allowed (--break-system-packages); what names the change ("install", "uninstall"). */
 int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
@@ -168,7 +171,9 @@ int istore_finish(struct iwheel *w, struct wp_err *err);
 /* Drop a half-filled store folder. */
 void istore_abort(struct iwheel *w);
 /* f's temp from the store, by w's link mode (a copy when the file system refuses). */
-int istore_place(struct iwheel *w, struct iw_file *f, mode_t umask, struct wp_err *err);
+/* The temp is made beneath env's root handle (ienv_link, ienv_open_file): a hard link or a clone
+ * never lands behind a symlinked folder. */
+int istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
 
 /* The files of w: every member mapped through the scheme, generated files left for later.
  * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */

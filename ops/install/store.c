@@ -158,15 +158,16 @@ static int copy_fd(int from, int to, const char *src, struct wp_err *err)
 	}
 }
 
-int istore_place(struct iwheel *w, struct iw_file *f, mode_t um, struct wp_err *err)
+int istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err)
 {
+	mode_t um = env->umask;
 	struct wp_wheel_entry e;
 	unsigned char sha[WP_SHA256_LEN];
 	char b64[48];
 	int rc = 0;
 	wp_wheel_reader_entry(w->r, f->member, &e);
 	char *src = wp_xasprintf("%s/%s", w->store, e.name);
-	if (w->link_mode == WP_LINK_HARDLINK && link(src, f->tmp) == 0)
+	if (w->link_mode == WP_LINK_HARDLINK && ienv_link(env, src, f->tmp) == 0)
 		goto done;
 	if (w->link_mode == WP_LINK_HARDLINK && errno != EXDEV && errno != EPERM && errno != EMLINK) {
 		rc = wp_fs_fail(err, errno, "cannot link", f->tmp);
@@ -177,7 +178,7 @@ int istore_place(struct iwheel *w, struct iw_file *f, mode_t um, struct wp_err *
 		rc = wp_fs_fail(err, errno, "cannot open", src);
 		goto out;
 	}
-	int fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot create", f->tmp);
 		close(in);

@@ -177,6 +177,19 @@ int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
 	return wp_beneath_mkdir(rfd, rel, mode);
 }
 
+int ienv_link(const struct ienv *env, const char *from, const char *path)
+{
+	const char *rel = NULL;
+	if (!env->fds_open)
+		return linkat(AT_FDCWD, from, AT_FDCWD, path, 0);
+	int rfd = root_of(env, path, &rel);
+	if (rfd < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return wp_beneath_link(AT_FDCWD, from, rfd, rel);
+}
+
 int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
 		       struct wp_err *err)
 {

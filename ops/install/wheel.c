@@ -516,7 +516,7 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 	if (f->member == (size_t)-1)
 		return 0; /* generated: iw_finish */
 	if (w->store && !f->fix_shebang)
-		return istore_place(w, f, env->umask, err);
+		return istore_place(w, env, f, err);
 	int rc = 0;
 	if (f->fix_shebang) {
 		struct wp_buf b = WP_BUF_INIT_MAX(SCRIPT_MAX);

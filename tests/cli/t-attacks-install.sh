@@ -181,6 +181,15 @@ mkdir -p "$SP/realdir" && ln -s realdir "$SP/inlink"
 rm -rf w5b && mkw w5b wl 1.0 --file inlink/x.py "x = 1"
 expect_exit 2 "a link that stays inside: refused too (the commit follows no link)" wp install "$WF" --python "$TMP/v5b/bin/python"
 env_sound v5b "after the links"
+for mode in hardlink reflink; do
+	venv v5c
+	rm -rf "$TMP/outside4" && mkdir -p "$TMP/outside4" && ln -s "$TMP/outside4" "$SP/wl"
+	rm -rf w5c && mkw w5c wl 1.0 --file wl/x.py "x = 1"
+	expect_exit 2 "--link-mode $mode through a symlinked folder: refused" \
+		wp install "$WF" --link-mode "$mode" --python "$TMP/v5c/bin/python"
+	expect_eq "--link-mode $mode: no link or clone behind the symlink" "$(find "$TMP/outside4" | wc -l)" 1
+	env_sound v5c "--link-mode $mode after the link"
+done
 
 # --- 3. --target / --prefix removals stay under DIR ------------------------------------------
 attack "--target DIR / --prefix DIR: uninstall and upgrade only remove files under DIR"

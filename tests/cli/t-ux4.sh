@@ -138,6 +138,14 @@ expect_exit 1 "--offline, no index at all" wp $OC torch --offline $T -n
 expect_grep "run update online" "--offline forbids fetching its pages; run 'wheelpick update' online first" "$TMP/err"
 expect_exit 1 "lock --offline" wp $OC lock numpy --offline $T --index "file://$SAMPLE/simple/"
 expect_grep "lock says it too" "the catalog has nothing for 'numpy', and --offline forbids" "$TMP/err"
+expect_exit 0 "matrix --offline, empty catalog" wp $OC matrix torch --offline $T --index "file://$SAMPLE/simple/"
+expect_grep "the row says the catalog has nothing and --offline forbids fetching" "nothing: the catalog has nothing for 'torch', and --offline forbids fetching its pages; run 'wheelpick update --index file://$SAMPLE/simple/' online first" "$TMP/out"
+expect_no_grep "not the old 'add its index' advice" "has no files for|add its index with" "$TMP/out"
+expect_exit 0 "matrix --offline --json" wp $OC matrix torch --offline $T --index "file://$SAMPLE/simple/" --json
+expect_json "$TMP/out" "'--offline forbids fetching' in j['rows'][0]['error']['message']" True
+expect_exit 1 "pick --conda --offline, empty catalog" wp $OC pick --conda pytorch --offline -c conda-forge --cuda cpu -n
+expect_grep "the conda job says it too" "the catalog has nothing for 'pytorch' from the channels given, and --offline forbids fetching their repodata; run 'wheelpick update --conda -c conda-forge' online first" "$TMP/err"
+expect_no_grep "not 'no channel given has'" "no channel given has" "$TMP/err"
 expect_exit 0 "online, the page is read" wp $OC torch==1.8.0 $T -n --index "$FL"
 expect_exit 0 "and then --offline picks from the catalog" wp $OC torch==1.8.0 --offline $T -n --index "$FL"
 

@@ -124,6 +124,28 @@ static void test_links_stop(void **state)
 	assert_false(there(x->root, "a/stolen"));
 }
 
+/* a hard link from a file outside root (the unpacked store) lands beneath root, never behind a
+ * symlinked folder */
+static void test_link(void **state)
+{
+	struct fx *x = *state;
+	char *src = wp_xasprintf("%s/a/b/f", x->root);
+	assert_int_equal(wp_beneath_link(AT_FDCWD, src, x->fd, "a/linked"), 0);
+	assert_true(there(x->root, "a/linked"));
+	const char *through[] = { "link/planted", "a/deep/planted", "link/sub/planted", "a/deep/sub/planted" };
+	for (size_t i = 0; i < 4; i++) {
+		errno = 0;
+		assert_int_equal(wp_beneath_link(AT_FDCWD, src, x->fd, through[i]), -1);
+		assert_true(errno == ELOOP || errno == ENOTDIR);
+	}
+	assert_false(there(x->outside, "planted"));
+	assert_false(there(x->outside, "sub/planted"));
+	errno = 0;
+	assert_int_equal(wp_beneath_link(AT_FDCWD, src, x->fd, "../outside/planted"), -1);
+	assert_int_equal(errno, EXDEV);
+	free(src);
+}
+
 static void test_dots_and_absolute(void **state)
 {
 	struct fx *x = *state;
@@ -154,6 +176,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_inside, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_links_stop, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_link, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_dots_and_absolute, fx_setup, fx_teardown),
 		cmocka_unit_test(test_rel),
 	};

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -227,6 +229,43 @@ static void test_foreign(void **state)
 	free(sub);
 }
 
+/* --link-mode hardlink's staged temp: linked from the store beneath the environment's open handle,
+ * so a folder of the environment that is a symlink out of it never receives the link */
+static void test_link_beneath(void **state)
+{
+	const char *d = *state;
+	char *sub = wp_xasprintf("%s/env", d), *out = wp_xasprintf("%s/outside", d);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	assert_int_equal(mkdir(out, 0777), 0);
+	put(d, "store-file", "from the store");
+	char *src = wp_xasprintf("%s/store-file", d), *lnk = wp_xasprintf("%s/pkg", sub);
+	assert_int_equal(symlink(out, lnk), 0);
+	struct ienv *env = env_of(sub);
+	env->root_fd[0] = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(env->root_fd[0] >= 0);
+	env->fds_open = true;
+	char *ok = wp_xasprintf("%s/.wp-1-0-0.tmp", sub), *bad = wp_xasprintf("%s/pkg/.wp-1-0-1.tmp", sub);
+	assert_int_equal(ienv_link(env, src, ok), 0);
+	char *got = get(sub, ".wp-1-0-0.tmp");
+	assert_string_equal(got, "from the store");
+	errno = 0;
+	assert_int_equal(ienv_link(env, src, bad), -1);
+	assert_true(errno == ELOOP || errno == ENOTDIR);
+	assert_false(exists(out, ".wp-1-0-1.tmp"));
+	/* the same for a reflink's or a copy's temp: opened beneath the handle */
+	errno = 0;
+	assert_int_equal(ienv_open_file(env, bad, O_WRONLY | O_CREAT | O_EXCL, 0666), -1);
+	assert_false(exists(out, ".wp-1-0-1.tmp"));
+	close(env->root_fd[0]);
+	free(got);
+	free(ok);
+	free(bad);
+	free(src);
+	free(lnk);
+	free(out);
+	free(sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +273,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_roll_forward, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_foreign, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_link_beneath, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
