@@ -613,7 +613,7 @@ static void test_conda_channel(void **state)
 	bool have_conda = exists(conda);
 	char *r1 = conda_record(bz2, "      \"timestamp\": 1615507200123,\n      \"license\": \"BSD \\\"3\\\"\",\n");
 	struct wp_err err = WP_ERR_INIT;
-	struct wp_conda_file f1 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, r1 };
+	struct wp_conda_file f1 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, r1, NULL, NULL };
 	assert_int_equal(wp_channel_write(dir, &f1, 1, &err), 0);
 
 	char *rd = wp_xasprintf("%s/linux-64/repodata.json", dir);
@@ -637,7 +637,7 @@ static void test_conda_channel(void **state)
 	if (have_conda) {
 		/* a re-run adds; the .conda record goes under packages.conda */
 		char *r2 = conda_record(conda, "");
-		struct wp_conda_file f2 = { "linux-64", "demo-conda-1.0-py_0.conda", conda, r2 };
+		struct wp_conda_file f2 = { "linux-64", "demo-conda-1.0-py_0.conda", conda, r2, NULL, NULL };
 		assert_int_equal(wp_channel_write(dir, &f2, 1, &err), 0);
 		free(text);
 		text = test_read_file(rd, NULL);
@@ -653,7 +653,7 @@ static void test_conda_channel(void **state)
 
 	/* a record that disagrees with the file is refused */
 	char *bad = wp_xstrdup("{\"name\": \"demo-conda\", \"size\": 1}");
-	struct wp_conda_file f3 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, bad };
+	struct wp_conda_file f3 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, bad, NULL, NULL };
 	wp_err_clear(&err);
 	assert_int_equal(wp_channel_write(dir, &f3, 1, &err), -WPE_INTEGRITY);
 	f3.record_json = "[1]";
