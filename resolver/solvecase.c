@@ -279,12 +279,17 @@ void wp_solve_rec_case(struct wp_solve_rec *rec, const char *const *reqs, size_t
 			wp_buf_printf(out, "exit       %s\n", w);
 		else
 			wp_buf_printf(out, "# the resolution failed with code %d, which a case cannot expect\n", rc);
-		/* the message, when it names nothing of this machine (a URL would differ on replay) */
+		/* the message's head, when it names nothing of this machine (a URL would differ on
+		 * replay); what follows a ';' or '(' is advice worded for the command line, which the
+		 * replay words for the library (resolver/ask.h) */
 		if (w && (rc == -WPE_NOMATCH || rc == -WPE_LIMIT) && msg && *msg && !strstr(msg, "://")) {
 			char line[512];
 			snprintf(line, sizeof(line), "%s", msg);
-			line[strcspn(line, "\r\n")] = 0;
-			put_text(out, "message", line);
+			line[strcspn(line, "\r\n;(")] = 0;
+			for (size_t n = strlen(line); n && line[n - 1] == ' '; n--)
+				line[n - 1] = 0;
+			if (*line)
+				put_text(out, "message", line);
 		}
 		return;
 	}
