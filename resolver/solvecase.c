@@ -203,8 +203,8 @@ void wp_solve_rec_case(struct wp_solve_rec *rec, const char *const *reqs, size_t
 		       struct wp_buf *out)
 {
 	name_files(rec);
-	wp_buf_printf(out, "# Written by wheelpick --write-testcase: what the indexes offered this resolution and what\n"
-			   "# it picked. Replay: build/tests/test_solve_cases THIS-FILE (no network).\n");
+	wp_buf_printf(out, "# A resolution written by wheelpick: what the indexes offered it and what it\n"
+			   "# picked. Replay: build/tests/test_solve_cases THIS-FILE (no network).\n");
 	for (size_t i = 0; i < n_targets; i++)
 		put_target(out, &targets[i]);
 	if (so->no_deps)
