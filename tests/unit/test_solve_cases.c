@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -46,6 +47,7 @@
 #include "index/variants.h"
 #include "resolver/fileinfo.h"
 #include "resolver/solve.h"
+#include "resolver/solvecase.h"
 #include "tests/unit/fixtures.h"
 #include "resolver/wheelname.h"
 
@@ -180,9 +182,18 @@ static int code_of(const char *word)
 	return 0;
 }
 
+/* A case, or a case solved through the recording provider (resolver/solvecase.h) whose written
+ * case is then run in turn: every case here checks the writer once more. */
+struct case_run {
+	const char *file;
+	bool record;
+};
+
 static void run_case(void **state)
 {
-	const char *file = *state;
+	const struct case_run *cr = *state;
+	const char *file = cr->file;
+	char written[64] = "";
 	FILE *f = fopen(file, "r");
 	if (!f)
 		fail_msg("cannot open case '%s'", file);
@@ -358,7 +369,23 @@ static void run_case(void **state)
 	so.hashes = hashes, so.n_hashes = nhashes;
 	struct wp_solve_provider p = { .files = p_files, .deps = p_deps, .ctx = tc };
 	struct wp_plan plan;
-	int rc = wp_solve(&p, reqs.v, reqs.n, targets, nt, &so, &plan, &e);
+	struct wp_solve_rec rec;
+	struct wp_solve_provider outer;
+	/* PEP 825 metadata is what a written case cannot carry */
+	bool record = cr->record && !tc->nvars;
+	if (record)
+		wp_solve_rec_wrap(&rec, &p, &outer);
+	int rc = wp_solve(record ? &outer : &p, reqs.v, reqs.n, targets, nt, &so, &plan, &e);
+	if (record) {
+		struct wp_buf text = WP_BUF_INIT;
+		wp_solve_rec_case(&rec, reqs.v, reqs.n, targets, nt, &so, &plan, rc, e.msg, &text);
+		snprintf(written, sizeof(written), "%s/wp-solvecase.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		int fd = mkstemp(written);
+		if (fd < 0 || write(fd, text.data, text.len) != (ssize_t)text.len || close(fd) < 0)
+			fail_msg("%s: cannot write '%s'", file, written);
+		wp_buf_free(&text);
+		wp_solve_rec_release(&rec);
+	}
 	if (getenv("WP_SOLVE_VERBOSE")) {
 		for (size_t k = 0; !rc && k < plan.n; k++)
 			fprintf(stderr, "  [%zu] %s\n      why: %s\n", plan.files[k].target, plan.files[k].where, plan.files[k].reason);
@@ -449,6 +476,12 @@ static void run_case(void **state)
 	wp_strlist_release(&reqs);
 	wp_strlist_release(&cons);
 	free(tc);
+	if (*written) {
+		struct case_run again = { .file = written };
+		void *st = &again;
+		run_case(&st);
+		unlink(written);
+	}
 }
 
 static int by_name(const void *a, const void *b)
@@ -462,7 +495,8 @@ int main(int argc, char **argv)
 	DIR *d = opendir(dir);
 	if (!d && argc > 1) {
 		/* one case file: a written testcase, replayed */
-		struct CMUnitTest one = { .name = argv[1], .test_func = run_case, .initial_state = argv[1] };
+		struct case_run cr = { .file = argv[1] };
+		struct CMUnitTest one = { .name = argv[1], .test_func = run_case, .initial_state = &cr };
 		return _cmocka_run_group_tests("solve_cases", &one, 1, NULL, NULL);
 	}
 	if (!d) {
@@ -485,12 +519,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	qsort(names, n, sizeof(*names), by_name);
-	struct CMUnitTest *tests = wp_xcalloc(n, sizeof(*tests));
+	struct CMUnitTest *tests = wp_xcalloc(2 * n, sizeof(*tests));
+	struct case_run *runs = wp_xcalloc(2 * n, sizeof(*runs));
+	char **labels = wp_xcalloc(n, sizeof(*labels));
+	for (size_t i = 0; i < n; i++) {
+		labels[i] = wp_xasprintf("%s (written by the recorder, replayed)", names[i]);
+		runs[2 * i] = (struct case_run){ .file = names[i] };
+		runs[2 * i + 1] = (struct case_run){ .file = names[i], .record = true };
+		tests[2 * i] = (struct CMUnitTest){ .name = names[i], .test_func = run_case, .initial_state = &runs[2 * i] };
+		tests[2 * i + 1] =
+			(struct CMUnitTest){ .name = labels[i], .test_func = run_case, .initial_state = &runs[2 * i + 1] };
+	}
+	int rc = _cmocka_run_group_tests("solve_cases", tests, 2 * n, NULL, NULL);
 	for (size_t i = 0; i < n; i++)
-		tests[i] = (struct CMUnitTest){ .name = names[i], .test_func = run_case, .initial_state = names[i] };
-	int rc = _cmocka_run_group_tests("solve_cases", tests, n, NULL, NULL);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
+		free(names[i]), free(labels[i]);
+	free(labels);
+	free(runs);
 	free(names);
 	free(tests);
 	return rc;
