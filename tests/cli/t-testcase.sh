@@ -41,6 +41,12 @@ expect_exit 0 "the failure replays" "$REPLAY" "$TMP/fail.t"
 sed 's/^exit .*/expect     none/' "$TMP/fail.t" | grep -v '^message' >"$TMP/fail-edited.t"
 expect_exit 1 "a case expecting success instead fails the replay" "$REPLAY" "$TMP/fail-edited.t"
 
+# lock resolves the same way, and writes the same kind of case
+expect_exit 0 "lock writes a testcase" wp lock torch --cuda 12.4 --python 3.12 --platform manylinux_2_28_x86_64 \
+	--index "http://127.0.0.1:$PORT/whl/" -o "$TMP/pylock.toml" --write-testcase "$TMP/lock.t"
+expect_grep "with the lock's pick" "^expect +cu128/torch-2.10.0%2Bcu128-cp312-cp312-manylinux_2_28_x86_64.whl$" "$TMP/lock.t"
+expect_exit 0 "the lock's case replays" "$REPLAY" "$TMP/lock.t"
+
 # the file is written whole or not at all; a case that cannot be written fails a good pick
 expect_exit 3 "an unwritable testcase path: exit 3" wp torch "${T[@]}" --index "http://127.0.0.1:$PORT/whl/" \
 	--write-testcase "$TMP/no/such/dir/case.t"
