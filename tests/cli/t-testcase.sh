@@ -24,6 +24,13 @@ expect_grep "what was picked, per target" "^expect +@1 cu128/torch-2.10.0%2Bcu12
 expect_exit 0 "the case replays" "$REPLAY" "$TMP/pick.t"
 expect_grep "as one passing case" "^\\[ +OK +\\] .*/pick.t$" "$TMP/out"
 
+# a requirement's own URL keeps no credentials either (the request is written as given, masked)
+expect_exit 2 "a direct URL is refused, and the case still written" wp "sympy @ http://bob:$TOKEN@127.0.0.1:$PORT/whl/sympy-1.14.0-py3-none-any.whl" \
+	"${T[@]}" --no-deps --index "http://127.0.0.1:$PORT/whl/" --write-testcase "$TMP/direct.t"
+expect_grep "the request, masked" "^request +sympy @ http://\*\*\*@127.0.0.1:$PORT/whl/sympy" "$TMP/direct.t"
+expect_no_grep "without the token" "$TOKEN" "$TMP/direct.t"
+expect_grep "the failure it met" "^exit +usage$" "$TMP/direct.t"
+
 # the replay checks what it says: another torch expected fails it
 sed 's|^expect \{1,\}@1 cu128/torch-2.10.0%2Bcu128-cp312-cp312-win_amd64.whl$|expect     @1 cpu/torch-2.10.0%2Bcpu-cp312-cp312-win_amd64.whl|' \
 	"$TMP/pick.t" >"$TMP/edited.t"
