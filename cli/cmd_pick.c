@@ -141,6 +141,11 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	job.gpu_check = true; /* a wheel with no kernel image for the target's GPU is refused */
 	double t0 = wp_cli_elapsed(cli);
+	if (o.lock && o.write_testcase) {
+		rc = wp_fail(err, -WPE_USAGE, "--write-testcase writes a resolution, and --lock '%s' resolves nothing: "
+					       "drop one", o.lock);
+		goto out;
+	}
 	if (o.lock) {
 		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock, (const char *const *)o.lock_extra.v, o.lock_extra.n,
 					 o.lock_group.n ? (const char *const *)o.lock_group.v : NULL, o.lock_group.n, &run, err)))

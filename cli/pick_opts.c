@@ -87,6 +87,9 @@
 #define SBOM_OPT                                                                                                   \
 	{ "sbom", 0, NULL, WP_OPT_STR, O(sbom), "cyclonedx|spdx|both",                                                  \
 	  "sbom.cdx.json (CycloneDX 1.6) is always written; spdx or both adds sbom.spdx.json (SPDX 2.3)" }
+#define TESTCASE_OPT                                                                                               \
+	{ "write-testcase", 0, NULL, WP_OPT_STR, O(write_testcase), "FILE",                                              \
+	  "also write the resolution (what the indexes offered, what was picked) as a test case to attach to a report" }
 #define EXPLAIN_OPT { "explain", 0, NULL, WP_OPT_FLAG, O(explain), NULL, "list every file that was not picked, and why" }
 #define FULL_OPT                                                                                                   \
 	{ "allow-full-downloads", 0, NULL, WP_OPT_FLAG, O(allow_full_downloads), NULL,                                   \
@@ -106,6 +109,7 @@ const struct wp_opt wp_pick_table[] = {
 	{ "lock-group", 0, NULL, WP_OPT_LIST, O(lock_group), "NAME",
 	  "with --lock: a dependency group to install, instead of the lock's default-groups" },
 	FULL_OPT,
+	TESTCASE_OPT,
 	SBOM_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
@@ -160,6 +164,7 @@ const struct wp_opt wp_lock_table[] = {
 	{ "fetch-hashes", 0, NULL, WP_OPT_FLAG, O(fetch_hashes), NULL,
 	  "download the files the index gives no sha256 for, to hash them (a lock must name each hash)" },
 	FULL_OPT,
+	TESTCASE_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
 	EXPLAIN_OPT,
@@ -593,6 +598,7 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	job->offline = o->offline, job->refresh = o->refresh;
 	job->dry_run = o->dry_run, job->allow_full_downloads = o->allow_full_downloads;
 	job->fetch_hashes = o->fetch_hashes;
+	job->testcase = o->write_testcase;
 	/* the flag, else uv's UV_INDEX_STRATEGY or uv.toml's index-strategy */
 	const char *strategy = o->index_strategy ? o->index_strategy : o->icfg.index_strategy;
 	const char *named = o->index_strategy ? "--index-strategy" : "uv's index-strategy";
@@ -612,7 +618,8 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 			   struct wp_conda_job *job, struct wp_err *err)
 {
 	const char *bad = o->index_for.n ? "--index-for" : o->pre ? "--pre" : o->explain ? "--explain"
-						       : o->index_strategy ? "--index-strategy" : NULL;
+						       : o->index_strategy ? "--index-strategy"
+						       : o->write_testcase ? "--write-testcase" : NULL;
 	int rc;
 	if ((rc = sbom_formats(cli, o, err)))
 		return rc;

@@ -32,6 +32,7 @@ struct wp_pick_opts {
 	const char *since;                 /* bundle --since OLD: a delta against an earlier bundle or manifest */
 	const char *delta;                 /* mirror --delta OUT: the run's delta of the mirror, written to OUT */
 	const char *x86_64_level;         /* --x86-64-level v1..v4 (PEP 825 x86_64 :: level) */
+	const char *write_testcase;       /* pick, lock --write-testcase FILE: the resolution as a tests/solve case */
 	const char *lock;                 /* pick --lock pylock.toml: fetch what a PEP 751 lock names */
 	const char *s3_endpoint, *s3_acl;  /* mirror s3://...: --s3-endpoint URL, --s3-acl ACL */
 	struct wp_strlist lock_extra, lock_group; /* --lock-extra, --lock-group */

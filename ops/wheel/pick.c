@@ -1083,7 +1083,7 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
 			.refresh = job->refresh,
 			.constraints = &job->constraints, .hashes = job->hashes, .n_hashes = job->n_hashes,
-			.refused = &run->gpu_refused,
+			.refused = &run->gpu_refused, .testcase = job->testcase,
 		};
 		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
 	}

@@ -35,6 +35,7 @@ struct wp_pick_job {
 	                                    something pulls it in */
 	const struct wp_solve_hashes *hashes; /* pip's --hash, per project (borrowed) */
 	size_t n_hashes;
+	const char *testcase;            /* write the resolution as a tests/solve case there (NULL: not) */
 	bool gpu_check;                  /* pick, install: a fetched wheel whose GPU code has no kernel image
 	                                    for its target's GPU is refused, and the next candidate picked */
 };

@@ -3,6 +3,7 @@
 #include "ops/wheel/resolve.h"
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/nameindex.h"
@@ -11,6 +12,7 @@
 #include "ops/core/metadata.h"
 #include "ops/core/sources.h"
 #include "resolver/requirement.h"
+#include "resolver/solvecase.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 #include "verify/hash.h"
@@ -702,7 +704,24 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 	 * warm 10,000-project solve made about 36,000, each with its locks and checks. A page crawled
 	 * on demand or metadata kept ends it for its write; the next read begins another. */
 	wp_catalog_read_begin(cat);
-	int rc = wp_solve(&p, reqs, nreq, targets, n_targets, &so, plan, err);
+	/* --write-testcase: the solver reads through a recorder, so the case holds what it saw */
+	struct wp_solve_rec rec;
+	struct wp_solve_provider outer;
+	if (o->testcase)
+		wp_solve_rec_wrap(&rec, &p, &outer);
+	int rc = wp_solve(o->testcase ? &outer : &p, reqs, nreq, targets, n_targets, &so, plan, err);
+	if (o->testcase) {
+		struct wp_buf text = WP_BUF_INIT;
+		struct wp_err we = WP_ERR_INIT;
+		wp_solve_rec_case(&rec, reqs, nreq, targets, n_targets, &so, plan, rc, err ? err->msg : NULL, &text);
+		/* a case that cannot be written fails the run only when the resolution itself succeeded */
+		if (wp_atomic_write(o->testcase, text.data, text.len, &we) < 0 && rc == 0) {
+			wp_plan_release(plan);
+			rc = wp_fail(err, we.code, "%s", we.msg);
+		}
+		wp_buf_free(&text);
+		wp_solve_rec_release(&rec);
+	}
 	if (rc == -WPE_UNTRUSTED && plan->untrusted_url)
 		say_untrusted(cat, plan, err);
 	wp_catalog_read_end(cat);

@@ -37,6 +37,8 @@ struct wp_resolve_opts {
 	const struct wp_solve_hashes *hashes;  /* pip's --hash, for the solver */
 	size_t n_hashes;
 	const struct wp_strlist *refused;      /* URLs never to pick (pick: no kernel image for the target's GPU) */
+	const char *testcase;                  /* where to write the resolution as a tests/solve case
+	                                          (resolver/solvecase.h), or NULL */
 };
 
 /* Resolve reqs for every target into plan. A source that fails while the resolution needs it

@@ -3,7 +3,10 @@
  *
  * One case per file, one directive per line ('#' starts a comment):
  *   target   cuda=11.8|cpu rocm=6.1 python=3.10 platform=TAG gpu=sm_86   (repeat: one target each)
- *   file     DIR/NAME.whl [requires_python=SPEC] [yanked] [sha256=HEX]   (percent-encoded, as an href)
+ *   file     DIR/NAME.whl [requires_python=SPEC] [yanked] [sha256=HEX] [variant=LABEL]
+ *                                           (percent-encoded, as an href); variant= gives the
+ *                                           catalog's label as the index had it ("" none),
+ *                                           instead of the one the name and DIR imply
  *   dep      DIR/NAME.whl REQUIREMENT      a Requires-Dist line of that file's METADATA
  *   metapy   DIR/NAME.whl SPEC             Requires-Python in that file's METADATA (not on the page)
  *   broken   PROJECT                        reading that project's page fails (a source is down)
@@ -21,6 +24,9 @@
  *   variants PATH                           a real PEP 825 {name}-{version}-variants.json under
  *                                           tests/fixtures/real (the part after the last "__" names
  *                                           it): the metadata of that project and version's files
+ *
+ * With an argument, it runs that case file, or the cases in that folder, instead of tests/solve
+ * (what `wheelpick pick --write-testcase FILE` writes replays so, with no network).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -40,16 +47,18 @@
 #include "index/variants.h"
 #include "resolver/fileinfo.h"
 #include "resolver/solve.h"
+#include "resolver/solvecase.h"
 #include "tests/unit/fixtures.h"
 #include "resolver/wheelname.h"
 
-#define MAX_LINES 64
+#define MAX_LINES 256 /* dependencies of one file */
+#define MAX_FILES 4096 /* a written case holds every file a resolution saw */
 
 struct tfile {
 	char *path; /* decoded DIR/NAME */
 	struct wp_fileinfo fi;
 	struct wp_candidate cand;
-	char *url, *requires_python, *yanked, *metapy, *sha256;
+	char *url, *requires_python, *yanked, *metapy, *sha256, *variant;
 	const char *deps[MAX_LINES];
 	size_t ndeps;
 	bool broken_meta;
@@ -57,12 +66,12 @@ struct tfile {
 
 struct tcase {
 	const char *name;
-	struct tfile files[256];
+	struct tfile files[MAX_FILES];
 	size_t nfiles;
 	char *broken[16];
 	size_t nbroken;
 	/* per-project candidate arrays handed to the solver */
-	struct wp_candidate cands[256];
+	struct wp_candidate cands[MAX_FILES];
 	struct wp_variants vars[4];   /* PEP 825 metadata, and the project and version it is for */
 	struct wp_fileinfo vfi[4];
 	size_t nvars;
@@ -127,6 +136,13 @@ static int p_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps 
 	return wp_fail(err, -WPE_NET, "no metadata for '%s'", c->url);
 }
 
+static char *own(struct wp_strlist *owned, const char *s)
+{
+	char *c = wp_xstrdup(s);
+	wp_strlist_push(owned, c);
+	return c;
+}
+
 static char *rest_after(char *line, const char *word)
 {
 	size_t n = strlen(word);
@@ -166,9 +182,18 @@ static int code_of(const char *word)
 	return 0;
 }
 
+/* A case, or a case solved through the recording provider (resolver/solvecase.h) whose written
+ * case is then run in turn: every case here checks the writer once more. */
+struct case_run {
+	const char *file;
+	bool record;
+};
+
 static void run_case(void **state)
 {
-	const char *file = *state;
+	const struct case_run *cr = *state;
+	const char *file = cr->file;
+	char written[64] = "";
 	FILE *f = fopen(file, "r");
 	if (!f)
 		fail_msg("cannot open case '%s'", file);
@@ -180,9 +205,8 @@ static void run_case(void **state)
 	struct wp_solve_hashes hashes[8];
 	const char *hash_values[8][8];
 	size_t nhashes = 0;
-	char *owned[MAX_LINES * 4];
-	size_t nowned = 0;
-	char *expect[64], *messages[8], *notes[8], *reasons[8];
+	struct wp_strlist owned = { 0 }; /* every line's copy, freed at the end */
+	char *expect[1024], *messages[8], *notes[8], *reasons[8];
 	size_t nexp = 0, nmsg = 0, nnote = 0, nreason = 0;
 	struct wp_solve_opts so = { 0 };
 	int want_code = 0;
@@ -225,6 +249,8 @@ static void run_case(void **state)
 			if (wp_target_finish(t, &e) < 0)
 				fail_msg("%s: %s", file, e.msg);
 		} else if ((a = rest_after(line, "file"))) {
+			if (tc->nfiles == MAX_FILES)
+				fail_msg("%s: too many files", file);
 			struct tfile *tf = &tc->files[tc->nfiles];
 			char *save = NULL, *href = strtok_r(a, " \t", &save);
 			for (char *w; (w = strtok_r(NULL, " \t", &save));) {
@@ -234,6 +260,8 @@ static void run_case(void **state)
 					tf->yanked = wp_xstrdup("");
 				else if (!strncmp(w, "sha256=", 7))
 					tf->sha256 = wp_xstrdup(w + 7);
+				else if (!strncmp(w, "variant=", 8))
+					tf->variant = decode(w + 8);
 				else
 					fail_msg("%s: unknown file word '%s'", file, w);
 			}
@@ -245,7 +273,8 @@ static void run_case(void **state)
 			free(dir);
 			tf->url = wp_xasprintf("https://example.test/whl/%s", href);
 			tf->cand = (struct wp_candidate){
-				.project = tf->fi.project, .version = tf->fi.version, .variant = tf->fi.variant, .kind = tf->fi.kind,
+				.project = tf->fi.project, .version = tf->fi.version,
+				.variant = tf->variant ? tf->variant : tf->fi.variant, .kind = tf->fi.kind,
 				.filename = slash ? slash + 1 : tf->path, .url = tf->url, .requires_python = tf->requires_python,
 				.yanked = tf->yanked, .sha256 = tf->sha256, .size = -1,
 			};
@@ -267,14 +296,16 @@ static void run_case(void **state)
 			struct tfile *tf = file_and_rest(tc, a, &rest);
 			if (tf->ndeps == MAX_LINES)
 				fail_msg("%s: too many deps", file);
-			tf->deps[tf->ndeps++] = owned[nowned++] = wp_xstrdup(rest);
+			tf->deps[tf->ndeps++] = own(&owned, rest);
 		} else if ((a = rest_after(line, "metapy"))) {
 			struct tfile *tf = file_and_rest(tc, a, &rest);
 			tf->metapy = wp_xstrdup(rest);
 		} else if ((a = rest_after(line, "brokenmeta"))) {
 			find_file(tc, a)->broken_meta = true;
 		} else if ((a = rest_after(line, "broken"))) {
-			tc->broken[tc->nbroken++] = owned[nowned++] = wp_xstrdup(a);
+			if (tc->nbroken == WP_ARRAY_LEN(tc->broken))
+				fail_msg("%s: too many broken lines", file);
+			tc->broken[tc->nbroken++] = own(&owned, a);
 		} else if ((a = rest_after(line, "option"))) {
 			if (!strcmp(a, "no_deps"))
 				so.no_deps = true;
@@ -289,14 +320,14 @@ static void run_case(void **state)
 			else
 				fail_msg("%s: unknown option '%s'", file, a);
 		} else if ((a = rest_after(line, "constraint"))) {
-			wp_strlist_push(&cons, owned[nowned++] = wp_xstrdup(a));
+			wp_strlist_push(&cons, own(&owned, a));
 		} else if ((a = rest_after(line, "hash"))) {
 			if (nhashes == WP_ARRAY_LEN(hashes))
 				fail_msg("%s: too many hash lines", file);
-			char *own = owned[nowned++] = wp_xstrdup(a);
+			char *mine = own(&owned, a);
 			char *save = NULL;
 			struct wp_solve_hashes *h = &hashes[nhashes++];
-			h->project = strtok_r(own, " \t", &save);
+			h->project = strtok_r(mine, " \t", &save);
 			h->sha256 = hash_values[nhashes - 1];
 			h->n = 0;
 			for (char *w; (w = strtok_r(NULL, " \t", &save));) {
@@ -305,17 +336,19 @@ static void run_case(void **state)
 				hash_values[nhashes - 1][h->n++] = w;
 			}
 		} else if ((a = rest_after(line, "request"))) {
-			wp_strlist_push(&reqs, owned[nowned++] = wp_xstrdup(a));
+			wp_strlist_push(&reqs, own(&owned, a));
 		} else if ((a = rest_after(line, "expect"))) {
-			expect[nexp++] = owned[nowned++] = wp_xstrdup(a);
+			if (nexp == WP_ARRAY_LEN(expect))
+				fail_msg("%s: too many expect lines", file);
+			expect[nexp++] = own(&owned, a);
 		} else if ((a = rest_after(line, "exit"))) {
 			want_code = code_of(a);
 		} else if ((a = rest_after(line, "message"))) {
-			messages[nmsg++] = owned[nowned++] = wp_xstrdup(a);
+			messages[nmsg++] = own(&owned, a);
 		} else if ((a = rest_after(line, "note"))) {
-			notes[nnote++] = owned[nowned++] = wp_xstrdup(a);
+			notes[nnote++] = own(&owned, a);
 		} else if ((a = rest_after(line, "reason"))) {
-			reasons[nreason++] = owned[nowned++] = wp_xstrdup(a);
+			reasons[nreason++] = own(&owned, a);
 		} else {
 			fail_msg("%s: cannot read line '%s'", file, line);
 		}
@@ -336,7 +369,23 @@ static void run_case(void **state)
 	so.hashes = hashes, so.n_hashes = nhashes;
 	struct wp_solve_provider p = { .files = p_files, .deps = p_deps, .ctx = tc };
 	struct wp_plan plan;
-	int rc = wp_solve(&p, reqs.v, reqs.n, targets, nt, &so, &plan, &e);
+	struct wp_solve_rec rec;
+	struct wp_solve_provider outer;
+	/* PEP 825 metadata is what a written case cannot carry */
+	bool record = cr->record && !tc->nvars;
+	if (record)
+		wp_solve_rec_wrap(&rec, &p, &outer);
+	int rc = wp_solve(record ? &outer : &p, reqs.v, reqs.n, targets, nt, &so, &plan, &e);
+	if (record) {
+		struct wp_buf text = WP_BUF_INIT;
+		wp_solve_rec_case(&rec, reqs.v, reqs.n, targets, nt, &so, &plan, rc, e.msg, &text);
+		snprintf(written, sizeof(written), "%s/wp-solvecase.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		int fd = mkstemp(written);
+		if (fd < 0 || write(fd, text.data, text.len) != (ssize_t)text.len || close(fd) < 0)
+			fail_msg("%s: cannot write '%s'", file, written);
+		wp_buf_free(&text);
+		wp_solve_rec_release(&rec);
+	}
 	if (getenv("WP_SOLVE_VERBOSE")) {
 		for (size_t k = 0; !rc && k < plan.n; k++)
 			fprintf(stderr, "  [%zu] %s\n      why: %s\n", plan.files[k].target, plan.files[k].where, plan.files[k].reason);
@@ -414,17 +463,25 @@ static void run_case(void **state)
 	for (size_t i = 0; i < tc->nfiles; i++) {
 		struct tfile *tf = &tc->files[i];
 		free(tf->path), free(tf->url), free(tf->requires_python), free(tf->yanked), free(tf->metapy), free(tf->sha256);
+		free(tf->variant);
 		wp_fileinfo_release(&tf->fi);
 	}
 	for (size_t v = 0; v < tc->nvars; v++) {
 		wp_variants_release(&tc->vars[v]);
 		wp_fileinfo_release(&tc->vfi[v]);
 	}
-	for (size_t i = 0; i < nowned; i++)
-		free(owned[i]);
+	for (size_t i = 0; i < owned.n; i++)
+		free((char *)owned.v[i]);
+	wp_strlist_release(&owned);
 	wp_strlist_release(&reqs);
 	wp_strlist_release(&cons);
 	free(tc);
+	if (*written) {
+		struct case_run again = { .file = written };
+		void *st = &again;
+		run_case(&st);
+		unlink(written);
+	}
 }
 
 static int by_name(const void *a, const void *b)
@@ -432,10 +489,16 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *dir = getenv("WP_SOLVE_CASES") ? getenv("WP_SOLVE_CASES") : "tests/solve";
+	const char *dir = argc > 1 ? argv[1] : getenv("WP_SOLVE_CASES") ? getenv("WP_SOLVE_CASES") : "tests/solve";
 	DIR *d = opendir(dir);
+	if (!d && argc > 1) {
+		/* one case file: a written testcase, replayed */
+		struct case_run cr = { .file = argv[1] };
+		struct CMUnitTest one = { .name = argv[1], .test_func = run_case, .initial_state = &cr };
+		return _cmocka_run_group_tests("solve_cases", &one, 1, NULL, NULL);
+	}
 	if (!d) {
 		fprintf(stderr, "test_solve_cases: cannot open '%s'\n", dir);
 		return 1;
@@ -456,12 +519,22 @@ int main(void)
 		return 1;
 	}
 	qsort(names, n, sizeof(*names), by_name);
-	struct CMUnitTest *tests = wp_xcalloc(n, sizeof(*tests));
+	struct CMUnitTest *tests = wp_xcalloc(2 * n, sizeof(*tests));
+	struct case_run *runs = wp_xcalloc(2 * n, sizeof(*runs));
+	char **labels = wp_xcalloc(n, sizeof(*labels));
+	for (size_t i = 0; i < n; i++) {
+		labels[i] = wp_xasprintf("%s (written by the recorder, replayed)", names[i]);
+		runs[2 * i] = (struct case_run){ .file = names[i] };
+		runs[2 * i + 1] = (struct case_run){ .file = names[i], .record = true };
+		tests[2 * i] = (struct CMUnitTest){ .name = names[i], .test_func = run_case, .initial_state = &runs[2 * i] };
+		tests[2 * i + 1] =
+			(struct CMUnitTest){ .name = labels[i], .test_func = run_case, .initial_state = &runs[2 * i + 1] };
+	}
+	int rc = _cmocka_run_group_tests("solve_cases", tests, 2 * n, NULL, NULL);
 	for (size_t i = 0; i < n; i++)
-		tests[i] = (struct CMUnitTest){ .name = names[i], .test_func = run_case, .initial_state = names[i] };
-	int rc = _cmocka_run_group_tests("solve_cases", tests, n, NULL, NULL);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
+		free(names[i]), free(labels[i]);
+	free(labels);
+	free(runs);
 	free(names);
 	free(tests);
 	return rc;
