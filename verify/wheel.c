@@ -9,6 +9,7 @@
 #include "base/str.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
+#include "verify/recordcsv.h"
 #include "verify/wheelstream.h"
 
 #include <ctype.h>
@@ -803,50 +804,6 @@ static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
 	return true;
 }
 
-/* One CSV field (RFC 4180 quoting, as Python's csv writes it) into out; returns the byte that
- * ended it (',' or '\n'), 0 at the end of the text, -1 on a broken quote. */
-static int csv_field(struct wp_str *s, struct wp_buf *out)
-{
-	wp_buf_reset(out);
-	size_t i = 0;
-	if (s->n && s->p[0] == '"') {
-		for (i = 1;; i++) {
-			if (i >= s->n)
-				return -1;
-			if (s->p[i] == '"') {
-				if (i + 1 < s->n && s->p[i + 1] == '"') {
-					wp_buf_addch(out, '"');
-					i++;
-					continue;
-				}
-				i++;
-				break;
-			}
-			wp_buf_addch(out, s->p[i]);
-		}
-		if (i < s->n && s->p[i] == '\r')
-			i++;
-		if (i < s->n && s->p[i] != ',' && s->p[i] != '\n')
-			return -1;
-	} else {
-		while (i < s->n && s->p[i] != ',' && s->p[i] != '\n')
-			i++;
-		size_t n = i;
-		if (n && s->p[n - 1] == '\r')
-			n--;
-		wp_buf_add(out, s->p, n);
-	}
-	if (i >= s->n) {
-		s->p += s->n;
-		s->n = 0;
-		return 0;
-	}
-	int end = s->p[i];
-	s->p += i + 1;
-	s->n -= i + 1;
-	return end;
-}
-
 static bool may_lack_hash(struct wheel *w, const char *path)
 {
 	size_t dl = strlen(w->dist_info);
@@ -929,12 +886,8 @@ static int check_record(struct wheel *w, struct wp_err *err)
 	}
 	while (s.n) {
 		line++;
-		int end = 0, nf = 0;
-		do {
-			end = csv_field(&s, nf < 3 ? &f[nf] : &extra);
-			nf++;
-		} while (end == ',');
-		if (end < 0) {
+		int nf = wp_record_row(&s, f, &extra);
+		if (nf < 0) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d has a broken quote",
 				     w->file, line);
 			goto out;
@@ -1476,12 +1429,7 @@ int wp_wheel_reader_trust_record(struct wp_wheel_reader *r, struct wp_err *err)
 	char nb[NAME_SHOW];
 	int rc = 0;
 	while (s.n && !rc) {
-		int end = 0, nf = 0;
-		do {
-			end = csv_field(&s, nf < 3 ? &f[nf] : &extra);
-			nf++;
-		} while (end == ',');
-		if (end < 0 || nf != 3)
+		if (wp_record_row(&s, f, &extra) != 3)
 			continue;
 		struct member *m = find(w, wp_buf_cstr(&f[0]));
 		struct wp_str h = WP_STRN(wp_buf_cstr(&f[1]), f[1].len);

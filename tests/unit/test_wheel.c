@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "verify/conda.h"
 #include "verify/metadata.h"
+#include "verify/recordcsv.h"
 #include "verify/wheel.h"
 
 struct fx {
@@ -351,6 +352,33 @@ static void test_json_string(void **state)
 	assert_null(wp_conda_json_string("{\"a\": ]]]}", 10, "name"));
 }
 
+/* The one RECORD reader (the verifier's and install's): quoting, CRLF, extra fields, and a broken
+ * quote that skips its line so that every reader moves on (one that stopped there looped forever). */
+static void test_record_rows(void **state)
+{
+	(void)state;
+	const char *text = "a/b.py,sha256=x,12\r\n\"q,\"\"u\"\"\",sha256=y,3\n\n\"broken,h,1\nc,d,e,f\nlast";
+	struct wp_str s = WP_STRN(text, strlen(text));
+	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
+	assert_int_equal(wp_record_row(&s, f, &extra), 3);
+	assert_string_equal(wp_buf_cstr(&f[0]), "a/b.py");
+	assert_string_equal(wp_buf_cstr(&f[2]), "12");
+	assert_int_equal(wp_record_row(&s, f, &extra), 3);
+	assert_string_equal(wp_buf_cstr(&f[0]), "q,\"u\"");
+	assert_string_equal(wp_buf_cstr(&f[1]), "sha256=y");
+	assert_int_equal(wp_record_row(&s, f, &extra), 1);
+	assert_int_equal(f[0].len, 0);
+	assert_int_equal(wp_record_row(&s, f, &extra), -1);
+	assert_int_equal(wp_record_row(&s, f, &extra), 4);
+	assert_string_equal(wp_buf_cstr(&f[0]), "c");
+	assert_int_equal(wp_record_row(&s, f, &extra), 1);
+	assert_string_equal(wp_buf_cstr(&f[0]), "last");
+	assert_int_equal(s.n, 0);
+	for (int i = 0; i < 3; i++)
+		wp_buf_free(&f[i]);
+	wp_buf_free(&extra);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_conda_tar_bz2),
 		cmocka_unit_test(test_conda_dot_conda),
 		cmocka_unit_test(test_json_string),
+		cmocka_unit_test(test_record_rows),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
