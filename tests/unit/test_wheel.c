@@ -101,6 +101,23 @@ static void test_good_wheel_dirs_and_quoting(void **state)
 	free(path);
 }
 
+/* A zip64 wheel: the end record points through the zip64 locator, every entry's sizes are in its
+ * zip64 extra (verify/zipcd.c reads both for the verifier and the METADATA reader). */
+static void test_zip64_wheel(void **state)
+{
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_wheel_info info;
+	char *path = case_path(state, "demo_zip64");
+	int rc = wp_wheel_verify(path, NULL, &info, &err);
+	if (rc)
+		print_message("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_string_equal(info.name, "demo_zip64");
+	assert_int_equal(info.n_members, 4);
+	wp_wheel_info_release(&info);
+	free(path);
+}
+
 static void test_verify_named(void **state)
 {
 	struct wp_err err = WP_ERR_INIT;
@@ -384,6 +401,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_wheel),
 		cmocka_unit_test(test_good_wheel_dirs_and_quoting),
+		cmocka_unit_test(test_zip64_wheel),
 		cmocka_unit_test(test_verify_named),
 		cmocka_unit_test(test_bad_wheels),
 		cmocka_unit_test(test_limits),
