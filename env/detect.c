@@ -8,21 +8,19 @@
 #include "base/vec.h"
 #include "env/detect_hw.h"
 #include "env/detect_nvlib.h"
+#include "env/run.h"
 #include "resolver/gpu.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,18 +54,6 @@ static const char *const python_names[] = {
 	"python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10",
 	"python3.11", "python3.12", "python3.13", "python3.14",
 	"python3.13t", "python3.14t", /* PEP 703's free-threaded builds, installed beside the others */
-};
-
-/* One program run: started together with the others, so a hung one costs one timeout in all. */
-struct job {
-	const char *argv[8];   /* argv[0] is the resolved path */
-	bool merge_stderr;
-	struct wp_buf out;
-	pid_t pid;
-	int fd;
-	int status;            /* exit status; -1 when it did not start, was killed or crashed */
-	long long deadline;    /* now_ms() by which it must be done */
-	bool started, timed_out, truncated, done, skipped;
 };
 
 struct toolkit_probe {
@@ -160,13 +146,6 @@ static void copy_clean(char *dst, size_t size, struct wp_str s)
 	dst[n] = 0;
 	/* a cut in the middle of a UTF-8 sequence becomes '?' here */
 	sanitize(dst);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static char *root_path(const struct ctx *c, const char *abs)
@@ -306,160 +285,36 @@ static char *find_program(const struct ctx *c, const char *name)
 	return NULL;
 }
 
-static struct job *job_add(struct job *jobs, size_t *n, char *path, bool merge_stderr)
+static struct wp_run *job_add(struct wp_run *jobs, size_t *n, char *path, bool merge_stderr)
 {
 	if (*n >= MAX_JOBS) {
 		free(path);
 		return NULL;
 	}
-	struct job *j = &jobs[(*n)++];
-	memset(j, 0, sizeof(*j));
+	struct wp_run *j = &jobs[(*n)++];
+	wp_run_init(j, 0);
 	j->argv[0] = path;
 	j->merge_stderr = merge_stderr;
-	j->fd = -1;
-	j->status = -1;
 	return j;
 }
 
-static void job_start(struct job *j, int devnull, size_t max)
-{
-	int p[2];
-	j->out = (struct wp_buf)WP_BUF_INIT_MAX(max);
-	if (devnull < 0 || pipe2(p, O_CLOEXEC) < 0)
-		return;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (pid == 0) {
-		/* own process group, so a timeout also kills what a wrapper script started */
-		setpgid(0, 0);
-		dup2(devnull, 0);
-		dup2(p[1], 1);
-		dup2(j->merge_stderr ? p[1] : devnull, 2);
-		execv(j->argv[0], (char *const *)j->argv);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* the child asks too; whichever runs first wins the race */
-	close(p[1]);
-	j->pid = pid;
-	j->fd = p[0];
-	j->started = true;
-}
-
-static void job_read(struct job *j)
-{
-	char tmp[4096];
-	ssize_t n = read(j->fd, tmp, sizeof(tmp));
-	if (n < 0 && errno == EINTR)
-		return;
-	if (n > 0) {
-		size_t room = j->out.max - j->out.len;
-		wp_buf_add(&j->out, tmp, (size_t)n < room ? (size_t)n : room);
-		if ((size_t)n <= room)
-			return;
-		/* enough to parse; the rest would only be thrown away */
-		j->truncated = true;
-	}
-	close(j->fd);
-	j->fd = -1;
-}
-
-/* Reap j, waiting no later than deadline; then kill its group (the leader is still a zombie,
- * so the group id cannot have been reused). */
-static void job_finish(struct job *j, long long deadline)
-{
-	if (j->fd >= 0) {
-		close(j->fd);
-		j->fd = -1;
-		j->timed_out = true;
-	}
-	if (!j->started)
-		return;
-	while (!j->timed_out && !j->truncated) {
-		siginfo_t si;
-		memset(&si, 0, sizeof(si));
-		int r = waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG | WNOWAIT);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || si.si_pid == j->pid)
-			break;
-		if (now_ms() >= deadline) {
-			j->timed_out = true;
-			break;
-		}
-		struct timespec ts = { 0, 2 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	kill(-j->pid, SIGKILL);
-	int st = 0, r;
-	while ((r = waitpid(j->pid, &st, 0)) < 0 && errno == EINTR)
-		;
-	if (r == j->pid && !j->timed_out && WIFEXITED(st))
-		j->status = WEXITSTATUS(st);
-}
-
 /* Run the jobs, a few at a time (a dozen pyenv shims at once can starve a small machine into
- * timing out all of them, python3 included), each with its own time limit. Jobs not started
- * after three time limits are skipped, so a handful of hung programs cannot add up. */
-static void run_jobs(struct job *jobs, size_t n, int timeout_ms, size_t max)
+ * timing out all of them, python3 included), each with its own time limit and max bytes kept. */
+static void run_jobs(struct wp_run *jobs, size_t n, int timeout_ms, size_t max)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t limit = ncpu > 4 ? (size_t)ncpu : 4;
-	long long budget_end = now_ms() + 3LL * timeout_ms;
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	struct pollfd pfd[MAX_JOBS];
-	size_t idx[MAX_JOBS];
-	size_t next = 0, running = 0;
-	for (;;) {
-		long long now = now_ms();
-		for (; running < limit && next < n && now < budget_end; next++) {
-			job_start(&jobs[next], devnull, max);
-			jobs[next].deadline = now + timeout_ms;
-			running += jobs[next].started;
-		}
-		size_t np = 0;
-		long long wake = budget_end;
-		for (size_t i = 0; i < next; i++) {
-			struct job *j = &jobs[i];
-			if (!j->started || j->done)
-				continue;
-			if (j->fd < 0 || now >= j->deadline) {
-				job_finish(j, j->deadline);
-				j->done = true;
-				running--;
-				continue;
-			}
-			pfd[np] = (struct pollfd){ .fd = j->fd, .events = POLLIN };
-			idx[np++] = i;
-			wake = j->deadline < wake ? j->deadline : wake;
-		}
-		if (!np && (next == n || now_ms() >= budget_end))
-			break;
-		if (!np)
-			continue;
-		long long left = wake - now_ms();
-		int r = poll(pfd, np, left > 0 ? (int)left : 0);
-		for (size_t k = 0; r > 0 && k < np; k++)
-			if (pfd[k].revents)
-				job_read(&jobs[idx[k]]);
-	}
-	for (size_t i = next; i < n; i++)
-		jobs[i].skipped = true;
-	if (devnull >= 0)
-		close(devnull);
+	for (size_t i = 0; i < n; i++)
+		jobs[i].out.max = max;
+	wp_run_all(jobs, n, 0, timeout_ms);
 }
 
-static void job_release(struct job *j)
+static void job_release(struct wp_run *j)
 {
 	free((char *)j->argv[0]);
 	wp_buf_free(&j->out);
 }
 
 /* A job that produced nothing usable says why, once, as a note. */
-static void job_note(struct ctx *c, const struct job *j)
+static void job_note(struct ctx *c, const struct wp_run *j)
 {
 	if (j->timed_out) {
 		note(c, "'%s' did not finish within %g s and was stopped", j->argv[0], c->timeout_ms / 1000.0);
@@ -735,7 +590,7 @@ static struct wp_str smi_field(struct wp_str out, const char *const *words, size
 
 /* "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4     |", from driver 610
  * "| NVIDIA-SMI 610.57.04   KMD Version: 610.57.04   CUDA UMD Version: 13.3     |" */
-static void parse_smi_banner(struct ctx *c, const struct job *j)
+static void parse_smi_banner(struct ctx *c, const struct wp_run *j)
 {
 	static const char *const cuda_words[] = { "CUDA", "CUDA UMD" };
 	static const char *const driver_words[] = { "Driver", "KMD" };
@@ -757,7 +612,7 @@ static void parse_smi_banner(struct ctx *c, const struct job *j)
 
 /* "NVIDIA A100-SXM4-80GB, 8.0, 535.104.05" per GPU (with_cc), or "Tesla K80, 470.82.01".
  * Fields are cut from the right, so a comma in a name cannot shift them. */
-static void parse_smi_query(struct ctx *c, const struct job *j, bool with_cc)
+static void parse_smi_query(struct ctx *c, const struct wp_run *j, bool with_cc)
 {
 	struct wp_str s = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
 	while (s.n) {
@@ -852,7 +707,7 @@ static void derive_cuda_from_driver(struct ctx *c)
 /* ---- CUDA toolkits ---- */
 
 /* nvcc --version: "Cuda compilation tools, release 11.2, V11.2.152" */
-static bool parse_nvcc(const struct job *j, int *v)
+static bool parse_nvcc(const struct wp_run *j, int *v)
 {
 	struct wp_str out = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
 	struct wp_str s = find(out, "release ");
@@ -939,7 +794,7 @@ static int cmp_names(const void *a, const void *b)
 /* Plan where toolkits are: nvcc on PATH, $CUDA_HOME, $CUDA_PATH, $SYSROOT/usr/local/cuda*.
  * Version files are read now; a root with none gets its nvcc asked (not inside a sysroot, whose
  * binaries may not even run here). */
-static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max, struct job *jobs, size_t *nj)
+static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max, struct wp_run *jobs, size_t *nj)
 {
 	size_t n = 0;
 	char *nvcc = find_program(c, "nvcc");
@@ -1014,7 +869,7 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 /* ---- Python, libc ---- */
 
 /* "cpython 3 11 7 cpython-311-x86_64-linux-gnu x86_64"; SOABI may be empty (5 words). */
-static bool parse_python(const struct job *j, struct wp_detect_python *py)
+static bool parse_python(const struct wp_run *j, struct wp_detect_python *py)
 {
 	struct wp_str s = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
 	struct wp_str line = wp_str_trim(wp_str_cut(&s, '\n'));
@@ -1056,7 +911,7 @@ static void set_libc(struct ctx *c, struct wp_str ver, bool musl)
 
 /* glibc: "ldd (Debian GLIBC 2.36-9+deb12u4) 2.36" (version last on the first line).
  * musl: "musl libc (x86_64)\nVersion 1.2.3\n..." on stderr, exit status 1. */
-static void parse_ldd(struct ctx *c, const struct job *j)
+static void parse_ldd(struct ctx *c, const struct wp_run *j)
 {
 	struct wp_str out = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
 	if (find(out, "musl libc").n) {
@@ -1244,7 +1099,7 @@ static void warn_ld_library_path(struct ctx *c)
 
 /* ---- the whole run ---- */
 
-static void detect_libc(struct ctx *c, struct job *jobs, size_t *nj, int *ldd_job)
+static void detect_libc(struct ctx *c, struct wp_run *jobs, size_t *nj, int *ldd_job)
 {
 	*ldd_job = -1;
 	if (c->host) {
@@ -1296,7 +1151,7 @@ static void pick_default_python(struct ctx *c, bool have_python3)
 
 /* Everything that needs a program is started at once and shares one deadline. */
 struct plan {
-	struct job jobs[MAX_JOBS];
+	struct wp_run jobs[MAX_JOBS];
 	size_t nj;
 	int smi_banner, smi_query, ldd;
 	int py[WP_ARRAY_LEN(python_names)];
@@ -1346,7 +1201,7 @@ static void plan_pythons(struct ctx *c, struct plan *pl)
 }
 
 /* nvidia-smi's status and first line, for the message when the driver is not loaded */
-static void smi_failure(struct ctx *c, const struct job *j)
+static void smi_failure(struct ctx *c, const struct wp_run *j)
 {
 	struct wp_str s = WP_STRN(j->out.data ? j->out.data : "", j->out.len);
 	struct wp_str line = WP_STRN("", 0);
@@ -1360,8 +1215,8 @@ static void smi_failure(struct ctx *c, const struct job *j)
  * query has to be asked again without it */
 static bool collect_smi(struct ctx *c, const struct plan *pl)
 {
-	const struct job *banner = pl->smi_banner >= 0 ? &pl->jobs[pl->smi_banner] : NULL;
-	const struct job *query = pl->smi_query >= 0 ? &pl->jobs[pl->smi_query] : NULL;
+	const struct wp_run *banner = pl->smi_banner >= 0 ? &pl->jobs[pl->smi_banner] : NULL;
+	const struct wp_run *query = pl->smi_query >= 0 ? &pl->jobs[pl->smi_query] : NULL;
 	if (banner) {
 		parse_smi_banner(c, banner);
 		if (banner->status != 0) {
@@ -1410,7 +1265,7 @@ static bool collect_pythons(struct ctx *c, const struct plan *pl)
 	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++) {
 		if (pl->py[i] < 0)
 			continue;
-		const struct job *j = &pl->jobs[pl->py[i]];
+		const struct wp_run *j = &pl->jobs[pl->py[i]];
 		struct wp_detect_python py;
 		memset(&py, 0, sizeof(py));
 		if (j->status != 0 || !parse_python(j, &py)) {
@@ -1432,9 +1287,9 @@ static bool collect_pythons(struct ctx *c, const struct plan *pl)
 
 static void smi_old_query(struct ctx *c, const char *smi)
 {
-	struct job jobs[1];
+	struct wp_run jobs[1];
 	size_t nj = 0;
-	struct job *j = job_add(jobs, &nj, wp_xstrdup(smi), true);
+	struct wp_run *j = job_add(jobs, &nj, wp_xstrdup(smi), true);
 	j->argv[1] = "--query-gpu=name,driver_version";
 	j->argv[2] = "--format=csv,noheader";
 	run_jobs(jobs, nj, c->timeout_ms, c->output_max);

@@ -2,18 +2,13 @@
 #include "env/python.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "env/run.h"
 #include "resolver/ask.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 /* Prints NUL-separated key, value pairs. The scheme logic is pip's (locations/_sysconfig.py):
  * in a virtual environment headers go under <base>/include/site/pythonX.Y/<name>. */
@@ -63,103 +58,34 @@ static const char probe_script[] =
 	"    w.write(k.encode() + b'\\0' + os.fsencode(v) + b'\\0')\n"
 	"w.flush()\n";
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int wp_env_run(const char *const *argv, const char *stdin_text, size_t stdin_len, bool merge, int timeout_ms,
 	       struct wp_buf *out, int *status, struct wp_err *err)
 {
-	int in[2] = { -1, -1 }, op[2] = { -1, -1 };
-	int rc = 0;
+	struct wp_run r;
+	size_t n = 0;
 	*status = -1;
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
-		rc = wp_fail(err, -WPE_ENV, "cannot run '%s': %s", argv[0], strerror(errno));
-		goto out;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		rc = wp_fail(err, -WPE_ENV, "cannot run '%s': %s", argv[0], strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(in[0], 0);
-		dup2(op[1], 1);
-		if (merge)
-			dup2(op[1], 2);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(in[0]);
-	close(op[1]);
-	in[0] = op[1] = -1;
-	fcntl(in[1], F_SETFL, O_NONBLOCK);
-	size_t sent = 0;
-	if (!stdin_text || !stdin_len) {
-		close(in[1]);
-		in[1] = -1;
-	}
-	long long deadline = now_ms() + timeout_ms;
-	bool timed_out = false;
-	while (op[0] >= 0) {
-		struct pollfd pf[2] = { { op[0], POLLIN, 0 }, { in[1], POLLOUT, 0 } };
-		long long left = deadline - now_ms();
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		int pr = poll(pf, in[1] >= 0 ? 2 : 1, (int)(left > 1000 ? 1000 : left));
-		if (pr < 0 && errno != EINTR)
-			break;
-		if (in[1] >= 0 && (pf[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-			ssize_t k = write(in[1], stdin_text + sent, stdin_len - sent);
-			if (k > 0)
-				sent += (size_t)k;
-			if (k < 0 && errno != EAGAIN && errno != EINTR)
-				sent = stdin_len;
-			if (sent >= stdin_len) {
-				close(in[1]);
-				in[1] = -1;
-			}
-		}
-		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			char tmp[8192];
-			ssize_t k = read(op[0], tmp, sizeof(tmp));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				close(op[0]);
-				op[0] = -1;
-				break;
-			}
-			size_t room = out->max ? out->max - out->len : (size_t)k;
-			wp_buf_add(out, tmp, (size_t)k < room ? (size_t)k : room);
-		}
-	}
-	if (timed_out)
-		kill(-pid, SIGKILL);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out)
-		rc = wp_fail(err, -WPE_ENV, "'%s' did not finish within %d s", argv[0], timeout_ms / 1000);
-	else if (WIFEXITED(st))
-		*status = WEXITSTATUS(st);
-	else
-		*status = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-out:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (op[i] >= 0)
-			close(op[i]);
-	}
-	return rc;
+	wp_run_init(&r, 0);
+	while (argv[n])
+		n++;
+	if (n >= sizeof(r.argv) / sizeof(r.argv[0]))
+		return wp_fail(err, -WPE_USAGE, "cannot run '%s': %zu words are too many", argv[0], n);
+	memcpy(r.argv, argv, n * sizeof(*argv));
+	r.search = true;
+	r.merge_stderr = merge;
+	r.inherit_stderr = !merge;
+	r.drain = true; /* its exit status is the answer: read to the end whatever the ceiling */
+	r.stdin_text = stdin_text;
+	r.stdin_len = stdin_len;
+	r.out = *out;
+	wp_run_all(&r, 1, 1, timeout_ms);
+	*out = r.out;
+	if (!r.started)
+		return wp_fail(err, -WPE_ENV, "cannot run '%s': %s", argv[0],
+			       strerror(r.spawn_errno ? r.spawn_errno : EAGAIN));
+	if (r.timed_out)
+		return wp_fail(err, -WPE_ENV, "'%s' did not finish within %d s", argv[0], timeout_ms / 1000);
+	*status = r.status >= 0 ? r.status : 128 + r.signal;
+	return 0;
 }
 
 static char *take(const char *v)

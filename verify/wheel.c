@@ -9,7 +9,9 @@
 #include "base/str.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
+#include "verify/recordcsv.h"
 #include "verify/wheelstream.h"
+#include "verify/zipcd.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -30,6 +32,8 @@
 
 #define MAX_CD_SIZE (64LL << 20) /* central directory bytes: 200,000 members fit in ~30 MiB */
 #define NAME_SHOW 160
+/* how far back from the end a zip64 end record may lie (past it only a damaged or hostile zip) */
+#define MAX_EOCD_REACH (1LL << 20)
 
 struct member {
 	char *name;           /* NUL-free (checked), NUL-terminated */
@@ -221,69 +225,44 @@ static int not_zip(struct wheel *w, struct wp_err *err)
 	return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (it is %s)", w->file, kind);
 }
 
-/* Locate the end-of-central-directory record (and its zip64 form) and return where the central
- * directory lies and how many entries it claims. */
+/* Locate the end-of-central-directory record (and its zip64 form, read again with a window that
+ * reaches it) and return where the central directory lies and how many entries it claims. */
 static int find_eocd(struct wheel *w, uint64_t *cd_off, uint64_t *cd_size, uint64_t *count,
 		     struct wp_err *err)
 {
 	unsigned char *tail = NULL;
+	struct wp_zip_end end;
 	int rc = 0;
 	if (w->fsize < 22)
 		return wp_fail(err, -WPE_INTEGRITY, "'%s' is truncated: too short for a zip archive",
 			       w->file);
 	size_t tn = w->fsize < 22 + 65535 ? (size_t)w->fsize : 22 + 65535;
-	uint64_t tail_off = w->fsize - tn;
-	tail = wp_xmalloc(tn);
-	if ((rc = read_at(w, tail, tn, tail_off, err)))
-		goto out;
-	size_t pos = tn - 22;
-	for (;; pos--) {
-		if (wp_le32(tail + pos) == 0x06054b50 && pos + 22 + wp_le16(tail + pos + 20) == tn)
+	for (int tries = 0;; tries++) {
+		free(tail);
+		tail = wp_xmalloc(tn);
+		if ((rc = read_at(w, tail, tn, w->fsize - tn, err)) ||
+		    (rc = wp_zip_end_read(w->file, tail, tn, w->fsize, UINT64_MAX, &end, err)))
+			goto out;
+		if (!end.need_more)
 			break;
-		if (pos == 0) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is truncated or damaged: no end of "
-				     "central directory record", w->file);
+		/* the zip64 records lie before the tail: read back to them, a bounded reach */
+		if (tries == 2 || w->fsize - end.need_from > MAX_EOCD_REACH) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': damaged zip64 end of central directory",
+				     w->file);
 			goto out;
 		}
+		tn = (size_t)(w->fsize - end.need_from);
 	}
-	const unsigned char *e = tail + pos;
-	uint64_t eocd = tail_off + pos;
-	if (wp_le16(e + 4) != 0 || wp_le16(e + 6) != 0 || wp_le16(e + 8) != wp_le16(e + 10)) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-volume zip archive", w->file);
-		goto out;
-	}
-	*count = wp_le16(e + 10);
-	*cd_size = wp_le32(e + 12);
-	*cd_off = wp_le32(e + 16);
-	uint64_t cd_end = eocd;
-	if (*count == 0xffff || *cd_size == 0xffffffff || *cd_off == 0xffffffff) {
-		unsigned char loc[20], z[56];
-		if (eocd < 20 || (rc = read_at(w, loc, 20, eocd - 20, err)))
-			goto zip64_bad;
-		if (wp_le32(loc) != 0x07064b50)
-			goto zip64_bad;
-		uint64_t zoff = wp_le64(loc + 8);
-		if ((rc = read_at(w, z, sizeof(z), zoff, err)))
-			goto out;
-		if (wp_le32(z) != 0x06064b50)
-			goto zip64_bad;
-		*count = wp_le64(z + 32);
-		*cd_size = wp_le64(z + 40);
-		*cd_off = wp_le64(z + 48);
-		cd_end = zoff;
-	}
+	*cd_off = end.cd_offset;
+	*cd_size = end.cd_size;
+	*count = end.n_entries;
 	/* Data before the first member (a self-extractor stub, a prepended page) shifts every
 	 * offset; pip's zipfile papers over it, a verifier should not. */
-	if (*cd_off > cd_end || *cd_size != cd_end - *cd_off) {
+	if (*cd_size != end.end_start - *cd_off)
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the central directory (%llu bytes at %llu) "
 			     "does not end where its end record starts (%llu)", w->file,
 			     (unsigned long long)*cd_size, (unsigned long long)*cd_off,
-			     (unsigned long long)cd_end);
-		goto out;
-	}
-	goto out;
-zip64_bad:
-	rc = wp_fail(err, -WPE_INTEGRITY, "'%s': damaged zip64 end of central directory", w->file);
+			     (unsigned long long)end.end_start);
 out:
 	free(tail);
 	return rc;
@@ -304,37 +283,6 @@ static struct member *find(struct wheel *w, const char *name)
 {
 	struct member key = { .name = (char *)name };
 	return bsearch(&key, w->m, w->n, sizeof(*w->m), cmp_member);
-}
-
-/* Zip64 extra field: the 64-bit values of whichever fields were 0xffffffff, in fixed order. */
-static int zip64_extra(struct wheel *w, struct member *m, const unsigned char *x, size_t xn,
-		       bool usize64, bool csize64, bool off64, struct wp_err *err)
-{
-	char nb[NAME_SHOW];
-	while (xn >= 4) {
-		uint16_t id = wp_le16(x), len = wp_le16(x + 2);
-		if ((size_t)len + 4 > xn)
-			break;
-		if (id == 0x0001) {
-			const unsigned char *p = x + 4;
-			size_t need = 8u * (usize64 + csize64 + off64);
-			if (len < need)
-				break;
-			if (usize64)
-				m->usize = wp_le64(p), p += 8;
-			if (csize64)
-				m->csize = wp_le64(p), p += 8;
-			if (off64)
-				m->offset = wp_le64(p);
-			return 0;
-		}
-		x += 4 + len;
-		xn -= 4 + (size_t)len;
-	}
-	if (!usize64 && !csize64 && !off64)
-		return 0;
-	return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' lacks its zip64 sizes", w->file,
-		       show(m->name, nb));
 }
 
 static int read_central_directory(struct wheel *w, struct wp_err *err)
@@ -363,19 +311,16 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 	size_t pos = 0;
 	for (w->n = 0; w->n < count; w->n++) {
 		struct member *m = &w->m[w->n];
-		const unsigned char *e = cd + pos;
-		if (cd_size - pos < 46 || wp_le32(e) != 0x02014b50) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %zu is damaged",
-				     w->file, w->n + 1);
+		struct wp_zip_entry e;
+		int er = wp_zip_entry_read(cd, (size_t)cd_size, pos, &e);
+		if (er) {
+			rc = wp_fail(err, -WPE_INTEGRITY, er == WP_ZIP_ENTRY_BAD ?
+				     "'%s': central directory entry %zu is damaged" :
+				     "'%s': central directory entry %zu runs past its end", w->file, w->n + 1);
 			goto out;
 		}
-		size_t nlen = wp_le16(e + 28), xlen = wp_le16(e + 30), clen = wp_le16(e + 32);
-		if (cd_size - pos - 46 < nlen + xlen + clen) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %zu runs past "
-				     "its end", w->file, w->n + 1);
-			goto out;
-		}
-		const char *name = (const char *)e + 46;
+		const char *name = (const char *)e.name;
+		size_t nlen = e.name_len;
 		const char *why = wp_member_name_problem(name, nlen);
 		if (why) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s", w->file,
@@ -383,20 +328,21 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 			goto out;
 		}
 		m->name = wp_xstrndup(name, nlen);
-		m->made_by = wp_le16(e + 4);
-		m->flags = wp_le16(e + 8);
-		m->method = wp_le16(e + 10);
-		m->crc = wp_le32(e + 16);
-		m->csize = wp_le32(e + 20);
-		m->usize = wp_le32(e + 24);
-		m->ext_attr = wp_le32(e + 38);
-		m->offset = wp_le32(e + 42);
 		m->is_dir = name[nlen - 1] == '/';
-		rc = zip64_extra(w, m, e + 46 + nlen, xlen, m->usize == 0xffffffff,
-				 m->csize == 0xffffffff, m->offset == 0xffffffff, err);
-		if (rc)
+		if (wp_zip_entry_zip64(&e)) {
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' lacks its zip64 sizes", w->file,
+				     show(m->name, nb));
 			goto out;
-		pos += 46 + nlen + xlen + clen;
+		}
+		m->made_by = e.made_by;
+		m->flags = e.flags;
+		m->method = e.method;
+		m->crc = e.crc32;
+		m->csize = e.comp_size;
+		m->usize = e.size;
+		m->ext_attr = e.ext_attr;
+		m->offset = e.local_offset;
+		pos = e.next;
 
 		unsigned host = m->made_by >> 8, mode = m->ext_attr >> 16;
 		/* Unix (3) and macOS (19) zips keep st_mode in the high half of the attributes. */
@@ -803,50 +749,6 @@ static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
 	return true;
 }
 
-/* One CSV field (RFC 4180 quoting, as Python's csv writes it) into out; returns the byte that
- * ended it (',' or '\n'), 0 at the end of the text, -1 on a broken quote. */
-static int csv_field(struct wp_str *s, struct wp_buf *out)
-{
-	wp_buf_reset(out);
-	size_t i = 0;
-	if (s->n && s->p[0] == '"') {
-		for (i = 1;; i++) {
-			if (i >= s->n)
-				return -1;
-			if (s->p[i] == '"') {
-				if (i + 1 < s->n && s->p[i + 1] == '"') {
-					wp_buf_addch(out, '"');
-					i++;
-					continue;
-				}
-				i++;
-				break;
-			}
-			wp_buf_addch(out, s->p[i]);
-		}
-		if (i < s->n && s->p[i] == '\r')
-			i++;
-		if (i < s->n && s->p[i] != ',' && s->p[i] != '\n')
-			return -1;
-	} else {
-		while (i < s->n && s->p[i] != ',' && s->p[i] != '\n')
-			i++;
-		size_t n = i;
-		if (n && s->p[n - 1] == '\r')
-			n--;
-		wp_buf_add(out, s->p, n);
-	}
-	if (i >= s->n) {
-		s->p += s->n;
-		s->n = 0;
-		return 0;
-	}
-	int end = s->p[i];
-	s->p += i + 1;
-	s->n -= i + 1;
-	return end;
-}
-
 static bool may_lack_hash(struct wheel *w, const char *path)
 {
 	size_t dl = strlen(w->dist_info);
@@ -929,12 +831,8 @@ static int check_record(struct wheel *w, struct wp_err *err)
 	}
 	while (s.n) {
 		line++;
-		int end = 0, nf = 0;
-		do {
-			end = csv_field(&s, nf < 3 ? &f[nf] : &extra);
-			nf++;
-		} while (end == ',');
-		if (end < 0) {
+		int nf = wp_record_row(&s, f, &extra);
+		if (nf < 0) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d has a broken quote",
 				     w->file, line);
 			goto out;
@@ -1476,12 +1374,7 @@ int wp_wheel_reader_trust_record(struct wp_wheel_reader *r, struct wp_err *err)
 	char nb[NAME_SHOW];
 	int rc = 0;
 	while (s.n && !rc) {
-		int end = 0, nf = 0;
-		do {
-			end = csv_field(&s, nf < 3 ? &f[nf] : &extra);
-			nf++;
-		} while (end == ',');
-		if (end < 0 || nf != 3)
+		if (wp_record_row(&s, f, &extra) != 3)
 			continue;
 		struct member *m = find(w, wp_buf_cstr(&f[0]));
 		struct wp_str h = WP_STRN(wp_buf_cstr(&f[1]), f[1].len);

@@ -15,17 +15,8 @@
 #include <zlib.h>
 
 #define SIG_LOCAL   0x04034b50u
-#define SIG_CENTRAL 0x02014b50u
-#define SIG_EOCD    0x06054b50u
-#define SIG_Z64_LOC 0x07064b50u
-#define SIG_Z64_END 0x06064b50u
 
-#define EOCD_LEN    22u
-#define Z64_LOC_LEN 20u
-#define Z64_END_LEN 56u
-#define CENTRAL_LEN 46u
 #define LOCAL_LEN   30u
-#define MAX_COMMENT 65535u
 #define META_SUFFIX ".dist-info/METADATA"
 /* deflate never grows data by this much; a larger compressed METADATA is not one */
 #define MAX_META_COMP (WP_ZIPMETA_MAX_META + ((uint64_t)1 << 20))
@@ -33,92 +24,7 @@
 int wp_zip_end_find(const char *file, const unsigned char *win, size_t win_len, uint64_t file_size,
 		    struct wp_zip_end *end, struct wp_err *err)
 {
-	memset(end, 0, sizeof(*end));
-	if (win_len > file_size)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': a tail of %zu bytes is longer than the file (%" PRIu64 ")",
-			       file, win_len, file_size);
-	if (win_len < EOCD_LEN)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip: %zu bytes are too few for an end record",
-			       file, win_len);
-	uint64_t win_start = file_size - win_len;
-
-	/* the EOCD whose comment runs exactly to the end of the file, nearest the end first */
-	size_t i = win_len - EOCD_LEN, lo = i > MAX_COMMENT ? i - MAX_COMMENT : 0;
-	bool found = false;
-	for (;; i--) {
-		if (wp_le32(win + i) == SIG_EOCD && i + EOCD_LEN + wp_le16(win + i + 20) == win_len) {
-			found = true;
-			break;
-		}
-		if (i == lo)
-			break;
-	}
-	if (!found)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip: no end of central directory record in its "
-			       "last %zu bytes", file, win_len);
-
-	const unsigned char *e = win + i;
-	uint64_t eocd_pos = win_start + i;
-	uint64_t disk = wp_le16(e + 4), cd_disk = wp_le16(e + 6), n_disk = wp_le16(e + 8), n = wp_le16(e + 10);
-	uint64_t cd_size = wp_le32(e + 12), cd_off = wp_le32(e + 16);
-	bool saturated = n == 0xFFFF || n_disk == 0xFFFF || disk == 0xFFFF || cd_disk == 0xFFFF ||
-			 cd_size == 0xFFFFFFFFu || cd_off == 0xFFFFFFFFu;
-	uint64_t end_start = eocd_pos;
-
-	if (i < Z64_LOC_LEN && win_start > 0 && eocd_pos >= Z64_LOC_LEN && saturated) {
-		end->need_more = true; /* the locator is just before the window */
-		end->need_from = eocd_pos - Z64_LOC_LEN;
-		return 0;
-	}
-	if (i >= Z64_LOC_LEN && wp_le32(e - Z64_LOC_LEN) == SIG_Z64_LOC) {
-		const unsigned char *l = e - Z64_LOC_LEN;
-		uint64_t loc_pos = eocd_pos - Z64_LOC_LEN;
-		uint64_t z64_off = wp_le64(l + 8);
-		if (wp_le32(l + 4) != 0 || wp_le32(l + 16) > 1)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-disk zip (zip64 locator: disk %" PRIu32
-				       " of %" PRIu32 ")", file, wp_le32(l + 4), wp_le32(l + 16));
-		if (loc_pos < Z64_END_LEN || z64_off > loc_pos - Z64_END_LEN)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': the zip64 end record at offset %" PRIu64
-				       " does not fit before its locator at %" PRIu64, file, z64_off, loc_pos);
-		if (z64_off < win_start) {
-			end->need_more = true;
-			end->need_from = z64_off;
-			return 0;
-		}
-		const unsigned char *r = win + (z64_off - win_start);
-		uint64_t rec_len = wp_le64(r + 4);
-		if (wp_le32(r) != SIG_Z64_END || rec_len < Z64_END_LEN - 12 || rec_len > loc_pos - z64_off - 12)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': no zip64 end record at offset %" PRIu64
-				       " where its locator points", file, z64_off);
-		disk = wp_le32(r + 16);
-		cd_disk = wp_le32(r + 20);
-		n_disk = wp_le64(r + 24);
-		n = wp_le64(r + 32);
-		cd_size = wp_le64(r + 40);
-		cd_off = wp_le64(r + 48);
-		end_start = z64_off;
-	} else if (saturated) {
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': the end record needs zip64 values, but there is no "
-			       "zip64 locator", file);
-	}
-
-	if (disk != 0 || cd_disk != 0 || n_disk != n)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-disk zip (disk %" PRIu64 ", directory on "
-			       "disk %" PRIu64 ")", file, disk, cd_disk);
-	if (cd_size > WP_ZIPMETA_MAX_CD)
-		return wp_fail(err, -WPE_TOO_BIG, "'%s': a central directory of %" PRIu64 " bytes is over "
-			       "the limit of %" PRIu64, file, cd_size, WP_ZIPMETA_MAX_CD);
-	if (cd_off > end_start || cd_size > end_start - cd_off)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': the central directory (%" PRIu64 " bytes at offset "
-			       "%" PRIu64 ") runs past its end record at %" PRIu64, file, cd_size, cd_off,
-			       end_start);
-	if (n > cd_size / CENTRAL_LEN)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': %" PRIu64 " entries cannot fit in a central "
-			       "directory of %" PRIu64 " bytes", file, n, cd_size);
-	end->cd_offset = cd_off;
-	end->cd_size = cd_size;
-	end->n_entries = n;
-	return 0;
+	return wp_zip_end_read(file, win, win_len, file_size, WP_ZIPMETA_MAX_CD, end, err);
 }
 
 /* PEP 503 normalisation into a fixed buffer; false when it does not fit. */
@@ -159,52 +65,6 @@ static bool is_our_metadata(const unsigned char *name, size_t n, const char *pro
 	return wp_version_text_equal(dash + 1, (size_t)(s + stem - dash - 1), version, strlen(version));
 }
 
-/* The zip64 extra (id 1) fills the saturated fields, in the order the format fixes. */
-static int apply_zip64(const char *file, const unsigned char *x, size_t xl, struct wp_zip_member *m,
-		       bool need_size, bool need_comp, bool need_off, struct wp_err *err)
-{
-	char show[96];
-	while (xl >= 4) {
-		uint16_t id = wp_le16(x), len = wp_le16(x + 2);
-		if ((size_t)len > xl - 4)
-			break;
-		if (id == 1) {
-			const unsigned char *p = x + 4;
-			size_t left = len;
-			if (need_size) {
-				if (left < 8)
-					goto short_extra;
-				m->size = wp_le64(p);
-				p += 8;
-				left -= 8;
-				need_size = false;
-			}
-			if (need_comp) {
-				if (left < 8)
-					goto short_extra;
-				m->comp_size = wp_le64(p);
-				p += 8;
-				left -= 8;
-				need_comp = false;
-			}
-			if (need_off) {
-				if (left < 8)
-					goto short_extra;
-				m->local_offset = wp_le64(p);
-				need_off = false;
-			}
-			break;
-		}
-		x += 4 + (size_t)len;
-		xl -= 4 + (size_t)len;
-	}
-	if (!need_size && !need_comp && !need_off)
-		return 0;
-short_extra:
-	return wp_fail(err, -WPE_INTEGRITY, "'%s': entry '%s' lacks the zip64 sizes its header asks for", file,
-		       wp_member_name_show(m->name, m->name_len, show, sizeof(show)));
-}
-
 int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_len, const struct wp_zip_end *end,
 			 const char *project, const char *version, struct wp_zip_member *m, struct wp_err *err)
 {
@@ -218,39 +78,36 @@ int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_le
 		return wp_fail(err, -WPE_USAGE, "'%s': %zu bytes of central directory given, %" PRIu64 " needed",
 			       file, cd_len, end->cd_size);
 	for (uint64_t k = 0; k < end->n_entries; k++) {
-		if (cd_len - p < CENTRAL_LEN || wp_le32(cd + p) != SIG_CENTRAL)
+		struct wp_zip_entry e;
+		int er = wp_zip_entry_read(cd, cd_len, p, &e);
+		if (er == WP_ZIP_ENTRY_BAD)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %" PRIu64 " of %" PRIu64
 				       " is missing or bad (at byte %zu of %zu)", file, k + 1, end->n_entries, p,
 				       cd_len);
-		const unsigned char *c = cd + p;
-		size_t nl = wp_le16(c + 28), xl = wp_le16(c + 30), cl = wp_le16(c + 32);
-		if (cd_len - p - CENTRAL_LEN < nl + xl + cl)
+		if (er)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %" PRIu64 " runs past "
 				       "the directory's end", file, k + 1);
-		const unsigned char *name = c + CENTRAL_LEN;
-		if (is_our_metadata(name, nl, proj, version)) {
+		size_t nl = e.name_len;
+		if (is_our_metadata(e.name, nl, proj, version)) {
 			if (++found > 1)
 				return wp_fail(err, -WPE_INTEGRITY, "'%s' has more than one '%s'", file, m->name);
 			if (nl >= sizeof(m->name))
 				return wp_fail(err, -WPE_INTEGRITY, "'%s': a METADATA path of %zu bytes is too long",
 					       file, nl);
-			memcpy(m->name, name, nl);
+			memcpy(m->name, e.name, nl);
 			m->name[nl] = 0;
 			m->name_len = (uint16_t)nl;
-			m->flags = wp_le16(c + 8);
-			m->method = wp_le16(c + 10);
-			m->crc32 = wp_le32(c + 16);
-			m->comp_size = wp_le32(c + 20);
-			m->size = wp_le32(c + 24);
-			m->local_offset = wp_le32(c + 42);
-			bool z_size = m->size == 0xFFFFFFFFu, z_comp = m->comp_size == 0xFFFFFFFFu;
-			bool z_off = m->local_offset == 0xFFFFFFFFu;
-			int rc;
-			if ((z_size || z_comp || z_off) &&
-			    (rc = apply_zip64(file, name + nl, xl, m, z_size, z_comp, z_off, err)))
-				return rc;
+			if (wp_zip_entry_zip64(&e))
+				return wp_fail(err, -WPE_INTEGRITY, "'%s': entry '%s' lacks the zip64 sizes its header "
+					       "asks for", file, wp_member_name_show(m->name, m->name_len, show, sizeof(show)));
+			m->flags = e.flags;
+			m->method = e.method;
+			m->crc32 = e.crc32;
+			m->comp_size = e.comp_size;
+			m->size = e.size;
+			m->local_offset = e.local_offset;
 		}
-		p += CENTRAL_LEN + nl + xl + cl;
+		p = e.next;
 	}
 	if (!found)
 		return wp_fail(err, -WPE_INTEGRITY, "'%s' has no %s-%s.dist-info/METADATA", file, project, version);

@@ -11,20 +11,11 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "verify/zipcd.h"
 
 #define WP_ZIPMETA_TAIL     65536                /* the first piece: the file's last 64 KiB */
 #define WP_ZIPMETA_MAX_CD   ((uint64_t)64 << 20) /* a central directory past 64 MiB is refused */
 #define WP_ZIPMETA_MAX_META ((uint64_t)16 << 20) /* a METADATA past 16 MiB (unpacked) is refused */
-
-/* Where the central directory lies, from the end of central directory record (and, when the
- * EOCD's fields are saturated or a locator is present, the zip64 records). */
-struct wp_zip_end {
-	uint64_t cd_offset;  /* where the central directory starts in the file */
-	uint64_t cd_size;    /* its length in bytes; cd_offset + cd_size <= the end records */
-	uint64_t n_entries;
-	bool need_more;      /* the zip64 records start before the window: call again with a */
-	uint64_t need_from;  /* window that reaches back to this offset */
-};
 
 /* win holds the last win_len bytes of a file of file_size bytes. 0 with end filled (check
  * need_more), or -WPE_INTEGRITY naming file and what is wrong (no EOCD in the window, a second

@@ -7,6 +7,7 @@
 #include "ops/install/install.h"
 #include "ops/install/internal.h"
 #include "resolver/variant.h"
+#include "verify/recordcsv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -258,52 +259,23 @@ static bool under(const char *path, const char *root)
 	return !strncmp(path, root, n) && path[n] == '/';
 }
 
-/* A csv field at text[*i] (quoted or not), into f; *i left at the ',' or line end after it. */
-static void csv_take(const char *text, size_t len, size_t *i, struct wp_buf *f)
-{
-	wp_buf_reset(f);
-	if (*i < len && text[*i] == '"') {
-		for ((*i)++; *i < len; (*i)++) {
-			if (text[*i] == '"') {
-				if (*i + 1 < len && text[*i + 1] == '"') {
-					wp_buf_addch(f, '"');
-					(*i)++;
-					continue;
-				}
-				(*i)++;
-				break;
-			}
-			wp_buf_addch(f, text[*i]);
-		}
-	} else {
-		while (*i < len && text[*i] != ',' && text[*i] != '\n' && text[*i] != '\r')
-			wp_buf_addch(f, text[(*i)++]);
-	}
-}
-
-/* The first field of each RECORD row (csv, as pip reads it), and its second when asked. */
+/* The first field of each RECORD row (csv, as pip reads it), and its second when asked; a row
+ * with a broken quote (one the wheel check refuses) names nothing. */
 void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes)
 {
-	struct wp_buf f = WP_BUF_INIT, h = WP_BUF_INIT;
-	size_t i = 0;
-	while (i < len) {
-		csv_take(text, len, &i, &f);
-		wp_buf_reset(&h);
-		if (hashes && i < len && text[i] == ',') {
-			i++;
-			csv_take(text, len, &i, &h);
-		}
-		while (i < len && text[i] != '\n')
-			i++;
-		i++;
-		if (f.len && !memchr(f.data, 0, f.len)) {
-			wp_strlist_push(out, wp_buf_detach(&f, NULL));
-			if (hashes)
-				wp_strlist_push(hashes, wp_xstrdup(wp_buf_cstr(&h)));
-		}
+	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
+	struct wp_str s = WP_STRN(text, len);
+	while (s.n) {
+		int nf = wp_record_row(&s, f, &extra);
+		if (nf < 1 || !f[0].len || memchr(f[0].data, 0, f[0].len))
+			continue;
+		wp_strlist_push(out, wp_buf_detach(&f[0], NULL));
+		if (hashes)
+			wp_strlist_push(hashes, wp_xstrdup(nf >= 2 ? wp_buf_cstr(&f[1]) : ""));
 	}
-	wp_buf_free(&f);
-	wp_buf_free(&h);
+	for (int k = 0; k < 3; k++)
+		wp_buf_free(&f[k]);
+	wp_buf_free(&extra);
 }
 
 void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)

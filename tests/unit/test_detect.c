@@ -28,6 +28,7 @@
 #include "resolver/wheelvariant.h" /* the providers' list a profile holds */
 #include "env/detect.h"
 #include "env/detect_hw.h"
+#include "env/python.h"
 #include "env/profile.h"
 #include "resolver/pick.h"
 
@@ -1290,6 +1291,42 @@ static int group_setup(void **state)
 	return build_fakelibs();
 }
 
+/* wp_env_run (env/run.c, the runner detection shares): stdin in, output out under a ceiling read to
+ * the end, an exit status, a program that is not there (127, as the fork+exec runner said), and a
+ * time limit that stops a hung one. */
+static void test_env_run(void **state)
+{
+	(void)state;
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_buf out = WP_BUF_INIT_MAX(1 << 10);
+	int status = -2;
+	const char *cat[] = { "cat", NULL };
+	assert_int_equal(wp_env_run(cat, "hello\n", 6, false, 10000, &out, &status, &err), 0);
+	assert_int_equal(status, 0);
+	assert_string_equal(wp_buf_cstr(&out), "hello\n");
+	wp_buf_free(&out);
+
+	out = (struct wp_buf)WP_BUF_INIT_MAX(10);
+	const char *many[] = { "sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo err >&2; exit 3", NULL };
+	assert_int_equal(wp_env_run(many, NULL, 0, true, 10000, &out, &status, &err), 0);
+	assert_int_equal(status, 3); /* drained past the ceiling: not killed */
+	assert_int_equal(out.len, 10);
+	wp_buf_free(&out);
+
+	const char *none[] = { "/nonexistent/wheelpick-no-such-program", NULL };
+	out = (struct wp_buf)WP_BUF_INIT_MAX(10);
+	assert_int_equal(wp_env_run(none, NULL, 0, false, 10000, &out, &status, &err), 0);
+	assert_int_equal(status, 127);
+	wp_buf_free(&out);
+
+	const char *hang[] = { "sleep", "30", NULL };
+	long long t0 = (long long)time(NULL);
+	assert_int_equal(wp_env_run(hang, NULL, 0, false, 300, &out, &status, &err), -WPE_ENV);
+	assert_non_null(strstr(err.msg, "'sleep' did not finish within"));
+	assert_true((long long)time(NULL) - t0 < 10);
+	wp_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1309,6 +1346,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ld_library_path, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_sysroot, fake_setup, fake_teardown),
 		cmocka_unit_test(test_target_platforms),
+		cmocka_unit_test(test_env_run),
 		cmocka_unit_test(test_hw_parsers),
 		cmocka_unit_test_setup_teardown(test_hw_sysroot, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_profile_roundtrip, fake_setup, fake_teardown),

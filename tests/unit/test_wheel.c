@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "verify/conda.h"
 #include "verify/metadata.h"
+#include "verify/recordcsv.h"
 #include "verify/wheel.h"
 
 struct fx {
@@ -97,6 +98,23 @@ static void test_good_wheel_dirs_and_quoting(void **state)
 	if (rc)
 		print_message("%s\n", err.msg);
 	assert_int_equal(rc, 0);
+	free(path);
+}
+
+/* A zip64 wheel: the end record points through the zip64 locator, every entry's sizes are in its
+ * zip64 extra (verify/zipcd.c reads both for the verifier and the METADATA reader). */
+static void test_zip64_wheel(void **state)
+{
+	struct wp_err err = WP_ERR_INIT;
+	struct wp_wheel_info info;
+	char *path = case_path(state, "demo_zip64");
+	int rc = wp_wheel_verify(path, NULL, &info, &err);
+	if (rc)
+		print_message("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_string_equal(info.name, "demo_zip64");
+	assert_int_equal(info.n_members, 4);
+	wp_wheel_info_release(&info);
 	free(path);
 }
 
@@ -351,11 +369,39 @@ static void test_json_string(void **state)
 	assert_null(wp_conda_json_string("{\"a\": ]]]}", 10, "name"));
 }
 
+/* The one RECORD reader (the verifier's and install's): quoting, CRLF, extra fields, and a broken
+ * quote that skips its line so that every reader moves on (one that stopped there looped forever). */
+static void test_record_rows(void **state)
+{
+	(void)state;
+	const char *text = "a/b.py,sha256=x,12\r\n\"q,\"\"u\"\"\",sha256=y,3\n\n\"broken,h,1\nc,d,e,f\nlast";
+	struct wp_str s = WP_STRN(text, strlen(text));
+	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
+	assert_int_equal(wp_record_row(&s, f, &extra), 3);
+	assert_string_equal(wp_buf_cstr(&f[0]), "a/b.py");
+	assert_string_equal(wp_buf_cstr(&f[2]), "12");
+	assert_int_equal(wp_record_row(&s, f, &extra), 3);
+	assert_string_equal(wp_buf_cstr(&f[0]), "q,\"u\"");
+	assert_string_equal(wp_buf_cstr(&f[1]), "sha256=y");
+	assert_int_equal(wp_record_row(&s, f, &extra), 1);
+	assert_int_equal(f[0].len, 0);
+	assert_int_equal(wp_record_row(&s, f, &extra), -1);
+	assert_int_equal(wp_record_row(&s, f, &extra), 4);
+	assert_string_equal(wp_buf_cstr(&f[0]), "c");
+	assert_int_equal(wp_record_row(&s, f, &extra), 1);
+	assert_string_equal(wp_buf_cstr(&f[0]), "last");
+	assert_int_equal(s.n, 0);
+	for (int i = 0; i < 3; i++)
+		wp_buf_free(&f[i]);
+	wp_buf_free(&extra);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_wheel),
 		cmocka_unit_test(test_good_wheel_dirs_and_quoting),
+		cmocka_unit_test(test_zip64_wheel),
 		cmocka_unit_test(test_verify_named),
 		cmocka_unit_test(test_bad_wheels),
 		cmocka_unit_test(test_limits),
@@ -366,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_conda_tar_bz2),
 		cmocka_unit_test(test_conda_dot_conda),
 		cmocka_unit_test(test_json_string),
+		cmocka_unit_test(test_record_rows),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
