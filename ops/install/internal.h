@@ -1,5 +1,5 @@
-/* ops/install/internal.h: what ops/install/install.c, install_wheel.c, install_journal.c and uninstall.c share:
- * an environment's locations, a wheel's plan of files, the journal of one change.
+/* ops/install/internal.h: what ops/install/'s install.c, wheel.c, journal.c, store.c and envmodel.c
+ * share: an environment's locations, a wheel's plan of files, the journal of one change, the store.
  * Not a public interface: everything here lives for one job. */
 #ifndef WP_OPS_INSTALL_INTERNAL_H
 #define WP_OPS_INSTALL_INTERNAL_H

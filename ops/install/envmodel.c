@@ -1,5 +1,6 @@
-/* ops/install/uninstall.c: an environment opened for a change (its interpreter asked, locked, an earlier
- * interrupted change finished or undone), what is installed there, and removal by RECORD. */
+/* ops/install/envmodel.c: the environment model: an environment opened for a change (its interpreter
+ * asked, locked, an earlier interrupted change finished or undone), what is installed there, and
+ * removal by RECORD (`uninstall`). */
 #include "base/beneath.h"
 #include "base/fs.h"
 #include "base/mem.h"
