@@ -22,8 +22,8 @@
 
 static void set_roots(struct ienv *env);
 
-int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
-	      const struct wp_asks *asks, char **recovered, struct wp_err *err)
+int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme,
+		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err)
 {
 	char *alloc = NULL;
 	int rc = 0;
@@ -446,7 +446,8 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 		/* files outside the environment are not ours to remove (pip skips them too): by text, then
 		 * with the symlinks in their folders resolved (a linked folder's files live elsewhere);
 		 * nor the installer's own files, whatever a RECORD on disk says */
-		if (!wp_ienv_confines(env, abs) || wp_inst_reserved_name(slash + 1, strlen(slash + 1)) ||
+		if (!wp_ienv_confines(env, abs) ||
+		    wp_inst_reserved_name(slash + 1, strlen(slash + 1)) ||
 		    !row_removable(env, abs, &cache)) {
 			free(abs);
 			continue;

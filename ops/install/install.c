@@ -982,8 +982,8 @@ static int check_collisions(struct job *jb, struct wp_err *err)
 
 /* Folders the staged files need that do not exist yet, parents first. A file where a folder is
  * needed, or a folder on disk reached through a symlink, is refused: the commit makes its changes
- * beneath the environment's roots with no link followed (wp_ijournal_apply), and nothing is written through
- * a link out of it. */
+ * beneath the environment's roots with no link followed (wp_ijournal_apply), and nothing is
+ * written through a link out of it. */
 static int plan_dirs(struct job *jb, struct wp_err *err)
 {
 	struct wp_strlist made = { 0 };
@@ -1423,11 +1423,13 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++) {
 			const struct iw_file *f = &jb.w[i].files.v[k];
-			wp_ijournal_add(&jb.j, IJ_RENAME, f->tmp, f->stage_dest ? f->stage_dest : f->dest);
+			wp_ijournal_add(&jb.j, IJ_RENAME, f->tmp,
+					f->stage_dest ? f->stage_dest : f->dest);
 		}
 	for (size_t i = 0; i < jb.nw; i++) /* after every file is in its staged .dist-info */
 		if (jb.w[i].dist_info_stage)
-			wp_ijournal_add(&jb.j, IJ_RENAME, jb.w[i].dist_info_stage, jb.w[i].dist_info_dest);
+			wp_ijournal_add(&jb.j, IJ_RENAME, jb.w[i].dist_info_stage,
+					jb.w[i].dist_info_dest);
 	char *tpath = wp_itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
 	bool targets_gone = false;
 	wp_ijournal_add(&jb.j, IJ_RENAME, ttmp, tpath);

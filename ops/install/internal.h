@@ -47,8 +47,8 @@ void wp_ijournal_abort(struct ij_journal *j, const struct ienv *env);
 /* The commit journal, durable; from here on the change is finished even after a crash. */
 int wp_ijournal_commit(struct ij_journal *j, struct wp_err *err);
 /* Apply the renames, unlinks and rmdirs, sync, then drop both journals. Every change (here, in
- * wp_ijournal_abort and in wp_ijournal_recover) is made beneath the environment's root that holds its path, through
- * an open handle with no symlink followed (base/beneath.h). */
+ * wp_ijournal_abort and in wp_ijournal_recover) is made beneath the environment's root that holds
+ * its path, through an open handle with no symlink followed (base/beneath.h). */
 int wp_ijournal_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err);
 /* An existing folder opened beneath env's root that holds it, no symlink on the way: what a file
  * staged in it needs for its commit to go through. */
@@ -72,8 +72,8 @@ struct wp_installed_list;
 /* What the environment holds now (ops/install/install.h's list), sorted by name. */
 void wp_ienv_list(const struct ienv *env, struct wp_installed_list *out);
 
-int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
-	      const struct wp_asks *asks, char **recovered, struct wp_err *err);
+int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme,
+		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err);
 void wp_ienv_close(struct ienv *env);
 /* An absolute, lexically plain path lies under one of env's roots (by text). */
 bool wp_ienv_confines(const struct ienv *env, const char *path);
@@ -158,7 +158,7 @@ struct iwheel {
  * cache folder, by the wheel's sha256, and linked (hard link or reflink) into environments ---- */
 
 /* Point w at its store folder under root: when it is there, RECORD's hashes stand for the members
- * (they were checked when it was filled); else w->store_tmp is set for istore_fill. */
+ * (they were checked when it was filled); else w->store_tmp is set for wp_istore_fill_member. */
 int wp_istore_open(struct iwheel *w, const char *root, struct wp_err *err);
 /* Member i of w into w->store_tmp (a pool task). */
 int wp_istore_fill_member(struct iwheel *w, size_t i, mode_t umask, struct wp_err *err);
@@ -167,9 +167,10 @@ int wp_istore_finish(struct iwheel *w, struct wp_err *err);
 /* Drop a half-filled store folder. */
 void wp_istore_abort(struct iwheel *w);
 /* f's temp from the store, by w's link mode (a copy when the file system refuses). */
-/* The temp is made beneath env's root handle (wp_ienv_link, wp_ienv_open_file): a hard link or a clone
- * never lands behind a symlinked folder. */
-int wp_istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
+/* The temp is made beneath env's root handle (wp_ienv_link, wp_ienv_open_file): a hard link or a
+ * clone never lands behind a symlinked folder. */
+int wp_istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f,
+		    struct wp_err *err);
 
 /* The files of w: every member mapped through the scheme, generated files left for later.
  * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */
@@ -177,10 +178,12 @@ int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, 
 /* Read member i of w to its end and drop the bytes (w->drained). Thread-safe across members. */
 int wp_iwheel_drain_member(struct iwheel *w, size_t i, struct wp_err *err);
 /* Stage file f of w (extract, fix, hash, write its temp). Thread-safe across files. */
-int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
+int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f,
+			 struct wp_err *err);
 /* After every member is staged and RECORD checked: the launchers of entry_points.txt, INSTALLER,
  * REQUESTED, RECORD, staged too. */
-int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
+int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq,
+		     struct wp_err *err);
 void wp_iwheel_release(struct iwheel *w);
 
 /* Write a file whole under tmp (O_EXCL, beneath env's root), mode 0666 or executable, under env's umask. */

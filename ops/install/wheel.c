@@ -511,7 +511,8 @@ static int hash_buf(const void *p, size_t n, char out[64], struct wp_err *err)
 	return rc;
 }
 
-int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err)
+int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f,
+			 struct wp_err *err)
 {
 	if (f->member == (size_t)-1)
 		return 0; /* generated: wp_iwheel_finish */
@@ -600,7 +601,8 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->record_path, y->record_path);
 }
 
-int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq,
+		     struct wp_err *err)
 {
 	int rc = 0;
 	struct iw_file *record = &w->files.v[w->files.n - 1];

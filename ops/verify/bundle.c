@@ -170,7 +170,8 @@ static bool attest_named(const struct cpkgs *v, const char *subdir, const char *
 	return false;
 }
 
-/* Every name in dir, dot files too (wp_vo_list_dir leaves them out, and a bundle may hide nothing). */
+/* Every name in dir, dot files too (wp_vo_list_dir leaves them out, and a bundle may hide
+ * nothing). */
 static char **all_names(const char *dir, size_t *n)
 {
 	char **v = NULL;
@@ -503,7 +504,8 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	if (wp_bundle_read_open(a, vols ? vols : one, vols ? nvols : 1) != ARCHIVE_OK) {
 		if (vols)
 			goto short_set;
-		wp_vo_problem_add(c, true, path, "is not a tar archive: %s", archive_error_string(a));
+		wp_vo_problem_add(c, true, path, "is not a tar archive: %s",
+				  archive_error_string(a));
 		goto out;
 	}
 	long long packed = 0;

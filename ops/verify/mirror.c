@@ -221,7 +221,8 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_buf b;
 	if (!wp_vo_is_file(html)) {
-		wp_vo_problem_add(c, true, html, "is missing: pip cannot list the mirror's projects");
+		wp_vo_problem_add(c, true, html,
+				  "is missing: pip cannot list the mirror's projects");
 	} else if (wp_file_read_capped(html, VO_PAGE_MAX, &b, &e) < 0 ||
 		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, &hst, &e) < 0) {
 		wp_vo_problem_add(c, true, html, "%s", e.msg);

@@ -31,7 +31,8 @@ static char *project_of(const char *filename)
 
 static void record(struct vo_ctx *c, const char *path, const char *status, const struct wp_prov_identity *id)
 {
-	struct wp_verify_prov p = { .path = wp_vo_show(c, path), .status = status, .signed_at = -1 };
+	struct wp_verify_prov p = { .path = wp_vo_show(c, path), .status = status,
+				    .signed_at = -1 };
 	if (id) {
 		const char *who = id->source_repo[0] ? id->source_repo : id->san;
 		p.signer = who[0] ? wp_xstrdup(who) : NULL;

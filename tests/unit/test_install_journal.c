@@ -207,7 +207,8 @@ static void test_foreign(void **state)
 			wp_buf_add(&j, bad[i].data, bad[i].len + 1);
 			char *p = wp_xasprintf("%s/%s", sub, kind ? ".wheelpick-staging.journal" : ".wheelpick-commit.journal");
 			assert_int_equal(wp_atomic_write(p, j.data, j.len, &err), 0);
-			assert_int_equal(wp_ijournal_recover(env_of(sub), &what, &err), -WPE_INTEGRITY);
+			assert_int_equal(wp_ijournal_recover(env_of(sub), &what, &err),
+					 -WPE_INTEGRITY);
 			assert_non_null(strstr(err.msg, "not written by wheelpick"));
 			wp_err_clear(&err);
 			free(what);
