@@ -193,7 +193,7 @@ bench:
 	@bench/run.sh $(abspath build-bench/wheelpick)
 
 lint:
-	@WP_RESULTS=$(RESULTS) tests/lint.sh
+	@WP_RESULTS=$(RESULTS) WP_LIBWP=$(BUILD)/libwp.a tests/lint.sh
 
 install: $(BUILD)/wheelpick $(DOCS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/delayproxy.py: a TCP relay on 127.0.0.1 that holds each chunk of the server's answers DELAY_MS
 before passing it on (requests go through at once): a store some way off, for the latency side of
-case 10 (BENCHMARKS.md, issue 30 round four). Not a bench case: run by hand against the case's fixture.
+case 10 (BENCHMARKS.md, "Publishing a mirror to S3"). Not a bench case: run by hand against the
+case's fixture.
 
 usage: delayproxy.py LISTEN_PORT TARGET_PORT DELAY_MS
 """

@@ -58,7 +58,7 @@ struct wp_cmd {
 extern const struct wp_cmd wp_commands[];
 extern const size_t wp_n_commands;
 /* The exit codes, one table: the man page's EXIT STATUS is written from it, and the README's table
- * is checked against that (tests/cli/t-ux3.sh). */
+ * is checked against that (tests/cli/t-ux-contract.sh). */
 struct wp_exit_code {
 	int code;
 	const char *meaning;

@@ -37,10 +37,12 @@ const struct wp_cmd wp_commands[] = {
 	  WP_ARGS_PACKAGES },
 	{ "update", wp_cmd_update, wp_update_table, "wheelpick update [--index URL]... [--conda] [-c CHANNEL]...",
 	  "read index pages into the catalog",
-	  "Read index pages into the catalog (default: PyTorch's torch_stable.html, its index at\n"
-	  "https://download.pytorch.org/whl/ and the pytorch conda channel; $WHEELPICK_INDEX replaces\n"
-	  "the first two). A page that did not change costs one short request and no writes; each page\n"
-	  "is replaced at once, so an interrupted update leaves the catalog as it was.",
+	  "Read index pages into the catalog: with no --index, the configured ones\n"
+	  "($WHEELPICK_INDEX, else uv's or pip's settings), else PyTorch's torch_stable.html and\n"
+	  "its index at https://download.pytorch.org/whl/. A plain update reads no conda channel:\n"
+	  "--conda (conda-forge) or -c CHANNEL does. A page that did not change costs one short\n"
+	  "request and no writes; each page is replaced at once, so an interrupted update leaves\n"
+	  "the catalog as it was.",
 	  WP_ARGS_URLS },
 	{ "lock", wp_cmd_lock, wp_lock_table,
 	  "wheelpick lock PKG[SPEC]... [--cuda X.Y]... [--python X.Y]... [--platform TAG]... [-o pylock.toml]",

@@ -749,7 +749,7 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 			}
 			wp_err_clear(&sub);
 		}
-		if ((rc = old_dist_find(&jb->env, w->project, &w->old, err)))
+		if ((rc = wp_old_dist_find(&jb->env, w->project, &w->old, err)))
 			return rc;
 	}
 	return 0;
@@ -764,7 +764,7 @@ static int check_deps(struct job *jb, struct wp_err *err)
 	int rc = 0;
 	if (jb->in->no_deps)
 		return 0;
-	ienv_list(&jb->env, &have);
+	wp_ienv_list(&jb->env, &have);
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
 		const struct iwheel *w = &jb->w[i];
 		struct wp_marker_env menv = jb->env.py.markers;
@@ -785,13 +785,13 @@ static int check_deps(struct job *jb, struct wp_err *err)
 			if (r.has_marker && wp_marker_evaluate(&r.marker, &menv, &applies, &sub))
 				applies = false;
 			if (applies) {
-				char *dep = inst_normalize(r.name);
+				char *dep = wp_inst_normalize(r.name);
 				const char *version = NULL;
 				for (size_t m = 0; m < jb->nw && !version; m++)
 					if (!strcmp(jb->w[m].project, dep))
 						version = jb->w[m].info.version;
 				for (size_t m = 0; m < have.n && !version; m++) {
-					char *hn = inst_normalize(have.v[m].name);
+					char *hn = wp_inst_normalize(have.v[m].name);
 					if (!strcmp(hn, dep))
 						version = have.v[m].version;
 					free(hn);
@@ -835,9 +835,9 @@ static int stage_one(void *ctx, size_t i, struct wp_err *err)
 {
 	struct pool *p = ctx;
 	if (p->t[i].drain)
-		return iw_drain_member(p->t[i].w, p->t[i].i, err);
-	return p->t[i].f ? iw_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, err)
-			 : istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, err);
+		return wp_iwheel_drain_member(p->t[i].w, p->t[i].i, err);
+	return p->t[i].f ? wp_iwheel_stage_file(p->t[i].w, &p->jb->env, p->t[i].f, err)
+			 : wp_istore_fill_member(p->t[i].w, p->t[i].i, p->jb->env.umask, err);
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -899,13 +899,13 @@ static int fill_store(struct job *jb, struct wp_err *err)
 				break;
 			w->sha256 = wp_xstrdup(hex);
 		}
-		rc = istore_open(w, jb->in->store_root, err);
+		rc = wp_istore_open(w, jb->in->store_root, err);
 	}
 	if (!rc)
 		rc = run_pool(jb, true, err);
 	for (size_t i = 0; i < jb->nw && !rc; i++)
 		if (jb->w[i].store_tmp)
-			rc = istore_finish(&jb->w[i], err);
+			rc = wp_istore_finish(&jb->w[i], err);
 	return rc;
 }
 
@@ -982,8 +982,8 @@ static int check_collisions(struct job *jb, struct wp_err *err)
 
 /* Folders the staged files need that do not exist yet, parents first. A file where a folder is
  * needed, or a folder on disk reached through a symlink, is refused: the commit makes its changes
- * beneath the environment's roots with no link followed (ij_apply), and nothing is written through
- * a link out of it. */
+ * beneath the environment's roots with no link followed (wp_ijournal_apply), and nothing is
+ * written through a link out of it. */
 static int plan_dirs(struct job *jb, struct wp_err *err)
 {
 	struct wp_strlist made = { 0 };
@@ -1006,7 +1006,7 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 						rc = wp_fail(err, -WPE_USAGE, "'%s' is a file, and '%s' needs a folder there; "
 							     "nothing was installed (remove it first)", d, jb->w[i].filename);
 					} else if (!checked || strcmp(checked, d)) {
-						if (!ij_reachable(&jb->env, d))
+						if (!wp_ijournal_reachable(&jb->env, d))
 							rc = wp_fail(err, -WPE_USAGE, "'%s' is or passes through a symlink, and "
 								     "'%s' would write through it (wheelpick writes nothing "
 								     "through a link in an environment); nothing was installed",
@@ -1021,7 +1021,7 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 			for (size_t c = chain.n; c-- > 0;) {
 				if (!rc) {
 					wp_strlist_push(&made, chain.v[c]);
-					ij_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
+					wp_ijournal_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
 				} else {
 					free((char *)chain.v[c]);
 				}
@@ -1040,7 +1040,7 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 static int make_dirs(struct job *jb, struct wp_err *err)
 {
 	for (size_t i = 0; i < jb->j.e.n; i++)
-		if (jb->j.e.v[i].op == IJ_MKDIR && ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
+		if (jb->j.e.v[i].op == IJ_MKDIR && wp_ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
 			return wp_fs_fail(err, errno, "cannot create", jb->j.e.v[i].a);
 	return 0;
 }
@@ -1126,7 +1126,7 @@ static int cmp_row(const void *a, const void *b)
 /* RECORD text as rows sorted by path (borrowing paths and hashes from the lists). */
 static struct row *rows_of(const char *text, size_t len, struct wp_strlist *paths, struct wp_strlist *hashes, size_t *n)
 {
-	inst_record_rows(text, len, paths, hashes);
+	wp_inst_record_rows(text, len, paths, hashes);
 	struct row *v = wp_xmalloc((paths->n ? paths->n : 1) * sizeof(*v));
 	for (size_t i = 0; i < paths->n; i++)
 		v[i] = (struct row){ paths->v[i], hashes->v[i] };
@@ -1216,7 +1216,7 @@ static int drain_cb(void *ctx, size_t i, struct wp_err *err)
 	size_t dl = strlen(w->info.dist_info);
 	if (e.is_dir || (!strncmp(e.name, w->info.dist_info, dl) && !strcmp(e.name + dl, "/RECORD")))
 		return 0; /* RECORD was read by already_installed */
-	return iw_drain_member(w, i, err);
+	return wp_iwheel_drain_member(w, i, err);
 }
 
 /* The wheels already installed as they are leave the run (reported as satisfied), unless
@@ -1238,7 +1238,7 @@ static int drop_satisfied(struct job *jb, struct wp_err *err)
 			it->wheel = wp_xstrdup(w->filename);
 			it->satisfied = true;
 			jb->rep->n_satisfied++;
-			iw_release(w);
+			wp_iwheel_release(w);
 			continue;
 		}
 		if (o != i)
@@ -1386,11 +1386,11 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	memset(rep, 0, sizeof(*rep));
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO, err)))
 		return rc;
-	if ((rc = ienv_open(&jb.env, in->python, in->scheme, in->dir, s->asks, &rep->recovered, err)))
+	if ((rc = wp_ienv_open(&jb.env, in->python, in->scheme, in->dir, s->asks, &rep->recovered, err)))
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);
-	if ((rc = ienv_check_managed(&jb.env, in->scheme, in->break_system_packages, "install", err)))
+	if ((rc = wp_ienv_check_managed(&jb.env, in->scheme, in->break_system_packages, "install", err)))
 		goto out;
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
@@ -1401,10 +1401,10 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (!in->dry_run && (rc = fill_store(&jb, err))))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "wheels opened, tags, Requires-Python and Requires-Dist checked");
-	ij_init(&jb.j, jb.env.py.purelib);
+	wp_ijournal_init(&jb.j, jb.env.py.purelib);
 	journal = true;
 	for (size_t i = 0; i < jb.nw && !rc; i++)
-		rc = iw_plan(&jb.w[i], &jb.env, (unsigned long)i, err);
+		rc = wp_iwheel_plan(&jb.w[i], &jb.env, (unsigned long)i, err);
 	if (rc)
 		goto out;
 	if ((rc = drop_satisfied(&jb, err)))
@@ -1423,14 +1423,16 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++) {
 			const struct iw_file *f = &jb.w[i].files.v[k];
-			ij_add(&jb.j, IJ_RENAME, f->tmp, f->stage_dest ? f->stage_dest : f->dest);
+			wp_ijournal_add(&jb.j, IJ_RENAME, f->tmp,
+					f->stage_dest ? f->stage_dest : f->dest);
 		}
 	for (size_t i = 0; i < jb.nw; i++) /* after every file is in its staged .dist-info */
 		if (jb.w[i].dist_info_stage)
-			ij_add(&jb.j, IJ_RENAME, jb.w[i].dist_info_stage, jb.w[i].dist_info_dest);
-	char *tpath = itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
+			wp_ijournal_add(&jb.j, IJ_RENAME, jb.w[i].dist_info_stage,
+					jb.w[i].dist_info_dest);
+	char *tpath = wp_itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
 	bool targets_gone = false;
-	ij_add(&jb.j, IJ_RENAME, ttmp, tpath);
+	wp_ijournal_add(&jb.j, IJ_RENAME, ttmp, tpath);
 	struct wp_strlist drop = { 0 };
 	struct wp_buf add = WP_BUF_INIT;
 	for (size_t i = 0; i < jb.nw; i++) {
@@ -1438,11 +1440,11 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		if (jb.w[i].target)
 			wp_buf_printf(&add, "%s\t%s\n", jb.w[i].project, jb.w[i].target);
 	}
-	if (!(rc = ij_write_staging(&jb.j, err))) {
+	if (!(rc = wp_ijournal_write_staging(&jb.j, err))) {
 		staged = true;
 		abortable = abortable_make(&jb.j);
 		abortable_set(abortable);
-		rc = itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
+		rc = wp_itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
 		if (!rc && tmade && strcmp(tmade, ttmp))
 			rc = wp_fail(err, -WPE_IO, "'%s' was staged as '%s'", tpath, tmade);
 		targets_gone = !rc && !tmade; /* nothing left to say: the file goes at the commit */
@@ -1462,7 +1464,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	for (size_t i = 0; i < jb.nw && !rc; i++)
 		rc = check_gpu_code(&jb, &jb.w[i], err);
 	for (size_t i = 0; i < jb.nw && !rc; i++)
-		rc = iw_finish(&jb.w[i], &jb.env, (unsigned long)i, err);
+		rc = wp_iwheel_finish(&jb.w[i], &jb.env, (unsigned long)i, err);
 	if (rc)
 		goto out;
 	/* the old files the new ones do not replace go; a path both have is replaced by the rename */
@@ -1474,21 +1476,21 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		qsort(keep.v, keep.n, sizeof(*keep.v), cmp_strp);
 	for (size_t i = 0; i < jb.nw; i++)
 		if (jb.w[i].old.dist_info)
-			old_dist_plan_removal(&jb.w[i].old, &keep, &jb.j);
+			wp_old_dist_plan_removal(&jb.w[i].old, &keep, &jb.j);
 	wp_strlist_release(&keep);
 	if (targets_gone) {
-		char *tp = itargets_path(&jb.env);
+		char *tp = wp_itargets_path(&jb.env);
 		struct stat tsb;
 		if (lstat(tp, &tsb) == 0)
-			ij_add(&jb.j, IJ_UNLINK, tp, NULL);
+			wp_ijournal_add(&jb.j, IJ_UNLINK, tp, NULL);
 		free(tp);
 	}
 	abortable_set(NULL); /* from here a killed run is finished by the next one, never undone */
-	if ((rc = ij_commit(&jb.j, err)))
+	if ((rc = wp_ijournal_commit(&jb.j, err)))
 		goto out;
 	staged = false;
 	wp_say(s, WP_SAY_DEBUG, "RECORDs matched; synced and committed (%zu changes)", jb.j.e.n);
-	if ((rc = ij_apply(&jb.j, &jb.env, err)))
+	if ((rc = wp_ijournal_apply(&jb.j, &jb.env, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "applied and synced");
 	for (size_t i = 0; i < jb.nw; i++) {
@@ -1505,11 +1507,11 @@ out:
 	abortable_set(NULL);
 	abortable_free(abortable);
 	if (staged)
-		ij_abort(&jb.j, &jb.env);
+		wp_ijournal_abort(&jb.j, &jb.env);
 	if (journal)
-		ij_release(&jb.j);
+		wp_ijournal_release(&jb.j);
 	for (size_t i = 0; i < jb.nw; i++) {
-		iw_release(&jb.w[i]);
+		wp_iwheel_release(&jb.w[i]);
 	}
 	free(jb.w);
 	for (size_t i = 0; i < jb.wants.n; i++) {
@@ -1536,6 +1538,6 @@ out:
 	wp_strlist_release(&jb.tmpdirs);
 	wp_tagset_release(&jb.tags);
 	if (env_open)
-		ienv_close(&jb.env);
+		wp_ienv_close(&jb.env);
 	return rc;
 }

@@ -1,5 +1,5 @@
-/* ops/install/internal.h: what ops/install/install.c, install_wheel.c, install_journal.c and uninstall.c share:
- * an environment's locations, a wheel's plan of files, the journal of one change.
+/* ops/install/internal.h: what ops/install/'s install.c, wheel.c, journal.c, store.c and envmodel.c
+ * share: an environment's locations, a wheel's plan of files, the journal of one change, the store.
  * Not a public interface: everything here lives for one job. */
 #ifndef WP_OPS_INSTALL_INTERNAL_H
 #define WP_OPS_INSTALL_INTERNAL_H
@@ -32,27 +32,27 @@ struct ij_journal {
 };
 
 struct ienv;
-void ij_init(struct ij_journal *j, const char *purelib);
-void ij_add(struct ij_journal *j, char op, const char *a, const char *b);
-void ij_release(struct ij_journal *j);
+void wp_ijournal_init(struct ij_journal *j, const char *purelib);
+void wp_ijournal_add(struct ij_journal *j, char op, const char *a, const char *b);
+void wp_ijournal_release(struct ij_journal *j);
 /* An earlier run's journal: a commit journal is finished (roll forward), a staging journal alone
  * undone (roll back). *what says which ("" when there was none; the caller frees). A journal that
  * names a path outside env's roots, one not lexically plain, or a rename whose source is not a
  * staging temp of ours was not written by wheelpick: -WPE_INTEGRITY, and nothing is done. */
-int ij_recover(const struct ienv *env, char **what, struct wp_err *err);
+int wp_ijournal_recover(const struct ienv *env, char **what, struct wp_err *err);
 /* The staging journal, durable, before anything is created. */
-int ij_write_staging(struct ij_journal *j, struct wp_err *err);
+int wp_ijournal_write_staging(struct ij_journal *j, struct wp_err *err);
 /* Undo the staging (temps removed, folders made removed when empty) and drop the journal. */
-void ij_abort(struct ij_journal *j, const struct ienv *env);
+void wp_ijournal_abort(struct ij_journal *j, const struct ienv *env);
 /* The commit journal, durable; from here on the change is finished even after a crash. */
-int ij_commit(struct ij_journal *j, struct wp_err *err);
+int wp_ijournal_commit(struct ij_journal *j, struct wp_err *err);
 /* Apply the renames, unlinks and rmdirs, sync, then drop both journals. Every change (here, in
- * ij_abort and in ij_recover) is made beneath the environment's root that holds its path, through
- * an open handle with no symlink followed (base/beneath.h). */
-int ij_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err);
+ * wp_ijournal_abort and in wp_ijournal_recover) is made beneath the environment's root that holds
+ * its path, through an open handle with no symlink followed (base/beneath.h). */
+int wp_ijournal_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err);
 /* An existing folder opened beneath env's root that holds it, no symlink on the way: what a file
  * staged in it needs for its commit to go through. */
-bool ij_reachable(const struct ienv *env, const char *dir);
+bool wp_ijournal_reachable(const struct ienv *env, const char *dir);
 
 /* An environment's places, from the interpreter. */
 struct ienv {
@@ -64,40 +64,36 @@ struct ienv {
 	 * --target, else sys.prefix and every scheme folder (as pip's UninstallPathSet permits) */
 	char *roots[6], *real_roots[6];
 	size_t n_roots;
-	int root_fd[6];      /* the roots opened (ienv_open), valid when fds_open */
+	int root_fd[6];      /* the roots opened (wp_ienv_open), valid when fds_open */
 	bool fds_open;
 };
 
 struct wp_installed_list;
 /* What the environment holds now (ops/install/install.h's list), sorted by name. */
-void ienv_list(const struct ienv *env, struct wp_installed_list *out);
+void wp_ienv_list(const struct ienv *env, struct wp_installed_list *out);
 
-int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
-	      const struct wp_asks *asks, char **recovered, struct wp_err *err);
-void ienv_close(struct ienv *env);
+int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme,
+		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err);
+void wp_ienv_close(struct ienv *env);
 /* An absolute, lexically plain path lies under one of env's roots (by text). */
-bool ienv_confines(const struct ienv *env, const char *path);
-/* path's folder, with every symlink in it resolved, lies under one of env's resolved roots: what a
- * removal needs (pip's UninstallPathSet resolves a row's folders the same way). A missing folder
- * is not confined (there is nothing to remove in it). */
-bool ienv_confines_real(const struct ienv *env, const char *path);
+bool wp_ienv_confines(const struct ienv *env, const char *path);
 /* open(2) and mkdir(2) of an absolute path beneath the root of env that holds it (the most
  * specific), no symlink followed (base/beneath.h); plain open/mkdir when env's roots are not open
  * (a test's environment). -1 with errno (EXDEV: under no root). */
-int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode);
-int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode);
+int wp_ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode);
+int wp_ienv_mkdir(const struct ienv *env, const char *path, mode_t mode);
 /* A hard link at the absolute path (beneath env's root, as above) to from, a file outside env (the
  * unpacked store): linkat(2) into the folder's handle, so a symlinked folder is never linked through. */
-int ienv_link(const struct ienv *env, const char *from, const char *path);
+int wp_ienv_link(const struct ienv *env, const char *from, const char *path);
 /* PEP 668: -WPE_USAGE when the default scheme's interpreter is externally managed, outside a venv,
  * unless allowed (--break-system-packages); what names the change ("install", "uninstall"). */
-int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
+int wp_ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
 		       struct wp_err *err);
 
 /* Names the installer keeps for itself: its journals and their temps, the targets file, staging
  * temps (".wp-*.tmp"). True when any '/'-separated segment of rel is one: no wheel member,
  * launcher or RECORD row may land on one. */
-bool inst_reserved_name(const char *rel, size_t len);
+bool wp_inst_reserved_name(const char *rel, size_t len);
 
 /* A project found installed: its dist-info folder and the files its RECORD names (absolute). */
 struct old_dist {
@@ -109,11 +105,11 @@ struct old_dist {
 
 /* The installed dist-info of project (PEP 503 normalised) in purelib or platlib; 0 with
  * od->dist_info NULL when none. */
-int old_dist_find(const struct ienv *env, const char *project, struct old_dist *od, struct wp_err *err);
-void old_dist_release(struct old_dist *od);
+int wp_old_dist_find(const struct ienv *env, const char *project, struct old_dist *od, struct wp_err *err);
+void wp_old_dist_release(struct old_dist *od);
 /* The files of od into the journal as unlinks (those not in keep, a sorted list of paths the
  * new files take), then its folders as rmdirs. */
-void old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *keep, struct ij_journal *j);
+void wp_old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *keep, struct ij_journal *j);
 
 /* One file the install writes. */
 struct iw_file {
@@ -162,55 +158,56 @@ struct iwheel {
  * cache folder, by the wheel's sha256, and linked (hard link or reflink) into environments ---- */
 
 /* Point w at its store folder under root: when it is there, RECORD's hashes stand for the members
- * (they were checked when it was filled); else w->store_tmp is set for istore_fill. */
-int istore_open(struct iwheel *w, const char *root, struct wp_err *err);
+ * (they were checked when it was filled); else w->store_tmp is set for wp_istore_fill_member. */
+int wp_istore_open(struct iwheel *w, const char *root, struct wp_err *err);
 /* Member i of w into w->store_tmp (a pool task). */
-int istore_fill_member(struct iwheel *w, size_t i, mode_t umask, struct wp_err *err);
+int wp_istore_fill_member(struct iwheel *w, size_t i, mode_t umask, struct wp_err *err);
 /* Every member is in: RECORD checked, the folder synced and renamed into place. */
-int istore_finish(struct iwheel *w, struct wp_err *err);
+int wp_istore_finish(struct iwheel *w, struct wp_err *err);
 /* Drop a half-filled store folder. */
-void istore_abort(struct iwheel *w);
+void wp_istore_abort(struct iwheel *w);
 /* f's temp from the store, by w's link mode (a copy when the file system refuses). */
-/* The temp is made beneath env's root handle (ienv_link, ienv_open_file): a hard link or a clone
- * never lands behind a symlinked folder. */
-int istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
+/* The temp is made beneath env's root handle (wp_ienv_link, wp_ienv_open_file): a hard link or a
+ * clone never lands behind a symlinked folder. */
+int wp_istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f,
+		    struct wp_err *err);
 
 /* The files of w: every member mapped through the scheme, generated files left for later.
  * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */
-int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
+int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
 /* Read member i of w to its end and drop the bytes (w->drained). Thread-safe across members. */
-int iw_drain_member(struct iwheel *w, size_t i, struct wp_err *err);
+int wp_iwheel_drain_member(struct iwheel *w, size_t i, struct wp_err *err);
 /* Stage file f of w (extract, fix, hash, write its temp). Thread-safe across files. */
-int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err);
+int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f,
+			 struct wp_err *err);
 /* After every member is staged and RECORD checked: the launchers of entry_points.txt, INSTALLER,
  * REQUESTED, RECORD, staged too. */
-int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err);
-void iw_release(struct iwheel *w);
+int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq,
+		     struct wp_err *err);
+void wp_iwheel_release(struct iwheel *w);
 
 /* Write a file whole under tmp (O_EXCL, beneath env's root), mode 0666 or executable, under env's umask. */
-int iw_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err);
+int wp_iwheel_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err);
 
 /* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
  * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */
-void inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
+void wp_inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
 /* The same, with each row's second field (its hash, "" when none) pushed onto hashes in step. */
-void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes);
+void wp_inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes);
 /* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
  * root stays at the root), as a new string starting with '/'. */
-char *inst_lexical(const char *path);
+char *wp_inst_lexical(const char *path);
 
 /* <purelib>/.wheelpick-targets: "project\tthe target it was picked for" per line, for list
  * --installed. Not part of any project's RECORD; changed through the journal like them. */
-char *itargets_path(const struct ienv *env);
+char *wp_itargets_path(const struct ienv *env);
 /* Its text with the lines of the projects in drop (normalised names) left out, then add appended;
  * written under a temp name that the journal renames into place (*tmp), or, when nothing is left,
  * *tmp NULL: the journal removes the file instead. */
-int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
+int wp_itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
 		   struct wp_err *err);
-/* The target recorded for project (normalised), or NULL (the caller frees). */
-char *itargets_get(const char *text, const char *project);
 
 /* PEP 503 normalisation into a new string. */
-char *inst_normalize(const char *name);
+char *wp_inst_normalize(const char *name);
 
 #endif

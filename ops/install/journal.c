@@ -26,14 +26,14 @@
 #define JOURNAL_MAGIC "wheelpick journal 1\n"
 #define JOURNAL_MAX ((size_t)1 << 30)
 
-void ij_init(struct ij_journal *j, const char *purelib)
+void wp_ijournal_init(struct ij_journal *j, const char *purelib)
 {
 	memset(j, 0, sizeof(*j));
 	j->staging_path = wp_xasprintf("%s/.wheelpick-staging.journal", purelib);
 	j->commit_path = wp_xasprintf("%s/.wheelpick-commit.journal", purelib);
 }
 
-void ij_add(struct ij_journal *j, char op, const char *a, const char *b)
+void wp_ijournal_add(struct ij_journal *j, char op, const char *a, const char *b)
 {
 	struct ij_entry *e = wp_vec_add(&j->e);
 	e->op = op;
@@ -41,7 +41,7 @@ void ij_add(struct ij_journal *j, char op, const char *a, const char *b)
 	e->b = b ? wp_xstrdup(b) : NULL;
 }
 
-void ij_release(struct ij_journal *j)
+void wp_ijournal_release(struct ij_journal *j)
 {
 	for (size_t i = 0; i < j->e.n; i++) {
 		free(j->e.v[i].a);
@@ -91,7 +91,7 @@ static int decode(const struct wp_buf *b, struct ij_journal *j)
 		}
 		if (a[0] != '/' || (bb && bb[0] != '/'))
 			return -1;
-		ij_add(j, op, a, bb);
+		wp_ijournal_add(j, op, a, bb);
 	}
 	return 0;
 }
@@ -115,7 +115,7 @@ struct roots {
 static void roots_open(struct roots *r, const struct ienv *env)
 {
 	r->env = env;
-	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since ienv_open (include) too */
+	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since wp_ienv_open (include) too */
 		r->fd[i] = i < env->n_roots ? open(env->real_roots[i] ? env->real_roots[i] : env->roots[i],
 						   O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 					    : -1;
@@ -182,7 +182,7 @@ static int at_rename(const struct roots *r, const char *from, const char *to)
 	return rc;
 }
 
-bool ij_reachable(const struct ienv *env, const char *dir)
+bool wp_ijournal_reachable(const struct ienv *env, const char *dir)
 {
 	struct roots r;
 	int d;
@@ -252,7 +252,7 @@ static void sweep_journal_temps(const char *purelib)
 		closedir(d);
 }
 
-/* A staging temp's base name, as add_file, the store and itargets_stage make them. */
+/* A staging temp's base name, as add_file, the store and wp_itargets_stage make them. */
 static bool staging_temp(const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -273,8 +273,8 @@ static const char *foreign_path(const struct ij_journal *j, const struct ienv *e
 		for (size_t k = 0; k < 2; k++) {
 			if (!p[k])
 				continue;
-			char *plain = inst_lexical(p[k]);
-			bool ok = !strcmp(plain, p[k]) && ienv_confines(env, p[k]) && strcmp(p[k], j->commit_path) &&
+			char *plain = wp_inst_lexical(p[k]);
+			bool ok = !strcmp(plain, p[k]) && wp_ienv_confines(env, p[k]) && strcmp(p[k], j->commit_path) &&
 				  strcmp(p[k], j->staging_path);
 			free(plain);
 			if (!ok)
@@ -297,7 +297,7 @@ static int refuse_foreign(const struct ij_journal *j, const char *path, const st
 		       "names)", path, wp_member_name_show(bad, strlen(bad), shown, sizeof(shown)));
 }
 
-int ij_recover(const struct ienv *env, char **what, struct wp_err *err)
+int wp_ijournal_recover(const struct ienv *env, char **what, struct wp_err *err)
 {
 	const char *purelib = env->py.purelib;
 	struct ij_journal j;
@@ -305,7 +305,7 @@ int ij_recover(const struct ienv *env, char **what, struct wp_err *err)
 	bool found = false;
 	int rc = 0;
 	*what = NULL;
-	ij_init(&j, purelib);
+	wp_ijournal_init(&j, purelib);
 	if ((rc = wp_file_read_if_exists(j.commit_path, JOURNAL_MAX, &b, &found, err)))
 		goto out;
 	if (found) {
@@ -340,11 +340,11 @@ out:
 	if (!rc)
 		sweep_journal_temps(purelib); /* after: a journal being finished may name one of them */
 	wp_buf_free(&b);
-	ij_release(&j);
+	wp_ijournal_release(&j);
 	return rc;
 }
 
-int ij_write_staging(struct ij_journal *j, struct wp_err *err)
+int wp_ijournal_write_staging(struct ij_journal *j, struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	encode(j, true, &b);
@@ -353,13 +353,13 @@ int ij_write_staging(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-void ij_abort(struct ij_journal *j, const struct ienv *env)
+void wp_ijournal_abort(struct ij_journal *j, const struct ienv *env)
 {
 	roll_back(j, env);
 	unlink(j->staging_path);
 }
 
-int ij_commit(struct ij_journal *j, struct wp_err *err)
+int wp_ijournal_commit(struct ij_journal *j, struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	char *dir = wp_xstrdup(j->commit_path);
@@ -372,7 +372,7 @@ int ij_commit(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-int ij_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
+int wp_ijournal_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
 {
 	char *dir = wp_xstrdup(j->commit_path);
 	*strrchr(dir, '/') = 0;

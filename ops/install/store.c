@@ -44,7 +44,7 @@ static void sweep_dead(const char *root, const char *sha)
 	free(dir);
 }
 
-int istore_open(struct iwheel *w, const char *root, struct wp_err *err)
+int wp_istore_open(struct iwheel *w, const char *root, struct wp_err *err)
 {
 	struct stat sb;
 	int rc;
@@ -73,7 +73,7 @@ static int fsink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	return wp_fd_write_all(s->fd, p, n, s->path, err);
 }
 
-int istore_fill_member(struct iwheel *w, size_t i, mode_t um, struct wp_err *err)
+int wp_istore_fill_member(struct iwheel *w, size_t i, mode_t um, struct wp_err *err)
 {
 	struct wp_wheel_entry e;
 	wp_wheel_reader_entry(w->r, i, &e);
@@ -98,11 +98,11 @@ int istore_fill_member(struct iwheel *w, size_t i, mode_t um, struct wp_err *err
 	return rc;
 }
 
-int istore_finish(struct iwheel *w, struct wp_err *err)
+int wp_istore_finish(struct iwheel *w, struct wp_err *err)
 {
 	int rc = wp_wheel_reader_check(w->r, err);
 	if (rc) {
-		istore_abort(w);
+		wp_istore_abort(w);
 		return rc;
 	}
 	int fd = open(w->store_tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -113,14 +113,14 @@ int istore_finish(struct iwheel *w, struct wp_err *err)
 	if (rename(w->store_tmp, w->store) < 0) {
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			return wp_fs_fail(err, errno, "cannot put in place", w->store);
-		istore_abort(w); /* another run filled it first: the same bytes */
+		wp_istore_abort(w); /* another run filled it first: the same bytes */
 	}
 	free(w->store_tmp);
 	w->store_tmp = NULL;
 	return 0;
 }
 
-void istore_abort(struct iwheel *w)
+void wp_istore_abort(struct iwheel *w)
 {
 	if (!w->store_tmp)
 		return;
@@ -158,7 +158,7 @@ static int copy_fd(int from, int to, const char *src, struct wp_err *err)
 	}
 }
 
-int istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err)
+int wp_istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err)
 {
 	mode_t um = env->umask;
 	struct wp_wheel_entry e;
@@ -167,7 +167,7 @@ int istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, st
 	int rc = 0;
 	wp_wheel_reader_entry(w->r, f->member, &e);
 	char *src = wp_xasprintf("%s/%s", w->store, e.name);
-	if (w->link_mode == WP_LINK_HARDLINK && ienv_link(env, src, f->tmp) == 0)
+	if (w->link_mode == WP_LINK_HARDLINK && wp_ienv_link(env, src, f->tmp) == 0)
 		goto done;
 	if (w->link_mode == WP_LINK_HARDLINK && errno != EXDEV && errno != EPERM && errno != EMLINK) {
 		rc = wp_fs_fail(err, errno, "cannot link", f->tmp);
@@ -178,7 +178,7 @@ int istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, st
 		rc = wp_fs_fail(err, errno, "cannot open", src);
 		goto out;
 	}
-	int fd = ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot create", f->tmp);
 		close(in);

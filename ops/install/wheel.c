@@ -18,14 +18,14 @@
 
 #define SCRIPT_MAX ((size_t)256 << 20) /* a .data/scripts file read whole to fix its shebang */
 
-char *inst_normalize(const char *name)
+char *wp_inst_normalize(const char *name)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	wp_project_name_normalize(name, strlen(name), &b);
 	return wp_buf_detach(&b, NULL);
 }
 
-bool inst_reserved_name(const char *rel, size_t len)
+bool wp_inst_reserved_name(const char *rel, size_t len)
 {
 	struct wp_str s = WP_STRN(rel, len);
 	while (s.n) {
@@ -255,7 +255,7 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 		bool ctl = false;
 		for (size_t i = 0; i < name.n; i++)
 			ctl = ctl || (unsigned char)name.p[i] < 0x20 || name.p[i] == 0x7f;
-		if (ctl || (name.n && inst_reserved_name(name.p, name.n))) {
+		if (ctl || (name.n && wp_inst_reserved_name(name.p, name.n))) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the entry point named '%s' %s; nothing was installed",
 				     w->filename, wp_member_name_show(name.p, name.n, nb, sizeof(nb)),
 				     ctl ? "holds a control character (a launcher's file name never may)"
@@ -341,7 +341,7 @@ static int ep_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	return 0;
 }
 
-int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
 {
 	const struct wp_python *py = &env->py;
 	char nb[160];
@@ -402,9 +402,9 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 		}
 		char *dest = wp_xasprintf("%s/%s", root, rel);
 		struct stat sb;
-		const char *why = inst_reserved_name(rel, strlen(rel)) ? "takes a name the installer keeps for itself"
+		const char *why = wp_inst_reserved_name(rel, strlen(rel)) ? "takes a name the installer keeps for itself"
 				  : other_dist_info(w, py, dest, rel != e.name) ? "lands in another project's .dist-info folder"
-				  : !ienv_confines(env, dest) ? "leaves the environment" : NULL;
+				  : !wp_ienv_confines(env, dest) ? "leaves the environment" : NULL;
 		if (why) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", w->filename,
 				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)), why);
@@ -446,10 +446,10 @@ int iw_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct 
 	return rc;
 }
 
-int iw_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
+int wp_iwheel_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
 {
 	mode_t um = env->umask;
-	int fd = ienv_open_file(env, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", tmp);
 	int rc = wp_fd_write_all(fd, p, n, tmp, err);
@@ -466,7 +466,7 @@ static int null_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	return 0;
 }
 
-int iw_drain_member(struct iwheel *w, size_t i, struct wp_err *err)
+int wp_iwheel_drain_member(struct iwheel *w, size_t i, struct wp_err *err)
 {
 	return wp_wheel_reader_extract(w->r, i, null_sink, NULL, err);
 }
@@ -511,12 +511,13 @@ static int hash_buf(const void *p, size_t n, char out[64], struct wp_err *err)
 	return rc;
 }
 
-int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err)
+int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f,
+			 struct wp_err *err)
 {
 	if (f->member == (size_t)-1)
-		return 0; /* generated: iw_finish */
+		return 0; /* generated: wp_iwheel_finish */
 	if (w->store && !f->fix_shebang)
-		return istore_place(w, env, f, err);
+		return wp_istore_place(w, env, f, err);
 	int rc = 0;
 	if (f->fix_shebang) {
 		struct wp_buf b = WP_BUF_INIT_MAX(SCRIPT_MAX);
@@ -540,14 +541,14 @@ int iw_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f, s
 				(void)sha;
 			}
 			if (!(rc = hash_buf(p, n, f->hash, err)))
-				rc = iw_write_tmp(env, f->tmp, p, n, f->exec, err);
+				rc = wp_iwheel_write_tmp(env, f->tmp, p, n, f->exec, err);
 			f->size = (long long)n;
 			wp_buf_free(&out);
 		}
 		wp_buf_free(&b);
 		return rc;
 	}
-	struct fd_sink s = { ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0, NULL };
+	struct fd_sink s = { wp_ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0, NULL };
 	if (s.fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", f->tmp);
 	if (f->record_path && wp_fatbin_wanted(f->record_path))
@@ -600,7 +601,8 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->record_path, y->record_path);
 }
 
-int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq,
+		     struct wp_err *err)
 {
 	int rc = 0;
 	struct iw_file *record = &w->files.v[w->files.n - 1];
@@ -611,7 +613,7 @@ int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struc
 		if (f->member != (size_t)-1 || f == record)
 			continue;
 		if (!(rc = hash_buf(f->content.data ? f->content.data : "", f->content.len, f->hash, err)))
-			rc = iw_write_tmp(env, f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
+			rc = wp_iwheel_write_tmp(env, f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
 					  err);
 		f->size = (long long)f->content.len;
 	}
@@ -626,14 +628,14 @@ int iw_finish(struct iwheel *w, const struct ienv *env, unsigned long seq, struc
 			else
 				wp_buf_printf(b, ",%s,%lld\r\n", rows[i]->hash, rows[i]->size);
 		}
-		rc = iw_write_tmp(env, record->tmp, b->data, b->len, false, err);
+		rc = wp_iwheel_write_tmp(env, record->tmp, b->data, b->len, false, err);
 	}
 	free(rows);
 	(void)seq;
 	return rc;
 }
 
-void iw_release(struct iwheel *w)
+void wp_iwheel_release(struct iwheel *w)
 {
 	for (size_t i = 0; i < w->files.n; i++) {
 		free(w->files.v[i].dest);
@@ -649,13 +651,13 @@ void iw_release(struct iwheel *w)
 		wp_wheel_reader_close(w->r);
 	wp_wheel_info_release(&w->info);
 	wp_buf_free(&w->entry_points);
-	old_dist_release(&w->old);
+	wp_old_dist_release(&w->old);
 	free(w->path);
 	free(w->filename);
 	free(w->project);
 	free(w->dist_info_dest);
 	free(w->dist_info_stage);
-	istore_abort(w);
+	wp_istore_abort(w);
 	free(w->store);
 	free(w->sha256);
 	free(w->target);

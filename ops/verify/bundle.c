@@ -46,7 +46,7 @@ static size_t volume_no(const char *name, const char *base)
 /* The volumes of a split bundle (path: one of them, or their base name), in order, checked as a
  * set: all there from .001 on, every one but the last exactly as long as the first (the writer
  * cuts them so), the last no longer and not empty. Problems name the volume. NULL when path is a
- * bundle of its own; else a NULL-terminated array the caller frees (vo_free_list with *n). */
+ * bundle of its own; else a NULL-terminated array the caller frees (wp_vo_free_list with *n). */
 static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 {
 	size_t len = strlen(path);
@@ -62,7 +62,7 @@ static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 	char *dir = slash ? wp_xstrndup(base, (size_t)(slash - base)) : wp_xstrdup(".");
 	const char *fname = slash ? slash + 1 : base;
 	size_t nn, max = 0;
-	char **names = vo_list_dir(*dir ? dir : "/", &nn);
+	char **names = wp_vo_list_dir(*dir ? dir : "/", &nn);
 	for (size_t i = 0; i < nn; i++) {
 		size_t v = volume_no(names[i], fname);
 		if (v > max)
@@ -73,22 +73,22 @@ static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 	for (size_t i = 1; i <= max; i++) {
 		vols[i - 1] = wp_xasprintf("%s.%03zu", base, i);
 		if (stat(vols[i - 1], &sb) < 0 || !S_ISREG(sb.st_mode)) {
-			vo_problem_add(c, true, vols[i - 1], "is missing: the volumes of '%s' run from .001 to .%03zu", base, max);
+			wp_vo_problem_add(c, true, vols[i - 1], "is missing: the volumes of '%s' run from .001 to .%03zu", base, max);
 			continue;
 		}
 		if (i == 1)
 			first = (long long)sb.st_size;
 		else if (i < max && (long long)sb.st_size != first)
-			vo_problem_add(c, true, vols[i - 1], "is %lld bytes where every volume but the last is %lld: it is %s",
+			wp_vo_problem_add(c, true, vols[i - 1], "is %lld bytes where every volume but the last is %lld: it is %s",
 				       (long long)sb.st_size, first, (long long)sb.st_size < first ? "cut short, or the volumes "
 				       "after it do not belong to this bundle" : "not a volume of this bundle");
 		else if (i == max && (sb.st_size == 0 || (first >= 0 && (long long)sb.st_size > first)))
-			vo_problem_add(c, true, vols[i - 1], "is %lld bytes, %s", (long long)sb.st_size,
+			wp_vo_problem_add(c, true, vols[i - 1], "is %lld bytes, %s", (long long)sb.st_size,
 				       sb.st_size ? "more than the first volume: not a volume of this bundle" : "empty");
 	}
 	if (!max)
-		vo_problem_add(c, true, path, "has no volumes beside it (%s.001, ...)", base);
-	vo_free_list(names, nn);
+		wp_vo_problem_add(c, true, path, "has no volumes beside it (%s.001, ...)", base);
+	wp_vo_free_list(names, nn);
 	free(dir);
 	free(base);
 	*n = max;
@@ -103,9 +103,9 @@ static void check_install_sh(struct vo_ctx *c, const char *inst, enum wp_bundle_
 	struct wp_err e = WP_ERR_INIT;
 	const char *want = wp_bundle_install_sh_for(kind);
 	if (wp_file_read_capped(inst, 1 << 20, &b, &e) < 0)
-		vo_problem_add(c, true, inst, "%s", e.msg);
+		wp_vo_problem_add(c, true, inst, "%s", e.msg);
 	else if (b.len != strlen(want) || memcmp(b.data, want, b.len))
-		vo_problem_add(c, true, inst, "is not the install.sh wheelpick writes: it was changed; do not run "
+		wp_vo_problem_add(c, true, inst, "is not the install.sh wheelpick writes: it was changed; do not run "
 			       "it, make the bundle again");
 	wp_buf_free(&b);
 }
@@ -161,7 +161,7 @@ static struct cpkg *cpkg_find(struct cpkgs *v, const char *subdir, const char *f
 	return NULL;
 }
 
-/* A package's attestations (checked with it by vo_verify_channel) */
+/* A package's attestations (checked with it by wp_vo_verify_channel) */
 static bool attest_named(const struct cpkgs *v, const char *subdir, const char *name)
 {
 	for (size_t i = 0; i < v->n; i++)
@@ -170,7 +170,8 @@ static bool attest_named(const struct cpkgs *v, const char *subdir, const char *
 	return false;
 }
 
-/* Every name in dir, dot files too (vo_list_dir leaves them out, and a bundle may hide nothing). */
+/* Every name in dir, dot files too (wp_vo_list_dir leaves them out, and a bundle may hide
+ * nothing). */
 static char **all_names(const char *dir, size_t *n)
 {
 	char **v = NULL;
@@ -198,11 +199,11 @@ static bool shard_named(const struct wp_shard_index *ix, const char *fname)
 }
 
 /* One subdir of the channel: its packages into pkgs, and nothing in it that its repodata.json and
- * shard index do not account for (what they name is checked by vo_verify_channel). */
+ * shard index do not account for (what they name is checked by wp_vo_verify_channel). */
 static void conda_subdir(struct vo_ctx *c, const char *dir, const char *subdir, struct cpkgs *pkgs)
 {
-	char *repodata = wp_xasprintf("%s/repodata.json", dir), *url = vo_file_url(dir, "");
-	char *index = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, dir), *ixurl = vo_file_url(dir, "/" WP_SHARD_INDEX_FILE);
+	char *repodata = wp_xasprintf("%s/repodata.json", dir), *url = wp_vo_file_url(dir, "");
+	char *index = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, dir), *ixurl = wp_vo_file_url(dir, "/" WP_SHARD_INDEX_FILE);
 	struct cpkg_ctx x = { pkgs, subdir };
 	struct wp_index_stats st = { 0 };
 	struct wp_err e = WP_ERR_INIT;
@@ -212,33 +213,33 @@ static void conda_subdir(struct vo_ctx *c, const char *dir, const char *subdir, 
 	memset(&body, 0, sizeof(body));
 	if (wp_read_repodata_file(repodata, url, cpkg_add, &x, &st, &e) < 0)
 		goto out; /* said by the channel check */
-	have_ix = vo_is_file(index) && wp_file_read_capped(index, WP_SHARD_INDEX_MAX, &body, &e) == 0 &&
+	have_ix = wp_vo_is_file(index) && wp_file_read_capped(index, WP_SHARD_INDEX_MAX, &body, &e) == 0 &&
 		  wp_shard_index_decode(body.data, body.len, ixurl, &ix, &e) == 0;
 	size_t n;
 	char **names = all_names(dir, &n);
 	for (size_t i = 0; i < n; i++) {
 		char *p = wp_xasprintf("%s/%s", dir, names[i]);
-		if (!strcmp(names[i], "shards") && vo_is_dir(p)) {
+		if (!strcmp(names[i], "shards") && wp_vo_is_dir(p)) {
 			size_t ns;
 			char **shards = all_names(p, &ns);
 			for (size_t k = 0; k < ns; k++) {
 				char *sp = wp_xasprintf("%s/%s", p, shards[k]);
-				if (!have_ix || !shard_named(&ix, shards[k]) || !vo_is_file(sp))
-					vo_problem_add(c, true, sp, "is no shard that %s names", WP_SHARD_INDEX_FILE);
+				if (!have_ix || !shard_named(&ix, shards[k]) || !wp_vo_is_file(sp))
+					wp_vo_problem_add(c, true, sp, "is no shard that %s names", WP_SHARD_INDEX_FILE);
 				free(sp);
 			}
-			vo_free_list(shards, ns);
-		} else if (vo_is_file(p) && (!strcmp(names[i], "repodata.json") || !strcmp(names[i], "repodata.json.zst") ||
+			wp_vo_free_list(shards, ns);
+		} else if (wp_vo_is_file(p) && (!strcmp(names[i], "repodata.json") || !strcmp(names[i], "repodata.json.zst") ||
 					     !strcmp(names[i], WP_SHARD_INDEX_FILE) || cpkg_find(pkgs, subdir, names[i]) ||
 					     attest_named(pkgs, subdir, names[i]))) {
 			/* accounted for */
 		} else {
-			vo_problem_add(c, true, p, "is not in %s/repodata.json: a bundle's channel holds what it lists, no more",
+			wp_vo_problem_add(c, true, p, "is not in %s/repodata.json: a bundle's channel holds what it lists, no more",
 				       subdir);
 		}
 		free(p);
 	}
-	vo_free_list(names, n);
+	wp_vo_free_list(names, n);
 out:
 	wp_shard_index_release(&ix);
 	wp_buf_free(&body);
@@ -249,7 +250,7 @@ out:
 }
 
 /* One explicit lock: every line conda reads names a package of the channel, at the place install.sh
- * points it to, with the hash the channel gives (which vo_verify_channel holds the file to). */
+ * points it to, with the hash the channel gives (which wp_vo_verify_channel holds the file to). */
 static void conda_explicit(struct vo_ctx *c, const char *path, struct cpkgs *pkgs)
 {
 	struct wp_buf b;
@@ -257,11 +258,11 @@ static void conda_explicit(struct vo_ctx *c, const char *path, struct cpkgs *pkg
 	size_t n = 0;
 	bool marker = false;
 	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 		return;
 	}
 	if (memchr(b.data, 0, b.len))
-		vo_problem_add(c, true, path, "holds a NUL byte: what conda reads past it is not what is checked here");
+		wp_vo_problem_add(c, true, path, "holds a NUL byte: what conda reads past it is not what is checked here");
 	int lineno = 0;
 	for (char *line = b.data, *next; line && *line; line = next) {
 		struct wp_explicit_entry en;
@@ -276,31 +277,31 @@ static void conda_explicit(struct vo_ctx *c, const char *path, struct cpkgs *pkg
 			continue;
 		}
 		if (k < 0) {
-			vo_problem_add(c, true, path, "line %d %s", lineno, why);
+			wp_vo_problem_add(c, true, path, "line %d %s", lineno, why);
 			continue;
 		}
 		n++;
 		struct cpkg *p = cpkg_find(pkgs, en.subdir, en.filename);
 		if (!p)
-			vo_problem_add(c, true, path, "line %d names '%s/%s', which the bundle's channel does not list", lineno,
+			wp_vo_problem_add(c, true, path, "line %d names '%s/%s', which the bundle's channel does not list", lineno,
 				       en.subdir, en.filename);
 		else if (!en.sha256 && !en.md5)
-			vo_problem_add(c, true, path, "line %d names '%s' without a hash: conda would not check it", lineno,
+			wp_vo_problem_add(c, true, path, "line %d names '%s' without a hash: conda would not check it", lineno,
 				       en.filename);
 		else if (en.sha256 && (!p->sha256 || strcmp(en.sha256, p->sha256)))
-			vo_problem_add(c, true, path, "line %d gives '%s' sha256 %s, the channel %s", lineno, en.filename,
+			wp_vo_problem_add(c, true, path, "line %d gives '%s' sha256 %s, the channel %s", lineno, en.filename,
 				       en.sha256, p->sha256 ? p->sha256 : "none");
 		else if (en.md5 && (!p->md5 || strcmp(en.md5, p->md5)))
-			vo_problem_add(c, true, path, "line %d gives '%s' md5 %s, the channel %s", lineno, en.filename, en.md5,
+			wp_vo_problem_add(c, true, path, "line %d gives '%s' md5 %s, the channel %s", lineno, en.filename, en.md5,
 				       p->md5 ? p->md5 : "none");
 		else
 			p->locked = true;
 		wp_explicit_entry_release(&en);
 	}
 	if (!marker)
-		vo_problem_add(c, true, path, "has no @EXPLICIT line: conda would read it as specs and run a solver");
+		wp_vo_problem_add(c, true, path, "has no @EXPLICIT line: conda would read it as specs and run a solver");
 	else if (!n)
-		vo_problem_add(c, true, path, "names no package");
+		wp_vo_problem_add(c, true, path, "names no package");
 	wp_buf_free(&b);
 }
 
@@ -311,7 +312,7 @@ static void conda_environment(struct vo_ctx *c, const char *path, const struct c
 	struct wp_buf b;
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_file_read_capped(path, VO_REQS_MAX, &b, &e) < 0) {
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 		return;
 	}
 	char *save = NULL;
@@ -336,7 +337,7 @@ static void conda_environment(struct vo_ctx *c, const char *path, const struct c
 			}
 		}
 		if (!found)
-			vo_problem_add(c, true, path, "pins '%s', which is no name=version=build of a package the bundle's "
+			wp_vo_problem_add(c, true, path, "pins '%s', which is no name=version=build of a package the bundle's "
 						      "channel holds", item);
 		free(pin);
 	}
@@ -351,82 +352,82 @@ static void verify_conda_bundle(struct vo_ctx *c, const char *house, const char 
 {
 	struct cpkgs pkgs = { 0 };
 	size_t n, nlocks = 0;
-	vo_verify_channel(c, chan);
+	wp_vo_verify_channel(c, chan);
 	char **subs = all_names(chan, &n);
 	for (size_t i = 0; i < n; i++) {
 		char *sd = wp_xasprintf("%s/%s", chan, subs[i]), *rd = wp_xasprintf("%s/repodata.json", sd);
-		if (vo_is_dir(sd) && vo_is_file(rd))
+		if (wp_vo_is_dir(sd) && wp_vo_is_file(rd))
 			conda_subdir(c, sd, subs[i], &pkgs);
-		else if ((!strcmp(subs[i], WP_SBOM_CDX_NAME) || !strcmp(subs[i], WP_SBOM_SPDX_NAME)) && vo_is_file(sd))
-			; /* the channel's SBOM, which vo_verify_channel checked */
+		else if ((!strcmp(subs[i], WP_SBOM_CDX_NAME) || !strcmp(subs[i], WP_SBOM_SPDX_NAME)) && wp_vo_is_file(sd))
+			; /* the channel's SBOM, which wp_vo_verify_channel checked */
 		else
-			vo_problem_add(c, true, sd, "is not a channel subdir (a folder with repodata.json)");
+			wp_vo_problem_add(c, true, sd, "is not a channel subdir (a folder with repodata.json)");
 		free(sd);
 		free(rd);
 	}
-	vo_free_list(subs, n);
+	wp_vo_free_list(subs, n);
 	char **top = all_names(house, &n);
 	for (size_t pass = 0; pass < 2; pass++) /* the explicit locks first: they mark what is locked */
 		for (size_t i = 0; i < n; i++) {
 			const char *f = top[i];
 			char *p = wp_xasprintf("%s/%s", house, f);
-			bool lock = !strncmp(f, "explicit-", 9) && wp_cstr_endswith(f, ".txt") && vo_is_file(p);
+			bool lock = !strncmp(f, "explicit-", 9) && wp_cstr_endswith(f, ".txt") && wp_vo_is_file(p);
 			bool env = (!strcmp(f, "environment.yml") || (!strncmp(f, "environment-", 12) && wp_cstr_endswith(f, ".yml"))) &&
-				   vo_is_file(p);
+				   wp_vo_is_file(p);
 			if (pass == 0 && lock) {
 				conda_explicit(c, p, &pkgs);
 				nlocks++;
 			} else if (pass == 1 && env) {
 				conda_environment(c, p, &pkgs);
-			} else if (pass == 1 && !lock && !(!strcmp(f, "install.sh") && vo_is_file(p)) &&
-				   !(!strcmp(f, WP_BUNDLE_CHANNEL_DIR) && vo_is_dir(p))) {
-				vo_problem_add(c, true, p, "is not part of a conda bundle (install.sh, channel/, explicit-*.txt, "
+			} else if (pass == 1 && !lock && !(!strcmp(f, "install.sh") && wp_vo_is_file(p)) &&
+				   !(!strcmp(f, WP_BUNDLE_CHANNEL_DIR) && wp_vo_is_dir(p))) {
+				wp_vo_problem_add(c, true, p, "is not part of a conda bundle (install.sh, channel/, explicit-*.txt, "
 							   "environment*.yml)");
 			}
 			free(p);
 		}
-	vo_free_list(top, n);
+	wp_vo_free_list(top, n);
 	if (!nlocks)
-		vo_problem_add(c, true, house, "has no explicit-<subdir>.txt for install.sh to install");
+		wp_vo_problem_add(c, true, house, "has no explicit-<subdir>.txt for install.sh to install");
 	for (size_t i = 0; i < pkgs.n; i++)
 		if (!pkgs.v[i].locked) {
 			char *p = wp_xasprintf("%s/%s/%s", chan, pkgs.v[i].subdir, pkgs.v[i].filename);
-			vo_problem_add(c, true, p, "is in the channel but in no explicit lock: a bundle carries the locked "
+			wp_vo_problem_add(c, true, p, "is in the channel but in no explicit lock: a bundle carries the locked "
 						   "closure, no more");
 			free(p);
 		}
 	cpkgs_free(&pkgs);
 }
 
-bool vo_is_conda_bundle_dir(const char *dir)
+bool wp_vo_is_conda_bundle_dir(const char *dir)
 {
 	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, dir), *inst = wp_xasprintf("%s/install.sh", dir);
-	bool yes = vo_is_dir(chan) && vo_is_file(inst) && vo_is_channel(chan);
+	bool yes = wp_vo_is_dir(chan) && wp_vo_is_file(inst) && wp_vo_is_channel(chan);
 	free(chan);
 	free(inst);
 	return yes;
 }
 
-void vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
+void wp_vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
 {
 	char *inst = wp_xasprintf("%s/install.sh", house);
 	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, house);
 	/* a conda bundle (bundle --conda) carries its channel at channel/; a wheel bundle is flat */
-	enum wp_bundle_kind kind = vo_is_dir(chan) ? WP_BUNDLE_CONDA : WP_BUNDLE_WHEELS;
+	enum wp_bundle_kind kind = wp_vo_is_dir(chan) ? WP_BUNDLE_CONDA : WP_BUNDLE_WHEELS;
 	struct stat sb;
 	if (stat(inst, &sb) < 0 || !S_ISREG(sb.st_mode))
-		vo_problem_add(c, true, inst, "is missing");
+		wp_vo_problem_add(c, true, inst, "is missing");
 	else if (!(sb.st_mode & 0100))
-		vo_problem_add(c, true, inst, "is not executable");
+		wp_vo_problem_add(c, true, inst, "is not executable");
 	else if (sb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
-		vo_problem_add(c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, which the "
+		wp_vo_problem_add(c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, which the "
 			       "install.sh wheelpick writes (0755) never has", (unsigned)sb.st_mode & 07777);
 	else
 		check_install_sh(c, inst, kind);
 	if (kind == WP_BUNDLE_CONDA)
 		verify_conda_bundle(c, house, chan);
 	else
-		vo_verify_wheelhouse(c, house);
+		wp_vo_verify_wheelhouse(c, house);
 	free(chan);
 	free(inst);
 }
@@ -438,11 +439,11 @@ static void verify_delta(struct vo_ctx *c, const char *house, const char *mpath)
 	struct wp_tree_manifest want = { 0 }, have = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_tree_manifest_load(mpath, &want, &e) < 0 || !want.is_delta) {
-		vo_problem_add(c, true, mpath, "%s", e.code ? e.msg : "is no delta manifest");
+		wp_vo_problem_add(c, true, mpath, "%s", e.code ? e.msg : "is no delta manifest");
 		goto out;
 	}
 	if (wp_tree_manifest_of_dir(house, &have, &e) < 0) {
-		vo_problem_add(c, true, house, "%s", e.msg);
+		wp_vo_problem_add(c, true, house, "%s", e.msg);
 		goto out;
 	}
 	for (size_t i = 0; i < have.n; i++) {
@@ -450,15 +451,15 @@ static void verify_delta(struct vo_ctx *c, const char *house, const char *mpath)
 		char *p = wp_xasprintf("%s/%s", house, have.v[i].path);
 		c->rep->files++;
 		if (!f || !f->carried)
-			vo_problem_add(c, true, p, "is carried, but %s does not list it as carried", WP_DELTA_NAME);
+			wp_vo_problem_add(c, true, p, "is carried, but %s does not list it as carried", WP_DELTA_NAME);
 		else if (strcmp(f->sha256, have.v[i].sha256))
-			vo_problem_add(c, true, p, "sha256 is %s, %s says %s", have.v[i].sha256, WP_DELTA_NAME, f->sha256);
+			wp_vo_problem_add(c, true, p, "sha256 is %s, %s says %s", have.v[i].sha256, WP_DELTA_NAME, f->sha256);
 		free(p);
 	}
 	for (size_t i = 0; i < want.n; i++)
 		if (want.v[i].carried && !wp_tree_manifest_find(&have, want.v[i].path)) {
 			char *p = wp_xasprintf("%s/%s", house, want.v[i].path);
-			vo_problem_add(c, true, p, "is missing; %s lists it as carried", WP_DELTA_NAME);
+			wp_vo_problem_add(c, true, p, "is missing; %s lists it as carried", WP_DELTA_NAME);
 			free(p);
 		}
 out:
@@ -466,7 +467,7 @@ out:
 	wp_tree_manifest_release(&have);
 }
 
-void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
+void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
@@ -480,7 +481,7 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	char *real = NULL;
 	bool made = mkdtemp(tmpl) != NULL;
 	if (!made || !(real = realpath(tmpl, NULL))) {
-		vo_problem_add(c, true, path, "cannot make a directory to unpack it in: %s", strerror(errno));
+		wp_vo_problem_add(c, true, path, "cannot make a directory to unpack it in: %s", strerror(errno));
 		goto out;
 	}
 	snprintf(tmpl, sizeof(tmpl), "%s", real);
@@ -503,7 +504,8 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	if (wp_bundle_read_open(a, vols ? vols : one, vols ? nvols : 1) != ARCHIVE_OK) {
 		if (vols)
 			goto short_set;
-		vo_problem_add(c, true, path, "is not a tar archive: %s", archive_error_string(a));
+		wp_vo_problem_add(c, true, path, "is not a tar archive: %s",
+				  archive_error_string(a));
 		goto out;
 	}
 	long long packed = 0;
@@ -529,12 +531,12 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 			bad = wp_untar_kind_problem((unsigned)type, archive_entry_hardlink(ae), archive_entry_symlink(ae),
 						    archive_entry_sparse_count(ae) > 0);
 		if (bad) {
-			vo_problem_add(c, true, path, "member '%s' %s", wp_member_name_show(name ? name : "",
+			wp_vo_problem_add(c, true, path, "member '%s' %s", wp_member_name_show(name ? name : "",
 				    name ? strlen(name) : 0, buf, sizeof(buf)), bad);
 			continue;
 		}
 		if ((bad = wp_untar_budget_member(&budget, archive_entry_size(ae), why, sizeof(why)))) {
-			vo_problem_add(c, true, path, "%s (at member '%s')", bad,
+			wp_vo_problem_add(c, true, path, "%s (at member '%s')", bad,
 				       wp_member_name_show(name, strlen(name), buf, sizeof(buf)));
 			goto out;
 		}
@@ -542,7 +544,7 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		 * write, is a bundle someone changed (install.sh 4777 runs as its owner, for anyone) */
 		mode_t perm = archive_entry_perm(ae);
 		if (perm & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
-			vo_problem_add(c, true, path, "member '%s' has mode %04o: setuid, setgid, sticky or world-writable, "
+			wp_vo_problem_add(c, true, path, "member '%s' has mode %04o: setuid, setgid, sticky or world-writable, "
 				       "which no bundle wheelpick writes has", wp_member_name_show(name, strlen(name), buf,
 				       sizeof(buf)), (unsigned)perm & 07777);
 		const char *slash = strchr(name, '/');
@@ -561,7 +563,7 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		archive_entry_set_pathname(ae, dest);
 		free(dest);
 		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
-			vo_problem_add(c, true, path, "cannot unpack member '%s': %s", name, archive_error_string(disk));
+			wp_vo_problem_add(c, true, path, "cannot unpack member '%s': %s", name, archive_error_string(disk));
 			continue;
 		}
 		const void *blk;
@@ -570,7 +572,7 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		long long seen = 0;
 		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
 			if ((bad = wp_untar_budget_extent(&budget, &seen, (long long)off + (long long)sz, why, sizeof(why)))) {
-				vo_problem_add(c, true, path, "%s (at member '%s')", bad,
+				wp_vo_problem_add(c, true, path, "%s (at member '%s')", bad,
 					       wp_member_name_show(name, strlen(name), buf, sizeof(buf)));
 				goto out;
 			}
@@ -579,7 +581,7 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		}
 		archive_write_finish_entry(disk);
 		if (r != ARCHIVE_EOF) {
-			vo_problem_add(c, true, path, "member '%s' cannot be read: %s", name, archive_error_string(a));
+			wp_vo_problem_add(c, true, path, "member '%s' cannot be read: %s", name, archive_error_string(a));
 			goto out;
 		}
 	}
@@ -587,24 +589,24 @@ void vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	short_set:
 		/* every volume there and of the right size, yet the stream breaks: the last one is cut short
 		 * (the likeliest), a volume after it is missing, or one was changed in place */
-		vo_problem_add(c, true, vols[nvols - 1], "ends the bundle early: it is cut short, a volume after it "
+		wp_vo_problem_add(c, true, vols[nvols - 1], "ends the bundle early: it is cut short, a volume after it "
 							 "is missing, or a volume is damaged (%s)", archive_error_string(a));
 		goto out;
 	}
 	if (r != ARCHIVE_EOF) {
-		vo_problem_add(c, true, path, "is damaged: %s", archive_error_string(a));
+		wp_vo_problem_add(c, true, path, "is damaged: %s", archive_error_string(a));
 		goto out;
 	}
 	if (!top || tops != 1) {
-		vo_problem_add(c, true, path, "has %s top-level folder", !top ? "no" : "more than one");
+		wp_vo_problem_add(c, true, path, "has %s top-level folder", !top ? "no" : "more than one");
 		goto out;
 	}
 	char *house = wp_xasprintf("%s/%s", tmpl, top);
 	char *dj = wp_xasprintf("%s/" WP_DELTA_NAME, house);
-	if (vo_is_file(dj))
+	if (wp_vo_is_file(dj))
 		verify_delta(c, house, dj);
 	else
-		vo_verify_bundle_dir(c, house);
+		wp_vo_verify_bundle_dir(c, house);
 	free(dj);
 	free(house);
 out:
@@ -617,5 +619,5 @@ out:
 	free(top);
 	free(shown);
 	if (vols)
-		vo_free_list(vols, nvols);
+		wp_vo_free_list(vols, nvols);
 }

@@ -40,11 +40,11 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 	struct stat sb;
 	c->rep->links++;
 	if (!wp_url_filename_ok(rec->filename)) {
-		vo_problem_add(c, true, ch->repodata, "'%s' is not a usable file name", rec->filename);
+		wp_vo_problem_add(c, true, ch->repodata, "'%s' is not a usable file name", rec->filename);
 	} else if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		vo_problem_add(c, true, path, "is missing; repodata.json beside it lists it");
+		wp_vo_problem_add(c, true, path, "is missing; repodata.json beside it lists it");
 	} else if (rec->size >= 0 && rec->size != (long long)sb.st_size) {
-		vo_problem_add(c, true, path, "is %lld bytes, repodata.json says %lld", (long long)sb.st_size, rec->size);
+		wp_vo_problem_add(c, true, path, "is %lld bytes, repodata.json says %lld", (long long)sb.st_size, rec->size);
 	} else if (wp_hasher_init(&h, WP_HASH_SHA256 | (rec->md5 ? WP_HASH_MD5 : 0), NULL) == 0) {
 		char sha[WP_SHA256_HEX_LEN + 1], md5[WP_MD5_HEX_LEN + 1];
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -55,28 +55,28 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 		if (fd >= 0)
 			close(fd);
 		if (got < 0 || wp_hasher_final(&h, sha, rec->md5 ? md5 : NULL, NULL) < 0) {
-			vo_problem_add(c, true, path, "cannot be read");
+			wp_vo_problem_add(c, true, path, "cannot be read");
 		} else {
 			c->rep->files++;
 			c->rep->packages++;
 			if (ch->paths) {
-				/* owned here: a strlist borrows (freed by vo_verify_channel) */
+				/* owned here: a strlist borrows (freed by wp_vo_verify_channel) */
 				wp_strlist_push(ch->paths, wp_xasprintf("%s/%s", ch->subname, rec->filename));
 				wp_strlist_push(ch->shas, wp_xstrdup(sha));
 			}
 			if (!rec->sha256 && !rec->md5)
-				vo_problem_add(c, true, path, "repodata.json gives no sha256 or md5 for it");
+				wp_vo_problem_add(c, true, path, "repodata.json gives no sha256 or md5 for it");
 			if (rec->sha256 && strcmp(sha, rec->sha256))
-				vo_problem_add(c, true, path, "sha256 is %s, repodata.json says %s", sha, rec->sha256);
+				wp_vo_problem_add(c, true, path, "sha256 is %s, repodata.json says %s", sha, rec->sha256);
 			else if (rec->md5 && strcmp(md5, rec->md5))
-				vo_problem_add(c, true, path, "md5 is %s, repodata.json says %s", md5, rec->md5);
+				wp_vo_problem_add(c, true, path, "md5 is %s, repodata.json says %s", md5, rec->md5);
 			else {
 				struct wp_conda_expect ex = { rec->project, rec->version, rec->build };
 				struct wp_err e = WP_ERR_INIT;
 				if (wp_conda_verify(path, &ex, NULL, &e) < 0)
-					vo_problem_add(c, true, path, "%s", e.msg);
+					wp_vo_problem_add(c, true, path, "%s", e.msg);
 				else
-					vo_check_conda_attest(c, path, rec->filename, rec->project, sha, rec->provenance);
+					wp_vo_check_conda_attest(c, path, rec->filename, rec->project, sha, rec->provenance);
 			}
 		}
 		wp_hasher_release(&h);
@@ -139,38 +139,38 @@ static void check_shard(struct vo_ctx *c, const char *subdir, const struct wp_sh
 	size_t dl = strlen(subdir);
 	memset(&body, 0, sizeof(body));
 	if (wp_local_path(url, &path, &le) < 0 || strncmp(path, subdir, dl) || path[dl] != '/') {
-		vo_problem_add(c, true, shown, "is not in the channel: the index puts '%s''s shard at '%s'", e->name, url);
+		wp_vo_problem_add(c, true, shown, "is not in the channel: the index puts '%s''s shard at '%s'", e->name, url);
 		goto out;
 	}
 	free(shown);
 	shown = wp_xstrdup(path);
 	if (wp_file_read_capped(path, WP_SHARD_MAX, &body, &le) < 0) {
-		vo_problem_add(c, true, shown, "is missing or unreadable; the index names it for '%s'", e->name);
+		wp_vo_problem_add(c, true, shown, "is missing or unreadable; the index names it for '%s'", e->name);
 		goto out;
 	}
 	c->rep->pages++;
 	c->rep->files++;
 	if (wp_shard_to_repodata(body.data, body.len, ix, e, path, &json, &re) < 0) {
-		vo_problem_add(c, true, shown, "%s", re.msg);
+		wp_vo_problem_add(c, true, shown, "%s", re.msg);
 		goto out;
 	}
 	if (wp_read_repodata_mem(json.data, json.len, "file:///shard", collect_fn, &got, &st, &re) < 0) {
-		vo_problem_add(c, true, shown, "%s", re.msg);
+		wp_vo_problem_add(c, true, shown, "%s", re.msg);
 		goto out;
 	}
 	if (st.malformed)
-		vo_problem_add(c, true, shown, "holds %llu broken record(s)", st.malformed);
+		wp_vo_problem_add(c, true, shown, "holds %llu broken record(s)", st.malformed);
 	for (size_t i = 0; i < got.n; i++) {
 		const struct srec *r = &got.v[i];
 		struct srec key = { .filename = r->filename }, *w = bsearch(&key, want->v, want->n, sizeof(*want->v), srec_cmp);
 		c->rep->links++;
 		if (strcmp(r->name, e->name))
-			vo_problem_add(c, true, shown, "holds '%s', a record of '%s', under the name '%s'", r->filename, r->name,
+			wp_vo_problem_add(c, true, shown, "holds '%s', a record of '%s', under the name '%s'", r->filename, r->name,
 				       e->name);
 		else if (!w)
-			vo_problem_add(c, true, shown, "holds '%s', which repodata.json does not list", r->filename);
+			wp_vo_problem_add(c, true, shown, "holds '%s', which repodata.json does not list", r->filename);
 		else if (!same(w->sha256, r->sha256) || !same(w->md5, r->md5))
-			vo_problem_add(c, true, shown, "gives '%s' sha256 %s, repodata.json %s", r->filename,
+			wp_vo_problem_add(c, true, shown, "gives '%s' sha256 %s, repodata.json %s", r->filename,
 				       r->sha256 ? r->sha256 : "(none)", w->sha256 ? w->sha256 : "(none)");
 		else
 			w->seen = true;
@@ -187,23 +187,23 @@ out:
 static void verify_shards(struct vo_ctx *c, const char *subdir, const char *repodata)
 {
 	char *index = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, subdir);
-	char *url = vo_file_url(subdir, "/" WP_SHARD_INDEX_FILE);
+	char *url = wp_vo_file_url(subdir, "/" WP_SHARD_INDEX_FILE);
 	struct wp_buf body;
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_shard_index ix = { 0 };
 	struct srecs want = { 0 };
 	struct wp_index_stats st = { 0 };
 	memset(&body, 0, sizeof(body));
-	if (!vo_is_file(index))
+	if (!wp_vo_is_file(index))
 		goto out;
 	if (wp_file_read_capped(index, WP_SHARD_INDEX_MAX, &body, &e) < 0 ||
 	    wp_shard_index_decode(body.data, body.len, url, &ix, &e) < 0) {
-		vo_problem_add(c, true, index, "%s", e.msg);
+		wp_vo_problem_add(c, true, index, "%s", e.msg);
 		goto out;
 	}
 	c->rep->pages++;
 	if (ix.malformed)
-		vo_problem_add(c, true, index, "has %llu entries that name no shard (a bad name or a hash not 32 bytes)",
+		wp_vo_problem_add(c, true, index, "has %llu entries that name no shard (a bad name or a hash not 32 bytes)",
 			       ix.malformed);
 	if (wp_read_repodata_file(repodata, "file:///repodata", collect_fn, &want, &st, &e) < 0)
 		goto out; /* said by the repodata check */
@@ -217,10 +217,10 @@ static void verify_shards(struct vo_ctx *c, const char *subdir, const char *repo
 		if (w->seen)
 			continue;
 		if (!wp_shard_index_find(&ix, w->name))
-			vo_problem_add(c, true, index, "names no shard for '%s', which repodata.json lists ('%s')", w->name,
+			wp_vo_problem_add(c, true, index, "names no shard for '%s', which repodata.json lists ('%s')", w->name,
 				       w->filename);
 		else
-			vo_problem_add(c, true, index, "'%s''s shard lacks '%s', which repodata.json lists", w->name, w->filename);
+			wp_vo_problem_add(c, true, index, "'%s''s shard lacks '%s', which repodata.json lists", w->name, w->filename);
 	}
 out:
 	srecs_free(&want);
@@ -240,15 +240,15 @@ static void verify_zst(struct vo_ctx *c, const char *repodata)
 	memset(&json, 0, sizeof(json));
 	memset(&z, 0, sizeof(z));
 	memset(&out, 0, sizeof(out));
-	if (!vo_is_file(zst))
+	if (!wp_vo_is_file(zst))
 		goto out;
 	if (wp_file_read_capped(repodata, WP_CHANNEL_REPODATA_MAX, &json, &e) < 0)
 		goto out; /* said by the repodata check */
 	if (wp_file_read_capped(zst, WP_CHANNEL_REPODATA_MAX, &z, &e) < 0 ||
 	    wp_zstd_decompress(z.data, z.len, WP_CHANNEL_REPODATA_MAX, zst, &out, &e) < 0)
-		vo_problem_add(c, true, zst, "%s", e.msg);
+		wp_vo_problem_add(c, true, zst, "%s", e.msg);
 	else if (out.len != json.len || memcmp(out.data, json.data, json.len))
-		vo_problem_add(c, true, zst, "does not hold repodata.json's bytes (conda reads the .zst first): it was changed");
+		wp_vo_problem_add(c, true, zst, "does not hold repodata.json's bytes (conda reads the .zst first): it was changed");
 	else
 		c->rep->pages++;
 out:
@@ -262,16 +262,16 @@ static void verify_subdir(struct vo_ctx *c, const char *subdir, const char *subn
 			  struct wp_strlist *shas)
 {
 	char *repodata = wp_xasprintf("%s/repodata.json", subdir);
-	char *url = vo_file_url(subdir, "");
+	char *url = wp_vo_file_url(subdir, "");
 	struct chan ch = { c, subdir, repodata, subname, paths, shas };
 	struct wp_index_stats st = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_read_repodata_file(repodata, url, check_conda_record, &ch, &st, &e) < 0)
-		vo_problem_add(c, true, repodata, "%s", e.msg);
+		wp_vo_problem_add(c, true, repodata, "%s", e.msg);
 	else
 		c->rep->pages++;
 	if (st.malformed)
-		vo_problem_add(c, true, repodata, "%llu records are broken (no name, a bad hash, wrong types)",
+		wp_vo_problem_add(c, true, repodata, "%llu records are broken (no name, a bad hash, wrong types)",
 			    st.malformed);
 	verify_zst(c, repodata);
 	verify_shards(c, subdir, repodata);
@@ -282,47 +282,47 @@ static void verify_subdir(struct vo_ctx *c, const char *subdir, const char *subn
 static bool has_repodata(const char *dir)
 {
 	char *p = wp_xasprintf("%s/repodata.json", dir);
-	bool yes = vo_is_file(p);
+	bool yes = wp_vo_is_file(p);
 	free(p);
 	return yes;
 }
 
-void vo_verify_channel(struct vo_ctx *c, const char *dir)
+void wp_vo_verify_channel(struct vo_ctx *c, const char *dir)
 {
 	if (has_repodata(dir)) {
 		verify_subdir(c, dir, NULL, NULL, NULL);
 		return;
 	}
 	size_t n;
-	char **subs = vo_list_dir(dir, &n);
+	char **subs = wp_vo_list_dir(dir, &n);
 	struct wp_strlist paths = { 0 }, shas = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		char *sd = wp_xasprintf("%s/%s", dir, subs[i]);
-		if (vo_is_dir(sd) && has_repodata(sd))
+		if (wp_vo_is_dir(sd) && has_repodata(sd))
 			verify_subdir(c, sd, subs[i], &paths, &shas);
 		free(sd);
 	}
 	/* the channel's SBOM lists every package its repodata lists */
-	vo_check_sbom(c, dir, (const char *const *)paths.v, (const char *const *)shas.v, paths.n, true);
+	wp_vo_check_sbom(c, dir, (const char *const *)paths.v, (const char *const *)shas.v, paths.n, true);
 	for (size_t i = 0; i < paths.n; i++)
 		free((char *)paths.v[i]), free((char *)shas.v[i]);
 	wp_strlist_release(&paths);
 	wp_strlist_release(&shas);
-	vo_free_list(subs, n);
+	wp_vo_free_list(subs, n);
 }
 
-bool vo_is_channel(const char *dir)
+bool wp_vo_is_channel(const char *dir)
 {
 	if (has_repodata(dir))
 		return true;
 	size_t n;
-	char **subs = vo_list_dir(dir, &n);
+	char **subs = wp_vo_list_dir(dir, &n);
 	bool yes = false;
 	for (size_t i = 0; i < n && !yes; i++) {
 		char *sd = wp_xasprintf("%s/%s", dir, subs[i]);
-		yes = vo_is_dir(sd) && has_repodata(sd);
+		yes = wp_vo_is_dir(sd) && has_repodata(sd);
 		free(sd);
 	}
-	vo_free_list(subs, n);
+	wp_vo_free_list(subs, n);
 	return yes;
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-char *vo_show(const struct vo_ctx *c, const char *path)
+char *wp_vo_show(const struct vo_ctx *c, const char *path)
 {
 	size_t n = c->real ? strlen(c->real) : 0;
 	if (n && !strncmp(path, c->real, n) && (path[n] == '/' || !path[n]))
@@ -21,7 +21,7 @@ char *vo_show(const struct vo_ctx *c, const char *path)
 	return wp_xstrdup(path);
 }
 
-void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *fmt, ...)
+void wp_vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *fmt, ...)
 {
 	struct wp_verify_report *rep = c->rep;
 	va_list ap;
@@ -30,27 +30,27 @@ void vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const char *
 	if (vasprintf(&what, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	struct wp_verify_problem p = { .path = vo_show(c, path), .what = what, .fatal = fatal };
+	struct wp_verify_problem p = { .path = wp_vo_show(c, path), .what = what, .fatal = fatal };
 	wp_vec_push_fields(rep->problems, rep->n_problems, rep->cap_problems, p);
 	rep->n_fatal += fatal;
 }
 
 /* ---- small helpers ---- */
 
-bool vo_is_file(const char *path)
+bool wp_vo_is_file(const char *path)
 {
 	struct stat sb;
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-bool vo_is_dir(const char *path)
+bool wp_vo_is_dir(const char *path)
 {
 	struct stat sb;
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 /* Sorted names in dir (no dot files); the caller frees each and the array. */
-char **vo_list_dir(const char *dir, size_t *n)
+char **wp_vo_list_dir(const char *dir, size_t *n)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -73,14 +73,14 @@ char **vo_list_dir(const char *dir, size_t *n)
 	return v;
 }
 
-void vo_free_list(char **v, size_t n)
+void wp_vo_free_list(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
 }
 
-struct vo_hashed *vo_hash_of(struct vo_ctx *c, struct vo_hcache *hc, const char *path)
+struct vo_hashed *wp_vo_hash_of(struct vo_ctx *c, struct vo_hcache *hc, const char *path)
 {
 	for (size_t i = 0; i < hc->n; i++)
 		if (!strcmp(hc->v[i]->path, path))
@@ -96,7 +96,7 @@ struct vo_hashed *vo_hash_of(struct vo_ctx *c, struct vo_hcache *hc, const char 
 	return h;
 }
 
-void vo_hcache_free(struct vo_hcache *hc)
+void wp_vo_hcache_free(struct vo_hcache *hc)
 {
 	for (size_t i = 0; i < hc->n; i++) {
 		free(hc->v[i]->path);
@@ -112,7 +112,7 @@ static void check_gpu_code(struct vo_ctx *c, const char *path, const struct wp_w
 {
 	const struct wp_verify_gpus *g = c->rep->gpus;
 	if (info->gpu_problem)
-		vo_problem_add(c, true, path, "%s", info->gpu_problem);
+		wp_vo_problem_add(c, true, path, "%s", info->gpu_problem);
 	if (!info->gpu_code)
 		return;
 	struct wp_buf why = WP_BUF_INIT, archs = WP_BUF_INIT;
@@ -121,32 +121,32 @@ static void check_gpu_code(struct vo_ctx *c, const char *path, const struct wp_w
 		enum wp_gpu_verdict v;
 		struct wp_err e = WP_ERR_INIT;
 		if (wp_gpucode_verdict(info->gpu_code, g->sm[i], g->driver_cuda, &v, &why, &e) < 0) {
-			vo_problem_add(c, true, path, "%s", e.msg);
+			wp_vo_problem_add(c, true, path, "%s", e.msg);
 			continue;
 		}
 		struct wp_verify_report *r = c->rep;
 		wp_vec_push_fields(r->gpucode, r->n_gpucode, r->cap_gpucode,
-				   ((struct wp_verify_gpucode){ .path = vo_show(c, path), .sm = g->sm[i], .verdict = (int)v,
+				   ((struct wp_verify_gpucode){ .path = wp_vo_show(c, path), .sm = g->sm[i], .verdict = (int)v,
 								.why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) : NULL,
 								.archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
 		if (v == WP_GPU_NONE)
-			vo_problem_add(c, true, path, "no kernel image for sm_%d: %s", g->sm[i], wp_buf_cstr(&why));
+			wp_vo_problem_add(c, true, path, "no kernel image for sm_%d: %s", g->sm[i], wp_buf_cstr(&why));
 		else if (v == WP_GPU_PTX_JIT)
-			vo_problem_add(c, false, path, "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
+			wp_vo_problem_add(c, false, path, "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
 				       "maybe slower kernels): %s", g->sm[i], wp_buf_cstr(&why));
 	}
 	wp_buf_free(&why);
 	wp_buf_free(&archs);
 }
 
-void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
+void wp_vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
 {
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_wheel_info info = { 0 };
 	int rc = filename ? wp_wheel_verify_named(path, filename, NULL, &info, &e)
 			  : wp_wheel_verify(path, NULL, &info, &e);
 	if (rc < 0)
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 	else
 		c->rep->wheels++;
 	if (rc >= 0 && c->rep->gpus)
@@ -155,7 +155,7 @@ void vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
 }
 
 /* file:// URL of an absolute path, each byte outside the unreserved set percent-encoded. */
-char *vo_file_url(const char *abs, const char *tail)
+char *wp_vo_file_url(const char *abs, const char *tail)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	struct wp_buf b = WP_BUF_INIT;

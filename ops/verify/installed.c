@@ -16,29 +16,29 @@
 
 /* The site-packages folder of dir: dir itself when it holds a *.dist-info folder, else, for a virtual
  * environment (pyvenv.cfg), its lib/python3.N/site-packages. NULL when neither. */
-char *vo_site_packages(const char *dir)
+char *wp_vo_site_packages(const char *dir)
 {
 	size_t n;
-	char **names = vo_list_dir(dir, &n);
+	char **names = wp_vo_list_dir(dir, &n);
 	char *found = NULL;
 	for (size_t i = 0; i < n && !found; i++) {
 		char *p = wp_xasprintf("%s/%s", dir, names[i]);
-		if (wp_cstr_endswith(names[i], ".dist-info") && vo_is_dir(p))
+		if (wp_cstr_endswith(names[i], ".dist-info") && wp_vo_is_dir(p))
 			found = wp_xstrdup(dir);
 		free(p);
 	}
-	vo_free_list(names, n);
+	wp_vo_free_list(names, n);
 	char *cfg = wp_xasprintf("%s/pyvenv.cfg", dir), *lib = wp_xasprintf("%s/lib", dir);
-	if (!found && vo_is_file(cfg)) {
-		names = vo_list_dir(lib, &n);
+	if (!found && wp_vo_is_file(cfg)) {
+		names = wp_vo_list_dir(lib, &n);
 		for (size_t i = 0; i < n && !found; i++) {
 			char *sp = wp_xasprintf("%s/%s/site-packages", lib, names[i]);
-			if (!strncmp(names[i], "python3", 7) && vo_is_dir(sp))
+			if (!strncmp(names[i], "python3", 7) && wp_vo_is_dir(sp))
 				found = sp;
 			else
 				free(sp);
 		}
-		vo_free_list(names, n);
+		wp_vo_free_list(names, n);
 	}
 	free(cfg);
 	free(lib);
@@ -51,7 +51,7 @@ static char *file_code(struct vo_ctx *c, const char *path)
 	char *code = NULL;
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_gpu_code_of_file(path, &code, &e) < 0)
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 	if (code)
 		c->rep->files++;
 	return code;
@@ -83,10 +83,10 @@ static bool record_path(struct wp_str *rest, struct wp_buf *out)
 	return true;
 }
 
-void vo_verify_installed(struct vo_ctx *c, const char *site)
+void wp_vo_verify_installed(struct vo_ctx *c, const char *site)
 {
 	size_t n;
-	char **names = vo_list_dir(site, &n);
+	char **names = wp_vo_list_dir(site, &n);
 	struct wp_buf rec = WP_BUF_INIT, p = WP_BUF_INIT, code = WP_BUF_INIT, merged = WP_BUF_INIT, why = WP_BUF_INIT,
 		      archs = WP_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
@@ -98,7 +98,7 @@ void vo_verify_installed(struct vo_ctx *c, const char *site)
 		wp_buf_reset(&code);
 		wp_buf_free(&rec); /* the reader starts a buffer of its own */
 		if (wp_file_read_capped(rpath, RECORD_MAX, &rec, &e) < 0) {
-			vo_problem_add(c, true, rpath, "%s", e.msg);
+			wp_vo_problem_add(c, true, rpath, "%s", e.msg);
 			goto next;
 		}
 		struct wp_str rest = WP_STRN(rec.data ? rec.data : "", rec.len);
@@ -134,16 +134,16 @@ void vo_verify_installed(struct vo_ctx *c, const char *site)
 									.why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) : NULL,
 									.archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
 			if (v == WP_GPU_NONE)
-				vo_problem_add(c, true, dist, "no kernel image for sm_%d: %s", sm, wp_buf_cstr(&why));
+				wp_vo_problem_add(c, true, dist, "no kernel image for sm_%d: %s", sm, wp_buf_cstr(&why));
 			else if (v == WP_GPU_PTX_JIT)
-				vo_problem_add(c, false, dist, "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
+				wp_vo_problem_add(c, false, dist, "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
 					       "maybe slower kernels): %s", sm, wp_buf_cstr(&why));
 		}
 next:
 		free(rpath);
 		free(dist);
 	}
-	vo_free_list(names, n);
+	wp_vo_free_list(names, n);
 	wp_buf_free(&rec);
 	wp_buf_free(&p);
 	wp_buf_free(&code);

@@ -72,28 +72,28 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 		struct wp_err e = WP_ERR_INIT;
 		c->rep->links++;
 		if (strncmp(l->url, "file://", 7) || wp_url_decode(l->url + 7, strlen(l->url + 7), &path, &e) < 0) {
-			vo_problem_add(c, true, page, "the link to '%s' does not stay in the mirror: %s",
+			wp_vo_problem_add(c, true, page, "the link to '%s' does not stay in the mirror: %s",
 				    l->filename, l->url);
 			continue;
 		}
 		if (strncmp(path, root, rlen) || path[rlen] != '/' || strstr(path, "/../")) {
-			vo_problem_add(c, true, page, "the link to '%s' leaves the mirror: %s", l->filename, path);
+			wp_vo_problem_add(c, true, page, "the link to '%s' leaves the mirror: %s", l->filename, path);
 			free(path);
 			continue;
 		}
 		if (!l->sha256) {
-			vo_problem_add(c, true, page, "the link to '%s' has no #sha256=", l->filename);
-		} else if (!vo_is_file(path)) {
-			vo_problem_add(c, true, path, "is missing; '%s' links to it", page);
+			wp_vo_problem_add(c, true, page, "the link to '%s' has no #sha256=", l->filename);
+		} else if (!wp_vo_is_file(path)) {
+			wp_vo_problem_add(c, true, path, "is missing; '%s' links to it", page);
 		} else {
-			struct vo_hashed *h = vo_hash_of(c, hc, path);
+			struct vo_hashed *h = wp_vo_hash_of(c, hc, path);
 			if (strcmp(h->sha256, l->sha256))
-				vo_problem_add(c, true, path, "sha256 is %s, '%s' says %s", h->sha256[0] ?
+				wp_vo_problem_add(c, true, path, "sha256 is %s, '%s' says %s", h->sha256[0] ?
 					    h->sha256 : "(unreadable)", page, l->sha256);
 			else if (wp_cstr_endswith(l->filename, ".whl") && !h->wheel_checked) {
 				h->wheel_checked = true;
-				vo_check_wheel(c, path, l->filename);
-				vo_check_provenance(c, path, l->filename, h->sha256);
+				wp_vo_check_wheel(c, path, l->filename);
+				wp_vo_check_provenance(c, path, l->filename, h->sha256);
 			}
 		}
 		if (l->provenance) {
@@ -101,21 +101,21 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 			char *want = wp_xasprintf("%s.provenance", l->url);
 			char *ppath = wp_xasprintf("%s.provenance", path);
 			if (strcmp(l->provenance, want))
-				vo_problem_add(c, true, page, "the provenance of '%s' is not the file beside it: %s", l->filename,
+				wp_vo_problem_add(c, true, page, "the provenance of '%s' is not the file beside it: %s", l->filename,
 					       l->provenance);
-			else if (!vo_is_file(ppath))
-				vo_problem_add(c, true, ppath, "is missing; '%s' announces it", page);
+			else if (!wp_vo_is_file(ppath))
+				wp_vo_problem_add(c, true, ppath, "is missing; '%s' announces it", page);
 			free(want);
 			free(ppath);
 		}
 		if (l->core_metadata) {
 			char *mpath = wp_xasprintf("%s.metadata", path);
-			if (!vo_is_file(mpath)) {
-				vo_problem_add(c, true, mpath, "is missing; '%s' announces it", page);
+			if (!wp_vo_is_file(mpath)) {
+				wp_vo_problem_add(c, true, mpath, "is missing; '%s' announces it", page);
 			} else if (!strncmp(l->core_metadata, "sha256=", 7)) {
-				struct vo_hashed *h = vo_hash_of(c, hc, mpath);
+				struct vo_hashed *h = wp_vo_hash_of(c, hc, mpath);
 				if (strcmp(h->sha256, l->core_metadata + 7))
-					vo_problem_add(c, true, mpath, "sha256 is %s, '%s' says %s", h->sha256,
+					wp_vo_problem_add(c, true, mpath, "sha256 is %s, '%s' says %s", h->sha256,
 						    page, l->core_metadata + 7);
 			}
 			free(mpath);
@@ -130,7 +130,7 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 static void all_accounted(struct vo_ctx *c, const char *path, const struct wp_index_stats *st, const char *noun)
 {
 	if (st->skipped)
-		vo_problem_add(c, true, path, "%llu of its %llu %s %s malformed, or not one of the mirror's files "
+		wp_vo_problem_add(c, true, path, "%llu of its %llu %s %s malformed, or not one of the mirror's files "
 			       "(a filename that is not its URL's last segment, a link to something else)",
 			       st->skipped, st->links, noun, st->skipped == 1 ? "is" : "are");
 }
@@ -145,7 +145,7 @@ static int read_page(struct vo_ctx *c, const char *path, const char *url, bool j
 		rc = json ? wp_read_pep691(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st, &e)
 			  : wp_read_html_links(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st, &e);
 	if (rc) {
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 	} else {
 		c->rep->pages++;
 		all_accounted(c, path, &st, json ? "entries" : "links");
@@ -170,10 +170,10 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, const char *p
 				b = &j->v[k];
 		if (!b) {
 			if (pending_has(pend, project, a->filename))
-				vo_problem_add(c, false, html_path, "'%s' is not in index.json beside it (a write in "
+				wp_vo_problem_add(c, false, html_path, "'%s' is not in index.json beside it (a write in "
 					       "progress, or one that was cut short)", a->filename);
 			else
-				vo_problem_add(c, true, html_path, "'%s' is not in index.json beside it, and no mirror "
+				wp_vo_problem_add(c, true, html_path, "'%s' is not in index.json beside it, and no mirror "
 					       "run was placing it (mirror again to rewrite the pages)", a->filename);
 			continue;
 		}
@@ -183,7 +183,7 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, const char *p
 				   !same_opt(a->core_metadata, b->core_metadata) ? "core metadata" :
 				   !same_opt(a->provenance, b->provenance) ? "provenance" : NULL;
 		if (what)
-			vo_problem_add(c, true, html_path, "index.html and index.json disagree on the %s of '%s'",
+			wp_vo_problem_add(c, true, html_path, "index.html and index.json disagree on the %s of '%s'",
 				    what, a->filename);
 	}
 	for (size_t k = 0; k < j->n; k++) {
@@ -193,10 +193,10 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, const char *p
 		if (found)
 			continue;
 		if (pending_has(pend, project, j->v[k].filename))
-			vo_problem_add(c, false, html_path, "'%s' is in index.json but not in index.html",
+			wp_vo_problem_add(c, false, html_path, "'%s' is in index.json but not in index.html",
 				       j->v[k].filename);
 		else
-			vo_problem_add(c, true, html_path, "'%s' is in index.json but not in index.html, and no "
+			wp_vo_problem_add(c, true, html_path, "'%s' is in index.json but not in index.html, and no "
 				       "mirror run was placing it (mirror again to rewrite the pages)", j->v[k].filename);
 	}
 }
@@ -217,14 +217,15 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 	struct names hn = { 0 }, jn = { 0 };
 	struct wp_index_stats hst = { 0 }, jst = { 0 };
 	char *html = wp_xasprintf("%s/index.html", simple), *json = wp_xasprintf("%s/index.json", simple);
-	char *url = vo_file_url(simple, "/");
+	char *url = wp_vo_file_url(simple, "/");
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_buf b;
-	if (!vo_is_file(html)) {
-		vo_problem_add(c, true, html, "is missing: pip cannot list the mirror's projects");
+	if (!wp_vo_is_file(html)) {
+		wp_vo_problem_add(c, true, html,
+				  "is missing: pip cannot list the mirror's projects");
 	} else if (wp_file_read_capped(html, VO_PAGE_MAX, &b, &e) < 0 ||
 		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, &hst, &e) < 0) {
-		vo_problem_add(c, true, html, "%s", e.msg);
+		wp_vo_problem_add(c, true, html, "%s", e.msg);
 		wp_buf_free(&b);
 	} else {
 		wp_buf_free(&b);
@@ -233,16 +234,16 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 		for (size_t i = 0; i < hn.n; i++) {
 			char *page = wp_xasprintf("%s/%s/index.html", simple, hn.v[i]);
 			c->rep->links++;
-			if (!vo_is_file(page))
-				vo_problem_add(c, true, page, "is missing; the root page links to '%s'", hn.v[i]);
+			if (!wp_vo_is_file(page))
+				wp_vo_problem_add(c, true, page, "is missing; the root page links to '%s'", hn.v[i]);
 			free(page);
 		}
 	}
-	if (vo_is_file(json)) {
+	if (wp_vo_is_file(json)) {
 		wp_err_clear(&e);
 		if (wp_file_read_capped(json, VO_PAGE_MAX, &b, &e) < 0 ||
 		    wp_read_pep691_projects(url, wp_buf_cstr(&b), b.len, collect_name, &jn, &jst, &e) < 0) {
-			vo_problem_add(c, true, json, "%s", e.msg);
+			wp_vo_problem_add(c, true, json, "%s", e.msg);
 		} else {
 			c->rep->pages++;
 			all_accounted(c, json, &jst, "entries");
@@ -251,11 +252,11 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 				bool in_html = false;
 				for (size_t k = 0; k < hn.n && !in_html; k++)
 					in_html = !strcmp(hn.v[k], jn.v[i]);
-				if (!vo_is_file(page))
-					vo_problem_add(c, true, page, "is missing; the root index.json names '%s'",
+				if (!wp_vo_is_file(page))
+					wp_vo_problem_add(c, true, page, "is missing; the root index.json names '%s'",
 						    jn.v[i]);
 				else if (!in_html)
-					vo_problem_add(c, false, json, "'%s' is not in index.html beside it", jn.v[i]);
+					wp_vo_problem_add(c, false, json, "'%s' is not in index.html beside it", jn.v[i]);
 				free(page);
 			}
 			for (size_t i = 0; i < hn.n; i++) {
@@ -263,7 +264,7 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 				for (size_t k = 0; k < jn.n && !in_json; k++)
 					in_json = !strcmp(hn.v[i], jn.v[k]);
 				if (!in_json)
-					vo_problem_add(c, false, json, "'%s' is in index.html but not here", hn.v[i]);
+					wp_vo_problem_add(c, false, json, "'%s' is in index.html but not here", hn.v[i]);
 			}
 		}
 		wp_buf_free(&b);
@@ -285,15 +286,15 @@ static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 			const struct wp_buf *pend)
 {
 	size_t n;
-	char **projects = vo_list_dir(simple, &n);
+	char **projects = wp_vo_list_dir(simple, &n);
 	check_root(c, root, simple);
 	for (size_t i = 0; i < n; i++) {
 		char *pdir = wp_xasprintf("%s/%s", simple, projects[i]);
 		char *html = wp_xasprintf("%s/index.html", pdir), *json = wp_xasprintf("%s/index.json", pdir);
-		char *url = vo_file_url(pdir, "/");
+		char *url = wp_vo_file_url(pdir, "/");
 		struct links hl = { 0 }, jl = { 0 };
-		bool have_html = vo_is_file(html), have_json = vo_is_file(json);
-		if (vo_is_dir(pdir)) {
+		bool have_html = wp_vo_is_file(html), have_json = wp_vo_is_file(json);
+		if (wp_vo_is_dir(pdir)) {
 			if (have_html && !read_page(c, html, url, false, &hl))
 				check_links(c, hc, root, html, &hl);
 			if (have_json && !read_page(c, json, url, true, &jl))
@@ -308,7 +309,7 @@ static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 		free(json);
 		free(pdir);
 	}
-	vo_free_list(projects, n);
+	wp_vo_free_list(projects, n);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -347,11 +348,11 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 	qsort(sorted, hc->n, sizeof(*sorted), cmp_str);
 	char *files = wp_xasprintf("%s/files", root);
 	size_t np;
-	char **projects = vo_list_dir(files, &np);
+	char **projects = wp_vo_list_dir(files, &np);
 	for (size_t i = 0; i < np; i++) {
 		char *pdir = wp_xasprintf("%s/%s", files, projects[i]);
 		size_t nf;
-		char **names = vo_is_dir(pdir) ? vo_list_dir(pdir, &nf) : (nf = 0, NULL);
+		char **names = wp_vo_is_dir(pdir) ? wp_vo_list_dir(pdir, &nf) : (nf = 0, NULL);
 		for (size_t k = 0; k < nf; k++) {
 			char *path = wp_xasprintf("%s/%s", pdir, names[k]);
 			size_t len = strlen(names[k]);
@@ -361,12 +362,12 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 			if (wp_index_file_kind(dist) != WP_KIND_UNKNOWN && lstat(path, &sb) == 0) {
 				char *dpath = wp_xasprintf("%s/%s", pdir, dist);
 				if (!S_ISREG(sb.st_mode))
-					vo_problem_add(c, true, path, "is not a plain file; a mirror serves files (remove it)");
+					wp_vo_problem_add(c, true, path, "is not a plain file; a mirror serves files (remove it)");
 				else if (!linked(sorted, hc->n, dpath) && pending_has(pend, projects[i], dist))
-					vo_problem_add(c, false, path, "was placed by a mirror run that was cut short and "
+					wp_vo_problem_add(c, false, path, "was placed by a mirror run that was cut short and "
 						       "no page links it yet; the next run links it, or --prune removes it");
 				else if (!linked(sorted, hc->n, dpath))
-					vo_problem_add(c, true, path, meta ? "belongs to no file a page links (remove it)"
+					wp_vo_problem_add(c, true, path, meta ? "belongs to no file a page links (remove it)"
 						       : "is in the mirror but no page links it: added behind the pages' "
 						       "back, or left by a cut-short run (remove it, or mirror again)");
 				free(dpath);
@@ -374,10 +375,10 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 			free(dist);
 			free(path);
 		}
-		vo_free_list(names, nf);
+		wp_vo_free_list(names, nf);
 		free(pdir);
 	}
-	vo_free_list(projects, np);
+	wp_vo_free_list(projects, np);
 	free(files);
 	free(sorted);
 }
@@ -405,12 +406,12 @@ static bool manifest_root(const char *root, const char *sub)
 	return named;
 }
 
-void vo_verify_mirror(struct vo_ctx *c, const char *root)
+void wp_vo_verify_mirror(struct vo_ctx *c, const char *root)
 {
 	struct vo_hcache hc = { 0 };
 	char *simple = wp_xasprintf("%s/simple", root);
 	size_t n;
-	char **subs = vo_list_dir(root, &n);
+	char **subs = wp_vo_list_dir(root, &n);
 	char *pend_path = wp_xasprintf("%s/%s", root, WP_MIRROR_PENDING);
 	struct wp_buf pend = WP_BUF_INIT;
 	/* what a mirror run that was killed was placing or removing: no integrity failure, the next
@@ -418,7 +419,7 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 	bool found = false;
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_file_read_if_exists(pend_path, VO_REQS_MAX, &pend, &found, &e) < 0) {
-		vo_problem_add(c, false, pend_path, "%s", e.msg);
+		wp_vo_problem_add(c, false, pend_path, "%s", e.msg);
 		wp_buf_reset(&pend);
 	}
 	free(pend_path);
@@ -430,7 +431,7 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 		    (!wp_variant_from_dir(subs[i], &v) && !manifest_root(root, subs[i])))
 			continue;
 		char *vr = wp_xasprintf("%s/%s", root, subs[i]), *idx = wp_xasprintf("%s/%s/index.html", root, subs[i]);
-		if (vo_is_dir(vr) && vo_is_file(idx))
+		if (wp_vo_is_dir(vr) && wp_vo_is_file(idx))
 			verify_root(c, &hc, root, vr, &pend);
 		free(vr);
 		free(idx);
@@ -446,7 +447,7 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 			paths[ns] = p + rl + 1, shas[ns++] = hc.v[i]->sha256;
 	}
 	/* a run cut short (its pending list is there) wrote the SBOM last: it may lag, said as a note */
-	vo_check_sbom(c, root, paths, shas, ns, pend.len == 0);
+	wp_vo_check_sbom(c, root, paths, shas, ns, pend.len == 0);
 	free(paths);
 	free(shas);
 	/* PEP 825: each project's variant wheels against the variants.json beside them */
@@ -456,18 +457,18 @@ void vo_verify_mirror(struct vo_ctx *c, const char *root)
 	qsort(linked, hc.n, sizeof(*linked), cmp_str);
 	char *files = wp_xasprintf("%s/files", root);
 	size_t np;
-	char **projects = vo_list_dir(files, &np);
+	char **projects = wp_vo_list_dir(files, &np);
 	for (size_t i = 0; i < np; i++) {
 		char *pdir = wp_xasprintf("%s/%s", files, projects[i]);
-		if (vo_is_dir(pdir))
-			vo_check_variants(c, pdir, linked, hc.n);
+		if (wp_vo_is_dir(pdir))
+			wp_vo_check_variants(c, pdir, linked, hc.n);
 		free(pdir);
 	}
-	vo_free_list(projects, np);
+	wp_vo_free_list(projects, np);
 	free(files);
 	free(linked);
-	vo_free_list(subs, n);
+	wp_vo_free_list(subs, n);
 	free(simple);
 	wp_buf_free(&pend);
-	vo_hcache_free(&hc);
+	wp_vo_hcache_free(&hc);
 }

@@ -39,7 +39,7 @@ static bool is_split_base(const char *p)
 	if (!is_bundle_name(p))
 		return false;
 	char *first = wp_xasprintf("%s.001", p);
-	bool yes = vo_is_file(first);
+	bool yes = wp_vo_is_file(first);
 	free(first);
 	return yes;
 }
@@ -47,12 +47,12 @@ static bool is_split_base(const char *p)
 static bool is_wheelhouse(const char *dir)
 {
 	size_t n;
-	char **names = vo_list_dir(dir, &n);
+	char **names = wp_vo_list_dir(dir, &n);
 	bool yes = false;
 	for (size_t i = 0; i < n && !yes; i++)
 		yes = wp_cstr_endswith(names[i], ".whl") || !strcmp(names[i], "requirements.txt") ||
 		      (!strncmp(names[i], "requirements-", 13) && wp_cstr_endswith(names[i], ".txt"));
-	vo_free_list(names, n);
+	wp_vo_free_list(names, n);
 	return yes;
 }
 
@@ -72,33 +72,33 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 	if (stat(path, &sb) < 0 && is_split_base(path)) {
 		/* the volumes of a split bundle, named by the archive they make together */
 		rep->kind = WP_VERIFY_BUNDLE;
-		vo_verify_bundle(&c, path, err);
+		wp_vo_verify_bundle(&c, path, err);
 		goto report;
 	}
 	if (stat(path, &sb) < 0)
 		return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
 	if (S_ISREG(sb.st_mode) && is_volume_name(path)) {
 		rep->kind = WP_VERIFY_BUNDLE;
-		vo_verify_bundle(&c, path, err);
+		wp_vo_verify_bundle(&c, path, err);
 	} else if (S_ISREG(sb.st_mode)) {
 		if (wp_cstr_endswith(path, ".whl")) {
 			rep->kind = WP_VERIFY_WHEEL;
 			rep->files++;
-			vo_check_wheel(&c, path, NULL);
-			vo_check_provenance(&c, path, NULL, NULL);
+			wp_vo_check_wheel(&c, path, NULL);
+			wp_vo_check_provenance(&c, path, NULL, NULL);
 		} else if (wp_cstr_endswith(path, ".conda") || wp_cstr_endswith(path, ".tar.bz2")) {
 			struct wp_err e = WP_ERR_INIT;
 			rep->kind = WP_VERIFY_CONDA_PKG;
 			rep->files++;
 			rep->packages++;
 			if (wp_conda_verify(path, NULL, NULL, &e) < 0)
-				vo_problem_add(&c, true, path, "%s", e.msg);
+				wp_vo_problem_add(&c, true, path, "%s", e.msg);
 		} else if (is_bundle_name(path)) {
 			rep->kind = WP_VERIFY_BUNDLE;
-			vo_verify_bundle(&c, path, err);
+			wp_vo_verify_bundle(&c, path, err);
 		} else if (wp_cstr_endswith(path, ".toml")) {
 			rep->kind = WP_VERIFY_LOCK;
-			if ((rc = vo_verify_pylock(&c, path, err)) < 0)
+			if ((rc = wp_vo_verify_pylock(&c, path, err)) < 0)
 				goto out;
 		} else {
 			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
@@ -109,21 +109,21 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 		if (!abs)
 			return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
 		char *simple = wp_xasprintf("%s/simple", abs);
-		bool mirror = vo_is_dir(simple);
+		bool mirror = wp_vo_is_dir(simple);
 		free(simple);
 		if (mirror) {
 			rep->kind = WP_VERIFY_MIRROR;
-			vo_verify_mirror(&c, abs);
-		} else if (vo_is_conda_bundle_dir(abs)) {
+			wp_vo_verify_mirror(&c, abs);
+		} else if (wp_vo_is_conda_bundle_dir(abs)) {
 			/* an unpacked bundle --conda: its channel is checked as part of the whole */
 			rep->kind = WP_VERIFY_BUNDLE;
-			vo_verify_bundle_dir(&c, abs);
-		} else if (vo_is_channel(abs)) {
+			wp_vo_verify_bundle_dir(&c, abs);
+		} else if (wp_vo_is_channel(abs)) {
 			rep->kind = WP_VERIFY_CHANNEL;
-			vo_verify_channel(&c, abs);
-		} else if (rep->gpus && (site = vo_site_packages(abs))) {
+			wp_vo_verify_channel(&c, abs);
+		} else if (rep->gpus && (site = wp_vo_site_packages(abs))) {
 			rep->kind = WP_VERIFY_ENV;
-			vo_verify_installed(&c, site);
+			wp_vo_verify_installed(&c, site);
 			free(site);
 		} else if (is_wheelhouse(abs)) {
 			rep->kind = WP_VERIFY_WHEELHOUSE;
@@ -132,13 +132,13 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			char *inst = wp_xasprintf("%s/install.sh", abs);
 			struct stat isb;
 			if (lstat(inst, &isb) == 0 && (isb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH)))
-				vo_problem_add(&c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, "
+				wp_vo_problem_add(&c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, "
 					       "which the install.sh wheelpick writes (0755) never has",
 					       (unsigned)isb.st_mode & 07777);
 			free(inst);
-			vo_verify_wheelhouse(&c, abs);
+			wp_vo_verify_wheelhouse(&c, abs);
 		} else {
-			site = vo_site_packages(abs);
+			site = wp_vo_site_packages(abs);
 			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "
 				     "simple/ pages or repodata.json%s", path, site ?
 				     " (an installed environment is checked for its GPU code only: give --gpu or --target)" : "");

@@ -31,7 +31,8 @@ static char *project_of(const char *filename)
 
 static void record(struct vo_ctx *c, const char *path, const char *status, const struct wp_prov_identity *id)
 {
-	struct wp_verify_prov p = { .path = vo_show(c, path), .status = status, .signed_at = -1 };
+	struct wp_verify_prov p = { .path = wp_vo_show(c, path), .status = status,
+				    .signed_at = -1 };
 	if (id) {
 		const char *who = id->source_repo[0] ? id->source_repo : id->san;
 		p.signer = who[0] ? wp_xstrdup(who) : NULL;
@@ -42,7 +43,7 @@ static void record(struct vo_ctx *c, const char *path, const char *status, const
 	wp_vec_push_fields(c->rep->provs, c->rep->n_provs, c->rep->cap_provs, p);
 }
 
-void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename, const char *sha256)
+void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename, const char *sha256)
 {
 	const struct wp_verify_opts *o = c->opts;
 	if (!filename) {
@@ -62,7 +63,7 @@ void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filenam
 		if (rule)
 			record(c, path, "missing", NULL);
 		if (rule)
-			vo_problem_add(c, true, path, "has no provenance (%s" WP_PROV_SUFFIX "), and the policy requires "
+			wp_vo_problem_add(c, true, path, "has no provenance (%s" WP_PROV_SUFFIX "), and the policy requires "
 				       "'%s' to come from %s", filename, project, want);
 		break;
 	case WP_PROV_CARRIED:
@@ -71,7 +72,7 @@ void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filenam
 		break;
 	case WP_PROV_FAILED:
 		record(c, path, "failed", NULL);
-		vo_problem_add(c, true, ppath, "%s", e.msg);
+		wp_vo_problem_add(c, true, ppath, "%s", e.msg);
 		break;
 	case WP_PROV_VERIFIED:
 		record(c, path, "verified", &res.id[0]);
@@ -81,7 +82,7 @@ void vo_check_provenance(struct vo_ctx *c, const char *path, const char *filenam
 			for (size_t i = 0; i < res.n && !ok; i++)
 				ok = wp_prov_rule_matches(rule, &res.id[i]);
 			if (!ok)
-				vo_problem_add(c, true, ppath, "verifies, but its signer is %s (issuer %s), not %s that the policy "
+				wp_vo_problem_add(c, true, ppath, "verifies, but its signer is %s (issuer %s), not %s that the policy "
 					       "requires for '%s'", res.id[0].source_repo[0] ? res.id[0].source_repo : res.id[0].san,
 					       res.id[0].issuer, want, project);
 		}
@@ -103,7 +104,7 @@ static bool attest_hash(const char *url, char hex[WP_SHA256_HEX_LEN + 1])
 	return true;
 }
 
-void vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filename, const char *project,
+void wp_vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filename, const char *project,
 			   const char *sha256, const char *attest_url)
 {
 	const struct wp_verify_opts *o = c->opts;
@@ -114,7 +115,7 @@ void vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filen
 	if (!attest_hash(attest_url, hex)) {
 		if (rule) {
 			record(c, path, "missing", NULL);
-			vo_problem_add(c, true, path, "has no attestations (repodata.json gives no attestations_sha256), and the "
+			wp_vo_problem_add(c, true, path, "has no attestations (repodata.json gives no attestations_sha256), and the "
 				       "policy requires '%s' to come from %s", project, want);
 		}
 		return;
@@ -123,19 +124,19 @@ void vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filen
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_prov_result res;
-	if (!vo_is_file(apath)) {
+	if (!wp_vo_is_file(apath)) {
 		record(c, path, "failed", NULL);
-		vo_problem_add(c, true, apath, "is missing; repodata.json names it (attestations_sha256)");
+		wp_vo_problem_add(c, true, apath, "is missing; repodata.json names it (attestations_sha256)");
 	} else if (wp_file_read_capped(apath, WP_CONDA_ATTEST_MAX_BYTES, &b, &e) < 0) {
 		record(c, path, "failed", NULL);
-		vo_problem_add(c, true, apath, "%s", e.msg);
+		wp_vo_problem_add(c, true, apath, "%s", e.msg);
 	} else if (wp_sha256_hex_of(b.data ? b.data : "", b.len, got) < 0 || strcmp(got, hex)) {
 		record(c, path, "failed", NULL);
-		vo_problem_add(c, true, apath, "sha256 is %s, repodata.json's attestations_sha256 says %s", got, hex);
+		wp_vo_problem_add(c, true, apath, "sha256 is %s, repodata.json's attestations_sha256 says %s", got, hex);
 	} else if (wp_conda_attest_check(b.data ? b.data : "", b.len, filename, filename, sha256, o ? o->trust : NULL, &res,
 					 &e) < 0) {
 		record(c, path, "failed", NULL);
-		vo_problem_add(c, true, apath, "%s", e.msg);
+		wp_vo_problem_add(c, true, apath, "%s", e.msg);
 	} else if (!o || !o->trust) {
 		record(c, path, "carried", NULL);
 		c->rep->provenance_unchecked++;
@@ -146,7 +147,7 @@ void vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filen
 		for (size_t i = 0; i < res.n && !ok; i++)
 			ok = wp_prov_rule_matches(rule, &res.id[i]);
 		if (!ok)
-			vo_problem_add(c, true, apath, "verifies, but its signer is %s (issuer %s), not %s that the policy "
+			wp_vo_problem_add(c, true, apath, "verifies, but its signer is %s (issuer %s), not %s that the policy "
 				       "requires for '%s'", res.id[0].source_repo[0] ? res.id[0].source_repo : res.id[0].san,
 				       res.id[0].issuer, want, project);
 	}

@@ -47,13 +47,13 @@ static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock,
 	if (!disk)
 		return; /* named by an http(s) URL: pick --lock fetches and proves it */
 	char *where = wp_xasprintf("%s: packages[%zu] %s %s", lock, p->index, p->name, what);
-	if (!vo_is_file(disk)) {
-		vo_problem_add(c, true, where, "names '%s', which is not there", disk);
+	if (!wp_vo_is_file(disk)) {
+		wp_vo_problem_add(c, true, where, "names '%s', which is not there", disk);
 		goto out;
 	}
-	struct vo_hashed *h = vo_hash_of(c, hc, disk);
+	struct vo_hashed *h = wp_vo_hash_of(c, hc, disk);
 	if (!h->sha256[0]) {
-		vo_problem_add(c, true, where, "cannot read '%s'", disk);
+		wp_vo_problem_add(c, true, where, "cannot read '%s'", disk);
 		goto out;
 	}
 	bool sha_given = false;
@@ -62,23 +62,23 @@ static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock,
 			continue;
 		sha_given = true;
 		if (strcasecmp(f->hashes[i].hex, h->sha256))
-			vo_problem_add(c, true, where, "'%s' has sha256 %s, the lock says %s", disk, h->sha256, f->hashes[i].hex);
+			wp_vo_problem_add(c, true, where, "'%s' has sha256 %s, the lock says %s", disk, h->sha256, f->hashes[i].hex);
 	}
 	if (!sha_given)
-		vo_problem_add(c, false, where, "the lock gives no sha256 for '%s' (only %s): not checked", disk,
+		wp_vo_problem_add(c, false, where, "the lock gives no sha256 for '%s' (only %s): not checked", disk,
 			       f->nhashes ? f->hashes[0].algo : "nothing");
 	if (f->size >= 0 && f->size != h->size)
-		vo_problem_add(c, true, where, "'%s' is %lld bytes, the lock says %lld", disk, h->size, f->size);
+		wp_vo_problem_add(c, true, where, "'%s' is %lld bytes, the lock says %lld", disk, h->size, f->size);
 	if (f->name && wp_cstr_endswith(f->name, ".whl") && !h->wheel_checked) {
 		h->wheel_checked = true;
-		vo_check_wheel(c, disk, f->name);
+		wp_vo_check_wheel(c, disk, f->name);
 	}
 out:
 	free(where);
 	free(disk);
 }
 
-int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
+int wp_vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	struct wp_pylock lk;
 	struct vo_hcache hc = { 0 };
@@ -87,7 +87,7 @@ int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
 		return rc;
 	c->rep->pages++;
 	if (lk.newer_minor)
-		vo_problem_add(c, false, path, "lock-version %s is newer than 1.0, which wheelpick knows", lk.lock_version);
+		wp_vo_problem_add(c, false, path, "lock-version %s is newer than 1.0, which wheelpick knows", lk.lock_version);
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? wp_xstrndup(path, (size_t)(slash - path + (slash == path))) : wp_xstrdup(".");
 	for (size_t i = 0; i < lk.npackages; i++) {
@@ -103,7 +103,7 @@ int vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
 			check_file(c, &hc, path, dir, p, p->archive, "archive");
 	}
 	free(dir);
-	vo_hcache_free(&hc);
+	wp_vo_hcache_free(&hc);
 	wp_pylock_release(&lk);
 	return 0;
 }

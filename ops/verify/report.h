@@ -1,5 +1,5 @@
 /* ops/verify/report.h: what a verification found: the kind of thing checked, its problems (each naming
- * its file) and counts. Every verifier of the room adds to one (ops/verify/common.h's vo_problem_add).
+ * its file) and counts. Every verifier of the room adds to one (ops/verify/common.h's wp_vo_problem_add).
  * Ownership: the report owns its problems and their strings (wp_verify_report_release). */
 #ifndef WP_OPS_VERIFY_REPORT_H
 #define WP_OPS_VERIFY_REPORT_H

@@ -75,13 +75,13 @@ static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool 
 	bool found = false;
 	const struct wp_json_opts o = { .what = path, .noun = "SBOM", .max_bytes = SBOM_MAX };
 	if (wp_file_read_if_exists(path, SBOM_MAX, &b, &found, &e) < 0 || (found && wp_json_load(b.data, b.len, &o, &doc, &e) < 0)) {
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 		goto out;
 	}
 	if (!found) {
 		/* outputs written before SBOMs were: said, not failed */
 		if (cdx)
-			vo_problem_add(c, false, path, "is missing: this output lists no SBOM of its files (write it again "
+			wp_vo_problem_add(c, false, path, "is missing: this output lists no SBOM of its files (write it again "
 				       "with this wheelpick to get one)");
 		goto out;
 	}
@@ -89,7 +89,7 @@ static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool 
 	const char *fmt = cdx ? wp_json_get_str(doc, "bomFormat") : wp_json_get_str(doc, "spdxVersion");
 	const char *ver = cdx ? wp_json_get_str(doc, "specVersion") : "SPDX-2.3";
 	if (!fmt || strcmp(fmt, cdx ? "CycloneDX" : "SPDX-2.3") || !ver || (cdx && strcmp(ver, "1.6"))) {
-		vo_problem_add(c, true, path, "is not a %s document", cdx ? "CycloneDX 1.6" : "SPDX 2.3");
+		wp_vo_problem_add(c, true, path, "is not a %s document", cdx ? "CycloneDX 1.6" : "SPDX 2.3");
 		goto out;
 	}
 	size_t nl = cdx ? cdx_list(doc, &l) : spdx_list(doc, &l);
@@ -99,17 +99,17 @@ static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool 
 			k++;
 		c->rep->links++;
 		if (k == nl) {
-			vo_problem_add(c, fatal, path, "does not list '%s', which is in the output", paths[i]);
+			wp_vo_problem_add(c, fatal, path, "does not list '%s', which is in the output", paths[i]);
 			continue;
 		}
 		l[k].seen = true;
 		if (!l[k].sha256 || strcmp(l[k].sha256, sha[i]))
-			vo_problem_add(c, fatal, path, "gives sha256 %s for '%s'; the file's is %s", l[k].sha256 ? l[k].sha256 : "(none)",
+			wp_vo_problem_add(c, fatal, path, "gives sha256 %s for '%s'; the file's is %s", l[k].sha256 ? l[k].sha256 : "(none)",
 				       paths[i], sha[i]);
 	}
 	for (size_t k = 0; k < nl; k++)
 		if (!l[k].seen)
-			vo_problem_add(c, fatal, path, "lists '%s', which is not in the output", l[k].path ? l[k].path : "(no path)");
+			wp_vo_problem_add(c, fatal, path, "lists '%s', which is not in the output", l[k].path ? l[k].path : "(no path)");
 out:
 	free(l);
 	wp_json_tree_free(doc);
@@ -117,7 +117,7 @@ out:
 	free(path);
 }
 
-void vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths, const char *const *sha, size_t n,
+void wp_vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths, const char *const *sha, size_t n,
 		   bool fatal)
 {
 	check_one(c, dir, WP_SBOM_CDX_NAME, true, paths, sha, n, fatal);

@@ -120,11 +120,11 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 	bool found, parsed = false;
 	char why[512];
 	if (wp_wheel_variant_json(path, &b, &found, why, sizeof(why)) < 0) {
-		vo_problem_add(c, true, path, "%s", why);
+		wp_vo_problem_add(c, true, path, "%s", why);
 		goto out;
 	}
 	if (!found) {
-		vo_problem_add(c, true, path, "is a variant wheel (label '%s') without a *.dist-info/variant.json; PEP 825 "
+		wp_vo_problem_add(c, true, path, "is a variant wheel (label '%s') without a *.dist-info/variant.json; PEP 825 "
 			       "requires one", label);
 		goto out;
 	}
@@ -134,23 +134,23 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 	bool same = one == 1 && !strcmp(labels.data, want);
 	free(want);
 	if (one < 0) {
-		vo_problem_add(c, true, path, "its variant.json is not a JSON object with a \"variants\" object");
+		wp_vo_problem_add(c, true, path, "its variant.json is not a JSON object with a \"variants\" object");
 		goto out;
 	}
 	if (!same) {
-		vo_problem_add(c, true, path, "its variant.json names %s, but its file name's label is '%s' (PEP 825: "
+		wp_vo_problem_add(c, true, path, "its variant.json names %s, but its file name's label is '%s' (PEP 825: "
 			       "exactly that one label)", labels.len ? labels.data : "no label", label);
 		goto out;
 	}
 	const struct wp_vlabel *x = vj && vj->ok ? wp_variants_find(&vj->v, label) : NULL;
 	if (vj && vj->ok && !x) {
-		vo_problem_add(c, true, path, "its label '%s' is not in %s beside it: no installer can choose this wheel",
+		wp_vo_problem_add(c, true, path, "its label '%s' is not in %s beside it: no installer can choose this wheel",
 			       label, vj->name);
 		goto out;
 	}
 	/* a note when the index's file is sound: installers with an index decide by it */
 	if (wp_variants_parse("variant.json", wp_buf_cstr(&b), b.len, &own, &e) < 0) {
-		vo_problem_add(c, !vj || !vj->ok, path, "label '%s': its variant.json is not valid PEP 825 metadata: %s%s",
+		wp_vo_problem_add(c, !vj || !vj->ok, path, "label '%s': its variant.json is not valid PEP 825 metadata: %s%s",
 			       label, e.msg, vj && vj->ok ? " (installers decide by the variants.json, which is)" : "");
 		goto out;
 	}
@@ -159,11 +159,11 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 		goto out;
 	struct wp_buf d = WP_BUF_INIT;
 	if (props_differ(&own.labels[0], x, &d))
-		vo_problem_add(c, false, path, "label '%s' differs from %s: %s (installers decide by the variants.json)",
+		wp_vo_problem_add(c, false, path, "label '%s' differs from %s: %s (installers decide by the variants.json)",
 			       label, vj->name, d.data);
 	wp_buf_free(&d);
 	if (!ns_consistent(&own, &vj->v))
-		vo_problem_add(c, false, path, "label '%s': its default-priorities.namespace and that of %s are not one "
+		wp_vo_problem_add(c, false, path, "label '%s': its default-priorities.namespace and that of %s are not one "
 			       "the start of the other (PEP 825)", label, vj->name);
 out:
 	if (parsed)
@@ -177,10 +177,10 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked)
+void wp_vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked)
 {
 	size_t n;
-	char **names = vo_list_dir(dir, &n);
+	char **names = wp_vo_list_dir(dir, &n);
 	struct vjson *vs = wp_xcalloc(n ? n : 1, sizeof(*vs));
 	size_t nv = 0;
 	struct wp_buf norm = WP_BUF_INIT;
@@ -196,12 +196,12 @@ void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, s
 		v->release = wp_xstrndup(dash + 1, strlen(dash + 1) - strlen("-variants.json"));
 		struct wp_buf b;
 		struct wp_err e = WP_ERR_INIT;
-		if (!vo_is_file(path))
-			vo_problem_add(c, true, path, "is not a plain file");
+		if (!wp_vo_is_file(path))
+			wp_vo_problem_add(c, true, path, "is not a plain file");
 		else if (wp_file_read_capped(path, WP_VARIANTS_MAX_BYTES, &b, &e) < 0)
-			vo_problem_add(c, true, path, "%s", e.msg);
+			wp_vo_problem_add(c, true, path, "%s", e.msg);
 		else if (wp_variants_parse(path, wp_buf_cstr(&b), b.len, &v->v, &e) < 0)
-			vo_problem_add(c, true, path, "%s", e.msg), wp_buf_free(&b);
+			wp_vo_problem_add(c, true, path, "%s", e.msg), wp_buf_free(&b);
 		else
 			v->ok = true, wp_buf_free(&b);
 		free(path);
@@ -219,7 +219,7 @@ void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, s
 			/* an index must host it where its pages list the wheel */
 			bool listed = linked && n_linked && bsearch(&path, linked, n_linked, sizeof(*linked), cmp_path);
 			if (!vj && listed)
-				vo_problem_add(c, true, path, "is a variant wheel, but no %s-%s-variants.json is beside it: PEP 825 "
+				wp_vo_problem_add(c, true, path, "is a variant wheel, but no %s-%s-variants.json is beside it: PEP 825 "
 					       "installers cannot choose among its release's variants (mirror again)", w.name,
 					       w.version);
 			check_wheel(c, path, w.variant_label, vj);
@@ -235,5 +235,5 @@ void vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, s
 	}
 	free(vs);
 	wp_buf_free(&norm);
-	vo_free_list(names, n);
+	wp_vo_free_list(names, n);
 }

@@ -110,7 +110,7 @@ static bool read_list(struct vo_ctx *c, const char *path, struct wp_buf *b)
 {
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_file_read_capped(path, VO_REQS_MAX, b, &e) < 0) {
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 		wp_buf_free(b);
 		return false;
 	}
@@ -153,10 +153,10 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 			/* blank or comment */
 		} else if (r.text[0] == '-') {
 			if (!option_is_local(r.text))
-				vo_problem_add(c, true, at, "option line '%s' makes pip look beyond this wheelhouse; "
+				wp_vo_problem_add(c, true, at, "option line '%s' makes pip look beyond this wheelhouse; "
 					       "wheelpick never writes it", r.text);
 		} else if (!r.n_hashes) {
-			vo_problem_add(c, true, at, "'%s' has no --hash; pip --require-hashes refuses it", r.text);
+			wp_vo_problem_add(c, true, at, "'%s' has no --hash; pip --require-hashes refuses it", r.text);
 		} else {
 			struct wp_buf want = WP_BUF_INIT;
 			wp_project_name_normalize(r.name, strlen(r.name), &want);
@@ -164,7 +164,7 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 			for (size_t i = 0; i < r.n_hashes; i++) {
 				const char *h = r.hashes[i];
 				if (strncmp(h, "sha256:", 7) || !wp_sha256_hex_valid(h + 7)) {
-					vo_problem_add(c, true, at, "'%s' has a --hash that is not sha256:<64 hex>: '%s'",
+					wp_vo_problem_add(c, true, at, "'%s' has a --hash that is not sha256:<64 hex>: '%s'",
 						    r.text, h);
 					continue;
 				}
@@ -173,7 +173,7 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 					if (files[f].h->sha256[0] && !strcasecmp(files[f].h->sha256, h + 7))
 						break;
 				if (f == nf) {
-					vo_problem_add(c, true, at, "no file here has the sha256 %s that '%s' asks for",
+					wp_vo_problem_add(c, true, at, "no file here has the sha256 %s that '%s' asks for",
 						    h + 7, r.text);
 					continue;
 				}
@@ -184,10 +184,10 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 				if (!strncmp(r.text, "./", 2)) {
 					/* a file of this folder by its path (a pylock.toml archive with no version) */
 					if (strlen(files[f].name) != pl - 2 || strncmp(files[f].name, r.text + 2, pl - 2))
-						vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not '%.*s'", h + 7,
+						wp_vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not '%.*s'", h + 7,
 							       files[f].name, (int)pl, r.text);
 				} else if (proj && strcmp(proj, want.data ? want.data : ""))
-					vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not a file of '%s'",
+					wp_vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not a file of '%s'",
 						    h + 7, files[f].name, r.name);
 				free(proj);
 			}
@@ -220,9 +220,9 @@ static void check_pick_json_val(struct vo_ctx *c, const char *dir, const char *p
 			f++;
 		c->rep->links++;
 		if (f == nf)
-			vo_problem_add(c, true, path, "'%s' is listed but missing from '%s'", name, dir);
+			wp_vo_problem_add(c, true, path, "'%s' is listed but missing from '%s'", name, dir);
 		else if (!wp_sha256_hex_valid(want) || strcasecmp(files[f].h->sha256, want))
-			vo_problem_add(c, true, path, "'%s' has sha256 %s here, the pick record says %s", name,
+			wp_vo_problem_add(c, true, path, "'%s' has sha256 %s here, the pick record says %s", name,
 				    files[f].h->sha256, want);
 	}
 	for (size_t i = 0; i < wp_json_len(v); i++)
@@ -237,7 +237,7 @@ static void check_pick_json(struct vo_ctx *c, const char *dir, const char *path,
 	struct wp_json_val *root = NULL;
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_file_read_capped(path, VO_JSON_MAX, &b, &e) < 0 || wp_json_load(b.data, b.len, &o, &root, &e) < 0)
-		vo_problem_add(c, true, path, "%s", e.msg);
+		wp_vo_problem_add(c, true, path, "%s", e.msg);
 	else
 		c->rep->pages++;
 	check_pick_json_val(c, dir, path, root, files, nf, 0);
@@ -267,7 +267,7 @@ static void check_pylock(struct vo_ctx *c, const char *dir, const char *path, st
 		char *pe = strchr(p, '"');
 		if (!pe || pe == p || memchr(p, '/', (size_t)(pe - p)) || memchr(p, '\\', (size_t)(pe - p)) ||
 		    (pe - p <= 2 && p[0] == '.')) {
-			vo_problem_add(c, true, at, "a wheel's path is not a file name in this folder");
+			wp_vo_problem_add(c, true, at, "a wheel's path is not a file name in this folder");
 			free(at);
 			continue;
 		}
@@ -277,20 +277,20 @@ static void check_pylock(struct vo_ctx *c, const char *dir, const char *path, st
 		while (f < nf && strcmp(files[f].name, p))
 			f++;
 		if (f == nf)
-			vo_problem_add(c, true, at, "names '%s', which is not here", p);
+			wp_vo_problem_add(c, true, at, "names '%s', which is not here", p);
 		else if (!h || strncasecmp(h + 10, files[f].h->sha256, 64) || h[74] != '"')
-			vo_problem_add(c, true, at, "the sha256 it gives for '%s' is not the file's (%s)", p, files[f].h->sha256);
+			wp_vo_problem_add(c, true, at, "the sha256 it gives for '%s' is not the file's (%s)", p, files[f].h->sha256);
 		free(at);
 		(void)dir;
 	}
 	wp_buf_free(&b);
 }
 
-void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
+void wp_vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 {
 	struct vo_hcache hc = { 0 };
 	size_t n;
-	char **names = vo_list_dir(dir, &n);
+	char **names = wp_vo_list_dir(dir, &n);
 	struct house_file *files = wp_xcalloc(n ? n : 1, sizeof(*files));
 	size_t nf = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -298,24 +298,24 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 		struct stat sb;
 		/* lstat: a FIFO is never opened (it would block), a link is never followed out */
 		if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
-			vo_problem_add(c, true, path, "is a %s, not a file; a wheelhouse carries plain files (remove it)",
+			wp_vo_problem_add(c, true, path, "is a %s, not a file; a wheelhouse carries plain files (remove it)",
 				       S_ISLNK(sb.st_mode) ? "symbolic link" : S_ISFIFO(sb.st_mode) ? "FIFO" :
 				       S_ISSOCK(sb.st_mode) ? "socket" : "device");
 		} else if (S_ISREG(sb.st_mode) && (wp_cstr_endswith(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
 			files[nf].name = names[i];
-			files[nf].h = vo_hash_of(c, &hc, path);
+			files[nf].h = wp_vo_hash_of(c, &hc, path);
 			if (!files[nf].h->sha256[0])
-				vo_problem_add(c, true, path, "cannot be read");
+				wp_vo_problem_add(c, true, path, "cannot be read");
 			else if (wp_cstr_endswith(names[i], ".whl"))
-				vo_check_wheel(c, path, NULL);
+				wp_vo_check_wheel(c, path, NULL);
 			if (files[nf].h->sha256[0])
-				vo_check_provenance(c, path, names[i], files[nf].h->sha256);
+				wp_vo_check_provenance(c, path, names[i], files[nf].h->sha256);
 			nf++;
 		}
 		free(path);
 	}
 	/* PEP 825: a variant wheel's variant.json, and a variants.json when one is here (pick -d writes none) */
-	vo_check_variants(c, dir, NULL, 0);
+	wp_vo_check_variants(c, dir, NULL, 0);
 	/* requirements.txt, and one per target that markers cannot tell apart; pylock locks */
 	bool any_reqs = false;
 	for (size_t i = 0; i < n; i++) {
@@ -326,7 +326,7 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 		if (!req && !lock)
 			continue;
 		char *path = wp_xasprintf("%s/%s", dir, nm);
-		if (vo_is_file(path)) {
+		if (wp_vo_is_file(path)) {
 			if (req)
 				check_requirements(c, path, files, nf);
 			else
@@ -338,20 +338,20 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	if (!any_reqs) {
 		/* without it nothing says which files belong here, or pins their hashes for pip */
 		char *reqs = wp_xasprintf("%s/requirements.txt", dir);
-		vo_problem_add(c, true, reqs, "is missing (and no requirements-<target>.txt is here): nothing pins "
+		wp_vo_problem_add(c, true, reqs, "is missing (and no requirements-<target>.txt is here): nothing pins "
 			       "these files' hashes; write the wheelhouse again with 'wheelpick pick -d'");
 		free(reqs);
 	} else {
 		for (size_t f = 0; f < nf; f++)
 			if (!files[f].listed && files[f].h->sha256[0]) {
 				char *path = wp_xasprintf("%s/%s", dir, files[f].name);
-				vo_problem_add(c, true, path, "is here but no requirements file names its sha256; "
+				wp_vo_problem_add(c, true, path, "is here but no requirements file names its sha256; "
 					       "pip would ignore it, or someone added it (remove it)");
 				free(path);
 			}
 	}
 	char *pick = wp_xasprintf("%s/wheelpick.json", dir);
-	if (vo_is_file(pick))
+	if (wp_vo_is_file(pick))
 		check_pick_json(c, dir, pick, files, nf);
 	free(pick);
 	const char **paths = wp_xcalloc(nf ? nf : 1, sizeof(*paths)), **shas = wp_xcalloc(nf ? nf : 1, sizeof(*shas));
@@ -359,10 +359,10 @@ void vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	for (size_t f = 0; f < nf; f++)
 		if (files[f].h->sha256[0])
 			paths[ns] = files[f].name, shas[ns++] = files[f].h->sha256;
-	vo_check_sbom(c, dir, paths, shas, ns, true);
+	wp_vo_check_sbom(c, dir, paths, shas, ns, true);
 	free(paths);
 	free(shas);
 	free(files);
-	vo_free_list(names, n);
-	vo_hcache_free(&hc);
+	wp_vo_free_list(names, n);
+	wp_vo_hcache_free(&hc);
 }

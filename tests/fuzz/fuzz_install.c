@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct wp_err err = WP_ERR_INIT;
 	int rc = wp_wheel_reader_open(path, name, &lim, &w.r, &w.info, &err);
 	if (!rc)
-		rc = iw_plan(&w, &env, 0, &err);
+		rc = wp_iwheel_plan(&w, &env, 0, &err);
 	if (!rc) {
 		/* the rules a planned file is held to: inside the environment, on no name the installer
 		 * keeps, and RECORD last */
@@ -88,11 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < w.files.n; i++) {
 			const char *d = w.files.v[i].dest;
 			FZ_CHECK(!strncmp(d, dir, dl) && d[dl] == '/');
-			char *plain = inst_lexical(d);
+			char *plain = wp_inst_lexical(d);
 			FZ_CHECK(!strcmp(plain, d));
 			free(plain);
-			FZ_CHECK(!inst_reserved_name(d + dl + 1, strlen(d + dl + 1)));
-			FZ_CHECK(ienv_confines(&env, w.files.v[i].tmp));
+			FZ_CHECK(!wp_inst_reserved_name(d + dl + 1, strlen(d + dl + 1)));
+			FZ_CHECK(wp_ienv_confines(&env, w.files.v[i].tmp));
 		}
 		FZ_CHECK(w.files.n && wp_cstr_endswith(w.files.v[w.files.n - 1].dest, "/RECORD"));
 		/* staged for real: the folders, every member, the check, the generated files */
@@ -101,16 +101,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			*strrchr(parent, '/') = 0;
 			struct wp_err e2 = WP_ERR_INIT;
 			if (wp_mkdir_p(parent, 0777, &e2) == 0)
-				rc = iw_stage_file(&w, &env, &w.files.v[i], &err);
+				rc = wp_iwheel_stage_file(&w, &env, &w.files.v[i], &err);
 			else
 				rc = -1;
 			free(parent);
 		}
 		for (size_t i = 0; i < w.drained.n && !rc; i++)
-			rc = iw_drain_member(&w, w.drained.v[i], &err);
+			rc = wp_iwheel_drain_member(&w, w.drained.v[i], &err);
 		if (!rc)
 			rc = wp_wheel_reader_check(w.r, &err);
-		if (!rc && !(rc = iw_finish(&w, &env, 0, &err))) {
+		if (!rc && !(rc = wp_iwheel_finish(&w, &env, 0, &err))) {
 			/* RECORD lists each file once */
 			const struct wp_buf *rec = &w.files.v[w.files.n - 1].content;
 			size_t rows = 0;
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (rc)
 		FZ_CHECK(err.msg[0] || rc == -1);
-	iw_release(&w);
+	wp_iwheel_release(&w);
 	env_free(&env);
 	wp_fs_remove_tree(dir);
 	return 0;

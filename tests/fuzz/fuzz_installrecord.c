@@ -7,11 +7,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct wp_strlist paths = { 0 };
-	inst_record_paths((const char *)data, size, &paths);
+	wp_inst_record_paths((const char *)data, size, &paths);
 	for (size_t i = 0; i < paths.n; i++) {
 		FZ_CHECK(paths.v[i][0] != 0);
 		char *joined = paths.v[i][0] == '/' ? wp_xstrdup(paths.v[i]) : wp_xasprintf("/env/lib/%s", paths.v[i]);
-		char *abs = inst_lexical(joined);
+		char *abs = wp_inst_lexical(joined);
 		/* what comes out is plain: rooted, no empty, '.' or '..' segment left */
 		FZ_CHECK(abs[0] == '/');
 		FZ_CHECK(!strstr(abs, "//") && !strstr(abs, "/./") && !strstr(abs, "/../"));

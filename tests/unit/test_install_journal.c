@@ -80,7 +80,7 @@ static struct ienv *env_of(const char *dir)
 static void add(struct ij_journal *j, const char *dir, char op, const char *a, const char *b)
 {
 	char *pa = wp_xasprintf("%s/%s", dir, a), *pb = b ? wp_xasprintf("%s/%s", dir, b) : NULL;
-	ij_add(j, op, pa, pb);
+	wp_ijournal_add(j, op, pa, pb);
 	free(pa);
 	free(pb);
 }
@@ -93,17 +93,17 @@ static void test_roll_back(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	char *what = NULL;
 	put(d, "old.py", "old");
-	ij_init(&j, d);
+	wp_ijournal_init(&j, d);
 	add(&j, d, IJ_MKDIR, "pkg", NULL);
 	add(&j, d, IJ_RENAME, "pkg/.wp-1-0-1.tmp", "pkg/new.py");
 	add(&j, d, IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
-	assert_int_equal(ij_write_staging(&j, &err), 0);
+	assert_int_equal(wp_ijournal_write_staging(&j, &err), 0);
 	char *pkg = wp_xasprintf("%s/pkg", d);
 	assert_int_equal(mkdir(pkg, 0777), 0);
 	put(d, "pkg/.wp-1-0-1.tmp", "new");
 	/* .wp-1-0-2.tmp never written: the kill came first */
-	ij_release(&j);
-	assert_int_equal(ij_recover(env_of(d), &what, &err), 0);
+	wp_ijournal_release(&j);
+	assert_int_equal(wp_ijournal_recover(env_of(d), &what, &err), 0);
 	assert_non_null(what);
 	assert_non_null(strstr(what, "as it was"));
 	assert_false(exists(d, "pkg"));
@@ -114,7 +114,7 @@ static void test_roll_back(void **state)
 	free(what);
 	free(pkg);
 	/* nothing left: a second recovery has nothing to say */
-	assert_int_equal(ij_recover(env_of(d), &what, &err), 0);
+	assert_int_equal(wp_ijournal_recover(env_of(d), &what, &err), 0);
 	assert_null(what);
 }
 
@@ -132,20 +132,20 @@ static void test_roll_forward(void **state)
 	char *sub = wp_xasprintf("%s/oldpkg", d);
 	assert_int_equal(mkdir(sub, 0777), 0);
 	put(d, "oldpkg/x.py", "x");
-	ij_init(&j, d);
+	wp_ijournal_init(&j, d);
 	add(&j, d, IJ_RENAME, ".wp-1-0-1.tmp", "one.py");
 	add(&j, d, IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
 	add(&j, d, IJ_UNLINK, "gone.py", NULL);
 	add(&j, d, IJ_UNLINK, "oldpkg/x.py", NULL);
 	add(&j, d, IJ_RMDIR, "oldpkg", NULL);
-	assert_int_equal(ij_write_staging(&j, &err), 0);
-	assert_int_equal(ij_commit(&j, &err), 0);
+	assert_int_equal(wp_ijournal_write_staging(&j, &err), 0);
+	assert_int_equal(wp_ijournal_commit(&j, &err), 0);
 	/* the kill: the first rename and the first removal were done */
 	char *a = wp_xasprintf("%s/.wp-1-0-1.tmp", d), *b = wp_xasprintf("%s/one.py", d), *g = wp_xasprintf("%s/gone.py", d);
 	assert_int_equal(rename(a, b), 0);
 	assert_int_equal(unlink(g), 0);
-	ij_release(&j);
-	assert_int_equal(ij_recover(env_of(d), &what, &err), 0);
+	wp_ijournal_release(&j);
+	assert_int_equal(wp_ijournal_recover(env_of(d), &what, &err), 0);
 	assert_non_null(strstr(what, "finished"));
 	char *one = get(d, "one.py"), *old = get(d, "old.py");
 	assert_string_equal(one, "new one");
@@ -171,12 +171,12 @@ static void test_damaged(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	char *what = NULL;
 	put(d, ".wheelpick-commit.journal", "wheelpick journal 1\nRrelative\0/abs\0");
-	assert_int_equal(ij_recover(env_of(d), &what, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_ijournal_recover(env_of(d), &what, &err), -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "damaged"));
 	free(what);
 	wp_err_clear(&err);
 	put(d, ".wheelpick-commit.journal", "not a journal");
-	assert_int_equal(ij_recover(env_of(d), &what, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_ijournal_recover(env_of(d), &what, &err), -WPE_INTEGRITY);
 	free(what);
 }
 
@@ -207,7 +207,8 @@ static void test_foreign(void **state)
 			wp_buf_add(&j, bad[i].data, bad[i].len + 1);
 			char *p = wp_xasprintf("%s/%s", sub, kind ? ".wheelpick-staging.journal" : ".wheelpick-commit.journal");
 			assert_int_equal(wp_atomic_write(p, j.data, j.len, &err), 0);
-			assert_int_equal(ij_recover(env_of(sub), &what, &err), -WPE_INTEGRITY);
+			assert_int_equal(wp_ijournal_recover(env_of(sub), &what, &err),
+					 -WPE_INTEGRITY);
 			assert_non_null(strstr(err.msg, "not written by wheelpick"));
 			wp_err_clear(&err);
 			free(what);
@@ -245,16 +246,16 @@ static void test_link_beneath(void **state)
 	assert_true(env->root_fd[0] >= 0);
 	env->fds_open = true;
 	char *ok = wp_xasprintf("%s/.wp-1-0-0.tmp", sub), *bad = wp_xasprintf("%s/pkg/.wp-1-0-1.tmp", sub);
-	assert_int_equal(ienv_link(env, src, ok), 0);
+	assert_int_equal(wp_ienv_link(env, src, ok), 0);
 	char *got = get(sub, ".wp-1-0-0.tmp");
 	assert_string_equal(got, "from the store");
 	errno = 0;
-	assert_int_equal(ienv_link(env, src, bad), -1);
+	assert_int_equal(wp_ienv_link(env, src, bad), -1);
 	assert_true(errno == ELOOP || errno == ENOTDIR);
 	assert_false(exists(out, ".wp-1-0-1.tmp"));
 	/* the same for a reflink's or a copy's temp: opened beneath the handle */
 	errno = 0;
-	assert_int_equal(ienv_open_file(env, bad, O_WRONLY | O_CREAT | O_EXCL, 0666), -1);
+	assert_int_equal(wp_ienv_open_file(env, bad, O_WRONLY | O_CREAT | O_EXCL, 0666), -1);
 	assert_false(exists(out, ".wp-1-0-1.tmp"));
 	close(env->root_fd[0]);
 	free(got);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/t-ux4.sh: the everyday details, round four (issue 36): what -q means for a dry run,
+# tests/cli/t-ux-messages.sh: messages and quiet: what -q means for a dry run,
 # messages that say what happened (a version given up, a constraint that chose a version), options
 # before the command word, --json everywhere, the headers and notes that name the right things.
 . "$(dirname "$0")/../lib.sh"

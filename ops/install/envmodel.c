@@ -1,5 +1,6 @@
-/* ops/install/uninstall.c: an environment opened for a change (its interpreter asked, locked, an earlier
- * interrupted change finished or undone), what is installed there, and removal by RECORD. */
+/* ops/install/envmodel.c: the environment model: an environment opened for a change (its interpreter
+ * asked, locked, an earlier interrupted change finished or undone), what is installed there, and
+ * removal by RECORD (`uninstall`). */
 #include "base/beneath.h"
 #include "base/fs.h"
 #include "base/mem.h"
@@ -22,8 +23,8 @@
 
 static void set_roots(struct ienv *env);
 
-int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *dir,
-	      const struct wp_asks *asks, char **recovered, struct wp_err *err)
+int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme,
+		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err)
 {
 	char *alloc = NULL;
 	int rc = 0;
@@ -80,15 +81,15 @@ int ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme
 		rc = wp_fail(err, -WPE_IO, "another wheelpick is changing '%s'; wait for it to finish", env->py.purelib);
 		goto out;
 	}
-	rc = ij_recover(env, recovered, err);
+	rc = wp_ijournal_recover(env, recovered, err);
 out:
 	free(alloc);
 	if (rc)
-		ienv_close(env);
+		wp_ienv_close(env);
 	return rc;
 }
 
-void ienv_close(struct ienv *env)
+void wp_ienv_close(struct ienv *env)
 {
 	if (env->lock_fd >= 0)
 		close(env->lock_fd);
@@ -108,7 +109,7 @@ void ienv_close(struct ienv *env)
 
 static bool under(const char *path, const char *root);
 
-bool ienv_confines(const struct ienv *env, const char *path)
+bool wp_ienv_confines(const struct ienv *env, const char *path)
 {
 	for (size_t i = 0; i < env->n_roots; i++)
 		if (under(path, env->roots[i]))
@@ -116,7 +117,10 @@ bool ienv_confines(const struct ienv *env, const char *path)
 	return false;
 }
 
-bool ienv_confines_real(const struct ienv *env, const char *path)
+/* path's folder, with every symlink in it resolved, lies under one of env's resolved roots: what a
+ * removal needs (pip's UninstallPathSet resolves a row's folders the same way). A missing folder
+ * is not confined (there is nothing to remove in it). */
+static bool confines_real(const struct ienv *env, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	if (!slash || !slash[1])
@@ -152,7 +156,7 @@ static int root_of(const struct ienv *env, const char *path, const char **rel)
 	return best < 0 ? -1 : env->root_fd[best];
 }
 
-int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode)
+int wp_ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
@@ -165,7 +169,7 @@ int ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t m
 	return wp_beneath_open(rfd, rel, flags, mode);
 }
 
-int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
+int wp_ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
@@ -178,7 +182,7 @@ int ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
 	return wp_beneath_mkdir(rfd, rel, mode);
 }
 
-int ienv_link(const struct ienv *env, const char *from, const char *path)
+int wp_ienv_link(const struct ienv *env, const char *from, const char *path)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
@@ -191,7 +195,7 @@ int ienv_link(const struct ienv *env, const char *from, const char *path)
 	return wp_beneath_link(AT_FDCWD, from, rfd, rel);
 }
 
-int ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
+int wp_ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
 		       struct wp_err *err)
 {
 	if (scheme != WP_SCHEME_DEFAULT || env->py.in_venv || allowed || !env->py.stdlib || !env->py.stdlib[0])
@@ -220,14 +224,14 @@ static void set_roots(struct ienv *env)
 	for (size_t i = 0; i < n; i++) {
 		if (!v[i] || v[i][0] != '/')
 			continue;
-		env->roots[env->n_roots] = inst_lexical(v[i]);
+		env->roots[env->n_roots] = wp_inst_lexical(v[i]);
 		env->real_roots[env->n_roots] = realpath(v[i], NULL);
 		env->n_roots++;
 	}
 }
 
 /* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. */
-char *inst_lexical(const char *path)
+char *wp_inst_lexical(const char *path)
 {
 	struct wp_buf out = WP_BUF_INIT;
 	struct wp_str s = WP_STR(path);
@@ -261,7 +265,7 @@ static bool under(const char *path, const char *root)
 
 /* The first field of each RECORD row (csv, as pip reads it), and its second when asked; a row
  * with a broken quote (one the wheel check refuses) names nothing. */
-void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes)
+void wp_inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes)
 {
 	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
 	struct wp_str s = WP_STRN(text, len);
@@ -278,9 +282,9 @@ void inst_record_rows(const char *text, size_t len, struct wp_strlist *out, stru
 	wp_buf_free(&extra);
 }
 
-void inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
+void wp_inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
 {
-	inst_record_rows(text, len, out, NULL);
+	wp_inst_record_rows(text, len, out, NULL);
 }
 
 static const char *const *lib_dirs(const struct ienv *env, size_t *n)
@@ -313,7 +317,7 @@ static void free_list(struct wp_strlist *l)
 	wp_strlist_release(l);
 }
 
-void old_dist_release(struct old_dist *od)
+void wp_old_dist_release(struct old_dist *od)
 {
 	free(od->dist_info);
 	free(od->name);
@@ -374,7 +378,7 @@ static bool row_removable(const struct ienv *env, const char *abs, struct real_c
 		free(rc->dir);
 		rc->dir = wp_xstrndup(abs, dl);
 		char *probe = wp_xasprintf("%s/x", rc->dir);
-		rc->ok = ienv_confines_real(env, probe);
+		rc->ok = confines_real(env, probe);
 		free(probe);
 	}
 	return rc->ok;
@@ -399,10 +403,10 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 			     "with the tool that installed it", od->dist_info);
 		goto out;
 	}
-	inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
+	wp_inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
 	for (size_t i = 0; i < rel.n; i++) {
 		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) : wp_xasprintf("%s/%s", lib, rel.v[i]);
-		wp_strlist_push(&abs_rows, inst_lexical(joined));
+		wp_strlist_push(&abs_rows, wp_inst_lexical(joined));
 		free(joined);
 	}
 	/* folder by folder, so that each folder is resolved once */
@@ -414,7 +418,8 @@ static int load_old(const struct ienv *env, const char *lib, const char *entry, 
 		/* files outside the environment are not ours to remove (pip skips them too): by text, then
 		 * with the symlinks in their folders resolved (a linked folder's files live elsewhere);
 		 * nor the installer's own files, whatever a RECORD on disk says */
-		if (!ienv_confines(env, abs) || inst_reserved_name(slash + 1, strlen(slash + 1)) ||
+		if (!wp_ienv_confines(env, abs) ||
+		    wp_inst_reserved_name(slash + 1, strlen(slash + 1)) ||
 		    !row_removable(env, abs, &cache)) {
 			free(abs);
 			continue;
@@ -443,7 +448,7 @@ out:
 	return rc;
 }
 
-int old_dist_find(const struct ienv *env, const char *project, struct old_dist *od, struct wp_err *err)
+int wp_old_dist_find(const struct ienv *env, const char *project, struct old_dist *od, struct wp_err *err)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
@@ -456,7 +461,7 @@ int old_dist_find(const struct ienv *env, const char *project, struct old_dist *
 			char *name, *version;
 			if (!dist_info_name(de->d_name, &name, &version))
 				continue;
-			char *norm = inst_normalize(name);
+			char *norm = wp_inst_normalize(name);
 			if (!strcmp(norm, project)) {
 				od->name = name;
 				od->version = version;
@@ -471,31 +476,32 @@ int old_dist_find(const struct ienv *env, const char *project, struct old_dist *
 			closedir(d);
 	}
 	if (rc)
-		old_dist_release(od);
+		wp_old_dist_release(od);
 	return rc;
 }
 
-void old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *keep, struct ij_journal *j)
+void wp_old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *keep, struct ij_journal *j)
 {
 	for (size_t i = 0; i < od->files.n; i++) {
 		if (keep && bsearch(&od->files.v[i], keep->v, keep->n, sizeof(*keep->v), cmp_str))
 			continue;
 		struct stat sb;
 		if (lstat(od->files.v[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
-			ij_add(j, IJ_UNLINK, od->files.v[i], NULL);
+			wp_ijournal_add(j, IJ_UNLINK, od->files.v[i], NULL);
 	}
 	for (size_t i = 0; i < od->dirs.n; i++)
-		ij_add(j, IJ_RMDIR, od->dirs.v[i], NULL);
+		wp_ijournal_add(j, IJ_RMDIR, od->dirs.v[i], NULL);
 }
 
 /* ---- what each project was picked for ---- */
 
-char *itargets_path(const struct ienv *env)
+char *wp_itargets_path(const struct ienv *env)
 {
 	return wp_xasprintf("%s/.wheelpick-targets", env->py.purelib);
 }
 
-char *itargets_get(const char *text, const char *project)
+/* The target recorded for project (normalised), or NULL (the caller frees). */
+static char *targets_get(const char *text, const char *project)
 {
 	size_t pl = strlen(project);
 	for (const char *l = text; l && *l;) {
@@ -508,10 +514,10 @@ char *itargets_get(const char *text, const char *project)
 	return NULL;
 }
 
-int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
+int wp_itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
 		   struct wp_err *err)
 {
-	char *path = itargets_path(env);
+	char *path = wp_itargets_path(env);
 	struct wp_buf old = WP_BUF_INIT, out = WP_BUF_INIT;
 	bool found = false;
 	int rc = wp_file_read_if_exists(path, 16 << 20, &old, &found, err);
@@ -554,7 +560,7 @@ int itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const 
 		goto out;
 	*tmp = wp_xasprintf("%s.tmp.%ld", path, (long)getpid());
 	unlink(*tmp);
-	rc = iw_write_tmp(env, *tmp, out.data ? out.data : "", out.len, false, err);
+	rc = wp_iwheel_write_tmp(env, *tmp, out.data ? out.data : "", out.len, false, err);
 out:
 	wp_buf_free(&old);
 	wp_buf_free(&out);
@@ -614,12 +620,12 @@ static int cmp_installed(const void *a, const void *b)
 	return strcasecmp(x->name, y->name);
 }
 
-void ienv_list(const struct ienv *env, struct wp_installed_list *out)
+void wp_ienv_list(const struct ienv *env, struct wp_installed_list *out)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
 	struct wp_buf targets = WP_BUF_INIT;
-	char *tpath = itargets_path(env);
+	char *tpath = wp_itargets_path(env);
 	bool tfound = false;
 	wp_file_read_if_exists(tpath, 16 << 20, &targets, &tfound, NULL);
 	free(tpath);
@@ -631,8 +637,8 @@ void ienv_list(const struct ienv *env, struct wp_installed_list *out)
 			if (!dist_info_name(de->d_name, &name, &version))
 				continue;
 			struct wp_installed *it = wp_vec_add(out);
-			char *norm = inst_normalize(name);
-			it->target = itargets_get(wp_buf_cstr(&targets), norm);
+			char *norm = wp_inst_normalize(name);
+			it->target = targets_get(wp_buf_cstr(&targets), norm);
 			free(norm);
 			it->dist_info = wp_xasprintf("%s/%s", libs[l], de->d_name);
 			struct wp_buf b = WP_BUF_INIT;
@@ -681,12 +687,12 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 {
 	struct ienv env;
 	memset(out, 0, sizeof(*out));
-	int rc = ienv_open(&env, python, scheme, dir, asks, &out->recovered, err);
+	int rc = wp_ienv_open(&env, python, scheme, dir, asks, &out->recovered, err);
 	if (rc)
 		return rc;
 	out->executable = wp_xstrdup(env.py.executable);
-	ienv_list(&env, out);
-	ienv_close(&env);
+	wp_ienv_list(&env, out);
+	wp_ienv_close(&env);
 	return 0;
 }
 
@@ -701,16 +707,16 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 	struct old_dist *olds = wp_xcalloc(n ? n : 1, sizeof(*olds));
 	int rc;
 	memset(removed, 0, sizeof(*removed));
-	if ((rc = ienv_open(&env, python, scheme, dir, s->asks, &removed->recovered, err))) {
+	if ((rc = wp_ienv_open(&env, python, scheme, dir, s->asks, &removed->recovered, err))) {
 		free(olds);
 		return rc;
 	}
 	removed->executable = wp_xstrdup(env.py.executable);
-	ij_init(&j, env.py.purelib);
-	rc = ienv_check_managed(&env, scheme, break_system_packages, "uninstall", err);
+	wp_ijournal_init(&j, env.py.purelib);
+	rc = wp_ienv_check_managed(&env, scheme, break_system_packages, "uninstall", err);
 	for (size_t i = 0; i < n && !rc; i++) {
-		char *project = inst_normalize(names[i]);
-		rc = old_dist_find(&env, project, &olds[i], err);
+		char *project = wp_inst_normalize(names[i]);
+		rc = wp_old_dist_find(&env, project, &olds[i], err);
 		if (!rc && !olds[i].dist_info)
 			rc = wp_fail(err, -WPE_NOMATCH, "'%s' is not installed in '%s' (nothing was removed)", names[i],
 				     env.py.prefix);
@@ -719,14 +725,14 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 	struct wp_strlist drop = { 0 };
 	char *ttmp = NULL;
 	for (size_t i = 0; i < n && !rc; i++)
-		wp_strlist_push(&drop, inst_normalize(names[i]));
-	if (!rc && !(rc = itargets_stage(&env, &drop, NULL, &ttmp, err))) {
-		char *tpath = itargets_path(&env);
+		wp_strlist_push(&drop, wp_inst_normalize(names[i]));
+	if (!rc && !(rc = wp_itargets_stage(&env, &drop, NULL, &ttmp, err))) {
+		char *tpath = wp_itargets_path(&env);
 		struct stat tsb;
 		if (ttmp)
-			ij_add(&j, IJ_RENAME, ttmp, tpath);
+			wp_ijournal_add(&j, IJ_RENAME, ttmp, tpath);
 		else if (lstat(tpath, &tsb) == 0)
-			ij_add(&j, IJ_UNLINK, tpath, NULL);
+			wp_ijournal_add(&j, IJ_UNLINK, tpath, NULL);
 		free(tpath);
 	}
 	for (size_t i = 0; i < drop.n; i++)
@@ -734,20 +740,20 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 	wp_strlist_release(&drop);
 	free(ttmp);
 	for (size_t i = 0; i < n && !rc; i++) {
-		old_dist_plan_removal(&olds[i], NULL, &j);
+		wp_old_dist_plan_removal(&olds[i], NULL, &j);
 		struct wp_installed *it = wp_vec_add(removed);
 		it->name = wp_xstrdup(olds[i].name);
 		it->version = wp_xstrdup(olds[i].version);
 		it->dist_info = wp_xstrdup(olds[i].dist_info);
 		it->installer = wp_xstrdup("");
 	}
-	if (!rc && !(rc = ij_commit(&j, err)))
-		rc = ij_apply(&j, &env, err);
+	if (!rc && !(rc = wp_ijournal_commit(&j, err)))
+		rc = wp_ijournal_apply(&j, &env, err);
 	(void)s;
 	for (size_t i = 0; i < n; i++)
-		old_dist_release(&olds[i]);
+		wp_old_dist_release(&olds[i]);
 	free(olds);
-	ij_release(&j);
-	ienv_close(&env);
+	wp_ijournal_release(&j);
+	wp_ienv_close(&env);
 	return rc;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/t-ux3.sh: the everyday details, round three (issue 27): targets for other machines,
+# tests/cli/t-ux-contract.sh: the everyday contract: targets for other machines,
 # the scripting contract (--json), honest counts, verbs typed by habit, messages that fit.
 . "$(dirname "$0")/../lib.sh"
 make_sample

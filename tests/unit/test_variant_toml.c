@@ -1,4 +1,4 @@
-/* tests/unit/test_round3.c: issue 24's low items that a unit can hold: PEP 825 variant metadata
+/* tests/unit/test_variant_toml.c: refusals of hostile metadata: PEP 825 variant metadata
  * with duplicated keys, names PEP 825 does not allow, and DEL in a string written to TOML. */
 #include <setjmp.h>
 #include <stdarg.h>

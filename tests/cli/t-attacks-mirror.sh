@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/cli/t-attacks-round3.sh: the attack matrix, part 7 (issue 24, hardening round three):
-# mirrors killed at every kind of step, tampered PEP 691 pages, -r fan-outs, and the low items.
-#   WHEELPICK=build/wheelpick bash tests/cli/t-attacks-round3.sh
+# tests/cli/t-attacks-mirror.sh: the attack matrix, part 7: mirrors killed at every kind of step,
+# tampered PEP 691 pages that verify must catch, -r fan-outs that end, and hostile shards and labels.
+#   WHEELPICK=build/wheelpick bash tests/cli/t-attacks-mirror.sh
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/attacks-lib.sh"
 make_sample
