@@ -1,12 +1,14 @@
 /* cli/cmd_install.c: `wheelpick install`, `wheelpick uninstall` and `list --installed`: wheels into a
  * Python environment with no pip and no network (the job is ops/install/install.c). */
 #include "base/json.h"
+#include "base/mem.h"
 #include "cli/cli.h"
 #include "cli/print.h"
 #include "ops/install/install.h"
 #include "resolver/gpu.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,6 +50,17 @@ const struct wp_opt wp_install_table[] = {
 };
 #undef O
 
+/* The interpreter to install into: --python, else the active virtual environment's ($VIRTUAL_ENV,
+ * as pip and uv take it), else NULL (python3 on PATH). *alloc owns what this made. */
+static const char *python_of(const char *given, char **alloc)
+{
+	const char *ve = getenv("VIRTUAL_ENV");
+	*alloc = NULL;
+	if (given || !ve || !*ve)
+		return given;
+	return *alloc = wp_xasprintf("%s/bin/python", ve);
+}
+
 static int scheme_of(const char *prefix, const char *target, enum wp_python_scheme *s, const char **dir,
 		     struct wp_err *err)
 {
@@ -70,13 +83,14 @@ static void human(long long n, char *out, size_t sz)
 
 int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 {
+	char *py_alloc = NULL;
 	struct install_opts o = { 0 };
 	struct wp_strlist pos = { 0 };
 	struct wp_install_report rep = { 0 };
 	int rc;
 	if ((rc = wp_opts_parse(wp_install_table, &o, argc, argv, &pos, err)))
 		goto out;
-	struct wp_install_job job = { .python = o.python, .compile = o.compile && !o.no_compile, .dry_run = o.dry_run,
+	struct wp_install_job job = { .python = python_of(o.python, &py_alloc), .compile = o.compile && !o.no_compile, .dry_run = o.dry_run,
 				      .no_deps = o.no_deps, .break_system_packages = o.break_system_packages,
 				      .force_reinstall = o.force_reinstall };
 	if ((rc = scheme_of(o.prefix, o.target, &job.scheme, &job.dir, err)))
@@ -176,6 +190,7 @@ int wp_cmd_install(struct wp_cli *cli, int argc, char **argv, struct wp_err *err
 			       rep.n - rep.n_satisfied == 1 ? "" : "s", rep.files, size, rep.executable, wp_cli_elapsed(cli));
 	}
 out:
+	free(py_alloc);
 	wp_install_report_release(&rep);
 	wp_strlist_release(&pos);
 	wp_strlist_release(&o.requirement);
@@ -219,7 +234,10 @@ int wp_cmd_uninstall(struct wp_cli *cli, int argc, char **argv, struct wp_err *e
 		rc = wp_fail(err, -WPE_USAGE, "uninstall needs the name of an installed project");
 		goto out;
 	}
-	rc = wp_uninstall_run(&cli->session, o.python, scheme, dir, o.break_system_packages, pos.v, pos.n, &removed, err);
+	char *py_alloc = NULL;
+	rc = wp_uninstall_run(&cli->session, python_of(o.python, &py_alloc), scheme, dir, o.break_system_packages, pos.v,
+			      pos.n, &removed, err);
+	free(py_alloc);
 	if (removed.recovered)
 		wp_cli_note(cli, "%s", removed.recovered);
 	if (!rc && o.json) {
@@ -249,7 +267,9 @@ out:
 int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, struct wp_err *err)
 {
 	struct wp_installed_list l = { 0 };
-	int rc = wp_installed_list(python, WP_SCHEME_DEFAULT, NULL, &wp_cli_asks, &l, err);
+	char *py_alloc = NULL;
+	int rc = wp_installed_list(python_of(python, &py_alloc), WP_SCHEME_DEFAULT, NULL, &wp_cli_asks, &l, err);
+	free(py_alloc);
 	if (l.recovered)
 		wp_cli_note(cli, "%s", l.recovered);
 	if (rc)

@@ -33,8 +33,7 @@ int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme sch
 	*recovered = NULL;
 	struct stat psb;
 	if (!python) {
-		const char *ve = getenv("VIRTUAL_ENV");
-		python = ve && *ve ? (alloc = wp_xasprintf("%s/bin/python", ve)) : "python3";
+		python = "python3"; /* cli/ names the active virtual environment's interpreter when there is one */
 	} else if (stat(python, &psb) == 0 && S_ISDIR(psb.st_mode)) {
 		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's folder, as uv takes it */
 	}

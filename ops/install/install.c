@@ -3,6 +3,7 @@
  * wheels staged in parallel (one inflate, hash and write per byte), checked, and committed
  * through the journal (ops/install/journal.c). */
 #include "ops/install/install.h"
+#include "base/envp.h"
 #include "base/fs.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
@@ -249,10 +250,11 @@ static int read_file_cb(void *ctx, const char *path, struct wp_buf *out, struct 
 	return wp_file_read_capped(path, WP_REQFILE_MAX_BYTES, out, err);
 }
 
+/* ${VAR} in a requirement file: from the environment the session carries (cli/ hands it down) */
 static const char *getenv_cb(void *ctx, const char *name)
 {
-	(void)ctx;
-	return getenv(name);
+	const struct wp_session *s = ctx;
+	return wp_envp_get(s->envp, name);
 }
 
 /* What a requirement file wheelpick wrote says it is for: the "#   ..." lines under "# written by
@@ -285,7 +287,7 @@ static char *written_for(const char *path)
 static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks, struct wp_err *err)
 {
 	struct wp_reqfile rf = { 0 };
-	struct wp_reqfile_io io = { read_file_cb, getenv_cb, NULL, jb->s->asks };
+	struct wp_reqfile_io io = { read_file_cb, getenv_cb, (void *)jb->s, jb->s->asks };
 	char *target = written_for(path);
 	if (target)
 		wp_strlist_push(&jb->targets, target);
@@ -549,7 +551,7 @@ static char **volumes(const char *path, size_t *n)
 static int unpack_bundle(struct job *jb, const char *path, char **top_out, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
-	const char *td = getenv("TMPDIR");
+	const char *td = wp_envp_get(jb->s->envp, "TMPDIR");
 	snprintf(tmpl, sizeof(tmpl), "%s/wheelpick-install-XXXXXX", td && *td ? td : "/tmp");
 	if (!mkdtemp(tmpl))
 		return wp_fs_fail(err, errno, "cannot make a folder to unpack into under", td && *td ? td : "/tmp");
