@@ -857,6 +857,11 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		if (o->upload && (o->rank == R_PAGE || o->rank == R_ROOT) && !wp_s3_listing_find(&p->list, o->key))
 			lines_add(&ppend, o->rel);
 	}
+	/* the pages about to go, too: the new manifest goes up before the removals, so a run killed
+	 * between the two would leave pages that no manifest names and no later --prune would find */
+	for (size_t i = 0; i < dels.n; i++)
+		if (rank_of(dels.v[i]) == R_PAGE || rank_of(dels.v[i]) == R_ROOT)
+			lines_add(&ppend, dels.v[i]);
 	if (pend.n > p->old_pending.n && (rc = put_list(p, WP_MIRROR_PENDING, &pend, &there, err)))
 		goto out;
 	if (ppend.n > p->old_ppend.n && (rc = put_list(p, WP_S3_PAGES_PENDING, &ppend, &pthere, err)))

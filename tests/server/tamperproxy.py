@@ -6,7 +6,9 @@ For t-s3: wheelpick publishes to this proxy as its S3 endpoint; the proxy forwar
 signature still holds), and with --flip one byte of a non-empty body changed: a store that checks the
 payload against the signed x-amz-content-sha256 (or a Content-MD5) refuses it. Each request is
 logged to --log as one JSON line: method, path, the x-amz-content-sha256 it carried, whether its
-body was changed, and the upstream's status. Prints its port (and writes --port-file); exits after
+body was changed, and the upstream's status. With --refuse-delete REGEX a DELETE whose path matches
+is answered 403 AccessDenied without reaching the gateway: a run that fails at its removals,
+deterministically. Prints its port (and writes --port-file); exits after
 --max-seconds.
 """
 import argparse
@@ -14,6 +16,7 @@ import http.client
 import http.server
 import json
 import os
+import re
 import threading
 
 
@@ -26,6 +29,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def relay(self):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else b""
+        if self.command == "DELETE" and self.server.refuse_delete and \
+                re.search(self.server.refuse_delete, self.path.split("?")[0]):
+            data = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code>'
+                    b'<Message>refused by tamperproxy</Message></Error>')
+            with self.server.lock, open(self.server.log, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"method": "DELETE", "path": self.path.split("?")[0], "query": "",
+                                    "sha256": "", "md5": "", "changed": False, "status": 403},
+                                   sort_keys=True) + "\n")
+            self.send_response(403)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         changed = False
         if body and self.server.flip:
             b = bytearray(body)
@@ -70,12 +87,14 @@ def main():
     ap.add_argument("--port-file")
     ap.add_argument("--max-seconds", type=float, default=300)
     ap.add_argument("--flip", action="store_true", help="change a byte of every body")
+    ap.add_argument("--refuse-delete", metavar="REGEX", help="answer a DELETE of a matching path 403")
     a = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     host, _, port = a.upstream.rpartition(":")
     srv.upstream = (host, int(port))
     srv.log = a.log
     srv.flip = a.flip
+    srv.refuse_delete = a.refuse_delete
     srv.lock = threading.Lock()
     t = threading.Timer(max(1.0, min(a.max_seconds, 3600)), lambda: os._exit(0))
     t.daemon = True
