@@ -188,26 +188,15 @@ static bool has_column(struct wp_catalog *cat, const char *table, const char *co
 	return yes;
 }
 
-static bool has_table(struct wp_catalog *cat, const char *name)
+/* Whether sqlite_master has an object of TYPE ('table', 'index') named NAME. */
+static bool has_object(struct wp_catalog *cat, const char *type, const char *name)
 {
 	sqlite3_stmt *st = NULL;
 	bool yes = false;
-	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &st, NULL) ==
+	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2", -1, &st, NULL) ==
 	    SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		yes = sqlite3_step(st) == SQLITE_ROW;
-	}
-	sqlite3_finalize(st);
-	return yes;
-}
-
-static bool has_index(struct wp_catalog *cat, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	bool yes = false;
-	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1", -1, &st, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 		yes = sqlite3_step(st) == SQLITE_ROW;
 	}
 	sqlite3_finalize(st);
@@ -288,7 +277,7 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		return rc;
 	/* a schema 7 catalog made before files_by_source_version gets it (schema.sql again, below);
 	 * one this process may not write is read without it */
-	if (v == WP_CATALOG_SCHEMA_VERSION && (cat->read_only || has_index(cat, "files_by_source_version")))
+	if (v == WP_CATALOG_SCHEMA_VERSION && (cat->read_only || has_object(cat, "index", "files_by_source_version")))
 		return 0;
 	if (cat->read_only)
 		return wp_fail(err, -WPE_CATALOG, v > WP_CATALOG_SCHEMA_VERSION ?
@@ -327,9 +316,9 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		    (rc = exec(cat, "ALTER TABLE metadata ADD COLUMN checked INTEGER NOT NULL DEFAULT 0", err)))
 			goto out;
 		/* schema 5 keys trust on first use by file, not by URL (seen_files, conda_seen_files) */
-		if (has_table(cat, "seen_hashes") && (rc = migrate_seen_hashes(cat, err)))
+		if (has_object(cat, "table", "seen_hashes") && (rc = migrate_seen_hashes(cat, err)))
 			goto out;
-		if (has_table(cat, "conda_seen") && (rc = wp_condastore_migrate_seen(cat, err)))
+		if (has_object(cat, "table", "conda_seen") && (rc = wp_condastore_migrate_seen(cat, err)))
 			goto out;
 		/* schema 6 reads PEP 825 variant wheels and variants.json links, which older readers skipped
 		 * as malformed: drop the pages' validators so that the next update reads them whole again */
