@@ -272,6 +272,28 @@ static const char *cmd_list_words(struct wp_buf *b)
 	return b->data;
 }
 
+/* One case arm per option whose value is one of some words, printed with FMT (the arm's
+ * patterns, then the words); an option name shared by several commands takes the same values
+ * everywhere, so it gets one arm. */
+static void word_value_arms(FILE *f, size_t nt, const char *fmt)
+{
+	struct wp_buf done = WP_BUF_INIT;
+	for (size_t t = 0; t < nt; t++)
+		for (const struct wp_opt *o = all_tables[t]; o && o->name; o++) {
+			struct wp_buf w = WP_BUF_INIT, arm = WP_BUF_INIT;
+			char key[96];
+			snprintf(key, sizeof(key), " %s ", o->name);
+			if (value_of(o, &w) == V_WORDS && !strstr(done.data ? done.data : "", key)) {
+				wp_buf_printf(&done, "%s", key);
+				value_case(all_tables[t], V_WORDS, o->name, &arm);
+				fprintf(f, fmt, ARM(arm), w.data);
+			}
+			wp_buf_free(&w);
+			wp_buf_free(&arm);
+		}
+	wp_buf_free(&done);
+}
+
 static void gen_bash(FILE *f)
 {
 	struct wp_buf cmds = WP_BUF_INIT, g = WP_BUF_INIT;
@@ -302,21 +324,7 @@ static void gen_bash(FILE *f)
 		fprintf(f, "\t%.*s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", ARM(files));
 	if (dirs.len)
 		fprintf(f, "\t%.*s) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", ARM(dirs));
-	/* word values: one arm per option name (the same name means the same values everywhere) */
-	struct wp_buf done = WP_BUF_INIT;
-	for (size_t t = 0; t < nt; t++)
-		for (const struct wp_opt *o = all_tables[t]; o && o->name; o++) {
-			struct wp_buf w = WP_BUF_INIT, arm = WP_BUF_INIT;
-			char key[96];
-			snprintf(key, sizeof(key), " %s ", o->name);
-			if (value_of(o, &w) == V_WORDS && !strstr(done.data ? done.data : "", key)) {
-				wp_buf_printf(&done, "%s", key);
-				value_case(all_tables[t], V_WORDS, o->name, &arm);
-				fprintf(f, "\t%.*s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", ARM(arm), w.data);
-			}
-			wp_buf_free(&w);
-			wp_buf_free(&arm);
-		}
+	word_value_arms(f, nt, "\t%.*s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n");
 	fputs("\t--generate-completion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return ;;\n", f);
 	fputs("\tesac\n", f);
 	fputs("\tlocal opts\n\tcase \"$cmd\" in\n", f);
@@ -344,7 +352,6 @@ static void gen_bash(FILE *f)
 		   "}\n"
 		   "complete -F _wheelpick wheelpick\n",
 		g.data, cmds.data);
-	wp_buf_free(&done);
 	wp_buf_free(&files);
 	wp_buf_free(&dirs);
 	wp_buf_free(&cmds);
@@ -394,7 +401,7 @@ static void gen_zsh(FILE *f)
 		   "\tdone\n"
 		   "\tcase ${words[CURRENT-1]} in\n");
 	size_t nt = tables();
-	struct wp_buf files = WP_BUF_INIT, dirs = WP_BUF_INIT, done = WP_BUF_INIT;
+	struct wp_buf files = WP_BUF_INIT, dirs = WP_BUF_INIT;
 	for (size_t t = 0; t < nt; t++) {
 		value_case(all_tables[t], V_FILE, NULL, &files);
 		value_case(all_tables[t], V_DIR, NULL, &dirs);
@@ -403,19 +410,7 @@ static void gen_zsh(FILE *f)
 		fprintf(f, "\t(%.*s) _files; return ;;\n", ARM(files));
 	if (dirs.len)
 		fprintf(f, "\t(%.*s) _files -/; return ;;\n", ARM(dirs));
-	for (size_t t = 0; t < nt; t++)
-		for (const struct wp_opt *o = all_tables[t]; o && o->name; o++) {
-			struct wp_buf w = WP_BUF_INIT, arm = WP_BUF_INIT;
-			char key[96];
-			snprintf(key, sizeof(key), " %s ", o->name);
-			if (value_of(o, &w) == V_WORDS && !strstr(done.data ? done.data : "", key)) {
-				wp_buf_printf(&done, "%s", key);
-				value_case(all_tables[t], V_WORDS, o->name, &arm);
-				fprintf(f, "\t(%.*s) compadd -- %s; return ;;\n", ARM(arm), w.data);
-			}
-			wp_buf_free(&w);
-			wp_buf_free(&arm);
-		}
+	word_value_arms(f, nt, "\t(%.*s) compadd -- %s; return ;;\n");
 	fputs("\t(--generate-completion) compadd -- bash zsh fish; return ;;\n\tesac\n", f);
 	fputs("\tcase $cmd in\n", f);
 	for (size_t i = 0; i < wp_n_commands; i++) {
@@ -442,7 +437,6 @@ static void gen_zsh(FILE *f)
 		g.data);
 	wp_buf_free(&files);
 	wp_buf_free(&dirs);
-	wp_buf_free(&done);
 	wp_buf_free(&cmds);
 	wp_buf_free(&g);
 }
