@@ -416,3 +416,29 @@ void wp_sdistname_release(struct wp_sdistname *sd)
 	struct wp_sdistname z = { 0 };
 	*sd = z;
 }
+
+int wp_distname_split(const char *filename, char **project, char **version)
+{
+	struct wp_wheelname w;
+	struct wp_sdistname s;
+	const char *pr, *ve;
+	bool wheel = wp_wheelname_parse(filename, &w, NULL) == 0;
+	if (wheel) {
+		pr = w.project;
+		ve = w.version;
+	} else if (wp_sdistname_parse(filename, &s, NULL) == 0) {
+		pr = s.project;
+		ve = s.version;
+	} else {
+		return -WPE_PARSE;
+	}
+	if (project)
+		*project = wp_xstrdup(pr);
+	if (version)
+		*version = wp_xstrdup(ve);
+	if (wheel)
+		wp_wheelname_release(&w);
+	else
+		wp_sdistname_release(&s);
+	return 0;
+}

@@ -52,6 +52,9 @@ void wp_wheelname_release(struct wp_wheelname *w);
 /* name-version.EXT, split at the last '-' whose remainder is a PEP 440 version. */
 int wp_sdistname_parse(const char *filename, struct wp_sdistname *s, struct wp_err *err);
 void wp_sdistname_release(struct wp_sdistname *s);
+/* A wheel's or an sdist's file name: its project and its version, newly allocated (either out may
+ * be NULL: not wanted). -WPE_PARSE, nothing allocated, when it is neither. */
+int wp_distname_split(const char *filename, char **project, char **version);
 
 /* True when s[0..n) is a PEP 825 variant label: [0-9a-z_.]+, at most WP_VARIANT_LABEL_MAX. */
 bool wp_variant_label_valid(const char *s, size_t n);

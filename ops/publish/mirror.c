@@ -398,17 +398,9 @@ static int version_key_cmp(const void *a, const void *b)
 /* The version a file name carries, newly allocated; NULL when it carries none we can read. */
 static char *filename_version(const char *filename)
 {
-	struct wp_wheelname w;
-	struct wp_sdistname s;
-	char *v = NULL;
-	if (wp_wheelname_parse(filename, &w, NULL) == 0) {
-		v = wp_xstrdup(w.version);
-		wp_wheelname_release(&w);
-	} else if (wp_sdistname_parse(filename, &s, NULL) == 0) {
-		v = wp_xstrdup(s.version);
-		wp_sdistname_release(&s);
-	}
-	return v;
+	char *x = NULL;
+	wp_distname_split(filename, NULL, &x);
+	return x;
 }
 
 /* Whether e belongs on the page in this phase. */

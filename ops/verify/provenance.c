@@ -16,17 +16,9 @@
 /* The project a distribution's file name says, or NULL. */
 static char *project_of(const char *filename)
 {
-	struct wp_wheelname w;
-	struct wp_sdistname s;
-	char *p = NULL;
-	if (wp_wheelname_parse(filename, &w, NULL) == 0) {
-		p = wp_xstrdup(w.project);
-		wp_wheelname_release(&w);
-	} else if (wp_sdistname_parse(filename, &s, NULL) == 0) {
-		p = wp_xstrdup(s.project);
-		wp_sdistname_release(&s);
-	}
-	return p;
+	char *x = NULL;
+	wp_distname_split(filename, &x, NULL);
+	return x;
 }
 
 static void record(struct vo_ctx *c, const char *path, const char *status, const struct wp_prov_identity *id)

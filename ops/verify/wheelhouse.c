@@ -71,17 +71,9 @@ static void parse_reqline(char *line, struct reqline *r)
 /* The PEP 503 project a file name says it belongs to, newly allocated, or NULL. */
 static char *file_project(const char *filename)
 {
-	struct wp_wheelname w;
-	struct wp_sdistname s;
-	char *p = NULL;
-	if (wp_wheelname_parse(filename, &w, NULL) == 0) {
-		p = wp_xstrdup(w.project);
-		wp_wheelname_release(&w);
-	} else if (wp_sdistname_parse(filename, &s, NULL) == 0) {
-		p = wp_xstrdup(s.project);
-		wp_sdistname_release(&s);
-	}
-	return p;
+	char *x = NULL;
+	wp_distname_split(filename, &x, NULL);
+	return x;
 }
 
 struct house_file {
