@@ -343,12 +343,9 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 		.isolated = o->isolated, .envp = (const char *const *)environ,
 	};
 	int rc = wp_index_config_resolve(&g, &o->icfg, err);
-	/* pip's timeout reaches net/ as wheelpick's own when that is unset (cli/ owns the environment) */
-	if (!rc && o->icfg.timeout_s > 0 && !getenv("WHEELPICK_TIMEOUT")) {
-		char v[32];
-		snprintf(v, sizeof(v), "%ld", o->icfg.timeout_s);
-		setenv("WHEELPICK_TIMEOUT", v, 0);
-	}
+	/* the TLS settings and pip's timeout join the run's network settings (handed down, not set) */
+	if (!rc)
+		wp_cli_net_apply(&cli->net, &o->icfg);
 	for (size_t i = 0; i < o->icfg.warnings.n; i++)
 		wp_cli_warn(cli, "%s", o->icfg.warnings.v[i]);
 	if (rc)
@@ -638,7 +635,9 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host, .isolated = true,
 	};
 	struct wp_index_config tc;
-	rc = wp_index_config_resolve(&tls, &tc, err); /* applies the TLS settings, and reads no pip file */
+	rc = wp_index_config_resolve(&tls, &tc, err); /* reads no pip file */
+	if (!rc)
+		wp_cli_net_apply(&cli->net, &tc);
 	wp_index_config_release(&tc);
 	if (rc)
 		return rc;

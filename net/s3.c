@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "net/auth.h"
 #include "net/xfer.h"
 
 #include <ctype.h>
@@ -86,15 +87,19 @@ static char *url_of(const struct wp_s3 *s3, const char *key, const char *query)
 	return wp_buf_detach(&b, NULL);
 }
 
-static const char *env_nonempty(const char *name)
+static const char *nonempty(const char *v)
 {
-	const char *v = getenv(name);
 	return v && *v ? v : NULL;
 }
 
-int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, struct wp_err *err)
+int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, const struct wp_s3_conf *conf,
+	       struct wp_err *err)
 {
+	static const struct wp_s3_conf none = { 0 };
+	if (!conf)
+		conf = &none;
 	memset(s3, 0, sizeof(*s3));
+	s3->net = conf->net;
 	if (!wp_s3_is_url(url))
 		return wp_fail(err, -WPE_USAGE, "'%s' is not an s3://BUCKET/PREFIX URL", url);
 	const char *b = url + 5, *slash = strchr(b, '/');
@@ -124,16 +129,12 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 	wp_buf_free(&pre);
 	s3->display = wp_xasprintf("s3://%s/%s", s3->bucket, s3->prefix);
 
-	const char *region = env_nonempty("AWS_REGION");
-	if (!region)
-		region = env_nonempty("AWS_DEFAULT_REGION");
+	const char *region = nonempty(conf->region);
 	s3->region = wp_xstrdup(region ? region : "us-east-1");
 	for (const char *p = s3->region; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
 			return wp_fail(err, -WPE_USAGE, "AWS_REGION '%s' is not a region name", s3->region);
-	const char *ep = endpoint && *endpoint ? endpoint : env_nonempty("AWS_ENDPOINT_URL_S3");
-	if (!ep)
-		ep = env_nonempty("AWS_ENDPOINT_URL");
+	const char *ep = endpoint && *endpoint ? endpoint : nonempty(conf->endpoint_url);
 	if (ep) {
 		if (strncasecmp(ep, "http://", 7) && strncasecmp(ep, "https://", 8))
 			return wp_fail(err, -WPE_USAGE, "S3 endpoint '%s' is not an http:// or https:// URL", ep);
@@ -155,7 +156,12 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 				return wp_fail(err, -WPE_USAGE, "'%s' is no canned ACL (private, public-read, ...)", acl);
 		s3->acl = wp_xstrdup(acl);
 	}
-	const char *id = env_nonempty("AWS_ACCESS_KEY_ID"), *secret = env_nonempty("AWS_SECRET_ACCESS_KEY");
+	const char *pk = nonempty(conf->list_page);
+	long long page_keys = 0;
+	if (pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
+		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%.40s' is not a number from 1 to 1000", pk);
+	s3->list_page = (long)page_keys;
+	const char *id = nonempty(conf->access_key_id), *secret = nonempty(conf->secret_access_key);
 	if (id && !secret)
 		return wp_fail(err, -WPE_USAGE, "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not: set both");
 	if (id && strchr(id, ':'))
@@ -166,7 +172,7 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 	if (id) {
 		s3->userpwd = wp_xasprintf("%s:%s", id, secret);
 		s3->sigv4 = wp_xasprintf("aws:amz:%s:s3", s3->region);
-		const char *tok = env_nonempty("AWS_SESSION_TOKEN");
+		const char *tok = nonempty(conf->session_token);
 		if (tok && strpbrk(tok, "\r\n"))
 			return wp_fail(err, -WPE_USAGE, "AWS_SESSION_TOKEN has a line break");
 		s3->token = tok ? wp_xstrdup(tok) : NULL;
@@ -781,26 +787,33 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 #else
 	SETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	{
-		/* as the rest of net/: $WHEELPICK_TIMEOUT (seconds) replaces the connect and stall limits */
-		long long t = 0;
-		const char *ts = getenv("WHEELPICK_TIMEOUT");
-		if (ts && *ts && (!wp_str_to_ll(wp_str_trim(WP_STR(ts)), &t) || t < 1 || t > 86400))
-			return wp_fail(&r->err, -WPE_USAGE, "WHEELPICK_TIMEOUT='%.40s' is not a whole number from 1 to 86400",
-				       ts);
-		SETOPT(CURLOPT_CONNECTTIMEOUT, t ? (long)t : 15L);
-		SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
-		SETOPT(CURLOPT_LOW_SPEED_TIME, t ? (long)t : 60L);
-	}
+	/* as the rest of net/: the conf's timeout replaces the connect and stall limits, its CA bundle
+	 * the system's, its client certificate goes to a server that asks, a trusted host is not held to
+	 * its certificate, and a setting that was garbage fails the request */
+	const struct wp_net_conf *nc = s3->net;
+	if (nc && nc->bad && nc->bad[0])
+		return wp_fail(&r->err, -WPE_USAGE, "%s", nc->bad);
+	long t = nc && nc->timeout_s > 0 && nc->timeout_s <= 86400 ? nc->timeout_s : 0;
+	SETOPT(CURLOPT_CONNECTTIMEOUT, t ? t : 15L);
+	SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
+	SETOPT(CURLOPT_LOW_SPEED_TIME, t ? t : 60L);
 	SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
-	{
-		const char *ca = getenv("WHEELPICK_CA_BUNDLE");
-		if (!ca || !*ca)
-			ca = getenv("AWS_CA_BUNDLE");
-		if (ca && *ca)
-			SETOPT(CURLOPT_CAINFO, ca);
+	if (nc && nc->ca_file && *nc->ca_file) {
+		struct stat sb;
+		if (nc->ca_origin && strncasecmp(r->url, "https://", 8) == 0 &&
+		    (stat(nc->ca_file, &sb) < 0 || !S_ISREG(sb.st_mode) || access(nc->ca_file, R_OK) < 0))
+			return wp_fail(&r->err, -WPE_USAGE, "cannot %s 's3://%s/%s': the CA bundle '%.200s' (%s) is not a "
+				       "readable file of PEM certificates", r->what, s3->bucket, r->key, nc->ca_file,
+				       nc->ca_origin);
+		SETOPT(CURLOPT_CAINFO, nc->ca_file);
+	}
+	if (nc && nc->client_cert && *nc->client_cert)
+		SETOPT(CURLOPT_SSLCERT, nc->client_cert);
+	if (wp_net_host_trusted(nc, r->url)) {
+		SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
+		SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
 	}
 	if (!s3->anonymous) {
 		SETOPT(CURLOPT_AWS_SIGV4, s3->sigv4);
@@ -865,6 +878,10 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 	if (cc != CURLE_OK) {
 		if (retry_curl(cc) && r->tries < S3_TRIES)
 			return 1;
+		if (cc == CURLE_PEER_FAILED_VERIFICATION)
+			return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': %s (for a private CA, %s)", r->what,
+				       s3->bucket, r->key, s3->endpoint, r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc),
+				       wp_net_private_ca_advice(s3->net));
 		return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': %s (%d tries)", r->what, s3->bucket,
 			       r->key, s3->endpoint, r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc), r->tries);
 	}
@@ -1538,10 +1555,7 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 {
 	char *token = NULL;
 	int rc = 0;
-	long long page_keys = 0;
-	const char *pk = getenv("WHEELPICK_S3_LIST_PAGE");
-	if (pk && *pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
-		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%s' is not a number from 1 to 1000", pk);
+	long long page_keys = s3->list_page;
 	memset(out, 0, sizeof(*out));
 	/* a store whose listing never ends (IsTruncated for ever, the same token again, the same keys
 	 * under fresh tokens, empty pages) is stopped: keys come in UTF-8 binary order across pages */

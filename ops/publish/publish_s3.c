@@ -401,7 +401,7 @@ static int meta_keep(void *ctx, const char *rel, const char *bytes, size_t len, 
 int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 {
 	struct wp_s3 s3;
-	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, d->conf, err);
 	if (!rc && s3.anonymous)
 		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			     "AWS_SECRET_ACCESS_KEY", d->url);
@@ -456,7 +456,7 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 	p->s = s;
 	p->d = d;
 	p->rep = rep;
-	if ((rc = wp_s3_open(&p->s3, d->url, d->endpoint, d->acl, err)))
+	if ((rc = wp_s3_open(&p->s3, d->url, d->endpoint, d->acl, d->conf, err)))
 		return rc;
 	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
 		return rc;
@@ -1203,7 +1203,7 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	struct wp_s3_op *ops = NULL;
 	char **paths = NULL, **keys = NULL;
 	size_t nvol = 0, n = 0;
-	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, d->conf, err);
 	s3.part_hash = range_hash;
 	if (nfiles)
 		*nfiles = 0;

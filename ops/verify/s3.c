@@ -62,7 +62,8 @@ static void swap_tmp(char **s, const char *tmp, const char *shown)
 	*s = wp_buf_detach(&m, NULL);
 }
 
-int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report *rep, struct wp_err *err)
+int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf *conf, const struct wp_verify_opts *vo,
+		 struct wp_verify_report *rep, struct wp_err *err)
 {
 	struct wp_s3 s3;
 	struct wp_s3_listing list = { 0 };
@@ -70,7 +71,9 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	char **paths = NULL;
 	char *tmp = NULL, *shown = NULL;
 	size_t n = 0, before = rep->n_problems;
-	int rc = wp_s3_open(&s3, url, endpoint, NULL, err);
+	/* what was read back is checked as on disk, a bundle unpacked under the caller's tmpdir */
+	struct wp_verify_opts scratch = { .tmpdir = vo ? vo->tmpdir : NULL };
+	int rc = wp_s3_open(&s3, url, endpoint, NULL, conf, err);
 	if (!rc)
 		rc = wp_lazy_require(WP_LIB_CURL, err);
 	if (!rc)
@@ -110,7 +113,7 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	if (!rc && !list.n)
 		rc = wp_fail(err, -WPE_USAGE, "'%s' holds no objects at '%s'", s3.display, s3.endpoint);
 	if (!rc) {
-		const char *t = getenv("TMPDIR");
+		const char *t = vo ? vo->tmpdir : NULL;
 		rc = wp_fs_mkdtemp(t && *t ? t : "/tmp", "wheelpick-verify-s3", &tmp, err);
 	}
 	if (rc)
@@ -141,11 +144,11 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 		/* the bundle itself, or its first volume (verify reads the set from any one) */
 		char *first = wp_xasprintf("%s/%s", tmp, bundle), *vol = wp_xasprintf("%s/%s.001", tmp, bundle);
 		struct stat sb;
-		rc = wp_verify_path(stat(first, &sb) == 0 ? first : vol, rep, err);
+		rc = wp_verify_path_opts(stat(first, &sb) == 0 ? first : vol, &scratch, rep, err);
 		free(first);
 		free(vol);
 	} else {
-		rc = wp_verify_path(tmp, rep, err);
+		rc = wp_verify_path_opts(tmp, &scratch, rep, err);
 	}
 	/* the problems name objects, not the temporary copies */
 	for (size_t i = before; i < rep->n_problems; i++) {

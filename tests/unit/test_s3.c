@@ -1,4 +1,5 @@
-/* tests/unit/test_s3.c: net/s3.c without a network: s3:// URLs, the AWS variables, ListObjectsV2 pages. */
+/* tests/unit/test_s3.c: net/s3.c without a network: s3:// URLs, the AWS settings (handed in as a
+ * value, as cli/ reads them), ListObjectsV2 pages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,32 +9,21 @@
 
 #include "net/s3.h"
 
-static void clear_env(void)
-{
-	const char *v[] = { "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION",
-			    "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3" };
-	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
-		unsetenv(v[i]);
-}
-
 static void test_open(void **state)
 {
 	(void)state;
 	struct wp_s3 s3;
 	struct wp_err err = WP_ERR_INIT;
-	clear_env();
-	assert_int_equal(wp_s3_open(&s3, "s3://my-bucket/a//b/", NULL, NULL, &err), 0);
+	assert_int_equal(wp_s3_open(&s3, "s3://my-bucket/a//b/", NULL, NULL, NULL, &err), 0);
 	assert_string_equal(s3.prefix, "a/b/");
 	assert_string_equal(s3.endpoint, "https://s3.us-east-1.amazonaws.com");
 	assert_false(s3.path_style); /* AWS: the bucket in the host name */
 	assert_true(s3.anonymous);
 	wp_s3_release(&s3);
 
-	setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
-	setenv("AWS_SECRET_ACCESS_KEY", "s3cr3t", 1);
-	setenv("AWS_DEFAULT_REGION", "eu-west-3", 1);
-	setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:7480/", 1);
-	assert_int_equal(wp_s3_open(&s3, "S3://wheels", NULL, "public-read", &err), 0);
+	struct wp_s3_conf c = { .access_key_id = "AKID", .secret_access_key = "s3cr3t", .region = "eu-west-3",
+				.endpoint_url = "http://127.0.0.1:7480/" };
+	assert_int_equal(wp_s3_open(&s3, "S3://wheels", NULL, "public-read", &c, &err), 0);
 	assert_string_equal(s3.prefix, "");
 	assert_string_equal(s3.endpoint, "http://127.0.0.1:7480");
 	assert_true(s3.path_style); /* not AWS: path style */
@@ -42,25 +32,34 @@ static void test_open(void **state)
 	assert_null(strstr(s3.display, "s3cr3t"));
 	wp_s3_release(&s3);
 	/* --s3-endpoint wins over the variable */
-	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "https://minio.example:9000", NULL, &err), 0);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "https://minio.example:9000", NULL, &c, &err), 0);
 	assert_string_equal(s3.endpoint, "https://minio.example:9000");
 	wp_s3_release(&s3);
 
 	const char *bad[] = { "s3://", "s3://ab/x", "s3://Bad_Bucket!/x", "s3://bucket/a/../b", "gs://bucket/x" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		wp_err_clear(&err);
-		assert_int_equal(wp_s3_open(&s3, bad[i], NULL, NULL, &err), -WPE_USAGE);
+		assert_int_equal(wp_s3_open(&s3, bad[i], NULL, NULL, &c, &err), -WPE_USAGE);
 		wp_s3_release(&s3);
 	}
 	wp_err_clear(&err);
-	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "ftp://x", NULL, &err), -WPE_USAGE);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "ftp://x", NULL, &c, &err), -WPE_USAGE);
 	wp_s3_release(&s3);
-	unsetenv("AWS_SECRET_ACCESS_KEY");
+	c.secret_access_key = NULL;
 	wp_err_clear(&err);
-	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &err), -WPE_USAGE);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &c, &err), -WPE_USAGE);
 	assert_non_null(strstr(err.msg, "AWS_SECRET_ACCESS_KEY"));
 	wp_s3_release(&s3);
-	clear_env();
+	/* a listing page size for tests: 1 to 1000, else refused naming the variable */
+	struct wp_s3_conf paged = { .list_page = "5" };
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &paged, &err), 0);
+	assert_int_equal(s3.list_page, 5);
+	wp_s3_release(&s3);
+	paged.list_page = "5000";
+	wp_err_clear(&err);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &paged, &err), -WPE_USAGE);
+	assert_non_null(strstr(err.msg, "WHEELPICK_S3_LIST_PAGE='5000'"));
+	wp_s3_release(&s3);
 }
 
 static void test_list_parse(void **state)
