@@ -133,7 +133,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	if (wp_url_is_s3(pos.v[0]) && !o.dry_run &&
-	    (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0, &cli->net.s3 }, err)))
+	    ((rc = wp_pick_opts_tls(cli, &o, err)) || (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0, &cli->net.s3 }, err))))
 		goto out;
 	if ((rc = delta_opts_check(&o, pos.v[0], &split, err)))
 		goto out;
@@ -348,7 +348,9 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	/* a bad name or size is said before anything is resolved or downloaded */
 	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", true, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) ||
-	    (wp_url_is_s3(pos.v[0]) && (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0, &cli->net.s3 }, err))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
+	    (wp_url_is_s3(pos.v[0]) && ((rc = wp_pick_opts_tls(cli, &o, err)) ||
+					(rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0,
+											 &cli->net.s3 }, err)))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	if (o.since && wp_url_is_s3(pos.v[0])) {
 		rc = wp_fail(err, -WPE_USAGE, "--since writes a delta to carry by hand: give a local OUT, not s3://");

@@ -335,6 +335,27 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	return 0;
 }
 
+int wp_pick_opts_tls(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err)
+{
+	/* as the job will take them: pip's and uv's configuration for wheels, the command line alone
+	 * for conda (wp_pick_opts_conda_job) */
+	bool conda = wp_pick_opts_is_conda(o);
+	struct wp_index_given g = {
+		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host,
+		.isolated = conda || o->isolated, .envp = (const char *const *)environ,
+	};
+	if (!conda) {
+		g.index_url = o->index_url, g.index = o->index, g.extra = o->extra_index, g.find_links = o->find_links;
+		g.no_index = o->no_index;
+	}
+	struct wp_index_config c = { 0 };
+	int rc = wp_index_config_resolve(&g, &c, err);
+	if (!rc)
+		wp_cli_net_apply(&cli->net, &c);
+	wp_index_config_release(&c);
+	return rc;
+}
+
 int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err)
 {
 	struct wp_index_given g = {
