@@ -10,6 +10,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/s3xml.h"
 #include "net/transfer.h"
 
 #include <stdbool.h>
@@ -17,7 +18,6 @@
 
 #define WP_S3_MULTIPART_MIN ((long long)64 << 20) /* a PUT larger than this goes in parts ... */
 #define WP_S3_PART_SIZE ((long long)64 << 20)     /* ... of this size (S3 allows 5 MiB to 5 GiB, 10,000 parts) */
-#define WP_S3_LIST_MAX_KEYS 1000000                /* a prefix with more objects is refused */
 #define WP_S3_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 /* What the caller read for S3, as AWS's tools take it (cli/ reads the variables; net/ reads none).
@@ -52,6 +52,9 @@ struct wp_s3 {
 	int (*part_hash)(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
 			 struct wp_err *err);
 	const struct wp_net_conf *net; /* the conf's, borrowed: each request's TLS settings and timeout */
+	/* set by the caller after wp_s3_open: what reads S3's XML answers (base/s3xml.h; ops/ hands
+	 * index/s3xml.c's). NULL: a listing fails (-WPE_USAGE), and an error's code is not read. */
+	const struct wp_s3_xml *xml;
 	long list_page;    /* keys a listing page asks for; 0: the store's 1000 */
 	/* private: never shown */
 	char *userpwd;     /* "KEY:SECRET" for libcurl's signer */
@@ -105,43 +108,12 @@ struct wp_s3_op {
 	long long kept_bytes;       /* ... the bytes of those, not sent again */
 };
 
-/* One unfinished multipart upload. */
-struct wp_s3_upload {
-	char *key, *id;
-};
-
-struct wp_s3_uploads {
-	struct wp_s3_upload *v;
-	size_t n, cap;
-};
-
 /* The unfinished multipart uploads of keys starting with prefix (ListMultipartUploads, paged).
  * -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is no such listing. */
 int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_uploads *out, struct wp_err *err);
 void wp_s3_uploads_free(struct wp_s3_uploads *u);
 /* AbortMultipartUpload: its parts go; an upload already gone is no failure. */
 int wp_s3_abort_upload(const struct wp_s3 *s3, const char *key, const char *id, struct wp_err *err);
-/* One ListMultipartUploads page appended to out; *truncated, and where it goes on (*next_key,
- * *next_id: malloc'd or NULL). Pure (the fuzz target drives it). -WPE_SOURCE for what is no such page. */
-int wp_s3_uploads_parse(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated, char **next_key,
-			char **next_id, struct wp_err *err);
-
-struct wp_s3_part {
-	long number;
-	long long size;
-	char etag[80];    /* quotes removed */
-};
-
-struct wp_s3_parts {
-	struct wp_s3_part *v;
-	size_t n, cap;
-};
-
-/* One ListParts page: its parts appended to out (free out->v), *truncated and the next
- * part-number marker. Pure. -WPE_SOURCE for what is no such page. */
-int wp_s3_parts_parse(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated, long *next,
-		      struct wp_err *err);
-
 /* Called once per op as it ends (from the thread that called wp_s3_run); may be NULL. */
 typedef void wp_s3_done_fn(void *ctx, const struct wp_s3_op *op);
 
@@ -156,17 +128,6 @@ typedef void wp_s3_done_fn(void *ctx, const struct wp_s3_op *op);
 int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parallel, wp_s3_done_fn *done, void *ctx,
 	      struct wp_err *err);
 
-struct wp_s3_object {
-	char *key;
-	long long size;
-	char etag[80];    /* quotes removed */
-};
-
-struct wp_s3_listing {
-	struct wp_s3_object *v;
-	size_t n, cap;
-};
-
 /* Every object whose key starts with prefix (ListObjectsV2, 1000 a page, paged with the
  * continuation token; the conf's list_page asks for fewer a page, for tests), sorted by key. -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is
  * no listing; -WPE_TOO_BIG past WP_S3_LIST_MAX_KEYS. */
@@ -174,14 +135,5 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 /* The object of that key, or NULL (binary search; the listing is sorted). */
 const struct wp_s3_object *wp_s3_listing_find(const struct wp_s3_listing *l, const char *key);
 void wp_s3_listing_free(struct wp_s3_listing *l);
-
-/* One ListObjectsV2 page (xml, n bytes) appended to out; *truncated and *next (malloc'd, or NULL)
- * say whether and where it goes on. Pure: the fuzz target drives it. -WPE_SOURCE for what is not
- * such a page (an <Error>, a key that is not text). */
-int wp_s3_list_parse(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated, char **next,
-		     struct wp_err *err);
-
-/* The S3 error code of an <Error> body ("NoSuchBucket"), or "" (into code, size bytes). Pure. */
-void wp_s3_error_code(const char *xml, size_t n, char *code, size_t size);
 
 #endif

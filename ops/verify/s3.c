@@ -6,6 +6,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "index/s3xml.h"
 #include "net/s3.h"
 
 #include <ctype.h>
@@ -74,8 +75,9 @@ int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf 
 	/* what was read back is checked as on disk, a bundle unpacked under the caller's tmpdir */
 	struct wp_verify_opts scratch = { .tmpdir = vo ? vo->tmpdir : NULL };
 	int rc = wp_s3_open(&s3, url, endpoint, NULL, conf, err);
+	s3.xml = &wp_s3xml_reader; /* S3's XML answers read in index/, with libxml2 */
 	if (!rc)
-		rc = wp_lazy_require(WP_LIB_CURL, err);
+		rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, err);
 	if (!rc)
 		rc = wp_s3_list(&s3, s3.prefix, &list, err);
 	size_t pre = strlen(s3.prefix);
