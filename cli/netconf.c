@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RETRY_BASE_MAX_MS 10000LL /* net/xfer.c's cap on a backoff */
 
 /* $name as a whole number in [lo, hi] into *out; unset or empty: false and *out untouched. Garbage
  * is said once (in n->bad, when it is still empty), not a default silently taken: a user who set
@@ -67,7 +66,7 @@ void wp_cli_net_init(struct wp_cli_net *n, const char *const *envp, const char *
 	n->timeout_env = wp_envp_get(envp, "WHEELPICK_TIMEOUT") != NULL;
 	if (env_num(n, envp, "WHEELPICK_TIMEOUT", 1, 86400, 30, &v))
 		n->net.timeout_s = (long)v;
-	if (env_num(n, envp, "WHEELPICK_RETRY_BASE_MS", 0, RETRY_BASE_MAX_MS, 200, &v)) {
+	if (env_num(n, envp, "WHEELPICK_RETRY_BASE_MS", 0, WP_NET_RETRY_CAP_MS, 200, &v)) {
 		n->net.retry_base_ms = (long)v;
 		n->net.retry_base_set = true;
 	}

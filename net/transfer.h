@@ -31,6 +31,7 @@
 #define WP_NET_RETRY_AFTER_CAP_S 30L
 #define WP_NET_TRIES             3
 #define WP_NET_RETRY_BASE_MS     200L
+#define WP_NET_RETRY_CAP_MS      10000L /* no backoff is longer (nor a configured first one) */
 #define WP_NET_MAX_REDIRECTS     10L
 #define WP_HTTP_MAX_DEFAULT     ((size_t)64 << 20)
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RETRY_CAP_MS        10000LL
+#define RETRY_CAP_MS        ((long long)WP_NET_RETRY_CAP_MS)
 /* A resume that brought new bytes does not use up a try (a flaky link can still finish a 2 GB
  * wheel), but only this many times, so a server that always drops still ends. */
 #define FREE_RESUMES        8
