@@ -48,17 +48,9 @@ int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *pat
 }
 
 /* A FIFO, a pipe or a device: read as bytes arrive, but nothing for this long (a FIFO nobody
- * writes to, a terminal nobody types at) ends the read instead of blocking for ever. A shorter
- * $WHEELPICK_TIMEOUT (seconds), the longest any wait may last, shortens it. */
+ * writes to, a terminal nobody types at) ends the read instead of blocking for ever. A caller with
+ * a shorter wait configured (the run's timeout) gives it (wp_file_read_waiting). */
 #define SPECIAL_IDLE_MS 10000
-
-static int special_idle_ms(void)
-{
-	const char *e = getenv("WHEELPICK_TIMEOUT");
-	char *end = NULL;
-	long v = e && *e ? strtol(e, &end, 10) : 0;
-	return end && !*end && v > 0 && v * 1000 < SPECIAL_IDLE_MS ? (int)v * 1000 : SPECIAL_IDLE_MS;
-}
 
 /* 0 at the end of the stream; -1 (errno set) or -2 (over b's ceiling) as wp_buf_read_fd; -3 when
  * nothing came for idle_ms. fd is non-blocking. */
@@ -86,7 +78,7 @@ static int read_special(struct wp_buf *b, int fd, int idle_ms)
 	}
 }
 
-static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
+static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *found, int idle_ms, struct wp_err *err)
 {
 	*b = (struct wp_buf)WP_BUF_INIT_MAX(max);
 	if (found)
@@ -111,7 +103,7 @@ static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *foun
 		return wp_fs_fail(err, EISDIR, "cannot read", path);
 	}
 	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		int idle = special_idle_ms();
+		int idle = idle_ms > 0 && idle_ms < SPECIAL_IDLE_MS ? idle_ms : SPECIAL_IDLE_MS;
 		r = read_special(b, fd, idle);
 		if (r == -3) {
 			close(fd);
@@ -136,12 +128,17 @@ static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *foun
 
 int wp_file_read_capped(const char *path, size_t max, struct wp_buf *b, struct wp_err *err)
 {
-	return read_whole(path, max, b, NULL, err);
+	return read_whole(path, max, b, NULL, 0, err);
+}
+
+int wp_file_read_waiting(const char *path, size_t max, int idle_ms, struct wp_buf *b, struct wp_err *err)
+{
+	return read_whole(path, max, b, NULL, idle_ms, err);
 }
 
 int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
 {
-	return read_whole(path, max, b, found, err);
+	return read_whole(path, max, b, found, 0, err);
 }
 
 /* The directory part of path ("." for a bare name), newly allocated. */

@@ -38,10 +38,13 @@ void wp_atomic_file_abort(struct wp_atomic_file *af);
 /* The whole file at path into *b, which this initialises with max as its ceiling (the caller
  * frees b, also after a failure). -WPE_IO naming path when it cannot be opened or read, with
  * errno saying why (ENOENT: there is no such file; EISDIR: a directory; ETIMEDOUT: a FIFO or
- * device that gave nothing for 10 s ($WHEELPICK_TIMEOUT when shorter), where a plain read would block for ever); -WPE_TOO_BIG when
+ * device that gave nothing for 10 s, where a plain read would block for ever); -WPE_TOO_BIG when
  * it holds more than max bytes (/dev/zero). err may be NULL for a caller that words its own
  * message. A pipe (<(cmd)) is read as its writer writes. */
 int wp_file_read_capped(const char *path, size_t max, struct wp_buf *b, struct wp_err *err);
+/* The same, with a FIFO or device given idle_ms (when shorter than 10 s; <= 0: 10 s): the run's
+ * configured timeout, handed down by the caller. */
+int wp_file_read_waiting(const char *path, size_t max, int idle_ms, struct wp_buf *b, struct wp_err *err);
 /* The same, but a file that does not exist is no error: 0 with *found false and b empty. */
 int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err);
 

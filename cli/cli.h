@@ -12,12 +12,14 @@
 #include "base/err.h"
 #include "cli/opts.h"
 #include "cli/progress.h"
+#include "cli/netconf.h"
 #include "ops/core/session.h"
 
 #define WP_VERSION "0.1.0"
 
 struct wp_cli {
 	struct wp_session session;  /* catalog, cache, verbosity, reporting: what ops/ runs with */
+	struct wp_cli_net net;      /* the run's network settings, which session.net and .s3 point into */
 	char *catalog_alloc;        /* the defaults main computed (NULL when given) */
 	char *cache_alloc;
 	int verbosity;              /* -1 quiet, 0 normal, 1+ verbose */

@@ -268,7 +268,8 @@ int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, str
 {
 	struct wp_installed_list l = { 0 };
 	char *py_alloc = NULL;
-	int rc = wp_installed_list(python_of(python, &py_alloc), WP_SCHEME_DEFAULT, NULL, &wp_cli_asks, &l, err);
+	int rc = wp_installed_list(python_of(python, &py_alloc), WP_SCHEME_DEFAULT, NULL, &wp_cli_asks, cli->session.envp, &l,
+				   err);
 	free(py_alloc);
 	if (l.recovered)
 		wp_cli_note(cli, "%s", l.recovered);

@@ -40,7 +40,7 @@ static int mirror_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	}
 	wp_cli_progress(cli, o->json);
 	if (s3 && !o->dry_run) {
-		struct wp_s3_dest d = { .url = dir, .endpoint = o->s3_endpoint, .acl = o->s3_acl };
+		struct wp_s3_dest d = { .url = dir, .endpoint = o->s3_endpoint, .acl = o->s3_acl, .conf = &cli->net.s3 };
 		struct wp_s3_report srep;
 		cli->info_as_debug = false;
 		rc = wp_publish_s3_conda(&cli->session, &job, &d, &res, &srep, err);
@@ -133,7 +133,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	if (wp_url_is_s3(pos.v[0]) && !o.dry_run &&
-	    (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err)))
+	    ((rc = wp_pick_opts_tls(cli, &o, err)) || (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0, &cli->net.s3 }, err))))
 		goto out;
 	if ((rc = delta_opts_check(&o, pos.v[0], &split, err)))
 		goto out;
@@ -189,7 +189,7 @@ int wp_cmd_mirror(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct wp_err merr = WP_ERR_INIT;
 	struct wp_mirror_report rep = { 0 };
 	if (wp_url_is_s3(pos.v[0])) {
-		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
+		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl, .conf = &cli->net.s3 };
 		struct wp_s3_report srep;
 		rc = wp_publish_s3_mirror(&cli->session, &run, &d, o.prune, &srep, frc ? &merr : err);
 	} else {
@@ -291,7 +291,7 @@ static int bundle_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
 	if (wp_url_is_s3(out)) {
 		struct s3_conda_bundle b = { cli, &job, split, &res, 0 };
-		struct wp_s3_dest d = { .url = out, .endpoint = o->s3_endpoint, .acl = o->s3_acl };
+		struct wp_s3_dest d = { .url = out, .endpoint = o->s3_endpoint, .acl = o->s3_acl, .conf = &cli->net.s3 };
 		rc = wp_publish_s3_bundle(&cli->session, &d, make_conda_bundle, &b, NULL, err);
 		nvol = b.nvol;
 	} else {
@@ -348,7 +348,9 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	/* a bad name or size is said before anything is resolved or downloaded */
 	if ((rc = wp_cli_dest_check(pos.v[0], "bundle", "file name", true, err)) || (rc = wp_bundle_name_check(pos.v[0], err)) ||
-	    (wp_url_is_s3(pos.v[0]) && (rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0 }, err))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
+	    (wp_url_is_s3(pos.v[0]) && ((rc = wp_pick_opts_tls(cli, &o, err)) ||
+					(rc = wp_s3_dest_check(&(struct wp_s3_dest){ pos.v[0], o.s3_endpoint, o.s3_acl, 0,
+											 &cli->net.s3 }, err)))) || (o.split && (rc = wp_bundle_size_parse(o.split, &split, err))))
 		goto out;
 	if (o.since && wp_url_is_s3(pos.v[0])) {
 		rc = wp_fail(err, -WPE_USAGE, "--since writes a delta to carry by hand: give a local OUT, not s3://");
@@ -378,7 +380,7 @@ int wp_cmd_bundle(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	if (wp_url_is_s3(pos.v[0])) {
 		struct s3_bundle b = { cli, &run, split, 0 };
-		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl };
+		struct wp_s3_dest d = { .url = pos.v[0], .endpoint = o.s3_endpoint, .acl = o.s3_acl, .conf = &cli->net.s3 };
 		rc = wp_publish_s3_bundle(&cli->session, &d, make_bundle, &b, NULL, err);
 		nvol = b.nvol;
 	} else {

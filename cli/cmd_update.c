@@ -74,6 +74,7 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			wp_index_config_release(&icfg);
 			goto out;
 		}
+		wp_cli_net_apply(&cli->net, &icfg);
 		for (size_t i = 0; icfg.index.n + icfg.find_links.n && i < icfg.shown.n; i++)
 			wp_strlist_push(&o.index, icfg.shown.v[i]);
 		for (size_t i = 0; i < icfg.shown.n; i++)

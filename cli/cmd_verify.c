@@ -255,11 +255,12 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		vo.trust = &trust;
 	}
 	vo.policy = &policy;
+	vo.tmpdir = cli->session.tmpdir;
 	res = wp_xcalloc(pos.n, sizeof(*res));
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
 		size_t before = rep.n_problems, gbefore = rep.n_gpucode;
-		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &rep, &e)
+		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &cli->net.s3, &vo, &rep, &e)
 						      : wp_verify_path_opts(pos.v[i], &vo, &rep, &e);
 		res[i] = (struct path_result){ .path = pos.v[i], .kind = prc == -WPE_USAGE || prc == -WPE_IO ? NULL
 											   : wp_verify_kind_name(rep.kind), .rc = prc };

@@ -52,5 +52,10 @@ const struct wp_env_var wp_env_vars[] = {
 	{ "https_proxy", "a proxy for https (also http_proxy, NO_PROXY)", "", "libcurl", 0 },
 	{ "NETRC", "the netrc file credentials are read from", "~/.netrc", "libcurl", 0 },
 	{ "SOURCE_DATE_EPOCH", "the one time outputs carry (bundle members' mtimes, the SBOM's timestamp); unset: none", "", "reproducible-builds.org", 0 },
+	{ "AWS_ACCESS_KEY_ID", "S3's key id (with AWS_SECRET_ACCESS_KEY, and AWS_SESSION_TOKEN); unset: S3 requests go unsigned", "", "aws", 0 },
+	{ "AWS_REGION", "S3's region (also AWS_DEFAULT_REGION)", "us-east-1", "aws", 0 },
+	{ "AWS_ENDPOINT_URL_S3", "the S3 endpoint when --s3-endpoint names none (also AWS_ENDPOINT_URL)", "AWS's regional one", "aws", 0 },
+	{ "AWS_CA_BUNDLE", "a CA bundle for S3 endpoints, after --cert and WHEELPICK_CA_BUNDLE, before pip's cert", "", "aws", 0 },
+	{ "TMPDIR", "where verify unpacks a bundle and reads an s3:// tree back", "/tmp", "POSIX", 0 },
 };
 const size_t wp_n_env_vars = sizeof(wp_env_vars) / sizeof(*wp_env_vars);

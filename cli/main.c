@@ -366,8 +366,9 @@ int main(int argc, char **argv)
 	const struct wp_cmd *cmd = NULL;
 	bool implicit = false;
 	raise_open_file_limit();
-	/* net/ says how to give a private CA in our words (it names no option of ours) */
-	wp_index_config_tls_advice("give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
+	/* the network settings, built once: net/ says how to give a private CA in our words (it names
+	 * no option of ours); a command's pip configuration and TLS options are added to them */
+	wp_cli_net_init(&cli.net, (const char *const *)environ, "give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
 
 	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
 	bool want_json = false;
@@ -472,7 +473,8 @@ int main(int argc, char **argv)
 	cli.session = (struct wp_session){
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
 		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
-		.envp = (const char *const *)environ,
+		.envp = (const char *const *)environ, .net = &cli.net.net, .s3 = &cli.net.s3,
+		.tmpdir = getenv("TMPDIR"),
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);
@@ -506,5 +508,6 @@ out_code:
 	free(rest);
 	free(cli.catalog_alloc);
 	free(cli.cache_alloc);
+	wp_cli_net_release(&cli.net);
 	return wp_err_exit_code(rc);
 }

@@ -335,6 +335,27 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	return 0;
 }
 
+int wp_pick_opts_tls(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err)
+{
+	/* as the job will take them: pip's and uv's configuration for wheels, the command line alone
+	 * for conda (wp_pick_opts_conda_job) */
+	bool conda = wp_pick_opts_is_conda(o);
+	struct wp_index_given g = {
+		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host,
+		.isolated = conda || o->isolated, .envp = (const char *const *)environ,
+	};
+	if (!conda) {
+		g.index_url = o->index_url, g.index = o->index, g.extra = o->extra_index, g.find_links = o->find_links;
+		g.no_index = o->no_index;
+	}
+	struct wp_index_config c = { 0 };
+	int rc = wp_index_config_resolve(&g, &c, err);
+	if (!rc)
+		wp_cli_net_apply(&cli->net, &c);
+	wp_index_config_release(&c);
+	return rc;
+}
+
 int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err)
 {
 	struct wp_index_given g = {
@@ -343,12 +364,9 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 		.isolated = o->isolated, .envp = (const char *const *)environ,
 	};
 	int rc = wp_index_config_resolve(&g, &o->icfg, err);
-	/* pip's timeout reaches net/ as wheelpick's own when that is unset (cli/ owns the environment) */
-	if (!rc && o->icfg.timeout_s > 0 && !getenv("WHEELPICK_TIMEOUT")) {
-		char v[32];
-		snprintf(v, sizeof(v), "%ld", o->icfg.timeout_s);
-		setenv("WHEELPICK_TIMEOUT", v, 0);
-	}
+	/* the TLS settings and pip's timeout join the run's network settings (handed down, not set) */
+	if (!rc)
+		wp_cli_net_apply(&cli->net, &o->icfg);
 	for (size_t i = 0; i < o->icfg.warnings.n; i++)
 		wp_cli_warn(cli, "%s", o->icfg.warnings.v[i]);
 	if (rc)
@@ -638,7 +656,9 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host, .isolated = true,
 	};
 	struct wp_index_config tc;
-	rc = wp_index_config_resolve(&tls, &tc, err); /* applies the TLS settings, and reads no pip file */
+	rc = wp_index_config_resolve(&tls, &tc, err); /* reads no pip file */
+	if (!rc)
+		wp_cli_net_apply(&cli->net, &tc);
 	wp_index_config_release(&tc);
 	if (rc)
 		return rc;

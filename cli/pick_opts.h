@@ -61,6 +61,10 @@ extern const struct wp_opt wp_pick_table[], wp_mirror_table[], wp_bundle_table[]
  * tool's spelling, an option of the conda route, a file pip would refuse. */
 int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
 		     struct wp_err *err);
+/* The TLS settings (CA bundle, client certificate, trusted hosts) and timeout a job will run with,
+ * put in the run's network settings before it starts: for a step that goes first (an S3
+ * destination reached before anything is resolved). The job resolves them again, with its words. */
+int wp_pick_opts_tls(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err);
 /* The indexes in force (ops/core/indexconf.h) into o->icfg, TLS settings applied, said with -v; a
  * --trusted-host warned about on every run. Called by wp_pick_opts_job. */
 int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err);

@@ -300,10 +300,12 @@ static struct wp_run *job_add(struct wp_run *jobs, size_t *n, char *path, bool m
 
 /* Run the jobs, a few at a time (a dozen pyenv shims at once can starve a small machine into
  * timing out all of them, python3 included), each with its own time limit and max bytes kept. */
-static void run_jobs(struct wp_run *jobs, size_t n, int timeout_ms, size_t max)
+static void run_jobs(struct wp_run *jobs, size_t n, int timeout_ms, size_t max, const char *const *envp)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		jobs[i].out.max = max;
+		jobs[i].envp = envp; /* the programs see the environment detection was handed */
+	}
 	wp_run_all(jobs, n, 0, timeout_ms);
 }
 
@@ -1292,7 +1294,7 @@ static void smi_old_query(struct ctx *c, const char *smi)
 	struct wp_run *j = job_add(jobs, &nj, wp_xstrdup(smi), true);
 	j->argv[1] = "--query-gpu=name,driver_version";
 	j->argv[2] = "--format=csv,noheader";
-	run_jobs(jobs, nj, c->timeout_ms, c->output_max);
+	run_jobs(jobs, nj, c->timeout_ms, c->output_max, c->envp);
 	parse_smi_query(c, j, false);
 	if (j->status != 0)
 		job_note(c, j);
@@ -1458,7 +1460,7 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	plan_pythons(&c, &pl);
 	detect_libc(&c, pl.jobs, &pl.nj, &pl.ldd);
 
-	run_jobs(pl.jobs, pl.nj, c.timeout_ms, c.output_max);
+	run_jobs(pl.jobs, pl.nj, c.timeout_ms, c.output_max, c.envp);
 
 	bool smi_old = collect_smi(&c, &pl);
 	collect_toolkits(&c, &pl);

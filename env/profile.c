@@ -225,9 +225,10 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 /* ---- reading ---- */
 
 /* The messages name the profile and say -WPE_USAGE: the user named the file. */
-static int read_profile(const char *path, const struct wp_asks *asks, struct wp_buf *b, struct wp_err *err)
+static int read_profile(const char *path, const struct wp_asks *asks, long idle_s, struct wp_buf *b,
+			struct wp_err *err)
 {
-	int rc = wp_file_read_capped(path, WP_PROFILE_MAX, b, NULL);
+	int rc = wp_file_read_waiting(path, WP_PROFILE_MAX, idle_s > 0 && idle_s < 86400 ? (int)idle_s * 1000 : 0, b, NULL);
 	if (rc == -WPE_TOO_BIG)
 		return wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
 	if (rc && errno == ETIMEDOUT) /* a FIFO nobody writes to: it would have blocked */
@@ -450,10 +451,11 @@ gpus:
 
 int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err *err)
 {
-	return wp_target_load_profile_as(path, NULL, t, err);
+	return wp_target_load_profile_as(path, NULL, 0, t, err);
 }
 
-int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, struct wp_target *t, struct wp_err *err)
+int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, long idle_s, struct wp_target *t,
+			      struct wp_err *err)
 {
 	const struct wp_json_opts o = { .what = path, .noun = "profile", .code = -WPE_USAGE,
 					.max_bytes = WP_PROFILE_MAX };
@@ -461,7 +463,7 @@ int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, stru
 	t->py_micro = -1;
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_json_val *root = NULL;
-	int rc = read_profile(path, asks, &b, err);
+	int rc = read_profile(path, asks, idle_s, &b, err);
 	if (!rc)
 		rc = wp_json_load(b.data, b.len, &o, &root, err);
 	if (rc)

@@ -23,8 +23,11 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out);
  *   {"python": "3.10", "platform": "manylinux_2_28_x86_64", "cuda": "12.1", "gpu_sms": [80]}
  * t is overwritten. -WPE_USAGE, naming the file, when it is missing, unreadable or malformed. */
 int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err *err);
-/* The same, with the words for the advice in its messages (resolver/ask.h); NULL: plain words. */
+/* The same, with the words for the advice in its messages (resolver/ask.h; NULL: plain words), and
+ * a FIFO or device given idle_s seconds to say something when that is under 10 (the run's timeout;
+ * 0: 10 s). */
 struct wp_asks;
-int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, struct wp_target *t, struct wp_err *err);
+int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, long idle_s, struct wp_target *t,
+			      struct wp_err *err);
 
 #endif

@@ -58,7 +58,7 @@ static const char probe_script[] =
 	"    w.write(k.encode() + b'\\0' + os.fsencode(v) + b'\\0')\n"
 	"w.flush()\n";
 
-int wp_env_run(const char *const *argv, const char *stdin_text, size_t stdin_len, bool merge, int timeout_ms,
+int wp_env_run(const char *const *argv, const char *const *envp, const char *stdin_text, size_t stdin_len, bool merge, int timeout_ms,
 	       struct wp_buf *out, int *status, struct wp_err *err)
 {
 	struct wp_run r;
@@ -74,6 +74,7 @@ int wp_env_run(const char *const *argv, const char *stdin_text, size_t stdin_len
 	r.merge_stderr = merge;
 	r.inherit_stderr = !merge;
 	r.drain = true; /* its exit status is the answer: read to the end whatever the ceiling */
+	r.envp = envp;
 	r.stdin_text = stdin_text;
 	r.stdin_len = stdin_len;
 	r.out = *out;
@@ -96,11 +97,11 @@ static char *take(const char *v)
 int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *dir, struct wp_python *py,
 		    struct wp_err *err)
 {
-	return wp_python_probe_as(path, scheme, dir, NULL, py, err);
+	return wp_python_probe_as(path, scheme, dir, NULL, NULL, py, err);
 }
 
 int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
-		       struct wp_python *py, struct wp_err *err)
+		       const char *const *envp, struct wp_python *py, struct wp_err *err)
 {
 	struct wp_buf out = WP_BUF_INIT_MAX(1 << 20);
 	const char *mode = scheme == WP_SCHEME_PREFIX ? "prefix" : scheme == WP_SCHEME_TARGET ? "target" : "default";
@@ -109,7 +110,7 @@ int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const cha
 	memset(py, 0, sizeof(*py));
 	wp_marker_env_init(&py->markers);
 	wp_target_init(&py->target);
-	if ((rc = wp_env_run(argv, NULL, 0, false, 30000, &out, &status, err)))
+	if ((rc = wp_env_run(argv, envp, NULL, 0, false, 30000, &out, &status, err)))
 		goto out;
 	if (status == 127) {
 		rc = wp_fail(err, -WPE_ENV, "cannot run the interpreter '%s'; name one with %s", path,

@@ -13,7 +13,8 @@
 
 #define MAX_AT_ONCE 64
 
-extern char **environ; /* handed on as execv would: the programs see what wheelpick was given */
+/* what a run with no environment given gets: nothing (below cli/ the process's own is not read) */
+static char *const no_env[] = { NULL };
 
 static long long now_ms(void)
 {
@@ -62,7 +63,7 @@ static void run_start(struct wp_run *r, int devnull)
 		posix_spawn_file_actions_adddup2(&fa, devnull, 2);
 	pid_t pid;
 	int e = (r->search ? posix_spawnp : posix_spawn)(&pid, r->argv[0], &fa, &at, (char *const *)r->argv,
-							 environ);
+							 r->envp ? (char *const *)r->envp : no_env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(p[1]);

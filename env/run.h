@@ -21,6 +21,7 @@ struct wp_run {
 	bool drain;             /* past out's ceiling read on and drop (wait for the exit); otherwise stop
 				 * there and kill it: enough was read to parse */
 	const char *stdin_text; /* its stdin (NULL: /dev/null) */
+	const char *const *envp; /* its environment: the one cli/ hands down (base/envp.h); NULL: an empty one */
 	size_t stdin_len;
 	/* outputs */
 	struct wp_buf out;      /* its output, at most out.max bytes when that is set */

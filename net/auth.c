@@ -1,5 +1,6 @@
 /* net/auth.c: the run's credentials, by origin, in memory only. */
 #include "net/auth.h"
+#include "net/transfer.h"
 
 #include "base/mem.h"
 #include "base/url.h"
@@ -115,70 +116,16 @@ bool wp_net_cred_find(const char *url, const char **user, const char **password)
 	return found;
 }
 
-static char *ca_bundle, *client_cert;
-static char **trusted;
-static size_t n_trusted, cap_trusted;
-
-void wp_net_set_ca_bundle(const char *path)
+const char *wp_net_private_ca_advice(const struct wp_net_conf *conf)
 {
-	free(ca_bundle);
-	ca_bundle = path && *path ? wp_xstrdup(path) : NULL;
+	return conf && conf->ca_advice && *conf->ca_advice ? conf->ca_advice
+							   : "give its PEM file as the CA bundle (WHEELPICK_CA_BUNDLE)";
 }
 
-const char *wp_net_ca_bundle(void)
-{
-	return ca_bundle;
-}
-
-static char *ca_origin, *ca_advice;
-
-void wp_net_set_ca_bundle_origin(const char *given_by)
-{
-	free(ca_origin);
-	ca_origin = given_by && *given_by ? wp_xstrdup(given_by) : NULL;
-}
-
-void wp_net_set_private_ca_advice(const char *advice)
-{
-	free(ca_advice);
-	ca_advice = advice && *advice ? wp_xstrdup(advice) : NULL;
-}
-
-const char *wp_net_ca_bundle_origin(void)
-{
-	return ca_origin ? ca_origin : "as the CA bundle";
-}
-
-const char *wp_net_private_ca_advice(void)
-{
-	return ca_advice ? ca_advice : "give its PEM file as the CA bundle (WHEELPICK_CA_BUNDLE)";
-}
-
-void wp_net_set_client_cert(const char *path)
-{
-	free(client_cert);
-	client_cert = path && *path ? wp_xstrdup(path) : NULL;
-}
-
-const char *wp_net_client_cert(void)
-{
-	return client_cert;
-}
-
-void wp_net_trust_host(const char *host)
-{
-	if (!host || !*host)
-		return;
-	char *h = wp_xstrdup(host);
-	for (char *c = h; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
-	wp_vec_push_fields(trusted, n_trusted, cap_trusted, h);
-}
-
-bool wp_net_host_trusted(const char *url)
+bool wp_net_host_trusted(const struct wp_net_conf *conf, const char *url)
 {
 	char hp[512];
-	if (!n_trusted || strncasecmp(url, "https://", 8) != 0)
+	if (!conf || !conf->n_trusted_hosts || strncasecmp(url, "https://", 8) != 0)
 		return false;
 	wp_net_url_host(url, hp, sizeof(hp));
 	for (char *c = hp; *c; c++)
@@ -186,9 +133,12 @@ bool wp_net_host_trusted(const char *url)
 	size_t hl = strlen(hp);
 	const char *colon = hp[0] == '[' ? strstr(hp, "]:") : strrchr(hp, ':');
 	size_t bare = colon ? (size_t)(colon - hp) + (hp[0] == '[') : hl;
-	for (size_t i = 0; i < n_trusted; i++) {
+	for (size_t i = 0; i < conf->n_trusted_hosts; i++) {
+		const char *t = conf->trusted_hosts[i];
+		if (!t || !*t)
+			continue;
 		/* "host" trusts it on any port, as pip's --trusted-host does; "host:port" that port */
-		if (!strcmp(trusted[i], hp) || (strlen(trusted[i]) == bare && !strncmp(trusted[i], hp, bare)))
+		if (!strcasecmp(t, hp) || (strlen(t) == bare && !strncasecmp(t, hp, bare)))
 			return true;
 	}
 	return false;
@@ -196,14 +146,6 @@ bool wp_net_host_trusted(const char *url)
 
 void wp_net_cred_clear(void)
 {
-	wp_net_set_ca_bundle(NULL);
-	wp_net_set_ca_bundle_origin(NULL);
-	wp_net_set_client_cert(NULL);
-	for (size_t i = 0; i < n_trusted; i++)
-		free(trusted[i]);
-	free(trusted);
-	trusted = NULL;
-	n_trusted = cap_trusted = 0;
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < n_creds; i++) {
 		free(creds[i].origin);

@@ -33,25 +33,17 @@ char *wp_net_text_mask(const char *text);
 /* "host" or "host:port" of url as written (no userinfo), into out (cap bytes). */
 void wp_net_url_host(const char *url, char *out, size_t cap);
 
-/* TLS settings for the run (pip's --cert, --client-cert, --trusted-host): a CA bundle that
- * replaces the system's (NULL: $WHEELPICK_CA_BUNDLE, $SSL_CERT_FILE, $CURL_CA_BUNDLE, else the
- * system's), a client certificate (PEM, key included), and hosts ("host" or "host:port") whose
- * certificate is not checked. Strings are copied. */
-void wp_net_set_ca_bundle(const char *path);
-const char *wp_net_ca_bundle(void);
-/* The caller's words: where the CA bundle came from ("--cert", "PIP_CERT", a pip.conf), named when
- * it cannot be read, and how to give a private CA, said when a certificate is refused. NULL: net/'s
- * own plain words. Strings are copied. */
-void wp_net_set_ca_bundle_origin(const char *given_by);
-void wp_net_set_private_ca_advice(const char *advice);
-const char *wp_net_ca_bundle_origin(void);
-const char *wp_net_private_ca_advice(void);
-void wp_net_set_client_cert(const char *path);
-const char *wp_net_client_cert(void);
-void wp_net_trust_host(const char *host);
-bool wp_net_host_trusted(const char *url);
+/* TLS settings are no part of this file's state: they are the run's struct wp_net_conf
+ * (net/transfer.h), built by cli/ and handed down with each transfer. */
+struct wp_net_conf;
 
-/* Forget every credential and TLS setting (tests). */
+/* Whether conf's trusted hosts (pip's --trusted-host: "host" on any port, or "host:port") hold
+ * url's https host, whose certificate then is not checked. False for a NULL conf. */
+bool wp_net_host_trusted(const struct wp_net_conf *conf, const char *url);
+/* conf's words for giving a private CA, else net/'s own plain ones. */
+const char *wp_net_private_ca_advice(const struct wp_net_conf *conf);
+
+/* Forget every credential (tests). */
 void wp_net_cred_clear(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "net/auth.h"
 #include "net/xfer.h"
 
 #include <ctype.h>
@@ -86,15 +87,19 @@ static char *url_of(const struct wp_s3 *s3, const char *key, const char *query)
 	return wp_buf_detach(&b, NULL);
 }
 
-static const char *env_nonempty(const char *name)
+static const char *nonempty(const char *v)
 {
-	const char *v = getenv(name);
 	return v && *v ? v : NULL;
 }
 
-int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, struct wp_err *err)
+int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, const struct wp_s3_conf *conf,
+	       struct wp_err *err)
 {
+	static const struct wp_s3_conf none = { 0 };
+	if (!conf)
+		conf = &none;
 	memset(s3, 0, sizeof(*s3));
+	s3->net = conf->net;
 	if (!wp_s3_is_url(url))
 		return wp_fail(err, -WPE_USAGE, "'%s' is not an s3://BUCKET/PREFIX URL", url);
 	const char *b = url + 5, *slash = strchr(b, '/');
@@ -124,16 +129,12 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 	wp_buf_free(&pre);
 	s3->display = wp_xasprintf("s3://%s/%s", s3->bucket, s3->prefix);
 
-	const char *region = env_nonempty("AWS_REGION");
-	if (!region)
-		region = env_nonempty("AWS_DEFAULT_REGION");
+	const char *region = nonempty(conf->region);
 	s3->region = wp_xstrdup(region ? region : "us-east-1");
 	for (const char *p = s3->region; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
 			return wp_fail(err, -WPE_USAGE, "AWS_REGION '%s' is not a region name", s3->region);
-	const char *ep = endpoint && *endpoint ? endpoint : env_nonempty("AWS_ENDPOINT_URL_S3");
-	if (!ep)
-		ep = env_nonempty("AWS_ENDPOINT_URL");
+	const char *ep = endpoint && *endpoint ? endpoint : nonempty(conf->endpoint_url);
 	if (ep) {
 		if (strncasecmp(ep, "http://", 7) && strncasecmp(ep, "https://", 8))
 			return wp_fail(err, -WPE_USAGE, "S3 endpoint '%s' is not an http:// or https:// URL", ep);
@@ -155,7 +156,12 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 				return wp_fail(err, -WPE_USAGE, "'%s' is no canned ACL (private, public-read, ...)", acl);
 		s3->acl = wp_xstrdup(acl);
 	}
-	const char *id = env_nonempty("AWS_ACCESS_KEY_ID"), *secret = env_nonempty("AWS_SECRET_ACCESS_KEY");
+	const char *pk = nonempty(conf->list_page);
+	long long page_keys = 0;
+	if (pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
+		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%.40s' is not a number from 1 to 1000", pk);
+	s3->list_page = (long)page_keys;
+	const char *id = nonempty(conf->access_key_id), *secret = nonempty(conf->secret_access_key);
 	if (id && !secret)
 		return wp_fail(err, -WPE_USAGE, "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not: set both");
 	if (id && strchr(id, ':'))
@@ -166,7 +172,7 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 	if (id) {
 		s3->userpwd = wp_xasprintf("%s:%s", id, secret);
 		s3->sigv4 = wp_xasprintf("aws:amz:%s:s3", s3->region);
-		const char *tok = env_nonempty("AWS_SESSION_TOKEN");
+		const char *tok = nonempty(conf->session_token);
 		if (tok && strpbrk(tok, "\r\n"))
 			return wp_fail(err, -WPE_USAGE, "AWS_SESSION_TOKEN has a line break");
 		s3->token = tok ? wp_xstrdup(tok) : NULL;
@@ -198,196 +204,21 @@ void wp_s3_release(struct wp_s3 *s3)
 	memset(s3, 0, sizeof(*s3));
 }
 
-/* ---- XML, the little S3 answers in ---- */
+/* ---- S3's XML answers: read by the caller's reader (base/s3xml.h), never here ---- */
 
-/* The text of the first <tag>...</tag> in [p, end), entities decoded, into out (reset); false when
- * absent. *after (optional) points past it. */
-static bool xml_text(const char *p, const char *end, const char *tag, struct wp_buf *out, const char **after)
+/* The error code of an answer's body, when the handle has a reader ("" otherwise). */
+static void error_code(const struct wp_s3 *s3, const char *xml, size_t n, char *code, size_t size)
 {
-	char open[64], close[64];
-	snprintf(open, sizeof(open), "<%s>", tag);
-	snprintf(close, sizeof(close), "</%s>", tag);
-	size_t no = strlen(open), nc = strlen(close);
-	const char *s = NULL;
-	for (const char *q = p; q + no <= end; q++)
-		if (*q == '<' && !memcmp(q, open, no)) {
-			s = q + no;
-			break;
-		}
-	if (!s)
-		return false;
-	const char *e = NULL;
-	for (const char *q = s; q + nc <= end; q++)
-		if (*q == '<' && !memcmp(q, close, nc)) {
-			e = q;
-			break;
-		}
-	if (!e)
-		return false;
-	wp_buf_reset(out);
-	for (const char *q = s; q < e; q++) {
-		if (*q != '&') {
-			wp_buf_addch(out, *q);
-			continue;
-		}
-		const char *semi = memchr(q, ';', (size_t)(e - q));
-		if (!semi || semi - q > 10) {
-			wp_buf_addch(out, *q);
-			continue;
-		}
-		struct wp_str ent = { q + 1, (size_t)(semi - q - 1) };
-		unsigned long cp = 0;
-		if (wp_str_eq(ent, "amp"))
-			cp = '&';
-		else if (wp_str_eq(ent, "lt"))
-			cp = '<';
-		else if (wp_str_eq(ent, "gt"))
-			cp = '>';
-		else if (wp_str_eq(ent, "quot"))
-			cp = '"';
-		else if (wp_str_eq(ent, "apos"))
-			cp = '\'';
-		else if (ent.n >= 2 && ent.p[0] == '#') {
-			bool hex = ent.p[1] == 'x' || ent.p[1] == 'X';
-			for (size_t i = hex ? 2 : 1; i < ent.n; i++) {
-				int d = hex ? wp_hexval(ent.p[i]) : (isdigit((unsigned char)ent.p[i]) ? ent.p[i] - '0' : -1);
-				if (d < 0 || cp > 0x10FFFF) {
-					cp = 0;
-					break;
-				}
-				cp = cp * (hex ? 16 : 10) + (unsigned long)d;
-			}
-		}
-		if (!cp || cp > 0x10FFFF) {
-			wp_buf_addch(out, *q);
-			continue;
-		}
-		char u[4];
-		size_t un;
-		if (cp < 0x80) {
-			u[0] = (char)cp;
-			un = 1;
-		} else if (cp < 0x800) {
-			u[0] = (char)(0xC0 | (cp >> 6));
-			u[1] = (char)(0x80 | (cp & 0x3F));
-			un = 2;
-		} else if (cp < 0x10000) {
-			u[0] = (char)(0xE0 | (cp >> 12));
-			u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			u[2] = (char)(0x80 | (cp & 0x3F));
-			un = 3;
-		} else {
-			u[0] = (char)(0xF0 | (cp >> 18));
-			u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-			u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			u[3] = (char)(0x80 | (cp & 0x3F));
-			un = 4;
-		}
-		wp_buf_add(out, u, un);
-		q = semi;
-	}
-	if (after)
-		*after = e + nc;
-	return true;
-}
-
-static void etag_copy(char *dst, size_t size, const char *s, size_t n)
-{
-	while (n && (*s == '"' || *s == ' '))
-		s++, n--;
-	while (n && (s[n - 1] == '"' || s[n - 1] == ' ' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-		n--;
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, s, n);
-	dst[n] = 0;
-}
-
-void wp_s3_error_code(const char *xml, size_t n, char *code, size_t size)
-{
-	struct wp_buf t = WP_BUF_INIT;
 	code[0] = 0;
-	if (xml && xml_text(xml, xml + n, "Code", &t, NULL)) {
-		size_t k = 0;
-		for (size_t i = 0; i < t.len && k + 1 < size; i++)
-			if (isalnum((unsigned char)t.data[i]) || t.data[i] == '.' || t.data[i] == '_')
-				code[k++] = t.data[i];
-		code[k] = 0;
-	}
-	wp_buf_free(&t);
+	if (s3->xml && s3->xml->error_code && xml && n)
+		s3->xml->error_code(xml, n, code, size);
 }
 
-static bool key_text_ok(const struct wp_buf *k)
+static int need_reader(const struct wp_s3 *s3, struct wp_err *err)
 {
-	if (!k->len || k->len > 1024)
-		return false;
-	for (size_t i = 0; i < k->len; i++)
-		if ((unsigned char)k->data[i] < 0x20 || k->data[i] == 0x7f)
-			return false;
-	return true;
-}
-
-int wp_s3_list_parse(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated, char **next,
-		     struct wp_err *err)
-{
-	const char *p = xml, *end = xml + n;
-	struct wp_buf t = WP_BUF_INIT_MAX(1 << 20), blk = WP_BUF_INIT;
-	int rc = 0;
-	*truncated = false;
-	*next = NULL;
-	bool is_list = false;
-	for (const char *q = xml; q + 17 <= end && !is_list; q++)
-		is_list = *q == '<' && !memcmp(q, "<ListBucketResult", 17);
-	if (!is_list) {
-		char code[64];
-		wp_s3_error_code(xml, n, code, sizeof(code));
-		rc = wp_fail(err, -WPE_SOURCE, "the answer is no object listing%s%s", code[0] ? ": " : "", code);
-		goto out;
-	}
-	const char *after;
-	while (xml_text(p, end, "Contents", &blk, &after)) {
-		/* blk holds the entry with its entities decoded once: find the raw one again for the key */
-		const char *s = p;
-		while (s + 10 <= end && memcmp(s, "<Contents>", 10))
-			s++;
-		struct wp_buf key = WP_BUF_INIT_MAX(4096), size = WP_BUF_INIT_MAX(64), etag = WP_BUF_INIT_MAX(256);
-		long long sz = -1;
-		if (xml_text(s, after, "Key", &key, NULL) && key_text_ok(&key) && xml_text(s, after, "Size", &size, NULL) &&
-		    wp_str_to_ll(wp_str_trim((struct wp_str){ size.data, size.len }), &sz) && sz >= 0) {
-			if (out->n >= WP_S3_LIST_MAX_KEYS) {
-				rc = wp_fail(err, -WPE_TOO_BIG, "more than %d objects under the prefix", WP_S3_LIST_MAX_KEYS);
-				wp_buf_free(&key);
-				wp_buf_free(&size);
-				wp_buf_free(&etag);
-				goto out;
-			}
-			if (out->n == out->cap) {
-				out->cap = out->cap ? out->cap * 2 : 64;
-				out->v = wp_xrealloc(out->v, out->cap * sizeof(*out->v));
-			}
-			struct wp_s3_object *o = &out->v[out->n++];
-			memset(o, 0, sizeof(*o));
-			o->key = wp_buf_detach(&key, NULL);
-			o->size = sz;
-			if (xml_text(s, after, "ETag", &etag, NULL))
-				etag_copy(o->etag, sizeof(o->etag), etag.data, etag.len);
-		}
-		/* an entry with a key that is not text, or no size, is no object of ours: left out */
-		wp_buf_free(&key);
-		wp_buf_free(&size);
-		wp_buf_free(&etag);
-		p = after;
-	}
-	if (xml_text(xml, end, "IsTruncated", &t, NULL))
-		*truncated = !strcmp(wp_buf_cstr(&t), "true");
-	if (*truncated && xml_text(xml, end, "NextContinuationToken", &t, NULL) && t.len)
-		*next = wp_buf_detach(&t, NULL);
-	if (*truncated && !*next)
-		rc = wp_fail(err, -WPE_SOURCE, "a truncated object listing without a continuation token");
-out:
-	wp_buf_free(&t);
-	wp_buf_free(&blk);
-	return rc;
+	if (!s3->xml || !s3->xml->list || !s3->xml->uploads || !s3->xml->parts || !s3->xml->upload_id)
+		return wp_fail(err, -WPE_USAGE, "no reader of S3's XML answers was given for '%s'", s3->display);
+	return 0;
 }
 
 static int obj_cmp(const void *a, const void *b)
@@ -409,73 +240,6 @@ void wp_s3_listing_free(struct wp_s3_listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* [s, e) of the next <tag>...</tag> block at or after p (raw, entities not decoded); false when none. */
-static bool xml_block(const char *p, const char *end, const char *open, const char *close, const char **s,
-		      const char **e)
-{
-	size_t no = strlen(open), nc = strlen(close);
-	for (const char *q = p; q + no <= end; q++)
-		if (*q == '<' && !memcmp(q, open, no)) {
-			for (const char *r = q + no; r + nc <= end; r++)
-				if (*r == '<' && !memcmp(r, close, nc)) {
-					*s = q + no;
-					*e = r;
-					return true;
-				}
-			return false;
-		}
-	return false;
-}
-
-static bool has_tag(const char *xml, size_t n, const char *tag)
-{
-	size_t k = strlen(tag);
-	for (const char *q = xml; q + k <= xml + n; q++)
-		if (*q == '<' && !memcmp(q, tag, k))
-			return true;
-	return false;
-}
-
-static int not_a(const char *xml, size_t n, const char *what, struct wp_err *err)
-{
-	char code[64];
-	wp_s3_error_code(xml, n, code, sizeof(code));
-	return wp_fail(err, -WPE_SOURCE, "the answer is no %s%s%s", what, code[0] ? ": " : "", code);
-}
-
-int wp_s3_uploads_parse(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated, char **next_key,
-			char **next_id, struct wp_err *err)
-{
-	const char *p = xml, *end = xml + n, *s, *e;
-	struct wp_buf key = WP_BUF_INIT_MAX(4096), id = WP_BUF_INIT_MAX(4096), t = WP_BUF_INIT_MAX(4096);
-	*truncated = false;
-	*next_key = *next_id = NULL;
-	if (!has_tag(xml, n, "<ListMultipartUploadsResult"))
-		return not_a(xml, n, "listing of multipart uploads", err);
-	while (xml_block(p, end, "<Upload>", "</Upload>", &s, &e)) {
-		if (xml_text(s, e, "Key", &key, NULL) && key_text_ok(&key) && xml_text(s, e, "UploadId", &id, NULL) &&
-		    key_text_ok(&id) && out->n < WP_S3_LIST_MAX_KEYS) {
-			wp_vec_push(out, (struct wp_s3_upload){ wp_xstrdup(wp_buf_cstr(&key)), wp_xstrdup(wp_buf_cstr(&id)) });
-		}
-		p = e + 9;
-	}
-	if (xml_text(xml, end, "IsTruncated", &t, NULL))
-		*truncated = !strcmp(wp_buf_cstr(&t), "true");
-	int rc = 0;
-	if (*truncated) {
-		if (xml_text(xml, end, "NextKeyMarker", &t, NULL) && t.len)
-			*next_key = wp_xstrdup(wp_buf_cstr(&t));
-		if (xml_text(xml, end, "NextUploadIdMarker", &t, NULL) && t.len)
-			*next_id = wp_xstrdup(wp_buf_cstr(&t));
-		if (!*next_key)
-			rc = wp_fail(err, -WPE_SOURCE, "a truncated listing of multipart uploads without a next key marker");
-	}
-	wp_buf_free(&key);
-	wp_buf_free(&id);
-	wp_buf_free(&t);
-	return rc;
-}
-
 void wp_s3_uploads_free(struct wp_s3_uploads *u)
 {
 	for (size_t i = 0; i < u->n; i++) {
@@ -484,44 +248,6 @@ void wp_s3_uploads_free(struct wp_s3_uploads *u)
 	}
 	free(u->v);
 	memset(u, 0, sizeof(*u));
-}
-
-int wp_s3_parts_parse(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated, long *next,
-		      struct wp_err *err)
-{
-	const char *p = xml, *end = xml + n, *s, *e;
-	struct wp_buf t = WP_BUF_INIT_MAX(4096);
-	*truncated = false;
-	*next = 0;
-	if (!has_tag(xml, n, "<ListPartsResult"))
-		return not_a(xml, n, "listing of parts", err);
-	while (xml_block(p, end, "<Part>", "</Part>", &s, &e)) {
-		long long num = 0, size = -1;
-		bool ok = xml_text(s, e, "PartNumber", &t, NULL) && wp_str_to_ll(wp_str_trim((struct wp_str){ t.data, t.len }), &num) &&
-			  num >= 1 && num <= 10000 && xml_text(s, e, "Size", &t, NULL) &&
-			  wp_str_to_ll(wp_str_trim((struct wp_str){ t.data, t.len }), &size) && size >= 0 &&
-			  xml_text(s, e, "ETag", &t, NULL) && out->n < 10000;
-		if (ok) {
-			struct wp_s3_part *x = wp_vec_add(out);
-			x->number = (long)num;
-			x->size = size;
-			etag_copy(x->etag, sizeof(x->etag), t.data, t.len);
-		}
-		p = e + 7;
-	}
-	int rc = 0;
-	long long m = 0;
-	if (xml_text(xml, end, "IsTruncated", &t, NULL))
-		*truncated = !strcmp(wp_buf_cstr(&t), "true");
-	if (*truncated) {
-		if (xml_text(xml, end, "NextPartNumberMarker", &t, NULL) &&
-		    wp_str_to_ll(wp_str_trim((struct wp_str){ t.data, t.len }), &m) && m >= 1 && m < 10000)
-			*next = (long)m;
-		else
-			rc = wp_fail(err, -WPE_SOURCE, "a truncated listing of parts without a next part number");
-	}
-	wp_buf_free(&t);
-	return rc;
 }
 
 /* ---- requests ---- */
@@ -661,7 +387,7 @@ static size_t on_header(char *line, size_t size, size_t nitems, void *ud)
 		r->ctype[0] = 0;
 		r->length = -1;
 	} else if (hdr_is(line, n, "etag", &v, &vn)) {
-		etag_copy(r->etag, sizeof(r->etag), v, vn);
+		wp_s3_etag_copy(r->etag, sizeof(r->etag), v, vn);
 	} else if (hdr_is(line, n, "content-type", &v, &vn)) {
 		snprintf(r->ctype, sizeof(r->ctype), "%.*s", (int)vn, v);
 	} else if (hdr_is(line, n, "x-amz-meta-sha256", &v, &vn)) {
@@ -781,26 +507,33 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 #else
 	SETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	{
-		/* as the rest of net/: $WHEELPICK_TIMEOUT (seconds) replaces the connect and stall limits */
-		long long t = 0;
-		const char *ts = getenv("WHEELPICK_TIMEOUT");
-		if (ts && *ts && (!wp_str_to_ll(wp_str_trim(WP_STR(ts)), &t) || t < 1 || t > 86400))
-			return wp_fail(&r->err, -WPE_USAGE, "WHEELPICK_TIMEOUT='%.40s' is not a whole number from 1 to 86400",
-				       ts);
-		SETOPT(CURLOPT_CONNECTTIMEOUT, t ? (long)t : 15L);
-		SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
-		SETOPT(CURLOPT_LOW_SPEED_TIME, t ? (long)t : 60L);
-	}
+	/* as the rest of net/: the conf's timeout replaces the connect and stall limits, its CA bundle
+	 * the system's, its client certificate goes to a server that asks, a trusted host is not held to
+	 * its certificate, and a setting that was garbage fails the request */
+	const struct wp_net_conf *nc = s3->net;
+	if (nc && nc->bad && nc->bad[0])
+		return wp_fail(&r->err, -WPE_USAGE, "%s", nc->bad);
+	long t = nc && nc->timeout_s > 0 && nc->timeout_s <= 86400 ? nc->timeout_s : 0;
+	SETOPT(CURLOPT_CONNECTTIMEOUT, t ? t : 15L);
+	SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
+	SETOPT(CURLOPT_LOW_SPEED_TIME, t ? t : 60L);
 	SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
-	{
-		const char *ca = getenv("WHEELPICK_CA_BUNDLE");
-		if (!ca || !*ca)
-			ca = getenv("AWS_CA_BUNDLE");
-		if (ca && *ca)
-			SETOPT(CURLOPT_CAINFO, ca);
+	if (nc && nc->ca_file && *nc->ca_file) {
+		struct stat sb;
+		if (nc->ca_origin && strncasecmp(r->url, "https://", 8) == 0 &&
+		    (stat(nc->ca_file, &sb) < 0 || !S_ISREG(sb.st_mode) || access(nc->ca_file, R_OK) < 0))
+			return wp_fail(&r->err, -WPE_USAGE, "cannot %s 's3://%s/%s': the CA bundle '%.200s' (%s) is not a "
+				       "readable file of PEM certificates", r->what, s3->bucket, r->key, nc->ca_file,
+				       nc->ca_origin);
+		SETOPT(CURLOPT_CAINFO, nc->ca_file);
+	}
+	if (nc && nc->client_cert && *nc->client_cert)
+		SETOPT(CURLOPT_SSLCERT, nc->client_cert);
+	if (wp_net_host_trusted(nc, r->url)) {
+		SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
+		SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
 	}
 	if (!s3->anonymous) {
 		SETOPT(CURLOPT_AWS_SIGV4, s3->sigv4);
@@ -865,10 +598,14 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 	if (cc != CURLE_OK) {
 		if (retry_curl(cc) && r->tries < S3_TRIES)
 			return 1;
+		if (cc == CURLE_PEER_FAILED_VERIFICATION)
+			return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': %s (for a private CA, %s)", r->what,
+				       s3->bucket, r->key, s3->endpoint, r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc),
+				       wp_net_private_ca_advice(s3->net));
 		return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': %s (%d tries)", r->what, s3->bucket,
 			       r->key, s3->endpoint, r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc), r->tries);
 	}
-	wp_s3_error_code(r->body.data, r->body.len, code, sizeof(code));
+	error_code(s3, r->body.data, r->body.len, code, sizeof(code));
 	if (r->may_miss && (r->status == 404 || (r->status == 403 && s3->anonymous && strcmp(r->method, "DELETE")))) {
 		r->missing = true;
 		if (r->out_path) {
@@ -1108,8 +845,10 @@ static int one_req(const struct wp_s3 *s3, const char *method, const char *key, 
 int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_uploads *out, struct wp_err *err)
 {
 	char *key_marker = NULL, *id_marker = NULL;
-	int rc = 0;
 	memset(out, 0, sizeof(*out));
+	int rc = need_reader(s3, err);
+	if (rc)
+		return rc;
 	for (long long page = 0;; page++) {
 		if (page >= WP_S3_LIST_MAX_KEYS / 1000 + S3_LIST_SPARE_PAGES) {
 			rc = wp_fail(err, -WPE_SOURCE, "'%s' said its list of unfinished uploads goes on after %lld pages",
@@ -1136,7 +875,7 @@ int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_
 		wp_buf_free(&q);
 		bool truncated = false;
 		char *nk = NULL, *ni = NULL;
-		if (!rc && (rc = wp_s3_uploads_parse(body.data, body.len, out, &truncated, &nk, &ni, err)))
+		if (!rc && (rc = s3->xml->uploads(body.data, body.len, out, &truncated, &nk, &ni, err)))
 			wp_err_prefix(err, "listing the unfinished uploads of '%s' at '%s'", s3->display, s3->endpoint);
 		wp_buf_free(&body);
 		/* a marker that does not move would loop for ever */
@@ -1169,9 +908,11 @@ int wp_s3_abort_upload(const struct wp_s3 *s3, const char *key, const char *id, 
 static int list_parts(const struct wp_s3 *s3, const char *key, const char *id, struct wp_s3_parts *out,
 		      struct wp_err *err)
 {
+	int rc = need_reader(s3, err);
+	if (rc)
+		return rc;
 	char *eid = enc_str(id);
 	long marker = 0;
-	int rc = 0;
 	for (int page = 0; page < 100; page++) {
 		char *q = marker ? wp_xasprintf("part-number-marker=%ld&uploadId=%s", marker, eid) :
 				   wp_xasprintf("uploadId=%s", eid);
@@ -1181,7 +922,7 @@ static int list_parts(const struct wp_s3 *s3, const char *key, const char *id, s
 		bool truncated = false;
 		long next = 0;
 		if (!rc)
-			rc = wp_s3_parts_parse(body.data, body.len, out, &truncated, &next, err);
+			rc = s3->xml->parts(body.data, body.len, out, &truncated, &next, err);
 		wp_buf_free(&body);
 		if (rc || !truncated || next <= marker)
 			break;
@@ -1253,6 +994,8 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	int rc = 0;
 	size_t np = 0, nsend = 0;
 	bool resumed = false, keep_upload = false;
+	if ((rc = need_reader(s3, err)))
+		return rc;
 	req_init(&init);
 	req_init(&fin);
 	op->parts = op->parts_kept = 0;
@@ -1293,13 +1036,13 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 			wp_fail(err, rc, "%s", init.err.msg);
 			goto out;
 		}
-		if (!xml_text(init.body.data, init.body.data + init.body.len, "UploadId", &t, NULL) || !t.len ||
-		    strpbrk(t.data, "\r\n&")) {
+		char id[1100];
+		if (!s3->xml->upload_id(init.body.data, init.body.len, id, sizeof(id)) || strpbrk(id, "\r\n&")) {
 			rc = wp_fail(err, -WPE_SOURCE, "'%s' did not start a multipart upload of 's3://%s/%s'", s3->endpoint,
 				     s3->bucket, op->key);
 			goto out;
 		}
-		upload_id = wp_buf_detach(&t, NULL);
+		upload_id = wp_xstrdup(id);
 	}
 	enc_id = enc_str(upload_id);
 	parts = wp_xcalloc(np, sizeof(*parts));
@@ -1360,7 +1103,7 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	run_reqs(s3, &one, 1, 1, NULL, NULL);
 	/* S3 may answer 200 with an <Error> in the body */
 	char code[64];
-	wp_s3_error_code(fin.body.data, fin.body.len, code, sizeof(code));
+	error_code(s3, fin.body.data, fin.body.len, code, sizeof(code));
 	if ((rc = fin.result) || code[0]) {
 		rc = wp_fail(err, rc ? rc : -WPE_NET, "%s%s%s", rc ? fin.err.msg : "finishing the upload failed: ",
 			     rc ? "" : code, "");
@@ -1522,10 +1265,13 @@ int wp_s3_reach(const struct wp_s3 *s3, struct wp_err *err)
 	struct wp_s3_listing one = { 0 };
 	bool truncated = false;
 	char *next = NULL;
+	int rc = need_reader(s3, err);
+	if (rc)
+		return rc;
 	wp_buf_addstr(&q, "list-type=2&max-keys=1&prefix=");
 	enc(&q, s3->prefix, false);
-	int rc = one_req(s3, "GET", NULL, q.data, "list", &body, S3_LIST_PAGE_MAX, false, NULL, err);
-	if (!rc && (rc = wp_s3_list_parse(body.data, body.len, &one, &truncated, &next, err)))
+	rc = one_req(s3, "GET", NULL, q.data, "list", &body, S3_LIST_PAGE_MAX, false, NULL, err);
+	if (!rc && (rc = s3->xml->list(body.data, body.len, &one, &truncated, &next, err)))
 		wp_err_prefix(err, "listing '%s' at '%s'", s3->display, s3->endpoint);
 	free(next);
 	wp_s3_listing_free(&one);
@@ -1537,12 +1283,11 @@ int wp_s3_reach(const struct wp_s3 *s3, struct wp_err *err)
 int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing *out, struct wp_err *err)
 {
 	char *token = NULL;
-	int rc = 0;
-	long long page_keys = 0;
-	const char *pk = getenv("WHEELPICK_S3_LIST_PAGE");
-	if (pk && *pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
-		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%s' is not a number from 1 to 1000", pk);
+	long long page_keys = s3->list_page;
 	memset(out, 0, sizeof(*out));
+	int rc = need_reader(s3, err);
+	if (rc)
+		return rc;
 	/* a store whose listing never ends (IsTruncated for ever, the same token again, the same keys
 	 * under fresh tokens, empty pages) is stopped: keys come in UTF-8 binary order across pages */
 	long long max_pages = WP_S3_LIST_MAX_KEYS / (page_keys ? page_keys : 1000) + S3_LIST_SPARE_PAGES;
@@ -1582,7 +1327,7 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 		char *next = NULL;
 		if ((rc = r.result))
 			wp_fail(err, rc, "%s", r.err.msg);
-		else if ((rc = wp_s3_list_parse(body.data, body.len, out, &truncated, &next, err)))
+		else if ((rc = s3->xml->list(body.data, body.len, out, &truncated, &next, err)))
 			wp_err_prefix(err, "listing '%s' at '%s'", s3->display, s3->endpoint);
 		req_release(&r);
 		wp_buf_free(&body);

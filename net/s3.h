@@ -10,14 +10,30 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/s3xml.h"
+#include "net/transfer.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #define WP_S3_MULTIPART_MIN ((long long)64 << 20) /* a PUT larger than this goes in parts ... */
 #define WP_S3_PART_SIZE ((long long)64 << 20)     /* ... of this size (S3 allows 5 MiB to 5 GiB, 10,000 parts) */
-#define WP_S3_LIST_MAX_KEYS 1000000                /* a prefix with more objects is refused */
 #define WP_S3_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/* What the caller read for S3, as AWS's tools take it (cli/ reads the variables; net/ reads none).
+ * Strings are borrowed by wp_s3_open, which copies what it keeps; net is borrowed for the handle's
+ * life. */
+struct wp_s3_conf {
+	const char *access_key_id;      /* AWS_ACCESS_KEY_ID; NULL: requests go unsigned */
+	const char *secret_access_key;  /* AWS_SECRET_ACCESS_KEY */
+	const char *session_token;      /* AWS_SESSION_TOKEN */
+	const char *region;             /* AWS_REGION, else AWS_DEFAULT_REGION; NULL: us-east-1 */
+	const char *endpoint_url;       /* AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL; an open's endpoint wins */
+	const char *list_page;          /* WHEELPICK_S3_LIST_PAGE: keys a listing page asks for (1 to 1000;
+	                                   tests page small listings); NULL: 1000 */
+	const struct wp_net_conf *net;  /* the CA bundle, client certificate, trusted hosts and timeout,
+	                                   as the rest of net/ takes them; NULL: libcurl's defaults */
+};
 
 struct wp_s3 {
 	char *display;     /* "s3://bucket/prefix" for messages */
@@ -35,19 +51,25 @@ struct wp_s3 {
 	 * bytes. NULL: a PUT in parts fails (-WPE_USAGE): none goes up unchecked. */
 	int (*part_hash)(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
 			 struct wp_err *err);
+	const struct wp_net_conf *net; /* the conf's, borrowed: each request's TLS settings and timeout */
+	/* set by the caller after wp_s3_open: what reads S3's XML answers (base/s3xml.h; ops/ hands
+	 * index/s3xml.c's). NULL: a listing fails (-WPE_USAGE), and an error's code is not read. */
+	const struct wp_s3_xml *xml;
+	long list_page;    /* keys a listing page asks for; 0: the store's 1000 */
 	/* private: never shown */
 	char *userpwd;     /* "KEY:SECRET" for libcurl's signer */
 	char *token;       /* AWS_SESSION_TOKEN or NULL */
 	char *sigv4;       /* "aws:amz:REGION:s3" */
 };
 
-/* Parse url ("s3://BUCKET[/PREFIX]") and take the rest the way AWS tools do: AWS_ACCESS_KEY_ID,
- * AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or AWS_DEFAULT_REGION (us-east-1), the
- * endpoint from endpoint (a --s3-endpoint), else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else
- * AWS's regional one. acl may be NULL. -WPE_USAGE naming what is wrong: a bucket name S3 would
- * refuse, a prefix with "." or ".." segments or control bytes, an endpoint that is not http(s),
- * a key id given without its secret. s3 is overwritten; release it whatever the result. */
-int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, struct wp_err *err);
+/* Parse url ("s3://BUCKET[/PREFIX]") and take the rest from conf (may be NULL) the way AWS tools
+ * do: the credentials, the region (us-east-1), the endpoint from endpoint (a --s3-endpoint), else
+ * conf's, else AWS's regional one. acl may be NULL. -WPE_USAGE naming what is wrong: a bucket name
+ * S3 would refuse, a prefix with "." or ".." segments or control bytes, an endpoint that is not
+ * http(s), a key id given without its secret, a list_page out of range. s3 is overwritten;
+ * release it whatever the result. */
+int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, const struct wp_s3_conf *conf,
+	       struct wp_err *err);
 void wp_s3_release(struct wp_s3 *s3);
 
 /* One cheap request (a listing of at most one key under the prefix): the bucket is there and the
@@ -86,49 +108,18 @@ struct wp_s3_op {
 	long long kept_bytes;       /* ... the bytes of those, not sent again */
 };
 
-/* One unfinished multipart upload. */
-struct wp_s3_upload {
-	char *key, *id;
-};
-
-struct wp_s3_uploads {
-	struct wp_s3_upload *v;
-	size_t n, cap;
-};
-
 /* The unfinished multipart uploads of keys starting with prefix (ListMultipartUploads, paged).
  * -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is no such listing. */
 int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_uploads *out, struct wp_err *err);
 void wp_s3_uploads_free(struct wp_s3_uploads *u);
 /* AbortMultipartUpload: its parts go; an upload already gone is no failure. */
 int wp_s3_abort_upload(const struct wp_s3 *s3, const char *key, const char *id, struct wp_err *err);
-/* One ListMultipartUploads page appended to out; *truncated, and where it goes on (*next_key,
- * *next_id: malloc'd or NULL). Pure (the fuzz target drives it). -WPE_SOURCE for what is no such page. */
-int wp_s3_uploads_parse(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated, char **next_key,
-			char **next_id, struct wp_err *err);
-
-struct wp_s3_part {
-	long number;
-	long long size;
-	char etag[80];    /* quotes removed */
-};
-
-struct wp_s3_parts {
-	struct wp_s3_part *v;
-	size_t n, cap;
-};
-
-/* One ListParts page: its parts appended to out (free out->v), *truncated and the next
- * part-number marker. Pure. -WPE_SOURCE for what is no such page. */
-int wp_s3_parts_parse(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated, long *next,
-		      struct wp_err *err);
-
 /* Called once per op as it ends (from the thread that called wp_s3_run); may be NULL. */
 typedef void wp_s3_done_fn(void *ctx, const struct wp_s3_op *op);
 
 /* Run every op, at most parallel at once (0: 16), retrying what S3 says may be retried (5xx,
  * SlowDown, a dropped connection) three times in all. A request that sends or receives nothing
- * for 60 s ($WHEELPICK_TIMEOUT seconds when set) fails. A PUT past WP_S3_MULTIPART_MIN goes as a
+ * for 60 s (the net conf's timeout when set) fails. A PUT past WP_S3_MULTIPART_MIN goes as a
  * multipart upload whose parts run in parallel; a failed one is aborted. Returns 0 when all
  * succeeded, else the code of the first failure in array order, its message in err: -WPE_NET for
  * the network and for refused credentials (the message names the endpoint's reason:
@@ -137,32 +128,12 @@ typedef void wp_s3_done_fn(void *ctx, const struct wp_s3_op *op);
 int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parallel, wp_s3_done_fn *done, void *ctx,
 	      struct wp_err *err);
 
-struct wp_s3_object {
-	char *key;
-	long long size;
-	char etag[80];    /* quotes removed */
-};
-
-struct wp_s3_listing {
-	struct wp_s3_object *v;
-	size_t n, cap;
-};
-
 /* Every object whose key starts with prefix (ListObjectsV2, 1000 a page, paged with the
- * continuation token; $WHEELPICK_S3_LIST_PAGE asks for fewer a page, for tests), sorted by key. -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is
+ * continuation token; the conf's list_page asks for fewer a page, for tests), sorted by key. -WPE_NET as wp_s3_run; -WPE_SOURCE for an answer that is
  * no listing; -WPE_TOO_BIG past WP_S3_LIST_MAX_KEYS. */
 int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing *out, struct wp_err *err);
 /* The object of that key, or NULL (binary search; the listing is sorted). */
 const struct wp_s3_object *wp_s3_listing_find(const struct wp_s3_listing *l, const char *key);
 void wp_s3_listing_free(struct wp_s3_listing *l);
-
-/* One ListObjectsV2 page (xml, n bytes) appended to out; *truncated and *next (malloc'd, or NULL)
- * say whether and where it goes on. Pure: the fuzz target drives it. -WPE_SOURCE for what is not
- * such a page (an <Error>, a key that is not text). */
-int wp_s3_list_parse(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated, char **next,
-		     struct wp_err *err);
-
-/* The S3 error code of an <Error> body ("NoSuchBucket"), or "" (into code, size bytes). Pure. */
-void wp_s3_error_code(const char *xml, size_t n, char *code, size_t size);
 
 #endif

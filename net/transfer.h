@@ -6,6 +6,7 @@
 
 #include "base/err.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifndef WP_VERSION
@@ -13,11 +14,9 @@
 #endif
 #define WP_NET_USER_AGENT "wheelpick/" WP_VERSION
 
-/* Defaults; a zero field in struct wp_net_policy takes these. $WHEELPICK_TIMEOUT (seconds, 1 to
- * 86400) replaces both timeouts for fields left at zero (and so scales the overall deadline and caps
- * Retry-After), and $WHEELPICK_RETRY_BASE_MS the first backoff. A value that is not a number in
- * range fails every transfer with -WPE_USAGE naming the variable, as does a $WHEELPICK_CA_BUNDLE
- * that is not a readable file for an https transfer. */
+/* Defaults; a zero field in struct wp_net_policy takes these. The run's struct wp_net_conf (below)
+ * may replace both timeouts for fields left at zero (and so scale the overall deadline and cap
+ * Retry-After), and the first backoff. */
 #define WP_NET_CONNECT_TIMEOUT_S 15L
 #define WP_NET_LOW_SPEED_TIME_S  30L   /* abort when slower than ... */
 #define WP_NET_LOW_SPEED_BYTES   1L    /* ... this many bytes per second for that long */
@@ -27,16 +26,41 @@
  * ends it. (A 2.5 GB wheel at 8 KiB/s would take 3.5 days: such a link fails here.) */
 #define WP_NET_DEADLINE_GRACE    10L
 #define WP_NET_MIN_RATE          8192L
-/* A Retry-After longer than this (or than $WHEELPICK_TIMEOUT, if smaller) is cut to it, and a
+/* A Retry-After longer than this (or than the configured timeout, if smaller) is cut to it, and a
  * failure says what the server asked for. */
 #define WP_NET_RETRY_AFTER_CAP_S 30L
 #define WP_NET_TRIES             3
 #define WP_NET_RETRY_BASE_MS     200L
+#define WP_NET_RETRY_CAP_MS      10000L /* no backoff is longer (nor a configured first one) */
 #define WP_NET_MAX_REDIRECTS     10L
 #define WP_HTTP_MAX_DEFAULT     ((size_t)64 << 20)
 
+/* What the user configured for every transfer of the run: built once by cli/ from the command line,
+ * pip's and uv's configuration and the environment (net/ reads no variable), and handed down with
+ * each request (struct wp_net_policy's conf) and each S3 handle. NULL, or a zero field: net/'s
+ * defaults. Ownership: the caller's, borrowed while the transfers run. Transfers run together
+ * (one wp_http_get_many, one wp_download_run) share the first one's conf. */
+struct wp_net_conf {
+	long timeout_s;             /* 1 to 86400: replaces the connect and stall limits; 0: the defaults */
+	long retry_base_ms;         /* the first backoff, with retry_base_set; else WP_NET_RETRY_BASE_MS */
+	bool retry_base_set;
+	const char *ca_file;        /* PEM certificates that replace the system's; NULL: the system's */
+	const char *ca_origin;      /* where ca_file came from ("--cert", "PIP_CERT", "WHEELPICK_CA_BUNDLE"),
+	                               named when it cannot be read; NULL: it is not checked first */
+	const char *ca_advice;      /* how the user gives a private CA, said when a certificate is
+	                               refused; NULL: net/'s plain words */
+	const char *client_cert;    /* PEM, key included, for an https server that asks for one */
+	const char *netrc;          /* the netrc file libcurl reads; NULL: ~/.netrc */
+	const char *const *trusted_hosts; /* "host" or "host:port" whose certificate is not checked */
+	size_t n_trusted_hosts;
+	/* a setting that was garbage where it was read (e.g. "WHEELPICK_TIMEOUT='5m' is not a whole
+	 * number ..."): every transfer fails with -WPE_USAGE and these words; "" or NULL: none */
+	const char *bad;
+};
+
 /* How hard to try one transfer. Zero means the default above. */
 struct wp_net_policy {
+	const struct wp_net_conf *conf; /* the run's settings; NULL: none configured */
 	long connect_timeout_s;
 	long low_speed_time_s;
 	long low_speed_bytes;

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RETRY_CAP_MS        10000LL
+#define RETRY_CAP_MS        ((long long)WP_NET_RETRY_CAP_MS)
 /* A resume that brought new bytes does not use up a try (a flaky link can still finish a 2 GB
  * wheel), but only this many times, so a server that always drops still ends. */
 #define FREE_RESUMES        8
@@ -102,8 +102,8 @@ struct run {
 	long long retry_base_ms;
 	long long retry_after_cap_s;
 	const char *ca_bundle;
-	char env_error[256];        /* a $WHEELPICK_* setting that is garbage: every transfer fails */
-	char ca_error[256];         /* $WHEELPICK_CA_BUNDLE names no readable file: https transfers fail */
+	char env_error[320];        /* the conf's bad setting (garbage where it was read): every transfer fails */
+	char ca_error[320];         /* the conf's CA bundle is no readable file: https transfers fail */
 	/* the slowest connect seen to each host in this run, in microseconds */
 	struct dial_host {
 		char host[264];
@@ -138,52 +138,18 @@ static long long now_ms(void)
 	return wp_xfer_now_ms();
 }
 
-/* $name as a whole number in [lo, hi]; unset or empty: dflt. Garbage is a usage error, said once
- * for the run (in bad, when it is still empty), not a default silently taken: a user who set
- * WHEELPICK_TIMEOUT=5m meant something. */
-static long long env_ll(const char *name, long long dflt, long long lo, long long hi, long long example, char *bad,
-		       size_t badsz)
+/* The run's CA bundle, checked before libcurl's vague "error setting certificate file" when the
+ * caller named where it came from: an unreadable one fails each https transfer (bad). */
+static const char *conf_ca_file(const struct wp_net_conf *c, char *bad, size_t badsz)
 {
-	const char *s = getenv(name);
-	long long v;
-	if (!s || !*s)
-		return dflt;
-	if (!wp_str_to_ll(wp_str_trim(WP_STR(s)), &v) || v < lo || v > hi) {
-		char shown[80];
-		size_t k = 0;
-		for (const char *p = s; *p && k < 64; p++)
-			shown[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-		shown[k] = 0;
-		if (!bad[0])
-			snprintf(bad, badsz, "%s='%s%s' is not a whole number from %lld to %lld; unset it or give e.g. %lld",
-				 name, shown, strlen(s) > k ? "..." : "", lo, hi, example);
-		return dflt;
-	}
-	return v;
-}
-
-static const char *env_ca_bundle(char *bad, size_t badsz)
-{
-	static const char *const vars[] = { "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE" };
-	const char *given = wp_net_ca_bundle(); /* the command line's, PIP_CERT, pip.conf's cert */
-	if (given) {
-		struct stat sb;
-		if (stat(given, &sb) < 0 || !S_ISREG(sb.st_mode) || access(given, R_OK) < 0)
-			snprintf(bad, badsz, "the CA bundle '%.200s' (%s) is not a readable file of PEM certificates", given,
-				 wp_net_ca_bundle_origin());
-		return given;
-	}
-	for (size_t i = 0; i < WP_ARRAY_LEN(vars); i++) {
-		const char *s = getenv(vars[i]);
-		if (!s || !*s)
-			continue;
-		/* ours is checked before libcurl's vague "error setting certificate file" */
-		struct stat sb;
-		if (i == 0 && (stat(s, &sb) < 0 || !S_ISREG(sb.st_mode) || access(s, R_OK) < 0))
-			snprintf(bad, badsz, "WHEELPICK_CA_BUNDLE='%.200s' is not a readable file of PEM certificates", s);
-		return s;
-	}
-	return NULL;
+	const char *given = c ? c->ca_file : NULL;
+	if (!given || !*given)
+		return NULL;
+	struct stat sb;
+	if (c->ca_origin && (stat(given, &sb) < 0 || !S_ISREG(sb.st_mode) || access(given, R_OK) < 0))
+		snprintf(bad, badsz, "the CA bundle '%.200s' (%s) is not a readable file of PEM certificates", given,
+			 c->ca_origin);
+	return given;
 }
 
 static bool is_https(const char *url)
@@ -547,13 +513,12 @@ static int set_auth(struct slot *s, CURL *e)
 		s->sent_auth = true;
 	}
 	SETOPT(CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-	const char *netrc = getenv("NETRC");
-	if (netrc && *netrc)
-		SETOPT(CURLOPT_NETRC_FILE, netrc);
-	const char *client_cert = wp_net_client_cert();
-	if (client_cert)
-		SETOPT(CURLOPT_SSLCERT, client_cert);
-	if (wp_net_host_trusted(url)) {
+	const struct wp_net_conf *conf = x->policy.conf;
+	if (conf && conf->netrc && *conf->netrc)
+		SETOPT(CURLOPT_NETRC_FILE, conf->netrc);
+	if (conf && conf->client_cert && *conf->client_cert)
+		SETOPT(CURLOPT_SSLCERT, conf->client_cert);
+	if (wp_net_host_trusted(conf, url)) {
 		SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
 		SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
 	}
@@ -903,7 +868,7 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 		     to ? to : "?", reason);
 	} else if (cc == CURLE_PEER_FAILED_VERIFICATION) {
 		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, %s)", x->verb, x->url, reason,
-		     wp_net_private_ca_advice());
+		     wp_net_private_ca_advice(x->policy.conf));
 	} else if (transient_curl(cc)) {
 		snprintf(s->why, sizeof(s->why), "%s", reason);
 		/* a stall earns no free resume, or a slow drip would take FREE_RESUMES timeouts */
@@ -1147,12 +1112,16 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 	static const struct wp_xfer_opts no_opts = { 0 };
 	struct run r = { .n = n, .opts = opts ? opts : &no_opts };
 	int rc = 0;
-	r.env_timeout_s = (long)env_ll("WHEELPICK_TIMEOUT", 0, 1, 86400, 30, r.env_error, sizeof(r.env_error));
-	r.retry_base_ms = env_ll("WHEELPICK_RETRY_BASE_MS", WP_NET_RETRY_BASE_MS, 0, RETRY_CAP_MS, WP_NET_RETRY_BASE_MS,
-				 r.env_error, sizeof(r.env_error));
+	/* the run's settings: the first transfer's (a caller runs together what shares them) */
+	const struct wp_net_conf *conf = n ? xs[0].policy.conf : NULL;
+	if (conf && conf->bad && conf->bad[0])
+		snprintf(r.env_error, sizeof(r.env_error), "%s", conf->bad);
+	r.env_timeout_s = conf && conf->timeout_s > 0 && conf->timeout_s <= 86400 ? conf->timeout_s : 0;
+	r.retry_base_ms = conf && conf->retry_base_set && conf->retry_base_ms >= 0 && conf->retry_base_ms <= RETRY_CAP_MS
+				  ? conf->retry_base_ms : WP_NET_RETRY_BASE_MS;
 	r.retry_after_cap_s = r.env_timeout_s > 0 && r.env_timeout_s < WP_NET_RETRY_AFTER_CAP_S ? r.env_timeout_s
 											   : WP_NET_RETRY_AFTER_CAP_S;
-	r.ca_bundle = env_ca_bundle(r.ca_error, sizeof(r.ca_error));
+	r.ca_bundle = conf_ca_file(conf, r.ca_error, sizeof(r.ca_error));
 
 	for (size_t i = 0; i < n; i++) {
 		struct wp_xfer *x = &xs[i];

@@ -101,7 +101,7 @@ int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat, co
 		}
 	}
 	if (m)
-		wp_provenance_carry_many(cat, want, dests, m, got, errs);
+		wp_provenance_carry_many(s->net, cat, want, dests, m, got, errs);
 	for (size_t k = 0; k < m; k++) {
 		size_t i = of[k];
 		char *msg = NULL;

@@ -237,12 +237,12 @@ static void section(struct wp_buf *b, const char *name, const struct recs *rs, b
  * conda-forge's is a fifth of the JSON's size) and CEP 16's shards (ops/conda/shards.h). The others go
  * first: a reader that sees the new JSON finds them at least as new. */
 static int write_repodata_files(const char *subdir_path, const char *subdir, const struct wp_buf *b,
-				struct wp_err *err)
+				const long long *source_date, struct wp_err *err)
 {
 	char *zst = wp_xasprintf("%s/repodata.json.zst", subdir_path);
 	char *path = wp_xasprintf("%s/repodata.json", subdir_path);
 	struct wp_buf z = WP_BUF_INIT;
-	int rc = wp_shards_write(subdir_path, subdir, b->data, b->len, err);
+	int rc = wp_shards_write(subdir_path, subdir, b->data, b->len, source_date, err);
 	if (!rc && !(rc = wp_zstd_compress(b->data, b->len, &z, err)))
 		rc = wp_atomic_write(zst, z.data, z.len, err);
 	if (!rc)
@@ -255,7 +255,7 @@ static int write_repodata_files(const char *subdir_path, const char *subdir, con
 
 /* interim: only what is on disk now and stays so while packages are replaced. */
 static int write_repodata(const char *subdir_path, const char *subdir, const struct recs *rs,
-			  bool interim, struct wp_err *err)
+			  bool interim, const long long *source_date, struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	wp_buf_addstr(&b, "{\n  \"info\": {\"subdir\": ");
@@ -265,7 +265,7 @@ static int write_repodata(const char *subdir_path, const char *subdir, const str
 	wp_buf_addstr(&b, ",\n");
 	section(&b, "packages.conda", rs, true, interim);
 	wp_buf_addstr(&b, ",\n  \"repodata_version\": 1\n}\n");
-	int rc = write_repodata_files(subdir_path, subdir, &b, err);
+	int rc = write_repodata_files(subdir_path, subdir, &b, source_date, err);
 	wp_buf_free(&b);
 	return rc;
 }
@@ -319,7 +319,7 @@ out:
 }
 
 static int write_subdir(const char *dir, const char *subdir, const struct wp_conda_file *files,
-			size_t n, struct wp_err *err)
+			size_t n, const long long *source_date, struct wp_err *err)
 {
 	struct recs rs = { 0 }, old = { 0 };
 	char *spath = wp_xasprintf("%s/%s", dir, subdir);
@@ -384,7 +384,7 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 		}
 	}
 	if (any_conflict) {
-		rc = write_repodata(spath, subdir, &rs, true, err);
+		rc = write_repodata(spath, subdir, &rs, true, source_date, err);
 		if (rc)
 			goto out;
 	}
@@ -406,7 +406,7 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 	}
 	/* the links are durable (one sync of the folder for all) before the repodata names them */
 	if (!(rc = wp_fs_sync_dir(spath, err)))
-		rc = write_repodata(spath, subdir, &rs, false, err);
+		rc = write_repodata(spath, subdir, &rs, false, source_date, err);
 out:
 	free(spath);
 	recs_free(&rs);
@@ -414,7 +414,8 @@ out:
 	return rc;
 }
 
-int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err)
+int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, const long long *source_date,
+		     struct wp_err *err)
 {
 	int lock = -1, rc;
 	char *noarch = NULL;
@@ -441,7 +442,7 @@ int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t 
 			subdirs[nsub++] = files[i].subdir;
 	}
 	for (size_t j = 0; j < nsub; j++) {
-		rc = write_subdir(dir, subdirs[j], files, n, err);
+		rc = write_subdir(dir, subdirs[j], files, n, source_date, err);
 		if (rc) {
 			wp_err_prefix(err, "channel '%s'", dir);
 			goto out;
@@ -454,7 +455,7 @@ int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t 
 		char *ndir = wp_xasprintf("%s/noarch", dir);
 		rc = wp_mkdir_p(ndir, 0755, err);
 		if (!rc)
-			rc = write_repodata(ndir, "noarch", &none, false, err);
+			rc = write_repodata(ndir, "noarch", &none, false, source_date, err);
 		free(ndir);
 	}
 out:

@@ -30,6 +30,7 @@ struct wp_conda_file {
  * for an existing repodata.json that is not JSON; -WPE_IO for the file system. */
 /* A file's attestations go beside it as <filename>.sigs.<attest_sha256> (ops/conda/attest.h), in
  * place before the record that names them. */
-int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, struct wp_err *err);
+int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, const long long *source_date,
+		     struct wp_err *err);
 
 #endif

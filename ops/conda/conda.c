@@ -573,7 +573,7 @@ static int write_channel(const struct wp_session *s, struct wp_catalog *cat, con
 		};
 	}
 	struct wp_fetch_opts fo = { .offline = job->offline, .progress = s->progress.update,
-				    .resumed = s->progress.resumed, .pctx = s->progress.ctx };
+				    .resumed = s->progress.resumed, .pctx = s->progress.ctx, .net = s->net };
 	int frc = wp_fetch_files(&store, items, n, &fo, err);
 	/* each package's attestations where its channel offers them; one that cannot be had leaves its
 	 * package without (said, and the exit code says it), never a record naming a missing sidecar */
@@ -611,7 +611,7 @@ static int write_channel(const struct wp_session *s, struct wp_catalog *cat, con
 	}
 	/* what was proven goes in even when something else failed; the error still says so */
 	struct wp_err werr = WP_ERR_INIT;
-	rc = wp_channel_write(job->dest, cfiles, ncf, frc || arc ? &werr : err);
+	rc = wp_channel_write(job->dest, cfiles, ncf, s->source_date_set ? &s->source_date : NULL, frc || arc ? &werr : err);
 	if (frc)
 		rc = frc;
 	else if (arc && !rc)

@@ -68,19 +68,15 @@ static int write_once(const char *path, const struct wp_buf *b, struct wp_err *e
 	return wp_atomic_write(path, b->data, b->len, err);
 }
 
-/* The index's created_at: $SOURCE_DATE_EPOCH when set (the reproducible-builds convention), else the
+/* The index's created_at: the caller's SOURCE_DATE_EPOCH when given (the reproducible-builds
+ * convention; cli/ reads it, the session carries it), else the
  * newest record's timestamp (conda's milliseconds, or seconds), else the epoch: the same records give
  * the same index bytes whenever they are written, so a bundle is reproducible and a re-run changes
  * nothing. The clock would make every write differ. */
-static time_t created_at(const struct ref *refs, size_t n)
+static time_t created_at(const struct ref *refs, size_t n, const long long *source_date)
 {
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	char *end = NULL;
-	if (sde && *sde) {
-		long long v = strtoll(sde, &end, 10);
-		if (end && !*end && v >= 0)
-			return (time_t)v;
-	}
+	if (source_date && *source_date >= 0)
+		return (time_t)*source_date;
 	long long newest = 0;
 	for (size_t i = 0; i < n; i++) {
 		long long ts;
@@ -95,7 +91,7 @@ static time_t created_at(const struct ref *refs, size_t n)
 }
 
 int wp_shards_write(const char *subdir_path, const char *subdir, const char *repodata, size_t len,
-		    struct wp_err *err)
+		    const long long *source_date, struct wp_err *err)
 {
 	const struct wp_json_opts jo = { .what = "repodata.json", .max_bytes = len + 1 };
 	struct wp_json_val *root = NULL;
@@ -152,7 +148,7 @@ int wp_shards_write(const char *subdir_path, const char *subdir, const char *rep
 	/* the index last: every shard it names is in place before it */
 	struct wp_msgpack *m = wp_msgpack_new();
 	char created[32];
-	time_t when = created_at(refs, nrefs);
+	time_t when = created_at(refs, nrefs, source_date);
 	struct tm tm;
 	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&when, &tm));
 	wp_msgpack_map(m, 3);

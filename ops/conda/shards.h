@@ -14,8 +14,10 @@
 /* Writes subdir_path/shards/<sha256>.msgpack.zst for every package name in repodata (a shard
  * already there is the same bytes and stays; shards no longer named stay too, for readers that
  * hold an older index, as CEP 16 asks) and then subdir_path/repodata_shards.msgpack.zst,
- * atomically. -WPE_PARSE when repodata is not a repodata.json; -WPE_IO for the file system. */
+ * atomically. The index's created_at is *source_date when given (SOURCE_DATE_EPOCH, the
+ * session's), else the newest record's time. -WPE_PARSE when repodata is not a repodata.json;
+ * -WPE_IO for the file system. */
 int wp_shards_write(const char *subdir_path, const char *subdir, const char *repodata, size_t len,
-		    struct wp_err *err);
+		    const long long *source_date, struct wp_err *err);
 
 #endif

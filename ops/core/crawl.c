@@ -667,6 +667,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			continue;
 		}
 		reqs[ntodo] = (struct wp_http_req){
+			.policy = { .conf = opts->net },
 			.url = urls[i],
 			.etag = opts->force ? NULL : pr[i].etag,
 			.last_modified = opts->force ? NULL : pr[i].last_modified,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "net/transfer.h"
 #include "base/vec.h"
 #include "cache/catalog.h"
 
@@ -19,6 +20,7 @@ struct wp_crawl_opts {
 	const char *tmp_dir;         /* where repodata downloads land (same file system as nothing
 	                                in particular; removed after parsing) */
 	const char *const *envp;     /* the environment (base/envp.h): its TMPDIR when tmp_dir is NULL */
+	const struct wp_net_conf *net; /* the run's network settings (the session's); NULL: defaults */
 	bool force;                  /* ignore validators and content hashes: reparse everything */
 	long max_age_s;              /* > 0: skip a source refreshed less than this long ago */
 };

@@ -526,6 +526,8 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 	}
 	if (nd) {
 		struct wp_dl_opts dopts = opts->dl ? *opts->dl : (struct wp_dl_opts){ 0 };
+		if (!dopts.policy.conf)
+			dopts.policy.conf = opts->net;
 		struct progress_map pm = { which, base, opts->progress, opts->pctx };
 		struct checkq q = { .todo = wp_xcalloc(nd, sizeof(size_t)), .items = items, .sinks = sinks, .which = which };
 		pthread_t th[CHECKERS];

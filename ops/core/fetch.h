@@ -45,6 +45,7 @@ struct wp_fetch_item {
 struct wp_fetch_opts {
 	bool offline;                /* never touch the network: only what the store has */
 	const struct wp_dl_opts *dl;
+	const struct wp_net_conf *net; /* the run's network settings, when dl's policy has none */
 	wp_dl_progress_fn *progress; /* index is into the items array */
 	/* before the transfers: item index goes on from the kept bytes of an earlier run (pctx) */
 	void (*resumed)(void *pctx, size_t index, long long kept);

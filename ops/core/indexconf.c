@@ -687,15 +687,8 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		}
 		c->timeout_s = (long)(t + 0.5);
 	}
-
-	if (c->cert) {
-		wp_net_set_ca_bundle(c->cert);
-		wp_net_set_ca_bundle_origin(c->cert_origin ? c->cert_origin : "pip.conf's cert");
-	}
-	if (c->client_cert)
-		wp_net_set_client_cert(c->client_cert);
-	for (size_t i = 0; i < c->trusted_host.n; i++)
-		wp_net_trust_host(c->trusted_host.v[i]);
+	if (c->cert && !c->cert_origin)
+		c->cert_origin = "pip.conf's cert";
 out:
 	wp_strlist_release(&ifrom);
 	wp_strlist_release(&ffrom);
@@ -730,9 +723,4 @@ void wp_index_config_release(struct wp_index_config *c)
 		free(c->owned.v[i]);
 	wp_vec_free(&c->owned);
 	memset(c, 0, sizeof(*c));
-}
-
-void wp_index_config_tls_advice(const char *advice)
-{
-	wp_net_set_private_ca_advice(advice);
 }

@@ -84,15 +84,12 @@ struct wp_index_config {
 	WP_VEC_OF(, char *) owned;
 };
 
-/* The indexes and TLS settings in force for a wheel job. Also applies them: credentials and TLS
- * settings to net/ for this run. The timeout is returned (timeout_s), not applied.
+/* The indexes and TLS settings in force for a wheel job. Also applies the credentials to net/ for
+ * this run. The TLS settings (cert, client_cert, trusted_host) and the timeout are returned, not
+ * applied: cli/ puts them into the run's struct wp_net_conf.
  * -WPE_USAGE for a configuration that cannot be read as one (a timeout that is no number). */
 int wp_index_config_resolve(const struct wp_index_given *given, struct wp_index_config *out, struct wp_err *err);
 void wp_index_config_release(struct wp_index_config *c);
-/* How to give a private CA, in the caller's words (net/ names no option of ours): said when a
- * certificate is refused. Copied. */
-void wp_index_config_tls_advice(const char *advice);
-
 /* pip's configuration format, as configparser reads it: "[section]", "key = value" or
  * "key: value", indented lines continuing the value, "#" and ";" comment lines. fn is called for
  * each key in order, with the section as written (configparser's are case-sensitive), the key

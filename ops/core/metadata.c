@@ -74,11 +74,12 @@ static int save(const struct wp_depmeta_opts *o, const char *url, const struct w
 
 /* PEP 658: URL + ".metadata", checked against the hash the index gave. 1 read, 0 not read
  * (the caller tries the next way), or -WPE_INTEGRITY for a file that is not what the index said. */
-static int from_pep658(const struct wp_candidate *c, const char *core_metadata, struct wp_depmeta *m,
+static int from_pep658(const struct wp_net_conf *net, const struct wp_candidate *c, const char *core_metadata,
+		       struct wp_depmeta *m,
 		       struct wp_err *err)
 {
 	char *url = wp_xasprintf("%s.metadata", c->url);
-	struct wp_http_req req = { .url = url, .max_bytes = 16 << 20 };
+	struct wp_http_req req = { .url = url, .max_bytes = 16 << 20, .policy = { .conf = net } };
 	struct wp_http_res res;
 	struct wp_err fe = WP_ERR_INIT;
 	int rc = 0;
@@ -110,7 +111,8 @@ static int from_pep658(const struct wp_candidate *c, const char *core_metadata, 
  * (the caller then downloads it, and it is proven whole: sha256, RECORD, where this read is only
  * checked by CRC-32); -WPE_NET when the server says the file is not there (404, 410): nothing
  * would get it, and the message says so rather than what the index lacks. */
-static int from_range(const struct wp_candidate *c, struct wp_depmeta *m, struct wp_err *err)
+static int from_range(const struct wp_net_conf *net, const struct wp_candidate *c, struct wp_depmeta *m,
+		      struct wp_err *err)
 {
 	char *text = NULL;
 	struct wp_err re = WP_ERR_INIT;
@@ -119,7 +121,7 @@ static int from_range(const struct wp_candidate *c, struct wp_depmeta *m, struct
 	int rc = 0;
 	if (strncasecmp(c->url, "http://", 7) != 0 && strncasecmp(c->url, "https://", 8) != 0)
 		return 0;
-	if (wp_remote_metadata(c->url, c->filename, c->size > 0 ? c->size : -1, &text, &rs, &re) == 0 &&
+	if (wp_remote_metadata(net, c->url, c->filename, c->size > 0 ? c->size : -1, &text, &rs, &re) == 0 &&
 	    wp_metadata_parse(text, strlen(text), &meta, &re) == 0) {
 		push_all(m, &meta, "the wheel's METADATA, read by range");
 		wp_metadata_release(&meta);
@@ -133,13 +135,14 @@ static int from_range(const struct wp_candidate *c, struct wp_depmeta *m, struct
 }
 
 /* The network ways, in order; no catalog, so that threads may run it. 1 read, 0 not, < 0 error. */
-static int from_network(const struct wp_candidate *c, const char *core_metadata, struct wp_depmeta *m,
+static int from_network(const struct wp_net_conf *net, const struct wp_candidate *c, const char *core_metadata,
+			struct wp_depmeta *m,
 			struct wp_err *err)
 {
 	int rc;
-	if (core_metadata && (rc = from_pep658(c, core_metadata, m, err)) != 0)
+	if (core_metadata && (rc = from_pep658(net, c, core_metadata, m, err)) != 0)
 		return rc;
-	return from_range(c, m, err);
+	return from_range(net, c, m, err);
 }
 
 /* A wheel on this machine (a file:// link of a local index): read where it lies, held to the
@@ -200,7 +203,7 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 	if ((rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE | (o->offline ? 0 : WP_LIB_CURL), err)))
 		return rc;
 	if (!o->offline) {
-		if ((rc = from_network(c, core_metadata, m, err)) < 0)
+		if ((rc = from_network(o->net, c, core_metadata, m, err)) < 0)
 			return rc;
 		if (rc > 0)
 			return save(o, c->url, m, false, err);
@@ -218,7 +221,7 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 	struct wp_fetch_item it = {
 		.url = c->url, .filename = c->filename, .sha256 = c->sha256, .size = c->size, .check = WP_FETCH_CHECK_WHEEL,
 	};
-	struct wp_fetch_opts fo = { .offline = o->offline };
+	struct wp_fetch_opts fo = { .offline = o->offline, .net = o->net };
 	if ((rc = wp_fetch_files(o->store, &it, 1, &fo, err))) {
 		wp_err_prefix(err, "reading the dependencies of '%s'", c->filename);
 		wp_fetch_item_release(&it);
@@ -249,6 +252,7 @@ struct job {
 };
 
 struct queue {
+	const struct wp_net_conf *net;
 	struct job *jobs;
 	size_t n;
 	size_t next; /* taken with an atomic add */
@@ -262,14 +266,14 @@ static void *worker(void *vq)
 		if (i >= q->n)
 			return NULL;
 		struct wp_err e = WP_ERR_INIT;
-		q->jobs[i].rc = from_network(q->jobs[i].c, q->jobs[i].core_metadata, &q->jobs[i].m, &e);
+		q->jobs[i].rc = from_network(q->net, q->jobs[i].c, q->jobs[i].core_metadata, &q->jobs[i].m, &e);
 	}
 }
 
 size_t wp_depmeta_prefetch(const struct wp_depmeta_opts *o, const struct wp_candidate *const *c,
 			   const char *const *core_metadata, size_t n)
 {
-	struct queue q = { .jobs = wp_xcalloc(n ? n : 1, sizeof(*q.jobs)) };
+	struct queue q = { .net = o->net, .jobs = wp_xcalloc(n ? n : 1, sizeof(*q.jobs)) };
 	size_t done = 0;
 	attach(o);
 	if (o->offline)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "net/transfer.h"
 #include "cache/catalog.h"
 #include "cache/store.h"
 #include "resolver/pick.h"
@@ -26,6 +27,7 @@ struct wp_depmeta_opts {
 	                            Its catalog is set to cat when it has none: wheels fetched into it
 	                            later are held to the metadata this resolution used */
 	bool offline;
+	const struct wp_net_conf *net; /* the run's network settings (the session's); NULL: defaults */
 };
 
 /* Metadata reads wp_depmeta_prefetch makes at once (threads, each with its own transfers). */

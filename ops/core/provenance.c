@@ -118,7 +118,7 @@ static int keep(const char *url, const struct wp_buf *body, const char *dest, st
 	return rc ? rc : wp_atomic_write(dest, body->data ? body->data : "", body->len, err);
 }
 
-size_t wp_provenance_carry_many(struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
+size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
 				bool *got, struct wp_err *errs)
 {
 	char **urls = wp_xcalloc(n ? n : 1, sizeof(*urls));
@@ -136,7 +136,8 @@ size_t wp_provenance_carry_many(struct wp_catalog *cat, const char *const *file_
 		}
 		if (!urls[i])
 			continue; /* its index offers none */
-		reqs[m] = (struct wp_http_req){ .url = urls[i], .accept = "application/json", .max_bytes = WP_PROV_MAX_BYTES };
+		reqs[m] = (struct wp_http_req){ .url = urls[i], .accept = "application/json", .max_bytes = WP_PROV_MAX_BYTES,
+						.policy = { .conf = net } };
 		of[m++] = i;
 	}
 	/* all at once: one round trip for the lot, not one per file */
@@ -161,11 +162,11 @@ size_t wp_provenance_carry_many(struct wp_catalog *cat, const char *const *file_
 	return failed;
 }
 
-int wp_provenance_carry(struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
+int wp_provenance_carry(const struct wp_net_conf *net, struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
 			struct wp_err *err)
 {
 	struct wp_err e = WP_ERR_INIT;
-	if (!wp_provenance_carry_many(cat, &file_url, &dest, 1, got, &e))
+	if (!wp_provenance_carry_many(net, cat, &file_url, &dest, 1, got, &e))
 		return 0;
 	return wp_fail(err, e.code, "%s", e.msg);
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "net/transfer.h"
 #include "verify/provenance.h"
 
 #define WP_PROV_SUFFIX ".provenance"
@@ -38,11 +39,11 @@ struct wp_catalog;
  * gave one), fetch it (at most WP_PROV_MAX_BYTES, read as JSON) and write it atomically to
  * dest. *got says whether one was written. 0; -WPE_NET / -WPE_TOO_BIG when it cannot be fetched;
  * -WPE_INTEGRITY when it is not JSON (what the index serves there is no provenance). */
-int wp_provenance_carry(struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
+int wp_provenance_carry(const struct wp_net_conf *net, struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
 			struct wp_err *err);
 /* The same for n files at once, fetched in parallel: got[i] and errs[i] (n each) for each; the
  * number that failed. */
-size_t wp_provenance_carry_many(struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
+size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
 				bool *got, struct wp_err *errs);
 
 /* A trusted_root.json file read and parsed (-WPE_IO when it cannot be read, -WPE_INTEGRITY when it

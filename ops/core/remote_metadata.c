@@ -28,6 +28,7 @@ struct span {
 };
 
 struct rm {
+	const struct wp_net_conf *net;
 	const char *url;
 	const char *file;        /* the wheel's file name, for messages */
 	uint64_t size;           /* the file's size, once the first answer told it */
@@ -66,6 +67,7 @@ static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct spa
 	else
 		snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, start, start + n - 1);
 	struct wp_http_req req = {
+		.policy = { .conf = r->net },
 		.url = r->url,
 		.range = range,
 		.max_bytes = suffix ? WP_REMOTEMETA_MAX_WHOLE : (size_t)n,
@@ -287,13 +289,14 @@ out:
 	return rc;
 }
 
-int wp_remote_metadata(const char *url, const char *filename, long long size_or_minus1, char **metadata_text,
+int wp_remote_metadata(const struct wp_net_conf *net, const char *url, const char *filename, long long size_or_minus1, char **metadata_text,
 		       struct wp_remote_stats *st, struct wp_err *err)
 {
 	struct wp_wheelname wn;
 	const char *slash = strrchr(filename, '/');
 	const char *base = slash ? slash + 1 : filename;
 	struct rm r = {
+		.net = net,
 		.url = url,
 		.file = base,
 		.size = size_or_minus1 > 0 ? (uint64_t)size_or_minus1 : 0,

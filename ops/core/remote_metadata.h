@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "net/transfer.h"
 
 /* A server that ignores Range (answers 200): its whole body is used up to this size, and a
  * larger file fails fast (on Content-Length) so the caller can download it properly instead. */
@@ -31,7 +32,7 @@ struct wp_remote_stats {
  * server without ranges and a file over WP_REMOTEMETA_MAX_WHOLE, a central directory or METADATA
  * over its cap), -WPE_INTEGRITY (a zip that is not sound where it was read), -WPE_PARSE
  * (filename is not a wheel name, METADATA does not parse). */
-int wp_remote_metadata(const char *url, const char *filename, long long size_or_minus1, char **metadata_text,
+int wp_remote_metadata(const struct wp_net_conf *net, const char *url, const char *filename, long long size_or_minus1, char **metadata_text,
 		       struct wp_remote_stats *st, struct wp_err *err);
 
 #endif

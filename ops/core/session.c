@@ -88,3 +88,8 @@ const char *wp_session_env(const struct wp_session *s, const char *name)
 {
 	return s ? wp_envp_get(s->envp, name) : NULL;
 }
+
+struct wp_net_policy wp_session_net_policy(const struct wp_session *s)
+{
+	return (struct wp_net_policy){ .conf = s ? s->net : NULL };
+}

@@ -9,7 +9,10 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "net/transfer.h"
 #include "resolver/ask.h"
+
+struct wp_s3_conf;
 
 enum wp_say_level {
 	WP_SAY_DEBUG,  /* -v: sources, cache hits, each decision */
@@ -53,6 +56,11 @@ struct wp_session {
 	bool sbom_spdx;             /* outputs carry sbom.spdx.json (SPDX 2.3) beside sbom.cdx.json */
 	const char *const *envp;    /* the process environment as a value (base/envp.h), handed by cli/:
 	                               the WHEELPICK_* defaults the jobs read; NULL: none set */
+	/* the run's network settings, built once by cli/ (TLS, timeout, netrc): every transfer a
+	 * job makes carries net (wp_session_net_policy), every S3 handle s3; NULL: net/'s defaults */
+	const struct wp_net_conf *net;
+	const struct wp_s3_conf *s3;
+	const char *tmpdir;         /* where scratch folders outside the cache go ($TMPDIR); NULL: /tmp */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */
@@ -72,6 +80,8 @@ char *wp_session_default_cache_dir(const char *const *envp);
 int wp_session_source_date(struct wp_session *s, struct wp_err *err);
 /* $WHEELPICK_MAX_AGE in seconds, else WP_DEFAULT_MAX_AGE_S; -WPE_USAGE for garbage. */
 int wp_session_max_age(const char *const *envp, long *out, struct wp_err *err);
+/* What a job's transfers are told: net/'s defaults with the session's settings (s may be NULL). */
+struct wp_net_policy wp_session_net_policy(const struct wp_session *s);
 /* NAME's value in the session's environment (NULL: unset or empty). */
 const char *wp_session_env(const struct wp_session *s, const char *name);
 

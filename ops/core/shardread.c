@@ -111,7 +111,8 @@ static void fetch_indexes(struct wp_catalog *cat, struct wp_shard_crawl *c, cons
 	struct wp_http_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
 	struct wp_err *errs = wp_xcalloc(n ? n : 1, sizeof(*errs));
 	for (size_t k = 0; k < n; k++)
-		reqs[k] = (struct wp_http_req){ .url = c->v[which[k]].index_url, .max_bytes = WP_SHARD_INDEX_MAX };
+		reqs[k] = (struct wp_http_req){ .url = c->v[which[k]].index_url, .max_bytes = WP_SHARD_INDEX_MAX,
+						.policy = { .conf = c->net } };
 	if (n)
 		wp_http_get_many(reqs, res, n, errs);
 	for (size_t k = 0; k < n; k++) {
@@ -378,7 +379,7 @@ static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char *
 	struct wp_http_res *res = wp_xcalloc(nj ? nj : 1, sizeof(*res));
 	struct wp_err *errs = wp_xcalloc(nj ? nj : 1, sizeof(*errs));
 	for (size_t k = 0; k < nj; k++)
-		reqs[k] = (struct wp_http_req){ .url = jobs[k].url, .max_bytes = WP_SHARD_MAX };
+		reqs[k] = (struct wp_http_req){ .url = jobs[k].url, .max_bytes = WP_SHARD_MAX, .policy = { .conf = c->net } };
 	if (nj)
 		wp_http_get_many(reqs, res, nj, errs);
 	for (size_t k = 0; k < nj; k++) {

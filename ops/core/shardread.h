@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "net/transfer.h"
 #include "cache/catalog.h"
 #include "index/shardindex.h"
 
@@ -41,6 +42,7 @@ struct wp_shard_crawl {
 	size_t nch;
 	bool force;                   /* read every shard again, whatever its hash */
 	long max_age_s;               /* > 0: an index or shard read within this many seconds stands */
+	const struct wp_net_conf *net; /* the run's network settings (borrowed); NULL: defaults */
 	size_t names;                 /* names in the closure, when done */
 };
 

@@ -385,6 +385,7 @@ static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const 
 		goto kept;
 	}
 	struct wp_http_req req = {
+		.policy = wp_session_net_policy(s),
 		.url = root,
 		.accept = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1",
 		.etag = have && found && pr.root ? pr.etag : NULL,

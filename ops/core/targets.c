@@ -139,7 +139,7 @@ int wp_target_from_words(const struct wp_session *s, const struct wp_target_word
 
 	wp_target_init(t);
 	if (w->target_file) {
-		if ((rc = wp_target_load_profile_as(w->target_file, s->asks, t, err)))
+		if ((rc = wp_target_load_profile_as(w->target_file, s->asks, s->net ? s->net->timeout_s : 0, t, err)))
 			return rc;
 	} else if (is_auto(python) || is_auto(platform) || (is_auto(cuda) && !w->rocm && !(w->intel_ips && w->intel_ips->n))) {
 		if ((rc = detect_into(s, w, python, cuda, platform, t, err)))

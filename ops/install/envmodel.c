@@ -23,7 +23,7 @@
 
 static void set_roots(struct ienv *env);
 
-int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme,
+int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *const *envp,
 		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err)
 {
 	char *alloc = NULL;
@@ -47,7 +47,7 @@ int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme sch
 			goto out;
 		}
 	}
-	rc = wp_python_probe_as(python, scheme, absdir, asks, &env->py, err);
+	rc = wp_python_probe_as(python, scheme, absdir, asks, envp, &env->py, err);
 	if (!rc && absdir) {
 		/* --prefix and --target write under DIR and nowhere else, whatever sysconfig says */
 		const char *const roots[] = { env->py.purelib, env->py.platlib, env->py.scripts, env->py.data, env->py.include };
@@ -682,11 +682,11 @@ void wp_ienv_list(const struct ienv *env, struct wp_installed_list *out)
 }
 
 int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
-		      struct wp_installed_list *out, struct wp_err *err)
+		      const char *const *envp, struct wp_installed_list *out, struct wp_err *err)
 {
 	struct ienv env;
 	memset(out, 0, sizeof(*out));
-	int rc = wp_ienv_open(&env, python, scheme, dir, asks, &out->recovered, err);
+	int rc = wp_ienv_open(&env, python, scheme, envp, dir, asks, &out->recovered, err);
 	if (rc)
 		return rc;
 	out->executable = wp_xstrdup(env.py.executable);
@@ -706,7 +706,7 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 	struct old_dist *olds = wp_xcalloc(n ? n : 1, sizeof(*olds));
 	int rc;
 	memset(removed, 0, sizeof(*removed));
-	if ((rc = wp_ienv_open(&env, python, scheme, dir, s->asks, &removed->recovered, err))) {
+	if ((rc = wp_ienv_open(&env, python, scheme, s->envp, dir, s->asks, &removed->recovered, err))) {
 		free(olds);
 		return rc;
 	}

@@ -1076,7 +1076,7 @@ static int compile_installed(struct job *jb, struct wp_err *err)
 	if (!list.len)
 		goto out;
 	const char *argv[] = { jb->env.py.executable, "-m", "compileall", "-q", "-i", "-", NULL };
-	if ((rc = wp_env_run(argv, list.data, list.len, true, 600000, &out, &status, err)))
+	if ((rc = wp_env_run(argv, jb->s->envp, list.data, list.len, true, 600000, &out, &status, err)))
 		goto out;
 	if (status != 0) {
 		rc = wp_fail(err, -WPE_ENV, "compileall failed (exit %d): %.300s", status, wp_buf_cstr(&out));
@@ -1388,7 +1388,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	memset(rep, 0, sizeof(*rep));
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO, err)))
 		return rc;
-	if ((rc = wp_ienv_open(&jb.env, in->python, in->scheme, in->dir, s->asks, &rep->recovered, err)))
+	if ((rc = wp_ienv_open(&jb.env, in->python, in->scheme, s->envp, in->dir, s->asks, &rep->recovered, err)))
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);

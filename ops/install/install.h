@@ -87,7 +87,7 @@ struct wp_installed_list {
 void wp_installed_list_release(struct wp_installed_list *l);
 /* Sorted by name; finishes or undoes an interrupted install first. */
 int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
-		      struct wp_installed_list *out, struct wp_err *err);
+		      const char *const *envp, struct wp_installed_list *out, struct wp_err *err);
 
 /* Remove each named project by its RECORD (the same journal, so an interrupted uninstall is
  * finished by the next run). -WPE_NOMATCH naming a project that is not installed (nothing is

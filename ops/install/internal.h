@@ -72,7 +72,7 @@ struct wp_installed_list;
 /* What the environment holds now (ops/install/install.h's list), sorted by name. */
 void wp_ienv_list(const struct ienv *env, struct wp_installed_list *out);
 
-int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme,
+int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *const *envp,
 		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err);
 void wp_ienv_close(struct ienv *env);
 /* An absolute, lexically plain path lies under one of env's roots (by text). */

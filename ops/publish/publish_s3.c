@@ -10,6 +10,7 @@
 #include "net/s3.h"
 #include "net/xfer.h"
 #include "index/html.h"
+#include "index/s3xml.h"
 #include "ops/publish/bundle.h"
 #include "ops/publish/publish.h"
 #include "verify/hash.h"
@@ -401,12 +402,13 @@ static int meta_keep(void *ctx, const char *rel, const char *bytes, size_t len, 
 int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 {
 	struct wp_s3 s3;
-	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, d->conf, err);
+	s3.xml = &wp_s3xml_reader; /* S3's XML answers read in index/, with libxml2 */
 	if (!rc && s3.anonymous)
 		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			     "AWS_SECRET_ACCESS_KEY", d->url);
 	if (!rc)
-		rc = wp_lazy_require(WP_LIB_CURL, err);
+		rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, err);
 	if (!rc)
 		rc = wp_s3_reach(&s3, err);
 	wp_s3_release(&s3);
@@ -456,9 +458,10 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 	p->s = s;
 	p->d = d;
 	p->rep = rep;
-	if ((rc = wp_s3_open(&p->s3, d->url, d->endpoint, d->acl, err)))
+	if ((rc = wp_s3_open(&p->s3, d->url, d->endpoint, d->acl, d->conf, err)))
 		return rc;
-	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
+	p->s3.xml = &wp_s3xml_reader;
+	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO | WP_LIB_XML, err)))
 		return rc;
 	p->s3.part_hash = range_hash;
 	if (p->s3.anonymous)
@@ -1208,8 +1211,9 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	struct wp_s3_op *ops = NULL;
 	char **paths = NULL, **keys = NULL;
 	size_t nvol = 0, n = 0;
-	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, err);
+	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, d->conf, err);
 	s3.part_hash = range_hash;
+	s3.xml = &wp_s3xml_reader;
 	if (nfiles)
 		*nfiles = 0;
 	/* the URL's last segment is the bundle's name; the prefix before it is where it goes */
@@ -1222,7 +1226,7 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	char *slash = strrchr(name, '/');
 	char *dir = slash ? wp_xstrndup(name, (size_t)(slash - name) + 1) : wp_xstrdup("");
 	const char *base = slash ? slash + 1 : name;
-	if (!(rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)) && s3.anonymous)
+	if (!(rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO | WP_LIB_XML, err)) && s3.anonymous)
 		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			     "AWS_SECRET_ACCESS_KEY", d->url);
 	if (!rc) {

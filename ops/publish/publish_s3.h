@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "net/s3.h"
 #include "ops/conda/conda.h"
 #include "ops/core/session.h"
 #include "ops/publish/mirror.h"
@@ -21,6 +22,7 @@ struct wp_s3_dest {
 	const char *endpoint;  /* --s3-endpoint, or NULL (AWS_ENDPOINT_URL, else AWS) */
 	const char *acl;       /* --s3-acl ("public-read"), or NULL */
 	int parallel;          /* uploads at once; 0: 16 */
+	const struct wp_s3_conf *conf; /* credentials, region, TLS as cli/ read them; NULL: none */
 };
 
 struct wp_s3_report {

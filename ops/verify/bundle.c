@@ -470,7 +470,7 @@ out:
 void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 {
 	char tmpl[PATH_MAX];
-	const char *tmpdir = getenv("TMPDIR");
+	const char *tmpdir = c->opts ? c->opts->tmpdir : NULL;
 	snprintf(tmpl, sizeof(tmpl), "%s/wheelpick-verify-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
 	struct archive_entry *ae;

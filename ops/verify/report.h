@@ -81,6 +81,7 @@ struct wp_prov_policy;
 struct wp_verify_opts {
 	const struct wp_trust_root *trust;  /* check each FILE.provenance against it; NULL: only count */
 	const struct wp_prov_policy *policy; /* projects whose files must carry provenance by a publisher */
+	const char *tmpdir;                 /* where a bundle is unpacked to be checked ($TMPDIR); NULL: /tmp */
 };
 
 void wp_verify_report_release(struct wp_verify_report *rep);

@@ -6,6 +6,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "index/s3xml.h"
 #include "net/s3.h"
 
 #include <ctype.h>
@@ -62,7 +63,8 @@ static void swap_tmp(char **s, const char *tmp, const char *shown)
 	*s = wp_buf_detach(&m, NULL);
 }
 
-int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report *rep, struct wp_err *err)
+int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf *conf, const struct wp_verify_opts *vo,
+		 struct wp_verify_report *rep, struct wp_err *err)
 {
 	struct wp_s3 s3;
 	struct wp_s3_listing list = { 0 };
@@ -70,9 +72,12 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	char **paths = NULL;
 	char *tmp = NULL, *shown = NULL;
 	size_t n = 0, before = rep->n_problems;
-	int rc = wp_s3_open(&s3, url, endpoint, NULL, err);
+	/* what was read back is checked as on disk, a bundle unpacked under the caller's tmpdir */
+	struct wp_verify_opts scratch = { .tmpdir = vo ? vo->tmpdir : NULL };
+	int rc = wp_s3_open(&s3, url, endpoint, NULL, conf, err);
+	s3.xml = &wp_s3xml_reader; /* S3's XML answers read in index/, with libxml2 */
 	if (!rc)
-		rc = wp_lazy_require(WP_LIB_CURL, err);
+		rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, err);
 	if (!rc)
 		rc = wp_s3_list(&s3, s3.prefix, &list, err);
 	size_t pre = strlen(s3.prefix);
@@ -110,7 +115,7 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 	if (!rc && !list.n)
 		rc = wp_fail(err, -WPE_USAGE, "'%s' holds no objects at '%s'", s3.display, s3.endpoint);
 	if (!rc) {
-		const char *t = getenv("TMPDIR");
+		const char *t = vo ? vo->tmpdir : NULL;
 		rc = wp_fs_mkdtemp(t && *t ? t : "/tmp", "wheelpick-verify-s3", &tmp, err);
 	}
 	if (rc)
@@ -141,11 +146,11 @@ int wp_verify_s3(const char *url, const char *endpoint, struct wp_verify_report 
 		/* the bundle itself, or its first volume (verify reads the set from any one) */
 		char *first = wp_xasprintf("%s/%s", tmp, bundle), *vol = wp_xasprintf("%s/%s.001", tmp, bundle);
 		struct stat sb;
-		rc = wp_verify_path(stat(first, &sb) == 0 ? first : vol, rep, err);
+		rc = wp_verify_path_opts(stat(first, &sb) == 0 ? first : vol, &scratch, rep, err);
 		free(first);
 		free(vol);
 	} else {
-		rc = wp_verify_path(tmp, rep, err);
+		rc = wp_verify_path_opts(tmp, &scratch, rep, err);
 	}
 	/* the problems name objects, not the temporary copies */
 	for (size_t i = before; i < rep->n_problems; i++) {

@@ -273,7 +273,8 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 		goto out;
 	}
 	got = wp_xcalloc(nu, sizeof(*got));
-	wp_download_probe_sizes(urls, nu, got, NULL);
+	struct wp_dl_opts po = { .policy = wp_session_net_policy(s) };
+	wp_download_probe_sizes(urls, nu, got, &po);
 	for (size_t i = 0; i < plan->n; i++) {
 		size_t k = plan->files[i].size >= 0 || !plan->files[i].url ? WP_NAME_NONE
 									   : wp_name_index_find(&by_url, plan->files[i].url);
@@ -314,7 +315,7 @@ static void carry_provenance(const struct wp_session *s, const struct wp_pick_jo
 	}
 	bool *got = wp_xcalloc(m ? m : 1, sizeof(*got));
 	struct wp_err *errs = wp_xcalloc(m ? m : 1, sizeof(*errs));
-	if (m && wp_provenance_carry_many(&run->cat, urls, (const char *const *)dests, m, got, errs))
+	if (m && wp_provenance_carry_many(s->net, &run->cat, urls, (const char *const *)dests, m, got, errs))
 		for (size_t i = 0; i < m; i++)
 			if (errs[i].code)
 				wp_say(s, WP_SAY_WARN, "'%s': its index offers PEP 740 provenance, which could not be carried: %s",
@@ -475,7 +476,7 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 	if (ps->begin)
 		ps->begin(ps->ctx, names, sizes, u);
 	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .resumed = ps->resumed,
-				    .pctx = ps->ctx };
+				    .pctx = ps->ctx, .net = s->net };
 	frc = wp_fetch_files(&run->store, items, u, &fo, err);
 	for (size_t i = 0; ps->file_done && i < u; i++) /* the ones the sink has not seen finish: cached, failed */
 		ps->file_done(ps->ctx, i, items[i].rc, items[i].cached);

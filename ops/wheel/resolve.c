@@ -421,7 +421,7 @@ static int variants_body(struct provider *pv, struct vrow *r, struct wp_err *err
 	int rc;
 	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
 		return rc;
-	struct wp_http_req req = { .url = r->url, .max_bytes = WP_VARIANTS_MAX_BYTES };
+	struct wp_http_req req = { .url = r->url, .max_bytes = WP_VARIANTS_MAX_BYTES, .policy = wp_session_net_policy(pv->s) };
 	struct wp_http_res res;
 	char hex[WP_SHA256_HEX_LEN + 1] = "";
 	struct wp_hasher h;
@@ -680,7 +680,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 	       struct wp_err *err)
 {
 	struct provider pv = {
-		.s = s, .cat = cat, .o = o, .dm = { .cat = cat, .store = o->store, .offline = o->offline },
+		.s = s, .cat = cat, .o = o, .dm = { .cat = cat, .store = o->store, .offline = o->offline, .net = s->net },
 		.whole = o->explain || o->n_hashes,
 	};
 	pv.roots_req = wp_xcalloc(nreq ? nreq : 1, sizeof(*pv.roots_req));

@@ -34,6 +34,13 @@ script "{\"$TORCH\": {\"trickle\": 0.3}}"
 start=$(date +%s)
 WHEELPICK_TIMEOUT=2 expect_exit 3 "a stalled transfer is exit 3" wp torch==1.8.0 $T --index "$IDX" -d "$TMP/wh3"
 [ $(( $(date +%s) - start )) -lt 60 ] && pass "gave up in bounded time" || fail "took too long"
+# pip's timeout bounds each transfer the same way: a value handed down by cli/, no variable set
+# for net/ to read back (three stalls at the default 30 s would take 90 s)
+fresh c3p
+start=$(date +%s)
+PIP_DEFAULT_TIMEOUT=2 expect_exit 3 "PIP_DEFAULT_TIMEOUT: a stalled transfer is exit 3" wp torch==1.8.0 $T --index "$IDX" \
+	-d "$TMP/wh3p"
+[ $(( $(date +%s) - start )) -lt 60 ] && pass "within pip's timeout per try" || fail "took $(( $(date +%s) - start )) s"
 
 # a .whl that is an HTML error page (no hash in the index to catch it): the archive check does
 fresh c4

@@ -88,6 +88,73 @@ expect_exit 0 "a re-run from an empty cache" env WHEELPICK_CACHE_DIR="$TMP/cache
 	"s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$S3_ENDPOINT"
 expect_grep "uploads nothing either" "38 objects \(0 uploaded" "$TMP/err"
 
+# --- over TLS with a private CA: S3 takes the CA as every other transfer does -------------------
+# nginx in front of the gateway, with a certificate for 127.0.0.1 from a CA made here (the Host
+# header passed as sent, so the SigV4 signature still matches)
+C="$TMP/ca"
+mkdir -p "$C" "$TMP/ngx/logs"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$C/ca.key" -out "$C/ca.pem" \
+	-days 2 -subj /CN=wheelpick-test-ca >/dev/null 2>&1
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$C/srv.key" -out "$C/srv.csr" \
+	-subj /CN=127.0.0.1 >/dev/null 2>&1
+printf 'subjectAltName=IP:127.0.0.1\n' >"$C/ext"
+openssl x509 -req -in "$C/srv.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial -out "$C/srv.pem" -days 2 \
+	-extfile "$C/ext" >/dev/null 2>&1
+TP=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$TMP/ngx/nginx.conf" <<NGX
+$([ "$(id -u)" = 0 ] && echo "user root;")
+worker_processes 1;
+error_log $TMP/ngx/logs/error.log;
+pid $TMP/ngx/logs/nginx.pid;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path $TMP/ngx/logs/body;
+  proxy_temp_path $TMP/ngx/logs/proxy;
+  fastcgi_temp_path $TMP/ngx/logs/fastcgi;
+  uwsgi_temp_path $TMP/ngx/logs/uwsgi;
+  scgi_temp_path $TMP/ngx/logs/scgi;
+  client_max_body_size 0;
+  server {
+    listen 127.0.0.1:$TP ssl;
+    ssl_certificate $C/srv.pem;
+    ssl_certificate_key $C/srv.key;
+    location / {
+      proxy_pass $S3_ENDPOINT;
+      proxy_set_header Host \$http_host;
+      proxy_http_version 1.1;
+      proxy_request_buffering off;
+      proxy_buffering off;
+    }
+  }
+}
+NGX
+/usr/sbin/nginx -p "$TMP/ngx" -c "$TMP/ngx/nginx.conf" -g "daemon off;" </dev/null >/dev/null 2>"$TMP/ngx/stderr" &
+NGINX_PID=$!
+at_exit stop_nginx
+for _ in $(seq 1 100); do
+	python3 -c "import socket; socket.create_connection(('127.0.0.1', $TP), 0.2)" 2>/dev/null && break
+	sleep 0.05
+done
+TLS_EP="https://127.0.0.1:$TP"
+expect_exit 3 "an https endpoint with an unknown CA: exit 3" env -u WHEELPICK_CA_BUNDLE -u AWS_CA_BUNDLE "$WHEELPICK" \
+	verify "s3://$B/pub" --s3-endpoint "$TLS_EP"
+expect_grep "saying how to give a private CA" "for a private CA, give its PEM file" "$TMP/err"
+expect_exit 0 "WHEELPICK_CA_BUNDLE for S3" env WHEELPICK_CA_BUNDLE="$C/ca.pem" "$WHEELPICK" verify "s3://$B/pub" --s3-endpoint "$TLS_EP"
+expect_exit 0 "AWS_CA_BUNDLE, as AWS tools take it" env -u WHEELPICK_CA_BUNDLE AWS_CA_BUNDLE="$C/ca.pem" "$WHEELPICK" \
+	verify "s3://$B/pub" --s3-endpoint "$TLS_EP"
+# --cert and pip's cert reach the S3 requests as they reach the index's (they were ignored for S3)
+expect_exit 0 "mirror to S3 over TLS with --cert CA.pem" env -u WHEELPICK_CA_BUNDLE -u AWS_CA_BUNDLE "$WHEELPICK" \
+	--catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$TLS_EP" --cert "$C/ca.pem"
+expect_grep "and sees the bucket through it" "38 objects \(0 uploaded" "$TMP/err"
+expect_exit 0 "mirror to S3 over TLS with PIP_CERT" env -u WHEELPICK_CA_BUNDLE -u AWS_CA_BUNDLE PIP_CERT="$C/ca.pem" \
+	PIP_CONFIG_FILE=/dev/null "$WHEELPICK" --catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" \
+	--s3-endpoint "$TLS_EP"
+expect_exit 2 "--cert that is no file: exit 2, naming it" env -u WHEELPICK_CA_BUNDLE -u AWS_CA_BUNDLE "$WHEELPICK" \
+	--catalog "$TMP/c.db" mirror "s3://$B/pub" torch==1.8.0 "${T[@]}" --s3-endpoint "$TLS_EP" --cert "$TMP/nosuch.pem"
+expect_grep "as the index's transfers name it" "nosuch.pem' \(--cert\) is not a readable file" "$TMP/err"
+stop_nginx
+
 # --- adding keeps, --prune removes exactly what no page links ----------------------------------
 T2=(--cuda 11.2 --python 3.8 --platform linux_x86_64 --index "$FINDLINKS")
 expect_exit 0 "a re-run for one target adds" wp --catalog "$TMP/c.db" -v mirror "s3://$B/pub" torch==1.7.1 "${T2[@]}" --s3-endpoint "$S3_ENDPOINT"

@@ -47,6 +47,10 @@
 
 #define JF_MAX_FAULTS 8
 
+/* The run's network settings, handed to every job as a value (net/ reads no variable): the fault
+ * server's retries come quickly. */
+static const struct wp_net_conf jf_net = { .retry_base_ms = 20, .retry_base_set = true };
+
 struct jf_world {
 	char root[128];    /* the test's own folder: catalog, cache, outputs */
 	const char *src;   /* SRC: the group's sources (borrowed) */
@@ -177,7 +181,7 @@ static inline void jf_world_init(struct jf_world *w, const char *pristine)
 	w->said = (struct wp_buf)WP_BUF_INIT;
 	w->s = (struct wp_session){
 		.catalog_path = w->catalog, .cache_dir = w->cache, .verbosity = 1, .max_age_s = 3600,
-		.say = jf_say, .say_ctx = w,
+		.say = jf_say, .say_ctx = w, .net = &jf_net,
 	};
 }
 
@@ -373,8 +377,8 @@ static inline void jf_serve(struct jf_world *w, struct jf_server *srv)
 		"--root", root, "--script", srv->script, "--log", srv->log, "--port-file", port_file,
 		"--max-seconds", "120", NULL,
 	};
-	/* the server's retries come quickly, and no proxy of the developer's sits in between */
-	setenv("WHEELPICK_RETRY_BASE_MS", "20", 1);
+	/* no proxy of the developer's sits in between (libcurl's own variables; the quick retries are
+	 * the session's, jf_net) */
 	setenv("no_proxy", "127.0.0.1,localhost", 1);
 	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
 	if (faultserver_start(argv, port_file, &srv->pid, &srv->port) < 0)

@@ -1301,27 +1301,27 @@ static void test_env_run(void **state)
 	struct wp_buf out = WP_BUF_INIT_MAX(1 << 10);
 	int status = -2;
 	const char *cat[] = { "cat", NULL };
-	assert_int_equal(wp_env_run(cat, "hello\n", 6, false, 10000, &out, &status, &err), 0);
+	assert_int_equal(wp_env_run(cat, (const char *const *)environ, "hello\n", 6, false, 10000, &out, &status, &err), 0);
 	assert_int_equal(status, 0);
 	assert_string_equal(wp_buf_cstr(&out), "hello\n");
 	wp_buf_free(&out);
 
 	out = (struct wp_buf)WP_BUF_INIT_MAX(10);
 	const char *many[] = { "sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo err >&2; exit 3", NULL };
-	assert_int_equal(wp_env_run(many, NULL, 0, true, 10000, &out, &status, &err), 0);
+	assert_int_equal(wp_env_run(many, (const char *const *)environ, NULL, 0, true, 10000, &out, &status, &err), 0);
 	assert_int_equal(status, 3); /* drained past the ceiling: not killed */
 	assert_int_equal(out.len, 10);
 	wp_buf_free(&out);
 
 	const char *none[] = { "/nonexistent/wheelpick-no-such-program", NULL };
 	out = (struct wp_buf)WP_BUF_INIT_MAX(10);
-	assert_int_equal(wp_env_run(none, NULL, 0, false, 10000, &out, &status, &err), 0);
+	assert_int_equal(wp_env_run(none, (const char *const *)environ, NULL, 0, false, 10000, &out, &status, &err), 0);
 	assert_int_equal(status, 127);
 	wp_buf_free(&out);
 
 	const char *hang[] = { "sleep", "30", NULL };
 	long long t0 = (long long)time(NULL);
-	assert_int_equal(wp_env_run(hang, NULL, 0, false, 300, &out, &status, &err), -WPE_ENV);
+	assert_int_equal(wp_env_run(hang, (const char *const *)environ, NULL, 0, false, 300, &out, &status, &err), -WPE_ENV);
 	assert_non_null(strstr(err.msg, "'sleep' did not finish within"));
 	assert_true((long long)time(NULL) - t0 < 10);
 	wp_buf_free(&out);

@@ -70,19 +70,21 @@ static void test_mask(void **state)
 	assert_string_equal(host, "Example.org:8443");
 }
 
+/* Trusted hosts are a value of the run's settings (struct wp_net_conf), not a global. */
 static void test_trusted(void **state)
 {
-	wp_net_cred_clear();
-	wp_net_trust_host("Index.Example");
-	wp_net_trust_host("127.0.0.1:8443");
-	assert_true(wp_net_host_trusted("https://index.example/simple/"));
-	assert_true(wp_net_host_trusted("https://index.example:9999/simple/")); /* a host: any port */
-	assert_true(wp_net_host_trusted("https://127.0.0.1:8443/simple/"));
-	assert_false(wp_net_host_trusted("https://127.0.0.1:8444/simple/")); /* host:port: that port */
-	assert_false(wp_net_host_trusted("https://index.example.evil/simple/"));
-	assert_false(wp_net_host_trusted("https://evil/index.example/"));
-	wp_net_cred_clear();
-	assert_false(wp_net_host_trusted("https://index.example/simple/"));
+	const char *hosts[] = { "Index.Example", "127.0.0.1:8443" };
+	struct wp_net_conf nc = { .trusted_hosts = hosts, .n_trusted_hosts = 2 };
+	assert_true(wp_net_host_trusted(&nc, "https://index.example/simple/"));
+	assert_true(wp_net_host_trusted(&nc, "https://index.example:9999/simple/")); /* a host: any port */
+	assert_true(wp_net_host_trusted(&nc, "https://127.0.0.1:8443/simple/"));
+	assert_false(wp_net_host_trusted(&nc, "https://127.0.0.1:8444/simple/")); /* host:port: that port */
+	assert_false(wp_net_host_trusted(&nc, "https://index.example.evil/simple/"));
+	assert_false(wp_net_host_trusted(&nc, "https://evil/index.example/"));
+	assert_false(wp_net_host_trusted(&nc, "http://index.example/simple/")); /* only https is checked */
+	assert_false(wp_net_host_trusted(NULL, "https://index.example/simple/"));
+	struct wp_net_conf none = { 0 };
+	assert_false(wp_net_host_trusted(&none, "https://index.example/simple/"));
 }
 
 static void test_roots(void **state)
@@ -277,7 +279,7 @@ static void test_order(void **state)
 	assert_string_equal(c.index.v[0], "https://download/simple");
 	assert_string_equal(c.index.v[1], "https://extra/simple"); /* issue 37, case a */
 	assert_int_equal(c.trusted_host.n, 1);
-	assert_true(wp_net_host_trusted("https://th.example/simple/"));
+	assert_string_equal(c.trusted_host.v[0], "th.example"); /* handed back, not set in net/ */
 	wp_index_config_release(&c);
 	/* [install] is install's section, not a pick's */
 	struct wp_index_given inst = { .pip_command = "install" };

@@ -614,7 +614,7 @@ static void test_conda_channel(void **state)
 	char *r1 = conda_record(bz2, "      \"timestamp\": 1615507200123,\n      \"license\": \"BSD \\\"3\\\"\",\n");
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_conda_file f1 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, r1, NULL, NULL };
-	assert_int_equal(wp_channel_write(dir, &f1, 1, &err), 0);
+	assert_int_equal(wp_channel_write(dir, &f1, 1, NULL, &err), 0);
 
 	char *rd = wp_xasprintf("%s/linux-64/repodata.json", dir);
 	char *text = test_read_file(rd, NULL);
@@ -638,7 +638,7 @@ static void test_conda_channel(void **state)
 		/* a re-run adds; the .conda record goes under packages.conda */
 		char *r2 = conda_record(conda, "");
 		struct wp_conda_file f2 = { "linux-64", "demo-conda-1.0-py_0.conda", conda, r2, NULL, NULL };
-		assert_int_equal(wp_channel_write(dir, &f2, 1, &err), 0);
+		assert_int_equal(wp_channel_write(dir, &f2, 1, NULL, &err), 0);
 		free(text);
 		text = test_read_file(rd, NULL);
 		assert_non_null(strstr(text, r1));
@@ -655,13 +655,13 @@ static void test_conda_channel(void **state)
 	char *bad = wp_xstrdup("{\"name\": \"demo-conda\", \"size\": 1}");
 	struct wp_conda_file f3 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, bad, NULL, NULL };
 	wp_err_clear(&err);
-	assert_int_equal(wp_channel_write(dir, &f3, 1, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_channel_write(dir, &f3, 1, NULL, &err), -WPE_INTEGRITY);
 	f3.record_json = "[1]";
 	wp_err_clear(&err);
-	assert_int_equal(wp_channel_write(dir, &f3, 1, &err), -WPE_USAGE);
+	assert_int_equal(wp_channel_write(dir, &f3, 1, NULL, &err), -WPE_USAGE);
 	f3.subdir = "../x";
 	wp_err_clear(&err);
-	assert_int_equal(wp_channel_write(dir, &f3, 1, &err), -WPE_USAGE);
+	assert_int_equal(wp_channel_write(dir, &f3, 1, NULL, &err), -WPE_USAGE);
 
 	/* damage shows, naming the file */
 	char *pkg = wp_xasprintf("%s/linux-64/demo-conda-1.0-py_0.tar.bz2", dir);

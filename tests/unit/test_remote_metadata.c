@@ -95,12 +95,11 @@ static int group_setup(void **state)
 	*state = fx;
 
 	static const char *const unset[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-		"all_proxy", "ALL_PROXY", "WHEELPICK_TIMEOUT" };
+		"all_proxy", "ALL_PROXY" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(unset); i++)
 		unsetenv(unset[i]);
 	setenv("no_proxy", "127.0.0.1,localhost", 1);
 	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-	setenv("WHEELPICK_RETRY_BASE_MS", "20", 1);
 
 	if (test_tmpdir_make(fx->dir, sizeof(fx->dir), "remotemeta") < 0)
 		return -1;
@@ -170,12 +169,15 @@ static void url_of(char *out, size_t n, const struct fixture *fx, const char *pa
 	snprintf(out, n, "http://127.0.0.1:%d%s", fx->port, path);
 }
 
+/* the run's settings, handed down as a value (net/ reads no variable): short waits between tries */
+static const struct wp_net_conf fast = { .retry_base_ms = 20, .retry_base_set = true };
+
 static int remote(const struct fixture *fx, const char *path, long long size, char **text,
 		  struct wp_remote_stats *st, struct wp_err *err)
 {
 	char url[600];
 	url_of(url, sizeof(url), fx, path);
-	return wp_remote_metadata(url, strrchr(path, '/') + 1, size, text, st, err);
+	return wp_remote_metadata(&fast, url, strrchr(path, '/') + 1, size, text, st, err);
 }
 
 /* Read path's METADATA, compare it with what Python wrote, and check from the server's log that
@@ -372,7 +374,7 @@ static void test_file_url_reads_whole(void **state)
 	struct wp_remote_stats st;
 	char *text = NULL;
 	snprintf(url, sizeof(url), "file://%s/demo_pkg-1.0-py3-none-any.whl", fx->root);
-	assert_int_equal(wp_remote_metadata(url, "demo_pkg-1.0-py3-none-any.whl", -1, &text, &st, &err), 0);
+	assert_int_equal(wp_remote_metadata(&fast, url, "demo_pkg-1.0-py3-none-any.whl", -1, &text, &st, &err), 0);
 	assert_non_null(strstr(text, "Name: demo-pkg\n"));
 	free(text);
 }

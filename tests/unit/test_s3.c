@@ -1,4 +1,5 @@
-/* tests/unit/test_s3.c: net/s3.c without a network: s3:// URLs, the AWS variables, ListObjectsV2 pages. */
+/* tests/unit/test_s3.c: net/s3.c without a network: s3:// URLs, the AWS settings (handed in as a
+ * value, as cli/ reads them); S3's XML answers as index/s3xml.c reads them (libxml2). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,34 +7,26 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "index/s3xml.h"
 #include "net/s3.h"
 
-static void clear_env(void)
-{
-	const char *v[] = { "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION",
-			    "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3" };
-	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
-		unsetenv(v[i]);
-}
+#include <stdio.h>
 
 static void test_open(void **state)
 {
 	(void)state;
 	struct wp_s3 s3;
 	struct wp_err err = WP_ERR_INIT;
-	clear_env();
-	assert_int_equal(wp_s3_open(&s3, "s3://my-bucket/a//b/", NULL, NULL, &err), 0);
+	assert_int_equal(wp_s3_open(&s3, "s3://my-bucket/a//b/", NULL, NULL, NULL, &err), 0);
 	assert_string_equal(s3.prefix, "a/b/");
 	assert_string_equal(s3.endpoint, "https://s3.us-east-1.amazonaws.com");
 	assert_false(s3.path_style); /* AWS: the bucket in the host name */
 	assert_true(s3.anonymous);
 	wp_s3_release(&s3);
 
-	setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
-	setenv("AWS_SECRET_ACCESS_KEY", "s3cr3t", 1);
-	setenv("AWS_DEFAULT_REGION", "eu-west-3", 1);
-	setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:7480/", 1);
-	assert_int_equal(wp_s3_open(&s3, "S3://wheels", NULL, "public-read", &err), 0);
+	struct wp_s3_conf c = { .access_key_id = "AKID", .secret_access_key = "s3cr3t", .region = "eu-west-3",
+				.endpoint_url = "http://127.0.0.1:7480/" };
+	assert_int_equal(wp_s3_open(&s3, "S3://wheels", NULL, "public-read", &c, &err), 0);
 	assert_string_equal(s3.prefix, "");
 	assert_string_equal(s3.endpoint, "http://127.0.0.1:7480");
 	assert_true(s3.path_style); /* not AWS: path style */
@@ -42,25 +35,34 @@ static void test_open(void **state)
 	assert_null(strstr(s3.display, "s3cr3t"));
 	wp_s3_release(&s3);
 	/* --s3-endpoint wins over the variable */
-	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "https://minio.example:9000", NULL, &err), 0);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "https://minio.example:9000", NULL, &c, &err), 0);
 	assert_string_equal(s3.endpoint, "https://minio.example:9000");
 	wp_s3_release(&s3);
 
 	const char *bad[] = { "s3://", "s3://ab/x", "s3://Bad_Bucket!/x", "s3://bucket/a/../b", "gs://bucket/x" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		wp_err_clear(&err);
-		assert_int_equal(wp_s3_open(&s3, bad[i], NULL, NULL, &err), -WPE_USAGE);
+		assert_int_equal(wp_s3_open(&s3, bad[i], NULL, NULL, &c, &err), -WPE_USAGE);
 		wp_s3_release(&s3);
 	}
 	wp_err_clear(&err);
-	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "ftp://x", NULL, &err), -WPE_USAGE);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "ftp://x", NULL, &c, &err), -WPE_USAGE);
 	wp_s3_release(&s3);
-	unsetenv("AWS_SECRET_ACCESS_KEY");
+	c.secret_access_key = NULL;
 	wp_err_clear(&err);
-	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &err), -WPE_USAGE);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &c, &err), -WPE_USAGE);
 	assert_non_null(strstr(err.msg, "AWS_SECRET_ACCESS_KEY"));
 	wp_s3_release(&s3);
-	clear_env();
+	/* a listing page size for tests: 1 to 1000, else refused naming the variable */
+	struct wp_s3_conf paged = { .list_page = "5" };
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &paged, &err), 0);
+	assert_int_equal(s3.list_page, 5);
+	wp_s3_release(&s3);
+	paged.list_page = "5000";
+	wp_err_clear(&err);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", NULL, NULL, &paged, &err), -WPE_USAGE);
+	assert_non_null(strstr(err.msg, "WHEELPICK_S3_LIST_PAGE='5000'"));
+	wp_s3_release(&s3);
 }
 
 static void test_list_parse(void **state)
@@ -75,7 +77,7 @@ static void test_list_parse(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	bool trunc = false;
 	char *next = NULL;
-	assert_int_equal(wp_s3_list_parse(page, strlen(page), &l, &trunc, &next, &err), 0);
+	assert_int_equal(wp_s3xml_list_parse(page, strlen(page), &l, &trunc, &next, &err), 0);
 	assert_true(trunc);
 	assert_string_equal(next, "tok/+=");
 	assert_int_equal(l.n, 2); /* a key with a control byte is no object of ours */
@@ -88,9 +90,9 @@ static void test_list_parse(void **state)
 
 	const char *e = "<Error><Code>InvalidAccessKeyId</Code><Message>x</Message></Error>";
 	char code[64];
-	wp_s3_error_code(e, strlen(e), code, sizeof(code));
+	wp_s3xml_error_code(e, strlen(e), code, sizeof(code));
 	assert_string_equal(code, "InvalidAccessKeyId");
-	assert_int_equal(wp_s3_list_parse(e, strlen(e), &l, &trunc, &next, &err), -WPE_SOURCE);
+	assert_int_equal(wp_s3xml_list_parse(e, strlen(e), &l, &trunc, &next, &err), -WPE_SOURCE);
 	assert_non_null(strstr(err.msg, "InvalidAccessKeyId"));
 	wp_s3_listing_free(&l);
 }
@@ -109,7 +111,7 @@ static void test_uploads_parts_parse(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	bool trunc = false;
 	char *nk = NULL, *ni = NULL;
-	assert_int_equal(wp_s3_uploads_parse(up, strlen(up), &u, &trunc, &nk, &ni, &err), 0);
+	assert_int_equal(wp_s3xml_uploads_parse(up, strlen(up), &u, &trunc, &nk, &ni, &err), 0);
 	assert_true(trunc);
 	assert_string_equal(nk, "p/x.whl");
 	assert_string_equal(ni, "2~B");
@@ -120,13 +122,13 @@ static void test_uploads_parts_parse(void **state)
 	free(ni);
 	wp_s3_uploads_free(&u);
 	const char *bad = "<ListMultipartUploadsResult><IsTruncated>true</IsTruncated></ListMultipartUploadsResult>";
-	assert_int_equal(wp_s3_uploads_parse(bad, strlen(bad), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
+	assert_int_equal(wp_s3xml_uploads_parse(bad, strlen(bad), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
 	wp_s3_uploads_free(&u);
 	free(nk);
 	free(ni);
 	const char *e = "<Error><Code>NotImplemented</Code></Error>";
 	wp_err_clear(&err);
-	assert_int_equal(wp_s3_uploads_parse(e, strlen(e), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
+	assert_int_equal(wp_s3xml_uploads_parse(e, strlen(e), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
 	assert_non_null(strstr(err.msg, "NotImplemented"));
 
 	const char *pp = "<ListPartsResult><NextPartNumberMarker>2</NextPartNumberMarker><IsTruncated>true</IsTruncated>"
@@ -135,7 +137,7 @@ static void test_uploads_parts_parse(void **state)
 			 "<Part><PartNumber>2</PartNumber><ETag>\"y\"</ETag><Size>-1</Size></Part></ListPartsResult>";
 	struct wp_s3_parts parts = { 0 };
 	long next = 0;
-	assert_int_equal(wp_s3_parts_parse(pp, strlen(pp), &parts, &trunc, &next, &err), 0);
+	assert_int_equal(wp_s3xml_parts_parse(pp, strlen(pp), &parts, &trunc, &next, &err), 0);
 	assert_true(trunc);
 	assert_int_equal(next, 2);
 	assert_int_equal(parts.n, 1); /* part 0 and a negative size are no parts */
@@ -145,12 +147,105 @@ static void test_uploads_parts_parse(void **state)
 	free(parts.v);
 }
 
+/* What a scanner of text took for objects is XML to libxml2: a comment, a CDATA section, a
+ * namespace, an entry nested elsewhere; an entity is never fetched; bad XML is no listing. */
+static void test_list_parse_is_xml(void **state)
+{
+	(void)state;
+	const char *page = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+			   "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+			   "<!-- <Contents><Key>p/in-a-comment.whl</Key><Size>1</Size></Contents> -->"
+			   "<Contents><Key><![CDATA[p/a<b.whl]]></Key><Size>5</Size></Contents>"
+			   "<Owner><Contents><Key>p/nested.whl</Key><Size>1</Size></Contents></Owner>"
+			   "<IsTruncated>false</IsTruncated></ListBucketResult>";
+	struct wp_s3_listing l = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	bool trunc = true;
+	char *next = NULL;
+	assert_int_equal(wp_s3xml_list_parse(page, strlen(page), &l, &trunc, &next, &err), 0);
+	assert_false(trunc);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].key, "p/a<b.whl");
+	wp_s3_listing_free(&l);
+
+	/* an external entity is not loaded: its name stays unexpanded, the file unread */
+	const char *xxe = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+			  "<ListBucketResult><Contents><Key>p/&x;</Key><Size>1</Size></Contents>"
+			  "<IsTruncated>false</IsTruncated></ListBucketResult>";
+	assert_int_equal(wp_s3xml_list_parse(xxe, strlen(xxe), &l, &trunc, &next, &err), 0);
+	for (size_t i = 0; i < l.n; i++)
+		assert_null(strstr(l.v[i].key, "root:"));
+	wp_s3_listing_free(&l);
+
+	const char *broken[] = { "", "<ListBucketResult><Contents><Key>a</Key>", "not xml at all",
+				 "<ListBucketResultX/>", "<Error><Code>Slow Down&amp;</Code></Error>" };
+	for (size_t i = 0; i < sizeof(broken) / sizeof(*broken); i++) {
+		wp_err_clear(&err);
+		assert_int_equal(wp_s3xml_list_parse(broken[i], strlen(broken[i]), &l, &trunc, &next, &err), -WPE_SOURCE);
+		assert_non_null(strstr(err.msg, "no object listing"));
+		assert_int_equal(l.n, 0);
+		assert_null(next);
+	}
+	assert_non_null(strstr(err.msg, ": SlowDown")); /* the code, its odd bytes dropped */
+	char code[64];
+	wp_s3xml_error_code("<html>502</html>", 16, code, sizeof(code));
+	assert_string_equal(code, "");
+}
+
+/* Ceilings: the bytes of an answer, the entries of one page. */
+static void test_list_parse_ceilings(void **state)
+{
+	(void)state;
+	struct wp_s3_listing l = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	bool trunc = false;
+	char *next = NULL;
+	size_t big = WP_S3XML_MAX_BYTES + 1;
+	char *huge = calloc(1, big + 1);
+	assert_non_null(huge);
+	memset(huge, ' ', big);
+	memcpy(huge, "<ListBucketResult>", 18);
+	assert_int_equal(wp_s3xml_list_parse(huge, big, &l, &trunc, &next, &err), -WPE_TOO_BIG);
+	free(huge);
+
+	size_t cap = (WP_S3XML_MAX_ENTRIES + 1) * 64 + 64, len = 0;
+	char *many = malloc(cap);
+	assert_non_null(many);
+	len += (size_t)snprintf(many + len, cap - len, "<ListBucketResult>");
+	for (int i = 0; i <= WP_S3XML_MAX_ENTRIES; i++)
+		len += (size_t)snprintf(many + len, cap - len, "<Contents><Key>k%d</Key><Size>1</Size></Contents>", i);
+	len += (size_t)snprintf(many + len, cap - len, "</ListBucketResult>");
+	wp_err_clear(&err);
+	assert_int_equal(wp_s3xml_list_parse(many, len, &l, &trunc, &next, &err), -WPE_TOO_BIG);
+	assert_non_null(strstr(err.msg, "entries"));
+	wp_s3_listing_free(&l);
+	free(many);
+}
+
+static void test_upload_id(void **state)
+{
+	(void)state;
+	const char *ok = "<?xml version=\"1.0\"?><InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key>"
+			 "<UploadId>2~abc&amp;d</UploadId></InitiateMultipartUploadResult>";
+	char id[64];
+	assert_true(wp_s3xml_upload_id(ok, strlen(ok), id, sizeof(id)));
+	assert_string_equal(id, "2~abc&d");
+	const char *none = "<InitiateMultipartUploadResult><UploadId></UploadId></InitiateMultipartUploadResult>";
+	assert_false(wp_s3xml_upload_id(none, strlen(none), id, sizeof(id)));
+	assert_false(wp_s3xml_upload_id(ok, strlen(ok), id, 4)); /* does not fit: none, not a cut one */
+	const char *err = "<Error><Code>AccessDenied</Code><UploadId>x</UploadId></Error>";
+	assert_false(wp_s3xml_upload_id(err, strlen(err), id, sizeof(id)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_list_parse),
 		cmocka_unit_test(test_uploads_parts_parse),
+		cmocka_unit_test(test_list_parse_is_xml),
+		cmocka_unit_test(test_list_parse_ceilings),
+		cmocka_unit_test(test_upload_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
