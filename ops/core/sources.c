@@ -352,19 +352,12 @@ static void known_kind(struct wp_catalog *cat, const char *url, char kind[24])
 		kind[0] = 0;
 }
 
-/* The projects reqs name, PEP 503 normalised, each once (owned). */
-static void req_names(const struct wp_strlist *reqs, struct wp_sources *names)
+/* The projects reqs name, PEP 503 normalised (owned). */
+static void req_names(const struct wp_reqs *reqs, struct wp_sources *names)
 {
-	for (size_t i = 0; reqs && i < reqs->n; i++) {
-		struct wp_requirement r;
-		struct wp_err e = WP_ERR_INIT;
-		if (wp_requirement_parse(&r, reqs->v[i], strlen(reqs->v[i]), &e) < 0)
-			continue; /* the solver says what is wrong with it */
-		struct wp_buf b = WP_BUF_INIT;
-		wp_project_name_normalize(r.name, strlen(r.name), &b);
-		push(names, wp_buf_detach(&b, NULL));
-		wp_requirement_release(&r);
-	}
+	for (size_t i = 0; reqs && i < reqs->n; i++)
+		if (reqs->v[i].ok) /* else the solver says what is wrong with it */
+			push(names, wp_xstrdup(reqs->v[i].project));
 }
 
 /* Does url end in "/<name>/" for one of names (a project's page, not a root)? */
@@ -386,7 +379,7 @@ static bool names_page(const char *url, const struct wp_sources *names)
 }
 
 int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-			   const struct wp_strlist *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err)
+			   const struct wp_reqs *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err)
 {
 	struct wp_sources names = { 0 }, pages = { 0 }, projects = { 0 };
 	struct wp_sources roots = { 0 };

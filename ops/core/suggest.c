@@ -496,7 +496,7 @@ static bool bare_name(const char *s)
 	return true;
 }
 
-int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_err *err)
+int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_reqs *out, struct wp_err *err)
 {
 	for (size_t i = 0; i < reqs->n; i++) {
 		const char *r = reqs->v[i];
@@ -512,12 +512,16 @@ int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_e
 		}
 		if (conda)
 			continue;
-		struct wp_requirement q;
+		struct wp_req q;
 		struct wp_err pe = WP_ERR_INIT;
-		if (wp_requirement_parse(&q, r, strlen(r), &pe) == 0) {
-			wp_requirement_release(&q);
+		if (wp_req_parse(&q, r, strlen(r), &pe) == 0) {
+			if (out)
+				wp_vec_push(out, q);
+			else
+				wp_req_release(&q);
 			continue;
 		}
+		wp_req_release(&q);
 		struct wp_buf fix = WP_BUF_INIT;
 		int rc;
 		if (wp_requirement_guess(r, &fix))

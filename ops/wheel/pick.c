@@ -877,22 +877,21 @@ static int any_row(void *ctx, const struct wp_file_row *r, struct wp_err *err)
 
 /* Has the catalog any file of the project a requirement names? A catalog that cannot be read
  * is an error, not a "no". */
-static int catalog_has(struct wp_catalog *cat, const char *req, bool *has, struct wp_err *err)
+static int catalog_has(struct wp_catalog *cat, const struct wp_req *req, bool *has, struct wp_err *err)
 {
-	struct wp_buf p = WP_BUF_INIT;
 	*has = false;
-	wp_project_name_normalize(req, strcspn(req, "<>=!~ [;@("), &p);
-	int rc = wp_catalog_files(cat, p.data, false, any_row, has, err);
-	wp_buf_free(&p);
+	if (!req->ok)
+		return 0; /* the solver says what is wrong with it */
+	int rc = wp_catalog_files(cat, req->project, false, any_row, has, err);
 	return rc < 0 ? rc : 0;
 }
 
-static int all_in_catalog(struct wp_catalog *cat, const struct wp_strlist *reqs, bool *all, struct wp_err *err)
+static int all_in_catalog(struct wp_catalog *cat, const struct wp_reqs *reqs, bool *all, struct wp_err *err)
 {
 	int rc = 0;
 	*all = true;
 	for (size_t i = 0; i < reqs->n && *all && !rc; i++)
-		rc = catalog_has(cat, reqs->v[i], all, err);
+		rc = catalog_has(cat, &reqs->v[i], all, err);
 	return rc;
 }
 
@@ -1143,25 +1142,22 @@ static bool provides_extra(const char *requires_dist, const char *extra)
 static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
 {
 	for (size_t i = 0; i < job->reqs.n; i++) {
-		struct wp_requirement r;
+		const struct wp_req *q = &job->reqs.v[i];
 		struct wp_err e = WP_ERR_INIT;
-		if (wp_requirement_parse(&r, job->reqs.v[i], strlen(job->reqs.v[i]), &e) < 0)
+		if (!q->ok)
 			continue;
-		struct wp_buf name = WP_BUF_INIT;
-		wp_project_name_normalize(r.name, strlen(r.name), &name);
+		const struct wp_requirement *r = &q->r;
 		const struct wp_plan_file *f = NULL;
 		for (size_t k = 0; k < run->plan.n && !f; k++)
-			if (!strcmp(run->plan.files[k].project, name.data))
+			if (!strcmp(run->plan.files[k].project, q->project))
 				f = &run->plan.files[k];
 		struct wp_catalog_meta cm = { 0 };
-		if (f && r.nextras && wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
-			for (size_t x = 0; x < r.nextras; x++)
-				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "", r.extras[x]))
+		if (f && r->nextras && wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
+			for (size_t x = 0; x < r->nextras; x++)
+				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "", r->extras[x]))
 					wp_say(s, WP_SAY_WARN, "%s %s does not provide the extra '%s'", f->project, f->version,
-					       r.extras[x]);
+					       r->extras[x]);
 		wp_catalog_meta_release(&cm);
-		wp_buf_free(&name);
-		wp_requirement_release(&r);
 	}
 }
 

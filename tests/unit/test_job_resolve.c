@@ -76,8 +76,12 @@ static void catalog(struct fx *x, const char *const *indexes, size_t n)
 
 static int resolve(struct fx *x, const char *req)
 {
-	const char *reqs[] = { req };
-	return wp_resolve(&x->w.s, &x->cat, reqs, 1, x->targets, x->n_targets, &x->o, &x->plan, &x->err);
+	/* parsed as the job's edge parses; one that does not parse is handed on, for wp_resolve to refuse */
+	struct wp_reqs reqs = { 0 };
+	wp_req_parse(wp_vec_add(&reqs), req, strlen(req), NULL);
+	int rc = wp_resolve(&x->w.s, &x->cat, reqs.v, reqs.n, x->targets, x->n_targets, &x->o, &x->plan, &x->err);
+	wp_reqs_release(&reqs);
+	return rc;
 }
 
 static const struct wp_plan_file *pick(const struct wp_plan *plan, const char *project, size_t target)
