@@ -34,8 +34,8 @@ struct wp_reqfile_req {
 	bool constraint;  /* read from a constraints file (-c): binds a project only when it is pulled in */
 	bool pinned;      /* one == (no wildcard) or === specifier: what pip's hash-checking mode needs */
 	char *where;      /* "requirements.txt:12", for messages */
-	struct wp_req req; /* text, parsed: the one parse a line gets (a caller may move it out, leaving
-	                      it zeroed) */
+	struct wp_req req; /* text, parsed: a line's one parse (a caller may move it out, leaving it
+	                      zeroed) */
 };
 
 enum wp_reqfile_source_kind {
