@@ -1004,7 +1004,7 @@ static int used_fn(void *vctx, const struct wp_source_row *r, struct wp_err *err
 		u->preferred = pref;
 		/* a project's page ROOT/<name>/ is said as its root, as an index is named */
 		size_t n = strlen(u->pick), pn = strlen(u->project);
-		if (r->kind && !strncmp(r->kind, "simple", 6) && n > pn + 2 && u->pick[n - 1] == '/' &&
+		if ((r->type == WP_SOURCE_SIMPLE || r->type == WP_SOURCE_SIMPLE_JSON) && n > pn + 2 && u->pick[n - 1] == '/' &&
 		    !strncmp(u->pick + n - 1 - pn, u->project, pn) && u->pick[n - 2 - pn] == '/')
 			u->pick[n - 1 - pn] = 0;
 	}
