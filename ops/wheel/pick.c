@@ -1095,45 +1095,22 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 	return rc;
 }
 
-/* PEP 685: extras compare as normalised names. */
-static void extra_norm(const char *s, struct wp_buf *out)
-{
-	wp_buf_reset(out);
-	wp_project_name_normalize(s, strlen(s), out);
-}
-
 /* Whether the metadata's Requires-Dist names the extra in a marker (what makes an extra exist for
- * pip, besides a bare Provides-Extra that brings nothing). */
+ * pip, besides a bare Provides-Extra that brings nothing). The catalog keeps the text: each line
+ * is parsed here, and the marker asked, not printed and searched. */
 static bool provides_extra(const char *requires_dist, const char *extra)
 {
-	struct wp_buf want = WP_BUF_INIT, got = WP_BUF_INIT, m = WP_BUF_INIT;
 	bool yes = false;
-	extra_norm(extra, &want);
 	for (const char *p = requires_dist; *p && !yes;) {
 		size_t n = strcspn(p, "\n");
 		struct wp_requirement r;
 		struct wp_err e = WP_ERR_INIT;
 		if (wp_requirement_parse(&r, p, n, &e) == 0) {
-			wp_buf_reset(&m);
-			if (r.has_marker && wp_marker_format(&r.marker, &m) == 0) {
-				/* each 'extra == "X"' in the formatted marker */
-				for (const char *q = strstr(m.data, "extra == \""); q && !yes; q = strstr(q + 1, "extra == \"")) {
-					const char *v = q + 10, *end = strchr(v, '"');
-					if (!end)
-						break;
-					char *name = wp_xstrndup(v, (size_t)(end - v));
-					extra_norm(name, &got);
-					yes = !strcmp(got.data, want.data);
-					free(name);
-				}
-			}
+			yes = r.has_marker && wp_marker_compares_eq(&r.marker, "extra", extra);
 			wp_requirement_release(&r);
 		}
 		p += n + (p[n] == '\n');
 	}
-	wp_buf_free(&want);
-	wp_buf_free(&got);
-	wp_buf_free(&m);
 	return yes;
 }
 
