@@ -138,16 +138,16 @@ static struct want *add_want(struct job *jb, const char *path, bool requested)
  * pins. A file that fits but has another hash is tampered with (or the wrong file): exit 4. */
 static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mark_only, struct wp_err *err)
 {
-	struct wp_requirement r;
+	const struct wp_requirement *r = &rq->req.r; /* parsed when the file was read */
 	struct wp_err sub = WP_ERR_INIT;
 	struct cand **fit = NULL;
 	size_t nfit = 0, nany = 0;
 	int rc = 0;
-	if (wp_requirement_parse(&r, rq->text, strlen(rq->text), &sub))
-		return wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, sub.msg);
-	if (r.has_marker) {
+	if (!rq->req.ok)
+		return wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, rq->req.why ? rq->req.why : "not a requirement");
+	if (r->has_marker) {
 		bool yes = true;
-		if (wp_marker_evaluate(&r.marker, &jb->env.py.markers, &yes, &sub)) {
+		if (wp_marker_evaluate(&r->marker, &jb->env.py.markers, &yes, &sub)) {
 			rc = wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, sub.msg);
 			goto out;
 		}
@@ -164,7 +164,7 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 			wp_err_clear(&sub);
 			continue;
 		}
-		bool in = wp_specset_contains(&r.spec, &v, WP_PRERELEASES_YES);
+		bool in = wp_specset_contains(&r->spec, &v, WP_PRERELEASES_YES);
 		wp_version_release(&v);
 		if (!in)
 			continue;
@@ -218,7 +218,6 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 		     rq->nhashes > 1 ? ", ..." : "");
 out:
 	free(fit);
-	wp_requirement_release(&r);
 	return rc;
 }
 
