@@ -1054,8 +1054,10 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with URL
 	 * spelled the same way */
 	struct wp_sources given = { 0 };
-	struct wp_strlist indexes = { 0 }, pins = { 0 };
-	char **pin_text = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_text));
+	struct wp_strlist indexes = { 0 };
+	struct wp_index_pin *pins = wp_xcalloc(job->index_for.n + 1, sizeof(*pins));
+	char **pin_names = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_names));
+	char **pin_urls = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_urls));
 	int rc = 0;
 	for (size_t i = 0; i < job->index.n; i++)
 		wp_sources_add_index(&given, job->index.v[i]);
@@ -1069,15 +1071,19 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 			rc = wp_fail(err, -WPE_USAGE, "--index-for '%s' is not PROJECT=URL", v);
 			break;
 		}
+		/* read once, here: the name in PEP 503 form, the URL as the index is crawled */
+		struct wp_buf name = WP_BUF_INIT;
+		wp_project_name_normalize(v, (size_t)(eq - v), &name);
+		pin_names[i] = wp_buf_detach(&name, NULL);
 		struct wp_sources one = { 0 };
 		wp_sources_add_index(&one, eq + 1);
-		pin_text[i] = wp_xasprintf("%.*s=%s", (int)(eq - v), v, one.urls[0]);
+		pin_urls[i] = wp_xstrdup(one.urls[0]);
 		wp_sources_release(&one);
-		wp_strlist_push(&pins, pin_text[i]);
+		pins[i] = (struct wp_index_pin){ .project = pin_names[i], .url = pin_urls[i] };
 	}
 	if (!rc) {
 		struct wp_resolve_opts ro = {
-			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy,
+			.indexes = &indexes, .index_for = pins, .n_index_for = job->index_for.n, .strategy = job->strategy,
 			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
 			.refresh = job->refresh,
@@ -1087,10 +1093,11 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
 	}
 	for (size_t i = 0; i < job->index_for.n; i++)
-		free(pin_text[i]);
-	free(pin_text);
+		free(pin_names[i]), free(pin_urls[i]);
+	free(pin_names);
+	free(pin_urls);
+	free(pins);
 	wp_strlist_release(&indexes);
-	wp_strlist_release(&pins);
 	wp_sources_release(&given);
 	return rc;
 }

@@ -102,20 +102,10 @@ static void say_untrusted(struct wp_catalog *cat, const struct wp_plan *plan, st
 long long wp_resolve_index_rank(const struct wp_resolve_opts *o, const char *project, const char *source_url,
 				long long source_id)
 {
-	struct wp_buf want = WP_BUF_INIT;
-	for (size_t i = 0; o && o->index_for && i < o->index_for->n; i++) {
-		const char *pin = o->index_for->v[i], *eq = strchr(pin, '=');
-		if (!eq)
-			continue;
-		wp_buf_reset(&want);
-		wp_project_name_normalize(pin, (size_t)(eq - pin), &want);
-		if (!strcmp(want.data, project)) {
-			wp_buf_free(&want);
+	for (size_t i = 0; o && i < o->n_index_for; i++)
+		if (!strcmp(o->index_for[i].project, project))
 			/* pinned to one index: rows from anywhere else do not exist for it */
-			return has_prefix(source_url, eq + 1) ? 0 : -1;
-		}
-	}
-	wp_buf_free(&want);
+			return has_prefix(source_url, o->index_for[i].url) ? 0 : -1;
 	if (!o || !o->indexes || !o->indexes->n)
 		return o && o->strategy == WP_INDEX_BEST_MATCH ? 0 : source_id;
 	for (size_t i = 0; i < o->indexes->n; i++) {

@@ -23,11 +23,18 @@ enum wp_index_strategy {
 	WP_INDEX_BEST_MATCH,
 };
 
+/* --index-for: a project taken from one index only. */
+struct wp_index_pin {
+	const char *project;  /* PEP 503 name */
+	const char *url;      /* the index, spelled as it is crawled (a path as its file:// URL) */
+};
+
 struct wp_resolve_opts {
 	const struct wp_strlist *indexes;   /* the indexes in play, best first (as crawled: file:// for
 	                                       paths); NULL or empty: every catalog source, the earliest
 	                                       crawled first */
-	const struct wp_strlist *index_for; /* "PROJECT=URL": that project only from that index */
+	const struct wp_index_pin *index_for; /* each project only from its index (borrowed) */
+	size_t n_index_for;
 	enum wp_index_strategy strategy;
 	struct wp_store *store;             /* where a wheel fetched for its metadata goes; NULL: never */
 	bool offline, no_deps, pre, explain;

@@ -167,17 +167,13 @@ static void test_first_index_wins(void **state)
 	x->o.strategy = WP_INDEX_FIRST;
 
 	/* PROJECT=URL: that project from that index alone, whatever the order */
-	struct wp_strlist pins = { 0 };
-	char *pin = wp_xasprintf("torch=%s", x->w.findlinks);
-	wp_strlist_push(&pins, pin);
-	x->o.index_for = &pins;
+	struct wp_index_pin pin = { .project = "torch", .url = x->w.findlinks };
+	x->o.index_for = &pin, x->o.n_index_for = 1;
 	assert_int_equal(wp_resolve_index_rank(&x->o, "torch", page, 9), -1);
 	assert_int_equal(wp_resolve_index_rank(&x->o, "torch", x->w.findlinks, 9), 0);
 	assert_int_equal(resolve(x, "torch==1.8.0"), 0);
 	assert_null(x->plan.files[0].sha256);
-	x->o.index_for = NULL;
-	wp_strlist_release(&pins);
-	free(pin);
+	x->o.index_for = NULL, x->o.n_index_for = 0;
 	free(page);
 }
 
