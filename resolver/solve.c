@@ -91,7 +91,7 @@ WP_VEC_OF(proj_vec, struct proj *);
 struct ctx {
 	const struct wp_solve_provider *p;
 	const struct wp_solve_opts *o;
-	const struct wp_requirement **cons; /* the constraints, parsed where they were read */
+	const struct wp_req **cons; /* the constraints, parsed where they were read */
 	size_t ncons;
 	bool *cons_on;             /* which of them apply to the target being solved (their markers) */
 	struct proj_vec projs;     /* each allocated alone: pointers stay valid as the list grows */
@@ -509,11 +509,8 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 		s->n++;
 		wp_name_index_push(&s->ix, s->w[i].project);
 		for (size_t k = 0; k < x->ncons; k++) {
-			struct wp_buf cn = WP_BUF_INIT;
-			wp_project_name_normalize(x->cons[k]->name, strlen(x->cons[k]->name), &cn);
-			if (x->cons_on[k] && !strcmp(cn.data, s->w[i].project))
-				add_contrib(&s->w[i], &x->cons[k]->spec, "a constraint", true, NONE);
-			wp_buf_free(&cn);
+			if (x->cons_on[k] && !strcmp(x->cons[k]->project, s->w[i].project))
+				add_contrib(&s->w[i], &x->cons[k]->r.spec, "a constraint", true, NONE);
 		}
 	}
 	wp_buf_free(&canon);
@@ -945,9 +942,8 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			*why = "a Requires-Dist marker cannot be evaluated";
 			return 1;
 		}
-		if (!applies) {
+		if (!applies)
 			continue;
-		}
 		if (dep->url) {
 			/* a direct reference is not an index's to satisfy: taking the index's file of that
 			 * name instead would install something else than the metadata asks for */
@@ -1588,7 +1584,7 @@ static int solve_target(struct ctx *x, const struct wp_requirement *const *parse
 	for (size_t k = 0; k < x->ncons; k++) {
 		struct wp_err me = WP_ERR_INIT;
 		bool on = true;
-		if (x->cons[k]->has_marker && wp_marker_evaluate(&x->cons[k]->marker, &env, &on, &me) < 0)
+		if (x->cons[k]->r.has_marker && wp_marker_evaluate(&x->cons[k]->r.marker, &env, &on, &me) < 0)
 			on = false;
 		x->cons_on[k] = on;
 	}
@@ -1694,7 +1690,7 @@ int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_
 			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' is not PEP 508: %s", c->text, c->why ? c->why : "?");
 			goto out;
 		}
-		x.cons[x.ncons++] = &c->r;
+		x.cons[x.ncons++] = c;
 		if (c->r.url) {
 			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' names a URL; a constraint gives versions", c->text);
 			goto out;
