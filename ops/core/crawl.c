@@ -319,7 +319,9 @@ static struct wp_crawl_source *report_add(struct wp_crawl_report *rep, const cha
 {
 	struct wp_crawl_source *s = wp_vec_add(rep);
 	s->url = wp_xstrdup(url);
-	s->kind = WP_SOURCE_FINDLINKS;
+	/* what the URL says, before any bytes: conda repodata by its file name (fetched to a file,
+	 * parsed where it lies), else a page, which its bytes make precise (kind_of) */
+	s->kind = wp_crawl_is_repodata(url) ? WP_SOURCE_REPODATA : WP_SOURCE_FINDLINKS;
 	return s;
 }
 
@@ -678,18 +680,18 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			.url = urls[i],
 			.etag = opts->force ? NULL : pr[i].etag,
 			.last_modified = opts->force ? NULL : pr[i].last_modified,
-			.accept = wp_crawl_is_repodata(urls[i]) ? NULL : ACCEPT_SIMPLE,
+			.accept = rep->v[base + i].kind == WP_SOURCE_REPODATA ? NULL : ACCEPT_SIMPLE,
 		};
 		if (wp_local_is_file_url(urls[i])) {
 			/* a local repodata is parsed where it lies, not copied to a temp file first
 			 * (300 MB of disk for conda-forge's linux-64); a local page is read(2) */
-			if (wp_crawl_is_repodata(urls[i]))
+			if (rep->v[base + i].kind == WP_SOURCE_REPODATA)
 				local_repodata(cat, &rep->v[base + i], &pr[i], opts);
 			else
 				local_page(cat, &rep->v[base + i], &pr[i], opts, follow);
 			continue;
 		}
-		if (wp_crawl_is_repodata(urls[i])) {
+		if (rep->v[base + i].kind == WP_SOURCE_REPODATA) {
 			if (!claim.dir)
 				claim_tmp(opts, &claim);
 			paths[i] = tmp_path(&claim, i);
