@@ -116,7 +116,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libwp.a
 	$(CC) $(CFLAGS) -MMD -MP -MF $@.d $(LDFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS) $(TEST_LDLIBS) -lcmocka
 
 # test_parse_once counts the PEP 508 parser's entries: the calls into it are wrapped
-$(BUILD)/tests/test_parse_once: TEST_LDLIBS += -Wl,--wrap=wp_requirement_parse,--wrap=wp_req_parse,--wrap=wp_reqs_add
+PARSE_WRAP := -Wl,--wrap=wp_requirement_parse,--wrap=wp_req_parse,--wrap=wp_reqs_add
+$(BUILD)/tests/test_parse_once: TEST_LDLIBS += $(PARSE_WRAP)
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

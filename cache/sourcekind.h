@@ -8,11 +8,11 @@
 #include <stdbool.h>
 
 enum wp_source_kind {
-	WP_SOURCE_UNKNOWN = 0,  /* no kind, or one this wheelpick does not know (a newer one wrote it) */
-	WP_SOURCE_FINDLINKS,    /* "findlinks": a find-links HTML page, or a local folder of files */
+	WP_SOURCE_UNKNOWN = 0,  /* no kind, or one this wheelpick does not know (a newer one's) */
+	WP_SOURCE_FINDLINKS,    /* "findlinks": a find-links HTML page, or a local folder */
 	WP_SOURCE_SIMPLE,       /* "simple": a PEP 503 project page (HTML) */
 	WP_SOURCE_SIMPLE_JSON,  /* "simple-json": a PEP 691 project page */
-	WP_SOURCE_ROOT,         /* "root": an index root; kept for its validators, it has no files */
+	WP_SOURCE_ROOT,         /* "root": an index root (kept for its validators; no files) */
 	WP_SOURCE_REPODATA,     /* "repodata": a conda subdir's repodata.json (.zst, .bz2) */
 	WP_SOURCE_SHARD_INDEX,  /* "shard-index": a CEP 16 sharded repodata index */
 	WP_SOURCE_SHARD,        /* "shard": one package name's CEP 16 shard */

@@ -582,7 +582,7 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 		return rc;
 	if (o->allow_missing)
 		return wp_fail(err, -WPE_USAGE, "--allow-missing is for conda channels (with --conda or -c CHANNEL)");
-	/* the command line's requirements are parsed here, once, into all_reqs (the files' follow) */
+	/* the command line's requirements are parsed here once, into all_reqs (the files' follow) */
 	if ((rc = wp_pick_opts_check_platforms(&o->platform, false, err)) ||
 	    (rc = wp_suggest_check_reqs(reqs, false, &o->all_reqs, err)) ||
 	    (rc = wp_pick_opts_indexes(cli, o, err)) || (rc = read_files(cli, o, reqs, err)))
@@ -632,7 +632,8 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 		return wp_fail(err, -WPE_USAGE, "%s reads pip's format, for wheels; for conda, give the specs on the command "
 						"line ('pytorch=1.8' 'torchvision')",
 			       o->requirement.n ? "-r" : o->constraint.n ? "a constraints file" : "--require-hashes");
-	if ((rc = wp_pick_opts_check_platforms(&o->platform, true, err)) || (rc = wp_suggest_check_reqs(reqs, true, NULL, err)))
+	if ((rc = wp_pick_opts_check_platforms(&o->platform, true, err)) ||
+	    (rc = wp_suggest_check_reqs(reqs, true, NULL, err)))
 		return rc;
 	/* conda reads no pip configuration, but TLS settings given on the command line (a company CA,
 	 * a client certificate, a host whose certificate is not checked) hold for channels too */

@@ -240,7 +240,8 @@ static int follow_known_fn(void *ctx, const struct wp_source_row *r, struct wp_e
 	struct known_under *k = ctx;
 	const char *rest = r->url ? r->url + k->prefix_len : NULL;
 	size_t n = rest ? strlen(rest) : 0;
-	if (!rest || n < 2 || rest[n - 1] != '/' || memchr(rest, '/', n - 1) || !wp_source_kind_is_page(r->type))
+	if (!rest || n < 2 || rest[n - 1] != '/' || memchr(rest, '/', n - 1) ||
+	    !wp_source_kind_is_page(r->type))
 		return 0;
 	/* as a first read does: the default projects when the root had any, else all it had */
 	struct follow_ctx *f = k->f;
@@ -353,13 +354,14 @@ static void touch_source(struct wp_catalog *cat, const char *url)
  * root when it lists projects and no files, else a project page; HTML is a PEP 503 page under a
  * /simple/ path, else a find-links page (an HTML page that turns out to list only projects
  * becomes a root when it is read). */
-static enum wp_source_kind kind_of(const char *body_path, const struct wp_http_res *res, const char *url,
-				   const char *data)
+static enum wp_source_kind kind_of(const char *body_path, const struct wp_http_res *res,
+				   const char *url, const char *data)
 {
 	if (body_path)
 		return WP_SOURCE_REPODATA;
 	if (is_json(res))
-		return strstr(data, "\"projects\"") && !strstr(data, "\"files\"") ? WP_SOURCE_ROOT : WP_SOURCE_SIMPLE_JSON;
+		return strstr(data, "\"projects\"") && !strstr(data, "\"files\"") ? WP_SOURCE_ROOT
+									   : WP_SOURCE_SIMPLE_JSON;
 	return strstr(url, "/simple/") ? WP_SOURCE_SIMPLE : WP_SOURCE_FINDLINKS;
 }
 
@@ -680,7 +682,8 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			.url = urls[i],
 			.etag = opts->force ? NULL : pr[i].etag,
 			.last_modified = opts->force ? NULL : pr[i].last_modified,
-			.accept = rep->v[base + i].kind == WP_SOURCE_REPODATA ? NULL : ACCEPT_SIMPLE,
+			.accept = rep->v[base + i].kind == WP_SOURCE_REPODATA ? NULL
+									       : ACCEPT_SIMPLE,
 		};
 		if (wp_local_is_file_url(urls[i])) {
 			/* a local repodata is parsed where it lies, not copied to a temp file first

@@ -83,8 +83,8 @@ static bool fresh(const struct wp_shard_crawl *c, const struct prior *p)
 }
 
 /* A source with no files: the index read (its hash kept), or a name this subdir does not have. */
-static int empty_source(struct wp_catalog *cat, const char *url, enum wp_source_kind kind, const char *sha,
-			struct wp_err *err)
+static int empty_source(struct wp_catalog *cat, const char *url, enum wp_source_kind kind,
+			const char *sha, struct wp_err *err)
 {
 	int64_t sid;
 	int rc = wp_catalog_refresh_begin(cat, url, kind, &sid, err);
