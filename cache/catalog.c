@@ -689,6 +689,7 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_source_row r = {
 			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.type = wp_source_kind_of(col_text(st, 2)),
 			.etag = col_text(st, 3), .last_modified = col_text(st, 4), .content_sha256 = col_text(st, 5),
 			.fetched_at = col_ll(st, 6), .n_files = col_ll(st, 7),
 		};
@@ -716,7 +717,10 @@ int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, con
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, url, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct wp_source_row r = { .id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2) };
+		struct wp_source_row r = {
+			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.type = wp_source_kind_of(col_text(st, 2)),
+		};
 		if ((rc = fn(ctx, &r, err)))
 			goto out;
 	}
@@ -740,6 +744,7 @@ int wp_catalog_sources_under(struct wp_catalog *cat, const char *prefix, wp_sour
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_source_row r = {
 			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.type = wp_source_kind_of(col_text(st, 2)),
 			.etag = col_text(st, 3), .last_modified = col_text(st, 4), .content_sha256 = col_text(st, 5),
 			.fetched_at = col_ll(st, 6), .n_files = col_ll(st, 7),
 		};
@@ -867,9 +872,10 @@ static void back_to_wal(struct wp_catalog *cat)
 		sqlite3_exec(cat->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
 }
 
-int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind, int64_t *source_id,
-			     struct wp_err *err)
+int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, enum wp_source_kind type,
+			     int64_t *source_id, struct wp_err *err)
 {
+	const char *kind = wp_source_kind_name(type);
 	wp_catalog_before_write(cat);
 	int rc;
 	sqlite3_stmt *st = NULL;
@@ -878,9 +884,10 @@ int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char
 	/* A page's many small rows go into B-trees at random places, which a 64 MiB cache keeps from
 	 * spilling; conda chunks are written once, in order, and 16 MiB does as well for them while
 	 * keeping a 300,000-record refresh well under 100 MB. */
-	if ((rc = exec(cat, strcmp(kind, "repodata") ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-16384", err)))
+	if ((rc = exec(cat, type != WP_SOURCE_REPODATA ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-16384",
+		       err)))
 		return rc;
-	if (!strcmp(kind, "repodata"))
+	if (type == WP_SOURCE_REPODATA)
 		write_once(cat, url);
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
@@ -902,7 +909,8 @@ int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char
 	*source_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((rc = wp_catalog_provenance_clear_source(cat, *source_id, url, !strcmp(kind, "repodata"), err)))
+	if ((rc = wp_catalog_provenance_clear_source(cat, *source_id, url, type == WP_SOURCE_REPODATA,
+						     err)))
 		goto out;
 	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1", -1, &st, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot clear source");
@@ -1272,7 +1280,10 @@ int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_sour
 			sqlite3_bind_int64(src, 1, after);
 			if (sqlite3_step(src) != SQLITE_ROW)
 				continue;
-			struct wp_source_row row = { .id = after, .url = col_text(src, 0), .kind = col_text(src, 1) };
+			struct wp_source_row row = {
+				.id = after, .url = col_text(src, 0), .kind = col_text(src, 1),
+				.type = wp_source_kind_of(col_text(src, 1)),
+			};
 			if ((rc = fn(ctx, &row, err)))
 				break;
 		}

@@ -53,7 +53,7 @@ int wp_catalog_source_touch(struct wp_catalog *cat, const char *url, struct wp_e
 /* A refresh replaces every file of one source atomically: begin (BEGIN IMMEDIATE, upsert
  * the source, drop its old rows), add files, then commit or abort. Readers see the old rows
  * or the new, never a mix; a crash before commit leaves the old rows. */
-int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, const char *kind,
+int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, enum wp_source_kind kind,
 			     int64_t *source_id, struct wp_err *err);
 /* Adds a row. Applies trust on first use: when a file of that name (project, canonical version,
  * build, tags, kind, variant; wherever it was listed: another folder, query, spelling or host) was

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "cache/sourcekind.h"
 
 #define WP_CATALOG_SCHEMA_VERSION 7
 
@@ -50,6 +51,7 @@ struct wp_catalog {
 struct wp_source_row {
 	int64_t id;
 	const char *url, *kind, *etag, *last_modified, *content_sha256;
+	enum wp_source_kind type;   /* kind, decoded (cache/sourcekind.h) */
 	int64_t fetched_at;
 	int64_t n_files;
 };

@@ -17,16 +17,13 @@
 #include <string.h>
 
 /* The pick of project in a row's plan (normalised names compared), or NULL. */
-static const struct wp_plan_file *pick_of(const struct wp_plan *plan, const char *req)
+/* The plan's pick for a requirement (its PEP 503 name, from the job's parse). */
+static const struct wp_plan_file *pick_of(const struct wp_plan *plan, const struct wp_req *req)
 {
-	struct wp_buf name = WP_BUF_INIT;
-	wp_project_name_normalize(req, strcspn(req, "<>=!~ [;@("), &name);
-	const struct wp_plan_file *found = NULL;
-	for (size_t i = 0; i < plan->n && !found; i++)
-		if (!strcmp(plan->files[i].project, name.data))
-			found = &plan->files[i];
-	wp_buf_free(&name);
-	return found;
+	for (size_t i = 0; req->ok && i < plan->n; i++)
+		if (!strcmp(plan->files[i].project, req->project))
+			return &plan->files[i];
+	return NULL;
 }
 
 static void cell_text(const struct wp_plan_file *f, char *out, size_t n)
@@ -56,7 +53,8 @@ static bool by_minor_compat(const struct wp_plan_file *f, const struct wp_target
 	return f && by_minor_compat_label(f->variant, t);
 }
 
-static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
+/* A column per requirement of the command line: the first n of the job's (the files' follow). */
+static void print_grid(const struct wp_matrix *m, const struct wp_req *reqs, size_t n)
 {
 	struct wp_buf d = WP_BUF_INIT;
 	size_t width = 6;
@@ -67,17 +65,17 @@ static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
 			width = d.len;
 	}
 	printf("%-*s", (int)width, "target");
-	for (size_t k = 0; k < reqs->n; k++)
-		printf("  %-22s", reqs->v[k]);
+	for (size_t k = 0; k < n; k++)
+		printf("  %-22s", reqs[k].text);
 	putchar('\n');
 	for (size_t i = 0; i < m->n; i++) {
 		const struct wp_matrix_row *r = &m->rows[i];
 		wp_buf_reset(&d);
 		wp_target_describe(&r->target, &d);
 		printf("%-*s", (int)width, d.data);
-		for (size_t k = 0; k < reqs->n; k++) {
+		for (size_t k = 0; k < n; k++) {
 			char cell[96];
-			cell_text(r->rc ? NULL : pick_of(&r->plan, reqs->v[k]), cell, sizeof(cell));
+			cell_text(r->rc ? NULL : pick_of(&r->plan, &reqs[k]), cell, sizeof(cell));
 			printf("  %-22s", cell);
 		}
 		putchar('\n');
@@ -86,8 +84,8 @@ static void print_grid(const struct wp_matrix *m, const struct wp_strlist *reqs)
 		if (r->rc)
 			printf("  nothing: %s\n", r->err.msg);
 		else
-			for (size_t k = 0; k < reqs->n; k++) {
-				const struct wp_plan_file *f = pick_of(&r->plan, reqs->v[k]);
+			for (size_t k = 0; k < n; k++) {
+				const struct wp_plan_file *f = pick_of(&r->plan, &reqs[k]);
 				if (by_minor_compat(f, &r->target))
 					printf("  %s: by NVIDIA's minor-version compatibility\n", f->project);
 			}
@@ -270,7 +268,7 @@ int wp_cmd_matrix(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (o.json)
 		print_json(&m);
 	else
-		print_grid(&m, &reqs);
+		print_grid(&m, job.reqs.v, reqs.n < job.reqs.n ? reqs.n : job.reqs.n);
 out:
 	if (rc && o.json)
 		wp_print_json_error(rc, err, NULL);

@@ -278,8 +278,6 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 {
 	struct wp_reqfile_io io = { .read = read_file, .getenv = env_fn, .asks = &wp_cli_asks };
 	int rc;
-	for (size_t i = 0; i < reqs->n; i++)
-		wp_strlist_push(&o->all_reqs, reqs->v[i]);
 	for (size_t i = 0; i < o->icfg.index.n; i++)
 		wp_strlist_push(&o->sources, o->icfg.index.v[i]);
 	for (size_t i = 0; i < o->icfg.find_links.n; i++)
@@ -302,8 +300,10 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 						"(as pip does); put it in the file with its hashes", reqs->v[0]);
 	size_t hashes_cap = o->n_hashes; /* what o->hashes holds at least */
 	for (size_t i = 0; i < o->rf.reqs.n; i++) {
-		const struct wp_reqfile_req *q = &o->rf.reqs.v[i];
-		wp_strlist_push(q->constraint ? &o->cons : &o->all_reqs, q->text);
+		struct wp_reqfile_req *q = &o->rf.reqs.v[i];
+		/* the line's one parse moves into the job's list */
+		wp_vec_push(q->constraint ? &o->cons : &o->all_reqs, q->req);
+		memset(&q->req, 0, sizeof(q->req));
 		if (!q->nhashes)
 			continue;
 		/* one allow-list per project: every line that names it adds its hashes */
@@ -600,7 +600,9 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 		return rc;
 	if (o->allow_missing)
 		return wp_fail(err, -WPE_USAGE, "--allow-missing is for conda channels (with --conda or -c CHANNEL)");
-	if ((rc = wp_pick_opts_check_platforms(&o->platform, false, err)) || (rc = wp_suggest_check_reqs(reqs, false, err)) ||
+	/* the command line's requirements are parsed here once, into all_reqs (the files' follow) */
+	if ((rc = wp_pick_opts_check_platforms(&o->platform, false, err)) ||
+	    (rc = wp_suggest_check_reqs(reqs, false, &o->all_reqs, err)) ||
 	    (rc = wp_pick_opts_indexes(cli, o, err)) || (rc = read_files(cli, o, reqs, err)))
 		return rc;
 	cli->info_as_debug = true; /* the sources a pick reads are said with -v */
@@ -648,7 +650,8 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 		return wp_fail(err, -WPE_USAGE, "%s reads pip's format, for wheels; for conda, give the specs on the command "
 						"line ('pytorch=1.8' 'torchvision')",
 			       o->requirement.n ? "-r" : o->constraint.n ? "a constraints file" : "--require-hashes");
-	if ((rc = wp_pick_opts_check_platforms(&o->platform, true, err)) || (rc = wp_suggest_check_reqs(reqs, true, err)))
+	if ((rc = wp_pick_opts_check_platforms(&o->platform, true, err)) ||
+	    (rc = wp_suggest_check_reqs(reqs, true, NULL, err)))
 		return rc;
 	/* conda reads no pip configuration, but TLS settings given on the command line (a company CA,
 	 * a client certificate, a host whose certificate is not checked) hold for channels too */
@@ -792,11 +795,13 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 void wp_pick_opts_release(struct wp_pick_opts *o)
 {
 	struct wp_strlist *lists[] = { &o->cuda,  &o->driver,  &o->python,     &o->platform,   &o->gpu,      &o->target,
-				       &o->index, &o->channel, &o->index_for, &o->requirement, &o->constraint, &o->all_reqs,
-				       &o->cons,  &o->sources, &o->gfx,       &o->intel_ip, &o->index_url, &o->extra_index,
+				       &o->index, &o->channel, &o->index_for, &o->requirement, &o->constraint,
+				       &o->sources, &o->gfx,       &o->intel_ip, &o->index_url, &o->extra_index,
 				       &o->find_links, &o->trusted_host, &o->find_links_all };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		wp_strlist_release(lists[i]);
+	wp_reqs_release(&o->all_reqs);
+	wp_reqs_release(&o->cons);
 	wp_strlist_release(&o->lock_extra);
 	wp_strlist_release(&o->lock_group);
 	for (size_t i = 0; i < o->n_hashes; i++)

@@ -41,8 +41,8 @@ struct wp_pick_opts {
 		require_hashes, allow_missing;
 	/* made by wp_pick_opts_job */
 	struct wp_reqfile rf;            /* what the files said */
-	struct wp_strlist all_reqs;      /* the command line's, then the files' */
-	struct wp_strlist cons;          /* the constraints' texts */
+	struct wp_reqs all_reqs;         /* the command line's, then the files' (parsed as read) */
+	struct wp_reqs cons;             /* the constraints, parsed where read */
 	struct wp_strlist sources;       /* --index, then the files' sources */
 	struct wp_strlist find_links_all; /* -f (or the configuration's), then the files' */
 	struct wp_solve_hashes *hashes;  /* per project */

@@ -864,6 +864,38 @@ bool wp_marker_uses(const struct wp_marker *m, const char *name)
 	return v >= 0 && uses(m->root, (enum var)v);
 }
 
+/* A leaf "VAR == 'value'" (either way round) with value equal to want; extra in PEP 503 form. */
+static bool compares_eq(const struct wp_marker_node *node, enum var v, const char *want)
+{
+	if (!node)
+		return false;
+	if (!node->leaf) {
+		for (size_t i = 0; i < node->n; i++)
+			if (compares_eq(node->items[i], v, want))
+				return true;
+		return false;
+	}
+	const struct operand *var = node->lhs.is_var ? &node->lhs : &node->rhs;
+	const struct operand *lit = node->lhs.is_var ? &node->rhs : &node->lhs;
+	if (node->op != OP_EQ || !var->is_var || var->var != v || lit->is_var)
+		return false;
+	if (v != V_EXTRA)
+		return !strcmp(lit->value, want);
+	struct wp_buf a = WP_BUF_INIT, b = WP_BUF_INIT;
+	wp_name_canonicalize(lit->value, strlen(lit->value), &a);
+	wp_name_canonicalize(want, strlen(want), &b);
+	bool same = !strcmp(wp_buf_cstr(&a), wp_buf_cstr(&b));
+	wp_buf_free(&a);
+	wp_buf_free(&b);
+	return same;
+}
+
+bool wp_marker_compares_eq(const struct wp_marker *m, const char *name, const char *value)
+{
+	int v = find_var(name);
+	return v >= 0 && compares_eq(m->root, (enum var)v, value);
+}
+
 int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result, struct wp_err *err)
 {
 	int rc;

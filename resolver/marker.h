@@ -96,6 +96,9 @@ int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *en
 /* Whether m names the variable name ("extra") anywhere: a context that does not define it (a lock
  * file's markers have extras, not extra) refuses such a marker, as packaging does. */
 bool wp_marker_uses(const struct wp_marker *m, const char *name);
+/* Whether m holds the comparison name == 'value' (either way round) anywhere: a Requires-Dist
+ * that belongs to the extra "value" (name "extra": compared in PEP 503 form, as PEP 685 has it). */
+bool wp_marker_compares_eq(const struct wp_marker *m, const char *name, const char *value);
 /* The environment marker that selects target t's machines and no other kind: "python_version ==
  * \"3.10\" and sys_platform == \"linux\" and platform_machine == \"x86_64\"" (what pip sees there;
  * parts the target leaves unknown are left out). Appended to out. Two targets that differ only in

@@ -304,6 +304,7 @@ static void req_free(struct wp_reqfile_req *q)
 		free(q->hashes[i]);
 	free(q->hashes);
 	free(q->where);
+	wp_req_release(&q->req);
 }
 
 /* How the user adds an index ("--index"), for the advice. */
@@ -315,31 +316,32 @@ static const char *index_words(const struct parse *p)
 static int requirement_line(struct parse *p, const char *text, char **opts, size_t nopts, bool constraint,
 			    struct wp_err *err)
 {
-	struct wp_requirement r;
 	struct wp_err pe = WP_ERR_INIT;
 	struct wp_reqfile_req q = { 0 };
+	const struct wp_requirement *r = &q.req.r;
 	size_t hashes_cap = 0; /* q.hashes' room */
 	int rc = 0;
 	if (looks_like_file(text))
 		return at(p, err, "'%s' is a file by path or URL; wheelpick picks from indexes (add its folder or page "
 				  "with %s and name the project)", text, index_words(p));
-	if (wp_requirement_parse(&r, text, strlen(text), &pe) < 0) {
+	/* parsed here, once: what pick and install take from this file is q.req */
+	if (wp_req_parse(&q.req, text, strlen(text), &pe) < 0) {
 		struct wp_buf fix = WP_BUF_INIT;
 		if (wp_requirement_guess(text, &fix))
 			rc = at(p, err, "'%s' is not a requirement; did you mean '%s'?", text, fix.data);
 		else
 			rc = at(p, err, "'%s' is not a requirement: %s", text, pe.msg);
 		wp_buf_free(&fix);
-		return rc;
+		goto out;
 	}
-	if (r.url) {
+	if (r->url) {
 		rc = at(p, err, "'%s' names a file by URL; wheelpick picks from indexes (add the index with %s and "
 				"name the project with a version)", text, index_words(p));
 		goto out;
 	}
-	if (constraint && r.nextras) {
+	if (constraint && r->nextras) {
 		rc = at(p, err, "'%s': a constraint cannot name extras (pip refuses them too); write '%s' and the "
-				"specifiers alone", text, r.name);
+				"specifiers alone", text, r->name);
 		goto out;
 	}
 	if (p->rf->reqs.n >= WP_REQFILE_MAX_ENTRIES) {
@@ -347,11 +349,9 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 		goto out;
 	}
 	q.text = wp_xstrdup(text);
-	struct wp_buf name = WP_BUF_INIT;
-	wp_project_name_normalize(r.name, strlen(r.name), &name);
-	q.project = wp_buf_detach(&name, NULL);
+	q.project = wp_xstrdup(q.req.project);
 	q.constraint = constraint;
-	q.pinned = pinned(&r);
+	q.pinned = pinned(r);
 	q.where = where(p);
 	for (size_t i = 0; i < nopts && !rc; i++) {
 		struct optword o;
@@ -383,12 +383,12 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 			rc = at(p, err, "'%s' cannot follow a requirement (pip allows --hash there)", opts[i]);
 		}
 	}
-	if (rc)
-		req_free(&q);
-	else
+	if (!rc) {
 		wp_vec_push(&p->rf->reqs, q);
+		return 0;
+	}
 out:
-	wp_requirement_release(&r);
+	req_free(&q);
 	return rc;
 }
 

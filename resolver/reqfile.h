@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "base/vec.h"
 #include "resolver/ask.h"
+#include "resolver/requirement.h"
 
 #define WP_REQFILE_MAX_DEPTH   10       /* -r inside -r inside ...: deeper is refused */
 #define WP_REQFILE_MAX_ENTRIES 100000   /* requirements and constraints, all files together */
@@ -33,6 +34,8 @@ struct wp_reqfile_req {
 	bool constraint;  /* read from a constraints file (-c): binds a project only when it is pulled in */
 	bool pinned;      /* one == (no wildcard) or === specifier: what pip's hash-checking mode needs */
 	char *where;      /* "requirements.txt:12", for messages */
+	struct wp_req req; /* text, parsed: a line's one parse (a caller may move it out, leaving it
+	                      zeroed) */
 };
 
 enum wp_reqfile_source_kind {

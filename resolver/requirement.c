@@ -7,6 +7,7 @@
 
 #include "base/mem.h"
 #include "base/vec.h"
+#include "resolver/wheelname.h"
 
 struct rtok {
 	const char *s;
@@ -251,6 +252,52 @@ void wp_requirement_release(struct wp_requirement *r)
 		wp_marker_release(&r->marker);
 	memset(r, 0, sizeof(*r));
 	r->spec.prereleases = WP_PRERELEASES_DEFAULT;
+}
+
+int wp_req_parse(struct wp_req *q, const char *text, size_t n, struct wp_err *err)
+{
+	struct wp_err pe = WP_ERR_INIT;
+	memset(q, 0, sizeof(*q));
+	q->text = wp_xstrndup(text, n);
+	int rc = wp_requirement_parse(&q->r, text, n, &pe);
+	if (rc < 0) {
+		q->why = wp_xstrdup(pe.msg);
+		return wp_fail(err, rc, "%s", pe.msg);
+	}
+	struct wp_buf name = WP_BUF_INIT;
+	wp_project_name_normalize(q->r.name, strlen(q->r.name), &name);
+	q->project = wp_buf_detach(&name, NULL);
+	q->ok = true;
+	return 0;
+}
+
+void wp_req_release(struct wp_req *q)
+{
+	free(q->text);
+	free(q->project);
+	free(q->why);
+	if (q->ok)
+		wp_requirement_release(&q->r);
+	memset(q, 0, sizeof(*q));
+}
+
+int wp_reqs_add(struct wp_reqs *l, const char *text, struct wp_err *err)
+{
+	struct wp_req q;
+	int rc = wp_req_parse(&q, text, strlen(text), err);
+	if (rc < 0) {
+		wp_req_release(&q);
+		return rc;
+	}
+	wp_vec_push(l, q);
+	return 0;
+}
+
+void wp_reqs_release(struct wp_reqs *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		wp_req_release(&l->v[i]);
+	wp_vec_free(l);
 }
 
 static int cmp_str(const void *a, const void *b)

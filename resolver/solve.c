@@ -91,7 +91,7 @@ WP_VEC_OF(proj_vec, struct proj *);
 struct ctx {
 	const struct wp_solve_provider *p;
 	const struct wp_solve_opts *o;
-	struct wp_requirement *cons;  /* the constraints, parsed */
+	const struct wp_req **cons; /* the constraints, parsed where they were read */
 	size_t ncons;
 	bool *cons_on;             /* which of them apply to the target being solved (their markers) */
 	struct proj_vec projs;     /* each allocated alone: pointers stay valid as the list grows */
@@ -340,7 +340,7 @@ static int learn_variant(struct ctx *x, struct proj *pf, size_t i, struct wp_err
 		pf->files.c = pf->own;
 	}
 	free(pf->labels[i]);
-	pf->labels[i] = wp_xstrdup(wp_variant_from_requires(m.requires_dist, m.n, &v) == 1 ? v.label : "");
+	pf->labels[i] = wp_xstrdup(wp_variant_from_reqs(m.reqs, m.n, &v) == 1 ? v.label : "");
 	view_free(&pf->view);
 	pf->own[i].variant = pf->labels[i];
 	pf->own[i].variant_from_metadata = true;
@@ -509,11 +509,8 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 		s->n++;
 		wp_name_index_push(&s->ix, s->w[i].project);
 		for (size_t k = 0; k < x->ncons; k++) {
-			struct wp_buf cn = WP_BUF_INIT;
-			wp_project_name_normalize(x->cons[k].name, strlen(x->cons[k].name), &cn);
-			if (x->cons_on[k] && !strcmp(cn.data, s->w[i].project))
-				add_contrib(&s->w[i], &x->cons[k].spec, "a constraint", true, NONE);
-			wp_buf_free(&cn);
+			if (x->cons_on[k] && !strcmp(x->cons[k]->project, s->w[i].project))
+				add_contrib(&s->w[i], &x->cons[k]->r.spec, "a constraint", true, NONE);
 		}
 	}
 	wp_buf_free(&canon);
@@ -907,26 +904,27 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 	struct wp_marker_env venv = *sv->env;
 	wp_pick_variant_marker_env(&venv, c, sv->t);
 	for (size_t k = 0; k < m->n; k++) {
-		struct wp_requirement dep;
+		const struct wp_req *q = &m->reqs[k];
+		const struct wp_requirement *dep = &q->r;
 		struct wp_err pe = WP_ERR_INIT;
-		if (wp_requirement_parse(&dep, m->requires_dist[k], strlen(m->requires_dist[k]), &pe) < 0) {
+		if (!q->ok) {
 			/* pip (24.1 on) refuses such metadata and ignores that version: so do we, rather
 			 * than install it without a dependency it declares */
 			char *cause = wp_xasprintf("%s (%s) has invalid metadata: Requires-Dist '%s' is not PEP 508 (%s; "
 						   "from %s); pip refuses such metadata, and so does wheelpick", by,
-						   c->filename, m->requires_dist[k], pe.msg, m->source ? m->source : "its METADATA");
+						   c->filename, q->text, q->why ? q->why : "?", m->source ? m->source : "its METADATA");
 			set_root_cause(sv, cause);
 			free(cause);
 			sv->bad_metadata = true;
 			*why = "its metadata has an unreadable Requires-Dist";
 			return 1;
 		}
-		bool applies = !dep.has_marker, undefined = false;
-		for (size_t e = 0; dep.has_marker && e <= s->w[i].nextras && !applies && !undefined; e++) {
+		bool applies = !dep->has_marker, undefined = false;
+		for (size_t e = 0; dep->has_marker && e <= s->w[i].nextras && !applies && !undefined; e++) {
 			struct wp_marker_env env = venv;
 			snprintf(env.extra, sizeof(env.extra), "%s", e < s->w[i].nextras ? s->w[i].extras[e] : "");
 			bool yes = false;
-			if (wp_marker_evaluate(&dep.marker, &env, &yes, &pe) < 0)
+			if (wp_marker_evaluate(&dep->marker, &env, &yes, &pe) < 0)
 				undefined = true;
 			else if (yes)
 				applies = true;
@@ -936,61 +934,53 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			 * outside a lock file, ~= on a String field) "SHOULD render a package version
 			 * ineligible", rather than install it with or without that dependency */
 			char *cause = wp_xasprintf("%s (%s) has a Requires-Dist marker wheelpick cannot evaluate: '%s' (%s; "
-						   "from %s)", by, c->filename, m->requires_dist[k], pe.msg,
+						   "from %s)", by, c->filename, q->text, pe.msg,
 						   m->source ? m->source : "its METADATA");
 			set_root_cause(sv, cause);
 			free(cause);
 			sv->bad_metadata = true;
-			wp_requirement_release(&dep);
 			*why = "a Requires-Dist marker cannot be evaluated";
 			return 1;
 		}
-		if (!applies) {
-			wp_requirement_release(&dep);
+		if (!applies)
 			continue;
-		}
-		if (dep.url) {
+		if (dep->url) {
 			/* a direct reference is not an index's to satisfy: taking the index's file of that
 			 * name instead would install something else than the metadata asks for */
 			char *cause = wp_xasprintf("%s needs '%s' from a URL; wheelpick takes files from indexes only "
 						   "(fetch that file yourself, or pin another version of %s)",
-						   by, m->requires_dist[k], s->w[i].display);
+						   by, q->text, s->w[i].display);
 			set_root_cause(sv, cause);
 			free(cause);
-			wp_requirement_release(&dep);
 			*why = "it needs a file by URL";
 			return 1;
 		}
 		if (s->n >= x->max_projects) {
-			wp_requirement_release(&dep);
 			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use %s",
 				       x->max_projects, wp_ask_words(x->o->asks, WP_ASK_NO_DEPS));
 		}
-		size_t j = add_want(x, s, &dep, by, i);
+		size_t j = add_want(x, s, dep, by, i);
 		const struct proj *pj0 = find_proj(x, s->w[j].project);
 		if (pj0 && pj0->impossible) {
 			/* a project found to have no version the target can take: this version cannot stay */
 			set_root_cause(sv, pj0->impossible_why ? pj0->impossible_why : "");
 			snprintf(sv->why, sizeof(sv->why), "it needs %s, of which no version can be had", s->w[j].display);
 			snprintf(sv->impossible_dep, sizeof(sv->impossible_dep), "%s", s->w[j].display);
-			wp_requirement_release(&dep);
 			*why = sv->why;
 			return 1;
 		}
 		/* an earlier pick that this requirement rules out: this version cannot stay */
-		if (j <= i && !picked_satisfies(sv, &s->w[j], &dep.spec)) {
+		if (j <= i && !picked_satisfies(sv, &s->w[j], &dep->spec)) {
 			struct wp_buf b = WP_BUF_INIT;
 			struct proj *pj = find_proj(x, s->w[j].project);
-			wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, m->requires_dist[k], s->w[j].display,
+			wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, q->text, s->w[j].display,
 				      pj && s->w[j].picked >= 0 ? pj->files.c[s->w[j].picked].version : "?");
 			set_root_cause(sv, b.data);
 			wp_buf_free(&b);
-			wp_requirement_release(&dep);
 			*why = "it conflicts with an earlier pick";
 			*blame = j;
 			return 1;
 		}
-		wp_requirement_release(&dep);
 	}
 	return 0;
 }
@@ -1578,7 +1568,7 @@ static void free_file(struct wp_plan_file *f)
 
 /* One target: resolve, and when the set's variant is what stops a project, avoid that variant
  * and resolve the whole set again. */
-static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size_t nparsed, size_t ti,
+static int solve_target(struct ctx *x, const struct wp_requirement *const *parsed, size_t nparsed, size_t ti,
 			struct wp_err *err)
 {
 	const struct wp_target *t = &x->plan->targets[ti];
@@ -1594,7 +1584,7 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 	for (size_t k = 0; k < x->ncons; k++) {
 		struct wp_err me = WP_ERR_INIT;
 		bool on = true;
-		if (x->cons[k].has_marker && wp_marker_evaluate(&x->cons[k].marker, &env, &on, &me) < 0)
+		if (x->cons[k]->r.has_marker && wp_marker_evaluate(&x->cons[k]->r.marker, &env, &on, &me) < 0)
 			on = false;
 		x->cons_on[k] = on;
 	}
@@ -1603,10 +1593,10 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 		struct wp_err e = WP_ERR_INIT;
 		for (size_t i = 0; i < nparsed; i++) {
 			bool applies = true;
-			if (parsed[i].has_marker)
-				wp_marker_evaluate(&parsed[i].marker, &env, &applies, &e);
+			if (parsed[i]->has_marker)
+				wp_marker_evaluate(&parsed[i]->marker, &env, &applies, &e);
 			if (applies)
-				add_want(x, &s, &parsed[i], NULL, NONE);
+				add_want(x, &s, parsed[i], NULL, NONE);
 		}
 		sv.variant_blame = false;
 		sv.steps = 0;
@@ -1663,14 +1653,15 @@ static int solve_target(struct ctx *x, const struct wp_requirement *parsed, size
 	return rc;
 }
 
-int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t nreq, const struct wp_target *targets,
+int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
 	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err)
 {
 	struct ctx x = {
 		.p = p, .o = o, .plan = plan, .max_steps = o->max_steps ? o->max_steps : WP_SOLVE_MAX_STEPS,
 		.max_projects = o->max_projects ? o->max_projects : WP_SOLVE_MAX_PROJECTS,
 	};
-	struct wp_requirement *parsed = wp_xcalloc(nreq ? nreq : 1, sizeof(*parsed));
+	/* parsed where they were read: the solver takes them as they are */
+	const struct wp_requirement **parsed = wp_xcalloc(nreq ? nreq : 1, sizeof(*parsed));
 	size_t nparsed = 0;
 	int rc = 0;
 
@@ -1680,40 +1671,35 @@ int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t 
 	plan->n_targets = n_targets;
 
 	for (size_t i = 0; i < nreq; i++) {
-		struct wp_err pe = WP_ERR_INIT;
-		if (wp_requirement_parse(&parsed[i], reqs[i], strlen(reqs[i]), &pe) < 0) {
-			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s", reqs[i], pe.msg);
+		if (!reqs[i].ok) {
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s", reqs[i].text,
+				     reqs[i].why ? reqs[i].why : "?");
 			goto out;
 		}
-		nparsed++;
-		if (parsed[i].url) {
-			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' names a URL; wheelpick picks from indexes", reqs[i]);
+		parsed[nparsed++] = &reqs[i].r;
+		if (reqs[i].r.url) {
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' names a URL; wheelpick picks from indexes", reqs[i].text);
 			goto out;
 		}
 	}
 	x.cons = wp_xcalloc(o->n_constraints ? o->n_constraints : 1, sizeof(*x.cons));
 	x.cons_on = wp_xcalloc(o->n_constraints ? o->n_constraints : 1, sizeof(*x.cons_on));
 	for (size_t i = 0; i < o->n_constraints; i++) {
-		struct wp_err pe = WP_ERR_INIT;
-		const char *c = o->constraints[i];
-		if (wp_requirement_parse(&x.cons[i], c, strlen(c), &pe) < 0) {
-			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' is not PEP 508: %s", c, pe.msg);
+		const struct wp_req *c = &o->constraints[i];
+		if (!c->ok) {
+			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' is not PEP 508: %s", c->text, c->why ? c->why : "?");
 			goto out;
 		}
-		x.ncons++;
-		if (x.cons[i].url) {
-			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' names a URL; a constraint gives versions", c);
+		x.cons[x.ncons++] = c;
+		if (c->r.url) {
+			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' names a URL; a constraint gives versions", c->text);
 			goto out;
 		}
 	}
 	for (size_t ti = 0; ti < n_targets && !rc; ti++)
 		rc = solve_target(&x, parsed, nparsed, ti, err);
 out:
-	for (size_t i = 0; i < nparsed; i++)
-		wp_requirement_release(&parsed[i]);
 	free(parsed);
-	for (size_t i = 0; i < x.ncons; i++)
-		wp_requirement_release(&x.cons[i]);
 	free(x.cons);
 	free(x.cons_on);
 	for (size_t i = 0; i < x.projs.n; i++) {

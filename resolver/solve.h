@@ -12,6 +12,7 @@
 
 #include "base/err.h"
 #include "resolver/pick.h"
+#include "resolver/requirement.h"
 #include "resolver/target.h"
 
 /* A project's files as the provider holds them (already limited to the sources the project may
@@ -25,10 +26,11 @@ struct wp_solve_files {
 	bool partial;
 };
 
-/* What a file's metadata says it needs: Requires-Dist lines as written, and Requires-Python
- * (NULL when the metadata has none). */
+/* What a file's metadata says it needs: its Requires-Dist, each parsed once where the provider
+ * read the metadata (one that did not parse is kept, !ok: the solver refuses the file when it
+ * tries it, as pip does), and Requires-Python (NULL when the metadata has none). */
 struct wp_solve_deps {
-	const char *const *requires_dist;
+	const struct wp_req *reqs;
 	size_t n;
 	const char *requires_python;
 	const char *source;          /* "catalog", "PEP 658 metadata", ... (for --explain) */
@@ -42,7 +44,8 @@ struct wp_solve_provider {
 	/* For a project files() gave partial: the files again with more appended (the earlier ones
 	 * keep their places; out->c may move). Needed only by a provider that gives partial. */
 	int (*files_more)(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err);
-	/* What one file needs (c points into an array files() gave). Valid until wp_solve returns. */
+	/* What one file needs (c points into an array files() gave). Valid until wp_solve returns; a
+	 * provider that is asked again for the same file hands back what it parsed the first time. */
 	int (*deps)(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err);
 	/* Optional hints, before the solver asks for them one by one: these projects' files, then
 	 * these files' metadata. A provider may fetch them all at once; failures here are
@@ -68,7 +71,7 @@ struct wp_solve_opts {
 	size_t max_projects; /* projects in one resolution; 0: WP_SOLVE_MAX_PROJECTS */
 	/* pip's -c: PEP 508 names with specifiers (and markers, evaluated per target) that bind a
 	 * project only when the request or a dependency pulls it in; they never pull one in */
-	const char *const *constraints;
+	const struct wp_req *constraints; /* parsed where they were read (borrowed) */
 	size_t n_constraints;
 	/* pip's --hash: a project listed here is satisfied only by a file whose sha256 is listed;
 	 * a file whose sha256 the index does not give cannot be */
@@ -122,11 +125,11 @@ struct wp_plan {
 	char *untrusted_url, *untrusted_why;
 };
 
-/* Resolve reqs (PEP 508 strings) for every target into plan (overwritten). Errors: -WPE_USAGE
- * for a malformed requirement or constraint, or one that names a URL; -WPE_NOMATCH when something cannot be
+/* Resolve reqs (parsed where they were read; borrowed) for every target into plan (overwritten).
+ * Errors: -WPE_USAGE for a requirement or constraint that did not parse (!ok), or names a URL; -WPE_NOMATCH when something cannot be
  * satisfied (the message names the conflict that started the backtracking); -WPE_LIMIT when
  * the graph outgrows the bounds; whatever the provider returned when a source failed. */
-int wp_solve(const struct wp_solve_provider *p, const char *const *reqs, size_t nreq, const struct wp_target *targets,
+int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
 	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err);
 void wp_plan_release(struct wp_plan *plan);
 

@@ -75,7 +75,7 @@ static int r_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps 
 	f->deps_read = true;
 	f->deps = wp_xcalloc(out->n ? out->n : 1, sizeof(*f->deps));
 	for (size_t i = 0; i < out->n; i++)
-		f->deps[f->n_deps++] = wp_xstrdup(out->requires_dist[i]);
+		f->deps[f->n_deps++] = wp_xstrdup(out->reqs[i].text);
 	f->metapy = dup_or_null(out->requires_python);
 	return rc;
 }
@@ -198,7 +198,7 @@ static void name_files(struct wp_solve_rec *rec)
 	}
 }
 
-void wp_solve_rec_case(struct wp_solve_rec *rec, const char *const *reqs, size_t nreq, const struct wp_target *targets,
+void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
 		       size_t n_targets, const struct wp_solve_opts *so, const struct wp_plan *plan, int rc, const char *msg,
 		       struct wp_buf *out)
 {
@@ -216,9 +216,9 @@ void wp_solve_rec_case(struct wp_solve_rec *rec, const char *const *reqs, size_t
 	if (so->max_projects)
 		wp_buf_printf(out, "option     max_projects=%zu\n", so->max_projects);
 	for (size_t i = 0; i < nreq; i++)
-		put_text(out, "request", reqs[i]);
+		put_text(out, "request", reqs[i].text);
 	for (size_t i = 0; i < so->n_constraints; i++)
-		put_text(out, "constraint", so->constraints[i]);
+		put_text(out, "constraint", so->constraints[i].text);
 	for (size_t i = 0; i < so->n_hashes; i++) {
 		wp_buf_printf(out, "hash       %s", so->hashes[i].project);
 		for (size_t k = 0; k < so->hashes[i].n; k++)

@@ -38,7 +38,7 @@ void wp_solve_rec_wrap(struct wp_solve_rec *rec, const struct wp_solve_provider 
 
 /* The case: targets, options, the request, what was recorded, and what the solve gave (rc and
  * msg for a failure, plan for a success) as expect/exit lines. URLs lose their userinfo. */
-void wp_solve_rec_case(struct wp_solve_rec *rec, const char *const *reqs, size_t nreq, const struct wp_target *targets,
+void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
 		       size_t n_targets, const struct wp_solve_opts *so, const struct wp_plan *plan, int rc, const char *msg,
 		       struct wp_buf *out);
 

@@ -255,32 +255,18 @@ static bool pin_cuda(const char *text, int *major, int *minor)
 }
 
 /* The rank of the CUDA package one requirement pins, with the version; -1 when it pins none. */
-static int requirement_cuda(const char *line, int *major, int *minor)
+static int requirement_cuda(const struct wp_requirement *r, int *major, int *minor)
 {
-	struct wp_str s = wp_str_trim(WP_STR(line));
-	if (s.n >= 14 && !strncasecmp(s.p, "Requires-Dist:", 14)) {
-		s.p += 14;
-		s.n -= 14;
-		s = wp_str_trim(s);
-	}
-	const char *semi = memchr(s.p, ';', s.n);
-	if (semi) {
-		/* a dependency of an extra says nothing about the build itself */
-		size_t off = (size_t)(semi + 1 - s.p);
-		for (size_t i = off; i + 5 <= s.n; i++)
-			if (!strncmp(s.p + i, "extra", 5))
-				return -1;
-	}
-	struct wp_requirement r;
-	if (wp_requirement_parse(&r, s.p, s.n, NULL) < 0)
+	/* a dependency of an extra says nothing about the build itself */
+	if (r->has_marker && wp_marker_uses(&r->marker, "extra"))
 		return -1;
 	int rank = -1, suffix_major = 0, found = -1;
 	struct wp_buf name = WP_BUF_INIT_MAX(256);
-	if (wp_name_canonicalize(r.name, strlen(r.name), &name) == 0 && name.data)
+	if (wp_name_canonicalize(r->name, strlen(r->name), &name) == 0 && name.data)
 		rank = cuda_dist_rank(name.data, &suffix_major);
 	wp_buf_free(&name);
-	for (size_t i = 0; rank >= 0 && i < r.spec.n && found < 0; i++) {
-		const struct wp_specifier *sp = &r.spec.specs[i];
+	for (size_t i = 0; rank >= 0 && i < r->spec.n && found < 0; i++) {
+		const struct wp_specifier *sp = &r->spec.specs[i];
 		int M, m;
 		if (sp->op != WP_OP_EQ && sp->op != WP_OP_ARBITRARY && sp->op != WP_OP_COMPATIBLE)
 			continue;
@@ -292,19 +278,18 @@ static int requirement_cuda(const char *line, int *major, int *minor)
 		*minor = m;
 		found = rank;
 	}
-	wp_requirement_release(&r);
 	return found;
 }
 
-int wp_variant_from_requires(const char *const *requires_dist, size_t n, struct wp_variant *out)
+int wp_variant_from_reqs(const struct wp_req *reqs, size_t n, struct wp_variant *out)
 {
 	int best = -1, major = 0, minor = 0;
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; requires_dist && i < n; i++) {
+	for (size_t i = 0; reqs && i < n; i++) {
 		int M, m;
-		if (!requires_dist[i])
+		if (!reqs[i].ok)
 			continue;
-		int rank = requirement_cuda(requires_dist[i], &M, &m);
+		int rank = requirement_cuda(&reqs[i].r, &M, &m);
 		if (rank >= 0 && (best < 0 || rank < best)) {
 			best = rank;
 			major = M;
@@ -316,4 +301,23 @@ int wp_variant_from_requires(const char *const *requires_dist, size_t n, struct 
 	char label[16];
 	snprintf(label, sizeof(label), "cu%d%d", major, minor);
 	return set_variant(label, out);
+}
+
+int wp_variant_from_requires(const char *const *requires_dist, size_t n, struct wp_variant *out)
+{
+	struct wp_reqs reqs = { 0 };
+	for (size_t i = 0; requires_dist && i < n; i++) {
+		if (!requires_dist[i])
+			continue;
+		struct wp_str s = wp_str_trim(WP_STR(requires_dist[i]));
+		if (s.n >= 14 && !strncasecmp(s.p, "Requires-Dist:", 14)) {
+			s.p += 14;
+			s.n -= 14;
+			s = wp_str_trim(s);
+		}
+		wp_req_parse(wp_vec_add(&reqs), s.p, s.n, NULL);
+	}
+	int rc = wp_variant_from_reqs(reqs.v, reqs.n, out);
+	wp_reqs_release(&reqs);
+	return rc;
 }

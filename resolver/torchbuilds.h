@@ -48,5 +48,9 @@ int wp_pypi_default_variant(const char *project, const char *version, const char
  * unparsable lines are skipped. 1 with *out = that CUDA variant (cu128), 0 when nothing pins a CUDA
  * version (out is then kind NONE). */
 int wp_variant_from_requires(const char *const *requires_dist, size_t n, struct wp_variant *out);
+/* The same for Requires-Dist already parsed (the solver's, parsed once where the metadata was
+ * read); the text form above parses each line and calls this. */
+struct wp_req;
+int wp_variant_from_reqs(const struct wp_req *reqs, size_t n, struct wp_variant *out);
 
 #endif

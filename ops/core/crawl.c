@@ -135,7 +135,7 @@ static int prior_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err
 	p->last_modified = r->last_modified ? wp_xstrdup(r->last_modified) : NULL;
 	p->content_sha256 = r->content_sha256 ? wp_xstrdup(r->content_sha256) : NULL;
 	p->fetched_at = r->fetched_at;
-	p->root = r->kind && !strcmp(r->kind, "root");
+	p->root = r->type == WP_SOURCE_ROOT;
 	return 0;
 }
 
@@ -240,8 +240,8 @@ static int follow_known_fn(void *ctx, const struct wp_source_row *r, struct wp_e
 	struct known_under *k = ctx;
 	const char *rest = r->url ? r->url + k->prefix_len : NULL;
 	size_t n = rest ? strlen(rest) : 0;
-	if (!rest || n < 2 || rest[n - 1] != '/' || memchr(rest, '/', n - 1) || !r->kind ||
-	    (strcmp(r->kind, "simple") && strcmp(r->kind, "simple-json") && strcmp(r->kind, "findlinks")))
+	if (!rest || n < 2 || rest[n - 1] != '/' || memchr(rest, '/', n - 1) ||
+	    !wp_source_kind_is_page(r->type))
 		return 0;
 	/* as a first read does: the default projects when the root had any, else all it had */
 	struct follow_ctx *f = k->f;
@@ -263,7 +263,7 @@ static void follow_known_root(struct wp_catalog *cat, struct follow_ctx *f, cons
 	if (!f || !pr->root)
 		return;
 	size_t n = strlen(url);
-	s->kind = "root";
+	s->kind = WP_SOURCE_ROOT;
 	if (!f->opts->projects) {
 		struct wp_err e = WP_ERR_INIT;
 		char *prefix = wp_xasprintf("%s%s", url, n && url[n - 1] == '/' ? "" : "/");
@@ -320,7 +320,9 @@ static struct wp_crawl_source *report_add(struct wp_crawl_report *rep, const cha
 {
 	struct wp_crawl_source *s = wp_vec_add(rep);
 	s->url = wp_xstrdup(url);
-	s->kind = "findlinks";
+	/* what the URL says, before any bytes: conda repodata by its file name (fetched to a file,
+	 * parsed where it lies), else a page, which its bytes make precise (kind_of) */
+	s->kind = wp_crawl_is_repodata(url) ? WP_SOURCE_REPODATA : WP_SOURCE_FINDLINKS;
 	return s;
 }
 
@@ -345,6 +347,22 @@ static void touch_source(struct wp_catalog *cat, const char *url)
 {
 	struct wp_err e = WP_ERR_INIT;
 	wp_catalog_source_touch(cat, url, &e);
+}
+
+/* What a fetched source is, decided here once from what came back: a download to a file is conda
+ * repodata (the URL named one, wp_crawl_is_repodata); a JSON answer (PEP 691's content type) is a
+ * root when it lists projects and no files, else a project page; HTML is a PEP 503 page under a
+ * /simple/ path, else a find-links page (an HTML page that turns out to list only projects
+ * becomes a root when it is read). */
+static enum wp_source_kind kind_of(const char *body_path, const struct wp_http_res *res,
+				   const char *url, const char *data)
+{
+	if (body_path)
+		return WP_SOURCE_REPODATA;
+	if (is_json(res))
+		return strstr(data, "\"projects\"") && !strstr(data, "\"files\"") ? WP_SOURCE_ROOT
+									   : WP_SOURCE_SIMPLE_JSON;
+	return strstr(url, "/simple/") ? WP_SOURCE_SIMPLE : WP_SOURCE_FINDLINKS;
 }
 
 /* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
@@ -389,20 +407,14 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 		return 0;
 	}
 
-	if (body_path)
-		s->kind = "repodata";
-	else if (is_json(res))
-		s->kind = strstr(data, "\"projects\"") && !strstr(data, "\"files\"") ? "root" : "simple-json";
-	else
-		s->kind = strstr(url, "/simple/") ? "simple" : "findlinks";
-
-	if (strcmp(s->kind, "root") != 0) {
+	s->kind = kind_of(body_path, res, url, data);
+	if (s->kind != WP_SOURCE_ROOT) {
 		if ((rc = wp_catalog_refresh_begin(cat, url, s->kind, &sc.source_id, err))) {
 			if (tap_hash)
 				wp_hasher_release(&tap_h);
 			return rc;
 		}
-		if (!strcmp(s->kind, "repodata")) {
+		if (s->kind == WP_SOURCE_REPODATA) {
 			/* the channel subdir URL: the repodata URL without its file name */
 			char *base = wp_xstrdup(res->effective_url ? res->effective_url : url);
 			char *slash = strrchr(base, '/');
@@ -418,7 +430,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 				rc = tapped ? wp_hasher_final(&tap_h, sha, NULL, err) : wp_hash_file(body_path, sha, NULL, err);
 			if (tap_hash)
 				wp_hasher_release(&tap_h);
-		} else if (!strcmp(s->kind, "simple-json")) {
+		} else if (s->kind == WP_SOURCE_SIMPLE_JSON) {
 			rc = wp_read_pep691(page, NULL, data, len, catalog_sink, &sc, &st, err);
 		} else {
 			struct wp_err he = WP_ERR_INIT;
@@ -429,12 +441,12 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 				struct wp_err pe = WP_ERR_INIT;
 				if (wp_read_html_projects(page, data, len, count_projects, NULL, &ps, &pe) == 0 && ps.records > 0) {
 					wp_catalog_refresh_abort(cat);
-					s->kind = "root";
+					s->kind = WP_SOURCE_ROOT;
 					s->files = 0;
 					rc = 0;
 				}
 			}
-			if (rc && strcmp(s->kind, "root") != 0)
+			if (rc && s->kind != WP_SOURCE_ROOT)
 				wp_fail(err, rc, "%s", he.msg);
 		}
 		if (rc) {
@@ -443,12 +455,12 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 		}
 	}
 
-	if (!strcmp(s->kind, "root")) {
+	if (s->kind == WP_SOURCE_ROOT) {
 		memset(&st, 0, sizeof(st));
 		/* stored like any page, with no files: its validators and time, so that the next read
 		 * is conditional (or not made at all inside --max-age), and a pick knows it for a root */
 		int64_t rid;
-		if (wp_catalog_refresh_begin(cat, url, "root", &rid, err) == 0 &&
+		if (wp_catalog_refresh_begin(cat, url, WP_SOURCE_ROOT, &rid, err) == 0 &&
 		    wp_catalog_refresh_commit(cat, rid, res->etag, res->last_modified, sha, 0, err) != 0)
 			wp_catalog_refresh_abort(cat);
 		wp_err_clear(err);
@@ -671,18 +683,19 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			.url = urls[i],
 			.etag = opts->force ? NULL : pr[i].etag,
 			.last_modified = opts->force ? NULL : pr[i].last_modified,
-			.accept = wp_crawl_is_repodata(urls[i]) ? NULL : ACCEPT_SIMPLE,
+			.accept = rep->v[base + i].kind == WP_SOURCE_REPODATA ? NULL
+									       : ACCEPT_SIMPLE,
 		};
 		if (wp_local_is_file_url(urls[i])) {
 			/* a local repodata is parsed where it lies, not copied to a temp file first
 			 * (300 MB of disk for conda-forge's linux-64); a local page is read(2) */
-			if (wp_crawl_is_repodata(urls[i]))
+			if (rep->v[base + i].kind == WP_SOURCE_REPODATA)
 				local_repodata(cat, &rep->v[base + i], &pr[i], opts);
 			else
 				local_page(cat, &rep->v[base + i], &pr[i], opts, follow);
 			continue;
 		}
-		if (wp_crawl_is_repodata(urls[i])) {
+		if (rep->v[base + i].kind == WP_SOURCE_REPODATA) {
 			if (!claim.dir)
 				claim_tmp(opts, &claim);
 			paths[i] = tmp_path(&claim, i);

@@ -27,7 +27,8 @@ struct wp_crawl_opts {
 
 struct wp_crawl_source {
 	char *url;
-	const char *kind;            /* static: findlinks, simple, simple-json, repodata, root */
+	enum wp_source_kind kind;    /* what it turned out to be, decided once when its bytes came
+	                                (findlinks, simple, simple-json, repodata, root) */
 	int rc;                      /* 0 or -WPE_* */
 	char *error;                 /* message when rc != 0 */
 	bool not_found;              /* the failure is a 404/410, or a local path that does not exist:

@@ -83,7 +83,8 @@ static bool fresh(const struct wp_shard_crawl *c, const struct prior *p)
 }
 
 /* A source with no files: the index read (its hash kept), or a name this subdir does not have. */
-static int empty_source(struct wp_catalog *cat, const char *url, const char *kind, const char *sha, struct wp_err *err)
+static int empty_source(struct wp_catalog *cat, const char *url, enum wp_source_kind kind,
+			const char *sha, struct wp_err *err)
 {
 	int64_t sid;
 	int rc = wp_catalog_refresh_begin(cat, url, kind, &sid, err);
@@ -132,7 +133,7 @@ static void fetch_indexes(struct wp_catalog *cat, struct wp_shard_crawl *c, cons
 		} else {
 			s->sharded = s->loaded = true;
 			wp_sha256_hex_of(res[k].body.data, res[k].body.len, sha);
-			if (empty_source(cat, s->index_url, "shard-index", sha, &e) < 0)
+			if (empty_source(cat, s->index_url, WP_SOURCE_SHARD_INDEX, sha, &e) < 0)
 				sub_fail(s, &e);
 		}
 		wp_http_res_release(&res[k]);
@@ -309,7 +310,7 @@ static int store_shard(struct wp_catalog *cat, struct wp_shard_subdir *s, const 
 	if (rc == -WPE_PARSE) /* bytes from a server that are no shard: the source's fault (exit 3) */
 		rc = err->code = -WPE_SOURCE;
 	if (!rc)
-		rc = wp_catalog_refresh_begin(cat, src, "shard", &k.sid, err);
+		rc = wp_catalog_refresh_begin(cat, src, WP_SOURCE_SHARD, &k.sid, err);
 	if (!rc) {
 		rc = wp_read_repodata_mem(json.data, json.len, s->url, sink_fn, &k, &st, err);
 		/* a shard whose every record is malformed gives its name nothing: a failure of the
@@ -360,7 +361,7 @@ static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char *
 				}
 				if (s->loaded && !(ent = wp_shard_index_find(&s->ix, names[k]))) {
 					/* not in this subdir: said once, so a fresh read needs no index */
-					if ((!p.found || p.n_files) && empty_source(cat, src, "shard", NULL, &e) < 0)
+					if ((!p.found || p.n_files) && empty_source(cat, src, WP_SOURCE_SHARD, NULL, &e) < 0)
 						sub_fail(s, &e);
 				} else if (ent && !c->force && p.found && p.sha && !strcmp(p.sha, ent->sha256)) {
 					s->unchanged++;

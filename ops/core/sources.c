@@ -308,7 +308,7 @@ static int say_report(const struct wp_session *s, const struct wp_crawl_report *
 		wp_say(s, c->unchanged || quiet ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s", c->unchanged ? "unchanged" : "updated",
 		       c->url);
 		if (!c->unchanged)
-			wp_say(s, WP_SAY_DEBUG, "%s: %s: %llu files, %llu other links skipped", c->url, c->kind, c->files,
+			wp_say(s, WP_SAY_DEBUG, "%s: %s: %llu files, %llu other links skipped", c->url, wp_source_kind_name(c->kind), c->files,
 			       c->skipped);
 	}
 	return rc;
@@ -338,33 +338,27 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 
 static int kind_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
 {
-	snprintf(ctx, 24, "%s", r->kind ? r->kind : "");
+	*(enum wp_source_kind *)ctx = r->type;
 	return 0;
 }
 
-/* The kind the catalog knows url as ("" when it does not). */
-static void known_kind(struct wp_catalog *cat, const char *url, char kind[24])
+/* The kind the catalog knows url as (WP_SOURCE_UNKNOWN when it does not). */
+static enum wp_source_kind known_kind(struct wp_catalog *cat, const char *url)
 {
 	struct wp_err e = WP_ERR_INIT;
+	enum wp_source_kind kind = WP_SOURCE_UNKNOWN;
 	bool found = false;
-	kind[0] = 0;
-	if (wp_catalog_source_get(cat, url, kind_fn, kind, &found, &e) < 0 || !found)
-		kind[0] = 0;
+	if (wp_catalog_source_get(cat, url, kind_fn, &kind, &found, &e) < 0 || !found)
+		return WP_SOURCE_UNKNOWN;
+	return kind;
 }
 
-/* The projects reqs name, PEP 503 normalised, each once (owned). */
-static void req_names(const struct wp_strlist *reqs, struct wp_sources *names)
+/* The projects reqs name, PEP 503 normalised (owned). */
+static void req_names(const struct wp_reqs *reqs, struct wp_sources *names)
 {
-	for (size_t i = 0; reqs && i < reqs->n; i++) {
-		struct wp_requirement r;
-		struct wp_err e = WP_ERR_INIT;
-		if (wp_requirement_parse(&r, reqs->v[i], strlen(reqs->v[i]), &e) < 0)
-			continue; /* the solver says what is wrong with it */
-		struct wp_buf b = WP_BUF_INIT;
-		wp_project_name_normalize(r.name, strlen(r.name), &b);
-		push(names, wp_buf_detach(&b, NULL));
-		wp_requirement_release(&r);
-	}
+	for (size_t i = 0; reqs && i < reqs->n; i++)
+		if (reqs->v[i].ok) /* else the solver says what is wrong with it */
+			push(names, wp_xstrdup(reqs->v[i].project));
 }
 
 /* Does url end in "/<name>/" for one of names (a project's page, not a root)? */
@@ -386,18 +380,17 @@ static bool names_page(const char *url, const struct wp_sources *names)
 }
 
 int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-			   const struct wp_strlist *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err)
+			   const struct wp_reqs *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err)
 {
 	struct wp_sources names = { 0 }, pages = { 0 }, projects = { 0 };
 	struct wp_sources roots = { 0 };
-	char kind[24];
 	int rc = 0;
 	req_names(reqs, &names);
 	for (size_t i = 0; i < src->n; i++) {
 		const char *u = src->urls[i];
-		known_kind(cat, u, kind);
+		enum wp_source_kind kind = known_kind(cat, u);
 		/* a URL read before as a page (a project page given as --index) stays one */
-		if (!wp_sources_is_root(u) || (kind[0] && strcmp(kind, "root") != 0) || !names.n) {
+		if (!wp_sources_is_root(u) || (kind != WP_SOURCE_UNKNOWN && kind != WP_SOURCE_ROOT) || !names.n) {
 			push(&pages, wp_xstrdup(u));
 			continue;
 		}
@@ -452,8 +445,7 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 		 * other root without them has not got them: its own page is never read for that */
 		for (size_t r = 0; r < roots.n; r++) {
 			bool none = asked[r] && !has[r] && names_page(roots.urls[r], &names);
-			known_kind(cat, roots.urls[r], kind);
-			if (none && strcmp(kind, "root") != 0)
+			if (none && known_kind(cat, roots.urls[r]) != WP_SOURCE_ROOT)
 				push(&pages, wp_xstrdup(roots.urls[r]));
 		}
 		free(found);

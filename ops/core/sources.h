@@ -10,6 +10,7 @@
 #include "base/vec.h"
 #include "cache/catalog.h"
 #include "ops/core/session.h"
+#include "resolver/requirement.h"
 
 struct wp_sources {
 	char **urls;
@@ -70,7 +71,7 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
  * the ones before it lack, so a root that is never needed is never asked and cannot fail the run;
  * otherwise every root is asked for every project, in parallel. */
 int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-			   const struct wp_strlist *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err);
+			   const struct wp_reqs *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err);
 
 /* Conda channels (src: CHANNEL/SUBDIR/repodata.json URLs) for a closure of package names (names:
  * MatchSpecs or plain names): where a subdir has CEP 16 sharded repodata, its index and only the

@@ -349,7 +349,7 @@ static int root_prior_fn(void *ctx, const struct wp_source_row *r, struct wp_err
 	p->etag = r->etag ? wp_xstrdup(r->etag) : NULL;
 	p->last_modified = r->last_modified ? wp_xstrdup(r->last_modified) : NULL;
 	p->fetched_at = r->fetched_at;
-	p->root = r->kind && !strcmp(r->kind, "root");
+	p->root = r->type == WP_SOURCE_ROOT;
 	return 0;
 }
 
@@ -412,7 +412,7 @@ static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const 
 	int64_t id;
 	char *dir = path ? wp_xasprintf("%s/roots", s->cache_dir) : NULL;
 	if (dir && cat && wp_mkdir_p(dir, 0755, &e) == 0 && wp_atomic_write(path, body->data ? body->data : "", body->len, &e) == 0 &&
-	    wp_catalog_refresh_begin(cat, root, "root", &id, &e) == 0 &&
+	    wp_catalog_refresh_begin(cat, root, WP_SOURCE_ROOT, &id, &e) == 0 &&
 	    wp_catalog_refresh_commit(cat, id, res.etag, res.last_modified, NULL, 0, &e) != 0)
 		wp_catalog_refresh_abort(cat);
 	free(dir);
@@ -497,7 +497,7 @@ static bool bare_name(const char *s)
 	return true;
 }
 
-int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_err *err)
+int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_reqs *out, struct wp_err *err)
 {
 	for (size_t i = 0; i < reqs->n; i++) {
 		const char *r = reqs->v[i];
@@ -513,12 +513,16 @@ int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_e
 		}
 		if (conda)
 			continue;
-		struct wp_requirement q;
+		struct wp_req q;
 		struct wp_err pe = WP_ERR_INIT;
-		if (wp_requirement_parse(&q, r, strlen(r), &pe) == 0) {
-			wp_requirement_release(&q);
+		if (wp_req_parse(&q, r, strlen(r), &pe) == 0) {
+			if (out)
+				wp_vec_push(out, q);
+			else
+				wp_req_release(&q);
 			continue;
 		}
+		wp_req_release(&q);
 		struct wp_buf fix = WP_BUF_INIT;
 		int rc;
 		if (wp_requirement_guess(r, &fix))

@@ -16,6 +16,7 @@
 #include "cache/catalog.h"
 #include "cache/names.h"
 #include "ops/core/session.h"
+#include "resolver/requirement.h"
 
 /* Edit distance with a swap of two neighbours counted once ("torhc" is 1 from "torch"), in
  * ASCII case-insensitively; anything past cap is cap + 1. */
@@ -42,7 +43,8 @@ int wp_suggest_projects(const struct wp_session *s, struct wp_catalog *cat, cons
 /* Requirements as typed on a command line, checked for other tools' habits before they reach a
  * parser that would only say "not PEP 508": 'torch=2.9' (did you mean 'torch==2.9'? unless
  * conda, where '=' is right) and a version on its own after a name (an unquoted 'pytorch 1.8.*').
- * -WPE_USAGE with the message, else 0. */
-int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_err *err);
+ * -WPE_USAGE with the message, else 0. Not conda: each is parsed here, the one parse it gets, and
+ * appended to out (when not NULL; the caller releases it). */
+int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_reqs *out, struct wp_err *err);
 
 #endif

@@ -21,9 +21,9 @@
 
 #define RECORD_MAX ((size_t)256 << 20)
 
-static void set_roots(struct ienv *env);
+static void set_roots(struct wp_ienv *env);
 
-int wp_ienv_open(struct ienv *env, const char *python, enum wp_python_scheme scheme, const char *const *envp,
+int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme scheme, const char *const *envp,
 		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err)
 {
 	char *alloc = NULL;
@@ -88,7 +88,7 @@ out:
 	return rc;
 }
 
-void wp_ienv_close(struct ienv *env)
+void wp_ienv_close(struct wp_ienv *env)
 {
 	if (env->lock_fd >= 0)
 		close(env->lock_fd);
@@ -108,7 +108,7 @@ void wp_ienv_close(struct ienv *env)
 
 static bool under(const char *path, const char *root);
 
-bool wp_ienv_confines(const struct ienv *env, const char *path)
+bool wp_ienv_confines(const struct wp_ienv *env, const char *path)
 {
 	for (size_t i = 0; i < env->n_roots; i++)
 		if (under(path, env->roots[i]))
@@ -119,7 +119,7 @@ bool wp_ienv_confines(const struct ienv *env, const char *path)
 /* path's folder, with every symlink in it resolved, lies under one of env's resolved roots: what a
  * removal needs (pip's UninstallPathSet resolves a row's folders the same way). A missing folder
  * is not confined (there is nothing to remove in it). */
-static bool confines_real(const struct ienv *env, const char *path)
+static bool confines_real(const struct wp_ienv *env, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	if (!slash || !slash[1])
@@ -139,7 +139,7 @@ static bool confines_real(const struct ienv *env, const char *path)
 }
 
 /* The root of env that holds path (the longest), its rel part; -1 when none is open. */
-static int root_of(const struct ienv *env, const char *path, const char **rel)
+static int root_of(const struct wp_ienv *env, const char *path, const char **rel)
 {
 	int best = -1;
 	size_t bl = 0;
@@ -155,7 +155,7 @@ static int root_of(const struct ienv *env, const char *path, const char **rel)
 	return best < 0 ? -1 : env->root_fd[best];
 }
 
-int wp_ienv_open_file(const struct ienv *env, const char *path, int flags, mode_t mode)
+int wp_ienv_open_file(const struct wp_ienv *env, const char *path, int flags, mode_t mode)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
@@ -168,7 +168,7 @@ int wp_ienv_open_file(const struct ienv *env, const char *path, int flags, mode_
 	return wp_beneath_open(rfd, rel, flags, mode);
 }
 
-int wp_ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
+int wp_ienv_mkdir(const struct wp_ienv *env, const char *path, mode_t mode)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
@@ -181,7 +181,7 @@ int wp_ienv_mkdir(const struct ienv *env, const char *path, mode_t mode)
 	return wp_beneath_mkdir(rfd, rel, mode);
 }
 
-int wp_ienv_link(const struct ienv *env, const char *from, const char *path)
+int wp_ienv_link(const struct wp_ienv *env, const char *from, const char *path)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
@@ -194,7 +194,7 @@ int wp_ienv_link(const struct ienv *env, const char *from, const char *path)
 	return wp_beneath_link(AT_FDCWD, from, rfd, rel);
 }
 
-int wp_ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
+int wp_ienv_check_managed(const struct wp_ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
 		       struct wp_err *err)
 {
 	if (scheme != WP_SCHEME_DEFAULT || env->py.in_venv || allowed || !env->py.stdlib || !env->py.stdlib[0])
@@ -211,7 +211,7 @@ int wp_ienv_check_managed(const struct ienv *env, enum wp_python_scheme scheme, 
 
 /* The folders a change may touch: DIR alone for --prefix/--target (whatever the interpreter's own
  * prefix is), else the interpreter's prefix and scheme folders. */
-static void set_roots(struct ienv *env)
+static void set_roots(struct wp_ienv *env)
 {
 	const char *v[6] = { env->py.prefix, env->py.purelib, env->py.platlib, env->py.scripts, env->py.data,
 			     env->py.include };
@@ -286,7 +286,7 @@ void wp_inst_record_paths(const char *text, size_t len, struct wp_strlist *out)
 	wp_inst_record_rows(text, len, out, NULL);
 }
 
-static const char *const *lib_dirs(const struct ienv *env, size_t *n)
+static const char *const *lib_dirs(const struct wp_ienv *env, size_t *n)
 {
 	static __thread const char *v[2];
 	v[0] = env->py.purelib;
@@ -316,7 +316,7 @@ static void free_list(struct wp_strlist *l)
 	wp_strlist_release(l);
 }
 
-void wp_old_dist_release(struct old_dist *od)
+void wp_old_dist_release(struct wp_old_dist *od)
 {
 	free(od->dist_info);
 	free(od->name);
@@ -369,7 +369,7 @@ struct real_cache {
 	bool ok;
 };
 
-static bool row_removable(const struct ienv *env, const char *abs, struct real_cache *rc)
+static bool row_removable(const struct wp_ienv *env, const char *abs, struct real_cache *rc)
 {
 	const char *slash = strrchr(abs, '/');
 	size_t dl = (size_t)(slash - abs);
@@ -383,7 +383,7 @@ static bool row_removable(const struct ienv *env, const char *abs, struct real_c
 	return rc->ok;
 }
 
-static int load_old(const struct ienv *env, const char *lib, const char *entry, struct old_dist *od,
+static int load_old(const struct wp_ienv *env, const char *lib, const char *entry, struct wp_old_dist *od,
 		    struct wp_err *err)
 {
 	struct wp_buf rec = WP_BUF_INIT;
@@ -447,7 +447,7 @@ out:
 	return rc;
 }
 
-int wp_old_dist_find(const struct ienv *env, const char *project, struct old_dist *od, struct wp_err *err)
+int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_old_dist *od, struct wp_err *err)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
@@ -479,22 +479,22 @@ int wp_old_dist_find(const struct ienv *env, const char *project, struct old_dis
 	return rc;
 }
 
-void wp_old_dist_plan_removal(const struct old_dist *od, const struct wp_strlist *keep, struct ij_journal *j)
+void wp_old_dist_plan_removal(const struct wp_old_dist *od, const struct wp_strlist *keep, struct wp_ijournal *j)
 {
 	for (size_t i = 0; i < od->files.n; i++) {
 		if (keep && bsearch(&od->files.v[i], keep->v, keep->n, sizeof(*keep->v), cmp_str))
 			continue;
 		struct stat sb;
 		if (lstat(od->files.v[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
-			wp_ijournal_add(j, IJ_UNLINK, od->files.v[i], NULL);
+			wp_ijournal_add(j, WP_IJ_UNLINK, od->files.v[i], NULL);
 	}
 	for (size_t i = 0; i < od->dirs.n; i++)
-		wp_ijournal_add(j, IJ_RMDIR, od->dirs.v[i], NULL);
+		wp_ijournal_add(j, WP_IJ_RMDIR, od->dirs.v[i], NULL);
 }
 
 /* ---- what each project was picked for ---- */
 
-char *wp_itargets_path(const struct ienv *env)
+char *wp_itargets_path(const struct wp_ienv *env)
 {
 	return wp_xasprintf("%s/.wheelpick-targets", env->py.purelib);
 }
@@ -513,7 +513,7 @@ static char *targets_get(const char *text, const char *project)
 	return NULL;
 }
 
-int wp_itargets_stage(const struct ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
+int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
 		   struct wp_err *err)
 {
 	char *path = wp_itargets_path(env);
@@ -619,7 +619,7 @@ static int cmp_installed(const void *a, const void *b)
 	return strcasecmp(x->name, y->name);
 }
 
-void wp_ienv_list(const struct ienv *env, struct wp_installed_list *out)
+void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
@@ -684,7 +684,7 @@ void wp_ienv_list(const struct ienv *env, struct wp_installed_list *out)
 int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
 		      const char *const *envp, struct wp_installed_list *out, struct wp_err *err)
 {
-	struct ienv env;
+	struct wp_ienv env;
 	memset(out, 0, sizeof(*out));
 	int rc = wp_ienv_open(&env, python, scheme, envp, dir, asks, &out->recovered, err);
 	if (rc)
@@ -701,9 +701,9 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 		     bool break_system_packages, const char *const *names, size_t n, struct wp_installed_list *removed,
 		     struct wp_err *err)
 {
-	struct ienv env;
-	struct ij_journal j;
-	struct old_dist *olds = wp_xcalloc(n ? n : 1, sizeof(*olds));
+	struct wp_ienv env;
+	struct wp_ijournal j;
+	struct wp_old_dist *olds = wp_xcalloc(n ? n : 1, sizeof(*olds));
 	int rc;
 	memset(removed, 0, sizeof(*removed));
 	if ((rc = wp_ienv_open(&env, python, scheme, s->envp, dir, s->asks, &removed->recovered, err))) {
@@ -729,9 +729,9 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 		char *tpath = wp_itargets_path(&env);
 		struct stat tsb;
 		if (ttmp)
-			wp_ijournal_add(&j, IJ_RENAME, ttmp, tpath);
+			wp_ijournal_add(&j, WP_IJ_RENAME, ttmp, tpath);
 		else if (lstat(tpath, &tsb) == 0)
-			wp_ijournal_add(&j, IJ_UNLINK, tpath, NULL);
+			wp_ijournal_add(&j, WP_IJ_UNLINK, tpath, NULL);
 		free(tpath);
 	}
 	for (size_t i = 0; i < drop.n; i++)

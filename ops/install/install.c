@@ -58,7 +58,7 @@ WP_VEC_OF(cands, struct cand);
 struct job {
 	const struct wp_session *s;
 	const struct wp_install_job *in;
-	struct ienv env;
+	struct wp_ienv env;
 	struct wp_tagset tags;
 	struct wants wants;
 	struct cands cands;
@@ -66,9 +66,9 @@ struct job {
 	struct wp_strlist tmpdirs; /* bundles unpacked (owned) */
 	struct wp_strlist targets; /* requirement files' "written by wheelpick for" lines, joined (owned) */
 	const char *cur_target;    /* the one of the file being read */
-	struct iwheel *w;
+	struct wp_iwheel *w;
 	size_t nw;
-	struct ij_journal j;
+	struct wp_ijournal j;
 	struct wp_install_report *rep;
 };
 
@@ -138,16 +138,16 @@ static struct want *add_want(struct job *jb, const char *path, bool requested)
  * pins. A file that fits but has another hash is tampered with (or the wrong file): exit 4. */
 static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mark_only, struct wp_err *err)
 {
-	struct wp_requirement r;
+	const struct wp_requirement *r = &rq->req.r; /* parsed when the file was read */
 	struct wp_err sub = WP_ERR_INIT;
 	struct cand **fit = NULL;
 	size_t nfit = 0, nany = 0;
 	int rc = 0;
-	if (wp_requirement_parse(&r, rq->text, strlen(rq->text), &sub))
-		return wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, sub.msg);
-	if (r.has_marker) {
+	if (!rq->req.ok)
+		return wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, rq->req.why ? rq->req.why : "not a requirement");
+	if (r->has_marker) {
 		bool yes = true;
-		if (wp_marker_evaluate(&r.marker, &jb->env.py.markers, &yes, &sub)) {
+		if (wp_marker_evaluate(&r->marker, &jb->env.py.markers, &yes, &sub)) {
 			rc = wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, sub.msg);
 			goto out;
 		}
@@ -164,7 +164,7 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 			wp_err_clear(&sub);
 			continue;
 		}
-		bool in = wp_specset_contains(&r.spec, &v, WP_PRERELEASES_YES);
+		bool in = wp_specset_contains(&r->spec, &v, WP_PRERELEASES_YES);
 		wp_version_release(&v);
 		if (!in)
 			continue;
@@ -218,7 +218,6 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 		     rq->nhashes > 1 ? ", ..." : "");
 out:
 	free(fit);
-	wp_requirement_release(&r);
 	return rc;
 }
 
@@ -701,7 +700,7 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 	jb->nw = jb->wants.n;
 	jb->w = wp_xcalloc(jb->nw ? jb->nw : 1, sizeof(*jb->w));
 	for (size_t i = 0; i < jb->nw; i++) {
-		struct iwheel *w = &jb->w[i];
+		struct wp_iwheel *w = &jb->w[i];
 		const struct want *wa = &jb->wants.v[i];
 		struct wp_wheelname wn;
 		struct wp_err sub = WP_ERR_INIT;
@@ -768,7 +767,7 @@ static int check_deps(struct job *jb, struct wp_err *err)
 		return 0;
 	wp_ienv_list(&jb->env, &have);
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
-		const struct iwheel *w = &jb->w[i];
+		const struct wp_iwheel *w = &jb->w[i];
 		struct wp_marker_env menv = jb->env.py.markers;
 		struct wp_wheelname wn;
 		struct wp_err sub = WP_ERR_INIT;
@@ -821,8 +820,8 @@ static int check_deps(struct job *jb, struct wp_err *err)
 /* ---- staging, in parallel ---- */
 
 struct task {
-	struct iwheel *w;
-	struct iw_file *f; /* a file to stage; NULL: member i into the store (or read and dropped: drain) */
+	struct wp_iwheel *w;
+	struct wp_iwheel_file *f; /* a file to stage; NULL: member i into the store (or read and dropped: drain) */
 	size_t i;
 	unsigned long long size;
 	bool drain;
@@ -848,7 +847,7 @@ static int cmp_task(const void *a, const void *b)
 	return x->size > y->size ? -1 : x->size < y->size; /* the largest first: no one file finishes last alone */
 }
 
-static unsigned long long member_size(const struct iwheel *w, size_t i)
+static unsigned long long member_size(const struct wp_iwheel *w, size_t i)
 {
 	struct wp_wheel_entry e;
 	wp_wheel_reader_entry(w->r, i, &e);
@@ -864,7 +863,7 @@ static int run_pool(struct job *jb, bool store, struct wp_err *err)
 		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n + jb->w[i].drained.n;
 	p.t = wp_xmalloc((total ? total : 1) * sizeof(*p.t));
 	for (size_t i = 0; i < jb->nw; i++) {
-		struct iwheel *w = &jb->w[i];
+		struct wp_iwheel *w = &jb->w[i];
 		if (store) {
 			for (size_t k = 0; w->store_tmp && k < wp_wheel_reader_count(w->r); k++)
 				p.t[n++] = (struct task){ w, NULL, k, member_size(w, k), false };
@@ -894,7 +893,7 @@ static int fill_store(struct job *jb, struct wp_err *err)
 	if (!jb->in->store_root)
 		return wp_fail(err, -WPE_USAGE, "--link-mode needs a cache folder (set WHEELPICK_CACHE_DIR)");
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
-		struct iwheel *w = &jb->w[i];
+		struct wp_iwheel *w = &jb->w[i];
 		if (!w->sha256) {
 			char hex[WP_SHA256_HEX_LEN + 1];
 			if ((rc = wp_hash_file(w->path, hex, NULL, err)))
@@ -917,14 +916,14 @@ static int fill_store(struct job *jb, struct wp_err *err)
 static void stage_dist_info_apart(struct job *jb)
 {
 	for (size_t i = 0; i < jb->nw; i++) {
-		struct iwheel *w = &jb->w[i];
+		struct wp_iwheel *w = &jb->w[i];
 		struct stat sb;
 		if (lstat(w->dist_info_dest, &sb) == 0)
 			continue;
 		w->dist_info_stage = wp_xasprintf("%s/.wp-%ld-%zu-di.tmp", w->lib, (long)getpid(), i);
 		size_t dl = strlen(w->dist_info_dest);
 		for (size_t k = 0; k < w->files.n; k++) {
-			struct iw_file *f = &w->files.v[k];
+			struct wp_iwheel_file *f = &w->files.v[k];
 			if (strncmp(f->dest, w->dist_info_dest, dl) || f->dest[dl] != '/')
 				continue;
 			const char *rest = f->dest + dl; /* "/RECORD", "/licenses/LICENSE" */
@@ -1023,7 +1022,7 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 			for (size_t c = chain.n; c-- > 0;) {
 				if (!rc) {
 					wp_strlist_push(&made, chain.v[c]);
-					wp_ijournal_add(&jb->j, IJ_MKDIR, chain.v[c], NULL);
+					wp_ijournal_add(&jb->j, WP_IJ_MKDIR, chain.v[c], NULL);
 				} else {
 					free((char *)chain.v[c]);
 				}
@@ -1042,7 +1041,7 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 static int make_dirs(struct job *jb, struct wp_err *err)
 {
 	for (size_t i = 0; i < jb->j.e.n; i++)
-		if (jb->j.e.v[i].op == IJ_MKDIR && wp_ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
+		if (jb->j.e.v[i].op == WP_IJ_MKDIR && wp_ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
 			return wp_fs_fail(err, errno, "cannot create", jb->j.e.v[i].a);
 	return 0;
 }
@@ -1083,12 +1082,12 @@ static int compile_installed(struct job *jb, struct wp_err *err)
 		goto out;
 	}
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
-		struct iwheel *w = &jb->w[i];
-		struct iw_file *rec = &w->files.v[w->files.n - 1];
+		struct wp_iwheel *w = &jb->w[i];
+		struct wp_iwheel_file *rec = &w->files.v[w->files.n - 1];
 		struct wp_buf b = WP_BUF_INIT;
 		wp_buf_add(&b, rec->content.data, rec->content.len);
 		for (size_t k = 0; k < w->files.n; k++) {
-			struct iw_file *f = &w->files.v[k];
+			struct wp_iwheel_file *f = &w->files.v[k];
 			if (!wp_cstr_endswith(f->dest, ".py") || f->member == (size_t)-1)
 				continue;
 			const char *slash = strrchr(f->dest, '/');
@@ -1156,7 +1155,7 @@ static int buf_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 /* pip's "Requirement already satisfied", made exact: the same project and version is installed,
  * its RECORD gives every member this wheel would write the hash the wheel's own RECORD gives it
  * (a script whose "#!python" is rewritten: listed), and each of those files is there. */
-static bool already_installed(struct iwheel *w)
+static bool already_installed(struct wp_iwheel *w)
 {
 	if (!w->old.dist_info || !w->old.version || strcmp(w->old.version, w->info.version))
 		return false;
@@ -1182,7 +1181,7 @@ static bool already_installed(struct iwheel *w)
 	mv = rows_of(wp_buf_cstr(&mine), mine.len, &mp, &mh, &mn);
 	same = true;
 	for (size_t k = 0; k < w->files.n && same; k++) {
-		const struct iw_file *f = &w->files.v[k];
+		const struct wp_iwheel_file *f = &w->files.v[k];
 		if (f->member == (size_t)-1)
 			continue;
 		struct wp_wheel_entry e;
@@ -1212,7 +1211,7 @@ out:
 
 static int drain_cb(void *ctx, size_t i, struct wp_err *err)
 {
-	struct iwheel *w = ctx;
+	struct wp_iwheel *w = ctx;
 	struct wp_wheel_entry e;
 	wp_wheel_reader_entry(w->r, i, &e);
 	size_t dl = strlen(w->info.dist_info);
@@ -1229,7 +1228,7 @@ static int drop_satisfied(struct job *jb, struct wp_err *err)
 	size_t o = 0;
 	int rc = 0;
 	for (size_t i = 0; i < jb->nw; i++) {
-		struct iwheel *w = &jb->w[i];
+		struct wp_iwheel *w = &jb->w[i];
 		size_t threads = jb->in->threads > 0 ? (size_t)jb->in->threads : 0;
 		if (!rc && !jb->in->force_reinstall && already_installed(w) &&
 		    !(rc = wp_parallel_for(wp_wheel_reader_count(w->r), threads, drain_cb, w, err)) &&
@@ -1265,16 +1264,16 @@ struct abortable {
 
 static struct abortable *abortable_now;
 
-static struct abortable *abortable_make(const struct ij_journal *j)
+static struct abortable *abortable_make(const struct wp_ijournal *j)
 {
 	struct abortable *a = wp_xcalloc(1, sizeof(*a));
 	a->unlink = wp_xcalloc(j->e.n + 1, sizeof(*a->unlink));
 	a->rmdir = wp_xcalloc(j->e.n + 1, sizeof(*a->rmdir));
 	for (size_t i = 0; i < j->e.n; i++)
-		if (j->e.v[i].op == IJ_RENAME)
+		if (j->e.v[i].op == WP_IJ_RENAME)
 			a->unlink[a->nu++] = j->e.v[i].a;
 	for (size_t i = j->e.n; i-- > 0;)
-		if (j->e.v[i].op == IJ_MKDIR)
+		if (j->e.v[i].op == WP_IJ_MKDIR)
 			a->rmdir[a->nr++] = j->e.v[i].a;
 	return a;
 }
@@ -1322,7 +1321,7 @@ void wp_install_report_release(struct wp_install_report *rep)
 }
 
 /* What one wheel did (or, with --dry-run, would do), in the report: bytes as counted. */
-static void report_wheel(struct wp_install_report *rep, const struct iwheel *w, long long bytes)
+static void report_wheel(struct wp_install_report *rep, const struct wp_iwheel *w, long long bytes)
 {
 	struct wp_install_item *it = wp_vec_add(rep);
 	it->name = wp_xstrdup(w->info.name);
@@ -1338,14 +1337,14 @@ static void report_wheel(struct wp_install_report *rep, const struct iwheel *w, 
 /* The GPUs given (install --gpu): a wheel whose shared objects, as they were staged, carry no kernel
  * image for one of them is refused before the commit (the staged files go, nothing is installed);
  * one that runs only by JIT-compiling its PTX is a warning. */
-static int check_gpu_code(struct job *jb, struct iwheel *w, struct wp_err *err)
+static int check_gpu_code(struct job *jb, struct wp_iwheel *w, struct wp_err *err)
 {
 	struct wp_buf code = WP_BUF_INIT, merged = WP_BUF_INIT, why = WP_BUF_INIT;
 	int rc = 0;
 	if (!jb->in->n_gpus)
 		return 0;
 	for (size_t k = 0; k < w->files.n; k++) {
-		struct iw_file *f = &w->files.v[k];
+		struct wp_iwheel_file *f = &w->files.v[k];
 		if (!f->gpu_code && w->store && f->member != (size_t)-1 && f->record_path && wp_fatbin_wanted(f->record_path)) {
 			/* linked from the unpacked store, not inflated here: the staged file is read (its
 			 * bytes are the ones RECORD checked) */
@@ -1424,17 +1423,17 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		goto out;
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++) {
-			const struct iw_file *f = &jb.w[i].files.v[k];
-			wp_ijournal_add(&jb.j, IJ_RENAME, f->tmp,
+			const struct wp_iwheel_file *f = &jb.w[i].files.v[k];
+			wp_ijournal_add(&jb.j, WP_IJ_RENAME, f->tmp,
 					f->stage_dest ? f->stage_dest : f->dest);
 		}
 	for (size_t i = 0; i < jb.nw; i++) /* after every file is in its staged .dist-info */
 		if (jb.w[i].dist_info_stage)
-			wp_ijournal_add(&jb.j, IJ_RENAME, jb.w[i].dist_info_stage,
+			wp_ijournal_add(&jb.j, WP_IJ_RENAME, jb.w[i].dist_info_stage,
 					jb.w[i].dist_info_dest);
 	char *tpath = wp_itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
 	bool targets_gone = false;
-	wp_ijournal_add(&jb.j, IJ_RENAME, ttmp, tpath);
+	wp_ijournal_add(&jb.j, WP_IJ_RENAME, ttmp, tpath);
 	struct wp_strlist drop = { 0 };
 	struct wp_buf add = WP_BUF_INIT;
 	for (size_t i = 0; i < jb.nw; i++) {
@@ -1484,7 +1483,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		char *tp = wp_itargets_path(&jb.env);
 		struct stat tsb;
 		if (lstat(tp, &tsb) == 0)
-			wp_ijournal_add(&jb.j, IJ_UNLINK, tp, NULL);
+			wp_ijournal_add(&jb.j, WP_IJ_UNLINK, tp, NULL);
 		free(tp);
 	}
 	abortable_set(NULL); /* from here a killed run is finished by the next one, never undone */
@@ -1496,7 +1495,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "applied and synced");
 	for (size_t i = 0; i < jb.nw; i++) {
-		struct iwheel *w = &jb.w[i];
+		struct wp_iwheel *w = &jb.w[i];
 		long long bytes = 0;
 		for (size_t k = 0; k < w->files.n; k++)
 			bytes += w->files.v[k].size;

@@ -26,22 +26,22 @@
 #define JOURNAL_MAGIC "wheelpick journal 1\n"
 #define JOURNAL_MAX ((size_t)1 << 30)
 
-void wp_ijournal_init(struct ij_journal *j, const char *purelib)
+void wp_ijournal_init(struct wp_ijournal *j, const char *purelib)
 {
 	memset(j, 0, sizeof(*j));
 	j->staging_path = wp_xasprintf("%s/.wheelpick-staging.journal", purelib);
 	j->commit_path = wp_xasprintf("%s/.wheelpick-commit.journal", purelib);
 }
 
-void wp_ijournal_add(struct ij_journal *j, char op, const char *a, const char *b)
+void wp_ijournal_add(struct wp_ijournal *j, char op, const char *a, const char *b)
 {
-	struct ij_entry *e = wp_vec_add(&j->e);
+	struct wp_ijournal_entry *e = wp_vec_add(&j->e);
 	e->op = op;
 	e->a = wp_xstrdup(a);
 	e->b = b ? wp_xstrdup(b) : NULL;
 }
 
-void wp_ijournal_release(struct ij_journal *j)
+void wp_ijournal_release(struct wp_ijournal *j)
 {
 	for (size_t i = 0; i < j->e.n; i++) {
 		free(j->e.v[i].a);
@@ -53,28 +53,28 @@ void wp_ijournal_release(struct ij_journal *j)
 	memset(j, 0, sizeof(*j));
 }
 
-static void encode(const struct ij_journal *j, bool staging, struct wp_buf *b)
+static void encode(const struct wp_ijournal *j, bool staging, struct wp_buf *b)
 {
 	wp_buf_addstr(b, JOURNAL_MAGIC);
 	for (size_t i = 0; i < j->e.n; i++) {
-		const struct ij_entry *e = &j->e.v[i];
-		if (staging ? e->op != IJ_MKDIR && e->op != IJ_RENAME : e->op == IJ_MKDIR)
+		const struct wp_ijournal_entry *e = &j->e.v[i];
+		if (staging ? e->op != WP_IJ_MKDIR && e->op != WP_IJ_RENAME : e->op == WP_IJ_MKDIR)
 			continue;
 		wp_buf_addch(b, e->op);
 		wp_buf_add(b, e->a, strlen(e->a) + 1);
-		if (e->op == IJ_RENAME)
+		if (e->op == WP_IJ_RENAME)
 			wp_buf_add(b, e->b, strlen(e->b) + 1);
 	}
 }
 
-static int decode(const struct wp_buf *b, struct ij_journal *j)
+static int decode(const struct wp_buf *b, struct wp_ijournal *j)
 {
 	size_t ml = strlen(JOURNAL_MAGIC);
 	if (b->len < ml || memcmp(b->data, JOURNAL_MAGIC, ml))
 		return -1;
 	for (size_t i = ml; i < b->len;) {
 		char op = b->data[i++];
-		if (op != IJ_MKDIR && op != IJ_RENAME && op != IJ_UNLINK && op != IJ_RMDIR)
+		if (op != WP_IJ_MKDIR && op != WP_IJ_RENAME && op != WP_IJ_UNLINK && op != WP_IJ_RMDIR)
 			return -1;
 		const char *a = b->data + i;
 		size_t al = strnlen(a, b->len - i);
@@ -82,7 +82,7 @@ static int decode(const struct wp_buf *b, struct ij_journal *j)
 			return -1;
 		i += al + 1;
 		const char *bb = NULL;
-		if (op == IJ_RENAME) {
+		if (op == WP_IJ_RENAME) {
 			bb = b->data + i;
 			size_t bl = strnlen(bb, b->len - i);
 			if (i + bl >= b->len)
@@ -108,11 +108,11 @@ static void sync_fs_of(const char *path)
 /* The environment's roots, opened: every change below is made beneath one of them, the most
  * specific that holds its path, with no symlink followed out of it (base/beneath.h). */
 struct roots {
-	const struct ienv *env;
+	const struct wp_ienv *env;
 	int fd[6];
 };
 
-static void roots_open(struct roots *r, const struct ienv *env)
+static void roots_open(struct roots *r, const struct wp_ienv *env)
 {
 	r->env = env;
 	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since wp_ienv_open (include) too */
@@ -182,7 +182,7 @@ static int at_rename(const struct roots *r, const char *from, const char *to)
 	return rc;
 }
 
-bool wp_ijournal_reachable(const struct ienv *env, const char *dir)
+bool wp_ijournal_reachable(const struct wp_ienv *env, const char *dir)
 {
 	struct roots r;
 	int d;
@@ -197,35 +197,35 @@ bool wp_ijournal_reachable(const struct ienv *env, const char *dir)
 	return ok;
 }
 
-static void roll_back(struct ij_journal *j, const struct ienv *env)
+static void roll_back(struct wp_ijournal *j, const struct wp_ienv *env)
 {
 	struct roots r;
 	roots_open(&r, env);
 	for (size_t i = 0; i < j->e.n; i++)
-		if (j->e.v[i].op == IJ_RENAME)
+		if (j->e.v[i].op == WP_IJ_RENAME)
 			at_unlink(&r, j->e.v[i].a, 0);
 	for (size_t i = j->e.n; i-- > 0;)
-		if (j->e.v[i].op == IJ_MKDIR)
+		if (j->e.v[i].op == WP_IJ_MKDIR)
 			at_unlink(&r, j->e.v[i].a, AT_REMOVEDIR);
 	roots_close(&r);
 }
 
 /* A removal whose folder is now a symlink (swapped in since it was planned) is skipped: nothing is
  * removed through a link, as the plan itself removes nothing whose real folder is elsewhere. */
-static int roll_forward(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
+static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct wp_err *err)
 {
 	struct roots r;
 	int rc = 0;
 	roots_open(&r, env);
 	for (size_t i = 0; i < j->e.n && !rc; i++) {
-		const struct ij_entry *e = &j->e.v[i];
-		if (e->op == IJ_RENAME) {
+		const struct wp_ijournal_entry *e = &j->e.v[i];
+		if (e->op == WP_IJ_RENAME) {
 			if (at_rename(&r, e->a, e->b) < 0 && errno != ENOENT)
 				rc = wp_fs_fail(err, errno, "cannot put in place", e->b);
-		} else if (e->op == IJ_UNLINK) {
+		} else if (e->op == WP_IJ_UNLINK) {
 			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
 				rc = wp_fs_fail(err, errno, "cannot remove", e->a);
-		} else if (e->op == IJ_RMDIR) {
+		} else if (e->op == WP_IJ_RMDIR) {
 			at_unlink(&r, e->a, AT_REMOVEDIR); /* a folder something else still uses stays */
 		}
 	}
@@ -265,10 +265,10 @@ static bool staging_temp(const char *path)
 
 /* Every path of j as this environment's journal has them: plain, under its roots, renames from
  * our temps, nothing onto the journals. NULL when so, else the offending path. */
-static const char *foreign_path(const struct ij_journal *j, const struct ienv *env)
+static const char *foreign_path(const struct wp_ijournal *j, const struct wp_ienv *env)
 {
 	for (size_t i = 0; i < j->e.n; i++) {
-		const struct ij_entry *e = &j->e.v[i];
+		const struct wp_ijournal_entry *e = &j->e.v[i];
 		const char *p[2] = { e->a, e->b };
 		for (size_t k = 0; k < 2; k++) {
 			if (!p[k])
@@ -280,13 +280,13 @@ static const char *foreign_path(const struct ij_journal *j, const struct ienv *e
 			if (!ok)
 				return p[k];
 		}
-		if (e->op == IJ_RENAME && !staging_temp(e->a))
+		if (e->op == WP_IJ_RENAME && !staging_temp(e->a))
 			return e->a;
 	}
 	return NULL;
 }
 
-static int refuse_foreign(const struct ij_journal *j, const char *path, const struct ienv *env, struct wp_err *err)
+static int refuse_foreign(const struct wp_ijournal *j, const char *path, const struct wp_ienv *env, struct wp_err *err)
 {
 	const char *bad = foreign_path(j, env);
 	char shown[200];
@@ -297,10 +297,10 @@ static int refuse_foreign(const struct ij_journal *j, const char *path, const st
 		       "names)", path, wp_member_name_show(bad, strlen(bad), shown, sizeof(shown)));
 }
 
-int wp_ijournal_recover(const struct ienv *env, char **what, struct wp_err *err)
+int wp_ijournal_recover(const struct wp_ienv *env, char **what, struct wp_err *err)
 {
 	const char *purelib = env->py.purelib;
-	struct ij_journal j;
+	struct wp_ijournal j;
 	struct wp_buf b = WP_BUF_INIT;
 	bool found = false;
 	int rc = 0;
@@ -344,7 +344,7 @@ out:
 	return rc;
 }
 
-int wp_ijournal_write_staging(struct ij_journal *j, struct wp_err *err)
+int wp_ijournal_write_staging(struct wp_ijournal *j, struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	encode(j, true, &b);
@@ -353,13 +353,13 @@ int wp_ijournal_write_staging(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-void wp_ijournal_abort(struct ij_journal *j, const struct ienv *env)
+void wp_ijournal_abort(struct wp_ijournal *j, const struct wp_ienv *env)
 {
 	roll_back(j, env);
 	unlink(j->staging_path);
 }
 
-int wp_ijournal_commit(struct ij_journal *j, struct wp_err *err)
+int wp_ijournal_commit(struct wp_ijournal *j, struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	char *dir = wp_xstrdup(j->commit_path);
@@ -372,7 +372,7 @@ int wp_ijournal_commit(struct ij_journal *j, struct wp_err *err)
 	return rc;
 }
 
-int wp_ijournal_apply(struct ij_journal *j, const struct ienv *env, struct wp_err *err)
+int wp_ijournal_apply(struct wp_ijournal *j, const struct wp_ienv *env, struct wp_err *err)
 {
 	char *dir = wp_xstrdup(j->commit_path);
 	*strrchr(dir, '/') = 0;

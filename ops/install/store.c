@@ -44,7 +44,7 @@ static void sweep_dead(const char *root, const char *sha)
 	free(dir);
 }
 
-int wp_istore_open(struct iwheel *w, const char *root, struct wp_err *err)
+int wp_istore_open(struct wp_iwheel *w, const char *root, struct wp_err *err)
 {
 	struct stat sb;
 	int rc;
@@ -73,7 +73,7 @@ static int fsink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	return wp_fd_write_all(s->fd, p, n, s->path, err);
 }
 
-int wp_istore_fill_member(struct iwheel *w, size_t i, mode_t um, struct wp_err *err)
+int wp_istore_fill_member(struct wp_iwheel *w, size_t i, mode_t um, struct wp_err *err)
 {
 	struct wp_wheel_entry e;
 	wp_wheel_reader_entry(w->r, i, &e);
@@ -98,7 +98,7 @@ int wp_istore_fill_member(struct iwheel *w, size_t i, mode_t um, struct wp_err *
 	return rc;
 }
 
-int wp_istore_finish(struct iwheel *w, struct wp_err *err)
+int wp_istore_finish(struct wp_iwheel *w, struct wp_err *err)
 {
 	int rc = wp_wheel_reader_check(w->r, err);
 	if (rc) {
@@ -120,7 +120,7 @@ int wp_istore_finish(struct iwheel *w, struct wp_err *err)
 	return 0;
 }
 
-void wp_istore_abort(struct iwheel *w)
+void wp_istore_abort(struct wp_iwheel *w)
 {
 	if (!w->store_tmp)
 		return;
@@ -158,7 +158,7 @@ static int copy_fd(int from, int to, const char *src, struct wp_err *err)
 	}
 }
 
-int wp_istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f, struct wp_err *err)
+int wp_istore_place(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iwheel_file *f, struct wp_err *err)
 {
 	mode_t um = env->umask;
 	struct wp_wheel_entry e;

@@ -66,9 +66,9 @@ static char *relpath(const char *to, const char *from)
 	return wp_buf_detach(&out, NULL);
 }
 
-static struct iw_file *add_file(struct iwheel *w, const char *dest, const char *lib, unsigned long seq)
+static struct wp_iwheel_file *add_file(struct wp_iwheel *w, const char *dest, const char *lib, unsigned long seq)
 {
-	struct iw_file *f = wp_vec_add(&w->files);
+	struct wp_iwheel_file *f = wp_vec_add(&w->files);
 	f->member = (size_t)-1;
 	f->dest = wp_xstrdup(dest);
 	const char *slash = strrchr(dest, '/');
@@ -228,7 +228,7 @@ static void ep_versioned(struct eps *v, const char *base, int major, int minor)
 }
 
 /* [console_scripts] and [gui_scripts] of entry_points.txt: a launcher each in scripts. */
-static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq, struct wp_err *err)
 {
 	struct wp_str s = WP_STRN(wp_buf_cstr(&w->entry_points), w->entry_points.len);
 	struct eps console = { 0 }, gui = { 0 }, *in = NULL;
@@ -287,7 +287,7 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 				char *dest = wp_xasprintf("%s/%s", env->py.scripts, e->name);
 				/* a .data/scripts file or an earlier entry point of the same name: the launcher
 				 * written last replaces it, and RECORD lists the path once (as pip) */
-				struct iw_file *f = NULL;
+				struct wp_iwheel_file *f = NULL;
 				for (size_t m = 0; m < w->files.n && !f; m++)
 					if (!strcmp(w->files.v[m].dest, dest))
 						f = &w->files.v[m];
@@ -316,7 +316,7 @@ static int plan_entry_points(struct iwheel *w, const struct ienv *env, unsigned 
 /* dest inside purelib or platlib, in a *.dist-info folder that is not w's own (a planted RECORD
  * would steer a later uninstall or upgrade of that project), or, for a member reached through
  * .data/, in any (w's own files there are the installer's to write). */
-static bool other_dist_info(const struct iwheel *w, const struct wp_python *py, const char *dest, bool via_data)
+static bool other_dist_info(const struct wp_iwheel *w, const struct wp_python *py, const char *dest, bool via_data)
 {
 	const char *libs[2] = { py->purelib, py->platlib };
 	for (size_t i = 0; i < 2; i++) {
@@ -341,7 +341,7 @@ static int ep_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	return 0;
 }
 
-int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, struct wp_err *err)
+int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq, struct wp_err *err)
 {
 	const struct wp_python *py = &env->py;
 	char nb[160];
@@ -412,7 +412,7 @@ int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, 
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is a folder, and '%s' would put a file there; remove it first",
 				     dest, w->filename);
 		} else {
-			struct iw_file *f = add_file(w, dest, w->lib, seq);
+			struct wp_iwheel_file *f = add_file(w, dest, w->lib, seq);
 			f->member = i;
 			f->exec = S_ISREG(e.mode) && (e.mode & 0111);
 			f->fix_shebang = script;
@@ -428,7 +428,7 @@ int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, 
 		rc = plan_entry_points(w, env, seq, err);
 	if (!rc) {
 		char *p = wp_xasprintf("%s/INSTALLER", w->dist_info_dest);
-		struct iw_file *f = add_file(w, p, w->lib, seq);
+		struct wp_iwheel_file *f = add_file(w, p, w->lib, seq);
 		wp_buf_addstr(&f->content, "wheelpick\n");
 		free(p);
 		if (w->requested) {
@@ -446,7 +446,7 @@ int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, 
 	return rc;
 }
 
-int wp_iwheel_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
+int wp_iwheel_write_tmp(const struct wp_ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
 {
 	mode_t um = env->umask;
 	int fd = wp_ienv_open_file(env, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -466,7 +466,7 @@ static int null_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	return 0;
 }
 
-int wp_iwheel_drain_member(struct iwheel *w, size_t i, struct wp_err *err)
+int wp_iwheel_drain_member(struct wp_iwheel *w, size_t i, struct wp_err *err)
 {
 	return wp_wheel_reader_extract(w->r, i, null_sink, NULL, err);
 }
@@ -511,7 +511,7 @@ static int hash_buf(const void *p, size_t n, char out[64], struct wp_err *err)
 	return rc;
 }
 
-int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_file *f,
+int wp_iwheel_stage_file(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iwheel_file *f,
 			 struct wp_err *err)
 {
 	if (f->member == (size_t)-1)
@@ -597,18 +597,18 @@ static void csv_field(struct wp_buf *b, const char *s)
 
 static int cmp_rows(const void *a, const void *b)
 {
-	const struct iw_file *x = *(struct iw_file *const *)a, *y = *(struct iw_file *const *)b;
+	const struct wp_iwheel_file *x = *(struct wp_iwheel_file *const *)a, *y = *(struct wp_iwheel_file *const *)b;
 	return strcmp(x->record_path, y->record_path);
 }
 
-int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq,
+int wp_iwheel_finish(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq,
 		     struct wp_err *err)
 {
 	int rc = 0;
-	struct iw_file *record = &w->files.v[w->files.n - 1];
-	struct iw_file **rows = wp_xmalloc(w->files.n * sizeof(*rows));
+	struct wp_iwheel_file *record = &w->files.v[w->files.n - 1];
+	struct wp_iwheel_file **rows = wp_xmalloc(w->files.n * sizeof(*rows));
 	for (size_t i = 0; i < w->files.n && !rc; i++) {
-		struct iw_file *f = &w->files.v[i];
+		struct wp_iwheel_file *f = &w->files.v[i];
 		rows[i] = f;
 		if (f->member != (size_t)-1 || f == record)
 			continue;
@@ -635,7 +635,7 @@ int wp_iwheel_finish(struct iwheel *w, const struct ienv *env, unsigned long seq
 	return rc;
 }
 
-void wp_iwheel_release(struct iwheel *w)
+void wp_iwheel_release(struct wp_iwheel *w)
 {
 	for (size_t i = 0; i < w->files.n; i++) {
 		free(w->files.v[i].dest);

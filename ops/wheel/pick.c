@@ -878,22 +878,21 @@ static int any_row(void *ctx, const struct wp_file_row *r, struct wp_err *err)
 
 /* Has the catalog any file of the project a requirement names? A catalog that cannot be read
  * is an error, not a "no". */
-static int catalog_has(struct wp_catalog *cat, const char *req, bool *has, struct wp_err *err)
+static int catalog_has(struct wp_catalog *cat, const struct wp_req *req, bool *has, struct wp_err *err)
 {
-	struct wp_buf p = WP_BUF_INIT;
 	*has = false;
-	wp_project_name_normalize(req, strcspn(req, "<>=!~ [;@("), &p);
-	int rc = wp_catalog_files(cat, p.data, false, any_row, has, err);
-	wp_buf_free(&p);
+	if (!req->ok)
+		return 0; /* the solver says what is wrong with it */
+	int rc = wp_catalog_files(cat, req->project, false, any_row, has, err);
 	return rc < 0 ? rc : 0;
 }
 
-static int all_in_catalog(struct wp_catalog *cat, const struct wp_strlist *reqs, bool *all, struct wp_err *err)
+static int all_in_catalog(struct wp_catalog *cat, const struct wp_reqs *reqs, bool *all, struct wp_err *err)
 {
 	int rc = 0;
 	*all = true;
 	for (size_t i = 0; i < reqs->n && *all && !rc; i++)
-		rc = catalog_has(cat, reqs->v[i], all, err);
+		rc = catalog_has(cat, &reqs->v[i], all, err);
 	return rc;
 }
 
@@ -1006,7 +1005,7 @@ static int used_fn(void *vctx, const struct wp_source_row *r, struct wp_err *err
 		u->preferred = pref;
 		/* a project's page ROOT/<name>/ is said as its root, as an index is named */
 		size_t n = strlen(u->pick), pn = strlen(u->project);
-		if (r->kind && !strncmp(r->kind, "simple", 6) && n > pn + 2 && u->pick[n - 1] == '/' &&
+		if ((r->type == WP_SOURCE_SIMPLE || r->type == WP_SOURCE_SIMPLE_JSON) && n > pn + 2 && u->pick[n - 1] == '/' &&
 		    !strncmp(u->pick + n - 1 - pn, u->project, pn) && u->pick[n - 2 - pn] == '/')
 			u->pick[n - 1 - pn] = 0;
 	}
@@ -1056,8 +1055,10 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with URL
 	 * spelled the same way */
 	struct wp_sources given = { 0 };
-	struct wp_strlist indexes = { 0 }, pins = { 0 };
-	char **pin_text = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_text));
+	struct wp_strlist indexes = { 0 };
+	struct wp_index_pin *pins = wp_xcalloc(job->index_for.n + 1, sizeof(*pins));
+	char **pin_names = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_names));
+	char **pin_urls = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_urls));
 	int rc = 0;
 	for (size_t i = 0; i < job->index.n; i++)
 		wp_sources_add_index(&given, job->index.v[i]);
@@ -1071,15 +1072,19 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 			rc = wp_fail(err, -WPE_USAGE, "--index-for '%s' is not PROJECT=URL", v);
 			break;
 		}
+		/* read once, here: the name in PEP 503 form, the URL as the index is crawled */
+		struct wp_buf name = WP_BUF_INIT;
+		wp_project_name_normalize(v, (size_t)(eq - v), &name);
+		pin_names[i] = wp_buf_detach(&name, NULL);
 		struct wp_sources one = { 0 };
 		wp_sources_add_index(&one, eq + 1);
-		pin_text[i] = wp_xasprintf("%.*s=%s", (int)(eq - v), v, one.urls[0]);
+		pin_urls[i] = wp_xstrdup(one.urls[0]);
 		wp_sources_release(&one);
-		wp_strlist_push(&pins, pin_text[i]);
+		pins[i] = (struct wp_index_pin){ .project = pin_names[i], .url = pin_urls[i] };
 	}
 	if (!rc) {
 		struct wp_resolve_opts ro = {
-			.indexes = &indexes, .index_for = &pins, .strategy = job->strategy,
+			.indexes = &indexes, .index_for = pins, .n_index_for = job->index_for.n, .strategy = job->strategy,
 			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
 			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
 			.refresh = job->refresh,
@@ -1089,53 +1094,31 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
 	}
 	for (size_t i = 0; i < job->index_for.n; i++)
-		free(pin_text[i]);
-	free(pin_text);
+		free(pin_names[i]), free(pin_urls[i]);
+	free(pin_names);
+	free(pin_urls);
+	free(pins);
 	wp_strlist_release(&indexes);
-	wp_strlist_release(&pins);
 	wp_sources_release(&given);
 	return rc;
 }
 
-/* PEP 685: extras compare as normalised names. */
-static void extra_norm(const char *s, struct wp_buf *out)
-{
-	wp_buf_reset(out);
-	wp_project_name_normalize(s, strlen(s), out);
-}
-
 /* Whether the metadata's Requires-Dist names the extra in a marker (what makes an extra exist for
- * pip, besides a bare Provides-Extra that brings nothing). */
+ * pip, besides a bare Provides-Extra that brings nothing). The catalog keeps the text: each line
+ * is parsed here, and the marker asked, not printed and searched. */
 static bool provides_extra(const char *requires_dist, const char *extra)
 {
-	struct wp_buf want = WP_BUF_INIT, got = WP_BUF_INIT, m = WP_BUF_INIT;
 	bool yes = false;
-	extra_norm(extra, &want);
 	for (const char *p = requires_dist; *p && !yes;) {
 		size_t n = strcspn(p, "\n");
 		struct wp_requirement r;
 		struct wp_err e = WP_ERR_INIT;
 		if (wp_requirement_parse(&r, p, n, &e) == 0) {
-			wp_buf_reset(&m);
-			if (r.has_marker && wp_marker_format(&r.marker, &m) == 0) {
-				/* each 'extra == "X"' in the formatted marker */
-				for (const char *q = strstr(m.data, "extra == \""); q && !yes; q = strstr(q + 1, "extra == \"")) {
-					const char *v = q + 10, *end = strchr(v, '"');
-					if (!end)
-						break;
-					char *name = wp_xstrndup(v, (size_t)(end - v));
-					extra_norm(name, &got);
-					yes = !strcmp(got.data, want.data);
-					free(name);
-				}
-			}
+			yes = r.has_marker && wp_marker_compares_eq(&r.marker, "extra", extra);
 			wp_requirement_release(&r);
 		}
 		p += n + (p[n] == '\n');
 	}
-	wp_buf_free(&want);
-	wp_buf_free(&got);
-	wp_buf_free(&m);
 	return yes;
 }
 
@@ -1144,25 +1127,22 @@ static bool provides_extra(const char *requires_dist, const char *extra)
 static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
 {
 	for (size_t i = 0; i < job->reqs.n; i++) {
-		struct wp_requirement r;
+		const struct wp_req *q = &job->reqs.v[i];
 		struct wp_err e = WP_ERR_INIT;
-		if (wp_requirement_parse(&r, job->reqs.v[i], strlen(job->reqs.v[i]), &e) < 0)
+		if (!q->ok)
 			continue;
-		struct wp_buf name = WP_BUF_INIT;
-		wp_project_name_normalize(r.name, strlen(r.name), &name);
+		const struct wp_requirement *r = &q->r;
 		const struct wp_plan_file *f = NULL;
 		for (size_t k = 0; k < run->plan.n && !f; k++)
-			if (!strcmp(run->plan.files[k].project, name.data))
+			if (!strcmp(run->plan.files[k].project, q->project))
 				f = &run->plan.files[k];
 		struct wp_catalog_meta cm = { 0 };
-		if (f && r.nextras && wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
-			for (size_t x = 0; x < r.nextras; x++)
-				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "", r.extras[x]))
+		if (f && r->nextras && wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
+			for (size_t x = 0; x < r->nextras; x++)
+				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "", r->extras[x]))
 					wp_say(s, WP_SAY_WARN, "%s %s does not provide the extra '%s'", f->project, f->version,
-					       r.extras[x]);
+					       r->extras[x]);
 		wp_catalog_meta_release(&cm);
-		wp_buf_free(&name);
-		wp_requirement_release(&r);
 	}
 }
 

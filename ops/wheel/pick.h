@@ -19,7 +19,8 @@
 #include "resolver/solve.h"
 
 struct wp_pick_job {
-	struct wp_strlist reqs;          /* PEP 508 requirements */
+	struct wp_reqs reqs;             /* the requirements, parsed where they were read (the command
+	                                    line, -r files): borrowed, never parsed again below */
 	struct wp_target_spec targets;
 	struct wp_strlist index;         /* --index URLs or paths, best first */
 	struct wp_strlist find_links;    /* -f pages and folders (after index; never roots) */
@@ -31,7 +32,7 @@ struct wp_pick_job {
 	bool allow_full_downloads;
 	bool fetch_hashes;               /* lock: fetch (and prove) the files the index gives no sha256
 	                                    for, so that the lock can name their hashes */
-	struct wp_strlist constraints;   /* pip's -c: PEP 508 texts that bind a project only once
+	struct wp_reqs constraints;      /* pip's -c (parsed, borrowed): bind a project only once
 	                                    something pulls it in */
 	const struct wp_solve_hashes *hashes; /* pip's --hash, per project (borrowed) */
 	size_t n_hashes;

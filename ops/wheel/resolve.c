@@ -47,20 +47,28 @@ struct proj {
 #define FIRST_WINDOW 256
 
 WP_VEC_OF(proj_vec, struct proj *);
-WP_VEC_OF(meta_vec, struct wp_depmeta *);
+/* A file's metadata as the solver gets it: read once, its Requires-Dist parsed once. */
+struct meta {
+	char *url;            /* its key in meta_ix */
+	struct wp_depmeta m;
+	struct wp_reqs reqs;  /* m's Requires-Dist, parsed; one that does not parse is kept (!ok): the
+	                         solver refuses the file when it tries it */
+};
+WP_VEC_OF(meta_vec, struct meta *);
 
 struct provider {
 	const struct wp_session *s;
 	struct wp_catalog *cat;
 	const struct wp_resolve_opts *o;
 	bool whole;                  /* read every row at once (--explain lists them all; --hash filters) */
-	struct wp_requirement *roots_req; /* the requirements asked for, parsed (NULL entries: unreadable) */
+	const struct wp_req *roots_req; /* the requirements asked for (borrowed; !ok: unreadable) */
 	size_t n_roots_req;
 	struct wp_depmeta_opts dm;
 	struct wp_sources roots;     /* where a missing project's page may be */
 	struct proj_vec projs;
 	struct wp_name_index proj_ix; /* their names */
 	struct meta_vec metas;       /* every metadata handed out, kept until the solve ends */
+	struct wp_name_index meta_ix; /* their URLs: a file asked for again gets what was parsed */
 };
 
 static bool has_prefix(const char *s, const char *prefix)
@@ -94,20 +102,10 @@ static void say_untrusted(struct wp_catalog *cat, const struct wp_plan *plan, st
 long long wp_resolve_index_rank(const struct wp_resolve_opts *o, const char *project, const char *source_url,
 				long long source_id)
 {
-	struct wp_buf want = WP_BUF_INIT;
-	for (size_t i = 0; o && o->index_for && i < o->index_for->n; i++) {
-		const char *pin = o->index_for->v[i], *eq = strchr(pin, '=');
-		if (!eq)
-			continue;
-		wp_buf_reset(&want);
-		wp_project_name_normalize(pin, (size_t)(eq - pin), &want);
-		if (!strcmp(want.data, project)) {
-			wp_buf_free(&want);
+	for (size_t i = 0; o && i < o->n_index_for; i++)
+		if (!strcmp(o->index_for[i].project, project))
 			/* pinned to one index: rows from anywhere else do not exist for it */
-			return has_prefix(source_url, eq + 1) ? 0 : -1;
-		}
-	}
-	wp_buf_free(&want);
+			return has_prefix(source_url, o->index_for[i].url) ? 0 : -1;
 	if (!o || !o->indexes || !o->indexes->n)
 		return o && o->strategy == WP_INDEX_BEST_MATCH ? 0 : source_id;
 	for (size_t i = 0; i < o->indexes->n; i++) {
@@ -327,14 +325,11 @@ static struct proj *find(struct provider *pv, const char *name)
  * its first == pin (not a wildcard, not ===) is the key range of that public version. */
 static void find_pin(struct provider *pv, struct proj *p)
 {
-	struct wp_buf name = WP_BUF_INIT;
 	for (size_t i = 0; i < pv->n_roots_req && !p->pin_lo.len; i++) {
-		const struct wp_requirement *r = &pv->roots_req[i];
-		if (!r->name || r->has_marker || r->url)
+		const struct wp_requirement *r = &pv->roots_req[i].r;
+		if (!pv->roots_req[i].ok || r->has_marker || r->url)
 			continue;
-		wp_buf_reset(&name);
-		wp_project_name_normalize(r->name, strlen(r->name), &name);
-		if (strcmp(wp_buf_cstr(&name), p->name) != 0)
+		if (strcmp(pv->roots_req[i].project, p->name) != 0)
 			continue;
 		for (size_t k = 0; k < r->spec.n; k++) {
 			const struct wp_specifier *sp = &r->spec.specs[k];
@@ -345,7 +340,6 @@ static void find_pin(struct provider *pv, struct proj *p)
 			break;
 		}
 	}
-	wp_buf_free(&name);
 }
 
 static struct proj *get(struct provider *pv, const char *name)
@@ -544,16 +538,9 @@ static long max_age(const struct provider *pv)
 /* Is p one of the projects asked for? The job's crawl read their pages already. */
 static bool asked_for(const struct provider *pv, const struct proj *p)
 {
-	for (size_t i = 0; i < pv->n_roots_req; i++) {
-		const char *n = pv->roots_req[i].name;
-		struct wp_buf b = WP_BUF_INIT;
-		if (n)
-			wp_project_name_normalize(n, strlen(n), &b);
-		bool same = n && !strcmp(wp_buf_cstr(&b), p->name);
-		wp_buf_free(&b);
-		if (same)
+	for (size_t i = 0; i < pv->n_roots_req; i++)
+		if (pv->roots_req[i].ok && !strcmp(pv->roots_req[i].project, p->name))
 			return true;
-	}
 	return false;
 }
 
@@ -647,18 +634,30 @@ static void read_projects(void *ctx, const char *const *projects, size_t n)
 static int deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
 {
 	struct provider *pv = ctx;
-	struct wp_depmeta *m = wp_xcalloc(1, sizeof(*m));
-	int rc = wp_depmeta_get(&pv->dm, c, c->core_metadata, m, err);
-	if (rc < 0) {
-		wp_depmeta_release(m);
-		free(m);
-		return rc;
+	size_t k = c->url ? wp_name_index_find(&pv->meta_ix, c->url) : WP_NAME_NONE;
+	struct meta *mt;
+	if (k != WP_NAME_NONE) {
+		mt = pv->metas.v[k];
+	} else {
+		mt = wp_xcalloc(1, sizeof(*mt));
+		int rc = wp_depmeta_get(&pv->dm, c, c->core_metadata, &mt->m, err);
+		if (rc < 0) {
+			wp_depmeta_release(&mt->m);
+			free(mt);
+			return rc;
+		}
+		/* the metadata's Requires-Dist enter the resolution here, and are parsed here once */
+		for (size_t i = 0; i < mt->m.n; i++)
+			wp_req_parse(wp_vec_add(&mt->reqs), mt->m.reqs[i], strlen(mt->m.reqs[i]), NULL);
+		/* item i of meta_ix is metas.v[i]; a file with no URL is kept under "", which no
+		 * lookup asks for */
+		mt->url = wp_xstrdup(c->url ? c->url : "");
+		wp_vec_push(&pv->metas, mt);
+		wp_name_index_push(&pv->meta_ix, mt->url);
 	}
-	wp_vec_push(&pv->metas, m);
-	wp_say(pv->s, WP_SAY_DEBUG, "%s: dependencies from %s", c->filename, m->source ? m->source : "?");
+	wp_say(pv->s, WP_SAY_DEBUG, "%s: dependencies from %s", c->filename, mt->m.source ? mt->m.source : "?");
 	*out = (struct wp_solve_deps){
-		.requires_dist = (const char *const *)m->reqs, .n = m->n, .requires_python = m->requires_python,
-		.source = m->source,
+		.reqs = mt->reqs.v, .n = mt->reqs.n, .requires_python = mt->m.requires_python, .source = mt->m.source,
 	};
 	return 0;
 }
@@ -675,7 +674,7 @@ static void read_deps(void *ctx, const struct wp_candidate *const *c, size_t n)
 	free(cms);
 }
 
-int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *const *reqs, size_t nreq,
+int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const struct wp_req *reqs, size_t nreq,
 	       const struct wp_target *targets, size_t n_targets, const struct wp_resolve_opts *o, struct wp_plan *plan,
 	       struct wp_err *err)
 {
@@ -683,12 +682,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 		.s = s, .cat = cat, .o = o, .dm = { .cat = cat, .store = o->store, .offline = o->offline, .net = s->net },
 		.whole = o->explain || o->n_hashes,
 	};
-	pv.roots_req = wp_xcalloc(nreq ? nreq : 1, sizeof(*pv.roots_req));
-	for (size_t i = 0; i < nreq; i++) {
-		struct wp_err e = WP_ERR_INIT;
-		if (wp_requirement_parse(&pv.roots_req[i], reqs[i], strlen(reqs[i]), &e) < 0)
-			memset(&pv.roots_req[i], 0, sizeof(pv.roots_req[i])); /* the solver says what is wrong */
-	}
+	pv.roots_req = reqs; /* an unreadable one: the solver says what is wrong */
 	pv.n_roots_req = nreq;
 	wp_sources_dependency_roots(s->envp, o->indexes, &pv.roots);
 	struct wp_solve_provider p = {
@@ -736,17 +730,16 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *c
 		free(pj->name);
 		free(pj);
 	}
-	for (size_t i = 0; i < nreq; i++)
-		if (pv.roots_req[i].name)
-			wp_requirement_release(&pv.roots_req[i]);
-	free(pv.roots_req);
 	wp_vec_free(&pv.projs);
 	wp_name_index_free(&pv.proj_ix);
 	for (size_t i = 0; i < pv.metas.n; i++) {
-		wp_depmeta_release(pv.metas.v[i]);
+		wp_depmeta_release(&pv.metas.v[i]->m);
+		wp_reqs_release(&pv.metas.v[i]->reqs);
+		free(pv.metas.v[i]->url);
 		free(pv.metas.v[i]);
 	}
 	wp_vec_free(&pv.metas);
+	wp_name_index_free(&pv.meta_ix);
 	wp_sources_release(&pv.roots);
 	return rc;
 }

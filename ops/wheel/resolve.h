@@ -23,17 +23,24 @@ enum wp_index_strategy {
 	WP_INDEX_BEST_MATCH,
 };
 
+/* --index-for: a project taken from one index only. */
+struct wp_index_pin {
+	const char *project;  /* PEP 503 name */
+	const char *url;      /* the index, spelled as it is crawled (a path as its file:// URL) */
+};
+
 struct wp_resolve_opts {
 	const struct wp_strlist *indexes;   /* the indexes in play, best first (as crawled: file:// for
 	                                       paths); NULL or empty: every catalog source, the earliest
 	                                       crawled first */
-	const struct wp_strlist *index_for; /* "PROJECT=URL": that project only from that index */
+	const struct wp_index_pin *index_for; /* each project only from its index (borrowed) */
+	size_t n_index_for;
 	enum wp_index_strategy strategy;
 	struct wp_store *store;             /* where a wheel fetched for its metadata goes; NULL: never */
 	bool offline, no_deps, pre, explain;
 	bool refresh;                       /* every page the resolution reads is asked for again (the
 	                                       requested projects' pages were, by the job's crawl) */
-	const struct wp_strlist *constraints;  /* pip's -c, for the solver (NULL: none) */
+	const struct wp_reqs *constraints;     /* pip's -c, parsed where read, for the solver (NULL: none) */
 	const struct wp_solve_hashes *hashes;  /* pip's --hash, for the solver */
 	size_t n_hashes;
 	const struct wp_strlist *refused;      /* URLs never to pick (pick: no kernel image for the target's GPU) */
@@ -41,9 +48,10 @@ struct wp_resolve_opts {
 	                                          (resolver/solvecase.h), or NULL */
 };
 
-/* Resolve reqs for every target into plan. A source that fails while the resolution needs it
- * stops the job with its error (exit 3), never a smaller set picked silently. */
-int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const char *const *reqs, size_t nreq,
+/* Resolve reqs (parsed where they were read; borrowed) for every target into plan. A source that
+ * fails while the resolution needs it stops the job with its error (exit 3), never a smaller set
+ * picked silently. */
+int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const struct wp_req *reqs, size_t nreq,
 	       const struct wp_target *targets, size_t n_targets, const struct wp_resolve_opts *o, struct wp_plan *plan,
 	       struct wp_err *err);
 

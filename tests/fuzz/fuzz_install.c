@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 /* A --target-like environment under dir: every scheme inside it, dir its one root. */
-static void env_at(struct ienv *env, const char *dir)
+static void env_at(struct wp_ienv *env, const char *dir)
 {
 	memset(env, 0, sizeof(*env));
 	env->lock_fd = -1;
@@ -30,7 +30,7 @@ static void env_at(struct ienv *env, const char *dir)
 	env->n_roots = 1;
 }
 
-static void env_free(struct ienv *env)
+static void env_free(struct wp_ienv *env)
 {
 	free(env->py.prefix);
 	free(env->py.purelib);
@@ -67,9 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wp_fs_remove_tree(dir);
 	if (mkdir(dir, 0777) < 0)
 		return 0;
-	struct ienv env;
+	struct wp_ienv env;
 	env_at(&env, dir);
-	struct iwheel w;
+	struct wp_iwheel w;
 	memset(&w, 0, sizeof(w));
 	w.path = wp_xstrdup(path);
 	w.filename = wp_xstrdup(name);

@@ -47,6 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(wp_requirement_parse(&r, q->text, strlen(q->text), &e2) == 0);
 		FZ_CHECK(!r.url);
 		wp_requirement_release(&r);
+		/* the reader's own parse, which the jobs take instead of parsing the text again */
+		FZ_CHECK(q->req.ok && !strcmp(q->req.text, q->text) && !strcmp(q->req.project, q->project));
 		for (size_t k = 0; k < q->nhashes; k++) {
 			FZ_CHECK(strlen(q->hashes[k]) == 64);
 			for (const char *c = q->hashes[k]; *c; c++)

@@ -271,7 +271,7 @@ struct jf_pick {
 static inline void jf_pick_init(struct jf_pick *p, const struct jf_world *w, const char *req, const char *const *cuda)
 {
 	memset(p, 0, sizeof(*p));
-	wp_strlist_push(&p->job.reqs, req);
+	assert_int_equal(wp_reqs_add(&p->job.reqs, req, NULL), 0);
 	for (; *cuda; cuda++)
 		wp_strlist_push(&p->job.targets.cuda, *cuda);
 	wp_strlist_push(&p->job.targets.python, "3.8");
@@ -286,7 +286,7 @@ static inline void jf_pick_plan(struct jf_pick *p, const struct jf_world *w)
 {
 	struct wp_err err = WP_ERR_INIT;
 	if (wp_pick_plan(&w->s, &p->job, &p->run, &err))
-		fail_msg("planning '%s': %s", p->job.reqs.v[0], err.msg);
+		fail_msg("planning '%s': %s", p->job.reqs.v[0].text, err.msg);
 }
 
 /* The fetch's code (0 or -WPE_*). */
@@ -298,7 +298,7 @@ static inline int jf_pick_fetch(struct jf_pick *p, const struct jf_world *w, str
 static inline void jf_pick_release(struct jf_pick *p)
 {
 	wp_pick_run_release(&p->run);
-	wp_strlist_release(&p->job.reqs);
+	wp_reqs_release(&p->job.reqs);
 	wp_strlist_release(&p->job.targets.cuda);
 	wp_strlist_release(&p->job.targets.python);
 	wp_strlist_release(&p->job.targets.platform);

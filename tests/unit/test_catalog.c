@@ -52,7 +52,7 @@ static uint64_t listed(struct fx *x, const char *page, const char *project, cons
 {
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, page, "findlinks", &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, page, WP_SOURCE_FINDLINKS, &sid, &err), 0);
 	struct wp_file_row f = { .source_id = sid, .project = project, .version = version, .variant = variant,
 				 .kind = "wheel", .filename = filename, .url = url, .sha256 = sha, .tags = "py3-none-any",
 				 .size = -1, .build_number = -1, .timestamp = -1 };
@@ -157,7 +157,7 @@ static void test_url_listed_twice(void **state)
 	int64_t sid;
 	const char *fn = "demo_pkg-1.0-py3-none-any.whl", *url = "https://a.example/demo_pkg-1.0-py3-none-any.whl";
 	for (int round = 0; round < 2; round++) {
-		assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://a.example/p.html", "findlinks", &sid, &err), 0);
+		assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://a.example/p.html", WP_SOURCE_FINDLINKS, &sid, &err), 0);
 		struct wp_file_row f = { .source_id = sid, .project = "demo-pkg", .version = "1.0", .kind = "wheel",
 					 .filename = fn, .url = url, .sha256 = H1, .tags = "py3-none-any", .size = -1,
 					 .build_number = -1, .timestamp = -1 };

@@ -93,7 +93,7 @@ static void test_made_whole(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
 	assert_int_equal(wp_catalog_open(&cat, x->path, &err), 0);
-	assert_int_equal(wp_catalog_refresh_begin(&cat, "file:///p.html", "findlinks", &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&cat, "file:///p.html", WP_SOURCE_FINDLINKS, &sid, &err), 0);
 	struct wp_file_row f = { .source_id = sid, .project = "p", .version = "1.0", .kind = "wheel",
 				 .filename = "p-1.0-py3-none-any.whl", .url = "file:///p-1.0-py3-none-any.whl",
 				 .tags = "py3-none-any", .size = -1, .build_number = -1, .timestamp = -1 };
@@ -145,7 +145,7 @@ static void test_first_opens_race(void **state)
 			char page[64];
 			snprintf(page, sizeof(page), "file:///page%d.html", i);
 			int rc = wp_catalog_open(&cat, x->path, &err) ||
-				 wp_catalog_refresh_begin(&cat, page, "findlinks", &sid, &err) ||
+				 wp_catalog_refresh_begin(&cat, page, WP_SOURCE_FINDLINKS, &sid, &err) ||
 				 wp_catalog_refresh_commit(&cat, sid, NULL, NULL, NULL, 0, &err);
 			if (rc)
 				fprintf(stderr, "child %d: %s\n", i, err.msg);

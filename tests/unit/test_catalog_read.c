@@ -50,7 +50,7 @@ static int64_t page(struct wp_catalog *cat, const char *url, const char *const *
 {
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(cat, url, "findlinks", &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(cat, url, WP_SOURCE_FINDLINKS, &sid, &err), 0);
 	for (size_t i = 0; i < n; i++) {
 		char fn[128], u[256];
 		snprintf(fn, sizeof(fn), "proj-%s-py3-none-any.whl", versions[i]);

@@ -54,7 +54,7 @@ static uint64_t refresh(struct fx *x, const char *sha)
 {
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, PAGE, "simple", &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, PAGE, WP_SOURCE_SIMPLE, &sid, &err), 0);
 	struct wp_file_row w = { .source_id = sid, .project = "torch", .version = "2.10.0", .variant = "cuda12.8",
 				 .kind = "wheel", .filename = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl",
 				 .url = PAGE "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl", .sha256 = H1,

@@ -234,7 +234,7 @@ static uint64_t refresh(struct fx *x, size_t n, size_t changed)
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
 	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  "repodata", &sid, &err), 0);
+						  WP_SOURCE_REPODATA, &sid, &err), 0);
 	for (size_t i = 0; i < n; i++) {
 		struct rowbuf buf;
 		struct wp_file_row f;
@@ -369,7 +369,7 @@ static void test_repeated_url_keeps_last(void **state)
 	struct rowbuf buf;
 	struct wp_file_row f;
 	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  "repodata", &sid, &err), 0);
+						  WP_SOURCE_REPODATA, &sid, &err), 0);
 	for (int k = 0; k < 2; k++) {
 		make_row(3, &buf, &f);
 		f.source_id = sid;
@@ -392,7 +392,7 @@ static uint64_t refresh_with_repeat(struct fx *x, size_t gap, bool other_hash)
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
 	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  "repodata", &sid, &err), 0);
+						  WP_SOURCE_REPODATA, &sid, &err), 0);
 	for (size_t i = 0; i < gap + 2; i++) {
 		struct rowbuf buf;
 		struct wp_file_row f;
@@ -442,7 +442,7 @@ static void test_abort_keeps_old_rows(void **state)
 	int64_t sid;
 	assert_int_equal(refresh(x, 70, (size_t)-1), 0);
 	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  "repodata", &sid, &err), 0);
+						  WP_SOURCE_REPODATA, &sid, &err), 0);
 	for (size_t i = 0; i < 400; i++) { /* several batches written inside the transaction */
 		struct rowbuf buf;
 		struct wp_file_row f;
@@ -509,7 +509,7 @@ static void test_migrate_from_schema_2(void **state)
 	sqlite3_finalize(st);
 	/* the first-seen hashes came along: the listed hash of zed 1.0 changing is caught */
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json", "repodata",
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json", WP_SOURCE_REPODATA,
 						  &sid, &err), 0);
 	struct wp_file_row f = { .source_id = sid, .project = "zed", .version = "1.0", .kind = "conda",
 				 .filename = "zed-1.0-0.tar.bz2", .url = "https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2",
@@ -557,7 +557,7 @@ static uint64_t refresh_zed(struct fx *x, const char *repodata, const char *sha)
 	int64_t sid;
 	char url[256];
 	snprintf(url, sizeof(url), "%.*s/zed-1.0-0.tar.bz2", (int)(strrchr(repodata, '/') - repodata), repodata);
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, repodata, "repodata", &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, repodata, WP_SOURCE_REPODATA, &sid, &err), 0);
 	struct wp_file_row f = { .source_id = sid, .project = "zed", .version = "1.0", .kind = "conda",
 				 .filename = "zed-1.0-0.tar.bz2", .url = url, .sha256 = sha, .size = -1,
 				 .build_number = -1, .timestamp = -1 };
@@ -646,7 +646,7 @@ static void test_writer_error_rolls_back(void **state)
 			    " WHEN NEW.project = 'p3' AND NOT EXISTS (SELECT 1 FROM tripped)"
 			    " BEGIN INSERT INTO tripped VALUES (1); SELECT RAISE(FAIL, 'p3 refused'); END");
 	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  "repodata", &sid, &err), 0);
+						  WP_SOURCE_REPODATA, &sid, &err), 0);
 	for (size_t i = 0; i < 400; i++) { /* a caller that goes on after an error... */
 		struct rowbuf buf;
 		struct wp_file_row f;

@@ -66,9 +66,9 @@ static bool exists(const char *dir, const char *name)
 }
 
 /* An environment whose only folder is dir (as --target dir has it). */
-static struct ienv *env_of(const char *dir)
+static struct wp_ienv *env_of(const char *dir)
 {
-	static struct ienv env;
+	static struct wp_ienv env;
 	memset(&env, 0, sizeof(env));
 	env.py.purelib = (char *)dir;
 	env.roots[0] = (char *)dir;
@@ -77,7 +77,7 @@ static struct ienv *env_of(const char *dir)
 	return &env;
 }
 
-static void add(struct ij_journal *j, const char *dir, char op, const char *a, const char *b)
+static void add(struct wp_ijournal *j, const char *dir, char op, const char *a, const char *b)
 {
 	char *pa = wp_xasprintf("%s/%s", dir, a), *pb = b ? wp_xasprintf("%s/%s", dir, b) : NULL;
 	wp_ijournal_add(j, op, pa, pb);
@@ -89,14 +89,14 @@ static void add(struct ij_journal *j, const char *dir, char op, const char *a, c
 static void test_roll_back(void **state)
 {
 	const char *d = *state;
-	struct ij_journal j;
+	struct wp_ijournal j;
 	struct wp_err err = WP_ERR_INIT;
 	char *what = NULL;
 	put(d, "old.py", "old");
 	wp_ijournal_init(&j, d);
-	add(&j, d, IJ_MKDIR, "pkg", NULL);
-	add(&j, d, IJ_RENAME, "pkg/.wp-1-0-1.tmp", "pkg/new.py");
-	add(&j, d, IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
+	add(&j, d, WP_IJ_MKDIR, "pkg", NULL);
+	add(&j, d, WP_IJ_RENAME, "pkg/.wp-1-0-1.tmp", "pkg/new.py");
+	add(&j, d, WP_IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
 	assert_int_equal(wp_ijournal_write_staging(&j, &err), 0);
 	char *pkg = wp_xasprintf("%s/pkg", d);
 	assert_int_equal(mkdir(pkg, 0777), 0);
@@ -122,7 +122,7 @@ static void test_roll_back(void **state)
 static void test_roll_forward(void **state)
 {
 	const char *d = *state;
-	struct ij_journal j;
+	struct wp_ijournal j;
 	struct wp_err err = WP_ERR_INIT;
 	char *what = NULL;
 	put(d, "old.py", "old");
@@ -133,11 +133,11 @@ static void test_roll_forward(void **state)
 	assert_int_equal(mkdir(sub, 0777), 0);
 	put(d, "oldpkg/x.py", "x");
 	wp_ijournal_init(&j, d);
-	add(&j, d, IJ_RENAME, ".wp-1-0-1.tmp", "one.py");
-	add(&j, d, IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
-	add(&j, d, IJ_UNLINK, "gone.py", NULL);
-	add(&j, d, IJ_UNLINK, "oldpkg/x.py", NULL);
-	add(&j, d, IJ_RMDIR, "oldpkg", NULL);
+	add(&j, d, WP_IJ_RENAME, ".wp-1-0-1.tmp", "one.py");
+	add(&j, d, WP_IJ_RENAME, ".wp-1-0-2.tmp", "old.py");
+	add(&j, d, WP_IJ_UNLINK, "gone.py", NULL);
+	add(&j, d, WP_IJ_UNLINK, "oldpkg/x.py", NULL);
+	add(&j, d, WP_IJ_RMDIR, "oldpkg", NULL);
 	assert_int_equal(wp_ijournal_write_staging(&j, &err), 0);
 	assert_int_equal(wp_ijournal_commit(&j, &err), 0);
 	/* the kill: the first rename and the first removal were done */
@@ -241,7 +241,7 @@ static void test_link_beneath(void **state)
 	put(d, "store-file", "from the store");
 	char *src = wp_xasprintf("%s/store-file", d), *lnk = wp_xasprintf("%s/pkg", sub);
 	assert_int_equal(symlink(out, lnk), 0);
-	struct ienv *env = env_of(sub);
+	struct wp_ienv *env = env_of(sub);
 	env->root_fd[0] = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(env->root_fd[0] >= 0);
 	env->fds_open = true;

@@ -27,7 +27,7 @@ struct fx {
 /* torch==1.8.0 for one target: CUDA cuda, Python python, linux_x86_64, from index. */
 static void job_for(struct fx *x, const char *index, const char *cuda, const char *python)
 {
-	wp_strlist_push(&x->job.reqs, "torch==1.8.0");
+	assert_int_equal(wp_reqs_add(&x->job.reqs, "torch==1.8.0", NULL), 0);
 	wp_strlist_push(&x->job.targets.cuda, cuda);
 	wp_strlist_push(&x->job.targets.python, python);
 	wp_strlist_push(&x->job.targets.platform, "linux_x86_64");
@@ -47,7 +47,7 @@ static int teardown(void **state)
 {
 	struct fx *x = *state;
 	wp_pick_run_release(&x->run);
-	wp_strlist_release(&x->job.reqs);
+	wp_reqs_release(&x->job.reqs);
 	wp_strlist_release(&x->job.targets.cuda);
 	wp_strlist_release(&x->job.targets.python);
 	wp_strlist_release(&x->job.targets.platform);
@@ -258,7 +258,7 @@ static void test_unhashed_first_seen(void **state)
 static void test_plan_proves_what_it_reads(void **state)
 {
 	struct fx *x = *state;
-	wp_strlist_push(&x->job.reqs, "torchvision==0.9.0");
+	assert_int_equal(wp_reqs_add(&x->job.reqs, "torchvision==0.9.0", NULL), 0);
 	wp_strlist_push(&x->job.targets.cuda, "11.2");
 	wp_strlist_push(&x->job.targets.python, "3.8");
 	wp_strlist_push(&x->job.targets.platform, "linux_x86_64");

@@ -76,8 +76,12 @@ static void catalog(struct fx *x, const char *const *indexes, size_t n)
 
 static int resolve(struct fx *x, const char *req)
 {
-	const char *reqs[] = { req };
-	return wp_resolve(&x->w.s, &x->cat, reqs, 1, x->targets, x->n_targets, &x->o, &x->plan, &x->err);
+	/* parsed as the job's edge parses; one that does not parse is handed on, for wp_resolve to refuse */
+	struct wp_reqs reqs = { 0 };
+	wp_req_parse(wp_vec_add(&reqs), req, strlen(req), NULL);
+	int rc = wp_resolve(&x->w.s, &x->cat, reqs.v, reqs.n, x->targets, x->n_targets, &x->o, &x->plan, &x->err);
+	wp_reqs_release(&reqs);
+	return rc;
 }
 
 static const struct wp_plan_file *pick(const struct wp_plan *plan, const char *project, size_t target)
@@ -163,17 +167,13 @@ static void test_first_index_wins(void **state)
 	x->o.strategy = WP_INDEX_FIRST;
 
 	/* PROJECT=URL: that project from that index alone, whatever the order */
-	struct wp_strlist pins = { 0 };
-	char *pin = wp_xasprintf("torch=%s", x->w.findlinks);
-	wp_strlist_push(&pins, pin);
-	x->o.index_for = &pins;
+	struct wp_index_pin pin = { .project = "torch", .url = x->w.findlinks };
+	x->o.index_for = &pin, x->o.n_index_for = 1;
 	assert_int_equal(wp_resolve_index_rank(&x->o, "torch", page, 9), -1);
 	assert_int_equal(wp_resolve_index_rank(&x->o, "torch", x->w.findlinks, 9), 0);
 	assert_int_equal(resolve(x, "torch==1.8.0"), 0);
 	assert_null(x->plan.files[0].sha256);
-	x->o.index_for = NULL;
-	wp_strlist_release(&pins);
-	free(pin);
+	x->o.index_for = NULL, x->o.n_index_for = 0;
 	free(page);
 }
 

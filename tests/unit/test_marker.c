@@ -578,6 +578,39 @@ static void test_format(void **state)
 	}
 }
 
+/* Which extra a Requires-Dist belongs to, asked of the parsed marker (pick's "does not provide
+ * the extra" warning): extra == 'X' either way round, anywhere in the tree, PEP 685's form. */
+static void test_compares_eq(void **state)
+{
+	static const struct {
+		const char *marker, *extra;
+		bool yes;
+	} cases[] = {
+		{ "extra == 'cuda'", "cuda", true },
+		{ "'cuda' == extra", "cuda", true },
+		{ "python_version >= '3.8' and (extra == \"Foo_Bar\" or extra == 'x')", "foo-bar", true },
+		{ "python_version >= '3.8' and (extra == \"Foo_Bar\" or extra == 'x')", "x", true },
+		{ "extra != 'cuda'", "cuda", false },
+		{ "extra == 'cudax'", "cuda", false },
+		{ "sys_platform == 'cuda'", "cuda", false },
+		{ "python_version >= '3'", "cuda", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wp_marker m;
+		struct wp_err e = WP_ERR_INIT;
+		assert_int_equal(wp_marker_parse(&m, cases[i].marker, strlen(cases[i].marker), &e), 0);
+		if (wp_marker_compares_eq(&m, "extra", cases[i].extra) != cases[i].yes)
+			fail_msg("'%s' for extra '%s': want %d", cases[i].marker, cases[i].extra, cases[i].yes);
+		wp_marker_release(&m);
+	}
+	struct wp_marker m;
+	struct wp_err e = WP_ERR_INIT;
+	assert_int_equal(wp_marker_parse(&m, "sys_platform == 'linux'", 23, &e), 0);
+	assert_true(wp_marker_compares_eq(&m, "sys_platform", "linux"));
+	assert_false(wp_marker_compares_eq(&m, "no_such_variable", "linux"));
+	wp_marker_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_head_suite),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_compares_eq),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,8 +59,7 @@ struct tfile {
 	struct wp_fileinfo fi;
 	struct wp_candidate cand;
 	char *url, *requires_python, *yanked, *metapy, *sha256, *variant;
-	const char *deps[MAX_LINES];
-	size_t ndeps;
+	struct wp_reqs deps; /* parsed as the case is read, as a provider parses metadata it reads */
 	bool broken_meta;
 };
 
@@ -129,7 +128,7 @@ static int p_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps 
 			continue;
 		if (f->broken_meta)
 			return wp_fail(err, -WPE_NET, "'%s.metadata': HTTP 500 (3 tries)", f->url);
-		*out = (struct wp_solve_deps){ .requires_dist = f->deps, .n = f->ndeps, .requires_python = f->metapy,
+		*out = (struct wp_solve_deps){ .reqs = f->deps.v, .n = f->deps.n, .requires_python = f->metapy,
 					       .source = "test" };
 		return 0;
 	}
@@ -141,6 +140,15 @@ static char *own(struct wp_strlist *owned, const char *s)
 	char *c = wp_xstrdup(s);
 	wp_strlist_push(owned, c);
 	return c;
+}
+
+/* A request or constraint line, parsed as it is read (the case file is this test's edge); one
+ * that does not parse is kept, for the solver to refuse as it refuses the job's. */
+static void push_req(struct wp_reqs *l, const char *text)
+{
+	struct wp_req q;
+	wp_req_parse(&q, text, strlen(text), NULL);
+	wp_vec_push(l, q);
 }
 
 static char *rest_after(char *line, const char *word)
@@ -201,7 +209,7 @@ static void run_case(void **state)
 	tc->name = file;
 	struct wp_target targets[8];
 	size_t nt = 0;
-	struct wp_strlist reqs = { 0 }, cons = { 0 };
+	struct wp_reqs reqs = { 0 }, cons = { 0 }; /* parsed as read, kept when unreadable (the solver says so) */
 	struct wp_solve_hashes hashes[8];
 	const char *hash_values[8][8];
 	size_t nhashes = 0;
@@ -294,9 +302,9 @@ static void run_case(void **state)
 			tc->nvars++;
 		} else if ((a = rest_after(line, "dep"))) {
 			struct tfile *tf = file_and_rest(tc, a, &rest);
-			if (tf->ndeps == MAX_LINES)
+			if (tf->deps.n == MAX_LINES)
 				fail_msg("%s: too many deps", file);
-			tf->deps[tf->ndeps++] = own(&owned, rest);
+			push_req(&tf->deps, rest);
 		} else if ((a = rest_after(line, "metapy"))) {
 			struct tfile *tf = file_and_rest(tc, a, &rest);
 			tf->metapy = wp_xstrdup(rest);
@@ -320,7 +328,7 @@ static void run_case(void **state)
 			else
 				fail_msg("%s: unknown option '%s'", file, a);
 		} else if ((a = rest_after(line, "constraint"))) {
-			wp_strlist_push(&cons, own(&owned, a));
+			push_req(&cons, a);
 		} else if ((a = rest_after(line, "hash"))) {
 			if (nhashes == WP_ARRAY_LEN(hashes))
 				fail_msg("%s: too many hash lines", file);
@@ -336,7 +344,7 @@ static void run_case(void **state)
 				hash_values[nhashes - 1][h->n++] = w;
 			}
 		} else if ((a = rest_after(line, "request"))) {
-			wp_strlist_push(&reqs, own(&owned, a));
+			push_req(&reqs, a);
 		} else if ((a = rest_after(line, "expect"))) {
 			if (nexp == WP_ARRAY_LEN(expect))
 				fail_msg("%s: too many expect lines", file);
@@ -464,6 +472,7 @@ static void run_case(void **state)
 		struct tfile *tf = &tc->files[i];
 		free(tf->path), free(tf->url), free(tf->requires_python), free(tf->yanked), free(tf->metapy), free(tf->sha256);
 		free(tf->variant);
+		wp_reqs_release(&tf->deps);
 		wp_fileinfo_release(&tf->fi);
 	}
 	for (size_t v = 0; v < tc->nvars; v++) {
@@ -473,8 +482,8 @@ static void run_case(void **state)
 	for (size_t i = 0; i < owned.n; i++)
 		free((char *)owned.v[i]);
 	wp_strlist_release(&owned);
-	wp_strlist_release(&reqs);
-	wp_strlist_release(&cons);
+	wp_reqs_release(&reqs);
+	wp_reqs_release(&cons);
 	free(tc);
 	if (*written) {
 		struct case_run again = { .file = written };

@@ -29,8 +29,7 @@ struct web {
 	struct wp_candidate *cands;   /* VERSIONS per project, newest first */
 	char **strings;               /* everything the candidates and deps point to, to free */
 	size_t nstrings, capstrings;
-	char ***deps;                 /* per candidate: its Requires-Dist lines */
-	size_t *ndeps;
+	struct wp_reqs *deps;         /* per candidate: its Requires-Dist, parsed as a provider parses them */
 	unsigned deps_calls;
 };
 
@@ -45,8 +44,8 @@ static char *keep(struct web *w, char *s)
 
 static void add_dep(struct web *w, size_t ci, char *line)
 {
-	w->deps[ci] = wp_xrealloc(w->deps[ci], (w->ndeps[ci] + 1) * sizeof(char *));
-	w->deps[ci][w->ndeps[ci]++] = keep(w, line);
+	wp_req_parse(wp_vec_add(&w->deps[ci]), line, strlen(line), NULL);
+	free(line);
 }
 
 static void web_build(struct web *w, size_t n)
@@ -55,7 +54,6 @@ static void web_build(struct web *w, size_t n)
 	w->n = n;
 	w->cands = wp_xcalloc(n * VERSIONS, sizeof(*w->cands));
 	w->deps = wp_xcalloc(n * VERSIONS, sizeof(*w->deps));
-	w->ndeps = wp_xcalloc(n * VERSIONS, sizeof(*w->ndeps));
 	for (size_t k = 0; k < n; k++) {
 		char *name = keep(w, wp_xasprintf("p%zu", k));
 		for (int v = 0; v < VERSIONS; v++) {
@@ -83,8 +81,8 @@ static void web_free(struct web *w)
 	for (size_t i = 0; i < w->nstrings; i++)
 		free(w->strings[i]);
 	for (size_t i = 0; i < w->n * VERSIONS; i++)
-		free(w->deps[i]);
-	free(w->strings), free(w->cands), free(w->deps), free(w->ndeps);
+		wp_reqs_release(&w->deps[i]);
+	free(w->strings), free(w->cands), free(w->deps);
 }
 
 static int w_files(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
@@ -104,7 +102,7 @@ static int w_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps 
 	struct web *w = ctx;
 	size_t ci = (size_t)(c - w->cands);
 	w->deps_calls++;
-	*out = (struct wp_solve_deps){ .requires_dist = (const char *const *)w->deps[ci], .n = w->ndeps[ci],
+	*out = (struct wp_solve_deps){ .reqs = w->deps[ci].v, .n = w->deps[ci].n,
 				       .source = "test" };
 	return 0;
 }
@@ -132,10 +130,12 @@ static void solve_web(size_t n)
 	struct wp_target t;
 	struct wp_err e = WP_ERR_INIT;
 	set_cpu_target(&t);
-	const char *req[] = { "p0" };
+	struct wp_reqs req = { 0 };
+	assert_int_equal(wp_reqs_add(&req, "p0", NULL), 0);
 	struct wp_solve_opts o = { 0 };
 	struct wp_plan plan;
-	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	int rc = wp_solve(&p, req.v, req.n, &t, 1, &o, &plan, &e);
+	wp_reqs_release(&req);
 	if (rc)
 		fail_msg("%zu projects: %s", n, e.msg);
 	assert_int_equal(plan.n, n);
@@ -176,10 +176,12 @@ static void test_web_unsolvable(void **state)
 	struct wp_target t;
 	struct wp_err e = WP_ERR_INIT;
 	set_cpu_target(&t);
-	const char *req[] = { "p0" };
+	struct wp_reqs req = { 0 };
+	assert_int_equal(wp_reqs_add(&req, "p0", NULL), 0);
 	struct wp_solve_opts o = { 0 }; /* the default step limit */
 	struct wp_plan plan;
-	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	int rc = wp_solve(&p, req.v, req.n, &t, 1, &o, &plan, &e);
+	wp_reqs_release(&req);
 	if (rc != -WPE_NOMATCH)
 		fail_msg("rc %d: %s", rc, e.msg);
 	if (!strstr(e.msg, "p999"))
@@ -201,10 +203,12 @@ static void test_web_jump_to_root(void **state)
 	struct wp_target t;
 	struct wp_err e = WP_ERR_INIT;
 	set_cpu_target(&t);
-	const char *req[] = { "p0" };
+	struct wp_reqs req = { 0 };
+	assert_int_equal(wp_reqs_add(&req, "p0", NULL), 0);
 	struct wp_solve_opts o = { 0 }; /* the default step limit */
 	struct wp_plan plan;
-	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	int rc = wp_solve(&p, req.v, req.n, &t, 1, &o, &plan, &e);
+	wp_reqs_release(&req);
 	if (rc)
 		fail_msg("%s", e.msg);
 	assert_int_equal(plan.n, 1000);
@@ -229,7 +233,7 @@ struct many {
 	struct wp_candidate *c;
 	size_t n;
 	char **strings;
-	const char *dep;
+	struct wp_req dep;
 	const char *free_version;     /* the one version that needs nothing, or NULL */
 	unsigned files_missing, deps_calls;
 };
@@ -251,7 +255,7 @@ static int m_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps 
 	struct many *m = ctx;
 	m->deps_calls++;
 	bool free_one = m->free_version && !strcmp(c->version, m->free_version);
-	*out = (struct wp_solve_deps){ .requires_dist = &m->dep, .n = free_one ? 0 : 1, .source = "test" };
+	*out = (struct wp_solve_deps){ .reqs = &m->dep, .n = free_one ? 0 : 1, .source = "test" };
 	return 0;
 }
 
@@ -259,7 +263,8 @@ static int m_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps 
  * (NULL: none). Every version is tried, as pip would: free_version is picked. */
 static void many_versions_missing(size_t n, const char *dep, const char *free_version)
 {
-	struct many m = { .n = n, .dep = dep, .free_version = free_version };
+	struct many m = { .n = n, .free_version = free_version };
+	assert_int_equal(wp_req_parse(&m.dep, dep, strlen(dep), NULL), 0);
 	m.c = wp_xcalloc(n, sizeof(*m.c));
 	m.strings = wp_xcalloc(3 * n, sizeof(*m.strings));
 	for (size_t i = 0; i < n; i++) {
@@ -275,12 +280,14 @@ static void many_versions_missing(size_t n, const char *dep, const char *free_ve
 	struct wp_target t;
 	struct wp_err e = WP_ERR_INIT;
 	set_cpu_target(&t);
-	const char *req[] = { "a" };
+	struct wp_reqs req = { 0 };
+	assert_int_equal(wp_reqs_add(&req, "a", NULL), 0);
 	struct wp_solve_opts o = { 0 };
 	struct wp_plan plan;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int rc = wp_solve(&p, req, 1, &t, 1, &o, &plan, &e);
+	int rc = wp_solve(&p, req.v, req.n, &t, 1, &o, &plan, &e);
+	wp_reqs_release(&req);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (free_version) {
@@ -312,6 +319,7 @@ static void many_versions_missing(size_t n, const char *dep, const char *free_ve
 		free(m.strings[i]);
 	free(m.strings);
 	free(m.c);
+	wp_req_release(&m.dep);
 }
 
 #ifndef MANY_N

@@ -134,33 +134,33 @@ static void test_requirements(void **state)
 	struct wp_strlist r = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 	wp_strlist_push(&r, "torch=2.9");
-	assert_int_equal(wp_suggest_check_reqs(&r, false, &e), -WPE_USAGE);
+	assert_int_equal(wp_suggest_check_reqs(&r, false, NULL, &e), -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "did you mean 'torch==2.9'?"));
 	wp_err_clear(&e);
-	assert_int_equal(wp_suggest_check_reqs(&r, true, &e), 0); /* conda's '=' */
+	assert_int_equal(wp_suggest_check_reqs(&r, true, NULL, &e), 0); /* conda's '=' */
 	wp_strlist_release(&r);
 	wp_strlist_push(&r, "pytorch");
 	wp_strlist_push(&r, "1.8.*");
-	assert_int_equal(wp_suggest_check_reqs(&r, true, &e), -WPE_USAGE);
+	assert_int_equal(wp_suggest_check_reqs(&r, true, NULL, &e), -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "quote the whole spec, 'pytorch 1.8.*'"));
 	wp_err_clear(&e);
-	assert_int_equal(wp_suggest_check_reqs(&r, false, &e), -WPE_USAGE);
+	assert_int_equal(wp_suggest_check_reqs(&r, false, NULL, &e), -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "'pytorch==1.8.*'"));
 	wp_strlist_release(&r);
 	wp_err_clear(&e);
 	wp_strlist_push(&r, "torch");
 	wp_strlist_push(&r, ">=2");
-	assert_int_equal(wp_suggest_check_reqs(&r, false, &e), -WPE_USAGE);
+	assert_int_equal(wp_suggest_check_reqs(&r, false, NULL, &e), -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "'torch>=2'"));
 	wp_strlist_release(&r);
 	wp_err_clear(&e);
 	wp_strlist_push(&r, "torch>=2");
 	wp_strlist_push(&r, "torchvision");
 	wp_strlist_push(&r, "numpy<2; python_version < '3.9'");
-	assert_int_equal(wp_suggest_check_reqs(&r, false, &e), 0);
+	assert_int_equal(wp_suggest_check_reqs(&r, false, NULL, &e), 0);
 	wp_strlist_release(&r);
 	wp_strlist_push(&r, "torch==>1");
-	assert_int_equal(wp_suggest_check_reqs(&r, false, &e), -WPE_USAGE);
+	assert_int_equal(wp_suggest_check_reqs(&r, false, NULL, &e), -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "is not PEP 508"));
 	wp_strlist_release(&r);
 }
