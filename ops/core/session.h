@@ -53,6 +53,8 @@ struct wp_session {
 	bool sbom_spdx;             /* outputs carry sbom.spdx.json (SPDX 2.3) beside sbom.cdx.json */
 	const char *const *envp;    /* the process environment as a value (base/envp.h), handed by cli/:
 	                               the WHEELPICK_* defaults the jobs read; NULL: none set */
+	unsigned long long max_page_bytes; /* the largest index page or repodata a crawl takes
+	                               (ops/core/crawl.h); 0: WP_CRAWL_PAGE_MAX_DEFAULT */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */

@@ -321,7 +321,7 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 	char *tmpdir = crawl_tmp_dir(s);
 	struct wp_crawl_opts o = {
 		.projects = projects, .n_projects = n_projects, .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir,
-		.envp = s->envp,
+		.envp = s->envp, .max_page_bytes = s->max_page_bytes, .asks = s->asks,
 	};
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = require_for((const char *const *)src->urls, src->n, err);
@@ -409,7 +409,8 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 		/* pip's way: ROOT/<name>/ for each project asked for, never the root page itself; with
 		 * uv's first-index, root by root, each asked only for what the ones before it lack */
 		char *tmpdir = crawl_tmp_dir(s);
-		struct wp_crawl_opts o = { .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir, .envp = s->envp };
+		struct wp_crawl_opts o = { .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir, .envp = s->envp,
+					   .max_page_bytes = s->max_page_bytes, .asks = s->asks };
 		bool *found = wp_xcalloc(names.n ? names.n : 1, sizeof(*found));
 		bool *asked = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*asked));
 		bool *has = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*has));
@@ -581,7 +582,7 @@ static int crawl_round(const struct wp_session *s, struct wp_catalog *cat, const
 {
 	struct wp_sources src = { 0 };
 	struct wp_crawl_report rep;
-	struct wp_crawl_opts o = { .max_age_s = max_age_s, .envp = s->envp };
+	struct wp_crawl_opts o = { .max_age_s = max_age_s, .envp = s->envp, .max_page_bytes = s->max_page_bytes, .asks = s->asks };
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = 0;
 	/* every page of every project in one crawl: its fetches run in parallel */
