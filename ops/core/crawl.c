@@ -852,7 +852,9 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			follow_known_root(cat, follow, s->url, &pr[i], s);
 		} else {
 			struct wp_err se = WP_ERR_INIT;
-			int rc = store_source(cat, s, &res[k], paths[i], &pr[i], opts, follow, &se);
+			/* a page's file only when it outgrew memory; a repodata's always */
+			const char *file = res[k].spilled || !reqs[k].spill_after ? paths[i] : NULL;
+			int rc = store_source(cat, s, &res[k], file, &pr[i], opts, follow, &se);
 			if (rc) {
 				wp_err_prefix(&se, "reading '%s'", s->url);
 				source_fail(s, &se, rc);
