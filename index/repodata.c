@@ -311,10 +311,22 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 	return r->rc;
 }
 
-static bool conda_name(const char *f)
+static bool conda_name(const char *f, size_t n)
 {
-	size_t n = strlen(f);
-	return (n > 8 && !strcmp(f + n - 8, ".tar.bz2")) || (n > 6 && !strcmp(f + n - 6, ".conda"));
+	return (n > 8 && !memcmp(f + n - 8, ".tar.bz2", 8)) || (n > 6 && !memcmp(f + n - 6, ".conda", 6));
+}
+
+/* conda's own characters only (a-z A-Z 0-9 . _ + ! -): a test per byte, where strspn built its
+ * table of the set anew for every record */
+static bool conda_chars(const char *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)f[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '+' || c == '!' || c == '-'))
+			return false;
+	}
+	return true;
 }
 
 static const char *opt(const struct wp_buf *b)
@@ -333,19 +345,21 @@ static void emit(struct rd *r)
 		r->stats->malformed++;
 		return;
 	}
-	if (!conda_name(filename)) {
+	/* the key holds no NUL (wp_json_take refused it), so its length is the buffer's */
+	size_t fl = p->filename.len;
+	if (!conda_name(filename, fl)) {
 		r->stats->skipped++;
 		return;
 	}
 	/* conda's own characters only: the name is written into a channel and printed in commands */
-	if (filename[strspn(filename, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+!-")]) {
+	if (!conda_chars(filename, fl)) {
 		r->stats->skipped++;
 		r->stats->malformed++;
 		return;
 	}
 	/* a package's file name is name-version-build (conda writes it so): a key that names another
 	 * file than the record describes is not taken, whatever it would make the channel write */
-	size_t fl = strlen(filename), ext = fl > 6 && !strcmp(filename + fl - 6, ".conda") ? 6 : 8;
+	size_t ext = fl > 6 && !memcmp(filename + fl - 6, ".conda", 6) ? 6 : 8;
 	if (p->version.len && p->build.len &&
 	    (fl - ext != p->name.len + 1 + p->version.len + 1 + p->build.len ||
 	     memcmp(filename, p->name.data, p->name.len) || filename[p->name.len] != '-' ||
