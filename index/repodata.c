@@ -316,16 +316,26 @@ static bool conda_name(const char *f, size_t n)
 	return (n > 8 && !memcmp(f + n - 8, ".tar.bz2", 8)) || (n > 6 && !memcmp(f + n - 6, ".conda", 6));
 }
 
-/* conda's own characters only (a-z A-Z 0-9 . _ + ! -): a test per byte, where strspn built its
- * table of the set anew for every record */
+/* conda's own characters only (a-z A-Z 0-9 . _ + ! -), by a table: strspn built its table of
+ * the set anew for every record */
+static const bool conda_char[256] = {
+	['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true, ['e'] = true, ['f'] = true, ['g'] = true,
+	['h'] = true, ['i'] = true, ['j'] = true, ['k'] = true, ['l'] = true, ['m'] = true, ['n'] = true,
+	['o'] = true, ['p'] = true, ['q'] = true, ['r'] = true, ['s'] = true, ['t'] = true, ['u'] = true,
+	['v'] = true, ['w'] = true, ['x'] = true, ['y'] = true, ['z'] = true, ['A'] = true, ['B'] = true,
+	['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true, ['G'] = true, ['H'] = true, ['I'] = true,
+	['J'] = true, ['K'] = true, ['L'] = true, ['M'] = true, ['N'] = true, ['O'] = true, ['P'] = true,
+	['Q'] = true, ['R'] = true, ['S'] = true, ['T'] = true, ['U'] = true, ['V'] = true, ['W'] = true,
+	['X'] = true, ['Y'] = true, ['Z'] = true, ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true,
+	['4'] = true, ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true, ['.'] = true,
+	['_'] = true, ['+'] = true, ['!'] = true, ['-'] = true
+};
+
 static bool conda_chars(const char *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)f[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		      c == '+' || c == '!' || c == '-'))
+	for (size_t i = 0; i < n; i++)
+		if (!conda_char[(unsigned char)f[i]])
 			return false;
-	}
 	return true;
 }
 
