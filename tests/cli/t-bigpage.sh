@@ -47,7 +47,11 @@ count() { wp list bigproj --json | "$PYTHON" -c 'import json, sys; print(len(jso
 # --- PEP 691 JSON past 64 MiB: crawled, memory well below the page --------------------------------
 rss "$WHEELPICK" update --index "$BASE/json/bigproj/"
 [ "$RC" = 0 ] && pass "an 84 MB PEP 691 page is crawled" || { fail "update exited $RC"; sed 's/^/      | /' "$TMP/rss.err" >&2; }
-[ "$KB" -lt 49152 ] && pass "with peak RSS ${KB} KB, under 48 MiB" || fail "peak RSS ${KB} KB for an 84 MB page"
+# a sanitizer's shadow and quarantine are hundreds of MB of their own: the ceiling is for real builds
+case "$(ldd "$WHEELPICK" 2>/dev/null)" in
+*libasan* | *libtsan*) echo "    (a sanitizer build: peak RSS ${KB} KB not held to the ceiling)" ;;
+*) [ "$KB" -lt 49152 ] && pass "with peak RSS ${KB} KB, under 48 MiB" || fail "peak RSS ${KB} KB for an 84 MB page" ;;
+esac
 [ "$(count)" = 20000 ] && pass "every file of it in the catalog" || fail "$(count) files of 20000"
 ls "${TMPDIR:-/tmp}" | grep -q '^wheelpick-repodata\..*\.page' && fail "the page's temporary file is left" ||
 	pass "no temporary file left"
