@@ -349,19 +349,23 @@ static void emit(struct rd *r)
 	const char *filename = wp_buf_cstr(&p->filename);
 
 	r->stats->links++;
-	if (p->bad || !p->name.len || !wp_url_filename_ok(filename)) {
+	/* the key holds no NUL (wp_json_take refused it: the record is bad), so its length is the
+	 * buffer's; a name of conda's characters alone is a file name unless it is "." or "..", which
+	 * spares the usual record wp_url_filename_ok's walk */
+	size_t fl = p->filename.len;
+	bool conda_only = !p->bad && p->name.len && conda_chars(filename, fl);
+	if (p->bad || !p->name.len ||
+	    !(conda_only ? fl && strcmp(filename, ".") && strcmp(filename, "..") : wp_url_filename_ok(filename))) {
 		r->stats->skipped++;
 		r->stats->malformed++;
 		return;
 	}
-	/* the key holds no NUL (wp_json_take refused it), so its length is the buffer's */
-	size_t fl = p->filename.len;
 	if (!conda_name(filename, fl)) {
 		r->stats->skipped++;
 		return;
 	}
 	/* conda's own characters only: the name is written into a channel and printed in commands */
-	if (!conda_chars(filename, fl)) {
+	if (!conda_only) {
 		r->stats->skipped++;
 		r->stats->malformed++;
 		return;
