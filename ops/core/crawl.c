@@ -742,29 +742,19 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	struct wp_http_res res;
 	struct wp_err e = WP_ERR_INIT;
 	bool folder = false;
-	char *big = NULL;
-	struct stat sb;
-	int rc;
 	memset(&res, 0, sizeof(res));
-	res.body = (struct wp_buf)WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
-	/* a page file too big for memory's share is read where it lies, as a fetched one from its copy */
-	if (wp_local_path(s->url, &big, &e) == 0 && stat(big, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    (unsigned long long)sb.st_size > WP_CRAWL_PAGE_IN_MEMORY) {
-		res.spilled = true;
-		rc = (unsigned long long)sb.st_size > page_max(opts) ? too_big(opts, s->url, &e)
-			: store_source(cat, s, &res, big, pr, opts, follow, &e);
-		if (rc && rc != -WPE_TOO_BIG)
+	/* read whole, up to the page size limit: a file of someone else's is not mapped (one cut
+	 * short under a mapping would be a crash), and a local page is always HTML, which the
+	 * readers take whole anyway */
+	res.body = (struct wp_buf)WP_BUF_INIT_MAX(page_max(opts) > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)page_max(opts));
+	int rc = wp_local_read_page(s->url, &res.body, &folder, &e);
+	if (rc == -WPE_TOO_BIG) {
+		too_big(opts, s->url, &e);
+	} else if (!rc) {
+		rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
+		if (rc)
 			wp_err_prefix(&e, "reading '%s'", s->url);
-	} else {
-		wp_err_clear(&e);
-		rc = wp_local_read_page(s->url, &res.body, &folder, &e);
-		if (!rc) {
-			rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
-			if (rc)
-				wp_err_prefix(&e, "reading '%s'", s->url);
-		}
 	}
-	free(big);
 	if (rc) {
 		char *path = NULL;
 		struct stat st;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/t-bigpage.sh: index pages past the old 64 MiB ceiling are crawled with memory bounded
-# (PEP 691 JSON read from a temporary file in pieces), HTML ones from a mapping; a page past
-# --max-page-size is refused with exit 3 and one line naming the URL and the option.
+# (PEP 691 JSON read from a temporary file in pieces), HTML ones (a fetched one mapped from its
+# temporary file, a local one read whole); a page past --max-page-size is refused with exit 3 and
+# one line naming the URL and the option.
 . "$(dirname "$0")/../lib.sh"
 S="$TMP/served"
 mkdir -p "$S/json/bigproj" "$S/html"
@@ -62,10 +63,13 @@ rss "$WHEELPICK" update --index "$BASE/json/" --project bigproj
 [ "$RC" = 0 ] && pass "a 10 MB PEP 691 root, then its project" || { fail "update exited $RC"; sed 's/^/      | /' "$TMP/rss.err" >&2; }
 [ "$(count)" = 20000 ] && pass "the project followed from the root" || fail "$(count) files of 20000"
 
-# --- HTML past 64 MiB, local: read from a mapping of the file where it lies ---------------------
+# --- HTML past 64 MiB: fetched (mapped from its temporary file), and local (read whole) ----------
+rm -f "$WHEELPICK_CATALOG"*
+expect_exit 0 "an 84 MB HTML page is crawled" wp update --index "$BASE/html/links.html"
+[ "$(count)" = 20000 ] && pass "every link of it in the catalog" || fail "$(count) links of 20000"
 rm -f "$WHEELPICK_CATALOG"*
 expect_exit 0 "an 84 MB local HTML page is crawled" wp update --index "file://$S/html/links.html"
-[ "$(count)" = 20000 ] && pass "every link of it in the catalog" || fail "$(count) links of 20000"
+[ "$(count)" = 20000 ] && pass "every link of the local one" || fail "$(count) links of 20000"
 
 # --- past the limit: exit 3, one line with the URL and the option -------------------------------
 expect_exit 3 "a page past --max-page-size" wp --max-page-size 16M update --index "$BASE/json/bigproj/"
