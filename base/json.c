@@ -48,6 +48,8 @@ static int malformed(struct wp_json_reader *r)
  * the first and the last of a feed bound the stretch of whole tokens the guard may skip. */
 static inline void mark(struct wp_json_reader *r)
 {
+	if (!r->o.max_token)
+		return; /* no guard, nothing to skip */
 	size_t at = yajl_get_bytes_consumed(r->h);
 	if (!r->marked) {
 		r->first_end = at;
