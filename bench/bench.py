@@ -747,6 +747,15 @@ def case3(WP, PY):
         for line in out.splitlines():
             emit(line)
         emit()
+    # issue 42 item 6: a page past the old 64 MiB ceiling, its memory and its cost against curl +
+    # json.load, alternated, with and without the hog
+    for hog in ("0", "1"):
+        out = subprocess.run([PY, os.path.join(HERE, "bigpage.py"), WP], capture_output=True, text=True,
+                             check=True, env={**os.environ, "BIGPAGE_HOG": hog,
+                                              "BIGPAGE_ROUNDS": "1" if QUICK else "3"}).stdout
+        for line in out.splitlines():
+            emit(line)
+        emit()
 
 
 def synced(fn):
