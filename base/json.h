@@ -57,8 +57,11 @@ struct wp_json_opts {
 	const char *kind;  /* what it should be: "conda repodata"; NULL: "valid JSON" */
 	int code;          /* for malformed or too deep: -WPE_SOURCE ...; 0: -WPE_PARSE */
 	size_t max_bytes;  /* refuse more bytes than this in all (-WPE_TOO_BIG); required */
-	size_t max_token;  /* refuse one string, number or literal longer than this, before the
-			      parser buffers it (-WPE_TOO_BIG); 0: no cap of its own */
+	size_t max_token;  /* refuse one string, number or literal longer than this (-WPE_TOO_BIG),
+			      before the parser holds more than twice this of it (a token that
+			      spans pieces is counted as the piece after the one it passes the cap
+			      in is parsed; callbacks for that piece's earlier tokens may run
+			      first); 0: no cap of its own */
 };
 
 /* The parser's state: fields are private to base/json.c. */
@@ -72,6 +75,9 @@ struct wp_json_reader {
 	int depth, rc;
 	bool in_str, esc; /* the token guard's place, across feeds */
 	size_t run;
+	bool marked;      /* a token was reported in the piece being fed, the first ending at
+			     first_end and the last at last_end */
+	size_t first_end, last_end;
 };
 
 /* Start a document: comments, trailing garbage and second values are refused; strings must be

@@ -738,6 +738,24 @@ def case3(WP, PY):
          f"MB/s = uncompressed JSON bytes / median wall time.")
     emit()
     commands([plain, zcmd, shuf, pyjs])
+    # issue 42 items 3 and 7: the goal's own ratio (json.load's wall / the crawl's CPU) and CPU
+    # against CPU, alternated, at the load found and with a CPU hog on the other core
+    for hog in ("0", "1"):
+        out = subprocess.run([PY, os.path.join(HERE, "conda_once.py"), js, WP], capture_output=True, text=True,
+                             check=True, env={**os.environ, "CONDA_HOG": hog,
+                                              "CONDA_ROUNDS": "1" if QUICK else "3"}).stdout
+        for line in out.splitlines():
+            emit(line)
+        emit()
+    # issue 42 item 6: a page past the old 64 MiB ceiling, its memory and its cost against curl +
+    # json.load, alternated, with and without the hog
+    for hog in ("0", "1"):
+        out = subprocess.run([PY, os.path.join(HERE, "bigpage.py"), WP], capture_output=True, text=True,
+                             check=True, env={**os.environ, "BIGPAGE_HOG": hog,
+                                              "BIGPAGE_ROUNDS": "1" if QUICK else "3"}).stdout
+        for line in out.splitlines():
+            emit(line)
+        emit()
 
 
 def synced(fn):

@@ -12,6 +12,8 @@
 const struct wp_opt wp_global_table[] = {
 	{ "catalog", 0, NULL, WP_OPT_STR, 0, "PATH",
 	  "the catalog of index pages read so far (default $WHEELPICK_CATALOG, else ~/.cache/wheelpick/catalog.sqlite3)" },
+	{ "max-page-size", 0, NULL, WP_OPT_STR, 0, "SIZE",
+	  "the largest index page or repodata file a crawl takes, in bytes or with K, M or G (powers of 1024; default 2G)" },
 	{ "quiet", 'q', NULL, WP_OPT_FLAG, 0, NULL, "print only errors on stderr" },
 	{ "verbose", 'v', NULL, WP_OPT_FLAG, 0, NULL,
 	  "also say where each page comes from, what was already downloaded, each choice, and how long each step took" },
@@ -204,7 +206,7 @@ void wp_cmd_print_help(const struct wp_cmd *cmd, FILE *f)
 			wp_opts_wrap(f, line, 6, 6, 79);
 		}
 	}
-	fprintf(f, "\nglobal options (anywhere on the line): --catalog PATH, -q/--quiet, -v/--verbose\n");
+	fprintf(f, "\nglobal options (anywhere on the line): --catalog PATH, --max-page-size SIZE, -q/--quiet, -v/--verbose\n");
 }
 
 void wp_cli_usage(FILE *f)

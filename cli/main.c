@@ -12,6 +12,9 @@
 #include "ops/install/install.h"
 #include "resolver/wheelname.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +43,7 @@ const struct wp_asks wp_cli_asks = { .words = {
 	[WP_ASK_UPDATE] = "run 'wheelpick update'",
 	[WP_ASK_CUDA_AS] = "give --cuda",
 	[WP_ASK_GPU] = "--gpu NAME",
+	[WP_ASK_PAGE_SIZE] = "--max-page-size SIZE",
 } };
 
 static double now(void)
@@ -154,15 +158,44 @@ void wp_cli_progress(struct wp_cli *cli, bool json)
  * *rest). A value of a command's option that happens to read "-v" stays its value. */
 struct globals {
 	const char *catalog;
+	unsigned long long max_page_bytes; /* 0: the default */
 	int verbosity;
 	bool help, version;
 	const char *gen_man, *gen_completion;
 	bool complete_projects;
 };
 
+/* "65536", "64K", "300M", "2G" (powers of 1024; "MiB", "MB" read alike): a page size limit. */
+static int parse_size(const char *v, unsigned long long *out, struct wp_err *err)
+{
+	char *end = NULL;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	unsigned shift = 0;
+	if (end && *end) {
+		const char *u = strchr("KMGT", toupper((unsigned char)*end));
+		shift = u ? 10 * (unsigned)(u - "KMGT" + 1) : 0;
+		end += shift ? 1 : 0;
+		if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+			end += strlen(end);
+	}
+	if (!isdigit((unsigned char)v[0]) || errno || !end || *end || !n || (shift && n > (ULLONG_MAX >> shift)))
+		return wp_fail(err, -WPE_USAGE, "option '--max-page-size' takes a size in bytes, or with K, M or G "
+						 "(64M, 2G), not '%s'", v);
+	*out = n << shift;
+	return 0;
+}
+
 static int take_global(const char *a, const char *next, struct globals *g, int *consumed, struct wp_err *err)
 {
 	*consumed = 0;
+	if (!strcmp(a, "--max-page-size") || !strncmp(a, "--max-page-size=", 16)) {
+		const char *v = a[15] == '=' ? a + 16 : next;
+		if (!v)
+			return wp_fail(err, -WPE_USAGE, "option '--max-page-size' needs a value (SIZE)");
+		*consumed = a[15] == '=' ? 1 : 2;
+		return parse_size(v, &g->max_page_bytes, err);
+	}
 	if (!strcmp(a, "--catalog")) {
 		if (!next)
 			return wp_fail(err, -WPE_USAGE, "option '--catalog' needs a value (PATH)");
@@ -474,7 +507,7 @@ int main(int argc, char **argv)
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
 		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
 		.envp = (const char *const *)environ, .net = &cli.net.net, .s3 = &cli.net.s3,
-		.tmpdir = getenv("TMPDIR"),
+		.tmpdir = getenv("TMPDIR"), .max_page_bytes = g.max_page_bytes,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);

@@ -8,13 +8,19 @@
 #include "index/html.h"
 #include "base/url.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define KEY_LEVELS 5   /* keys remembered for depths 1..4; deeper ones never matter here */
 #define KEY_MAX    40
 #define FIELD_MAX  1024
+#define FD_BLOCK   ((size_t)1 << 20) /* a page from a file is fed in pieces of this */
+#define FD_TOKEN   ((size_t)16 << 20) /* ... and one string in it may be no longer (yajl holds one
+                                       * token whole: this bounds what a page makes it hold) */
 
 enum meta_kind { META_ABSENT = 0, META_NONE, META_TRUE, META_HASH };
 
@@ -33,6 +39,8 @@ struct file {
 
 struct jp {
 	const char *page_url;
+	int fd;                   /* >= 0: the page is this file, read in pieces each pass */
+	unsigned long long max_bytes; /* with fd: the ceiling (instead of WP_PEP691_MAX_BYTES) */
 	const char *project;
 	bool emit;                /* second pass: records go to the sink */
 	bool roots;
@@ -403,11 +411,44 @@ static const struct wp_json_callbacks callbacks = {
 	.end_array = cb_end,
 };
 
+/* One pass over the file from its start: a page past memory's share is never held whole. */
+static int pass_fd(struct jp *j, const struct wp_json_opts *o)
+{
+	struct wp_json_reader r;
+	char *buf = wp_xmalloc(FD_BLOCK);
+	off_t at = 0;
+	int rc = 0;
+	wp_json_reader_init(&r, &callbacks, j, o, j->err);
+	for (;;) {
+		ssize_t n = pread(j->fd, buf, FD_BLOCK, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = wp_fail(j->err, -WPE_IO, "cannot read the copy of '%s': %s", j->page_url, strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			rc = wp_json_reader_finish(&r);
+			break;
+		}
+		at += n;
+		if ((rc = wp_json_reader_feed(&r, buf, (size_t)n)))
+			break;
+	}
+	wp_json_reader_release(&r);
+	free(buf);
+	return rc;
+}
+
 static int pass(struct jp *j, const char *data, size_t len)
 {
-	const struct wp_json_opts o = { .what = j->page_url, .kind = "a PEP 691 page",
-					.code = -WPE_SOURCE, .max_bytes = WP_PEP691_MAX_BYTES };
-	return wp_json_read(data, len, &callbacks, j, &o, j->err);
+	struct wp_json_opts o = { .what = j->page_url, .kind = "a PEP 691 page",
+				  .code = -WPE_SOURCE, .max_bytes = WP_PEP691_MAX_BYTES };
+	if (j->fd < 0)
+		return wp_json_read(data, len, &callbacks, j, &o, j->err);
+	o.max_bytes = j->max_bytes > SIZE_MAX ? SIZE_MAX : (size_t)j->max_bytes;
+	o.max_token = FD_TOKEN;
+	return pass_fd(j, &o);
 }
 
 static int read_json(struct jp *j, const char *data, size_t len)
@@ -455,7 +496,16 @@ out:
 int wp_read_pep691(const char *page_url, const char *project, const char *data, size_t len,
 		   wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
+	return wp_read_pep691_fd(page_url, project, -1, 0, data, len, sink, ctx, stats, err);
+}
+
+int wp_read_pep691_fd(const char *page_url, const char *project, int fd, unsigned long long max_bytes,
+		      const char *data, size_t len, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+		      struct wp_err *err)
+{
 	struct jp *j = wp_xcalloc(1, sizeof(*j));
+	j->fd = fd;
+	j->max_bytes = max_bytes;
 	j->page_url = page_url;
 	j->project = project;
 	j->sink = sink;
@@ -470,7 +520,16 @@ int wp_read_pep691(const char *page_url, const char *project, const char *data, 
 int wp_read_pep691_projects(const char *page_url, const char *data, size_t len,
 			    wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
+	return wp_read_pep691_projects_fd(page_url, -1, 0, data, len, sink, ctx, stats, err);
+}
+
+int wp_read_pep691_projects_fd(const char *page_url, int fd, unsigned long long max_bytes, const char *data,
+			       size_t len, wp_project_fn *sink, void *ctx, struct wp_index_stats *stats,
+			       struct wp_err *err)
+{
 	struct jp *j = wp_xcalloc(1, sizeof(*j));
+	j->fd = fd;
+	j->max_bytes = max_bytes;
 	j->page_url = page_url;
 	j->roots = true;
 	j->name_sink = sink;

@@ -27,4 +27,15 @@ int wp_read_pep691(const char *page_url, const char *project, const char *data, 
 int wp_read_pep691_projects(const char *page_url, const char *data, size_t len,
 			    wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err);
 
+/* As the two above, from an open file (fd >= 0, read with pread from its start, twice: once to
+ * check and once to emit) instead of data/len, for a page too big to hold in memory: at most
+ * max_bytes in all (-WPE_TOO_BIG past it, instead of WP_PEP691_MAX_BYTES), no string longer than
+ * 16 MiB (-WPE_TOO_BIG), -WPE_IO when the file cannot be read. fd < 0: data/len as above. */
+int wp_read_pep691_fd(const char *page_url, const char *project, int fd, unsigned long long max_bytes,
+		      const char *data, size_t len, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+		      struct wp_err *err);
+int wp_read_pep691_projects_fd(const char *page_url, int fd, unsigned long long max_bytes, const char *data,
+			       size_t len, wp_project_fn *sink, void *ctx, struct wp_index_stats *stats,
+			       struct wp_err *err);
+
 #endif

@@ -18,18 +18,28 @@ struct sink {
 	int fd;
 	char *part;
 	const char *path;
+	size_t spill_after;   /* > 0: buf until it would pass this, then the file (opened then) */
+	bool spilled;
 };
 
-static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
-{
-	struct sink *k = ctx;
-	const char *c = p;
+static int sink_open(struct sink *k, const char *path, struct wp_err *err);
+static int write_all(struct sink *k, const void *p, size_t n, struct wp_err *err);
 
-	if (k->fd < 0) {
-		if (wp_buf_add(k->buf, p, n) < 0)
-			return wp_fail(err, -WPE_TOO_BIG, "body is larger than %zu bytes", k->buf->max);
-		return 0;
-	}
+/* A body past spill_after leaves memory for the file: what was kept goes first. Big index pages
+ * are read from there in pieces, so a crawl's memory does not grow with them. */
+static int spill(struct sink *k, struct wp_err *err)
+{
+	int rc = sink_open(k, k->path, err);
+	if (!rc)
+		rc = write_all(k, k->buf->data, k->buf->len, err);
+	k->spilled = true;
+	wp_buf_free(k->buf);
+	return rc;
+}
+
+static int write_all(struct sink *k, const void *p, size_t n, struct wp_err *err)
+{
+	const char *c = p;
 	while (n > 0) {
 		ssize_t w = write(k->fd, c, n);
 		if (w < 0 && errno == EINTR)
@@ -40,6 +50,21 @@ static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
+{
+	struct sink *k = ctx;
+	int rc;
+
+	if (k->fd < 0 && k->spill_after && k->buf->len + n > k->spill_after && (rc = spill(k, err)))
+		return rc;
+	if (k->fd < 0) {
+		if (wp_buf_add(k->buf, p, n) < 0)
+			return wp_fail(err, -WPE_TOO_BIG, "body is larger than %zu bytes", k->buf->max);
+		return 0;
+	}
+	return write_all(k, p, n, err);
 }
 
 static int sink_reset(void *ctx, long long offset, struct wp_err *err)
@@ -110,7 +135,10 @@ int wp_http_get_many(const struct wp_http_req *reqs, struct wp_http_res *res, si
 			wp_err_clear(err);
 		sinks[i].buf = &res[i].body;
 		sinks[i].fd = -1;
-		if (q->to_path && (early[i] = sink_open(&sinks[i], q->to_path, err)) < 0) {
+		sinks[i].spill_after = q->to_path ? q->spill_after : 0;
+		if (sinks[i].spill_after)
+			sinks[i].path = q->to_path; /* opened when the body outgrows memory */
+		else if (q->to_path && (early[i] = sink_open(&sinks[i], q->to_path, err)) < 0) {
 			sink_close(&sinks[i], false, NULL);
 			continue;
 		}
@@ -148,6 +176,7 @@ int wp_http_get_many(const struct wp_http_req *reqs, struct wp_http_res *res, si
 			if (!xrc)
 				xrc = crc;
 		}
+		r->spilled = !xrc && sinks[i].spilled;
 		r->status = x->status;
 		r->not_modified = !xrc && x->not_modified;
 		r->tries = x->tries;

@@ -21,6 +21,9 @@ struct wp_http_req {
 	const char *to_path;        /* NULL: the body goes to res->body; else into this file, written
 				     * as "<to_path>.part" and renamed on success (a 304 or a failure
 				     * leaves an existing file alone) */
+	size_t spill_after;         /* with to_path: the body stays in res->body up to this many
+				     * bytes, and only a larger one goes to the file (res->spilled);
+				     * 0: always the file */
 	const char *range;          /* NULL, or sent as "Range: bytes=<range>": "A-B", "A-" or "-N" (the
 				     * last N bytes). The body is then not decoded (no Accept-Encoding).
 				     * A server may ignore it and answer 200 with the whole file: see
@@ -31,7 +34,8 @@ struct wp_http_req {
 struct wp_http_res {
 	long status;                /* last HTTP status; 0 for file:// */
 	bool not_modified;          /* 304 to a conditional request: body is empty, keep the old copy */
-	struct wp_buf body;         /* decoded body (empty with to_path) */
+	struct wp_buf body;         /* decoded body (empty with to_path, unless it fit spill_after) */
+	bool spilled;               /* with to_path: the body is in that file, not in body */
 	char *etag;                 /* validators to send next time, or NULL */
 	char *last_modified;
 	char *content_type;

@@ -21,6 +21,7 @@ static const char *const plain[WP_ASK_N] = {
 	[WP_ASK_UPDATE] = "read the indexes again",
 	[WP_ASK_CUDA_AS] = "ask for CUDA",
 	[WP_ASK_GPU] = "the GPU's name or compute capability",
+	[WP_ASK_PAGE_SIZE] = "a larger page size limit",
 };
 
 const char *wp_ask_words(const struct wp_asks *asks, enum wp_ask a)

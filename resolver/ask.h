@@ -24,6 +24,7 @@ enum wp_ask {
 	WP_ASK_UPDATE,   /* reading the indexes and channels into the catalog again */
 	WP_ASK_CUDA_AS,  /* the words before a CUDA version the message gives ("give --cuda" 12.2) */
 	WP_ASK_GPU,      /* a GPU named by its product name or compute capability */
+	WP_ASK_PAGE_SIZE, /* a larger ceiling on one index page (the session's max_page_bytes) */
 	WP_ASK_N
 };
 

@@ -14,6 +14,7 @@
 #include "resolver/wheelname.h"
 #include "verify/hash.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include "base/url.h"
@@ -349,15 +351,16 @@ static void touch_source(struct wp_catalog *cat, const char *url)
 	wp_catalog_source_touch(cat, url, &e);
 }
 
-/* What a fetched source is, decided here once from what came back: a download to a file is conda
- * repodata (the URL named one, wp_crawl_is_repodata); a JSON answer (PEP 691's content type) is a
- * root when it lists projects and no files, else a project page; HTML is a PEP 503 page under a
- * /simple/ path, else a find-links page (an HTML page that turns out to list only projects
- * becomes a root when it is read). */
-static enum wp_source_kind kind_of(const char *body_path, const struct wp_http_res *res,
-				   const char *url, const char *data)
+/* What a fetched source is, decided here once from what came back: a download to a file that is
+ * not a spilled page is conda repodata (the URL named one, wp_crawl_is_repodata); a JSON answer
+ * (PEP 691's content type) is a root when it lists projects and no files, else a project page;
+ * HTML is a PEP 503 page under a /simple/ path, else a find-links page (an HTML page that turns
+ * out to list only projects becomes a root when it is read). A spilled JSON page is tested from
+ * its file by json_file_is_root, the same test. */
+static enum wp_source_kind kind_of(bool repodata, const struct wp_http_res *res, const char *url,
+				   const char *data)
 {
-	if (body_path)
+	if (repodata)
 		return WP_SOURCE_REPODATA;
 	if (is_json(res))
 		return strstr(data, "\"projects\"") && !strstr(data, "\"files\"") ? WP_SOURCE_ROOT
@@ -365,10 +368,96 @@ static enum wp_source_kind kind_of(const char *body_path, const struct wp_http_r
 	return strstr(url, "/simple/") ? WP_SOURCE_SIMPLE : WP_SOURCE_FINDLINKS;
 }
 
+static unsigned long long page_max(const struct wp_crawl_opts *opts)
+{
+	return opts->max_page_bytes ? opts->max_page_bytes : WP_CRAWL_PAGE_MAX_DEFAULT;
+}
+
+/* A page or repodata refused for its size says which setting lets it in: one line that names
+ * the URL and the ceiling. */
+static int too_big(const struct wp_crawl_opts *opts, const char *url, struct wp_err *err)
+{
+	wp_err_clear(err);
+	return wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than the page size limit (%llu bytes); raise it with %s",
+		       url, page_max(opts), wp_ask_words(opts->asks, WP_ASK_PAGE_SIZE));
+}
+
+/* A PEP 691 document in a file: a root ("projects", no "files") or a project page, as the
+ * in-memory test below decides it, read in pieces (a needle split across two is found: each
+ * piece starts with the last bytes of the one before). */
+static int json_file_is_root(int fd, bool *root, struct wp_err *err, const char *url)
+{
+	enum { BLOCK = 1 << 20, KEEP = 16 };
+	char *buf = wp_xmalloc(BLOCK + KEEP);
+	bool projects = false, files = false;
+	size_t keep = 0;
+	off_t at = 0;
+	int rc = 0;
+	for (;;) {
+		ssize_t n = pread(fd, buf + keep, BLOCK, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		at += n;
+		size_t len = keep + (size_t)n;
+		projects = projects || memmem(buf, len, "\"projects\"", 10);
+		files = files || memmem(buf, len, "\"files\"", 7);
+		if (files)
+			break;
+		keep = len < KEEP ? len : KEEP;
+		memmove(buf, buf + len - keep, keep);
+	}
+	free(buf);
+	*root = projects && !files;
+	return rc;
+}
+
+/* A page that outgrew memory, from its file: JSON streamed through the reader; HTML mapped (the
+ * fast path reads the mapping in place, and its pages are in the page cache, not the heap). */
+struct page_file {
+	int fd;
+	void *map;
+	size_t len;
+};
+
+static int page_file_open(struct page_file *pf, const char *path, bool map, const char *url, struct wp_err *err)
+{
+	struct stat sb;
+	pf->fd = open(path, O_RDONLY | O_CLOEXEC);
+	pf->map = NULL;
+	pf->len = 0;
+	if (pf->fd < 0 || fstat(pf->fd, &sb) < 0)
+		return wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url, strerror(errno));
+	pf->len = (size_t)sb.st_size;
+	if (map && pf->len) {
+		pf->map = mmap(NULL, pf->len, PROT_READ, MAP_PRIVATE, pf->fd, 0);
+		if (pf->map == MAP_FAILED) {
+			pf->map = NULL;
+			return wp_fail(err, -WPE_IO, "cannot map the copy of '%s': %s", url, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static void page_file_close(struct page_file *pf)
+{
+	if (pf->map)
+		munmap(pf->map, pf->len);
+	if (pf->fd >= 0)
+		close(pf->fd);
+	pf->fd = -1;
+	pf->map = NULL;
+}
+
 /* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
-static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
-			const char *body_path, const struct prior *pr, const struct wp_crawl_opts *opts,
-			struct follow_ctx *follow, struct wp_err *err)
+static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
+			const char *body_path, const struct page_file *pf, const struct prior *pr,
+			const struct wp_crawl_opts *opts, struct follow_ctx *follow, struct wp_err *err)
 {
 	struct sink_ctx sc = { .cat = cat, .src = s };
 	struct wp_index_stats st = { 0 };
@@ -378,12 +467,14 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	/* links on a page that was redirected resolve against where it was found, as in a browser
 	 * or pip; the source keeps the URL it was asked under */
 	const char *page = res->effective_url ? res->effective_url : url;
-	const char *data = wp_buf_cstr(&res->body);
-	size_t len = res->body.len;
+	/* a page that outgrew memory is in body_path (pf): HTML mapped there, JSON read in pieces */
+	const char *data = pf->map ? pf->map : wp_buf_cstr(&res->body);
+	size_t len = pf->map ? pf->len : res->body.len;
+	bool repodata = body_path && !res->spilled;
 	struct wp_hasher tap_h;
 	bool tap_hash = false, tapped = false;
 
-	if (body_path && !opts->force && pr->found && pr->content_sha256) {
+	if (body_path && (res->spilled || (!opts->force && pr->found && pr->content_sha256))) {
 		long long sz;
 		if ((rc = wp_hash_file(body_path, sha, &sz, err)))
 			return rc;
@@ -407,7 +498,15 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 		return 0;
 	}
 
-	s->kind = kind_of(body_path, res, url, data);
+	if (!repodata && is_json(res) && res->spilled) {
+		/* a JSON page that outgrew memory: the same test, read from its file in pieces */
+		bool root;
+		if ((rc = json_file_is_root(pf->fd, &root, err, url)))
+			return rc;
+		s->kind = root ? WP_SOURCE_ROOT : WP_SOURCE_SIMPLE_JSON;
+	} else {
+		s->kind = kind_of(repodata, res, url, data);
+	}
 	if (s->kind != WP_SOURCE_ROOT) {
 		if ((rc = wp_catalog_refresh_begin(cat, url, s->kind, &sc.source_id, err))) {
 			if (tap_hash)
@@ -431,7 +530,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 			if (tap_hash)
 				wp_hasher_release(&tap_h);
 		} else if (s->kind == WP_SOURCE_SIMPLE_JSON) {
-			rc = wp_read_pep691(page, NULL, data, len, catalog_sink, &sc, &st, err);
+			rc = wp_read_pep691_fd(page, NULL, pf->fd, page_max(opts), data, len, catalog_sink, &sc, &st, err);
 		} else {
 			struct wp_err he = WP_ERR_INIT;
 			rc = wp_read_html_links(page, NULL, data, len, catalog_sink, &sc, &st, &he);
@@ -466,7 +565,8 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 		wp_err_clear(err);
 		if (!follow)
 			return wp_fail(err, -WPE_SOURCE, "'%s' is an index root, not a project page", url);
-		rc = is_json(res) ? wp_read_pep691_projects(page, data, len, follow_fn, follow, &st, err)
+		rc = is_json(res) ? wp_read_pep691_projects_fd(page, pf->fd, page_max(opts), data, len, follow_fn, follow,
+							       &st, err)
 				  : wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
 		follow_listed(follow);
 		return rc;
@@ -477,6 +577,20 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	rc = wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha, (int64_t)s->files, err);
 	if (!rc)
 		s->conflicts = cat->refresh_conflicts;
+	return rc;
+}
+
+static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
+			const char *body_path, const struct prior *pr, const struct wp_crawl_opts *opts,
+			struct follow_ctx *follow, struct wp_err *err)
+{
+	struct page_file pf = { .fd = -1 };
+	int rc = 0;
+	if (res->spilled)
+		rc = page_file_open(&pf, body_path, !is_json(res), s->url, err);
+	if (!rc)
+		rc = store_parsed(cat, s, res, body_path, &pf, pr, opts, follow, err);
+	page_file_close(&pf);
 	return rc;
 }
 
@@ -597,6 +711,19 @@ static char *tmp_path(const struct tmp_claim *c, size_t i)
 	return wp_xasprintf("%s%zu.repodata", c->prefix, i);
 }
 
+/* Where a page goes if it outgrows memory (most never do, so nothing is made or swept for it
+ * here): a name of this crawl's own, without a lock; a killed crawl's file is swept as a stray. */
+static char *spill_path(const struct wp_crawl_opts *opts, struct tmp_claim *c, size_t i)
+{
+	if (!c->prefix) {
+		unsigned int rnd = 0;
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+			rnd = (unsigned int)time(NULL) * 2654435761u;
+		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", tmp_dir_of(opts), (long)getpid(), rnd);
+	}
+	return wp_xasprintf("%s%zu.page", c->prefix, i);
+}
+
 /* A file:// repodata: no transfer, the reader opens the file itself. */
 static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
 			   const struct wp_crawl_opts *opts)
@@ -632,9 +759,14 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	struct wp_err e = WP_ERR_INIT;
 	bool folder = false;
 	memset(&res, 0, sizeof(res));
-	res.body = (struct wp_buf)WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
+	/* read whole, up to the page size limit: a file of someone else's is not mapped (one cut
+	 * short under a mapping would be a crash), and a local page is always HTML, which the
+	 * readers take whole anyway */
+	res.body = (struct wp_buf)WP_BUF_INIT_MAX(page_max(opts) > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)page_max(opts));
 	int rc = wp_local_read_page(s->url, &res.body, &folder, &e);
-	if (!rc) {
+	if (rc == -WPE_TOO_BIG) {
+		too_big(opts, s->url, &e);
+	} else if (!rc) {
 		rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
 		if (rc)
 			wp_err_prefix(&e, "reading '%s'", s->url);
@@ -663,7 +795,8 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	size_t *todo = wp_xcalloc(n ? n : 1, sizeof(*todo)), ntodo = 0;
 	struct wp_err e = WP_ERR_INIT;
 	time_t now = time(NULL);
-	struct tmp_claim claim = { .lock_fd = -1 };
+	struct tmp_claim claim = { .lock_fd = -1 }, spill = { .lock_fd = -1 };
+	size_t max = page_max(opts) > SIZE_MAX ? SIZE_MAX : (size_t)page_max(opts);
 
 	for (size_t i = 0; i < n; i++)
 		report_add(rep, urls[i]);
@@ -700,8 +833,13 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 				claim_tmp(opts, &claim);
 			paths[i] = tmp_path(&claim, i);
 			reqs[ntodo].to_path = paths[i];
-			reqs[ntodo].max_bytes = (size_t)2 << 30; /* compressed or not; decompression has its own caps */
+		} else {
+			/* a page: in memory while it is small, else in a file read in pieces */
+			paths[i] = spill_path(opts, &spill, i);
+			reqs[ntodo].to_path = paths[i];
+			reqs[ntodo].spill_after = WP_CRAWL_PAGE_IN_MEMORY;
 		}
+		reqs[ntodo].max_bytes = max; /* compressed or not; decompression has its own caps */
 		todo[ntodo++] = i;
 	}
 	if (ntodo)
@@ -713,6 +851,8 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			s->redirected_to = other_host(s->url, res[k].effective_url);
 		if (errs[k].code) {
 			s->not_found = res[k].status == 404 || res[k].status == 410;
+			if (errs[k].code == -WPE_TOO_BIG)
+				too_big(opts, s->url, &errs[k]);
 			source_fail(s, &errs[k], errs[k].code);
 		} else if (res[k].not_modified) {
 			s->unchanged = true;
@@ -720,19 +860,21 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			follow_known_root(cat, follow, s->url, &pr[i], s);
 		} else {
 			struct wp_err se = WP_ERR_INIT;
-			int rc = store_source(cat, s, &res[k], paths[i], &pr[i], opts, follow, &se);
+			/* a page's file only when it outgrew memory; a repodata's always */
+			const char *file = res[k].spilled || !reqs[k].spill_after ? paths[i] : NULL;
+			int rc = store_source(cat, s, &res[k], file, &pr[i], opts, follow, &se);
 			if (rc) {
 				wp_err_prefix(&se, "reading '%s'", s->url);
 				source_fail(s, &se, rc);
 			}
 		}
-		if (paths[i])
+		if (paths[i] && (res[k].spilled || !reqs[k].spill_after))
 			unlink(paths[i]);
 		wp_http_res_release(&res[k]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		prior_release(&pr[i]);
-		if (paths[i]) {
+		if (paths[i] && wp_crawl_is_repodata(urls[i])) {
 			char *part = wp_xasprintf("%s.part", paths[i]); /* a transfer that failed may leave it */
 			unlink(part);
 			free(part);
@@ -741,6 +883,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	}
 	if (claim.dir)
 		release_tmp(&claim);
+	free(spill.prefix);
 	free(reqs);
 	free(res);
 	free(errs);

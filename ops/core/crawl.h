@@ -12,6 +12,7 @@
 #include "net/transfer.h"
 #include "base/vec.h"
 #include "cache/catalog.h"
+#include "resolver/ask.h"
 
 struct wp_crawl_opts {
 	const char *const *projects; /* projects to follow from a root page (normalised or not);
@@ -23,7 +24,21 @@ struct wp_crawl_opts {
 	const struct wp_net_conf *net; /* the run's network settings (the session's); NULL: defaults */
 	bool force;                  /* ignore validators and content hashes: reparse everything */
 	long max_age_s;              /* > 0: skip a source refreshed less than this long ago */
+	const struct wp_asks *asks;  /* the words of the advice when a page is too big; NULL: plain */
+	unsigned long long max_page_bytes; /* the largest page or repodata taken (as sent, before any
+	                                decompression); 0: WP_CRAWL_PAGE_MAX_DEFAULT */
 };
+
+/* The default ceiling on one index page or repodata file. Pages past WP_CRAWL_PAGE_IN_MEMORY are
+ * read from a temporary file in pieces (PEP 691 JSON and repodata: streamed, memory bounded;
+ * HTML: mapped), so the ceiling guards the disk and the time, not memory. 2 GiB: the largest
+ * real index documents are conda-forge's repodata.json (a few hundred MB uncompressed and
+ * growing; 2 GiB was already its ceiling), PyPI's /simple/ root (~600,000 projects, ~30-40 MB in
+ * HTML or JSON) and the roots of company indexes that proxy all of PyPI with absolute URLs per
+ * project (~100-200 bytes a link: 60-120 MB, past the old 64 MiB); 2 GiB leaves them ten times
+ * room. */
+#define WP_CRAWL_PAGE_MAX_DEFAULT ((unsigned long long)2 << 30)
+#define WP_CRAWL_PAGE_IN_MEMORY   ((size_t)8 << 20)
 
 struct wp_crawl_source {
 	char *url;

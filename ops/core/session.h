@@ -61,6 +61,8 @@ struct wp_session {
 	const struct wp_net_conf *net;
 	const struct wp_s3_conf *s3;
 	const char *tmpdir;         /* where scratch folders outside the cache go ($TMPDIR); NULL: /tmp */
+	unsigned long long max_page_bytes; /* the largest index page or repodata a crawl takes
+	                               (ops/core/crawl.h); 0: WP_CRAWL_PAGE_MAX_DEFAULT */
 };
 
 /* A source refreshed within this many seconds is used as is ($WHEELPICK_MAX_AGE overrides). */

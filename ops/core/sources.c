@@ -321,7 +321,7 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const s
 	char *tmpdir = crawl_tmp_dir(s);
 	struct wp_crawl_opts o = {
 		.projects = projects, .n_projects = n_projects, .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir,
-		.envp = s->envp, .net = s->net,
+		.envp = s->envp, .net = s->net, .max_page_bytes = s->max_page_bytes, .asks = s->asks,
 	};
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = require_for((const char *const *)src->urls, src->n, err);
@@ -403,7 +403,7 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 		 * uv's first-index, root by root, each asked only for what the ones before it lack */
 		char *tmpdir = crawl_tmp_dir(s);
 		struct wp_crawl_opts o = { .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir, .envp = s->envp,
-					   .net = s->net };
+					   .net = s->net, .max_page_bytes = s->max_page_bytes, .asks = s->asks };
 		bool *found = wp_xcalloc(names.n ? names.n : 1, sizeof(*found));
 		bool *asked = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*asked));
 		bool *has = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*has));
@@ -575,7 +575,8 @@ static int crawl_round(const struct wp_session *s, struct wp_catalog *cat, const
 {
 	struct wp_sources src = { 0 };
 	struct wp_crawl_report rep;
-	struct wp_crawl_opts o = { .max_age_s = max_age_s, .envp = s->envp, .net = s->net };
+	struct wp_crawl_opts o = { .max_age_s = max_age_s, .envp = s->envp, .net = s->net, .max_page_bytes = s->max_page_bytes,
+				   .asks = s->asks };
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = 0;
 	/* every page of every project in one crawl: its fetches run in parallel */

@@ -164,6 +164,64 @@ static void test_reader_caps(void **state)
 	wp_buf_free(&b);
 }
 
+
+/* Fed in pieces no larger than the cap, the guard counts only the tokens at a piece's ends (one
+ * inside a piece cannot pass the cap): the verdict must be the one a whole feed gets, for every
+ * piece size and every place a piece may start. */
+static int feed_in_pieces(const char *doc, size_t piece, size_t skew, const struct wp_json_opts *o, struct wp_err *err)
+{
+	struct wp_json_reader r;
+	struct trace t = { .err = err };
+	size_t n = strlen(doc), at = 0;
+	int rc = 0;
+	wp_json_reader_init(&r, &cbs, &t, o, err);
+	while (!rc && at < n) {
+		size_t k = at == 0 && skew ? skew : piece;
+		if (k > n - at)
+			k = n - at;
+		rc = wp_json_reader_feed(&r, doc + at, k);
+		at += k;
+	}
+	if (!rc)
+		rc = wp_json_reader_finish(&r);
+	wp_json_reader_release(&r);
+	wp_buf_free(&t.out);
+	return rc;
+}
+
+static void test_guard_pieces(void **state)
+{
+	struct wp_json_opts tok = opts;
+	tok.max_token = 16;
+	static const struct {
+		const char *doc;
+		int want;
+	} docs[] = {
+		{ "[\"12345678901234\", 123456789012345, \"abcdefghijklmn\", true, null]", 0 },
+		{ "{\"k234567890123\": [1, 2, 3, \"x\"], \"b\": {\"c\": \"d\"}, \"e\": 123456789012345}", 0 },
+		{ "[\"12345678901234\", 1234567890123456, \"a\"]", -WPE_TOO_BIG },  /* a literal of 16 */
+		{ "[\"a\", \"b\", \"123456789012345\", \"c\"]", -WPE_TOO_BIG },       /* a string of 17 */
+		{ "[1, 2, 3, 4, 5, 6, 7, \"abcdefghijklmnopqrstuvwxyz\", 8]", -WPE_TOO_BIG },
+		{ "{\"abcdefghijklmnopqrstuvwxyz\": 1}", -WPE_TOO_BIG },           /* a key */
+		{ "[\"a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\n\", 1]", -WPE_TOO_BIG },         /* escapes count raw */
+		{ "[\"a\\\"b\\\\c\", 12, \"\\u00e9\\u00e9\", 1]", 0 },
+	};
+	for (size_t d = 0; d < sizeof(docs) / sizeof(docs[0]); d++) {
+		struct wp_err whole = WP_ERR_INIT;
+		int w = wp_json_read(docs[d].doc, strlen(docs[d].doc), NULL, NULL, &tok, &whole);
+		if (w != docs[d].want)
+			fail_msg("'%s' whole: rc %d (%s), wanted %d", docs[d].doc, w, whole.msg, docs[d].want);
+		for (size_t piece = 1; piece <= tok.max_token; piece++)
+			for (size_t skew = 0; skew < piece; skew++) {
+				struct wp_err err = WP_ERR_INIT;
+				int rc = feed_in_pieces(docs[d].doc, piece, skew, &tok, &err);
+				if (rc != docs[d].want)
+					fail_msg("'%s' in pieces of %zu (first %zu): rc %d (%s), wanted %d", docs[d].doc, piece,
+						 skew, rc, err.msg, docs[d].want);
+			}
+	}
+}
+
 static void test_tree(void **state)
 {
 	const char *doc = "{\"cuda\": {\"version\": \"12.2\"}, \"n\": 42, \"f\": 1.5, \"big\": 99999999999999999999,"
@@ -294,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_reader_events),
 		cmocka_unit_test(test_reader_refuses),
 		cmocka_unit_test(test_reader_caps),
+		cmocka_unit_test(test_guard_pieces),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_writer),
 	};

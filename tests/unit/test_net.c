@@ -1029,6 +1029,49 @@ static void test_fetch_range(void **state)
 	free(want);
 }
 
+
+/* spill_after: a body up to it stays in memory (no file made); a larger one goes to the file */
+static void test_spill(void **state)
+{
+	struct fixture *fx = *state;
+	char url[300], dest[600], src[600];
+	struct wp_http_res res;
+	struct wp_err err = WP_ERR_INIT;
+	size_t len, want_len;
+	url_of(url, sizeof(url), &fx->http, "http", "/etag-file.html");
+	snprintf(dest, sizeof(dest), "%s/spilled.html", fx->dir);
+	snprintf(src, sizeof(src), "%s/etag-file.html", fx->root);
+	char *want = test_read_file(src, &want_len);
+	assert_true(want_len > 16);
+
+	struct wp_http_req req = { .url = url, .to_path = dest, .spill_after = want_len };
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
+	assert_false(res.spilled);
+	assert_int_equal(res.body.len, want_len);
+	assert_memory_equal(res.body.data, want, want_len);
+	assert_int_equal(access(dest, F_OK), -1);
+	wp_http_res_release(&res);
+
+	req.spill_after = 16;
+	assert_int_equal(wp_http_get(&req, &res, &err), 0);
+	assert_true(res.spilled);
+	assert_int_equal(res.body.len, 0);
+	char *got = test_read_file(dest, &len);
+	assert_non_null(got);
+	assert_int_equal(len, want_len);
+	assert_memory_equal(got, want, len);
+	free(got);
+	wp_http_res_release(&res);
+	unlink(dest);
+
+	/* the ceiling holds for a spilled body too */
+	req.max_bytes = want_len - 1;
+	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_TOO_BIG);
+	assert_int_equal(access(dest, F_OK), -1);
+	wp_http_res_release(&res);
+	free(want);
+}
+
 static void test_to_path(void **state)
 {
 	struct fixture *fx = *state;
@@ -1327,6 +1370,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_many),
 		cmocka_unit_test(test_fetch_range),
 		cmocka_unit_test(test_to_path),
+		cmocka_unit_test(test_spill),
 		cmocka_unit_test(test_https_with_ca),
 		cmocka_unit_test(test_https_unknown_ca),
 		cmocka_unit_test(test_https_downgrade_refused),

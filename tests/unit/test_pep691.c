@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -270,6 +271,78 @@ static void test_many_files(void **state)
 	wp_buf_free(&b);
 }
 
+
+/* A page as a file (one past memory's share in a crawl): the same records as from memory, the
+ * caller's ceiling instead of WP_PEP691_MAX_BYTES, and a bounded token. */
+static int temp_of(const char *data, size_t len)
+{
+	char path[] = "/tmp/test_pep691.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	return fd;
+}
+
+static void test_from_file(void **state)
+{
+	size_t len;
+	char *page = fixture("pep691_demo.json", &len);
+	struct got mem = { 0 }, file = { 0 };
+	struct wp_index_stats sm, sf;
+	struct wp_err err = WP_ERR_INIT;
+	int fd = temp_of(page, len);
+	const char *url = "https://pypi.example.org/simple/demo/";
+	assert_int_equal(wp_read_pep691(url, NULL, page, len, collect, &mem, &sm, &err), 0);
+	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, len, NULL, 0, collect, &file, &sf, &err), 0);
+	assert_true(mem.n > 0);
+	assert_int_equal(file.n, mem.n);
+	assert_int_equal(sf.records, sm.records);
+	assert_int_equal(sf.malformed, sm.malformed);
+	for (size_t i = 0; i < mem.n && i < 32; i++) {
+		assert_string_equal(file.v[i].filename, mem.v[i].filename);
+		assert_string_equal(file.v[i].url, mem.v[i].url);
+		assert_true((!file.v[i].sha256 && !mem.v[i].sha256) || !strcmp(file.v[i].sha256, mem.v[i].sha256));
+	}
+	got_free(&mem);
+	got_free(&file);
+	/* one byte over the caller's ceiling: refused, nothing sent */
+	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, len - 1, NULL, 0, collect, &file, NULL, &err), -WPE_TOO_BIG);
+	assert_int_equal(file.n, 0);
+	close(fd);
+	free(page);
+
+	/* a string longer than 16 MiB is refused before it is held whole */
+	size_t big = ((size_t)16 << 20) + 100;
+	struct wp_buf b = WP_BUF_INIT;
+	wp_buf_addstr(&b, "{\"meta\": {\"api-version\": \"1.1\"}, \"files\": [], \"x\": \"");
+	char *pad = wp_xmalloc(big);
+	memset(pad, 'a', big);
+	wp_buf_add(&b, pad, big);
+	wp_buf_addstr(&b, "\"}");
+	fd = temp_of(b.data, b.len);
+	struct wp_err e2 = WP_ERR_INIT;
+	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, (size_t)1 << 30, NULL, 0, collect, &file, NULL, &e2),
+			 -WPE_TOO_BIG);
+	assert_non_null(strstr(e2.msg, url));
+	close(fd);
+	free(pad);
+	wp_buf_free(&b);
+
+	/* a root from a file */
+	page = fixture("pep691_root.json", &len);
+	fd = temp_of(page, len);
+	struct names ns = { 0 };
+	assert_int_equal(wp_read_pep691_projects_fd("https://pypi.example.org/simple/", fd, len, NULL, 0, names_sink, &ns,
+						    NULL, &err), 0);
+	assert_int_equal(ns.n, 3);
+	assert_string_equal(ns.url[1], "https://pypi.example.org/simple/jinja2/");
+	for (size_t i = 0; i < 3; i++)
+		free(ns.name[i]), free(ns.url[i]);
+	close(fd);
+	free(page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_sink_stops),
 		cmocka_unit_test(test_many_files),
+		cmocka_unit_test(test_from_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

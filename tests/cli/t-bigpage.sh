@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tests/cli/t-bigpage.sh: index pages past the old 64 MiB ceiling are crawled with memory bounded
+# (PEP 691 JSON read from a temporary file in pieces), HTML ones (a fetched one mapped from its
+# temporary file, a local one read whole); a page past --max-page-size is refused with exit 3 and
+# one line naming the URL and the option.
+. "$(dirname "$0")/../lib.sh"
+S="$TMP/served"
+mkdir -p "$S/json/bigproj" "$S/html"
+# 20,000 wheels, each entry padded to ~4 KB by a key (an attribute) readers ignore: ~84 MB a page
+"$PYTHON" - "$S" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+pad = "p" * 4000
+with open(os.path.join(root, "json", "bigproj", "index.html"), "w") as f:
+    f.write('{"meta": {"api-version": "1.1"}, "name": "bigproj", "files": [\n')
+    for i in range(20000):
+        fn = f"bigproj-1.{i}-py3-none-any.whl"
+        e = {"filename": fn, "url": f"../../files/{fn}", "hashes": {"sha256": "%064x" % i}, "x-pad": pad}
+        f.write(("," if i else "") + json.dumps(e) + "\n")
+    f.write("]}\n")
+# a root past 8 MiB (where a page leaves memory): 400,000 projects, bigproj among them
+with open(os.path.join(root, "json", "index.html"), "w") as f:
+    names = [f"proj{i:06d}" for i in range(400000)] + ["bigproj"]
+    json.dump({"meta": {"api-version": "1.1"}, "projects": [{"name": n} for n in names]}, f)
+with open(os.path.join(root, "html", "links.html"), "w") as f:
+    f.write("<!DOCTYPE html><html><body>\n")
+    for i in range(20000):
+        fn = f"bigproj-1.{i}-py3-none-any.whl"
+        f.write(f'<a href="files/{fn}#sha256={"%064x" % i}" data-pad="{pad}">{fn}</a><br/>\n')
+    f.write("</body></html>\n")
+PY
+PAGE_BYTES=$(stat -c %s "$S/json/bigproj/index.html")
+[ "$PAGE_BYTES" -gt $((64 << 20)) ] && pass "the page is past the old 64 MiB ceiling ($PAGE_BYTES bytes)" ||
+	fail "the page is only $PAGE_BYTES bytes"
+J='{"headers": {"Content-Type": "application/vnd.pypi.simple.v1+json"}}'
+printf '{"/json/": %s, "/json/bigproj/": %s}' "$J" "$J" >"$TMP/script.json"
+start_server "$S" "$TMP/script.json"
+
+# peak RSS (KB) of a command, from getrusage of the children (the wrapper's own is far below)
+rss() {
+	"$PYTHON" -c 'import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:], stdout=open(sys.argv[1] + ".out", "w"), stderr=open(sys.argv[1] + ".err", "w"))
+open(sys.argv[1], "w").write("%d %d\n" % (rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' "$TMP/rss" "$@"
+	read -r RC KB <"$TMP/rss"
+}
+count() { wp list bigproj --json | "$PYTHON" -c 'import json, sys; print(len(json.load(sys.stdin)))'; }
+
+# --- PEP 691 JSON past 64 MiB: crawled, memory well below the page --------------------------------
+rss "$WHEELPICK" update --index "$BASE/json/bigproj/"
+[ "$RC" = 0 ] && pass "an 84 MB PEP 691 page is crawled" || { fail "update exited $RC"; sed 's/^/      | /' "$TMP/rss.err" >&2; }
+# a sanitizer's shadow and quarantine are hundreds of MB of their own: the ceiling is for real builds
+case "$(ldd "$WHEELPICK" 2>/dev/null)" in
+*libasan* | *libtsan*) echo "    (a sanitizer build: peak RSS ${KB} KB not held to the ceiling)" ;;
+*) [ "$KB" -lt 49152 ] && pass "with peak RSS ${KB} KB, under 48 MiB" || fail "peak RSS ${KB} KB for an 84 MB page" ;;
+esac
+[ "$(count)" = 20000 ] && pass "every file of it in the catalog" || fail "$(count) files of 20000"
+ls "${TMPDIR:-/tmp}" | grep -q '^wheelpick-repodata\..*\.page' && fail "the page's temporary file is left" ||
+	pass "no temporary file left"
+
+# a root past 8 MiB: told apart from a project page by the streamed scan, its project followed
+rm -f "$WHEELPICK_CATALOG"*
+rss "$WHEELPICK" update --index "$BASE/json/" --project bigproj
+[ "$RC" = 0 ] && pass "a 10 MB PEP 691 root, then its project" || { fail "update exited $RC"; sed 's/^/      | /' "$TMP/rss.err" >&2; }
+[ "$(count)" = 20000 ] && pass "the project followed from the root" || fail "$(count) files of 20000"
+
+# --- HTML past 64 MiB: fetched (mapped from its temporary file), and local (read whole) ----------
+rm -f "$WHEELPICK_CATALOG"*
+expect_exit 0 "an 84 MB HTML page is crawled" wp update --index "$BASE/html/links.html"
+[ "$(count)" = 20000 ] && pass "every link of it in the catalog" || fail "$(count) links of 20000"
+rm -f "$WHEELPICK_CATALOG"*
+expect_exit 0 "an 84 MB local HTML page is crawled" wp update --index "file://$S/html/links.html"
+[ "$(count)" = 20000 ] && pass "every link of the local one" || fail "$(count) links of 20000"
+
+# --- past the limit: exit 3, one line with the URL and the option -------------------------------
+expect_exit 3 "a page past --max-page-size" wp --max-page-size 16M update --index "$BASE/json/bigproj/"
+expect_grep "names the URL and the option" \
+	"^wheelpick: '$BASE/json/bigproj/' is larger than the page size limit \(16777216 bytes\); raise it with --max-page-size SIZE$" "$TMP/err"
+[ "$(wc -l <"$TMP/err")" = 1 ] && pass "in one line" || fail "$(wc -l <"$TMP/err") lines"
+expect_exit 3 "a local page past it" wp update --max-page-size=32M --index "file://$S/html/links.html"
+expect_grep "the local one alike" "^wheelpick: 'file://$S/html/links.html' is larger than the page size limit \(33554432 bytes\); raise it with --max-page-size SIZE$" "$TMP/err"
+expect_exit 2 "a size that is none" wp --max-page-size 12X update --index "$BASE/json/bigproj/"
+expect_grep "says what it takes" "^wheelpick: option '--max-page-size' takes a size in bytes, or with K, M or G \(64M, 2G\), not '12X'$" "$TMP/err"
+# the same page under a limit above it
+expect_exit 0 "the page under a limit above it" wp --max-page-size 200M update --index "$BASE/json/bigproj/"
+
+done_testing
