@@ -50,7 +50,9 @@ RATTLER_NPM := @conda-org/rattler@0.3.5
 # tests/server/ceph.sh: a throwaway Ceph cluster (monitor, memstore OSD, RADOS Gateway) for t-s3.sh
 DEB_PKGS += ceph-mon ceph-osd radosgw
 
-LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*/*.c))
+# The OS seam (base/os/): one implementation per target system, picked here, never by #ifdef.
+OS_SRC   ?= base/os/posix.c
+LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*/*.c) $(OS_SRC))
 ifeq ($(LAZY),0)
 LIB_SRC  := $(filter-out %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC))
 endif

@@ -3,6 +3,7 @@
  * removal by RECORD (`uninstall`). */
 #include "base/beneath.h"
 #include "base/fs.h"
+#include "base/os/os.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "ops/install/install.h"
@@ -159,7 +160,7 @@ int wp_ienv_open_file(const struct ienv *env, const char *path, int flags, mode_
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
-		return open(path, flags | O_NOFOLLOW, mode);
+		return wp_os_open(path, flags | WP_O_NOFOLLOW, mode);
 	int rfd = root_of(env, path, &rel);
 	if (rfd < 0) {
 		errno = EXDEV;

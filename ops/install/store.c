@@ -178,7 +178,7 @@ int wp_istore_place(struct iwheel *w, const struct ienv *env, struct iw_file *f,
 		rc = wp_fs_fail(err, errno, "cannot open", src);
 		goto out;
 	}
-	int fd = wp_ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, f->tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666);
 	if (fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot create", f->tmp);
 		close(in);

@@ -449,7 +449,7 @@ int wp_iwheel_plan(struct iwheel *w, const struct ienv *env, unsigned long seq, 
 int wp_iwheel_write_tmp(const struct ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
 {
 	mode_t um = env->umask;
-	int fd = wp_ienv_open_file(env, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", tmp);
 	int rc = wp_fd_write_all(fd, p, n, tmp, err);
@@ -548,7 +548,7 @@ int wp_iwheel_stage_file(struct iwheel *w, const struct ienv *env, struct iw_fil
 		wp_buf_free(&b);
 		return rc;
 	}
-	struct fd_sink s = { wp_ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0, NULL };
+	struct fd_sink s = { wp_ienv_open_file(env, f->tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666), f->tmp, 0, NULL };
 	if (s.fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", f->tmp);
 	if (f->record_path && wp_fatbin_wanted(f->record_path))
