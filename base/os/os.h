@@ -103,6 +103,9 @@ int64_t wp_os_lseek(int fd, int64_t off, int whence); /* SEEK_SET, SEEK_CUR, SEE
 int wp_os_fsync(int fd);     /* data and metadata to the disk (FlushFileBuffers) */
 int wp_os_fdatasync(int fd); /* data (and the size) to the disk */
 int wp_os_ftruncate(int fd, int64_t len);
+/* Start writing [off, off+len) of fd back to the disk without waiting (len 0: to the end), so a
+ * later fsync has less to wait for (sync_file_range WRITE); nothing where there is no such call. */
+void wp_os_start_writeback(int fd, int64_t off, int64_t len);
 int wp_os_set_nonblock(int fd, bool on);
 int wp_os_stat(const char *path, struct wp_os_stat *st);
 int wp_os_lstat(const char *path, struct wp_os_stat *st);
@@ -220,6 +223,9 @@ int wp_os_dlclose(void *h);
 /* len bytes of fd mapped read-only (shared); NULL with errno. */
 void *wp_os_map_read(int fd, size_t len);
 void wp_os_unmap(void *p, size_t len);
+/* Have the pages of [p, p+len) (our own heap) backed now, writable, in one call where the system
+ * can (MADV_POPULATE_WRITE); nothing elsewhere. */
+void wp_os_populate(void *p, size_t len);
 
 /* ---- clocks, randomness, machine ---- */
 int64_t wp_os_monotonic_ns(void);

@@ -153,6 +153,11 @@ int wp_os_ftruncate(int fd, int64_t len)
 	return ftruncate(fd, (off_t)len);
 }
 
+void wp_os_start_writeback(int fd, int64_t off, int64_t len)
+{
+	(void)sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+}
+
 int wp_os_set_nonblock(int fd, bool on)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -414,7 +419,8 @@ int wp_os_link_tmpfile(int fd, const char *path)
 	/* without /proc, AT_EMPTY_PATH does the same where the process may use it */
 	if (e != EEXIST && linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
 		return 0;
-	errno = e;
+	if (e == EEXIST)
+		errno = EEXIST; /* another process was first; otherwise AT_EMPTY_PATH's reason */
 	return -1;
 }
 
@@ -550,6 +556,20 @@ void *wp_os_dlsym(void *h, const char *name)
 int wp_os_dlclose(void *h)
 {
 	return dlclose(h);
+}
+
+void wp_os_populate(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	uintptr_t b = ((uintptr_t)p + len) & ~((uintptr_t)pg - 1);
+	if (pg > 0 && b > a)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)len;
+#endif
 }
 
 void *wp_os_map_read(int fd, size_t len)

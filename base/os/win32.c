@@ -472,6 +472,13 @@ int wp_os_ftruncate(int fd, int64_t len)
 	return SetFileInformationByHandle(fd_handle(fd), FileEndOfFileInfo, &eof, sizeof(eof)) ? 0 : fail_last();
 }
 
+void wp_os_start_writeback(int fd, int64_t off, int64_t len)
+{
+	(void)fd;
+	(void)off;
+	(void)len;
+}
+
 int wp_os_set_nonblock(int fd, bool on)
 {
 	HANDLE h = fd_handle(fd);
@@ -1467,6 +1474,12 @@ void wp_os_unmap(void *p, size_t len)
 	(void)len;
 	if (p)
 		UnmapViewOfFile(p);
+}
+
+void wp_os_populate(void *p, size_t len)
+{
+	(void)p;
+	(void)len;
 }
 
 /* ---- clocks, randomness, machine ---- */
