@@ -4,6 +4,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "net/auth.h"
+#include "base/os/os.h"
 
 #include <curl/curl.h>
 #include <limits.h>
@@ -13,9 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define RETRY_CAP_MS        10000LL
 /* A resume that brought new bytes does not use up a try (a flaky link can still finish a 2 GB
@@ -128,9 +127,7 @@ int wp_xfer_curl_start(void)
 
 long long wp_xfer_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(wp_os_monotonic_ns() / 1000000);
 }
 
 static long long now_ms(void)
@@ -167,8 +164,8 @@ static const char *env_ca_bundle(char *bad, size_t badsz)
 	static const char *const vars[] = { "WHEELPICK_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE" };
 	const char *given = wp_net_ca_bundle(); /* the command line's, PIP_CERT, pip.conf's cert */
 	if (given) {
-		struct stat sb;
-		if (stat(given, &sb) < 0 || !S_ISREG(sb.st_mode) || access(given, R_OK) < 0)
+		struct wp_os_stat sb;
+		if (wp_os_stat(given, &sb) < 0 || !WP_S_ISREG(sb.st_mode) || wp_os_access(given, WP_R_OK) < 0)
 			snprintf(bad, badsz, "the CA bundle '%.200s' (%s) is not a readable file of PEM certificates", given,
 				 wp_net_ca_bundle_origin());
 		return given;
@@ -178,8 +175,8 @@ static const char *env_ca_bundle(char *bad, size_t badsz)
 		if (!s || !*s)
 			continue;
 		/* ours is checked before libcurl's vague "error setting certificate file" */
-		struct stat sb;
-		if (i == 0 && (stat(s, &sb) < 0 || !S_ISREG(sb.st_mode) || access(s, R_OK) < 0))
+		struct wp_os_stat sb;
+		if (i == 0 && (wp_os_stat(s, &sb) < 0 || !WP_S_ISREG(sb.st_mode) || wp_os_access(s, WP_R_OK) < 0))
 			snprintf(bad, badsz, "WHEELPICK_CA_BUNDLE='%.200s' is not a readable file of PEM certificates", s);
 		return s;
 	}
