@@ -7,7 +7,7 @@
  * `PRAGMA journal_mode=WAL` changes), written to an unnamed file in the catalog's folder, synced
  * once, linked in under the catalog's name, and the folder synced: two syncs. No other process
  * ever sees the file without its schema; one killed meanwhile leaves nothing behind (the unnamed
- * file goes with it); of two first updates at once, wp_os_link() lets one make the file and the other
+ * file goes with it); of two first updates at once, link() lets one make the file and the other
  * opens it. Where any step is not possible (no O_TMPFILE on the file system, no /proc), the
  * caller lets SQLite create the file as before. */
 #include "cache/catalog_new.h"

@@ -726,7 +726,7 @@ int wp_store_writer_write(void *ctx, const void *data, size_t n)
 	/* a whole block or more with nothing waiting goes out as it is, without a copy (not to a
 	 * tap thread, which needs the bytes to stay put: those go through the ring); so does the
 	 * first MiB of a file: a small wheel would pay more for the block (a 1 MiB allocation and
-	 * its page faults, a copy) than for a dozen wp_os_write()s (16 x 200 KB: 10% of the run) */
+	 * its page faults, a copy) than for a dozen write()s (16 x 200 KB: 10% of the run) */
 	if (!w->block_len && (n >= WP_STORE_BLOCK || w->written < WP_STORE_BLOCK) && !w->tq)
 		return put(w, p, n);
 	while (n) {
@@ -937,7 +937,7 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 		rc = wp_fs_fail(err, errno, "cannot rename into place", path);
 		goto out;
 	}
-	/* wp_os_rename() leaves both names when they were already links to one file */
+	/* rename() leaves both names when they were already links to one file */
 	wp_os_unlink(w->file.tmp);
 	if (w->vpath) /* a partial became the object: its validator is done with */
 		write_validator(w->vpath, NULL);

@@ -516,7 +516,7 @@ static bool compressed(const unsigned char *p, size_t n)
 	return false;
 }
 
-/* Plain JSON straight into the parser: from memory as it is, from a file with wp_os_read() in 1 MiB
+/* Plain JSON straight into the parser: from memory as it is, from a file with read() in 1 MiB
  * blocks. libarchive's raw format copied every byte once more, 64 KiB at a time, for nothing. */
 static int read_plain(struct rd *r, int fd, const char *data, size_t len, const unsigned char *head, size_t nhead)
 {

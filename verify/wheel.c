@@ -556,7 +556,7 @@ static int read_members(struct wheel *w, struct wp_err *err)
 		return lrc;
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
-	enum { BLOCK = 1 << 20 }; /* bytes per wp_os_read(2) */
+	enum { BLOCK = 1 << 20 }; /* bytes per read(2) */
 	char nb[NAME_SHOW];
 	uint64_t total = 0;
 	int rc = 0, r;

@@ -94,7 +94,7 @@ struct wp_os_stat {
 int wp_os_open(const char *path, int flags, ...);
 int wp_os_openat(int dirfd, const char *path, int flags, ...);
 int wp_os_close(int fd);
-int wp_os_dup(int fd); /* close-on-exec */
+int wp_os_dup(int fd); /* close-on-exec (F_DUPFD_CLOEXEC) */
 ssize_t wp_os_read(int fd, void *buf, size_t n);
 ssize_t wp_os_write(int fd, const void *buf, size_t n);
 ssize_t wp_os_pread(int fd, void *buf, size_t n, int64_t off);
@@ -103,6 +103,9 @@ int64_t wp_os_lseek(int fd, int64_t off, int whence); /* SEEK_SET, SEEK_CUR, SEE
 int wp_os_fsync(int fd);     /* data and metadata to the disk (FlushFileBuffers) */
 int wp_os_fdatasync(int fd); /* data (and the size) to the disk */
 int wp_os_ftruncate(int fd, int64_t len);
+/* Everything written to fd's file system, to the disk (syncfs; Windows: flushing a volume needs
+ * an administrator, so each file's own FlushFileBuffers is what counts there: nothing to do). */
+int wp_os_syncfs(int fd);
 /* Start writing [off, off+len) of fd back to the disk without waiting (len 0: to the end), so a
  * later fsync has less to wait for (sync_file_range WRITE); nothing where there is no such call. */
 void wp_os_start_writeback(int fd, int64_t off, int64_t len);
@@ -114,6 +117,8 @@ int wp_os_fstatat(int dirfd, const char *path, struct wp_os_stat *st, int flags)
 int wp_os_access(const char *path, int how);
 int wp_os_faccessat(int dirfd, const char *path, int how, int flags);
 int wp_os_chmod(const char *path, unsigned mode);
+/* umask(2): the new mask set, the old returned (Windows: nothing to mask, 0). */
+unsigned wp_os_umask(unsigned mask);
 int wp_os_fchmod(int fd, unsigned mode);
 /* The modification time set to sec.nsec (and the access time with it). */
 int wp_os_set_mtime(const char *path, int64_t sec, long nsec);
@@ -141,6 +146,12 @@ ssize_t wp_os_readlinkat(int dirfd, const char *path, char *buf, size_t n);
 char *wp_os_realpath(const char *path);
 /* mkdtemp(3): the XXXXXX at the end of tmpl replaced; tmpl or NULL with errno. */
 char *wp_os_mkdtemp(char *tmpl);
+/* The current folder into buf (getcwd); buf, or NULL with errno (ERANGE: too small). */
+char *wp_os_getcwd(char *buf, size_t n);
+/* fn for each entry under root that is not a folder (nftw's order, FTW_PHYS: a link is given
+ * with its own lstat, never followed; an entry that cannot be stat'ed is left out). fn returns 0
+ * to go on, anything else to stop with that value. -1 with errno when root cannot be read. */
+int wp_os_walk(const char *root, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx);
 /* Removes path and everything under it, links removed and never followed; best effort. */
 void wp_os_remove_tree(const char *path);
 
@@ -155,6 +166,8 @@ struct wp_os_dir *wp_os_fdopendir(int fd);
 /* The next entry ("." and ".." included, as readdir gives them), NULL at the end. */
 const struct wp_os_dirent *wp_os_readdir(struct wp_os_dir *d);
 int wp_os_dirfd(struct wp_os_dir *d);
+/* Back to the first entry. */
+void wp_os_rewinddir(struct wp_os_dir *d);
 int wp_os_closedir(struct wp_os_dir *d);
 
 /* ---- locks ---- */
@@ -241,6 +254,24 @@ int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *
 const char *wp_os_libc_version(void);
 /* strerror_r into buf; the message (which may not be buf). */
 const char *wp_os_strerror(int errnum, char *buf, size_t n);
+
+/* ---- the process ---- */
+#define WP_OS_STDIN  0
+#define WP_OS_STDOUT 1
+#define WP_OS_STDERR 2
+/* The process environment as NAME=value strings, NULL-terminated (UTF-8 on Windows too: made from
+ * GetEnvironmentStringsW once). cli/ alone reads it and hands it down as a value (base/envp.h). */
+const char *const *wp_os_environ(void);
+/* argv in UTF-8: on Windows made again from GetCommandLineW (CommandLineToArgvW), since the C
+ * runtime's argv is in the ANSI code page; elsewhere left as it is. Called first thing in main. */
+void wp_os_utf8_args(int *argc, char ***argv);
+/* fn(sig) on an interrupt: SIGINT, SIGTERM, SIGHUP (Windows: Ctrl-C, Ctrl-Break, the console
+ * closed, as 2, 15 and 1). fn may only write and wp_os_exit_now. */
+void wp_os_on_interrupt(void (*fn)(int sig));
+/* _exit: at once, no atexit handlers, no stdio flushed. */
+_Noreturn void wp_os_exit_now(int code);
+/* The soft limit on open files raised toward the hard limit, at most to max; best effort. */
+void wp_os_raise_open_files(long max);
 
 /* ---- terminal ---- */
 bool wp_os_isatty(int fd);

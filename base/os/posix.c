@@ -148,6 +148,11 @@ int wp_os_fdatasync(int fd)
 	return fdatasync(fd);
 }
 
+int wp_os_syncfs(int fd)
+{
+	return syncfs(fd);
+}
+
 int wp_os_ftruncate(int fd, int64_t len)
 {
 	return ftruncate(fd, (off_t)len);
@@ -220,6 +225,11 @@ int wp_os_faccessat(int dirfd, const char *path, int how, int flags)
 int wp_os_chmod(const char *path, unsigned mode)
 {
 	return chmod(path, (mode_t)mode);
+}
+
+unsigned wp_os_umask(unsigned mask)
+{
+	return (unsigned)umask((mode_t)mask);
 }
 
 int wp_os_fchmod(int fd, unsigned mode)
@@ -313,6 +323,36 @@ char *wp_os_mkdtemp(char *tmpl)
 	return mkdtemp(tmpl);
 }
 
+char *wp_os_getcwd(char *buf, size_t n)
+{
+	return getcwd(buf, n);
+}
+
+/* nftw has no context argument: the walk's own, per thread */
+static _Thread_local struct walk {
+	int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st);
+	void *ctx;
+} walking;
+
+static int walk_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag != FTW_F && flag != FTW_SL)
+		return 0;
+	struct wp_os_stat st;
+	from_stat(sb, &st);
+	return walking.fn(walking.ctx, path, &st);
+}
+
+int wp_os_walk(const char *root, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
+{
+	struct walk saved = walking;
+	walking = (struct walk){ fn, ctx };
+	int rc = nftw(root, walk_one, 16, FTW_PHYS);
+	walking = saved;
+	return rc;
+}
+
 static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -367,6 +407,11 @@ const struct wp_os_dirent *wp_os_readdir(struct wp_os_dir *d)
 		return NULL;
 	d->ent.d_name = e->d_name;
 	return &d->ent;
+}
+
+void wp_os_rewinddir(struct wp_os_dir *d)
+{
+	rewinddir(d->d);
 }
 
 int wp_os_dirfd(struct wp_os_dir *d)
@@ -641,6 +686,44 @@ const char *wp_os_strerror(int errnum, char *buf, size_t n)
 {
 	/* GNU strerror_r: returns the message, which may not be buf. */
 	return strerror_r(errnum, buf, n);
+}
+
+const char *const *wp_os_environ(void)
+{
+	return (const char *const *)environ;
+}
+
+void wp_os_utf8_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
+void wp_os_on_interrupt(void (*fn)(int sig))
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void wp_os_exit_now(int code)
+{
+	_exit(code);
+}
+
+void wp_os_raise_open_files(long max)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)max ? (rlim_t)max : rl.rlim_max;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = want;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 bool wp_os_isatty(int fd)

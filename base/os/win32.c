@@ -8,6 +8,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <winioctl.h>
+#include <shellapi.h>
 #include <bcrypt.h>
 #include <io.h>
 #include <fcntl.h>
@@ -465,6 +466,12 @@ int wp_os_fdatasync(int fd)
 	return wp_os_fsync(fd);
 }
 
+int wp_os_syncfs(int fd)
+{
+	(void)fd;
+	return 0;
+}
+
 int wp_os_ftruncate(int fd, int64_t len)
 {
 	FILE_END_OF_FILE_INFO eof;
@@ -629,6 +636,12 @@ int wp_os_chmod(const char *path, unsigned mode)
 	}
 	free(w);
 	return rc;
+}
+
+unsigned wp_os_umask(unsigned mask)
+{
+	(void)mask;
+	return 0;
 }
 
 int wp_os_fchmod(int fd, unsigned mode)
@@ -998,6 +1011,22 @@ const struct wp_os_dirent *wp_os_readdir(struct wp_os_dir *d)
 	return &d->ent;
 }
 
+void wp_os_rewinddir(struct wp_os_dir *d)
+{
+	struct wp_os_dir *again = wp_os_opendir(d->path);
+	FindClose(d->find);
+	d->done = !again;
+	if (again) {
+		d->find = again->find;
+		d->data = again->data;
+		d->first = true;
+		free(again->path);
+		free(again);
+	} else {
+		d->find = INVALID_HANDLE_VALUE;
+	}
+}
+
 int wp_os_dirfd(struct wp_os_dir *d)
 {
 	if (d->fd < 0) {
@@ -1138,6 +1167,58 @@ int wp_os_fsetxattr(int fd, const char *name, const void *val, size_t n)
 	(void)val;
 	(void)n;
 	return fail(ENOTSUP);
+}
+
+char *wp_os_getcwd(char *buf, size_t n)
+{
+	DWORD k = GetCurrentDirectoryW(0, NULL);
+	wchar_t *w = k ? malloc((size_t)k * sizeof(wchar_t)) : NULL;
+	char *s = w && GetCurrentDirectoryW(k, w) ? from_wpath(w) : NULL;
+	free(w);
+	if (!s)
+		return NULL;
+	if (strlen(s) >= n) {
+		free(s);
+		errno = ERANGE;
+		return NULL;
+	}
+	memcpy(buf, s, strlen(s) + 1);
+	free(s);
+	return buf;
+}
+
+static int walk_in(const char *dir, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
+{
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	if (!d)
+		return -1;
+	const struct wp_os_dirent *e;
+	int rc = 0;
+	while (!rc && (e = wp_os_readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		size_t n = strlen(dir) + strlen(e->d_name) + 2;
+		char *sub = malloc(n);
+		struct wp_os_stat st;
+		if (!sub) {
+			rc = fail(ENOMEM);
+			break;
+		}
+		snprintf(sub, n, "%s/%s", dir, e->d_name);
+		if (wp_os_lstat(sub, &st) == 0)
+			rc = WP_S_ISDIR(st.st_mode) ? walk_in(sub, fn, ctx) : fn(ctx, sub, &st);
+		free(sub);
+	}
+	wp_os_closedir(d);
+	return rc;
+}
+
+int wp_os_walk(const char *root, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
+{
+	struct wp_os_stat st;
+	if (wp_os_lstat(root, &st) < 0)
+		return -1;
+	return WP_S_ISDIR(st.st_mode) ? walk_in(root, fn, ctx) : fn(ctx, root, &st);
 }
 
 void wp_os_remove_tree(const char *path)
@@ -1548,6 +1629,143 @@ const char *wp_os_strerror(int errnum, char *buf, size_t n)
 	if (strerror_s(buf, n, errnum) != 0)
 		snprintf(buf, n, "error %d", errnum);
 	return buf;
+}
+
+/* ---- the process ---- */
+
+const char *const *wp_os_environ(void)
+{
+	static char **env;
+	static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+	BOOL pending = FALSE;
+	if (InitOnceBeginInitialize(&once, 0, &pending, NULL) && pending) {
+		wchar_t *block = GetEnvironmentStringsW();
+		size_t n = 0;
+		for (const wchar_t *p = block; p && *p; p += wcslen(p) + 1)
+			n++;
+		env = calloc(n + 1, sizeof(*env));
+		size_t k = 0;
+		for (const wchar_t *p = block; env && p && *p; p += wcslen(p) + 1)
+			if (*p != L'=') /* "=C:=C:\x": cmd.exe's per-drive folders, not variables */
+				if ((env[k] = utf8(p)))
+					k++;
+		if (block)
+			FreeEnvironmentStringsW(block);
+		InitOnceComplete(&once, 0, NULL);
+	}
+	static const char *const none[] = { NULL };
+	return env ? (const char *const *)env : none;
+}
+
+void wp_os_utf8_args(int *argc, char ***argv)
+{
+	int n = 0;
+	wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+	char **v = w ? calloc((size_t)n + 1, sizeof(*v)) : NULL;
+	if (!v) {
+		if (w)
+			LocalFree(w);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (!(v[i] = utf8(w[i]))) {
+			LocalFree(w);
+			return; /* the runtime's argv, then: kept for the process, as argv is */
+		}
+	LocalFree(w);
+	*argc = n;
+	*argv = v;
+}
+
+static void (*interrupt_fn)(int sig);
+
+static BOOL WINAPI on_ctrl(DWORD type)
+{
+	/* called on a thread of its own; the handler ends the process */
+	int sig = type == CTRL_C_EVENT ? 2 : type == CTRL_CLOSE_EVENT ? 1 : 15;
+	if (interrupt_fn)
+		interrupt_fn(sig);
+	return FALSE;
+}
+
+void wp_os_on_interrupt(void (*fn)(int sig))
+{
+	interrupt_fn = fn;
+	SetConsoleCtrlHandler(on_ctrl, TRUE);
+}
+
+void wp_os_exit_now(int code)
+{
+	_exit(code);
+}
+
+void wp_os_raise_open_files(long max)
+{
+	(void)max; /* the C runtime's table has no soft limit to raise */
+}
+
+/* ---- the C library's open_memstream (base/os/win32_libc.h) ---- */
+
+#undef fclose
+#define MAX_MEMSTREAMS 64
+static struct memstream {
+	FILE *f;
+	char **ptr;
+	size_t *len;
+} memstreams[MAX_MEMSTREAMS];
+static SRWLOCK memstreams_lock = SRWLOCK_INIT;
+
+FILE *wp_libc_open_memstream(char **ptr, size_t *len)
+{
+	wchar_t dir[MAX_PATH + 1], name[MAX_PATH + 1];
+	*ptr = NULL;
+	*len = 0;
+	if (!GetTempPathW(MAX_PATH + 1, dir) || !GetTempFileNameW(dir, L"wpm", 0, name))
+		return NULL;
+	/* T: kept in memory where it can be; D: gone when closed */
+	FILE *f = _wfopen(name, L"w+bTD");
+	if (!f) {
+		DeleteFileW(name);
+		return NULL;
+	}
+	AcquireSRWLockExclusive(&memstreams_lock);
+	size_t i = 0;
+	while (i < MAX_MEMSTREAMS && memstreams[i].f)
+		i++;
+	if (i < MAX_MEMSTREAMS)
+		memstreams[i] = (struct memstream){ f, ptr, len };
+	ReleaseSRWLockExclusive(&memstreams_lock);
+	if (i == MAX_MEMSTREAMS) {
+		fclose(f);
+		errno = EMFILE;
+		return NULL;
+	}
+	return f;
+}
+
+int wp_libc_fclose(FILE *f)
+{
+	struct memstream m = { 0 };
+	AcquireSRWLockExclusive(&memstreams_lock);
+	for (size_t i = 0; i < MAX_MEMSTREAMS; i++)
+		if (memstreams[i].f == f) {
+			m = memstreams[i];
+			memstreams[i].f = NULL;
+		}
+	ReleaseSRWLockExclusive(&memstreams_lock);
+	if (m.f) {
+		fflush(f);
+		long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+		char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+		if (buf && fseek(f, 0, SEEK_SET) == 0 && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			buf[n] = 0;
+			*m.ptr = buf;
+			*m.len = (size_t)n;
+		} else {
+			free(buf);
+		}
+	}
+	return fclose(f);
 }
 
 /* ---- terminal ---- */
