@@ -207,7 +207,7 @@ install: $(BUILD)/wheelpick $(DOCS)
 	install -m 0644 $(BUILD)/completions/wheelpick.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/wheelpick.fish
 
 clean:
-	rm -rf build build-asan build-bench build-fuzz
+	rm -rf build build-asan build-bench build-fuzz build-win
 
 # a unit test is rebuilt when a header it includes (tests/unit/*.h too) changes
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)

@@ -1,0 +1,60 @@
+# mk/windows.mk: `make windows`: build-win/wheelpick.exe, cross-built with Debian's mingw-w64 (issue 38).
+#   - the OS seam is base/os/win32.c instead of base/os/posix.c (picked here, never by #ifdef);
+#     base/os/win32_libc.h is force-included for the C library calls mingw's runtime lacks;
+#   - static: the libraries come from the prefix tools/win/build-prefix.sh builds from Debian's
+#     source packages (WIN_PREFIX, its include/ and lib/); nothing is loaded lazily (WP_LAZY=0),
+#     no ISA-L (zlib inflates); the .exe needs only Windows' own DLLs (checked after the link);
+#   - main() turns the command line into UTF-8 itself (wp_os_utf8_args: GetCommandLineW), so no
+#     -municode / wmain;
+#   - -Wno-format: our printf-like functions say format(printf), which GCC reads as Microsoft's
+#     printf on this target (no %zu); the calls run mingw's C99 printf (__USE_MINGW_ANSI_STDIO),
+#     and the Linux build checks every format.
+# `make windows-syntax` compiles every source file with -fsyntax-only, the prefix's headers where
+# it has them, and lists what fails: the check to run while the prefix is still being built.
+WIN_BUILD  ?= build-win
+WIN_CC     ?= x86_64-w64-mingw32-gcc
+WIN_ROOT   ?= build/win-prefix
+WIN_PREFIX ?= $(WIN_ROOT)/x86_64
+WIN_CFLAGS := -std=c17 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -DWP_LAZY=0 -DWP_ISAL=0 \
+              -DCURL_STATICLIB -DLIBXML_STATIC -DLIBARCHIVE_STATIC -DYAJL_STATIC \
+              -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation -Wno-format $(OPTFLAGS) -I. \
+              -I$(WIN_PREFIX)/include -I$(WIN_PREFIX)/include/libxml2 -include base/os/win32_libc.h
+# A library after those it needs; then the Windows system libraries (Schannel, CNG, sockets).
+WIN_LDLIBS := -L$(WIN_PREFIX)/lib -lcurl -larchive -lxml2 -lsqlite3 -lyajl -lmsgpackc -lcrypto -lzstd -llzma -lbz2 -lz \
+              -lbcrypt -lcrypt32 -lsecur32 -lncrypt -lws2_32 -liphlpapi -lwldap32 -lnormaliz -ladvapi32 -luser32 \
+              -lpthread
+WIN_SRC    := $(filter-out base/os/posix.c %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC)) \
+              base/os/win32.c $(CLI_SRC)
+WIN_OBJ    := $(WIN_SRC:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/gen/schema_sql.o $(WIN_BUILD)/gen/nvidia_tables.o
+# The DLLs a static wheelpick.exe may import: Windows' own.
+WIN_SYSTEM_DLLS := kernel32 user32 advapi32 bcrypt crypt32 secur32 ncrypt ws2_32 iphlpapi wldap32 normaliz msvcrt \
+                   shell32 ole32 rpcrt4 ntdll
+
+.PHONY: windows windows-syntax
+windows: $(WIN_BUILD)/wheelpick.exe
+
+$(WIN_BUILD)/wheelpick.exe: $(WIN_OBJ)
+	$(WIN_CC) -static -o $@.tmp $(WIN_OBJ) $(WIN_LDLIBS)
+	@bad=$$(x86_64-w64-mingw32-objdump -p $@.tmp | sed -n 's/^\tDLL Name: //p' | tr A-Z a-z | sed 's/\.dll$$//' | \
+		grep -vxE '$(subst $() ,|,$(strip $(WIN_SYSTEM_DLLS)))|api-ms-win-.*' || true); \
+	if [ -n "$$bad" ]; then echo "windows: $@ imports DLLs that are not Windows' own: $$bad"; rm -f $@.tmp; exit 1; fi
+	mv $@.tmp $@
+
+$(WIN_BUILD)/%.o: %.c | $(WIN_PREFIX)/include
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) -MMD -MP -c $< -o $@
+
+$(WIN_BUILD)/gen/%.o: $(BUILD)/gen/%.c | $(WIN_PREFIX)/include
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) -c $< -o $@
+
+$(WIN_PREFIX)/include:
+	@echo "windows: no library prefix at $(WIN_PREFIX); build it with tools/win/build-prefix.sh $(WIN_ROOT) (or set WIN_PREFIX)"; exit 1
+
+windows-syntax: $(GEN_SRC)
+	@ok=0; bad=0; for f in $(WIN_SRC) $(GEN_SRC); do \
+	  if out=$$($(WIN_CC) $(WIN_CFLAGS) -fsyntax-only $$f 2>&1); then ok=$$((ok + 1)); \
+	  else bad=$$((bad + 1)); echo "$$f: $$(echo "$$out" | grep -m1 -E 'error' | sed 's/^[^ ]* //')"; fi; \
+	done; echo "windows-syntax: $$ok compile, $$bad do not"; [ $$bad = 0 ]
+
+-include $(WIN_OBJ:.o=.d)
