@@ -58,3 +58,22 @@ windows-syntax: $(GEN_SRC)
 	done; echo "windows-syntax: $$ok compile, $$bad do not"; [ $$bad = 0 ]
 
 -include $(WIN_OBJ:.o=.d)
+
+# The seam itself, checked the same way on both systems (tests/os/seam_check.c: files, atomic
+# replace, links, *at(), locks, a child with awkward arguments through a pipe, clocks): `make
+# seam-check` against posix.c here, `make windows-seam-check` against win32.c under wine (a wine
+# prefix of its own under $(WIN_BUILD), so the user's ~/.wine is not touched). Needs no library prefix.
+.PHONY: seam-check windows-seam-check
+seam-check: $(BUILD)/tests/seam_check
+	$(BUILD)/tests/seam_check $(BUILD)
+
+$(BUILD)/tests/seam_check: tests/os/seam_check.c base/os/posix.c base/os/os.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ tests/os/seam_check.c base/os/posix.c -ldl
+
+windows-seam-check: $(WIN_BUILD)/seam_check.exe
+	WINEPREFIX=$(abspath $(WIN_BUILD))/wineprefix WINEDEBUG=-all wine $(WIN_BUILD)/seam_check.exe $(WIN_BUILD)
+
+$(WIN_BUILD)/seam_check.exe: tests/os/seam_check.c base/os/win32.c base/os/os.h base/os/win32_libc.h
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(filter-out -I$(WIN_PREFIX)/%,$(WIN_CFLAGS)) -static -o $@ tests/os/seam_check.c base/os/win32.c -lbcrypt

@@ -1633,9 +1633,15 @@ const char *wp_os_strerror(int errnum, char *buf, size_t n)
 
 /* ---- the process ---- */
 
+/* The environment in UTF-8, made once; setenv adds to it in place (room for ENV_SPARE more), so
+ * the array handed out stays valid, as environ does. */
+#define ENV_SPARE 64
+static char **env;
+static size_t env_n, env_cap;
+static SRWLOCK env_lock = SRWLOCK_INIT;
+
 const char *const *wp_os_environ(void)
 {
-	static char **env;
 	static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
 	BOOL pending = FALSE;
 	if (InitOnceBeginInitialize(&once, 0, &pending, NULL) && pending) {
@@ -1643,12 +1649,14 @@ const char *const *wp_os_environ(void)
 		size_t n = 0;
 		for (const wchar_t *p = block; p && *p; p += wcslen(p) + 1)
 			n++;
-		env = calloc(n + 1, sizeof(*env));
+		env_cap = n + ENV_SPARE;
+		env = calloc(env_cap + 1, sizeof(*env));
 		size_t k = 0;
 		for (const wchar_t *p = block; env && p && *p; p += wcslen(p) + 1)
 			if (*p != L'=') /* "=C:=C:\x": cmd.exe's per-drive folders, not variables */
 				if ((env[k] = utf8(p)))
 					k++;
+		env_n = k;
 		if (block)
 			FreeEnvironmentStringsW(block);
 		InitOnceComplete(&once, 0, NULL);
@@ -1766,6 +1774,69 @@ int wp_libc_fclose(FILE *f)
 		}
 	}
 	return fclose(f);
+}
+
+#undef fopen
+#undef getenv
+
+FILE *wp_libc_fopen(const char *path, const char *mode)
+{
+	wchar_t *w = wpath(path), *m = utf16(mode);
+	FILE *f = w && m ? _wfopen(w, m) : NULL;
+	free(w);
+	free(m);
+	return f;
+}
+
+int wp_libc_setenv(const char *name, const char *value, int overwrite)
+{
+	size_t n = strlen(name), len = n + strlen(value) + 2;
+	if (!n || strchr(name, '=')) {
+		errno = EINVAL;
+		return -1;
+	}
+	wp_os_environ();
+	char *entry = malloc(len);
+	wchar_t *wn = utf16(name), *wv = utf16(value);
+	bool changed = false;
+	int rc = 0;
+	if (!entry || !wn || !wv || !env) {
+		free(entry);
+		rc = fail(ENOMEM);
+		goto out;
+	}
+	snprintf(entry, len, "%s=%s", name, value);
+	AcquireSRWLockExclusive(&env_lock);
+	size_t i = 0;
+	while (i < env_n && !(!_strnicmp(env[i], name, n) && env[i][n] == '='))
+		i++;
+	if (i < env_n && overwrite) {
+		env[i] = entry; /* the old string may still be held by a reader: kept */
+		changed = true;
+	} else if (i == env_n && env_n < env_cap) {
+		env[env_n++] = entry;
+		changed = true;
+	} else {
+		free(entry);
+		if (i == env_n)
+			rc = fail(ENOMEM);
+	}
+	ReleaseSRWLockExclusive(&env_lock);
+	if (changed) /* the programs we start see it too */
+		SetEnvironmentVariableW(wn, wv);
+out:
+	free(wn);
+	free(wv);
+	return rc;
+}
+
+char *wp_libc_getenv(const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *const *e = wp_os_environ(); *e; e++)
+		if (!_strnicmp(*e, name, n) && (*e)[n] == '=') /* Windows' names ignore case */
+			return (char *)*e + n + 1;
+	return NULL;
 }
 
 /* ---- terminal ---- */

@@ -1,6 +1,6 @@
 /* base/os/win32_libc.h: the POSIX and GNU C library calls the code uses that mingw-w64's C
  * runtime lacks (memrchr, memmem, gmtime_r, qsort_r, strndup, setenv, open_memstream, NAME_MAX,
- * EDQUOT), for the Windows
+ * EDQUOT) or has only for the ANSI code page (fopen, getenv), for the Windows
  * build only: the Makefile force-includes it there (-include), so no caller needs an #ifdef and
  * the Linux build keeps glibc's own. These are C library gaps, not OS calls: the OS is base/os/os.h. */
 #ifndef WP_BASE_OS_WIN32_LIBC_H
@@ -52,6 +52,13 @@ int wp_libc_fclose(FILE *f);
 #define open_memstream wp_libc_open_memstream
 #define fclose wp_libc_fclose
 
+/* fopen and getenv in UTF-8, as everywhere else in the program (the runtime's own take and give
+ * the ANSI code page): _wfopen, and the environment wp_os_environ made (base/os/win32.c). */
+FILE *wp_libc_fopen(const char *path, const char *mode);
+char *wp_libc_getenv(const char *name);
+#define fopen wp_libc_fopen
+#define getenv wp_libc_getenv
+
 static inline struct tm *wp_libc_gmtime_r(const time_t *t, struct tm *out)
 {
 	return gmtime_s(out, t) == 0 ? out : NULL;
@@ -76,16 +83,7 @@ static inline char *wp_libc_strndup(const char *s, size_t n)
 }
 #define strndup wp_libc_strndup
 
-static inline int wp_libc_setenv(const char *name, const char *value, int overwrite)
-{
-	if (!overwrite && getenv(name))
-		return 0;
-	if (_putenv_s(name, value) != 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
-}
+int wp_libc_setenv(const char *name, const char *value, int overwrite);
 #define setenv wp_libc_setenv
 
 /* glibc's qsort_r (the context last, passed last to the comparison) over the C runtime's qsort_s
