@@ -1,6 +1,7 @@
 # mk/windows.mk: `make windows`: build-win/wheelpick.exe, cross-built with Debian's mingw-w64 (issue 38).
 #   - the OS seam is base/os/win32.c instead of base/os/posix.c (picked here, never by #ifdef);
-#     base/os/win32_libc.h is force-included for the C library calls mingw's runtime lacks;
+#     base/os/win32_libc.h is force-included for the C library calls mingw's runtime lacks, and
+#     base/os/win32inc/ is where <regex.h> comes from (base/os/win32_regex.c: mingw has none);
 #   - static: the libraries come from the prefix tools/win/build-prefix.sh builds from Debian's
 #     source packages (WIN_PREFIX, its include/ and lib/); nothing is loaded lazily (WP_LAZY=0),
 #     no ISA-L (zlib inflates); the .exe needs only Windows' own DLLs (checked after the link);
@@ -18,13 +19,13 @@ WIN_PREFIX ?= $(WIN_ROOT)/x86_64
 WIN_CFLAGS := -std=c17 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -DWP_LAZY=0 -DWP_ISAL=0 \
               -DCURL_STATICLIB -DLIBXML_STATIC -DLIBARCHIVE_STATIC -DYAJL_STATIC \
               -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation -Wno-format $(OPTFLAGS) -I. \
-              -I$(WIN_PREFIX)/include -I$(WIN_PREFIX)/include/libxml2 -include base/os/win32_libc.h
+              -I$(WIN_PREFIX)/include -I$(WIN_PREFIX)/include/libxml2 -Ibase/os/win32inc -include base/os/win32_libc.h
 # A library after those it needs; then the Windows system libraries (Schannel, CNG, sockets).
 WIN_LDLIBS := -L$(WIN_PREFIX)/lib -lcurl -larchive -lxml2 -lsqlite3 -lyajl -lmsgpackc -lcrypto -lzstd -llzma -lbz2 -lz \
               -lbcrypt -lcrypt32 -lsecur32 -lncrypt -lws2_32 -liphlpapi -lwldap32 -lnormaliz -ladvapi32 -luser32 \
               -lpthread
 WIN_SRC    := $(filter-out base/os/posix.c %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC)) \
-              base/os/win32.c $(CLI_SRC)
+              base/os/win32.c base/os/win32_regex.c $(CLI_SRC)
 WIN_OBJ    := $(WIN_SRC:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/gen/schema_sql.o $(WIN_BUILD)/gen/nvidia_tables.o
 # The DLLs a static wheelpick.exe may import: Windows' own.
 WIN_SYSTEM_DLLS := kernel32 user32 advapi32 bcrypt crypt32 secur32 ncrypt ws2_32 iphlpapi wldap32 normaliz msvcrt \
@@ -77,3 +78,14 @@ windows-seam-check: $(WIN_BUILD)/seam_check.exe
 $(WIN_BUILD)/seam_check.exe: tests/os/seam_check.c base/os/win32.c base/os/os.h base/os/win32_libc.h
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(filter-out -I$(WIN_PREFIX)/%,$(WIN_CFLAGS)) -static -o $@ tests/os/seam_check.c base/os/win32.c -lbcrypt
+
+# The Windows build's <regex.h> (base/os/win32_regex.c) against glibc's, here: every pattern on
+# every text of tests/os/regex_diff.c must compile and match alike.
+.PHONY: windows-regex-check
+windows-regex-check: $(BUILD)/tests/regex_diff
+	$(BUILD)/tests/regex_diff
+
+$(BUILD)/tests/regex_diff: tests/os/regex_diff.c tests/os/regex_ours.c base/os/win32_regex.c base/os/win32inc/regex.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I. -o $@ \
+		tests/os/regex_diff.c tests/os/regex_ours.c base/os/win32_regex.c
