@@ -135,10 +135,20 @@ int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool 
 	return read_whole(path, max, b, found, err);
 }
 
+/* The last separator in path ('/', and '\\' too on Windows: wp_os_is_sep), or NULL. */
+static const char *last_sep(const char *path)
+{
+	const char *last = NULL;
+	for (const char *p = path; *p; p++)
+		if (wp_os_is_sep(*p))
+			last = p;
+	return last;
+}
+
 /* The directory part of path ("." for a bare name), newly allocated. */
 static char *dir_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_sep(path);
 	if (!slash)
 		return wp_xstrdup(".");
 	if (slash == path)
@@ -277,7 +287,7 @@ static int sweep_dir(const char *dir, const char *base)
 static void sweep_stale_tmp(const char *path)
 {
 	char *dir = dir_of(path);
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_sep(path);
 	sweep_dir(dir, slash ? slash + 1 : path);
 	free(dir);
 }
@@ -421,11 +431,12 @@ int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err)
 	char *p = wp_xstrdup(path);
 	int rc = 0;
 	for (char *s = p + 1; *s; s++) {
-		if (*s != '/' || s[-1] == '/')
+		if (!wp_os_is_sep(*s) || wp_os_is_sep(s[-1]))
 			continue;
+		char sep = *s;
 		*s = 0;
 		rc = mkdir_one(p, mode, err);
-		*s = '/';
+		*s = sep;
 		if (rc)
 			goto out;
 	}

@@ -68,16 +68,17 @@ windows-syntax: $(GEN_SRC)
 seam-check: $(BUILD)/tests/seam_check
 	$(BUILD)/tests/seam_check $(BUILD)
 
-$(BUILD)/tests/seam_check: tests/os/seam_check.c base/os/posix.c base/os/os.h
+SEAM_CHECK_SRC := tests/os/seam_check.c base/fs.c base/buf.c base/mem.c base/err.c
+$(BUILD)/tests/seam_check: $(SEAM_CHECK_SRC) base/os/posix.c base/os/os.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ tests/os/seam_check.c base/os/posix.c -ldl
+	$(CC) $(CFLAGS) -o $@ $(SEAM_CHECK_SRC) base/os/posix.c -ldl
 
 windows-seam-check: $(WIN_BUILD)/seam_check.exe
 	WINEPREFIX=$(abspath $(WIN_BUILD))/wineprefix WINEDEBUG=-all wine $(WIN_BUILD)/seam_check.exe $(WIN_BUILD)
 
-$(WIN_BUILD)/seam_check.exe: tests/os/seam_check.c base/os/win32.c base/os/os.h base/os/win32_libc.h
+$(WIN_BUILD)/seam_check.exe: $(SEAM_CHECK_SRC) base/os/win32.c base/os/os.h base/os/win32_libc.h
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(filter-out -I$(WIN_PREFIX)/%,$(WIN_CFLAGS)) -static -o $@ tests/os/seam_check.c base/os/win32.c -lbcrypt
+	$(WIN_CC) $(filter-out -I$(WIN_PREFIX)/%,$(WIN_CFLAGS)) -static -o $@ $(SEAM_CHECK_SRC) base/os/win32.c -lbcrypt
 
 # The Windows build's <regex.h> (base/os/win32_regex.c) against glibc's, here: every pattern on
 # every text of tests/os/regex_diff.c must compile and match alike.

@@ -1,7 +1,9 @@
 /* tests/os/seam_check.c: base/os/os.h checked the same way on Linux (posix.c) and on Windows under
  * wine (win32.c): files, atomic replace, links, folders, *at() calls, locks, a child process with
- * awkward arguments through a pipe, clocks, paths. No cmocka: the .exe links nothing but the seam.
+ * awkward arguments through a pipe, clocks, paths; and base/fs.c on top of it, with this system's
+ * own separator. No cmocka: the .exe links the seam and base/fs.c's few neighbours alone.
  * usage: seam_check [DIR]   (a scratch folder is made under DIR, default ".", and removed) */
+#include "base/fs.h"
 #include "base/os/os.h"
 
 #include <errno.h>
@@ -185,6 +187,36 @@ static void processes(const char *self)
 	CHECK(wp_os_spawn(&s2, &proc) == ENOENT);
 }
 
+/* base/fs.c over the seam, paths spelled with this system's separator ('\\' on Windows) */
+static void fs_layer(const char *dir)
+{
+	char sep = wp_os_is_sep('\\') ? '\\' : '/';
+	char deep[512], file[600];
+	snprintf(deep, sizeof(deep), "%s%ca%cb%cc", dir, sep, sep, sep);
+	snprintf(file, sizeof(file), "%s%cf.txt", deep, sep);
+	struct wp_err err = WP_ERR_INIT;
+	CHECK(wp_mkdir_p(deep, 0755, &err) == 0);
+	CHECK(wp_atomic_write(file, "one", 3, &err) == 0);
+	CHECK(wp_atomic_write(file, "two!", 4, &err) == 0); /* over the old one */
+	struct wp_buf b;
+	CHECK(wp_file_read_capped(file, 64, &b, &err) == 0 && b.len == 4 && !memcmp(b.data, "two!", 4));
+	wp_buf_free(&b);
+	/* nothing left beside it: the temp names were renamed or swept */
+	struct wp_os_dir *d = wp_os_opendir(deep);
+	const struct wp_os_dirent *e;
+	int others = 0;
+	while (d && (e = wp_os_readdir(d)))
+		others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "f.txt");
+	wp_os_closedir(d);
+	CHECK(d && others == 0);
+	char copy[640];
+	snprintf(copy, sizeof(copy), "%s%cg.txt", deep, sep);
+	CHECK(wp_link_or_copy(file, copy, &err) == 0 && has_text(copy, "two!"));
+	if (err.code)
+		fprintf(stderr, "seam_check: %s\n", err.msg);
+	wp_err_clear(&err);
+}
+
 static void machine(void)
 {
 	int64_t t0 = wp_os_monotonic_ns();
@@ -217,6 +249,7 @@ int main(int argc, char **argv)
 	files(dir);
 	folders(dir);
 	processes(argv[0]);
+	fs_layer(dir);
 	machine();
 	wp_os_remove_tree(dir);
 	struct wp_os_stat st;
