@@ -348,7 +348,8 @@ static int open_w(const char *path, int flags, unsigned mode)
 		CloseHandle(h);
 		return fail(ENOTDIR);
 	}
-	int crt = _O_BINARY | ((flags & WP_O_ACCMODE) == WP_O_RDONLY ? _O_RDONLY : 0) |
+	int acc = flags & WP_O_ACCMODE;
+	int crt = _O_BINARY | (acc == WP_O_WRONLY ? _O_WRONLY : acc == WP_O_RDWR ? _O_RDWR : _O_RDONLY) |
 		  (flags & WP_O_APPEND ? _O_APPEND : 0);
 	int fd = _open_osfhandle((intptr_t)h, crt);
 	if (fd < 0) {
@@ -427,25 +428,52 @@ ssize_t wp_os_write(int fd, const void *buf, size_t n)
 	return _write(fd, buf, n > INT_MAX ? INT_MAX : (unsigned)n);
 }
 
+/* ReadFile and WriteFile at an offset move the handle's position too, which pread(2) does not:
+ * it is put back, so a reader that reads on from where it was (libarchive over the same fd) is
+ * not moved under its feet. The data of concurrent calls is right whatever the order (each names
+ * its offset); only the position is shared. */
+static LARGE_INTEGER position(HANDLE h)
+{
+	LARGE_INTEGER zero = { 0 }, at = { 0 };
+	SetFilePointerEx(h, zero, &at, FILE_CURRENT);
+	return at;
+}
+
 ssize_t wp_os_pread(int fd, void *buf, size_t n, int64_t off)
 {
+	HANDLE h = fd_handle(fd);
+	LARGE_INTEGER at = position(h);
 	OVERLAPPED ov = { 0 };
 	DWORD got = 0;
 	ov.Offset = (DWORD)((uint64_t)off & 0xffffffffu);
 	ov.OffsetHigh = (DWORD)((uint64_t)off >> 32);
-	if (!ReadFile(fd_handle(fd), buf, n > 0x7fffffff ? 0x7fffffff : (DWORD)n, &got, &ov))
-		return GetLastError() == ERROR_HANDLE_EOF ? 0 : fail_last();
+	BOOL ok = ReadFile(h, buf, n > 0x7fffffff ? 0x7fffffff : (DWORD)n, &got, &ov);
+	DWORD e = GetLastError();
+	SetFilePointerEx(h, at, NULL, FILE_BEGIN);
+	if (!ok) {
+		if (e == ERROR_HANDLE_EOF)
+			return 0;
+		errno = map_err(e);
+		return -1;
+	}
 	return (ssize_t)got;
 }
 
 ssize_t wp_os_pwrite(int fd, const void *buf, size_t n, int64_t off)
 {
+	HANDLE h = fd_handle(fd);
+	LARGE_INTEGER at = position(h);
 	OVERLAPPED ov = { 0 };
 	DWORD put = 0;
 	ov.Offset = (DWORD)((uint64_t)off & 0xffffffffu);
 	ov.OffsetHigh = (DWORD)((uint64_t)off >> 32);
-	if (!WriteFile(fd_handle(fd), buf, n > 0x7fffffff ? 0x7fffffff : (DWORD)n, &put, &ov))
-		return fail_last();
+	BOOL ok = WriteFile(h, buf, n > 0x7fffffff ? 0x7fffffff : (DWORD)n, &put, &ov);
+	DWORD e = GetLastError();
+	SetFilePointerEx(h, at, NULL, FILE_BEGIN);
+	if (!ok) {
+		errno = map_err(e);
+		return -1;
+	}
 	return (ssize_t)put;
 }
 

@@ -87,6 +87,8 @@ static void files(const char *dir)
 	int fd = wp_os_open(a, WP_O_RDWR | WP_O_CLOEXEC);
 	char two[3] = { 0 };
 	CHECK(fd >= 0 && wp_os_pread(fd, two, 2, 2) == 2 && !strcmp(two, "w!"));
+	/* as pread(2): the position is where it was, so a read goes on from the start */
+	CHECK(wp_os_read(fd, two, 2) == 2 && !strcmp(two, "ne"));
 	CHECK(wp_os_ftruncate(fd, 1) == 0 && wp_os_fstat(fd, &sa) == 0 && sa.st_size == 1);
 	/* a lock another open file cannot take while it is held */
 	int fd2 = wp_os_open(a, WP_O_RDONLY | WP_O_CLOEXEC);
