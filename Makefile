@@ -148,7 +148,7 @@ clitest-slow: $(BUILD)/wheelpick
 test: deps
 	rm -rf $(RESULTS)
 	$(MAKE) -j$$(nproc) all $(UNIT_BIN)
-	@WP_DEFER_FAIL=1 tests/clean-env.sh MAKEFLAGS="$$MAKEFLAGS" $(MAKE) -s unit clitest fuzz-replay difftest lint
+	@WP_DEFER_FAIL=1 tests/clean-env.sh MAKEFLAGS="$$MAKEFLAGS" $(MAKE) -s unit clitest fuzz-replay difftest lint oscheck
 	@WP_RESULTS=$(RESULTS) tests/summary.sh
 
 # make test's other half (CI runs both, .ci/run): its own results folder and closing line.
