@@ -1628,9 +1628,9 @@ long wp_os_max_open_files(void)
 int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *machine, size_t mach_len)
 {
 	/* RtlGetVersion: GetVersionEx lies to programs without a manifest */
-	typedef LONG(WINAPI * rtl_fn)(OSVERSIONINFOW *);
 	OSVERSIONINFOW v = { .dwOSVersionInfoSize = sizeof(v) };
-	rtl_fn rtl = (rtl_fn)wp_os_dlsym(GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion");
+	LONG(WINAPI * rtl)(OSVERSIONINFOW *) = (LONG(WINAPI *)(OSVERSIONINFOW *))wp_os_dlsym(
+		GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion");
 	if (!rtl || rtl(&v) != 0)
 		memset(&v, 0, sizeof(v));
 	SYSTEM_INFO si;
