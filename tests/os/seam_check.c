@@ -211,6 +211,15 @@ static void fs_layer(const char *dir)
 		others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "f.txt");
 	wp_os_closedir(d);
 	CHECK(d && others == 0);
+	/* a path past Windows' MAX_PATH (260): the \\?\ prefix at the API takes it */
+	char lng[1024];
+	int k = snprintf(lng, sizeof(lng), "%s", dir);
+	for (int i = 0; i < 8; i++)
+		k += snprintf(lng + k, sizeof(lng) - (size_t)k, "%c%s%d", sep,
+			      "a-folder-name-of-forty-characters-long--", i);
+	CHECK(k > 300 && wp_mkdir_p(lng, 0755, &err) == 0);
+	snprintf(lng + k, sizeof(lng) - (size_t)k, "%cf.txt", sep);
+	CHECK(wp_atomic_write(lng, "long", 4, &err) == 0 && has_text(lng, "long"));
 	char copy[640];
 	snprintf(copy, sizeof(copy), "%s%cg.txt", deep, sep);
 	CHECK(wp_link_or_copy(file, copy, &err) == 0 && has_text(copy, "two!"));
