@@ -22,13 +22,13 @@ WIN_CFLAGS := -std=c17 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0
               -I$(WIN_PREFIX)/include -I$(WIN_PREFIX)/include/libxml2 -Ibase/os/win32inc -include base/os/win32_libc.h
 # A library after those it needs; then the Windows system libraries (Schannel, CNG, sockets).
 WIN_LDLIBS := -L$(WIN_PREFIX)/lib -lcurl -larchive -lxml2 -lsqlite3 -lyajl -lmsgpackc -lcrypto -lzstd -llzma -lbz2 -lz \
-              -lbcrypt -lcrypt32 -lsecur32 -lncrypt -lws2_32 -liphlpapi -lwldap32 -lnormaliz -ladvapi32 -luser32 \
+              -lbcrypt -lcrypt32 -lsecur32 -lncrypt -lws2_32 -liphlpapi -lwldap32 -lnormaliz -ladvapi32 -luser32 -lgdi32 \
               -lpthread
 WIN_SRC    := $(filter-out base/os/posix.c %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC)) \
               base/os/win32.c base/os/win32_regex.c $(CLI_SRC)
 WIN_OBJ    := $(WIN_SRC:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/gen/schema_sql.o $(WIN_BUILD)/gen/nvidia_tables.o
 # The DLLs a static wheelpick.exe may import: Windows' own.
-WIN_SYSTEM_DLLS := kernel32 user32 advapi32 bcrypt crypt32 secur32 ncrypt ws2_32 iphlpapi wldap32 normaliz msvcrt \
+WIN_SYSTEM_DLLS := kernel32 user32 gdi32 advapi32 bcrypt crypt32 secur32 ncrypt ws2_32 iphlpapi wldap32 normaliz msvcrt \
                    shell32 ole32 rpcrt4 ntdll
 
 .PHONY: windows windows-syntax
