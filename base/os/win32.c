@@ -1127,11 +1127,15 @@ int wp_os_flock(int fd, int how)
 	if (fd >= 0 && fd < MAX_FDS && fds[fd].dir)
 		return lock_dir(fd, how);
 	HANDLE h = fd_handle(fd);
+	/* LockFileEx locks are mandatory: a locked range cannot be read through another handle. flock
+	 * is advisory, and what we lock is read by others (a store's partial file, a catalog), so the
+	 * lock is one byte far past any end of file, which only other locks ever meet. */
 	OVERLAPPED ov = { 0 };
+	ov.OffsetHigh = 0x7fffffff;
 	if (how & WP_LOCK_UN)
-		return UnlockFileEx(h, 0, MAXDWORD, MAXDWORD, &ov) ? 0 : fail_last();
+		return UnlockFileEx(h, 0, 1, 0, &ov) ? 0 : fail_last();
 	DWORD fl = (how & WP_LOCK_EX ? LOCKFILE_EXCLUSIVE_LOCK : 0) | (how & WP_LOCK_NB ? LOCKFILE_FAIL_IMMEDIATELY : 0);
-	if (LockFileEx(h, fl, 0, MAXDWORD, MAXDWORD, &ov))
+	if (LockFileEx(h, fl, 0, 1, 0, &ov))
 		return 0;
 	return GetLastError() == ERROR_LOCK_VIOLATION || GetLastError() == ERROR_IO_PENDING ? fail(EWOULDBLOCK)
 											    : fail_last();
