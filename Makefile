@@ -50,7 +50,9 @@ RATTLER_NPM := @conda-org/rattler@0.3.5
 # tests/server/ceph.sh: a throwaway Ceph cluster (monitor, memstore OSD, RADOS Gateway) for t-s3.sh
 DEB_PKGS += ceph-mon ceph-osd radosgw
 
-LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*/*.c))
+# The OS seam (base/os/): one implementation per target system, picked here, never by #ifdef.
+OS_SRC   ?= base/os/posix.c
+LIB_SRC  := $(sort $(wildcard base/*.c index/*.c resolver/*.c cache/*.c net/*.c verify/*.c env/*.c ops/*/*.c) $(OS_SRC))
 ifeq ($(LAZY),0)
 LIB_SRC  := $(filter-out %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC))
 endif
@@ -150,7 +152,7 @@ clitest-slow: $(BUILD)/wheelpick
 test: deps
 	rm -rf $(RESULTS)
 	$(MAKE) -j$$(nproc) all $(UNIT_BIN)
-	@WP_DEFER_FAIL=1 tests/clean-env.sh MAKEFLAGS="$$MAKEFLAGS" $(MAKE) -s unit clitest fuzz-replay difftest lint
+	@WP_DEFER_FAIL=1 tests/clean-env.sh MAKEFLAGS="$$MAKEFLAGS" $(MAKE) -s unit clitest fuzz-replay difftest lint oscheck
 	@WP_RESULTS=$(RESULTS) tests/summary.sh
 
 # make test's other half (CI runs both, .ci/run): its own results folder and closing line.
@@ -209,7 +211,7 @@ install: $(BUILD)/wheelpick $(DOCS)
 	install -m 0644 $(BUILD)/completions/wheelpick.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/wheelpick.fish
 
 clean:
-	rm -rf build build-asan build-bench build-fuzz
+	rm -rf build build-asan build-bench build-fuzz build-win
 
 # a unit test is rebuilt when a header it includes (tests/unit/*.h too) changes
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)

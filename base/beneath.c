@@ -1,13 +1,11 @@
 /* base/beneath.c: changes to a path beneath an open folder that never leave it (base/beneath.h). */
 #include "base/beneath.h"
+#include "base/os/os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static bool bad_part(const char *p, size_t n)
 {
@@ -21,7 +19,7 @@ int wp_beneath_parent(int root_fd, const char *rel, int *dir_fd, const char **le
 		errno = EXDEV;
 		return -1;
 	}
-	int cur = dup(root_fd);
+	int cur = wp_os_dup(root_fd);
 	if (cur < 0)
 		return -1;
 	const char *p = rel;
@@ -29,7 +27,7 @@ int wp_beneath_parent(int root_fd, const char *rel, int *dir_fd, const char **le
 		const char *slash = strchr(p, '/');
 		size_t n = slash ? (size_t)(slash - p) : strlen(p);
 		if (bad_part(p, n) || n >= NAME_MAX + 1) {
-			close(cur);
+			wp_os_close(cur);
 			errno = n > NAME_MAX ? ENAMETOOLONG : EXDEV;
 			return -1;
 		}
@@ -41,9 +39,9 @@ int wp_beneath_parent(int root_fd, const char *rel, int *dir_fd, const char **le
 		char part[NAME_MAX + 1];
 		memcpy(part, p, n);
 		part[n] = 0;
-		int next = openat(cur, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int next = wp_os_openat(cur, part, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_NOFOLLOW | WP_O_CLOEXEC);
 		int e = errno;
-		close(cur);
+		wp_os_close(cur);
 		if (next < 0) {
 			errno = e;
 			return -1;
@@ -59,8 +57,8 @@ int wp_beneath_unlink(int root_fd, const char *rel)
 	const char *leaf;
 	if (wp_beneath_parent(root_fd, rel, &d, &leaf) < 0)
 		return -1;
-	int rc = unlinkat(d, leaf, 0), e = errno;
-	close(d);
+	int rc = wp_os_unlinkat(d, leaf, 0), e = errno;
+	wp_os_close(d);
 	errno = e;
 	return rc;
 }
@@ -71,8 +69,8 @@ int wp_beneath_rmdir(int root_fd, const char *rel)
 	const char *leaf;
 	if (wp_beneath_parent(root_fd, rel, &d, &leaf) < 0)
 		return -1;
-	int rc = unlinkat(d, leaf, AT_REMOVEDIR), e = errno;
-	close(d);
+	int rc = wp_os_unlinkat(d, leaf, WP_AT_REMOVEDIR), e = errno;
+	wp_os_close(d);
 	errno = e;
 	return rc;
 }
@@ -83,8 +81,8 @@ int wp_beneath_mkdir(int root_fd, const char *rel, mode_t mode)
 	const char *leaf;
 	if (wp_beneath_parent(root_fd, rel, &d, &leaf) < 0)
 		return -1;
-	int rc = mkdirat(d, leaf, mode), e = errno;
-	close(d);
+	int rc = wp_os_mkdirat(d, leaf, mode), e = errno;
+	wp_os_close(d);
 	errno = e;
 	return rc;
 }
@@ -97,13 +95,13 @@ int wp_beneath_rename(int root_fd, const char *from, const char *to)
 		return -1;
 	if (wp_beneath_parent(root_fd, to, &td, &tl) < 0) {
 		int e = errno;
-		close(fd);
+		wp_os_close(fd);
 		errno = e;
 		return -1;
 	}
-	int rc = renameat(fd, fl, td, tl), e = errno;
-	close(fd);
-	close(td);
+	int rc = wp_os_renameat(fd, fl, td, tl), e = errno;
+	wp_os_close(fd);
+	wp_os_close(td);
 	errno = e;
 	return rc;
 }
@@ -114,8 +112,8 @@ int wp_beneath_link(int from_dirfd, const char *from, int root_fd, const char *r
 	const char *leaf;
 	if (wp_beneath_parent(root_fd, rel, &d, &leaf) < 0)
 		return -1;
-	int rc = linkat(from_dirfd, from, d, leaf, 0), e = errno;
-	close(d);
+	int rc = wp_os_linkat(from_dirfd, from, d, leaf, 0), e = errno;
+	wp_os_close(d);
 	errno = e;
 	return rc;
 }
@@ -126,8 +124,8 @@ int wp_beneath_open(int root_fd, const char *rel, int flags, mode_t mode)
 	const char *leaf;
 	if (wp_beneath_parent(root_fd, rel, &d, &leaf) < 0)
 		return -1;
-	int fd = openat(d, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode), e = errno;
-	close(d);
+	int fd = wp_os_openat(d, leaf, flags | WP_O_NOFOLLOW | WP_O_CLOEXEC, mode), e = errno;
+	wp_os_close(d);
 	errno = e;
 	return fd;
 }

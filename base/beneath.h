@@ -8,7 +8,7 @@
 #define WP_BASE_BENEATH_H
 
 #include <stdbool.h>
-#include <sys/types.h>
+#include "base/os/os.h" /* mode_t */
 
 /* The folder that holds rel's last component, opened beneath root_fd (O_DIRECTORY, every part with
  * O_NOFOLLOW); *leaf points into rel at that component. The caller closes *dir_fd. */

@@ -1,6 +1,7 @@
 /* base/buf.c: growable buffer with a ceiling. */
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/os/os.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int grow(struct wp_buf *b, size_t extra)
 {
@@ -77,7 +77,7 @@ int wp_buf_read_fd(struct wp_buf *b, int fd)
 {
 	char chunk[65536];
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		ssize_t n = wp_os_read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

@@ -1,23 +1,15 @@
 /* base/fs.c: crash-safe writes, capped reads and directory helpers; errors name the path and the remedy. */
 #include "base/fs.h"
 #include "base/mem.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *path)
 {
@@ -41,9 +33,8 @@ int wp_fs_fail(struct wp_err *err, int errnum, const char *what, const char *pat
 	case ENOENT:
 		return wp_fail(err, -WPE_IO, "%s '%s': no such file or directory", what, path);
 	default:
-		/* GNU strerror_r: returns the message, which may not be buf. */
 		return wp_fail(err, -WPE_IO, "%s '%s': %s", what, path,
-			       strerror_r(errnum, buf, sizeof(buf)));
+			       wp_os_strerror(errnum, buf, sizeof(buf)));
 	}
 }
 
@@ -58,15 +49,15 @@ static int read_special(struct wp_buf *b, int fd, int idle_ms)
 {
 	char chunk[65536];
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int r = poll(&p, 1, idle_ms);
+		struct wp_os_pollfd p = { .fd = fd, .events = WP_POLLIN };
+		int r = wp_os_poll(&p, 1, idle_ms);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -1;
 		if (r == 0)
 			return -3;
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		ssize_t n = wp_os_read(fd, chunk, sizeof(chunk));
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
@@ -84,7 +75,7 @@ static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *foun
 	if (found)
 		*found = false;
 	/* non-blocking: opening a FIFO nobody writes to would otherwise wait for ever */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 		if (found && e == ENOENT)
@@ -95,25 +86,25 @@ static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *foun
 	}
 	if (found)
 		*found = true;
-	struct stat sb;
+	struct wp_os_stat sb;
 	int rc = 0, r;
-	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		close(fd);
+	if (wp_os_fstat(fd, &sb) == 0 && WP_S_ISDIR(sb.st_mode)) {
+		wp_os_close(fd);
 		errno = EISDIR;
 		return wp_fs_fail(err, EISDIR, "cannot read", path);
 	}
-	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+	if (wp_os_fstat(fd, &sb) == 0 && !WP_S_ISREG(sb.st_mode)) {
 		int idle = idle_ms > 0 && idle_ms < SPECIAL_IDLE_MS ? idle_ms : SPECIAL_IDLE_MS;
 		r = read_special(b, fd, idle);
 		if (r == -3) {
-			close(fd);
+			wp_os_close(fd);
 			errno = ETIMEDOUT;
 			return wp_fail(err, -WPE_IO, "cannot read '%s': it is %s and nothing came from it for %d s", path,
-				       S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISCHR(sb.st_mode) ? "a device" : "not a regular file",
+				       WP_S_ISFIFO(sb.st_mode) ? "a FIFO" : WP_S_ISCHR(sb.st_mode) ? "a device" : "not a regular file",
 				       idle / 1000);
 		}
 	} else {
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		(void)wp_os_set_nonblock(fd, false);
 		r = wp_buf_read_fd(b, fd);
 	}
 	int e = errno;
@@ -121,7 +112,7 @@ static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *foun
 		rc = wp_fs_fail(err, e, "cannot read", path);
 	else if (r == -2)
 		rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", path, max);
-	close(fd);
+	wp_os_close(fd);
 	errno = e;
 	return rc;
 }
@@ -141,10 +132,20 @@ int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool 
 	return read_whole(path, max, b, found, 0, err);
 }
 
+/* The last separator in path ('/', and '\\' too on Windows: wp_os_is_sep), or NULL. */
+static const char *last_sep(const char *path)
+{
+	const char *last = NULL;
+	for (const char *p = path; *p; p++)
+		if (wp_os_is_sep(*p))
+			last = p;
+	return last;
+}
+
 /* The directory part of path ("." for a bare name), newly allocated. */
 static char *dir_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_sep(path);
 	if (!slash)
 		return wp_xstrdup(".");
 	if (slash == path)
@@ -155,20 +156,18 @@ static char *dir_of(const char *path)
 static uint32_t rand32(void)
 {
 	uint32_t v;
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+	if (wp_os_random(&v, sizeof(v)) == 0)
 		return v;
 	/* No entropy yet (early boot): O_EXCL still keeps names unique, this only spreads them. */
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint32_t)ts.tv_nsec ^ (uint32_t)(uintptr_t)&v;
+	return (uint32_t)(wp_os_monotonic_ns() % 1000000000) ^ (uint32_t)(uintptr_t)&v;
 }
 
 /* Create path.tmp.<pid>.<rand> exclusively; the name goes to *tmp_out. */
 static int open_tmp(const char *path, char **tmp_out, struct wp_err *err)
 {
 	for (int tries = 0; tries < 16; tries++) {
-		char *tmp = wp_xasprintf("%s.tmp.%ld.%08x", path, (long)getpid(), rand32());
-		int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		char *tmp = wp_xasprintf("%s.tmp.%ld.%08x", path, wp_os_getpid(), rand32());
+		int fd = wp_os_open(tmp, WP_O_RDWR | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			*tmp_out = tmp;
 			return fd;
@@ -190,7 +189,7 @@ int wp_fd_write_all(int fd, const void *data, size_t len, const char *path, stru
 {
 	const char *p = data;
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = wp_os_write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -220,15 +219,15 @@ int wp_fs_sync_dir(const char *dir, struct wp_err *err)
 {
 	if (in_scratch(dir))
 		return 0;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = wp_os_open(dir, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot open directory", dir);
 	int rc = 0;
 	/* Some file systems cannot fsync a directory (EINVAL); the rename is then as durable as
 	 * they make it, and refusing to work there would help nobody. */
-	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
+	if (wp_os_fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
 		rc = wp_fs_fail(err, errno, "cannot sync directory", dir);
-	close(fd);
+	wp_os_close(fd);
 	return rc;
 }
 
@@ -242,15 +241,15 @@ int wp_fs_sync_dir(const char *dir, struct wp_err *err)
 static int sweep_dir(const char *dir, const char *base)
 {
 	size_t bn = base ? strlen(base) : 0;
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *e;
 	time_t now = time(NULL);
 	int n = 0;
 	if (!d)
 		return 0;
-	while ((e = readdir(d))) {
+	while ((e = wp_os_readdir(d))) {
 		const char *p = e->d_name, *t;
-		struct stat sb;
+		struct wp_os_stat sb;
 		char *end;
 		if (base) {
 			if (strncmp(p, base, bn) != 0 || strncmp(p + bn, ".tmp.", 5) != 0)
@@ -268,13 +267,13 @@ static int sweep_dir(const char *dir, const char *base)
 		long pid = strtol(t, &end, 10);
 		if (pid <= 0 || *end != '.' || strlen(end + 1) != 8 || strspn(end + 1, "0123456789abcdef") != 8)
 			continue;
-		if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid == wp_os_getpid() || wp_os_pid_alive(pid))
 			continue;
-		if (fstatat(dirfd(d), p, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
-		    now - sb.st_mtime >= STALE_TMP_MIN_AGE_S && unlinkat(dirfd(d), p, 0) == 0)
+		if (wp_os_fstatat(wp_os_dirfd(d), p, &sb, WP_AT_SYMLINK_NOFOLLOW) == 0 && WP_S_ISREG(sb.st_mode) &&
+		    now - sb.st_mtime_s >= STALE_TMP_MIN_AGE_S && wp_os_unlinkat(wp_os_dirfd(d), p, 0) == 0)
 			n++;
 	}
-	closedir(d);
+	wp_os_closedir(d);
 	return n;
 }
 
@@ -285,16 +284,15 @@ static int sweep_dir(const char *dir, const char *base)
 static void sweep_stale_tmp(const char *path)
 {
 	char *dir = dir_of(path);
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_sep(path);
 	sweep_dir(dir, slash ? slash + 1 : path);
 	free(dir);
 }
 
 int wp_flock_wait(int fd, unsigned max_ms)
 {
-	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	for (unsigned waited = 0;; waited += 50) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		if (wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -1;
@@ -302,7 +300,7 @@ int wp_flock_wait(int fd, unsigned max_ms)
 			errno = EWOULDBLOCK;
 			return -1;
 		}
-		nanosleep(&pause, NULL);
+		wp_os_sleep_ms(50);
 	}
 }
 
@@ -328,9 +326,9 @@ int wp_atomic_file_open(struct wp_atomic_file *af, const char *path, struct wp_e
 void wp_atomic_file_abort(struct wp_atomic_file *af)
 {
 	if (af->fd >= 0)
-		close(af->fd);
+		wp_os_close(af->fd);
 	if (af->tmp)
-		unlink(af->tmp);
+		wp_os_unlink(af->tmp);
 	free(af->tmp);
 	free(af->path);
 	af->fd = -1;
@@ -345,22 +343,22 @@ int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct
 		return wp_fail(err, -WPE_IO, "cannot commit '%s': the file is not open",
 			       path ? path : "(none)");
 	/* Data first, then the name: otherwise a crash can leave a complete-looking empty file. */
-	if (!in_scratch(af->tmp) && fsync(af->fd) < 0) {
+	if (!in_scratch(af->tmp) && wp_os_fsync(af->fd) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot sync", af->tmp);
 		goto out;
 	}
 	int fd = af->fd;
 	af->fd = -1;
-	if (close(fd) < 0) {
+	if (wp_os_close(fd) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot write", af->tmp);
 		goto out;
 	}
-	if (rename(af->tmp, path) < 0) {
+	if (wp_os_rename(af->tmp, path) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot rename into place", path);
 		goto out;
 	}
 	/* rename() leaves both names when they were already links to one file. */
-	unlink(af->tmp);
+	wp_os_unlink(af->tmp);
 	dir = dir_of(path);
 	tmpdir = dir_of(af->tmp);
 	free(af->tmp);
@@ -402,14 +400,14 @@ out:
 
 static int mkdir_one(const char *path, mode_t mode, struct wp_err *err)
 {
-	if (mkdir(path, mode) == 0)
+	if (wp_os_mkdir(path, mode) == 0)
 		return 0;
 	int e = errno;
-	struct stat st;
+	struct wp_os_stat st;
 	if (e == EEXIST || e == EROFS || e == EACCES || e == EPERM) {
 		/* An existing directory is success even where we could not have made it. */
-		if (stat(path, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
+		if (wp_os_stat(path, &st) == 0) {
+			if (WP_S_ISDIR(st.st_mode))
 				return 0;
 			return wp_fail(err, -WPE_IO, "cannot create directory '%s': a file of that "
 				       "name is in the way", path);
@@ -424,17 +422,18 @@ int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err)
 		return wp_fail(err, -WPE_IO, "cannot create a directory with an empty name");
 	/* the whole path first: its parent is there nearly always (a store's fan-out folder), and a
 	 * walk from the root cost two calls per existing level (16 small wheels: 400 of them) */
-	struct stat sb;
-	if (mkdir(path, mode) == 0 || (errno == EEXIST && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)))
+	struct wp_os_stat sb;
+	if (wp_os_mkdir(path, mode) == 0 || (errno == EEXIST && wp_os_stat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode)))
 		return 0;
 	char *p = wp_xstrdup(path);
 	int rc = 0;
 	for (char *s = p + 1; *s; s++) {
-		if (*s != '/' || s[-1] == '/')
+		if (!wp_os_is_sep(*s) || wp_os_is_sep(s[-1]))
 			continue;
+		char sep = *s;
 		*s = 0;
 		rc = mkdir_one(p, mode, err);
-		*s = '/';
+		*s = sep;
 		if (rc)
 			goto out;
 	}
@@ -450,7 +449,7 @@ int wp_dir_make_open(const char *dir, int *fd, struct wp_err *err)
 	int rc = wp_mkdir_p(dir, 0755, err);
 	if (rc)
 		return rc;
-	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*fd = wp_os_open(dir, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	return *fd < 0 ? wp_fs_fail(err, errno, "cannot open directory", dir) : 0;
 }
 
@@ -459,7 +458,7 @@ static int copy_into(const char *from, const char *to, struct wp_err *err)
 	struct wp_atomic_file af = WP_ATOMIC_FILE_INIT;
 	char *buf = NULL;
 	int rc = 0;
-	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int in = wp_os_open(from, WP_O_RDONLY | WP_O_CLOEXEC);
 	if (in < 0)
 		return wp_fs_fail(err, errno, "cannot open", from);
 	rc = wp_atomic_file_open(&af, to, err);
@@ -468,7 +467,7 @@ static int copy_into(const char *from, const char *to, struct wp_err *err)
 	enum { CHUNK = 256 << 10 };
 	buf = wp_xmalloc(CHUNK);
 	for (;;) {
-		ssize_t n = read(in, buf, CHUNK);
+		ssize_t n = wp_os_read(in, buf, CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -485,7 +484,7 @@ static int copy_into(const char *from, const char *to, struct wp_err *err)
 out:
 	wp_atomic_file_abort(&af);
 	free(buf);
-	close(in);
+	wp_os_close(in);
 	return rc;
 }
 
@@ -496,20 +495,20 @@ static bool link_unsupported(int e)
 
 static int link_or_copy(const char *from, const char *to, bool sync_dir, struct wp_err *err)
 {
-	struct stat a, b;
+	struct wp_os_stat a, b;
 	char *tmp = NULL, *dir = NULL;
 	int rc = 0;
-	if (stat(from, &a) < 0)
+	if (wp_os_stat(from, &a) < 0)
 		return wp_fs_fail(err, errno, "cannot read", from);
-	if (!S_ISREG(a.st_mode))
+	if (!WP_S_ISREG(a.st_mode))
 		return wp_fail(err, -WPE_IO, "cannot link '%s': not a regular file", from);
-	if (stat(to, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+	if (wp_os_stat(to, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		return 0;
 	sweep_stale_tmp(to);
 	/* Link under a temp name and rename: link() alone refuses an existing `to`. */
 	for (int tries = 0; tries < 16 && !tmp; tries++) {
-		char *t = wp_xasprintf("%s.tmp.%ld.%08x", to, (long)getpid(), rand32());
-		if (link(from, t) == 0) {
+		char *t = wp_xasprintf("%s.tmp.%ld.%08x", to, wp_os_getpid(), rand32());
+		if (wp_os_link(from, t) == 0) {
 			tmp = t;
 			break;
 		}
@@ -523,12 +522,12 @@ static int link_or_copy(const char *from, const char *to, bool sync_dir, struct 
 	}
 	if (!tmp)
 		return wp_fail(err, -WPE_IO, "cannot create a temporary link next to '%s'", to);
-	if (rename(tmp, to) < 0) {
+	if (wp_os_rename(tmp, to) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot rename into place", to);
-		unlink(tmp);
+		wp_os_unlink(tmp);
 		goto out;
 	}
-	unlink(tmp);
+	wp_os_unlink(tmp);
 	if (sync_dir) {
 		dir = dir_of(to);
 		rc = wp_fs_sync_dir(dir, err);
@@ -549,23 +548,11 @@ int wp_link_or_copy_unsynced(const char *from, const char *to, struct wp_err *er
 	return link_or_copy(from, to, false, err);
 }
 
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 void wp_fs_remove_tree(const char *path)
 {
 	if (!path)
 		return;
-	/* FTW_DEPTH: a folder after what it holds; FTW_PHYS: a link is removed, not followed */
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	wp_os_remove_tree(path);
 }
 
 bool wp_fs_is_tmp_name(const char *name)
@@ -591,7 +578,7 @@ int wp_fs_mkdtemp(const char *base, const char *name, char **out, struct wp_err 
 	if (rc)
 		return rc;
 	*out = wp_xasprintf("%s/%s.XXXXXX", base, name);
-	if (!mkdtemp(*out)) {
+	if (!wp_os_mkdtemp(*out)) {
 		rc = wp_fs_fail(err, errno, "cannot create", *out);
 		free(*out);
 		*out = NULL;

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
+#include "base/os/os.h" /* ssize_t, mode_t */
 
 #include "base/buf.h"
 #include "base/err.h"

@@ -1,7 +1,6 @@
 /* base/lazylib.c: dlopen on first use; see lazylib.h for why. */
 #include "base/lazylib.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #endif
 
 #include "base/err.h"
+#include "base/os/os.h"
 
 #if WP_LAZY
 /* Set by the Makefile from the libraries we compile against; empty when objdump found none. */
@@ -44,9 +44,10 @@ static void *load(struct wp_lazy_lib *lib, struct wp_err *err)
 	h = lib->handle;
 	if (!h) {
 		/* RTLD_NOW: a missing symbol shows here, once, not in the middle of a transfer. */
-		h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
+		char why[256];
+		h = wp_os_dlopen(lib->soname, why, sizeof(why));
 		if (!h)
-			wp_fail(err, -WPE_ENV, "cannot load %s (%s): install Debian's %s package", lib->soname, dlerror(),
+			wp_fail(err, -WPE_ENV, "cannot load %s (%s): install Debian's %s package", lib->soname, why,
 				lib->package);
 		else
 			__atomic_store_n(&lib->handle, h, __ATOMIC_RELEASE);
@@ -62,7 +63,7 @@ static int resolve(struct wp_lazy_lib *lib, void **slot, const char *name, struc
 	void *h = load(lib, err);
 	if (!h)
 		return -WPE_ENV;
-	void *fn = dlsym(h, name);
+	void *fn = wp_os_dlsym(h, name);
 	if (!fn)
 		return wp_fail(err, -WPE_ENV, "%s has no function %s: install the %s that wheelpick was built against",
 			       lib->soname, name, lib->package);

@@ -1,10 +1,10 @@
 /* base/parallel.c: wp_parallel_for: an atomic counter hands out items; the first error wins. */
 #include "base/parallel.h"
+#include "base/os/os.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <unistd.h>
 
 #define MAX_THREADS 32
 
@@ -45,8 +45,7 @@ int wp_parallel_for(size_t n, size_t max_threads, wp_each_fn *fn, void *ctx, str
 {
 	struct run r = { .n = n, .fn = fn, .ctx = ctx };
 	if (!max_threads) {
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		max_threads = ncpu > 0 ? (size_t)ncpu : 1;
+		max_threads = (size_t)wp_os_ncpu();
 	}
 	if (max_threads > MAX_THREADS)
 		max_threads = MAX_THREADS;

@@ -11,19 +11,16 @@
 #include "resolver/fileinfo.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 extern const char wp_schema_sql[];
 
@@ -360,8 +357,7 @@ static int use_wal(struct wp_catalog *cat, struct wp_err *err)
 			return code;
 		}
 		sqlite3_free(msg);
-		struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
-		nanosleep(&ten_ms, NULL);
+		wp_os_sleep_ms(10);
 	}
 }
 
@@ -373,7 +369,7 @@ static int mkdir_parent(const char *path, struct wp_err *err)
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		if (wp_os_mkdir(dir, 0755) < 0 && errno != EEXIST) {
 			rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s", dir, strerror(errno));
 			break;
 		}
@@ -417,8 +413,8 @@ static int open_read_only(struct wp_catalog *cat, const char *path, struct wp_er
 	 * half-way (a channel's first refresh runs under a rollback journal) would be read half
 	 * written. Only its owner can roll that back. */
 	char *journal = wp_xasprintf("%s-journal", path);
-	struct stat jsb;
-	bool hot = stat(journal, &jsb) == 0 && jsb.st_size > 0;
+	struct wp_os_stat jsb;
+	bool hot = wp_os_stat(journal, &jsb) == 0 && jsb.st_size > 0;
 	free(journal);
 	for (int immutable = 0; immutable < 2 - hot && !cat->db; immutable++) {
 		char *u = wp_xasprintf("%s?mode=ro%s", wp_buf_cstr(&uri), immutable ? "&immutable=1" : "");
@@ -450,20 +446,20 @@ static int open_read_only(struct wp_catalog *cat, const char *path, struct wp_er
  * the user's given by mistake would be lost. */
 static const char *not_a_file(const char *path)
 {
-	struct stat sb;
-	if (stat(path, &sb) < 0)
+	struct wp_os_stat sb;
+	if (wp_os_stat(path, &sb) < 0)
 		return NULL;
-	if (S_ISREG(sb.st_mode)) {
+	if (WP_S_ISREG(sb.st_mode)) {
 		char head[16] = "";
-		int fd = sb.st_size > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-		ssize_t n = fd >= 0 ? read(fd, head, sizeof(head)) : 0;
+		int fd = sb.st_size > 0 ? wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC) : -1;
+		ssize_t n = fd >= 0 ? wp_os_read(fd, head, sizeof(head)) : 0;
 		if (fd >= 0)
-			close(fd);
+			wp_os_close(fd);
 		return sb.st_size > 0 && fd >= 0 && (n != 16 || memcmp(head, "SQLite format 3", 16) != 0)
 			       ? "a file that is no SQLite database" : NULL;
 	}
-	return S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISCHR(sb.st_mode) ? "a device" :
-	       S_ISBLK(sb.st_mode) ? "a block device" : S_ISSOCK(sb.st_mode) ? "a socket" : "not a regular file";
+	return WP_S_ISDIR(sb.st_mode) ? "a directory" : WP_S_ISFIFO(sb.st_mode) ? "a FIFO" : WP_S_ISCHR(sb.st_mode) ? "a device" :
+	       WP_S_ISBLK(sb.st_mode) ? "a block device" : WP_S_ISSOCK(sb.st_mode) ? "a socket" : "not a regular file";
 }
 
 int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err)
@@ -493,7 +489,7 @@ int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp
 	if (sqlite3_open_v2(path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : SQLITE_NOMEM;
-		if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) && access(path, R_OK) == 0) {
+		if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) && wp_os_access(path, WP_R_OK) == 0) {
 			rc = open_read_only(cat, path, err);
 		} else {
 			rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s': %s; check the path or use %s", path,
@@ -797,13 +793,7 @@ static void warm_heap(void)
 	char *p = malloc(WARM_HEAP);
 	if (!p)
 		return;
-#ifdef MADV_POPULATE_WRITE
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)p + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
-	uintptr_t b = ((uintptr_t)p + WARM_HEAP) & ~((uintptr_t)pg - 1);
-	if (pg > 0 && b > a)
-		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
-#endif
+	wp_os_populate(p, WARM_HEAP);
 	free(p);
 }
 

@@ -11,15 +11,13 @@
  * opens it. Where any step is not possible (no O_TMPFILE on the file system, no /proc), the
  * caller lets SQLite create the file as before. */
 #include "cache/catalog_new.h"
+#include "base/os/os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 extern const char wp_schema_sql[];
 
@@ -49,7 +47,7 @@ static unsigned char *empty_catalog(int version, sqlite3_int64 *size)
 static bool write_all(int fd, const unsigned char *p, size_t n)
 {
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = wp_os_write(fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -63,46 +61,39 @@ static bool write_all(int fd, const unsigned char *p, size_t n)
 /* Gives the unnamed file fd the name path; 0, or an errno (EEXIST: another process was first). */
 static int link_unnamed(int fd, const char *path)
 {
-	char proc[64];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
-		return 0;
-	int e = errno;
-	/* without /proc, AT_EMPTY_PATH does the same where the process may use it */
-	if (e != EEXIST && linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
-		return 0;
-	return e == EEXIST ? EEXIST : errno;
+	/* /proc/self/fd, else AT_EMPTY_PATH, where the system has them (base/os) */
+	return wp_os_link_tmpfile(fd, path) == 0 ? 0 : errno;
 }
 
 bool wp_catalog_create_new(const char *path, int version, bool *made_here)
 {
-	struct stat sb;
+	struct wp_os_stat sb;
 	if (made_here)
 		*made_here = false;
-	if (lstat(path, &sb) == 0 || errno != ENOENT)
+	if (wp_os_lstat(path, &sb) == 0 || errno != ENOENT)
 		return false;
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	sqlite3_int64 size = 0;
 	unsigned char *bytes = dir ? empty_catalog(version, &size) : NULL;
-	int fd = bytes ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644) : -1;
+	int fd = bytes ? wp_os_open_tmpfile(dir, WP_O_RDWR | WP_O_CLOEXEC, 0644) : -1;
 	bool made = false;
-	if (fd >= 0 && write_all(fd, bytes, (size_t)size) && fdatasync(fd) == 0) {
+	if (fd >= 0 && write_all(fd, bytes, (size_t)size) && wp_os_fdatasync(fd) == 0) {
 		int e = link_unnamed(fd, path);
 		made = e == 0 || e == EEXIST;
 		if (made_here)
 			*made_here = e == 0;
 		if (e == 0) {
 			/* the name is durable once its folder is */
-			int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int dfd = wp_os_open(dir, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 			if (dfd >= 0) {
-				fsync(dfd);
-				close(dfd);
+				wp_os_fsync(dfd);
+				wp_os_close(dfd);
 			}
 		}
 	}
 	if (fd >= 0)
-		close(fd);
+		wp_os_close(fd);
 	sqlite3_free(bytes);
 	free(dir);
 	return made;

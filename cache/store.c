@@ -2,21 +2,16 @@
 #include "cache/store.h"
 #include "base/mem.h"
 #include "base/parallel.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/xattr.h>
 #include <time.h>
-#include <unistd.h>
 
 int wp_store_init(struct wp_store *st, const char *root, struct wp_err *err)
 {
@@ -105,27 +100,27 @@ static char *stamp_path(const struct wp_store *st, const char *h)
 	return wp_xasprintf("%s/proven/%.2s/%s", st->root, h, h + 2);
 }
 
-static void stamp_text(const struct stat *sb, char *out, size_t n)
+static void stamp_text(const struct wp_os_stat *sb, char *out, size_t n)
 {
-	snprintf(out, n, "%lld %lld %ld %llu\n", (long long)sb->st_size, (long long)sb->st_mtim.tv_sec,
-		 (long)sb->st_mtim.tv_nsec, (unsigned long long)sb->st_ino);
+	snprintf(out, n, "%lld %lld %ld %llu\n", (long long)sb->st_size, (long long)sb->st_mtime_s,
+		 (long)sb->st_mtime_ns, (unsigned long long)sb->st_ino);
 }
 
-static bool stamp_matches(const struct wp_store *st, const char *h, const char *object, const struct stat *sb)
+static bool stamp_matches(const struct wp_store *st, const char *h, const char *object, const struct wp_os_stat *sb)
 {
 	char want[96], got[96] = "";
 	stamp_text(sb, want, sizeof(want));
-	ssize_t n = st->stamp_files ? -1 : getxattr(object, STAMP_XATTR, got, sizeof(got) - 1);
+	ssize_t n = st->stamp_files ? -1 : wp_os_getxattr(object, STAMP_XATTR, got, sizeof(got) - 1);
 	got[n > 0 ? n : 0] = 0;
 	if (!strcmp(got, want))
 		return true;
 	char *p = stamp_path(st, h);
-	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = wp_os_open(p, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NOFOLLOW);
 	free(p);
 	if (fd < 0)
 		return false;
-	n = read(fd, got, sizeof(got) - 1);
-	close(fd);
+	n = wp_os_read(fd, got, sizeof(got) - 1);
+	wp_os_close(fd);
 	got[n > 0 ? n : 0] = 0;
 	return !strcmp(got, want);
 }
@@ -134,34 +129,34 @@ static bool stamp_matches(const struct wp_store *st, const char *h, const char *
  * when the file system has none, or when store->stamp_files says not to. */
 static bool stamp_set_fd(const struct wp_store *st, int fd)
 {
-	struct stat sb;
+	struct wp_os_stat sb;
 	char text[96];
-	if (st->stamp_files || fstat(fd, &sb) < 0)
+	if (st->stamp_files || wp_os_fstat(fd, &sb) < 0)
 		return false;
 	stamp_text(&sb, text, sizeof(text));
-	return fsetxattr(fd, STAMP_XATTR, text, strlen(text), 0) == 0;
+	return wp_os_fsetxattr(fd, STAMP_XATTR, text, strlen(text)) == 0;
 }
 
 /* Best effort: without a stamp the next reuse re-hashes. */
 static void stamp_write(const struct wp_store *st, const char *h, const char *object)
 {
-	struct stat sb;
+	struct wp_os_stat sb;
 	char text[96];
-	if (stat(object, &sb) < 0)
+	if (wp_os_stat(object, &sb) < 0)
 		return;
 	stamp_text(&sb, text, sizeof(text));
-	if (!st->stamp_files && setxattr(object, STAMP_XATTR, text, strlen(text), 0) == 0)
+	if (!st->stamp_files && wp_os_setxattr(object, STAMP_XATTR, text, strlen(text)) == 0)
 		return;
 	char *dir = wp_xasprintf("%s/proven/%.2s", st->root, h), *p = stamp_path(st, h);
-	char *tmp = wp_xasprintf("%s.%ld", p, (long)getpid());
+	char *tmp = wp_xasprintf("%s.%ld", p, wp_os_getpid());
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_mkdir_p(dir, 0755, &e) == 0) {
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+		int fd = wp_os_open(tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC | WP_O_NOFOLLOW, 0644);
 		if (fd >= 0) {
-			bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-			close(fd);
-			if (!ok || rename(tmp, p) < 0)
-				unlink(tmp);
+			bool ok = wp_os_write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+			wp_os_close(fd);
+			if (!ok || wp_os_rename(tmp, p) < 0)
+				wp_os_unlink(tmp);
 		}
 	}
 	free(tmp);
@@ -172,7 +167,7 @@ static void stamp_write(const struct wp_store *st, const char *h, const char *ob
 static void stamp_remove(const struct wp_store *st, const char *h)
 {
 	char *p = stamp_path(st, h);
-	unlink(p);
+	wp_os_unlink(p);
 	free(p);
 }
 
@@ -180,19 +175,19 @@ int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 		    struct wp_err *err)
 {
 	char want[WP_SHA256_HEX_LEN + 1], got[WP_SHA256_HEX_LEN + 1];
-	struct stat sb;
+	struct wp_os_stat sb;
 	int rc = 0;
 	char *path = wp_store_path(st, sha256);
 	if (!path)
 		return wp_fail(err, -WPE_PARSE, "'%s' is not a sha256 (64 hex digits)", sha256);
 	norm_sha256(sha256, want);
-	if (stat(path, &sb) < 0) {
+	if (wp_os_stat(path, &sb) < 0) {
 		if (errno == ENOENT)
 			goto out;
 		rc = wp_fs_fail(err, errno, "cannot look at", path);
 		goto out;
 	}
-	if (!S_ISREG(sb.st_mode)) {
+	if (!WP_S_ISREG(sb.st_mode)) {
 		rc = wp_fail(err, -WPE_IO, "store object '%s' is not a regular file", path);
 		goto out;
 	}
@@ -204,7 +199,7 @@ int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 			/* Something wrote to it after it was proven: most likely through a wheelhouse, whose
 			 * files are hard links to their objects. Removing it lets the next fetch heal the
 			 * store instead of failing forever; an old wheelhouse keeps its changed copy. */
-			unlink(path);
+			wp_os_unlink(path);
 			stamp_remove(st, want);
 			rc = wp_fail(err, -WPE_INTEGRITY, "store object '%s' was changed after it was proven "
 				     "(sha256 mismatch: expected %s, got %s); removed, run again to download it anew",
@@ -229,22 +224,22 @@ out:
  * while it lives (a killed process's locks go with it). */
 enum writer { W_GONE, W_ALIVE, W_UNKNOWN };
 #define ORPHAN_MIN_AGE_S 2 /* younger, it may be one whose writer has not locked it yet */
-static enum writer writer_of(int dirfd, const char *name, const struct stat *sb, time_t now)
+static enum writer writer_of(int dirfd, const char *name, const struct wp_os_stat *sb, time_t now)
 {
-	if (now - sb->st_mtime < ORPHAN_MIN_AGE_S)
+	if (now - sb->st_mtime_s < ORPHAN_MIN_AGE_S)
 		return W_ALIVE;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = wp_os_openat(dirfd, name, WP_O_RDONLY | WP_O_NOFOLLOW | WP_O_NONBLOCK | WP_O_CLOEXEC);
 	if (fd < 0)
 		return W_UNKNOWN;
-	struct stat fb;
+	struct wp_os_stat fb;
 	enum writer w = W_UNKNOWN;
-	if (fstat(fd, &fb) == 0 && fb.st_ino == sb->st_ino && fb.st_dev == sb->st_dev) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+	if (wp_os_fstat(fd, &fb) == 0 && fb.st_ino == sb->st_ino && fb.st_dev == sb->st_dev) {
+		if (wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) == 0)
 			w = W_GONE;
 		else if (errno == EWOULDBLOCK)
 			w = W_ALIVE;
 	}
-	close(fd); /* and with it our lock */
+	wp_os_close(fd); /* and with it our lock */
 	return w;
 }
 
@@ -258,59 +253,59 @@ char *wp_store_partial_dir(const struct wp_store *st)
 static void clean_partials(const struct wp_store *st, time_t now)
 {
 	char *dir = wp_store_partial_dir(st);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		struct stat sb;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *e;
+	while (d && (e = wp_os_readdir(d))) {
+		struct wp_os_stat sb;
 		size_t len = strlen(e->d_name);
 		if (len > WP_SHA256_HEX_LEN && len <= WP_SHA256_HEX_LEN + 6 && e->d_name[WP_SHA256_HEX_LEN] == '.' &&
 		    (!strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v") || !strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v.tmp"))) {
 			char part[WP_SHA256_HEX_LEN + 1];
 			memcpy(part, e->d_name, WP_SHA256_HEX_LEN);
 			part[WP_SHA256_HEX_LEN] = 0;
-			if (fstatat(dirfd(d), part, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
-				unlinkat(dirfd(d), e->d_name, 0);
+			if (wp_os_fstatat(wp_os_dirfd(d), part, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+				wp_os_unlinkat(wp_os_dirfd(d), e->d_name, 0);
 			continue;
 		}
-		if (len != WP_SHA256_HEX_LEN || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(sb.st_mode) || now - sb.st_mtime <= WP_STORE_PARTIAL_MAX_AGE_S)
+		if (len != WP_SHA256_HEX_LEN || wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !WP_S_ISREG(sb.st_mode) || now - sb.st_mtime_s <= WP_STORE_PARTIAL_MAX_AGE_S)
 			continue;
-		if (writer_of(dirfd(d), e->d_name, &sb, now) != W_ALIVE) {
+		if (writer_of(wp_os_dirfd(d), e->d_name, &sb, now) != W_ALIVE) {
 			char v[WP_SHA256_HEX_LEN + 3];
 			snprintf(v, sizeof(v), "%s.v", e->d_name);
-			unlinkat(dirfd(d), e->d_name, 0);
-			unlinkat(dirfd(d), v, 0);
+			wp_os_unlinkat(wp_os_dirfd(d), e->d_name, 0);
+			wp_os_unlinkat(wp_os_dirfd(d), v, 0);
 		}
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 	free(dir);
 }
 
 int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_err *err)
 {
 	char *dir = wp_xasprintf("%s/tmp", st->root);
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *e;
 	int rc = 0;
 	time_t now = time(NULL);
 	if (!d) {
 		rc = errno == ENOENT ? 0 : wp_fs_fail(err, errno, "cannot list", dir);
 		goto out;
 	}
-	while ((e = readdir(d))) {
-		struct stat sb;
+	while ((e = wp_os_readdir(d))) {
+		struct wp_os_stat sb;
 		/* Only our own temp names: never whatever else someone put there. */
-		if (!strstr(e->d_name, ".tmp.") || fstatat(dirfd(d), e->d_name, &sb,
-							     AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+		if (!strstr(e->d_name, ".tmp.") || wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb,
+							     WP_AT_SYMLINK_NOFOLLOW) < 0 || !WP_S_ISREG(sb.st_mode))
 			continue;
 		/* a locked file's writer lives, however long it stalls; without locks (a file system
 		 * that has none), age decides */
-		enum writer w = writer_of(dirfd(d), e->d_name, &sb, now);
-		if (w == W_GONE || (w == W_UNKNOWN && now - sb.st_mtime > max_age))
-			unlinkat(dirfd(d), e->d_name, 0);
+		enum writer w = writer_of(wp_os_dirfd(d), e->d_name, &sb, now);
+		if (w == W_GONE || (w == W_UNKNOWN && now - sb.st_mtime_s > max_age))
+			wp_os_unlinkat(wp_os_dirfd(d), e->d_name, 0);
 	}
-	closedir(d);
+	wp_os_closedir(d);
 	clean_partials(st, now);
 out:
 	free(dir);
@@ -347,11 +342,11 @@ static bool strong_etag(const char *v)
 static char *read_validator(const char *vpath)
 {
 	char buf[VALIDATOR_MAX + 2];
-	int fd = open(vpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = wp_os_open(vpath, WP_O_RDONLY | WP_O_NOFOLLOW | WP_O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	ssize_t n = wp_os_read(fd, buf, sizeof(buf) - 1);
+	wp_os_close(fd);
 	if (n <= 0 || n > VALIDATOR_MAX + 1)
 		return NULL;
 	buf[n] = 0;
@@ -374,21 +369,21 @@ static char *read_validator(const char *vpath)
 static bool write_validator(const char *vpath, const char *v)
 {
 	if (!v) {
-		return unlink(vpath) == 0 || errno == ENOENT;
+		return wp_os_unlink(vpath) == 0 || errno == ENOENT;
 	} else if (!*v || strlen(v) > VALIDATOR_MAX || strpbrk(v, "\r\n")) {
-		unlink(vpath);
+		wp_os_unlink(vpath);
 		return false;
 	}
 	char line[VALIDATOR_MAX + 1];
 	size_t len = strlen(v);
 	memcpy(line, v, len);
 	line[len++] = '\n';
-	int fd = open(vpath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	bool ok = fd >= 0 && write(fd, line, len) == (ssize_t)len;
-	if (fd >= 0 && close(fd) < 0)
+	int fd = wp_os_open(vpath, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_NOFOLLOW | WP_O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && wp_os_write(fd, line, len) == (ssize_t)len;
+	if (fd >= 0 && wp_os_close(fd) < 0)
 		ok = false;
 	if (!ok)
-		unlink(vpath);
+		wp_os_unlink(vpath);
 	return ok;
 }
 
@@ -405,19 +400,19 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 	st->partial_made = ok;
 	char *path = wp_xasprintf("%s/%s", dir, key);
 	free(dir);
-	int fd = ok ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
-	struct stat sb;
+	int fd = ok ? wp_os_open(path, WP_O_RDWR | WP_O_CREAT | WP_O_NOFOLLOW | WP_O_CLOEXEC, 0644) : -1;
+	struct wp_os_stat sb;
 	/* a partial longer than the file is no start of it: begin again */
-	if (fd >= 0 && fstat(fd, &sb) == 0 && w->expect_size >= 0 && sb.st_size > w->expect_size &&
-	    flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, 0) < 0) {
-		close(fd);
+	if (fd >= 0 && wp_os_fstat(fd, &sb) == 0 && w->expect_size >= 0 && sb.st_size > w->expect_size &&
+	    wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) == 0 && wp_os_ftruncate(fd, 0) < 0) {
+		wp_os_close(fd);
 		fd = -1;
 	}
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    lseek(fd, 0, SEEK_END) < 0) {
+	if (fd < 0 || wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) < 0 || wp_os_fstat(fd, &sb) < 0 || !WP_S_ISREG(sb.st_mode) ||
+	    wp_os_lseek(fd, 0, SEEK_END) < 0) {
 		/* someone else's download of it now: not ours to use */
 		if (fd >= 0)
-			close(fd);
+			wp_os_close(fd);
 		free(path);
 		return false;
 	}
@@ -428,8 +423,8 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 	w->validator = sb.st_size > 0 && !small ? read_validator(w->vpath) : NULL;
 	/* bytes of no known version, with no hash to prove them: not a start to build on */
 	if ((small || w->by_url) && sb.st_size > 0 && (small || !strong_etag(w->validator))) {
-		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
-			close(fd);
+		if (wp_os_ftruncate(fd, 0) < 0 || wp_os_lseek(fd, 0, SEEK_SET) < 0) {
+			wp_os_close(fd);
 			free(path);
 			free(w->vpath);
 			free(w->validator);
@@ -524,7 +519,7 @@ int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, co
 	}
 	/* held while this process lives: wp_store_clean_tmp leaves a locked temp file alone. Where
 	 * the file system has no locks, the sweep finds none to take either, and goes by age. */
-	(void)flock(w->file.fd, LOCK_EX | LOCK_NB);
+	(void)wp_os_flock(w->file.fd, WP_LOCK_EX | WP_LOCK_NB);
 	w->name = wp_xstrdup(name);
 	return 0;
 }
@@ -640,7 +635,7 @@ static int tap_catch_up(struct wp_store_writer *w, long long upto)
 	int rc = 0;
 	for (long long pos = 0; pos < upto && !rc;) {
 		size_t want = upto - pos < CHUNK ? (size_t)(upto - pos) : CHUNK;
-		ssize_t k = pread(w->file.fd, buf, want, pos);
+		ssize_t k = wp_os_pread(w->file.fd, buf, want, pos);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -662,7 +657,7 @@ static int put(struct wp_store_writer *w, const unsigned char *p, size_t n)
 	const unsigned char *q = p;
 	size_t left = n;
 	while (left) {
-		ssize_t k = write(w->file.fd, q, left);
+		ssize_t k = wp_os_write(w->file.fd, q, left);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -686,7 +681,7 @@ static int put(struct wp_store_writer *w, const unsigned char *p, size_t n)
 	 * waits for the last window, not for the whole file: 1 GB spent 1.2 s in that fsync. Only a
 	 * hint; an error here shows at the fsync. */
 	if (w->written - w->flushed >= WRITEBACK_WINDOW) {
-		(void)sync_file_range(w->file.fd, w->flushed, w->written - w->flushed, SYNC_FILE_RANGE_WRITE);
+		wp_os_start_writeback(w->file.fd, w->flushed, w->written - w->flushed);
 		w->flushed = w->written;
 	}
 	return 0;
@@ -768,7 +763,7 @@ int wp_store_writer_reset(void *ctx, long long offset)
 		tap_drain(w->tq); /* the tap thread is idle from here to the next block handed over */
 	if (w->tap_reset)
 		w->tap_reset(w->tap_ctx);
-	if (ftruncate(w->file.fd, offset) < 0)
+	if (wp_os_ftruncate(w->file.fd, offset) < 0)
 		return wp_fs_fail(&w->err, errno, "cannot truncate", w->file.tmp);
 	rc = wp_hasher_reset(&w->hasher, &w->err);
 	if (rc)
@@ -779,7 +774,7 @@ int wp_store_writer_reset(void *ctx, long long offset)
 	long long pos = 0;
 	while (pos < offset) {
 		size_t want = offset - pos < CHUNK ? (size_t)(offset - pos) : CHUNK;
-		ssize_t k = pread(w->file.fd, buf, want, pos);
+		ssize_t k = wp_os_pread(w->file.fd, buf, want, pos);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
@@ -793,7 +788,7 @@ int wp_store_writer_reset(void *ctx, long long offset)
 			w->tap(w->tap_ctx, buf, (size_t)k);
 		pos += k;
 	}
-	if (lseek(w->file.fd, offset, SEEK_SET) < 0) {
+	if (wp_os_lseek(w->file.fd, offset, SEEK_SET) < 0) {
 		rc = wp_fs_fail(&w->err, errno, "cannot seek in", w->file.tmp);
 		goto out;
 	}
@@ -815,13 +810,13 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 			tap_thread_stop(w);
 			w->block = NULL;
 		}
-		struct stat sb;
-		if (fstat(w->file.fd, &sb) == 0)
+		struct wp_os_stat sb;
+		if (wp_os_fstat(w->file.fd, &sb) == 0)
 			kept = (long long)sb.st_size;
 		if ((w->by_url && !strong_etag(w->validator)) || !w->vpath)
 			kept = 0; /* nothing a later run could prove it continues, or too small to resume: it goes, below */
 		if (kept > 0) { /* an empty one goes, below */
-			close(w->file.fd); /* and the lock: the next run takes it up */
+			wp_os_close(w->file.fd); /* and the lock: the next run takes it up */
 			w->file.fd = -1;
 			free(w->file.tmp);
 			w->file.tmp = NULL;
@@ -884,7 +879,7 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 	w->stamped = stamp_set_fd(w->store, w->file.fd);
 	/* Objects are never written again: read-only, so that an edit through a wheelhouse's hard
 	 * link fails for anyone but root (and _lookup's re-hash catches root's). */
-	if (fchmod(w->file.fd, 0444) < 0)
+	if (wp_os_fchmod(w->file.fd, 0444) < 0)
 		return wp_fs_fail(err, errno, "cannot make read-only", w->file.tmp);
 	w->sealed = true;
 	if (out_sha256)
@@ -897,7 +892,7 @@ int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err)
 	if (!w->sealed || w->file.fd < 0)
 		return wp_fail(err, -WPE_IO, "'%s': synced before it was sealed", w->name ? w->name : "?");
 	__atomic_fetch_add(&w->store->counts.file_syncs, 1, __ATOMIC_RELAXED);
-	if (fsync(w->file.fd) < 0)
+	if (wp_os_fsync(w->file.fd) < 0)
 		return wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
 	w->synced = true;
 	return 0;
@@ -906,7 +901,7 @@ int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err)
 void wp_store_writer_start_sync(struct wp_store_writer *w)
 {
 	if (w->file.fd >= 0 && !w->synced)
-		(void)sync_file_range(w->file.fd, w->flushed, 0, SYNC_FILE_RANGE_WRITE);
+		wp_os_start_writeback(w->file.fd, w->flushed, 0);
 }
 
 int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err)
@@ -921,7 +916,7 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 	/* Data first, then the name: otherwise a crash can leave a complete-looking torn object. */
 	if (!w->synced) {
 		__atomic_fetch_add(&w->store->counts.file_syncs, 1, __ATOMIC_RELAXED);
-		if (fsync(w->file.fd) < 0) {
+		if (wp_os_fsync(w->file.fd) < 0) {
 			rc = wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
 			goto out;
 		}
@@ -929,21 +924,21 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 	/* The fan-out folder is made only when the rename says it is missing: once it exists (a
 	 * store soon has all 256) a commit costs a rename, not a mkdir and a stat besides. A new
 	 * folder is a new name in ROOT/sha256, which is then synced with the rest. */
-	int r = rename(w->file.tmp, path);
+	int r = wp_os_rename(w->file.tmp, path);
 	if (r < 0 && errno == ENOENT) {
 		dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, w->got);
 		if ((rc = wp_mkdir_p(dir, 0755, err)))
 			goto out;
 		w->store->counts.dirs_made++;
 		w->store->dirty_objects = true;
-		r = rename(w->file.tmp, path);
+		r = wp_os_rename(w->file.tmp, path);
 	}
 	if (r < 0) {
 		rc = wp_fs_fail(err, errno, "cannot rename into place", path);
 		goto out;
 	}
 	/* rename() leaves both names when they were already links to one file */
-	unlink(w->file.tmp);
+	wp_os_unlink(w->file.tmp);
 	if (w->vpath) /* a partial became the object: its validator is done with */
 		write_validator(w->vpath, NULL);
 	free(w->file.tmp);
@@ -972,12 +967,12 @@ struct dir_set {
 static int sync_one_dir(void *ctx, size_t i, struct wp_err *err)
 {
 	struct dir_set *ds = ctx;
-	int rc = 0, fd = open(ds->dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0, fd = wp_os_open(ds->dirs[i], WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	__atomic_fetch_add(&ds->st->counts.dir_syncs, 1, __ATOMIC_RELAXED);
-	if (fd < 0 || fsync(fd) < 0)
+	if (fd < 0 || wp_os_fsync(fd) < 0)
 		rc = wp_fs_fail(err, errno, "cannot sync", ds->dirs[i]);
 	if (fd >= 0)
-		close(fd);
+		wp_os_close(fd);
 	return rc;
 }
 

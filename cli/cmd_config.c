@@ -7,12 +7,12 @@
 #include "cli/envtable.h"
 #include "ops/core/indexconf.h"
 #include "ops/core/session.h"
+#include "base/os/os.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct config_opts {
 	bool json, isolated;
@@ -340,7 +340,7 @@ int wp_cmd_config(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "--pip-command '%s' is not one of download, install", o.command);
 		goto out;
 	}
-	struct wp_index_given g = { .isolated = o.isolated, .envp = (const char *const *)environ, .pip_command = o.command };
+	struct wp_index_given g = { .isolated = o.isolated, .envp = wp_os_environ(), .pip_command = o.command };
 	if ((rc = wp_index_config_resolve(&g, &c, err)))
 		goto out;
 	for (size_t i = 0; i < c.warnings.n; i++)

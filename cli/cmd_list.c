@@ -16,13 +16,12 @@
 #include "resolver/requirement.h"
 #include "resolver/variant.h"
 #include "resolver/wheelname.h"
+#include "base/os/os.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 struct list_opts {
 	bool json, conda, all, installed;
@@ -68,9 +67,9 @@ static int variant_order(const void *pa, const void *pb)
 /* The terminal's width for stdout, else $COLUMNS, else 80. */
 static int width_of_output(void)
 {
-	struct winsize ws;
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-		return ws.ws_col;
+	int w = wp_os_term_width(WP_OS_STDOUT);
+	if (w >= 20)
+		return w;
 	const char *c = getenv("COLUMNS");
 	long v = c ? strtol(c, NULL, 10) : 0;
 	return v >= 20 && v < 100000 ? (int)v : 80;

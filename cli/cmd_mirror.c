@@ -10,11 +10,11 @@
 #include "ops/publish/bundle.h"
 #include "ops/publish/publish.h"
 #include "ops/publish/publish_s3.h"
+#include "base/os/os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err)
 {
@@ -68,9 +68,9 @@ static void print_roots(const struct wp_pick_run *run, const char *dir)
 		bool found = false;
 		for (size_t i = 0; i < run->plan.n && !found; i++) {
 			const struct wp_plan_file *f = &run->plan.files[i];
-			struct stat st;
+			struct wp_os_stat st;
 			char *p = f->target == t && f->variant && *f->variant ? wp_xasprintf("%s/%s", dir, f->variant) : NULL;
-			if (p && !strchr(f->variant, '/') && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (p && !strchr(f->variant, '/') && wp_os_stat(p, &st) == 0 && WP_S_ISDIR(st.st_mode)) {
 				root = f->variant;
 				found = true;
 			}
@@ -87,7 +87,7 @@ static void print_roots(const struct wp_pick_run *run, const char *dir)
 static int delta_opts_check(const struct wp_pick_opts *o, const char *dir, unsigned long long *split,
 			    struct wp_err *err)
 {
-	struct stat sb;
+	struct wp_os_stat sb;
 	if (!o->delta) {
 		if (o->since || o->split)
 			return wp_fail(err, -WPE_USAGE, "mirror takes --%s with --delta OUT.tar.zst (the delta to write)",
@@ -102,7 +102,7 @@ static int delta_opts_check(const struct wp_pick_opts *o, const char *dir, unsig
 	if ((rc = wp_cli_dest_check(o->delta, "mirror --delta", "file name", false, err)) ||
 	    (rc = wp_bundle_name_check(o->delta, err)) || (o->split && (rc = wp_bundle_size_parse(o->split, split, err))))
 		return rc;
-	if (!o->since && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
+	if (!o->since && (wp_os_stat(dir, &sb) < 0 || !WP_S_ISDIR(sb.st_mode)))
 		return wp_fail(err, -WPE_USAGE, "mirror '%s' does not exist yet: its first copy crosses whole; --delta without "
 			       "--since is against what DIR holds before the run", dir);
 	return 0;

@@ -16,13 +16,13 @@
 #include "ops/verify/s3.h"
 #include "resolver/gpu.h"
 #include "resolver/gpucode.h"
+#include "base/os/os.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
-#include <sys/stat.h>
 
 struct verify_opts {
 	bool json;
@@ -198,8 +198,8 @@ static int export_manifest(const char *path, const char *kind, const char *out, 
 {
 	struct wp_tree_manifest m = { 0 };
 	struct wp_buf b = WP_BUF_INIT;
-	struct stat sb;
-	int rc = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? wp_tree_manifest_of_dir(path, &m, err)
+	struct wp_os_stat sb;
+	int rc = wp_os_stat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode) ? wp_tree_manifest_of_dir(path, &m, err)
 							     : wp_tree_manifest_of_bundle(path, &m, err);
 	if (!rc && !(rc = wp_tree_manifest_format(&m, kind, &b, err)))
 		rc = wp_atomic_write(out, b.data, b.len, err);

@@ -11,19 +11,16 @@
 #include "ops/core/suggest.h"
 #include "ops/install/install.h"
 #include "resolver/wheelname.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 const struct wp_asks wp_cli_asks = { .words = {
 	[WP_ASK_CPU] = "--cuda cpu",
@@ -48,9 +45,7 @@ const struct wp_asks wp_cli_asks = { .words = {
 
 static double now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)wp_os_monotonic_ns() / 1e9;
 }
 
 double wp_cli_elapsed(const struct wp_cli *cli)
@@ -284,8 +279,8 @@ static int check_command_typo(const char *word, const char *catalog, struct wp_e
 	if (!close.n)
 		return 0;
 	bool known = false;
-	struct stat st;
-	if (catalog && stat(catalog, &st) == 0) {
+	struct wp_os_stat st;
+	if (catalog && wp_os_stat(catalog, &st) == 0) {
 		struct wp_catalog cat = { 0 };
 		struct wp_err e = WP_ERR_INIT;
 		struct wp_buf canon = WP_BUF_INIT;
@@ -336,9 +331,9 @@ static size_t interrupted_len;
 static void on_interrupt(int sig)
 {
 	wp_install_on_interrupt(); /* an install's staged temps, before its commit (nothing otherwise) */
-	ssize_t r = write(STDERR_FILENO, interrupted_msg, interrupted_len);
+	ssize_t r = wp_os_write(WP_OS_STDERR, interrupted_msg, interrupted_len);
 	(void)r;
-	_exit(128 + sig);
+	wp_os_exit_now(128 + sig);
 }
 
 static void catch_interrupts(const char *cache_dir)
@@ -347,21 +342,16 @@ static void catch_interrupts(const char *cache_dir)
 			 "\nwheelpick: interrupted; what had arrived of unfinished downloads is kept in %s%s, and "
 			 "the next run resumes it\n", cache_dir ? cache_dir : "the cache", cache_dir ? "/files/partial" : "");
 	interrupted_len = n < 0 ? 0 : (size_t)n < sizeof(interrupted_msg) ? (size_t)n : sizeof(interrupted_msg) - 1;
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_interrupt;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	wp_os_on_interrupt(on_interrupt);
 }
 
 /* For shell completion: the project names of the catalog, if there is one (never made here). */
 static void complete_projects(const char *catalog)
 {
-	char *def = catalog ? NULL : wp_session_default_catalog((const char *const *)environ);
+	char *def = catalog ? NULL : wp_session_default_catalog(wp_os_environ());
 	const char *path = catalog ? catalog : def;
-	struct stat st;
-	if (path && stat(path, &st) == 0) {
+	struct wp_os_stat st;
+	if (path && wp_os_stat(path, &st) == 0) {
 		struct wp_catalog cat = { 0 };
 		struct wp_names names = { 0 };
 		struct wp_err e = WP_ERR_INIT;
@@ -379,14 +369,7 @@ static void complete_projects(const char *catalog)
  * same at start. Where it cannot be raised, the batches are smaller, never failing. */
 static void raise_open_file_limit(void)
 {
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return;
-	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 16384 ? 16384 : rl.rlim_max;
-	if (rl.rlim_cur < want) {
-		rl.rlim_cur = want;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	wp_os_raise_open_files(16384);
 }
 
 int main(int argc, char **argv)
@@ -394,6 +377,7 @@ int main(int argc, char **argv)
 	struct wp_cli cli = { 0 };
 	struct wp_err err = WP_ERR_INIT;
 	struct globals g = { 0 };
+	wp_os_utf8_args(&argc, &argv); /* Windows: the command line again, in UTF-8 */
 	char **rest = wp_xcalloc((size_t)argc + 1, sizeof(*rest));
 	int nrest = 0, i = 1, rc = 0, used;
 	const struct wp_cmd *cmd = NULL;
@@ -401,7 +385,7 @@ int main(int argc, char **argv)
 	raise_open_file_limit();
 	/* the network settings, built once: net/ says how to give a private CA in our words (it names
 	 * no option of ours); a command's pip configuration and TLS options are added to them */
-	wp_cli_net_init(&cli.net, (const char *const *)environ, "give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
+	wp_cli_net_init(&cli.net, wp_os_environ(), "give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
 
 	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
 	bool want_json = false;
@@ -410,8 +394,9 @@ int main(int argc, char **argv)
 	cli.start = now();
 	cli.argc = argc;
 	cli.argv = argv;
-	cli.stdout_tty = isatty(STDOUT_FILENO);
-	cli.stderr_tty = isatty(STDERR_FILENO);
+	wp_os_term_init();
+	cli.stdout_tty = wp_os_isatty(WP_OS_STDOUT);
+	cli.stderr_tty = wp_os_isatty(WP_OS_STDERR);
 	/* before the command: globals, --help, --version, the generators, or a pick option */
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
@@ -501,19 +486,19 @@ int main(int argc, char **argv)
 	cli.verbosity = g.verbosity;
 	const char *catalog = g.catalog;
 	if (!catalog)
-		catalog = cli.catalog_alloc = wp_session_default_catalog((const char *const *)environ);
-	cli.cache_alloc = wp_session_default_cache_dir((const char *const *)environ);
+		catalog = cli.catalog_alloc = wp_session_default_catalog(wp_os_environ());
+	cli.cache_alloc = wp_session_default_cache_dir(wp_os_environ());
 	cli.session = (struct wp_session){
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
 		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
-		.envp = (const char *const *)environ, .net = &cli.net.net, .s3 = &cli.net.s3,
+		.envp = wp_os_environ(), .net = &cli.net.net, .s3 = &cli.net.s3,
 		.tmpdir = getenv("TMPDIR"), .max_page_bytes = g.max_page_bytes,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);
 		goto out;
 	}
-	if ((rc = wp_session_max_age((const char *const *)environ, &cli.session.max_age_s, &err)) ||
+	if ((rc = wp_session_max_age(wp_os_environ(), &cli.session.max_age_s, &err)) ||
 	    (rc = wp_session_source_date(&cli.session, &err)))
 		goto out;
 	if (implicit && nrest && rest[0][0] != '-' &&

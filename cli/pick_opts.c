@@ -10,13 +10,12 @@
 #include "ops/core/sources.h"
 #include "ops/core/suggest.h"
 #include "resolver/wheelname.h"
+#include "base/os/os.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define O(f) offsetof(struct wp_pick_opts, f)
 #define TARGET_OPTS                                                                                                \
@@ -209,8 +208,8 @@ void wp_pick_opts_split_c(struct wp_pick_opts *o)
 	for (size_t i = 0; i < o->channel.n; i++) {
 		const char *v = o->channel.v[i];
 		size_t n = strlen(v);
-		struct stat st;
-		bool file = !is_url(v) && ((n > 4 && !strcmp(v + n - 4, ".txt")) || (stat(v, &st) == 0 && S_ISREG(st.st_mode)));
+		struct wp_os_stat st;
+		bool file = !is_url(v) && ((n > 4 && !strcmp(v + n - 4, ".txt")) || (wp_os_stat(v, &st) == 0 && WP_S_ISREG(st.st_mode)));
 		if (file)
 			wp_strlist_push(&o->constraint, v);
 		else
@@ -342,7 +341,7 @@ int wp_pick_opts_tls(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *
 	bool conda = wp_pick_opts_is_conda(o);
 	struct wp_index_given g = {
 		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host,
-		.isolated = conda || o->isolated, .envp = (const char *const *)environ,
+		.isolated = conda || o->isolated, .envp = wp_os_environ(),
 	};
 	if (!conda) {
 		g.index_url = o->index_url, g.index = o->index, g.extra = o->extra_index, g.find_links = o->find_links;
@@ -361,7 +360,7 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 	struct wp_index_given g = {
 		.index_url = o->index_url, .index = o->index, .extra = o->extra_index, .find_links = o->find_links,
 		.trusted_host = o->trusted_host, .cert = o->cert, .client_cert = o->client_cert, .no_index = o->no_index,
-		.isolated = o->isolated, .envp = (const char *const *)environ,
+		.isolated = o->isolated, .envp = wp_os_environ(),
 	};
 	int rc = wp_index_config_resolve(&g, &o->icfg, err);
 	/* the TLS settings and pip's timeout join the run's network settings (handed down, not set) */
@@ -741,7 +740,7 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 	for (size_t i = 0; i < given.n; i++)
 		wp_strlist_push(&all, given.urls[i]);
 	if (given.n)
-		wp_sources_dependency_roots((const char *const *)environ, &all, &roots);
+		wp_sources_dependency_roots(wp_os_environ(), &all, &roots);
 	if (job->offline) {
 		/* no page was asked for, so none can be said to be missing: the catalog is all there is */
 		offline_nothing(job, name, err);

@@ -2,19 +2,16 @@
 #include "cli/progress.h"
 #include "base/mem.h"
 #include "ops/core/session.h"
+#include "base/os/os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
-#include <unistd.h>
 
 static double now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)wp_os_monotonic_ns() / 1e9;
 }
 
 void wp_progress_human(char *out, size_t n, double bytes)
@@ -30,9 +27,9 @@ void wp_progress_human(char *out, size_t n, double bytes)
 
 static int columns(void)
 {
-	struct winsize ws;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-		return ws.ws_col;
+	int w = wp_os_term_width(WP_OS_STDERR);
+	if (w >= 20)
+		return w;
 	const char *c = getenv("COLUMNS");
 	long v = c ? strtol(c, NULL, 10) : 0;
 	return v >= 20 && v < 10000 ? (int)v : 80;

@@ -10,23 +10,15 @@
 #include "env/detect_nvlib.h"
 #include "env/run.h"
 #include "resolver/gpu.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
-
-#ifdef __GLIBC__
-#include <gnu/libc-version.h>
-#endif
 
 #define DEFAULT_TIMEOUT_MS 5000
 #define DEFAULT_OUTPUT_MAX (64 << 10)
@@ -155,14 +147,14 @@ static char *root_path(const struct ctx *c, const char *abs)
 
 static bool is_dir(const char *path)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	struct wp_os_stat st;
+	return wp_os_stat(path, &st) == 0 && WP_S_ISDIR(st.st_mode);
 }
 
 static bool is_exec(const char *path)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+	struct wp_os_stat st;
+	return wp_os_stat(path, &st) == 0 && WP_S_ISREG(st.st_mode) && wp_os_access(path, WP_X_OK) == 0;
 }
 
 static bool is_space(char ch)
@@ -389,14 +381,14 @@ out:
 
 static bool dir_has_entries(const char *path)
 {
-	DIR *dir = opendir(path);
+	struct wp_os_dir *dir = wp_os_opendir(path);
 	if (!dir)
 		return false;
 	bool found = false;
-	struct dirent *e;
-	while (!found && (e = readdir(dir)))
+	const struct wp_os_dirent *e;
+	while (!found && (e = wp_os_readdir(dir)))
 		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(dir);
+	wp_os_closedir(dir);
 	return found;
 }
 
@@ -411,11 +403,11 @@ static int cmp_str(const void *a, const void *b)
 static bool nvidia_on_pci(struct ctx *c)
 {
 	char *path = root_path(c, "/sys/bus/pci/devices");
-	DIR *dir = opendir(path);
+	struct wp_os_dir *dir = wp_os_opendir(path);
 	struct wp_buf b = WP_BUF_INIT;
-	struct dirent *e;
+	const struct wp_os_dirent *e;
 	struct strs names = { 0 };
-	while (dir && (e = readdir(dir)) && names.n < 4096)
+	while (dir && (e = wp_os_readdir(dir)) && names.n < 4096)
 		if (e->d_name[0] != '.')
 			wp_vec_push(&names, wp_xstrdup(e->d_name));
 	if (names.n)
@@ -445,7 +437,7 @@ static bool nvidia_on_pci(struct ctx *c)
 		free(names.v[i]);
 	wp_vec_free(&names);
 	if (dir)
-		closedir(dir);
+		wp_os_closedir(dir);
 	wp_buf_free(&b);
 	free(path);
 	return c->n_pci > 0;
@@ -463,9 +455,9 @@ static void detect_gpu_hardware(struct ctx *c)
 {
 	char *gpus = root_path(c, "/proc/driver/nvidia/gpus");
 	char *dev = root_path(c, "/dev/nvidia0");
-	struct stat st;
+	struct wp_os_stat st;
 	bool pci = nvidia_on_pci(c);
-	c->d->gpu_hardware = dir_has_entries(gpus) || stat(dev, &st) == 0 || pci;
+	c->d->gpu_hardware = dir_has_entries(gpus) || wp_os_stat(dev, &st) == 0 || pci;
 	free(gpus);
 	free(dev);
 }
@@ -763,7 +755,7 @@ out:
 static void add_toolkit(struct ctx *c, const struct toolkit_probe *tp)
 {
 	struct wp_detect *d = c->d;
-	char *key = realpath(tp->dir, NULL);
+	char *key = wp_os_realpath(tp->dir);
 	if (!key)
 		key = wp_xstrdup(tp->dir);
 	for (size_t i = 0; i < c->tk_keys.n; i++) {
@@ -801,7 +793,7 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 	size_t n = 0;
 	char *nvcc = find_program(c, "nvcc");
 	if (nvcc) {
-		char *real = realpath(nvcc, NULL);
+		char *real = wp_os_realpath(nvcc);
 		struct wp_str s = WP_STR(real ? real : nvcc);
 		struct wp_str bin = wp_str_rcut(&s, '/');
 		struct wp_str top = wp_str_rcut(&bin, '/');
@@ -826,9 +818,9 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 	}
 	size_t n_env = dirs.n;
 	char *local = root_path(c, "/usr/local");
-	DIR *dir = opendir(local);
-	struct dirent *e;
-	while (dir && (e = readdir(dir)) && dirs.n - n_env < max) {
+	struct wp_os_dir *dir = wp_os_opendir(local);
+	const struct wp_os_dirent *e;
+	while (dir && (e = wp_os_readdir(dir)) && dirs.n - n_env < max) {
 		if (strncmp(e->d_name, "cuda", 4))
 			continue;
 		char *p = wp_xasprintf("%s/%s", local, e->d_name);
@@ -838,7 +830,7 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 			free(p);
 	}
 	if (dir)
-		closedir(dir);
+		wp_os_closedir(dir);
 	free(local);
 	if (dirs.n > n_env)
 		qsort(dirs.v + n_env, dirs.n - n_env, sizeof(*dirs.v), cmp_names);
@@ -980,15 +972,15 @@ static void warn_toolkits(struct ctx *c)
 
 static bool dir_has_prefix(const char *dir, const char *prefix)
 {
-	DIR *dd = opendir(dir);
+	struct wp_os_dir *dd = wp_os_opendir(dir);
 	if (!dd)
 		return false;
 	size_t n = strlen(prefix);
 	bool found = false;
-	struct dirent *e;
-	while (!found && (e = readdir(dd)))
+	const struct wp_os_dirent *e;
+	while (!found && (e = wp_os_readdir(dd)))
 		found = !strncmp(e->d_name, prefix, n);
-	closedir(dd);
+	wp_os_closedir(dd);
 	return found;
 }
 
@@ -996,12 +988,12 @@ static bool dir_has_prefix(const char *dir, const char *prefix)
  * only the soname's major is there: libcudart.so.12, libcudart.so.11.0). False when none. */
 static bool dir_runtime_version(const char *dir, int *major, int *minor)
 {
-	DIR *dd = opendir(dir);
-	struct dirent *e;
+	struct wp_os_dir *dd = wp_os_opendir(dir);
+	const struct wp_os_dirent *e;
 	bool found = false;
 	*major = 0;
 	*minor = -1;
-	while (dd && (e = readdir(dd))) {
+	while (dd && (e = wp_os_readdir(dd))) {
 		int a = 0, b = 0, c = 0, n = 0;
 		if (strncmp(e->d_name, "libcudart.so.", 13))
 			continue;
@@ -1017,7 +1009,7 @@ static bool dir_runtime_version(const char *dir, int *major, int *minor)
 		}
 	}
 	if (dd)
-		closedir(dd);
+		wp_os_closedir(dd);
 	return found;
 }
 
@@ -1067,7 +1059,7 @@ static void warn_ld_library_path(struct ctx *c)
 		if (!part.n)
 			continue;
 		char *dir = wp_xstrndup(part.p, part.n);
-		char *real = realpath(dir, NULL);
+		char *real = wp_os_realpath(dir);
 		bool dup = false;
 		for (size_t i = 0; real && i < seen.n; i++)
 			dup |= !strcmp(seen.v[i], real);
@@ -1105,10 +1097,11 @@ static void detect_libc(struct ctx *c, struct wp_run *jobs, size_t *nj, int *ldd
 {
 	*ldd_job = -1;
 	if (c->host) {
-#ifdef __GLIBC__
-		set_libc(c, WP_STR(gnu_get_libc_version()), false);
-		return;
-#endif
+		const char *v = wp_os_libc_version();
+		if (v) {
+			set_libc(c, WP_STR(v), false);
+			return;
+		}
 	} else {
 		struct wp_buf b = WP_BUF_INIT;
 		char *hook = root_path(c, "/etc/wheelpick-glibc");
@@ -1129,12 +1122,12 @@ static void detect_libc(struct ctx *c, struct wp_run *jobs, size_t *nj, int *ldd
 
 static void detect_uname(struct wp_detect *d)
 {
-	struct utsname u;
-	if (uname(&u) < 0)
+	char sys[65], rel[65], mach[65]; /* struct utsname's sizes */
+	if (wp_os_uname(sys, sizeof(sys), rel, sizeof(rel), mach, sizeof(mach)) < 0)
 		return;
-	copy_clean(d->os, sizeof(d->os), WP_STR(u.sysname));
-	copy_clean(d->os_release, sizeof(d->os_release), WP_STR(u.release));
-	copy_clean(d->machine, sizeof(d->machine), WP_STR(u.machine));
+	copy_clean(d->os, sizeof(d->os), WP_STR(sys));
+	copy_clean(d->os_release, sizeof(d->os_release), WP_STR(rel));
+	copy_clean(d->machine, sizeof(d->machine), WP_STR(mach));
 }
 
 static void pick_default_python(struct ctx *c, bool have_python3)
@@ -1184,7 +1177,7 @@ static void plan_pythons(struct ctx *c, struct plan *pl)
 		if (!p)
 			continue;
 		/* python3 is often a link to one of the python3.N: ask it once */
-		real[i] = realpath(p, NULL);
+		real[i] = wp_os_realpath(p);
 		bool dup = false;
 		for (size_t k = 0; real[i] && k < i; k++)
 			dup |= real[k] && !strcmp(real[k], real[i]);
@@ -1431,7 +1424,7 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 		r.n--;
 	c.host = !r.n;
 	/* resolved, so toolkit paths (also resolved) can be shown relative to it */
-	c.root = c.host ? wp_xstrdup("") : realpath(sysroot, NULL);
+	c.root = c.host ? wp_xstrdup("") : wp_os_realpath(sysroot);
 	if (!c.root || (!c.host && !is_dir(c.root))) {
 		rc = wp_fail(err, -WPE_ENV, "sysroot '%s' is not a directory", sysroot);
 		goto out;

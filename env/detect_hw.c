@@ -3,14 +3,12 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* cpuinfo and kfd properties are a few KiB per CPU; a 1024-CPU machine's cpuinfo is a few MiB */
 #define CPUINFO_MAX ((size_t)16 << 20)
@@ -137,12 +135,12 @@ bool wp_gfx_from_kfd_properties(const char *text, size_t len, char out[16])
 int wp_env_read_small(const char *path, size_t max, struct wp_buf *out)
 {
 	wp_buf_reset(out);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	char tmp[4096];
 	while (out->len < max) {
-		ssize_t n = read(fd, tmp, sizeof(tmp));
+		ssize_t n = wp_os_read(fd, tmp, sizeof(tmp));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -150,7 +148,7 @@ int wp_env_read_small(const char *path, size_t max, struct wp_buf *out)
 		size_t room = max - out->len;
 		wp_buf_add(out, tmp, (size_t)n < room ? (size_t)n : room);
 	}
-	close(fd);
+	wp_os_close(fd);
 	return 0;
 }
 
@@ -193,10 +191,10 @@ void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx,
 
 	/* the kfd topology lists every node, CPUs (gfx_target_version 0) and GPUs alike */
 	char *nodes = wp_xasprintf("%s/sys/class/kfd/kfd/topology/nodes", root);
-	DIR *dir = opendir(nodes);
-	struct dirent *de;
+	struct wp_os_dir *dir = wp_os_opendir(nodes);
+	const struct wp_os_dirent *de;
 	int seen = 0;
-	while (dir && (de = readdir(dir)) && seen < MAX_NODES) {
+	while (dir && (de = wp_os_readdir(dir)) && seen < MAX_NODES) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		seen++;
@@ -207,7 +205,7 @@ void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx,
 		free(path);
 	}
 	if (dir)
-		closedir(dir);
+		wp_os_closedir(dir);
 	free(nodes);
 	/* readdir's order is the file system's: sort, so the output is the same on every run */
 	qsort(d->gfx, (size_t)d->n_gfx, sizeof(d->gfx[0]), cmp_gfx);

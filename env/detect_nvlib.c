@@ -1,8 +1,8 @@
 /* env/detect_nvlib.c: NVML and libcuda asked through dlopen, for detection (env/detect.c). */
 #include "env/detect_nvlib.h"
 #include "base/mem.h"
+#include "base/os/os.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +10,9 @@
 static void *open_lib(const char *lib_dir, const char *soname)
 {
 	if (!lib_dir)
-		return dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+		return wp_os_dlopen(soname, NULL, 0);
 	char *p = wp_xasprintf("%s/%s", lib_dir, soname);
-	void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+	void *h = wp_os_dlopen(p, NULL, 0);
 	free(p);
 	return h;
 }
@@ -42,14 +42,14 @@ void wp_nvlib_nvml(const char *lib_dir, struct wp_nvlib *r)
 	void *h = open_lib(lib_dir, "libnvidia-ml.so.1");
 	if (!h)
 		return;
-	nvml_fn_void *init = (nvml_fn_void *)dlsym(h, "nvmlInit_v2");
-	nvml_fn_void *shutdown = (nvml_fn_void *)dlsym(h, "nvmlShutdown");
-	nvml_fn_str *driver = (nvml_fn_str *)dlsym(h, "nvmlSystemGetDriverVersion");
-	nvml_fn_int *cuda = (nvml_fn_int *)dlsym(h, "nvmlSystemGetCudaDriverVersion_v2");
-	nvml_fn_uint *count = (nvml_fn_uint *)dlsym(h, "nvmlDeviceGetCount_v2");
-	nvml_fn_handle *handle = (nvml_fn_handle *)dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
-	nvml_fn_name *name = (nvml_fn_name *)dlsym(h, "nvmlDeviceGetName");
-	nvml_fn_cc *cc = (nvml_fn_cc *)dlsym(h, "nvmlDeviceGetCudaComputeCapability");
+	nvml_fn_void *init = (nvml_fn_void *)wp_os_dlsym(h, "nvmlInit_v2");
+	nvml_fn_void *shutdown = (nvml_fn_void *)wp_os_dlsym(h, "nvmlShutdown");
+	nvml_fn_str *driver = (nvml_fn_str *)wp_os_dlsym(h, "nvmlSystemGetDriverVersion");
+	nvml_fn_int *cuda = (nvml_fn_int *)wp_os_dlsym(h, "nvmlSystemGetCudaDriverVersion_v2");
+	nvml_fn_uint *count = (nvml_fn_uint *)wp_os_dlsym(h, "nvmlDeviceGetCount_v2");
+	nvml_fn_handle *handle = (nvml_fn_handle *)wp_os_dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
+	nvml_fn_name *name = (nvml_fn_name *)wp_os_dlsym(h, "nvmlDeviceGetName");
+	nvml_fn_cc *cc = (nvml_fn_cc *)wp_os_dlsym(h, "nvmlDeviceGetCudaComputeCapability");
 	if (!init)
 		goto out;
 	r->loaded = true;
@@ -82,7 +82,7 @@ void wp_nvlib_nvml(const char *lib_dir, struct wp_nvlib *r)
 	if (shutdown)
 		shutdown();
 out:
-	dlclose(h);
+	wp_os_dlclose(h);
 }
 
 void wp_nvlib_libcuda(const char *lib_dir, struct wp_nvlib *r)
@@ -91,12 +91,12 @@ void wp_nvlib_libcuda(const char *lib_dir, struct wp_nvlib *r)
 	void *h = open_lib(lib_dir, "libcuda.so.1");
 	if (!h)
 		return;
-	int (*cu_init)(unsigned int) = (int (*)(unsigned int))dlsym(h, "cuInit");
-	int (*cu_version)(int *) = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
-	int (*cu_count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
-	int (*cu_get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
-	int (*cu_attr)(int *, int, int) = (int (*)(int *, int, int))dlsym(h, "cuDeviceGetAttribute");
-	int (*cu_name)(char *, int, int) = (int (*)(char *, int, int))dlsym(h, "cuDeviceGetName");
+	int (*cu_init)(unsigned int) = (int (*)(unsigned int))wp_os_dlsym(h, "cuInit");
+	int (*cu_version)(int *) = (int (*)(int *))wp_os_dlsym(h, "cuDriverGetVersion");
+	int (*cu_count)(int *) = (int (*)(int *))wp_os_dlsym(h, "cuDeviceGetCount");
+	int (*cu_get)(int *, int) = (int (*)(int *, int))wp_os_dlsym(h, "cuDeviceGet");
+	int (*cu_attr)(int *, int, int) = (int (*)(int *, int, int))wp_os_dlsym(h, "cuDeviceGetAttribute");
+	int (*cu_name)(char *, int, int) = (int (*)(char *, int, int))wp_os_dlsym(h, "cuDeviceGetName");
 	int v = 0, n = 0;
 	if (!cu_init)
 		goto out;
@@ -119,7 +119,7 @@ void wp_nvlib_libcuda(const char *lib_dir, struct wp_nvlib *r)
 		add(r, name, maj, min);
 	}
 out:
-	dlclose(h);
+	wp_os_dlclose(h);
 }
 
 const char *wp_nvml_error_name(int rc)

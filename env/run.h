@@ -1,4 +1,4 @@
-/* env/run.h: the one way env/ runs a program: posix_spawn in a process group of its own, stdin
+/* env/run.h: the one way env/ runs a program: wp_os_spawn (posix_spawn, CreateProcessW) in a process group of its own, stdin
  * from text (or /dev/null), stdout (and stderr when asked) into a buffer with a ceiling, a time
  * limit, and its whole group killed once it is done. Detection runs several at once; wp_env_run
  * (env/python.h) one. */
@@ -7,9 +7,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
-
 #include "base/buf.h"
+#include "base/os/os.h"
 
 /* One program run. The caller zeroes it (wp_run_init), fills the inputs and frees out. */
 struct wp_run {
@@ -30,7 +29,7 @@ struct wp_run {
 	int spawn_errno;        /* why it did not start (its exec failing reads as status 127) */
 	bool started, timed_out, truncated, skipped;
 	/* the runner's */
-	pid_t pid;
+	struct wp_os_proc proc;
 	int fd, in_fd;
 	size_t sent;
 	long long deadline;

@@ -4,15 +4,12 @@
 #include "base/mem.h"
 #include "base/vec.h"
 #include "base/url.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 bool wp_local_is_file_url(const char *url)
 {
@@ -44,24 +41,24 @@ static int cmp_names(const void *a, const void *b)
  * unchanged folder is recognised as unchanged), as a find-links page of absolute links. */
 static int list_folder(const char *url, const char *path, struct wp_buf *body, struct wp_err *err)
 {
-	DIR *d = opendir(path);
+	struct wp_os_dir *d = wp_os_opendir(path);
 	if (!d)
 		return wp_fail(err, -WPE_NET, "cannot read the folder '%s': %s", url, strerror(errno));
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
-	struct dirent *e;
+	const struct wp_os_dirent *e;
 	/* the links are the folder's URL and a name, without the URL's query or fragment */
 	char *base = wp_xstrndup(url, strcspn(url, "?#"));
-	while ((e = readdir(d))) {
+	while ((e = wp_os_readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+		struct wp_os_stat st;
+		if (wp_os_fstatat(wp_os_dirfd(d), e->d_name, &st, 0) < 0 || !WP_S_ISREG(st.st_mode))
 			continue;
 		wp_vec_push_fields(names, n, cap, wp_xstrdup(e->d_name));
 	}
-	closedir(d);
+	wp_os_closedir(d);
 	if (n) /* qsort may not be given NULL, even for nothing */
 		qsort(names, n, sizeof(*names), cmp_names);
 	struct wp_buf href = WP_BUF_INIT, html = WP_BUF_INIT;
@@ -99,36 +96,36 @@ int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, st
 {
 	char *path = NULL;
 	int rc, fd = -1;
-	struct stat st;
+	struct wp_os_stat st;
 	*is_folder = false;
 	if ((rc = wp_local_path(url, &path, err)))
 		return rc;
-	/* O_NONBLOCK: a FIFO opens at once and is refused below, instead of waiting for a writer */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || fstat(fd, &st) < 0) {
+	/* WP_O_NONBLOCK: a FIFO opens at once and is refused below, instead of waiting for a writer */
+	if ((fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK)) < 0 || wp_os_fstat(fd, &st) < 0) {
 		rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
 		goto out;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (WP_S_ISDIR(st.st_mode)) {
 		/* a project's folder in a PEP 503 tree on disk (DIR/simple/torch/): its index.html, as pip
 		 * reads a file:// index; any other folder lists its files */
 		size_t ul = strcspn(url, "?#");
 		char *page = ul && url[ul - 1] == '/' ? wp_xasprintf("%s/index.html", path) : NULL;
-		int pfd = page ? open(page, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-		struct stat pst;
+		int pfd = page ? wp_os_open(page, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK) : -1;
+		struct wp_os_stat pst;
 		free(page);
-		if (pfd >= 0 && fstat(pfd, &pst) == 0 && S_ISREG(pst.st_mode)) {
-			close(fd);
+		if (pfd >= 0 && wp_os_fstat(pfd, &pst) == 0 && WP_S_ISREG(pst.st_mode)) {
+			wp_os_close(fd);
 			fd = pfd;
 			st = pst;
 		} else {
 			if (pfd >= 0)
-				close(pfd);
+				wp_os_close(pfd);
 			*is_folder = true;
 			rc = list_folder(url, path, body, err);
 			goto out;
 		}
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!WP_S_ISREG(st.st_mode)) {
 		rc = wp_fail(err, -WPE_NET, "cannot read '%s': not a regular file", url);
 		goto out;
 	}
@@ -143,7 +140,7 @@ int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, st
 		rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes", url, body->max);
 out:
 	if (fd >= 0)
-		close(fd);
+		wp_os_close(fd);
 	free(path);
 	return rc;
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "base/os/os.h"
 
 #define KEY_LEVELS 5   /* keys remembered for depths 1..4; deeper ones never matter here */
 #define KEY_MAX    40
@@ -416,11 +416,11 @@ static int pass_fd(struct jp *j, const struct wp_json_opts *o)
 {
 	struct wp_json_reader r;
 	char *buf = wp_xmalloc(FD_BLOCK);
-	off_t at = 0;
+	int64_t at = 0;
 	int rc = 0;
 	wp_json_reader_init(&r, &callbacks, j, o, j->err);
 	for (;;) {
-		ssize_t n = pread(j->fd, buf, FD_BLOCK, at);
+		ssize_t n = wp_os_pread(j->fd, buf, FD_BLOCK, at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

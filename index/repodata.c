@@ -6,6 +6,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/url.h"
+#include "base/os/os.h"
 
 #include <archive.h>
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -563,7 +563,7 @@ static int read_plain(struct rd *r, int fd, const char *data, size_t len, const 
 		if (nhead)
 			rc = wp_json_reader_feed(&json, head, nhead);
 		while (!rc) {
-			ssize_t n = read(fd, buf, BLOCK);
+			ssize_t n = wp_os_read(fd, buf, BLOCK);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
@@ -621,7 +621,7 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 		/* the first bytes say whether libarchive has anything to decompress */
 		unsigned char head[8];
 		ssize_t nh;
-		while ((nh = read(fileno(file), head, sizeof(head))) < 0 && errno == EINTR)
+		while ((nh = wp_os_read(fileno(file), head, sizeof(head))) < 0 && errno == EINTR)
 			;
 		if (nh < 0) {
 			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
@@ -631,7 +631,7 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 			rc = read_plain(r, fileno(file), NULL, 0, head, (size_t)nh);
 			goto out;
 		}
-		if (lseek(fileno(file), 0, SEEK_SET) < 0) {
+		if (wp_os_lseek(fileno(file), 0, SEEK_SET) < 0) {
 			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
 			goto out;
 		}

@@ -3,14 +3,13 @@
 
 #include "base/mem.h"
 #include "net/xfer.h"
+#include "base/os/os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Where one fetch's body goes: the result buffer, or a ".part" file renamed on success. */
 struct sink {
@@ -41,7 +40,7 @@ static int write_all(struct sink *k, const void *p, size_t n, struct wp_err *err
 {
 	const char *c = p;
 	while (n > 0) {
-		ssize_t w = write(k->fd, c, n);
+		ssize_t w = wp_os_write(k->fd, c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
@@ -78,7 +77,7 @@ static int sink_reset(void *ctx, long long offset, struct wp_err *err)
 			k->buf->data[k->buf->len] = 0;
 		return 0;
 	}
-	if (ftruncate(k->fd, (off_t)offset) < 0 || lseek(k->fd, (off_t)offset, SEEK_SET) < 0)
+	if (wp_os_ftruncate(k->fd, (off_t)offset) < 0 || wp_os_lseek(k->fd, (off_t)offset, SEEK_SET) < 0)
 		return wp_fail(err, -WPE_IO, "cannot truncate '%s': %s", k->part, strerror(errno));
 	return 0;
 }
@@ -87,7 +86,7 @@ static int sink_open(struct sink *k, const char *path, struct wp_err *err)
 {
 	k->path = path;
 	k->part = wp_xasprintf("%s.part", path);
-	k->fd = open(k->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	k->fd = wp_os_open(k->part, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC, 0644);
 	if (k->fd < 0)
 		return wp_fail(err, -WPE_IO, "cannot create '%s': %s", k->part, strerror(errno));
 	return 0;
@@ -98,15 +97,15 @@ static int sink_close(struct sink *k, bool keep, struct wp_err *err)
 {
 	int rc = 0;
 
-	if (k->fd >= 0 && close(k->fd) < 0 && keep)
+	if (k->fd >= 0 && wp_os_close(k->fd) < 0 && keep)
 		rc = wp_fail(err, -WPE_IO, "cannot write '%s': %s", k->part, strerror(errno));
 	k->fd = -1;
 	if (k->part) {
-		if (keep && !rc && rename(k->part, k->path) < 0)
+		if (keep && !rc && wp_os_rename(k->part, k->path) < 0)
 			rc = wp_fail(err, -WPE_IO, "cannot rename '%s' to '%s': %s", k->part, k->path,
 				     strerror(errno));
 		if (!keep || rc)
-			unlink(k->part);
+			wp_os_unlink(k->part);
 	}
 	free(k->part);
 	k->part = NULL;

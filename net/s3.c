@@ -7,18 +7,16 @@
 #include "base/vec.h"
 #include "net/auth.h"
 #include "net/xfer.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define S3_TRIES 3
 #define S3_ERRBODY_MAX (64 << 10)    /* an error or a small answer (XML) past this is cut */
@@ -309,7 +307,7 @@ static size_t on_read(char *buf, size_t size, size_t nitems, void *ud)
 	if (r->mem) {
 		memcpy(buf, r->mem + r->sent, (size_t)want);
 	} else {
-		ssize_t got = pread(r->fd, buf, (size_t)want, r->off + r->sent);
+		ssize_t got = wp_os_pread(r->fd, buf, (size_t)want, r->off + r->sent);
 		if (got < 0)
 			return CURL_READFUNC_ABORT;
 		if (got == 0) /* the file shrank under us: the length sent would lie */
@@ -345,7 +343,7 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 		return 0;
 	if (r->out_fd >= 0) {
 		for (size_t done = 0; done < n;) {
-			ssize_t w = write(r->out_fd, p + done, n - done);
+			ssize_t w = wp_os_write(r->out_fd, p + done, n - done);
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0)
@@ -424,16 +422,16 @@ static int add_hdr(struct req *r, const char *fmt, const char *val)
 static void close_out(struct req *r)
 {
 	if (r->out_fd >= 0)
-		close(r->out_fd);
+		wp_os_close(r->out_fd);
 	r->out_fd = -1;
 }
 
 /* A PUT's file, opened when its request first starts; a whole one's size checked. */
 static int open_body(struct req *r, struct wp_err *err)
 {
-	struct stat sb;
-	r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0 || fstat(r->fd, &sb) < 0)
+	struct wp_os_stat sb;
+	r->fd = wp_os_open(r->path, WP_O_RDONLY | WP_O_CLOEXEC);
+	if (r->fd < 0 || wp_os_fstat(r->fd, &sb) < 0)
 		return wp_fs_fail(err, errno, "cannot read", r->path);
 	if (!r->whole)
 		return 0;
@@ -447,7 +445,7 @@ static int open_body(struct req *r, struct wp_err *err)
 static void close_body(struct req *r)
 {
 	if (r->fd >= 0)
-		close(r->fd);
+		wp_os_close(r->fd);
 	r->fd = -1;
 }
 
@@ -478,7 +476,7 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 	if (r->out_path) {
 		free(r->part_path);
 		r->part_path = wp_xasprintf("%s.part", r->out_path);
-		r->out_fd = open(r->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		r->out_fd = wp_os_open(r->part_path, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC, 0644);
 		if (r->out_fd < 0)
 			return wp_fs_fail(&r->err, errno, "cannot write", r->part_path);
 	}
@@ -521,9 +519,9 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
 	if (nc && nc->ca_file && *nc->ca_file) {
-		struct stat sb;
+		struct wp_os_stat sb;
 		if (nc->ca_origin && strncasecmp(r->url, "https://", 8) == 0 &&
-		    (stat(nc->ca_file, &sb) < 0 || !S_ISREG(sb.st_mode) || access(nc->ca_file, R_OK) < 0))
+		    (wp_os_stat(nc->ca_file, &sb) < 0 || !WP_S_ISREG(sb.st_mode) || wp_os_access(nc->ca_file, WP_R_OK) < 0))
 			return wp_fail(&r->err, -WPE_USAGE, "cannot %s 's3://%s/%s': the CA bundle '%.200s' (%s) is not a "
 				       "readable file of PEM certificates", r->what, s3->bucket, r->key, nc->ca_file,
 				       nc->ca_origin);
@@ -582,7 +580,7 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 	if (cc == CURLE_OK && r->status >= 200 && r->status < 300) {
 		if (r->out_path) {
 			close_out(r);
-			if (rename(r->part_path, r->out_path) < 0)
+			if (wp_os_rename(r->part_path, r->out_path) < 0)
 				return wp_fs_fail(&r->err, errno, "cannot rename", r->part_path);
 		}
 		return 0;
@@ -610,7 +608,7 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 		r->missing = true;
 		if (r->out_path) {
 			close_out(r);
-			unlink(r->part_path);
+			wp_os_unlink(r->part_path);
 		}
 		return 0;
 	}
@@ -638,14 +636,14 @@ static void req_release(struct req *r)
 		curl_easy_cleanup(r->e);
 	curl_slist_free_all(r->hdrs);
 	if (r->out_fd >= 0) {
-		close(r->out_fd);
+		wp_os_close(r->out_fd);
 		if (r->part_path)
-			unlink(r->part_path);
+			wp_os_unlink(r->part_path);
 	} else if (r->part_path && r->result) {
-		unlink(r->part_path);
+		wp_os_unlink(r->part_path);
 	}
 	if (r->fd >= 0)
-		close(r->fd);
+		wp_os_close(r->fd);
 	free(r->part_path);
 	free(r->url);
 	wp_buf_free(&r->body);
@@ -740,7 +738,7 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 		if (left && active)
 			curl_multi_poll(m, NULL, 0, 100, NULL);
 		else if (left)
-			usleep(20 * 1000); /* only retries waiting their turn */
+			wp_os_sleep_ms(20); /* only retries waiting their turn */
 	}
 	curl_multi_cleanup(m);
 }
@@ -1006,8 +1004,8 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 			     "check their bytes", op->key);
 		goto out;
 	}
-	struct stat sb;
-	if (stat(op->path, &sb) < 0) {
+	struct wp_os_stat sb;
+	if (wp_os_stat(op->path, &sb) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot read", op->path);
 		goto out;
 	}

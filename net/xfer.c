@@ -4,6 +4,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "net/auth.h"
+#include "base/os/os.h"
 
 #include <curl/curl.h>
 #include <limits.h>
@@ -13,9 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define RETRY_CAP_MS        ((long long)WP_NET_RETRY_CAP_MS)
 /* A resume that brought new bytes does not use up a try (a flaky link can still finish a 2 GB
@@ -128,9 +127,7 @@ int wp_xfer_curl_start(void)
 
 long long wp_xfer_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(wp_os_monotonic_ns() / 1000000);
 }
 
 static long long now_ms(void)
@@ -145,8 +142,8 @@ static const char *conf_ca_file(const struct wp_net_conf *c, char *bad, size_t b
 	const char *given = c ? c->ca_file : NULL;
 	if (!given || !*given)
 		return NULL;
-	struct stat sb;
-	if (c->ca_origin && (stat(given, &sb) < 0 || !S_ISREG(sb.st_mode) || access(given, R_OK) < 0))
+	struct wp_os_stat sb;
+	if (c->ca_origin && (wp_os_stat(given, &sb) < 0 || !WP_S_ISREG(sb.st_mode) || wp_os_access(given, WP_R_OK) < 0))
 		snprintf(bad, badsz, "the CA bundle '%.200s' (%s) is not a readable file of PEM certificates", given,
 			 c->ca_origin);
 	return given;

@@ -2,12 +2,11 @@
 #include "verify/hash.h"
 #include "base/mem.h"
 #include "base/fs.h"
+#include "base/os/os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -116,7 +115,7 @@ int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], c
 	int rc = wp_hasher_init(&h, WP_HASH_SHA256 | (md5_hex ? WP_HASH_MD5 : 0), err);
 	if (rc)
 		return rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 	if (fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot open", path);
 		goto out;
@@ -125,7 +124,7 @@ int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], c
 	enum { CHUNK = 256 << 10 };
 	unsigned char *buf = wp_xmalloc(CHUNK);
 	for (;;) {
-		ssize_t n = read(fd, buf, CHUNK);
+		ssize_t n = wp_os_read(fd, buf, CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -138,7 +137,7 @@ int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], c
 		total += n;
 	}
 	free(buf);
-	close(fd);
+	wp_os_close(fd);
 	if (!rc)
 		rc = wp_hasher_final(&h, sha256_hex, md5_hex, err);
 	if (!rc && size)

@@ -15,17 +15,15 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "resolver/gpucode.h"
 #include "verify/fatbin.h"
+#include "base/os/os.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -168,7 +166,7 @@ static int read_at(struct wheel *w, void *buf, size_t n, uint64_t off, struct wp
 		return 0;
 	}
 	while (got < n) {
-		ssize_t k = pread(w->fd, (char *)buf + got, n - got, (off_t)(off + got));
+		ssize_t k = wp_os_pread(w->fd, (char *)buf + got, n - got, (off_t)(off + got));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -346,9 +344,9 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 
 		unsigned host = m->made_by >> 8, mode = m->ext_attr >> 16;
 		/* Unix (3) and macOS (19) zips keep st_mode in the high half of the attributes. */
-		if ((host == 3 || host == 19) && (mode & S_IFMT) && !S_ISREG(mode) && !S_ISDIR(mode)) {
+		if ((host == 3 || host == 19) && (mode & WP_S_IFMT) && !WP_S_ISREG(mode) && !WP_S_ISDIR(mode)) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a %s, not a regular file",
-				     w->file, show(m->name, nb), S_ISLNK(mode) ? "symlink" : "special file");
+				     w->file, show(m->name, nb), WP_S_ISLNK(mode) ? "symlink" : "special file");
 			goto out;
 		}
 		if (m->flags & 1) {
@@ -563,7 +561,7 @@ static int read_members(struct wheel *w, struct wp_err *err)
 	uint64_t total = 0;
 	int rc = 0, r;
 	archive_read_support_format_zip_seekable(a);
-	if (lseek(w->fd, 0, SEEK_SET) < 0 || archive_read_open_fd(a, w->fd, BLOCK) != ARCHIVE_OK) {
+	if (wp_os_lseek(w->fd, 0, SEEK_SET) < 0 || archive_read_open_fd(a, w->fd, BLOCK) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' cannot be opened as a zip archive: %s",
 			     w->file, archive_error_string(a) ? archive_error_string(a) : "unknown");
 		goto out;
@@ -942,7 +940,7 @@ static struct wp_wheel_stream *own_stream(struct wheel *w)
 	uint64_t end = w->cd_offset + 4 < w->fsize ? w->cd_offset + 4 : w->fsize;
 	for (uint64_t off = 0; off < end;) {
 		size_t want = end - off < BLOCK ? (size_t)(end - off) : BLOCK;
-		ssize_t k = pread(w->fd, buf, want, (off_t)off);
+		ssize_t k = wp_os_pread(w->fd, buf, want, (off_t)off);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -959,7 +957,7 @@ static int verify(const char *path, const char *filename, struct wp_wheel_stream
 {
 	struct wp_wheel_stream *own = NULL;
 	struct wheel w = { .path = path, .fd = -1 };
-	struct stat sb;
+	struct wp_os_stat sb;
 	unsigned char magic[4];
 	int rc = 0;
 	if (info)
@@ -972,12 +970,12 @@ static int verify(const char *path, const char *filename, struct wp_wheel_stream
 	w.wheelfile = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
 	w.metadata = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
 
-	w.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (w.fd < 0 || fstat(w.fd, &sb) < 0) {
+	w.fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
+	if (w.fd < 0 || wp_os_fstat(w.fd, &sb) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot open", path);
 		goto out;
 	}
-	if (!S_ISREG(sb.st_mode)) {
+	if (!WP_S_ISREG(sb.st_mode)) {
 		rc = wp_fail(err, -WPE_IO, "'%s' is not a regular file", path);
 		goto out;
 	}
@@ -1031,7 +1029,7 @@ out:
 	if (rc && info)
 		wp_wheel_info_release(info);
 	if (w.fd >= 0)
-		close(w.fd);
+		wp_os_close(w.fd);
 	free(w.mem);
 	for (size_t i = 0; i < w.cap; i++)
 		free(w.m[i].name);
@@ -1238,7 +1236,7 @@ int wp_wheel_reader_open(const char *path, const char *filename, const struct wp
 {
 	struct wp_wheel_reader *r = wp_xcalloc(1, sizeof(*r));
 	struct wheel *w = &r->w;
-	struct stat sb;
+	struct wp_os_stat sb;
 	int rc = 0;
 	*out = NULL;
 	memset(info, 0, sizeof(*info));
@@ -1252,8 +1250,8 @@ int wp_wheel_reader_open(const char *path, const char *filename, const struct wp
 	w->record = (struct wp_buf)WP_BUF_INIT_MAX((size_t)w->lim.max_record);
 	w->wheelfile = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
 	w->metadata = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
-	w->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (w->fd < 0 || fstat(w->fd, &sb) < 0) {
+	w->fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
+	if (w->fd < 0 || wp_os_fstat(w->fd, &sb) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot open", path);
 		goto out;
 	}
@@ -1408,7 +1406,7 @@ void wp_wheel_reader_close(struct wp_wheel_reader *r)
 		return;
 	struct wheel *w = &r->w;
 	if (w->fd >= 0)
-		close(w->fd);
+		wp_os_close(w->fd);
 	free(w->mem);
 	for (size_t i = 0; i < w->cap; i++)
 		free(w->m[i].name);

@@ -13,13 +13,12 @@
 #include "verify/fatbin.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
+#include "base/os/os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 #ifndef WP_ISAL
 #define WP_ISAL 0 /* the Makefile says (ISAL=1 by default) */
@@ -334,7 +333,7 @@ static bool read_back(int fd, unsigned char *buf, size_t n, uint64_t off)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t k = pread(fd, buf + got, n - got, (off_t)(off + got));
+		ssize_t k = wp_os_pread(fd, buf + got, n - got, (off_t)(off + got));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -429,7 +428,7 @@ static int cpu_count(void)
 	static int cached;
 	int c = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 	if (!c) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		long n = wp_os_ncpu();
 		c = n < 1 ? 1 : n > POOL_MAX ? POOL_MAX : (int)n;
 		__atomic_store_n(&cached, c, __ATOMIC_RELAXED);
 	}
@@ -446,7 +445,7 @@ static int use(struct wp_wheel_stream *s, const char *path, int fd, int threads)
 		threads = POOL_MAX;
 	struct pool *p = wp_xcalloc(1, sizeof(*p));
 	p->path = path ? wp_xstrdup(path) : NULL;
-	p->fd = path ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	p->fd = path ? -1 : wp_os_dup(fd);
 	if (!path && p->fd < 0) {
 		free(p);
 		return -1;
@@ -490,7 +489,7 @@ static bool pool_start(struct wp_wheel_stream *s)
 	p->started = true;
 	int made = 0;
 	if (p->fd < 0)
-		p->fd = open(p->path, O_RDONLY | O_CLOEXEC);
+		p->fd = wp_os_open(p->path, WP_O_RDONLY | WP_O_CLOEXEC);
 	if (p->fd < 0)
 		p->nthreads = 0;
 	for (; made < p->nthreads; made++)
@@ -589,7 +588,7 @@ void wp_wheel_stream_free(struct wp_wheel_stream *s)
 		pthread_cond_destroy(&p->idle);
 		pthread_mutex_destroy(&p->mu);
 		if (p->fd >= 0)
-			close(p->fd);
+			wp_os_close(p->fd);
 		free(p->path);
 		free(p);
 	}

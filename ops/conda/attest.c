@@ -7,12 +7,11 @@
 #include "index/repodata.h"
 #include "ops/core/provenance.h"
 #include "verify/hash.h"
+#include "base/os/os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 char *wp_conda_attest_name(const char *filename, const char *sha256)
 {
@@ -36,8 +35,8 @@ static bool held(const char *path, const char *hex)
 {
 	char got[WP_SHA256_HEX_LEN + 1];
 	struct wp_err e = WP_ERR_INIT;
-	struct stat sb;
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && wp_hash_file(path, got, NULL, &e) == 0 && !strcmp(got, hex);
+	struct wp_os_stat sb;
+	return wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode) && wp_hash_file(path, got, NULL, &e) == 0 && !strcmp(got, hex);
 }
 
 static void keep_first(struct wp_err *err, int *rc, int code, const char *msg)
@@ -114,7 +113,7 @@ int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat, co
 			msg = wp_xasprintf("the attestations of '%s' are not the bytes its repodata names (sha256 %s): the "
 					   "package goes in without them", urls[i], out[i].sha256);
 			code = -WPE_INTEGRITY;
-			unlink(out[i].path);
+			wp_os_unlink(out[i].path);
 		}
 		if (msg) {
 			wp_say(s, WP_SAY_ERROR, "%s", msg);

@@ -11,17 +11,13 @@
 #include "ops/conda/shards.h"
 #include "verify/conda.h"
 #include "verify/hash.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define RECORD_MAX ((size_t)4 << 20) /* one upstream record; torch's are ~2 KiB */
 
@@ -154,9 +150,9 @@ static void existing_record(void *ctx, const char *key, size_t klen, const char 
 	if (!memchr(key, '\\', klen) && wp_url_filename_ok(name) && is_conda_name(name) &&
 	    vlen && val[0] == '{' && !recs_find(ex->recs, name)) {
 		char *path = wp_xasprintf("%s/%s", ex->subdir_path, name);
-		struct stat sb;
+		struct wp_os_stat sb;
 		/* a package someone deleted by hand leaves the repodata rather than breaking it */
-		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		if (wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode)) {
 			struct rec *r = recs_add(ex->recs);
 			r->filename = name;
 			name = NULL;
@@ -275,7 +271,7 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 {
 	const struct wp_json_opts o = { .what = f->filename, .max_bytes = RECORD_MAX };
 	struct wp_json_val *root = NULL;
-	struct stat sb;
+	struct wp_os_stat sb;
 	int rc = 0;
 	if (!f->subdir || !wp_url_filename_ok(f->subdir) || f->subdir[0] == '.')
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda subdir", f->subdir ? f->subdir : "(null)");
@@ -283,7 +279,7 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 	    wp_fs_is_tmp_name(f->filename))
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda package file name",
 			       f->filename ? f->filename : "(null)");
-	if (!f->store_path || stat(f->store_path, &sb) < 0)
+	if (!f->store_path || wp_os_stat(f->store_path, &sb) < 0)
 		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
 				  f->store_path ? f->store_path : f->filename);
 	size_t len = f->record_json ? strlen(f->record_json) : 0;
@@ -326,17 +322,17 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 	int rc = wp_mkdir_p(spath, 0755, err);
 	if (rc)
 		goto out;
-	DIR *d = opendir(spath);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	struct wp_os_dir *d = wp_os_opendir(spath);
+	const struct wp_os_dirent *de;
+	while (d && (de = wp_os_readdir(d))) {
 		if (wp_fs_is_tmp_name(de->d_name)) {
 			char *p = wp_xasprintf("%s/%s", spath, de->d_name);
-			unlink(p);
+			wp_os_unlink(p);
 			free(p);
 		}
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(files[i].subdir, subdir))
@@ -424,7 +420,7 @@ int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t 
 
 	if ((rc = wp_dir_make_open(dir, &lock, err)))
 		goto out;
-	if (flock(lock, LOCK_EX | LOCK_NB) < 0) {
+	if (wp_os_flock(lock, WP_LOCK_EX | WP_LOCK_NB) < 0) {
 		rc = wp_fail(err, -WPE_IO, "channel '%s' is being written by another wheelpick; wait "
 			     "for it to finish", dir);
 		goto out;
@@ -449,8 +445,8 @@ int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t 
 		}
 	}
 	noarch = wp_xasprintf("%s/noarch/repodata.json", dir);
-	struct stat sb;
-	if (stat(noarch, &sb) < 0) {
+	struct wp_os_stat sb;
+	if (wp_os_stat(noarch, &sb) < 0) {
 		struct recs none = { 0 };
 		char *ndir = wp_xasprintf("%s/noarch", dir);
 		rc = wp_mkdir_p(ndir, 0755, err);
@@ -460,7 +456,7 @@ int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t 
 	}
 out:
 	if (lock >= 0)
-		close(lock);
+		wp_os_close(lock);
 	free(noarch);
 	free(subdirs);
 	return rc;

@@ -14,11 +14,11 @@
 #include "ops/core/sources.h"
 #include "ops/core/suggest.h"
 #include "resolver/matchspec.h"
+#include "base/os/os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MAX_CLOSURE 2000
 
@@ -600,8 +600,8 @@ static int write_channel(const struct wp_session *s, struct wp_catalog *cat, con
 			continue;
 		/* the proven object's own size: what was transferred is 0 when the store already had it
 		 * (and a part on a resume), and the channel must not differ between runs */
-		struct stat sb;
-		jsons[ncf] = record_json(c, stat(items[i].path, &sb) == 0 ? (long long)sb.st_size
+		struct wp_os_stat sb;
+		jsons[ncf] = record_json(c, wp_os_stat(items[i].path, &sb) == 0 ? (long long)sb.st_size
 					    : items[i].bytes > 0 ? items[i].bytes : -1, att[i].path ? att[i].sha256 : NULL);
 		cfiles[ncf] = (struct wp_conda_file){
 			.subdir = c->subdir ? c->subdir : "noarch", .filename = c->filename, .store_path = items[i].path,

@@ -7,11 +7,10 @@
 #include "ops/conda/picks.h"
 #include "ops/wheel/sbom.h"
 #include "resolver/pick.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define REPODATA_MAX ((size_t)1 << 30)
 
@@ -25,21 +24,21 @@ static char **subdirs(const char *dir, size_t *n)
 {
 	char **v = NULL;
 	*n = 0;
-	DIR *d = opendir(dir);
+	struct wp_os_dir *d = wp_os_opendir(dir);
 	if (!d)
 		return NULL;
-	for (struct dirent *de; (de = readdir(d));) {
+	for (const struct wp_os_dirent *de; (de = wp_os_readdir(d));) {
 		if (de->d_name[0] == '.')
 			continue;
 		char *rd = wp_xasprintf("%s/%s/repodata.json", dir, de->d_name);
-		struct stat sb;
-		if (stat(rd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		struct wp_os_stat sb;
+		if (wp_os_stat(rd, &sb) == 0 && WP_S_ISREG(sb.st_mode)) {
 			v = wp_xrealloc(v, (*n + 1) * sizeof(*v));
 			v[(*n)++] = wp_xstrdup(de->d_name);
 		}
 		free(rd);
 	}
-	closedir(d);
+	wp_os_closedir(d);
 	if (*n)
 		qsort(v, *n, sizeof(*v), cmp_str);
 	return v;

@@ -7,11 +7,11 @@
 #include "base/vec.h"
 #include "base/zstd.h"
 #include "verify/hash.h"
+#include "base/os/os.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 /* One record of repodata.json: its name, which section, and where. Sorted by name (then section
@@ -62,8 +62,8 @@ static void shard_section(struct wp_msgpack *m, const struct ref *refs, size_t f
 /* path gets data unless it already has it: a shard's name is its hash, so one that exists is it. */
 static int write_once(const char *path, const struct wp_buf *b, struct wp_err *err)
 {
-	struct stat sb;
-	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == b->len)
+	struct wp_os_stat sb;
+	if (wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode) && (size_t)sb.st_size == b->len)
 		return 0;
 	return wp_atomic_write(path, b->data, b->len, err);
 }

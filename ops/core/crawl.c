@@ -20,15 +20,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include "base/url.h"
+#include "base/os/os.h"
 
 /* PEP 691 content negotiation: JSON preferred, HTML accepted (find-links pages are HTML only). */
 #define ACCEPT_SIMPLE "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
@@ -391,10 +385,10 @@ static int json_file_is_root(int fd, bool *root, struct wp_err *err, const char 
 	char *buf = wp_xmalloc(BLOCK + KEEP);
 	bool projects = false, files = false;
 	size_t keep = 0;
-	off_t at = 0;
+	int64_t at = 0;
 	int rc = 0;
 	for (;;) {
-		ssize_t n = pread(fd, buf + keep, BLOCK, at);
+		ssize_t n = wp_os_pread(fd, buf + keep, BLOCK, at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -427,17 +421,16 @@ struct page_file {
 
 static int page_file_open(struct page_file *pf, const char *path, bool map, const char *url, struct wp_err *err)
 {
-	struct stat sb;
-	pf->fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct wp_os_stat sb;
+	pf->fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 	pf->map = NULL;
 	pf->len = 0;
-	if (pf->fd < 0 || fstat(pf->fd, &sb) < 0)
+	if (pf->fd < 0 || wp_os_fstat(pf->fd, &sb) < 0)
 		return wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url, strerror(errno));
 	pf->len = (size_t)sb.st_size;
 	if (map && pf->len) {
-		pf->map = mmap(NULL, pf->len, PROT_READ, MAP_PRIVATE, pf->fd, 0);
-		if (pf->map == MAP_FAILED) {
-			pf->map = NULL;
+		pf->map = wp_os_map_read(pf->fd, pf->len);
+		if (!pf->map) {
 			return wp_fail(err, -WPE_IO, "cannot map the copy of '%s': %s", url, strerror(errno));
 		}
 	}
@@ -447,9 +440,9 @@ static int page_file_open(struct page_file *pf, const char *path, bool map, cons
 static void page_file_close(struct page_file *pf)
 {
 	if (pf->map)
-		munmap(pf->map, pf->len);
+		wp_os_unmap(pf->map, pf->len);
 	if (pf->fd >= 0)
-		close(pf->fd);
+		wp_os_close(pf->fd);
 	pf->fd = -1;
 	pf->map = NULL;
 }
@@ -618,51 +611,51 @@ static const char *tmp_dir_of(const struct wp_crawl_opts *opts)
 /* Remove what killed crawls left in dir. */
 static void sweep_tmp(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *e;
 	struct urls dead = { 0 };
 	time_t now = time(NULL);
 	if (!d)
 		return;
-	while ((e = readdir(d))) {
+	while ((e = wp_os_readdir(d))) {
 		size_t n = strlen(e->d_name);
-		struct stat sb;
+		struct wp_os_stat sb;
 		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
-		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 || !WP_S_ISREG(sb.st_mode))
 			continue;
 		if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) {
-			if (now - sb.st_mtime < TMP_LOCK_MIN_AGE_S)
+			if (now - sb.st_mtime_s < TMP_LOCK_MIN_AGE_S)
 				continue;
-			int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			int fd = wp_os_openat(wp_os_dirfd(d), e->d_name, WP_O_RDONLY | WP_O_NOFOLLOW | WP_O_CLOEXEC | WP_O_NONBLOCK);
 			if (fd < 0)
 				continue;
-			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			if (wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) == 0)
 				wp_vec_push(&dead, wp_xstrndup(e->d_name, n - 4)); /* "...<rnd>." */
-			close(fd);
+			wp_os_close(fd);
 		}
 	}
 	/* A dead crawl's lock goes last: a sweep killed half-way then leaves the lock beside what is
 	 * still there, and the next sweep finishes. Removed first, it left files that no lock named,
 	 * which waited an hour (TMP_STRAY_AGE_S); t-crash's kills found two such. */
-	rewinddir(d);
-	while ((e = readdir(d))) {
-		struct stat sb;
+	wp_os_rewinddir(d);
+	while ((e = wp_os_readdir(d))) {
+		struct wp_os_stat sb;
 		size_t n = strlen(e->d_name);
 		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
-		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 || !WP_S_ISREG(sb.st_mode))
 			continue;
-		bool gone = now - sb.st_mtime > TMP_STRAY_AGE_S, lock = n > 5 && !strcmp(e->d_name + n - 5, ".lock");
+		bool gone = now - sb.st_mtime_s > TMP_STRAY_AGE_S, lock = n > 5 && !strcmp(e->d_name + n - 5, ".lock");
 		for (size_t i = 0; i < dead.n && !gone; i++)
 			gone = !lock && !strncmp(e->d_name, dead.v[i], strlen(dead.v[i]));
 		if (gone)
-			unlinkat(dirfd(d), e->d_name, 0);
+			wp_os_unlinkat(wp_os_dirfd(d), e->d_name, 0);
 	}
 	for (size_t i = 0; i < dead.n; i++) {
 		char *lock = wp_xasprintf("%slock", dead.v[i]);
-		unlinkat(dirfd(d), lock, 0);
+		wp_os_unlinkat(wp_os_dirfd(d), lock, 0);
 		free(lock);
 	}
-	closedir(d);
+	wp_os_closedir(d);
 	for (size_t i = 0; i < dead.n; i++)
 		free(dead.v[i]);
 	wp_vec_free(&dead);
@@ -677,15 +670,15 @@ static void claim_tmp(const struct wp_crawl_opts *opts, struct tmp_claim *c)
 	c->lock_fd = -1;
 	sweep_tmp(c->dir);
 	for (int tries = 0; tries < 16; tries++) {
-		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		if (wp_os_random(&rnd, sizeof(rnd)) != 0)
 			rnd ^= (unsigned int)time(NULL) * 2654435761u + (unsigned int)tries;
 		free(c->prefix);
-		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", c->dir, (long)getpid(), rnd);
+		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", c->dir, wp_os_getpid(), rnd);
 		char *lock = wp_xasprintf("%slock", c->prefix);
-		c->lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		c->lock_fd = wp_os_open(lock, WP_O_RDWR | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0600);
 		free(lock);
 		if (c->lock_fd >= 0) {
-			(void)flock(c->lock_fd, LOCK_EX | LOCK_NB);
+			(void)wp_os_flock(c->lock_fd, WP_LOCK_EX | WP_LOCK_NB);
 			return;
 		}
 		if (errno != EEXIST)
@@ -697,9 +690,9 @@ static void release_tmp(struct tmp_claim *c)
 {
 	if (c->lock_fd >= 0) {
 		char *lock = wp_xasprintf("%slock", c->prefix);
-		unlink(lock);
+		wp_os_unlink(lock);
 		free(lock);
-		close(c->lock_fd);
+		wp_os_close(c->lock_fd);
 	}
 	free(c->dir);
 	free(c->prefix);
@@ -717,9 +710,9 @@ static char *spill_path(const struct wp_crawl_opts *opts, struct tmp_claim *c, s
 {
 	if (!c->prefix) {
 		unsigned int rnd = 0;
-		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		if (wp_os_random(&rnd, sizeof(rnd)) != 0)
 			rnd = (unsigned int)time(NULL) * 2654435761u;
-		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", tmp_dir_of(opts), (long)getpid(), rnd);
+		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", tmp_dir_of(opts), wp_os_getpid(), rnd);
 	}
 	return wp_xasprintf("%s%zu.page", c->prefix, i);
 }
@@ -731,13 +724,13 @@ static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, co
 	struct wp_http_res res;
 	struct wp_err e = WP_ERR_INIT;
 	char *path = NULL;
-	struct stat st;
+	struct wp_os_stat st;
 	memset(&res, 0, sizeof(res));
 	if (wp_local_path(s->url, &path, &e) < 0) {
 		source_fail(s, &e, e.code);
 		goto out;
 	}
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (wp_os_stat(path, &st) < 0 || !WP_S_ISREG(st.st_mode)) {
 		wp_fail(&e, -WPE_NET, "cannot read '%s': %s", s->url, strerror(errno ? errno : ENOENT));
 		source_fail(s, &e, e.code);
 		goto out;
@@ -773,9 +766,9 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	}
 	if (rc) {
 		char *path = NULL;
-		struct stat st;
+		struct wp_os_stat st;
 		struct wp_err pe = WP_ERR_INIT;
-		s->not_found = wp_local_path(s->url, &path, &pe) == 0 && stat(path, &st) < 0 && errno == ENOENT;
+		s->not_found = wp_local_path(s->url, &path, &pe) == 0 && wp_os_stat(path, &st) < 0 && errno == ENOENT;
 		free(path);
 		source_fail(s, &e, rc);
 	}
@@ -869,14 +862,14 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			}
 		}
 		if (paths[i] && (res[k].spilled || !reqs[k].spill_after))
-			unlink(paths[i]);
+			wp_os_unlink(paths[i]);
 		wp_http_res_release(&res[k]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		prior_release(&pr[i]);
 		if (paths[i] && wp_crawl_is_repodata(urls[i])) {
 			char *part = wp_xasprintf("%s.part", paths[i]); /* a transfer that failed may leave it */
-			unlink(part);
+			wp_os_unlink(part);
 			free(part);
 		}
 		free(paths[i]);

@@ -9,6 +9,7 @@
 #include "verify/conda.h"
 #include "verify/wheel.h"
 #include "verify/wheelstream.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -16,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The downloader's callbacks carry an error record; the store writer keeps its own. */
 struct sink {
@@ -149,7 +147,7 @@ static int check_archive(struct wp_fetch_item *it, struct sink *k)
 {
 	int rc = 0;
 	if (it->md5 && (rc = check_md5(it))) {
-		unlink(it->path);
+		wp_os_unlink(it->path);
 		return rc;
 	}
 	if (it->check == WP_FETCH_CHECK_WHEEL) {
@@ -162,7 +160,7 @@ static int check_archive(struct wp_fetch_item *it, struct sink *k)
 	}
 	if (rc) {
 		/* the hash matched the index, but the archive lies: it must not stay trusted */
-		unlink(it->path);
+		wp_os_unlink(it->path);
 		wp_err_prefix(&it->err, "'%s' (%s)", it->filename, it->url);
 	}
 	return rc;
@@ -465,8 +463,8 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 				/* the bytes of that hash are here; a size the index or lock gives must be theirs
 				 * too, as a download is held to it (a lock whose size and hash disagree is not
 				 * honoured by one way and refused by the other) */
-				struct stat sb;
-				if (it->size >= 0 && stat(it->path, &sb) == 0 && (long long)sb.st_size != it->size) {
+				struct wp_os_stat sb;
+				if (it->size >= 0 && wp_os_stat(it->path, &sb) == 0 && (long long)sb.st_size != it->size) {
 					it->rc = wp_fail(&it->err, -WPE_INTEGRITY, "'%s' (%s): its sha256 %s is of a file of "
 							 "%lld bytes, but its size is given as %lld", it->filename, it->url,
 							 it->sha256, (long long)sb.st_size, it->size);
@@ -601,10 +599,10 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
  * is 1024 on many systems (cli/ raises it to the hard one where it can): a quarter of it. */
 static size_t batch_size(void)
 {
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+	long lim = wp_os_max_open_files();
+	if (lim <= 0)
 		return FETCH_BATCH_MAX;
-	size_t b = (size_t)(rl.rlim_cur / 4);
+	size_t b = (size_t)(lim / 4);
 	return b < FETCH_BATCH_MIN ? FETCH_BATCH_MIN : b > FETCH_BATCH_MAX ? FETCH_BATCH_MAX : b;
 }
 

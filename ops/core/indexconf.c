@@ -9,13 +9,13 @@
 #include "index/toml.h"
 #include "net/auth.h"
 #include "ops/core/sources.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #define PIPCONF_MAX_BYTES (1 << 20)
 
@@ -149,7 +149,7 @@ static void pip_file(struct ctx *x, const char *variant, const char *path, bool 
 	struct wp_index_config *c = x->c;
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_err e = WP_ERR_INIT;
-	bool exists = access(path, F_OK) == 0;
+	bool exists = wp_os_access(path, WP_F_OK) == 0;
 	add_file(c, variant, path, exists, read);
 	if (!exists || !read)
 		return;
@@ -181,7 +181,7 @@ static void pip_files(struct ctx *x)
 	free(dirs);
 	pip_file(x, "global", "/etc/pip.conf", true);
 	/* the user's files are not read when PIP_CONFIG_FILE names a file that exists */
-	bool user = !(forced && access(forced, F_OK) == 0);
+	bool user = !(forced && wp_os_access(forced, WP_F_OK) == 0);
 	const char *home = env(x, "HOME");
 	const char *xdg_home = env(x, "XDG_CONFIG_HOME");
 	char *legacy = home ? wp_xasprintf("%s/.pip/pip.conf", home) : NULL;
@@ -284,7 +284,7 @@ static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const 
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_toml *root = NULL;
-	bool exists = access(path, F_OK) == 0;
+	bool exists = wp_os_access(path, WP_F_OK) == 0;
 	add_file(c, variant, path, exists, exists);
 	if (!exists)
 		return;
@@ -393,7 +393,7 @@ static void uv_files(struct ctx *x, struct uvconf *u)
 	bool found = false;
 	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
 		char *p = wp_xasprintf("%s/uv/uv.toml", d);
-		if (access(p, F_OK) == 0) {
+		if (wp_os_access(p, WP_F_OK) == 0) {
 			uv_file(x, u, "uv-system", p);
 			found = true;
 		}

@@ -7,11 +7,11 @@
 #include "cache/provstore.h"
 #include "net/http.h"
 #include "verify/hash.h"
+#include "base/os/os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define POLICY_FILE_MAX ((size_t)1 << 20)
 
@@ -37,14 +37,14 @@ enum wp_prov_status wp_provenance_status(const char *file_path, const char *file
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_prov_result local;
 	char sha[WP_SHA256_HEX_LEN + 1];
-	struct stat sb;
+	struct wp_os_stat sb;
 	enum wp_prov_status st = WP_PROV_NONE;
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (lstat(ppath, &sb) < 0)
+	if (wp_os_lstat(ppath, &sb) < 0)
 		goto out;
-	if (!S_ISREG(sb.st_mode)) {
+	if (!WP_S_ISREG(sb.st_mode)) {
 		wp_fail(err, -WPE_INTEGRITY, "provenance '%s' is not a plain file", ppath);
 		st = WP_PROV_FAILED;
 		goto out;

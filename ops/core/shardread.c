@@ -8,12 +8,12 @@
 #include "net/http.h"
 #include "ops/core/crawl.h"
 #include "resolver/fileinfo.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 /* ---- the crawl ---- */
@@ -98,9 +98,9 @@ static bool not_found(const char *url, const struct wp_http_res *res)
 	if (res->status == 404 || res->status == 410)
 		return true;
 	char *path = NULL;
-	struct stat st;
+	struct wp_os_stat st;
 	struct wp_err e = WP_ERR_INIT;
-	bool gone = wp_local_is_file_url(url) && wp_local_path(url, &path, &e) == 0 && stat(path, &st) < 0 && errno == ENOENT;
+	bool gone = wp_local_is_file_url(url) && wp_local_path(url, &path, &e) == 0 && wp_os_stat(path, &st) < 0 && errno == ENOENT;
 	free(path);
 	return gone;
 }

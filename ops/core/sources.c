@@ -11,13 +11,11 @@
 #include "ops/core/shardread.h"
 #include "resolver/requirement.h"
 #include "resolver/wheelname.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void push(struct wp_sources *s, char *url)
 {
@@ -43,16 +41,16 @@ static char *as_url(const char *u)
 	if (u[0] == '/')
 		return wp_xasprintf("file://%s", u);
 	char cwd[4096];
-	if (!getcwd(cwd, sizeof(cwd)))
+	if (!wp_os_getcwd(cwd, sizeof(cwd)))
 		return wp_xasprintf("file://%s", u);
 	return wp_xasprintf("file://%s/%s", cwd, u);
 }
 
 static bool is_file(const char *dir, const char *name)
 {
-	struct stat st;
+	struct wp_os_stat st;
 	char *p = wp_xasprintf("%s/%s", dir, name);
-	bool ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	bool ok = wp_os_stat(p, &st) == 0 && WP_S_ISREG(st.st_mode);
 	free(p);
 	return ok;
 }
@@ -61,21 +59,21 @@ static bool is_file(const char *dir, const char *name)
  * writes, and pip reads a file:// index). A folder of wheels is not one. */
 static bool local_tree(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *e;
 	bool tree = false;
 	size_t seen = 0;
 	if (!d)
 		return false;
-	while (!tree && (e = readdir(d)) && seen++ < 100000) {
+	while (!tree && (e = wp_os_readdir(d)) && seen++ < 100000) {
 		if (e->d_name[0] == '.')
 			continue;
 		char *sub = wp_xasprintf("%s/%s", dir, e->d_name);
-		struct stat st;
-		tree = stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && is_file(sub, "index.html");
+		struct wp_os_stat st;
+		tree = wp_os_stat(sub, &st) == 0 && WP_S_ISDIR(st.st_mode) && is_file(sub, "index.html");
 		free(sub);
 	}
-	closedir(d);
+	wp_os_closedir(d);
 	return tree;
 }
 
@@ -84,10 +82,10 @@ static char *local_dir(const char *url)
 {
 	struct wp_err e = WP_ERR_INIT;
 	char *path = NULL;
-	struct stat st;
+	struct wp_os_stat st;
 	if (!wp_local_is_file_url(url) || wp_local_path(url, &path, &e) < 0)
 		return NULL;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (wp_os_stat(path, &st) == 0 && WP_S_ISDIR(st.st_mode))
 		return path;
 	free(path);
 	return NULL;
@@ -304,7 +302,7 @@ static int say_report(const struct wp_session *s, const struct wp_crawl_report *
 			       !strncmp(c->url, "https:", 6) ? "files on this machine (file:), or plain http:" :
 							       "files on this machine (file:)");
 		if (c->malformed > c->refused)
-			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed link(s)", c->url, c->malformed - c->refused);
+			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed wp_os_link(s)", c->url, c->malformed - c->refused);
 		wp_say(s, c->unchanged || quiet ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s", c->unchanged ? "unchanged" : "updated",
 		       c->url);
 		if (!c->unchanged)

@@ -1,8 +1,8 @@
 /* ops/core/untar.c: the rules every bundle member is unpacked under (ops/core/untar.h). */
 #include "ops/core/untar.h"
+#include "base/os/os.h"
 
 #include <stdio.h>
-#include <sys/stat.h>
 
 void wp_untar_budget_init(struct wp_untar_budget *b, long long packed)
 {
@@ -19,9 +19,9 @@ const char *wp_untar_kind_problem(unsigned type, const char *hardlink, const cha
 {
 	if (hardlink && *hardlink)
 		return "is a hard link (a bundle holds plain files and folders only)";
-	if ((symlink && *symlink) || type == S_IFLNK)
+	if ((symlink && *symlink) || type == WP_S_IFLNK)
 		return "is a symlink (a bundle holds plain files and folders only)";
-	if (type != S_IFREG && type != S_IFDIR)
+	if (type != WP_S_IFREG && type != WP_S_IFDIR)
 		return "is not a plain file or folder";
 	if (sparse)
 		return "is a sparse file (a bundle holds plain files and folders only)";

@@ -3,6 +3,7 @@
  * removal by RECORD (`uninstall`). */
 #include "base/beneath.h"
 #include "base/fs.h"
+#include "base/os/os.h"
 #include "base/mem.h"
 #include "base/str.h"
 #include "ops/install/install.h"
@@ -10,14 +11,10 @@
 #include "resolver/variant.h"
 #include "verify/recordcsv.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define RECORD_MAX ((size_t)256 << 20)
 
@@ -31,17 +28,17 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 	memset(env, 0, sizeof(*env));
 	env->lock_fd = -1;
 	*recovered = NULL;
-	struct stat psb;
+	struct wp_os_stat psb;
 	if (!python) {
 		python = "python3"; /* cli/ names the active virtual environment's interpreter when there is one */
-	} else if (stat(python, &psb) == 0 && S_ISDIR(psb.st_mode)) {
+	} else if (wp_os_stat(python, &psb) == 0 && WP_S_ISDIR(psb.st_mode)) {
 		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's folder, as uv takes it */
 	}
 	char *absdir = NULL;
 	if (dir) {
 		if ((rc = wp_mkdir_p(dir, 0777, err)))
 			goto out;
-		absdir = realpath(dir, NULL);
+		absdir = wp_os_realpath(dir);
 		if (!absdir) {
 			rc = wp_fs_fail(err, errno, "cannot open", dir);
 			goto out;
@@ -62,16 +59,16 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 		goto out;
 	}
 	env->root = absdir;
-	mode_t um = umask(022);
-	umask(um);
+	mode_t um = wp_os_umask(022);
+	wp_os_umask(um);
 	env->umask = um;
 	if ((rc = wp_mkdir_p(env->py.purelib, 0777, err)))
 		goto out;
 	set_roots(env); /* after purelib is made: each root resolved and opened once */
 	for (size_t i = 0; i < env->n_roots; i++)
-		env->root_fd[i] = open(env->real_roots[i] ? env->real_roots[i] : env->roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		env->root_fd[i] = wp_os_open(env->real_roots[i] ? env->real_roots[i] : env->roots[i], WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	env->fds_open = true;
-	env->lock_fd = open(env->py.purelib, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	env->lock_fd = wp_os_open(env->py.purelib, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	if (env->lock_fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot open", env->py.purelib);
 		goto out;
@@ -91,11 +88,11 @@ out:
 void wp_ienv_close(struct wp_ienv *env)
 {
 	if (env->lock_fd >= 0)
-		close(env->lock_fd);
+		wp_os_close(env->lock_fd);
 	env->lock_fd = -1;
 	for (size_t i = 0; i < env->n_roots; i++) {
 		if (env->fds_open && env->root_fd[i] >= 0)
-			close(env->root_fd[i]);
+			wp_os_close(env->root_fd[i]);
 		free(env->roots[i]);
 		free(env->real_roots[i]);
 	}
@@ -125,7 +122,7 @@ static bool confines_real(const struct wp_ienv *env, const char *path)
 	if (!slash || !slash[1])
 		return false;
 	char *dir = slash == path ? wp_xstrdup("/") : wp_xstrndup(path, (size_t)(slash - path));
-	char *real = realpath(dir, NULL);
+	char *real = wp_os_realpath(dir);
 	bool ok = false;
 	if (real) {
 		char *file = wp_xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash + 1);
@@ -159,7 +156,7 @@ int wp_ienv_open_file(const struct wp_ienv *env, const char *path, int flags, mo
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
-		return open(path, flags | O_NOFOLLOW, mode);
+		return wp_os_open(path, flags | WP_O_NOFOLLOW, mode);
 	int rfd = root_of(env, path, &rel);
 	if (rfd < 0) {
 		errno = EXDEV;
@@ -172,7 +169,7 @@ int wp_ienv_mkdir(const struct wp_ienv *env, const char *path, mode_t mode)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
-		return mkdir(path, mode);
+		return wp_os_mkdir(path, mode);
 	int rfd = root_of(env, path, &rel);
 	if (rfd < 0) {
 		errno = EXDEV;
@@ -185,13 +182,13 @@ int wp_ienv_link(const struct wp_ienv *env, const char *from, const char *path)
 {
 	const char *rel = NULL;
 	if (!env->fds_open)
-		return linkat(AT_FDCWD, from, AT_FDCWD, path, 0);
+		return wp_os_linkat(WP_AT_FDCWD, from, WP_AT_FDCWD, path, 0);
 	int rfd = root_of(env, path, &rel);
 	if (rfd < 0) {
 		errno = EXDEV;
 		return -1;
 	}
-	return wp_beneath_link(AT_FDCWD, from, rfd, rel);
+	return wp_beneath_link(WP_AT_FDCWD, from, rfd, rel);
 }
 
 int wp_ienv_check_managed(const struct wp_ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
@@ -200,7 +197,7 @@ int wp_ienv_check_managed(const struct wp_ienv *env, enum wp_python_scheme schem
 	if (scheme != WP_SCHEME_DEFAULT || env->py.in_venv || allowed || !env->py.stdlib || !env->py.stdlib[0])
 		return 0;
 	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", env->py.stdlib);
-	bool managed = access(marker, F_OK) == 0;
+	bool managed = wp_os_access(marker, WP_F_OK) == 0;
 	free(marker);
 	if (!managed)
 		return 0;
@@ -224,7 +221,7 @@ static void set_roots(struct wp_ienv *env)
 		if (!v[i] || v[i][0] != '/')
 			continue;
 		env->roots[env->n_roots] = wp_inst_lexical(v[i]);
-		env->real_roots[env->n_roots] = realpath(v[i], NULL);
+		env->real_roots[env->n_roots] = wp_os_realpath(v[i]);
 		env->n_roots++;
 	}
 }
@@ -454,9 +451,9 @@ int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_o
 	int rc = 0;
 	memset(od, 0, sizeof(*od));
 	for (size_t l = 0; l < nl && !od->dist_info && !rc; l++) {
-		DIR *d = opendir(libs[l]);
-		struct dirent *de;
-		while (d && (de = readdir(d)) && !od->dist_info) {
+		struct wp_os_dir *d = wp_os_opendir(libs[l]);
+		const struct wp_os_dirent *de;
+		while (d && (de = wp_os_readdir(d)) && !od->dist_info) {
 			char *name, *version;
 			if (!dist_info_name(de->d_name, &name, &version))
 				continue;
@@ -472,7 +469,7 @@ int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_o
 			free(version);
 		}
 		if (d)
-			closedir(d);
+			wp_os_closedir(d);
 	}
 	if (rc)
 		wp_old_dist_release(od);
@@ -484,8 +481,8 @@ void wp_old_dist_plan_removal(const struct wp_old_dist *od, const struct wp_strl
 	for (size_t i = 0; i < od->files.n; i++) {
 		if (keep && bsearch(&od->files.v[i], keep->v, keep->n, sizeof(*keep->v), cmp_str))
 			continue;
-		struct stat sb;
-		if (lstat(od->files.v[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
+		struct wp_os_stat sb;
+		if (wp_os_lstat(od->files.v[i], &sb) == 0 && !WP_S_ISDIR(sb.st_mode))
 			wp_ijournal_add(j, WP_IJ_UNLINK, od->files.v[i], NULL);
 	}
 	for (size_t i = 0; i < od->dirs.n; i++)
@@ -557,8 +554,8 @@ int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, 
 	free(text);
 	if (!out.len)
 		goto out;
-	*tmp = wp_xasprintf("%s.tmp.%ld", path, (long)getpid());
-	unlink(*tmp);
+	*tmp = wp_xasprintf("%s.tmp.%ld", path, wp_os_getpid());
+	wp_os_unlink(*tmp);
 	rc = wp_iwheel_write_tmp(env, *tmp, out.data ? out.data : "", out.len, false, err);
 out:
 	wp_buf_free(&old);
@@ -629,9 +626,9 @@ void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out)
 	wp_file_read_if_exists(tpath, 16 << 20, &targets, &tfound, NULL);
 	free(tpath);
 	for (size_t l = 0; l < nl; l++) {
-		DIR *d = opendir(libs[l]);
-		struct dirent *de;
-		while (d && (de = readdir(d))) {
+		struct wp_os_dir *d = wp_os_opendir(libs[l]);
+		const struct wp_os_dirent *de;
+		while (d && (de = wp_os_readdir(d))) {
 			char *name, *version;
 			if (!dist_info_name(de->d_name, &name, &version))
 				continue;
@@ -660,7 +657,7 @@ void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out)
 			free(p);
 			wp_buf_free(&b);
 			p = wp_xasprintf("%s/REQUESTED", it->dist_info);
-			it->requested = access(p, F_OK) == 0;
+			it->requested = wp_os_access(p, WP_F_OK) == 0;
 			free(p);
 			p = wp_xasprintf("%s/variant.json", it->dist_info);
 			if (!wp_file_read_capped(p, 1 << 20, &b, NULL))
@@ -674,7 +671,7 @@ void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out)
 				it->variant = wp_xstrdup(var.label);
 		}
 		if (d)
-			closedir(d);
+			wp_os_closedir(d);
 	}
 	wp_buf_free(&targets);
 	if (out->n) /* qsort's array may not be NULL, even for none */
@@ -727,10 +724,10 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 		wp_strlist_push(&drop, wp_inst_normalize(names[i]));
 	if (!rc && !(rc = wp_itargets_stage(&env, &drop, NULL, &ttmp, err))) {
 		char *tpath = wp_itargets_path(&env);
-		struct stat tsb;
+		struct wp_os_stat tsb;
 		if (ttmp)
 			wp_ijournal_add(&j, WP_IJ_RENAME, ttmp, tpath);
-		else if (lstat(tpath, &tsb) == 0)
+		else if (wp_os_lstat(tpath, &tsb) == 0)
 			wp_ijournal_add(&j, WP_IJ_UNLINK, tpath, NULL);
 		free(tpath);
 	}

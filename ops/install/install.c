@@ -22,17 +22,15 @@
 #include "verify/fatbin.h"
 #include "verify/gpufile.h"
 #include "verify/hash.h"
+#include "base/os/os.h"
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* One wheel to install and why. */
 struct want {
@@ -74,14 +72,14 @@ struct job {
 
 static bool is_dir(const char *p)
 {
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+	struct wp_os_stat sb;
+	return wp_os_stat(p, &sb) == 0 && WP_S_ISDIR(sb.st_mode);
 }
 
 static bool is_file(const char *p)
 {
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+	struct wp_os_stat sb;
+	return wp_os_stat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode);
 }
 
 static void scan_dir(struct job *jb, const char *dir)
@@ -90,9 +88,9 @@ static void scan_dir(struct job *jb, const char *dir)
 		if (!strcmp(jb->scanned.v[i], dir))
 			return;
 	wp_strlist_push(&jb->scanned, wp_xstrdup(dir));
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
+	while (d && (de = wp_os_readdir(d))) {
 		if (!wp_cstr_endswith(de->d_name, ".whl"))
 			continue;
 		struct wp_err e = WP_ERR_INIT;
@@ -109,7 +107,7 @@ static void scan_dir(struct job *jb, const char *dir)
 		wp_vec_push(&jb->cands, c);
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -465,14 +463,14 @@ static bool is_pylock_name(const char *path)
 static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 {
 	struct wp_strlist fits = { 0 };
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
 	int rc = 0;
-	while (d && (de = readdir(d)))
+	while (d && (de = wp_os_readdir(d)))
 		if (!strncmp(de->d_name, "requirements-", 13) && wp_cstr_endswith(de->d_name, ".txt") && slug_fits(jb, de->d_name))
 			wp_strlist_push(&fits, wp_xstrdup(de->d_name));
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 	char *req = NULL;
 	if (fits.n == 1)
 		req = wp_xasprintf("%s/%s", dir, fits.v[0]);
@@ -552,7 +550,7 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	char tmpl[PATH_MAX];
 	const char *td = wp_envp_get(jb->s->envp, "TMPDIR");
 	snprintf(tmpl, sizeof(tmpl), "%s/wheelpick-install-XXXXXX", td && *td ? td : "/tmp");
-	if (!mkdtemp(tmpl))
+	if (!wp_os_mkdtemp(tmpl))
 		return wp_fs_fail(err, errno, "cannot make a folder to unpack into under", td && *td ? td : "/tmp");
 	wp_strlist_push(&jb->tmpdirs, wp_xstrdup(tmpl));
 	size_t nv;
@@ -571,8 +569,8 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	}
 	long long packed = 0;
 	for (size_t i = 0; i < nv; i++) {
-		struct stat sb;
-		if (stat(vols[i], &sb) == 0)
+		struct wp_os_stat sb;
+		if (wp_os_stat(vols[i], &sb) == 0)
 			packed += (long long)sb.st_size;
 	}
 	struct wp_untar_budget budget;
@@ -671,7 +669,7 @@ static int gather(struct job *jb, struct wp_err *err)
 			rc = from_reqfile(jb, src, in->find_links, in->n_find_links, err);
 		} else if (is_pylock_name(src) && is_file(src)) {
 			rc = from_pylock(jb, src, err);
-		} else if (access(src, F_OK) != 0 && !strchr(src, '/')) {
+		} else if (wp_os_access(src, WP_F_OK) != 0 && !strchr(src, '/')) {
 			/* pip's and uv's habit: a project by name */
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file or folder here; install takes what wheelpick wrote: "
 				     "'wheelpick %s -d wh' picks and downloads it where an index is reachable, then "
@@ -917,10 +915,10 @@ static void stage_dist_info_apart(struct job *jb)
 {
 	for (size_t i = 0; i < jb->nw; i++) {
 		struct wp_iwheel *w = &jb->w[i];
-		struct stat sb;
-		if (lstat(w->dist_info_dest, &sb) == 0)
+		struct wp_os_stat sb;
+		if (wp_os_lstat(w->dist_info_dest, &sb) == 0)
 			continue;
-		w->dist_info_stage = wp_xasprintf("%s/.wp-%ld-%zu-di.tmp", w->lib, (long)getpid(), i);
+		w->dist_info_stage = wp_xasprintf("%s/.wp-%ld-%zu-di.tmp", w->lib, wp_os_getpid(), i);
 		size_t dl = strlen(w->dist_info_dest);
 		for (size_t k = 0; k < w->files.n; k++) {
 			struct wp_iwheel_file *f = &w->files.v[k];
@@ -1001,9 +999,9 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 					known = !strcmp(made.v[m], d);
 				if (known)
 					break;
-				struct stat sb;
-				if (lstat(d, &sb) == 0) {
-					if (!S_ISDIR(sb.st_mode) && !(S_ISLNK(sb.st_mode) && is_dir(d))) {
+				struct wp_os_stat sb;
+				if (wp_os_lstat(d, &sb) == 0) {
+					if (!WP_S_ISDIR(sb.st_mode) && !(WP_S_ISLNK(sb.st_mode) && is_dir(d))) {
 						rc = wp_fail(err, -WPE_USAGE, "'%s' is a file, and '%s' needs a folder there; "
 							     "nothing was installed (remove it first)", d, jb->w[i].filename);
 					} else if (!checked || strcmp(checked, d)) {
@@ -1187,8 +1185,8 @@ static bool already_installed(struct wp_iwheel *w)
 		struct wp_wheel_entry e;
 		wp_wheel_reader_entry(w->r, f->member, &e);
 		const char *want = row_hash(mv, mn, e.name), *have = row_hash(iv, in_n, f->record_path);
-		struct stat sb;
-		same = want && have && want[0] && (f->fix_shebang || !strcmp(want, have)) && lstat(f->dest, &sb) == 0;
+		struct wp_os_stat sb;
+		same = want && have && want[0] && (f->fix_shebang || !strcmp(want, have)) && wp_os_lstat(f->dest, &sb) == 0;
 	}
 out:
 	for (size_t i = 0; i < ip.n; i++)
@@ -1298,9 +1296,9 @@ void wp_install_on_interrupt(void)
 	if (!a)
 		return;
 	for (size_t i = 0; i < a->nu; i++)
-		unlink(a->unlink[i]);
+		wp_os_unlink(a->unlink[i]);
 	for (size_t i = 0; i < a->nr; i++)
-		rmdir(a->rmdir[i]);
+		wp_os_rmdir(a->rmdir[i]);
 	/* the staging journal stays: a temp a writing thread creates after this is still undone by
 	 * the next run */
 }
@@ -1431,7 +1429,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		if (jb.w[i].dist_info_stage)
 			wp_ijournal_add(&jb.j, WP_IJ_RENAME, jb.w[i].dist_info_stage,
 					jb.w[i].dist_info_dest);
-	char *tpath = wp_itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, (long)getpid()), *tmade = NULL;
+	char *tpath = wp_itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, wp_os_getpid()), *tmade = NULL;
 	bool targets_gone = false;
 	wp_ijournal_add(&jb.j, WP_IJ_RENAME, ttmp, tpath);
 	struct wp_strlist drop = { 0 };
@@ -1481,8 +1479,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	wp_strlist_release(&keep);
 	if (targets_gone) {
 		char *tp = wp_itargets_path(&jb.env);
-		struct stat tsb;
-		if (lstat(tp, &tsb) == 0)
+		struct wp_os_stat tsb;
+		if (wp_os_lstat(tp, &tsb) == 0)
 			wp_ijournal_add(&jb.j, WP_IJ_UNLINK, tp, NULL);
 		free(tp);
 	}

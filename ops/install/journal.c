@@ -13,15 +13,12 @@
 #include "base/fs.h"
 #include "base/mem.h"
 #include "ops/install/internal.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define JOURNAL_MAGIC "wheelpick journal 1\n"
 #define JOURNAL_MAX ((size_t)1 << 30)
@@ -98,10 +95,10 @@ static int decode(const struct wp_buf *b, struct wp_ijournal *j)
 
 static void sync_fs_of(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 	if (fd >= 0) {
-		syncfs(fd);
-		close(fd);
+		wp_os_syncfs(fd);
+		wp_os_close(fd);
 	}
 }
 
@@ -116,8 +113,8 @@ static void roots_open(struct roots *r, const struct wp_ienv *env)
 {
 	r->env = env;
 	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since wp_ienv_open (include) too */
-		r->fd[i] = i < env->n_roots ? open(env->real_roots[i] ? env->real_roots[i] : env->roots[i],
-						   O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+		r->fd[i] = i < env->n_roots ? wp_os_open(env->real_roots[i] ? env->real_roots[i] : env->roots[i],
+						   WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC)
 					    : -1;
 }
 
@@ -125,7 +122,7 @@ static void roots_close(struct roots *r)
 {
 	for (size_t i = 0; i < 6; i++)
 		if (r->fd[i] >= 0)
-			close(r->fd[i]);
+			wp_os_close(r->fd[i]);
 }
 
 /* path's folder opened beneath its root; *leaf its last component. -1 (errno EXDEV: under no
@@ -157,8 +154,8 @@ static int at_unlink(const struct roots *r, const char *path, int flags)
 	const char *leaf;
 	if (parent_of(r, path, &d, &leaf) < 0)
 		return -1;
-	int rc = unlinkat(d, leaf, flags), e = errno;
-	close(d);
+	int rc = wp_os_unlinkat(d, leaf, flags), e = errno;
+	wp_os_close(d);
 	errno = e;
 	return rc;
 }
@@ -171,13 +168,13 @@ static int at_rename(const struct roots *r, const char *from, const char *to)
 		return -1;
 	if (parent_of(r, to, &td, &tl) < 0) {
 		int e = errno;
-		close(fd);
+		wp_os_close(fd);
 		errno = e;
 		return -1;
 	}
-	int rc = renameat(fd, fl, td, tl), e = errno;
-	close(fd);
-	close(td);
+	int rc = wp_os_renameat(fd, fl, td, tl), e = errno;
+	wp_os_close(fd);
+	wp_os_close(td);
 	errno = e;
 	return rc;
 }
@@ -191,7 +188,7 @@ bool wp_ijournal_reachable(const struct wp_ienv *env, const char *dir)
 	char *probe = wp_xasprintf("%s/x", dir);
 	bool ok = parent_of(&r, probe, &d, &leaf) == 0;
 	if (ok)
-		close(d);
+		wp_os_close(d);
 	free(probe);
 	roots_close(&r);
 	return ok;
@@ -206,7 +203,7 @@ static void roll_back(struct wp_ijournal *j, const struct wp_ienv *env)
 			at_unlink(&r, j->e.v[i].a, 0);
 	for (size_t i = j->e.n; i-- > 0;)
 		if (j->e.v[i].op == WP_IJ_MKDIR)
-			at_unlink(&r, j->e.v[i].a, AT_REMOVEDIR);
+			at_unlink(&r, j->e.v[i].a, WP_AT_REMOVEDIR);
 	roots_close(&r);
 }
 
@@ -226,7 +223,7 @@ static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct
 			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
 				rc = wp_fs_fail(err, errno, "cannot remove", e->a);
 		} else if (e->op == WP_IJ_RMDIR) {
-			at_unlink(&r, e->a, AT_REMOVEDIR); /* a folder something else still uses stays */
+			at_unlink(&r, e->a, WP_AT_REMOVEDIR); /* a folder something else still uses stays */
 		}
 	}
 	roots_close(&r);
@@ -238,18 +235,18 @@ static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct
  * of ours is being written now, whatever its age or process: every one goes. */
 static void sweep_journal_temps(const char *purelib)
 {
-	DIR *d = opendir(purelib);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	struct wp_os_dir *d = wp_os_opendir(purelib);
+	const struct wp_os_dirent *de;
+	while (d && (de = wp_os_readdir(d))) {
 		if (strncmp(de->d_name, ".wheelpick-staging.journal.tmp.", 31) &&
 		    strncmp(de->d_name, ".wheelpick-commit.journal.tmp.", 30) && strncmp(de->d_name, ".wheelpick-targets.tmp.", 23))
 			continue;
 		char *p = wp_xasprintf("%s/%s", purelib, de->d_name);
-		unlink(p);
+		wp_os_unlink(p);
 		free(p);
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 }
 
 /* A staging temp's base name, as add_file, the store and wp_itargets_stage make them. */
@@ -319,8 +316,8 @@ int wp_ijournal_recover(const struct wp_ienv *env, char **what, struct wp_err *e
 		if ((rc = roll_forward(&j, env, err)))
 			goto out;
 		sync_fs_of(purelib);
-		unlink(j.staging_path);
-		unlink(j.commit_path);
+		wp_os_unlink(j.staging_path);
+		wp_os_unlink(j.commit_path);
 		wp_fs_sync_dir(purelib, NULL);
 		*what = wp_xstrdup("finished the change an interrupted run had committed");
 		goto out;
@@ -333,7 +330,7 @@ int wp_ijournal_recover(const struct wp_ienv *env, char **what, struct wp_err *e
 			goto out;
 		roll_back(&j, env);
 	}
-	unlink(j.staging_path);
+	wp_os_unlink(j.staging_path);
 	wp_fs_sync_dir(purelib, NULL);
 	*what = wp_xstrdup("removed what an interrupted run had staged; the environment is as it was");
 out:
@@ -356,7 +353,7 @@ int wp_ijournal_write_staging(struct wp_ijournal *j, struct wp_err *err)
 void wp_ijournal_abort(struct wp_ijournal *j, const struct wp_ienv *env)
 {
 	roll_back(j, env);
-	unlink(j->staging_path);
+	wp_os_unlink(j->staging_path);
 }
 
 int wp_ijournal_commit(struct wp_ijournal *j, struct wp_err *err)
@@ -379,8 +376,8 @@ int wp_ijournal_apply(struct wp_ijournal *j, const struct wp_ienv *env, struct w
 	int rc = roll_forward(j, env, err);
 	if (!rc) {
 		sync_fs_of(dir);
-		unlink(j->staging_path);
-		unlink(j->commit_path);
+		wp_os_unlink(j->staging_path);
+		wp_os_unlink(j->commit_path);
 		wp_fs_sync_dir(dir, NULL);
 	}
 	free(dir);

@@ -7,46 +7,40 @@
 #include "base/mem.h"
 #include "ops/install/internal.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
-#include <fcntl.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ops/install/install.h"
+#include "base/os/os.h"
 
 /* Folders "<sha256>.tmp.<pid>" that a killed run was filling, its process gone. */
 static void sweep_dead(const char *root, const char *sha)
 {
 	char *dir = wp_xasprintf("%s/unpacked", root);
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
 	size_t sl = strlen(sha);
-	while (d && (de = readdir(d))) {
+	while (d && (de = wp_os_readdir(d))) {
 		if (strncmp(de->d_name, sha, sl) || strncmp(de->d_name + sl, ".tmp.", 5))
 			continue;
 		char *end = NULL;
 		long pid = strtol(de->d_name + sl + 5, &end, 10);
-		if (pid <= 0 || *end || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid <= 0 || *end || pid == wp_os_getpid() || wp_os_pid_alive(pid))
 			continue;
 		char *p = wp_xasprintf("%s/%s", dir, de->d_name);
 		wp_fs_remove_tree(p);
 		free(p);
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 	free(dir);
 }
 
 int wp_istore_open(struct wp_iwheel *w, const char *root, struct wp_err *err)
 {
-	struct stat sb;
+	struct wp_os_stat sb;
 	int rc;
 	char *dir = wp_xasprintf("%s/unpacked", root);
 	rc = wp_mkdir_p(dir, 0777, err);
@@ -54,9 +48,9 @@ int wp_istore_open(struct wp_iwheel *w, const char *root, struct wp_err *err)
 	if (rc)
 		return rc;
 	w->store = wp_xasprintf("%s/unpacked/%s", root, w->sha256);
-	if (stat(w->store, &sb) == 0 && S_ISDIR(sb.st_mode))
+	if (wp_os_stat(w->store, &sb) == 0 && WP_S_ISDIR(sb.st_mode))
 		return wp_wheel_reader_trust_record(w->r, err);
-	w->store_tmp = wp_xasprintf("%s.tmp.%ld", w->store, (long)getpid());
+	w->store_tmp = wp_xasprintf("%s.tmp.%ld", w->store, wp_os_getpid());
 	sweep_dead(root, w->sha256);
 	return 0;
 }
@@ -86,13 +80,13 @@ int wp_istore_fill_member(struct wp_iwheel *w, size_t i, mode_t um, struct wp_er
 	rc = wp_mkdir_p(path, 0777, err);
 	*slash = '/';
 	struct fsink s = { -1, path };
-	if (!rc && (s.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
+	if (!rc && (s.fd = wp_os_open(path, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC, 0666)) < 0)
 		rc = wp_fs_fail(err, errno, "cannot create", path);
 	if (!rc)
 		rc = wp_wheel_reader_extract(w->r, i, fsink, &s, err);
-	if (!rc && S_ISREG(e.mode) && (e.mode & 0111) && fchmod(s.fd, (0777 & ~um) | 0111) < 0)
+	if (!rc && WP_S_ISREG(e.mode) && (e.mode & 0111) && wp_os_fchmod(s.fd, (0777 & ~um) | 0111) < 0)
 		rc = wp_fs_fail(err, errno, "cannot set the mode of", path);
-	if (s.fd >= 0 && close(s.fd) < 0 && !rc)
+	if (s.fd >= 0 && wp_os_close(s.fd) < 0 && !rc)
 		rc = wp_fs_fail(err, errno, "cannot write", path);
 	free(path);
 	return rc;
@@ -105,12 +99,12 @@ int wp_istore_finish(struct wp_iwheel *w, struct wp_err *err)
 		wp_istore_abort(w);
 		return rc;
 	}
-	int fd = open(w->store_tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = wp_os_open(w->store_tmp, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	if (fd >= 0) {
-		syncfs(fd);
-		close(fd);
+		wp_os_syncfs(fd);
+		wp_os_close(fd);
 	}
-	if (rename(w->store_tmp, w->store) < 0) {
+	if (wp_os_rename(w->store_tmp, w->store) < 0) {
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			return wp_fs_fail(err, errno, "cannot put in place", w->store);
 		wp_istore_abort(w); /* another run filled it first: the same bytes */
@@ -132,7 +126,7 @@ void wp_istore_abort(struct wp_iwheel *w)
 static int copy_fd(int from, int to, const char *src, struct wp_err *err)
 {
 	for (;;) {
-		ssize_t k = copy_file_range(from, NULL, to, NULL, 1 << 30, 0);
+		ssize_t k = wp_os_copy_range(from, NULL, to, 1 << 30);
 		if (k == 0)
 			return 0;
 		if (k > 0)
@@ -145,7 +139,7 @@ static int copy_fd(int from, int to, const char *src, struct wp_err *err)
 	}
 	char buf[1 << 16];
 	for (;;) {
-		ssize_t k = read(from, buf, sizeof(buf));
+		ssize_t k = wp_os_read(from, buf, sizeof(buf));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -173,26 +167,26 @@ int wp_istore_place(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iw
 		rc = wp_fs_fail(err, errno, "cannot link", f->tmp);
 		goto out;
 	}
-	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int in = wp_os_open(src, WP_O_RDONLY | WP_O_CLOEXEC);
 	if (in < 0) {
 		rc = wp_fs_fail(err, errno, "cannot open", src);
 		goto out;
 	}
-	int fd = wp_ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, f->tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666);
 	if (fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot create", f->tmp);
-		close(in);
+		wp_os_close(in);
 		goto out;
 	}
-	if (w->link_mode != WP_LINK_REFLINK || ioctl(fd, FICLONE, in) < 0) {
+	if (w->link_mode != WP_LINK_REFLINK || wp_os_clone(in, fd) < 0) {
 		if (w->link_mode != WP_LINK_COPY) /* several workers may say so at once */
 			__atomic_store_n(&w->link_fell_back, true, __ATOMIC_RELAXED);
 		rc = copy_fd(in, fd, src, err);
 	}
-	if (!rc && f->exec && fchmod(fd, (0777 & ~um) | 0111) < 0)
+	if (!rc && f->exec && wp_os_fchmod(fd, (0777 & ~um) | 0111) < 0)
 		rc = wp_fs_fail(err, errno, "cannot set the mode of", f->tmp);
-	close(in);
-	if (close(fd) < 0 && !rc)
+	wp_os_close(in);
+	if (wp_os_close(fd) < 0 && !rc)
 		rc = wp_fs_fail(err, errno, "cannot write", f->tmp);
 	if (rc)
 		goto out;

@@ -7,14 +7,12 @@
 #include "ops/install/internal.h"
 #include "resolver/wheelname.h"
 #include "verify/fatbin.h"
+#include "base/os/os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define SCRIPT_MAX ((size_t)256 << 20) /* a .data/scripts file read whole to fix its shebang */
 
@@ -72,7 +70,7 @@ static struct wp_iwheel_file *add_file(struct wp_iwheel *w, const char *dest, co
 	f->member = (size_t)-1;
 	f->dest = wp_xstrdup(dest);
 	const char *slash = strrchr(dest, '/');
-	f->tmp = wp_xasprintf("%.*s/.wp-%ld-%lu-%zu.tmp", (int)(slash - dest), dest, (long)getpid(), seq, w->files.n);
+	f->tmp = wp_xasprintf("%.*s/.wp-%ld-%lu-%zu.tmp", (int)(slash - dest), dest, wp_os_getpid(), seq, w->files.n);
 	f->record_path = relpath(dest, lib);
 	f->content = (struct wp_buf)WP_BUF_INIT;
 	return f;
@@ -401,20 +399,20 @@ int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long
 			break;
 		}
 		char *dest = wp_xasprintf("%s/%s", root, rel);
-		struct stat sb;
+		struct wp_os_stat sb;
 		const char *why = wp_inst_reserved_name(rel, strlen(rel)) ? "takes a name the installer keeps for itself"
 				  : other_dist_info(w, py, dest, rel != e.name) ? "lands in another project's .dist-info folder"
 				  : !wp_ienv_confines(env, dest) ? "leaves the environment" : NULL;
 		if (why) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", w->filename,
 				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)), why);
-		} else if (lstat(dest, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		} else if (wp_os_lstat(dest, &sb) == 0 && WP_S_ISDIR(sb.st_mode)) {
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is a folder, and '%s' would put a file there; remove it first",
 				     dest, w->filename);
 		} else {
 			struct wp_iwheel_file *f = add_file(w, dest, w->lib, seq);
 			f->member = i;
-			f->exec = S_ISREG(e.mode) && (e.mode & 0111);
+			f->exec = WP_S_ISREG(e.mode) && (e.mode & 0111);
 			f->fix_shebang = script;
 			if (!strcmp(e.name, eps)) {
 				rc = wp_wheel_reader_extract(w->r, i, ep_sink, &w->entry_points, err);
@@ -449,13 +447,13 @@ int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long
 int wp_iwheel_write_tmp(const struct wp_ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
 {
 	mode_t um = env->umask;
-	int fd = wp_ienv_open_file(env, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", tmp);
 	int rc = wp_fd_write_all(fd, p, n, tmp, err);
-	if (!rc && exec && fchmod(fd, (0777 & ~um) | 0111) < 0)
+	if (!rc && exec && wp_os_fchmod(fd, (0777 & ~um) | 0111) < 0)
 		rc = wp_fs_fail(err, errno, "cannot set the mode of", tmp);
-	if (close(fd) < 0 && !rc)
+	if (wp_os_close(fd) < 0 && !rc)
 		rc = wp_fs_fail(err, errno, "cannot write", tmp);
 	return rc;
 }
@@ -548,7 +546,7 @@ int wp_iwheel_stage_file(struct wp_iwheel *w, const struct wp_ienv *env, struct 
 		wp_buf_free(&b);
 		return rc;
 	}
-	struct fd_sink s = { wp_ienv_open_file(env, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), f->tmp, 0, NULL };
+	struct fd_sink s = { wp_ienv_open_file(env, f->tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666), f->tmp, 0, NULL };
 	if (s.fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", f->tmp);
 	if (f->record_path && wp_fatbin_wanted(f->record_path))
@@ -566,9 +564,9 @@ int wp_iwheel_stage_file(struct wp_iwheel *w, const struct wp_ienv *env, struct 
 		wp_fatbin_free(&fb);
 		wp_fatbin_scan_free(s.fb);
 	}
-	if (!rc && f->exec && fchmod(s.fd, (0777 & ~env->umask) | 0111) < 0)
+	if (!rc && f->exec && wp_os_fchmod(s.fd, (0777 & ~env->umask) | 0111) < 0)
 		rc = wp_fs_fail(err, errno, "cannot set the mode of", f->tmp);
-	if (close(s.fd) < 0 && !rc)
+	if (wp_os_close(s.fd) < 0 && !rc)
 		rc = wp_fs_fail(err, errno, "cannot write", f->tmp);
 	if (!rc) {
 		unsigned char sha[WP_SHA256_LEN];

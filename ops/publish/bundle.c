@@ -9,21 +9,18 @@
 #include "ops/publish/mirror.h"
 #include "verify/hash.h"
 #include "verify/wheel.h"
+#include "base/os/os.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char install_sh[] =
 	"#!/bin/sh\n"
@@ -268,12 +265,12 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* Every file and directory under root/rel, as paths relative to root ("sub/" for a directory). */
-static int collect(const char *root, const char *rel, const struct stat *skip, struct names *out,
+static int collect(const char *root, const char *rel, const struct wp_os_stat *skip, struct names *out,
 		   int depth, struct wp_err *err)
 {
 	char *dir = *rel ? wp_xasprintf("%s/%s", root, rel) : wp_xstrdup(root);
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
 	int rc = 0;
 	if (!d) {
 		rc = wp_fs_fail(err, errno, "cannot read directory", dir);
@@ -283,21 +280,21 @@ static int collect(const char *root, const char *rel, const struct stat *skip, s
 		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' nests directories too deeply", root);
 		goto out;
 	}
-	while (!rc && (de = readdir(d))) {
-		struct stat sb;
+	while (!rc && (de = wp_os_readdir(d))) {
+		struct wp_os_stat sb;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    wp_fs_is_tmp_name(de->d_name) || (!*rel && !strcmp(de->d_name, "install.sh")))
 			continue;
 		char *path = wp_xasprintf("%s/%s", dir, de->d_name);
 		char *sub = *rel ? wp_xasprintf("%s/%s", rel, de->d_name) : wp_xstrdup(de->d_name);
-		if (stat(path, &sb) < 0) {
+		if (wp_os_stat(path, &sb) < 0) {
 			rc = wp_fs_fail(err, errno, "cannot read", path);
 		} else if (skip && sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino) {
 			/* the bundle being replaced, written into its own wheelhouse */
-		} else if (S_ISDIR(sb.st_mode)) {
+		} else if (WP_S_ISDIR(sb.st_mode)) {
 			names_add(out, wp_xasprintf("%s/", sub));
 			rc = collect(root, sub, skip, out, depth + 1, err);
-		} else if (S_ISREG(sb.st_mode)) {
+		} else if (WP_S_ISREG(sb.st_mode)) {
 			names_add(out, sub);
 			sub = NULL;
 		} else {
@@ -308,7 +305,7 @@ static int collect(const char *root, const char *rel, const struct stat *skip, s
 	}
 out:
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 	free(dir);
 	return rc;
 }
@@ -342,11 +339,11 @@ static int add_file(struct archive *a, const char *out, const char *name, const 
 		    struct wp_err *err)
 {
 	struct archive_entry *ae = NULL;
-	struct stat sb;
+	struct wp_os_stat sb;
 	char *buf = NULL;
 	int rc = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) < 0) {
+	int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
+	if (fd < 0 || wp_os_fstat(fd, &sb) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot read", path);
 		goto out;
 	}
@@ -359,7 +356,7 @@ static int add_file(struct archive *a, const char *out, const char *name, const 
 	buf = wp_xmalloc(CHUNK);
 	long long left = (long long)sb.st_size;
 	while (left > 0) {
-		ssize_t got = read(fd, buf, CHUNK);
+		ssize_t got = wp_os_read(fd, buf, CHUNK);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -384,7 +381,7 @@ out:
 	archive_entry_free(ae);
 	free(buf);
 	if (fd >= 0)
-		close(fd);
+		wp_os_close(fd);
 	return rc;
 }
 
@@ -444,16 +441,16 @@ struct volumes {
 /* len bytes at off of from into to (from its start). */
 static int copy_range(int from, off_t off, int to, unsigned long long len, const char *what, struct wp_err *err)
 {
-	loff_t in = off;
+	int64_t in = off;
 	while (len) {
-		ssize_t got = copy_file_range(from, &in, to, NULL, len > (1u << 30) ? (1u << 30) : (size_t)len, 0);
+		ssize_t got = wp_os_copy_range(from, &in, to, len > (1u << 30) ? (1u << 30) : (size_t)len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
 			/* a file system without it: plain reads and writes */
 			char buf[1 << 16];
-			ssize_t r = pread(from, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf), in);
-			if (r <= 0 || write(to, buf, (size_t)r) != r)
+			ssize_t r = wp_os_pread(from, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf), in);
+			if (r <= 0 || wp_os_write(to, buf, (size_t)r) != r)
 				return wp_fs_fail(err, r < 0 ? errno : EIO, "cannot write", what);
 			got = r;
 			in += r;
@@ -467,8 +464,8 @@ static int copy_range(int from, off_t off, int to, unsigned long long len, const
 
 static int volumes_cut(struct volumes *vs, struct wp_err *err)
 {
-	struct stat sb;
-	if (fstat(vs->v[0].fd, &sb) < 0)
+	struct wp_os_stat sb;
+	if (wp_os_fstat(vs->v[0].fd, &sb) < 0)
 		return wp_fs_fail(err, errno, "cannot read", vs->v[0].tmp);
 	unsigned long long total = (unsigned long long)sb.st_size;
 	size_t n = total ? (size_t)((total + vs->split - 1) / vs->split) : 1;
@@ -489,7 +486,7 @@ static int volumes_cut(struct volumes *vs, struct wp_err *err)
 			return rc;
 		if ((rc = copy_range(vs->v[0].fd, (off_t)off, af->fd, total - off, af->tmp, err)))
 			return rc;
-		if (ftruncate(vs->v[0].fd, (off_t)off) < 0)
+		if (wp_os_ftruncate(vs->v[0].fd, (off_t)off) < 0)
 			return wp_fs_fail(err, errno, "cannot write", vs->v[0].tmp);
 		total = off;
 	}
@@ -511,7 +508,7 @@ static void remove_volumes_from(const char *out, size_t first)
 {
 	for (size_t i = first; i <= WP_BUNDLE_MAX_VOLUMES; i++) {
 		char *stale = wp_bundle_volume_name(out, i);
-		int gone = unlink(stale);
+		int gone = wp_os_unlink(stale);
 		free(stale);
 		if (gone < 0)
 			break;
@@ -527,7 +524,7 @@ static int volumes_commit(struct volumes *vs, struct wp_err *err)
 		rc = wp_atomic_file_commit(&vs->v[i], err);
 	if (!rc) {
 		remove_volumes_from(vs->out, vs->n + 1);
-		unlink(vs->out);
+		wp_os_unlink(vs->out);
 	}
 	return rc;
 }
@@ -662,7 +659,7 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 	struct volumes vs = { .out = out_path, .split = split };
 	struct names files = { 0 };
 	struct archive *a = NULL;
-	struct stat out_sb, sb;
+	struct wp_os_stat out_sb, sb;
 	char *top = NULL, *name = NULL, *path = NULL;
 	int rc = 0;
 
@@ -675,7 +672,7 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 			       WP_BUNDLE_SPLIT_MIN);
 	}
 
-	rc = collect(src_dir, "", stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0, err);
+	rc = collect(src_dir, "", wp_os_stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0, err);
 	if (rc)
 		goto out;
 	(void)sb;
@@ -787,8 +784,8 @@ out:
 
 static bool is_file(const char *p)
 {
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+	struct wp_os_stat sb;
+	return wp_os_stat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode);
 }
 
 /* The files of the archive: the path itself, or its volumes from .001 on (a NULL-terminated list). */
@@ -846,13 +843,13 @@ static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
 		if (r->fd < 0) {
 			if (r->at >= r->n)
 				return 0;
-			r->fd = open(r->names[r->at], O_RDONLY | O_CLOEXEC);
+			r->fd = wp_os_open(r->names[r->at], WP_O_RDONLY | WP_O_CLOEXEC);
 			if (r->fd < 0) {
 				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
 				return -1;
 			}
 		}
-		ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
+		ssize_t got = wp_os_read(r->fd, r->buf, sizeof(r->buf));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -863,7 +860,7 @@ static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
 			*out = r->buf;
 			return got;
 		}
-		close(r->fd);
+		wp_os_close(r->fd);
 		r->fd = -1;
 		r->at++;
 	}
@@ -874,7 +871,7 @@ static int vol_close(struct archive *a, void *ctx)
 	struct vol_reader *r = ctx;
 	(void)a;
 	if (r->fd >= 0)
-		close(r->fd);
+		wp_os_close(r->fd);
 	for (size_t i = 0; i < r->n; i++)
 		free(r->names[i]);
 	free(r->names);
@@ -1029,7 +1026,7 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 			break;
 		}
 		if ((type != AE_IFREG && type != AE_IFDIR) || (type == AE_IFREG && !*rest) ||
-		    (archive_entry_perm(ae) & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))) {
+		    (archive_entry_perm(ae) & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH))) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' is not a plain file or folder of "
 				     "a bundle wheelpick writes", path, name);
 			break;

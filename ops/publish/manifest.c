@@ -6,14 +6,11 @@
 #include "base/str.h"
 #include "verify/hash.h"
 #include "verify/wheel.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MANIFEST_MAX_FILES 1000000
 
@@ -73,7 +70,7 @@ const struct wp_tree_file *wp_tree_manifest_find(const struct wp_tree_manifest *
 static int walk(const char *root, const char *rel, struct wp_tree_manifest *m, int depth, struct wp_err *err)
 {
 	char *dir = *rel ? wp_xasprintf("%s/%s", root, rel) : wp_xstrdup(root);
-	DIR *d = opendir(dir);
+	struct wp_os_dir *d = wp_os_opendir(dir);
 	int rc = 0;
 	if (!d) {
 		rc = wp_fs_fail(err, errno, "cannot read", dir);
@@ -81,22 +78,22 @@ static int walk(const char *root, const char *rel, struct wp_tree_manifest *m, i
 		return rc;
 	}
 	if (depth > 64) {
-		closedir(d);
+		wp_os_closedir(d);
 		rc = wp_fail(err, -WPE_USAGE, "'%s' is nested too deep for an output of wheelpick's", dir);
 		free(dir);
 		return rc;
 	}
-	for (struct dirent *de; !rc && (de = readdir(d));) {
+	for (const struct wp_os_dirent *de; !rc && (de = wp_os_readdir(d));) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		char *sub = *rel ? wp_xasprintf("%s/%s", rel, de->d_name) : wp_xstrdup(de->d_name);
 		char *path = wp_xasprintf("%s/%s", root, sub);
-		struct stat sb;
-		if (lstat(path, &sb) < 0) {
+		struct wp_os_stat sb;
+		if (wp_os_lstat(path, &sb) < 0) {
 			rc = wp_fs_fail(err, errno, "cannot read", path);
-		} else if (S_ISDIR(sb.st_mode)) {
+		} else if (WP_S_ISDIR(sb.st_mode)) {
 			rc = walk(root, sub, m, depth + 1, err);
-		} else if (!S_ISREG(sb.st_mode)) {
+		} else if (!WP_S_ISREG(sb.st_mode)) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a plain file; an output holds plain files", path);
 		} else if (strcmp(sub, WP_DELTA_NAME) != 0) {
 			char hex[WP_SHA256_HEX_LEN + 1];
@@ -109,7 +106,7 @@ static int walk(const char *root, const char *rel, struct wp_tree_manifest *m, i
 		free(path);
 		free(sub);
 	}
-	closedir(d);
+	wp_os_closedir(d);
 	free(dir);
 	return rc;
 }

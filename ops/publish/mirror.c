@@ -11,20 +11,16 @@
 #include "resolver/wheelname.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
+#include "base/os/os.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MANIFEST_MAX ((size_t)256 << 20) /* our own file; past this something else wrote it */
 
@@ -232,18 +228,18 @@ static void html_escape(struct wp_buf *b, const char *s)
 /* Remove what crashed writers left: only while we hold the lock, so no live writer owns them. */
 static void clean_tmp_in(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
 	if (!d)
 		return;
-	while ((de = readdir(d))) {
+	while ((de = wp_os_readdir(d))) {
 		if (wp_fs_is_tmp_name(de->d_name)) {
 			char *p = wp_xasprintf("%s/%s", dir, de->d_name);
-			unlink(p);
+			wp_os_unlink(p);
 			free(p);
 		}
 	}
-	closedir(d);
+	wp_os_closedir(d);
 }
 
 /* The root, files/<project>/, simple/<project>/ and each variant root's <project>/: every folder
@@ -251,19 +247,19 @@ static void clean_tmp_in(const char *dir)
 static void clean_tmp_tree_at(const char *dir, int depth)
 {
 	clean_tmp_in(dir);
-	DIR *d = depth < 3 ? opendir(dir) : NULL;
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	struct wp_os_dir *d = depth < 3 ? wp_os_opendir(dir) : NULL;
+	const struct wp_os_dirent *de;
+	while (d && (de = wp_os_readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		char *p = wp_xasprintf("%s/%s", dir, de->d_name);
-		struct stat sb;
-		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+		struct wp_os_stat sb;
+		if (wp_os_lstat(p, &sb) == 0 && WP_S_ISDIR(sb.st_mode))
 			clean_tmp_tree_at(p, depth + 1);
 		free(p);
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 }
 
 static void clean_tmp_tree(const char *dir)
@@ -278,8 +274,8 @@ static char *file_path(const char *dir, const char *project, const char *filenam
 
 static bool exists(const char *path, long long *size)
 {
-	struct stat sb;
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+	struct wp_os_stat sb;
+	if (wp_os_stat(path, &sb) < 0 || !WP_S_ISREG(sb.st_mode))
 		return false;
 	if (size)
 		*size = (long long)sb.st_size;
@@ -289,13 +285,13 @@ static bool exists(const char *path, long long *size)
 /* Write path unless it already holds exactly these bytes (keeps mtimes, and nginx's caches). */
 static int write_if_changed(const char *path, const struct wp_buf *b, struct wp_err *err)
 {
-	struct stat sb;
-	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == b->len) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct wp_os_stat sb;
+	if (wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode) && (size_t)sb.st_size == b->len) {
+		int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 		if (fd >= 0) {
 			char *old = wp_xmalloc(b->len + 1);
-			ssize_t got = read(fd, old, b->len + 1);
-			close(fd);
+			ssize_t got = wp_os_read(fd, old, b->len + 1);
+			wp_os_close(fd);
 			bool same = got == (ssize_t)b->len && !memcmp(old, b->data, b->len);
 			free(old);
 			if (same)
@@ -432,7 +428,7 @@ static int write_project(const char *dir, const char *root, const char *project,
 	const char *version = "1.1";
 	for (size_t i = 0; i < n; i++) {
 		char *pv = file_path(dir, project, v[i].filename, ".provenance");
-		if (shown_in(root, v, n, &v[i], listed) && access(pv, F_OK) == 0)
+		if (shown_in(root, v, n, &v[i], listed) && wp_os_access(pv, WP_F_OK) == 0)
 			version = "1.3";
 		free(pv);
 	}
@@ -480,7 +476,7 @@ static int write_project(const char *dir, const char *root, const char *project,
 		/* PEP 740: the provenance carried beside the file, re-published under the same keys so
 		 * that clients see it; relative, as the href is, so the tree serves from any host */
 		char *pv = file_path(dir, project, e->filename, ".provenance");
-		bool has_prov = access(pv, F_OK) == 0;
+		bool has_prov = wp_os_access(pv, WP_F_OK) == 0;
 		free(pv);
 		if (has_prov) {
 			wp_buf_addstr(&html, " data-provenance=\"");
@@ -762,7 +758,7 @@ static int read_manifest(const char *dir, struct entries *es, struct strs *roots
 		 * Only the writer reads the manifest, holding the tree's lock. */
 		if (!here) {
 			char *mpath = file_path(dir, project, filename, ".metadata");
-			unlink(mpath);
+			wp_os_unlink(mpath);
 			free(mpath);
 			continue;
 		}
@@ -842,7 +838,7 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 {
 	struct wp_buf project = WP_BUF_INIT;
 	struct wp_wheelname wn;
-	struct stat sb;
+	struct wp_os_stat sb;
 	int rc = 0;
 
 	if (!f->project || !wp_index_project_name_ok(f->project, strlen(f->project)))
@@ -858,7 +854,7 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 		return add_body(f, es, err);
 	if (wp_index_file_kind(f->filename) == WP_KIND_VARIANTS)
 		return wp_fail(err, -WPE_USAGE, "'%s' is a variants.json given without its bytes", f->filename);
-	if (!f->store_path || stat(f->store_path, &sb) < 0)
+	if (!f->store_path || wp_os_stat(f->store_path, &sb) < 0)
 		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
 				  f->store_path ? f->store_path : f->filename);
 	if (f->size >= 0 && f->size != (long long)sb.st_size)
@@ -960,9 +956,9 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 		if (!e->src)
 			continue;
 		char *path = file_path(dir, e->project, e->filename, "");
-		struct stat a, b;
-		bool on_disk = stat(path, &a) == 0;
-		bool same_inode = on_disk && !e->src->body && stat(e->src->store_path, &b) == 0 &&
+		struct wp_os_stat a, b;
+		bool on_disk = wp_os_stat(path, &a) == 0;
+		bool same_inode = on_disk && !e->src->body && wp_os_stat(e->src->store_path, &b) == 0 &&
 				  a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 		bool listed_same = e->have_old && !strcmp(e->old_sha256, e->sha256) &&
 				   e->old_size == e->size &&
@@ -990,7 +986,7 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 static int place_provenance(const char *object, const char *path, struct wp_err *err)
 {
 	char *from = wp_xasprintf("%s.provenance", object), *to = wp_xasprintf("%s.provenance", path);
-	int rc = access(from, F_OK) == 0 ? wp_link_or_copy(from, to, err) : 0;
+	int rc = wp_os_access(from, WP_F_OK) == 0 ? wp_link_or_copy(from, to, err) : 0;
 	free(from);
 	free(to);
 	return rc;
@@ -1035,10 +1031,10 @@ static void remove_page(const char *dir, const char *page_dir)
 	char *pd = wp_xasprintf("%s/%s", dir, page_dir);
 	for (size_t k = 0; k < WP_ARRAY_LEN(pages); k++) {
 		char *p = wp_xasprintf("%s/%s", pd, pages[k]);
-		unlink(p);
+		wp_os_unlink(p);
 		free(p);
 	}
-	rmdir(pd);
+	wp_os_rmdir(pd);
 	free(pd);
 }
 
@@ -1060,7 +1056,7 @@ static void remove_dropped(const char *dir, struct entries *es, const struct str
 	for (size_t i = 0; i < old_roots->n; i++)
 		if (!strs_has(new_roots, old_roots->v[i])) {
 			char *rd = wp_xasprintf("%s/%s", dir, old_roots->v[i]);
-			rmdir(rd); /* only when its pages are gone */
+			wp_os_rmdir(rd); /* only when its pages are gone */
 			free(rd);
 		}
 	for (size_t i = 0; i < es->n; i++) {
@@ -1069,16 +1065,16 @@ static void remove_dropped(const char *dir, struct entries *es, const struct str
 			continue;
 		char *p = file_path(dir, e->project, e->filename, "");
 		char *m = file_path(dir, e->project, e->filename, ".metadata");
-		if (unlink(p) == 0 || errno == ENOENT)
+		if (wp_os_unlink(p) == 0 || errno == ENOENT)
 			rep->removed++;
-		unlink(m);
+		wp_os_unlink(m);
 		char *pv = file_path(dir, e->project, e->filename, ".provenance");
-		unlink(pv);
+		wp_os_unlink(pv);
 		free(pv);
 		free(p);
 		free(m);
 		p = wp_xasprintf("%s/files/%s", dir, e->project);
-		rmdir(p); /* only when empty */
+		wp_os_rmdir(p); /* only when empty */
 		free(p);
 	}
 }
@@ -1149,7 +1145,7 @@ static void settle_pending(const char *dir, struct entries *es, const struct str
 	char *pend = wp_xasprintf("%s/%s", dir, PENDING_NAME);
 	struct wp_err e = WP_ERR_INIT;
 	if (!b.len || wp_atomic_write(pend, b.data, b.len, &e) < 0)
-		unlink(pend);
+		wp_os_unlink(pend);
 	free(pend);
 	wp_buf_free(&b);
 }
@@ -1176,23 +1172,23 @@ static void read_pending(const char *dir, struct strs *out)
  * this run did not write (they would link to files no longer there). */
 static void remove_stray_pages(const char *dir, const struct strs *projects, const struct strs *pages)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
+	while (d && (de = wp_os_readdir(d))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "files"))
 			continue;
 		for (size_t i = 0; i < projects->n; i++) {
 			char *pg = wp_xasprintf("%s/%s", de->d_name, projects->v[i]);
 			char *path = wp_xasprintf("%s/%s", dir, pg);
-			struct stat sb;
-			if (!strs_has(pages, pg) && lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+			struct wp_os_stat sb;
+			if (!strs_has(pages, pg) && wp_os_lstat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode))
 				remove_page(dir, pg);
 			free(path);
 			free(pg);
 		}
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 }
 
 /* With prune, files a killed run of ours placed (its pending list names them) but no manifest
@@ -1203,15 +1199,15 @@ static void remove_strays(const char *dir, struct entries *es, const struct strs
 {
 	struct strs stray_projects = { 0 };
 	char *files = wp_xasprintf("%s/files", dir);
-	DIR *d = opendir(files);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	struct wp_os_dir *d = wp_os_opendir(files);
+	const struct wp_os_dirent *de;
+	while (d && (de = wp_os_readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		char *pdir = wp_xasprintf("%s/%s", files, de->d_name);
-		DIR *pd = opendir(pdir);
-		struct dirent *fe;
-		while (pd && (fe = readdir(pd))) {
+		struct wp_os_dir *pd = wp_os_opendir(pdir);
+		const struct wp_os_dirent *fe;
+		while (pd && (fe = wp_os_readdir(pd))) {
 			if (fe->d_name[0] == '.')
 				continue;
 			size_t len = strlen(fe->d_name);
@@ -1230,7 +1226,7 @@ static void remove_strays(const char *dir, struct entries *es, const struct strs
 					strs_free(&one);
 				}
 				char *p = wp_xasprintf("%s/%s", pdir, fe->d_name);
-				unlink(p);
+				wp_os_unlink(p);
 				free(p);
 			} else if (!e) {
 				(*foreign)++;
@@ -1239,12 +1235,12 @@ static void remove_strays(const char *dir, struct entries *es, const struct strs
 			free(base);
 		}
 		if (pd)
-			closedir(pd);
-		rmdir(pdir); /* only when empty */
+			wp_os_closedir(pd);
+		wp_os_rmdir(pdir); /* only when empty */
 		free(pdir);
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 	free(files);
 	strs_free(&stray_projects);
 }
@@ -1392,7 +1388,7 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	rep.roots = roots.n;
 out:
 	if (lock >= 0)
-		close(lock);
+		wp_os_close(lock);
 	entries_free(&es);
 	entries_free(&old);
 	strs_free(&roots), strs_free(&pages), strs_free(&old_roots), strs_free(&old_pages), strs_free(&pending);

@@ -6,11 +6,11 @@
 #include "ops/publish/bundle.h"
 #include "ops/publish/mirror_variants.h"
 #include "ops/publish/sbom_tree.h"
+#include "base/os/os.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run, const char *dir, bool prune,
 		      struct wp_mirror_report *rep, struct wp_err *err)
@@ -96,7 +96,7 @@ static int make_stage(const struct wp_session *s, char **stage, struct wp_err *e
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE, err)) || (rc = wp_mkdir_p(tmp, 0755, err)))
 		goto out;
 	*stage = wp_xasprintf("%s/bundle.XXXXXX", tmp);
-	if (!mkdtemp(*stage)) {
+	if (!wp_os_mkdtemp(*stage)) {
 		rc = wp_fs_fail(err, errno, "cannot create", *stage);
 		free(*stage);
 		*stage = NULL;

@@ -15,16 +15,13 @@
 #include "ops/publish/publish.h"
 #include "verify/hash.h"
 #include "verify/metadata.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MANIFEST_MAX (256 << 20)
 /* Beside the manifest, the page objects a run is about to create, put before them: a run killed
@@ -239,10 +236,10 @@ out:
 static struct objs *walk_out;
 static size_t walk_skip;
 
-static int walk_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+static int walk_one(void *ctx, const char *path, const struct wp_os_stat *sb)
 {
-	(void)ftw;
-	if (flag != FTW_F || !S_ISREG(sb->st_mode))
+	(void)ctx;
+	if (!WP_S_ISREG(sb->st_mode))
 		return 0;
 	const char *rel = path + walk_skip;
 	const char *b = base_name(rel);
@@ -260,7 +257,7 @@ static int walk(const char *stage, struct objs *out, struct wp_err *err)
 {
 	walk_out = out;
 	walk_skip = strlen(stage) + 1;
-	if (nftw(stage, walk_one, 16, FTW_PHYS) < 0)
+	if (wp_os_walk(stage, walk_one, NULL) < 0)
 		return wp_fs_fail(err, errno, "cannot read", stage);
 	return 0;
 }
@@ -422,14 +419,14 @@ static int range_hash(const char *path, long long off, long long len, char *sha2
 		      struct wp_err *err)
 {
 	struct wp_hasher h;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot read", path);
 	int rc = wp_hasher_init(&h, (sha256_hex ? WP_HASH_SHA256 : 0) | (md5_hex ? WP_HASH_MD5 : 0), err);
 	bool inited = !rc;
 	char *buf = wp_xmalloc(1 << 20);
 	while (!rc && len > 0) {
-		ssize_t got = pread(fd, buf, (size_t)(len < (1 << 20) ? len : (1 << 20)), (off_t)off);
+		ssize_t got = wp_os_pread(fd, buf, (size_t)(len < (1 << 20) ? len : (1 << 20)), (off_t)off);
 		if (got <= 0) {
 			rc = got < 0 ? wp_fs_fail(err, errno, "cannot read", path) :
 				       wp_fail(err, -WPE_IO, "'%s' ended before byte %lld", path, off + len);
@@ -444,7 +441,7 @@ static int range_hash(const char *path, long long off, long long len, char *sha2
 	if (inited)
 		wp_hasher_release(&h);
 	free(buf);
-	close(fd);
+	wp_os_close(fd);
 	return rc;
 }
 
@@ -515,11 +512,11 @@ static int stand_in(const char *dir, const char *path, long long size, struct wp
 	int rc = wp_mkdir_p(dir, 0755, err);
 	if (rc)
 		return rc;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+	int fd = wp_os_open(path, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0644);
+	if (fd < 0 || wp_os_ftruncate(fd, (off_t)size) < 0)
 		rc = wp_fs_fail(err, errno, "cannot create", path);
 	if (fd >= 0)
-		close(fd);
+		wp_os_close(fd);
 	return rc;
 }
 
@@ -567,8 +564,8 @@ static bool is_holder(const struct pub *p, const char *rel, const char *stage_pa
 	if (!p->holders.n || !bsearch(&k, p->holders.v, p->holders.n, sizeof(k), obj_rel_cmp))
 		return false;
 	/* still the stand-in when the writer did not replace it: its blocks are a hole */
-	struct stat sb;
-	return stat(stage_path, &sb) == 0 && (sb.st_size == 0 || sb.st_blocks == 0);
+	struct wp_os_stat sb;
+	return wp_os_stat(stage_path, &sb) == 0 && (sb.st_size == 0 || sb.st_blocks == 0);
 }
 
 struct done_ctx {
@@ -1047,9 +1044,9 @@ static int early_start(struct pub *p, const struct wp_pick_run *run, struct earl
 	bool archive = wp_lazy_require(WP_LIB_ARCHIVE, &lib_err) == 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
-		struct stat sb;
+		struct wp_os_stat sb;
 		if (!f->path || !seg_ok(f->project) || !seg_ok(f->filename) || !f->sha256 ||
-		    !wp_sha256_hex_valid(f->sha256) || stat(f->path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		    !wp_sha256_hex_valid(f->sha256) || wp_os_stat(f->path, &sb) < 0 || !WP_S_ISREG(sb.st_mode))
 			continue;
 		char *rel = wp_xasprintf("files/%s/%s", f->project, f->filename), *key = key_of(p, rel);
 		bool skip = wp_s3_listing_find(&p->list, key) != NULL; /* there already: the usual rules decide */
@@ -1240,8 +1237,8 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 		wp_fs_scratch_set(NULL);
 	}
 	if (!rc) {
-		struct stat one;
-		if (stat(local, &one) == 0)
+		struct wp_os_stat one;
+		if (wp_os_stat(local, &one) == 0)
 			nvol = 0; /* one file, no volumes */
 		n = nvol ? nvol : 1;
 		ops = wp_xcalloc(n, sizeof(*ops));
@@ -1249,10 +1246,10 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 		keys = wp_xcalloc(n, sizeof(*keys));
 		for (size_t i = 0; i < n && !rc; i++) {
 			char sha[65], md5[33];
-			struct stat sb;
+			struct wp_os_stat sb;
 			paths[i] = nvol ? wp_bundle_volume_name(local, i + 1) : wp_xstrdup(local);
 			keys[i] = wp_xasprintf("%s%s", dir, base_name(paths[i]));
-			if (stat(paths[i], &sb) < 0)
+			if (wp_os_stat(paths[i], &sb) < 0)
 				rc = wp_fs_fail(err, errno, "cannot read", paths[i]);
 			else
 				rc = wp_hash_file_md5(paths[i], sha, md5, NULL, err);

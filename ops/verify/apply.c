@@ -7,21 +7,19 @@
 #include "ops/publish/manifest.h"
 #include "ops/verify/outputs.h"
 #include "verify/hash.h"
+#include "base/os/os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* A sibling of dest for staging: the same file system, so the swap is a rename. */
 static char *sibling(const char *dest, const char *what, struct wp_err *err)
 {
 	char *tmpl = wp_xasprintf("%s.%s-XXXXXX", dest, what);
-	if (!mkdtemp(tmpl)) {
+	if (!wp_os_mkdtemp(tmpl)) {
 		wp_fs_fail(err, errno, "cannot create", tmpl);
 		free(tmpl);
 		return NULL;
@@ -65,10 +63,10 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	const char *dest = dest_own;
 	struct wp_tree_manifest now = { 0 }, want = { 0 }, built = { 0 };
 	char *unpack = NULL, *top = NULL, *stage = NULL, *mpath = NULL;
-	struct stat sb;
+	struct wp_os_stat sb;
 	int rc = 0;
 	memset(res, 0, sizeof(*res));
-	if (stat(dest, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+	if (wp_os_stat(dest, &sb) < 0 || !WP_S_ISDIR(sb.st_mode)) {
 		rc = wp_fail(err, -WPE_USAGE, "'%s' is no folder: apply lays a delta onto the unpacked bundle, wheelhouse, "
 			     "channel or mirror folder it was made against", dest);
 		free(dest_own);
@@ -77,7 +75,7 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	if (!(unpack = sibling(dest, "delta", err)) || (rc = wp_bundle_unpack(delta, unpack, &top, err)))
 		goto fail;
 	mpath = wp_xasprintf("%s/%s", top, WP_DELTA_NAME);
-	if (stat(mpath, &sb) < 0) {
+	if (wp_os_stat(mpath, &sb) < 0) {
 		rc = wp_fail(err, -WPE_USAGE, "'%s' is no delta: it carries no %s (make one with 'wheelpick bundle OUT "
 			     "PKG... --since OLD')", delta, WP_DELTA_NAME);
 		goto fail;
@@ -142,7 +140,7 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 		res->removed += !wp_tree_manifest_find(&want, now.v[i].path);
 	snprintf(res->tree, sizeof(res->tree), "%s", want.tree);
 	/* the swap: the new tree takes dest's name in one rename; the old goes where the stage was */
-	if (renameat2(AT_FDCWD, stage, AT_FDCWD, dest, RENAME_EXCHANGE) < 0) {
+	if (wp_os_rename_exchange(stage, dest) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot swap the new tree into place at", dest);
 		goto fail;
 	}

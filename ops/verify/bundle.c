@@ -12,18 +12,15 @@
 #include "ops/verify/common.h"
 #include "ops/wheel/sbom.h"
 #include "verify/wheel.h"
+#include "base/os/os.h"
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- bundle ---- */
 
@@ -51,10 +48,10 @@ static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 {
 	size_t len = strlen(path);
 	char *base;
-	struct stat sb;
+	struct wp_os_stat sb;
 	if (len > 4 && path[len - 4] == '.' && strspn(path + len - 3, "0123456789") == 3)
 		base = wp_xstrndup(path, len - 4);
-	else if (stat(path, &sb) < 0)
+	else if (wp_os_stat(path, &sb) < 0)
 		base = wp_xstrdup(path);
 	else
 		return NULL;
@@ -72,7 +69,7 @@ static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 	long long first = -1;
 	for (size_t i = 1; i <= max; i++) {
 		vols[i - 1] = wp_xasprintf("%s.%03zu", base, i);
-		if (stat(vols[i - 1], &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		if (wp_os_stat(vols[i - 1], &sb) < 0 || !WP_S_ISREG(sb.st_mode)) {
 			wp_vo_problem_add(c, true, vols[i - 1], "is missing: the volumes of '%s' run from .001 to .%03zu", base, max);
 			continue;
 		}
@@ -176,15 +173,15 @@ static char **all_names(const char *dir, size_t *n)
 {
 	char **v = NULL;
 	size_t k = 0, cap = 0;
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
+	while (d && (de = wp_os_readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		wp_vec_push_fields(v, k, cap, wp_xstrdup(de->d_name));
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 	*n = k;
 	return v;
 }
@@ -414,12 +411,12 @@ void wp_vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
 	char *chan = wp_xasprintf("%s/" WP_BUNDLE_CHANNEL_DIR, house);
 	/* a conda bundle (bundle --conda) carries its channel at channel/; a wheel bundle is flat */
 	enum wp_bundle_kind kind = wp_vo_is_dir(chan) ? WP_BUNDLE_CONDA : WP_BUNDLE_WHEELS;
-	struct stat sb;
-	if (stat(inst, &sb) < 0 || !S_ISREG(sb.st_mode))
+	struct wp_os_stat sb;
+	if (wp_os_stat(inst, &sb) < 0 || !WP_S_ISREG(sb.st_mode))
 		wp_vo_problem_add(c, true, inst, "is missing");
 	else if (!(sb.st_mode & 0100))
 		wp_vo_problem_add(c, true, inst, "is not executable");
-	else if (sb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
+	else if (sb.st_mode & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH))
 		wp_vo_problem_add(c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, which the "
 			       "install.sh wheelpick writes (0755) never has", (unsigned)sb.st_mode & 07777);
 	else
@@ -479,8 +476,8 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	size_t nvols = 0;
 	int r;
 	char *real = NULL;
-	bool made = mkdtemp(tmpl) != NULL;
-	if (!made || !(real = realpath(tmpl, NULL))) {
+	bool made = wp_os_mkdtemp(tmpl) != NULL;
+	if (!made || !(real = wp_os_realpath(tmpl))) {
 		wp_vo_problem_add(c, true, path, "cannot make a directory to unpack it in: %s", strerror(errno));
 		goto out;
 	}
@@ -510,8 +507,8 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	}
 	long long packed = 0;
 	for (size_t i = 0; i < (vols ? nvols : 1); i++) {
-		struct stat vsb;
-		if (stat(vols ? vols[i] : path, &vsb) == 0)
+		struct wp_os_stat vsb;
+		if (wp_os_stat(vols ? vols[i] : path, &vsb) == 0)
 			packed += (long long)vsb.st_size;
 	}
 	struct wp_untar_budget budget;
@@ -543,7 +540,7 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		/* wheelpick writes 0644 and 0755: a setuid, setgid or sticky bit, or a member anyone may
 		 * write, is a bundle someone changed (install.sh 4777 runs as its owner, for anyone) */
 		mode_t perm = archive_entry_perm(ae);
-		if (perm & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH))
+		if (perm & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH))
 			wp_vo_problem_add(c, true, path, "member '%s' has mode %04o: setuid, setgid, sticky or world-writable, "
 				       "which no bundle wheelpick writes has", wp_member_name_show(name, strlen(name), buf,
 				       sizeof(buf)), (unsigned)perm & 07777);

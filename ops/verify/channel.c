@@ -11,13 +11,11 @@
 #include "ops/core/shardread.h"
 #include "ops/verify/common.h"
 #include "verify/conda.h"
+#include "base/os/os.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- conda ---- */
 
@@ -37,23 +35,23 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 	struct vo_ctx *c = ch->c;
 	char *path = wp_xasprintf("%s/%s", ch->subdir, rec->filename);
 	struct wp_hasher h;
-	struct stat sb;
+	struct wp_os_stat sb;
 	c->rep->links++;
 	if (!wp_url_filename_ok(rec->filename)) {
 		wp_vo_problem_add(c, true, ch->repodata, "'%s' is not a usable file name", rec->filename);
-	} else if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+	} else if (wp_os_stat(path, &sb) < 0 || !WP_S_ISREG(sb.st_mode)) {
 		wp_vo_problem_add(c, true, path, "is missing; repodata.json beside it lists it");
 	} else if (rec->size >= 0 && rec->size != (long long)sb.st_size) {
 		wp_vo_problem_add(c, true, path, "is %lld bytes, repodata.json says %lld", (long long)sb.st_size, rec->size);
 	} else if (wp_hasher_init(&h, WP_HASH_SHA256 | (rec->md5 ? WP_HASH_MD5 : 0), NULL) == 0) {
 		char sha[WP_SHA256_HEX_LEN + 1], md5[WP_MD5_HEX_LEN + 1];
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 		char buf[65536];
 		ssize_t got = fd < 0 ? -1 : 0;
-		while (fd >= 0 && (got = read(fd, buf, sizeof(buf))) > 0)
+		while (fd >= 0 && (got = wp_os_read(fd, buf, sizeof(buf))) > 0)
 			wp_hasher_update(&h, buf, (size_t)got);
 		if (fd >= 0)
-			close(fd);
+			wp_os_close(fd);
 		if (got < 0 || wp_hasher_final(&h, sha, rec->md5 ? md5 : NULL, NULL) < 0) {
 			wp_vo_problem_add(c, true, path, "cannot be read");
 		} else {

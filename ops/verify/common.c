@@ -4,14 +4,13 @@
 #include "base/mem.h"
 #include "resolver/gpucode.h"
 #include "verify/wheel.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 char *wp_vo_show(const struct vo_ctx *c, const char *path)
 {
@@ -39,31 +38,31 @@ void wp_vo_problem_add(struct vo_ctx *c, bool fatal, const char *path, const cha
 
 bool wp_vo_is_file(const char *path)
 {
-	struct stat sb;
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+	struct wp_os_stat sb;
+	return wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode);
 }
 
 bool wp_vo_is_dir(const char *path)
 {
-	struct stat sb;
-	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+	struct wp_os_stat sb;
+	return wp_os_stat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode);
 }
 
 /* Sorted names in dir (no dot files); the caller frees each and the array. */
 char **wp_vo_list_dir(const char *dir, size_t *n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
 	char **v = NULL;
 	size_t cap = 0;
 	*n = 0;
-	while (d && (de = readdir(d))) {
+	while (d && (de = wp_os_readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		wp_vec_push_fields(v, *n, cap, wp_xstrdup(de->d_name));
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 	for (size_t i = 1; i < *n; i++)
 		for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
 			char *t = v[j];

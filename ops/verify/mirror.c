@@ -11,11 +11,11 @@
 #include "ops/verify/common.h"
 #include "resolver/variant.h"
 #include "resolver/wheelname.h"
+#include "base/os/os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- mirror ---- */
 
@@ -358,10 +358,10 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 			size_t len = strlen(names[k]);
 			bool meta = wp_cstr_endswith(names[k], ".metadata");
 			char *dist = wp_xstrndup(names[k], meta ? len - 9 : len);
-			struct stat sb;
-			if (wp_index_file_kind(dist) != WP_KIND_UNKNOWN && lstat(path, &sb) == 0) {
+			struct wp_os_stat sb;
+			if (wp_index_file_kind(dist) != WP_KIND_UNKNOWN && wp_os_lstat(path, &sb) == 0) {
 				char *dpath = wp_xasprintf("%s/%s", pdir, dist);
-				if (!S_ISREG(sb.st_mode))
+				if (!WP_S_ISREG(sb.st_mode))
 					wp_vo_problem_add(c, true, path, "is not a plain file; a mirror serves files (remove it)");
 				else if (!linked(sorted, hc->n, dpath) && pending_has(pend, projects[i], dist))
 					wp_vo_problem_add(c, false, path, "was placed by a mirror run that was cut short and "

@@ -4,11 +4,11 @@
 #include "base/str.h"
 #include "ops/verify/common.h"
 #include "verify/conda.h"
+#include "base/os/os.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- the entry point ---- */
 
@@ -65,22 +65,22 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			struct wp_err *err)
 {
 	struct vo_ctx c = { .rep = rep, .fatal_before = rep->n_fatal, .opts = o };
-	struct stat sb;
+	struct wp_os_stat sb;
 	char *abs = NULL, *site = NULL;
 	int rc = 0;
 
-	if (stat(path, &sb) < 0 && is_split_base(path)) {
+	if (wp_os_stat(path, &sb) < 0 && is_split_base(path)) {
 		/* the volumes of a split bundle, named by the archive they make together */
 		rep->kind = WP_VERIFY_BUNDLE;
 		wp_vo_verify_bundle(&c, path, err);
 		goto report;
 	}
-	if (stat(path, &sb) < 0)
+	if (wp_os_stat(path, &sb) < 0)
 		return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
-	if (S_ISREG(sb.st_mode) && is_volume_name(path)) {
+	if (WP_S_ISREG(sb.st_mode) && is_volume_name(path)) {
 		rep->kind = WP_VERIFY_BUNDLE;
 		wp_vo_verify_bundle(&c, path, err);
-	} else if (S_ISREG(sb.st_mode)) {
+	} else if (WP_S_ISREG(sb.st_mode)) {
 		if (wp_cstr_endswith(path, ".whl")) {
 			rep->kind = WP_VERIFY_WHEEL;
 			rep->files++;
@@ -104,8 +104,8 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
 				       "bundle (.tar.zst, .tar.gz), bundle volume (.tar.zst.001) or pylock.toml", path);
 		}
-	} else if (S_ISDIR(sb.st_mode)) {
-		abs = realpath(path, NULL);
+	} else if (WP_S_ISDIR(sb.st_mode)) {
+		abs = wp_os_realpath(path);
 		if (!abs)
 			return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
 		char *simple = wp_xasprintf("%s/simple", abs);
@@ -130,8 +130,8 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never setuid, setgid,
 			 * sticky or world-writable, whoever wrote it */
 			char *inst = wp_xasprintf("%s/install.sh", abs);
-			struct stat isb;
-			if (lstat(inst, &isb) == 0 && (isb.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH)))
+			struct wp_os_stat isb;
+			if (wp_os_lstat(inst, &isb) == 0 && (isb.st_mode & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH)))
 				wp_vo_problem_add(&c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, "
 					       "which the install.sh wheelpick writes (0755) never has",
 					       (unsigned)isb.st_mode & 07777);

@@ -8,13 +8,12 @@
 #include "base/str.h"
 #include "index/s3xml.h"
 #include "net/s3.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static bool rel_ok(const char *rel)
 {
@@ -141,12 +140,12 @@ int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf 
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (ops[i].missing) /* gone since the listing: a run under way; its pages say the rest */
-			unlink(paths[i]);
+			wp_os_unlink(paths[i]);
 	if (bundle) {
 		/* the bundle itself, or its first volume (verify reads the set from any one) */
 		char *first = wp_xasprintf("%s/%s", tmp, bundle), *vol = wp_xasprintf("%s/%s.001", tmp, bundle);
-		struct stat sb;
-		rc = wp_verify_path_opts(stat(first, &sb) == 0 ? first : vol, &scratch, rep, err);
+		struct wp_os_stat sb;
+		rc = wp_verify_path_opts(wp_os_stat(first, &sb) == 0 ? first : vol, &scratch, rep, err);
 		free(first);
 		free(vol);
 	} else {

@@ -7,13 +7,13 @@
 #include "index/html.h"
 #include "ops/verify/common.h"
 #include "resolver/wheelname.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* ---- wheelhouse ---- */
 
@@ -287,13 +287,13 @@ void wp_vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	size_t nf = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *path = wp_xasprintf("%s/%s", dir, names[i]);
-		struct stat sb;
+		struct wp_os_stat sb;
 		/* lstat: a FIFO is never opened (it would block), a link is never followed out */
-		if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+		if (wp_os_lstat(path, &sb) == 0 && !WP_S_ISREG(sb.st_mode) && !WP_S_ISDIR(sb.st_mode)) {
 			wp_vo_problem_add(c, true, path, "is a %s, not a file; a wheelhouse carries plain files (remove it)",
-				       S_ISLNK(sb.st_mode) ? "symbolic link" : S_ISFIFO(sb.st_mode) ? "FIFO" :
-				       S_ISSOCK(sb.st_mode) ? "socket" : "device");
-		} else if (S_ISREG(sb.st_mode) && (wp_cstr_endswith(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
+				       WP_S_ISLNK(sb.st_mode) ? "symbolic link" : WP_S_ISFIFO(sb.st_mode) ? "FIFO" :
+				       WP_S_ISSOCK(sb.st_mode) ? "socket" : "device");
+		} else if (WP_S_ISREG(sb.st_mode) && (wp_cstr_endswith(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
 			files[nf].name = names[i];
 			files[nf].h = wp_vo_hash_of(c, &hc, path);
 			if (!files[nf].h->sha256[0])

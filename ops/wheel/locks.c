@@ -9,12 +9,11 @@
 #include "resolver/pick.h"
 #include "resolver/specifier.h"
 #include "resolver/wheelvariant.h"
+#include "base/os/os.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define WP_LOCK_CREATED_BY "wheelpick"
 
@@ -257,7 +256,7 @@ static void remove_stale(const char *dir, const char *name)
 			head[0] = 0;
 		fclose(f);
 		if (strstr(head, "written by wheelpick"))
-			unlink(path);
+			wp_os_unlink(path);
 	}
 	free(path);
 }
@@ -265,10 +264,10 @@ static void remove_stale(const char *dir, const char *name)
 void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefix, const char *suffix,
 			  const struct wp_lock_report *written, size_t from)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct wp_os_dir *d = wp_os_opendir(dir);
+	const struct wp_os_dirent *de;
 	size_t pl = strlen(prefix), sl = strlen(suffix);
-	while (d && (de = readdir(d))) {
+	while (d && (de = wp_os_readdir(d))) {
 		size_t n = strlen(de->d_name);
 		bool ours = !strcmp(de->d_name, shared) ||
 			    (n > pl + sl && !strncmp(de->d_name, prefix, pl) && !strcmp(de->d_name + n - sl, suffix));
@@ -281,7 +280,7 @@ void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefi
 			remove_stale(dir, de->d_name);
 	}
 	if (d)
-		closedir(d);
+		wp_os_closedir(d);
 }
 
 /* The shared file for the targets alone in their marker, then one file per other target. */

@@ -20,15 +20,14 @@
 #include "resolver/wheelname.h"
 #include "verify/variantjson.h"
 #include "verify/wheel.h"
+#include "base/os/os.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static void json_target(struct wp_json *j, const struct wp_target *t)
 {
@@ -212,14 +211,14 @@ static void say_first_seen(struct wp_catalog *cat, struct wp_fetch_item *it, con
 /* A plan file's size as the disk knows it (the store's copy, or a file:// URL's file), or -1. */
 static long long local_size(const struct wp_pick_run *run, const struct wp_plan_file *f)
 {
-	struct stat sb;
+	struct wp_os_stat sb;
 	char *path = NULL;
 	long long size = -1;
 	/* a dry run opens no store, but knows where it is */
 	struct wp_store where = { .root = run->store.root ? run->store.root : run->files_root };
 	if (f->sha256 && where.root) {
 		path = wp_store_path(&where, f->sha256);
-		if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		if (path && wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode))
 			size = (long long)sb.st_size;
 		free(path);
 		path = NULL;
@@ -229,8 +228,8 @@ static long long local_size(const struct wp_pick_run *run, const struct wp_plan_
 		struct wp_err e = WP_ERR_INIT;
 		if (!strncasecmp(p, "localhost/", 10))
 			p += 9;
-		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 && stat(path, &sb) == 0 &&
-		    S_ISREG(sb.st_mode))
+		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 && wp_os_stat(path, &sb) == 0 &&
+		    WP_S_ISREG(sb.st_mode))
 			size = (long long)sb.st_size;
 		free(path);
 	}
@@ -301,11 +300,11 @@ static void carry_provenance(const struct wp_session *s, const struct wp_pick_jo
 	const char **names = wp_xcalloc(n ? n : 1, sizeof(*names));
 	size_t m = 0;
 	for (size_t k = 0; k < n && !job->offline; k++) {
-		struct stat st;
+		struct wp_os_stat st;
 		if (items[k].rc || !items[k].path)
 			continue;
 		char *dest = wp_xasprintf("%s" WP_PROV_SUFFIX, items[k].path);
-		if (stat(dest, &st) == 0) {
+		if (wp_os_stat(dest, &st) == 0) {
 			free(dest); /* carried by an earlier run */
 			continue;
 		}
@@ -520,8 +519,8 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		if (!f->sha256)
 			f->sha256 = wp_xstrdup(it->sha256_out);
 		f->path = wp_xstrdup(it->path);
-		struct stat st;
-		if (f->size < 0 && stat(f->path, &st) == 0)
+		struct wp_os_stat st;
+		if (f->size < 0 && wp_os_stat(f->path, &st) == 0)
 			f->size = (long long)st.st_size; /* the index did not say; the proven file does */
 	}
 	carry_provenance(s, job, run, items, u);
@@ -718,12 +717,12 @@ static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier
 		char *plain = plain_wheel_name(earlier->v[i]);
 		const char *names[] = { earlier->v[i], plain };
 		for (size_t k = 0; k < 2; k++) {
-			struct stat sb;
+			struct wp_os_stat sb;
 			char *p = names[k] ? wp_xasprintf("%s/%s", dir, names[k]) : NULL;
-			if (p && !plan_names(plan, names[k]) && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
-				unlink(p);
+			if (p && !plan_names(plan, names[k]) && wp_os_lstat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode)) {
+				wp_os_unlink(p);
 				char *pv = wp_xasprintf("%s" WP_PROV_SUFFIX, p); /* its provenance goes with it */
-				unlink(pv);
+				wp_os_unlink(pv);
 				free(pv);
 			}
 			free(p);
@@ -750,8 +749,8 @@ static int mark_incomplete(const struct wp_session *s, const struct wp_plan *pla
 	free(first);
 	char *path = wp_xasprintf("%s/INCOMPLETE.txt", dir), *req = wp_xasprintf("%s/requirements.txt", dir);
 	int rc = wp_atomic_write(path, b.data, b.len, err);
-	struct stat st;
-	bool old = stat(req, &st) == 0;
+	struct wp_os_stat st;
+	bool old = wp_os_stat(req, &st) == 0;
 	if (!rc)
 		wp_say(s, WP_SAY_WARN, "'%s' is incomplete: %zu of %zu files are missing (%s names them); %s", dir, missing, files,
 		       path, old ? "its requirements.txt is an earlier pick's, whose files are there"
@@ -795,8 +794,8 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 static int link_provenance(const char *object, const char *dst, struct wp_err *err)
 {
 	char *from = wp_xasprintf("%s" WP_PROV_SUFFIX, object), *to = wp_xasprintf("%s" WP_PROV_SUFFIX, dst);
-	struct stat st;
-	int rc = stat(from, &st) == 0 ? wp_link_or_copy_unsynced(from, to, err) : 0;
+	struct wp_os_stat st;
+	int rc = wp_os_stat(from, &st) == 0 ? wp_link_or_copy_unsynced(from, to, err) : 0;
 	free(from);
 	free(to);
 	return rc;
@@ -833,7 +832,7 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 		if (!plan->files[i].path)
 			return mark_incomplete(s, plan, dir, err);
 	char *marker = wp_xasprintf("%s/INCOMPLETE.txt", dir);
-	unlink(marker); /* an earlier run's, now complete */
+	wp_os_unlink(marker); /* an earlier run's, now complete */
 	free(marker);
 	if ((rc = write_plain_copies(s, plan, dir, err)))
 		return rc;
@@ -1042,7 +1041,7 @@ int wp_pick_dest_ready(const char *dir, struct wp_err *err)
 	int rc = wp_mkdir_p(dir, 0755, err);
 	if (rc)
 		return rc;
-	if (access(dir, W_OK | X_OK) < 0)
+	if (wp_os_access(dir, WP_W_OK | WP_X_OK) < 0)
 		return wp_fs_fail(err, errno, "cannot write into", dir);
 	/* what a run killed while writing here left (its temp names, never reused) */
 	wp_fs_sweep_stale_tmp(dir);

@@ -107,7 +107,7 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 	char *url;
 	if (f->path && f->path[0]) {
 		char *joined = f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", lock_dir, f->path);
-		char *abs = realpath(joined, NULL);
+		char *abs = wp_os_realpath(joined);
 		if (!abs) {
 			int rc = wp_fail(err, -WPE_IO, "'%s': packages[%zu] '%s': %s path '%s': %s", lock, pk->pkg->index,
 					 pk->pkg->name, what, joined, strerror(errno));

@@ -12,14 +12,13 @@
 #include "verify/hash.h"
 #include "verify/wheel.h"
 #include "verify/wheellimits.h"
+#include "base/os/os.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 struct wp_sbom_comp *wp_sbom_add(struct wp_sbom *b)
 {
@@ -200,9 +199,9 @@ static void wheel_sboms(const char *path, const char *filename, struct wp_sbom_c
 static void fill_from_dir(const char *dir, struct wp_sbom_comp *c)
 {
 	char *p = wp_xasprintf("%s/%s%s", dir, c->path, WP_PROV_SUFFIX);
-	struct stat sb;
+	struct wp_os_stat sb;
 	if (!c->provenance)
-		c->provenance = wp_xstrdup(stat(p, &sb) == 0 && S_ISREG(sb.st_mode) ? "present" : "absent");
+		c->provenance = wp_xstrdup(wp_os_stat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode) ? "present" : "absent");
 	free(p);
 	size_t n = strlen(c->filename);
 	if (!c->n_sboms && n > 4 && !strcmp(c->filename + n - 4, ".whl")) {
@@ -674,7 +673,7 @@ int wp_sbom_write(const struct wp_session *s, const char *dir, struct wp_sbom *b
 		if (!(rc = spdx_doc(s, b, uuid, &doc, err)))
 			rc = wp_atomic_write(path, doc.data, doc.len, err);
 	} else {
-		unlink(path); /* an earlier run's: it would list other files */
+		wp_os_unlink(path); /* an earlier run's: it would list other files */
 	}
 out:
 	free(path);

@@ -88,7 +88,7 @@ static void test_inside(void **state)
 {
 	struct fx *x = *state;
 	assert_int_equal(wp_beneath_mkdir(x->fd, "a/b/c", 0777), 0);
-	int fd = wp_beneath_open(x->fd, "a/b/c/new", O_WRONLY | O_CREAT | O_EXCL, 0666);
+	int fd = wp_beneath_open(x->fd, "a/b/c/new", WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL, 0666);
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(wp_beneath_rename(x->fd, "a/b/c/new", "a/moved"), 0);
@@ -112,12 +112,12 @@ static void test_links_stop(void **state)
 		assert_true(errno == ELOOP || errno == ENOTDIR);
 		assert_int_equal(wp_beneath_rename(x->fd, "a/file", through[i]), -1);
 		assert_int_equal(wp_beneath_rename(x->fd, through[i], "a/stolen"), -1);
-		assert_int_equal(wp_beneath_open(x->fd, through[i], O_WRONLY | O_TRUNC, 0), -1);
+		assert_int_equal(wp_beneath_open(x->fd, through[i], WP_O_WRONLY | WP_O_TRUNC, 0), -1);
 		assert_int_equal(wp_beneath_mkdir(x->fd, through[i], 0777), -1);
 	}
 	assert_int_equal(wp_beneath_rmdir(x->fd, "link/sub"), -1);
 	/* open does not follow a symlink at the end either */
-	assert_int_equal(wp_beneath_open(x->fd, "a/flink", O_WRONLY | O_TRUNC, 0), -1);
+	assert_int_equal(wp_beneath_open(x->fd, "a/flink", WP_O_WRONLY | WP_O_TRUNC, 0), -1);
 	assert_true(there(x->outside, "victim"));
 	assert_true(there(x->outside, "sub/x"));
 	assert_true(there(x->root, "a/file"));

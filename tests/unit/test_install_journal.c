@@ -255,7 +255,7 @@ static void test_link_beneath(void **state)
 	assert_false(exists(out, ".wp-1-0-1.tmp"));
 	/* the same for a reflink's or a copy's temp: opened beneath the handle */
 	errno = 0;
-	assert_int_equal(wp_ienv_open_file(env, bad, O_WRONLY | O_CREAT | O_EXCL, 0666), -1);
+	assert_int_equal(wp_ienv_open_file(env, bad, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL, 0666), -1);
 	assert_false(exists(out, ".wp-1-0-1.tmp"));
 	close(env->root_fd[0]);
 	free(got);
