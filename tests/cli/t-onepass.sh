@@ -69,4 +69,33 @@ done
 expect_exit 4 "a file that is not the page's sha256 is refused" pick wronghash
 expect_grep "the file's sha256 is named" "wronghash-1.0-py3-none-any.whl.*sha256 mismatch: expected" "$TMP/err"
 expect_no_file "nothing lands" "$TMP/d-wronghash/wronghash-1.0-py3-none-any.whl"
+# install (copy): one inflate per byte (ISA-L), the sha256 of the inflated bytes against RECORD; the
+# CRC-32 is checked only for the .dist-info files, so a changed member must be caught by RECORD
+for p in badbig baddeflated; do
+	expect_exit 4 "$p: install refuses a member that is not what RECORD says" \
+		wp install "$TMP/srv/$p-1.0-py3-none-any.whl" --target "$TMP/t-$p"
+	expect_grep "$p: install names the member" "$p/blob.bin.*sha256 mismatch: RECORD says" "$TMP/err"
+	expect_no_file "$p: nothing installed" "$TMP/t-$p/$p/blob.bin"
+done
+expect_exit 0 "a sound deflated wheel installs" wp install "$TMP/srv/gooddeflated-1.0-py3-none-any.whl" --target "$TMP/t-good"
+python3 - "$TMP/srv/gooddeflated-1.0-py3-none-any.whl" "$TMP/t-good/gooddeflated/blob.bin" <<'PY' && pass "its member's bytes are the wheel's" || fail "installed bytes differ"
+import sys, zipfile
+sys.exit(zipfile.ZipFile(sys.argv[1]).read("gooddeflated/blob.bin") != open(sys.argv[2], "rb").read())
+PY
+# a byte of the deflated data changed in the file (the CRC left as it was): refused, whatever
+# notices first (the inflate, or RECORD's hash)
+cp "$TMP/srv/gooddeflated-1.0-py3-none-any.whl" "$TMP/damaged-1.0-py3-none-any.whl"
+python3 - "$TMP/damaged-1.0-py3-none-any.whl" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(200000)
+    b = f.read(1)
+    f.seek(200000)
+    f.write(bytes([b[0] ^ 0x40]))
+PY
+mkdir -p "$TMP/dmg" && mv "$TMP/damaged-1.0-py3-none-any.whl" "$TMP/dmg/gooddeflated-1.0-py3-none-any.whl"
+expect_exit 4 "a damaged deflated member is refused by install" \
+	wp install "$TMP/dmg/gooddeflated-1.0-py3-none-any.whl" --target "$TMP/t-dmg"
+expect_grep "and named" "gooddeflated/blob.bin" "$TMP/err"
+expect_no_file "nothing installed" "$TMP/t-dmg/gooddeflated/blob.bin"
 done_testing
