@@ -24,8 +24,11 @@ struct wp_sha256 {
 	struct wp_hasher evp;
 };
 
-/* Whether this CPU runs the native pair (SHA-NI, SSSE3, SSE4.1). */
+/* Whether this CPU runs the native pair (SHA-NI, SSSE3, SSE4.1), and not turned off. */
 bool wp_sha256_native(void);
+/* Tests: contexts initialised after wp_sha256_allow_native(false) take OpenSSL's path even where
+ * the CPU has SHA-NI (the path of CPUs without it). */
+void wp_sha256_allow_native(bool on);
 /* Ready c with nothing hashed (again, after a final or to start over). */
 int wp_sha256_init(struct wp_sha256 *c, struct wp_err *err);
 void wp_sha256_update(struct wp_sha256 *c, const void *p, size_t n);

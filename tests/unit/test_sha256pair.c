@@ -49,9 +49,8 @@ static void test_vectors(void **state)
 /* Lane a has taken `pre` bytes of its own before the shared ones (a file's headers before a
  * member), lane b none; the shared bytes come in updates of `step`. Both digests must be
  * OpenSSL's, whatever pre and step are (lengths around every block edge). */
-static void test_pair_splits(void **state)
+static void pair_splits(void)
 {
-	(void)state;
 	enum { N = 5000 };
 	unsigned char *buf = wp_xmalloc(N + 200);
 	for (size_t i = 0; i < N + 200; i++)
@@ -91,11 +90,33 @@ static void test_pair_splits(void **state)
 	free(buf);
 }
 
+static void test_pair_splits(void **state)
+{
+	(void)state;
+	pair_splits();
+}
+
+/* The same through OpenSSL's path, the one CPUs without SHA-NI take. */
+static void test_pair_splits_openssl(void **state)
+{
+	(void)state;
+	wp_sha256_allow_native(false);
+	assert_false(wp_sha256_native());
+	struct wp_sha256 c = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	assert_int_equal(wp_sha256_init(&c, &err), 0);
+	assert_false(c.native);
+	wp_sha256_release(&c);
+	pair_splits();
+	wp_sha256_allow_native(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_pair_splits),
+		cmocka_unit_test(test_pair_splits_openssl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
