@@ -393,6 +393,8 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 {
 	struct member **byoff = wp_xmalloc((w->n ? w->n : 1) * sizeof(*byoff));
 	char *lname = NULL;
+	unsigned char *hn = NULL; /* a local header and the name the central directory expects after it */
+	size_t hn_cap = 0;
 	char nb[NAME_SHOW], lb[NAME_SHOW];
 	int rc = 0;
 	for (size_t i = 0; i < w->n; i++)
@@ -401,14 +403,24 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 	uint64_t prev_end = 0;
 	for (size_t i = 0; i < w->n; i++) {
 		struct member *m = byoff[i];
-		unsigned char h[30];
+		size_t cn = strlen(m->name);
 		if (m->offset < prev_end) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' overlaps the member before "
 				     "it", w->file, show(m->name, nb));
 			goto out;
 		}
-		if ((rc = read_at(w, h, sizeof(h), m->offset, err)))
+		/* the header and the name it should hold in one read (a big wheel's install read them
+		 * apart: two preads per member); a name past the end is read apart, as before, so that
+		 * a damaged file gets the same words */
+		bool both = m->offset <= w->fsize && 30 + cn <= w->fsize - m->offset;
+		if (30 + cn > hn_cap) {
+			hn_cap = 30 + cn;
+			free(hn);
+			hn = wp_xmalloc(hn_cap);
+		}
+		if ((rc = read_at(w, hn, both ? 30 + cn : 30, m->offset, err)))
 			goto out;
+		const unsigned char *h = hn;
 		size_t nlen = wp_le16(h + 26), xlen = wp_le16(h + 28);
 		if (wp_le32(h) != 0x04034b50) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no local header at "
@@ -418,7 +430,9 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 		}
 		free(lname);
 		lname = wp_xmalloc(nlen + 1);
-		if ((rc = read_at(w, lname, nlen, m->offset + 30, err)))
+		if (both && nlen == cn)
+			memcpy(lname, hn + 30, nlen);
+		else if ((rc = read_at(w, lname, nlen, m->offset + 30, err)))
 			goto out;
 		lname[nlen] = 0;
 		if (nlen != strlen(m->name) || memcmp(lname, m->name, nlen) != 0) {
@@ -443,6 +457,7 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 	}
 out:
 	free(lname);
+	free(hn);
 	free(byoff);
 	return rc;
 }
