@@ -1356,10 +1356,11 @@ def case13(WP, PY):
 
 def case14(WP, PY):
     """issue 42 item 2: one pass per byte. A verified 1 GB stored wheel and a torch-shaped deflated one
-    against curl -o + sync, and install (copy) against unzip + sync (bench/onepass.py: wall and CPU
+    against curl -o + sync, install (copy) against unzip + sync and install --link-mode hardlink against
+    cp -al + sync (bench/onepass.py: wall and CPU
     ratios, alternated, at the load found and then with a CPU hog on the other core)."""
     cp_header(14, "one pass per byte: verified downloads and install, wall and CPU, with and without a CPU hog")
-    env = {**os.environ, "ONEPASS_ROWS": "stored,deflated,install"}
+    env = {**os.environ, "ONEPASS_ROWS": "stored,deflated,install,hardlink"}
     if QUICK:
         env.update(ONEPASS_MB="100", ONEPASS_DEFLATED_MB="20", ONEPASS_ROUNDS="1")
     out = subprocess.run([sys.executable, os.path.join(HERE, "onepass.py"), WP], env=env,

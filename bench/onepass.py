@@ -11,6 +11,8 @@ Rows (ONEPASS_ROWS, default "stored,deflated"):
             the same way
   install   `wheelpick install` of the deflated wheel (copy) into a fresh target folder, against
             `python3 -m zipfile -e` + sync (unzip, the same bytes written)
+  hardlink  `wheelpick install --link-mode hardlink` of it (its unpacked store warm) into a fresh
+            target folder, against `cp -al` of that unpacked store + sync
 ONEPASS_ROUNDS (default 3); ONEPASS_HOG=0|1|both (default both); ONEPASS_MB (default 1024);
 ONEPASS_PERF=DIR: then one `perf record` of each command, reported by thread, object and symbol.
 Every round runs each command once, in an order that rotates round by round; each run's setup
@@ -112,7 +114,7 @@ def main():
         fn = "bigpkg-1.0-py3-none-any.whl"
         sha, _ = mkwheel.big_wheel(os.path.join(root, fn), "bigpkg", "1.0", "py3-none-any", size - 4096, ("bigdep>=1",))
         wheels["stored"] = ("bigpkg", fn, sha)
-    if "deflated" in rows or "install" in rows:
+    if "deflated" in rows or "install" in rows or "hardlink" in rows:
         fn = "torchlike-1.0-py3-none-any.whl"
         sha, _ = mkwheel.torch_wheel(os.path.join(root, fn), "torchlike", "1.0", "py3-none-any", dmb * MB)
         wheels["deflated"] = ("torchlike", fn, sha)
@@ -150,6 +152,8 @@ def main():
                 perf(cmds, kind, os.environ["ONEPASS_PERF"])
         if "install" in rows:
             install_row(bins, work, root, wheels["deflated"], rounds, hogs)
+        if "hardlink" in rows:
+            hardlink_row(bins, work, root, wheels["deflated"], rounds, hogs)
     finally:
         for s in B.servers:
             s.stop()
@@ -199,6 +203,40 @@ def install_row(bins, work, root, wheel, rounds, hogs):
     for hog in hogs:
         compare(f"install (copy) of the {os.path.getsize(whl) / 1e6:.0f} MB deflated wheel against unzip + sync",
                 cmds, rounds, hog)
+
+
+def hardlink_row(bins, work, root, wheel, rounds, hogs):
+    proj, fn, sha = wheel
+    whl = os.path.join(root, fn)
+    cmds = []
+    store = None
+    for i, wp in enumerate(bins):
+        d = os.path.join(work, f"wph{i}")
+        os.makedirs(os.path.join(d, "home"), exist_ok=True)
+        env = {**os.environ, "WHEELPICK_CATALOG": os.path.join(d, "catalog.sqlite3"),
+               "WHEELPICK_CACHE_DIR": os.path.join(d, "cache"), "HOME": os.path.join(d, "home")}
+        tgt = os.path.join(d, "target")
+        B.run_plain([wp, "install", whl, "--target", os.path.join(d, "first"), "--link-mode", "hardlink"], env)
+        if store is None:
+            store = os.path.join(env["WHEELPICK_CACHE_DIR"], "unpacked", sha)
+            if not os.path.isdir(store):
+                raise SystemExit(f"onepass: no unpacked store at {store}")
+
+        def setup(tgt=tgt):
+            B.rm(tgt)
+            os.sync()
+        label = "wheelpick install --link-mode hardlink" + ("" if i == 0 else f" {i + 1} ({wp})")
+        cmds.append((label, [wp, "install", whl, "--target", tgt, "--link-mode", "hardlink"], env, setup))
+    out = os.path.join(work, "cp-al")
+
+    def cp_setup():
+        B.rm(out)
+        os.sync()
+    cmds.insert(0, ("cp -al + sync", ["sh", "-c", 'cp -al "$1" "$2" && sync -f "$2"', "sh", store, out], dict(os.environ),
+                    cp_setup))
+    for hog in hogs:
+        compare(f"install --link-mode hardlink of the {os.path.getsize(whl) / 1e6:.0f} MB wheel "
+                f"({sum(len(f) for _, _, f in os.walk(store))} files) against cp -al + sync", cmds, rounds, hog)
 
 
 if __name__ == "__main__":
