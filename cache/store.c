@@ -529,9 +529,10 @@ int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, co
 	return 0;
 }
 
-/* The tap on a thread of its own: a ring of blocks the writer fills (and writes and hashes) while
- * the tap thread reads the ones before. Two hashes of every byte (the file's, and a wheel member's)
- * then take two cores where there are two, instead of one after the other. */
+/* The tap on a thread of its own: a ring of blocks the writer fills (and writes, and hashes unless
+ * the tap takes the file's digest: tap_sha256) while the tap thread reads the ones before. The
+ * hashing (a wheel's file and member digests, one pass for both with tap_sha256) then runs on a
+ * second core where there is one, beside the transfer and the writes. */
 #define TAP_RING 4
 #define TAP_THREAD_AFTER (8LL << 20) /* smaller files are tapped inline: a thread costs more */
 
