@@ -15,7 +15,7 @@ coarse for the few-millisecond cases.
 
 Environment:
   BENCH_QUICK=1      a ~1-minute smoke run: small inputs, one measured run per case
-  BENCH_CASES=1,3    run only these cases (1-13; 10 needs ceph-mon, ceph-osd and radosgw: make deps)
+  BENCH_CASES=1,3    run only these cases (1-14; 10 needs ceph-mon, ceph-osd and radosgw: make deps)
   BENCH_RUNS=N       measured runs per command (default 5; quick 1)
   WP_SHARED_DATA     the shared data folder (default ../shared/data next to the repo)
 """
@@ -39,7 +39,7 @@ import mkwheel  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "1" if QUICK else "5"))
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8,9,10,11,12,13").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8,9,10,11,12,13,14").split(",") if c.strip()}
 SHARED = os.path.abspath(os.environ.get("WP_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")))
 PAGE2021 = os.path.join(SHARED, "pytorch_index", "torch_stable_2021-03-12.html")
 PAGE2023 = os.path.join(SHARED, "pytorch_index", "whl_simple_2023-10-13", "torch", "index.html")
@@ -1372,6 +1372,22 @@ def case13(WP, PY):
             emit()
 
 
+def case14(WP, PY):
+    """issue 42 item 2: one pass per byte. A verified 1 GB stored wheel and a torch-shaped deflated one
+    against curl -o + sync, install (copy) against unzip + sync and install --link-mode hardlink against
+    cp -al + sync (bench/onepass.py: wall and CPU
+    ratios, alternated, at the load found and then with a CPU hog on the other core)."""
+    cp_header(14, "one pass per byte: verified downloads and install, wall and CPU, with and without a CPU hog")
+    env = {**os.environ, "ONEPASS_ROWS": "stored,deflated,install,hardlink"}
+    if QUICK:
+        env.update(ONEPASS_MB="100", ONEPASS_DEFLATED_MB="20", ONEPASS_ROUNDS="1")
+    out = subprocess.run([sys.executable, os.path.join(HERE, "onepass.py"), WP], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        emit(line)
+    emit()
+
+
 def case10(WP, PY):
     """issue 30: publishing a mirror of many files to S3-compatible storage (a Ceph RADOS Gateway on
     127.0.0.1, tests/server/ceph.sh), against the same wheels PUT by parallel `curl --aws-sigv4`."""
@@ -1572,6 +1588,8 @@ def main():
             case12(WP, PY)
         if "13" in CASES:
             case13(WP, PY)
+        if "14" in CASES:
+            case14(WP, PY)
         emit("Legend for the commands above:")
         emit()
         emit("```sh")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh BINARY: the benchmarks behind `make bench`. Writes build-bench/results.md and prints it.
 #   BENCH_QUICK=1   a ~1-minute smoke run (small inputs, one run per command)
-#   BENCH_CASES=1,3 only these cases (1-13; 2 needs 1, the metadata part of 5 needs 4, 10 needs Ceph)
+#   BENCH_CASES=1,3 only these cases (1-14; 2 needs 1, the metadata part of 5 needs 4, 10 needs Ceph)
 #   BENCH_RUNS=N    measured runs per command
 # Everything big is generated under build-bench/ and removed at the end, except the synthetic
 # repodata (build-bench/bench-data/, ~300 MB, generated once). The real pages are read in place.

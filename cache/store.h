@@ -120,6 +120,12 @@ struct wp_store_writer {
 	 * the transfers, not in their thread. 0: the tap takes every byte as it comes. */
 	long long tap_defer;
 	bool tap_live;           /* the tap has taken every byte written so far */
+	/* The caller may also set tap_sha256: the tap takes the file's sha256 itself, from the bytes
+	 * it is given (every byte from 0, in order: the tap's contract), and the writer hashes none of
+	 * them: a wheel's stored members then cost one pass for both digests (verify/wheelstream.c).
+	 * _seal asks it once every byte was tapped; a digest it cannot give, or one that covers another
+	 * number of bytes than the file holds, is not used: _seal then hashes the file from disk. */
+	int (*tap_sha256)(void *tap_ctx, unsigned char out[32], long long *len);
 	long long kept;          /* bytes an earlier run left in this download's partial file: the
 	                            caller re-reads them (wp_store_writer_reset(w, kept), once its tap
 	                            is set) and asks the server for the rest */

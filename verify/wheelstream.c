@@ -14,6 +14,7 @@
 #include "verify/hash.h"
 #include "verify/metadata.h"
 #include "base/os/os.h"
+#include "verify/sha256pair.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -61,8 +62,12 @@ struct work {
 #if WP_ISAL
 	struct inflate_state *isal;      /* instead of z, once set up */
 #endif
-	struct wp_hasher h;
+	struct wp_sha256 h;
 	bool h_ready;
+	/* the feeder's own work, when the stream takes the file's digest too: a stored member's
+	 * bytes go into both at once (member_bytes), and paired says the last ones did */
+	struct wp_sha256 *pair;
+	bool paired;
 	unsigned char *out;              /* OUT_BLOCK bytes for inflate */
 	struct wp_fatbin_scan *fb;       /* a shared object's GPU code, read on the way (NULL: not one) */
 };
@@ -111,6 +116,8 @@ struct wp_wheel_stream {
 	size_t n, cap;
 	struct pool *pool;               /* NULL: everything inline */
 	bool crc_all;                    /* every member's CRC-32 too, not only the dist-info files' */
+	bool hash_file;                  /* the file's own sha256 too (wp_wheel_stream_hash_file) */
+	struct wp_sha256 file;
 };
 
 struct wp_wheel_stream *wp_wheel_stream_new(const struct wp_wheel_limits *lim)
@@ -132,7 +139,7 @@ static void work_release(struct work *w)
 	if (w->z_ready)
 		inflateEnd(&w->z);
 	if (w->h_ready)
-		wp_hasher_release(&w->h);
+		wp_sha256_release(&w->h);
 	free(w->out);
 	wp_fatbin_scan_free(w->fb);
 	w->fb = NULL;
@@ -153,13 +160,9 @@ static bool work_begin(struct work *w, bool crc_on)
 	w->z_ended = false;
 	wp_fatbin_scan_free(w->fb);
 	w->fb = w->m->shared_object ? wp_fatbin_scan_new() : NULL;
-	if (!w->h_ready) {
-		if (wp_hasher_init(&w->h, WP_HASH_SHA256, &e))
-			return false;
-		w->h_ready = true;
-	} else if (wp_hasher_reset(&w->h, &e)) {
+	if (wp_sha256_init(&w->h, &e))
 		return false;
-	}
+	w->h_ready = true;
 	if (w->inflating && WP_ISAL) {
 #if WP_ISAL
 		if (!w->isal)
@@ -211,7 +214,13 @@ static void member_bytes(struct work *w, const unsigned char *p, size_t n)
 		m->bad = true;
 		return;
 	}
-	wp_hasher_update(&w->h, p, n);
+	if (w->pair && !w->inflating) {
+		/* a stored member's bytes are the file's bytes: both digests in one pass */
+		wp_sha256_update2(w->pair, &w->h, p, n);
+		w->paired = true;
+	} else {
+		wp_sha256_update(&w->h, p, n);
+	}
 	if (w->fb)
 		wp_fatbin_scan_feed(w->fb, p, n);
 	if (w->crc_on)
@@ -226,7 +235,7 @@ static void work_end(struct work *w)
 	struct wp_err e = WP_ERR_INIT;
 	if (w->inflating && !w->z_ended)
 		m->bad = true; /* the deflate stream did not end with its compressed size */
-	if (!m->bad && wp_hasher_final_raw(&w->h, m->sha256, NULL, &e))
+	if (!m->bad && wp_sha256_final(&w->h, m->sha256, &e))
 		m->bad = true;
 	m->crc = w->crc;
 	m->crc_checked = w->crc_on;
@@ -333,7 +342,7 @@ static bool read_back(int fd, unsigned char *buf, size_t n, uint64_t off)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t k = wp_os_pread(fd, buf + got, n - got, (off_t)(off + got));
+		ssize_t k = wp_os_pread(fd, buf + got, n - got, (int64_t)(off + got));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -471,6 +480,46 @@ int wp_wheel_stream_use_fd(struct wp_wheel_stream *s, int fd, int threads)
 	return use(s, NULL, fd, threads);
 }
 
+/* Why the file's digest is taken here, beside the members': a stored member's bytes need two
+ * digests, and neither proves what the other does. The file's sha256 against the index's proves
+ * the file is the one published (every byte of it: headers, RECORD, the central directory);
+ * RECORD's line proves the member is what the wheel's builder wrote, which the index's hash says
+ * nothing about (an index hashes whatever was uploaded, a RECORD that disagrees with its member
+ * included, and a file with no sha256 in the page has only RECORD). The file's hash does prove
+ * RECORD's bytes, so with both checks the member is covered end to end; with the file's alone it
+ * is not (a wheel published broken would pass), and with RECORD's alone nothing covers the
+ * headers and RECORD itself. The digests cannot share work either: SHA-256's state at the
+ * member's first byte differs between the two (the file's has taken the bytes before it). So
+ * the cheapest correct proof still computes both, and this computes them in one pass over the
+ * bytes, the two chains interleaved (verify/sha256pair.c: ~1.2x the CPU of one). A deflated
+ * member's compressed bytes (the file's digest) and its inflated bytes (RECORD's) differ, so there
+ * each is hashed once, in the pass that has it. */
+int wp_wheel_stream_hash_file(struct wp_wheel_stream *s)
+{
+	struct wp_err e = WP_ERR_INIT;
+	if (s->pos || s->hash_file)
+		return -1;
+	if (wp_sha256_init(&s->file, &e))
+		return -1;
+	s->hash_file = true;
+	s->w.pair = &s->file;
+	return 0;
+}
+
+int wp_wheel_stream_file_sha256(struct wp_wheel_stream *s, unsigned char out[WP_SHA256_LEN], long long *len)
+{
+	struct wp_err e = WP_ERR_INIT;
+	if (!s->hash_file)
+		return -1;
+	*len = (long long)s->file.len;
+	if (wp_sha256_final(&s->file, out, &e))
+		return -1;
+	/* once: a second call (or feed) needs a reset first */
+	s->hash_file = false;
+	s->w.pair = NULL;
+	return 0;
+}
+
 void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after)
 {
 	if (s->pool) {
@@ -568,6 +617,14 @@ void wp_wheel_stream_reset(struct wp_wheel_stream *s)
 	s->skip = 0;
 	s->w.left = 0;
 	s->total = 0;
+	if (s->w.pair) {
+		struct wp_err e = WP_ERR_INIT;
+		if (wp_sha256_init(&s->file, &e)) {
+			/* no digest then: the store writer hashes the file itself (its fallback) */
+			s->hash_file = false;
+			s->w.pair = NULL;
+		}
+	}
 }
 
 void wp_wheel_stream_free(struct wp_wheel_stream *s)
@@ -596,6 +653,7 @@ void wp_wheel_stream_free(struct wp_wheel_stream *s)
 	free(s->m);
 	wp_buf_free(&s->namex);
 	work_release(&s->w);
+	wp_sha256_release(&s->file);
 	free(s);
 }
 
@@ -758,6 +816,8 @@ void wp_wheel_stream_feed(struct wp_wheel_stream *s, const void *data, size_t n)
 	const unsigned char *p = data;
 	while (n && s->state != S_DONE && s->state != S_LOST) {
 		size_t k;
+		const unsigned char *p0 = p; /* what this step takes goes into the file's digest */
+		bool hashed = false;         /* ... unless a stored member's pass put it there */
 		switch (s->state) {
 		case S_HEAD:
 			k = LOCAL_LEN - s->head_have < n ? LOCAL_LEN - s->head_have : n;
@@ -802,15 +862,22 @@ void wp_wheel_stream_feed(struct wp_wheel_stream *s, const void *data, size_t n)
 			break;
 		case S_DATA:
 			k = data_left(s) < n ? (size_t)data_left(s) : n;
+			s->w.paired = false;
 			data_bytes(s, p, k);
+			hashed = !s->cur_pooled && s->w.paired;
 			p += k, n -= k, s->pos += k;
 			break;
 		default:
 			break;
 		}
+		if (s->hash_file && !hashed && p > p0)
+			wp_sha256_update(&s->file, p0, (size_t)(p - p0));
 	}
-	if (s->state == S_DONE || s->state == S_LOST)
+	if (s->state == S_DONE || s->state == S_LOST) {
+		if (s->hash_file)
+			wp_sha256_update(&s->file, p, n);
 		s->pos += n;
+	}
 	if (s->pool) {
 		pthread_mutex_lock(&s->pool->mu);
 		s->pool->avail = s->pos;

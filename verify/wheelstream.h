@@ -50,6 +50,13 @@ int wp_wheel_stream_use_file(struct wp_wheel_stream *s, const char *path, int th
 /* The same, reading back through a duplicate of fd (a file already whole: the verifier's own);
  * every member's CRC-32 is then computed too, so that the verdict is the full pass's. */
 int wp_wheel_stream_use_fd(struct wp_wheel_stream *s, int fd, int threads);
+/* The stream also takes the sha256 of the whole file, every byte fed (the store writer then hashes
+ * nothing: wp_store_writer's tap_sha256): a stored member's bytes go into the file's digest and its
+ * own in one pass (why both are needed: wheelstream.c). Call before the first feed; -1 after it. */
+int wp_wheel_stream_hash_file(struct wp_wheel_stream *s);
+/* The file's digest and how many bytes it covers (every byte fed since the start or the last
+ * reset); -1 when the stream was not asked to take it, or already gave it. */
+int wp_wheel_stream_file_sha256(struct wp_wheel_stream *s, unsigned char out[WP_SHA256_LEN], long long *len);
 /* Which deflated members the pool takes: those of at least min_member compressed bytes, and every
  * one past byte after of the file (defaults 256 KiB and 1 MiB; the tests give it all with 0, 0). */
 void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after);

@@ -52,6 +52,11 @@ static void tap_reset(void *ctx)
 	wp_wheel_stream_reset(ctx);
 }
 
+static int tap_sha256(void *ctx, unsigned char out[32], long long *len)
+{
+	return wp_wheel_stream_file_sha256(ctx, out, len);
+}
+
 /* Verify a wheel, keeping what its METADATA says it needs in k. */
 static int verify_wheel(struct wp_fetch_item *it, struct sink *k)
 {
@@ -493,9 +498,12 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 			sinks[i].w.tap_reset = tap_reset;
 			sinks[i].w.tap_ctx = sinks[i].ws;
 			/* a big wheel's deflated members are read back from the temp file, inflated and
-			 * hashed on every core as they arrive; its stored ones are hashed on a second
-			 * core (the tap thread) while the file's own hash and the transfer run on this one */
+			 * hashed on every core as they arrive; the file's own sha256 is the stream's too,
+			 * so a stored member's bytes get both digests in one pass (the tap thread, a
+			 * second core where there is one) while the transfer runs on this one */
 			wp_wheel_stream_use_file(sinks[i].ws, sinks[i].w.file.tmp, 0);
+			if (wp_wheel_stream_hash_file(sinks[i].ws) == 0)
+				sinks[i].w.tap_sha256 = tap_sha256;
 			sinks[i].w.tap_thread = true;
 			/* a small wheel's members are hashed when it is sealed, on a checker thread, not
 			 * on the transfers' thread (16 x 200 KB: their second hash was 6% of the run) */

@@ -52,6 +52,8 @@ struct seen {
 	struct wp_hasher h;
 	long long bytes;
 	int resets;
+	long long count_off; /* tap_sha256 says it covers this many bytes more than it does */
+	bool gave;           /* tap_sha256 was asked */
 };
 
 static void tap(void *ctx, const void *p, size_t n)
@@ -70,6 +72,16 @@ static void tap_reset(void *ctx)
 	s->resets++;
 }
 
+/* The file's digest from the tap (the writer then hashes nothing itself). */
+static int tap_sha256(void *ctx, unsigned char out[32], long long *len)
+{
+	struct seen *s = ctx;
+	struct wp_err err = WP_ERR_INIT;
+	s->gave = true;
+	*len = s->bytes + s->count_off;
+	return wp_hasher_final_raw(&s->h, out, NULL, &err);
+}
+
 static unsigned char *pattern(size_t n)
 {
 	unsigned char *p = wp_xmalloc(n);
@@ -81,8 +93,10 @@ static unsigned char *pattern(size_t n)
 	return p;
 }
 
-/* size bytes in pieces of piece, starting over at byte 0 once restart_at bytes went in (0: never). */
-static void run_case(struct fx *fx, size_t size, size_t piece, size_t restart_at, bool thread)
+/* size bytes in pieces of piece, starting over at byte 0 once restart_at bytes went in (0: never).
+ * digest: the tap gives the file's sha256 (1), or one whose count is off by a byte (2: the writer
+ * must then hash the file from disk); the sealed sha256 is the data's either way. */
+static void run_case_d(struct fx *fx, size_t size, size_t piece, size_t restart_at, bool thread, int digest)
 {
 	struct wp_store_writer w;
 	struct wp_err err = WP_ERR_INIT;
@@ -95,6 +109,10 @@ static void run_case(struct fx *fx, size_t size, size_t piece, size_t restart_at
 	w.tap_reset = tap_reset;
 	w.tap_ctx = &s;
 	w.tap_thread = thread;
+	if (digest) {
+		w.tap_sha256 = tap_sha256;
+		s.count_off = digest == 2 ? -1 : 0;
+	}
 	for (size_t off = 0; off < size; off += piece) {
 		size_t n = size - off < piece ? size - off : piece;
 		assert_int_equal(wp_store_writer_write(&w, data + off, n), 0);
@@ -107,8 +125,14 @@ static void run_case(struct fx *fx, size_t size, size_t piece, size_t restart_at
 	assert_int_equal(wp_store_writer_seal(&w, sha, &err), 0);
 	assert_null(w.tq); /* the tap thread is over once the writer is sealed */
 	assert_int_equal(s.bytes, (long long)size);
-	assert_int_equal(wp_hasher_final(&s.h, tapped, NULL, &err), 0);
-	assert_string_equal(tapped, sha);
+	char want[WP_SHA256_HEX_LEN + 1];
+	assert_int_equal(wp_sha256_hex_of(data, size, want), 0);
+	assert_string_equal(sha, want);
+	assert_true(s.gave == (digest != 0));
+	if (!digest) {
+		assert_int_equal(wp_hasher_final(&s.h, tapped, NULL, &err), 0);
+		assert_string_equal(tapped, sha);
+	}
 	char *path = NULL;
 	wp_store_writer_start_sync(&w);
 	assert_int_equal(wp_store_writer_commit(&w, &path, &err), 0);
@@ -117,6 +141,44 @@ static void run_case(struct fx *fx, size_t size, size_t piece, size_t restart_at
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_size, (long long)size);
 	free(path);
+	wp_hasher_release(&s.h);
+	free(data);
+}
+
+static void run_case(struct fx *fx, size_t size, size_t piece, size_t restart_at, bool thread)
+{
+	run_case_d(fx, size, piece, restart_at, thread, 0);
+}
+
+/* The tap's digest is the file's: the writer hashed nothing (a tap whose digest is wrong makes
+ * the seal refuse the file), and one that covers another count of bytes is not used. */
+static void test_tap_digest(void **state)
+{
+	struct fx *fx = *state;
+	run_case_d(fx, 3 << 20, 16384, 0, false, 1);
+	run_case_d(fx, 20 << 20, 16381, 0, true, 1);
+	run_case_d(fx, 20 << 20, 65536, 12 << 20, true, 1);
+	run_case_d(fx, 20 << 20, 65536, 0, true, 2);
+	run_case_d(fx, 1000, 100, 0, false, 2);
+
+	/* a tap whose digest is of other bytes: the expected sha256 (the data's) does not match */
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	struct seen s = { 0 };
+	char sha[WP_SHA256_HEX_LEN + 1], want[WP_SHA256_HEX_LEN + 1];
+	unsigned char *data = pattern(4 << 20);
+	assert_int_equal(wp_sha256_hex_of(data, 4 << 20, want), 0);
+	assert_int_equal(wp_hasher_init(&s.h, WP_HASH_SHA256, &err), 0);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, want, 4 << 20, "lie.whl", &err), 0);
+	w.tap = tap;
+	w.tap_reset = tap_reset;
+	w.tap_ctx = &s;
+	w.tap_sha256 = tap_sha256;
+	assert_int_equal(wp_store_writer_write(&w, data, 4 << 20), 0);
+	wp_hasher_update(&s.h, "x", 1); /* the tap's digest now covers one byte more than the file */
+	assert_int_equal(wp_store_writer_seal(&w, sha, &err), -WPE_INTEGRITY);
+	assert_non_null(strstr(err.msg, "sha256 mismatch"));
+	wp_store_writer_abort(&w);
 	wp_hasher_release(&s.h);
 	free(data);
 }
@@ -158,6 +220,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tap_inline_and_threaded),
 		cmocka_unit_test(test_abort_with_thread),
+		cmocka_unit_test(test_tap_digest),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

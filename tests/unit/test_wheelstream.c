@@ -20,6 +20,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/mem.h"
+#include "verify/hash.h"
+#include "verify/sha256pair.h"
 #include "verify/wheel.h"
 #include "verify/wheelstream.h"
 
@@ -446,6 +448,63 @@ static void test_gpu_code_three_ways(void **state)
 	free(dir);
 }
 
+/* The file's digest the stream takes (wp_wheel_stream_hash_file) is the sha256 of every byte fed,
+ * for every fixture (stored members in two digests at once, deflated ones, data descriptors and
+ * bad wheels the stream gives up on), however the bytes are cut, and after a reset; with SHA-NI's
+ * two lanes and through OpenSSL's path (CPUs without SHA-NI). */
+static void test_file_digest(void **state)
+{
+	struct fx *fx = *state;
+	static const size_t cuts[] = { 1, 7, 100, 4096, (size_t)1 << 30 };
+	DIR *d = opendir(fx->dir);
+	struct dirent *e;
+	int n = 0;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 4, ".whl") != 0)
+			continue;
+		char *path = wp_xasprintf("%s/%s", fx->dir, e->d_name);
+		struct wp_buf b = WP_BUF_INIT;
+		struct wp_err err = WP_ERR_INIT;
+		char want[WP_SHA256_HEX_LEN + 1], got[WP_SHA256_HEX_LEN + 1];
+		unsigned char dg[WP_SHA256_LEN];
+		assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
+		assert_int_equal(wp_sha256_hex_of(b.data, b.len, want), 0);
+		for (size_t c = 0; c < 2 * sizeof(cuts) / sizeof(*cuts); c++) {
+			wp_sha256_allow_native(c < sizeof(cuts) / sizeof(*cuts));
+			struct wp_wheel_stream *s = wp_wheel_stream_new(NULL);
+			assert_int_equal(wp_wheel_stream_hash_file(s), 0);
+			if (c == 2) { /* a start that is thrown away */
+				wp_wheel_stream_feed(s, b.data, b.len / 2);
+				wp_wheel_stream_reset(s);
+			}
+			size_t cut = cuts[c % (sizeof(cuts) / sizeof(*cuts))];
+			for (size_t off = 0; off < b.len; off += cut)
+				wp_wheel_stream_feed(s, b.data + off, b.len - off < cut ? b.len - off : cut);
+			assert_int_equal(wp_wheel_stream_hash_file(s), -1); /* too late: bytes went past */
+			long long covered = -1;
+			assert_int_equal(wp_wheel_stream_file_sha256(s, dg, &covered), 0);
+			assert_int_equal(covered, (long long)b.len);
+			wp_hex_encode(dg, sizeof(dg), got);
+			if (strcmp(got, want))
+				fail_msg("%s cut %zu (%s): file digest %s, wanted %s", e->d_name, cut,
+					 wp_sha256_native() ? "SHA-NI" : "OpenSSL", got, want);
+			assert_int_equal(wp_wheel_stream_file_sha256(s, dg, &covered), -1); /* given once */
+			/* the members' own digests took the same path: the verdict is the full pass's */
+			assert_int_equal(wp_wheel_verify_streamed(path, e->d_name, s, NULL, NULL, &err) == 0,
+					 wp_wheel_verify_named(path, e->d_name, NULL, NULL, &err) == 0);
+			wp_wheel_stream_free(s);
+		}
+		wp_sha256_allow_native(true);
+		wp_buf_free(&b);
+		free(path);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_pool_cut_short_and_reset),
 		cmocka_unit_test(test_verify_own_pool),
 		cmocka_unit_test(test_gpu_code_three_ways),
+		cmocka_unit_test(test_file_digest),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
