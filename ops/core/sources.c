@@ -302,7 +302,7 @@ static int say_report(const struct wp_session *s, const struct wp_crawl_report *
 			       !strncmp(c->url, "https:", 6) ? "files on this machine (file:), or plain http:" :
 							       "files on this machine (file:)");
 		if (c->malformed > c->refused)
-			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed wp_os_link(s)", c->url, c->malformed - c->refused);
+			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed link(s)", c->url, c->malformed - c->refused);
 		wp_say(s, c->unchanged || quiet ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s", c->unchanged ? "unchanged" : "updated",
 		       c->url);
 		if (!c->unchanged)
