@@ -68,7 +68,7 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		wp_strlist_push(&o.index, pos.v[i]);
 	/* no index given: pip's and uv's configuration, as a pick reads it (and its TLS settings) */
 	struct wp_index_config icfg = { 0 };
-	struct wp_index_given none = { .envp = wp_os_environ() };
+	struct wp_index_given none = { .envp = wp_os_environ(), .creds = &cli->net.creds };
 	if (!o.index.n && !o.channel.n && !o.conda) {
 		if ((rc = wp_index_config_resolve(&none, &icfg, err))) {
 			wp_index_config_release(&icfg);

@@ -491,7 +491,7 @@ int main(int argc, char **argv)
 	cli.session = (struct wp_session){
 		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
 		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
-		.envp = wp_os_environ(), .net = &cli.net.net, .s3 = &cli.net.s3,
+		.envp = wp_os_environ(), .net = &cli.net.net, .s3 = &cli.net.s3, .creds = &cli.net.creds,
 		.tmpdir = getenv("TMPDIR"), .max_page_bytes = g.max_page_bytes,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {

@@ -71,6 +71,7 @@ void wp_cli_net_init(struct wp_cli_net *n, const char *const *envp, const char *
 		n->net.retry_base_set = true;
 	}
 	n->net.bad = n->bad;
+	n->net.creds = &n->creds;
 	n->net.ca_advice = advice;
 	n->net.netrc = wp_envp_get(envp, "NETRC");
 	n->env_ca = wp_envp_get(envp, "WHEELPICK_CA_BUNDLE");
@@ -125,5 +126,6 @@ void wp_cli_net_release(struct wp_cli_net *n)
 		free(n->owned[i]);
 	free(n->owned);
 	free(n->trusted);
+	wp_net_creds_release(&n->creds);
 	memset(n, 0, sizeof(*n));
 }

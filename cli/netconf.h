@@ -5,6 +5,7 @@
 #ifndef WP_CLI_NETCONF_H
 #define WP_CLI_NETCONF_H
 
+#include "net/auth.h"
 #include "net/s3.h"
 #include "net/transfer.h"
 #include "ops/core/indexconf.h"
@@ -13,6 +14,8 @@ struct wp_cli_net {
 	struct wp_net_conf net;    /* indexes, pages, files */
 	struct wp_net_conf s3net;  /* S3 requests: the same, with AWS_CA_BUNDLE in the CA order */
 	struct wp_s3_conf s3;
+	struct wp_net_creds creds; /* the run's credentials (net/auth.h): net.creds and s3net.creds read
+				      them; the indexes' configuration and the jobs' sources add to it */
 	char bad[320];             /* a setting that is garbage: every transfer fails naming it */
 	const char *env_ca;        /* WHEELPICK_CA_BUNDLE */
 	const char *aws_ca;        /* AWS_CA_BUNDLE */

@@ -341,7 +341,7 @@ int wp_pick_opts_tls(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *
 	bool conda = wp_pick_opts_is_conda(o);
 	struct wp_index_given g = {
 		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host,
-		.isolated = conda || o->isolated, .envp = wp_os_environ(),
+		.isolated = conda || o->isolated, .envp = wp_os_environ(), .creds = &cli->net.creds,
 	};
 	if (!conda) {
 		g.index_url = o->index_url, g.index = o->index, g.extra = o->extra_index, g.find_links = o->find_links;
@@ -360,7 +360,7 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 	struct wp_index_given g = {
 		.index_url = o->index_url, .index = o->index, .extra = o->extra_index, .find_links = o->find_links,
 		.trusted_host = o->trusted_host, .cert = o->cert, .client_cert = o->client_cert, .no_index = o->no_index,
-		.isolated = o->isolated, .envp = wp_os_environ(),
+		.isolated = o->isolated, .envp = wp_os_environ(), .creds = &cli->net.creds,
 	};
 	int rc = wp_index_config_resolve(&g, &o->icfg, err);
 	/* the TLS settings and pip's timeout join the run's network settings (handed down, not set) */
@@ -410,9 +410,9 @@ void wp_pick_opts_sources_used(struct wp_pick_opts *o, struct wp_pick_run *run)
 		o->used_from = wp_xasprintf("%s: the files are its own URLs", o->lock);
 		return;
 	}
-	/* the indexes in force, their userinfo dropped first: wp_sources_add_* takes a URL's
-	 * userinfo as the run's credentials for its origin, and a shown URL's is "***", which then
-	 * replaced the real ones and every download from that host was refused (t-auth) */
+	/* the indexes in force, their userinfo dropped first: a shown URL's is "***", which once
+	 * replaced the real credentials and every download from that host was refused (t-auth);
+	 * these sources have no creds store, so nothing they hold reaches a transfer */
 	for (size_t i = 0; i < o->icfg.shown.n; i++) {
 		char *bare = wp_url_strip_userinfo(o->icfg.shown.v[i]);
 		wp_sources_add_index(&shown, bare);
@@ -656,6 +656,7 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 	 * a client certificate, a host whose certificate is not checked) hold for channels too */
 	struct wp_index_given tls = {
 		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host, .isolated = true,
+		.creds = &cli->net.creds,
 	};
 	struct wp_index_config tc;
 	rc = wp_index_config_resolve(&tls, &tc, err); /* reads no pip file */

@@ -1,4 +1,4 @@
-/* net/auth.c: the run's credentials, by origin, in memory only. */
+/* net/auth.c: credentials by origin, in memory only, in a store the caller owns and hands down. */
 #include "net/auth.h"
 #include "net/transfer.h"
 
@@ -8,19 +8,10 @@
 #include "base/vec.h"
 
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-struct cred {
-	char *origin, *user, *password;
-};
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cred *creds;
-static size_t n_creds, cap_creds;
 
 /* The authority of url: [start, end) after "scheme://", and where its userinfo ends ('@' + 1, or
  * start when there is none). false when url has no "scheme://". */
@@ -40,6 +31,15 @@ static bool authority(const char *url, size_t *scheme_len, const char **start, c
 		if (*c == '@')
 			*host = c + 1; /* the last '@': a password may hold one unencoded */
 	return true;
+}
+
+/* A secret's bytes overwritten before they go back to the allocator. */
+static void wipe(char *secret)
+{
+	if (!secret)
+		return;
+	memset(secret, 0, strlen(secret));
+	free(secret);
 }
 
 /* "https://host:443" for url, lower case, the port always written. NULL without an authority. */
@@ -73,45 +73,43 @@ static char *origin_of(const char *url)
 	return o;
 }
 
-void wp_net_cred_add(const char *url, const char *user, const char *password)
+void wp_net_creds_add(struct wp_net_creds *cs, const char *url, const char *user, const char *password)
 {
-	if (!user || !*user)
+	if (!cs || !user || !*user)
 		return;
 	char *o = origin_of(url);
 	if (!o)
 		return;
-	pthread_mutex_lock(&lock);
-	struct cred *c = NULL;
-	for (size_t i = 0; i < n_creds && !c; i++)
-		if (!strcmp(creds[i].origin, o))
-			c = &creds[i];
+	struct wp_net_cred *c = NULL;
+	for (size_t i = 0; i < cs->n && !c; i++)
+		if (!strcmp(cs->v[i].origin, o))
+			c = &cs->v[i];
 	if (c) {
 		free(o);
 		free(c->user);
-		free(c->password);
+		wipe(c->password);
 	} else {
-		size_t k = wp_vec_push_fields(creds, n_creds, cap_creds, (struct cred){ .origin = o });
-		c = &creds[k];
+		size_t k = wp_vec_push_fields(cs->v, cs->n, cs->cap, (struct wp_net_cred){ .origin = o });
+		c = &cs->v[k];
 	}
 	c->user = wp_xstrdup(user);
 	c->password = wp_xstrdup(password ? password : "");
-	pthread_mutex_unlock(&lock);
 }
 
-bool wp_net_cred_find(const char *url, const char **user, const char **password)
+bool wp_net_creds_find(const struct wp_net_creds *cs, const char *url, const char **user, const char **password)
 {
+	if (!cs || !cs->n)
+		return false;
 	char *o = origin_of(url);
 	bool found = false;
 	if (!o)
 		return false;
-	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < n_creds && !found; i++)
-		if (!strcmp(creds[i].origin, o)) {
-			*user = creds[i].user;
-			*password = creds[i].password;
+	for (size_t i = 0; i < cs->n && !found; i++)
+		if (!strcmp(cs->v[i].origin, o)) {
+			*user = cs->v[i].user;
+			*password = cs->v[i].password;
 			found = true;
 		}
-	pthread_mutex_unlock(&lock);
 	free(o);
 	return found;
 }
@@ -144,18 +142,17 @@ bool wp_net_host_trusted(const struct wp_net_conf *conf, const char *url)
 	return false;
 }
 
-void wp_net_cred_clear(void)
+void wp_net_creds_release(struct wp_net_creds *cs)
 {
-	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < n_creds; i++) {
-		free(creds[i].origin);
-		free(creds[i].user);
-		free(creds[i].password);
+	if (!cs)
+		return;
+	for (size_t i = 0; i < cs->n; i++) {
+		free(cs->v[i].origin);
+		free(cs->v[i].user);
+		wipe(cs->v[i].password);
 	}
-	free(creds);
-	creds = NULL;
-	n_creds = cap_creds = 0;
-	pthread_mutex_unlock(&lock);
+	free(cs->v);
+	memset(cs, 0, sizeof(*cs));
 }
 
 /* Decoded, or the text as it is when it does not decode. */
@@ -167,7 +164,7 @@ static char *decoded(const char *s, size_t n)
 	return out;
 }
 
-char *wp_net_url_take_credentials(const char *url)
+char *wp_net_url_take_credentials(struct wp_net_creds *creds, const char *url)
 {
 	size_t sl;
 	const char *start, *end, *host;
@@ -178,12 +175,9 @@ char *wp_net_url_take_credentials(const char *url)
 	char *user = decoded(start, (size_t)((colon ? colon : info_end) - start));
 	char *pass = colon ? decoded(colon + 1, (size_t)(info_end - colon - 1)) : NULL;
 	char *clean = wp_xasprintf("%.*s%s", (int)(start - url), url, host);
-	wp_net_cred_add(clean, user, pass);
+	wp_net_creds_add(creds, clean, user, pass);
 	free(user);
-	if (pass) {
-		memset(pass, 0, strlen(pass));
-		free(pass);
-	}
+	wipe(pass);
 	return clean;
 }
 

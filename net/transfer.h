@@ -35,6 +35,8 @@
 #define WP_NET_MAX_REDIRECTS     10L
 #define WP_HTTP_MAX_DEFAULT     ((size_t)64 << 20)
 
+struct wp_net_creds;
+
 /* What the user configured for every transfer of the run: built once by cli/ from the command line,
  * pip's and uv's configuration and the environment (net/ reads no variable), and handed down with
  * each request (struct wp_net_policy's conf) and each S3 handle. NULL, or a zero field: net/'s
@@ -51,6 +53,7 @@ struct wp_net_conf {
 	                               refused; NULL: net/'s plain words */
 	const char *client_cert;    /* PEM, key included, for an https server that asks for one */
 	const char *netrc;          /* the netrc file libcurl reads; NULL: ~/.netrc */
+	const struct wp_net_creds *creds; /* user and password by origin (net/auth.h); NULL: none */
 	const char *const *trusted_hosts; /* "host" or "host:port" whose certificate is not checked */
 	size_t n_trusted_hosts;
 	/* a setting that was garbage where it was read (e.g. "WHEELPICK_TIMEOUT='5m' is not a whole

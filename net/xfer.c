@@ -488,7 +488,7 @@ static int on_sockopt(void *ud, curl_socket_t fd, curlsocktype purpose)
 			goto bad_opt; \
 	} while (0)
 
-/* Credentials: the run's for the hop's origin (net/auth.h), else a netrc file's (libcurl reads
+/* Credentials: the conf's for the hop's origin (net/auth.h), else a netrc file's (libcurl reads
  * $NETRC, else ~/.netrc): each hop of a redirect is a request of its own, so they go to their
  * origin only. A client certificate (pip's --client-cert: one PEM file with the key) goes to every
  * https server that asks for one; a trusted host (pip's --trusted-host) is not held to its
@@ -503,14 +503,14 @@ static int set_auth(struct slot *s, CURL *e)
 	const char *url = url_now(s);
 	if (strncasecmp(url, "file:", 5) == 0)
 		return 0;
-	if (wp_net_cred_find(url, &user, &password)) {
+	const struct wp_net_conf *conf = x->policy.conf;
+	if (wp_net_creds_find(conf ? conf->creds : NULL, url, &user, &password)) {
 		SETOPT(CURLOPT_USERNAME, user);
 		SETOPT(CURLOPT_PASSWORD, password);
 		SETOPT(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		s->sent_auth = true;
 	}
 	SETOPT(CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-	const struct wp_net_conf *conf = x->policy.conf;
 	if (conf && conf->netrc && *conf->netrc)
 		SETOPT(CURLOPT_NETRC_FILE, conf->netrc);
 	if (conf && conf->client_cert && *conf->client_cert)

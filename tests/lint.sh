@@ -257,6 +257,88 @@ else
 	echo "lint: every global symbol of $libwp has the wp_ prefix"
 fi
 
+# No settable global below cli/ (issue 37): what a layer under cli/ needs comes as a value (the
+# session, struct wp_net_conf, an argument), never from a variable someone set beforehand. Fails on
+# a writable object of file or function scope in base/ index/ resolver/ cache/ net/ verify/ env/
+# ops/: found by nm in the objects libwp.a is made of ($WP_LIBWP's folder, PATH.o for PATH.c:
+# .data, .bss and the writable .data.rel.local; not .data.rel.ro, which is const, nor .tbss/.tdata,
+# a _Thread_local cache), and by a grep of the sources for a file-scope "static" that is not const,
+# inline or _Thread_local (it sees what this build does not compile, base/os/win32.c). Allowed:
+# the list below, "FILE NAME reason" a line; the lazy loaders' function pointers (*/lazy_*.c's
+# wp_lazy_slot_*: resolved once by base/lazylib.c). Add to it only with the reason a value cannot do.
+globals_allowed=$(cat <<'ALLOWED'
+base/lazylib.c load_lock serialises the one-time dlopen of a lazily loaded library
+base/lazylib.c wp_lazy_archive a lazily loaded library: filled once, under load_lock, on first use
+base/lazylib.c wp_lazy_crypto a lazily loaded library: filled once, under load_lock, on first use
+base/lazylib.c wp_lazy_curl a lazily loaded library: filled once, under load_lock, on first use
+base/lazylib.c wp_lazy_xml a lazily loaded library: filled once, under load_lock, on first use
+net/xfer.c curl_once libcurl requires its global init once a process (pthread_once)
+net/xfer.c curl_init_rc that one init's result, written inside curl_once
+cache/catalog.c done warm_heap's once flag (atomic): a process-wide malloc tuning, no setting
+verify/sha256pair.c known whether the CPU has SHA-NI: asked once, atomic
+verify/wheelstream.c cached the CPU count: asked once, atomic
+ops/install/install.c abortable_now what the interrupt handler undoes: a signal handler reaches nothing else
+verify/sha256pair.c native_off NOT MOVED: a test switch (wp_sha256_allow_native) that forces the portable SHA-256; the program never sets it
+base/fs.c scratch_dir NOT MOVED (issue 37): set by ops/publish/publish_s3.c (wp_fs_scratch_set) to skip fsync in its staging tree; belongs in base/fs durability arguments
+base/os/win32.c fdinfo the OS seam on Windows: the fd table a POSIX fd maps to (a process has one)
+base/os/win32.c fds_lock the OS seam on Windows: that table's lock
+base/os/win32.c env the OS seam on Windows: the process environment as POSIX shows it (a process has one)
+base/os/win32.c env_n the OS seam on Windows: that copy's length and room (env_n, env_cap)
+base/os/win32.c env_lock the OS seam on Windows: that copy's lock
+base/os/win32.c interrupt_fn the OS seam on Windows: the Ctrl-C handler (a process has one)
+base/os/win32.c memstream the OS seam on Windows: open_memstream's open streams
+base/os/win32.c memstreams_lock the OS seam on Windows: their lock
+ALLOWED
+)
+below_cli_src=$(git ls-files 'base/*.[ch]' 'index/*.[ch]' 'resolver/*.[ch]' 'cache/*.[ch]' 'net/*.[ch]' 'verify/*.[ch]' \
+	'env/*.[ch]' 'ops/*.[ch]')
+globals_found=$(
+	if [ -f "$libwp" ] && command -v nm >/dev/null 2>&1; then
+		objdir=$(dirname "$libwp")
+		objs=$(for f in $below_cli_src; do
+			case $f in *.c) [ -f "$objdir/${f%.c}.o" ] && echo "$objdir/${f%.c}.o" ;; esac
+		done)
+		# one nm for them all: "Symbols from OBJ:" heads each object's rows
+		nm -f sysv --defined-only $objs 2>/dev/null | awk -F'|' -v pre="$objdir/" '
+			/^Symbols from / { f = $0; sub(/^Symbols from /, "", f); sub(/:$/, "", f); sub("^" pre, "", f);
+				sub(/\.o$/, ".c", f); next }
+			{ for (i = 1; i <= NF; i++) gsub(/^[ \t]+|[ \t]+$/, "", $i) }
+			$4 == "OBJECT" && ($7 == ".data" || $7 == ".bss" || $7 ~ /^\.(data|bss)\./ || $7 == "*COM*") &&
+			$7 !~ /^\.data\.rel\.ro/ { n = $1; sub(/\.[0-9]+$/, "", n); print f " " n " (nm: " $7 ")" }'
+	fi
+	# file scope, in the sources: "static T name..." that is neither const, inline, _Thread_local
+	# nor a function (its name followed by "(", a function pointer "(*name)" aside)
+	perl -ne 'if (/^static\s+(?!const\b|inline\b|_Thread_local\b|__thread\b|_Noreturn\b|__attribute__)/) {
+			my $l = $_; chomp $l; my $n;
+			if ($l =~ /^static\s+[\w\s\*]*?\(\s*\*\s*(\w+)\s*\)/) { $n = $1 }
+			elsif ($l =~ /^static\s+[\w\s\*]*?\b(\w+)\s*\(/) { $n = undef }
+			elsif ($l =~ /^static\s+(?:struct|union|enum)\s+(\w+)\s*\{/) { $n = $1 }
+			elsif ($l =~ /\b(\w+)\s*(?:\[[^\]]*\]\s*)*(?:[=;,]|$)/) { $n = $1 }
+			print "$ARGV $n (line $.: $l)\n" if defined $n;
+		}
+		close ARGV if eof' $below_cli_src)
+globals_bad=$(printf '%s\n' "$globals_found" | awk -v allowed="$globals_allowed" '
+	BEGIN { n = split(allowed, a, "\n"); for (i = 1; i <= n; i++) { split(a[i], w, " "); ok[w[1] " " w[2]] = 1 } }
+	NF >= 2 && !ok[$1 " " $2] && !($1 ~ /(^|\/)lazy_[a-z_]+\.c$/ && $2 ~ /^wp_lazy_slot_/) { print "  " $0 }' | sort -u)
+# an allowed entry that names nothing any more goes from the list (checked when nm could look)
+if [ -f "$libwp" ] && command -v nm >/dev/null 2>&1; then
+	globals_stale=$(printf '%s\n' "$globals_allowed" | while read -r f n _; do
+		printf '%s\n' "$globals_found" | grep -q "^$f $n " || echo "  $f $n (allowed in tests/lint.sh, no longer there: take it off)"
+	done)
+	globals_bad="$globals_bad${globals_stale:+${globals_bad:+
+}$globals_stale}"
+fi
+if [ -n "$globals_bad" ]; then
+	echo "lint: settable globals below cli/ (hand the value down: the session, struct wp_net_conf, an argument; or allow it in tests/lint.sh with its reason):"
+	printf '%s\n' "$globals_bad"
+	echo "0 1 0" >"$results/globals.count"
+	[ "${WP_DEFER_FAIL:-0}" = 1 ] && exit 0
+	exit 1
+fi
+echo "1 0 0" >"$results/globals.count"
+[ -f "$libwp" ] || echo "lint: settable globals checked in the sources only ($libwp not built: run make all first for nm)"
+echo "lint: no settable global below cli/ but the $(printf '%s\n' "$globals_allowed" | wc -l) allowed in tests/lint.sh"
+
 # The OS seam (issue 38): base/os/ owns every direct call to the operating system, so the Windows
 # build (base/os/win32.c) and the Linux one (base/os/posix.c) differ in one folder, picked by the
 # Makefile. Outside it: no #if on an OS (_WIN32, __linux__, __APPLE__, __GLIBC__...), no OS header

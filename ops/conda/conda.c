@@ -637,7 +637,7 @@ int wp_conda_run(const struct wp_session *s, const struct wp_conda_job *job, str
 {
 	struct wp_catalog cat = { 0 };
 	struct cflow *cf = wp_xcalloc(1, sizeof(*cf));
-	struct wp_sources src = { 0 };
+	struct wp_sources src = { .creds = s->creds };
 	int rc = 0, crc = 0; /* crc: the crawl's failure, which a pick from the catalog went on after */
 	struct wp_err ce = WP_ERR_INIT;
 

@@ -432,7 +432,7 @@ static void take_index(struct ctx *x, struct wp_strlist *to, struct wp_strlist *
 	struct wp_index_config *c = x->c;
 	const char *url;
 	char *name = index_name(entry, &url);
-	char *clean = strstr(url, "://") ? wp_net_url_take_credentials(url) : wp_xstrdup(url);
+	char *clean = strstr(url, "://") ? wp_net_url_take_credentials(x->g->creds, url) : wp_xstrdup(url);
 	if (to == &c->index || to == &c->find_links)
 		wp_strlist_push(to == &c->index ? &c->looking : &c->looking_links, keep(c, wp_url_redact(url)));
 	if (name) {
@@ -443,7 +443,7 @@ static void take_index(struct ctx *x, struct wp_strlist *to, struct wp_strlist *
 		memcpy(var + strlen(var) - 8, "PASSWORD", 8);
 		const char *pass = env(x, var);
 		if (user && strstr(clean, "://"))
-			wp_net_cred_add(clean, user, pass ? pass : "");
+			wp_net_creds_add(x->g->creds, clean, user, pass ? pass : "");
 		free(var);
 		free(name);
 	}
@@ -604,7 +604,7 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		for (char *t = strtok_r(copy, WS ",", &save); t; t = strtok_r(NULL, WS ",", &save)) {
 			/* its credentials now: a run that finds everything in the catalog reads no page,
 			 * but still downloads from that host */
-			free(wp_net_url_take_credentials(t));
+			free(wp_net_url_take_credentials(g->creds, t));
 			wp_strlist_push(&c->shown, keep(c, wp_url_mask(t)));
 			wp_strlist_push(&c->shown_from, "WHEELPICK_INDEX");
 			wp_strlist_push(&c->looking, keep(c, wp_url_redact(t)));
@@ -632,7 +632,7 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 
 	if (c->index.n || c->find_links.n) {
 		/* as they will be read: a root with its slash, a path as a file:// URL */
-		struct wp_sources as_read = { 0 };
+		struct wp_sources as_read = { .creds = g->creds };
 		for (size_t i = 0; i < c->index.n; i++)
 			wp_sources_add_index(&as_read, c->index.v[i]);
 		for (size_t i = 0; i < c->find_links.n; i++)

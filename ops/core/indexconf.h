@@ -26,7 +26,7 @@
  * --isolated skips pip's and uv's variables and files. TLS settings and the timeout follow pip's
  * merge key by key (cert, client-cert, trusted-host, timeout/default-timeout), $UV_HTTP_TIMEOUT
  * after pip's. Credentials: a URL's userinfo, and for a named index $UV_INDEX_<NAME>_USERNAME and
- * _PASSWORD, go to the run's credentials (net/auth.h); what is kept and said holds URLs without.
+ * _PASSWORD, go to given->creds (net/auth.h); what is kept and said holds URLs without.
  * Ownership: the config owns every string in it (wp_index_config_release); given is borrowed. */
 #ifndef WP_OPS_CORE_INDEXCONF_H
 #define WP_OPS_CORE_INDEXCONF_H
@@ -36,12 +36,16 @@
 #include "base/err.h"
 #include "base/vec.h"
 
+struct wp_net_creds;
+
 struct wp_index_given {
 	struct wp_strlist index_url, index, extra, find_links, trusted_host;
 	const char *cert, *client_cert;
 	bool no_index, isolated;
 	const char *const *envp;  /* the process environment, NAME=VALUE, NULL-terminated; NULL: empty */
 	const char *pip_command;  /* pip's section read after [global]: "download" (NULL) or "install" */
+	struct wp_net_creds *creds; /* where the indexes' credentials go (the run's, net/auth.h); NULL:
+				       they are dropped */
 };
 
 /* One setting as configured somewhere, for `config list`/`config debug` and the plan's header. */
@@ -84,8 +88,8 @@ struct wp_index_config {
 	WP_VEC_OF(, char *) owned;
 };
 
-/* The indexes and TLS settings in force for a wheel job. Also applies the credentials to net/ for
- * this run. The TLS settings (cert, client_cert, trusted_host) and the timeout are returned, not
+/* The indexes and TLS settings in force for a wheel job. Also adds the indexes' credentials to
+ * given->creds. The TLS settings (cert, client_cert, trusted_host) and the timeout are returned, not
  * applied: cli/ puts them into the run's struct wp_net_conf.
  * -WPE_USAGE for a configuration that cannot be read as one (a timeout that is no number). */
 int wp_index_config_resolve(const struct wp_index_given *given, struct wp_index_config *out, struct wp_err *err);

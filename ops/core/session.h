@@ -60,6 +60,10 @@ struct wp_session {
 	 * job makes carries net (wp_session_net_policy), every S3 handle s3; NULL: net/'s defaults */
 	const struct wp_net_conf *net;
 	const struct wp_s3_conf *s3;
+	/* the store net->creds reads (cli/'s): a job adds the userinfo of the URLs it is given (its
+	 * --index, -f, channels) while it sets up its sources, before the transfers that read it and
+	 * never while they run; NULL: that userinfo is dropped */
+	struct wp_net_creds *creds;
 	const char *tmpdir;         /* where scratch folders outside the cache go ($TMPDIR); NULL: /tmp */
 	unsigned long long max_page_bytes; /* the largest index page or repodata a crawl takes
 	                               (ops/core/crawl.h); 0: WP_CRAWL_PAGE_MAX_DEFAULT */

@@ -33,11 +33,11 @@ static bool has_scheme(const char *u)
 }
 
 /* A local path (pip's --find-links DIR habit) becomes an absolute file:// URL; a URL's userinfo
- * goes to the run's credentials (net/auth.h) and never further. */
-static char *as_url(const char *u)
+ * goes to creds (net/auth.h; NULL: nowhere) and never further. */
+static char *as_url(struct wp_net_creds *creds, const char *u)
 {
 	if (has_scheme(u) || strstr(u, "://"))
-		return wp_net_url_take_credentials(u);
+		return wp_net_url_take_credentials(creds, u);
 	if (u[0] == '/')
 		return wp_xasprintf("file://%s", u);
 	char cwd[4096];
@@ -94,9 +94,9 @@ static char *local_dir(const char *url)
 /* An index root written the way pip takes it: with its trailing slash ("https://host/simple" is
  * "https://host/simple/"; a last segment with a dot, such as torch_stable.html, is a page), and a
  * local folder holding a PEP 503 tree (or a mirror whose simple/ is one) as that tree's root. */
-static char *as_index_url(const char *given)
+static char *as_index_url(struct wp_net_creds *creds, const char *given)
 {
-	char *u = as_url(given);
+	char *u = as_url(creds, given);
 	size_t n = strlen(u);
 	if (!strncmp(u, "http://", 7) || !strncmp(u, "https://", 8)) {
 		const char *path = strchr(strstr(u, "://") + 3, '/');
@@ -147,23 +147,23 @@ bool wp_sources_is_root(const char *url)
 
 void wp_sources_add_index(struct wp_sources *s, const char *url)
 {
-	push(s, as_index_url(url));
+	push(s, as_index_url(s->creds, url));
 }
 
 void wp_sources_add_findlinks(struct wp_sources *s, const char *url)
 {
-	push(s, as_url(url));
+	push(s, as_url(s->creds, url));
 }
 
 void wp_sources_add_channel(struct wp_sources *s, const char *channel, const char *const *subdirs, size_t n)
 {
 	char *base;
 	if (wp_crawl_is_repodata(channel)) {
-		push(s, as_url(channel));
+		push(s, as_url(s->creds, channel));
 		return;
 	}
 	if (has_scheme(channel) || channel[0] == '/' || channel[0] == '.')
-		base = as_url(channel);
+		base = as_url(s->creds, channel);
 	else /* a channel name, as conda's -c takes it */
 		base = wp_xasprintf("https://conda.anaconda.org/%s", channel);
 	size_t bl = strlen(base);
@@ -202,7 +202,7 @@ char *wp_default_indexes(const char *const *envp, struct wp_strlist *out, bool c
 static void add_roots(const struct wp_strlist *indexes, struct wp_sources *roots)
 {
 	for (size_t i = 0; i < indexes->n; i++) {
-		char *u = as_index_url(indexes->v[i]);
+		char *u = as_index_url(roots->creds, indexes->v[i]);
 		if (wp_sources_is_root(u))
 			push(roots, u);
 		else
@@ -638,7 +638,7 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 int wp_update(const struct wp_session *s, const struct wp_update_job *job, struct wp_err *err)
 {
 	static const char *const default_subdirs[] = { "linux-64", "noarch" };
-	struct wp_sources src = { 0 };
+	struct wp_sources src = { .creds = s->creds };
 	struct wp_catalog cat = { 0 };
 	bool conda = job->conda || job->channel.n;
 	const char *const *subdirs = job->subdir.n ? job->subdir.v : default_subdirs;

@@ -12,9 +12,14 @@
 #include "ops/core/session.h"
 #include "resolver/requirement.h"
 
+struct wp_net_creds;
+
 struct wp_sources {
 	char **urls;
 	size_t n, cap;
+	/* where a URL's userinfo goes when it is added (the run's store, the session's creds); NULL:
+	 * it is dropped. The URLs kept never hold it. Borrowed. */
+	struct wp_net_creds *creds;
 };
 
 /* PyTorch's index: the find-links page and the PEP 503 root (which also carries torch's
@@ -27,8 +32,8 @@ struct wp_sources {
 #define WP_CONDA_DEFAULT_CHANNEL WP_CONDA_FORGE
 
 /* An index as given: a URL, or a local path (pip's --find-links DIR habit), which becomes an
- * absolute file:// URL. Duplicates are dropped. A URL's userinfo (user:TOKEN@) is taken into the
- * run's credentials (net/auth.h) and is not part of the URL kept. An index root is kept the way
+ * absolute file:// URL. Duplicates are dropped. A URL's userinfo (user:TOKEN@) is taken into
+ * s->creds (net/auth.h; NULL: dropped) and is not part of the URL kept. An index root is kept the way
  * pip reads it, with its trailing slash: "https://host/simple" (a last segment without a dot) is
  * "https://host/simple/", and a local folder holding a PEP 503 tree (a project folder with its
  * index.html; or a mirror whose simple/ is one) is that tree's root; a folder of wheels stays a

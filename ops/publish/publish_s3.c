@@ -233,21 +233,24 @@ out:
 
 /* ---- walking the staging tree ---- */
 
-static struct objs *walk_out;
-static size_t walk_skip;
+/* the walk's state, its callback's ctx (no file-scope variable: two publishes may walk at once) */
+struct walk_ctx {
+	struct objs *out;
+	size_t skip; /* the stage's path and its '/' */
+};
 
 static int walk_one(void *ctx, const char *path, const struct wp_os_stat *sb)
 {
-	(void)ctx;
+	struct walk_ctx *w = ctx;
 	if (!WP_S_ISREG(sb->st_mode))
 		return 0;
-	const char *rel = path + walk_skip;
+	const char *rel = path + w->skip;
 	const char *b = base_name(rel);
 	/* the writer's own working files never go up; its manifest does */
 	if ((!strncmp(b, ".wheelpick-", 11) && strcmp(rel, WP_MIRROR_MANIFEST)) || wp_fs_is_tmp_name(b) ||
 	    wp_cstr_endswith(b, ".part"))
 		return 0;
-	struct obj *o = objs_add(walk_out);
+	struct obj *o = objs_add(w->out);
 	o->rel = wp_xstrdup(rel);
 	o->size = (long long)sb->st_size;
 	return 0;
@@ -255,9 +258,8 @@ static int walk_one(void *ctx, const char *path, const struct wp_os_stat *sb)
 
 static int walk(const char *stage, struct objs *out, struct wp_err *err)
 {
-	walk_out = out;
-	walk_skip = strlen(stage) + 1;
-	if (wp_os_walk(stage, walk_one, NULL) < 0)
+	struct walk_ctx w = { .out = out, .skip = strlen(stage) + 1 };
+	if (wp_os_walk(stage, walk_one, &w) < 0)
 		return wp_fs_fail(err, errno, "cannot read", stage);
 	return 0;
 }

@@ -906,7 +906,7 @@ static int source_known(struct wp_catalog *cat, const char *url, bool *known, st
 static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
 			 struct wp_err *err)
 {
-	struct wp_sources src = { 0 };
+	struct wp_sources src = { .creds = s->creds };
 	bool have;
 	int rc = 0;
 	for (size_t i = 0; i < job->index.n; i++)
@@ -1053,7 +1053,7 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 {
 	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with URL
 	 * spelled the same way */
-	struct wp_sources given = { 0 };
+	struct wp_sources given = { .creds = s->creds };
 	struct wp_strlist indexes = { 0 };
 	struct wp_index_pin *pins = wp_xcalloc(job->index_for.n + 1, sizeof(*pins));
 	char **pin_names = wp_xcalloc(job->index_for.n + 1, sizeof(*pin_names));
@@ -1075,7 +1075,7 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 		struct wp_buf name = WP_BUF_INIT;
 		wp_project_name_normalize(v, (size_t)(eq - v), &name);
 		pin_names[i] = wp_buf_detach(&name, NULL);
-		struct wp_sources one = { 0 };
+		struct wp_sources one = { .creds = s->creds };
 		wp_sources_add_index(&one, eq + 1);
 		pin_urls[i] = wp_xstrdup(one.urls[0]);
 		wp_sources_release(&one);

@@ -680,7 +680,7 @@ int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const struct 
 {
 	struct provider pv = {
 		.s = s, .cat = cat, .o = o, .dm = { .cat = cat, .store = o->store, .offline = o->offline, .net = s->net },
-		.whole = o->explain || o->n_hashes,
+		.whole = o->explain || o->n_hashes, .roots = { .creds = s->creds },
 	};
 	pv.roots_req = reqs; /* an unreadable one: the solver says what is wrong */
 	pv.n_roots_req = nreq;

@@ -10,12 +10,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *url = fz_cstr(data, size);
-	char *clean = wp_net_url_take_credentials(url);
-	char *again = wp_net_url_take_credentials(clean);
+	struct wp_net_creds creds = { 0 };
+	char *clean = wp_net_url_take_credentials(&creds, url);
+	size_t kept = creds.n;
+	char *again = wp_net_url_take_credentials(&creds, clean);
 	FZ_CHECK(!strcmp(clean, again)); /* nothing left to take */
+	FZ_CHECK(creds.n == kept);
 	char *masked = wp_net_url_mask(url), *text = wp_net_text_mask(url);
 	const char *user = NULL, *pass = NULL;
-	(void)wp_net_cred_find(clean, &user, &pass);
+	(void)wp_net_creds_find(&creds, clean, &user, &pass);
 	char host[64];
 	wp_net_url_host(url, host, sizeof(host));
 	const char *sep = strstr(url, "://");
@@ -33,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FZ_CHECK(strlen(clean) < strlen(url));
 		}
 	}
-	wp_net_cred_clear();
+	wp_net_creds_release(&creds);
 	free(url);
 	free(clean);
 	free(again);

@@ -51,7 +51,9 @@ import time
 import urllib.parse
 import zlib
 
-LOGGED_HEADERS = ("Range", "If-Range", "If-None-Match", "If-Modified-Since", "Accept", "Accept-Encoding", "User-Agent")
+# Authorization too: the unit tests check which credentials each request carried (test-only ones)
+LOGGED_HEADERS = ("Range", "If-Range", "If-None-Match", "If-Modified-Since", "Accept", "Accept-Encoding", "User-Agent",
+                  "Authorization")
 MAX_SECONDS_CAP = 3600
 MAX_BOMB_MB = 4096
 

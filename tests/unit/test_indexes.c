@@ -26,32 +26,37 @@
 static void test_take_credentials(void **state)
 {
 	const char *u = NULL, *p = NULL;
-	wp_net_cred_clear();
-	char *clean = wp_net_url_take_credentials("https://alice:s%40cret@Host.Example/simple/");
+	struct wp_net_creds cr = { 0 };
+	char *clean = wp_net_url_take_credentials(&cr, "https://alice:s%40cret@Host.Example/simple/");
 	assert_string_equal(clean, "https://Host.Example/simple/");
-	assert_true(wp_net_cred_find("https://host.example:443/simple/torch/", &u, &p));
+	assert_true(wp_net_creds_find(&cr, "https://host.example:443/simple/torch/", &u, &p));
 	assert_string_equal(u, "alice");
 	assert_string_equal(p, "s@cret"); /* percent-decoded */
-	assert_false(wp_net_cred_find("https://host.example:8443/simple/", &u, &p)); /* another port */
-	assert_false(wp_net_cred_find("http://host.example/simple/", &u, &p));       /* another scheme */
-	assert_false(wp_net_cred_find("https://other.example/simple/", &u, &p));     /* another host */
+	assert_false(wp_net_creds_find(&cr, "https://host.example:8443/simple/", &u, &p)); /* another port */
+	assert_false(wp_net_creds_find(&cr, "http://host.example/simple/", &u, &p));       /* another scheme */
+	assert_false(wp_net_creds_find(&cr, "https://other.example/simple/", &u, &p));     /* another host */
 	free(clean);
 	/* a token alone (GitLab's habit: https://__token__:T@ or https://T@) */
-	clean = wp_net_url_take_credentials("http://TOKEN@127.0.0.1:8080/simple");
+	clean = wp_net_url_take_credentials(&cr, "http://TOKEN@127.0.0.1:8080/simple");
 	assert_string_equal(clean, "http://127.0.0.1:8080/simple");
-	assert_true(wp_net_cred_find("http://127.0.0.1:8080/x", &u, &p));
+	assert_true(wp_net_creds_find(&cr, "http://127.0.0.1:8080/x", &u, &p));
 	assert_string_equal(u, "TOKEN");
 	assert_string_equal(p, "");
 	free(clean);
 	/* no userinfo, and an '@' in the path or query is not one */
-	clean = wp_net_url_take_credentials("https://h/simple/?a=b@c");
+	clean = wp_net_url_take_credentials(&cr, "https://h/simple/?a=b@c");
 	assert_string_equal(clean, "https://h/simple/?a=b@c");
 	free(clean);
-	clean = wp_net_url_take_credentials("/srv/wheels");
+	clean = wp_net_url_take_credentials(&cr, "/srv/wheels");
 	assert_string_equal(clean, "/srv/wheels");
 	free(clean);
-	wp_net_cred_clear();
-	assert_false(wp_net_cred_find("https://host.example/simple/", &u, &p));
+	wp_net_creds_release(&cr);
+	assert_false(wp_net_creds_find(&cr, "https://host.example/simple/", &u, &p));
+	/* no store: the userinfo is dropped, the URL still clean */
+	clean = wp_net_url_take_credentials(NULL, "https://alice:pw@host.example/simple/");
+	assert_string_equal(clean, "https://host.example/simple/");
+	free(clean);
+	assert_false(wp_net_creds_find(NULL, "https://host.example/simple/", &u, &p));
 }
 
 static void test_mask(void **state)
@@ -189,10 +194,10 @@ static char *write_tmp(const char *text)
 
 static void test_order(void **state)
 {
-	struct wp_index_given g = { 0 };
+	struct wp_net_creds cr = { 0 };
+	struct wp_index_given g = { .creds = &cr };
 	struct wp_index_config c;
 	const char *u = NULL, *p = NULL;
-	wp_net_cred_clear();
 
 	const char *none[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", NULL };
 	c = resolve_with(&g, none);
@@ -209,7 +214,7 @@ static void test_order(void **state)
 	assert_string_equal(c.index.v[0], "https://pip.example/simple");
 	assert_string_equal(c.shown.v[0], "https://pip.example/simple/");
 	assert_string_equal(c.looking.v[0], "https://pip:****@pip.example/simple");
-	assert_true(wp_net_cred_find("https://pip.example/simple/torch/", &u, &p));
+	assert_true(wp_net_creds_find(&cr, "https://pip.example/simple/torch/", &u, &p));
 	assert_string_equal(p, "PW");
 	wp_index_config_release(&c);
 
@@ -223,7 +228,7 @@ static void test_order(void **state)
 	assert_int_equal(c.index.n, 2);
 	assert_string_equal(c.index.v[0], "https://corp/simple");
 	assert_string_equal(c.index.v[1], "https://uvdefault/simple");
-	assert_true(wp_net_cred_find("https://corp/simple/", &u, &p));
+	assert_true(wp_net_creds_find(&cr, "https://corp/simple/", &u, &p));
 	assert_string_equal(u, "bob");
 	assert_string_equal(p, "uvpw");
 	wp_index_config_release(&c);
@@ -296,19 +301,19 @@ static void test_order(void **state)
 	c = resolve_with(&g, tenv);
 	assert_int_equal(c.timeout_s, 7);
 	wp_index_config_release(&c);
-	wp_net_cred_clear();
+	wp_net_creds_release(&cr);
 }
 
 /* uv.toml: the user's file, [[index]] entries before the default, named credentials. */
 static void test_uv_toml(void **state)
 {
-	struct wp_index_given g = { 0 };
+	struct wp_net_creds cr = { 0 };
+	struct wp_index_given g = { .creds = &cr };
 	char *path = write_tmp("index-strategy = \"unsafe-best-match\"\n[[index]]\nname = \"corp\"\n"
 			       "url = \"https://corp/simple\"\n[[index]]\nurl = \"https://dflt/simple\"\ndefault = true\n");
 	char *forced = wp_xasprintf("UV_CONFIG_FILE=%s", path);
 	const char *env[] = { "PIP_CONFIG_FILE=/dev/null", forced, "UV_INDEX_CORP_USERNAME=u", "UV_INDEX_CORP_PASSWORD=p",
 			      "UV_EXTRA_INDEX_URL=https://extra/simple", NULL };
-	wp_net_cred_clear();
 	struct wp_index_config c = resolve_with(&g, env);
 	assert_string_equal(c.tool, "uv");
 	assert_int_equal(c.index.n, 3);
@@ -317,7 +322,7 @@ static void test_uv_toml(void **state)
 	assert_string_equal(c.index.v[2], "https://dflt/simple");
 	assert_string_equal(c.index_strategy, "unsafe-best-match");
 	const char *u = NULL, *p = NULL;
-	assert_true(wp_net_cred_find("https://corp/simple/x/", &u, &p));
+	assert_true(wp_net_creds_find(&cr, "https://corp/simple/x/", &u, &p));
 	assert_string_equal(u, "u");
 	wp_index_config_release(&c);
 	/* UV_NO_CONFIG: no file */
@@ -328,7 +333,7 @@ static void test_uv_toml(void **state)
 	unlink(path);
 	free(path);
 	free(forced);
-	wp_net_cred_clear();
+	wp_net_creds_release(&cr);
 }
 
 /* pip's redaction (base/, a pure function): the same text pip prints in "Looking in indexes" */

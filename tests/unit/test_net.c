@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1221,7 +1222,61 @@ static void test_trusted_host_not_its_redirects(void **state)
 	assert_int_equal(rc, 0);
 	assert_string_equal(wp_buf_cstr(&res.body), "hello from wheelpick\n");
 	wp_http_res_release(&res);
-	wp_net_cred_clear();
+}
+
+/* Credentials are the conf's, not the process's: two requests to the same origin at the same time,
+ * each with its own conf holding its own user, each send their own (a process-wide store held one
+ * pair per origin, the later replacing the earlier); a conf without any sends none. */
+struct cred_get {
+	const struct wp_net_conf *conf;
+	const char *url;
+	int rc;
+};
+
+static void *cred_get_main(void *arg)
+{
+	struct cred_get *g = arg;
+	struct wp_http_req req = { .policy.conf = g->conf, .url = g->url };
+	struct wp_http_res res;
+	struct wp_err err = WP_ERR_INIT;
+	g->rc = wp_http_get(&req, &res, &err);
+	wp_http_res_release(&res);
+	return NULL;
+}
+
+static void test_credentials_per_conf(void **state)
+{
+	struct fixture *fx = *state;
+	char url_a[300], url_b[300], url_none[300];
+	url_of(url_a, sizeof(url_a), &fx->http, "http", "/cred-a");
+	url_of(url_b, sizeof(url_b), &fx->http, "http", "/cred-b");
+	url_of(url_none, sizeof(url_none), &fx->http, "http", "/cred-none");
+	write_file(fx->root, "cred-a", "a\n", 2);
+	write_file(fx->root, "cred-b", "b\n", 2);
+	write_file(fx->root, "cred-none", "n\n", 2);
+	struct wp_net_creds ca = { 0 }, cb = { 0 };
+	wp_net_creds_add(&ca, url_a, "alice", "alpha");
+	wp_net_creds_add(&cb, url_b, "bob", "beta");
+	struct wp_net_conf conf_a = fast, conf_b = fast;
+	conf_a.creds = &ca;
+	conf_b.creds = &cb;
+	struct cred_get gets[] = { { &conf_a, url_a, -1 }, { &conf_b, url_b, -1 }, { &fast, url_none, -1 } };
+	pthread_t th[WP_ARRAY_LEN(gets)];
+	for (size_t i = 0; i < WP_ARRAY_LEN(gets); i++)
+		assert_int_equal(pthread_create(&th[i], NULL, cred_get_main, &gets[i]), 0);
+	for (size_t i = 0; i < WP_ARRAY_LEN(gets); i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(gets[i].rc, 0);
+	}
+	assert_logged_has(&fx->http, "/cred-a", 0, "\"Authorization\":\"Basic YWxpY2U6YWxwaGE=\""); /* alice:alpha */
+	assert_logged_has(&fx->http, "/cred-b", 0, "\"Authorization\":\"Basic Ym9iOmJldGE=\"");     /* bob:beta */
+	char *none = logged(&fx->http, "/cred-none", 0);
+	assert_non_null(none);
+	assert_null(strstr(none, "Authorization"));
+	free(none);
+	wp_net_creds_release(&ca);
+	wp_net_creds_release(&cb);
+	assert_int_equal(ca.n + cb.n, 0);
 }
 
 /* Too many hops end, as libcurl ended them. */
@@ -1375,6 +1430,7 @@ int main(void)
 		cmocka_unit_test(test_https_unknown_ca),
 		cmocka_unit_test(test_https_downgrade_refused),
 		cmocka_unit_test(test_trusted_host_not_its_redirects),
+		cmocka_unit_test(test_credentials_per_conf),
 		cmocka_unit_test(test_redirect_loop),
 		cmocka_unit_test(test_http10_small_queue),
 		cmocka_unit_test(test_s3_list_never_ends),
