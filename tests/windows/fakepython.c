@@ -1,13 +1,16 @@
 /* tests/windows/fakepython.c: a stand-in python.exe for the launcher's tests. It does what CPython
  * would do with the launcher's command line as far as a test can see: argv[1] must be a file
  * that ends in a zip archive holding __main__.py (the .exe the launcher was appended to), else
- * it fails as CPython would (exit 2, "can't find '__main__' module"). It then writes each
+ * it fails as CPython would (exit 2, "can't find '__main__' module"); single-letter options
+ * before it (-E -s -I -u...) are skipped as CPython would. It writes each
  * argument it received, as Windows parses them (CommandLineToArgvW), one per line as <ARG> in
  * UTF-8, to the file FAKEPY_OUT names; with FAKEPY_ECHO set it copies stdin to stdout and writes
  * "fakepython-stderr" to stderr; it exits with FAKEPY_EXIT (default 0). */
 #include <windows.h>
 #include <shellapi.h>
 
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,11 +54,17 @@ int main(void)
 		}
 		fclose(f);
 	}
-	if (argc < 2 || !has_main_zip(argv[1])) {
-		fprintf(stderr, "fakepython: can't find '__main__' module in '%ls'\n", argc > 1 ? argv[1] : L"");
+	int script = 1;
+	while (script < argc && argv[script][0] == L'-' && argv[script][1] && !argv[script][2] &&
+	       wcschr(L"BEIOqsuv", argv[script][1]))
+		script++;
+	if (script >= argc || !has_main_zip(argv[script])) {
+		fprintf(stderr, "fakepython: can't find '__main__' module in '%ls'\n", script < argc ? argv[script] : L"");
 		return 2;
 	}
 	if (GetEnvironmentVariableW(L"FAKEPY_ECHO", out, 32768)) {
+		_setmode(_fileno(stdin), _O_BINARY);  /* bytes in, the same bytes out */
+		_setmode(_fileno(stdout), _O_BINARY);
 		char b[4096];
 		size_t n;
 		while ((n = fread(b, 1, sizeof(b), stdin)) > 0)
