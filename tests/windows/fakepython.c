@@ -5,7 +5,9 @@
  * before it (-E -s -I -u...) are skipped as CPython would. It writes each
  * argument it received, as Windows parses them (CommandLineToArgvW), one per line as <ARG> in
  * UTF-8, to the file FAKEPY_OUT names; with FAKEPY_ECHO set it copies stdin to stdout and writes
- * "fakepython-stderr" to stderr; it exits with FAKEPY_EXIT (default 0). */
+ * "fakepython-stderr" to stderr; with FAKEPY_SLEEP=MS it sleeps that long and then writes the
+ * file FAKEPY_DONE names (a test that kills the launcher meanwhile checks it never appears); it
+ * exits with FAKEPY_EXIT (default 0). */
 #include <windows.h>
 #include <shellapi.h>
 
@@ -73,5 +75,13 @@ int main(void)
 		fprintf(stderr, "fakepython-stderr\n");
 	}
 	char code[32];
-	return GetEnvironmentVariableA("FAKEPY_EXIT", code, sizeof(code)) ? atoi(code) : 0;
+	if (GetEnvironmentVariableA("FAKEPY_SLEEP", code, sizeof(code))) {
+		Sleep((DWORD)strtoul(code, NULL, 10));
+		if (GetEnvironmentVariableW(L"FAKEPY_DONE", out, 32768)) {
+			FILE *f = _wfopen(out, L"wb");
+			if (f)
+				fclose(f);
+		}
+	}
+	return GetEnvironmentVariableA("FAKEPY_EXIT", code, sizeof(code)) ? (int)strtol(code, NULL, 10) : 0;
 }

@@ -132,7 +132,7 @@ static const char abc_sha256[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a
 static void hex(const unsigned char *d, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", d[i]);
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
 static void test_sha256(void)

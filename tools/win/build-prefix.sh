@@ -36,7 +36,7 @@ start=$(date +%s)
 # WIN_ONLY="curl libarchive": rebuild just those into the prefix as it is (for working on this
 # script; the stamp is not written, so the next plain run rebuilds everything)
 only=${WIN_ONLY:-}
-[ -n "$only" ] || rm -rf "$P" "$WIN_ROOT/work"
+[ -n "$only" ] || rm -rf "$P" "$WIN_ROOT/work" "$WIN_ROOT/src"
 mkdir -p "$P/include" "$P/lib" "$WIN_ROOT/work" "$WIN_ROOT/src"
 fetch=$(echo "$versions" | awk '{ printf "%s=%s ", $1, $2 }')
 # shellcheck disable=SC2086
@@ -52,7 +52,7 @@ for l in $LIBS; do
 	t0=$(date +%s)
 	# --no-check: the .dsc came over apt from a signed Sources index whose hashes apt checked
 	dpkg-source --no-check -x "$dsc" "$tree" > "$log" 2>&1
-	upstream=$(echo "$v" | sed -e 's/^[0-9]*://' -e 's/-[^-]*$//' -e 's/[+~]dfsg[0-9]*$//')
+	upstream=$(echo "$v" | sed -e 's/^[0-9]*://' -e 's/-[^-]*$//' -e 's/[+~.]dfsg[0-9]*$//')
 	# set -e holds inside the subshell only when it is not tested (not in an `if`)
 	set +e
 	(set -e; cd "$tree"; "build_$name" "$upstream") >> "$log" 2>&1
@@ -65,6 +65,7 @@ for l in $LIBS; do
 	fi
 	echo "win-prefix: $name $v ($(( $(date +%s) - t0 ))s)"
 done
-rm -rf "$WIN_ROOT/work"/*/ "$WIN_ROOT/work"/*.tar.*
+# the logs stay (work/*.log); the trees, libtool's .la files and man pages go
+rm -rf "$WIN_ROOT/work"/*/ "$WIN_ROOT/work"/*.tar.* "$WIN_ROOT/work"/*.asc "$P"/lib/*.la "$P/share"
 [ -n "$only" ] || echo "$stamp" > "$P/.stamp"
 echo "win-prefix: built $P in $(( $(date +%s) - start ))s ($(du -sh "$P" | cut -f1))"

@@ -170,10 +170,12 @@ build_libarchive() {
 }
 
 # libcrypto only (wheelpick hashes and checks signatures with it; TLS is Schannel's), no engines
-# or providers as modules, so it is one static library.
+# or providers as modules, so it is one static library. No openssl.cnf is read on its own
+# (no-autoload-config): the configured OPENSSLDIR is a path on this machine, and a file found there
+# on a user's machine must not change what a signature check accepts.
 build_openssl() {
 	./Configure mingw64 --cross-compile-prefix="$WIN_HOST-" --prefix="$P" --libdir=lib no-shared \
-		no-module no-engine no-tests no-docs no-ui-console no-legacy no-dso threads $WIN_CFLAGS
+		no-module no-engine no-tests no-ui-console no-legacy no-dso no-autoload-config threads $WIN_CFLAGS
 	make -j"$JOBS" build_generated >/dev/null
 	make -j"$JOBS" libcrypto.a
 	install -m 644 libcrypto.a "$P/lib/" && cp -R include/openssl "$P/include/"
