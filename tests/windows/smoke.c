@@ -2,6 +2,7 @@
  * uses every library in it, run under wine by tests/windows/run.sh. Each check prints "ok NAME" or
  * "FAIL NAME: why"; the exit status is the number of failures.
  * usage: smoke.exe HTTP_URL EXPECTED_BODY TEMP_DIR */
+#include <winsock2.h> /* before windows.h, as curl.h wants it */
 #include <windows.h>
 #include <bcrypt.h>
 
@@ -186,7 +187,7 @@ static void test_yajl(void)
 	yajl_val v = yajl_tree_parse("{\"name\": \"torch\", \"n\": [1, 2, 3]}", err, sizeof(err));
 	const char *path[] = { "name", NULL };
 	yajl_val name = v ? yajl_tree_get(v, path, yajl_t_string) : NULL;
-	check(name && strcmp(YAJL_GET_STRING(name), "torch") == 0, "yajl", err);
+	check(name && strcmp(name->u.string, "torch") == 0, "yajl", err);
 	yajl_tree_free(v);
 }
 

@@ -1,6 +1,7 @@
 # tests/windows/winlib.sh: sourced by tests/windows/t-*.sh after tests/lib.sh: wine's settings
 # (tests/clean-env.sh keeps only the WP_* names run.sh set) and helpers for Windows programs.
 : "${WP_WIN_BUILD:?run tests/windows/run.sh}" "${WP_WINEPREFIX:?run tests/windows/run.sh}"
+# shellcheck shell=bash
 export WINEPREFIX=$WP_WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" LC_ALL=C.UTF-8
 WIN=$WP_WIN_BUILD
 
@@ -14,7 +15,7 @@ SYSTEM_DLLS+=" wldap32.dll shlwapi.dll userenv.dll version.dll rpcrt4.dll dbghel
 
 # expect_system_dlls DESC EXE: every DLL the program imports is one of Windows' own
 expect_system_dlls() {
-	local dlls bad= d
+	local dlls bad='' d
 	dlls=$(x86_64-w64-mingw32-objdump -p "$2" | awk '/DLL Name:/ { print tolower($3) }')
 	for d in $dlls; do
 		case "$SYSTEM_DLLS" in *" $d "*) ;; api-ms-win-*) ;; *) bad="$bad $d" ;; esac

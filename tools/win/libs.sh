@@ -127,13 +127,14 @@ build_msgpack() {
 
 # Debian's tree carries the patches that make its GnuTLS and NSS flavours (the last two in
 # debian/patches/series): reverted, back to upstream's build system, which autoreconf regenerates.
-# Schannel for TLS (the Windows certificate store), SSPI, and Windows' own IDN (normaliz).
+# Schannel for TLS (the Windows certificate store), SSPI, and Windows' own IDN (normaliz); Win32
+# threads for the threaded resolver (configure would find mingw-w64's pthread.h and want winpthread).
 build_curl() {
 	for p in 99_nss.patch 90_gnutls.patch; do
 		[ -f "debian/patches/$p" ] && patch -R -p1 -s < "debian/patches/$p"
 	done
 	autoreconf -fi >/dev/null 2>&1
-	ac_host --with-schannel --enable-sspi --with-winidn --without-libidn2 \
+	ac_host --with-schannel --enable-sspi --with-winidn --disable-pthreads --without-libidn2 \
 		--without-libpsl --without-brotli --without-zstd --without-nghttp2 --without-ngtcp2 \
 		--without-librtmp --without-libssh2 --without-libgsasl --disable-ldap --disable-ldaps \
 		--disable-manual --disable-docs --with-zlib="$P" --enable-ipv6 --disable-dict --disable-gopher \
