@@ -13,7 +13,7 @@ expect_subsystem "smoke.exe is a console program" "$SMOKE" "Windows CUI"
 
 mkdir -p "$TMP/www" "$TMP/win tmp"
 echo "wheelpick smoke $$ body" >"$TMP/www/hello.txt"
-python3 -m http.server --bind 127.0.0.1 0 --directory "$TMP/www" >"$TMP/http.out" 2>"$TMP/http.err" &
+python3 -u -m http.server --bind 127.0.0.1 0 --directory "$TMP/www" >"$TMP/http.out" 2>"$TMP/http.err" &
 HTTP_PID=$!
 stop_http() { kill "$HTTP_PID" 2>/dev/null; wait "$HTTP_PID" 2>/dev/null; }
 at_exit stop_http
@@ -25,8 +25,9 @@ done
 [ -n "$port" ] && pass "http.server started" || fail "http.server did not start: $(cat "$TMP/http.err")"
 
 wine "$SMOKE" "http://127.0.0.1:$port/hello.txt" "wheelpick smoke $$ body" "$(winpath "$TMP/win tmp")" \
-	>"$TMP/smoke.out" 2>"$TMP/smoke.err"
+	>"$TMP/smoke.crlf" 2>"$TMP/smoke.err"
 st=$?
+tr -d '\r' <"$TMP/smoke.crlf" >"$TMP/smoke.out"  # a Windows program's text-mode stdout
 sed 's/^/      smoke: /' "$TMP/smoke.out"
 [ "$st" = 0 ] && pass "smoke.exe exits 0" || fail "smoke.exe exits $st: $(grep FAIL "$TMP/smoke.out" | head -5) $(head -c 500 "$TMP/smoke.err")"
 for c in curl-schannel curl-get curl-body sqlite-wal sqlite-query sqlite-wal-file archive-tar-gz archive-tar-zst \
