@@ -44,5 +44,5 @@ win-test-programs: $(WIN_OUT)/launcher-console.exe $(WIN_OUT)/launcher-gui.exe $
                    $(WIN_OUT)/tests/smoke.exe
 
 # A missing toolchain or wine fails here (run.sh counts it), never skips.
-test-windows: win-test-programs
+test-windows: win-test-programs windows
 	@WP_RESULTS=$(RESULTS) WP_WIN_BUILD=$(abspath $(WIN_OUT)) tests/clean-env.sh tests/windows/run.sh

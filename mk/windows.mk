@@ -13,7 +13,7 @@
 # `make windows-syntax` compiles every source file with -fsyntax-only, the prefix's headers where
 # it has them, and lists what fails: the check to run while the prefix is still being built.
 WIN_BUILD  ?= build-win
-WIN_CC     ?= x86_64-w64-mingw32-gcc
+WIN_CC     ?= $(WIN_PREFIX_CC)
 WIN_ROOT   ?= build/win-prefix
 WIN_PREFIX ?= $(WIN_ROOT)/x86_64
 WIN_CFLAGS := -std=c17 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -DWP_LAZY=0 -DWP_ISAL=0 \
@@ -34,23 +34,20 @@ WIN_SYSTEM_DLLS := kernel32 user32 gdi32 advapi32 bcrypt crypt32 secur32 ncrypt 
 .PHONY: windows windows-syntax
 windows: $(WIN_BUILD)/wheelpick.exe
 
-$(WIN_BUILD)/wheelpick.exe: $(WIN_OBJ)
+$(WIN_BUILD)/wheelpick.exe: $(WIN_OBJ) $(WIN_PREFIX)/.stamp
 	$(WIN_CC) -static -o $@.tmp $(WIN_OBJ) $(WIN_LDLIBS)
 	@bad=$$(x86_64-w64-mingw32-objdump -p $@.tmp | sed -n 's/^\tDLL Name: //p' | tr A-Z a-z | sed 's/\.dll$$//' | \
 		grep -vxE '$(subst $() ,|,$(strip $(WIN_SYSTEM_DLLS)))|api-ms-win-.*' || true); \
 	if [ -n "$$bad" ]; then echo "windows: $@ imports DLLs that are not Windows' own: $$bad"; rm -f $@.tmp; exit 1; fi
 	mv $@.tmp $@
 
-$(WIN_BUILD)/%.o: %.c | $(WIN_PREFIX)/include
+$(WIN_BUILD)/%.o: %.c | $(WIN_PREFIX)/.stamp
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) -MMD -MP -c $< -o $@
 
-$(WIN_BUILD)/gen/%.o: $(BUILD)/gen/%.c | $(WIN_PREFIX)/include
+$(WIN_BUILD)/gen/%.o: $(BUILD)/gen/%.c | $(WIN_PREFIX)/.stamp
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) -c $< -o $@
-
-$(WIN_PREFIX)/include:
-	@echo "windows: no library prefix at $(WIN_PREFIX); build it with tools/win/build-prefix.sh $(WIN_ROOT) (or set WIN_PREFIX)"; exit 1
 
 windows-syntax: $(GEN_SRC)
 	@ok=0; bad=0; for f in $(WIN_SRC) $(GEN_SRC); do \
