@@ -446,9 +446,21 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 	return true;
 }
 
-void wp_store_writer_set_validator(void *ctx, const char *validator)
+void wp_store_writer_set_validator(void *ctx, const char *validator, long long total)
 {
 	struct wp_store_writer *w = ctx;
+	if (w->partial && w->vpath && total >= 0 && total < w->store->resume_min) {
+		/* Announced small only now (the index gave no size): like one announced small before
+		 * (open_partial), it keeps no validator, and a later run starts it over rather than
+		 * resume it. That saves creating and then removing ROOT/partial/<name>.v (4 calls and
+		 * 2 changes to the folder per small file: issue 42). A validator an earlier run left
+		 * there is removed (one unlink), so none outlives the bytes it was written for. */
+		write_validator(w->vpath, NULL);
+		free(w->vpath);
+		free(w->validator);
+		w->vpath = w->validator = NULL;
+		return;
+	}
 	free(w->validator);
 	w->validator = validator && *validator ? wp_xstrdup(validator) : NULL;
 	if (w->partial && w->vpath && !write_validator(w->vpath, w->validator)) {

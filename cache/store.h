@@ -147,8 +147,9 @@ int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, co
 			      long long expect_size, const char *name, const char *url, struct wp_err *err);
 /* The downloader's validator callback (ctx is the writer): the bytes from offset 0 on come under
  * validator (NULL: none) from now. Written beside a partial file at once, before those bytes;
- * without a partial file it is only remembered. */
-void wp_store_writer_set_validator(void *ctx, const char *validator);
+ * without a partial file it is only remembered. A file whose announced total is under
+ * st->resume_min keeps none (it is not resumed). */
+void wp_store_writer_set_validator(void *ctx, const char *validator, long long total);
 /* The downloader's write callback (ctx is the writer): 0, or -WPE_* with the detail kept for
  * _finish. More bytes than expected stop the transfer at once. */
 int wp_store_writer_write(void *ctx, const void *data, size_t n);
