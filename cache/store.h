@@ -33,6 +33,8 @@ struct wp_store {
 	long long resume_min;                   /* a file announced smaller starts over, never resumes,
 	                                           and keeps no validator (WP_STORE_RESUME_MIN) */
 	bool partial_made;                      /* ROOT/partial made (or found) once: not per file */
+	bool fanout_read, fanout[256];          /* ROOT/sha256 listed once: its fan-out folders
+	                                           found or made since (main thread only) */
 	/* What the store asked of the file system, for tests that hold a batch to its cost per file
 	 * (counted with atomics: file syncs may run on several threads) */
 	struct wp_store_counts {
@@ -104,6 +106,7 @@ struct wp_store_writer {
 	bool sealed;             /* _seal proved it: got is its sha256 */
 	bool synced;             /* _sync made its data durable: _commit need not */
 	bool stamped;            /* _seal set its proof stamp (an attribute): _commit need not */
+	bool one_name;           /* _seal saw the file with one link: _commit's rename leaves no other */
 	char got[WP_SHA256_HEX_LEN + 1];
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);
