@@ -451,17 +451,20 @@ void wp_store_writer_set_validator(void *ctx, const char *validator, long long t
 {
 	struct wp_store_writer *w = ctx;
 	if (w->partial && w->vpath && total >= 0 && total < w->store->resume_min) {
-		/* Announced small only now (the index gave no size): like one announced small before
-		 * (open_partial), it keeps no validator, and a later run starts it over rather than
-		 * resume it. That saves creating and then removing ROOT/partial/<name>.v (4 calls and
-		 * 2 changes to the folder per small file: issue 42). A validator an earlier run left
-		 * there is removed (one unlink), so none outlives the bytes it was written for. */
+		/* Announced small only by the answer (the index gave no size): most such downloads
+		 * finish, and ROOT/partial/<name>.v written now would be removed at once (a create, a
+		 * write, a close and an unlink, two changes to the folder per small file: issue 42).
+		 * Its validator is written only if the download stops short and is kept (_keep). What
+		 * an earlier run left there goes now (one unlink), so none outlives its bytes. A kill
+		 * leaves the bytes with no validator: a later run resumes them with Range alone, and
+		 * the sha256 proves or refuses the result (one known only by URL starts over). */
 		write_validator(w->vpath, NULL);
-		free(w->vpath);
 		free(w->validator);
-		w->vpath = w->validator = NULL;
+		w->validator = validator && *validator ? wp_xstrdup(validator) : NULL;
+		w->validator_lazy = true;
 		return;
 	}
+	w->validator_lazy = false;
 	free(w->validator);
 	w->validator = validator && *validator ? wp_xstrdup(validator) : NULL;
 	if (w->partial && w->vpath && !write_validator(w->vpath, w->validator)) {
@@ -831,6 +834,10 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 			kept = (long long)sb.st_size;
 		if ((w->by_url && !strong_etag(w->validator)) || !w->vpath)
 			kept = 0; /* nothing a later run could prove it continues, or too small to resume: it goes, below */
+		/* a validator held back (_set_validator) goes beside the bytes kept */
+		if (kept > 0 && w->validator_lazy && w->validator && !write_validator(w->vpath, w->validator))
+			kept = 0;
+		w->validator_lazy = false;
 		if (kept > 0) { /* an empty one goes, below */
 			wp_os_close(w->file.fd); /* and the lock: the next run takes it up */
 			w->file.fd = -1;
@@ -844,7 +851,8 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 
 void wp_store_writer_abort(struct wp_store_writer *w)
 {
-	if (w->vpath && w->file.tmp) /* the partial goes (_keep and _commit leave no tmp): its validator too */
+	if (w->vpath && w->file.tmp && !w->validator_lazy) /* the partial goes (_keep and _commit leave
+								    * no tmp): its validator too */
 		write_validator(w->vpath, NULL);
 	free(w->vpath);
 	free(w->validator);
@@ -1026,7 +1034,7 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 	 * one name when it was sealed cannot be (that unlink failed once per download: issue 42) */
 	if (!w->one_name)
 		wp_os_unlink(w->file.tmp);
-	if (w->vpath) /* a partial became the object: its validator is done with */
+	if (w->vpath && !w->validator_lazy) /* a partial became the object: its validator is done with */
 		write_validator(w->vpath, NULL);
 	free(w->file.tmp);
 	w->file.tmp = NULL;

@@ -107,6 +107,8 @@ struct wp_store_writer {
 	bool synced;             /* _sync made its data durable: _commit need not */
 	bool stamped;            /* _seal set its proof stamp (an attribute): _commit need not */
 	bool one_name;           /* _seal saw the file with one link: _commit's rename leaves no other */
+	bool validator_lazy;     /* validator not written beside the partial yet (a small file): _keep
+	                            writes it, _commit and _abort have none to remove */
 	char got[WP_SHA256_HEX_LEN + 1];
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);

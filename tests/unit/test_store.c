@@ -531,8 +531,9 @@ static void test_small_starts_over(void **state)
 }
 
 /* The index gave no size, the answer announces a small one: no validator is written beside the
- * partial (issue 42: it cost a create and an unlink per small file), and one an earlier run left
- * there goes, so it never stands for the new bytes; a large or unknown total still keeps one. */
+ * partial while it downloads (issue 42: it cost a create and an unlink per small file), one an
+ * earlier run left there goes, so it never stands for the new bytes, and the validator is
+ * written when a download that stopped short is kept; a large or unknown total writes it at once. */
 static void test_small_by_answer_keeps_no_validator(void **state)
 {
 	struct fx *fx = *state;
@@ -549,7 +550,7 @@ static void test_small_by_answer_keeps_no_validator(void **state)
 	fclose(f);
 	wp_store_writer_set_validator(&w, "\"strong\"", 11);
 	assert_int_not_equal(access(v, F_OK), 0);
-	assert_null(w.validator);
+	assert_non_null(w.validator);
 	assert_int_equal(wp_store_writer_write(&w, "hello world", 11), 0);
 	assert_int_equal(wp_store_writer_finish(&w, sha, NULL, &err), 0);
 	assert_string_equal(sha, HELLO_SHA);
@@ -562,7 +563,21 @@ static void test_small_by_answer_keeps_no_validator(void **state)
 	wp_store_writer_set_validator(&w, "\"strong\"", -1);
 	assert_int_equal(access(v, F_OK), 0);
 	wp_store_writer_abort(&w);
+	assert_int_not_equal(access(v, F_OK), 0);
+	/* small, stopped short and kept: its validator goes beside the kept bytes then */
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, -1, "hello.txt", &err), 0);
+	wp_store_writer_set_validator(&w, "\"strong\"", 11);
+	assert_int_not_equal(access(v, F_OK), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello ", 6), 0);
+	assert_int_equal(wp_store_writer_keep(&w), 6);
+	char line[32] = "";
+	FILE *g = fopen(v, "r");
+	assert_non_null(g);
+	assert_non_null(fgets(line, sizeof(line), g));
+	fclose(g);
+	assert_string_equal(line, "\"strong\"\n");
 	unlink(v);
+	unlink(part);
 	free(v);
 	free(part);
 	free(dir);
