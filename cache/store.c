@@ -127,12 +127,13 @@ static bool stamp_matches(const struct wp_store *st, const char *h, const char *
 
 /* The stamp as an attribute of the open file fd (its writer's, before it is read-only): false
  * when the file system has none, or when store->stamp_files says not to. */
-static bool stamp_set_fd(const struct wp_store *st, int fd)
+static bool stamp_set_fd(const struct wp_store *st, int fd, bool *one_name)
 {
 	struct wp_os_stat sb;
 	char text[96];
 	if (st->stamp_files || wp_os_fstat(fd, &sb) < 0)
 		return false;
+	*one_name = sb.st_nlink == 1;
 	stamp_text(&sb, text, sizeof(text));
 	return wp_os_fsetxattr(fd, STAMP_XATTR, text, strlen(text)) == 0;
 }
@@ -446,9 +447,24 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 	return true;
 }
 
-void wp_store_writer_set_validator(void *ctx, const char *validator)
+void wp_store_writer_set_validator(void *ctx, const char *validator, long long total)
 {
 	struct wp_store_writer *w = ctx;
+	if (w->partial && w->vpath && total >= 0 && total < w->store->resume_min) {
+		/* Announced small only by the answer (the index gave no size): most such downloads
+		 * finish, and ROOT/partial/<name>.v written now would be removed at once (a create, a
+		 * write, a close and an unlink, two changes to the folder per small file: issue 42).
+		 * Its validator is written only if the download stops short and is kept (_keep). What
+		 * an earlier run left there goes now (one unlink), so none outlives its bytes. A kill
+		 * leaves the bytes with no validator: a later run resumes them with Range alone, and
+		 * the sha256 proves or refuses the result (one known only by URL starts over). */
+		write_validator(w->vpath, NULL);
+		free(w->validator);
+		w->validator = validator && *validator ? wp_xstrdup(validator) : NULL;
+		w->validator_lazy = true;
+		return;
+	}
+	w->validator_lazy = false;
 	free(w->validator);
 	w->validator = validator && *validator ? wp_xstrdup(validator) : NULL;
 	if (w->partial && w->vpath && !write_validator(w->vpath, w->validator)) {
@@ -818,6 +834,10 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 			kept = (long long)sb.st_size;
 		if ((w->by_url && !strong_etag(w->validator)) || !w->vpath)
 			kept = 0; /* nothing a later run could prove it continues, or too small to resume: it goes, below */
+		/* a validator held back (_set_validator) goes beside the bytes kept */
+		if (kept > 0 && w->validator_lazy && w->validator && !write_validator(w->vpath, w->validator))
+			kept = 0;
+		w->validator_lazy = false;
 		if (kept > 0) { /* an empty one goes, below */
 			wp_os_close(w->file.fd); /* and the lock: the next run takes it up */
 			w->file.fd = -1;
@@ -831,7 +851,8 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 
 void wp_store_writer_abort(struct wp_store_writer *w)
 {
-	if (w->vpath && w->file.tmp) /* the partial goes (_keep and _commit leave no tmp): its validator too */
+	if (w->vpath && w->file.tmp && !w->validator_lazy) /* the partial goes (_keep and _commit leave
+								    * no tmp): its validator too */
 		write_validator(w->vpath, NULL);
 	free(w->vpath);
 	free(w->validator);
@@ -912,7 +933,7 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 	}
 	/* its proof stamp, while the file may still take one (every byte is in it: its mtime is
 	 * final, and the rename keeps its inode) */
-	w->stamped = stamp_set_fd(w->store, w->file.fd);
+	w->stamped = stamp_set_fd(w->store, w->file.fd, &w->one_name);
 	/* Objects are never written again: read-only, so that an edit through a wheelhouse's hard
 	 * link fails for anyone but root (and _lookup's re-hash catches root's). */
 	if (wp_os_fchmod(w->file.fd, 0444) < 0)
@@ -940,6 +961,27 @@ void wp_store_writer_start_sync(struct wp_store_writer *w)
 		wp_os_start_writeback(w->file.fd, w->flushed, 0);
 }
 
+/* Which fan-out folders ROOT/sha256 holds, read once (best effort: an unreadable folder counts as
+ * holding none, and each commit then makes its own). */
+static void fanout_learn(struct wp_store *st)
+{
+	if (st->fanout_read)
+		return;
+	st->fanout_read = true;
+	char *objects = wp_xasprintf("%s/sha256", st->root);
+	struct wp_os_dir *d = wp_os_opendir(objects);
+	free(objects);
+	if (!d)
+		return;
+	const struct wp_os_dirent *e;
+	while ((e = wp_os_readdir(d)))
+		if (strlen(e->d_name) == 2 && isxdigit((unsigned char)e->d_name[0]) &&
+		    isxdigit((unsigned char)e->d_name[1]) && !isupper((unsigned char)e->d_name[0]) &&
+		    !isupper((unsigned char)e->d_name[1]))
+			st->fanout[hexval(e->d_name[0]) << 4 | hexval(e->d_name[1])] = true;
+	wp_os_closedir(d);
+}
+
 int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err)
 {
 	char *path = NULL, *dir = NULL;
@@ -957,9 +999,24 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 			goto out;
 		}
 	}
-	/* The fan-out folder is made only when the rename says it is missing: once it exists (a
-	 * store soon has all 256) a commit costs a rename, not a mkdir and a stat besides. A new
-	 * folder is a new name in ROOT/sha256, which is then synced with the rest. */
+	/* The fan-out folders are listed once per process (one read of ROOT/sha256), and one not
+	 * there is made before the rename: a fresh store's commits then cost a mkdir and a rename,
+	 * not a failed rename besides (16 of them for 16 small wheels: issue 42). Once it exists (a
+	 * store soon has all 256) a commit costs a rename. A folder that went since (or one the
+	 * list missed) is still made when the rename says it is missing. A new folder is a new
+	 * name in ROOT/sha256, which is then synced with the rest. */
+	int fan = hexval(w->got[0]) << 4 | hexval(w->got[1]);
+	fanout_learn(w->store);
+	if (!w->store->fanout[fan]) {
+		dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, w->got);
+		if (wp_os_mkdir(dir, 0755) == 0) {
+			w->store->counts.dirs_made++;
+			w->store->dirty_objects = true;
+		}
+		w->store->fanout[fan] = true; /* made, or there already (EEXIST), or see the rename */
+		free(dir);
+		dir = NULL;
+	}
 	int r = wp_os_rename(w->file.tmp, path);
 	if (r < 0 && errno == ENOENT) {
 		dir = wp_xasprintf("%s/sha256/%.2s", w->store->root, w->got);
@@ -973,9 +1030,11 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 		rc = wp_fs_fail(err, errno, "cannot rename into place", path);
 		goto out;
 	}
-	/* rename() leaves both names when they were already links to one file */
-	wp_os_unlink(w->file.tmp);
-	if (w->vpath) /* a partial became the object: its validator is done with */
+	/* rename() leaves both names when they were already links to one file; a file that had
+	 * one name when it was sealed cannot be (that unlink failed once per download: issue 42) */
+	if (!w->one_name)
+		wp_os_unlink(w->file.tmp);
+	if (w->vpath && !w->validator_lazy) /* a partial became the object: its validator is done with */
 		write_validator(w->vpath, NULL);
 	free(w->file.tmp);
 	w->file.tmp = NULL;

@@ -33,6 +33,8 @@ struct wp_store {
 	long long resume_min;                   /* a file announced smaller starts over, never resumes,
 	                                           and keeps no validator (WP_STORE_RESUME_MIN) */
 	bool partial_made;                      /* ROOT/partial made (or found) once: not per file */
+	bool fanout_read, fanout[256];          /* ROOT/sha256 listed once: its fan-out folders
+	                                           found or made since (main thread only) */
 	/* What the store asked of the file system, for tests that hold a batch to its cost per file
 	 * (counted with atomics: file syncs may run on several threads) */
 	struct wp_store_counts {
@@ -104,6 +106,9 @@ struct wp_store_writer {
 	bool sealed;             /* _seal proved it: got is its sha256 */
 	bool synced;             /* _sync made its data durable: _commit need not */
 	bool stamped;            /* _seal set its proof stamp (an attribute): _commit need not */
+	bool one_name;           /* _seal saw the file with one link: _commit's rename leaves no other */
+	bool validator_lazy;     /* validator not written beside the partial yet (a small file): _keep
+	                            writes it, _commit and _abort have none to remove */
 	char got[WP_SHA256_HEX_LEN + 1];
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);
@@ -147,8 +152,9 @@ int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, co
 			      long long expect_size, const char *name, const char *url, struct wp_err *err);
 /* The downloader's validator callback (ctx is the writer): the bytes from offset 0 on come under
  * validator (NULL: none) from now. Written beside a partial file at once, before those bytes;
- * without a partial file it is only remembered. */
-void wp_store_writer_set_validator(void *ctx, const char *validator);
+ * without a partial file it is only remembered. A file whose announced total is under
+ * st->resume_min keeps none (it is not resumed). */
+void wp_store_writer_set_validator(void *ctx, const char *validator, long long total);
 /* The downloader's write callback (ctx is the writer): 0, or -WPE_* with the detail kept for
  * _finish. More bytes than expected stop the transfer at once. */
 int wp_store_writer_write(void *ctx, const void *data, size_t n);

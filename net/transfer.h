@@ -78,8 +78,9 @@ typedef int wp_dl_write_fn(void *ctx, const void *p, size_t n, struct wp_err *er
 typedef int wp_dl_reset_fn(void *ctx, long long offset, struct wp_err *err);
 /* The bytes from offset 0 on come, from now, under this validator (a strong ETag or a Last-Modified
  * date; NULL: none): called before the first of them reaches write, so that a sink that keeps its
- * bytes across runs can keep it beside them, written first. */
-typedef void wp_dl_validated_fn(void *ctx, const char *validator);
+ * bytes across runs can keep it beside them, written first. total: the size the answer announces
+ * for the whole file (-1 unknown), so that a sink can tell a file too small to keep one for. */
+typedef void wp_dl_validated_fn(void *ctx, const char *validator, long long total);
 /* Called at most every WP_DL_PROGRESS_MS per download, and once when each one ends.
  * total is -1 while unknown. */
 typedef void wp_dl_progress_fn(void *pctx, size_t index, long long received, long long total);

@@ -202,7 +202,7 @@ static void take_validator(struct slot *s)
 	free(s->validator);
 	s->validator = v ? wp_xstrdup(v) : NULL;
 	if (s->x->validated)
-		s->x->validated(s->x->ctx, s->validator);
+		s->x->validated(s->x->ctx, s->validator, s->x->total);
 }
 
 /* "bytes 100-199/1000" or "bytes *\/1000" (an unsatisfiable range) */
@@ -360,8 +360,8 @@ static void on_head(struct slot *s)
 		if (restart_sink(s) < 0)
 			return;
 		s->offset = 0;
-		take_validator(s);
 		x->total = x->decode ? -1 : s->clen;
+		take_validator(s);
 	} else if (st == 206 && (s->cr_start != s->offset || s->cr_end < s->cr_start ||
 				 (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
 				 (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1) ||

@@ -101,10 +101,10 @@ static int sink_reset(void *ctx, long long offset, struct wp_err *err)
 	return rc;
 }
 
-static void sink_validated(void *ctx, const char *validator)
+static void sink_validated(void *ctx, const char *validator, long long total)
 {
 	struct sink *s = ctx;
-	wp_store_writer_set_validator(&s->w, validator);
+	wp_store_writer_set_validator(&s->w, validator, total);
 }
 
 /* The downloader numbers only what it transfers; the caller numbers every item. */

@@ -188,6 +188,14 @@ static void test_link_or_copy(void **state)
 	int n = entries(dir);
 	assert_int_equal(wp_link_or_copy(from, to, &err), 0);
 	assert_int_equal(entries(dir), n);
+	/* a name not taken yet is linked straight (no temp name): one more entry, the same file */
+	char *fresh = wp_xasprintf("%s/fresh.whl", dir);
+	assert_int_equal(wp_link_or_copy(from, fresh, &err), 0);
+	assert_int_equal(entries(dir), n + 1);
+	assert_int_equal(stat(fresh, &b), 0);
+	assert_int_equal(a.st_ino, b.st_ino);
+	unlink(fresh);
+	free(fresh);
 
 	/* Across file systems (/dev/shm is tmpfs) it copies. */
 	if (access("/dev/shm", W_OK) == 0) {

@@ -717,8 +717,9 @@ struct validated_sink {
 	char seen[64];
 };
 
-static void validated_cb(void *ctx, const char *v)
+static void validated_cb(void *ctx, const char *v, long long total)
 {
+	(void)total;
 	struct validated_sink *vs = ctx;
 	snprintf(vs->seen, sizeof(vs->seen), "%s", v ? v : "(none)");
 }

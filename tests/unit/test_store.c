@@ -510,7 +510,7 @@ static void test_small_starts_over(void **state)
 	assert_int_equal(fx->st.resume_min, WP_STORE_RESUME_MIN);
 	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
 	assert_true(w.partial);
-	wp_store_writer_set_validator(&w, "\"strong\"");
+	wp_store_writer_set_validator(&w, "\"strong\"", 11);
 	assert_int_not_equal(access(v, F_OK), 0);
 	assert_int_equal(wp_store_writer_write(&w, "hello ", 6), 0);
 	assert_int_equal(wp_store_writer_keep(&w), 0);
@@ -525,6 +525,59 @@ static void test_small_starts_over(void **state)
 	assert_int_equal(wp_store_writer_write(&w, "hello world", 11), 0);
 	assert_int_equal(wp_store_writer_finish(&w, sha, NULL, &err), 0);
 	assert_string_equal(sha, HELLO_SHA);
+	free(v);
+	free(part);
+	free(dir);
+}
+
+/* The index gave no size, the answer announces a small one: no validator is written beside the
+ * partial while it downloads (issue 42: it cost a create and an unlink per small file), one an
+ * earlier run left there goes, so it never stands for the new bytes, and the validator is
+ * written when a download that stopped short is kept; a large or unknown total writes it at once. */
+static void test_small_by_answer_keeps_no_validator(void **state)
+{
+	struct fx *fx = *state;
+	struct wp_store_writer w;
+	struct wp_err err = WP_ERR_INIT;
+	char sha[65];
+	char *dir = wp_store_partial_dir(&fx->st);
+	char *part = wp_xasprintf("%s/%s", dir, HELLO_SHA), *v = wp_xasprintf("%s.v", part);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, -1, "hello.txt", &err), 0);
+	assert_true(w.partial);
+	FILE *f = fopen(v, "w"); /* an earlier run's */
+	assert_non_null(f);
+	fputs("\"old\"\n", f);
+	fclose(f);
+	wp_store_writer_set_validator(&w, "\"strong\"", 11);
+	assert_int_not_equal(access(v, F_OK), 0);
+	assert_non_null(w.validator);
+	assert_int_equal(wp_store_writer_write(&w, "hello world", 11), 0);
+	assert_int_equal(wp_store_writer_finish(&w, sha, NULL, &err), 0);
+	assert_string_equal(sha, HELLO_SHA);
+	/* unknown total: the validator is kept, as before */
+	char *p2 = NULL;
+	assert_int_equal(wp_store_lookup(&fx->st, HELLO_SHA, &p2, &err), 1);
+	assert_int_equal(unlink(p2), 0);
+	free(p2);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, -1, "hello.txt", &err), 0);
+	wp_store_writer_set_validator(&w, "\"strong\"", -1);
+	assert_int_equal(access(v, F_OK), 0);
+	wp_store_writer_abort(&w);
+	assert_int_not_equal(access(v, F_OK), 0);
+	/* small, stopped short and kept: its validator goes beside the kept bytes then */
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, HELLO_SHA, -1, "hello.txt", &err), 0);
+	wp_store_writer_set_validator(&w, "\"strong\"", 11);
+	assert_int_not_equal(access(v, F_OK), 0);
+	assert_int_equal(wp_store_writer_write(&w, "hello ", 6), 0);
+	assert_int_equal(wp_store_writer_keep(&w), 6);
+	char line[32] = "";
+	FILE *g = fopen(v, "r");
+	assert_non_null(g);
+	assert_non_null(fgets(line, sizeof(line), g));
+	fclose(g);
+	assert_string_equal(line, "\"strong\"\n");
+	unlink(v);
+	unlink(part);
 	free(v);
 	free(part);
 	free(dir);
@@ -546,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_clean_tmp_by_lock),
 		cmocka_unit_test(test_partial_across_runs),
 		cmocka_unit_test(test_small_starts_over),
+		cmocka_unit_test(test_small_by_answer_keeps_no_validator),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
