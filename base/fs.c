@@ -200,24 +200,30 @@ int wp_fd_write_all(int fd, const void *data, size_t len, const char *path, stru
 	return 0;
 }
 
-static char *scratch_dir;
-
-void wp_fs_scratch_set(const char *dir)
+/* Whether path lies in a scratch folder (wp_fs_mkscratch): one of its components starts with
+ * the scratch prefix. Told by the name, not by a process-wide setting, so every writer under the
+ * folder (the mirror writer staging an S3 publish, the bundle writer) knows it without being
+ * told, and two publishes in one process cannot confuse each other's folders. */
+bool wp_fs_in_scratch(const char *path)
 {
-	free(scratch_dir);
-	scratch_dir = dir ? wp_xstrdup(dir) : NULL;
+	static const char pfx[] = WP_FS_SCRATCH_PREFIX;
+	if (!path)
+		return false;
+	for (const char *p = path; (p = strstr(p, pfx)); p++)
+		if (p == path || wp_os_is_sep(p[-1]))
+			return true;
+	return false;
 }
 
-static bool in_scratch(const char *path)
+int wp_fs_mkscratch(const char *base, char **out, struct wp_err *err)
 {
-	size_t n = scratch_dir ? strlen(scratch_dir) : 0;
-	return n && path && !strncmp(path, scratch_dir, n) && (path[n] == '/' || !path[n]);
+	return wp_fs_mkdtemp(base, WP_FS_SCRATCH_PREFIX "d", out, err);
 }
 
 /* fsync a directory so a rename in it survives a crash. */
 int wp_fs_sync_dir(const char *dir, struct wp_err *err)
 {
-	if (in_scratch(dir))
+	if (wp_fs_in_scratch(dir))
 		return 0;
 	int fd = wp_os_open(dir, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	if (fd < 0)
@@ -343,7 +349,7 @@ int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct
 		return wp_fail(err, -WPE_IO, "cannot commit '%s': the file is not open",
 			       path ? path : "(none)");
 	/* Data first, then the name: otherwise a crash can leave a complete-looking empty file. */
-	if (!in_scratch(af->tmp) && wp_os_fsync(af->fd) < 0) {
+	if (!wp_fs_in_scratch(af->tmp) && wp_os_fsync(af->fd) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot sync", af->tmp);
 		goto out;
 	}

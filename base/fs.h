@@ -85,10 +85,13 @@ int wp_fd_write_all(int fd, const void *data, size_t len, const char *path, stru
  * are removed, never followed out of it. A missing path is no error. */
 void wp_fs_remove_tree(const char *path); /* NULL: nothing */
 
-/* A folder whose files are thrown away when the run ends (a staging folder): writes under it skip
- * fsync, which buys nothing there and costs most of a staged mirror's time. Process-wide; NULL
- * clears it. The path is copied. */
-void wp_fs_scratch_set(const char *dir);
+/* A new folder under base (made first) whose files are thrown away when the run ends (a staging
+ * folder), *out newly allocated: writes anywhere under it skip fsync, which buys nothing there and
+ * costs most of a staged mirror's time. Its name says so (it starts with WP_FS_SCRATCH_PREFIX): a
+ * path with a component that starts so is taken for scratch. */
+#define WP_FS_SCRATCH_PREFIX "wheelpick-scratch."
+int wp_fs_mkscratch(const char *base, char **out, struct wp_err *err);
+bool wp_fs_in_scratch(const char *path);
 
 /* Record an error for a failed file operation with a message that says what to do for the
  * errno values users meet (no space, read-only, permission, a parent that is a file).

@@ -279,7 +279,6 @@ verify/sha256pair.c known whether the CPU has SHA-NI: asked once, atomic
 verify/wheelstream.c cached the CPU count: asked once, atomic
 ops/install/install.c abortable_now what the interrupt handler undoes: a signal handler reaches nothing else
 verify/sha256pair.c native_off NOT MOVED: a test switch (wp_sha256_allow_native) that forces the portable SHA-256; the program never sets it
-base/fs.c scratch_dir NOT MOVED (issue 37): set by ops/publish/publish_s3.c (wp_fs_scratch_set) to skip fsync in its staging tree; belongs in base/fs durability arguments
 base/os/win32.c fdinfo the OS seam on Windows: the fd table a POSIX fd maps to (a process has one)
 base/os/win32.c fds_lock the OS seam on Windows: that table's lock
 base/os/win32.c env the OS seam on Windows: the process environment as POSIX shows it (a process has one)

@@ -467,7 +467,7 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 		return wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
 			       "AWS_SECRET_ACCESS_KEY", p->s3.display);
 	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
-	rc = wp_fs_mkdtemp(tmp, "s3", &p->stage, err);
+	rc = wp_fs_mkscratch(tmp, &p->stage, err);
 	free(tmp);
 	if (rc)
 		return rc;
@@ -1124,12 +1124,10 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		struct wp_session quiet = *s;
 		quiet.say = NULL;
 		p.prune = prune;
-		wp_fs_scratch_set(p.stage);
 		const struct wp_mirror_opts mo = { .prune = prune, .meta_out = meta_keep, .meta_in = early_meta_of,
 						   .meta_ctx = &p };
 		p.early = &e;
 		rc = wp_publish_mirror_opts(&quiet, run, p.stage, &mo, &rep->mirror, err);
-		wp_fs_scratch_set(NULL);
 	}
 	/* whatever staging gave: the early uploads end before anything else is said or done */
 	struct wp_err e_err = WP_ERR_INIT;
@@ -1190,9 +1188,7 @@ int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *j
 		rc = seed_channel(&p, err);
 	if (!rc) {
 		staged.dest = p.stage;
-		wp_fs_scratch_set(p.stage);
 		rc = wp_conda_run(s, &staged, res, err);
-		wp_fs_scratch_set(NULL);
 	}
 	if (!rc)
 		rc = pub_finish(&p, false, err);
@@ -1230,13 +1226,11 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 			     "AWS_SECRET_ACCESS_KEY", d->url);
 	if (!rc) {
 		tmp = wp_xasprintf("%s/tmp", s->cache_dir);
-		rc = wp_fs_mkdtemp(tmp, "s3", &stage, err);
+		rc = wp_fs_mkscratch(tmp, &stage, err);
 	}
 	if (!rc) {
 		local = wp_xasprintf("%s/%s", stage, base);
-		wp_fs_scratch_set(stage);
 		rc = make(ctx, local, &nvol, err);
-		wp_fs_scratch_set(NULL);
 	}
 	if (!rc) {
 		struct wp_os_stat one;

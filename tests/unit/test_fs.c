@@ -331,6 +331,29 @@ static void test_sweep_stale_tmp(void **state)
 		free(paths[i]);
 }
 
+/* A scratch folder is told by its name: everything under the one wp_fs_mkscratch made, nothing
+ * beside it, and no name that only contains the prefix (issue 37: it was a process-wide setting). */
+static void test_scratch_by_name(void **state)
+{
+	const char *dir = *state;
+	struct wp_err err = WP_ERR_INIT;
+	char *scratch = NULL;
+	assert_int_equal(wp_fs_mkscratch(dir, &scratch, &err), 0);
+	assert_non_null(scratch);
+	assert_true(wp_fs_in_scratch(scratch));
+	char *under = wp_xasprintf("%s/simple/torch/index.html", scratch);
+	assert_true(wp_fs_in_scratch(under));
+	assert_false(wp_fs_in_scratch(dir));
+	char *beside = wp_xasprintf("%s/my-" WP_FS_SCRATCH_PREFIX "x/a", dir);
+	assert_false(wp_fs_in_scratch(beside));
+	assert_false(wp_fs_in_scratch(NULL));
+	assert_true(wp_fs_in_scratch(WP_FS_SCRATCH_PREFIX "abc"));
+	free(beside);
+	free(under);
+	wp_fs_remove_tree(scratch);
+	free(scratch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_file_read_capped),
 		cmocka_unit_test_setup_teardown(test_read_special_files, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_stale_tmp, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_scratch_by_name, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
