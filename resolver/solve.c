@@ -1522,6 +1522,7 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->upload_time = dupn(c->upload_time);
 		f->index = dupn(c->source);
 		f->where = plan_where(c);
+		wp_plan_file_type(f, NULL);
 		struct wp_buf why = WP_BUF_INIT;
 		wp_buf_addstr(&why, w->reason ? w->reason : "");
 		say_held_back(x, w, pf, c->version, &why);
@@ -1556,8 +1557,35 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 	}
 }
 
+void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel)
+{
+	wp_wheelname_release(&f->wheel);
+	wp_specset_release(&f->requires_python_set);
+	if (f->version_ok)
+		wp_version_release(&f->version_parsed);
+	f->requires_python_ok = f->version_ok = false;
+	if (wheel) {
+		f->wheel = *wheel;
+		memset(wheel, 0, sizeof(*wheel));
+		wheel->build_num = -1;
+	} else if (f->filename && wp_wheelname_parse(f->filename, &f->wheel, NULL) < 0) {
+		wp_wheelname_release(&f->wheel);
+	}
+	if (f->version && *f->version)
+		f->version_ok = wp_version_parse(&f->version_parsed, f->version, strlen(f->version), NULL) == 0;
+	const char *rp = f->requires_python;
+	if (rp && *rp)
+		f->requires_python_ok = wp_specset_parse(&f->requires_python_set, rp, strlen(rp), NULL) == 0;
+	if (!f->requires_python_ok)
+		wp_specset_release(&f->requires_python_set);
+}
+
 static void free_file(struct wp_plan_file *f)
 {
+	wp_wheelname_release(&f->wheel);
+	wp_specset_release(&f->requires_python_set);
+	if (f->version_ok)
+		wp_version_release(&f->version_parsed);
 	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
 	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
 	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path), free(f->index);
