@@ -12,6 +12,7 @@
 #include "tests/unit/jobfix.h"
 
 #include "base/vec.h"
+#include "ops/install/install.h"
 #include "ops/publish/publish.h"
 #include "ops/publish/sbom_tree.h"
 #include "ops/wheel/locks.h"
@@ -368,6 +369,60 @@ static void test_plan_names_parsed_once(void **state)
 	jf_world_release(&w);
 }
 
+/* `install -r` from a folder: each wheel's version is parsed once, where the folder is read, not
+ * again for every requirement line it is matched against (that was lines x wheels x 2 passes). A
+ * wheelhouse of three pure wheels, installed (dry run) into a --target folder by python3. */
+static void test_install_versions_parsed_once(void **state)
+{
+	struct jf_world w;
+	struct wp_pick_job job = { 0 };
+	struct wp_pick_run run = { 0 };
+	struct wp_install_report rep = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	jf_world_init(&w, jf_pristine);
+	assert_int_equal(wp_reqs_add(&job.reqs, "numpy", &err), 0);
+	assert_int_equal(wp_reqs_add(&job.reqs, "pillow", &err), 0);
+	assert_int_equal(wp_reqs_add(&job.reqs, "typing_extensions", &err), 0);
+	wp_strlist_push(&job.targets.cuda, "cpu");
+	wp_strlist_push(&job.targets.python, "3.11");
+	wp_strlist_push(&job.targets.platform, "linux_x86_64");
+	wp_strlist_push(&job.index, w.simple);
+	if (wp_pick_plan(&w.s, &job, &run, &err))
+		fail_msg("planning: %s", err.msg);
+	if (wp_pick_fetch(&w.s, &job, &run, &err))
+		fail_msg("fetching: %s", err.msg);
+	char *house = jf_path(&w, "house"), *site = jf_path(&w, "site");
+	assert_int_equal(wp_pick_write_wheelhouse(&w.s, &run, house, &err), 0);
+	char *reqs = wp_xasprintf("%s/requirements.txt", house);
+	const char *const rfiles[] = { reqs }, *const links[] = { house };
+	struct wp_install_job ij = { .python = "python3", .scheme = WP_SCHEME_TARGET, .dir = site,
+				     .requirements = rfiles, .n_requirements = 1, .find_links = links,
+				     .n_find_links = 1, .dry_run = true, .threads = 1 };
+	name_parses = version_parses = 0;
+	if (wp_install_run(&w.s, &ij, &rep, &err))
+		fail_msg("installing: %s", err.msg);
+	assert_int_equal(rep.n, 3);
+	/* each name twice: where the folder is read and where the wheel is opened (a want holds a
+	 * path, not the parse); once was three times, the variant label read a third time */
+	if (name_parses > 2 * rep.n)
+		fail_msg("%u file-name parses for %zu wheels", name_parses, rep.n);
+	/* each wheel's version once, the interpreter's once, and each wheel's Requires-Python (two
+	 * specifiers at most): once was every wheel's version for every line, twice (3 x 3 x 2), and
+	 * the interpreter's for every wheel; 27 here */
+	if (version_parses > 1 + 3 * rep.n)
+		fail_msg("%u version parses for %zu wheels", version_parses, rep.n);
+
+	wp_install_report_release(&rep);
+	free(reqs), free(house), free(site);
+	wp_pick_run_release(&run);
+	wp_reqs_release(&job.reqs);
+	wp_strlist_release(&job.targets.cuda);
+	wp_strlist_release(&job.targets.python);
+	wp_strlist_release(&job.targets.platform);
+	wp_strlist_release(&job.index);
+	jf_world_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_hundred_lines_parsed_once),
 		cmocka_unit_test(test_extras_and_marker_round_trip),
 		cmocka_unit_test(test_plan_names_parsed_once),
+		cmocka_unit_test(test_install_versions_parsed_once),
 	};
 	return cmocka_run_group_tests_name("parse_once", tests, jf_group_setup, jf_group_teardown);
 }
