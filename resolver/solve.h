@@ -144,9 +144,9 @@ int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_
 void wp_plan_release(struct wp_plan *plan);
 /* f's typed fields from its filename, version and requires_python: each parsed here, once (a name
  * that is no wheel, a version that is not PEP 440, a requires-python that is no specifier set,
- * leaves its field empty). wheel, when not
- * NULL, is that name already parsed by the caller: it moves into f (and is zeroed). */
-void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel);
+ * leaves its field empty). wheel, when not NULL, is that name already parsed by the caller: it
+ * moves into f (and is zeroed); version, when not NULL, is f->version already parsed (copied). */
+void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel, const struct wp_version *version);
 
 /* Which files of plan are the first with their URL (a file several targets share counts once):
  * an array of plan->n flags, the caller's to free; *distinct gets how many are set. */
