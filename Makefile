@@ -117,8 +117,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libwp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -MF $@.d $(LDFLAGS) -o $@ $< $(BUILD)/libwp.a $(LDLIBS) $(TEST_LDLIBS) -lcmocka
 
-# test_parse_once counts the PEP 508 parser's entries: the calls into it are wrapped
-PARSE_WRAP := -Wl,--wrap=wp_requirement_parse,--wrap=wp_req_parse,--wrap=wp_reqs_add
+# test_parse_once counts the PEP 508 parser's entries, and the file-name and version parsers': the calls
+# into them are wrapped
+PARSE_WRAP := -Wl,--wrap=wp_requirement_parse,--wrap=wp_req_parse,--wrap=wp_reqs_add \
+	-Wl,--wrap=wp_wheelname_parse,--wrap=wp_sdistname_parse,--wrap=wp_distname_split,--wrap=wp_version_parse
 $(BUILD)/tests/test_parse_once: TEST_LDLIBS += $(PARSE_WRAP)
 
 deps:

@@ -36,6 +36,9 @@ struct view {
 	size_t *ix;                /* c[i] is files.c[ix[i]] */
 	char **pub;                /* c[i]'s public version (owned), as public_of spells it */
 	bool *starts;              /* c[i] starts a public version (it differs from c[i-1]'s) */
+	struct wp_version *ver;    /* c[i]'s version parsed (owned), when ver_ok[i]: the plan's writers
+	                              and the why-lines take it from here, not from the text */
+	bool *ver_ok;
 	size_t n;
 	bool built;
 	unsigned gen;              /* counts the builds: a skip made on an older one starts again */
@@ -148,7 +151,10 @@ static void view_free(struct view *v)
 {
 	for (size_t i = 0; v->pub && i < v->n; i++)
 		free(v->pub[i]);
-	free(v->c), free(v->ix), free(v->pub), free(v->starts);
+	for (size_t i = 0; v->ver && i < v->n; i++)
+		if (v->ver_ok[i])
+			wp_version_release(&v->ver[i]);
+	free(v->c), free(v->ix), free(v->pub), free(v->starts), free(v->ver), free(v->ver_ok);
 	unsigned gen = v->gen;
 	memset(v, 0, sizeof(*v));
 	v->gen = gen;
@@ -187,6 +193,8 @@ static void view_build(struct proj *p)
 	v->ix = wp_xcalloc(n ? n : 1, sizeof(*v->ix));
 	v->pub = wp_xcalloc(n ? n : 1, sizeof(*v->pub));
 	v->starts = wp_xcalloc(n ? n : 1, sizeof(*v->starts));
+	v->ver = wp_xcalloc(n ? n : 1, sizeof(*v->ver));
+	v->ver_ok = wp_xcalloc(n ? n : 1, sizeof(*v->ver_ok));
 	for (size_t i = 0; i < n; i++) {
 		char pub[128];
 		const char *ver = p->files.c[k[i].i].version;
@@ -196,9 +204,10 @@ static void view_build(struct proj *p)
 		v->pub[i] = wp_xstrdup(pub);
 		v->starts[i] = i == 0 || !k[i].ok || !k[i - 1].ok || wp_version_cmp_public(&k[i].v, &k[i - 1].v) != 0;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (k[i].ok)
-			wp_version_release(&k[i].v);
+	for (size_t i = 0; i < n; i++) { /* the parsed versions move into the view */
+		v->ver[i] = k[i].v;
+		v->ver_ok[i] = k[i].ok;
+	}
 	free(k);
 	v->n = n;
 	v->built = true;
@@ -1456,28 +1465,49 @@ static int search(struct solver *sv, struct state *s, struct cause *why, struct 
 	return rc;
 }
 
-/* Which requirements of other packages (or -c) rule out a newer version of w's project than its
- * pick: "; torchvision 0.8.2 requires torch==1.7.1, which rules out newer versions" appended to
- * reason, so the why-line does not read as if the target alone chose the version. */
-static void say_held_back(const struct ctx *x, const struct want *w, const struct proj *pf, const char *picked,
-			  struct wp_buf *reason)
+/* pf->files.c[picked]'s version as its view parsed it, or NULL (not PEP 440, or a view that does
+ * not hold every file: more were added since it was built). */
+static const struct wp_version *view_version(const struct proj *pf, size_t picked)
 {
-	struct wp_version pv;
-	struct wp_err e = WP_ERR_INIT;
-	if (wp_version_parse(&pv, picked, strlen(picked), &e) < 0)
-		return;
+	const struct view *v = &pf->view;
+	if (!v->built || v->n != pf->files.n)
+		return NULL;
+	for (size_t j = 0; j < v->n; j++)
+		if (v->ix[j] == picked)
+			return v->ver_ok[j] ? &v->ver[j] : NULL;
+	return NULL;
+}
+
+/* Which requirements of other packages (or -c) rule out a newer version of w's project than its
+ * pick (pv): "; torchvision 0.8.2 requires torch==1.7.1, which rules out newer versions" appended
+ * to reason, so the why-line does not read as if the target alone chose the version. The
+ * project's versions are the view's, parsed when it was built; parsed here only without one. */
+static void say_held_back(const struct ctx *x, const struct want *w, const struct proj *pf,
+			  const struct wp_version *pv, struct wp_buf *reason)
+{
+	const struct view *v = &pf->view;
+	bool viewed = v->built && v->n == pf->files.n;
 	bool *holds = wp_xcalloc(w->nc + 1, sizeof(*holds));
 	for (size_t i = 0; i < pf->files.n; i++) {
 		const char *ver = pf->files.c[i].version;
-		struct wp_version fv;
-		if (!ver || wp_version_parse(&fv, ver, strlen(ver), &e) < 0)
+		struct wp_version own;
+		/* with a view, i walks the view (its order does not matter here): every file once */
+		const struct wp_version *fv = viewed && v->ver_ok[i] ? &v->ver[i] : NULL;
+		if (!viewed) {
+			struct wp_err e = WP_ERR_INIT;
+			if (!ver || wp_version_parse(&own, ver, strlen(ver), &e) < 0)
+				continue;
+			fv = &own;
+		}
+		if (!fv)
 			continue;
-		if (wp_version_cmp_public(&fv, &pv) > 0 && (x->o->pre || !wp_version_is_prerelease(&fv)))
+		if (wp_version_cmp_public(fv, pv) > 0 && (x->o->pre || !wp_version_is_prerelease(fv)))
 			for (size_t k = 0; k < w->nc; k++)
 				if (!holds[k] && w->c[k].by && w->c[k].text && *w->c[k].text &&
-				    !wp_specset_contains(&w->c[k].spec, &fv, WP_PRERELEASES_YES))
+				    !wp_specset_contains(&w->c[k].spec, fv, WP_PRERELEASES_YES))
 					holds[k] = true;
-		wp_version_release(&fv);
+		if (!viewed)
+			wp_version_release(&own);
 	}
 	for (size_t k = 0; k < w->nc; k++) {
 		if (!holds[k])
@@ -1490,7 +1520,6 @@ static void say_held_back(const struct ctx *x, const struct want *w, const struc
 				      w->c[k].text);
 	}
 	free(holds);
-	wp_version_release(&pv);
 }
 
 static void record(struct ctx *x, const struct state *s, size_t ti)
@@ -1522,9 +1551,12 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		f->upload_time = dupn(c->upload_time);
 		f->index = dupn(c->source);
 		f->where = plan_where(c);
+		const struct wp_version *pv = view_version(pf, (size_t)w->picked);
+		wp_plan_file_type(f, NULL, pv); /* the version as the view parsed it */
 		struct wp_buf why = WP_BUF_INIT;
 		wp_buf_addstr(&why, w->reason ? w->reason : "");
-		say_held_back(x, w, pf, c->version, &why);
+		if (f->version_ok)
+			say_held_back(x, w, pf, &f->version_parsed, &why);
 		f->reason = wp_buf_detach(&why, NULL);
 		if (c->variants && wp_pick_candidate_is_variant_wheel(c))
 			f->variants = wp_variants_copy(c->variants); /* ops/wheel/locks.c writes it into pylock.toml */
@@ -1556,8 +1588,39 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 	}
 }
 
+void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel, const struct wp_version *version)
+{
+	wp_wheelname_release(&f->wheel);
+	wp_specset_release(&f->requires_python_set);
+	if (f->version_ok)
+		wp_version_release(&f->version_parsed);
+	f->requires_python_ok = f->version_ok = false;
+	if (wheel) {
+		f->wheel = *wheel;
+		memset(wheel, 0, sizeof(*wheel));
+		wheel->build_num = -1;
+	} else if (f->filename && wp_wheelname_parse(f->filename, &f->wheel, NULL) < 0) {
+		wp_wheelname_release(&f->wheel);
+	}
+	if (version) {
+		wp_version_copy(&f->version_parsed, version);
+		f->version_ok = true;
+	} else if (f->version && *f->version) {
+		f->version_ok = wp_version_parse(&f->version_parsed, f->version, strlen(f->version), NULL) == 0;
+	}
+	const char *rp = f->requires_python;
+	if (rp && *rp)
+		f->requires_python_ok = wp_specset_parse(&f->requires_python_set, rp, strlen(rp), NULL) == 0;
+	if (!f->requires_python_ok)
+		wp_specset_release(&f->requires_python_set);
+}
+
 static void free_file(struct wp_plan_file *f)
 {
+	wp_wheelname_release(&f->wheel);
+	wp_specset_release(&f->requires_python_set);
+	if (f->version_ok)
+		wp_version_release(&f->version_parsed);
 	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
 	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
 	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path), free(f->index);

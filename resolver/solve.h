@@ -13,7 +13,10 @@
 #include "base/err.h"
 #include "resolver/pick.h"
 #include "resolver/requirement.h"
+#include "resolver/specifier.h"
 #include "resolver/target.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
 
 /* A project's files as the provider holds them (already limited to the sources the project may
  * come from). n == 0: no source lists the project. */
@@ -106,6 +109,13 @@ struct wp_plan_file {
 	struct wp_plan_reject *rejects; /* with explain */
 	size_t n_rejects;
 	char *index;        /* the index it came from, as configured (NULL: not known) */
+	/* Typed once, where the plan takes the file (wp_plan_file_type: the solver's record, a lock's
+	 * reader): the writers read these and never parse filename or requires_python again. */
+	struct wp_wheelname wheel;  /* filename parsed; zeroed (name NULL) for a file that is no wheel */
+	struct wp_version version_parsed; /* version parsed, when version_ok */
+	bool version_ok;            /* version is PEP 440 */
+	struct wp_specset requires_python_set; /* requires_python parsed, when requires_python_ok */
+	bool requires_python_ok;    /* requires_python is a PEP 440 specifier set (what a lock may carry) */
 };
 
 struct wp_plan {
@@ -132,6 +142,11 @@ struct wp_plan {
 int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
 	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err);
 void wp_plan_release(struct wp_plan *plan);
+/* f's typed fields from its filename, version and requires_python: each parsed here, once (a name
+ * that is no wheel, a version that is not PEP 440, a requires-python that is no specifier set,
+ * leaves its field empty). wheel, when not NULL, is that name already parsed by the caller: it
+ * moves into f (and is zeroed); version, when not NULL, is f->version already parsed (copied). */
+void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel, const struct wp_version *version);
 
 /* Which files of plan are the first with their URL (a file several targets share counts once):
  * an array of plan->n flags, the caller's to free; *distinct gets how many are set. */

@@ -4,7 +4,6 @@
 #include "verify/variantjson.h"
 #include "base/json.h"
 #include "base/mem.h"
-#include "resolver/wheelname.h"
 #include "resolver/wheelvariant.h"
 
 #include <archive.h>
@@ -71,13 +70,8 @@ int wp_variant_json_labels(const char *text, size_t len, struct wp_buf *labels)
 	return rc;
 }
 
-int wp_verify_variant_wheel_label(const char *path, const char *filename, struct wp_err *err)
+int wp_verify_variant_wheel_label(const char *path, const char *filename, const char *label, struct wp_err *err)
 {
-	struct wp_wheelname w;
-	if (wp_wheelname_parse(filename, &w, NULL) < 0)
-		return 0;
-	char *label = w.variant_label ? wp_xstrdup(w.variant_label) : NULL;
-	wp_wheelname_release(&w);
 	if (!label)
 		return 0;
 	struct wp_buf b = WP_BUF_INIT_MAX(WP_VARIANTS_MAX_BYTES), labels = WP_BUF_INIT;
@@ -101,6 +95,5 @@ int wp_verify_variant_wheel_label(const char *path, const char *filename, struct
 	}
 	wp_buf_free(&b);
 	wp_buf_free(&labels);
-	free(label);
 	return rc;
 }

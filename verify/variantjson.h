@@ -19,10 +19,10 @@ int wp_wheel_variant_json(const char *path, struct wp_buf *out, bool *found, cha
  * -1 when the text is not a JSON object with a "variants" object. */
 int wp_variant_json_labels(const char *text, size_t len, struct wp_buf *labels);
 
-/* A PEP 825 variant wheel (its name has a label) at path, named filename: its own
- * *.dist-info/variant.json must name exactly that label, else it is not the build its name says.
- * 0 for any other file or when it does; -WPE_INTEGRITY naming filename otherwise, or when the
- * variant.json is missing or unreadable. */
-int wp_verify_variant_wheel_label(const char *path, const char *filename, struct wp_err *err);
+/* A PEP 825 variant wheel at path, named filename, whose name has label (as the caller parsed the
+ * name; NULL: not a variant wheel): its own *.dist-info/variant.json must name exactly that label,
+ * else it is not the build its name says. 0 for any other file or when it does; -WPE_INTEGRITY
+ * naming filename otherwise, or when the variant.json is missing or unreadable. */
+int wp_verify_variant_wheel_label(const char *path, const char *filename, const char *label, struct wp_err *err);
 
 #endif

@@ -46,6 +46,8 @@ WP_VEC_OF(wants, struct want);
 struct cand {
 	char *path;
 	struct wp_wheelname wn;
+	struct wp_version v;         /* wn.version parsed once, when v_ok: every requirement line asks it */
+	bool v_ok;
 	int prio;
 	bool want_hash;              /* the best fit of a requirement: hashed ahead, in parallel */
 	char hex[WP_SHA256_HEX_LEN + 1]; /* its sha256 once hashed, "" before */
@@ -66,6 +68,8 @@ struct job {
 	const char *cur_target;    /* the one of the file being read */
 	struct wp_iwheel *w;
 	size_t nw;
+	struct wp_version py_version; /* env.py.version parsed once (open_wheels), when py_version_ok */
+	bool py_version_ok;
 	struct wp_ijournal j;
 	struct wp_install_report *rep;
 };
@@ -97,6 +101,7 @@ static void scan_dir(struct job *jb, const char *dir)
 		struct cand c = { 0 };
 		if (wp_wheelname_parse(de->d_name, &c.wn, &e))
 			continue;
+		c.v_ok = wp_version_parse(&c.v, c.wn.version, strlen(c.wn.version), NULL) == 0;
 		c.prio = -1;
 		for (size_t t = 0; t < c.wn.n_tags; t++) {
 			int p = wp_tagset_priority(&jb->tags, c.wn.tags[t]);
@@ -157,14 +162,7 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 		struct cand *c = &jb->cands.v[i];
 		if (strcmp(c->wn.project, rq->project))
 			continue;
-		struct wp_version v;
-		if (wp_version_parse(&v, c->wn.version, strlen(c->wn.version), &sub)) {
-			wp_err_clear(&sub);
-			continue;
-		}
-		bool in = wp_specset_contains(&r->spec, &v, WP_PRERELEASES_YES);
-		wp_version_release(&v);
-		if (!in)
+		if (!c->v_ok || !wp_specset_contains(&r->spec, &c->v, WP_PRERELEASES_YES))
 			continue;
 		nany++;
 		if (c->prio >= 0)
@@ -697,6 +695,8 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 {
 	jb->nw = jb->wants.n;
 	jb->w = wp_xcalloc(jb->nw ? jb->nw : 1, sizeof(*jb->w));
+	const char *pyv = jb->env.py.version;
+	jb->py_version_ok = pyv && wp_version_parse(&jb->py_version, pyv, strlen(pyv), NULL) == 0;
 	for (size_t i = 0; i < jb->nw; i++) {
 		struct wp_iwheel *w = &jb->w[i];
 		const struct want *wa = &jb->wants.v[i];
@@ -718,6 +718,7 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 				prio = p;
 		}
 		w->project = wp_xstrdup(wn.project);
+		w->variant_label = wn.variant_label ? wp_xstrdup(wn.variant_label) : NULL;
 		wp_wheelname_release(&wn);
 		if (prio < 0)
 			return wp_fail(err, -WPE_NOMATCH, "'%s' is not for this interpreter (Python %s, %s): its tags are "
@@ -732,11 +733,9 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 			return rc;
 		if (w->info.requires_python) {
 			struct wp_specset rp;
-			struct wp_version v;
 			if (!wp_specset_parse(&rp, w->info.requires_python, strlen(w->info.requires_python), &sub)) {
-				if (!wp_version_parse(&v, jb->env.py.version, strlen(jb->env.py.version), &sub)) {
-					bool ok = wp_specset_contains(&rp, &v, WP_PRERELEASES_YES);
-					wp_version_release(&v);
+				if (jb->py_version_ok) {
+					bool ok = wp_specset_contains(&rp, &jb->py_version, WP_PRERELEASES_YES);
 					if (!ok) {
 						wp_specset_release(&rp);
 						return wp_fail(err, -WPE_NOMATCH, "'%s' requires Python %s, and the interpreter is "
@@ -767,13 +766,9 @@ static int check_deps(struct job *jb, struct wp_err *err)
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
 		const struct wp_iwheel *w = &jb->w[i];
 		struct wp_marker_env menv = jb->env.py.markers;
-		struct wp_wheelname wn;
 		struct wp_err sub = WP_ERR_INIT;
-		if (!wp_wheelname_parse(w->filename, &wn, &sub)) {
-			if (wn.variant_label)
-				wp_marker_env_set(&menv, "variant_label", wn.variant_label, &sub);
-			wp_wheelname_release(&wn);
-		}
+		if (w->variant_label) /* its name was parsed once, in open_wheels */
+			wp_marker_env_set(&menv, "variant_label", w->variant_label, &sub);
 		for (size_t k = 0; k < w->info.n_requires_dist && !rc; k++) {
 			const char *text = w->info.requires_dist[k];
 			struct wp_requirement r;
@@ -1522,8 +1517,12 @@ out:
 	for (size_t i = 0; i < jb.cands.n; i++) {
 		free(jb.cands.v[i].path);
 		wp_wheelname_release(&jb.cands.v[i].wn);
+		if (jb.cands.v[i].v_ok)
+			wp_version_release(&jb.cands.v[i].v);
 	}
 	wp_vec_free(&jb.cands);
+	if (jb.py_version_ok)
+		wp_version_release(&jb.py_version);
 	for (size_t i = 0; i < jb.scanned.n; i++)
 		free((char *)jb.scanned.v[i]);
 	wp_strlist_release(&jb.scanned);

@@ -133,6 +133,7 @@ WP_VEC_OF(iw_members, size_t);
 struct wp_iwheel {
 	char *path, *filename;
 	char *project;       /* normalised */
+	char *variant_label; /* PEP 825 label of its file name (parsed once, with project), or NULL */
 	bool requested;
 	struct wp_wheel_reader *r;
 	struct wp_wheel_info info;

@@ -653,6 +653,7 @@ void wp_iwheel_release(struct wp_iwheel *w)
 	free(w->path);
 	free(w->filename);
 	free(w->project);
+	free(w->variant_label);
 	free(w->dist_info_dest);
 	free(w->dist_info_stage);
 	wp_istore_abort(w);

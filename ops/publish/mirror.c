@@ -36,6 +36,9 @@ struct entry {
 	char *variant;         /* the build's variant label ("cu118"); "" for a file that has none */
 	bool vwheel, vjson;    /* PEP 825: a wheel with a variant label; a {name}-{version}-variants.json */
 	char *release;         /* for either, the version its name gives ("2.10.0"), else NULL */
+	char *file_version;    /* a wheel's or an sdist's version as its name gives it, else NULL */
+	struct wp_version fv;  /* file_version parsed, when fv_ok (once: each page lists the file) */
+	bool fv_ok;
 	const struct wp_mirror_file *src; /* this run's file, or NULL */
 	struct wp_buf meta;    /* this run's .metadata bytes (empty when none) */
 	bool have_old;         /* the manifest listed it */
@@ -66,6 +69,9 @@ static void entry_release(struct entry *e)
 	free(e->upload_time);
 	free(e->variant);
 	free(e->release);
+	free(e->file_version);
+	if (e->fv_ok)
+		wp_version_release(&e->fv);
 	free(e->old_meta_sha256);
 	wp_buf_free(&e->meta);
 	memset(e, 0, sizeof(*e));
@@ -142,24 +148,52 @@ static bool in_root(const char *root, const struct entry *e)
 	return !strcmp(root, "simple") || !e->variant || !e->variant[0] || !strcmp(e->variant, root);
 }
 
-/* PEP 825 names: set vwheel, vjson and release from the file name. */
+/* The version a file name carries, newly allocated; NULL when it carries none we can read. */
+static char *filename_version(const char *filename)
+{
+	char *x = NULL;
+	wp_distname_split(filename, NULL, &x);
+	return x;
+}
+
+/* PEP 825 names: set vwheel, vjson and release from the file name, and the version it gives
+ * (file_version, fv): from the plan's parse for this run's wheels, else parsed here, once. */
 static void note_release(struct entry *e)
 {
 	struct wp_wheelname w;
+	const struct wp_wheelname *wn = e->src ? e->src->wheel : NULL;
+	bool parsed = false;
 	free(e->release);
-	e->release = NULL;
-	e->vwheel = e->vjson = false;
+	free(e->file_version);
+	if (e->fv_ok)
+		wp_version_release(&e->fv);
+	e->release = e->file_version = NULL;
+	e->vwheel = e->vjson = e->fv_ok = false;
 	if (wp_index_file_kind(e->filename) == WP_KIND_VARIANTS) {
 		/* {name}-{version}-variants.json: the name holds no '-' (wp_variants_json_name) */
 		const char *dash = strchr(e->filename, '-');
 		e->vjson = true;
 		e->release = wp_xstrndup(dash + 1, strlen(dash + 1) - strlen("-variants.json"));
-	} else if (wp_wheelname_parse(e->filename, &w, NULL) == 0) {
-		if (w.variant_label) {
+		return;
+	}
+	if (!wn && wp_wheelname_parse(e->filename, &w, NULL) == 0)
+		wn = &w, parsed = true;
+	if (wn) {
+		if (wn->variant_label) {
 			e->vwheel = true;
-			e->release = wp_xstrdup(w.version);
+			e->release = wp_xstrdup(wn->version);
 		}
+		e->file_version = wp_xstrdup(wn->version);
+	} else {
+		e->file_version = filename_version(e->filename); /* an sdist */
+	}
+	if (parsed)
 		wp_wheelname_release(&w);
+	if (e->src && e->src->wheel && e->src->version) {
+		wp_version_copy(&e->fv, e->src->version);
+		e->fv_ok = true;
+	} else if (e->file_version) {
+		e->fv_ok = wp_version_parse(&e->fv, e->file_version, strlen(e->file_version), NULL) == 0;
 	}
 }
 
@@ -373,8 +407,8 @@ static void json_meta_version(struct wp_json *w, const char *version)
 /* ---- pages ---- */
 
 struct version_key {
-	const char *text;
-	struct wp_version v;
+	const char *text;           /* borrowed from the entry */
+	const struct wp_version *v; /* likewise; NULL when text is not PEP 440 */
 	bool ok;
 };
 
@@ -382,21 +416,13 @@ static int version_key_cmp(const void *a, const void *b)
 {
 	const struct version_key *x = a, *y = b;
 	if (x->ok && y->ok) {
-		int c = wp_version_cmp(&x->v, &y->v);
+		int c = wp_version_cmp(x->v, y->v);
 		if (c)
 			return c;
 	} else if (x->ok != y->ok) {
 		return x->ok ? 1 : -1;
 	}
 	return strcmp(x->text, y->text);
-}
-
-/* The version a file name carries, newly allocated; NULL when it carries none we can read. */
-static char *filename_version(const char *filename)
-{
-	char *x = NULL;
-	wp_distname_split(filename, NULL, &x);
-	return x;
 }
 
 /* Whether e belongs on the page in this phase. */
@@ -518,10 +544,10 @@ static int write_project(const char *dir, const char *root, const char *project,
 			wp_json_kbool(&w, "yanked", false);
 		wp_json_obj_end(&w);
 
-		char *ver = filename_version(e->filename);
-		if (ver) {
-			vers[nvers].text = ver;
-			vers[nvers].ok = wp_version_parse(&vers[nvers].v, ver, strlen(ver), NULL) == 0;
+		if (e->file_version) {
+			vers[nvers].text = e->file_version;
+			vers[nvers].v = e->fv_ok ? &e->fv : NULL;
+			vers[nvers].ok = e->fv_ok;
 			nvers++;
 		}
 	}
@@ -547,11 +573,6 @@ static int write_project(const char *dir, const char *root, const char *project,
 	path = wp_xasprintf("%s/index.json", pdir);
 	if (!rc)
 		rc = write_if_changed(path, &json, err);
-	for (size_t i = 0; i < nvers; i++) {
-		free((char *)vers[i].text);
-		if (vers[i].ok)
-			wp_version_release(&vers[i].v);
-	}
 	free(vers);
 	free(path);
 	free(pdir);
@@ -861,9 +882,11 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 		return wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes in the store, not the %lld "
 			       "announced", f->filename, (long long)sb.st_size, f->size);
 	wp_project_name_normalize(f->project, strlen(f->project), &project);
-	if (wp_wheelname_parse(f->filename, &wn, NULL) == 0) {
-		bool ours = !strcmp(wn.project, project.data);
-		wp_wheelname_release(&wn);
+	/* a wheel's name as the plan parsed it, else parsed here (a file given without a plan) */
+	if (f->wheel || wp_wheelname_parse(f->filename, &wn, NULL) == 0) {
+		bool ours = !strcmp((f->wheel ? f->wheel : &wn)->project, project.data);
+		if (!f->wheel)
+			wp_wheelname_release(&wn);
 		if (!ours) {
 			rc = wp_fail(err, -WPE_USAGE, "wheel '%s' is not a file of project '%s'",
 				     f->filename, f->project);

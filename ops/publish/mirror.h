@@ -9,6 +9,8 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
 
 /* A file the caller has already fetched and checked (its store object has this sha256). */
 struct wp_mirror_file {
@@ -27,6 +29,10 @@ struct wp_mirror_file {
 	                                 catalog keeps them; there is no store object), body_len long;
 	                                 store_path is then unused and sha256 is checked against them */
 	size_t body_len;
+	const struct wp_wheelname *wheel; /* filename as the plan parsed it (borrowed), or NULL: the
+	                                     writer parses the name (a file that is no wheel, or one
+	                                     given without a plan) */
+	const struct wp_version *version; /* wheel's version parsed (borrowed), or NULL: parsed here */
 };
 
 /* Where a wheel's PEP 658 .metadata goes instead of a file under the tree: rel is

@@ -55,21 +55,21 @@ int wp_mirror_vjson_collect(const struct wp_pick_run *run, struct wp_mirror_vjso
 	out->files = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*out->files));
 	for (size_t i = 0; i < plan->n && !rc; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
-		struct wp_wheelname w;
-		if (!f->filename || wp_wheelname_parse(f->filename, &w, NULL) < 0)
+		const struct wp_wheelname *wn = &f->wheel; /* parsed when the plan took the file */
+		if (!f->filename || !wn->name)
 			continue;
-		bool variant = w.variant_label != NULL;
-		wp_project_name_normalize(w.project, strlen(w.project), &project);
+		bool variant = wn->variant_label != NULL;
+		wp_project_name_normalize(wn->project, strlen(wn->project), &project);
 		bool seen = false;
 		for (size_t k = 0; k < out->n && !seen; k++)
-			seen = !strcmp(out->files[k].project, project.data) && wp_version_same(releases[k], w.version);
+			seen = !strcmp(out->files[k].project, project.data) && wp_version_same(releases[k], wn->version);
 		if (variant && !seen) {
-			struct pick p = { .version = w.version, .wheel_url = f->url };
+			struct pick p = { .version = wn->version, .wheel_url = f->url };
 			rc = wp_catalog_variants(cat, project.data, row_fn, &p, err);
 			if (!rc && !p.body)
 				rc = wp_fail(err, -WPE_SOURCE, "'%s' is a PEP 825 variant wheel, but the catalog keeps no "
 					     "variants.json of %s %s to mirror beside it; run the pick again online "
-					     "(`wheelpick update`) so that it is read", f->filename, project.data, w.version);
+					     "(`wheelpick update`) so that it is read", f->filename, project.data, wn->version);
 			if (!rc) {
 				struct wp_mirror_file *m = &out->files[out->n++];
 				m->project = wp_xstrdup(project.data);
@@ -77,12 +77,11 @@ int wp_mirror_vjson_collect(const struct wp_pick_run *run, struct wp_mirror_vjso
 				m->sha256 = p.sha256;
 				m->body = p.body;
 				m->body_len = strlen(p.body);
-				releases[out->n - 1] = wp_xstrdup(w.version);
+				releases[out->n - 1] = wp_xstrdup(wn->version);
 			} else {
 				free(p.filename), free(p.sha256), free(p.body);
 			}
 		}
-		wp_wheelname_release(&w);
 	}
 	for (size_t k = 0; k < out->n; k++)
 		free(releases[k]);

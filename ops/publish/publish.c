@@ -47,6 +47,10 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 			.project = f->project, .filename = f->filename, .store_path = f->path, .sha256 = f->sha256,
 			.size = f->size, .requires_python = f->requires_python, .upload_time = f->upload_time,
 			.variant = f->variant,
+			/* parsed when the plan took the file: the mirror reads them, not the name */
+			.wheel = f->wheel.name ? &f->wheel : NULL,
+			.version = f->wheel.name && f->version_ok && !strcmp(f->wheel.version, f->version) ?
+				   &f->version_parsed : NULL,
 		};
 	}
 	struct wp_mirror_vjson vj = { 0 };

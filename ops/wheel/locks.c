@@ -7,7 +7,6 @@
 #include "base/vec.h"
 #include "resolver/marker.h"
 #include "resolver/pick.h"
-#include "resolver/specifier.h"
 #include "resolver/wheelvariant.h"
 #include "base/os/os.h"
 
@@ -335,14 +334,11 @@ int wp_write_requirements(const struct wp_plan *plan, const char *dir, struct wp
 /* --- pylock.toml --- */
 
 /* A requires-python an index gave, fit for a lock: a PEP 440 specifier set (an installer parses
- * it; text that is none would make the lock unreadable to it, or mean something else). */
-static bool requires_python_ok(const char *rp)
+ * it; text that is none would make the lock unreadable to it, or mean something else). The plan
+ * parsed it when it took the file (wp_plan_file_type). */
+static bool requires_python_ok(const struct wp_plan_file *f)
 {
-	struct wp_specset set;
-	if (!rp || !*rp || wp_specset_parse(&set, rp, strlen(rp), NULL) < 0)
-		return false;
-	wp_specset_release(&set);
-	return true;
+	return f->requires_python && *f->requires_python && f->requires_python_ok;
 }
 
 /* Each file whose requires-python is left out of the lock, said once. */
@@ -351,7 +347,7 @@ static void warn_requires_python(const struct wp_plan *plan, struct wp_lock_repo
 	size_t cap = rep->n_warnings; /* what rep->warnings holds at least */
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
-		if (!f->requires_python || !*f->requires_python || requires_python_ok(f->requires_python))
+		if (!f->requires_python || !*f->requires_python || requires_python_ok(f))
 			continue;
 		bool said = false;
 		for (size_t k = 0; k < i && !said; k++)
@@ -666,7 +662,7 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 			toml_key_str(b, "marker", m.data, &rc, err);
 		const char *rp = NULL;
 		for (size_t k = 0; k < e->files.n && !rp; k++)
-			rp = requires_python_ok(e->files.v[k]->requires_python) ? e->files.v[k]->requires_python : NULL;
+			rp = requires_python_ok(e->files.v[k]) ? e->files.v[k]->requires_python : NULL;
 		if (rp)
 			toml_key_str(b, "requires-python", rp, &rc, err);
 		/* an sdist or archive a pylock.toml named, carried as a file: PEP 751's own table */

@@ -565,20 +565,43 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 }
 
 /* A PEP 825 variant wheel's name without its label ("torch-2.10.0-cp313-cp313-linux_x86_64.whl"
- * for "...-linux_x86_64-cuda12.8.whl"), newly allocated; NULL for any other file. */
-static char *plain_wheel_name(const char *filename)
+ * for "...-linux_x86_64-cuda12.8.whl"), newly allocated, from the name and its label as parsed
+ * (label NULL: no variant wheel); NULL for any other file. */
+static char *plain_of(const char *filename, const char *label)
+{
+	if (!label)
+		return NULL;
+	size_t n = strlen(filename), k = strlen(label);
+	if (n > k + 5 && filename[n - 4 - k - 1] == '-')
+		return wp_xasprintf("%.*s.whl", (int)(n - 4 - k - 1), filename);
+	return NULL;
+}
+
+/* A plan file's plain name: its name was parsed when the plan took it. */
+static char *plain_wheel_name(const struct wp_plan_file *f)
+{
+	return plain_of(f->filename, f->wheel.variant_label);
+}
+
+/* The plain name of a wheel an earlier run's record names: read from disk, so parsed here. */
+static char *plain_name_parsed(const char *filename)
 {
 	struct wp_wheelname w;
-	char *plain = NULL;
 	if (wp_wheelname_parse(filename, &w, NULL) < 0)
 		return NULL;
-	if (w.variant_label) {
-		size_t n = strlen(filename), k = strlen(w.variant_label);
-		if (n > k + 5 && filename[n - 4 - k - 1] == '-')
-			plain = wp_xasprintf("%.*s.whl", (int)(n - 4 - k - 1), filename);
-	}
+	char *plain = plain_of(filename, w.variant_label);
 	wp_wheelname_release(&w);
 	return plain;
+}
+
+/* The plan file a component of the wheelhouse's SBOM was made from (wp_sbom_from_plan lists each
+ * fetched file by its name), or NULL. */
+static const struct wp_plan_file *plan_file_named(const struct wp_plan *plan, const char *filename)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (!strcmp(plan->files[i].filename, filename))
+			return &plan->files[i];
+	return NULL;
 }
 
 /* pip and uv (up to their releases of 2026) refuse a file name with a PEP 825 label, so each
@@ -591,13 +614,14 @@ static void sbom_add_plain_copies(const struct wp_plan *plan, struct wp_sbom *b)
 {
 	size_t n = b->n;
 	for (size_t i = 0; i < n; i++) {
-		char *plain = plain_wheel_name(b->c[i].filename);
+		const struct wp_plan_file *pf = plan_file_named(plan, b->c[i].filename);
+		char *plain = pf ? plain_wheel_name(pf) : NULL;
 		bool have = !plain;
 		for (size_t k = 0; k < b->n && !have; k++)
 			have = !strcmp(b->c[k].path, plain);
 		/* a plain name that several variant wheels share was not written (write_plain_copies) */
 		for (size_t k = 0; k < plan->n && !have; k++) {
-			char *other = plain_wheel_name(plan->files[k].filename);
+			char *other = plain_wheel_name(&plan->files[k]);
 			have = other && !strcmp(other, plain) && strcmp(plan->files[k].filename, b->c[i].filename) != 0;
 			free(other);
 		}
@@ -625,12 +649,12 @@ static int write_plain_copies(const struct wp_session *s, const struct wp_plan *
 	int rc = 0;
 	for (size_t i = 0; i < plan->n && !rc; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
-		char *plain = f->path ? plain_wheel_name(f->filename) : NULL;
+		char *plain = f->path ? plain_wheel_name(f) : NULL;
 		if (!plain)
 			continue;
 		bool first = true, clash = false;
 		for (size_t k = 0; k < plan->n; k++) {
-			char *other = k != i ? plain_wheel_name(plan->files[k].filename) : NULL;
+			char *other = k != i ? plain_wheel_name(&plan->files[k]) : NULL;
 			if (other && !strcmp(other, plain)) {
 				first &= k > i; /* one copy, one message per plain name */
 				clash |= strcmp(plan->files[k].filename, f->filename) != 0;
@@ -655,9 +679,7 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 bool wp_plan_has_variant_wheels(const struct wp_plan *plan)
 {
 	for (size_t i = 0; i < plan->n; i++) {
-		char *plain = plain_wheel_name(plan->files[i].filename);
-		free(plain);
-		if (plain)
+		if (plan->files[i].wheel.variant_label)
 			return true;
 	}
 	return false;
@@ -697,7 +719,7 @@ static bool plan_names(const struct wp_plan *plan, const char *filename)
 	for (size_t i = 0; i < plan->n; i++) {
 		if (!strcmp(plan->files[i].filename, filename))
 			return true;
-		char *plain = plain_wheel_name(plan->files[i].filename);
+		char *plain = plain_wheel_name(&plan->files[i]);
 		if (plain && !strcmp(plain, filename)) {
 			clash |= plain_of && strcmp(plain_of, plan->files[i].filename) != 0;
 			plain_of = plan->files[i].filename;
@@ -714,7 +736,7 @@ static bool plan_names(const struct wp_plan *plan, const char *filename)
 static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier, const struct wp_plan *plan)
 {
 	for (size_t i = 0; i < earlier->n; i++) {
-		char *plain = plain_wheel_name(earlier->v[i]);
+		char *plain = plain_name_parsed(earlier->v[i]);
 		const char *names[] = { earlier->v[i], plain };
 		for (size_t k = 0; k < 2; k++) {
 			struct wp_os_stat sb;
@@ -773,7 +795,8 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
 	 * reads the wheel's metadata would take it for another build) */
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->files[i].path &&
-		    (rc = wp_verify_variant_wheel_label(plan->files[i].path, plan->files[i].filename, err)))
+		    (rc = wp_verify_variant_wheel_label(plan->files[i].path, plan->files[i].filename,
+						 plan->files[i].wheel.variant_label, err)))
 			return rc;
 	earlier_set(dir, &earlier);
 	rc = write_wheelhouse(s, run, dir, err);

@@ -148,8 +148,7 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 		pf->variant = fi.variant[0] ? wp_xstrdup(fi.variant) : NULL;
 		wp_fileinfo_release(&fi);
 	}
-	if (wheel)
-		wp_wheelname_release(&w);
+	wp_plan_file_type(pf, wheel ? &w : NULL, NULL); /* the name the reader checked, parsed once above */
 	return 0;
 }
 

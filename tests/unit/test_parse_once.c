@@ -1,7 +1,8 @@
 /* tests/unit/test_parse_once.c: a requirement is parsed once, where it is read, and stays typed to the
  * plan: the PEP 508 parser's entries are counted (the Makefile links this program with
  * -Wl,--wrap for them) while a 100-line requirements file goes through the reader and a whole
- * wp_pick_plan, and a requirement's extras and marker arrive where they are used as written. */
+ * wp_pick_plan, and a requirement's extras and marker arrive where they are used as written. A
+ * plan file's name and version, counted likewise, are parsed once, not again by each writer. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,8 +12,15 @@
 #include "tests/unit/jobfix.h"
 
 #include "base/vec.h"
+#include "ops/install/install.h"
+#include "ops/publish/publish.h"
+#include "ops/publish/sbom_tree.h"
+#include "ops/wheel/locks.h"
+#include "resolver/fileinfo.h"
 #include "resolver/reqfile.h"
 #include "resolver/requirement.h"
+#include "resolver/version.h"
+#include "resolver/wheelname.h"
 
 /* Every way into the parser from outside resolver/requirement.c (calls inside that file are not
  * wrapped, and wp_reqs_add reaches the parser only through wp_req_parse's body there). */
@@ -40,6 +48,43 @@ int __wrap_wp_reqs_add(struct wp_reqs *l, const char *text, struct wp_err *err)
 {
 	parses++;
 	return __real_wp_reqs_add(l, text, err);
+}
+
+/* The file-name and version parsers, counted the same way (calls from outside their own files):
+ * a plan file's name and version are parsed where the catalog row becomes a candidate, and the
+ * writers get the parsed values from the plan. */
+static unsigned name_parses, version_parses;
+
+int __real_wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err);
+int __wrap_wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err);
+int __wrap_wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_err *err)
+{
+	name_parses++;
+	return __real_wp_wheelname_parse(filename, w, err);
+}
+
+int __real_wp_sdistname_parse(const char *filename, struct wp_sdistname *sd, struct wp_err *err);
+int __wrap_wp_sdistname_parse(const char *filename, struct wp_sdistname *sd, struct wp_err *err);
+int __wrap_wp_sdistname_parse(const char *filename, struct wp_sdistname *sd, struct wp_err *err)
+{
+	name_parses++;
+	return __real_wp_sdistname_parse(filename, sd, err);
+}
+
+int __real_wp_distname_split(const char *filename, char **project, char **version);
+int __wrap_wp_distname_split(const char *filename, char **project, char **version);
+int __wrap_wp_distname_split(const char *filename, char **project, char **version)
+{
+	name_parses++;
+	return __real_wp_distname_split(filename, project, version);
+}
+
+int __real_wp_version_parse(struct wp_version *v, const char *s, size_t n, struct wp_err *err);
+int __wrap_wp_version_parse(struct wp_version *v, const char *s, size_t n, struct wp_err *err);
+int __wrap_wp_version_parse(struct wp_version *v, const char *s, size_t n, struct wp_err *err)
+{
+	version_parses++;
+	return __real_wp_version_parse(v, s, n, err);
 }
 
 /* What cli/pick_opts.c does with a read file: each line's parse moves into the job. */
@@ -247,12 +292,145 @@ static void test_req_value(void **state)
 	assert_int_equal(l.n, 0);
 }
 
+/* A plan file's name, version and requires-python are parsed once, where the plan takes the file
+ * (wp_plan_file_type), and stay typed to the writers: a pick, then every writer of its plan (the
+ * lock, requirements.txt, --json, the wheelhouse with its plain-name copies and SBOM, the mirror's
+ * pages and SBOM, the bundle), each counted. Before the plan carried them the writers parsed the
+ * same 5 names 55 times and their versions and requires-python 40 times. */
+static void test_plan_names_parsed_once(void **state)
+{
+	struct jf_world w;
+	struct wp_pick_job job = { 0 };
+	struct wp_pick_run run = { 0 };
+	struct wp_lock_report rep = { 0 };
+	struct wp_mirror_report mrep = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	jf_world_init(&w, jf_pristine);
+	assert_int_equal(wp_reqs_add(&job.reqs, "torchvision==0.9.0", &err), 0);
+	wp_strlist_push(&job.targets.cuda, "11.1");
+	wp_strlist_push(&job.targets.python, "3.8");
+	wp_strlist_push(&job.targets.platform, "linux_x86_64");
+	wp_strlist_push(&job.index, w.simple);
+
+	if (wp_pick_plan(&w.s, &job, &run, &err))
+		fail_msg("planning: %s", err.msg);
+	assert_int_equal(run.plan.n, 5); /* torchvision, torch, numpy, pillow, typing-extensions */
+	if (wp_pick_fetch(&w.s, &job, &run, &err))
+		fail_msg("fetching: %s", err.msg);
+	char *dir = jf_path(&w, "out"), *house = jf_path(&w, "house"), *mirror = jf_path(&w, "mirror");
+	char *bundle = jf_path(&w, "b.tar");
+	assert_int_equal(wp_mkdir_p(dir, 0755, NULL), 0);
+	FILE *devnull = fopen("/dev/null", "w");
+	assert_non_null(devnull);
+#define WRITER(what, call)                                                                             \
+	do {                                                                                           \
+		name_parses = version_parses = 0;                                                      \
+		if (call)                                                                              \
+			fail_msg("%s: %s", what, err.msg);                                             \
+		if (name_parses || version_parses)                                                     \
+			fail_msg("%s parsed %u file names and %u versions again", what, name_parses,   \
+				 version_parses);                                                      \
+	} while (0)
+	WRITER("pylock.toml", wp_write_pylock(&run.plan, dir, WP_LOCK_URLS, &rep, &err));
+	WRITER("requirements.txt", wp_write_requirements(&run.plan, dir, &rep, &err));
+	WRITER("--json", (wp_plan_write_json(&run.plan, true, devnull), 0));
+	WRITER("the wheelhouse", wp_pick_write_wheelhouse(&w.s, &run, house, &err));
+	WRITER("the mirror", wp_publish_mirror(&w.s, &run, mirror, false, &mrep, &err));
+	WRITER("the mirror's SBOM", wp_publish_mirror_sbom(&w.s, &run.plan, mirror, &err));
+	WRITER("the bundle", wp_publish_bundle(&w.s, &run, bundle, &err));
+#undef WRITER
+	fclose(devnull);
+	assert_int_equal(mrep.files, 5);
+
+	/* what they read instead: the values the plan took the files with */
+	for (size_t i = 0; i < run.plan.n; i++) {
+		const struct wp_plan_file *f = &run.plan.files[i];
+		assert_non_null(f->wheel.name);
+		assert_string_equal(f->wheel.version, f->version);
+		assert_true(f->version_ok);
+		struct wp_buf vb = WP_BUF_INIT;
+		assert_int_equal(wp_version_format(&f->version_parsed, &vb), 0);
+		assert_true(wp_version_same(vb.data, f->version));
+		wp_buf_free(&vb);
+		assert_int_equal(f->requires_python_ok, f->requires_python && *f->requires_python);
+	}
+
+	free(dir);
+	free(house);
+	free(mirror);
+	free(bundle);
+	wp_lock_report_release(&rep);
+	wp_pick_run_release(&run);
+	wp_reqs_release(&job.reqs);
+	wp_strlist_release(&job.targets.cuda);
+	wp_strlist_release(&job.targets.python);
+	wp_strlist_release(&job.targets.platform);
+	wp_strlist_release(&job.index);
+	jf_world_release(&w);
+}
+
+/* `install -r` from a folder: each wheel's version is parsed once, where the folder is read, not
+ * again for every requirement line it is matched against (that was lines x wheels x 2 passes). A
+ * wheelhouse of three pure wheels, installed (dry run) into a --target folder by python3. */
+static void test_install_versions_parsed_once(void **state)
+{
+	struct jf_world w;
+	struct wp_pick_job job = { 0 };
+	struct wp_pick_run run = { 0 };
+	struct wp_install_report rep = { 0 };
+	struct wp_err err = WP_ERR_INIT;
+	jf_world_init(&w, jf_pristine);
+	assert_int_equal(wp_reqs_add(&job.reqs, "numpy", &err), 0);
+	assert_int_equal(wp_reqs_add(&job.reqs, "pillow", &err), 0);
+	assert_int_equal(wp_reqs_add(&job.reqs, "typing_extensions", &err), 0);
+	wp_strlist_push(&job.targets.cuda, "cpu");
+	wp_strlist_push(&job.targets.python, "3.11");
+	wp_strlist_push(&job.targets.platform, "linux_x86_64");
+	wp_strlist_push(&job.index, w.simple);
+	if (wp_pick_plan(&w.s, &job, &run, &err))
+		fail_msg("planning: %s", err.msg);
+	if (wp_pick_fetch(&w.s, &job, &run, &err))
+		fail_msg("fetching: %s", err.msg);
+	char *house = jf_path(&w, "house"), *site = jf_path(&w, "site");
+	assert_int_equal(wp_pick_write_wheelhouse(&w.s, &run, house, &err), 0);
+	char *reqs = wp_xasprintf("%s/requirements.txt", house);
+	const char *const rfiles[] = { reqs }, *const links[] = { house };
+	struct wp_install_job ij = { .python = "python3", .scheme = WP_SCHEME_TARGET, .dir = site,
+				     .requirements = rfiles, .n_requirements = 1, .find_links = links,
+				     .n_find_links = 1, .dry_run = true, .threads = 1 };
+	name_parses = version_parses = 0;
+	if (wp_install_run(&w.s, &ij, &rep, &err))
+		fail_msg("installing: %s", err.msg);
+	assert_int_equal(rep.n, 3);
+	/* each name twice: where the folder is read and where the wheel is opened (a want holds a
+	 * path, not the parse); once was three times, the variant label read a third time */
+	if (name_parses > 2 * rep.n)
+		fail_msg("%u file-name parses for %zu wheels", name_parses, rep.n);
+	/* each wheel's version once, the interpreter's once, and each wheel's Requires-Python (two
+	 * specifiers at most): once was every wheel's version for every line, twice (3 x 3 x 2), and
+	 * the interpreter's for every wheel; 27 here */
+	if (version_parses > 1 + 3 * rep.n)
+		fail_msg("%u version parses for %zu wheels", version_parses, rep.n);
+
+	wp_install_report_release(&rep);
+	free(reqs), free(house), free(site);
+	wp_pick_run_release(&run);
+	wp_reqs_release(&job.reqs);
+	wp_strlist_release(&job.targets.cuda);
+	wp_strlist_release(&job.targets.python);
+	wp_strlist_release(&job.targets.platform);
+	wp_strlist_release(&job.index);
+	jf_world_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_req_value),
 		cmocka_unit_test(test_hundred_lines_parsed_once),
 		cmocka_unit_test(test_extras_and_marker_round_trip),
+		cmocka_unit_test(test_plan_names_parsed_once),
+		cmocka_unit_test(test_install_versions_parsed_once),
 	};
 	return cmocka_run_group_tests_name("parse_once", tests, jf_group_setup, jf_group_teardown);
 }
