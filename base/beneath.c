@@ -39,7 +39,9 @@ int wp_beneath_parent(int root_fd, const char *rel, int *dir_fd, const char **le
 		char part[NAME_MAX + 1];
 		memcpy(part, p, n);
 		part[n] = 0;
-		int next = wp_os_openat(cur, part, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_NOFOLLOW | WP_O_CLOEXEC);
+		int next = wp_os_openat(cur, part,
+					WP_O_RDONLY | WP_O_DIRECTORY | WP_O_NOFOLLOW |
+						WP_O_CLOEXEC);
 		int e = errno;
 		wp_os_close(cur);
 		if (next < 0) {

@@ -1,9 +1,9 @@
 /* base/beneath.h: changes to a path beneath an open folder that never leave it: the path is walked
  * one component at a time from the folder's handle with O_NOFOLLOW | O_DIRECTORY, so a symlink
- * (anywhere, the last component included), "..", "." or an empty component stops the walk instead of
- * leading out, whatever was swapped in since the path was checked. POSIX style: 0, or -1 with errno
- * (ELOOP or ENOTDIR for a symlink met, EXDEV for "..", "." or an absolute or empty part). The caller
- * owns root_fd; nothing here keeps a handle. */
+ * (anywhere, the last component included), "..", "." or an empty component stops the walk instead
+ * of leading out, whatever was swapped in since the path was checked. POSIX style: 0, or -1 with
+ * errno (ELOOP or ENOTDIR for a symlink met, EXDEV for "..", "." or an absolute or empty part). The
+ * caller owns root_fd; nothing here keeps a handle. */
 #ifndef WP_BASE_BENEATH_H
 #define WP_BASE_BENEATH_H
 

@@ -1,5 +1,6 @@
 /* base/buf.h: growable byte buffer with a required ceiling for bytes that come from outside.
- * The buffer owns data; wp_buf_free releases it. data is always NUL-terminated (not counted in len). */
+ * The buffer owns data; wp_buf_free releases it. data is always NUL-terminated (not counted in
+ * len). */
 #ifndef WP_BUF_H
 #define WP_BUF_H
 
@@ -21,7 +22,8 @@ int wp_buf_add(struct wp_buf *b, const void *p, size_t n);
 int wp_buf_addstr(struct wp_buf *b, const char *s);
 int wp_buf_addch(struct wp_buf *b, char c);
 int wp_buf_printf(struct wp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int wp_buf_vprintf(struct wp_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+int wp_buf_vprintf(struct wp_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Append what fd holds, to its end. 0; -1 with errno set when a read fails; -2 when the
  * ceiling would be passed. */
 int wp_buf_read_fd(struct wp_buf *b, int fd);

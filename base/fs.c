@@ -1,4 +1,5 @@
-/* base/fs.c: crash-safe writes, capped reads and directory helpers; errors name the path and the remedy. */
+/* base/fs.c: crash-safe writes, capped reads and directory helpers; errors name the path and the
+ * remedy. */
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/os/os.h"
@@ -69,7 +70,8 @@ static int read_special(struct wp_buf *b, int fd, int idle_ms)
 	}
 }
 
-static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *found, int idle_ms, struct wp_err *err)
+static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *found, int idle_ms,
+		      struct wp_err *err)
 {
 	*b = (struct wp_buf)WP_BUF_INIT_MAX(max);
 	if (found)
@@ -99,8 +101,12 @@ static int read_whole(const char *path, size_t max, struct wp_buf *b, bool *foun
 		if (r == -3) {
 			wp_os_close(fd);
 			errno = ETIMEDOUT;
-			return wp_fail(err, -WPE_IO, "cannot read '%s': it is %s and nothing came from it for %d s", path,
-				       WP_S_ISFIFO(sb.st_mode) ? "a FIFO" : WP_S_ISCHR(sb.st_mode) ? "a device" : "not a regular file",
+			return wp_fail(err, -WPE_IO,
+				       "cannot read '%s': it is %s and nothing came from it for %d s",
+				       path,
+				       WP_S_ISFIFO(sb.st_mode) ? "a FIFO" :
+				       WP_S_ISCHR(sb.st_mode)  ? "a device" :
+								 "not a regular file",
 				       idle / 1000);
 		}
 	} else {
@@ -122,12 +128,14 @@ int wp_file_read_capped(const char *path, size_t max, struct wp_buf *b, struct w
 	return read_whole(path, max, b, NULL, 0, err);
 }
 
-int wp_file_read_waiting(const char *path, size_t max, int idle_ms, struct wp_buf *b, struct wp_err *err)
+int wp_file_read_waiting(const char *path, size_t max, int idle_ms, struct wp_buf *b,
+			 struct wp_err *err)
 {
 	return read_whole(path, max, b, NULL, idle_ms, err);
 }
 
-int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err)
+int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found,
+			   struct wp_err *err)
 {
 	return read_whole(path, max, b, found, 0, err);
 }
@@ -271,12 +279,14 @@ static int sweep_dir(const char *dir, const char *base)
 			t = last + 5;
 		}
 		long pid = strtol(t, &end, 10);
-		if (pid <= 0 || *end != '.' || strlen(end + 1) != 8 || strspn(end + 1, "0123456789abcdef") != 8)
+		if (pid <= 0 || *end != '.' || strlen(end + 1) != 8 ||
+		    strspn(end + 1, "0123456789abcdef") != 8)
 			continue;
 		if (pid == wp_os_getpid() || wp_os_pid_alive(pid))
 			continue;
-		if (wp_os_fstatat(wp_os_dirfd(d), p, &sb, WP_AT_SYMLINK_NOFOLLOW) == 0 && WP_S_ISREG(sb.st_mode) &&
-		    now - sb.st_mtime_s >= STALE_TMP_MIN_AGE_S && wp_os_unlinkat(wp_os_dirfd(d), p, 0) == 0)
+		if (wp_os_fstatat(wp_os_dirfd(d), p, &sb, WP_AT_SYMLINK_NOFOLLOW) == 0 &&
+		    WP_S_ISREG(sb.st_mode) && now - sb.st_mtime_s >= STALE_TMP_MIN_AGE_S &&
+		    wp_os_unlinkat(wp_os_dirfd(d), p, 0) == 0)
 			n++;
 	}
 	wp_os_closedir(d);
@@ -429,7 +439,8 @@ int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err)
 	/* the whole path first: its parent is there nearly always (a store's fan-out folder), and a
 	 * walk from the root cost two calls per existing level (16 small wheels: 400 of them) */
 	struct wp_os_stat sb;
-	if (wp_os_mkdir(path, mode) == 0 || (errno == EEXIST && wp_os_stat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode)))
+	if (wp_os_mkdir(path, mode) == 0 ||
+	    (errno == EEXIST && wp_os_stat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode)))
 		return 0;
 	char *p = wp_xstrdup(path);
 	int rc = 0;

@@ -44,9 +44,11 @@ void wp_atomic_file_abort(struct wp_atomic_file *af);
 int wp_file_read_capped(const char *path, size_t max, struct wp_buf *b, struct wp_err *err);
 /* The same, with a FIFO or device given idle_ms (when shorter than 10 s; <= 0: 10 s): the run's
  * configured timeout, handed down by the caller. */
-int wp_file_read_waiting(const char *path, size_t max, int idle_ms, struct wp_buf *b, struct wp_err *err);
+int wp_file_read_waiting(const char *path, size_t max, int idle_ms, struct wp_buf *b,
+			 struct wp_err *err);
 /* The same, but a file that does not exist is no error: 0 with *found false and b empty. */
-int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found, struct wp_err *err);
+int wp_file_read_if_exists(const char *path, size_t max, struct wp_buf *b, bool *found,
+			   struct wp_err *err);
 
 /* Remove from dir the temp names (of _open, _commit, wp_link_or_copy: "<name>.tmp.<pid>.<hex>")
  * that processes killed mid-write left, their PID gone; a job that writes a tree calls it for

@@ -30,8 +30,8 @@ static int doc_fail(struct wp_json_reader *r, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rest, sizeof(rest), fmt, ap);
 	va_end(ap);
-	return r->rc = wp_fail(r->err, code, "%s%s'%s' %s", o->noun ? o->noun : "", o->noun ? " " : "",
-			       o->what ? o->what : "", rest);
+	return r->rc = wp_fail(r->err, code, "%s%s'%s' %s", o->noun ? o->noun : "",
+			       o->noun ? " " : "", o->what ? o->what : "", rest);
 }
 
 static const char *kind(const struct wp_json_reader *r)
@@ -105,7 +105,8 @@ static int t_key(void *u, const unsigned char *s, size_t n)
 static int t_open(struct wp_json_reader *r, int (*fn)(void *))
 {
 	if (r->depth >= WP_JSON_MAX_DEPTH) {
-		doc_fail(r, malformed(r), "is not %s: JSON nested too deep (more than %d levels)", kind(r), WP_JSON_MAX_DEPTH);
+		doc_fail(r, malformed(r), "is not %s: JSON nested too deep (more than %d levels)",
+			 kind(r), WP_JSON_MAX_DEPTH);
 		return 0;
 	}
 	if (fn && !go_on(r, fn(r->ctx)))
@@ -249,7 +250,8 @@ static size_t string_end(const unsigned char *s, size_t i, size_t n)
 	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
 	for (; n - i >= 16; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
 		if (m)
 			return i + (size_t)__builtin_ctz(m);
 	}
@@ -328,7 +330,8 @@ static int guard(struct wp_json_reader *r, const unsigned char *s, size_t n)
 			i = j;
 		}
 		if (r->run > max)
-			return doc_fail(r, -WPE_TOO_BIG, "holds a JSON value longer than %zu bytes", max);
+			return doc_fail(r, -WPE_TOO_BIG, "holds a JSON value longer than %zu bytes",
+					max);
 	}
 	return 0;
 }
@@ -415,8 +418,8 @@ static yajl_val V(const struct wp_json_val *v)
 	return (yajl_val)v;
 }
 
-int wp_json_load(const char *text, size_t len, const struct wp_json_opts *o, struct wp_json_val **root,
-		 struct wp_err *err)
+int wp_json_load(const char *text, size_t len, const struct wp_json_opts *o,
+		 struct wp_json_val **root, struct wp_err *err)
 {
 	*root = NULL;
 	/* The skeleton first: its caps and config (yajl_tree allows comments), and nothing deeper
@@ -429,10 +432,12 @@ int wp_json_load(const char *text, size_t len, const struct wp_json_opts *o, str
 	yajl_val v = yajl_tree_parse(copy, ebuf, sizeof(ebuf));
 	free(copy);
 	if (!v) {
-		/* the skeleton accepted the same text, so this should not happen; say what yajl says */
+		/* the skeleton accepted the same text, so this should not happen; say what yajl
+		 * says */
 		ebuf[strcspn(ebuf, "\n")] = 0;
-		return wp_fail(err, o->code ? o->code : -WPE_PARSE, "%s%s'%s' is not %s: %s", o->noun ? o->noun : "",
-			       o->noun ? " " : "", o->what ? o->what : "", o->kind ? o->kind : "valid JSON", ebuf);
+		return wp_fail(err, o->code ? o->code : -WPE_PARSE, "%s%s'%s' is not %s: %s",
+			       o->noun ? o->noun : "", o->noun ? " " : "", o->what ? o->what : "",
+			       o->kind ? o->kind : "valid JSON", ebuf);
 	}
 	*root = (struct wp_json_val *)v;
 	return 0;
@@ -468,7 +473,9 @@ const struct wp_json_val *wp_json_typed(const struct wp_json_val *v, enum wp_jso
 const struct wp_json_val *wp_json_get_path(const struct wp_json_val *v, const char *const *path)
 {
 	/* yajl_tree_get takes a char ** it does not write through */
-	return v ? (const struct wp_json_val *)yajl_tree_get(V(v), (const char **)path, yajl_t_any) : NULL;
+	return v ? (const struct wp_json_val *)yajl_tree_get(V(v), (const char **)path,
+							     yajl_t_any) :
+		   NULL;
 }
 
 const char *wp_json_as_str(const struct wp_json_val *v)
@@ -506,7 +513,8 @@ const struct wp_json_val *wp_json_at(const struct wp_json_val *v, size_t i)
 	if (i >= wp_json_len(v))
 		return NULL;
 	yajl_val y = V(v);
-	return (const struct wp_json_val *)(YAJL_IS_ARRAY(y) ? y->u.array.values[i] : y->u.object.values[i]);
+	return (const struct wp_json_val *)(YAJL_IS_ARRAY(y) ? y->u.array.values[i] :
+							       y->u.object.values[i]);
 }
 
 const char *wp_json_key_at(const struct wp_json_val *v, size_t i)
@@ -567,9 +575,12 @@ void wp_json_str(struct wp_json *j, const char *s)
 		wp_json_null(j);
 		return;
 	}
-	if (yajl_gen_string(j->gen, (const unsigned char *)s, strlen(s)) == yajl_gen_invalid_string) {
+	if (yajl_gen_string(j->gen, (const unsigned char *)s, strlen(s)) ==
+	    yajl_gen_invalid_string) {
 		j->bad = true;
-		keep(j, yajl_gen_string(j->gen, (const unsigned char *)"\xef\xbf\xbd", 3)); /* U+FFFD */
+		keep(j,
+		     yajl_gen_string(j->gen, (const unsigned char *)"\xef\xbf\xbd", 3)); /* U+FFFD
+											  */
 	}
 }
 
@@ -616,7 +627,8 @@ static size_t squeeze_empty(unsigned char *b, size_t len)
 			in_str = true;
 		} else if (c == '[' || c == '{') {
 			size_t k = i + 1;
-			while (k < len && (b[k] == ' ' || b[k] == '\n' || b[k] == '\t' || b[k] == '\r'))
+			while (k < len &&
+			       (b[k] == ' ' || b[k] == '\n' || b[k] == '\t' || b[k] == '\r'))
 				k++;
 			if (k < len && k > i + 1 && b[k] == (c == '[' ? ']' : '}')) {
 				b[o++] = b[k];
@@ -650,10 +662,12 @@ int wp_json_finish_buf(struct wp_json *j, struct wp_buf *out)
 	int rc = 0;
 	if (j->bad || yajl_gen_get_buf(j->gen, &buf, &len) != yajl_gen_status_ok)
 		rc = -WPE_PARSE;
-	else if (wp_buf_add(out, buf, len) < 0 || ((!len || buf[len - 1] != '\n') && wp_buf_addch(out, '\n') < 0))
+	else if (wp_buf_add(out, buf, len) < 0 ||
+		 ((!len || buf[len - 1] != '\n') && wp_buf_addch(out, '\n') < 0))
 		rc = -WPE_TOO_BIG;
 	else {
-		out->len = start + squeeze_empty((unsigned char *)out->data + start, out->len - start);
+		out->len = start +
+			   squeeze_empty((unsigned char *)out->data + start, out->len - start);
 		out->data[out->len] = 0;
 	}
 	yajl_gen_free(j->gen);

@@ -122,8 +122,8 @@ struct wp_json_val;
 /* Parse text (len bytes; no NUL needed) into a tree with the caps and messages of opts (the
  * depth cap keeps the tree's recursive free off the stack's end). 0 with *root set, or an
  * error as wp_json_reader_feed's. */
-int wp_json_load(const char *text, size_t len, const struct wp_json_opts *o, struct wp_json_val **root,
-		 struct wp_err *err);
+int wp_json_load(const char *text, size_t len, const struct wp_json_opts *o,
+		 struct wp_json_val **root, struct wp_err *err);
 void wp_json_tree_free(struct wp_json_val *root);
 
 enum wp_json_type wp_json_type(const struct wp_json_val *v);

@@ -25,12 +25,15 @@ FWD(int, archive_read_support_format_raw, (A *a), (a))
 FWD(int, archive_read_support_format_tar, (A *a), (a))
 FWD(int, archive_read_support_format_zip_seekable, (A *a), (a))
 FWD(int, archive_read_open,
-    (A *a, void *client_data, archive_open_callback *o, archive_read_callback *r, archive_close_callback *c),
+    (A * a, void *client_data, archive_open_callback *o, archive_read_callback *r,
+     archive_close_callback *c),
     (a, client_data, o, r, c))
 FWD(int, archive_read_open_FILE, (A *a, FILE *f), (a, f))
 FWD(int, archive_read_open_fd, (A *a, int fd, size_t block_size), (a, fd, block_size))
-FWD(int, archive_read_open_filename, (A *a, const char *filename, size_t block_size), (a, filename, block_size))
-FWD(int, archive_read_open_filenames, (A *a, const char **filenames, size_t block_size), (a, filenames, block_size))
+FWD(int, archive_read_open_filename, (A * a, const char *filename, size_t block_size),
+    (a, filename, block_size))
+FWD(int, archive_read_open_filenames, (A * a, const char **filenames, size_t block_size),
+    (a, filenames, block_size))
 FWD(int, archive_read_open_memory, (A *a, const void *buff, size_t size), (a, buff, size))
 FWD(int, archive_read_next_header, (A *a, E **entry), (a, entry))
 FWD(la_ssize_t, archive_read_data, (A *a, void *buf, size_t n), (a, buf, n))
@@ -45,15 +48,18 @@ FWD(A *, archive_write_disk_new, (void), ())
 FWD(int, archive_write_disk_set_options, (A *a, int flags), (a, flags))
 FWD(int, archive_write_add_filter_gzip, (A *a), (a))
 FWD(int, archive_write_add_filter_zstd, (A *a), (a))
-FWD(int, archive_write_set_filter_option, (A *a, const char *m, const char *o, const char *v), (a, m, o, v))
+FWD(int, archive_write_set_filter_option, (A * a, const char *m, const char *o, const char *v),
+    (a, m, o, v))
 FWD(int, archive_write_set_format_pax_restricted, (A *a), (a))
 FWD(int, archive_write_set_format_raw, (A *a), (a))
-FWD(int, archive_write_open_memory, (A *a, void *buf, size_t size, size_t *used), (a, buf, size, used))
+FWD(int, archive_write_open_memory, (A * a, void *buf, size_t size, size_t *used),
+    (a, buf, size, used))
 FWD(int, archive_write_set_bytes_in_last_block, (A *a, int bytes), (a, bytes))
 FWD(int, archive_write_open_fd, (A *a, int fd), (a, fd))
 FWD(int, archive_write_header, (A *a, E *entry), (a, entry))
 FWD(la_ssize_t, archive_write_data, (A *a, const void *buf, size_t n), (a, buf, n))
-FWD(la_ssize_t, archive_write_data_block, (A *a, const void *buf, size_t n, la_int64_t offset), (a, buf, n, offset))
+FWD(la_ssize_t, archive_write_data_block, (A * a, const void *buf, size_t n, la_int64_t offset),
+    (a, buf, n, offset))
 FWD(int, archive_write_finish_entry, (A *a), (a))
 FWD(int, archive_write_close, (A *a), (a))
 FWD(int, archive_write_free, (A *a), (a))
@@ -82,8 +88,8 @@ FWD_VOID(archive_entry_set_size, (E *e, la_int64_t size), (e, size))
 WP_LAZY_SLOT(wp_lazy_archive, archive_set_error)
 void archive_set_error(A *a, int err, const char *fmt, ...)
 {
-	void (*real)(A *, int, const char *, ...) = (void (*)(A *, int, const char *, ...))wp_lazy_fn(
-		&wp_lazy_archive, &wp_lazy_slot_archive_set_error, "archive_set_error");
+	void (*real)(A *, int, const char *, ...) = (void (*)(A *, int, const char *, ...))
+		wp_lazy_fn(&wp_lazy_archive, &wp_lazy_slot_archive_set_error, "archive_set_error");
 	if (!fmt) {
 		real(a, err, NULL);
 		return;

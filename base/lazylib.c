@@ -14,9 +14,10 @@
 
 #if WP_LAZY
 /* Set by the Makefile from the libraries we compile against; empty when objdump found none. */
-_Static_assert(sizeof(WP_SONAME_CURL) > 1 && sizeof(WP_SONAME_ARCHIVE) > 1 && sizeof(WP_SONAME_XML) > 1 &&
-		       sizeof(WP_SONAME_CRYPTO) > 1,
-	       "the Makefile could not read the SONAMEs of the lazily loaded libraries (is binutils installed?)");
+_Static_assert(
+	sizeof(WP_SONAME_CURL) > 1 && sizeof(WP_SONAME_ARCHIVE) > 1 && sizeof(WP_SONAME_XML) > 1 &&
+		sizeof(WP_SONAME_CRYPTO) > 1,
+	"the Makefile could not read the SONAMEs of the lazily loaded libraries (is binutils installed?)");
 
 struct wp_lazy_lib wp_lazy_curl = { .soname = WP_SONAME_CURL, .package = "libcurl4" };
 struct wp_lazy_lib wp_lazy_archive = { .soname = WP_SONAME_ARCHIVE, .package = "libarchive13" };
@@ -47,8 +48,8 @@ static void *load(struct wp_lazy_lib *lib, struct wp_err *err)
 		char why[256];
 		h = wp_os_dlopen(lib->soname, why, sizeof(why));
 		if (!h)
-			wp_fail(err, -WPE_ENV, "cannot load %s (%s): install Debian's %s package", lib->soname, why,
-				lib->package);
+			wp_fail(err, -WPE_ENV, "cannot load %s (%s): install Debian's %s package",
+				lib->soname, why, lib->package);
 		else
 			__atomic_store_n(&lib->handle, h, __ATOMIC_RELEASE);
 	}
@@ -65,7 +66,8 @@ static int resolve(struct wp_lazy_lib *lib, void **slot, const char *name, struc
 		return -WPE_ENV;
 	void *fn = wp_os_dlsym(h, name);
 	if (!fn)
-		return wp_fail(err, -WPE_ENV, "%s has no function %s: install the %s that wheelpick was built against",
+		return wp_fail(err, -WPE_ENV,
+			       "%s has no function %s: install the %s that wheelpick was built against",
 			       lib->soname, name, lib->package);
 	__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
 	return 0;
@@ -73,7 +75,8 @@ static int resolve(struct wp_lazy_lib *lib, void **slot, const char *name, struc
 
 int wp_lazy_require(unsigned need, struct wp_err *err)
 {
-	struct wp_lazy_lib *libs[] = { &wp_lazy_curl, &wp_lazy_archive, &wp_lazy_xml, &wp_lazy_crypto };
+	struct wp_lazy_lib *libs[] = { &wp_lazy_curl, &wp_lazy_archive, &wp_lazy_xml,
+				       &wp_lazy_crypto };
 	for (unsigned i = 0; i < 4; i++) {
 		if (!(need & (1u << i)))
 			continue;
@@ -94,8 +97,11 @@ void *wp_lazy_fn(struct wp_lazy_lib *lib, void **slot, const char *name)
 		return fn;
 	struct wp_err e = WP_ERR_INIT;
 	if (resolve(lib, slot, name, &e) < 0) {
-		/* only a step that skipped its wp_lazy_require gets here: a bug, not a user error */
-		fprintf(stderr, "wheelpick: internal error: %s was called before wp_lazy_require: %s\n", name, e.msg);
+		/* only a step that skipped its wp_lazy_require gets here: a bug, not a user
+		 * error */
+		fprintf(stderr,
+			"wheelpick: internal error: %s was called before wp_lazy_require: %s\n",
+			name, e.msg);
 		abort();
 	}
 	return __atomic_load_n(slot, __ATOMIC_ACQUIRE);

@@ -31,10 +31,12 @@ struct wp_lazy_sym {
 #define WP_LAZY_MAX_SYMS 128
 
 struct wp_lazy_lib {
-	const char *soname;  /* e.g. "libcurl.so.4", from the Makefile (read from the .so we build against) */
+	const char *soname; /* e.g. "libcurl.so.4", from the Makefile (read from the .so we build
+			       against) */
 	const char *package; /* the Debian package that ships it, for the message */
-	void *handle;        /* dlopen handle once loaded; never closed (the process keeps using it) */
-	struct wp_lazy_sym syms[WP_LAZY_MAX_SYMS]; /* every function a shim forwards (registered at start) */
+	void *handle; /* dlopen handle once loaded; never closed (the process keeps using it) */
+	struct wp_lazy_sym syms[WP_LAZY_MAX_SYMS]; /* every function a shim forwards (registered at
+						      start) */
 	size_t nsyms;
 };
 

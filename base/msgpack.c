@@ -101,7 +101,8 @@ void wp_msgpack_json(struct wp_msgpack *m, const struct wp_json_val *v, const ch
 		const char *s = wp_json_as_str(v);
 		unsigned char raw[64];
 		size_t n;
-		if (key && (!strcmp(key, "sha256") || !strcmp(key, "md5")) && unhex(s, raw, sizeof(raw), &n)) {
+		if (key && (!strcmp(key, "sha256") || !strcmp(key, "md5")) &&
+		    unhex(s, raw, sizeof(raw), &n)) {
 			msgpack_pack_bin(&m->pk, n);
 			msgpack_pack_bin_body(&m->pk, raw, n);
 		} else {
@@ -202,7 +203,8 @@ static const char *scan(const unsigned char *p, size_t len, size_t *pos, int dep
 		return "has a map key that is not a string";
 	if (str || bin) {
 		if (n > left)
-			return str ? "has a string longer than what follows" : "has bytes longer than what follows";
+			return str ? "has a string longer than what follows" :
+				     "has bytes longer than what follows";
 		*pos += (size_t)n;
 		return NULL;
 	}
@@ -329,7 +331,8 @@ static int emit(const msgpack_object *o, struct wp_buf *out)
 	}
 }
 
-int wp_msgpack_to_json(const void *data, size_t len, const char *what, struct wp_buf *out, struct wp_err *err)
+int wp_msgpack_to_json(const void *data, size_t len, const char *what, struct wp_buf *out,
+		       struct wp_err *err)
 {
 	const unsigned char *p = data;
 	size_t pos = 0;
@@ -343,13 +346,17 @@ int wp_msgpack_to_json(const void *data, size_t len, const char *what, struct wp
 	int rc = 0;
 	msgpack_unpacked_init(&u);
 	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len) {
-		rc = wp_fail(err, -WPE_PARSE, "'%s' is not MessagePack: msgpack-c cannot read it", what);
+		rc = wp_fail(err, -WPE_PARSE, "'%s' is not MessagePack: msgpack-c cannot read it",
+			     what);
 	} else {
 		int e = emit(&u.data, out);
 		if (e == -2)
-			rc = wp_fail(err, -WPE_PARSE, "'%s' is not MessagePack as CEP 16 writes it: a string is not UTF-8", what);
+			rc = wp_fail(err, -WPE_PARSE,
+				     "'%s' is not MessagePack as CEP 16 writes it: a string is not UTF-8",
+				     what);
 		else if (e)
-			rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes as JSON", what, out->max);
+			rc = wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %zu bytes as JSON",
+				     what, out->max);
 	}
 	msgpack_unpacked_destroy(&u);
 	return rc;

@@ -22,7 +22,8 @@ void wp_msgpack_array(struct wp_msgpack *m, size_t n);  /* then n values */
 void wp_msgpack_str(struct wp_msgpack *m, const char *s);
 void wp_msgpack_int(struct wp_msgpack *m, long long v);
 void wp_msgpack_bin(struct wp_msgpack *m, const void *p, size_t n);
-/* A JSON value below the map key it goes under (NULL at the top): hex under "sha256"/"md5" as bytes. */
+/* A JSON value below the map key it goes under (NULL at the top): hex under "sha256"/"md5" as
+ * bytes. */
 void wp_msgpack_json(struct wp_msgpack *m, const struct wp_json_val *v, const char *key);
 
 /* The bytes written so far (owned by m). */
@@ -41,6 +42,7 @@ const void *wp_msgpack_data(const struct wp_msgpack *m, size_t *len);
  * -WPE_PARSE naming what: truncated or trailing bytes, a reserved byte, an ext value, a key
  * that is no string, a string that is not UTF-8, nesting past WP_MSGPACK_MAX_DEPTH;
  * -WPE_TOO_BIG past out's ceiling (out then holds part of the text). */
-int wp_msgpack_to_json(const void *data, size_t len, const char *what, struct wp_buf *out, struct wp_err *err);
+int wp_msgpack_to_json(const void *data, size_t len, const char *what, struct wp_buf *out,
+		       struct wp_err *err);
 
 #endif

@@ -51,7 +51,8 @@ size_t wp_name_index_find(const struct wp_name_index *ix, const char *name)
 {
 	if (!ix->nb)
 		return WP_NAME_NONE;
-	for (size_t i = ix->head[name_hash(name) & (ix->nb - 1)]; i != WP_NAME_NONE; i = ix->next[i])
+	for (size_t i = ix->head[name_hash(name) & (ix->nb - 1)]; i != WP_NAME_NONE;
+	     i = ix->next[i])
 		if (!strcmp(ix->key[i], name))
 			return i;
 	return WP_NAME_NONE;

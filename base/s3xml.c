@@ -1,4 +1,5 @@
-/* base/s3xml.c: what net/s3.c and index/s3xml.c share of S3's answers: an ETag without its quotes. */
+/* base/s3xml.c: what net/s3.c and index/s3xml.c share of S3's answers: an ETag without its
+ * quotes. */
 #include "base/s3xml.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* base/s3xml.h: S3's XML answers as plain values (ListObjectsV2, ListMultipartUploads, ListParts
- * pages, an <Error>'s code, InitiateMultipartUpload's UploadId), and the table of the functions that
- * read them. net/s3.c asks through the table its caller put in the handle (ops/ hands it
+ * pages, an <Error>'s code, InitiateMultipartUpload's UploadId), and the table of the functions
+ * that read them. net/s3.c asks through the table its caller put in the handle (ops/ hands it
  * index/s3xml.c's, which reads with libxml2), so net/ includes no XML library and every include
  * still points down. Ownership: a page's strings are malloc'd and its own (the *_free functions in
  * net/s3.h); a next marker handed out is the caller's to free. */
@@ -50,23 +50,24 @@ struct wp_s3_parts {
  * (an <Error>: its code named), -WPE_TOO_BIG past a ceiling (the bytes, the entries of one page,
  * WP_S3_LIST_MAX_KEYS objects in out). */
 struct wp_s3_xml {
-	/* One ListObjectsV2 page appended to out; *truncated and *next (malloc'd, or NULL) say whether
-	 * and where it goes on. An entry whose key is not text, or that has no size, is left out. */
-	int (*list)(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated, char **next,
-		    struct wp_err *err);
-	/* One ListMultipartUploads page appended to out; *truncated, and where it goes on (*next_key,
-	 * *next_id: malloc'd or NULL). */
-	int (*uploads)(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated, char **next_key,
-		       char **next_id, struct wp_err *err);
+	/* One ListObjectsV2 page appended to out; *truncated and *next (malloc'd, or NULL) say
+	 * whether and where it goes on. An entry whose key is not text, or that has no size, is
+	 * left out. */
+	int (*list)(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated,
+		    char **next, struct wp_err *err);
+	/* One ListMultipartUploads page appended to out; *truncated, and where it goes on
+	 * (*next_key, *next_id: malloc'd or NULL). */
+	int (*uploads)(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated,
+		       char **next_key, char **next_id, struct wp_err *err);
 	/* One ListParts page: its parts appended to out (free out->v), *truncated and the next
 	 * part-number marker. */
-	int (*parts)(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated, long *next,
-		     struct wp_err *err);
-	/* The code of an <Error> body ("NoSuchBucket"; letters, digits, '.' and '_' kept), or "", into
-	 * code (size bytes). Never fails: what is no error body has no code. */
+	int (*parts)(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated,
+		     long *next, struct wp_err *err);
+	/* The code of an <Error> body ("NoSuchBucket"; letters, digits, '.' and '_' kept), or "",
+	 * into code (size bytes). Never fails: what is no error body has no code. */
 	void (*error_code)(const char *xml, size_t n, char *code, size_t size);
-	/* InitiateMultipartUploadResult's UploadId into id (size bytes): false when there is none, or
-	 * it is not text that fits. */
+	/* InitiateMultipartUploadResult's UploadId into id (size bytes): false when there is none,
+	 * or it is not text that fits. */
 	bool (*upload_id)(const char *xml, size_t n, char *id, size_t size);
 };
 

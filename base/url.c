@@ -30,9 +30,10 @@ static bool uri_char(unsigned char c)
 {
 	/* a table, not strchr: every byte of every link on a page passes through here */
 	static const bool punct[128] = {
-		['-'] = 1, ['.'] = 1, ['_'] = 1, ['~'] = 1, [':'] = 1, ['/'] = 1, ['?'] = 1, ['#'] = 1,
-		['['] = 1, [']'] = 1, ['@'] = 1, ['!'] = 1, ['$'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1,
-		[')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, [';'] = 1, ['='] = 1, ['%'] = 1,
+		['-'] = 1, ['.'] = 1, ['_'] = 1,  ['~'] = 1, [':'] = 1, ['/'] = 1,
+		['?'] = 1, ['#'] = 1, ['['] = 1,  [']'] = 1, ['@'] = 1, ['!'] = 1,
+		['$'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1, [')'] = 1, ['*'] = 1,
+		['+'] = 1, [','] = 1, [';'] = 1,  ['='] = 1, ['%'] = 1,
 	};
 	return is_alpha(c) || is_digit(c) || (c < 128 && punct[c]);
 }
@@ -102,7 +103,8 @@ static void pop_segment(struct wp_buf *out)
 /* Whether a path has a "." or ".." segment. */
 static bool has_dot_segment(struct wp_str in)
 {
-	for (const char *p = in.p, *end = in.p + in.n; (p = memchr(p, '.', (size_t)(end - p))); p++) {
+	for (const char *p = in.p, *end = in.p + in.n; (p = memchr(p, '.', (size_t)(end - p)));
+	     p++) {
 		bool starts = p == in.p || p[-1] == '/';
 		const char *q = p + 1 < end && p[1] == '.' ? p + 2 : p + 1;
 		if (starts && (q == end || *q == '/'))
@@ -249,8 +251,8 @@ bool wp_url_scheme_ok(const char *url)
 
 size_t wp_url_scheme_len(const char *arg)
 {
-	/* RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":", here followed by "/"; one letter
-	 * is a drive ("C:/x") */
+	/* RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":", here followed by "/"; one
+	 * letter is a drive ("C:/x") */
 	size_t n = 0;
 	if (!arg || !isalpha((unsigned char)arg[0]))
 		return 0;
@@ -300,7 +302,8 @@ int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err 
 	*out = NULL;
 	/* the base gets the same repairs as the reference, so resolving a result again against
 	 * the same base gives the result back */
-	if (clean_ref(base, &cbase) || split(WP_STRN(wp_buf_cstr(&cbase), cbase.len), &b) < 0 || !b.has_scheme) {
+	if (clean_ref(base, &cbase) || split(WP_STRN(wp_buf_cstr(&cbase), cbase.len), &b) < 0 ||
+	    !b.has_scheme) {
 		rc = wp_fail(err, -WPE_PARSE, "base URL '%.200s' is not absolute", base);
 		goto out;
 	}
@@ -309,7 +312,8 @@ int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err 
 		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' holds a control character", ref);
 		goto out;
 	} else if (rc) {
-		rc = wp_fail(err, -WPE_PARSE, "link '%.200s...' is longer than %d bytes", ref, WP_URL_MAX);
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s...' is longer than %d bytes", ref,
+			     WP_URL_MAX);
 		goto out;
 	}
 	if (split(WP_STRN(wp_buf_cstr(&clean), clean.len), &r) < 0) {
@@ -318,7 +322,8 @@ int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err 
 	}
 	rc = compose(&b, &r, &res);
 	if (rc) {
-		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' resolves to more than %d bytes", ref, WP_URL_MAX);
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' resolves to more than %d bytes", ref,
+			     WP_URL_MAX);
 		goto out;
 	}
 	*out = wp_buf_detach(&res, NULL);
@@ -333,10 +338,10 @@ bool wp_url_hex_lower(const char *s, size_t n, size_t want, char *out)
 {
 	/* a table: every sha256 and md5 of a 300,000-record repodata passes through here */
 	static const char lower[256] = {
-		['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3', ['4'] = '4', ['5'] = '5', ['6'] = '6',
-		['7'] = '7', ['8'] = '8', ['9'] = '9', ['a'] = 'a', ['b'] = 'b', ['c'] = 'c', ['d'] = 'd',
-		['e'] = 'e', ['f'] = 'f', ['A'] = 'a', ['B'] = 'b', ['C'] = 'c', ['D'] = 'd', ['E'] = 'e',
-		['F'] = 'f',
+		['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3', ['4'] = '4', ['5'] = '5',
+		['6'] = '6', ['7'] = '7', ['8'] = '8', ['9'] = '9', ['a'] = 'a', ['b'] = 'b',
+		['c'] = 'c', ['d'] = 'd', ['e'] = 'e', ['f'] = 'f', ['A'] = 'a', ['B'] = 'b',
+		['C'] = 'c', ['D'] = 'd', ['E'] = 'e', ['F'] = 'f',
 	};
 	if (n != want)
 		return false;
@@ -370,7 +375,8 @@ int wp_url_decode(const char *s, size_t n, char **out, struct wp_err *err)
 		}
 		if (c == 0) {
 			free(d);
-			return wp_fail(err, -WPE_PARSE, "'%.*s' holds a NUL byte", (int)(n > 200 ? 200 : n), s);
+			return wp_fail(err, -WPE_PARSE, "'%.*s' holds a NUL byte",
+				       (int)(n > 200 ? 200 : n), s);
 		}
 		d[k++] = (char)c;
 	}
@@ -431,7 +437,8 @@ void wp_url_link_release(struct wp_url_link *link)
 	memset(link, 0, sizeof(*link));
 }
 
-int wp_url_link_parse(const char *base, const char *href, struct wp_url_link *link, struct wp_err *err)
+int wp_url_link_parse(const char *base, const char *href, struct wp_url_link *link,
+		      struct wp_err *err)
 {
 	char *abs = NULL;
 	struct parts u;
@@ -439,14 +446,16 @@ int wp_url_link_parse(const char *base, const char *href, struct wp_url_link *li
 
 	memset(link, 0, sizeof(*link));
 	if (strlen(href) > WP_HREF_MAX)
-		return wp_fail(err, -WPE_PARSE, "link '%.100s...' is longer than %d bytes", href, WP_HREF_MAX);
+		return wp_fail(err, -WPE_PARSE, "link '%.100s...' is longer than %d bytes", href,
+			       WP_HREF_MAX);
 	if (!wp_str_trim(WP_STR(href)).n)
 		return wp_fail(err, -WPE_PARSE, "link has an empty href");
 	rc = wp_url_resolve(base, href, &abs, err);
 	if (rc)
 		goto out;
 	if (!wp_url_scheme_ok(abs)) {
-		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' is not an http, https or file URL", href);
+		rc = wp_fail(err, -WPE_PARSE, "link '%.200s' is not an http, https or file URL",
+			     href);
 		goto out;
 	}
 	split(WP_STR(abs), &u);
@@ -467,7 +476,9 @@ int wp_url_link_parse(const char *base, const char *href, struct wp_url_link *li
 		goto out;
 	}
 	if (slash) {
-		const char *prev = slash > u.path.p ? memrchr(u.path.p, '/', (size_t)(slash - u.path.p)) : NULL;
+		const char *prev = slash > u.path.p ?
+					   memrchr(u.path.p, '/', (size_t)(slash - u.path.p)) :
+					   NULL;
 		const char *d = prev ? prev + 1 : u.path.p;
 		if (slash > d && wp_url_decode(d, (size_t)(slash - d), &link->dir, NULL) == 0 &&
 		    !wp_url_filename_ok(link->dir)) {
@@ -501,9 +512,12 @@ int wp_url_name_parts(const char *url, char **filename, char **dir, struct wp_er
 		return wp_fail(err, -WPE_PARSE, "'%.200s' does not name a usable file", url);
 	}
 	if (dir && slash) {
-		const char *prev = slash > u.path.p ? memrchr(u.path.p, '/', (size_t)(slash - u.path.p)) : NULL;
+		const char *prev = slash > u.path.p ?
+					   memrchr(u.path.p, '/', (size_t)(slash - u.path.p)) :
+					   NULL;
 		const char *d = prev ? prev + 1 : u.path.p;
-		if (slash > d && wp_url_decode(d, (size_t)(slash - d), dir, NULL) == 0 && !wp_url_filename_ok(*dir)) {
+		if (slash > d && wp_url_decode(d, (size_t)(slash - d), dir, NULL) == 0 &&
+		    !wp_url_filename_ok(*dir)) {
 			free(*dir);
 			*dir = NULL;
 		}
@@ -525,7 +539,8 @@ int wp_url_join_segment_buf(const char *base, const char *name, struct wp_buf *b
 	 * none go in whole (a conda crawl builds 300,000 of these: a call per byte was 4% of it) */
 	for (const char *p = name; *p && !rc;) {
 		const char *q = p;
-		while (*q && (is_alpha((unsigned char)*q) || is_digit((unsigned char)*q) || strchr("-._~!$&'()*+,;=@:", *q)))
+		while (*q && (is_alpha((unsigned char)*q) || is_digit((unsigned char)*q) ||
+			      strchr("-._~!$&'()*+,;=@:", *q)))
 			q++;
 		rc = wp_buf_add(b, p, (size_t)(q - p));
 		p = q;
@@ -544,7 +559,8 @@ int wp_url_join_segment(const char *base, const char *name, char **out, struct w
 	if (wp_url_join_segment_buf(base, name, &b) < 0) {
 		*out = NULL;
 		wp_buf_free(&b);
-		return wp_fail(err, -WPE_PARSE, "URL for '%.200s' is longer than %d bytes", name, WP_URL_MAX);
+		return wp_fail(err, -WPE_PARSE, "URL for '%.200s' is longer than %d bytes", name,
+			       WP_URL_MAX);
 	}
 	*out = wp_buf_detach(&b, NULL);
 	return 0;

@@ -25,8 +25,8 @@ int wp_url_resolve(const char *base, const char *ref, char **out, struct wp_err 
 bool wp_url_scheme_ok(const char *url);
 
 /* The length of arg's scheme when arg is written as a URL ("s3://b/p", "s3:/b", "HTTP://h/": 2, 2,
- * 4), else 0 ("dir", "./s3://b", "C:/x", "a:b"). Where a command takes a folder or file, such an argument is a
- * URL it must accept or refuse, never a relative path beginning "s3:". */
+ * 4), else 0 ("dir", "./s3://b", "C:/x", "a:b"). Where a command takes a folder or file, such an
+ * argument is a URL it must accept or refuse, never a relative path beginning "s3:". */
 size_t wp_url_scheme_len(const char *arg);
 /* arg is written as an s3:// URL (any case), as wp_url_scheme_len reads URLs. */
 bool wp_url_is_s3(const char *arg);
@@ -37,7 +37,8 @@ enum wp_url_kind wp_url_kind_of(const char *url);
 
 /* May a page found at page send us to link? Never to another scheme than http, https or file; a
  * page from the network never to a local file (file:), and an https page never to plain http.
- * NULL when allowed, else why not ("leaves https for plain http"). Redirects are net/'s to police. */
+ * NULL when allowed, else why not ("leaves https for plain http"). Redirects are net/'s to
+ * police. */
 const char *wp_url_link_refused(const char *page, const char *link);
 
 /* The percent-decoded last path segment of url (query and fragment ignored), checked by
@@ -76,7 +77,8 @@ struct wp_url_link {
  * and name the file and its directory. -WPE_PARSE (message names the href) when the href is
  * too long, resolves to another scheme, names no file, or carries a malformed hash. On
  * failure link holds nothing. */
-int wp_url_link_parse(const char *base, const char *href, struct wp_url_link *link, struct wp_err *err);
+int wp_url_link_parse(const char *base, const char *href, struct wp_url_link *link,
+		      struct wp_err *err);
 void wp_url_link_release(struct wp_url_link *link);
 
 /* base + "/" + name, with name percent-encoded as a single path segment (conda file names

@@ -14,8 +14,8 @@ static bool userinfo(const char *url, const char **start, const char **at)
 	if (!sep || sep == url)
 		return false;
 	for (const char *c = url; c < sep; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '+' ||
-		      *c == '-' || *c == '.'))
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '+' || *c == '-' || *c == '.'))
 			return false;
 	const char *s = sep + 3, *end = s + strcspn(s, "/?#"), *last = NULL;
 	for (const char *c = s; c < end; c++)
@@ -55,7 +55,8 @@ char *wp_url_text_mask(const char *text)
 			break;
 		}
 		const char *start = sep + 3;
-		/* the authority ends where a URL's would, or at a space or quote of the text around it */
+		/* the authority ends where a URL's would, or at a space or quote of the text around
+		 * it */
 		const char *end = start + strcspn(start, "/?# \t\n'\"<>");
 		const char *at = NULL;
 		for (const char *c = start; c < end; c++)

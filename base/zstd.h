@@ -14,7 +14,7 @@ int wp_zstd_compress(const void *data, size_t len, struct wp_buf *out, struct wp
 /* zstd-compressed data (or data not compressed at all) decompressed into out (reset first),
  * refused past max_out bytes or a ratio of 1000:1 beyond the first 16 MiB (-WPE_TOO_BIG); corrupt
  * compression is -WPE_SOURCE. Messages name what. */
-int wp_zstd_decompress(const void *data, size_t len, size_t max_out, const char *what, struct wp_buf *out,
-		       struct wp_err *err);
+int wp_zstd_decompress(const void *data, size_t len, size_t max_out, const char *what,
+		       struct wp_buf *out, struct wp_err *err);
 
 #endif

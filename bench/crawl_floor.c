@@ -64,20 +64,29 @@ int main(int argc, char **argv)
 	}
 	char base[4096];
 	const char *slash = strrchr(argv[1], '/');
-	snprintf(base, sizeof(base), "file://%.*s/", slash ? (int)(slash - argv[1]) : 1, slash ? argv[1] : ".");
+	snprintf(base, sizeof(base), "file://%.*s/", slash ? (int)(slash - argv[1]) : 1,
+		 slash ? argv[1] : ".");
 	sqlite3 *db = NULL;
 	sqlite3_stmt *ins = NULL, *src = NULL;
-	if (sqlite3_open_v2(argv[3], &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) ||
-	    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536", NULL, NULL,
-			 NULL) ||
-	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) || sqlite3_exec(db, schema, NULL, NULL, NULL) ||
+	if (sqlite3_open_v2(argv[3], &db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) ||
+	    sqlite3_exec(db,
+			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536",
+			 NULL, NULL, NULL) ||
+	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) ||
+	    sqlite3_exec(db, schema, NULL, NULL, NULL) ||
 	    sqlite3_exec(db, "PRAGMA user_version = 7; COMMIT", NULL, NULL, NULL))
 		return die(db, "create");
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO sources (url, kind, n_files, content_sha256, fetched_at)"
-				   " VALUES (?1, 'findlinks', 0, ?2, unixepoch()) RETURNING id", -1, &src, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO files (source_id, project, version, variant, kind, filename, url, tags, vkey)"
-				   " VALUES (?1, ?2, ?3, ?4, 'wheel', ?5, ?6, ?7, ?8)", -1, &ins, NULL))
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO sources (url, kind, n_files, content_sha256, fetched_at)"
+			       " VALUES (?1, 'findlinks', 0, ?2, unixepoch()) RETURNING id",
+			       -1, &src, NULL) ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO files (source_id, project, version, variant, kind, filename, url, tags, vkey)"
+			       " VALUES (?1, ?2, ?3, ?4, 'wheel', ?5, ?6, ?7, ?8)",
+			       -1, &ins, NULL))
 		return die(db, "prepare");
 	unsigned char md[32];
 	char hex[65];
@@ -111,7 +120,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		char proj[256], ver[256], tags[256], variant[64] = "";
-		size_t pl = (size_t)(d1 - name) < sizeof(proj) ? (size_t)(d1 - name) : sizeof(proj) - 1;
+		size_t pl = (size_t)(d1 - name) < sizeof(proj) ? (size_t)(d1 - name) :
+								 sizeof(proj) - 1;
 		for (size_t i = 0; i < pl; i++)
 			proj[i] = name[i] == '_' || name[i] == '.' ? '-' : (char)(name[i] | 0x20);
 		proj[pl] = 0;
@@ -139,7 +149,8 @@ int main(int argc, char **argv)
 	}
 	sqlite3_finalize(ins);
 	char sql[128];
-	snprintf(sql, sizeof(sql), "UPDATE sources SET n_files = %zu WHERE id = %lld; COMMIT", rows, (long long)sid);
+	snprintf(sql, sizeof(sql), "UPDATE sources SET n_files = %zu WHERE id = %lld; COMMIT", rows,
+		 (long long)sid);
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL))
 		return die(db, "commit");
 	sqlite3_close(db);

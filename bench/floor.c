@@ -31,7 +31,10 @@ static size_t zip_len, cd_off, n_members, next_member;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static size_t *offs; /* each member's central directory entry */
 
-static uint32_t le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
 static uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static void die(const char *what)
@@ -66,7 +69,8 @@ static void *inflater(void *arg)
 				st->next_out = out;
 				st->avail_out = OUT;
 				if (isal_inflate(st) < 0)
-					fprintf(stderr, "floor: member %zu does not inflate\n", i), exit(1);
+					fprintf(stderr, "floor: member %zu does not inflate\n", i),
+						exit(1);
 				EVP_DigestUpdate(c, out, OUT - st->avail_out);
 			} while (st->block_state != ISAL_BLOCK_FINISH);
 		} else {
@@ -128,7 +132,8 @@ int main(int argc, char **argv)
 			unsigned char *end = memmem(buf, have, "\r\n\r\n", 4);
 			if (!end && k)
 				continue;
-			if (!end || have < 12 || memcmp(buf, "HTTP/1.", 7) != 0 || memcmp(buf + 8, " 200", 4) != 0)
+			if (!end || have < 12 || memcmp(buf, "HTTP/1.", 7) != 0 ||
+			    memcmp(buf + 8, " 200", 4) != 0)
 				return fprintf(stderr, "floor: not a 200 response\n"), 1;
 			size_t hl = (size_t)(end + 4 - buf);
 			memmove(buf, buf + hl, have - hl);

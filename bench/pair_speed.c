@@ -1,6 +1,7 @@
 /* bench/pair_speed.c: what the two-lane SHA-256 (verify/sha256pair.c) costs against OpenSSL's one
  * chain: 256 MiB hashed once by OpenSSL, once by one native lane, once into both lanes; CPU time.
- * cc -O2 -I. bench/pair_speed.c build-bench/libwp.a -lcrypto -o /tmp/pair_speed && /tmp/pair_speed */
+ * cc -O2 -I. bench/pair_speed.c build-bench/libwp.a -lcrypto -o /tmp/pair_speed &&
+ * /tmp/pair_speed */
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@ int main(void)
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		b[i] = (unsigned char)(i * 2654435761u >> 13);
-	printf("native two lanes: %s\n", wp_sha256_native() ? "yes (SHA-NI)" : "no (OpenSSL twice)");
+	printf("native two lanes: %s\n",
+	       wp_sha256_native() ? "yes (SHA-NI)" : "no (OpenSSL twice)");
 	for (int r = 0; r < 3; r++) {
 		struct wp_sha256 a = { 0 }, c = { 0 };
 		double t0 = cpu();
@@ -36,7 +38,8 @@ int main(void)
 		double t2 = cpu();
 		wp_sha256_init(&a, &err);
 		wp_sha256_init(&c, &err);
-		wp_sha256_update(&a, b, 100); /* the file's lane ahead of the member's, as in a wheel */
+		wp_sha256_update(&a, b, 100); /* the file's lane ahead of the member's, as in a
+						 wheel */
 		wp_sha256_update2(&a, &c, b + 100, n - 100);
 		wp_sha256_final(&a, d, &err);
 		wp_sha256_final(&c, d, &err);

@@ -29,22 +29,27 @@ extern const char wp_schema_sql[];
 /* How the user names another catalog, for the advice ("--catalog"), or plain words. */
 static const char *other_catalog(const struct wp_catalog *cat)
 {
-	return cat->asks && cat->asks->words[WP_ASK_CATALOG] ? cat->asks->words[WP_ASK_CATALOG] : "another catalog";
+	return cat->asks && cat->asks->words[WP_ASK_CATALOG] ? cat->asks->words[WP_ASK_CATALOG] :
+							       "another catalog";
 }
 
 int wp_catalog_fail(struct wp_catalog *cat, struct wp_err *err, const char *what)
 {
-	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s%s%s%s", cat->path ? cat->path : "?", what,
-		       cat->db ? sqlite3_errmsg(cat->db) : "no connection",
-		       cat->read_only ? " (this process may not write it: run as its owner, or use " : "",
-		       cat->read_only ? other_catalog(cat) : "", cat->read_only ? " with a writable path)" : "");
+	return wp_fail(err, -WPE_CATALOG, "catalog '%s': %s: %s%s%s%s", cat->path ? cat->path : "?",
+		       what, cat->db ? sqlite3_errmsg(cat->db) : "no connection",
+		       cat->read_only ?
+			       " (this process may not write it: run as its owner, or use " :
+			       "",
+		       cat->read_only ? other_catalog(cat) : "",
+		       cat->read_only ? " with a writable path)" : "");
 }
 
 static int exec(struct wp_catalog *cat, const char *sql, struct wp_err *err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(cat->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': %s", cat->path, msg ? msg : "error");
+		int rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': %s", cat->path,
+				 msg ? msg : "error");
 		sqlite3_free(msg);
 		return rc;
 	}
@@ -67,8 +72,9 @@ static int user_version(struct wp_catalog *cat, int *v, struct wp_err *err)
  * publishes cu92/torch-1.4.0-cp38-cp38-linux_x86_64.whl and cu101/torch-1.4.0-... with one name
  * and other bytes). The same name re-published in another folder (v2/), under a query string, in
  * another spelling or on another host maps to one key and is held to the first bytes seen. */
-static void tofu_key(const char *project, const char *version, const char *variant, const char *kind,
-		     const char *tags, const char *build, const char *filename, struct wp_buf *out)
+static void tofu_key(const char *project, const char *version, const char *variant,
+		     const char *kind, const char *tags, const char *build, const char *filename,
+		     struct wp_buf *out)
 {
 	struct wp_buf part = WP_BUF_INIT;
 	struct wp_version v;
@@ -86,7 +92,8 @@ static void tofu_key(const char *project, const char *version, const char *varia
 		for (const char *p = version; *p; p++)
 			wp_buf_addch(out, (char)tolower((unsigned char)*p));
 	}
-	wp_buf_printf(out, "|%s|%s|%s|", variant ? variant : "", kind ? kind : "", build ? build : "");
+	wp_buf_printf(out, "|%s|%s|%s|", variant ? variant : "", kind ? kind : "",
+		      build ? build : "");
 	for (const char *p = tags ? tags : ""; *p; p++)
 		wp_buf_addch(out, (char)tolower((unsigned char)*p));
 	/* an sdist as .zip and as .tar.gz are two files */
@@ -108,7 +115,8 @@ static void tofu_key_of_url(const char *url, struct wp_buf *out)
 	char *name = NULL, *dir = NULL;
 	struct wp_fileinfo fi;
 	memset(&fi, 0, sizeof(fi));
-	if (wp_url_name_parts(url, &name, &dir, NULL) == 0 && wp_fileinfo_from_name(name, dir, &fi, NULL) == 0) {
+	if (wp_url_name_parts(url, &name, &dir, NULL) == 0 &&
+	    wp_fileinfo_from_name(name, dir, &fi, NULL) == 0) {
 		tofu_key(fi.project, fi.version, fi.variant, fi.kind, fi.tags, fi.build, name, out);
 		wp_fileinfo_release(&fi);
 	} else {
@@ -176,7 +184,8 @@ static bool has_column(struct wp_catalog *cat, const char *table, const char *co
 {
 	sqlite3_stmt *st = NULL;
 	bool yes = false;
-	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
+			       &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
 		yes = sqlite3_step(st) == SQLITE_ROW;
@@ -190,8 +199,8 @@ static bool has_object(struct wp_catalog *cat, const char *type, const char *nam
 {
 	sqlite3_stmt *st = NULL;
 	bool yes = false;
-	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2", -1, &st, NULL) ==
-	    SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
+			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 		yes = sqlite3_step(st) == SQLITE_ROW;
@@ -210,46 +219,60 @@ static int check_shape(struct wp_catalog *cat, struct wp_err *err)
 	sqlite3 *ref = NULL;
 	sqlite3_stmt *rt = NULL, *ct = NULL, *st = NULL;
 	int rc = 0;
-	/* one read transaction for its 60-odd queries, not one each (a lock, an unlock and a stat) */
-	bool txn = sqlite3_get_autocommit(cat->db) && sqlite3_exec(cat->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-	if (sqlite3_prepare_v2(cat->db, "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1",
+	/* one read transaction for its 60-odd queries, not one each (a lock, an unlock and a
+	 * stat) */
+	bool txn = sqlite3_get_autocommit(cat->db) &&
+		   sqlite3_exec(cat->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1",
 			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
-		rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' holds a %s ('%s') that wheelpick never makes: it is not a "
-			     "wheelpick catalog as written (remove it or use %s)", cat->path,
-			     (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1), other_catalog(cat));
+		rc = wp_fail(err, -WPE_CORRUPT,
+			     "catalog '%s' holds a %s ('%s') that wheelpick never makes: it is not a "
+			     "wheelpick catalog as written (remove it or use %s)",
+			     cat->path, (const char *)sqlite3_column_text(st, 0),
+			     (const char *)sqlite3_column_text(st, 1), other_catalog(cat));
 		goto out;
 	}
-	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+		    SQLITE_OK ||
 	    sqlite3_exec(ref, wp_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(ref,
 			       "SELECT m.name, c.name, upper(c.type), c.\"notnull\", c.pk FROM sqlite_master AS m, "
 			       "pragma_table_info(m.name) AS c WHERE m.type = 'table' ORDER BY m.name, c.cid",
 			       -1, &rt, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db, "SELECT upper(type), \"notnull\", pk FROM pragma_table_info(?1) WHERE name = ?2",
+	    sqlite3_prepare_v2(cat->db,
+			       "SELECT upper(type), \"notnull\", pk FROM pragma_table_info(?1) WHERE name = ?2",
 			       -1, &ct, NULL) != SQLITE_OK) {
-		rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': cannot check its tables: %s", cat->path,
-			     ref ? sqlite3_errmsg(ref) : "out of memory");
+		rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': cannot check its tables: %s",
+			     cat->path, ref ? sqlite3_errmsg(ref) : "out of memory");
 		goto out;
 	}
 	while (!rc && sqlite3_step(rt) == SQLITE_ROW) {
-		const char *table = (const char *)sqlite3_column_text(rt, 0), *col = (const char *)sqlite3_column_text(rt, 1);
+		const char *table = (const char *)sqlite3_column_text(rt, 0),
+			   *col = (const char *)sqlite3_column_text(rt, 1);
 		const char *type = (const char *)sqlite3_column_text(rt, 2);
 		sqlite3_reset(ct);
 		sqlite3_bind_text(ct, 1, table, -1, SQLITE_STATIC);
 		sqlite3_bind_text(ct, 2, col, -1, SQLITE_STATIC);
 		if (sqlite3_step(ct) != SQLITE_ROW) {
-			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s' has no column '%s' in table '%s': it is not a wheelpick "
-				     "catalog as written (remove it or use %s)", cat->path, col, table, other_catalog(cat));
+			rc = wp_fail(err, -WPE_CORRUPT,
+				     "catalog '%s' has no column '%s' in table '%s': it is not a wheelpick "
+				     "catalog as written (remove it or use %s)",
+				     cat->path, col, table, other_catalog(cat));
 		} else if (strcmp((const char *)sqlite3_column_text(ct, 0), type) ||
 			   sqlite3_column_int(ct, 1) != sqlite3_column_int(rt, 3) ||
 			   sqlite3_column_int(ct, 2) != sqlite3_column_int(rt, 4)) {
-			rc = wp_fail(err, -WPE_CORRUPT, "catalog '%s': column '%s' of table '%s' is not the one wheelpick "
+			rc = wp_fail(err, -WPE_CORRUPT,
+				     "catalog '%s': column '%s' of table '%s' is not the one wheelpick "
 				     "makes (type %s%s%s, wanted %s%s%s): it is not a wheelpick catalog as written (remove it "
-				     "or use %s)", cat->path, col, table, (const char *)sqlite3_column_text(ct, 0),
-				     sqlite3_column_int(ct, 1) ? " NOT NULL" : "", sqlite3_column_int(ct, 2) ? " key" : "",
-				     type, sqlite3_column_int(rt, 3) ? " NOT NULL" : "", sqlite3_column_int(rt, 4) ? " key" : "",
-				     other_catalog(cat));
+				     "or use %s)",
+				     cat->path, col, table,
+				     (const char *)sqlite3_column_text(ct, 0),
+				     sqlite3_column_int(ct, 1) ? " NOT NULL" : "",
+				     sqlite3_column_int(ct, 2) ? " key" : "", type,
+				     sqlite3_column_int(rt, 3) ? " NOT NULL" : "",
+				     sqlite3_column_int(rt, 4) ? " key" : "", other_catalog(cat));
 		}
 	}
 out:
@@ -274,13 +297,16 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 		return rc;
 	/* a schema 7 catalog made before files_by_source_version gets it (schema.sql again, below);
 	 * one this process may not write is read without it */
-	if (v == WP_CATALOG_SCHEMA_VERSION && (cat->read_only || has_object(cat, "index", "files_by_source_version")))
+	if (v == WP_CATALOG_SCHEMA_VERSION &&
+	    (cat->read_only || has_object(cat, "index", "files_by_source_version")))
 		return 0;
 	if (cat->read_only)
-		return wp_fail(err, -WPE_CATALOG, v > WP_CATALOG_SCHEMA_VERSION ?
-			       "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use %s" :
-			       "catalog '%s' is read-only here and needs its schema brought forward (%d -> %d): open it once "
-			       "as its owner, or use %s", cat->path, v, WP_CATALOG_SCHEMA_VERSION, other_catalog(cat));
+		return wp_fail(err, -WPE_CATALOG,
+			       v > WP_CATALOG_SCHEMA_VERSION ?
+				       "catalog '%s' was written by a newer wheelpick (schema %d > %d); upgrade wheelpick or use %s" :
+				       "catalog '%s' is read-only here and needs its schema brought forward (%d -> %d): open it once "
+				       "as its owner, or use %s",
+			       cat->path, v, WP_CATALOG_SCHEMA_VERSION, other_catalog(cat));
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
 	/* read again under the lock: another process may have migrated meanwhile */
@@ -295,37 +321,49 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 	if (v == WP_CATALOG_SCHEMA_VERSION && (rc = exec(cat, wp_schema_sql, err)))
 		goto out; /* an index added within schema 7 (CREATE INDEX IF NOT EXISTS) */
 	if (v < WP_CATALOG_SCHEMA_VERSION) {
-		/* schema 7 keeps each row's version sort key; schema.sql indexes it, so it comes first */
+		/* schema 7 keeps each row's version sort key; schema.sql indexes it, so it comes
+		 * first */
 		if (v > 0 && v < 7 && !has_column(cat, "files", "vkey") &&
 		    (rc = exec(cat, "ALTER TABLE files ADD COLUMN vkey BLOB", err)))
 			goto out;
 		if ((rc = exec(cat, wp_schema_sql, err)))
 			goto out;
-		/* schema 3 keeps conda records packed per package: move a schema 1 or 2 catalog's rows */
+		/* schema 3 keeps conda records packed per package: move a schema 1 or 2 catalog's
+		 * rows */
 		if (v > 0 && v < 3 && (rc = wp_condastore_migrate(cat, err)))
 			goto out;
-		/* schema 4 keeps Requires-Python with each file's metadata, which the solver now honours;
-		 * rows cached before it have none, so they are read again when next needed */
-		if (v > 0 && v < 4 && (rc = exec(cat, "DELETE FROM metadata WHERE requires_python IS NULL", err)))
+		/* schema 4 keeps Requires-Python with each file's metadata, which the solver now
+		 * honours; rows cached before it have none, so they are read again when next
+		 * needed */
+		if (v > 0 && v < 4 &&
+		    (rc = exec(cat, "DELETE FROM metadata WHERE requires_python IS NULL", err)))
 			goto out;
 		/* schema 5 marks metadata that was compared with the wheel itself (none yet) */
 		if (!has_column(cat, "metadata", "checked") &&
-		    (rc = exec(cat, "ALTER TABLE metadata ADD COLUMN checked INTEGER NOT NULL DEFAULT 0", err)))
+		    (rc = exec(cat,
+			       "ALTER TABLE metadata ADD COLUMN checked INTEGER NOT NULL DEFAULT 0",
+			       err)))
 			goto out;
-		/* schema 5 keys trust on first use by file, not by URL (seen_files, conda_seen_files) */
+		/* schema 5 keys trust on first use by file, not by URL (seen_files,
+		 * conda_seen_files) */
 		if (has_object(cat, "table", "seen_hashes") && (rc = migrate_seen_hashes(cat, err)))
 			goto out;
-		if (has_object(cat, "table", "conda_seen") && (rc = wp_condastore_migrate_seen(cat, err)))
+		if (has_object(cat, "table", "conda_seen") &&
+		    (rc = wp_condastore_migrate_seen(cat, err)))
 			goto out;
-		/* schema 6 reads PEP 825 variant wheels and variants.json links, which older readers skipped
-		 * as malformed: drop the pages' validators so that the next update reads them whole again */
+		/* schema 6 reads PEP 825 variant wheels and variants.json links, which older
+		 * readers skipped as malformed: drop the pages' validators so that the next update
+		 * reads them whole again */
 		if (v > 0 && v < 6 &&
-		    (rc = exec(cat, "UPDATE sources SET etag = NULL, last_modified = NULL, content_sha256 = NULL"
-				    " WHERE kind IN ('findlinks', 'simple', 'simple-json')", err)))
+		    (rc = exec(cat,
+			       "UPDATE sources SET etag = NULL, last_modified = NULL, content_sha256 = NULL"
+			       " WHERE kind IN ('findlinks', 'simple', 'simple-json')",
+			       err)))
 			goto out;
 		/* schema 7: the rows already there get their keys (1,500 rows: a millisecond) */
 		if (v > 0 && v < 7 &&
-		    (rc = exec(cat, "UPDATE files SET vkey = wp_version_key(version) WHERE kind IN ('wheel', 'sdist', 'variants')",
+		    (rc = exec(cat,
+			       "UPDATE files SET vkey = wp_version_key(version) WHERE kind IN ('wheel', 'sdist', 'variants')",
 			       err)))
 			goto out;
 		char sql[64];
@@ -352,7 +390,8 @@ static int use_wal(struct wp_catalog *cat, struct wp_err *err)
 		if (rc == SQLITE_OK)
 			return 0;
 		if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS) {
-			int code = wp_fail(err, -WPE_CATALOG, "catalog '%s': %s", cat->path, msg ? msg : "error");
+			int code = wp_fail(err, -WPE_CATALOG, "catalog '%s': %s", cat->path,
+					   msg ? msg : "error");
 			sqlite3_free(msg);
 			return code;
 		}
@@ -370,7 +409,8 @@ static int mkdir_parent(const char *path, struct wp_err *err)
 			continue;
 		*p = 0;
 		if (wp_os_mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s", dir, strerror(errno));
+			rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s",
+				     dir, strerror(errno));
 			break;
 		}
 		*p = '/';
@@ -384,10 +424,11 @@ static int setup_connection(struct wp_catalog *cat, struct wp_err *err)
 {
 	sqlite3_busy_timeout(cat->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(cat->db, 1);
-	if (sqlite3_create_function(cat->db, "wp_tofu_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_tofu_key, NULL,
-				    NULL) != SQLITE_OK ||
-	    sqlite3_create_function(cat->db, "wp_version_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_version_key,
-				    NULL, NULL) != SQLITE_OK)
+	if (sqlite3_create_function(cat->db, "wp_tofu_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				    NULL, sql_tofu_key, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_create_function(cat->db, "wp_version_key", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_version_key, NULL,
+				    NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot register a function");
 	return 0;
 }
@@ -417,17 +458,25 @@ static int open_read_only(struct wp_catalog *cat, const char *path, struct wp_er
 	bool hot = wp_os_stat(journal, &jsb) == 0 && jsb.st_size > 0;
 	free(journal);
 	for (int immutable = 0; immutable < 2 - hot && !cat->db; immutable++) {
-		char *u = wp_xasprintf("%s?mode=ro%s", wp_buf_cstr(&uri), immutable ? "&immutable=1" : "");
-		if (sqlite3_open_v2(u, &cat->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) !=
-			    SQLITE_OK ||
-		    sqlite3_exec(cat->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+		char *u = wp_xasprintf("%s?mode=ro%s", wp_buf_cstr(&uri),
+				       immutable ? "&immutable=1" : "");
+		if (sqlite3_open_v2(u, &cat->db,
+				    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+				    NULL) != SQLITE_OK ||
+		    sqlite3_exec(cat->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) !=
+			    SQLITE_OK) {
 			if (hot)
-				rc = wp_fail(err, -WPE_CATALOG, "catalog '%s' (read-only here) holds a write that was "
+				rc = wp_fail(err, -WPE_CATALOG,
+					     "catalog '%s' (read-only here) holds a write that was "
 					     "stopped half-way: run any wheelpick command on it once as its owner, which "
-					     "rolls it back, or use %s", path, other_catalog(cat));
+					     "rolls it back, or use %s",
+					     path, other_catalog(cat));
 			else if (immutable)
-				rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s' (read-only here): %s; check the "
-					     "path or use %s", path, cat->db ? sqlite3_errmsg(cat->db) : "out of memory",
+				rc = wp_fail(err, -WPE_CATALOG,
+					     "cannot open catalog '%s' (read-only here): %s; check the "
+					     "path or use %s",
+					     path,
+					     cat->db ? sqlite3_errmsg(cat->db) : "out of memory",
 					     other_catalog(cat));
 			sqlite3_close(cat->db);
 			cat->db = NULL;
@@ -455,11 +504,17 @@ static const char *not_a_file(const char *path)
 		ssize_t n = fd >= 0 ? wp_os_read(fd, head, sizeof(head)) : 0;
 		if (fd >= 0)
 			wp_os_close(fd);
-		return sb.st_size > 0 && fd >= 0 && (n != 16 || memcmp(head, "SQLite format 3", 16) != 0)
-			       ? "a file that is no SQLite database" : NULL;
+		return sb.st_size > 0 && fd >= 0 &&
+				       (n != 16 || memcmp(head, "SQLite format 3", 16) != 0) ?
+			       "a file that is no SQLite database" :
+			       NULL;
 	}
-	return WP_S_ISDIR(sb.st_mode) ? "a directory" : WP_S_ISFIFO(sb.st_mode) ? "a FIFO" : WP_S_ISCHR(sb.st_mode) ? "a device" :
-	       WP_S_ISBLK(sb.st_mode) ? "a block device" : WP_S_ISSOCK(sb.st_mode) ? "a socket" : "not a regular file";
+	return WP_S_ISDIR(sb.st_mode)  ? "a directory" :
+	       WP_S_ISFIFO(sb.st_mode) ? "a FIFO" :
+	       WP_S_ISCHR(sb.st_mode)  ? "a device" :
+	       WP_S_ISBLK(sb.st_mode)  ? "a block device" :
+	       WP_S_ISSOCK(sb.st_mode) ? "a socket" :
+					 "not a regular file";
 }
 
 int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err)
@@ -467,7 +522,8 @@ int wp_catalog_open(struct wp_catalog *cat, const char *path, struct wp_err *err
 	return wp_catalog_open_as(cat, path, NULL, err);
 }
 
-int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp_asks *asks, struct wp_err *err)
+int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp_asks *asks,
+		       struct wp_err *err)
 {
 	int rc = 0;
 	const char *what;
@@ -476,24 +532,31 @@ int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp
 	cat->path = wp_xstrdup(path);
 	/* SQLite would block on a FIFO, or report "disk I/O error" for a device */
 	if ((what = not_a_file(path))) {
-		rc = wp_fail(err, -WPE_IO, "catalog '%s' is %s%s; use %s (or WHEELPICK_CATALOG) with the path of a "
-			     "catalog (made when missing)", path, what, strstr(what, "SQLite") ? "" : ", not a file",
+		rc = wp_fail(err, -WPE_IO,
+			     "catalog '%s' is %s%s; use %s (or WHEELPICK_CATALOG) with the path of a "
+			     "catalog (made when missing)",
+			     path, what, strstr(what, "SQLite") ? "" : ", not a file",
 			     other_catalog(cat));
 		goto out;
 	}
 	if ((rc = mkdir_parent(path, err)))
 		goto out;
-	/* a missing catalog is made whole, schema and WAL mode, in two syncs (cache/catalog_new.c) */
+	/* a missing catalog is made whole, schema and WAL mode, in two syncs
+	 * (cache/catalog_new.c) */
 	bool fresh = false;
 	wp_catalog_create_new(path, WP_CATALOG_SCHEMA_VERSION, &fresh);
-	if (sqlite3_open_v2(path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	if (sqlite3_open_v2(path, &cat->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : SQLITE_NOMEM;
-		if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) && wp_os_access(path, WP_R_OK) == 0) {
+		if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) &&
+		    wp_os_access(path, WP_R_OK) == 0) {
 			rc = open_read_only(cat, path, err);
 		} else {
-			rc = wp_fail(err, -WPE_CATALOG, "cannot open catalog '%s': %s; check the path or use %s", path,
-				     cat->db ? sqlite3_errmsg(cat->db) : "out of memory", other_catalog(cat));
+			rc = wp_fail(err, -WPE_CATALOG,
+				     "cannot open catalog '%s': %s; check the path or use %s", path,
+				     cat->db ? sqlite3_errmsg(cat->db) : "out of memory",
+				     other_catalog(cat));
 			goto out;
 		}
 	} else if (sqlite3_db_readonly(cat->db, "main") == 1) {
@@ -515,12 +578,17 @@ int wp_catalog_open_as(struct wp_catalog *cat, const char *path, const struct wp
 			rc = open_read_only(cat, path, err);
 		}
 	}
-	if (rc || (rc = exec(cat, "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY", err)) ||
+	if (rc ||
+	    (rc = exec(cat,
+		       "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY",
+		       err)) ||
 	    (!cat->read_only && (rc = exec(cat, "PRAGMA synchronous=NORMAL", err)))) {
-		/* SQLite's code, not its message, says whether the file is no database or a damaged one */
+		/* SQLite's code, not its message, says whether the file is no database or a damaged
+		 * one */
 		int code = cat->db ? sqlite3_errcode(cat->db) & 0xff : 0;
 		if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use %s)", path, other_catalog(cat));
+			wp_err_prefix(err, "'%s' is not a wheelpick catalog (remove it or use %s)",
+				      path, other_catalog(cat));
 			err->code = rc = -WPE_CORRUPT;
 		}
 		goto out;
@@ -560,7 +628,9 @@ static int prep(struct wp_catalog *cat, const char *sql, sqlite3_stmt **st)
 	if (rc == SQLITE_OK && cat->n_stmts < MAX_STMTS) {
 		if (!cat->stmts)
 			cat->stmts = wp_xcalloc(MAX_STMTS, sizeof(*cat->stmts));
-		cat->stmts[cat->n_stmts++] = (struct wp_catalog_stmt){ .sql = wp_xstrdup(sql), .st = *st, .busy = true };
+		cat->stmts[cat->n_stmts++] = (struct wp_catalog_stmt){ .sql = wp_xstrdup(sql),
+								       .st = *st,
+								       .busy = true };
 	}
 	return rc;
 }
@@ -620,7 +690,8 @@ void wp_catalog_before_write(struct wp_catalog *cat)
 
 void wp_catalog_before_read(struct wp_catalog *cat)
 {
-	if (!cat->read_depth || cat->read_open || cat->in_refresh || !cat->db || !sqlite3_get_autocommit(cat->db))
+	if (!cat->read_depth || cat->read_open || cat->in_refresh || !cat->db ||
+	    !sqlite3_get_autocommit(cat->db))
 		return;
 	/* deferred: the first SELECT takes the snapshot; a failure only leaves each read its own */
 	cat->read_open = sqlite3_exec(cat->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
@@ -643,9 +714,11 @@ static int count_txn(unsigned type, void *ctx, void *p, void *x)
 {
 	struct wp_catalog *cat = ctx;
 	const char *sql = x;
-	if (type != SQLITE_TRACE_STMT || (sql && sql[0] == '-' && sql[1] == '-') || !sqlite3_get_autocommit(cat->db))
+	if (type != SQLITE_TRACE_STMT || (sql && sql[0] == '-' && sql[1] == '-') ||
+	    !sqlite3_get_autocommit(cat->db))
 		return 0;
-	for (sqlite3_stmt *o = sqlite3_next_stmt(cat->db, NULL); o; o = sqlite3_next_stmt(cat->db, o))
+	for (sqlite3_stmt *o = sqlite3_next_stmt(cat->db, NULL); o;
+	     o = sqlite3_next_stmt(cat->db, o))
 		if (o != p && sqlite3_stmt_busy(o))
 			return 0;
 	cat->transactions++;
@@ -684,10 +757,15 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
 		*found = false;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_source_row r = {
-			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.id = sqlite3_column_int64(st, 0),
+			.url = col_text(st, 1),
+			.kind = col_text(st, 2),
 			.type = wp_source_kind_of(col_text(st, 2)),
-			.etag = col_text(st, 3), .last_modified = col_text(st, 4), .content_sha256 = col_text(st, 5),
-			.fetched_at = col_ll(st, 6), .n_files = col_ll(st, 7),
+			.etag = col_text(st, 3),
+			.last_modified = col_text(st, 4),
+			.content_sha256 = col_text(st, 5),
+			.fetched_at = col_ll(st, 6),
+			.n_files = col_ll(st, 7),
 		};
 		if (found)
 			*found = true;
@@ -701,12 +779,13 @@ out:
 	return rc;
 }
 
-int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, const char *url, wp_source_row_fn *fn,
-				void *ctx, struct wp_err *err)
+int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, const char *url,
+				wp_source_row_fn *fn, void *ctx, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	static const char sql[] = "SELECT DISTINCT s.id, s.url, s.kind FROM files f JOIN sources s ON s.id = f.source_id "
-				  "WHERE f.project = ?1 AND f.url = ?2 ORDER BY s.id";
+	static const char sql[] =
+		"SELECT DISTINCT s.id, s.url, s.kind FROM files f JOIN sources s ON s.id = f.source_id "
+		"WHERE f.project = ?1 AND f.url = ?2 ORDER BY s.id";
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query files");
@@ -714,7 +793,9 @@ int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, con
 	sqlite3_bind_text(st, 2, url, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_source_row r = {
-			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.id = sqlite3_column_int64(st, 0),
+			.url = col_text(st, 1),
+			.kind = col_text(st, 2),
 			.type = wp_source_kind_of(col_text(st, 2)),
 		};
 		if ((rc = fn(ctx, &r, err)))
@@ -727,22 +808,28 @@ out:
 	return rc;
 }
 
-int wp_catalog_sources_under(struct wp_catalog *cat, const char *prefix, wp_source_row_fn *fn, void *ctx,
-			     struct wp_err *err)
+int wp_catalog_sources_under(struct wp_catalog *cat, const char *prefix, wp_source_row_fn *fn,
+			     void *ctx, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	static const char sql[] = "SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources "
-				  "WHERE substr(url, 1, length(?1)) = ?1 AND url <> ?1 ORDER BY url";
+	static const char sql[] =
+		"SELECT id, url, kind, etag, last_modified, content_sha256, fetched_at, n_files FROM sources "
+		"WHERE substr(url, 1, length(?1)) = ?1 AND url <> ?1 ORDER BY url";
 	int rc = 0, s;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query sources");
 	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_source_row r = {
-			.id = sqlite3_column_int64(st, 0), .url = col_text(st, 1), .kind = col_text(st, 2),
+			.id = sqlite3_column_int64(st, 0),
+			.url = col_text(st, 1),
+			.kind = col_text(st, 2),
 			.type = wp_source_kind_of(col_text(st, 2)),
-			.etag = col_text(st, 3), .last_modified = col_text(st, 4), .content_sha256 = col_text(st, 5),
-			.fetched_at = col_ll(st, 6), .n_files = col_ll(st, 7),
+			.etag = col_text(st, 3),
+			.last_modified = col_text(st, 4),
+			.content_sha256 = col_text(st, 5),
+			.fetched_at = col_ll(st, 6),
+			.n_files = col_ll(st, 7),
 		};
 		if ((rc = fn(ctx, &r, err)))
 			goto out;
@@ -760,8 +847,10 @@ int wp_catalog_source_touch(struct wp_catalog *cat, const char *url, struct wp_e
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (cat->read_only)
-		return 0; /* a catalog this process may not write: the next run asks again, as before */
-	if (sqlite3_prepare_v2(cat->db, "UPDATE sources SET fetched_at = ?2 WHERE url = ?1", -1, &st, NULL) != SQLITE_OK) {
+		return 0; /* a catalog this process may not write: the next run asks again, as
+			     before */
+	if (sqlite3_prepare_v2(cat->db, "UPDATE sources SET fetched_at = ?2 WHERE url = ?1", -1,
+			       &st, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot update source");
 		goto out;
 	}
@@ -788,7 +877,8 @@ static void warm_heap(void)
 	static atomic_flag done = ATOMIC_FLAG_INIT;
 	if (atomic_flag_test_and_set(&done))
 		return;
-	void *volatile big = malloc(WARM_HEAP + 4096); /* volatile: the compiler may not drop the pair */
+	void *volatile big = malloc(WARM_HEAP + 4096); /* volatile: the compiler may not drop the
+							  pair */
 	free(big);
 	char *p = malloc(WARM_HEAP);
 	if (!p)
@@ -809,10 +899,12 @@ static int prepare_writes(struct wp_catalog *cat, struct wp_err *err)
 	if (cat->st_insert_file)
 		return 0;
 	warm_heap();
-	if (sqlite3_prepare_v3(cat->db, insert_sql, -1, SQLITE_PREPARE_PERSISTENT, &cat->st_insert_file, NULL) ||
+	if (sqlite3_prepare_v3(cat->db, insert_sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &cat->st_insert_file, NULL) ||
 	    sqlite3_prepare_v3(cat->db, "SELECT sha256 FROM seen_files WHERE key = ?1", -1,
 			       SQLITE_PREPARE_PERSISTENT, &cat->st_seen_get, NULL) ||
-	    sqlite3_prepare_v3(cat->db, "INSERT OR IGNORE INTO seen_files (key, sha256, url, first_seen) VALUES (?1, ?2, ?3, ?4)",
+	    sqlite3_prepare_v3(cat->db,
+			       "INSERT OR IGNORE INTO seen_files (key, sha256, url, first_seen) VALUES (?1, ?2, ?3, ?4)",
 			       -1, SQLITE_PREPARE_PERSISTENT, &cat->st_seen_put, NULL)) {
 		int rc = wp_catalog_fail(cat, err, "cannot prepare statements");
 		sqlite3_finalize(cat->st_insert_file);
@@ -834,15 +926,19 @@ static int prepare_writes(struct wp_catalog *cat, struct wp_err *err)
 static void write_once(struct wp_catalog *cat, const char *url)
 {
 	sqlite3_stmt *q = NULL;
-	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM conda_chunks c JOIN sources s ON s.id = c.source_id"
-			       " WHERE s.url = ?1 LIMIT 1", -1, &q, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT 1 FROM conda_chunks c JOIN sources s ON s.id = c.source_id"
+			       " WHERE s.url = ?1 LIMIT 1",
+			       -1, &q, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(q, 1, url, -1, SQLITE_STATIC);
 		if (sqlite3_step(q) == SQLITE_DONE) {
 			sqlite3_finalize(q);
 			q = NULL;
 			sqlite3_busy_timeout(cat->db, 0);
-			if (sqlite3_prepare_v2(cat->db, "PRAGMA journal_mode=DELETE", -1, &q, NULL) == SQLITE_OK &&
-			    sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) && !strcmp(col_text(q, 0), "delete"))
+			if (sqlite3_prepare_v2(cat->db, "PRAGMA journal_mode=DELETE", -1, &q,
+					       NULL) == SQLITE_OK &&
+			    sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) &&
+			    !strcmp(col_text(q, 0), "delete"))
 				sqlite3_exec(cat->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
 			sqlite3_busy_timeout(cat->db, BUSY_TIMEOUT_MS);
 		}
@@ -855,11 +951,13 @@ static void back_to_wal(struct wp_catalog *cat)
 {
 	sqlite3_stmt *q = NULL;
 	bool wal = true;
-	if (sqlite3_prepare_v2(cat->db, "PRAGMA journal_mode", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(cat->db, "PRAGMA journal_mode", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
 		wal = !col_text(q, 0) || !strcmp(col_text(q, 0), "wal");
 	sqlite3_finalize(q); /* first: the mode changes only outside a statement */
 	if (!wal)
-		sqlite3_exec(cat->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+		sqlite3_exec(cat->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL,
+			     NULL, NULL);
 }
 
 int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, enum wp_source_kind type,
@@ -871,10 +969,12 @@ int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, enum wp_so
 	sqlite3_stmt *st = NULL;
 	if ((rc = prepare_writes(cat, err)))
 		return rc;
-	/* A page's many small rows go into B-trees at random places, which a 64 MiB cache keeps from
-	 * spilling; conda chunks are written once, in order, and 16 MiB does as well for them while
-	 * keeping a 300,000-record refresh well under 100 MB. */
-	if ((rc = exec(cat, type != WP_SOURCE_REPODATA ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-16384",
+	/* A page's many small rows go into B-trees at random places, which a 64 MiB cache keeps
+	 * from spilling; conda chunks are written once, in order, and 16 MiB does as well for them
+	 * while keeping a 300,000-record refresh well under 100 MB. */
+	if ((rc = exec(cat,
+		       type != WP_SOURCE_REPODATA ? "PRAGMA cache_size=-65536" :
+						    "PRAGMA cache_size=-16384",
 		       err)))
 		return rc;
 	if (type == WP_SOURCE_REPODATA)
@@ -899,10 +999,11 @@ int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, enum wp_so
 	*source_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((rc = wp_catalog_provenance_clear_source(cat, *source_id, url, type == WP_SOURCE_REPODATA,
-						     err)))
+	if ((rc = wp_catalog_provenance_clear_source(cat, *source_id, url,
+						     type == WP_SOURCE_REPODATA, err)))
 		goto out;
-	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1", -1, &st, NULL) !=
+	    SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot clear source");
 		goto out;
 	}
@@ -939,7 +1040,8 @@ static void bind_ll(sqlite3_stmt *st, int i, long long v)
 /* at_fetch: the hash is the bytes' own, computed at their first fetch because the index gave none;
  * its first_seen is stored negated, so that a later fetch of other bytes can tell a re-published
  * file (which 'wheelpick trust' may accept) from a server that contradicts its index. */
-static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url, const char *sha256, bool at_fetch)
+static char *tofu_check(struct wp_catalog *cat, const char *key, const char *url,
+			const char *sha256, bool at_fetch)
 {
 	char *first = NULL;
 	sqlite3_stmt *st = cat->st_seen_get;
@@ -972,7 +1074,8 @@ static int replace_file(struct wp_catalog *cat, int64_t source_id, const char *u
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
-	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1 AND url = ?2", -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1 AND url = ?2", -1,
+			       &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, source_id);
 		sqlite3_bind_text(st, 2, url, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(cat->db) == 1 ? 0 : -1;
@@ -984,10 +1087,12 @@ static int replace_file(struct wp_catalog *cat, int64_t source_id, const char *u
 int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, struct wp_err *err)
 {
 	if (!cat->in_refresh || !cat->st_insert_file)
-		return wp_fail(err, -WPE_CATALOG, "catalog '%s': a file was added outside a refresh", cat->path);
+		return wp_fail(err, -WPE_CATALOG,
+			       "catalog '%s': a file was added outside a refresh", cat->path);
 	if (f->kind && !strcmp(f->kind, "conda"))
 		return wp_condastore_add(cat, f->source_id, f, err);
-	int rc = wp_condastore_idle(cat, err); /* the connection is ours only while no batch is written */
+	int rc = wp_condastore_idle(cat, err); /* the connection is ours only while no batch is
+						  written */
 	if (rc)
 		return rc;
 	char *first = NULL;
@@ -996,7 +1101,8 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 	bool variants = f->kind && !strcmp(f->kind, "variants");
 	if (f->sha256 && !variants) {
 		struct wp_buf key = WP_BUF_INIT;
-		tofu_key(f->project, f->version, f->variant, f->kind, f->tags, f->build, f->filename, &key);
+		tofu_key(f->project, f->version, f->variant, f->kind, f->tags, f->build,
+			 f->filename, &key);
 		first = tofu_check(cat, wp_buf_cstr(&key), f->url, f->sha256, false);
 		wp_buf_free(&key);
 	}
@@ -1029,8 +1135,9 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 		sqlite3_bind_blob(st, 23, vkey.data, (int)vkey.len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 23);
-	if (sqlite3_step(st) != SQLITE_DONE && (sqlite3_reset(st) != SQLITE_CONSTRAINT_UNIQUE ||
-						 replace_file(cat, f->source_id, f->url) || sqlite3_step(st) != SQLITE_DONE))
+	if (sqlite3_step(st) != SQLITE_DONE &&
+	    (sqlite3_reset(st) != SQLITE_CONSTRAINT_UNIQUE ||
+	     replace_file(cat, f->source_id, f->url) || sqlite3_step(st) != SQLITE_DONE))
 		rc = wp_catalog_fail(cat, err, "cannot store file");
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -1039,8 +1146,9 @@ int wp_catalog_add_file(struct wp_catalog *cat, const struct wp_file_row *f, str
 	return rc;
 }
 
-int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const char *etag, const char *last_modified,
-			      const char *content_sha256, int64_t n_files, struct wp_err *err)
+int wp_catalog_refresh_commit(struct wp_catalog *cat, int64_t source_id, const char *etag,
+			      const char *last_modified, const char *content_sha256,
+			      int64_t n_files, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
@@ -1093,22 +1201,39 @@ void wp_catalog_refresh_abort(struct wp_catalog *cat)
 static struct wp_file_row file_row(sqlite3_stmt *st)
 {
 	return (struct wp_file_row){
-		.id = sqlite3_column_int64(st, 0), .source_id = sqlite3_column_int64(st, 1),
-		.project = col_text(st, 2), .version = col_text(st, 3), .variant = col_text(st, 4),
-		.kind = col_text(st, 5), .filename = col_text(st, 6), .url = col_text(st, 7),
-		.sha256 = col_text(st, 8), .md5 = col_text(st, 9), .requires_python = col_text(st, 10),
-		.yanked = col_text(st, 11), .core_metadata = col_text(st, 12), .tags = col_text(st, 13),
-		.build = col_text(st, 14), .subdir = col_text(st, 15), .depends = col_text(st, 16),
-		.constrains = col_text(st, 17), .track_features = col_text(st, 18),
-		.hash_conflict = col_text(st, 19), .size = col_ll(st, 20), .build_number = col_ll(st, 21),
-		.timestamp = col_ll(st, 22), .source_url = col_text(st, 23),
-		.vkey = sqlite3_column_blob(st, 24), .vkey_len = (size_t)sqlite3_column_bytes(st, 24),
+		.id = sqlite3_column_int64(st, 0),
+		.source_id = sqlite3_column_int64(st, 1),
+		.project = col_text(st, 2),
+		.version = col_text(st, 3),
+		.variant = col_text(st, 4),
+		.kind = col_text(st, 5),
+		.filename = col_text(st, 6),
+		.url = col_text(st, 7),
+		.sha256 = col_text(st, 8),
+		.md5 = col_text(st, 9),
+		.requires_python = col_text(st, 10),
+		.yanked = col_text(st, 11),
+		.core_metadata = col_text(st, 12),
+		.tags = col_text(st, 13),
+		.build = col_text(st, 14),
+		.subdir = col_text(st, 15),
+		.depends = col_text(st, 16),
+		.constrains = col_text(st, 17),
+		.track_features = col_text(st, 18),
+		.hash_conflict = col_text(st, 19),
+		.size = col_ll(st, 20),
+		.build_number = col_ll(st, 21),
+		.timestamp = col_ll(st, 22),
+		.source_url = col_text(st, 23),
+		.vkey = sqlite3_column_blob(st, 24),
+		.vkey_len = (size_t)sqlite3_column_bytes(st, 24),
 	};
 }
 
 /* Each row of st (prepared and bound) to fn, which may stop the walk with a non-zero return;
  * st is finalized. fn's return, or 0, or the read's error. */
-static int each_file_row(struct wp_catalog *cat, sqlite3_stmt *st, wp_file_row_fn *fn, void *ctx, struct wp_err *err)
+static int each_file_row(struct wp_catalog *cat, sqlite3_stmt *st, wp_file_row_fn *fn, void *ctx,
+			 struct wp_err *err)
 {
 	int rc = 0, s;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1122,11 +1247,12 @@ static int each_file_row(struct wp_catalog *cat, sqlite3_stmt *st, wp_file_row_f
 	return rc;
 }
 
-int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp_file_row_fn *fn, void *ctx,
-		     struct wp_err *err)
+int wp_catalog_files(struct wp_catalog *cat, const char *project, bool conda, wp_file_row_fn *fn,
+		     void *ctx, struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
-	static const char sql_py[] = "SELECT " FILE_COLS " FROM files f JOIN sources s ON s.id = f.source_id"
+	static const char sql_py[] = "SELECT " FILE_COLS
+				     " FROM files f JOIN sources s ON s.id = f.source_id"
 				     " WHERE f.project = ?1 AND f.kind IN ('wheel', 'sdist')";
 	sqlite3_stmt *st = NULL;
 	if (conda)
@@ -1151,8 +1277,8 @@ static int vkey_cmp(sqlite3_stmt *a, sqlite3_stmt *b)
 
 /* The rows of n statements, each ordered by key descending, merged into one walk newest first;
  * every statement is finalized. fn's return, or 0, or the read's error. */
-static int merge_file_rows(struct wp_catalog *cat, sqlite3_stmt **st, size_t n, wp_file_row_fn *fn, void *ctx,
-			   struct wp_err *err)
+static int merge_file_rows(struct wp_catalog *cat, sqlite3_stmt **st, size_t n, wp_file_row_fn *fn,
+			   void *ctx, struct wp_err *err)
 {
 	bool *live = wp_xcalloc(n, sizeof(*live));
 	int rc = 0, s;
@@ -1184,16 +1310,21 @@ static int merge_file_rows(struct wp_catalog *cat, sqlite3_stmt **st, size_t n, 
 	return rc;
 }
 
-int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, const struct wp_catalog_key_range *r,
-				wp_file_row_fn *fn, void *ctx, struct wp_err *err)
+int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project,
+				const struct wp_catalog_key_range *r, wp_file_row_fn *fn, void *ctx,
+				struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
-	/* +f.kind: the kind index would be chosen for its two equalities, and then every row sorted */
-	static const char head[] = "SELECT " FILE_COLS " FROM files f JOIN sources s ON s.id = f.source_id"
+	/* +f.kind: the kind index would be chosen for its two equalities, and then every row
+	 * sorted */
+	static const char head[] = "SELECT " FILE_COLS
+				   " FROM files f JOIN sources s ON s.id = f.source_id"
 				   " WHERE f.project = ?1 AND +f.kind IN ('wheel', 'sdist')";
 	struct wp_buf sql = WP_BUF_INIT;
 	/* one statement per source through files_by_source_version, or one over every source */
-	size_t ns = r && !r->null_keys && r->sources && r->n_sources <= MERGE_MAX_SOURCES ? r->n_sources : 0;
+	size_t ns = r && !r->null_keys && r->sources && r->n_sources <= MERGE_MAX_SOURCES ?
+			    r->n_sources :
+			    0;
 	size_t nst = ns ? ns : 1;
 	sqlite3_stmt **st = wp_xcalloc(nst, sizeof(*st));
 	int rc = 0;
@@ -1201,7 +1332,8 @@ int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, con
 	if (r && r->null_keys) {
 		wp_buf_addstr(&sql, " AND f.vkey IS NULL ORDER BY f.id");
 	} else {
-		wp_buf_addstr(&sql, ns ? " AND f.source_id = ?4 AND f.vkey IS NOT NULL" : " AND f.vkey IS NOT NULL");
+		wp_buf_addstr(&sql, ns ? " AND f.source_id = ?4 AND f.vkey IS NOT NULL" :
+					 " AND f.vkey IS NOT NULL");
 		if (r && r->lo)
 			wp_buf_addstr(&sql, " AND f.vkey >= ?2");
 		if (r && r->hi)
@@ -1223,15 +1355,16 @@ int wp_catalog_files_by_version(struct wp_catalog *cat, const char *project, con
 		if (ns)
 			sqlite3_bind_int64(st[i], 4, r->sources[i]);
 	}
-	rc = nst == 1 ? each_file_row(cat, st[0], fn, ctx, err) : merge_file_rows(cat, st, nst, fn, ctx, err);
+	rc = nst == 1 ? each_file_row(cat, st[0], fn, ctx, err) :
+			merge_file_rows(cat, st, nst, fn, ctx, err);
 out:
 	wp_buf_free(&sql);
 	free(st);
 	return rc;
 }
 
-int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_source_row_fn *fn, void *ctx,
-			    struct wp_err *err)
+int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_source_row_fn *fn,
+			    void *ctx, struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
 	static const char *const kinds[] = { "wheel", "sdist" };
@@ -1239,8 +1372,10 @@ int wp_catalog_file_sources(struct wp_catalog *cat, const char *project, wp_sour
 	WP_VEC_OF(, int64_t) seen = { 0 };
 	int rc = 0;
 	/* a seek per source, not a walk over the project's rows */
-	if (prep(cat, "SELECT source_id FROM files WHERE project = ?1 AND kind = ?2 AND source_id > ?3"
-					" ORDER BY source_id LIMIT 1", &next) != SQLITE_OK ||
+	if (prep(cat,
+		 "SELECT source_id FROM files WHERE project = ?1 AND kind = ?2 AND source_id > ?3"
+		 " ORDER BY source_id LIMIT 1",
+		 &next) != SQLITE_OK ||
 	    prep(cat, "SELECT url, kind FROM sources WHERE id = ?1", &src) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot query sources");
 		goto out;
@@ -1285,8 +1420,8 @@ out:
 	return rc;
 }
 
-int wp_catalog_variants(struct wp_catalog *cat, const char *project, wp_variants_row_fn *fn, void *ctx,
-			struct wp_err *err)
+int wp_catalog_variants(struct wp_catalog *cat, const char *project, wp_variants_row_fn *fn,
+			void *ctx, struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
 	static const char sql[] =
@@ -1300,9 +1435,14 @@ int wp_catalog_variants(struct wp_catalog *cat, const char *project, wp_variants
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_variants_row r = {
-			.source_id = sqlite3_column_int64(st, 0), .version = col_text(st, 1), .filename = col_text(st, 2),
-			.url = col_text(st, 3), .sha256 = col_text(st, 4), .source_url = col_text(st, 5),
-			.body = col_text(st, 6), .body_sha256 = col_text(st, 7),
+			.source_id = sqlite3_column_int64(st, 0),
+			.version = col_text(st, 1),
+			.filename = col_text(st, 2),
+			.url = col_text(st, 3),
+			.sha256 = col_text(st, 4),
+			.source_url = col_text(st, 5),
+			.body = col_text(st, 6),
+			.body_sha256 = col_text(st, 7),
 		};
 		if ((rc = fn(ctx, &r, err)))
 			goto out;
@@ -1314,8 +1454,8 @@ out:
 	return rc;
 }
 
-int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char *sha256, const char *body,
-			    struct wp_err *err)
+int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char *sha256,
+			    const char *body, struct wp_err *err)
 {
 	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
@@ -1335,8 +1475,8 @@ int wp_catalog_variants_put(struct wp_catalog *cat, const char *url, const char 
 }
 
 int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const char *expected_sha256,
-			      const char *got_sha256, bool *found, char **first_url, int64_t *first_seen,
-			      struct wp_err *err)
+			      const char *got_sha256, bool *found, char **first_url,
+			      int64_t *first_seen, struct wp_err *err)
 {
 	wp_catalog_before_write(cat);
 	sqlite3_stmt *q = NULL;
@@ -1346,16 +1486,18 @@ int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const cha
 	*first_url = NULL;
 	*first_seen = 0;
 	tofu_key_of_url(url, &key);
-	if (sqlite3_prepare_v2(cat->db, "SELECT sha256, url, first_seen FROM seen_files WHERE key = ?1", -1, &q, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT sha256, url, first_seen FROM seen_files WHERE key = ?1", -1,
+			       &q, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 		goto out;
 	}
 	sqlite3_bind_text(q, 1, wp_buf_cstr(&key), -1, SQLITE_STATIC);
-	/* only a hash computed at a first fetch (first_seen < 0): one the index gave, contradicted by
-	 * the server, stays the plain mismatch it is */
-	if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) && !strcmp(col_text(q, 0), expected_sha256) &&
-	    strcmp(expected_sha256, got_sha256) != 0 && sqlite3_column_int64(q, 2) < 0) {
+	/* only a hash computed at a first fetch (first_seen < 0): one the index gave, contradicted
+	 * by the server, stays the plain mismatch it is */
+	if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) &&
+	    !strcmp(col_text(q, 0), expected_sha256) && strcmp(expected_sha256, got_sha256) != 0 &&
+	    sqlite3_column_int64(q, 2) < 0) {
 		*found = true;
 		*first_url = wp_xstrdup(col_text(q, 1) ? col_text(q, 1) : url);
 		*first_seen = -(int64_t)sqlite3_column_int64(q, 2);
@@ -1364,8 +1506,9 @@ int wp_catalog_fetch_conflict(struct wp_catalog *cat, const char *url, const cha
 	q = NULL;
 	if (!*found || cat->read_only)
 		goto out;
-	if (sqlite3_prepare_v2(cat->db, "UPDATE files SET hash_conflict = ?2, sha256 = ?3 WHERE url = ?1", -1, &q, NULL) !=
-		    SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db,
+			       "UPDATE files SET hash_conflict = ?2, sha256 = ?3 WHERE url = ?1",
+			       -1, &q, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot record a hash conflict");
 		goto out;
 	}
@@ -1380,8 +1523,8 @@ out:
 	return rc;
 }
 
-int wp_catalog_first_seen(struct wp_catalog *cat, const char *url, bool *found, char **sha256, char **first_url,
-			  int64_t *first_seen, struct wp_err *err)
+int wp_catalog_first_seen(struct wp_catalog *cat, const char *url, bool *found, char **sha256,
+			  char **first_url, int64_t *first_seen, struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
 	sqlite3_stmt *q = NULL;
@@ -1391,8 +1534,9 @@ int wp_catalog_first_seen(struct wp_catalog *cat, const char *url, bool *found, 
 	*sha256 = *first_url = NULL;
 	*first_seen = 0;
 	tofu_key_of_url(url, &key);
-	if (sqlite3_prepare_v2(cat->db, "SELECT sha256, url, first_seen FROM seen_files WHERE key = ?1", -1, &q, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT sha256, url, first_seen FROM seen_files WHERE key = ?1", -1,
+			       &q, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 		goto out;
 	}
@@ -1410,19 +1554,20 @@ out:
 	return rc;
 }
 
-int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
+int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64_t *n,
+			     struct wp_err *err)
 {
 	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if ((rc = exec(cat, "BEGIN IMMEDIATE", err)))
 		return rc;
-	/* forget the keys of the files the pattern names (and those first seen at such a URL), clear
-	 * their conflicts, then record what is listed now as first seen: the accepted files first, so
-	 * that their bytes are the ones a key now holds */
+	/* forget the keys of the files the pattern names (and those first seen at such a URL),
+	 * clear their conflicts, then record what is listed now as first seen: the accepted files
+	 * first, so that their bytes are the ones a key now holds */
 	const char *sqls[5][2] = {
-		/* what was read of an accepted file's old bytes (its Requires-Dist) is not the new file's:
-		 * read again, or the new wheel would be held to the old one's metadata */
+		/* what was read of an accepted file's old bytes (its Requires-Dist) is not the new
+		 * file's: read again, or the new wheel would be held to the old one's metadata */
 		{ "DELETE FROM metadata WHERE url IN (SELECT url FROM files WHERE hash_conflict IS NOT NULL)",
 		  "DELETE FROM metadata WHERE url IN (SELECT url FROM files WHERE hash_conflict IS NOT NULL AND url LIKE ?1)" },
 		{ "DELETE FROM seen_files",
@@ -1439,7 +1584,8 @@ int wp_catalog_accept_hashes(struct wp_catalog *cat, const char *url_like, int64
 	};
 	*n = 0;
 	for (int i = 0; i < 5; i++) {
-		if (sqlite3_prepare_v2(cat->db, sqls[i][url_like != NULL], -1, &st, NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v2(cat->db, sqls[i][url_like != NULL], -1, &st, NULL) !=
+		    SQLITE_OK) {
 			rc = wp_catalog_fail(cat, err, "cannot accept hashes");
 			goto out;
 		}
@@ -1467,14 +1613,15 @@ out:
 	return rc;
 }
 
-int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata_fn *fn, void *ctx, bool *found,
-			    struct wp_err *err)
+int wp_catalog_metadata_get(struct wp_catalog *cat, const char *url, wp_metadata_fn *fn, void *ctx,
+			    bool *found, struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	*found = false;
-	if (prep(cat, "SELECT requires_python, requires_dist FROM metadata WHERE url = ?1", &st) != SQLITE_OK)
+	if (prep(cat, "SELECT requires_python, requires_dist FROM metadata WHERE url = ?1", &st) !=
+	    SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query metadata");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
@@ -1508,13 +1655,15 @@ int wp_catalog_metadata_put(struct wp_catalog *cat, const char *url, const char 
 	return rc;
 }
 
-int wp_catalog_metadata_lookup(struct wp_catalog *cat, const char *url, struct wp_catalog_meta *m, struct wp_err *err)
+int wp_catalog_metadata_lookup(struct wp_catalog *cat, const char *url, struct wp_catalog_meta *m,
+			       struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	memset(m, 0, sizeof(*m));
-	if (prep(cat, "SELECT requires_python, requires_dist, checked FROM metadata WHERE url = ?1", &st) != SQLITE_OK)
+	if (prep(cat, "SELECT requires_python, requires_dist, checked FROM metadata WHERE url = ?1",
+		 &st) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot query metadata");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
@@ -1537,21 +1686,27 @@ void wp_catalog_meta_release(struct wp_catalog_meta *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *sha256, struct wp_err *err)
+int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *sha256,
+			   struct wp_err *err)
 {
 	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	struct wp_buf key = WP_BUF_INIT;
 	if (cat->read_only) {
-		/* nothing can be recorded, but a name seen first with other bytes is still refused */
+		/* nothing can be recorded, but a name seen first with other bytes is still
+		 * refused */
 		sqlite3_stmt *q = NULL;
 		tofu_key_of_url(url, &key);
-		if (sqlite3_prepare_v2(cat->db, "SELECT sha256 FROM seen_files WHERE key = ?1", -1, &q, NULL) == SQLITE_OK) {
+		if (sqlite3_prepare_v2(cat->db, "SELECT sha256 FROM seen_files WHERE key = ?1", -1,
+				       &q, NULL) == SQLITE_OK) {
 			sqlite3_bind_text(q, 1, wp_buf_cstr(&key), -1, SQLITE_STATIC);
-			if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) && strcmp(col_text(q, 0), sha256) != 0)
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of "
-					     "that name; check the source, then %s", url, sha256, col_text(q, 0),
+			if (sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) &&
+			    strcmp(col_text(q, 0), sha256) != 0)
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s' now hashes to %s, but %s was seen first for a file of "
+					     "that name; check the source, then %s",
+					     url, sha256, col_text(q, 0),
 					     wp_ask_words(cat->asks, WP_ASK_TRUST));
 		}
 		sqlite3_finalize(q);
@@ -1564,13 +1719,16 @@ int wp_catalog_record_hash(struct wp_catalog *cat, const char *url, const char *
 	char *first = tofu_check(cat, wp_buf_cstr(&key), url, sha256, true);
 	wp_buf_free(&key);
 	if (first) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' now hashes to %s, but %s was seen first for a file of that name; "
-			     "check the source, then %s", url, sha256, first, wp_ask_words(cat->asks, WP_ASK_TRUST));
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s' now hashes to %s, but %s was seen first for a file of that name; "
+			     "check the source, then %s",
+			     url, sha256, first, wp_ask_words(cat->asks, WP_ASK_TRUST));
 		free(first);
 		goto out;
 	}
-	if (sqlite3_prepare_v2(cat->db, "UPDATE files SET sha256 = ?2 WHERE url = ?1 AND sha256 IS NULL", -1, &st, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db,
+			       "UPDATE files SET sha256 = ?2 WHERE url = ?1 AND sha256 IS NULL", -1,
+			       &st, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot record a hash");
 		goto out;
 	}

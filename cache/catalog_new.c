@@ -28,8 +28,9 @@ static unsigned char *empty_catalog(int version, sqlite3_int64 *size)
 	unsigned char *bytes = NULL;
 	char sql[64];
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version);
-	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY | SQLITE_OPEN_NOMUTEX, NULL) ==
-		    SQLITE_OK &&
+	if (sqlite3_open_v2(":memory:", &db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY | SQLITE_OPEN_NOMUTEX,
+			    NULL) == SQLITE_OK &&
 	    sqlite3_exec(db, wp_schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
 		bytes = sqlite3_serialize(db, "main", size, 0);

@@ -85,8 +85,8 @@ void wp_condabatch_add(struct wp_condabatch *b, const struct wp_file_row *f)
 	wp_condapack_writer_release(&w);
 }
 
-int wp_condabatch_rows(const struct wp_condabatch *b, size_t i, int (*fn)(void *ctx, const struct wp_file_row *f),
-		       void *ctx)
+int wp_condabatch_rows(const struct wp_condabatch *b, size_t i,
+		       int (*fn)(void *ctx, const struct wp_file_row *f), void *ctx)
 {
 	struct wp_condapack_reader rd;
 	int rc = 0;
@@ -94,7 +94,8 @@ int wp_condabatch_rows(const struct wp_condabatch *b, size_t i, int (*fn)(void *
 	for (uint32_t r = b->pkg[i].head; r != NONE && !rc; r = b->rec[r].next) {
 		struct wp_file_row f;
 		memset(&f, 0, sizeof(f));
-		wp_condapack_reader_at(&rd, b->stage.data + b->rec[r].off, b->stage.data + b->stage.len);
+		wp_condapack_reader_at(&rd, b->stage.data + b->rec[r].off,
+				       b->stage.data + b->stage.len);
 		if (wp_condapack_get_row(&rd, &f) != 1)
 			rc = -1;
 		else

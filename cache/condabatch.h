@@ -32,8 +32,8 @@ void wp_condabatch_add(struct wp_condabatch *b, const struct wp_file_row *f);
 const char *wp_condabatch_package(const struct wp_condabatch *b, size_t i);
 /* Package i's rows in arrival order, to fn; their strings live until the batch is reset.
  * 0, fn's first non-zero return, or -1 should a staged row not read back. */
-int wp_condabatch_rows(const struct wp_condabatch *b, size_t i, int (*fn)(void *ctx, const struct wp_file_row *f),
-		       void *ctx);
+int wp_condabatch_rows(const struct wp_condabatch *b, size_t i,
+		       int (*fn)(void *ctx, const struct wp_file_row *f), void *ctx);
 void wp_condabatch_reset(struct wp_condabatch *b);
 void wp_condabatch_free(struct wp_condabatch *b);
 

@@ -142,13 +142,16 @@ void wp_condapack_put_row(struct wp_condapack_writer *w, const struct wp_file_ro
 	unsigned flags = 0;
 	if (f->url && f->filename && !w->keep_urls) {
 		size_t d = wp_condapack_folder_len(f->url);
-		if (w->dir.len && d == w->dir.len && f->url[d] == '/' && !memcmp(f->url, w->dir.data, d) &&
-		    !strcmp(f->url + d + 1, f->filename))
+		if (w->dir.len && d == w->dir.len && f->url[d] == '/' &&
+		    !memcmp(f->url, w->dir.data, d) && !strcmp(f->url + d + 1, f->filename))
 			flags |= F_URL_FROM_DIR;
 	}
-	const char *strs[] = { f->filename, f->url, f->version, f->variant, f->sha256, f->md5, f->requires_python,
-			       f->yanked, f->core_metadata, f->tags, f->build, f->subdir, f->depends, f->constrains,
-			       f->track_features, f->hash_conflict };
+	const char *strs[] = {
+		f->filename,      f->url,        f->version,         f->variant,
+		f->sha256,        f->md5,        f->requires_python, f->yanked,
+		f->core_metadata, f->tags,       f->build,           f->subdir,
+		f->depends,       f->constrains, f->track_features,  f->hash_conflict
+	};
 	const long long ints[] = { f->size, f->build_number, f->timestamp };
 	size_t lens[WP_ARRAY_LEN(strs)], need = 10 + WP_ARRAY_LEN(ints) * 10;
 	for (size_t i = 0; i < WP_ARRAY_LEN(strs); i++) {
@@ -166,7 +169,8 @@ void wp_condapack_put_row(struct wp_condapack_writer *w, const struct wp_file_ro
 				continue;
 			}
 			p = put_uint_at(p, (unsigned long long)lens[i] + 1);
-			memcpy(p, strs[i], lens[i] + 1); /* with its NUL: readers hand out pointers into the blob */
+			memcpy(p, strs[i], lens[i] + 1); /* with its NUL: readers hand out pointers
+							    into the blob */
 			p += lens[i] + 1;
 		}
 		for (size_t i = 0; i < WP_ARRAY_LEN(ints); i++) {
@@ -186,7 +190,8 @@ void wp_condapack_put_row(struct wp_condapack_writer *w, const struct wp_file_ro
 	}
 	if (!(flags & F_URL_FROM_DIR)) {
 		wp_buf_reset(&w->dir);
-		/* a writer that keeps URLs whole needs no folder (and, made per row, must not allocate) */
+		/* a writer that keeps URLs whole needs no folder (and, made per row, must not
+		 * allocate) */
 		if (!w->keep_urls && f->url && f->url[wp_condapack_folder_len(f->url)] == '/')
 			wp_buf_add(&w->dir, f->url, wp_condapack_folder_len(f->url));
 	}
@@ -288,14 +293,16 @@ int wp_seen_decode(struct wp_seen_list *l, const void *blob, size_t len)
 		if (in.bad || !e.leaf || !e.sha256)
 			return -1;
 		/* sorted and unique, or wp_seen_find would miss entries */
-		if (l->n && leaf_cmp(l->v[l->n - 1].leaf, l->v[l->n - 1].leaf_len, e.leaf, e.leaf_len) >= 0)
+		if (l->n &&
+		    leaf_cmp(l->v[l->n - 1].leaf, l->v[l->n - 1].leaf_len, e.leaf, e.leaf_len) >= 0)
 			return -1;
 		wp_vec_push(l, e);
 	}
 	return in.bad ? -1 : 0;
 }
 
-const struct wp_seen_entry *wp_seen_find(const struct wp_seen_list *l, const char *leaf, size_t leaf_len)
+const struct wp_seen_entry *wp_seen_find(const struct wp_seen_list *l, const char *leaf,
+					 size_t leaf_len)
 {
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
@@ -322,7 +329,8 @@ void wp_seen_merge(struct wp_seen_list *l, struct wp_seen_entry *added, size_t n
 	}
 	/* merge from the back, in place */
 	while (j > 0) {
-		if (i > 0 && leaf_cmp(l->v[i - 1].leaf, l->v[i - 1].leaf_len, added[j - 1].leaf, added[j - 1].leaf_len) > 0)
+		if (i > 0 && leaf_cmp(l->v[i - 1].leaf, l->v[i - 1].leaf_len, added[j - 1].leaf,
+				      added[j - 1].leaf_len) > 0)
 			l->v[--k] = l->v[--i];
 		else
 			l->v[--k] = added[--j];

@@ -88,7 +88,8 @@ struct wp_seen_list {
  * not sorted. */
 int wp_seen_decode(struct wp_seen_list *l, const void *blob, size_t len);
 /* The entry for leaf, or NULL. */
-const struct wp_seen_entry *wp_seen_find(const struct wp_seen_list *l, const char *leaf, size_t leaf_len);
+const struct wp_seen_entry *wp_seen_find(const struct wp_seen_list *l, const char *leaf,
+					 size_t leaf_len);
 /* Merge added (borrowed; sorted by name, none equal to each other or to an entry of l) into l. */
 void wp_seen_merge(struct wp_seen_list *l, struct wp_seen_entry *added, size_t n_added);
 void wp_seen_encode(const struct wp_seen_list *l, struct wp_buf *out);

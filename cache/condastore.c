@@ -28,10 +28,10 @@ struct wp_condastore {
 	pthread_cond_t cv;
 	pthread_t thread;
 	bool started, quit;
-	bool sync;                     /* write batches on the caller's thread (schema migration, which
-	                                  reads the connection while it adds) */
+	bool sync; /* write batches on the caller's thread (schema migration, which
+		      reads the connection while it adds) */
 	struct wp_condabatch *todo;    /* handed to the writer; NULL when it is idle */
-	int wrc;                       /* the writer's first error: reported until the batches are discarded */
+	int wrc; /* the writer's first error: reported until the batches are discarded */
 	struct wp_err werr;
 	uint64_t wconflicts;
 
@@ -42,7 +42,8 @@ struct wp_condastore {
 	struct wp_seen_list seen;
 	struct wp_seen_entry *added;
 	size_t cap_added;
-	struct wp_arena conflicts; /* first-seen hashes copied into rows, until the chunk is written */
+	struct wp_arena conflicts; /* first-seen hashes copied into rows, until the chunk is written
+				    */
 	struct wp_arena urls;      /* URLs the reader rebuilt, kept while the rows are */
 };
 
@@ -56,8 +57,9 @@ struct row {
 
 static int damaged(struct wp_catalog *cat, struct wp_err *err, const char *what, const char *name)
 {
-	return wp_fail(err, -WPE_CATALOG, "catalog '%s': the %s of '%s' are damaged; remove the catalog and %s", cat->path,
-		       what, name, wp_ask_words(cat->asks, WP_ASK_UPDATE));
+	return wp_fail(err, -WPE_CATALOG,
+		       "catalog '%s': the %s of '%s' are damaged; remove the catalog and %s",
+		       cat->path, what, name, wp_ask_words(cat->asks, WP_ASK_UPDATE));
 }
 
 static int prepare(struct wp_catalog *cat, struct wp_err *err)
@@ -78,7 +80,8 @@ static int prepare(struct wp_catalog *cat, struct wp_err *err)
 	};
 	sqlite3_stmt **st[] = { &cs->st_chunk_put, &cs->st_seen_get, &cs->st_seen_put };
 	for (size_t i = 0; i < WP_ARRAY_LEN(sql); i++) {
-		if (sqlite3_prepare_v3(cat->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, st[i], NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(cat->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, st[i],
+				       NULL) != SQLITE_OK) {
 			int rc = wp_catalog_fail(cat, err, "cannot prepare statements");
 			for (size_t k = 0; k <= i; k++) {
 				sqlite3_finalize(*st[k]);
@@ -131,8 +134,8 @@ static int entry_cmp(const void *a, const void *b)
 /* Trust on first use for rows[0..n), which share one folder: read the package's first-seen list
  * for that folder's subdir, mark rows whose sha256 differs (when mark), and add the files not
  * seen yet. Entries are keyed by file name. */
-static int check_seen(struct wp_catalog *cat, const char *project, struct row *rows, size_t n, bool mark,
-		      uint64_t *conflicts, struct wp_err *err)
+static int check_seen(struct wp_catalog *cat, const char *project, struct row *rows, size_t n,
+		      bool mark, uint64_t *conflicts, struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	sqlite3_stmt *st = cs->st_seen_get;
@@ -145,14 +148,16 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
 	if (s == SQLITE_ROW)
-		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0),
+			   (size_t)sqlite3_column_bytes(st, 0));
 	sqlite3_reset(st);
 	cs->seen.n = 0;
 	if (s != SQLITE_ROW && s != SQLITE_DONE) {
 		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 		goto out;
 	}
-	if (s == SQLITE_ROW && wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0) {
+	if (s == SQLITE_ROW &&
+	    wp_seen_decode(&cs->seen, cs->seen_blob.data, cs->seen_blob.len) < 0) {
 		rc = damaged(cat, err, "first-seen hashes", project);
 		goto out;
 	}
@@ -164,9 +169,9 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 	size_t n_added = 0;
 	long long now = (long long)time(NULL);
 	for (size_t i = 0, j; i < n; i = j) {
-		/* rows[i..j) share one URL (a file listed twice): only the last is stored (put_chunk), and
-		 * it is held to the hash seen first, which may be an earlier copy's, as in a per-URL check
-		 * made row by row */
+		/* rows[i..j) share one URL (a file listed twice): only the last is stored
+		 * (put_chunk), and it is held to the hash seen first, which may be an earlier
+		 * copy's, as in a per-URL check made row by row */
 		for (j = i + 1; j < n && !strcmp(rows[j].f.url, rows[i].f.url); j++)
 			;
 		struct wp_file_row *f = &rows[j - 1].f;
@@ -175,20 +180,24 @@ static int check_seen(struct wp_catalog *cat, const char *project, struct row *r
 		const struct wp_seen_entry *e = wp_seen_find(&cs->seen, leaf, leaf_len);
 		const char *first = e ? e->sha256 : NULL;
 		for (size_t k = i; k < j && !first; k++) {
-			/* a row that carries a conflict already (schema migration) keeps it: that hash came first */
-			first = rows[k].f.hash_conflict ? rows[k].f.hash_conflict : rows[k].f.sha256;
+			/* a row that carries a conflict already (schema migration) keeps it: that
+			 * hash came first */
+			first = rows[k].f.hash_conflict ? rows[k].f.hash_conflict :
+							  rows[k].f.sha256;
 			if (first)
-				cs->added[n_added++] = (struct wp_seen_entry){ leaf, leaf_len, first, now };
+				cs->added[n_added++] = (struct wp_seen_entry){ leaf, leaf_len,
+									       first, now };
 		}
-		if (mark && first && !f->hash_conflict && f->sha256 && strcmp(first, f->sha256) != 0) {
+		if (mark && first && !f->hash_conflict && f->sha256 &&
+		    strcmp(first, f->sha256) != 0) {
 			f->hash_conflict = wp_arena_strdup(&cs->conflicts, first);
 			(*conflicts)++;
 		}
 	}
 	if (!n_added)
 		goto out;
-	/* rows come sorted by URL; names decoded from it may sort otherwise, and wp_seen_merge takes
-	 * each name once */
+	/* rows come sorted by URL; names decoded from it may sort otherwise, and wp_seen_merge
+	 * takes each name once */
 	qsort(cs->added, n_added, sizeof(*cs->added), entry_cmp);
 	size_t u = 0;
 	for (size_t k = 0; k < n_added; k++)
@@ -213,7 +222,8 @@ out:
 
 /* Add a decoded row to cs->rows (its strings stay where they are, but for a URL the reader
  * rebuilt in its scratch, which is copied). */
-static void push_row(struct wp_condastore *cs, const struct wp_file_row *f, const struct wp_condapack_reader *rd)
+static void push_row(struct wp_condastore *cs, const struct wp_file_row *f,
+		     const struct wp_condapack_reader *rd)
 {
 	if (cs->n_rows == cs->cap_rows) {
 		cs->cap_rows = cs->cap_rows ? cs->cap_rows * 2 : 256;
@@ -239,8 +249,10 @@ static void sort_rows(struct wp_condastore *cs)
 		qsort(cs->rows, cs->n_rows, sizeof(*cs->rows), row_cmp);
 }
 
-/* A stored chunk into cs->rows, sorted by folder, file name, then arrival. 0, or -1 when damaged. */
-static int load_chunk(struct wp_condastore *cs, const void *blob, size_t len, struct wp_condapack_reader *rd)
+/* A stored chunk into cs->rows, sorted by folder, file name, then arrival. 0, or -1 when
+ * damaged. */
+static int load_chunk(struct wp_condastore *cs, const void *blob, size_t len,
+		      struct wp_condapack_reader *rd)
 {
 	struct wp_file_row f;
 	int r;
@@ -254,13 +266,15 @@ static int load_chunk(struct wp_condastore *cs, const void *blob, size_t len, st
 }
 
 /* Check each folder's run of rows against its first-seen list. */
-static int check_runs(struct wp_catalog *cat, const char *project, bool mark, uint64_t *conflicts, struct wp_err *err)
+static int check_runs(struct wp_catalog *cat, const char *project, bool mark, uint64_t *conflicts,
+		      struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	int rc = 0;
 	for (size_t i = 0, j; i < cs->n_rows && !rc; i = j) {
 		for (j = i + 1; j < cs->n_rows && cs->rows[j].dir_len == cs->rows[i].dir_len &&
-				!memcmp(cs->rows[j].f.url, cs->rows[i].f.url, cs->rows[i].dir_len); j++)
+				!memcmp(cs->rows[j].f.url, cs->rows[i].f.url, cs->rows[i].dir_len);
+		     j++)
 			;
 		rc = check_seen(cat, project, cs->rows + i, j - i, mark, conflicts, err);
 	}
@@ -268,7 +282,8 @@ static int check_runs(struct wp_catalog *cat, const char *project, bool mark, ui
 }
 
 /* Pack cs->rows (dropping all but the last of rows with one URL) and insert them as one chunk. */
-static int put_chunk(struct wp_catalog *cat, int64_t source_id, const char *project, struct wp_err *err)
+static int put_chunk(struct wp_catalog *cat, int64_t source_id, const char *project,
+		     struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	struct wp_condapack_writer w;
@@ -300,7 +315,8 @@ static int put_chunk(struct wp_catalog *cat, int64_t source_id, const char *proj
 
 /* Write batch b: per package, its rows sorted, checked against the first-seen hashes, packed
  * into one chunk. Runs on the writer thread, or on the caller's while the writer is idle. */
-static int write_batch(struct wp_catalog *cat, struct wp_condabatch *b, uint64_t *conflicts, struct wp_err *err)
+static int write_batch(struct wp_catalog *cat, struct wp_condabatch *b, uint64_t *conflicts,
+		       struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	int rc = 0;
@@ -308,7 +324,8 @@ static int write_batch(struct wp_catalog *cat, struct wp_condabatch *b, uint64_t
 		const char *project = wp_condabatch_package(b, i);
 		cs->n_rows = 0;
 		if (wp_condabatch_rows(b, i, push_staged, cs) < 0)
-			rc = damaged(cat, err, "staged records", project); /* cannot happen: we packed them */
+			rc = damaged(cat, err, "staged records", project); /* cannot happen: we
+									      packed them */
 		sort_rows(cs);
 		if (!rc)
 			rc = check_runs(cat, project, true, conflicts, err);
@@ -407,15 +424,19 @@ int wp_condastore_idle(struct wp_catalog *cat, struct wp_err *err)
 	return settle(cat, err);
 }
 
-int wp_condastore_add(struct wp_catalog *cat, int64_t source_id, const struct wp_file_row *f, struct wp_err *err)
+int wp_condastore_add(struct wp_catalog *cat, int64_t source_id, const struct wp_file_row *f,
+		      struct wp_err *err)
 {
 	int rc;
 	if ((rc = prepare(cat, err)))
 		return rc;
 	struct wp_condastore *cs = cat->conda;
 	if (!f->project || !f->url || !f->filename || !f->version)
-		return wp_fail(err, -WPE_CATALOG, "catalog '%s': a conda record without a name, URL or version", cat->path);
-	if (cs->fill->n_pkg && cs->fill->source_id != source_id && (rc = wp_condastore_flush(cat, err)))
+		return wp_fail(err, -WPE_CATALOG,
+			       "catalog '%s': a conda record without a name, URL or version",
+			       cat->path);
+	if (cs->fill->n_pkg && cs->fill->source_id != source_id &&
+	    (rc = wp_condastore_flush(cat, err)))
 		return rc;
 	/* as the files table stores a row: no variant is "", an unknown number -1 */
 	struct wp_file_row row = *f;
@@ -425,7 +446,8 @@ int wp_condastore_add(struct wp_catalog *cat, int64_t source_id, const struct wp
 	row.timestamp = f->timestamp < 0 ? -1 : f->timestamp;
 	cs->fill->source_id = source_id;
 	wp_condabatch_add(cs->fill, &row);
-	if (cs->fill->stage.len >= (cat->conda_batch_bytes ? cat->conda_batch_bytes : WP_CONDASTORE_BATCH_BYTES))
+	if (cs->fill->stage.len >=
+	    (cat->conda_batch_bytes ? cat->conda_batch_bytes : WP_CONDASTORE_BATCH_BYTES))
 		return hand_off(cat, err);
 	return 0;
 }
@@ -480,17 +502,20 @@ struct held_row {
 
 static int held_cmp(const void *a, const void *b)
 {
-	const struct held_row *x = *(const struct held_row *const *)a, *y = *(const struct held_row *const *)b;
+	const struct held_row *x = *(const struct held_row *const *)a,
+			      *y = *(const struct held_row *const *)b;
 	if (x->f.source_id != y->f.source_id)
 		return x->f.source_id < y->f.source_id ? -1 : 1;
 	int c = strcmp(x->f.url, y->f.url);
 	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn *fn, void *ctx, struct wp_err *err)
+int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn *fn, void *ctx,
+			struct wp_err *err)
 {
-	static const char sql[] = "SELECT c.id, c.source_id, c.records, s.url FROM conda_chunks c"
-				  " JOIN sources s ON s.id = c.source_id WHERE c.project = ?1 ORDER BY c.id";
+	static const char
+		sql[] = "SELECT c.id, c.source_id, c.records, s.url FROM conda_chunks c"
+			" JOIN sources s ON s.id = c.source_id WHERE c.project = ?1 ORDER BY c.id";
 	sqlite3_stmt *st = NULL;
 	struct held_chunk *ch = NULL;
 	struct held_row *rows = NULL, **by_url = NULL;
@@ -501,12 +526,14 @@ int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn
 		return wp_catalog_fail(cat, err, "cannot query conda records");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct held_chunk c = { .id = sqlite3_column_int64(st, 0), .source_id = sqlite3_column_int64(st, 1),
+		struct held_chunk c = { .id = sqlite3_column_int64(st, 0),
+					.source_id = sqlite3_column_int64(st, 1),
 					.len = (size_t)sqlite3_column_bytes(st, 2) };
 		c.blob = wp_xmalloc(c.len ? c.len : 1);
 		if (c.len)
 			memcpy(c.blob, sqlite3_column_blob(st, 2), c.len);
-		c.source_url = wp_xstrdup(sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+		c.source_url = wp_xstrdup(
+			sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
 		wp_vec_push_fields(ch, n_ch, cap_ch, c);
 	}
 	if (s != SQLITE_DONE)
@@ -565,8 +592,8 @@ int wp_condastore_files(struct wp_catalog *cat, const char *name, wp_file_row_fn
 }
 
 /* Write the package's first-seen list for subdir back (or remove it when it is empty). */
-static int put_seen(struct wp_catalog *cat, const char *subdir, const char *project, sqlite3_stmt *del,
-		    struct wp_err *err)
+static int put_seen(struct wp_catalog *cat, const char *subdir, const char *project,
+		    sqlite3_stmt *del, struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	sqlite3_stmt *w = cs->seen.n ? cs->st_seen_put : del;
@@ -584,7 +611,8 @@ static int put_seen(struct wp_catalog *cat, const char *subdir, const char *proj
 }
 
 /* The package's first-seen list for subdir into cs->seen (empty when there is none). */
-static int get_seen(struct wp_catalog *cat, const char *subdir, const char *project, struct wp_err *err)
+static int get_seen(struct wp_catalog *cat, const char *subdir, const char *project,
+		    struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	sqlite3_stmt *st = cs->st_seen_get;
@@ -593,7 +621,8 @@ static int get_seen(struct wp_catalog *cat, const char *subdir, const char *proj
 	sqlite3_bind_text(st, 2, project, -1, SQLITE_STATIC);
 	int s = sqlite3_step(st);
 	if (s == SQLITE_ROW)
-		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+		wp_buf_add(&cs->seen_blob, sqlite3_column_blob(st, 0),
+			   (size_t)sqlite3_column_bytes(st, 0));
 	sqlite3_reset(st);
 	cs->seen.n = 0;
 	if (s != SQLITE_ROW && s != SQLITE_DONE)
@@ -614,22 +643,27 @@ static int accept_seen(struct wp_catalog *cat, const char *pattern, struct wp_er
 	int rc = 0, s = SQLITE_DONE;
 	long long now = (long long)time(NULL);
 	memset(&rd, 0, sizeof(rd));
-	if (sqlite3_prepare_v2(cat->db, "SELECT project, records FROM conda_chunks ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db, "SELECT project, records FROM conda_chunks ORDER BY id", -1,
+			       &st, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes");
 		goto out;
 	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *project = (const char *)sqlite3_column_text(st, 0);
 		project = project ? project : "";
-		if (load_chunk(cs, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &rd) < 0) {
+		if (load_chunk(cs, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+			       &rd) < 0) {
 			rc = damaged(cat, err, "conda records", project);
 			break;
 		}
 		for (size_t i = 0, j; i < cs->n_rows && !rc; i = j) {
 			bool any = false;
-			for (j = i; j < cs->n_rows && cs->rows[j].dir_len == cs->rows[i].dir_len &&
-				    !memcmp(cs->rows[j].f.url, cs->rows[i].f.url, cs->rows[i].dir_len); j++)
-				any |= cs->rows[j].f.sha256 && sqlite3_strlike(pattern, cs->rows[j].f.url, 0) == 0;
+			for (j = i;
+			     j < cs->n_rows && cs->rows[j].dir_len == cs->rows[i].dir_len &&
+			     !memcmp(cs->rows[j].f.url, cs->rows[i].f.url, cs->rows[i].dir_len);
+			     j++)
+				any |= cs->rows[j].f.sha256 &&
+				       sqlite3_strlike(pattern, cs->rows[j].f.url, 0) == 0;
 			if (!any)
 				continue;
 			subdir_of(cs->rows[i].f.url, cs->rows[i].dir_len, &subdir);
@@ -637,20 +671,23 @@ static int accept_seen(struct wp_catalog *cat, const char *pattern, struct wp_er
 				break;
 			if (j - i > cs->cap_added) {
 				cs->cap_added = j - i;
-				cs->added = wp_xrealloc(cs->added, cs->cap_added * sizeof(*cs->added));
+				cs->added = wp_xrealloc(cs->added,
+							cs->cap_added * sizeof(*cs->added));
 			}
 			size_t n_added = 0;
 			for (size_t k = i; k < j; k++) {
 				const struct wp_file_row *f = &cs->rows[k].f;
 				if (!f->sha256 || sqlite3_strlike(pattern, f->url, 0) != 0)
 					continue;
-				struct wp_seen_entry *e = (struct wp_seen_entry *)wp_seen_find(&cs->seen, f->filename,
-											    strlen(f->filename));
+				struct wp_seen_entry *e = (struct wp_seen_entry *)
+					wp_seen_find(&cs->seen, f->filename, strlen(f->filename));
 				if (e) {
 					e->sha256 = f->sha256;
 					e->first_seen = now;
 				} else {
-					cs->added[n_added++] = (struct wp_seen_entry){ f->filename, strlen(f->filename), f->sha256, now };
+					cs->added[n_added++] = (struct wp_seen_entry){
+						f->filename, strlen(f->filename), f->sha256, now
+					};
 				}
 			}
 			qsort(cs->added, n_added, sizeof(*cs->added), entry_cmp);
@@ -662,7 +699,8 @@ static int accept_seen(struct wp_catalog *cat, const char *pattern, struct wp_er
 			rc = put_seen(cat, wp_buf_cstr(&subdir), project, NULL, err);
 		}
 		wp_arena_free(&cs->urls);
-		/* the next chunk's reader starts afresh: its URL buffer goes now, not with the last */
+		/* the next chunk's reader starts afresh: its URL buffer goes now, not with the
+		 * last */
 		wp_condapack_reader_release(&rd);
 	}
 	if (!rc && s != SQLITE_DONE && s != SQLITE_ROW)
@@ -676,7 +714,8 @@ out:
 
 /* Clear the conflicts whose URL matches pattern (all when NULL) in every chunk that has some, and
  * then record every listed file's hash as first seen where none is (the ones just forgotten). */
-static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t *n, struct wp_err *err)
+static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t *n,
+			    struct wp_err *err)
 {
 	struct wp_condastore *cs = cat->conda;
 	struct wp_condapack_reader rd;
@@ -684,16 +723,19 @@ static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t
 	uint64_t ignored = 0;
 	int rc = 0, s = SQLITE_DONE;
 	memset(&rd, 0, sizeof(rd));
-	if (sqlite3_prepare_v2(cat->db, "SELECT id, source_id, project, conflicts, records FROM conda_chunks ORDER BY id",
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT id, source_id, project, conflicts, records FROM conda_chunks ORDER BY id",
 			       -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db, "UPDATE conda_chunks SET conflicts = ?2, records = ?3 WHERE id = ?1", -1, &up,
-			       NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(cat->db,
+			       "UPDATE conda_chunks SET conflicts = ?2, records = ?3 WHERE id = ?1",
+			       -1, &up, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot read conda records");
 		goto out;
 	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *project = (const char *)sqlite3_column_text(st, 2);
-		if (load_chunk(cs, sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &rd) < 0) {
+		if (load_chunk(cs, sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4),
+			       &rd) < 0) {
 			rc = damaged(cat, err, "conda records", project ? project : "?");
 			wp_condapack_reader_release(&rd);
 			wp_arena_free(&cs->urls);
@@ -703,7 +745,8 @@ static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t
 			long long left = 0, cleared = 0;
 			for (size_t i = 0; i < cs->n_rows; i++) {
 				struct wp_file_row *f = &cs->rows[i].f;
-				if (f->hash_conflict && (!pattern || sqlite3_strlike(pattern, f->url, 0) == 0)) {
+				if (f->hash_conflict &&
+				    (!pattern || sqlite3_strlike(pattern, f->url, 0) == 0)) {
 					f->hash_conflict = NULL;
 					cleared++;
 				}
@@ -720,9 +763,11 @@ static int clear_and_reseed(struct wp_catalog *cat, const char *pattern, int64_t
 				wp_condapack_writer_release(&w);
 				sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
 				sqlite3_bind_int64(up, 2, left);
-				sqlite3_bind_blob(up, 3, cs->packed.data, (int)cs->packed.len, SQLITE_STATIC);
+				sqlite3_bind_blob(up, 3, cs->packed.data, (int)cs->packed.len,
+						  SQLITE_STATIC);
 				if (sqlite3_step(up) != SQLITE_DONE)
-					rc = wp_catalog_fail(cat, err, "cannot update conda records");
+					rc = wp_catalog_fail(cat, err,
+							     "cannot update conda records");
 				sqlite3_reset(up);
 			}
 		}
@@ -739,7 +784,8 @@ out:
 	return rc;
 }
 
-int wp_condastore_accept(struct wp_catalog *cat, const char *url_like, int64_t *n, struct wp_err *err)
+int wp_condastore_accept(struct wp_catalog *cat, const char *url_like, int64_t *n,
+			 struct wp_err *err)
 {
 	int rc;
 	if ((rc = prepare(cat, err)))
@@ -768,16 +814,23 @@ int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
 		return wp_catalog_fail(cat, err, "cannot read conda records to move");
 	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct wp_file_row f = { .source_id = sqlite3_column_int64(st, 0), .kind = "conda" };
-		const char **text[] = { &f.project, &f.version, &f.variant, &f.filename, &f.url, &f.sha256, &f.md5,
-					&f.requires_python, &f.yanked, &f.core_metadata, &f.tags, &f.build, &f.subdir,
-					&f.depends, &f.constrains, &f.track_features, &f.hash_conflict };
+		struct wp_file_row f = { .source_id = sqlite3_column_int64(st, 0),
+					 .kind = "conda" };
+		const char **text[] = {
+			&f.project,      &f.version,       &f.variant,    &f.filename,
+			&f.url,          &f.sha256,        &f.md5,        &f.requires_python,
+			&f.yanked,       &f.core_metadata, &f.tags,       &f.build,
+			&f.subdir,       &f.depends,       &f.constrains, &f.track_features,
+			&f.hash_conflict
+		};
 		for (size_t i = 0; i < WP_ARRAY_LEN(text); i++)
 			*text[i] = (const char *)sqlite3_column_text(st, 1 + (int)i);
 		long long *num[] = { &f.size, &f.build_number, &f.timestamp };
 		for (size_t i = 0; i < WP_ARRAY_LEN(num); i++) {
 			int c = 1 + (int)WP_ARRAY_LEN(text) + (int)i;
-			*num[i] = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
+			*num[i] = sqlite3_column_type(st, c) == SQLITE_NULL ?
+					  -1 :
+					  sqlite3_column_int64(st, c);
 		}
 		rc = wp_condastore_add(cat, f.source_id, &f, err);
 	}
@@ -787,7 +840,9 @@ int wp_condastore_migrate(struct wp_catalog *cat, struct wp_err *err)
 	if (!rc)
 		rc = wp_condastore_flush(cat, err);
 	if (!rc)
-		rc = run_one(cat, "DELETE FROM seen_hashes WHERE url IN (SELECT url FROM files WHERE kind = 'conda')", 0, err);
+		rc = run_one(cat,
+			     "DELETE FROM seen_hashes WHERE url IN (SELECT url FROM files WHERE kind = 'conda')",
+			     0, err);
 	if (!rc)
 		rc = run_one(cat, "DELETE FROM files WHERE kind = 'conda'", 0, err);
 	if (rc)
@@ -828,24 +883,32 @@ int wp_condastore_migrate_seen(struct wp_catalog *cat, struct wp_err *err)
 	if ((rc = prepare(cat, err)))
 		return rc;
 	cs = cat->conda;
-	if (sqlite3_prepare_v2(cat->db, "SELECT dir, project, hashes FROM conda_seen", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db, "SELECT dir, project, hashes FROM conda_seen", -1, &st,
+			       NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot read first-seen hashes to move");
 		goto out;
 	}
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *dir = (const char *)sqlite3_column_text(st, 0), *project = (const char *)sqlite3_column_text(st, 1);
+		const char *dir = (const char *)sqlite3_column_text(st, 0),
+			   *project = (const char *)sqlite3_column_text(st, 1);
 		if (!dir || !project ||
-		    wp_seen_decode(&old, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2)) < 0) {
+		    wp_seen_decode(&old, sqlite3_column_blob(st, 2),
+				   (size_t)sqlite3_column_bytes(st, 2)) < 0) {
 			rc = damaged(cat, err, "first-seen hashes", project ? project : "?");
 			goto out;
 		}
 		subdir_of(dir, strlen(dir), &subdir);
-		const char *sd = wp_arena_strdup(&mem, wp_buf_cstr(&subdir)), *pj = wp_arena_strdup(&mem, project);
+		const char *sd = wp_arena_strdup(&mem, wp_buf_cstr(&subdir)),
+			   *pj = wp_arena_strdup(&mem, project);
 		for (size_t i = 0; i < old.n; i++) {
 			/* schemas 3-4 keyed entries by the URL's last segment, as written */
 			char *leaf = NULL, *raw = wp_xstrndup(old.v[i].leaf, old.v[i].leaf_len);
-			struct old_seen e = { sd, pj, NULL, wp_arena_strdup(&mem, old.v[i].sha256), old.v[i].first_seen };
-			e.leaf = wp_arena_strdup(&mem, wp_url_decode(raw, strlen(raw), &leaf, NULL) == 0 ? leaf : raw);
+			struct old_seen e = { sd, pj, NULL, wp_arena_strdup(&mem, old.v[i].sha256),
+					      old.v[i].first_seen };
+			e.leaf = wp_arena_strdup(&mem,
+						 wp_url_decode(raw, strlen(raw), &leaf, NULL) == 0 ?
+							 leaf :
+							 raw);
 			free(leaf);
 			free(raw);
 			wp_vec_push_fields(v, n, cap, e);
@@ -861,7 +924,9 @@ int wp_condastore_migrate_seen(struct wp_catalog *cat, struct wp_err *err)
 		qsort(v, n, sizeof(*v), old_seen_cmp);
 	/* per (project, subdir): the earliest of each name joins what that list holds already */
 	for (size_t i = 0, j; i < n && !rc; i = j) {
-		for (j = i + 1; j < n && !strcmp(v[j].project, v[i].project) && !strcmp(v[j].subdir, v[i].subdir); j++)
+		for (j = i + 1; j < n && !strcmp(v[j].project, v[i].project) &&
+				!strcmp(v[j].subdir, v[i].subdir);
+		     j++)
 			;
 		if ((rc = get_seen(cat, v[i].subdir, v[i].project, err)))
 			break;
@@ -875,7 +940,9 @@ int wp_condastore_migrate_seen(struct wp_catalog *cat, struct wp_err *err)
 				continue; /* a later sighting of the same name */
 			if (wp_seen_find(&cs->seen, v[k].leaf, strlen(v[k].leaf)))
 				continue;
-			cs->added[n_added++] = (struct wp_seen_entry){ v[k].leaf, strlen(v[k].leaf), v[k].sha256, v[k].first_seen };
+			cs->added[n_added++] = (struct wp_seen_entry){ v[k].leaf, strlen(v[k].leaf),
+								       v[k].sha256,
+								       v[k].first_seen };
 		}
 		if (!n_added)
 			continue;

@@ -12,14 +12,16 @@
 #define CREATE "CREATE TABLE IF NOT EXISTS gpu_code (sha256 TEXT PRIMARY KEY, code TEXT NOT NULL, " \
 	       "reader INTEGER NOT NULL)"
 
-int wp_catalog_gpu_code_get(struct wp_catalog *cat, const char *sha256, char **code, struct wp_err *err)
+int wp_catalog_gpu_code_get(struct wp_catalog *cat, const char *sha256, char **code,
+			    struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	*code = NULL;
 	/* no table yet: nothing kept */
-	if (sqlite3_prepare_v2(cat->db, "SELECT code FROM gpu_code WHERE sha256 = ?1 AND reader = ?2", -1, &st, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT code FROM gpu_code WHERE sha256 = ?1 AND reader = ?2", -1,
+			       &st, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return 0;
 	}
@@ -29,8 +31,9 @@ int wp_catalog_gpu_code_get(struct wp_catalog *cat, const char *sha256, char **c
 	if (r == SQLITE_ROW && sqlite3_column_text(st, 0))
 		*code = wp_xstrdup((const char *)sqlite3_column_text(st, 0));
 	else if (r != SQLITE_DONE && r != SQLITE_ROW) {
-		int rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': cannot read the GPU code of %s: %s", cat->path, sha256,
-				 sqlite3_errmsg(cat->db));
+		int rc = wp_fail(err, -WPE_CATALOG,
+				 "catalog '%s': cannot read the GPU code of %s: %s", cat->path,
+				 sha256, sqlite3_errmsg(cat->db));
 		sqlite3_finalize(st);
 		return rc;
 	}
@@ -38,7 +41,8 @@ int wp_catalog_gpu_code_get(struct wp_catalog *cat, const char *sha256, char **c
 	return 0;
 }
 
-int wp_catalog_gpu_code_put(struct wp_catalog *cat, const char *sha256, const char *code, struct wp_err *err)
+int wp_catalog_gpu_code_put(struct wp_catalog *cat, const char *sha256, const char *code,
+			    struct wp_err *err)
 {
 	wp_catalog_before_write(cat);
 	sqlite3_stmt *st = NULL;
@@ -46,8 +50,9 @@ int wp_catalog_gpu_code_put(struct wp_catalog *cat, const char *sha256, const ch
 	if (cat->read_only)
 		return 0;
 	if (sqlite3_exec(cat->db, CREATE, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db, "INSERT OR REPLACE INTO gpu_code(sha256, code, reader) VALUES (?1, ?2, ?3)", -1,
-			       &st, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(cat->db,
+			       "INSERT OR REPLACE INTO gpu_code(sha256, code, reader) VALUES (?1, ?2, ?3)",
+			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, code, -1, SQLITE_STATIC);
@@ -57,8 +62,8 @@ int wp_catalog_gpu_code_put(struct wp_catalog *cat, const char *sha256, const ch
 	sqlite3_finalize(st);
 	return 0;
 fail:
-	rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': cannot keep the GPU code of %s: %s", cat->path, sha256,
-		     sqlite3_errmsg(cat->db));
+	rc = wp_fail(err, -WPE_CATALOG, "catalog '%s': cannot keep the GPU code of %s: %s",
+		     cat->path, sha256, sqlite3_errmsg(cat->db));
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -35,11 +35,13 @@ int wp_catalog_project_names(struct wp_catalog *cat, bool conda, size_t max, str
 	return rc;
 }
 
-int wp_catalog_has_project(struct wp_catalog *cat, const char *project, bool conda, bool *has, struct wp_err *err)
+int wp_catalog_has_project(struct wp_catalog *cat, const char *project, bool conda, bool *has,
+			   struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	const char *sql = conda ? "SELECT 1 FROM conda_chunks WHERE project = ?1 LIMIT 1"
-				: "SELECT 1 FROM files WHERE project = ?1 AND kind != 'conda' LIMIT 1";
+	const char
+		*sql = conda ? "SELECT 1 FROM conda_chunks WHERE project = ?1 LIMIT 1" :
+			       "SELECT 1 FROM files WHERE project = ?1 AND kind != 'conda' LIMIT 1";
 	*has = false;
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot look a project up");

@@ -20,7 +20,8 @@ struct wp_names {
 int wp_catalog_project_names(struct wp_catalog *cat, bool conda, size_t max, struct wp_names *out,
 			     struct wp_err *err);
 /* Whether the catalog holds a project of that (normalised) name. */
-int wp_catalog_has_project(struct wp_catalog *cat, const char *project, bool conda, bool *has, struct wp_err *err);
+int wp_catalog_has_project(struct wp_catalog *cat, const char *project, bool conda, bool *has,
+			   struct wp_err *err);
 void wp_names_release(struct wp_names *n);
 
 #endif

@@ -18,8 +18,9 @@ int wp_catalog_provenance_put(struct wp_catalog *cat, const char *url, const cha
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 	if (sqlite3_exec(cat->db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db, "INSERT OR REPLACE INTO file_provenance (url, provenance) VALUES (?1, ?2)", -1,
-			       &st, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(cat->db,
+			       "INSERT OR REPLACE INTO file_provenance (url, provenance) VALUES (?1, ?2)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot store a provenance URL");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, provenance_url, -1, SQLITE_STATIC);
@@ -29,22 +30,27 @@ int wp_catalog_provenance_put(struct wp_catalog *cat, const char *url, const cha
 	return rc;
 }
 
-int wp_catalog_provenance_get(struct wp_catalog *cat, const char *url, char **out, struct wp_err *err)
+int wp_catalog_provenance_get(struct wp_catalog *cat, const char *url, char **out,
+			      struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	*out = NULL;
 	/* a catalog that never stored one has no table: that is "none", not an error */
-	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_provenance'",
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_provenance'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot read the catalog's tables");
 	s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (s != SQLITE_ROW)
-		return s == SQLITE_DONE ? 0 : wp_catalog_fail(cat, err, "cannot read the catalog's tables");
-	if (sqlite3_prepare_v2(cat->db, "SELECT provenance FROM file_provenance WHERE url = ?1", -1, &st, NULL) != SQLITE_OK)
+		return s == SQLITE_DONE ?
+			       0 :
+			       wp_catalog_fail(cat, err, "cannot read the catalog's tables");
+	if (sqlite3_prepare_v2(cat->db, "SELECT provenance FROM file_provenance WHERE url = ?1", -1,
+			       &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot read a provenance URL");
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
@@ -56,25 +62,29 @@ int wp_catalog_provenance_get(struct wp_catalog *cat, const char *url, char **ou
 	return rc;
 }
 
-int wp_catalog_provenance_clear_source(struct wp_catalog *cat, int64_t source_id, const char *source_url, bool conda,
-				       struct wp_err *err)
+int wp_catalog_provenance_clear_source(struct wp_catalog *cat, int64_t source_id,
+				       const char *source_url, bool conda, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
-	if (sqlite3_prepare_v2(cat->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_provenance'",
+	if (sqlite3_prepare_v2(cat->db,
+			       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_provenance'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot read the catalog's tables");
 	s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (s != SQLITE_ROW)
-		return s == SQLITE_DONE ? 0 : wp_catalog_fail(cat, err, "cannot read the catalog's tables");
+		return s == SQLITE_DONE ?
+			       0 :
+			       wp_catalog_fail(cat, err, "cannot read the catalog's tables");
 	/* a page's files are rows of files; a repodata's packages sit beside it (its chunks keep no
 	 * URL column): every URL one path segment below the repodata's folder */
 	const char *slash = conda ? strrchr(source_url, '/') : NULL;
 	/* a range of the primary key: the prefix ends in '/', and '0' follows '/' */
-	const char *sql = slash ? "DELETE FROM file_provenance WHERE url > ?3 AND url < ?4 AND instr(substr(url, ?2 + 1), '/') = 0"
-				: "DELETE FROM file_provenance WHERE url IN (SELECT url FROM files WHERE source_id = ?1)";
+	const char *sql =
+		slash ? "DELETE FROM file_provenance WHERE url > ?3 AND url < ?4 AND instr(substr(url, ?2 + 1), '/') = 0" :
+			"DELETE FROM file_provenance WHERE url IN (SELECT url FROM files WHERE source_id = ?1)";
 	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot clear the provenance URLs of a source");
 	char *upper = slash ? wp_xasprintf("%.*s0", (int)(slash - source_url), source_url) : NULL;

@@ -15,12 +15,13 @@
 int wp_catalog_provenance_put(struct wp_catalog *cat, const char *url, const char *provenance_url,
 			      struct wp_err *err);
 /* The provenance URL of the file at url into *out (NULL when the index gave none). */
-int wp_catalog_provenance_get(struct wp_catalog *cat, const char *url, char **out, struct wp_err *err);
+int wp_catalog_provenance_get(struct wp_catalog *cat, const char *url, char **out,
+			      struct wp_err *err);
 
 /* A refresh starts clean: the provenance URLs of what the source listed before go (the files of a
  * page; with conda, every file beside the repodata at source_url), so an index that stops
  * offering provenance is not taken to offer it still. Inside the refresh's transaction. */
-int wp_catalog_provenance_clear_source(struct wp_catalog *cat, int64_t source_id, const char *source_url, bool conda,
-				       struct wp_err *err);
+int wp_catalog_provenance_clear_source(struct wp_catalog *cat, int64_t source_id,
+				       const char *source_url, bool conda, struct wp_err *err);
 
 #endif

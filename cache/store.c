@@ -106,11 +106,13 @@ static void stamp_text(const struct wp_os_stat *sb, char *out, size_t n)
 		 (long)sb->st_mtime_ns, (unsigned long long)sb->st_ino);
 }
 
-static bool stamp_matches(const struct wp_store *st, const char *h, const char *object, const struct wp_os_stat *sb)
+static bool stamp_matches(const struct wp_store *st, const char *h, const char *object,
+			  const struct wp_os_stat *sb)
 {
 	char want[96], got[96] = "";
 	stamp_text(sb, want, sizeof(want));
-	ssize_t n = st->stamp_files ? -1 : wp_os_getxattr(object, STAMP_XATTR, got, sizeof(got) - 1);
+	ssize_t n = st->stamp_files ? -1 :
+				      wp_os_getxattr(object, STAMP_XATTR, got, sizeof(got) - 1);
 	got[n > 0 ? n : 0] = 0;
 	if (!strcmp(got, want))
 		return true;
@@ -152,7 +154,10 @@ static void stamp_write(const struct wp_store *st, const char *h, const char *ob
 	char *tmp = wp_xasprintf("%s.%ld", p, wp_os_getpid());
 	struct wp_err e = WP_ERR_INIT;
 	if (wp_mkdir_p(dir, 0755, &e) == 0) {
-		int fd = wp_os_open(tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC | WP_O_NOFOLLOW, 0644);
+		int fd = wp_os_open(tmp,
+				    WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC |
+					    WP_O_NOFOLLOW,
+				    0644);
 		if (fd >= 0) {
 			bool ok = wp_os_write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 			wp_os_close(fd);
@@ -197,12 +202,14 @@ int wp_store_lookup(struct wp_store *st, const char *sha256, char **path_out,
 		if (rc)
 			goto out;
 		if (strcmp(got, want) != 0) {
-			/* Something wrote to it after it was proven: most likely through a wheelhouse, whose
-			 * files are hard links to their objects. Removing it lets the next fetch heal the
-			 * store instead of failing forever; an old wheelhouse keeps its changed copy. */
+			/* Something wrote to it after it was proven: most likely through a
+			 * wheelhouse, whose files are hard links to their objects. Removing it lets
+			 * the next fetch heal the store instead of failing forever; an old
+			 * wheelhouse keeps its changed copy. */
 			wp_os_unlink(path);
 			stamp_remove(st, want);
-			rc = wp_fail(err, -WPE_INTEGRITY, "store object '%s' was changed after it was proven "
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "store object '%s' was changed after it was proven "
 				     "(sha256 mismatch: expected %s, got %s); removed, run again to download it anew",
 				     path, want, got);
 			goto out;
@@ -229,7 +236,8 @@ static enum writer writer_of(int dirfd, const char *name, const struct wp_os_sta
 {
 	if (now - sb->st_mtime_s < ORPHAN_MIN_AGE_S)
 		return W_ALIVE;
-	int fd = wp_os_openat(dirfd, name, WP_O_RDONLY | WP_O_NOFOLLOW | WP_O_NONBLOCK | WP_O_CLOEXEC);
+	int fd = wp_os_openat(dirfd, name,
+			      WP_O_RDONLY | WP_O_NOFOLLOW | WP_O_NONBLOCK | WP_O_CLOEXEC);
 	if (fd < 0)
 		return W_UNKNOWN;
 	struct wp_os_stat fb;
@@ -259,16 +267,20 @@ static void clean_partials(const struct wp_store *st, time_t now)
 	while (d && (e = wp_os_readdir(d))) {
 		struct wp_os_stat sb;
 		size_t len = strlen(e->d_name);
-		if (len > WP_SHA256_HEX_LEN && len <= WP_SHA256_HEX_LEN + 6 && e->d_name[WP_SHA256_HEX_LEN] == '.' &&
-		    (!strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v") || !strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v.tmp"))) {
+		if (len > WP_SHA256_HEX_LEN && len <= WP_SHA256_HEX_LEN + 6 &&
+		    e->d_name[WP_SHA256_HEX_LEN] == '.' &&
+		    (!strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v") ||
+		     !strcmp(e->d_name + WP_SHA256_HEX_LEN, ".v.tmp"))) {
 			char part[WP_SHA256_HEX_LEN + 1];
 			memcpy(part, e->d_name, WP_SHA256_HEX_LEN);
 			part[WP_SHA256_HEX_LEN] = 0;
-			if (wp_os_fstatat(wp_os_dirfd(d), part, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			if (wp_os_fstatat(wp_os_dirfd(d), part, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 &&
+			    errno == ENOENT)
 				wp_os_unlinkat(wp_os_dirfd(d), e->d_name, 0);
 			continue;
 		}
-		if (len != WP_SHA256_HEX_LEN || wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (len != WP_SHA256_HEX_LEN ||
+		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !WP_S_ISREG(sb.st_mode) || now - sb.st_mtime_s <= WP_STORE_PARTIAL_MAX_AGE_S)
 			continue;
 		if (writer_of(wp_os_dirfd(d), e->d_name, &sb, now) != W_ALIVE) {
@@ -297,11 +309,12 @@ int wp_store_clean_tmp(const struct wp_store *st, long long max_age, struct wp_e
 	while ((e = wp_os_readdir(d))) {
 		struct wp_os_stat sb;
 		/* Only our own temp names: never whatever else someone put there. */
-		if (!strstr(e->d_name, ".tmp.") || wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb,
-							     WP_AT_SYMLINK_NOFOLLOW) < 0 || !WP_S_ISREG(sb.st_mode))
+		if (!strstr(e->d_name, ".tmp.") ||
+		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !WP_S_ISREG(sb.st_mode))
 			continue;
-		/* a locked file's writer lives, however long it stalls; without locks (a file system
-		 * that has none), age decides */
+		/* a locked file's writer lives, however long it stalls; without locks (a file
+		 * system that has none), age decides */
 		enum writer w = writer_of(wp_os_dirfd(d), e->d_name, &sb, now);
 		if (w == W_GONE || (w == W_UNKNOWN && now - sb.st_mtime_s > max_age))
 			wp_os_unlinkat(wp_os_dirfd(d), e->d_name, 0);
@@ -322,7 +335,8 @@ static char *tmp_base(const struct wp_store *st, const char *name)
 	size_t n = 0;
 	for (const char *p = name; *p && n < sizeof(safe) - 1; p++) {
 		unsigned char c = (unsigned char)*p;
-		safe[n++] = (isalnum(c) || c == '.' || c == '-' || c == '_' || c == '+') ? (char)c : '_';
+		safe[n++] = (isalnum(c) || c == '.' || c == '-' || c == '_' || c == '+') ? (char)c :
+											   '_';
 	}
 	safe[n] = 0;
 	if (n == 0 || safe[0] == '.')
@@ -364,9 +378,10 @@ static char *read_validator(const char *vpath)
 
 /* The validator file says v (NULL: removed), written in place in one write: a kill leaves the old
  * line, the new one, or a line cut short, which read_validator takes for none (a temp file and a
- * rename cost two more calls per download, for nothing a reader could tell apart). Not synced: a validator lost with the power makes a resume start over (or fail its
- * sha256 and start over), never join two versions' bytes under a wrong one. The partial's lock
- * makes its holder the one writer. False when it could not be written: then none is left. */
+ * rename cost two more calls per download, for nothing a reader could tell apart). Not synced: a
+ * validator lost with the power makes a resume start over (or fail its sha256 and start over),
+ * never join two versions' bytes under a wrong one. The partial's lock makes its holder the one
+ * writer. False when it could not be written: then none is left. */
 static bool write_validator(const char *vpath, const char *v)
 {
 	if (!v) {
@@ -379,7 +394,9 @@ static bool write_validator(const char *vpath, const char *v)
 	size_t len = strlen(v);
 	memcpy(line, v, len);
 	line[len++] = '\n';
-	int fd = wp_os_open(vpath, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_NOFOLLOW | WP_O_CLOEXEC, 0644);
+	int fd = wp_os_open(vpath,
+			    WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_NOFOLLOW | WP_O_CLOEXEC,
+			    0644);
 	bool ok = fd >= 0 && wp_os_write(fd, line, len) == (ssize_t)len;
 	if (fd >= 0 && wp_os_close(fd) < 0)
 		ok = false;
@@ -401,16 +418,19 @@ static bool open_partial(struct wp_store_writer *w, struct wp_store *st, const c
 	st->partial_made = ok;
 	char *path = wp_xasprintf("%s/%s", dir, key);
 	free(dir);
-	int fd = ok ? wp_os_open(path, WP_O_RDWR | WP_O_CREAT | WP_O_NOFOLLOW | WP_O_CLOEXEC, 0644) : -1;
+	int fd = ok ? wp_os_open(path, WP_O_RDWR | WP_O_CREAT | WP_O_NOFOLLOW | WP_O_CLOEXEC,
+				 0644) :
+		      -1;
 	struct wp_os_stat sb;
 	/* a partial longer than the file is no start of it: begin again */
-	if (fd >= 0 && wp_os_fstat(fd, &sb) == 0 && w->expect_size >= 0 && sb.st_size > w->expect_size &&
-	    wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) == 0 && wp_os_ftruncate(fd, 0) < 0) {
+	if (fd >= 0 && wp_os_fstat(fd, &sb) == 0 && w->expect_size >= 0 &&
+	    sb.st_size > w->expect_size && wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) == 0 &&
+	    wp_os_ftruncate(fd, 0) < 0) {
 		wp_os_close(fd);
 		fd = -1;
 	}
-	if (fd < 0 || wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) < 0 || wp_os_fstat(fd, &sb) < 0 || !WP_S_ISREG(sb.st_mode) ||
-	    wp_os_lseek(fd, 0, SEEK_END) < 0) {
+	if (fd < 0 || wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) < 0 || wp_os_fstat(fd, &sb) < 0 ||
+	    !WP_S_ISREG(sb.st_mode) || wp_os_lseek(fd, 0, SEEK_END) < 0) {
 		/* someone else's download of it now: not ours to use */
 		if (fd >= 0)
 			wp_os_close(fd);
@@ -452,12 +472,13 @@ void wp_store_writer_set_validator(void *ctx, const char *validator, long long t
 	struct wp_store_writer *w = ctx;
 	if (w->partial && w->vpath && total >= 0 && total < w->store->resume_min) {
 		/* Announced small only by the answer (the index gave no size): most such downloads
-		 * finish, and ROOT/partial/<name>.v written now would be removed at once (a create, a
-		 * write, a close and an unlink, two changes to the folder per small file: issue 42).
-		 * Its validator is written only if the download stops short and is kept (_keep). What
-		 * an earlier run left there goes now (one unlink), so none outlives its bytes. A kill
-		 * leaves the bytes with no validator: a later run resumes them with Range alone, and
-		 * the sha256 proves or refuses the result (one known only by URL starts over). */
+		 * finish, and ROOT/partial/<name>.v written now would be removed at once (a create,
+		 * a write, a close and an unlink, two changes to the folder per small file: issue
+		 * 42). Its validator is written only if the download stops short and is kept
+		 * (_keep). What an earlier run left there goes now (one unlink), so none outlives
+		 * its bytes. A kill leaves the bytes with no validator: a later run resumes them
+		 * with Range alone, and the sha256 proves or refuses the result (one known only by
+		 * URL starts over). */
 		write_validator(w->vpath, NULL);
 		free(w->validator);
 		w->validator = validator && *validator ? wp_xstrdup(validator) : NULL;
@@ -494,8 +515,9 @@ int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const 
 	return wp_store_writer_begin_url(w, st, expect_sha256, expect_size, name, NULL, err);
 }
 
-int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
-			      long long expect_size, const char *name, const char *url, struct wp_err *err)
+int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st,
+			      const char *expect_sha256, long long expect_size, const char *name,
+			      const char *url, struct wp_err *err)
 {
 	memset(w, 0, sizeof(*w));
 	w->file = (struct wp_atomic_file)WP_ATOMIC_FILE_INIT;
@@ -507,8 +529,9 @@ int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, co
 		return wp_fail(err, -WPE_PARSE, "'%s': expected sha256 '%s' is not 64 hex digits",
 			       name, expect_sha256);
 	if (w->expect_size > st->max_size)
-		return wp_fail(err, -WPE_TOO_BIG, "'%s' is %lld bytes, over the store's limit of %lld",
-			       name, w->expect_size, st->max_size);
+		return wp_fail(err, -WPE_TOO_BIG,
+			       "'%s' is %lld bytes, over the store's limit of %lld", name,
+			       w->expect_size, st->max_size);
 	int rc = wp_hasher_init(&w->hasher, WP_HASH_SHA256, err);
 	if (rc)
 		return rc;
@@ -517,7 +540,8 @@ int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, co
 		return 0;
 	}
 	char key[WP_SHA256_HEX_LEN + 1];
-	if (!w->expect[0] && url && (!strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8)) &&
+	if (!w->expect[0] && url &&
+	    (!strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8)) &&
 	    url_key(url, key)) {
 		w->by_url = true;
 		if (open_partial(w, st, key)) {
@@ -553,7 +577,8 @@ struct wp_store_tapq {
 	pthread_cond_t cv;
 	unsigned char *buf[TAP_RING];
 	size_t len[TAP_RING];
-	unsigned long head, tail; /* blocks tapped, blocks handed over; the ring holds tail - head */
+	unsigned long head, tail; /* blocks tapped, blocks handed over; the ring holds tail - head
+				   */
 	bool quit;
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void *ctx;
@@ -656,8 +681,9 @@ static int tap_catch_up(struct wp_store_writer *w, long long upto)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			rc = k < 0 ? wp_fs_fail(&w->err, errno, "cannot re-read", w->file.tmp)
-				   : wp_fail(&w->err, -WPE_IO, "'%s' shrank while it was written", w->file.tmp);
+			rc = k < 0 ? wp_fs_fail(&w->err, errno, "cannot re-read", w->file.tmp) :
+				     wp_fail(&w->err, -WPE_IO, "'%s' shrank while it was written",
+					     w->file.tmp);
 		else
 			w->tap(w->tap_ctx, buf, (size_t)k);
 		pos += k > 0 ? k : 0;
@@ -712,7 +738,8 @@ static int flush_block(struct wp_store_writer *w)
 		rc = put(w, w->block, w->block_len);
 	w->block_len = 0;
 	/* a big file's tap moves to its own thread, at a block boundary */
-	if (!rc && w->tap && w->tap_live && w->tap_thread && !w->tq && w->written >= TAP_THREAD_AFTER) {
+	if (!rc && w->tap && w->tap_live && w->tap_thread && !w->tq &&
+	    w->written >= TAP_THREAD_AFTER) {
 		tap_thread_start(w);
 		if (w->tq) {
 			free(w->block);
@@ -733,8 +760,10 @@ int wp_store_writer_write(void *ctx, const void *data, size_t n)
 	long long limit = w->expect_size >= 0 ? w->expect_size : w->store->max_size;
 	if (n > (unsigned long long)(limit - w->size)) {
 		if (w->expect_size >= 0)
-			return wp_fail(&w->err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld "
-				       "bytes, got more than that", w->name, w->expect_size);
+			return wp_fail(&w->err, -WPE_INTEGRITY,
+				       "'%s': size mismatch: expected %lld "
+				       "bytes, got more than that",
+				       w->name, w->expect_size);
 		return wp_fail(&w->err, -WPE_TOO_BIG, "'%s' is larger than the store's limit of "
 			       "%lld bytes", w->name, limit);
 	}
@@ -778,7 +807,8 @@ int wp_store_writer_reset(void *ctx, long long offset)
 	if ((rc = flush_block(w)))
 		return rc;
 	if (w->tq)
-		tap_drain(w->tq); /* the tap thread is idle from here to the next block handed over */
+		tap_drain(w->tq); /* the tap thread is idle from here to the next block handed over
+				   */
 	if (w->tap_reset)
 		w->tap_reset(w->tap_ctx);
 	if (wp_os_ftruncate(w->file.fd, offset) < 0)
@@ -833,9 +863,11 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 		if (wp_os_fstat(w->file.fd, &sb) == 0)
 			kept = (long long)sb.st_size;
 		if ((w->by_url && !strong_etag(w->validator)) || !w->vpath)
-			kept = 0; /* nothing a later run could prove it continues, or too small to resume: it goes, below */
+			kept = 0; /* nothing a later run could prove it continues, or too small to
+				     resume: it goes, below */
 		/* a validator held back (_set_validator) goes beside the bytes kept */
-		if (kept > 0 && w->validator_lazy && w->validator && !write_validator(w->vpath, w->validator))
+		if (kept > 0 && w->validator_lazy && w->validator &&
+		    !write_validator(w->vpath, w->validator))
 			kept = 0;
 		w->validator_lazy = false;
 		if (kept > 0) { /* an empty one goes, below */
@@ -851,8 +883,8 @@ long long wp_store_writer_keep(struct wp_store_writer *w)
 
 void wp_store_writer_abort(struct wp_store_writer *w)
 {
-	if (w->vpath && w->file.tmp && !w->validator_lazy) /* the partial goes (_keep and _commit leave
-								    * no tmp): its validator too */
+	if (w->vpath && w->file.tmp && !w->validator_lazy) /* the partial goes (_keep and _commit
+							    * leave no tmp): its validator too */
 		write_validator(w->vpath, NULL);
 	free(w->vpath);
 	free(w->validator);
@@ -893,8 +925,9 @@ static int seal_digest(struct wp_store_writer *w, struct wp_err *err)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			rc = k < 0 ? wp_fs_fail(err, errno, "cannot re-read", w->file.tmp)
-				   : wp_fail(err, -WPE_IO, "'%s' shrank while it was written", w->file.tmp);
+			rc = k < 0 ? wp_fs_fail(err, errno, "cannot re-read", w->file.tmp) :
+				     wp_fail(err, -WPE_IO, "'%s' shrank while it was written",
+					     w->file.tmp);
 		else
 			wp_hasher_update(&w->hasher, buf, (size_t)k);
 		pos += k > 0 ? k : 0;
@@ -903,13 +936,15 @@ static int seal_digest(struct wp_store_writer *w, struct wp_err *err)
 	return rc ? rc : wp_hasher_final(&w->hasher, w->got, NULL, err);
 }
 
-int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1], struct wp_err *err)
+int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1],
+			 struct wp_err *err)
 {
 	int rc = 0;
 	if (w->err.code)
 		return wp_fail(err, w->err.code, "%s", w->err.msg);
 	if (w->file.fd < 0 || w->sealed)
-		return wp_fail(err, -WPE_IO, "'%s': the download was already finished", w->name ? w->name : "?");
+		return wp_fail(err, -WPE_IO, "'%s': the download was already finished",
+			       w->name ? w->name : "?");
 	if (flush_block(w))
 		return wp_fail(err, w->err.code, "%s", w->err.msg);
 	if (w->tq) {
@@ -918,18 +953,21 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 		w->block = NULL;
 	}
 	if (w->expect_size >= 0 && w->size != w->expect_size)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': size mismatch: expected %lld bytes, got %lld", w->name,
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': size mismatch: expected %lld bytes, got %lld", w->name,
 			       w->expect_size, w->size);
-	/* a deferred tap that never started takes the whole file now, on the thread that seals it */
+	/* a deferred tap that never started takes the whole file now, on the thread that seals
+	 * it */
 	if (w->tap && !w->tap_live && tap_catch_up(w, w->written))
 		return wp_fail(err, w->err.code, "%s", w->err.msg);
 	if ((rc = seal_digest(w, err)))
 		return rc;
 	if (w->expect[0] && strcmp(w->expect, w->got) != 0) {
-		if (out_sha256) /* what the bytes are: the caller may name where the expected ones were seen */
+		if (out_sha256) /* what the bytes are: the caller may name where the expected ones
+				   were seen */
 			memcpy(out_sha256, w->got, sizeof(w->got));
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s", w->name, w->expect,
-			       w->got);
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s",
+			       w->name, w->expect, w->got);
 	}
 	/* its proof stamp, while the file may still take one (every byte is in it: its mtime is
 	 * final, and the rename keeps its inode) */
@@ -947,7 +985,8 @@ int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HE
 int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err)
 {
 	if (!w->sealed || w->file.fd < 0)
-		return wp_fail(err, -WPE_IO, "'%s': synced before it was sealed", w->name ? w->name : "?");
+		return wp_fail(err, -WPE_IO, "'%s': synced before it was sealed",
+			       w->name ? w->name : "?");
 	__atomic_fetch_add(&w->store->counts.file_syncs, 1, __ATOMIC_RELAXED);
 	if (wp_os_fsync(w->file.fd) < 0)
 		return wp_fs_fail(err, errno, "cannot sync", w->file.tmp);
@@ -976,8 +1015,8 @@ static void fanout_learn(struct wp_store *st)
 	const struct wp_os_dirent *e;
 	while ((e = wp_os_readdir(d)))
 		if (strlen(e->d_name) == 2 && isxdigit((unsigned char)e->d_name[0]) &&
-		    isxdigit((unsigned char)e->d_name[1]) && !isupper((unsigned char)e->d_name[0]) &&
-		    !isupper((unsigned char)e->d_name[1]))
+		    isxdigit((unsigned char)e->d_name[1]) &&
+		    !isupper((unsigned char)e->d_name[0]) && !isupper((unsigned char)e->d_name[1]))
 			st->fanout[hexval(e->d_name[0]) << 4 | hexval(e->d_name[1])] = true;
 	wp_os_closedir(d);
 }
@@ -987,7 +1026,8 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 	char *path = NULL, *dir = NULL;
 	int rc = 0;
 	if (!w->sealed) {
-		rc = wp_fail(err, -WPE_IO, "'%s': committed before it was sealed", w->name ? w->name : "?");
+		rc = wp_fail(err, -WPE_IO, "'%s': committed before it was sealed",
+			     w->name ? w->name : "?");
 		goto out;
 	}
 	path = wp_store_path(w->store, w->got);
@@ -1013,7 +1053,8 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 			w->store->counts.dirs_made++;
 			w->store->dirty_objects = true;
 		}
-		w->store->fanout[fan] = true; /* made, or there already (EEXIST), or see the rename */
+		w->store->fanout[fan] = true; /* made, or there already (EEXIST), or see the rename
+					       */
 		free(dir);
 		dir = NULL;
 	}
@@ -1034,7 +1075,8 @@ int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp
 	 * one name when it was sealed cannot be (that unlink failed once per download: issue 42) */
 	if (!w->one_name)
 		wp_os_unlink(w->file.tmp);
-	if (w->vpath && !w->validator_lazy) /* a partial became the object: its validator is done with */
+	if (w->vpath && !w->validator_lazy) /* a partial became the object: its validator is done
+					       with */
 		write_validator(w->vpath, NULL);
 	free(w->file.tmp);
 	w->file.tmp = NULL;
@@ -1082,7 +1124,8 @@ int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err)
 	size_t n = 0;
 	int rc = 0;
 	if (st->dirty_objects) {
-		/* a fan-out folder was made: its name in ROOT/sha256 is durable before any name in it */
+		/* a fan-out folder was made: its name in ROOT/sha256 is durable before any name in
+		 * it */
 		struct dir_set one = { .st = st, .dirs = { wp_xasprintf("%s/sha256", st->root) } };
 		rc = sync_one_dir(&one, 0, err);
 		free(one.dirs[0]);
@@ -1094,13 +1137,15 @@ int wp_store_sync_dirs(struct wp_store *st, struct wp_err *err)
 		bool tmp = i == 256;
 		if (tmp ? !st->dirty_tmp : !st->dirty[i])
 			continue;
-		ds.dirs[n++] = tmp ? wp_xasprintf("%s/tmp", st->root) : wp_xasprintf("%s/sha256/%02x", st->root, i);
+		ds.dirs[n++] = tmp ? wp_xasprintf("%s/tmp", st->root) :
+				     wp_xasprintf("%s/sha256/%02x", st->root, i);
 		if (tmp)
 			st->dirty_tmp = false;
 		else
 			st->dirty[i] = false;
 	}
-	rc = n ? wp_parallel_for(n, n < SYNC_THREADS ? n : SYNC_THREADS, sync_one_dir, &ds, err) : 0;
+	rc = n ? wp_parallel_for(n, n < SYNC_THREADS ? n : SYNC_THREADS, sync_one_dir, &ds, err) :
+		 0;
 	for (size_t i = 0; i < n; i++)
 		free(ds.dirs[i]);
 	return rc;

@@ -15,24 +15,24 @@ struct wp_catalog;
 
 struct wp_store {
 	char *root;             /* e.g. ~/.cache/wheelpick/files */
-	bool reverify;          /* _lookup re-hashes an object whose size, mtime or inode moved since it
-	                           was proven (on by default: a wheelhouse file is a hard link to its
-	                           object, so an edit there changes the object). Proof stamps are
-	                           each object's user.wheelpick.proven attribute, else files in
-	                           ROOT/proven/; an unchanged object costs a stat, not a hash */
+	bool reverify; /* _lookup re-hashes an object whose size, mtime or inode moved since it
+			  was proven (on by default: a wheelhouse file is a hard link to its
+			  object, so an edit there changes the object). Proof stamps are
+			  each object's user.wheelpick.proven attribute, else files in
+			  ROOT/proven/; an unchanged object costs a stat, not a hash */
 	bool stamp_files;       /* stamps as files only, never attributes (tests: a file system
 	                           without user attributes) */
 	long long max_size;     /* ceiling for an object whose size nobody announced */
-	struct wp_catalog *catalog; /* borrowed, optional: the catalog fetched files are held to (their
-	                           first-seen hashes, and what its metadata says a wheel needs; see
-	                           ops/core/fetch.h). NULL: no such check */
+	struct wp_catalog *catalog; /* borrowed, optional: the catalog fetched files are held to
+				   (their first-seen hashes, and what its metadata says a wheel
+				   needs; see ops/core/fetch.h). NULL: no such check */
 	char (*proven)[WP_SHA256_HEX_LEN + 1]; /* objects re-hashed or written by this process: */
 	size_t n_proven, cap_proven;            /* not re-hashed again (main thread only) */
-	bool dirty[256], dirty_tmp;             /* directories a commit renamed in, not yet synced */
-	bool dirty_objects;                     /* ROOT/sha256 gained a fan-out folder, not yet synced */
-	long long resume_min;                   /* a file announced smaller starts over, never resumes,
-	                                           and keeps no validator (WP_STORE_RESUME_MIN) */
-	bool partial_made;                      /* ROOT/partial made (or found) once: not per file */
+	bool dirty[256], dirty_tmp; /* directories a commit renamed in, not yet synced */
+	bool dirty_objects; /* ROOT/sha256 gained a fan-out folder, not yet synced */
+	long long resume_min; /* a file announced smaller starts over, never resumes,
+				 and keeps no validator (WP_STORE_RESUME_MIN) */
+	bool partial_made; /* ROOT/partial made (or found) once: not per file */
 	bool fanout_read, fanout[256];          /* ROOT/sha256 listed once: its fan-out folders
 	                                           found or made since (main thread only) */
 	/* What the store asked of the file system, for tests that hold a batch to its cost per file
@@ -106,9 +106,9 @@ struct wp_store_writer {
 	bool sealed;             /* _seal proved it: got is its sha256 */
 	bool synced;             /* _sync made its data durable: _commit need not */
 	bool stamped;            /* _seal set its proof stamp (an attribute): _commit need not */
-	bool one_name;           /* _seal saw the file with one link: _commit's rename leaves no other */
-	bool validator_lazy;     /* validator not written beside the partial yet (a small file): _keep
-	                            writes it, _commit and _abort have none to remove */
+	bool one_name; /* _seal saw the file with one link: _commit's rename leaves no other */
+	bool validator_lazy; /* validator not written beside the partial yet (a small file): _keep
+				writes it, _commit and _abort have none to remove */
 	char got[WP_SHA256_HEX_LEN + 1];
 	void (*tap)(void *tap_ctx, const void *p, size_t n);
 	void (*tap_reset)(void *tap_ctx);
@@ -119,26 +119,27 @@ struct wp_store_writer {
 	 * for it. The writer owns the thread (tq). */
 	bool tap_thread;
 	struct wp_store_tapq *tq;
-	/* The caller may also set tap_defer: the tap then starts only once the file reaches that many
-	 * bytes (what came before read back from the file), and a file that ends smaller is tapped
-	 * whole by _seal, on the thread that seals it: a small file's second hash then runs beside
-	 * the transfers, not in their thread. 0: the tap takes every byte as it comes. */
+	/* The caller may also set tap_defer: the tap then starts only once the file reaches that
+	 * many bytes (what came before read back from the file), and a file that ends smaller is
+	 * tapped whole by _seal, on the thread that seals it: a small file's second hash then runs
+	 * beside the transfers, not in their thread. 0: the tap takes every byte as it comes. */
 	long long tap_defer;
 	bool tap_live;           /* the tap has taken every byte written so far */
-	/* The caller may also set tap_sha256: the tap takes the file's sha256 itself, from the bytes
-	 * it is given (every byte from 0, in order: the tap's contract), and the writer hashes none of
-	 * them: a wheel's stored members then cost one pass for both digests (verify/wheelstream.c).
-	 * _seal asks it once every byte was tapped; a digest it cannot give, or one that covers another
-	 * number of bytes than the file holds, is not used: _seal then hashes the file from disk. */
+	/* The caller may also set tap_sha256: the tap takes the file's sha256 itself, from the
+	 * bytes it is given (every byte from 0, in order: the tap's contract), and the writer
+	 * hashes none of them: a wheel's stored members then cost one pass for both digests
+	 * (verify/wheelstream.c). _seal asks it once every byte was tapped; a digest it cannot
+	 * give, or one that covers another number of bytes than the file holds, is not used: _seal
+	 * then hashes the file from disk. */
 	int (*tap_sha256)(void *tap_ctx, unsigned char out[32], long long *len);
-	long long kept;          /* bytes an earlier run left in this download's partial file: the
-	                            caller re-reads them (wp_store_writer_reset(w, kept), once its tap
-	                            is set) and asks the server for the rest */
-	bool partial;            /* the file is ROOT/partial/<sha256>: _keep leaves it for a later run */
-	bool by_url;             /* that partial is keyed by URL (no sha256 known): strong ETags only */
+	long long kept; /* bytes an earlier run left in this download's partial file: the
+			   caller re-reads them (wp_store_writer_reset(w, kept), once its tap
+			   is set) and asks the server for the rest */
+	bool partial; /* the file is ROOT/partial/<sha256>: _keep leaves it for a later run */
+	bool by_url; /* that partial is keyed by URL (no sha256 known): strong ETags only */
 	char *vpath;             /* with partial: its validator's file, ROOT/partial/<name>.v */
-	char *validator;         /* what the kept bytes came under (read at _begin; NULL: none), then
-	                            what _set_validator said; send it as If-Range when resuming */
+	char *validator; /* what the kept bytes came under (read at _begin; NULL: none), then
+			    what _set_validator said; send it as If-Range when resuming */
 };
 
 #define WP_STORE_BLOCK (1u << 20)
@@ -148,8 +149,9 @@ int wp_store_writer_begin(struct wp_store_writer *w, struct wp_store *st, const 
 			  long long expect_size, const char *name, struct wp_err *err);
 /* As _begin; with no expect_sha256, a url (http:// or https://) gives the download a partial file
  * keyed by it, resumed by a later run only under the strong ETag its bytes came under. */
-int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st, const char *expect_sha256,
-			      long long expect_size, const char *name, const char *url, struct wp_err *err);
+int wp_store_writer_begin_url(struct wp_store_writer *w, struct wp_store *st,
+			      const char *expect_sha256, long long expect_size, const char *name,
+			      const char *url, struct wp_err *err);
 /* The downloader's validator callback (ctx is the writer): the bytes from offset 0 on come under
  * validator (NULL: none) from now. Written beside a partial file at once, before those bytes;
  * without a partial file it is only remembered. A file whose announced total is under
@@ -175,7 +177,8 @@ int wp_store_writer_finish(struct wp_store_writer *w, char out_sha256[WP_SHA256_
  * store (its directory is left to sync) and releases the writer either way; *out_path (optional)
  * is the object's path. _sync_dirs syncs every directory a commit renamed into; nothing
  * committed is durable before it. _commit and _sync_dirs run on the thread that owns st. */
-int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1], struct wp_err *err);
+int wp_store_writer_seal(struct wp_store_writer *w, char out_sha256[WP_SHA256_HEX_LEN + 1],
+			 struct wp_err *err);
 int wp_store_writer_sync(struct wp_store_writer *w, struct wp_err *err);
 void wp_store_writer_start_sync(struct wp_store_writer *w);
 int wp_store_writer_commit(struct wp_store_writer *w, char **out_path, struct wp_err *err);

@@ -19,7 +19,8 @@
 
 struct wp_cli {
 	struct wp_session session;  /* catalog, cache, verbosity, reporting: what ops/ runs with */
-	struct wp_cli_net net;      /* the run's network settings, which session.net and .s3 point into */
+	struct wp_cli_net net; /* the run's network settings, which session.net and .s3 point into
+				*/
 	char *catalog_alloc;        /* the defaults main computed (NULL when given) */
 	char *cache_alloc;
 	int verbosity;              /* -1 quiet, 0 normal, 1+ verbose */
@@ -31,7 +32,8 @@ struct wp_cli {
 	struct wp_progress progress;
 };
 
-/* A command returns 0 or a negative -WPE_* with err filled; main prints and maps to an exit code. */
+/* A command returns 0 or a negative -WPE_* with err filled; main prints and maps to an exit
+ * code. */
 typedef int wp_cmd_fn(struct wp_cli *cli, int argc, char **argv, struct wp_err *err);
 
 /* What a command's positional arguments are, for completion. */
@@ -50,7 +52,8 @@ enum wp_cmd_args {
 struct wp_cmd {
 	const char *name;
 	wp_cmd_fn *fn;
-	const struct wp_opt *table; /* its options; also its --help, man page section and completions */
+	const struct wp_opt *table; /* its options; also its --help, man page section and
+				       completions */
 	const char *usage;          /* "wheelpick list PKG [--json] ..." */
 	const char *summary;        /* one line, for the command list */
 	const char *help;           /* what it does, in a few lines (no trailing newline) */
@@ -78,15 +81,16 @@ void wp_cmd_print_help(const struct wp_cmd *cmd, FILE *f);
 /* The top-level usage: commands, global options, exit codes. */
 void wp_cli_usage(FILE *f);
 
-wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags, wp_cmd_mirror, wp_cmd_bundle, wp_cmd_verify,
-	wp_cmd_trust, wp_cmd_matrix, wp_cmd_lock, wp_cmd_help, wp_cmd_config;
+wp_cmd_fn wp_cmd_pick, wp_cmd_update, wp_cmd_list, wp_cmd_detect, wp_cmd_tags, wp_cmd_mirror,
+	wp_cmd_bundle, wp_cmd_verify, wp_cmd_trust, wp_cmd_matrix, wp_cmd_lock, wp_cmd_help,
+	wp_cmd_config;
 wp_cmd_fn wp_cmd_install, wp_cmd_uninstall, wp_cmd_apply;
 /* list --installed (cli/cmd_install.c) */
 int wp_cmd_list_installed(struct wp_cli *cli, const char *python, bool json, struct wp_err *err);
 
 /* The option tables of the commands (cli/pick_opts.c has pick, mirror, bundle, matrix, lock). */
-extern const struct wp_opt wp_update_table[], wp_list_table[], wp_detect_table[], wp_tags_table[], wp_trust_table[],
-	wp_verify_table[], wp_help_table[], wp_config_table[];
+extern const struct wp_opt wp_update_table[], wp_list_table[], wp_detect_table[], wp_tags_table[],
+	wp_trust_table[], wp_verify_table[], wp_help_table[], wp_config_table[];
 extern const struct wp_opt wp_install_table[], wp_uninstall_table[], wp_apply_table[];
 
 /* Man page (roff) and shell completions, written from the tables (cli/gen.c). */
@@ -94,11 +98,14 @@ int wp_gen_man(FILE *f);
 int wp_gen_completion(FILE *f, const char *shell, struct wp_err *err);
 
 /* Message on stderr unless quiet ("wheelpick: ..."). */
-void wp_cli_note(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wp_cli_note(const struct wp_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* A warning, unless quiet (-q leaves only errors). */
-void wp_cli_warn(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wp_cli_warn(const struct wp_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* With -v only: "wheelpick: [0.42 s] ..." */
-void wp_cli_debug(const struct wp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wp_cli_debug(const struct wp_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Seconds since the command started. */
 double wp_cli_elapsed(const struct wp_cli *cli);
 
@@ -107,7 +114,8 @@ double wp_cli_elapsed(const struct wp_cli *cli);
 int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err);
 /* A mirror, bundle or verify destination written as a URL: 0 for s3:// where s3_ok, else -WPE_USAGE
  * naming the scheme (a URL is never taken for a relative path); 0 for a path (cmd_mirror.c). */
-int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok, struct wp_err *err);
+int wp_cli_dest_check(const char *arg, const char *cmd, const char *noun, bool s3_ok,
+		      struct wp_err *err);
 
 /* Progress for the next job's transfers: a bar on a terminal (stderr), a line per finished file
  * elsewhere; nothing when quiet. json: the bar is left out (the lines stay on stderr). */

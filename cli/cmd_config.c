@@ -20,11 +20,12 @@ struct config_opts {
 };
 
 const struct wp_opt wp_config_table[] = {
-	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct config_opts, json), NULL, "the same as one JSON document on stdout" },
+	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct config_opts, json), NULL,
+	  "the same as one JSON document on stdout" },
 	{ "isolated", 0, NULL, WP_OPT_FLAG, offsetof(struct config_opts, isolated), NULL,
 	  "as a pick with --isolated sees it: no pip or uv variables or files" },
-	{ "pip-command", 0, NULL, WP_OPT_STR, offsetof(struct config_opts, command), "download|install",
-	  "pip's section read after [global] (a pick reads [download])" },
+	{ "pip-command", 0, NULL, WP_OPT_STR, offsetof(struct config_opts, command),
+	  "download|install", "pip's section read after [global] (a pick reads [download])" },
 	WP_OPT_END,
 };
 
@@ -80,7 +81,8 @@ static const struct wp_config_value *last_of(const struct wp_index_config *c, si
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp((*(const struct wp_config_value *const *)a)->name, (*(const struct wp_config_value *const *)b)->name);
+	return strcmp((*(const struct wp_config_value *const *)a)->name,
+		      (*(const struct wp_config_value *const *)b)->name);
 }
 
 /* wheelpick's own variables that are set, from the one table */
@@ -88,7 +90,8 @@ static void own_vars(void (*fn)(void *ctx, const char *name, const char *value),
 {
 	for (size_t i = 0; i < wp_n_env_vars; i++) {
 		const struct wp_env_var *v = &wp_env_vars[i];
-		const char *val = !v->is_file && !strcmp(v->tool, "wheelpick") ? getenv(v->name) : NULL;
+		const char *val = !v->is_file && !strcmp(v->tool, "wheelpick") ? getenv(v->name) :
+										 NULL;
 		if (val && *val && strcmp(v->name, "WHEELPICK_INDEX") != 0)
 			fn(ctx, v->name, val);
 	}
@@ -166,7 +169,8 @@ static void cmd_debug(const struct wp_cli *cli, const struct wp_index_config *c)
 	for (size_t k = 0; k < 4; k++) {
 		bool any = false;
 		for (size_t i = 0; i < c->files.n; i++)
-			any = any || (!strcmp(c->files.v[i].variant, variants[k]) && c->files.v[i].read);
+			any = any ||
+			      (!strcmp(c->files.v[i].variant, variants[k]) && c->files.v[i].read);
 		if (!any && k != 0)
 			continue;
 		printf("%s:\n", variants[k]);
@@ -223,10 +227,13 @@ static void cmd_debug(const struct wp_cli *cli, const struct wp_index_config *c)
 		printf("  client-cert: %s\n", c->client_cert);
 	if (c->timeout_s)
 		printf("  timeout: %ld s\n", c->timeout_s);
-	printf("  index-strategy: %s (from %s)\n", c->index_strategy ? c->index_strategy : "first-index",
+	printf("  index-strategy: %s (from %s)\n",
+	       c->index_strategy ? c->index_strategy : "first-index",
 	       c->index_strategy ? "uv's configuration" : "the default");
-	printf("  catalog: %s\n", cli->session.catalog_path ? cli->session.catalog_path : "(none: no home folder)");
-	printf("  cache-dir: %s\n", cli->session.cache_dir ? cli->session.cache_dir : "(none: no home folder)");
+	printf("  catalog: %s\n",
+	       cli->session.catalog_path ? cli->session.catalog_path : "(none: no home folder)");
+	printf("  cache-dir: %s\n",
+	       cli->session.cache_dir ? cli->session.cache_dir : "(none: no home folder)");
 	printf("  max-age: %ld s\n", cli->session.max_age_s);
 	if (c->looking.n) {
 		fputs("Looking in indexes: ", stdout);
@@ -332,15 +339,19 @@ int wp_cmd_config(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	const char *what = pos.n ? pos.v[0] : "list";
 	if (pos.n > 1 || (strcmp(what, "list") != 0 && strcmp(what, "debug") != 0)) {
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a config command; give 'list' or 'debug'",
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' is not a config command; give 'list' or 'debug'",
 			     pos.n > 1 ? pos.v[1] : what);
 		goto out;
 	}
 	if (o.command && strcmp(o.command, "download") != 0 && strcmp(o.command, "install") != 0) {
-		rc = wp_fail(err, -WPE_USAGE, "--pip-command '%s' is not one of download, install", o.command);
+		rc = wp_fail(err, -WPE_USAGE, "--pip-command '%s' is not one of download, install",
+			     o.command);
 		goto out;
 	}
-	struct wp_index_given g = { .isolated = o.isolated, .envp = wp_os_environ(), .pip_command = o.command };
+	struct wp_index_given g = { .isolated = o.isolated,
+				    .envp = wp_os_environ(),
+				    .pip_command = o.command };
 	if ((rc = wp_index_config_resolve(&g, &c, err)))
 		goto out;
 	for (size_t i = 0; i < c.warnings.n; i++)

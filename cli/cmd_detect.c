@@ -26,7 +26,8 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	struct detect_opts o = { 0 };
 	struct wp_strlist pos = { 0 };
 	struct wp_detect d;
-	struct wp_detect_opts dopts = { .asks = &wp_cli_asks, .lib_dir = cli->session.nvidia_lib_dir,
+	struct wp_detect_opts dopts = { .asks = &wp_cli_asks,
+					.lib_dir = cli->session.nvidia_lib_dir,
 					.envp = cli->session.envp };
 	struct wp_target t;
 	struct wp_buf b = WP_BUF_INIT;
@@ -35,7 +36,8 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_opts_parse(wp_detect_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (pos.n) {
-		rc = wp_fail(err, -WPE_USAGE, "unexpected argument '%s'; see 'wheelpick detect --help'", pos.v[0]);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "unexpected argument '%s'; see 'wheelpick detect --help'", pos.v[0]);
 		goto out;
 	}
 	ran = true;
@@ -53,22 +55,25 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	wp_detect_to_target(&d, &t);
 	if (d.driver_version[0])
-		printf("driver:    NVIDIA %s (%s)\n", d.driver_version, d.driver_source ? d.driver_source : "?");
+		printf("driver:    NVIDIA %s (%s)\n", d.driver_version,
+		       d.driver_source ? d.driver_source : "?");
 	else if (d.driver_state == WP_DRIVER_NOT_LOADED)
-		printf("driver:    installed, kernel module not loaded (%s)\n", d.driver_failure[0] ? d.driver_failure : "?");
+		printf("driver:    installed, kernel module not loaded (%s)\n",
+		       d.driver_failure[0] ? d.driver_failure : "?");
 	else if (d.driver_state == WP_DRIVER_NONE_YET)
 		printf("driver:    none yet (GPUs from the PCI bus)\n");
 	else
 		printf("driver:    none found\n");
 	if (d.cuda_major)
-		printf("cuda:      %d.%d is the newest the driver runs (from %s)\n", d.cuda_major, d.cuda_minor,
-		       wp_cuda_source_name(d.cuda_source));
+		printf("cuda:      %d.%d is the newest the driver runs (from %s)\n", d.cuda_major,
+		       d.cuda_minor, wp_cuda_source_name(d.cuda_source));
 	for (int i = 0; i < d.n_gpus; i++) {
 		if (d.gpus[i].cc_major >= 0 && d.gpu_source && !strcmp(d.gpu_source, "pci"))
-			printf("gpu %d:     %s, sm_%d%d (from its PCI id)\n", i, d.gpus[i].name, d.gpus[i].cc_major,
-			       d.gpus[i].cc_minor);
+			printf("gpu %d:     %s, sm_%d%d (from its PCI id)\n", i, d.gpus[i].name,
+			       d.gpus[i].cc_major, d.gpus[i].cc_minor);
 		else if (d.gpus[i].cc_major >= 0)
-			printf("gpu %d:     %s, sm_%d%d\n", i, d.gpus[i].name, d.gpus[i].cc_major, d.gpus[i].cc_minor);
+			printf("gpu %d:     %s, sm_%d%d\n", i, d.gpus[i].name, d.gpus[i].cc_major,
+			       d.gpus[i].cc_minor);
 		else
 			printf("gpu %d:     %s, compute capability unknown\n", i, d.gpus[i].name);
 	}
@@ -77,13 +82,14 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		printf("toolkit:   CUDA %d.%d", k->major, k->minor);
 		if (k->patch >= 0)
 			printf(".%d", k->patch);
-		printf(" (%s%s%s)\n", k->source, k->path && *k->path ? ", " : "", k->path ? k->path : "");
+		printf(" (%s%s%s)\n", k->source, k->path && *k->path ? ", " : "",
+		       k->path ? k->path : "");
 	}
 	for (size_t i = 0; i < d.n_pythons; i++) {
 		const struct wp_detect_python *p = &d.pythons[i];
 		printf("python:    %d.%d.%d%s %s (%s)%s\n", p->major, p->minor, p->micro,
-		       wp_detect_python_free_threaded(p) ? "t (free-threaded)" : "", p->impl, p->path,
-		       (int)i == d.default_python ? " default" : "");
+		       wp_detect_python_free_threaded(p) ? "t (free-threaded)" : "", p->impl,
+		       p->path, (int)i == d.default_python ? " default" : "");
 	}
 	if (d.glibc_major)
 		printf("libc:      glibc %d.%d\n", d.glibc_major, d.glibc_minor);

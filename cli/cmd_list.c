@@ -31,17 +31,24 @@ struct list_opts {
 
 #define O(f) offsetof(struct list_opts, f)
 const struct wp_opt wp_list_table[] = {
-	{ "all", 0, NULL, WP_OPT_FLAG, O(all), NULL, "the full grid of versions by builds, however wide" },
+	{ "all", 0, NULL, WP_OPT_FLAG, O(all), NULL,
+	  "the full grid of versions by builds, however wide" },
 	{ "installed", 0, NULL, WP_OPT_FLAG, O(installed), NULL,
 	  "what is installed in the environment of --python PY (default: the active virtual environment's, else python3)" },
 	{ "json", 0, NULL, WP_OPT_FLAG, O(json), NULL, "every file as a JSON object, in an array" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "conda packages instead of wheels" },
-	{ "cuda", 0, NULL, WP_OPT_STR, O(cuda), "X.Y|cpu", "mark ('*') what a machine whose driver runs CUDA X.Y can take" },
-	{ "driver", 0, NULL, WP_OPT_STR, O(driver), "VERSION", "mark what a machine with this NVIDIA driver can take" },
-	{ "python", 0, "python-version", WP_OPT_STR, O(python), "X.Y", "mark what this Python can take" },
-	{ "platform", 0, NULL, WP_OPT_STR, O(platform), "TAG", "mark what this platform can take (manylinux_2_28_x86_64, ...)" },
-	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|NAME|gfxN", "mark what has code for this GPU" },
-	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y", "mark what a machine with AMD ROCm X.Y can take" },
+	{ "cuda", 0, NULL, WP_OPT_STR, O(cuda), "X.Y|cpu",
+	  "mark ('*') what a machine whose driver runs CUDA X.Y can take" },
+	{ "driver", 0, NULL, WP_OPT_STR, O(driver), "VERSION",
+	  "mark what a machine with this NVIDIA driver can take" },
+	{ "python", 0, "python-version", WP_OPT_STR, O(python), "X.Y",
+	  "mark what this Python can take" },
+	{ "platform", 0, NULL, WP_OPT_STR, O(platform), "TAG",
+	  "mark what this platform can take (manylinux_2_28_x86_64, ...)" },
+	{ "gpu", 0, NULL, WP_OPT_LIST, O(gpu), "sm_86|NAME|gfxN",
+	  "mark what has code for this GPU" },
+	{ "rocm", 0, NULL, WP_OPT_STR, O(rocm), "X.Y",
+	  "mark what a machine with AMD ROCm X.Y can take" },
 	{ "intel-device-ip", 0, NULL, WP_OPT_LIST, O(intel_ip), "IP|NAME",
 	  "mark what this Intel GPU can take (a device IP such as 20.1.0, or bmg-g21)" },
 	{ "x86-64-level", 0, NULL, WP_OPT_STR, O(x86_64_level), "v1|v2|v3|v4",
@@ -115,7 +122,8 @@ static void shape_build(const struct wp_list *l, struct shape *sh)
 		char ver[128];
 		wp_list_public_version(&l->v[i], l->conda, ver, sizeof(ver));
 		if (!sh->nv || strcmp(sh->vers[sh->nv - 1], ver)) {
-			wp_vec_reserve_((void **)&sh->vers, &vers_cap, sh->nv + 1, sizeof(*sh->vers));
+			wp_vec_reserve_((void **)&sh->vers, &vers_cap, sh->nv + 1,
+					sizeof(*sh->vers));
 			snprintf(sh->vers[sh->nv++], sizeof(sh->vers[0]), "%s", ver);
 		}
 	}
@@ -150,9 +158,11 @@ static const char *label(const char *v)
 	return *v ? v : "(none)";
 }
 
-static void print_legend(const struct shape *sh, const char *project, bool marked, bool grid, int width)
+static void print_legend(const struct shape *sh, const char *project, bool marked, bool grid,
+			 int width)
 {
-	bool cuda = false, rocm = false, cpu = false, xpu = false, none = false, label_cuda = false, null = false;
+	bool cuda = false, rocm = false, cpu = false, xpu = false, none = false, label_cuda = false,
+	     null = false;
 	struct wp_buf b = WP_BUF_INIT;
 	for (size_t k = 0; k < sh->nc; k++) {
 		/* PEP 825 labels (cuda12.8, null) beside the local labels (cu128, cpu) */
@@ -178,10 +188,12 @@ static void print_legend(const struct shape *sh, const char *project, bool marke
 	if (cpu)
 		wp_buf_addstr(&b, " cpu for no GPU;");
 	/* an unlabeled torch at a page's root is not "for every machine": it is a GPU or CPU build
-	 * that its METADATA or PyPI's default for the release tells, for the platform its tags name */
+	 * that its METADATA or PyPI's default for the release tells, for the platform its tags
+	 * name */
 	if (none && wp_pick_is_torch_family(project))
-		wp_buf_addstr(&b, " (none): no label and no folder to say which build (a pick reads its METADATA, else "
-				  "PyPI's default for that release and platform);");
+		wp_buf_addstr(&b,
+			      " (none): no label and no folder to say which build (a pick reads its METADATA, else "
+			      "PyPI's default for that release and platform);");
 	else if (none)
 		wp_buf_addstr(&b, " (none): one build for every machine its tags name;");
 	if (grid)
@@ -214,7 +226,8 @@ static void print_grid(const struct shape *sh, bool marked)
 			char cell[16];
 			int c = sh->count[v * sh->nc + k];
 			if (c)
-				snprintf(cell, sizeof(cell), "%d%s", c, sh->fit[v * sh->nc + k] ? "*" : "");
+				snprintf(cell, sizeof(cell), "%d%s", c,
+					 sh->fit[v * sh->nc + k] ? "*" : "");
 			else
 				snprintf(cell, sizeof(cell), "-");
 			printf(" %*s", cw[k], cell);
@@ -232,7 +245,8 @@ static void print_rows(const struct shape *sh, int width)
 			lw = (int)strlen(label(sh->cols[k]));
 	printf("%-*s  %s\n", lw, "build", "versions (newest first)");
 	/* CUDA first, newest first (the rule's order), then ROCm, XPU, CPU, the others */
-	static const enum wp_variant_kind kinds[] = { WP_VARIANT_CUDA, WP_VARIANT_ROCM, WP_VARIANT_XPU, WP_VARIANT_CPU,
+	static const enum wp_variant_kind kinds[] = { WP_VARIANT_CUDA,  WP_VARIANT_ROCM,
+						      WP_VARIANT_XPU,   WP_VARIANT_CPU,
 						      WP_VARIANT_OTHER, WP_VARIANT_NONE };
 	size_t *order = wp_xcalloc(sh->nc + 1, sizeof(*order)), no = 0;
 	for (size_t g = 0; g < WP_ARRAY_LEN(kinds); g++)
@@ -250,7 +264,8 @@ static void print_rows(const struct shape *sh, int width)
 			if (!sh->count[v * sh->nc + k])
 				continue;
 			char item[160];
-			int len = snprintf(item, sizeof(item), "%s%s", sh->vers[v], sh->fit[v * sh->nc + k] ? "*" : "");
+			int len = snprintf(item, sizeof(item), "%s%s", sh->vers[v],
+					   sh->fit[v * sh->nc + k] ? "*" : "");
 			if (!first && col + 2 + len > width) {
 				printf(",\n%*s", lw + 1, "");
 				col = lw + 1;
@@ -277,7 +292,10 @@ static void print_gpu_code(const struct wp_list *l)
 		any = true;
 		struct wp_buf a = WP_BUF_INIT;
 		wp_gpucode_archs(f->gpu_code, &a);
-		printf("  %s: %s", f->filename, !strcmp(f->gpu_code, "-") ? "no shared object" : a.len ? wp_buf_cstr(&a) : "no GPU code");
+		printf("  %s: %s", f->filename,
+		       !strcmp(f->gpu_code, "-") ? "no shared object" :
+		       a.len                     ? wp_buf_cstr(&a) :
+						   "no GPU code");
 		if (f->gpu_verdict >= 0)
 			printf(" -> %s on sm_%d", wp_gpu_verdict_name(f->gpu_verdict), f->gpu_sm);
 		putchar('\n');
@@ -299,8 +317,8 @@ static void print_list(const char *project, const struct wp_list *l, bool marked
 		grid_width += 1 + (w < 4 ? 4 : w);
 	}
 	bool grid = all || grid_width <= width;
-	printf("%s: %zu file%s, %zu version%s, %zu build%s\n", project, sh.used, sh.used == 1 ? "" : "s", sh.nv,
-	       sh.nv == 1 ? "" : "s", sh.nc, sh.nc == 1 ? "" : "s");
+	printf("%s: %zu file%s, %zu version%s, %zu build%s\n", project, sh.used,
+	       sh.used == 1 ? "" : "s", sh.nv, sh.nv == 1 ? "" : "s", sh.nc, sh.nc == 1 ? "" : "s");
 	if (grid)
 		print_grid(&sh, marked);
 	else
@@ -308,14 +326,17 @@ static void print_list(const char *project, const struct wp_list *l, bool marked
 	print_legend(&sh, project, marked, grid, width);
 	if (!grid) {
 		char hint[128];
-		snprintf(hint, sizeof(hint), "(the grid of versions by builds is %d columns wide: see it with --all)", grid_width);
+		snprintf(hint, sizeof(hint),
+			 "(the grid of versions by builds is %d columns wide: see it with --all)",
+			 grid_width);
 		wp_opts_wrap(stdout, hint, 0, 1, (size_t)width - 1);
 	}
 	if (l->n_shadowed) {
 		/* name each shadowed source once */
-		char *text = wp_xasprintf("not counted: %zu file(s) from sources pick does not use for %s (it takes a project "
-					  "from the first source that lists it; --index-strategy unsafe-best-match takes all):",
-					  l->n_shadowed, project);
+		char *text =
+			wp_xasprintf("not counted: %zu file(s) from sources pick does not use for %s (it takes a project "
+				     "from the first source that lists it; --index-strategy unsafe-best-match takes all):",
+				     l->n_shadowed, project);
 		wp_opts_wrap(stdout, text, 0, 2, (size_t)width - 1);
 		free(text);
 		for (size_t i = 0; i < l->n; i++) {
@@ -323,10 +344,13 @@ static void print_list(const char *project, const struct wp_list *l, bool marked
 				continue;
 			bool seen = false;
 			for (size_t k = 0; k < i && !seen; k++)
-				seen = l->v[k].shadowed_by && !strcmp(l->v[k].source_url ? l->v[k].source_url : "",
-								      l->v[i].source_url ? l->v[i].source_url : "");
+				seen = l->v[k].shadowed_by &&
+				       !strcmp(l->v[k].source_url ? l->v[k].source_url : "",
+					       l->v[i].source_url ? l->v[i].source_url : "");
 			if (!seen)
-				printf("  %s (shadowed by %s)\n", l->v[i].source_url ? l->v[i].source_url : "?", l->v[i].shadowed_by);
+				printf("  %s (shadowed by %s)\n",
+				       l->v[i].source_url ? l->v[i].source_url : "?",
+				       l->v[i].shadowed_by);
 		}
 	}
 	shape_release(&sh);
@@ -355,12 +379,17 @@ static void print_json(const struct wp_list *l, bool marked)
 		wp_json_kstr(&j, "source", f->source_url);
 		wp_json_kstr(&j, "shadowed_by", f->shadowed_by);
 		if (!l->conda) {
-			/* what the store read of it: null when it holds no such file (or never read it) */
+			/* what the store read of it: null when it holds no such file (or never read
+			 * it) */
 			struct wp_buf a = WP_BUF_INIT;
 			if (f->gpu_code && strcmp(f->gpu_code, "-"))
 				wp_gpucode_archs(f->gpu_code, &a);
-			wp_json_kstr(&j, "gpu_code", f->gpu_code && strcmp(f->gpu_code, "-") ? wp_buf_cstr(&a) : NULL);
-			wp_json_kstr(&j, "gpu_verdict", f->gpu_verdict >= 0 ? wp_gpu_verdict_name(f->gpu_verdict) : NULL);
+			wp_json_kstr(&j, "gpu_code",
+				     f->gpu_code && strcmp(f->gpu_code, "-") ? wp_buf_cstr(&a) :
+									       NULL);
+			wp_json_kstr(&j, "gpu_verdict",
+				     f->gpu_verdict >= 0 ? wp_gpu_verdict_name(f->gpu_verdict) :
+							   NULL);
 			wp_buf_free(&a);
 		}
 		if (marked)
@@ -380,11 +409,12 @@ static void print_json(const struct wp_list *l, bool marked)
 }
 
 /* The target to mark the grid for, from the words given (none: NULL). */
-static int mark_target(const struct list_opts *o, struct wp_target *t, bool *marked, struct wp_err *err)
+static int mark_target(const struct list_opts *o, struct wp_target *t, bool *marked,
+		       struct wp_err *err)
 {
 	int rc = 0;
-	*marked = !o->conda && (o->cuda || o->driver || o->python || o->platform || o->gpu.n || o->rocm ||
-				o->intel_ip.n || o->x86_64_level);
+	*marked = !o->conda && (o->cuda || o->driver || o->python || o->platform || o->gpu.n ||
+				o->rocm || o->intel_ip.n || o->x86_64_level);
 	if (!*marked)
 		return 0;
 	wp_target_init(t);
@@ -413,21 +443,26 @@ static int check_name(const char *name, struct wp_err *err)
 	struct wp_err e = WP_ERR_INIT;
 	size_t n = strlen(name);
 	if (wp_requirement_parse(&r, name, n, &e) < 0)
-		return wp_fail(err, -WPE_USAGE, "'%s' is not a project name: ASCII letters and digits, with '.', '_' or '-' "
-					       "only between them (PEP 508)", name);
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s' is not a project name: ASCII letters and digits, with '.', '_' or '-' "
+			       "only between them (PEP 508)",
+			       name);
 	bool bare = !strcmp(r.name, name);
 	struct wp_buf canon = WP_BUF_INIT;
 	wp_name_canonicalize(r.name, strlen(r.name), &canon);
-	int rc = bare ? 0
-		      : wp_fail(err, -WPE_USAGE, "list takes a project name, not a requirement: 'wheelpick list %s' shows "
-						  "every version (pick '%s' with --dry-run to see what it selects)", canon.data, name);
+	int rc = bare ? 0 :
+			wp_fail(err, -WPE_USAGE,
+				"list takes a project name, not a requirement: 'wheelpick list %s' shows "
+				"every version (pick '%s' with --dry-run to see what it selects)",
+				canon.data, name);
 	wp_buf_free(&canon);
 	wp_requirement_release(&r);
 	return rc;
 }
 
 /* The project is not in the catalog: what to run, and the names it could have meant. */
-static int no_such_project(struct wp_cli *cli, struct wp_catalog *cat, const char *name, bool conda, struct wp_err *err)
+static int no_such_project(struct wp_cli *cli, struct wp_catalog *cat, const char *name, bool conda,
+			   struct wp_err *err)
 {
 	struct wp_names close = { 0 };
 	struct wp_buf canon = WP_BUF_INIT, b = WP_BUF_INIT;
@@ -436,7 +471,9 @@ static int no_such_project(struct wp_cli *cli, struct wp_catalog *cat, const cha
 		wp_buf_addstr(&canon, name);
 	else
 		wp_project_name_normalize(name, strlen(name), &canon);
-	if (wp_suggest_projects(&cli->session, cat, NULL, true, conda, canon.data, &close, &e) == 0 && close.n) {
+	if (wp_suggest_projects(&cli->session, cat, NULL, true, conda, canon.data, &close, &e) ==
+		    0 &&
+	    close.n) {
 		struct wp_strlist l = { 0 };
 		for (size_t i = 0; i < close.n; i++)
 			wp_strlist_push(&l, close.v[i]);
@@ -445,9 +482,11 @@ static int no_such_project(struct wp_cli *cli, struct wp_catalog *cat, const cha
 		wp_buf_addch(&b, '?');
 		wp_strlist_release(&l);
 	}
-	int rc = wp_fail(err, -WPE_NOMATCH, "the catalog has no %s for '%s'%s (to read an index: 'wheelpick update%s' or "
-					     "'wheelpick update --index URL')", conda ? "conda packages" : "files", name,
-			 b.len ? b.data : "", conda ? " --conda" : "");
+	int rc = wp_fail(err, -WPE_NOMATCH,
+			 "the catalog has no %s for '%s'%s (to read an index: 'wheelpick update%s' or "
+			 "'wheelpick update --index URL')",
+			 conda ? "conda packages" : "files", name, b.len ? b.data : "",
+			 conda ? " --conda" : "");
 	wp_names_release(&close);
 	wp_buf_free(&canon);
 	wp_buf_free(&b);
@@ -472,7 +511,8 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	}
 	if (pos.n != 1) {
-		rc = wp_fail(err, -WPE_USAGE, "list takes one project name; see 'wheelpick list --help'");
+		rc = wp_fail(err, -WPE_USAGE,
+			     "list takes one project name; see 'wheelpick list --help'");
 		goto out;
 	}
 	if (!o.conda && (rc = check_name(pos.v[0], err)))
@@ -487,7 +527,8 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	}
 	if ((rc = mark_target(&o, &t, &marked, err)))
 		goto out;
-	if ((rc = wp_cli_need_paths(cli, err)) || (rc = wp_catalog_open_as(&cat, cli->session.catalog_path, &wp_cli_asks, err)))
+	if ((rc = wp_cli_need_paths(cli, err)) ||
+	    (rc = wp_catalog_open_as(&cat, cli->session.catalog_path, &wp_cli_asks, err)))
 		goto out;
 	for (size_t i = 0; i < o.index.n; i++)
 		wp_sources_add_index(&given, o.index.v[i]);
@@ -497,7 +538,8 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (o.index_strategy && !strcmp(o.index_strategy, "unsafe-best-match"))
 		policy.strategy = WP_INDEX_BEST_MATCH;
 	else if (o.index_strategy && strcmp(o.index_strategy, "first-index")) {
-		rc = wp_fail(err, -WPE_USAGE, "--index-strategy '%s' is not one of first-index, unsafe-best-match",
+		rc = wp_fail(err, -WPE_USAGE,
+			     "--index-strategy '%s' is not one of first-index, unsafe-best-match",
 			     o.index_strategy);
 		goto out;
 	}
@@ -505,7 +547,8 @@ int wp_cmd_list(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_list_project(&cat, pos.v[0], &lo, &l, err)))
 		goto out;
 	if (!l.n)
-		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err); /* with --json too: main prints the error */
+		rc = no_such_project(cli, &cat, pos.v[0], o.conda, err); /* with --json too: main
+									    prints the error */
 	else if (o.json)
 		print_json(&l, marked);
 	else

@@ -18,7 +18,8 @@ int wp_cmd_lock(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	int rc;
 	if ((rc = wp_opts_parse(wp_lock_table, &o, argc, argv, &reqs, err)))
 		goto out;
-	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) ||
+	    (rc = wp_cli_need_paths(cli, err)))
 		goto out;
 	const char *path = o.output ? o.output : "pylock.toml";
 	if (o.fetch_hashes)
@@ -31,7 +32,8 @@ int wp_cmd_lock(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (o.json) {
 		wp_pick_opts_print_plan(&o, &run.plan, true, o.explain);
 	} else if (cli->verbosity >= 0) {
-		wp_pick_opts_print_index(&o); /* where the lock's URLs came from, as pick's plan says it */
+		wp_pick_opts_print_index(&o); /* where the lock's URLs came from, as pick's plan
+						 says it */
 		for (size_t i = 0; i < rep.n; i++)
 			printf("wrote %s: for %s\n", rep.v[i].name, rep.v[i].for_whom);
 	}

@@ -31,7 +31,8 @@ static void cell_text(const struct wp_plan_file *f, char *out, size_t n)
 	if (!f)
 		snprintf(out, n, "-");
 	else if (f->variant && *f->variant && !strchr(f->version, '+'))
-		snprintf(out, n, "%s (%s)", f->version, f->variant); /* an unlabeled build: say what it is */
+		snprintf(out, n, "%s (%s)", f->version, f->variant); /* an unlabeled build: say what
+									it is */
 	else
 		snprintf(out, n, "%s", f->version);
 }
@@ -42,8 +43,8 @@ static void cell_text(const struct wp_plan_file *f, char *out, size_t n)
 static bool by_minor_compat_label(const char *variant, const struct wp_target *t)
 {
 	struct wp_variant v;
-	if (t->accel != WP_ACCEL_CUDA || t->cuda_strict || !variant || wp_variant_from_label(variant, &v) != 1 ||
-	    v.kind != WP_VARIANT_CUDA)
+	if (t->accel != WP_ACCEL_CUDA || t->cuda_strict || !variant ||
+	    wp_variant_from_label(variant, &v) != 1 || v.kind != WP_VARIANT_CUDA)
 		return false;
 	return v.major == t->cuda_major && v.minor > t->cuda_minor;
 }
@@ -80,14 +81,16 @@ static void print_grid(const struct wp_matrix *m, const struct wp_req *reqs, siz
 		}
 		putchar('\n');
 		if (r->gpu_verdict >= 0)
-			printf("  GPU code (files the store holds): %s, %s\n", wp_gpu_verdict_name(r->gpu_verdict), r->gpu_note);
+			printf("  GPU code (files the store holds): %s, %s\n",
+			       wp_gpu_verdict_name(r->gpu_verdict), r->gpu_note);
 		if (r->rc)
 			printf("  nothing: %s\n", r->err.msg);
 		else
 			for (size_t k = 0; k < n; k++) {
 				const struct wp_plan_file *f = pick_of(&r->plan, &reqs[k]);
 				if (by_minor_compat(f, &r->target))
-					printf("  %s: by NVIDIA's minor-version compatibility\n", f->project);
+					printf("  %s: by NVIDIA's minor-version compatibility\n",
+					       f->project);
 			}
 	}
 	wp_buf_free(&d);
@@ -110,8 +113,10 @@ static void print_json(const struct wp_matrix *m)
 		wp_json_obj(&j);
 		wp_json_kstr(&j, "target", d.data);
 		wp_plan_json_members(&j, &r->plan, &r->target, false);
-		/* the worst verdict of the picks' GPU code the store has read, null when none was */
-		wp_json_kstr(&j, "gpu_verdict", r->gpu_verdict >= 0 ? wp_gpu_verdict_name(r->gpu_verdict) : NULL);
+		/* the worst verdict of the picks' GPU code the store has read, null when none
+		 * was */
+		wp_json_kstr(&j, "gpu_verdict",
+			     r->gpu_verdict >= 0 ? wp_gpu_verdict_name(r->gpu_verdict) : NULL);
 		wp_json_kstr(&j, "gpu_note", r->gpu_verdict >= 0 ? r->gpu_note : NULL);
 		wp_json_key(&j, "error");
 		if (r->rc)
@@ -131,7 +136,8 @@ static const struct wp_conda_pick *conda_pick_of(const struct wp_conda_result *r
 {
 	size_t n = strcspn(req, " =<>!~[");
 	for (size_t i = 0; i < res->n; i++)
-		if (res->picks[i].target == 0 && strlen(res->picks[i].c->name) == n && !strncmp(res->picks[i].c->name, req, n))
+		if (res->picks[i].target == 0 && strlen(res->picks[i].c->name) == n &&
+		    !strncmp(res->picks[i].c->name, req, n))
 			return &res->picks[i];
 	return NULL;
 }
@@ -158,9 +164,11 @@ static void print_conda_grid(const struct wp_conda_matrix *m, const struct wp_st
 			wp_condapick_describe_target(&r->res.targets[0], &d);
 		printf("%-*s", (int)width, d.len ? d.data : "?");
 		for (size_t k = 0; k < reqs->n; k++) {
-			const struct wp_conda_pick *p = r->rc ? NULL : conda_pick_of(&r->res, reqs->v[k]);
+			const struct wp_conda_pick *p = r->rc ? NULL :
+								conda_pick_of(&r->res, reqs->v[k]);
 			char cell[128];
-			snprintf(cell, sizeof(cell), "%s%s%s", p ? p->c->version : "-", p ? " " : "", p ? p->c->build : "");
+			snprintf(cell, sizeof(cell), "%s%s%s", p ? p->c->version : "-",
+				 p ? " " : "", p ? p->c->build : "");
 			printf("  %-30s", cell);
 		}
 		putchar('\n');
@@ -169,8 +177,10 @@ static void print_conda_grid(const struct wp_conda_matrix *m, const struct wp_st
 		else
 			for (size_t k = 0; k < reqs->n; k++) {
 				const struct wp_conda_pick *p = conda_pick_of(&r->res, reqs->v[k]);
-				if (p && p->reason && r->res.n_targets && by_minor_compat_label(p->variant, &r->res.targets[0]))
-					printf("  %s: by NVIDIA's minor-version compatibility\n", p->c->name);
+				if (p && p->reason && r->res.n_targets &&
+				    by_minor_compat_label(p->variant, &r->res.targets[0]))
+					printf("  %s: by NVIDIA's minor-version compatibility\n",
+					       p->c->name);
 			}
 	}
 	wp_buf_free(&d);
@@ -220,12 +230,14 @@ static void print_conda_json(const struct wp_conda_matrix *m)
 	wp_buf_free(&d);
 }
 
-static int matrix_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_err *err)
+static int matrix_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs,
+			struct wp_err *err)
 {
 	struct wp_conda_job job;
 	struct wp_conda_matrix m = { 0 };
 	int rc;
-	if ((rc = wp_pick_opts_conda_job(cli, o, reqs, NULL, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_conda_job(cli, o, reqs, NULL, &job, err)) ||
+	    (rc = wp_cli_need_paths(cli, err)))
 		return rc;
 	cli->info_as_debug = true; /* the channels it reads are said with -v */
 	if (!(rc = wp_conda_matrix_build(&cli->session, &job, &m, err))) {
@@ -251,9 +263,11 @@ int wp_cmd_matrix(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = matrix_conda(cli, &o, &reqs, err);
 		goto out;
 	}
-	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) ||
+	    (rc = wp_cli_need_paths(cli, err)))
 		goto out;
-	job.dry_run = true; /* a matrix downloads nothing (but what --allow-full-downloads allows) */
+	job.dry_run = true; /* a matrix downloads nothing (but what --allow-full-downloads allows)
+			     */
 	if ((rc = wp_matrix_build(&cli->session, &job, &m, err)))
 		goto out;
 	if (job.offline) {
@@ -261,7 +275,8 @@ int wp_cmd_matrix(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		struct wp_err ce = WP_ERR_INIT;
 		if (wp_catalog_open_as(&cat, cli->session.catalog_path, &wp_cli_asks, &ce) == 0) {
 			for (size_t i = 0; i < m.n; i++)
-				wp_pick_opts_hint_offline(&job, &cat, &m.rows[i].plan, m.rows[i].rc, &m.rows[i].err);
+				wp_pick_opts_hint_offline(&job, &cat, &m.rows[i].plan, m.rows[i].rc,
+							  &m.rows[i].err);
 			wp_catalog_close(&cat);
 		}
 	}

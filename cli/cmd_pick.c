@@ -19,8 +19,8 @@ static const char *dest_or(const struct wp_pick_opts *o, const char *fallback)
 	return o->dest ? o->dest : e && *e ? e : fallback;
 }
 
-static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
-		      struct wp_err *err)
+static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs,
+		      const char *dest, struct wp_err *err)
 {
 	struct wp_conda_job job;
 	struct wp_conda_result res = { 0 };
@@ -58,14 +58,16 @@ static int pick_conda(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 
 /* The pip command that installs the wheelhouse dest offline, on Windows (py, backslashes, cmd's
  * quotes) or elsewhere (the folder quoted as one shell word, whatever its name holds). */
-static void print_pip_hint(const struct wp_plan *plan, const char *dest, bool windows, bool say_where)
+static void print_pip_hint(const struct wp_plan *plan, const char *dest, bool windows,
+			   bool say_where)
 {
 	/* variant markers in a variant wheel's METADATA stop pip's parser; the requirements already
 	 * pin what they chose */
 	const char *no_deps = wp_plan_has_variant_wheels(plan) ? "--no-deps " : "";
 	if (!windows) {
 		char *req_file = wp_xasprintf("%s/requirements.txt", dest);
-		printf("  %spython3 -m pip install %s--no-index --find-links ", say_where ? "(Linux, macOS) " : "", no_deps);
+		printf("  %spython3 -m pip install %s--no-index --find-links ",
+		       say_where ? "(Linux, macOS) " : "", no_deps);
 		wp_print_shell_word(dest, stdout);
 		fputs(" --require-hashes -r ", stdout);
 		wp_print_shell_word(req_file, stdout);
@@ -78,7 +80,8 @@ static void print_pip_hint(const struct wp_plan *plan, const char *dest, bool wi
 		if (*p == '/')
 			*p = '\\';
 	bool q = strpbrk(d, " &()^%!") != NULL;
-	printf("  %spy -m pip install %s--no-index --find-links %s", say_where ? "(Windows) " : "", no_deps, q ? "\"" : "");
+	printf("  %spy -m pip install %s--no-index --find-links %s", say_where ? "(Windows) " : "",
+	       no_deps, q ? "\"" : "");
 	wp_fputs_shown(d, stdout);
 	printf("%s --require-hashes -r %s", q ? "\"" : "", q ? "\"" : "");
 	wp_fputs_shown(d, stdout);
@@ -98,9 +101,11 @@ static void print_next(const struct wp_cli *cli)
 			continue;
 		char *w = wp_url_text_mask(cli->argv[i]);
 		putchar(' ');
-		/* a requirement ('torch>=2', 'torch==2.1') is quoted even where a shell would not need it */
-		if (strpbrk(w, "=<>!~") && !strpbrk(w, "'\\") && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-								   "0123456789/._-+:=@,%<>!~*[]; ") == strlen(w))
+		/* a requirement ('torch>=2', 'torch==2.1') is quoted even where a shell would not
+		 * need it */
+		if (strpbrk(w, "=<>!~") && !strpbrk(w, "'\\") &&
+		    strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			      "0123456789/._-+:=@,%<>!~*[]; ") == strlen(w))
 			printf("'%s'", w);
 		else
 			wp_print_shell_word(w, stdout);
@@ -114,8 +119,10 @@ static void say_decisions(struct wp_cli *cli, const struct wp_plan *plan, double
 {
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
-		wp_cli_debug(cli, "picked %s for target %zu%s%s%s: %s", f->where, f->target, f->required_by ? " (needed by " : "",
-			     f->required_by ? f->required_by : "", f->required_by ? ")" : "", f->reason ? f->reason : "");
+		wp_cli_debug(cli, "picked %s for target %zu%s%s%s: %s", f->where, f->target,
+			     f->required_by ? " (needed by " : "",
+			     f->required_by ? f->required_by : "", f->required_by ? ")" : "",
+			     f->reason ? f->reason : "");
 	}
 	wp_cli_debug(cli, "picked %zu file(s) in %.2f s", plan->n, wp_cli_elapsed(cli) - t0);
 }
@@ -137,18 +144,24 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		printed = true; /* pick_conda says its own */
 		goto out;
 	}
-	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) || (rc = wp_cli_need_paths(cli, err)))
+	if ((rc = wp_pick_opts_job(cli, &o, &reqs, &job, err)) ||
+	    (rc = wp_cli_need_paths(cli, err)))
 		goto out;
 	job.gpu_check = true; /* a wheel with no kernel image for the target's GPU is refused */
 	double t0 = wp_cli_elapsed(cli);
 	if (o.lock && o.write_testcase) {
-		rc = wp_fail(err, -WPE_USAGE, "--write-testcase writes a resolution, and --lock '%s' resolves nothing: "
-					       "drop one", o.lock);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "--write-testcase writes a resolution, and --lock '%s' resolves nothing: "
+			     "drop one",
+			     o.lock);
 		goto out;
 	}
 	if (o.lock) {
-		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock, (const char *const *)o.lock_extra.v, o.lock_extra.n,
-					 o.lock_group.n ? (const char *const *)o.lock_group.v : NULL, o.lock_group.n, &run, err)))
+		if ((rc = wp_pylock_plan(&cli->session, &job, o.lock,
+					 (const char *const *)o.lock_extra.v, o.lock_extra.n,
+					 o.lock_group.n ? (const char *const *)o.lock_group.v :
+							  NULL,
+					 o.lock_group.n, &run, err)))
 			goto out;
 	} else if ((rc = wp_pick_plan(&cli->session, &job, &run, err))) {
 		wp_pick_opts_hint_project(cli, &job, &run, rc, err);
@@ -157,19 +170,22 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	say_decisions(cli, &run.plan, t0);
 	wp_pick_opts_sources_used(&o, &run); /* the header names what the picks came from */
 	if (o.dry_run) {
-		/* -q: nothing on success, as pip's and uv's -q; the exit code says it (--json still prints) */
+		/* -q: nothing on success, as pip's and uv's -q; the exit code says it (--json still
+		 * prints) */
 		if (o.json || cli->verbosity >= 0)
 			wp_pick_opts_print_plan(&o, &run.plan, o.json, o.explain);
 		if (!o.json && cli->verbosity >= 0) {
 			wp_pick_probe_sizes(&cli->session, &job, &run);
-			wp_print_plan_total_sized(&run.plan, run.shown_sizes, " to download (nothing was: --dry-run)");
+			wp_print_plan_total_sized(&run.plan, run.shown_sizes,
+						  " to download (nothing was: --dry-run)");
 			print_next(cli);
 		}
 		goto out;
 	}
 	const char *dest = dest_or(&o, "wheelhouse");
 	if (!o.json && cli->verbosity >= 0) {
-		/* what and why first: a wrong pick can be stopped before it downloads (-q: only errors) */
+		/* what and why first: a wrong pick can be stopped before it downloads (-q: only
+		 * errors) */
 		wp_pick_opts_print_plan(&o, &run.plan, false, o.explain);
 		if (cli->verbosity >= 0) {
 			wp_pick_probe_sizes(&cli->session, &job, &run);
@@ -186,7 +202,8 @@ int wp_cmd_pick(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = frc;
 		goto out;
 	}
-	/* what was proven goes in even when something else failed its checks; the exit code says 4 */
+	/* what was proven goes in even when something else failed its checks; the exit code says
+	 * 4 */
 	struct wp_err werr = WP_ERR_INIT;
 	if ((rc = wp_pick_write_wheelhouse(&cli->session, &run, dest, frc ? &werr : err)) && !frc)
 		goto out;

@@ -1,4 +1,5 @@
-/* cli/cmd_tags.c: `wheelpick tags`: the wheel tags a target accepts, best first (like pip debug -v). */
+/* cli/cmd_tags.c: `wheelpick tags`: the wheel tags a target accepts, best first (like pip debug
+ * -v). */
 #include "base/json.h"
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
@@ -17,10 +18,12 @@ struct tags_opts {
 };
 
 const struct wp_opt wp_tags_table[] = {
-	{ "python", 0, "python-version", WP_OPT_STR, offsetof(struct tags_opts, python), "X.Y|auto", "target Python" },
+	{ "python", 0, "python-version", WP_OPT_STR, offsetof(struct tags_opts, python), "X.Y|auto",
+	  "target Python" },
 	{ "platform", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, platform), "TAG|auto",
 	  "the target's most specific platform tag" },
-	{ "target", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, target), "FILE", "a saved 'detect --json' profile" },
+	{ "target", 0, NULL, WP_OPT_STR, offsetof(struct tags_opts, target), "FILE",
+	  "a saved 'detect --json' profile" },
 	{ "json", 0, NULL, WP_OPT_FLAG, offsetof(struct tags_opts, json), NULL,
 	  "the target and its tags, best first, as JSON on stdout" },
 	WP_OPT_END,
@@ -36,7 +39,8 @@ int wp_cmd_tags(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if ((rc = wp_opts_parse(wp_tags_table, &o, argc, argv, &pos, err)))
 		goto out;
 	if (pos.n) {
-		rc = wp_fail(err, -WPE_USAGE, "unexpected argument '%s'; see 'wheelpick tags --help'", pos.v[0]);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "unexpected argument '%s'; see 'wheelpick tags --help'", pos.v[0]);
 		goto out;
 	}
 	if (o.platform) {
@@ -47,7 +51,9 @@ int wp_cmd_tags(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		if (rc)
 			goto out;
 	}
-	struct wp_target_words w = { .python = o.python, .platform = o.platform, .cuda = "cpu", .target_file = o.target };
+	struct wp_target_words w = {
+		.python = o.python, .platform = o.platform, .cuda = "cpu", .target_file = o.target
+	};
 	if ((rc = wp_target_from_words(&cli->session, &w, &t, err)))
 		goto out;
 	if ((rc = wp_tagset_build(&ts, &t, err)))

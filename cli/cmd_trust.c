@@ -31,7 +31,8 @@ int wp_cmd_trust(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		rc = wp_fail(err, -WPE_USAGE, "trust takes at most one URL pattern");
 		goto out;
 	}
-	if ((rc = wp_cli_need_paths(cli, err)) || (rc = wp_catalog_open_as(&cat, cli->session.catalog_path, &wp_cli_asks, err)))
+	if ((rc = wp_cli_need_paths(cli, err)) ||
+	    (rc = wp_catalog_open_as(&cat, cli->session.catalog_path, &wp_cli_asks, err)))
 		goto out;
 	if ((rc = wp_catalog_accept_hashes(&cat, pos.n ? pos.v[0] : NULL, &n, err)))
 		goto out;

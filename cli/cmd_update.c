@@ -35,9 +35,11 @@ static void collect(void *ctx, enum wp_say_level level, const char *msg)
 }
 
 const struct wp_opt wp_update_table[] = {
-	{ "index", 'i', "index-url|extra-index-url|find-links", WP_OPT_LIST, offsetof(struct update_opts, index), "URL",
+	{ "index", 'i', "index-url|extra-index-url|find-links", WP_OPT_LIST,
+	  offsetof(struct update_opts, index), "URL",
 	  "a find-links page, PEP 503/691 page or root, or repodata.json" },
-	{ "find-links", 'f', NULL, WP_OPT_LIST, offsetof(struct update_opts, index), "URL", "same as --index" },
+	{ "find-links", 'f', NULL, WP_OPT_LIST, offsetof(struct update_opts, index), "URL",
+	  "same as --index" },
 	{ "channel", 'c', NULL, WP_OPT_LIST, offsetof(struct update_opts, channel), "NAME|URL",
 	  "a conda channel (implies --conda)" },
 	{ "conda", 0, NULL, WP_OPT_FLAG, offsetof(struct update_opts, conda), NULL,
@@ -66,7 +68,8 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		goto out;
 	for (size_t i = 0; i < pos.n; i++) /* `wheelpick update URL` */
 		wp_strlist_push(&o.index, pos.v[i]);
-	/* no index given: pip's and uv's configuration, as a pick reads it (and its TLS settings) */
+	/* no index given: pip's and uv's configuration, as a pick reads it (and its TLS
+	 * settings) */
 	struct wp_index_config icfg = { 0 };
 	struct wp_index_given none = { .envp = wp_os_environ(), .creds = &cli->net.creds };
 	if (!o.index.n && !o.channel.n && !o.conda) {
@@ -78,10 +81,15 @@ int wp_cmd_update(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		for (size_t i = 0; icfg.index.n + icfg.find_links.n && i < icfg.shown.n; i++)
 			wp_strlist_push(&o.index, icfg.shown.v[i]);
 		for (size_t i = 0; i < icfg.shown.n; i++)
-			wp_cli_debug(cli, "index: %s (from %s)", icfg.shown.v[i], icfg.shown_from.v[i]);
+			wp_cli_debug(cli, "index: %s (from %s)", icfg.shown.v[i],
+				     icfg.shown_from.v[i]);
 	}
 	struct wp_update_job job = {
-		.index = o.index, .channel = o.channel, .subdir = o.subdir, .project = o.project, .conda = o.conda,
+		.index = o.index,
+		.channel = o.channel,
+		.subdir = o.subdir,
+		.project = o.project,
+		.conda = o.conda,
 		.force = o.force,
 	};
 	struct said said = { .cli = cli, .say = cli->session.say, .say_ctx = cli->session.say_ctx };

@@ -1,4 +1,5 @@
-/* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels, bundles. */
+/* cli/cmd_verify.c: `wheelpick verify PATH...`: re-check wheels, wheelhouses, mirrors, channels,
+ * bundles. */
 #include "base/json.h"
 #include "base/lazylib.h"
 #include "base/fs.h"
@@ -42,8 +43,9 @@ const struct wp_opt wp_verify_table[] = {
 	{ "trusted-root", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, trusted_root), "FILE",
 	  "check each file's PEP 740 provenance (FILE.provenance) offline against this Sigstore "
 	  "trusted_root.json; wheelpick ships none" },
-	{ "require-provenance", 0, NULL, WP_OPT_LIST, offsetof(struct verify_opts, require_provenance),
-	  "PROJECT=KIND:ID|FILE", "the project's files must carry provenance signed by this publisher "
+	{ "require-provenance", 0, NULL, WP_OPT_LIST,
+	  offsetof(struct verify_opts, require_provenance), "PROJECT=KIND:ID|FILE",
+	  "the project's files must carry provenance signed by this publisher "
 	  "(github:OWNER/REPO[@WORKFLOW], gitlab:NS/PROJECT[@FILE], google:EMAIL, email:ADDR), or every "
 	  "line of FILE; repeatable; needs --trusted-root" },
 	{ "target", 0, NULL, WP_OPT_STR, offsetof(struct verify_opts, target), "FILE",
@@ -66,14 +68,15 @@ struct path_result {
 };
 
 /* The GPUs of --target, --gpu and --cuda (none of them: no GPU check). */
-static int gpus_from_opts(struct wp_cli *cli, const struct verify_opts *o, struct wp_verify_gpus *g, bool *on,
-			  struct wp_err *err)
+static int gpus_from_opts(struct wp_cli *cli, const struct verify_opts *o, struct wp_verify_gpus *g,
+			  bool *on, struct wp_err *err)
 {
 	int rc;
 	memset(g, 0, sizeof(*g));
 	*on = o->target || o->gpu.n;
 	if (o->cuda && !*on)
-		return wp_fail(err, -WPE_USAGE, "verify --cuda needs --gpu: the GPU whose driver it is");
+		return wp_fail(err, -WPE_USAGE,
+			       "verify --cuda needs --gpu: the GPU whose driver it is");
 	if (o->target) {
 		struct wp_target t;
 		struct wp_target_words w = { .target_file = o->target, .cuda = o->cuda };
@@ -84,11 +87,14 @@ static int gpus_from_opts(struct wp_cli *cli, const struct verify_opts *o, struc
 		if (t.accel == WP_ACCEL_CUDA)
 			g->driver_cuda = t.cuda_major * 10 + t.cuda_minor;
 		if (!t.n_gpus && !o->gpu.n)
-			return wp_fail(err, -WPE_USAGE, "the machine in '%s' names no NVIDIA GPU; add --gpu ARCH", o->target);
+			return wp_fail(err, -WPE_USAGE,
+				       "the machine in '%s' names no NVIDIA GPU; add --gpu ARCH",
+				       o->target);
 	}
 	for (size_t i = 0; i < o->gpu.n; i++) {
 		if (g->n == WP_VERIFY_GPUS_MAX)
-			return wp_fail(err, -WPE_USAGE, "more than %d GPUs for verify", WP_VERIFY_GPUS_MAX);
+			return wp_fail(err, -WPE_USAGE, "more than %d GPUs for verify",
+				       WP_VERIFY_GPUS_MAX);
 		if ((rc = wp_gpu_parse(o->gpu.v[i], &g->sm[g->n], err)))
 			return rc;
 		g->n++;
@@ -97,7 +103,8 @@ static int gpus_from_opts(struct wp_cli *cli, const struct verify_opts *o, struc
 		unsigned a, b;
 		char tail;
 		if (sscanf(o->cuda, "%u.%u%c", &a, &b, &tail) != 2 || a > 99 || b > 9)
-			return wp_fail(err, -WPE_USAGE, "invalid --cuda '%s'; expected X.Y like 12.8", o->cuda);
+			return wp_fail(err, -WPE_USAGE,
+				       "invalid --cuda '%s'; expected X.Y like 12.8", o->cuda);
 		g->driver_cuda = (int)(a * 10 + b);
 	}
 	return 0;
@@ -109,13 +116,14 @@ static void print_gpucode(const struct wp_verify_report *rep, size_t from)
 		const struct wp_verify_gpucode *v = &rep->gpucode[i];
 		const char *slash = strrchr(v->path, '/');
 		bool code = v->archs && *v->archs;
-		printf("gpu %s sm_%d: %s%s%s%s\n", slash ? slash + 1 : v->path, v->sm, wp_gpu_verdict_name(v->verdict),
-		       code ? " (" : "", code ? v->archs : "", code ? ")" : "");
+		printf("gpu %s sm_%d: %s%s%s%s\n", slash ? slash + 1 : v->path, v->sm,
+		       wp_gpu_verdict_name(v->verdict), code ? " (" : "", code ? v->archs : "",
+		       code ? ")" : "");
 	}
 }
 
-static void print_json(const struct path_result *res, size_t n, const struct wp_verify_report *rep, int rc,
-		       const struct wp_err *err)
+static void print_json(const struct path_result *res, size_t n, const struct wp_verify_report *rep,
+		       int rc, const struct wp_err *err)
 {
 	struct wp_json j;
 	wp_json_init(&j);
@@ -199,8 +207,9 @@ static int export_manifest(const char *path, const char *kind, const char *out, 
 	struct wp_tree_manifest m = { 0 };
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_os_stat sb;
-	int rc = wp_os_stat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode) ? wp_tree_manifest_of_dir(path, &m, err)
-							     : wp_tree_manifest_of_bundle(path, &m, err);
+	int rc = wp_os_stat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode) ?
+			 wp_tree_manifest_of_dir(path, &m, err) :
+			 wp_tree_manifest_of_bundle(path, &m, err);
 	if (!rc && !(rc = wp_tree_manifest_format(&m, kind, &b, err)))
 		rc = wp_atomic_write(out, b.data, b.len, err);
 	wp_buf_free(&b);
@@ -227,7 +236,8 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		if ((rc = wp_prov_policy_add_spec(&policy, o.require_provenance.v[i], err)))
 			goto out;
 	if (policy.n && !o.trusted_root) {
-		rc = wp_fail(err, -WPE_USAGE, "--require-provenance needs --trusted-root FILE (Sigstore's trusted_root.json): "
+		rc = wp_fail(err, -WPE_USAGE,
+			     "--require-provenance needs --trusted-root FILE (Sigstore's trusted_root.json): "
 			     "wheelpick ships no trusted root");
 		goto out;
 	}
@@ -236,11 +246,13 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	if (gpu_on)
 		rep.gpus = &gpus;
 	if (!pos.n) {
-		rc = wp_fail(err, -WPE_USAGE, "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
+		rc = wp_fail(err, -WPE_USAGE,
+			     "verify needs a path: a wheel, a wheelhouse, a mirror, a channel, a bundle or a bundle volume");
 		goto out;
 	}
 	if (o.manifest && (pos.n != 1 || wp_url_is_s3(pos.v[0]))) {
-		rc = wp_fail(err, -WPE_USAGE, "--manifest describes one folder or bundle on this disk: give one PATH");
+		rc = wp_fail(err, -WPE_USAGE,
+			     "--manifest describes one folder or bundle on this disk: give one PATH");
 		goto out;
 	}
 	for (size_t i = 0; i < pos.n; i++)
@@ -260,15 +272,20 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	for (size_t i = 0; i < pos.n; i++) {
 		struct wp_err e = WP_ERR_INIT;
 		size_t before = rep.n_problems, gbefore = rep.n_gpucode;
-		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint, &cli->net.s3, &vo, &rep, &e)
-						      : wp_verify_path_opts(pos.v[i], &vo, &rep, &e);
-		res[i] = (struct path_result){ .path = pos.v[i], .kind = prc == -WPE_USAGE || prc == -WPE_IO ? NULL
-											   : wp_verify_kind_name(rep.kind), .rc = prc };
+		int prc = wp_url_is_s3(pos.v[i]) ? wp_verify_s3(pos.v[i], o.s3_endpoint,
+								&cli->net.s3, &vo, &rep, &e) :
+						   wp_verify_path_opts(pos.v[i], &vo, &rep, &e);
+		res[i] = (struct path_result){ .path = pos.v[i],
+					       .kind = prc == -WPE_USAGE || prc == -WPE_IO ?
+							       NULL :
+							       wp_verify_kind_name(rep.kind),
+					       .rc = prc };
 		snprintf(res[i].msg, sizeof(res[i].msg), "%s", e.msg);
 		if (cli->verbosity >= 0 && !o.json)
 			print_gpucode(&rep, gbefore);
 		for (size_t k = before; k < rep.n_problems; k++)
-			fprintf(stderr, "wheelpick: %s%s: %s\n", rep.problems[k].fatal ? "" : "note: ", rep.problems[k].path,
+			fprintf(stderr, "wheelpick: %s%s: %s\n",
+				rep.problems[k].fatal ? "" : "note: ", rep.problems[k].path,
 				rep.problems[k].what);
 		if (prc && !rc)
 			rc = wp_fail(err, prc, "%s", e.msg);
@@ -276,9 +293,11 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			printf("ok %s (%s)\n", pos.v[i], wp_verify_kind_name(rep.kind));
 	}
 	if (rep.provenance_unchecked && !o.json)
-		fprintf(stderr, "wheelpick: note: %zu file%s carr%s PEP 740 provenance, not checked: give --trusted-root FILE "
-			"(Sigstore's trusted_root.json) to verify it offline\n", rep.provenance_unchecked,
-			rep.provenance_unchecked == 1 ? "" : "s", rep.provenance_unchecked == 1 ? "ies" : "y");
+		fprintf(stderr,
+			"wheelpick: note: %zu file%s carr%s PEP 740 provenance, not checked: give --trusted-root FILE "
+			"(Sigstore's trusted_root.json) to verify it offline\n",
+			rep.provenance_unchecked, rep.provenance_unchecked == 1 ? "" : "s",
+			rep.provenance_unchecked == 1 ? "ies" : "y");
 	for (size_t k = 0; cli->verbosity > 0 && !o.json && k < rep.n_provs; k++)
 		if (rep.provs[k].signer) {
 			char when[32] = "";
@@ -286,7 +305,8 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 			struct tm tm;
 			if (gmtime_r(&t, &tm))
 				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-			/* the certificate's words, shown: a control byte in them cannot reach the terminal */
+			/* the certificate's words, shown: a control byte in them cannot reach the
+			 * terminal */
 			fputs("provenance: ", stdout);
 			wp_fputs_shown(rep.provs[k].path, stdout);
 			fputs(": signed by ", stdout);
@@ -301,19 +321,22 @@ int wp_cmd_verify(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		}
 	if (rep.provenance_verified && cli->verbosity >= 0 && !o.json)
 		printf("provenance: %zu file%s verified against '%s'%s\n", rep.provenance_verified,
-		       rep.provenance_verified == 1 ? "" : "s", o.trusted_root, policy.n && !rc ? ", policy held" : "");
+		       rep.provenance_verified == 1 ? "" : "s", o.trusted_root,
+		       policy.n && !rc ? ", policy held" : "");
 	if (!rc && o.manifest)
 		rc = export_manifest(pos.v[0], wp_verify_kind_name(rep.kind), o.manifest, err);
 	if (o.json)
 		print_json(res, pos.n, &rep, rc, err);
 	else if (rc && rc != -WPE_INTEGRITY)
-		; /* a path could not be checked (unreachable, refused, not there): its error is the one line */
-	else if (cli->verbosity >= 0 && rep.packages && !rep.wheels) /* a conda channel: its words */
-		printf("checked %zu files, %zu packages, %zu repodata files, %zu records: %zu problems\n", rep.files,
-		       rep.packages, rep.pages, rep.links, rep.n_fatal);
+		; /* a path could not be checked (unreachable, refused, not there): its error is the
+		     one line */
+	else if (cli->verbosity >= 0 && rep.packages && !rep.wheels) /* a conda channel: its words
+								      */
+		printf("checked %zu files, %zu packages, %zu repodata files, %zu records: %zu problems\n",
+		       rep.files, rep.packages, rep.pages, rep.links, rep.n_fatal);
 	else if (cli->verbosity >= 0)
-		printf("checked %zu files, %zu wheels, %zu pages, %zu links: %zu problems\n", rep.files, rep.wheels, rep.pages,
-		       rep.links, rep.n_fatal);
+		printf("checked %zu files, %zu wheels, %zu pages, %zu links: %zu problems\n",
+		       rep.files, rep.wheels, rep.pages, rep.links, rep.n_fatal);
 out:
 	wp_strlist_release(&o.gpu);
 	free(res);

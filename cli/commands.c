@@ -37,7 +37,8 @@ const struct wp_cmd wp_commands[] = {
 	  "Several --cuda, --python and --platform values make one target each. With --conda (or -c\n"
 	  "CHANNEL) it picks conda packages and writes a local channel.",
 	  WP_ARGS_PACKAGES },
-	{ "update", wp_cmd_update, wp_update_table, "wheelpick update [--index URL]... [--conda] [-c CHANNEL]...",
+	{ "update", wp_cmd_update, wp_update_table,
+	  "wheelpick update [--index URL]... [--conda] [-c CHANNEL]...",
 	  "read index pages into the catalog",
 	  "Read index pages into the catalog: with no --index, the configured ones\n"
 	  "($WHEELPICK_INDEX, else uv's or pip's settings), else PyTorch's torch_stable.html and\n"
@@ -79,7 +80,8 @@ const struct wp_cmd wp_commands[] = {
 	  "traps. Save it with --json and give it to another machine with --target FILE.\n"
 	  "$WHEELPICK_SYSROOT reads /proc, /sys and /usr/local/cuda* under another root.",
 	  WP_ARGS_NONE },
-	{ "tags", wp_cmd_tags, wp_tags_table, "wheelpick tags [--python X.Y] [--platform TAG] [--target FILE]",
+	{ "tags", wp_cmd_tags, wp_tags_table,
+	  "wheelpick tags [--python X.Y] [--platform TAG] [--target FILE]",
 	  "print the wheel tags a target accepts, best first",
 	  "Print the wheel tags (PEP 425) the target accepts, best first, as pip on that machine would\n"
 	  "('pip debug -v').",
@@ -95,7 +97,8 @@ const struct wp_cmd wp_commands[] = {
 	  "as objects (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; AWS_ENDPOINT_URL or\n"
 	  "--s3-endpoint for Ceph, MinIO and others), uploading only what changed.",
 	  WP_ARGS_DIR_PACKAGES },
-	{ "bundle", wp_cmd_bundle, wp_bundle_table, "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
+	{ "bundle", wp_cmd_bundle, wp_bundle_table,
+	  "wheelpick bundle OUT.tar.zst PKG[SPEC]... [pick options]",
 	  "write one archive to carry across an air gap",
 	  "Write one archive to carry to a machine with no network: the wheels for the targets,\n"
 	  "requirements.txt with hashes, pylock.toml, the pick record, and install.sh, which runs pip offline\n"
@@ -144,8 +147,8 @@ const struct wp_cmd wp_commands[] = {
 	  "and RECORD are checked before anything is written; a project already installed is replaced, and\n"
 	  "an interrupted install leaves the old environment or is finished by the next wheelpick run.",
 	  WP_ARGS_PATHS },
-	{ "uninstall", wp_cmd_uninstall, wp_uninstall_table, "wheelpick uninstall NAME... [--python PY]",
-	  "remove installed projects by their RECORD",
+	{ "uninstall", wp_cmd_uninstall, wp_uninstall_table,
+	  "wheelpick uninstall NAME... [--python PY]", "remove installed projects by their RECORD",
 	  "Remove each named project from the interpreter's environment: every file its RECORD lists (and\n"
 	  "their .pyc), all or nothing. 'wheelpick list --installed' shows what is there.",
 	  WP_ARGS_PACKAGES },
@@ -155,7 +158,8 @@ const struct wp_cmd wp_commands[] = {
 	  "them (all files, or those whose URL matches the pattern, '%' matching anything). Check with\n"
 	  "the index's owner first: a changed hash under the same name is how tampering looks.",
 	  WP_ARGS_PATTERN },
-	{ "help", wp_cmd_help, wp_help_table, "wheelpick help [COMMAND]", "describe wheelpick or one command",
+	{ "help", wp_cmd_help, wp_help_table, "wheelpick help [COMMAND]",
+	  "describe wheelpick or one command",
 	  "Describe wheelpick (its commands, options and exit codes), or one command: the same as\n"
 	  "'wheelpick COMMAND --help'. 'man wheelpick' has it all in one page.",
 	  WP_ARGS_COMMAND },
@@ -165,11 +169,13 @@ const size_t wp_n_commands = WP_ARRAY_LEN(wp_commands);
 
 const struct wp_exit_code wp_exit_codes[] = {
 	{ 0, "done" },
-	{ 1, "nothing fits the request (the message says what exists and why each was rejected), a policy "
-	     "refused it, or the resolution outgrew its bounds" },
+	{ 1,
+	  "nothing fits the request (the message says what exists and why each was rejected), a policy "
+	  "refused it, or the resolution outgrew its bounds" },
 	{ 2, "usage: an option, a value or a requirement that cannot be read" },
-	{ 3, "a source, network or local failure (scripts may retry): a source the resolution needs that "
-	     "fails is always this, never a silently smaller pick" },
+	{ 3,
+	  "a source, network or local failure (scripts may retry): a source the resolution needs that "
+	  "fails is always this, never a silently smaller pick" },
 	{ 4, "an integrity failure: a hash, a wheel's RECORD, an archive" },
 };
 const size_t wp_n_exit_codes = WP_ARRAY_LEN(wp_exit_codes);
@@ -199,36 +205,41 @@ void wp_cmd_print_help(const struct wp_cmd *cmd, FILE *f)
 		for (size_t i = 0; i < wp_n_env_vars; i++) {
 			const struct wp_env_var *v = &wp_env_vars[i];
 			char line[512];
-			snprintf(line, sizeof(line), "%s%s%s%s [%s]", v->meaning, *v->dflt ? " (default: " : "", v->dflt,
-				 *v->dflt ? ")" : "", v->tool);
+			snprintf(line, sizeof(line), "%s%s%s%s [%s]", v->meaning,
+				 *v->dflt ? " (default: " : "", v->dflt, *v->dflt ? ")" : "",
+				 v->tool);
 			fprintf(f, "  %s\n", v->name);
 			fprintf(f, "      ");
 			wp_opts_wrap(f, line, 6, 6, 79);
 		}
 	}
-	fprintf(f, "\nglobal options (anywhere on the line): --catalog PATH, --max-page-size SIZE, -q/--quiet, -v/--verbose\n");
+	fprintf(f,
+		"\nglobal options (anywhere on the line): --catalog PATH, --max-page-size SIZE, -q/--quiet, -v/--verbose\n");
 }
 
 void wp_cli_usage(FILE *f)
 {
-	fprintf(f, "usage: wheelpick [--catalog PATH] [-q|-v] COMMAND [ARGS...]\n"
-		   "       wheelpick PKG[SPEC]... [pick options]   (same as 'wheelpick pick')\n\n"
-		   "Which PyTorch build fits this machine, and how to carry it to one with no internet.\n\n"
-		   "commands:\n");
+	fprintf(f,
+		"usage: wheelpick [--catalog PATH] [-q|-v] COMMAND [ARGS...]\n"
+		"       wheelpick PKG[SPEC]... [pick options]   (same as 'wheelpick pick')\n\n"
+		"Which PyTorch build fits this machine, and how to carry it to one with no internet.\n\n"
+		"commands:\n");
 	for (size_t i = 0; i < wp_n_commands; i++)
 		fprintf(f, "  %-9s %s\n", wp_commands[i].name, wp_commands[i].summary);
 	fprintf(f, "\nglobal options (anywhere on the line):\n");
 	for (const struct wp_opt *o = wp_global_table; o->name; o++) {
 		char head[64];
-		snprintf(head, sizeof(head), "%s%c%s--%s%s%s", o->short_name ? "-" : "", o->short_name ? o->short_name : ' ',
-			 o->short_name ? ", " : "", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		snprintf(head, sizeof(head), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
+			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "", o->name,
+			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
 		fprintf(f, "  %-18s ", o->short_name ? head : head + 1);
 		wp_opts_wrap(f, o->help, 21, 21, 79);
 	}
 	fprintf(f, "  %-18s %s\n", "--version", "print the version");
-	fprintf(f, "\nexit codes: 0 done; 1 nothing fits the request; 2 usage; 3 a source, network or local\n"
-		   "failure; 4 an integrity failure (a hash, a wheel's RECORD, an archive).\n"
-		   "'wheelpick help COMMAND' describes a command; 'man wheelpick' has everything.\n");
+	fprintf(f,
+		"\nexit codes: 0 done; 1 nothing fits the request; 2 usage; 3 a source, network or local\n"
+		"failure; 4 an integrity failure (a hash, a wheel's RECORD, an archive).\n"
+		"'wheelpick help COMMAND' describes a command; 'man wheelpick' has everything.\n");
 }
 
 int wp_cmd_help(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
@@ -238,7 +249,8 @@ int wp_cmd_help(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		return 0;
 	}
 	if (argc > 1)
-		return wp_fail(err, -WPE_USAGE, "help takes one command name, e.g. 'wheelpick help pick'");
+		return wp_fail(err, -WPE_USAGE,
+			       "help takes one command name, e.g. 'wheelpick help pick'");
 	const struct wp_cmd *cmd = wp_cmd_find(argv[0]);
 	if (cmd) {
 		wp_cmd_print_help(cmd, stdout);
@@ -251,10 +263,12 @@ int wp_cmd_help(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 	wp_suggest_closest(argv[0], names, wp_n_commands, 1, &close);
 	int rc;
 	if (close.n)
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a command; did you mean '%s'? ('wheelpick help' lists them)", argv[0],
-			     close.v[0]);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' is not a command; did you mean '%s'? ('wheelpick help' lists them)",
+			     argv[0], close.v[0]);
 	else
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a command; 'wheelpick help' lists them", argv[0]);
+		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a command; 'wheelpick help' lists them",
+			     argv[0]);
 	wp_strlist_release(&close);
 	return rc;
 }

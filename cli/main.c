@@ -110,7 +110,8 @@ static void say(void *ctx, enum wp_say_level level, const char *msg)
 		wp_cli_debug(cli, "%s", msg);
 		break;
 	case WP_SAY_INFO:
-		/* "updated URL" while a pick reads its sources is -v material; for update, the result */
+		/* "updated URL" while a pick reads its sources is -v material; for update, the
+		 * result */
 		if (cli->info_as_debug)
 			wp_cli_debug(cli, "%s", msg);
 		else
@@ -133,11 +134,13 @@ static void say(void *ctx, enum wp_say_level level, const char *msg)
 int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err)
 {
 	if (!cli->session.catalog_path)
-		return wp_fail(err, -WPE_USAGE, "no folder for the catalog: HOME and XDG_CACHE_HOME are unset or not absolute; "
-						"give --catalog PATH or set WHEELPICK_CATALOG");
+		return wp_fail(err, -WPE_USAGE,
+			       "no folder for the catalog: HOME and XDG_CACHE_HOME are unset or not absolute; "
+			       "give --catalog PATH or set WHEELPICK_CATALOG");
 	if (!cli->session.cache_dir)
-		return wp_fail(err, -WPE_USAGE, "no folder for the file cache: HOME and XDG_CACHE_HOME are unset or not "
-						"absolute; set WHEELPICK_CACHE_DIR");
+		return wp_fail(err, -WPE_USAGE,
+			       "no folder for the file cache: HOME and XDG_CACHE_HOME are unset or not "
+			       "absolute; set WHEELPICK_CACHE_DIR");
 	return 0;
 }
 
@@ -174,20 +177,25 @@ static int parse_size(const char *v, unsigned long long *out, struct wp_err *err
 		if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
 			end += strlen(end);
 	}
-	if (!isdigit((unsigned char)v[0]) || errno || !end || *end || !n || (shift && n > (ULLONG_MAX >> shift)))
-		return wp_fail(err, -WPE_USAGE, "option '--max-page-size' takes a size in bytes, or with K, M or G "
-						 "(64M, 2G), not '%s'", v);
+	if (!isdigit((unsigned char)v[0]) || errno || !end || *end || !n ||
+	    (shift && n > (ULLONG_MAX >> shift)))
+		return wp_fail(err, -WPE_USAGE,
+			       "option '--max-page-size' takes a size in bytes, or with K, M or G "
+			       "(64M, 2G), not '%s'",
+			       v);
 	*out = n << shift;
 	return 0;
 }
 
-static int take_global(const char *a, const char *next, struct globals *g, int *consumed, struct wp_err *err)
+static int take_global(const char *a, const char *next, struct globals *g, int *consumed,
+		       struct wp_err *err)
 {
 	*consumed = 0;
 	if (!strcmp(a, "--max-page-size") || !strncmp(a, "--max-page-size=", 16)) {
 		const char *v = a[15] == '=' ? a + 16 : next;
 		if (!v)
-			return wp_fail(err, -WPE_USAGE, "option '--max-page-size' needs a value (SIZE)");
+			return wp_fail(err, -WPE_USAGE,
+				       "option '--max-page-size' needs a value (SIZE)");
 		*consumed = a[15] == '=' ? 1 : 2;
 		return parse_size(v, &g->max_page_bytes, err);
 	}
@@ -290,9 +298,11 @@ static int check_command_typo(const char *word, const char *catalog, struct wp_e
 		wp_catalog_close(&cat);
 		wp_buf_free(&canon);
 	}
-	int rc = known ? 0
-		       : wp_fail(err, -WPE_USAGE, "'%s' is not a command; did you mean 'wheelpick %s'? (to pick a package "
-						   "named %s: 'wheelpick pick %s')", word, close.v[0], word, word);
+	int rc = known ? 0 :
+			 wp_fail(err, -WPE_USAGE,
+				 "'%s' is not a command; did you mean 'wheelpick %s'? (to pick a package "
+				 "named %s: 'wheelpick pick %s')",
+				 word, close.v[0], word, word);
 	wp_strlist_release(&close);
 	return rc;
 }
@@ -302,14 +312,19 @@ static int check_command_typo(const char *word, const char *catalog, struct wp_e
 static const struct {
 	const char *verb, *instead;
 } habits[] = {
-	{ "download", "wheelpick downloads with its default command: 'wheelpick PKG... -d DIR' writes a verified wheelhouse" },
-	{ "sync", "'wheelpick -r requirements.txt -d wh' writes a verified wheelhouse for the target, and "
-		  "'wheelpick install wh' puts it into this environment" },
-	{ "compile", "to pin versions and hashes without downloading: 'wheelpick lock PKG... -o pylock.toml', or "
-		     "'wheelpick PKG... --dry-run' to see the picks" },
-	{ "show", "what the catalog has for a project: 'wheelpick list PKG' (and 'wheelpick PKG --dry-run --explain' for a pick)" },
-	{ "freeze", "what an environment holds: 'wheelpick list --installed'; to pin what a target gets: "
-		    "'wheelpick lock PKG... -o pylock.toml'" },
+	{ "download",
+	  "wheelpick downloads with its default command: 'wheelpick PKG... -d DIR' writes a verified wheelhouse" },
+	{ "sync",
+	  "'wheelpick -r requirements.txt -d wh' writes a verified wheelhouse for the target, and "
+	  "'wheelpick install wh' puts it into this environment" },
+	{ "compile",
+	  "to pin versions and hashes without downloading: 'wheelpick lock PKG... -o pylock.toml', or "
+	  "'wheelpick PKG... --dry-run' to see the picks" },
+	{ "show",
+	  "what the catalog has for a project: 'wheelpick list PKG' (and 'wheelpick PKG --dry-run --explain' for a pick)" },
+	{ "freeze",
+	  "what an environment holds: 'wheelpick list --installed'; to pin what a target gets: "
+	  "'wheelpick lock PKG... -o pylock.toml'" },
 	{ "search", "to see a project's versions and builds: 'wheelpick list PKG'" },
 };
 
@@ -317,8 +332,10 @@ static int check_habit(const char *word, struct wp_err *err)
 {
 	for (size_t i = 0; i < WP_ARRAY_LEN(habits); i++)
 		if (!strcmp(word, habits[i].verb))
-			return wp_fail(err, -WPE_USAGE, "'%s' is not a wheelpick command; %s (to pick a package named %s: "
-						     "'wheelpick pick %s')", word, habits[i].instead, word, word);
+			return wp_fail(err, -WPE_USAGE,
+				       "'%s' is not a wheelpick command; %s (to pick a package named %s: "
+				       "'wheelpick pick %s')",
+				       word, habits[i].instead, word, word);
 	return 0;
 }
 
@@ -330,7 +347,8 @@ static size_t interrupted_len;
 
 static void on_interrupt(int sig)
 {
-	wp_install_on_interrupt(); /* an install's staged temps, before its commit (nothing otherwise) */
+	wp_install_on_interrupt(); /* an install's staged temps, before its commit (nothing
+				      otherwise) */
 	ssize_t r = wp_os_write(WP_OS_STDERR, interrupted_msg, interrupted_len);
 	(void)r;
 	wp_os_exit_now(128 + sig);
@@ -340,8 +358,11 @@ static void catch_interrupts(const char *cache_dir)
 {
 	int n = snprintf(interrupted_msg, sizeof(interrupted_msg),
 			 "\nwheelpick: interrupted; what had arrived of unfinished downloads is kept in %s%s, and "
-			 "the next run resumes it\n", cache_dir ? cache_dir : "the cache", cache_dir ? "/files/partial" : "");
-	interrupted_len = n < 0 ? 0 : (size_t)n < sizeof(interrupted_msg) ? (size_t)n : sizeof(interrupted_msg) - 1;
+			 "the next run resumes it\n",
+			 cache_dir ? cache_dir : "the cache", cache_dir ? "/files/partial" : "");
+	interrupted_len = n < 0                               ? 0 :
+			  (size_t)n < sizeof(interrupted_msg) ? (size_t)n :
+								sizeof(interrupted_msg) - 1;
 	wp_os_on_interrupt(on_interrupt);
 }
 
@@ -355,7 +376,8 @@ static void complete_projects(const char *catalog)
 		struct wp_catalog cat = { 0 };
 		struct wp_names names = { 0 };
 		struct wp_err e = WP_ERR_INIT;
-		if (wp_catalog_open(&cat, path, &e) == 0 && wp_catalog_project_names(&cat, false, 20000, &names, &e) == 0)
+		if (wp_catalog_open(&cat, path, &e) == 0 &&
+		    wp_catalog_project_names(&cat, false, 20000, &names, &e) == 0)
 			for (size_t i = 0; i < names.n; i++)
 				printf("%s\n", names.v[i]);
 		wp_names_release(&names);
@@ -383,11 +405,14 @@ int main(int argc, char **argv)
 	const struct wp_cmd *cmd = NULL;
 	bool implicit = false;
 	raise_open_file_limit();
-	/* the network settings, built once: net/ says how to give a private CA in our words (it names
-	 * no option of ours); a command's pip configuration and TLS options are added to them */
-	wp_cli_net_init(&cli.net, wp_os_environ(), "give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
+	/* the network settings, built once: net/ says how to give a private CA in our words (it
+	 * names no option of ours); a command's pip configuration and TLS options are added to
+	 * them */
+	wp_cli_net_init(&cli.net, wp_os_environ(),
+			"give its PEM file with --cert or WHEELPICK_CA_BUNDLE");
 
-	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse it) */
+	/* --json anywhere before "--": every failure is one JSON object on stdout (scripts parse
+	 * it) */
 	bool want_json = false;
 	for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
 		want_json = want_json || !strcmp(argv[k], "--json");
@@ -419,7 +444,9 @@ int main(int argc, char **argv)
 		}
 	}
 	/* options before the command word do not hide it (nor --version among them) */
-	int cmd_at = i < argc && argv[i][0] == '-' ? command_after_options(argc, argv, i, &g.version) : -1;
+	int cmd_at = i < argc && argv[i][0] == '-' ?
+			     command_after_options(argc, argv, i, &g.version) :
+			     -1;
 	if (i < argc && !strcmp(argv[i], "version"))
 		g.version = true; /* `wheelpick version` is --version, not a package to look up */
 	if (g.version) {
@@ -457,7 +484,11 @@ int main(int argc, char **argv)
 			wp_cli_usage(g.help ? stdout : stderr);
 			rc = g.help ? 0 : -WPE_USAGE;
 			if (rc && want_json)
-				wp_print_json_error(rc, &(struct wp_err){ -WPE_USAGE, "a command or a package to pick is needed; see 'wheelpick --help'" }, NULL);
+				wp_print_json_error(rc,
+						    &(struct wp_err){
+							    -WPE_USAGE,
+							    "a command or a package to pick is needed; see 'wheelpick --help'" },
+						    NULL);
 			goto out_code;
 		}
 		cmd = wp_cmd_find("pick");
@@ -489,10 +520,19 @@ int main(int argc, char **argv)
 		catalog = cli.catalog_alloc = wp_session_default_catalog(wp_os_environ());
 	cli.cache_alloc = wp_session_default_cache_dir(wp_os_environ());
 	cli.session = (struct wp_session){
-		.catalog_path = catalog, .cache_dir = cli.cache_alloc, .verbosity = cli.verbosity, .say = say,
-		.say_ctx = &cli, .asks = &wp_cli_asks, .nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
-		.envp = wp_os_environ(), .net = &cli.net.net, .s3 = &cli.net.s3, .creds = &cli.net.creds,
-		.tmpdir = getenv("TMPDIR"), .max_page_bytes = g.max_page_bytes,
+		.catalog_path = catalog,
+		.cache_dir = cli.cache_alloc,
+		.verbosity = cli.verbosity,
+		.say = say,
+		.say_ctx = &cli,
+		.asks = &wp_cli_asks,
+		.nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
+		.envp = wp_os_environ(),
+		.net = &cli.net.net,
+		.s3 = &cli.net.s3,
+		.creds = &cli.net.creds,
+		.tmpdir = getenv("TMPDIR"),
+		.max_page_bytes = g.max_page_bytes,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {
 		wp_cmd_print_help(cmd, stdout);
@@ -502,7 +542,8 @@ int main(int argc, char **argv)
 	    (rc = wp_session_source_date(&cli.session, &err)))
 		goto out;
 	if (implicit && nrest && rest[0][0] != '-' &&
-	    ((rc = check_habit(rest[0], &err)) || (rc = check_command_typo(rest[0], catalog, &err))))
+	    ((rc = check_habit(rest[0], &err)) ||
+	     (rc = check_command_typo(rest[0], catalog, &err))))
 		goto out;
 	catch_interrupts(cli.cache_alloc);
 	wp_cli_debug(&cli, "catalog %s, file cache %s", catalog ? catalog : "(none)",

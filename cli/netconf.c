@@ -13,8 +13,8 @@
 /* $name as a whole number in [lo, hi] into *out; unset or empty: false and *out untouched. Garbage
  * is said once (in n->bad, when it is still empty), not a default silently taken: a user who set
  * WHEELPICK_TIMEOUT=5m meant something. */
-static bool env_num(struct wp_cli_net *n, const char *const *envp, const char *name, long long lo, long long hi,
-		    long long example, long long *out)
+static bool env_num(struct wp_cli_net *n, const char *const *envp, const char *name, long long lo,
+		    long long hi, long long example, long long *out)
 {
 	const char *s = wp_envp_get(envp, name);
 	long long v;
@@ -27,8 +27,10 @@ static bool env_num(struct wp_cli_net *n, const char *const *envp, const char *n
 			shown[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
 		shown[k] = 0;
 		if (!n->bad[0])
-			snprintf(n->bad, sizeof(n->bad), "%s='%s%s' is not a whole number from %lld to %lld; unset it or give "
-				 "e.g. %lld", name, shown, strlen(s) > k ? "..." : "", lo, hi, example);
+			snprintf(n->bad, sizeof(n->bad),
+				 "%s='%s%s' is not a whole number from %lld to %lld; unset it or give "
+				 "e.g. %lld",
+				 name, shown, strlen(s) > k ? "..." : "", lo, hi, example);
 		return false;
 	}
 	*out = v;
@@ -43,8 +45,8 @@ static const char *keep(struct wp_cli_net *n, const char *s)
 	return n->owned[n->n_owned++] = wp_xstrdup(s);
 }
 
-/* S3's settings follow net's, with its own CA order: --cert, WHEELPICK_CA_BUNDLE, AWS_CA_BUNDLE (the
- * AWS tools' variable), then what the indexes use (pip's cert, SSL_CERT_FILE, ...). */
+/* S3's settings follow net's, with its own CA order: --cert, WHEELPICK_CA_BUNDLE, AWS_CA_BUNDLE
+ * (the AWS tools' variable), then what the indexes use (pip's cert, SSL_CERT_FILE, ...). */
 static void derive_s3(struct wp_cli_net *n)
 {
 	n->s3net = n->net;
@@ -60,7 +62,8 @@ static void derive_s3(struct wp_cli_net *n)
 
 void wp_cli_net_init(struct wp_cli_net *n, const char *const *envp, const char *advice)
 {
-	static const char *const cas[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE" };
+	static const char *const cas[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE",
+					   "REQUESTS_CA_BUNDLE" };
 	memset(n, 0, sizeof(*n));
 	long long v;
 	n->timeout_env = wp_envp_get(envp, "WHEELPICK_TIMEOUT") != NULL;
@@ -78,7 +81,8 @@ void wp_cli_net_init(struct wp_cli_net *n, const char *const *envp, const char *
 	n->aws_ca = wp_envp_get(envp, "AWS_CA_BUNDLE");
 	if (n->env_ca) {
 		n->net.ca_file = n->env_ca;
-		n->net.ca_origin = "WHEELPICK_CA_BUNDLE"; /* ours is checked before libcurl's vague words */
+		n->net.ca_origin = "WHEELPICK_CA_BUNDLE"; /* ours is checked before libcurl's vague
+							     words */
 	}
 	for (size_t i = 0; !n->net.ca_file && i < sizeof(cas) / sizeof(cas[0]); i++)
 		n->net.ca_file = wp_envp_get(envp, cas[i]);
@@ -100,15 +104,18 @@ void wp_cli_net_init(struct wp_cli_net *n, const char *const *envp, const char *
 void wp_cli_net_apply(struct wp_cli_net *n, const struct wp_index_config *icfg)
 {
 	if (icfg->cert) {
-		/* indexconf has already put WHEELPICK_CA_BUNDLE before pip's cert, and --cert before both */
+		/* indexconf has already put WHEELPICK_CA_BUNDLE before pip's cert, and --cert
+		 * before both */
 		n->net.ca_file = keep(n, icfg->cert);
-		n->net.ca_origin = keep(n, icfg->cert_origin ? icfg->cert_origin : "pip.conf's cert");
+		n->net.ca_origin = keep(n,
+					icfg->cert_origin ? icfg->cert_origin : "pip.conf's cert");
 		n->cert_flag = icfg->cert_origin && !strcmp(icfg->cert_origin, "--cert");
 	}
 	if (icfg->client_cert)
 		n->net.client_cert = keep(n, icfg->client_cert);
 	if (icfg->trusted_host.n) {
-		n->trusted = wp_xrealloc(n->trusted, (n->n_trusted + icfg->trusted_host.n) * sizeof(*n->trusted));
+		n->trusted = wp_xrealloc(n->trusted, (n->n_trusted + icfg->trusted_host.n) *
+							     sizeof(*n->trusted));
 		for (size_t i = 0; i < icfg->trusted_host.n; i++)
 			n->trusted[n->n_trusted++] = keep(n, icfg->trusted_host.v[i]);
 		n->net.trusted_hosts = n->trusted;

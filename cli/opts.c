@@ -95,8 +95,10 @@ static int unknown(const struct wp_opt *table, const char *word, size_t n, struc
 		const struct wp_cmd *c = &wp_commands[i];
 		if (c == self)
 			continue;
-		bool has = given[1] == '-' ? wp_opts_find_long(c->table, given + 2, strlen(given + 2)) != NULL
-					   : given[1] && !given[2] && wp_opts_find_short(c->table, given[1]) != NULL;
+		bool has = given[1] == '-' ? wp_opts_find_long(c->table, given + 2,
+							       strlen(given + 2)) != NULL :
+					     given[1] && !given[2] &&
+						     wp_opts_find_short(c->table, given[1]) != NULL;
 		if (has)
 			wp_buf_printf(&others, "%s'%s'", others.len ? ", " : "", c->name);
 	}
@@ -107,16 +109,20 @@ static int unknown(const struct wp_opt *table, const char *word, size_t n, struc
 	if (given[1] == '-')
 		wp_suggest_closest(given, (const char *const *)names, nn, 2, &close);
 	if (others.len) {
-		rc = wp_fail(err, -WPE_USAGE, "unknown option '%s' for %s: it is an option of %s (see 'wheelpick %s --help')",
+		rc = wp_fail(err, -WPE_USAGE,
+			     "unknown option '%s' for %s: it is an option of %s (see 'wheelpick %s --help')",
 			     given, cmd, others.data, cmd);
 	} else if (close.n) {
 		struct wp_buf b = WP_BUF_INIT;
 		wp_suggest_join(&close, &b);
-		rc = wp_fail(err, -WPE_USAGE, "unknown option '%s' for %s; did you mean %s? (see 'wheelpick %s --help')", given,
-			     cmd, b.data, cmd);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "unknown option '%s' for %s; did you mean %s? (see 'wheelpick %s --help')",
+			     given, cmd, b.data, cmd);
 		wp_buf_free(&b);
 	} else {
-		rc = wp_fail(err, -WPE_USAGE, "unknown option '%s' for %s (see 'wheelpick %s --help')", given, cmd, cmd);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "unknown option '%s' for %s (see 'wheelpick %s --help')", given, cmd,
+			     cmd);
 	}
 	wp_strlist_release(&close);
 	for (size_t i = 0; i < nn; i++)
@@ -127,8 +133,8 @@ static int unknown(const struct wp_opt *table, const char *word, size_t n, struc
 	return rc;
 }
 
-int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv, struct wp_strlist *pos,
-		  struct wp_err *err)
+int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv,
+		  struct wp_strlist *pos, struct wp_err *err)
 {
 	bool only_pos = false;
 	for (int i = 0; i < argc; i++) {
@@ -151,20 +157,22 @@ int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv, 
 			if (eq)
 				val = eq + 1;
 			if (eq && o->type == WP_OPT_FLAG)
-				return wp_fail(err, -WPE_USAGE, "option '--%s' takes no value", o->name);
+				return wp_fail(err, -WPE_USAGE, "option '--%s' takes no value",
+					       o->name);
 		} else {
 			if (!(o = wp_opts_find_short(table, a[1])))
 				return unknown(table, a, 2, err);
 			if (a[2]) {
 				if (o->type == WP_OPT_FLAG)
-					return wp_fail(err, -WPE_USAGE, "option '-%c' takes no value", a[1]);
+					return wp_fail(err, -WPE_USAGE,
+						       "option '-%c' takes no value", a[1]);
 				val = a + 2;
 			}
 		}
 		if (o->type != WP_OPT_FLAG && !val) {
 			if (i + 1 >= argc)
-				return wp_fail(err, -WPE_USAGE, "option '--%s' needs a value (%s)", o->name,
-					       o->metavar ? o->metavar : "VALUE");
+				return wp_fail(err, -WPE_USAGE, "option '--%s' needs a value (%s)",
+					       o->name, o->metavar ? o->metavar : "VALUE");
 			val = argv[++i];
 		}
 		store(o, out, val);
@@ -205,9 +213,10 @@ void wp_opts_help(FILE *f, const char *usage, const char *summary, const struct 
 		int n = 0;
 		if (o->short_name)
 			n = snprintf(head, sizeof(head), "-%c, ", o->short_name);
-		snprintf(head + n, sizeof(head) - (size_t)n, "--%s%s%s", o->name, o->metavar ? " " : "",
-			 o->metavar ? o->metavar : "");
-		snprintf(help, sizeof(help), "%s%s", o->help, o->type == WP_OPT_LIST ? " (repeatable)" : "");
+		snprintf(head + n, sizeof(head) - (size_t)n, "--%s%s%s", o->name,
+			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		snprintf(help, sizeof(help), "%s%s", o->help,
+			 o->type == WP_OPT_LIST ? " (repeatable)" : "");
 		size_t hl = strlen(head);
 		if (hl > 28) {
 			fprintf(f, "  %s\n%*s", head, 32, "");

@@ -31,10 +31,11 @@ struct wp_opt {
 /* Parses argv[0..argc) (argv[0] is the first argument after the command name). Positional
  * arguments are appended to *pos. "--" ends options. Unknown options fail with -WPE_USAGE, saying
  * which option was meant, or which other command takes it. */
-int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv, struct wp_strlist *pos,
-		  struct wp_err *err);
+int wp_opts_parse(const struct wp_opt *table, void *out, int argc, char **argv,
+		  struct wp_strlist *pos, struct wp_err *err);
 void wp_opts_help(FILE *f, const char *usage, const char *summary, const struct wp_opt *table);
-/* text on f from column col, wrapped at width with later lines indented by indent; a newline ends it. */
+/* text on f from column col, wrapped at width with later lines indented by indent; a newline ends
+ * it. */
 void wp_opts_wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width);
 /* The entry of a long name ("platform", or an alias; n bytes of name) or a short letter; NULL. */
 const struct wp_opt *wp_opts_find_long(const struct wp_opt *table, const char *name, size_t n);

@@ -100,11 +100,14 @@ const struct wp_opt wp_pick_table[] = {
 	WHEEL_SOURCE_OPTS,
 	CONDA_OPTS,
 	REQ_OPTS,
-	{ "dest", 'd', NULL, WP_OPT_STR, O(dest), "DIR", "the wheelhouse (or conda channel) to write (default ./wheelhouse)" },
-	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be picked and why; download nothing" },
+	{ "dest", 'd', NULL, WP_OPT_STR, O(dest), "DIR",
+	  "the wheelhouse (or conda channel) to write (default ./wheelhouse)" },
+	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL,
+	  "say what would be picked and why; download nothing" },
 	{ "lock", 0, NULL, WP_OPT_STR, O(lock), "FILE",
 	  "fetch exactly the wheels a PEP 751 pylock.toml names for the target(s), resolving nothing" },
-	{ "lock-extra", 0, NULL, WP_OPT_LIST, O(lock_extra), "NAME", "with --lock: an extra to install (the lock's markers test 'NAME' in extras)" },
+	{ "lock-extra", 0, NULL, WP_OPT_LIST, O(lock_extra), "NAME",
+	  "with --lock: an extra to install (the lock's markers test 'NAME' in extras)" },
 	{ "lock-group", 0, NULL, WP_OPT_LIST, O(lock_group), "NAME",
 	  "with --lock: a dependency group to install, instead of the lock's default-groups" },
 	FULL_OPT,
@@ -122,18 +125,22 @@ const struct wp_opt wp_mirror_table[] = {
 	WHEEL_SOURCE_OPTS,
 	CONDA_OPTS,
 	REQ_OPTS,
-	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL, "say what would be mirrored; download nothing" },
+	{ "dry-run", 'n', NULL, WP_OPT_FLAG, O(dry_run), NULL,
+	  "say what would be mirrored; download nothing" },
 	FULL_OPT,
-	{ "prune", 0, NULL, WP_OPT_FLAG, O(prune), NULL, "remove files the targets no longer need" },
+	{ "prune", 0, NULL, WP_OPT_FLAG, O(prune), NULL,
+	  "remove files the targets no longer need" },
 	{ "delta", 0, NULL, WP_OPT_STR, O(delta), "OUT.tar.zst",
 	  "also write what this run changed in DIR as a delta to OUT ('wheelpick apply OUT DIR' on the far side): "
 	  "against DIR as it was before the run, or against --since" },
 	{ "since", 0, NULL, WP_OPT_STR, O(since), "OLD",
 	  "with --delta: what the far side's mirror holds (a manifest from 'verify --manifest', or an earlier delta's)" },
-	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE", "with --delta: write it in volumes of at most SIZE" },
+	{ "split", 0, NULL, WP_OPT_STR, O(split), "SIZE",
+	  "with --delta: write it in volumes of at most SIZE" },
 	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
 	  "for s3://BUCKET/PREFIX: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
-	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on each object (public-read)" },
+	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL",
+	  "for s3://...: a canned ACL on each object (public-read)" },
 	SBOM_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
@@ -145,8 +152,10 @@ const struct wp_opt wp_matrix_table[] = {
 	TARGET_OPTS,
 	INDEX_OPTS,
 	WHEEL_SOURCE_OPTS,
-	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL, "each target's conda pick, from --channel (default conda-forge)" },
-	{ "channel", 0, NULL, WP_OPT_LIST, O(channel), "NAME|URL", "a conda channel (implies --conda)" },
+	{ "conda", 0, NULL, WP_OPT_FLAG, O(conda), NULL,
+	  "each target's conda pick, from --channel (default conda-forge)" },
+	{ "channel", 0, NULL, WP_OPT_LIST, O(channel), "NAME|URL",
+	  "a conda channel (implies --conda)" },
 	WHEEL_REQ_OPTS,
 	FULL_OPT,
 	COMMON_OPTS,
@@ -159,7 +168,8 @@ const struct wp_opt wp_lock_table[] = {
 	INDEX_OPTS,
 	WHEEL_SOURCE_OPTS,
 	WHEEL_REQ_OPTS,
-	{ "output", 'o', NULL, WP_OPT_STR, O(output), "FILE", "the lock to write (default pylock.toml)" },
+	{ "output", 'o', NULL, WP_OPT_STR, O(output), "FILE",
+	  "the lock to write (default pylock.toml)" },
 	{ "fetch-hashes", 0, NULL, WP_OPT_FLAG, O(fetch_hashes), NULL,
 	  "download the files the index gives no sha256 for, to hash them (a lock must name each hash)" },
 	FULL_OPT,
@@ -189,7 +199,8 @@ const struct wp_opt wp_bundle_table[] = {
 	  "'verify --manifest'), with a manifest chained to it; 'wheelpick apply' lays it on there" },
 	{ "s3-endpoint", 0, NULL, WP_OPT_STR, O(s3_endpoint), "URL",
 	  "for s3://BUCKET/[PREFIX/]OUT.tar.zst: the S3-compatible endpoint (else AWS_ENDPOINT_URL, else AWS)" },
-	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL", "for s3://...: a canned ACL on the bundle (public-read)" },
+	{ "s3-acl", 0, NULL, WP_OPT_STR, O(s3_acl), "ACL",
+	  "for s3://...: a canned ACL on the bundle (public-read)" },
 	SBOM_OPT,
 	COMMON_OPTS,
 	JSON_OPT,
@@ -209,7 +220,8 @@ void wp_pick_opts_split_c(struct wp_pick_opts *o)
 		const char *v = o->channel.v[i];
 		size_t n = strlen(v);
 		struct wp_os_stat st;
-		bool file = !is_url(v) && ((n > 4 && !strcmp(v + n - 4, ".txt")) || (wp_os_stat(v, &st) == 0 && WP_S_ISREG(st.st_mode)));
+		bool file = !is_url(v) && ((n > 4 && !strcmp(v + n - 4, ".txt")) ||
+					   (wp_os_stat(v, &st) == 0 && WP_S_ISREG(st.st_mode)));
 		if (file)
 			wp_strlist_push(&o->constraint, v);
 		else
@@ -239,9 +251,11 @@ int wp_pick_opts_check_platforms(const struct wp_strlist *platforms, bool conda,
 		wp_suggest_join(&l, &b);
 		int rc = wp_fail(err, -WPE_USAGE, "%s '%s' is not a %s; did you mean %s? (%s)",
 				 platforms->n ? "--platform" : "WHEELPICK_PLATFORM", p,
-				 conda ? "conda platform (a subdir such as linux-64)" : "wheel platform tag", b.data,
-				 conda ? "conda's subdirs: linux-64, linux-aarch64, osx-arm64, osx-64, win-64"
-				       : "'wheelpick tags --platform TAG' lists what a tag accepts");
+				 conda ? "conda platform (a subdir such as linux-64)" :
+					 "wheel platform tag",
+				 b.data,
+				 conda ? "conda's subdirs: linux-64, linux-aarch64, osx-arm64, osx-64, win-64" :
+					 "'wheelpick tags --platform TAG' lists what a tag accepts");
 		wp_buf_free(&b);
 		wp_strlist_release(&l);
 		wp_names_release(&could);
@@ -253,9 +267,19 @@ int wp_pick_opts_check_platforms(const struct wp_strlist *platforms, bool conda,
 static void target_spec(const struct wp_pick_opts *o, bool conda, struct wp_target_spec *t)
 {
 	*t = (struct wp_target_spec){
-		.cuda = o->cuda, .driver = o->driver, .python = o->python, .platform = o->platform,
-		.target_files = o->target, .gpu = o->gpu, .rocm = o->rocm, .cuda_compat = o->cuda_compat, .xpu = o->xpu,
-		.conda = conda, .gfx = o->gfx, .intel_ip = o->intel_ip, .x86_64_level = o->x86_64_level,
+		.cuda = o->cuda,
+		.driver = o->driver,
+		.python = o->python,
+		.platform = o->platform,
+		.target_files = o->target,
+		.gpu = o->gpu,
+		.rocm = o->rocm,
+		.cuda_compat = o->cuda_compat,
+		.xpu = o->xpu,
+		.conda = conda,
+		.gfx = o->gfx,
+		.intel_ip = o->intel_ip,
+		.x86_64_level = o->x86_64_level,
 	};
 }
 
@@ -263,7 +287,8 @@ static int read_file(void *ctx, const char *path, struct wp_buf *out, struct wp_
 {
 	int rc = wp_file_read_capped(path, out->max ? out->max : WP_REQFILE_MAX_BYTES, out, err);
 	if (rc == -WPE_TOO_BIG)
-		wp_err_prefix(err, "a requirements file is read up to %d MiB", WP_REQFILE_MAX_BYTES >> 20);
+		wp_err_prefix(err, "a requirements file is read up to %d MiB",
+			      WP_REQFILE_MAX_BYTES >> 20);
 	return rc;
 }
 
@@ -273,7 +298,8 @@ static const char *env_fn(void *ctx, const char *name)
 }
 
 /* The requirement files into o: requirements, constraints, sources, hashes per project. */
-static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_err *err)
+static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs,
+		      struct wp_err *err)
 {
 	struct wp_reqfile_io io = { .read = read_file, .getenv = env_fn, .asks = &wp_cli_asks };
 	int rc;
@@ -295,8 +321,10 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 	for (size_t i = 0; i < o->rf.reqs.n && !hash_mode; i++)
 		hash_mode = !o->rf.reqs.v[i].constraint && o->rf.reqs.v[i].nhashes;
 	if (hash_mode && reqs->n)
-		return wp_fail(err, -WPE_USAGE, "'%s' on the command line has no --hash, and the requirements are hash-checked "
-						"(as pip does); put it in the file with its hashes", reqs->v[0]);
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s' on the command line has no --hash, and the requirements are hash-checked "
+			       "(as pip does); put it in the file with its hashes",
+			       reqs->v[0]);
 	size_t hashes_cap = o->n_hashes; /* what o->hashes holds at least */
 	for (size_t i = 0; i < o->rf.reqs.n; i++) {
 		struct wp_reqfile_req *q = &o->rf.reqs.v[i];
@@ -312,7 +340,8 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 				h = &o->hashes[k];
 		if (!h) {
 			size_t k = wp_vec_push_fields(o->hashes, o->n_hashes, hashes_cap,
-						      (struct wp_solve_hashes){ .project = q->project });
+						      (struct wp_solve_hashes){
+							      .project = q->project });
 			h = &o->hashes[k];
 		}
 		const char **v = wp_xrealloc((void *)h->sha256, (h->n + q->nhashes) * sizeof(*v));
@@ -327,24 +356,28 @@ static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct w
 			wp_cli_debug(cli, "%s: --no-index: not reading %s", s->where, s->url);
 			continue;
 		}
-		wp_strlist_push(s->kind == WP_REQFILE_FIND_LINKS ? &o->find_links_all : &o->sources, s->url);
+		wp_strlist_push(s->kind == WP_REQFILE_FIND_LINKS ? &o->find_links_all : &o->sources,
+				s->url);
 	}
 	if (o->requirement.n && !o->all_reqs.n)
-		return wp_fail(err, -WPE_USAGE, "'%s' names no requirement (only options or constraints)", o->requirement.v[0]);
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s' names no requirement (only options or constraints)",
+			       o->requirement.v[0]);
 	return 0;
 }
 
 int wp_pick_opts_tls(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err)
 {
-	/* as the job will take them: pip's and uv's configuration for wheels, the command line alone
-	 * for conda (wp_pick_opts_conda_job) */
+	/* as the job will take them: pip's and uv's configuration for wheels, the command line
+	 * alone for conda (wp_pick_opts_conda_job) */
 	bool conda = wp_pick_opts_is_conda(o);
 	struct wp_index_given g = {
 		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host,
 		.isolated = conda || o->isolated, .envp = wp_os_environ(), .creds = &cli->net.creds,
 	};
 	if (!conda) {
-		g.index_url = o->index_url, g.index = o->index, g.extra = o->extra_index, g.find_links = o->find_links;
+		g.index_url = o->index_url, g.index = o->index, g.extra = o->extra_index,
+		g.find_links = o->find_links;
 		g.no_index = o->no_index;
 	}
 	struct wp_index_config c = { 0 };
@@ -358,12 +391,21 @@ int wp_pick_opts_tls(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *
 int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_err *err)
 {
 	struct wp_index_given g = {
-		.index_url = o->index_url, .index = o->index, .extra = o->extra_index, .find_links = o->find_links,
-		.trusted_host = o->trusted_host, .cert = o->cert, .client_cert = o->client_cert, .no_index = o->no_index,
-		.isolated = o->isolated, .envp = wp_os_environ(), .creds = &cli->net.creds,
+		.index_url = o->index_url,
+		.index = o->index,
+		.extra = o->extra_index,
+		.find_links = o->find_links,
+		.trusted_host = o->trusted_host,
+		.cert = o->cert,
+		.client_cert = o->client_cert,
+		.no_index = o->no_index,
+		.isolated = o->isolated,
+		.envp = wp_os_environ(),
+		.creds = &cli->net.creds,
 	};
 	int rc = wp_index_config_resolve(&g, &o->icfg, err);
-	/* the TLS settings and pip's timeout join the run's network settings (handed down, not set) */
+	/* the TLS settings and pip's timeout join the run's network settings (handed down, not
+	 * set) */
 	if (!rc)
 		wp_cli_net_apply(&cli->net, &o->icfg);
 	for (size_t i = 0; i < o->icfg.warnings.n; i++)
@@ -371,10 +413,12 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < o->icfg.trusted_host.n; i++)
-		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); file hashes still are",
+		wp_cli_warn(cli,
+			    "the TLS certificate of '%s' is not checked (--trusted-host); file hashes still are",
 			    o->icfg.trusted_host.v[i]);
 	for (size_t i = 0; i < o->icfg.shown.n; i++)
-		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i], o->icfg.shown_from.v[i]);
+		wp_cli_debug(cli, "index: %s (from %s)", o->icfg.shown.v[i],
+			     o->icfg.shown_from.v[i]);
 	/* pip's own line, for a pip user comparing the two tools */
 	for (int links = 0; links < 2; links++) {
 		const struct wp_strlist *l = links ? &o->icfg.looking_links : &o->icfg.looking;
@@ -385,7 +429,8 @@ int wp_pick_opts_indexes(struct wp_cli *cli, struct wp_pick_opts *o, struct wp_e
 			wp_buf_addstr(&b, l->v[i]);
 		}
 		if (l->n)
-			wp_cli_debug(cli, "Looking in %s: %s", links ? "links" : "indexes", wp_buf_cstr(&b));
+			wp_cli_debug(cli, "Looking in %s: %s", links ? "links" : "indexes",
+				     wp_buf_cstr(&b));
 		wp_buf_free(&b);
 	}
 	return 0;
@@ -446,11 +491,14 @@ void wp_pick_opts_sources_used(struct wp_pick_opts *o, struct wp_pick_run *run)
 			memset(&used, 0, sizeof(used));
 			struct wp_buf from = WP_BUF_INIT;
 			if (any)
-				wp_buf_addstr(&from, o->icfg.origin ? o->icfg.origin : "the default");
+				wp_buf_addstr(&from,
+					      o->icfg.origin ? o->icfg.origin : "the default");
 			if (from_file)
-				wp_buf_printf(&from, "%sthe requirement file's index options", from.len ? " and " : "");
+				wp_buf_printf(&from, "%sthe requirement file's index options",
+					      from.len ? " and " : "");
 			if (from_catalog)
-				wp_buf_printf(&from, "%sthe catalog, read before", from.len ? " and " : "");
+				wp_buf_printf(&from, "%sthe catalog, read before",
+					      from.len ? " and " : "");
 			o->used_from = wp_buf_detach(&from, NULL);
 		}
 	}
@@ -520,7 +568,8 @@ static void print_plan_indexes(const struct wp_plan *plan)
 	}
 }
 
-void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json, bool explain)
+void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan *plan, bool json,
+			     bool explain)
 {
 	const struct wp_index_config *c = &o->icfg;
 	if (!json) {
@@ -549,14 +598,18 @@ void wp_pick_opts_print_plan(const struct wp_pick_opts *o, const struct wp_plan 
 	struct wp_json j;
 	wp_json_init_indent(&j, NULL);
 	wp_json_obj(&j);
-	wp_json_kstr(&j, "from", o->used_from ? o->used_from : c->origin ? c->origin : "the default");
+	wp_json_kstr(&j, "from",
+		     o->used_from ? o->used_from :
+		     c->origin    ? c->origin :
+				    "the default");
 	wp_json_key(&j, "urls");
 	wp_json_arr(&j);
 	const struct wp_strlist *urls = o->used_from ? &o->used : &c->shown;
 	for (size_t i = 0; i < urls->n; i++)
 		wp_json_str(&j, urls->v[i]);
 	wp_json_arr_end(&j);
-	wp_json_key(&j, "sources"); /* each index with where it came from, in the order they are asked */
+	wp_json_key(&j, "sources"); /* each index with where it came from, in the order they are
+				       asked */
 	wp_json_arr(&j);
 	for (size_t i = 0; i < c->shown.n; i++) {
 		wp_json_obj(&j);
@@ -586,20 +639,23 @@ static int sbom_formats(struct wp_cli *cli, const struct wp_pick_opts *o, struct
 	else if (!strcmp(o->sbom, "spdx") || !strcmp(o->sbom, "both"))
 		cli->session.sbom_spdx = true;
 	else
-		return wp_fail(err, -WPE_USAGE, "--sbom '%s' is not one of cyclonedx, spdx, both", o->sbom);
+		return wp_fail(err, -WPE_USAGE, "--sbom '%s' is not one of cyclonedx, spdx, both",
+			       o->sbom);
 	return 0;
 }
 
-int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, struct wp_pick_job *job,
-		     struct wp_err *err)
+int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs,
+		     struct wp_pick_job *job, struct wp_err *err)
 {
 	int rc;
 	memset(job, 0, sizeof(*job));
 	if ((rc = sbom_formats(cli, o, err)))
 		return rc;
 	if (o->allow_missing)
-		return wp_fail(err, -WPE_USAGE, "--allow-missing is for conda channels (with --conda or -c CHANNEL)");
-	/* the command line's requirements are parsed here once, into all_reqs (the files' follow) */
+		return wp_fail(err, -WPE_USAGE,
+			       "--allow-missing is for conda channels (with --conda or -c CHANNEL)");
+	/* the command line's requirements are parsed here once, into all_reqs (the files'
+	 * follow) */
 	if ((rc = wp_pick_opts_check_platforms(&o->platform, false, err)) ||
 	    (rc = wp_suggest_check_reqs(reqs, false, &o->all_reqs, err)) ||
 	    (rc = wp_pick_opts_indexes(cli, o, err)) || (rc = read_files(cli, o, reqs, err)))
@@ -626,36 +682,53 @@ int wp_pick_opts_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp
 	else if (!strcmp(strategy, "unsafe-best-match"))
 		job->strategy = WP_INDEX_BEST_MATCH;
 	else if (!strcmp(strategy, "unsafe-first-match"))
-		return wp_fail(err, -WPE_USAGE, "%s 'unsafe-first-match' (uv's) is not supported yet; use first-index "
-						"or unsafe-best-match", named);
+		return wp_fail(err, -WPE_USAGE,
+			       "%s 'unsafe-first-match' (uv's) is not supported yet; use first-index "
+			       "or unsafe-best-match",
+			       named);
 	else
-		return wp_fail(err, -WPE_USAGE, "%s '%s' is not one of first-index, unsafe-best-match", named, strategy);
+		return wp_fail(err, -WPE_USAGE,
+			       "%s '%s' is not one of first-index, unsafe-best-match", named,
+			       strategy);
 	return 0;
 }
 
-int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs, const char *dest,
+int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o,
+			   const struct wp_strlist *reqs, const char *dest,
 			   struct wp_conda_job *job, struct wp_err *err)
 {
-	const char *bad = o->index_for.n ? "--index-for" : o->pre ? "--pre" : o->explain ? "--explain"
-						       : o->index_strategy ? "--index-strategy"
-						       : o->write_testcase ? "--write-testcase" : NULL;
+	const char *bad = o->index_for.n    ? "--index-for" :
+			  o->pre            ? "--pre" :
+			  o->explain        ? "--explain" :
+			  o->index_strategy ? "--index-strategy" :
+			  o->write_testcase ? "--write-testcase" :
+					      NULL;
 	int rc;
 	if ((rc = sbom_formats(cli, o, err)))
 		return rc;
 	if (bad)
-		return wp_fail(err, -WPE_USAGE, "%s does not apply to conda packages; conda channels are in strict priority "
-						"(order them with -c)", bad);
+		return wp_fail(err, -WPE_USAGE,
+			       "%s does not apply to conda packages; conda channels are in strict priority "
+			       "(order them with -c)",
+			       bad);
 	if (o->requirement.n || o->constraint.n || o->require_hashes)
-		return wp_fail(err, -WPE_USAGE, "%s reads pip's format, for wheels; for conda, give the specs on the command "
-						"line ('pytorch=1.8' 'torchvision')",
-			       o->requirement.n ? "-r" : o->constraint.n ? "a constraints file" : "--require-hashes");
+		return wp_fail(err, -WPE_USAGE,
+			       "%s reads pip's format, for wheels; for conda, give the specs on the command "
+			       "line ('pytorch=1.8' 'torchvision')",
+			       o->requirement.n ? "-r" :
+			       o->constraint.n  ? "a constraints file" :
+						  "--require-hashes");
 	if ((rc = wp_pick_opts_check_platforms(&o->platform, true, err)) ||
 	    (rc = wp_suggest_check_reqs(reqs, true, NULL, err)))
 		return rc;
-	/* conda reads no pip configuration, but TLS settings given on the command line (a company CA,
-	 * a client certificate, a host whose certificate is not checked) hold for channels too */
+	/* conda reads no pip configuration, but TLS settings given on the command line (a company
+	 * CA, a client certificate, a host whose certificate is not checked) hold for channels
+	 * too */
 	struct wp_index_given tls = {
-		.cert = o->cert, .client_cert = o->client_cert, .trusted_host = o->trusted_host, .isolated = true,
+		.cert = o->cert,
+		.client_cert = o->client_cert,
+		.trusted_host = o->trusted_host,
+		.isolated = true,
 		.creds = &cli->net.creds,
 	};
 	struct wp_index_config tc;
@@ -666,7 +739,8 @@ int wp_pick_opts_conda_job(struct wp_cli *cli, struct wp_pick_opts *o, const str
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < o->trusted_host.n; i++) {
-		wp_cli_warn(cli, "the TLS certificate of '%s' is not checked (--trusted-host); package hashes still are",
+		wp_cli_warn(cli,
+			    "the TLS certificate of '%s' is not checked (--trusted-host); package hashes still are",
 			    o->trusted_host.v[i]);
 	}
 	memset(job, 0, sizeof(*job));
@@ -689,9 +763,10 @@ static void offline_nothing(const struct wp_pick_job *job, const char *name, str
 		wp_sources_add_index(&given, job->index.v[i]);
 	for (size_t i = 0; i < job->find_links.n; i++)
 		wp_sources_add_findlinks(&given, job->find_links.v[i]);
-	snprintf(err->msg, sizeof(err->msg), "the catalog has nothing for '%s', and --offline forbids fetching its "
-		 "pages; run 'wheelpick update%s%s' online first (or pick without --offline)", name,
-		 given.n ? " --index " : "", given.n ? given.urls[0] : "");
+	snprintf(err->msg, sizeof(err->msg),
+		 "the catalog has nothing for '%s', and --offline forbids fetching its "
+		 "pages; run 'wheelpick update%s%s' online first (or pick without --offline)",
+		 name, given.n ? " --index " : "", given.n ? given.urls[0] : "");
 	wp_sources_release(&given);
 }
 
@@ -710,15 +785,15 @@ static bool unlisted(struct wp_catalog *cat, const struct wp_plan *plan, int rc)
 	return none;
 }
 
-void wp_pick_opts_hint_offline(const struct wp_pick_job *job, struct wp_catalog *cat, const struct wp_plan *plan,
-			       int rc, struct wp_err *err)
+void wp_pick_opts_hint_offline(const struct wp_pick_job *job, struct wp_catalog *cat,
+			       const struct wp_plan *plan, int rc, struct wp_err *err)
 {
 	if (job->offline && unlisted(cat, plan, rc))
 		offline_nothing(job, plan->failed_project, err);
 }
 
-void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job, struct wp_pick_run *run, int rc,
-			       struct wp_err *err)
+void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job,
+			       struct wp_pick_run *run, int rc, struct wp_err *err)
 {
 	const char *name = run->plan.failed_project;
 	struct wp_err e = WP_ERR_INIT;
@@ -743,7 +818,8 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 	if (given.n)
 		wp_sources_dependency_roots(wp_os_environ(), &all, &roots);
 	if (job->offline) {
-		/* no page was asked for, so none can be said to be missing: the catalog is all there is */
+		/* no page was asked for, so none can be said to be missing: the catalog is all
+		 * there is */
 		offline_nothing(job, name, err);
 	} else if (given.n && !roots.n) {
 		/* only links pages: nothing could be asked for a project they do not list */
@@ -754,7 +830,8 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 			wp_buf_printf(&b, " and %zu more", given.n - 3);
 		snprintf(err->msg, sizeof(err->msg),
 			 "'%s' is on none of the pages given, and no index is in play to ask for it: only --find-links pages "
-			 "(%s); add the index that has it with --index-url URL or --extra-index-url URL", name, wp_buf_cstr(&b));
+			 "(%s); add the index that has it with --index-url URL or --extra-index-url URL",
+			 name, wp_buf_cstr(&b));
 		wp_buf_free(&b);
 	} else if (given.n) {
 		/* every root was asked for ROOT/<name>/ and answered that it has no such project */
@@ -765,7 +842,8 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 			wp_buf_printf(&b, " and %zu more", roots.n - 3);
 		snprintf(err->msg, sizeof(err->msg),
 			 "'%s' is on none of the indexes in play (no page at %s); check the name, or add the index that "
-			 "has it with --extra-index-url URL", name, wp_buf_cstr(&b));
+			 "has it with --extra-index-url URL",
+			 name, wp_buf_cstr(&b));
 		wp_buf_free(&b);
 	}
 	wp_strlist_release(&all);
@@ -773,7 +851,8 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 	for (size_t i = 0; i < given.n; i++)
 		wp_strlist_push(&urls, given.urls[i]);
 	struct wp_names close = { 0 };
-	if (wp_suggest_projects(&cli->session, &run->cat, &urls, job->offline, false, canon.data, &close, &e) == 0 &&
+	if (wp_suggest_projects(&cli->session, &run->cat, &urls, job->offline, false, canon.data,
+				&close, &e) == 0 &&
 	    close.n) {
 		struct wp_buf b = WP_BUF_INIT;
 		struct wp_strlist l = { 0 };
@@ -794,10 +873,13 @@ void wp_pick_opts_hint_project(struct wp_cli *cli, const struct wp_pick_job *job
 
 void wp_pick_opts_release(struct wp_pick_opts *o)
 {
-	struct wp_strlist *lists[] = { &o->cuda,  &o->driver,  &o->python,     &o->platform,   &o->gpu,      &o->target,
-				       &o->index, &o->channel, &o->index_for, &o->requirement, &o->constraint,
-				       &o->sources, &o->gfx,       &o->intel_ip, &o->index_url, &o->extra_index,
-				       &o->find_links, &o->trusted_host, &o->find_links_all };
+	struct wp_strlist *lists[] = { &o->cuda,          &o->driver,     &o->python,
+				       &o->platform,      &o->gpu,        &o->target,
+				       &o->index,         &o->channel,    &o->index_for,
+				       &o->requirement,   &o->constraint, &o->sources,
+				       &o->gfx,           &o->intel_ip,   &o->index_url,
+				       &o->extra_index,   &o->find_links, &o->trusted_host,
+				       &o->find_links_all };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		wp_strlist_release(lists[i]);
 	wp_reqs_release(&o->all_reqs);

@@ -23,7 +23,8 @@ static void print_plan_text(const struct wp_plan *plan, bool explain)
 			if (f->target != t)
 				continue;
 			/* a pylock.toml archive may have no version */
-			printf("  %s %s%s%s%s\n", f->project, f->version && f->version[0] ? f->version : "(version unknown)",
+			printf("  %s %s%s%s%s\n", f->project,
+			       f->version && f->version[0] ? f->version : "(version unknown)",
 			       f->required_by ? "  (needed by " : "",
 			       f->required_by ? f->required_by : "", f->required_by ? ")" : "");
 			printf("    %s\n", f->where);
@@ -69,7 +70,8 @@ void wp_print_plan_total_sized(const struct wp_plan *plan, const long long *show
 {
 	size_t files = 0, unknown = 0;
 	long long bytes = 0;
-	bool *first = wp_plan_first_of_url(plan, &files); /* a file several targets share counts once */
+	bool *first = wp_plan_first_of_url(plan, &files); /* a file several targets share counts
+							     once */
 	for (size_t i = 0; i < plan->n; i++) {
 		if (!first[i])
 			continue;
@@ -83,20 +85,26 @@ void wp_print_plan_total_sized(const struct wp_plan *plan, const long long *show
 	char h[32];
 	wp_progress_human(h, sizeof(h), (double)bytes);
 	if (unknown == files && !shown)
-		printf("total: %zu file%s%s (the index gives no sizes)\n", files, files == 1 ? "" : "s", what);
+		printf("total: %zu file%s%s (the index gives no sizes)\n", files,
+		       files == 1 ? "" : "s", what);
 	else if (unknown == files)
 		printf("total: %zu file%s%s (size unknown for %s: the index gives no sizes and the server%s did not say)\n",
-		       files, files == 1 ? "" : "s", what, files == 1 ? "it" : "all", files == 1 ? "" : "s");
+		       files, files == 1 ? "" : "s", what, files == 1 ? "it" : "all",
+		       files == 1 ? "" : "s");
 	else if (unknown && shown)
 		printf("total: %zu files, at least %s%s (size unknown for %zu file%s: the index gives none and %s server "
-		       "did not say)\n", files, h, what, unknown, unknown == 1 ? "" : "s", unknown == 1 ? "its" : "their");
+		       "did not say)\n",
+		       files, h, what, unknown, unknown == 1 ? "" : "s",
+		       unknown == 1 ? "its" : "their");
 	else if (unknown)
-		printf("total: %zu files, at least %s%s (%zu of unknown size)\n", files, h, what, unknown);
+		printf("total: %zu files, at least %s%s (%zu of unknown size)\n", files, h, what,
+		       unknown);
 	else
 		printf("total: %zu file%s, %s%s\n", files, files == 1 ? "" : "s", h, what);
 }
 
-void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err, const struct wp_plan *plan)
+void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err,
+			     const struct wp_plan *plan)
 {
 	wp_json_obj(j);
 	wp_json_kint(j, "exit", wp_err_exit_code(rc));
@@ -188,7 +196,8 @@ void wp_print_conda(const struct wp_conda_result *res, bool json)
 			const struct wp_conda_pick *p = &res->picks[i];
 			if (p->target != t)
 				continue;
-			printf("  %s %s %s%s%s%s\n", p->c->name, p->c->version, p->c->build, p->required_by ? "  (needed by " : "",
+			printf("  %s %s %s%s%s%s\n", p->c->name, p->c->version, p->c->build,
+			       p->required_by ? "  (needed by " : "",
 			       p->required_by ? p->required_by : "", p->required_by ? ")" : "");
 			if (!p->required_by)
 				printf("    why: %s\n", p->reason);

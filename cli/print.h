@@ -15,14 +15,17 @@ void wp_print_plan(const struct wp_plan *plan, bool json, bool explain);
 void wp_print_plan_total(const struct wp_plan *plan, const char *what);
 /* The same with the sizes to show per plan file (ops' wp_pick_probe_sizes: the index's, else what
  * the server announced; NULL: the index's alone); files still of unknown size are counted. */
-void wp_print_plan_total_sized(const struct wp_plan *plan, const long long *shown, const char *what);
+void wp_print_plan_total_sized(const struct wp_plan *plan, const long long *shown,
+			       const char *what);
 /* With --json, a failure is still one JSON object on stdout:
- * {"error": {"exit": N, "message": "...", "project": "...", "rejected": [{"filename", "where", "reason"}]}}
- * (project and rejected when the plan says which project could not be picked; plan may be NULL). */
+ * {"error": {"exit": N, "message": "...", "project": "...", "rejected": [{"filename", "where",
+ * "reason"}]}} (project and rejected when the plan says which project could not be picked; plan may
+ * be NULL). */
 void wp_print_json_error(int rc, const struct wp_err *err, const struct wp_plan *plan);
 /* The inner object of that ({"exit": ..., "message": ..., "rejected": [...]}) into j. */
 struct wp_json;
-void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err, const struct wp_plan *plan);
+void wp_print_json_error_obj(struct wp_json *j, int rc, const struct wp_err *err,
+			     const struct wp_plan *plan);
 /* j finished onto stdout; every --json document goes out through here (or wp_print_plan), so
  * main knows whether one did: a failure after it prints no second object. */
 void wp_print_json_out(struct wp_json *j);

@@ -65,7 +65,8 @@ static void begin(void *ctx, const char *const *names, const long long *sizes, s
 }
 
 /* Bytes so far (a finished file counts whole) and the total, when every size is known. */
-static void sums(const struct wp_progress *p, long long *got, long long *total, bool *known, long long *moved)
+static void sums(const struct wp_progress *p, long long *got, long long *total, bool *known,
+		 long long *moved)
 {
 	*got = *total = *moved = 0;
 	*known = true;
@@ -104,7 +105,8 @@ static void draw(struct wp_progress *p)
 	else
 		snprintf(b, sizeof(b), "?");
 	char tail[160];
-	snprintf(tail, sizeof(tail), " %s / %s, %s/s%s, %zu/%zu files", a, b, r, left, p->n_done, p->n);
+	snprintf(tail, sizeof(tail), " %s / %s, %s/s%s, %zu/%zu files", a, b, r, left, p->n_done,
+		 p->n);
 	/* the bar takes what the line leaves, between 10 and 40 cells */
 	int cells = p->width - (int)strlen(tail) - 4;
 	if (cells > 40)
@@ -122,7 +124,8 @@ static void draw(struct wp_progress *p)
 		line[k++] = ']';
 	}
 	snprintf(line + k, sizeof(line) - (size_t)k, "%s", tail);
-	line[p->width > 1 && p->width - 1 < (int)sizeof(line) ? p->width - 1 : (int)sizeof(line) - 1] = 0;
+	line[p->width > 1 && p->width - 1 < (int)sizeof(line) ? p->width - 1 :
+								(int)sizeof(line) - 1] = 0;
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	p->drawn = true;
@@ -145,7 +148,8 @@ static void finished(struct wp_progress *p, size_t i, const char *how, int resul
 		if (p->mode == WP_PROGRESS_OFF)
 			return;
 		clear_bar(p);
-		fprintf(stderr, "  %s %s\n", p->names[i], result == -WPE_INTEGRITY ? "refused: it failed its checks" : "failed");
+		fprintf(stderr, "  %s %s\n", p->names[i],
+			result == -WPE_INTEGRITY ? "refused: it failed its checks" : "failed");
 		if (p->mode == WP_PROGRESS_BAR)
 			draw(p);
 		return;
@@ -166,8 +170,8 @@ static void finished(struct wp_progress *p, size_t i, const char *how, int resul
 	else if (p->got[i] > 0)
 		wp_progress_human(size, sizeof(size), (double)p->got[i]);
 	clear_bar(p);
-	fprintf(stderr, "  [%zu/%zu] %s%s%s%s%s\n", p->n_done, p->n, p->names[i], size[0] ? " (" : "", size,
-		size[0] ? ")" : "", how);
+	fprintf(stderr, "  [%zu/%zu] %s%s%s%s%s\n", p->n_done, p->n, p->names[i],
+		size[0] ? " (" : "", size, size[0] ? ")" : "", how);
 	if (p->mode == WP_PROGRESS_BAR)
 		draw(p);
 	fflush(stderr);
@@ -201,7 +205,11 @@ static void file_done(void *ctx, size_t index, int result, bool cached)
 	struct wp_progress *p = ctx;
 	if (index >= p->n || !p->done)
 		return;
-	finished(p, index, result == -WPE_INTEGRITY ? " refused" : result ? " failed" : cached ? " already downloaded" : "",
+	finished(p, index,
+		 result == -WPE_INTEGRITY ? " refused" :
+		 result                   ? " failed" :
+		 cached                   ? " already downloaded" :
+					    "",
 		 result);
 }
 
@@ -218,8 +226,8 @@ static void end(void *ctx)
 		wp_progress_human(a, sizeof(a), (double)moved);
 		wp_progress_human(r, sizeof(r), dt > 0 ? (double)moved / dt : 0);
 		/* ready, refused and failed count the same files the plan's total does */
-		fprintf(stderr, "  total %s downloaded in %.1f s (%s/s); %zu of %zu files ready", a, dt, r,
-			p->n_done - p->n_failed - p->n_refused, p->n);
+		fprintf(stderr, "  total %s downloaded in %.1f s (%s/s); %zu of %zu files ready", a,
+			dt, r, p->n_done - p->n_failed - p->n_refused, p->n);
 		if (p->n_refused)
 			fprintf(stderr, ", %zu refused", p->n_refused);
 		if (p->n_failed)
@@ -230,9 +238,15 @@ static void end(void *ctx)
 	release(p);
 }
 
-void wp_progress_sink_for(struct wp_progress *p, enum wp_progress_mode mode, struct wp_progress_sink *sink)
+void wp_progress_sink_for(struct wp_progress *p, enum wp_progress_mode mode,
+			  struct wp_progress_sink *sink)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
-	*sink = (struct wp_progress_sink){ .begin = begin, .update = update, .resumed = resumed, .file_done = file_done, .end = end, .ctx = p };
+	*sink = (struct wp_progress_sink){ .begin = begin,
+					   .update = update,
+					   .resumed = resumed,
+					   .file_done = file_done,
+					   .end = end,
+					   .ctx = p };
 }

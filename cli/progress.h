@@ -18,19 +18,20 @@ enum wp_progress_mode {
 struct wp_progress {
 	enum wp_progress_mode mode;
 	size_t n, n_done, n_failed;
-	size_t n_refused;         /* of n_done: failed their checks (integrity), not counted ready */
+	size_t n_refused; /* of n_done: failed their checks (integrity), not counted ready */
 	const char *const *names; /* borrowed for the job */
 	long long *got, *total;
-	long long *kept;          /* what an earlier run had kept of each (resumed): not downloaded now */
+	long long *kept; /* what an earlier run had kept of each (resumed): not downloaded now */
 	bool *done;
-	bool *bad;                /* counted failed or refused (a file can finish, then fail its checks) */
+	bool *bad; /* counted failed or refused (a file can finish, then fail its checks) */
 	double start, last_draw;
 	bool drawn;               /* the bar is on screen */
 	int width;                /* the terminal's columns */
 };
 
 /* A sink for ops/ that reports into p in the given mode. */
-void wp_progress_sink_for(struct wp_progress *p, enum wp_progress_mode mode, struct wp_progress_sink *sink);
+void wp_progress_sink_for(struct wp_progress *p, enum wp_progress_mode mode,
+			  struct wp_progress_sink *sink);
 /* "1.2 GB" into out. */
 void wp_progress_human(char *out, size_t n, double bytes);
 

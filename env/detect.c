@@ -43,9 +43,10 @@ static const char py_probe[] =
 	"sysconfig.get_config_var(\"SOABI\") or \"\", platform.machine())";
 
 static const char *const python_names[] = {
-	"python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10",
-	"python3.11", "python3.12", "python3.13", "python3.14",
-	"python3.13t", "python3.14t", /* PEP 703's free-threaded builds, installed beside the others */
+	"python3",     "python3.6",   "python3.7",  "python3.8",  "python3.9",
+	"python3.10",  "python3.11",  "python3.12", "python3.13", "python3.14",
+	"python3.13t", "python3.14t", /* PEP 703's free-threaded builds, installed beside the others
+				       */
 };
 
 struct toolkit_probe {
@@ -63,14 +64,19 @@ struct ctx {
 	char *root;            /* sysroot without its trailing '/'; "" for the host */
 	bool host;
 	const char *path_env;
-	const char *const *envp; /* the environment handed in (base/envp.h): CUDA_HOME, LD_LIBRARY_PATH... */
-	const char *lib_dir;   /* where NVIDIA's libraries are dlopened from; NULL: the loader's search */
+	const char *const *envp; /* the environment handed in (base/envp.h): CUDA_HOME,
+				    LD_LIBRARY_PATH... */
+	const char *lib_dir; /* where NVIDIA's libraries are dlopened from; NULL: the loader's
+				search */
 	bool dlopen_ok;
-	struct wp_nvlib nvml, cuda; /* what each library said (loaded false when not asked or not found) */
-	bool smi_found, smi_answered; /* nvidia-smi is on PATH; it printed a driver (so the module is loaded) */
+	struct wp_nvlib nvml, cuda; /* what each library said (loaded false when not asked or not
+				       found) */
+	bool smi_found, smi_answered; /* nvidia-smi is on PATH; it printed a driver (so the module
+					 is loaded) */
 	int smi_status;
 	char smi_line[256];    /* nvidia-smi's first line when it failed */
-	unsigned pci_ids[WP_DETECT_MAX_GPUS]; /* NVIDIA GPUs on the PCI bus: device ids, 0 when unreadable */
+	unsigned pci_ids[WP_DETECT_MAX_GPUS]; /* NVIDIA GPUs on the PCI bus: device ids, 0 when
+						 unreadable */
 	int n_pci;
 	int timeout_ms;
 	size_t output_max;
@@ -120,7 +126,8 @@ static void sanitize(char *s)
 	while (*p) {
 		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
 			     (*p & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0 && !(len == 1 && (*p < 0x20 || *p == 0x7f)) && !(len == 2 && *p < 0xc2);
+		bool ok = len > 0 && !(len == 1 && (*p < 0x20 || *p == 0x7f)) &&
+			  !(len == 2 && *p < 0xc2);
 		for (size_t i = 1; ok && i < len; i++)
 			ok = (p[i] & 0xc0) == 0x80;
 		if (!ok) {
@@ -154,7 +161,8 @@ static bool is_dir(const char *path)
 static bool is_exec(const char *path)
 {
 	struct wp_os_stat st;
-	return wp_os_stat(path, &st) == 0 && WP_S_ISREG(st.st_mode) && wp_os_access(path, WP_X_OK) == 0;
+	return wp_os_stat(path, &st) == 0 && WP_S_ISREG(st.st_mode) &&
+	       wp_os_access(path, WP_X_OK) == 0;
 }
 
 static bool is_space(char ch)
@@ -269,7 +277,8 @@ static char *find_program(const struct ctx *c, const char *name)
 	struct wp_str rest = WP_STR(c->path_env);
 	while (rest.n) {
 		struct wp_str dir = wp_str_cut(&rest, ':');
-		char *p = wp_xasprintf("%.*s/%s", dir.n ? (int)dir.n : 1, dir.n ? dir.p : ".", name);
+		char *p = wp_xasprintf("%.*s/%s", dir.n ? (int)dir.n : 1, dir.n ? dir.p : ".",
+				       name);
 		if (is_exec(p))
 			return p;
 		free(p);
@@ -292,7 +301,8 @@ static struct wp_run *job_add(struct wp_run *jobs, size_t *n, char *path, bool m
 
 /* Run the jobs, a few at a time (a dozen pyenv shims at once can starve a small machine into
  * timing out all of them, python3 included), each with its own time limit and max bytes kept. */
-static void run_jobs(struct wp_run *jobs, size_t n, int timeout_ms, size_t max, const char *const *envp)
+static void run_jobs(struct wp_run *jobs, size_t n, int timeout_ms, size_t max,
+		     const char *const *envp)
 {
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].out.max = max;
@@ -311,7 +321,8 @@ static void job_release(struct wp_run *j)
 static void job_note(struct ctx *c, const struct wp_run *j)
 {
 	if (j->timed_out) {
-		note(c, "'%s' did not finish within %g s and was stopped", j->argv[0], c->timeout_ms / 1000.0);
+		note(c, "'%s' did not finish within %g s and was stopped", j->argv[0],
+		     c->timeout_ms / 1000.0);
 		return;
 	}
 	if (j->skipped) {
@@ -331,7 +342,8 @@ static void job_note(struct ctx *c, const struct wp_run *j)
 	if (j->status < 0)
 		note(c, "'%s' crashed%s%s", j->argv[0], msg[0] ? ": " : "", msg);
 	else
-		note(c, "'%s' exited with status %d%s%s", j->argv[0], j->status, msg[0] ? ": " : "", msg);
+		note(c, "'%s' exited with status %d%s%s", j->argv[0], j->status, msg[0] ? ": " : "",
+		     msg);
 }
 
 /* ---- NVIDIA driver and GPUs ---- */
@@ -363,7 +375,8 @@ static void detect_driver_files(struct ctx *c)
 	struct wp_buf b = WP_BUF_INIT;
 	char *p = root_path(c, "/proc/driver/nvidia/version");
 	struct wp_str w;
-	if (wp_env_read_small(p, SMALL_FILE_MAX, &b) == 0 && parse_nvrm(WP_STRN(wp_buf_cstr(&b), b.len), &w)) {
+	if (wp_env_read_small(p, SMALL_FILE_MAX, &b) == 0 &&
+	    parse_nvrm(WP_STRN(wp_buf_cstr(&b), b.len), &w)) {
 		set_driver(c, w, "proc");
 		goto out;
 	}
@@ -414,12 +427,14 @@ static bool nvidia_on_pci(struct ctx *c)
 		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (size_t i = 0; i < names.n && c->n_pci < WP_DETECT_MAX_GPUS; i++) {
 		char *f = wp_xasprintf("%s/%s/vendor", path, names.v[i]);
-		bool nv = wp_env_read_small(f, 64, &b) == 0 && wp_str_eq(wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), "0x10de");
+		bool nv = wp_env_read_small(f, 64, &b) == 0 &&
+			  wp_str_eq(wp_str_trim(WP_STRN(wp_buf_cstr(&b), b.len)), "0x10de");
 		free(f);
 		if (!nv)
 			continue;
 		f = wp_xasprintf("%s/%s/class", path, names.v[i]);
-		bool gpu = wp_env_read_small(f, 64, &b) == 0 && wp_str_startswith(WP_STR(wp_buf_cstr(&b)), "0x03");
+		bool gpu = wp_env_read_small(f, 64, &b) == 0 &&
+			   wp_str_startswith(WP_STR(wp_buf_cstr(&b)), "0x03");
 		free(f);
 		if (!gpu)
 			continue;
@@ -448,7 +463,8 @@ bool wp_detect_python_free_threaded(const struct wp_detect_python *py)
 	/* "cpython-313t-x86_64-linux-gnu": the version part ends in t */
 	const char *dash = strchr(py->soabi, '-');
 	const char *end = dash ? strchr(dash + 1, '-') : NULL;
-	return !strcmp(py->impl, "cpython") && dash && (end ? end > dash + 1 && end[-1] == 't' : py->soabi[strlen(py->soabi) - 1] == 't');
+	return !strcmp(py->impl, "cpython") && dash &&
+	       (end ? end > dash + 1 && end[-1] == 't' : py->soabi[strlen(py->soabi) - 1] == 't');
 }
 
 static void detect_gpu_hardware(struct ctx *c)
@@ -491,7 +507,8 @@ static void probe_nvml(struct ctx *c)
 		d->cuda_source = WP_CUDA_SRC_NVML;
 	}
 	for (int i = 0; i < c->nvml.n_gpus; i++)
-		add_gpu(c, WP_STR(c->nvml.gpus[i].name), c->nvml.gpus[i].cc_major, c->nvml.gpus[i].cc_minor);
+		add_gpu(c, WP_STR(c->nvml.gpus[i].name), c->nvml.gpus[i].cc_major,
+			c->nvml.gpus[i].cc_minor);
 	if (d->n_gpus)
 		d->gpu_source = "nvml";
 }
@@ -516,7 +533,8 @@ static void probe_libcuda(struct ctx *c)
 	}
 	if (!d->n_gpus) {
 		for (int i = 0; i < c->cuda.n_gpus; i++)
-			add_gpu(c, WP_STR(c->cuda.gpus[i].name), c->cuda.gpus[i].cc_major, c->cuda.gpus[i].cc_minor);
+			add_gpu(c, WP_STR(c->cuda.gpus[i].name), c->cuda.gpus[i].cc_major,
+				c->cuda.gpus[i].cc_minor);
 		if (d->n_gpus)
 			d->gpu_source = "libcuda";
 	}
@@ -560,7 +578,8 @@ static struct wp_str word_before(struct wp_str s, const char *p)
  * (second "UMD"); "Driver Version: 550.54.15" or, from 610, "KMD Version: 610.57.04". */
 static struct wp_str smi_field(struct wp_str out, const char *const *words, size_t nwords)
 {
-	for (struct wp_str s = find(out, "Version"); s.n; s = find(WP_STRN(s.p + 7, s.n - 7), "Version")) {
+	for (struct wp_str s = find(out, "Version"); s.n;
+	     s = find(WP_STRN(s.p + 7, s.n - 7), "Version")) {
 		struct wp_str w = word_before(out, s.p);
 		bool ok = false;
 		for (size_t i = 0; i < nwords && !ok; i++) {
@@ -591,7 +610,8 @@ static void parse_smi_banner(struct ctx *c, const struct wp_run *j)
 	struct wp_str out = WP_STRN(wp_buf_cstr(&j->out), j->out.len);
 	struct wp_str s = smi_field(out, cuda_words, WP_ARRAY_LEN(cuda_words));
 	int v[2];
-	if (s.n && !c->d->cuda_major && parse_version(s, v, 2) == 2 && v[0] > 0 && v[0] < 100 && v[1] < 100) {
+	if (s.n && !c->d->cuda_major && parse_version(s, v, 2) == 2 && v[0] > 0 && v[0] < 100 &&
+	    v[1] < 100) {
 		c->d->cuda_major = v[0];
 		c->d->cuda_minor = v[1];
 		c->d->cuda_source = WP_CUDA_SRC_NVIDIA_SMI;
@@ -641,8 +661,10 @@ static void parse_smi_query(struct ctx *c, const struct wp_run *j, bool with_cc)
 static void decide_driver_state(struct ctx *c)
 {
 	struct wp_detect *d = c->d;
-	bool loaded = (d->driver_source && (!strcmp(d->driver_source, "proc") || !strcmp(d->driver_source, "sysfs"))) ||
-		      (c->nvml.loaded && c->nvml.init_rc == 0) || c->smi_answered || (c->cuda.loaded && c->cuda.init_rc == 0);
+	bool loaded = (d->driver_source &&
+		       (!strcmp(d->driver_source, "proc") || !strcmp(d->driver_source, "sysfs"))) ||
+		      (c->nvml.loaded && c->nvml.init_rc == 0) || c->smi_answered ||
+		      (c->cuda.loaded && c->cuda.init_rc == 0);
 	bool userspace = c->nvml.loaded || c->cuda.loaded || c->smi_found;
 	if (!d->n_gpus)
 		gpus_from_pci(c);
@@ -679,8 +701,8 @@ static void decide_driver_state(struct ctx *c)
 			wp_buf_printf(&b, "error %d", c->cuda.init_rc);
 	}
 	if (c->smi_found && c->smi_status)
-		wp_buf_printf(&b, "%snvidia-smi exited with status %d%s%s", b.len ? "; " : "", c->smi_status,
-			      c->smi_line[0] ? ": " : "", c->smi_line);
+		wp_buf_printf(&b, "%snvidia-smi exited with status %d%s%s", b.len ? "; " : "",
+			      c->smi_status, c->smi_line[0] ? ": " : "", c->smi_line);
 	snprintf(d->driver_failure, sizeof(d->driver_failure), "%s", wp_buf_cstr(&b));
 	wp_buf_free(&b);
 }
@@ -713,7 +735,8 @@ static bool parse_nvcc(const struct wp_run *j, int *v)
 		return false;
 	struct wp_str full = find(s, ", V");
 	int w[3];
-	if (full.n > 3 && parse_version(version_prefix(WP_STRN(full.p + 3, full.n - 3)), w, 3) == 3 &&
+	if (full.n > 3 &&
+	    parse_version(version_prefix(WP_STRN(full.p + 3, full.n - 3)), w, 3) == 3 &&
 	    w[0] == v[0] && w[1] == v[1])
 		v[2] = w[2];
 	else
@@ -788,7 +811,8 @@ static int cmp_names(const void *a, const void *b)
 /* Plan where toolkits are: nvcc on PATH, $CUDA_HOME, $CUDA_PATH, $SYSROOT/usr/local/cuda*.
  * Version files are read now; a root with none gets its nvcc asked (not inside a sysroot, whose
  * binaries may not even run here). */
-static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max, struct wp_run *jobs, size_t *nj)
+static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
+			    struct wp_run *jobs, size_t *nj)
 {
 	size_t n = 0;
 	char *nvcc = find_program(c, "nvcc");
@@ -797,7 +821,9 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 		struct wp_str s = WP_STR(real ? real : nvcc);
 		struct wp_str bin = wp_str_rcut(&s, '/');
 		struct wp_str top = wp_str_rcut(&bin, '/');
-		tp[n] = (struct toolkit_probe){ .dir = wp_xstrndup(top.p, top.n), .source = "nvcc", .job = -1 };
+		tp[n] = (struct toolkit_probe){ .dir = wp_xstrndup(top.p, top.n),
+						.source = "nvcc",
+						.job = -1 };
 		free(real);
 		if (job_add(jobs, nj, nvcc, false)) {
 			jobs[*nj - 1].argv[1] = "--version";
@@ -840,8 +866,12 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 		int v[3];
 		const char *file_source = n < max ? read_toolkit_version(dirs.v[i], v) : NULL;
 		if (file_source) {
-			tp[n++] = (struct toolkit_probe){ .dir = dirs.v[i], .source = source ? source : file_source,
-							  .major = v[0], .minor = v[1], .patch = v[2], .have = true,
+			tp[n++] = (struct toolkit_probe){ .dir = dirs.v[i],
+							  .source = source ? source : file_source,
+							  .major = v[0],
+							  .minor = v[1],
+							  .patch = v[2],
+							  .have = true,
 							  .job = -1 };
 			continue;
 		}
@@ -849,7 +879,8 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 		if (n < max && (source || c->host) && is_exec(bin) && *nj < MAX_JOBS) {
 			job_add(jobs, nj, bin, false);
 			jobs[*nj - 1].argv[1] = "--version";
-			tp[n++] = (struct toolkit_probe){ .dir = dirs.v[i], .source = source ? source : "nvcc",
+			tp[n++] = (struct toolkit_probe){ .dir = dirs.v[i],
+							  .source = source ? source : "nvcc",
 							  .job = (int)*nj - 1 };
 			continue;
 		}
@@ -935,7 +966,8 @@ static void warn_toolkits(struct ctx *c)
 		const char *row_driver = NULL; /* the lowest driver of that CUDA release */
 		bool known = wp_cuda_min_driver(t->major, t->minor, &row_driver) == 0;
 		const struct compat_row *compat = compat_row(t->major, t->minor);
-		bool newer = d->cuda_major && cuda_cmp(t->major, t->minor, d->cuda_major, d->cuda_minor) > 0;
+		bool newer = d->cuda_major &&
+			     cuda_cmp(t->major, t->minor, d->cuda_major, d->cuda_minor) > 0;
 		if (have_drv && known) {
 			driver_parts(row_driver, need);
 			if (cmp3(drv, need) >= 0)
@@ -943,29 +975,37 @@ static void warn_toolkits(struct ctx *c)
 			if (compat)
 				driver_parts(compat->driver, floor);
 			if (compat && cmp3(drv, floor) >= 0) {
-				warn(c, "driver %s is older than the CUDA %d.%d toolkit at '%s' needs (>= %s); "
+				warn(c,
+				     "driver %s is older than the CUDA %d.%d toolkit at '%s' needs (>= %s); "
 				     "its programs run only through minor version compatibility (CUDA %d.x on >= %s), "
 				     "without features that need the newer driver and without JIT-compiling its PTX",
-				     d->driver_version, t->major, t->minor, t->path, row_driver, t->major, compat->driver);
+				     d->driver_version, t->major, t->minor, t->path, row_driver,
+				     t->major, compat->driver);
 				continue;
 			}
 			char drv_cuda[64] = "";
 			if (d->cuda_major)
-				snprintf(drv_cuda, sizeof(drv_cuda), "; the driver runs CUDA %d.%d at most",
-					 d->cuda_major, d->cuda_minor);
+				snprintf(drv_cuda, sizeof(drv_cuda),
+					 "; the driver runs CUDA %d.%d at most", d->cuda_major,
+					 d->cuda_minor);
 			if (compat)
-				warn(c, "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s, or >= %s "
+				warn(c,
+				     "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s, or >= %s "
 				     "with minor version compatibility)%s; programs it builds fail with "
 				     "'CUDA driver version is insufficient'",
-				     d->driver_version, t->major, t->minor, t->path, row_driver, compat->driver, drv_cuda);
+				     d->driver_version, t->major, t->minor, t->path, row_driver,
+				     compat->driver, drv_cuda);
 			else
-				warn(c, "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s)%s; "
+				warn(c,
+				     "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s)%s; "
 				     "programs it builds fail with 'CUDA driver version is insufficient'",
-				     d->driver_version, t->major, t->minor, t->path, row_driver, drv_cuda);
+				     d->driver_version, t->major, t->minor, t->path, row_driver,
+				     drv_cuda);
 			continue;
 		}
 		if (newer)
-			warn(c, "the CUDA %d.%d toolkit at '%s' is newer than the CUDA %d.%d the driver supports",
+			warn(c,
+			     "the CUDA %d.%d toolkit at '%s' is newer than the CUDA %d.%d the driver supports",
 			     t->major, t->minor, t->path, d->cuda_major, d->cuda_minor);
 	}
 }
@@ -1028,18 +1068,23 @@ static void warn_runtime_dir(struct ctx *c, const char *dir)
 	if (d->cuda_major && (M > d->cuda_major || (M == d->cuda_major && m > d->cuda_minor))) {
 		char v[16];
 		snprintf(v, sizeof(v), m >= 0 ? "%d.%d" : "%d", M, m);
-		warn(c, "LD_LIBRARY_PATH names a CUDA %s runtime ('%s'), newer than driver %s runs (CUDA %d.%d)%s", v, shown,
-		     d->driver_version[0] ? d->driver_version : "?", d->cuda_major, d->cuda_minor,
-		     M > d->cuda_major ? ": programs that load it fail ('CUDA driver version is insufficient')"
-				       : ": it runs only through minor version compatibility, without JIT-compiling PTX");
+		warn(c,
+		     "LD_LIBRARY_PATH names a CUDA %s runtime ('%s'), newer than driver %s runs (CUDA %d.%d)%s",
+		     v, shown, d->driver_version[0] ? d->driver_version : "?", d->cuda_major,
+		     d->cuda_minor,
+		     M > d->cuda_major ?
+			     ": programs that load it fail ('CUDA driver version is insufficient')" :
+			     ": it runs only through minor version compatibility, without JIT-compiling PTX");
 	}
-	static const char *const wheel_libs[] = { "libcublas.so", "libcudnn.so", "libnccl.so", "libcusparse.so" };
+	static const char *const wheel_libs[] = { "libcublas.so", "libcudnn.so", "libnccl.so",
+						  "libcusparse.so" };
 	for (size_t i = 0; i < sizeof(wheel_libs) / sizeof(wheel_libs[0]); i++)
 		if (dir_has_prefix(dir, wheel_libs[i])) {
-			warn(c, "LD_LIBRARY_PATH names '%s', which holds %s*: it is searched before the libraries of the "
+			warn(c,
+			     "LD_LIBRARY_PATH names '%s', which holds %s*: it is searched before the libraries of the "
 			     "nvidia-* wheels that PyTorch's CUDA wheels load, so its copies load instead (a version "
-			     "mismatch fails with 'undefined symbol'); unset LD_LIBRARY_PATH to run PyTorch from pip", shown,
-			     wheel_libs[i]);
+			     "mismatch fails with 'undefined symbol'); unset LD_LIBRARY_PATH to run PyTorch from pip",
+			     shown, wheel_libs[i]);
 			break;
 		}
 }
@@ -1074,16 +1119,20 @@ static void warn_ld_library_path(struct ctx *c)
 			while (ds.n > 1 && ds.p[ds.n - 1] == '/')
 				ds.n--;
 			if (wp_str_endswith(ds, "stubs") && dir_has_prefix(dir, "libcuda.so"))
-				warn(c, "LD_LIBRARY_PATH names the CUDA driver stub directory '%s'; programs that load "
-				     "its libcuda instead of the driver's fail ('CUDA driver is a stub library')", dir);
+				warn(c,
+				     "LD_LIBRARY_PATH names the CUDA driver stub directory '%s'; programs that load "
+				     "its libcuda instead of the driver's fail ('CUDA driver is a stub library')",
+				     dir);
 		}
 		free(real);
 		free(dir);
 	}
 	if (seen.n > 1) {
 		sanitize(list.data);
-		warn(c, "LD_LIBRARY_PATH names %zu CUDA runtime directories (%s); the first one wins, which may "
-		     "not be the CUDA you expect", seen.n, wp_buf_cstr(&list));
+		warn(c,
+		     "LD_LIBRARY_PATH names %zu CUDA runtime directories (%s); the first one wins, which may "
+		     "not be the CUDA you expect",
+		     seen.n, wp_buf_cstr(&list));
 	}
 	for (size_t i = 0; i < seen.n; i++)
 		free(seen.v[i]);
@@ -1137,11 +1186,12 @@ static void pick_default_python(struct ctx *c, bool have_python3)
 		return;
 	size_t best = 0;
 	for (size_t i = 1; i < d->n_pythons; i++)
-		if (cuda_cmp(d->pythons[i].major, d->pythons[i].minor, d->pythons[best].major, d->pythons[best].minor) > 0)
+		if (cuda_cmp(d->pythons[i].major, d->pythons[i].minor, d->pythons[best].major,
+			     d->pythons[best].minor) > 0)
 			best = i;
 	d->default_python = (int)best;
-	warn(c, "no working 'python3' on PATH; the target Python is '%s' (%d.%d)", d->pythons[best].path,
-	     d->pythons[best].major, d->pythons[best].minor);
+	warn(c, "no working 'python3' on PATH; the target Python is '%s' (%d.%d)",
+	     d->pythons[best].path, d->pythons[best].major, d->pythons[best].minor);
 }
 
 /* Everything that needs a program is started at once and shares one deadline. */
@@ -1161,7 +1211,8 @@ static void plan_smi(struct ctx *c, struct plan *pl, const char *smi)
 		return;
 	if (!d->cuda_major && job_add(pl->jobs, &pl->nj, wp_xstrdup(smi), true))
 		pl->smi_banner = (int)pl->nj - 1;
-	if ((!d->n_gpus || !d->driver_version[0]) && job_add(pl->jobs, &pl->nj, wp_xstrdup(smi), true)) {
+	if ((!d->n_gpus || !d->driver_version[0]) &&
+	    job_add(pl->jobs, &pl->nj, wp_xstrdup(smi), true)) {
 		pl->smi_query = (int)pl->nj - 1;
 		pl->jobs[pl->nj - 1].argv[1] = "--query-gpu=name,compute_cap,driver_version";
 		pl->jobs[pl->nj - 1].argv[2] = "--format=csv,noheader";
@@ -1221,7 +1272,8 @@ static bool collect_smi(struct ctx *c, const struct plan *pl)
 	}
 	if (!query)
 		return false;
-	bool old = query->status > 0 && find(WP_STRN(wp_buf_cstr(&query->out), query->out.len), "compute_cap").n;
+	bool old = query->status > 0 &&
+		   find(WP_STRN(wp_buf_cstr(&query->out), query->out.len), "compute_cap").n;
 	if (old)
 		return true;
 	parse_smi_query(c, query, true);
@@ -1264,7 +1316,8 @@ static bool collect_pythons(struct ctx *c, const struct plan *pl)
 		struct wp_detect_python py;
 		memset(&py, 0, sizeof(py));
 		if (j->status != 0 || !parse_python(j, &py)) {
-			/* exiting non-zero is what a pyenv shim for a version not selected does: quietly skip */
+			/* exiting non-zero is what a pyenv shim for a version not selected does:
+			 * quietly skip */
 			if (j->timed_out || j->skipped || j->status < 0)
 				job_note(c, j);
 			continue;
@@ -1302,11 +1355,14 @@ static void warn_gpus_driver(struct ctx *c)
 	for (int i = 0; d->cuda_major && i < d->n_gpus; i++) {
 		int sm = d->gpus[i].cc_major * 10 + d->gpus[i].cc_minor, M, m;
 		const char *need = NULL;
-		if (d->gpus[i].cc_major < 0 || wp_gpu_min_cuda(sm, &M, &m) < 0 || cuda_cmp(M, m, d->cuda_major, d->cuda_minor) <= 0)
+		if (d->gpus[i].cc_major < 0 || wp_gpu_min_cuda(sm, &M, &m) < 0 ||
+		    cuda_cmp(M, m, d->cuda_major, d->cuda_minor) <= 0)
 			continue;
 		wp_cuda_min_driver(M, m, &need);
-		warn(c, "the %s (sm_%d) needs CUDA %d.%d or newer (driver %s or newer); driver %s runs CUDA %d.%d at most, so "
-		     "no CUDA build runs on it: upgrade the driver", d->gpus[i].name, sm, M, m, need ? need : "?",
+		warn(c,
+		     "the %s (sm_%d) needs CUDA %d.%d or newer (driver %s or newer); driver %s runs CUDA %d.%d at most, so "
+		     "no CUDA build runs on it: upgrade the driver",
+		     d->gpus[i].name, sm, M, m, need ? need : "?",
 		     d->driver_version[0] ? d->driver_version : "?", d->cuda_major, d->cuda_minor);
 	}
 }
@@ -1321,20 +1377,25 @@ static void warn_none_yet(struct ctx *c)
 		int sm = g->cc_major * 10 + g->cc_minor, M, m;
 		const char *need = NULL;
 		if (g->cc_major < 0) {
-			warn(c, "%s is on the PCI bus but its compute capability is not in NVIDIA's list of PCI ids (Turing "
-			     "and later) that wheelpick carries; give it with %s", g->name, wp_ask_words(c->asks, WP_ASK_GPU));
+			warn(c,
+			     "%s is on the PCI bus but its compute capability is not in NVIDIA's list of PCI ids (Turing "
+			     "and later) that wheelpick carries; give it with %s",
+			     g->name, wp_ask_words(c->asks, WP_ASK_GPU));
 			continue;
 		}
 		known = true;
 		if (wp_gpu_min_cuda(sm, &M, &m) == 0 && wp_cuda_min_driver(M, m, &need) == 0)
-			warn(c, "no NVIDIA driver is installed yet for the %s (sm_%d) on the PCI bus: it needs driver %s or "
-			     "newer (CUDA %d.%d); the CUDA builds picked for it say which driver they need", g->name, sm, need,
-			     M, m);
+			warn(c,
+			     "no NVIDIA driver is installed yet for the %s (sm_%d) on the PCI bus: it needs driver %s or "
+			     "newer (CUDA %d.%d); the CUDA builds picked for it say which driver they need",
+			     g->name, sm, need, M, m);
 	}
 	if (known)
-		warn(c, "the target is CUDA builds for these GPUs with the driver still to be installed (driver: none yet)");
+		warn(c,
+		     "the target is CUDA builds for these GPUs with the driver still to be installed (driver: none yet)");
 	else
-		warn(c, "no NVIDIA driver found; the target is CPU builds (give %s to pick CUDA builds anyway)",
+		warn(c,
+		     "no NVIDIA driver found; the target is CPU builds (give %s to pick CUDA builds anyway)",
 		     wp_ask_words(c->asks, WP_ASK_CUDA));
 }
 
@@ -1349,39 +1410,53 @@ static void add_warnings(struct ctx *c, bool have_python3)
 		if (c->cuda.loaded)
 			wp_buf_printf(&parts, "%slibcuda.so.1", parts.len ? ", " : "");
 		if (d->userspace_cuda_major)
-			wp_buf_printf(&parts, " (CUDA %d.%d)", d->userspace_cuda_major, d->userspace_cuda_minor);
+			wp_buf_printf(&parts, " (CUDA %d.%d)", d->userspace_cuda_major,
+				      d->userspace_cuda_minor);
 		if (c->smi_found)
 			wp_buf_printf(&parts, "%snvidia-smi", parts.len ? ", " : "");
-		warn(c, "NVIDIA's user-space driver is installed (%s) but its kernel module 'nvidia' is not loaded (no "
+		warn(c,
+		     "NVIDIA's user-space driver is installed (%s) but its kernel module 'nvidia' is not loaded (no "
 		     "/proc/driver/nvidia/version or /sys/module/nvidia): no CUDA program runs here until it is "
 		     "(modprobe nvidia, or reboot after installing the driver; in a container, start it with the GPUs)%s%s",
-		     wp_buf_cstr(&parts), d->driver_failure[0] ? "; the driver said: " : "", d->driver_failure);
+		     wp_buf_cstr(&parts), d->driver_failure[0] ? "; the driver said: " : "",
+		     d->driver_failure);
 		wp_buf_free(&parts);
 		if (d->userspace_cuda_major)
-			warn(c, "no CUDA is claimed; the target is CPU builds (%s %d.%d to pick for this driver once "
-			     "its module is loaded)", wp_ask_words(c->asks, WP_ASK_CUDA_AS), d->userspace_cuda_major,
+			warn(c,
+			     "no CUDA is claimed; the target is CPU builds (%s %d.%d to pick for this driver once "
+			     "its module is loaded)",
+			     wp_ask_words(c->asks, WP_ASK_CUDA_AS), d->userspace_cuda_major,
 			     d->userspace_cuda_minor);
 		else
-			warn(c, "no CUDA is claimed; the target is CPU builds (give %s to pick CUDA builds for this driver "
-			     "once its module is loaded)", wp_ask_words(c->asks, WP_ASK_CUDA));
+			warn(c,
+			     "no CUDA is claimed; the target is CPU builds (give %s to pick CUDA builds for this driver "
+			     "once its module is loaded)",
+			     wp_ask_words(c->asks, WP_ASK_CUDA));
 	} else if (d->driver_state == WP_DRIVER_NONE_YET) {
 		warn_none_yet(c);
 	} else if (!d->cuda_major) {
 		if (d->gpu_hardware && !d->driver_version[0])
-			warn(c, "NVIDIA GPU hardware is present but no driver version could be read (no "
+			warn(c,
+			     "NVIDIA GPU hardware is present but no driver version could be read (no "
 			     "/proc/driver/nvidia/version, /sys/module/nvidia/version or working nvidia-smi); "
 			     "is the driver installed and loaded?");
 		if (d->rocm_major && d->n_gfx)
-			/* ROCm builds are taken only when asked for: say how, and what a profile records */
-			note(c, "ROCm %d.%d (/opt/rocm/.info/version) and %s%s are here: %s %d.%d to pick ROCm builds "
-			     "(a %s profile records them)", d->rocm_major, d->rocm_minor, d->gfx[0],
-			     d->n_gfx > 1 ? " and other AMD GPUs" : "", wp_ask_words(c->asks, WP_ASK_ROCM_AS), d->rocm_major,
-			     d->rocm_minor, wp_ask_words(c->asks, WP_ASK_PROFILE));
+			/* ROCm builds are taken only when asked for: say how, and what a profile
+			 * records */
+			note(c,
+			     "ROCm %d.%d (/opt/rocm/.info/version) and %s%s are here: %s %d.%d to pick ROCm builds "
+			     "(a %s profile records them)",
+			     d->rocm_major, d->rocm_minor, d->gfx[0],
+			     d->n_gfx > 1 ? " and other AMD GPUs" : "",
+			     wp_ask_words(c->asks, WP_ASK_ROCM_AS), d->rocm_major, d->rocm_minor,
+			     wp_ask_words(c->asks, WP_ASK_PROFILE));
 		if (d->driver_version[0])
-			warn(c, "driver %s is older than any CUDA release wheelpick knows; the target is CPU builds",
+			warn(c,
+			     "driver %s is older than any CUDA release wheelpick knows; the target is CPU builds",
 			     d->driver_version);
 		else
-			warn(c, "no NVIDIA driver found; the target is CPU builds (give %s to pick CUDA builds anyway)",
+			warn(c,
+			     "no NVIDIA driver found; the target is CPU builds (give %s to pick CUDA builds anyway)",
 			     wp_ask_words(c->asks, WP_ASK_CUDA));
 	}
 	warn_gpus_driver(c);
@@ -1389,9 +1464,12 @@ static void add_warnings(struct ctx *c, bool have_python3)
 	warn_ld_library_path(c);
 	pick_default_python(c, have_python3);
 	if (!d->n_pythons)
-		warn(c, "no Python 3 interpreter found on PATH; give %s", wp_ask_words(c->asks, WP_ASK_PYTHON));
+		warn(c, "no Python 3 interpreter found on PATH; give %s",
+		     wp_ask_words(c->asks, WP_ASK_PYTHON));
 	if (!d->glibc_major && !d->musl_major && !strcmp(d->os, "Linux"))
-		warn(c, "could not tell the C library (glibc or musl); the platform is plain linux_%s", d->machine);
+		warn(c,
+		     "could not tell the C library (glibc or musl); the platform is plain linux_%s",
+		     d->machine);
 	for (size_t i = 0; i < c->notes.n; i++)
 		wp_vec_push_fields(d->warnings, d->n_warnings, d->cap_warnings, c->notes.v[i]);
 	c->notes.n = 0;
@@ -1416,7 +1494,8 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	char *smi = NULL;
 
 	c.envp = opts->envp;
-	const char *sysroot = opts->sysroot ? opts->sysroot : wp_envp_get(opts->envp, "WHEELPICK_SYSROOT");
+	const char *sysroot = opts->sysroot ? opts->sysroot :
+					      wp_envp_get(opts->envp, "WHEELPICK_SYSROOT");
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
 	struct wp_str r = WP_STR(sysroot);
@@ -1571,9 +1650,11 @@ static void platform_tag(const struct wp_detect *d, char *out, size_t size)
 	out[0] = 0;
 	if (!strcmp(d->os, "Linux")) {
 		if (d->glibc_major)
-			snprintf(out, size, "manylinux_%d_%d_%s", d->glibc_major, d->glibc_minor, arch);
+			snprintf(out, size, "manylinux_%d_%d_%s", d->glibc_major, d->glibc_minor,
+				 arch);
 		else if (d->musl_major)
-			snprintf(out, size, "musllinux_%d_%d_%s", d->musl_major, d->musl_minor, arch);
+			snprintf(out, size, "musllinux_%d_%d_%s", d->musl_major, d->musl_minor,
+				 arch);
 		else
 			snprintf(out, size, "linux_%s", arch);
 	} else if (!strcmp(d->os, "Darwin")) {
@@ -1593,8 +1674,8 @@ static void platform_tag(const struct wp_detect *d, char *out, size_t size)
 int wp_detect_profile_target(const struct wp_detect *d, struct wp_target *t)
 {
 	int rc = wp_detect_to_target(d, t);
-	/* a profile describes the machine to pick for elsewhere: its accelerator is ROCm when that is
-	 * all it has (no NVIDIA driver runs anything), as `--rocm X.Y --gfx G` would say */
+	/* a profile describes the machine to pick for elsewhere: its accelerator is ROCm when that
+	 * is all it has (no NVIDIA driver runs anything), as `--rocm X.Y --gfx G` would say */
 	if (t->accel == WP_ACCEL_CPU && d->rocm_major && d->n_gfx)
 		t->accel = WP_ACCEL_ROCM;
 	return rc;
@@ -1616,8 +1697,8 @@ int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
 	for (int i = 0; d->driver_state == WP_DRIVER_NONE_YET && i < d->n_gpus; i++)
 		none_yet |= d->gpus[i].cc_major >= 0;
 	if (none_yet) {
-		/* a GPU and no driver: builds for the GPU, as the newest driver would run them; the pick
-		 * says which driver they need */
+		/* a GPU and no driver: builds for the GPU, as the newest driver would run them; the
+		 * pick says which driver they need */
 		t->accel = WP_ACCEL_CUDA;
 		t->driver_none_yet = true;
 		wp_cuda_newest_known(&t->cuda_major, &t->cuda_minor);
@@ -1625,12 +1706,14 @@ int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
 		t->accel = WP_ACCEL_CUDA;
 		t->cuda_major = d->cuda_major;
 		t->cuda_minor = d->cuda_minor;
-		/* the driver itself decides what runs (minor-version compatibility needs its number) */
+		/* the driver itself decides what runs (minor-version compatibility needs its
+		 * number) */
 		struct wp_err e = WP_ERR_INIT;
 		if (d->driver_version[0] && wp_driver_parse(d->driver_version, &t->driver, &e) == 0)
 			t->driver_given = true;
 	} else {
-		/* ROCm builds are taken only when asked for (--rocm, or a profile: wp_detect_profile_target) */
+		/* ROCm builds are taken only when asked for (--rocm, or a profile:
+		 * wp_detect_profile_target) */
 		t->accel = WP_ACCEL_CPU;
 	}
 	if (d->rocm_major && d->n_gfx) {
@@ -1641,7 +1724,8 @@ int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t)
 		snprintf(t->gfx[t->n_gfx++], sizeof(t->gfx[0]), "%s", d->gfx[i]);
 	t->x86_64_level = d->x86_64_level;
 	for (int i = 0; i < d->n_gpus && t->n_gpus < WP_TARGET_MAX_GPUS; i++)
-		if (d->gpus[i].cc_major >= 0 && d->gpus[i].cc_minor >= 0 && d->gpus[i].cc_minor < 10)
+		if (d->gpus[i].cc_major >= 0 && d->gpus[i].cc_minor >= 0 &&
+		    d->gpus[i].cc_minor < 10)
 			t->gpu_sm[t->n_gpus++] = d->gpus[i].cc_major * 10 + d->gpus[i].cc_minor;
 	if (!strcmp(d->os, "Linux")) {
 		t->glibc_major = d->glibc_major;

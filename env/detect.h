@@ -17,21 +17,22 @@
 bool wp_detect_python_free_threaded(const struct wp_detect_python *py);
 
 struct wp_detect_opts {
-	const char *sysroot;  /* root for /proc, /sys, /dev, /opt/rocm, /usr/local/cuda*; NULL: envp's WHEELPICK_SYSROOT,
-	                         else "/" */
+	const char *sysroot; /* root for /proc, /sys, /dev, /opt/rocm, /usr/local/cuda*; NULL:
+				envp's WHEELPICK_SYSROOT, else "/" */
 	const char *path;     /* where programs are looked up; NULL: envp's PATH */
-	bool no_dlopen;       /* never dlopen NVML or libcuda (also implied by a sysroot other than "/", unless
-	                         lib_dir is given) */
-	const char *lib_dir;  /* the folder libnvidia-ml.so.1 and libcuda.so.1 are loaded from, also under a
-	                         sysroot (a test's fake libraries, or a driver outside the loader's path);
-	                         NULL: the loader's own search, on the host only */
+	bool no_dlopen; /* never dlopen NVML or libcuda (also implied by a sysroot other than "/",
+			   unless lib_dir is given) */
+	const char *lib_dir; /* the folder libnvidia-ml.so.1 and libcuda.so.1 are loaded from, also
+				under a sysroot (a test's fake libraries, or a driver outside the
+				loader's path); NULL: the loader's own search, on the host only */
 	int timeout_ms;       /* each program's time limit; 0: 5000. A few run at once, and the
 			       * whole run stops starting programs after three limits */
 	size_t output_max;    /* bytes kept from each program; 0: 64 KiB */
-	const struct wp_asks *asks; /* how the user asks for what a warning advises ("--cuda X.Y"); NULL: plain words */
-	const char *const *envp;    /* the process environment as a value (base/envp.h), handed by cli/:
-	                               PATH, CUDA_HOME, CUDA_PATH, LD_LIBRARY_PATH, WHEELPICK_SYSROOT;
-	                               NULL: none of them set */
+	const struct wp_asks *asks; /* how the user asks for what a warning advises ("--cuda X.Y");
+				       NULL: plain words */
+	const char *const *envp; /* the process environment as a value (base/envp.h), handed by
+				    cli/: PATH, CUDA_HOME, CUDA_PATH, LD_LIBRARY_PATH,
+				    WHEELPICK_SYSROOT; NULL: none of them set */
 };
 
 /* Fill d (which need not be initialised) from the machine. Missing pieces are not errors:
@@ -45,8 +46,8 @@ void wp_detect_release(struct wp_detect *d);
  * added a warning saying so), the default Python, the most specific platform tag, the GPUs'
  * compute capabilities, the x86-64 level and the AMD GPUs' gfx targets (with rocm_major/minor
  * when ROCm and an AMD GPU are here; the accelerator stays CPU: ROCm builds are taken only when
- * asked for, and a note says how). t is overwritten. -WPE_ENV when the OS has no platform tag wheelpick
- * knows (the rest of t is still filled). */
+ * asked for, and a note says how). t is overwritten. -WPE_ENV when the OS has no platform tag
+ * wheelpick knows (the rest of t is still filled). */
 int wp_detect_to_target(const struct wp_detect *d, struct wp_target *t);
 
 /* The same for a profile (detect --json), which describes the machine for picking elsewhere: there,

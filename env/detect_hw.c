@@ -1,4 +1,5 @@
-/* env/detect_hw.c: the x86-64 level, the ROCm version and AMD gfx targets, from files under a sysroot. */
+/* env/detect_hw.c: the x86-64 level, the ROCm version and AMD gfx targets, from files under a
+ * sysroot. */
 #include "env/detect_hw.h"
 #include "base/buf.h"
 #include "base/mem.h"
@@ -39,11 +40,13 @@ static bool has_flag(const char *flags, size_t len, const char *want)
 
 int wp_x86_64_level_from_flags(const char *flags, size_t len)
 {
-	/* one list per level; a name with '|' is met by either spelling (Linux shows LZCNT as abm) */
+	/* one list per level; a name with '|' is met by either spelling (Linux shows LZCNT as
+	 * abm) */
 	static const char *const levels[][10] = {
 		{ "lm", "cmov", "cx8", "fpu", "fxsr", "mmx", "syscall", "sse", "sse2", NULL },
 		{ "cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3", NULL },
-		{ "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "lzcnt|abm", "movbe", "xsave", NULL },
+		{ "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "lzcnt|abm", "movbe", "xsave",
+		  NULL },
 		{ "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl", NULL },
 	};
 	int level = 0;
@@ -55,10 +58,12 @@ int wp_x86_64_level_from_flags(const char *flags, size_t len)
 				char first[16];
 				snprintf(first, sizeof(first), "%.*s", (int)(bar - name), name);
 				ok = has_flag(flags, len, first) || has_flag(flags, len, bar + 1);
-				/* some hypervisors' guests list neither (the kernel drops abm) while ld.so, asking
-				 * CPUID, finds LZCNT: every CPU with AVX2 and BMI1 has it (Haswell, Excavator on) */
+				/* some hypervisors' guests list neither (the kernel drops abm)
+				 * while ld.so, asking CPUID, finds LZCNT: every CPU with AVX2 and
+				 * BMI1 has it (Haswell, Excavator on) */
 				if (!ok && !strcmp(first, "lzcnt"))
-					ok = has_flag(flags, len, "avx2") && has_flag(flags, len, "bmi1");
+					ok = has_flag(flags, len, "avx2") &&
+					     has_flag(flags, len, "bmi1");
 			} else {
 				ok = has_flag(flags, len, name);
 			}
@@ -96,7 +101,8 @@ bool wp_rocm_version_parse(const char *text, size_t len, int *major, int *minor)
 	memcpy(buf, text, n);
 	buf[n] = 0;
 	int a, b, used = 0;
-	if (sscanf(buf, "%3d.%3d%n", &a, &b, &used) != 2 || used < 3 || buf[0] < '0' || buf[0] > '9' || a < 1)
+	if (sscanf(buf, "%3d.%3d%n", &a, &b, &used) != 2 || used < 3 || buf[0] < '0' ||
+	    buf[0] > '9' || a < 1)
 		return false;
 	*major = a;
 	*minor = b;
@@ -166,7 +172,8 @@ static void add_gfx(struct wp_detect *d, const char *gfx)
 		snprintf(d->gfx[d->n_gfx++], sizeof(d->gfx[0]), "%s", gfx);
 }
 
-void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx, const char *msg), void *ctx)
+void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx, const char *msg),
+		  void *ctx)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	char *path = wp_xasprintf("%s/proc/cpuinfo", root);
@@ -179,12 +186,14 @@ void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx,
 		struct wp_str text = WP_STRN(b.data, b.len);
 		struct wp_str line = wp_str_trim(wp_str_cut(&text, '\n'));
 		if (wp_rocm_version_parse(line.p, line.n, &d->rocm_major, &d->rocm_minor)) {
-			snprintf(d->rocm_version, sizeof(d->rocm_version), "%.*s", (int)(line.n < 31 ? line.n : 31), line.p);
+			snprintf(d->rocm_version, sizeof(d->rocm_version), "%.*s",
+				 (int)(line.n < 31 ? line.n : 31), line.p);
 			for (char *p = d->rocm_version; *p; p++)
 				if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 					*p = '?';
 		} else {
-			warn(ctx, "/opt/rocm/.info/version does not start with a version (N.N); ROCm is not taken from it");
+			warn(ctx,
+			     "/opt/rocm/.info/version does not start with a version (N.N); ROCm is not taken from it");
 		}
 	}
 	free(path);
@@ -200,7 +209,8 @@ void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx,
 		seen++;
 		path = wp_xasprintf("%s/%s/properties", nodes, de->d_name);
 		char gfx[16];
-		if (wp_env_read_small(path, SMALL_MAX, &b) == 0 && wp_gfx_from_kfd_properties(b.data ? b.data : "", b.len, gfx))
+		if (wp_env_read_small(path, SMALL_MAX, &b) == 0 &&
+		    wp_gfx_from_kfd_properties(b.data ? b.data : "", b.len, gfx))
 			add_gfx(d, gfx);
 		free(path);
 	}
@@ -210,6 +220,7 @@ void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx,
 	/* readdir's order is the file system's: sort, so the output is the same on every run */
 	qsort(d->gfx, (size_t)d->n_gfx, sizeof(d->gfx[0]), cmp_gfx);
 	if (d->rocm_version[0] && !d->n_gfx)
-		warn(ctx, "ROCm is installed but no AMD GPU is visible (/sys/class/kfd); the target is not a ROCm one");
+		warn(ctx,
+		     "ROCm is installed but no AMD GPU is visible (/sys/class/kfd); the target is not a ROCm one");
 	wp_buf_free(&b);
 }

@@ -36,7 +36,8 @@ bool wp_gfx_from_kfd_properties(const char *text, size_t len, char out[16]);
 /* Fill d's x86_64_level, rocm_* and gfx fields from the files under root ("" for the host).
  * Missing files leave them empty; what a user should know becomes a warning through warn (ctx is
  * passed back). */
-void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx, const char *msg), void *ctx);
+void wp_detect_hw(struct wp_detect *d, const char *root, void (*warn)(void *ctx, const char *msg),
+		  void *ctx);
 
 /* Up to max bytes of a file into out (reset first); -1 when it cannot be opened. A longer file is
  * cut: every file detection reads is parsed from its start. O_NONBLOCK: a FIFO never blocks. */

@@ -27,7 +27,8 @@ static void add(struct wp_nvlib *r, const char *name, int maj, int min)
 	g->cc_minor = maj >= 0 ? min : -1;
 }
 
-/* nvml.h: nvmlReturn_t is an int, nvmlDevice_t a pointer; the _v2 entry points exist since driver 325 */
+/* nvml.h: nvmlReturn_t is an int, nvmlDevice_t a pointer; the _v2 entry points exist since driver
+ * 325 */
 typedef int nvml_fn_void(void);
 typedef int nvml_fn_str(char *, unsigned);
 typedef int nvml_fn_int(int *);
@@ -95,8 +96,10 @@ void wp_nvlib_libcuda(const char *lib_dir, struct wp_nvlib *r)
 	int (*cu_version)(int *) = (int (*)(int *))wp_os_dlsym(h, "cuDriverGetVersion");
 	int (*cu_count)(int *) = (int (*)(int *))wp_os_dlsym(h, "cuDeviceGetCount");
 	int (*cu_get)(int *, int) = (int (*)(int *, int))wp_os_dlsym(h, "cuDeviceGet");
-	int (*cu_attr)(int *, int, int) = (int (*)(int *, int, int))wp_os_dlsym(h, "cuDeviceGetAttribute");
-	int (*cu_name)(char *, int, int) = (int (*)(char *, int, int))wp_os_dlsym(h, "cuDeviceGetName");
+	int (*cu_attr)(int *, int,
+		       int) = (int (*)(int *, int, int))wp_os_dlsym(h, "cuDeviceGetAttribute");
+	int (*cu_name)(char *, int,
+		       int) = (int (*)(char *, int, int))wp_os_dlsym(h, "cuDeviceGetName");
 	int v = 0, n = 0;
 	if (!cu_init)
 		goto out;
@@ -111,7 +114,9 @@ void wp_nvlib_libcuda(const char *lib_dir, struct wp_nvlib *r)
 		char name[128] = "";
 		if (cu_get(&dev, i) != 0)
 			continue;
-		if (cu_attr(&maj, 75, dev) != 0 || cu_attr(&min, 76, dev) != 0) /* COMPUTE_CAPABILITY_MAJOR/MINOR */
+		if (cu_attr(&maj, 75, dev) != 0 ||
+		    cu_attr(&min, 76, dev) != 0) /* COMPUTE_CAPABILITY_MAJOR/MINOR
+						  */
 			maj = min = -1;
 		if (cu_name(name, sizeof(name) - 1, dev) != 0)
 			name[0] = 0;

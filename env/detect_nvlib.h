@@ -11,15 +11,16 @@
 struct wp_nvlib {
 	bool loaded;              /* the library was found and has the entry points asked for */
 	int init_rc;              /* nvmlInit_v2 / cuInit(0): 0 when the driver answered */
-	char driver[32];          /* NVML's nvmlSystemGetDriverVersion; "" when unknown (always for libcuda) */
-	int cuda;                 /* 12020 for CUDA 12.2; 0 when unknown. libcuda's cuDriverGetVersion answers
-	                             even when cuInit fails (the kernel module is not loaded): init_rc says */
+	char driver[32]; /* NVML's nvmlSystemGetDriverVersion; "" when unknown (always for libcuda)
+			  */
+	int cuda; /* 12020 for CUDA 12.2; 0 when unknown. libcuda's cuDriverGetVersion answers
+		     even when cuInit fails (the kernel module is not loaded): init_rc says */
 	int n_gpus;
 	struct wp_detect_gpu gpus[WP_DETECT_MAX_GPUS];
 };
 
-/* Ask lib_dir/libnvidia-ml.so.1 (lib_dir NULL: the loader's own search) for the driver, its CUDA and
- * the GPUs with their compute capabilities. r is overwritten. */
+/* Ask lib_dir/libnvidia-ml.so.1 (lib_dir NULL: the loader's own search) for the driver, its CUDA
+ * and the GPUs with their compute capabilities. r is overwritten. */
 void wp_nvlib_nvml(const char *lib_dir, struct wp_nvlib *r);
 
 /* The same from lib_dir/libcuda.so.1. */

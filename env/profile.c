@@ -41,7 +41,8 @@ static void write_target(struct wp_json *w, const struct wp_target *t, bool ok)
 	wp_json_kstr(w, "accel", (unsigned)t->accel < WP_ARRAY_LEN(accel) ? accel[t->accel] : NULL);
 	if (t->accel == WP_ACCEL_CUDA) {
 		kver(w, "cuda", t->cuda_major, t->cuda_minor);
-		wp_json_kstr(w, "driver", t->driver_given && t->driver.nparts ? t->driver.text : NULL);
+		wp_json_kstr(w, "driver",
+			     t->driver_given && t->driver.nparts ? t->driver.text : NULL);
 		if (t->driver_none_yet)
 			wp_json_kbool(w, "driver_none_yet", true);
 	}
@@ -152,7 +153,8 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 		snprintf(v, sizeof(v), "%d.%d", g->cc_major, g->cc_minor);
 		wp_json_obj(&w);
 		wp_json_kstr(&w, "name", g->name);
-		wp_json_kstr(&w, "compute_capability", g->cc_major >= 0 && g->cc_minor >= 0 ? v : NULL);
+		wp_json_kstr(&w, "compute_capability",
+			     g->cc_major >= 0 && g->cc_minor >= 0 ? v : NULL);
 		wp_json_obj_end(&w);
 	}
 	wp_json_arr_end(&w);
@@ -228,38 +230,47 @@ int wp_detect_format_json(const struct wp_detect *d, struct wp_buf *out)
 static int read_profile(const char *path, const struct wp_asks *asks, long idle_s, struct wp_buf *b,
 			struct wp_err *err)
 {
-	int rc = wp_file_read_waiting(path, WP_PROFILE_MAX, idle_s > 0 && idle_s < 86400 ? (int)idle_s * 1000 : 0, b, NULL);
+	int rc = wp_file_read_waiting(path, WP_PROFILE_MAX,
+				      idle_s > 0 && idle_s < 86400 ? (int)idle_s * 1000 : 0, b,
+				      NULL);
 	if (rc == -WPE_TOO_BIG)
-		return wp_fail(err, -WPE_USAGE, "profile '%s' is larger than %zu bytes; is it a profile?", path, b->max);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s' is larger than %zu bytes; is it a profile?", path,
+			       b->max);
 	if (rc && errno == ETIMEDOUT) /* a FIFO nobody writes to: it would have blocked */
-		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': it is a FIFO or device and nothing came from it; "
-					       "give the file that the %s command wrote", path, wp_ask_words(asks, WP_ASK_PROFILE));
+		return wp_fail(err, -WPE_USAGE,
+			       "cannot read profile '%s': it is a FIFO or device and nothing came from it; "
+			       "give the file that the %s command wrote",
+			       path, wp_ask_words(asks, WP_ASK_PROFILE));
 	if (rc)
-		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path, strerror(errno));
+		return wp_fail(err, -WPE_USAGE, "cannot read profile '%s': %s", path,
+			       strerror(errno));
 	return 0;
 }
 
 static bool chars_ok(const char *s, const char *extra)
 {
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr(extra, *s)))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
 			return false;
 	return true;
 }
 
 /* A string member copied into dst: absent and null leave dst alone (0); anything else that
  * is not a fitting string is -WPE_USAGE. */
-static int get_str(const char *file, const struct wp_json_val *obj, const char *key, char *dst, size_t size,
-		   const char *extra, struct wp_err *err)
+static int get_str(const char *file, const struct wp_json_val *obj, const char *key, char *dst,
+		   size_t size, const char *extra, struct wp_err *err)
 {
 	const struct wp_json_val *v = wp_json_get(obj, key);
 	if (wp_json_type(v) <= WP_JSON_NULL)
 		return 0;
 	const char *s = wp_json_as_str(v);
 	if (!s || strlen(s) >= size || !chars_ok(s, extra))
-		return wp_fail(err, -WPE_USAGE, "profile '%s': '%s' must be a string of at most %zu letters, "
-			       "digits or '%s'", file, key, size - 1, extra);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s': '%s' must be a string of at most %zu letters, "
+			       "digits or '%s'",
+			       file, key, size - 1, extra);
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
@@ -276,8 +287,9 @@ static int parse_ver(const char *file, const char *key, const char *s, int *v, s
 		v[n++] = (int)x;
 	}
 	if (rest.n || n < 2 || s[strlen(s) - 1] == '.')
-		return wp_fail(err, -WPE_USAGE, "profile '%s': '%s' is \"%s\", not a version like \"12.1\"",
-			       file, key, s);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s': '%s' is \"%s\", not a version like \"12.1\"", file,
+			       key, s);
 	if (n == 2)
 		v[2] = -1;
 	return 0;
@@ -306,7 +318,8 @@ static void libc_from_platform(struct wp_target *t)
 	}
 }
 
-static int load_target(const char *file, const struct wp_json_val *tg, struct wp_target *t, struct wp_err *err)
+static int load_target(const char *file, const struct wp_json_val *tg, struct wp_target *t,
+		       struct wp_err *err)
 {
 	int rc, v[3];
 	char buf[32] = "";
@@ -314,7 +327,8 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 	if ((rc = get_str(file, tg, "implementation", t->impl, sizeof(t->impl), "", err)) ||
 	    (rc = get_str(file, tg, "abi", t->abi, sizeof(t->abi), "_", err)) ||
 	    (rc = get_str(file, tg, "platform", t->platform, sizeof(t->platform), "_.", err)) ||
-	    (rc = get_str(file, tg, "conda_subdir", t->conda_subdir, sizeof(t->conda_subdir), "-_", err)))
+	    (rc = get_str(file, tg, "conda_subdir", t->conda_subdir, sizeof(t->conda_subdir), "-_",
+			  err)))
 		return rc;
 	if (!t->platform[0])
 		return wp_fail(err, -WPE_USAGE, "profile '%s' names no target 'platform' (such as "
@@ -324,7 +338,8 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 	const struct wp_json_val *x = wp_json_get(tg, "platform_exact");
 	bool exact = false;
 	if (wp_json_type(x) > WP_JSON_NULL && !wp_json_as_bool(x, &exact))
-		return wp_fail(err, -WPE_USAGE, "profile '%s': 'platform_exact' must be true or false", file);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s': 'platform_exact' must be true or false", file);
 	t->platform_exact = exact;
 
 	if ((rc = get_str(file, tg, "python", buf, sizeof(buf), ".", err)))
@@ -344,7 +359,10 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 	    (rc = get_str(file, tg, "driver", driver, sizeof(driver), ".", err)))
 		return rc;
 	if (!accel[0])
-		snprintf(accel, sizeof(accel), "%s", cuda[0] || driver[0] ? "cuda" : rocm[0] ? "rocm" : "");
+		snprintf(accel, sizeof(accel), "%s",
+			 cuda[0] || driver[0] ? "cuda" :
+			 rocm[0]              ? "rocm" :
+						"");
 	if (!strcmp(accel, "cuda") && driver[0]) {
 		/* the driver itself: what it runs follows from it (wp_target_finish) */
 		struct wp_err de = WP_ERR_INIT;
@@ -357,7 +375,8 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 		bool is_cuda = accel[0] == 'c';
 		const char *ver = is_cuda ? cuda : rocm;
 		if (!ver[0])
-			return wp_fail(err, -WPE_USAGE, "profile '%s': accel is '%s' but '%s' gives no version",
+			return wp_fail(err, -WPE_USAGE,
+				       "profile '%s': accel is '%s' but '%s' gives no version",
 				       file, accel, accel);
 		if ((rc = parse_ver(file, accel, ver, v, err)))
 			return rc;
@@ -369,16 +388,21 @@ static int load_target(const char *file, const struct wp_json_val *tg, struct wp
 	} else if (!strcmp(accel, "xpu")) {
 		t->accel = WP_ACCEL_XPU;
 	} else if (accel[0]) {
-		return wp_fail(err, -WPE_USAGE, "profile '%s': accel '%s' is not cuda, cpu, rocm or xpu", file, accel);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s': accel '%s' is not cuda, cpu, rocm or xpu", file,
+			       accel);
 	} else {
-		return wp_fail(err, -WPE_USAGE, "profile '%s' says neither 'cuda' (a version such as \"12.1\") "
-			       "nor 'accel' (\"cpu\")", file);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s' says neither 'cuda' (a version such as \"12.1\") "
+			       "nor 'accel' (\"cpu\")",
+			       file);
 	}
 	/* a machine with GPUs and no driver yet: its picks say which driver to install */
 	x = wp_json_get(tg, "driver_none_yet");
 	bool none_yet = false;
 	if (wp_json_type(x) > WP_JSON_NULL && !wp_json_as_bool(x, &none_yet))
-		return wp_fail(err, -WPE_USAGE, "profile '%s': 'driver_none_yet' must be true or false", file);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s': 'driver_none_yet' must be true or false", file);
 	t->driver_none_yet = none_yet && t->accel == WP_ACCEL_CUDA && !t->driver_given;
 
 gpus:
@@ -387,63 +411,83 @@ gpus:
 		const char *g = wp_json_as_str(wp_json_at(x, i));
 		struct wp_err ge = WP_ERR_INIT;
 		if (!g || wp_target_add_gpu(t, g, &ge) < 0)
-			return wp_fail(err, -WPE_USAGE, "profile '%s': 'gfx' holds something other than an AMD "
-							"architecture such as \"gfx942\"", file);
+			return wp_fail(err, -WPE_USAGE,
+				       "profile '%s': 'gfx' holds something other than an AMD "
+				       "architecture such as \"gfx942\"",
+				       file);
 	}
 	x = wp_json_get(tg, "intel_device_ips");
 	for (size_t i = 0; wp_json_type(x) == WP_JSON_ARRAY && i < wp_json_len(x); i++) {
 		const char *ip = wp_json_as_str(wp_json_at(x, i));
 		struct wp_err ie = WP_ERR_INIT;
 		if (!ip || wp_target_add_intel_ip(t, ip, &ie) < 0)
-			return wp_fail(err, -WPE_USAGE, "profile '%s': 'intel_device_ips' holds something other than an "
-				       "Intel device IP such as \"20.1.0\"", file);
+			return wp_fail(err, -WPE_USAGE,
+				       "profile '%s': 'intel_device_ips' holds something other than an "
+				       "Intel device IP such as \"20.1.0\"",
+				       file);
 	}
 	/* PEP 825 providers draft: a list of compatible features, used alone when present */
 	x = wp_json_get(tg, "variant_properties");
 	if (wp_json_type(x) > WP_JSON_NULL) {
 		if (wp_json_type(x) != WP_JSON_OBJECT)
-			return wp_fail(err, -WPE_USAGE, "profile '%s': 'variant_properties' must be an object of "
-				       "namespaces, each an object of features, each a list of values", file);
+			return wp_fail(err, -WPE_USAGE,
+				       "profile '%s': 'variant_properties' must be an object of "
+				       "namespaces, each an object of features, each a list of values",
+				       file);
 		for (size_t i = 0; i < wp_json_len(x); i++) {
 			const char *ns = wp_json_key_at(x, i);
 			const struct wp_json_val *fo = wp_json_at(x, i);
 			if (wp_json_type(fo) != WP_JSON_OBJECT)
-				return wp_fail(err, -WPE_USAGE, "profile '%s': 'variant_properties' namespace '%s' is not "
-					       "an object of features", file, ns ? ns : "");
+				return wp_fail(err, -WPE_USAGE,
+					       "profile '%s': 'variant_properties' namespace '%s' is not "
+					       "an object of features",
+					       file, ns ? ns : "");
 			for (size_t k = 0; k < wp_json_len(fo); k++) {
 				const char *feat = wp_json_key_at(fo, k);
 				const struct wp_json_val *vals = wp_json_at(fo, k);
 				if (wp_json_type(vals) != WP_JSON_ARRAY)
-					return wp_fail(err, -WPE_USAGE, "profile '%s': 'variant_properties' %s :: %s is not a "
-						       "list of values", file, ns, feat ? feat : "");
+					return wp_fail(err, -WPE_USAGE,
+						       "profile '%s': 'variant_properties' %s :: %s is not a "
+						       "list of values",
+						       file, ns, feat ? feat : "");
 				for (size_t j = 0; j < wp_json_len(vals); j++) {
 					const char *val = wp_json_as_str(wp_json_at(vals, j));
 					struct wp_err ve = WP_ERR_INIT;
-					if (!val || wp_target_add_variant_prop(t, ns, feat, val, &ve) < 0)
-						return wp_fail(err, -WPE_USAGE, "profile '%s': %s", file,
-							       val ? ve.msg : "a variant property value is not a string");
+					if (!val ||
+					    wp_target_add_variant_prop(t, ns, feat, val, &ve) < 0)
+						return wp_fail(err, -WPE_USAGE, "profile '%s': %s",
+							       file,
+							       val ? ve.msg :
+								     "a variant property value is not a string");
 				}
 			}
 			if (!wp_json_len(fo))
-				t->variant_given = true; /* a namespace named with nothing: still the user's list */
+				t->variant_given = true; /* a namespace named with nothing: still
+							    the user's list */
 		}
 		if (!wp_json_len(x))
-			t->variant_given = true; /* {} : this machine supports no variant property */
+			t->variant_given = true; /* {} : this machine supports no variant property
+						  */
 	}
 	const char *lv = wp_json_get_str(tg, "x86_64_level");
 	if (lv && wp_target_set_x86_64_level(t, lv, err) < 0)
-		return wp_fail(err, -WPE_USAGE, "profile '%s': 'x86_64_level' is not one of v1, v2, v3, v4", file);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s': 'x86_64_level' is not one of v1, v2, v3, v4", file);
 	x = wp_json_get(tg, "gpu_sms");
 	if (wp_json_type(x) <= WP_JSON_NULL)
 		return 0;
 	if (wp_json_type(x) != WP_JSON_ARRAY || wp_json_len(x) > WP_TARGET_MAX_GPUS)
-		return wp_fail(err, -WPE_USAGE, "profile '%s': 'gpu_sms' must be a list of at most %d numbers "
-			       "such as 86", file, WP_TARGET_MAX_GPUS);
+		return wp_fail(err, -WPE_USAGE,
+			       "profile '%s': 'gpu_sms' must be a list of at most %d numbers "
+			       "such as 86",
+			       file, WP_TARGET_MAX_GPUS);
 	for (size_t i = 0; i < wp_json_len(x); i++) {
 		long long sm;
 		if (!wp_json_as_int(wp_json_at(x, i), &sm) || sm < 10 || sm > 999)
-			return wp_fail(err, -WPE_USAGE, "profile '%s': 'gpu_sms' holds something other than a "
-				       "compute capability such as 86", file);
+			return wp_fail(err, -WPE_USAGE,
+				       "profile '%s': 'gpu_sms' holds something other than a "
+				       "compute capability such as 86",
+				       file);
 		t->gpu_sm[t->n_gpus++] = (int)sm;
 	}
 	return 0;
@@ -454,8 +498,8 @@ int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err 
 	return wp_target_load_profile_as(path, NULL, 0, t, err);
 }
 
-int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, long idle_s, struct wp_target *t,
-			      struct wp_err *err)
+int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, long idle_s,
+			      struct wp_target *t, struct wp_err *err)
 {
 	const struct wp_json_opts o = { .what = path, .noun = "profile", .code = -WPE_USAGE,
 					.max_bytes = WP_PROFILE_MAX };
@@ -474,8 +518,10 @@ int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, long
 	}
 	const struct wp_json_val *tg = wp_json_get(root, "target");
 	if (tg && wp_json_type(tg) != WP_JSON_OBJECT) {
-		rc = wp_fail(err, -WPE_USAGE, "profile '%s': 'target' is not an object; was the machine's "
-			     "platform unknown when it was written?", path);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "profile '%s': 'target' is not an object; was the machine's "
+			     "platform unknown when it was written?",
+			     path);
 		goto out;
 	}
 	rc = load_target(path, tg ? tg : root, t, err);

@@ -27,7 +27,7 @@ int wp_target_load_profile(const char *path, struct wp_target *t, struct wp_err 
  * a FIFO or device given idle_s seconds to say something when that is under 10 (the run's timeout;
  * 0: 10 s). */
 struct wp_asks;
-int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, long idle_s, struct wp_target *t,
-			      struct wp_err *err);
+int wp_target_load_profile_as(const char *path, const struct wp_asks *asks, long idle_s,
+			      struct wp_target *t, struct wp_err *err);
 
 #endif

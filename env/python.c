@@ -1,4 +1,5 @@
-/* env/python.c: ask a Python interpreter about itself (version, tags, markers, scheme paths) by running it. */
+/* env/python.c: ask a Python interpreter about itself (version, tags, markers, scheme paths) by
+ * running it. */
 #include "env/python.h"
 #include "base/mem.h"
 #include "base/str.h"
@@ -58,8 +59,9 @@ static const char probe_script[] =
 	"    w.write(k.encode() + b'\\0' + os.fsencode(v) + b'\\0')\n"
 	"w.flush()\n";
 
-int wp_env_run(const char *const *argv, const char *const *envp, const char *stdin_text, size_t stdin_len, bool merge, int timeout_ms,
-	       struct wp_buf *out, int *status, struct wp_err *err)
+int wp_env_run(const char *const *argv, const char *const *envp, const char *stdin_text,
+	       size_t stdin_len, bool merge, int timeout_ms, struct wp_buf *out, int *status,
+	       struct wp_err *err)
 {
 	struct wp_run r;
 	size_t n = 0;
@@ -68,7 +70,8 @@ int wp_env_run(const char *const *argv, const char *const *envp, const char *std
 	while (argv[n])
 		n++;
 	if (n >= sizeof(r.argv) / sizeof(r.argv[0]))
-		return wp_fail(err, -WPE_USAGE, "cannot run '%s': %zu words are too many", argv[0], n);
+		return wp_fail(err, -WPE_USAGE, "cannot run '%s': %zu words are too many", argv[0],
+			       n);
 	memcpy(r.argv, argv, n * sizeof(*argv));
 	r.search = true;
 	r.merge_stderr = merge;
@@ -84,7 +87,8 @@ int wp_env_run(const char *const *argv, const char *const *envp, const char *std
 		return wp_fail(err, -WPE_ENV, "cannot run '%s': %s", argv[0],
 			       strerror(r.spawn_errno ? r.spawn_errno : EAGAIN));
 	if (r.timed_out)
-		return wp_fail(err, -WPE_ENV, "'%s' did not finish within %d s", argv[0], timeout_ms / 1000);
+		return wp_fail(err, -WPE_ENV, "'%s' did not finish within %d s", argv[0],
+			       timeout_ms / 1000);
 	*status = r.status >= 0 ? r.status : 128 + r.signal;
 	return 0;
 }
@@ -94,17 +98,20 @@ static char *take(const char *v)
 	return wp_xstrdup(v ? v : "");
 }
 
-int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *dir, struct wp_python *py,
-		    struct wp_err *err)
+int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *dir,
+		    struct wp_python *py, struct wp_err *err)
 {
 	return wp_python_probe_as(path, scheme, dir, NULL, NULL, py, err);
 }
 
-int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
-		       const char *const *envp, struct wp_python *py, struct wp_err *err)
+int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const char *dir,
+		       const struct wp_asks *asks, const char *const *envp, struct wp_python *py,
+		       struct wp_err *err)
 {
 	struct wp_buf out = WP_BUF_INIT_MAX(1 << 20);
-	const char *mode = scheme == WP_SCHEME_PREFIX ? "prefix" : scheme == WP_SCHEME_TARGET ? "target" : "default";
+	const char *mode = scheme == WP_SCHEME_PREFIX ? "prefix" :
+			   scheme == WP_SCHEME_TARGET ? "target" :
+							"default";
 	const char *argv[] = { path, "-I", "-c", probe_script, mode, dir ? dir : "", NULL };
 	int status = -1, rc;
 	memset(py, 0, sizeof(*py));
@@ -113,12 +120,14 @@ int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const cha
 	if ((rc = wp_env_run(argv, envp, NULL, 0, false, 30000, &out, &status, err)))
 		goto out;
 	if (status == 127) {
-		rc = wp_fail(err, -WPE_ENV, "cannot run the interpreter '%s'; name one with %s", path,
-			     wp_ask_words(asks, WP_ASK_INTERPRETER));
+		rc = wp_fail(err, -WPE_ENV, "cannot run the interpreter '%s'; name one with %s",
+			     path, wp_ask_words(asks, WP_ASK_INTERPRETER));
 		goto out;
 	}
 	if (status != 0 || !out.len) {
-		rc = wp_fail(err, -WPE_ENV, "the interpreter '%s' did not answer (exit %d); is it a Python 3?", path, status);
+		rc = wp_fail(err, -WPE_ENV,
+			     "the interpreter '%s' did not answer (exit %d); is it a Python 3?",
+			     path, status);
 		goto out;
 	}
 	const char *kv[64][2];
@@ -145,20 +154,26 @@ int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const cha
 #define KEY(name, field) else if (!strcmp(k, name)) { free(py->field); py->field = take(v); }
 		if (0) {
 		}
-		KEY("executable", executable) KEY("prefix", prefix) KEY("version", version) KEY("soabi", soabi)
-		KEY("cache_tag", cache_tag) KEY("platform", tag_platform) KEY("purelib", purelib)
-		KEY("platlib", platlib) KEY("scripts", scripts) KEY("data", data) KEY("include", include)
-		KEY("stdlib", stdlib)
-		else if (!strcmp(k, "major")) major = v;
+		KEY("executable", executable)
+		KEY("prefix", prefix) KEY("version", version) KEY("soabi", soabi)
+			KEY("cache_tag", cache_tag) KEY("platform", tag_platform)
+				KEY("purelib", purelib) KEY("platlib", platlib)
+					KEY("scripts", scripts) KEY("data", data) KEY("include",
+										      include)
+						KEY("stdlib", stdlib) else if (!strcmp(k, "major"))
+							major = v;
 		else if (!strcmp(k, "minor")) minor = v;
 		else if (!strcmp(k, "impl")) impl = v;
 		else if (!strcmp(k, "free_threaded")) ft = v;
 		else if (!strcmp(k, "venv")) venv = v;
 #undef KEY
 	}
-	if (!py->executable || !py->purelib || !py->platlib || !py->scripts || !py->data || !py->include || !major ||
-	    !minor || !py->tag_platform || !py->purelib[0] || py->purelib[0] != '/') {
-		rc = wp_fail(err, -WPE_ENV, "the interpreter '%s' gave an answer wheelpick cannot use; is it CPython 3?", path);
+	if (!py->executable || !py->purelib || !py->platlib || !py->scripts || !py->data ||
+	    !py->include || !major || !minor || !py->tag_platform || !py->purelib[0] ||
+	    py->purelib[0] != '/') {
+		rc = wp_fail(err, -WPE_ENV,
+			     "the interpreter '%s' gave an answer wheelpick cannot use; is it CPython 3?",
+			     path);
 		goto out;
 	}
 	py->in_venv = venv && !strcmp(venv, "1");

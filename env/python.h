@@ -37,20 +37,22 @@ struct wp_python {
 
 /* Run `path` once and fill py. dir is the --prefix/--target folder (NULL for the default).
  * -WPE_ENV naming path when it cannot run or says nothing usable. */
-int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *dir, struct wp_python *py,
-		    struct wp_err *err);
+int wp_python_probe(const char *path, enum wp_python_scheme scheme, const char *dir,
+		    struct wp_python *py, struct wp_err *err);
 /* The same, with the words for the advice in its messages (resolver/ask.h; NULL: plain words), and
  * the environment the interpreter runs with (the one cli/ hands down; NULL: an empty one). */
 struct wp_asks;
-int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
-		       const char *const *envp, struct wp_python *py, struct wp_err *err);
+int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const char *dir,
+		       const struct wp_asks *asks, const char *const *envp, struct wp_python *py,
+		       struct wp_err *err);
 void wp_python_release(struct wp_python *py);
 
 /* Run argv (argv[0] found on PATH when it has no '/') in the environment envp (the one cli/ hands
  * down; NULL: an empty one) with stdin_text on its stdin, its stdout (and stderr when merge) into
  * out (capped by out's ceiling), waiting at most timeout_ms. 0 with *status its exit status;
  * -WPE_ENV when it cannot start or runs out of time. */
-int wp_env_run(const char *const *argv, const char *const *envp, const char *stdin_text, size_t stdin_len, bool merge, int timeout_ms,
-	       struct wp_buf *out, int *status, struct wp_err *err);
+int wp_env_run(const char *const *argv, const char *const *envp, const char *stdin_text,
+	       size_t stdin_len, bool merge, int timeout_ms, struct wp_buf *out, int *status,
+	       struct wp_err *err);
 
 #endif

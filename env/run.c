@@ -23,8 +23,8 @@ void wp_run_init(struct wp_run *r, size_t out_max)
 /* A spawn that failed in the child's exec, as a shell says it: status 127. */
 static bool exec_failed(int e)
 {
-	return e == ENOENT || e == EACCES || e == ENOEXEC || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ||
-	       e == ETXTBSY || e == EPERM || e == EISDIR;
+	return e == ENOENT || e == EACCES || e == ENOEXEC || e == ENOTDIR || e == ELOOP ||
+	       e == ENAMETOOLONG || e == ETXTBSY || e == EPERM || e == EISDIR;
 }
 
 static void run_start(struct wp_run *r, int devnull)
@@ -57,7 +57,8 @@ static void run_start(struct wp_run *r, int devnull)
 		if (in[1] >= 0)
 			wp_os_close(in[1]);
 		r->spawn_errno = e;
-		if (exec_failed(e)) { /* what a fork and a failed exec said: it ran and exited 127 */
+		if (exec_failed(e)) { /* what a fork and a failed exec said: it ran and exited 127
+				       */
 			r->started = r->done = true;
 			r->status = 127;
 		}
@@ -171,7 +172,8 @@ void wp_run_all(struct wp_run *runs, size_t n, size_t at_once, int timeout_ms)
 			pfd[np] = (struct wp_os_pollfd){ .fd = r->fd, .events = WP_POLLIN };
 			idx[np++] = i;
 			if (r->in_fd >= 0) {
-				pfd[np] = (struct wp_os_pollfd){ .fd = r->in_fd, .events = WP_POLLOUT };
+				pfd[np] = (struct wp_os_pollfd){ .fd = r->in_fd,
+								 .events = WP_POLLOUT };
 				idx[np++] = i;
 			}
 			wake = r->deadline < wake ? r->deadline : wake;

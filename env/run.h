@@ -1,7 +1,7 @@
-/* env/run.h: the one way env/ runs a program: wp_os_spawn (posix_spawn, CreateProcessW) in a process group of its own, stdin
- * from text (or /dev/null), stdout (and stderr when asked) into a buffer with a ceiling, a time
- * limit, and its whole group killed once it is done. Detection runs several at once; wp_env_run
- * (env/python.h) one. */
+/* env/run.h: the one way env/ runs a program: wp_os_spawn (posix_spawn, CreateProcessW) in a
+ * process group of its own, stdin from text (or /dev/null), stdout (and stderr when asked) into a
+ * buffer with a ceiling, a time limit, and its whole group killed once it is done. Detection runs
+ * several at once; wp_env_run (env/python.h) one. */
 #ifndef WP_RUN_H
 #define WP_RUN_H
 
@@ -13,14 +13,16 @@
 /* One program run. The caller zeroes it (wp_run_init), fills the inputs and frees out. */
 struct wp_run {
 	/* inputs */
-	const char *argv[8];    /* NULL-terminated; argv[0] a path, or a name found on PATH when search */
+	const char *argv[8]; /* NULL-terminated; argv[0] a path, or a name found on PATH when search
+			      */
 	bool search;            /* argv[0] looked up on PATH as execvp does */
 	bool merge_stderr;      /* stderr into out too; otherwise to /dev/null ... */
 	bool inherit_stderr;    /* ... or, with this, where ours goes */
-	bool drain;             /* past out's ceiling read on and drop (wait for the exit); otherwise stop
-				 * there and kill it: enough was read to parse */
+	bool drain; /* past out's ceiling read on and drop (wait for the exit); otherwise stop
+		     * there and kill it: enough was read to parse */
 	const char *stdin_text; /* its stdin (NULL: /dev/null) */
-	const char *const *envp; /* its environment: the one cli/ hands down (base/envp.h); NULL: an empty one */
+	const char *const *envp; /* its environment: the one cli/ hands down (base/envp.h); NULL: an
+				    empty one */
 	size_t stdin_len;
 	/* outputs */
 	struct wp_buf out;      /* its output, at most out.max bytes when that is set */

@@ -138,11 +138,13 @@ static void file_anchor(struct page *pg, const char *href, const xmlChar **atts)
 	const char *core = attr(atts, "data-core-metadata", &core_present);
 	if (!core_present)
 		core = attr(atts, "data-dist-info-metadata", NULL);
-	/* PEP 740: data-provenance, a URL (resolved as the href is; never one the page may not make) */
+	/* PEP 740: data-provenance, a URL (resolved as the href is; never one the page may not
+	 * make) */
 	const char *pv = attr(atts, "data-provenance", NULL);
 	char *prov = NULL;
-	if (pv && pv[0] && (wp_url_resolve(pg->base ? pg->base : pg->page_url, pv, &prov, NULL) < 0 ||
-			    wp_url_link_refused(pg->page_url, prov))) {
+	if (pv && pv[0] &&
+	    (wp_url_resolve(pg->base ? pg->base : pg->page_url, pv, &prov, NULL) < 0 ||
+	     wp_url_link_refused(pg->page_url, prov))) {
 		free(prov);
 		prov = NULL;
 	}
@@ -181,7 +183,8 @@ bool wp_index_project_name_ok(const char *s, size_t n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9');
 		bool inner = c == '.' || c == '_' || c == '-';
 		if (!alnum && !(inner && i > 0 && i + 1 < n))
 			return false;
@@ -263,7 +266,8 @@ static void repository_version(struct page *pg, const char *v)
 	struct wp_str major = wp_str_cut(&s, '.');
 	pg->pep503 = true;
 	if (!wp_str_eq(major, "1")) {
-		wp_fail(pg->err, -WPE_SOURCE, "index '%s' uses repository version '%.40s'; wheelpick reads 1.x",
+		wp_fail(pg->err, -WPE_SOURCE,
+			"index '%s' uses repository version '%.40s'; wheelpick reads 1.x",
 			pg->page_url, v ? v : "");
 		stop(pg, -WPE_SOURCE);
 	}
@@ -277,8 +281,9 @@ static void on_start(void *ud, const xmlChar *xname, const xmlChar **atts)
 	if (pg->rc)
 		return;
 	if (++pg->depth > WP_HTML_MAX_DEPTH) {
-		wp_fail(pg->err, -WPE_SOURCE, "'%s' is not an index page: elements nest more than %d deep",
-			pg->page_url, WP_HTML_MAX_DEPTH);
+		wp_fail(pg->err, -WPE_SOURCE,
+			"'%s' is not an index page: elements nest more than %d deep", pg->page_url,
+			WP_HTML_MAX_DEPTH);
 		stop(pg, -WPE_SOURCE);
 		return;
 	}
@@ -415,13 +420,16 @@ static size_t bad_utf8(const unsigned char *p, size_t n)
 static int check_bytes(const char *url, const char *data, size_t len, struct wp_err *err)
 {
 	if (len > WP_HTML_MAX_BYTES)
-		return wp_fail(err, -WPE_TOO_BIG, "index '%s' is larger than %zu bytes", url, WP_HTML_MAX_BYTES);
+		return wp_fail(err, -WPE_TOO_BIG, "index '%s' is larger than %zu bytes", url,
+			       WP_HTML_MAX_BYTES);
 	if (memchr(data, 0, len))
-		return wp_fail(err, -WPE_SOURCE, "'%s' is not an index page: it holds binary data (NUL bytes)", url);
+		return wp_fail(err, -WPE_SOURCE,
+			       "'%s' is not an index page: it holds binary data (NUL bytes)", url);
 	/* A few stray Latin-1 bytes are a sloppy page; many are not text at all. */
 	size_t bad = bad_utf8((const unsigned char *)data, len);
 	if (bad >= 16 && bad > len / 100)
-		return wp_fail(err, -WPE_SOURCE, "'%s' is not an index page: %zu invalid UTF-8 sequences", url, bad);
+		return wp_fail(err, -WPE_SOURCE,
+			       "'%s' is not an index page: %zu invalid UTF-8 sequences", url, bad);
 	return 0;
 }
 
@@ -444,7 +452,8 @@ enum fast_el { F_A, F_BR, F_HTML, F_HEAD, F_BODY, F_META, F_TITLE, F_H1, F_BASE,
 
 static enum fast_el fast_element(const char *p, size_t n)
 {
-	static const char *const names[] = { "a", "br", "html", "head", "body", "meta", "title", "h1", "base" };
+	static const char *const names[] = { "a",    "br",    "html", "head", "body",
+					     "meta", "title", "h1",   "base" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(names); i++)
 		if (strlen(names[i]) == n && !strncasecmp(p, names[i], n))
 			return (enum fast_el)i;
@@ -458,8 +467,8 @@ static bool fast_space(char c)
 
 static bool fast_name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-	       c == ':' || c == '.';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_' || c == ':' || c == '.';
 }
 
 struct scan {
@@ -498,7 +507,8 @@ static const char *fast_attrs(struct scan *sc, const char *p, const char *end, b
 			p++;
 			break;
 		}
-		if (!spaced || na == FAST_MAX_ATTRS || !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+		if (!spaced || na == FAST_MAX_ATTRS ||
+		    !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
 			return NULL;
 		const char *nm = p;
 		while (p < end && fast_name_char(*p))
@@ -532,7 +542,8 @@ static const char *fast_attrs(struct scan *sc, const char *p, const char *end, b
 	}
 	for (size_t i = 0; i < na; i++) {
 		sc->atts[2 * i] = (const xmlChar *)sc->tag.data + offs[2 * i];
-		sc->atts[2 * i + 1] = has_val[i] ? (const xmlChar *)sc->tag.data + offs[2 * i + 1] : NULL;
+		sc->atts[2 * i + 1] = has_val[i] ? (const xmlChar *)sc->tag.data + offs[2 * i + 1] :
+						   NULL;
 	}
 	sc->atts[2 * na] = NULL;
 	return p + 1;
@@ -541,7 +552,8 @@ static const char *fast_attrs(struct scan *sc, const char *p, const char *end, b
 /* 0: the page was read (when emitting) or is in the grammar (when checking); 1: it is not. */
 static int scan(struct scan *sc, const char *data, size_t len)
 {
-	static const char *const el_names[] = { "a", "br", "html", "head", "body", "meta", "title", "h1", "base" };
+	static const char *const el_names[] = { "a",    "br",    "html", "head", "body",
+						"meta", "title", "h1",   "base" };
 	const char *p = data, *end = data + len;
 	struct page *pg = sc->pg;
 	bool in_a = false, in_title = false, in_h1 = false, seen_el = false;
@@ -579,7 +591,8 @@ static int scan(struct scan *sc, const char *data, size_t len)
 		if (closing)
 			p++;
 		const char *nm = p;
-		while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+		while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				   (*p >= '0' && *p <= '9')))
 			p++;
 		enum fast_el el = fast_element(nm, (size_t)(p - nm));
 		if (el == F_NONE)
@@ -591,8 +604,12 @@ static int scan(struct scan *sc, const char *data, size_t len)
 			if (p >= end || *p != '>')
 				return 1;
 			p++;
-			bool *open = el == F_A ? &in_a : el == F_TITLE ? &in_title : el == F_H1 ? &in_h1 : NULL;
-			if (el == F_BR || el == F_META || el == F_BASE || (open && !*open) || (!open && in_a) || !depth)
+			bool *open = el == F_A     ? &in_a :
+				     el == F_TITLE ? &in_title :
+				     el == F_H1    ? &in_h1 :
+						     NULL;
+			if (el == F_BR || el == F_META || el == F_BASE || (open && !*open) ||
+			    (!open && in_a) || !depth)
 				return 1;
 			if (open)
 				*open = false;
@@ -661,7 +678,8 @@ static int read_page(struct page *pg, const char *data, size_t len)
 	int rc = 0;
 
 	if (!pg->page_url || !wp_url_scheme_ok(pg->page_url))
-		return wp_fail(pg->err, -WPE_USAGE, "index URL '%s' is not an absolute http, https or file URL",
+		return wp_fail(pg->err, -WPE_USAGE,
+			       "index URL '%s' is not an absolute http, https or file URL",
 			       pg->page_url ? pg->page_url : "");
 	if (!data || !len)
 		return 0; /* an empty page lists nothing and says nothing: not an error page */
@@ -680,8 +698,8 @@ static int read_page(struct page *pg, const char *data, size_t len)
 			goto out;
 		rc = 0;
 	}
-	/* libxml2 (and ICU behind it) is loaded only for a page the fast path leaves to it; a caller
-	 * may have loaded it already, which costs nothing here */
+	/* libxml2 (and ICU behind it) is loaded only for a page the fast path leaves to it; a
+	 * caller may have loaded it already, which costs nothing here */
 	if ((rc = wp_lazy_require(WP_LIB_XML, pg->err)))
 		goto out;
 	xmlInitParser();
@@ -697,20 +715,22 @@ static int read_page(struct page *pg, const char *data, size_t len)
 	 * some junk (a stray "<https:" in text) where the pull parser recovers. */
 	pg->parser = htmlCreateMemoryParserCtxt(data, (int)len);
 	if (!pg->parser) {
-		rc = wp_fail(pg->err, -WPE_SOURCE, "cannot start an HTML parser for '%s'", pg->page_url);
+		rc = wp_fail(pg->err, -WPE_SOURCE, "cannot start an HTML parser for '%s'",
+			     pg->page_url);
 		goto out;
 	}
 	*pg->parser->sax = sax;
 	pg->parser->userData = pg;
-	htmlCtxtUseOptions(pg->parser, HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
-				       HTML_PARSE_RECOVER);
+	htmlCtxtUseOptions(pg->parser, HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+					       HTML_PARSE_NONET | HTML_PARSE_RECOVER);
 	htmlParseDocument(pg->parser);
 	rc = pg->rc;
 done:
 	if (rc)
 		goto out;
 	if (!pg->stats->records && pg->has_text && !pg->pep503) {
-		/* the title says what the server sent instead ("Just a moment...", "404 Not Found") */
+		/* the title says what the server sent instead ("Just a moment...", "404 Not
+		 * Found") */
 		struct wp_str t = wp_str_trim(WP_STRN(wp_buf_cstr(&pg->title), pg->title.len));
 		char title[81];
 		size_t n = t.n < 80 ? t.n : 80;
@@ -718,10 +738,12 @@ done:
 			title[i] = (unsigned char)t.p[i] < 0x20 ? ' ' : t.p[i];
 		title[n] = 0;
 		if (n)
-			rc = wp_fail(pg->err, -WPE_SOURCE, "'%s' is not an index page (titled '%s')",
-				     pg->page_url, title);
+			rc = wp_fail(pg->err, -WPE_SOURCE,
+				     "'%s' is not an index page (titled '%s')", pg->page_url,
+				     title);
 		else
-			rc = wp_fail(pg->err, -WPE_SOURCE, "'%s' is not an index page: it has text but no package links",
+			rc = wp_fail(pg->err, -WPE_SOURCE,
+				     "'%s' is not an index page: it has text but no package links",
 				     pg->page_url);
 	}
 out:
@@ -739,13 +761,16 @@ out:
 }
 
 int wp_read_html_links(const char *page_url, const char *project, const char *data, size_t len,
-		       wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+		       wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+		       struct wp_err *err)
 {
-	return wp_read_html_links_via(WP_HTML_AUTO, page_url, project, data, len, sink, ctx, stats, err);
+	return wp_read_html_links_via(WP_HTML_AUTO, page_url, project, data, len, sink, ctx, stats,
+				      err);
 }
 
-int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const char *project, const char *data,
-			   size_t len, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const char *project,
+			   const char *data, size_t len, wp_record_fn *sink, void *ctx,
+			   struct wp_index_stats *stats, struct wp_err *err)
 {
 	struct wp_index_stats local;
 	struct page pg = {
@@ -756,14 +781,15 @@ int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const c
 	return read_page(&pg, data, len);
 }
 
-int wp_read_html_projects(const char *page_url, const char *data, size_t len,
-			  wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+int wp_read_html_projects(const char *page_url, const char *data, size_t len, wp_project_fn *sink,
+			  void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
 	return wp_read_html_projects_via(WP_HTML_AUTO, page_url, data, len, sink, ctx, stats, err);
 }
 
-int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, const char *data, size_t len,
-			      wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, const char *data,
+			      size_t len, wp_project_fn *sink, void *ctx,
+			      struct wp_index_stats *stats, struct wp_err *err)
 {
 	struct wp_index_stats local;
 	struct page pg = {

@@ -21,14 +21,15 @@
  * challenge), or a PEP 629 repository version other than 1.x. -WPE_TOO_BIG over the caps.
  * -WPE_USAGE when page_url is not an absolute http, https or file URL. */
 int wp_read_html_links(const char *page_url, const char *project, const char *data, size_t len,
-		       wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err);
+		       wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+		       struct wp_err *err);
 
 /* Read a root page (PEP 503 /simple/, https://download.pytorch.org/whl/): each anchor names a
  * project (its text, else the href's last segment) and the URL of the project's page. Names
  * that are not valid project names are counted as malformed; links to files (a links page
  * read as a root) are skipped, so such a page names no projects. Errors as for links. */
-int wp_read_html_projects(const char *page_url, const char *data, size_t len,
-			  wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err);
+int wp_read_html_projects(const char *page_url, const char *data, size_t len, wp_project_fn *sink,
+			  void *ctx, struct wp_index_stats *stats, struct wp_err *err);
 
 /* Wheel, sdist or unknown, from a file name's extension (the readers' common rule). */
 enum wp_file_kind wp_index_file_kind(const char *filename);

@@ -10,9 +10,11 @@
  * records. LIBXML: libxml2 alone. FAST: the scanner alone, returning 1 (nothing read, nothing
  * emitted) for a page it leaves to libxml2. LIBXML and FAST are for tests and fuzzing. */
 enum wp_html_path { WP_HTML_AUTO, WP_HTML_LIBXML, WP_HTML_FAST };
-int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const char *project, const char *data,
-			   size_t len, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err);
-int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, const char *data, size_t len,
-			      wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err);
+int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const char *project,
+			   const char *data, size_t len, wp_record_fn *sink, void *ctx,
+			   struct wp_index_stats *stats, struct wp_err *err);
+int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, const char *data,
+			      size_t len, wp_project_fn *sink, void *ctx,
+			      struct wp_index_stats *stats, struct wp_err *err);
 
 #endif

@@ -1,5 +1,5 @@
-/* index/lazy_xml.c: the libxml2 functions index/html.c and index/s3xml.c call, loaded on first use (see lazylib.h).
- * libxml2 brings ICU with it; only a crawl of an HTML page needs them. */
+/* index/lazy_xml.c: the libxml2 functions index/html.c and index/s3xml.c call, loaded on first use
+ * (see lazylib.h). libxml2 brings ICU with it; only a crawl of an HTML page needs them. */
 #include "base/lazylib.h"
 
 #include <libxml/HTMLparser.h>
@@ -16,6 +16,7 @@ FWD(int, htmlParseDocument, (htmlParserCtxtPtr ctxt), (ctxt))
 FWD_VOID(htmlFreeParserCtxt, (htmlParserCtxtPtr ctxt), (ctxt))
 FWD_VOID(xmlStopParser, (xmlParserCtxtPtr ctxt), (ctxt))
 FWD_VOID(xmlFreeDoc, (xmlDocPtr cur), (cur))
-FWD(xmlDocPtr, xmlReadMemory, (const char *buffer, int size, const char *URL, const char *encoding, int options),
+FWD(xmlDocPtr, xmlReadMemory,
+    (const char *buffer, int size, const char *URL, const char *encoding, int options),
     (buffer, size, URL, encoding, options))
 FWD(xmlNodePtr, xmlDocGetRootElement, (const xmlDoc *doc), (doc))

@@ -43,7 +43,8 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 {
 	struct wp_os_dir *d = wp_os_opendir(path);
 	if (!d)
-		return wp_fail(err, -WPE_NET, "cannot read the folder '%s': %s", url, strerror(errno));
+		return wp_fail(err, -WPE_NET, "cannot read the folder '%s': %s", url,
+			       strerror(errno));
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -76,13 +77,15 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 		for (const char *h = wp_buf_cstr(&href); *h && !rc; h++)
 			rc = *h == '&' ? wp_buf_addstr(&html, "&amp;") : wp_buf_addch(&html, *h);
 		const char *h = wp_buf_cstr(&html);
-		if (rc || wp_buf_printf(body, "<a href=\"%s\">%s</a><br>\n", h, strrchr(h, '/') + 1) < 0)
+		if (rc ||
+		    wp_buf_printf(body, "<a href=\"%s\">%s</a><br>\n", h, strrchr(h, '/') + 1) < 0)
 			rc = -WPE_TOO_BIG;
 	}
 	if (!rc && wp_buf_addstr(body, "</body></html>\n") < 0)
 		rc = -WPE_TOO_BIG;
 	if (rc)
-		wp_fail(err, rc, "the folder '%s' lists more than %zu bytes of files", url, body->max);
+		wp_fail(err, rc, "the folder '%s' lists more than %zu bytes of files", url,
+			body->max);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -100,14 +103,16 @@ int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, st
 	*is_folder = false;
 	if ((rc = wp_local_path(url, &path, err)))
 		return rc;
-	/* WP_O_NONBLOCK: a FIFO opens at once and is refused below, instead of waiting for a writer */
-	if ((fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK)) < 0 || wp_os_fstat(fd, &st) < 0) {
+	/* WP_O_NONBLOCK: a FIFO opens at once and is refused below, instead of waiting for a
+	 * writer */
+	if ((fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK)) < 0 ||
+	    wp_os_fstat(fd, &st) < 0) {
 		rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
 		goto out;
 	}
 	if (WP_S_ISDIR(st.st_mode)) {
-		/* a project's folder in a PEP 503 tree on disk (DIR/simple/torch/): its index.html, as pip
-		 * reads a file:// index; any other folder lists its files */
+		/* a project's folder in a PEP 503 tree on disk (DIR/simple/torch/): its index.html,
+		 * as pip reads a file:// index; any other folder lists its files */
 		size_t ul = strcspn(url, "?#");
 		char *page = ul && url[ul - 1] == '/' ? wp_xasprintf("%s/index.html", path) : NULL;
 		int pfd = page ? wp_os_open(page, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK) : -1;

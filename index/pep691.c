@@ -1,4 +1,5 @@
-/* index/pep691.c: PEP 691 JSON pages through the base/json reader: one pass to check, one to emit. */
+/* index/pep691.c: PEP 691 JSON pages through the base/json reader: one pass to check, one to
+ * emit. */
 #include "index/pep691.h"
 
 #include "base/buf.h"
@@ -77,12 +78,14 @@ static bool key_is(const struct jp *j, int d, const char *k)
 /* The innermost container is a file object: {"files": [ {HERE} ]}. */
 static bool in_file(const struct jp *j, int d)
 {
-	return !j->roots && j->depth == d && d >= 3 && key_is(j, 1, "files") && !j->is_map[2] && j->is_map[3];
+	return !j->roots && j->depth == d && d >= 3 && key_is(j, 1, "files") && !j->is_map[2] &&
+	       j->is_map[3];
 }
 
 static bool in_project(const struct jp *j)
 {
-	return j->roots && j->depth == 3 && key_is(j, 1, "projects") && !j->is_map[2] && j->is_map[3];
+	return j->roots && j->depth == 3 && key_is(j, 1, "projects") && !j->is_map[2] &&
+	       j->is_map[3];
 }
 
 static bool is_core_key(const char *k)
@@ -125,7 +128,9 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 
 	if (j->depth == 0) {
 		j->top_seen = true;
-		return t == WP_JSON_OBJECT ? 0 : fail(j, -WPE_SOURCE, "the document is not a JSON object");
+		return t == WP_JSON_OBJECT ?
+			       0 :
+			       fail(j, -WPE_SOURCE, "the document is not a JSON object");
 	}
 	if (j->depth == 1 && j->is_map[1] && !strcmp(j->key[1], "name") && t == WP_JSON_STRING) {
 		if (n < sizeof(j->name) && !memchr(s, 0, n)) {
@@ -206,12 +211,15 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 		const char *k3 = j->key[3], *k4 = j->key[4];
 		if (!strcmp(k3, "hashes")) {
 			if (!strcmp(k4, "sha256"))
-				f->bad |= t != WP_JSON_STRING || !wp_url_hex_lower((const char *)s, n, 64, f->sha256);
+				f->bad |= t != WP_JSON_STRING ||
+					  !wp_url_hex_lower((const char *)s, n, 64, f->sha256);
 			else if (!strcmp(k4, "md5"))
-				f->bad |= t != WP_JSON_STRING || !wp_url_hex_lower((const char *)s, n, 32, f->md5);
+				f->bad |= t != WP_JSON_STRING ||
+					  !wp_url_hex_lower((const char *)s, n, 32, f->md5);
 		} else if (is_core_key(k3) && !strcmp(k4, "sha256")) {
 			struct meta *m = meta_slot(j, k3);
-			if (t == WP_JSON_STRING && wp_url_hex_lower((const char *)s, n, 64, m->sha256))
+			if (t == WP_JSON_STRING &&
+			    wp_url_hex_lower((const char *)s, n, 64, m->sha256))
 				m->kind = META_HASH;
 			else
 				m->kind = META_NONE; /* a hash we cannot check is worse than none */
@@ -242,7 +250,8 @@ static void emit_file(struct jp *j)
 	char cm[80];
 
 	j->stats->links++;
-	if (f->bad || !f->filename.len || !f->url.len || !wp_url_filename_ok(wp_buf_cstr(&f->filename))) {
+	if (f->bad || !f->filename.len || !f->url.len ||
+	    !wp_url_filename_ok(wp_buf_cstr(&f->filename))) {
 		skip(j, true);
 		return;
 	}
@@ -267,7 +276,9 @@ static void emit_file(struct jp *j)
 		skip(j, false);
 		goto out;
 	}
-	const char *sha = f->sha256[0] ? f->sha256 : link.hashes.sha256[0] ? link.hashes.sha256 : NULL;
+	const char *sha = f->sha256[0]          ? f->sha256 :
+			  link.hashes.sha256[0] ? link.hashes.sha256 :
+						  NULL;
 	const char *md5 = f->md5[0] ? f->md5 : link.hashes.md5[0] ? link.hashes.md5 : NULL;
 	const struct meta *m = f->core.kind != META_ABSENT ? &f->core : &f->dist;
 	char *prov = NULL;
@@ -362,8 +373,9 @@ static int open_container(struct jp *j, bool map)
 		j->key[j->depth][0] = 0;
 	if (j->emit && (in_file(j, 3) || in_project(j))) {
 		if (++j->files > WP_PEP691_MAX_FILES)
-			return j->rc = wp_fail(j->err, -WPE_TOO_BIG, "index '%s' lists more than %d files",
-					       j->page_url, WP_PEP691_MAX_FILES);
+			return j->rc = wp_fail(j->err, -WPE_TOO_BIG,
+					       "index '%s' lists more than %d files", j->page_url,
+					       WP_PEP691_MAX_FILES);
 		file_reset(&j->f);
 	}
 	return 0;
@@ -424,7 +436,8 @@ static int pass_fd(struct jp *j, const struct wp_json_opts *o)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = wp_fail(j->err, -WPE_IO, "cannot read the copy of '%s': %s", j->page_url, strerror(errno));
+			rc = wp_fail(j->err, -WPE_IO, "cannot read the copy of '%s': %s",
+				     j->page_url, strerror(errno));
 			break;
 		}
 		if (n == 0) {
@@ -460,7 +473,8 @@ static int read_json(struct jp *j, const char *data, size_t len)
 		j->stats = &local;
 	memset(j->stats, 0, sizeof(*j->stats));
 	if (!j->page_url || !wp_url_scheme_ok(j->page_url))
-		return wp_fail(j->err, -WPE_USAGE, "index URL '%s' is not an absolute http, https or file URL",
+		return wp_fail(j->err, -WPE_USAGE,
+			       "index URL '%s' is not an absolute http, https or file URL",
 			       j->page_url ? j->page_url : "");
 	j->f.filename = (struct wp_buf)WP_BUF_INIT_MAX(FIELD_MAX);
 	j->f.url = (struct wp_buf)WP_BUF_INIT_MAX(WP_HREF_MAX);
@@ -472,13 +486,15 @@ static int read_json(struct jp *j, const char *data, size_t len)
 	if (rc)
 		goto out;
 	if (!j->has_api) {
-		rc = wp_fail(j->err, -WPE_SOURCE, "'%s' is not a PEP 691 page: it has no meta.api-version", j->page_url);
+		rc = wp_fail(j->err, -WPE_SOURCE,
+			     "'%s' is not a PEP 691 page: it has no meta.api-version", j->page_url);
 		goto out;
 	}
 	struct wp_str v = WP_STR(j->api);
 	if (!wp_str_eq(wp_str_cut(&v, '.'), "1")) {
-		rc = wp_fail(j->err, -WPE_SOURCE, "index '%s' uses API version '%s'; wheelpick reads 1.x",
-			     j->page_url, j->api);
+		rc = wp_fail(j->err, -WPE_SOURCE,
+			     "index '%s' uses API version '%s'; wheelpick reads 1.x", j->page_url,
+			     j->api);
 		goto out;
 	}
 	j->emit = true;
@@ -499,8 +515,9 @@ int wp_read_pep691(const char *page_url, const char *project, const char *data, 
 	return wp_read_pep691_fd(page_url, project, -1, 0, data, len, sink, ctx, stats, err);
 }
 
-int wp_read_pep691_fd(const char *page_url, const char *project, int fd, unsigned long long max_bytes,
-		      const char *data, size_t len, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+int wp_read_pep691_fd(const char *page_url, const char *project, int fd,
+		      unsigned long long max_bytes, const char *data, size_t len,
+		      wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
 		      struct wp_err *err)
 {
 	struct jp *j = wp_xcalloc(1, sizeof(*j));
@@ -517,15 +534,15 @@ int wp_read_pep691_fd(const char *page_url, const char *project, int fd, unsigne
 	return rc;
 }
 
-int wp_read_pep691_projects(const char *page_url, const char *data, size_t len,
-			    wp_project_fn *sink, void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+int wp_read_pep691_projects(const char *page_url, const char *data, size_t len, wp_project_fn *sink,
+			    void *ctx, struct wp_index_stats *stats, struct wp_err *err)
 {
 	return wp_read_pep691_projects_fd(page_url, -1, 0, data, len, sink, ctx, stats, err);
 }
 
-int wp_read_pep691_projects_fd(const char *page_url, int fd, unsigned long long max_bytes, const char *data,
-			       size_t len, wp_project_fn *sink, void *ctx, struct wp_index_stats *stats,
-			       struct wp_err *err)
+int wp_read_pep691_projects_fd(const char *page_url, int fd, unsigned long long max_bytes,
+			       const char *data, size_t len, wp_project_fn *sink, void *ctx,
+			       struct wp_index_stats *stats, struct wp_err *err)
 {
 	struct jp *j = wp_xcalloc(1, sizeof(*j));
 	j->fd = fd;

@@ -23,7 +23,8 @@ struct ctx {
 	char where[256]; /* "packages[3].wheels[0]" */
 };
 
-static int bad(struct ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(struct ctx *c, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* "MESSAGE in 'CONTEXT.key'", packaging's str(PylockValidationError). */
 static int bad(struct ctx *c, const char *key, const char *fmt, ...)
@@ -34,10 +35,14 @@ static int bad(struct ctx *c, const char *key, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	char at[300];
-	snprintf(at, sizeof(at), "%s%s%s", c->where, c->where[0] && key && key[0] ? "." : "", key ? key : "");
+	snprintf(at, sizeof(at), "%s%s%s", c->where, c->where[0] && key && key[0] ? "." : "",
+		 key ? key : "");
 	if (at[0])
-		return wp_fail(c->err, -WPE_PARSE, "'%s' is not a valid pylock.toml (PEP 751): %s in '%s'", c->what, msg, at);
-	return wp_fail(c->err, -WPE_PARSE, "'%s' is not a valid pylock.toml (PEP 751): %s", c->what, msg);
+		return wp_fail(c->err, -WPE_PARSE,
+			       "'%s' is not a valid pylock.toml (PEP 751): %s in '%s'", c->what,
+			       msg, at);
+	return wp_fail(c->err, -WPE_PARSE, "'%s' is not a valid pylock.toml (PEP 751): %s", c->what,
+		       msg);
 }
 
 /* ---- typed lookups, as _get / _get_required / _get_sequence ---- */
@@ -50,7 +55,9 @@ static const char *py_type(const struct wp_toml *v)
 	case WP_TOML_FLOAT: return "float";
 	case WP_TOML_BOOL: return "bool";
 	case WP_TOML_DATETIME:
-		return v->len == 10 ? "date" : v->len >= 10 && v->str[2] != ':' ? "datetime" : "time";
+		return v->len == 10                     ? "date" :
+		       v->len >= 10 && v->str[2] != ':' ? "datetime" :
+							  "time";
 	case WP_TOML_ARRAY: return "list";
 	case WP_TOML_TABLE: return "dict";
 	}
@@ -71,7 +78,8 @@ static const char *want_name(enum wp_toml_type t)
 }
 
 /* The value under key when it has type t; NULL when absent. -WPE_PARSE through *rc otherwise. */
-static const struct wp_toml *get(struct ctx *c, const struct wp_toml *d, const char *key, enum wp_toml_type t, int *rc)
+static const struct wp_toml *get(struct ctx *c, const struct wp_toml *d, const char *key,
+				 enum wp_toml_type t, int *rc)
 {
 	const struct wp_toml *v = wp_toml_get(d, key);
 	*rc = 0;
@@ -88,8 +96,8 @@ static const struct wp_toml *get(struct ctx *c, const struct wp_toml *d, const c
 	return v;
 }
 
-static const struct wp_toml *get_required(struct ctx *c, const struct wp_toml *d, const char *key, enum wp_toml_type t,
-					  int *rc)
+static const struct wp_toml *get_required(struct ctx *c, const struct wp_toml *d, const char *key,
+					  enum wp_toml_type t, int *rc)
 {
 	const struct wp_toml *v = get(c, d, key, t, rc);
 	if (!v && !*rc)
@@ -98,7 +106,8 @@ static const struct wp_toml *get_required(struct ctx *c, const struct wp_toml *d
 }
 
 /* An array whose items all have type t. */
-static const struct wp_toml *get_seq(struct ctx *c, const struct wp_toml *d, const char *key, enum wp_toml_type t, int *rc)
+static const struct wp_toml *get_seq(struct ctx *c, const struct wp_toml *d, const char *key,
+				     enum wp_toml_type t, int *rc)
 {
 	const struct wp_toml *v = wp_toml_get(d, key);
 	*rc = 0;
@@ -112,7 +121,8 @@ static const struct wp_toml *get_seq(struct ctx *c, const struct wp_toml *d, con
 		if (v->items[i]->type != t) {
 			char k[80];
 			snprintf(k, sizeof(k), "%s[%zu]", key, i);
-			*rc = bad(c, k, "Unexpected type %s (expected %s)", py_type(v->items[i]), want_name(t));
+			*rc = bad(c, k, "Unexpected type %s (expected %s)", py_type(v->items[i]),
+				  want_name(t));
 			return NULL;
 		}
 	return v;
@@ -245,7 +255,8 @@ static void file_release(struct wp_pylock_file *f)
 }
 
 /* PackageWheel / PackageSdist / PackageArchive._from_dict; kind names the one read. */
-static int file_read(struct ctx *c, const struct wp_toml *d, enum wp_pylock_source kind, struct wp_pylock_file *f)
+static int file_read(struct ctx *c, const struct wp_toml *d, enum wp_pylock_source kind,
+		     struct wp_pylock_file *f)
 {
 	const struct wp_toml *v;
 	int rc;
@@ -340,12 +351,16 @@ static void package_release(struct wp_pylock_package *p)
 
 static int read_vcs(struct ctx *c, const struct wp_toml *d, struct wp_pylock_vcs *vcs)
 {
-	static const char *const keys[] = { "type", "url", "path", "requested-revision", "commit-id", "subdirectory" };
-	char **slot[] = { &vcs->type, &vcs->url, &vcs->path, &vcs->requested_revision, &vcs->commit_id, &vcs->subdirectory };
+	static const char *const keys[] = { "type",      "url",
+					    "path",      "requested-revision",
+					    "commit-id", "subdirectory" };
+	char **slot[] = { &vcs->type,      &vcs->url,         &vcs->path, &vcs->requested_revision,
+			  &vcs->commit_id, &vcs->subdirectory };
 	int rc;
 	for (size_t i = 0; i < 6; i++) {
-		const struct wp_toml *v = i == 0 || i == 4 ? get_required(c, d, keys[i], WP_TOML_STRING, &rc)
-							   : get(c, d, keys[i], WP_TOML_STRING, &rc);
+		const struct wp_toml *v = i == 0 || i == 4 ?
+						  get_required(c, d, keys[i], WP_TOML_STRING, &rc) :
+						  get(c, d, keys[i], WP_TOML_STRING, &rc);
 		if (rc)
 			return rc;
 		*slot[i] = dup(v);
@@ -467,8 +482,10 @@ static int package_read(struct ctx *c, const struct wp_toml *d, struct wp_pylock
 		p->marker_text = dup(v);
 	}
 	OBJECT("vcs", vcs, struct wp_pylock_vcs, read_vcs(c, v, p->vcs));
-	OBJECT("directory", directory, struct wp_pylock_directory, read_directory(c, v, p->directory));
-	OBJECT("archive", archive, struct wp_pylock_file, file_read(c, v, WP_PYLOCK_ARCHIVE, p->archive));
+	OBJECT("directory", directory, struct wp_pylock_directory,
+	       read_directory(c, v, p->directory));
+	OBJECT("archive", archive, struct wp_pylock_file,
+	       file_read(c, v, WP_PYLOCK_ARCHIVE, p->archive));
 	v = get(c, d, "index", WP_TOML_STRING, &rc);
 	if (rc)
 		return rc;
@@ -499,21 +516,27 @@ static int package_read(struct ctx *c, const struct wp_toml *d, struct wp_pylock
 	size_t dists = (p->sdist != NULL) + p->nwheels;
 	size_t direct = (p->vcs != NULL) + (p->directory != NULL) + (p->archive != NULL);
 	if (dists && direct)
-		return bad(c, NULL, "None of vcs, directory, archive must be set if sdist or wheels are set");
+		return bad(c, NULL,
+			   "None of vcs, directory, archive must be set if sdist or wheels are set");
 	if (!dists && direct != 1)
-		return bad(c, NULL, "Exactly one of vcs, directory, archive must be set if sdist and wheels are not set");
+		return bad(c, NULL,
+			   "Exactly one of vcs, directory, archive must be set if sdist and wheels are not set");
 	for (size_t i = 0; i < p->nwheels; i++) {
 		struct wp_wheelname w;
 		char key[40];
 		snprintf(key, sizeof(key), "wheels[%zu]", i);
 		if (!p->wheels[i].name || wp_wheelname_parse(p->wheels[i].name, &w, NULL) < 0)
-			return bad(c, key, "Invalid wheel filename '%.120s'", p->wheels[i].name ? p->wheels[i].name : "");
+			return bad(c, key, "Invalid wheel filename '%.120s'",
+				   p->wheels[i].name ? p->wheels[i].name : "");
 		rc = 0;
 		if (strcmp(w.project, p->name))
-			rc = bad(c, key, "Name in '%.120s' is not consistent with package name '%s'", p->wheels[i].name, p->name);
+			rc = bad(c, key,
+				 "Name in '%.120s' is not consistent with package name '%s'",
+				 p->wheels[i].name, p->name);
 		else if (p->version && !same_version(w.version, p->version))
-			rc = bad(c, key, "Version in '%.120s' is not consistent with package version '%s'", p->wheels[i].name,
-				 p->version);
+			rc = bad(c, key,
+				 "Version in '%.120s' is not consistent with package version '%s'",
+				 p->wheels[i].name, p->version);
 		wp_wheelname_release(&w);
 		if (rc)
 			return rc;
@@ -525,9 +548,13 @@ static int package_read(struct ctx *c, const struct wp_toml *d, struct wp_pylock
 		if (!fn[0] || sdist_name(fn, &name, &ver) < 0)
 			rc = bad(c, "sdist", "Invalid sdist filename '%.120s'", fn);
 		else if (strcmp(wp_buf_cstr(&name), p->name))
-			rc = bad(c, "sdist", "Name in '%.120s' is not consistent with package name '%s'", fn, p->name);
+			rc = bad(c, "sdist",
+				 "Name in '%.120s' is not consistent with package name '%s'", fn,
+				 p->name);
 		else if (p->version && !same_version(ver, p->version))
-			rc = bad(c, "sdist", "Version in '%.120s' is not consistent with package version '%s'", fn, p->version);
+			rc = bad(c, "sdist",
+				 "Version in '%.120s' is not consistent with package version '%s'",
+				 fn, p->version);
 		wp_buf_free(&name);
 		free(ver);
 		if (rc)
@@ -671,12 +698,14 @@ static int lock_read(struct ctx *c, const struct wp_toml *d, struct wp_pylock *l
 	wp_version_release(&two);
 	wp_version_release(&lv);
 	if (!supported)
-		return wp_fail(c->err, -WPE_PARSE, "'%s': pylock version %s is not supported (wheelpick reads PEP 751 version 1.x)",
+		return wp_fail(c->err, -WPE_PARSE,
+			       "'%s': pylock version %s is not supported (wheelpick reads PEP 751 version 1.x)",
 			       c->what, lk->lock_version);
 	return 0;
 }
 
-int wp_pylock_parse(struct wp_pylock *lk, const char *text, size_t n, const char *what, struct wp_err *err)
+int wp_pylock_parse(struct wp_pylock *lk, const char *text, size_t n, const char *what,
+		    struct wp_err *err)
 {
 	struct wp_toml *root;
 	struct ctx c = { what ? what : "pylock.toml", err, "" };
@@ -724,7 +753,8 @@ static int set_names(char *dst, const char *const *names, size_t n, struct wp_er
 	for (size_t i = 0; i < n; i++) {
 		size_t k = strlen(names[i]);
 		if (used + k + 2 > WP_MARKER_SET_MAX)
-			return wp_fail(err, -WPE_TOO_BIG, "more extras or dependency groups than wheelpick selects with at once");
+			return wp_fail(err, -WPE_TOO_BIG,
+				       "more extras or dependency groups than wheelpick selects with at once");
 		memcpy(dst + used, names[i], k);
 		used += k;
 		dst[used++] = '\n';
@@ -760,8 +790,8 @@ static int python_ok(const struct wp_specset *rp, const char *full)
 	return ok;
 }
 
-int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w, struct wp_pylock_pick **out,
-		     size_t *n, struct wp_err *err)
+int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
+		     struct wp_pylock_pick **out, size_t *n, struct wp_err *err)
 {
 	struct wp_marker_env env = *w->env;
 	struct wp_pylock_pick *picks = NULL;
@@ -777,15 +807,18 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 	if (w->groups)
 		rc = set_names(env.dependency_groups, w->groups, w->ngroups, err);
 	else
-		rc = set_names(env.dependency_groups, (const char *const *)lk->default_groups, lk->ndefault_groups, err);
+		rc = set_names(env.dependency_groups, (const char *const *)lk->default_groups,
+			       lk->ndefault_groups, err);
 	if (rc < 0)
 		return rc;
 
 	if (lk->has_requires_python && !python_ok(&lk->requires_python, full)) {
 		struct wp_buf s = WP_BUF_INIT;
 		wp_specset_format(&lk->requires_python, &s);
-		rc = wp_fail(err, -WPE_NOMATCH, "python_full_version '%s' in provided environment does not satisfy the Python "
-			     "version requirement '%s' of the lock", full, wp_buf_cstr(&s));
+		rc = wp_fail(err, -WPE_NOMATCH,
+			     "python_full_version '%s' in provided environment does not satisfy the Python "
+			     "version requirement '%s' of the lock",
+			     full, wp_buf_cstr(&s));
 		wp_buf_free(&s);
 		return rc;
 	}
@@ -793,10 +826,13 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 		bool any = false;
 		for (size_t i = 0; i < lk->nenvironments && !any; i++) {
 			bool r;
-			if (wp_marker_uses(&lk->environments[i], "extra") || wp_marker_uses(&lk->environments[i], "extras") ||
+			if (wp_marker_uses(&lk->environments[i], "extra") ||
+			    wp_marker_uses(&lk->environments[i], "extras") ||
 			    wp_marker_uses(&lk->environments[i], "dependency_groups"))
-				return wp_fail(err, -WPE_PARSE, "the lock's environments[%zu] names extra, extras or "
-					       "dependency_groups, which describe no environment", i);
+				return wp_fail(err, -WPE_PARSE,
+					       "the lock's environments[%zu] names extra, extras or "
+					       "dependency_groups, which describe no environment",
+					       i);
 			if ((rc = wp_marker_evaluate(&lk->environments[i], w->env, &r, err)) < 0)
 				return rc;
 			any = r;
@@ -806,8 +842,11 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 			struct wp_buf envs = WP_BUF_INIT;
 			for (size_t i = 0; i < lk->nenvironments && envs.len < 400; i++)
 				wp_buf_printf(&envs, "%s'%s'", i ? ", " : "",
-					      lk->environment_texts && lk->environment_texts[i] ? lk->environment_texts[i] : "?");
-			rc = wp_fail(err, -WPE_NOMATCH, "the target satisfies none of the environments the lock was made for: %s",
+					      lk->environment_texts && lk->environment_texts[i] ?
+						      lk->environment_texts[i] :
+						      "?");
+			rc = wp_fail(err, -WPE_NOMATCH,
+				     "the target satisfies none of the environments the lock was made for: %s",
 				     wp_buf_cstr(&envs));
 			wp_buf_free(&envs);
 			return rc;
@@ -819,8 +858,10 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 		if (p->marker.root) {
 			bool r;
 			if (wp_marker_uses(&p->marker, "extra")) {
-				rc = wp_fail(err, -WPE_PARSE, "the marker of packages[%zu] '%s' names 'extra', which a lock file "
-					     "does not define (PEP 751 markers test 'NAME' in extras)", i, p->name);
+				rc = wp_fail(err, -WPE_PARSE,
+					     "the marker of packages[%zu] '%s' names 'extra', which a lock file "
+					     "does not define (PEP 751 markers test 'NAME' in extras)",
+					     i, p->name);
 				goto fail;
 			}
 			if ((rc = wp_marker_evaluate(&p->marker, &env, &r, err)) < 0) {
@@ -833,16 +874,19 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 		if (p->has_requires_python && !python_ok(&p->requires_python, full)) {
 			struct wp_buf s = WP_BUF_INIT;
 			wp_specset_format(&p->requires_python, &s);
-			rc = wp_fail(err, -WPE_NOMATCH, "python_full_version '%s' in provided environment does not satisfy the "
-				     "Python version requirement '%s' for package '%s' at packages[%zu]", full, wp_buf_cstr(&s),
-				     p->name, i);
+			rc = wp_fail(err, -WPE_NOMATCH,
+				     "python_full_version '%s' in provided environment does not satisfy the "
+				     "Python version requirement '%s' for package '%s' at packages[%zu]",
+				     full, wp_buf_cstr(&s), p->name, i);
 			wp_buf_free(&s);
 			goto fail;
 		}
 		for (size_t k = 0; k < np; k++)
 			if (!strcmp(picks[k].pkg->name, p->name)) {
-				rc = wp_fail(err, -WPE_PARSE, "Multiple packages with the name '%s' are selected at packages[%zu] "
-					     "and packages[%zu]", p->name, i, picks[k].pkg->index);
+				rc = wp_fail(err, -WPE_PARSE,
+					     "Multiple packages with the name '%s' are selected at packages[%zu] "
+					     "and packages[%zu]",
+					     p->name, i, picks[k].pkg->index);
 				goto fail;
 			}
 		picks[np++].pkg = p;
@@ -880,8 +924,10 @@ int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
 				picks[k].source = WP_PYLOCK_SDIST;
 				picks[k].file = p->sdist;
 			} else {
-				rc = wp_fail(err, -WPE_NOMATCH, "No wheel found matching the provided tags for package '%s' at "
-					     "packages[%zu], and no sdist available as a fallback", p->name, p->index);
+				rc = wp_fail(err, -WPE_NOMATCH,
+					     "No wheel found matching the provided tags for package '%s' at "
+					     "packages[%zu], and no sdist available as a fallback",
+					     p->name, p->index);
 				goto fail;
 			}
 		} else {
@@ -901,9 +947,10 @@ fail:
 	return rc;
 }
 
-int wp_pylock_select_target(const struct wp_pylock *lk, const struct wp_target *t, const char *const *extras,
-			    size_t nextras, const char *const *groups, size_t ngroups, struct wp_pylock_pick **out,
-			    size_t *n, struct wp_err *err)
+int wp_pylock_select_target(const struct wp_pylock *lk, const struct wp_target *t,
+			    const char *const *extras, size_t nextras, const char *const *groups,
+			    size_t ngroups, struct wp_pylock_pick **out, size_t *n,
+			    struct wp_err *err)
 {
 	struct wp_marker_env env;
 	struct wp_tagset ts = WP_TAGSET_INIT;

@@ -4,8 +4,8 @@
  * dependency_groups) with no sdist preference. tests/diff/pylock_diff.py holds both to the
  * vendored packaging.
  *
- * Who uses it: `wheelpick verify pylock.toml`, `pick --lock pylock.toml` (ops/wheel/pylock_fetch.c) and
- * `wheelpick install pylock.toml`. This module reads and selects only: it fetches nothing,
+ * Who uses it: `wheelpick verify pylock.toml`, `pick --lock pylock.toml` (ops/wheel/pylock_fetch.c)
+ * and `wheelpick install pylock.toml`. This module reads and selects only: it fetches nothing,
  * verifies no hash and never refuses a source kind; the caller decides what it can honor (pick
  * --lock fetches wheel, sdist and archive files by url or path; wheelpick builds nothing, so
  * install refuses sdists and archives, and both refuse directory and vcs picks, naming the
@@ -65,7 +65,8 @@ struct wp_pylock_directory {
 };
 
 struct wp_pylock_vcs {
-	char *type, *url, *path, *requested_revision, *commit_id, *subdirectory; /* NULL when absent */
+	char *type, *url, *path, *requested_revision, *commit_id, *subdirectory; /* NULL when absent
+										  */
 };
 
 struct wp_pylock_package {
@@ -88,7 +89,7 @@ struct wp_pylock_package {
 
 struct wp_pylock {
 	char *lock_version;     /* as written: "1.0" */
-	bool newer_minor;       /* 1.x with x > 0: read anyway; PEP 751 says warn (the caller does) */
+	bool newer_minor; /* 1.x with x > 0: read anyway; PEP 751 says warn (the caller does) */
 	char *created_by;
 	bool has_environments;
 	struct wp_marker *environments;
@@ -110,7 +111,8 @@ struct wp_pylock {
 /* Read and validate n bytes of pylock.toml (what names it in messages). lk is overwritten; after
  * failure it holds nothing. -WPE_PARSE: not TOML, or not a valid PEP 751 lock (the message
  * names the key, as "packages[3].wheels[0]", and what is wrong); -WPE_TOO_BIG over the caps. */
-int wp_pylock_parse(struct wp_pylock *lk, const char *text, size_t n, const char *what, struct wp_err *err);
+int wp_pylock_parse(struct wp_pylock *lk, const char *text, size_t n, const char *what,
+		    struct wp_err *err);
 void wp_pylock_release(struct wp_pylock *lk);
 /* The same for the file at path (read whole, at most WP_PYLOCK_MAX_BYTES; -WPE_IO when it cannot
  * be read, -WPE_TOO_BIG past the cap). */
@@ -146,15 +148,16 @@ struct wp_pylock_pick {
  * package has no wheel for the target and no sdist (the message names the package and
  * packages[i]); -WPE_PARSE when two selected entries name the same package, or a marker cannot
  * be evaluated. On success *out (NULL when *n is 0) is the caller's to free(). */
-int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w, struct wp_pylock_pick **out,
-		     size_t *n, struct wp_err *err);
+int wp_pylock_select(const struct wp_pylock *lk, const struct wp_pylock_want *w,
+		     struct wp_pylock_pick **out, size_t *n, struct wp_err *err);
 
 /* wp_pylock_select for a wheelpick target: its marker values (wp_marker_env_from_target) and its
  * tags (wp_tagset_build), the given extras, and the lock's default-groups when groups is NULL.
  * Errors as wp_pylock_select's, and -WPE_USAGE for a target no tags can be made for. */
-int wp_pylock_select_target(const struct wp_pylock *lk, const struct wp_target *t, const char *const *extras,
-			    size_t nextras, const char *const *groups, size_t ngroups, struct wp_pylock_pick **out,
-			    size_t *n, struct wp_err *err);
+int wp_pylock_select_target(const struct wp_pylock *lk, const struct wp_target *t,
+			    const char *const *extras, size_t nextras, const char *const *groups,
+			    size_t ngroups, struct wp_pylock_pick **out, size_t *n,
+			    struct wp_err *err);
 
 /* The words for a source kind: "wheel", "sdist", "archive", "directory", "vcs". */
 const char *wp_pylock_source_name(enum wp_pylock_source s);

@@ -8,23 +8,25 @@
 
 enum wp_file_kind {
 	WP_KIND_UNKNOWN = 0,
-	WP_KIND_WHEEL,   /* *.whl */
-	WP_KIND_SDIST,   /* *.tar.gz, *.zip, *.tar.bz2 ... of a Python project */
-	WP_KIND_CONDA,   /* conda .tar.bz2 / .conda from repodata */
-	WP_KIND_VARIANTS, /* PEP 825 {name}-{version}-variants.json, listed beside the wheels it describes */
+	WP_KIND_WHEEL, /* *.whl */
+	WP_KIND_SDIST, /* *.tar.gz, *.zip, *.tar.bz2 ... of a Python project */
+	WP_KIND_CONDA, /* conda .tar.bz2 / .conda from repodata */
+	WP_KIND_VARIANTS, /* PEP 825 {name}-{version}-variants.json, listed beside the wheels it
+			     describes */
 };
 
 struct wp_file_record {
 	enum wp_file_kind kind;
-	const char *filename;        /* percent-decoded last path segment: torch-1.8.0+cu111-cp38-...whl */
+	const char *filename; /* percent-decoded last path segment: torch-1.8.0+cu111-cp38-...whl */
 	const char *url;             /* absolute URL, fragment removed, as it must be fetched */
 	const char *dir;             /* last directory segment of the href ("cu102") or NULL; the
 	                                variant rule falls back to it for unlabeled files */
-	const char *project;         /* project as the page names it (PEP 503 page, conda name) or NULL */
+	const char *project; /* project as the page names it (PEP 503 page, conda name) or NULL */
 	const char *sha256;          /* lowercase hex, or NULL */
 	const char *md5;             /* lowercase hex, or NULL */
-	const char *requires_python; /* PEP 503 data-requires-python / PEP 691, unescaped, or NULL */
-	const char *yanked;          /* NULL = not yanked; "" = yanked without reason; else the reason */
+	const char *requires_python; /* PEP 503 data-requires-python / PEP 691, unescaped, or NULL
+				      */
+	const char *yanked; /* NULL = not yanked; "" = yanked without reason; else the reason */
 	const char *core_metadata;   /* PEP 658/714: NULL = none; "true" or "sha256=<hex>" */
 	long long size;              /* bytes, -1 unknown */
 	const char *provenance;      /* PEP 740: the absolute URL of the file's provenance (PEP 691
@@ -52,8 +54,8 @@ struct wp_index_stats {
 	unsigned long long records;
 	unsigned long long skipped;
 	unsigned long long malformed;
-	unsigned long long refused;  /* the part of malformed that a page may not send us to: a local
-	                                file from a page on the network, plain http from https */
+	unsigned long long refused; /* the part of malformed that a page may not send us to: a local
+				       file from a page on the network, plain http from https */
 };
 
 /* A sink returns 0 to go on, or a negative -WPE_* (after wp_fail) to stop the reader,

@@ -1,4 +1,5 @@
-/* index/repodata.c: conda repodata streamed: libarchive decompresses, base/json parses, one record at a time. */
+/* index/repodata.c: conda repodata streamed: libarchive decompresses, base/json parses, one record
+ * at a time. */
 #include "index/repodata.h"
 
 #include "base/buf.h"
@@ -29,12 +30,27 @@ enum list { L_NONE = 0, L_DEPENDS, L_CONSTRAINS, L_FEATURES };
 /* The package fields read, by key: found once per key (cb_key), not by a string compare per
  * value against every name. */
 enum fkey {
-	F_OTHER = 0, F_NAME, F_VERSION, F_BUILD, F_SUBDIR, F_LICENSE, F_MD5, F_SHA256, F_ATTEST, F_BUILD_NUMBER, F_SIZE,
-	F_TIMESTAMP, F_DEPENDS, F_CONSTRAINS, F_TRACK_FEATURES, F_NOARCH,
+	F_OTHER = 0,
+	F_NAME,
+	F_VERSION,
+	F_BUILD,
+	F_SUBDIR,
+	F_LICENSE,
+	F_MD5,
+	F_SHA256,
+	F_ATTEST,
+	F_BUILD_NUMBER,
+	F_SIZE,
+	F_TIMESTAMP,
+	F_DEPENDS,
+	F_CONSTRAINS,
+	F_TRACK_FEATURES,
+	F_NOARCH,
 };
 
 struct pkg {
-	struct wp_buf filename, name, version, build, subdir, md5, sha256, license, noarch, features;
+	struct wp_buf filename, name, version, build, subdir, md5, sha256, license, noarch,
+		features;
 	struct wp_buf attest; /* CEP 50 attestations_sha256: the sidecar's sha256 (lowercase hex) */
 	struct wp_buf depends, constrains;
 	bool has_depends, has_constrains, has_features, bad;
@@ -76,8 +92,10 @@ static int fail(struct rd *r, int code, const char *what)
 
 static void pkg_reset(struct pkg *p)
 {
-	struct wp_buf *bufs[] = { &p->filename, &p->name, &p->version, &p->build, &p->subdir, &p->md5,
-				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains, &p->attest };
+	struct wp_buf *bufs[] = { &p->filename, &p->name,     &p->version, &p->build,
+				  &p->subdir,   &p->md5,      &p->sha256,  &p->license,
+				  &p->noarch,   &p->features, &p->depends, &p->constrains,
+				  &p->attest };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bufs); i++)
 		wp_buf_reset(bufs[i]);
 	p->has_depends = p->has_constrains = p->has_features = p->bad = false;
@@ -87,8 +105,10 @@ static void pkg_reset(struct pkg *p)
 
 static void pkg_free(struct pkg *p)
 {
-	struct wp_buf *bufs[] = { &p->filename, &p->name, &p->version, &p->build, &p->subdir, &p->md5,
-				  &p->sha256, &p->license, &p->noarch, &p->features, &p->depends, &p->constrains, &p->attest };
+	struct wp_buf *bufs[] = { &p->filename, &p->name,     &p->version, &p->build,
+				  &p->subdir,   &p->md5,      &p->sha256,  &p->license,
+				  &p->noarch,   &p->features, &p->depends, &p->constrains,
+				  &p->attest };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bufs); i++)
 		wp_buf_free(bufs[i]);
 }
@@ -108,12 +128,14 @@ static size_t plain_run(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
 #if defined(__SSE2__)
-	const __m128i sp = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	const __m128i sp = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
+		      bslash = _mm_set1_epi8('\\');
 	for (; n - i >= 16; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
 		__m128i ok = _mm_cmpeq_epi8(_mm_max_epu8(v, sp), v); /* v >= 0x20, unsigned */
 		__m128i bad = _mm_or_si128(_mm_andnot_si128(ok, _mm_set1_epi8(-1)),
-					   _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+					   _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+							_mm_cmpeq_epi8(v, bslash)));
 		unsigned m = (unsigned)_mm_movemask_epi8(bad);
 		if (m)
 			return i + (size_t)__builtin_ctz(m);
@@ -181,8 +203,16 @@ static enum fkey fkey_of(const unsigned char *s, size_t n)
 	case 3: return IS("md5") ? F_MD5 : F_OTHER;
 	case 4: return IS("name") ? F_NAME : IS("size") ? F_SIZE : F_OTHER;
 	case 5: return IS("build") ? F_BUILD : F_OTHER;
-	case 6: return IS("subdir") ? F_SUBDIR : IS("sha256") ? F_SHA256 : IS("noarch") ? F_NOARCH : F_OTHER;
-	case 7: return IS("version") ? F_VERSION : IS("depends") ? F_DEPENDS : IS("license") ? F_LICENSE : F_OTHER;
+	case 6:
+		return IS("subdir") ? F_SUBDIR :
+		       IS("sha256") ? F_SHA256 :
+		       IS("noarch") ? F_NOARCH :
+				      F_OTHER;
+	case 7:
+		return IS("version") ? F_VERSION :
+		       IS("depends") ? F_DEPENDS :
+		       IS("license") ? F_LICENSE :
+				       F_OTHER;
 	case 9: return IS("timestamp") ? F_TIMESTAMP : F_OTHER;
 	case 10: return IS("constrains") ? F_CONSTRAINS : F_OTHER;
 	case 12: return IS("build_number") ? F_BUILD_NUMBER : F_OTHER;
@@ -211,7 +241,9 @@ static void field(struct rd *r, enum wp_json_type t, const unsigned char *s, siz
 		size_t want = r->fkey == F_MD5 ? 32 : 64;
 		char hex[65];
 		if (t == WP_JSON_STRING && wp_url_hex_lower((const char *)s, n, want, hex))
-			wp_json_take(r->fkey == F_MD5 ? &p->md5 : r->fkey == F_SHA256 ? &p->sha256 : &p->attest,
+			wp_json_take(r->fkey == F_MD5    ? &p->md5 :
+				     r->fkey == F_SHA256 ? &p->sha256 :
+							   &p->attest,
 				     (const unsigned char *)hex, want);
 		else
 			p->bad |= t != WP_JSON_NULL;
@@ -292,7 +324,9 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 {
 	struct rd *r = ctx;
 	if (r->depth == 0)
-		return t == WP_JSON_OBJECT ? 0 : fail(r, -WPE_SOURCE, "the document is not a JSON object");
+		return t == WP_JSON_OBJECT ?
+			       0 :
+			       fail(r, -WPE_SOURCE, "the document is not a JSON object");
 	if (r->section == S_INFO && r->depth == 2 && t == WP_JSON_STRING) {
 		if (!strcmp(r->key3, "subdir"))
 			wp_json_take(&r->info_subdir, s, n);
@@ -312,22 +346,25 @@ static int value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t 
 
 static bool conda_name(const char *f, size_t n)
 {
-	return (n > 8 && !memcmp(f + n - 8, ".tar.bz2", 8)) || (n > 6 && !memcmp(f + n - 6, ".conda", 6));
+	return (n > 8 && !memcmp(f + n - 8, ".tar.bz2", 8)) ||
+	       (n > 6 && !memcmp(f + n - 6, ".conda", 6));
 }
 
 /* conda's own characters only (a-z A-Z 0-9 . _ + ! -), by a table: strspn built its table of
  * the set anew for every record */
 static const bool conda_char[256] = {
-	['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true, ['e'] = true, ['f'] = true, ['g'] = true,
-	['h'] = true, ['i'] = true, ['j'] = true, ['k'] = true, ['l'] = true, ['m'] = true, ['n'] = true,
-	['o'] = true, ['p'] = true, ['q'] = true, ['r'] = true, ['s'] = true, ['t'] = true, ['u'] = true,
-	['v'] = true, ['w'] = true, ['x'] = true, ['y'] = true, ['z'] = true, ['A'] = true, ['B'] = true,
-	['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true, ['G'] = true, ['H'] = true, ['I'] = true,
-	['J'] = true, ['K'] = true, ['L'] = true, ['M'] = true, ['N'] = true, ['O'] = true, ['P'] = true,
-	['Q'] = true, ['R'] = true, ['S'] = true, ['T'] = true, ['U'] = true, ['V'] = true, ['W'] = true,
-	['X'] = true, ['Y'] = true, ['Z'] = true, ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true,
-	['4'] = true, ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true, ['.'] = true,
-	['_'] = true, ['+'] = true, ['!'] = true, ['-'] = true
+	['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true, ['e'] = true, ['f'] = true,
+	['g'] = true, ['h'] = true, ['i'] = true, ['j'] = true, ['k'] = true, ['l'] = true,
+	['m'] = true, ['n'] = true, ['o'] = true, ['p'] = true, ['q'] = true, ['r'] = true,
+	['s'] = true, ['t'] = true, ['u'] = true, ['v'] = true, ['w'] = true, ['x'] = true,
+	['y'] = true, ['z'] = true, ['A'] = true, ['B'] = true, ['C'] = true, ['D'] = true,
+	['E'] = true, ['F'] = true, ['G'] = true, ['H'] = true, ['I'] = true, ['J'] = true,
+	['K'] = true, ['L'] = true, ['M'] = true, ['N'] = true, ['O'] = true, ['P'] = true,
+	['Q'] = true, ['R'] = true, ['S'] = true, ['T'] = true, ['U'] = true, ['V'] = true,
+	['W'] = true, ['X'] = true, ['Y'] = true, ['Z'] = true, ['0'] = true, ['1'] = true,
+	['2'] = true, ['3'] = true, ['4'] = true, ['5'] = true, ['6'] = true, ['7'] = true,
+	['8'] = true, ['9'] = true, ['.'] = true, ['_'] = true, ['+'] = true, ['!'] = true,
+	['-'] = true
 };
 
 static bool conda_chars(const char *f, size_t n)
@@ -350,12 +387,13 @@ static void emit(struct rd *r)
 
 	r->stats->links++;
 	/* the key holds no NUL (wp_json_take refused it: the record is bad), so its length is the
-	 * buffer's; a name of conda's characters alone is a file name unless it is "." or "..", which
-	 * spares the usual record wp_url_filename_ok's walk */
+	 * buffer's; a name of conda's characters alone is a file name unless it is "." or "..",
+	 * which spares the usual record wp_url_filename_ok's walk */
 	size_t fl = p->filename.len;
 	bool conda_only = !p->bad && p->name.len && conda_chars(filename, fl);
 	if (p->bad || !p->name.len ||
-	    !(conda_only ? fl && strcmp(filename, ".") && strcmp(filename, "..") : wp_url_filename_ok(filename))) {
+	    !(conda_only ? fl && strcmp(filename, ".") && strcmp(filename, "..") :
+			   wp_url_filename_ok(filename))) {
 		r->stats->skipped++;
 		r->stats->malformed++;
 		return;
@@ -364,14 +402,16 @@ static void emit(struct rd *r)
 		r->stats->skipped++;
 		return;
 	}
-	/* conda's own characters only: the name is written into a channel and printed in commands */
+	/* conda's own characters only: the name is written into a channel and printed in
+	 * commands */
 	if (!conda_only) {
 		r->stats->skipped++;
 		r->stats->malformed++;
 		return;
 	}
-	/* a package's file name is name-version-build (conda writes it so): a key that names another
-	 * file than the record describes is not taken, whatever it would make the channel write */
+	/* a package's file name is name-version-build (conda writes it so): a key that names
+	 * another file than the record describes is not taken, whatever it would make the channel
+	 * write */
 	size_t ext = fl > 6 && !memcmp(filename + fl - 6, ".conda", 6) ? 6 : 8;
 	if (p->version.len && p->build.len &&
 	    (fl - ext != p->name.len + 1 + p->version.len + 1 + p->build.len ||
@@ -388,9 +428,11 @@ static void emit(struct rd *r)
 	if (p->has_constrains && wp_buf_addch(&p->constrains, ']') < 0)
 		p->bad = true;
 	if (!r->from) {
-		/* settled at the first record: CEP 15 info.base_url, relative to the repodata's URL */
+		/* settled at the first record: CEP 15 info.base_url, relative to the repodata's
+		 * URL */
 		char *dir = wp_xasprintf("%s/", r->base_url);
-		if (r->info_base.len && wp_url_resolve(dir, wp_buf_cstr(&r->info_base), &r->from, NULL) == 0 &&
+		if (r->info_base.len &&
+		    wp_url_resolve(dir, wp_buf_cstr(&r->info_base), &r->from, NULL) == 0 &&
 		    !wp_url_scheme_ok(r->from)) {
 			free(r->from);
 			r->from = NULL;
@@ -405,8 +447,9 @@ static void emit(struct rd *r)
 		return;
 	}
 	/* CEP 50: the attestations beside the package, under a name their sha256 fixes */
-	char *attest = p->attest.len ? wp_xasprintf("%s" WP_CONDA_ATTEST_INFIX "%s", wp_buf_cstr(&r->url),
-						    wp_buf_cstr(&p->attest)) : NULL;
+	char *attest = p->attest.len ? wp_xasprintf("%s" WP_CONDA_ATTEST_INFIX "%s",
+						    wp_buf_cstr(&r->url), wp_buf_cstr(&p->attest)) :
+				       NULL;
 	long long ts = p->timestamp;
 	if (ts >= 0 && ts <= 253402300799LL)
 		ts *= 1000; /* seconds (older repodata), as conda itself decides */
@@ -545,11 +588,15 @@ static bool compressed(const unsigned char *p, size_t n)
 
 /* Plain JSON straight into the parser: from memory as it is, from a file with read() in 1 MiB
  * blocks. libarchive's raw format copied every byte once more, 64 KiB at a time, for nothing. */
-static int read_plain(struct rd *r, int fd, const char *data, size_t len, const unsigned char *head, size_t nhead)
+static int read_plain(struct rd *r, int fd, const char *data, size_t len, const unsigned char *head,
+		      size_t nhead)
 {
 	struct wp_json_reader json = { 0 };
-	const struct wp_json_opts jo = { .what = r->what, .kind = "conda repodata", .code = -WPE_SOURCE,
-					 .max_bytes = WP_REPODATA_MAX_OUT, .max_token = WP_REPODATA_MAX_TOKEN };
+	const struct wp_json_opts jo = { .what = r->what,
+					 .kind = "conda repodata",
+					 .code = -WPE_SOURCE,
+					 .max_bytes = WP_REPODATA_MAX_OUT,
+					 .max_token = WP_REPODATA_MAX_TOKEN };
 	enum { BLOCK = 1 << 20 };
 	char *buf = NULL;
 	int rc = 0;
@@ -567,7 +614,8 @@ static int read_plain(struct rd *r, int fd, const char *data, size_t len, const 
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
-				rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", r->what, strerror(errno));
+				rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", r->what,
+					     strerror(errno));
 				break;
 			}
 			if (n == 0) {
@@ -596,15 +644,19 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 	struct archive_entry *entry;
 	struct wp_json_reader json = { 0 };
 	/* the decompressed size is capped by the reader: the bytes it is fed */
-	const struct wp_json_opts jo = { .what = r->what, .kind = "conda repodata", .code = -WPE_SOURCE,
-					 .max_bytes = WP_REPODATA_MAX_OUT, .max_token = WP_REPODATA_MAX_TOKEN };
+	const struct wp_json_opts jo = { .what = r->what,
+					 .kind = "conda repodata",
+					 .code = -WPE_SOURCE,
+					 .max_bytes = WP_REPODATA_MAX_OUT,
+					 .max_token = WP_REPODATA_MAX_TOKEN };
 	unsigned long long out = 0;
 	char *buf = wp_xmalloc(CHUNK);
 	FILE *file = NULL;
 	int rc = 0;
 
 	if (!r->base_url || !wp_url_scheme_ok(r->base_url)) {
-		rc = wp_fail(r->err, -WPE_USAGE, "channel URL '%s' is not an absolute http, https or file URL",
+		rc = wp_fail(r->err, -WPE_USAGE,
+			     "channel URL '%s' is not an absolute http, https or file URL",
 			     r->base_url ? r->base_url : "");
 		goto out;
 	}
@@ -615,7 +667,8 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 	if (path) {
 		file = fopen(path, "rb");
 		if (!file) {
-			rc = wp_fail(r->err, -WPE_IO, "cannot open '%s': %s", path, strerror(errno));
+			rc = wp_fail(r->err, -WPE_IO, "cannot open '%s': %s", path,
+				     strerror(errno));
 			goto out;
 		}
 		/* the first bytes say whether libarchive has anything to decompress */
@@ -624,7 +677,8 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 		while ((nh = wp_os_read(fileno(file), head, sizeof(head))) < 0 && errno == EINTR)
 			;
 		if (nh < 0) {
-			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
+			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path,
+				     strerror(errno));
 			goto out;
 		}
 		if (nh > 0 && !compressed(head, (size_t)nh)) {
@@ -632,7 +686,8 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 			goto out;
 		}
 		if (wp_os_lseek(fileno(file), 0, SEEK_SET) < 0) {
-			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path, strerror(errno));
+			rc = wp_fail(r->err, -WPE_IO, "cannot read '%s': %s", path,
+				     strerror(errno));
 			goto out;
 		}
 	} else if (data && len && !compressed((const unsigned char *)data, len)) {
@@ -663,14 +718,16 @@ static int read_stream(struct rd *r, const char *path, const char *data, size_t 
 		la_ssize_t n = archive_read_data(a, buf, CHUNK);
 		if (n < 0) {
 			rc = wp_fail(r->err, -WPE_SOURCE, "'%s' does not decompress: %s", r->what,
-				     archive_error_string(a) ? archive_error_string(a) : "unknown error");
+				     archive_error_string(a) ? archive_error_string(a) :
+							       "unknown error");
 			goto out;
 		}
 		if (n == 0)
 			break;
 		out += (unsigned long long)n;
 		long long in = archive_filter_bytes(a, -1);
-		if (out > WP_REPODATA_RATIO_AFTER && in > 0 && out / (unsigned long long)in > WP_REPODATA_MAX_RATIO) {
+		if (out > WP_REPODATA_RATIO_AFTER && in > 0 &&
+		    out / (unsigned long long)in > WP_REPODATA_MAX_RATIO) {
 			rc = wp_fail(r->err, -WPE_TOO_BIG,
 				     "repodata '%s' expands more than %d-fold (%llu bytes from %lld): refusing a compression bomb",
 				     r->what, WP_REPODATA_MAX_RATIO, out, in);
@@ -701,9 +758,9 @@ out:
 	return rc;
 }
 
-static int run(const char *path, const char *data, size_t len, const char *base_url, wp_repodata_tap_fn *tap,
-	       void *tap_ctx, bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
-	       struct wp_err *err)
+static int run(const char *path, const char *data, size_t len, const char *base_url,
+	       wp_repodata_tap_fn *tap, void *tap_ctx, bool *tapped, wp_record_fn *sink, void *ctx,
+	       struct wp_index_stats *stats, struct wp_err *err)
 {
 	struct wp_index_stats local;
 	struct rd *r = wp_xcalloc(1, sizeof(*r));
@@ -729,9 +786,9 @@ int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *
 	return run(path, NULL, 0, base_url, NULL, NULL, NULL, sink, ctx, stats, err);
 }
 
-int wp_read_repodata_file_tap(const char *path, const char *base_url, wp_repodata_tap_fn *tap, void *tap_ctx,
-			      bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
-			      struct wp_err *err)
+int wp_read_repodata_file_tap(const char *path, const char *base_url, wp_repodata_tap_fn *tap,
+			      void *tap_ctx, bool *tapped, wp_record_fn *sink, void *ctx,
+			      struct wp_index_stats *stats, struct wp_err *err)
 {
 	return run(path, NULL, 0, base_url, tap, tap_ctx, tapped, sink, ctx, stats, err);
 }

@@ -26,8 +26,8 @@
  * Entries that are broken (no name, bad hash, wrong types, over the per-field caps) are
  * skipped and counted; stats may be NULL.
  * -WPE_IO when path cannot be opened; -WPE_SOURCE (naming path) for corrupt compression,
- * malformed or truncated JSON, nesting past WP_JSON_MAX_DEPTH (base/json.h), or JSON that is not repodata;
- * -WPE_TOO_BIG past WP_REPODATA_MAX_OUT, WP_REPODATA_MAX_RATIO or WP_REPODATA_MAX_TOKEN.
+ * malformed or truncated JSON, nesting past WP_JSON_MAX_DEPTH (base/json.h), or JSON that is not
+ * repodata; -WPE_TOO_BIG past WP_REPODATA_MAX_OUT, WP_REPODATA_MAX_RATIO or WP_REPODATA_MAX_TOKEN.
  * Records sent before a later error stand: the caller's transaction decides. */
 int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *sink, void *ctx,
 			  struct wp_index_stats *stats, struct wp_err *err);
@@ -37,9 +37,9 @@ int wp_read_repodata_file(const char *path, const char *base_url, wp_record_fn *
  * file (the parse reached its end): a caller that wants the file's hash takes it from there
  * instead of reading the file a second time. A compressed file is not tapped. */
 typedef void wp_repodata_tap_fn(void *tap_ctx, const void *data, size_t n);
-int wp_read_repodata_file_tap(const char *path, const char *base_url, wp_repodata_tap_fn *tap, void *tap_ctx,
-			      bool *tapped, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
-			      struct wp_err *err);
+int wp_read_repodata_file_tap(const char *path, const char *base_url, wp_repodata_tap_fn *tap,
+			      void *tap_ctx, bool *tapped, wp_record_fn *sink, void *ctx,
+			      struct wp_index_stats *stats, struct wp_err *err);
 
 /* The same for bytes in memory (as downloaded; compressed or not). Errors name base_url. */
 int wp_read_repodata_mem(const char *data, size_t len, const char *base_url, wp_record_fn *sink,

@@ -10,12 +10,12 @@
 #define WP_S3XML_MAX_BYTES ((size_t)16 << 20)
 #define WP_S3XML_MAX_ENTRIES 10000
 
-int wp_s3xml_list_parse(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated, char **next,
-			struct wp_err *err);
-int wp_s3xml_uploads_parse(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated, char **next_key,
-			   char **next_id, struct wp_err *err);
-int wp_s3xml_parts_parse(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated, long *next,
-			 struct wp_err *err);
+int wp_s3xml_list_parse(const char *xml, size_t n, struct wp_s3_listing *out, bool *truncated,
+			char **next, struct wp_err *err);
+int wp_s3xml_uploads_parse(const char *xml, size_t n, struct wp_s3_uploads *out, bool *truncated,
+			   char **next_key, char **next_id, struct wp_err *err);
+int wp_s3xml_parts_parse(const char *xml, size_t n, struct wp_s3_parts *out, bool *truncated,
+			 long *next, struct wp_err *err);
 void wp_s3xml_error_code(const char *xml, size_t n, char *code, size_t size);
 bool wp_s3xml_upload_id(const char *xml, size_t n, char *id, size_t size);
 

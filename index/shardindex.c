@@ -1,5 +1,5 @@
-/* index/shardindex.c: CEP 16 sharded repodata decoded: the index, and a shard as repodata.json text. Pure: no
- * network, no catalog (the fuzz target links it alone). */
+/* index/shardindex.c: CEP 16 sharded repodata decoded: the index, and a shard as repodata.json
+ * text. Pure: no network, no catalog (the fuzz target links it alone). */
 #include "index/shardindex.h"
 #include "base/json.h"
 #include "base/mem.h"
@@ -15,7 +15,8 @@
 
 static int entry_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct wp_shard_entry *)a)->name, ((const struct wp_shard_entry *)b)->name);
+	return strcmp(((const struct wp_shard_entry *)a)->name,
+		      ((const struct wp_shard_entry *)b)->name);
 }
 
 /* A name a conda package could have, that is safe after '#' in a source URL and in messages. */
@@ -33,7 +34,8 @@ bool wp_shard_name_ok(const char *s)
 }
 
 /* ref resolved against the index's URL, ending in '/', and allowed from there. */
-static int base_of(const char *url, const char *ref, const char *what, char **out, struct wp_err *err)
+static int base_of(const char *url, const char *ref, const char *what, char **out,
+		   struct wp_err *err)
 {
 	char *r = NULL;
 	const char *why;
@@ -43,7 +45,8 @@ static int base_of(const char *url, const char *ref, const char *what, char **ou
 		why = wp_url_link_refused(url, r);
 	if (why) {
 		free(r);
-		return wp_fail(err, -WPE_SOURCE, "shard index '%s': its %s '%s' %s; refused", url, what, ref, why);
+		return wp_fail(err, -WPE_SOURCE, "shard index '%s': its %s '%s' %s; refused", url,
+			       what, ref, why);
 	}
 	size_t n = strlen(r);
 	if (!n || r[n - 1] != '/') {
@@ -67,33 +70,45 @@ int wp_shard_index_decode(const void *data, size_t len, const char *url, struct 
 	if ((rc = wp_zstd_decompress(data, len, WP_SHARD_INDEX_MAX, url, &raw, err)) ||
 	    (rc = wp_msgpack_to_json(raw.data, raw.len, url, &json, err)))
 		goto out;
-	const struct wp_json_opts jo = { .what = url, .noun = "shard index", .kind = "a CEP 16 shard index",
-					 .code = -WPE_SOURCE, .max_bytes = json.len + 1 };
+	const struct wp_json_opts jo = { .what = url,
+					 .noun = "shard index",
+					 .kind = "a CEP 16 shard index",
+					 .code = -WPE_SOURCE,
+					 .max_bytes = json.len + 1 };
 	if ((rc = wp_json_load(json.data, json.len, &jo, &root, err)))
 		goto out;
 	const struct wp_json_val *shards = wp_json_get_obj(root, "shards");
 	if (!shards) {
-		rc = wp_fail(err, -WPE_SOURCE, "shard index '%s' has no \"shards\" map: it is not a CEP 16 index", url);
+		rc = wp_fail(err, -WPE_SOURCE,
+			     "shard index '%s' has no \"shards\" map: it is not a CEP 16 index",
+			     url);
 		goto out;
 	}
-	if (wp_json_get(root, "version") && (!wp_json_as_int(wp_json_get(root, "version"), &version) || version != 1)) {
-		rc = wp_fail(err, -WPE_SOURCE, "shard index '%s' is not version 1 of CEP 16, the one this wheelpick reads", url);
+	if (wp_json_get(root, "version") &&
+	    (!wp_json_as_int(wp_json_get(root, "version"), &version) || version != 1)) {
+		rc = wp_fail(err, -WPE_SOURCE,
+			     "shard index '%s' is not version 1 of CEP 16, the one this wheelpick reads",
+			     url);
 		goto out;
 	}
-	const char *b = wp_json_get_str(root, "info", "base_url"), *sb = wp_json_get_str(root, "info", "shards_base_url");
+	const char *b = wp_json_get_str(root, "info", "base_url"),
+		   *sb = wp_json_get_str(root, "info", "shards_base_url");
 	const char *sd = wp_json_get_str(root, "info", "subdir");
 	/* the CEP's defaults: packages beside the index, shards in shards/ under it */
 	if ((rc = base_of(url, b && *b ? b : "./", "base_url", &ix->base_url, err)) ||
-	    (rc = base_of(url, sb && *sb ? sb : "./shards/", "shards_base_url", &ix->shards_base_url, err)))
+	    (rc = base_of(url, sb && *sb ? sb : "./shards/", "shards_base_url",
+			  &ix->shards_base_url, err)))
 		goto out;
 	ix->subdir = sd && wp_shard_name_ok(sd) ? wp_xstrdup(sd) : NULL;
 	size_t n = wp_json_len(shards);
 	ix->v = wp_xcalloc(n ? n : 1, sizeof(*ix->v));
 	for (size_t i = 0; i < n; i++) {
-		const char *name = wp_json_key_at(shards, i), *hex = wp_json_as_str(wp_json_at(shards, i));
+		const char *name = wp_json_key_at(shards, i),
+			   *hex = wp_json_as_str(wp_json_at(shards, i));
 		struct wp_shard_entry *e = &ix->v[ix->n];
 		/* bin of 32 bytes reads as 64 hex digits; anything else names no shard */
-		if (!name || !wp_shard_name_ok(name) || !hex || !wp_url_hex_lower(hex, strlen(hex), WP_SHA256_HEX_LEN, e->sha256)) {
+		if (!name || !wp_shard_name_ok(name) || !hex ||
+		    !wp_url_hex_lower(hex, strlen(hex), WP_SHA256_HEX_LEN, e->sha256)) {
 			ix->malformed++;
 			continue;
 		}
@@ -157,7 +172,8 @@ static char *dir_of(const char *url)
 }
 
 int wp_shard_to_repodata(const void *data, size_t len, const struct wp_shard_index *ix,
-			 const struct wp_shard_entry *e, const char *what, struct wp_buf *json, struct wp_err *err)
+			 const struct wp_shard_entry *e, const char *what, struct wp_buf *json,
+			 struct wp_err *err)
 {
 	struct wp_buf raw = WP_BUF_INIT, body = WP_BUF_INIT_MAX(WP_SHARD_MAX_OUT * 3);
 	struct wp_err de = WP_ERR_INIT;
@@ -173,9 +189,11 @@ int wp_shard_to_repodata(const void *data, size_t len, const struct wp_shard_ind
 		ok = !strcmp(got_raw, e->sha256);
 	}
 	if (!ok) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "shard '%s' of '%s' is not the one the index '%s' names: its sha256 is %s%s%s%s, "
-						  "the index says %s", what, e->name, ix->url, got, *got_raw ? " (" : "",
-			     got_raw, *got_raw ? " decompressed)" : "", e->sha256);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "shard '%s' of '%s' is not the one the index '%s' names: its sha256 is %s%s%s%s, "
+			     "the index says %s",
+			     what, e->name, ix->url, got, *got_raw ? " (" : "", got_raw,
+			     *got_raw ? " decompressed)" : "", e->sha256);
 		goto out;
 	}
 	if (drc) {
@@ -185,10 +203,12 @@ int wp_shard_to_repodata(const void *data, size_t len, const struct wp_shard_ind
 	if ((rc = wp_msgpack_to_json(raw.data, raw.len, what, &body, err)))
 		goto out;
 	if (body.len < 2 || body.data[0] != '{') {
-		rc = wp_fail(err, -WPE_SOURCE, "shard '%s' of '%s' is not a map of packages", what, e->name);
+		rc = wp_fail(err, -WPE_SOURCE, "shard '%s' of '%s' is not a map of packages", what,
+			     e->name);
 		goto out;
 	}
-	/* info first, where the repodata reader settles where packages are; then the shard's members */
+	/* info first, where the repodata reader settles where packages are; then the shard's
+	 * members */
 	struct wp_json w;
 	char *dir = dir_of(ix->url);
 	wp_json_init_indent(&w, NULL);
@@ -203,7 +223,8 @@ int wp_shard_to_repodata(const void *data, size_t len, const struct wp_shard_ind
 	wp_json_obj_end(&w);
 	free(dir);
 	if ((rc = wp_json_finish_buf(&w, json))) {
-		rc = wp_fail(err, -WPE_SOURCE, "shard index '%s' has an info that is not UTF-8", ix->url);
+		rc = wp_fail(err, -WPE_SOURCE, "shard index '%s' has an info that is not UTF-8",
+			     ix->url);
 		goto out;
 	}
 	/* {"info":{...}}\n  ->  {"info":{...}, + the shard's members */

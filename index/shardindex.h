@@ -30,7 +30,8 @@ struct wp_shard_index {
 	char *subdir;           /* info.subdir, or NULL */
 	struct wp_shard_entry *v;  /* sorted by name */
 	size_t n;
-	unsigned long long malformed;  /* entries skipped: a name no package has, a hash not 32 bytes */
+	unsigned long long malformed; /* entries skipped: a name no package has, a hash not 32 bytes
+				       */
 };
 
 /* The index's bytes (zstd-compressed MessagePack) read at url. Package and shard base URLs
@@ -55,6 +56,7 @@ char *wp_shard_url(const struct wp_shard_index *ix, const struct wp_shard_entry 
  * "packages" and "packages.conda". -WPE_INTEGRITY naming the shard and both hashes when neither
  * matches; -WPE_SOURCE, -WPE_PARSE or -WPE_TOO_BIG when it is not a shard. */
 int wp_shard_to_repodata(const void *data, size_t len, const struct wp_shard_index *ix,
-			 const struct wp_shard_entry *e, const char *what, struct wp_buf *json, struct wp_err *err);
+			 const struct wp_shard_entry *e, const char *what, struct wp_buf *json,
+			 struct wp_err *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* index/toml.c: a bounded TOML 1.0 reader (see toml.h). One pass over the bytes, recursion only
  * for arrays and inline tables (at most WP_TOML_MAX_DEPTH deep), tables searched linearly (at
- * most WP_TOML_MAX_KEYS keys each, so a hostile file costs at most keys^2/2 comparisons a table). */
+ * most WP_TOML_MAX_KEYS keys each, so a hostile file costs at most keys^2/2 comparisons a
+ * table). */
 #include "index/toml.h"
 
 #include <stdio.h>
@@ -33,7 +34,8 @@ static int fail(struct p *p, const char *fmt, const char *arg)
 {
 	char msg[200];
 	snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
-	return wp_fail(p->err, -WPE_PARSE, "'%s' is not valid TOML: line %u: %s", p->what, p->line, msg);
+	return wp_fail(p->err, -WPE_PARSE, "'%s' is not valid TOML: line %u: %s", p->what, p->line,
+		       msg);
 }
 
 static struct wp_toml *node(struct p *p, enum wp_toml_type type)
@@ -48,7 +50,8 @@ static struct wp_toml *node(struct p *p, enum wp_toml_type type)
 
 static int too_many(struct p *p)
 {
-	return wp_fail(p->err, -WPE_TOO_BIG, "'%s' holds more than %d TOML values; it is no lock file wheelpick reads",
+	return wp_fail(p->err, -WPE_TOO_BIG,
+		       "'%s' holds more than %d TOML values; it is no lock file wheelpick reads",
 		       p->what, WP_TOML_MAX_NODES);
 }
 
@@ -100,8 +103,9 @@ static int push(struct p *p, struct wp_toml *t, const char *key, size_t len, str
 {
 	if (t->type == WP_TOML_TABLE && t->n >= WP_TOML_MAX_KEYS) {
 		wp_toml_free(v);
-		return wp_fail(p->err, -WPE_TOO_BIG, "'%s': line %u: a TOML table with more than %d keys", p->what, p->line,
-			       WP_TOML_MAX_KEYS);
+		return wp_fail(p->err, -WPE_TOO_BIG,
+			       "'%s': line %u: a TOML table with more than %d keys", p->what,
+			       p->line, WP_TOML_MAX_KEYS);
 	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 4;
@@ -221,8 +225,8 @@ static int check_utf8(struct p *p)
 				return fail(p, "bytes that are not UTF-8", NULL);
 			cp = (cp << 6) | (s[i + j] & 0x3f);
 		}
-		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
+		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 			return fail(p, "bytes that are not UTF-8", NULL);
 		i += k + 1;
 	}
@@ -276,7 +280,9 @@ static int escape(struct p *p, struct wp_buf *b)
 	}
 	for (size_t i = 0; i < k; i++) {
 		int h = peek(p, 0);
-		int v = h >= '0' && h <= '9' ? h - '0' : (h | 32) >= 'a' && (h | 32) <= 'f' ? (h | 32) - 'a' + 10 : -1;
+		int v = h >= '0' && h <= '9'               ? h - '0' :
+			(h | 32) >= 'a' && (h | 32) <= 'f' ? (h | 32) - 'a' + 10 :
+							     -1;
 		if (v < 0)
 			return fail(p, "a \\u or \\U escape without its hex digits", NULL);
 		cp = cp * 16 + (unsigned long)v;
@@ -332,13 +338,15 @@ static int string(struct p *p, struct wp_buf *b, bool key)
 			return fail(p, "a control byte inside a string; escape it", NULL);
 		if (q == '"' && c == '\\') {
 			if (multi) {
-				/* a line-ending backslash trims the newline and the whitespace after it */
+				/* a line-ending backslash trims the newline and the whitespace
+				 * after it */
 				size_t save = p->pos, k = p->pos + 1;
 				while (k < p->n && (p->s[k] == ' ' || p->s[k] == '\t'))
 					k++;
 				p->pos = k;
 				if (!eof(p) && at_newline(p)) {
-					while (!eof(p) && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || at_newline(p))) {
+					while (!eof(p) && (p->s[p->pos] == ' ' ||
+							   p->s[p->pos] == '\t' || at_newline(p))) {
 						if (at_newline(p))
 							newline(p);
 						else
@@ -381,7 +389,8 @@ static void key_free(struct key *k)
 
 static bool bare(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-';
 }
 
 static int key(struct p *p, struct key *k)
@@ -393,8 +402,9 @@ static int key(struct p *p, struct key *k)
 		ws(p);
 		int c = peek(p, 0);
 		if (k->n == MAX_KEY_PARTS) {
-			rc = wp_fail(p->err, -WPE_TOO_BIG, "'%s': line %u: a TOML key of more than %d parts", p->what, p->line,
-				     MAX_KEY_PARTS);
+			rc = wp_fail(p->err, -WPE_TOO_BIG,
+				     "'%s': line %u: a TOML key of more than %d parts", p->what,
+				     p->line, MAX_KEY_PARTS);
 			break;
 		}
 		if (c == '"' || c == '\'') {
@@ -480,8 +490,8 @@ static bool two(const char *s, size_t i, int lo, int hi)
 /* time: HH:MM:SS(.frac)? at s[i..n); returns its length or 0 */
 static size_t time_len(const char *s, size_t n, size_t i)
 {
-	if (n - i < 8 || !two(s, i, 0, 23) || s[i + 2] != ':' || !two(s, i + 3, 0, 59) || s[i + 5] != ':' ||
-	    !two(s, i + 6, 0, 60))
+	if (n - i < 8 || !two(s, i, 0, 23) || s[i + 2] != ':' || !two(s, i + 3, 0, 59) ||
+	    s[i + 5] != ':' || !two(s, i + 6, 0, 60))
 		return 0;
 	size_t k = i + 8;
 	if (k < n && s[k] == '.') {
@@ -507,8 +517,8 @@ static bool valid_day(const char *s)
 static bool datetime(const char *s, size_t n)
 {
 	size_t k;
-	if (n >= 10 && digit(s[0]) && digit(s[1]) && digit(s[2]) && digit(s[3]) && s[4] == '-' && two(s, 5, 1, 12) &&
-	    s[7] == '-' && two(s, 8, 1, 31) && valid_day(s)) {
+	if (n >= 10 && digit(s[0]) && digit(s[1]) && digit(s[2]) && digit(s[3]) && s[4] == '-' &&
+	    two(s, 5, 1, 12) && s[7] == '-' && two(s, 8, 1, 31) && valid_day(s)) {
 		if (n == 10)
 			return true;
 		if (s[10] != 'T' && s[10] != 't' && s[10] != ' ')
@@ -520,8 +530,8 @@ static bool datetime(const char *s, size_t n)
 			return true;
 		if ((s[k] == 'Z' || s[k] == 'z') && k + 1 == n)
 			return true;
-		return (s[k] == '+' || s[k] == '-') && n - k == 6 && two(s, k + 1, 0, 23) && s[k + 3] == ':' &&
-		       two(s, k + 4, 0, 59);
+		return (s[k] == '+' || s[k] == '-') && n - k == 6 && two(s, k + 1, 0, 23) &&
+		       s[k + 3] == ':' && two(s, k + 4, 0, 59);
 	}
 	return (k = time_len(s, n, 0)) && k == n;
 }
@@ -532,17 +542,20 @@ static int scalar(struct p *p, struct wp_toml **out)
 	while (e < p->n && (bare(p->s[e]) || p->s[e] == '+' || p->s[e] == '.' || p->s[e] == ':'))
 		e++;
 	/* a date and a time may be separated by one space */
-	if (e - start == 10 && e + 2 < p->n && p->s[e] == ' ' && digit(p->s[e + 1]) && digit(p->s[e + 2]) &&
-	    datetime(p->s + start, 10)) {
+	if (e - start == 10 && e + 2 < p->n && p->s[e] == ' ' && digit(p->s[e + 1]) &&
+	    digit(p->s[e + 2]) && datetime(p->s + start, 10)) {
 		e++;
-		while (e < p->n && (bare(p->s[e]) || p->s[e] == '+' || p->s[e] == '.' || p->s[e] == ':'))
+		while (e < p->n &&
+		       (bare(p->s[e]) || p->s[e] == '+' || p->s[e] == '.' || p->s[e] == ':'))
 			e++;
 	}
 	const char *s = p->s + start;
 	size_t n = e - start;
 	struct wp_toml *t;
 	if (!n)
-		return fail(p, "a value expected (a string, number, boolean, date, array or inline table)", NULL);
+		return fail(p,
+			    "a value expected (a string, number, boolean, date, array or inline table)",
+			    NULL);
 	if ((n == 4 && !memcmp(s, "true", 4)) || (n == 5 && !memcmp(s, "false", 5))) {
 		if (!(t = node(p, WP_TOML_BOOL)))
 			return too_many(p);
@@ -691,7 +704,9 @@ static int inline_table(struct p *p, int depth, struct wp_toml **out)
 			p->pos++;
 			break;
 		}
-		rc = fail(p, "',' or '}' expected in an inline table (TOML 1.0 keeps one on one line)", NULL);
+		rc = fail(p,
+			  "',' or '}' expected in an inline table (TOML 1.0 keeps one on one line)",
+			  NULL);
 		goto bad;
 	}
 ok:
@@ -707,8 +722,9 @@ static int value(struct p *p, int depth, struct wp_toml **out)
 {
 	int c = peek(p, 0), rc;
 	if (depth > WP_TOML_MAX_DEPTH)
-		return wp_fail(p->err, -WPE_TOO_BIG, "'%s': line %u: TOML arrays or tables nested deeper than %d", p->what,
-			       p->line, WP_TOML_MAX_DEPTH);
+		return wp_fail(p->err, -WPE_TOO_BIG,
+			       "'%s': line %u: TOML arrays or tables nested deeper than %d",
+			       p->what, p->line, WP_TOML_MAX_DEPTH);
 	if (c == '"' || c == '\'') {
 		struct wp_buf b = WP_BUF_INIT;
 		unsigned line = p->line;
@@ -778,8 +794,11 @@ static int keyval(struct p *p, struct wp_toml *t, int depth)
 			c->flags = F_DOTTED;
 			if ((rc = push(p, t, k.part[i], k.len[i], c)) < 0)
 				goto out;
-		} else if (c->type != WP_TOML_TABLE || !(c->flags & (F_DOTTED | F_IMPLICIT)) || (c->flags & F_INLINE)) {
-			rc = key_error(p, "key '%s' is already defined; a dotted key cannot extend it", &k, i + 1);
+		} else if (c->type != WP_TOML_TABLE || !(c->flags & (F_DOTTED | F_IMPLICIT)) ||
+			   (c->flags & F_INLINE)) {
+			rc = key_error(p,
+				       "key '%s' is already defined; a dotted key cannot extend it",
+				       &k, i + 1);
 			goto out;
 		}
 		c->flags |= F_DOTTED;
@@ -809,7 +828,10 @@ static int header(struct p *p, struct wp_toml *root, struct wp_toml **cur)
 		return rc;
 	ws(p);
 	if (peek(p, 0) != ']' || (aot && peek(p, 1) != ']')) {
-		rc = fail(p, aot ? "']]' expected after an array-of-tables header" : "']' expected after a table header", NULL);
+		rc = fail(p,
+			  aot ? "']]' expected after an array-of-tables header" :
+				"']' expected after a table header",
+			  NULL);
 		goto out;
 	}
 	p->pos += aot ? 2 : 1;
@@ -842,7 +864,8 @@ static int header(struct p *p, struct wp_toml *root, struct wp_toml **cur)
 			if ((rc = push(p, t, k.part[k.n - 1], k.len[k.n - 1], c)) < 0)
 				goto out;
 		} else if (c->type != WP_TOML_ARRAY || !(c->flags & F_AOT)) {
-			rc = key_error(p, "[[%s]] names a value that is no array of tables", &k, k.n);
+			rc = key_error(p, "[[%s]] names a value that is no array of tables", &k,
+				       k.n);
 			goto out;
 		}
 		struct wp_toml *e = node(p, WP_TOML_TABLE);
@@ -862,7 +885,8 @@ static int header(struct p *p, struct wp_toml *root, struct wp_toml **cur)
 			}
 			if ((rc = push(p, t, k.part[k.n - 1], k.len[k.n - 1], c)) < 0)
 				goto out;
-		} else if (c->type != WP_TOML_TABLE || (c->flags & (F_EXPLICIT | F_DOTTED | F_INLINE))) {
+		} else if (c->type != WP_TOML_TABLE ||
+			   (c->flags & (F_EXPLICIT | F_DOTTED | F_INLINE))) {
 			rc = key_error(p, "table [%s] is defined twice", &k, k.n);
 			goto out;
 		}
@@ -874,15 +898,17 @@ out:
 	return rc;
 }
 
-int wp_toml_parse(const char *s, size_t n, const char *what, struct wp_toml **out, struct wp_err *err)
+int wp_toml_parse(const char *s, size_t n, const char *what, struct wp_toml **out,
+		  struct wp_err *err)
 {
 	struct p p = { s, n, 0, 1, 0, what ? what : "TOML", err };
 	struct wp_toml *root, *cur;
 	int rc;
 	*out = NULL;
 	if (n > WP_TOML_MAX_BYTES)
-		return wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than %u bytes; it is no lock file wheelpick reads", p.what,
-			       WP_TOML_MAX_BYTES);
+		return wp_fail(err, -WPE_TOO_BIG,
+			       "'%s' is larger than %u bytes; it is no lock file wheelpick reads",
+			       p.what, WP_TOML_MAX_BYTES);
 	if ((rc = check_utf8(&p)) < 0)
 		return rc;
 	root = cur = node(&p, WP_TOML_TABLE);

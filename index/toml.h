@@ -25,16 +25,17 @@
 enum wp_toml_type {
 	WP_TOML_STRING = 1,
 	WP_TOML_INTEGER,
-	WP_TOML_FLOAT,    /* text in str, as written */
+	WP_TOML_FLOAT, /* text in str, as written */
 	WP_TOML_BOOL,
-	WP_TOML_DATETIME, /* text in str, as written: offset or local date-time, local date or time */
+	WP_TOML_DATETIME, /* text in str, as written: offset or local date-time, local date or time
+			   */
 	WP_TOML_ARRAY,
 	WP_TOML_TABLE,
 };
 
 struct wp_toml {
 	enum wp_toml_type type;
-	char *str;              /* STRING (UTF-8, unescaped; len bytes, NUL-terminated), FLOAT, DATETIME */
+	char *str; /* STRING (UTF-8, unescaped; len bytes, NUL-terminated), FLOAT, DATETIME */
 	size_t len;
 	int64_t i;              /* INTEGER */
 	bool b;                 /* BOOL */
@@ -46,7 +47,8 @@ struct wp_toml {
 };
 
 /* Parse n bytes of s (what: the file's name for messages). *out is the root table. */
-int wp_toml_parse(const char *s, size_t n, const char *what, struct wp_toml **out, struct wp_err *err);
+int wp_toml_parse(const char *s, size_t n, const char *what, struct wp_toml **out,
+		  struct wp_err *err);
 void wp_toml_free(struct wp_toml *t);
 
 /* The value under key in table t, or NULL when t is no table or has no such key. */

@@ -20,6 +20,7 @@ bool wp_variants_json_name(const char *filename);
  * -WPE_SOURCE for JSON that is not variant metadata (the message names the key at fault),
  * -WPE_TOO_BIG past WP_VARIANTS_MAX_BYTES, -WPE_SOURCE for a schema major version other than 0
  * (PEP 825: tools reject a major they do not know). v is overwritten. */
-int wp_variants_parse(const char *what, const char *text, size_t len, struct wp_variants *v, struct wp_err *err);
+int wp_variants_parse(const char *what, const char *text, size_t len, struct wp_variants *v,
+		      struct wp_err *err);
 
 #endif

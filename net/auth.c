@@ -15,7 +15,8 @@
 
 /* The authority of url: [start, end) after "scheme://", and where its userinfo ends ('@' + 1, or
  * start when there is none). false when url has no "scheme://". */
-static bool authority(const char *url, size_t *scheme_len, const char **start, const char **end, const char **host)
+static bool authority(const char *url, size_t *scheme_len, const char **start, const char **end,
+		      const char **host)
 {
 	const char *p = strstr(url, "://");
 	if (!p || p == url)
@@ -67,13 +68,15 @@ static char *origin_of(const char *url)
 			snprintf(dflt, sizeof(dflt), "80");
 	}
 	char *o = wp_xasprintf("%.*s://%.*s:%.*s", (int)sl, url, (int)(hend - host), host,
-			       port && port < end ? (int)(end - port) : (int)strlen(dflt), port && port < end ? port : dflt);
+			       port && port < end ? (int)(end - port) : (int)strlen(dflt),
+			       port && port < end ? port : dflt);
 	for (char *c = o; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
 	return o;
 }
 
-void wp_net_creds_add(struct wp_net_creds *cs, const char *url, const char *user, const char *password)
+void wp_net_creds_add(struct wp_net_creds *cs, const char *url, const char *user,
+		      const char *password)
 {
 	if (!cs || !user || !*user)
 		return;
@@ -89,14 +92,16 @@ void wp_net_creds_add(struct wp_net_creds *cs, const char *url, const char *user
 		free(c->user);
 		wipe(c->password);
 	} else {
-		size_t k = wp_vec_push_fields(cs->v, cs->n, cs->cap, (struct wp_net_cred){ .origin = o });
+		size_t k = wp_vec_push_fields(cs->v, cs->n, cs->cap,
+					      (struct wp_net_cred){ .origin = o });
 		c = &cs->v[k];
 	}
 	c->user = wp_xstrdup(user);
 	c->password = wp_xstrdup(password ? password : "");
 }
 
-bool wp_net_creds_find(const struct wp_net_creds *cs, const char *url, const char **user, const char **password)
+bool wp_net_creds_find(const struct wp_net_creds *cs, const char *url, const char **user,
+		       const char **password)
 {
 	if (!cs || !cs->n)
 		return false;
@@ -116,8 +121,9 @@ bool wp_net_creds_find(const struct wp_net_creds *cs, const char *url, const cha
 
 const char *wp_net_private_ca_advice(const struct wp_net_conf *conf)
 {
-	return conf && conf->ca_advice && *conf->ca_advice ? conf->ca_advice
-							   : "give its PEM file as the CA bundle (WHEELPICK_CA_BUNDLE)";
+	return conf && conf->ca_advice && *conf->ca_advice ?
+		       conf->ca_advice :
+		       "give its PEM file as the CA bundle (WHEELPICK_CA_BUNDLE)";
 }
 
 bool wp_net_host_trusted(const struct wp_net_conf *conf, const char *url)
@@ -135,7 +141,8 @@ bool wp_net_host_trusted(const struct wp_net_conf *conf, const char *url)
 		const char *t = conf->trusted_hosts[i];
 		if (!t || !*t)
 			continue;
-		/* "host" trusts it on any port, as pip's --trusted-host does; "host:port" that port */
+		/* "host" trusts it on any port, as pip's --trusted-host does; "host:port" that
+		 * port */
 		if (!strcasecmp(t, hp) || (strlen(t) == bare && !strncasecmp(t, hp, bare)))
 			return true;
 	}

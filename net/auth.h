@@ -5,7 +5,8 @@
  * redirect to the same host and port and drops them at another; ~/.netrc and $NETRC are read by
  * libcurl for any origin that has none here (CURLOPT_NETRC_OPTIONAL).
  * Ownership: every char * handed out is malloc'd and belongs to the caller. The credentials are
- * a struct wp_net_creds the caller owns (below), found through each transfer's struct wp_net_conf. */
+ * a struct wp_net_creds the caller owns (below), found through each transfer's struct
+ * wp_net_conf. */
 #ifndef WP_NET_AUTH_H
 #define WP_NET_AUTH_H
 
@@ -33,11 +34,13 @@ char *wp_net_url_take_credentials(struct wp_net_creds *creds, const char *url);
 
 /* Keep user and password in creds for the origin of url (scheme://host[:port], the default port
  * by scheme). A NULL or empty user, or a NULL creds, adds nothing. */
-void wp_net_creds_add(struct wp_net_creds *creds, const char *url, const char *user, const char *password);
+void wp_net_creds_add(struct wp_net_creds *creds, const char *url, const char *user,
+		      const char *password);
 
 /* The credentials creds keeps for url's origin: true with *user and *password borrowed (valid
  * until the next add or the release). False for a NULL creds. */
-bool wp_net_creds_find(const struct wp_net_creds *creds, const char *url, const char **user, const char **password);
+bool wp_net_creds_find(const struct wp_net_creds *creds, const char *url, const char **user,
+		       const char **password);
 
 /* Forget every credential, the passwords overwritten first. */
 void wp_net_creds_release(struct wp_net_creds *creds);

@@ -28,7 +28,8 @@ int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts
 		wp_err_clear(&d->err);
 		x->url = d->url;
 		x->verb = "download";
-		/* wheels are already compressed, and a Range is only meaningful over the raw bytes */
+		/* wheels are already compressed, and a Range is only meaningful over the raw
+		 * bytes */
 		x->decode = false;
 		x->resume = true;
 		x->start = d->start;
@@ -66,7 +67,8 @@ static int no_body(void *ctx, const void *p, size_t n, struct wp_err *err)
 /* A probe gives up quickly: it only improves what the plan says. */
 #define PROBE_TIMEOUT_S 5L
 
-void wp_download_probe_sizes(const char *const *urls, size_t n, long long *sizes, const struct wp_dl_opts *opts)
+void wp_download_probe_sizes(const char *const *urls, size_t n, long long *sizes,
+			     const struct wp_dl_opts *opts)
 {
 	struct wp_xfer *xs = wp_xcalloc(n ? n : 1, sizeof(*xs));
 	struct wp_err *errs = wp_xcalloc(n ? n : 1, sizeof(*errs));

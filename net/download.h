@@ -22,8 +22,8 @@ struct wp_download {
 	long long start;            /* bytes the sink already holds from an earlier run: the first
 	                               request asks for the rest (Range); a server that answers with
 	                               the whole file starts the sink over (reset to 0) */
-	const char *if_range;       /* with start: the validator those bytes came under (a strong ETag
-	                               or a Last-Modified date), sent as If-Range; NULL: Range alone */
+	const char *if_range; /* with start: the validator those bytes came under (a strong ETag
+				 or a Last-Modified date), sent as If-Range; NULL: Range alone */
 	/* the result */
 	int result;                 /* 0 or -WPE_* */
 	struct wp_err err;
@@ -52,6 +52,7 @@ int wp_download_run(struct wp_download *items, size_t n, const struct wp_dl_opts
  * the server refuses HEAD (405, 501), gives no length, or cannot be reached: never an error. One
  * try each, with short timeouts. A size got this way is a server's word to show the user; it is
  * never the size a download is held to (expect_size). */
-void wp_download_probe_sizes(const char *const *urls, size_t n, long long *sizes, const struct wp_dl_opts *opts);
+void wp_download_probe_sizes(const char *const *urls, size_t n, long long *sizes,
+			     const struct wp_dl_opts *opts);
 
 #endif

@@ -44,7 +44,8 @@ static int write_all(struct sink *k, const void *p, size_t n, struct wp_err *err
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
-			return wp_fail(err, -WPE_IO, "cannot write '%s': %s", k->part, strerror(errno));
+			return wp_fail(err, -WPE_IO, "cannot write '%s': %s", k->part,
+				       strerror(errno));
 		c += w;
 		n -= (size_t)w;
 	}
@@ -60,7 +61,8 @@ static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
 		return rc;
 	if (k->fd < 0) {
 		if (wp_buf_add(k->buf, p, n) < 0)
-			return wp_fail(err, -WPE_TOO_BIG, "body is larger than %zu bytes", k->buf->max);
+			return wp_fail(err, -WPE_TOO_BIG, "body is larger than %zu bytes",
+				       k->buf->max);
 		return 0;
 	}
 	return write_all(k, p, n, err);
@@ -77,7 +79,8 @@ static int sink_reset(void *ctx, long long offset, struct wp_err *err)
 			k->buf->data[k->buf->len] = 0;
 		return 0;
 	}
-	if (wp_os_ftruncate(k->fd, (off_t)offset) < 0 || wp_os_lseek(k->fd, (off_t)offset, SEEK_SET) < 0)
+	if (wp_os_ftruncate(k->fd, (off_t)offset) < 0 ||
+	    wp_os_lseek(k->fd, (off_t)offset, SEEK_SET) < 0)
 		return wp_fail(err, -WPE_IO, "cannot truncate '%s': %s", k->part, strerror(errno));
 	return 0;
 }
@@ -102,8 +105,8 @@ static int sink_close(struct sink *k, bool keep, struct wp_err *err)
 	k->fd = -1;
 	if (k->part) {
 		if (keep && !rc && wp_os_rename(k->part, k->path) < 0)
-			rc = wp_fail(err, -WPE_IO, "cannot rename '%s' to '%s': %s", k->part, k->path,
-				     strerror(errno));
+			rc = wp_fail(err, -WPE_IO, "cannot rename '%s' to '%s': %s", k->part,
+				     k->path, strerror(errno));
 		if (!keep || rc)
 			wp_os_unlink(k->part);
 	}

@@ -1,6 +1,6 @@
-/* net/http.h: fetching index pages and sources over http://, https:// and file:// (one request each).
- * Ownership: a wp_http_req and the strings it points to belong to the caller and are only read.
- * A wp_http_res owns its body and every string in it; wp_http_res_release frees them, after
+/* net/http.h: fetching index pages and sources over http://, https:// and file:// (one request
+ * each). Ownership: a wp_http_req and the strings it points to belong to the caller and are only
+ * read. A wp_http_res owns its body and every string in it; wp_http_res_release frees them, after
  * success or failure alike. net/ is the only folder that includes libcurl; callers never see it. */
 #ifndef WP_NET_HTTP_H
 #define WP_NET_HTTP_H
@@ -18,23 +18,23 @@ struct wp_http_req {
 	const char *last_modified;  /* sent as If-Modified-Since; NULL for none */
 	const char *accept;         /* Accept header; NULL for libcurl's default */
 	size_t max_bytes;           /* ceiling on decoded body bytes; 0 = WP_HTTP_MAX_DEFAULT */
-	const char *to_path;        /* NULL: the body goes to res->body; else into this file, written
-				     * as "<to_path>.part" and renamed on success (a 304 or a failure
-				     * leaves an existing file alone) */
+	const char *to_path; /* NULL: the body goes to res->body; else into this file, written
+			      * as "<to_path>.part" and renamed on success (a 304 or a failure
+			      * leaves an existing file alone) */
 	size_t spill_after;         /* with to_path: the body stays in res->body up to this many
 				     * bytes, and only a larger one goes to the file (res->spilled);
 				     * 0: always the file */
-	const char *range;          /* NULL, or sent as "Range: bytes=<range>": "A-B", "A-" or "-N" (the
-				     * last N bytes). The body is then not decoded (no Accept-Encoding).
-				     * A server may ignore it and answer 200 with the whole file: see
-				     * res->partial. Not sent for file:// URLs, which always read whole. */
+	const char *range; /* NULL, or sent as "Range: bytes=<range>": "A-B", "A-" or "-N" (the
+			    * last N bytes). The body is then not decoded (no Accept-Encoding).
+			    * A server may ignore it and answer 200 with the whole file: see
+			    * res->partial. Not sent for file:// URLs, which always read whole. */
 	struct wp_net_policy policy;
 };
 
 struct wp_http_res {
 	long status;                /* last HTTP status; 0 for file:// */
-	bool not_modified;          /* 304 to a conditional request: body is empty, keep the old copy */
-	struct wp_buf body;         /* decoded body (empty with to_path, unless it fit spill_after) */
+	bool not_modified; /* 304 to a conditional request: body is empty, keep the old copy */
+	struct wp_buf body; /* decoded body (empty with to_path, unless it fit spill_after) */
 	bool spilled;               /* with to_path: the body is in that file, not in body */
 	char *etag;                 /* validators to send next time, or NULL */
 	char *last_modified;

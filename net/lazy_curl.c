@@ -24,7 +24,8 @@ FWD(CURLMcode, curl_multi_poll,
     (CURLM *m, struct curl_waitfd extra_fds[], unsigned int extra_nfds, int timeout_ms, int *ret),
     (m, extra_fds, extra_nfds, timeout_ms, ret))
 FWD(const char *, curl_multi_strerror, (CURLMcode code), (code))
-FWD(struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *data), (list, data))
+FWD(struct curl_slist *, curl_slist_append, (struct curl_slist * list, const char *data),
+    (list, data))
 FWD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))
 
 /* The variadic three take one argument whose type libcurl documents by the option's number
@@ -64,8 +65,8 @@ FORWARD_SETOPT(CURLMcode, curl_multi_setopt, CURLM, CURLMoption)
 WP_LAZY_SLOT(wp_lazy_curl, curl_easy_getinfo)
 CURLcode(curl_easy_getinfo)(CURL *curl, CURLINFO info, ...)
 {
-	CURLcode (*real)(CURL *, CURLINFO, ...) =
-		(CURLcode(*)(CURL *, CURLINFO, ...))wp_lazy_fn(&wp_lazy_curl, &wp_lazy_slot_curl_easy_getinfo, "curl_easy_getinfo");
+	CURLcode (*real)(CURL *, CURLINFO, ...) = (CURLcode(*)(CURL *, CURLINFO, ...))
+		wp_lazy_fn(&wp_lazy_curl, &wp_lazy_slot_curl_easy_getinfo, "curl_easy_getinfo");
 	va_list ap;
 	va_start(ap, info);
 	void *out = va_arg(ap, void *);

@@ -90,8 +90,8 @@ static const char *nonempty(const char *v)
 	return v && *v ? v : NULL;
 }
 
-int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl, const struct wp_s3_conf *conf,
-	       struct wp_err *err)
+int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const char *acl,
+	       const struct wp_s3_conf *conf, struct wp_err *err)
 {
 	static const struct wp_s3_conf none = { 0 };
 	if (!conf)
@@ -103,9 +103,11 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 	const char *b = url + 5, *slash = strchr(b, '/');
 	s3->bucket = slash ? wp_xstrndup(b, (size_t)(slash - b)) : wp_xstrdup(b);
 	if (!bucket_ok(s3->bucket))
-		return wp_fail(err, -WPE_USAGE, "'%s' names no bucket S3 would take ('%s': 3 to 63 of a-z, 0-9, '.', '-')",
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s' names no bucket S3 would take ('%s': 3 to 63 of a-z, 0-9, '.', '-')",
 			       url, s3->bucket);
-	/* the prefix, as segments: no empty, "." or ".." one (a reader's URL would fold them away) */
+	/* the prefix, as segments: no empty, "." or ".." one (a reader's URL would fold them
+	 * away) */
 	struct wp_buf pre = WP_BUF_INIT;
 	struct wp_str rest = WP_STR(slash ? slash + 1 : "");
 	while (rest.n) {
@@ -114,10 +116,12 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 			continue;
 		bool bad = wp_str_eq(seg, ".") || wp_str_eq(seg, "..");
 		for (size_t i = 0; i < seg.n && !bad; i++)
-			bad = (unsigned char)seg.p[i] < 0x20 || seg.p[i] == 0x7f || seg.p[i] == '\\';
+			bad = (unsigned char)seg.p[i] < 0x20 || seg.p[i] == 0x7f ||
+			      seg.p[i] == '\\';
 		if (bad) {
 			wp_buf_free(&pre);
-			return wp_fail(err, -WPE_USAGE, "prefix of '%s' has a segment a URL cannot carry as it is ('%.*s')",
+			return wp_fail(err, -WPE_USAGE,
+				       "prefix of '%s' has a segment a URL cannot carry as it is ('%.*s')",
 				       url, (int)seg.n, seg.p);
 		}
 		wp_buf_add(&pre, seg.p, seg.n);
@@ -131,13 +135,17 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 	s3->region = wp_xstrdup(region ? region : "us-east-1");
 	for (const char *p = s3->region; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
-			return wp_fail(err, -WPE_USAGE, "AWS_REGION '%s' is not a region name", s3->region);
+			return wp_fail(err, -WPE_USAGE, "AWS_REGION '%s' is not a region name",
+				       s3->region);
 	const char *ep = endpoint && *endpoint ? endpoint : nonempty(conf->endpoint_url);
 	if (ep) {
 		if (strncasecmp(ep, "http://", 7) && strncasecmp(ep, "https://", 8))
-			return wp_fail(err, -WPE_USAGE, "S3 endpoint '%s' is not an http:// or https:// URL", ep);
+			return wp_fail(err, -WPE_USAGE,
+				       "S3 endpoint '%s' is not an http:// or https:// URL", ep);
 		if (strpbrk(ep, "?#@ \t\r\n"))
-			return wp_fail(err, -WPE_USAGE, "S3 endpoint '%s' must be scheme://host[:port][/path] alone", ep);
+			return wp_fail(err, -WPE_USAGE,
+				       "S3 endpoint '%s' must be scheme://host[:port][/path] alone",
+				       ep);
 		size_t n = strlen(ep);
 		while (n > 8 && ep[n - 1] == '/')
 			n--;
@@ -146,26 +154,32 @@ int wp_s3_open(struct wp_s3 *s3, const char *url, const char *endpoint, const ch
 		s3->path_style = !strstr(s3->endpoint, ".amazonaws.com");
 	} else {
 		s3->endpoint = wp_xasprintf("https://s3.%s.amazonaws.com", s3->region);
-		s3->path_style = strchr(s3->bucket, '.') != NULL; /* a dotted bucket breaks TLS names */
+		s3->path_style = strchr(s3->bucket, '.') != NULL; /* a dotted bucket breaks TLS
+								     names */
 	}
 	if (acl) {
 		for (const char *p = acl; *p; p++)
 			if (!isalnum((unsigned char)*p) && *p != '-')
-				return wp_fail(err, -WPE_USAGE, "'%s' is no canned ACL (private, public-read, ...)", acl);
+				return wp_fail(err, -WPE_USAGE,
+					       "'%s' is no canned ACL (private, public-read, ...)",
+					       acl);
 		s3->acl = wp_xstrdup(acl);
 	}
 	const char *pk = nonempty(conf->list_page);
 	long long page_keys = 0;
 	if (pk && (!wp_str_to_ll(WP_STR(pk), &page_keys) || page_keys < 1 || page_keys > 1000))
-		return wp_fail(err, -WPE_USAGE, "WHEELPICK_S3_LIST_PAGE='%.40s' is not a number from 1 to 1000", pk);
+		return wp_fail(err, -WPE_USAGE,
+			       "WHEELPICK_S3_LIST_PAGE='%.40s' is not a number from 1 to 1000", pk);
 	s3->list_page = (long)page_keys;
 	const char *id = nonempty(conf->access_key_id), *secret = nonempty(conf->secret_access_key);
 	if (id && !secret)
-		return wp_fail(err, -WPE_USAGE, "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not: set both");
+		return wp_fail(err, -WPE_USAGE,
+			       "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not: set both");
 	if (id && strchr(id, ':'))
 		return wp_fail(err, -WPE_USAGE, "AWS_ACCESS_KEY_ID has a ':', which no key id has");
 	if (id && (strpbrk(id, "\r\n") || strpbrk(secret, "\r\n")))
-		return wp_fail(err, -WPE_USAGE, "AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY has a line break");
+		return wp_fail(err, -WPE_USAGE,
+			       "AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY has a line break");
 	s3->anonymous = !id;
 	if (id) {
 		s3->userpwd = wp_xasprintf("%s:%s", id, secret);
@@ -214,8 +228,10 @@ static void error_code(const struct wp_s3 *s3, const char *xml, size_t n, char *
 
 static int need_reader(const struct wp_s3 *s3, struct wp_err *err)
 {
-	if (!s3->xml || !s3->xml->list || !s3->xml->uploads || !s3->xml->parts || !s3->xml->upload_id)
-		return wp_fail(err, -WPE_USAGE, "no reader of S3's XML answers was given for '%s'", s3->display);
+	if (!s3->xml || !s3->xml->list || !s3->xml->uploads || !s3->xml->parts ||
+	    !s3->xml->upload_id)
+		return wp_fail(err, -WPE_USAGE, "no reader of S3's XML answers was given for '%s'",
+			       s3->display);
 	return 0;
 }
 
@@ -268,7 +284,7 @@ struct req {
 	const char *path;
 	int fd;
 	long long off, len, sent;
-	bool whole;                 /* path is the whole body: len is set from it, checked against want */
+	bool whole; /* path is the whole body: len is set from it, checked against want */
 	long long want;             /* whole: the size the caller announced, or -1 */
 	const char *mem;
 	/* the answer */
@@ -335,7 +351,9 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 	if (!ok_status || r->keep_body) {
 		/* an error's XML is for the message; past the ceiling it is cut, not failed */
 		if (r->body.len < S3_ERRBODY_MAX)
-			wp_buf_add(&r->body, p, n < S3_ERRBODY_MAX - r->body.len ? n : S3_ERRBODY_MAX - r->body.len);
+			wp_buf_add(&r->body, p,
+				   n < S3_ERRBODY_MAX - r->body.len ? n :
+								      S3_ERRBODY_MAX - r->body.len);
 		return n;
 	}
 	r->got += (long long)n;
@@ -436,8 +454,8 @@ static int open_body(struct req *r, struct wp_err *err)
 	if (!r->whole)
 		return 0;
 	if (r->want >= 0 && sb.st_size != r->want)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes, not the %lld expected", r->path,
-			       (long long)sb.st_size, r->want);
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes, not the %lld expected",
+			       r->path, (long long)sb.st_size, r->want);
 	r->len = sb.st_size;
 	return 0;
 }
@@ -476,14 +494,16 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 	if (r->out_path) {
 		free(r->part_path);
 		r->part_path = wp_xasprintf("%s.part", r->out_path);
-		r->out_fd = wp_os_open(r->part_path, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC, 0644);
+		r->out_fd = wp_os_open(r->part_path,
+				       WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC, 0644);
 		if (r->out_fd < 0)
 			return wp_fs_fail(&r->err, errno, "cannot write", r->part_path);
 	}
 	const char *payload = r->payload_sha256 ? r->payload_sha256 : "UNSIGNED-PAYLOAD";
 	if (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD") || !strcmp(r->method, "DELETE"))
 		payload = WP_S3_EMPTY_SHA256;
-	/* no "Expect:" to switch 100-continue off: libcurl 7.88 signs the empty header, S3 does not */
+	/* no "Expect:" to switch 100-continue off: libcurl 7.88 signs the empty header, S3 does
+	 * not */
 	if (add_hdr(r, "x-amz-content-sha256: %s", payload) ||
 	    (r->content_type && add_hdr(r, "Content-Type: %s", r->content_type)) ||
 	    (r->meta_sha256 && add_hdr(r, "x-amz-meta-sha256: %s", r->meta_sha256)) ||
@@ -505,9 +525,9 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 #else
 	SETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	/* as the rest of net/: the conf's timeout replaces the connect and stall limits, its CA bundle
-	 * the system's, its client certificate goes to a server that asks, a trusted host is not held to
-	 * its certificate, and a setting that was garbage fails the request */
+	/* as the rest of net/: the conf's timeout replaces the connect and stall limits, its CA
+	 * bundle the system's, its client certificate goes to a server that asks, a trusted host is
+	 * not held to its certificate, and a setting that was garbage fails the request */
 	const struct wp_net_conf *nc = s3->net;
 	if (nc && nc->bad && nc->bad[0])
 		return wp_fail(&r->err, -WPE_USAGE, "%s", nc->bad);
@@ -521,10 +541,12 @@ static int setup(const struct wp_s3 *s3, struct req *r)
 	if (nc && nc->ca_file && *nc->ca_file) {
 		struct wp_os_stat sb;
 		if (nc->ca_origin && strncasecmp(r->url, "https://", 8) == 0 &&
-		    (wp_os_stat(nc->ca_file, &sb) < 0 || !WP_S_ISREG(sb.st_mode) || wp_os_access(nc->ca_file, WP_R_OK) < 0))
-			return wp_fail(&r->err, -WPE_USAGE, "cannot %s 's3://%s/%s': the CA bundle '%.200s' (%s) is not a "
-				       "readable file of PEM certificates", r->what, s3->bucket, r->key, nc->ca_file,
-				       nc->ca_origin);
+		    (wp_os_stat(nc->ca_file, &sb) < 0 || !WP_S_ISREG(sb.st_mode) ||
+		     wp_os_access(nc->ca_file, WP_R_OK) < 0))
+			return wp_fail(&r->err, -WPE_USAGE,
+				       "cannot %s 's3://%s/%s': the CA bundle '%.200s' (%s) is not a "
+				       "readable file of PEM certificates",
+				       r->what, s3->bucket, r->key, nc->ca_file, nc->ca_origin);
 		SETOPT(CURLOPT_CAINFO, nc->ca_file);
 	}
 	if (nc && nc->client_cert && *nc->client_cert)
@@ -563,14 +585,16 @@ bad:
 
 static bool retry_status(long st, const char *code)
 {
-	return st == 500 || st == 502 || st == 503 || st == 504 || st == 429 || !strcmp(code, "SlowDown") ||
-	       !strcmp(code, "RequestTimeout") || !strcmp(code, "InternalError");
+	return st == 500 || st == 502 || st == 503 || st == 504 || st == 429 ||
+	       !strcmp(code, "SlowDown") || !strcmp(code, "RequestTimeout") ||
+	       !strcmp(code, "InternalError");
 }
 
 static bool retry_curl(CURLcode cc)
 {
 	return cc == CURLE_COULDNT_CONNECT || cc == CURLE_SEND_ERROR || cc == CURLE_RECV_ERROR ||
-	       cc == CURLE_PARTIAL_FILE || cc == CURLE_GOT_NOTHING || cc == CURLE_OPERATION_TIMEDOUT;
+	       cc == CURLE_PARTIAL_FILE || cc == CURLE_GOT_NOTHING ||
+	       cc == CURLE_OPERATION_TIMEDOUT;
 }
 
 /* What a finished try means: 0 done, 1 try again, or a failure recorded in r->err. */
@@ -586,25 +610,31 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 		return 0;
 	}
 	if (cc == CURLE_WRITE_ERROR && r->out_max >= 0 && r->got > r->out_max)
-		return wp_fail(&r->err, -WPE_TOO_BIG, "'s3://%s/%s' is larger than %lld bytes", s3->bucket, r->key,
-			       r->out_max);
+		return wp_fail(&r->err, -WPE_TOO_BIG, "'s3://%s/%s' is larger than %lld bytes",
+			       s3->bucket, r->key, r->out_max);
 	if (cc == CURLE_WRITE_ERROR)
-		return wp_fail(&r->err, -WPE_IO, "cannot keep what 's3://%s/%s' sent%s%s", s3->bucket, r->key,
-			       r->out_path ? ": writing " : "", r->out_path ? r->out_path : "");
+		return wp_fail(&r->err, -WPE_IO, "cannot keep what 's3://%s/%s' sent%s%s",
+			       s3->bucket, r->key, r->out_path ? ": writing " : "",
+			       r->out_path ? r->out_path : "");
 	if (cc == CURLE_ABORTED_BY_CALLBACK || cc == CURLE_READ_ERROR)
-		return wp_fail(&r->err, -WPE_IO, "cannot read '%s' while sending it", r->path ? r->path : r->key);
+		return wp_fail(&r->err, -WPE_IO, "cannot read '%s' while sending it",
+			       r->path ? r->path : r->key);
 	if (cc != CURLE_OK) {
 		if (retry_curl(cc) && r->tries < S3_TRIES)
 			return 1;
 		if (cc == CURLE_PEER_FAILED_VERIFICATION)
-			return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': %s (for a private CA, %s)", r->what,
-				       s3->bucket, r->key, s3->endpoint, r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc),
+			return wp_fail(&r->err, -WPE_NET,
+				       "cannot %s 's3://%s/%s' at '%s': %s (for a private CA, %s)",
+				       r->what, s3->bucket, r->key, s3->endpoint,
+				       r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc),
 				       wp_net_private_ca_advice(s3->net));
-		return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': %s (%d tries)", r->what, s3->bucket,
-			       r->key, s3->endpoint, r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc), r->tries);
+		return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': %s (%d tries)",
+			       r->what, s3->bucket, r->key, s3->endpoint,
+			       r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc), r->tries);
 	}
 	error_code(s3, r->body.data, r->body.len, code, sizeof(code));
-	if (r->may_miss && (r->status == 404 || (r->status == 403 && s3->anonymous && strcmp(r->method, "DELETE")))) {
+	if (r->may_miss && (r->status == 404 ||
+			    (r->status == 403 && s3->anonymous && strcmp(r->method, "DELETE")))) {
 		r->missing = true;
 		if (r->out_path) {
 			close_out(r);
@@ -615,19 +645,24 @@ static int judge(const struct wp_s3 *s3, struct req *r, CURLcode cc)
 	if (retry_status(r->status, code) && r->tries < S3_TRIES)
 		return 1;
 	if (r->status == 403 && s3->anonymous)
-		return wp_fail(&r->err, -WPE_NET, "'%s' refused to %s 's3://%s/%s' without credentials (403 %s): set "
+		return wp_fail(&r->err, -WPE_NET,
+			       "'%s' refused to %s 's3://%s/%s' without credentials (403 %s): set "
 			       "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or allow anonymous reads by bucket policy",
-			       s3->endpoint, r->what, s3->bucket, r->key, code[0] ? code : "AccessDenied");
+			       s3->endpoint, r->what, s3->bucket, r->key,
+			       code[0] ? code : "AccessDenied");
 	if (r->status == 403 || r->status == 401)
-		return wp_fail(&r->err, -WPE_NET, "'%s' refused the credentials to %s 's3://%s/%s' (%ld %s): check "
-			       "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY%s, and AWS_REGION ('%s')", s3->endpoint, r->what,
-			       s3->bucket, r->key, r->status, code[0] ? code : "AccessDenied",
+		return wp_fail(&r->err, -WPE_NET,
+			       "'%s' refused the credentials to %s 's3://%s/%s' (%ld %s): check "
+			       "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY%s, and AWS_REGION ('%s')",
+			       s3->endpoint, r->what, s3->bucket, r->key, r->status,
+			       code[0] ? code : "AccessDenied",
 			       s3->token ? " and AWS_SESSION_TOKEN" : "", s3->region);
 	if (!strcmp(code, "NoSuchBucket"))
-		return wp_fail(&r->err, -WPE_NET, "bucket '%s' does not exist at '%s': create it first", s3->bucket,
+		return wp_fail(&r->err, -WPE_NET,
+			       "bucket '%s' does not exist at '%s': create it first", s3->bucket,
 			       s3->endpoint);
-	return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': HTTP %ld%s%s", r->what, s3->bucket, r->key,
-		       s3->endpoint, r->status, code[0] ? " " : "", code);
+	return wp_fail(&r->err, -WPE_NET, "cannot %s 's3://%s/%s' at '%s': HTTP %ld%s%s", r->what,
+		       s3->bucket, r->key, s3->endpoint, r->status, code[0] ? " " : "", code);
 }
 
 static void req_release(struct req *r)
@@ -665,7 +700,8 @@ static void req_init(struct req *r)
 typedef void req_done_fn(void *ctx, struct req *r);
 
 /* Run every request to its end, parallel at once; each one's result and message stay in it. */
-static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int parallel, req_done_fn *done, void *ctx)
+static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int parallel,
+		     req_done_fn *done, void *ctx)
 {
 	if (wp_xfer_curl_start() != CURLE_OK) {
 		for (size_t i = 0; i < n; i++)
@@ -682,8 +718,9 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 	size_t next = 0, left = n, low = 0;
 	int active = 0;
 	while (left) {
-		/* start what may start: fresh ones in order, and retries whose wait is over (from the
-		 * first one not done: a scan from 0 each time is quadratic in thousands of objects) */
+		/* start what may start: fresh ones in order, and retries whose wait is over (from
+		 * the first one not done: a scan from 0 each time is quadratic in thousands of
+		 * objects) */
 		long long now = wp_xfer_now_ms();
 		while (low < n && rs[low]->done)
 			low++;
@@ -696,7 +733,8 @@ static void run_reqs(const struct wp_s3 *s3, struct req **rs, size_t n, int para
 			r->tries++;
 			int rc = setup(s3, r);
 			if (!rc && curl_multi_add_handle(m, r->e) != CURLM_OK)
-				rc = wp_fail(&r->err, -WPE_NET, "cannot start the request for '%s'", r->key);
+				rc = wp_fail(&r->err, -WPE_NET, "cannot start the request for '%s'",
+					     r->key);
 			if (rc) {
 				r->result = rc;
 				r->done = true;
@@ -817,8 +855,9 @@ static char *enc_str(const char *s)
 
 /* One request with no body sent: method on key (NULL: the bucket) with query; a small answer into
  * out (when not NULL) up to max bytes. */
-static int one_req(const struct wp_s3 *s3, const char *method, const char *key, const char *query, const char *what,
-		   struct wp_buf *out, long long max, bool may_miss, bool *missing, struct wp_err *err)
+static int one_req(const struct wp_s3 *s3, const char *method, const char *key, const char *query,
+		   const char *what, struct wp_buf *out, long long max, bool may_miss,
+		   bool *missing, struct wp_err *err)
 {
 	struct req r;
 	req_init(&r);
@@ -840,7 +879,8 @@ static int one_req(const struct wp_s3 *s3, const char *method, const char *key, 
 	return rc;
 }
 
-int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_uploads *out, struct wp_err *err)
+int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_uploads *out,
+		       struct wp_err *err)
 {
 	char *key_marker = NULL, *id_marker = NULL;
 	memset(out, 0, sizeof(*out));
@@ -849,7 +889,8 @@ int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_
 		return rc;
 	for (long long page = 0;; page++) {
 		if (page >= WP_S3_LIST_MAX_KEYS / 1000 + S3_LIST_SPARE_PAGES) {
-			rc = wp_fail(err, -WPE_SOURCE, "'%s' said its list of unfinished uploads goes on after %lld pages",
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "'%s' said its list of unfinished uploads goes on after %lld pages",
 				     s3->endpoint, page);
 			break;
 		}
@@ -868,17 +909,21 @@ int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_
 		}
 		wp_buf_addstr(&q, "&uploads=");
 		struct wp_buf body = WP_BUF_INIT_MAX(S3_LIST_PAGE_MAX);
-		rc = one_req(s3, "GET", NULL, q.data, "list the unfinished uploads under", &body, S3_LIST_PAGE_MAX, false,
-			     NULL, err);
+		rc = one_req(s3, "GET", NULL, q.data, "list the unfinished uploads under", &body,
+			     S3_LIST_PAGE_MAX, false, NULL, err);
 		wp_buf_free(&q);
 		bool truncated = false;
 		char *nk = NULL, *ni = NULL;
-		if (!rc && (rc = s3->xml->uploads(body.data, body.len, out, &truncated, &nk, &ni, err)))
-			wp_err_prefix(err, "listing the unfinished uploads of '%s' at '%s'", s3->display, s3->endpoint);
+		if (!rc &&
+		    (rc = s3->xml->uploads(body.data, body.len, out, &truncated, &nk, &ni, err)))
+			wp_err_prefix(err, "listing the unfinished uploads of '%s' at '%s'",
+				      s3->display, s3->endpoint);
 		wp_buf_free(&body);
 		/* a marker that does not move would loop for ever */
-		if (!rc && truncated && key_marker && !strcmp(nk, key_marker) && (!ni || (id_marker && !strcmp(ni, id_marker))))
-			rc = wp_fail(err, -WPE_SOURCE, "'%s' lists the same unfinished uploads again", s3->endpoint);
+		if (!rc && truncated && key_marker && !strcmp(nk, key_marker) &&
+		    (!ni || (id_marker && !strcmp(ni, id_marker))))
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "'%s' lists the same unfinished uploads again", s3->endpoint);
 		free(key_marker);
 		free(id_marker);
 		key_marker = nk;
@@ -896,15 +941,16 @@ int wp_s3_list_uploads(const struct wp_s3 *s3, const char *prefix, struct wp_s3_
 int wp_s3_abort_upload(const struct wp_s3 *s3, const char *key, const char *id, struct wp_err *err)
 {
 	char *e = enc_str(id), *q = wp_xasprintf("uploadId=%s", e);
-	int rc = one_req(s3, "DELETE", key, q, "abort the unfinished upload of", NULL, -1, true, NULL, err);
+	int rc = one_req(s3, "DELETE", key, q, "abort the unfinished upload of", NULL, -1, true,
+			 NULL, err);
 	free(e);
 	free(q);
 	return rc;
 }
 
 /* The parts an unfinished upload holds (ListParts, paged). */
-static int list_parts(const struct wp_s3 *s3, const char *key, const char *id, struct wp_s3_parts *out,
-		      struct wp_err *err)
+static int list_parts(const struct wp_s3 *s3, const char *key, const char *id,
+		      struct wp_s3_parts *out, struct wp_err *err)
 {
 	int rc = need_reader(s3, err);
 	if (rc)
@@ -915,7 +961,8 @@ static int list_parts(const struct wp_s3 *s3, const char *key, const char *id, s
 		char *q = marker ? wp_xasprintf("part-number-marker=%ld&uploadId=%s", marker, eid) :
 				   wp_xasprintf("uploadId=%s", eid);
 		struct wp_buf body = WP_BUF_INIT_MAX(S3_LIST_PAGE_MAX);
-		rc = one_req(s3, "GET", key, q, "list the parts of", &body, S3_LIST_PAGE_MAX, false, NULL, err);
+		rc = one_req(s3, "GET", key, q, "list the parts of", &body, S3_LIST_PAGE_MAX, false,
+			     NULL, err);
 		free(q);
 		bool truncated = false;
 		long next = 0;
@@ -934,8 +981,8 @@ static int list_parts(const struct wp_s3 *s3, const char *key, const char *id, s
  * it already holds with our bytes (same size, ETag the MD5 of our range), "" for the rest. Every
  * other unfinished upload of the key goes into stale. Nothing to go on with: *id NULL. A store
  * that cannot list uploads or parts leaves nothing to resume, not a failure. */
-static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, long long size, size_t np,
-			   char (*etags)[80], char **id, struct wp_s3_uploads *stale)
+static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, long long size,
+			   size_t np, char (*etags)[80], char **id, struct wp_s3_uploads *stale)
 {
 	struct wp_s3_uploads ups;
 	struct wp_err e = WP_ERR_INIT;
@@ -953,9 +1000,12 @@ static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, lo
 				if (pt->number < 1 || (size_t)pt->number > np)
 					continue;
 				long long off = (long long)(pt->number - 1) * WP_S3_PART_SIZE;
-				long long len = size - off < WP_S3_PART_SIZE ? size - off : WP_S3_PART_SIZE;
+				long long len = size - off < WP_S3_PART_SIZE ? size - off :
+									       WP_S3_PART_SIZE;
 				char md5[33];
-				if (pt->size != len || s3->part_hash(op->path, off, len, NULL, md5, &e) || strcasecmp(md5, pt->etag))
+				if (pt->size != len ||
+				    s3->part_hash(op->path, off, len, NULL, md5, &e) ||
+				    strcasecmp(md5, pt->etag))
 					continue;
 				snprintf(etags[pt->number - 1], 80, "%s", pt->etag);
 				kept++;
@@ -966,7 +1016,8 @@ static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, lo
 			*id = ups.v[u].id;
 			ups.v[u].id = NULL;
 		} else {
-			wp_vec_push(stale, (struct wp_s3_upload){ wp_xstrdup(ups.v[u].key), ups.v[u].id });
+			wp_vec_push(stale,
+				    (struct wp_s3_upload){ wp_xstrdup(ups.v[u].key), ups.v[u].id });
 			ups.v[u].id = NULL;
 		}
 	}
@@ -980,7 +1031,8 @@ static void find_resumable(const struct wp_s3 *s3, const struct wp_s3_op *op, lo
  * initiate one), the missing parts in parallel, complete. A part that fails leaves the upload for
  * the next run to go on with (with part_hash set; else it is aborted); the key's other unfinished
  * uploads are aborted once it is in place. fresh: never go on with an old one. */
-static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parallel, bool fresh, struct wp_err *err)
+static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parallel, bool fresh,
+			 struct wp_err *err)
 {
 	struct req init, fin;
 	struct req *parts = NULL, **pp = NULL;
@@ -1000,8 +1052,10 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	op->kept_bytes = 0;
 	if (!s3->part_hash) {
 		/* each part signs its own sha256, or it would go up unchecked */
-		rc = wp_fail(err, -WPE_USAGE, "'%s' would go up in parts without their sha256, so the store could not "
-			     "check their bytes", op->key);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' would go up in parts without their sha256, so the store could not "
+			     "check their bytes",
+			     op->key);
 		goto out;
 	}
 	struct wp_os_stat sb;
@@ -1010,8 +1064,8 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 		goto out;
 	}
 	if (op->size >= 0 && sb.st_size != op->size) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes, not the %lld expected", op->path,
-			     (long long)sb.st_size, op->size);
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes, not the %lld expected",
+			     op->path, (long long)sb.st_size, op->size);
 		goto out;
 	}
 	np = (size_t)((sb.st_size + WP_S3_PART_SIZE - 1) / WP_S3_PART_SIZE);
@@ -1035,9 +1089,11 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 			goto out;
 		}
 		char id[1100];
-		if (!s3->xml->upload_id(init.body.data, init.body.len, id, sizeof(id)) || strpbrk(id, "\r\n&")) {
-			rc = wp_fail(err, -WPE_SOURCE, "'%s' did not start a multipart upload of 's3://%s/%s'", s3->endpoint,
-				     s3->bucket, op->key);
+		if (!s3->xml->upload_id(init.body.data, init.body.len, id, sizeof(id)) ||
+		    strpbrk(id, "\r\n&")) {
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "'%s' did not start a multipart upload of 's3://%s/%s'",
+				     s3->endpoint, s3->bucket, op->key);
 			goto out;
 		}
 		upload_id = wp_xstrdup(id);
@@ -1049,7 +1105,8 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 		struct req *r = &parts[i];
 		req_init(r);
 		r->off = (long long)i * WP_S3_PART_SIZE;
-		r->len = sb.st_size - r->off < WP_S3_PART_SIZE ? sb.st_size - r->off : WP_S3_PART_SIZE;
+		r->len = sb.st_size - r->off < WP_S3_PART_SIZE ? sb.st_size - r->off :
+								 WP_S3_PART_SIZE;
 		if (etags[i][0]) {
 			op->parts_kept++;
 			op->kept_bytes += r->len;
@@ -1062,7 +1119,8 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 		r->key = op->key;
 		r->what = "upload a part of";
 		r->path = op->path; /* opened when it starts (setup) */
-		/* each part signs its sha256, as a single PUT does: the store refuses other bytes */
+		/* each part signs its sha256, as a single PUT does: the store refuses other
+		 * bytes */
 		if (s3->part_hash) {
 			if (!shas)
 				shas = wp_xcalloc(np, sizeof(*shas));
@@ -1077,7 +1135,8 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	for (size_t i = 0; i < nsend && !rc; i++)
 		if (pp[i]->result || !pp[i]->etag[0])
 			rc = wp_fail(err, pp[i]->result ? pp[i]->result : -WPE_SOURCE, "%s",
-				     pp[i]->result ? pp[i]->err.msg : "a part's upload got no ETag");
+				     pp[i]->result ? pp[i]->err.msg :
+						     "a part's upload got no ETag");
 	if (rc) {
 		/* the parts that went up stay for the next run to go on with */
 		keep_upload = s3->part_hash != NULL;
@@ -1085,8 +1144,8 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	}
 	wp_buf_addstr(&xml, "<CompleteMultipartUpload>");
 	for (size_t i = 0; i < np; i++)
-		wp_buf_printf(&xml, "<Part><PartNumber>%zu</PartNumber><ETag>\"%s\"</ETag></Part>", i + 1,
-			      etags[i][0] ? etags[i] : parts[i].etag);
+		wp_buf_printf(&xml, "<Part><PartNumber>%zu</PartNumber><ETag>\"%s\"</ETag></Part>",
+			      i + 1, etags[i][0] ? etags[i] : parts[i].etag);
 	wp_buf_addstr(&xml, "</CompleteMultipartUpload>");
 	char *q = wp_xasprintf("uploadId=%s", enc_id);
 	fin.method = "POST";
@@ -1103,15 +1162,16 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 	char code[64];
 	error_code(s3, fin.body.data, fin.body.len, code, sizeof(code));
 	if ((rc = fin.result) || code[0]) {
-		rc = wp_fail(err, rc ? rc : -WPE_NET, "%s%s%s", rc ? fin.err.msg : "finishing the upload failed: ",
-			     rc ? "" : code, "");
+		rc = wp_fail(err, rc ? rc : -WPE_NET, "%s%s%s",
+			     rc ? fin.err.msg : "finishing the upload failed: ", rc ? "" : code,
+			     "");
 		goto abort;
 	}
 	op->result = 0;
 	op->status = fin.status;
 	if (resumed) {
-		/* the parts kept are our bytes, but the object's metadata (sha256, type) came from the
-		 * upload's start, by another run: it must be ours too */
+		/* the parts kept are our bytes, but the object's metadata (sha256, type) came from
+		 * the upload's start, by another run: it must be ours too */
 		struct req h;
 		req_init(&h);
 		h.method = "HEAD";
@@ -1120,11 +1180,13 @@ static int put_multipart(const struct wp_s3 *s3, struct wp_s3_op *op, int parall
 		h.what = "look up";
 		struct req *hp = &h;
 		run_reqs(s3, &hp, 1, 1, NULL, NULL);
-		bool same = !h.result && h.length == (long long)sb.st_size && (!op->sha256 || !strcmp(h.meta, op->sha256)) &&
+		bool same = !h.result && h.length == (long long)sb.st_size &&
+			    (!op->sha256 || !strcmp(h.meta, op->sha256)) &&
 			    (!op->content_type || !strcmp(h.ctype, op->content_type));
 		req_release(&h);
 		if (!same) {
-			/* put it again from the start: the object's bytes are ours, its record of them is not */
+			/* put it again from the start: the object's bytes are ours, its record of
+			 * them is not */
 			rc = put_multipart(s3, op, parallel, true, err);
 			goto out;
 		}
@@ -1136,7 +1198,8 @@ abort:
 		wp_s3_abort_upload(s3, op->key, upload_id, &e2);
 	}
 out:
-	/* the key's other unfinished uploads: nothing of theirs was kept, and they would stay for ever */
+	/* the key's other unfinished uploads: nothing of theirs was kept, and they would stay for
+	 * ever */
 	for (size_t i = 0; i < stale.n; i++) {
 		struct wp_err e3 = WP_ERR_INIT;
 		wp_s3_abort_upload(s3, stale.v[i].key, stale.v[i].id, &e3);
@@ -1159,8 +1222,8 @@ out:
 	return rc;
 }
 
-int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parallel, wp_s3_done_fn *done, void *ctx,
-	      struct wp_err *err)
+int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parallel,
+	      wp_s3_done_fn *done, void *ctx, struct wp_err *err)
 {
 	if (parallel <= 0)
 		parallel = 16;
@@ -1175,7 +1238,8 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		op->missing = false;
 		op->meta_sha256[0] = op->etag[0] = 0;
 		op->length = -1;
-		if (!key_ok(op->key) || (op->verb == WP_S3_PUT && (!op->sha256 || strlen(op->sha256) != 64))) {
+		if (!key_ok(op->key) ||
+		    (op->verb == WP_S3_PUT && (!op->sha256 || strlen(op->sha256) != 64))) {
 			op->result = -WPE_USAGE;
 			continue;
 		}
@@ -1221,7 +1285,8 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 	run_reqs(s3, rp, nr, parallel, small_done, &sc);
 	for (size_t i = 0; i < n; i++) {
 		struct wp_s3_op *op = &ops[i];
-		if (op->verb == WP_S3_PUT && op->path && op->size > WP_S3_MULTIPART_MIN && !op->result) {
+		if (op->verb == WP_S3_PUT && op->path && op->size > WP_S3_MULTIPART_MIN &&
+		    !op->result) {
 			struct wp_err e = WP_ERR_INIT;
 			put_multipart(s3, op, parallel, false, &e);
 			if (op->result)
@@ -1237,10 +1302,13 @@ int wp_s3_run(const struct wp_s3 *s3, struct wp_s3_op *ops, size_t n, int parall
 		rc = ops[i].result;
 		if (!key_ok(ops[i].key)) {
 			wp_err_clear(err);
-			wp_fail(err, rc, "'%s' is no key S3 can take", ops[i].key ? ops[i].key : "(null)");
-		} else if (ops[i].verb == WP_S3_PUT && (!ops[i].sha256 || strlen(ops[i].sha256) != 64)) {
+			wp_fail(err, rc, "'%s' is no key S3 can take",
+				ops[i].key ? ops[i].key : "(null)");
+		} else if (ops[i].verb == WP_S3_PUT &&
+			   (!ops[i].sha256 || strlen(ops[i].sha256) != 64)) {
 			wp_err_clear(err);
-			wp_fail(err, rc, "'%s' would go up without its sha256, so the store could not check its bytes",
+			wp_fail(err, rc,
+				"'%s' would go up without its sha256, so the store could not check its bytes",
 				ops[i].key);
 		}
 		for (size_t k = 0; k < nr; k++)
@@ -1278,7 +1346,8 @@ int wp_s3_reach(const struct wp_s3 *s3, struct wp_err *err)
 	return rc;
 }
 
-int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing *out, struct wp_err *err)
+int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing *out,
+	       struct wp_err *err)
 {
 	char *token = NULL;
 	long long page_keys = s3->list_page;
@@ -1286,14 +1355,18 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 	int rc = need_reader(s3, err);
 	if (rc)
 		return rc;
-	/* a store whose listing never ends (IsTruncated for ever, the same token again, the same keys
-	 * under fresh tokens, empty pages) is stopped: keys come in UTF-8 binary order across pages */
-	long long max_pages = WP_S3_LIST_MAX_KEYS / (page_keys ? page_keys : 1000) + S3_LIST_SPARE_PAGES;
+	/* a store whose listing never ends (IsTruncated for ever, the same token again, the same
+	 * keys under fresh tokens, empty pages) is stopped: keys come in UTF-8 binary order across
+	 * pages */
+	long long max_pages = WP_S3_LIST_MAX_KEYS / (page_keys ? page_keys : 1000) +
+			      S3_LIST_SPARE_PAGES;
 	int empty_run = 0;
 	for (long long page = 0;; page++) {
 		if (page >= max_pages) {
-			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': the store said the listing goes on after %lld "
-				     "pages; its listing is broken", s3->display, s3->endpoint, page);
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "listing '%s' at '%s': the store said the listing goes on after %lld "
+				     "pages; its listing is broken",
+				     s3->display, s3->endpoint, page);
 			break;
 		}
 		size_t had = out->n;
@@ -1330,14 +1403,22 @@ int wp_s3_list(const struct wp_s3 *s3, const char *prefix, struct wp_s3_listing 
 		req_release(&r);
 		wp_buf_free(&body);
 		if (!rc && truncated && token && !strcmp(next, token))
-			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': the store gave the same continuation token "
-				     "again after %lld pages; its listing is broken", s3->display, s3->endpoint, page + 1);
-		else if (!rc && had && out->n > had && strcmp(out->v[had].key, out->v[had - 1].key) <= 0)
-			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': page %lld starts with a key listed before "
-				     "('%.200s'); its listing is broken", s3->display, s3->endpoint, page + 1, out->v[had].key);
-		else if (!rc && truncated && (empty_run = out->n > had ? 0 : empty_run + 1) >= S3_LIST_EMPTY_RUN)
-			rc = wp_fail(err, -WPE_SOURCE, "listing '%s' at '%s': %d pages in a row that list nothing, and "
-				     "the store says it goes on; its listing is broken", s3->display, s3->endpoint, empty_run);
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "listing '%s' at '%s': the store gave the same continuation token "
+				     "again after %lld pages; its listing is broken",
+				     s3->display, s3->endpoint, page + 1);
+		else if (!rc && had && out->n > had &&
+			 strcmp(out->v[had].key, out->v[had - 1].key) <= 0)
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "listing '%s' at '%s': page %lld starts with a key listed before "
+				     "('%.200s'); its listing is broken",
+				     s3->display, s3->endpoint, page + 1, out->v[had].key);
+		else if (!rc && truncated &&
+			 (empty_run = out->n > had ? 0 : empty_run + 1) >= S3_LIST_EMPTY_RUN)
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "listing '%s' at '%s': %d pages in a row that list nothing, and "
+				     "the store says it goes on; its listing is broken",
+				     s3->display, s3->endpoint, empty_run);
 		free(token);
 		token = next;
 		if (rc || !truncated)

@@ -1,6 +1,6 @@
-/* net/transfer.h: what one transfer is told, shared by the requests (net/http.h, net/download.h) and
- * the engine under them (net/xfer.h): how hard to try (the defaults and struct wp_net_policy) and
- * the callbacks a download's bytes and progress go to. */
+/* net/transfer.h: what one transfer is told, shared by the requests (net/http.h, net/download.h)
+ * and the engine under them (net/xfer.h): how hard to try (the defaults and struct wp_net_policy)
+ * and the callbacks a download's bytes and progress go to. */
 #ifndef WP_NET_TRANSFER_H
 #define WP_NET_TRANSFER_H
 
@@ -43,18 +43,20 @@ struct wp_net_creds;
  * defaults. Ownership: the caller's, borrowed while the transfers run. Transfers run together
  * (one wp_http_get_many, one wp_download_run) share the first one's conf. */
 struct wp_net_conf {
-	long timeout_s;             /* 1 to 86400: replaces the connect and stall limits; 0: the defaults */
-	long retry_base_ms;         /* the first backoff, with retry_base_set; else WP_NET_RETRY_BASE_MS */
+	long timeout_s; /* 1 to 86400: replaces the connect and stall limits; 0: the defaults */
+	long retry_base_ms; /* the first backoff, with retry_base_set; else WP_NET_RETRY_BASE_MS */
 	bool retry_base_set;
-	const char *ca_file;        /* PEM certificates that replace the system's; NULL: the system's */
-	const char *ca_origin;      /* where ca_file came from ("--cert", "PIP_CERT", "WHEELPICK_CA_BUNDLE"),
-	                               named when it cannot be read; NULL: it is not checked first */
+	const char *ca_file; /* PEM certificates that replace the system's; NULL: the system's */
+	const char *ca_origin; /* where ca_file came from ("--cert", "PIP_CERT",
+				  "WHEELPICK_CA_BUNDLE"), named when it cannot be read; NULL: it is
+				  not checked first */
 	const char *ca_advice;      /* how the user gives a private CA, said when a certificate is
 	                               refused; NULL: net/'s plain words */
 	const char *client_cert;    /* PEM, key included, for an https server that asks for one */
 	const char *netrc;          /* the netrc file libcurl reads; NULL: ~/.netrc */
 	const struct wp_net_creds *creds; /* user and password by origin (net/auth.h); NULL: none */
-	const char *const *trusted_hosts; /* "host" or "host:port" whose certificate is not checked */
+	const char *const *trusted_hosts; /* "host" or "host:port" whose certificate is not checked
+					   */
 	size_t n_trusted_hosts;
 	/* a setting that was garbage where it was read (e.g. "WHEELPICK_TIMEOUT='5m' is not a whole
 	 * number ..."): every transfer fails with -WPE_USAGE and these words; "" or NULL: none */

@@ -74,8 +74,10 @@ struct slot {
 	char *validator;            /* of the bytes in the sink: sent as If-Range to resume them */
 	long long progress_sent;
 	long long progress_at;
-	long long started_ms;       /* when the first attempt began (0: not yet): the deadline runs from it */
-	long long asked_wait_s;     /* the longest Retry-After the server sent, to say when it was cut */
+	long long started_ms; /* when the first attempt began (0: not yet): the deadline runs from
+				 it */
+	long long asked_wait_s; /* the longest Retry-After the server sent, to say when it was cut
+				 */
 	/* redirects are followed here, not by libcurl, so that each hop gets its own TLS settings
 	 * and credentials (a --trusted-host is trusted for itself, not for where it points) */
 	char *hop_url;              /* the URL of this hop; NULL: x->url */
@@ -101,8 +103,9 @@ struct run {
 	long long retry_base_ms;
 	long long retry_after_cap_s;
 	const char *ca_bundle;
-	char env_error[320];        /* the conf's bad setting (garbage where it was read): every transfer fails */
-	char ca_error[320];         /* the conf's CA bundle is no readable file: https transfers fail */
+	char env_error[320]; /* the conf's bad setting (garbage where it was read): every transfer
+				fails */
+	char ca_error[320]; /* the conf's CA bundle is no readable file: https transfers fail */
 	/* the slowest connect seen to each host in this run, in microseconds */
 	struct dial_host {
 		char host[264];
@@ -143,9 +146,11 @@ static const char *conf_ca_file(const struct wp_net_conf *c, char *bad, size_t b
 	if (!given || !*given)
 		return NULL;
 	struct wp_os_stat sb;
-	if (c->ca_origin && (wp_os_stat(given, &sb) < 0 || !WP_S_ISREG(sb.st_mode) || wp_os_access(given, WP_R_OK) < 0))
-		snprintf(bad, badsz, "the CA bundle '%.200s' (%s) is not a readable file of PEM certificates", given,
-			 c->ca_origin);
+	if (c->ca_origin && (wp_os_stat(given, &sb) < 0 || !WP_S_ISREG(sb.st_mode) ||
+			     wp_os_access(given, WP_R_OK) < 0))
+		snprintf(bad, badsz,
+			 "the CA bundle '%.200s' (%s) is not a readable file of PEM certificates",
+			 given, c->ca_origin);
 	return given;
 }
 
@@ -276,7 +281,8 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 	return len;
 }
 
-static void fail(struct slot *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(struct slot *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void fail(struct slot *s, int code, const char *fmt, ...)
 {
@@ -297,7 +303,8 @@ static int restart_sink(struct slot *s)
 	x->received = 0;
 	s->attempt_start = 0;
 	if (!x->reset) {
-		fail(s, -WPE_NET, "cannot %s '%s': it must start over, and what was written cannot be undone",
+		fail(s, -WPE_NET,
+		     "cannot %s '%s': it must start over, and what was written cannot be undone",
 		     x->verb, x->url);
 		return -1;
 	}
@@ -337,7 +344,8 @@ static void on_head(struct slot *s)
 	} else if (st == 416 && s->offset > 0) {
 		s->verdict = s->cr_star && s->cr_total == s->offset ? V_COMPLETE : V_RESTART;
 		if (s->verdict == V_RESTART)
-			snprintf(s->why, sizeof(s->why), "HTTP 416 to a resume at byte %lld", s->offset);
+			snprintf(s->why, sizeof(s->why), "HTTP 416 to a resume at byte %lld",
+				 s->offset);
 		return;
 	} else if (st < 200 || st > 299) {
 		s->verdict = V_HTTP;
@@ -347,8 +355,10 @@ static void on_head(struct slot *s)
 		if (s->cr_start < 0 || s->cr_end < s->cr_start ||
 		    (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
 		    (s->clen >= 0 && !x->decode && s->clen != s->cr_end - s->cr_start + 1)) {
-			fail(s, -WPE_NET, "cannot %s '%s': the server answered 206 without a usable "
-			     "Content-Range", x->verb, x->url);
+			fail(s, -WPE_NET,
+			     "cannot %s '%s': the server answered 206 without a usable "
+			     "Content-Range",
+			     x->verb, x->url);
 			return;
 		}
 		x->range_start = s->cr_start;
@@ -362,31 +372,41 @@ static void on_head(struct slot *s)
 		s->offset = 0;
 		x->total = x->decode ? -1 : s->clen;
 		take_validator(s);
-	} else if (st == 206 && (s->cr_start != s->offset || s->cr_end < s->cr_start ||
-				 (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
-				 (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1) ||
-				 (s->cr_total >= 0 && x->expect_size >= 0 && s->cr_total != x->expect_size))) {
+	} else if (st == 206 &&
+		   (s->cr_start != s->offset || s->cr_end < s->cr_start ||
+		    (s->cr_total >= 0 && s->cr_end >= s->cr_total) ||
+		    (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1) ||
+		    (s->cr_total >= 0 && x->expect_size >= 0 && s->cr_total != x->expect_size))) {
 		/* Appending bytes from another offset would corrupt the file, so the answer is
 		 * refused; the next try asks for the whole file without Range (a server with broken
 		 * ranges still serves plain GETs), and it counts as a try so this ends. */
 		s->verdict = V_RESTART;
 		if (s->cr_start < 0 || s->cr_end < s->cr_start)
-			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
-				 "206 without a usable Content-Range", s->offset);
+			snprintf(s->why, sizeof(s->why),
+				 "asked to resume at byte %lld, the server answered "
+				 "206 without a usable Content-Range",
+				 s->offset);
 		else if (s->cr_start != s->offset)
-			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
-				 "from byte %lld", s->offset, s->cr_start);
+			snprintf(s->why, sizeof(s->why),
+				 "asked to resume at byte %lld, the server answered "
+				 "from byte %lld",
+				 s->offset, s->cr_start);
 		else if (s->clen >= 0 && s->clen != s->cr_end - s->cr_start + 1)
-			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
-				 "206 for bytes %lld-%lld with %lld bytes", s->offset, s->cr_start, s->cr_end, s->clen);
+			snprintf(s->why, sizeof(s->why),
+				 "asked to resume at byte %lld, the server answered "
+				 "206 for bytes %lld-%lld with %lld bytes",
+				 s->offset, s->cr_start, s->cr_end, s->clen);
 		else
-			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server answered "
-				 "206 for a file of %lld bytes, not %lld", s->offset, s->cr_total,
-				 s->cr_total >= 0 && s->cr_end >= s->cr_total ? s->cr_end + 1 : x->expect_size);
+			snprintf(s->why, sizeof(s->why),
+				 "asked to resume at byte %lld, the server answered "
+				 "206 for a file of %lld bytes, not %lld",
+				 s->offset, s->cr_total,
+				 s->cr_total >= 0 && s->cr_end >= s->cr_total ? s->cr_end + 1 :
+										x->expect_size);
 		return;
 	} else if (st == 206) {
-		/* a resume: the bytes held keep the validator they were asked under; held under none,
-		 * they get none now (this answer's says nothing of the earlier bytes) */
+		/* a resume: the bytes held keep the validator they were asked under; held under
+		 * none, they get none now (this answer's says nothing of the earlier bytes) */
 		x->total = s->cr_total;
 	} else {
 		x->total = x->decode ? -1 : s->clen;
@@ -409,13 +429,15 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 	if (!s->head_seen)
 		on_head(s);
 	if (s->verdict == V_REDIRECT) {
-		/* read to its end and dropped: libcurl says where it pointed only after a whole answer */
+		/* read to its end and dropped: libcurl says where it pointed only after a whole
+		 * answer */
 		s->redirect_body += (long long)len;
 		return s->redirect_body > REDIRECT_BODY_MAX ? WRITE_ABORT : len;
 	}
 	if (s->verdict != V_NONE)
 		return WRITE_ABORT;
-	/* checked on decoded bytes, so a gzip bomb stops at the ceiling, not at its compressed size */
+	/* checked on decoded bytes, so a gzip bomb stops at the ceiling, not at its compressed
+	 * size */
 	if (x->max_bytes >= 0 && (long long)len > x->max_bytes - x->received) {
 		fail(s, -WPE_TOO_BIG, "'%s' is larger than %lld bytes", x->url, x->max_bytes);
 		return WRITE_ABORT;
@@ -423,12 +445,15 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 	if (s->status == 206 && s->offset > 0 && (long long)len > s->cr_end + 1 - x->received) {
 		/* more than its Content-Range said: the bytes do not lie where it says */
 		s->verdict = V_RESTART;
-		snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server sent more than the "
-			 "bytes %lld-%lld it named", s->offset, s->cr_start, s->cr_end);
+		snprintf(s->why, sizeof(s->why),
+			 "asked to resume at byte %lld, the server sent more than the "
+			 "bytes %lld-%lld it named",
+			 s->offset, s->cr_start, s->cr_end);
 		return WRITE_ABORT;
 	}
 	if (x->expect_size >= 0 && (long long)len > x->expect_size - x->received) {
-		fail(s, -WPE_INTEGRITY, "'%s' is larger than the expected %lld bytes", x->url, x->expect_size);
+		fail(s, -WPE_INTEGRITY, "'%s' is larger than the expected %lld bytes", x->url,
+		     x->expect_size);
 		return WRITE_ABORT;
 	}
 	int rc = x->write(x->ctx, p, len, x->err);
@@ -462,7 +487,8 @@ static int add_header(struct slot *s, const char *name, const char *value)
 	if (!value)
 		return 0;
 	if (strpbrk(value, "\r\n"))
-		return wp_fail(s->x->err, -WPE_USAGE, "header %s for '%s' contains a line break", name, s->x->url);
+		return wp_fail(s->x->err, -WPE_USAGE, "header %s for '%s' contains a line break",
+			       name, s->x->url);
 	char *line = wp_xasprintf("%s: %s", name, value);
 	struct curl_slist *l = curl_slist_append(s->hdrs, line);
 	free(line);
@@ -521,7 +547,8 @@ static int set_auth(struct slot *s, CURL *e)
 	}
 	return 0;
 bad_opt:
-	return wp_fail(x->err, -WPE_NET, "cannot set up the transfer of '%s': %s", x->url, curl_easy_strerror(cc));
+	return wp_fail(x->err, -WPE_NET, "cannot set up the transfer of '%s': %s", x->url,
+		       curl_easy_strerror(cc));
 }
 
 /* Prepare the easy handle for the next attempt; every option is set afresh. */
@@ -532,13 +559,16 @@ static int setup(struct run *r, struct slot *s)
 	int rc = 0;
 
 	if (!x->url || !x->write)
-		return wp_fail(x->err, -WPE_USAGE, "a %s needs a URL and a place for the bytes", x->verb);
+		return wp_fail(x->err, -WPE_USAGE, "a %s needs a URL and a place for the bytes",
+			       x->verb);
 	if (r->ca_error[0] && is_https(url_now(s)))
-		return wp_fail(x->err, -WPE_USAGE, "cannot %s '%s': %s", x->verb, x->url, r->ca_error);
+		return wp_fail(x->err, -WPE_USAGE, "cannot %s '%s': %s", x->verb, x->url,
+			       r->ca_error);
 	if (!s->easy) {
 		s->easy = curl_easy_init();
 		if (!s->easy)
-			return wp_fail(x->err, -WPE_NET, "cannot start a transfer for '%s'", x->url);
+			return wp_fail(x->err, -WPE_NET, "cannot start a transfer for '%s'",
+				       x->url);
 	} else {
 		curl_easy_reset(s->easy);
 	}
@@ -560,7 +590,8 @@ static int setup(struct run *r, struct slot *s)
 			 env_t > 0 ? env_t : WP_NET_CONNECT_TIMEOUT_S;
 	long slow_s = x->policy.low_speed_time_s > 0 ? x->policy.low_speed_time_s :
 		      env_t > 0 ? env_t : WP_NET_LOW_SPEED_TIME_S;
-	long slow_bytes = x->policy.low_speed_bytes > 0 ? x->policy.low_speed_bytes : WP_NET_LOW_SPEED_BYTES;
+	long slow_bytes = x->policy.low_speed_bytes > 0 ? x->policy.low_speed_bytes :
+							  WP_NET_LOW_SPEED_BYTES;
 
 	SETOPT(CURLOPT_URL, url_now(s));
 	SETOPT(CURLOPT_PRIVATE, (void *)s);
@@ -583,8 +614,9 @@ static int setup(struct run *r, struct slot *s)
 	SETOPT(CURLOPT_LOW_SPEED_LIMIT, slow_bytes);
 	SETOPT(CURLOPT_LOW_SPEED_TIME, slow_s);
 	SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
-	/* 16 KiB reads (the default) cost a recv and a poll each: 25,000 of each for 400 MB. A bigger
-	 * receive buffer (512 KiB per transfer, 4 MiB for 8 at once) lets big wheels stream. */
+	/* 16 KiB reads (the default) cost a recv and a poll each: 25,000 of each for 400 MB. A
+	 * bigger receive buffer (512 KiB per transfer, 4 MiB for 8 at once) lets big wheels
+	 * stream. */
 	SETOPT(CURLOPT_BUFFERSIZE, 512L * 1024);
 	SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	if (is_https(url_now(s)))
@@ -611,9 +643,11 @@ static int setup(struct run *r, struct slot *s)
 		SETOPT(CURLOPT_RANGE, s->range);
 	} else if (x->range) {
 		if (!range_ok(x->range))
-			return wp_fail(x->err, -WPE_USAGE, "range '%s' for '%s' is not A-B, A- or -N",
-				       x->range, x->url);
-		/* file:// would cut the bytes but say nothing of where they lie: it is read whole */
+			return wp_fail(x->err, -WPE_USAGE,
+				       "range '%s' for '%s' is not A-B, A- or -N", x->range,
+				       x->url);
+		/* file:// would cut the bytes but say nothing of where they lie: it is read
+		 * whole */
 		if (strncasecmp(x->url, "file:", 5) != 0)
 			SETOPT(CURLOPT_RANGE, x->range);
 	}
@@ -633,7 +667,8 @@ static int setup(struct run *r, struct slot *s)
 	return 0;
 
 bad_opt:
-	return wp_fail(x->err, -WPE_NET, "cannot set up the transfer of '%s': %s", x->url, curl_easy_strerror(cc));
+	return wp_fail(x->err, -WPE_NET, "cannot set up the transfer of '%s': %s", x->url,
+		       curl_easy_strerror(cc));
 }
 
 static bool transient_curl(CURLcode cc)
@@ -671,7 +706,8 @@ static void finish_ok(struct slot *s)
 	char *url = NULL;
 
 	if (x->expect_size >= 0 && x->received != x->expect_size && !x->not_modified) {
-		fail(s, -WPE_INTEGRITY, "'%s' has %lld bytes, expected %lld", x->url, x->received, x->expect_size);
+		fail(s, -WPE_INTEGRITY, "'%s' has %lld bytes, expected %lld", x->url, x->received,
+		     x->expect_size);
 		x->result = s->fail_code;
 		s->state = ST_DONE;
 		return;
@@ -709,8 +745,10 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 			x->reset(x->ctx, 0, &ignored);
 		}
 		if (s->asked_wait_s > r->retry_after_cap_s)
-			snprintf(waited, sizeof(waited), "; the server asked to wait %lld s before trying again, and "
-				 "wheelpick waits %lld s at most", s->asked_wait_s, r->retry_after_cap_s);
+			snprintf(waited, sizeof(waited),
+				 "; the server asked to wait %lld s before trying again, and "
+				 "wheelpick waits %lld s at most",
+				 s->asked_wait_s, r->retry_after_cap_s);
 		fail(s, -WPE_NET, "cannot %s '%s': %s (%d %s%s)", x->verb, x->url, s->why, x->tries,
 		     x->tries == 1 ? "try" : "tries", waited);
 		x->result = s->fail_code;
@@ -722,7 +760,8 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 		s->state = ST_DONE;
 		return;
 	}
-	/* a try starts over from the URL asked for: where it pointed may have been for a while only */
+	/* a try starts over from the URL asked for: where it pointed may have been for a while
+	 * only */
 	free(s->hop_url);
 	s->hop_url = NULL;
 	s->hops = 0;
@@ -733,7 +772,8 @@ static void retry_or_fail(struct run *r, struct slot *s, bool from_zero, bool st
 	if (s->retry_after_s >= 0) {
 		if (s->retry_after_s > s->asked_wait_s)
 			s->asked_wait_s = s->retry_after_s;
-		long long ra = s->retry_after_s > r->retry_after_cap_s ? r->retry_after_cap_s : s->retry_after_s;
+		long long ra = s->retry_after_s > r->retry_after_cap_s ? r->retry_after_cap_s :
+									 s->retry_after_s;
 		if (ra * 1000 > delay)
 			delay = ra * 1000;
 	}
@@ -750,9 +790,11 @@ static void follow(struct slot *s)
 	char *to = NULL;
 	curl_easy_getinfo(s->easy, CURLINFO_REDIRECT_URL, &to);
 	if (!to || !*to) {
-		fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld without a Location to go to", x->verb, x->url, s->status);
+		fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld without a Location to go to", x->verb,
+		     x->url, s->status);
 	} else if (s->hops >= WP_NET_MAX_REDIRECTS) {
-		fail(s, -WPE_NET, "cannot %s '%s': more than %ld redirects", x->verb, x->url, WP_NET_MAX_REDIRECTS);
+		fail(s, -WPE_NET, "cannot %s '%s': more than %ld redirects", x->verb, x->url,
+		     WP_NET_MAX_REDIRECTS);
 	} else if (!is_https(to) && (is_https(x->url) || strncasecmp(to, "http://", 7))) {
 		/* a redirect may never leave TLS once it started there */
 		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect%s to '%s'", x->verb, x->url,
@@ -805,18 +847,21 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 			snprintf(s->why, sizeof(s->why), "HTTP %ld", st);
 			retry_or_fail(r, s, false, false);
 		} else if (st == 401 || st == 403) {
-			/* who answered (after a redirect, maybe not the URL's host); the credentials are
-			 * never part of the message */
+			/* who answered (after a redirect, maybe not the URL's host); the
+			 * credentials are never part of the message */
 			char *eff = NULL, host[256];
 			curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &eff);
 			wp_net_url_host(eff ? eff : x->url, host, sizeof(host));
 			if (s->sent_auth)
-				fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld from %s: the credentials given for it were refused "
+				fail(s, -WPE_NET,
+				     "cannot %s '%s': HTTP %ld from %s: the credentials given for it were refused "
 				     "(check the user and password in the index URL, ~/.netrc or the environment)",
 				     x->verb, x->url, st, host);
 			else
-				fail(s, -WPE_NET, "cannot %s '%s': HTTP %ld from %s: credentials needed (add them to the index "
-				     "URL or ~/.netrc)", x->verb, x->url, st, host);
+				fail(s, -WPE_NET,
+				     "cannot %s '%s': HTTP %ld from %s: credentials needed (add them to the index "
+				     "URL or ~/.netrc)",
+				     x->verb, x->url, st, host);
 			x->result = s->fail_code;
 			s->state = ST_DONE;
 		} else {
@@ -830,7 +875,8 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 	if (cc == CURLE_OK) {
 		if (s->status == 304) {
 			if (!x->if_none_match && !x->if_modified_since) {
-				fail(s, -WPE_NET, "cannot %s '%s': HTTP 304 to a request that was not conditional",
+				fail(s, -WPE_NET,
+				     "cannot %s '%s': HTTP 304 to a request that was not conditional",
 				     x->verb, x->url);
 				x->result = s->fail_code;
 				s->state = ST_DONE;
@@ -838,16 +884,20 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 			}
 			x->not_modified = true;
 		} else if (s->status == 206 && s->offset > 0 && x->received < s->cr_end + 1) {
-			/* a resume's answer that ended cleanly short of the range it named: its bytes do
-			 * not lie where it says, and none of them may stay */
-			snprintf(s->why, sizeof(s->why), "asked to resume at byte %lld, the server named bytes %lld-%lld "
-				 "and sent %lld", s->offset, s->cr_start, s->cr_end, x->received - s->offset);
+			/* a resume's answer that ended cleanly short of the range it named: its
+			 * bytes do not lie where it says, and none of them may stay */
+			snprintf(s->why, sizeof(s->why),
+				 "asked to resume at byte %lld, the server named bytes %lld-%lld "
+				 "and sent %lld",
+				 s->offset, s->cr_start, s->cr_end, x->received - s->offset);
 			retry_or_fail(r, s, true, false);
 			return;
 		} else if (s->status == 206 && x->total >= 0 && x->received < x->total) {
-			/* a range answer may end early with no error from libcurl; ask for the rest */
-			snprintf(s->why, sizeof(s->why), "the range answer ended at byte %lld of %lld",
-				 x->received, x->total);
+			/* a range answer may end early with no error from libcurl; ask for the
+			 * rest */
+			snprintf(s->why, sizeof(s->why),
+				 "the range answer ended at byte %lld of %lld", x->received,
+				 x->total);
 			retry_or_fail(r, s, false, false);
 			return;
 		}
@@ -861,11 +911,11 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 	} else if (cc == CURLE_UNSUPPORTED_PROTOCOL && is_https(x->url)) {
 		char *to = NULL;
 		curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &to);
-		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect from https to '%s' (%s)", x->verb, x->url,
-		     to ? to : "?", reason);
+		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect from https to '%s' (%s)",
+		     x->verb, x->url, to ? to : "?", reason);
 	} else if (cc == CURLE_PEER_FAILED_VERIFICATION) {
-		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, %s)", x->verb, x->url, reason,
-		     wp_net_private_ca_advice(x->policy.conf));
+		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, %s)", x->verb, x->url,
+		     reason, wp_net_private_ca_advice(x->policy.conf));
 	} else if (transient_curl(cc)) {
 		snprintf(s->why, sizeof(s->why), "%s", reason);
 		/* a stall earns no free resume, or a slow drip would take FREE_RESUMES timeouts */
@@ -889,7 +939,8 @@ static void report(struct run *r, struct slot *s, long long now, bool force)
 	wp_dl_progress_fn *fn = r->opts->progress;
 	if (!fn)
 		return;
-	if (!force && (s->x->received == s->progress_sent || now - s->progress_at < WP_DL_PROGRESS_MS))
+	if (!force &&
+	    (s->x->received == s->progress_sent || now - s->progress_at < WP_DL_PROGRESS_MS))
 		return;
 	s->progress_sent = s->x->received;
 	s->progress_at = now;
@@ -906,7 +957,9 @@ static bool past_deadline(const struct run *r, const struct slot *s, long long n
 		return false;
 	long stall = x->policy.low_speed_time_s > 0 ? x->policy.low_speed_time_s :
 		     r->env_timeout_s > 0 ? r->env_timeout_s : WP_NET_LOW_SPEED_TIME_S;
-	long long grace_ms = 1000LL * (x->policy.deadline_grace_s > 0 ? x->policy.deadline_grace_s : WP_NET_DEADLINE_GRACE * stall);
+	long long grace_ms = 1000LL * (x->policy.deadline_grace_s > 0 ?
+					       x->policy.deadline_grace_s :
+					       WP_NET_DEADLINE_GRACE * stall);
 	long long rate = x->policy.min_rate > 0 ? x->policy.min_rate : WP_NET_MIN_RATE;
 	return now - s->started_ms > grace_ms + x->received * 1000 / rate;
 }
@@ -915,14 +968,17 @@ static void fail_deadline(struct run *r, struct slot *s, long long now)
 {
 	struct wp_xfer *x = s->x;
 	long long rate = x->policy.min_rate > 0 ? x->policy.min_rate : WP_NET_MIN_RATE;
-	fail(s, -WPE_NET, "cannot %s '%s': too slow: %lld bytes in %lld s, under %lld KiB/s on average (%d %s); "
-	     "a slow link can raise WHEELPICK_TIMEOUT", x->verb, x->url, x->received, (now - s->started_ms) / 1000,
-	     rate / 1024, x->tries, x->tries == 1 ? "try" : "tries");
+	fail(s, -WPE_NET,
+	     "cannot %s '%s': too slow: %lld bytes in %lld s, under %lld KiB/s on average (%d %s); "
+	     "a slow link can raise WHEELPICK_TIMEOUT",
+	     x->verb, x->url, x->received, (now - s->started_ms) / 1000, rate / 1024, x->tries,
+	     x->tries == 1 ? "try" : "tries");
 	x->result = s->fail_code;
 	s->state = ST_DONE;
 }
 
-/* The slowest connect to host seen in this run, for a redial's patience; NULL when none finished. */
+/* The slowest connect to host seen in this run, for a redial's patience; NULL when none
+ * finished. */
 static struct dial_host *dial_host(struct run *r, const char *host, bool add)
 {
 	for (size_t i = 0; i < r->n_dials; i++)
@@ -945,7 +1001,8 @@ static long long dial_check(struct run *r, struct slot *s, long long now)
 		return -1;
 	curl_off_t conn_us = 0, dns_us = 0;
 	wp_net_url_host(url_now(s), host, sizeof(host));
-	if (curl_easy_getinfo(s->easy, CURLINFO_CONNECT_TIME_T, &conn_us) == CURLE_OK && conn_us > 0) {
+	if (curl_easy_getinfo(s->easy, CURLINFO_CONNECT_TIME_T, &conn_us) == CURLE_OK &&
+	    conn_us > 0) {
 		curl_easy_getinfo(s->easy, CURLINFO_NAMELOOKUP_TIME_T, &dns_us);
 		struct dial_host *d = dial_host(r, host, true);
 		long long us = (long long)(conn_us - dns_us);
@@ -970,7 +1027,8 @@ static void fail_all(struct run *r, CURLMcode mc)
 		struct slot *s = &r->slots[i];
 		if (s->state == ST_DONE)
 			continue;
-		fail(s, -WPE_NET, "cannot %s '%s': %s", s->x->verb, s->x->url, curl_multi_strerror(mc));
+		fail(s, -WPE_NET, "cannot %s '%s': %s", s->x->verb, s->x->url,
+		     curl_multi_strerror(mc));
 		s->x->result = s->fail_code;
 		s->state = ST_DONE;
 		ended(r, s);
@@ -1012,8 +1070,9 @@ static void drive(struct run *r)
 			s->free_start = false;
 			int rc = setup(r, s);
 			if (rc == 0 && (mc = curl_multi_add_handle(r->multi, s->easy)) != CURLM_OK)
-				rc = wp_fail(s->x->err, -WPE_NET, "cannot start the transfer of '%s': %s",
-					     s->x->url, curl_multi_strerror(mc));
+				rc = wp_fail(s->x->err, -WPE_NET,
+					     "cannot start the transfer of '%s': %s", s->x->url,
+					     curl_multi_strerror(mc));
 			if (rc < 0) {
 				s->x->result = rc;
 				s->state = ST_DONE;
@@ -1068,8 +1127,9 @@ static void drive(struct run *r)
 			}
 			long long dial_left = dial_check(r, s, now);
 			if (dial_left == 0) {
-				/* its SYN is likely lost (a full listen queue drops it): dial again now,
-				 * not after the kernel's second; nothing of the answer has come */
+				/* its SYN is likely lost (a full listen queue drops it): dial again
+				 * now, not after the kernel's second; nothing of the answer has
+				 * come */
 				curl_multi_remove_handle(r->multi, s->easy);
 				running--;
 				s->redials++;
@@ -1113,11 +1173,16 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 	const struct wp_net_conf *conf = n ? xs[0].policy.conf : NULL;
 	if (conf && conf->bad && conf->bad[0])
 		snprintf(r.env_error, sizeof(r.env_error), "%s", conf->bad);
-	r.env_timeout_s = conf && conf->timeout_s > 0 && conf->timeout_s <= 86400 ? conf->timeout_s : 0;
-	r.retry_base_ms = conf && conf->retry_base_set && conf->retry_base_ms >= 0 && conf->retry_base_ms <= RETRY_CAP_MS
-				  ? conf->retry_base_ms : WP_NET_RETRY_BASE_MS;
-	r.retry_after_cap_s = r.env_timeout_s > 0 && r.env_timeout_s < WP_NET_RETRY_AFTER_CAP_S ? r.env_timeout_s
-											   : WP_NET_RETRY_AFTER_CAP_S;
+	r.env_timeout_s = conf && conf->timeout_s > 0 && conf->timeout_s <= 86400 ?
+				  conf->timeout_s :
+				  0;
+	r.retry_base_ms = conf && conf->retry_base_set && conf->retry_base_ms >= 0 &&
+					  conf->retry_base_ms <= RETRY_CAP_MS ?
+				  conf->retry_base_ms :
+				  WP_NET_RETRY_BASE_MS;
+	r.retry_after_cap_s = r.env_timeout_s > 0 && r.env_timeout_s < WP_NET_RETRY_AFTER_CAP_S ?
+				      r.env_timeout_s :
+				      WP_NET_RETRY_AFTER_CAP_S;
 	r.ca_bundle = conf_ca_file(conf, r.ca_error, sizeof(r.ca_error));
 
 	for (size_t i = 0; i < n; i++) {
@@ -1142,8 +1207,10 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 
 	if (wp_xfer_curl_start() != CURLE_OK) {
 		for (size_t i = 0; i < n; i++)
-			xs[i].result = wp_fail(xs[i].err, -WPE_NET, "cannot %s '%s': libcurl did not start: %s",
-					       xs[i].verb, xs[i].url, curl_easy_strerror(curl_init_rc));
+			xs[i].result = wp_fail(xs[i].err, -WPE_NET,
+					       "cannot %s '%s': libcurl did not start: %s",
+					       xs[i].verb, xs[i].url,
+					       curl_easy_strerror(curl_init_rc));
 		return xs[0].result;
 	}
 
@@ -1160,7 +1227,8 @@ int wp_xfer_run(struct wp_xfer *xs, size_t n, const struct wp_xfer_opts *opts)
 	r.multi = curl_multi_init();
 	if (!r.multi) {
 		for (size_t i = 0; i < n; i++)
-			xs[i].result = wp_fail(xs[i].err, -WPE_NET, "cannot %s '%s': libcurl multi handle failed",
+			xs[i].result = wp_fail(xs[i].err, -WPE_NET,
+					       "cannot %s '%s': libcurl multi handle failed",
 					       xs[i].verb, xs[i].url);
 		goto out;
 	}

@@ -20,13 +20,13 @@ struct wp_xfer {
 	const char *accept;
 	bool decode;                    /* send Accept-Encoding and decode what comes back */
 	bool resume;                    /* continue a dropped body with a Range request */
-	bool head;                      /* a HEAD request: no body; total gets the announced
-	                                   Content-Length (-1 when none); not with resume or range */
-	const char *if_range;           /* with resume and start > 0: the validator (a strong ETag or a
-	                                   Last-Modified date) the bytes already held came under, sent as
-	                                   If-Range; a 200 then means the file changed: start over */
-	long long start;                /* with resume: bytes the sink already holds (an earlier run's
-	                                   partial file); the first request asks for the rest */
+	bool head; /* a HEAD request: no body; total gets the announced
+		      Content-Length (-1 when none); not with resume or range */
+	const char *if_range; /* with resume and start > 0: the validator (a strong ETag or a
+				 Last-Modified date) the bytes already held came under, sent as
+				 If-Range; a 200 then means the file changed: start over */
+	long long start; /* with resume: bytes the sink already holds (an earlier run's
+			    partial file); the first request asks for the rest */
 	const char *range;              /* CURLOPT_RANGE for a partial request ("A-B", "A-", "-N");
 					 * NULL for none; not with resume; ignored for file:// */
 	long long max_bytes;            /* ceiling on decoded body bytes; -1 for none */
@@ -43,8 +43,8 @@ struct wp_xfer {
 	bool not_modified;
 	long long received;
 	long long total;                /* -1 unknown; for a 206 to range, the length of the part */
-	long long range_start;          /* a 206 to range: where the part starts in the file; else 0 */
-	long long range_total;          /* a 206 to range: the file's size (Content-Range); else -1 */
+	long long range_start; /* a 206 to range: where the part starts in the file; else 0 */
+	long long range_total; /* a 206 to range: the file's size (Content-Range); else -1 */
 	int tries;
 	char *etag, *last_modified, *content_type, *effective_url;
 	/* the validator of the bytes now in the sink (what If-Range would send to resume them: a

@@ -1,4 +1,5 @@
-/* resolver/condapick.c: the picking rule for conda records: fit (subdir, Python, virtual packages, CUDA rule), then rank. */
+/* resolver/condapick.c: the picking rule for conda records: fit (subdir, Python, virtual packages,
+ * CUDA rule), then rank. */
 #include "resolver/condapick.h"
 
 #include <ctype.h>
@@ -48,8 +49,9 @@ void wp_condapick_subdir(const struct wp_target *t, char out[32])
 	static const struct {
 		const char *arch, *linux_subdir;
 	} arches[] = {
-		{ "x86_64", "linux-64" },        { "aarch64", "linux-aarch64" }, { "ppc64le", "linux-ppc64le" },
-		{ "s390x", "linux-s390x" },      { "i686", "linux-32" },         { "armv7l", "linux-armv7l" },
+		{ "x86_64", "linux-64" },       { "aarch64", "linux-aarch64" },
+		{ "ppc64le", "linux-ppc64le" }, { "s390x", "linux-s390x" },
+		{ "i686", "linux-32" },         { "armv7l", "linux-armv7l" },
 		{ "riscv64", "linux-riscv64" },
 	};
 	const char *p = t->platform;
@@ -58,7 +60,8 @@ void wp_condapick_subdir(const struct wp_target *t, char out[32])
 		snprintf(out, 32, "%s", t->conda_subdir);
 		return;
 	}
-	if (!strncmp(p, "manylinux", 9) || !strncmp(p, "musllinux", 9) || !strncmp(p, "linux_", 6)) {
+	if (!strncmp(p, "manylinux", 9) || !strncmp(p, "musllinux", 9) ||
+	    !strncmp(p, "linux_", 6)) {
 		size_t n = strlen(p);
 		for (size_t i = 0; i < WP_ARRAY_LEN(arches); i++) {
 			size_t an = strlen(arches[i].arch);
@@ -92,7 +95,9 @@ static bool target_glibc(const struct wp_target *t, int *maj, int *min)
 	static const struct {
 		const char *tag;
 		int maj, min;
-	} legacy[] = { { "manylinux2014_", 2, 17 }, { "manylinux2010_", 2, 12 }, { "manylinux1_", 2, 5 } };
+	} legacy[] = { { "manylinux2014_", 2, 17 },
+		       { "manylinux2010_", 2, 12 },
+		       { "manylinux1_", 2, 5 } };
 	for (size_t i = 0; i < WP_ARRAY_LEN(legacy); i++)
 		if (!strncmp(p, legacy[i].tag, strlen(legacy[i].tag))) {
 			*maj = legacy[i].maj;
@@ -125,7 +130,8 @@ void wp_condapick_describe_target(const struct wp_target *t, struct wp_buf *out)
 		break;
 	}
 	if (t->py_major > 0)
-		wp_buf_printf(out, ", Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
+		wp_buf_printf(out, ", Python %d.%d%s", t->py_major, t->py_minor,
+			      wp_target_py_suffix(t));
 	wp_condapick_subdir(t, sd);
 	wp_buf_printf(out, ", %s", sd[0] ? sd : t->platform);
 	for (int g = 0; g < t->n_gpus; g++)
@@ -136,8 +142,8 @@ void wp_condapick_describe_target(const struct wp_target *t, struct wp_buf *out)
 
 static bool is_cuda_pin(const char *name)
 {
-	return !strcmp(name, "cudatoolkit") || !strcmp(name, "cuda-version") || !strcmp(name, "pytorch-cuda") ||
-	       !strcmp(name, "cuda-cudart");
+	return !strcmp(name, "cudatoolkit") || !strcmp(name, "cuda-version") ||
+	       !strcmp(name, "pytorch-cuda") || !strcmp(name, "cuda-cudart");
 }
 
 /* "11.1", "12", "10.0.130" -> major, minor */
@@ -174,7 +180,8 @@ static void classify(const struct wp_conda_candidate *k, const struct wp_matchsp
 	char lab[48];
 	for (size_t i = 0; i < nd; i++) {
 		const struct wp_matchspec *d = &deps[i];
-		if (is_cuda_pin(d->name) && wp_matchspec_version_floor(d, &f) && major_minor(f.data, &maj, &min)) {
+		if (is_cuda_pin(d->name) && wp_matchspec_version_floor(d, &f) &&
+		    major_minor(f.data, &maj, &min)) {
 			/* the build needs every pin: the highest floor is its CUDA */
 			if (maj > cmaj || (maj == cmaj && min > cmin))
 				cmaj = maj, cmin = min;
@@ -193,7 +200,8 @@ static void classify(const struct wp_conda_candidate *k, const struct wp_matchsp
 		set_cuda(out, cmaj, cmin);
 		return;
 	}
-	if (!strncmp(lab, "cu", 2) && wp_variant_from_label(lab, out) && out->kind == WP_VARIANT_CUDA)
+	if (!strncmp(lab, "cu", 2) && wp_variant_from_label(lab, out) &&
+	    out->kind == WP_VARIANT_CUDA)
 		return;
 	memset(out, 0, sizeof(*out));
 	if (cuda) {
@@ -236,17 +244,19 @@ static const char *vlabel(const struct wp_variant *v)
 	return v->kind == WP_VARIANT_NONE ? "" : v->label;
 }
 
-static bool variant_fits(const struct wp_variant *var, const struct wp_target *t, const struct wp_condapick_request *req,
-			 struct wp_buf *why)
+static bool variant_fits(const struct wp_variant *var, const struct wp_target *t,
+			 const struct wp_condapick_request *req, struct wp_buf *why)
 {
 	const char *label = vlabel(var);
 	if (req->require_variant && strcmp(label, req->require_variant) != 0) {
-		wp_buf_printf(why, "%s: the set shares variant '%s'", *label ? label : "no variant", req->require_variant);
+		wp_buf_printf(why, "%s: the set shares variant '%s'", *label ? label : "no variant",
+			      req->require_variant);
 		return false;
 	}
 	for (size_t i = 0; i < req->n_avoid; i++) {
 		if (!strcmp(label, req->avoid_variants[i])) {
-			wp_buf_printf(why, "%s: cannot complete the set", *label ? label : "no variant");
+			wp_buf_printf(why, "%s: cannot complete the set",
+				      *label ? label : "no variant");
 			return false;
 		}
 	}
@@ -258,12 +268,16 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 	case WP_VARIANT_CUDA:
 		if (t->accel != WP_ACCEL_CUDA) {
 			wp_buf_printf(why, "%s: a CUDA build; the target is %s", label,
-				      t->accel == WP_ACCEL_CPU ? "CPU-only" : t->accel == WP_ACCEL_ROCM ? "ROCm" : "an Intel GPU");
+				      t->accel == WP_ACCEL_CPU  ? "CPU-only" :
+				      t->accel == WP_ACCEL_ROCM ? "ROCm" :
+								  "an Intel GPU");
 			return false;
 		}
 		if (!var->major)
-			return true; /* CUDA of unknown version: its own depends decide, in the closure */
-		/* the same driver rule as wheels: minor-version compatibility unless --cuda-compat strict */
+			return true; /* CUDA of unknown version: its own depends decide, in the
+					closure */
+		/* the same driver rule as wheels: minor-version compatibility unless --cuda-compat
+		 * strict */
 		struct wp_buf w = WP_BUF_INIT;
 		bool runs = wp_target_runs_cuda(t, var->major, var->minor, NULL, &w);
 		if (!runs)
@@ -275,7 +289,8 @@ static bool variant_fits(const struct wp_variant *var, const struct wp_target *t
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
 			return true;
-		wp_buf_printf(why, "%s: a CPU build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_CPU));
+		wp_buf_printf(why, "%s: a CPU build; ask with %s", label,
+			      wp_ask_words(req->asks, WP_ASK_CPU));
 		return false;
 	default:
 		wp_buf_printf(why, "%s: wheelpick picks conda CUDA or CPU builds", label);
@@ -300,9 +315,11 @@ static bool python_fits(const struct cand *c, const struct wp_target *t, struct 
 		const struct wp_matchspec *d = &c->deps[i];
 		bool ok = true;
 		if (!strcmp(d->name, "python"))
-			ok = wp_matchspec_version_match(d, full); /* its build (*_cpython) is the python's own */
+			ok = wp_matchspec_version_match(d, full); /* its build (*_cpython) is the
+								     python's own */
 		else if (!strcmp(d->name, "python_abi"))
-			ok = wp_matchspec_version_match(d, xy) && (strcmp(t->impl, "cp") || wp_matchspec_build_match(d, abi));
+			ok = wp_matchspec_version_match(d, xy) &&
+			     (strcmp(t->impl, "cp") || wp_matchspec_build_match(d, abi));
 		else
 			continue;
 		if (!ok) {
@@ -317,12 +334,13 @@ static bool python_fits(const struct cand *c, const struct wp_target *t, struct 
 
 /* A virtual package spec against the target. Returns true when it holds; fills why otherwise.
  * constrains: only a check of a package the target has (absent ones are fine). */
-static bool virtual_fits(const struct wp_matchspec *d, const struct wp_target *t, const char *sd, bool constrains,
-			 struct wp_buf *why)
+static bool virtual_fits(const struct wp_matchspec *d, const struct wp_target *t, const char *sd,
+			 bool constrains, struct wp_buf *why)
 {
 	char ver[32];
 	int maj, min;
-	bool linux = !strncmp(sd, "linux-", 6), osx = !strncmp(sd, "osx-", 4), win = !strncmp(sd, "win-", 4);
+	bool linux = !strncmp(sd, "linux-", 6), osx = !strncmp(sd, "osx-", 4),
+	     win = !strncmp(sd, "win-", 4);
 	bool known_os = sd[0] != 0;
 	const char *verb = constrains ? "constrains" : "needs";
 	struct wp_buf txt = WP_BUF_INIT;
@@ -332,45 +350,55 @@ static bool virtual_fits(const struct wp_matchspec *d, const struct wp_target *t
 		if (t->accel != WP_ACCEL_CUDA) {
 			ok = constrains;
 			if (!ok)
-				wp_buf_printf(why, "needs %s (an NVIDIA driver); the target is %s", txt.data,
+				wp_buf_printf(why, "needs %s (an NVIDIA driver); the target is %s",
+					      txt.data,
 					      t->accel == WP_ACCEL_CPU ? "CPU-only" : "ROCm");
 		} else {
 			snprintf(ver, sizeof(ver), "%d.%d", t->cuda_major, t->cuda_minor);
 			ok = wp_matchspec_version_match(d, ver) && wp_matchspec_build_match(d, "0");
 			if (!ok)
-				wp_buf_printf(why, "%s %s; the target's CUDA is %s", verb, txt.data, ver);
+				wp_buf_printf(why, "%s %s; the target's CUDA is %s", verb, txt.data,
+					      ver);
 		}
 	} else if (!strcmp(d->name, "__glibc")) {
 		if (known_os && !linux) {
 			ok = constrains;
 			if (!ok)
-				wp_buf_printf(why, "needs %s; the target (%s) is not Linux", txt.data, sd);
+				wp_buf_printf(why, "needs %s; the target (%s) is not Linux",
+					      txt.data, sd);
 		} else if (target_glibc(t, &maj, &min)) {
 			snprintf(ver, sizeof(ver), "%d.%d", maj, min);
 			ok = wp_matchspec_version_match(d, ver);
 			if (!ok)
-				wp_buf_printf(why, "%s %s; the target's glibc is %s", verb, txt.data, ver);
+				wp_buf_printf(why, "%s %s; the target's glibc is %s", verb,
+					      txt.data, ver);
 		}
 	} else if (!strcmp(d->name, "__osx")) {
 		if (known_os && !osx) {
 			ok = constrains;
 			if (!ok)
-				wp_buf_printf(why, "needs %s; the target (%s) is not macOS", txt.data, sd);
+				wp_buf_printf(why, "needs %s; the target (%s) is not macOS",
+					      txt.data, sd);
 		} else if (target_macos(t, &maj, &min)) {
 			snprintf(ver, sizeof(ver), "%d.%d", maj, min);
 			ok = wp_matchspec_version_match(d, ver);
 			if (!ok)
-				wp_buf_printf(why, "%s %s; the target's macOS is %s", verb, txt.data, ver);
+				wp_buf_printf(why, "%s %s; the target's macOS is %s", verb,
+					      txt.data, ver);
 		}
-	} else if (!strcmp(d->name, "__linux") || !strcmp(d->name, "__unix") || !strcmp(d->name, "__win")) {
+	} else if (!strcmp(d->name, "__linux") || !strcmp(d->name, "__unix") ||
+		   !strcmp(d->name, "__win")) {
 		/* the kernel's version is not part of a target: only the OS counts */
-		bool has = !known_os || (d->name[2] == 'l' ? linux : d->name[2] == 'u' ? (linux || osx) : win);
+		bool has = !known_os || (d->name[2] == 'l' ? linux :
+					 d->name[2] == 'u' ? (linux || osx) :
+							     win);
 		ok = has || constrains;
 		if (!ok)
 			wp_buf_printf(why, "needs %s; the target is %s", txt.data, sd);
 	} else if (strcmp(d->name, "__archspec") && strcmp(d->name, "__conda") && !constrains) {
 		ok = false;
-		wp_buf_printf(why, "needs the virtual package %s, which wheelpick cannot check", txt.data);
+		wp_buf_printf(why, "needs the virtual package %s, which wheelpick cannot check",
+			      txt.data);
 	}
 	wp_buf_free(&txt);
 	return ok;
@@ -394,8 +422,9 @@ static bool channel_fits(const struct wp_matchspec *m, const struct wp_conda_can
 	return false;
 }
 
-static void check(const struct wp_conda_candidate *k, struct cand *c, const struct wp_condapick_request *req,
-		  const struct wp_target *t, const char *sd, bool any_version)
+static void check(const struct wp_conda_candidate *k, struct cand *c,
+		  const struct wp_condapick_request *req, const struct wp_target *t, const char *sd,
+		  bool any_version)
 {
 	const struct wp_matchspec *m = req->spec;
 	wp_buf_reset(&c->why);
@@ -408,16 +437,21 @@ static void check(const struct wp_conda_candidate *k, struct cand *c, const stru
 			wp_buf_printf(&c->why, "'%s' is not '%s'", k->name ? k->name : "", m->name);
 		return;
 	}
-	if (!any_version && !wp_matchspec_match(m, k->name, k->version, k->build, k->build_number)) {
+	if (!any_version &&
+	    !wp_matchspec_match(m, k->name, k->version, k->build, k->build_number)) {
 		c->rej = REJ_SPEC;
-		wp_buf_printf(&c->why, "%s %s is outside '%s'", k->version, k->build ? k->build : "",
-			      req->spec_text ? req->spec_text : "");
+		wp_buf_printf(&c->why, "%s %s is outside '%s'", k->version,
+			      k->build ? k->build : "", req->spec_text ? req->spec_text : "");
 		return;
 	}
 	if (!channel_fits(m, k)) {
 		c->rej = REJ_CHANNEL;
-		wp_buf_printf(&c->why, "from %s, not %s%s%s", k->url ? k->url : k->subdir ? k->subdir : "?",
-			      m->channel ? m->channel : "", m->channel && m->subdir ? "/" : "", m->subdir ? m->subdir : "");
+		wp_buf_printf(&c->why, "from %s, not %s%s%s",
+			      k->url    ? k->url :
+			      k->subdir ? k->subdir :
+					  "?",
+			      m->channel ? m->channel : "", m->channel && m->subdir ? "/" : "",
+			      m->subdir ? m->subdir : "");
 		return;
 	}
 	if (sd[0] && k->subdir && strcmp(k->subdir, sd) != 0 && strcmp(k->subdir, "noarch") != 0) {
@@ -434,27 +468,31 @@ static void check(const struct wp_conda_candidate *k, struct cand *c, const stru
 		c->rej = REJ_PYTHON;
 		return;
 	}
-	/* an exact build string ("pytorch=1.8.0=py3.8_cpu_0", "pytorch-mutex 1.0 cpu") is what was asked
-	 * for: conda installs it whatever the machine has, and so does this */
+	/* an exact build string ("pytorch=1.8.0=py3.8_cpu_0", "pytorch-mutex 1.0 cpu") is what was
+	 * asked for: conda installs it whatever the machine has, and so does this */
 	bool exact_build = m->build && !strpbrk(m->build, "*?[^$");
 	if (!exact_build && !variant_fits(&c->var, t, req, &c->why)) {
 		c->rej = REJ_VARIANT;
 		return;
 	}
 	for (size_t i = 0; i < c->n_deps; i++)
-		if (!strncmp(c->deps[i].name, "__", 2) && !virtual_fits(&c->deps[i], t, sd, false, &c->why)) {
+		if (!strncmp(c->deps[i].name, "__", 2) &&
+		    !virtual_fits(&c->deps[i], t, sd, false, &c->why)) {
 			c->rej = REJ_VIRTUAL;
 			return;
 		}
 	for (size_t i = 0; i < c->n_cons; i++)
-		if (!strncmp(c->cons[i].name, "__", 2) && !virtual_fits(&c->cons[i], t, sd, true, &c->why)) {
+		if (!strncmp(c->cons[i].name, "__", 2) &&
+		    !virtual_fits(&c->cons[i], t, sd, true, &c->why)) {
 			c->rej = REJ_VIRTUAL;
 			return;
 		}
 	if (k->hash_conflict) {
 		c->rej = REJ_HASH;
-		wp_buf_printf(&c->why, "the channel now gives sha256 %.12s... but %.12s... was seen first; check the "
-				       "source, then %s", k->sha256 ? k->sha256 : "?", k->hash_conflict,
+		wp_buf_printf(&c->why,
+			      "the channel now gives sha256 %.12s... but %.12s... was seen first; check the "
+			      "source, then %s",
+			      k->sha256 ? k->sha256 : "?", k->hash_conflict,
 			      wp_ask_words(req->asks, WP_ASK_TRUST));
 	}
 }
@@ -465,7 +503,8 @@ static int kind_rank(const struct wp_variant *v, const struct wp_target *t)
 {
 	if (v->kind == WP_VARIANT_NONE)
 		return 1;
-	if ((t->accel == WP_ACCEL_CUDA && v->kind == WP_VARIANT_CUDA) || (t->accel == WP_ACCEL_CPU && v->kind == WP_VARIANT_CPU))
+	if ((t->accel == WP_ACCEL_CUDA && v->kind == WP_VARIANT_CUDA) ||
+	    (t->accel == WP_ACCEL_CPU && v->kind == WP_VARIANT_CPU))
 		return 2;
 	return 0;
 }
@@ -477,8 +516,9 @@ static int is_dot_conda(const char *filename)
 }
 
 /* >0 when a is the better pick than b (both fit). */
-static int better(const struct wp_conda_candidate *ka, const struct cand *a, const struct wp_conda_candidate *kb,
-		  const struct cand *b, const struct wp_target *t)
+static int better(const struct wp_conda_candidate *ka, const struct cand *a,
+		  const struct wp_conda_candidate *kb, const struct cand *b,
+		  const struct wp_target *t)
 {
 	int c = wp_condaver_order(&a->v, &b->v);
 	if (c)
@@ -502,20 +542,23 @@ static int better(const struct wp_conda_candidate *ka, const struct cand *a, con
 	return is_dot_conda(ka->filename) - is_dot_conda(kb->filename);
 }
 
-static long run_pass(const struct wp_conda_candidate *k, struct cand *c, size_t n, const struct wp_condapick_request *req,
-		     const struct wp_target *t, const char *sd, bool any_version)
+static long run_pass(const struct wp_conda_candidate *k, struct cand *c, size_t n,
+		     const struct wp_condapick_request *req, const struct wp_target *t,
+		     const char *sd, bool any_version)
 {
 	long best = -1;
 	for (size_t i = 0; i < n; i++) {
 		check(&k[i], &c[i], req, t, sd, any_version);
-		if (c[i].rej == REJ_NONE && (best < 0 || better(&k[i], &c[i], &k[best], &c[best], t) > 0))
+		if (c[i].rej == REJ_NONE &&
+		    (best < 0 || better(&k[i], &c[i], &k[best], &c[best], t) > 0))
 			best = (long)i;
 	}
 	return best;
 }
 
 /* The builds at one version, in variant order, as "cpu, cuda10.2, cuda11.1". */
-static void variants_at(const struct cand *c, size_t n, const struct wp_condaver *at, struct wp_buf *out)
+static void variants_at(const struct cand *c, size_t n, const struct wp_condaver *at,
+			struct wp_buf *out)
 {
 	const struct wp_variant *seen[64];
 	size_t ns = 0;
@@ -524,7 +567,8 @@ static void variants_at(const struct cand *c, size_t n, const struct wp_condaver
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < ns && !dup; j++)
-			dup = !strcmp(seen[j]->label, c[i].var.label) && seen[j]->kind == c[i].var.kind;
+			dup = !strcmp(seen[j]->label, c[i].var.label) &&
+			      seen[j]->kind == c[i].var.kind;
 		if (!dup && ns < WP_ARRAY_LEN(seen))
 			seen[ns++] = &c[i].var;
 	}
@@ -542,7 +586,8 @@ static void variants_at(const struct cand *c, size_t n, const struct wp_condaver
 }
 
 static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, size_t n,
-			  const struct wp_condapick_request *req, const struct wp_target *t, const char *sd)
+			  const struct wp_condapick_request *req, const struct wp_target *t,
+			  const char *sd)
 {
 	struct wp_buf m = WP_BUF_INIT, tgt = WP_BUF_INIT;
 	const char *name = req->spec->name;
@@ -550,22 +595,28 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 	size_t counts[REJ_MAX] = { 0 };
 	wp_condapick_describe_target(t, &tgt);
 	for (size_t i = 0; i < n; i++) {
-		if (c[i].rej > REJ_CHANNEL && (top < 0 || wp_condaver_order(&c[i].v, &c[top].v) > 0))
+		if (c[i].rej > REJ_CHANNEL &&
+		    (top < 0 || wp_condaver_order(&c[i].v, &c[top].v) > 0))
 			top = (long)i;
 		counts[c[i].rej]++;
 	}
 	if (top < 0) {
 		if (counts[REJ_SPEC] || counts[REJ_CHANNEL]) {
-			wp_buf_printf(&m, "no %s record matches '%s'", name, req->spec_text ? req->spec_text : "");
+			wp_buf_printf(&m, "no %s record matches '%s'", name,
+				      req->spec_text ? req->spec_text : "");
 			long newest = -1;
 			for (size_t i = 0; i < n; i++)
-				if (c[i].rej != REJ_NAME && (newest < 0 || wp_condaver_order(&c[i].v, &c[newest].v) > 0))
+				if (c[i].rej != REJ_NAME &&
+				    (newest < 0 || wp_condaver_order(&c[i].v, &c[newest].v) > 0))
 					newest = (long)i;
 			if (newest >= 0)
-				wp_buf_printf(&m, "; the newest in the catalog is %s", k[newest].version);
+				wp_buf_printf(&m, "; the newest in the catalog is %s",
+					      k[newest].version);
 		} else {
-			wp_buf_printf(&m, "the catalog has no conda records for '%s'; add its channel with %s (or %s)",
-				      name, wp_ask_words(req->asks, WP_ASK_CHANNEL), wp_ask_words(req->asks, WP_ASK_UPDATE));
+			wp_buf_printf(&m,
+				      "the catalog has no conda records for '%s'; add its channel with %s (or %s)",
+				      name, wp_ask_words(req->asks, WP_ASK_CHANNEL),
+				      wp_ask_words(req->asks, WP_ASK_UPDATE));
 		}
 		goto out;
 	}
@@ -593,7 +644,8 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 	} else if (at[REJ_VARIANT]) {
 		switch (t->accel) {
 		case WP_ACCEL_CUDA:
-			wp_buf_printf(&m, "; none runs on CUDA %d.%d", t->cuda_major, t->cuda_minor);
+			wp_buf_printf(&m, "; none runs on CUDA %d.%d", t->cuda_major,
+				      t->cuda_minor);
 			if (t->n_gpus)
 				wp_buf_printf(&m, " with sm_%d", t->gpu_sm[0]);
 			break;
@@ -601,17 +653,20 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 			wp_buf_addstr(&m, "; none is a CPU build");
 			break;
 		case WP_ACCEL_ROCM:
-			wp_buf_printf(&m, "; none runs on ROCm %d.%d (the conda route has no ROCm builds)", t->rocm_major,
-				      t->rocm_minor);
+			wp_buf_printf(&m,
+				      "; none runs on ROCm %d.%d (the conda route has no ROCm builds)",
+				      t->rocm_major, t->rocm_minor);
 			break;
 		case WP_ACCEL_XPU:
-			wp_buf_addstr(&m, "; none is an Intel GPU build (the conda route has none)");
+			wp_buf_addstr(&m,
+				      "; none is an Intel GPU build (the conda route has none)");
 			break;
 		}
 		if (req->require_variant)
 			wp_buf_printf(&m, " as variant '%s'", req->require_variant);
 	} else if (at[REJ_PYTHON]) {
-		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
+		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor,
+			      wp_target_py_suffix(t));
 	} else if (at[REJ_BROKEN]) {
 		wp_buf_addstr(&m, "; its records have unreadable depends");
 	} else {
@@ -621,7 +676,8 @@ static char *nothing_fits(const struct wp_conda_candidate *k, struct cand *c, si
 	/* the newest version, any, with a record that fits: what the user could ask for instead */
 	long alt = run_pass(k, c, n, req, t, sd, true);
 	if (alt >= 0) {
-		wp_buf_printf(&m, "; the newest %s that fits %s is %s", name, tgt.data, k[alt].version);
+		wp_buf_printf(&m, "; the newest %s that fits %s is %s", name, tgt.data,
+			      k[alt].version);
 		if (c[alt].var.kind != WP_VARIANT_NONE) {
 			wp_buf_addstr(&m, " (");
 			conda_label(&c[alt].var, &m);
@@ -636,13 +692,14 @@ out:
 	return wp_buf_detach(&m, NULL);
 }
 
-static void explain_pick(const struct wp_conda_candidate *k, const struct cand *c, size_t n, long best,
-			 const struct wp_target *t, struct wp_buf *out)
+static void explain_pick(const struct wp_conda_candidate *k, const struct cand *c, size_t n,
+			 long best, const struct wp_target *t, struct wp_buf *out)
 {
 	const struct cand *b = &c[best];
 	struct wp_buf vs = WP_BUF_INIT;
 	variants_at(c, n, &b->v, &vs);
-	wp_buf_printf(out, "%s %s is the newest version with a build that fits", k[best].name, k[best].version);
+	wp_buf_printf(out, "%s %s is the newest version with a build that fits", k[best].name,
+		      k[best].version);
 	switch (b->var.kind) {
 	case WP_VARIANT_CUDA:
 		wp_buf_printf(out, "; of its builds (%s), ", vs.data);
@@ -652,10 +709,12 @@ static void explain_pick(const struct wp_conda_candidate *k, const struct cand *
 			wp_target_runs_cuda(t, b->var.major, b->var.minor, &how, NULL);
 			wp_buf_addstr(out, " is the newest CUDA the driver runs");
 			if (how == WP_RUNS_MINOR_COMPAT)
-				wp_buf_printf(out, " (by NVIDIA's minor-version compatibility: the target's CUDA is %d.%d)",
+				wp_buf_printf(out,
+					      " (by NVIDIA's minor-version compatibility: the target's CUDA is %d.%d)",
 					      t->cuda_major, t->cuda_minor);
 		} else
-			wp_buf_addstr(out, " (its CUDA version left to its depends) is the CUDA build");
+			wp_buf_addstr(out,
+				      " (its CUDA version left to its depends) is the CUDA build");
 		break;
 	case WP_VARIANT_NONE:
 		wp_buf_addstr(out, "; the record carries no variant");
@@ -664,7 +723,8 @@ static void explain_pick(const struct wp_conda_candidate *k, const struct cand *
 		wp_buf_printf(out, "; of its builds (%s), %s was asked for", vs.data, b->var.label);
 		break;
 	}
-	wp_buf_printf(out, "; build %s, number %lld", k[best].build ? k[best].build : "?", k[best].build_number);
+	wp_buf_printf(out, "; build %s, number %lld", k[best].build ? k[best].build : "?",
+		      k[best].build_number);
 	wp_buf_free(&vs);
 }
 
@@ -704,8 +764,9 @@ static void cand_release(struct cand *c)
 	wp_buf_free(&c->why);
 }
 
-int wp_condapick(const struct wp_conda_candidate *k, size_t n, const struct wp_condapick_request *req,
-		 const struct wp_target *t, struct wp_condapick_result *res, struct wp_err *err)
+int wp_condapick(const struct wp_conda_candidate *k, size_t n,
+		 const struct wp_condapick_request *req, const struct wp_target *t,
+		 struct wp_condapick_result *res, struct wp_err *err)
 {
 	char sd[32];
 	memset(res, 0, sizeof(*res));
@@ -718,22 +779,25 @@ int wp_condapick(const struct wp_conda_candidate *k, size_t n, const struct wp_c
 	for (size_t i = 0; i < n; i++)
 		cand_setup(&k[i], &c[i]);
 	long best = run_pass(k, c, n, req, t, sd, false);
-	/* no silent substitution: the record that would be the pick were every hash trusted (the hash
-	 * is checked last, so a REJ_HASH record fits in every other way) has other bytes than were
-	 * first seen for its name, and no trusted record ranks with it: the pick stops there rather
-	 * than take another build in its place */
+	/* no silent substitution: the record that would be the pick were every hash trusted (the
+	 * hash is checked last, so a REJ_HASH record fits in every other way) has other bytes than
+	 * were first seen for its name, and no trusted record ranks with it: the pick stops there
+	 * rather than take another build in its place */
 	long would = -1;
 	for (size_t i = 0; i < n; i++)
 		if ((c[i].rej == REJ_NONE || c[i].rej == REJ_HASH) &&
 		    (would < 0 || better(&k[i], &c[i], &k[would], &c[would], t) > 0))
 			would = (long)i;
-	if (would >= 0 && c[would].rej == REJ_HASH && (best < 0 || better(&k[best], &c[best], &k[would], &c[would], t) < 0)) {
+	if (would >= 0 && c[would].rej == REJ_HASH &&
+	    (best < 0 || better(&k[best], &c[best], &k[would], &c[would], t) < 0)) {
 		struct wp_buf m = WP_BUF_INIT, tgt = WP_BUF_INIT;
 		wp_target_describe(t, &tgt);
-		wp_buf_printf(&m, "%s %s %s is the build that fits %s, but '%s' at '%s' now has sha256 %s where %s was "
-				  "trusted first for that name; no other build is taken in its place", k[would].name,
-			      k[would].version, k[would].build ? k[would].build : "", tgt.data, k[would].filename,
-			      k[would].url ? k[would].url : "?", k[would].sha256 ? k[would].sha256 : "?", k[would].hash_conflict);
+		wp_buf_printf(&m,
+			      "%s %s %s is the build that fits %s, but '%s' at '%s' now has sha256 %s where %s was "
+			      "trusted first for that name; no other build is taken in its place",
+			      k[would].name, k[would].version, k[would].build ? k[would].build : "",
+			      tgt.data, k[would].filename, k[would].url ? k[would].url : "?",
+			      k[would].sha256 ? k[would].sha256 : "?", k[would].hash_conflict);
 		wp_buf_free(&tgt);
 		res->untrusted = would;
 		res->message = wp_buf_detach(&m, NULL);
@@ -775,7 +839,8 @@ void wp_condapick_result_release(struct wp_condapick_result *res)
 	res->untrusted = -1;
 }
 
-int wp_condapick_deps(const struct wp_conda_candidate *c, struct wp_matchspec **out, size_t *n, struct wp_err *err)
+int wp_condapick_deps(const struct wp_conda_candidate *c, struct wp_matchspec **out, size_t *n,
+		      struct wp_err *err)
 {
 	struct wp_matchspec *all = NULL;
 	size_t na = 0, kept = 0;
@@ -783,7 +848,10 @@ int wp_condapick_deps(const struct wp_conda_candidate *c, struct wp_matchspec **
 	*n = 0;
 	int rc = wp_matchspec_parse_json_list(c->depends, &all, &na, err);
 	if (rc < 0) {
-		wp_err_prefix(err, "depends of '%s'", c->filename ? c->filename : c->name ? c->name : "?");
+		wp_err_prefix(err, "depends of '%s'",
+			      c->filename ? c->filename :
+			      c->name     ? c->name :
+					    "?");
 		return rc;
 	}
 	for (size_t i = 0; i < na; i++) {

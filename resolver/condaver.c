@@ -1,4 +1,5 @@
-/* resolver/condaver.c: conda's VersionOrder (conda/models/version.py) in C: parse once, compare by components. */
+/* resolver/condaver.c: conda's VersionOrder (conda/models/version.py) in C: parse once, compare by
+ * components. */
 #include "resolver/condaver.h"
 
 #include <ctype.h>
@@ -78,7 +79,8 @@ static bool push_comp(struct builder *b, const char *s, size_t n)
 }
 
 /* Components of s[0..n) split at '.' and '_'; keep_trailing_underscore: conda's openssl rule. */
-static bool push_comps(struct builder *b, const char *s, size_t n, bool keep_trailing_underscore, size_t *count)
+static bool push_comps(struct builder *b, const char *s, size_t n, bool keep_trailing_underscore,
+		       size_t *count)
 {
 	size_t end = n;
 	if (keep_trailing_underscore && n && s[n - 1] == '_')
@@ -101,7 +103,8 @@ static bool push_comps(struct builder *b, const char *s, size_t n, bool keep_tra
 static bool valid_chars(const char *s)
 {
 	for (; *s; s++)
-		if (!(isdigit((unsigned char)*s) || (*s >= 'a' && *s <= 'z') || strchr("*.+!_", *s)))
+		if (!(isdigit((unsigned char)*s) || (*s >= 'a' && *s <= 'z') ||
+		      strchr("*.+!_", *s)))
 			return false;
 	return true;
 }
@@ -134,7 +137,8 @@ int wp_condaver_parse(const char *in, struct wp_condaver *v, struct wp_err *err)
 				*p = '_';
 	}
 	if (!valid_chars(v->text)) {
-		rc = wp_fail(err, -WPE_PARSE, "conda version '%.*s' has invalid characters", (int)n, in);
+		rc = wp_fail(err, -WPE_PARSE, "conda version '%.*s' has invalid characters", (int)n,
+			     in);
 		goto out;
 	}
 
@@ -143,7 +147,8 @@ int wp_condaver_parse(const char *in, struct wp_condaver *v, struct wp_err *err)
 	size_t epoch_n = 1;
 	if (bang) {
 		if (strchr(bang + 1, '!')) {
-			rc = wp_fail(err, -WPE_PARSE, "conda version '%s' has more than one '!'", v->text);
+			rc = wp_fail(err, -WPE_PARSE, "conda version '%s' has more than one '!'",
+				     v->text);
 			goto out;
 		}
 		epoch = s;
@@ -152,7 +157,9 @@ int wp_condaver_parse(const char *in, struct wp_condaver *v, struct wp_err *err)
 			if (!isdigit((unsigned char)s[i]))
 				epoch_n = 0;
 		if (!epoch_n) {
-			rc = wp_fail(err, -WPE_PARSE, "conda version '%s' has an epoch that is not a number", v->text);
+			rc = wp_fail(err, -WPE_PARSE,
+				     "conda version '%s' has an epoch that is not a number",
+				     v->text);
 			goto out;
 		}
 		s = bang + 1;
@@ -164,7 +171,8 @@ int wp_condaver_parse(const char *in, struct wp_condaver *v, struct wp_err *err)
 	}
 	size_t main_n = plus ? (size_t)(plus - s) : strlen(s);
 	if (!main_n) {
-		rc = wp_fail(err, -WPE_PARSE, "conda version '%s' has nothing before its local part", v->text);
+		rc = wp_fail(err, -WPE_PARSE,
+			     "conda version '%s' has nothing before its local part", v->text);
 		goto out;
 	}
 	/* the epoch is a component of its own ("1!" is rejected above only when not digits) */
@@ -217,8 +225,8 @@ static int atom_cmp(const struct wp_condaver_atom *x, const struct wp_condaver_a
 	return (c > 0) - (c < 0);
 }
 
-static int part_cmp(const struct wp_condaver *a, size_t a0, size_t an, const struct wp_condaver *b, size_t b0,
-		    size_t bn)
+static int part_cmp(const struct wp_condaver *a, size_t a0, size_t an, const struct wp_condaver *b,
+		    size_t b0, size_t bn)
 {
 	size_t nc = an > bn ? an : bn;
 	for (size_t i = 0; i < nc; i++) {

@@ -10,9 +10,10 @@
 #include "base/err.h"
 
 enum wp_condaver_atom_kind {
-	WP_CONDAVER_STR = 0, /* a run of letters/'_'/'*' ("a", "rc", "_"); "dev" is stored as "DEV" */
-	WP_CONDAVER_NUM,     /* a run of digits, leading zeros dropped ("" is zero) */
-	WP_CONDAVER_INF,     /* "post": above every number */
+	WP_CONDAVER_STR = 0, /* a run of letters/'_'/'*' ("a", "rc", "_"); "dev" is stored as "DEV"
+			      */
+	WP_CONDAVER_NUM, /* a run of digits, leading zeros dropped ("" is zero) */
+	WP_CONDAVER_INF, /* "post": above every number */
 };
 
 struct wp_condaver_atom {

@@ -39,7 +39,8 @@ static void set_variant(struct wp_fileinfo *fi, const char *version, const char 
 	wp_version_release(&v);
 }
 
-int wp_fileinfo_from_name(const char *filename, const char *dir, struct wp_fileinfo *fi, struct wp_err *err)
+int wp_fileinfo_from_name(const char *filename, const char *dir, struct wp_fileinfo *fi,
+			  struct wp_err *err)
 {
 	memset(fi, 0, sizeof(*fi));
 	size_t n = strlen(filename);
@@ -60,7 +61,8 @@ int wp_fileinfo_from_name(const char *filename, const char *dir, struct wp_filei
 		fi->tags = wp_xstrndup(p, (size_t)(end - p));
 		if (!all_any(w.tags, w.n_tags))
 			set_variant(fi, w.version, dir);
-		/* a PEP 825 label names the build, pure or not, and keeps apart files that differ only by it */
+		/* a PEP 825 label names the build, pure or not, and keeps apart files that differ
+		 * only by it */
 		if (w.variant_label)
 			snprintf(fi->variant, sizeof(fi->variant), "%s", w.variant_label);
 		wp_wheelname_release(&w);
@@ -71,8 +73,10 @@ int wp_fileinfo_from_name(const char *filename, const char *dir, struct wp_filei
 	if (n > sizeof(vj) - 1 && !strcmp(filename + n - (sizeof(vj) - 1), vj)) {
 		size_t stem = n - (sizeof(vj) - 1);
 		const char *dash = memchr(filename, '-', stem);
-		if (!dash || dash == filename || dash + 1 == filename + stem || memchr(dash + 1, '-', (size_t)(filename + stem - dash - 1)))
-			return wp_fail(err, -WPE_PARSE, "'%s' is not {name}-{version}-variants.json", filename);
+		if (!dash || dash == filename || dash + 1 == filename + stem ||
+		    memchr(dash + 1, '-', (size_t)(filename + stem - dash - 1)))
+			return wp_fail(err, -WPE_PARSE,
+				       "'%s' is not {name}-{version}-variants.json", filename);
 		struct wp_buf proj = WP_BUF_INIT;
 		wp_project_name_normalize(filename, (size_t)(dash - filename), &proj);
 		fi->kind = "variants";

@@ -1,4 +1,5 @@
-/* resolver/gpu.c: GPUs, arch lists and drivers, answered from the tables compiled from resolver/data/. Pure; no I/O. */
+/* resolver/gpu.c: GPUs, arch lists and drivers, answered from the tables compiled from
+ * resolver/data/. Pure; no I/O. */
 #include "resolver/gpu.h"
 
 #include <ctype.h>
@@ -157,7 +158,8 @@ bool wp_intel_device_ip(const char *s, char ip[16], char compat[16])
 	}
 	/* an IP the table does not know: itself, as the provider would report it (a.b.c) */
 	int a, b, c, used = 0;
-	if (sscanf(s, "%d.%d.%d%n", &a, &b, &c, &used) == 3 && !s[used] && a >= 0 && b >= 0 && c >= 0) {
+	if (sscanf(s, "%d.%d.%d%n", &a, &b, &c, &used) == 3 && !s[used] && a >= 0 && b >= 0 &&
+	    c >= 0) {
 		snprintf(ip, 16, "%d.%d.%d", a, b, c);
 		compat[0] = 0;
 		return true;
@@ -170,7 +172,8 @@ bool wp_intel_device_ip(const char *s, char ip[16], char compat[16])
 #define NAME_MAX_LEN 96
 #define NAME_MAX_TOKENS 16
 
-/* A name as lower-case alphanumeric tokens, without the vendor words; key is their concatenation. */
+/* A name as lower-case alphanumeric tokens, without the vendor words; key is their
+ * concatenation. */
 struct name_toks {
 	char buf[NAME_MAX_LEN * 2];
 	const char *tok[NAME_MAX_TOKENS];
@@ -195,7 +198,8 @@ static bool name_tokenize(const char *s, struct name_toks *t)
 		while (isalnum((unsigned char)*s))
 			s++;
 		size_t len = (size_t)(s - start);
-		if (used + len + 1 > sizeof(t->buf) || t->n == NAME_MAX_TOKENS || t->keylen + len >= sizeof(t->key))
+		if (used + len + 1 > sizeof(t->buf) || t->n == NAME_MAX_TOKENS ||
+		    t->keylen + len >= sizeof(t->key))
 			return false;
 		char *tok = t->buf + used;
 		for (size_t i = 0; i < len; i++)
@@ -237,9 +241,9 @@ static bool prefix_then_digits(const char *s, const char *prefix, bool e_ok)
 	return !*s;
 }
 
-/* Words after a product name that do not change the chip: "SXM4", "80GB", "Laptop GPU", "D" ... ("Ti" and
- * "SUPER" name other products, each with its row: "RTX 5090 Ti" is none). next is the token after w (or NULL),
- * so "80 GB" reads like "80GB". */
+/* Words after a product name that do not change the chip: "SXM4", "80GB", "Laptop GPU", "D" ...
+ * ("Ti" and "SUPER" name other products, each with its row: "RTX 5090 Ti" is none). next is the
+ * token after w (or NULL), so "80 GB" reads like "80GB". */
 static bool suffix_word(const char *w, const char *next)
 {
 	static const char *const words[] = {
@@ -249,7 +253,8 @@ static bool suffix_word(const char *w, const char *next)
 	for (size_t i = 0; i < WP_ARRAY_LEN(words); i++)
 		if (!strcmp(w, words[i]))
 			return true;
-	if (prefix_then_digits(w, "sxm", false) || prefix_then_digits(w, "hbm", true) || num_then(w, "gb"))
+	if (prefix_then_digits(w, "sxm", false) || prefix_then_digits(w, "hbm", true) ||
+	    num_then(w, "gb"))
 		return true;
 	return num_then(w, "") && next && !strcmp(next, "gb");
 }
@@ -265,7 +270,8 @@ static bool name_matches(const struct name_toks *in, const char *key, size_t key
 		size_t len = strlen(in->tok[i]);
 		if (pos + len > keylen)
 			break;
-		/* "RTX 3090" reads as "rtx3090", but "A10 0" is not "a100": digits do not join across a gap */
+		/* "RTX 3090" reads as "rtx3090", but "A10 0" is not "a100": digits do not join
+		 * across a gap */
 		if (i > 0 && pos < keylen && isdigit((unsigned char)in->tok[i][0]) &&
 		    isdigit((unsigned char)in->tok[i - 1][strlen(in->tok[i - 1]) - 1]))
 			return false;
@@ -277,7 +283,8 @@ static bool name_matches(const struct name_toks *in, const char *key, size_t key
 		return false;
 	if (pos < keylen) {
 		/* the key ends inside token i: the rest of that token must be a word of its own */
-		if (!suffix_word(in->tok[i] + (keylen - pos), i + 1 < in->n ? in->tok[i + 1] : NULL))
+		if (!suffix_word(in->tok[i] + (keylen - pos),
+				 i + 1 < in->n ? in->tok[i + 1] : NULL))
 			return false;
 		i++;
 	}
@@ -335,12 +342,16 @@ static int unknown_name(const char *text, const struct name_toks *in, struct wp_
 		struct name_toks k;
 		if (!name_tokenize(wp_tbl_gpu_names[i].name, &k))
 			continue;
-		/* names that contain what was typed first ("RTX 6000": RTX 6000 Ada, Quadro RTX 6000), then by edits */
+		/* names that contain what was typed first ("RTX 6000": RTX 6000 Ada, Quadro RTX
+		 * 6000), then by edits */
 		const char *typed = in ? in->key : "";
 		size_t d = *typed && strstr(k.key, typed) ? k.keylen - strlen(typed)
-			   /* then the product that what was typed starts with ("RTX 5090 Ti": RTX 5090) */
-			   : *typed && k.keylen && !strncmp(typed, k.key, k.keylen) ? 100 + strlen(typed) - k.keylen
-			   : 1000 + edit_distance(typed, k.key);
+			   /* then the product that what was typed starts with ("RTX 5090 Ti": RTX
+			      5090) */
+			   :
+			   *typed && k.keylen && !strncmp(typed, k.key, k.keylen) ?
+							    100 + strlen(typed) - k.keylen :
+							    1000 + edit_distance(typed, k.key);
 		/* insert keeping the NEAREST smallest, earlier rows first among equals */
 		size_t at = n;
 		while (at > 0 && dist[at - 1] > d)
@@ -359,8 +370,10 @@ static int unknown_name(const char *text, const struct name_toks *in, struct wp_
 	char list[512] = "";
 	size_t len = 0;
 	for (size_t j = 0; j < n && len < sizeof(list); j++)
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", j ? ", " : "", wp_tbl_gpu_names[pick[j]].name);
-	return wp_fail(err, -WPE_USAGE, "unknown GPU '%s'; known names near it: %s (or give its architecture: sm_86, 8.6)",
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", j ? ", " : "",
+					wp_tbl_gpu_names[pick[j]].name);
+	return wp_fail(err, -WPE_USAGE,
+		       "unknown GPU '%s'; known names near it: %s (or give its architecture: sm_86, 8.6)",
 		       text, list);
 }
 
@@ -389,8 +402,10 @@ static int unknown_arch(const char *text, int sm, struct wp_err *err)
 	char list[128] = "";
 	size_t len = 0;
 	for (int j = 0; j < n && len < sizeof(list); j++)
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%ssm_%d", j ? ", " : "", pick[j]);
-	return wp_fail(err, -WPE_USAGE, "unknown GPU architecture '%s'; known near it: %s", text, list);
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%ssm_%d", j ? ", " : "",
+					pick[j]);
+	return wp_fail(err, -WPE_USAGE, "unknown GPU architecture '%s'; known near it: %s", text,
+		       list);
 }
 
 /* "sm_8x6", "compute_", "9.9.9": meant as an architecture, but not one ("3090" may mean a GPU) */
@@ -427,19 +442,22 @@ int wp_gpu_parse(const char *text, int *sm, struct wp_err *err)
 	}
 	if (looks_like_arch(wp_str_trim(WP_STR(t))))
 		return wp_fail(err, -WPE_USAGE,
-			       "invalid GPU architecture '%s'; give one like sm_86 or 8.6, or a GPU name like 'RTX 3090'", t);
+			       "invalid GPU architecture '%s'; give one like sm_86 or 8.6, or a GPU name like 'RTX 3090'",
+			       t);
 	return unknown_name(t, ok ? &in : NULL, err);
 }
 
 /* ---- arch lists ---- */
 
-static int arch_add(struct wp_arch_list *l, int sm, enum wp_arch_kind kind, const char *entry, struct wp_err *err)
+static int arch_add(struct wp_arch_list *l, int sm, enum wp_arch_kind kind, const char *entry,
+		    struct wp_err *err)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->archs[i].sm == sm && l->archs[i].kind == kind)
 			return 0;
 	if (l->n == WP_ARCH_LIST_MAX)
-		return wp_fail(err, -WPE_TOO_BIG, "arch list has more than %d entries at '%s'", WP_ARCH_LIST_MAX, entry);
+		return wp_fail(err, -WPE_TOO_BIG, "arch list has more than %d entries at '%s'",
+			       WP_ARCH_LIST_MAX, entry);
 	l->archs[l->n].sm = sm;
 	l->archs[l->n].kind = kind;
 	l->n++;
@@ -489,7 +507,8 @@ static int arch_entry(struct wp_arch_list *l, const char *entry, size_t n, struc
 		strip_suffix(e, "f"); /* family-specific (sm_100f): the same major, as real code */
 	int sm;
 	if (!*e || !isdigit((unsigned char)e[0]) || wp_gpu_sm_parse(e, &sm) < 0)
-		return wp_fail(err, -WPE_PARSE, "invalid arch list entry '%.*s'; expected 8.6, 9.0a, 12.0+PTX or 80_real",
+		return wp_fail(err, -WPE_PARSE,
+			       "invalid arch list entry '%.*s'; expected 8.6, 9.0a, 12.0+PTX or 80_real",
 			       (int)n, entry);
 	if (specific)
 		return arch_add(l, sm, WP_ARCH_SPECIFIC, e, err);
@@ -534,18 +553,21 @@ void wp_arch_list_format(const struct wp_arch_list *l, struct wp_buf *out)
 	for (size_t i = 0; i < n; i++) {
 		const char *sep = i ? ", " : "";
 		int M = a[i].sm / 10, m = a[i].sm % 10;
-		if (a[i].kind == WP_ARCH_REAL && i + 1 < n && a[i + 1].sm == a[i].sm && a[i + 1].kind == WP_ARCH_PTX) {
+		if (a[i].kind == WP_ARCH_REAL && i + 1 < n && a[i + 1].sm == a[i].sm &&
+		    a[i + 1].kind == WP_ARCH_PTX) {
 			wp_buf_printf(out, "%s%d.%d+PTX", sep, M, m);
 			i++;
 		} else if (a[i].kind == WP_ARCH_PTX) {
 			wp_buf_printf(out, "%s%d.%d (PTX only)", sep, M, m);
 		} else {
-			wp_buf_printf(out, "%s%d.%d%s", sep, M, m, a[i].kind == WP_ARCH_SPECIFIC ? "a" : "");
+			wp_buf_printf(out, "%s%d.%d%s", sep, M, m,
+				      a[i].kind == WP_ARCH_SPECIFIC ? "a" : "");
 		}
 	}
 }
 
-bool wp_arch_list_serves(const struct wp_arch_list *l, int gpu_sm, bool ptx_jit_ok, struct wp_buf *why)
+bool wp_arch_list_serves(const struct wp_arch_list *l, int gpu_sm, bool ptx_jit_ok,
+			 struct wp_buf *why)
 {
 	int ptx_blocked = 0;
 	for (size_t i = 0; i < l->n; i++) {
@@ -579,7 +601,8 @@ bool wp_arch_list_serves(const struct wp_arch_list *l, int gpu_sm, bool ptx_jit_
 	wp_arch_list_format(l, why);
 	wp_buf_addch(why, ')');
 	if (ptx_blocked) {
-		wp_buf_printf(why, "; its PTX for %d.%d needs a driver for ", ptx_blocked / 10, ptx_blocked % 10);
+		wp_buf_printf(why, "; its PTX for %d.%d needs a driver for ", ptx_blocked / 10,
+			      ptx_blocked % 10);
 		if (l->cuda_major)
 			wp_buf_printf(why, "CUDA %d.%d or newer", l->cuda_major, l->cuda_minor);
 		else
@@ -603,7 +626,8 @@ static bool driver_scan(const char *text, struct wp_driver *out)
 			continue;
 		struct wp_str num = WP_STRN(s.p + start, i - start);
 		long long v;
-		if (out->nparts == WP_DRIVER_PARTS || !digits_only(num, 6) || !wp_str_to_ll(num, &v))
+		if (out->nparts == WP_DRIVER_PARTS || !digits_only(num, 6) ||
+		    !wp_str_to_ll(num, &v))
 			return false;
 		out->part[out->nparts++] = (long)v;
 		start = i + 1;
@@ -616,7 +640,8 @@ static bool driver_scan(const char *text, struct wp_driver *out)
 int wp_driver_parse(const char *text, struct wp_driver *out, struct wp_err *err)
 {
 	if (!text || !driver_scan(text, out))
-		return wp_fail(err, -WPE_USAGE, "invalid driver version '%s'; expected numbers like 535.104.05",
+		return wp_fail(err, -WPE_USAGE,
+			       "invalid driver version '%s'; expected numbers like 535.104.05",
 			       text ? text : "");
 	return 0;
 }
@@ -640,7 +665,8 @@ int wp_driver_newest_cuda(const struct wp_driver *d, bool windows, int *major, i
 	for (size_t i = 0; i < wp_tbl_drivers_len; i++) {
 		const char *floor = row_driver(&wp_tbl_drivers[i], windows);
 		struct wp_driver need;
-		if (floor && driver_scan(floor, &need) && wp_driver_cmp(d, &need) >= 0 && wp_tbl_drivers[i].cuda > best)
+		if (floor && driver_scan(floor, &need) && wp_driver_cmp(d, &need) >= 0 &&
+		    wp_tbl_drivers[i].cuda > best)
 			best = wp_tbl_drivers[i].cuda;
 	}
 	if (best < 0)
@@ -665,7 +691,8 @@ int wp_cuda_min_driver_os(int major, int minor, bool windows, const char **drive
 	const struct wp_tbl_driver *best = NULL;
 	for (size_t i = 0; i < wp_tbl_drivers_len; i++) {
 		const struct wp_tbl_driver *r = &wp_tbl_drivers[i];
-		if (r->cuda / 10 == major && r->cuda >= CU(major, minor) && (!best || r->cuda < best->cuda))
+		if (r->cuda / 10 == major && r->cuda >= CU(major, minor) &&
+		    (!best || r->cuda < best->cuda))
 			best = r;
 	}
 	if (!best || !row_driver(best, windows))
@@ -715,8 +742,8 @@ const char *wp_runs_how_name(enum wp_runs_how how)
 	return "does not run";
 }
 
-bool wp_cuda_runs_on_driver(int build_major, int build_minor, const struct wp_driver *drv, bool windows,
-			    bool strict, enum wp_runs_how *how, struct wp_buf *why)
+bool wp_cuda_runs_on_driver(int build_major, int build_minor, const struct wp_driver *drv,
+			    bool windows, bool strict, enum wp_runs_how *how, struct wp_buf *why)
 {
 	enum wp_runs_how dummy;
 	int dM, dm;

@@ -1,4 +1,5 @@
-/* resolver/gpucode.c: the verdict of a binary's GPU code on a GPU (native / ptx-jit / none); see gpucode.h. */
+/* resolver/gpucode.c: the verdict of a binary's GPU code on a GPU (native / ptx-jit / none); see
+ * gpucode.h. */
 #include "resolver/gpucode.h"
 
 #include <stdlib.h>
@@ -17,8 +18,9 @@ const char *wp_gpu_verdict_name(enum wp_gpu_verdict v)
 	}
 }
 
-/* Tegra (Jetson, DRIVE, Thor) parts: integrated GPUs whose SASS is not shared with the discrete parts
- * of the same major. No NVIDIA source says otherwise, so SASS must be built for exactly them. */
+/* Tegra (Jetson, DRIVE, Thor) parts: integrated GPUs whose SASS is not shared with the discrete
+ * parts of the same major. No NVIDIA source says otherwise, so SASS must be built for exactly
+ * them. */
 static bool tegra(int sm)
 {
 	return sm == 32 || sm == 53 || sm == 62 || sm == 72 || sm == 87 || sm == 101 || sm == 110;
@@ -102,7 +104,10 @@ static bool code_parse(struct wp_str t, struct code *c)
 
 static void add_name(struct wp_buf *b, const struct code *c)
 {
-	wp_buf_printf(b, "%s_%d%s", c->ptx ? "compute" : "sm", c->arch, c->variant == 'a' ? "a" : c->variant == 'f' ? "f" : "");
+	wp_buf_printf(b, "%s_%d%s", c->ptx ? "compute" : "sm", c->arch,
+		      c->variant == 'a' ? "a" :
+		      c->variant == 'f' ? "f" :
+					  "");
 }
 
 int wp_gpucode_verdict(const char *code, int gpu_sm, int driver_cuda, enum wp_gpu_verdict *out,
@@ -122,7 +127,8 @@ int wp_gpucode_verdict(const char *code, int gpu_sm, int driver_cuda, enum wp_gp
 			struct wp_str t = wp_str_cut(&u, ',');
 			struct code c;
 			if (!code_parse(t, &c))
-				return wp_fail(err, -WPE_PARSE, "GPU code '%.*s' is not of the form sm_80 or compute_90@7.8",
+				return wp_fail(err, -WPE_PARSE,
+					       "GPU code '%.*s' is not of the form sm_80 or compute_90@7.8",
 					       WP_STR_FMT(t));
 			if (!c.ptx) {
 				if (wp_gpucode_sass_runs(c.arch, c.variant, gpu_sm))
@@ -144,9 +150,12 @@ int wp_gpucode_verdict(const char *code, int gpu_sm, int driver_cuda, enum wp_gp
 			if (why && best != WP_GPU_NATIVE) {
 				wp_buf_reset(why);
 				if (best == WP_GPU_NONE)
-					wp_buf_printf(why, "no SASS for sm_%d and no PTX at or below it in code built for ", gpu_sm);
+					wp_buf_printf(why,
+						      "no SASS for sm_%d and no PTX at or below it in code built for ",
+						      gpu_sm);
 				else
-					wp_buf_printf(why, "no SASS for sm_%d in code built for ", gpu_sm);
+					wp_buf_printf(why, "no SASS for sm_%d in code built for ",
+						      gpu_sm);
 				struct wp_str v = unit;
 				bool first = true;
 				while (v.n) {
@@ -159,8 +168,9 @@ int wp_gpucode_verdict(const char *code, int gpu_sm, int driver_cuda, enum wp_gp
 					first = false;
 				}
 				if (best == WP_GPU_NONE && old_driver_isa)
-					wp_buf_printf(why, "; its PTX needs a driver for CUDA %d.%d or newer", old_driver_isa / 10,
-						      old_driver_isa % 10);
+					wp_buf_printf(why,
+						      "; its PTX needs a driver for CUDA %d.%d or newer",
+						      old_driver_isa / 10, old_driver_isa % 10);
 				told = true;
 			}
 		}

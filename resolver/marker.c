@@ -1,4 +1,5 @@
-/* resolver/marker.c: PEP 508 markers: tokenise and parse as packaging, print, evaluate by the living dependency-specifiers text. Pure. */
+/* resolver/marker.c: PEP 508 markers: tokenise and parse as packaging, print, evaluate by the
+ * living dependency-specifiers text. Pure. */
 #include "resolver/marker.h"
 
 #include <stddef.h>
@@ -44,25 +45,37 @@ static const struct {
 	const char *name;
 	size_t offset;
 } vars[] = {
-	[V_IMPLEMENTATION_NAME] = { "implementation_name", offsetof(struct wp_marker_env, implementation_name) },
-	[V_IMPLEMENTATION_VERSION] = { "implementation_version", offsetof(struct wp_marker_env, implementation_version) },
+	[V_IMPLEMENTATION_NAME] = { "implementation_name",
+				    offsetof(struct wp_marker_env, implementation_name) },
+	[V_IMPLEMENTATION_VERSION] = { "implementation_version",
+				       offsetof(struct wp_marker_env, implementation_version) },
 	[V_OS_NAME] = { "os_name", offsetof(struct wp_marker_env, os_name) },
-	[V_PLATFORM_MACHINE] = { "platform_machine", offsetof(struct wp_marker_env, platform_machine) },
-	[V_PLATFORM_RELEASE] = { "platform_release", offsetof(struct wp_marker_env, platform_release) },
-	[V_PLATFORM_SYSTEM] = { "platform_system", offsetof(struct wp_marker_env, platform_system) },
-	[V_PLATFORM_VERSION] = { "platform_version", offsetof(struct wp_marker_env, platform_version) },
-	[V_PYTHON_FULL_VERSION] = { "python_full_version", offsetof(struct wp_marker_env, python_full_version) },
+	[V_PLATFORM_MACHINE] = { "platform_machine",
+				 offsetof(struct wp_marker_env, platform_machine) },
+	[V_PLATFORM_RELEASE] = { "platform_release",
+				 offsetof(struct wp_marker_env, platform_release) },
+	[V_PLATFORM_SYSTEM] = { "platform_system",
+				offsetof(struct wp_marker_env, platform_system) },
+	[V_PLATFORM_VERSION] = { "platform_version",
+				 offsetof(struct wp_marker_env, platform_version) },
+	[V_PYTHON_FULL_VERSION] = { "python_full_version",
+				    offsetof(struct wp_marker_env, python_full_version) },
 	[V_PLATFORM_PYTHON_IMPLEMENTATION] = { "platform_python_implementation",
-					       offsetof(struct wp_marker_env, platform_python_implementation) },
+					       offsetof(struct wp_marker_env,
+							platform_python_implementation) },
 	[V_PYTHON_VERSION] = { "python_version", offsetof(struct wp_marker_env, python_version) },
 	[V_SYS_PLATFORM] = { "sys_platform", offsetof(struct wp_marker_env, sys_platform) },
 	[V_EXTRA] = { "extra", offsetof(struct wp_marker_env, extra) },
 	[V_VARIANT_LABEL] = { "variant_label", offsetof(struct wp_marker_env, variant_label) },
-	[V_VARIANT_NAMESPACES] = { "variant_namespaces", offsetof(struct wp_marker_env, variant_namespaces) },
-	[V_VARIANT_FEATURES] = { "variant_features", offsetof(struct wp_marker_env, variant_features) },
-	[V_VARIANT_PROPERTIES] = { "variant_properties", offsetof(struct wp_marker_env, variant_properties) },
+	[V_VARIANT_NAMESPACES] = { "variant_namespaces",
+				   offsetof(struct wp_marker_env, variant_namespaces) },
+	[V_VARIANT_FEATURES] = { "variant_features",
+				 offsetof(struct wp_marker_env, variant_features) },
+	[V_VARIANT_PROPERTIES] = { "variant_properties",
+				   offsetof(struct wp_marker_env, variant_properties) },
 	[V_EXTRAS] = { "extras", offsetof(struct wp_marker_env, extras) },
-	[V_DEPENDENCY_GROUPS] = { "dependency_groups", offsetof(struct wp_marker_env, dependency_groups) },
+	[V_DEPENDENCY_GROUPS] = { "dependency_groups",
+				  offsetof(struct wp_marker_env, dependency_groups) },
 };
 
 /* The spellings packaging's VARIABLE token takes; PEP 345's dotted names and setuptools'
@@ -147,14 +160,17 @@ static int find_var(const char *name)
 	return -1;
 }
 
-int wp_marker_env_set(struct wp_marker_env *env, const char *name, const char *value, struct wp_err *err)
+int wp_marker_env_set(struct wp_marker_env *env, const char *name, const char *value,
+		      struct wp_err *err)
 {
 	int v = find_var(name);
 	if (v < 0)
 		return wp_fail(err, -WPE_USAGE, "unknown marker variable '%s'", name);
 	size_t max = is_set((enum var)v) ? WP_MARKER_SET_MAX : WP_MARKER_VALUE_MAX;
 	if (strlen(value) >= max)
-		return wp_fail(err, -WPE_TOO_BIG, "value for marker variable '%s' is longer than %zu bytes", name, max - 1);
+		return wp_fail(err, -WPE_TOO_BIG,
+			       "value for marker variable '%s' is longer than %zu bytes", name,
+			       max - 1);
 	snprintf(field(env, (enum var)v), max, "%s", value);
 	return 0;
 }
@@ -173,8 +189,9 @@ static bool has_prefix(const char *s, const char *p)
 /* The architecture at the end of a platform tag: manylinux_2_28_x86_64 -> x86_64. */
 static const char *tag_arch(const char *tag)
 {
-	static const char *const archs[] = { "x86_64", "aarch64", "ppc64le", "ppc64", "s390x", "i686",
-					     "armv7l", "armv6l", "riscv64", "loongarch64", "arm64", "universal2" };
+	static const char *const archs[] = { "x86_64",  "aarch64",     "ppc64le", "ppc64",
+					     "s390x",   "i686",        "armv7l",  "armv6l",
+					     "riscv64", "loongarch64", "arm64",   "universal2" };
 	size_t n = strlen(tag);
 	for (size_t i = 0; i < WP_ARRAY_LEN(archs); i++) {
 		size_t k = strlen(archs[i]);
@@ -189,8 +206,8 @@ static void set(struct wp_marker_env *env, enum var v, const char *value)
 	snprintf(field(env, v), WP_MARKER_VALUE_MAX, "%s", value);
 }
 
-static void set_system(struct wp_marker_env *env, const char *sys_platform, const char *system, const char *os,
-		       const char *machine)
+static void set_system(struct wp_marker_env *env, const char *sys_platform, const char *system,
+		       const char *os, const char *machine)
 {
 	set(env, V_SYS_PLATFORM, sys_platform);
 	set(env, V_PLATFORM_SYSTEM, system);
@@ -214,7 +231,8 @@ void wp_marker_env_from_target(struct wp_marker_env *env, const struct wp_target
 		set_system(env, "win32", "Windows", "nt", "ARM64");
 	} else if (has_prefix(p, "macosx_")) {
 		const char *a = tag_arch(p);
-		set_system(env, "darwin", "Darwin", "posix", !strcmp(a, "universal2") ? "arm64" : a);
+		set_system(env, "darwin", "Darwin", "posix",
+			   !strcmp(a, "universal2") ? "arm64" : a);
 	} else if (!p[0]) {
 		static const struct {
 			const char *subdir, *sys, *system, *os, *machine;
@@ -232,12 +250,14 @@ void wp_marker_env_from_target(struct wp_marker_env *env, const struct wp_target
 		};
 		for (size_t i = 0; i < WP_ARRAY_LEN(subdirs); i++)
 			if (!strcmp(t->conda_subdir, subdirs[i].subdir))
-				set_system(env, subdirs[i].sys, subdirs[i].system, subdirs[i].os, subdirs[i].machine);
+				set_system(env, subdirs[i].sys, subdirs[i].system, subdirs[i].os,
+					   subdirs[i].machine);
 	}
 	if (t->py_major > 0) {
 		snprintf(buf, sizeof(buf), "%d.%d", t->py_major, t->py_minor);
 		set(env, V_PYTHON_VERSION, buf);
-		snprintf(buf, sizeof(buf), "%d.%d.%d", t->py_major, t->py_minor, t->py_micro < 0 ? 0 : t->py_micro);
+		snprintf(buf, sizeof(buf), "%d.%d.%d", t->py_major, t->py_minor,
+			 t->py_micro < 0 ? 0 : t->py_micro);
 		set(env, V_PYTHON_FULL_VERSION, buf);
 		set(env, V_IMPLEMENTATION_VERSION, buf);
 	}
@@ -262,7 +282,8 @@ struct tok {
 static bool word_char(unsigned char c)
 {
 	/* Python's \w; every non-ASCII byte counts, as the characters they encode mostly do */
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c >= 0x80;
 }
 
 static bool boundary_before(const struct tok *t, size_t i)
@@ -292,8 +313,8 @@ static void skip_ws(struct tok *t)
 static int syntax(struct tok *t, const char *expected)
 {
 	size_t n = t->n < 200 ? t->n : 200;
-	return wp_fail(t->err, -WPE_PARSE, "invalid marker '%.*s%s': expected %s at position %zu", (int)n, t->s,
-		       t->n > n ? "..." : "", expected, t->pos);
+	return wp_fail(t->err, -WPE_PARSE, "invalid marker '%.*s%s': expected %s at position %zu",
+		       (int)n, t->s, t->n > n ? "..." : "", expected, t->pos);
 }
 
 static int put_utf8(struct wp_buf *out, unsigned long cp)
@@ -357,7 +378,8 @@ static const char *unquote(const char *s, size_t n, struct wp_buf *out)
 		default:
 			if (c >= '0' && c <= '7') {
 				cp = 0;
-				for (int k = 0; k < 3 && i < n && s[i] >= '0' && s[i] <= '7'; k++, i++)
+				for (int k = 0; k < 3 && i < n && s[i] >= '0' && s[i] <= '7';
+				     k++, i++)
 					cp = cp * 8 + (unsigned long)(s[i] - '0');
 				i--;
 				if (!cp)
@@ -470,7 +492,8 @@ static int parse_atom(struct tok *t, struct wp_marker_node **out)
 	skip_ws(t);
 	if (t->pos < t->n && t->s[t->pos] == '(') {
 		if (++t->depth > WP_MARKER_MAX_DEPTH)
-			return wp_fail(t->err, -WPE_TOO_BIG, "marker nests parentheses more than %d deep",
+			return wp_fail(t->err, -WPE_TOO_BIG,
+				       "marker nests parentheses more than %d deep",
 				       WP_MARKER_MAX_DEPTH);
 		t->pos++;
 		skip_ws(t);
@@ -555,14 +578,16 @@ static void normalise_first_extra(struct wp_marker_node *root)
 		o->value = wp_xstrdup("");
 }
 
-int wp_marker_parse_at(struct wp_marker *m, const char *s, size_t n, size_t *pos, struct wp_err *err)
+int wp_marker_parse_at(struct wp_marker *m, const char *s, size_t n, size_t *pos,
+		       struct wp_err *err)
 {
 	struct tok t = { s, n, *pos, 0, err };
 	int rc;
 
 	m->root = NULL;
 	if (n > WP_MARKER_MAX_LEN)
-		return wp_fail(err, -WPE_TOO_BIG, "marker '%.64s...' is longer than %d bytes", s, WP_MARKER_MAX_LEN);
+		return wp_fail(err, -WPE_TOO_BIG, "marker '%.64s...' is longer than %d bytes", s,
+			       WP_MARKER_MAX_LEN);
 	if (memchr(s, 0, n))
 		return wp_fail(err, -WPE_PARSE, "marker '%s' contains a NUL byte", s);
 	if ((rc = parse_list(&t, &m->root)) < 0)
@@ -578,8 +603,8 @@ int wp_marker_parse(struct wp_marker *m, const char *s, size_t n, struct wp_err 
 	int rc = wp_marker_parse_at(m, s, n, &pos, err);
 	if (rc < 0)
 		return rc;
-	/* END: packaging HEAD's '\Z': whitespace is only space and tab, so a final newline is an error
-	 * (24.2's '$' let one through) */
+	/* END: packaging HEAD's '\Z': whitespace is only space and tab, so a final newline is an
+	 * error (24.2's '$' let one through) */
 	if (pos == n)
 		return 0;
 	struct tok t = { s, n, pos, 0, err };
@@ -597,9 +622,9 @@ void wp_marker_release(struct wp_marker *m)
 
 static void format_operand(const struct operand *o, struct wp_buf *out)
 {
-	/* packaging HEAD's Value.serialize: double quotes, or single ones around a value that holds a
-	 * double quote ('a"b'); a value with both has no spelling (packaging raises; this prints the
-	 * double-quoted form) */
+	/* packaging HEAD's Value.serialize: double quotes, or single ones around a value that holds
+	 * a double quote ('a"b'); a value with both has no spelling (packaging raises; this prints
+	 * the double-quoted form) */
 	if (o->is_var)
 		wp_buf_addstr(out, vars[o->var].name);
 	else if (strchr(o->value, '"') && !strchr(o->value, '\''))
@@ -688,8 +713,8 @@ static int eval_op(const char *lhs, enum op op, const char *rhs, enum kind kind,
 		return strstr(rhs, lhs) == NULL;
 	if (kind != K_STRING) {
 		/* version semantics "when either both the marker field value and the user supplied
-		 * constant can be parsed as valid version specifiers or the === arbitrary equivalence
-		 * comparison operator is used" */
+		 * constant can be parsed as valid version specifiers or the === arbitrary
+		 * equivalence comparison operator is used" */
 		char *text = wp_xasprintf("%s%s", op_names[op], rhs);
 		rc = wp_specifier_parse(&sp, text, strlen(text), &local);
 		free(text);
@@ -713,8 +738,8 @@ static int eval_op(const char *lhs, enum op op, const char *rhs, enum kind kind,
 		if (op == OP_ARB)
 			return strcasecmp(lhs, rhs) == 0;
 		/* else "fall back to String field comparison logic", where installers "MAY instead
-		 * interpret [~=] as equivalent to ==": platform_release ~= "6.1" on a Debian kernel's
-		 * "6.1.0-17-amd64" is False, not an error that would refuse the version */
+		 * interpret [~=] as equivalent to ==": platform_release ~= "6.1" on a Debian
+		 * kernel's "6.1.0-17-amd64" is False, not an error that would refuse the version */
 		if (op == OP_COMPAT)
 			return strcmp(lhs, rhs) == 0;
 	}
@@ -726,8 +751,9 @@ static int eval_op(const char *lhs, enum op op, const char *rhs, enum kind kind,
 	case OP_LT:
 	case OP_GT: return 0; /* "treat > and < as always being False" */
 	default:
-		return wp_fail(err, -WPE_PARSE, "marker compares '%s' %s '%s', which has no meaning for strings", lhs,
-			       op_names[op], rhs);
+		return wp_fail(err, -WPE_PARSE,
+			       "marker compares '%s' %s '%s', which has no meaning for strings",
+			       lhs, op_names[op], rhs);
 	}
 }
 
@@ -743,15 +769,20 @@ static void squeeze(const char *s, size_t n, struct wp_buf *out)
 }
 
 /* 'VALUE' in SET: SET is one entry a line. */
-static int eval_set(const struct wp_marker_node *node, enum var key, const char *set, struct wp_err *err)
+static int eval_set(const struct wp_marker_node *node, enum var key, const char *set,
+		    struct wp_err *err)
 {
 	if (node->lhs.is_var || (node->op != OP_IN && node->op != OP_NOT_IN))
-		return wp_fail(err, -WPE_PARSE, "marker uses '%s' with '%s'; it is a set: test it with "
-			       "'VALUE' in %s or not in", vars[key].name, op_names[node->op], vars[key].name);
+		return wp_fail(err, -WPE_PARSE,
+			       "marker uses '%s' with '%s'; it is a set: test it with "
+			       "'VALUE' in %s or not in",
+			       vars[key].name, op_names[node->op], vars[key].name);
 	struct wp_buf want = WP_BUF_INIT, have = WP_BUF_INIT;
 	bool names = key == V_EXTRAS || key == V_DEPENDENCY_GROUPS; /* PEP 685, PEP 735 */
 	if (names)
-		wp_name_canonicalize(node->lhs.value, strlen(node->lhs.value), &want); /* want starts empty */
+		wp_name_canonicalize(node->lhs.value, strlen(node->lhs.value), &want); /* want
+											  starts
+											  empty */
 	else
 		squeeze(node->lhs.value, strlen(node->lhs.value), &want);
 	bool found = false;
@@ -771,7 +802,8 @@ static int eval_set(const struct wp_marker_node *node, enum var key, const char 
 	return node->op == OP_IN ? found : !found;
 }
 
-static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_env *env, struct wp_err *err)
+static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_env *env,
+		     struct wp_err *err)
 {
 	const char *l, *r;
 	enum var key;
@@ -780,11 +812,13 @@ static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_e
 	int rc;
 
 	if (node->lhs.is_var == node->rhs.is_var) {
-		/* PEP 508's grammar is marker_var marker_op marker_var: two strings ("2.7.9" < "foo") or
-		 * two variables compare by the same rules as a variable and a string (versions when both
-		 * sides are, else Python's string rules). packaging raises there instead. */
+		/* PEP 508's grammar is marker_var marker_op marker_var: two strings ("2.7.9" <
+		 * "foo") or two variables compare by the same rules as a variable and a string
+		 * (versions when both sides are, else Python's string rules). packaging raises
+		 * there instead. */
 		if (node->lhs.is_var && (is_set(node->lhs.var) || is_set(node->rhs.var)))
-			return wp_fail(err, -WPE_PARSE, "marker compares two variables and one is a set; test a set with "
+			return wp_fail(err, -WPE_PARSE,
+				       "marker compares two variables and one is a set; test a set with "
 				       "'VALUE' in SET");
 		l = node->lhs.is_var ? cfield(env, node->lhs.var) : node->lhs.value;
 		r = node->rhs.is_var ? cfield(env, node->rhs.var) : node->rhs.value;
@@ -793,10 +827,13 @@ static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_e
 	key = node->lhs.is_var ? node->lhs.var : node->rhs.var;
 	const char *value = cfield(env, key);
 	if ((key == V_EXTRAS || key == V_DEPENDENCY_GROUPS) && !env->lock_sets)
-		/* "Outside lock file processing, marker evaluation environments DO NOT need to define
-		 * these fields", and an undefined field "SHOULD render a package version ineligible" */
-		return wp_fail(err, -WPE_PARSE, "marker names '%s', which only a lock file's packages.marker "
-			       "defines", vars[key].name);
+		/* "Outside lock file processing, marker evaluation environments DO NOT need to
+		 * define these fields", and an undefined field "SHOULD render a package version
+		 * ineligible" */
+		return wp_fail(err, -WPE_PARSE,
+			       "marker names '%s', which only a lock file's packages.marker "
+			       "defines",
+			       vars[key].name);
 	if (is_set(key))
 		return eval_set(node, key, value, err);
 	/* packaging repairs a python_full_version like "3.11.0+" (a CPython built from git) */
@@ -821,7 +858,8 @@ static int eval_leaf(const struct wp_marker_node *node, const struct wp_marker_e
 
 /* Every comparison is evaluated, as packaging does (so an error anywhere is reported), then
  * "and" binds tighter than "or". */
-static int eval_node(const struct wp_marker_node *node, const struct wp_marker_env *env, struct wp_err *err)
+static int eval_node(const struct wp_marker_node *node, const struct wp_marker_env *env,
+		     struct wp_err *err)
 {
 	bool any = false, all = true;
 	int rc = 0;
@@ -851,7 +889,8 @@ static bool uses(const struct wp_marker_node *node, enum var v)
 	if (!node)
 		return false;
 	if (node->leaf)
-		return (node->lhs.is_var && node->lhs.var == v) || (node->rhs.is_var && node->rhs.var == v);
+		return (node->lhs.is_var && node->lhs.var == v) ||
+		       (node->rhs.is_var && node->rhs.var == v);
 	for (size_t i = 0; i < node->n; i++)
 		if (uses(node->items[i], v))
 			return true;
@@ -896,7 +935,8 @@ bool wp_marker_compares_eq(const struct wp_marker *m, const char *name, const ch
 	return v >= 0 && compares_eq(m->root, (enum var)v, value);
 }
 
-int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result, struct wp_err *err)
+int wp_marker_evaluate(const struct wp_marker *m, const struct wp_marker_env *env, bool *result,
+		       struct wp_err *err)
 {
 	int rc;
 	*result = false;

@@ -1,6 +1,8 @@
-/* resolver/marker.h: PEP 508 environment markers: parse to a tree, print, evaluate (the dependency-specifiers text of 2026-01-10). */
+/* resolver/marker.h: PEP 508 environment markers: parse to a tree, print, evaluate (the
+ * dependency-specifiers text of 2026-01-10). */
 /* Ownership: a struct wp_marker owns its tree (wp_marker_release frees it). A struct wp_marker_env
- * is plain data with fixed-size fields, copyable by assignment. Nothing here keeps its arguments. */
+ * is plain data with fixed-size fields, copyable by assignment. Nothing here keeps its
+ * arguments. */
 #ifndef WP_MARKER_H
 #define WP_MARKER_H
 
@@ -31,10 +33,10 @@ struct wp_marker_env {
 	char python_version[WP_MARKER_VALUE_MAX];                 /* 3.8 */
 	char sys_platform[WP_MARKER_VALUE_MAX];                   /* linux, win32, darwin */
 	char extra[WP_MARKER_VALUE_MAX];
-	/* PEP 825 variant markers, scoped to the wheel whose dependencies are evaluated: its label ("" for
-	 * a non-variant wheel), and the sets (one entry a line: "nvidia", "nvidia :: sm_arch",
-	 * "nvidia :: sm_arch :: 120_real") of its properties the target supports. Sets are tested only
-	 * with 'VALUE' in / not in SET; whitespace around "::" does not count. */
+	/* PEP 825 variant markers, scoped to the wheel whose dependencies are evaluated: its label
+	 * ("" for a non-variant wheel), and the sets (one entry a line: "nvidia", "nvidia ::
+	 * sm_arch", "nvidia :: sm_arch :: 120_real") of its properties the target supports. Sets
+	 * are tested only with 'VALUE' in / not in SET; whitespace around "::" does not count. */
 	char variant_label[WP_MARKER_VALUE_MAX];
 	char variant_namespaces[WP_MARKER_SET_MAX];
 	char variant_features[WP_MARKER_SET_MAX];
@@ -59,7 +61,8 @@ void wp_marker_env_init(struct wp_marker_env *env);
 void wp_marker_env_from_target(struct wp_marker_env *env, const struct wp_target *t);
 /* Set one value by its marker name ("python_version"). -WPE_USAGE for an unknown name,
  * -WPE_TOO_BIG for a value of WP_MARKER_VALUE_MAX bytes or more (WP_MARKER_SET_MAX for a set). */
-int wp_marker_env_set(struct wp_marker_env *env, const char *name, const char *value, struct wp_err *err);
+int wp_marker_env_set(struct wp_marker_env *env, const char *name, const char *value,
+		      struct wp_err *err);
 /* A value by its marker name, or NULL for an unknown name. */
 const char *wp_marker_env_get(const struct wp_marker_env *env, const char *name);
 
@@ -76,7 +79,8 @@ struct wp_marker {
 int wp_marker_parse(struct wp_marker *m, const char *s, size_t n, struct wp_err *err);
 /* For the requirement grammar: parse the marker that starts at *pos in s (after its ';'),
  * leaving *pos just past it; what follows is the caller's to check. */
-int wp_marker_parse_at(struct wp_marker *m, const char *s, size_t n, size_t *pos, struct wp_err *err);
+int wp_marker_parse_at(struct wp_marker *m, const char *s, size_t n, size_t *pos,
+		       struct wp_err *err);
 void wp_marker_release(struct wp_marker *m);
 /* str(Marker): variables bare, values in double quotes, single spaces, needed parentheses only. */
 int wp_marker_format(const struct wp_marker *m, struct wp_buf *out);

@@ -1,4 +1,5 @@
-/* resolver/matchspec.c: conda's MatchSpec and VersionSpec (conda/models/match_spec.py, version.py) in C. */
+/* resolver/matchspec.c: conda's MatchSpec and VersionSpec (conda/models/match_spec.py, version.py)
+ * in C. */
 #include "resolver/matchspec.h"
 
 #include <ctype.h>
@@ -73,7 +74,9 @@ static bool glob_match(const char *pat, const char *s, bool fold)
 		if (*pat == '*') {
 			star = pat++;
 			resume = s;
-		} else if (*pat && (fold ? tolower((unsigned char)*pat) == tolower((unsigned char)*s) : *pat == *s)) {
+		} else if (*pat &&
+			   (fold ? tolower((unsigned char)*pat) == tolower((unsigned char)*s) :
+				   *pat == *s)) {
 			pat++;
 			s++;
 		} else if (star) {
@@ -106,7 +109,8 @@ static const struct wp_condaver_atom zero_atom = { WP_CONDAVER_NUM, "", 0 };
  * bytes, "post" equal only to itself. */
 static bool atom_eq(const struct wp_condaver_atom *x, const struct wp_condaver_atom *y)
 {
-	return x->kind == y->kind && (x->kind == WP_CONDAVER_INF || (x->n == y->n && !memcmp(x->p, y->p, x->n)));
+	return x->kind == y->kind &&
+	       (x->kind == WP_CONDAVER_INF || (x->n == y->n && !memcmp(x->p, y->p, x->n)));
 }
 
 static const struct wp_condaver_atom *atom_at(const struct wp_condaver *v, size_t comp, size_t j)
@@ -116,8 +120,8 @@ static const struct wp_condaver_atom *atom_at(const struct wp_condaver *v, size_
 
 /* Components [a0, a0+an) of a against [b0, b0+bn) of b, missing ones empty, missing atoms 0;
  * only the first `atoms` atoms of each pair when atoms != SIZE_MAX. */
-static bool comps_eq(const struct wp_condaver *a, size_t a0, size_t an, const struct wp_condaver *b, size_t b0,
-		     size_t bn, size_t count, size_t atoms)
+static bool comps_eq(const struct wp_condaver *a, size_t a0, size_t an, const struct wp_condaver *b,
+		     size_t b0, size_t bn, size_t count, size_t atoms)
 {
 	for (size_t i = 0; i < count; i++) {
 		size_t al = i < an ? a->comps[a0 + i][1] : 0, bl = i < bn ? b->comps[b0 + i][1] : 0;
@@ -125,8 +129,10 @@ static bool comps_eq(const struct wp_condaver *a, size_t a0, size_t an, const st
 		if (atoms != SIZE_MAX && na > atoms)
 			na = atoms;
 		for (size_t j = 0; j < na; j++) {
-			const struct wp_condaver_atom *x = i < an ? atom_at(a, a0 + i, j) : &zero_atom;
-			const struct wp_condaver_atom *y = i < bn ? atom_at(b, b0 + i, j) : &zero_atom;
+			const struct wp_condaver_atom *x = i < an ? atom_at(a, a0 + i, j) :
+								    &zero_atom;
+			const struct wp_condaver_atom *y = i < bn ? atom_at(b, b0 + i, j) :
+								    &zero_atom;
 			if (!atom_eq(x, y))
 				return false;
 		}
@@ -150,7 +156,8 @@ static bool condaver_startswith(const struct wp_condaver *x, const struct wp_con
 	size_t nt = yn - 1;
 	if (!comps_eq(x, x0, xn < nt ? xn : nt, y, y0, nt, nt, SIZE_MAX))
 		return false;
-	/* the last component of y: all its atoms but the last equal, the last a prefix (strings) or equal */
+	/* the last component of y: all its atoms but the last equal, the last a prefix (strings) or
+	 * equal */
 	size_t ylast = y0 + nt, ylen = y->comps[ylast][1];
 	bool have_x = xn > nt;
 	size_t xlast = x0 + nt, xlen = have_x ? x->comps[xlast][1] : 0;
@@ -161,10 +168,12 @@ static bool condaver_startswith(const struct wp_condaver *x, const struct wp_con
 		if (!atom_eq(a, atom_at(y, ylast, j)))
 			return false;
 	}
-	const struct wp_condaver_atom *c1 = ylen - 1 < xlen ? atom_at(x, xlast, ylen - 1) : &zero_atom;
+	const struct wp_condaver_atom *c1 = ylen - 1 < xlen ? atom_at(x, xlast, ylen - 1) :
+							      &zero_atom;
 	const struct wp_condaver_atom *c2 = atom_at(y, ylast, ylen - 1);
 	if (c2->kind == WP_CONDAVER_STR)
-		return c1->kind == WP_CONDAVER_STR && c1->n >= c2->n && !memcmp(c1->p, c2->p, c2->n);
+		return c1->kind == WP_CONDAVER_STR && c1->n >= c2->n &&
+		       !memcmp(c1->p, c2->p, c2->n);
 	return atom_eq(c1, c2);
 }
 
@@ -178,10 +187,12 @@ struct vparse {
 
 static int vfail(struct vparse *vp, const char *why, struct wp_str leaf)
 {
-	return wp_fail(vp->err, -WPE_PARSE, "conda spec '%s': %s '%.*s'", vp->spec, why, WP_STR_FMT(leaf));
+	return wp_fail(vp->err, -WPE_PARSE, "conda spec '%s': %s '%.*s'", vp->spec, why,
+		       WP_STR_FMT(leaf));
 }
 
-static int parse_operand(struct vparse *vp, struct wp_str leaf, const char *p, size_t n, struct wp_condaver *out)
+static int parse_operand(struct vparse *vp, struct wp_str leaf, const char *p, size_t n,
+			 struct wp_condaver *out)
 {
 	char *t = wp_xstrndup(p, n);
 	struct wp_err e = WP_ERR_INIT;
@@ -200,7 +211,8 @@ static int parse_leaf(struct vparse *vp, struct wp_str leaf, struct wp_vspec *s)
 		return vfail(vp, "empty version in", WP_STR(vp->text));
 	if (p[0] == '^' || p[n - 1] == '$') {
 		if (p[0] != '^' || p[n - 1] != '$' || n < 2)
-			return vfail(vp, "a version regex must start with '^' and end with '$':", leaf);
+			return vfail(vp,
+				     "a version regex must start with '^' and end with '$':", leaf);
 		s->op = V_REGEX;
 		s->text = wp_xstrndup(p, n);
 		if (!(s->re = regex_compile(s->text)))
@@ -211,8 +223,8 @@ static int parse_leaf(struct vparse *vp, struct wp_str leaf, struct wp_vspec *s)
 		static const struct {
 			const char *s;
 			enum vop op;
-		} ops[] = { { "==", V_EQ }, { "!=", V_NE }, { "<=", V_LE }, { ">=", V_GE }, { "~=", V_COMPAT },
-			    { "=", V_STARTS }, { "<", V_LT }, { ">", V_GT } };
+		} ops[] = { { "==", V_EQ },     { "!=", V_NE },    { "<=", V_LE }, { ">=", V_GE },
+			    { "~=", V_COMPAT }, { "=", V_STARTS }, { "<", V_LT },  { ">", V_GT } };
 		size_t k, on = 0;
 		for (k = 0; k < WP_ARRAY_LEN(ops); k++) {
 			on = strlen(ops[k].s);
@@ -228,7 +240,8 @@ static int parse_leaf(struct vparse *vp, struct wp_str leaf, struct wp_vspec *s)
 		const char *vo = p + on;
 		size_t vn = n - on;
 		if (vn >= 2 && vo[vn - 2] == '.' && vo[vn - 1] == '*') {
-			/* conda: =1.8.* and >=1.8.* drop it, !=1.8.* excludes the series, ~= refuses it, and
+			/* conda: =1.8.* and >=1.8.* drop it, !=1.8.* excludes the series, ~=
+			 * refuses it, and
 			 * <, <=, >, == drop it with a deprecation warning */
 			if (op == V_COMPAT)
 				return vfail(vp, "'~=' cannot take '.*' in", leaf);
@@ -243,15 +256,17 @@ static int parse_leaf(struct vparse *vp, struct wp_str leaf, struct wp_vspec *s)
 			return -WPE_PARSE;
 		if (op == V_COMPAT) {
 			const char *dot = memrchr(vo, '.', vn);
-			/* ~=N with one part: conda's parser takes it and then fails on every match (it cuts
-			 * the last part and reads what is left, "", as a version); rattler, pixi's library,
-			 * reads it as >=N, and so does wheelpick (README: conda) */
+			/* ~=N with one part: conda's parser takes it and then fails on every match
+			 * (it cuts the last part and reads what is left, "", as a version);
+			 * rattler, pixi's library, reads it as >=N, and so does wheelpick (README:
+			 * conda) */
 			if (!dot) {
 				s->op = V_GE;
 				return 0;
 			}
 			if (dot == vo)
-				return vfail(vp, "'~=' needs a version before its last '.' in", leaf);
+				return vfail(vp, "'~=' needs a version before its last '.' in",
+					     leaf);
 			if (parse_operand(vp, leaf, vo, (size_t)(dot - vo), &s->pre) < 0)
 				return -WPE_PARSE;
 		}
@@ -313,7 +328,8 @@ static int parse_primary(struct vlex *lx, struct wp_vspec *out)
 	vskip(lx);
 	if (lx->p < lx->end && *lx->p == '(') {
 		if (++lx->depth > VSPEC_MAX_DEPTH)
-			return vfail(lx->vp, "parentheses nested too deeply in", WP_STR(lx->vp->text));
+			return vfail(lx->vp, "parentheses nested too deeply in",
+				     WP_STR(lx->vp->text));
 		lx->p++;
 		int rc = parse_or(lx, out);
 		if (rc < 0)
@@ -371,7 +387,8 @@ static int parse_or(struct vlex *lx, struct wp_vspec *out)
 	return parse_list(lx, out, '|', V_OR);
 }
 
-static int vspec_parse(const char *spec, const char *text, struct wp_vspec **out, struct wp_err *err)
+static int vspec_parse(const char *spec, const char *text, struct wp_vspec **out,
+		       struct wp_err *err)
 {
 	struct vparse vp = { spec, text, err };
 	struct vlex lx = { &vp, text, text + strlen(text), 0 };
@@ -392,7 +409,8 @@ static int vspec_parse(const char *spec, const char *text, struct wp_vspec **out
 }
 
 /* v: the record's version parsed (v_ok false when conda would refuse it); text: as written */
-static bool vspec_match(const struct wp_vspec *s, const struct wp_condaver *v, bool v_ok, const char *text)
+static bool vspec_match(const struct wp_vspec *s, const struct wp_condaver *v, bool v_ok,
+			const char *text)
 {
 	switch (s->op) {
 	case V_ANY:
@@ -480,9 +498,12 @@ static const struct wp_condaver *vspec_floor(const struct wp_vspec *s)
 /* ---- MatchSpec ---- */
 
 static const char *const known_subdirs[] = {
-	"noarch",        "linux-64",    "linux-32",    "linux-aarch64", "linux-armv6l", "linux-armv7l",
-	"linux-ppc64le", "linux-ppc64", "linux-s390x", "linux-riscv64", "osx-64",       "osx-arm64",
-	"win-64",        "win-32",      "win-arm64",   "zos-z",         "freebsd-64",   "emscripten-wasm32",
+	"noarch",        "linux-64",     "linux-32",
+	"linux-aarch64", "linux-armv6l", "linux-armv7l",
+	"linux-ppc64le", "linux-ppc64",  "linux-s390x",
+	"linux-riscv64", "osx-64",       "osx-arm64",
+	"win-64",        "win-32",       "win-arm64",
+	"zos-z",         "freebsd-64",   "emscripten-wasm32",
 	"wasi-wasm32",
 };
 
@@ -563,8 +584,9 @@ static int parse_bnum(const char *spec, struct wp_str v, struct wp_matchspec *m,
 	static const struct {
 		const char *s;
 		enum wp_bnum_op op;
-	} ops[] = { { "==", WP_BNUM_EQ }, { "!=", WP_BNUM_NE }, { "<=", WP_BNUM_LE }, { ">=", WP_BNUM_GE },
-		    { "=", WP_BNUM_EQ },  { "<", WP_BNUM_LT },  { ">", WP_BNUM_GT } };
+	} ops[] = { { "==", WP_BNUM_EQ }, { "!=", WP_BNUM_NE }, { "<=", WP_BNUM_LE },
+		    { ">=", WP_BNUM_GE }, { "=", WP_BNUM_EQ },  { "<", WP_BNUM_LT },
+		    { ">", WP_BNUM_GT } };
 	v = wp_str_trim(v);
 	if (wp_str_eq(v, "*")) {
 		m->bnum_op = WP_BNUM_ANY;
@@ -580,13 +602,17 @@ static int parse_bnum(const char *spec, struct wp_str v, struct wp_matchspec *m,
 		}
 	}
 	if (!wp_str_to_ll(v, &m->bnum))
-		return wp_fail(err, -WPE_PARSE, "conda spec '%s': build_number '%.*s' is not a number", spec, WP_STR_FMT(v));
+		return wp_fail(err, -WPE_PARSE,
+			       "conda spec '%s': build_number '%.*s' is not a number", spec,
+			       WP_STR_FMT(v));
 	m->bnum_op = op;
 	return 0;
 }
 
-/* [key=value, key='value', key="v a l"]: the keys wheelpick matches on override the spec's parts. */
-static int parse_brackets(const char *spec, struct wp_str in, struct wp_matchspec *m, struct wp_err *err)
+/* [key=value, key='value', key="v a l"]: the keys wheelpick matches on override the spec's
+ * parts. */
+static int parse_brackets(const char *spec, struct wp_str in, struct wp_matchspec *m,
+			  struct wp_err *err)
 {
 	const char *p = in.p, *end = in.p + in.n;
 	for (;;) {
@@ -599,17 +625,21 @@ static int parse_brackets(const char *spec, struct wp_str in, struct wp_matchspe
 			p++;
 		struct wp_str key = WP_STRN(k, (size_t)(p - k));
 		if (!key.n || p >= end || *p != '=')
-			return wp_fail(err, -WPE_PARSE, "conda spec '%s': brackets need key=value pairs", spec);
+			return wp_fail(err, -WPE_PARSE,
+				       "conda spec '%s': brackets need key=value pairs", spec);
 		p++;
 		struct wp_str val;
 		if (p < end && (*p == '\'' || *p == '"')) {
 			const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
 			if (!q)
-				return wp_fail(err, -WPE_PARSE, "conda spec '%s': unclosed quote in brackets", spec);
+				return wp_fail(err, -WPE_PARSE,
+					       "conda spec '%s': unclosed quote in brackets", spec);
 			val = WP_STRN(p + 1, (size_t)(q - p - 1));
 			p = q + 1;
 			if (p < end && *p != ',' && *p != ' ')
-				return wp_fail(err, -WPE_PARSE, "conda spec '%s': brackets need key=value pairs", spec);
+				return wp_fail(err, -WPE_PARSE,
+					       "conda spec '%s': brackets need key=value pairs",
+					       spec);
 		} else {
 			const char *v = p;
 			while (p < end && *p != ',' && *p != ' ')
@@ -617,7 +647,8 @@ static int parse_brackets(const char *spec, struct wp_str in, struct wp_matchspe
 			val = WP_STRN(v, (size_t)(p - v));
 		}
 		if (!val.n)
-			return wp_fail(err, -WPE_PARSE, "conda spec '%s': key '%.*s' has no value in brackets", spec,
+			return wp_fail(err, -WPE_PARSE,
+				       "conda spec '%s': key '%.*s' has no value in brackets", spec,
 				       WP_STR_FMT(key));
 		if (wp_str_eq(key, "version")) {
 			set_str(&m->version_text, val);
@@ -642,14 +673,18 @@ static int parse_brackets(const char *spec, struct wp_str in, struct wp_matchspe
 		else if (wp_str_eq(key, "track_features")) {
 			set_str(&m->track_features, val);
 		} else {
-			/* conda's MatchSpec.FIELD_NAMES: the rest are accepted and not matched on */
-			static const char *const fields[] = { "name", "features", "url", "md5", "sha256", "license",
-							      "license_family", "fn", "when", "extras", "flags" };
+			/* conda's MatchSpec.FIELD_NAMES: the rest are accepted and not matched
+			 * on */
+			static const char *const fields[] = {
+				"name",           "features", "url",  "md5",    "sha256", "license",
+				"license_family", "fn",       "when", "extras", "flags"
+			};
 			bool known = false;
 			for (size_t i = 0; i < WP_ARRAY_LEN(fields) && !known; i++)
 				known = wp_str_eq(key, fields[i]);
 			if (!known)
-				return wp_fail(err, -WPE_PARSE, "conda spec '%s': conda cannot match on the field '%.*s'",
+				return wp_fail(err, -WPE_PARSE,
+					       "conda spec '%s': conda cannot match on the field '%.*s'",
 					       spec, WP_STR_FMT(key));
 		}
 	}
@@ -698,16 +733,19 @@ static bool ends_with_pkg_ext(struct wp_str s)
  * the subdir. */
 static char *channel_name(struct wp_str dir)
 {
-	static const char *const hosts[] = { "https://conda.anaconda.org/", "http://conda.anaconda.org/",
-					     "https://anaconda.org/", "http://anaconda.org/" };
-	static const char *const defaults[] = { "https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/r",
+	static const char *const hosts[] = { "https://conda.anaconda.org/",
+					     "http://conda.anaconda.org/", "https://anaconda.org/",
+					     "http://anaconda.org/" };
+	static const char *const defaults[] = { "https://repo.anaconda.com/pkgs/main",
+						"https://repo.anaconda.com/pkgs/r",
 						"https://repo.anaconda.com/pkgs/msys2" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(defaults); i++)
 		if (wp_str_eq(dir, defaults[i]))
 			return wp_xstrdup("defaults");
 	for (size_t i = 0; i < WP_ARRAY_LEN(hosts); i++) {
 		size_t hl = strlen(hosts[i]);
-		if (dir.n > hl && !strncmp(dir.p, hosts[i], hl) && !memchr(dir.p + hl, '/', dir.n - hl))
+		if (dir.n > hl && !strncmp(dir.p, hosts[i], hl) &&
+		    !memchr(dir.p + hl, '/', dir.n - hl))
 			return wp_xstrndup(dir.p + hl, dir.n - hl);
 	}
 	return wp_xstrndup(dir.p, dir.n);
@@ -715,12 +753,14 @@ static char *channel_name(struct wp_str dir)
 
 /* pkgs/numpy-1.8.0-py38_0.tar.bz2 or a URL to one: exactly that record; a URL's channel and
  * subdir kept where its directory is a subdir, as conda's _parse_spec_str does. */
-static int parse_pkg_file(const char *spec, struct wp_str s, struct wp_matchspec *m, struct wp_err *err)
+static int parse_pkg_file(const char *spec, struct wp_str s, struct wp_matchspec *m,
+			  struct wp_err *err)
 {
 	char *decoded = NULL;
 	int rc = 0;
 	if (memmem(s.p, s.n, "://", 3)) {
-		/* conda reads a URL's file name percent-decoded: x264-1%21164.3095 is version 1!164.3095 */
+		/* conda reads a URL's file name percent-decoded: x264-1%21164.3095 is version
+		 * 1!164.3095 */
 		struct wp_err sub = WP_ERR_INIT;
 		if (wp_url_decode(s.p, s.n, &decoded, &sub) < 0)
 			return wp_fail(err, -WPE_PARSE, "conda spec '%s': %s", spec, sub.msg);
@@ -734,7 +774,8 @@ static int parse_pkg_file(const char *spec, struct wp_str s, struct wp_matchspec
 	struct wp_str build = base, name_ver = wp_str_rcut(&build, '-');
 	struct wp_str ver = name_ver, name = wp_str_rcut(&ver, '-');
 	if (!name.n || !ver.n || !build.n) {
-		rc = wp_fail(err, -WPE_PARSE, "conda spec '%s': package file is not name-version-build", spec);
+		rc = wp_fail(err, -WPE_PARSE,
+			     "conda spec '%s': package file is not name-version-build", spec);
 		goto out;
 	}
 	m->name = lower_dup(name);
@@ -778,10 +819,12 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 		return wp_fail(err, -WPE_PARSE, "empty conda spec");
 	size_t len = strlen(in);
 	if (len > WP_MATCHSPEC_MAX)
-		return wp_fail(err, -WPE_PARSE, "conda spec '%.40s...' is longer than %d bytes", in, WP_MATCHSPEC_MAX);
+		return wp_fail(err, -WPE_PARSE, "conda spec '%.40s...' is longer than %d bytes", in,
+			       WP_MATCHSPEC_MAX);
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)in[i] < 0x20 && in[i] != '\t')
-			return wp_fail(err, -WPE_PARSE, "conda spec '%.60s' has a control character", in);
+			return wp_fail(err, -WPE_PARSE,
+				       "conda spec '%.60s' has a control character", in);
 	buf = wp_xstrdup(in);
 	struct wp_str s = WP_STR(buf);
 
@@ -822,7 +865,8 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 		}
 	}
 	if (lb) {
-		/* parse the section before cutting it out, so bracket keys override (applied later) */
+		/* parse the section before cutting it out, so bracket keys override (applied
+		 * later) */
 		struct wp_str inner = WP_STRN(lb + 1, (size_t)(rb - lb - 1));
 		struct wp_matchspec br = { 0 };
 		if ((rc = parse_brackets(in, inner, &br, err)) < 0) {
@@ -833,14 +877,16 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 		s.n -= (size_t)(rb + 1 - lb);
 		m->channel = br.channel;
 		m->subdir = br.subdir;
-		m->version_text = br.version_text; /* held until the main part is read, then re-applied */
+		m->version_text = br.version_text; /* held until the main part is read, then
+						      re-applied */
 		m->build = br.build;
 		m->bnum_op = br.bnum_op;
 		m->bnum = br.bnum;
 		m->track_features = br.track_features;
 	}
 	if (memchr(s.p, '[', s.n) || memchr(s.p, ']', s.n)) {
-		rc = wp_fail(err, -WPE_PARSE, "conda spec '%s' has more than one brackets section", in);
+		rc = wp_fail(err, -WPE_PARSE, "conda spec '%s' has more than one brackets section",
+			     in);
 		goto out;
 	}
 
@@ -854,8 +900,10 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 				break;
 			}
 		struct wp_str inner = rp ? WP_STRN(lp + 1, (size_t)(rp - lp - 1)) : WP_STRN(lp, 0);
-		/* only the (optional) / (key=value) form: a version expression keeps its parentheses */
-		if (rp && (memmem(inner.p, inner.n, "optional", 8) || memmem(inner.p, inner.n, "target=", 7))) {
+		/* only the (optional) / (key=value) form: a version expression keeps its
+		 * parentheses */
+		if (rp && (memmem(inner.p, inner.n, "optional", 8) ||
+			   memmem(inner.p, inner.n, "target=", 7))) {
 			m->optional = memmem(inner.p, inner.n, "optional", 8) != NULL;
 			memmove(lp, rp + 1, (size_t)(s.p + s.n - (rp + 1)));
 			s.n -= (size_t)(rp + 1 - lp);
@@ -868,7 +916,8 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 		const char *c2 = memrchr(s.p, ':', s.n);
 		if (c2) {
 			const char *c1 = c2 > s.p ? memrchr(s.p, ':', (size_t)(c2 - s.p)) : NULL;
-			struct wp_str chan = c1 ? WP_STRN(s.p, (size_t)(c1 - s.p)) : WP_STRN(NULL, 0);
+			struct wp_str chan = c1 ? WP_STRN(s.p, (size_t)(c1 - s.p)) :
+						  WP_STRN(NULL, 0);
 			s = WP_STRN(c2 + 1, (size_t)(s.p + s.n - c2 - 1));
 			if (chan.n) {
 				struct wp_str sub = chan, before = wp_str_rcut(&sub, '/');
@@ -894,11 +943,13 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 	}
 	m->name = lower_dup(WP_STRN(s.p, nl));
 	if (!name_ok(m->name)) {
-		rc = wp_fail(err, -WPE_PARSE, "conda spec '%s': '%s' is not a package name", in, m->name);
+		rc = wp_fail(err, -WPE_PARSE, "conda spec '%s': '%s' is not a package name", in,
+			     m->name);
 		goto out;
 	}
 	struct wp_str rest = wp_str_trim(WP_STRN(s.p + nl, s.n - nl));
-	/* conda: "numpy=" alone is the bare name (its pattern needs a character after the operator) */
+	/* conda: "numpy=" alone is the bare name (its pattern needs a character after the
+	 * operator) */
 	if (rest.n == 1 && rest.p[0] == '=' && s.n - nl == 1)
 		rest.n = 0;
 
@@ -908,10 +959,12 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 		split_version_build(rest, &ver, &build);
 		char *v = without_spaces(ver);
 		size_t vn = strlen(v);
-		if (!vn || !strcmp(v, "=") || !strcmp(v, "==") || !strcmp(v, "<=") || !strcmp(v, ">=") ||
-		    !strcmp(v, "!=") || !strcmp(v, "<") || !strcmp(v, ">") || !strcmp(v, "~=")) {
+		if (!vn || !strcmp(v, "=") || !strcmp(v, "==") || !strcmp(v, "<=") ||
+		    !strcmp(v, ">=") || !strcmp(v, "!=") || !strcmp(v, "<") || !strcmp(v, ">") ||
+		    !strcmp(v, "~=")) {
 			free(v);
-			rc = wp_fail(err, -WPE_PARSE, "conda spec '%s' has an operator without a version", in);
+			rc = wp_fail(err, -WPE_PARSE,
+				     "conda spec '%s' has an operator without a version", in);
 			goto out;
 		}
 		if (v[0] == '=') {
@@ -921,7 +974,8 @@ int wp_matchspec_parse(const char *in, struct wp_matchspec *m, struct wp_err *er
 			if (v[1] == '=' && !build.n)
 				nv = wp_xstrdup(v + 2);
 			else if (!strpbrk(t, "=,|"))
-				nv = !build.n && t[strlen(t) - 1] != '*' ? wp_xasprintf("%s*", t) : wp_xstrdup(t);
+				nv = !build.n && t[strlen(t) - 1] != '*' ? wp_xasprintf("%s*", t) :
+									   wp_xstrdup(t);
 			if (nv) {
 				free(v);
 				v = nv;
@@ -947,7 +1001,9 @@ compile:
 				regfree(re);
 				free(re);
 			}
-			rc = wp_fail(err, -WPE_PARSE, "conda spec '%s': build '%s' is not a valid ^regex$", in, m->build);
+			rc = wp_fail(err, -WPE_PARSE,
+				     "conda spec '%s': build '%s' is not a valid ^regex$", in,
+				     m->build);
 			goto out;
 		}
 		regfree(re);
@@ -977,7 +1033,8 @@ static bool build_match(const struct wp_matchspec *m, const char *build)
 		return ok;
 	}
 	/* conda's GlobStrMatch: a glob when it has '*', else the exact text */
-	return strchr(m->build, '*') ? glob_match(m->build, build, false) : !strcmp(m->build, build);
+	return strchr(m->build, '*') ? glob_match(m->build, build, false) :
+				       !strcmp(m->build, build);
 }
 
 bool wp_matchspec_build_match(const struct wp_matchspec *m, const char *build)
@@ -1004,8 +1061,8 @@ bool wp_matchspec_name_match(const struct wp_matchspec *m, const char *name)
 	return name && glob_match(m->name, name, true);
 }
 
-bool wp_matchspec_match(const struct wp_matchspec *m, const char *name, const char *version, const char *build,
-			long long build_number)
+bool wp_matchspec_match(const struct wp_matchspec *m, const char *name, const char *version,
+			const char *build, long long build_number)
 {
 	if (!name || !glob_match(m->name, name, true))
 		return false;
@@ -1039,7 +1096,8 @@ void wp_matchspec_format(const struct wp_matchspec *m, struct wp_buf *out)
 	static const char *const bops[] = { "", "", "!=", "<", "<=", ">", ">=" };
 	wp_buf_reset(out);
 	if (m->channel)
-		wp_buf_printf(out, "%s%s%s::", m->channel, m->subdir ? "/" : "", m->subdir ? m->subdir : "");
+		wp_buf_printf(out, "%s%s%s::", m->channel, m->subdir ? "/" : "",
+			      m->subdir ? m->subdir : "");
 	wp_buf_addstr(out, m->name ? m->name : "*");
 	if (m->version_text || m->build)
 		wp_buf_printf(out, " %s", m->version_text ? m->version_text : "*");
@@ -1120,7 +1178,8 @@ void wp_matchspecs_free(struct wp_matchspec *v, size_t n)
 	free(v);
 }
 
-int wp_matchspec_parse_json_list(const char *json, struct wp_matchspec **out, size_t *n, struct wp_err *err)
+int wp_matchspec_parse_json_list(const char *json, struct wp_matchspec **out, size_t *n,
+				 struct wp_err *err)
 {
 	static const struct wp_json_callbacks cb = {
 		.value = jl_value,

@@ -1,7 +1,8 @@
-/* resolver/matchspec.h: conda MatchSpec strings ("cudatoolkit >=11.1,<11.2", "pytorch=1.8.0=py3.8_cuda11.1*",
- * "conda-forge::numpy[build_number=3]") parsed the way conda parses them, and matched against records.
- * Pure: no I/O. A parsed wp_matchspec owns all its storage (wp_matchspec_release); the parsers borrow
- * their input only for the call, and the matchers borrow the record's strings only for the call. */
+/* resolver/matchspec.h: conda MatchSpec strings ("cudatoolkit >=11.1,<11.2",
+ * "pytorch=1.8.0=py3.8_cuda11.1*", "conda-forge::numpy[build_number=3]") parsed the way conda
+ * parses them, and matched against records. Pure: no I/O. A parsed wp_matchspec owns all its
+ * storage (wp_matchspec_release); the parsers borrow their input only for the call, and the
+ * matchers borrow the record's strings only for the call. */
 #ifndef WP_MATCHSPEC_H
 #define WP_MATCHSPEC_H
 
@@ -29,14 +30,15 @@ struct wp_matchspec {
 	char *name;             /* lower case; may be a glob ("*", "pytorch*") */
 	char *channel;          /* "conda-forge", "pytorch", a channel URL; NULL: any channel */
 	char *subdir;           /* from "conda-forge/linux-64::x" or [subdir=...]; NULL: any */
-	char *version_text;     /* the version part as conda rewrites it ("1.8*", ">=11.1,<11.2"); NULL: any */
+	char *version_text; /* the version part as conda rewrites it ("1.8*", ">=11.1,<11.2"); NULL:
+			       any */
 	struct wp_vspec *version; /* compiled version_text; NULL: any version */
 	char *build;            /* build string, exact or a glob with '*' (or ^regex$); NULL: any */
 	enum wp_bnum_op bnum_op;
 	long long bnum;
 	bool optional;          /* "(optional)": a constrains-style entry */
-	char *track_features;   /* conda's legacy "mkl@" (= "*[track_features=mkl]"); the matchers
-				 * know no record's track_features, so such a spec matches nothing */
+	char *track_features; /* conda's legacy "mkl@" (= "*[track_features=mkl]"); the matchers
+			       * know no record's track_features, so such a spec matches nothing */
 };
 
 #define WP_MATCHSPEC_MAX 4096 /* longest spec string accepted */
@@ -76,8 +78,8 @@ void wp_matchspec_release(struct wp_matchspec *m);
 /* Whether a record fits: name (case-insensitive glob), version, build glob, build_number.
  * version/build may be NULL when unknown; a spec that constrains an unknown part does not match.
  * build_number < 0 means unknown. Channel and subdir are the caller's to check. */
-bool wp_matchspec_match(const struct wp_matchspec *m, const char *name, const char *version, const char *build,
-			long long build_number);
+bool wp_matchspec_match(const struct wp_matchspec *m, const char *name, const char *version,
+			const char *build, long long build_number);
 
 /* Only the name (case-insensitive; the spec's name may be a glob). */
 bool wp_matchspec_name_match(const struct wp_matchspec *m, const char *name);
@@ -102,7 +104,8 @@ void wp_matchspec_format(const struct wp_matchspec *m, struct wp_buf *out);
  * wp_matchspecs_free; on error nothing is returned. -WPE_PARSE for text that is not a flat
  * array of strings (nesting is refused at the first inner container), more than 4096 entries,
  * or an entry wp_matchspec_parse refuses (its message is kept). */
-int wp_matchspec_parse_json_list(const char *json, struct wp_matchspec **out, size_t *n, struct wp_err *err);
+int wp_matchspec_parse_json_list(const char *json, struct wp_matchspec **out, size_t *n,
+				 struct wp_err *err);
 void wp_matchspecs_free(struct wp_matchspec *v, size_t n);
 
 #endif

@@ -50,7 +50,8 @@ struct cand {
 	bool var_pending;      /* an unlabeled torch wheel whose variant only its METADATA tells */
 	const char *var_src;   /* "label", "folder", "metadata", "PyPI default" */
 	enum wp_runs_how how;  /* for a CUDA build that fits: how the driver runs it */
-	char arch_note[48];    /* "2.9's list" when the GPU check borrowed another release's arch list */
+	char arch_note[48]; /* "2.9's list" when the GPU check borrowed another release's arch list
+			     */
 	int tag_prio;          /* lowest (best) priority among the file's tags; -1 none */
 	long long build_num;
 	enum rej rej;
@@ -59,8 +60,8 @@ struct cand {
 	/* PEP 825 */
 	bool vwheel;                 /* the name carries a variant label */
 	const struct wp_vlabel *vl;  /* its entry in the metadata, or NULL */
-	const struct vmeta *vm;      /* its metadata ordered for the target, or NULL without metadata */
-	int vrank;                   /* position in PEP 825's order among supported labels; large when none */
+	const struct vmeta *vm; /* its metadata ordered for the target, or NULL without metadata */
+	int vrank; /* position in PEP 825's order among supported labels; large when none */
 	bool cpu_only;               /* refused only as the CPU build on a GPU target */
 };
 
@@ -82,7 +83,8 @@ static void say(struct wp_buf *why, const char *fmt, ...)
 
 static bool spec_is_exact_pin(const struct wp_specset *s)
 {
-	return s && s->n == 1 && (s->specs[0].op == WP_OP_EQ || s->specs[0].op == WP_OP_ARBITRARY) &&
+	return s && s->n == 1 &&
+	       (s->specs[0].op == WP_OP_EQ || s->specs[0].op == WP_OP_ARBITRARY) &&
 	       !s->specs[0].wildcard;
 }
 
@@ -96,7 +98,8 @@ bool wp_pick_is_torch_family(const char *project)
  * torchaudio 2.9.0), which is what PyTorch's arch lists are kept by. false when unknown. */
 static bool torch_release(const char *project, const struct wp_version *v, char *out, size_t n)
 {
-	long major = v->nrelease > 0 ? (long)v->release[0] : -1, minor = v->nrelease > 1 ? (long)v->release[1] : 0;
+	long major = v->nrelease > 0 ? (long)v->release[0] : -1,
+	     minor = v->nrelease > 1 ? (long)v->release[1] : 0;
 	if (!strcmp(project, "torch"))
 		return snprintf(out, n, "%ld.%ld", major, minor) > 0;
 	if (!strcmp(project, "torchvision") && major == 0 && minor >= 15)
@@ -146,11 +149,14 @@ static bool name_label(const char *filename, char *out)
 	return yes;
 }
 
-void wp_pick_variant_marker_env(struct wp_marker_env *env, const struct wp_candidate *c, const struct wp_target *t)
+void wp_pick_variant_marker_env(struct wp_marker_env *env, const struct wp_candidate *c,
+				const struct wp_target *t)
 {
 	char label[48];
-	env->variant_label[0] = env->variant_namespaces[0] = env->variant_features[0] = env->variant_properties[0] = 0;
-	if (!c || !c->kind || strcmp(c->kind, "wheel") != 0 || !c->filename || !name_label(c->filename, label))
+	env->variant_label[0] = env->variant_namespaces[0] = env->variant_features[0] =
+		env->variant_properties[0] = 0;
+	if (!c || !c->kind || strcmp(c->kind, "wheel") != 0 || !c->filename ||
+	    !name_label(c->filename, label))
 		return;
 	snprintf(env->variant_label, sizeof(env->variant_label), "%s", label);
 	const struct wp_vlabel *vl = wp_variants_find(c->variants, label);
@@ -160,7 +166,8 @@ void wp_pick_variant_marker_env(struct wp_marker_env *env, const struct wp_candi
 	struct wp_buf props = WP_BUF_INIT, feats = WP_BUF_INIT, nss = WP_BUF_INIT;
 	wp_vorder_init(&o, c->variants, t);
 	wp_vorder_marker_sets(&o, vl, &props, &feats, &nss);
-	snprintf(env->variant_properties, sizeof(env->variant_properties), "%s", wp_buf_cstr(&props));
+	snprintf(env->variant_properties, sizeof(env->variant_properties), "%s",
+		 wp_buf_cstr(&props));
 	snprintf(env->variant_features, sizeof(env->variant_features), "%s", wp_buf_cstr(&feats));
 	snprintf(env->variant_namespaces, sizeof(env->variant_namespaces), "%s", wp_buf_cstr(&nss));
 	wp_buf_free(&props);
@@ -172,7 +179,8 @@ void wp_pick_variant_marker_env(struct wp_marker_env *env, const struct wp_candi
 bool wp_pick_candidate_is_variant_wheel(const struct wp_candidate *c)
 {
 	char label[48];
-	return c->kind && !strcmp(c->kind, "wheel") && c->filename && name_label(c->filename, label);
+	return c->kind && !strcmp(c->kind, "wheel") && c->filename &&
+	       name_label(c->filename, label);
 }
 
 /* "cuda12.8", "cu128", "rocm7.0": the version a label's name spells, as wheelpick's variants do. */
@@ -192,7 +200,8 @@ static bool label_version(const char *label, const char *prefix, int *major, int
 
 /* What kind of build a PEP 825 label is: from its properties when the metadata is known (nvidia:
  * CUDA, amd: ROCm, intel: XPU, none while the release has such builds: CPU), else from its name. */
-static void vwheel_variant(const char *label, const struct wp_vlabel *vl, const struct wp_variants *meta, struct wp_variant *v)
+static void vwheel_variant(const char *label, const struct wp_vlabel *vl,
+			   const struct wp_variants *meta, struct wp_variant *v)
 {
 	memset(v, 0, sizeof(*v));
 	struct wp_variant byname;
@@ -200,9 +209,13 @@ static void vwheel_variant(const char *label, const struct wp_vlabel *vl, const 
 	const char *accel = vl ? wp_vlabel_accel(vl) : NULL;
 	int M = 0, m = 0;
 	if (vl) {
-		v->kind = !accel ? (wp_variants_has_accel(meta) ? WP_VARIANT_CPU : WP_VARIANT_OTHER)
-		      : !strcmp(accel, "nvidia") ? WP_VARIANT_CUDA : !strcmp(accel, "amd") ? WP_VARIANT_ROCM : WP_VARIANT_XPU;
-	} else if (label_version(label, "cuda", &M, &m) || (named && byname.kind == WP_VARIANT_CUDA)) {
+		v->kind = !accel                   ? (wp_variants_has_accel(meta) ? WP_VARIANT_CPU :
+										    WP_VARIANT_OTHER) :
+			  !strcmp(accel, "nvidia") ? WP_VARIANT_CUDA :
+			  !strcmp(accel, "amd")    ? WP_VARIANT_ROCM :
+						     WP_VARIANT_XPU;
+	} else if (label_version(label, "cuda", &M, &m) ||
+		   (named && byname.kind == WP_VARIANT_CUDA)) {
 		v->kind = WP_VARIANT_CUDA;
 	} else if (named && byname.kind != WP_VARIANT_NONE) {
 		v->kind = byname.kind;
@@ -217,14 +230,17 @@ static void vwheel_variant(const char *label, const struct wp_vlabel *vl, const 
 		v->minor = byname.minor;
 		v->patch = byname.patch;
 	}
-	/* a name that says nothing: the newest CUDA lower bound or ROCm version its properties give */
+	/* a name that says nothing: the newest CUDA lower bound or ROCm version its properties
+	 * give */
 	for (size_t p = 0; vl && !v->major && p < vl->n_props; p++) {
 		const struct wp_vprop *pr = &vl->props[p];
-		bool cuda = v->kind == WP_VARIANT_CUDA && !strcmp(pr->feature, "cuda_version_lower_bound");
+		bool cuda = v->kind == WP_VARIANT_CUDA &&
+			    !strcmp(pr->feature, "cuda_version_lower_bound");
 		bool rocm = v->kind == WP_VARIANT_ROCM && !strcmp(pr->feature, "rocm_version");
 		for (size_t k = 0; (cuda || rocm) && k < pr->n_values; k++) {
 			int a = 0, b = 0;
-			if (sscanf(pr->values[k], "%d.%d", &a, &b) >= 1 && (a > v->major || (a == v->major && b > v->minor))) {
+			if (sscanf(pr->values[k], "%d.%d", &a, &b) >= 1 &&
+			    (a > v->major || (a == v->major && b > v->minor))) {
 				v->major = a;
 				v->minor = b;
 			}
@@ -233,7 +249,8 @@ static void vwheel_variant(const char *label, const struct wp_vlabel *vl, const 
 	snprintf(v->label, sizeof(v->label), "%s", label);
 }
 
-void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *v, bool *pending, const char **source)
+void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *v, bool *pending,
+			       const char **source)
 {
 	const char *src = NULL;
 	char label[48];
@@ -245,11 +262,14 @@ void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *
 		goto out;
 	}
 	if (c->variant && *c->variant && wp_variant_from_label(c->variant, v)) {
-		src = c->variant_from_metadata ? "metadata" : c->version && strchr(c->version, '+') ? "label" : "folder";
+		src = c->variant_from_metadata              ? "metadata" :
+		      c->version && strchr(c->version, '+') ? "label" :
+							      "folder";
 		goto out;
 	}
 	memset(v, 0, sizeof(*v));
-	if (!c->project || strcmp(c->project, "torch") != 0 || !c->kind || strcmp(c->kind, "wheel") != 0)
+	if (!c->project || strcmp(c->project, "torch") != 0 || !c->kind ||
+	    strcmp(c->kind, "wheel") != 0)
 		goto out; /* other projects' unlabeled files carry no variant */
 	if (c->variant_from_metadata) {
 		/* its metadata was read and pins no CUDA: nothing says which build it is */
@@ -267,10 +287,12 @@ void wp_pick_candidate_variant(const struct wp_candidate *c, struct wp_variant *
 		minor = ver.nrelease > 1 ? (long)ver.release[1] : 0;
 		wp_version_release(&ver);
 	}
-	/* PyPI's Linux wheels name their CUDA only in their nvidia-* pins (x86_64 from 1.13, aarch64
-	 * from 2.11); earlier ones bundled it, and Windows, macOS and older aarch64 are CPU builds */
-	bool pins = fam && ((!strcmp(fam, "linux-x86_64") && (major > 1 || (major == 1 && minor >= 13))) ||
-			    (!strcmp(fam, "linux-aarch64") && (major > 2 || (major == 2 && minor >= 11))));
+	/* PyPI's Linux wheels name their CUDA only in their nvidia-* pins (x86_64 from 1.13,
+	 * aarch64 from 2.11); earlier ones bundled it, and Windows, macOS and older aarch64 are CPU
+	 * builds */
+	bool pins = fam &&
+		    ((!strcmp(fam, "linux-x86_64") && (major > 1 || (major == 1 && minor >= 13))) ||
+		     (!strcmp(fam, "linux-aarch64") && (major > 2 || (major == 2 && minor >= 11))));
 	if (pins) {
 		*pending = true;
 		v->kind = WP_VARIANT_OTHER;
@@ -290,8 +312,8 @@ out:
 
 /* Does a CUDA build have kernels for every GPU of the target? From what PyTorch compiled for that
  * release, CUDA version and platform when the tables know it, else from what the toolkit could. */
-static bool gpus_served(const struct cand *c, const struct wp_candidate *k, const struct wp_target *t,
-			struct cand *out, struct wp_buf *why)
+static bool gpus_served(const struct cand *c, const struct wp_candidate *k,
+			const struct wp_target *t, struct cand *out, struct wp_buf *why)
 {
 	const struct wp_variant *var = &c->var;
 	char rel[16];
@@ -304,10 +326,12 @@ static bool gpus_served(const struct cand *c, const struct wp_candidate *k, cons
 		return wp_gpu_cuda_fits(t, var->major, var->minor, var->label, why);
 	for (int g = 0; g < t->n_gpus; g++) {
 		struct wp_buf w = WP_BUF_INIT;
-		bool ok = wp_arch_list_serves(&l, t->gpu_sm[g], c->how == WP_RUNS_NATIVE, why ? &w : NULL);
+		bool ok = wp_arch_list_serves(&l, t->gpu_sm[g], c->how == WP_RUNS_NATIVE,
+					      why ? &w : NULL);
 		if (!ok) {
 			if (why)
-				wp_buf_printf(why, "%s: %s%s%s", var->label, w.data, l.borrowed_from[0] ? "; as in " : "",
+				wp_buf_printf(why, "%s: %s%s%s", var->label, w.data,
+					      l.borrowed_from[0] ? "; as in " : "",
 					      l.borrowed_from[0] ? l.borrowed_from : "");
 			wp_buf_free(&w);
 			return false;
@@ -315,25 +339,31 @@ static bool gpus_served(const struct cand *c, const struct wp_candidate *k, cons
 		wp_buf_free(&w);
 	}
 	if (l.borrowed_from[0])
-		snprintf(out->arch_note, sizeof(out->arch_note), "the arch list of %s", l.borrowed_from);
+		snprintf(out->arch_note, sizeof(out->arch_note), "the arch list of %s",
+			 l.borrowed_from);
 	return true;
 }
 
 static const char *accel_words(const struct wp_target *t)
 {
-	return t->accel == WP_ACCEL_CUDA ? "an NVIDIA GPU" : t->accel == WP_ACCEL_ROCM ? "an AMD GPU (ROCm)"
-	       : t->accel == WP_ACCEL_XPU ? "an Intel GPU" : "CPU-only";
+	return t->accel == WP_ACCEL_CUDA ? "an NVIDIA GPU" :
+	       t->accel == WP_ACCEL_ROCM ? "an AMD GPU (ROCm)" :
+	       t->accel == WP_ACCEL_XPU  ? "an Intel GPU" :
+					   "CPU-only";
 }
 
 /* PEP 825's rule: every feature of the label has a value the target supports; and wheelpick's: a
  * GPU target never gets the CPU build unasked. */
-static bool vwheel_fits(struct cand *c, const struct wp_target *t, const struct wp_pick_request *req, struct wp_buf *why)
+static bool vwheel_fits(struct cand *c, const struct wp_target *t,
+			const struct wp_pick_request *req, struct wp_buf *why)
 {
 	const char *label = c->var.label;
 	c->cpu_only = false;
 	if (!c->vm) {
-		say(why, "%s: a PEP 825 variant wheel, but the index lists no variants.json for its release, so what "
-			 "it needs is unknown (wheelpick does not guess)", label);
+		say(why,
+		    "%s: a PEP 825 variant wheel, but the index lists no variants.json for its release, so what "
+		    "it needs is unknown (wheelpick does not guess)",
+		    label);
 		return false;
 	}
 	const struct vmeta *m = c->vm;
@@ -347,8 +377,8 @@ static bool vwheel_fits(struct cand *c, const struct wp_target *t, const struct 
 		return false;
 	if (c->var.kind == WP_VARIANT_CPU && t->accel != WP_ACCEL_CPU) {
 		c->cpu_only = true;
-		say(why, "%s: the CPU build; the target has %s (ask for the CPU build with %s)", label, accel_words(t),
-		    wp_ask_words(req->asks, WP_ASK_CPU));
+		say(why, "%s: the CPU build; the target has %s (ask for the CPU build with %s)",
+		    label, accel_words(t), wp_ask_words(req->asks, WP_ASK_CPU));
 		return false;
 	}
 	return true;
@@ -359,7 +389,8 @@ static bool vwheel_fits(struct cand *c, const struct wp_target *t, const struct 
 static bool same_build(const struct cand *c, const char *require)
 {
 	int a, b, n = 0;
-	bool pep825 = !strcmp(require, "null") || (sscanf(require, "cuda%d.%d%n", &a, &b, &n) == 2 && !require[n]);
+	bool pep825 = !strcmp(require, "null") ||
+		      (sscanf(require, "cuda%d.%d%n", &a, &b, &n) == 2 && !require[n]);
 	if (!c->vwheel && !pep825)
 		return false;
 	struct wp_variant r;
@@ -386,12 +417,14 @@ static bool variant_fits(struct cand *c, const struct wp_candidate *k, const str
 	const struct wp_variant *var = &c->var;
 	const char *label = var->kind == WP_VARIANT_NONE ? "" : var->label;
 	if (c->var_pending) {
-		say(why, "an unlabeled torch build: which CUDA it has is in its METADATA, not read yet");
+		say(why,
+		    "an unlabeled torch build: which CUDA it has is in its METADATA, not read yet");
 		return false;
 	}
 	if (req->require_variant && strcmp(label, req->require_variant) != 0 &&
 	    !same_build(c, req->require_variant)) {
-		say(why, "%s: the set shares variant '%s'", *label ? label : "no variant", req->require_variant);
+		say(why, "%s: the set shares variant '%s'", *label ? label : "no variant",
+		    req->require_variant);
 		return false;
 	}
 	for (size_t i = 0; i < req->n_avoid; i++) {
@@ -408,7 +441,9 @@ static bool variant_fits(struct cand *c, const struct wp_candidate *k, const str
 	case WP_VARIANT_CUDA:
 		if (t->accel != WP_ACCEL_CUDA) {
 			say(why, "%s: a CUDA build; the target is %s", label,
-			    t->accel == WP_ACCEL_CPU ? "CPU-only" : t->accel == WP_ACCEL_ROCM ? "ROCm" : "an Intel GPU");
+			    t->accel == WP_ACCEL_CPU  ? "CPU-only" :
+			    t->accel == WP_ACCEL_ROCM ? "ROCm" :
+							"an Intel GPU");
 			return false;
 		}
 		if (why) {
@@ -426,28 +461,35 @@ static bool variant_fits(struct cand *c, const struct wp_candidate *k, const str
 	case WP_VARIANT_CPU:
 		if (t->accel == WP_ACCEL_CPU)
 			return true;
-		say(why, "%s: a CPU build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_CPU));
+		say(why, "%s: a CPU build; ask with %s", label,
+		    wp_ask_words(req->asks, WP_ASK_CPU));
 		return false;
 	case WP_VARIANT_ROCM:
-		if (t->accel == WP_ACCEL_ROCM && var->major == t->rocm_major && var->minor == t->rocm_minor)
+		if (t->accel == WP_ACCEL_ROCM && var->major == t->rocm_major &&
+		    var->minor == t->rocm_minor)
 			return true;
 		if (t->accel == WP_ACCEL_ROCM)
-			say(why, "%s: ROCm %d.%d is not the target's ROCm %d.%d", label, var->major, var->minor,
-			    t->rocm_major, t->rocm_minor);
+			say(why, "%s: ROCm %d.%d is not the target's ROCm %d.%d", label, var->major,
+			    var->minor, t->rocm_major, t->rocm_minor);
 		else
-			say(why, "%s: a ROCm build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_ROCM));
+			say(why, "%s: a ROCm build; ask with %s", label,
+			    wp_ask_words(req->asks, WP_ASK_ROCM));
 		return false;
 	case WP_VARIANT_XPU:
 		if (t->accel == WP_ACCEL_XPU)
 			return true;
-		say(why, "%s: an Intel GPU build; ask with %s", label, wp_ask_words(req->asks, WP_ASK_XPU));
+		say(why, "%s: an Intel GPU build; ask with %s", label,
+		    wp_ask_words(req->asks, WP_ASK_XPU));
 		return false;
 	default:
 		if (!strcmp(var->label, "unlabeled"))
-			say(why, "an unlabeled torch build that no label, folder or nvidia-* pin places; wheelpick gives it "
-				 "to no target (use an index with labels, such as download.pytorch.org/whl/<variant>/)");
+			say(why,
+			    "an unlabeled torch build that no label, folder or nvidia-* pin places; wheelpick gives it "
+			    "to no target (use an index with labels, such as download.pytorch.org/whl/<variant>/)");
 		else
-			say(why, "%s: a special build; wheelpick picks CUDA, ROCm, XPU or CPU builds", label);
+			say(why,
+			    "%s: a special build; wheelpick picks CUDA, ROCm, XPU or CPU builds",
+			    label);
 		return false;
 	}
 }
@@ -473,8 +515,10 @@ static int better(const struct cand *a, const struct cand *b, const struct wp_ta
 	if (c)
 		return c;
 	if (a->vwheel || b->vwheel) {
-		/* PEP 825: labels in their order (null last among them), then non-variant wheels, then tags */
-		int ra = a->vwheel ? a->vrank : VRANK_NONE + 1, rb = b->vwheel ? b->vrank : VRANK_NONE + 1;
+		/* PEP 825: labels in their order (null last among them), then non-variant wheels,
+		 * then tags */
+		int ra = a->vwheel ? a->vrank : VRANK_NONE + 1,
+		    rb = b->vwheel ? b->vrank : VRANK_NONE + 1;
 		if (ra != rb)
 			return ra < rb ? 1 : -1;
 		if ((c = wp_version_cmp(&a->v, &b->v)))
@@ -504,9 +548,11 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
 	switch (t->accel) {
 	case WP_ACCEL_CUDA:
 		if (t->driver_given)
-			wp_buf_printf(out, "driver %s (CUDA %d.%d)", t->driver.text, t->cuda_major, t->cuda_minor);
+			wp_buf_printf(out, "driver %s (CUDA %d.%d)", t->driver.text, t->cuda_major,
+				      t->cuda_minor);
 		else if (t->driver_none_yet)
-			wp_buf_printf(out, "CUDA up to %d.%d (driver: none yet)", t->cuda_major, t->cuda_minor);
+			wp_buf_printf(out, "CUDA up to %d.%d (driver: none yet)", t->cuda_major,
+				      t->cuda_minor);
 		else
 			wp_buf_printf(out, "CUDA %d.%d", t->cuda_major, t->cuda_minor);
 		break;
@@ -514,7 +560,8 @@ void wp_target_describe(const struct wp_target *t, struct wp_buf *out)
 		wp_buf_addstr(out, "Intel GPU (XPU)");
 		break;
 	case WP_ACCEL_CPU:
-		wp_buf_addstr(out, t->accel_foreign ? "CPU (another machine: its GPU not given)" : "CPU");
+		wp_buf_addstr(out, t->accel_foreign ? "CPU (another machine: its GPU not given)" :
+						      "CPU");
 		break;
 	case WP_ACCEL_ROCM:
 		wp_buf_printf(out, "ROCm %d.%d", t->rocm_major, t->rocm_minor);
@@ -564,7 +611,8 @@ static bool python_fits(const char *requires_python, const struct wp_target *t, 
 	bool ok = true;
 	if (!requires_python || !*requires_python)
 		return true;
-	snprintf(py, sizeof(py), "%d.%d.%d", t->py_major, t->py_minor, t->py_micro < 0 ? 0 : t->py_micro);
+	snprintf(py, sizeof(py), "%d.%d.%d", t->py_major, t->py_minor,
+		 t->py_micro < 0 ? 0 : t->py_micro);
 	if (wp_specset_parse(&rp, requires_python, strlen(requires_python), &e) < 0)
 		return true; /* pip ignores an unreadable Requires-Python; so do we */
 	if (wp_version_parse(&pv, py, strlen(py), &e) == 0) {
@@ -573,15 +621,17 @@ static bool python_fits(const char *requires_python, const struct wp_target *t, 
 	}
 	wp_specset_release(&rp);
 	if (!ok)
-		say(why, "requires Python %s; the target has %d.%d", requires_python, t->py_major, t->py_minor);
+		say(why, "requires Python %s; the target has %d.%d", requires_python, t->py_major,
+		    t->py_minor);
 	return ok;
 }
 
 /* Checks one candidate; fills c. pre: whether pre-releases count on this pass. hash_blocks: a
  * file whose bytes differ from those first trusted for its name is rejected (false: judged as if
  * it were not, to learn whether it would be the pick). */
-static void check_as(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
-		     const struct wp_target *t, const struct wp_tagset *ts, bool pre, bool hash_blocks)
+static void check_as(const struct wp_candidate *k, struct cand *c,
+		     const struct wp_pick_request *req, const struct wp_target *t,
+		     const struct wp_tagset *ts, bool pre, bool hash_blocks)
 {
 	struct wp_err e = WP_ERR_INIT;
 	wp_buf_reset(&c->why);
@@ -598,16 +648,21 @@ static void check_as(const struct wp_candidate *k, struct cand *c, const struct 
 	}
 	if (req->spec && !wp_specset_contains(req->spec, &c->v, WP_PRERELEASES_YES)) {
 		c->rej = REJ_SPEC;
-		size_t own = req->spec->n - (req->n_given_up < req->spec->n ? req->n_given_up : req->spec->n);
+		size_t own = req->spec->n -
+			     (req->n_given_up < req->spec->n ? req->n_given_up : req->spec->n);
 		struct wp_specset asked = *req->spec;
 		asked.n = own;
 		if (own < req->spec->n && wp_specset_contains(&asked, &c->v, WP_PRERELEASES_YES)) {
 			/* the requirements allow it: the solver gave this version up */
 			const char *gw = NULL;
 			for (size_t g = own; g < req->spec->n && !gw; g++)
-				if (!wp_specifier_contains(&req->spec->specs[g], &c->v, WP_PRERELEASES_YES))
-					gw = req->given_up_why && req->given_up_why[g - own] ? req->given_up_why[g - own] : "";
-			say(c->whyp, "%s was tried and given up%s%s", k->version, gw && *gw ? ": " : "", gw ? gw : "");
+				if (!wp_specifier_contains(&req->spec->specs[g], &c->v,
+							   WP_PRERELEASES_YES))
+					gw = req->given_up_why && req->given_up_why[g - own] ?
+						     req->given_up_why[g - own] :
+						     "";
+			say(c->whyp, "%s was tried and given up%s%s", k->version,
+			    gw && *gw ? ": " : "", gw ? gw : "");
 		} else if (req->spec_text && *req->spec_text) {
 			say(c->whyp, "%s is outside '%s'", k->version, req->spec_text);
 		} else {
@@ -618,12 +673,14 @@ static void check_as(const struct wp_candidate *k, struct cand *c, const struct 
 	if (!pre && wp_version_is_prerelease(&c->v) &&
 	    !(req->spec && wp_specset_prereleases(req->spec) == WP_PRERELEASES_YES)) {
 		c->rej = REJ_PRE;
-		say(c->whyp, "%s is a pre-release; ask with %s", k->version, wp_ask_words(req->asks, WP_ASK_PRE));
+		say(c->whyp, "%s is a pre-release; ask with %s", k->version,
+		    wp_ask_words(req->asks, WP_ASK_PRE));
 		return;
 	}
 	if (k->yanked && !spec_is_exact_pin(req->spec)) {
 		c->rej = REJ_YANKED;
-		say(c->whyp, "yanked%s%s; pin it with == to take it anyway", *k->yanked ? ": " : "", k->yanked);
+		say(c->whyp, "yanked%s%s; pin it with == to take it anyway", *k->yanked ? ": " : "",
+		    k->yanked);
 		return;
 	}
 	if (k->hash_conflict && hash_blocks) {
@@ -639,7 +696,8 @@ static void check_as(const struct wp_candidate *k, struct cand *c, const struct 
 		if (c->tag_prio == -2)
 			say(c->whyp, "'%s' is not a valid wheel name", k->filename);
 		else
-			say(c->whyp, "tags do not fit Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
+			say(c->whyp, "tags do not fit Python %d.%d%s on %s", t->py_major,
+			    t->py_minor, wp_target_py_suffix(t), t->platform);
 		return;
 	}
 	if (!python_fits(k->requires_python, t, c->whyp)) {
@@ -659,8 +717,9 @@ static void check(const struct wp_candidate *k, struct cand *c, const struct wp_
 	check_as(k, c, req, t, ts, pre, true);
 }
 
-static int run_pass_as(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
-		       const struct wp_target *t, const struct wp_tagset *ts, bool pre, bool hash_blocks)
+static int run_pass_as(const struct wp_candidate *k, struct cand *c, size_t n,
+		       const struct wp_pick_request *req, const struct wp_target *t,
+		       const struct wp_tagset *ts, bool pre, bool hash_blocks)
 {
 	long best = -1;
 	for (size_t i = 0; i < n; i++) {
@@ -671,8 +730,9 @@ static int run_pass_as(const struct wp_candidate *k, struct cand *c, size_t n, c
 	return (int)best;
 }
 
-static int run_pass(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
-		    const struct wp_target *t, const struct wp_tagset *ts, bool pre)
+static int run_pass(const struct wp_candidate *k, struct cand *c, size_t n,
+		    const struct wp_pick_request *req, const struct wp_target *t,
+		    const struct wp_tagset *ts, bool pre)
 {
 	return run_pass_as(k, c, n, req, t, ts, pre, true);
 }
@@ -682,8 +742,9 @@ static int run_pass(const struct wp_candidate *k, struct cand *c, size_t n, cons
  * file listed twice, honestly once); else -1. Taking the next best build in its place (cu118 for
  * a re-published cu121) would hand the user another build than they get everywhere else with no
  * word on later runs. Leaves c as a plain pass leaves it. */
-static long untrusted_pick(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
-			   const struct wp_target *t, const struct wp_tagset *ts, bool pre)
+static long untrusted_pick(const struct wp_candidate *k, struct cand *c, size_t n,
+			   const struct wp_pick_request *req, const struct wp_target *t,
+			   const struct wp_tagset *ts, bool pre)
 {
 	bool any = false;
 	for (size_t i = 0; i < n && !any; i++)
@@ -695,7 +756,8 @@ static long untrusted_pick(const struct wp_candidate *k, struct cand *c, size_t 
 	if (would >= 0 && k[would].hash_conflict) {
 		stop = would;
 		for (size_t i = 0; i < n && stop >= 0; i++)
-			if (!k[i].hash_conflict && c[i].rej == REJ_NONE && better(&c[i], &c[would], t) >= 0)
+			if (!k[i].hash_conflict && c[i].rej == REJ_NONE &&
+			    better(&c[i], &c[would], t) >= 0)
 				stop = -1;
 	}
 	run_pass(k, c, n, req, t, ts, pre);
@@ -709,10 +771,11 @@ static char *untrusted_message(const struct wp_candidate *k, const struct wp_pic
 {
 	struct wp_buf m = WP_BUF_INIT, tgt = WP_BUF_INIT;
 	wp_target_describe(t, &tgt);
-	wp_buf_printf(&m, "%s %s is the build that fits %s, but '%s' at '%s' now has sha256 %s where %s was trusted "
-			  "first for that name; no other build is taken in its place",
-		      req->project, k->version, tgt.data, k->filename, k->url, k->sha256 ? k->sha256 : "?",
-		      k->hash_conflict);
+	wp_buf_printf(&m,
+		      "%s %s is the build that fits %s, but '%s' at '%s' now has sha256 %s where %s was trusted "
+		      "first for that name; no other build is taken in its place",
+		      req->project, k->version, tgt.data, k->filename, k->url,
+		      k->sha256 ? k->sha256 : "?", k->hash_conflict);
 	wp_buf_free(&tgt);
 	return wp_buf_detach(&m, NULL);
 }
@@ -721,12 +784,14 @@ static char *untrusted_message(const struct wp_candidate *k, const struct wp_pic
 /* A file whose tags fit the target (its variant or Python may still not). */
 static bool tags_fit(const struct cand *c)
 {
-	return c->rej == REJ_NONE || c->rej == REJ_PYTHON || c->rej == REJ_VARIANT || c->rej == REJ_SKIPPED;
+	return c->rej == REJ_NONE || c->rej == REJ_PYTHON || c->rej == REJ_VARIANT ||
+	       c->rej == REJ_SKIPPED;
 }
 
 /* The labels of the builds at one version, for this Python and platform when it has any (the
  * others say nothing about this target), else of all of them. */
-static void variants_at(const struct cand *c, size_t n, const struct wp_version *at, struct wp_buf *out)
+static void variants_at(const struct cand *c, size_t n, const struct wp_version *at,
+			struct wp_buf *out)
 {
 	const struct wp_variant *seen[64];
 	size_t ns = 0;
@@ -750,7 +815,8 @@ static void variants_at(const struct cand *c, size_t n, const struct wp_version 
 			seen[j - 1] = tmp;
 		}
 	for (size_t i = 0; i < ns; i++)
-		wp_buf_printf(out, "%s%s", i ? ", " : "", seen[i]->kind == WP_VARIANT_NONE ? "no variant" : seen[i]->label);
+		wp_buf_printf(out, "%s%s", i ? ", " : "",
+			      seen[i]->kind == WP_VARIANT_NONE ? "no variant" : seen[i]->label);
 }
 
 static void format_version(const struct wp_version *v, struct wp_buf *out)
@@ -758,8 +824,9 @@ static void format_version(const struct wp_version *v, struct wp_buf *out)
 	wp_version_format_public(v, out);
 }
 
-static void reason_of(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
-		      const struct wp_target *t, const struct wp_tagset *ts, bool pre, struct wp_buf *out);
+static void reason_of(const struct wp_candidate *k, struct cand *c,
+		      const struct wp_pick_request *req, const struct wp_target *t,
+		      const struct wp_tagset *ts, bool pre, struct wp_buf *out);
 
 /* The kind of build the target asks for. */
 static enum wp_variant_kind t_kind(const struct wp_target *t)
@@ -778,32 +845,40 @@ static enum wp_variant_kind t_kind(const struct wp_target *t)
 
 /* "torch 1.8.0 has cpu, cu101, cu102, cu111; none runs on CUDA 9.2; the newest torch with a
  * build that fits is 1.7.1 (cu92)". */
-static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_pick_request *req,
-			  const struct wp_target *t, const struct wp_tagset *ts)
+static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n,
+			  const struct wp_pick_request *req, const struct wp_target *t,
+			  const struct wp_tagset *ts)
 {
 	struct wp_buf m = WP_BUF_INIT, tgt = WP_BUF_INIT;
 	long top = -1;
 	size_t counts[REJ_SKIPPED + 1] = { 0 };
 	wp_target_describe(t, &tgt);
 	if (n == 0) {
-		wp_buf_printf(&m, "the catalog has no files for '%s'; add its index with %s (or %s)", req->project,
-			      wp_ask_words(req->asks, WP_ASK_INDEX), wp_ask_words(req->asks, WP_ASK_UPDATE));
+		wp_buf_printf(&m,
+			      "the catalog has no files for '%s'; add its index with %s (or %s)",
+			      req->project, wp_ask_words(req->asks, WP_ASK_INDEX),
+			      wp_ask_words(req->asks, WP_ASK_UPDATE));
 		goto out;
 	}
 	/* The newest version the request allows, whatever else is wrong with its files. */
 	for (size_t i = 0; i < n; i++) {
-		if (c[i].rej > REJ_YANKED && (top < 0 || wp_version_cmp_public(&c[i].v, &c[top].v) > 0))
+		if (c[i].rej > REJ_YANKED &&
+		    (top < 0 || wp_version_cmp_public(&c[i].v, &c[top].v) > 0))
 			top = (long)i;
 		counts[c[i].rej]++;
 	}
 	if (top < 0) {
 		if (counts[REJ_SPEC] || counts[REJ_PRE] || counts[REJ_YANKED]) {
-			wp_buf_printf(&m, "no %s release matches '%s'%s%s%s", req->project, req->spec_text ? req->spec_text : "",
+			wp_buf_printf(&m, "no %s release matches '%s'%s%s%s", req->project,
+				      req->spec_text ? req->spec_text : "",
 				      counts[REJ_PRE] ? " (pre-releases need " : "",
-				      counts[REJ_PRE] ? wp_ask_words(req->asks, WP_ASK_PRE) : "", counts[REJ_PRE] ? ")" : "");
+				      counts[REJ_PRE] ? wp_ask_words(req->asks, WP_ASK_PRE) : "",
+				      counts[REJ_PRE] ? ")" : "");
 			long newest = -1;
 			for (size_t i = 0; i < n; i++)
-				if (c[i].v_ok && c[i].rej != REJ_KIND && (newest < 0 || wp_version_cmp_public(&c[i].v, &c[newest].v) > 0))
+				if (c[i].v_ok && c[i].rej != REJ_KIND &&
+				    (newest < 0 ||
+				     wp_version_cmp_public(&c[i].v, &c[newest].v) > 0))
 					newest = (long)i;
 			if (newest >= 0) {
 				wp_buf_addstr(&m, "; the newest in the catalog is ");
@@ -834,9 +909,11 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 		switch (t->accel) {
 		case WP_ACCEL_CUDA:
 			if (t->driver_given)
-				wp_buf_printf(&m, "; none runs on driver %s (CUDA %d.%d)", t->driver.text, t->cuda_major, t->cuda_minor);
+				wp_buf_printf(&m, "; none runs on driver %s (CUDA %d.%d)",
+					      t->driver.text, t->cuda_major, t->cuda_minor);
 			else
-				wp_buf_printf(&m, "; none runs on CUDA %d.%d", t->cuda_major, t->cuda_minor);
+				wp_buf_printf(&m, "; none runs on CUDA %d.%d", t->cuda_major,
+					      t->cuda_minor);
 			for (int g = 0; g < t->n_gpus; g++)
 				wp_buf_printf(&m, "%ssm_%d", g ? "," : " with ", t->gpu_sm[g]);
 			break;
@@ -844,7 +921,8 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_addstr(&m, "; none is a CPU build");
 			break;
 		case WP_ACCEL_ROCM:
-			wp_buf_printf(&m, "; none runs on ROCm %d.%d", t->rocm_major, t->rocm_minor);
+			wp_buf_printf(&m, "; none runs on ROCm %d.%d", t->rocm_major,
+				      t->rocm_minor);
 			break;
 		case WP_ACCEL_XPU:
 			wp_buf_addstr(&m, "; none is an Intel GPU (XPU) build");
@@ -856,18 +934,22 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 		long shown = -1;
 		bool cpu_there = false, shown_serves = false;
 		for (size_t i = 0; i < n; i++) {
-			if (c[i].rej != REJ_VARIANT || wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
+			if (c[i].rej != REJ_VARIANT ||
+			    wp_version_cmp_public(&c[i].v, &c[top].v) != 0)
 				continue;
 			cpu_there |= c[i].var.kind == WP_VARIANT_CPU;
 			if (c[i].var.kind != t_kind(t))
 				continue;
-			/* the nearest miss: a build with kernels for every GPU, which only the driver stops
-			 * (its oldest: the smallest driver upgrade), before one that cannot serve them; else
-			 * the oldest build of the target's kind: when even it does not run, none does */
+			/* the nearest miss: a build with kernels for every GPU, which only the
+			 * driver stops (its oldest: the smallest driver upgrade), before one that
+			 * cannot serve them; else the oldest build of the target's kind: when even
+			 * it does not run, none does */
 			struct cand scratch = c[i];
-			bool serves = t->accel == WP_ACCEL_CUDA && t->n_gpus && gpus_served(&c[i], &k[i], t, &scratch, NULL);
+			bool serves = t->accel == WP_ACCEL_CUDA && t->n_gpus &&
+				      gpus_served(&c[i], &k[i], t, &scratch, NULL);
 			if (shown < 0 || (serves && !shown_serves) ||
-			    (serves == shown_serves && wp_variant_cmp(&c[i].var, &c[shown].var) < 0)) {
+			    (serves == shown_serves &&
+			     wp_variant_cmp(&c[i].var, &c[shown].var) < 0)) {
 				shown = (long)i;
 				shown_serves = serves;
 			}
@@ -881,19 +963,26 @@ static char *nothing_fits(const struct wp_candidate *k, struct cand *c, size_t n
 			wp_buf_addch(&m, ')');
 		}
 		if (cpu_only) {
-			wp_buf_printf(&m, "; only the CPU build (null) fits; ask for it with %s", wp_ask_words(req->asks, WP_ASK_CPU));
+			wp_buf_printf(&m, "; only the CPU build (null) fits; ask for it with %s",
+				      wp_ask_words(req->asks, WP_ASK_CPU));
 		} else if (shown < 0 && cpu_there && t->accel != WP_ACCEL_CPU) {
-			wp_buf_printf(&m, "; only a CPU build is there (ask for it with %s)", wp_ask_words(req->asks, WP_ASK_CPU));
+			wp_buf_printf(&m, "; only a CPU build is there (ask for it with %s)",
+				      wp_ask_words(req->asks, WP_ASK_CPU));
 		} else if (cpu_there && t->accel != WP_ACCEL_CPU) {
-			wp_buf_printf(&m, "; a CPU build is there (%s)", wp_ask_words(req->asks, WP_ASK_CPU));
+			wp_buf_printf(&m, "; a CPU build is there (%s)",
+				      wp_ask_words(req->asks, WP_ASK_CPU));
 		}
 	} else if (at_hash) {
-		wp_buf_printf(&m, "; the index now gives another sha256 than was first seen for it (check the source, "
-				  "then %s)", wp_ask_words(req->asks, WP_ASK_TRUST));
+		wp_buf_printf(&m,
+			      "; the index now gives another sha256 than was first seen for it (check the source, "
+			      "then %s)",
+			      wp_ask_words(req->asks, WP_ASK_TRUST));
 	} else if (at_python) {
-		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor, wp_target_py_suffix(t));
+		wp_buf_printf(&m, "; none supports Python %d.%d%s", t->py_major, t->py_minor,
+			      wp_target_py_suffix(t));
 	} else {
-		wp_buf_printf(&m, "; no wheel fits Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
+		wp_buf_printf(&m, "; no wheel fits Python %d.%d%s on %s", t->py_major, t->py_minor,
+			      wp_target_py_suffix(t), t->platform);
 	}
 
 	/* The newest version, any, with a file that fits: what the user could ask for instead. */
@@ -916,8 +1005,9 @@ out:
 }
 
 /* Why candidate i is not the pick, in words, whether or not reasons were asked for. */
-static void reason_of(const struct wp_candidate *k, struct cand *c, const struct wp_pick_request *req,
-		      const struct wp_target *t, const struct wp_tagset *ts, bool pre, struct wp_buf *out)
+static void reason_of(const struct wp_candidate *k, struct cand *c,
+		      const struct wp_pick_request *req, const struct wp_target *t,
+		      const struct wp_tagset *ts, bool pre, struct wp_buf *out)
 {
 	struct wp_buf *saved = c->whyp;
 	struct wp_buf keep = c->why;
@@ -947,32 +1037,37 @@ static bool further(const struct cand *a, const struct cand *b, const struct wp_
 
 /* The why-line of a variant wheel: the label, and the property that put it before the next label
  * that also fits here (PEP 825's order), or its first property when no other competes. */
-static void explain_vwheel(const struct cand *c, size_t n, long best, const struct wp_target *t, const char *labels,
-			   struct wp_buf *out)
+static void explain_vwheel(const struct cand *c, size_t n, long best, const struct wp_target *t,
+			   const char *labels, struct wp_buf *out)
 {
 	const struct cand *b = &c[best];
 	long next = -1;
 	for (size_t i = 0; i < n; i++)
-		if ((long)i != best && c[i].rej == REJ_NONE && c[i].vwheel && c[i].vl && c[i].vl != b->vl &&
-		    wp_version_cmp_public(&c[i].v, &b->v) == 0 && (next < 0 || c[i].vrank < c[next].vrank))
+		if ((long)i != best && c[i].rej == REJ_NONE && c[i].vwheel && c[i].vl &&
+		    c[i].vl != b->vl && wp_version_cmp_public(&c[i].v, &b->v) == 0 &&
+		    (next < 0 || c[i].vrank < c[next].vrank))
 			next = (long)i;
-	wp_buf_printf(out, "; of its variants (%s), %s comes first in PEP 825's order for this target", labels,
-		      b->var.label);
+	wp_buf_printf(out,
+		      "; of its variants (%s), %s comes first in PEP 825's order for this target",
+		      labels, b->var.label);
 	struct wp_buf d = WP_BUF_INIT;
 	if (next >= 0) {
 		wp_vorder_cmp(&b->vm->o, b->vl, c[next].vl, &d);
-		wp_buf_printf(out, ": %s puts it before %s", d.data ? d.data : "", c[next].var.label);
+		wp_buf_printf(out, ": %s puts it before %s", d.data ? d.data : "",
+			      c[next].var.label);
 	} else if (b->vl->n_props) {
 		wp_vorder_first_prop(&b->vm->o, b->vl, &d);
 		wp_buf_printf(out, ", the only one that fits (%s)", d.data ? d.data : "");
 	} else {
-		wp_buf_printf(out, ", the build with no properties, which %s target takes", t->accel == WP_ACCEL_CPU ? "a CPU" : "this");
+		wp_buf_printf(out, ", the build with no properties, which %s target takes",
+			      t->accel == WP_ACCEL_CPU ? "a CPU" : "this");
 	}
 	wp_buf_free(&d);
 }
 
-static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n, long best, const struct wp_pick_request *req,
-			 const struct wp_target *t, const struct wp_tagset *ts, bool pre, struct wp_buf *out)
+static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n, long best,
+			 const struct wp_pick_request *req, const struct wp_target *t,
+			 const struct wp_tagset *ts, bool pre, struct wp_buf *out)
 {
 	const struct cand *b = &c[best];
 	struct wp_buf vs = WP_BUF_INIT;
@@ -987,15 +1082,19 @@ static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n,
 	}
 	switch (b->var.kind) {
 	case WP_VARIANT_CUDA: {
-		wp_buf_printf(out, "; of its builds (%s), %s is the newest CUDA the driver runs", vs.data, b->var.label);
+		wp_buf_printf(out, "; of its builds (%s), %s is the newest CUDA the driver runs",
+			      vs.data, b->var.label);
 		if (b->how == WP_RUNS_MINOR_COMPAT) {
 			const char *floor = NULL;
 			struct wp_driver d = t->driver;
 			if (!d.nparts)
-				wp_driver_for_cuda(t->cuda_major, t->cuda_minor, wp_target_is_windows(t), &d);
+				wp_driver_for_cuda(t->cuda_major, t->cuda_minor,
+						   wp_target_is_windows(t), &d);
 			wp_cuda_compat_min_driver(b->var.major, wp_target_is_windows(t), &floor);
-			wp_buf_printf(out, " by NVIDIA's minor-version compatibility (driver %s, CUDA %d.%d; CUDA %d.x builds "
-					   "run on %s or newer)", d.nparts ? d.text : "?", t->cuda_major, t->cuda_minor,
+			wp_buf_printf(out,
+				      " by NVIDIA's minor-version compatibility (driver %s, CUDA %d.%d; CUDA %d.x builds "
+				      "run on %s or newer)",
+				      d.nparts ? d.text : "?", t->cuda_major, t->cuda_minor,
 				      b->var.major, floor ? floor : "?");
 		}
 		if (t->n_gpus) {
@@ -1003,7 +1102,8 @@ static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n,
 			for (int g = 0; g < t->n_gpus; g++)
 				wp_buf_printf(out, "%s sm_%d", g ? "," : "", t->gpu_sm[g]);
 			if (b->arch_note[0])
-				wp_buf_printf(out, " (%s: the tables have none for this release)", b->arch_note);
+				wp_buf_printf(out, " (%s: the tables have none for this release)",
+					      b->arch_note);
 		}
 		break;
 	}
@@ -1015,24 +1115,29 @@ static void explain_pick(const struct wp_candidate *k, struct cand *c, size_t n,
 		break;
 	}
 	if (b->var_src && (!strcmp(b->var_src, "metadata") || !strcmp(b->var_src, "PyPI default")))
-		wp_buf_printf(out, " (an unlabeled build: %s)", !strcmp(b->var_src, "metadata")
-								? "its METADATA's nvidia-* pins say which CUDA"
-								: "PyPI's known build for that release and platform");
+		wp_buf_printf(out, " (an unlabeled build: %s)",
+			      !strcmp(b->var_src, "metadata") ?
+				      "its METADATA's nvidia-* pins say which CUDA" :
+				      "PyPI's known build for that release and platform");
 	wp_buf_free(&vs);
 
 skipped:;
-	/* what was skipped: builds of this version with a newer CUDA (for variant wheels: labels of the
-	 * target's kind that do not fit), then newer versions */
+	/* what was skipped: builds of this version with a newer CUDA (for variant wheels: labels of
+	 * the target's kind that do not fit), then newer versions */
 	struct wp_buf sk = WP_BUF_INIT;
 	size_t nsk = 0;
 	for (size_t i = 0; i < n && nsk < 3; i++) {
-		bool newer = b->vwheel ? c[i].vwheel && c[i].var.kind == t_kind(t) && strcmp(c[i].var.label, b->var.label) != 0
-				       : c[i].var.kind == WP_VARIANT_CUDA && wp_variant_cmp(&c[i].var, &b->var) > 0;
-		if ((long)i == best || c[i].rej != REJ_VARIANT || !newer || wp_version_cmp_public(&c[i].v, &b->v) != 0)
+		bool newer = b->vwheel ? c[i].vwheel && c[i].var.kind == t_kind(t) &&
+						 strcmp(c[i].var.label, b->var.label) != 0 :
+					 c[i].var.kind == WP_VARIANT_CUDA &&
+						 wp_variant_cmp(&c[i].var, &b->var) > 0;
+		if ((long)i == best || c[i].rej != REJ_VARIANT || !newer ||
+		    wp_version_cmp_public(&c[i].v, &b->v) != 0)
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < i && !dup; j++)
-			dup = (long)j != best && c[j].rej == REJ_VARIANT && !strcmp(c[j].var.label, c[i].var.label) &&
+			dup = (long)j != best && c[j].rej == REJ_VARIANT &&
+			      !strcmp(c[j].var.label, c[i].var.label) &&
 			      wp_version_cmp_public(&c[j].v, &b->v) == 0;
 		if (dup)
 			continue;
@@ -1048,7 +1153,8 @@ skipped:;
 				continue;
 			if (top >= 0 && wp_version_cmp_public(&c[i].v, &c[top].v) < 0)
 				continue;
-			if (top < 0 || wp_version_cmp_public(&c[i].v, &c[top].v) > 0 || further(&c[i], &c[top], t))
+			if (top < 0 || wp_version_cmp_public(&c[i].v, &c[top].v) > 0 ||
+			    further(&c[i], &c[top], t))
 				top = (long)i;
 		}
 		if (top < 0)
@@ -1057,7 +1163,8 @@ skipped:;
 		format_version(&c[top].v, &sk);
 		wp_buf_addstr(&sk, ": ");
 		if (c[top].rej == REJ_TAGS)
-			wp_buf_printf(&sk, "no build for Python %d.%d%s on %s", t->py_major, t->py_minor, wp_target_py_suffix(t), t->platform);
+			wp_buf_printf(&sk, "no build for Python %d.%d%s on %s", t->py_major,
+				      t->py_minor, wp_target_py_suffix(t), t->platform);
 		else
 			reason_of(&k[top], &c[top], req, t, ts, pre, &sk);
 		seen++;
@@ -1072,10 +1179,10 @@ skipped:;
 }
 
 /* PEP 825: each distinct variants.json among the candidates ordered once for the target, and each
- * variant wheel's rank in it (steps 1-7: supported labels by their best properties; null, with none,
- * comes last of them). */
-static void vmetas_setup(const struct wp_candidate *k, struct cand *c, size_t n, const struct wp_target *t,
-			 struct vmetas *vms)
+ * variant wheel's rank in it (steps 1-7: supported labels by their best properties; null, with
+ * none, comes last of them). */
+static void vmetas_setup(const struct wp_candidate *k, struct cand *c, size_t n,
+			 const struct wp_target *t, struct vmetas *vms)
 {
 	char label[48];
 	vms->v = wp_xcalloc(n ? n : 1, sizeof(*vms->v)); /* never grown: c[i].vm points into it */
@@ -1083,7 +1190,8 @@ static void vmetas_setup(const struct wp_candidate *k, struct cand *c, size_t n,
 		c[i].vm = NULL;
 		c[i].vl = NULL;
 		c[i].vrank = VRANK_NONE;
-		c[i].vwheel = k[i].kind && !strcmp(k[i].kind, "wheel") && name_label(k[i].filename, label);
+		c[i].vwheel = k[i].kind && !strcmp(k[i].kind, "wheel") &&
+			      name_label(k[i].filename, label);
 		if (!c[i].vwheel || !k[i].variants)
 			continue;
 		size_t m = 0;
@@ -1099,7 +1207,8 @@ static void vmetas_setup(const struct wp_candidate *k, struct cand *c, size_t n,
 				if (!wp_vorder_supported(&vm->o, vl, NULL))
 					continue;
 				size_t at = vm->n_sorted++;
-				while (at > 0 && wp_vorder_cmp(&vm->o, vl, vm->sorted[at - 1], NULL) < 0) {
+				while (at > 0 &&
+				       wp_vorder_cmp(&vm->o, vl, vm->sorted[at - 1], NULL) < 0) {
 					vm->sorted[at] = vm->sorted[at - 1];
 					at--;
 				}
@@ -1133,8 +1242,9 @@ static size_t *in_seq_order(const struct wp_candidate *k, size_t n)
 	return o;
 }
 
-int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request *req, const struct wp_target *t,
-	    const struct wp_tagset *ts, struct wp_pick_result *res, struct wp_err *err)
+int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request *req,
+	    const struct wp_target *t, const struct wp_tagset *ts, struct wp_pick_result *res,
+	    struct wp_err *err)
 {
 	struct cand *c = wp_xcalloc(n ? n : 1, sizeof(*c));
 	struct wp_err e = WP_ERR_INIT;
@@ -1143,7 +1253,8 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	res->needs_metadata = -1;
 	res->untrusted = -1;
 	for (size_t i = 0; i < n; i++) {
-		c[i].v_ok = k[i].version && wp_version_parse(&c[i].v, k[i].version, strlen(k[i].version), &e) == 0;
+		c[i].v_ok = k[i].version &&
+			    wp_version_parse(&c[i].v, k[i].version, strlen(k[i].version), &e) == 0;
 		wp_err_clear(&e);
 		wp_pick_candidate_variant(&k[i], &c[i].var, &c[i].var_pending, &c[i].var_src);
 		c[i].why = (struct wp_buf)WP_BUF_INIT;
@@ -1194,10 +1305,12 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 		struct wp_buf why = WP_BUF_INIT;
 		res->chosen = best;
 		res->variant = c[best].var;
-		if (res->needs_metadata < 0) /* the reason of a pick that stands, not of a provisional one */
+		if (res->needs_metadata < 0) /* the reason of a pick that stands, not of a
+						provisional one */
 			explain_pick(k, c, n, best, req, t, ts, pre, &why);
 		res->reason = wp_buf_detach(&why, NULL);
-		/* explain_pick marks the versions it spoke of; the reasons below are per file again */
+		/* explain_pick marks the versions it spoke of; the reasons below are per file
+		 * again */
 		if (req->reasons)
 			run_pass(k, c, n, req, t, ts, pre);
 	} else {

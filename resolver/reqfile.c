@@ -25,7 +25,8 @@ struct parse {
 	const char *chain[WP_REQFILE_MAX_DEPTH + 2]; /* the files that led here, for cycles */
 };
 
-static int at(const struct parse *p, struct wp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int at(const struct parse *p, struct wp_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* "FILE:LINE: message" */
 static int at(const struct parse *p, struct wp_err *err, const char *fmt, ...)
@@ -59,7 +60,8 @@ static int expand_env(const struct parse *p, const char *s, struct wp_buf *out)
 	while (*s) {
 		if (s[0] == '$' && s[1] == '{') {
 			size_t n = 0;
-			while (isupper((unsigned char)s[2 + n]) || isdigit((unsigned char)s[2 + n]) || s[2 + n] == '_')
+			while (isupper((unsigned char)s[2 + n]) ||
+			       isdigit((unsigned char)s[2 + n]) || s[2 + n] == '_')
 				n++;
 			if (n && s[2 + n] == '}' && n < 256 && p->io && p->io->getenv) {
 				char name[257];
@@ -79,7 +81,8 @@ static int expand_env(const struct parse *p, const char *s, struct wp_buf *out)
 }
 
 /* Split at whitespace, honouring '...' and "..." (pip hands option text to shlex). */
-static int tokenize(const struct parse *p, const char *s, char ***out, size_t *n, struct wp_err *err)
+static int tokenize(const struct parse *p, const char *s, char ***out, size_t *n,
+		    struct wp_err *err)
 {
 	char **v = NULL;
 	size_t nv = 0, cap = 0;
@@ -160,7 +163,8 @@ static bool read_optword(const char *tok, struct optword *o)
 
 static bool is_opt(const struct optword *o, const char *shortname, const char *longname)
 {
-	return (shortname && !strcmp(o->name, shortname)) || (longname && !strcmp(o->name, longname));
+	return (shortname && !strcmp(o->name, shortname)) ||
+	       (longname && !strcmp(o->name, longname));
 }
 
 /* The value of option o: inline, or the next token. NULL when missing. */
@@ -209,7 +213,9 @@ static int option_line(struct parse *p, char **tok, size_t n, struct wp_err *err
 	for (size_t i = 0; i < n; i++) {
 		struct optword o;
 		if (!read_optword(tok[i], &o))
-			return at(p, err, "'%s' is not an option; a requirement comes first on its line", tok[i]);
+			return at(p, err,
+				  "'%s' is not an option; a requirement comes first on its line",
+				  tok[i]);
 		const char *v;
 		int rc;
 		if (is_opt(&o, "r", "requirement") || is_opt(&o, "c", "constraint")) {
@@ -217,7 +223,9 @@ static int option_line(struct parse *p, char **tok, size_t n, struct wp_err *err
 			if (!(v = opt_value(&o, tok, n, &i)))
 				return at(p, err, "'%s' needs a file name", tok[i]);
 			if (is_url(v))
-				return at(p, err, "'%s' names a file by URL; download it and name the copy", v);
+				return at(p, err,
+					  "'%s' names a file by URL; download it and name the copy",
+					  v);
 			char *np = nested_path(p, v);
 			/* pip: -r inside a constraints file still reads requirements */
 			rc = load(p, np, nested_constraint, err);
@@ -226,9 +234,11 @@ static int option_line(struct parse *p, char **tok, size_t n, struct wp_err *err
 				return rc;
 		} else if (is_opt(&o, "i", "index-url") || is_opt(&o, NULL, "extra-index-url") ||
 			   is_opt(&o, "f", "find-links")) {
-			enum wp_reqfile_source_kind kind = is_opt(&o, "i", "index-url") ? WP_REQFILE_INDEX_URL
-							 : is_opt(&o, "f", "find-links") ? WP_REQFILE_FIND_LINKS
-											  : WP_REQFILE_EXTRA_INDEX_URL;
+			enum wp_reqfile_source_kind kind = is_opt(&o, "i", "index-url") ?
+								   WP_REQFILE_INDEX_URL :
+							   is_opt(&o, "f", "find-links") ?
+								   WP_REQFILE_FIND_LINKS :
+								   WP_REQFILE_EXTRA_INDEX_URL;
 			if (!(v = opt_value(&o, tok, n, &i)) || !*v)
 				return at(p, err, "'%s' needs a URL", tok[i]);
 			add_source(p, v, kind);
@@ -245,18 +255,24 @@ static int option_line(struct parse *p, char **tok, size_t n, struct wp_err *err
 			note(p, "%s: ignored; wheelpick picks only wheels", "--only-binary");
 		} else if (is_opt(&o, NULL, "use-feature")) {
 			v = opt_value(&o, tok, n, &i);
-			note(p, "--use-feature %s: ignored; it changes only what pip does", v ? v : "");
+			note(p, "--use-feature %s: ignored; it changes only what pip does",
+			     v ? v : "");
 		} else if (is_opt(&o, NULL, "no-binary")) {
-			return at(p, err, "--no-binary asks for a build from source; wheelpick picks wheels only (remove the line)");
+			return at(p, err,
+				  "--no-binary asks for a build from source; wheelpick picks wheels only (remove the line)");
 		} else if (is_opt(&o, NULL, "trusted-host")) {
-			return at(p, err, "--trusted-host turns off TLS checks for a host; wheelpick keeps them (give the index "
-					  "over https, and a private CA with WHEELPICK_CA_BUNDLE)");
+			return at(p, err,
+				  "--trusted-host turns off TLS checks for a host; wheelpick keeps them (give the index "
+				  "over https, and a private CA with WHEELPICK_CA_BUNDLE)");
 		} else if (is_opt(&o, "e", "editable")) {
-			return at(p, err, "-e installs a source tree in place; wheelpick picks from indexes (name the project "
-					  "instead, or run pip for this line)");
+			return at(p, err,
+				  "-e installs a source tree in place; wheelpick picks from indexes (name the project "
+				  "instead, or run pip for this line)");
 		} else {
-			return at(p, err, "'%s' is not a requirements-file option wheelpick knows (it reads -r, -c, --index-url, "
-					  "--extra-index-url, --find-links, --no-index, --pre, --require-hashes)", tok[i]);
+			return at(p, err,
+				  "'%s' is not a requirements-file option wheelpick knows (it reads -r, -c, --index-url, "
+				  "--extra-index-url, --find-links, --no-index, --pre, --require-hashes)",
+				  tok[i]);
 		}
 	}
 	return 0;
@@ -313,8 +329,8 @@ static const char *index_words(const struct parse *p)
 	return wp_ask_words(p->io ? p->io->asks : NULL, WP_ASK_INDEX);
 }
 
-static int requirement_line(struct parse *p, const char *text, char **opts, size_t nopts, bool constraint,
-			    struct wp_err *err)
+static int requirement_line(struct parse *p, const char *text, char **opts, size_t nopts,
+			    bool constraint, struct wp_err *err)
 {
 	struct wp_err pe = WP_ERR_INIT;
 	struct wp_reqfile_req q = { 0 };
@@ -322,26 +338,33 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 	size_t hashes_cap = 0; /* q.hashes' room */
 	int rc = 0;
 	if (looks_like_file(text))
-		return at(p, err, "'%s' is a file by path or URL; wheelpick picks from indexes (add its folder or page "
-				  "with %s and name the project)", text, index_words(p));
+		return at(p, err,
+			  "'%s' is a file by path or URL; wheelpick picks from indexes (add its folder or page "
+			  "with %s and name the project)",
+			  text, index_words(p));
 	/* parsed here, once: what pick and install take from this file is q.req */
 	if (wp_req_parse(&q.req, text, strlen(text), &pe) < 0) {
 		struct wp_buf fix = WP_BUF_INIT;
 		if (wp_requirement_guess(text, &fix))
-			rc = at(p, err, "'%s' is not a requirement; did you mean '%s'?", text, fix.data);
+			rc = at(p, err, "'%s' is not a requirement; did you mean '%s'?", text,
+				fix.data);
 		else
 			rc = at(p, err, "'%s' is not a requirement: %s", text, pe.msg);
 		wp_buf_free(&fix);
 		goto out;
 	}
 	if (r->url) {
-		rc = at(p, err, "'%s' names a file by URL; wheelpick picks from indexes (add the index with %s and "
-				"name the project with a version)", text, index_words(p));
+		rc = at(p, err,
+			"'%s' names a file by URL; wheelpick picks from indexes (add the index with %s and "
+			"name the project with a version)",
+			text, index_words(p));
 		goto out;
 	}
 	if (constraint && r->nextras) {
-		rc = at(p, err, "'%s': a constraint cannot name extras (pip refuses them too); write '%s' and the "
-				"specifiers alone", text, r->name);
+		rc = at(p, err,
+			"'%s': a constraint cannot name extras (pip refuses them too); write '%s' and the "
+			"specifiers alone",
+			text, r->name);
 		goto out;
 	}
 	if (p->rf->reqs.n >= WP_REQFILE_MAX_ENTRIES) {
@@ -363,24 +386,31 @@ static int requirement_line(struct parse *p, const char *text, char **opts, size
 				rc = at(p, err, "--hash needs a value, sha256:HEX");
 			} else if (strncmp(v, "sha256:", 7) != 0) {
 				const char *colon = strchr(v, ':');
-				rc = at(p, err, "--hash '%s': only sha256 hashes can be checked (indexes publish sha256)%s", v,
-					colon ? "" : "; write --hash=sha256:HEX");
+				rc = at(p, err,
+					"--hash '%s': only sha256 hashes can be checked (indexes publish sha256)%s",
+					v, colon ? "" : "; write --hash=sha256:HEX");
 			} else if (!hex64(v + 7)) {
 				rc = at(p, err, "--hash '%s' is not sha256: and 64 hex digits", v);
 			} else if (q.nhashes == WP_REQFILE_MAX_HASHES) {
-				rc = at(p, err, "more than %d --hash options on one line", WP_REQFILE_MAX_HASHES);
+				rc = at(p, err, "more than %d --hash options on one line",
+					WP_REQFILE_MAX_HASHES);
 			} else {
 				char *h = wp_xstrdup(v + 7);
 				for (char *c = h; *c; c++)
 					*c = (char)tolower((unsigned char)*c);
 				wp_vec_push_fields(q.hashes, q.nhashes, hashes_cap, h);
 			}
-		} else if (is_opt(&o, NULL, "config-settings") || is_opt(&o, NULL, "global-option") ||
+		} else if (is_opt(&o, NULL, "config-settings") ||
+			   is_opt(&o, NULL, "global-option") ||
 			   is_opt(&o, NULL, "install-option")) {
 			opt_value(&o, opts, nopts, &i);
-			note(p, "--%s: ignored; it is for building from source, and wheelpick picks wheels", o.name);
+			note(p,
+			     "--%s: ignored; it is for building from source, and wheelpick picks wheels",
+			     o.name);
 		} else {
-			rc = at(p, err, "'%s' cannot follow a requirement (pip allows --hash there)", opts[i]);
+			rc = at(p, err,
+				"'%s' cannot follow a requirement (pip allows --hash there)",
+				opts[i]);
 		}
 	}
 	if (!rc) {
@@ -401,7 +431,8 @@ static int parse_line(struct parse *p, const char *raw, bool constraint, struct 
 	int rc;
 	if (expand_env(p, raw, &line) < 0) {
 		wp_buf_free(&line);
-		return at(p, err, "the line is longer than %d bytes once ${VARIABLES} are expanded", 2 * MAX_LINE);
+		return at(p, err, "the line is longer than %d bytes once ${VARIABLES} are expanded",
+			  2 * MAX_LINE);
 	}
 	const char *s = wp_buf_cstr(&line);
 	while (*s == ' ' || *s == '\t')
@@ -410,7 +441,8 @@ static int parse_line(struct parse *p, const char *raw, bool constraint, struct 
 		wp_buf_free(&line);
 		return 0;
 	}
-	/* pip: the words before the first that starts with '-' are the requirement; the rest options */
+	/* pip: the words before the first that starts with '-' are the requirement; the rest
+	 * options */
 	if (s[0] == '-') {
 		if ((rc = tokenize(p, s, &tok, &n, err)) == 0)
 			rc = option_line(p, tok, n, err);
@@ -431,7 +463,8 @@ static int parse_line(struct parse *p, const char *raw, bool constraint, struct 
 		rn--;
 	if (rn > WP_REQUIREMENT_MAX_LEN) {
 		wp_buf_free(&line);
-		return at(p, err, "a requirement longer than %d characters", WP_REQUIREMENT_MAX_LEN);
+		return at(p, err, "a requirement longer than %d characters",
+			  WP_REQUIREMENT_MAX_LEN);
 	}
 	char *text = wp_xstrndup(s, rn);
 	if ((rc = tokenize(p, opt, &tok, &n, err)) == 0)
@@ -446,7 +479,8 @@ static int parse_line(struct parse *p, const char *raw, bool constraint, struct 
 static void strip_comment(struct wp_buf *b)
 {
 	for (size_t i = 0; i < b->len; i++)
-		if (b->data[i] == '#' && (i == 0 || b->data[i - 1] == ' ' || b->data[i - 1] == '\t')) {
+		if (b->data[i] == '#' &&
+		    (i == 0 || b->data[i - 1] == ' ' || b->data[i - 1] == '\t')) {
 			b->len = i;
 			b->data[i] = 0;
 			return;
@@ -461,7 +495,8 @@ static bool is_comment_line(const char *s, size_t n)
 	return i < n && s[i] == '#';
 }
 
-static int parse_text(struct parse *p, const char *text, size_t len, bool constraint, struct wp_err *err)
+static int parse_text(struct parse *p, const char *text, size_t len, bool constraint,
+		      struct wp_err *err)
 {
 	struct wp_buf logical = WP_BUF_INIT_MAX(MAX_LINE);
 	unsigned lineno = 0;
@@ -504,8 +539,8 @@ static int parse_text(struct parse *p, const char *text, size_t len, bool constr
 	return rc;
 }
 
-static int start(struct parse *p, struct wp_reqfile *rf, const struct wp_reqfile_io *io, const char *name,
-		 const struct parse *parent, struct wp_err *err)
+static int start(struct parse *p, struct wp_reqfile *rf, const struct wp_reqfile_io *io,
+		 const char *name, const struct parse *parent, struct wp_err *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->rf = rf;
@@ -515,10 +550,12 @@ static int start(struct parse *p, struct wp_reqfile *rf, const struct wp_reqfile
 		p->depth = parent->depth + 1;
 		memcpy(p->chain, parent->chain, sizeof(p->chain));
 		if (p->depth > WP_REQFILE_MAX_DEPTH)
-			return at(parent, err, "'%s': files nested more than %d deep", name, WP_REQFILE_MAX_DEPTH);
+			return at(parent, err, "'%s': files nested more than %d deep", name,
+				  WP_REQFILE_MAX_DEPTH);
 		for (int i = 0; i < p->depth; i++)
 			if (p->chain[i] && !strcmp(p->chain[i], name))
-				return at(parent, err, "'%s' includes itself (through -r or -c)", name);
+				return at(parent, err, "'%s' includes itself (through -r or -c)",
+					  name);
 	}
 	p->chain[p->depth] = name;
 	rf->files++;
@@ -539,21 +576,25 @@ static bool read_before(struct wp_reqfile *rf, const char *path, bool constraint
 }
 
 /* One file's bytes through io->read, held to the caps on all files of the run together. */
-static int read_capped(const struct parse *p, const struct parse *parent, const char *path, struct wp_buf *b,
-		       struct wp_err *err)
+static int read_capped(const struct parse *p, const struct parse *parent, const char *path,
+		       struct wp_buf *b, struct wp_err *err)
 {
 	struct wp_reqfile *rf = p->rf;
 	const struct parse *blame = parent ? parent : p;
 	if (rf->files > WP_REQFILE_MAX_FILES)
-		return at(blame, err, "'%s': more than %d files read through -r and -c; a requirements file that "
-			  "names files which name files fans out without end", path, WP_REQFILE_MAX_FILES);
+		return at(blame, err,
+			  "'%s': more than %d files read through -r and -c; a requirements file that "
+			  "names files which name files fans out without end",
+			  path, WP_REQFILE_MAX_FILES);
 	int rc = p->io->read(p->io->ctx, path, b, err);
 	if (rc)
 		return rc;
 	rf->bytes += b->len;
 	if (rf->bytes > WP_REQFILE_MAX_TOTAL)
-		return at(blame, err, "'%s': the requirements files read through -r and -c hold more than %d MiB "
-			  "together", path, WP_REQFILE_MAX_TOTAL >> 20);
+		return at(blame, err,
+			  "'%s': the requirements files read through -r and -c hold more than %d MiB "
+			  "together",
+			  path, WP_REQFILE_MAX_TOTAL >> 20);
 	return 0;
 }
 
@@ -565,12 +606,14 @@ static int load(struct parse *parent, const char *path, bool constraint, struct 
 	if (!io || !io->read)
 		return at(parent, err, "'%s': nested files cannot be read here", path);
 	if (++parent->rf->includes > WP_REQFILE_MAX_INCLUDES)
-		return at(parent, err, "more than %d -r and -c lines in the requirements files together",
+		return at(parent, err,
+			  "more than %d -r and -c lines in the requirements files together",
 			  WP_REQFILE_MAX_INCLUDES);
 	if ((rc = start(&p, parent->rf, io, path, parent, err)))
 		return rc;
 	if (read_before(parent->rf, path, constraint)) {
-		parent->rf->files--; /* named again, not read again: pip would add the same lines twice */
+		parent->rf->files--; /* named again, not read again: pip would add the same lines
+					twice */
 		return 0;
 	}
 	struct wp_buf b = WP_BUF_INIT_MAX(WP_REQFILE_MAX_BYTES);
@@ -580,16 +623,16 @@ static int load(struct parse *parent, const char *path, bool constraint, struct 
 	return rc;
 }
 
-int wp_reqfile_parse(struct wp_reqfile *rf, const char *name, const char *text, size_t len, bool constraint,
-		     const struct wp_reqfile_io *io, struct wp_err *err)
+int wp_reqfile_parse(struct wp_reqfile *rf, const char *name, const char *text, size_t len,
+		     bool constraint, const struct wp_reqfile_io *io, struct wp_err *err)
 {
 	struct parse p;
 	int rc = start(&p, rf, io, name, NULL, err);
 	return rc ? rc : parse_text(&p, text, len, constraint, err);
 }
 
-int wp_reqfile_load(struct wp_reqfile *rf, const char *path, bool constraint, const struct wp_reqfile_io *io,
-		    struct wp_err *err)
+int wp_reqfile_load(struct wp_reqfile *rf, const char *path, bool constraint,
+		    const struct wp_reqfile_io *io, struct wp_err *err)
 {
 	struct parse top;
 	int rc;
@@ -624,15 +667,21 @@ int wp_reqfile_check_hashes(const struct wp_reqfile *rf, bool require_hashes, st
 		const char *why = mode ? "--require-hashes is given" : NULL;
 		char because[600];
 		if (!why) {
-			snprintf(because, sizeof(because), "%s has a --hash, which turns on pip's hash-checking mode", hashed->where);
+			snprintf(because, sizeof(because),
+				 "%s has a --hash, which turns on pip's hash-checking mode",
+				 hashed->where);
 			why = because;
 		}
 		if (!q->nhashes)
-			return wp_fail(err, -WPE_USAGE, "%s: '%s' has no --hash; %s, so every requirement needs one "
-							"(pip refuses this file too)", q->where, q->text, why);
+			return wp_fail(err, -WPE_USAGE,
+				       "%s: '%s' has no --hash; %s, so every requirement needs one "
+				       "(pip refuses this file too)",
+				       q->where, q->text, why);
 		if (!q->pinned)
-			return wp_fail(err, -WPE_USAGE, "%s: '%s' is not pinned with ==; %s, so every requirement must name "
-							"one version (pip refuses this file too)", q->where, q->text, why);
+			return wp_fail(err, -WPE_USAGE,
+				       "%s: '%s' is not pinned with ==; %s, so every requirement must name "
+				       "one version (pip refuses this file too)",
+				       q->where, q->text, why);
 	}
 	return 0;
 }
@@ -676,7 +725,8 @@ static bool version_word(const char *s, size_t n)
 	if (!n || !isdigit((unsigned char)s[0]))
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '.' && s[i] != '*' && s[i] != '+' && s[i] != '!')
+		if (!isalnum((unsigned char)s[i]) && s[i] != '.' && s[i] != '*' && s[i] != '+' &&
+		    s[i] != '!')
 			return false;
 	return true;
 }

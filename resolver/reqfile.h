@@ -27,12 +27,15 @@
 #define WP_REQFILE_MAX_INCLUDES 100000  /* -r/-c lines, all files together (read or not) */
 
 struct wp_reqfile_req {
-	char *text;       /* the requirement without its options: "torch==2.4.0; sys_platform == 'linux'" */
+	char *text; /* the requirement without its options: "torch==2.4.0; sys_platform == 'linux'"
+		     */
 	char *project;    /* PEP 503 name: "torch" */
 	char **hashes;    /* sha256 values (64 lower-case hex digits) from --hash options */
 	size_t nhashes;
-	bool constraint;  /* read from a constraints file (-c): binds a project only when it is pulled in */
-	bool pinned;      /* one == (no wildcard) or === specifier: what pip's hash-checking mode needs */
+	bool constraint; /* read from a constraints file (-c): binds a project only when it is
+			    pulled in */
+	bool pinned; /* one == (no wildcard) or === specifier: what pip's hash-checking mode needs
+		      */
 	char *where;      /* "requirements.txt:12", for messages */
 	struct wp_req req; /* text, parsed: a line's one parse (a caller may move it out, leaving it
 	                      zeroed) */
@@ -45,7 +48,7 @@ enum wp_reqfile_source_kind {
 };
 
 struct wp_reqfile_source {
-	char *url;        /* as written, ${VAR} expanded; a relative path is joined to the file's folder */
+	char *url; /* as written, ${VAR} expanded; a relative path is joined to the file's folder */
 	enum wp_reqfile_source_kind kind;
 	char *where;
 };
@@ -55,17 +58,17 @@ WP_VEC_OF(wp_reqfile_sources, struct wp_reqfile_source);
 WP_VEC_OF(wp_reqfile_notes, char *);
 
 struct wp_reqfile {
-	struct wp_reqfile_reqs reqs;       /* in the order read, nested files where they were named */
+	struct wp_reqfile_reqs reqs; /* in the order read, nested files where they were named */
 	struct wp_reqfile_sources sources; /* in the order read */
 	struct wp_reqfile_notes notes;     /* options read and ignored, said to the user */
 	bool pre;                          /* --pre */
-	bool no_index;                     /* --no-index: --index-url/--extra-index-url are not used */
+	bool no_index; /* --no-index: --index-url/--extra-index-url are not used */
 	bool require_hashes;               /* --require-hashes */
 	unsigned files;                    /* files read */
 	unsigned long long bytes;          /* bytes read, all files together */
 	unsigned includes;                 /* -r/-c lines met, all files together */
-	struct wp_reqfile_notes read;      /* "r:PATH" or "c:PATH" for each file read: one named twice
-					      (as requirements, or as constraints) is read once */
+	struct wp_reqfile_notes read; /* "r:PATH" or "c:PATH" for each file read: one named twice
+					 (as requirements, or as constraints) is read once */
 };
 
 /* The whole file at path, into out (whose ceiling the reader sets, at most WP_REQFILE_MAX_BYTES):
@@ -78,17 +81,18 @@ struct wp_reqfile_io {
 	wp_reqfile_read_fn *read;  /* NULL: a nested -r/-c is refused */
 	wp_reqfile_env_fn *getenv; /* NULL: ${VAR} stays as written */
 	void *ctx;
-	const struct wp_asks *asks; /* how the user adds an index, for the advice; NULL: plain words */
+	const struct wp_asks *asks; /* how the user adds an index, for the advice; NULL: plain words
+				     */
 };
 
 /* Read the file at path (through io->read) and the files it names into rf, which accumulates
  * over calls (zero-initialise it first). constraint: path is a constraints file. -WPE_USAGE for
  * what the files say wrong (naming file and line), or the reader's error. */
-int wp_reqfile_load(struct wp_reqfile *rf, const char *path, bool constraint, const struct wp_reqfile_io *io,
-		    struct wp_err *err);
+int wp_reqfile_load(struct wp_reqfile *rf, const char *path, bool constraint,
+		    const struct wp_reqfile_io *io, struct wp_err *err);
 /* The same for text already in memory; name is its path (for messages and nested files). */
-int wp_reqfile_parse(struct wp_reqfile *rf, const char *name, const char *text, size_t len, bool constraint,
-		     const struct wp_reqfile_io *io, struct wp_err *err);
+int wp_reqfile_parse(struct wp_reqfile *rf, const char *name, const char *text, size_t len,
+		     bool constraint, const struct wp_reqfile_io *io, struct wp_err *err);
 /* pip's hash-checking mode, once everything is read: when --require-hashes was given (in a file,
  * or require_hashes here) or any requirement has a --hash, every requirement (not constraint)
  * must be pinned with == or === and have a --hash. -WPE_USAGE naming the first that is not. */

@@ -1,4 +1,5 @@
-/* resolver/requirement.c: PEP 508 requirements and PEP 503 names, parsed as packaging 24.2. Pure. */
+/* resolver/requirement.c: PEP 508 requirements and PEP 503 names, parsed as packaging 24.2.
+ * Pure. */
 #include "resolver/requirement.h"
 
 #include <stdio.h>
@@ -18,13 +19,15 @@ struct rtok {
 static int expected(struct rtok *t, const char *what)
 {
 	size_t n = t->n < 200 ? t->n : 200;
-	return wp_fail(t->err, -WPE_PARSE, "invalid requirement '%.*s%s': expected %s at position %zu", (int)n, t->s,
+	return wp_fail(t->err, -WPE_PARSE,
+		       "invalid requirement '%.*s%s': expected %s at position %zu", (int)n, t->s,
 		       t->n > n ? "..." : "", what, t->pos);
 }
 
 static bool word_char(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c >= 0x80;
 }
 
 static bool alnum(char c)
@@ -129,7 +132,8 @@ static int parse_specifiers(struct rtok *t, struct wp_buf *text)
 		if (t->n - t->pos >= 2 && t->s[t->pos] == '.' && t->s[t->pos + 1] == '*')
 			return expected(t, "no '.*' (prefix matching is only for == and !=)");
 		if (t->n - t->pos >= 2 && t->s[t->pos] == '+' &&
-		    ((t->s[t->pos + 1] >= 'a' && t->s[t->pos + 1] <= 'z') || (t->s[t->pos + 1] >= '0' && t->s[t->pos + 1] <= '9')))
+		    ((t->s[t->pos + 1] >= 'a' && t->s[t->pos + 1] <= 'z') ||
+		     (t->s[t->pos + 1] >= '0' && t->s[t->pos + 1] <= '9')))
 			return expected(t, "no local version label (those are only for == and !=)");
 		ws(t);
 		if (!at(t, ','))
@@ -147,8 +151,9 @@ static int parse_specifiers(struct rtok *t, struct wp_buf *text)
 		while (e < t->n && t->s[e] >= '0' && t->s[e] <= '9')
 			e++;
 		if (e > v && (e == t->n || t->s[e] != '.'))
-			return expected(t, "a version of at least two release segments after '~=' (~= needs two release "
-					   "segments: '~=2.0' is >=2.0 and ==2.*)");
+			return expected(t,
+					"a version of at least two release segments after '~=' (~= needs two release "
+					"segments: '~=2.0' is >=2.0 and ==2.*)");
 	}
 	ws(t);
 	if (paren) {
@@ -185,8 +190,8 @@ int wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n, stru
 	memset(r, 0, sizeof(*r));
 	r->spec.prereleases = WP_PRERELEASES_DEFAULT;
 	if (n > WP_REQUIREMENT_MAX_LEN)
-		return wp_fail(err, -WPE_TOO_BIG, "requirement '%.64s...' is longer than %d bytes", s,
-			       WP_REQUIREMENT_MAX_LEN);
+		return wp_fail(err, -WPE_TOO_BIG, "requirement '%.64s...' is longer than %d bytes",
+			       s, WP_REQUIREMENT_MAX_LEN);
 	if (memchr(s, 0, n))
 		return wp_fail(err, -WPE_PARSE, "requirement '%s' contains a NUL byte", s);
 	ws(&t);
@@ -204,9 +209,10 @@ int wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n, stru
 		t.pos++;
 		ws(&t);
 		size_t b = t.pos;
-		/* RFC 3986 has no control bytes in a URI: a newline ends it (packaging keeps "\n" in
-		 * the URL of "foo @ URL\n"; here that requirement is refused) */
-		while (t.pos < n && s[t.pos] != ' ' && s[t.pos] != '\t' && s[t.pos] != '\n' && s[t.pos] != '\r')
+		/* RFC 3986 has no control bytes in a URI: a newline ends it (packaging keeps "\n"
+		 * in the URL of "foo @ URL\n"; here that requirement is refused) */
+		while (t.pos < n && s[t.pos] != ' ' && s[t.pos] != '\t' && s[t.pos] != '\n' &&
+		       s[t.pos] != '\r')
 			t.pos++;
 		if (t.pos == b) {
 			rc = expected(&t, "a URL after '@'");
@@ -226,7 +232,9 @@ int wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n, stru
 			goto out;
 		ws(&t);
 		if (!at_end(&t) &&
-		    (rc = parse_marker(&t, r, spec.len ? "the version specifier" : "the name, with no valid version specifier")) < 0)
+		    (rc = parse_marker(&t, r,
+				       spec.len ? "the version specifier" :
+						  "the name, with no valid version specifier")) < 0)
 			goto out;
 		if ((rc = wp_specset_parse(&r->spec, wp_buf_cstr(&spec), spec.len, err)) < 0)
 			goto out;

@@ -18,7 +18,7 @@
 #define WP_REQUIREMENT_MAX_LEN 16384
 
 struct wp_requirement {
-	char *name;          /* as written ("Torch_Vision"); canonical form via wp_name_canonicalize */
+	char *name; /* as written ("Torch_Vision"); canonical form via wp_name_canonicalize */
 	char **extras;       /* as written, duplicates dropped, in order of appearance */
 	size_t nextras, cap_extras;
 	struct wp_specset spec; /* empty for "name" and "name @ url" */

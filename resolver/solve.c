@@ -36,8 +36,8 @@ struct view {
 	size_t *ix;                /* c[i] is files.c[ix[i]] */
 	char **pub;                /* c[i]'s public version (owned), as public_of spells it */
 	bool *starts;              /* c[i] starts a public version (it differs from c[i-1]'s) */
-	struct wp_version *ver;    /* c[i]'s version parsed (owned), when ver_ok[i]: the plan's writers
-	                              and the why-lines take it from here, not from the text */
+	struct wp_version *ver; /* c[i]'s version parsed (owned), when ver_ok[i]: the plan's writers
+				   and the why-lines take it from here, not from the text */
 	bool *ver_ok;
 	size_t n;
 	bool built;
@@ -48,7 +48,7 @@ struct view {
  * up, so they are left out of the pick, and so are the "!=V" of the versions they cover. Kept
  * across picks as the list grows (an exclusion is looked at once). */
 struct skip {
-	struct wp_name_index ix;   /* the list's versions seen so far (keys borrowed from the list) */
+	struct wp_name_index ix; /* the list's versions seen so far (keys borrowed from the list) */
 	bool *covered;             /* per version of the list: all its files lie in c[0, at) */
 	size_t nseen, cap, at;
 	unsigned gen;              /* the view's build it counts in */
@@ -58,7 +58,7 @@ struct skip {
 struct proj {
 	char *name;
 	struct wp_solve_files files;
-	struct wp_candidate *own;  /* a copy of the files once a variant was learned from metadata */
+	struct wp_candidate *own; /* a copy of the files once a variant was learned from metadata */
 	char **labels;             /* the labels learned (owned), one per file of own */
 	bool has_variants;
 	bool read;                 /* files() answered (found or not) */
@@ -83,7 +83,8 @@ struct proj {
 
 struct clash {
 	char *pub;               /* this project's version */
-	char *other, *other_ver; /* the project whose pick it cannot stand, and that pick's version */
+	char *other, *other_ver; /* the project whose pick it cannot stand, and that pick's version
+				  */
 	char *cause;
 };
 
@@ -96,7 +97,7 @@ struct ctx {
 	const struct wp_solve_opts *o;
 	const struct wp_req **cons; /* the constraints, parsed where they were read */
 	size_t ncons;
-	bool *cons_on;             /* which of them apply to the target being solved (their markers) */
+	bool *cons_on; /* which of them apply to the target being solved (their markers) */
 	struct proj_vec projs;     /* each allocated alone: pointers stay valid as the list grows */
 	struct wp_name_index proj_ix; /* their names */
 	struct wp_plan *plan;
@@ -202,7 +203,8 @@ static void view_build(struct proj *p)
 		v->c[i] = p->files.c[k[i].i];
 		v->ix[i] = k[i].i;
 		v->pub[i] = wp_xstrdup(pub);
-		v->starts[i] = i == 0 || !k[i].ok || !k[i - 1].ok || wp_version_cmp_public(&k[i].v, &k[i - 1].v) != 0;
+		v->starts[i] = i == 0 || !k[i].ok || !k[i - 1].ok ||
+			       wp_version_cmp_public(&k[i].v, &k[i - 1].v) != 0;
 	}
 	for (size_t i = 0; i < n; i++) { /* the parsed versions move into the view */
 		v->ver[i] = k[i].v;
@@ -257,7 +259,8 @@ static char *dupn(const char *s)
 static void forget_clashes(struct proj *p)
 {
 	for (size_t k = 0; k < p->nclash; k++)
-		free(p->clash[k].pub), free(p->clash[k].other), free(p->clash[k].other_ver), free(p->clash[k].cause);
+		free(p->clash[k].pub), free(p->clash[k].other), free(p->clash[k].other_ver),
+			free(p->clash[k].cause);
 	free(p->clash);
 	p->clash = NULL;
 	p->nclash = p->cap_clash = 0;
@@ -282,8 +285,10 @@ static void forget_dead(struct proj *p)
 static void mark_dead(struct proj *p, const char *pub, const char *why, const char *cause)
 {
 	wp_vec_reserve_((void **)&p->dead, &p->cap_dead, p->ndead + 1, sizeof(*p->dead));
-	wp_vec_reserve_((void **)&p->dead_why, &p->cap_dead_why, p->ndead + 1, sizeof(*p->dead_why));
-	wp_vec_reserve_((void **)&p->dead_cause, &p->cap_dead_cause, p->ndead + 1, sizeof(*p->dead_cause));
+	wp_vec_reserve_((void **)&p->dead_why, &p->cap_dead_why, p->ndead + 1,
+			sizeof(*p->dead_why));
+	wp_vec_reserve_((void **)&p->dead_cause, &p->cap_dead_cause, p->ndead + 1,
+			sizeof(*p->dead_cause));
 	p->dead[p->ndead] = wp_xstrdup(pub);
 	p->dead_why[p->ndead] = wp_xstrdup(why);
 	p->dead_cause[p->ndead] = dupn(cause);
@@ -339,7 +344,8 @@ static int learn_variant(struct ctx *x, struct proj *pf, size_t i, struct wp_err
 	int rc = x->p->deps(x->p->ctx, &pf->files.c[i], &m, err);
 	if (rc < 0) {
 		if (!err->code)
-			wp_fail(err, rc, "reading the metadata of '%s' failed", pf->files.c[i].filename);
+			wp_fail(err, rc, "reading the metadata of '%s' failed",
+				pf->files.c[i].filename);
 		return rc;
 	}
 	if (!pf->own) {
@@ -395,7 +401,7 @@ struct contrib {
 	char *text; /* "==1.8.0" */
 	char *by;   /* NULL: the user; else "torchvision 0.9.0" */
 	bool constraint; /* from the constraints (-c): binds the project, does not ask for it */
-	size_t level;    /* the level whose pick added it; NONE for the request and the constraints */
+	size_t level; /* the level whose pick added it; NONE for the request and the constraints */
 };
 
 struct want {
@@ -484,7 +490,8 @@ static struct wp_plan_reject *rejects_copy(const struct wp_plan_reject *r, size_
 	return out;
 }
 
-static void add_contrib(struct want *w, const struct wp_specset *spec, const char *by, bool constraint, size_t level)
+static void add_contrib(struct want *w, const struct wp_specset *spec, const char *by,
+			bool constraint, size_t level)
 {
 	struct wp_buf text = WP_BUF_INIT;
 	wp_specset_format(spec, &text);
@@ -500,14 +507,16 @@ static void add_contrib(struct want *w, const struct wp_specset *spec, const cha
 /* Adds a requirement that level's pick makes (NONE: the request) to the state, merging into an
  * existing want, whose counts go on the trail first; a project new to the state takes the
  * constraints that name it. Returns the want's index. */
-static size_t add_want(const struct ctx *x, struct state *s, const struct wp_requirement *req, const char *by,
-		       size_t level)
+static size_t add_want(const struct ctx *x, struct state *s, const struct wp_requirement *req,
+		       const char *by, size_t level)
 {
 	struct wp_buf canon = WP_BUF_INIT;
 	wp_project_name_normalize(req->name, strlen(req->name), &canon);
 	size_t i = wp_name_index_find(&s->ix, canon.data);
 	if (i != NONE) {
-		wp_vec_push(&s->trail, (struct undo){ .want = i, .nc = s->w[i].nc, .nextras = s->w[i].nextras });
+		wp_vec_push(&s->trail, (struct undo){ .want = i,
+						      .nc = s->w[i].nc,
+						      .nextras = s->w[i].nextras });
 	} else {
 		i = s->n;
 		wp_vec_reserve_((void **)&s->w, &s->cap, s->n + 1, sizeof(*s->w));
@@ -519,7 +528,8 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 		wp_name_index_push(&s->ix, s->w[i].project);
 		for (size_t k = 0; k < x->ncons; k++) {
 			if (x->cons_on[k] && !strcmp(x->cons[k]->project, s->w[i].project))
-				add_contrib(&s->w[i], &x->cons[k]->r.spec, "a constraint", true, NONE);
+				add_contrib(&s->w[i], &x->cons[k]->r.spec, "a constraint", true,
+					    NONE);
 		}
 	}
 	wp_buf_free(&canon);
@@ -530,15 +540,17 @@ static size_t add_want(const struct ctx *x, struct state *s, const struct wp_req
 		for (size_t k = 0; k < w->nextras && !have; k++)
 			have = !strcmp(w->extras[k], req->extras[e]);
 		if (!have) {
-			wp_vec_push_fields(w->extras, w->nextras, w->cap_extras, wp_xstrdup(req->extras[e]));
+			wp_vec_push_fields(w->extras, w->nextras, w->cap_extras,
+					   wp_xstrdup(req->extras[e]));
 		}
 	}
 	return i;
 }
 
 /* Every contribution's specifiers in one set, plus "!=V" for versions already tried here. */
-static size_t merged_spec(const struct want *w, char *const *excluded, char *const *ex_why, size_t nex,
-			  struct wp_specset *out, struct wp_buf *text, const char **why_out)
+static size_t merged_spec(const struct want *w, char *const *excluded, char *const *ex_why,
+			  size_t nex, struct wp_specset *out, struct wp_buf *text,
+			  const char **why_out)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < w->nc; k++)
@@ -573,10 +585,12 @@ static void who_wants(const struct want *w, struct wp_buf *out)
 		if (!w->c[k].by)
 			continue;
 		if (w->c[k].constraint)
-			wp_buf_printf(out, "%sthe constraints (-c) hold %s to %s", any ? "; " : " (", w->display,
+			wp_buf_printf(out, "%sthe constraints (-c) hold %s to %s",
+				      any ? "; " : " (", w->display,
 				      w->c[k].text && *w->c[k].text ? w->c[k].text : "any version");
 		else
-			wp_buf_printf(out, "%s%s needs %s%s", any ? "; " : " (", w->c[k].by, w->display,
+			wp_buf_printf(out, "%s%s needs %s%s", any ? "; " : " (", w->c[k].by,
+				      w->display,
 				      w->c[k].text && *w->c[k].text ? w->c[k].text : "");
 		any = true;
 	}
@@ -594,12 +608,15 @@ struct solver {
 	bool variant_blame;
 	char *last_variant;         /* the set's variant when it was to blame */
 	unsigned steps;
-	size_t read_ahead;          /* wants before this index have had their pages and metadata read ahead */
-	struct wp_buf root_cause;   /* the first reason anything failed (for the variant restart's note) */
+	size_t read_ahead; /* wants before this index have had their pages and metadata read ahead
+			    */
+	struct wp_buf root_cause; /* the first reason anything failed (for the variant restart's
+				     note) */
 	struct wp_buf last_cause;   /* the reason the newest version given up was given up */
 	bool bad_metadata;          /* last_cause is a file's invalid metadata */
 	char why[256];              /* add_deps's reason when it names a project */
-	char impossible_dep[128];   /* add_deps gave the version up for this project, of which no version can be had */
+	char impossible_dep[128]; /* add_deps gave the version up for this project, of which no
+				     version can be had */
 };
 
 /* Why a level ran out, carried back with the search: the text, and when it was a pick that found
@@ -608,7 +625,7 @@ struct cause {
 	char *text, *project;
 	struct wp_plan_reject *rejects;
 	size_t n_rejects;
-	bool bad_metadata;           /* the text speaks of a file's invalid metadata: exit 4, not 1 */
+	bool bad_metadata; /* the text speaks of a file's invalid metadata: exit 4, not 1 */
 };
 
 static void set_root_cause(struct solver *sv, const char *text)
@@ -708,18 +725,19 @@ static void skip_advance(struct proj *pf, struct skip *sk, char *const *excluded
 	}
 }
 
-static int pick_want_all(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-			 char *const *excluded, char *const *ex_why, size_t nex, bool any_variant, bool reasons,
-			 struct wp_pick_result *res, struct wp_err *err);
+static int pick_want_all(struct solver *sv, const struct state *s, const struct want *w,
+			 struct proj *pf, char *const *excluded, char *const *ex_why, size_t nex,
+			 bool any_variant, bool reasons, struct wp_pick_result *res,
+			 struct wp_err *err);
 
 /* pick_want for a want with many versions given up (nex past FAST_AFTER), without reasons, of a
  * project given whole and with no variants: the same pick, found in a window of its view after the
  * versions given up (wp_pick's partial request: the files left out after the window are each older
  * than those in it, and those before it are all given up), the window grown until the pick stands.
  * 1: res holds the pick (indexes into pf->files); 0: not for this path (res untouched). */
-static int pick_fast(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-		     char *const *excluded, char *const *ex_why, size_t nex, struct skip *sk,
-		     struct wp_pick_result *res, struct wp_err *err)
+static int pick_fast(struct solver *sv, const struct state *s, const struct want *w,
+		     struct proj *pf, char *const *excluded, char *const *ex_why, size_t nex,
+		     struct skip *sk, struct wp_pick_result *res, struct wp_err *err)
 {
 	if (!pf->view.built)
 		view_build(pf);
@@ -738,8 +756,13 @@ static int pick_fast(struct solver *sv, const struct state *s, const struct want
 	const char **given_why = wp_xcalloc(nx + 1, sizeof(*given_why));
 	size_t n_given = merged_spec(w, ex, why, nx, &spec, &spec_text, given_why);
 	struct wp_pick_request req = {
-		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
-		.n_given_up = n_given, .given_up_why = given_why, .pre = sv->x->o->pre, .asks = sv->x->o->asks,
+		.project = w->project,
+		.spec_text = spec_text.len ? spec_text.data : "",
+		.spec = &spec,
+		.n_given_up = n_given,
+		.given_up_why = given_why,
+		.pre = sv->x->o->pre,
+		.asks = sv->x->o->asks,
 	};
 	int done = 0;
 	size_t start = sk->at;
@@ -772,19 +795,21 @@ static int pick_fast(struct solver *sv, const struct state *s, const struct want
 
 /* The pick for want w among pf's files, the versions in excluded left out (given up, with ex_why).
  * sk (may be NULL) follows excluded across calls, for pick_fast. */
-static int pick_want(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-		     char *const *excluded, char *const *ex_why, size_t nex, struct skip *sk, bool any_variant,
-		     bool reasons, struct wp_pick_result *res, struct wp_err *err)
+static int pick_want(struct solver *sv, const struct state *s, const struct want *w,
+		     struct proj *pf, char *const *excluded, char *const *ex_why, size_t nex,
+		     struct skip *sk, bool any_variant, bool reasons, struct wp_pick_result *res,
+		     struct wp_err *err)
 {
-	if (sk && nex > FAST_AFTER && !reasons && !sv->x->o->explain && !pf->has_variants && !pf->files.partial &&
-	    pick_fast(sv, s, w, pf, excluded, ex_why, nex, sk, res, err))
+	if (sk && nex > FAST_AFTER && !reasons && !sv->x->o->explain && !pf->has_variants &&
+	    !pf->files.partial && pick_fast(sv, s, w, pf, excluded, ex_why, nex, sk, res, err))
 		return 0;
 	return pick_want_all(sv, s, w, pf, excluded, ex_why, nex, any_variant, reasons, res, err);
 }
 
-static int pick_want_all(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-			 char *const *excluded, char *const *ex_why, size_t nex, bool any_variant, bool reasons,
-			 struct wp_pick_result *res, struct wp_err *err)
+static int pick_want_all(struct solver *sv, const struct state *s, const struct want *w,
+			 struct proj *pf, char *const *excluded, char *const *ex_why, size_t nex,
+			 bool any_variant, bool reasons, struct wp_pick_result *res,
+			 struct wp_err *err)
 {
 	struct wp_specset spec;
 	struct wp_buf spec_text = WP_BUF_INIT;
@@ -794,11 +819,17 @@ static int pick_want_all(struct solver *sv, const struct state *s, const struct 
 	const char **given_why = wp_xcalloc(nex + 1, sizeof(*given_why));
 	size_t n_given = merged_spec(w, excluded, ex_why, nex, &spec, &spec_text, given_why);
 	struct wp_pick_request req = {
-		.project = w->project, .spec_text = spec_text.len ? spec_text.data : "", .spec = &spec,
-		.n_given_up = n_given, .given_up_why = given_why,
-		.pre = sv->x->o->pre, .require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
-		.avoid_variants = pf->has_variants ? sv->avoid : NULL, .n_avoid = pf->has_variants ? sv->navoid : 0,
-		.reasons = reasons || sv->x->o->explain, .asks = sv->x->o->asks,
+		.project = w->project,
+		.spec_text = spec_text.len ? spec_text.data : "",
+		.spec = &spec,
+		.n_given_up = n_given,
+		.given_up_why = given_why,
+		.pre = sv->x->o->pre,
+		.require_variant = pf->has_variants && !any_variant ? s->variant : NULL,
+		.avoid_variants = pf->has_variants ? sv->avoid : NULL,
+		.n_avoid = pf->has_variants ? sv->navoid : 0,
+		.reasons = reasons || sv->x->o->explain,
+		.asks = sv->x->o->asks,
 	};
 	for (;;) {
 		req.partial = pf->files.partial;
@@ -815,7 +846,8 @@ static int pick_want_all(struct solver *sv, const struct state *s, const struct 
 		if (res->needs_metadata < 0)
 			break;
 		if (!read_ahead_done && p->read_deps && res->n_pending > 1) {
-			const struct wp_candidate **cands = wp_xcalloc(res->n_pending, sizeof(*cands));
+			const struct wp_candidate **cands = wp_xcalloc(res->n_pending,
+								       sizeof(*cands));
 			for (size_t k = 0; k < res->n_pending; k++)
 				cands[k] = &pf->files.c[res->pending[k]];
 			p->read_deps(p->ctx, cands, res->n_pending);
@@ -870,7 +902,8 @@ static void read_ahead(struct solver *sv, const struct state *s, size_t from)
 		if (!pf || w->picked >= 0)
 			continue;
 		struct wp_pick_result res;
-		if (pick_want(sv, s, w, pf, NULL, NULL, 0, NULL, false, false, &res, &e) == 0 && res.chosen >= 0)
+		if (pick_want(sv, s, w, pf, NULL, NULL, 0, NULL, false, false, &res, &e) == 0 &&
+		    res.chosen >= 0)
 			cands[nc++] = &pf->files.c[res.chosen];
 		wp_pick_result_release(&res);
 	}
@@ -893,7 +926,8 @@ static bool metadata_python_fits(const char *requires_python, const struct wp_ta
 		return true;
 	if (wp_specset_parse(&rp, requires_python, strlen(requires_python), &e) < 0)
 		return true;
-	snprintf(py, sizeof(py), "%d.%d.%d", t->py_major, t->py_minor, t->py_micro < 0 ? 0 : t->py_micro);
+	snprintf(py, sizeof(py), "%d.%d.%d", t->py_major, t->py_minor,
+		 t->py_micro < 0 ? 0 : t->py_micro);
 	if (wp_version_parse(&pv, py, strlen(py), &e) == 0) {
 		ok = wp_specset_contains(&rp, &pv, WP_PRERELEASES_YES);
 		wp_version_release(&pv);
@@ -902,14 +936,16 @@ static bool metadata_python_fits(const char *requires_python, const struct wp_ta
 	return ok;
 }
 
-/* What want i's dependencies add to the state (on the trail). 1 with *why when this version cannot stay
- * (one of them rules out an earlier pick, whose level goes to *blame, or names a URL), 0 when they
- * were added, < 0 on an error. */
-static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by, const struct wp_candidate *c,
-		    const struct wp_solve_deps *m, const char **why, size_t *blame, struct wp_err *err)
+/* What want i's dependencies add to the state (on the trail). 1 with *why when this version cannot
+ * stay (one of them rules out an earlier pick, whose level goes to *blame, or names a URL), 0 when
+ * they were added, < 0 on an error. */
+static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by,
+		    const struct wp_candidate *c, const struct wp_solve_deps *m, const char **why,
+		    size_t *blame, struct wp_err *err)
 {
 	struct ctx *x = sv->x;
-	/* PEP 825: variant markers speak of the picked wheel's label and the properties the target supports */
+	/* PEP 825: variant markers speak of the picked wheel's label and the properties the target
+	 * supports */
 	struct wp_marker_env venv = *sv->env;
 	wp_pick_variant_marker_env(&venv, c, sv->t);
 	for (size_t k = 0; k < m->n; k++) {
@@ -917,11 +953,13 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 		const struct wp_requirement *dep = &q->r;
 		struct wp_err pe = WP_ERR_INIT;
 		if (!q->ok) {
-			/* pip (24.1 on) refuses such metadata and ignores that version: so do we, rather
-			 * than install it without a dependency it declares */
-			char *cause = wp_xasprintf("%s (%s) has invalid metadata: Requires-Dist '%s' is not PEP 508 (%s; "
-						   "from %s); pip refuses such metadata, and so does wheelpick", by,
-						   c->filename, q->text, q->why ? q->why : "?", m->source ? m->source : "its METADATA");
+			/* pip (24.1 on) refuses such metadata and ignores that version: so do we,
+			 * rather than install it without a dependency it declares */
+			char *cause =
+				wp_xasprintf("%s (%s) has invalid metadata: Requires-Dist '%s' is not PEP 508 (%s; "
+					     "from %s); pip refuses such metadata, and so does wheelpick",
+					     by, c->filename, q->text, q->why ? q->why : "?",
+					     m->source ? m->source : "its METADATA");
 			set_root_cause(sv, cause);
 			free(cause);
 			sv->bad_metadata = true;
@@ -929,9 +967,11 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 			return 1;
 		}
 		bool applies = !dep->has_marker, undefined = false;
-		for (size_t e = 0; dep->has_marker && e <= s->w[i].nextras && !applies && !undefined; e++) {
+		for (size_t e = 0;
+		     dep->has_marker && e <= s->w[i].nextras && !applies && !undefined; e++) {
 			struct wp_marker_env env = venv;
-			snprintf(env.extra, sizeof(env.extra), "%s", e < s->w[i].nextras ? s->w[i].extras[e] : "");
+			snprintf(env.extra, sizeof(env.extra), "%s",
+				 e < s->w[i].nextras ? s->w[i].extras[e] : "");
 			bool yes = false;
 			if (wp_marker_evaluate(&dep->marker, &env, &yes, &pe) < 0)
 				undefined = true;
@@ -939,11 +979,13 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 				applies = true;
 		}
 		if (undefined) {
-			/* the dependency-specifiers text: a marker that cannot be evaluated here (extras
-			 * outside a lock file, ~= on a String field) "SHOULD render a package version
-			 * ineligible", rather than install it with or without that dependency */
+			/* the dependency-specifiers text: a marker that cannot be evaluated here
+			 * (extras outside a lock file, ~= on a String field) "SHOULD render a
+			 * package version ineligible", rather than install it with or without that
+			 * dependency */
 			char *cause = wp_xasprintf("%s (%s) has a Requires-Dist marker wheelpick cannot evaluate: '%s' (%s; "
-						   "from %s)", by, c->filename, q->text, pe.msg,
+						   "from %s)",
+						   by, c->filename, q->text, pe.msg,
 						   m->source ? m->source : "its METADATA");
 			set_root_cause(sv, cause);
 			free(cause);
@@ -954,27 +996,33 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 		if (!applies)
 			continue;
 		if (dep->url) {
-			/* a direct reference is not an index's to satisfy: taking the index's file of that
-			 * name instead would install something else than the metadata asks for */
-			char *cause = wp_xasprintf("%s needs '%s' from a URL; wheelpick takes files from indexes only "
-						   "(fetch that file yourself, or pin another version of %s)",
-						   by, q->text, s->w[i].display);
+			/* a direct reference is not an index's to satisfy: taking the index's file
+			 * of that name instead would install something else than the metadata asks
+			 * for */
+			char *cause =
+				wp_xasprintf("%s needs '%s' from a URL; wheelpick takes files from indexes only "
+					     "(fetch that file yourself, or pin another version of %s)",
+					     by, q->text, s->w[i].display);
 			set_root_cause(sv, cause);
 			free(cause);
 			*why = "it needs a file by URL";
 			return 1;
 		}
 		if (s->n >= x->max_projects) {
-			return wp_fail(err, -WPE_LIMIT, "more than %zu projects in one resolution; pin versions or use %s",
+			return wp_fail(err, -WPE_LIMIT,
+				       "more than %zu projects in one resolution; pin versions or use %s",
 				       x->max_projects, wp_ask_words(x->o->asks, WP_ASK_NO_DEPS));
 		}
 		size_t j = add_want(x, s, dep, by, i);
 		const struct proj *pj0 = find_proj(x, s->w[j].project);
 		if (pj0 && pj0->impossible) {
-			/* a project found to have no version the target can take: this version cannot stay */
+			/* a project found to have no version the target can take: this version
+			 * cannot stay */
 			set_root_cause(sv, pj0->impossible_why ? pj0->impossible_why : "");
-			snprintf(sv->why, sizeof(sv->why), "it needs %s, of which no version can be had", s->w[j].display);
-			snprintf(sv->impossible_dep, sizeof(sv->impossible_dep), "%s", s->w[j].display);
+			snprintf(sv->why, sizeof(sv->why),
+				 "it needs %s, of which no version can be had", s->w[j].display);
+			snprintf(sv->impossible_dep, sizeof(sv->impossible_dep), "%s",
+				 s->w[j].display);
 			*why = sv->why;
 			return 1;
 		}
@@ -982,8 +1030,11 @@ static int add_deps(struct solver *sv, struct state *s, size_t i, const char *by
 		if (j <= i && !picked_satisfies(sv, &s->w[j], &dep->spec)) {
 			struct wp_buf b = WP_BUF_INIT;
 			struct proj *pj = find_proj(x, s->w[j].project);
-			wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, q->text, s->w[j].display,
-				      pj && s->w[j].picked >= 0 ? pj->files.c[s->w[j].picked].version : "?");
+			wp_buf_printf(&b, "%s needs %s, but %s %s was picked", by, q->text,
+				      s->w[j].display,
+				      pj && s->w[j].picked >= 0 ?
+					      pj->files.c[s->w[j].picked].version :
+					      "?");
 			set_root_cause(sv, b.data);
 			wp_buf_free(&b);
 			*why = "it conflicts with an earlier pick";
@@ -1014,8 +1065,8 @@ static void say_skipped(struct want *w, char *const *excluded, char *const *why,
 
 /* Every file of the project that the request admits, with the reason it was rejected, into out
  * (for --json and --explain): the others are not what went wrong. */
-static void failed_rejects(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-			   struct cause *out)
+static void failed_rejects(struct solver *sv, const struct state *s, const struct want *w,
+			   struct proj *pf, struct cause *out)
 {
 	struct wp_pick_result why;
 	struct wp_err we = WP_ERR_INIT;
@@ -1048,18 +1099,23 @@ static void failed_rejects(struct solver *sv, const struct state *s, const struc
 }
 
 /* Nothing is left for want w at its level, and no version was tried there: say why in out. */
-static void explain_nothing_fits(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf,
-				 const struct wp_pick_result *res, struct cause *out)
+static void explain_nothing_fits(struct solver *sv, const struct state *s, const struct want *w,
+				 struct proj *pf, const struct wp_pick_result *res,
+				 struct cause *out)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	if (pf->hash_listed && !pf->files.n)
-		wp_buf_printf(&b, "no file of %s has a sha256 among the --hash values given for it (%zu "
-				  "file(s) of it are listed, with other hashes or none)", w->display, pf->hash_dropped);
+		wp_buf_printf(&b,
+			      "no file of %s has a sha256 among the --hash values given for it (%zu "
+			      "file(s) of it are listed, with other hashes or none)",
+			      w->display, pf->hash_dropped);
 	else
 		wp_buf_addstr(&b, res->message);
 	if (pf->hash_listed && pf->files.n && pf->hash_dropped)
-		wp_buf_printf(&b, "; %zu other file(s) of %s were left out: their sha256 is not among its "
-				  "--hash values", pf->hash_dropped, w->display);
+		wp_buf_printf(&b,
+			      "; %zu other file(s) of %s were left out: their sha256 is not among its "
+			      "--hash values",
+			      pf->hash_dropped, w->display);
 	who_wants(w, &b);
 	failed_rejects(sv, s, w, pf, out);
 	set_root_cause(sv, b.data);
@@ -1067,7 +1123,8 @@ static void explain_nothing_fits(struct solver *sv, const struct state *s, const
 	if (pf->has_variants && s->variant) {
 		struct wp_pick_result alt;
 		struct wp_err ae = WP_ERR_INIT;
-		if (pick_want(sv, s, w, pf, NULL, NULL, 0, NULL, true, false, &alt, &ae) == 0 && alt.chosen >= 0) {
+		if (pick_want(sv, s, w, pf, NULL, NULL, 0, NULL, true, false, &alt, &ae) == 0 &&
+		    alt.chosen >= 0) {
 			/* the set's variant, not the versions, is what stops this project */
 			sv->variant_blame = true;
 			free(sv->last_variant);
@@ -1110,14 +1167,15 @@ static void blame_add(struct level_set *b, size_t level)
  * on (conflict-directed backjumping: when the level runs out, the search goes back to the
  * newest of them, since no level after it can change what ran out). */
 struct level {
-	char **excluded, **ex_why;   /* versions of the want given up at this level, and why (owned) */
+	char **excluded, **ex_why; /* versions of the want given up at this level, and why (owned)
+				    */
 	size_t nex, cap_ex, cap_ex_why;
-	char *pub;                   /* the public version of the current pick (owned), NULL: none */
+	char *pub; /* the public version of the current pick (owned), NULL: none */
 	size_t n_wants, trail;
 	bool set_variant;            /* the current pick chose the set's variant */
 	struct skip skip;            /* where excluded reaches in the want's files (pick_want) */
 	struct level_set blame;
-	struct cause cause;          /* why its first version given up was (or why it found nothing) */
+	struct cause cause; /* why its first version given up was (or why it found nothing) */
 };
 
 WP_VEC_OF(level_vec, struct level);
@@ -1175,7 +1233,8 @@ static void exclude(struct level *l, char *pub, const char *why)
 
 /* Gives up level i's current pick: taken back, and its version joins the level's excluded ones
  * with why. */
-static void give_up_pick(struct solver *sv, struct state *s, struct level *l, size_t i, const char *why)
+static void give_up_pick(struct solver *sv, struct state *s, struct level *l, size_t i,
+			 const char *why)
 {
 	undo_pick(sv, s, l, i);
 	exclude(l, l->pub, why);
@@ -1194,7 +1253,8 @@ static int enter_level(struct solver *sv, const struct state *s, size_t i, struc
 
 /* Level i ran out: what it had to choose from was set by the requirements on its want (the levels
  * that made them) and by the set's variant (the level that chose it). */
-static void blame_requirements(const struct state *s, struct level *l, size_t i, const struct proj *pf)
+static void blame_requirements(const struct state *s, struct level *l, size_t i,
+			       const struct proj *pf)
 {
 	const struct want *w = &s->w[i];
 	for (size_t k = 0; k < w->nc; k++)
@@ -1205,20 +1265,24 @@ static void blame_requirements(const struct state *s, struct level *l, size_t i,
 }
 
 /* Want j (picked) was what version pub of pf conflicted with: remembered with j's version. */
-static void remember_clash(struct solver *sv, const struct state *s, struct proj *pf, const char *pub, size_t j)
+static void remember_clash(struct solver *sv, const struct state *s, struct proj *pf,
+			   const char *pub, size_t j)
 {
 	const struct proj *pj = find_proj(sv->x, s->w[j].project);
 	if (!pj || s->w[j].picked < 0)
 		return;
-	wp_vec_push_fields(pf->clash, pf->nclash, pf->cap_clash, (struct clash){
-		.pub = wp_xstrdup(pub), .other = wp_xstrdup(s->w[j].project),
-		.other_ver = wp_xstrdup(pj->files.c[s->w[j].picked].version), .cause = dupn(sv->last_cause.data),
-	});
+	wp_vec_push_fields(pf->clash, pf->nclash, pf->cap_clash,
+			   (struct clash){
+				   .pub = wp_xstrdup(pub),
+				   .other = wp_xstrdup(s->w[j].project),
+				   .other_ver = wp_xstrdup(pj->files.c[s->w[j].picked].version),
+				   .cause = dupn(sv->last_cause.data),
+			   });
 }
 
 /* The clash of version pub of pf with a pick that stands now, or NULL; *j gets that pick's want. */
-static const struct clash *clash_at(struct solver *sv, const struct state *s, const struct proj *pf, const char *pub,
-				    size_t *j)
+static const struct clash *clash_at(struct solver *sv, const struct state *s, const struct proj *pf,
+				    const char *pub, size_t *j)
 {
 	for (size_t k = 0; k < pf->nclash; k++) {
 		const struct clash *c = &pf->clash[k];
@@ -1226,7 +1290,8 @@ static const struct clash *clash_at(struct solver *sv, const struct state *s, co
 			continue;
 		*j = wp_name_index_find(&s->ix, c->other);
 		const struct proj *pj = *j == NONE ? NULL : find_proj(sv->x, c->other);
-		if (pj && s->w[*j].picked >= 0 && !strcmp(pj->files.c[s->w[*j].picked].version, c->other_ver))
+		if (pj && s->w[*j].picked >= 0 &&
+		    !strcmp(pj->files.c[s->w[*j].picked].version, c->other_ver))
 			return c;
 	}
 	return NULL;
@@ -1234,14 +1299,17 @@ static const struct clash *clash_at(struct solver *sv, const struct state *s, co
 
 /* Does no version of pf fit the target, whatever is asked of it, once the versions that cannot be
  * had are left out? (A project with variants is left alone: the set's variant decides there.) */
-static bool project_impossible(struct solver *sv, const struct state *s, const struct want *w, struct proj *pf)
+static bool project_impossible(struct solver *sv, const struct state *s, const struct want *w,
+			       struct proj *pf)
 {
 	if (pf->has_variants)
 		return false;
 	struct want bare = { .project = w->project, .display = w->display, .picked = -1 };
 	struct wp_pick_result r;
 	struct wp_err e = WP_ERR_INIT;
-	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->dead_why, pf->ndead, &pf->dead_skip, false, false, &r, &e) == 0 && r.chosen < 0;
+	bool none = pick_want(sv, s, &bare, pf, pf->dead, pf->dead_why, pf->ndead, &pf->dead_skip,
+			      false, false, &r, &e) == 0 &&
+		    r.chosen < 0;
 	wp_pick_result_release(&r);
 	return none;
 }
@@ -1251,7 +1319,8 @@ static bool project_impossible(struct solver *sv, const struct state *s, const s
 static int count_step(struct solver *sv, struct wp_err *err)
 {
 	if (++sv->steps > sv->x->max_steps)
-		return wp_fail(err, -WPE_LIMIT, "the dependency graph needs more than %u choices; pin versions to help",
+		return wp_fail(err, -WPE_LIMIT,
+			       "the dependency graph needs more than %u choices; pin versions to help",
 			       sv->x->max_steps);
 	return 0;
 }
@@ -1259,20 +1328,23 @@ static int count_step(struct solver *sv, struct wp_err *err)
 /* Level i's next pick: its want's best version not yet given up there, with its dependencies
  * added. 1: picked; 0: that version was given up at once (the level tries again); -WPE_NOMATCH:
  * nothing is left at this level; other < 0: an error no other version cures. */
-static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t i, struct wp_err *err)
+static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t i,
+		     struct wp_err *err)
 {
 	struct ctx *x = sv->x;
 	struct proj *pf = files_of(x, s->w[i].project, err);
 	if (!pf)
 		return err->code ? err->code : -WPE_SOURCE;
 	struct wp_pick_result res;
-	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->ex_why, l->nex, &l->skip, false, false, &res, err);
+	int rc = pick_want(sv, s, &s->w[i], pf, l->excluded, l->ex_why, l->nex, &l->skip, false,
+			   false, &res, err);
 	if (rc < 0) {
 		wp_pick_result_release(&res);
 		return rc;
 	}
 	if (res.untrusted >= 0) {
-		/* no other version or build is tried in its place: that would substitute it silently */
+		/* no other version or build is tried in its place: that would substitute it
+		 * silently */
 		const struct wp_candidate *u = &pf->files.c[res.untrusted];
 		if (!x->plan->untrusted_url) {
 			x->plan->untrusted_url = wp_xstrdup(u->url);
@@ -1299,7 +1371,8 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	public_of(c->version, pub, sizeof(pub));
 	size_t dead = dead_at(pf, pub);
 	if (dead != NONE) {
-		/* given up before for a reason no other pick could change: no need to find it again */
+		/* given up before for a reason no other pick could change: no need to find it
+		 * again */
 		exclude(l, wp_xstrdup(pub), pf->dead_why[dead]);
 		if (!l->cause.text)
 			l->cause.text = dupn(pf->dead_cause[dead]);
@@ -1354,8 +1427,9 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	char *by = wp_xasprintf("%s %s", s->w[i].display, pub);
 	sv->impossible_dep[0] = 0;
 	if (!metadata_python_fits(m.requires_python, sv->t)) {
-		gave_up = gave_up_owned = wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
-						       m.requires_python, sv->t->py_major, sv->t->py_minor);
+		gave_up = gave_up_owned =
+			wp_xasprintf("its metadata requires Python %s; the target has %d.%d",
+				     m.requires_python, sv->t->py_major, sv->t->py_minor);
 		char *cause = wp_xasprintf("%s: %s", by, gave_up);
 		set_root_cause(sv, cause);
 		free(cause);
@@ -1378,10 +1452,10 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
 	}
 	give_up_pick(sv, s, l, i, gave_up);
 	free(gave_up_owned);
-	/* That a project cannot be had is learnt once (impossible); each version that needs it is then
-	 * given up for the cost of its metadata, and is no choice of the search: it takes no step, so
-	 * a want whose 20,000 newest versions all need a missing project still reaches the first one
-	 * that does not (as pip would), with no cut-off after a run of them. */
+	/* That a project cannot be had is learnt once (impossible); each version that needs it is
+	 * then given up for the cost of its metadata, and is no choice of the search: it takes no
+	 * step, so a want whose 20,000 newest versions all need a missing project still reaches the
+	 * first one that does not (as pip would), with no cut-off after a run of them. */
 	if (!sv->impossible_dep[0] && (rc = count_step(sv, err)) < 0)
 		return rc;
 	return 0;
@@ -1391,7 +1465,8 @@ static int next_pick(struct solver *sv, struct state *s, struct level *l, size_t
  * back the picks in between without trying their other versions: none of them made what ran out.
  * 1: it went back; 0: no level is to blame, so no other choice can help and nothing fits; < 0:
  * the step limit. */
-static int jump_back(struct solver *sv, struct state *s, struct level_vec *lv, struct cause *why, struct wp_err *err)
+static int jump_back(struct solver *sv, struct state *s, struct level_vec *lv, struct cause *why,
+		     struct wp_err *err)
 {
 	struct level_set blame = lv->v[lv->n - 1].blame;
 	lv->v[lv->n - 1].blame = (struct level_set){ 0 };
@@ -1417,11 +1492,15 @@ static int jump_back(struct solver *sv, struct state *s, struct level_vec *lv, s
 	for (size_t k = 0; k + 1 < blame.n; k++)
 		blame_add(&l->blame, blame.v[k]);
 	if (blame.n == 1) /* only its own pick was to blame: that version cannot be had at all */
-		mark_dead(find_proj(sv->x, s->w[to].project), l->pub, own ? "its dependencies cannot be met" :
-					"what the rest of the set needs rules it out", why->text);
+		mark_dead(find_proj(sv->x, s->w[to].project), l->pub,
+			  own ? "its dependencies cannot be met" :
+				"what the rest of the set needs rules it out",
+			  why->text);
 	cause_move(&l->cause, why);
 	wp_vec_free(&blame);
-	give_up_pick(sv, s, l, to, own ? "its dependencies cannot be met" : "what the rest of the set needs rules it out");
+	give_up_pick(sv, s, l, to,
+		     own ? "its dependencies cannot be met" :
+			   "what the rest of the set needs rules it out");
 	int rc = count_step(sv, err);
 	return rc < 0 ? rc : 1;
 }
@@ -1491,7 +1570,8 @@ static void say_held_back(const struct ctx *x, const struct want *w, const struc
 	for (size_t i = 0; i < pf->files.n; i++) {
 		const char *ver = pf->files.c[i].version;
 		struct wp_version own;
-		/* with a view, i walks the view (its order does not matter here): every file once */
+		/* with a view, i walks the view (its order does not matter here): every file
+		 * once */
 		const struct wp_version *fv = viewed && v->ver_ok[i] ? &v->ver[i] : NULL;
 		if (!viewed) {
 			struct wp_err e = WP_ERR_INIT;
@@ -1501,7 +1581,8 @@ static void say_held_back(const struct ctx *x, const struct want *w, const struc
 		}
 		if (!fv)
 			continue;
-		if (wp_version_cmp_public(fv, pv) > 0 && (x->o->pre || !wp_version_is_prerelease(fv)))
+		if (wp_version_cmp_public(fv, pv) > 0 &&
+		    (x->o->pre || !wp_version_is_prerelease(fv)))
 			for (size_t k = 0; k < w->nc; k++)
 				if (!holds[k] && w->c[k].by && w->c[k].text && *w->c[k].text &&
 				    !wp_specset_contains(&w->c[k].spec, fv, WP_PRERELEASES_YES))
@@ -1513,11 +1594,12 @@ static void say_held_back(const struct ctx *x, const struct want *w, const struc
 		if (!holds[k])
 			continue;
 		if (w->c[k].constraint)
-			wp_buf_printf(reason, "; the constraints (-c) hold %s to %s, which rules out newer versions", w->display,
-				      w->c[k].text);
+			wp_buf_printf(reason,
+				      "; the constraints (-c) hold %s to %s, which rules out newer versions",
+				      w->display, w->c[k].text);
 		else
-			wp_buf_printf(reason, "; %s requires %s%s, which rules out newer versions", w->c[k].by, w->display,
-				      w->c[k].text);
+			wp_buf_printf(reason, "; %s requires %s%s, which rules out newer versions",
+				      w->c[k].by, w->display, w->c[k].text);
 	}
 	free(holds);
 }
@@ -1532,16 +1614,20 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 		if (!pf || w->picked < 0)
 			continue;
 		const struct wp_candidate *c = &pf->files.c[w->picked];
-		size_t at = wp_vec_push_fields(plan->files, plan->n, cap, (struct wp_plan_file){ 0 });
+		size_t at = wp_vec_push_fields(plan->files, plan->n, cap,
+					       (struct wp_plan_file){ 0 });
 		struct wp_plan_file *f = &plan->files[at];
 		f->project = wp_xstrdup(c->project);
 		f->version = wp_xstrdup(c->version);
-		/* what the pick knew it to be: a label, a folder, its metadata, or PyPI's known build */
+		/* what the pick knew it to be: a label, a folder, its metadata, or PyPI's known
+		 * build */
 		struct wp_variant v;
 		bool pending;
 		wp_pick_candidate_variant(c, &v, &pending, NULL);
-		f->variant = wp_xstrdup(v.kind != WP_VARIANT_NONE && v.kind != WP_VARIANT_OTHER ? v.label
-										    : c->variant ? c->variant : "");
+		f->variant = wp_xstrdup(v.kind != WP_VARIANT_NONE && v.kind != WP_VARIANT_OTHER ?
+						v.label :
+					c->variant ? c->variant :
+						     "");
 		f->filename = wp_xstrdup(c->filename);
 		f->url = wp_xstrdup(c->url);
 		f->sha256 = dupn(c->sha256);
@@ -1559,7 +1645,8 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 			say_held_back(x, w, pf, &f->version_parsed, &why);
 		f->reason = wp_buf_detach(&why, NULL);
 		if (c->variants && wp_pick_candidate_is_variant_wheel(c))
-			f->variants = wp_variants_copy(c->variants); /* ops/wheel/locks.c writes it into pylock.toml */
+			f->variants = wp_variants_copy(c->variants); /* ops/wheel/locks.c writes it
+									into pylock.toml */
 		/* what the user named is theirs, whoever else needs it */
 		bool asked = false;
 		for (size_t k = 0; k < w->nc; k++)
@@ -1588,7 +1675,8 @@ static void record(struct ctx *x, const struct state *s, size_t ti)
 	}
 }
 
-void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel, const struct wp_version *version)
+void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel,
+		       const struct wp_version *version)
 {
 	wp_wheelname_release(&f->wheel);
 	wp_specset_release(&f->requires_python_set);
@@ -1606,11 +1694,13 @@ void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel, const
 		wp_version_copy(&f->version_parsed, version);
 		f->version_ok = true;
 	} else if (f->version && *f->version) {
-		f->version_ok = wp_version_parse(&f->version_parsed, f->version, strlen(f->version), NULL) == 0;
+		f->version_ok = wp_version_parse(&f->version_parsed, f->version, strlen(f->version),
+						 NULL) == 0;
 	}
 	const char *rp = f->requires_python;
 	if (rp && *rp)
-		f->requires_python_ok = wp_specset_parse(&f->requires_python_set, rp, strlen(rp), NULL) == 0;
+		f->requires_python_ok = wp_specset_parse(&f->requires_python_set, rp, strlen(rp),
+							 NULL) == 0;
 	if (!f->requires_python_ok)
 		wp_specset_release(&f->requires_python_set);
 }
@@ -1621,9 +1711,12 @@ static void free_file(struct wp_plan_file *f)
 	wp_specset_release(&f->requires_python_set);
 	if (f->version_ok)
 		wp_version_release(&f->version_parsed);
-	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url), free(f->sha256);
-	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where), free(f->reason);
-	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path), free(f->index);
+	free(f->project), free(f->version), free(f->variant), free(f->filename), free(f->url),
+		free(f->sha256);
+	free(f->tags), free(f->requires_python), free(f->core_metadata), free(f->where),
+		free(f->reason);
+	free(f->required_by), free(f->needed_by), free(f->upload_time), free(f->path),
+		free(f->index);
 	wp_variants_release(f->variants);
 	free(f->variants);
 	rejects_free(f->rejects, f->n_rejects);
@@ -1631,13 +1724,18 @@ static void free_file(struct wp_plan_file *f)
 
 /* One target: resolve, and when the set's variant is what stops a project, avoid that variant
  * and resolve the whole set again. */
-static int solve_target(struct ctx *x, const struct wp_requirement *const *parsed, size_t nparsed, size_t ti,
-			struct wp_err *err)
+static int solve_target(struct ctx *x, const struct wp_requirement *const *parsed, size_t nparsed,
+			size_t ti, struct wp_err *err)
 {
 	const struct wp_target *t = &x->plan->targets[ti];
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	struct wp_marker_env env;
-	struct solver sv = { .x = x, .t = t, .ts = &ts, .env = &env, .root_cause = WP_BUF_INIT, .last_cause = WP_BUF_INIT };
+	struct solver sv = { .x = x,
+			     .t = t,
+			     .ts = &ts,
+			     .env = &env,
+			     .root_cause = WP_BUF_INIT,
+			     .last_cause = WP_BUF_INIT };
 	size_t avoid_cap = 0; /* sv.avoid's room */
 	struct cause why = { 0 };
 	int rc;
@@ -1647,7 +1745,8 @@ static int solve_target(struct ctx *x, const struct wp_requirement *const *parse
 	for (size_t k = 0; k < x->ncons; k++) {
 		struct wp_err me = WP_ERR_INIT;
 		bool on = true;
-		if (x->cons[k]->r.has_marker && wp_marker_evaluate(&x->cons[k]->r.marker, &env, &on, &me) < 0)
+		if (x->cons[k]->r.has_marker &&
+		    wp_marker_evaluate(&x->cons[k]->r.marker, &env, &on, &me) < 0)
 			on = false;
 		x->cons_on[k] = on;
 	}
@@ -1675,18 +1774,20 @@ static int solve_target(struct ctx *x, const struct wp_requirement *const *parse
 		if (!rc)
 			break;
 		if (rc == -WPE_NOMATCH && sv.variant_blame && sv.last_variant) {
-			note(x->plan, wp_xasprintf("%s cannot complete the set (%s); trying the next build", sv.last_variant,
-						   sv.root_cause.data));
+			note(x->plan,
+			     wp_xasprintf("%s cannot complete the set (%s); trying the next build",
+					  sv.last_variant, sv.root_cause.data));
 			wp_vec_push_fields(sv.avoid, sv.navoid, avoid_cap, sv.last_variant);
 			sv.last_variant = NULL;
 			rc = 0;
 			if (attempt == WP_SOLVE_MAX_RESTARTS)
-				rc = wp_fail(err, -WPE_LIMIT, "no build (CUDA, ROCm or CPU) completes the set after %d tries; pin versions to help",
+				rc = wp_fail(err, -WPE_LIMIT,
+					     "no build (CUDA, ROCm or CPU) completes the set after %d tries; pin versions to help",
 					     WP_SOLVE_MAX_RESTARTS);
 			continue;
 		}
-		/* a plain "nothing fits" speaks of what started the backtracking; an error (a source,
-		 * a limit, a direct reference) speaks for itself */
+		/* a plain "nothing fits" speaks of what started the backtracking; an error (a
+		 * source, a limit, a direct reference) speaks for itself */
 		if (rc == -WPE_NOMATCH && why.project) {
 			x->plan->failed_project = why.project;
 			x->plan->failed_rejects = why.rejects;
@@ -1716,11 +1817,15 @@ static int solve_target(struct ctx *x, const struct wp_requirement *const *parse
 	return rc;
 }
 
-int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
-	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err)
+int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_t nreq,
+	     const struct wp_target *targets, size_t n_targets, const struct wp_solve_opts *o,
+	     struct wp_plan *plan, struct wp_err *err)
 {
 	struct ctx x = {
-		.p = p, .o = o, .plan = plan, .max_steps = o->max_steps ? o->max_steps : WP_SOLVE_MAX_STEPS,
+		.p = p,
+		.o = o,
+		.plan = plan,
+		.max_steps = o->max_steps ? o->max_steps : WP_SOLVE_MAX_STEPS,
 		.max_projects = o->max_projects ? o->max_projects : WP_SOLVE_MAX_PROJECTS,
 	};
 	/* parsed where they were read: the solver takes them as they are */
@@ -1735,13 +1840,15 @@ int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_
 
 	for (size_t i = 0; i < nreq; i++) {
 		if (!reqs[i].ok) {
-			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s", reqs[i].text,
-				     reqs[i].why ? reqs[i].why : "?");
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s",
+				     reqs[i].text, reqs[i].why ? reqs[i].why : "?");
 			goto out;
 		}
 		parsed[nparsed++] = &reqs[i].r;
 		if (reqs[i].r.url) {
-			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' names a URL; wheelpick picks from indexes", reqs[i].text);
+			rc = wp_fail(err, -WPE_USAGE,
+				     "requirement '%s' names a URL; wheelpick picks from indexes",
+				     reqs[i].text);
 			goto out;
 		}
 	}
@@ -1750,12 +1857,15 @@ int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_
 	for (size_t i = 0; i < o->n_constraints; i++) {
 		const struct wp_req *c = &o->constraints[i];
 		if (!c->ok) {
-			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' is not PEP 508: %s", c->text, c->why ? c->why : "?");
+			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' is not PEP 508: %s", c->text,
+				     c->why ? c->why : "?");
 			goto out;
 		}
 		x.cons[x.ncons++] = c;
 		if (c->r.url) {
-			rc = wp_fail(err, -WPE_USAGE, "constraint '%s' names a URL; a constraint gives versions", c->text);
+			rc = wp_fail(err, -WPE_USAGE,
+				     "constraint '%s' names a URL; a constraint gives versions",
+				     c->text);
 			goto out;
 		}
 	}

@@ -24,8 +24,9 @@ struct wp_solve_files {
 	const struct wp_candidate *c;
 	size_t n;
 	/* More files exist than c holds, each older than all of them or outside an == pin that a
-	 * requirement asked for (with no marker) puts on every pick of the project; files_more gives
-	 * them when a pick cannot be decided without (resolver/pick.h wp_pick_request.partial). */
+	 * requirement asked for (with no marker) puts on every pick of the project; files_more
+	 * gives them when a pick cannot be decided without (resolver/pick.h
+	 * wp_pick_request.partial). */
 	bool partial;
 };
 
@@ -43,13 +44,17 @@ struct wp_solve_provider {
 	/* The files of a project (normalised name). A source that failed is an error (< 0: the
 	 * resolution stops with it, never a silently smaller set); a project no source lists is
 	 * 0 with n == 0. The array stays valid until wp_solve returns. */
-	int (*files)(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err);
+	int (*files)(void *ctx, const char *project, struct wp_solve_files *out,
+		     struct wp_err *err);
 	/* For a project files() gave partial: the files again with more appended (the earlier ones
 	 * keep their places; out->c may move). Needed only by a provider that gives partial. */
-	int (*files_more)(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err);
-	/* What one file needs (c points into an array files() gave). Valid until wp_solve returns; a
-	 * provider that is asked again for the same file hands back what it parsed the first time. */
-	int (*deps)(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err);
+	int (*files_more)(void *ctx, const char *project, struct wp_solve_files *out,
+			  struct wp_err *err);
+	/* What one file needs (c points into an array files() gave). Valid until wp_solve returns;
+	 * a provider that is asked again for the same file hands back what it parsed the first
+	 * time. */
+	int (*deps)(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out,
+		    struct wp_err *err);
 	/* Optional hints, before the solver asks for them one by one: these projects' files, then
 	 * these files' metadata. A provider may fetch them all at once; failures here are
 	 * reported when files() or deps() is called. */
@@ -69,8 +74,9 @@ struct wp_solve_opts {
 	bool no_deps;        /* only what was asked for */
 	bool pre;            /* pre-releases allowed everywhere */
 	bool explain;        /* every rejected file and why, per pick */
-	unsigned max_steps;  /* steps back per target (a version given up, a project run out; not a version given up for
-	                        needing a project that cannot be had) before giving up; 0: WP_SOLVE_MAX_STEPS */
+	unsigned max_steps; /* steps back per target (a version given up, a project run out; not a
+			       version given up for needing a project that cannot be had) before
+			       giving up; 0: WP_SOLVE_MAX_STEPS */
 	size_t max_projects; /* projects in one resolution; 0: WP_SOLVE_MAX_PROJECTS */
 	/* pip's -c: PEP 508 names with specifiers (and markers, evaluated per target) that bind a
 	 * project only when the request or a dependency pulls it in; they never pull one in */
@@ -80,7 +86,8 @@ struct wp_solve_opts {
 	 * a file whose sha256 the index does not give cannot be */
 	const struct wp_solve_hashes *hashes;
 	size_t n_hashes;
-	const struct wp_asks *asks; /* how the user asks for what a message advises ("--no-deps"); NULL: plain words */
+	const struct wp_asks *asks; /* how the user asks for what a message advises ("--no-deps");
+				       NULL: plain words */
 };
 
 #define WP_SOLVE_MAX_STEPS    2000
@@ -93,29 +100,35 @@ struct wp_plan_reject {
 };
 
 struct wp_plan_file {
-	char *project, *version, *variant, *filename, *url, *sha256, *tags, *requires_python, *core_metadata;
-	char *where;        /* the file as the index lays it out: "cu111/torch-1.8.0+cu111-...whl" */
+	char *project, *version, *variant, *filename, *url, *sha256, *tags, *requires_python,
+		*core_metadata;
+	char *where; /* the file as the index lays it out: "cu111/torch-1.8.0+cu111-...whl" */
 	char *reason;       /* why this file */
 	char *required_by;  /* NULL for what the user asked for, else "torchvision 0.9.0" */
-	char *needed_by;    /* every pick that requires it, one per line ("torchvision 0.9.0\n"), or NULL */
+	char *needed_by; /* every pick that requires it, one per line ("torchvision 0.9.0\n"), or
+			    NULL */
 	char *upload_time;  /* ISO 8601 when the index gave it, else NULL */
 	long long size;
 	size_t target;      /* index into plan->targets */
-	char *path;         /* where the proven file is, once fetched (set by ops/, not the solver) */
-	struct wp_variants *variants; /* PEP 825: for a variant wheel, its release's variant metadata (an owned
-	                                 copy, which ops/wheel/locks.c writes into pylock.toml), else NULL */
-	bool archive;       /* a pylock.toml's packages.archive (a direct reference, no index name); a
-	                       file not named .whl that is not one is an sdist */
+	char *path; /* where the proven file is, once fetched (set by ops/, not the solver) */
+	struct wp_variants *variants; /* PEP 825: for a variant wheel, its release's variant
+					 metadata (an owned copy, which ops/wheel/locks.c writes
+					 into pylock.toml), else NULL */
+	bool archive; /* a pylock.toml's packages.archive (a direct reference, no index name); a
+			 file not named .whl that is not one is an sdist */
 	struct wp_plan_reject *rejects; /* with explain */
 	size_t n_rejects;
 	char *index;        /* the index it came from, as configured (NULL: not known) */
-	/* Typed once, where the plan takes the file (wp_plan_file_type: the solver's record, a lock's
-	 * reader): the writers read these and never parse filename or requires_python again. */
-	struct wp_wheelname wheel;  /* filename parsed; zeroed (name NULL) for a file that is no wheel */
+	/* Typed once, where the plan takes the file (wp_plan_file_type: the solver's record, a
+	 * lock's reader): the writers read these and never parse filename or requires_python
+	 * again. */
+	struct wp_wheelname wheel; /* filename parsed; zeroed (name NULL) for a file that is no
+				      wheel */
 	struct wp_version version_parsed; /* version parsed, when version_ok */
 	bool version_ok;            /* version is PEP 440 */
 	struct wp_specset requires_python_set; /* requires_python parsed, when requires_python_ok */
-	bool requires_python_ok;    /* requires_python is a PEP 440 specifier set (what a lock may carry) */
+	bool requires_python_ok; /* requires_python is a PEP 440 specifier set (what a lock may
+				    carry) */
 };
 
 struct wp_plan {
@@ -130,23 +143,27 @@ struct wp_plan {
 	char *failed_project;
 	struct wp_plan_reject *failed_rejects;
 	size_t n_failed_rejects;
-	/* -WPE_UNTRUSTED: the URL of the file that fits, whose bytes are not those first trusted for
-	 * its name, and why in words (both hashes; the caller may add where the first were seen) */
+	/* -WPE_UNTRUSTED: the URL of the file that fits, whose bytes are not those first trusted
+	 * for its name, and why in words (both hashes; the caller may add where the first were
+	 * seen) */
 	char *untrusted_url, *untrusted_why;
 };
 
 /* Resolve reqs (parsed where they were read; borrowed) for every target into plan (overwritten).
- * Errors: -WPE_USAGE for a requirement or constraint that did not parse (!ok), or names a URL; -WPE_NOMATCH when something cannot be
- * satisfied (the message names the conflict that started the backtracking); -WPE_LIMIT when
- * the graph outgrows the bounds; whatever the provider returned when a source failed. */
-int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
-	     size_t n_targets, const struct wp_solve_opts *o, struct wp_plan *plan, struct wp_err *err);
+ * Errors: -WPE_USAGE for a requirement or constraint that did not parse (!ok), or names a URL;
+ * -WPE_NOMATCH when something cannot be satisfied (the message names the conflict that started the
+ * backtracking); -WPE_LIMIT when the graph outgrows the bounds; whatever the provider returned when
+ * a source failed. */
+int wp_solve(const struct wp_solve_provider *p, const struct wp_req *reqs, size_t nreq,
+	     const struct wp_target *targets, size_t n_targets, const struct wp_solve_opts *o,
+	     struct wp_plan *plan, struct wp_err *err);
 void wp_plan_release(struct wp_plan *plan);
 /* f's typed fields from its filename, version and requires_python: each parsed here, once (a name
  * that is no wheel, a version that is not PEP 440, a requires-python that is no specifier set,
  * leaves its field empty). wheel, when not NULL, is that name already parsed by the caller: it
  * moves into f (and is zeroed); version, when not NULL, is f->version already parsed (copied). */
-void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel, const struct wp_version *version);
+void wp_plan_file_type(struct wp_plan_file *f, struct wp_wheelname *wheel,
+		       const struct wp_version *version);
 
 /* Which files of plan are the first with their URL (a file several targets share counts once):
  * an array of plan->n flags, the caller's to free; *distinct gets how many are set. */

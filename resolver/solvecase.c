@@ -30,10 +30,15 @@ static void rec_files(struct wp_solve_rec *rec, const struct wp_solve_files *out
 			continue;
 		struct wp_solve_rec_file *f = wp_xcalloc(1, sizeof(*f));
 		*f = (struct wp_solve_rec_file){
-			.project = dup_or_null(c->project), .version = dup_or_null(c->version),
-			.variant = wp_xstrdup(c->variant ? c->variant : ""), .kind = dup_or_null(c->kind),
-			.filename = wp_xstrdup(c->filename), .url = wp_xstrdup(c->url), .sha256 = dup_or_null(c->sha256),
-			.requires_python = dup_or_null(c->requires_python), .yanked = c->yanked != NULL,
+			.project = dup_or_null(c->project),
+			.version = dup_or_null(c->version),
+			.variant = wp_xstrdup(c->variant ? c->variant : ""),
+			.kind = dup_or_null(c->kind),
+			.filename = wp_xstrdup(c->filename),
+			.url = wp_xstrdup(c->url),
+			.sha256 = dup_or_null(c->sha256),
+			.requires_python = dup_or_null(c->requires_python),
+			.yanked = c->yanked != NULL,
 		};
 		wp_vec_push(&rec->files, f);
 	}
@@ -50,7 +55,8 @@ static int r_files(void *ctx, const char *project, struct wp_solve_files *out, s
 	return rc;
 }
 
-static int r_files_more(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
+static int r_files_more(void *ctx, const char *project, struct wp_solve_files *out,
+			struct wp_err *err)
 {
 	struct wp_solve_rec *rec = ctx;
 	int rc = rec->inner->files_more(rec->inner->ctx, project, out, err);
@@ -61,7 +67,8 @@ static int r_files_more(void *ctx, const char *project, struct wp_solve_files *o
 	return rc;
 }
 
-static int r_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
+static int r_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out,
+		  struct wp_err *err)
 {
 	struct wp_solve_rec *rec = ctx;
 	int rc = rec->inner->deps(rec->inner->ctx, c, out, err);
@@ -92,13 +99,17 @@ static void r_read_deps(void *ctx, const struct wp_candidate *const *c, size_t n
 	rec->inner->read_deps(rec->inner->ctx, c, n);
 }
 
-void wp_solve_rec_wrap(struct wp_solve_rec *rec, const struct wp_solve_provider *inner, struct wp_solve_provider *outer)
+void wp_solve_rec_wrap(struct wp_solve_rec *rec, const struct wp_solve_provider *inner,
+		       struct wp_solve_provider *outer)
 {
 	*rec = (struct wp_solve_rec){ .inner = inner };
 	*outer = (struct wp_solve_provider){
-		.files = r_files, .files_more = inner->files_more ? r_files_more : NULL, .deps = r_deps,
+		.files = r_files,
+		.files_more = inner->files_more ? r_files_more : NULL,
+		.deps = r_deps,
 		.read_projects = inner->read_projects ? r_read_projects : NULL,
-		.read_deps = inner->read_deps ? r_read_deps : NULL, .ctx = rec,
+		.read_deps = inner->read_deps ? r_read_deps : NULL,
+		.ctx = rec,
 	};
 }
 
@@ -107,7 +118,8 @@ static void put_encoded(struct wp_buf *out, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || strchr("._-~/", ch))
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("._-~/", ch))
 			wp_buf_printf(out, "%c", ch);
 		else
 			wp_buf_printf(out, "%%%02X", ch);
@@ -135,7 +147,8 @@ static void put_nospace(struct wp_buf *out, const char *s)
 
 static void put_target(struct wp_buf *out, const struct wp_target *t)
 {
-	wp_buf_printf(out, "target     python=%d.%d platform=%s", t->py_major, t->py_minor, t->platform);
+	wp_buf_printf(out, "target     python=%d.%d platform=%s", t->py_major, t->py_minor,
+		      t->platform);
 	switch (t->accel) {
 	case WP_ACCEL_CUDA:
 		wp_buf_printf(out, " cuda=%d.%d", t->cuda_major, t->cuda_minor);
@@ -184,8 +197,11 @@ static void name_files(struct wp_solve_rec *rec)
 		free(f->href);
 		f->href = NULL;
 		for (unsigned k = 1; !f->href; k++) {
-			char *dir = k == 1 ? wp_xstrdup(f->variant) : wp_xasprintf("%s%sdup%u", f->variant, *f->variant ? "-" : "", k);
-			char *href = *dir ? wp_xasprintf("%s/%s", dir, f->filename) : wp_xstrdup(f->filename);
+			char *dir = k == 1 ? wp_xstrdup(f->variant) :
+					     wp_xasprintf("%s%sdup%u", f->variant,
+							  *f->variant ? "-" : "", k);
+			char *href = *dir ? wp_xasprintf("%s/%s", dir, f->filename) :
+					    wp_xstrdup(f->filename);
 			free(dir);
 			bool taken = false;
 			for (size_t j = 0; j < i && !taken; j++)
@@ -198,13 +214,15 @@ static void name_files(struct wp_solve_rec *rec)
 	}
 }
 
-void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
-		       size_t n_targets, const struct wp_solve_opts *so, const struct wp_plan *plan, int rc, const char *msg,
-		       struct wp_buf *out)
+void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size_t nreq,
+		       const struct wp_target *targets, size_t n_targets,
+		       const struct wp_solve_opts *so, const struct wp_plan *plan, int rc,
+		       const char *msg, struct wp_buf *out)
 {
 	name_files(rec);
-	wp_buf_printf(out, "# A resolution written by wheelpick: what the indexes offered it and what it\n"
-			   "# picked. Replay: build/tests/test_solve_cases THIS-FILE (no network).\n");
+	wp_buf_printf(out,
+		      "# A resolution written by wheelpick: what the indexes offered it and what it\n"
+		      "# picked. Replay: build/tests/test_solve_cases THIS-FILE (no network).\n");
 	for (size_t i = 0; i < n_targets; i++)
 		put_target(out, &targets[i]);
 	if (so->no_deps)
@@ -278,11 +296,14 @@ void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size
 		if (w)
 			wp_buf_printf(out, "exit       %s\n", w);
 		else
-			wp_buf_printf(out, "# the resolution failed with code %d, which a case cannot expect\n", rc);
+			wp_buf_printf(out,
+				      "# the resolution failed with code %d, which a case cannot expect\n",
+				      rc);
 		/* the message's head, when it names nothing of this machine (a URL would differ on
-		 * replay); what follows a ';' or '(' is advice worded for the command line, which the
-		 * replay words for the library (resolver/ask.h) */
-		if (w && (rc == -WPE_NOMATCH || rc == -WPE_LIMIT) && msg && *msg && !strstr(msg, "://")) {
+		 * replay); what follows a ';' or '(' is advice worded for the command line, which
+		 * the replay words for the library (resolver/ask.h) */
+		if (w && (rc == -WPE_NOMATCH || rc == -WPE_LIMIT) && msg && *msg &&
+		    !strstr(msg, "://")) {
 			char line[512];
 			snprintf(line, sizeof(line), "%s", msg);
 			line[strcspn(line, "\r\n;(")] = 0;
@@ -300,7 +321,9 @@ void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size
 		struct wp_solve_rec_file *f = pf->url ? rec_find(rec, pf->url) : NULL;
 		if (!f) {
 			char *url = wp_url_strip_userinfo(pf->url ? pf->url : "?");
-			wp_buf_printf(out, "# picked %s, which no index listed (the case cannot replay it)\n", url);
+			wp_buf_printf(out,
+				      "# picked %s, which no index listed (the case cannot replay it)\n",
+				      url);
 			free(url);
 			continue;
 		}
@@ -316,7 +339,8 @@ void wp_solve_rec_release(struct wp_solve_rec *rec)
 {
 	for (size_t i = 0; i < rec->files.n; i++) {
 		struct wp_solve_rec_file *f = rec->files.v[i];
-		free(f->project), free(f->version), free(f->variant), free(f->kind), free(f->filename), free(f->url);
+		free(f->project), free(f->version), free(f->variant), free(f->kind),
+			free(f->filename), free(f->url);
 		free(f->sha256), free(f->requires_python), free(f->metapy), free(f->href);
 		for (size_t k = 0; k < f->n_deps; k++)
 			free(f->deps[k]);

@@ -34,13 +34,15 @@ struct wp_solve_rec {
 
 /* rec passes every call through to inner and keeps a copy of what came back; *outer is the
  * provider to hand the solver. inner must outlive rec's use. */
-void wp_solve_rec_wrap(struct wp_solve_rec *rec, const struct wp_solve_provider *inner, struct wp_solve_provider *outer);
+void wp_solve_rec_wrap(struct wp_solve_rec *rec, const struct wp_solve_provider *inner,
+		       struct wp_solve_provider *outer);
 
 /* The case: targets, options, the request, what was recorded, and what the solve gave (rc and
  * msg for a failure, plan for a success) as expect/exit lines. URLs lose their userinfo. */
-void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size_t nreq, const struct wp_target *targets,
-		       size_t n_targets, const struct wp_solve_opts *so, const struct wp_plan *plan, int rc, const char *msg,
-		       struct wp_buf *out);
+void wp_solve_rec_case(struct wp_solve_rec *rec, const struct wp_req *reqs, size_t nreq,
+		       const struct wp_target *targets, size_t n_targets,
+		       const struct wp_solve_opts *so, const struct wp_plan *plan, int rc,
+		       const char *msg, struct wp_buf *out);
 
 void wp_solve_rec_release(struct wp_solve_rec *rec);
 

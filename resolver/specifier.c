@@ -1,4 +1,5 @@
-/* resolver/specifier.c: PEP 440 specifiers and sets: parse, match, filter, as packaging 24.2. Pure. */
+/* resolver/specifier.c: PEP 440 specifiers and sets: parse, match, filter, as packaging 24.2.
+ * Pure. */
 #include "resolver/specifier.h"
 
 #include <stdio.h>
@@ -127,7 +128,8 @@ int wp_specifier_parse(struct wp_specifier *sp, const char *s, size_t n, struct 
 	memset(sp, 0, sizeof(*sp));
 	shown(name, sizeof(name), s, n);
 	if (n > WP_SPECSET_MAX_LEN)
-		return wp_fail(err, -WPE_TOO_BIG, "specifier '%s' is longer than %d bytes", name, WP_SPECSET_MAX_LEN);
+		return wp_fail(err, -WPE_TOO_BIG, "specifier '%s' is longer than %d bytes", name,
+			       WP_SPECSET_MAX_LEN);
 	if (memchr(s, 0, n))
 		return wp_fail(err, -WPE_PARSE, "specifier '%s' contains a NUL byte", name);
 	b = skip_space(s, n, 0);
@@ -220,7 +222,8 @@ bool wp_specifier_eq(const struct wp_specifier *a, const struct wp_specifier *b)
 
 bool wp_specifier_prereleases(const struct wp_specifier *sp)
 {
-	/* packaging 24.2 raises InvalidVersion here for "===" with a non-version; that is false here */
+	/* packaging 24.2 raises InvalidVersion here for "===" with a non-version; that is false
+	 * here */
 	if (sp->op == WP_OP_NE || !sp->has_version)
 		return false;
 	return wp_version_is_prerelease(&sp->version);
@@ -344,8 +347,9 @@ static bool compatible(const struct wp_specifier *sp, const struct wp_version *v
 	if (wp_version_cmp_public(v, &sp->version) < 0)
 		return false;
 	split(sp->text, &tk);
-	while (keep < tk.n && !(starts(tk.t[keep], "dev") || starts(tk.t[keep], "a") || starts(tk.t[keep], "b") ||
-				starts(tk.t[keep], "rc") || starts(tk.t[keep], "post")))
+	while (keep < tk.n &&
+	       !(starts(tk.t[keep], "dev") || starts(tk.t[keep], "a") || starts(tk.t[keep], "b") ||
+		 starts(tk.t[keep], "rc") || starts(tk.t[keep], "post")))
 		keep++;
 	if (keep > 0)
 		keep--;
@@ -393,7 +397,8 @@ static bool arbitrary(const struct wp_specifier *sp, const struct wp_version *v)
 	return ok;
 }
 
-bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_version *v, enum wp_prereleases pre)
+bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_version *v,
+			   enum wp_prereleases pre)
 {
 	const struct wp_version *s = &sp->version;
 
@@ -413,8 +418,9 @@ bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_versio
 	case WP_OP_GE:
 		return wp_version_cmp_public(v, s) >= 0;
 	case WP_OP_LT: {
-		/* packaging 26: <V is below V when V is a pre- or dev-release, else below V.dev0 (no
-		 * pre-release of V itself unless V names one, yet <1.0.post1 takes 1.0a1 and 1.0.dev0) */
+		/* packaging 26: <V is below V when V is a pre- or dev-release, else below V.dev0
+		 * (no pre-release of V itself unless V names one, yet <1.0.post1 takes 1.0a1
+		 * and 1.0.dev0) */
 		struct wp_version bound = *s; /* borrows s's arrays; never released */
 		if (!wp_version_is_prerelease(s)) {
 			bound.has_dev = true;
@@ -424,11 +430,11 @@ bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_versio
 		return wp_version_cmp(v, &bound) < 0;
 	}
 	case WP_OP_GT:
-		/* packaging 26 ("releases of the given version"): >V.devN starts at V.dev(N+1), >V.postN
-		 * at V.post(N+1).dev0, and any other >V leaves out V's post family: V itself, V+local,
-		 * V.postN (and V.postN.devM) of the same release and pre-release. So >1.0.dev1 takes
-		 * 1.0.post0 and >1.0a1 takes 1.0.post1. Local builds of another release count (21.3-25.x
-		 * refused 2.0.0+cu118 for >2.0.0rc1) */
+		/* packaging 26 ("releases of the given version"): >V.devN starts at V.dev(N+1),
+		 * >V.postN at V.post(N+1).dev0, and any other >V leaves out V's post family: V
+		 * itself, V+local, V.postN (and V.postN.devM) of the same release and pre-release.
+		 * So >1.0.dev1 takes 1.0.post0 and >1.0a1 takes 1.0.post1. Local builds of another
+		 * release count (21.3-25.x refused 2.0.0+cu118 for >2.0.0rc1) */
 		if (wp_version_cmp(v, s) <= 0 || wp_version_cmp_public(v, s) == 0)
 			return false;
 		if (s->has_dev || s->has_post)
@@ -441,15 +447,18 @@ bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_versio
 	return false;
 }
 
-size_t wp_specifier_filter(const struct wp_specifier *sp, const struct wp_version *const *vs, size_t n,
-			   enum wp_prereleases pre, bool *keep)
+size_t wp_specifier_filter(const struct wp_specifier *sp, const struct wp_version *const *vs,
+			   size_t n, enum wp_prereleases pre, bool *keep)
 {
 	size_t yielded = 0, stashed = 0;
-	bool allow = pre == WP_PRERELEASES_YES || (pre == WP_PRERELEASES_DEFAULT && wp_specifier_prereleases(sp));
+	bool allow = pre == WP_PRERELEASES_YES ||
+		     (pre == WP_PRERELEASES_DEFAULT && wp_specifier_prereleases(sp));
 
 	for (size_t i = 0; i < n; i++) {
 		keep[i] = false;
-		if (!wp_specifier_contains(sp, vs[i], pre == WP_PRERELEASES_DEFAULT ? WP_PRERELEASES_YES : pre))
+		if (!wp_specifier_contains(sp, vs[i],
+					   pre == WP_PRERELEASES_DEFAULT ? WP_PRERELEASES_YES :
+									   pre))
 			continue;
 		if (wp_version_is_prerelease(vs[i]) && !allow) {
 			stashed++;
@@ -477,7 +486,8 @@ int wp_specset_parse(struct wp_specset *set, const char *s, size_t n, struct wp_
 	set->prereleases = WP_PRERELEASES_DEFAULT;
 	shown(name, sizeof(name), s, n);
 	if (n > WP_SPECSET_MAX_LEN)
-		return wp_fail(err, -WPE_TOO_BIG, "specifier set '%s' is longer than %d bytes", name, WP_SPECSET_MAX_LEN);
+		return wp_fail(err, -WPE_TOO_BIG, "specifier set '%s' is longer than %d bytes",
+			       name, WP_SPECSET_MAX_LEN);
 	while (rest.n) {
 		struct wp_str item = strip(wp_str_cut(&rest, ','));
 		struct wp_specifier sp;
@@ -527,7 +537,8 @@ int wp_specset_format(const struct wp_specset *set, struct wp_buf *out)
 		free(texts[i]);
 	}
 	free(texts);
-	return bad ? wp_fail(NULL, -WPE_TOO_BIG, "specifier set text over the buffer's ceiling") : 0;
+	return bad ? wp_fail(NULL, -WPE_TOO_BIG, "specifier set text over the buffer's ceiling") :
+		     0;
 }
 
 enum wp_prereleases wp_specset_prereleases(const struct wp_specset *set)
@@ -542,7 +553,8 @@ enum wp_prereleases wp_specset_prereleases(const struct wp_specset *set)
 	return WP_PRERELEASES_NO;
 }
 
-bool wp_specset_contains(const struct wp_specset *set, const struct wp_version *v, enum wp_prereleases pre)
+bool wp_specset_contains(const struct wp_specset *set, const struct wp_version *v,
+			 enum wp_prereleases pre)
 {
 	if (pre == WP_PRERELEASES_DEFAULT)
 		pre = wp_specset_prereleases(set);
@@ -576,7 +588,8 @@ size_t wp_specset_filter(const struct wp_specset *set, const struct wp_version *
 		finals += keep[i] && !wp_version_is_prerelease(vs[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (keep[i] && pre == WP_PRERELEASES_DEFAULT && finals && wp_version_is_prerelease(vs[i]))
+		if (keep[i] && pre == WP_PRERELEASES_DEFAULT && finals &&
+		    wp_version_is_prerelease(vs[i]))
 			keep[i] = false; /* a final release matched: pre-releases are not needed */
 		kept += keep[i];
 	}

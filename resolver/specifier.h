@@ -1,5 +1,6 @@
-/* resolver/specifier.h: PEP 440 version specifiers and specifier sets, as packaging 24.2, with packaging
- * HEAD's reading of === (text equality against the candidate as written) and of >V, <V. */
+/* resolver/specifier.h: PEP 440 version specifiers and specifier sets, as packaging 24.2, with
+ * packaging HEAD's reading of === (text equality against the candidate as written) and of >V,
+ * <V. */
 /* Ownership: a struct wp_specifier owns its text and parsed version; a struct wp_specset owns its
  * array of specifiers. Functions taking versions borrow them and keep nothing. */
 #ifndef WP_SPECIFIER_H
@@ -35,14 +36,15 @@ enum wp_prereleases {
 
 struct wp_specifier {
 	enum wp_spec_op op;
-	char *text;                 /* owned: the version as written, whitespace stripped ("1.8.*", "v2") */
+	char *text; /* owned: the version as written, whitespace stripped ("1.8.*", "v2") */
 	bool wildcard;              /* == or != ending in ".*" */
 	bool has_version;           /* false only for === with text that is no PEP 440 version */
 	struct wp_version version;  /* text parsed, without ".*"; valid when has_version */
 };
 
 struct wp_specset {
-	struct wp_specifier *specs; /* owned; duplicates (same canonical form) dropped, first kept */
+	struct wp_specifier *specs; /* owned; duplicates (same canonical form) dropped, first kept
+				     */
 	size_t n;
 	enum wp_prereleases prereleases; /* the set's own setting (SpecifierSet(prereleases=)) */
 };
@@ -62,10 +64,11 @@ bool wp_specifier_eq(const struct wp_specifier *a, const struct wp_specifier *b)
 /* Specifier.prereleases with nothing set: does an inclusive operator name a pre-release? */
 bool wp_specifier_prereleases(const struct wp_specifier *sp);
 /* Specifier.contains(v, prereleases). */
-bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_version *v, enum wp_prereleases pre);
+bool wp_specifier_contains(const struct wp_specifier *sp, const struct wp_version *v,
+			   enum wp_prereleases pre);
 /* Specifier.filter: keep[i] says whether vs[i] is yielded; returns how many are. */
-size_t wp_specifier_filter(const struct wp_specifier *sp, const struct wp_version *const *vs, size_t n,
-			   enum wp_prereleases pre, bool *keep);
+size_t wp_specifier_filter(const struct wp_specifier *sp, const struct wp_version *const *vs,
+			   size_t n, enum wp_prereleases pre, bool *keep);
 
 /* Length of the specifier packaging's requirement grammar reads at s (its SPECIFIER token:
  * operator and version, no surrounding whitespace); 0 when there is none. */
@@ -81,7 +84,8 @@ int wp_specset_format(const struct wp_specset *set, struct wp_buf *out);
  * pre-release; DEFAULT for an empty set with nothing set. */
 enum wp_prereleases wp_specset_prereleases(const struct wp_specset *set);
 /* SpecifierSet.contains(v, prereleases): every specifier contains v. */
-bool wp_specset_contains(const struct wp_specset *set, const struct wp_version *v, enum wp_prereleases pre);
+bool wp_specset_contains(const struct wp_specset *set, const struct wp_version *v,
+			 enum wp_prereleases pre);
 /* SpecifierSet.filter as packaging HEAD and PEP 440: pre-releases count when pre (else the set's
  * own setting) says YES or a specifier names one; with neither, they are kept only when no final
  * release matches (">=1.2.3" over 1.2, 1.5a1 keeps 1.5a1). keep[i] says whether vs[i] is

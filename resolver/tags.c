@@ -1,4 +1,5 @@
-/* resolver/tags.c: PEP 425 tag ladders as packaging HEAD builds them (linux_ARCH last), and a hash lookup over them. */
+/* resolver/tags.c: PEP 425 tag ladders as packaging HEAD builds them (linux_ARCH last), and a hash
+ * lookup over them. */
 #include "resolver/tags.h"
 
 #include <ctype.h>
@@ -52,7 +53,8 @@ static void manylinux_ladder(struct strlist *l, int gmaj, int gmin, const char *
 	/* PEP 600 names manylinux_X_Y_ARCH for any ARCH sysconfig.get_platform() can give
 	 * (riscv64, loongarch64, ...): the target's tag says its userland is that glibc on that
 	 * arch, so no allow-list of arches (packaging's guards a guess about the running
-	 * interpreter, which a described target does not need). The oldest glibc a manylinux tag exists for: 2.5 on x86, 2.17 elsewhere */
+	 * interpreter, which a described target does not need). The oldest glibc a manylinux tag
+	 * exists for: 2.5 on x86, 2.17 elsewhere */
 	int old_major = 2, old_minor = 16;
 	if (!strcmp(arch, "x86_64") || !strcmp(arch, "i686"))
 		old_minor = 4;
@@ -167,7 +169,8 @@ static int ladder(const struct wp_target *t, struct strlist *l, struct wp_err *e
 	if (wp_str_startswith(s, "manylinux_") || wp_str_startswith(s, "musllinux_")) {
 		bool musl = plat[0] == 'm' && plat[1] == 'u';
 		wp_str_cut(&s, '_');
-		if (!cut_num(&s, MAX_GLIBC_MAJOR, &a) || !cut_num(&s, MAX_MINOR, &b) || !s.n || a < 1)
+		if (!cut_num(&s, MAX_GLIBC_MAJOR, &a) || !cut_num(&s, MAX_MINOR, &b) || !s.n ||
+		    a < 1)
 			return wp_fail(err, -WPE_USAGE, "malformed platform tag '%s'", plat);
 		if (musl)
 			musllinux_ladder(l, a, b, s.p);
@@ -192,13 +195,17 @@ static int ladder(const struct wp_target *t, struct strlist *l, struct wp_err *e
 	if (wp_str_startswith(s, "linux_") && plen > 6) {
 		const char *arch = plat + 6;
 		if (t->glibc_major > 0) {
-			if (t->glibc_major > MAX_GLIBC_MAJOR || t->glibc_minor < 0 || t->glibc_minor > MAX_MINOR)
-				return wp_fail(err, -WPE_USAGE, "glibc %d.%d of target '%s' is out of range",
+			if (t->glibc_major > MAX_GLIBC_MAJOR || t->glibc_minor < 0 ||
+			    t->glibc_minor > MAX_MINOR)
+				return wp_fail(err, -WPE_USAGE,
+					       "glibc %d.%d of target '%s' is out of range",
 					       t->glibc_major, t->glibc_minor, plat);
 			manylinux_ladder(l, t->glibc_major, t->glibc_minor, arch);
 		} else if (t->musl_major > 0) {
-			if (t->musl_major > MAX_GLIBC_MAJOR || t->musl_minor < 0 || t->musl_minor > MAX_MINOR)
-				return wp_fail(err, -WPE_USAGE, "musl %d.%d of target '%s' is out of range",
+			if (t->musl_major > MAX_GLIBC_MAJOR || t->musl_minor < 0 ||
+			    t->musl_minor > MAX_MINOR)
+				return wp_fail(err, -WPE_USAGE,
+					       "musl %d.%d of target '%s' is out of range",
 					       t->musl_major, t->musl_minor, plat);
 			musllinux_ladder(l, t->musl_major, t->musl_minor, arch);
 		}
@@ -207,7 +214,8 @@ static int ladder(const struct wp_target *t, struct strlist *l, struct wp_err *e
 	}
 	if (wp_str_startswith(s, "macosx_")) {
 		wp_str_cut(&s, '_');
-		if (!cut_num(&s, MAX_MAC_MAJOR, &a) || !cut_num(&s, MAX_MINOR, &b) || !s.n || a < 10)
+		if (!cut_num(&s, MAX_MAC_MAJOR, &a) || !cut_num(&s, MAX_MINOR, &b) || !s.n ||
+		    a < 10)
 			return wp_fail(err, -WPE_USAGE, "malformed platform tag '%s'", plat);
 		size_t before = l->n;
 		mac_ladder(l, a, b, s.p);
@@ -322,7 +330,8 @@ int wp_tagset_build(struct wp_tagset *ts, const struct wp_target *t, struct wp_e
 	}
 	int major = t->py_major, minor = t->py_minor;
 	if (major < 1 || major > 9 || minor < 0 || minor > 99) {
-		rc = wp_fail(err, -WPE_USAGE, "python version '%d.%d' is out of range", major, minor);
+		rc = wp_fail(err, -WPE_USAGE, "python version '%d.%d' is out of range", major,
+			     minor);
 		goto out;
 	}
 	rc = ladder(t, &plats, err);
@@ -355,12 +364,15 @@ int wp_tagset_build(struct wp_tagset *ts, const struct wp_target *t, struct wp_e
 	char defabi[32];
 	if (abi[0]) {
 		/* packaging yields abi3 and none at their usual places, whatever the caller says */
-		if (strcmp(abi, "abi3") && strcmp(abi, "none") && (!threaded || strcmp(abi, "abi3t")))
+		if (strcmp(abi, "abi3") && strcmp(abi, "none") &&
+		    (!threaded || strcmp(abi, "abi3t")))
 			abis[nabi++] = abi;
 	} else if (cpython) {
 		const char *suffix = "";
 		if (major < 3 || (major == 3 && minor < 3))
-			suffix = strncmp(plats.v[0], "win", 3) && strncmp(plats.v[0], "macosx", 6) ? "mu" : "m";
+			suffix = strncmp(plats.v[0], "win", 3) && strncmp(plats.v[0], "macosx", 6) ?
+					 "mu" :
+					 "m";
 		else if (major == 3 && minor < 8)
 			suffix = "m";
 		snprintf(defabi, sizeof(defabi), "cp%d%d%s", major, minor, suffix);
@@ -372,13 +384,16 @@ int wp_tagset_build(struct wp_tagset *ts, const struct wp_target *t, struct wp_e
 			add_tag(ts, &tags, wp_xasprintf("%s-%s-%s", interp, abis[a], plats.v[p]));
 	if (cpython && stable)
 		for (size_t p = 0; p < plats.n; p++)
-			add_tag(ts, &tags, wp_xasprintf("%s-%s-%s", interp, stable_abi, plats.v[p]));
+			add_tag(ts, &tags,
+				wp_xasprintf("%s-%s-%s", interp, stable_abi, plats.v[p]));
 	for (size_t p = 0; p < plats.n; p++)
 		add_tag(ts, &tags, wp_xasprintf("%s-none-%s", interp, plats.v[p]));
 	if (cpython && stable)
 		for (int m = minor - 1; m > 1; m--)
 			for (size_t p = 0; p < plats.n; p++)
-				add_tag(ts, &tags, wp_xasprintf("cp%d%d-%s-%s", major, m, stable_abi, plats.v[p]));
+				add_tag(ts, &tags,
+					wp_xasprintf("cp%d%d-%s-%s", major, m, stable_abi,
+						     plats.v[p]));
 
 	/* compatible_tags: py38, py3, py37 ... py30 on each platform, then the same on "any"
 	 * after the interpreter's own cp38-none-any */

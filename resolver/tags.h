@@ -14,7 +14,7 @@ struct wp_tagset {
 	size_t n;
 	char **platforms;   /* the platform ladder the tags were built from, best first */
 	size_t n_platforms;
-	size_t *slots;      /* open addressing: tag index + 1, 0 = empty; nslots is a power of two */
+	size_t *slots; /* open addressing: tag index + 1, 0 = empty; nslots is a power of two */
 	size_t nslots;
 };
 
@@ -22,9 +22,10 @@ struct wp_tagset {
 
 /* The tags pip (packaging HEAD's cpython_tags + compatible_tags with the interpreter) would
  * accept on the target machine; a free-threaded ABI (cp315t) takes abi3t where a GIL one takes
- * abi3 (PEP 803). linux_ARCH stays after manylinux/musllinux, as before packaging 26.3. t->impl "" means "cp"; t->abi "" means the default ABI
- * (cp38; cp37m for 3.7 and older; cp27mu on Linux for Python 2). The platform ladder comes
- * from t->platform (see wp_platform_ladder). Fails with -WPE_USAGE on a malformed target. */
+ * abi3 (PEP 803). linux_ARCH stays after manylinux/musllinux, as before packaging 26.3. t->impl ""
+ * means "cp"; t->abi "" means the default ABI (cp38; cp37m for 3.7 and older; cp27mu on Linux for
+ * Python 2). The platform ladder comes from t->platform (see wp_platform_ladder). Fails with
+ * -WPE_USAGE on a malformed target. */
 int wp_tagset_build(struct wp_tagset *ts, const struct wp_target *t, struct wp_err *err);
 
 /* Priority of one tag (case-insensitive): 0 best, -1 when the target does not accept it.
@@ -36,10 +37,10 @@ void wp_tagset_release(struct wp_tagset *ts);
 
 /* The platform tags a machine named by its most specific tag accepts, best first:
  * manylinux_2_28_x86_64 -> manylinux_2_28 ... 2_17, manylinux2014, ... 2_5, manylinux1,
- * linux_x86_64 (any arch: riscv64 counts down to 2_17); musllinux_1_2_* -> 1_2, 1_1, 1_0, linux_*; macosx_X_Y_ARCH -> packaging's
- * mac ladder; linux_* uses t->glibc_* / t->musl_* when set (and platform_exact is false);
- * anything else is itself. *out is a malloc'ed array of malloc'ed strings the caller frees
- * with wp_platform_ladder_free. */
+ * linux_x86_64 (any arch: riscv64 counts down to 2_17); musllinux_1_2_* -> 1_2, 1_1, 1_0, linux_*;
+ * macosx_X_Y_ARCH -> packaging's mac ladder; linux_* uses t->glibc_* / t->musl_* when set (and
+ * platform_exact is false); anything else is itself. *out is a malloc'ed array of malloc'ed strings
+ * the caller frees with wp_platform_ladder_free. */
 int wp_platform_ladder(const struct wp_target *t, char ***out, size_t *n, struct wp_err *err);
 void wp_platform_ladder_free(char **list, size_t n);
 

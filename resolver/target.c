@@ -78,9 +78,11 @@ int wp_target_set_python(struct wp_target *t, const char *s, struct wp_err *err)
 		b = (int)strtol(p + 1, NULL, 10);
 	}
 	if (a < 2 || a > 3 || b < 0)
-		return wp_fail(err, -WPE_USAGE, "python version '%s' is not like 3.8, 3.10.4 or 3.13t", s);
+		return wp_fail(err, -WPE_USAGE,
+			       "python version '%s' is not like 3.8, 3.10.4 or 3.13t", s);
 	if (threaded && (a < 3 || (a == 3 && b < 13)))
-		return wp_fail(err, -WPE_USAGE, "python '%s': free-threaded builds exist from 3.13 (3.13t)", s);
+		return wp_fail(err, -WPE_USAGE,
+			       "python '%s': free-threaded builds exist from 3.13 (3.13t)", s);
 	t->py_major = a;
 	t->py_minor = b;
 	t->py_micro = c;
@@ -112,7 +114,8 @@ int wp_target_set_cuda(struct wp_target *t, const char *s, struct wp_err *err)
 			b = 0;
 		goto ok;
 	}
-	return wp_fail(err, -WPE_USAGE, "CUDA version '%s' is not like 11.2, cu111, cpu or auto", s);
+	return wp_fail(err, -WPE_USAGE, "CUDA version '%s' is not like 11.2, cu111, cpu or auto",
+		       s);
 ok:
 	t->accel = WP_ACCEL_CUDA;
 	t->cuda_major = a;
@@ -140,8 +143,10 @@ int wp_target_set_cuda_compat(struct wp_target *t, const char *s, struct wp_err 
 	else if (!strcasecmp(s, "minor") || !strcasecmp(s, "minor-version"))
 		t->cuda_strict = false;
 	else
-		return wp_fail(err, -WPE_USAGE, "CUDA compatibility '%s' is not 'minor' (the default: NVIDIA's minor-version "
-						"compatibility) or 'strict' (no build newer than the driver's CUDA)", s);
+		return wp_fail(err, -WPE_USAGE,
+			       "CUDA compatibility '%s' is not 'minor' (the default: NVIDIA's minor-version "
+			       "compatibility) or 'strict' (no build newer than the driver's CUDA)",
+			       s);
 	return 0;
 }
 
@@ -158,7 +163,8 @@ int wp_target_set_x86_64_level(struct wp_target *t, const char *s, struct wp_err
 	if (*p == 'v' || *p == 'V')
 		p++;
 	if (p[0] < '1' || p[0] > '4' || p[1])
-		return wp_fail(err, -WPE_USAGE, "x86-64 level '%s' is not one of v1, v2, v3, v4", s);
+		return wp_fail(err, -WPE_USAGE, "x86-64 level '%s' is not one of v1, v2, v3, v4",
+			       s);
 	t->x86_64_level = p[0] - '0';
 	return 0;
 }
@@ -167,13 +173,16 @@ int wp_target_add_intel_ip(struct wp_target *t, const char *s, struct wp_err *er
 {
 	char ip[16], compat[16];
 	if (!wp_intel_device_ip(s, ip, compat))
-		return wp_fail(err, -WPE_USAGE, "Intel GPU '%s' is neither a device IP (20.1.0) nor a name intel-variant-provider "
-			       "knows (bmg-g21, bmg-g31, lnl-m, dg2-g10, dg2-g11, dg2-g12, pvc, mtl-h, arl-h ...)", s);
+		return wp_fail(err, -WPE_USAGE,
+			       "Intel GPU '%s' is neither a device IP (20.1.0) nor a name intel-variant-provider "
+			       "knows (bmg-g21, bmg-g31, lnl-m, dg2-g10, dg2-g11, dg2-g12, pvc, mtl-h, arl-h ...)",
+			       s);
 	for (int i = 0; i < t->n_intel_ips; i++)
 		if (!strcmp(t->intel_ip[i], ip))
 			return 0;
 	if (t->n_intel_ips >= WP_TARGET_MAX_GPUS)
-		return wp_fail(err, -WPE_USAGE, "more than %d Intel GPUs given", WP_TARGET_MAX_GPUS);
+		return wp_fail(err, -WPE_USAGE, "more than %d Intel GPUs given",
+			       WP_TARGET_MAX_GPUS);
 	snprintf(t->intel_ip[t->n_intel_ips++], sizeof(t->intel_ip[0]), "%s", ip);
 	t->accel = WP_ACCEL_XPU;
 	return 0;
@@ -198,18 +207,25 @@ int wp_target_finish(struct wp_target *t, struct wp_err *err)
 	if (t->driver_given && t->driver.nparts) {
 		int M, m;
 		if (wp_driver_newest_cuda(&t->driver, win, &M, &m) < 0)
-			return wp_fail(err, -WPE_USAGE, "driver %s is older than any CUDA wheelpick knows (7.0 needs 346.46)",
+			return wp_fail(err, -WPE_USAGE,
+				       "driver %s is older than any CUDA wheelpick knows (7.0 needs 346.46)",
 				       t->driver.text);
-		/* --cuda with --driver: the driver decides, and a CUDA it cannot run is a contradiction */
-		if (t->cuda_major && (t->cuda_major > M || (t->cuda_major == M && t->cuda_minor > m)))
-			return wp_fail(err, -WPE_USAGE, "driver %s runs CUDA %d.%d at most, not the CUDA %d.%d also given; "
-							"give one of them", t->driver.text, M, m, t->cuda_major, t->cuda_minor);
+		/* --cuda with --driver: the driver decides, and a CUDA it cannot run is a
+		 * contradiction */
+		if (t->cuda_major &&
+		    (t->cuda_major > M || (t->cuda_major == M && t->cuda_minor > m)))
+			return wp_fail(err, -WPE_USAGE,
+				       "driver %s runs CUDA %d.%d at most, not the CUDA %d.%d also given; "
+				       "give one of them",
+				       t->driver.text, M, m, t->cuda_major, t->cuda_minor);
 		t->cuda_major = M;
 		t->cuda_minor = m;
 		return 0;
 	}
-	if (!t->driver.nparts && wp_driver_for_cuda(t->cuda_major, t->cuda_minor, win, &t->driver) < 0)
-		memset(&t->driver, 0, sizeof(t->driver)); /* a CUDA version NVIDIA's table does not have */
+	if (!t->driver.nparts &&
+	    wp_driver_for_cuda(t->cuda_major, t->cuda_minor, win, &t->driver) < 0)
+		memset(&t->driver, 0, sizeof(t->driver)); /* a CUDA version NVIDIA's table does not
+							     have */
 	return 0;
 }
 
@@ -250,7 +266,8 @@ int wp_target_set_platform(struct wp_target *t, const char *s, struct wp_err *er
 	if (!tag_ok(s))
 		return wp_fail(err, -WPE_USAGE,
 			       "platform '%s' is not a wheel platform tag (manylinux_2_28_x86_64, win_amd64, macosx_11_0_arm64) "
-			       "or a conda subdir (linux-64)", s);
+			       "or a conda subdir (linux-64)",
+			       s);
 	for (size_t i = 0; i < sizeof(conda_subdirs) / sizeof(conda_subdirs[0]); i++) {
 		if (!strcmp(s, conda_subdirs[i].subdir)) {
 			snprintf(t->conda_subdir, sizeof(t->conda_subdir), "%s", s);
@@ -274,8 +291,11 @@ int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
 	if (!strncasecmp(s, "gfx", 3)) {
 		/* an AMD architecture: gfx90a, gfx942, gfx1100 */
 		size_t n = strlen(s);
-		if (n < 5 || n >= sizeof(t->gfx[0]) || strspn(s + 3, "0123456789abcdefABCDEF") != n - 3)
-			return wp_fail(err, -WPE_USAGE, "AMD GPU '%s' is not an architecture like gfx90a, gfx942 or gfx1100", s);
+		if (n < 5 || n >= sizeof(t->gfx[0]) ||
+		    strspn(s + 3, "0123456789abcdefABCDEF") != n - 3)
+			return wp_fail(err, -WPE_USAGE,
+				       "AMD GPU '%s' is not an architecture like gfx90a, gfx942 or gfx1100",
+				       s);
 		for (int i = 0; i < t->n_gfx; i++)
 			if (!strcasecmp(t->gfx[i], s))
 				return 0;
@@ -297,27 +317,33 @@ int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err)
 	return 0;
 }
 
-bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why)
+bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label,
+		      struct wp_buf *why)
 {
 	for (int g = 0; g < t->n_gpus; g++) {
 		int lo_maj, lo_min, hi_maj, hi_min, sm = t->gpu_sm[g];
-		if (wp_gpu_min_cuda(sm, &lo_maj, &lo_min) == 0 && (major < lo_maj || (major == lo_maj && minor < lo_min))) {
+		if (wp_gpu_min_cuda(sm, &lo_maj, &lo_min) == 0 &&
+		    (major < lo_maj || (major == lo_maj && minor < lo_min))) {
 			if (why)
-				wp_buf_printf(why, "%s: CUDA %d.%d cannot run on sm_%d, which needs CUDA %d.%d or newer",
+				wp_buf_printf(why,
+					      "%s: CUDA %d.%d cannot run on sm_%d, which needs CUDA %d.%d or newer",
 					      label, major, minor, sm, lo_maj, lo_min);
 			return false;
 		}
-		if (wp_gpu_max_cuda(sm, &hi_maj, &hi_min) == 0 && (major > hi_maj || (major == hi_maj && minor > hi_min))) {
+		if (wp_gpu_max_cuda(sm, &hi_maj, &hi_min) == 0 &&
+		    (major > hi_maj || (major == hi_maj && minor > hi_min))) {
 			if (why)
-				wp_buf_printf(why, "%s: CUDA %d.%d no longer builds for sm_%d (last: CUDA %d.%d)", label,
-					      major, minor, sm, hi_maj, hi_min);
+				wp_buf_printf(why,
+					      "%s: CUDA %d.%d no longer builds for sm_%d (last: CUDA %d.%d)",
+					      label, major, minor, sm, hi_maj, hi_min);
 			return false;
 		}
 	}
 	return true;
 }
 
-bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why)
+bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how,
+			 struct wp_buf *why)
 {
 	struct wp_driver d = t->driver;
 	bool win = wp_target_is_windows(t);
@@ -325,12 +351,14 @@ bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum w
 	if (!how)
 		how = &h;
 	if (!d.nparts && wp_driver_for_cuda(t->cuda_major, t->cuda_minor, win, &d) < 0) {
-		/* a CUDA version NVIDIA's table does not list: compare versions, without compatibility */
-		bool ok = major < t->cuda_major || (major == t->cuda_major && minor <= t->cuda_minor);
+		/* a CUDA version NVIDIA's table does not list: compare versions, without
+		 * compatibility */
+		bool ok = major < t->cuda_major ||
+			  (major == t->cuda_major && minor <= t->cuda_minor);
 		*how = ok ? WP_RUNS_NATIVE : WP_RUNS_NO;
 		if (!ok && why)
-			wp_buf_printf(why, "CUDA %d.%d is newer than the target's %d.%d", major, minor, t->cuda_major,
-				      t->cuda_minor);
+			wp_buf_printf(why, "CUDA %d.%d is newer than the target's %d.%d", major,
+				      minor, t->cuda_major, t->cuda_minor);
 		return ok;
 	}
 	return wp_cuda_runs_on_driver(major, minor, &d, win, t->cuda_strict, how, why);

@@ -9,9 +9,9 @@
 
 enum wp_accel {
 	WP_ACCEL_CUDA = 0, /* NVIDIA: a driver, whose newest CUDA is cuda_major.cuda_minor */
-	WP_ACCEL_CPU,      /* asked for CPU builds (--cuda cpu, or no driver found with --cuda auto) */
-	WP_ACCEL_ROCM,     /* asked for ROCm builds (--rocm X.Y) */
-	WP_ACCEL_XPU,      /* asked for Intel GPU builds (--xpu) */
+	WP_ACCEL_CPU, /* asked for CPU builds (--cuda cpu, or no driver found with --cuda auto) */
+	WP_ACCEL_ROCM, /* asked for ROCm builds (--rocm X.Y) */
+	WP_ACCEL_XPU, /* asked for Intel GPU builds (--xpu) */
 };
 
 /* "cuda", "cpu", "rocm" or "xpu": the accelerator as JSON and pylock.toml name it. */
@@ -34,25 +34,30 @@ struct wp_target {
 	char conda_subdir[32];  /* linux-64, osx-arm64 ... ("" = derived from platform) */
 
 	enum wp_accel accel;
-	int cuda_major, cuda_minor;   /* valid when accel == WP_ACCEL_CUDA: the driver's newest CUDA */
-	struct wp_driver driver;      /* the driver itself (--driver, detection); set from cuda_major.minor
-	                                 (the oldest driver of that CUDA) by wp_target_finish otherwise */
+	int cuda_major, cuda_minor; /* valid when accel == WP_ACCEL_CUDA: the driver's newest CUDA
+				     */
+	struct wp_driver driver; /* the driver itself (--driver, detection); set from
+				    cuda_major.minor (the oldest driver of that CUDA) by
+				    wp_target_finish otherwise */
 	bool driver_given;            /* the driver is the machine's, not derived from --cuda */
-	bool driver_none_yet;         /* the machine has GPUs but no driver yet (detection's PCI rung): cuda_major.minor
-	                                 is the newest CUDA known, and the pick says which driver its builds need */
+	bool driver_none_yet; /* the machine has GPUs but no driver yet (detection's PCI rung):
+				 cuda_major.minor is the newest CUDA known, and the pick says which
+				 driver its builds need */
 	bool cuda_strict;             /* --cuda-compat strict: no minor-version compatibility */
-	bool accel_foreign;           /* CPU because --platform names another machine whose GPU no word gave
-	                                 (this machine's is not taken); the plan says so */
+	bool accel_foreign; /* CPU because --platform names another machine whose GPU no word gave
+			       (this machine's is not taken); the plan says so */
 	int rocm_major, rocm_minor;   /* valid when accel == WP_ACCEL_ROCM */
 	int n_gpus;
-	int gpu_sm[WP_TARGET_MAX_GPUS]; /* NVIDIA compute capability x10: 86 for sm_86; empty when unknown */
+	int gpu_sm[WP_TARGET_MAX_GPUS]; /* NVIDIA compute capability x10: 86 for sm_86; empty when
+					   unknown */
 	int n_gfx;
 	char gfx[WP_TARGET_MAX_GPUS][16]; /* AMD GPU architectures for ROCm builds: "gfx942" */
 	int n_intel_ips;
-	char intel_ip[WP_TARGET_MAX_GPUS][16]; /* Intel GPUs for XPU builds, as device IPs ("20.1.0") or
-	                                          names intel-variant-provider knows ("bmg-g21") */
-	int x86_64_level;             /* x86-64 microarchitecture level 1-4 (PEP 825 x86_64 :: level); 0
-	                                 unknown, which counts as the baseline v1 */
+	char intel_ip[WP_TARGET_MAX_GPUS][16]; /* Intel GPUs for XPU builds, as device IPs
+						  ("20.1.0") or names intel-variant-provider knows
+						  ("bmg-g21") */
+	int x86_64_level; /* x86-64 microarchitecture level 1-4 (PEP 825 x86_64 :: level); 0
+			     unknown, which counts as the baseline v1 */
 
 	/* glibc for the manylinux ladder (0 when not Linux/glibc); musl likewise. */
 	int glibc_major, glibc_minor;
@@ -61,22 +66,24 @@ struct wp_target {
 	/* PEP 825: a user-supplied list of compatible variant properties (the providers draft's
 	 * shape, a profile's "variant_properties"): "ns :: feature :: value" a line, each feature's
 	 * values most preferred first. When variant_given, support comes from this list alone (no
-	 * provider rule runs; a namespace it leaves out supports nothing but the file's static ones),
-	 * so a machine described elsewhere picks variants here. resolver/wheelvariant.h fills it. */
+	 * provider rule runs; a namespace it leaves out supports nothing but the file's static
+	 * ones), so a machine described elsewhere picks variants here. resolver/wheelvariant.h
+	 * fills it. */
 	bool variant_given;
 	char variant_props[WP_TARGET_VARIANT_PROPS];
 };
 
 /* Whether a build for CUDA major.minor can have kernels for every GPU of t (too old a toolkit for a
- * new GPU, or past the last CUDA that builds for an old one). When not, why (unless NULL) gets "LABEL:
- * CUDA 10.2 cannot run on sm_86, which needs CUDA 11.1 or newer". A coarse check from the toolkit
- * alone; wp_arch_list_serves answers from what a build actually contains. */
-bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label, struct wp_buf *why);
+ * new GPU, or past the last CUDA that builds for an old one). When not, why (unless NULL) gets
+ * "LABEL: CUDA 10.2 cannot run on sm_86, which needs CUDA 11.1 or newer". A coarse check from the
+ * toolkit alone; wp_arch_list_serves answers from what a build actually contains. */
+bool wp_gpu_cuda_fits(const struct wp_target *t, int major, int minor, const char *label,
+		      struct wp_buf *why);
 
 /* The target's driver (given, or the oldest for its CUDA) runs a CUDA major.minor build: the rule
  * above, with t's platform and --cuda-compat. The one place the wheel and conda rules ask this. */
-bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how, struct wp_buf *why);
-
+bool wp_target_runs_cuda(const struct wp_target *t, int major, int minor, enum wp_runs_how *how,
+			 struct wp_buf *why);
 
 /* Setting a target from the user's words (flags, profiles, test cases). Each returns 0 or
  * -WPE_USAGE with a message naming the value and the accepted forms. */
@@ -103,7 +110,8 @@ int wp_target_set_platform(struct wp_target *t, const char *s, struct wp_err *er
 int wp_target_add_gpu(struct wp_target *t, const char *s, struct wp_err *err);
 /* "v3", "3", "x86-64-v3": the x86-64 level of the machine */
 int wp_target_set_x86_64_level(struct wp_target *t, const char *s, struct wp_err *err);
-/* An Intel GPU: a device IP ("20.1.0") or a name ("bmg-g21", "dg2", "pvc"); makes it an XPU target. */
+/* An Intel GPU: a device IP ("20.1.0") or a name ("bmg-g21", "dg2", "pvc"); makes it an XPU
+ * target. */
 int wp_target_add_intel_ip(struct wp_target *t, const char *s, struct wp_err *err);
 /* After the words: the driver from the CUDA version or the CUDA version from the driver (Windows
  * drivers number differently), and what the words say together. -WPE_USAGE for a --cuda that

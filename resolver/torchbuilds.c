@@ -1,4 +1,5 @@
-/* resolver/torchbuilds.c: PyTorch's arch lists, PyPI's default torch builds and CUDA from Requires-Dist, from resolver/data/. Pure; no I/O. */
+/* resolver/torchbuilds.c: PyTorch's arch lists, PyPI's default torch builds and CUDA from
+ * Requires-Dist, from resolver/data/. Pure; no I/O. */
 #include "resolver/torchbuilds.h"
 
 #include <ctype.h>
@@ -31,7 +32,8 @@ const char *wp_torch_platform_family(const char *tag)
 		return "linux-x86_64";
 	if (!strcmp(tag, "linux-aarch64"))
 		return "linux-aarch64";
-	if (!starts_with(tag, "manylinux") && !starts_with(tag, "musllinux") && !starts_with(tag, "linux_"))
+	if (!starts_with(tag, "manylinux") && !starts_with(tag, "musllinux") &&
+	    !starts_with(tag, "linux_"))
 		return NULL;
 	if (wp_cstr_endswith(tag, "_x86_64"))
 		return "linux-x86_64";
@@ -59,8 +61,9 @@ static bool release_parse(const char *v, int *major, int *minor)
 	return true;
 }
 
-/* How far a table release rM.rm is from the asked-for qM.qm; smaller is nearer. The same major first,
- * then the nearer minor, the older on a tie; another major's releases after, its nearest end first. */
+/* How far a table release rM.rm is from the asked-for qM.qm; smaller is nearer. The same major
+ * first, then the nearer minor, the older on a tie; another major's releases after, its nearest end
+ * first. */
 static long release_distance(int qM, int qm, int rM, int rm)
 {
 	long majors = labs((long)rM - qM);
@@ -85,7 +88,8 @@ static const struct wp_tbl_arch_list *arch_list_find(int qM, int qm, int cuda, c
 	for (size_t i = 0; i < wp_tbl_arch_lists_len; i++) {
 		const struct wp_tbl_arch_list *r = &wp_tbl_arch_lists[i];
 		int rM, rm;
-		if (r->cuda != cuda || strcmp(r->platform, family) || !release_parse(r->release, &rM, &rm))
+		if (r->cuda != cuda || strcmp(r->platform, family) ||
+		    !release_parse(r->release, &rM, &rm))
 			continue;
 		long d = release_distance(qM, qm, rM, rm);
 		if (!best || d < best_d) {
@@ -96,8 +100,8 @@ static const struct wp_tbl_arch_list *arch_list_find(int qM, int qm, int cuda, c
 	return best;
 }
 
-int wp_torch_arch_list(const char *torch_version, int cuda_major, int cuda_minor, const char *platform_family,
-		       struct wp_arch_list *out)
+int wp_torch_arch_list(const char *torch_version, int cuda_major, int cuda_minor,
+		       const char *platform_family, struct wp_arch_list *out)
 {
 	int qM, qm, fam = family_index(platform_family);
 	memset(out, 0, sizeof(*out));
@@ -112,7 +116,8 @@ int wp_torch_arch_list(const char *torch_version, int cuda_major, int cuda_minor
 	bool other = false;
 	const struct wp_tbl_arch_list *r = arch_list_find(qM, qm, cuda, platform_family);
 	if (!r && fam == WP_TBL_WINDOWS) {
-		/* no Windows list for this CUDA in any release: Linux x86_64's is the nearest fact */
+		/* no Windows list for this CUDA in any release: Linux x86_64's is the nearest
+		 * fact */
 		r = arch_list_find(qM, qm, cuda, "linux-x86_64");
 		other = r != NULL;
 	}
@@ -133,8 +138,8 @@ int wp_torch_arch_list(const char *torch_version, int cuda_major, int cuda_minor
 
 #define REL_PARTS 4
 
-/* A final release's numbers ("1.8.0", "2.7", "2.7.1+cu128" without its label); false for pre-, post-
- * and dev releases and anything else. */
+/* A final release's numbers ("1.8.0", "2.7", "2.7.1+cu128" without its label); false for pre-,
+ * post- and dev releases and anything else. */
 static bool final_release(const char *v, long out[REL_PARTS])
 {
 	memset(out, 0, sizeof(long) * REL_PARTS);
@@ -212,10 +217,12 @@ int wp_pypi_default_variant(const char *project, const char *version, const char
 /* ---- Requires-Dist ---- */
 
 /* A lower index is the better witness of the toolkit version. */
-static const char *const cuda_dists[] = { "nvidia-cuda-runtime", "nvidia-cuda-nvrtc", "nvidia-cublas" };
+static const char *const cuda_dists[] = { "nvidia-cuda-runtime", "nvidia-cuda-nvrtc",
+					  "nvidia-cublas" };
 #define RANK_CUBLAS 2
 
-/* The rank of a canonical name, and the major its -cuNN suffix names (0 when it has none); -1 if other. */
+/* The rank of a canonical name, and the major its -cuNN suffix names (0 when it has none); -1 if
+ * other. */
 static int cuda_dist_rank(const char *name, int *suffix_major)
 {
 	for (size_t i = 0; i < WP_ARRAY_LEN(cuda_dists); i++) {
@@ -227,7 +234,8 @@ static int cuda_dist_rank(const char *name, int *suffix_major)
 		if (!*rest)
 			return (int)i;
 		size_t digits = strlen(rest) > 3 ? strlen(rest + 3) : 0;
-		if (strncmp(rest, "-cu", 3) || !digits || digits > 3 || strspn(rest + 3, "0123456789") != digits)
+		if (strncmp(rest, "-cu", 3) || !digits || digits > 3 ||
+		    strspn(rest + 3, "0123456789") != digits)
 			continue;
 		*suffix_major = (int)strtol(rest + 3, NULL, 10);
 		return (int)i;

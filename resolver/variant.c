@@ -1,4 +1,5 @@
-/* resolver/variant.c: telling cu111 from rocm4.0.1 from ubuntu.1, so CUDA builds are never ranked as text. */
+/* resolver/variant.c: telling cu111 from rocm4.0.1 from ubuntu.1, so CUDA builds are never ranked
+ * as text. */
 #include "resolver/variant.h"
 
 #include <ctype.h>
@@ -78,7 +79,8 @@ static void flavour(const struct segs *g, int from, struct wp_variant *v)
 		snprintf(v->flavour, sizeof(v->flavour), "cxx11.abi");
 		return;
 	}
-	if (v->kind == WP_VARIANT_CUDA && (segs_are(g, from, pypi, 2) || segs_are(g, from, with_pypi, 3))) {
+	if (v->kind == WP_VARIANT_CUDA &&
+	    (segs_are(g, from, pypi, 2) || segs_are(g, from, with_pypi, 3))) {
 		snprintf(v->flavour, sizeof(v->flavour), "pypi.cudnn");
 		return;
 	}
@@ -105,7 +107,8 @@ static int parse(const char *text, struct wp_variant *v)
 		v->kind = WP_VARIANT_XPU;
 	} else if ((!strncmp(head, "cu", 2) && small_num(head + 2, &num) && strlen(head + 2) >= 2 &&
 		    strlen(head + 2) <= 3) ||
-		   (!strncmp(head, "cuda", 4) && small_num(head + 4, &num) && strlen(head + 4) == 3)) {
+		   (!strncmp(head, "cuda", 4) && small_num(head + 4, &num) &&
+		    strlen(head + 4) == 3)) {
 		/* cu92 = 9.2, cu100 = 10.0, cu121 = 12.1: the last digit is the minor */
 		v->kind = WP_VARIANT_CUDA;
 		v->major = num / 10;
@@ -132,7 +135,8 @@ static int parse(const char *text, struct wp_variant *v)
 
 	switch (v->kind) {
 	case WP_VARIANT_CPU:
-		snprintf(v->label, sizeof(v->label), "cpu%s%s", v->flavour[0] ? "." : "", v->flavour);
+		snprintf(v->label, sizeof(v->label), "cpu%s%s", v->flavour[0] ? "." : "",
+			 v->flavour);
 		break;
 	case WP_VARIANT_XPU:
 		snprintf(v->label, sizeof(v->label), "xpu");
@@ -151,7 +155,8 @@ static int parse(const char *text, struct wp_variant *v)
 		/* OTHER keeps its own spelling, dotted */
 		size_t k = 0;
 		for (int i = 0; i < g.n; i++) {
-			int w = snprintf(v->label + k, sizeof(v->label) - k, "%s%s", i ? "." : "", g.s[i]);
+			int w = snprintf(v->label + k, sizeof(v->label) - k, "%s%s", i ? "." : "",
+					 g.s[i]);
 			if (w < 0 || (size_t)w >= sizeof(v->label) - k) {
 				*v = z;
 				return 0;

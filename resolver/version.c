@@ -1,4 +1,5 @@
-/* resolver/version.c: PEP 440 versions: parse, normalise, compare, as packaging 24.2. Pure; no I/O. */
+/* resolver/version.c: PEP 440 versions: parse, normalise, compare, as packaging 24.2. Pure; no
+ * I/O. */
 #include "resolver/version.h"
 
 #include <stdio.h>
@@ -91,8 +92,9 @@ static size_t digits(const char *s, size_t n, size_t i)
 static size_t scan(const char *s, size_t n, unsigned flags, struct scan *sc)
 {
 	static const struct { const char *w; enum wp_pre_kind k; } pre_words[] = {
-		{ "alpha", WP_PRE_A }, { "a", WP_PRE_A }, { "beta", WP_PRE_B }, { "b", WP_PRE_B },
-		{ "preview", WP_PRE_RC }, { "pre", WP_PRE_RC }, { "c", WP_PRE_RC }, { "rc", WP_PRE_RC },
+		{ "alpha", WP_PRE_A }, { "a", WP_PRE_A },        { "beta", WP_PRE_B },
+		{ "b", WP_PRE_B },     { "preview", WP_PRE_RC }, { "pre", WP_PRE_RC },
+		{ "c", WP_PRE_RC },    { "rc", WP_PRE_RC },
 	};
 	static const char *const post_words[] = { "post", "rev", "r" };
 	size_t i = 0, q;
@@ -210,17 +212,20 @@ struct shown {
 
 static const char *show(struct shown *w)
 {
-	snprintf(w->text, sizeof(w->text), "%.*s%s", (int)(w->n < 64 ? w->n : 64), w->s, w->n > 64 ? "..." : "");
+	snprintf(w->text, sizeof(w->text), "%.*s%s", (int)(w->n < 64 ? w->n : 64), w->s,
+		 w->n > 64 ? "..." : "");
 	return w->text;
 }
 
-static int number(const char *s, size_t b, size_t e, uint64_t *out, struct shown *what, struct wp_err *err)
+static int number(const char *s, size_t b, size_t e, uint64_t *out, struct shown *what,
+		  struct wp_err *err)
 {
 	uint64_t v = 0;
 	while (b < e && s[b] == '0')
 		b++;
 	if (e - b > WP_VERSION_MAX_DIGITS)
-		return wp_fail(err, -WPE_TOO_BIG, "version '%s' has a number with more than %d digits, which wheelpick does not support",
+		return wp_fail(err, -WPE_TOO_BIG,
+			       "version '%s' has a number with more than %d digits, which wheelpick does not support",
 			       show(what), WP_VERSION_MAX_DIGITS);
 	for (; b < e; b++)
 		v = v * 10 + (uint64_t)(s[b] - '0');
@@ -262,7 +267,8 @@ int wp_version_parse(struct wp_version *v, const char *s, size_t n, struct wp_er
 
 	memset(v, 0, sizeof(*v));
 	if (n > WP_VERSION_MAX_LEN)
-		return wp_fail(err, -WPE_TOO_BIG, "version '%s' is longer than %d bytes", show(&shown), WP_VERSION_MAX_LEN);
+		return wp_fail(err, -WPE_TOO_BIG, "version '%s' is longer than %d bytes",
+			       show(&shown), WP_VERSION_MAX_LEN);
 	if (memchr(s, 0, n))
 		return wp_fail(err, -WPE_PARSE, "version '%s' contains a NUL byte", show(&shown));
 	while (b < e && (k = pyspace(s + b, e - b)) > 0)
@@ -536,7 +542,8 @@ void wp_version_key_public_next(const unsigned char *p, size_t n, struct wp_buf 
 		out->data[out->len - 1]++;
 }
 
-static int format(const struct wp_version *v, struct wp_buf *out, bool suffixes, bool local, bool strip)
+static int format(const struct wp_version *v, struct wp_buf *out, bool suffixes, bool local,
+		  bool strip)
 {
 	static const char *const pre_names[] = { "", "a", "b", "rc" };
 	size_t nrel = v->nrelease;
@@ -548,9 +555,11 @@ static int format(const struct wp_version *v, struct wp_buf *out, bool suffixes,
 	if (v->epoch)
 		bad |= wp_buf_printf(out, "%llu!", (unsigned long long)v->epoch);
 	for (size_t i = 0; i < nrel; i++)
-		bad |= wp_buf_printf(out, "%s%llu", i ? "." : "", (unsigned long long)v->release[i]);
+		bad |= wp_buf_printf(out, "%s%llu", i ? "." : "",
+				     (unsigned long long)v->release[i]);
 	if (suffixes && v->pre_kind)
-		bad |= wp_buf_printf(out, "%s%llu", pre_names[v->pre_kind], (unsigned long long)v->pre);
+		bad |= wp_buf_printf(out, "%s%llu", pre_names[v->pre_kind],
+				     (unsigned long long)v->pre);
 	if (suffixes && v->has_post)
 		bad |= wp_buf_printf(out, ".post%llu", (unsigned long long)v->post);
 	if (suffixes && v->has_dev)

@@ -1,4 +1,5 @@
-/* resolver/version.h: PEP 440 versions, parsed, normalised and ordered exactly as packaging 24.2. */
+/* resolver/version.h: PEP 440 versions, parsed, normalised and ordered exactly as packaging
+ * 24.2. */
 /* Ownership: a struct wp_version owns its release array, local label and text; wp_version_release
  * frees them. Everything else here borrows its arguments and keeps nothing. */
 #ifndef WP_VERSION_H
@@ -36,8 +37,9 @@ struct wp_version {
 	bool has_dev;
 	uint64_t dev;
 	char *local;        /* owned; normalised label ("cu111", "cpu.cxx11.abi") or NULL */
-	char *text;         /* owned; the text as given to wp_version_parse, which === compares as
-			     * packaging compares a candidate string (str(item).lower()); NULL when unknown */
+	char *text; /* owned; the text as given to wp_version_parse, which === compares as
+		     * packaging compares a candidate string (str(item).lower()); NULL when
+		     * unknown */
 };
 
 /* Parse n bytes of s (no NUL needed) the way packaging's Version() does: case-insensitive,
@@ -63,11 +65,12 @@ int wp_version_cmp_public(const struct wp_version *a, const struct wp_version *b
 int wp_version_cmp_base(const struct wp_version *a, const struct wp_version *b);
 
 /* A sort key: bytes whose memcmp order (shorter first on a tie, as SQLite orders BLOBs) is exactly
- * wp_version_cmp's order, so that the catalog can order and select rows by version in SQL (schema 7).
- * The public part comes first and is self-delimiting: every version with the same public version
- * (1.8.0+cu111, 1.8.0+cpu, 1.8, 1.8.0) has a key that starts with the same wp_version_key_public
- * bytes, and no other version's key does; so ==1.8.0 is the key range [public, public + 1), which
- * wp_version_key_public_next gives. Appends to out; the key of one version never changes. */
+ * wp_version_cmp's order, so that the catalog can order and select rows by version in SQL (schema
+ * 7). The public part comes first and is self-delimiting: every version with the same public
+ * version (1.8.0+cu111, 1.8.0+cpu, 1.8, 1.8.0) has a key that starts with the same
+ * wp_version_key_public bytes, and no other version's key does; so ==1.8.0 is the key range
+ * [public, public + 1), which wp_version_key_public_next gives. Appends to out; the key of one
+ * version never changes. */
 void wp_version_key(const struct wp_version *v, struct wp_buf *out);
 void wp_version_key_public(const struct wp_version *v, struct wp_buf *out);
 /* How many leading bytes of key are its public part (0 when key is no wp_version_key). */

@@ -85,7 +85,8 @@ static bool labelled(struct cursor *c, const char *const *labels)
 bool wp_pep440_valid(const char *s, size_t n)
 {
 	/* longest spelling first, as the regex alternation would settle it */
-	static const char *const pre[] = { "alpha", "beta", "preview", "pre", "rc", "a", "b", "c", NULL };
+	static const char *const pre[] = { "alpha", "beta", "preview", "pre", "rc",
+					   "a",     "b",    "c",       NULL };
 	static const char *const post[] = { "post", "rev", "r", NULL };
 	static const char *const dev[] = { "dev", NULL };
 	struct cursor c = { s, n, 0 };
@@ -204,7 +205,8 @@ static bool identifier(struct wp_str s)
 		return false;
 	for (size_t i = 0; i < s.n; i++) {
 		unsigned char c = (unsigned char)s.p[i];
-		if (!(c >= 0x80 || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+		if (!(c >= 0x80 || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9')))
 			return false;
 	}
 	return true;
@@ -215,7 +217,8 @@ bool wp_variant_label_valid(const char *s, size_t n)
 	if (!n || n > WP_VARIANT_LABEL_MAX)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '_' || s[i] == '.'))
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '_' ||
+		      s[i] == '.'))
 			return false;
 	return true;
 }
@@ -235,11 +238,13 @@ static int split_name(const char *filename, struct name_parts *np, struct wp_err
 	struct wp_str s = WP_STR(filename);
 	np->build_num = -1;
 	if (!wp_str_endswith(s, ".whl") || s.n == 4)
-		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' does not end in .whl", filename);
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' does not end in .whl",
+			       filename);
 	s.n -= 4;
 	size_t dashes = count_char(s, '-');
 	if (dashes < 4 || dashes > 6)
-		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has %zu parts, not 5 to 7", filename, dashes + 1);
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has %zu parts, not 5 to 7",
+			       filename, dashes + 1);
 	np->name = wp_str_cut(&s, '-');
 	np->version = wp_str_cut(&s, '-');
 	np->build = (struct wp_str){ "", 0 };
@@ -255,15 +260,18 @@ static int split_name(const char *filename, struct name_parts *np, struct wp_err
 	if (np->has_label) {
 		np->label = s;
 		if (!wp_variant_label_valid(np->label.p, np->label.n))
-			return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid variant label '%.*s' (PEP 825: "
-				       "0-9, a-z, '_' and '.', at most %d)", filename, WP_STR_FMT(np->label),
-				       WP_VARIANT_LABEL_MAX);
+			return wp_fail(err, -WPE_PARSE,
+				       "wheel file name '%s' has an invalid variant label '%.*s' (PEP 825: "
+				       "0-9, a-z, '_' and '.', at most %d)",
+				       filename, WP_STR_FMT(np->label), WP_VARIANT_LABEL_MAX);
 	}
 
 	if (!wheel_project_ok(np->name))
-		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid project name", filename);
+		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid project name",
+			       filename);
 	if (!wp_pep440_valid(np->version.p, np->version.n))
-		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an invalid version '%.*s'", filename,
+		return wp_fail(err, -WPE_PARSE,
+			       "wheel file name '%s' has an invalid version '%.*s'", filename,
 			       WP_STR_FMT(np->version));
 	if (np->has_build) {
 		size_t k = 0;
@@ -271,22 +279,27 @@ static int split_name(const char *filename, struct name_parts *np, struct wp_err
 			k++;
 		long long num;
 		if (!k || !wp_str_to_ll(WP_STRN(np->build.p, k), &num))
-			return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a build tag not starting with a digit",
+			return wp_fail(err, -WPE_PARSE,
+				       "wheel file name '%s' has a build tag not starting with a digit",
 				       filename);
 		np->build_num = num;
 	}
 
 	if (!split_dots(pyt, np->py, WP_ARRAY_LEN(np->py), &np->npy) ||
 	    !split_dots(abit, np->abi, WP_ARRAY_LEN(np->abi), &np->nabi) ||
-	    !split_dots(platt, np->plat, WP_ARRAY_LEN(np->plat), &np->nplat) || np->npy * np->nabi * np->nplat > MAX_TAGS)
-		return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has a malformed tag '%.*s-%.*s-%.*s'", filename,
-			       WP_STR_FMT(pyt), WP_STR_FMT(abit), WP_STR_FMT(platt));
+	    !split_dots(platt, np->plat, WP_ARRAY_LEN(np->plat), &np->nplat) ||
+	    np->npy * np->nabi * np->nplat > MAX_TAGS)
+		return wp_fail(err, -WPE_PARSE,
+			       "wheel file name '%s' has a malformed tag '%.*s-%.*s-%.*s'",
+			       filename, WP_STR_FMT(pyt), WP_STR_FMT(abit), WP_STR_FMT(platt));
 	/* packaging 26.3: each interpreter tag is a Python identifier ("py3", "cp312"), so
 	 * playlyfe-0.1.1-2.7.6-none-any.whl ("2", "7", "6") is no wheel name */
 	for (size_t i = 0; i < np->npy; i++)
 		if (!identifier(np->py[i]))
-			return wp_fail(err, -WPE_PARSE, "wheel file name '%s' has an interpreter tag '%.*s' that is no "
-				       "identifier (PEP 425: py3, cp312)", filename, WP_STR_FMT(np->py[i]));
+			return wp_fail(err, -WPE_PARSE,
+				       "wheel file name '%s' has an interpreter tag '%.*s' that is no "
+				       "identifier (PEP 425: py3, cp312)",
+				       filename, WP_STR_FMT(np->py[i]));
 	return 0;
 }
 
@@ -329,8 +342,8 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
 	return 0;
 }
 
-int wp_wheelname_each_tag(const char *filename, long long *build_num, bool (*fn)(void *ctx, const char *tag),
-			  void *ctx, struct wp_err *err)
+int wp_wheelname_each_tag(const char *filename, long long *build_num,
+			  bool (*fn)(void *ctx, const char *tag), void *ctx, struct wp_err *err)
 {
 	struct name_parts np;
 	char small[256];
@@ -342,16 +355,19 @@ int wp_wheelname_each_tag(const char *filename, long long *build_num, bool (*fn)
 		for (size_t b = 0; b < np.nabi; b++)
 			for (size_t c = 0; c < np.nplat; c++) {
 				size_t len = np.py[a].n + np.abi[b].n + np.plat[c].n + 2;
-				/* the tags of one name are never longer than the name: a long one goes to the heap */
+				/* the tags of one name are never longer than the name: a long one
+				 * goes to the heap */
 				char *t = len < sizeof(small) ? small : NULL, *heap = NULL;
 				if (!t)
 					t = heap = tag_dup(np.py[a], np.abi[b], np.plat[c]);
 				else {
-					const struct wp_str part[3] = { np.py[a], np.abi[b], np.plat[c] };
+					const struct wp_str part[3] = { np.py[a], np.abi[b],
+									np.plat[c] };
 					size_t at = 0;
 					for (int k = 0; k < 3; k++) {
 						for (size_t i = 0; i < part[k].n; i++)
-							t[at++] = (char)tolower((unsigned char)part[k].p[i]);
+							t[at++] = (char)tolower(
+								(unsigned char)part[k].p[i]);
 						t[at++] = k < 2 ? '-' : 0;
 					}
 				}
@@ -389,7 +405,8 @@ int wp_sdistname_parse(const char *filename, struct wp_sdistname *sd, struct wp_
 		if (wp_str_endswith(s, exts[i]))
 			ext = exts[i];
 	if (!ext)
-		return wp_fail(err, -WPE_PARSE, "'%s' is not an sdist (.tar.gz, .zip, .tar.bz2, .tar.xz, .tgz)",
+		return wp_fail(err, -WPE_PARSE,
+			       "'%s' is not an sdist (.tar.gz, .zip, .tar.bz2, .tar.xz, .tgz)",
 			       filename);
 	s.n -= strlen(ext);
 	/* the last '-' whose remainder is a version: "foo-bar-1.0", "foo-1.0-post1" */

@@ -22,8 +22,8 @@ struct wp_wheelname {
 	char **tags;         /* every tag of the compressed set, lowercased, in file-name order:
 	                        py2.py3-none-any -> py2-none-any, py3-none-any */
 	size_t n_tags;
-	char *variant_label; /* PEP 825 variant label after the platform tag ("cuda12.8", "null"), or
-	                        NULL for a non-variant wheel */
+	char *variant_label; /* PEP 825 variant label after the platform tag ("cuda12.8", "null"),
+				or NULL for a non-variant wheel */
 };
 
 struct wp_sdistname {
@@ -45,8 +45,8 @@ int wp_wheelname_parse(const char *filename, struct wp_wheelname *w, struct wp_e
  * repeats may come again), each to fn in a buffer valid for that call, without allocating: a pick
  * asks it of every candidate for every target. fn returns true to stop. *build_num as
  * wp_wheelname_parse sets it. -WPE_PARSE, with its messages, for every name it refuses. */
-int wp_wheelname_each_tag(const char *filename, long long *build_num, bool (*fn)(void *ctx, const char *tag),
-			  void *ctx, struct wp_err *err);
+int wp_wheelname_each_tag(const char *filename, long long *build_num,
+			  bool (*fn)(void *ctx, const char *tag), void *ctx, struct wp_err *err);
 void wp_wheelname_release(struct wp_wheelname *w);
 
 /* name-version.EXT, split at the last '-' whose remainder is a PEP 440 version. */

@@ -75,10 +75,12 @@ struct wp_variants *wp_variants_copy(const struct wp_variants *v)
 	*d = *v; /* the numbers; every pointer is replaced below */
 	d->schema = v->schema ? wp_xstrdup(v->schema) : NULL;
 	d->namespaces = copy_strs(v->namespaces, v->n_namespaces);
-	d->feature_prio = wp_xcalloc(v->n_feature_prio ? v->n_feature_prio : 1, sizeof(*d->feature_prio));
+	d->feature_prio = wp_xcalloc(v->n_feature_prio ? v->n_feature_prio : 1,
+				     sizeof(*d->feature_prio));
 	for (size_t i = 0; i < v->n_feature_prio; i++) {
 		d->feature_prio[i].ns = wp_xstrdup(v->feature_prio[i].ns);
-		d->feature_prio[i].features = copy_strs(v->feature_prio[i].features, v->feature_prio[i].n);
+		d->feature_prio[i].features = copy_strs(v->feature_prio[i].features,
+							v->feature_prio[i].n);
 		d->feature_prio[i].n = v->feature_prio[i].n;
 	}
 	d->value_prio = copy_props(v->value_prio, v->n_value_prio);
@@ -109,7 +111,8 @@ int wp_variants_ns_rank(const struct wp_variants *v, const char *ns)
 	return -1;
 }
 
-static const struct wp_vprop *find_prop(const struct wp_vprop *p, size_t n, const char *ns, const char *feature)
+static const struct wp_vprop *find_prop(const struct wp_vprop *p, size_t n, const char *ns,
+					const char *feature)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(p[i].ns, ns) && !strcmp(p[i].feature, feature))
@@ -128,13 +131,16 @@ bool wp_variants_is_static_ns(const struct wp_variants *v, const char *ns)
 	return false;
 }
 
-const struct wp_vprop *wp_variants_static_values(const struct wp_variants *v, const char *ns, const char *feature)
+const struct wp_vprop *wp_variants_static_values(const struct wp_variants *v, const char *ns,
+						 const char *feature)
 {
-	const struct wp_vprop *p = v ? find_prop(v->static_props, v->n_static_props, ns, feature) : NULL;
+	const struct wp_vprop *p = v ? find_prop(v->static_props, v->n_static_props, ns, feature) :
+				       NULL;
 	return p ? p : wp_variants_value_prio(v, ns, feature);
 }
 
-const struct wp_vprop *wp_variants_value_prio(const struct wp_variants *v, const char *ns, const char *feature)
+const struct wp_vprop *wp_variants_value_prio(const struct wp_variants *v, const char *ns,
+					      const char *feature)
 {
 	return v ? find_prop(v->value_prio, v->n_value_prio, ns, feature) : NULL;
 }
@@ -186,7 +192,8 @@ static void nv_lower(const struct wp_target *t, struct strs *out)
 }
 
 /* cuda_version_upper_bound: every version above the driver's (a build needing CUDA < X), from the
- * top of the catalogue down, the driver's own major-only entry excluded (CUDA < 12 is false for 12.x). */
+ * top of the catalogue down, the driver's own major-only entry excluded (CUDA < 12 is false
+ * for 12.x). */
 static void nv_upper(const struct wp_target *t, struct strs *out)
 {
 	for (int M = NV_TOP_MAJOR; M >= t->cuda_major && M >= NV_BOTTOM_MAJOR; M--) {
@@ -199,7 +206,8 @@ static void nv_upper(const struct wp_target *t, struct strs *out)
 }
 
 /* sm_arch for one GPU (compute capability x10): its major's real code at or below its minor, newest
- * first, then the major's base PTX (the provider's "descending real minors, then major-zero virtual"). */
+ * first, then the major's base PTX (the provider's "descending real minors, then major-zero
+ * virtual"). */
 static void nv_sm(int sm, struct strs *out)
 {
 	int major = sm / 10, minor = sm % 10;
@@ -221,7 +229,8 @@ static int top_gpu(const struct wp_target *t)
 
 /* The label values of ns :: feature across the metadata, in file order (a static namespace that
  * lists no order of its own supports what its labels use). */
-static void file_values(const struct wp_variants *v, const char *ns, const char *feature, struct strs *out)
+static void file_values(const struct wp_variants *v, const char *ns, const char *feature,
+			struct strs *out)
 {
 	for (size_t l = 0; l < v->n_labels; l++)
 		for (size_t p = 0; p < v->labels[l].n_props; p++) {
@@ -239,10 +248,12 @@ static int num_cmp(const void *a, const void *b)
 	return dx < dy ? -1 : dx > dy ? 1 : strcmp(x, y);
 }
 
-/* The provider features in their priority order; NULL for a namespace wheelpick has no provider for. */
+/* The provider features in their priority order; NULL for a namespace wheelpick has no provider
+ * for. */
 static const char *const *provider_features(const char *ns)
 {
-	static const char *const nvidia[] = { "cuda_version_lower_bound", "cuda_version_upper_bound", "sm_arch", NULL };
+	static const char *const nvidia[] = { "cuda_version_lower_bound",
+					      "cuda_version_upper_bound", "sm_arch", NULL };
 	static const char *const amd[] = { "gfx_arch", "rocm_version", NULL };
 	static const char *const intel[] = { "device_ip", NULL };
 	static const char *const x86[] = { "level", NULL };
@@ -260,19 +271,22 @@ static const char *const *provider_features(const char *ns)
 static bool is_x86_64(const struct wp_target *t)
 {
 	size_t n = strlen(t->platform);
-	return (n >= 6 && !strcmp(t->platform + n - 6, "x86_64")) || !strcmp(t->platform, "win_amd64") ||
+	return (n >= 6 && !strcmp(t->platform + n - 6, "x86_64")) ||
+	       !strcmp(t->platform, "win_amd64") ||
 	       (n >= 5 && !strcmp(t->platform + n - 5, "amd64"));
 }
 
 /* Fills f->values (or f->why) for one (namespace, feature) on the target. */
-static void supported_values(const struct wp_variants *v, const struct wp_target *t, struct wp_vfeature_order *f)
+static void supported_values(const struct wp_variants *v, const struct wp_target *t,
+			     struct wp_vfeature_order *f)
 {
 	struct strs s = { 0 };
 	const char *ns = f->ns, *feat = f->feature;
 	const char *const *pf = provider_features(ns);
 	f->known = true;
 	f->ask = -1;
-	if (t->variant_given && !wp_variants_is_static_ns(v, ns) && !(!pf && !strcmp(ns, "priority"))) {
+	if (t->variant_given && !wp_variants_is_static_ns(v, ns) &&
+	    !(!pf && !strcmp(ns, "priority"))) {
 		/* the user's list of compatible features, and only it (the providers draft) */
 		size_t nl = strlen(ns), fl = strlen(feat);
 		for (const char *p = t->variant_props; *p;) {
@@ -283,22 +297,28 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 			p += n + (p[n] == '\n');
 		}
 		if (!s.n)
-			snprintf(f->why, sizeof(f->why), "the target's list of compatible features names no value of "
-				 "%s :: %s", ns, feat);
+			snprintf(f->why, sizeof(f->why),
+				 "the target's list of compatible features names no value of "
+				 "%s :: %s",
+				 ns, feat);
 		goto out;
 	}
 	if (wp_variants_is_static_ns(v, ns) || (!pf && !strcmp(ns, "priority"))) {
-		/* a static namespace runs no code at install time: it supports what the file declares,
-		 * in the file's order; an undeclared "priority" (PEP 825 0.1.x files) by number */
+		/* a static namespace runs no code at install time: it supports what the file
+		 * declares, in the file's order; an undeclared "priority" (PEP 825 0.1.x files) by
+		 * number */
 		const struct wp_vprop *sv = wp_variants_static_values(v, ns, feat);
 		if (sv) {
 			for (size_t i = 0; i < sv->n_values; i++)
 				push(&s, "%s", sv->values[i]);
 		} else if (wp_variants_is_static_ns(v, ns)) {
-			/* a static provider supports exactly what it lists (variantlib filters such labels;
-			 * the draft says so): a feature its static-properties leave out is not supported */
-			snprintf(f->why, sizeof(f->why), "static namespace '%s' does not list feature '%s' in its "
-				 "static-properties, so nothing of it is supported", ns, feat);
+			/* a static provider supports exactly what it lists (variantlib filters such
+			 * labels; the draft says so): a feature its static-properties leave out is
+			 * not supported */
+			snprintf(f->why, sizeof(f->why),
+				 "static namespace '%s' does not list feature '%s' in its "
+				 "static-properties, so nothing of it is supported",
+				 ns, feat);
 		} else {
 			file_values(v, ns, feat, &s);
 			if (!wp_variants_is_static_ns(v, ns))
@@ -312,17 +332,24 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 	if (!pf || !feat_known) {
 		f->known = false;
 		if (!pf)
-			snprintf(f->why, sizeof(f->why), "namespace '%s' has no provider wheelpick knows (it knows nvidia, amd, "
-				 "intel, x86_64 and static ones); its wheels are not picked", ns);
+			snprintf(f->why, sizeof(f->why),
+				 "namespace '%s' has no provider wheelpick knows (it knows nvidia, amd, "
+				 "intel, x86_64 and static ones); its wheels are not picked",
+				 ns);
 		else
-			snprintf(f->why, sizeof(f->why), "feature '%s :: %s' is not one the %s provider has; its wheels are "
-				 "not picked", ns, feat, ns);
+			snprintf(f->why, sizeof(f->why),
+				 "feature '%s :: %s' is not one the %s provider has; its wheels are "
+				 "not picked",
+				 ns, feat, ns);
 		goto out;
 	}
 	if (!strcmp(ns, "nvidia")) {
 		if (t->accel != WP_ACCEL_CUDA) {
-			snprintf(f->why, sizeof(f->why), "an NVIDIA build; the target has no NVIDIA driver (%s)",
-				 t->accel == WP_ACCEL_ROCM ? "ROCm" : t->accel == WP_ACCEL_XPU ? "an Intel GPU" : "CPU");
+			snprintf(f->why, sizeof(f->why),
+				 "an NVIDIA build; the target has no NVIDIA driver (%s)",
+				 t->accel == WP_ACCEL_ROCM ? "ROCm" :
+				 t->accel == WP_ACCEL_XPU  ? "an Intel GPU" :
+							     "CPU");
 		} else if (!strcmp(feat, "cuda_version_lower_bound")) {
 			nv_lower(t, &s);
 		} else if (!strcmp(feat, "cuda_version_upper_bound")) {
@@ -330,8 +357,8 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 		} else if (top_gpu(t) >= 0) {
 			nv_sm(top_gpu(t), &s);
 		} else {
-			/* no GPU named: every architecture counts (wheelpick's rule for a driver alone),
-			 * in the provider's catalogue order, real before virtual */
+			/* no GPU named: every architecture counts (wheelpick's rule for a driver
+			 * alone), in the provider's catalogue order, real before virtual */
 			for (int sm = 129; sm >= 50; sm--)
 				push(&s, "%d_real", sm);
 			for (int sm = 129; sm >= 50; sm--)
@@ -367,10 +394,11 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 		}
 	} else if (!strcmp(ns, "x86_64")) {
 		if (!is_x86_64(t)) {
-			snprintf(f->why, sizeof(f->why), "an x86-64 build; the target is %s", t->platform);
+			snprintf(f->why, sizeof(f->why), "an x86-64 build; the target is %s",
+				 t->platform);
 		} else {
-			/* the machine's level and every one below it; an unnamed level is the baseline, v1,
-			 * which every x86-64 machine runs */
+			/* the machine's level and every one below it; an unnamed level is the
+			 * baseline, v1, which every x86-64 machine runs */
 			for (int l = t->x86_64_level > 0 ? t->x86_64_level : 1; l >= 1; l--)
 				push(&s, "v%d", l);
 		}
@@ -378,9 +406,9 @@ static void supported_values(const struct wp_variants *v, const struct wp_target
 out:
 	f->values = s.v;
 	f->n_values = s.n;
-	/* PEP 825 0.0.x default-priorities.property puts its values first, among the supported ones,
-	 * a static namespace's too: where it and static-properties both order a feature's values, the
-	 * priority wins (variantlib's order) */
+	/* PEP 825 0.0.x default-priorities.property puts its values first, among the supported
+	 * ones, a static namespace's too: where it and static-properties both order a feature's
+	 * values, the priority wins (variantlib's order) */
 	const struct wp_vprop *vp = wp_variants_value_prio(v, ns, feat);
 	if (vp && f->n_values) {
 		size_t at = 0;
@@ -388,7 +416,8 @@ out:
 			for (size_t i = at; i < f->n_values; i++)
 				if (!strcmp(f->values[i], vp->values[k])) {
 					char *x = f->values[i];
-					memmove(&f->values[at + 1], &f->values[at], (i - at) * sizeof(*f->values));
+					memmove(&f->values[at + 1], &f->values[at],
+						(i - at) * sizeof(*f->values));
 					f->values[at++] = x;
 					break;
 				}
@@ -413,9 +442,11 @@ static int feature_rank(const struct wp_variants *v, const char *ns, const char 
 			return r;
 		r++;
 	}
-	/* a static namespace's features: as its static list gives them, else the first label's order */
+	/* a static namespace's features: as its static list gives them, else the first label's
+	 * order */
 	for (size_t i = 0; i < v->n_static_props; i++)
-		if (!strcmp(v->static_props[i].ns, ns) && !strcmp(v->static_props[i].feature, feature))
+		if (!strcmp(v->static_props[i].ns, ns) &&
+		    !strcmp(v->static_props[i].feature, feature))
 			return r + (int)i;
 	return r + (int)v->n_static_props;
 }
@@ -431,10 +462,12 @@ void wp_vorder_init(struct wp_vorder *o, const struct wp_variants *v, const stru
 			const struct wp_vprop *pr = &v->labels[l].props[p];
 			bool have = false;
 			for (size_t i = 0; i < o->n && !have; i++)
-				have = !strcmp(o->f[i].ns, pr->ns) && !strcmp(o->f[i].feature, pr->feature);
+				have = !strcmp(o->f[i].ns, pr->ns) &&
+				       !strcmp(o->f[i].feature, pr->feature);
 			if (have)
 				continue;
-			size_t k = wp_vec_push_fields(o->f, o->n, cap, (struct wp_vfeature_order){ 0 });
+			size_t k = wp_vec_push_fields(o->f, o->n, cap,
+						      (struct wp_vfeature_order){ 0 });
 			struct wp_vfeature_order *f = &o->f[k];
 			f->ns = pr->ns;
 			f->feature = pr->feature;
@@ -485,16 +518,19 @@ bool wp_vorder_supported(const struct wp_vorder *o, const struct wp_vlabel *l, s
 		const struct wp_vfeature_order *f = order_of(o, pr);
 		if (!f || !f->known || f->why[0]) {
 			if (why) {
-				wp_buf_printf(why, "%s: %s", l->label, f ? f->why : "no order for it");
+				wp_buf_printf(why, "%s: %s", l->label,
+					      f ? f->why : "no order for it");
 				if (f && f->ask >= 0)
-					wp_buf_printf(why, "; ask for %s with %s", f->ask == WP_ASK_ROCM ? "ROCm" : "it",
+					wp_buf_printf(why, "; ask for %s with %s",
+						      f->ask == WP_ASK_ROCM ? "ROCm" : "it",
 						      wp_ask_words(o->asks, (enum wp_ask)f->ask));
 			}
 			return false;
 		}
 		if (best_value(f, pr) < 0) {
 			if (why) {
-				wp_buf_printf(why, "%s: the target supports none of %s :: %s :: ", l->label, pr->ns, pr->feature);
+				wp_buf_printf(why, "%s: the target supports none of %s :: %s :: ",
+					      l->label, pr->ns, pr->feature);
 				list_values(why, pr->values, pr->n_values, 4);
 				wp_buf_addstr(why, " (it supports ");
 				list_values(why, f->values, f->n_values, 4);
@@ -502,9 +538,10 @@ bool wp_vorder_supported(const struct wp_vorder *o, const struct wp_vlabel *l, s
 			}
 			return false;
 		}
-		/* wheelpick's rule beyond the provider's (which reads the newest GPU only): every GPU the
-		 * target names has code in the build */
-		if (!strcmp(pr->ns, "nvidia") && !strcmp(pr->feature, "sm_arch") && o->t->n_gpus > 1) {
+		/* wheelpick's rule beyond the provider's (which reads the newest GPU only): every
+		 * GPU the target names has code in the build */
+		if (!strcmp(pr->ns, "nvidia") && !strcmp(pr->feature, "sm_arch") &&
+		    o->t->n_gpus > 1) {
 			for (int g = 0; g < o->t->n_gpus; g++) {
 				struct strs gs = { 0 };
 				nv_sm(o->t->gpu_sm[g], &gs);
@@ -515,8 +552,9 @@ bool wp_vorder_supported(const struct wp_vorder *o, const struct wp_vlabel *l, s
 				free_strs(gs.v, gs.n);
 				if (!served) {
 					if (why)
-						wp_buf_printf(why, "%s: nvidia :: sm_arch has no code for the target's sm_%d", l->label,
-							      o->t->gpu_sm[g]);
+						wp_buf_printf(why,
+							      "%s: nvidia :: sm_arch has no code for the target's sm_%d",
+							      l->label, o->t->gpu_sm[g]);
 					return false;
 				}
 			}
@@ -546,8 +584,8 @@ static struct key *sorted_keys(const struct wp_vorder *o, const struct wp_vlabel
 	struct key *k = wp_xcalloc(l->n_props + 1, sizeof(*k));
 	for (size_t p = 0; p < l->n_props; p++) {
 		const struct wp_vfeature_order *f = order_of(o, &l->props[p]);
-		k[p] = (struct key){ f ? f->ns_rank : 1 << 20, f ? f->feature_rank : 1 << 20, best_value(f, &l->props[p]),
-				     &l->props[p] };
+		k[p] = (struct key){ f ? f->ns_rank : 1 << 20, f ? f->feature_rank : 1 << 20,
+				     best_value(f, &l->props[p]), &l->props[p] };
 	}
 	qsort(k, l->n_props, sizeof(*k), key_cmp);
 	return k;
@@ -559,7 +597,8 @@ static const char *value_at(const struct wp_vorder *o, const struct key *k)
 	return f && k->val >= 0 && (size_t)k->val < f->n_values ? f->values[k->val] : "?";
 }
 
-int wp_vorder_cmp(const struct wp_vorder *o, const struct wp_vlabel *a, const struct wp_vlabel *b, struct wp_buf *decider)
+int wp_vorder_cmp(const struct wp_vorder *o, const struct wp_vlabel *a, const struct wp_vlabel *b,
+		  struct wp_buf *decider)
 {
 	struct key *ka = sorted_keys(o, a), *kb = sorted_keys(o, b);
 	int r = 0;
@@ -570,20 +609,22 @@ int wp_vorder_cmp(const struct wp_vorder *o, const struct wp_vlabel *a, const st
 	}
 	if (r) {
 		if (decider) {
-			const struct key *w = r < 0 ? &ka[i] : &kb[i], *lo = r < 0 ? &kb[i] : &ka[i];
+			const struct key *w = r < 0 ? &ka[i] : &kb[i],
+					 *lo = r < 0 ? &kb[i] : &ka[i];
 			if (w->ns == lo->ns && w->feat == lo->feat)
-				wp_buf_printf(decider, "%s :: %s :: %s before %s", w->p->ns, w->p->feature, value_at(o, w),
-					      value_at(o, lo));
+				wp_buf_printf(decider, "%s :: %s :: %s before %s", w->p->ns,
+					      w->p->feature, value_at(o, w), value_at(o, lo));
 			else
-				wp_buf_printf(decider, "%s :: %s :: %s", w->p->ns, w->p->feature, value_at(o, w));
+				wp_buf_printf(decider, "%s :: %s :: %s", w->p->ns, w->p->feature,
+					      value_at(o, w));
 		}
 	} else if (a->n_props != b->n_props) {
 		/* one's properties run out first: the one with more comes first */
 		r = a->n_props > b->n_props ? -1 : 1;
 		if (decider) {
 			const struct key *w = r < 0 ? &ka[i] : &kb[i];
-			wp_buf_printf(decider, "%s :: %s :: %s, which %s lacks", w->p->ns, w->p->feature, value_at(o, w),
-				      r < 0 ? b->label : a->label);
+			wp_buf_printf(decider, "%s :: %s :: %s, which %s lacks", w->p->ns,
+				      w->p->feature, value_at(o, w), r < 0 ? b->label : a->label);
 		}
 	} else {
 		r = strcmp(a->label, b->label);
@@ -625,8 +666,8 @@ const char *wp_vlabel_accel(const struct wp_vlabel *l)
 	return NULL;
 }
 
-void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l, struct wp_buf *props,
-			   struct wp_buf *features, struct wp_buf *namespaces)
+void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l,
+			   struct wp_buf *props, struct wp_buf *features, struct wp_buf *namespaces)
 {
 	wp_buf_reset(props);
 	wp_buf_reset(features);
@@ -642,7 +683,8 @@ void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l,
 			if (!ok)
 				continue;
 			any = true;
-			wp_buf_printf(props, "%s :: %s :: %s\n", pr->ns, pr->feature, pr->values[k]);
+			wp_buf_printf(props, "%s :: %s :: %s\n", pr->ns, pr->feature,
+				      pr->values[k]);
 		}
 		if (!any)
 			continue;
@@ -665,23 +707,27 @@ static bool vname_ok(const char *s, bool dots)
 	if (!*s || strlen(s) > 128)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || (dots && *s == '.')))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		      (dots && *s == '.')))
 			return false;
 	return true;
 }
 
-int wp_target_add_variant_prop(struct wp_target *t, const char *ns, const char *feature, const char *value,
-			       struct wp_err *err)
+int wp_target_add_variant_prop(struct wp_target *t, const char *ns, const char *feature,
+			       const char *value, struct wp_err *err)
 {
 	if (!vname_ok(ns, false) || !vname_ok(feature, false) || !vname_ok(value, true))
-		return wp_fail(err, -WPE_USAGE, "variant property '%.40s :: %.40s :: %.40s' is not PEP 825's "
-			       "namespace :: feature :: value ([a-z0-9_], values also '.')", ns, feature, value);
+		return wp_fail(err, -WPE_USAGE,
+			       "variant property '%.40s :: %.40s :: %.40s' is not PEP 825's "
+			       "namespace :: feature :: value ([a-z0-9_], values also '.')",
+			       ns, feature, value);
 	size_t have = strlen(t->variant_props);
-	int n = snprintf(t->variant_props + have, sizeof(t->variant_props) - have, "%s :: %s :: %s\n", ns, feature,
-			 value);
+	int n = snprintf(t->variant_props + have, sizeof(t->variant_props) - have,
+			 "%s :: %s :: %s\n", ns, feature, value);
 	if (n < 0 || (size_t)n >= sizeof(t->variant_props) - have) {
 		t->variant_props[have] = 0;
-		return wp_fail(err, -WPE_TOO_BIG, "the target's variant properties are longer than %d bytes",
+		return wp_fail(err, -WPE_TOO_BIG,
+			       "the target's variant properties are longer than %d bytes",
 			       WP_TARGET_VARIANT_PROPS);
 	}
 	t->variant_given = true;
@@ -700,7 +746,8 @@ void wp_target_variant_props(const struct wp_target *t, struct wp_buf *out)
 	for (size_t i = 0; i < WP_ARRAY_LEN(nss); i++) {
 		const char *const *pf = provider_features(nss[i]);
 		for (size_t k = 0; pf && pf[k]; k++) {
-			struct wp_vfeature_order f = { .ns = (char *)nss[i], .feature = (char *)pf[k] };
+			struct wp_vfeature_order f = { .ns = (char *)nss[i],
+						       .feature = (char *)pf[k] };
 			supported_values(&none, t, &f);
 			for (size_t j = 0; !f.why[0] && j < f.n_values; j++)
 				wp_buf_printf(out, "%s :: %s :: %s\n", nss[i], pf[k], f.values[j]);

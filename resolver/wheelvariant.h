@@ -3,7 +3,8 @@
  * written in C the way their provider plugins compute them (no plugin code runs), whether a label
  * fits, PEP 825's order among labels, and the variant markers' values. Pure: no I/O.
  * A struct wp_variants owns every string in it until wp_variants_release (index/variants.c parses
- * one). A struct wp_vorder borrows its metadata and target, and owns the value lists it computed. */
+ * one). A struct wp_vorder borrows its metadata and target, and owns the value lists it
+ * computed. */
 #ifndef WP_WHEELVARIANT_H
 #define WP_WHEELVARIANT_H
 
@@ -14,8 +15,8 @@
 #include "resolver/ask.h"
 #include "resolver/target.h"
 
-/* A variants.json (or a wheel's variant.json) past these is refused (-WPE_TOO_BIG): the real ones are under 5 KiB, with 7
- * labels and about 100 values; ordering costs grow with labels x values. */
+/* A variants.json (or a wheel's variant.json) past these is refused (-WPE_TOO_BIG): the real ones
+ * are under 5 KiB, with 7 labels and about 100 values; ordering costs grow with labels x values. */
 #define WP_VARIANTS_MAX_BYTES (1u << 20)
 #define WP_VARIANTS_MAX_LABELS 512
 #define WP_VARIANTS_MAX_VALUES 8192 /* property values in the whole file */
@@ -49,9 +50,10 @@ struct wp_variants {
 	size_t n_namespaces;
 	struct wp_vfeatures *feature_prio;  /* 0.0.x default-priorities.feature */
 	size_t n_feature_prio;
-	struct wp_vprop *value_prio;        /* 0.0.x default-priorities.property: preferred values first */
+	struct wp_vprop *value_prio; /* 0.0.x default-priorities.property: preferred values first */
 	size_t n_value_prio;
-	struct wp_vprop *static_props;      /* 0.0.3 static-properties: what a static namespace supports */
+	struct wp_vprop *static_props; /* 0.0.3 static-properties: what a static namespace supports
+					*/
 	size_t n_static_props;
 	char **static_ns;           /* 0.0.x providers that run no code at install time
 	                               ("install-time": false, "plugin-use": "none") */
@@ -66,12 +68,15 @@ struct wp_variants *wp_variants_copy(const struct wp_variants *v);
 
 /* The label's entry, or NULL. */
 const struct wp_vlabel *wp_variants_find(const struct wp_variants *v, const char *label);
-/* True when the namespace runs no code at install time, so its supported values are the file's own. */
+/* True when the namespace runs no code at install time, so its supported values are the file's
+ * own. */
 bool wp_variants_is_static_ns(const struct wp_variants *v, const char *ns);
 /* The ordered values the file itself gives for ns :: feature (static-properties, then
  * default-priorities.property), or NULL. */
-const struct wp_vprop *wp_variants_static_values(const struct wp_variants *v, const char *ns, const char *feature);
-const struct wp_vprop *wp_variants_value_prio(const struct wp_variants *v, const char *ns, const char *feature);
+const struct wp_vprop *wp_variants_static_values(const struct wp_variants *v, const char *ns,
+						 const char *feature);
+const struct wp_vprop *wp_variants_value_prio(const struct wp_variants *v, const char *ns,
+					      const char *feature);
 const struct wp_vfeatures *wp_variants_feature_prio(const struct wp_variants *v, const char *ns);
 /* Position of ns in default-priorities.namespace, or -1. */
 int wp_variants_ns_rank(const struct wp_variants *v, const char *ns);
@@ -87,7 +92,7 @@ struct wp_vfeature_order {
 	char **values;              /* supported, most preferred first */
 	size_t n_values;
 	char why[160];              /* when none is supported or unknown: why */
-	int ask;                    /* with why: what the user could ask for instead (enum wp_ask), or -1 */
+	int ask; /* with why: what the user could ask for instead (enum wp_ask), or -1 */
 };
 
 struct wp_vorder {
@@ -95,7 +100,8 @@ struct wp_vorder {
 	const struct wp_target *t;
 	struct wp_vfeature_order *f;
 	size_t n;
-	const struct wp_asks *asks; /* the words for what a why advises; NULL (as init leaves it): plain ones */
+	const struct wp_asks *asks; /* the words for what a why advises; NULL (as init leaves it):
+				       plain ones */
 };
 
 void wp_vorder_init(struct wp_vorder *o, const struct wp_variants *v, const struct wp_target *t);
@@ -109,7 +115,8 @@ bool wp_vorder_supported(const struct wp_vorder *o, const struct wp_vlabel *l, s
 
 /* PEP 825's order between two supported labels: < 0 when a comes first. decider (may be NULL) gets
  * the property that decided ("priority :: order :: 2 before 3"). */
-int wp_vorder_cmp(const struct wp_vorder *o, const struct wp_vlabel *a, const struct wp_vlabel *b, struct wp_buf *decider);
+int wp_vorder_cmp(const struct wp_vorder *o, const struct wp_vlabel *a, const struct wp_vlabel *b,
+		  struct wp_buf *decider);
 
 /* The label's first property in PEP 825 order, as "ns :: feature :: value" (its best supported
  * value), for a why-line when no other label competes; "" for null. */
@@ -125,15 +132,16 @@ const char *wp_vlabel_accel(const struct wp_vlabel *l);
  * properties that the target supports, as "ns :: feature :: value" lines into props, and the
  * features ("ns :: feature") and namespaces derived from them. Each buffer is reset; entries are
  * separated by '\n'. */
-void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l, struct wp_buf *props,
-			   struct wp_buf *features, struct wp_buf *namespaces);
+void wp_vorder_marker_sets(const struct wp_vorder *o, const struct wp_vlabel *l,
+			   struct wp_buf *props, struct wp_buf *features,
+			   struct wp_buf *namespaces);
 
 /* ---- a target's own list of compatible properties (PEP 825 providers draft) ---- */
 
 /* Add "ns :: feature :: value" to t's list and mark it given. Names are PEP 825's ([a-z0-9_]+;
  * values [a-z0-9_.]+); -WPE_USAGE for another, -WPE_TOO_BIG past WP_TARGET_VARIANT_PROPS. */
-int wp_target_add_variant_prop(struct wp_target *t, const char *ns, const char *feature, const char *value,
-			       struct wp_err *err);
+int wp_target_add_variant_prop(struct wp_target *t, const char *ns, const char *feature,
+			       const char *value, struct wp_err *err);
 /* The list t supports: t's own when given, else what wheelpick's providers (nvidia, amd, intel,
  * x86_64) compute for t, as "ns :: feature :: value" lines, each feature's values most
  * preferred first. A feature whose values would come from a file (no AMD architecture or Intel

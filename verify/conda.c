@@ -122,7 +122,8 @@ static bool link_inside(const char *name, const char *target)
 /* An archive member an extractor could be made to misuse: anything but files, folders and links
  * that stay inside the package; a link then written through; a hard link to what is not an
  * earlier file of the package; a name given twice. */
-static int check_member(struct walk *w, struct archive_entry *e, const char *name, struct wp_err *err)
+static int check_member(struct walk *w, struct archive_entry *e, const char *name,
+			struct wp_err *err)
 {
 	char nb[200], tb[200];
 	size_t n = strlen(name);
@@ -132,8 +133,9 @@ static int check_member(struct walk *w, struct archive_entry *e, const char *nam
 	/* no folder on the way may be a link: writing through it writes wherever it points */
 	for (size_t i = 0; i < n; i++)
 		if (name[i] == '/' && names_get(&w->names, name, i) == K_SYMLINK)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is written through the link '%.*s'", w->file,
-				       show, (int)i, name);
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s': member '%s' is written through the link '%.*s'",
+				       w->file, show, (int)i, name);
 	const char *hard = archive_entry_hardlink(e);
 	int ft = archive_entry_filetype(e);
 	enum kind k;
@@ -141,27 +143,37 @@ static int check_member(struct walk *w, struct archive_entry *e, const char *nam
 		size_t hn = strlen(hard);
 		const char *hs = wp_member_name_show(hard, hn, tb, sizeof(tb));
 		if (wp_member_name_problem(hard, hn) || names_get(&w->names, hard, hn) != K_FILE)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a hard link to '%s', which is not a "
-				       "file of the package before it", w->file, show, hs);
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s': member '%s' is a hard link to '%s', which is not a "
+				       "file of the package before it",
+				       w->file, show, hs);
 		k = K_FILE;
 	} else if (ft == AE_IFLNK) {
 		const char *target = archive_entry_symlink(e);
 		if (!target || !link_inside(name, target))
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a link to '%s', outside the package",
-				       w->file, show, target ? wp_member_name_show(target, strlen(target), tb, sizeof(tb)) : "");
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s': member '%s' is a link to '%s', outside the package",
+				       w->file, show,
+				       target ? wp_member_name_show(target, strlen(target), tb,
+								    sizeof(tb)) :
+						"");
 		k = K_SYMLINK;
 	} else if (ft == AE_IFDIR) {
 		k = K_DIR;
 	} else if (ft == AE_IFREG) {
 		k = K_FILE;
 	} else {
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a %s, not a regular file", w->file, show,
-			       ft == AE_IFCHR || ft == AE_IFBLK ? "device" : ft == AE_IFIFO ? "FIFO" :
-			       ft == AE_IFSOCK ? "socket" : "special file");
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a %s, not a regular file",
+			       w->file, show,
+			       ft == AE_IFCHR || ft == AE_IFBLK ? "device" :
+			       ft == AE_IFIFO                   ? "FIFO" :
+			       ft == AE_IFSOCK                  ? "socket" :
+								  "special file");
 	}
 	int had = names_get(&w->names, name, n);
 	if (had && !(had == K_DIR && k == K_DIR))
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is in the package twice", w->file, show);
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is in the package twice",
+			       w->file, show);
 	names_put(&w->names, name, n, k);
 	return 0;
 }
@@ -179,7 +191,8 @@ static la_ssize_t nested_read(struct archive *a, void *ctx, const void **out)
 	la_ssize_t k = archive_read_data(n->outer, n->buf, sizeof(n->buf));
 	if (k < 0)
 		archive_set_error(a, EIO, "outer archive: %s",
-				  archive_error_string(n->outer) ? archive_error_string(n->outer) : "?");
+				  archive_error_string(n->outer) ? archive_error_string(n->outer) :
+								   "?");
 	*out = n->buf;
 	return k;
 }
@@ -198,22 +211,25 @@ static int walk_tar(struct archive *a, struct walk *w, struct wp_err *err)
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e);
 		if (!name)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s'%s%s: a member's name cannot be decoded",
-				       w->file, *w->tarball ? " in " : "", w->tarball);
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s'%s%s: a member's name cannot be decoded", w->file,
+				       *w->tarball ? " in " : "", w->tarball);
 		const char *why = wp_member_name_problem(name, strlen(name));
 		if (why)
 			return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s", w->file,
-				       wp_member_name_show(name, strlen(name), nb, sizeof(nb)), why);
+				       wp_member_name_show(name, strlen(name), nb, sizeof(nb)),
+				       why);
 		if (++w->entries > MAX_ENTRIES)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s' has more than %d members", w->file,
-				       MAX_ENTRIES);
+			return wp_fail(err, -WPE_INTEGRITY, "'%s' has more than %d members",
+				       w->file, MAX_ENTRIES);
 		int rc = check_member(w, e, name, err);
 		if (rc)
 			return rc;
 		bool is_index = strcmp(name, "info/index.json") == 0 &&
 				(!w->dot_conda || !strncmp(w->tarball, "info-", 5));
 		if (is_index && w->found)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s' has two 'info/index.json'", w->file);
+			return wp_fail(err, -WPE_INTEGRITY, "'%s' has two 'info/index.json'",
+				       w->file);
 		if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e))
 			continue;
 		for (;;) {
@@ -221,16 +237,21 @@ static int walk_tar(struct archive *a, struct walk *w, struct wp_err *err)
 			if (k == 0)
 				break;
 			if (k < 0)
-				return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' cannot be read: %s",
-					       w->file, wp_member_name_show(name, strlen(name), nb,
-					       sizeof(nb)), aerr(a));
+				return wp_fail(err, -WPE_INTEGRITY,
+					       "'%s': member '%s' cannot be read: %s", w->file,
+					       wp_member_name_show(name, strlen(name), nb,
+								   sizeof(nb)),
+					       aerr(a));
 			w->total += k;
 			if (w->total > MAX_TOTAL)
-				return wp_fail(err, -WPE_INTEGRITY, "'%s' unpacks to more than %lld bytes",
-					       w->file, MAX_TOTAL);
+				return wp_fail(err, -WPE_INTEGRITY,
+					       "'%s' unpacks to more than %lld bytes", w->file,
+					       MAX_TOTAL);
 			if (is_index && wp_buf_add(&w->index, w->buf, (size_t)k) < 0)
-				return wp_fail(err, -WPE_INTEGRITY, "'%s': info/index.json is larger than "
-					       "%d bytes", w->file, WP_CONDA_INDEX_MAX);
+				return wp_fail(err, -WPE_INTEGRITY,
+					       "'%s': info/index.json is larger than "
+					       "%d bytes",
+					       w->file, WP_CONDA_INDEX_MAX);
 		}
 		if (is_index)
 			w->found = true;
@@ -248,7 +269,8 @@ static int verify_tar_bz2(const char *path, struct walk *w, struct wp_err *err)
 	archive_read_support_filter_bzip2(a);
 	archive_read_support_format_tar(a);
 	if (archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK)
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a tar.bz2 archive: %s", w->file, aerr(a));
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a tar.bz2 archive: %s", w->file,
+			     aerr(a));
 	else
 		rc = walk_tar(a, w, err);
 	archive_read_free(a);
@@ -292,8 +314,9 @@ static int verify_dot_conda(const char *path, struct walk *w, struct wp_err *err
 		const char *name = archive_entry_pathname(e);
 		struct wp_str s = WP_STR(name ? name : "");
 		if (!name || strchr(name, '/') || wp_member_name_problem(name, strlen(name))) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': unexpected member '%s' in a .conda",
-				     w->file, wp_member_name_show(s.p, s.n, nb, sizeof(nb)));
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': unexpected member '%s' in a .conda", w->file,
+				     wp_member_name_show(s.p, s.n, nb, sizeof(nb)));
 			goto out;
 		}
 		bool zst = wp_str_endswith(s, ".tar.zst");
@@ -309,8 +332,9 @@ static int verify_dot_conda(const char *path, struct walk *w, struct wp_err *err
 			while ((k = archive_read_data(a, w->buf, CHUNK)) > 0)
 				;
 			if (k < 0)
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' cannot be read: %s",
-					     w->file, wp_member_name_show(s.p, s.n, nb, sizeof(nb)),
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' cannot be read: %s", w->file,
+					     wp_member_name_show(s.p, s.n, nb, sizeof(nb)),
 					     aerr(a));
 		}
 		if (rc)
@@ -321,8 +345,10 @@ static int verify_dot_conda(const char *path, struct walk *w, struct wp_err *err
 		goto out;
 	}
 	if (infos != 1 || pkgs != 1)
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' holds %d info-*.tar.zst and %d pkg-*.tar.zst "
-			     "tarballs, not one of each", w->file, infos, pkgs);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s' holds %d info-*.tar.zst and %d pkg-*.tar.zst "
+			     "tarballs, not one of each",
+			     w->file, infos, pkgs);
 out:
 	archive_read_free(a);
 	return rc;
@@ -335,21 +361,24 @@ static int check_field(struct walk *w, const char *key, const char *want, struct
 	char *got = wp_conda_json_string(w->index.data, w->index.len, key);
 	int rc = 0;
 	if (!got || strcmp(got, want) != 0)
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': info/index.json says %s '%s', expected '%s'",
-			     w->file, key, got ? got : "(none)", want);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s': info/index.json says %s '%s', expected '%s'", w->file, key,
+			     got ? got : "(none)", want);
 	free(got);
 	return rc;
 }
 
-int wp_conda_verify_named(const char *path, const char *filename, const struct wp_conda_expect *expect,
-			  char **index_json, struct wp_err *err)
+int wp_conda_verify_named(const char *path, const char *filename,
+			  const struct wp_conda_expect *expect, char **index_json,
+			  struct wp_err *err)
 {
 	const char *slash = strrchr(filename, '/');
 	struct walk w = { .file = slash ? slash + 1 : filename, .tarball = "",
 			  .index = WP_BUF_INIT_MAX(WP_CONDA_INDEX_MAX) };
 	int rc;
 	w.buf = wp_xmalloc(CHUNK);
-	/* the format comes from the name the package is known by: a store object's path says nothing */
+	/* the format comes from the name the package is known by: a store object's path says
+	 * nothing */
 	w.dot_conda = wp_str_endswith(WP_STR(filename), ".conda");
 	if (w.dot_conda)
 		rc = verify_dot_conda(path, &w, err);
@@ -440,7 +469,9 @@ char *wp_conda_json_string(const char *json, size_t len, const char *key)
 		.value = m_value, .start_map = m_open_map, .key = m_key, .end_map = m_close,
 		.start_array = m_open_array, .end_array = m_close,
 	};
-	const struct wp_json_opts o = { .what = "index.json", .max_bytes = len, .max_token = WP_CONDA_INDEX_MAX };
+	const struct wp_json_opts o = { .what = "index.json",
+					.max_bytes = len,
+					.max_token = WP_CONDA_INDEX_MAX };
 	struct member m = { .key = key };
 	if (!json)
 		return NULL;

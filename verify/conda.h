@@ -28,8 +28,9 @@ int wp_conda_verify(const char *path, const struct wp_conda_expect *expect, char
  * devices, FIFOs or sockets, no name twice, symbolic links only to places inside the package and
  * nothing written through one, hard links only to an earlier file of the package. A .conda's
  * info/index.json counts only from its info-*.tar.zst. */
-int wp_conda_verify_named(const char *path, const char *filename, const struct wp_conda_expect *expect,
-			  char **index_json, struct wp_err *err);
+int wp_conda_verify_named(const char *path, const char *filename,
+			  const struct wp_conda_expect *expect, char **index_json,
+			  struct wp_err *err);
 
 /* The value of a top-level string member of a JSON object, newly allocated; NULL when absent,
  * not a string, or the text is not a JSON object (nor one within base/json's caps). */

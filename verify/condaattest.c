@@ -24,11 +24,15 @@ static int check_subject(const char *payload_b64, const char *what, size_t i, co
 	struct wp_json_val *st = NULL;
 	int rc;
 	if (rl < 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s': bundle %zu's DSSE payload is not base64", what, i);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "attestation '%s': bundle %zu's DSSE payload is not base64", what, i);
 		goto out;
 	}
-	struct wp_json_opts o = { .what = what, .noun = "attestation statement", .kind = "an in-toto statement",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_CONDA_ATTEST_MAX_BYTES };
+	struct wp_json_opts o = { .what = what,
+				  .noun = "attestation statement",
+				  .kind = "an in-toto statement",
+				  .code = -WPE_INTEGRITY,
+				  .max_bytes = WP_CONDA_ATTEST_MAX_BYTES };
 	if ((rc = wp_json_load((const char *)raw, (size_t)rl, &o, &st, err)))
 		goto out;
 	const char *type = wp_json_get_str(st, "_type");
@@ -36,14 +40,18 @@ static int check_subject(const char *payload_b64, const char *what, size_t i, co
 	const char *name = wp_json_get_str(wp_json_at(subj, 0), "name");
 	const char *digest = wp_json_get_str(wp_json_at(subj, 0), "digest", "sha256");
 	if (!type || strcmp(type, "https://in-toto.io/Statement/v1"))
-		rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s': bundle %zu is not an in-toto v1 statement", what, i);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "attestation '%s': bundle %zu is not an in-toto v1 statement", what,
+			     i);
 	else if (wp_json_len(subj) != 1 || !name || strcmp(name, file_name))
-		rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s': bundle %zu's subject is '%s', not the package '%s'", what,
-			     i, name ? name : "(none)", file_name);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "attestation '%s': bundle %zu's subject is '%s', not the package '%s'",
+			     what, i, name ? name : "(none)", file_name);
 	else if (!digest || strcasecmp(digest, sha256_hex))
 		rc = wp_fail(err, -WPE_INTEGRITY,
 			     "attestation '%s': bundle %zu's subject digest sha256:%.64s is not the package's sha256:%s "
-			     "(another package's attestation?)", what, i, digest ? digest : "(none)", sha256_hex);
+			     "(another package's attestation?)",
+			     what, i, digest ? digest : "(none)", sha256_hex);
 out:
 	wp_json_tree_free(st);
 	free(raw);
@@ -87,9 +95,10 @@ static void emit(struct wp_json *j, const struct wp_json_val *v)
 	}
 }
 
-/* One bundle as one PEP 740 attestation: certificate, the log entry, the statement and its signature. */
-static void as_pep740(struct wp_json *j, const struct wp_json_val *b, const char *cert, const char *payload,
-		      const char *sig)
+/* One bundle as one PEP 740 attestation: certificate, the log entry, the statement and its
+ * signature. */
+static void as_pep740(struct wp_json *j, const struct wp_json_val *b, const char *cert,
+		      const char *payload, const char *sig)
 {
 	wp_json_obj(j);
 	wp_json_kint(j, "version", 1);
@@ -108,11 +117,14 @@ static void as_pep740(struct wp_json *j, const struct wp_json_val *b, const char
 }
 
 int wp_conda_attest_check(const char *json, size_t len, const char *what, const char *file_name,
-			  const char *sha256_hex, const struct wp_trust_root *tr, struct wp_prov_result *res,
-			  struct wp_err *err)
+			  const char *sha256_hex, const struct wp_trust_root *tr,
+			  struct wp_prov_result *res, struct wp_err *err)
 {
-	struct wp_json_opts o = { .what = what, .noun = "attestation", .kind = "a JSON array of Sigstore bundles",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_CONDA_ATTEST_MAX_BYTES };
+	struct wp_json_opts o = { .what = what,
+				  .noun = "attestation",
+				  .kind = "a JSON array of Sigstore bundles",
+				  .code = -WPE_INTEGRITY,
+				  .max_bytes = WP_CONDA_ATTEST_MAX_BYTES };
 	struct wp_json_val *root = NULL;
 	struct wp_json j;
 	struct wp_buf out = WP_BUF_INIT;
@@ -126,7 +138,8 @@ int wp_conda_attest_check(const char *json, size_t len, const char *what, const 
 		return rc;
 	size_t n = wp_json_len(wp_json_typed(root, WP_JSON_ARRAY));
 	if (!n || n > WP_PROV_MAX_ATTEST) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s' is not an array of 1 to %d Sigstore bundles", what,
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "attestation '%s' is not an array of 1 to %d Sigstore bundles", what,
 			     WP_PROV_MAX_ATTEST);
 		goto out;
 	}
@@ -147,16 +160,26 @@ int wp_conda_attest_check(const char *json, size_t len, const char *what, const 
 		const char *payload = wp_json_get_str(b, "dsseEnvelope", "payload");
 		const struct wp_json_val *sigs = wp_json_get_arr(b, "dsseEnvelope", "signatures");
 		const char *sig = wp_json_get_str(wp_json_at(sigs, 0), "sig");
-		const char *cert = wp_json_get_str(b, "verificationMaterial", "certificate", "rawBytes");
+		const char *cert = wp_json_get_str(b, "verificationMaterial", "certificate",
+						   "rawBytes");
 		if (!cert) /* bundles before v0.3 give the chain; its first is the leaf */
-			cert = wp_json_get_str(wp_json_at(wp_json_get_arr(b, "verificationMaterial", "x509CertificateChain",
-									  "certificates"), 0), "rawBytes");
-		if (!ptype || strcmp(ptype, INTOTO_TYPE) || !payload || wp_json_len(sigs) != 1 || !sig)
-			rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s': bundle %zu is not a Sigstore bundle with one DSSE "
-				     "signature over an in-toto statement", what, i);
-		else if (!(rc = check_subject(payload, what, i, file_name, sha256_hex, err)) && tr) {
+			cert = wp_json_get_str(wp_json_at(wp_json_get_arr(b, "verificationMaterial",
+									  "x509CertificateChain",
+									  "certificates"),
+							  0),
+					       "rawBytes");
+		if (!ptype || strcmp(ptype, INTOTO_TYPE) || !payload || wp_json_len(sigs) != 1 ||
+		    !sig)
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "attestation '%s': bundle %zu is not a Sigstore bundle with one DSSE "
+				     "signature over an in-toto statement",
+				     what, i);
+		else if (!(rc = check_subject(payload, what, i, file_name, sha256_hex, err)) &&
+			 tr) {
 			if (!cert)
-				rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s': bundle %zu carries no certificate", what, i);
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "attestation '%s': bundle %zu carries no certificate",
+					     what, i);
 			else
 				as_pep740(&j, b, cert, payload, sig);
 		}
@@ -169,10 +192,12 @@ int wp_conda_attest_check(const char *json, size_t len, const char *what, const 
 	wp_json_obj_end(&j);
 	writing = false;
 	if (wp_json_finish_buf(&j, &out) < 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s' holds text that is not UTF-8", what);
+		rc = wp_fail(err, -WPE_INTEGRITY, "attestation '%s' holds text that is not UTF-8",
+			     what);
 		goto out;
 	}
-	rc = wp_provenance_verify(out.data ? out.data : "", out.len, what, file_name, sha256_hex, tr, res, err);
+	rc = wp_provenance_verify(out.data ? out.data : "", out.len, what, file_name, sha256_hex,
+				  tr, res, err);
 out:
 	if (writing) {
 		struct wp_buf drop = WP_BUF_INIT;

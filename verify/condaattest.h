@@ -17,7 +17,7 @@
  * validity at the signing time, DSSE signature, Rekor entry, inclusion proof, checkpoint), res
  * filled. 0, or -WPE_INTEGRITY whose message names what (the sidecar) and the check that failed. */
 int wp_conda_attest_check(const char *json, size_t len, const char *what, const char *file_name,
-			  const char *sha256_hex, const struct wp_trust_root *tr, struct wp_prov_result *res,
-			  struct wp_err *err);
+			  const char *sha256_hex, const struct wp_trust_root *tr,
+			  struct wp_prov_result *res, struct wp_err *err);
 
 #endif

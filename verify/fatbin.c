@@ -84,7 +84,8 @@ void wp_fatbin_free(struct wp_fatbin *fb)
 const char *wp_fatbin_entry_name(const struct wp_fatbin_entry *en, char *out, size_t cap)
 {
 	char v[2] = { en->variant, 0 };
-	snprintf(out, cap, "%s_%u%s", en->kind == WP_FATBIN_PTX ? "compute" : "sm", (unsigned)en->arch, v);
+	snprintf(out, cap, "%s_%u%s", en->kind == WP_FATBIN_PTX ? "compute" : "sm",
+		 (unsigned)en->arch, v);
 	return out;
 }
 
@@ -116,8 +117,8 @@ bool wp_fatbin_wanted(const char *name)
 	return n > 4 && (!strcasecmp(base + n - 4, ".pyd") || !strcasecmp(base + n - 4, ".dll"));
 }
 
-/* An entry header's fields are those of real code: a header of 64 bytes or more, a payload that fits
- * in what is left of the container, an architecture number. Kind is checked by the caller. */
+/* An entry header's fields are those of real code: a header of 64 bytes or more, a payload that
+ * fits in what is left of the container, an architecture number. Kind is checked by the caller. */
 static bool entry_plausible(const unsigned char *h, uint64_t left)
 {
 	uint32_t hsize = wp_le32(h + 4);
@@ -143,8 +144,11 @@ static void add_entry(struct wp_fatbin_scan *s, const unsigned char *h, uint64_t
 	en->ver_major = wp_le16(h + 26);
 	en->arch = (uint16_t)wp_le32(h + 28);
 	en->flags = wp_le32(h + 40);
-	en->variant = (en->flags & WP_FATBIN_FLAG_A) ? 'a' : (en->flags & WP_FATBIN_FLAG_F) ? 'f' : 0;
-	en->size = (en->flags & (WP_FATBIN_FLAG_LZ4 | WP_FATBIN_FLAG_ZSTD)) ? wp_le64(h + 56) : en->payload;
+	en->variant = (en->flags & WP_FATBIN_FLAG_A) ? 'a' :
+		      (en->flags & WP_FATBIN_FLAG_F) ? 'f' :
+						       0;
+	en->size = (en->flags & (WP_FATBIN_FLAG_LZ4 | WP_FATBIN_FLAG_ZSTD)) ? wp_le64(h + 56) :
+									      en->payload;
 	en->offset = off;
 	en->container = s->c_index;
 	fb->containers[s->c_index].n++;
@@ -173,14 +177,17 @@ static void add_wrapper(struct wp_fatbin_scan *s, const unsigned char *p, uint64
 		s->cap_wr = s->cap_wr ? 2 * s->cap_wr : 16;
 		s->wr = wp_xrealloc(s->wr, s->cap_wr * sizeof *s->wr);
 	}
-	s->wr[s->n_wr++] = (struct wrapper){ .offset = off, .ptr = wp_le64(p + 8), .version = wp_le32(p + 4) };
+	s->wr[s->n_wr++] = (struct wrapper){ .offset = off,
+					     .ptr = wp_le64(p + 8),
+					     .version = wp_le32(p + 4) };
 }
 
-/* The first 4-byte-aligned offset (in the file: base is p's offset) of p[0..n) holding either magic, or,
- * when none, the first aligned offset too near the end to hold one (*hit false). Every container and
- * wrapper seen sits at an offset that is a multiple of 8 (their sections are 8-aligned and every size
- * in them is padded to 8), so looking at a quarter of the offsets loses none; eight words are
- * compared per step, with one branch, which the compiler turns into vector compares. */
+/* The first 4-byte-aligned offset (in the file: base is p's offset) of p[0..n) holding either
+ * magic, or, when none, the first aligned offset too near the end to hold one (*hit false). Every
+ * container and wrapper seen sits at an offset that is a multiple of 8 (their sections are
+ * 8-aligned and every size in them is padded to 8), so looking at a quarter of the offsets loses
+ * none; eight words are compared per step, with one branch, which the compiler turns into vector
+ * compares. */
 static size_t find_magic(const unsigned char *p, size_t n, uint64_t base, bool *hit)
 {
 	size_t i = (size_t)((4 - (base & 3)) & 3);
@@ -206,8 +213,9 @@ static size_t find_magic(const unsigned char *p, size_t n, uint64_t base, bool *
 	return i;
 }
 
-/* One decision at p (n bytes, file offset base). Returns the bytes consumed, or 0 when it needs more
- * bytes than n to decide (only when n < NEED_MAX, or in search mode with a candidate at the end). */
+/* One decision at p (n bytes, file offset base). Returns the bytes consumed, or 0 when it needs
+ * more bytes than n to decide (only when n < NEED_MAX, or in search mode with a candidate at the
+ * end). */
 static size_t step(struct wp_fatbin_scan *s, const unsigned char *p, size_t n, uint64_t base)
 {
 	if (s->mode == M_SKIP) {
@@ -221,12 +229,16 @@ static size_t step(struct wp_fatbin_scan *s, const unsigned char *p, size_t n, u
 		if (n < EHDR)
 			return 0;
 		uint16_t kind = wp_le16(p);
-		if (!entry_plausible(p, s->c_left) || (kind != WP_FATBIN_PTX && kind != WP_FATBIN_CUBIN)) {
+		if (!entry_plausible(p, s->c_left) ||
+		    (kind != WP_FATBIN_PTX && kind != WP_FATBIN_CUBIN)) {
 			if (entry_plausible(p, s->c_left))
-				scan_fail(s, "fatbinary entry of unknown kind %u at offset %llu", kind, (unsigned long long)base);
+				scan_fail(s, "fatbinary entry of unknown kind %u at offset %llu",
+					  kind, (unsigned long long)base);
 			else
-				scan_fail(s, "fatbinary container at offset %llu: its entries do not add up (at offset %llu)",
-					  (unsigned long long)s->fb.containers[s->c_index].offset, (unsigned long long)base);
+				scan_fail(s,
+					  "fatbinary container at offset %llu: its entries do not add up (at offset %llu)",
+					  (unsigned long long)s->fb.containers[s->c_index].offset,
+					  (unsigned long long)base);
 			s->fb.containers[s->c_index].cut = true;
 			s->c_left = 0;
 			s->mode = M_SEARCH;
@@ -272,12 +284,14 @@ static size_t step(struct wp_fatbin_scan *s, const unsigned char *p, size_t n, u
 	if (!entry_plausible(e, size))
 		return 1;
 	if (version != 1) {
-		scan_fail(s, "fatbinary container of version %u at offset %llu (only version 1 is known)", version,
-			  (unsigned long long)base);
+		scan_fail(s,
+			  "fatbinary container of version %u at offset %llu (only version 1 is known)",
+			  version, (unsigned long long)base);
 		return 1;
 	}
 	if (kind != WP_FATBIN_PTX && kind != WP_FATBIN_CUBIN) {
-		scan_fail(s, "fatbinary entry of unknown kind %u at offset %llu", kind, (unsigned long long)(base + CHDR));
+		scan_fail(s, "fatbinary entry of unknown kind %u at offset %llu", kind,
+			  (unsigned long long)(base + CHDR));
 		return 1;
 	}
 	add_container(s, base, size);
@@ -371,7 +385,8 @@ static const unsigned char *bytes_at(const struct wp_fatbin_scan *s, uint64_t of
 		return off <= s->whole_len && n <= s->whole_len - off ? s->whole + off : NULL;
 	if (off + n <= s->head_len && off + n >= off)
 		return s->head + off;
-	if (s->win && off >= s->win_from && off + n <= s->win_to && off + n >= off && off + n <= s->pos)
+	if (s->win && off >= s->win_from && off + n <= s->win_to && off + n >= off &&
+	    off + n <= s->pos)
 		return s->win + (off - s->win_from);
 	return NULL;
 }
@@ -391,7 +406,8 @@ static size_t elf_sections(const struct wp_fatbin_scan *s, struct section **out)
 	if (!h || memcmp(h, "\177ELF\002\001", 6))
 		return 0;
 	uint64_t shoff = wp_le64(h + 0x28);
-	uint16_t shentsize = wp_le16(h + 0x3A), shnum = wp_le16(h + 0x3C), shstrndx = wp_le16(h + 0x3E);
+	uint16_t shentsize = wp_le16(h + 0x3A), shnum = wp_le16(h + 0x3C),
+		 shstrndx = wp_le16(h + 0x3E);
 	if (shentsize < 64 || !shnum || shstrndx >= shnum)
 		return 0;
 	const unsigned char *tab = bytes_at(s, shoff, (uint64_t)shentsize * shnum);
@@ -411,7 +427,9 @@ static size_t elf_sections(const struct wp_fatbin_scan *s, struct section **out)
 			continue;
 		const char *nm = (const char *)str + name;
 		size_t max = (size_t)(str_size - name);
-		v[k] = (struct section){ .off = wp_le64(e + 0x18), .size = wp_le64(e + 0x20), .addr = wp_le64(e + 0x10),
+		v[k] = (struct section){ .off = wp_le64(e + 0x18),
+					 .size = wp_le64(e + 0x20),
+					 .addr = wp_le64(e + 0x10),
 					 .nobits = type == 8 };
 		v[k].kind = section_kind(nm, max);
 		v[k].segment = !strncmp(nm, ".nvFatBinSegment", max < 17 ? max : 17);
@@ -437,7 +455,9 @@ static size_t pe_sections(const struct wp_fatbin_scan *s, struct section **out)
 	struct section *v = wp_xcalloc(nsec, sizeof *v);
 	for (size_t i = 0; i < nsec; i++) {
 		const unsigned char *e = tab + i * 40;
-		v[i] = (struct section){ .off = wp_le32(e + 20), .size = wp_le32(e + 16), .addr = wp_le32(e + 12) };
+		v[i] = (struct section){ .off = wp_le32(e + 20),
+					 .size = wp_le32(e + 16),
+					 .addr = wp_le32(e + 12) };
 		v[i].kind = section_kind((const char *)e, 8);
 	}
 	*out = v;
@@ -474,7 +494,8 @@ static void place(struct wp_fatbin_scan *s)
 		struct wp_fatbin_container *ct = &fb->containers[c];
 		ct->section = WP_FATBIN_SEC_UNKNOWN;
 		for (size_t i = 0; i < n; i++)
-			if (!v[i].nobits && ct->offset >= v[i].off && ct->offset - v[i].off < v[i].size) {
+			if (!v[i].nobits && ct->offset >= v[i].off &&
+			    ct->offset - v[i].off < v[i].size) {
 				ct->section = v[i].kind;
 				break;
 			}
@@ -482,7 +503,8 @@ static void place(struct wp_fatbin_scan *s)
 	for (size_t w = 0; w < s->n_wr; w++) {
 		bool inside = false;
 		for (size_t i = 0; i < n && !inside; i++)
-			inside = v[i].segment && s->wr[w].offset >= v[i].off && s->wr[w].offset - v[i].off < v[i].size;
+			inside = v[i].segment && s->wr[w].offset >= v[i].off &&
+				 s->wr[w].offset - v[i].off < v[i].size;
 		if (!inside)
 			continue;
 		uint64_t off = addr_to_off(v, n, s->wr[w].ptr);
@@ -518,7 +540,8 @@ static bool covered_later(const struct wp_fatbin *fb, size_t ci)
 				continue;
 			for (uint32_t j = 0; j < d->n && !found; j++) {
 				const struct wp_fatbin_entry *b = &fb->entries[d->first + j];
-				found = b->kind == a->kind && b->arch == a->arch && b->variant == a->variant;
+				found = b->kind == a->kind && b->arch == a->arch &&
+					b->variant == a->variant;
 			}
 		}
 		if (!found)
@@ -549,10 +572,11 @@ void wp_fatbin_units(struct wp_fatbin *fb)
 				c->role = WP_FATBIN_DLINK;
 		}
 	} else {
-		/* no wrappers (a scan, a PE file, a linker that left the pointers to relocations): the
-		 * first cubin-only container of .nv_fatbin, when others follow, is nvlink's image:
-		 * device-linked -rdc code when relocatable code is present, else the kernel-less image
-		 * nvcc -shared adds (nvcc's default arch, or archs the later containers have too) */
+		/* no wrappers (a scan, a PE file, a linker that left the pointers to relocations):
+		 * the first cubin-only container of .nv_fatbin, when others follow, is nvlink's
+		 * image: device-linked -rdc code when relocatable code is present, else the
+		 * kernel-less image nvcc -shared adds (nvcc's default arch, or archs the later
+		 * containers have too) */
 		for (size_t i = 0; i < fb->n_containers; i++) {
 			struct wp_fatbin_container *c = &fb->containers[i];
 			if (c->role == WP_FATBIN_EMPTY)
@@ -561,7 +585,8 @@ void wp_fatbin_units(struct wp_fatbin *fb)
 				break;
 			bool later = false;
 			for (size_t k = i + 1; k < fb->n_containers && !later; k++)
-				later = fb->containers[k].n && fb->containers[k].section == c->section;
+				later = fb->containers[k].n &&
+					fb->containers[k].section == c->section;
 			if (!cubins_only(fb, c) || (!later && !rel))
 				break;
 			if (rel) {
@@ -578,15 +603,17 @@ void wp_fatbin_units(struct wp_fatbin *fb)
 	for (size_t i = 0; i < fb->n_containers; i++) {
 		if (fb->containers[i].role == WP_FATBIN_LINKED)
 			linked = true;
-		if (fb->containers[i].role == WP_FATBIN_UNIT && fb->containers[i].section != WP_FATBIN_SEC_REL)
+		if (fb->containers[i].role == WP_FATBIN_UNIT &&
+		    fb->containers[i].section != WP_FATBIN_SEC_REL)
 			unit = true;
 	}
 	for (size_t i = 0; i < fb->n_containers; i++) {
 		struct wp_fatbin_container *c = &fb->containers[i];
 		if (c->role != WP_FATBIN_UNIT || c->section != WP_FATBIN_SEC_REL)
 			continue;
-		/* relocatable code with no device-linked image beside it is libcudadevrt's, which nvcc
-		 * links into every build; unless nothing else is there (an -rdc build of PTX only) */
+		/* relocatable code with no device-linked image beside it is libcudadevrt's, which
+		 * nvcc links into every build; unless nothing else is there (an -rdc build of PTX
+		 * only) */
 		c->role = linked ? WP_FATBIN_RDC_PART : unit ? WP_FATBIN_DEVRT : WP_FATBIN_UNIT;
 	}
 }
@@ -612,12 +639,14 @@ int wp_fatbin_scan_finish(struct wp_fatbin_scan *s, const char *subject, struct 
 	memset(&s->fb, 0, sizeof s->fb);
 	s->cap_c = s->cap_e = 0;
 	if (s->err_code)
-		return wp_fail(err, s->err_code, "'%s': %s; the file is damaged or of a CUDA newer than this reader",
+		return wp_fail(err, s->err_code,
+			       "'%s': %s; the file is damaged or of a CUDA newer than this reader",
 			       subject, s->err_msg);
 	return 0;
 }
 
-int wp_fatbin_read(const void *p, size_t n, const char *subject, struct wp_fatbin *out, struct wp_err *err)
+int wp_fatbin_read(const void *p, size_t n, const char *subject, struct wp_fatbin *out,
+		   struct wp_err *err)
 {
 	struct wp_fatbin_scan *s = wp_fatbin_scan_new();
 	s->whole = p;
@@ -657,8 +686,10 @@ static void add_unit(const struct wp_fatbin_entry **v, size_t n, struct wp_buf *
 		if (i && same_code(v[i - 1], v[i]))
 			continue;
 		char name[32];
-		wp_buf_printf(&u, "%s%s", u.len ? "," : "", wp_fatbin_entry_name(v[i], name, sizeof name));
-		/* a PTX ISA version as one is written (7.8, 9.0); any other number says nothing of the driver */
+		wp_buf_printf(&u, "%s%s", u.len ? "," : "",
+			      wp_fatbin_entry_name(v[i], name, sizeof name));
+		/* a PTX ISA version as one is written (7.8, 9.0); any other number says nothing of
+		 * the driver */
 		if (v[i]->kind == WP_FATBIN_PTX && v[i]->ver_major <= 99 && v[i]->ver_minor <= 9)
 			wp_buf_printf(&u, "@%u.%u", v[i]->ver_major, v[i]->ver_minor);
 	}
@@ -688,7 +719,8 @@ void wp_fatbin_summary(const struct wp_fatbin *fb, struct wp_buf *out)
 			v[n++] = &fb->entries[c->first + j];
 		add_unit(v, n, out);
 	}
-	/* -rdc: the device-linked image, plus the PTX every relocatable part has (JIT-linked at load) */
+	/* -rdc: the device-linked image, plus the PTX every relocatable part has (JIT-linked at
+	 * load) */
 	n = 0;
 	const struct wp_fatbin_container *part0 = NULL;
 	for (size_t i = 0; i < fb->n_containers; i++) {

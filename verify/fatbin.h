@@ -34,19 +34,21 @@ enum wp_fatbin_kind {
 /* Where a container sits. */
 enum wp_fatbin_section {
 	WP_FATBIN_SEC_UNKNOWN = 0, /* no section table at hand (a scan) */
-	WP_FATBIN_SEC_FATBIN,      /* .nv_fatbin (PE: .nv_fatb) */
-	WP_FATBIN_SEC_REL,         /* __nv_relfatbin: relocatable device code (-rdc, libcudadevrt) */
-	WP_FATBIN_SEC_OTHER,       /* any other section (cuFFT's .ldata) */
+	WP_FATBIN_SEC_FATBIN, /* .nv_fatbin (PE: .nv_fatb) */
+	WP_FATBIN_SEC_REL, /* __nv_relfatbin: relocatable device code (-rdc, libcudadevrt) */
+	WP_FATBIN_SEC_OTHER, /* any other section (cuFFT's .ldata) */
 };
 
 /* What a container is for the verdict (wp_fatbin_units). */
 enum wp_fatbin_role {
-	WP_FATBIN_UNIT = 0,    /* a translation unit's code, judged on its own */
-	WP_FATBIN_EMPTY,       /* no entries */
-	WP_FATBIN_DLINK,       /* nvcc -shared's device-link image of a build without -rdc: no kernels */
-	WP_FATBIN_LINKED,      /* the device-linked image of an -rdc build: judged with its REL parts */
-	WP_FATBIN_RDC_PART,    /* relocatable code the LINKED image was linked from (its PTX can be JIT-linked) */
-	WP_FATBIN_DEVRT,       /* relocatable code nvcc links into every build (libcudadevrt): no kernels of the package */
+	WP_FATBIN_UNIT = 0, /* a translation unit's code, judged on its own */
+	WP_FATBIN_EMPTY, /* no entries */
+	WP_FATBIN_DLINK, /* nvcc -shared's device-link image of a build without -rdc: no kernels */
+	WP_FATBIN_LINKED, /* the device-linked image of an -rdc build: judged with its REL parts */
+	WP_FATBIN_RDC_PART, /* relocatable code the LINKED image was linked from (its PTX can be
+			       JIT-linked) */
+	WP_FATBIN_DEVRT, /* relocatable code nvcc links into every build (libcudadevrt): no kernels
+			    of the package */
 };
 
 struct wp_fatbin_entry {
@@ -66,7 +68,8 @@ struct wp_fatbin_container {
 	uint64_t size;         /* header + entries */
 	uint32_t first, n;     /* its entries: entries[first .. first + n) */
 	uint8_t section;       /* enum wp_fatbin_section */
-	uint8_t registered;    /* 0: no wrapper names it (or none read); 1 or 2: the wrapper's version */
+	uint8_t registered; /* 0: no wrapper names it (or none read); 1 or 2: the wrapper's version
+			     */
 	uint8_t role;          /* enum wp_fatbin_role, from wp_fatbin_units */
 	bool cut;              /* the bytes ended inside it */
 };
@@ -103,14 +106,15 @@ int wp_fatbin_scan_finish(struct wp_fatbin_scan *s, const char *subject, struct 
 			  struct wp_err *err);
 
 /* A whole file in memory: the same as one feed and finish. */
-int wp_fatbin_read(const void *p, size_t n, const char *subject, struct wp_fatbin *out, struct wp_err *err);
+int wp_fatbin_read(const void *p, size_t n, const char *subject, struct wp_fatbin *out,
+		   struct wp_err *err);
 
 /* Assign each container its role (done by finish; exposed for the tests' section-free views). */
 void wp_fatbin_units(struct wp_fatbin *fb);
 
 /* The code the runtime would load, in resolver/gpucode.h's text form, appended to out: each UNIT
- * container one unit; the LINKED image with the PTX every RDC_PART has, one unit; the rest left out.
- * Codes sorted, units each once. Nothing appended when there is no GPU code. */
+ * container one unit; the LINKED image with the PTX every RDC_PART has, one unit; the rest left
+ * out. Codes sorted, units each once. Nothing appended when there is no GPU code. */
 void wp_fatbin_summary(const struct wp_fatbin *fb, struct wp_buf *out);
 
 #endif

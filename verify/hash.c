@@ -15,7 +15,8 @@ static int ctx_start(struct evp_md_ctx_st **ctx, const EVP_MD *md, struct wp_err
 	if (!*ctx)
 		*ctx = EVP_MD_CTX_new();
 	if (!*ctx || EVP_DigestInit_ex(*ctx, md, NULL) != 1)
-		return wp_fail(err, -WPE_IO, "cannot start a '%s' digest (OpenSSL)", EVP_MD_get0_name(md));
+		return wp_fail(err, -WPE_IO, "cannot start a '%s' digest (OpenSSL)",
+			       EVP_MD_get0_name(md));
 	return 0;
 }
 
@@ -60,7 +61,8 @@ int wp_hasher_final_raw(struct wp_hasher *h, unsigned char sha256[WP_SHA256_LEN]
 	}
 	if (md5) {
 		if (!h->md5 || EVP_DigestFinal_ex(h->md5, tmp, &n) != 1 || n != WP_MD5_LEN)
-			return wp_fail(err, -WPE_IO, "cannot finish an 'md5' digest (was it asked for?)");
+			return wp_fail(err, -WPE_IO,
+				       "cannot finish an 'md5' digest (was it asked for?)");
 		memcpy(md5, tmp, WP_MD5_LEN);
 	}
 	return 0;
@@ -107,8 +109,8 @@ int wp_hash_file(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], long 
 	return wp_hash_file_md5(path, sha256_hex, NULL, size, err);
 }
 
-int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], char md5_hex[WP_MD5_HEX_LEN + 1],
-		     long long *size, struct wp_err *err)
+int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1],
+		     char md5_hex[WP_MD5_HEX_LEN + 1], long long *size, struct wp_err *err)
 {
 	struct wp_hasher h;
 	long long total = 0;
@@ -220,7 +222,8 @@ long wp_b64_decode(const char *s, size_t n, unsigned char *out)
 			if (pad || (v[k] = b64_val(c)) < 0)
 				return -1; /* a character after '=', or not base64 */
 		}
-		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 |
+			     (unsigned)v[3];
 		if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff)))
 			return -1; /* bits no byte uses: another spelling of the same bytes */
 		out[o++] = (unsigned char)(w >> 16);

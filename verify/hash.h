@@ -51,8 +51,8 @@ int wp_sha256_hex_of(const void *data, size_t n, char hex[WP_SHA256_HEX_LEN + 1]
 int wp_hash_file(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], long long *size,
 		 struct wp_err *err);
 /* The same, with its MD5 too when md5_hex is not NULL (an S3 ETag), in the one pass. */
-int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1], char md5_hex[WP_MD5_HEX_LEN + 1],
-		     long long *size, struct wp_err *err);
+int wp_hash_file_md5(const char *path, char sha256_hex[WP_SHA256_HEX_LEN + 1],
+		     char md5_hex[WP_MD5_HEX_LEN + 1], long long *size, struct wp_err *err);
 
 /* Lowercase hex of n bytes into out (2n+1 bytes). */
 void wp_hex_encode(const unsigned char *p, size_t n, char *out);

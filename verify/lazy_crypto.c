@@ -34,9 +34,11 @@ FWD_VOID(X509_STORE_free, (X509_STORE *v), (v))
 FWD(int, X509_STORE_add_cert, (X509_STORE *ctx, X509 *x), (ctx, x))
 FWD(X509_STORE_CTX *, X509_STORE_CTX_new, (void), ())
 FWD_VOID(X509_STORE_CTX_free, (X509_STORE_CTX *ctx), (ctx))
-FWD(int, X509_STORE_CTX_init, (X509_STORE_CTX *ctx, X509_STORE *store, X509 *x509, STACK_OF(X509) *chain),
+FWD(int, X509_STORE_CTX_init,
+    (X509_STORE_CTX * ctx, X509_STORE *store, X509 *x509, STACK_OF(X509) * chain),
     (ctx, store, x509, chain))
-FWD_VOID(X509_STORE_CTX_set_time, (X509_STORE_CTX *ctx, unsigned long flags, time_t t), (ctx, flags, t))
+FWD_VOID(X509_STORE_CTX_set_time, (X509_STORE_CTX * ctx, unsigned long flags, time_t t),
+	 (ctx, flags, t))
 FWD(int, X509_verify_cert, (X509_STORE_CTX *ctx), (ctx))
 FWD(int, X509_STORE_CTX_get_error, (const X509_STORE_CTX *ctx), (ctx))
 FWD(const char *, X509_verify_cert_error_string, (long n), (n))
@@ -47,15 +49,19 @@ FWD(int, X509_get_ext_count, (const X509 *x), (x))
 FWD(X509_EXTENSION *, X509_get_ext, (const X509 *x, int loc), (x, loc))
 FWD(ASN1_OBJECT *, X509_EXTENSION_get_object, (X509_EXTENSION *ex), (ex))
 FWD(ASN1_OCTET_STRING *, X509_EXTENSION_get_data, (X509_EXTENSION *ne), (ne))
-FWD(int, OBJ_obj2txt, (char *buf, int buf_len, const ASN1_OBJECT *a, int no_name), (buf, buf_len, a, no_name))
+FWD(int, OBJ_obj2txt, (char *buf, int buf_len, const ASN1_OBJECT *a, int no_name),
+    (buf, buf_len, a, no_name))
 FWD(const unsigned char *, ASN1_STRING_get0_data, (const ASN1_STRING *x), (x))
 FWD(int, ASN1_STRING_length, (const ASN1_STRING *x), (x))
 FWD(EVP_PKEY *, d2i_PUBKEY, (EVP_PKEY **a, const unsigned char **pp, long length), (a, pp, length))
 FWD_VOID(EVP_PKEY_free, (EVP_PKEY *pkey), (pkey))
 FWD(int, EVP_PKEY_get_bits, (const EVP_PKEY *pkey), (pkey))
 FWD(int, EVP_PKEY_get_base_id, (const EVP_PKEY *pkey), (pkey))
-FWD(int, EVP_DigestVerifyInit, (EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey),
+FWD(int, EVP_DigestVerifyInit,
+    (EVP_MD_CTX * ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey),
     (ctx, pctx, type, e, pkey))
-FWD(int, EVP_DigestVerify, (EVP_MD_CTX *ctx, const unsigned char *sigret, size_t siglen, const unsigned char *tbs,
-    size_t tbslen), (ctx, sigret, siglen, tbs, tbslen))
+FWD(int, EVP_DigestVerify,
+    (EVP_MD_CTX * ctx, const unsigned char *sigret, size_t siglen, const unsigned char *tbs,
+     size_t tbslen),
+    (ctx, sigret, siglen, tbs, tbslen))
 FWD_VOID(ERR_clear_error, (void), ())

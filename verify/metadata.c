@@ -37,8 +37,10 @@ static int parse_headers(const char *what, const char *text, size_t len, wp_head
 			line.n--;
 		if (line.n && is_ws(line.p[0])) {
 			if (!have) {
-				rc = wp_fail(err, -WPE_PARSE, "'%s' line %d: continuation line before any "
-					     "header", what, lineno);
+				rc = wp_fail(err, -WPE_PARSE,
+					     "'%s' line %d: continuation line before any "
+					     "header",
+					     what, lineno);
 				goto out;
 			}
 			struct wp_str t = wp_str_trim(line);
@@ -57,8 +59,9 @@ static int parse_headers(const char *what, const char *text, size_t len, wp_head
 			break;
 		}
 		if (!memchr(line.p, ':', line.n)) {
-			rc = wp_fail(err, -WPE_PARSE, "'%s' line %d: expected 'Name: value', got '%.*s'",
-				     what, lineno, line.n > 60 ? 60 : (int)line.n, line.p);
+			rc = wp_fail(err, -WPE_PARSE,
+				     "'%s' line %d: expected 'Name: value', got '%.*s'", what,
+				     lineno, line.n > 60 ? 60 : (int)line.n, line.p);
 			goto out;
 		}
 		struct wp_str v = line;
@@ -145,7 +148,9 @@ int wp_metadata_parse(const char *text, size_t len, struct wp_metadata *md, stru
 		goto out;
 	if (!md->metadata_version || !md->name || !md->version) {
 		rc = wp_fail(err, -WPE_PARSE, "'%s' lacks '%s'", c.what,
-			     !md->metadata_version ? "Metadata-Version" : !md->name ? "Name" : "Version");
+			     !md->metadata_version ? "Metadata-Version" :
+			     !md->name             ? "Name" :
+						     "Version");
 		goto out;
 	}
 	if (!*md->name || !*md->version) {
@@ -223,7 +228,8 @@ int wp_wheelfile_parse(const char *text, size_t len, struct wp_wheelfile *wf, st
 	long long major;
 	if (!wp_str_to_ll(wp_str_cut(&ver, '.'), &major) || major != 1) {
 		/* pip refuses a major version it does not know: the layout may have changed. */
-		rc = wp_fail(err, -WPE_PARSE, "'WHEEL': unsupported Wheel-Version '%s' (1.x expected)",
+		rc = wp_fail(err, -WPE_PARSE,
+			     "'WHEEL': unsupported Wheel-Version '%s' (1.x expected)",
 			     wf->wheel_version);
 		goto out;
 	}

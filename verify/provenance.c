@@ -76,7 +76,8 @@ static int int_field(const struct wp_json_val *v, long long *out)
 }
 
 /* One DER TLV at p (n bytes): tag, contents and the whole length; -1 when malformed. */
-static long der_tlv(const unsigned char *p, size_t n, int *tag, const unsigned char **c, size_t *clen)
+static long der_tlv(const unsigned char *p, size_t n, int *tag, const unsigned char **c,
+		    size_t *clen)
 {
 	if (n < 2)
 		return -1;
@@ -121,7 +122,8 @@ static void read_identity(X509 *x, struct wp_prov_identity *id)
 		int tag;
 		if (!strcmp(oid, "1.3.6.1.4.1.57264.1.1")) {
 			if (!id->issuer[0])
-				copy_text(id->issuer, sizeof(id->issuer), d, dn); /* v1: the raw bytes */
+				copy_text(id->issuer, sizeof(id->issuer), d, dn); /* v1: the raw
+										     bytes */
 		} else if (!strcmp(oid, "1.3.6.1.4.1.57264.1.8")) {
 			if (der_tlv(d, dn, &tag, &c, &cn) > 0 && tag == 0x0c)
 				copy_text(id->issuer, sizeof(id->issuer), c, cn);
@@ -131,7 +133,8 @@ static void read_identity(X509 *x, struct wp_prov_identity *id)
 		} else if (!strcmp(oid, "1.3.6.1.4.1.57264.1.18")) {
 			if (der_tlv(d, dn, &tag, &c, &cn) > 0 && tag == 0x0c)
 				copy_text(id->build_config, sizeof(id->build_config), c, cn);
-		} else if (!strcmp(oid, "2.5.29.17") && der_tlv(d, dn, &tag, &c, &cn) > 0 && tag == 0x30) {
+		} else if (!strcmp(oid, "2.5.29.17") && der_tlv(d, dn, &tag, &c, &cn) > 0 &&
+			   tag == 0x30) {
 			/* GeneralNames: the first rfc822Name [1] or URI [6] is the signer */
 			const unsigned char *q, *g = c;
 			size_t gn = cn, qn;
@@ -166,7 +169,8 @@ static void fmt_asn1(const ASN1_TIME *t, char *out, size_t size)
 static int check_validity(X509 *x, long long t, const char *what, struct wp_err *err)
 {
 	const ASN1_TIME *nb = X509_get0_notBefore(x), *na = X509_get0_notAfter(x);
-	if (nb && na && ASN1_TIME_cmp_time_t(nb, (time_t)t) <= 0 && ASN1_TIME_cmp_time_t(na, (time_t)t) >= 0)
+	if (nb && na && ASN1_TIME_cmp_time_t(nb, (time_t)t) <= 0 &&
+	    ASN1_TIME_cmp_time_t(na, (time_t)t) >= 0)
 		return 0;
 	char when[32], b[32], a[32];
 	fmt_time(t, when, sizeof(when));
@@ -181,7 +185,8 @@ static int check_validity(X509 *x, long long t, const char *what, struct wp_err 
 static int check_chain(X509 *leaf, long long t, const struct wp_trust_root *tr, const char *what,
 		       struct wp_err *err)
 {
-	const char *why = "no certificate authority of the trusted root was valid at the signing time";
+	const char
+		*why = "no certificate authority of the trusted root was valid at the signing time";
 	for (size_t i = 0; i < tr->nca; i++) {
 		const struct wp_trust_ca *ca = &tr->ca[i];
 		if (t < ca->start || (ca->end && t > ca->end))
@@ -197,7 +202,8 @@ static int check_chain(X509 *leaf, long long t, const struct wp_trust_root *tr, 
 			if (!certs[k])
 				ok = false;
 			else if (k + 1 == ca->n)
-				ok = X509_STORE_add_cert(store, certs[k]) == 1; /* the root anchors */
+				ok = X509_STORE_add_cert(store, certs[k]) == 1; /* the root anchors
+										 */
 			else
 				ok = OPENSSL_sk_push(untrusted, certs[k]) > 0;
 		}
@@ -231,7 +237,8 @@ static int check_signature(const struct att *a, const char *what, struct wp_err 
 {
 	struct wp_buf pae = WP_BUF_INIT_MAX(WP_PROV_MAX_BYTES + 128);
 	int rc = 0;
-	if (wp_buf_printf(&pae, "DSSEv1 %zu %s %zu ", strlen(PAYLOAD_TYPE), PAYLOAD_TYPE, a->statement_len) < 0 ||
+	if (wp_buf_printf(&pae, "DSSEv1 %zu %s %zu ", strlen(PAYLOAD_TYPE), PAYLOAD_TYPE,
+			  a->statement_len) < 0 ||
 	    wp_buf_add(&pae, a->statement, a->statement_len) < 0 ||
 	    !wp_sig_verify(X509_get0_pubkey(a->x509), pae.data, pae.len, a->sig, a->sig_len))
 		rc = wp_fail(err, -WPE_INTEGRITY,
@@ -241,11 +248,14 @@ static int check_signature(const struct att *a, const char *what, struct wp_err 
 	return rc;
 }
 
-static int check_statement(const struct att *a, const char *what, const char *file_name, const char *sha256_hex,
-			   struct wp_err *err)
+static int check_statement(const struct att *a, const char *what, const char *file_name,
+			   const char *sha256_hex, struct wp_err *err)
 {
-	struct wp_json_opts o = { .what = what, .noun = "provenance statement", .kind = "an in-toto statement",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_PROV_MAX_BYTES };
+	struct wp_json_opts o = { .what = what,
+				  .noun = "provenance statement",
+				  .kind = "an in-toto statement",
+				  .code = -WPE_INTEGRITY,
+				  .max_bytes = WP_PROV_MAX_BYTES };
 	struct wp_json_val *st = NULL;
 	int rc = wp_json_load((const char *)a->statement, a->statement_len, &o, &st, err);
 	if (rc)
@@ -255,17 +265,21 @@ static int check_statement(const struct att *a, const char *what, const char *fi
 	const struct wp_json_val *subj = wp_json_get_arr(st, "subject");
 	const char *name = wp_json_get_str(wp_json_at(subj, 0), "name");
 	const char *digest = wp_json_get_str(wp_json_at(subj, 0), "digest", "sha256");
-	/* a conda package's (CEP 27, verify/condaattest.c) is its publish predicate, never a wheel's */
+	/* a conda package's (CEP 27, verify/condaattest.c) is its publish predicate, never a
+	 * wheel's */
 	size_t fl = strlen(file_name);
-	bool conda = (fl > 6 && !strcmp(file_name + fl - 6, ".conda")) || (fl > 8 && !strcmp(file_name + fl - 8, ".tar.bz2"));
+	bool conda = (fl > 6 && !strcmp(file_name + fl - 6, ".conda")) ||
+		     (fl > 8 && !strcmp(file_name + fl - 8, ".tar.bz2"));
 	if (!type || strcmp(type, "https://in-toto.io/Statement/v1") || !pt ||
-	    (strcmp(pt, "https://docs.pypi.org/attestations/publish/v1") && strcmp(pt, "https://slsa.dev/provenance/v1") &&
+	    (strcmp(pt, "https://docs.pypi.org/attestations/publish/v1") &&
+	     strcmp(pt, "https://slsa.dev/provenance/v1") &&
 	     !(conda && !strcmp(pt, WP_CONDA_PUBLISH_PREDICATE))))
 		rc = wp_fail(err, -WPE_INTEGRITY,
 			     "provenance '%s': the statement is not an in-toto v1 statement of a PyPI publish or SLSA predicate",
 			     what);
 	else if (wp_json_len(subj) != 1 || !name || strcmp(name, file_name))
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the statement's subject is '%s', not the file '%s'",
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "provenance '%s': the statement's subject is '%s', not the file '%s'",
 			     what, name ? name : "(none)", file_name);
 	else if (!digest || strcasecmp(digest, sha256_hex))
 		rc = wp_fail(err, -WPE_INTEGRITY,
@@ -279,8 +293,11 @@ static int check_statement(const struct att *a, const char *what, const char *fi
  * and this certificate (envelopeHash is left out: the envelope's JSON spelling is not fixed). */
 static int check_body(const struct att *a, const char *what, struct wp_err *err)
 {
-	struct wp_json_opts o = { .what = what, .noun = "transparency log entry", .kind = "a Rekor dsse entry",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_PROV_MAX_BYTES };
+	struct wp_json_opts o = { .what = what,
+				  .noun = "transparency log entry",
+				  .kind = "a Rekor dsse entry",
+				  .code = -WPE_INTEGRITY,
+				  .max_bytes = WP_PROV_MAX_BYTES };
 	struct wp_json_val *b = NULL;
 	int rc = wp_json_load((const char *)a->body, a->body_len, &o, &b, err);
 	if (rc)
@@ -297,24 +314,31 @@ static int check_body(const struct att *a, const char *what, struct wp_err *err)
 	long dl = -1;
 	wp_sha256_hex_of(a->statement, a->statement_len, hash);
 	if (!kind || strcmp(kind, "dsse") || !ver || strcmp(ver, "0.0.1")) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the transparency log entry is not a dsse 0.0.1 entry", what);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "provenance '%s': the transparency log entry is not a dsse 0.0.1 entry",
+			     what);
 		goto out;
 	}
 	if (!ph || !pa || strcmp(pa, "sha256") || strcmp(ph, hash)) {
 		rc = wp_fail(err, -WPE_INTEGRITY,
-			     "provenance '%s': the transparency log entry's payload hash is not the statement's", what);
+			     "provenance '%s': the transparency log entry's payload hash is not the statement's",
+			     what);
 		goto out;
 	}
-	if (wp_json_len(sigs) != 1 || b64_field(sig, &s, &sl) < 0 || sl != a->sig_len || memcmp(s, a->sig, sl)) {
+	if (wp_json_len(sigs) != 1 || b64_field(sig, &s, &sl) < 0 || sl != a->sig_len ||
+	    memcmp(s, a->sig, sl)) {
 		rc = wp_fail(err, -WPE_INTEGRITY,
-			     "provenance '%s': the transparency log entry's signature is not the envelope's", what);
+			     "provenance '%s': the transparency log entry's signature is not the envelope's",
+			     what);
 		goto out;
 	}
 	/* The verifier is a PEM certificate, base64 again inside: compare its DER. */
 	if (b64_field(ver_pem, &pem, &pl) == 0) {
 		const char *p = (const char *)pem, *end = p + pl;
 		const char *beg = memmem(p, pl, "-----BEGIN CERTIFICATE-----\n", 28);
-		const char *fin = beg ? memmem(beg, (size_t)(end - beg), "-----END CERTIFICATE-----", 25) : NULL;
+		const char *fin = beg ? memmem(beg, (size_t)(end - beg),
+					       "-----END CERTIFICATE-----", 25) :
+					NULL;
 		if (beg && fin) {
 			struct wp_buf flat = WP_BUF_INIT_MAX(pl);
 			for (const char *q = beg + 28; q < fin; q++)
@@ -327,7 +351,8 @@ static int check_body(const struct att *a, const char *what, struct wp_err *err)
 	}
 	if (dl <= 0 || (size_t)dl != a->cert_len || memcmp(der, a->cert, a->cert_len))
 		rc = wp_fail(err, -WPE_INTEGRITY,
-			     "provenance '%s': the transparency log entry's certificate is not the attestation's", what);
+			     "provenance '%s': the transparency log entry's certificate is not the attestation's",
+			     what);
 out:
 	free(s);
 	free(pem);
@@ -354,8 +379,8 @@ static const char *unknown_key(const struct wp_json_val *v, const char *const *n
 /* The bundle's publisher is unsigned; when it is there it must say what the certificate says.
  * A bundle without one (not what PyPI serves, but what a signer outside PyPI's trusted
  * publishers makes) is judged by its certificate alone. */
-static int check_publisher(const struct wp_json_val *pub, struct wp_prov_identity *id, const char *what,
-			   struct wp_err *err)
+static int check_publisher(const struct wp_json_val *pub, struct wp_prov_identity *id,
+			   const char *what, struct wp_err *err)
 {
 	const char *kind = wp_json_get_str(pub, "kind");
 	const char *repo = wp_json_get_str(pub, "repository");
@@ -363,23 +388,33 @@ static int check_publisher(const struct wp_json_val *pub, struct wp_prov_identit
 	char want[600];
 	bool ok = false;
 	if (!pub)
-		return 0; /* unsigned and optional here: the certificate (which a policy checks) is the identity */
+		return 0; /* unsigned and optional here: the certificate (which a policy checks) is
+			     the identity */
 	if (!kind)
-		return wp_fail(err, -WPE_INTEGRITY, "provenance '%s': an attestation bundle's publisher has no kind", what);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "provenance '%s': an attestation bundle's publisher has no kind",
+			       what);
 	copy_text(id->publisher, sizeof(id->publisher), (const unsigned char *)kind, strlen(kind));
-	static const char *const gh_keys[] = { "kind", "repository", "workflow", "environment", NULL };
-	static const char *const gl_keys[] = { "kind", "repository", "workflow_filepath", "environment", NULL };
+	static const char *const gh_keys[] = { "kind", "repository", "workflow", "environment",
+					       NULL };
+	static const char *const gl_keys[] = { "kind", "repository", "workflow_filepath",
+					       "environment", NULL };
 	static const char *const google_keys[] = { "kind", "email", NULL };
-	const char *const *keys = !strcmp(kind, "GitHub") ? gh_keys : !strcmp(kind, "GitLab") ? gl_keys
-				  : !strcmp(kind, "Google") ? google_keys : NULL;
+	const char *const *keys = !strcmp(kind, "GitHub") ? gh_keys :
+				  !strcmp(kind, "GitLab") ? gl_keys :
+				  !strcmp(kind, "Google") ? google_keys :
+							    NULL;
 	if (!keys)
 		return wp_fail(err, -WPE_INTEGRITY,
 			       "provenance '%s': publisher kind '%s' is not one wheelpick can check against a certificate "
-			       "(GitHub, GitLab, Google)", what, kind);
+			       "(GitHub, GitLab, Google)",
+			       what, kind);
 	const char *odd = unknown_key(pub, keys);
 	const struct wp_json_val *env = wp_json_get(pub, "environment");
-	if (odd || (env && wp_json_type(env) != WP_JSON_NULL && wp_json_type(env) != WP_JSON_STRING))
-		return wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the %s publisher has a member wheelpick cannot check ('%s')",
+	if (odd ||
+	    (env && wp_json_type(env) != WP_JSON_NULL && wp_json_type(env) != WP_JSON_STRING))
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "provenance '%s': the %s publisher has a member wheelpick cannot check ('%s')",
 			       what, kind, odd ? odd : "environment");
 	if (!strcmp(kind, "GitHub") && repo && wf) {
 		snprintf(want, sizeof(want), "https://github.com/%s", repo);
@@ -398,17 +433,22 @@ static int check_publisher(const struct wp_json_val *pub, struct wp_prov_identit
 	} else {
 		return wp_fail(err, -WPE_INTEGRITY,
 			       "provenance '%s': publisher kind '%s' is not one wheelpick can check against a certificate "
-			       "(GitHub, GitLab, Google)", what, kind);
+			       "(GitHub, GitLab, Google)",
+			       what, kind);
 	}
 	if (!ok)
 		return wp_fail(err, -WPE_INTEGRITY,
-			       "provenance '%s': the publisher (%s %s) is not who the certificate names (%s, %s)", what, kind,
-			       repo ? repo : wp_json_get_str(pub, "email") ? wp_json_get_str(pub, "email") : "?",
+			       "provenance '%s': the publisher (%s %s) is not who the certificate names (%s, %s)",
+			       what, kind,
+			       repo                          ? repo :
+			       wp_json_get_str(pub, "email") ? wp_json_get_str(pub, "email") :
+							       "?",
 			       id->source_repo[0] ? id->source_repo : id->san, id->issuer);
 	return 0;
 }
 
-static int load_entry(struct att *a, const struct wp_json_val *t, const char *what, struct wp_err *err)
+static int load_entry(struct att *a, const struct wp_json_val *t, const char *what,
+		      struct wp_err *err)
 {
 	struct wp_tlog_entry *e = &a->e;
 	const struct wp_json_val *proof = wp_json_get_obj(t, "inclusionProof");
@@ -423,19 +463,23 @@ static int load_entry(struct att *a, const struct wp_json_val *t, const char *wh
 	    int_field(wp_json_get(t, "logIndex"), &e->log_index) < 0 ||
 	    b64_field(wp_json_get_str(t, "logId", "keyId"), &id, &idl) < 0 || idl != 32) {
 		rc = wp_fail(err, -WPE_INTEGRITY,
-			     "provenance '%s': the transparency log entry lacks its body, integratedTime, logIndex or logId", what);
+			     "provenance '%s': the transparency log entry lacks its body, integratedTime, logIndex or logId",
+			     what);
 		goto out;
 	}
 	const char *kind = wp_json_get_str(t, "kindVersion", "kind");
 	const char *kver = wp_json_get_str(t, "kindVersion", "version");
 	if (!kind || strcmp(kind, "dsse") || !kver || strcmp(kver, "0.0.1")) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the transparency log entry is not a dsse 0.0.1 entry (kindVersion)", what);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "provenance '%s': the transparency log entry is not a dsse 0.0.1 entry (kindVersion)",
+			     what);
 		goto out;
 	}
 	memcpy(e->log_id, id, 32);
 	e->body = a->body;
 	e->body_len = a->body_len;
-	if (b64_field(wp_json_get_str(t, "inclusionPromise", "signedEntryTimestamp"), &a->set, &a->set_len) == 0)
+	if (b64_field(wp_json_get_str(t, "inclusionPromise", "signedEntryTimestamp"), &a->set,
+		      &a->set_len) == 0)
 		e->set = a->set, e->set_len = a->set_len;
 	if (!proof || int_field(wp_json_get(proof, "logIndex"), &e->proof_index) < 0 ||
 	    int_field(wp_json_get(proof, "treeSize"), &e->tree_size) < 0 ||
@@ -455,7 +499,9 @@ static int load_entry(struct att *a, const struct wp_json_val *t, const char *wh
 			memcpy(e->path[i], h, 32);
 		free(h);
 		if (bad) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the inclusion proof's hash %zu is malformed", what, i);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "provenance '%s': the inclusion proof's hash %zu is malformed",
+				     what, i);
 			goto out;
 		}
 	}
@@ -466,9 +512,10 @@ out:
 	return rc;
 }
 
-static int verify_one(const struct wp_json_val *att, const struct wp_json_val *pub, const char *what,
-		      const char *file_name, const char *sha256_hex, const struct wp_trust_root *tr,
-		      struct wp_prov_identity *id, struct wp_err *err)
+static int verify_one(const struct wp_json_val *att, const struct wp_json_val *pub,
+		      const char *what, const char *file_name, const char *sha256_hex,
+		      const struct wp_trust_root *tr, struct wp_prov_identity *id,
+		      struct wp_err *err)
 {
 	struct att a = { 0 };
 	long long ver = 0;
@@ -476,12 +523,15 @@ static int verify_one(const struct wp_json_val *att, const struct wp_json_val *p
 	const struct wp_json_val *vm = wp_json_get_obj(att, "verification_material");
 	const struct wp_json_val *tes = wp_json_get_arr(vm, "transparency_entries");
 	if (!wp_json_as_int(wp_json_get(att, "version"), &ver) || ver != 1) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': an attestation is not version 1", what);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "provenance '%s': an attestation is not version 1", what);
 		goto out;
 	}
-	if (b64_field(wp_json_get_str(att, "envelope", "statement"), &a.statement, &a.statement_len) < 0 ||
+	if (b64_field(wp_json_get_str(att, "envelope", "statement"), &a.statement,
+		      &a.statement_len) < 0 ||
 	    b64_field(wp_json_get_str(att, "envelope", "signature"), &a.sig, &a.sig_len) < 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the envelope's statement or signature is missing or not base64",
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "provenance '%s': the envelope's statement or signature is missing or not base64",
 			     what);
 		goto out;
 	}
@@ -492,13 +542,14 @@ static int verify_one(const struct wp_json_val *att, const struct wp_json_val *p
 		ERR_clear_error();
 	}
 	if (!a.x509 || p != a.cert + a.cert_len) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the certificate cannot be read (DER X.509)", what);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "provenance '%s': the certificate cannot be read (DER X.509)", what);
 		goto out;
 	}
 	if (wp_json_len(tes) != 1) {
 		rc = wp_fail(err, -WPE_INTEGRITY,
-			     "provenance '%s': an attestation has %zu transparency log entries; exactly one is checked", what,
-			     wp_json_len(tes));
+			     "provenance '%s': an attestation has %zu transparency log entries; exactly one is checked",
+			     what, wp_json_len(tes));
 		goto out;
 	}
 	if ((rc = load_entry(&a, wp_json_at(tes, 0), what, err)))
@@ -507,9 +558,11 @@ static int verify_one(const struct wp_json_val *att, const struct wp_json_val *p
 	read_identity(a.x509, id);
 	id->signed_at = a.e.integrated_time;
 	if ((rc = check_validity(a.x509, a.e.integrated_time, what, err)) ||
-	    (rc = check_chain(a.x509, a.e.integrated_time, tr, what, err)) || (rc = check_signature(&a, what, err)) ||
-	    (rc = check_statement(&a, what, file_name, sha256_hex, err)) || (rc = check_body(&a, what, err)) ||
-	    (rc = wp_tlog_verify(&a.e, tr, what, err)) || (rc = check_publisher(pub, id, what, err)))
+	    (rc = check_chain(a.x509, a.e.integrated_time, tr, what, err)) ||
+	    (rc = check_signature(&a, what, err)) ||
+	    (rc = check_statement(&a, what, file_name, sha256_hex, err)) ||
+	    (rc = check_body(&a, what, err)) || (rc = wp_tlog_verify(&a.e, tr, what, err)) ||
+	    (rc = check_publisher(pub, id, what, err)))
 		goto out;
 out:
 	att_free(&a);
@@ -521,16 +574,21 @@ int wp_provenance_verify(const char *json, size_t len, const char *what, const c
 			 struct wp_prov_result *res, struct wp_err *err)
 {
 	memset(res, 0, sizeof(*res));
-	struct wp_json_opts o = { .what = what, .noun = "provenance", .kind = "PEP 740 provenance JSON",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_PROV_MAX_BYTES };
+	struct wp_json_opts o = { .what = what,
+				  .noun = "provenance",
+				  .kind = "PEP 740 provenance JSON",
+				  .code = -WPE_INTEGRITY,
+				  .max_bytes = WP_PROV_MAX_BYTES };
 	struct wp_json_val *root = NULL;
 	long long ver = 0;
 	int rc = wp_json_load(json, len, &o, &root, err);
 	if (rc)
 		return rc;
 	const struct wp_json_val *bundles = wp_json_get_arr(root, "attestation_bundles");
-	if (!wp_json_as_int(wp_json_get(root, "version"), &ver) || ver != 1 || !wp_json_len(bundles)) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s' is not PEP 740 provenance version 1 with attestation bundles",
+	if (!wp_json_as_int(wp_json_get(root, "version"), &ver) || ver != 1 ||
+	    !wp_json_len(bundles)) {
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "provenance '%s' is not PEP 740 provenance version 1 with attestation bundles",
 			     what);
 		goto out;
 	}
@@ -541,22 +599,26 @@ int wp_provenance_verify(const char *json, size_t len, const char *what, const c
 		const char *odd = unknown_key(b, bundle_keys);
 		const struct wp_json_val *pub = wp_json_get(b, "publisher");
 		if (odd || (pub && wp_json_type(pub) != WP_JSON_OBJECT)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': attestation bundle %zu has an unknown member '%s'", what, i,
-				     odd ? odd : "publisher (not an object)");
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "provenance '%s': attestation bundle %zu has an unknown member '%s'",
+				     what, i, odd ? odd : "publisher (not an object)");
 			goto out;
 		}
 		if (!wp_json_len(atts)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s': attestation bundle %zu has no attestations", what, i);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "provenance '%s': attestation bundle %zu has no attestations",
+				     what, i);
 			goto out;
 		}
 		for (size_t k = 0; k < wp_json_len(atts); k++) {
 			if (res->n == WP_PROV_MAX_ATTEST) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "provenance '%s' carries more than %d attestations", what,
-					     WP_PROV_MAX_ATTEST);
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "provenance '%s' carries more than %d attestations",
+					     what, WP_PROV_MAX_ATTEST);
 				goto out;
 			}
-			rc = verify_one(wp_json_at(atts, k), wp_json_get_obj(b, "publisher"), what, file_name, sha256_hex, tr,
-					&res->id[res->n], err);
+			rc = verify_one(wp_json_at(atts, k), wp_json_get_obj(b, "publisher"), what,
+					file_name, sha256_hex, tr, &res->id[res->n], err);
 			if (rc)
 				goto out;
 			res->n++;

@@ -62,8 +62,8 @@ struct wp_prov_policy {
 /* Add one rule (text as above). 0 or -WPE_USAGE naming the text. */
 int wp_prov_policy_add(struct wp_prov_policy *p, const char *text, struct wp_err *err);
 /* Add every line of a file's text: blank lines and '#' comments skipped. */
-int wp_prov_policy_add_lines(struct wp_prov_policy *p, const char *text, size_t len, const char *what,
-			     struct wp_err *err);
+int wp_prov_policy_add_lines(struct wp_prov_policy *p, const char *text, size_t len,
+			     const char *what, struct wp_err *err);
 void wp_prov_policy_release(struct wp_prov_policy *p);
 /* The rule for a project (any spelling), or NULL. */
 const struct wp_prov_rule *wp_prov_policy_find(const struct wp_prov_policy *p, const char *project);

@@ -56,7 +56,8 @@ int wp_record_row(struct wp_str *s, struct wp_buf f[3], struct wp_buf *extra)
 	} while (end == ',');
 	if (end >= 0)
 		return nf;
-	/* the broken field is still at the front: the line is skipped, so a reader always moves on */
+	/* the broken field is still at the front: the line is skipped, so a reader always moves
+	 * on */
 	const char *nl = memchr(s->p, '\n', s->n);
 	size_t skip = nl ? (size_t)(nl - s->p) + 1 : s->n;
 	s->p += skip;

@@ -3,7 +3,8 @@
  * With the CPU's SHA extensions (SHA-NI) both run interleaved on one core at about 1.2x the cost
  * of one (two dependent chains of sha256rnds2 fill each other's latency); without them, or off
  * x86-64, each is OpenSSL's (verify/hash.h) and a pair is two updates, one after the other.
- * A struct wp_sha256 is zeroed before its first wp_sha256_init. Ownership: it owns its OpenSSL context (if any) until wp_sha256_release. */
+ * A struct wp_sha256 is zeroed before its first wp_sha256_init. Ownership: it owns its OpenSSL
+ * context (if any) until wp_sha256_release. */
 #ifndef WP_SHA256PAIR_H
 #define WP_SHA256PAIR_H
 
@@ -20,7 +21,7 @@ struct wp_sha256 {
 	uint32_t h[8];
 	unsigned char buf[64];
 	size_t nbuf;
-	uint64_t len;           /* bytes taken (both kinds: the caller's count of what was hashed) */
+	uint64_t len; /* bytes taken (both kinds: the caller's count of what was hashed) */
 	struct wp_hasher evp;
 };
 

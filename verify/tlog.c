@@ -1,4 +1,5 @@
-/* verify/tlog.c: Rekor entries checked offline: signed entry timestamp, inclusion proof, checkpoint. */
+/* verify/tlog.c: Rekor entries checked offline: signed entry timestamp, inclusion proof,
+ * checkpoint. */
 #include "verify/tlog.h"
 #include "verify/hash.h"
 #include "base/buf.h"
@@ -73,7 +74,8 @@ bool wp_merkle_root_from_path(const unsigned char leaf_hash[32], long long index
 	return true;
 }
 
-static const struct wp_trust_tlog *find_log(const struct wp_trust_root *tr, const unsigned char id[32])
+static const struct wp_trust_tlog *find_log(const struct wp_trust_root *tr,
+					    const unsigned char id[32])
 {
 	for (size_t i = 0; i < tr->ntlog; i++)
 		if (!memcmp(tr->tlog[i].id, id, 32))
@@ -91,7 +93,8 @@ static EVP_PKEY *log_key(const struct wp_trust_tlog *t)
 
 /* The SET signs the entry's canonical JSON (RFC 8785: sorted keys, no spaces); base64 text
  * and hex need no escaping, so printf writes it exactly. */
-static int check_set(const struct wp_tlog_entry *e, EVP_PKEY *key, const char *what, struct wp_err *err)
+static int check_set(const struct wp_tlog_entry *e, EVP_PKEY *key, const char *what,
+		     struct wp_err *err)
 {
 	char hex[65];
 	struct wp_buf b = WP_BUF_INIT_MAX(WP_TLOG_MAX_BODY * 2);
@@ -99,42 +102,54 @@ static int check_set(const struct wp_tlog_entry *e, EVP_PKEY *key, const char *w
 	int rc = 0;
 	if (!e->set_len) {
 		rc = wp_fail(err, -WPE_INTEGRITY,
-			     "provenance '%s': the transparency log entry has no signed entry timestamp (inclusionPromise)", what);
-	} else if (wp_buf_printf(&b, "{\"body\":\"%s\",\"integratedTime\":%lld,\"logID\":\"%s\",\"logIndex\":%lld}",
+			     "provenance '%s': the transparency log entry has no signed entry timestamp (inclusionPromise)",
+			     what);
+	} else if (wp_buf_printf(&b,
+				 "{\"body\":\"%s\",\"integratedTime\":%lld,\"logID\":\"%s\",\"logIndex\":%lld}",
 				 e->body_b64, e->integrated_time, hex, e->log_index) < 0 ||
 		   !wp_sig_verify(key, b.data, b.len, e->set, e->set_len)) {
 		rc = wp_fail(err, -WPE_INTEGRITY,
 			     "provenance '%s': the transparency log's signed entry timestamp does not verify "
-			     "(entry body, integratedTime or logIndex changed)", what);
+			     "(entry body, integratedTime or logIndex changed)",
+			     what);
 	}
 	wp_buf_free(&b);
 	return rc;
 }
 
 /* A signed note: "ORIGIN\nSIZE\nROOT_B64\n[more lines\n]\n— NAME B64(hint4 || sig)\n...". */
-static int check_checkpoint(const struct wp_tlog_entry *e, EVP_PKEY *key, const char *what, struct wp_err *err)
+static int check_checkpoint(const struct wp_tlog_entry *e, EVP_PKEY *key, const char *what,
+			    struct wp_err *err)
 {
 	const char *note = e->checkpoint ? e->checkpoint : "";
 	const char *sep = strstr(note, "\n\n");
 	char origin[256], rootb64[64];
 	long long size = -1;
 	int used = 0;
-	if (!sep || sscanf(note, "%255[^\n]\n%lld\n%63[^\n]\n%n", origin, &size, rootb64, &used) != 3 || !used)
-		return wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the checkpoint is not a signed note", what);
+	if (!sep ||
+	    sscanf(note, "%255[^\n]\n%lld\n%63[^\n]\n%n", origin, &size, rootb64, &used) != 3 ||
+	    !used)
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "provenance '%s': the checkpoint is not a signed note", what);
 	size_t body_len = (size_t)(sep - note) + 1;
 	unsigned char root[48];
-	if (size != e->tree_size || wp_b64_decode(rootb64, strlen(rootb64), root) != 32 || memcmp(root, e->root, 32))
+	if (size != e->tree_size || wp_b64_decode(rootb64, strlen(rootb64), root) != 32 ||
+	    memcmp(root, e->root, 32))
 		return wp_fail(err, -WPE_INTEGRITY,
-			       "provenance '%s': the checkpoint's tree size or root hash is not the inclusion proof's", what);
-	/* Any one signature line by this log's key will do: a hint of the key ID's first 4 bytes. */
+			       "provenance '%s': the checkpoint's tree size or root hash is not the inclusion proof's",
+			       what);
+	/* Any one signature line by this log's key will do: a hint of the key ID's first 4
+	 * bytes. */
 	const char *line = sep + 2;
 	while (*line) {
 		const char *end = strchr(line, '\n');
 		if (!end)
 			break;
 		static const char dash[] = "\xe2\x80\x94 "; /* U+2014 EM DASH, then a space */
-		const char *sp = (size_t)(end - line) > sizeof(dash) ? memchr(line + sizeof(dash) - 1, ' ',
-									      (size_t)(end - line) - (sizeof(dash) - 1)) : NULL;
+		const char *sp = (size_t)(end - line) > sizeof(dash) ?
+					 memchr(line + sizeof(dash) - 1, ' ',
+						(size_t)(end - line) - (sizeof(dash) - 1)) :
+					 NULL;
 		/* the signer's name is the origin's first word ("rekor.sigstore.dev - 1193..."): a
 		   signature line by another name is not this log's, whatever its key hint */
 		size_t oname = strcspn(origin, " ");
@@ -144,7 +159,8 @@ static int check_checkpoint(const struct wp_tlog_entry *e, EVP_PKEY *key, const 
 			size_t bn = (size_t)(end - sp - 1);
 			unsigned char *sig = malloc(bn / 4 * 3 + 1);
 			long sl = sig ? wp_b64_decode(sp + 1, bn, sig) : -1;
-			bool ok = sl > 4 && !memcmp(sig, e->log_id, 4) && wp_sig_verify(key, note, body_len, sig + 4, (size_t)sl - 4);
+			bool ok = sl > 4 && !memcmp(sig, e->log_id, 4) &&
+				  wp_sig_verify(key, note, body_len, sig + 4, (size_t)sl - 4);
 			free(sig);
 			if (ok)
 				return 0;
@@ -152,7 +168,8 @@ static int check_checkpoint(const struct wp_tlog_entry *e, EVP_PKEY *key, const 
 		line = end + 1;
 	}
 	return wp_fail(err, -WPE_INTEGRITY,
-		       "provenance '%s': the checkpoint's signature does not verify under the trusted root's log key", what);
+		       "provenance '%s': the checkpoint's signature does not verify under the trusted root's log key",
+		       what);
 }
 
 int wp_tlog_verify(const struct wp_tlog_entry *e, const struct wp_trust_root *tr, const char *what,
@@ -165,10 +182,12 @@ int wp_tlog_verify(const struct wp_tlog_entry *e, const struct wp_trust_root *tr
 			       what);
 	if (e->integrated_time < t->start || (t->end && e->integrated_time > t->end))
 		return wp_fail(err, -WPE_INTEGRITY,
-			       "provenance '%s': the transparency log's key was not valid at the entry's integratedTime", what);
+			       "provenance '%s': the transparency log's key was not valid at the entry's integratedTime",
+			       what);
 	EVP_PKEY *key = log_key(t);
 	if (!key)
-		return wp_fail(err, -WPE_INTEGRITY, "provenance '%s': the trusted root's log key cannot be read", what);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "provenance '%s': the trusted root's log key cannot be read", what);
 	int rc = check_set(e, key, what, err);
 	if (!rc) {
 		unsigned char leaf[32], root[32];
@@ -182,10 +201,12 @@ int wp_tlog_verify(const struct wp_tlog_entry *e, const struct wp_trust_root *tr
 			wp_hasher_release(&h);
 		}
 		if (!rc && (!wp_merkle_root_from_path(leaf, e->proof_index, e->tree_size,
-						      (const unsigned char(*)[32])e->path, e->npath, root) ||
+						      (const unsigned char(*)[32])e->path, e->npath,
+						      root) ||
 			    memcmp(root, e->root, 32)))
 			rc = wp_fail(err, -WPE_INTEGRITY,
-				     "provenance '%s': the inclusion proof does not lead from the entry to the root hash", what);
+				     "provenance '%s': the inclusion proof does not lead from the entry to the root hash",
+				     what);
 	}
 	if (!rc)
 		rc = check_checkpoint(e, key, what, err);

@@ -43,6 +43,7 @@ bool wp_sig_verify(struct evp_pkey_st *key, const void *data, size_t n, const un
 /* The RFC 6962 root a leaf's audit path leads to (index of size leaves); false when the path
  * is the wrong length for index and size. */
 bool wp_merkle_root_from_path(const unsigned char leaf_hash[32], long long index, long long size,
-			      const unsigned char (*path)[32], size_t npath, unsigned char root[32]);
+			      const unsigned char (*path)[32], size_t npath,
+			      unsigned char root[32]);
 
 #endif

@@ -14,13 +14,15 @@
 int wp_prov_time_parse(const char *s, long long *out)
 {
 	int y, mo, d, h, mi, sec, used = 0;
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 || used != 19)
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+	    used != 19)
 		return -1;
 	const char *t = s + used;
 	if (*t == '.')
 		for (t++; *t >= '0' && *t <= '9'; t++)
 			;
-	if (strcmp(t, "Z") != 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+	if (strcmp(t, "Z") != 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    sec > 60)
 		return -1;
 	long long yy = y - (mo <= 2);
 	long long era = (yy >= 0 ? yy : yy - 399) / 400;
@@ -68,7 +70,8 @@ static int load_ca(struct wp_trust_ca *ca, const struct wp_json_val *v)
 	if (!n || n > WP_TRUST_MAX_CHAIN)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		ca->der[i] = b64_dup(wp_json_get_str(wp_json_at(certs, i), "rawBytes"), &ca->len[i]);
+		ca->der[i] = b64_dup(wp_json_get_str(wp_json_at(certs, i), "rawBytes"),
+				     &ca->len[i]);
 		if (!ca->der[i])
 			return -1;
 		ca->n = i + 1;
@@ -96,8 +99,11 @@ int wp_trust_root_load(struct wp_trust_root *tr, const char *text, size_t len, c
 		       struct wp_err *err)
 {
 	memset(tr, 0, sizeof(*tr));
-	struct wp_json_opts o = { .what = what, .noun = "trusted root", .kind = "a Sigstore trusted_root.json",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_TRUST_ROOT_MAX_BYTES };
+	struct wp_json_opts o = { .what = what,
+				  .noun = "trusted root",
+				  .kind = "a Sigstore trusted_root.json",
+				  .code = -WPE_INTEGRITY,
+				  .max_bytes = WP_TRUST_ROOT_MAX_BYTES };
 	struct wp_json_val *root = NULL;
 	int rc = wp_json_load(text, len, &o, &root, err);
 	if (rc)
@@ -106,7 +112,9 @@ int wp_trust_root_load(struct wp_trust_root *tr, const char *text, size_t len, c
 	const struct wp_json_val *cas = wp_json_get_arr(root, "certificateAuthorities");
 	const struct wp_json_val *tlogs = wp_json_get_arr(root, "tlogs");
 	if (!mt || strncmp(mt, "application/vnd.dev.sigstore.trustedroot", 40) != 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "trusted root '%s' is not a Sigstore trusted_root.json (mediaType)", what);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "trusted root '%s' is not a Sigstore trusted_root.json (mediaType)",
+			     what);
 		goto out;
 	}
 	if (!wp_json_len(cas) || !wp_json_len(tlogs) || wp_json_len(cas) > WP_TRUST_MAX_CA ||
@@ -120,14 +128,16 @@ int wp_trust_root_load(struct wp_trust_root *tr, const char *text, size_t len, c
 		if (load_ca(&tr->ca[i], wp_json_at(cas, i)) < 0) {
 			tr->nca++;
 			rc = wp_fail(err, -WPE_INTEGRITY,
-				     "trusted root '%s': certificate authority %zu has no readable certChain or validFor", what, i);
+				     "trusted root '%s': certificate authority %zu has no readable certChain or validFor",
+				     what, i);
 			goto out;
 		}
 	for (size_t i = 0; i < wp_json_len(tlogs); i++, tr->ntlog++)
 		if (load_tlog(&tr->tlog[i], wp_json_at(tlogs, i)) < 0) {
 			tr->ntlog++;
 			rc = wp_fail(err, -WPE_INTEGRITY,
-				     "trusted root '%s': transparency log %zu has no readable publicKey, logId or validFor", what, i);
+				     "trusted root '%s': transparency log %zu has no readable publicKey, logId or validFor",
+				     what, i);
 			goto out;
 		}
 out:

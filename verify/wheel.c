@@ -172,7 +172,8 @@ static int read_at(struct wheel *w, void *buf, size_t n, uint64_t off, struct wp
 		if (k < 0)
 			return wp_fs_fail(err, errno, "cannot read", w->path);
 		if (k == 0)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s' shrank while being read", w->file);
+			return wp_fail(err, -WPE_INTEGRITY, "'%s' shrank while being read",
+				       w->file);
 		got += (size_t)k;
 	}
 	return 0;
@@ -200,7 +201,8 @@ static int not_zip(struct wheel *w, struct wp_err *err)
 	unsigned char head[64];
 	size_t n = w->fsize < sizeof(head) ? (size_t)w->fsize : sizeof(head), k = 0;
 	if (!n)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (it is empty)", w->file);
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip archive (it is empty)",
+			       w->file);
 	int rc = read_at(w, head, n, 0, err);
 	if (rc)
 		return rc;
@@ -212,7 +214,8 @@ static int not_zip(struct wheel *w, struct wp_err *err)
 	for (size_t i = 0; i < n && text; i++)
 		text = head[i] >= 0x20 || head[i] == '\n' || head[i] == '\r' || head[i] == '\t';
 	const char *kind = "binary data of another kind";
-	if (left >= 5 && (!strncasecmp(p, "<!doc", 5) || !strncasecmp(p, "<html", 5) || !strncasecmp(p, "<?xml", 5)))
+	if (left >= 5 && (!strncasecmp(p, "<!doc", 5) || !strncasecmp(p, "<html", 5) ||
+			  !strncasecmp(p, "<?xml", 5)))
 		kind = "an HTML or XML page: an error page saved as the file?";
 	else if (left >= 24 && !memcmp(p, "version https://git-lfs", 23))
 		kind = "a Git LFS pointer, not the file it points to";
@@ -232,8 +235,8 @@ static int find_eocd(struct wheel *w, uint64_t *cd_off, uint64_t *cd_size, uint6
 	struct wp_zip_end end;
 	int rc = 0;
 	if (w->fsize < 22)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is truncated: too short for a zip archive",
-			       w->file);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s' is truncated: too short for a zip archive", w->file);
 	size_t tn = w->fsize < 22 + 65535 ? (size_t)w->fsize : 22 + 65535;
 	for (int tries = 0;; tries++) {
 		free(tail);
@@ -245,8 +248,8 @@ static int find_eocd(struct wheel *w, uint64_t *cd_off, uint64_t *cd_size, uint6
 			break;
 		/* the zip64 records lie before the tail: read back to them, a bounded reach */
 		if (tries == 2 || w->fsize - end.need_from > MAX_EOCD_REACH) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': damaged zip64 end of central directory",
-				     w->file);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': damaged zip64 end of central directory", w->file);
 			goto out;
 		}
 		tn = (size_t)(w->fsize - end.need_from);
@@ -257,9 +260,10 @@ static int find_eocd(struct wheel *w, uint64_t *cd_off, uint64_t *cd_size, uint6
 	/* Data before the first member (a self-extractor stub, a prepended page) shifts every
 	 * offset; pip's zipfile papers over it, a verifier should not. */
 	if (*cd_size != end.end_start - *cd_off)
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the central directory (%llu bytes at %llu) "
-			     "does not end where its end record starts (%llu)", w->file,
-			     (unsigned long long)*cd_size, (unsigned long long)*cd_off,
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s': the central directory (%llu bytes at %llu) "
+			     "does not end where its end record starts (%llu)",
+			     w->file, (unsigned long long)*cd_size, (unsigned long long)*cd_off,
 			     (unsigned long long)end.end_start);
 out:
 	free(tail);
@@ -296,9 +300,10 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 			       w->file, (unsigned long long)count, w->lim.max_members);
 	}
 	if (cd_size > MAX_CD_SIZE || cd_size < count * 46)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': a central directory of %llu bytes cannot "
-			       "hold %llu members", w->file, (unsigned long long)cd_size,
-			       (unsigned long long)count);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': a central directory of %llu bytes cannot "
+			       "hold %llu members",
+			       w->file, (unsigned long long)cd_size, (unsigned long long)count);
 	w->cd_offset = cd_off;
 	cd = wp_xmalloc(cd_size ? cd_size : 1);
 	if ((rc = read_at(w, cd, cd_size, cd_off, err)))
@@ -312,9 +317,11 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 		struct wp_zip_entry e;
 		int er = wp_zip_entry_read(cd, (size_t)cd_size, pos, &e);
 		if (er) {
-			rc = wp_fail(err, -WPE_INTEGRITY, er == WP_ZIP_ENTRY_BAD ?
-				     "'%s': central directory entry %zu is damaged" :
-				     "'%s': central directory entry %zu runs past its end", w->file, w->n + 1);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     er == WP_ZIP_ENTRY_BAD ?
+					     "'%s': central directory entry %zu is damaged" :
+					     "'%s': central directory entry %zu runs past its end",
+				     w->file, w->n + 1);
 			goto out;
 		}
 		const char *name = (const char *)e.name;
@@ -328,8 +335,8 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 		m->name = wp_xstrndup(name, nlen);
 		m->is_dir = name[nlen - 1] == '/';
 		if (wp_zip_entry_zip64(&e)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' lacks its zip64 sizes", w->file,
-				     show(m->name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' lacks its zip64 sizes",
+				     w->file, show(m->name, nb));
 			goto out;
 		}
 		m->made_by = e.made_by;
@@ -344,9 +351,12 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 
 		unsigned host = m->made_by >> 8, mode = m->ext_attr >> 16;
 		/* Unix (3) and macOS (19) zips keep st_mode in the high half of the attributes. */
-		if ((host == 3 || host == 19) && (mode & WP_S_IFMT) && !WP_S_ISREG(mode) && !WP_S_ISDIR(mode)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a %s, not a regular file",
-				     w->file, show(m->name, nb), WP_S_ISLNK(mode) ? "symlink" : "special file");
+		if ((host == 3 || host == 19) && (mode & WP_S_IFMT) && !WP_S_ISREG(mode) &&
+		    !WP_S_ISDIR(mode)) {
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' is a %s, not a regular file", w->file,
+				     show(m->name, nb),
+				     WP_S_ISLNK(mode) ? "symlink" : "special file");
 			goto out;
 		}
 		if (m->flags & 1) {
@@ -356,16 +366,19 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 		}
 		if (m->usize > (uint64_t)w->lim.ratio_min_size &&
 		    m->usize / (m->csize ? m->csize : 1) > (uint64_t)w->lim.max_ratio) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' claims to expand %llu bytes "
-				     "into %llu (over %lld:1): a zip bomb", w->file, show(m->name, nb),
-				     (unsigned long long)m->csize, (unsigned long long)m->usize,
-				     w->lim.max_ratio);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' claims to expand %llu bytes "
+				     "into %llu (over %lld:1): a zip bomb",
+				     w->file, show(m->name, nb), (unsigned long long)m->csize,
+				     (unsigned long long)m->usize, w->lim.max_ratio);
 			goto out;
 		}
 		total += m->usize;
 		if (total > (uint64_t)w->lim.max_total_size) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' unpacks to more than %lld bytes (the "
-				     "limit)", w->file, w->lim.max_total_size);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s' unpacks to more than %lld bytes (the "
+				     "limit)",
+				     w->file, w->lim.max_total_size);
 			goto out;
 		}
 	}
@@ -374,8 +387,8 @@ static int read_central_directory(struct wheel *w, struct wp_err *err)
 		if (strcmp(w->m[i - 1].name, w->m[i].name) == 0) {
 			/* Two tools can pick different copies: the one verified need not be the one
 			 * installed. */
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' appears twice", w->file,
-				     show(w->m[i].name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' appears twice",
+				     w->file, show(w->m[i].name, nb));
 			goto out;
 		}
 	}
@@ -391,7 +404,8 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 {
 	struct member **byoff = wp_xmalloc((w->n ? w->n : 1) * sizeof(*byoff));
 	char *lname = NULL;
-	unsigned char *hn = NULL; /* a local header and the name the central directory expects after it */
+	unsigned char *hn = NULL; /* a local header and the name the central directory expects after
+				     it */
 	size_t hn_cap = 0;
 	char nb[NAME_SHOW], lb[NAME_SHOW];
 	int rc = 0;
@@ -403,13 +417,15 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 		struct member *m = byoff[i];
 		size_t cn = strlen(m->name);
 		if (m->offset < prev_end) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' overlaps the member before "
-				     "it", w->file, show(m->name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' overlaps the member before "
+				     "it",
+				     w->file, show(m->name, nb));
 			goto out;
 		}
-		/* the header and the name it should hold in one read (a big wheel's install read them
-		 * apart: two preads per member); a name past the end is read apart, as before, so that
-		 * a damaged file gets the same words */
+		/* the header and the name it should hold in one read (a big wheel's install read
+		 * them apart: two preads per member); a name past the end is read apart, as before,
+		 * so that a damaged file gets the same words */
 		bool both = m->offset <= w->fsize && 30 + cn <= w->fsize - m->offset;
 		if (30 + cn > hn_cap) {
 			hn_cap = 30 + cn;
@@ -421,9 +437,10 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 		const unsigned char *h = hn;
 		size_t nlen = wp_le16(h + 26), xlen = wp_le16(h + 28);
 		if (wp_le32(h) != 0x04034b50) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no local header at "
-				     "byte %llu", w->file, show(m->name, nb),
-				     (unsigned long long)m->offset);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' has no local header at "
+				     "byte %llu",
+				     w->file, show(m->name, nb), (unsigned long long)m->offset);
 			goto out;
 		}
 		free(lname);
@@ -434,22 +451,27 @@ static int check_local_headers(struct wheel *w, struct wp_err *err)
 			goto out;
 		lname[nlen] = 0;
 		if (nlen != strlen(m->name) || memcmp(lname, m->name, nlen) != 0) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is called '%s' in its local "
-				     "header: the central directory and the data disagree", w->file,
-				     show(m->name, nb), wp_member_name_show(lname, nlen, lb, sizeof(lb)));
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' is called '%s' in its local "
+				     "header: the central directory and the data disagree",
+				     w->file, show(m->name, nb),
+				     wp_member_name_show(lname, nlen, lb, sizeof(lb)));
 			goto out;
 		}
 		if (wp_le16(h + 8) != m->method ||
 		    (!(m->flags & 8) && wp_le32(h + 14) != m->crc)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': the local header and the "
-				     "central directory disagree (method or crc)", w->file,
-				     show(m->name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s': the local header and the "
+				     "central directory disagree (method or crc)",
+				     w->file, show(m->name, nb));
 			goto out;
 		}
 		prev_end = m->offset + 30 + nlen + xlen + m->csize;
 		if (prev_end > w->cd_offset) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' runs into the central "
-				     "directory (truncated or damaged)", w->file, show(m->name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' runs into the central "
+				     "directory (truncated or damaged)",
+				     w->file, show(m->name, nb));
 			goto out;
 		}
 	}
@@ -576,9 +598,11 @@ static int read_members(struct wheel *w, struct wp_err *err)
 	uint64_t total = 0;
 	int rc = 0, r;
 	archive_read_support_format_zip_seekable(a);
-	if (wp_os_lseek(w->fd, 0, SEEK_SET) < 0 || archive_read_open_fd(a, w->fd, BLOCK) != ARCHIVE_OK) {
+	if (wp_os_lseek(w->fd, 0, SEEK_SET) < 0 ||
+	    archive_read_open_fd(a, w->fd, BLOCK) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' cannot be opened as a zip archive: %s",
-			     w->file, archive_error_string(a) ? archive_error_string(a) : "unknown");
+			     w->file,
+			     archive_error_string(a) ? archive_error_string(a) : "unknown");
 		goto out;
 	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
@@ -587,23 +611,26 @@ static int read_members(struct wheel *w, struct wp_err *err)
 			name = archive_entry_pathname(e);
 		struct member *m = name ? find(w, name) : NULL;
 		if (!m) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the archive yields a member '%s' that its "
-				     "central directory does not list", w->file,
-				     name ? show(name, nb) : "(undecodable name)");
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': the archive yields a member '%s' that its "
+				     "central directory does not list",
+				     w->file, name ? show(name, nb) : "(undecodable name)");
 			goto out;
 		}
 		if (m->seen) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' appears twice", w->file,
-				     show(m->name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' appears twice",
+				     w->file, show(m->name, nb));
 			goto out;
 		}
 		m->seen = true;
 		mode_t type = archive_entry_filetype(e);
 		if (archive_entry_hardlink(e) || (type != AE_IFREG && type != AE_IFDIR)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is a %s, not a regular file",
-				     w->file, show(m->name, nb),
-				     type == AE_IFLNK ? "symlink" : archive_entry_hardlink(e) ?
-				     "hard link" : "special file");
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' is a %s, not a regular file", w->file,
+				     show(m->name, nb),
+				     type == AE_IFLNK          ? "symlink" :
+				     archive_entry_hardlink(e) ? "hard link" :
+								 "special file");
 			goto out;
 		}
 		if (type == AE_IFDIR || m->is_dir)
@@ -612,12 +639,14 @@ static int read_members(struct wheel *w, struct wp_err *err)
 		struct wp_hasher h;
 		if ((rc = wp_hasher_init(&h, WP_HASH_SHA256, err)))
 			goto out;
-		struct wp_fatbin_scan *fbs = wp_fatbin_wanted(m->name) ? wp_fatbin_scan_new() : NULL;
+		struct wp_fatbin_scan *fbs = wp_fatbin_wanted(m->name) ? wp_fatbin_scan_new() :
+									 NULL;
 		uint64_t limit = (uint64_t)w->lim.max_ratio * (m->csize ? m->csize : 1);
 		if (limit < (uint64_t)w->lim.ratio_min_size)
 			limit = (uint64_t)w->lim.ratio_min_size;
 		for (;;) {
-			/* libarchive's own buffer, not a copy: this loop reads every byte of the wheel */
+			/* libarchive's own buffer, not a copy: this loop reads every byte of the
+			 * wheel */
 			const void *blk;
 			size_t k;
 			la_int64_t at;
@@ -625,9 +654,12 @@ static int read_members(struct wheel *w, struct wp_err *err)
 			if (d == ARCHIVE_EOF)
 				break;
 			if (d != ARCHIVE_OK || at != (la_int64_t)m->actual) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' cannot be read: %s",
-					     w->file, show(m->name, nb), d != ARCHIVE_OK && archive_error_string(a) ?
-					     archive_error_string(a) : "a gap in its data");
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' cannot be read: %s", w->file,
+					     show(m->name, nb),
+					     d != ARCHIVE_OK && archive_error_string(a) ?
+						     archive_error_string(a) :
+						     "a gap in its data");
 				break;
 			}
 			wp_hasher_update(&h, blk, k);
@@ -637,25 +669,33 @@ static int read_members(struct wheel *w, struct wp_err *err)
 			total += (uint64_t)k;
 			/* The central directory's sizes are claims; these checks hold the bytes. */
 			if (m->actual > m->usize) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' holds more than the "
-					     "%llu bytes its header says", w->file, show(m->name, nb),
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' holds more than the "
+					     "%llu bytes its header says",
+					     w->file, show(m->name, nb),
 					     (unsigned long long)m->usize);
 				break;
 			}
 			if (m->actual > limit) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' expands %llu bytes "
-					     "past %lld:1: a zip bomb", w->file, show(m->name, nb),
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' expands %llu bytes "
+					     "past %lld:1: a zip bomb",
+					     w->file, show(m->name, nb),
 					     (unsigned long long)m->csize, w->lim.max_ratio);
 				break;
 			}
 			if (total > (uint64_t)w->lim.max_total_size) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' unpacks to more than %lld bytes "
-					     "(the limit)", w->file, w->lim.max_total_size);
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s' unpacks to more than %lld bytes "
+					     "(the limit)",
+					     w->file, w->lim.max_total_size);
 				break;
 			}
 			if (cap && wp_buf_add(cap, blk, k) < 0) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is larger than %zu "
-					     "bytes", w->file, show(m->name, nb), cap->max);
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' is larger than %zu "
+					     "bytes",
+					     w->file, show(m->name, nb), cap->max);
 				break;
 			}
 		}
@@ -676,21 +716,26 @@ static int read_members(struct wheel *w, struct wp_err *err)
 		if (rc)
 			goto out;
 		if (m->actual != m->usize) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' holds %llu bytes, its header "
-				     "says %llu", w->file, show(m->name, nb),
-				     (unsigned long long)m->actual, (unsigned long long)m->usize);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' holds %llu bytes, its header "
+				     "says %llu",
+				     w->file, show(m->name, nb), (unsigned long long)m->actual,
+				     (unsigned long long)m->usize);
 			goto out;
 		}
 	}
 	if (r != ARCHIVE_EOF) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' cannot be read as a zip archive: %s", w->file,
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' cannot be read as a zip archive: %s",
+			     w->file,
 			     archive_error_string(a) ? archive_error_string(a) : "unknown error");
 		goto out;
 	}
 	for (size_t i = 0; i < w->n; i++) {
 		if (!w->m[i].seen && !w->m[i].is_dir) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is listed but could not be "
-				     "read", w->file, show(w->m[i].name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' is listed but could not be "
+				     "read",
+				     w->file, show(w->m[i].name, nb));
 			goto out;
 		}
 	}
@@ -725,25 +770,31 @@ static bool take_streamed(struct wheel *w, struct wp_wheel_stream *s)
 		return false;
 	for (size_t i = 0; i < w->n; i++) {
 		const struct member *m = &w->m[i];
-		const struct wp_wheel_smember *sm = bsearch(&m->offset, all, ns, sizeof(*all), cmp_soffset);
-		if (!sm || !sm->done || sm->bad || strcmp(sm->name, m->name) != 0 || sm->method != m->method ||
-		    sm->csize != m->csize || sm->actual != m->usize || sm->is_dir != m->is_dir)
+		const struct wp_wheel_smember *sm = bsearch(&m->offset, all, ns, sizeof(*all),
+							    cmp_soffset);
+		if (!sm || !sm->done || sm->bad || strcmp(sm->name, m->name) != 0 ||
+		    sm->method != m->method || sm->csize != m->csize || sm->actual != m->usize ||
+		    sm->is_dir != m->is_dir)
 			return false;
 		if (capture_for(w, m->name) && !sm->captured)
 			return false;
 		if (may_lack_hash(w, m->name) && (!sm->crc_checked || sm->crc != m->crc))
 			return false;
 		if (sm->crc_checked && sm->crc != m->crc)
-			return false; /* a stream of the verifier's own checks every CRC, as the full pass */
+			return false; /* a stream of the verifier's own checks every CRC, as the
+					 full pass */
 		total += sm->actual;
 	}
 	if (total > (uint64_t)w->lim.max_total_size)
 		return false;
 	for (size_t i = 0; i < w->n; i++) {
 		struct member *m = &w->m[i];
-		struct wp_wheel_smember *sm = wp_wheel_stream_take(
-			s, (size_t)((const struct wp_wheel_smember *)bsearch(&m->offset, all, ns, sizeof(*all),
-									      cmp_soffset) - all));
+		struct wp_wheel_smember
+			*sm = wp_wheel_stream_take(s, (size_t)((const struct wp_wheel_smember *)
+								       bsearch(&m->offset, all, ns,
+									       sizeof(*all),
+									       cmp_soffset) -
+							       all));
 		struct wp_buf *cap = capture_for(w, m->name);
 		m->seen = true;
 		m->actual = sm->actual;
@@ -768,7 +819,8 @@ static bool may_lack_hash(struct wheel *w, const char *path)
 	if (strncmp(path, w->dist_info, dl) != 0 || path[dl] != '/')
 		return false;
 	path += dl + 1;
-	return !strcmp(path, "RECORD") || !strcmp(path, "RECORD.jws") || !strcmp(path, "RECORD.p7s");
+	return !strcmp(path, "RECORD") || !strcmp(path, "RECORD.jws") ||
+	       !strcmp(path, "RECORD.p7s");
 }
 
 static bool is_signature(struct wheel *w, const char *path)
@@ -808,21 +860,24 @@ static int check_row(struct wheel *w, int line, struct wp_buf f[3], struct wp_er
 		hash.n--;
 	wp_b64url_encode(m->sha256, sizeof(m->sha256), got);
 	if (!wp_str_eq(hash, got))
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': sha256 mismatch: RECORD says "
-			       "%.*s, got %s", w->file, show(m->name, nb),
-			       hash.n > 64 ? 64 : (int)hash.n, hash.p, got);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': member '%s': sha256 mismatch: RECORD says "
+			       "%.*s, got %s",
+			       w->file, show(m->name, nb), hash.n > 64 ? 64 : (int)hash.n, hash.p,
+			       got);
 size:;
 	long long size;
 	struct wp_str sz = wp_str_trim(WP_STRN(wp_buf_cstr(&f[2]), f[2].len));
 	if (!sz.n)
 		return 0;
 	if (!wp_str_to_ll(sz, &size))
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d: bad size '%.*s'", w->file,
-			       line, sz.n > 30 ? 30 : (int)sz.n, sz.p);
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d: bad size '%.*s'",
+			       w->file, line, sz.n > 30 ? 30 : (int)sz.n, sz.p);
 	if ((unsigned long long)size != m->actual)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': size mismatch: RECORD says %lld "
-			       "bytes, got %llu", w->file, show(m->name, nb), size,
-			       (unsigned long long)m->actual);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': member '%s': size mismatch: RECORD says %lld "
+			       "bytes, got %llu",
+			       w->file, show(m->name, nb), size, (unsigned long long)m->actual);
 	return 0;
 }
 
@@ -853,18 +908,22 @@ static int check_record(struct wheel *w, struct wp_err *err)
 		if (nf == 1 && !f[0].len)
 			continue;
 		if (nf != 3) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': RECORD line %d has %d fields, not 3 "
-				     "(path,hash,size)", w->file, line, nf);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': RECORD line %d has %d fields, not 3 "
+				     "(path,hash,size)",
+				     w->file, line, nf);
 			goto out;
 		}
 		if ((rc = check_row(w, line, f, err)))
 			goto out;
 	}
 	for (size_t i = 0; i < w->n; i++) {
-		/* the wheel spec: RECORD.jws and RECORD.p7s sign RECORD, so RECORD cannot list them */
+		/* the wheel spec: RECORD.jws and RECORD.p7s sign RECORD, so RECORD cannot list
+		 * them */
 		if (!w->m[i].is_dir && !w->m[i].in_record && !is_signature(w, w->m[i].name)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is not listed in RECORD",
-				     w->file, show(w->m[i].name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' is not listed in RECORD", w->file,
+				     show(w->m[i].name, nb));
 			goto out;
 		}
 	}
@@ -902,8 +961,10 @@ static int check_meta(struct wheel *w, struct wp_str fname, struct wp_str fversi
 	}
 	have_md = true;
 	if (!same_name(WP_STR(md.name), fname) || !same_version(WP_STR(md.version), fversion)) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' says '%s %s', the file name says "
-			     "'%.*s %.*s'", w->file, mpath, md.name, md.version, WP_STR_FMT(fname),
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s': member '%s' says '%s %s', the file name says "
+			     "'%.*s %.*s'",
+			     w->file, mpath, md.name, md.version, WP_STR_FMT(fname),
 			     WP_STR_FMT(fversion));
 		goto out;
 	}
@@ -1065,7 +1126,8 @@ int wp_wheel_verify_named(const char *path, const char *filename, const struct w
 }
 
 int wp_wheel_verify_streamed(const char *path, const char *filename, struct wp_wheel_stream *s,
-			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err)
+			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info,
+			     struct wp_err *err)
 {
 	return verify(path, filename, s, lim, info, err);
 }
@@ -1157,25 +1219,29 @@ static bool wants_crc(const struct wheel *w, const char *name)
 
 /* Uncompressed bytes of an extracted member: counted against its header and the ratio limit,
  * hashed, CRC'd when wanted, handed to the sink. */
-static int extracted(struct wheel *w, struct member *m, const unsigned char *p, size_t n, uint64_t limit,
-		     struct wp_hasher *hs, bool crc_on, uint32_t *crc, uint64_t *actual, wp_wheel_sink_fn *sink,
-		     void *ctx, struct wp_err *err)
+static int extracted(struct wheel *w, struct member *m, const unsigned char *p, size_t n,
+		     uint64_t limit, struct wp_hasher *hs, bool crc_on, uint32_t *crc,
+		     uint64_t *actual, wp_wheel_sink_fn *sink, void *ctx, struct wp_err *err)
 {
 	char nb[NAME_SHOW];
 	*actual += n;
 	if (m->method == 0 && *actual > m->usize)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' holds more than the %llu bytes its header says",
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': member '%s' holds more than the %llu bytes its header says",
 			       w->file, show(m->name, nb), (unsigned long long)m->usize);
 	if (*actual > m->usize || *actual > limit)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' inflates past %s", w->file, show(m->name, nb),
-			       *actual > m->usize ? "the size its header says" : "the ratio limit: a zip bomb");
+		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' inflates past %s", w->file,
+			       show(m->name, nb),
+			       *actual > m->usize ? "the size its header says" :
+						    "the ratio limit: a zip bomb");
 	wp_hasher_update(hs, p, n);
 	if (crc_on)
 		*crc = crc_more(*crc, p, n);
 	return sink ? sink(ctx, p, n, err) : 0;
 }
 
-static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *sink, void *ctx, struct wp_err *err)
+static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *sink, void *ctx,
+			  struct wp_err *err)
 {
 	enum { CHUNK = 256 << 10 };
 	unsigned char h[30];
@@ -1196,11 +1262,14 @@ static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *s
 		return rc;
 	uint64_t pos = m->offset + 30 + wp_le16(h + 26) + wp_le16(h + 28);
 	if (pos > w->cd_offset || m->csize > w->cd_offset - pos)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' runs into the central directory", w->file,
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': member '%s' runs into the central directory", w->file,
 			       show(m->name, nb));
 	if (m->method != 0 && m->method != 8)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' uses compression method %u (only stored "
-			       "and deflated are wheels')", w->file, show(m->name, nb), m->method);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': member '%s' uses compression method %u (only stored "
+			       "and deflated are wheels')",
+			       w->file, show(m->name, nb), m->method);
 	if ((rc = wp_hasher_init(&hs, WP_HASH_SHA256, err)))
 		return rc;
 	uint64_t limit = (uint64_t)w->lim.max_ratio * (m->csize ? m->csize : 1);
@@ -1216,7 +1285,8 @@ static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *s
 #else
 		memset(&zs, 0, sizeof(zs));
 		if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': cannot start inflating '%s'", w->file, show(m->name, nb));
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': cannot start inflating '%s'",
+				     w->file, show(m->name, nb));
 			goto out;
 		}
 		z_on = true;
@@ -1233,7 +1303,8 @@ static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *s
 		if (m->method == 0) {
 			if (!k)
 				break;
-			if ((rc = extracted(w, m, in, k, UINT64_MAX, &hs, crc_on, &crc, &actual, sink, ctx, err)))
+			if ((rc = extracted(w, m, in, k, UINT64_MAX, &hs, crc_on, &crc, &actual,
+					    sink, ctx, err)))
 				goto out;
 			continue;
 		}
@@ -1246,18 +1317,21 @@ static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *s
 			zs->avail_out = CHUNK;
 			int zr = isal_inflate(zs);
 			if (zr < 0 || zr == ISAL_NEED_DICT) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' does not inflate: damaged data",
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' does not inflate: damaged data",
 					     w->file, show(m->name, nb));
 				goto out;
 			}
 			size_t got = CHUNK - zs->avail_out;
-			if (got && (rc = extracted(w, m, outb, got, limit, &hs, crc_on, &crc, &actual, sink, ctx, err)))
+			if (got && (rc = extracted(w, m, outb, got, limit, &hs, crc_on, &crc,
+						   &actual, sink, ctx, err)))
 				goto out;
 			if (zs->block_state == ISAL_BLOCK_FINISH) {
 				ended = true;
 				break;
 			}
-			/* no progress, or all input taken with room to spare: it wants more input */
+			/* no progress, or all input taken with room to spare: it wants more
+			 * input */
 			if ((!got && zs->avail_in == had) || (!zs->avail_in && zs->avail_out))
 				break;
 		}
@@ -1269,12 +1343,14 @@ static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *s
 			zs.avail_out = CHUNK;
 			int zr = inflate(&zs, Z_NO_FLUSH);
 			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' does not inflate: %s", w->file,
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' does not inflate: %s", w->file,
 					     show(m->name, nb), zs.msg ? zs.msg : "damaged data");
 				goto out;
 			}
 			size_t got = CHUNK - zs.avail_out;
-			if (got && (rc = extracted(w, m, outb, got, limit, &hs, crc_on, &crc, &actual, sink, ctx, err)))
+			if (got && (rc = extracted(w, m, outb, got, limit, &hs, crc_on, &crc,
+						   &actual, sink, ctx, err)))
 				goto out;
 			if (zr == Z_STREAM_END) {
 				ended = true;
@@ -1288,12 +1364,14 @@ static int extract_member(struct wheel *w, struct member *m, wp_wheel_sink_fn *s
 			break;
 	}
 	if (!ended || left) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is cut short", w->file, show(m->name, nb));
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' is cut short", w->file,
+			     show(m->name, nb));
 		goto out;
 	}
 	if (actual != m->usize || (crc_on && crc != m->crc)) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': %s differs from its header's", w->file,
-			     show(m->name, nb), actual != m->usize ? "the size" : "the CRC-32");
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s': %s differs from its header's",
+			     w->file, show(m->name, nb),
+			     actual != m->usize ? "the size" : "the CRC-32");
 		goto out;
 	}
 	if ((rc = wp_hasher_final_raw(&hs, m->sha256, NULL, err)))
@@ -1317,12 +1395,14 @@ static int buf_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 {
 	struct wp_buf *b = ctx;
 	if (wp_buf_add(b, p, n) < 0)
-		return wp_fail(err, -WPE_INTEGRITY, "a .dist-info file is larger than %zu bytes", b->max);
+		return wp_fail(err, -WPE_INTEGRITY, "a .dist-info file is larger than %zu bytes",
+			       b->max);
 	return 0;
 }
 
 int wp_wheel_reader_open(const char *path, const char *filename, const struct wp_wheel_limits *lim,
-			 struct wp_wheel_reader **out, struct wp_wheel_info *info, struct wp_err *err)
+			 struct wp_wheel_reader **out, struct wp_wheel_info *info,
+			 struct wp_err *err)
 {
 	struct wp_wheel_reader *r = wp_xcalloc(1, sizeof(*r));
 	struct wheel *w = &r->w;
@@ -1351,7 +1431,8 @@ int wp_wheel_reader_open(const char *path, const char *filename, const struct wp
 	struct wp_str base = WP_STR(base_name), parts[7];
 	int np = 0;
 	if (!wp_str_endswith(base, ".whl")) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not named like a wheel (*.whl)", w->file);
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not named like a wheel (*.whl)",
+			     w->file);
 		goto out;
 	}
 	base.n -= 4;
@@ -1411,8 +1492,8 @@ int wp_wheel_reader_check(struct wp_wheel_reader *r, struct wp_err *err)
 	char nb[NAME_SHOW];
 	for (size_t i = 0; i < r->w.n; i++)
 		if (!r->w.m[i].is_dir && !r->w.m[i].seen)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' was not read", r->w.file,
-				       show(r->w.m[i].name, nb));
+			return wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' was not read",
+				       r->w.file, show(r->w.m[i].name, nb));
 	for (size_t i = 0; i < r->w.n; i++)
 		r->w.m[i].in_record = false;
 	return check_record(&r->w, err);
@@ -1477,7 +1558,8 @@ int wp_wheel_reader_trust_record(struct wp_wheel_reader *r, struct wp_err *err)
 	}
 	for (size_t i = 0; i < w->n && !rc; i++)
 		if (!w->m[i].is_dir && !w->m[i].seen && !may_lack_hash(w, w->m[i].name))
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' has no usable sha256 and size in RECORD",
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' has no usable sha256 and size in RECORD",
 				     w->file, show(w->m[i].name, nb));
 	for (int i = 0; i < 3; i++)
 		wp_buf_free(&f[i]);

@@ -26,8 +26,9 @@ struct wp_wheel_info {
 	long long n_members;    /* files and directories */
 	long long unpacked_size;
 	/* The GPU code of its shared objects (.so/.pyd/.dll), read from the bytes the RECORD check
-	 * inflated (resolver/gpucode.h's text form): NULL when it has no shared object, "" when they
-	 * carry no GPU code. gpu_problem: the fatbinary reader's complaint ("member 'x.so': ..."), or NULL. */
+	 * inflated (resolver/gpucode.h's text form): NULL when it has no shared object, "" when
+	 * they carry no GPU code. gpu_problem: the fatbinary reader's complaint ("member 'x.so':
+	 * ..."), or NULL. */
 	char *gpu_code;
 	char *gpu_problem;
 };
@@ -46,7 +47,8 @@ struct wp_wheel_stream; /* verify/wheelstream.h */
 /* wp_wheel_verify_named, taking each member's hash and size from what the stream saw where it
  * agrees with the central directory; the whole second pass otherwise. s may be NULL. */
 int wp_wheel_verify_streamed(const char *path, const char *filename, struct wp_wheel_stream *s,
-			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info, struct wp_err *err);
+			     const struct wp_wheel_limits *lim, struct wp_wheel_info *info,
+			     struct wp_err *err);
 
 /* NULL when an archive member name is safe to create under a directory; else why it is not
  * ("is absolute", "has a '..' segment", ...). len counts every byte, so a NUL inside is seen. */
@@ -65,7 +67,7 @@ char *wp_member_name_show(const char *name, size_t n, char *out, size_t outsz);
 struct wp_wheel_reader;
 
 struct wp_wheel_entry {
-	const char *name;     /* the member's path in the archive (checked by wp_member_name_problem) */
+	const char *name; /* the member's path in the archive (checked by wp_member_name_problem) */
 	unsigned long long size;
 	unsigned mode;        /* st_mode (type and bits) from a Unix-made zip, 0 otherwise */
 	int is_dir;
@@ -75,7 +77,8 @@ struct wp_wheel_entry {
 typedef int wp_wheel_sink_fn(void *ctx, const void *p, size_t n, struct wp_err *err);
 
 int wp_wheel_reader_open(const char *path, const char *filename, const struct wp_wheel_limits *lim,
-			 struct wp_wheel_reader **out, struct wp_wheel_info *info, struct wp_err *err);
+			 struct wp_wheel_reader **out, struct wp_wheel_info *info,
+			 struct wp_err *err);
 size_t wp_wheel_reader_count(const struct wp_wheel_reader *r);
 void wp_wheel_reader_entry(const struct wp_wheel_reader *r, size_t i, struct wp_wheel_entry *e);
 /* Member i through sink (NULL: hashed only), checked against its CRC-32, sizes and the ratio

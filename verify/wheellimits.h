@@ -1,6 +1,6 @@
 /* verify/wheellimits.h: the ceilings a wheel is checked under, shared by the verifier
- * (verify/wheel.h) and the stream that hashes a wheel as it arrives (verify/wheelstream.h), which the
- * verifier uses: apart from both so that neither header includes the other. Plain data. */
+ * (verify/wheel.h) and the stream that hashes a wheel as it arrives (verify/wheelstream.h), which
+ * the verifier uses: apart from both so that neither header includes the other. Plain data. */
 #ifndef WP_WHEELLIMITS_H
 #define WP_WHEELLIMITS_H
 

@@ -69,7 +69,7 @@ struct work {
 	struct wp_sha256 *pair;
 	bool paired;
 	unsigned char *out;              /* OUT_BLOCK bytes for inflate */
-	struct wp_fatbin_scan *fb;       /* a shared object's GPU code, read on the way (NULL: not one) */
+	struct wp_fatbin_scan *fb; /* a shared object's GPU code, read on the way (NULL: not one) */
 };
 
 struct job {
@@ -90,7 +90,7 @@ struct pool {
 	struct job *head, *tail;
 	size_t busy;                     /* jobs taken and not yet finished */
 	uint64_t avail;                  /* bytes of the file written (and fed) so far */
-	unsigned gen;                    /* bumped by reset: work of an older generation is dropped */
+	unsigned gen; /* bumped by reset: work of an older generation is dropped */
 	bool eof;                        /* no more bytes will come (settle) */
 	bool quit;
 	bool started;
@@ -115,7 +115,7 @@ struct wp_wheel_stream {
 	struct wp_wheel_smember *m;      /* in file order */
 	size_t n, cap;
 	struct pool *pool;               /* NULL: everything inline */
-	bool crc_all;                    /* every member's CRC-32 too, not only the dist-info files' */
+	bool crc_all; /* every member's CRC-32 too, not only the dist-info files' */
 	bool hash_file;                  /* the file's own sha256 too (wp_wheel_stream_hash_file) */
 	struct wp_sha256 file;
 };
@@ -285,7 +285,8 @@ static bool work_data(struct work *w, const unsigned char *p, size_t n)
 				if (st->avail_in)
 					m->bad = true;
 			} else if (!got && st->avail_in == had) {
-				/* nothing more without input: at the member's end, a stream that does not end */
+				/* nothing more without input: at the member's end, a stream that
+				 * does not end */
 				if (w->left == 0)
 					m->bad = true;
 				break;
@@ -310,7 +311,8 @@ static bool work_data(struct work *w, const unsigned char *p, size_t n)
 					if (w->z.avail_in)
 						m->bad = true;
 				} else if (zr != Z_OK || (!got && !w->z.avail_in)) {
-					/* an error, or a stream that wants input past its compressed size */
+					/* an error, or a stream that wants input past its
+					 * compressed size */
 					if (zr != Z_OK || w->left == 0)
 						m->bad = true;
 					break;
@@ -354,8 +356,8 @@ static bool read_back(int fd, unsigned char *buf, size_t n, uint64_t off)
 
 /* One member, read back as it arrives; its verdict published into s->m unless the stream was
  * reset (or ended) before all of it came. */
-static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, unsigned gen, struct work *w,
-		    unsigned char *in)
+static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, unsigned gen,
+		    struct work *w, unsigned char *in)
 {
 	w->m = &j->shadow;
 	bool ok = work_begin(w, s->crc_all);
@@ -371,7 +373,8 @@ static void run_job(struct wp_wheel_stream *s, struct pool *p, struct job *j, un
 		/* as much as has arrived, once a whole block (or the member's rest) has */
 		bool have = pool_wait_bytes(p, gen, off + want);
 		if (!have && p->avail > off && p->gen == gen && !p->quit)
-			want = p->avail - off; /* the stream ended: what there is, then it stops short */
+			want = p->avail - off; /* the stream ended: what there is, then it stops
+						  short */
 		else if (!have)
 			want = 0;
 		pthread_mutex_unlock(&p->mu);
@@ -506,7 +509,8 @@ int wp_wheel_stream_hash_file(struct wp_wheel_stream *s)
 	return 0;
 }
 
-int wp_wheel_stream_file_sha256(struct wp_wheel_stream *s, unsigned char out[WP_SHA256_LEN], long long *len)
+int wp_wheel_stream_file_sha256(struct wp_wheel_stream *s, unsigned char out[WP_SHA256_LEN],
+				long long *len)
 {
 	struct wp_err e = WP_ERR_INIT;
 	if (!s->hash_file)
@@ -684,7 +688,8 @@ static void lose(struct wp_wheel_stream *s)
 static const char *dist_info_file(const char *name)
 {
 	const char *slash = strchr(name, '/');
-	if (!slash || strchr(slash + 1, '/') || slash - name < 10 || memcmp(slash - 10, ".dist-info", 10) != 0)
+	if (!slash || strchr(slash + 1, '/') || slash - name < 10 ||
+	    memcmp(slash - 10, ".dist-info", 10) != 0)
 		return NULL;
 	return slash + 1;
 }
@@ -715,7 +720,8 @@ static void begin_member(struct wp_wheel_stream *s)
 	const unsigned char *x = (const unsigned char *)s->namex.data + s->nlen;
 	size_t xn = s->namex.len - s->nlen;
 	/* encrypted, a data descriptor (sizes unknown here), or a method we do not decode */
-	if ((flags & 1) || (flags & 8) || (method != 0 && method != 8) || memchr(s->namex.data, 0, s->nlen)) {
+	if ((flags & 1) || (flags & 8) || (method != 0 && method != 8) ||
+	    memchr(s->namex.data, 0, s->nlen)) {
 		lose(s);
 		return;
 	}
@@ -746,7 +752,8 @@ static void begin_member(struct wp_wheel_stream *s)
 	bool is_dir = s->nlen && name[s->nlen - 1] == '/';
 	/* a deflated member past the first MiB, or a big one, goes to the pool; the dist-info
 	 * files stay here (they are small, and the verifier wants their bytes and CRC) */
-	bool pooled = s->pool && !di && !is_dir && method == 8 && (csize >= s->pool->min_member || s->pos >= s->pool->after);
+	bool pooled = s->pool && !di && !is_dir && method == 8 &&
+		      (csize >= s->pool->min_member || s->pos >= s->pool->after);
 	if (pooled) {
 		pthread_mutex_lock(&s->pool->mu);
 		pooled = pool_start(s);
@@ -825,7 +832,8 @@ void wp_wheel_stream_feed(struct wp_wheel_stream *s, const void *data, size_t n)
 			s->head_have += k;
 			p += k, n -= k, s->pos += k;
 			if (s->head_have >= 4 && wp_le32(s->head) == SIG_CENTRAL && s->n) {
-				s->state = S_DONE; /* the members are over; the verifier reads the directory itself */
+				s->state = S_DONE; /* the members are over; the verifier reads the
+						      directory itself */
 				break;
 			}
 			if (s->head_have >= 4 && wp_le32(s->head) != SIG_LOCAL) {
@@ -854,9 +862,11 @@ void wp_wheel_stream_feed(struct wp_wheel_stream *s, const void *data, size_t n)
 				begin_member(s);
 				if (s->state == S_DATA && data_left(s) == 0) {
 					if (s->cur_pooled)
-						end_member(s); /* the pool thread sees its empty data itself */
+						end_member(s); /* the pool thread sees its empty
+								  data itself */
 					else
-						data_bytes(s, p, 0); /* an empty deflate stream is still a stream */
+						data_bytes(s, p, 0); /* an empty deflate stream is
+									still a stream */
 				}
 			}
 			break;

@@ -1,8 +1,7 @@
-/* verify/wheelstream.h: a wheel's members hashed while its bytes arrive, for wp_wheel_verify_streamed
- * (verify/wheel.h).
- * Ownership: wp_wheel_stream_new returns a stream the caller frees with wp_wheel_stream_free; it
- * owns every member record and capture in it, and its pool's threads. The limits are copied. One
- * feeder at a time (the pool's threads are its own). */
+/* verify/wheelstream.h: a wheel's members hashed while its bytes arrive, for
+ * wp_wheel_verify_streamed (verify/wheel.h). Ownership: wp_wheel_stream_new returns a stream the
+ * caller frees with wp_wheel_stream_free; it owns every member record and capture in it, and its
+ * pool's threads. The limits are copied. One feeder at a time (the pool's threads are its own). */
 #ifndef WP_WHEELSTREAM_H
 #define WP_WHEELSTREAM_H
 
@@ -23,12 +22,12 @@ struct wp_wheel_smember {
 	uint16_t method;
 	bool is_dir;
 	bool done;              /* all its data went past */
-	bool bad;               /* past a claim or a limit, or data that does not decode: not taken */
+	bool bad; /* past a claim or a limit, or data that does not decode: not taken */
 	bool captured;          /* a dist-info file the verifier parses: capture holds it */
 	bool crc_checked;       /* crc holds the CRC-32 of its bytes (dist-info files only) */
 	bool shared_object;     /* a .so/.pyd/.dll whose GPU code is read as its bytes pass */
-	char *gpu_code;         /* what was read (resolver/gpucode.h's text form; "" none); NULL unread */
-	char *gpu_problem;      /* the reader's complaint (a container it does not know); NULL none */
+	char *gpu_code; /* what was read (resolver/gpucode.h's text form; "" none); NULL unread */
+	char *gpu_problem; /* the reader's complaint (a container it does not know); NULL none */
 	uint32_t crc;
 	unsigned char sha256[WP_SHA256_LEN];
 	struct wp_buf capture;
@@ -56,7 +55,8 @@ int wp_wheel_stream_use_fd(struct wp_wheel_stream *s, int fd, int threads);
 int wp_wheel_stream_hash_file(struct wp_wheel_stream *s);
 /* The file's digest and how many bytes it covers (every byte fed since the start or the last
  * reset); -1 when the stream was not asked to take it, or already gave it. */
-int wp_wheel_stream_file_sha256(struct wp_wheel_stream *s, unsigned char out[WP_SHA256_LEN], long long *len);
+int wp_wheel_stream_file_sha256(struct wp_wheel_stream *s, unsigned char out[WP_SHA256_LEN],
+				long long *len);
 /* Which deflated members the pool takes: those of at least min_member compressed bytes, and every
  * one past byte after of the file (defaults 256 KiB and 1 MiB; the tests give it all with 0, 0). */
 void wp_wheel_stream_pool_from(struct wp_wheel_stream *s, uint64_t min_member, uint64_t after);

@@ -1,4 +1,5 @@
-/* verify/zipcd.c: a zip's end records and central directory entries, read from bytes (the one reader). */
+/* verify/zipcd.c: a zip's end records and central directory entries, read from bytes (the one
+ * reader). */
 #include "verify/zipcd.h"
 
 #include "base/bytes.h"
@@ -21,18 +22,21 @@ int wp_zip_end_read(const char *file, const unsigned char *win, size_t win_len, 
 {
 	memset(end, 0, sizeof(*end));
 	if (win_len > file_size)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': a tail of %zu bytes is longer than the file (%" PRIu64 ")",
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': a tail of %zu bytes is longer than the file (%" PRIu64 ")",
 			       file, win_len, file_size);
 	if (win_len < EOCD_LEN)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip: %zu bytes are too few for an end record",
-			       file, win_len);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s' is not a zip: %zu bytes are too few for an end record", file,
+			       win_len);
 	uint64_t win_start = file_size - win_len;
 
 	/* the EOCD whose comment runs exactly to the end of the file, nearest the end first */
 	size_t i = win_len - EOCD_LEN, lo = i > MAX_COMMENT ? i - MAX_COMMENT : 0;
 	bool found = false;
 	for (;; i--) {
-		if (wp_le32(win + i) == SIG_EOCD && i + EOCD_LEN + wp_le16(win + i + 20) == win_len) {
+		if (wp_le32(win + i) == SIG_EOCD &&
+		    i + EOCD_LEN + wp_le16(win + i + 20) == win_len) {
 			found = true;
 			break;
 		}
@@ -40,12 +44,15 @@ int wp_zip_end_read(const char *file, const unsigned char *win, size_t win_len, 
 			break;
 	}
 	if (!found)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is not a zip: no end of central directory record in its "
-			       "last %zu bytes", file, win_len);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s' is not a zip: no end of central directory record in its "
+			       "last %zu bytes",
+			       file, win_len);
 
 	const unsigned char *e = win + i;
 	uint64_t eocd_pos = win_start + i;
-	uint64_t disk = wp_le16(e + 4), cd_disk = wp_le16(e + 6), n_disk = wp_le16(e + 8), n = wp_le16(e + 10);
+	uint64_t disk = wp_le16(e + 4), cd_disk = wp_le16(e + 6), n_disk = wp_le16(e + 8),
+		 n = wp_le16(e + 10);
 	uint64_t cd_size = wp_le32(e + 12), cd_off = wp_le32(e + 16);
 	bool saturated = n == 0xFFFF || n_disk == 0xFFFF || disk == 0xFFFF || cd_disk == 0xFFFF ||
 			 cd_size == 0xFFFFFFFFu || cd_off == 0xFFFFFFFFu;
@@ -61,11 +68,15 @@ int wp_zip_end_read(const char *file, const unsigned char *win, size_t win_len, 
 		uint64_t loc_pos = eocd_pos - Z64_LOC_LEN;
 		uint64_t z64_off = wp_le64(l + 8);
 		if (wp_le32(l + 4) != 0 || wp_le32(l + 16) > 1)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-disk zip (zip64 locator: disk %" PRIu32
-				       " of %" PRIu32 ")", file, wp_le32(l + 4), wp_le32(l + 16));
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s' is a multi-disk zip (zip64 locator: disk %" PRIu32
+				       " of %" PRIu32 ")",
+				       file, wp_le32(l + 4), wp_le32(l + 16));
 		if (loc_pos < Z64_END_LEN || z64_off > loc_pos - Z64_END_LEN)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': the zip64 end record at offset %" PRIu64
-				       " does not fit before its locator at %" PRIu64, file, z64_off, loc_pos);
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s': the zip64 end record at offset %" PRIu64
+				       " does not fit before its locator at %" PRIu64,
+				       file, z64_off, loc_pos);
 		if (z64_off < win_start) {
 			end->need_more = true;
 			end->need_from = z64_off;
@@ -73,9 +84,12 @@ int wp_zip_end_read(const char *file, const unsigned char *win, size_t win_len, 
 		}
 		const unsigned char *r = win + (z64_off - win_start);
 		uint64_t rec_len = wp_le64(r + 4);
-		if (wp_le32(r) != SIG_Z64_END || rec_len < Z64_END_LEN - 12 || rec_len > loc_pos - z64_off - 12)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': no zip64 end record at offset %" PRIu64
-				       " where its locator points", file, z64_off);
+		if (wp_le32(r) != SIG_Z64_END || rec_len < Z64_END_LEN - 12 ||
+		    rec_len > loc_pos - z64_off - 12)
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s': no zip64 end record at offset %" PRIu64
+				       " where its locator points",
+				       file, z64_off);
 		disk = wp_le32(r + 16);
 		cd_disk = wp_le32(r + 20);
 		n_disk = wp_le64(r + 24);
@@ -84,23 +98,32 @@ int wp_zip_end_read(const char *file, const unsigned char *win, size_t win_len, 
 		cd_off = wp_le64(r + 48);
 		end_start = z64_off;
 	} else if (saturated) {
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': the end record needs zip64 values, but there is no "
-			       "zip64 locator", file);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': the end record needs zip64 values, but there is no "
+			       "zip64 locator",
+			       file);
 	}
 
 	if (disk != 0 || cd_disk != 0 || n_disk != n)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' is a multi-disk zip (disk %" PRIu64 ", directory on "
-			       "disk %" PRIu64 ")", file, disk, cd_disk);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s' is a multi-disk zip (disk %" PRIu64 ", directory on "
+			       "disk %" PRIu64 ")",
+			       file, disk, cd_disk);
 	if (cd_size > max_cd)
-		return wp_fail(err, -WPE_TOO_BIG, "'%s': a central directory of %" PRIu64 " bytes is over "
-			       "the limit of %" PRIu64, file, cd_size, max_cd);
+		return wp_fail(err, -WPE_TOO_BIG,
+			       "'%s': a central directory of %" PRIu64 " bytes is over "
+			       "the limit of %" PRIu64,
+			       file, cd_size, max_cd);
 	if (cd_off > end_start || cd_size > end_start - cd_off)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': the central directory (%" PRIu64 " bytes at offset "
-			       "%" PRIu64 ") runs past its end record at %" PRIu64, file, cd_size, cd_off,
-			       end_start);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': the central directory (%" PRIu64 " bytes at offset "
+			       "%" PRIu64 ") runs past its end record at %" PRIu64,
+			       file, cd_size, cd_off, end_start);
 	if (n > cd_size / WP_ZIP_CENTRAL_LEN)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': %" PRIu64 " entries cannot fit in a central "
-			       "directory of %" PRIu64 " bytes", file, n, cd_size);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': %" PRIu64 " entries cannot fit in a central "
+			       "directory of %" PRIu64 " bytes",
+			       file, n, cd_size);
 	end->cd_offset = cd_off;
 	end->cd_size = cd_size;
 	end->n_entries = n;

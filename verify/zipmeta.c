@@ -49,7 +49,8 @@ static bool norm_name(const char *s, size_t n, char *out, size_t outsz)
 }
 
 /* "<name>-<version>.dist-info/METADATA" at the top level, for this project and version. */
-static bool is_our_metadata(const unsigned char *name, size_t n, const char *project, const char *version)
+static bool is_our_metadata(const unsigned char *name, size_t n, const char *project,
+			    const char *version)
 {
 	size_t sl = strlen(META_SUFFIX);
 	const char *s = (const char *)name;
@@ -62,11 +63,13 @@ static bool is_our_metadata(const unsigned char *name, size_t n, const char *pro
 	char norm[256];
 	if (!norm_name(s, (size_t)(dash - s), norm, sizeof(norm)) || strcmp(norm, project) != 0)
 		return false;
-	return wp_version_text_equal(dash + 1, (size_t)(s + stem - dash - 1), version, strlen(version));
+	return wp_version_text_equal(dash + 1, (size_t)(s + stem - dash - 1), version,
+				     strlen(version));
 }
 
-int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_len, const struct wp_zip_end *end,
-			 const char *project, const char *version, struct wp_zip_member *m, struct wp_err *err)
+int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_len,
+			 const struct wp_zip_end *end, const char *project, const char *version,
+			 struct wp_zip_member *m, struct wp_err *err)
 {
 	char proj[256], show[96];
 	size_t p = 0, found = 0;
@@ -75,31 +78,41 @@ int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_le
 	if (!norm_name(project, strlen(project), proj, sizeof(proj)))
 		return wp_fail(err, -WPE_USAGE, "project name '%s' is too long", project);
 	if (cd_len != end->cd_size)
-		return wp_fail(err, -WPE_USAGE, "'%s': %zu bytes of central directory given, %" PRIu64 " needed",
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s': %zu bytes of central directory given, %" PRIu64 " needed",
 			       file, cd_len, end->cd_size);
 	for (uint64_t k = 0; k < end->n_entries; k++) {
 		struct wp_zip_entry e;
 		int er = wp_zip_entry_read(cd, cd_len, p, &e);
 		if (er == WP_ZIP_ENTRY_BAD)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %" PRIu64 " of %" PRIu64
-				       " is missing or bad (at byte %zu of %zu)", file, k + 1, end->n_entries, p,
-				       cd_len);
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s': central directory entry %" PRIu64 " of %" PRIu64
+				       " is missing or bad (at byte %zu of %zu)",
+				       file, k + 1, end->n_entries, p, cd_len);
 		if (er)
-			return wp_fail(err, -WPE_INTEGRITY, "'%s': central directory entry %" PRIu64 " runs past "
-				       "the directory's end", file, k + 1);
+			return wp_fail(err, -WPE_INTEGRITY,
+				       "'%s': central directory entry %" PRIu64 " runs past "
+				       "the directory's end",
+				       file, k + 1);
 		size_t nl = e.name_len;
 		if (is_our_metadata(e.name, nl, proj, version)) {
 			if (++found > 1)
-				return wp_fail(err, -WPE_INTEGRITY, "'%s' has more than one '%s'", file, m->name);
+				return wp_fail(err, -WPE_INTEGRITY, "'%s' has more than one '%s'",
+					       file, m->name);
 			if (nl >= sizeof(m->name))
-				return wp_fail(err, -WPE_INTEGRITY, "'%s': a METADATA path of %zu bytes is too long",
+				return wp_fail(err, -WPE_INTEGRITY,
+					       "'%s': a METADATA path of %zu bytes is too long",
 					       file, nl);
 			memcpy(m->name, e.name, nl);
 			m->name[nl] = 0;
 			m->name_len = (uint16_t)nl;
 			if (wp_zip_entry_zip64(&e))
-				return wp_fail(err, -WPE_INTEGRITY, "'%s': entry '%s' lacks the zip64 sizes its header "
-					       "asks for", file, wp_member_name_show(m->name, m->name_len, show, sizeof(show)));
+				return wp_fail(err, -WPE_INTEGRITY,
+					       "'%s': entry '%s' lacks the zip64 sizes its header "
+					       "asks for",
+					       file,
+					       wp_member_name_show(m->name, m->name_len, show,
+								   sizeof(show)));
 			m->flags = e.flags;
 			m->method = e.method;
 			m->crc32 = e.crc32;
@@ -110,31 +123,40 @@ int wp_zip_find_metadata(const char *file, const unsigned char *cd, size_t cd_le
 		p = e.next;
 	}
 	if (!found)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' has no %s-%s.dist-info/METADATA", file, project, version);
+		return wp_fail(err, -WPE_INTEGRITY, "'%s' has no %s-%s.dist-info/METADATA", file,
+			       project, version);
 
 	const char *mn = wp_member_name_show(m->name, m->name_len, show, sizeof(show));
 	if (m->flags & 1)
 		return wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' is encrypted", file, mn);
 	if (m->method != 0 && m->method != 8)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' uses compression method %u (only stored and "
-			       "deflated are read)", file, mn, m->method);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': '%s' uses compression method %u (only stored and "
+			       "deflated are read)",
+			       file, mn, m->method);
 	if (m->size > WP_ZIPMETA_MAX_META || m->comp_size > MAX_META_COMP)
-		return wp_fail(err, -WPE_TOO_BIG, "'%s': '%s' is %" PRIu64 " bytes (%" PRIu64 " packed), over the "
-			       "limit of %" PRIu64, file, mn, m->size, m->comp_size, WP_ZIPMETA_MAX_META);
+		return wp_fail(err, -WPE_TOO_BIG,
+			       "'%s': '%s' is %" PRIu64 " bytes (%" PRIu64 " packed), over the "
+			       "limit of %" PRIu64,
+			       file, mn, m->size, m->comp_size, WP_ZIPMETA_MAX_META);
 	if (m->method == 0 && m->comp_size != m->size)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' is stored, but its sizes differ (%" PRIu64 " and "
-			       "%" PRIu64 ")", file, mn, m->comp_size, m->size);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': '%s' is stored, but its sizes differ (%" PRIu64 " and "
+			       "%" PRIu64 ")",
+			       file, mn, m->comp_size, m->size);
 	/* its local header and data come before the central directory */
 	uint64_t least = LOCAL_LEN + (uint64_t)m->name_len + m->comp_size;
 	if (m->local_offset > end->cd_offset || least > end->cd_offset - m->local_offset)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' at offset %" PRIu64 " (%" PRIu64 " bytes) overlaps "
-			       "the central directory at %" PRIu64, file, mn, m->local_offset, m->comp_size,
-			       end->cd_offset);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': '%s' at offset %" PRIu64 " (%" PRIu64 " bytes) overlaps "
+			       "the central directory at %" PRIu64,
+			       file, mn, m->local_offset, m->comp_size, end->cd_offset);
 	return 0;
 }
 
-int wp_zip_local_data(const char *file, const unsigned char *buf, size_t len, const struct wp_zip_member *m,
-		      size_t *data_at, uint64_t *need, struct wp_err *err)
+int wp_zip_local_data(const char *file, const unsigned char *buf, size_t len,
+		      const struct wp_zip_member *m, size_t *data_at, uint64_t *need,
+		      struct wp_err *err)
 {
 	char show[96];
 	const char *mn = wp_member_name_show(m->name, m->name_len, show, sizeof(show));
@@ -146,26 +168,32 @@ int wp_zip_local_data(const char *file, const unsigned char *buf, size_t len, co
 		return 0;
 	}
 	if (wp_le32(buf) != SIG_LOCAL)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': no local header for '%s' at offset %" PRIu64, file, mn,
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': no local header for '%s' at offset %" PRIu64, file, mn,
 			       m->local_offset);
 	uint64_t nl = wp_le16(buf + 26), xl = wp_le16(buf + 28);
 	if (nl != m->name_len || wp_le16(buf + 8) != m->method || (wp_le16(buf + 6) & 1))
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': the local header of '%s' disagrees with its central "
-			       "directory entry", file, mn);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': the local header of '%s' disagrees with its central "
+			       "directory entry",
+			       file, mn);
 	uint64_t total = LOCAL_LEN + nl + xl + m->comp_size;
 	if (total > len) {
 		*need = total;
 		return 0;
 	}
 	if (memcmp(buf + LOCAL_LEN, m->name, m->name_len) != 0)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s': the local header at offset %" PRIu64 " names another "
-			       "file than '%s'", file, m->local_offset, mn);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s': the local header at offset %" PRIu64 " names another "
+			       "file than '%s'",
+			       file, m->local_offset, mn);
 	*data_at = (size_t)(LOCAL_LEN + nl + xl);
 	return 0;
 }
 
-int wp_zip_member_decode(const char *file, const unsigned char *data, size_t len, const struct wp_zip_member *m,
-			 char **out, size_t *out_len, struct wp_err *err)
+int wp_zip_member_decode(const char *file, const unsigned char *data, size_t len,
+			 const struct wp_zip_member *m, char **out, size_t *out_len,
+			 struct wp_err *err)
 {
 	char show[96];
 	const char *mn = wp_member_name_show(m->name, m->name_len, show, sizeof(show));
@@ -174,7 +202,8 @@ int wp_zip_member_decode(const char *file, const unsigned char *data, size_t len
 	*out = NULL;
 	*out_len = 0;
 	if (len != m->comp_size || m->size > WP_ZIPMETA_MAX_META || m->comp_size > MAX_META_COMP)
-		return wp_fail(err, -WPE_USAGE, "'%s': '%s' needs %" PRIu64 " bytes of data, %zu given", file, mn,
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s': '%s' needs %" PRIu64 " bytes of data, %zu given", file, mn,
 			       m->comp_size, len);
 	size_t size = (size_t)m->size;
 	/* one byte more than declared, so data that inflates past it is seen */
@@ -182,7 +211,8 @@ int wp_zip_member_decode(const char *file, const unsigned char *data, size_t len
 
 	if (m->method == 0) {
 		if (len != size) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' is stored, but its sizes differ", file, mn);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': '%s' is stored, but its sizes differ", file, mn);
 			goto out;
 		}
 		if (size)
@@ -191,7 +221,8 @@ int wp_zip_member_decode(const char *file, const unsigned char *data, size_t len
 		z_stream zs;
 		memset(&zs, 0, sizeof(zs));
 		if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': cannot start inflating '%s'", file, mn);
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': cannot start inflating '%s'", file,
+				     mn);
 			goto out;
 		}
 		zs.next_in = (Bytef *)(uintptr_t)data;
@@ -205,27 +236,34 @@ int wp_zip_member_decode(const char *file, const unsigned char *data, size_t len
 		snprintf(whybuf, sizeof(whybuf), "%s", why);
 		inflateEnd(&zs);
 		if (got > size) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' inflates to more than the %zu bytes its entry "
-				     "declares", file, mn, size);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': '%s' inflates to more than the %zu bytes its entry "
+				     "declares",
+				     file, mn, size);
 			goto out;
 		}
 		if (zr != Z_STREAM_END) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' does not inflate: %s", file, mn, whybuf);
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' does not inflate: %s", file,
+				     mn, whybuf);
 			goto out;
 		}
 		if (got != size) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' inflates to %" PRIu64 " bytes, its entry "
-				     "declares %zu", file, mn, got, size);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': '%s' inflates to %" PRIu64 " bytes, its entry "
+				     "declares %zu",
+				     file, mn, got, size);
 			goto out;
 		}
 	} else {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' uses compression method %u", file, mn, m->method);
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' uses compression method %u", file, mn,
+			     m->method);
 		goto out;
 	}
 	uint32_t crc = (uint32_t)crc32(0L, (const Bytef *)buf, (uInt)size);
 	if (crc != m->crc32) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s': '%s' has CRC-32 %08" PRIx32 ", its entry says %08" PRIx32,
-			     file, mn, crc, m->crc32);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s': '%s' has CRC-32 %08" PRIx32 ", its entry says %08" PRIx32, file,
+			     mn, crc, m->crc32);
 		goto out;
 	}
 	buf[size] = 0;

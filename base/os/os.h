@@ -151,7 +151,8 @@ char *wp_os_getcwd(char *buf, size_t n);
 /* fn for each entry under root that is not a folder (nftw's order, FTW_PHYS: a link is given
  * with its own lstat, never followed; an entry that cannot be stat'ed is left out). fn returns 0
  * to go on, anything else to stop with that value. -1 with errno when root cannot be read. */
-int wp_os_walk(const char *root, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx);
+int wp_os_walk(const char *root,
+	       int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx);
 /* Removes path and everything under it, links removed and never followed; best effort. */
 void wp_os_remove_tree(const char *path);
 
@@ -174,7 +175,8 @@ int wp_os_closedir(struct wp_os_dir *d);
 /* flock(2) (Windows: LockFileEx over the whole file). */
 int wp_os_flock(int fd, int how);
 
-/* ---- fast paths (each reports EOPNOTSUPP/ENOSYS where it does not exist; callers fall back) ---- */
+/* ---- fast paths (each reports EOPNOTSUPP/ENOSYS where it does not exist; callers fall back)
+ * ---- */
 /* The whole of in shared into out by reference (FICLONE; on Windows none yet). */
 int wp_os_clone(int in_fd, int out_fd);
 /* copy_file_range(2) from in (at *in_off, advanced, or its offset when NULL) to out's offset. */
@@ -210,7 +212,8 @@ struct wp_os_spawn {
 	const char *const *argv; /* argv[0] a path, or a name looked up on PATH when search */
 	bool search;
 	int stdin_fd, stdout_fd, stderr_fd; /* -1: ours inherited */
-	/* a process group of its own (Windows: a job), so wp_os_proc_kill reaches what it started */
+	/* a process group of its own (Windows: a job), so wp_os_proc_kill reaches what it
+	 * started */
 	bool own_group;
 	/* the child's environment, "NAME=value" strings: what the caller was handed (below cli/ the
 	 * process's own is never taken silently); NULL: an empty one */
@@ -253,7 +256,8 @@ int wp_os_ncpu(void);
 /* The soft limit on open files, or 0 for none/unknown. */
 long wp_os_max_open_files(void);
 /* uname: the system's name ("Linux", "Windows"), release and machine ("x86_64"); 0 or -1. */
-int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *machine, size_t mach_len);
+int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *machine,
+		size_t mach_len);
 /* The C library's version ("2.36" for glibc), or NULL where there is no such thing to say. */
 const char *wp_os_libc_version(void);
 /* strerror_r into buf; the message (which may not be buf). */

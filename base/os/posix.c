@@ -63,7 +63,8 @@ static int atfd(int fd)
 
 static int atflags(int f)
 {
-	return (f & WP_AT_SYMLINK_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0) | (f & WP_AT_REMOVEDIR ? AT_REMOVEDIR : 0) |
+	return (f & WP_AT_SYMLINK_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0) |
+	       (f & WP_AT_REMOVEDIR ? AT_REMOVEDIR : 0) |
 	       (f & WP_AT_SYMLINK_FOLLOW ? AT_SYMLINK_FOLLOW : 0);
 }
 
@@ -344,7 +345,8 @@ static int walk_one(const char *path, const struct stat *sb, int flag, struct FT
 	return walking.fn(walking.ctx, path, &st);
 }
 
-int wp_os_walk(const char *root, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
+int wp_os_walk(const char *root,
+	       int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
 {
 	struct walk saved = walking;
 	walking = (struct walk){ fn, ctx };
@@ -451,7 +453,8 @@ ssize_t wp_os_copy_range(int in_fd, int64_t *in_off, int out_fd, size_t len)
 
 int wp_os_open_tmpfile(const char *dir, int flags, unsigned mode)
 {
-	return open(dir, O_TMPFILE | oflags(flags & ~(WP_O_CREAT | WP_O_EXCL | WP_O_DIRECTORY)), (mode_t)mode);
+	return open(dir, O_TMPFILE | oflags(flags & ~(WP_O_CREAT | WP_O_EXCL | WP_O_DIRECTORY)),
+		    (mode_t)mode);
 }
 
 int wp_os_link_tmpfile(int fd, const char *path)
@@ -495,12 +498,15 @@ int wp_os_poll(struct wp_os_pollfd *p, size_t n, int timeout_ms)
 	for (size_t i = 0; i < n; i++)
 		q[i] = (struct pollfd){ .fd = p[i].fd,
 					.events = (short)((p[i].events & WP_POLLIN ? POLLIN : 0) |
-							  (p[i].events & WP_POLLOUT ? POLLOUT : 0)) };
+							  (p[i].events & WP_POLLOUT ? POLLOUT :
+										      0)) };
 	int r = poll(q, (nfds_t)n, timeout_ms);
 	for (size_t i = 0; i < n; i++) {
 		short e = r > 0 ? q[i].revents : 0;
-		p[i].revents = (short)((e & POLLIN ? WP_POLLIN : 0) | (e & POLLOUT ? WP_POLLOUT : 0) |
-				       (e & POLLERR ? WP_POLLERR : 0) | (e & POLLHUP ? WP_POLLHUP : 0) |
+		p[i].revents = (short)((e & POLLIN ? WP_POLLIN : 0) |
+				       (e & POLLOUT ? WP_POLLOUT : 0) |
+				       (e & POLLERR ? WP_POLLERR : 0) |
+				       (e & POLLHUP ? WP_POLLHUP : 0) |
 				       (e & POLLNVAL ? WP_POLLERR : 0));
 	}
 	return r;
@@ -529,7 +535,8 @@ int wp_os_spawn(const struct wp_os_spawn *s, struct wp_os_proc *p)
 		posix_spawn_file_actions_adddup2(&fa, s->stderr_fd, 2);
 	static char *const no_env[] = { NULL };
 	pid_t pid;
-	int e = (s->search ? posix_spawnp : posix_spawn)(&pid, s->argv[0], &fa, &at, (char *const *)s->argv,
+	int e = (s->search ? posix_spawnp : posix_spawn)(&pid, s->argv[0], &fa, &at,
+							 (char *const *)s->argv,
 							 s->envp ? (char *const *)s->envp : no_env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -663,7 +670,8 @@ long wp_os_max_open_files(void)
 	return (long)rl.rlim_cur;
 }
 
-int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *machine, size_t mach_len)
+int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *machine,
+		size_t mach_len)
 {
 	struct utsname u;
 	if (uname(&u) < 0)
@@ -720,7 +728,8 @@ void wp_os_raise_open_files(long max)
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return;
-	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)max ? (rlim_t)max : rl.rlim_max;
+	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)max ? (rlim_t)max :
+										  rl.rlim_max;
 	if (rl.rlim_cur < want) {
 		rl.rlim_cur = want;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);

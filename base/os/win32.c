@@ -129,7 +129,8 @@ bool wp_os_path_is_abs(const char *p)
 {
 	if (!p || !*p)
 		return false;
-	if (((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' && wp_os_is_sep(p[2]))
+	if (((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' &&
+	    wp_os_is_sep(p[2]))
 		return true;
 	/* "\\server\share", "\\?\C:\x", and a path rooted on the current drive */
 	return wp_os_is_sep(p[0]);
@@ -207,7 +208,8 @@ static wchar_t *wpath(const char *path)
 		memmove(full, body, ((size_t)got + 1) * sizeof(wchar_t));
 		return full;
 	}
-	if (body[0] == L'\\' && body[1] == L'\\') { /* UNC: \\server\share -> \\?\UNC\server\share */
+	if (body[0] == L'\\' && body[1] == L'\\') { /* UNC: \\server\share -> \\?\UNC\server\share
+						     */
 		body += 2 - 8;
 		memcpy(body, L"\\\\?\\UNC\\", 8 * sizeof(wchar_t));
 		memmove(full, body, (wcslen(body) + 1) * sizeof(wchar_t));
@@ -330,8 +332,8 @@ static int open_w(const char *path, int flags, unsigned mode)
 	if ((flags & WP_O_CREAT) && !(mode & 0200))
 		attrs |= FILE_ATTRIBUTE_READONLY;
 	/* sharing everything, delete included: a file open here can be renamed over, as on Linux */
-	HANDLE h = CreateFileW(w, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, disp, attrs,
-			       NULL);
+	HANDLE h = CreateFileW(w, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+			       NULL, disp, attrs, NULL);
 	free(w);
 	if (h == INVALID_HANDLE_VALUE)
 		return fail_last();
@@ -339,7 +341,8 @@ static int open_w(const char *path, int flags, unsigned mode)
 	bool dir = false;
 	if (GetFileInformationByHandle(h, &info)) {
 		dir = info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY;
-		if ((flags & WP_O_NOFOLLOW) && (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+		if ((flags & WP_O_NOFOLLOW) &&
+		    (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
 			CloseHandle(h);
 			return fail(ELOOP);
 		}
@@ -349,7 +352,10 @@ static int open_w(const char *path, int flags, unsigned mode)
 		return fail(ENOTDIR);
 	}
 	int acc = flags & WP_O_ACCMODE;
-	int crt = _O_BINARY | (acc == WP_O_WRONLY ? _O_WRONLY : acc == WP_O_RDWR ? _O_RDWR : _O_RDONLY) |
+	int crt = _O_BINARY |
+		  (acc == WP_O_WRONLY ? _O_WRONLY :
+		   acc == WP_O_RDWR   ? _O_RDWR :
+					_O_RDONLY) |
 		  (flags & WP_O_APPEND ? _O_APPEND : 0);
 	int fd = _open_osfhandle((intptr_t)h, crt);
 	if (fd < 0) {
@@ -504,7 +510,9 @@ int wp_os_ftruncate(int fd, int64_t len)
 {
 	FILE_END_OF_FILE_INFO eof;
 	eof.EndOfFile.QuadPart = len;
-	return SetFileInformationByHandle(fd_handle(fd), FileEndOfFileInfo, &eof, sizeof(eof)) ? 0 : fail_last();
+	return SetFileInformationByHandle(fd_handle(fd), FileEndOfFileInfo, &eof, sizeof(eof)) ?
+		       0 :
+		       fail_last();
 }
 
 void wp_os_start_writeback(int fd, int64_t off, int64_t len)
@@ -576,8 +584,11 @@ static int stat_path(const char *path, struct wp_os_stat *st, bool nofollow)
 	wchar_t *w = wpath(path);
 	if (!w)
 		return -1;
-	HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-			       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | (nofollow ? FILE_FLAG_OPEN_REPARSE_POINT : 0),
+	HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+			       OPEN_EXISTING,
+			       FILE_FLAG_BACKUP_SEMANTICS |
+				       (nofollow ? FILE_FLAG_OPEN_REPARSE_POINT : 0),
 			       NULL);
 	free(w);
 	if (h == INVALID_HANDLE_VALUE)
@@ -687,7 +698,8 @@ int wp_os_set_mtime(const char *path, int64_t sec, long nsec)
 	wchar_t *w = wpath(path);
 	if (!w)
 		return -1;
-	HANDLE h = CreateFileW(w, FILE_WRITE_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+	HANDLE h = CreateFileW(w, FILE_WRITE_ATTRIBUTES,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
 			       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
 	free(w);
 	if (h == INVALID_HANDLE_VALUE)
@@ -754,8 +766,8 @@ int wp_os_unlinkat(int dirfd, const char *path, int flags)
 			return fail(EISDIR);
 		} else {
 			ok = DeleteFileW(w);
-			if (!ok && GetLastError() == ERROR_ACCESS_DENIED && a != INVALID_FILE_ATTRIBUTES &&
-			    (a & FILE_ATTRIBUTE_READONLY)) {
+			if (!ok && GetLastError() == ERROR_ACCESS_DENIED &&
+			    a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_READONLY)) {
 				/* POSIX removes a read-only file from a writable folder */
 				SetFileAttributesW(w, a & ~(DWORD)FILE_ATTRIBUTE_READONLY);
 				ok = DeleteFileW(w);
@@ -774,7 +786,9 @@ int wp_os_unlinkat(int dirfd, const char *path, int flags)
 static int move_w(const wchar_t *from, const wchar_t *to)
 {
 	/* the atomic replace: one step, written through before it returns */
-	return MoveFileExW(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : fail_last();
+	return MoveFileExW(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ?
+		       0 :
+		       fail_last();
 }
 
 int wp_os_rename(const char *from, const char *to)
@@ -873,8 +887,10 @@ ssize_t wp_os_readlinkat(int dirfd, const char *path, char *buf, size_t n)
 	free(p);
 	if (!w)
 		return -1;
-	HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-			       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+			       OPEN_EXISTING,
+			       FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
 	free(w);
 	if (h == INVALID_HANDLE_VALUE)
 		return fail_last();
@@ -886,12 +902,15 @@ ssize_t wp_os_readlinkat(int dirfd, const char *path, char *buf, size_t n)
 	ssize_t rc = -1;
 	if (!u) {
 		errno = ENOMEM;
-	} else if (!DeviceIoControl(h, FSCTL_GET_REPARSE_POINT, NULL, 0, u, sizeof(*u), &got, NULL)) {
-		errno = GetLastError() == ERROR_NOT_A_REPARSE_POINT ? EINVAL : map_err(GetLastError());
+	} else if (!DeviceIoControl(h, FSCTL_GET_REPARSE_POINT, NULL, 0, u, sizeof(*u), &got,
+				    NULL)) {
+		errno = GetLastError() == ERROR_NOT_A_REPARSE_POINT ? EINVAL :
+								      map_err(GetLastError());
 	} else if (u->r.tag != IO_REPARSE_TAG_SYMLINK && u->r.tag != IO_REPARSE_TAG_MOUNT_POINT) {
 		errno = EINVAL;
 	} else {
-		const WCHAR *base = u->r.tag == IO_REPARSE_TAG_SYMLINK ? u->r.buf : (const WCHAR *)&u->r.flags;
+		const WCHAR *base = u->r.tag == IO_REPARSE_TAG_SYMLINK ? u->r.buf :
+									 (const WCHAR *)&u->r.flags;
 		size_t len = u->r.print_len / sizeof(WCHAR);
 		wchar_t *t = malloc((len + 1) * sizeof(wchar_t));
 		if (t) {
@@ -922,7 +941,8 @@ char *wp_os_realpath(const char *path)
 	wchar_t *w = wpath(path);
 	if (!w)
 		return NULL;
-	HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+	HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
 			       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
 	free(w);
 	if (h == INVALID_HANDLE_VALUE) {
@@ -932,7 +952,8 @@ char *wp_os_realpath(const char *path)
 	char *s = NULL;
 	DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
 	wchar_t *full = n ? malloc(((size_t)n + 1) * sizeof(wchar_t)) : NULL;
-	if (full && GetFinalPathNameByHandleW(h, full, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS))
+	if (full &&
+	    GetFinalPathNameByHandleW(h, full, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS))
 		s = from_wpath(full);
 	else
 		fail_last();
@@ -1089,7 +1110,9 @@ static int lock_dir(int fd, int how)
 	wchar_t name[64];
 	uint64_t hash = 1469598103934665603ull; /* FNV-1a of the lowered path */
 	for (const char *c = p; *c; c++)
-		hash = (hash ^ (unsigned char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c == '\\' ? '/' : *c)) *
+		hash = (hash ^ (unsigned char)(*c >= 'A' && *c <= 'Z' ? *c + 32 :
+					       *c == '\\'             ? '/' :
+									*c)) *
 		       1099511628211ull;
 	free(p);
 	swprintf(name, 64, L"Local\\wheelpick-lock-%016llx", (unsigned long long)hash);
@@ -1127,18 +1150,21 @@ int wp_os_flock(int fd, int how)
 	if (fd >= 0 && fd < MAX_FDS && fds[fd].dir)
 		return lock_dir(fd, how);
 	HANDLE h = fd_handle(fd);
-	/* LockFileEx locks are mandatory: a locked range cannot be read through another handle. flock
-	 * is advisory, and what we lock is read by others (a store's partial file, a catalog), so the
-	 * lock is one byte far past any end of file, which only other locks ever meet. */
+	/* LockFileEx locks are mandatory: a locked range cannot be read through another handle.
+	 * flock is advisory, and what we lock is read by others (a store's partial file, a
+	 * catalog), so the lock is one byte far past any end of file, which only other locks ever
+	 * meet. */
 	OVERLAPPED ov = { 0 };
 	ov.OffsetHigh = 0x7fffffff;
 	if (how & WP_LOCK_UN)
 		return UnlockFileEx(h, 0, 1, 0, &ov) ? 0 : fail_last();
-	DWORD fl = (how & WP_LOCK_EX ? LOCKFILE_EXCLUSIVE_LOCK : 0) | (how & WP_LOCK_NB ? LOCKFILE_FAIL_IMMEDIATELY : 0);
+	DWORD fl = (how & WP_LOCK_EX ? LOCKFILE_EXCLUSIVE_LOCK : 0) |
+		   (how & WP_LOCK_NB ? LOCKFILE_FAIL_IMMEDIATELY : 0);
 	if (LockFileEx(h, fl, 0, 1, 0, &ov))
 		return 0;
-	return GetLastError() == ERROR_LOCK_VIOLATION || GetLastError() == ERROR_IO_PENDING ? fail(EWOULDBLOCK)
-											    : fail_last();
+	return GetLastError() == ERROR_LOCK_VIOLATION || GetLastError() == ERROR_IO_PENDING ?
+		       fail(EWOULDBLOCK) :
+		       fail_last();
 }
 
 /* ---- fast paths: none here yet; callers fall back ---- */
@@ -1219,7 +1245,8 @@ char *wp_os_getcwd(char *buf, size_t n)
 	return buf;
 }
 
-static int walk_in(const char *dir, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
+static int walk_in(const char *dir,
+		   int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
 {
 	struct wp_os_dir *d = wp_os_opendir(dir);
 	if (!d)
@@ -1245,7 +1272,8 @@ static int walk_in(const char *dir, int (*fn)(void *ctx, const char *path, const
 	return rc;
 }
 
-int wp_os_walk(const char *root, int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
+int wp_os_walk(const char *root,
+	       int (*fn)(void *ctx, const char *path, const struct wp_os_stat *st), void *ctx)
 {
 	struct wp_os_stat st;
 	if (wp_os_lstat(root, &st) < 0)
@@ -1259,7 +1287,8 @@ void wp_os_remove_tree(const char *path)
 	if (!path || wp_os_lstat(path, &st) < 0)
 		return;
 	if (!WP_S_ISDIR(st.st_mode)) {
-		wp_os_unlink(path); /* a file, or a link (to a folder too): the link goes, not what it names */
+		wp_os_unlink(path); /* a file, or a link (to a folder too): the link goes, not what
+				       it names */
 		return;
 	}
 	struct wp_os_dir *d = wp_os_opendir(path);
@@ -1316,11 +1345,14 @@ int wp_os_poll(struct wp_os_pollfd *p, size_t n, int timeout_ms)
 			} else if (GetFileType(h) == FILE_TYPE_PIPE) {
 				DWORD avail = 0;
 				if (!PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL))
-					p[i].revents = (short)(p[i].events & WP_POLLIN ? WP_POLLHUP | WP_POLLIN : WP_POLLERR);
+					p[i].revents = (short)(p[i].events & WP_POLLIN ?
+								       WP_POLLHUP | WP_POLLIN :
+								       WP_POLLERR);
 				else if ((p[i].events & WP_POLLIN) && avail)
 					p[i].revents = WP_POLLIN;
 				else if (p[i].events & WP_POLLOUT)
-					p[i].revents = WP_POLLOUT; /* a non-blocking pipe write takes what fits */
+					p[i].revents = WP_POLLOUT; /* a non-blocking pipe write
+								      takes what fits */
 			} else {
 				p[i].revents = (short)(p[i].events & (WP_POLLIN | WP_POLLOUT));
 			}
@@ -1438,7 +1470,8 @@ static HANDLE inheritable(int fd, DWORD std)
 	HANDLE h = fd >= 0 ? fd_handle(fd) : GetStdHandle(std), d = NULL;
 	if (h == INVALID_HANDLE_VALUE || !h)
 		return NULL;
-	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &d, 0, TRUE, DUPLICATE_SAME_ACCESS))
+	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &d, 0, TRUE,
+			     DUPLICATE_SAME_ACCESS))
 		return NULL;
 	return d;
 }
@@ -1462,7 +1495,8 @@ int wp_os_spawn(const struct wp_os_spawn *s, struct wp_os_proc *p)
 			return errno;
 		}
 	}
-	HANDLE hs[3] = { inheritable(s->stdin_fd, STD_INPUT_HANDLE), inheritable(s->stdout_fd, STD_OUTPUT_HANDLE),
+	HANDLE hs[3] = { inheritable(s->stdin_fd, STD_INPUT_HANDLE),
+			 inheritable(s->stdout_fd, STD_OUTPUT_HANDLE),
 			 inheritable(s->stderr_fd, STD_ERROR_HANDLE) };
 	HANDLE list[3];
 	DWORD nlist = 0;
@@ -1482,15 +1516,16 @@ int wp_os_spawn(const struct wp_os_spawn *s, struct wp_os_proc *p)
 	si.StartupInfo.hStdError = hs[2];
 	DWORD flags = CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED;
 	if (attrs && InitializeProcThreadAttributeList(attrs, 1, 0, &asz) && nlist &&
-	    UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list, nlist * sizeof(HANDLE), NULL,
-				      NULL)) {
+	    UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list,
+				      nlist * sizeof(HANDLE), NULL, NULL)) {
 		si.lpAttributeList = attrs;
 		flags |= EXTENDED_STARTUPINFO_PRESENT;
 	}
 	if (s->own_group)
 		flags |= CREATE_NEW_PROCESS_GROUP;
 	PROCESS_INFORMATION pi;
-	BOOL ok = CreateProcessW(app, cmd, NULL, NULL, nlist > 0, flags, env, NULL, &si.StartupInfo, &pi);
+	BOOL ok = CreateProcessW(app, cmd, NULL, NULL, nlist > 0, flags, env, NULL, &si.StartupInfo,
+				 &pi);
 	DWORD err = GetLastError();
 	if (si.lpAttributeList)
 		DeleteProcThreadAttributeList(attrs);
@@ -1543,7 +1578,8 @@ int wp_os_proc_wait(struct wp_os_proc *p, int *status, int *sig)
 	    !GetExitCodeProcess(p->handle, &code))
 		return fail_last();
 	if (code >= 0xC0000000u)
-		*sig = 11; /* an NTSTATUS crash (access violation...): reported as a crash, as SIGSEGV is */
+		*sig = 11; /* an NTSTATUS crash (access violation...): reported as a crash, as
+			      SIGSEGV is */
 	else
 		*status = (int)code;
 	CloseHandle(p->handle);
@@ -1583,8 +1619,8 @@ void *wp_os_dlopen(const char *name, char *why, size_t why_len)
 	DWORD e = GetLastError();
 	free(w);
 	if (!h && why && why_len &&
-	    !FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0, why, (DWORD)why_len,
-			    NULL))
+	    !FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0,
+			    why, (DWORD)why_len, NULL))
 		snprintf(why, why_len, "error %lu", (unsigned long)e);
 	if (!h && why && why_len) {
 		size_t n = strlen(why);
@@ -1671,7 +1707,8 @@ long wp_os_max_open_files(void)
 	return 0; /* the C runtime's table grows as needed */
 }
 
-int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *machine, size_t mach_len)
+int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *machine,
+		size_t mach_len)
 {
 	/* RtlGetVersion: GetVersionEx lies to programs without a manifest */
 	OSVERSIONINFOW v = { .dwOSVersionInfoSize = sizeof(v) };
@@ -1682,8 +1719,8 @@ int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *
 	SYSTEM_INFO si;
 	GetNativeSystemInfo(&si);
 	snprintf(sys, sys_len, "Windows");
-	snprintf(release, rel_len, "%lu.%lu.%lu", (unsigned long)v.dwMajorVersion, (unsigned long)v.dwMinorVersion,
-		 (unsigned long)v.dwBuildNumber);
+	snprintf(release, rel_len, "%lu.%lu.%lu", (unsigned long)v.dwMajorVersion,
+		 (unsigned long)v.dwMinorVersion, (unsigned long)v.dwBuildNumber);
 	/* Python's platform.machine() words */
 	const char *m = si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64   ? "AMD64"
 			: si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "ARM64"

@@ -2,7 +2,8 @@
  * runtime lacks (memrchr, memmem, gmtime_r, qsort_r, strndup, setenv, open_memstream, NAME_MAX,
  * EDQUOT) or has only for the ANSI code page (fopen, getenv), for the Windows
  * build only: the Makefile force-includes it there (-include), so no caller needs an #ifdef and
- * the Linux build keeps glibc's own. These are C library gaps, not OS calls: the OS is base/os/os.h. */
+ * the Linux build keeps glibc's own. These are C library gaps, not OS calls: the OS is
+ * base/os/os.h. */
 #ifndef WP_BASE_OS_WIN32_LIBC_H
 #define WP_BASE_OS_WIN32_LIBC_H
 
@@ -99,8 +100,8 @@ static inline int wp_libc_qsort_cmp(void *c, const void *a, const void *b)
 	return q->cmp(a, b, q->ctx);
 }
 
-static inline void wp_libc_qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
-				   void *ctx)
+static inline void wp_libc_qsort_r(void *base, size_t n, size_t size,
+				   int (*cmp)(const void *, const void *, void *), void *ctx)
 {
 	struct wp_libc_qsort_ctx q = { cmp, ctx };
 	qsort_s(base, n, size, wp_libc_qsort_cmp, &q);

@@ -94,9 +94,10 @@ static bool in_class(const char *name, size_t n, int c)
 	static const struct {
 		const char *name;
 		int (*fn)(int);
-	} classes[] = { { "alpha", isalpha }, { "digit", isdigit }, { "alnum", isalnum }, { "upper", isupper },
-			{ "lower", islower }, { "space", isspace }, { "punct", ispunct }, { "xdigit", isxdigit },
-			{ "cntrl", iscntrl }, { "print", isprint }, { "graph", isgraph }, { "blank", isblank } };
+	} classes[] = { { "alpha", isalpha }, { "digit", isdigit },   { "alnum", isalnum },
+			{ "upper", isupper }, { "lower", islower },   { "space", isspace },
+			{ "punct", ispunct }, { "xdigit", isxdigit }, { "cntrl", iscntrl },
+			{ "print", isprint }, { "graph", isgraph },   { "blank", isblank } };
 	for (size_t k = 0; k < sizeof(classes) / sizeof(classes[0]); k++)
 		if (strlen(classes[k].name) == n && !memcmp(classes[k].name, name, n))
 			return classes[k].fn(c) != 0;
@@ -105,7 +106,7 @@ static bool in_class(const char *name, size_t n, int c)
 
 static bool class_known(const char *name, size_t n)
 {
-	static const char *const names[] = { "alpha", "digit", "alnum", "upper", "lower", "space",
+	static const char *const names[] = { "alpha", "digit",  "alnum", "upper", "lower", "space",
 					     "punct", "xdigit", "cntrl", "print", "graph", "blank" };
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 		if (strlen(names[k]) == n && !memcmp(names[k], name, n))
@@ -368,8 +369,9 @@ static bool alternation(struct frag *out, struct parser *ps)
 	while (ok && *ps->p == '|') {
 		ps->p++;
 		struct frag b = { 0 }, both = { 0 };
-		ok = concatenation(&b, ps) && frag_push(&both, op(SPLIT, 1, a.n + 2), ps) && frag_cat(&both, &a, ps) &&
-		     frag_push(&both, op(JMP, b.n + 1, 0), ps) && frag_cat(&both, &b, ps);
+		ok = concatenation(&b, ps) && frag_push(&both, op(SPLIT, 1, a.n + 2), ps) &&
+		     frag_cat(&both, &a, ps) && frag_push(&both, op(JMP, b.n + 1, 0), ps) &&
+		     frag_cat(&both, &b, ps);
 		frag_free(&a);
 		frag_free(&b);
 		a = both;
@@ -412,8 +414,8 @@ void wp_libc_regfree(regex_t *re)
 }
 
 /* pc and what it leads to without reading a character, into the list (gen marks who is in) */
-static void add(const struct prog *p, int *list, int *n, unsigned *mark, unsigned gen, int pc, size_t at,
-		size_t len)
+static void add(const struct prog *p, int *list, int *n, unsigned *mark, unsigned gen, int pc,
+		size_t at, size_t len)
 {
 	/* an explicit stack: a deep chain of splits must not exhaust the C stack */
 	int stack[64], top = 0;

@@ -1,5 +1,6 @@
 /* ops/conda/attest.c: a conda package's CEP 27 attestations fetched beside it, content-addressed
- * in the cache by the sha256 its repodata record gives (CEP 50), so a re-run and --offline find them. */
+ * in the cache by the sha256 its repodata record gives (CEP 50), so a re-run and --offline find
+ * them. */
 #include "ops/conda/attest.h"
 #include "base/fs.h"
 #include "base/mem.h"
@@ -24,7 +25,8 @@ static bool hash_of_url(const char *url, char hex[65])
 	const char *at = url ? strstr(url, WP_CONDA_ATTEST_INFIX) : NULL;
 	for (const char *next = at; next; next = strstr(next + 1, WP_CONDA_ATTEST_INFIX))
 		at = next;
-	if (!at || strlen(at + strlen(WP_CONDA_ATTEST_INFIX)) != 64 || !wp_sha256_hex_valid(at + strlen(WP_CONDA_ATTEST_INFIX)))
+	if (!at || strlen(at + strlen(WP_CONDA_ATTEST_INFIX)) != 64 ||
+	    !wp_sha256_hex_valid(at + strlen(WP_CONDA_ATTEST_INFIX)))
 		return false;
 	snprintf(hex, 65, "%s", at + strlen(WP_CONDA_ATTEST_INFIX));
 	return true;
@@ -36,7 +38,8 @@ static bool held(const char *path, const char *hex)
 	char got[WP_SHA256_HEX_LEN + 1];
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_os_stat sb;
-	return wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode) && wp_hash_file(path, got, NULL, &e) == 0 && !strcmp(got, hex);
+	return wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode) &&
+	       wp_hash_file(path, got, NULL, &e) == 0 && !strcmp(got, hex);
 }
 
 static void keep_first(struct wp_err *err, int *rc, int code, const char *msg)
@@ -45,11 +48,13 @@ static void keep_first(struct wp_err *err, int *rc, int code, const char *msg)
 		*rc = wp_fail(err, code, "%s", msg);
 }
 
-int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat, const char *const *urls, size_t n,
-			  bool offline, struct wp_conda_attest *out, struct wp_err *err)
+int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat,
+			  const char *const *urls, size_t n, bool offline,
+			  struct wp_conda_attest *out, struct wp_err *err)
 {
 	char *dir = wp_xasprintf("%s/files/conda-attest", s->cache_dir);
-	const char **want = wp_xcalloc(n ? n : 1, sizeof(*want)), **dests = wp_xcalloc(n ? n : 1, sizeof(*dests));
+	const char **want = wp_xcalloc(n ? n : 1, sizeof(*want)),
+		   **dests = wp_xcalloc(n ? n : 1, sizeof(*dests));
 	size_t *of = wp_xcalloc(n ? n : 1, sizeof(*of));
 	bool *got = wp_xcalloc(n ? n : 1, sizeof(*got));
 	struct wp_err *errs = wp_xcalloc(n ? n : 1, sizeof(*errs));
@@ -75,8 +80,10 @@ int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat, co
 		if (held(out[i].path, out[i].sha256))
 			continue;
 		if (offline) {
-			char *msg = wp_xasprintf("the attestations of '%s' are not in the cache, and --offline fetches nothing: "
-						 "the package goes in without them (run once online to carry them)", urls[i]);
+			char *msg =
+				wp_xasprintf("the attestations of '%s' are not in the cache, and --offline fetches nothing: "
+					     "the package goes in without them (run once online to carry them)",
+					     urls[i]);
 			wp_say(s, WP_SAY_ERROR, "%s", msg);
 			keep_first(err, &rc, -WPE_SOURCE, msg);
 			free(msg);
@@ -111,7 +118,8 @@ int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat, co
 			code = errs[k].code ? errs[k].code : -WPE_SOURCE;
 		} else if (!held(out[i].path, out[i].sha256)) {
 			msg = wp_xasprintf("the attestations of '%s' are not the bytes its repodata names (sha256 %s): the "
-					   "package goes in without them", urls[i], out[i].sha256);
+					   "package goes in without them",
+					   urls[i], out[i].sha256);
 			code = -WPE_INTEGRITY;
 			wp_os_unlink(out[i].path);
 		}

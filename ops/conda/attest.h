@@ -12,7 +12,7 @@
 #include "ops/core/session.h"
 
 struct wp_conda_attest {
-	char *path;     /* the sidecar in the cache, held to sha256; NULL: the channel offers none */
+	char *path; /* the sidecar in the cache, held to sha256; NULL: the channel offers none */
 	char sha256[65];
 };
 
@@ -23,8 +23,9 @@ struct wp_conda_attest {
  * bytes is said (wp_say) and left without one; the first such error is returned
  * (-WPE_INTEGRITY for other bytes, -WPE_SOURCE for the network, offline or not) after all are
  * tried. out[0..n) is filled either way. */
-int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat, const char *const *urls, size_t n,
-			  bool offline, struct wp_conda_attest *out, struct wp_err *err);
+int wp_conda_attest_carry(const struct wp_session *s, struct wp_catalog *cat,
+			  const char *const *urls, size_t n, bool offline,
+			  struct wp_conda_attest *out, struct wp_err *err);
 void wp_conda_attest_release(struct wp_conda_attest *a, size_t n);
 
 /* The sidecar's name beside filename, for the sha256 given (allocated). */

@@ -1,4 +1,5 @@
-/* ops/conda/channel.c: local conda channel: packages linked in, upstream records copied into repodata.json. */
+/* ops/conda/channel.c: local conda channel: packages linked in, upstream records copied into
+ * repodata.json. */
 #include "ops/conda/channel.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -167,7 +168,8 @@ static void existing_record(void *ctx, const char *key, size_t klen, const char 
 static void existing_section(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
 {
 	struct existing *ex = ctx;
-	if ((klen == 8 && !memcmp(key, "packages", 8)) || (klen == 14 && !memcmp(key, "packages.conda", 14)))
+	if ((klen == 8 && !memcmp(key, "packages", 8)) ||
+	    (klen == 14 && !memcmp(key, "packages.conda", 14)))
 		each_member(val, vlen, 0, existing_record, ex);
 }
 
@@ -218,7 +220,8 @@ static void section(struct wp_buf *b, const char *name, const struct recs *rs, b
 	wp_buf_printf(b, "  \"%s\": {", name);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct rec *r = &rs->v[i];
-		if (is_dot_conda(r->filename) != conda || (interim && (!r->was_listed || r->conflict)))
+		if (is_dot_conda(r->filename) != conda ||
+		    (interim && (!r->was_listed || r->conflict)))
 			continue;
 		wp_buf_addstr(b, first ? "\n    " : ",\n    ");
 		first = false;
@@ -230,8 +233,8 @@ static void section(struct wp_buf *b, const char *name, const struct recs *rs, b
 }
 
 /* repodata.json, and from the same bytes repodata.json.zst (which conda and mamba fetch first:
- * conda-forge's is a fifth of the JSON's size) and CEP 16's shards (ops/conda/shards.h). The others go
- * first: a reader that sees the new JSON finds them at least as new. */
+ * conda-forge's is a fifth of the JSON's size) and CEP 16's shards (ops/conda/shards.h). The others
+ * go first: a reader that sees the new JSON finds them at least as new. */
 static int write_repodata_files(const char *subdir_path, const char *subdir, const struct wp_buf *b,
 				const long long *source_date, struct wp_err *err)
 {
@@ -274,7 +277,8 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 	struct wp_os_stat sb;
 	int rc = 0;
 	if (!f->subdir || !wp_url_filename_ok(f->subdir) || f->subdir[0] == '.')
-		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda subdir", f->subdir ? f->subdir : "(null)");
+		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda subdir",
+			       f->subdir ? f->subdir : "(null)");
 	if (!f->filename || !wp_url_filename_ok(f->filename) || !is_conda_name(f->filename) ||
 	    wp_fs_is_tmp_name(f->filename))
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a conda package file name",
@@ -283,7 +287,8 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
 				  f->store_path ? f->store_path : f->filename);
 	size_t len = f->record_json ? strlen(f->record_json) : 0;
-	if (wp_json_load(f->record_json, len, &o, &root, NULL) < 0 || wp_json_type(root) != WP_JSON_OBJECT) {
+	if (wp_json_load(f->record_json, len, &o, &root, NULL) < 0 ||
+	    wp_json_type(root) != WP_JSON_OBJECT) {
 		rc = wp_fail(err, -WPE_USAGE, "the repodata record for '%s' is not a JSON object",
 			     f->filename);
 		goto out;
@@ -291,8 +296,10 @@ static int check_new(const struct wp_conda_file *f, struct rec *r, struct wp_err
 	long long size;
 	const char *sha = wp_json_get_str(root, "sha256");
 	if (wp_json_as_int(wp_json_get(root, "size"), &size) && size != (long long)sb.st_size) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is %lld bytes in the store, but its repodata "
-			     "record says %lld", f->filename, (long long)sb.st_size, size);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s' is %lld bytes in the store, but its repodata "
+			     "record says %lld",
+			     f->filename, (long long)sb.st_size, size);
 		goto out;
 	}
 	/* trim only the outside: the record's own bytes are upstream's */
@@ -357,7 +364,8 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 	for (size_t i = 0; i < old.n; i++) {
 		struct rec *mine = recs_find(&rs, old.v[i].filename);
 		if (mine) {
-			/* same name, other bytes (or bytes we cannot vouch for): unlist, then replace */
+			/* same name, other bytes (or bytes we cannot vouch for): unlist, then
+			 * replace */
 			mine->conflict = !mine->sha256 || !old.v[i].sha256 ||
 					 strcasecmp(mine->sha256, old.v[i].sha256);
 			any_conflict |= mine->conflict;
@@ -369,13 +377,16 @@ static int write_subdir(const char *dir, const char *subdir, const struct wp_con
 		memset(&old.v[i], 0, sizeof(old.v[i]));
 	}
 	qsort(rs.v, rs.n, sizeof(*rs.v), rec_cmp);
-	/* a second defence: every name checked again right before it becomes a path in the channel or
-	 * a key of its repodata, whatever checked it on the way in (new records, the old repodata) */
+	/* a second defence: every name checked again right before it becomes a path in the channel
+	 * or a key of its repodata, whatever checked it on the way in (new records, the old
+	 * repodata) */
 	for (size_t i = 0; i < rs.n; i++) {
 		const char *fn = rs.v[i].filename;
 		if (!fn || !wp_url_filename_ok(fn) || !is_conda_name(fn) || wp_fs_is_tmp_name(fn)) {
-			rc = wp_fail(err, -WPE_SOURCE, "refusing to write '%s' into channel '%s': it is not a conda file name "
-							"(one path segment ending in .conda or .tar.bz2)", fn ? fn : "(null)", spath);
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "refusing to write '%s' into channel '%s': it is not a conda file name "
+				     "(one path segment ending in .conda or .tar.bz2)",
+				     fn ? fn : "(null)", spath);
 			goto out;
 		}
 	}
@@ -410,8 +421,8 @@ out:
 	return rc;
 }
 
-int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n, const long long *source_date,
-		     struct wp_err *err)
+int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t n,
+		     const long long *source_date, struct wp_err *err)
 {
 	int lock = -1, rc;
 	char *noarch = NULL;
@@ -421,12 +432,15 @@ int wp_channel_write(const char *dir, const struct wp_conda_file *files, size_t 
 	if ((rc = wp_dir_make_open(dir, &lock, err)))
 		goto out;
 	if (wp_os_flock(lock, WP_LOCK_EX | WP_LOCK_NB) < 0) {
-		rc = wp_fail(err, -WPE_IO, "channel '%s' is being written by another wheelpick; wait "
-			     "for it to finish", dir);
+		rc = wp_fail(err, -WPE_IO,
+			     "channel '%s' is being written by another wheelpick; wait "
+			     "for it to finish",
+			     dir);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!files[i].subdir || !wp_url_filename_ok(files[i].subdir) || files[i].subdir[0] == '.') {
+		if (!files[i].subdir || !wp_url_filename_ok(files[i].subdir) ||
+		    files[i].subdir[0] == '.') {
 			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a conda subdir",
 				     files[i].subdir ? files[i].subdir : "(null)");
 			goto out;

@@ -1,4 +1,5 @@
-/* ops/conda/condalocks.c: explicit-<subdir>.txt (CEP 23) and environment.yml for a conda closure. */
+/* ops/conda/condalocks.c: explicit-<subdir>.txt (CEP 23) and environment.yml for a conda
+ * closure. */
 #include "ops/conda/condalocks.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -15,7 +16,7 @@ struct group {
 	char subdir[32];
 	size_t first;        /* the target whose picks stand for the group */
 	bool *in;            /* which targets */
-	char *suffix;        /* "linux-64", or "linux-64-cu124-py3.12-..." when a subdir has several */
+	char *suffix; /* "linux-64", or "linux-64-cu124-py3.12-..." when a subdir has several */
 	char *for_whom;
 };
 
@@ -68,7 +69,8 @@ static size_t make_groups(const struct wp_conda_lock_input *in, struct group **o
 			same_subdir += !strcmp(g[j].subdir, g[k].subdir);
 		const char *sd = g[k].subdir[0] ? g[k].subdir : "unknown";
 		if (same_subdir > 1) {
-			/* the target's slug without its wheel platform tag: the subdir says that here */
+			/* the target's slug without its wheel platform tag: the subdir says that
+			 * here */
 			const struct wp_target *t = &in->targets[g[k].first];
 			wp_target_slug(t, &b);
 			size_t pl = strlen(t->platform);
@@ -160,7 +162,9 @@ static size_t *topo_order(const struct wp_conda_lock_input *in, size_t t, size_t
 		if (in->picks[i].target == t)
 			tp.idx[tp.n++] = i;
 	for (size_t a = 1; a < tp.n; a++)
-		for (size_t b = a; b > 0 && strcmp(in->picks[tp.idx[b - 1]].c->name, in->picks[tp.idx[b]].c->name) > 0; b--) {
+		for (size_t b = a; b > 0 && strcmp(in->picks[tp.idx[b - 1]].c->name,
+						   in->picks[tp.idx[b]].c->name) > 0;
+		     b--) {
 			size_t x = tp.idx[b];
 			tp.idx[b] = tp.idx[b - 1];
 			tp.idx[b - 1] = x;
@@ -183,8 +187,8 @@ static bool plain_field(const char *s)
 	if (!s || !*s)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr("._+!-", *s)))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._+!-", *s)))
 			return false;
 	return true;
 }
@@ -212,10 +216,13 @@ static bool hex_of(const char *s, size_t len)
 static int check_record(const struct wp_conda_candidate *c, struct wp_err *err)
 {
 	if (!plain_field(c->name) || !plain_field(c->version) || !plain_field(c->build))
-		return wp_fail(err, -WPE_USAGE, "the record '%s' has a name, version or build a lock line cannot hold; "
-						 "leave it out of the request", c->filename ? c->filename : "?");
+		return wp_fail(err, -WPE_USAGE,
+			       "the record '%s' has a name, version or build a lock line cannot hold; "
+			       "leave it out of the request",
+			       c->filename ? c->filename : "?");
 	if (!plain_url(c->url))
-		return wp_fail(err, -WPE_USAGE, "the record '%s' has a URL a lock line cannot hold", c->filename);
+		return wp_fail(err, -WPE_USAGE, "the record '%s' has a URL a lock line cannot hold",
+			       c->filename);
 	return 0;
 }
 
@@ -230,8 +237,8 @@ static void header(struct wp_buf *b, const struct group *g, const struct wp_cond
 	}
 }
 
-static int explicit_text(const struct wp_conda_lock_input *in, const struct group *g, struct wp_buf *b,
-			 struct wp_err *err)
+static int explicit_text(const struct wp_conda_lock_input *in, const struct group *g,
+			 struct wp_buf *b, struct wp_err *err)
 {
 	size_t n;
 	size_t *order = topo_order(in, g->first, &n);
@@ -267,19 +274,22 @@ static void env_name(const char *req, struct wp_buf *b)
 		wp_buf_addstr(b, "env");
 }
 
-static int environment_text(const struct wp_conda_lock_input *in, const struct group *g, struct wp_buf *b,
-			    struct wp_err *err)
+static int environment_text(const struct wp_conda_lock_input *in, const struct group *g,
+			    struct wp_buf *b, struct wp_err *err)
 {
 	size_t n;
 	size_t *order = topo_order(in, g->first, &n);
 	int rc = 0;
 	header(b, g, in);
-	wp_buf_printf(b, "# platform: %s; create it with: conda env create -f <this file>\nname: ", g->subdir);
+	wp_buf_printf(b, "# platform: %s; create it with: conda env create -f <this file>\nname: ",
+		      g->subdir);
 	env_name(in->env_name ? in->env_name : "", b);
 	wp_buf_addstr(b, "\nchannels:\n");
 	for (size_t i = 0; i < in->nch; i++) {
 		if (!plain_url(in->channels[i]) || strchr(in->channels[i], '\'')) {
-			rc = wp_fail(err, -WPE_USAGE, "the channel '%s' cannot be written into environment.yml", in->channels[i]);
+			rc = wp_fail(err, -WPE_USAGE,
+				     "the channel '%s' cannot be written into environment.yml",
+				     in->channels[i]);
 			goto out;
 		}
 		wp_buf_printf(b, "  - '%s'\n", in->channels[i]);
@@ -295,8 +305,8 @@ out:
 	return rc;
 }
 
-static int write_one(const char *dir, const char *name, const struct wp_buf *b, const char *for_whom,
-		     struct wp_lock_report *rep, struct wp_err *err)
+static int write_one(const char *dir, const char *name, const struct wp_buf *b,
+		     const char *for_whom, struct wp_lock_report *rep, struct wp_err *err)
 {
 	char *path = wp_xasprintf("%s/%s", dir, name);
 	int rc = wp_atomic_write(path, b->data, b->len, err);
@@ -306,8 +316,8 @@ static int write_one(const char *dir, const char *name, const struct wp_buf *b, 
 	return rc;
 }
 
-int wp_write_conda_locks(const struct wp_conda_lock_input *in, const char *dir, struct wp_lock_report *rep,
-			 struct wp_err *err)
+int wp_write_conda_locks(const struct wp_conda_lock_input *in, const char *dir,
+			 struct wp_lock_report *rep, struct wp_err *err)
 {
 	struct group *g = NULL;
 	size_t ng = make_groups(in, &g);
@@ -322,7 +332,8 @@ int wp_write_conda_locks(const struct wp_conda_lock_input *in, const char *dir, 
 		free(name);
 	}
 	for (size_t k = 0; k < ng && !rc; k++) {
-		char *name = ng == 1 ? wp_xstrdup("environment.yml") : wp_xasprintf("environment-%s.yml", g[k].suffix);
+		char *name = ng == 1 ? wp_xstrdup("environment.yml") :
+				       wp_xasprintf("environment-%s.yml", g[k].suffix);
 		wp_buf_reset(&b);
 		if (!(rc = environment_text(in, &g[k], &b, err)))
 			rc = write_one(dir, name, &b, g[k].for_whom, rep, err);

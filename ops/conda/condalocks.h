@@ -20,15 +20,15 @@ struct wp_conda_lock_input {
 	size_t n;
 	const char *const *channels;        /* as -c takes them ("conda-forge"), priority order */
 	size_t nch;
-	char *const *missing;               /* names left out (--allow-missing): said in each file */
+	char *const *missing; /* names left out (--allow-missing): said in each file */
 	size_t nmissing;
-	const char *env_name;               /* the first request ("pytorch==2.5.1"): the env's name */
+	const char *env_name; /* the first request ("pytorch==2.5.1"): the env's name */
 };
 
 /* Writes the files into dir (atomically; files an earlier run wrote for targets no longer asked
  * for go) and adds each to rep. -WPE_USAGE when a record's URL or hash would break a line;
  * -WPE_IO for the file system. */
-int wp_write_conda_locks(const struct wp_conda_lock_input *in, const char *dir, struct wp_lock_report *rep,
-			 struct wp_err *err);
+int wp_write_conda_locks(const struct wp_conda_lock_input *in, const char *dir,
+			 struct wp_lock_report *rep, struct wp_err *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* ops/conda/condamatrix.c: `matrix --conda`: the target spec split into one spec per target, each run as a conda dry run. */
+/* ops/conda/condamatrix.c: `matrix --conda`: the target spec split into one spec per target, each
+ * run as a conda dry run. */
 #include "ops/conda/condamatrix.h"
 #include "base/mem.h"
 
@@ -24,14 +25,16 @@ static size_t count(const struct wp_strlist *l)
 }
 
 /* The run for one target's spec: a row, unless the failure is everyone's. */
-static int run_row(const struct wp_session *s, const struct wp_conda_job *job, const struct wp_target_spec *spec,
-		   struct wp_conda_matrix *m, size_t *cap, struct wp_err *err)
+static int run_row(const struct wp_session *s, const struct wp_conda_job *job,
+		   const struct wp_target_spec *spec, struct wp_conda_matrix *m, size_t *cap,
+		   struct wp_err *err)
 {
 	struct wp_conda_job j = *job;
 	j.targets = *spec;
 	j.dest = NULL; /* a matrix writes nothing */
 	j.locks_dir = NULL;
-	size_t at_row = wp_vec_push_fields(m->rows, m->n, *cap, (struct wp_conda_matrix_row){ .err = WP_ERR_INIT });
+	size_t at_row = wp_vec_push_fields(m->rows, m->n, *cap,
+					   (struct wp_conda_matrix_row){ .err = WP_ERR_INIT });
 	struct wp_conda_matrix_row *r = &m->rows[at_row];
 	r->rc = wp_conda_run(s, &j, &r->res, &r->err);
 	if (r->rc && r->rc != -WPE_NOMATCH && r->rc != -WPE_LIMIT)
@@ -39,8 +42,8 @@ static int run_row(const struct wp_session *s, const struct wp_conda_job *job, c
 	return 0;
 }
 
-int wp_conda_matrix_build(const struct wp_session *s, const struct wp_conda_job *job, struct wp_conda_matrix *m,
-			  struct wp_err *err)
+int wp_conda_matrix_build(const struct wp_session *s, const struct wp_conda_job *job,
+			  struct wp_conda_matrix *m, struct wp_err *err)
 {
 	const struct wp_target_spec *t = &job->targets;
 	size_t cap = 0;
@@ -54,8 +57,10 @@ int wp_conda_matrix_build(const struct wp_session *s, const struct wp_conda_job 
 				for (size_t g = 0; g < count(&t->target_files) && !rc; g++) {
 					struct wp_target_spec sub = *t;
 					one(&sub.cuda, a < t->cuda.n ? t->cuda.v[a] : NULL);
-					one(&sub.driver, a >= t->cuda.n && a - t->cuda.n < t->driver.n ? t->driver.v[a - t->cuda.n]
-												      : NULL);
+					one(&sub.driver,
+					    a >= t->cuda.n && a - t->cuda.n < t->driver.n ?
+						    t->driver.v[a - t->cuda.n] :
+						    NULL);
 					one(&sub.python, at(&t->python, p));
 					one(&sub.platform, at(&t->platform, f));
 					one(&sub.target_files, at(&t->target_files, g));

@@ -1,4 +1,5 @@
-/* ops/conda/sbom_channel.c: a local channel's SBOM, from what its repodata lists and what this run picked. */
+/* ops/conda/sbom_channel.c: a local channel's SBOM, from what its repodata lists and what this run
+ * picked. */
 #include "ops/conda/sbom_channel.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -59,7 +60,8 @@ static void add_packages(struct wp_sbom *b, const char *sub, const struct wp_jso
 		c->version = wp_xstrdup(ver);
 		c->filename = wp_xstrdup(fn);
 		c->subdir = wp_xstrdup(sub);
-		const char *build = wp_json_get_str(r, "build"), *sha = wp_json_get_str(r, "sha256");
+		const char *build = wp_json_get_str(r, "build"),
+			   *sha = wp_json_get_str(r, "sha256");
 		c->build = build ? wp_xstrdup(build) : NULL;
 		c->sha256 = sha ? wp_xstrdup(sha) : NULL;
 		long long size;
@@ -67,7 +69,8 @@ static void add_packages(struct wp_sbom *b, const char *sub, const struct wp_jso
 	}
 }
 
-int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struct wp_conda_pick *picks, size_t npicks,
+int wp_conda_write_sbom(const struct wp_session *s, const char *dir,
+			const struct wp_conda_pick *picks, size_t npicks,
 			const struct wp_target *targets, struct wp_err *err)
 {
 	struct wp_sbom b = { .kind = "conda channel" };
@@ -78,7 +81,9 @@ int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struc
 		char *path = wp_xasprintf("%s/%s/repodata.json", dir, subs[i]);
 		struct wp_buf text = WP_BUF_INIT;
 		struct wp_json_val *doc = NULL;
-		const struct wp_json_opts o = { .what = path, .noun = "repodata", .max_bytes = REPODATA_MAX };
+		const struct wp_json_opts o = { .what = path,
+						.noun = "repodata",
+						.max_bytes = REPODATA_MAX };
 		if (!(rc = wp_file_read_capped(path, REPODATA_MAX, &text, err)) &&
 		    !(rc = wp_json_load(text.data, text.len, &o, &doc, err))) {
 			add_packages(&b, subs[i], wp_json_get_obj(doc, "packages"));
@@ -94,7 +99,8 @@ int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struc
 		const struct wp_conda_pick *p = &picks[i];
 		comp[i] = -1;
 		for (size_t k = 0; k < b.n && comp[i] < 0; k++)
-			if (!strcmp(b.c[k].filename, p->c->filename) && p->c->subdir && !strcmp(b.c[k].subdir, p->c->subdir))
+			if (!strcmp(b.c[k].filename, p->c->filename) && p->c->subdir &&
+			    !strcmp(b.c[k].subdir, p->c->subdir))
 				comp[i] = (long)k;
 		if (comp[i] < 0)
 			continue;
@@ -117,14 +123,17 @@ int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struc
 		/* "pytorch 1.8.0 py3.8_cuda11.1_cudnn8.0.5_0": that pick, in the same target */
 		for (size_t j = 0; j < npicks; j++) {
 			const struct wp_conda_candidate *cj = picks[j].c;
-			char *me = wp_xasprintf("%s %s %s", cj->name, cj->version, cj->build ? cj->build : "");
-			if (j != i && comp[j] >= 0 && picks[j].target == picks[i].target && !strcmp(me, by)) {
+			char *me = wp_xasprintf("%s %s %s", cj->name, cj->version,
+						cj->build ? cj->build : "");
+			if (j != i && comp[j] >= 0 && picks[j].target == picks[i].target &&
+			    !strcmp(me, by)) {
 				struct wp_sbom_comp *c = &b.c[comp[j]];
 				bool dup = false;
 				for (size_t k = 0; k < c->n_deps && !dup; k++)
 					dup = c->deps[k] == (size_t)comp[i];
 				if (!dup) {
-					c->deps = wp_xrealloc(c->deps, (c->n_deps + 1) * sizeof(*c->deps));
+					c->deps = wp_xrealloc(c->deps,
+							      (c->n_deps + 1) * sizeof(*c->deps));
 					c->deps[c->n_deps++] = (size_t)comp[i];
 				}
 			}
@@ -133,7 +142,8 @@ int wp_conda_write_sbom(const struct wp_session *s, const char *dir, const struc
 	}
 	free(comp);
 	if (!rc)
-		rc = wp_sbom_write(s, dir, &b, WP_SBOM_CDX | (s->sbom_spdx ? WP_SBOM_SPDX : 0), err);
+		rc = wp_sbom_write(s, dir, &b, WP_SBOM_CDX | (s->sbom_spdx ? WP_SBOM_SPDX : 0),
+				   err);
 	wp_sbom_release(&b);
 	for (size_t i = 0; i < ns; i++)
 		free(subs[i]);

@@ -34,19 +34,23 @@ static int ref_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static void refs_of(const struct wp_json_val *section, int conda, struct ref **v, size_t *n, size_t *cap)
+static void refs_of(const struct wp_json_val *section, int conda, struct ref **v, size_t *n,
+		    size_t *cap)
 {
 	for (size_t i = 0; i < wp_json_len(section); i++) {
 		const struct wp_json_val *rec = wp_json_at(section, i);
 		const char *name = wp_json_get_str(rec, "name");
 		if (!name)
 			continue;
-		wp_vec_push_fields(*v, *n, *cap, ((struct ref){ name, wp_json_key_at(section, i), rec, conda, i }));
+		wp_vec_push_fields(*v, *n, *cap,
+				   ((struct ref){ name, wp_json_key_at(section, i), rec, conda,
+						  i }));
 	}
 }
 
 /* One section of a shard: refs[from..to) of that section, filename -> record. */
-static void shard_section(struct wp_msgpack *m, const struct ref *refs, size_t from, size_t to, int conda)
+static void shard_section(struct wp_msgpack *m, const struct ref *refs, size_t from, size_t to,
+			  int conda)
 {
 	size_t n = 0;
 	for (size_t i = from; i < to; i++)
@@ -70,9 +74,9 @@ static int write_once(const char *path, const struct wp_buf *b, struct wp_err *e
 
 /* The index's created_at: the caller's SOURCE_DATE_EPOCH when given (the reproducible-builds
  * convention; cli/ reads it, the session carries it), else the
- * newest record's timestamp (conda's milliseconds, or seconds), else the epoch: the same records give
- * the same index bytes whenever they are written, so a bundle is reproducible and a re-run changes
- * nothing. The clock would make every write differ. */
+ * newest record's timestamp (conda's milliseconds, or seconds), else the epoch: the same records
+ * give the same index bytes whenever they are written, so a bundle is reproducible and a re-run
+ * changes nothing. The clock would make every write differ. */
 static time_t created_at(const struct ref *refs, size_t n, const long long *source_date)
 {
 	if (source_date && *source_date >= 0)
@@ -83,7 +87,8 @@ static time_t created_at(const struct ref *refs, size_t n, const long long *sour
 		if (wp_json_as_int(wp_json_get(refs[i].rec, "timestamp"), &ts) && ts > 0) {
 			if (ts > 100000000000LL) /* milliseconds, as conda-build writes it */
 				ts /= 1000;
-			if (ts > newest && ts < 253402300800LL) /* before year 10000: strftime's four digits */
+			if (ts > newest && ts < 253402300800LL) /* before year 10000: strftime's
+								   four digits */
 				newest = ts;
 		}
 	}

@@ -33,7 +33,8 @@ bool wp_crawl_is_repodata(const char *url)
 {
 	const char *q = strpbrk(url, "?#");
 	size_t n = q ? (size_t)(q - url) : strlen(url);
-	static const char *const ends[] = { "repodata.json", "repodata.json.bz2", "repodata.json.zst" };
+	static const char *const ends[] = { "repodata.json", "repodata.json.bz2",
+					    "repodata.json.zst" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(ends); i++) {
 		size_t e = strlen(ends[i]);
 		if (n >= e && !memcmp(url + n - e, ends[i], e))
@@ -48,16 +49,29 @@ struct sink_ctx {
 	struct wp_crawl_source *src;
 };
 
-bool wp_crawl_conda_row(const struct wp_file_record *rec, int64_t source_id, char variant[48], struct wp_file_row *row)
+bool wp_crawl_conda_row(const struct wp_file_record *rec, int64_t source_id, char variant[48],
+			struct wp_file_row *row)
 {
 	if (!rec->project || !rec->version)
 		return false;
 	wp_conda_variant(rec->build, variant);
 	*row = (struct wp_file_row){
-		.source_id = source_id, .size = rec->size, .build_number = rec->build_number, .timestamp = rec->timestamp,
-		.project = rec->project, .version = rec->version, .variant = variant, .kind = "conda", .build = rec->build,
-		.subdir = rec->subdir, .depends = rec->depends, .constrains = rec->constrains,
-		.track_features = rec->track_features, .filename = rec->filename, .url = rec->url, .sha256 = rec->sha256,
+		.source_id = source_id,
+		.size = rec->size,
+		.build_number = rec->build_number,
+		.timestamp = rec->timestamp,
+		.project = rec->project,
+		.version = rec->version,
+		.variant = variant,
+		.kind = "conda",
+		.build = rec->build,
+		.subdir = rec->subdir,
+		.depends = rec->depends,
+		.constrains = rec->constrains,
+		.track_features = rec->track_features,
+		.filename = rec->filename,
+		.url = rec->url,
+		.sha256 = rec->sha256,
 		.md5 = rec->md5,
 	};
 	return true;
@@ -66,7 +80,9 @@ bool wp_crawl_conda_row(const struct wp_file_record *rec, int64_t source_id, cha
 static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 {
 	struct sink_ctx *s = ctx;
-	struct wp_file_row row = { .source_id = s->source_id, .size = rec->size, .build_number = -1, .timestamp = -1 };
+	struct wp_file_row row = {
+		.source_id = s->source_id, .size = rec->size, .build_number = -1, .timestamp = -1
+	};
 	struct wp_fileinfo fi = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 	char variant[48];
@@ -85,8 +101,9 @@ static int catalog_sink(void *ctx, const struct wp_file_record *rec, struct wp_e
 			s->src->malformed++;
 			return 0;
 		}
-		/* a name no requirement can spell (y`id`-1.0.tar.gz) or a version PEP 440 does not know:
-		 * nothing pip would install, and text that must never reach a requirements file */
+		/* a name no requirement can spell (y`id`-1.0.tar.gz) or a version PEP 440 does not
+		 * know: nothing pip would install, and text that must never reach a requirements
+		 * file */
 		if (!wp_index_project_name_ok(fi.project, strlen(fi.project)) ||
 		    !wp_pep440_valid(fi.version, strlen(fi.version))) {
 			wp_fileinfo_release(&fi);
@@ -156,7 +173,8 @@ struct follow_ctx {
 	const struct wp_crawl_opts *opts;
 	struct wp_buf norm;
 	struct urls urls;
-	struct urls listed;   /* this root's every project (up to WP_CRAWL_ROOT_ALL_MAX + 1), for defaults mode */
+	struct urls listed; /* this root's every project (up to WP_CRAWL_ROOT_ALL_MAX + 1), for
+			       defaults mode */
 	bool default_found;   /* this root lists one of the default projects */
 };
 
@@ -253,8 +271,8 @@ static int follow_known_fn(void *ctx, const struct wp_source_row *r, struct wp_e
  * ROOT/<name>/ (PEP 503's place for them), without reading its list again. Without --project,
  * the project pages read under it before (those it listed): the defaults are never guessed at, as
  * a root of dependencies only has no torch/ and that is no failure. */
-static void follow_known_root(struct wp_catalog *cat, struct follow_ctx *f, const char *url, const struct prior *pr,
-			      struct wp_crawl_source *s)
+static void follow_known_root(struct wp_catalog *cat, struct follow_ctx *f, const char *url,
+			      const struct prior *pr, struct wp_crawl_source *s)
 {
 	if (!f || !pr->root)
 		return;
@@ -273,7 +291,9 @@ static void follow_known_root(struct wp_catalog *cat, struct follow_ctx *f, cons
 	size_t nwant = f->opts->n_projects;
 	for (size_t i = 0; i < nwant; i++) {
 		wp_project_name_normalize(want[i], strlen(want[i]), &f->norm);
-		wp_vec_push(&f->urls, wp_xasprintf("%s%s%s/", url, n && url[n - 1] == '/' ? "" : "/", f->norm.data));
+		wp_vec_push(&f->urls,
+			    wp_xasprintf("%s%s%s/", url, n && url[n - 1] == '/' ? "" : "/",
+					 f->norm.data));
 	}
 }
 
@@ -372,7 +392,8 @@ static unsigned long long page_max(const struct wp_crawl_opts *opts)
 static int too_big(const struct wp_crawl_opts *opts, const char *url, struct wp_err *err)
 {
 	wp_err_clear(err);
-	return wp_fail(err, -WPE_TOO_BIG, "'%s' is larger than the page size limit (%llu bytes); raise it with %s",
+	return wp_fail(err, -WPE_TOO_BIG,
+		       "'%s' is larger than the page size limit (%llu bytes); raise it with %s",
 		       url, page_max(opts), wp_ask_words(opts->asks, WP_ASK_PAGE_SIZE));
 }
 
@@ -392,7 +413,8 @@ static int json_file_is_root(int fd, bool *root, struct wp_err *err, const char 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url, strerror(errno));
+			rc = wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url,
+				     strerror(errno));
 			break;
 		}
 		if (n == 0)
@@ -419,19 +441,22 @@ struct page_file {
 	size_t len;
 };
 
-static int page_file_open(struct page_file *pf, const char *path, bool map, const char *url, struct wp_err *err)
+static int page_file_open(struct page_file *pf, const char *path, bool map, const char *url,
+			  struct wp_err *err)
 {
 	struct wp_os_stat sb;
 	pf->fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 	pf->map = NULL;
 	pf->len = 0;
 	if (pf->fd < 0 || wp_os_fstat(pf->fd, &sb) < 0)
-		return wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url, strerror(errno));
+		return wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url,
+			       strerror(errno));
 	pf->len = (size_t)sb.st_size;
 	if (map && pf->len) {
 		pf->map = wp_os_map_read(pf->fd, pf->len);
 		if (!pf->map) {
-			return wp_fail(err, -WPE_IO, "cannot map the copy of '%s': %s", url, strerror(errno));
+			return wp_fail(err, -WPE_IO, "cannot map the copy of '%s': %s", url,
+				       strerror(errno));
 		}
 	}
 	return 0;
@@ -448,9 +473,11 @@ static void page_file_close(struct page_file *pf)
 }
 
 /* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
-static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
-			const char *body_path, const struct page_file *pf, const struct prior *pr,
-			const struct wp_crawl_opts *opts, struct follow_ctx *follow, struct wp_err *err)
+static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s,
+			const struct wp_http_res *res, const char *body_path,
+			const struct page_file *pf, const struct prior *pr,
+			const struct wp_crawl_opts *opts, struct follow_ctx *follow,
+			struct wp_err *err)
 {
 	struct sink_ctx sc = { .cat = cat, .src = s };
 	struct wp_index_stats st = { 0 };
@@ -460,7 +487,8 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s, const
 	/* links on a page that was redirected resolve against where it was found, as in a browser
 	 * or pip; the source keeps the URL it was asked under */
 	const char *page = res->effective_url ? res->effective_url : url;
-	/* a page that outgrew memory is in body_path (pf): HTML mapped there, JSON read in pieces */
+	/* a page that outgrew memory is in body_path (pf): HTML mapped there, JSON read in
+	 * pieces */
 	const char *data = pf->map ? pf->map : wp_buf_cstr(&res->body);
 	size_t len = pf->map ? pf->len : res->body.len;
 	bool repodata = body_path && !res->spilled;
@@ -472,10 +500,11 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s, const
 		if ((rc = wp_hash_file(body_path, sha, &sz, err)))
 			return rc;
 	} else if (body_path) {
-		/* Nothing to compare the hash with (a first crawl, or --force): it is only stored, so
-		 * it is taken from the bytes the parser reads (below), not from a second read of the
-		 * file on a thread of its own (that read's copy was a twentieth of a 250 MB crawl's
-		 * CPU); a compressed file, which the parser does not hand over, is hashed after it. */
+		/* Nothing to compare the hash with (a first crawl, or --force): it is only stored,
+		 * so it is taken from the bytes the parser reads (below), not from a second read of
+		 * the file on a thread of its own (that read's copy was a twentieth of a 250 MB
+		 * crawl's CPU); a compressed file, which the parser does not hand over, is hashed
+		 * after it. */
 		tap_hash = wp_hasher_init(&tap_h, WP_HASH_SHA256, err) == 0;
 		if (!tap_hash)
 			return err->code ? err->code : -WPE_IO;
@@ -513,17 +542,21 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s, const
 			if (slash)
 				*slash = 0;
 			if (tap_hash)
-				rc = wp_read_repodata_file_tap(body_path, base, hash_tap, &tap_h, &tapped, catalog_sink,
-							       &sc, &st, err);
+				rc = wp_read_repodata_file_tap(body_path, base, hash_tap, &tap_h,
+							       &tapped, catalog_sink, &sc, &st,
+							       err);
 			else
-				rc = wp_read_repodata_file(body_path, base, catalog_sink, &sc, &st, err);
+				rc = wp_read_repodata_file(body_path, base, catalog_sink, &sc, &st,
+							   err);
 			free(base);
 			if (!rc && tap_hash)
-				rc = tapped ? wp_hasher_final(&tap_h, sha, NULL, err) : wp_hash_file(body_path, sha, NULL, err);
+				rc = tapped ? wp_hasher_final(&tap_h, sha, NULL, err) :
+					      wp_hash_file(body_path, sha, NULL, err);
 			if (tap_hash)
 				wp_hasher_release(&tap_h);
 		} else if (s->kind == WP_SOURCE_SIMPLE_JSON) {
-			rc = wp_read_pep691_fd(page, NULL, pf->fd, page_max(opts), data, len, catalog_sink, &sc, &st, err);
+			rc = wp_read_pep691_fd(page, NULL, pf->fd, page_max(opts), data, len,
+					       catalog_sink, &sc, &st, err);
 		} else {
 			struct wp_err he = WP_ERR_INIT;
 			rc = wp_read_html_links(page, NULL, data, len, catalog_sink, &sc, &st, &he);
@@ -531,7 +564,9 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s, const
 			if ((rc == 0 && st.records == 0 && st.links > 0) || rc == -WPE_SOURCE) {
 				struct wp_index_stats ps = { 0 };
 				struct wp_err pe = WP_ERR_INIT;
-				if (wp_read_html_projects(page, data, len, count_projects, NULL, &ps, &pe) == 0 && ps.records > 0) {
+				if (wp_read_html_projects(page, data, len, count_projects, NULL,
+							  &ps, &pe) == 0 &&
+				    ps.records > 0) {
 					wp_catalog_refresh_abort(cat);
 					s->kind = WP_SOURCE_ROOT;
 					s->files = 0;
@@ -549,32 +584,38 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s, const
 
 	if (s->kind == WP_SOURCE_ROOT) {
 		memset(&st, 0, sizeof(st));
-		/* stored like any page, with no files: its validators and time, so that the next read
-		 * is conditional (or not made at all inside --max-age), and a pick knows it for a root */
+		/* stored like any page, with no files: its validators and time, so that the next
+		 * read is conditional (or not made at all inside --max-age), and a pick knows it
+		 * for a root */
 		int64_t rid;
 		if (wp_catalog_refresh_begin(cat, url, WP_SOURCE_ROOT, &rid, err) == 0 &&
-		    wp_catalog_refresh_commit(cat, rid, res->etag, res->last_modified, sha, 0, err) != 0)
+		    wp_catalog_refresh_commit(cat, rid, res->etag, res->last_modified, sha, 0,
+					      err) != 0)
 			wp_catalog_refresh_abort(cat);
 		wp_err_clear(err);
 		if (!follow)
-			return wp_fail(err, -WPE_SOURCE, "'%s' is an index root, not a project page", url);
-		rc = is_json(res) ? wp_read_pep691_projects_fd(page, pf->fd, page_max(opts), data, len, follow_fn, follow,
-							       &st, err)
-				  : wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
+			return wp_fail(err, -WPE_SOURCE,
+				       "'%s' is an index root, not a project page", url);
+		rc = is_json(res) ?
+			     wp_read_pep691_projects_fd(page, pf->fd, page_max(opts), data, len,
+							follow_fn, follow, &st, err) :
+			     wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
 		follow_listed(follow);
 		return rc;
 	}
 	s->skipped += st.skipped;
 	s->malformed += st.malformed;
 	s->refused += st.refused;
-	rc = wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha, (int64_t)s->files, err);
+	rc = wp_catalog_refresh_commit(cat, sc.source_id, res->etag, res->last_modified, sha,
+				       (int64_t)s->files, err);
 	if (!rc)
 		s->conflicts = cat->refresh_conflicts;
 	return rc;
 }
 
-static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const struct wp_http_res *res,
-			const char *body_path, const struct prior *pr, const struct wp_crawl_opts *opts,
+static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s,
+			const struct wp_http_res *res, const char *body_path,
+			const struct prior *pr, const struct wp_crawl_opts *opts,
 			struct follow_ctx *follow, struct wp_err *err)
 {
 	struct page_file pf = { .fd = -1 };
@@ -598,7 +639,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s, const
 
 struct tmp_claim {
 	char *dir;
-	char *prefix;   /* full path up to the file's own part: dir/wheelpick-repodata.<pid>.<rnd>. */
+	char *prefix; /* full path up to the file's own part: dir/wheelpick-repodata.<pid>.<rnd>. */
 	int lock_fd;
 };
 
@@ -621,12 +662,15 @@ static void sweep_tmp(const char *dir)
 		size_t n = strlen(e->d_name);
 		struct wp_os_stat sb;
 		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
-		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 || !WP_S_ISREG(sb.st_mode))
+		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !WP_S_ISREG(sb.st_mode))
 			continue;
 		if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) {
 			if (now - sb.st_mtime_s < TMP_LOCK_MIN_AGE_S)
 				continue;
-			int fd = wp_os_openat(wp_os_dirfd(d), e->d_name, WP_O_RDONLY | WP_O_NOFOLLOW | WP_O_CLOEXEC | WP_O_NONBLOCK);
+			int fd = wp_os_openat(wp_os_dirfd(d), e->d_name,
+					      WP_O_RDONLY | WP_O_NOFOLLOW | WP_O_CLOEXEC |
+						      WP_O_NONBLOCK);
 			if (fd < 0)
 				continue;
 			if (wp_os_flock(fd, WP_LOCK_EX | WP_LOCK_NB) == 0)
@@ -634,17 +678,19 @@ static void sweep_tmp(const char *dir)
 			wp_os_close(fd);
 		}
 	}
-	/* A dead crawl's lock goes last: a sweep killed half-way then leaves the lock beside what is
-	 * still there, and the next sweep finishes. Removed first, it left files that no lock named,
-	 * which waited an hour (TMP_STRAY_AGE_S); t-crash's kills found two such. */
+	/* A dead crawl's lock goes last: a sweep killed half-way then leaves the lock beside what
+	 * is still there, and the next sweep finishes. Removed first, it left files that no lock
+	 * named, which waited an hour (TMP_STRAY_AGE_S); t-crash's kills found two such. */
 	wp_os_rewinddir(d);
 	while ((e = wp_os_readdir(d))) {
 		struct wp_os_stat sb;
 		size_t n = strlen(e->d_name);
 		if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
-		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 || !WP_S_ISREG(sb.st_mode))
+		    wp_os_fstatat(wp_os_dirfd(d), e->d_name, &sb, WP_AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !WP_S_ISREG(sb.st_mode))
 			continue;
-		bool gone = now - sb.st_mtime_s > TMP_STRAY_AGE_S, lock = n > 5 && !strcmp(e->d_name + n - 5, ".lock");
+		bool gone = now - sb.st_mtime_s > TMP_STRAY_AGE_S,
+		     lock = n > 5 && !strcmp(e->d_name + n - 5, ".lock");
 		for (size_t i = 0; i < dead.n && !gone; i++)
 			gone = !lock && !strncmp(e->d_name, dead.v[i], strlen(dead.v[i]));
 		if (gone)
@@ -675,7 +721,8 @@ static void claim_tmp(const struct wp_crawl_opts *opts, struct tmp_claim *c)
 		free(c->prefix);
 		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", c->dir, wp_os_getpid(), rnd);
 		char *lock = wp_xasprintf("%slock", c->prefix);
-		c->lock_fd = wp_os_open(lock, WP_O_RDWR | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0600);
+		c->lock_fd = wp_os_open(lock, WP_O_RDWR | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC,
+					0600);
 		free(lock);
 		if (c->lock_fd >= 0) {
 			(void)wp_os_flock(c->lock_fd, WP_LOCK_EX | WP_LOCK_NB);
@@ -712,14 +759,15 @@ static char *spill_path(const struct wp_crawl_opts *opts, struct tmp_claim *c, s
 		unsigned int rnd = 0;
 		if (wp_os_random(&rnd, sizeof(rnd)) != 0)
 			rnd = (unsigned int)time(NULL) * 2654435761u;
-		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", tmp_dir_of(opts), wp_os_getpid(), rnd);
+		c->prefix = wp_xasprintf("%s/" TMP_PREFIX "%ld.%08x.", tmp_dir_of(opts),
+					 wp_os_getpid(), rnd);
 	}
 	return wp_xasprintf("%s%zu.page", c->prefix, i);
 }
 
 /* A file:// repodata: no transfer, the reader opens the file itself. */
-static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, const struct prior *pr,
-			   const struct wp_crawl_opts *opts)
+static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s,
+			   const struct prior *pr, const struct wp_crawl_opts *opts)
 {
 	struct wp_http_res res;
 	struct wp_err e = WP_ERR_INIT;
@@ -731,7 +779,8 @@ static void local_repodata(struct wp_catalog *cat, struct wp_crawl_source *s, co
 		goto out;
 	}
 	if (wp_os_stat(path, &st) < 0 || !WP_S_ISREG(st.st_mode)) {
-		wp_fail(&e, -WPE_NET, "cannot read '%s': %s", s->url, strerror(errno ? errno : ENOENT));
+		wp_fail(&e, -WPE_NET, "cannot read '%s': %s", s->url,
+			strerror(errno ? errno : ENOENT));
 		source_fail(s, &e, e.code);
 		goto out;
 	}
@@ -755,7 +804,8 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	/* read whole, up to the page size limit: a file of someone else's is not mapped (one cut
 	 * short under a mapping would be a crash), and a local page is always HTML, which the
 	 * readers take whole anyway */
-	res.body = (struct wp_buf)WP_BUF_INIT_MAX(page_max(opts) > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)page_max(opts));
+	res.body = (struct wp_buf)WP_BUF_INIT_MAX(
+		page_max(opts) > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)page_max(opts));
 	int rc = wp_local_read_page(s->url, &res.body, &folder, &e);
 	if (rc == -WPE_TOO_BIG) {
 		too_big(opts, s->url, &e);
@@ -768,7 +818,8 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 		char *path = NULL;
 		struct wp_os_stat st;
 		struct wp_err pe = WP_ERR_INIT;
-		s->not_found = wp_local_path(s->url, &path, &pe) == 0 && wp_os_stat(path, &st) < 0 && errno == ENOENT;
+		s->not_found = wp_local_path(s->url, &path, &pe) == 0 &&
+			       wp_os_stat(path, &st) < 0 && errno == ENOENT;
 		free(path);
 		source_fail(s, &e, rc);
 	}
@@ -776,8 +827,9 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 }
 
 /* One round: fetch urls in parallel, then store each. Root pages add to follow. */
-static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
-			struct wp_crawl_report *rep, struct follow_ctx *follow)
+static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t n,
+			const struct wp_crawl_opts *opts, struct wp_crawl_report *rep,
+			struct follow_ctx *follow)
 {
 	struct wp_http_req *reqs = wp_xcalloc(n ? n : 1, sizeof(*reqs));
 	struct wp_http_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
@@ -799,7 +851,8 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			wp_err_clear(&e);
 			continue;
 		}
-		if (opts->max_age_s > 0 && pr[i].found && pr[i].fetched_at > 0 && now - pr[i].fetched_at < opts->max_age_s) {
+		if (opts->max_age_s > 0 && pr[i].found && pr[i].fetched_at > 0 &&
+		    now - pr[i].fetched_at < opts->max_age_s) {
 			rep->v[base + i].unchanged = true;
 			follow_known_root(cat, follow, urls[i], &pr[i], &rep->v[base + i]);
 			continue;
@@ -868,7 +921,8 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	for (size_t i = 0; i < n; i++) {
 		prior_release(&pr[i]);
 		if (paths[i] && wp_crawl_is_repodata(urls[i])) {
-			char *part = wp_xasprintf("%s.part", paths[i]); /* a transfer that failed may leave it */
+			char *part = wp_xasprintf("%s.part", paths[i]); /* a transfer that failed
+									   may leave it */
 			wp_os_unlink(part);
 			free(part);
 		}
@@ -885,15 +939,17 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	free(todo);
 }
 
-int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n, const struct wp_crawl_opts *opts,
-	     struct wp_crawl_report *rep, struct wp_err *err)
+int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n,
+	     const struct wp_crawl_opts *opts, struct wp_crawl_report *rep, struct wp_err *err)
 {
 	struct follow_ctx follow = { .opts = opts, .norm = WP_BUF_INIT };
 	memset(rep, 0, sizeof(*rep));
 	crawl_round(cat, urls, n, opts, rep, &follow);
 	if (follow.urls.n) {
-		/* project pages found on root pages: one more parallel round (they are never roots) */
-		crawl_round(cat, (const char *const *)follow.urls.v, follow.urls.n, opts, rep, NULL);
+		/* project pages found on root pages: one more parallel round (they are never
+		 * roots) */
+		crawl_round(cat, (const char *const *)follow.urls.v, follow.urls.n, opts, rep,
+			    NULL);
 	}
 	for (size_t i = 0; i < follow.urls.n; i++)
 		free(follow.urls.v[i]);

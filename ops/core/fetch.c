@@ -88,7 +88,8 @@ static int sink_write(void *ctx, const void *p, size_t n, struct wp_err *err)
 	struct sink *s = ctx;
 	int rc = wp_store_writer_write(&s->w, p, n);
 	if (rc)
-		wp_fail(err, rc, "%s", s->w.err.msg[0] ? s->w.err.msg : "cannot write to the store");
+		wp_fail(err, rc, "%s",
+			s->w.err.msg[0] ? s->w.err.msg : "cannot write to the store");
 	return rc;
 }
 
@@ -97,7 +98,8 @@ static int sink_reset(void *ctx, long long offset, struct wp_err *err)
 	struct sink *s = ctx;
 	int rc = wp_store_writer_reset(&s->w, offset);
 	if (rc)
-		wp_fail(err, rc, "%s", s->w.err.msg[0] ? s->w.err.msg : "cannot rewind the download");
+		wp_fail(err, rc, "%s",
+			s->w.err.msg[0] ? s->w.err.msg : "cannot rewind the download");
 	return rc;
 }
 
@@ -132,7 +134,8 @@ static int check_md5(struct wp_fetch_item *it)
 	int rc;
 	FILE *f = fopen(it->path, "rb");
 	if (!f)
-		return wp_fail(&it->err, -WPE_IO, "cannot read '%s' back to check its md5", it->path);
+		return wp_fail(&it->err, -WPE_IO, "cannot read '%s' back to check its md5",
+			       it->path);
 	if ((rc = wp_hasher_init(&h, WP_HASH_MD5, &it->err))) {
 		fclose(f);
 		return rc;
@@ -143,7 +146,8 @@ static int check_md5(struct wp_fetch_item *it)
 	rc = wp_hasher_final(&h, NULL, hex, &it->err);
 	wp_hasher_release(&h);
 	if (!rc && strcasecmp(hex, it->md5) != 0)
-		rc = wp_fail(&it->err, -WPE_INTEGRITY, "'%s' (%s): md5 mismatch: expected %s, got %s", it->filename, it->url,
+		rc = wp_fail(&it->err, -WPE_INTEGRITY,
+			     "'%s' (%s): md5 mismatch: expected %s, got %s", it->filename, it->url,
 			     it->md5, hex);
 	return rc;
 }
@@ -190,7 +194,8 @@ static void settle(struct wp_fetch_item *it, struct sink *k)
 		 * for the end too (commit_all), where the syncs of a batch run together: a sync
 		 * made while other files are still being written commits their changes as well, so
 		 * one after another they cost a journal commit each (16 x 200 KB: 12 of 66 ms) */
-		if (!it->rc && k->w.size >= SYNC_ON_CHECKER && (it->rc = wp_store_writer_sync(&k->w, &it->err)))
+		if (!it->rc && k->w.size >= SYNC_ON_CHECKER &&
+		    (it->rc = wp_store_writer_sync(&k->w, &it->err)))
 			wp_err_prefix(&it->err, "'%s'", it->url);
 	}
 	if (it->rc) {
@@ -228,8 +233,8 @@ static int sync_one(void *ctx, size_t k, struct wp_err *unused)
  * journal's commits and the disk's cache flushes), then each is renamed into place and each
  * directory synced once: a batch pays one sync per file and one per directory, overlapped, not
  * three per file in a row. */
-static void commit_all(struct wp_store *st, struct wp_fetch_item *items, struct sink *sinks, const size_t *which,
-		       size_t nd)
+static void commit_all(struct wp_store *st, struct wp_fetch_item *items, struct sink *sinks,
+		       const size_t *which, size_t nd)
 {
 	struct wp_err derr = WP_ERR_INIT;
 	bool any = false;
@@ -242,12 +247,14 @@ static void commit_all(struct wp_store *st, struct wp_fetch_item *items, struct 
 		}
 	/* One fsync per file, on threads that wait together, is what this file system takes best:
 	 * syncfs(2) once for the batch's data and once for its names (2 calls, no threads, the same
-	 * guarantee on Linux >= 5.8) was tried and measured slower here (16 x 200 KB, ext4 without a
-	 * journal, load 8: 151 ms against 105 ms median): each syncfs writes back the block device's
-	 * metadata and flushes the disk's cache, and the two run one after the other, where sixteen
-	 * fsyncs share their flushes. BENCHMARKS.md, "Per-file cost of a download". */
+	 * guarantee on Linux >= 5.8) was tried and measured slower here (16 x 200 KB, ext4 without
+	 * a journal, load 8: 151 ms against 105 ms median): each syncfs writes back the block
+	 * device's metadata and flushes the disk's cache, and the two run one after the other,
+	 * where sixteen fsyncs share their flushes. BENCHMARKS.md, "Per-file cost of a
+	 * download". */
 	if (ns)
-		(void)wp_parallel_for(ns, ns < SYNC_THREADS ? ns : SYNC_THREADS, sync_one, &b, &derr);
+		(void)wp_parallel_for(ns, ns < SYNC_THREADS ? ns : SYNC_THREADS, sync_one, &b,
+				      &derr);
 	free(b.which);
 	for (size_t k = 0; k < nd; k++) {
 		struct wp_fetch_item *it = &items[which[k]];
@@ -314,7 +321,8 @@ static char *norm_reqs(const char *lines)
 
 static bool same_meta(const char *rd_a, const char *rp_a, const char *rd_b, const char *rp_b)
 {
-	char *a = norm_reqs(rd_a), *b = norm_reqs(rd_b), *pa = norm_reqs(rp_a), *pb = norm_reqs(rp_b);
+	char *a = norm_reqs(rd_a), *b = norm_reqs(rd_b), *pa = norm_reqs(rp_a),
+	     *pb = norm_reqs(rp_b);
 	bool same = !strcmp(a, b) && !strcmp(pa, pb);
 	free(a), free(b), free(pa), free(pb);
 	return same;
@@ -374,7 +382,8 @@ static void hold_to_catalog(struct wp_store *st, struct wp_fetch_item *it, struc
 	}
 	if (!k->have_meta)
 		goto out; /* nothing to compare, or it was compared before */
-	if (cm.found && !same_meta(cm.requires_dist, cm.requires_python, k->requires_dist, k->requires_python)) {
+	if (cm.found && !same_meta(cm.requires_dist, cm.requires_python, k->requires_dist,
+				   k->requires_python)) {
 		char own[400], used[400];
 		show_reqs(k->requires_dist, own, sizeof(own));
 		show_reqs(cm.requires_dist, used, sizeof(used));
@@ -382,15 +391,19 @@ static void hold_to_catalog(struct wp_store *st, struct wp_fetch_item *it, struc
 			     "'%s' (%s): its own METADATA differs from the metadata the resolution used (a PEP 658 file "
 			     "or Range reads): it needs %s (Requires-Python %s), the index's metadata said %s "
 			     "(Requires-Python %s)%s",
-			     it->filename, it->url, own, k->requires_python ? k->requires_python : "any", used,
+			     it->filename, it->url, own,
+			     k->requires_python ? k->requires_python : "any", used,
 			     cm.requires_python ? cm.requires_python : "any",
-			     cat->read_only ? "; the catalog is read-only here and keeps what it said"
-					    : "; the catalog now holds the wheel's own, run again");
+			     cat->read_only ?
+				     "; the catalog is read-only here and keeps what it said" :
+				     "; the catalog now holds the wheel's own, run again");
 		fail_item(it, rc);
 	}
 	if ((!cm.found || !cm.checked || it->rc) && !cat->read_only) {
 		struct wp_err pe = WP_ERR_INIT;
-		if ((rc = wp_catalog_metadata_put(cat, it->url, k->requires_python, k->requires_dist, true, &pe)) && !it->rc) {
+		if ((rc = wp_catalog_metadata_put(cat, it->url, k->requires_python,
+						  k->requires_dist, true, &pe)) &&
+		    !it->rc) {
 			it->err = pe;
 			fail_item(it, rc);
 		}
@@ -465,14 +478,18 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 				continue;
 			}
 			if (found) {
-				/* the bytes of that hash are here; a size the index or lock gives must be theirs
-				 * too, as a download is held to it (a lock whose size and hash disagree is not
-				 * honoured by one way and refused by the other) */
+				/* the bytes of that hash are here; a size the index or lock gives
+				 * must be theirs too, as a download is held to it (a lock whose
+				 * size and hash disagree is not honoured by one way and refused by
+				 * the other) */
 				struct wp_os_stat sb;
-				if (it->size >= 0 && wp_os_stat(it->path, &sb) == 0 && (long long)sb.st_size != it->size) {
-					it->rc = wp_fail(&it->err, -WPE_INTEGRITY, "'%s' (%s): its sha256 %s is of a file of "
-							 "%lld bytes, but its size is given as %lld", it->filename, it->url,
-							 it->sha256, (long long)sb.st_size, it->size);
+				if (it->size >= 0 && wp_os_stat(it->path, &sb) == 0 &&
+				    (long long)sb.st_size != it->size) {
+					it->rc = wp_fail(&it->err, -WPE_INTEGRITY,
+							 "'%s' (%s): its sha256 %s is of a file of "
+							 "%lld bytes, but its size is given as %lld",
+							 it->filename, it->url, it->sha256,
+							 (long long)sb.st_size, it->size);
 					free(it->path);
 					it->path = NULL;
 					continue;
@@ -483,13 +500,18 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 			}
 		}
 		if (opts->offline) {
-			it->rc = wp_fail(&it->err, -WPE_NET, "'%s' is not in the cache and --offline forbids fetching it%s",
-					 it->filename, it->sha256 ? "" : " (the index gives no sha256 to look it up by)");
+			it->rc = wp_fail(&it->err, -WPE_NET,
+					 "'%s' is not in the cache and --offline forbids fetching it%s",
+					 it->filename,
+					 it->sha256 ?
+						 "" :
+						 " (the index gives no sha256 to look it up by)");
 			continue;
 		}
-		/* with no sha256, a partial kept across runs is keyed by the URL (strong ETags only) */
-		if ((it->rc = wp_store_writer_begin_url(&sinks[i].w, st, it->sha256, it->size, it->filename, it->url,
-							&it->err)))
+		/* with no sha256, a partial kept across runs is keyed by the URL (strong ETags
+		 * only) */
+		if ((it->rc = wp_store_writer_begin_url(&sinks[i].w, st, it->sha256, it->size,
+							it->filename, it->url, &it->err)))
 			continue;
 		sinks[i].open = true;
 		if (it->check == WP_FETCH_CHECK_WHEEL) {
@@ -497,20 +519,23 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 			sinks[i].w.tap = tap_feed;
 			sinks[i].w.tap_reset = tap_reset;
 			sinks[i].w.tap_ctx = sinks[i].ws;
-			/* a big wheel's deflated members are read back from the temp file, inflated and
-			 * hashed on every core as they arrive; the file's own sha256 is the stream's too,
-			 * so a stored member's bytes get both digests in one pass (the tap thread, a
-			 * second core where there is one) while the transfer runs on this one */
+			/* a big wheel's deflated members are read back from the temp file, inflated
+			 * and hashed on every core as they arrive; the file's own sha256 is the
+			 * stream's too, so a stored member's bytes get both digests in one pass
+			 * (the tap thread, a second core where there is one) while the transfer
+			 * runs on this one */
 			wp_wheel_stream_use_file(sinks[i].ws, sinks[i].w.file.tmp, 0);
 			if (wp_wheel_stream_hash_file(sinks[i].ws) == 0)
 				sinks[i].w.tap_sha256 = tap_sha256;
 			sinks[i].w.tap_thread = true;
-			/* a small wheel's members are hashed when it is sealed, on a checker thread, not
-			 * on the transfers' thread (16 x 200 KB: their second hash was 6% of the run) */
+			/* a small wheel's members are hashed when it is sealed, on a checker
+			 * thread, not on the transfers' thread (16 x 200 KB: their second hash was
+			 * 6% of the run) */
 			sinks[i].w.tap_defer = WP_STORE_BLOCK;
 		}
-		/* what an earlier run kept of it: re-read (hash, wheel members) and the rest asked for;
-		 * a file:// source is read whole again (cheap, and its ranges say nothing of offsets) */
+		/* what an earlier run kept of it: re-read (hash, wheel members) and the rest asked
+		 * for; a file:// source is read whole again (cheap, and its ranges say nothing of
+		 * offsets) */
 		long long kept = sinks[i].w.kept;
 		bool http = !strncasecmp(it->url, "http:", 5) || !strncasecmp(it->url, "https:", 6);
 		if (kept > 0 && (it->rc = sink_reset(&sinks[i], http ? kept : 0, &it->err))) {
@@ -524,9 +549,14 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 				opts->resumed(opts->pctx, base + i, kept);
 		}
 		dl[nd] = (struct wp_download){
-			.url = it->url, .expect_size = it->size, .write = sink_write, .reset = sink_reset,
-			.validated = sink_validated, .ctx = &sinks[i],
-			.start = it->resumed, .if_range = it->resumed ? sinks[i].w.validator : NULL,
+			.url = it->url,
+			.expect_size = it->size,
+			.write = sink_write,
+			.reset = sink_reset,
+			.validated = sink_validated,
+			.ctx = &sinks[i],
+			.start = it->resumed,
+			.if_range = it->resumed ? sinks[i].w.validator : NULL,
 		};
 		which[nd++] = i;
 	}
@@ -535,13 +565,17 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 		if (!dopts.policy.conf)
 			dopts.policy.conf = opts->net;
 		struct progress_map pm = { which, base, opts->progress, opts->pctx };
-		struct checkq q = { .todo = wp_xcalloc(nd, sizeof(size_t)), .items = items, .sinks = sinks, .which = which };
+		struct checkq q = { .todo = wp_xcalloc(nd, sizeof(size_t)),
+				    .items = items,
+				    .sinks = sinks,
+				    .which = which };
 		pthread_t th[CHECKERS];
 		size_t nth = 0;
 		pthread_mutex_init(&q.lock, NULL);
 		pthread_cond_init(&q.cond, NULL);
 		/* one download has nothing to overlap its check with, nor a few small ones worth a
-		 * thread's start (on a busy machine the second core is someone else's): no thread */
+		 * thread's start (on a busy machine the second core is someone else's): no
+		 * thread */
 		long long known = 0;
 		for (size_t k = 0; k < nd && known >= 0; k++)
 			known = items[which[k]].size < 0 ? -1 : known + items[which[k]].size;
@@ -549,7 +583,8 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 		for (; nd > 1 && !few_small && nth < CHECKERS && nth < nd; nth++)
 			if (pthread_create(&th[nth], NULL, checker, &q) != 0)
 				break;
-		if (nth) { /* with no thread to be had, everything is settled below, after the run */
+		if (nth) { /* with no thread to be had, everything is settled below, after the run
+			    */
 			dopts.ended = ended;
 			dopts.ectx = &q;
 		}
@@ -567,14 +602,17 @@ static void fetch_batch(struct wp_store *st, struct wp_fetch_item *items, size_t
 	for (size_t k = 0; k < nd; k++) {
 		size_t i = which[k];
 		struct wp_fetch_item *it = &items[i];
-		/* what came now: a resume's kept part came before (all of it again when restarted) */
-		it->bytes = dl[k].received >= it->resumed ? dl[k].received - it->resumed : dl[k].received;
+		/* what came now: a resume's kept part came before (all of it again when
+		 * restarted) */
+		it->bytes = dl[k].received >= it->resumed ? dl[k].received - it->resumed :
+							    dl[k].received;
 		if (sinks[i].settled)
 			continue;
 		if (dl[k].result) {
 			it->rc = dl[k].result;
 			it->err = dl[k].err;
-			/* not its bytes (the network): what came stays for the next run to resume */
+			/* not its bytes (the network): what came stays for the next run to
+			 * resume */
 			if (it->rc != -WPE_INTEGRITY)
 				it->kept = wp_store_writer_keep(&sinks[i].w);
 			else
@@ -614,8 +652,8 @@ static size_t batch_size(void)
 	return b < FETCH_BATCH_MIN ? FETCH_BATCH_MIN : b > FETCH_BATCH_MAX ? FETCH_BATCH_MAX : b;
 }
 
-int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, const struct wp_fetch_opts *opts,
-		   struct wp_err *err)
+int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n,
+		   const struct wp_fetch_opts *opts, struct wp_err *err)
 {
 	int rc = 0;
 	size_t b = batch_size();

@@ -14,8 +14,9 @@
 
 enum wp_fetch_check {
 	WP_FETCH_CHECK_NONE = 0,
-	WP_FETCH_CHECK_WHEEL,  /* zip, RECORD hashes and sizes, safe member names, WHEEL, METADATA */
-	WP_FETCH_CHECK_CONDA,  /* .tar.bz2 / .conda with info/index.json matching name/version/build */
+	WP_FETCH_CHECK_WHEEL, /* zip, RECORD hashes and sizes, safe member names, WHEEL, METADATA */
+	WP_FETCH_CHECK_CONDA, /* .tar.bz2 / .conda with info/index.json matching name/version/build
+			       */
 };
 
 struct wp_fetch_item {
@@ -23,7 +24,7 @@ struct wp_fetch_item {
 	const char *url;
 	const char *filename;        /* as the user knows it (messages, wheel name checks) */
 	const char *sha256;          /* from the index, or NULL (then computed and reported) */
-	const char *md5;             /* checked too when given (old conda records carry md5 alone) */
+	const char *md5; /* checked too when given (old conda records carry md5 alone) */
 	long long size;              /* from the index, or -1 */
 	enum wp_fetch_check check;
 	const char *conda_name, *conda_version, *conda_build;
@@ -38,8 +39,8 @@ struct wp_fetch_item {
 	                                downloads), taken up instead of fetched again */
 	long long kept;              /* it failed (not its bytes: the network): bytes kept for the
 	                                next run to resume */
-	char *gpu_code;              /* a wheel checked here: its shared objects' GPU code (verify/wheel.h:
-	                                "" none; "-" no shared object); NULL when not read (it was stored) */
+	char *gpu_code; /* a wheel checked here: its shared objects' GPU code (verify/wheel.h:
+			   "" none; "-" no shared object); NULL when not read (it was stored) */
 };
 
 struct wp_fetch_opts {
@@ -55,8 +56,8 @@ struct wp_fetch_opts {
 /* Fetch every item (those already stored cost nothing). Each item gets its own result; returns
  * 0 when all succeeded, else the first failure's code (integrity failures win over others, so
  * the exit code says 4) with err set. A file that fails a check is never left in the store. */
-int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n, const struct wp_fetch_opts *opts,
-		   struct wp_err *err);
+int wp_fetch_files(struct wp_store *st, struct wp_fetch_item *items, size_t n,
+		   const struct wp_fetch_opts *opts, struct wp_err *err);
 void wp_fetch_item_release(struct wp_fetch_item *it);
 
 #endif

@@ -54,13 +54,15 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 		const char *t = trim_span(p, le, &te);
 		bool blank = t == te, comment = !blank && (*t == '#' || *t == ';');
 		if (have_key && indented && !blank && !comment) {
-			/* a continuation line: another value of a multi-value key (configparser keeps an
-			 * empty first line: "key =" then indented values reads "\nA\nB") */
+			/* a continuation line: another value of a multi-value key (configparser
+			 * keeps an empty first line: "key =" then indented values reads
+			 * "\nA\nB") */
 			wp_buf_addch(&value, '\n');
 			wp_buf_add(&value, t, (size_t)(te - t));
 		} else if (!blank && !comment) {
 			if (have_key)
-				fn(ctx, wp_buf_cstr(&section), wp_buf_cstr(&key), wp_buf_cstr(&value), key_line);
+				fn(ctx, wp_buf_cstr(&section), wp_buf_cstr(&key),
+				   wp_buf_cstr(&value), key_line);
 			have_key = false;
 			if (*t == '[') {
 				const char *rb = memchr(t, ']', (size_t)(te - t));
@@ -68,7 +70,8 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 					const char *se;
 					const char *ss = trim_span(t + 1, rb, &se);
 					wp_buf_reset(&section);
-					/* as written: configparser's section names are case-sensitive */
+					/* as written: configparser's section names are
+					 * case-sensitive */
 					wp_buf_add(&section, ss, (size_t)(se - ss));
 				}
 			} else {
@@ -81,7 +84,10 @@ void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx)
 					const char *vs = trim_span(t + k + 1, te, &ve);
 					wp_buf_reset(&key);
 					for (const char *c = ks; c < ke; c++)
-						wp_buf_addch(&key, *c == '_' ? '-' : (char)tolower((unsigned char)*c));
+						wp_buf_addch(&key,
+							     *c == '_' ? '-' :
+									 (char)tolower((
+										 unsigned char)*c));
 					wp_buf_reset(&value);
 					wp_buf_add(&value, vs, (size_t)(ve - vs));
 					have_key = key.len > 0;
@@ -114,8 +120,8 @@ static const char *env(const struct ctx *x, const char *name)
 	return wp_envp_get(x->g->envp, name);
 }
 
-static void add_value(struct wp_index_config *c, const char *name, const char *value, const char *origin,
-		      const char *file)
+static void add_value(struct wp_index_config *c, const char *name, const char *value,
+		      const char *origin, const char *file)
 {
 	struct wp_config_value v = {
 		.name = wp_xstrdup(name), .value = wp_xstrdup(value), .origin = wp_xstrdup(origin),
@@ -124,15 +130,19 @@ static void add_value(struct wp_index_config *c, const char *name, const char *v
 	wp_vec_push(&c->values, v);
 }
 
-static void add_file(struct wp_index_config *c, const char *variant, const char *path, bool exists, bool read)
+static void add_file(struct wp_index_config *c, const char *variant, const char *path, bool exists,
+		     bool read)
 {
-	struct wp_config_file f = { .variant = variant, .path = wp_xstrdup(path), .exists = exists, .read = read };
+	struct wp_config_file f = {
+		.variant = variant, .path = wp_xstrdup(path), .exists = exists, .read = read
+	};
 	wp_vec_push(&c->files, f);
 }
 
 /* --- pip --- */
 
-static void pip_key(void *ctx, const char *section, const char *key, const char *value, unsigned line)
+static void pip_key(void *ctx, const char *section, const char *key, const char *value,
+		    unsigned line)
 {
 	struct ctx *x = ctx;
 	char *name = wp_xasprintf("%s.%s", section, key);
@@ -154,7 +164,9 @@ static void pip_file(struct ctx *x, const char *variant, const char *path, bool 
 	if (!exists || !read)
 		return;
 	if (wp_file_read_capped(path, PIPCONF_MAX_BYTES, &b, &e) < 0) {
-		wp_strlist_push(&c->warnings, keep(c, wp_xasprintf("pip's configuration '%s' was not read: %s", path, e.msg)));
+		wp_strlist_push(&c->warnings,
+				keep(c, wp_xasprintf("pip's configuration '%s' was not read: %s",
+						     path, e.msg)));
 		wp_buf_free(&b);
 		return;
 	}
@@ -214,7 +226,8 @@ static void pip_vars(struct ctx *x)
 		for (char *k = key; *k; k++)
 			*k = *k == '_' ? '-' : (char)tolower((unsigned char)*k);
 		if (strcmp(key, "version") != 0 && strcmp(key, "help") != 0) {
-			char *name = wp_xasprintf(":env:.%s", key), *var = wp_xstrndup(e, (size_t)(eq - e));
+			char *name = wp_xasprintf(":env:.%s", key),
+			     *var = wp_xstrndup(e, (size_t)(eq - e));
 			add_value(x->c, name, eq + 1, var, NULL);
 			free(name);
 			free(var);
@@ -243,7 +256,8 @@ static const char *pip_get(struct ctx *x, const char *key, const char **origin)
 		}
 		if (last && *last->value) {
 			last->in_effect = true;
-			*origin = last->file ? keep(c, wp_xasprintf("pip.conf %s", last->file)) : last->origin;
+			*origin = last->file ? keep(c, wp_xasprintf("pip.conf %s", last->file)) :
+					       last->origin;
 			return last->value;
 		}
 	}
@@ -260,8 +274,8 @@ struct uvconf {
 	bool no_index, any;
 };
 
-static void uv_list(struct wp_index_config *c, struct wp_strlist *to, struct wp_strlist *from, const char *origin,
-		    const char *name, const struct wp_toml *v)
+static void uv_list(struct wp_index_config *c, struct wp_strlist *to, struct wp_strlist *from,
+		    const char *origin, const char *name, const struct wp_toml *v)
 {
 	if (!v)
 		return;
@@ -270,7 +284,8 @@ static void uv_list(struct wp_index_config *c, struct wp_strlist *to, struct wp_
 		const struct wp_toml *it = v->type == WP_TOML_ARRAY ? v->items[i] : v;
 		if (it->type != WP_TOML_STRING)
 			continue;
-		const char *entry = name ? keep(c, wp_xasprintf("%s=%s", name, it->str)) : keep(c, wp_xstrdup(it->str));
+		const char *entry = name ? keep(c, wp_xasprintf("%s=%s", name, it->str)) :
+					   keep(c, wp_xstrdup(it->str));
 		wp_strlist_push(to, entry);
 		wp_strlist_push(from, origin);
 	}
@@ -290,7 +305,9 @@ static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const 
 		return;
 	if (wp_file_read_capped(path, PIPCONF_MAX_BYTES, &b, &e) < 0 ||
 	    wp_toml_parse(b.data ? b.data : "", b.len, path, &root, &e) < 0) {
-		wp_strlist_push(&c->warnings, keep(c, wp_xasprintf("uv's configuration '%s' was not read: %s", path, e.msg)));
+		wp_strlist_push(&c->warnings,
+				keep(c, wp_xasprintf("uv's configuration '%s' was not read: %s",
+						     path, e.msg)));
 		wp_buf_free(&b);
 		return;
 	}
@@ -309,7 +326,8 @@ static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const 
 			const char *o = keep(c, wp_xasprintf("uv.toml %s", path));
 			if (!strcmp(k, "index-url") && v->type == WP_TOML_STRING) {
 				if (!u->default_index)
-					u->default_index = keep(c, wp_xstrdup(v->str)), u->default_origin = o;
+					u->default_index = keep(c, wp_xstrdup(v->str)),
+					u->default_origin = o;
 			} else if (!strcmp(k, "extra-index-url")) {
 				uv_list(c, &u->index, &u->index_from, o, NULL, v);
 			} else if (!strcmp(k, "find-links")) {
@@ -321,18 +339,28 @@ static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const 
 					u->strategy = keep(c, wp_xstrdup(v->str));
 			} else if (!strcmp(k, "index") && v->type == WP_TOML_ARRAY) {
 				for (size_t j = 0; j < v->n; j++) {
-					const struct wp_toml *ix = v->items[j], *url = wp_toml_get(ix, "url");
-					const struct wp_toml *nm = wp_toml_get(ix, "name"), *df = wp_toml_get(ix, "default");
+					const struct wp_toml *ix = v->items[j],
+							     *url = wp_toml_get(ix, "url");
+					const struct wp_toml *nm = wp_toml_get(ix, "name"),
+							     *df = wp_toml_get(ix, "default");
 					if (!url || url->type != WP_TOML_STRING)
 						continue;
-					const char *iname = nm && nm->type == WP_TOML_STRING ? nm->str : NULL;
+					const char *iname = nm && nm->type == WP_TOML_STRING ?
+								    nm->str :
+								    NULL;
 					if (df && df->type == WP_TOML_BOOL && df->b) {
 						if (!u->default_index)
-							u->default_index = iname ? keep(c, wp_xasprintf("%s=%s", iname, url->str))
-										 : keep(c, wp_xstrdup(url->str)),
+							u->default_index =
+								iname ? keep(c,
+									     wp_xasprintf("%s=%s",
+											  iname,
+											  url->str)) :
+									keep(c,
+									     wp_xstrdup(url->str)),
 							u->default_origin = o;
 					} else {
-						uv_list(c, &u->index, &u->index_from, o, iname, url);
+						uv_list(c, &u->index, &u->index_from, o, iname,
+							url);
 					}
 				}
 			} else {
@@ -341,14 +369,22 @@ static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const 
 				continue;
 			}
 			if (v->type == WP_TOML_STRING || v->type == WP_TOML_BOOL) {
-				add_value(c, name, v->type == WP_TOML_STRING ? v->str : v->b ? "true" : "false", origin, path);
+				add_value(c, name,
+					  v->type == WP_TOML_STRING ? v->str :
+					  v->b                      ? "true" :
+								      "false",
+					  origin, path);
 			} else {
-				/* a list: its strings (an [[index]]'s url) one a line, as pip shows a list */
+				/* a list: its strings (an [[index]]'s url) one a line, as pip shows
+				 * a list */
 				struct wp_buf lb = WP_BUF_INIT;
 				for (size_t j = 0; j < v->n; j++) {
-					const struct wp_toml *it = v->items[j], *url = wp_toml_get(it, "url");
-					const char *str = it->type == WP_TOML_STRING ? it->str
-							  : url && url->type == WP_TOML_STRING ? url->str : NULL;
+					const struct wp_toml *it = v->items[j],
+							     *url = wp_toml_get(it, "url");
+					const char *str = it->type == WP_TOML_STRING ? it->str :
+							  url && url->type == WP_TOML_STRING ?
+										       url->str :
+										       NULL;
 					if (!str)
 						continue;
 					if (lb.len)
@@ -369,8 +405,8 @@ static void uv_file(struct ctx *x, struct uvconf *u, const char *variant, const 
 
 static bool truthy(const char *v)
 {
-	return v && (!strcasecmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") ||
-		     !strcasecmp(v, "y") || !strcasecmp(v, "t"));
+	return v && (!strcasecmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+		     !strcasecmp(v, "on") || !strcasecmp(v, "y") || !strcasecmp(v, "t"));
 }
 
 /* uv's files: $UV_CONFIG_FILE alone, else the user's, then the first system file. */
@@ -384,7 +420,9 @@ static void uv_files(struct ctx *x, struct uvconf *u)
 		return;
 	}
 	const char *home = env(x, "HOME"), *xdg_home = env(x, "XDG_CONFIG_HOME");
-	char *user = xdg_home ? wp_xasprintf("%s/uv/uv.toml", xdg_home) : home ? wp_xasprintf("%s/.config/uv/uv.toml", home) : NULL;
+	char *user = xdg_home ? wp_xasprintf("%s/uv/uv.toml", xdg_home) :
+		     home     ? wp_xasprintf("%s/.config/uv/uv.toml", home) :
+				NULL;
 	if (user)
 		uv_file(x, u, "uv-user", user);
 	free(user);
@@ -426,15 +464,17 @@ static char *index_name(const char *entry, const char **url)
 /* One index as configured, pushed with where it came from: NAME=URL named (its
  * $UV_INDEX_<NAME>_USERNAME/_PASSWORD), the URL's userinfo taken into the run's credentials; the
  * URL kept without it, and as pip says it (redacted) in looking. */
-static void take_index(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from, const char *entry,
-		       const char *origin)
+static void take_index(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from,
+		       const char *entry, const char *origin)
 {
 	struct wp_index_config *c = x->c;
 	const char *url;
 	char *name = index_name(entry, &url);
-	char *clean = strstr(url, "://") ? wp_net_url_take_credentials(x->g->creds, url) : wp_xstrdup(url);
+	char *clean = strstr(url, "://") ? wp_net_url_take_credentials(x->g->creds, url) :
+					   wp_xstrdup(url);
 	if (to == &c->index || to == &c->find_links)
-		wp_strlist_push(to == &c->index ? &c->looking : &c->looking_links, keep(c, wp_url_redact(url)));
+		wp_strlist_push(to == &c->index ? &c->looking : &c->looking_links,
+				keep(c, wp_url_redact(url)));
 	if (name) {
 		char *var = wp_xasprintf("UV_INDEX_%s_USERNAME", name);
 		for (char *v = var + 9; *v && v < var + 9 + strlen(name); v++)
@@ -454,8 +494,8 @@ static void take_index(struct ctx *x, struct wp_strlist *to, struct wp_strlist *
 #define WS " \t\r\n"
 
 /* Separated entries of text, each taken as an index (or a find-links location). */
-static void take_list(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from, const char *text,
-		      const char *seps, const char *origin)
+static void take_list(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from,
+		      const char *text, const char *seps, const char *origin)
 {
 	if (!text)
 		return;
@@ -465,8 +505,8 @@ static void take_list(struct ctx *x, struct wp_strlist *to, struct wp_strlist *f
 	free(copy);
 }
 
-static void take_given(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from, const struct wp_strlist *l,
-		       const char *origin)
+static void take_given(struct ctx *x, struct wp_strlist *to, struct wp_strlist *from,
+		       const struct wp_strlist *l, const char *origin)
 {
 	for (size_t i = 0; i < l->n; i++)
 		take_index(x, to, from, l->v[i], origin);
@@ -505,8 +545,8 @@ static void pip_indexes(struct ctx *x, struct wp_strlist *ifrom, struct wp_strli
 		} else if (index_url) {
 			take_index(x, &c->index, ifrom, index_url, o_index);
 		} else if (extra || g->extra.n || links) {
-			/* pip's PyPI: extras, and configured links, add to it (-f alone on the command line
-			 * keeps only its pages, wheelpick's documented rule) */
+			/* pip's PyPI: extras, and configured links, add to it (-f alone on the
+			 * command line keeps only its pages, wheelpick's documented rule) */
 			default_first(c, ifrom);
 			wp_strlist_push(&c->looking, WP_PYTORCH_FINDLINKS);
 			wp_strlist_push(&c->looking, WP_PYTORCH_ROOT);
@@ -522,7 +562,8 @@ static void pip_indexes(struct ctx *x, struct wp_strlist *ifrom, struct wp_strli
 
 static bool uv_configured(const struct ctx *x, const struct uvconf *u)
 {
-	static const char *const vars[] = { "UV_INDEX", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+	static const char *const vars[] = { "UV_INDEX",      "UV_DEFAULT_INDEX",
+					    "UV_INDEX_URL",  "UV_EXTRA_INDEX_URL",
 					    "UV_FIND_LINKS", "UV_NO_INDEX" };
 	for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++)
 		if (env(x, vars[i]))
@@ -531,7 +572,8 @@ static bool uv_configured(const struct ctx *x, const struct uvconf *u)
 }
 
 /* uv's way: the command line replaces the variable of the same meaning; uv.toml's lists follow. */
-static void uv_indexes(struct ctx *x, const struct uvconf *u, struct wp_strlist *ifrom, struct wp_strlist *ffrom)
+static void uv_indexes(struct ctx *x, const struct uvconf *u, struct wp_strlist *ifrom,
+		       struct wp_strlist *ffrom)
 {
 	const struct wp_index_given *g = x->g;
 	struct wp_index_config *c = x->c;
@@ -545,13 +587,15 @@ static void uv_indexes(struct ctx *x, const struct uvconf *u, struct wp_strlist 
 		if (g->extra.n)
 			take_given(x, &c->index, ifrom, &g->extra, "the command line");
 		else
-			take_list(x, &c->index, ifrom, env(x, "UV_EXTRA_INDEX_URL"), WS, "UV_EXTRA_INDEX_URL");
+			take_list(x, &c->index, ifrom, env(x, "UV_EXTRA_INDEX_URL"), WS,
+				  "UV_EXTRA_INDEX_URL");
 		for (size_t i = 0; i < u->index.n; i++)
 			take_index(x, &c->index, ifrom, u->index.v[i], u->index_from.v[i]);
 		if (g->index_url.n)
 			take_given(x, &c->index, ifrom, &g->index_url, "the command line");
 		else if (env(x, "UV_DEFAULT_INDEX"))
-			take_index(x, &c->index, ifrom, env(x, "UV_DEFAULT_INDEX"), "UV_DEFAULT_INDEX");
+			take_index(x, &c->index, ifrom, env(x, "UV_DEFAULT_INDEX"),
+				   "UV_DEFAULT_INDEX");
 		else if (env(x, "UV_INDEX_URL"))
 			take_index(x, &c->index, ifrom, env(x, "UV_INDEX_URL"), "UV_INDEX_URL");
 		else if (u->default_index)
@@ -582,7 +626,8 @@ static char *join_origins(const struct wp_strlist *from)
 	return wp_buf_detach(&b, NULL);
 }
 
-int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_config *c, struct wp_err *err)
+int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_config *c,
+			    struct wp_err *err)
 {
 	struct uvconf u = { 0 };
 	struct wp_strlist ifrom = { 0 }, ffrom = { 0 };
@@ -596,14 +641,15 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 	}
 	const char *wpi = env(&x, "WHEELPICK_INDEX");
 	if (!given_any(g) && wpi) {
-		/* the job's default, read where the job reads it (its pages when the catalog lacks a
-		 * project); only said here */
+		/* the job's default, read where the job reads it (its pages when the catalog lacks
+		 * a project); only said here */
 		c->origin = keep(c, wp_xstrdup("WHEELPICK_INDEX"));
 		c->tool = "wheelpick";
 		char *copy = keep(c, wp_xstrdup(wpi)), *save = NULL;
-		for (char *t = strtok_r(copy, WS ",", &save); t; t = strtok_r(NULL, WS ",", &save)) {
-			/* its credentials now: a run that finds everything in the catalog reads no page,
-			 * but still downloads from that host */
+		for (char *t = strtok_r(copy, WS ",", &save); t;
+		     t = strtok_r(NULL, WS ",", &save)) {
+			/* its credentials now: a run that finds everything in the catalog reads no
+			 * page, but still downloads from that host */
 			free(wp_net_url_take_credentials(g->creds, t));
 			wp_strlist_push(&c->shown, keep(c, wp_url_mask(t)));
 			wp_strlist_push(&c->shown_from, "WHEELPICK_INDEX");
@@ -618,17 +664,22 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 	}
 	if (!g->isolated && !c->shown.n) {
 		/* uv's variables, said by `config list` */
-		static const char *const uvvars[] = { "UV_INDEX", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
-						      "UV_FIND_LINKS", "UV_NO_INDEX", "UV_INDEX_STRATEGY", "UV_HTTP_TIMEOUT" };
+		static const char *const uvvars[] = { "UV_INDEX",          "UV_DEFAULT_INDEX",
+						      "UV_INDEX_URL",      "UV_EXTRA_INDEX_URL",
+						      "UV_FIND_LINKS",     "UV_NO_INDEX",
+						      "UV_INDEX_STRATEGY", "UV_HTTP_TIMEOUT" };
 		for (size_t i = 0; i < sizeof(uvvars) / sizeof(*uvvars); i++)
 			if (env(&x, uvvars[i])) {
 				add_value(c, uvvars[i], env(&x, uvvars[i]), uvvars[i], NULL);
-				c->values.v[c->values.n - 1].in_effect = !strcmp(c->tool ? c->tool : "", "uv") ||
-									 !strcmp(uvvars[i], "UV_INDEX_STRATEGY") ||
-									 !strcmp(uvvars[i], "UV_HTTP_TIMEOUT");
+				c->values.v[c->values.n - 1]
+					.in_effect = !strcmp(c->tool ? c->tool : "", "uv") ||
+						     !strcmp(uvvars[i], "UV_INDEX_STRATEGY") ||
+						     !strcmp(uvvars[i], "UV_HTTP_TIMEOUT");
 			}
 	}
-	c->index_strategy = !g->isolated && env(&x, "UV_INDEX_STRATEGY") ? env(&x, "UV_INDEX_STRATEGY") : u.strategy;
+	c->index_strategy = !g->isolated && env(&x, "UV_INDEX_STRATEGY") ?
+				    env(&x, "UV_INDEX_STRATEGY") :
+				    u.strategy;
 
 	if (c->index.n || c->find_links.n) {
 		/* as they will be read: a root with its slash, a path as a file:// URL */
@@ -640,14 +691,18 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		for (size_t i = 0; i < as_read.n; i++) {
 			wp_strlist_push(&c->shown, keep(c, as_read.urls[i]));
 			as_read.urls[i] = NULL;
-			wp_strlist_push(&c->shown_from, i < ifrom.n ? ifrom.v[i] : i - ifrom.n < ffrom.n ? ffrom.v[i - ifrom.n] : "?");
+			wp_strlist_push(&c->shown_from, i < ifrom.n ? ifrom.v[i] :
+							i - ifrom.n < ffrom.n ?
+								      ffrom.v[i - ifrom.n] :
+								      "?");
 		}
 		as_read.n = 0;
 		wp_sources_release(&as_read);
 		c->origin = keep(c, join_origins(&c->shown_from));
 	} else if (!c->shown.n) {
 		if (!c->origin)
-			c->origin = keep(c, wp_xstrdup(c->tool ? "the command line" : "the default"));
+			c->origin = keep(c,
+					 wp_xstrdup(c->tool ? "the command line" : "the default"));
 		if (!c->tool) {
 			wp_strlist_push(&c->shown, WP_PYTORCH_FINDLINKS);
 			wp_strlist_push(&c->shown_from, "the default");
@@ -656,8 +711,8 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		}
 	}
 
-	/* TLS and the timeout, key by key: the command line, then pip's merge (variables over files);
-	 * WHEELPICK_CA_BUNDLE, wheelpick's own, comes before pip's (net/xfer.c reads it) */
+	/* TLS and the timeout, key by key: the command line, then pip's merge (variables over
+	 * files); WHEELPICK_CA_BUNDLE, wheelpick's own, comes before pip's (net/xfer.c reads it) */
 	const char *o_cert = NULL, *o_cc = NULL, *o_th = NULL, *o_to = NULL;
 	const char *pcert = g->isolated ? NULL : pip_get(&x, "cert", &o_cert);
 	const char *pcc = g->isolated ? NULL : pip_get(&x, "client-cert", &o_cc);
@@ -681,8 +736,9 @@ int wp_index_config_resolve(const struct wp_index_given *g, struct wp_index_conf
 		char *e = NULL;
 		double t = strtod(pto, &e);
 		if (e == pto || *e || t < 1 || t > 86400) {
-			rc = wp_fail(err, -WPE_USAGE, "the timeout '%s' (%s) is not a number of seconds from 1 to 86400", pto,
-				     o_to ? o_to : "?");
+			rc = wp_fail(err, -WPE_USAGE,
+				     "the timeout '%s' (%s) is not a number of seconds from 1 to 86400",
+				     pto, o_to ? o_to : "?");
 			goto out;
 		}
 		c->timeout_s = (long)(t + 0.5);

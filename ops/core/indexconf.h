@@ -42,16 +42,18 @@ struct wp_index_given {
 	struct wp_strlist index_url, index, extra, find_links, trusted_host;
 	const char *cert, *client_cert;
 	bool no_index, isolated;
-	const char *const *envp;  /* the process environment, NAME=VALUE, NULL-terminated; NULL: empty */
-	const char *pip_command;  /* pip's section read after [global]: "download" (NULL) or "install" */
-	struct wp_net_creds *creds; /* where the indexes' credentials go (the run's, net/auth.h); NULL:
-				       they are dropped */
+	const char *const *envp; /* the process environment, NAME=VALUE, NULL-terminated; NULL:
+				    empty */
+	const char *pip_command; /* pip's section read after [global]: "download" (NULL) or
+				    "install" */
+	struct wp_net_creds *creds; /* where the indexes' credentials go (the run's, net/auth.h);
+				       NULL: they are dropped */
 };
 
 /* One setting as configured somewhere, for `config list`/`config debug` and the plan's header. */
 struct wp_config_value {
-	char *name;      /* pip's "section.key" (":env:.key" for a variable), uv's "uv.KEY", or "KEY" */
-	char *value;     /* as written, credentials included: mask (base/urlmask.h) before saying it */
+	char *name; /* pip's "section.key" (":env:.key" for a variable), uv's "uv.KEY", or "KEY" */
+	char *value; /* as written, credentials included: mask (base/urlmask.h) before saying it */
 	char *origin;    /* "FILE:LINE", "PIP_INDEX_URL", "--index-url", "UV_INDEX" */
 	char *file;      /* the file it was read from, NULL for a variable or the command line */
 	bool in_effect;  /* false: a higher layer replaced it (or its section is not read) */
@@ -62,8 +64,8 @@ struct wp_config_value {
 struct wp_config_file {
 	const char *variant;
 	char *path;
-	bool exists, read;  /* read: false when skipped whether it exists or not (pip's user files under
-			       an existing PIP_CONFIG_FILE) */
+	bool exists, read; /* read: false when skipped whether it exists or not (pip's user files
+			      under an existing PIP_CONFIG_FILE) */
 };
 
 struct wp_index_config {
@@ -75,12 +77,13 @@ struct wp_index_config {
 	long timeout_s;                /* the configured timeout in whole seconds, 0 when none */
 	const char *index_strategy;    /* UV_INDEX_STRATEGY or uv.toml's (NULL: none) */
 	const char *tool;              /* "pip", "uv", "wheelpick" or NULL (nothing configured) */
-	char *origin;                  /* where the indexes came from, in words: "the command line",
-					  "WHEELPICK_INDEX", "PIP_INDEX_URL", "pip.conf /etc/pip.conf", "the default";
-					  several joined with ", " when they came from several places */
+	char *origin; /* where the indexes came from, in words: "the command line",
+			 "WHEELPICK_INDEX", "PIP_INDEX_URL", "pip.conf /etc/pip.conf", "the
+			 default"; several joined with ", " when they came from several places */
 	struct wp_strlist shown;       /* the indexes in use as they may be said (no credentials) */
 	struct wp_strlist shown_from;  /* shown[i]'s origin, in the same words */
-	struct wp_strlist looking;     /* pip's "Looking in indexes" order, credentials as pip redacts them */
+	struct wp_strlist looking; /* pip's "Looking in indexes" order, credentials as pip redacts
+				      them */
 	struct wp_strlist looking_links; /* pip's "Looking in links", the same way */
 	struct wp_strlist warnings;    /* lines to say (a file that could not be read) */
 	WP_VEC_OF(, struct wp_config_value) values;
@@ -89,18 +92,20 @@ struct wp_index_config {
 };
 
 /* The indexes and TLS settings in force for a wheel job. Also adds the indexes' credentials to
- * given->creds. The TLS settings (cert, client_cert, trusted_host) and the timeout are returned, not
- * applied: cli/ puts them into the run's struct wp_net_conf.
- * -WPE_USAGE for a configuration that cannot be read as one (a timeout that is no number). */
-int wp_index_config_resolve(const struct wp_index_given *given, struct wp_index_config *out, struct wp_err *err);
+ * given->creds. The TLS settings (cert, client_cert, trusted_host) and the timeout are returned,
+ * not applied: cli/ puts them into the run's struct wp_net_conf. -WPE_USAGE for a configuration
+ * that cannot be read as one (a timeout that is no number). */
+int wp_index_config_resolve(const struct wp_index_given *given, struct wp_index_config *out,
+			    struct wp_err *err);
 void wp_index_config_release(struct wp_index_config *c);
 /* pip's configuration format, as configparser reads it: "[section]", "key = value" or
  * "key: value", indented lines continuing the value, "#" and ";" comment lines. fn is called for
  * each key in order, with the section as written (configparser's are case-sensitive), the key
  * lower case and '_' read as '-' (as pip does), the value trimmed (each continuation line after a
- * '\n', an empty first line kept, as configparser keeps it), and the line the key is on (1-based). Never
- * fails: a line it cannot read is skipped; a NUL byte ends the text. */
-typedef void wp_pipconf_fn(void *ctx, const char *section, const char *key, const char *value, unsigned line);
+ * '\n', an empty first line kept, as configparser keeps it), and the line the key is on (1-based).
+ * Never fails: a line it cannot read is skipped; a NUL byte ends the text. */
+typedef void wp_pipconf_fn(void *ctx, const char *section, const char *key, const char *value,
+			   unsigned line);
 void wp_pipconf_parse(const char *text, size_t n, wp_pipconf_fn *fn, void *ctx);
 
 #endif

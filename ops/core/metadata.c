@@ -1,4 +1,5 @@
-/* ops/core/metadata.c: a picked wheel's Requires-Dist: catalog, PEP 658, range read, or the wheel. */
+/* ops/core/metadata.c: a picked wheel's Requires-Dist: catalog, PEP 658, range read, or the
+ * wheel. */
 #include "ops/core/metadata.h"
 
 #include "base/buf.h"
@@ -45,7 +46,8 @@ static void push_all(struct wp_depmeta *m, const struct wp_metadata *meta, const
 static int from_catalog(void *vctx, const char *requires_python, const char *requires_dist)
 {
 	struct wp_depmeta *m = vctx;
-	m->requires_python = requires_python && *requires_python ? wp_xstrdup(requires_python) : NULL;
+	m->requires_python = requires_python && *requires_python ? wp_xstrdup(requires_python) :
+								   NULL;
 	for (const char *p = requires_dist; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -59,24 +61,24 @@ static int from_catalog(void *vctx, const char *requires_python, const char *req
 
 /* checked: m is the proven wheel's own METADATA; else what a PEP 658 file or a Range read claimed,
  * which the wheel is held to when it is fetched (ops/core/fetch.c). */
-static int save(const struct wp_depmeta_opts *o, const char *url, const struct wp_depmeta *m, bool checked,
-		struct wp_err *err)
+static int save(const struct wp_depmeta_opts *o, const char *url, const struct wp_depmeta *m,
+		bool checked, struct wp_err *err)
 {
 	struct wp_buf all = WP_BUF_INIT;
 	if (o->cat->read_only)
 		return 0; /* a catalog we may not write: read again next time */
 	for (size_t i = 0; i < m->n; i++)
 		wp_buf_printf(&all, "%s\n", m->reqs[i]);
-	int rc = wp_catalog_metadata_put(o->cat, url, m->requires_python, wp_buf_cstr(&all), checked, err);
+	int rc = wp_catalog_metadata_put(o->cat, url, m->requires_python, wp_buf_cstr(&all),
+					 checked, err);
 	wp_buf_free(&all);
 	return rc;
 }
 
 /* PEP 658: URL + ".metadata", checked against the hash the index gave. 1 read, 0 not read
  * (the caller tries the next way), or -WPE_INTEGRITY for a file that is not what the index said. */
-static int from_pep658(const struct wp_net_conf *net, const struct wp_candidate *c, const char *core_metadata,
-		       struct wp_depmeta *m,
-		       struct wp_err *err)
+static int from_pep658(const struct wp_net_conf *net, const struct wp_candidate *c,
+		       const char *core_metadata, struct wp_depmeta *m, struct wp_err *err)
 {
 	char *url = wp_xasprintf("%s.metadata", c->url);
 	struct wp_http_req req = { .url = url, .max_bytes = 16 << 20, .policy = { .conf = net } };
@@ -94,8 +96,10 @@ static int from_pep658(const struct wp_net_conf *net, const struct wp_candidate 
 		const char *want = !strncmp(core_metadata, "sha256=", 7) ? core_metadata + 7 : NULL;
 		struct wp_metadata meta;
 		if (want && strcasecmp(want, hex) != 0) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': sha256 mismatch: expected %s, got %s", url, want, hex);
-		} else if (wp_metadata_parse(wp_buf_cstr(&res.body), res.body.len, &meta, &fe) == 0) {
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': sha256 mismatch: expected %s, got %s", url, want, hex);
+		} else if (wp_metadata_parse(wp_buf_cstr(&res.body), res.body.len, &meta, &fe) ==
+			   0) {
 			push_all(m, &meta, "PEP 658 metadata");
 			wp_metadata_release(&meta);
 			rc = 1;
@@ -111,8 +115,8 @@ static int from_pep658(const struct wp_net_conf *net, const struct wp_candidate 
  * (the caller then downloads it, and it is proven whole: sha256, RECORD, where this read is only
  * checked by CRC-32); -WPE_NET when the server says the file is not there (404, 410): nothing
  * would get it, and the message says so rather than what the index lacks. */
-static int from_range(const struct wp_net_conf *net, const struct wp_candidate *c, struct wp_depmeta *m,
-		      struct wp_err *err)
+static int from_range(const struct wp_net_conf *net, const struct wp_candidate *c,
+		      struct wp_depmeta *m, struct wp_err *err)
 {
 	char *text = NULL;
 	struct wp_err re = WP_ERR_INIT;
@@ -121,23 +125,25 @@ static int from_range(const struct wp_net_conf *net, const struct wp_candidate *
 	int rc = 0;
 	if (strncasecmp(c->url, "http://", 7) != 0 && strncasecmp(c->url, "https://", 8) != 0)
 		return 0;
-	if (wp_remote_metadata(net, c->url, c->filename, c->size > 0 ? c->size : -1, &text, &rs, &re) == 0 &&
+	if (wp_remote_metadata(net, c->url, c->filename, c->size > 0 ? c->size : -1, &text, &rs,
+			       &re) == 0 &&
 	    wp_metadata_parse(text, strlen(text), &meta, &re) == 0) {
 		push_all(m, &meta, "the wheel's METADATA, read by range");
 		wp_metadata_release(&meta);
 		rc = 1;
 	} else if (rs.status == 404 || rs.status == 410) {
-		rc = wp_fail(err, -WPE_NET, "'%s' is not found at '%s' (HTTP %ld): the index lists a file its server "
-			     "does not have", c->filename, c->url, rs.status);
+		rc = wp_fail(err, -WPE_NET,
+			     "'%s' is not found at '%s' (HTTP %ld): the index lists a file its server "
+			     "does not have",
+			     c->filename, c->url, rs.status);
 	}
 	free(text);
 	return rc;
 }
 
 /* The network ways, in order; no catalog, so that threads may run it. 1 read, 0 not, < 0 error. */
-static int from_network(const struct wp_net_conf *net, const struct wp_candidate *c, const char *core_metadata,
-			struct wp_depmeta *m,
-			struct wp_err *err)
+static int from_network(const struct wp_net_conf *net, const struct wp_candidate *c,
+			const char *core_metadata, struct wp_depmeta *m, struct wp_err *err)
 {
 	int rc;
 	if (core_metadata && (rc = from_pep658(net, c, core_metadata, m, err)) != 0)
@@ -147,13 +153,14 @@ static int from_network(const struct wp_net_conf *net, const struct wp_candidate
 
 /* A wheel on this machine (a file:// link of a local index): read where it lies, held to the
  * index's sha256 when it gives one, instead of copied into the store, so a dry run over a local
- * folder needs no download and leaves the cache as it was. 1 read, 0 not a local file, < 0 error. */
+ * folder needs no download and leaves the cache as it was. 1 read, 0 not a local file, < 0
+ * error. */
 static int from_local(const struct wp_candidate *c, struct wp_depmeta *m, struct wp_err *err)
 {
 	char *path = NULL;
 	struct wp_err de = WP_ERR_INIT;
-	if (strncasecmp(c->url, "file://", 7) || wp_url_decode(c->url + 7, strlen(c->url + 7), &path, &de) < 0 ||
-	    path[0] != '/') {
+	if (strncasecmp(c->url, "file://", 7) ||
+	    wp_url_decode(c->url + 7, strlen(c->url + 7), &path, &de) < 0 || path[0] != '/') {
 		free(path);
 		return 0;
 	}
@@ -164,7 +171,8 @@ static int from_local(const struct wp_candidate *c, struct wp_depmeta *m, struct
 		if ((rc = wp_hash_file(path, sha, &size, err)))
 			goto out;
 		if (strcasecmp(sha, c->sha256)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s, its index says %s", path, sha, c->sha256);
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s, its index says %s",
+				     path, sha, c->sha256);
 			goto out;
 		}
 	}
@@ -191,8 +199,8 @@ static void attach(const struct wp_depmeta_opts *o)
 		o->store->catalog = o->cat;
 }
 
-int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c, const char *core_metadata,
-		   struct wp_depmeta *m, struct wp_err *err)
+int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c,
+		   const char *core_metadata, struct wp_depmeta *m, struct wp_err *err)
 {
 	bool found = false;
 	int rc;
@@ -200,7 +208,8 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 	if ((rc = wp_catalog_metadata_get(o->cat, c->url, from_catalog, m, &found, err)) || found)
 		return rc;
 	/* the network ways and the wheel itself: transfers, hashes, the zip */
-	if ((rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE | (o->offline ? 0 : WP_LIB_CURL), err)))
+	if ((rc = wp_lazy_require(WP_LIB_CRYPTO | WP_LIB_ARCHIVE | (o->offline ? 0 : WP_LIB_CURL),
+				  err)))
 		return rc;
 	if (!o->offline) {
 		if ((rc = from_network(o->net, c, core_metadata, m, err)) < 0)
@@ -214,12 +223,18 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 		char size[32] = "";
 		if (c->size > 0)
 			snprintf(size, sizeof(size), ", %.1f MB", (double)c->size / 1e6);
-		return wp_fail(err, -WPE_USAGE, "'%s': its index offers no PEP 658 metadata and no Range reads, so only the "
-						"whole wheel%s would say what it needs; a dry run downloads it only with "
-						"--allow-full-downloads", c->filename, size);
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s': its index offers no PEP 658 metadata and no Range reads, so only the "
+			       "whole wheel%s would say what it needs; a dry run downloads it only with "
+			       "--allow-full-downloads",
+			       c->filename, size);
 	}
 	struct wp_fetch_item it = {
-		.url = c->url, .filename = c->filename, .sha256 = c->sha256, .size = c->size, .check = WP_FETCH_CHECK_WHEEL,
+		.url = c->url,
+		.filename = c->filename,
+		.sha256 = c->sha256,
+		.size = c->size,
+		.check = WP_FETCH_CHECK_WHEEL,
 	};
 	struct wp_fetch_opts fo = { .offline = o->offline, .net = o->net };
 	if ((rc = wp_fetch_files(o->store, &it, 1, &fo, err))) {
@@ -242,7 +257,8 @@ int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c
 	return rc;
 }
 
-/* --- many at once: threads share a queue of reads; only the calling thread touches the catalog --- */
+/* --- many at once: threads share a queue of reads; only the calling thread touches the catalog
+ * --- */
 
 struct job {
 	const struct wp_candidate *c;
@@ -266,7 +282,8 @@ static void *worker(void *vq)
 		if (i >= q->n)
 			return NULL;
 		struct wp_err e = WP_ERR_INIT;
-		q->jobs[i].rc = from_network(q->net, q->jobs[i].c, q->jobs[i].core_metadata, &q->jobs[i].m, &e);
+		q->jobs[i].rc = from_network(q->net, q->jobs[i].c, q->jobs[i].core_metadata,
+					     &q->jobs[i].m, &e);
 	}
 }
 
@@ -284,7 +301,9 @@ size_t wp_depmeta_prefetch(const struct wp_depmeta_opts *o, const struct wp_cand
 		bool found = false, dup = false;
 		for (size_t k = 0; k < q.n && !dup; k++)
 			dup = !strcmp(q.jobs[k].c->url, c[i]->url);
-		if (dup || wp_catalog_metadata_get(o->cat, c[i]->url, from_catalog, &probe, &found, &e) || found) {
+		if (dup ||
+		    wp_catalog_metadata_get(o->cat, c[i]->url, from_catalog, &probe, &found, &e) ||
+		    found) {
 			wp_depmeta_release(&probe);
 			continue;
 		}

@@ -1,7 +1,7 @@
-/* ops/core/metadata.h: what a picked wheel depends on (Requires-Dist, Requires-Python), from wherever is cheapest:
- * the catalog's cache, the index's PEP 658 file, the wheel's METADATA member read by HTTP range,
- * or the wheel itself (fetched into the store, where a later download finds it). What is read
- * from the network is kept in the catalog. A wp_depmeta owns its strings. */
+/* ops/core/metadata.h: what a picked wheel depends on (Requires-Dist, Requires-Python), from
+ * wherever is cheapest: the catalog's cache, the index's PEP 658 file, the wheel's METADATA member
+ * read by HTTP range, or the wheel itself (fetched into the store, where a later download finds
+ * it). What is read from the network is kept in the catalog. A wp_depmeta owns its strings. */
 #ifndef WP_OPS_CORE_METADATA_H
 #define WP_OPS_CORE_METADATA_H
 
@@ -23,19 +23,20 @@ struct wp_depmeta {
 
 struct wp_depmeta_opts {
 	struct wp_catalog *cat;
-	struct wp_store *store;  /* where a wheel fetched for its metadata goes; NULL: never fetch one.
-	                            Its catalog is set to cat when it has none: wheels fetched into it
-	                            later are held to the metadata this resolution used */
+	struct wp_store *store; /* where a wheel fetched for its metadata goes; NULL: never fetch
+				   one. Its catalog is set to cat when it has none: wheels fetched
+				   into it later are held to the metadata this resolution used */
 	bool offline;
-	const struct wp_net_conf *net; /* the run's network settings (the session's); NULL: defaults */
+	const struct wp_net_conf *net; /* the run's network settings (the session's); NULL: defaults
+					*/
 };
 
 /* Metadata reads wp_depmeta_prefetch makes at once (threads, each with its own transfers). */
 #define WP_DEPMETA_PARALLEL 8
 
 /* c's dependencies; core_metadata is the index's PEP 658 value for it (NULL: none). */
-int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c, const char *core_metadata,
-		   struct wp_depmeta *m, struct wp_err *err);
+int wp_depmeta_get(const struct wp_depmeta_opts *o, const struct wp_candidate *c,
+		   const char *core_metadata, struct wp_depmeta *m, struct wp_err *err);
 void wp_depmeta_release(struct wp_depmeta *m);
 
 /* Read, all at once, the PEP 658 or range metadata of those candidates the catalog has none for,

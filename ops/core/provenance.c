@@ -1,4 +1,5 @@
-/* ops/core/provenance.c: FILE.provenance beside a file: its status, and the files a user names for it. */
+/* ops/core/provenance.c: FILE.provenance beside a file: its status, and the files a user names for
+ * it. */
 #include "ops/core/provenance.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -29,9 +30,9 @@ const char *wp_prov_status_name(enum wp_prov_status s)
 	}
 }
 
-enum wp_prov_status wp_provenance_status(const char *file_path, const char *filename, const char *sha256_hex,
-					 const struct wp_trust_root *tr, struct wp_prov_result *res,
-					 struct wp_err *err)
+enum wp_prov_status wp_provenance_status(const char *file_path, const char *filename,
+					 const char *sha256_hex, const struct wp_trust_root *tr,
+					 struct wp_prov_result *res, struct wp_err *err)
 {
 	char *ppath = wp_xasprintf("%s" WP_PROV_SUFFIX, file_path);
 	struct wp_buf b = WP_BUF_INIT;
@@ -65,7 +66,8 @@ enum wp_prov_status wp_provenance_status(const char *file_path, const char *file
 		const char *slash = strrchr(file_path, '/');
 		filename = slash ? slash + 1 : file_path;
 	}
-	if (wp_provenance_verify(b.data ? b.data : "", b.len, ppath, filename, sha256_hex, tr, res, err) == 0)
+	if (wp_provenance_verify(b.data ? b.data : "", b.len, ppath, filename, sha256_hex, tr, res,
+				 err) == 0)
 		st = WP_PROV_VERIFIED;
 out:
 	wp_buf_free(&b);
@@ -95,7 +97,8 @@ int wp_prov_policy_add_spec(struct wp_prov_policy *p, const char *spec, struct w
 	struct wp_buf b = WP_BUF_INIT;
 	int rc = wp_file_read_capped(spec, POLICY_FILE_MAX, &b, err);
 	if (rc < 0) {
-		wp_err_prefix(err, "provenance policy (PROJECT=KIND:IDENTITY, or a file of such lines)");
+		wp_err_prefix(err,
+			      "provenance policy (PROJECT=KIND:IDENTITY, or a file of such lines)");
 		rc = -WPE_USAGE;
 		if (err)
 			err->code = rc;
@@ -111,14 +114,18 @@ int wp_prov_policy_add_spec(struct wp_prov_policy *p, const char *spec, struct w
 static int keep(const char *url, const struct wp_buf *body, const char *dest, struct wp_err *err)
 {
 	struct wp_json_val *root = NULL;
-	struct wp_json_opts o = { .what = url, .noun = "provenance", .kind = "PEP 740 provenance JSON",
-				  .code = -WPE_INTEGRITY, .max_bytes = WP_PROV_MAX_BYTES };
+	struct wp_json_opts o = { .what = url,
+				  .noun = "provenance",
+				  .kind = "PEP 740 provenance JSON",
+				  .code = -WPE_INTEGRITY,
+				  .max_bytes = WP_PROV_MAX_BYTES };
 	int rc = wp_json_load(body->data ? body->data : "", body->len, &o, &root, err);
 	wp_json_tree_free(root);
 	return rc ? rc : wp_atomic_write(dest, body->data ? body->data : "", body->len, err);
 }
 
-size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
+size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog *cat,
+				const char *const *file_urls, const char *const *dests, size_t n,
 				bool *got, struct wp_err *errs)
 {
 	char **urls = wp_xcalloc(n ? n : 1, sizeof(*urls));
@@ -136,7 +143,9 @@ size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog
 		}
 		if (!urls[i])
 			continue; /* its index offers none */
-		reqs[m] = (struct wp_http_req){ .url = urls[i], .accept = "application/json", .max_bytes = WP_PROV_MAX_BYTES,
+		reqs[m] = (struct wp_http_req){ .url = urls[i],
+						.accept = "application/json",
+						.max_bytes = WP_PROV_MAX_BYTES,
 						.policy = { .conf = net } };
 		of[m++] = i;
 	}
@@ -145,7 +154,8 @@ size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog
 		wp_http_get_many(reqs, res, m, ferr);
 	for (size_t k = 0; k < m; k++) {
 		size_t i = of[k];
-		int rc = ferr[k].code ? ferr[k].code : keep(urls[i], &res[k].body, dests[i], &errs[i]);
+		int rc = ferr[k].code ? ferr[k].code :
+					keep(urls[i], &res[k].body, dests[i], &errs[i]);
 		if (ferr[k].code)
 			errs[i] = ferr[k];
 		got[i] = rc == 0;
@@ -162,8 +172,8 @@ size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog
 	return failed;
 }
 
-int wp_provenance_carry(const struct wp_net_conf *net, struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
-			struct wp_err *err)
+int wp_provenance_carry(const struct wp_net_conf *net, struct wp_catalog *cat, const char *file_url,
+			const char *dest, bool *got, struct wp_err *err)
 {
 	struct wp_err e = WP_ERR_INIT;
 	if (!wp_provenance_carry_many(net, cat, &file_url, &dest, 1, got, &e))

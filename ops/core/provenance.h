@@ -29,9 +29,9 @@ const char *wp_prov_status_name(enum wp_prov_status s);
  * must carry (NULL: file_path's last component); sha256_hex: the file's (NULL: hashed here);
  * tr: NULL only looks whether it is there. res (optional) gets the signers when verified; err
  * the reason when failed. */
-enum wp_prov_status wp_provenance_status(const char *file_path, const char *filename, const char *sha256_hex,
-					 const struct wp_trust_root *tr, struct wp_prov_result *res,
-					 struct wp_err *err);
+enum wp_prov_status wp_provenance_status(const char *file_path, const char *filename,
+					 const char *sha256_hex, const struct wp_trust_root *tr,
+					 struct wp_prov_result *res, struct wp_err *err);
 
 struct wp_catalog;
 
@@ -39,11 +39,12 @@ struct wp_catalog;
  * gave one), fetch it (at most WP_PROV_MAX_BYTES, read as JSON) and write it atomically to
  * dest. *got says whether one was written. 0; -WPE_NET / -WPE_TOO_BIG when it cannot be fetched;
  * -WPE_INTEGRITY when it is not JSON (what the index serves there is no provenance). */
-int wp_provenance_carry(const struct wp_net_conf *net, struct wp_catalog *cat, const char *file_url, const char *dest, bool *got,
-			struct wp_err *err);
+int wp_provenance_carry(const struct wp_net_conf *net, struct wp_catalog *cat, const char *file_url,
+			const char *dest, bool *got, struct wp_err *err);
 /* The same for n files at once, fetched in parallel: got[i] and errs[i] (n each) for each; the
  * number that failed. */
-size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog *cat, const char *const *file_urls, const char *const *dests, size_t n,
+size_t wp_provenance_carry_many(const struct wp_net_conf *net, struct wp_catalog *cat,
+				const char *const *file_urls, const char *const *dests, size_t n,
 				bool *got, struct wp_err *errs);
 
 /* A trusted_root.json file read and parsed (-WPE_IO when it cannot be read, -WPE_INTEGRITY when it

@@ -1,4 +1,5 @@
-/* ops/core/remote_metadata.c: fetch a wheel's tail, central directory and METADATA member by range, then decode. */
+/* ops/core/remote_metadata.c: fetch a wheel's tail, central directory and METADATA member by range,
+ * then decode. */
 #include "ops/core/remote_metadata.h"
 
 #include "base/buf.h"
@@ -80,13 +81,16 @@ static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct spa
 			r->st->status = res.status;
 	}
 	if (rc == -WPE_TOO_BIG && suffix && res.status == 200) {
-		rc = wp_fail(r->err, rc, "'%s' does not serve byte ranges and is larger than %zu bytes; "
-			     "download it whole", r->url, WP_REMOTEMETA_MAX_WHOLE);
+		rc = wp_fail(r->err, rc,
+			     "'%s' does not serve byte ranges and is larger than %zu bytes; "
+			     "download it whole",
+			     r->url, WP_REMOTEMETA_MAX_WHOLE);
 		goto out;
 	}
 	if (rc == -WPE_TOO_BIG) {
-		rc = wp_fail(r->err, -WPE_NET, "'%s' answered bytes %s with more than was asked for (%ld)",
-			     r->url, range, res.status);
+		rc = wp_fail(r->err, -WPE_NET,
+			     "'%s' answered bytes %s with more than was asked for (%ld)", r->url,
+			     range, res.status);
 		goto out;
 	}
 	if (rc) {
@@ -97,12 +101,13 @@ static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct spa
 	if (!res.partial) {
 		/* the whole file: allowed for the first request only, under its cap */
 		if (!suffix) {
-			rc = wp_fail(r->err, -WPE_NET, "'%s' answered bytes %s with the whole file", r->url, range);
+			rc = wp_fail(r->err, -WPE_NET, "'%s' answered bytes %s with the whole file",
+				     r->url, range);
 			goto out;
 		}
 		if (r->size && (uint64_t)res.body.len != r->size) {
-			rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s' is %zu bytes, expected %" PRIu64, r->url,
-				     res.body.len, r->size);
+			rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s' is %zu bytes, expected %" PRIu64,
+				     r->url, res.body.len, r->size);
 			goto out;
 		}
 		r->size = res.body.len;
@@ -110,21 +115,26 @@ static int get(struct rm *r, bool suffix, uint64_t start, uint64_t n, struct spa
 		out->start = 0;
 	} else {
 		uint64_t got = res.body.len, at = (uint64_t)res.range_start;
-		uint64_t total = res.range_total >= 0 ? (uint64_t)res.range_total : suffix ? at + got : r->size;
+		uint64_t total = res.range_total >= 0 ? (uint64_t)res.range_total :
+				 suffix               ? at + got :
+							r->size;
 		if (!total && !got) {
 			rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s' is empty", r->url);
 			goto out;
 		}
 		if (r->size && total != r->size) {
-			rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s' is %" PRIu64 " bytes, expected %" PRIu64, r->url,
-				     total, r->size);
+			rc = wp_fail(r->err, -WPE_INTEGRITY,
+				     "'%s' is %" PRIu64 " bytes, expected %" PRIu64, r->url, total,
+				     r->size);
 			goto out;
 		}
 		uint64_t want_at = suffix ? (total > n ? total - n : 0) : start;
 		uint64_t want_n = suffix ? total - want_at : n;
 		if (at != want_at || got != want_n || at + got > total) {
-			rc = wp_fail(r->err, -WPE_NET, "'%s' answered bytes %s with bytes %" PRIu64 "-%" PRIu64 " of "
-				     "%" PRIu64, r->url, range, at, at + got - 1, total);
+			rc = wp_fail(r->err, -WPE_NET,
+				     "'%s' answered bytes %s with bytes %" PRIu64 "-%" PRIu64 " of "
+				     "%" PRIu64,
+				     r->url, range, at, at + got - 1, total);
 			goto out;
 		}
 		r->size = total;
@@ -171,8 +181,8 @@ static int extend_forward(struct rm *r, struct span *s, uint64_t to)
 }
 
 /* The METADATA must parse and name this wheel's project and version. */
-static int check_metadata(struct rm *r, const struct wp_wheelname *wn, const char *member, const char *text,
-			  size_t len)
+static int check_metadata(struct rm *r, const struct wp_wheelname *wn, const char *member,
+			  const char *text, size_t len)
 {
 	struct wp_metadata md;
 	struct wp_err sub = WP_ERR_INIT;
@@ -180,11 +190,14 @@ static int check_metadata(struct rm *r, const struct wp_wheelname *wn, const cha
 	int rc = 0;
 
 	if (wp_metadata_parse(text, len, &md, &sub))
-		return wp_fail(r->err, -WPE_PARSE, "'%s': member '%s': %s", r->file, member, sub.msg);
+		return wp_fail(r->err, -WPE_PARSE, "'%s': member '%s': %s", r->file, member,
+			       sub.msg);
 	wp_project_name_normalize(md.name, strlen(md.name), &norm);
-	if (strcmp(wp_buf_cstr(&norm), wn->project) != 0 || !wp_version_same(md.version, wn->version))
-		rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s': member '%s' says '%s %s', the file name says '%s %s'",
-			     r->file, member, md.name, md.version, wn->name, wn->version);
+	if (strcmp(wp_buf_cstr(&norm), wn->project) != 0 ||
+	    !wp_version_same(md.version, wn->version))
+		rc = wp_fail(r->err, -WPE_INTEGRITY,
+			     "'%s': member '%s' says '%s %s', the file name says '%s %s'", r->file,
+			     member, md.name, md.version, wn->name, wn->version);
 	wp_buf_free(&norm);
 	wp_metadata_release(&md);
 	return rc;
@@ -209,8 +222,10 @@ static int read_metadata(struct rm *r, const struct wp_wheelname *wn, char **tex
 		if (!end.need_more)
 			break;
 		if (i == 2 || tail.start - end.need_from > MAX_Z64_GAP) {
-			rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s': its zip64 end record at offset %" PRIu64
-				     " is too far from the end", r->file, end.need_from);
+			rc = wp_fail(r->err, -WPE_INTEGRITY,
+				     "'%s': its zip64 end record at offset %" PRIu64
+				     " is too far from the end",
+				     r->file, end.need_from);
 			goto out;
 		}
 		if ((rc = extend_back(r, &tail, end.need_from)))
@@ -225,19 +240,22 @@ static int read_metadata(struct rm *r, const struct wp_wheelname *wn, char **tex
 				goto out;
 			cd = span_at(&tail, end.cd_offset, end.cd_size);
 		} else {
-			/* something lies between the directory and the end records: fetch just it */
+			/* something lies between the directory and the end records: fetch just
+			 * it */
 			if ((rc = get(r, false, end.cd_offset, end.cd_size, &cdpart)))
 				goto out;
 			cd = span_at(&cdpart, end.cd_offset, end.cd_size);
 		}
 	}
 	if (!cd) {
-		rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s': the central directory is not where its end record "
-			     "says", r->file);
+		rc = wp_fail(r->err, -WPE_INTEGRITY,
+			     "'%s': the central directory is not where its end record "
+			     "says",
+			     r->file);
 		goto out;
 	}
-	if ((rc = wp_zip_find_metadata(r->file, cd, (size_t)end.cd_size, &end, wn->project, wn->version, &m,
-				       r->err)))
+	if ((rc = wp_zip_find_metadata(r->file, cd, (size_t)end.cd_size, &end, wn->project,
+				       wn->version, &m, r->err)))
 		goto out;
 
 	/* 3: its local header and data, with slack for the local extra field (checked below) */
@@ -258,25 +276,30 @@ static int read_metadata(struct rm *r, const struct wp_wheelname *wn, char **tex
 	for (int i = 0;; i++) {
 		uint64_t avail = src->start + src->len - m.local_offset;
 		entry = span_at(src, m.local_offset, avail);
-		if ((rc = wp_zip_local_data(r->file, entry, (size_t)avail, &m, &data_at, &need, r->err)))
+		if ((rc = wp_zip_local_data(r->file, entry, (size_t)avail, &m, &data_at, &need,
+					    r->err)))
 			goto out;
 		if (!need)
 			break;
 		if (i == 1 || src != &mem || need > end.cd_offset - m.local_offset) {
-			rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s': member '%s' runs past the start of the central "
-				     "directory", r->file, m.name);
+			rc = wp_fail(r->err, -WPE_INTEGRITY,
+				     "'%s': member '%s' runs past the start of the central "
+				     "directory",
+				     r->file, m.name);
 			goto out;
 		}
 		if ((rc = extend_forward(r, &mem, m.local_offset + need)))
 			goto out;
 	}
 	if ((uint64_t)data_at + m.comp_size > end.cd_offset - m.local_offset) {
-		rc = wp_fail(r->err, -WPE_INTEGRITY, "'%s': member '%s' runs past the start of the central "
-			     "directory", r->file, m.name);
+		rc = wp_fail(r->err, -WPE_INTEGRITY,
+			     "'%s': member '%s' runs past the start of the central "
+			     "directory",
+			     r->file, m.name);
 		goto out;
 	}
-	if ((rc = wp_zip_member_decode(r->file, entry + data_at, (size_t)m.comp_size, &m, text, &text_len,
-				       r->err)))
+	if ((rc = wp_zip_member_decode(r->file, entry + data_at, (size_t)m.comp_size, &m, text,
+				       &text_len, r->err)))
 		goto out;
 	if ((rc = check_metadata(r, wn, m.name, *text, text_len))) {
 		free(*text);
@@ -289,8 +312,9 @@ out:
 	return rc;
 }
 
-int wp_remote_metadata(const struct wp_net_conf *net, const char *url, const char *filename, long long size_or_minus1, char **metadata_text,
-		       struct wp_remote_stats *st, struct wp_err *err)
+int wp_remote_metadata(const struct wp_net_conf *net, const char *url, const char *filename,
+		       long long size_or_minus1, char **metadata_text, struct wp_remote_stats *st,
+		       struct wp_err *err)
 {
 	struct wp_wheelname wn;
 	const char *slash = strrchr(filename, '/');

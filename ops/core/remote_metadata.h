@@ -1,5 +1,6 @@
-/* ops/core/remote_metadata.h: a remote wheel's METADATA read with a few HTTP range requests, not the whole file.
- * Ownership: the arguments are borrowed for the call; *metadata_text is the caller's to free. */
+/* ops/core/remote_metadata.h: a remote wheel's METADATA read with a few HTTP range requests, not
+ * the whole file. Ownership: the arguments are borrowed for the call; *metadata_text is the
+ * caller's to free. */
 #ifndef WP_OPS_CORE_REMOTE_METADATA_H
 #define WP_OPS_CORE_REMOTE_METADATA_H
 
@@ -17,7 +18,7 @@
 struct wp_remote_stats {
 	int requests;        /* HTTP requests made, retries included */
 	long long bytes;     /* body bytes received */
-	long status;         /* the last HTTP status answered (404: the file is not there), 0 none */
+	long status; /* the last HTTP status answered (404: the file is not there), 0 none */
 };
 
 /* METADATA of the wheel at url (http:// or https://; file:// reads the whole file) whose file
@@ -32,7 +33,8 @@ struct wp_remote_stats {
  * server without ranges and a file over WP_REMOTEMETA_MAX_WHOLE, a central directory or METADATA
  * over its cap), -WPE_INTEGRITY (a zip that is not sound where it was read), -WPE_PARSE
  * (filename is not a wheel name, METADATA does not parse). */
-int wp_remote_metadata(const struct wp_net_conf *net, const char *url, const char *filename, long long size_or_minus1, char **metadata_text,
-		       struct wp_remote_stats *st, struct wp_err *err);
+int wp_remote_metadata(const struct wp_net_conf *net, const char *url, const char *filename,
+		       long long size_or_minus1, char **metadata_text, struct wp_remote_stats *st,
+		       struct wp_err *err);
 
 #endif

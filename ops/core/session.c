@@ -61,8 +61,10 @@ int wp_session_source_date(struct wp_session *s, struct wp_err *err)
 	long long v = strtoll(e, &end, 10);
 	/* past 9999-12-31 neither a tar header nor an ISO 8601 date holds it */
 	if (*end || v < 0 || v > 253402300799LL || errno)
-		return wp_fail(err, -WPE_USAGE, "SOURCE_DATE_EPOCH='%.64s' is not a number of seconds since 1970; unset it "
-			       "or give e.g. 1700000000", e);
+		return wp_fail(err, -WPE_USAGE,
+			       "SOURCE_DATE_EPOCH='%.64s' is not a number of seconds since 1970; unset it "
+			       "or give e.g. 1700000000",
+			       e);
 	s->source_date = v;
 	s->source_date_set = true;
 	return 0;
@@ -78,7 +80,8 @@ int wp_session_max_age(const char *const *envp, long *out, struct wp_err *err)
 	errno = 0;
 	long v = strtol(e, &end, 10);
 	if (*end || v < 0 || errno)
-		return wp_fail(err, -WPE_USAGE, "WHEELPICK_MAX_AGE='%.64s' is not a number of seconds; unset it or give e.g. 3600",
+		return wp_fail(err, -WPE_USAGE,
+			       "WHEELPICK_MAX_AGE='%.64s' is not a number of seconds; unset it or give e.g. 3600",
 			       e);
 	*out = v;
 	return 0;

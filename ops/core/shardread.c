@@ -1,4 +1,5 @@
-/* ops/core/shardread.c: CEP 16 sharded repodata read: the index, then the shards of a closure of names. */
+/* ops/core/shardread.c: CEP 16 sharded repodata read: the index, then the shards of a closure of
+ * names. */
 #include "ops/core/shardread.h"
 #include "base/json.h"
 #include "base/mem.h"
@@ -30,7 +31,8 @@ void wp_shard_crawl_add(struct wp_shard_crawl *c, const char *url)
 			free(u);
 			return;
 		}
-	wp_vec_push(c, (struct wp_shard_subdir){ .url = u, .index_url = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, u) });
+	wp_vec_push(c, (struct wp_shard_subdir){
+			       .url = u, .index_url = wp_xasprintf("%s/" WP_SHARD_INDEX_FILE, u) });
 }
 
 void wp_shard_crawl_release(struct wp_shard_crawl *c)
@@ -79,7 +81,8 @@ static void prior_get(struct wp_catalog *cat, const char *url, struct prior *p)
 
 static bool fresh(const struct wp_shard_crawl *c, const struct prior *p)
 {
-	return !c->force && p->found && c->max_age_s > 0 && p->fetched_at > 0 && time(NULL) - p->fetched_at < c->max_age_s;
+	return !c->force && p->found && c->max_age_s > 0 && p->fetched_at > 0 &&
+	       time(NULL) - p->fetched_at < c->max_age_s;
 }
 
 /* A source with no files: the index read (its hash kept), or a name this subdir does not have. */
@@ -100,19 +103,22 @@ static bool not_found(const char *url, const struct wp_http_res *res)
 	char *path = NULL;
 	struct wp_os_stat st;
 	struct wp_err e = WP_ERR_INIT;
-	bool gone = wp_local_is_file_url(url) && wp_local_path(url, &path, &e) == 0 && wp_os_stat(path, &st) < 0 && errno == ENOENT;
+	bool gone = wp_local_is_file_url(url) && wp_local_path(url, &path, &e) == 0 &&
+		    wp_os_stat(path, &st) < 0 && errno == ENOENT;
 	free(path);
 	return gone;
 }
 
 /* The indexes of subdirs which[0..n) fetched in parallel and decoded. */
-static void fetch_indexes(struct wp_catalog *cat, struct wp_shard_crawl *c, const size_t *which, size_t n)
+static void fetch_indexes(struct wp_catalog *cat, struct wp_shard_crawl *c, const size_t *which,
+			  size_t n)
 {
 	struct wp_http_req *reqs = wp_xcalloc(n ? n : 1, sizeof(*reqs));
 	struct wp_http_res *res = wp_xcalloc(n ? n : 1, sizeof(*res));
 	struct wp_err *errs = wp_xcalloc(n ? n : 1, sizeof(*errs));
 	for (size_t k = 0; k < n; k++)
-		reqs[k] = (struct wp_http_req){ .url = c->v[which[k]].index_url, .max_bytes = WP_SHARD_INDEX_MAX,
+		reqs[k] = (struct wp_http_req){ .url = c->v[which[k]].index_url,
+						.max_bytes = WP_SHARD_INDEX_MAX,
 						.policy = { .conf = c->net } };
 	if (n)
 		wp_http_get_many(reqs, res, n, errs);
@@ -121,13 +127,14 @@ static void fetch_indexes(struct wp_catalog *cat, struct wp_shard_crawl *c, cons
 		struct wp_err e = WP_ERR_INIT;
 		char sha[WP_SHA256_HEX_LEN + 1];
 		if (errs[k].code) {
-			/* gone since a read said it was there (the probe took it on its age): the caller
-			 * reads repodata.json instead */
+			/* gone since a read said it was there (the probe took it on its age): the
+			 * caller reads repodata.json instead */
 			s->lost = s->sharded && not_found(s->index_url, &res[k]);
 			s->sharded = false;
 			if (!not_found(s->index_url, &res[k]))
 				sub_fail(s, &errs[k]);
-		} else if (wp_shard_index_decode(res[k].body.data, res[k].body.len, s->index_url, &s->ix, &e) < 0) {
+		} else if (wp_shard_index_decode(res[k].body.data, res[k].body.len, s->index_url,
+						 &s->ix, &e) < 0) {
 			s->sharded = false;
 			sub_fail(s, &e);
 		} else {
@@ -151,8 +158,9 @@ void wp_shard_crawl_probe(struct wp_catalog *cat, struct wp_shard_crawl *c)
 		char *rd = wp_xasprintf("%s/repodata.json", c->v[i].url);
 		prior_get(cat, c->v[i].index_url, &p);
 		prior_get(cat, rd, &whole);
-		/* read lately: sharded; the index itself is fetched only if a name needs it. A subdir whose
-		 * repodata.json was read lately, and never an index, is left to that age rule as it was */
+		/* read lately: sharded; the index itself is fetched only if a name needs it. A
+		 * subdir whose repodata.json was read lately, and never an index, is left to that
+		 * age rule as it was */
 		if (fresh(c, &p))
 			c->v[i].sharded = true;
 		else if (!(!p.found && fresh(c, &whole)))
@@ -231,7 +239,8 @@ static void add_spec_name(struct nameset *ns, const char *spec)
 	if (colons && colons < spec + strcspn(spec, " "))
 		spec = colons + 2;
 	size_t n = strcspn(spec, " =<>!~[(,|;*");
-	if (!n || spec[n] == '*' || !strncmp(spec, "__", 2)) /* a glob or a virtual package: no shard */
+	if (!n || spec[n] == '*' || !strncmp(spec, "__", 2)) /* a glob or a virtual package: no
+								shard */
 		return;
 	char *name = wp_xstrndup(spec, n);
 	if (wp_shard_name_ok(name) && ns->n < WP_SHARD_CLOSURE_MAX)
@@ -272,7 +281,8 @@ struct sink {
 	struct wp_catalog *cat;
 	int64_t sid;
 	struct wp_shard_subdir *s;
-	const char *name, *url; /* the shard's package name (the index's key), and where it was read */
+	const char *name, *url; /* the shard's package name (the index's key), and where it was read
+				 */
 	unsigned long long files;
 };
 
@@ -286,8 +296,10 @@ static int sink_fn(void *ctx, const struct wp_file_record *rec, struct wp_err *e
 	/* CEP 16: a shard holds one name's records. Another's would be stored under this name's
 	 * hash and freshness, and shadow (or add to) what that name's own shard says. */
 	if (!rec->project || strcmp(rec->project, k->name))
-		return wp_fail(err, -WPE_SOURCE, "shard '%s' for '%s' holds a record of '%s' (%s); a shard holds one "
-			       "package name's records", k->url, k->name, rec->project ? rec->project : "(no name)",
+		return wp_fail(err, -WPE_SOURCE,
+			       "shard '%s' for '%s' holds a record of '%s' (%s); a shard holds one "
+			       "package name's records",
+			       k->url, k->name, rec->project ? rec->project : "(no name)",
 			       rec->filename ? rec->filename : "?");
 	if (!wp_crawl_conda_row(rec, k->sid, variant, &row)) {
 		k->s->malformed++;
@@ -300,14 +312,16 @@ static int sink_fn(void *ctx, const struct wp_file_record *rec, struct wp_err *e
 }
 
 /* One shard's bytes into the catalog as the source src (one transaction). */
-static int store_shard(struct wp_catalog *cat, struct wp_shard_subdir *s, const struct wp_shard_entry *e,
-		       const char *src, const char *url, const struct wp_buf *body, struct wp_err *err)
+static int store_shard(struct wp_catalog *cat, struct wp_shard_subdir *s,
+		       const struct wp_shard_entry *e, const char *src, const char *url,
+		       const struct wp_buf *body, struct wp_err *err)
 {
 	struct wp_buf json = WP_BUF_INIT;
 	struct sink k = { .cat = cat, .s = s, .name = e->name, .url = url };
 	struct wp_index_stats st = { 0 };
 	int rc = wp_shard_to_repodata(body->data, body->len, &s->ix, e, url, &json, err);
-	if (rc == -WPE_PARSE) /* bytes from a server that are no shard: the source's fault (exit 3) */
+	if (rc == -WPE_PARSE) /* bytes from a server that are no shard: the source's fault (exit 3)
+			       */
 		rc = err->code = -WPE_SOURCE;
 	if (!rc)
 		rc = wp_catalog_refresh_begin(cat, src, WP_SOURCE_SHARD, &k.sid, err);
@@ -316,10 +330,12 @@ static int store_shard(struct wp_catalog *cat, struct wp_shard_subdir *s, const 
 		/* a shard whose every record is malformed gives its name nothing: a failure of the
 		 * source, named, not a name the channel lacks */
 		if (!rc && !k.files && st.malformed)
-			rc = wp_fail(err, -WPE_SOURCE, "shard '%s' for '%s' holds %llu record(s), none well-formed",
+			rc = wp_fail(err, -WPE_SOURCE,
+				     "shard '%s' for '%s' holds %llu record(s), none well-formed",
 				     url, e->name, st.malformed);
 		if (!rc)
-			rc = wp_catalog_refresh_commit(cat, k.sid, NULL, NULL, e->sha256, (int64_t)k.files, err);
+			rc = wp_catalog_refresh_commit(cat, k.sid, NULL, NULL, e->sha256,
+						       (int64_t)k.files, err);
 		else
 			wp_catalog_refresh_abort(cat);
 		if (!rc) {
@@ -340,7 +356,8 @@ struct job {
 };
 
 /* One round: the shards of names[from..to) that are not fresh, from every sharded subdir. */
-static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char **names, size_t nnames)
+static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char **names,
+			size_t nnames)
 {
 	struct job *jobs = NULL;
 	size_t nj = 0, capj = 0;
@@ -360,16 +377,21 @@ static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char *
 					fetch_indexes(cat, c, &one, 1);
 				}
 				if (s->loaded && !(ent = wp_shard_index_find(&s->ix, names[k]))) {
-					/* not in this subdir: said once, so a fresh read needs no index */
-					if ((!p.found || p.n_files) && empty_source(cat, src, WP_SOURCE_SHARD, NULL, &e) < 0)
+					/* not in this subdir: said once, so a fresh read needs no
+					 * index */
+					if ((!p.found || p.n_files) &&
+					    empty_source(cat, src, WP_SOURCE_SHARD, NULL, &e) < 0)
 						sub_fail(s, &e);
-				} else if (ent && !c->force && p.found && p.sha && !strcmp(p.sha, ent->sha256)) {
+				} else if (ent && !c->force && p.found && p.sha &&
+					   !strcmp(p.sha, ent->sha256)) {
 					s->unchanged++;
 					ent = NULL;
 				}
 			}
 			if (ent) {
-				wp_vec_push_fields(jobs, nj, capj, ((struct job){ i, ent, src, wp_shard_url(&s->ix, ent) }));
+				wp_vec_push_fields(jobs, nj, capj,
+						   ((struct job){ i, ent, src,
+								  wp_shard_url(&s->ix, ent) }));
 				src = NULL;
 			}
 			free(src);
@@ -380,7 +402,9 @@ static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char *
 	struct wp_http_res *res = wp_xcalloc(nj ? nj : 1, sizeof(*res));
 	struct wp_err *errs = wp_xcalloc(nj ? nj : 1, sizeof(*errs));
 	for (size_t k = 0; k < nj; k++)
-		reqs[k] = (struct wp_http_req){ .url = jobs[k].url, .max_bytes = WP_SHARD_MAX, .policy = { .conf = c->net } };
+		reqs[k] = (struct wp_http_req){ .url = jobs[k].url,
+						.max_bytes = WP_SHARD_MAX,
+						.policy = { .conf = c->net } };
 	if (nj)
 		wp_http_get_many(reqs, res, nj, errs);
 	for (size_t k = 0; k < nj; k++) {
@@ -388,7 +412,8 @@ static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char *
 		struct wp_err e = WP_ERR_INIT;
 		if (errs[k].code)
 			sub_fail(s, &errs[k]);
-		else if (store_shard(cat, s, jobs[k].e, jobs[k].src, jobs[k].url, &res[k].body, &e) < 0)
+		else if (store_shard(cat, s, jobs[k].e, jobs[k].src, jobs[k].url, &res[k].body,
+				     &e) < 0)
 			sub_fail(s, &e);
 		wp_http_res_release(&res[k]);
 		free(jobs[k].src);
@@ -400,8 +425,8 @@ static void round_fetch(struct wp_catalog *cat, struct wp_shard_crawl *c, char *
 	free(errs);
 }
 
-int wp_shard_crawl_run(struct wp_catalog *cat, struct wp_shard_crawl *c, const char *const *names, size_t n,
-		       struct wp_err *err)
+int wp_shard_crawl_run(struct wp_catalog *cat, struct wp_shard_crawl *c, const char *const *names,
+		       size_t n, struct wp_err *err)
 {
 	struct nameset ns = { 0 };
 	struct deps_ctx d = { c, &ns };

@@ -1,4 +1,5 @@
-/* ops/core/sources.c: source lists (indexes, channels, defaults) and crawling them with a report. */
+/* ops/core/sources.c: source lists (indexes, channels, defaults) and crawling them with a
+ * report. */
 #include "ops/core/sources.h"
 #include "base/envp.h"
 #include "base/fs.h"
@@ -70,7 +71,8 @@ static bool local_tree(const char *dir)
 			continue;
 		char *sub = wp_xasprintf("%s/%s", dir, e->d_name);
 		struct wp_os_stat st;
-		tree = wp_os_stat(sub, &st) == 0 && WP_S_ISDIR(st.st_mode) && is_file(sub, "index.html");
+		tree = wp_os_stat(sub, &st) == 0 && WP_S_ISDIR(st.st_mode) &&
+		       is_file(sub, "index.html");
 		free(sub);
 	}
 	wp_os_closedir(d);
@@ -155,7 +157,8 @@ void wp_sources_add_findlinks(struct wp_sources *s, const char *url)
 	push(s, as_url(s->creds, url));
 }
 
-void wp_sources_add_channel(struct wp_sources *s, const char *channel, const char *const *subdirs, size_t n)
+void wp_sources_add_channel(struct wp_sources *s, const char *channel, const char *const *subdirs,
+			    size_t n)
 {
 	char *base;
 	if (wp_crawl_is_repodata(channel)) {
@@ -189,7 +192,8 @@ char *wp_default_indexes(const char *const *envp, struct wp_strlist *out, bool c
 	if (e && *e) {
 		/* split a private copy; the pushed strings point into it */
 		char *copy = wp_xstrdup(e), *save = NULL;
-		for (char *t = strtok_r(copy, " \t\n,", &save); t; t = strtok_r(NULL, " \t\n,", &save))
+		for (char *t = strtok_r(copy, " \t\n,", &save); t;
+		     t = strtok_r(NULL, " \t\n,", &save))
 			wp_strlist_push(out, t);
 		if (out->n)
 			return copy;
@@ -210,13 +214,15 @@ static void add_roots(const struct wp_strlist *indexes, struct wp_sources *roots
 	}
 }
 
-void wp_sources_dependency_roots(const char *const *envp, const struct wp_strlist *indexes, struct wp_sources *roots)
+void wp_sources_dependency_roots(const char *const *envp, const struct wp_strlist *indexes,
+				 struct wp_sources *roots)
 {
 	if (indexes && indexes->n) {
 		add_roots(indexes, roots);
 		return;
 	}
-	/* no --index: the roots among $WHEELPICK_INDEX serve dependencies exactly as --index does */
+	/* no --index: the roots among $WHEELPICK_INDEX serve dependencies exactly as --index
+	 * does */
 	struct wp_strlist env = { 0 };
 	char *block = wp_default_indexes(envp, &env, false);
 	if (block)
@@ -266,7 +272,8 @@ static char *crawl_tmp_dir(const struct wp_session *s)
  * WP_SAY_INFO; failures after the first at WP_SAY_ERROR (the first is returned, for the caller
  * to report). quiet: only debug lines, and a page that is not there (404) is an answer, not a
  * failure. */
-static int say_report(const struct wp_session *s, const struct wp_crawl_report *rep, bool quiet, struct wp_err *err)
+static int say_report(const struct wp_session *s, const struct wp_crawl_report *rep, bool quiet,
+		      struct wp_err *err)
 {
 	bool first_failure = true;
 	int rc = 0;
@@ -286,40 +293,55 @@ static int say_report(const struct wp_session *s, const struct wp_crawl_report *
 			continue;
 		}
 		if (c->redirected_to)
-			wp_say(s, WP_SAY_NOTE, "'%s' redirected to another host, '%s'; its links were read from there", c->url,
-			       c->redirected_to);
+			wp_say(s, WP_SAY_NOTE,
+			       "'%s' redirected to another host, '%s'; its links were read from there",
+			       c->url, c->redirected_to);
 		if (c->conflicts)
-			wp_say(s, WP_SAY_WARN, "'%s': %llu file(s) now have a different sha256 than first seen; a pick that "
-					       "needs one stops until you check the source and run 'wheelpick trust'", c->url,
-			       c->conflicts);
-		/* refused links are a page trying to send us somewhere it may not: said apart from plain
-		 * broken links, in words that say what and why */
+			wp_say(s, WP_SAY_WARN,
+			       "'%s': %llu file(s) now have a different sha256 than first seen; a pick that "
+			       "needs one stops until you check the source and run 'wheelpick trust'",
+			       c->url, c->conflicts);
+		/* refused links are a page trying to send us somewhere it may not: said apart from
+		 * plain broken links, in words that say what and why */
 		if (c->refused)
-			wp_say(s, WP_SAY_WARN, "'%s': refused %llu link%s that point%s where a page %s may not send "
-					       "wheelpick (%s); never followed", c->url, c->refused, c->refused == 1 ? "" : "s",
+			wp_say(s, WP_SAY_WARN,
+			       "'%s': refused %llu link%s that point%s where a page %s may not send "
+			       "wheelpick (%s); never followed",
+			       c->url, c->refused, c->refused == 1 ? "" : "s",
 			       c->refused == 1 ? "s" : "",
-			       !strncmp(c->url, "https:", 6) ? "served over https" : "from the network",
-			       !strncmp(c->url, "https:", 6) ? "files on this machine (file:), or plain http:" :
-							       "files on this machine (file:)");
+			       !strncmp(c->url, "https:", 6) ? "served over https" :
+							       "from the network",
+			       !strncmp(c->url, "https:", 6) ?
+				       "files on this machine (file:), or plain http:" :
+				       "files on this machine (file:)");
 		if (c->malformed > c->refused)
-			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed link(s)", c->url, c->malformed - c->refused);
-		wp_say(s, c->unchanged || quiet ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s", c->unchanged ? "unchanged" : "updated",
-		       c->url);
+			wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed link(s)", c->url,
+			       c->malformed - c->refused);
+		wp_say(s, c->unchanged || quiet ? WP_SAY_DEBUG : WP_SAY_INFO, "%s %s",
+		       c->unchanged ? "unchanged" : "updated", c->url);
 		if (!c->unchanged)
-			wp_say(s, WP_SAY_DEBUG, "%s: %s: %llu files, %llu other links skipped", c->url, wp_source_kind_name(c->kind), c->files,
-			       c->skipped);
+			wp_say(s, WP_SAY_DEBUG, "%s: %s: %llu files, %llu other links skipped",
+			       c->url, wp_source_kind_name(c->kind), c->files, c->skipped);
 	}
 	return rc;
 }
 
-int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-		     const char *const *projects, size_t n_projects, bool force, long max_age_s, struct wp_err *err)
+int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat,
+		     const struct wp_sources *src, const char *const *projects, size_t n_projects,
+		     bool force, long max_age_s, struct wp_err *err)
 {
 	struct wp_crawl_report rep;
 	char *tmpdir = crawl_tmp_dir(s);
 	struct wp_crawl_opts o = {
-		.projects = projects, .n_projects = n_projects, .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir,
-		.envp = s->envp, .net = s->net, .max_page_bytes = s->max_page_bytes, .asks = s->asks,
+		.projects = projects,
+		.n_projects = n_projects,
+		.force = force,
+		.max_age_s = max_age_s,
+		.tmp_dir = tmpdir,
+		.envp = s->envp,
+		.net = s->net,
+		.max_page_bytes = s->max_page_bytes,
+		.asks = s->asks,
 	};
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = require_for((const char *const *)src->urls, src->n, err);
@@ -377,8 +399,9 @@ static bool names_page(const char *url, const struct wp_sources *names)
 	return found;
 }
 
-int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-			   const struct wp_reqs *reqs, bool force, long max_age_s, bool first_index, struct wp_err *err)
+int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat,
+			   const struct wp_sources *src, const struct wp_reqs *reqs, bool force,
+			   long max_age_s, bool first_index, struct wp_err *err)
 {
 	struct wp_sources names = { 0 }, pages = { 0 }, projects = { 0 };
 	struct wp_sources roots = { 0 };
@@ -388,7 +411,8 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 		const char *u = src->urls[i];
 		enum wp_source_kind kind = known_kind(cat, u);
 		/* a URL read before as a page (a project page given as --index) stays one */
-		if (!wp_sources_is_root(u) || (kind != WP_SOURCE_UNKNOWN && kind != WP_SOURCE_ROOT) || !names.n) {
+		if (!wp_sources_is_root(u) ||
+		    (kind != WP_SOURCE_UNKNOWN && kind != WP_SOURCE_ROOT) || !names.n) {
 			push(&pages, wp_xstrdup(u));
 			continue;
 		}
@@ -397,11 +421,17 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 			push(&projects, wp_xasprintf("%s%s/", u, names.urls[k]));
 	}
 	if (projects.n) {
-		/* pip's way: ROOT/<name>/ for each project asked for, never the root page itself; with
-		 * uv's first-index, root by root, each asked only for what the ones before it lack */
+		/* pip's way: ROOT/<name>/ for each project asked for, never the root page itself;
+		 * with uv's first-index, root by root, each asked only for what the ones before it
+		 * lack */
 		char *tmpdir = crawl_tmp_dir(s);
-		struct wp_crawl_opts o = { .force = force, .max_age_s = max_age_s, .tmp_dir = tmpdir, .envp = s->envp,
-					   .net = s->net, .max_page_bytes = s->max_page_bytes, .asks = s->asks };
+		struct wp_crawl_opts o = { .force = force,
+					   .max_age_s = max_age_s,
+					   .tmp_dir = tmpdir,
+					   .envp = s->envp,
+					   .net = s->net,
+					   .max_page_bytes = s->max_page_bytes,
+					   .asks = s->asks };
 		bool *found = wp_xcalloc(names.n ? names.n : 1, sizeof(*found));
 		bool *asked = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*asked));
 		bool *has = wp_xcalloc(roots.n ? roots.n : 1, sizeof(*has));
@@ -412,7 +442,8 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 			for (size_t r = r0; r < r1; r++)
 				for (size_t k = 0; k < names.n; k++)
 					if (!found[k]) {
-						push(&batch, wp_xasprintf("%s%s/", roots.urls[r], names.urls[k]));
+						push(&batch, wp_xasprintf("%s%s/", roots.urls[r],
+									  names.urls[k]));
 						asked[r] = true;
 					}
 			if (!batch.n)
@@ -420,18 +451,27 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 			struct wp_crawl_report rep;
 			struct wp_err ce = WP_ERR_INIT;
 			if (!(rc = require_for((const char *const *)batch.urls, batch.n, err))) {
-				wp_crawl(cat, (const char *const *)batch.urls, batch.n, &o, &rep, &ce);
+				wp_crawl(cat, (const char *const *)batch.urls, batch.n, &o, &rep,
+					 &ce);
 				rc = say_report(s, &rep, true, err);
 				for (size_t i = 0; i < rep.n; i++)
 					for (size_t r = r0; r < r1; r++) {
 						size_t rl = strlen(roots.urls[r]);
-						if (strncmp(rep.v[i].url, roots.urls[r], rl) != 0 || rep.v[i].not_found)
+						if (strncmp(rep.v[i].url, roots.urls[r], rl) != 0 ||
+						    rep.v[i].not_found)
 							continue;
 						has[r] = true;
-						for (size_t k = 0; first_index && !rep.v[i].rc && k < names.n; k++)
-							if (!strcmp(rep.v[i].url + rl, names.urls[k]) ||
-							    (!strncmp(rep.v[i].url + rl, names.urls[k], strlen(names.urls[k])) &&
-							     !strcmp(rep.v[i].url + rl + strlen(names.urls[k]), "/")))
+						for (size_t k = 0;
+						     first_index && !rep.v[i].rc && k < names.n;
+						     k++)
+							if (!strcmp(rep.v[i].url + rl,
+								    names.urls[k]) ||
+							    (!strncmp(rep.v[i].url + rl,
+								      names.urls[k],
+								      strlen(names.urls[k])) &&
+							     !strcmp(rep.v[i].url + rl +
+									     strlen(names.urls[k]),
+								     "/")))
 								found[k] = true;
 					}
 				wp_crawl_report_release(&rep);
@@ -454,8 +494,8 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 	if (pages.n) {
 		/* the pages are read even when a root failed: the first failure is the answer */
 		struct wp_err pe = WP_ERR_INIT;
-		int prc = wp_sources_crawl(s, cat, &pages, (const char *const *)names.urls, names.n, force, max_age_s,
-					   rc ? &pe : err);
+		int prc = wp_sources_crawl(s, cat, &pages, (const char *const *)names.urls, names.n,
+					   force, max_age_s, rc ? &pe : err);
 		if (!rc)
 			rc = prc;
 		else if (prc)
@@ -472,23 +512,32 @@ int wp_sources_crawl_given(const struct wp_session *s, struct wp_catalog *cat, c
 static void say_shards(const struct wp_session *s, const struct wp_shard_subdir *d)
 {
 	if (d->conflicts)
-		wp_say(s, WP_SAY_WARN, "'%s': %llu file(s) now have a different sha256 than first seen; they will not be "
-				       "picked until you check the source and run 'wheelpick trust'", d->url, d->conflicts);
+		wp_say(s, WP_SAY_WARN,
+		       "'%s': %llu file(s) now have a different sha256 than first seen; they will not be "
+		       "picked until you check the source and run 'wheelpick trust'",
+		       d->url, d->conflicts);
 	if (d->malformed || d->ix.malformed)
-		wp_say(s, WP_SAY_WARN, "'%s': skipped %llu malformed record(s) or shard index entries", d->url,
+		wp_say(s, WP_SAY_WARN,
+		       "'%s': skipped %llu malformed record(s) or shard index entries", d->url,
 		       d->malformed + d->ix.malformed);
 	if (d->fetched)
-		wp_say(s, WP_SAY_INFO, "updated %s (sharded: %llu shard%s read, %llu records; %llu unchanged)", d->url,
-		       d->fetched, d->fetched == 1 ? "" : "s", d->records, d->unchanged);
+		wp_say(s, WP_SAY_INFO,
+		       "updated %s (sharded: %llu shard%s read, %llu records; %llu unchanged)",
+		       d->url, d->fetched, d->fetched == 1 ? "" : "s", d->records, d->unchanged);
 	else
-		wp_say(s, WP_SAY_DEBUG, "unchanged %s (sharded: %llu shards as last read)", d->url, d->unchanged);
+		wp_say(s, WP_SAY_DEBUG, "unchanged %s (sharded: %llu shards as last read)", d->url,
+		       d->unchanged);
 }
 
-int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *src,
-			   const char *const *names, size_t n, const char *const *channels, size_t nch, bool force,
-			   long max_age_s, struct wp_err *err)
+int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat,
+			   const struct wp_sources *src, const char *const *names, size_t n,
+			   const char *const *channels, size_t nch, bool force, long max_age_s,
+			   struct wp_err *err)
 {
-	struct wp_shard_crawl sc = { .channels = channels, .nch = nch, .force = force, .max_age_s = max_age_s,
+	struct wp_shard_crawl sc = { .channels = channels,
+				     .nch = nch,
+				     .force = force,
+				     .max_age_s = max_age_s,
 				     .net = s->net };
 	struct wp_sources whole = { 0 };
 	struct wp_err we = WP_ERR_INIT;
@@ -541,13 +590,16 @@ int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, c
 			}
 			say_shards(s, d);
 		}
-		wp_say(s, WP_SAY_DEBUG, "sharded channels: a closure of %zu package names", sc.names);
+		wp_say(s, WP_SAY_DEBUG, "sharded channels: a closure of %zu package names",
+		       sc.names);
 		/* a subdir whose index went away since it was read: its repodata.json, whole */
 		struct wp_sources lost = { 0 };
 		for (size_t i = 0; i < sc.n; i++)
 			if (sc.v[i].lost) {
 				char *u = wp_xasprintf("%s/repodata.json", sc.v[i].url);
-				wp_say(s, WP_SAY_NOTE, "'%s' has no shard index any more; reading its repodata.json", sc.v[i].url);
+				wp_say(s, WP_SAY_NOTE,
+				       "'%s' has no shard index any more; reading its repodata.json",
+				       sc.v[i].url);
 				wp_sources_add_index(&lost, u);
 				free(u);
 			}
@@ -568,12 +620,17 @@ int wp_sources_crawl_conda(const struct wp_session *s, struct wp_catalog *cat, c
 
 /* One round of project pages: each root given (all of them, or the one asked now) for each name
  * not yet found. found[k] is set when a root answered with name k's page. */
-static int crawl_round(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots, size_t r0,
-		       size_t r1, const char *const *projects, size_t n, bool *found, long max_age_s, struct wp_err *err)
+static int crawl_round(const struct wp_session *s, struct wp_catalog *cat,
+		       const struct wp_sources *roots, size_t r0, size_t r1,
+		       const char *const *projects, size_t n, bool *found, long max_age_s,
+		       struct wp_err *err)
 {
 	struct wp_sources src = { 0 };
 	struct wp_crawl_report rep;
-	struct wp_crawl_opts o = { .max_age_s = max_age_s, .envp = s->envp, .net = s->net, .max_page_bytes = s->max_page_bytes,
+	struct wp_crawl_opts o = { .max_age_s = max_age_s,
+				   .envp = s->envp,
+				   .net = s->net,
+				   .max_page_bytes = s->max_page_bytes,
 				   .asks = s->asks };
 	struct wp_err ce = WP_ERR_INIT;
 	int rc = 0;
@@ -594,10 +651,12 @@ static int crawl_round(const struct wp_session *s, struct wp_catalog *cat, const
 	for (size_t i = 0; i < rep.n; i++) {
 		const struct wp_crawl_source *c = &rep.v[i];
 		if (!c->rc) {
-			wp_say(s, WP_SAY_DEBUG, "%s %s", c->unchanged ? "unchanged" : "read", c->url);
+			wp_say(s, WP_SAY_DEBUG, "%s %s", c->unchanged ? "unchanged" : "read",
+			       c->url);
 			for (size_t p = 0; p < n; p++) {
 				size_t pl = strlen(projects[p]), ul = strlen(c->url);
-				if (ul > pl + 2 && c->url[ul - 1] == '/' && c->url[ul - pl - 2] == '/' &&
+				if (ul > pl + 2 && c->url[ul - 1] == '/' &&
+				    c->url[ul - pl - 2] == '/' &&
 				    !strncmp(c->url + ul - pl - 1, projects[p], pl))
 					found[p] = true;
 			}
@@ -608,8 +667,10 @@ static int crawl_round(const struct wp_session *s, struct wp_catalog *cat, const
 			continue;
 		}
 		if (!rc)
-			rc = wp_fail(err, c->rc, "%s; the resolution needs it (retry, or pass --offline to use only what the "
-						 "catalog has)", c->error);
+			rc = wp_fail(err, c->rc,
+				     "%s; the resolution needs it (retry, or pass --offline to use only what the "
+				     "catalog has)",
+				     c->error);
 		else
 			wp_say(s, WP_SAY_ERROR, "%s", c->error);
 	}
@@ -618,8 +679,9 @@ static int crawl_round(const struct wp_session *s, struct wp_catalog *cat, const
 	return rc;
 }
 
-int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_sources *roots,
-			      const char *const *projects, size_t n, bool first_index, long max_age_s, struct wp_err *err)
+int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat,
+			      const struct wp_sources *roots, const char *const *projects, size_t n,
+			      bool first_index, long max_age_s, struct wp_err *err)
 {
 	bool *found = wp_xcalloc(n ? n : 1, sizeof(*found));
 	int rc = 0;
@@ -629,7 +691,8 @@ int wp_sources_crawl_projects(const struct wp_session *s, struct wp_catalog *cat
 		/* uv's first-index: the roots in order, each asked only for what the ones before it
 		 * lack; a root that is never needed is never asked, and so cannot fail the run */
 		for (size_t r = 0; r < roots->n && !rc; r++)
-			rc = crawl_round(s, cat, roots, r, r + 1, projects, n, found, max_age_s, err);
+			rc = crawl_round(s, cat, roots, r, r + 1, projects, n, found, max_age_s,
+					 err);
 	}
 	free(found);
 	return rc;
@@ -686,13 +749,14 @@ int wp_update(const struct wp_session *s, const struct wp_update_job *job, struc
 					*slash = 0;
 			}
 		}
-		rc = wp_sources_crawl_conda(s, &cat, &src, job->project.v, job->project.n, (const char *const *)bases, src.n,
-					    job->force, 0, err);
+		rc = wp_sources_crawl_conda(s, &cat, &src, job->project.v, job->project.n,
+					    (const char *const *)bases, src.n, job->force, 0, err);
 		for (size_t i = 0; i < src.n; i++)
 			free(bases[i]);
 		free(bases);
 	} else {
-		rc = wp_sources_crawl(s, &cat, &src, job->project.n ? job->project.v : NULL, job->project.n, job->force, 0, err);
+		rc = wp_sources_crawl(s, &cat, &src, job->project.n ? job->project.v : NULL,
+				      job->project.n, job->force, 0, err);
 	}
 out:
 	wp_catalog_close(&cat);

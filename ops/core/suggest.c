@@ -28,23 +28,24 @@ size_t wp_suggest_distance(const char *a, const char *b, size_t cap)
 	if ((n > m ? n - m : m - n) > cap)
 		return cap + 1;
 	/* three rows of the optimal-string-alignment table */
-	size_t *prev2 = wp_xcalloc(m + 1, sizeof(size_t)), *prev = wp_xcalloc(m + 1, sizeof(size_t)),
-	       *cur = wp_xcalloc(m + 1, sizeof(size_t));
+	size_t *prev2 = wp_xcalloc(m + 1, sizeof(size_t)),
+	       *prev = wp_xcalloc(m + 1, sizeof(size_t)), *cur = wp_xcalloc(m + 1, sizeof(size_t));
 	for (size_t j = 0; j <= m; j++)
 		prev[j] = j;
 	for (size_t i = 1; i <= n; i++) {
 		cur[0] = i;
 		size_t row_min = cur[0];
 		for (size_t j = 1; j <= m; j++) {
-			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+			int ca = tolower((unsigned char)a[i - 1]),
+			    cb = tolower((unsigned char)b[j - 1]);
 			size_t cost = ca != cb;
 			size_t d = prev[j] + 1;
 			if (cur[j - 1] + 1 < d)
 				d = cur[j - 1] + 1;
 			if (prev[j - 1] + cost < d)
 				d = prev[j - 1] + cost;
-			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
-			    prev2[j - 2] + 1 < d)
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && prev2[j - 2] + 1 < d)
 				d = prev2[j - 2] + 1;
 			cur[j] = d;
 			if (d < row_min)
@@ -62,7 +63,8 @@ size_t wp_suggest_distance(const char *a, const char *b, size_t cap)
 	return d > cap ? cap + 1 : d;
 }
 
-void wp_suggest_closest(const char *word, const char *const *cands, size_t n, size_t max, struct wp_strlist *out)
+void wp_suggest_closest(const char *word, const char *const *cands, size_t n, size_t max,
+			struct wp_strlist *out)
 {
 	size_t len = strlen(word), cap = len / 3 ? len / 3 : 1;
 	if (cap > 3)
@@ -104,22 +106,38 @@ void wp_suggest_closest(const char *word, const char *const *cands, size_t n, si
 void wp_suggest_join(const struct wp_strlist *words, struct wp_buf *out)
 {
 	for (size_t i = 0; i < words->n; i++)
-		wp_buf_printf(out, "%s'%s'", i == 0 ? "" : i + 1 == words->n ? " or " : ", ", words->v[i]);
+		wp_buf_printf(out, "%s'%s'",
+			      i == 0            ? "" :
+			      i + 1 == words->n ? " or " :
+						  ", ",
+			      words->v[i]);
 }
 
 /* --- platforms --- */
 
-static const char *const linux_arches[] = { "x86_64", "aarch64", "i686", "armv7l", "ppc64le", "ppc64", "s390x",
-					     "riscv64", "loongarch64", "armv6l" };
-static const char *const mac_arches[] = { "x86_64", "arm64", "universal2", "universal", "intel", "fat", "fat3",
-					   "fat64", "i386", "ppc", "ppc64" };
-static const char *const conda_subdirs[] = { "linux-64", "linux-aarch64", "linux-ppc64le", "linux-s390x",
-					      "linux-armv7l", "linux-32", "osx-64", "osx-arm64", "win-64", "win-32",
-					      "win-arm64", "noarch" };
-static const char *const common_tags[] = { "manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "manylinux_2_17_x86_64",
-					    "manylinux2014_x86_64", "manylinux2014_aarch64", "musllinux_1_2_x86_64",
-					    "linux_x86_64", "linux_aarch64", "macosx_11_0_arm64", "macosx_10_15_x86_64",
-					    "win_amd64", "win_arm64", "win32" };
+static const char *const linux_arches[] = { "x86_64",      "aarch64", "i686",  "armv7l",
+					    "ppc64le",     "ppc64",   "s390x", "riscv64",
+					    "loongarch64", "armv6l" };
+static const char *const mac_arches[] = { "x86_64", "arm64", "universal2", "universal",
+					  "intel",  "fat",   "fat3",       "fat64",
+					  "i386",   "ppc",   "ppc64" };
+static const char *const conda_subdirs[] = { "linux-64",    "linux-aarch64", "linux-ppc64le",
+					     "linux-s390x", "linux-armv7l",  "linux-32",
+					     "osx-64",      "osx-arm64",     "win-64",
+					     "win-32",      "win-arm64",     "noarch" };
+static const char *const common_tags[] = { "manylinux_2_28_x86_64",
+					   "manylinux_2_28_aarch64",
+					   "manylinux_2_17_x86_64",
+					   "manylinux2014_x86_64",
+					   "manylinux2014_aarch64",
+					   "musllinux_1_2_x86_64",
+					   "linux_x86_64",
+					   "linux_aarch64",
+					   "macosx_11_0_arm64",
+					   "macosx_10_15_x86_64",
+					   "win_amd64",
+					   "win_arm64",
+					   "win32" };
 
 static bool in(const char *w, const char *const *list, size_t n)
 {
@@ -146,15 +164,19 @@ static const char *two_numbers(const char *s)
 static bool tag_ok(const char *w)
 {
 	const char *rest;
-	if (!strcmp(w, "auto") || !strcmp(w, "any") || in(w, conda_subdirs, WP_ARRAY_LEN(conda_subdirs)))
+	if (!strcmp(w, "auto") || !strcmp(w, "any") ||
+	    in(w, conda_subdirs, WP_ARRAY_LEN(conda_subdirs)))
 		return true;
-	if (!strcmp(w, "win32") || !strcmp(w, "win_amd64") || !strcmp(w, "win_arm64") || !strcmp(w, "win_ia64"))
+	if (!strcmp(w, "win32") || !strcmp(w, "win_amd64") || !strcmp(w, "win_arm64") ||
+	    !strcmp(w, "win_ia64"))
 		return true;
 	if (!strncmp(w, "android_", 8) || !strncmp(w, "ios_", 4))
 		return true; /* PEP 738 and 730: their shapes are theirs to check */
-	if ((!strncmp(w, "manylinux_", 10) || !strncmp(w, "musllinux_", 10)) && (rest = two_numbers(w + 10)))
+	if ((!strncmp(w, "manylinux_", 10) || !strncmp(w, "musllinux_", 10)) &&
+	    (rest = two_numbers(w + 10)))
 		return in(rest, linux_arches, WP_ARRAY_LEN(linux_arches));
-	static const char *const legacy[] = { "manylinux1_", "manylinux2010_", "manylinux2014_", "linux_" };
+	static const char *const legacy[] = { "manylinux1_", "manylinux2010_", "manylinux2014_",
+					      "linux_" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(legacy); i++)
 		if (!strncmp(w, legacy[i], strlen(legacy[i])))
 			return in(w + strlen(legacy[i]), linux_arches, WP_ARRAY_LEN(linux_arches));
@@ -219,7 +241,8 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 	w[n] = 0;
 	if (tag_ok(w))
 		return true;
-	/* what it would mean with '-' and '.' read as '_' (manylinux-2-28-x86_64, macosx-11.0-arm64) */
+	/* what it would mean with '-' and '.' read as '_' (manylinux-2-28-x86_64,
+	 * macosx-11.0-arm64) */
 	for (size_t i = 0; i <= n; i++)
 		u[i] = w[i] == '-' || w[i] == '.' ? '_' : w[i];
 	if (!conda && tag_ok(u)) {
@@ -260,8 +283,9 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 	bool win = !mac && (strstr(u, "win") || !strcmp(u, "amd64"));
 	bool musl = strstr(u, "musl") || strstr(u, "alpine");
 	bool lin = !mac && !win &&
-		   (strstr(u, "lin") || strstr(u, "ubuntu") || strstr(u, "debian") || strstr(u, "centos") ||
-		    strstr(u, "rhel") || strstr(u, "fedora") || musl || strstr(u, "glibc"));
+		   (strstr(u, "lin") || strstr(u, "ubuntu") || strstr(u, "debian") ||
+		    strstr(u, "centos") || strstr(u, "rhel") || strstr(u, "fedora") || musl ||
+		    strstr(u, "glibc"));
 	if (conda) {
 		for (int k = 0; lin && k < 2 && arches[k]; k++)
 			push(out, "linux-%s", !strcmp(arches[k], "x86_64") ? "64" : arches[k]);
@@ -272,7 +296,8 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 		if (!out->n)
 			push_closest(out, w, conda_subdirs, WP_ARRAY_LEN(conda_subdirs));
 		if (!out->n)
-			push(out, "%s", "linux-64"), push(out, "%s", "osx-arm64"), push(out, "%s", "win-64");
+			push(out, "%s", "linux-64"), push(out, "%s", "osx-arm64"),
+				push(out, "%s", "win-64");
 		return false;
 	}
 	if ((!strncmp(u, "manylinux", 9) || !strncmp(u, "musllinux", 9)) && !arch) {
@@ -314,7 +339,8 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out)
 	if (!out->n)
 		push_closest(out, u, common_tags, WP_ARRAY_LEN(common_tags));
 	if (!out->n)
-		push(out, "%s", "manylinux_2_28_x86_64"), push(out, "%s", "win_amd64"), push(out, "%s", "macosx_11_0_arm64");
+		push(out, "%s", "manylinux_2_28_x86_64"), push(out, "%s", "win_amd64"),
+			push(out, "%s", "macosx_11_0_arm64");
 	nearest_first(out, u);
 	return false;
 }
@@ -368,8 +394,8 @@ static char *root_cache_path(const struct wp_session *s, const char *root)
  * time (kind root), the cache its bytes, so that inside the freshness limit it is not asked for
  * and after it the question is conditional (a 304 reads the kept bytes). false when there is
  * nothing to read (this is only a hint). */
-static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const char *root, struct wp_buf *body,
-		      bool *json)
+static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const char *root,
+		      struct wp_buf *body, bool *json)
 {
 	struct wp_err e = WP_ERR_INIT;
 	struct root_prior pr = { 0 };
@@ -380,8 +406,10 @@ static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const 
 	if (cat && wp_catalog_source_get(cat, root, root_prior_fn, &pr, &found, &e) < 0)
 		found = false;
 	wp_err_clear(&e);
-	if (have && found && pr.root && s->max_age_s > 0 && time(NULL) - pr.fetched_at < s->max_age_s) {
-		wp_say(s, WP_SAY_DEBUG, "project names from '%s' as read %lld s ago", root, (long long)(time(NULL) - pr.fetched_at));
+	if (have && found && pr.root && s->max_age_s > 0 &&
+	    time(NULL) - pr.fetched_at < s->max_age_s) {
+		wp_say(s, WP_SAY_DEBUG, "project names from '%s' as read %lld s ago", root,
+		       (long long)(time(NULL) - pr.fetched_at));
 		goto kept;
 	}
 	struct wp_http_req req = {
@@ -394,7 +422,8 @@ static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const 
 	struct wp_http_res res;
 	memset(&res, 0, sizeof(res));
 	if (wp_http_get(&req, &res, &e) < 0) {
-		wp_say(s, WP_SAY_DEBUG, "no project names from '%s' for suggestions: %s", root, e.msg);
+		wp_say(s, WP_SAY_DEBUG, "no project names from '%s' for suggestions: %s", root,
+		       e.msg);
 		wp_http_res_release(&res);
 		goto out;
 	}
@@ -411,7 +440,8 @@ static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const 
 	/* kept for the next run: the bytes, then the validators that name them */
 	int64_t id;
 	char *dir = path ? wp_xasprintf("%s/roots", s->cache_dir) : NULL;
-	if (dir && cat && wp_mkdir_p(dir, 0755, &e) == 0 && wp_atomic_write(path, body->data ? body->data : "", body->len, &e) == 0 &&
+	if (dir && cat && wp_mkdir_p(dir, 0755, &e) == 0 &&
+	    wp_atomic_write(path, body->data ? body->data : "", body->len, &e) == 0 &&
 	    wp_catalog_refresh_begin(cat, root, WP_SOURCE_ROOT, &id, &e) == 0 &&
 	    wp_catalog_refresh_commit(cat, id, res.etag, res.last_modified, NULL, 0, &e) != 0)
 		wp_catalog_refresh_abort(cat);
@@ -438,7 +468,8 @@ out:
 }
 
 /* The projects a root page lists; nothing when it cannot be read (this is only a hint). */
-static void root_names(const struct wp_session *s, struct wp_catalog *cat, const char *root, struct wp_names *out)
+static void root_names(const struct wp_session *s, struct wp_catalog *cat, const char *root,
+		       struct wp_names *out)
 {
 	struct wp_err e = WP_ERR_INIT;
 	struct collect c = { out, 1000000 };
@@ -446,25 +477,30 @@ static void root_names(const struct wp_session *s, struct wp_catalog *cat, const
 	struct wp_buf body = WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
 	bool json = false, folder = false;
 	if (wp_local_is_file_url(root)) {
-		if (wp_lazy_require(WP_LIB_XML, &e) || wp_local_read_page(root, &body, &folder, &e) || folder) {
+		if (wp_lazy_require(WP_LIB_XML, &e) ||
+		    wp_local_read_page(root, &body, &folder, &e) || folder) {
 			wp_buf_free(&body);
 			return;
 		}
 	} else {
-		if (wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, &e) || !root_body(s, cat, root, &body, &json)) {
+		if (wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, &e) ||
+		    !root_body(s, cat, root, &body, &json)) {
 			wp_buf_free(&body);
 			return;
 		}
 	}
 	if (json)
-		wp_read_pep691_projects(root, body.data ? body.data : "", body.len, collect_fn, &c, &st, &e);
+		wp_read_pep691_projects(root, body.data ? body.data : "", body.len, collect_fn, &c,
+					&st, &e);
 	else
-		wp_read_html_projects(root, body.data ? body.data : "", body.len, collect_fn, &c, &st, &e);
+		wp_read_html_projects(root, body.data ? body.data : "", body.len, collect_fn, &c,
+				      &st, &e);
 	wp_buf_free(&body);
 }
 
-int wp_suggest_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_strlist *indexes,
-			bool offline, bool conda, const char *project, struct wp_names *out, struct wp_err *err)
+int wp_suggest_projects(const struct wp_session *s, struct wp_catalog *cat,
+			const struct wp_strlist *indexes, bool offline, bool conda,
+			const char *project, struct wp_names *out, struct wp_err *err)
 {
 	struct wp_names all = { 0 };
 	struct wp_strlist close = { 0 };
@@ -497,19 +533,22 @@ static bool bare_name(const char *s)
 	return true;
 }
 
-int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_reqs *out, struct wp_err *err)
+int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_reqs *out,
+			  struct wp_err *err)
 {
 	for (size_t i = 0; i < reqs->n; i++) {
 		const char *r = reqs->v[i];
 		if (i > 0 && bare_name(reqs->v[i - 1]) && wp_looks_like_version_spec(r)) {
 			bool op = strchr("<>=!~", r[0]) != NULL;
 			if (conda)
-				return wp_fail(err, -WPE_USAGE, "'%s' looks like the version of '%s': quote the whole spec, "
-								"'%s %s', or the shell splits it in two", r, reqs->v[i - 1],
-					       reqs->v[i - 1], r);
-			return wp_fail(err, -WPE_USAGE, "'%s' looks like the version of '%s': write them as one "
-							"requirement, '%s%s%s'", r, reqs->v[i - 1], reqs->v[i - 1],
-				       op ? "" : "==", r);
+				return wp_fail(err, -WPE_USAGE,
+					       "'%s' looks like the version of '%s': quote the whole spec, "
+					       "'%s %s', or the shell splits it in two",
+					       r, reqs->v[i - 1], reqs->v[i - 1], r);
+			return wp_fail(err, -WPE_USAGE,
+				       "'%s' looks like the version of '%s': write them as one "
+				       "requirement, '%s%s%s'",
+				       r, reqs->v[i - 1], reqs->v[i - 1], op ? "" : "==", r);
 		}
 		if (conda)
 			continue;
@@ -526,10 +565,13 @@ int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_r
 		struct wp_buf fix = WP_BUF_INIT;
 		int rc;
 		if (wp_requirement_guess(r, &fix))
-			rc = wp_fail(err, -WPE_USAGE, "requirement '%s': did you mean '%s'? (pip's spelling; conda's '=' works "
-						      "with --conda)", r, fix.data);
+			rc = wp_fail(err, -WPE_USAGE,
+				     "requirement '%s': did you mean '%s'? (pip's spelling; conda's '=' works "
+				     "with --conda)",
+				     r, fix.data);
 		else
-			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s", r, pe.msg);
+			rc = wp_fail(err, -WPE_USAGE, "requirement '%s' is not PEP 508: %s", r,
+				     pe.msg);
 		wp_buf_free(&fix);
 		return rc;
 	}

@@ -24,7 +24,8 @@ size_t wp_suggest_distance(const char *a, const char *b, size_t cap);
 
 /* The candidates close enough to word to be what was meant (a distance of about a third of its
  * length, at least 1), best first, at most max, pushed to out (borrowed from cands). */
-void wp_suggest_closest(const char *word, const char *const *cands, size_t n, size_t max, struct wp_strlist *out);
+void wp_suggest_closest(const char *word, const char *const *cands, size_t n, size_t max,
+			struct wp_strlist *out);
 
 /* "'a'", "'a' or 'b'", "'a', 'b' or 'c'" appended to out. */
 void wp_suggest_join(const struct wp_strlist *words, struct wp_buf *out);
@@ -37,14 +38,16 @@ bool wp_suggest_platform(const char *word, bool conda, struct wp_names *out);
 
 /* Names close to project (normalised) among the catalog's projects and, unless offline, those
  * the index roots among indexes (URLs ending in '/') list. out is the caller's to release. */
-int wp_suggest_projects(const struct wp_session *s, struct wp_catalog *cat, const struct wp_strlist *indexes,
-			bool offline, bool conda, const char *project, struct wp_names *out, struct wp_err *err);
+int wp_suggest_projects(const struct wp_session *s, struct wp_catalog *cat,
+			const struct wp_strlist *indexes, bool offline, bool conda,
+			const char *project, struct wp_names *out, struct wp_err *err);
 
 /* Requirements as typed on a command line, checked for other tools' habits before they reach a
  * parser that would only say "not PEP 508": 'torch=2.9' (did you mean 'torch==2.9'? unless
  * conda, where '=' is right) and a version on its own after a name (an unquoted 'pytorch 1.8.*').
  * -WPE_USAGE with the message, else 0. Not conda: each is parsed here, the one parse it gets, and
  * appended to out (when not NULL; the caller releases it). */
-int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_reqs *out, struct wp_err *err);
+int wp_suggest_check_reqs(const struct wp_strlist *reqs, bool conda, struct wp_reqs *out,
+			  struct wp_err *err);
 
 #endif

@@ -15,7 +15,8 @@ void wp_untar_budget_init(struct wp_untar_budget *b, long long packed)
 	};
 }
 
-const char *wp_untar_kind_problem(unsigned type, const char *hardlink, const char *symlink, bool sparse)
+const char *wp_untar_kind_problem(unsigned type, const char *hardlink, const char *symlink,
+				  bool sparse)
 {
 	if (hardlink && *hardlink)
 		return "is a hard link (a bundle holds plain files and folders only)";
@@ -31,11 +32,13 @@ const char *wp_untar_kind_problem(unsigned type, const char *hardlink, const cha
 static const char *over(const struct wp_untar_budget *b, long long total, char *why, size_t n)
 {
 	if (total > b->max_total) {
-		snprintf(why, n, "would unpack more than %lld bytes, the most a bundle may", b->max_total);
+		snprintf(why, n, "would unpack more than %lld bytes, the most a bundle may",
+			 b->max_total);
 		return why;
 	}
 	if (total > b->ratio_min && b->max_ratio > 0 && total / b->max_ratio > b->packed) {
-		snprintf(why, n, "would unpack more than %lld times its own %lld bytes (a bomb, not a bundle)",
+		snprintf(why, n,
+			 "would unpack more than %lld times its own %lld bytes (a bomb, not a bundle)",
 			 b->max_ratio, b->packed);
 		return why;
 	}
@@ -45,7 +48,8 @@ static const char *over(const struct wp_untar_budget *b, long long total, char *
 const char *wp_untar_budget_member(struct wp_untar_budget *b, long long size, char *why, size_t n)
 {
 	if (++b->members > b->max_members) {
-		snprintf(why, n, "has more than %lld members, the most a bundle may", b->max_members);
+		snprintf(why, n, "has more than %lld members, the most a bundle may",
+			 b->max_members);
 		return why;
 	}
 	if (size < 0 || size > b->max_total)
@@ -53,7 +57,8 @@ const char *wp_untar_budget_member(struct wp_untar_budget *b, long long size, ch
 	return over(b, b->unpacked + size, why, n);
 }
 
-const char *wp_untar_budget_extent(struct wp_untar_budget *b, long long *seen, long long extent, char *why, size_t n)
+const char *wp_untar_budget_extent(struct wp_untar_budget *b, long long *seen, long long extent,
+				   char *why, size_t n)
 {
 	if (extent <= *seen)
 		return NULL;

@@ -24,7 +24,8 @@ void wp_untar_budget_init(struct wp_untar_budget *b, long long packed);
 
 /* What is wrong with a member of this kind (its tar type as mode bits, S_IFREG or S_IFDIR; its
  * hard-link or symlink target, NULL when none; sparse): NULL when it may be unpacked. */
-const char *wp_untar_kind_problem(unsigned type, const char *hardlink, const char *symlink, bool sparse);
+const char *wp_untar_kind_problem(unsigned type, const char *hardlink, const char *symlink,
+				  bool sparse);
 
 /* One more member declaring size bytes: NULL while within the budget (nothing is counted for the
  * bytes yet), else why not, in words ("would unpack more than ..."). */
@@ -33,6 +34,7 @@ const char *wp_untar_budget_member(struct wp_untar_budget *b, long long size, ch
 /* The member being unpacked now reaches extent bytes (offset + length of a block; its blocks may
  * come in any order): NULL while within the budget, else why not. *seen is the member's extent so
  * far (0 at its start). */
-const char *wp_untar_budget_extent(struct wp_untar_budget *b, long long *seen, long long extent, char *why, size_t n);
+const char *wp_untar_budget_extent(struct wp_untar_budget *b, long long *seen, long long extent,
+				   char *why, size_t n);
 
 #endif

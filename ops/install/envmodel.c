@@ -1,6 +1,6 @@
-/* ops/install/envmodel.c: the environment model: an environment opened for a change (its interpreter
- * asked, locked, an earlier interrupted change finished or undone), what is installed there, and
- * removal by RECORD (`uninstall`). */
+/* ops/install/envmodel.c: the environment model: an environment opened for a change (its
+ * interpreter asked, locked, an earlier interrupted change finished or undone), what is installed
+ * there, and removal by RECORD (`uninstall`). */
 #include "base/beneath.h"
 #include "base/fs.h"
 #include "base/os/os.h"
@@ -20,8 +20,9 @@
 
 static void set_roots(struct wp_ienv *env);
 
-int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme scheme, const char *const *envp,
-		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err)
+int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme scheme,
+		 const char *const *envp, const char *dir, const struct wp_asks *asks,
+		 char **recovered, struct wp_err *err)
 {
 	char *alloc = NULL;
 	int rc = 0;
@@ -30,9 +31,11 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 	*recovered = NULL;
 	struct wp_os_stat psb;
 	if (!python) {
-		python = "python3"; /* cli/ names the active virtual environment's interpreter when there is one */
+		python = "python3"; /* cli/ names the active virtual environment's interpreter when
+				       there is one */
 	} else if (wp_os_stat(python, &psb) == 0 && WP_S_ISDIR(psb.st_mode)) {
-		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's folder, as uv takes it */
+		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's
+									   folder, as uv takes it */
 	}
 	char *absdir = NULL;
 	if (dir) {
@@ -46,13 +49,17 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 	}
 	rc = wp_python_probe_as(python, scheme, absdir, asks, envp, &env->py, err);
 	if (!rc && absdir) {
-		/* --prefix and --target write under DIR and nowhere else, whatever sysconfig says */
-		const char *const roots[] = { env->py.purelib, env->py.platlib, env->py.scripts, env->py.data, env->py.include };
+		/* --prefix and --target write under DIR and nowhere else, whatever sysconfig
+		 * says */
+		const char *const roots[] = { env->py.purelib, env->py.platlib, env->py.scripts,
+					      env->py.data, env->py.include };
 		size_t dl = strlen(absdir);
 		for (size_t i = 0; i < 5 && !rc; i++)
 			if (strncmp(roots[i], absdir, dl) || (roots[i][dl] && roots[i][dl] != '/'))
-				rc = wp_fail(err, -WPE_ENV, "the interpreter '%s' maps a scheme of '%s' to '%s', outside it; "
-					     "nothing was installed", python, absdir, roots[i]);
+				rc = wp_fail(err, -WPE_ENV,
+					     "the interpreter '%s' maps a scheme of '%s' to '%s', outside it; "
+					     "nothing was installed",
+					     python, absdir, roots[i]);
 	}
 	if (rc) {
 		free(absdir);
@@ -66,7 +73,9 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 		goto out;
 	set_roots(env); /* after purelib is made: each root resolved and opened once */
 	for (size_t i = 0; i < env->n_roots; i++)
-		env->root_fd[i] = wp_os_open(env->real_roots[i] ? env->real_roots[i] : env->roots[i], WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
+		env->root_fd[i] = wp_os_open(env->real_roots[i] ? env->real_roots[i] :
+								  env->roots[i],
+					     WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	env->fds_open = true;
 	env->lock_fd = wp_os_open(env->py.purelib, WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC);
 	if (env->lock_fd < 0) {
@@ -74,7 +83,9 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 		goto out;
 	}
 	if (wp_flock_wait(env->lock_fd, 120000) < 0) {
-		rc = wp_fail(err, -WPE_IO, "another wheelpick is changing '%s'; wait for it to finish", env->py.purelib);
+		rc = wp_fail(err, -WPE_IO,
+			     "another wheelpick is changing '%s'; wait for it to finish",
+			     env->py.purelib);
 		goto out;
 	}
 	rc = wp_ijournal_recover(env, recovered, err);
@@ -191,27 +202,30 @@ int wp_ienv_link(const struct wp_ienv *env, const char *from, const char *path)
 	return wp_beneath_link(WP_AT_FDCWD, from, rfd, rel);
 }
 
-int wp_ienv_check_managed(const struct wp_ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
-		       struct wp_err *err)
+int wp_ienv_check_managed(const struct wp_ienv *env, enum wp_python_scheme scheme, bool allowed,
+			  const char *what, struct wp_err *err)
 {
-	if (scheme != WP_SCHEME_DEFAULT || env->py.in_venv || allowed || !env->py.stdlib || !env->py.stdlib[0])
+	if (scheme != WP_SCHEME_DEFAULT || env->py.in_venv || allowed || !env->py.stdlib ||
+	    !env->py.stdlib[0])
 		return 0;
 	char *marker = wp_xasprintf("%s/EXTERNALLY-MANAGED", env->py.stdlib);
 	bool managed = wp_os_access(marker, WP_F_OK) == 0;
 	free(marker);
 	if (!managed)
 		return 0;
-	return wp_fail(err, -WPE_USAGE, "the environment of '%s' is externally managed (PEP 668: its distribution "
+	return wp_fail(err, -WPE_USAGE,
+		       "the environment of '%s' is externally managed (PEP 668: its distribution "
 		       "installs its packages), so wheelpick does not %s there; make a virtual environment (python3 "
-		       "-m venv DIR) and give --python DIR, or --break-system-packages", env->py.executable, what);
+		       "-m venv DIR) and give --python DIR, or --break-system-packages",
+		       env->py.executable, what);
 }
 
 /* The folders a change may touch: DIR alone for --prefix/--target (whatever the interpreter's own
  * prefix is), else the interpreter's prefix and scheme folders. */
 static void set_roots(struct wp_ienv *env)
 {
-	const char *v[6] = { env->py.prefix, env->py.purelib, env->py.platlib, env->py.scripts, env->py.data,
-			     env->py.include };
+	const char *v[6] = { env->py.prefix,  env->py.purelib, env->py.platlib,
+			     env->py.scripts, env->py.data,    env->py.include };
 	size_t n = 6;
 	if (env->root) {
 		v[0] = env->root;
@@ -261,7 +275,8 @@ static bool under(const char *path, const char *root)
 
 /* The first field of each RECORD row (csv, as pip reads it), and its second when asked; a row
  * with a broken quote (one the wheel check refuses) names nothing. */
-void wp_inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes)
+void wp_inst_record_rows(const char *text, size_t len, struct wp_strlist *out,
+			 struct wp_strlist *hashes)
 {
 	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
 	struct wp_str s = WP_STRN(text, len);
@@ -380,8 +395,8 @@ static bool row_removable(const struct wp_ienv *env, const char *abs, struct rea
 	return rc->ok;
 }
 
-static int load_old(const struct wp_ienv *env, const char *lib, const char *entry, struct wp_old_dist *od,
-		    struct wp_err *err)
+static int load_old(const struct wp_ienv *env, const char *lib, const char *entry,
+		    struct wp_old_dist *od, struct wp_err *err)
 {
 	struct wp_buf rec = WP_BUF_INIT;
 	struct wp_strlist rel = { 0 }, abs_rows = { 0 };
@@ -395,13 +410,16 @@ static int load_old(const struct wp_ienv *env, const char *lib, const char *entr
 	if (rc)
 		goto out;
 	if (!found) {
-		rc = wp_fail(err, -WPE_USAGE, "'%s' has no RECORD: wheelpick cannot tell its files; remove it "
-			     "with the tool that installed it", od->dist_info);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' has no RECORD: wheelpick cannot tell its files; remove it "
+			     "with the tool that installed it",
+			     od->dist_info);
 		goto out;
 	}
 	wp_inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
 	for (size_t i = 0; i < rel.n; i++) {
-		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) : wp_xasprintf("%s/%s", lib, rel.v[i]);
+		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) :
+						    wp_xasprintf("%s/%s", lib, rel.v[i]);
 		wp_strlist_push(&abs_rows, wp_inst_lexical(joined));
 		free(joined);
 	}
@@ -411,9 +429,9 @@ static int load_old(const struct wp_ienv *env, const char *lib, const char *entr
 		char *abs = (char *)abs_rows.v[i];
 		abs_rows.v[i] = NULL;
 		const char *slash = strrchr(abs, '/');
-		/* files outside the environment are not ours to remove (pip skips them too): by text, then
-		 * with the symlinks in their folders resolved (a linked folder's files live elsewhere);
-		 * nor the installer's own files, whatever a RECORD on disk says */
+		/* files outside the environment are not ours to remove (pip skips them too): by
+		 * text, then with the symlinks in their folders resolved (a linked folder's files
+		 * live elsewhere); nor the installer's own files, whatever a RECORD on disk says */
 		if (!wp_ienv_confines(env, abs) ||
 		    wp_inst_reserved_name(slash + 1, strlen(slash + 1)) ||
 		    !row_removable(env, abs, &cache)) {
@@ -426,9 +444,11 @@ static int load_old(const struct wp_ienv *env, const char *lib, const char *entr
 			static const char *const opt[] = { "", ".opt-1", ".opt-2" };
 			char *cache_dir = wp_xasprintf("%.*s/__pycache__", (int)(slash - abs), abs);
 			for (size_t k = 0; k < 3; k++)
-				wp_strlist_push(&od->files, wp_xasprintf("%s/%.*s.%s%s.pyc", cache_dir,
-									(int)(n - 3 - (size_t)(slash + 1 - abs)), slash + 1,
-									env->py.cache_tag, opt[k]));
+				wp_strlist_push(&od->files,
+						wp_xasprintf("%s/%.*s.%s%s.pyc", cache_dir,
+							     (int)(n - 3 -
+								   (size_t)(slash + 1 - abs)),
+							     slash + 1, env->py.cache_tag, opt[k]));
 			wp_strlist_push(&od->dirs, cache_dir);
 		}
 		wp_strlist_push(&od->files, abs);
@@ -444,7 +464,8 @@ out:
 	return rc;
 }
 
-int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_old_dist *od, struct wp_err *err)
+int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_old_dist *od,
+		     struct wp_err *err)
 {
 	size_t nl;
 	const char *const *libs = lib_dirs(env, &nl);
@@ -476,7 +497,8 @@ int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_o
 	return rc;
 }
 
-void wp_old_dist_plan_removal(const struct wp_old_dist *od, const struct wp_strlist *keep, struct wp_ijournal *j)
+void wp_old_dist_plan_removal(const struct wp_old_dist *od, const struct wp_strlist *keep,
+			      struct wp_ijournal *j)
 {
 	for (size_t i = 0; i < od->files.n; i++) {
 		if (keep && bsearch(&od->files.v[i], keep->v, keep->n, sizeof(*keep->v), cmp_str))
@@ -510,8 +532,8 @@ static char *targets_get(const char *text, const char *project)
 	return NULL;
 }
 
-int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
-		   struct wp_err *err)
+int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, const char *add,
+		      char **tmp, struct wp_err *err)
 {
 	char *path = wp_itargets_path(env);
 	struct wp_buf old = WP_BUF_INIT, out = WP_BUF_INIT;
@@ -526,7 +548,8 @@ int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, 
 		const char *tab = memchr(l, '\t', n);
 		bool keep = tab != NULL;
 		for (size_t i = 0; keep && i < drop->n; i++)
-			keep = !((size_t)(tab - l) == strlen(drop->v[i]) && !strncmp(l, drop->v[i], (size_t)(tab - l)));
+			keep = !((size_t)(tab - l) == strlen(drop->v[i]) &&
+				 !strncmp(l, drop->v[i], (size_t)(tab - l)));
 		if (keep) {
 			wp_buf_add(&out, l, n);
 			wp_buf_addch(&out, '\n');
@@ -539,8 +562,8 @@ int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, 
 		wp_buf_addstr(&out, add);
 	if (!out.len)
 		goto out;
-	/* by project: the same projects give the same file, whichever run wrote which line last (a run
-	 * that finds some projects already installed rewrites only the others' lines) */
+	/* by project: the same projects give the same file, whichever run wrote which line last (a
+	 * run that finds some projects already installed rewrites only the others' lines) */
 	struct wp_strlist lines = { 0 };
 	char *text = wp_buf_detach(&out, NULL), *save = NULL;
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
@@ -652,8 +675,10 @@ void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out)
 			free(name);
 			free(version);
 			p = wp_xasprintf("%s/INSTALLER", it->dist_info);
-			it->installer = wp_file_read_capped(p, 4096, &b, NULL) ? wp_xstrdup("")
-										 : wp_xstrndup(wp_buf_cstr(&b), strcspn(wp_buf_cstr(&b), "\r\n"));
+			it->installer = wp_file_read_capped(p, 4096, &b, NULL) ?
+						wp_xstrdup("") :
+						wp_xstrndup(wp_buf_cstr(&b),
+							    strcspn(wp_buf_cstr(&b), "\r\n"));
 			free(p);
 			wp_buf_free(&b);
 			p = wp_xasprintf("%s/REQUESTED", it->dist_info);
@@ -664,7 +689,8 @@ void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out)
 				it->variant = variant_label(wp_buf_cstr(&b));
 			free(p);
 			wp_buf_free(&b);
-			/* no variant.json: a PyTorch-style local label (2.5.1+cu121) names the build */
+			/* no variant.json: a PyTorch-style local label (2.5.1+cu121) names the
+			 * build */
 			const char *plus = it->version ? strchr(it->version, '+') : NULL;
 			struct wp_variant var;
 			if (!it->variant && plus && wp_variant_from_label(plus, &var) == 1)
@@ -678,8 +704,9 @@ void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_installed);
 }
 
-int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir, const struct wp_asks *asks,
-		      const char *const *envp, struct wp_installed_list *out, struct wp_err *err)
+int wp_installed_list(const char *python, enum wp_python_scheme scheme, const char *dir,
+		      const struct wp_asks *asks, const char *const *envp,
+		      struct wp_installed_list *out, struct wp_err *err)
 {
 	struct wp_ienv env;
 	memset(out, 0, sizeof(*out));
@@ -694,16 +721,17 @@ int wp_installed_list(const char *python, enum wp_python_scheme scheme, const ch
 
 /* ---- uninstall ---- */
 
-int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme, const char *dir,
-		     bool break_system_packages, const char *const *names, size_t n, struct wp_installed_list *removed,
-		     struct wp_err *err)
+int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_python_scheme scheme,
+		     const char *dir, bool break_system_packages, const char *const *names,
+		     size_t n, struct wp_installed_list *removed, struct wp_err *err)
 {
 	struct wp_ienv env;
 	struct wp_ijournal j;
 	struct wp_old_dist *olds = wp_xcalloc(n ? n : 1, sizeof(*olds));
 	int rc;
 	memset(removed, 0, sizeof(*removed));
-	if ((rc = wp_ienv_open(&env, python, scheme, s->envp, dir, s->asks, &removed->recovered, err))) {
+	if ((rc = wp_ienv_open(&env, python, scheme, s->envp, dir, s->asks, &removed->recovered,
+			       err))) {
 		free(olds);
 		return rc;
 	}
@@ -714,8 +742,9 @@ int wp_uninstall_run(const struct wp_session *s, const char *python, enum wp_pyt
 		char *project = wp_inst_normalize(names[i]);
 		rc = wp_old_dist_find(&env, project, &olds[i], err);
 		if (!rc && !olds[i].dist_info)
-			rc = wp_fail(err, -WPE_NOMATCH, "'%s' is not installed in '%s' (nothing was removed)", names[i],
-				     env.py.prefix);
+			rc = wp_fail(err, -WPE_NOMATCH,
+				     "'%s' is not installed in '%s' (nothing was removed)",
+				     names[i], env.py.prefix);
 		free(project);
 	}
 	struct wp_strlist drop = { 0 };

@@ -1,6 +1,6 @@
-/* ops/install/install.c: `wheelpick install`: sources to wheels (a wheelhouse's requirement file for this
- * interpreter, -r with --find-links, a bundle), every refusal before anything is written, then the
- * wheels staged in parallel (one inflate, hash and write per byte), checked, and committed
+/* ops/install/install.c: `wheelpick install`: sources to wheels (a wheelhouse's requirement file
+ * for this interpreter, -r with --find-links, a bundle), every refusal before anything is written,
+ * then the wheels staged in parallel (one inflate, hash and write per byte), checked, and committed
  * through the journal (ops/install/journal.c). */
 #include "ops/install/install.h"
 #include "base/envp.h"
@@ -46,7 +46,7 @@ WP_VEC_OF(wants, struct want);
 struct cand {
 	char *path;
 	struct wp_wheelname wn;
-	struct wp_version v;         /* wn.version parsed once, when v_ok: every requirement line asks it */
+	struct wp_version v; /* wn.version parsed once, when v_ok: every requirement line asks it */
 	bool v_ok;
 	int prio;
 	bool want_hash;              /* the best fit of a requirement: hashed ahead, in parallel */
@@ -64,11 +64,13 @@ struct job {
 	struct cands cands;
 	struct wp_strlist scanned; /* folders already read into cands (owned) */
 	struct wp_strlist tmpdirs; /* bundles unpacked (owned) */
-	struct wp_strlist targets; /* requirement files' "written by wheelpick for" lines, joined (owned) */
+	struct wp_strlist targets; /* requirement files' "written by wheelpick for" lines, joined
+				      (owned) */
 	const char *cur_target;    /* the one of the file being read */
 	struct wp_iwheel *w;
 	size_t nw;
-	struct wp_version py_version; /* env.py.version parsed once (open_wheels), when py_version_ok */
+	struct wp_version py_version; /* env.py.version parsed once (open_wheels), when
+					 py_version_ok */
 	bool py_version_ok;
 	struct wp_ijournal j;
 	struct wp_install_report *rep;
@@ -139,7 +141,8 @@ static struct want *add_want(struct job *jb, const char *path, bool requested)
 
 /* One requirement line: the best wheel in the folders for this interpreter whose sha256 the line
  * pins. A file that fits but has another hash is tampered with (or the wrong file): exit 4. */
-static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mark_only, struct wp_err *err)
+static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mark_only,
+		       struct wp_err *err)
 {
 	const struct wp_requirement *r = &rq->req.r; /* parsed when the file was read */
 	struct wp_err sub = WP_ERR_INIT;
@@ -147,7 +150,8 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 	size_t nfit = 0, nany = 0;
 	int rc = 0;
 	if (!rq->req.ok)
-		return wp_fail(err, -WPE_USAGE, "%s: %s", rq->where, rq->req.why ? rq->req.why : "not a requirement");
+		return wp_fail(err, -WPE_USAGE, "%s: %s", rq->where,
+			       rq->req.why ? rq->req.why : "not a requirement");
 	if (r->has_marker) {
 		bool yes = true;
 		if (wp_marker_evaluate(&r->marker, &jb->env.py.markers, &yes, &sub)) {
@@ -171,11 +175,15 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 	if (!nfit && mark_only)
 		goto out; /* said on the real pass */
 	if (!nfit) {
-		rc = nany ? wp_fail(err, -WPE_NOMATCH, "%s: '%s' has %zu wheel%s here, none for this interpreter "
-				    "(%s, %s): nothing was installed", rq->where, rq->text, nany, nany == 1 ? "" : "s",
-				    jb->env.py.version, jb->env.py.tag_platform)
-			  : wp_fail(err, -WPE_NOMATCH, "%s: no wheel of '%s' in the folders given (%s...): nothing "
-				    "was installed", rq->where, rq->text, jb->scanned.n ? jb->scanned.v[0] : "none");
+		rc = nany ? wp_fail(err, -WPE_NOMATCH,
+				    "%s: '%s' has %zu wheel%s here, none for this interpreter "
+				    "(%s, %s): nothing was installed",
+				    rq->where, rq->text, nany, nany == 1 ? "" : "s",
+				    jb->env.py.version, jb->env.py.tag_platform) :
+			    wp_fail(err, -WPE_NOMATCH,
+				    "%s: no wheel of '%s' in the folders given (%s...): nothing "
+				    "was installed",
+				    rq->where, rq->text, jb->scanned.n ? jb->scanned.v[0] : "none");
 		goto out;
 	}
 	if (nfit) /* qsort's array may not be NULL, even for none */
@@ -209,9 +217,10 @@ static int resolve_req(struct job *jb, const struct wp_reqfile_req *rq, bool mar
 			memcpy(first_bad, hex, sizeof(hex));
 		}
 	}
-	rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s, which %s does not pin (%s%s): it changed since the "
-		     "wheelhouse was written; nothing was installed", bad_path, first_bad, rq->where, rq->hashes[0],
-		     rq->nhashes > 1 ? ", ..." : "");
+	rc = wp_fail(err, -WPE_INTEGRITY,
+		     "'%s' has sha256 %s, which %s does not pin (%s%s): it changed since the "
+		     "wheelhouse was written; nothing was installed",
+		     bad_path, first_bad, rq->where, rq->hashes[0], rq->nhashes > 1 ? ", ..." : "");
 out:
 	free(fit);
 	return rc;
@@ -279,7 +288,8 @@ static char *written_for(const char *path)
 	return out.len ? wp_buf_detach(&out, NULL) : (wp_buf_free(&out), NULL);
 }
 
-static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks, struct wp_err *err)
+static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks,
+			struct wp_err *err)
 {
 	struct wp_reqfile rf = { 0 };
 	struct wp_reqfile_io io = { read_file_cb, getenv_cb, (void *)jb->s, jb->s->asks };
@@ -331,7 +341,8 @@ static bool slug_fits(const struct job *jb, const char *name)
 	const char *slug = name + strlen("requirements-");
 	size_t n = strlen(slug) - strlen(".txt");
 	char ver[16];
-	snprintf(ver, sizeof(ver), "py%d.%d%s", jb->env.py.target.py_major, jb->env.py.target.py_minor,
+	snprintf(ver, sizeof(ver), "py%d.%d%s", jb->env.py.target.py_major,
+		 jb->env.py.target.py_minor,
 		 wp_cstr_endswith(jb->env.py.target.abi, "t") ? "t" : "");
 	bool py_ok = false, plat_ok = true;
 	struct wp_str s = WP_STRN(slug, n);
@@ -351,10 +362,12 @@ static bool slug_fits(const struct job *jb, const char *name)
 
 /* A wheel of a lock, found offline: its path (relative to the lock's folder), a file:// URL, or by
  * its file name in the --find-links folders or beside the lock. NULL when none is there. */
-static char *lock_file_path(const struct job *jb, const char *lockdir, const struct wp_pylock_file *f)
+static char *lock_file_path(const struct job *jb, const char *lockdir,
+			    const struct wp_pylock_file *f)
 {
 	if (f->path)
-		return f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", lockdir, f->path);
+		return f->path[0] == '/' ? wp_xstrdup(f->path) :
+					   wp_xasprintf("%s/%s", lockdir, f->path);
 	if (f->url && !strncmp(f->url, "file://", 7) && is_file(f->url + 7))
 		return wp_xstrdup(f->url + 7);
 	for (size_t i = 0; f->name && i <= jb->in->n_find_links; i++) {
@@ -396,16 +409,20 @@ static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
 		const struct wp_pylock_pick *pk = &picks[i];
 		if (pk->source != WP_PYLOCK_SDIST && pk->source != WP_PYLOCK_ARCHIVE)
 			continue;
-		const char *fn = pk->file->name ? pk->file->name : pk->file->path ? pk->file->path : pk->file->url;
+		const char *fn = pk->file->name ? pk->file->name :
+				 pk->file->path ? pk->file->path :
+						  pk->file->url;
 		wp_buf_printf(&unbuilt, "%s%s%s%s (%s '%s')", n_unbuilt ? ", " : "", pk->pkg->name,
 			      pk->pkg->version ? " " : "", pk->pkg->version ? pk->pkg->version : "",
 			      wp_pylock_source_name(pk->source), fn ? fn : "?");
 		n_unbuilt++;
 	}
 	if (n_unbuilt) {
-		rc = wp_fail(err, -WPE_NOMATCH, "'%s' selects %zu source file(s) for this interpreter, which wheelpick "
+		rc = wp_fail(err, -WPE_NOMATCH,
+			     "'%s' selects %zu source file(s) for this interpreter, which wheelpick "
 			     "cannot install because it builds nothing: %s; build wheels of them (pip wheel) and lock "
-			     "those, or install with pip", path, n_unbuilt, wp_buf_cstr(&unbuilt));
+			     "those, or install with pip",
+			     path, n_unbuilt, wp_buf_cstr(&unbuilt));
 		wp_buf_free(&unbuilt);
 		goto out;
 	}
@@ -413,9 +430,12 @@ static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct wp_pylock_pick *pk = &picks[i];
 		if (pk->source != WP_PYLOCK_WHEEL) {
-			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' is %s %s, and wheelpick builds nothing: "
-				     "install it with pip, or lock a wheel of it", path, pk->pkg->index, pk->pkg->name,
-				     pk->source == WP_PYLOCK_ARCHIVE ? "an" : "a", wp_pylock_source_name(pk->source));
+			rc = wp_fail(err, -WPE_NOMATCH,
+				     "'%s': packages[%zu] '%s' is %s %s, and wheelpick builds nothing: "
+				     "install it with pip, or lock a wheel of it",
+				     path, pk->pkg->index, pk->pkg->name,
+				     pk->source == WP_PYLOCK_ARCHIVE ? "an" : "a",
+				     wp_pylock_source_name(pk->source));
 			break;
 		}
 		const char *want_sha = NULL;
@@ -424,20 +444,27 @@ static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
 				want_sha = pk->file->hashes[h].hex;
 		char *wheel = lock_file_path(jb, lockdir, pk->file);
 		if (!want_sha) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': packages[%zu] '%s' gives no sha256 for '%s'; wheelpick "
-				     "proves every wheel by it", path, pk->pkg->index, pk->pkg->name, pk->file->name);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': packages[%zu] '%s' gives no sha256 for '%s'; wheelpick "
+				     "proves every wheel by it",
+				     path, pk->pkg->index, pk->pkg->name, pk->file->name);
 		} else if (!wheel) {
-			rc = wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' selects '%s', which is not beside the lock "
-				     "or in the --find-links folders (install downloads nothing)", path, pk->pkg->index,
-				     pk->pkg->name, pk->file->name ? pk->file->name : "its wheel");
+			rc = wp_fail(err, -WPE_NOMATCH,
+				     "'%s': packages[%zu] '%s' selects '%s', which is not beside the lock "
+				     "or in the --find-links folders (install downloads nothing)",
+				     path, pk->pkg->index, pk->pkg->name,
+				     pk->file->name ? pk->file->name : "its wheel");
 		} else {
 			char hex[WP_SHA256_HEX_LEN + 1];
 			long long size = 0;
 			if (!(rc = wp_hash_file(wheel, hex, &size, err))) {
-				if (strcasecmp(hex, want_sha) || (pk->file->size >= 0 && size != pk->file->size))
-					rc = wp_fail(err, -WPE_INTEGRITY, "'%s' has sha256 %s (%lld bytes), which '%s' does not "
-						     "pin for '%s' (%s): nothing was installed", wheel, hex, size, path,
-						     pk->pkg->name, want_sha);
+				if (strcasecmp(hex, want_sha) ||
+				    (pk->file->size >= 0 && size != pk->file->size))
+					rc = wp_fail(err, -WPE_INTEGRITY,
+						     "'%s' has sha256 %s (%lld bytes), which '%s' does not "
+						     "pin for '%s' (%s): nothing was installed",
+						     wheel, hex, size, path, pk->pkg->name,
+						     want_sha);
 				else
 					add_want(jb, wheel, true)->sha256 = wp_xstrdup(hex);
 			}
@@ -455,7 +482,8 @@ static bool is_pylock_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
-	return !strcmp(base, "pylock.toml") || (!strncmp(base, "pylock.", 7) && wp_cstr_endswith(base, ".toml"));
+	return !strcmp(base, "pylock.toml") ||
+	       (!strncmp(base, "pylock.", 7) && wp_cstr_endswith(base, ".toml"));
 }
 
 static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
@@ -465,7 +493,8 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 	const struct wp_os_dirent *de;
 	int rc = 0;
 	while (d && (de = wp_os_readdir(d)))
-		if (!strncmp(de->d_name, "requirements-", 13) && wp_cstr_endswith(de->d_name, ".txt") && slug_fits(jb, de->d_name))
+		if (!strncmp(de->d_name, "requirements-", 13) &&
+		    wp_cstr_endswith(de->d_name, ".txt") && slug_fits(jb, de->d_name))
 			wp_strlist_push(&fits, wp_xstrdup(de->d_name));
 	if (d)
 		wp_os_closedir(d);
@@ -473,8 +502,10 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 	if (fits.n == 1)
 		req = wp_xasprintf("%s/%s", dir, fits.v[0]);
 	else if (fits.n > 1)
-		rc = wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has %zu requirement files for this interpreter ('%s', '%s'...): "
-			     "say which with -r", dir, fits.n, fits.v[0], fits.v[1]);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "wheelhouse '%s' has %zu requirement files for this interpreter ('%s', '%s'...): "
+			     "say which with -r",
+			     dir, fits.n, fits.v[0], fits.v[1]);
 	else if (is_file((req = wp_xasprintf("%s/requirements.txt", dir))))
 		;
 	else {
@@ -488,9 +519,10 @@ static int from_wheelhouse(struct job *jb, const char *dir, struct wp_err *err)
 			goto done;
 		}
 		free(lock);
-		rc = wp_fail(err, -WPE_USAGE, "'%s' has no requirements.txt, requirements-<target>.txt for this "
-			     "interpreter (Python %s, %s) or pylock.toml: give the file with -r", dir, jb->env.py.version,
-			     jb->env.py.tag_platform);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' has no requirements.txt, requirements-<target>.txt for this "
+			     "interpreter (Python %s, %s) or pylock.toml: give the file with -r",
+			     dir, jb->env.py.version, jb->env.py.tag_platform);
 	}
 	if (!rc) {
 		const char *links[1] = { dir };
@@ -549,7 +581,8 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	const char *td = wp_envp_get(jb->s->envp, "TMPDIR");
 	snprintf(tmpl, sizeof(tmpl), "%s/wheelpick-install-XXXXXX", td && *td ? td : "/tmp");
 	if (!wp_os_mkdtemp(tmpl))
-		return wp_fs_fail(err, errno, "cannot make a folder to unpack into under", td && *td ? td : "/tmp");
+		return wp_fs_fail(err, errno, "cannot make a folder to unpack into under",
+				  td && *td ? td : "/tmp");
 	wp_strlist_push(&jb->tmpdirs, wp_xstrdup(tmpl));
 	size_t nv;
 	char **vols = volumes(path, &nv);
@@ -560,9 +593,11 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	archive_read_support_format_tar(a);
 	archive_read_support_filter_zstd(a);
 	archive_read_support_filter_gzip(a);
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT);
+	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+						     ARCHIVE_EXTRACT_SECURE_NODOTDOT);
 	if (archive_read_open_filenames(a, (const char **)vols, 1 << 20) != ARCHIVE_OK) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path,
+			     archive_error_string(a));
 		goto out;
 	}
 	long long packed = 0;
@@ -579,17 +614,25 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		name = archive_entry_pathname(ae) ? wp_xstrdup(archive_entry_pathname(ae)) : NULL;
 		mode_t type = archive_entry_filetype(ae);
 		char shown[200], why[160];
-		const char *bad = !name ? "has no name" : wp_member_name_problem(name, strlen(name));
+		const char *bad = !name ? "has no name" :
+					  wp_member_name_problem(name, strlen(name));
 		if (!bad)
-			bad = wp_untar_kind_problem((unsigned)type, archive_entry_hardlink(ae), archive_entry_symlink(ae),
+			bad = wp_untar_kind_problem((unsigned)type, archive_entry_hardlink(ae),
+						    archive_entry_symlink(ae),
 						    archive_entry_sparse_count(ae) > 0);
 		if (bad) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", path,
-				     name ? wp_member_name_show(name, strlen(name), shown, sizeof(shown)) : "", bad);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' %s; nothing was installed", path,
+				     name ? wp_member_name_show(name, strlen(name), shown,
+								sizeof(shown)) :
+					    "",
+				     bad);
 			goto out;
 		}
-		if ((bad = wp_untar_budget_member(&budget, archive_entry_size(ae), why, sizeof(why)))) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' %s (at member '%s'); nothing was installed", path, bad,
+		if ((bad = wp_untar_budget_member(&budget, archive_entry_size(ae), why,
+						  sizeof(why)))) {
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s' %s (at member '%s'); nothing was installed", path, bad,
 				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)));
 			goto out;
 		}
@@ -600,7 +643,8 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		free(dest);
 		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
 			rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
-				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)), archive_error_string(disk));
+				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)),
+				     archive_error_string(disk));
 			goto out;
 		}
 		const void *blk;
@@ -608,26 +652,34 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		la_int64_t off;
 		long long seen = 0;
 		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
-			if ((bad = wp_untar_budget_extent(&budget, &seen, (long long)off + (long long)sz, why, sizeof(why)))) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s' %s (at member '%s'); nothing was installed", path,
-					     bad, wp_member_name_show(name, strlen(name), shown, sizeof(shown)));
+			if ((bad = wp_untar_budget_extent(&budget, &seen,
+							  (long long)off + (long long)sz, why,
+							  sizeof(why)))) {
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s' %s (at member '%s'); nothing was installed",
+					     path, bad,
+					     wp_member_name_show(name, strlen(name), shown,
+								 sizeof(shown)));
 				goto out;
 			}
 			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
 				rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
-					     wp_member_name_show(name, strlen(name), shown, sizeof(shown)),
+					     wp_member_name_show(name, strlen(name), shown,
+								 sizeof(shown)),
 					     archive_error_string(disk));
 				goto out;
 			}
 		}
 		archive_write_finish_entry(disk);
 		if (r != ARCHIVE_EOF) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path, archive_error_string(a));
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path,
+				     archive_error_string(a));
 			goto out;
 		}
 	}
 	if (r != ARCHIVE_EOF) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path, archive_error_string(a));
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path,
+			     archive_error_string(a));
 		goto out;
 	}
 	if (!top) {
@@ -656,7 +708,8 @@ static int gather(struct job *jb, struct wp_err *err)
 			rc = from_wheelhouse(jb, src, err);
 		} else if (wp_cstr_endswith(src, ".whl") && is_file(src)) {
 			add_want(jb, src, true);
-		} else if (wp_cstr_endswith(src, ".tar.zst") || wp_cstr_endswith(src, ".tar.gz") || wp_cstr_endswith(src, ".tar") ||
+		} else if (wp_cstr_endswith(src, ".tar.zst") || wp_cstr_endswith(src, ".tar.gz") ||
+			   wp_cstr_endswith(src, ".tar") ||
 			   (strlen(src) > 4 && strspn(src + strlen(src) - 3, "0123456789") == 3 &&
 			    src[strlen(src) - 4] == '.')) {
 			char *top = NULL;
@@ -669,23 +722,29 @@ static int gather(struct job *jb, struct wp_err *err)
 			rc = from_pylock(jb, src, err);
 		} else if (wp_os_access(src, WP_F_OK) != 0 && !strchr(src, '/')) {
 			/* pip's and uv's habit: a project by name */
-			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file or folder here; install takes what wheelpick wrote: "
+			rc = wp_fail(err, -WPE_USAGE,
+				     "'%s' is not a file or folder here; install takes what wheelpick wrote: "
 				     "'wheelpick %s -d wh' picks and downloads it where an index is reachable, then "
-				     "'wheelpick install wh' installs it (here or across the air gap)", src, src);
+				     "'wheelpick install wh' installs it (here or across the air gap)",
+				     src, src);
 		} else {
-			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a wheelhouse, a bundle or a wheel (install takes "
-				     "what wheelpick wrote, or -r FILE --find-links DIR)", src);
+			rc = wp_fail(err, -WPE_USAGE,
+				     "'%s' is not a wheelhouse, a bundle or a wheel (install takes "
+				     "what wheelpick wrote, or -r FILE --find-links DIR)",
+				     src);
 		}
 	}
 	for (size_t i = 0; i < in->n_requirements && !rc; i++) {
 		free(jb->rep->requirements);
 		jb->rep->requirements = wp_xstrdup(in->requirements[i]);
-		rc = is_pylock_name(in->requirements[i]) ? from_pylock(jb, in->requirements[i], err)
-							 : from_reqfile(jb, in->requirements[i], in->find_links,
-									in->n_find_links, err);
+		rc = is_pylock_name(in->requirements[i]) ?
+			     from_pylock(jb, in->requirements[i], err) :
+			     from_reqfile(jb, in->requirements[i], in->find_links, in->n_find_links,
+					  err);
 	}
 	if (!rc && !jb->wants.n)
-		rc = wp_fail(err, -WPE_USAGE, "nothing to install: the requirement files name nothing for this interpreter");
+		rc = wp_fail(err, -WPE_USAGE,
+			     "nothing to install: the requirement files name nothing for this interpreter");
 	return rc;
 }
 
@@ -721,26 +780,34 @@ static int open_wheels(struct job *jb, struct wp_err *err)
 		w->variant_label = wn.variant_label ? wp_xstrdup(wn.variant_label) : NULL;
 		wp_wheelname_release(&wn);
 		if (prio < 0)
-			return wp_fail(err, -WPE_NOMATCH, "'%s' is not for this interpreter (Python %s, %s): its tags are "
+			return wp_fail(err, -WPE_NOMATCH,
+				       "'%s' is not for this interpreter (Python %s, %s): its tags are "
 				       "not among those it accepts ('wheelpick tags --python %d.%d --platform %s' lists them); "
-				       "nothing was installed", wa->filename, jb->env.py.version, jb->env.py.tag_platform,
-				       jb->env.py.target.py_major, jb->env.py.target.py_minor, jb->env.py.tag_platform);
+				       "nothing was installed",
+				       wa->filename, jb->env.py.version, jb->env.py.tag_platform,
+				       jb->env.py.target.py_major, jb->env.py.target.py_minor,
+				       jb->env.py.tag_platform);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(jb->w[k].project, w->project))
-				return wp_fail(err, -WPE_USAGE, "'%s' and '%s' are the same project; install one", jb->w[k].filename,
-					       w->filename);
+				return wp_fail(err, -WPE_USAGE,
+					       "'%s' and '%s' are the same project; install one",
+					       jb->w[k].filename, w->filename);
 		if ((rc = wp_wheel_reader_open(w->path, w->filename, NULL, &w->r, &w->info, err)))
 			return rc;
 		if (w->info.requires_python) {
 			struct wp_specset rp;
-			if (!wp_specset_parse(&rp, w->info.requires_python, strlen(w->info.requires_python), &sub)) {
+			if (!wp_specset_parse(&rp, w->info.requires_python,
+					      strlen(w->info.requires_python), &sub)) {
 				if (jb->py_version_ok) {
-					bool ok = wp_specset_contains(&rp, &jb->py_version, WP_PRERELEASES_YES);
+					bool ok = wp_specset_contains(&rp, &jb->py_version,
+								      WP_PRERELEASES_YES);
 					if (!ok) {
 						wp_specset_release(&rp);
-						return wp_fail(err, -WPE_NOMATCH, "'%s' requires Python %s, and the interpreter is "
-							       "%s; nothing was installed", w->filename,
-							       w->info.requires_python, jb->env.py.version);
+						return wp_fail(err, -WPE_NOMATCH,
+							       "'%s' requires Python %s, and the interpreter is "
+							       "%s; nothing was installed",
+							       w->filename, w->info.requires_python,
+							       jb->env.py.version);
 					}
 				}
 				wp_specset_release(&rp);
@@ -792,15 +859,19 @@ static int check_deps(struct job *jb, struct wp_err *err)
 				}
 				struct wp_version v;
 				bool ok = false;
-				if (version && !wp_version_parse(&v, version, strlen(version), &sub)) {
+				if (version &&
+				    !wp_version_parse(&v, version, strlen(version), &sub)) {
 					ok = wp_specset_contains(&r.spec, &v, WP_PRERELEASES_YES);
 					wp_version_release(&v);
 				}
 				if (!ok)
-					rc = wp_fail(err, -WPE_NOMATCH, "'%s' requires '%s', which %s; nothing was installed (add "
-						     "it to the sources, or --no-deps to install anyway)", w->filename, text,
-						     version ? "the version at hand does not meet" :
-						     "is neither among the sources nor installed");
+					rc = wp_fail(err, -WPE_NOMATCH,
+						     "'%s' requires '%s', which %s; nothing was installed (add "
+						     "it to the sources, or --no-deps to install anyway)",
+						     w->filename, text,
+						     version ?
+							     "the version at hand does not meet" :
+							     "is neither among the sources nor installed");
 				free(dep);
 			}
 			wp_requirement_release(&r);
@@ -814,7 +885,8 @@ static int check_deps(struct job *jb, struct wp_err *err)
 
 struct task {
 	struct wp_iwheel *w;
-	struct wp_iwheel_file *f; /* a file to stage; NULL: member i into the store (or read and dropped: drain) */
+	struct wp_iwheel_file *f; /* a file to stage; NULL: member i into the store (or read and
+				     dropped: drain) */
 	size_t i;
 	unsigned long long size;
 	bool drain;
@@ -837,7 +909,8 @@ static int stage_one(void *ctx, size_t i, struct wp_err *err)
 static int cmp_task(const void *a, const void *b)
 {
 	const struct task *x = a, *y = b;
-	return x->size > y->size ? -1 : x->size < y->size; /* the largest first: no one file finishes last alone */
+	return x->size > y->size ? -1 : x->size < y->size; /* the largest first: no one file
+							      finishes last alone */
 }
 
 static unsigned long long member_size(const struct wp_iwheel *w, size_t i)
@@ -853,7 +926,8 @@ static int run_pool(struct job *jb, bool store, struct wp_err *err)
 	struct pool p = { .jb = jb };
 	size_t total = 0, n = 0;
 	for (size_t i = 0; i < jb->nw; i++)
-		total += store ? wp_wheel_reader_count(jb->w[i].r) : jb->w[i].files.n + jb->w[i].drained.n;
+		total += store ? wp_wheel_reader_count(jb->w[i].r) :
+				 jb->w[i].files.n + jb->w[i].drained.n;
 	p.t = wp_xmalloc((total ? total : 1) * sizeof(*p.t));
 	for (size_t i = 0; i < jb->nw; i++) {
 		struct wp_iwheel *w = &jb->w[i];
@@ -864,14 +938,18 @@ static int run_pool(struct job *jb, bool store, struct wp_err *err)
 		}
 		for (size_t k = 0; k < w->files.n; k++)
 			if (w->files.v[k].member != (size_t)-1)
-				p.t[n++] = (struct task){ w, &w->files.v[k], 0,
-							    w->store ? 1 : member_size(w, w->files.v[k].member), false };
+				p.t[n++] = (struct task){
+					w, &w->files.v[k], 0,
+					w->store ? 1 : member_size(w, w->files.v[k].member), false
+				};
 		for (size_t k = 0; k < w->drained.n; k++)
-			p.t[n++] = (struct task){ w, NULL, w->drained.v[k], member_size(w, w->drained.v[k]), true };
+			p.t[n++] = (struct task){ w, NULL, w->drained.v[k],
+						  member_size(w, w->drained.v[k]), true };
 	}
 	if (n) /* qsort's array may not be NULL, even for none */
 		qsort(p.t, n, sizeof(*p.t), cmp_task);
-	int rc = wp_parallel_for(n, jb->in->threads > 0 ? (size_t)jb->in->threads : 0, stage_one, &p, err);
+	int rc = wp_parallel_for(n, jb->in->threads > 0 ? (size_t)jb->in->threads : 0, stage_one,
+				 &p, err);
 	free(p.t);
 	return rc;
 }
@@ -884,7 +962,8 @@ static int fill_store(struct job *jb, struct wp_err *err)
 	if (jb->in->link_mode == WP_LINK_COPY)
 		return 0;
 	if (!jb->in->store_root)
-		return wp_fail(err, -WPE_USAGE, "--link-mode needs a cache folder (set WHEELPICK_CACHE_DIR)");
+		return wp_fail(err, -WPE_USAGE,
+			       "--link-mode needs a cache folder (set WHEELPICK_CACHE_DIR)");
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
 		struct wp_iwheel *w = &jb->w[i];
 		if (!w->sha256) {
@@ -913,7 +992,8 @@ static void stage_dist_info_apart(struct job *jb)
 		struct wp_os_stat sb;
 		if (wp_os_lstat(w->dist_info_dest, &sb) == 0)
 			continue;
-		w->dist_info_stage = wp_xasprintf("%s/.wp-%ld-%zu-di.tmp", w->lib, wp_os_getpid(), i);
+		w->dist_info_stage = wp_xasprintf("%s/.wp-%ld-%zu-di.tmp", w->lib, wp_os_getpid(),
+						  i);
 		size_t dl = strlen(w->dist_info_dest);
 		for (size_t k = 0; k < w->files.n; k++) {
 			struct wp_iwheel_file *f = &w->files.v[k];
@@ -923,7 +1003,8 @@ static void stage_dist_info_apart(struct job *jb)
 			const char *tbase = strrchr(f->tmp, '/');
 			const char *dslash = strrchr(f->dest, '/');
 			f->stage_dest = wp_xasprintf("%s%s", w->dist_info_stage, rest);
-			char *tmp = wp_xasprintf("%s%.*s%s", w->dist_info_stage, (int)(dslash - f->dest - dl), rest, tbase);
+			char *tmp = wp_xasprintf("%s%.*s%s", w->dist_info_stage,
+						 (int)(dslash - f->dest - dl), rest, tbase);
 			free(f->tmp);
 			f->tmp = tmp;
 		}
@@ -933,7 +1014,8 @@ static void stage_dist_info_apart(struct job *jb)
 /* Paths ordered with '/' below every other byte, so that a path's descendants follow it at once. */
 static int cmp_tree(const void *a, const void *b)
 {
-	const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+	const unsigned char *x = *(const unsigned char *const *)a,
+			    *y = *(const unsigned char *const *)b;
 	for (;; x++, y++) {
 		unsigned cx = *x == '/' ? 1 : *x, cy = *y == '/' ? 1 : *y;
 		if (cx != cy || !cx)
@@ -967,8 +1049,10 @@ static int check_collisions(struct job *jb, struct wp_err *err)
 				if (jb->w[w].files.v[k].dest == v[i + 1])
 					wb = jb->w[w].filename;
 			}
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' puts a file at '%s' and '%s' puts '%s' inside it as a folder: "
-			     "the two cannot both be installed; nothing was installed", wa, v[i], wb, v[i + 1]);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s' puts a file at '%s' and '%s' puts '%s' inside it as a folder: "
+			     "the two cannot both be installed; nothing was installed",
+			     wa, v[i], wb, v[i + 1]);
 	}
 	free(v);
 	return rc;
@@ -985,9 +1069,11 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 	int rc = 0;
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
 		for (size_t k = 0; k < jb->w[i].files.n && !rc; k++) {
-			char *d = wp_xstrdup(jb->w[i].files.v[k].tmp); /* its folder is the one its dest needs */
+			char *d = wp_xstrdup(jb->w[i].files.v[k].tmp); /* its folder is the one its
+									  dest needs */
 			struct wp_strlist chain = { 0 };
-			for (char *slash = strrchr(d, '/'); slash && slash != d; slash = strrchr(d, '/')) {
+			for (char *slash = strrchr(d, '/'); slash && slash != d;
+			     slash = strrchr(d, '/')) {
 				*slash = 0;
 				bool known = false;
 				for (size_t m = made.n; m-- > 0 && !known;)
@@ -996,12 +1082,16 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 					break;
 				struct wp_os_stat sb;
 				if (wp_os_lstat(d, &sb) == 0) {
-					if (!WP_S_ISDIR(sb.st_mode) && !(WP_S_ISLNK(sb.st_mode) && is_dir(d))) {
-						rc = wp_fail(err, -WPE_USAGE, "'%s' is a file, and '%s' needs a folder there; "
-							     "nothing was installed (remove it first)", d, jb->w[i].filename);
+					if (!WP_S_ISDIR(sb.st_mode) &&
+					    !(WP_S_ISLNK(sb.st_mode) && is_dir(d))) {
+						rc = wp_fail(err, -WPE_USAGE,
+							     "'%s' is a file, and '%s' needs a folder there; "
+							     "nothing was installed (remove it first)",
+							     d, jb->w[i].filename);
 					} else if (!checked || strcmp(checked, d)) {
 						if (!wp_ijournal_reachable(&jb->env, d))
-							rc = wp_fail(err, -WPE_USAGE, "'%s' is or passes through a symlink, and "
+							rc = wp_fail(err, -WPE_USAGE,
+								     "'%s' is or passes through a symlink, and "
 								     "'%s' would write through it (wheelpick writes nothing "
 								     "through a link in an environment); nothing was installed",
 								     d, jb->w[i].filename);
@@ -1034,7 +1124,8 @@ static int plan_dirs(struct job *jb, struct wp_err *err)
 static int make_dirs(struct job *jb, struct wp_err *err)
 {
 	for (size_t i = 0; i < jb->j.e.n; i++)
-		if (jb->j.e.v[i].op == WP_IJ_MKDIR && wp_ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
+		if (jb->j.e.v[i].op == WP_IJ_MKDIR &&
+		    wp_ienv_mkdir(&jb->env, jb->j.e.v[i].a, 0777) < 0 && errno != EEXIST)
 			return wp_fs_fail(err, errno, "cannot create", jb->j.e.v[i].a);
 	return 0;
 }
@@ -1063,15 +1154,18 @@ static int compile_installed(struct job *jb, struct wp_err *err)
 	int status = 0, rc = 0;
 	for (size_t i = 0; i < jb->nw; i++)
 		for (size_t k = 0; k < jb->w[i].files.n; k++)
-			if (wp_cstr_endswith(jb->w[i].files.v[k].dest, ".py") && jb->w[i].files.v[k].member != (size_t)-1)
+			if (wp_cstr_endswith(jb->w[i].files.v[k].dest, ".py") &&
+			    jb->w[i].files.v[k].member != (size_t)-1)
 				wp_buf_printf(&list, "%s\n", jb->w[i].files.v[k].dest);
 	if (!list.len)
 		goto out;
 	const char *argv[] = { jb->env.py.executable, "-m", "compileall", "-q", "-i", "-", NULL };
-	if ((rc = wp_env_run(argv, jb->s->envp, list.data, list.len, true, 600000, &out, &status, err)))
+	if ((rc = wp_env_run(argv, jb->s->envp, list.data, list.len, true, 600000, &out, &status,
+			     err)))
 		goto out;
 	if (status != 0) {
-		rc = wp_fail(err, -WPE_ENV, "compileall failed (exit %d): %.300s", status, wp_buf_cstr(&out));
+		rc = wp_fail(err, -WPE_ENV, "compileall failed (exit %d): %.300s", status,
+			     wp_buf_cstr(&out));
 		goto out;
 	}
 	for (size_t i = 0; i < jb->nw && !rc; i++) {
@@ -1084,11 +1178,15 @@ static int compile_installed(struct job *jb, struct wp_err *err)
 			if (!wp_cstr_endswith(f->dest, ".py") || f->member == (size_t)-1)
 				continue;
 			const char *slash = strrchr(f->dest, '/');
-			char *pyc = wp_xasprintf("%.*s/__pycache__/%.*s.%s.pyc", (int)(slash - f->dest), f->dest,
-						 (int)(strlen(slash + 1) - 3), slash + 1, jb->env.py.cache_tag);
+			char *pyc = wp_xasprintf("%.*s/__pycache__/%.*s.%s.pyc",
+						 (int)(slash - f->dest), f->dest,
+						 (int)(strlen(slash + 1) - 3), slash + 1,
+						 jb->env.py.cache_tag);
 			const char *rs = strrchr(f->record_path, '/');
-			char *rp = wp_xasprintf("%.*s%s__pycache__/%.*s.%s.pyc", rs ? (int)(rs - f->record_path) : 0,
-						f->record_path, rs ? "/" : "", (int)(strlen(rs ? rs + 1 : f->record_path) - 3),
+			char *rp = wp_xasprintf("%.*s%s__pycache__/%.*s.%s.pyc",
+						rs ? (int)(rs - f->record_path) : 0, f->record_path,
+						rs ? "/" : "",
+						(int)(strlen(rs ? rs + 1 : f->record_path) - 3),
 						rs ? rs + 1 : f->record_path, jb->env.py.cache_tag);
 			if (is_file(pyc)) /* pip lists a .pyc with no hash or size */
 				wp_buf_printf(&b, "%s,,\r\n", rp);
@@ -1118,7 +1216,8 @@ static int cmp_row(const void *a, const void *b)
 }
 
 /* RECORD text as rows sorted by path (borrowing paths and hashes from the lists). */
-static struct row *rows_of(const char *text, size_t len, struct wp_strlist *paths, struct wp_strlist *hashes, size_t *n)
+static struct row *rows_of(const char *text, size_t len, struct wp_strlist *paths,
+			   struct wp_strlist *hashes, size_t *n)
 {
 	wp_inst_record_rows(text, len, paths, hashes);
 	struct row *v = wp_xmalloc((paths->n ? paths->n : 1) * sizeof(*v));
@@ -1167,8 +1266,8 @@ static bool already_installed(struct wp_iwheel *w)
 		if (!strcmp(e.name, wr))
 			ri = i;
 	}
-	if (ri == (size_t)-1 || wp_file_read_if_exists(rp, 256 << 20, &inst, &found, &sub) || !found ||
-	    wp_wheel_reader_extract(w->r, ri, buf_sink, &mine, &sub))
+	if (ri == (size_t)-1 || wp_file_read_if_exists(rp, 256 << 20, &inst, &found, &sub) ||
+	    !found || wp_wheel_reader_extract(w->r, ri, buf_sink, &mine, &sub))
 		goto out;
 	iv = rows_of(wp_buf_cstr(&inst), inst.len, &ip, &ih, &in_n);
 	mv = rows_of(wp_buf_cstr(&mine), mine.len, &mp, &mh, &mn);
@@ -1179,9 +1278,11 @@ static bool already_installed(struct wp_iwheel *w)
 			continue;
 		struct wp_wheel_entry e;
 		wp_wheel_reader_entry(w->r, f->member, &e);
-		const char *want = row_hash(mv, mn, e.name), *have = row_hash(iv, in_n, f->record_path);
+		const char *want = row_hash(mv, mn, e.name),
+			   *have = row_hash(iv, in_n, f->record_path);
 		struct wp_os_stat sb;
-		same = want && have && want[0] && (f->fix_shebang || !strcmp(want, have)) && wp_os_lstat(f->dest, &sb) == 0;
+		same = want && have && want[0] && (f->fix_shebang || !strcmp(want, have)) &&
+		       wp_os_lstat(f->dest, &sb) == 0;
 	}
 out:
 	for (size_t i = 0; i < ip.n; i++)
@@ -1208,7 +1309,8 @@ static int drain_cb(void *ctx, size_t i, struct wp_err *err)
 	struct wp_wheel_entry e;
 	wp_wheel_reader_entry(w->r, i, &e);
 	size_t dl = strlen(w->info.dist_info);
-	if (e.is_dir || (!strncmp(e.name, w->info.dist_info, dl) && !strcmp(e.name + dl, "/RECORD")))
+	if (e.is_dir ||
+	    (!strncmp(e.name, w->info.dist_info, dl) && !strcmp(e.name + dl, "/RECORD")))
 		return 0; /* RECORD was read by already_installed */
 	return wp_iwheel_drain_member(w, i, err);
 }
@@ -1224,7 +1326,8 @@ static int drop_satisfied(struct job *jb, struct wp_err *err)
 		struct wp_iwheel *w = &jb->w[i];
 		size_t threads = jb->in->threads > 0 ? (size_t)jb->in->threads : 0;
 		if (!rc && !jb->in->force_reinstall && already_installed(w) &&
-		    !(rc = wp_parallel_for(wp_wheel_reader_count(w->r), threads, drain_cb, w, err)) &&
+		    !(rc = wp_parallel_for(wp_wheel_reader_count(w->r), threads, drain_cb, w,
+					   err)) &&
 		    !(rc = wp_wheel_reader_check(w->r, err))) {
 			struct wp_install_item *it = wp_vec_add(jb->rep);
 			it->name = wp_xstrdup(w->info.name);
@@ -1245,9 +1348,10 @@ static int drop_satisfied(struct job *jb, struct wp_err *err)
 
 /* ---- Ctrl-C while staging ---- */
 
-/* What an interrupt may remove: the run's staged temps and the folders made for them, from the moment they are listed until its commit begins (from then on the next
- * run finishes the change; removing temps then could leave a mix). Built before it is published,
- * so the handler reads only memory nobody changes. */
+/* What an interrupt may remove: the run's staged temps and the folders made for them, from the
+ * moment they are listed until its commit begins (from then on the next run finishes the change;
+ * removing temps then could leave a mix). Built before it is published, so the handler reads only
+ * memory nobody changes. */
 struct abortable {
 	const char **unlink;
 	size_t nu;
@@ -1327,9 +1431,9 @@ static void report_wheel(struct wp_install_report *rep, const struct wp_iwheel *
 	rep->bytes += it->bytes;
 }
 
-/* The GPUs given (install --gpu): a wheel whose shared objects, as they were staged, carry no kernel
- * image for one of them is refused before the commit (the staged files go, nothing is installed);
- * one that runs only by JIT-compiling its PTX is a warning. */
+/* The GPUs given (install --gpu): a wheel whose shared objects, as they were staged, carry no
+ * kernel image for one of them is refused before the commit (the staged files go, nothing is
+ * installed); one that runs only by JIT-compiling its PTX is a warning. */
 static int check_gpu_code(struct job *jb, struct wp_iwheel *w, struct wp_err *err)
 {
 	struct wp_buf code = WP_BUF_INIT, merged = WP_BUF_INIT, why = WP_BUF_INIT;
@@ -1338,9 +1442,10 @@ static int check_gpu_code(struct job *jb, struct wp_iwheel *w, struct wp_err *er
 		return 0;
 	for (size_t k = 0; k < w->files.n; k++) {
 		struct wp_iwheel_file *f = &w->files.v[k];
-		if (!f->gpu_code && w->store && f->member != (size_t)-1 && f->record_path && wp_fatbin_wanted(f->record_path)) {
-			/* linked from the unpacked store, not inflated here: the staged file is read (its
-			 * bytes are the ones RECORD checked) */
+		if (!f->gpu_code && w->store && f->member != (size_t)-1 && f->record_path &&
+		    wp_fatbin_wanted(f->record_path)) {
+			/* linked from the unpacked store, not inflated here: the staged file is
+			 * read (its bytes are the ones RECORD checked) */
 			struct wp_err e = WP_ERR_INIT;
 			if (wp_gpu_code_of_file(f->tmp, &f->gpu_code, &e) < 0)
 				wp_say(jb->s, WP_SAY_DEBUG, "%s", e.msg);
@@ -1355,14 +1460,19 @@ static int check_gpu_code(struct job *jb, struct wp_iwheel *w, struct wp_err *er
 	for (int g = 0; g < jb->in->n_gpus && !rc && code.len; g++) {
 		enum wp_gpu_verdict v;
 		struct wp_err e = WP_ERR_INIT;
-		if (wp_gpucode_verdict(wp_buf_cstr(&code), jb->in->gpu_sm[g], jb->in->driver_cuda, &v, &why, &e) < 0)
+		if (wp_gpucode_verdict(wp_buf_cstr(&code), jb->in->gpu_sm[g], jb->in->driver_cuda,
+				       &v, &why, &e) < 0)
 			continue;
 		if (v == WP_GPU_NONE)
-			rc = wp_fail(err, -WPE_NOMATCH, "'%s' has no kernel image for sm_%d (%s): its import would fail at "
-				     "the first kernel; nothing was installed", w->filename, jb->in->gpu_sm[g], wp_buf_cstr(&why));
+			rc = wp_fail(err, -WPE_NOMATCH,
+				     "'%s' has no kernel image for sm_%d (%s): its import would fail at "
+				     "the first kernel; nothing was installed",
+				     w->filename, jb->in->gpu_sm[g], wp_buf_cstr(&why));
 		else if (v == WP_GPU_PTX_JIT)
-			wp_say(jb->s, WP_SAY_WARN, "%s runs on sm_%d only by JIT-compiling its PTX (a slow first run, maybe "
-			       "slower kernels): %s", w->filename, jb->in->gpu_sm[g], wp_buf_cstr(&why));
+			wp_say(jb->s, WP_SAY_WARN,
+			       "%s runs on sm_%d only by JIT-compiling its PTX (a slow first run, maybe "
+			       "slower kernels): %s",
+			       w->filename, jb->in->gpu_sm[g], wp_buf_cstr(&why));
 	}
 	wp_buf_free(&code);
 	wp_buf_free(&merged);
@@ -1370,8 +1480,8 @@ static int check_gpu_code(struct job *jb, struct wp_iwheel *w, struct wp_err *er
 	return rc;
 }
 
-int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, struct wp_install_report *rep,
-		   struct wp_err *err)
+int wp_install_run(const struct wp_session *s, const struct wp_install_job *in,
+		   struct wp_install_report *rep, struct wp_err *err)
 {
 	struct job jb = { .s = s, .in = in, .rep = rep };
 	bool env_open = false, journal = false, staged = false;
@@ -1380,11 +1490,13 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	memset(rep, 0, sizeof(*rep));
 	if ((rc = wp_lazy_require(WP_LIB_ARCHIVE | WP_LIB_CRYPTO, err)))
 		return rc;
-	if ((rc = wp_ienv_open(&jb.env, in->python, in->scheme, s->envp, in->dir, s->asks, &rep->recovered, err)))
+	if ((rc = wp_ienv_open(&jb.env, in->python, in->scheme, s->envp, in->dir, s->asks,
+			       &rep->recovered, err)))
 		return rc;
 	env_open = true;
 	rep->executable = wp_xstrdup(jb.env.py.executable);
-	if ((rc = wp_ienv_check_managed(&jb.env, in->scheme, in->break_system_packages, "install", err)))
+	if ((rc = wp_ienv_check_managed(&jb.env, in->scheme, in->break_system_packages, "install",
+					err)))
 		goto out;
 	if ((rc = wp_tagset_build(&jb.tags, &jb.env.py.target, err)))
 		goto out;
@@ -1392,7 +1504,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 	if ((rc = gather(&jb, err)))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "%zu wheels chosen and their sha256 checked", jb.wants.n);
-	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) || (!in->dry_run && (rc = fill_store(&jb, err))))
+	if ((rc = open_wheels(&jb, err)) || (rc = check_deps(&jb, err)) ||
+	    (!in->dry_run && (rc = fill_store(&jb, err))))
 		goto out;
 	wp_say(s, WP_SAY_DEBUG, "wheels opened, tags, Requires-Python and Requires-Dist checked");
 	wp_ijournal_init(&jb.j, jb.env.py.purelib);
@@ -1424,7 +1537,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		if (jb.w[i].dist_info_stage)
 			wp_ijournal_add(&jb.j, WP_IJ_RENAME, jb.w[i].dist_info_stage,
 					jb.w[i].dist_info_dest);
-	char *tpath = wp_itargets_path(&jb.env), *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, wp_os_getpid()), *tmade = NULL;
+	char *tpath = wp_itargets_path(&jb.env),
+	     *ttmp = wp_xasprintf("%s.tmp.%ld", tpath, wp_os_getpid()), *tmade = NULL;
 	bool targets_gone = false;
 	wp_ijournal_add(&jb.j, WP_IJ_RENAME, ttmp, tpath);
 	struct wp_strlist drop = { 0 };
@@ -1438,7 +1552,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		staged = true;
 		abortable = abortable_make(&jb.j);
 		abortable_set(abortable);
-		rc = wp_itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade, err);
+		rc = wp_itargets_stage(&jb.env, &drop, add.len ? wp_buf_cstr(&add) : NULL, &tmade,
+				       err);
 		if (!rc && tmade && strcmp(tmade, ttmp))
 			rc = wp_fail(err, -WPE_IO, "'%s' was staged as '%s'", tpath, tmade);
 		targets_gone = !rc && !tmade; /* nothing left to say: the file goes at the commit */
@@ -1461,7 +1576,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		rc = wp_iwheel_finish(&jb.w[i], &jb.env, (unsigned long)i, err);
 	if (rc)
 		goto out;
-	/* the old files the new ones do not replace go; a path both have is replaced by the rename */
+	/* the old files the new ones do not replace go; a path both have is replaced by the
+	 * rename */
 	struct wp_strlist keep = { 0 };
 	for (size_t i = 0; i < jb.nw; i++)
 		for (size_t k = 0; k < jb.w[i].files.n; k++)
@@ -1493,7 +1609,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in, 
 		for (size_t k = 0; k < w->files.n; k++)
 			bytes += w->files.v[k].size;
 		report_wheel(rep, w, bytes);
-		rep->link_fell_back = rep->link_fell_back || __atomic_load_n(&w->link_fell_back, __ATOMIC_RELAXED);
+		rep->link_fell_back = rep->link_fell_back ||
+				      __atomic_load_n(&w->link_fell_back, __ATOMIC_RELAXED);
 	}
 	if (in->compile)
 		rc = compile_installed(&jb, err);

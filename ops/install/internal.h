@@ -16,7 +16,12 @@
 #include "verify/wheel.h"
 
 /* One change to the environment, in the order it is applied. */
-enum wp_ijournal_op { WP_IJ_MKDIR = 'M', WP_IJ_RENAME = 'R', WP_IJ_UNLINK = 'U', WP_IJ_RMDIR = 'D' };
+enum wp_ijournal_op {
+	WP_IJ_MKDIR = 'M',
+	WP_IJ_RENAME = 'R',
+	WP_IJ_UNLINK = 'U',
+	WP_IJ_RMDIR = 'D'
+};
 
 struct wp_ijournal_entry {
 	char op;
@@ -26,7 +31,8 @@ struct wp_ijournal_entry {
 WP_VEC_OF(ij_entries, struct wp_ijournal_entry);
 
 struct wp_ijournal {
-	char *staging_path; /* "<purelib>/.wheelpick-staging.journal": temps and folders, for undoing */
+	char *staging_path; /* "<purelib>/.wheelpick-staging.journal": temps and folders, for
+			       undoing */
 	char *commit_path;  /* "<purelib>/.wheelpick-commit.journal": the changes, for finishing */
 	struct ij_entries e;
 };
@@ -59,8 +65,10 @@ struct wp_ienv {
 	struct wp_python py;
 	int lock_fd;         /* purelib, flock'ed while the job runs */
 	mode_t umask;
-	char *root;          /* --prefix/--target: DIR (resolved), the only folder changed; NULL: the default scheme */
-	/* the folders a change may touch, lexical and resolved (realpath): DIR alone under --prefix and
+	char *root; /* --prefix/--target: DIR (resolved), the only folder changed; NULL: the default
+		       scheme */
+	/* the folders a change may touch, lexical and resolved (realpath): DIR alone under --prefix
+	 * and
 	 * --target, else sys.prefix and every scheme folder (as pip's UninstallPathSet permits) */
 	char *roots[6], *real_roots[6];
 	size_t n_roots;
@@ -72,8 +80,9 @@ struct wp_installed_list;
 /* What the environment holds now (ops/install/install.h's list), sorted by name. */
 void wp_ienv_list(const struct wp_ienv *env, struct wp_installed_list *out);
 
-int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme scheme, const char *const *envp,
-		 const char *dir, const struct wp_asks *asks, char **recovered, struct wp_err *err);
+int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme scheme,
+		 const char *const *envp, const char *dir, const struct wp_asks *asks,
+		 char **recovered, struct wp_err *err);
 void wp_ienv_close(struct wp_ienv *env);
 /* An absolute, lexically plain path lies under one of env's roots (by text). */
 bool wp_ienv_confines(const struct wp_ienv *env, const char *path);
@@ -83,12 +92,13 @@ bool wp_ienv_confines(const struct wp_ienv *env, const char *path);
 int wp_ienv_open_file(const struct wp_ienv *env, const char *path, int flags, mode_t mode);
 int wp_ienv_mkdir(const struct wp_ienv *env, const char *path, mode_t mode);
 /* A hard link at the absolute path (beneath env's root, as above) to from, a file outside env (the
- * unpacked store): linkat(2) into the folder's handle, so a symlinked folder is never linked through. */
+ * unpacked store): linkat(2) into the folder's handle, so a symlinked folder is never linked
+ * through. */
 int wp_ienv_link(const struct wp_ienv *env, const char *from, const char *path);
 /* PEP 668: -WPE_USAGE when the default scheme's interpreter is externally managed, outside a venv,
  * unless allowed (--break-system-packages); what names the change ("install", "uninstall"). */
-int wp_ienv_check_managed(const struct wp_ienv *env, enum wp_python_scheme scheme, bool allowed, const char *what,
-		       struct wp_err *err);
+int wp_ienv_check_managed(const struct wp_ienv *env, enum wp_python_scheme scheme, bool allowed,
+			  const char *what, struct wp_err *err);
 
 /* Names the installer keeps for itself: its journals and their temps, the targets file, staging
  * temps (".wp-*.tmp"). True when any '/'-separated segment of rel is one: no wheel member,
@@ -105,18 +115,20 @@ struct wp_old_dist {
 
 /* The installed dist-info of project (PEP 503 normalised) in purelib or platlib; 0 with
  * od->dist_info NULL when none. */
-int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_old_dist *od, struct wp_err *err);
+int wp_old_dist_find(const struct wp_ienv *env, const char *project, struct wp_old_dist *od,
+		     struct wp_err *err);
 void wp_old_dist_release(struct wp_old_dist *od);
 /* The files of od into the journal as unlinks (those not in keep, a sorted list of paths the
  * new files take), then its folders as rmdirs. */
-void wp_old_dist_plan_removal(const struct wp_old_dist *od, const struct wp_strlist *keep, struct wp_ijournal *j);
+void wp_old_dist_plan_removal(const struct wp_old_dist *od, const struct wp_strlist *keep,
+			      struct wp_ijournal *j);
 
 /* One file the install writes. */
 struct wp_iwheel_file {
 	size_t member;       /* index in the reader, or (size_t)-1 for a generated file */
 	char *dest;          /* absolute */
 	char *tmp;           /* staged name beside dest (or in the dist-info's staging folder) */
-	char *stage_dest;    /* a new .dist-info's file: its name in that staging folder; NULL: dest */
+	char *stage_dest; /* a new .dist-info's file: its name in that staging folder; NULL: dest */
 	char *record_path;   /* as RECORD names it: relative to the lib folder, '/' separated */
 	bool exec;           /* mode: executable bits */
 	bool fix_shebang;    /* a .data/scripts file: "#!python" becomes the interpreter */
@@ -124,7 +136,8 @@ struct wp_iwheel_file {
 	struct wp_buf content; /* generated files: their bytes */
 	char hash[64];       /* "sha256=..." of what was written */
 	long long size;
-	char *gpu_code;      /* a shared object staged by copy: its GPU code as it was written (resolver/gpucode.h) */
+	char *gpu_code; /* a shared object staged by copy: its GPU code as it was written
+			   (resolver/gpucode.h) */
 };
 
 WP_VEC_OF(iw_files, struct wp_iwheel_file);
@@ -133,23 +146,25 @@ WP_VEC_OF(iw_members, size_t);
 struct wp_iwheel {
 	char *path, *filename;
 	char *project;       /* normalised */
-	char *variant_label; /* PEP 825 label of its file name (parsed once, with project), or NULL */
+	char *variant_label; /* PEP 825 label of its file name (parsed once, with project), or NULL
+			      */
 	bool requested;
 	struct wp_wheel_reader *r;
 	struct wp_wheel_info info;
 	const char *lib;     /* purelib or platlib */
 	char *dist_info_dest;
-	char *dist_info_stage; /* a new .dist-info staged apart ("<lib>/.wp-...-di.tmp"), renamed into place
-				* after its files, so that a run killed before its commit leaves no .dist-info
-				* that pip or importlib would see; NULL when the folder exists */
+	char *dist_info_stage; /* a new .dist-info staged apart ("<lib>/.wp-...-di.tmp"), renamed
+				* into place after its files, so that a run killed before its commit
+				* leaves no .dist-info that pip or importlib would see; NULL when
+				* the folder exists */
 	struct iw_files files;
-	struct iw_members drained; /* members a launcher of the same path replaced: read (RECORD checks
-				    * every member) but not written */
+	struct iw_members drained; /* members a launcher of the same path replaced: read (RECORD
+				    * checks every member) but not written */
 	struct wp_buf entry_points; /* entry_points.txt as read */
 	struct wp_old_dist old;
 	char *sha256;        /* the wheel file's, when known (hex) */
 	char *target;        /* the machine its requirement file was written for, or NULL */
-	char *store;         /* --link-mode hardlink|reflink: its unpacked store folder; NULL: copy */
+	char *store; /* --link-mode hardlink|reflink: its unpacked store folder; NULL: copy */
 	char *store_tmp;     /* that folder being filled (NULL when it was there already) */
 	int link_mode;       /* enum wp_link_mode */
 	bool link_fell_back; /* a link was refused and the file copied */
@@ -175,7 +190,8 @@ int wp_istore_place(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iw
 
 /* The files of w: every member mapped through the scheme, generated files left for later.
  * -WPE_INTEGRITY for a member whose path leaves its scheme or names an unknown scheme. */
-int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq, struct wp_err *err);
+int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq,
+		   struct wp_err *err);
 /* Read member i of w to its end and drop the bytes (w->drained). Thread-safe across members. */
 int wp_iwheel_drain_member(struct wp_iwheel *w, size_t i, struct wp_err *err);
 /* Stage file f of w (extract, fix, hash, write its temp). Thread-safe across files. */
@@ -187,14 +203,17 @@ int wp_iwheel_finish(struct wp_iwheel *w, const struct wp_ienv *env, unsigned lo
 		     struct wp_err *err);
 void wp_iwheel_release(struct wp_iwheel *w);
 
-/* Write a file whole under tmp (O_EXCL, beneath env's root), mode 0666 or executable, under env's umask. */
-int wp_iwheel_write_tmp(const struct wp_ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err);
+/* Write a file whole under tmp (O_EXCL, beneath env's root), mode 0666 or executable, under env's
+ * umask. */
+int wp_iwheel_write_tmp(const struct wp_ienv *env, const char *tmp, const void *p, size_t n,
+			bool exec, struct wp_err *err);
 
 /* The first field of each row of an installed RECORD (csv as pip reads it), each a new string
  * pushed onto out (the caller frees them); rows with an empty or NUL-holding path are skipped. */
 void wp_inst_record_paths(const char *text, size_t len, struct wp_strlist *out);
 /* The same, with each row's second field (its hash, "" when none) pushed onto hashes in step. */
-void wp_inst_record_rows(const char *text, size_t len, struct wp_strlist *out, struct wp_strlist *hashes);
+void wp_inst_record_rows(const char *text, size_t len, struct wp_strlist *out,
+			 struct wp_strlist *hashes);
 /* An absolute path with "." and ".." segments and repeated '/' resolved by text alone (".." at the
  * root stays at the root), as a new string starting with '/'. */
 char *wp_inst_lexical(const char *path);
@@ -205,8 +224,8 @@ char *wp_itargets_path(const struct wp_ienv *env);
 /* Its text with the lines of the projects in drop (normalised names) left out, then add appended;
  * written under a temp name that the journal renames into place (*tmp), or, when nothing is left,
  * *tmp NULL: the journal removes the file instead. */
-int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, const char *add, char **tmp,
-		   struct wp_err *err);
+int wp_itargets_stage(const struct wp_ienv *env, const struct wp_strlist *drop, const char *add,
+		      char **tmp, struct wp_err *err);
 
 /* PEP 503 normalisation into a new string. */
 char *wp_inst_normalize(const char *name);

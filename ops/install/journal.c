@@ -71,7 +71,8 @@ static int decode(const struct wp_buf *b, struct wp_ijournal *j)
 		return -1;
 	for (size_t i = ml; i < b->len;) {
 		char op = b->data[i++];
-		if (op != WP_IJ_MKDIR && op != WP_IJ_RENAME && op != WP_IJ_UNLINK && op != WP_IJ_RMDIR)
+		if (op != WP_IJ_MKDIR && op != WP_IJ_RENAME && op != WP_IJ_UNLINK &&
+		    op != WP_IJ_RMDIR)
 			return -1;
 		const char *a = b->data + i;
 		size_t al = strnlen(a, b->len - i);
@@ -112,10 +113,13 @@ struct roots {
 static void roots_open(struct roots *r, const struct wp_ienv *env)
 {
 	r->env = env;
-	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since wp_ienv_open (include) too */
-		r->fd[i] = i < env->n_roots ? wp_os_open(env->real_roots[i] ? env->real_roots[i] : env->roots[i],
-						   WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC)
-					    : -1;
+	for (size_t i = 0; i < 6; i++) /* by its real path: a root made since wp_ienv_open (include)
+					  too */
+		r->fd[i] = i < env->n_roots ?
+				   wp_os_open(env->real_roots[i] ? env->real_roots[i] :
+								   env->roots[i],
+					      WP_O_RDONLY | WP_O_DIRECTORY | WP_O_CLOEXEC) :
+				   -1;
 }
 
 static void roots_close(struct roots *r)
@@ -220,10 +224,12 @@ static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct
 			if (at_rename(&r, e->a, e->b) < 0 && errno != ENOENT)
 				rc = wp_fs_fail(err, errno, "cannot put in place", e->b);
 		} else if (e->op == WP_IJ_UNLINK) {
-			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
+			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP &&
+			    errno != ENOTDIR)
 				rc = wp_fs_fail(err, errno, "cannot remove", e->a);
 		} else if (e->op == WP_IJ_RMDIR) {
-			at_unlink(&r, e->a, WP_AT_REMOVEDIR); /* a folder something else still uses stays */
+			at_unlink(&r, e->a, WP_AT_REMOVEDIR); /* a folder something else still uses
+								 stays */
 		}
 	}
 	roots_close(&r);
@@ -239,7 +245,8 @@ static void sweep_journal_temps(const char *purelib)
 	const struct wp_os_dirent *de;
 	while (d && (de = wp_os_readdir(d))) {
 		if (strncmp(de->d_name, ".wheelpick-staging.journal.tmp.", 31) &&
-		    strncmp(de->d_name, ".wheelpick-commit.journal.tmp.", 30) && strncmp(de->d_name, ".wheelpick-targets.tmp.", 23))
+		    strncmp(de->d_name, ".wheelpick-commit.journal.tmp.", 30) &&
+		    strncmp(de->d_name, ".wheelpick-targets.tmp.", 23))
 			continue;
 		char *p = wp_xasprintf("%s/%s", purelib, de->d_name);
 		wp_os_unlink(p);
@@ -271,8 +278,8 @@ static const char *foreign_path(const struct wp_ijournal *j, const struct wp_ien
 			if (!p[k])
 				continue;
 			char *plain = wp_inst_lexical(p[k]);
-			bool ok = !strcmp(plain, p[k]) && wp_ienv_confines(env, p[k]) && strcmp(p[k], j->commit_path) &&
-				  strcmp(p[k], j->staging_path);
+			bool ok = !strcmp(plain, p[k]) && wp_ienv_confines(env, p[k]) &&
+				  strcmp(p[k], j->commit_path) && strcmp(p[k], j->staging_path);
 			free(plain);
 			if (!ok)
 				return p[k];
@@ -283,15 +290,18 @@ static const char *foreign_path(const struct wp_ijournal *j, const struct wp_ien
 	return NULL;
 }
 
-static int refuse_foreign(const struct wp_ijournal *j, const char *path, const struct wp_ienv *env, struct wp_err *err)
+static int refuse_foreign(const struct wp_ijournal *j, const char *path, const struct wp_ienv *env,
+			  struct wp_err *err)
 {
 	const char *bad = foreign_path(j, env);
 	char shown[200];
 	if (!bad)
 		return 0;
-	return wp_fail(err, -WPE_INTEGRITY, "'%s' names '%s', which no change wheelpick makes to this environment "
+	return wp_fail(err, -WPE_INTEGRITY,
+		       "'%s' names '%s', which no change wheelpick makes to this environment "
 		       "would: it was not written by wheelpick, and nothing was done (remove it and check what it "
-		       "names)", path, wp_member_name_show(bad, strlen(bad), shown, sizeof(shown)));
+		       "names)",
+		       path, wp_member_name_show(bad, strlen(bad), shown, sizeof(shown)));
 }
 
 int wp_ijournal_recover(const struct wp_ienv *env, char **what, struct wp_err *err)
@@ -307,8 +317,10 @@ int wp_ijournal_recover(const struct wp_ienv *env, char **what, struct wp_err *e
 		goto out;
 	if (found) {
 		if (decode(&b, &j)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged; an interrupted install cannot be finished "
-				     "(remove it and reinstall what it names)", j.commit_path);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s' is damaged; an interrupted install cannot be finished "
+				     "(remove it and reinstall what it names)",
+				     j.commit_path);
 			goto out;
 		}
 		if ((rc = refuse_foreign(&j, j.commit_path, env, err)))
@@ -332,10 +344,12 @@ int wp_ijournal_recover(const struct wp_ienv *env, char **what, struct wp_err *e
 	}
 	wp_os_unlink(j.staging_path);
 	wp_fs_sync_dir(purelib, NULL);
-	*what = wp_xstrdup("removed what an interrupted run had staged; the environment is as it was");
+	*what = wp_xstrdup(
+		"removed what an interrupted run had staged; the environment is as it was");
 out:
 	if (!rc)
-		sweep_journal_temps(purelib); /* after: a journal being finished may name one of them */
+		sweep_journal_temps(purelib); /* after: a journal being finished may name one of
+						 them */
 	wp_buf_free(&b);
 	wp_ijournal_release(&j);
 	return rc;

@@ -80,11 +80,13 @@ int wp_istore_fill_member(struct wp_iwheel *w, size_t i, mode_t um, struct wp_er
 	rc = wp_mkdir_p(path, 0777, err);
 	*slash = '/';
 	struct fsink s = { -1, path };
-	if (!rc && (s.fd = wp_os_open(path, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC, 0666)) < 0)
+	if (!rc && (s.fd = wp_os_open(path, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC,
+				      0666)) < 0)
 		rc = wp_fs_fail(err, errno, "cannot create", path);
 	if (!rc)
 		rc = wp_wheel_reader_extract(w->r, i, fsink, &s, err);
-	if (!rc && WP_S_ISREG(e.mode) && (e.mode & 0111) && wp_os_fchmod(s.fd, (0777 & ~um) | 0111) < 0)
+	if (!rc && WP_S_ISREG(e.mode) && (e.mode & 0111) &&
+	    wp_os_fchmod(s.fd, (0777 & ~um) | 0111) < 0)
 		rc = wp_fs_fail(err, errno, "cannot set the mode of", path);
 	if (s.fd >= 0 && wp_os_close(s.fd) < 0 && !rc)
 		rc = wp_fs_fail(err, errno, "cannot write", path);
@@ -152,7 +154,8 @@ static int copy_fd(int from, int to, const char *src, struct wp_err *err)
 	}
 }
 
-int wp_istore_place(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iwheel_file *f, struct wp_err *err)
+int wp_istore_place(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iwheel_file *f,
+		    struct wp_err *err)
 {
 	mode_t um = env->umask;
 	struct wp_wheel_entry e;
@@ -163,7 +166,8 @@ int wp_istore_place(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iw
 	char *src = wp_xasprintf("%s/%s", w->store, e.name);
 	if (w->link_mode == WP_LINK_HARDLINK && wp_ienv_link(env, src, f->tmp) == 0)
 		goto done;
-	if (w->link_mode == WP_LINK_HARDLINK && errno != EXDEV && errno != EPERM && errno != EMLINK) {
+	if (w->link_mode == WP_LINK_HARDLINK && errno != EXDEV && errno != EPERM &&
+	    errno != EMLINK) {
 		rc = wp_fs_fail(err, errno, "cannot link", f->tmp);
 		goto out;
 	}
@@ -172,7 +176,8 @@ int wp_istore_place(struct wp_iwheel *w, const struct wp_ienv *env, struct wp_iw
 		rc = wp_fs_fail(err, errno, "cannot open", src);
 		goto out;
 	}
-	int fd = wp_ienv_open_file(env, f->tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, f->tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC,
+				   0666);
 	if (fd < 0) {
 		rc = wp_fs_fail(err, errno, "cannot create", f->tmp);
 		wp_os_close(in);

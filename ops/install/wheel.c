@@ -30,7 +30,8 @@ bool wp_inst_reserved_name(const char *rel, size_t len)
 		struct wp_str seg = wp_str_cut(&s, '/');
 		if (seg.n >= 11 && !strncmp(seg.p, ".wheelpick-", 11))
 			return true; /* the journals, their temps, the targets file */
-		if (seg.n > 7 && !strncmp(seg.p, ".wp-", 4) && !strncmp(seg.p + seg.n - 4, ".tmp", 4))
+		if (seg.n > 7 && !strncmp(seg.p, ".wp-", 4) &&
+		    !strncmp(seg.p + seg.n - 4, ".tmp", 4))
 			return true; /* a staging temp */
 	}
 	return false;
@@ -64,13 +65,15 @@ static char *relpath(const char *to, const char *from)
 	return wp_buf_detach(&out, NULL);
 }
 
-static struct wp_iwheel_file *add_file(struct wp_iwheel *w, const char *dest, const char *lib, unsigned long seq)
+static struct wp_iwheel_file *add_file(struct wp_iwheel *w, const char *dest, const char *lib,
+				       unsigned long seq)
 {
 	struct wp_iwheel_file *f = wp_vec_add(&w->files);
 	f->member = (size_t)-1;
 	f->dest = wp_xstrdup(dest);
 	const char *slash = strrchr(dest, '/');
-	f->tmp = wp_xasprintf("%.*s/.wp-%ld-%lu-%zu.tmp", (int)(slash - dest), dest, wp_os_getpid(), seq, w->files.n);
+	f->tmp = wp_xasprintf("%.*s/.wp-%ld-%lu-%zu.tmp", (int)(slash - dest), dest, wp_os_getpid(),
+			      seq, w->files.n);
 	f->record_path = relpath(dest, lib);
 	f->content = (struct wp_buf)WP_BUF_INIT;
 	return f;
@@ -83,8 +86,8 @@ static void sh_quote(const char *s, struct wp_buf *b)
 {
 	bool plain = *s != 0;
 	for (const char *p = s; *p && plain; p++)
-		plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			strchr("_@%+=:,./-", *p);
+		plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || strchr("_@%+=:,./-", *p);
 	if (plain) {
 		wp_buf_addstr(b, s);
 		return;
@@ -136,8 +139,8 @@ static bool ident_ok(struct wp_str s, bool dots)
 		return false;
 	for (size_t i = 0; i < s.n; i++) {
 		char c = s.p[i];
-		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      (dots && c == '.') || (unsigned char)c >= 0x80))
+		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || (dots && c == '.') || (unsigned char)c >= 0x80))
 			return false;
 	}
 	return s.p[0] != '.' && s.p[s.n - 1] != '.';
@@ -226,7 +229,8 @@ static void ep_versioned(struct eps *v, const char *base, int major, int minor)
 }
 
 /* [console_scripts] and [gui_scripts] of entry_points.txt: a launcher each in scripts. */
-static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq, struct wp_err *err)
+static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq,
+			     struct wp_err *err)
 {
 	struct wp_str s = WP_STRN(wp_buf_cstr(&w->entry_points), w->entry_points.len);
 	struct eps console = { 0 }, gui = { 0 }, *in = NULL;
@@ -236,7 +240,9 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 		if (!line.n || line.p[0] == '#' || line.p[0] == ';')
 			continue;
 		if (line.p[0] == '[') {
-			in = wp_str_eq(line, "[console_scripts]") ? &console : wp_str_eq(line, "[gui_scripts]") ? &gui : NULL;
+			in = wp_str_eq(line, "[console_scripts]") ? &console :
+			     wp_str_eq(line, "[gui_scripts]")     ? &gui :
+								    NULL;
 			continue;
 		}
 		if (!in)
@@ -245,7 +251,8 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 		struct wp_str name = wp_str_trim(wp_str_cut(&val, '='));
 		val = wp_str_trim(val);
 		struct wp_str ex = val;
-		struct wp_str callable = wp_str_trim(wp_str_cut(&ex, '[')); /* extras do not change the launcher */
+		struct wp_str callable = wp_str_trim(wp_str_cut(&ex, '[')); /* extras do not change
+									       the launcher */
 		struct wp_str attr = callable;
 		struct wp_str module = wp_str_trim(wp_str_cut(&attr, ':'));
 		attr = wp_str_trim(attr);
@@ -254,16 +261,20 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 		for (size_t i = 0; i < name.n; i++)
 			ctl = ctl || (unsigned char)name.p[i] < 0x20 || name.p[i] == 0x7f;
 		if (ctl || (name.n && wp_inst_reserved_name(name.p, name.n))) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': the entry point named '%s' %s; nothing was installed",
-				     w->filename, wp_member_name_show(name.p, name.n, nb, sizeof(nb)),
-				     ctl ? "holds a control character (a launcher's file name never may)"
-					 : "takes a name the installer keeps for itself");
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': the entry point named '%s' %s; nothing was installed",
+				     w->filename,
+				     wp_member_name_show(name.p, name.n, nb, sizeof(nb)),
+				     ctl ? "holds a control character (a launcher's file name never may)" :
+					   "takes a name the installer keeps for itself");
 			break;
 		}
-		if (!name.n || memchr(name.p, '/', name.n) || wp_str_eq(name, ".") || wp_str_eq(name, "..") ||
-		    !ident_ok(module, true) || !ident_ok(attr, true)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': entry point '%s' is not 'name = module:function'",
-				     w->filename, wp_member_name_show(line.p, line.n, nb, sizeof(nb)));
+		if (!name.n || memchr(name.p, '/', name.n) || wp_str_eq(name, ".") ||
+		    wp_str_eq(name, "..") || !ident_ok(module, true) || !ident_ok(attr, true)) {
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': entry point '%s' is not 'name = module:function'",
+				     w->filename,
+				     wp_member_name_show(line.p, line.n, nb, sizeof(nb)));
 			break;
 		}
 		char *nm = wp_xstrndup(name.p, name.n), *mod = wp_xstrndup(module.p, module.n),
@@ -275,7 +286,8 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 	}
 	if (!rc) {
 		ep_versioned(&console, "pip", env->py.target.py_major, env->py.target.py_minor);
-		ep_versioned(&console, "easy_install", env->py.target.py_major, env->py.target.py_minor);
+		ep_versioned(&console, "easy_install", env->py.target.py_major,
+			     env->py.target.py_minor);
 	}
 	struct eps *both[2] = { &console, &gui };
 	for (size_t k = 0; k < 2; k++) {
@@ -283,8 +295,9 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 			struct ep *e = &both[k]->v[i];
 			if (!rc) {
 				char *dest = wp_xasprintf("%s/%s", env->py.scripts, e->name);
-				/* a .data/scripts file or an earlier entry point of the same name: the launcher
-				 * written last replaces it, and RECORD lists the path once (as pip) */
+				/* a .data/scripts file or an earlier entry point of the same name:
+				 * the launcher written last replaces it, and RECORD lists the path
+				 * once (as pip) */
 				struct wp_iwheel_file *f = NULL;
 				for (size_t m = 0; m < w->files.n && !f; m++)
 					if (!strcmp(w->files.v[m].dest, dest))
@@ -314,7 +327,8 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 /* dest inside purelib or platlib, in a *.dist-info folder that is not w's own (a planted RECORD
  * would steer a later uninstall or upgrade of that project), or, for a member reached through
  * .data/, in any (w's own files there are the installer's to write). */
-static bool other_dist_info(const struct wp_iwheel *w, const struct wp_python *py, const char *dest, bool via_data)
+static bool other_dist_info(const struct wp_iwheel *w, const struct wp_python *py, const char *dest,
+			    bool via_data)
 {
 	const char *libs[2] = { py->purelib, py->platlib };
 	for (size_t i = 0; i < 2; i++) {
@@ -325,7 +339,8 @@ static bool other_dist_info(const struct wp_iwheel *w, const struct wp_python *p
 		size_t sl = strcspn(seg, "/");
 		if (sl < 10 || strncmp(seg + sl - 10, ".dist-info", 10))
 			continue;
-		if (via_data || sl != strlen(w->info.dist_info) || strncmp(seg, w->info.dist_info, sl))
+		if (via_data || sl != strlen(w->info.dist_info) ||
+		    strncmp(seg, w->info.dist_info, sl))
 			return true;
 	}
 	return false;
@@ -339,7 +354,8 @@ static int ep_sink(void *ctx, const void *p, size_t n, struct wp_err *err)
 	return 0;
 }
 
-int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq, struct wp_err *err)
+int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long seq,
+		   struct wp_err *err)
 {
 	const struct wp_python *py = &env->py;
 	char nb[160];
@@ -360,7 +376,8 @@ int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long
 		/* what the installer writes itself, not what the wheel says about its installer */
 		size_t dil = strlen(w->info.dist_info);
 		if (!strncmp(e.name, w->info.dist_info, dil) && e.name[dil] == '/' &&
-		    (!strcmp(e.name + dil + 1, "INSTALLER") || !strcmp(e.name + dil + 1, "REQUESTED")))
+		    (!strcmp(e.name + dil + 1, "INSTALLER") ||
+		     !strcmp(e.name + dil + 1, "REQUESTED")))
 			continue;
 		const char *root = w->lib, *rel = e.name;
 		char *headers = NULL;
@@ -380,34 +397,47 @@ int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long
 			else if (sl == 7 && !strncmp(scheme, "headers", 7))
 				root = headers = wp_xasprintf("%s/%s", py->include, w->info.name);
 			else {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' names the scheme '%.*s', which is not "
-					     "one of purelib, platlib, scripts, headers, data", w->filename,
-					     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)), (int)sl, scheme);
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' names the scheme '%.*s', which is not "
+					     "one of purelib, platlib, scripts, headers, data",
+					     w->filename,
+					     wp_member_name_show(e.name, strlen(e.name), nb,
+								 sizeof(nb)),
+					     (int)sl, scheme);
 				break;
 			}
 			if (!*rel || wp_member_name_problem(rel, strlen(rel))) {
-				rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' leaves its scheme", w->filename,
-					     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)));
+				rc = wp_fail(err, -WPE_INTEGRITY,
+					     "'%s': member '%s' leaves its scheme", w->filename,
+					     wp_member_name_show(e.name, strlen(e.name), nb,
+								 sizeof(nb)));
 				free(headers);
 				break;
 			}
 		}
 		if (wp_member_name_problem(rel, strlen(rel))) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' leaves its scheme", w->filename,
+			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' leaves its scheme",
+				     w->filename,
 				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)));
 			free(headers);
 			break;
 		}
 		char *dest = wp_xasprintf("%s/%s", root, rel);
 		struct wp_os_stat sb;
-		const char *why = wp_inst_reserved_name(rel, strlen(rel)) ? "takes a name the installer keeps for itself"
-				  : other_dist_info(w, py, dest, rel != e.name) ? "lands in another project's .dist-info folder"
-				  : !wp_ienv_confines(env, dest) ? "leaves the environment" : NULL;
+		const char *why = wp_inst_reserved_name(rel, strlen(rel)) ?
+					  "takes a name the installer keeps for itself" :
+				  other_dist_info(w, py, dest, rel != e.name) ?
+					  "lands in another project's .dist-info folder" :
+				  !wp_ienv_confines(env, dest) ? "leaves the environment" :
+								 NULL;
 		if (why) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s': member '%s' %s; nothing was installed", w->filename,
-				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)), why);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s': member '%s' %s; nothing was installed", w->filename,
+				     wp_member_name_show(e.name, strlen(e.name), nb, sizeof(nb)),
+				     why);
 		} else if (wp_os_lstat(dest, &sb) == 0 && WP_S_ISDIR(sb.st_mode)) {
-			rc = wp_fail(err, -WPE_USAGE, "'%s' is a folder, and '%s' would put a file there; remove it first",
+			rc = wp_fail(err, -WPE_USAGE,
+				     "'%s' is a folder, and '%s' would put a file there; remove it first",
 				     dest, w->filename);
 		} else {
 			struct wp_iwheel_file *f = add_file(w, dest, w->lib, seq);
@@ -415,7 +445,8 @@ int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long
 			f->exec = WP_S_ISREG(e.mode) && (e.mode & 0111);
 			f->fix_shebang = script;
 			if (!strcmp(e.name, eps)) {
-				rc = wp_wheel_reader_extract(w->r, i, ep_sink, &w->entry_points, err);
+				rc = wp_wheel_reader_extract(w->r, i, ep_sink, &w->entry_points,
+							     err);
 				f->entry_points = true;
 			}
 		}
@@ -444,10 +475,12 @@ int wp_iwheel_plan(struct wp_iwheel *w, const struct wp_ienv *env, unsigned long
 	return rc;
 }
 
-int wp_iwheel_write_tmp(const struct wp_ienv *env, const char *tmp, const void *p, size_t n, bool exec, struct wp_err *err)
+int wp_iwheel_write_tmp(const struct wp_ienv *env, const char *tmp, const void *p, size_t n,
+			bool exec, struct wp_err *err)
 {
 	mode_t um = env->umask;
-	int fd = wp_ienv_open_file(env, tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666);
+	int fd = wp_ienv_open_file(env, tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC,
+				   0666);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", tmp);
 	int rc = wp_fd_write_all(fd, p, n, tmp, err);
@@ -524,9 +557,9 @@ int wp_iwheel_stage_file(struct wp_iwheel *w, const struct wp_ienv *env, struct 
 			size_t n = b.len;
 			struct wp_buf out = WP_BUF_INIT;
 			if (n >= 8 && !memcmp(p, "#!python", 8)) {
-				/* pip's fix_script: the whole first line becomes the interpreter's; where
-				 * pip's plain "#!EXE" could not run (a space, past 127 bytes) the /bin/sh
-				 * form does, as for launchers */
+				/* pip's fix_script: the whole first line becomes the interpreter's;
+				 * where pip's plain "#!EXE" could not run (a space, past 127 bytes)
+				 * the /bin/sh form does, as for launchers */
 				const char *nl = memchr(p, '\n', n);
 				size_t skip = nl ? (size_t)(nl - p) + 1 : n;
 				shebang(env->py.executable, &out);
@@ -546,7 +579,10 @@ int wp_iwheel_stage_file(struct wp_iwheel *w, const struct wp_ienv *env, struct 
 		wp_buf_free(&b);
 		return rc;
 	}
-	struct fd_sink s = { wp_ienv_open_file(env, f->tmp, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC, 0666), f->tmp, 0, NULL };
+	struct fd_sink s = { wp_ienv_open_file(env, f->tmp,
+					       WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL | WP_O_CLOEXEC,
+					       0666),
+			     f->tmp, 0, NULL };
 	if (s.fd < 0)
 		return wp_fs_fail(err, errno, "cannot create", f->tmp);
 	if (f->record_path && wp_fatbin_wanted(f->record_path))
@@ -556,7 +592,8 @@ int wp_iwheel_stage_file(struct wp_iwheel *w, const struct wp_ienv *env, struct 
 		struct wp_fatbin fb = { 0 };
 		struct wp_buf sum = WP_BUF_INIT;
 		struct wp_err fe = WP_ERR_INIT;
-		(void)wp_fatbin_scan_finish(s.fb, f->record_path, &fb, &fe); /* what it could read counts */
+		(void)wp_fatbin_scan_finish(s.fb, f->record_path, &fb, &fe); /* what it could read
+										counts */
 		wp_fatbin_summary(&fb, &sum);
 		free(f->gpu_code);
 		f->gpu_code = wp_xstrdup(wp_buf_cstr(&sum));
@@ -595,7 +632,8 @@ static void csv_field(struct wp_buf *b, const char *s)
 
 static int cmp_rows(const void *a, const void *b)
 {
-	const struct wp_iwheel_file *x = *(struct wp_iwheel_file *const *)a, *y = *(struct wp_iwheel_file *const *)b;
+	const struct wp_iwheel_file *x = *(struct wp_iwheel_file *const *)a,
+				    *y = *(struct wp_iwheel_file *const *)b;
 	return strcmp(x->record_path, y->record_path);
 }
 
@@ -610,9 +648,11 @@ int wp_iwheel_finish(struct wp_iwheel *w, const struct wp_ienv *env, unsigned lo
 		rows[i] = f;
 		if (f->member != (size_t)-1 || f == record)
 			continue;
-		if (!(rc = hash_buf(f->content.data ? f->content.data : "", f->content.len, f->hash, err)))
-			rc = wp_iwheel_write_tmp(env, f->tmp, f->content.data ? f->content.data : "", f->content.len, f->exec,
-					  err);
+		if (!(rc = hash_buf(f->content.data ? f->content.data : "", f->content.len, f->hash,
+				    err)))
+			rc = wp_iwheel_write_tmp(env, f->tmp,
+						 f->content.data ? f->content.data : "",
+						 f->content.len, f->exec, err);
 		f->size = (long long)f->content.len;
 	}
 	if (!rc) {

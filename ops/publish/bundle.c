@@ -1,5 +1,5 @@
-/* ops/publish/bundle.c: a wheelhouse or a conda channel with its locks as one reproducible tarball (pax, zstd or
- * gzip) with an offline install.sh. */
+/* ops/publish/bundle.c: a wheelhouse or a conda channel with its locks as one reproducible tarball
+ * (pax, zstd or gzip) with an offline install.sh. */
 #include "ops/publish/bundle.h"
 #include "base/fs.h"
 #include "base/mem.h"
@@ -49,13 +49,13 @@ static const char install_sh[] =
 	"exec \"${PYTHON:-python3}\" -m pip install --no-index --find-links \"$here\" --require-hashes -r \"$req\" \"$@\"\n";
 
 /* Why the conda script rewrites the lock rather than installing from the channel by name: an
- * explicit file runs no solver (CEP 23), so the environment is exactly the lock that verify checked,
- * and no virtual package (__cuda on a machine whose driver conda cannot see) stops it; its upstream
- * https URLs are refused by conda's offline mode unless the package cache already has them, so each
- * one is pointed at the same file in the bundle's channel, which offline mode reads (file://).
- * The path is percent-encoded byte by byte (od) outside [A-Za-z0-9/._~-], so a folder with spaces
- * or '#' stays one URL and nothing reaches sed's replacement but those characters and '%'. The
- * rewrite rule (the URL's last two components are channel/<subdir>/<file>) is the one
+ * explicit file runs no solver (CEP 23), so the environment is exactly the lock that verify
+ * checked, and no virtual package (__cuda on a machine whose driver conda cannot see) stops it; its
+ * upstream https URLs are refused by conda's offline mode unless the package cache already has
+ * them, so each one is pointed at the same file in the bundle's channel, which offline mode reads
+ * (file://). The path is percent-encoded byte by byte (od) outside [A-Za-z0-9/._~-], so a folder
+ * with spaces or '#' stays one URL and nothing reaches sed's replacement but those characters and
+ * '%'. The rewrite rule (the URL's last two components are channel/<subdir>/<file>) is the one
  * wp_explicit_entry_parse applies, so verify checks what this script will install. */
 static const char install_sh_conda[] =
 	"#!/bin/sh\n"
@@ -128,7 +128,9 @@ const char *wp_bundle_install_sh(void)
 
 const char *wp_bundle_install_sh_for(enum wp_bundle_kind kind)
 {
-	return kind == WP_BUNDLE_CONDA ? install_sh_conda : kind == WP_BUNDLE_MIRROR ? NULL : install_sh;
+	return kind == WP_BUNDLE_CONDA  ? install_sh_conda :
+	       kind == WP_BUNDLE_MIRROR ? NULL :
+					  install_sh;
 }
 
 /* ---- explicit lock lines, read as the conda install.sh reads them ---- */
@@ -202,7 +204,8 @@ int wp_explicit_entry_parse(const char *line, struct wp_explicit_entry *e, const
 		goto bad;
 	}
 	size_t fl = strlen(e->filename);
-	if (!((fl > 6 && !strcmp(e->filename + fl - 6, ".conda")) || (fl > 8 && !strcmp(e->filename + fl - 8, ".tar.bz2")))) {
+	if (!((fl > 6 && !strcmp(e->filename + fl - 6, ".conda")) ||
+	      (fl > 8 && !strcmp(e->filename + fl - 8, ".tar.bz2")))) {
 		*why = "names a file that is not a conda package (.conda or .tar.bz2)";
 		goto bad;
 	}
@@ -265,8 +268,8 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* Every file and directory under root/rel, as paths relative to root ("sub/" for a directory). */
-static int collect(const char *root, const char *rel, const struct wp_os_stat *skip, struct names *out,
-		   int depth, struct wp_err *err)
+static int collect(const char *root, const char *rel, const struct wp_os_stat *skip,
+		   struct names *out, int depth, struct wp_err *err)
 {
 	char *dir = *rel ? wp_xasprintf("%s/%s", root, rel) : wp_xstrdup(root);
 	struct wp_os_dir *d = wp_os_opendir(dir);
@@ -298,7 +301,8 @@ static int collect(const char *root, const char *rel, const struct wp_os_stat *s
 			names_add(out, sub);
 			sub = NULL;
 		} else {
-			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a regular file or directory", path);
+			rc = wp_fail(err, -WPE_USAGE, "'%s' is not a regular file or directory",
+				     path);
 		}
 		free(path);
 		free(sub);
@@ -310,7 +314,8 @@ out:
 	return rc;
 }
 
-static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size, long long mtime)
+static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size,
+				       long long mtime)
 {
 	struct archive_entry *ae = archive_entry_new();
 	archive_entry_set_pathname(ae, path);
@@ -323,20 +328,21 @@ static struct archive_entry *new_entry(const char *path, mode_t type, mode_t per
 	return ae;
 }
 
-static int add_bytes(struct archive *a, const char *out, const char *name, const void *data, size_t n,
-		     mode_t perm, long long mtime, struct wp_err *err)
+static int add_bytes(struct archive *a, const char *out, const char *name, const void *data,
+		     size_t n, mode_t perm, long long mtime, struct wp_err *err)
 {
 	struct archive_entry *ae = new_entry(name, AE_IFREG, perm, (long long)n, mtime);
 	int rc = 0;
 	if (archive_write_header(a, ae) != ARCHIVE_OK ||
 	    (n && archive_write_data(a, data, n) != (la_ssize_t)n))
-		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out, archive_error_string(a));
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out,
+			     archive_error_string(a));
 	archive_entry_free(ae);
 	return rc;
 }
 
-static int add_file(struct archive *a, const char *out, const char *name, const char *path, long long mtime,
-		    struct wp_err *err)
+static int add_file(struct archive *a, const char *out, const char *name, const char *path,
+		    long long mtime, struct wp_err *err)
 {
 	struct archive_entry *ae = NULL;
 	struct wp_os_stat sb;
@@ -347,9 +353,11 @@ static int add_file(struct archive *a, const char *out, const char *name, const 
 		rc = wp_fs_fail(err, errno, "cannot read", path);
 		goto out;
 	}
-	ae = new_entry(name, AE_IFREG, sb.st_mode & 0111 ? 0755 : 0644, (long long)sb.st_size, mtime);
+	ae = new_entry(name, AE_IFREG, sb.st_mode & 0111 ? 0755 : 0644, (long long)sb.st_size,
+		       mtime);
 	if (archive_write_header(a, ae) != ARCHIVE_OK) {
-		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out, archive_error_string(a));
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out,
+			     archive_error_string(a));
 		goto out;
 	}
 	enum { CHUNK = 256 << 10 };
@@ -364,7 +372,8 @@ static int add_file(struct archive *a, const char *out, const char *name, const 
 			goto out;
 		}
 		if (got == 0) {
-			/* the header promised st_size bytes; a shrinking file would corrupt the tar */
+			/* the header promised st_size bytes; a shrinking file would corrupt the
+			 * tar */
 			rc = wp_fail(err, -WPE_IO, "'%s' shrank while it was being bundled", path);
 			goto out;
 		}
@@ -393,9 +402,20 @@ int wp_bundle_size_parse(const char *s, unsigned long long *out, struct wp_err *
 		const char *suffix;
 		unsigned long long unit;
 	} units[] = {
-		{ "", 1 }, { "B", 1 }, { "K", 1ull << 10 }, { "KiB", 1ull << 10 }, { "KB", 1000ull }, { "M", 1ull << 20 },
-		{ "MiB", 1ull << 20 }, { "MB", 1000000ull }, { "G", 1ull << 30 }, { "GiB", 1ull << 30 },
-		{ "GB", 1000000000ull }, { "T", 1ull << 40 }, { "TiB", 1ull << 40 }, { "TB", 1000000000000ull },
+		{ "", 1 },
+		{ "B", 1 },
+		{ "K", 1ull << 10 },
+		{ "KiB", 1ull << 10 },
+		{ "KB", 1000ull },
+		{ "M", 1ull << 20 },
+		{ "MiB", 1ull << 20 },
+		{ "MB", 1000000ull },
+		{ "G", 1ull << 30 },
+		{ "GiB", 1ull << 30 },
+		{ "GB", 1000000000ull },
+		{ "T", 1ull << 40 },
+		{ "TiB", 1ull << 40 },
+		{ "TB", 1000000000000ull },
 	};
 	char *end = NULL;
 	double v = 0;
@@ -419,8 +439,10 @@ int wp_bundle_size_parse(const char *s, unsigned long long *out, struct wp_err *
 		}
 		break;
 	}
-	return wp_fail(err, -WPE_USAGE, "--split '%s' is not a size of at least 1K: give bytes or a number with K, M, G "
-					 "or T (powers of 1024; KB, MB, GB: of 1000), e.g. --split 4G or --split 700M", s ? s : "");
+	return wp_fail(err, -WPE_USAGE,
+		       "--split '%s' is not a size of at least 1K: give bytes or a number with K, M, G "
+		       "or T (powers of 1024; KB, MB, GB: of 1000), e.g. --split 4G or --split 700M",
+		       s ? s : "");
 }
 
 char *wp_bundle_volume_name(const char *out_path, size_t i)
@@ -439,17 +461,21 @@ struct volumes {
 };
 
 /* len bytes at off of from into to (from its start). */
-static int copy_range(int from, off_t off, int to, unsigned long long len, const char *what, struct wp_err *err)
+static int copy_range(int from, off_t off, int to, unsigned long long len, const char *what,
+		      struct wp_err *err)
 {
 	int64_t in = off;
 	while (len) {
-		ssize_t got = wp_os_copy_range(from, &in, to, len > (1u << 30) ? (1u << 30) : (size_t)len);
+		ssize_t got = wp_os_copy_range(from, &in, to,
+					       len > (1u << 30) ? (1u << 30) : (size_t)len);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+		if (got < 0 &&
+		    (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
 			/* a file system without it: plain reads and writes */
 			char buf[1 << 16];
-			ssize_t r = wp_os_pread(from, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf), in);
+			ssize_t r = wp_os_pread(from, buf,
+						len < sizeof(buf) ? (size_t)len : sizeof(buf), in);
 			if (r <= 0 || wp_os_write(to, buf, (size_t)r) != r)
 				return wp_fs_fail(err, r < 0 ? errno : EIO, "cannot write", what);
 			got = r;
@@ -470,8 +496,10 @@ static int volumes_cut(struct volumes *vs, struct wp_err *err)
 	unsigned long long total = (unsigned long long)sb.st_size;
 	size_t n = total ? (size_t)((total + vs->split - 1) / vs->split) : 1;
 	if (n > WP_BUNDLE_MAX_VOLUMES)
-		return wp_fail(err, -WPE_USAGE, "bundle '%s' is %llu bytes: more than %d volumes of %llu bytes; give a larger "
-						 "--split", vs->out, total, WP_BUNDLE_MAX_VOLUMES, vs->split);
+		return wp_fail(err, -WPE_USAGE,
+			       "bundle '%s' is %llu bytes: more than %d volumes of %llu bytes; give a larger "
+			       "--split",
+			       vs->out, total, WP_BUNDLE_MAX_VOLUMES, vs->split);
 	vs->v = wp_xrealloc(vs->v, n * sizeof(*vs->v));
 	for (size_t i = 1; i < n; i++)
 		vs->v[i] = (struct wp_atomic_file)WP_ATOMIC_FILE_INIT;
@@ -529,8 +557,8 @@ static int volumes_commit(struct volumes *vs, struct wp_err *err)
 	return rc;
 }
 
-/* The compression out_path's suffix asks for, and (in *top, owned) the folder every member sits in; -1
- * (and *top NULL) for a name no bundle has. */
+/* The compression out_path's suffix asks for, and (in *top, owned) the folder every member sits in;
+ * -1 (and *top NULL) for a name no bundle has. */
 static int bundle_name(const char *out_path, char **top)
 {
 	const char *base = strrchr(out_path, '/');
@@ -552,7 +580,10 @@ int wp_bundle_name_check(const char *out_path, struct wp_err *err)
 	char *top = NULL;
 	int kind = bundle_name(out_path, &top);
 	free(top);
-	return kind < 0 ? wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz", out_path) : 0;
+	return kind < 0 ?
+		       wp_fail(err, -WPE_USAGE,
+			       "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz", out_path) :
+		       0;
 }
 
 int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *err)
@@ -560,8 +591,8 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
 	return wp_bundle_write_split(out_path, src_dir, 0, NULL, err);
 }
 
-int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split, size_t *nvolumes,
-			  struct wp_err *err)
+int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split,
+			  size_t *nvolumes, struct wp_err *err)
 {
 	return wp_bundle_write_as(out_path, src_dir, WP_BUNDLE_WHEELS, split, nvolumes, err);
 }
@@ -582,11 +613,13 @@ static bool has_what_install_reads(const struct names *files, enum wp_bundle_kin
 		const char *f = files->v[i];
 		size_t n = strlen(f);
 		if (kind == WP_BUNDLE_CONDA) {
-			lock |= !strchr(f, '/') && !strncmp(f, "explicit-", 9) && n > 13 && !strcmp(f + n - 4, ".txt");
+			lock |= !strchr(f, '/') && !strncmp(f, "explicit-", 9) && n > 13 &&
+				!strcmp(f + n - 4, ".txt");
 			channel |= !strcmp(f, WP_BUNDLE_CHANNEL_DIR "/");
 		} else {
 			lock |= !strcmp(f, "requirements.txt") ||
-				(!strncmp(f, "requirements-", 13) && n > 17 && !strcmp(f + n - 4, ".txt"));
+				(!strncmp(f, "requirements-", 13) && n > 17 &&
+				 !strcmp(f + n - 4, ".txt"));
 		}
 	}
 	return lock && channel;
@@ -595,8 +628,9 @@ static bool has_what_install_reads(const struct names *files, enum wp_bundle_kin
 /* A delta against o->since: every file of the new tree hashed (install.sh as written) into *m,
  * each marked carried unless the far side has those bytes at that path, chained to the old tree;
  * its JSON in *json, and its name among the members. */
-static int delta_plan(const char *src_dir, struct names *files, const char *script, const struct wp_bundle_opts *o,
-		      struct wp_tree_manifest *m, struct wp_buf *json, struct wp_err *err)
+static int delta_plan(const char *src_dir, struct names *files, const char *script,
+		      const struct wp_bundle_opts *o, struct wp_tree_manifest *m,
+		      struct wp_buf *json, struct wp_err *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < files->n && !rc; i++) {
@@ -640,8 +674,8 @@ static bool delta_carries(const struct wp_tree_manifest *m, const char *rel)
 	return !f || f->carried;
 }
 
-int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind what, unsigned long long split,
-		       size_t *nvolumes, struct wp_err *err)
+int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind what,
+		       unsigned long long split, size_t *nvolumes, struct wp_err *err)
 {
 	const struct wp_bundle_opts o = { .split = split, .mtime = WP_BUNDLE_MTIME };
 	return wp_bundle_write_opts(out_path, src_dir, what, &o, nvolumes, err);
@@ -665,26 +699,35 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 
 	int kind = bundle_name(out_path, &top);
 	if (kind < 0)
-		return wp_fail(err, -WPE_USAGE, "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz", out_path);
+		return wp_fail(err, -WPE_USAGE,
+			       "bundle '%s' must be named NAME.tar.zst or NAME.tar.gz", out_path);
 	if (split && split < WP_BUNDLE_SPLIT_MIN) {
 		free(top);
-		return wp_fail(err, -WPE_USAGE, "--split %llu is below the smallest volume, %llu bytes", split,
+		return wp_fail(err, -WPE_USAGE,
+			       "--split %llu is below the smallest volume, %llu bytes", split,
 			       WP_BUNDLE_SPLIT_MIN);
 	}
 
-	rc = collect(src_dir, "", wp_os_stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0, err);
+	rc = collect(src_dir, "", wp_os_stat(out_path, &out_sb) == 0 ? &out_sb : NULL, &files, 0,
+		     err);
 	if (rc)
 		goto out;
 	(void)sb;
 	if (!has_what_install_reads(&files, what)) {
-		rc = what == WP_BUNDLE_MIRROR
-			     ? wp_fail(err, -WPE_USAGE, "mirror '%s' has no simple/index.html: make it with 'wheelpick mirror "
-						     "DIR PKG...'", src_dir)
-			     : what == WP_BUNDLE_CONDA
-			     ? wp_fail(err, -WPE_USAGE, "conda channel '%s' has no explicit-<subdir>.txt beside a channel/ folder "
-							 "for the bundle's install.sh", src_dir)
-			     : wp_fail(err, -WPE_USAGE, "wheelhouse '%s' has no requirements.txt (or requirements-<target>.txt) "
-							 "for the bundle's install.sh", src_dir);
+		rc = what == WP_BUNDLE_MIRROR ?
+			     wp_fail(err, -WPE_USAGE,
+				     "mirror '%s' has no simple/index.html: make it with 'wheelpick mirror "
+				     "DIR PKG...'",
+				     src_dir) :
+		     what == WP_BUNDLE_CONDA ?
+			     wp_fail(err, -WPE_USAGE,
+				     "conda channel '%s' has no explicit-<subdir>.txt beside a channel/ folder "
+				     "for the bundle's install.sh",
+				     src_dir) :
+			     wp_fail(err, -WPE_USAGE,
+				     "wheelhouse '%s' has no requirements.txt (or requirements-<target>.txt) "
+				     "for the bundle's install.sh",
+				     src_dir);
 		goto out;
 	}
 	if (script)
@@ -718,13 +761,15 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 		fr = archive_write_set_filter_option(a, "gzip", "timestamp", NULL);
 	if (fr != ARCHIVE_OK || archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
 	    archive_write_open_fd(a, split ? vs.v[0].fd : af.fd) != ARCHIVE_OK) {
-		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path,
+			     archive_error_string(a));
 		goto out;
 	}
 	name = wp_xasprintf("%s/", top);
 	struct archive_entry *ae = new_entry(name, AE_IFDIR, 0755, 0, mtime);
 	if (archive_write_header(a, ae) != ARCHIVE_OK)
-		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path,
+			     archive_error_string(a));
 	archive_entry_free(ae);
 	for (size_t i = 0; i < files.n && !rc; i++) {
 		const char *rel = files.v[i];
@@ -739,9 +784,11 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 			archive_entry_free(ae);
 		} else if (!strcmp(rel, "install.sh") && script) {
 			if (!o->since || delta_carries(&delta, rel))
-				rc = add_bytes(a, out_path, name, script, strlen(script), 0755, mtime, err);
+				rc = add_bytes(a, out_path, name, script, strlen(script), 0755,
+					       mtime, err);
 		} else if (o->since && !strcmp(rel, WP_DELTA_NAME)) {
-			rc = add_bytes(a, out_path, name, delta_json.data, delta_json.len, 0644, mtime, err);
+			rc = add_bytes(a, out_path, name, delta_json.data, delta_json.len, 0644,
+				       mtime, err);
 		} else if (o->since && !delta_carries(&delta, rel)) {
 			/* the far side has these bytes at this path */
 		} else {
@@ -753,7 +800,8 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 	if (rc)
 		goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
-		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path, archive_error_string(a));
+		rc = wp_fail(err, -WPE_IO, "cannot write bundle '%s': %s", out_path,
+			     archive_error_string(a));
 		goto out;
 	}
 	if (split && (rc = volumes_cut(&vs, err)))
@@ -788,13 +836,14 @@ static bool is_file(const char *p)
 	return wp_os_stat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode);
 }
 
-/* The files of the archive: the path itself, or its volumes from .001 on (a NULL-terminated list). */
+/* The files of the archive: the path itself, or its volumes from .001 on (a NULL-terminated
+ * list). */
 static char **volumes_of(const char *path)
 {
 	size_t n = strlen(path);
 	char *base = NULL;
-	if (n > 4 && path[n - 4] == '.' && isdigit((unsigned char)path[n - 3]) && isdigit((unsigned char)path[n - 2]) &&
-	    isdigit((unsigned char)path[n - 1]))
+	if (n > 4 && path[n - 4] == '.' && isdigit((unsigned char)path[n - 3]) &&
+	    isdigit((unsigned char)path[n - 2]) && isdigit((unsigned char)path[n - 1]))
 		base = wp_xstrndup(path, n - 4);
 	else if (!is_file(path))
 		base = wp_xstrdup(path);
@@ -828,7 +877,8 @@ static void free_list(char **v)
 }
 
 /* Volumes are one stream cut in pieces: read one after the other. (libarchive's own
- * archive_read_open_filenames crashed here, in its client switching, on a zstd stream cut in two.) */
+ * archive_read_open_filenames crashed here, in its client switching, on a zstd stream cut in
+ * two.) */
 struct vol_reader {
 	char **names;
 	size_t n, at;
@@ -845,7 +895,8 @@ static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
 				return 0;
 			r->fd = wp_os_open(r->names[r->at], WP_O_RDONLY | WP_O_CLOEXEC);
 			if (r->fd < 0) {
-				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at],
+						  strerror(errno));
 				return -1;
 			}
 		}
@@ -853,7 +904,8 @@ static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at], strerror(errno));
+			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at],
+					  strerror(errno));
 			return -1;
 		}
 		if (got > 0) {
@@ -902,7 +954,8 @@ static struct archive *open_bundle(const char *path, char ***vols, struct wp_err
 	while ((*vols)[n])
 		n++;
 	if (wp_bundle_read_open(a, *vols, n) != ARCHIVE_OK) {
-		wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path, archive_error_string(a));
+		wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path,
+			archive_error_string(a));
 		archive_read_free(a);
 		return NULL;
 	}
@@ -916,22 +969,25 @@ static const char *member_rest(const char *path, const char *name, char **top, s
 	if (bad) {
 		char shown[256];
 		wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' %s", path,
-			wp_member_name_show(name ? name : "", name ? strlen(name) : 0, shown, sizeof(shown)), bad);
+			wp_member_name_show(name ? name : "", name ? strlen(name) : 0, shown,
+					    sizeof(shown)),
+			bad);
 		return NULL;
 	}
 	size_t tlen = strcspn(name, "/");
 	if (!*top)
 		*top = wp_xstrndup(name, tlen);
 	else if (strlen(*top) != tlen || strncmp(*top, name, tlen)) {
-		wp_fail(err, -WPE_INTEGRITY, "bundle '%s' has more than one top-level folder", path);
+		wp_fail(err, -WPE_INTEGRITY, "bundle '%s' has more than one top-level folder",
+			path);
 		return NULL;
 	}
 	return name[tlen] ? name + tlen + 1 : name + tlen;
 }
 
 /* The bundle's files into m, and with delta_json its WP_DELTA_NAME's bytes (when it is a delta). */
-static int manifest_of_bundle(const char *path, struct wp_tree_manifest *m, struct wp_buf *delta_json,
-			      struct wp_err *err)
+static int manifest_of_bundle(const char *path, struct wp_tree_manifest *m,
+			      struct wp_buf *delta_json, struct wp_err *err)
 {
 	char **vols = NULL, *top = NULL;
 	struct archive_entry *ae;
@@ -952,7 +1008,8 @@ static int manifest_of_bundle(const char *path, struct wp_tree_manifest *m, stru
 		if (type == AE_IFDIR)
 			continue;
 		if (type != AE_IFREG || !*rest) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' is not a file in its folder", path,
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "bundle '%s': member '%s' is not a file in its folder", path,
 				     archive_entry_pathname(ae));
 			break;
 		}
@@ -969,22 +1026,26 @@ static int manifest_of_bundle(const char *path, struct wp_tree_manifest *m, stru
 			wp_hasher_update(&h, blk, sz);
 			size += (long long)sz;
 			if (keep && wp_buf_add(delta_json, blk, sz) < 0) {
-				rc = wp_fail(err, -WPE_TOO_BIG, "bundle '%s': its %s is past %zu bytes", path, WP_DELTA_NAME,
-					     WP_TREE_MANIFEST_MAX);
+				rc = wp_fail(err, -WPE_TOO_BIG,
+					     "bundle '%s': its %s is past %zu bytes", path,
+					     WP_DELTA_NAME, WP_TREE_MANIFEST_MAX);
 				break;
 			}
 		}
 		if (rc)
 			;
 		else if (r != ARCHIVE_EOF)
-			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be read: %s", path,
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "bundle '%s': member '%s' cannot be read: %s", path,
 				     archive_entry_pathname(ae), archive_error_string(a));
-		else if (!(rc = wp_hasher_final(&h, hex, NULL, err)) && strcmp(rest, WP_DELTA_NAME) != 0)
+		else if (!(rc = wp_hasher_final(&h, hex, NULL, err)) &&
+			 strcmp(rest, WP_DELTA_NAME) != 0)
 			wp_tree_manifest_add(m, rest, hex, size);
 		wp_hasher_release(&h);
 	}
 	if (!rc && r != ARCHIVE_EOF)
-		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path, archive_error_string(a));
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path,
+			     archive_error_string(a));
 	if (!rc && !top)
 		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
 	archive_read_free(a);
@@ -1015,8 +1076,9 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 		return -WPE_INTEGRITY;
 	}
 	/* names are checked before the prefix goes on; the other guards see the whole path */
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-				       ARCHIVE_EXTRACT_PERM);
+	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+						     ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+						     ARCHIVE_EXTRACT_PERM);
 	while (!rc && (r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
 		const char *rest = member_rest(path, name, &top, err);
@@ -1026,16 +1088,20 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 			break;
 		}
 		if ((type != AE_IFREG && type != AE_IFDIR) || (type == AE_IFREG && !*rest) ||
-		    (archive_entry_perm(ae) & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH))) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' is not a plain file or folder of "
-				     "a bundle wheelpick writes", path, name);
+		    (archive_entry_perm(ae) &
+		     (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH))) {
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "bundle '%s': member '%s' is not a plain file or folder of "
+				     "a bundle wheelpick writes",
+				     path, name);
 			break;
 		}
 		free(dest);
 		dest = wp_xasprintf("%s/%s", into, name);
 		archive_entry_set_pathname(ae, dest);
 		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
-			rc = wp_fail(err, -WPE_IO, "cannot unpack '%s' of '%s': %s", name, path, archive_error_string(disk));
+			rc = wp_fail(err, -WPE_IO, "cannot unpack '%s' of '%s': %s", name, path,
+				     archive_error_string(disk));
 			break;
 		}
 		const void *blk;
@@ -1047,14 +1113,16 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 				break;
 			}
 		if (archive_write_finish_entry(disk) != ARCHIVE_OK || r != ARCHIVE_EOF) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s': member '%s' cannot be unpacked: %s", path, name,
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "bundle '%s': member '%s' cannot be unpacked: %s", path, name,
 				     archive_error_string(r != ARCHIVE_EOF ? a : disk));
 			break;
 		}
 		r = ARCHIVE_OK;
 	}
 	if (!rc && r != ARCHIVE_EOF)
-		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path, archive_error_string(a));
+		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is damaged or cut short: %s", path,
+			     archive_error_string(a));
 	if (!rc && !top)
 		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
 	if (!rc)
@@ -1074,7 +1142,8 @@ int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct
 	struct wp_buf dj = WP_BUF_INIT_MAX(WP_TREE_MANIFEST_MAX);
 	int rc = manifest_of_bundle(path, m, &dj, err);
 	if (!rc && dj.len) {
-		/* an earlier delta: the tree it makes on the far side, as its own manifest names it */
+		/* an earlier delta: the tree it makes on the far side, as its own manifest names
+		 * it */
 		wp_tree_manifest_release(m);
 		rc = wp_tree_manifest_parse(dj.data, dj.len, path, m, err);
 		wp_buf_free(&dj);
@@ -1082,7 +1151,8 @@ int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct
 	}
 	wp_buf_free(&dj);
 	if (!rc) {
-		/* the bundle's manifest as `verify --manifest` would write it: what the chain names */
+		/* the bundle's manifest as `verify --manifest` would write it: what the chain
+		 * names */
 		struct wp_buf b = WP_BUF_INIT;
 		if (!wp_tree_manifest_format(m, "bundle", &b, NULL))
 			wp_sha256_hex_of(b.data, b.len, m->source_sha256);

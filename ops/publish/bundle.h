@@ -31,11 +31,11 @@ int wp_bundle_write(const char *out_path, const char *src_dir, struct wp_err *er
  * new last one are removed (they would read as part of it). *nvolumes (may be NULL) gets how many
  * were written (1 without split: the archive itself). -WPE_USAGE when more than
  * WP_BUNDLE_MAX_VOLUMES would be needed or split is below WP_BUNDLE_SPLIT_MIN. */
-int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split, size_t *nvolumes,
-			  struct wp_err *err);
+int wp_bundle_write_split(const char *out_path, const char *src_dir, unsigned long long split,
+			  size_t *nvolumes, struct wp_err *err);
 
-/* -WPE_USAGE unless out_path is a name a bundle can have (NAME.tar.zst, .tzst, .tar.gz, .tgz, .tar):
- * the CLI asks before anything is resolved or downloaded. */
+/* -WPE_USAGE unless out_path is a name a bundle can have (NAME.tar.zst, .tzst, .tar.gz, .tgz,
+ * .tar): the CLI asks before anything is resolved or downloaded. */
 int wp_bundle_name_check(const char *out_path, struct wp_err *err);
 
 /* "700M", "4G", "4000000000", "4GB", "1.5G": K/M/G/T (or KiB ...) are powers of 1024 as split(1)
@@ -58,17 +58,17 @@ enum wp_bundle_kind { WP_BUNDLE_WHEELS, WP_BUNDLE_CONDA, WP_BUNDLE_MIRROR };
 
 #define WP_BUNDLE_CHANNEL_DIR "channel" /* a conda bundle's channel, under its top folder */
 
-/* The install.sh text a bundle of that kind carries (static; NULL for a mirror). The conda one creates the
- * environment with `conda create --offline --file` from the chosen explicit-*.txt, each URL
- * rewritten to file://<the bundle>/channel/<subdir>/<file> (the lock's hash kept, so conda checks
- * every package): explicit, so no solver runs and the environment is exactly the lock; offline,
- * so conda never reaches for the network (its offline mode still reads file:// URLs). */
+/* The install.sh text a bundle of that kind carries (static; NULL for a mirror). The conda one
+ * creates the environment with `conda create --offline --file` from the chosen explicit-*.txt, each
+ * URL rewritten to file://<the bundle>/channel/<subdir>/<file> (the lock's hash kept, so conda
+ * checks every package): explicit, so no solver runs and the environment is exactly the lock;
+ * offline, so conda never reaches for the network (its offline mode still reads file:// URLs). */
 const char *wp_bundle_install_sh_for(enum wp_bundle_kind kind);
 
 /* wp_bundle_write_split for a bundle of either kind. A conda src_dir must hold channel/ and at
  * least one explicit-*.txt (-WPE_USAGE otherwise). */
-int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind kind, unsigned long long split,
-		       size_t *nvolumes, struct wp_err *err);
+int wp_bundle_write_as(const char *out_path, const char *src_dir, enum wp_bundle_kind kind,
+		       unsigned long long split, size_t *nvolumes, struct wp_err *err);
 
 /* How a bundle is written: cut into volumes of split bytes (0: one file), every member's mtime
  * (SOURCE_DATE_EPOCH where the user gives one, else WP_BUNDLE_MTIME): the same files give the
@@ -77,9 +77,9 @@ struct wp_tree_manifest;
 struct wp_bundle_opts {
 	unsigned long long split;
 	long long mtime;
-	/* set: a delta (`bundle --since OLD`): only the files the tree since names lacks at their path
-	 * with their bytes, plus WP_DELTA_NAME (ops/publish/manifest.h): the whole new tree's manifest,
-	 * each file marked carried or not, chained to since's tree and manifest sha256 */
+	/* set: a delta (`bundle --since OLD`): only the files the tree since names lacks at their
+	 * path with their bytes, plus WP_DELTA_NAME (ops/publish/manifest.h): the whole new tree's
+	 * manifest, each file marked carried or not, chained to since's tree and manifest sha256 */
 	const struct wp_tree_manifest *since;
 	const char *kind_name;  /* what the delta's manifest calls the tree ("wheelhouse") */
 	size_t *n_carried;      /* set: gets the files the delta carries */

@@ -1,4 +1,5 @@
-/* ops/publish/manifest.c: a tree's files and digest, from a folder or a manifest file, and its JSON form. */
+/* ops/publish/manifest.c: a tree's files and digest, from a folder or a manifest file, and its JSON
+ * form. */
 #include "ops/publish/manifest.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -14,7 +15,8 @@
 
 #define MANIFEST_MAX_FILES 1000000
 
-void wp_tree_manifest_add(struct wp_tree_manifest *m, const char *path, const char *sha256, long long size)
+void wp_tree_manifest_add(struct wp_tree_manifest *m, const char *path, const char *sha256,
+			  long long size)
 {
 	m->v = wp_xrealloc(m->v, (m->n + 1) * sizeof(*m->v));
 	struct wp_tree_file *f = &m->v[m->n++];
@@ -34,7 +36,8 @@ void wp_tree_manifest_release(struct wp_tree_manifest *m)
 
 static int by_path(const void *a, const void *b)
 {
-	return strcmp(((const struct wp_tree_file *)a)->path, ((const struct wp_tree_file *)b)->path);
+	return strcmp(((const struct wp_tree_file *)a)->path,
+		      ((const struct wp_tree_file *)b)->path);
 }
 
 void wp_tree_manifest_seal(struct wp_tree_manifest *m)
@@ -67,7 +70,8 @@ const struct wp_tree_file *wp_tree_manifest_find(const struct wp_tree_manifest *
 
 /* --- a folder --- */
 
-static int walk(const char *root, const char *rel, struct wp_tree_manifest *m, int depth, struct wp_err *err)
+static int walk(const char *root, const char *rel, struct wp_tree_manifest *m, int depth,
+		struct wp_err *err)
 {
 	char *dir = *rel ? wp_xasprintf("%s/%s", root, rel) : wp_xstrdup(root);
 	struct wp_os_dir *d = wp_os_opendir(dir);
@@ -79,7 +83,8 @@ static int walk(const char *root, const char *rel, struct wp_tree_manifest *m, i
 	}
 	if (depth > 64) {
 		wp_os_closedir(d);
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is nested too deep for an output of wheelpick's", dir);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' is nested too deep for an output of wheelpick's", dir);
 		free(dir);
 		return rc;
 	}
@@ -94,12 +99,14 @@ static int walk(const char *root, const char *rel, struct wp_tree_manifest *m, i
 		} else if (WP_S_ISDIR(sb.st_mode)) {
 			rc = walk(root, sub, m, depth + 1, err);
 		} else if (!WP_S_ISREG(sb.st_mode)) {
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a plain file; an output holds plain files", path);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s' is not a plain file; an output holds plain files", path);
 		} else if (strcmp(sub, WP_DELTA_NAME) != 0) {
 			char hex[WP_SHA256_HEX_LEN + 1];
 			long long size = 0;
 			if (m->n >= MANIFEST_MAX_FILES)
-				rc = wp_fail(err, -WPE_TOO_BIG, "'%s' holds more than %d files", root, MANIFEST_MAX_FILES);
+				rc = wp_fail(err, -WPE_TOO_BIG, "'%s' holds more than %d files",
+					     root, MANIFEST_MAX_FILES);
 			else if (!(rc = wp_hash_file(path, hex, &size, err)))
 				wp_tree_manifest_add(m, sub, hex, size);
 		}
@@ -122,7 +129,8 @@ int wp_tree_manifest_of_dir(const char *dir, struct wp_tree_manifest *m, struct 
 
 /* --- the JSON form --- */
 
-int wp_tree_manifest_format(const struct wp_tree_manifest *m, const char *kind, struct wp_buf *out, struct wp_err *err)
+int wp_tree_manifest_format(const struct wp_tree_manifest *m, const char *kind, struct wp_buf *out,
+			    struct wp_err *err)
 {
 	struct wp_json j;
 	wp_json_init(&j);
@@ -177,20 +185,25 @@ int wp_tree_manifest_load(const char *path, struct wp_tree_manifest *m, struct w
 	return rc;
 }
 
-int wp_tree_manifest_parse(const char *data, size_t len, const char *path, struct wp_tree_manifest *m,
-			   struct wp_err *err)
+int wp_tree_manifest_parse(const char *data, size_t len, const char *path,
+			   struct wp_tree_manifest *m, struct wp_err *err)
 {
 	struct wp_json_val *doc = NULL;
-	const struct wp_json_opts o = { .what = path, .noun = "manifest", .max_bytes = WP_TREE_MANIFEST_MAX };
+	const struct wp_json_opts o = { .what = path,
+					.noun = "manifest",
+					.max_bytes = WP_TREE_MANIFEST_MAX };
 	int rc;
 	memset(m, 0, sizeof(*m));
 	if ((rc = wp_json_load(data, len, &o, &doc, err)))
 		goto out;
 	long long one;
 	m->is_delta = wp_json_as_int(wp_json_get(doc, "wheelpick_delta"), &one) && one == 1;
-	if (!m->is_delta && !(wp_json_as_int(wp_json_get(doc, "wheelpick_manifest"), &one) && one == 1)) {
-		rc = wp_fail(err, -WPE_PARSE, "'%s' is no manifest of wheelpick's (from 'wheelpick verify --manifest' or a "
-			     "delta bundle)", path);
+	if (!m->is_delta &&
+	    !(wp_json_as_int(wp_json_get(doc, "wheelpick_manifest"), &one) && one == 1)) {
+		rc = wp_fail(err, -WPE_PARSE,
+			     "'%s' is no manifest of wheelpick's (from 'wheelpick verify --manifest' or a "
+			     "delta bundle)",
+			     path);
 		goto out;
 	}
 	const struct wp_json_val *files = wp_json_get_arr(doc, "files");
@@ -202,7 +215,8 @@ int wp_tree_manifest_parse(const char *data, size_t len, const char *path, struc
 		wp_json_as_int(wp_json_get(f, "size"), &size);
 		wp_json_as_bool(wp_json_get(f, "carried"), &carried);
 		if (!p || !*p || wp_member_name_problem(p, strlen(p)) || !is_hex64(sha)) {
-			rc = wp_fail(err, -WPE_PARSE, "'%s': file %zu has no usable path or sha256", path, i + 1);
+			rc = wp_fail(err, -WPE_PARSE, "'%s': file %zu has no usable path or sha256",
+				     path, i + 1);
 			break;
 		}
 		wp_tree_manifest_add(m, p, sha, size);
@@ -216,9 +230,11 @@ int wp_tree_manifest_parse(const char *data, size_t len, const char *path, struc
 			rc = wp_fail(err, -WPE_PARSE, "'%s' lists '%s' twice", path, m->v[i].path);
 	const char *tree = wp_json_get_str(doc, "tree");
 	if (!rc && tree && strcmp(tree, m->tree))
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' says its tree is %s, but its files make %s", path, tree, m->tree);
+		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' says its tree is %s, but its files make %s",
+			     path, tree, m->tree);
 	if (!rc && m->is_delta) {
-		const char *pt = wp_json_get_str(doc, "previous", "tree"), *pm = wp_json_get_str(doc, "previous", "manifest_sha256");
+		const char *pt = wp_json_get_str(doc, "previous", "tree"),
+			   *pm = wp_json_get_str(doc, "previous", "manifest_sha256");
 		if (!is_hex64(pt))
 			rc = wp_fail(err, -WPE_PARSE, "'%s' names no previous tree", path);
 		else {

@@ -1,7 +1,7 @@
-/* ops/publish/manifest.h: what a tree holds (a wheelhouse, an unpacked bundle, a channel, a mirror):
- * every file's path and sha256, and one digest of the whole, so that a delta made against it can
- * be chained to it and checked on the far side. Ownership: a wp_tree_manifest owns its files and
- * their strings (wp_tree_manifest_release). */
+/* ops/publish/manifest.h: what a tree holds (a wheelhouse, an unpacked bundle, a channel, a
+ * mirror): every file's path and sha256, and one digest of the whole, so that a delta made against
+ * it can be chained to it and checked on the far side. Ownership: a wp_tree_manifest owns its files
+ * and their strings (wp_tree_manifest_release). */
 #ifndef WP_OPS_PUBLISH_MANIFEST_H
 #define WP_OPS_PUBLISH_MANIFEST_H
 
@@ -26,9 +26,10 @@ struct wp_tree_file {
 struct wp_tree_manifest {
 	struct wp_tree_file *v;  /* sorted by path */
 	size_t n;
-	char tree[65];           /* sha256 of the lines "SHA256  PATH\n" in path order (sha256sum's form) */
+	char tree[65]; /* sha256 of the lines "SHA256  PATH\n" in path order (sha256sum's form) */
 	char source_sha256[65];  /* the sha256 of the manifest file it was read from, or "" */
-	/* a delta's: the tree it was made against, and the sha256 of that tree's manifest as given */
+	/* a delta's: the tree it was made against, and the sha256 of that tree's manifest as
+	 * given */
 	char prev_tree[65], prev_manifest[65];
 	bool is_delta;
 };
@@ -40,15 +41,18 @@ int wp_tree_manifest_of_dir(const char *dir, struct wp_tree_manifest *m, struct 
  * one that is not. */
 int wp_tree_manifest_load(const char *path, struct wp_tree_manifest *m, struct wp_err *err);
 /* The same for the text in data (len bytes); path names it in messages. */
-int wp_tree_manifest_parse(const char *data, size_t len, const char *path, struct wp_tree_manifest *m,
-			   struct wp_err *err);
+int wp_tree_manifest_parse(const char *data, size_t len, const char *path,
+			   struct wp_tree_manifest *m, struct wp_err *err);
 /* Sorts m->v by path and sets m->tree. */
 void wp_tree_manifest_seal(struct wp_tree_manifest *m);
 /* The JSON form (deterministic) appended to out: kind names what the tree is ("wheelhouse"). */
-int wp_tree_manifest_format(const struct wp_tree_manifest *m, const char *kind, struct wp_buf *out, struct wp_err *err);
+int wp_tree_manifest_format(const struct wp_tree_manifest *m, const char *kind, struct wp_buf *out,
+			    struct wp_err *err);
 /* The entry for path, or NULL. */
-const struct wp_tree_file *wp_tree_manifest_find(const struct wp_tree_manifest *m, const char *path);
-void wp_tree_manifest_add(struct wp_tree_manifest *m, const char *path, const char *sha256, long long size);
+const struct wp_tree_file *wp_tree_manifest_find(const struct wp_tree_manifest *m,
+						 const char *path);
+void wp_tree_manifest_add(struct wp_tree_manifest *m, const char *path, const char *sha256,
+			  long long size);
 void wp_tree_manifest_release(struct wp_tree_manifest *m);
 
 #endif

@@ -1,4 +1,5 @@
-/* ops/publish/mirror.c: PEP 503/691/658 simple tree from proven files, re-runs merged through a manifest. */
+/* ops/publish/mirror.c: PEP 503/691/658 simple tree from proven files, re-runs merged through a
+ * manifest. */
 #include "ops/publish/mirror.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -33,11 +34,12 @@ struct entry {
 	char *requires_python;
 	char *meta_sha256;     /* of filename.metadata; NULL when there is none */
 	char *upload_time;
-	char *variant;         /* the build's variant label ("cu118"); "" for a file that has none */
-	bool vwheel, vjson;    /* PEP 825: a wheel with a variant label; a {name}-{version}-variants.json */
+	char *variant; /* the build's variant label ("cu118"); "" for a file that has none */
+	bool vwheel, vjson; /* PEP 825: a wheel with a variant label; a
+			       {name}-{version}-variants.json */
 	char *release;         /* for either, the version its name gives ("2.10.0"), else NULL */
 	char *file_version;    /* a wheel's or an sdist's version as its name gives it, else NULL */
-	struct wp_version fv;  /* file_version parsed, when fv_ok (once: each page lists the file) */
+	struct wp_version fv; /* file_version parsed, when fv_ok (once: each page lists the file) */
 	bool fv_ok;
 	const struct wp_mirror_file *src; /* this run's file, or NULL */
 	struct wp_buf meta;    /* this run's .metadata bytes (empty when none) */
@@ -46,7 +48,7 @@ struct entry {
 	long long old_size;
 	char *old_meta_sha256;
 	bool in_place;         /* the tree has these bytes under this name already */
-	bool conflict;         /* the name is in the tree with other bytes: unlisted before replacing */
+	bool conflict; /* the name is in the tree with other bytes: unlisted before replacing */
 	bool drop;             /* pruned */
 };
 
@@ -145,7 +147,8 @@ static void strs_free(struct strs *l)
 /* Does root list this entry? */
 static bool in_root(const char *root, const struct entry *e)
 {
-	return !strcmp(root, "simple") || !e->variant || !e->variant[0] || !strcmp(e->variant, root);
+	return !strcmp(root, "simple") || !e->variant || !e->variant[0] ||
+	       !strcmp(e->variant, root);
 }
 
 /* The version a file name carries, newly allocated; NULL when it carries none we can read. */
@@ -193,7 +196,8 @@ static void note_release(struct entry *e)
 		wp_version_copy(&e->fv, e->src->version);
 		e->fv_ok = true;
 	} else if (e->file_version) {
-		e->fv_ok = wp_version_parse(&e->fv, e->file_version, strlen(e->file_version), NULL) == 0;
+		e->fv_ok = wp_version_parse(&e->fv, e->file_version, strlen(e->file_version),
+					    NULL) == 0;
 	}
 }
 
@@ -208,7 +212,8 @@ static bool shown_in(const char *root, const struct entry *grp, size_t ng, const
 	if (!e->vjson || !strcmp(root, "simple"))
 		return in_root(root, e);
 	for (size_t i = 0; i < ng; i++)
-		if (grp[i].vwheel && listed(&grp[i]) && in_root(root, &grp[i]) && wp_version_same(grp[i].release, e->release))
+		if (grp[i].vwheel && listed(&grp[i]) && in_root(root, &grp[i]) &&
+		    wp_version_same(grp[i].release, e->release))
 			return true;
 	return false;
 }
@@ -217,10 +222,12 @@ static bool shown_in(const char *root, const struct entry *grp, size_t ng, const
  * "cpu-cxx11-abi" normalised), and never a name the tree uses itself. */
 static bool root_name_ok(const char *v)
 {
-	if (!v || !*v || !strcmp(v, "simple") || !strcmp(v, "files") || v[0] == '.' || strlen(v) > 48)
+	if (!v || !*v || !strcmp(v, "simple") || !strcmp(v, "files") || v[0] == '.' ||
+	    strlen(v) > 48)
 		return false;
 	for (const char *p = v; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+		      *p == '-' || *p == '_'))
 			return false;
 	return true;
 }
@@ -301,7 +308,8 @@ static void clean_tmp_tree(const char *dir)
 	clean_tmp_tree_at(dir, 0);
 }
 
-static char *file_path(const char *dir, const char *project, const char *filename, const char *suffix)
+static char *file_path(const char *dir, const char *project, const char *filename,
+		       const char *suffix)
 {
 	return wp_xasprintf("%s/files/%s/%s%s", dir, project, filename, suffix);
 }
@@ -335,7 +343,8 @@ static int write_if_changed(const char *path, const struct wp_buf *b, struct wp_
 	return wp_atomic_write(path, b->data ? b->data : "", b->len, err);
 }
 
-int wp_mirror_wheel_metadata(const char *path, const char *filename, struct wp_buf *out, struct wp_err *err)
+int wp_mirror_wheel_metadata(const char *path, const char *filename, struct wp_buf *out,
+			     struct wp_err *err)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
@@ -361,14 +370,15 @@ int wp_mirror_wheel_metadata(const char *path, const char *filename, struct wp_b
 		la_ssize_t got;
 		while ((got = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
 			if (wp_buf_add(out, chunk, (size_t)got) < 0) {
-				rc = wp_fail(err, -WPE_TOO_BIG, "METADATA of '%s' is larger than %d bytes",
-					     filename, WP_METADATA_MAX_LEN);
+				rc = wp_fail(err, -WPE_TOO_BIG,
+					     "METADATA of '%s' is larger than %d bytes", filename,
+					     WP_METADATA_MAX_LEN);
 				goto out;
 			}
 		}
 		if (got < 0)
-			rc = wp_fail(err, -WPE_INTEGRITY, "cannot read METADATA of '%s': %s", filename,
-				     archive_error_string(a));
+			rc = wp_fail(err, -WPE_INTEGRITY, "cannot read METADATA of '%s': %s",
+				     filename, archive_error_string(a));
 		goto out;
 	}
 	if (r != ARCHIVE_EOF)
@@ -385,7 +395,8 @@ out:
 static int json_finish(struct wp_json *w, struct wp_buf *out, const char *what, struct wp_err *err)
 {
 	if (wp_json_finish_buf(w, out) < 0)
-		return wp_fail(err, -WPE_PARSE, "cannot write '%s': a name or attribute is not UTF-8", what);
+		return wp_fail(err, -WPE_PARSE,
+			       "cannot write '%s': a name or attribute is not UTF-8", what);
 	return 0;
 }
 
@@ -439,8 +450,8 @@ static bool listed_interim(const struct entry *e)
 	return e->have_old && !e->conflict;
 }
 
-static int write_project(const char *dir, const char *root, const char *project, const struct entry *v, size_t n,
-			 listed_fn *listed, struct wp_err *err)
+static int write_project(const char *dir, const char *root, const char *project,
+			 const struct entry *v, size_t n, listed_fn *listed, struct wp_err *err)
 {
 	struct wp_buf html = WP_BUF_INIT, json = WP_BUF_INIT, href = WP_BUF_INIT;
 	struct version_key *vers = wp_xcalloc(n ? n : 1, sizeof(*vers));
@@ -458,8 +469,10 @@ static int write_project(const char *dir, const char *root, const char *project,
 			version = "1.3";
 		free(pv);
 	}
-	wp_buf_printf(&html, "<!DOCTYPE html>\n<html>\n  <head>\n"
-		      "    <meta name=\"pypi:repository-version\" content=\"%s\">\n    <title>Links for ", version);
+	wp_buf_printf(&html,
+		      "<!DOCTYPE html>\n<html>\n  <head>\n"
+		      "    <meta name=\"pypi:repository-version\" content=\"%s\">\n    <title>Links for ",
+		      version);
 	html_escape(&html, project);
 	wp_buf_addstr(&html, "</title>\n  </head>\n  <body>\n    <h1>Links for ");
 	html_escape(&html, project);
@@ -499,8 +512,9 @@ static int write_project(const char *dir, const char *root, const char *project,
 		if (meta)
 			wp_buf_printf(&html, " data-dist-info-metadata=\"sha256=%s\""
 				      " data-core-metadata=\"sha256=%s\"", meta, meta);
-		/* PEP 740: the provenance carried beside the file, re-published under the same keys so
-		 * that clients see it; relative, as the href is, so the tree serves from any host */
+		/* PEP 740: the provenance carried beside the file, re-published under the same keys
+		 * so that clients see it; relative, as the href is, so the tree serves from any
+		 * host */
 		char *pv = file_path(dir, project, e->filename, ".provenance");
 		bool has_prov = wp_os_access(pv, WP_F_OK) == 0;
 		free(pv);
@@ -523,9 +537,10 @@ static int write_project(const char *dir, const char *root, const char *project,
 		if (rp)
 			wp_json_kstr(&w, "requires-python", rp);
 		if (meta) {
-			/* PEP 714's key only: pip 22.3 to 23.1 (Debian 12's 23.0.1 among them) fail hard on
-			 * PEP 658's "dist-info-metadata" in JSON, which is why PEP 714 renamed it; the
-			 * HTML page keeps both attributes, which every pip reads without harm */
+			/* PEP 714's key only: pip 22.3 to 23.1 (Debian 12's 23.0.1 among them) fail
+			 * hard on PEP 658's "dist-info-metadata" in JSON, which is why PEP 714
+			 * renamed it; the HTML page keeps both attributes, which every pip reads
+			 * without harm */
 			wp_json_key(&w, "core-metadata");
 			wp_json_obj(&w);
 			wp_json_kstr(&w, "sha256", meta);
@@ -585,7 +600,8 @@ static int write_project(const char *dir, const char *root, const char *project,
 /* Each project page of root with at least one listed file; projects is set to how many, and
  * pages (unless NULL) gets "root/project" for each page written. */
 static int write_projects(const char *dir, const char *root, struct entries *es, listed_fn *listed,
-			  bool only_conflicts, size_t *projects, struct strs *pages, struct wp_err *err)
+			  bool only_conflicts, size_t *projects, struct strs *pages,
+			  struct wp_err *err)
 {
 	bool write = dir != NULL; /* without dir: only count them and name them in pages */
 	size_t count = 0;
@@ -598,8 +614,8 @@ static int write_projects(const char *dir, const char *root, struct entries *es,
 			shown += shown_in(root, &es->v[i], j - i, &es->v[k], listed);
 			conflict |= es->v[k].conflict;
 		}
-		/* a conflicting project's interim page is written even when it lists nothing, where a
-		 * page stands: that page names the bytes about to be replaced */
+		/* a conflicting project's interim page is written even when it lists nothing, where
+		 * a page stands: that page names the bytes about to be replaced */
 		bool stands = false;
 		if (write && only_conflicts && conflict && !shown) {
 			char *pg = wp_xasprintf("%s/%s/%s/index.html", dir, root, es->v[i].project);
@@ -607,7 +623,8 @@ static int write_projects(const char *dir, const char *root, struct entries *es,
 			free(pg);
 		}
 		if (write && (shown || stands) && (!only_conflicts || conflict)) {
-			int rc = write_project(dir, root, es->v[i].project, &es->v[i], j - i, listed, err);
+			int rc = write_project(dir, root, es->v[i].project, &es->v[i], j - i,
+					       listed, err);
 			if (rc)
 				return rc;
 		}
@@ -624,7 +641,8 @@ static int write_projects(const char *dir, const char *root, struct entries *es,
 	return 0;
 }
 
-static int write_root(const char *dir, const char *root, const struct entries *es, struct wp_err *err)
+static int write_root(const char *dir, const char *root, const struct entries *es,
+		      struct wp_err *err)
 {
 	struct wp_buf html = WP_BUF_INIT, json = WP_BUF_INIT;
 	char *path = NULL;
@@ -642,7 +660,8 @@ static int write_root(const char *dir, const char *root, const struct entries *e
 	const char *last = NULL;
 	for (size_t i = 0; i < es->n; i++) {
 		const struct entry *e = &es->v[i];
-		/* a variants.json is on a variant root only beside a wheel of its, which names the project */
+		/* a variants.json is on a variant root only beside a wheel of its, which names the
+		 * project */
 		if (e->drop || !in_root(root, e) || (e->vjson && strcmp(root, "simple")) ||
 		    (last && !strcmp(last, e->project)))
 			continue;
@@ -680,8 +699,8 @@ static int write_root(const char *dir, const char *root, const struct entries *e
 
 /* ---- the manifest ---- */
 
-static int write_manifest(const char *dir, const struct entries *es, const struct strs *roots, const struct strs *pages,
-			  struct wp_err *err)
+static int write_manifest(const char *dir, const struct entries *es, const struct strs *roots,
+			  const struct strs *pages, struct wp_err *err)
 {
 	struct wp_buf out = WP_BUF_INIT;
 	struct wp_json w;
@@ -728,10 +747,13 @@ static int write_manifest(const char *dir, const struct entries *es, const struc
 }
 
 /* The files a previous run left, those still on disk; a missing manifest is an empty tree. */
-static int read_manifest(const char *dir, struct entries *es, struct strs *roots, struct strs *pages, struct wp_err *err)
+static int read_manifest(const char *dir, struct entries *es, struct strs *roots,
+			 struct strs *pages, struct wp_err *err)
 {
 	char *path = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
-	const struct wp_json_opts o = { .what = path, .noun = "mirror manifest", .max_bytes = MANIFEST_MAX };
+	const struct wp_json_opts o = { .what = path,
+					.noun = "mirror manifest",
+					.max_bytes = MANIFEST_MAX };
 	struct wp_buf b;
 	struct wp_json_val *root = NULL;
 	bool found;
@@ -742,41 +764,49 @@ static int read_manifest(const char *dir, struct entries *es, struct strs *roots
 	wp_json_load(b.data, b.len, &o, &root, NULL);
 	const struct wp_json_val *files = wp_json_get_arr(root, "files");
 	if (!files) {
-		rc = wp_fail(err, -WPE_PARSE, "mirror manifest '%s' is not one wheelpick wrote; move it "
-			     "away to rebuild the pages from this run's files", path);
+		rc = wp_fail(err, -WPE_PARSE,
+			     "mirror manifest '%s' is not one wheelpick wrote; move it "
+			     "away to rebuild the pages from this run's files",
+			     path);
 		goto out;
 	}
 	/* the roots and pages it wrote; a manifest from before they were kept had simple/ only */
-	const struct wp_json_val *lr = wp_json_get_arr(root, "roots"), *lp = wp_json_get_arr(root, "pages");
+	const struct wp_json_val *lr = wp_json_get_arr(root, "roots"),
+				 *lp = wp_json_get_arr(root, "pages");
 	for (size_t i = 0; i < wp_json_len(lr); i++) {
 		const char *r = wp_json_as_str(wp_json_at(lr, i));
 		if (r && root_name_ok(r))
 			strs_add(roots, r);
 	}
 	for (size_t i = 0; i < wp_json_len(lp); i++) {
-		const char *pg = wp_json_as_str(wp_json_at(lp, i)), *slash = pg ? strchr(pg, '/') : NULL;
+		const char *pg = wp_json_as_str(wp_json_at(lp, i)),
+			   *slash = pg ? strchr(pg, '/') : NULL;
 		if (!slash)
 			continue;
 		char *r = wp_xstrndup(pg, (size_t)(slash - pg));
-		if ((!strcmp(r, "simple") || root_name_ok(r)) && wp_index_project_name_ok(slash + 1, strlen(slash + 1)))
+		if ((!strcmp(r, "simple") || root_name_ok(r)) &&
+		    wp_index_project_name_ok(slash + 1, strlen(slash + 1)))
 			strs_add(pages, pg);
 		free(r);
 	}
 	bool old_style = !lp;
 	for (size_t i = 0; i < wp_json_len(files); i++) {
 		const struct wp_json_val *f = wp_json_at(files, i);
-		const char *project = wp_json_get_str(f, "project"), *filename = wp_json_get_str(f, "filename");
-		const char *sha = wp_json_get_str(f, "sha256"), *meta = wp_json_get_str(f, "metadata_sha256");
+		const char *project = wp_json_get_str(f, "project"),
+			   *filename = wp_json_get_str(f, "filename");
+		const char *sha = wp_json_get_str(f, "sha256"),
+			   *meta = wp_json_get_str(f, "metadata_sha256");
 		long long size, on_disk;
 		if (!project || !filename || !sha || !wp_sha256_hex_valid(sha) ||
-		    !wp_index_project_name_ok(project, strlen(project)) || !wp_url_filename_ok(filename))
+		    !wp_index_project_name_ok(project, strlen(project)) ||
+		    !wp_url_filename_ok(filename))
 			continue;
 		char *fpath = file_path(dir, project, filename, "");
 		bool here = exists(fpath, &on_disk);
 		free(fpath);
-		/* a file someone deleted by hand leaves the pages rather than breaking them, and its
-		 * .metadata (ours: the manifest lists the file) goes with it, not left for no page to link.
-		 * Only the writer reads the manifest, holding the tree's lock. */
+		/* a file someone deleted by hand leaves the pages rather than breaking them, and
+		 * its .metadata (ours: the manifest lists the file) goes with it, not left for no
+		 * page to link. Only the writer reads the manifest, holding the tree's lock. */
 		if (!here) {
 			char *mpath = file_path(dir, project, filename, ".metadata");
 			wp_os_unlink(mpath);
@@ -797,7 +827,8 @@ static int read_manifest(const char *dir, struct entries *es, struct strs *roots
 		const char *var = wp_json_get_str(f, "variant");
 		e->variant = wp_xstrdup(var && root_name_ok(var) ? var : "");
 		if (old_style) {
-			/* an older manifest: the pages it wrote were simple/<project> for its files */
+			/* an older manifest: the pages it wrote were simple/<project> for its
+			 * files */
 			char *pg = wp_xasprintf("simple/%s", project);
 			strs_add(pages, pg);
 			free(pg);
@@ -826,19 +857,23 @@ static int add_body(const struct wp_mirror_file *f, struct entries *es, struct w
 	char hex[WP_SHA256_HEX_LEN + 1];
 	int rc = 0;
 	if (wp_index_file_kind(f->filename) != WP_KIND_VARIANTS)
-		return wp_fail(err, -WPE_USAGE, "'%s' is given as bytes, which only a {name}-{version}-variants.json may be",
+		return wp_fail(err, -WPE_USAGE,
+			       "'%s' is given as bytes, which only a {name}-{version}-variants.json may be",
 			       f->filename);
 	wp_project_name_normalize(f->project, strlen(f->project), &project);
-	wp_project_name_normalize(f->filename, (size_t)(strchr(f->filename, '-') - f->filename), &named);
+	wp_project_name_normalize(f->filename, (size_t)(strchr(f->filename, '-') - f->filename),
+				  &named);
 	if (strcmp(project.data, named.data)) {
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file of project '%s'", f->filename, f->project);
+		rc = wp_fail(err, -WPE_USAGE, "'%s' is not a file of project '%s'", f->filename,
+			     f->project);
 		goto out;
 	}
 	wp_sha256_hex_of(f->body, f->body_len, hex);
 	if (strcasecmp(hex, f->sha256)) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "variants.json '%s' kept in the catalog has sha256 %s, not the %s its "
-			     "index lists; run `wheelpick update` to read it again", f->filename, hex[0] ? hex : "(none)",
-			     f->sha256);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "variants.json '%s' kept in the catalog has sha256 %s, not the %s its "
+			     "index lists; run `wheelpick update` to read it again",
+			     f->filename, hex[0] ? hex : "(none)", f->sha256);
 		goto out;
 	}
 	struct entry *e = entries_add(es);
@@ -874,7 +909,8 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 	if (f->body)
 		return add_body(f, es, err);
 	if (wp_index_file_kind(f->filename) == WP_KIND_VARIANTS)
-		return wp_fail(err, -WPE_USAGE, "'%s' is a variants.json given without its bytes", f->filename);
+		return wp_fail(err, -WPE_USAGE, "'%s' is a variants.json given without its bytes",
+			       f->filename);
 	if (!f->store_path || wp_os_stat(f->store_path, &sb) < 0)
 		return wp_fs_fail(err, f->store_path ? errno : ENOENT, "cannot read",
 				  f->store_path ? f->store_path : f->filename);
@@ -908,12 +944,17 @@ static int add_new(const char *dir, const struct wp_mirror_file *f, struct entri
 	if (wp_index_file_kind(f->filename) == WP_KIND_WHEEL) {
 		e->meta = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
 		size_t known_len = 0;
-		const char *known = f->metadata ? f->metadata :
-				    o && o->meta_in ? o->meta_in(o->meta_ctx, f->project, f->filename, &known_len) : NULL;
+		const char *known = f->metadata     ? f->metadata :
+				    o && o->meta_in ? o->meta_in(o->meta_ctx, f->project,
+								 f->filename, &known_len) :
+						      NULL;
 		if (known)
-			rc = wp_buf_add(&e->meta, known, f->metadata ? strlen(known) : known_len) < 0 ?
-			     wp_fail(err, -WPE_TOO_BIG, "METADATA of '%s' is larger than %d bytes",
-				     f->filename, WP_METADATA_MAX_LEN) : 0;
+			rc = wp_buf_add(&e->meta, known, f->metadata ? strlen(known) : known_len) <
+					     0 ?
+				     wp_fail(err, -WPE_TOO_BIG,
+					     "METADATA of '%s' is larger than %d bytes",
+					     f->filename, WP_METADATA_MAX_LEN) :
+				     0;
 		else
 			rc = wp_mirror_wheel_metadata(f->store_path, f->filename, &e->meta, err);
 		if (!rc && e->meta.len) {
@@ -981,11 +1022,13 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 		char *path = file_path(dir, e->project, e->filename, "");
 		struct wp_os_stat a, b;
 		bool on_disk = wp_os_stat(path, &a) == 0;
-		bool same_inode = on_disk && !e->src->body && wp_os_stat(e->src->store_path, &b) == 0 &&
-				  a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+		bool same_inode = on_disk && !e->src->body &&
+				  wp_os_stat(e->src->store_path, &b) == 0 && a.st_dev == b.st_dev &&
+				  a.st_ino == b.st_ino;
 		bool listed_same = e->have_old && !strcmp(e->old_sha256, e->sha256) &&
 				   e->old_size == e->size &&
-				   (!e->old_meta_sha256 || same_str(e->old_meta_sha256, e->meta_sha256));
+				   (!e->old_meta_sha256 ||
+				    same_str(e->old_meta_sha256, e->meta_sha256));
 		free(path);
 		if (!on_disk) {
 			rep->added++;
@@ -994,7 +1037,8 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
 			e->in_place = true;
 			rep->unchanged++;
 		} else {
-			/* a page may name other bytes under this name: unlist it before replacing */
+			/* a page may name other bytes under this name: unlist it before
+			 * replacing */
 			e->conflict = true;
 			if (same_inode && !e->have_old)
 				rep->added++;
@@ -1008,14 +1052,16 @@ static void classify(const char *dir, struct entries *es, struct wp_mirror_repor
  * the file, where the pages link it. */
 static int place_provenance(const char *object, const char *path, struct wp_err *err)
 {
-	char *from = wp_xasprintf("%s.provenance", object), *to = wp_xasprintf("%s.provenance", path);
+	char *from = wp_xasprintf("%s.provenance", object),
+	     *to = wp_xasprintf("%s.provenance", path);
 	int rc = wp_os_access(from, WP_F_OK) == 0 ? wp_link_or_copy(from, to, err) : 0;
 	free(from);
 	free(to);
 	return rc;
 }
 
-static int place(const char *dir, struct entries *es, const struct wp_mirror_opts *o, struct wp_err *err)
+static int place(const char *dir, struct entries *es, const struct wp_mirror_opts *o,
+		 struct wp_err *err)
 {
 	for (size_t i = 0; i < es->n; i++) {
 		struct entry *e = &es->v[i];
@@ -1034,7 +1080,8 @@ static int place(const char *dir, struct entries *es, const struct wp_mirror_opt
 		if (!rc && e->src->store_path)
 			rc = place_provenance(e->src->store_path, path, err);
 		if (!rc && e->meta.len && o && o->meta_out)
-			rc = o->meta_out(o->meta_ctx, mpath + strlen(dir) + 1, e->meta.data, e->meta.len, e->meta_sha256, err);
+			rc = o->meta_out(o->meta_ctx, mpath + strlen(dir) + 1, e->meta.data,
+					 e->meta.len, e->meta_sha256, err);
 		else if (!rc && e->meta.len)
 			rc = write_if_changed(mpath, &e->meta, err);
 		free(pdir);
@@ -1067,8 +1114,8 @@ static void remove_page(const char *dir, const char *page_dir)
  * which) that this run did not make again, then the files it pruned. Pages and files it never
  * wrote are left alone: another tool's, or the user's. */
 static void remove_dropped(const char *dir, struct entries *es, const struct strs *old_pages,
-			   const struct strs *new_pages, const struct strs *old_roots, const struct strs *new_roots,
-			   struct wp_mirror_report *rep)
+			   const struct strs *new_pages, const struct strs *old_roots,
+			   const struct strs *new_roots, struct wp_mirror_report *rep)
 {
 	for (size_t i = 0; i < old_roots->n; i++)
 		if (!strs_has(new_roots, old_roots->v[i]))
@@ -1121,7 +1168,8 @@ static int write_pending(const char *dir, const struct entries *es, const struct
 	struct strs seen = { 0 };
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < (k ? pages : roots)->n; i++) {
-			char *key = wp_xasprintf("%s%s", k ? PENDING_PAGE : PENDING_ROOT, (k ? pages : roots)->v[i]);
+			char *key = wp_xasprintf("%s%s", k ? PENDING_PAGE : PENDING_ROOT,
+						 (k ? pages : roots)->v[i]);
 			strs_add(&seen, key);
 			wp_buf_printf(&b, "%s\n", key);
 			free(key);
@@ -1155,7 +1203,8 @@ static void settle_pending(const char *dir, struct entries *es, const struct str
 	struct wp_buf b = WP_BUF_INIT;
 	for (size_t i = 0; i < earlier->n; i++) {
 		const char *slash = strchr(earlier->v[i], '/');
-		if (!slash || earlier->v[i][0] == '@') /* a killed run's pages: this run has settled them */
+		if (!slash || earlier->v[i][0] == '@') /* a killed run's pages: this run has settled
+							  them */
 			continue;
 		char *project = wp_xstrndup(earlier->v[i], (size_t)(slash - earlier->v[i]));
 		struct entry *e = entries_find(es, project, slash + 1);
@@ -1193,7 +1242,8 @@ static void read_pending(const char *dir, struct strs *out)
 
 /* The pages a killed run wrote for a project whose stray files go now: every ROOT/PROJECT page
  * this run did not write (they would link to files no longer there). */
-static void remove_stray_pages(const char *dir, const struct strs *projects, const struct strs *pages)
+static void remove_stray_pages(const char *dir, const struct strs *projects,
+			       const struct strs *pages)
 {
 	struct wp_os_dir *d = wp_os_opendir(dir);
 	const struct wp_os_dirent *de;
@@ -1204,7 +1254,8 @@ static void remove_stray_pages(const char *dir, const struct strs *projects, con
 			char *pg = wp_xasprintf("%s/%s", de->d_name, projects->v[i]);
 			char *path = wp_xasprintf("%s/%s", dir, pg);
 			struct wp_os_stat sb;
-			if (!strs_has(pages, pg) && wp_os_lstat(path, &sb) == 0 && WP_S_ISDIR(sb.st_mode))
+			if (!strs_has(pages, pg) && wp_os_lstat(path, &sb) == 0 &&
+			    WP_S_ISDIR(sb.st_mode))
 				remove_page(dir, pg);
 			free(path);
 			free(pg);
@@ -1217,8 +1268,8 @@ static void remove_stray_pages(const char *dir, const struct strs *projects, con
 /* With prune, files a killed run of ours placed (its pending list names them) but no manifest
  * lists go too, with the pages it wrote for them. Other files nobody listed are another tool's
  * or the user's: they stay, said. */
-static void remove_strays(const char *dir, struct entries *es, const struct strs *pending, const struct strs *pages,
-			  size_t *foreign)
+static void remove_strays(const char *dir, struct entries *es, const struct strs *pending,
+			  const struct strs *pages, size_t *foreign)
 {
 	struct strs stray_projects = { 0 };
 	char *files = wp_xasprintf("%s/files", dir);
@@ -1240,7 +1291,8 @@ static void remove_strays(const char *dir, struct entries *es, const struct strs
 			struct entry *e = entries_find(es, de->d_name, base);
 			char *key = wp_xasprintf("%s/%s", de->d_name, base);
 			if ((!e || e->drop) && strs_has(pending, key)) {
-				/* its pages first, as everywhere: a page never links to a file that is gone */
+				/* its pages first, as everywhere: a page never links to a file that
+				 * is gone */
 				if (!strs_has(&stray_projects, de->d_name)) {
 					strs_add(&stray_projects, de->d_name);
 					struct strs one = { 0 };
@@ -1274,17 +1326,20 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 {
 	struct wp_mirror_report rep = { 0 };
 	struct entries es = { 0 }, old = { 0 };
-	struct strs roots = { 0 }, pages = { 0 }, old_roots = { 0 }, old_pages = { 0 }, pending = { 0 };
+	struct strs roots = { 0 }, pages = { 0 }, old_roots = { 0 }, old_pages = { 0 },
+		    pending = { 0 };
 	char *sub = NULL;
 	int lock = -1, rc;
 
 	if ((rc = wp_dir_make_open(dir, &lock, err)))
 		goto out;
-	/* Another run writing the same tree: wait for it (its files stay; ours are added after), but
-	 * not forever: a hung writer holds the lock as long as it lives. */
+	/* Another run writing the same tree: wait for it (its files stay; ours are added after),
+	 * but not forever: a hung writer holds the lock as long as it lives. */
 	if (wp_flock_wait(lock, MIRROR_LOCK_WAIT_MS) < 0) {
-		rc = wp_fail(err, -WPE_IO, "mirror '%s' is still being written by another wheelpick after %d "
-			     "minutes; run again when it has finished", dir, MIRROR_LOCK_WAIT_MS / 60000);
+		rc = wp_fail(err, -WPE_IO,
+			     "mirror '%s' is still being written by another wheelpick after %d "
+			     "minutes; run again when it has finished",
+			     dir, MIRROR_LOCK_WAIT_MS / 60000);
 		goto out;
 	}
 	static const char *const subs[] = { "files", "simple" };
@@ -1319,7 +1374,8 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 		struct entry *e = &es.v[i];
 		if (kept && !entry_cmp(&es.v[kept - 1], e)) {
 			if (strcmp(es.v[kept - 1].sha256, e->sha256)) {
-				rc = wp_fail(err, -WPE_USAGE, "'%s' was given twice with different sha256",
+				rc = wp_fail(err, -WPE_USAGE,
+					     "'%s' was given twice with different sha256",
 					     e->filename);
 				es.n = kept + (es.n - i); /* what is not yet moved is still owned */
 				memmove(&es.v[kept], e, (es.n - kept) * sizeof(*e));
@@ -1341,10 +1397,12 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	/* the roots and pages a killed run was writing are ours as much as the manifest's */
 	for (size_t i = 0; i < pending.n; i++) {
 		const char *l = pending.v[i];
-		if (!strncmp(l, PENDING_ROOT, strlen(PENDING_ROOT)) && root_name_ok(l + strlen(PENDING_ROOT)) &&
+		if (!strncmp(l, PENDING_ROOT, strlen(PENDING_ROOT)) &&
+		    root_name_ok(l + strlen(PENDING_ROOT)) &&
 		    !strs_has(&old_roots, l + strlen(PENDING_ROOT))) {
 			strs_add(&old_roots, l + strlen(PENDING_ROOT));
-		} else if (!strncmp(l, PENDING_PAGE, strlen(PENDING_PAGE)) && !strs_has(&old_pages, l + strlen(PENDING_PAGE))) {
+		} else if (!strncmp(l, PENDING_PAGE, strlen(PENDING_PAGE)) &&
+			   !strs_has(&old_pages, l + strlen(PENDING_PAGE))) {
 			const char *pg = l + strlen(PENDING_PAGE), *slash = strchr(pg, '/');
 			char *r = slash ? wp_xstrndup(pg, (size_t)(slash - pg)) : NULL;
 			if (r && (!strcmp(r, "simple") || root_name_ok(r)) &&
@@ -1368,7 +1426,8 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	 * by its interim page, one page of a pair written) is known as this run's */
 	struct strs planned = { 0 };
 	for (size_t r = 0; r < roots.n && !rc; r++)
-		rc = write_projects(NULL, roots.v[r], &es, listed_final, false, NULL, &planned, err);
+		rc = write_projects(NULL, roots.v[r], &es, listed_final, false, NULL, &planned,
+				    err);
 	if (!rc)
 		rc = write_pending(dir, &es, &pending, &roots, &planned, err);
 	strs_free(&planned);
@@ -1398,9 +1457,9 @@ int wp_mirror_write(const char *dir, const struct wp_mirror_file *files, size_t 
 	remove_dropped(dir, &es, &old_pages, &pages, &old_roots, &roots, &rep);
 	if (opts && opts->prune)
 		remove_strays(dir, &es, &pending, &pages, &rep.foreign);
-	/* what the caller writes beside the manifest (an SBOM), while the tree is still ours (another
-	 * run sweeps the temp names of a writer that holds no lock) and before the pending list is
-	 * settled: until then, a kill leaves a tree whose SBOM verify knows may lag */
+	/* what the caller writes beside the manifest (an SBOM), while the tree is still ours
+	 * (another run sweeps the temp names of a writer that holds no lock) and before the pending
+	 * list is settled: until then, a kill leaves a tree whose SBOM verify knows may lag */
 	if (opts && opts->after && (rc = opts->after(opts->after_ctx, dir, err)))
 		goto out;
 	settle_pending(dir, &es, &pending); /* the manifest lists what this run named */
@@ -1414,7 +1473,8 @@ out:
 		wp_os_close(lock);
 	entries_free(&es);
 	entries_free(&old);
-	strs_free(&roots), strs_free(&pages), strs_free(&old_roots), strs_free(&old_pages), strs_free(&pending);
+	strs_free(&roots), strs_free(&pages), strs_free(&old_roots), strs_free(&old_pages),
+		strs_free(&pending);
 	free(sub);
 	if (rep_out)
 		*rep_out = rep;

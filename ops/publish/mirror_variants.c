@@ -1,4 +1,5 @@
-/* ops/publish/mirror_variants.c: the variants.json bytes a mirror run writes beside its variant wheels, from the catalog. */
+/* ops/publish/mirror_variants.c: the variants.json bytes a mirror run writes beside its variant
+ * wheels, from the catalog. */
 #include "ops/publish/mirror_variants.h"
 #include "base/buf.h"
 #include "base/mem.h"
@@ -29,8 +30,10 @@ struct pick {
 static int row_fn(void *ctx, const struct wp_variants_row *r, struct wp_err *err)
 {
 	struct pick *p = ctx;
-	if (!r->version || !r->filename || !r->body || !r->body_sha256 || !wp_variants_json_name(r->filename) ||
-	    (r->sha256 && strcasecmp(r->sha256, r->body_sha256)) || !wp_version_same(r->version, p->version))
+	if (!r->version || !r->filename || !r->body || !r->body_sha256 ||
+	    !wp_variants_json_name(r->filename) ||
+	    (r->sha256 && strcasecmp(r->sha256, r->body_sha256)) ||
+	    !wp_version_same(r->version, p->version))
 		return 0;
 	size_t score = common_prefix(r->url, p->wheel_url) + 1;
 	if (score <= p->score)
@@ -43,13 +46,15 @@ static int row_fn(void *ctx, const struct wp_variants_row *r, struct wp_err *err
 	return 0;
 }
 
-int wp_mirror_vjson_collect(const struct wp_pick_run *run, struct wp_mirror_vjson *out, struct wp_err *err)
+int wp_mirror_vjson_collect(const struct wp_pick_run *run, struct wp_mirror_vjson *out,
+			    struct wp_err *err)
 {
 	const struct wp_plan *plan = &run->plan;
 	/* read only; the catalog's reading calls take it mutable for their prepared statements */
 	struct wp_catalog *cat = (struct wp_catalog *)&run->cat;
 	struct wp_buf project = WP_BUF_INIT;
-	char **releases = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*releases)); /* of out->files[k] */
+	char **releases = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*releases)); /* of out->files[k]
+										 */
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
 	out->files = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*out->files));
@@ -62,14 +67,17 @@ int wp_mirror_vjson_collect(const struct wp_pick_run *run, struct wp_mirror_vjso
 		wp_project_name_normalize(wn->project, strlen(wn->project), &project);
 		bool seen = false;
 		for (size_t k = 0; k < out->n && !seen; k++)
-			seen = !strcmp(out->files[k].project, project.data) && wp_version_same(releases[k], wn->version);
+			seen = !strcmp(out->files[k].project, project.data) &&
+			       wp_version_same(releases[k], wn->version);
 		if (variant && !seen) {
 			struct pick p = { .version = wn->version, .wheel_url = f->url };
 			rc = wp_catalog_variants(cat, project.data, row_fn, &p, err);
 			if (!rc && !p.body)
-				rc = wp_fail(err, -WPE_SOURCE, "'%s' is a PEP 825 variant wheel, but the catalog keeps no "
+				rc = wp_fail(err, -WPE_SOURCE,
+					     "'%s' is a PEP 825 variant wheel, but the catalog keeps no "
 					     "variants.json of %s %s to mirror beside it; run the pick again online "
-					     "(`wheelpick update`) so that it is read", f->filename, project.data, wn->version);
+					     "(`wheelpick update`) so that it is read",
+					     f->filename, project.data, wn->version);
 			if (!rc) {
 				struct wp_mirror_file *m = &out->files[out->n++];
 				m->project = wp_xstrdup(project.data);

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run, const char *dir, bool prune,
-		      struct wp_mirror_report *rep, struct wp_err *err)
+int wp_publish_mirror(const struct wp_session *s, const struct wp_pick_run *run, const char *dir,
+		      bool prune, struct wp_mirror_report *rep, struct wp_err *err)
 {
 	const struct wp_mirror_opts mo = { .prune = prune };
 	return wp_publish_mirror_opts(s, run, dir, &mo, rep, err);
@@ -30,8 +30,9 @@ static int mirror_sbom(void *ctx, const char *dir, struct wp_err *err)
 	return wp_publish_mirror_sbom(ms->s, ms->plan, dir, err);
 }
 
-int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run *run, const char *dir,
-			   const struct wp_mirror_opts *mo, struct wp_mirror_report *rep, struct wp_err *err)
+int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run *run,
+			   const char *dir, const struct wp_mirror_opts *mo,
+			   struct wp_mirror_report *rep, struct wp_err *err)
 {
 	const struct wp_plan *plan = &run->plan;
 	struct wp_mirror_file *mf = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*mf));
@@ -44,13 +45,21 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 		if (dup || !f->path)
 			continue;
 		mf[n++] = (struct wp_mirror_file){
-			.project = f->project, .filename = f->filename, .store_path = f->path, .sha256 = f->sha256,
-			.size = f->size, .requires_python = f->requires_python, .upload_time = f->upload_time,
+			.project = f->project,
+			.filename = f->filename,
+			.store_path = f->path,
+			.sha256 = f->sha256,
+			.size = f->size,
+			.requires_python = f->requires_python,
+			.upload_time = f->upload_time,
 			.variant = f->variant,
-			/* parsed when the plan took the file: the mirror reads them, not the name */
+			/* parsed when the plan took the file: the mirror reads them, not the
+			 * name */
 			.wheel = f->wheel.name ? &f->wheel : NULL,
-			.version = f->wheel.name && f->version_ok && !strcmp(f->wheel.version, f->version) ?
-				   &f->version_parsed : NULL,
+			.version = f->wheel.name && f->version_ok &&
+						   !strcmp(f->wheel.version, f->version) ?
+					   &f->version_parsed :
+					   NULL,
 		};
 	}
 	struct wp_mirror_vjson vj = { 0 };
@@ -62,8 +71,9 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 		memcpy(mf + n, vj.files, vj.n * sizeof(*mf));
 		n += vj.n;
 	}
-	/* the SBOM, written under the tree's lock (in S3's staging too: it goes up with the files; it
-	 * is made from the manifest's hashes, so the staging's stand-ins of earlier files serve) */
+	/* the SBOM, written under the tree's lock (in S3's staging too: it goes up with the files;
+	 * it is made from the manifest's hashes, so the staging's stand-ins of earlier files
+	 * serve) */
 	struct mirror_sbom ms = { s, plan };
 	struct wp_mirror_opts with = *mo;
 	if (!mo->after)
@@ -71,12 +81,15 @@ int wp_publish_mirror_opts(const struct wp_session *s, const struct wp_pick_run 
 	if (!rc)
 		rc = wp_mirror_write(dir, mf, n, &with, rep, err);
 	if (!rc)
-		wp_say(s, WP_SAY_INFO, "mirror %s: %zu files in %zu projects, %zu page roots (%zu added, %zu unchanged, "
-				       "%zu removed, %zu pinned)", dir, rep->files, rep->projects, rep->roots, rep->added,
-		       rep->unchanged, rep->removed, rep->pinned);
+		wp_say(s, WP_SAY_INFO,
+		       "mirror %s: %zu files in %zu projects, %zu page roots (%zu added, %zu unchanged, "
+		       "%zu removed, %zu pinned)",
+		       dir, rep->files, rep->projects, rep->roots, rep->added, rep->unchanged,
+		       rep->removed, rep->pinned);
 	if (!rc && rep->foreign)
-		wp_say(s, WP_SAY_NOTE, "mirror %s: %zu file(s) under files/ were not written by wheelpick; left alone", dir,
-		       rep->foreign);
+		wp_say(s, WP_SAY_NOTE,
+		       "mirror %s: %zu file(s) under files/ were not written by wheelpick; left alone",
+		       dir, rep->foreign);
 	free(mf);
 	wp_mirror_vjson_free(&vj);
 	return rc;
@@ -89,9 +102,9 @@ static long long bundle_mtime(const struct wp_session *s)
 	return s->source_date_set ? s->source_date : WP_BUNDLE_MTIME;
 }
 
-/* A fresh folder under the cache's tmp/ (same file system as the store: links, not copies). mkdtemp,
- * not the PID: a container's PID 1 is the same on every run, and a killed run's leftovers must never
- * be taken for this run's. */
+/* A fresh folder under the cache's tmp/ (same file system as the store: links, not copies).
+ * mkdtemp, not the PID: a container's PID 1 is the same on every run, and a killed run's leftovers
+ * must never be taken for this run's. */
 static int make_stage(const struct wp_session *s, char **stage, struct wp_err *err)
 {
 	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
@@ -110,14 +123,17 @@ out:
 	return rc;
 }
 
-int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
-			    unsigned long long split, size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err)
+int wp_publish_conda_bundle(const struct wp_session *s, const struct wp_conda_job *job,
+			    const char *out_path, unsigned long long split, size_t *nvolumes,
+			    struct wp_conda_result *res, struct wp_err *err)
 {
-	return wp_publish_conda_bundle_since(s, job, out_path, split, NULL, NULL, nvolumes, res, err);
+	return wp_publish_conda_bundle_since(s, job, out_path, split, NULL, NULL, nvolumes, res,
+					     err);
 }
 
-int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_conda_job *job, const char *out_path,
-				  unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_conda_job *job,
+				  const char *out_path, unsigned long long split,
+				  const struct wp_tree_manifest *since, size_t *n_carried,
 				  size_t *nvolumes, struct wp_conda_result *res, struct wp_err *err)
 {
 	struct wp_conda_job staged = *job;
@@ -130,36 +146,48 @@ int wp_publish_conda_bundle_since(const struct wp_session *s, const struct wp_co
 	staged.dest = channel;
 	staged.locks_dir = stage;
 	if (!(rc = wp_conda_run(s, &staged, res, err)))
-		rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_CONDA, &(struct wp_bundle_opts){ .split = split,
-					  .mtime = bundle_mtime(s), .since = since, .kind_name = "conda bundle",
-					  .n_carried = n_carried }, nvolumes, err);
+		rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_CONDA,
+					  &(struct wp_bundle_opts){ .split = split,
+								    .mtime = bundle_mtime(s),
+								    .since = since,
+								    .kind_name = "conda bundle",
+								    .n_carried = n_carried },
+					  nvolumes, err);
 	wp_fs_remove_tree(stage);
 	free(channel);
 	free(stage);
 	return rc;
 }
 
-int wp_publish_mirror_delta(const struct wp_session *s, const char *dir, const char *out_path, unsigned long long split,
-			    const struct wp_tree_manifest *since, size_t *n_carried, size_t *nvolumes, struct wp_err *err)
+int wp_publish_mirror_delta(const struct wp_session *s, const char *dir, const char *out_path,
+			    unsigned long long split, const struct wp_tree_manifest *since,
+			    size_t *n_carried, size_t *nvolumes, struct wp_err *err)
 {
-	return wp_bundle_write_opts(out_path, dir, WP_BUNDLE_MIRROR, &(struct wp_bundle_opts){ .split = split,
-				    .mtime = bundle_mtime(s), .since = since, .kind_name = "mirror", .n_carried = n_carried },
+	return wp_bundle_write_opts(out_path, dir, WP_BUNDLE_MIRROR,
+				    &(struct wp_bundle_opts){ .split = split,
+							      .mtime = bundle_mtime(s),
+							      .since = since,
+							      .kind_name = "mirror",
+							      .n_carried = n_carried },
 				    nvolumes, err);
 }
 
-int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path, struct wp_err *err)
+int wp_publish_bundle(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
+		      struct wp_err *err)
 {
 	return wp_publish_bundle_split(s, run, out_path, 0, NULL, err);
 }
 
-int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
-			    unsigned long long split, size_t *nvolumes, struct wp_err *err)
+int wp_publish_bundle_split(const struct wp_session *s, struct wp_pick_run *run,
+			    const char *out_path, unsigned long long split, size_t *nvolumes,
+			    struct wp_err *err)
 {
 	return wp_publish_bundle_since(s, run, out_path, split, NULL, NULL, nvolumes, err);
 }
 
-int wp_publish_bundle_since(const struct wp_session *s, struct wp_pick_run *run, const char *out_path,
-			    unsigned long long split, const struct wp_tree_manifest *since, size_t *n_carried,
+int wp_publish_bundle_since(const struct wp_session *s, struct wp_pick_run *run,
+			    const char *out_path, unsigned long long split,
+			    const struct wp_tree_manifest *since, size_t *n_carried,
 			    size_t *nvolumes, struct wp_err *err)
 {
 	char *stage = NULL;
@@ -168,12 +196,17 @@ int wp_publish_bundle_since(const struct wp_session *s, struct wp_pick_run *run,
 		goto out;
 	if ((rc = wp_pick_write_wheelhouse(s, run, stage, err)))
 		goto out;
-	rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_WHEELS, &(struct wp_bundle_opts){ .split = split,
-				  .mtime = bundle_mtime(s), .since = since, .kind_name = "wheelhouse", .n_carried = n_carried },
+	rc = wp_bundle_write_opts(out_path, stage, WP_BUNDLE_WHEELS,
+				  &(struct wp_bundle_opts){ .split = split,
+							    .mtime = bundle_mtime(s),
+							    .since = since,
+							    .kind_name = "wheelhouse",
+							    .n_carried = n_carried },
 				  nvolumes, err);
 out:
 	if (stage) {
-		wp_fs_remove_tree(stage); /* ours (a fresh mkdtemp); links are removed, never followed */
+		wp_fs_remove_tree(stage); /* ours (a fresh mkdtemp); links are removed, never
+					     followed */
 		/* the staged paths are gone with the folder */
 		for (size_t i = 0; i < run->plan.n; i++) {
 			free(run->plan.files[i].path);

@@ -1,5 +1,5 @@
-/* ops/publish/publish_s3.c: mirrors and channels published to S3 (staged on disk, the difference uploaded in
- * a reader-safe order), and read back for `verify s3://`. */
+/* ops/publish/publish_s3.c: mirrors and channels published to S3 (staged on disk, the difference
+ * uploaded in a reader-safe order), and read back for `verify s3://`. */
 #include "ops/publish/publish_s3.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -47,7 +47,7 @@ struct obj {
 	bool sent;             /* put while the tree was staged (not counted as unchanged) */
 	bool placeholder;      /* a stand-in: must never go up */
 	const char *ctype;
-	const char *body;      /* the bytes when they are in memory (a .metadata), not a staged file */
+	const char *body; /* the bytes when they are in memory (a .metadata), not a staged file */
 };
 
 struct objs {
@@ -124,7 +124,8 @@ static enum rank rank_of(const char *rel)
 		return R_MANIFEST;
 	if (!strcmp(b, "index.html") || !strcmp(b, "index.json"))
 		return depth >= 2 ? R_PAGE : R_ROOT;
-	if (!strncmp(b, "repodata", 8) || !strncmp(b, "current_repodata", 16) || !strcmp(b, "channeldata.json"))
+	if (!strncmp(b, "repodata", 8) || !strncmp(b, "current_repodata", 16) ||
+	    !strcmp(b, "channeldata.json"))
 		return R_ROOT;
 	return R_FILE;
 }
@@ -169,7 +170,8 @@ static void known_sort(struct known *k)
 static const char *known_sha(const struct known *k, const char *rel, long long *size)
 {
 	struct known_entry key = { .rel = (char *)rel };
-	const struct known_entry *e = k->n ? bsearch(&key, k->v, k->n, sizeof(*k->v), known_cmp) : NULL;
+	const struct known_entry *e = k->n ? bsearch(&key, k->v, k->n, sizeof(*k->v), known_cmp) :
+					     NULL;
 	if (e && size)
 		*size = e->size;
 	return e ? e->sha : NULL;
@@ -198,14 +200,17 @@ static int known_read(const char *path, struct known *k, struct objs *old_pages,
 	int rc = wp_file_read_if_exists(path, MANIFEST_MAX, &b, &found, err);
 	if (rc || !found)
 		goto out;
-	const struct wp_json_opts o = { .what = path, .noun = "mirror manifest", .max_bytes = MANIFEST_MAX };
+	const struct wp_json_opts o = { .what = path,
+					.noun = "mirror manifest",
+					.max_bytes = MANIFEST_MAX };
 	if ((rc = wp_json_load(b.data, b.len, &o, &k->root, err)))
 		goto out;
 	const struct wp_json_val *files = wp_json_get_arr(k->root, "files");
 	for (size_t i = 0; i < wp_json_len(files); i++) {
 		const struct wp_json_val *f = wp_json_at(files, i);
 		const char *p = wp_json_get_str(f, "project"), *fn = wp_json_get_str(f, "filename");
-		const char *sha = wp_json_get_str(f, "sha256"), *meta = wp_json_get_str(f, "metadata_sha256");
+		const char *sha = wp_json_get_str(f, "sha256"),
+			   *meta = wp_json_get_str(f, "metadata_sha256");
 		long long size = -1;
 		if (!seg_ok(p) || !seg_ok(fn) || !sha || !wp_sha256_hex_valid(sha))
 			continue;
@@ -222,7 +227,8 @@ static int known_read(const char *path, struct known *k, struct objs *old_pages,
 			if (!pg || !*pg || strstr(pg, "..") || pg[0] == '/' || strchr(pg, '\\'))
 				continue;
 			for (int h = 0; h < 2; h++)
-				objs_add(old_pages)->rel = wp_xasprintf("%s/index.%s", pg, h ? "json" : "html");
+				objs_add(old_pages)->rel = wp_xasprintf("%s/index.%s", pg,
+									h ? "json" : "html");
 		}
 	}
 out:
@@ -247,8 +253,8 @@ static int walk_one(void *ctx, const char *path, const struct wp_os_stat *sb)
 	const char *rel = path + w->skip;
 	const char *b = base_name(rel);
 	/* the writer's own working files never go up; its manifest does */
-	if ((!strncmp(b, ".wheelpick-", 11) && strcmp(rel, WP_MIRROR_MANIFEST)) || wp_fs_is_tmp_name(b) ||
-	    wp_cstr_endswith(b, ".part"))
+	if ((!strncmp(b, ".wheelpick-", 11) && strcmp(rel, WP_MIRROR_MANIFEST)) ||
+	    wp_fs_is_tmp_name(b) || wp_cstr_endswith(b, ".part"))
 		return 0;
 	struct obj *o = objs_add(w->out);
 	o->rel = wp_xstrdup(rel);
@@ -323,7 +329,8 @@ WP_VEC_OF(metas, struct meta);
 
 struct early; /* below: the files put while the tree is staged */
 static const char *early_sha(const struct early *e, const char *key);
-static const char *early_meta_body(const struct early *e, const char *key, const char *sha256, size_t len);
+static const char *early_meta_body(const struct early *e, const char *key, const char *sha256,
+				   size_t len);
 struct pub;
 static char *key_of(const struct pub *p, const char *rel);
 
@@ -347,14 +354,15 @@ struct pub {
 	struct known old;          /* the bucket's manifest before this run */
 	struct objs old_pages;     /* the pages and roots it lists (rels) */
 	struct objs holders;       /* placeholders made (rel) */
-	struct lines old_pending;  /* the bucket's pending list ("project/filename") before this run */
+	struct lines old_pending; /* the bucket's pending list ("project/filename") before this run
+				   */
 	bool had_pending;
-	struct lines old_ppend;    /* pages and roots a run put that no manifest may know yet (rels) */
+	struct lines old_ppend; /* pages and roots a run put that no manifest may know yet (rels) */
 	bool had_ppend;
 	bool prune;
 	struct wp_s3_report *rep;
 	const struct early *early; /* the files put while the tree is staged, or NULL */
-	struct metas metas;        /* the mirror's .metadata (its writer hands them over, writing none) */
+	struct metas metas; /* the mirror's .metadata (its writer hands them over, writing none) */
 };
 
 static void pub_release(struct pub *p)
@@ -378,7 +386,8 @@ static char *key_of(const struct pub *p, const char *rel)
 
 /* wp_mirror_meta_fn (ctx: the pub): the writer's .metadata, kept for the upload (the staging
  * writes none); the same bytes put early are not copied again */
-static int meta_keep(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256, struct wp_err *err)
+static int meta_keep(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256,
+		     struct wp_err *err)
 {
 	struct pub *p = ctx;
 	if (!sha256 || !wp_sha256_hex_valid(sha256))
@@ -404,8 +413,10 @@ int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 	int rc = wp_s3_open(&s3, d->url, d->endpoint, d->acl, d->conf, err);
 	s3.xml = &wp_s3xml_reader; /* S3's XML answers read in index/, with libxml2 */
 	if (!rc && s3.anonymous)
-		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
-			     "AWS_SECRET_ACCESS_KEY", d->url);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			     "AWS_SECRET_ACCESS_KEY",
+			     d->url);
 	if (!rc)
 		rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, err);
 	if (!rc)
@@ -417,21 +428,24 @@ int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err)
 /* net/s3.c's part_hash: the sha256 and/or md5 of a file's [off, off + len): a part's sha256 is
  * signed as it goes up; the md5 is how an unfinished multipart upload's parts (their ETags are
  * MD5s) are known to hold our bytes. */
-static int range_hash(const char *path, long long off, long long len, char *sha256_hex, char *md5_hex,
-		      struct wp_err *err)
+static int range_hash(const char *path, long long off, long long len, char *sha256_hex,
+		      char *md5_hex, struct wp_err *err)
 {
 	struct wp_hasher h;
 	int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
 	if (fd < 0)
 		return wp_fs_fail(err, errno, "cannot read", path);
-	int rc = wp_hasher_init(&h, (sha256_hex ? WP_HASH_SHA256 : 0) | (md5_hex ? WP_HASH_MD5 : 0), err);
+	int rc = wp_hasher_init(&h, (sha256_hex ? WP_HASH_SHA256 : 0) | (md5_hex ? WP_HASH_MD5 : 0),
+				err);
 	bool inited = !rc;
 	char *buf = wp_xmalloc(1 << 20);
 	while (!rc && len > 0) {
-		ssize_t got = wp_os_pread(fd, buf, (size_t)(len < (1 << 20) ? len : (1 << 20)), (off_t)off);
+		ssize_t got = wp_os_pread(fd, buf, (size_t)(len < (1 << 20) ? len : (1 << 20)),
+					  (off_t)off);
 		if (got <= 0) {
 			rc = got < 0 ? wp_fs_fail(err, errno, "cannot read", path) :
-				       wp_fail(err, -WPE_IO, "'%s' ended before byte %lld", path, off + len);
+				       wp_fail(err, -WPE_IO, "'%s' ended before byte %lld", path,
+					       off + len);
 			break;
 		}
 		wp_hasher_update(&h, buf, (size_t)got);
@@ -448,8 +462,8 @@ static int range_hash(const char *path, long long off, long long len, char *sha2
 }
 
 /* Open the store, list the prefix, make the staging folder. */
-static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s3_dest *d, struct wp_s3_report *rep,
-		    struct wp_err *err)
+static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s3_dest *d,
+		    struct wp_s3_report *rep, struct wp_err *err)
 {
 	int rc;
 	memset(p, 0, sizeof(*p));
@@ -464,8 +478,10 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 		return rc;
 	p->s3.part_hash = range_hash;
 	if (p->s3.anonymous)
-		return wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
-			       "AWS_SECRET_ACCESS_KEY", p->s3.display);
+		return wp_fail(err, -WPE_USAGE,
+			       "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			       "AWS_SECRET_ACCESS_KEY",
+			       p->s3.display);
 	char *tmp = wp_xasprintf("%s/tmp", s->cache_dir);
 	rc = wp_fs_mkscratch(tmp, &p->stage, err);
 	free(tmp);
@@ -479,14 +495,19 @@ static int pub_open(struct pub *p, const struct wp_session *s, const struct wp_s
 
 /* A list object of the bucket (a pending list) into l: files' "project/filename" lines, or
  * (pages) the rels of page and root objects. */
-static int get_list(struct pub *p, const char *name, bool pages, struct lines *l, bool *there, struct wp_err *err)
+static int get_list(struct pub *p, const char *name, bool pages, struct lines *l, bool *there,
+		    struct wp_err *err)
 {
 	char *key = key_of(p, name);
 	int rc = 0;
 	*there = false;
 	if (wp_s3_listing_find(&p->list, key)) {
 		struct wp_buf b = WP_BUF_INIT_MAX(MANIFEST_MAX);
-		struct wp_s3_op op = { .verb = WP_S3_GET, .key = key, .out = &b, .size = MANIFEST_MAX, .may_miss = true };
+		struct wp_s3_op op = { .verb = WP_S3_GET,
+				       .key = key,
+				       .out = &b,
+				       .size = MANIFEST_MAX,
+				       .may_miss = true };
 		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
 		*there = !rc && !op.missing;
 		for (char *ln = b.data, *nl; !rc && ln && *ln; ln = nl ? nl + 1 : NULL) {
@@ -494,9 +515,11 @@ static int get_list(struct pub *p, const char *name, bool pages, struct lines *l
 			if (nl)
 				*nl = 0;
 			const char *slash = strchr(ln, '/');
-			if (!slash || strstr(ln, "..") || strchr(ln, '\\') || ln[0] == '/' || strstr(ln, "//"))
+			if (!slash || strstr(ln, "..") || strchr(ln, '\\') || ln[0] == '/' ||
+			    strstr(ln, "//"))
 				continue;
-			if (pages ? rank_of(ln) == R_PAGE || rank_of(ln) == R_ROOT : !strchr(slash + 1, '/') && seg_ok(slash + 1))
+			if (pages ? rank_of(ln) == R_PAGE || rank_of(ln) == R_ROOT :
+				    !strchr(slash + 1, '/') && seg_ok(slash + 1))
 				lines_add(l, ln);
 		}
 		wp_buf_free(&b);
@@ -528,7 +551,11 @@ static int pub_seed(struct pub *p, struct wp_err *err)
 	char *path = wp_xasprintf("%s/%s", p->stage, WP_MIRROR_MANIFEST);
 	int rc = 0;
 	if (wp_s3_listing_find(&p->list, key)) {
-		struct wp_s3_op op = { .verb = WP_S3_GET, .key = key, .path = path, .size = MANIFEST_MAX, .may_miss = true };
+		struct wp_s3_op op = { .verb = WP_S3_GET,
+				       .key = key,
+				       .path = path,
+				       .size = MANIFEST_MAX,
+				       .may_miss = true };
 		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
 	}
 	if (!rc)
@@ -541,8 +568,9 @@ static int pub_seed(struct pub *p, struct wp_err *err)
 		char *k = key_of(p, p->old.v[i].rel);
 		const struct wp_s3_object *o = wp_s3_listing_find(&p->list, k);
 		free(k);
-		/* at the listing's size: an object replaced behind our back by other bytes stays (as on
-		 * disk, the writer keeps it on the pages, and verify tells) and is never deleted */
+		/* at the listing's size: an object replaced behind our back by other bytes stays
+		 * (as on disk, the writer keeps it on the pages, and verify tells) and is never
+		 * deleted */
 		if (!o)
 			continue;
 		char *fp = wp_xasprintf("%s/%s", p->stage, p->old.v[i].rel);
@@ -580,8 +608,10 @@ static void on_done(void *ctx, const struct wp_s3_op *op)
 	struct done_ctx *c = ctx;
 	c->n++;
 	if (!op->result && op->parts_kept)
-		wp_say(c->s, WP_SAY_DEBUG, "put %s (%zu/%zu): went on with an unfinished upload, %d of %d parts "
-		       "already there", op->key, c->n, c->total, op->parts_kept, op->parts);
+		wp_say(c->s, WP_SAY_DEBUG,
+		       "put %s (%zu/%zu): went on with an unfinished upload, %d of %d parts "
+		       "already there",
+		       op->key, c->n, c->total, op->parts_kept, op->parts);
 	else if (!op->result)
 		wp_say(c->s, WP_SAY_DEBUG, "put %s (%zu/%zu)", op->key, c->n, c->total);
 }
@@ -624,7 +654,8 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 		if (esha && !o->placeholder && !strcmp(esha, o->sha256))
 			o->sent = true; /* put while the tree was staged, these very bytes */
 		else if (o->placeholder && have && have->size == o->size)
-			o->upload = false; /* made from the listing and left alone by the writer: the object stays */
+			o->upload = false; /* made from the listing and left alone by the writer:
+					      the object stays */
 		else if (!have || have->size != o->size)
 			o->upload = true;
 		else if (was && !strcmp(was, o->sha256))
@@ -633,7 +664,9 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 			o->upload = false;
 		else {
 			head_of[nh] = i;
-			heads[nh++] = (struct wp_s3_op){ .verb = WP_S3_HEAD, .key = o->key, .may_miss = true };
+			heads[nh++] = (struct wp_s3_op){ .verb = WP_S3_HEAD,
+							 .key = o->key,
+							 .may_miss = true };
 		}
 	}
 	if (!rc && nh) {
@@ -647,8 +680,10 @@ static int pub_upload(struct pub *p, struct objs *tree, struct wp_err *err)
 	free(head_of);
 	for (size_t i = 0; i < tree->n && !rc; i++) {
 		if (tree->v[i].upload && tree->v[i].placeholder)
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' would go up as its stand-in; nothing was published past the "
-				     "files", tree->v[i].rel);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s' would go up as its stand-in; nothing was published past the "
+				     "files",
+				     tree->v[i].rel);
 		if (!tree->v[i].upload && !tree->v[i].sent)
 			p->rep->unchanged++;
 	}
@@ -669,7 +704,8 @@ static int pub_acl_kept(struct pub *p, const struct objs *tree, struct wp_err *e
 	size_t n = 0;
 	for (size_t i = 0; i < tree->n; i++)
 		if (!tree->v[i].upload && !tree->v[i].sent)
-			ops[n++] = (struct wp_s3_op){ .verb = WP_S3_PUT_ACL, .key = tree->v[i].key };
+			ops[n++] = (struct wp_s3_op){ .verb = WP_S3_PUT_ACL,
+						      .key = tree->v[i].key };
 	int rc = n ? wp_s3_run(&p->s3, ops, n, p->d->parallel, NULL, NULL, err) : 0;
 	if (!rc)
 		p->rep->acl_set += n;
@@ -689,8 +725,13 @@ static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *
 		if ((int)o->rank != r || !o->upload)
 			continue;
 		paths[n] = o->body ? NULL : wp_xasprintf("%s/%s", p->stage, o->rel);
-		ops[n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = o->key, .path = paths[n], .body = o->body,
-					    .size = o->size, .content_type = o->ctype, .sha256 = o->sha256 };
+		ops[n] = (struct wp_s3_op){ .verb = WP_S3_PUT,
+					    .key = o->key,
+					    .path = paths[n],
+					    .body = o->body,
+					    .size = o->size,
+					    .content_type = o->ctype,
+					    .sha256 = o->sha256 };
 		n++;
 	}
 	struct done_ctx dc = { p->s, 0, n };
@@ -699,7 +740,8 @@ static int pub_put_rank(struct pub *p, struct objs *tree, int r, struct wp_err *
 	for (size_t i = 0; i < n; i++) {
 		if (!ops[i].result) {
 			p->rep->uploaded++;
-			p->rep->uploaded_bytes += ops[i].size - ops[i].kept_bytes; /* what went over the wire */
+			p->rep->uploaded_bytes += ops[i].size - ops[i].kept_bytes; /* what went over
+										      the wire */
 		}
 		free(paths[i]);
 	}
@@ -740,12 +782,17 @@ static bool tree_has(const struct objs *tree, const char *rel)
 static void plan_removals(struct pub *p, const struct objs *tree, struct lines *dels)
 {
 	for (size_t pass = 0; pass < 4; pass++) {
-		size_t m = pass == 0 ? p->old.n : pass == 1 ? p->old_pages.n : pass == 2 ? p->old_ppend.n :
-			   p->prune ? p->old_pending.n * 2 : 0;
+		size_t m = pass == 0 ? p->old.n :
+			   pass == 1 ? p->old_pages.n :
+			   pass == 2 ? p->old_ppend.n :
+			   p->prune  ? p->old_pending.n * 2 :
+				       0;
 		for (size_t i = 0; i < m; i++) {
-			char *rel = pass == 0 ? wp_xstrdup(p->old.v[i].rel) : pass == 1 ? wp_xstrdup(p->old_pages.v[i].rel) :
+			char *rel = pass == 0 ? wp_xstrdup(p->old.v[i].rel) :
+				    pass == 1 ? wp_xstrdup(p->old_pages.v[i].rel) :
 				    pass == 2 ? wp_xstrdup(p->old_ppend.v[i]) :
-				    wp_xasprintf("files/%s%s", p->old_pending.v[i / 2], i % 2 ? ".metadata" : "");
+						wp_xasprintf("files/%s%s", p->old_pending.v[i / 2],
+							     i % 2 ? ".metadata" : "");
 			char *key = key_of(p, rel);
 			if (!tree_has(tree, rel) && wp_s3_listing_find(&p->list, key))
 				lines_add(dels, rel);
@@ -766,7 +813,9 @@ static int pub_remove(struct pub *p, const struct lines *dels, struct wp_err *er
 		for (size_t i = 0; i < dels->n; i++)
 			if ((int)rank_of(dels->v[i]) == r) {
 				keys[k] = key_of(p, dels->v[i]);
-				batch[k] = (struct wp_s3_op){ .verb = WP_S3_DELETE, .key = keys[k], .may_miss = true };
+				batch[k] = (struct wp_s3_op){ .verb = WP_S3_DELETE,
+							      .key = keys[k],
+							      .may_miss = true };
 				k++;
 			}
 		if (k && !(rc = wp_s3_run(&p->s3, batch, k, p->d->parallel, NULL, NULL, err)))
@@ -789,7 +838,8 @@ static int pub_abort_uploads(struct pub *p, struct wp_err *err)
 	struct wp_err e = WP_ERR_INIT;
 	int rc = 0;
 	if (wp_s3_list_uploads(&p->s3, p->s3.prefix, &ups, &e)) {
-		wp_say(p->s, WP_SAY_DEBUG, "%s: unfinished uploads not listed: %s", p->s3.display, e.msg);
+		wp_say(p->s, WP_SAY_DEBUG, "%s: unfinished uploads not listed: %s", p->s3.display,
+		       e.msg);
 		return 0;
 	}
 	for (size_t i = 0; i < ups.n && !rc; i++)
@@ -800,7 +850,8 @@ static int pub_abort_uploads(struct pub *p, struct wp_err *err)
 }
 
 /* The pending list as one object: put when it names something, else deleted when it was there. */
-static int put_list(struct pub *p, const char *name, const struct lines *l, bool *there, struct wp_err *err)
+static int put_list(struct pub *p, const char *name, const struct lines *l, bool *there,
+		    struct wp_err *err)
 {
 	char *key = key_of(p, name);
 	struct wp_buf b = WP_BUF_INIT;
@@ -810,8 +861,12 @@ static int put_list(struct pub *p, const char *name, const struct lines *l, bool
 		wp_buf_printf(&b, "%s\n", l->v[i]);
 	if (l->n && !(rc = wp_sha256_hex_of(b.data, b.len, sha))) {
 		/* signed with its sha256 as every PUT is: a store that changes a byte refuses it */
-		struct wp_s3_op op = { .verb = WP_S3_PUT, .key = key, .body = b.data, .size = (long long)b.len,
-				       .content_type = "text/plain; charset=utf-8", .sha256 = sha };
+		struct wp_s3_op op = { .verb = WP_S3_PUT,
+				       .key = key,
+				       .body = b.data,
+				       .size = (long long)b.len,
+				       .content_type = "text/plain; charset=utf-8",
+				       .sha256 = sha };
 		rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
 		*there = !rc;
 	} else if (*there) {
@@ -841,8 +896,8 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		rc = pub_upload(p, &tree, err);
 	if (rc)
 		goto out;
-	wp_say(p->s, WP_SAY_DEBUG, "%s: %zu objects to put, %zu looked up", p->s3.display, tree.n - p->rep->unchanged,
-	       p->rep->looked_up);
+	wp_say(p->s, WP_SAY_DEBUG, "%s: %zu objects to put, %zu looked up", p->s3.display,
+	       tree.n - p->rep->unchanged, p->rep->looked_up);
 	if (remove)
 		plan_removals(p, &tree, &dels);
 	for (size_t i = 0; i < p->old_pending.n; i++)
@@ -856,17 +911,20 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		lines_add(&ppend, p->old_ppend.v[i]);
 	for (size_t i = 0; i < tree.n; i++) {
 		struct obj *o = &tree.v[i];
-		if (o->upload && (o->rank == R_PAGE || o->rank == R_ROOT) && !wp_s3_listing_find(&p->list, o->key))
+		if (o->upload && (o->rank == R_PAGE || o->rank == R_ROOT) &&
+		    !wp_s3_listing_find(&p->list, o->key))
 			lines_add(&ppend, o->rel);
 	}
 	/* the pages about to go, too: the new manifest goes up before the removals, so a run killed
-	 * between the two would leave pages that no manifest names and no later --prune would find */
+	 * between the two would leave pages that no manifest names and no later --prune would
+	 * find */
 	for (size_t i = 0; i < dels.n; i++)
 		if (rank_of(dels.v[i]) == R_PAGE || rank_of(dels.v[i]) == R_ROOT)
 			lines_add(&ppend, dels.v[i]);
 	if (pend.n > p->old_pending.n && (rc = put_list(p, WP_MIRROR_PENDING, &pend, &there, err)))
 		goto out;
-	if (ppend.n > p->old_ppend.n && (rc = put_list(p, WP_S3_PAGES_PENDING, &ppend, &pthere, err)))
+	if (ppend.n > p->old_ppend.n &&
+	    (rc = put_list(p, WP_S3_PAGES_PENDING, &ppend, &pthere, err)))
 		goto out;
 	for (int r = R_FILE; r <= R_MANIFEST && !rc; r++)
 		rc = pub_put_rank(p, &tree, r, err);
@@ -878,10 +936,12 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 		rc = pub_abort_uploads(p, err);
 	if (rc)
 		goto out;
-	/* what is still in the bucket and no page links: a killed run's, kept by a run without --prune */
+	/* what is still in the bucket and no page links: a killed run's, kept by a run without
+	 * --prune */
 	for (size_t i = 0; i < pend.n; i++) {
 		char *rel = wp_xasprintf("files/%s", pend.v[i]), *key = key_of(p, rel);
-		/* (a file put early that the tree did not take stays listed too, for a --prune to remove) */
+		/* (a file put early that the tree did not take stays listed too, for a --prune to
+		 * remove) */
 		if (!tree_has(&tree, rel) && !lines_has(&dels, rel) &&
 		    (wp_s3_listing_find(&p->list, key) || early_sha(p->early, key)))
 			lines_add(&left, pend.v[i]);
@@ -890,7 +950,8 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 	}
 	for (size_t i = 0; i < ppend.n; i++) {
 		char *key = key_of(p, ppend.v[i]);
-		if (!tree_has(&tree, ppend.v[i]) && !lines_has(&dels, ppend.v[i]) && wp_s3_listing_find(&p->list, key))
+		if (!tree_has(&tree, ppend.v[i]) && !lines_has(&dels, ppend.v[i]) &&
+		    wp_s3_listing_find(&p->list, key))
 			lines_add(&pleft, ppend.v[i]);
 		free(key);
 	}
@@ -899,12 +960,16 @@ static int pub_finish(struct pub *p, bool remove, struct wp_err *err)
 	if (!rc && (pleft.n != ppend.n || !pthere))
 		rc = put_list(p, WP_S3_PAGES_PENDING, &pleft, &pthere, err);
 	if (!rc)
-		wp_say(p->s, WP_SAY_INFO, "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged%s%s%s; %zu removed%s)",
-		       p->s3.display, p->s3.endpoint, p->rep->objects, p->rep->uploaded, p->rep->uploaded_bytes,
-		       p->rep->unchanged, p->rep->acl_set ? ", given the ACL '" : "", p->rep->acl_set ? p->d->acl : "",
-		       p->rep->acl_set ? "'" : "", p->rep->deleted, p->rep->aborted ? "; unfinished uploads aborted" : "");
+		wp_say(p->s, WP_SAY_INFO,
+		       "%s at %s: %zu objects (%zu uploaded, %lld bytes; %zu unchanged%s%s%s; %zu removed%s)",
+		       p->s3.display, p->s3.endpoint, p->rep->objects, p->rep->uploaded,
+		       p->rep->uploaded_bytes, p->rep->unchanged,
+		       p->rep->acl_set ? ", given the ACL '" : "", p->rep->acl_set ? p->d->acl : "",
+		       p->rep->acl_set ? "'" : "", p->rep->deleted,
+		       p->rep->aborted ? "; unfinished uploads aborted" : "");
 	if (!rc && p->rep->aborted)
-		wp_say(p->s, WP_SAY_DEBUG, "%s: %zu unfinished multipart upload(s) aborted", p->s3.display, p->rep->aborted);
+		wp_say(p->s, WP_SAY_DEBUG, "%s: %zu unfinished multipart upload(s) aborted",
+		       p->s3.display, p->rep->aborted);
 out:
 	objs_free(&tree);
 	lines_free(&dels);
@@ -922,7 +987,8 @@ out:
  * staged tree links) and its sha256, and a wheel's .metadata beside it. Staging and uploading
  * them then overlap, and the small .metadata PUTs go between the wheels' instead of after them
  * all (a thousand of them were 3.7 s of tail behind a relay adding 25 ms to each answer).
- * The pending list names them before the first goes up, as it names every file before it goes up. */
+ * The pending list names them before the first goes up, as it names every file before it goes
+ * up. */
 struct early {
 	struct pub *p;
 	struct wp_s3_op *ops; /* sorted by key once they all ended, for early_sha */
@@ -962,14 +1028,18 @@ static int op_ptr_key_cmp(const void *a, const void *b)
 static const struct wp_s3_op *early_meta_op(const struct early *e, const char *key)
 {
 	struct wp_s3_op k = { .key = key };
-	const struct wp_s3_op *kp = &k, *const *hit =
-		e && e->meta_ops ? bsearch(&kp, e->meta_ops, e->nm, sizeof(*e->meta_ops), op_ptr_key_cmp) : NULL;
+	const struct wp_s3_op *kp = &k, *const *hit = e && e->meta_ops ?
+							      bsearch(&kp, e->meta_ops, e->nm,
+								      sizeof(*e->meta_ops),
+								      op_ptr_key_cmp) :
+							      NULL;
 	return hit ? *hit : NULL;
 }
 
 /* The bytes put early (or going up now) as the .metadata of that key when they are these (their
  * sha256 and length), else NULL. */
-static const char *early_meta_body(const struct early *e, const char *key, const char *sha256, size_t len)
+static const char *early_meta_body(const struct early *e, const char *key, const char *sha256,
+				   size_t len)
 {
 	const struct wp_s3_op *op = early_meta_op(e, key);
 	return op && op->size == (long long)len && !strcmp(op->sha256, sha256) ? op->body : NULL;
@@ -994,7 +1064,9 @@ static const char *early_meta_of(void *ctx, const char *project, const char *fil
 static const char *early_sha(const struct early *e, const char *key)
 {
 	struct wp_s3_op k = { .key = key };
-	const struct wp_s3_op *op = e && e->n ? bsearch(&k, e->ops, e->n, sizeof(*e->ops), op_key_cmp) : NULL;
+	const struct wp_s3_op *op = e && e->n ?
+					    bsearch(&k, e->ops, e->n, sizeof(*e->ops), op_key_cmp) :
+					    NULL;
 	return op ? op->sha256 : NULL;
 }
 
@@ -1026,14 +1098,18 @@ static void early_add_meta(struct early *e, const struct wp_plan_file *f, const 
 		return;
 	}
 	e->keys[e->n] = wp_xasprintf("%s.metadata", wheel_key);
-	e->ops[e->n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = e->keys[e->n], .body = b->data,
-					  .size = (long long)b->len, .content_type = content_type(e->keys[e->n]),
+	e->ops[e->n] = (struct wp_s3_op){ .verb = WP_S3_PUT,
+					  .key = e->keys[e->n],
+					  .body = b->data,
+					  .size = (long long)b->len,
+					  .content_type = content_type(e->keys[e->n]),
 					  .sha256 = e->meta_sha[e->nm] };
 	e->n++;
 	e->nm++;
 }
 
-static int early_start(struct pub *p, const struct wp_pick_run *run, struct early *e, struct wp_err *err)
+static int early_start(struct pub *p, const struct wp_pick_run *run, struct early *e,
+		       struct wp_err *err)
 {
 	const struct wp_plan *plan = &run->plan;
 	memset(e, 0, sizeof(*e));
@@ -1048,10 +1124,13 @@ static int early_start(struct pub *p, const struct wp_pick_run *run, struct earl
 		const struct wp_plan_file *f = &plan->files[i];
 		struct wp_os_stat sb;
 		if (!f->path || !seg_ok(f->project) || !seg_ok(f->filename) || !f->sha256 ||
-		    !wp_sha256_hex_valid(f->sha256) || wp_os_stat(f->path, &sb) < 0 || !WP_S_ISREG(sb.st_mode))
+		    !wp_sha256_hex_valid(f->sha256) || wp_os_stat(f->path, &sb) < 0 ||
+		    !WP_S_ISREG(sb.st_mode))
 			continue;
-		char *rel = wp_xasprintf("files/%s/%s", f->project, f->filename), *key = key_of(p, rel);
-		bool skip = wp_s3_listing_find(&p->list, key) != NULL; /* there already: the usual rules decide */
+		char *rel = wp_xasprintf("files/%s/%s", f->project, f->filename),
+		     *key = key_of(p, rel);
+		bool skip = wp_s3_listing_find(&p->list, key) != NULL; /* there already: the usual
+									  rules decide */
 		for (size_t k = 0; k < e->n && !skip; k++)
 			skip = !strcmp(e->keys[k], key); /* one file, several targets */
 		if (skip) {
@@ -1062,8 +1141,12 @@ static int early_start(struct pub *p, const struct wp_pick_run *run, struct earl
 		lines_add_dist(&p->old_pending, rel);
 		free(rel);
 		e->keys[e->n] = key;
-		e->ops[e->n] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = key, .path = f->path, .size = (long long)sb.st_size,
-						  .content_type = content_type(f->filename), .sha256 = f->sha256 };
+		e->ops[e->n] = (struct wp_s3_op){ .verb = WP_S3_PUT,
+						  .key = key,
+						  .path = f->path,
+						  .size = (long long)sb.st_size,
+						  .content_type = content_type(f->filename),
+						  .sha256 = f->sha256 };
 		e->n++;
 		if (archive && wp_index_file_kind(f->filename) == WP_KIND_WHEEL)
 			early_add_meta(e, f, key);
@@ -1075,7 +1158,8 @@ static int early_start(struct pub *p, const struct wp_pick_run *run, struct earl
 		if (e->ops[i].body)
 			e->meta_ops[k++] = &e->ops[i];
 	qsort(e->meta_ops, e->nm, sizeof(*e->meta_ops), op_ptr_key_cmp);
-	/* the pending list before the first file, as pub_finish puts it; pub_finish then settles it */
+	/* the pending list before the first file, as pub_finish puts it; pub_finish then settles
+	 * it */
 	int rc = put_list(p, WP_MIRROR_PENDING, &p->old_pending, &p->had_pending, err);
 	if (rc) {
 		early_free(e); /* nothing went up: nothing to wait for (n is 0) */
@@ -1102,15 +1186,17 @@ static int early_finish(struct early *e, struct wp_err *err)
 		e->p->rep->uploaded++;
 		e->p->rep->uploaded_bytes += e->ops[i].size - e->ops[i].kept_bytes;
 	}
-	/* sorted for early_sha; meta_ops pointed into the array as it was, and were for the staging */
+	/* sorted for early_sha; meta_ops pointed into the array as it was, and were for the
+	 * staging */
 	qsort(e->ops, e->n, sizeof(*e->ops), op_key_cmp);
 	free(e->meta_ops);
 	e->meta_ops = NULL;
 	return 0;
 }
 
-int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *run, const struct wp_s3_dest *d,
-			 bool prune, struct wp_s3_report *rep, struct wp_err *err)
+int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *run,
+			 const struct wp_s3_dest *d, bool prune, struct wp_s3_report *rep,
+			 struct wp_err *err)
 {
 	struct pub p;
 	int rc = pub_open(&p, s, d, rep, err);
@@ -1124,7 +1210,9 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 		struct wp_session quiet = *s;
 		quiet.say = NULL;
 		p.prune = prune;
-		const struct wp_mirror_opts mo = { .prune = prune, .meta_out = meta_keep, .meta_in = early_meta_of,
+		const struct wp_mirror_opts mo = { .prune = prune,
+						   .meta_out = meta_keep,
+						   .meta_in = early_meta_of,
 						   .meta_ctx = &p };
 		p.early = &e;
 		rc = wp_publish_mirror_opts(&quiet, run, p.stage, &mo, &rep->mirror, err);
@@ -1135,7 +1223,8 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 	if (!rc && erc)
 		rc = wp_fail(err, erc, "%s", e_err.msg);
 	if (!rc) {
-		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s; %zu files put meanwhile", p.s3.display, p.stage, e.n);
+		wp_say(s, WP_SAY_DEBUG, "%s: the tree staged in %s; %zu files put meanwhile",
+		       p.s3.display, p.stage, e.n);
 		rc = pub_finish(&p, true, err);
 	}
 	early_free(&e);
@@ -1144,9 +1233,9 @@ int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *r
 	return rc;
 }
 
-/* A channel's re-run, as on disk: each subdir's repodata.json from the bucket, and a sparse stand-in
- * for each package the bucket holds there, so the writer keeps their records (it keeps a record
- * whose file is there) without their bytes coming down. */
+/* A channel's re-run, as on disk: each subdir's repodata.json from the bucket, and a sparse
+ * stand-in for each package the bucket holds there, so the writer keeps their records (it keeps a
+ * record whose file is there) without their bytes coming down. */
 static int seed_channel(struct pub *p, struct wp_err *err)
 {
 	size_t pre = strlen(p->s3.prefix);
@@ -1162,11 +1251,15 @@ static int seed_channel(struct pub *p, struct wp_err *err)
 		bool ok_sub = seg_ok(sub) && sub[0] != '.';
 		if (ok_sub && !strcmp(slash + 1, "repodata.json")) {
 			if (!(rc = wp_mkdir_p(dir, 0755, err))) {
-				struct wp_s3_op op = { .verb = WP_S3_GET, .key = o->key, .path = fp, .size = MANIFEST_MAX,
+				struct wp_s3_op op = { .verb = WP_S3_GET,
+						       .key = o->key,
+						       .path = fp,
+						       .size = MANIFEST_MAX,
 						       .may_miss = true };
 				rc = wp_s3_run(&p->s3, &op, 1, 1, NULL, NULL, err);
 			}
-		} else if (ok_sub && (wp_cstr_endswith(rel, ".conda") || wp_cstr_endswith(rel, ".tar.bz2"))) {
+		} else if (ok_sub &&
+			   (wp_cstr_endswith(rel, ".conda") || wp_cstr_endswith(rel, ".tar.bz2"))) {
 			if (!(rc = stand_in(dir, fp, o->size, err)))
 				objs_add(&p->holders)->rel = wp_xstrdup(rel);
 		}
@@ -1177,8 +1270,9 @@ static int seed_channel(struct pub *p, struct wp_err *err)
 	return rc;
 }
 
-int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *job, const struct wp_s3_dest *d,
-			struct wp_conda_result *res, struct wp_s3_report *rep, struct wp_err *err)
+int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *job,
+			const struct wp_s3_dest *d, struct wp_conda_result *res,
+			struct wp_s3_report *rep, struct wp_err *err)
 {
 	struct pub p;
 	struct wp_conda_job staged = *job;
@@ -1198,8 +1292,8 @@ int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *j
 
 /* ---- bundles ---- */
 
-int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d, wp_s3_make_fn *make, void *ctx,
-			 size_t *nfiles, struct wp_err *err)
+int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
+			 wp_s3_make_fn *make, void *ctx, size_t *nfiles, struct wp_err *err)
 {
 	struct wp_s3 s3;
 	char *stage = NULL, *local = NULL, *tmp = NULL;
@@ -1214,7 +1308,9 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	/* the URL's last segment is the bundle's name; the prefix before it is where it goes */
 	size_t pl = strlen(s3.prefix ? s3.prefix : "");
 	if (!rc && (pl < 2 || !strchr(d->url + 5, '/')))
-		rc = wp_fail(err, -WPE_USAGE, "'%s' names no object: give s3://BUCKET/[PREFIX/]NAME.tar.zst", d->url);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' names no object: give s3://BUCKET/[PREFIX/]NAME.tar.zst",
+			     d->url);
 	if (rc)
 		goto out;
 	char *name = wp_xstrndup(s3.prefix, pl - 1); /* the prefix always ends in '/' */
@@ -1222,8 +1318,10 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 	char *dir = slash ? wp_xstrndup(name, (size_t)(slash - name) + 1) : wp_xstrdup("");
 	const char *base = slash ? slash + 1 : name;
 	if (!(rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO | WP_LIB_XML, err)) && s3.anonymous)
-		rc = wp_fail(err, -WPE_USAGE, "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
-			     "AWS_SECRET_ACCESS_KEY", d->url);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "publishing to '%s' needs credentials: set AWS_ACCESS_KEY_ID and "
+			     "AWS_SECRET_ACCESS_KEY",
+			     d->url);
 	if (!rc) {
 		tmp = wp_xasprintf("%s/tmp", s->cache_dir);
 		rc = wp_fs_mkscratch(tmp, &stage, err);
@@ -1250,8 +1348,11 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 			else
 				rc = wp_hash_file_md5(paths[i], sha, md5, NULL, err);
 			if (!rc)
-				ops[i] = (struct wp_s3_op){ .verb = WP_S3_PUT, .key = keys[i], .path = paths[i],
-							    .size = (long long)sb.st_size, .content_type = content_type(keys[i]),
+				ops[i] = (struct wp_s3_op){ .verb = WP_S3_PUT,
+							    .key = keys[i],
+							    .path = paths[i],
+							    .size = (long long)sb.st_size,
+							    .content_type = content_type(keys[i]),
 							    .sha256 = wp_xstrdup(sha) };
 		}
 		if (!rc)
@@ -1259,8 +1360,8 @@ int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
 		if (!rc && nfiles)
 			*nfiles = n;
 		if (!rc)
-			wp_say(s, WP_SAY_INFO, "s3://%s/%s%s at %s: %zu object%s", s3.bucket, dir, base, s3.endpoint, n,
-			       n == 1 ? "" : "s (the volumes)");
+			wp_say(s, WP_SAY_INFO, "s3://%s/%s%s at %s: %zu object%s", s3.bucket, dir,
+			       base, s3.endpoint, n, n == 1 ? "" : "s (the volumes)");
 	}
 	free(name);
 	free(dir);

@@ -1,9 +1,9 @@
-/* ops/publish/publish_s3.h: a mirror (or a conda channel) published to S3-compatible object storage, and
- * read back to be verified. The tree is the one ops/publish/mirror.c writes on disk: it is built in a
- * staging folder under the cache's tmp/ and its difference from the bucket is uploaded in the order
- * that keeps every reader's view whole (files, then project pages, then roots, then the manifest,
- * then removals).
- * Ownership: everything passed is borrowed for the call; a report holds only counts. */
+/* ops/publish/publish_s3.h: a mirror (or a conda channel) published to S3-compatible object
+ * storage, and read back to be verified. The tree is the one ops/publish/mirror.c writes on disk:
+ * it is built in a staging folder under the cache's tmp/ and its difference from the bucket is
+ * uploaded in the order that keeps every reader's view whole (files, then project pages, then
+ * roots, then the manifest, then removals). Ownership: everything passed is borrowed for the call;
+ * a report holds only counts. */
 #ifndef WP_OPS_PUBLISH_PUBLISH_S3_H
 #define WP_OPS_PUBLISH_PUBLISH_S3_H
 
@@ -33,8 +33,8 @@ struct wp_s3_report {
 	size_t unchanged;               /* objects already there with the same size and sha256 */
 	size_t looked_up;               /* HEADs a listing could not settle */
 	size_t deleted;                 /* objects removed (the pages and files no longer linked) */
-	size_t aborted;                 /* --prune: unfinished multipart uploads under the prefix aborted */
-	size_t acl_set;                 /* with a canned ACL: objects already there given it (PutObjectAcl) */
+	size_t aborted; /* --prune: unfinished multipart uploads under the prefix aborted */
+	size_t acl_set; /* with a canned ACL: objects already there given it (PutObjectAcl) */
 };
 
 /* What can be said before any work: the URL, endpoint and ACL as wp_s3_open takes them, that there
@@ -53,14 +53,16 @@ int wp_s3_dest_check(const struct wp_s3_dest *d, struct wp_err *err);
  * x-amz-meta-sha256. Uploads of one rank run in parallel; a failure stops before the next rank.
  * -WPE_NET (listing, uploads, refused credentials: the message says what to check), -WPE_USAGE
  * (a bad URL or endpoint), and what wp_publish_mirror returns. */
-int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *run, const struct wp_s3_dest *d,
-			 bool prune, struct wp_s3_report *rep, struct wp_err *err);
+int wp_publish_s3_mirror(const struct wp_session *s, const struct wp_pick_run *run,
+			 const struct wp_s3_dest *d, bool prune, struct wp_s3_report *rep,
+			 struct wp_err *err);
 
 /* The conda job's channel, staged as wp_conda_run writes it (job->dest ignored), then published
  * as above: packages and shards first, then each subdir's repodata. Nothing is removed. res as
  * wp_conda_run fills it; release it. */
-int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *job, const struct wp_s3_dest *d,
-			struct wp_conda_result *res, struct wp_s3_report *rep, struct wp_err *err);
+int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *job,
+			const struct wp_s3_dest *d, struct wp_conda_result *res,
+			struct wp_s3_report *rep, struct wp_err *err);
 
 /* A bundle for s3://BUCKET/KEY (KEY named as a bundle file is): written by make into a file of
  * that name in a staging folder under the cache's tmp/, then it (or, with volumes, each volume
@@ -68,7 +70,7 @@ int wp_publish_s3_conda(const struct wp_session *s, const struct wp_conda_job *j
  * removed. make is given the local path; *nfiles (optional) gets how many objects went up.
  * A reader sees a volume whole or not at all; the set is whole when the last PUT ends. */
 typedef int wp_s3_make_fn(void *ctx, const char *local_path, size_t *nvolumes, struct wp_err *err);
-int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d, wp_s3_make_fn *make, void *ctx,
-			 size_t *nfiles, struct wp_err *err);
+int wp_publish_s3_bundle(const struct wp_session *s, const struct wp_s3_dest *d,
+			 wp_s3_make_fn *make, void *ctx, size_t *nfiles, struct wp_err *err);
 
 #endif

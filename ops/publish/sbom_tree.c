@@ -51,7 +51,8 @@ static void carry_over(const struct wp_json_val *old, const char *path, struct w
 	}
 }
 
-int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *plan, const char *dir, struct wp_err *err)
+int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *plan, const char *dir,
+			   struct wp_err *err)
 {
 	struct wp_sbom b = { .kind = "mirror" };
 	struct wp_buf text = WP_BUF_INIT, old_text = WP_BUF_INIT;
@@ -59,8 +60,11 @@ int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *pla
 	char *path = wp_xasprintf("%s/%s", dir, WP_MIRROR_MANIFEST);
 	bool found = false;
 	int rc;
-	const struct wp_json_opts mo = { .what = path, .noun = "mirror manifest", .max_bytes = SBOM_MAX };
-	if ((rc = wp_file_read_capped(path, SBOM_MAX, &text, err)) || (rc = wp_json_load(text.data, text.len, &mo, &man, err)))
+	const struct wp_json_opts mo = { .what = path,
+					 .noun = "mirror manifest",
+					 .max_bytes = SBOM_MAX };
+	if ((rc = wp_file_read_capped(path, SBOM_MAX, &text, err)) ||
+	    (rc = wp_json_load(text.data, text.len, &mo, &man, err)))
 		goto out;
 	free(path);
 	path = wp_xasprintf("%s/" WP_SBOM_CDX_NAME, dir);
@@ -76,7 +80,8 @@ int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *pla
 	const struct wp_json_val *files = wp_json_get_arr(man, "files");
 	for (size_t i = 0; i < wp_json_len(files); i++) {
 		const struct wp_json_val *f = wp_json_at(files, i);
-		const char *project = wp_json_get_str(f, "project"), *filename = wp_json_get_str(f, "filename");
+		const char *project = wp_json_get_str(f, "project"),
+			   *filename = wp_json_get_str(f, "filename");
 		if (!project || !filename)
 			continue;
 		char *p = norm(project);
@@ -99,7 +104,9 @@ int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *pla
 				wp_fileinfo_release(&fi);
 			long long size;
 			c->size = wp_json_as_int(wp_json_get(f, "size"), &size) ? size : -1;
-			c->sha256 = wp_json_get_str(f, "sha256") ? wp_xstrdup(wp_json_get_str(f, "sha256")) : NULL;
+			c->sha256 = wp_json_get_str(f, "sha256") ?
+					    wp_xstrdup(wp_json_get_str(f, "sha256")) :
+					    NULL;
 			carry_over(old, rel, c);
 		}
 		free(c->path);

@@ -1,5 +1,5 @@
-/* ops/publish/sbom_tree.h: the SBOM a mirror carries beside its manifest. Everything is borrowed for
- * the call. */
+/* ops/publish/sbom_tree.h: the SBOM a mirror carries beside its manifest. Everything is borrowed
+ * for the call. */
 #ifndef WP_OPS_PUBLISH_SBOM_TREE_H
 #define WP_OPS_PUBLISH_SBOM_TREE_H
 
@@ -12,6 +12,7 @@
  * manifest: every file the manifest lists, under its path in the tree (files/PROJECT/FILE); this
  * run's (plan's) files with their targets and dependencies, earlier runs' with what the tree's
  * earlier SBOM said of them. */
-int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *plan, const char *dir, struct wp_err *err);
+int wp_publish_mirror_sbom(const struct wp_session *s, const struct wp_plan *plan, const char *dir,
+			   struct wp_err *err);
 
 #endif

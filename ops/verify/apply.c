@@ -1,5 +1,5 @@
-/* ops/verify/apply.c: a delta bundle applied onto the tree it was made against: the chain checked, the new
- * tree staged beside the old, verified whole, then swapped in. */
+/* ops/verify/apply.c: a delta bundle applied onto the tree it was made against: the chain checked,
+ * the new tree staged beside the old, verified whole, then swapped in. */
 #include "ops/verify/apply.h"
 #include "base/fs.h"
 #include "base/mem.h"
@@ -47,13 +47,15 @@ static int place(const char *from, const char *to, const struct wp_tree_file *f,
 	if (rc)
 		return rc;
 	if (strcmp(hex, f->sha256) != 0)
-		return wp_fail(err, -WPE_INTEGRITY, "'%s' hashes to %s, but the delta's manifest says %s for '%s'; nothing "
-			       "was changed", from, hex, f->sha256, f->path);
+		return wp_fail(err, -WPE_INTEGRITY,
+			       "'%s' hashes to %s, but the delta's manifest says %s for '%s'; nothing "
+			       "was changed",
+			       from, hex, f->sha256, f->path);
 	return wp_link_or_copy_unsynced(from, to, err);
 }
 
-int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_result *res, struct wp_verify_report *rep,
-		   struct wp_err *err)
+int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_result *res,
+		   struct wp_verify_report *rep, struct wp_err *err)
 {
 	/* "torch/" and "torch" are one folder; the staging goes beside it, never inside */
 	size_t dl = strlen(dest_in);
@@ -67,32 +69,40 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	int rc = 0;
 	memset(res, 0, sizeof(*res));
 	if (wp_os_stat(dest, &sb) < 0 || !WP_S_ISDIR(sb.st_mode)) {
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is no folder: apply lays a delta onto the unpacked bundle, wheelhouse, "
-			     "channel or mirror folder it was made against", dest);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' is no folder: apply lays a delta onto the unpacked bundle, wheelhouse, "
+			     "channel or mirror folder it was made against",
+			     dest);
 		free(dest_own);
 		return rc;
 	}
-	if (!(unpack = sibling(dest, "delta", err)) || (rc = wp_bundle_unpack(delta, unpack, &top, err)))
+	if (!(unpack = sibling(dest, "delta", err)) ||
+	    (rc = wp_bundle_unpack(delta, unpack, &top, err)))
 		goto fail;
 	mpath = wp_xasprintf("%s/%s", top, WP_DELTA_NAME);
 	if (wp_os_stat(mpath, &sb) < 0) {
-		rc = wp_fail(err, -WPE_USAGE, "'%s' is no delta: it carries no %s (make one with 'wheelpick bundle OUT "
-			     "PKG... --since OLD')", delta, WP_DELTA_NAME);
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' is no delta: it carries no %s (make one with 'wheelpick bundle OUT "
+			     "PKG... --since OLD')",
+			     delta, WP_DELTA_NAME);
 		goto fail;
 	}
 	if ((rc = wp_tree_manifest_load(mpath, &want, err)))
 		goto fail;
 	if (!want.is_delta) {
-		rc = wp_fail(err, -WPE_USAGE, "'%s': %s is no delta manifest", delta, WP_DELTA_NAME);
+		rc = wp_fail(err, -WPE_USAGE, "'%s': %s is no delta manifest", delta,
+			     WP_DELTA_NAME);
 		goto fail;
 	}
 	/* the chain: the delta was made against exactly this tree */
 	if ((rc = wp_tree_manifest_of_dir(dest, &now, err)))
 		goto fail;
 	if (strcmp(now.tree, want.prev_tree) != 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' was made against tree %.16s..., but '%s' is tree %.16s... (another "
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "'%s' was made against tree %.16s..., but '%s' is tree %.16s... (another "
 			     "bundle, an older or newer state, or a changed file); apply the deltas in order, or compare "
-			     "with 'wheelpick verify --manifest'", delta, want.prev_tree, dest, now.tree);
+			     "with 'wheelpick verify --manifest'",
+			     delta, want.prev_tree, dest, now.tree);
 		goto fail;
 	}
 	if (!(stage = sibling(dest, "new", err))) {
@@ -101,10 +111,13 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	}
 	for (size_t i = 0; i < want.n && !rc; i++) {
 		const struct wp_tree_file *f = &want.v[i];
-		char *from = f->carried ? wp_xasprintf("%s/%s", top, f->path) : wp_xasprintf("%s/%s", dest, f->path);
+		char *from = f->carried ? wp_xasprintf("%s/%s", top, f->path) :
+					  wp_xasprintf("%s/%s", dest, f->path);
 		char *to = wp_xasprintf("%s/%s", stage, f->path);
 		if (!f->carried && !wp_tree_manifest_find(&now, f->path))
-			rc = wp_fail(err, -WPE_INTEGRITY, "the delta counts on '%s' being in '%s', and it is not", f->path, dest);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "the delta counts on '%s' being in '%s', and it is not",
+				     f->path, dest);
 		else if (!(rc = mkdirs_for(stage, f->path, err)))
 			rc = place(from, to, f, err);
 		res->carried += f->carried;
@@ -121,7 +134,9 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	for (size_t i = 0; i < in_delta.n && !rc; i++) {
 		const struct wp_tree_file *f = wp_tree_manifest_find(&want, in_delta.v[i].path);
 		if (!f || !f->carried)
-			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' carries '%s', which its manifest does not", delta, in_delta.v[i].path);
+			rc = wp_fail(err, -WPE_INTEGRITY,
+				     "'%s' carries '%s', which its manifest does not", delta,
+				     in_delta.v[i].path);
 	}
 	wp_tree_manifest_release(&in_delta);
 	if (rc || (rc = wp_fs_sync_dir(stage, err)))
@@ -130,7 +145,8 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	if ((rc = wp_tree_manifest_of_dir(stage, &built, err)))
 		goto fail;
 	if (strcmp(built.tree, want.tree) != 0) {
-		rc = wp_fail(err, -WPE_INTEGRITY, "the tree built from '%s' is %.16s..., not the %.16s... its manifest names",
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "the tree built from '%s' is %.16s..., not the %.16s... its manifest names",
 			     delta, built.tree, want.tree);
 		goto fail;
 	}
@@ -139,7 +155,8 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	for (size_t i = 0; i < now.n; i++)
 		res->removed += !wp_tree_manifest_find(&want, now.v[i].path);
 	snprintf(res->tree, sizeof(res->tree), "%s", want.tree);
-	/* the swap: the new tree takes dest's name in one rename; the old goes where the stage was */
+	/* the swap: the new tree takes dest's name in one rename; the old goes where the stage
+	 * was */
 	if (wp_os_rename_exchange(stage, dest) < 0) {
 		rc = wp_fs_fail(err, errno, "cannot swap the new tree into place at", dest);
 		goto fail;

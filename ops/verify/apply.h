@@ -1,6 +1,6 @@
-/* ops/verify/apply.h: `wheelpick apply DELTA DEST`: a delta bundle (bundle --since) laid onto the tree
- * it was made against (an unpacked bundle, a wheelhouse, a conda bundle's folder), all or nothing.
- * Everything is borrowed for the call. */
+/* ops/verify/apply.h: `wheelpick apply DELTA DEST`: a delta bundle (bundle --since) laid onto the
+ * tree it was made against (an unpacked bundle, a wheelhouse, a conda bundle's folder), all or
+ * nothing. Everything is borrowed for the call. */
 #ifndef WP_OPS_VERIFY_APPLY_H
 #define WP_OPS_VERIFY_APPLY_H
 
@@ -23,7 +23,7 @@ struct wp_apply_result {
  * place. On any failure dest is left as it was and nothing else remains. -WPE_INTEGRITY for a
  * broken chain, a file that is not what the manifest says, or a result that does not verify (its
  * problems in rep); -WPE_USAGE for a delta that is no delta; -WPE_IO for the file system. */
-int wp_apply_delta(const char *delta, const char *dest, struct wp_apply_result *res, struct wp_verify_report *rep,
-		   struct wp_err *err);
+int wp_apply_delta(const char *delta, const char *dest, struct wp_apply_result *res,
+		   struct wp_verify_report *rep, struct wp_err *err);
 
 #endif

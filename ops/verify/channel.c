@@ -1,5 +1,5 @@
-/* ops/verify/channel.c: a local conda channel re-checked: each subdir's repodata against its packages, and its
- * CEP 16 shards (when it has them) against its repodata. */
+/* ops/verify/channel.c: a local conda channel re-checked: each subdir's repodata against its
+ * packages, and its CEP 16 shards (when it has them) against its repodata. */
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/url.h"
@@ -26,7 +26,8 @@ struct chan {
 	const char *subdir;
 	const char *repodata;
 	const char *subname;          /* the subdir's name under the channel, with ... */
-	struct wp_strlist *paths, *shas; /* ... each package's SUBDIR/FILE and sha256 collected (NULL: not) */
+	struct wp_strlist *paths, *shas; /* ... each package's SUBDIR/FILE and sha256 collected
+					    (NULL: not) */
 };
 
 static int check_conda_record(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
@@ -38,11 +39,13 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 	struct wp_os_stat sb;
 	c->rep->links++;
 	if (!wp_url_filename_ok(rec->filename)) {
-		wp_vo_problem_add(c, true, ch->repodata, "'%s' is not a usable file name", rec->filename);
+		wp_vo_problem_add(c, true, ch->repodata, "'%s' is not a usable file name",
+				  rec->filename);
 	} else if (wp_os_stat(path, &sb) < 0 || !WP_S_ISREG(sb.st_mode)) {
 		wp_vo_problem_add(c, true, path, "is missing; repodata.json beside it lists it");
 	} else if (rec->size >= 0 && rec->size != (long long)sb.st_size) {
-		wp_vo_problem_add(c, true, path, "is %lld bytes, repodata.json says %lld", (long long)sb.st_size, rec->size);
+		wp_vo_problem_add(c, true, path, "is %lld bytes, repodata.json says %lld",
+				  (long long)sb.st_size, rec->size);
 	} else if (wp_hasher_init(&h, WP_HASH_SHA256 | (rec->md5 ? WP_HASH_MD5 : 0), NULL) == 0) {
 		char sha[WP_SHA256_HEX_LEN + 1], md5[WP_MD5_HEX_LEN + 1];
 		int fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
@@ -59,22 +62,30 @@ static int check_conda_record(void *ctx, const struct wp_file_record *rec, struc
 			c->rep->packages++;
 			if (ch->paths) {
 				/* owned here: a strlist borrows (freed by wp_vo_verify_channel) */
-				wp_strlist_push(ch->paths, wp_xasprintf("%s/%s", ch->subname, rec->filename));
+				wp_strlist_push(ch->paths,
+						wp_xasprintf("%s/%s", ch->subname, rec->filename));
 				wp_strlist_push(ch->shas, wp_xstrdup(sha));
 			}
 			if (!rec->sha256 && !rec->md5)
-				wp_vo_problem_add(c, true, path, "repodata.json gives no sha256 or md5 for it");
+				wp_vo_problem_add(c, true, path,
+						  "repodata.json gives no sha256 or md5 for it");
 			if (rec->sha256 && strcmp(sha, rec->sha256))
-				wp_vo_problem_add(c, true, path, "sha256 is %s, repodata.json says %s", sha, rec->sha256);
+				wp_vo_problem_add(c, true, path,
+						  "sha256 is %s, repodata.json says %s", sha,
+						  rec->sha256);
 			else if (rec->md5 && strcmp(md5, rec->md5))
-				wp_vo_problem_add(c, true, path, "md5 is %s, repodata.json says %s", md5, rec->md5);
+				wp_vo_problem_add(c, true, path, "md5 is %s, repodata.json says %s",
+						  md5, rec->md5);
 			else {
-				struct wp_conda_expect ex = { rec->project, rec->version, rec->build };
+				struct wp_conda_expect ex = { rec->project, rec->version,
+							      rec->build };
 				struct wp_err e = WP_ERR_INIT;
 				if (wp_conda_verify(path, &ex, NULL, &e) < 0)
 					wp_vo_problem_add(c, true, path, "%s", e.msg);
 				else
-					wp_vo_check_conda_attest(c, path, rec->filename, rec->project, sha, rec->provenance);
+					wp_vo_check_conda_attest(c, path, rec->filename,
+								 rec->project, sha,
+								 rec->provenance);
 			}
 		}
 		wp_hasher_release(&h);
@@ -107,8 +118,9 @@ static int collect_fn(void *ctx, const struct wp_file_record *rec, struct wp_err
 {
 	struct srecs *v = ctx;
 	if (rec->filename && rec->project)
-		wp_vec_push(v, ((struct srec){ wp_xstrdup(rec->filename), wp_xstrdup(rec->project), dup_or_null(rec->sha256),
-					       dup_or_null(rec->md5), false }));
+		wp_vec_push(v, ((struct srec){ wp_xstrdup(rec->filename), wp_xstrdup(rec->project),
+					       dup_or_null(rec->sha256), dup_or_null(rec->md5),
+					       false }));
 	return 0;
 }
 
@@ -129,7 +141,8 @@ static bool same(const char *a, const char *b)
 static void check_shard(struct vo_ctx *c, const char *subdir, const struct wp_shard_index *ix,
 			const struct wp_shard_entry *e, struct srecs *want)
 {
-	char *url = wp_shard_url(ix, e), *path = NULL, *shown = wp_xasprintf("%s/shards/%s.msgpack.zst", subdir, e->sha256);
+	char *url = wp_shard_url(ix, e), *path = NULL,
+	     *shown = wp_xasprintf("%s/shards/%s.msgpack.zst", subdir, e->sha256);
 	struct wp_buf body, json = WP_BUF_INIT;
 	struct wp_err le = WP_ERR_INIT, re = WP_ERR_INIT;
 	struct srecs got = { 0 };
@@ -137,13 +150,16 @@ static void check_shard(struct vo_ctx *c, const char *subdir, const struct wp_sh
 	size_t dl = strlen(subdir);
 	memset(&body, 0, sizeof(body));
 	if (wp_local_path(url, &path, &le) < 0 || strncmp(path, subdir, dl) || path[dl] != '/') {
-		wp_vo_problem_add(c, true, shown, "is not in the channel: the index puts '%s''s shard at '%s'", e->name, url);
+		wp_vo_problem_add(c, true, shown,
+				  "is not in the channel: the index puts '%s''s shard at '%s'",
+				  e->name, url);
 		goto out;
 	}
 	free(shown);
 	shown = wp_xstrdup(path);
 	if (wp_file_read_capped(path, WP_SHARD_MAX, &body, &le) < 0) {
-		wp_vo_problem_add(c, true, shown, "is missing or unreadable; the index names it for '%s'", e->name);
+		wp_vo_problem_add(c, true, shown,
+				  "is missing or unreadable; the index names it for '%s'", e->name);
 		goto out;
 	}
 	c->rep->pages++;
@@ -152,7 +168,8 @@ static void check_shard(struct vo_ctx *c, const char *subdir, const struct wp_sh
 		wp_vo_problem_add(c, true, shown, "%s", re.msg);
 		goto out;
 	}
-	if (wp_read_repodata_mem(json.data, json.len, "file:///shard", collect_fn, &got, &st, &re) < 0) {
+	if (wp_read_repodata_mem(json.data, json.len, "file:///shard", collect_fn, &got, &st, &re) <
+	    0) {
 		wp_vo_problem_add(c, true, shown, "%s", re.msg);
 		goto out;
 	}
@@ -160,16 +177,21 @@ static void check_shard(struct vo_ctx *c, const char *subdir, const struct wp_sh
 		wp_vo_problem_add(c, true, shown, "holds %llu broken record(s)", st.malformed);
 	for (size_t i = 0; i < got.n; i++) {
 		const struct srec *r = &got.v[i];
-		struct srec key = { .filename = r->filename }, *w = bsearch(&key, want->v, want->n, sizeof(*want->v), srec_cmp);
+		struct srec key = { .filename = r->filename },
+			    *w = bsearch(&key, want->v, want->n, sizeof(*want->v), srec_cmp);
 		c->rep->links++;
 		if (strcmp(r->name, e->name))
-			wp_vo_problem_add(c, true, shown, "holds '%s', a record of '%s', under the name '%s'", r->filename, r->name,
-				       e->name);
+			wp_vo_problem_add(c, true, shown,
+					  "holds '%s', a record of '%s', under the name '%s'",
+					  r->filename, r->name, e->name);
 		else if (!w)
-			wp_vo_problem_add(c, true, shown, "holds '%s', which repodata.json does not list", r->filename);
+			wp_vo_problem_add(c, true, shown,
+					  "holds '%s', which repodata.json does not list",
+					  r->filename);
 		else if (!same(w->sha256, r->sha256) || !same(w->md5, r->md5))
-			wp_vo_problem_add(c, true, shown, "gives '%s' sha256 %s, repodata.json %s", r->filename,
-				       r->sha256 ? r->sha256 : "(none)", w->sha256 ? w->sha256 : "(none)");
+			wp_vo_problem_add(c, true, shown, "gives '%s' sha256 %s, repodata.json %s",
+					  r->filename, r->sha256 ? r->sha256 : "(none)",
+					  w->sha256 ? w->sha256 : "(none)");
 		else
 			w->seen = true;
 	}
@@ -201,8 +223,9 @@ static void verify_shards(struct vo_ctx *c, const char *subdir, const char *repo
 	}
 	c->rep->pages++;
 	if (ix.malformed)
-		wp_vo_problem_add(c, true, index, "has %llu entries that name no shard (a bad name or a hash not 32 bytes)",
-			       ix.malformed);
+		wp_vo_problem_add(c, true, index,
+				  "has %llu entries that name no shard (a bad name or a hash not 32 bytes)",
+				  ix.malformed);
 	if (wp_read_repodata_file(repodata, "file:///repodata", collect_fn, &want, &st, &e) < 0)
 		goto out; /* said by the repodata check */
 	if (want.n > 1)
@@ -215,10 +238,13 @@ static void verify_shards(struct vo_ctx *c, const char *subdir, const char *repo
 		if (w->seen)
 			continue;
 		if (!wp_shard_index_find(&ix, w->name))
-			wp_vo_problem_add(c, true, index, "names no shard for '%s', which repodata.json lists ('%s')", w->name,
-				       w->filename);
+			wp_vo_problem_add(c, true, index,
+					  "names no shard for '%s', which repodata.json lists ('%s')",
+					  w->name, w->filename);
 		else
-			wp_vo_problem_add(c, true, index, "'%s''s shard lacks '%s', which repodata.json lists", w->name, w->filename);
+			wp_vo_problem_add(c, true, index,
+					  "'%s''s shard lacks '%s', which repodata.json lists",
+					  w->name, w->filename);
 	}
 out:
 	srecs_free(&want);
@@ -246,7 +272,8 @@ static void verify_zst(struct vo_ctx *c, const char *repodata)
 	    wp_zstd_decompress(z.data, z.len, WP_CHANNEL_REPODATA_MAX, zst, &out, &e) < 0)
 		wp_vo_problem_add(c, true, zst, "%s", e.msg);
 	else if (out.len != json.len || memcmp(out.data, json.data, json.len))
-		wp_vo_problem_add(c, true, zst, "does not hold repodata.json's bytes (conda reads the .zst first): it was changed");
+		wp_vo_problem_add(c, true, zst,
+				  "does not hold repodata.json's bytes (conda reads the .zst first): it was changed");
 	else
 		c->rep->pages++;
 out:
@@ -256,8 +283,8 @@ out:
 	free(zst);
 }
 
-static void verify_subdir(struct vo_ctx *c, const char *subdir, const char *subname, struct wp_strlist *paths,
-			  struct wp_strlist *shas)
+static void verify_subdir(struct vo_ctx *c, const char *subdir, const char *subname,
+			  struct wp_strlist *paths, struct wp_strlist *shas)
 {
 	char *repodata = wp_xasprintf("%s/repodata.json", subdir);
 	char *url = wp_vo_file_url(subdir, "");
@@ -269,8 +296,9 @@ static void verify_subdir(struct vo_ctx *c, const char *subdir, const char *subn
 	else
 		c->rep->pages++;
 	if (st.malformed)
-		wp_vo_problem_add(c, true, repodata, "%llu records are broken (no name, a bad hash, wrong types)",
-			    st.malformed);
+		wp_vo_problem_add(c, true, repodata,
+				  "%llu records are broken (no name, a bad hash, wrong types)",
+				  st.malformed);
 	verify_zst(c, repodata);
 	verify_shards(c, subdir, repodata);
 	free(url);
@@ -301,7 +329,8 @@ void wp_vo_verify_channel(struct vo_ctx *c, const char *dir)
 		free(sd);
 	}
 	/* the channel's SBOM lists every package its repodata lists */
-	wp_vo_check_sbom(c, dir, (const char *const *)paths.v, (const char *const *)shas.v, paths.n, true);
+	wp_vo_check_sbom(c, dir, (const char *const *)paths.v, (const char *const *)shas.v, paths.n,
+			 true);
 	for (size_t i = 0; i < paths.n; i++)
 		free((char *)paths.v[i]), free((char *)shas.v[i]);
 	wp_strlist_release(&paths);

@@ -1,4 +1,5 @@
-/* ops/verify/common.c: the verify report, problems, the hash cache and file helpers every check uses. */
+/* ops/verify/common.c: the verify report, problems, the hash cache and file helpers every check
+ * uses. */
 #include "ops/verify/common.h"
 #include "base/buf.h"
 #include "base/mem.h"
@@ -119,20 +120,27 @@ static void check_gpu_code(struct vo_ctx *c, const char *path, const struct wp_w
 	for (int i = 0; i < g->n; i++) {
 		enum wp_gpu_verdict v;
 		struct wp_err e = WP_ERR_INIT;
-		if (wp_gpucode_verdict(info->gpu_code, g->sm[i], g->driver_cuda, &v, &why, &e) < 0) {
+		if (wp_gpucode_verdict(info->gpu_code, g->sm[i], g->driver_cuda, &v, &why, &e) <
+		    0) {
 			wp_vo_problem_add(c, true, path, "%s", e.msg);
 			continue;
 		}
 		struct wp_verify_report *r = c->rep;
 		wp_vec_push_fields(r->gpucode, r->n_gpucode, r->cap_gpucode,
-				   ((struct wp_verify_gpucode){ .path = wp_vo_show(c, path), .sm = g->sm[i], .verdict = (int)v,
-								.why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) : NULL,
-								.archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
+				   ((struct wp_verify_gpucode){
+					   .path = wp_vo_show(c, path),
+					   .sm = g->sm[i],
+					   .verdict = (int)v,
+					   .why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) : NULL,
+					   .archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
 		if (v == WP_GPU_NONE)
-			wp_vo_problem_add(c, true, path, "no kernel image for sm_%d: %s", g->sm[i], wp_buf_cstr(&why));
+			wp_vo_problem_add(c, true, path, "no kernel image for sm_%d: %s", g->sm[i],
+					  wp_buf_cstr(&why));
 		else if (v == WP_GPU_PTX_JIT)
-			wp_vo_problem_add(c, false, path, "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
-				       "maybe slower kernels): %s", g->sm[i], wp_buf_cstr(&why));
+			wp_vo_problem_add(c, false, path,
+					  "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
+					  "maybe slower kernels): %s",
+					  g->sm[i], wp_buf_cstr(&why));
 	}
 	wp_buf_free(&why);
 	wp_buf_free(&archs);

@@ -59,12 +59,13 @@ void wp_vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
 /* The FILE.provenance beside a distribution (PEP 740): verified when a trusted root is given,
  * required when the policy names the file's project. filename: the distribution's name (NULL:
  * path's last component); sha256: its hash when known (NULL: hashed here). */
-void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename, const char *sha256);
+void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename,
+			    const char *sha256);
 /* A conda package's CEP 27 attestations (path + ".sigs.<sha256>", the sha256 attest_url's name
  * gives; attest_url NULL: its record names none): present, those bytes, and each bundle about this
  * package (verified in full with a trusted root); required when the policy names project. */
-void wp_vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filename, const char *project,
-			   const char *sha256, const char *attest_url);
+void wp_vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filename,
+			      const char *project, const char *sha256, const char *attest_url);
 
 /* The checks of each kind, each adding its problems to c->rep. */
 void wp_vo_verify_wheelhouse(struct vo_ctx *c, const char *dir);
@@ -91,11 +92,12 @@ int wp_vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err);
 char *wp_vo_site_packages(const char *dir);
 void wp_vo_verify_installed(struct vo_ctx *c, const char *site);
 void wp_vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked, size_t n_linked);
-/* An output's SBOM (dir/sbom.cdx.json; dir/sbom.spdx.json when there) against its files: paths (relative
- * to dir) with the sha256 of their bytes. A missing CycloneDX document is a note (an output written
- * before SBOMs were); a file it omits or adds, or another sha256, is a failure (a note when !fatal: a
- * mirror run cut short before it wrote the SBOM, which its pending list says). */
-void wp_vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths, const char *const *sha, size_t n,
-		   bool fatal);
+/* An output's SBOM (dir/sbom.cdx.json; dir/sbom.spdx.json when there) against its files: paths
+ * (relative to dir) with the sha256 of their bytes. A missing CycloneDX document is a note (an
+ * output written before SBOMs were); a file it omits or adds, or another sha256, is a failure (a
+ * note when !fatal: a mirror run cut short before it wrote the SBOM, which its pending list
+ * says). */
+void wp_vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths,
+		      const char *const *sha, size_t n, bool fatal);
 
 #endif

@@ -1,5 +1,5 @@
-/* ops/verify/installed.c: `verify --gpu` of an installed environment: each distribution's shared objects,
- * as its RECORD lists them, read from disk and their GPU code judged on the GPUs given. */
+/* ops/verify/installed.c: `verify --gpu` of an installed environment: each distribution's shared
+ * objects, as its RECORD lists them, read from disk and their GPU code judged on the GPUs given. */
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/mem.h"
@@ -14,8 +14,8 @@
 
 #define RECORD_MAX ((size_t)64 << 20)
 
-/* The site-packages folder of dir: dir itself when it holds a *.dist-info folder, else, for a virtual
- * environment (pyvenv.cfg), its lib/python3.N/site-packages. NULL when neither. */
+/* The site-packages folder of dir: dir itself when it holds a *.dist-info folder, else, for a
+ * virtual environment (pyvenv.cfg), its lib/python3.N/site-packages. NULL when neither. */
 char *wp_vo_site_packages(const char *dir)
 {
 	size_t n;
@@ -45,7 +45,8 @@ char *wp_vo_site_packages(const char *dir)
 	return found;
 }
 
-/* A file's GPU code; NULL when it cannot be read (the problem is said, as is a container refused). */
+/* A file's GPU code; NULL when it cannot be read (the problem is said, as is a container
+ * refused). */
 static char *file_code(struct vo_ctx *c, const char *path)
 {
 	char *code = NULL;
@@ -87,12 +88,13 @@ void wp_vo_verify_installed(struct vo_ctx *c, const char *site)
 {
 	size_t n;
 	char **names = wp_vo_list_dir(site, &n);
-	struct wp_buf rec = WP_BUF_INIT, p = WP_BUF_INIT, code = WP_BUF_INIT, merged = WP_BUF_INIT, why = WP_BUF_INIT,
-		      archs = WP_BUF_INIT;
+	struct wp_buf rec = WP_BUF_INIT, p = WP_BUF_INIT, code = WP_BUF_INIT, merged = WP_BUF_INIT,
+		      why = WP_BUF_INIT, archs = WP_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		if (!wp_cstr_endswith(names[i], ".dist-info"))
 			continue;
-		char *dist = wp_xasprintf("%s/%s", site, names[i]), *rpath = wp_xasprintf("%s/RECORD", dist);
+		char *dist = wp_xasprintf("%s/%s", site, names[i]),
+		     *rpath = wp_xasprintf("%s/RECORD", dist);
 		struct wp_err e = WP_ERR_INIT;
 		bool any_so = false;
 		wp_buf_reset(&code);
@@ -103,7 +105,8 @@ void wp_vo_verify_installed(struct vo_ctx *c, const char *site)
 		}
 		struct wp_str rest = WP_STRN(rec.data ? rec.data : "", rec.len);
 		while (record_path(&rest, &p)) {
-			/* the distribution's own files: nothing outside site-packages is a shared object of it */
+			/* the distribution's own files: nothing outside site-packages is a shared
+			 * object of it */
 			if (!wp_fatbin_wanted(p.data) || p.data[0] == '/' || strstr(p.data, ".."))
 				continue;
 			char *f = wp_xasprintf("%s/%s", site, p.data);
@@ -126,18 +129,26 @@ void wp_vo_verify_installed(struct vo_ctx *c, const char *site)
 			const int sm = c->rep->gpus->sm[g];
 			enum wp_gpu_verdict v;
 			wp_err_clear(&e);
-			if (wp_gpucode_verdict(wp_buf_cstr(&code), sm, c->rep->gpus->driver_cuda, &v, &why, &e) < 0)
+			if (wp_gpucode_verdict(wp_buf_cstr(&code), sm, c->rep->gpus->driver_cuda,
+					       &v, &why, &e) < 0)
 				continue;
 			struct wp_verify_report *r = c->rep;
 			wp_vec_push_fields(r->gpucode, r->n_gpucode, r->cap_gpucode,
-					   ((struct wp_verify_gpucode){ .path = wp_xstrdup(dist), .sm = sm, .verdict = (int)v,
-									.why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) : NULL,
-									.archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
+					   ((struct wp_verify_gpucode){
+						   .path = wp_xstrdup(dist),
+						   .sm = sm,
+						   .verdict = (int)v,
+						   .why = why.len ? wp_xstrdup(wp_buf_cstr(&why)) :
+								    NULL,
+						   .archs = wp_xstrdup(wp_buf_cstr(&archs)) }));
 			if (v == WP_GPU_NONE)
-				wp_vo_problem_add(c, true, dist, "no kernel image for sm_%d: %s", sm, wp_buf_cstr(&why));
+				wp_vo_problem_add(c, true, dist, "no kernel image for sm_%d: %s",
+						  sm, wp_buf_cstr(&why));
 			else if (v == WP_GPU_PTX_JIT)
-				wp_vo_problem_add(c, false, dist, "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
-					       "maybe slower kernels): %s", sm, wp_buf_cstr(&why));
+				wp_vo_problem_add(c, false, dist,
+						  "runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
+						  "maybe slower kernels): %s",
+						  sm, wp_buf_cstr(&why));
 		}
 next:
 		free(rpath);

@@ -1,4 +1,5 @@
-/* ops/verify/mirror.c: a mirror re-checked: root pages, project pages (HTML and JSON), links, hashes, metadata. */
+/* ops/verify/mirror.c: a mirror re-checked: root pages, project pages (HTML and JSON), links,
+ * hashes, metadata. */
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -61,7 +62,8 @@ static bool same_opt(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* Check one page's links against the disk: file there, sha256 right, metadata right, wheel sound. */
+/* Check one page's links against the disk: file there, sha256 right, metadata right, wheel
+ * sound. */
 static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root, const char *page,
 			struct links *ls)
 {
@@ -71,25 +73,30 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 		char *path = NULL;
 		struct wp_err e = WP_ERR_INIT;
 		c->rep->links++;
-		if (strncmp(l->url, "file://", 7) || wp_url_decode(l->url + 7, strlen(l->url + 7), &path, &e) < 0) {
-			wp_vo_problem_add(c, true, page, "the link to '%s' does not stay in the mirror: %s",
-				    l->filename, l->url);
+		if (strncmp(l->url, "file://", 7) ||
+		    wp_url_decode(l->url + 7, strlen(l->url + 7), &path, &e) < 0) {
+			wp_vo_problem_add(c, true, page,
+					  "the link to '%s' does not stay in the mirror: %s",
+					  l->filename, l->url);
 			continue;
 		}
 		if (strncmp(path, root, rlen) || path[rlen] != '/' || strstr(path, "/../")) {
-			wp_vo_problem_add(c, true, page, "the link to '%s' leaves the mirror: %s", l->filename, path);
+			wp_vo_problem_add(c, true, page, "the link to '%s' leaves the mirror: %s",
+					  l->filename, path);
 			free(path);
 			continue;
 		}
 		if (!l->sha256) {
-			wp_vo_problem_add(c, true, page, "the link to '%s' has no #sha256=", l->filename);
+			wp_vo_problem_add(c, true, page,
+					  "the link to '%s' has no #sha256=", l->filename);
 		} else if (!wp_vo_is_file(path)) {
 			wp_vo_problem_add(c, true, path, "is missing; '%s' links to it", page);
 		} else {
 			struct vo_hashed *h = wp_vo_hash_of(c, hc, path);
 			if (strcmp(h->sha256, l->sha256))
-				wp_vo_problem_add(c, true, path, "sha256 is %s, '%s' says %s", h->sha256[0] ?
-					    h->sha256 : "(unreadable)", page, l->sha256);
+				wp_vo_problem_add(c, true, path, "sha256 is %s, '%s' says %s",
+						  h->sha256[0] ? h->sha256 : "(unreadable)", page,
+						  l->sha256);
 			else if (wp_cstr_endswith(l->filename, ".whl") && !h->wheel_checked) {
 				h->wheel_checked = true;
 				wp_vo_check_wheel(c, path, l->filename);
@@ -97,26 +104,31 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 			}
 		}
 		if (l->provenance) {
-			/* a mirror keeps a file's provenance beside it, FILE.provenance, and links that */
+			/* a mirror keeps a file's provenance beside it, FILE.provenance, and links
+			 * that */
 			char *want = wp_xasprintf("%s.provenance", l->url);
 			char *ppath = wp_xasprintf("%s.provenance", path);
 			if (strcmp(l->provenance, want))
-				wp_vo_problem_add(c, true, page, "the provenance of '%s' is not the file beside it: %s", l->filename,
-					       l->provenance);
+				wp_vo_problem_add(c, true, page,
+						  "the provenance of '%s' is not the file beside it: %s",
+						  l->filename, l->provenance);
 			else if (!wp_vo_is_file(ppath))
-				wp_vo_problem_add(c, true, ppath, "is missing; '%s' announces it", page);
+				wp_vo_problem_add(c, true, ppath, "is missing; '%s' announces it",
+						  page);
 			free(want);
 			free(ppath);
 		}
 		if (l->core_metadata) {
 			char *mpath = wp_xasprintf("%s.metadata", path);
 			if (!wp_vo_is_file(mpath)) {
-				wp_vo_problem_add(c, true, mpath, "is missing; '%s' announces it", page);
+				wp_vo_problem_add(c, true, mpath, "is missing; '%s' announces it",
+						  page);
 			} else if (!strncmp(l->core_metadata, "sha256=", 7)) {
 				struct vo_hashed *h = wp_vo_hash_of(c, hc, mpath);
 				if (strcmp(h->sha256, l->core_metadata + 7))
-					wp_vo_problem_add(c, true, mpath, "sha256 is %s, '%s' says %s", h->sha256,
-						    page, l->core_metadata + 7);
+					wp_vo_problem_add(c, true, mpath,
+							  "sha256 is %s, '%s' says %s", h->sha256,
+							  page, l->core_metadata + 7);
 			}
 			free(mpath);
 		}
@@ -127,23 +139,28 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 /* Every entry of a page the mirror wrote is one of its files: an entry a reader skips (malformed,
  * a filename that is not its URL's last segment, a link that is no wheel or sdist, such as
  * ../../../../etc/passwd) is a problem, not a skip; a client may read it differently. */
-static void all_accounted(struct vo_ctx *c, const char *path, const struct wp_index_stats *st, const char *noun)
+static void all_accounted(struct vo_ctx *c, const char *path, const struct wp_index_stats *st,
+			  const char *noun)
 {
 	if (st->skipped)
-		wp_vo_problem_add(c, true, path, "%llu of its %llu %s %s malformed, or not one of the mirror's files "
-			       "(a filename that is not its URL's last segment, a link to something else)",
-			       st->skipped, st->links, noun, st->skipped == 1 ? "is" : "are");
+		wp_vo_problem_add(c, true, path,
+				  "%llu of its %llu %s %s malformed, or not one of the mirror's files "
+				  "(a filename that is not its URL's last segment, a link to something else)",
+				  st->skipped, st->links, noun, st->skipped == 1 ? "is" : "are");
 }
 
-static int read_page(struct vo_ctx *c, const char *path, const char *url, bool json, struct links *ls)
+static int read_page(struct vo_ctx *c, const char *path, const char *url, bool json,
+		     struct links *ls)
 {
 	struct wp_buf b;
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_index_stats st = { 0 };
 	int rc = wp_file_read_capped(path, VO_PAGE_MAX, &b, &e);
 	if (!rc)
-		rc = json ? wp_read_pep691(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st, &e)
-			  : wp_read_html_links(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st, &e);
+		rc = json ? wp_read_pep691(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st,
+					   &e) :
+			    wp_read_html_links(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls,
+					       &st, &e);
 	if (rc) {
 		wp_vo_problem_add(c, true, path, "%s", e.msg);
 	} else {
@@ -160,8 +177,8 @@ static bool pending_has(const struct wp_buf *pend, const char *project, const ch
  * a mirror run that was cut short was placing or removing that file (the pending list names it:
  * the HTML page is written first), else a problem: a client that reads the other page gets
  * another answer. */
-static void compare_pages(struct vo_ctx *c, const char *html_path, const char *project, const struct wp_buf *pend,
-			  struct links *h, struct links *j)
+static void compare_pages(struct vo_ctx *c, const char *html_path, const char *project,
+			  const struct wp_buf *pend, struct links *h, struct links *j)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		struct link *a = &h->v[i], *b = NULL;
@@ -170,21 +187,28 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, const char *p
 				b = &j->v[k];
 		if (!b) {
 			if (pending_has(pend, project, a->filename))
-				wp_vo_problem_add(c, false, html_path, "'%s' is not in index.json beside it (a write in "
-					       "progress, or one that was cut short)", a->filename);
+				wp_vo_problem_add(c, false, html_path,
+						  "'%s' is not in index.json beside it (a write in "
+						  "progress, or one that was cut short)",
+						  a->filename);
 			else
-				wp_vo_problem_add(c, true, html_path, "'%s' is not in index.json beside it, and no mirror "
-					       "run was placing it (mirror again to rewrite the pages)", a->filename);
+				wp_vo_problem_add(c, true, html_path,
+						  "'%s' is not in index.json beside it, and no mirror "
+						  "run was placing it (mirror again to rewrite the pages)",
+						  a->filename);
 			continue;
 		}
-		const char *what = !same_opt(a->url, b->url) ? "url" :
+		const char *what = !same_opt(a->url, b->url)       ? "url" :
 				   !same_opt(a->sha256, b->sha256) ? "sha256" :
-				   !same_opt(a->requires_python, b->requires_python) ? "requires-python" :
+				   !same_opt(a->requires_python, b->requires_python) ?
+								     "requires-python" :
 				   !same_opt(a->core_metadata, b->core_metadata) ? "core metadata" :
-				   !same_opt(a->provenance, b->provenance) ? "provenance" : NULL;
+				   !same_opt(a->provenance, b->provenance)       ? "provenance" :
+										   NULL;
 		if (what)
-			wp_vo_problem_add(c, true, html_path, "index.html and index.json disagree on the %s of '%s'",
-				    what, a->filename);
+			wp_vo_problem_add(c, true, html_path,
+					  "index.html and index.json disagree on the %s of '%s'",
+					  what, a->filename);
 	}
 	for (size_t k = 0; k < j->n; k++) {
 		bool found = false;
@@ -193,11 +217,14 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, const char *p
 		if (found)
 			continue;
 		if (pending_has(pend, project, j->v[k].filename))
-			wp_vo_problem_add(c, false, html_path, "'%s' is in index.json but not in index.html",
-				       j->v[k].filename);
+			wp_vo_problem_add(c, false, html_path,
+					  "'%s' is in index.json but not in index.html",
+					  j->v[k].filename);
 		else
-			wp_vo_problem_add(c, true, html_path, "'%s' is in index.json but not in index.html, and no "
-				       "mirror run was placing it (mirror again to rewrite the pages)", j->v[k].filename);
+			wp_vo_problem_add(c, true, html_path,
+					  "'%s' is in index.json but not in index.html, and no "
+					  "mirror run was placing it (mirror again to rewrite the pages)",
+					  j->v[k].filename);
 	}
 }
 
@@ -216,7 +243,8 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 {
 	struct names hn = { 0 }, jn = { 0 };
 	struct wp_index_stats hst = { 0 }, jst = { 0 };
-	char *html = wp_xasprintf("%s/index.html", simple), *json = wp_xasprintf("%s/index.json", simple);
+	char *html = wp_xasprintf("%s/index.html", simple),
+	     *json = wp_xasprintf("%s/index.json", simple);
 	char *url = wp_vo_file_url(simple, "/");
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_buf b;
@@ -224,7 +252,8 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 		wp_vo_problem_add(c, true, html,
 				  "is missing: pip cannot list the mirror's projects");
 	} else if (wp_file_read_capped(html, VO_PAGE_MAX, &b, &e) < 0 ||
-		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, &hst, &e) < 0) {
+		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, &hst, &e) <
+			   0) {
 		wp_vo_problem_add(c, true, html, "%s", e.msg);
 		wp_buf_free(&b);
 	} else {
@@ -235,14 +264,17 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 			char *page = wp_xasprintf("%s/%s/index.html", simple, hn.v[i]);
 			c->rep->links++;
 			if (!wp_vo_is_file(page))
-				wp_vo_problem_add(c, true, page, "is missing; the root page links to '%s'", hn.v[i]);
+				wp_vo_problem_add(c, true, page,
+						  "is missing; the root page links to '%s'",
+						  hn.v[i]);
 			free(page);
 		}
 	}
 	if (wp_vo_is_file(json)) {
 		wp_err_clear(&e);
 		if (wp_file_read_capped(json, VO_PAGE_MAX, &b, &e) < 0 ||
-		    wp_read_pep691_projects(url, wp_buf_cstr(&b), b.len, collect_name, &jn, &jst, &e) < 0) {
+		    wp_read_pep691_projects(url, wp_buf_cstr(&b), b.len, collect_name, &jn, &jst,
+					    &e) < 0) {
 			wp_vo_problem_add(c, true, json, "%s", e.msg);
 		} else {
 			c->rep->pages++;
@@ -253,10 +285,13 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 				for (size_t k = 0; k < hn.n && !in_html; k++)
 					in_html = !strcmp(hn.v[k], jn.v[i]);
 				if (!wp_vo_is_file(page))
-					wp_vo_problem_add(c, true, page, "is missing; the root index.json names '%s'",
-						    jn.v[i]);
+					wp_vo_problem_add(c, true, page,
+							  "is missing; the root index.json names '%s'",
+							  jn.v[i]);
 				else if (!in_html)
-					wp_vo_problem_add(c, false, json, "'%s' is not in index.html beside it", jn.v[i]);
+					wp_vo_problem_add(c, false, json,
+							  "'%s' is not in index.html beside it",
+							  jn.v[i]);
 				free(page);
 			}
 			for (size_t i = 0; i < hn.n; i++) {
@@ -264,7 +299,9 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 				for (size_t k = 0; k < jn.n && !in_json; k++)
 					in_json = !strcmp(hn.v[i], jn.v[k]);
 				if (!in_json)
-					wp_vo_problem_add(c, false, json, "'%s' is in index.html but not here", hn.v[i]);
+					wp_vo_problem_add(c, false, json,
+							  "'%s' is in index.html but not here",
+							  hn.v[i]);
 			}
 		}
 		wp_buf_free(&b);
@@ -282,15 +319,16 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 
 /* One page root of a mirror (simple/, or a variant's such as cu118/): its root page and every
  * project page under it, each link and hash. */
-static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root, const char *simple,
-			const struct wp_buf *pend)
+static void verify_root(struct vo_ctx *c, struct vo_hcache *hc, const char *root,
+			const char *simple, const struct wp_buf *pend)
 {
 	size_t n;
 	char **projects = wp_vo_list_dir(simple, &n);
 	check_root(c, root, simple);
 	for (size_t i = 0; i < n; i++) {
 		char *pdir = wp_xasprintf("%s/%s", simple, projects[i]);
-		char *html = wp_xasprintf("%s/index.html", pdir), *json = wp_xasprintf("%s/index.json", pdir);
+		char *html = wp_xasprintf("%s/index.html", pdir),
+		     *json = wp_xasprintf("%s/index.json", pdir);
 		char *url = wp_vo_file_url(pdir, "/");
 		struct links hl = { 0 }, jl = { 0 };
 		bool have_html = wp_vo_is_file(html), have_json = wp_vo_is_file(json);
@@ -329,7 +367,8 @@ static bool pending_has(const struct wp_buf *pend, const char *project, const ch
 	for (const char *l = pend->data; l && *l;) {
 		const char *nl = strchr(l, '\n');
 		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		if (len == pl + 1 + fl && !strncmp(l, project, pl) && l[pl] == '/' && !strncmp(l + pl + 1, filename, fl))
+		if (len == pl + 1 + fl && !strncmp(l, project, pl) && l[pl] == '/' &&
+		    !strncmp(l + pl + 1, filename, fl))
 			return true;
 		l = nl ? nl + 1 : l + len;
 	}
@@ -340,7 +379,8 @@ static bool pending_has(const struct wp_buf *pend, const char *project, const ch
  * there): a file nobody lists was added behind the pages' back, or is left from a cut-short
  * write. A .metadata file goes with its wheel. Other files (a README someone keeps there) are
  * not the mirror's, and neither checked nor flagged; a FIFO or link where files live is. */
-static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const char *root, const struct wp_buf *pend)
+static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const char *root,
+			   const struct wp_buf *pend)
 {
 	char **sorted = wp_xcalloc(hc->n ? hc->n : 1, sizeof(*sorted));
 	for (size_t i = 0; i < hc->n; i++)
@@ -359,17 +399,22 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 			bool meta = wp_cstr_endswith(names[k], ".metadata");
 			char *dist = wp_xstrndup(names[k], meta ? len - 9 : len);
 			struct wp_os_stat sb;
-			if (wp_index_file_kind(dist) != WP_KIND_UNKNOWN && wp_os_lstat(path, &sb) == 0) {
+			if (wp_index_file_kind(dist) != WP_KIND_UNKNOWN &&
+			    wp_os_lstat(path, &sb) == 0) {
 				char *dpath = wp_xasprintf("%s/%s", pdir, dist);
 				if (!WP_S_ISREG(sb.st_mode))
-					wp_vo_problem_add(c, true, path, "is not a plain file; a mirror serves files (remove it)");
-				else if (!linked(sorted, hc->n, dpath) && pending_has(pend, projects[i], dist))
-					wp_vo_problem_add(c, false, path, "was placed by a mirror run that was cut short and "
-						       "no page links it yet; the next run links it, or --prune removes it");
+					wp_vo_problem_add(c, true, path,
+							  "is not a plain file; a mirror serves files (remove it)");
+				else if (!linked(sorted, hc->n, dpath) &&
+					 pending_has(pend, projects[i], dist))
+					wp_vo_problem_add(c, false, path,
+							  "was placed by a mirror run that was cut short and "
+							  "no page links it yet; the next run links it, or --prune removes it");
 				else if (!linked(sorted, hc->n, dpath))
-					wp_vo_problem_add(c, true, path, meta ? "belongs to no file a page links (remove it)"
-						       : "is in the mirror but no page links it: added behind the pages' "
-						       "back, or left by a cut-short run (remove it, or mirror again)");
+					wp_vo_problem_add(c, true, path,
+							  meta ? "belongs to no file a page links (remove it)" :
+								 "is in the mirror but no page links it: added behind the pages' "
+								 "back, or left by a cut-short run (remove it, or mirror again)");
 				free(dpath);
 			}
 			free(dist);
@@ -388,7 +433,9 @@ static void check_unlisted(struct vo_ctx *c, const struct vo_hcache *hc, const c
 static bool manifest_root(const char *root, const char *sub)
 {
 	char *path = wp_xasprintf("%s/%s", root, WP_MIRROR_MANIFEST);
-	const struct wp_json_opts o = { .what = path, .noun = "mirror manifest", .max_bytes = VO_JSON_MAX };
+	const struct wp_json_opts o = { .what = path,
+					.noun = "mirror manifest",
+					.max_bytes = VO_JSON_MAX };
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_json_val *tree = NULL;
 	bool found = false, named = false;
@@ -430,7 +477,8 @@ void wp_vo_verify_mirror(struct vo_ctx *c, const char *root)
 		if (!strcmp(subs[i], "simple") || !strcmp(subs[i], "files") ||
 		    (!wp_variant_from_dir(subs[i], &v) && !manifest_root(root, subs[i])))
 			continue;
-		char *vr = wp_xasprintf("%s/%s", root, subs[i]), *idx = wp_xasprintf("%s/%s/index.html", root, subs[i]);
+		char *vr = wp_xasprintf("%s/%s", root, subs[i]),
+		     *idx = wp_xasprintf("%s/%s/index.html", root, subs[i]);
 		if (wp_vo_is_dir(vr) && wp_vo_is_file(idx))
 			verify_root(c, &hc, root, vr, &pend);
 		free(vr);
@@ -438,7 +486,8 @@ void wp_vo_verify_mirror(struct vo_ctx *c, const char *root)
 	}
 	check_unlisted(c, &hc, root, &pend);
 	/* the SBOM lists the files the pages link, under files/ */
-	const char **paths = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*paths)), **shas = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*shas));
+	const char **paths = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*paths)),
+		   **shas = wp_xcalloc(hc.n ? hc.n : 1, sizeof(*shas));
 	size_t ns = 0, rl = strlen(root);
 	for (size_t i = 0; i < hc.n; i++) {
 		const char *p = hc.v[i]->path;
@@ -446,7 +495,8 @@ void wp_vo_verify_mirror(struct vo_ctx *c, const char *root)
 		    !wp_cstr_endswith(p, ".metadata") && hc.v[i]->sha256[0])
 			paths[ns] = p + rl + 1, shas[ns++] = hc.v[i]->sha256;
 	}
-	/* a run cut short (its pending list is there) wrote the SBOM last: it may lag, said as a note */
+	/* a run cut short (its pending list is there) wrote the SBOM last: it may lag, said as a
+	 * note */
 	wp_vo_check_sbom(c, root, paths, shas, ns, pend.len == 0);
 	free(paths);
 	free(shas);

@@ -1,4 +1,5 @@
-/* ops/verify/outputs.c: verify's entry point: tell what a path is and run the checks for that kind. */
+/* ops/verify/outputs.c: verify's entry point: tell what a path is and run the checks for that
+ * kind. */
 #include "ops/verify/outputs.h"
 #include "base/mem.h"
 #include "base/str.h"
@@ -14,8 +15,9 @@
 
 static bool is_bundle_name(const char *p)
 {
-	return wp_cstr_endswith(p, ".tar.zst") || wp_cstr_endswith(p, ".tzst") || wp_cstr_endswith(p, ".tar.gz") ||
-	       wp_cstr_endswith(p, ".tgz") || wp_cstr_endswith(p, ".tar");
+	return wp_cstr_endswith(p, ".tar.zst") || wp_cstr_endswith(p, ".tzst") ||
+	       wp_cstr_endswith(p, ".tar.gz") || wp_cstr_endswith(p, ".tgz") ||
+	       wp_cstr_endswith(p, ".tar");
 }
 
 /* A volume of a bundle written with --split: "OUT.tar.zst.001". */
@@ -33,7 +35,8 @@ static bool is_volume_name(const char *p)
 	return yes;
 }
 
-/* A bundle's base name whose volumes are there though it is not: "OUT.tar.zst" with OUT.tar.zst.001. */
+/* A bundle's base name whose volumes are there though it is not: "OUT.tar.zst" with
+ * OUT.tar.zst.001. */
 static bool is_split_base(const char *p)
 {
 	if (!is_bundle_name(p))
@@ -51,7 +54,8 @@ static bool is_wheelhouse(const char *dir)
 	bool yes = false;
 	for (size_t i = 0; i < n && !yes; i++)
 		yes = wp_cstr_endswith(names[i], ".whl") || !strcmp(names[i], "requirements.txt") ||
-		      (!strncmp(names[i], "requirements-", 13) && wp_cstr_endswith(names[i], ".txt"));
+		      (!strncmp(names[i], "requirements-", 13) &&
+		       wp_cstr_endswith(names[i], ".txt"));
 	wp_vo_free_list(names, n);
 	return yes;
 }
@@ -61,8 +65,8 @@ int wp_verify_path(const char *path, struct wp_verify_report *rep, struct wp_err
 	return wp_verify_path_opts(path, NULL, rep, err);
 }
 
-int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct wp_verify_report *rep,
-			struct wp_err *err)
+int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o,
+			struct wp_verify_report *rep, struct wp_err *err)
 {
 	struct vo_ctx c = { .rep = rep, .fatal_before = rep->n_fatal, .opts = o };
 	struct wp_os_stat sb;
@@ -101,13 +105,16 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			if ((rc = wp_vo_verify_pylock(&c, path, err)) < 0)
 				goto out;
 		} else {
-			return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
-				       "bundle (.tar.zst, .tar.gz), bundle volume (.tar.zst.001) or pylock.toml", path);
+			return wp_fail(err, -WPE_USAGE,
+				       "cannot verify '%s': not a .whl, .conda, .tar.bz2, "
+				       "bundle (.tar.zst, .tar.gz), bundle volume (.tar.zst.001) or pylock.toml",
+				       path);
 		}
 	} else if (WP_S_ISDIR(sb.st_mode)) {
 		abs = wp_os_realpath(path);
 		if (!abs)
-			return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path, strerror(errno));
+			return wp_fail(err, -WPE_IO, "cannot verify '%s': %s", path,
+				       strerror(errno));
 		char *simple = wp_xasprintf("%s/simple", abs);
 		bool mirror = wp_vo_is_dir(simple);
 		free(simple);
@@ -115,7 +122,8 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			rep->kind = WP_VERIFY_MIRROR;
 			wp_vo_verify_mirror(&c, abs);
 		} else if (wp_vo_is_conda_bundle_dir(abs)) {
-			/* an unpacked bundle --conda: its channel is checked as part of the whole */
+			/* an unpacked bundle --conda: its channel is checked as part of the
+			 * whole */
 			rep->kind = WP_VERIFY_BUNDLE;
 			wp_vo_verify_bundle_dir(&c, abs);
 		} else if (wp_vo_is_channel(abs)) {
@@ -127,26 +135,32 @@ int wp_verify_path_opts(const char *path, const struct wp_verify_opts *o, struct
 			free(site);
 		} else if (is_wheelhouse(abs)) {
 			rep->kind = WP_VERIFY_WHEELHOUSE;
-			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never setuid, setgid,
-			 * sticky or world-writable, whoever wrote it */
+			/* an unpacked wheel bundle is a wheelhouse with its install.sh: never
+			 * setuid, setgid, sticky or world-writable, whoever wrote it */
 			char *inst = wp_xasprintf("%s/install.sh", abs);
 			struct wp_os_stat isb;
-			if (wp_os_lstat(inst, &isb) == 0 && (isb.st_mode & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH)))
-				wp_vo_problem_add(&c, true, inst, "has mode %04o: setuid, setgid, sticky or world-writable, "
-					       "which the install.sh wheelpick writes (0755) never has",
-					       (unsigned)isb.st_mode & 07777);
+			if (wp_os_lstat(inst, &isb) == 0 &&
+			    (isb.st_mode & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH)))
+				wp_vo_problem_add(&c, true, inst,
+						  "has mode %04o: setuid, setgid, sticky or world-writable, "
+						  "which the install.sh wheelpick writes (0755) never has",
+						  (unsigned)isb.st_mode & 07777);
 			free(inst);
 			wp_vo_verify_wheelhouse(&c, abs);
 		} else {
 			site = wp_vo_site_packages(abs);
-			rc = wp_fail(err, -WPE_USAGE, "cannot verify '%s': it holds no wheels, requirements.txt, "
-				     "simple/ pages or repodata.json%s", path, site ?
-				     " (an installed environment is checked for its GPU code only: give --gpu or --target)" : "");
+			rc = wp_fail(err, -WPE_USAGE,
+				     "cannot verify '%s': it holds no wheels, requirements.txt, "
+				     "simple/ pages or repodata.json%s",
+				     path,
+				     site ? " (an installed environment is checked for its GPU code only: give --gpu or --target)" :
+					    "");
 			free(site);
 			goto out;
 		}
 	} else {
-		return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a file or a directory", path);
+		return wp_fail(err, -WPE_USAGE, "cannot verify '%s': not a file or a directory",
+			       path);
 	}
 report:;
 	size_t found = rep->n_fatal - c.fatal_before;
@@ -162,8 +176,10 @@ report:;
 				break;
 			}
 		}
-		rc = wp_fail(err, -WPE_INTEGRITY, "%s '%s' failed verification: %zu problem%s; first: "
-			     "'%s' %s", wp_verify_kind_name(rep->kind), path, found, found == 1 ? "" : "s",
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "%s '%s' failed verification: %zu problem%s; first: "
+			     "'%s' %s",
+			     wp_verify_kind_name(rep->kind), path, found, found == 1 ? "" : "s",
 			     first->path, first->what);
 	}
 out:

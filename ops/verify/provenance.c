@@ -21,7 +21,8 @@ static char *project_of(const char *filename)
 	return x;
 }
 
-static void record(struct vo_ctx *c, const char *path, const char *status, const struct wp_prov_identity *id)
+static void record(struct vo_ctx *c, const char *path, const char *status,
+		   const struct wp_prov_identity *id)
 {
 	struct wp_verify_prov p = { .path = wp_vo_show(c, path), .status = status,
 				    .signed_at = -1 };
@@ -35,7 +36,8 @@ static void record(struct vo_ctx *c, const char *path, const char *status, const
 	wp_vec_push_fields(c->rep->provs, c->rep->n_provs, c->rep->cap_provs, p);
 }
 
-void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename, const char *sha256)
+void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *filename,
+			    const char *sha256)
 {
 	const struct wp_verify_opts *o = c->opts;
 	if (!filename) {
@@ -43,7 +45,8 @@ void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *file
 		filename = slash ? slash + 1 : path;
 	}
 	char *project = project_of(filename);
-	const struct wp_prov_rule *rule = o && project ? wp_prov_policy_find(o->policy, project) : NULL;
+	const struct wp_prov_rule *rule = o && project ? wp_prov_policy_find(o->policy, project) :
+							 NULL;
 	char want[420] = "";
 	if (rule)
 		wp_prov_rule_format(rule, want, sizeof(want));
@@ -55,8 +58,11 @@ void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *file
 		if (rule)
 			record(c, path, "missing", NULL);
 		if (rule)
-			wp_vo_problem_add(c, true, path, "has no provenance (%s" WP_PROV_SUFFIX "), and the policy requires "
-				       "'%s' to come from %s", filename, project, want);
+			wp_vo_problem_add(c, true, path,
+					  "has no provenance (%s" WP_PROV_SUFFIX
+					  "), and the policy requires "
+					  "'%s' to come from %s",
+					  filename, project, want);
 		break;
 	case WP_PROV_CARRIED:
 		record(c, path, "carried", NULL);
@@ -74,9 +80,12 @@ void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *file
 			for (size_t i = 0; i < res.n && !ok; i++)
 				ok = wp_prov_rule_matches(rule, &res.id[i]);
 			if (!ok)
-				wp_vo_problem_add(c, true, ppath, "verifies, but its signer is %s (issuer %s), not %s that the policy "
-					       "requires for '%s'", res.id[0].source_repo[0] ? res.id[0].source_repo : res.id[0].san,
-					       res.id[0].issuer, want, project);
+				wp_vo_problem_add(c, true, ppath,
+						  "verifies, but its signer is %s (issuer %s), not %s that the policy "
+						  "requires for '%s'",
+						  res.id[0].source_repo[0] ? res.id[0].source_repo :
+									     res.id[0].san,
+						  res.id[0].issuer, want, project);
 		}
 		break;
 	}
@@ -88,7 +97,8 @@ void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *file
 static bool attest_hash(const char *url, char hex[WP_SHA256_HEX_LEN + 1])
 {
 	const char *at = NULL;
-	for (const char *p = url ? strstr(url, WP_CONDA_ATTEST_INFIX) : NULL; p; p = strstr(p + 1, WP_CONDA_ATTEST_INFIX))
+	for (const char *p = url ? strstr(url, WP_CONDA_ATTEST_INFIX) : NULL; p;
+	     p = strstr(p + 1, WP_CONDA_ATTEST_INFIX))
 		at = p;
 	if (!at || !wp_sha256_hex_valid(at + strlen(WP_CONDA_ATTEST_INFIX)))
 		return false;
@@ -96,19 +106,22 @@ static bool attest_hash(const char *url, char hex[WP_SHA256_HEX_LEN + 1])
 	return true;
 }
 
-void wp_vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filename, const char *project,
-			   const char *sha256, const char *attest_url)
+void wp_vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *filename,
+			      const char *project, const char *sha256, const char *attest_url)
 {
 	const struct wp_verify_opts *o = c->opts;
-	const struct wp_prov_rule *rule = o && project ? wp_prov_policy_find(o->policy, project) : NULL;
+	const struct wp_prov_rule *rule = o && project ? wp_prov_policy_find(o->policy, project) :
+							 NULL;
 	char want[420] = "", hex[WP_SHA256_HEX_LEN + 1], got[WP_SHA256_HEX_LEN + 1];
 	if (rule)
 		wp_prov_rule_format(rule, want, sizeof(want));
 	if (!attest_hash(attest_url, hex)) {
 		if (rule) {
 			record(c, path, "missing", NULL);
-			wp_vo_problem_add(c, true, path, "has no attestations (repodata.json gives no attestations_sha256), and the "
-				       "policy requires '%s' to come from %s", project, want);
+			wp_vo_problem_add(c, true, path,
+					  "has no attestations (repodata.json gives no attestations_sha256), and the "
+					  "policy requires '%s' to come from %s",
+					  project, want);
 		}
 		return;
 	}
@@ -118,15 +131,18 @@ void wp_vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *fi
 	struct wp_prov_result res;
 	if (!wp_vo_is_file(apath)) {
 		record(c, path, "failed", NULL);
-		wp_vo_problem_add(c, true, apath, "is missing; repodata.json names it (attestations_sha256)");
+		wp_vo_problem_add(c, true, apath,
+				  "is missing; repodata.json names it (attestations_sha256)");
 	} else if (wp_file_read_capped(apath, WP_CONDA_ATTEST_MAX_BYTES, &b, &e) < 0) {
 		record(c, path, "failed", NULL);
 		wp_vo_problem_add(c, true, apath, "%s", e.msg);
 	} else if (wp_sha256_hex_of(b.data ? b.data : "", b.len, got) < 0 || strcmp(got, hex)) {
 		record(c, path, "failed", NULL);
-		wp_vo_problem_add(c, true, apath, "sha256 is %s, repodata.json's attestations_sha256 says %s", got, hex);
-	} else if (wp_conda_attest_check(b.data ? b.data : "", b.len, filename, filename, sha256, o ? o->trust : NULL, &res,
-					 &e) < 0) {
+		wp_vo_problem_add(c, true, apath,
+				  "sha256 is %s, repodata.json's attestations_sha256 says %s", got,
+				  hex);
+	} else if (wp_conda_attest_check(b.data ? b.data : "", b.len, filename, filename, sha256,
+					 o ? o->trust : NULL, &res, &e) < 0) {
 		record(c, path, "failed", NULL);
 		wp_vo_problem_add(c, true, apath, "%s", e.msg);
 	} else if (!o || !o->trust) {
@@ -139,9 +155,12 @@ void wp_vo_check_conda_attest(struct vo_ctx *c, const char *path, const char *fi
 		for (size_t i = 0; i < res.n && !ok; i++)
 			ok = wp_prov_rule_matches(rule, &res.id[i]);
 		if (!ok)
-			wp_vo_problem_add(c, true, apath, "verifies, but its signer is %s (issuer %s), not %s that the policy "
-				       "requires for '%s'", res.id[0].source_repo[0] ? res.id[0].source_repo : res.id[0].san,
-				       res.id[0].issuer, want, project);
+			wp_vo_problem_add(c, true, apath,
+					  "verifies, but its signer is %s (issuer %s), not %s that the policy "
+					  "requires for '%s'",
+					  res.id[0].source_repo[0] ? res.id[0].source_repo :
+								     res.id[0].san,
+					  res.id[0].issuer, want, project);
 	}
 	wp_buf_free(&b);
 	free(apath);

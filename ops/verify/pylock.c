@@ -25,7 +25,8 @@ static char *file_url_path(const char *url)
 	struct wp_buf b = WP_BUF_INIT;
 	for (; *p && *p != '?' && *p != '#'; p++) {
 		int hi, lo;
-		if (*p == '%' && p[1] && p[2] && (hi = wp_hexval(p[1])) >= 0 && (lo = wp_hexval(p[2])) >= 0) {
+		if (*p == '%' && p[1] && p[2] && (hi = wp_hexval(p[1])) >= 0 &&
+		    (lo = wp_hexval(p[2])) >= 0) {
 			wp_buf_addch(&b, (char)(hi * 16 + lo));
 			p += 2;
 		} else {
@@ -36,12 +37,14 @@ static char *file_url_path(const char *url)
 }
 
 static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock, const char *dir,
-		       const struct wp_pylock_package *p, const struct wp_pylock_file *f, const char *what)
+		       const struct wp_pylock_package *p, const struct wp_pylock_file *f,
+		       const char *what)
 {
 	char *disk = NULL;
 	c->rep->links++;
 	if (f->path && f->path[0])
-		disk = f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", dir, f->path);
+		disk = f->path[0] == '/' ? wp_xstrdup(f->path) :
+					   wp_xasprintf("%s/%s", dir, f->path);
 	else if (f->url)
 		disk = file_url_path(f->url);
 	if (!disk)
@@ -62,13 +65,16 @@ static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock,
 			continue;
 		sha_given = true;
 		if (strcasecmp(f->hashes[i].hex, h->sha256))
-			wp_vo_problem_add(c, true, where, "'%s' has sha256 %s, the lock says %s", disk, h->sha256, f->hashes[i].hex);
+			wp_vo_problem_add(c, true, where, "'%s' has sha256 %s, the lock says %s",
+					  disk, h->sha256, f->hashes[i].hex);
 	}
 	if (!sha_given)
-		wp_vo_problem_add(c, false, where, "the lock gives no sha256 for '%s' (only %s): not checked", disk,
-			       f->nhashes ? f->hashes[0].algo : "nothing");
+		wp_vo_problem_add(c, false, where,
+				  "the lock gives no sha256 for '%s' (only %s): not checked", disk,
+				  f->nhashes ? f->hashes[0].algo : "nothing");
 	if (f->size >= 0 && f->size != h->size)
-		wp_vo_problem_add(c, true, where, "'%s' is %lld bytes, the lock says %lld", disk, h->size, f->size);
+		wp_vo_problem_add(c, true, where, "'%s' is %lld bytes, the lock says %lld", disk,
+				  h->size, f->size);
 	if (f->name && wp_cstr_endswith(f->name, ".whl") && !h->wheel_checked) {
 		h->wheel_checked = true;
 		wp_vo_check_wheel(c, disk, f->name);
@@ -87,9 +93,12 @@ int wp_vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
 		return rc;
 	c->rep->pages++;
 	if (lk.newer_minor)
-		wp_vo_problem_add(c, false, path, "lock-version %s is newer than 1.0, which wheelpick knows", lk.lock_version);
+		wp_vo_problem_add(c, false, path,
+				  "lock-version %s is newer than 1.0, which wheelpick knows",
+				  lk.lock_version);
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? wp_xstrndup(path, (size_t)(slash - path + (slash == path))) : wp_xstrdup(".");
+	char *dir = slash ? wp_xstrndup(path, (size_t)(slash - path + (slash == path))) :
+			    wp_xstrdup(".");
 	for (size_t i = 0; i < lk.npackages; i++) {
 		const struct wp_pylock_package *p = &lk.packages[i];
 		char what[40];

@@ -1,6 +1,6 @@
-/* ops/verify/s3.c: `verify s3://BUCKET/PREFIX`: the mirror, channel or bundle a publish put there, read
- * back over S3 into a temporary folder and checked there as on disk (ops/verify/outputs.c); the
- * problems name the objects, not the copies. */
+/* ops/verify/s3.c: `verify s3://BUCKET/PREFIX`: the mirror, channel or bundle a publish put there,
+ * read back over S3 into a temporary folder and checked there as on disk (ops/verify/outputs.c);
+ * the problems name the objects, not the copies. */
 #include "ops/verify/s3.h"
 #include "base/fs.h"
 #include "base/lazylib.h"
@@ -62,8 +62,8 @@ static void swap_tmp(char **s, const char *tmp, const char *shown)
 	*s = wp_buf_detach(&m, NULL);
 }
 
-int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf *conf, const struct wp_verify_opts *vo,
-		 struct wp_verify_report *rep, struct wp_err *err)
+int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf *conf,
+		 const struct wp_verify_opts *vo, struct wp_verify_report *rep, struct wp_err *err)
 {
 	struct wp_s3 s3;
 	struct wp_s3_listing list = { 0 };
@@ -89,12 +89,15 @@ int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf 
 			size_t nl = strlen(name);
 			for (size_t i = 0; i < all.n; i++) {
 				const char *k = all.v[i].key, *t = k + nl;
-				bool vol = strlen(t) == 4 && t[0] == '.' && isdigit((unsigned char)t[1]) &&
-					   isdigit((unsigned char)t[2]) && isdigit((unsigned char)t[3]);
+				bool vol = strlen(t) == 4 && t[0] == '.' &&
+					   isdigit((unsigned char)t[1]) &&
+					   isdigit((unsigned char)t[2]) &&
+					   isdigit((unsigned char)t[3]);
 				if (!strncmp(k, name, nl) && (!*t || vol)) {
 					if (list.n == list.cap) {
 						list.cap = list.cap ? list.cap * 2 : 8;
-						list.v = wp_xrealloc(list.v, list.cap * sizeof(*list.v));
+						list.v = wp_xrealloc(list.v,
+								     list.cap * sizeof(*list.v));
 					}
 					list.v[list.n++] = all.v[i];
 					all.v[i].key = NULL;
@@ -112,7 +115,8 @@ int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf 
 		free(name);
 	}
 	if (!rc && !list.n)
-		rc = wp_fail(err, -WPE_USAGE, "'%s' holds no objects at '%s'", s3.display, s3.endpoint);
+		rc = wp_fail(err, -WPE_USAGE, "'%s' holds no objects at '%s'", s3.display,
+			     s3.endpoint);
 	if (!rc) {
 		const char *t = vo ? vo->tmpdir : NULL;
 		rc = wp_fs_mkdtemp(t && *t ? t : "/tmp", "wheelpick-verify-s3", &tmp, err);
@@ -123,15 +127,21 @@ int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf 
 	paths = wp_xcalloc(list.n, sizeof(*paths));
 	for (size_t i = 0; i < list.n && !rc; i++) {
 		const char *rel = list.v[i].key + pre;
-		if (!rel_ok(rel) || wp_fs_is_tmp_name(strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel) || wp_cstr_endswith(rel, ".part"))
+		if (!rel_ok(rel) ||
+		    wp_fs_is_tmp_name(strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel) ||
+		    wp_cstr_endswith(rel, ".part"))
 			continue;
 		paths[n] = wp_xasprintf("%s/%s", tmp, rel);
 		char *dir = wp_xstrndup(paths[n], (size_t)(strrchr(paths[n], '/') - paths[n]));
 		rc = wp_mkdir_p(dir, 0755, err);
 		free(dir);
-		/* a page replaced since the listing may have grown: its hash, not its size, decides */
-		ops[n] = (struct wp_s3_op){ .verb = WP_S3_GET, .key = list.v[i].key, .path = paths[n],
-					    .size = list.v[i].size + (64 << 20), .may_miss = true };
+		/* a page replaced since the listing may have grown: its hash, not its size,
+		 * decides */
+		ops[n] = (struct wp_s3_op){ .verb = WP_S3_GET,
+					    .key = list.v[i].key,
+					    .path = paths[n],
+					    .size = list.v[i].size + (64 << 20),
+					    .may_miss = true };
 		n++;
 	}
 	if (!rc)
@@ -139,13 +149,16 @@ int wp_verify_s3(const char *url, const char *endpoint, const struct wp_s3_conf 
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		if (ops[i].missing) /* gone since the listing: a run under way; its pages say the rest */
+		if (ops[i].missing) /* gone since the listing: a run under way; its pages say the
+				       rest */
 			wp_os_unlink(paths[i]);
 	if (bundle) {
 		/* the bundle itself, or its first volume (verify reads the set from any one) */
-		char *first = wp_xasprintf("%s/%s", tmp, bundle), *vol = wp_xasprintf("%s/%s.001", tmp, bundle);
+		char *first = wp_xasprintf("%s/%s", tmp, bundle),
+		     *vol = wp_xasprintf("%s/%s.001", tmp, bundle);
 		struct wp_os_stat sb;
-		rc = wp_verify_path_opts(wp_os_stat(first, &sb) == 0 ? first : vol, &scratch, rep, err);
+		rc = wp_verify_path_opts(wp_os_stat(first, &sb) == 0 ? first : vol, &scratch, rep,
+					 err);
 		free(first);
 		free(vol);
 	} else {

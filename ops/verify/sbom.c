@@ -64,8 +64,8 @@ static size_t spdx_list(const struct wp_json_val *doc, struct listed **out)
 	return n;
 }
 
-static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool cdx, const char *const *paths,
-		      const char *const *sha, size_t n, bool fatal)
+static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool cdx,
+		      const char *const *paths, const char *const *sha, size_t n, bool fatal)
 {
 	char *path = wp_xasprintf("%s/%s", dir, name);
 	struct wp_buf b = WP_BUF_INIT;
@@ -74,22 +74,27 @@ static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool 
 	struct listed *l = NULL;
 	bool found = false;
 	const struct wp_json_opts o = { .what = path, .noun = "SBOM", .max_bytes = SBOM_MAX };
-	if (wp_file_read_if_exists(path, SBOM_MAX, &b, &found, &e) < 0 || (found && wp_json_load(b.data, b.len, &o, &doc, &e) < 0)) {
+	if (wp_file_read_if_exists(path, SBOM_MAX, &b, &found, &e) < 0 ||
+	    (found && wp_json_load(b.data, b.len, &o, &doc, &e) < 0)) {
 		wp_vo_problem_add(c, true, path, "%s", e.msg);
 		goto out;
 	}
 	if (!found) {
 		/* outputs written before SBOMs were: said, not failed */
 		if (cdx)
-			wp_vo_problem_add(c, false, path, "is missing: this output lists no SBOM of its files (write it again "
-				       "with this wheelpick to get one)");
+			wp_vo_problem_add(c, false, path,
+					  "is missing: this output lists no SBOM of its files (write it again "
+					  "with this wheelpick to get one)");
 		goto out;
 	}
 	c->rep->pages++;
-	const char *fmt = cdx ? wp_json_get_str(doc, "bomFormat") : wp_json_get_str(doc, "spdxVersion");
+	const char *fmt = cdx ? wp_json_get_str(doc, "bomFormat") :
+				wp_json_get_str(doc, "spdxVersion");
 	const char *ver = cdx ? wp_json_get_str(doc, "specVersion") : "SPDX-2.3";
-	if (!fmt || strcmp(fmt, cdx ? "CycloneDX" : "SPDX-2.3") || !ver || (cdx && strcmp(ver, "1.6"))) {
-		wp_vo_problem_add(c, true, path, "is not a %s document", cdx ? "CycloneDX 1.6" : "SPDX 2.3");
+	if (!fmt || strcmp(fmt, cdx ? "CycloneDX" : "SPDX-2.3") || !ver ||
+	    (cdx && strcmp(ver, "1.6"))) {
+		wp_vo_problem_add(c, true, path, "is not a %s document",
+				  cdx ? "CycloneDX 1.6" : "SPDX 2.3");
 		goto out;
 	}
 	size_t nl = cdx ? cdx_list(doc, &l) : spdx_list(doc, &l);
@@ -99,17 +104,20 @@ static void check_one(struct vo_ctx *c, const char *dir, const char *name, bool 
 			k++;
 		c->rep->links++;
 		if (k == nl) {
-			wp_vo_problem_add(c, fatal, path, "does not list '%s', which is in the output", paths[i]);
+			wp_vo_problem_add(c, fatal, path,
+					  "does not list '%s', which is in the output", paths[i]);
 			continue;
 		}
 		l[k].seen = true;
 		if (!l[k].sha256 || strcmp(l[k].sha256, sha[i]))
-			wp_vo_problem_add(c, fatal, path, "gives sha256 %s for '%s'; the file's is %s", l[k].sha256 ? l[k].sha256 : "(none)",
-				       paths[i], sha[i]);
+			wp_vo_problem_add(c, fatal, path,
+					  "gives sha256 %s for '%s'; the file's is %s",
+					  l[k].sha256 ? l[k].sha256 : "(none)", paths[i], sha[i]);
 	}
 	for (size_t k = 0; k < nl; k++)
 		if (!l[k].seen)
-			wp_vo_problem_add(c, fatal, path, "lists '%s', which is not in the output", l[k].path ? l[k].path : "(no path)");
+			wp_vo_problem_add(c, fatal, path, "lists '%s', which is not in the output",
+					  l[k].path ? l[k].path : "(no path)");
 out:
 	free(l);
 	wp_json_tree_free(doc);
@@ -117,8 +125,8 @@ out:
 	free(path);
 }
 
-void wp_vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths, const char *const *sha, size_t n,
-		   bool fatal)
+void wp_vo_check_sbom(struct vo_ctx *c, const char *dir, const char *const *paths,
+		      const char *const *sha, size_t n, bool fatal)
 {
 	check_one(c, dir, WP_SBOM_CDX_NAME, true, paths, sha, n, fatal);
 	check_one(c, dir, WP_SBOM_SPDX_NAME, false, paths, sha, n, fatal);

@@ -1,5 +1,6 @@
-/* ops/verify/variants.c: PEP 825 in a mirror's or wheelhouse's folder: each variants.json parses and
- * lists the labels of the variant wheels beside it, and each variant wheel's own variant.json agrees.
+/* ops/verify/variants.c: PEP 825 in a mirror's or wheelhouse's folder: each variants.json parses
+ * and lists the labels of the variant wheels beside it, and each variant wheel's own variant.json
+ * agrees.
  *
  * Fatal (exit 4), because an installer could not choose among the wheels, or would choose on
  * metadata that is not there, or the wheel is not the build its name says: a variants.json that is
@@ -16,7 +17,8 @@
  * publishes (a static namespace `property` where the JSON says `priority`; `rocm7.1` declared with
  * `rocm_version 7.0`). The mirror carries upstream's bytes under upstream's hashes, and selection
  * (wheelpick's and, as PEP 825 asks, every installer's that has an index) reads the variants.json,
- * so the disagreement is the publisher's to fix: said with both values, never an integrity failure. */
+ * so the disagreement is the publisher's to fix: said with both values, never an integrity
+ * failure. */
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -43,7 +45,8 @@ struct vjson {
 	struct wp_variants v;
 };
 
-static const struct wp_vprop *find_prop(const struct wp_vlabel *l, const char *ns, const char *feature)
+static const struct wp_vprop *find_prop(const struct wp_vlabel *l, const char *ns,
+					const char *feature)
 {
 	for (size_t i = 0; i < l->n_props; i++)
 		if (!strcmp(l->props[i].ns, ns) && !strcmp(l->props[i].feature, feature))
@@ -92,7 +95,8 @@ static bool props_differ(const struct wp_vlabel *w, const struct wp_vlabel *x, s
 	for (size_t i = 0; i < x->n_props; i++) {
 		const struct wp_vprop *q = &x->props[i];
 		if (!find_prop(w, q->ns, q->feature)) {
-			wp_buf_printf(out, "the variants.json gives it %s :: %s :: ", q->ns, q->feature);
+			wp_buf_printf(out, "the variants.json gives it %s :: %s :: ", q->ns,
+				      q->feature);
 			values_text(q, out);
 			wp_buf_addstr(out, ", which the wheel does not have");
 			return true;
@@ -112,7 +116,8 @@ static bool ns_consistent(const struct wp_variants *a, const struct wp_variants 
 }
 
 /* One variant wheel: its own variant.json, and its label in vj (NULL when its release has none). */
-static void check_wheel(struct vo_ctx *c, const char *path, const char *label, const struct vjson *vj)
+static void check_wheel(struct vo_ctx *c, const char *path, const char *label,
+			const struct vjson *vj)
 {
 	struct wp_buf b = WP_BUF_INIT_MAX(WP_VARIANTS_MAX_BYTES), labels = WP_BUF_INIT;
 	struct wp_variants own;
@@ -124,8 +129,10 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 		goto out;
 	}
 	if (!found) {
-		wp_vo_problem_add(c, true, path, "is a variant wheel (label '%s') without a *.dist-info/variant.json; PEP 825 "
-			       "requires one", label);
+		wp_vo_problem_add(c, true, path,
+				  "is a variant wheel (label '%s') without a *.dist-info/variant.json; PEP 825 "
+				  "requires one",
+				  label);
 		goto out;
 	}
 	/* fatal: the wheel is not the build its name says (or says nothing of which it is) */
@@ -134,24 +141,32 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 	bool same = one == 1 && !strcmp(labels.data, want);
 	free(want);
 	if (one < 0) {
-		wp_vo_problem_add(c, true, path, "its variant.json is not a JSON object with a \"variants\" object");
+		wp_vo_problem_add(c, true, path,
+				  "its variant.json is not a JSON object with a \"variants\" object");
 		goto out;
 	}
 	if (!same) {
-		wp_vo_problem_add(c, true, path, "its variant.json names %s, but its file name's label is '%s' (PEP 825: "
-			       "exactly that one label)", labels.len ? labels.data : "no label", label);
+		wp_vo_problem_add(c, true, path,
+				  "its variant.json names %s, but its file name's label is '%s' (PEP 825: "
+				  "exactly that one label)",
+				  labels.len ? labels.data : "no label", label);
 		goto out;
 	}
 	const struct wp_vlabel *x = vj && vj->ok ? wp_variants_find(&vj->v, label) : NULL;
 	if (vj && vj->ok && !x) {
-		wp_vo_problem_add(c, true, path, "its label '%s' is not in %s beside it: no installer can choose this wheel",
-			       label, vj->name);
+		wp_vo_problem_add(c, true, path,
+				  "its label '%s' is not in %s beside it: no installer can choose this wheel",
+				  label, vj->name);
 		goto out;
 	}
 	/* a note when the index's file is sound: installers with an index decide by it */
 	if (wp_variants_parse("variant.json", wp_buf_cstr(&b), b.len, &own, &e) < 0) {
-		wp_vo_problem_add(c, !vj || !vj->ok, path, "label '%s': its variant.json is not valid PEP 825 metadata: %s%s",
-			       label, e.msg, vj && vj->ok ? " (installers decide by the variants.json, which is)" : "");
+		wp_vo_problem_add(c, !vj || !vj->ok, path,
+				  "label '%s': its variant.json is not valid PEP 825 metadata: %s%s",
+				  label, e.msg,
+				  vj && vj->ok ?
+					  " (installers decide by the variants.json, which is)" :
+					  "");
 		goto out;
 	}
 	parsed = true;
@@ -159,12 +174,15 @@ static void check_wheel(struct vo_ctx *c, const char *path, const char *label, c
 		goto out;
 	struct wp_buf d = WP_BUF_INIT;
 	if (props_differ(&own.labels[0], x, &d))
-		wp_vo_problem_add(c, false, path, "label '%s' differs from %s: %s (installers decide by the variants.json)",
-			       label, vj->name, d.data);
+		wp_vo_problem_add(c, false, path,
+				  "label '%s' differs from %s: %s (installers decide by the variants.json)",
+				  label, vj->name, d.data);
 	wp_buf_free(&d);
 	if (!ns_consistent(&own, &vj->v))
-		wp_vo_problem_add(c, false, path, "label '%s': its default-priorities.namespace and that of %s are not one "
-			       "the start of the other (PEP 825)", label, vj->name);
+		wp_vo_problem_add(c, false, path,
+				  "label '%s': its default-priorities.namespace and that of %s are not one "
+				  "the start of the other (PEP 825)",
+				  label, vj->name);
 out:
 	if (parsed)
 		wp_variants_release(&own);
@@ -189,7 +207,8 @@ void wp_vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked
 			continue;
 		char *path = wp_xasprintf("%s/%s", dir, names[i]);
 		struct vjson *v = &vs[nv++];
-		const char *dash = strchr(names[i], '-'); /* the name has one (wp_variants_json_name) */
+		const char *dash = strchr(names[i], '-'); /* the name has one
+							     (wp_variants_json_name) */
 		wp_project_name_normalize(names[i], (size_t)(dash - names[i]), &norm);
 		v->name = names[i];
 		v->project = wp_xstrdup(norm.data);
@@ -208,20 +227,24 @@ void wp_vo_check_variants(struct vo_ctx *c, const char *dir, char *const *linked
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct wp_wheelname w;
-		if (!wp_cstr_endswith(names[i], ".whl") || wp_wheelname_parse(names[i], &w, NULL) < 0)
+		if (!wp_cstr_endswith(names[i], ".whl") ||
+		    wp_wheelname_parse(names[i], &w, NULL) < 0)
 			continue;
 		if (w.variant_label) {
 			const struct vjson *vj = NULL;
 			for (size_t k = 0; k < nv && !vj; k++)
-				if (!strcmp(vs[k].project, w.project) && wp_version_same(vs[k].release, w.version))
+				if (!strcmp(vs[k].project, w.project) &&
+				    wp_version_same(vs[k].release, w.version))
 					vj = &vs[k];
 			char *path = wp_xasprintf("%s/%s", dir, names[i]);
 			/* an index must host it where its pages list the wheel */
-			bool listed = linked && n_linked && bsearch(&path, linked, n_linked, sizeof(*linked), cmp_path);
+			bool listed = linked && n_linked &&
+				      bsearch(&path, linked, n_linked, sizeof(*linked), cmp_path);
 			if (!vj && listed)
-				wp_vo_problem_add(c, true, path, "is a variant wheel, but no %s-%s-variants.json is beside it: PEP 825 "
-					       "installers cannot choose among its release's variants (mirror again)", w.name,
-					       w.version);
+				wp_vo_problem_add(c, true, path,
+						  "is a variant wheel, but no %s-%s-variants.json is beside it: PEP 825 "
+						  "installers cannot choose among its release's variants (mirror again)",
+						  w.name, w.version);
 			check_wheel(c, path, w.variant_label, vj);
 			free(path);
 		}

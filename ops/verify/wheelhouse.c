@@ -1,4 +1,5 @@
-/* ops/verify/wheelhouse.c: a wheelhouse re-checked: every wheel, requirements file, pylock and pick record. */
+/* ops/verify/wheelhouse.c: a wheelhouse re-checked: every wheel, requirements file, pylock and pick
+ * record. */
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -46,7 +47,8 @@ static void parse_reqline(char *line, struct reqline *r)
 		}
 	bool want_hash = false;
 	struct wp_buf text = WP_BUF_INIT;
-	for (char *tok = strtok_r(line, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
+	for (char *tok = strtok_r(line, " \t\r", &save); tok;
+	     tok = strtok_r(NULL, " \t\r", &save)) {
 		const char *h = NULL;
 		if (want_hash)
 			h = tok;
@@ -55,7 +57,8 @@ static void parse_reqline(char *line, struct reqline *r)
 		want_hash = !strcmp(tok, "--hash");
 		if (h || want_hash) {
 			if (h) {
-				wp_vec_push_fields(r->hashes, r->n_hashes, r->cap_hashes, wp_xstrdup(h));
+				wp_vec_push_fields(r->hashes, r->n_hashes, r->cap_hashes,
+						   wp_xstrdup(h));
 			}
 			continue;
 		}
@@ -64,7 +67,8 @@ static void parse_reqline(char *line, struct reqline *r)
 		wp_buf_addstr(&text, tok);
 	}
 	r->text = wp_buf_detach(&text, NULL);
-	size_t n = strspn(r->text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+	size_t n = strspn(r->text,
+			  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
 	r->name = wp_xstrndup(r->text, n);
 }
 
@@ -87,8 +91,9 @@ struct house_file {
  * sends pip past the wheelhouse, which is what a tampered file would add. */
 static bool option_is_local(const char *text)
 {
-	static const char *const ok[] = { "--no-index", "--require-hashes", "--only-binary", "--prefer-binary",
-					  "--pre", "--no-binary" };
+	static const char *const ok[] = { "--no-index",    "--require-hashes",
+					  "--only-binary", "--prefer-binary",
+					  "--pre",         "--no-binary" };
 	size_t n = strcspn(text, " =");
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (strlen(ok[i]) == n && !strncmp(text, ok[i], n))
@@ -110,7 +115,8 @@ static bool read_list(struct vo_ctx *c, const char *path, struct wp_buf *b)
 	return true;
 }
 
-static void check_requirements(struct vo_ctx *c, const char *path, struct house_file *files, size_t nf)
+static void check_requirements(struct vo_ctx *c, const char *path, struct house_file *files,
+			       size_t nf)
 {
 	struct wp_buf b;
 	if (!read_list(c, path, &b))
@@ -145,10 +151,14 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 			/* blank or comment */
 		} else if (r.text[0] == '-') {
 			if (!option_is_local(r.text))
-				wp_vo_problem_add(c, true, at, "option line '%s' makes pip look beyond this wheelhouse; "
-					       "wheelpick never writes it", r.text);
+				wp_vo_problem_add(c, true, at,
+						  "option line '%s' makes pip look beyond this wheelhouse; "
+						  "wheelpick never writes it",
+						  r.text);
 		} else if (!r.n_hashes) {
-			wp_vo_problem_add(c, true, at, "'%s' has no --hash; pip --require-hashes refuses it", r.text);
+			wp_vo_problem_add(c, true, at,
+					  "'%s' has no --hash; pip --require-hashes refuses it",
+					  r.text);
 		} else {
 			struct wp_buf want = WP_BUF_INIT;
 			wp_project_name_normalize(r.name, strlen(r.name), &want);
@@ -156,31 +166,40 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 			for (size_t i = 0; i < r.n_hashes; i++) {
 				const char *h = r.hashes[i];
 				if (strncmp(h, "sha256:", 7) || !wp_sha256_hex_valid(h + 7)) {
-					wp_vo_problem_add(c, true, at, "'%s' has a --hash that is not sha256:<64 hex>: '%s'",
-						    r.text, h);
+					wp_vo_problem_add(c, true, at,
+							  "'%s' has a --hash that is not sha256:<64 hex>: '%s'",
+							  r.text, h);
 					continue;
 				}
 				size_t f = 0;
 				for (; f < nf; f++)
-					if (files[f].h->sha256[0] && !strcasecmp(files[f].h->sha256, h + 7))
+					if (files[f].h->sha256[0] &&
+					    !strcasecmp(files[f].h->sha256, h + 7))
 						break;
 				if (f == nf) {
-					wp_vo_problem_add(c, true, at, "no file here has the sha256 %s that '%s' asks for",
-						    h + 7, r.text);
+					wp_vo_problem_add(c, true, at,
+							  "no file here has the sha256 %s that '%s' asks for",
+							  h + 7, r.text);
 					continue;
 				}
-				for (size_t g = f; g < nf; g++) /* a variant wheel's plain-name copy shares it */
+				for (size_t g = f; g < nf; g++) /* a variant wheel's plain-name copy
+								   shares it */
 					files[g].listed |= !strcasecmp(files[g].h->sha256, h + 7);
 				char *proj = file_project(files[f].name);
 				size_t pl = strcspn(r.text, " ;");
 				if (!strncmp(r.text, "./", 2)) {
-					/* a file of this folder by its path (a pylock.toml archive with no version) */
-					if (strlen(files[f].name) != pl - 2 || strncmp(files[f].name, r.text + 2, pl - 2))
-						wp_vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not '%.*s'", h + 7,
-							       files[f].name, (int)pl, r.text);
+					/* a file of this folder by its path (a pylock.toml archive
+					 * with no version) */
+					if (strlen(files[f].name) != pl - 2 ||
+					    strncmp(files[f].name, r.text + 2, pl - 2))
+						wp_vo_problem_add(c, true, at,
+								  "the file with sha256 %s is '%s', not '%.*s'",
+								  h + 7, files[f].name, (int)pl,
+								  r.text);
 				} else if (proj && strcmp(proj, want.data ? want.data : ""))
-					wp_vo_problem_add(c, true, at, "the file with sha256 %s is '%s', not a file of '%s'",
-						    h + 7, files[f].name, r.name);
+					wp_vo_problem_add(c, true, at,
+							  "the file with sha256 %s is '%s', not a file of '%s'",
+							  h + 7, files[f].name, r.name);
 				free(proj);
 			}
 			wp_buf_free(&want);
@@ -194,7 +213,8 @@ static void check_requirements(struct vo_ctx *c, const char *path, struct house_
 
 /* Any object in wheelpick.json with "filename" and "sha256" names a file that must be here. */
 static void check_pick_json_val(struct vo_ctx *c, const char *dir, const char *path,
-				const struct wp_json_val *v, struct house_file *files, size_t nf, int depth)
+				const struct wp_json_val *v, struct house_file *files, size_t nf,
+				int depth)
 {
 	if (!v || depth > 32)
 		return;
@@ -212,23 +232,26 @@ static void check_pick_json_val(struct vo_ctx *c, const char *dir, const char *p
 			f++;
 		c->rep->links++;
 		if (f == nf)
-			wp_vo_problem_add(c, true, path, "'%s' is listed but missing from '%s'", name, dir);
+			wp_vo_problem_add(c, true, path, "'%s' is listed but missing from '%s'",
+					  name, dir);
 		else if (!wp_sha256_hex_valid(want) || strcasecmp(files[f].h->sha256, want))
-			wp_vo_problem_add(c, true, path, "'%s' has sha256 %s here, the pick record says %s", name,
-				    files[f].h->sha256, want);
+			wp_vo_problem_add(c, true, path,
+					  "'%s' has sha256 %s here, the pick record says %s", name,
+					  files[f].h->sha256, want);
 	}
 	for (size_t i = 0; i < wp_json_len(v); i++)
 		check_pick_json_val(c, dir, path, wp_json_at(v, i), files, nf, depth + 1);
 }
 
-static void check_pick_json(struct vo_ctx *c, const char *dir, const char *path, struct house_file *files,
-			    size_t nf)
+static void check_pick_json(struct vo_ctx *c, const char *dir, const char *path,
+			    struct house_file *files, size_t nf)
 {
 	const struct wp_json_opts o = { .what = path, .max_bytes = VO_JSON_MAX };
 	struct wp_buf b;
 	struct wp_json_val *root = NULL;
 	struct wp_err e = WP_ERR_INIT;
-	if (wp_file_read_capped(path, VO_JSON_MAX, &b, &e) < 0 || wp_json_load(b.data, b.len, &o, &root, &e) < 0)
+	if (wp_file_read_capped(path, VO_JSON_MAX, &b, &e) < 0 ||
+	    wp_json_load(b.data, b.len, &o, &root, &e) < 0)
 		wp_vo_problem_add(c, true, path, "%s", e.msg);
 	else
 		c->rep->pages++;
@@ -240,7 +263,8 @@ static void check_pick_json(struct vo_ctx *c, const char *dir, const char *path,
 /* A pylock.toml wheelpick wrote into a wheelhouse: every wheel it names by path is here, with the
  * sha256 it says. (Locks with URLs name files elsewhere: their hashes are checked by installers.)
  * A path must be a name in this folder: a lock may not point out of the wheelhouse. */
-static void check_pylock(struct vo_ctx *c, const char *dir, const char *path, struct house_file *files, size_t nf)
+static void check_pylock(struct vo_ctx *c, const char *dir, const char *path,
+			 struct house_file *files, size_t nf)
 {
 	struct wp_buf b;
 	if (!read_list(c, path, &b))
@@ -257,9 +281,10 @@ static void check_pylock(struct vo_ctx *c, const char *dir, const char *path, st
 		char *at = wp_xasprintf("%s:%d", path, lineno);
 		p += 8;
 		char *pe = strchr(p, '"');
-		if (!pe || pe == p || memchr(p, '/', (size_t)(pe - p)) || memchr(p, '\\', (size_t)(pe - p)) ||
-		    (pe - p <= 2 && p[0] == '.')) {
-			wp_vo_problem_add(c, true, at, "a wheel's path is not a file name in this folder");
+		if (!pe || pe == p || memchr(p, '/', (size_t)(pe - p)) ||
+		    memchr(p, '\\', (size_t)(pe - p)) || (pe - p <= 2 && p[0] == '.')) {
+			wp_vo_problem_add(c, true, at,
+					  "a wheel's path is not a file name in this folder");
 			free(at);
 			continue;
 		}
@@ -271,7 +296,9 @@ static void check_pylock(struct vo_ctx *c, const char *dir, const char *path, st
 		if (f == nf)
 			wp_vo_problem_add(c, true, at, "names '%s', which is not here", p);
 		else if (!h || strncasecmp(h + 10, files[f].h->sha256, 64) || h[74] != '"')
-			wp_vo_problem_add(c, true, at, "the sha256 it gives for '%s' is not the file's (%s)", p, files[f].h->sha256);
+			wp_vo_problem_add(c, true, at,
+					  "the sha256 it gives for '%s' is not the file's (%s)", p,
+					  files[f].h->sha256);
 		free(at);
 		(void)dir;
 	}
@@ -289,11 +316,17 @@ void wp_vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 		char *path = wp_xasprintf("%s/%s", dir, names[i]);
 		struct wp_os_stat sb;
 		/* lstat: a FIFO is never opened (it would block), a link is never followed out */
-		if (wp_os_lstat(path, &sb) == 0 && !WP_S_ISREG(sb.st_mode) && !WP_S_ISDIR(sb.st_mode)) {
-			wp_vo_problem_add(c, true, path, "is a %s, not a file; a wheelhouse carries plain files (remove it)",
-				       WP_S_ISLNK(sb.st_mode) ? "symbolic link" : WP_S_ISFIFO(sb.st_mode) ? "FIFO" :
-				       WP_S_ISSOCK(sb.st_mode) ? "socket" : "device");
-		} else if (WP_S_ISREG(sb.st_mode) && (wp_cstr_endswith(names[i], ".whl") || wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
+		if (wp_os_lstat(path, &sb) == 0 && !WP_S_ISREG(sb.st_mode) &&
+		    !WP_S_ISDIR(sb.st_mode)) {
+			wp_vo_problem_add(c, true, path,
+					  "is a %s, not a file; a wheelhouse carries plain files (remove it)",
+					  WP_S_ISLNK(sb.st_mode)  ? "symbolic link" :
+					  WP_S_ISFIFO(sb.st_mode) ? "FIFO" :
+					  WP_S_ISSOCK(sb.st_mode) ? "socket" :
+								    "device");
+		} else if (WP_S_ISREG(sb.st_mode) &&
+			   (wp_cstr_endswith(names[i], ".whl") ||
+			    wp_index_file_kind(names[i]) == WP_KIND_SDIST)) {
 			files[nf].name = names[i];
 			files[nf].h = wp_vo_hash_of(c, &hc, path);
 			if (!files[nf].h->sha256[0])
@@ -306,15 +339,19 @@ void wp_vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 		}
 		free(path);
 	}
-	/* PEP 825: a variant wheel's variant.json, and a variants.json when one is here (pick -d writes none) */
+	/* PEP 825: a variant wheel's variant.json, and a variants.json when one is here (pick -d
+	 * writes none) */
 	wp_vo_check_variants(c, dir, NULL, 0);
 	/* requirements.txt, and one per target that markers cannot tell apart; pylock locks */
 	bool any_reqs = false;
 	for (size_t i = 0; i < n; i++) {
 		const char *nm = names[i];
 		bool req = !strcmp(nm, "requirements.txt") ||
-			   (!strncmp(nm, "requirements-", 13) && wp_cstr_endswith(nm, ".txt") && strlen(nm) > 17);
-		bool lock = !strcmp(nm, "pylock.toml") || (!strncmp(nm, "pylock.", 7) && wp_cstr_endswith(nm, ".toml") && strlen(nm) > 12);
+			   (!strncmp(nm, "requirements-", 13) && wp_cstr_endswith(nm, ".txt") &&
+			    strlen(nm) > 17);
+		bool lock = !strcmp(nm, "pylock.toml") ||
+			    (!strncmp(nm, "pylock.", 7) && wp_cstr_endswith(nm, ".toml") &&
+			     strlen(nm) > 12);
 		if (!req && !lock)
 			continue;
 		char *path = wp_xasprintf("%s/%s", dir, nm);
@@ -330,15 +367,17 @@ void wp_vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	if (!any_reqs) {
 		/* without it nothing says which files belong here, or pins their hashes for pip */
 		char *reqs = wp_xasprintf("%s/requirements.txt", dir);
-		wp_vo_problem_add(c, true, reqs, "is missing (and no requirements-<target>.txt is here): nothing pins "
-			       "these files' hashes; write the wheelhouse again with 'wheelpick pick -d'");
+		wp_vo_problem_add(c, true, reqs,
+				  "is missing (and no requirements-<target>.txt is here): nothing pins "
+				  "these files' hashes; write the wheelhouse again with 'wheelpick pick -d'");
 		free(reqs);
 	} else {
 		for (size_t f = 0; f < nf; f++)
 			if (!files[f].listed && files[f].h->sha256[0]) {
 				char *path = wp_xasprintf("%s/%s", dir, files[f].name);
-				wp_vo_problem_add(c, true, path, "is here but no requirements file names its sha256; "
-					       "pip would ignore it, or someone added it (remove it)");
+				wp_vo_problem_add(c, true, path,
+						  "is here but no requirements file names its sha256; "
+						  "pip would ignore it, or someone added it (remove it)");
 				free(path);
 			}
 	}
@@ -346,7 +385,8 @@ void wp_vo_verify_wheelhouse(struct vo_ctx *c, const char *dir)
 	if (wp_vo_is_file(pick))
 		check_pick_json(c, dir, pick, files, nf);
 	free(pick);
-	const char **paths = wp_xcalloc(nf ? nf : 1, sizeof(*paths)), **shas = wp_xcalloc(nf ? nf : 1, sizeof(*shas));
+	const char **paths = wp_xcalloc(nf ? nf : 1, sizeof(*paths)),
+		   **shas = wp_xcalloc(nf ? nf : 1, sizeof(*shas));
 	size_t ns = 0;
 	for (size_t f = 0; f < nf; f++)
 		if (files[f].h->sha256[0])

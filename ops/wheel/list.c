@@ -34,14 +34,25 @@ static int collect(void *ctx, const struct wp_file_row *r, struct wp_err *err)
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_list_file *f = wp_vec_add(l);
 	*f = (struct wp_list_file){
-		.filename = dup(r->filename), .version = dup(r->version), .variant = dup(r->variant), .url = dup(r->url),
-		.sha256 = dup(r->sha256), .kind = dup(r->kind), .tags = dup(r->tags), .requires_python = dup(r->requires_python),
-		.yanked = dup(r->yanked), .build = dup(r->build), .subdir = dup(r->subdir), .source_url = dup(r->source_url),
+		.filename = dup(r->filename),
+		.version = dup(r->version),
+		.variant = dup(r->variant),
+		.url = dup(r->url),
+		.sha256 = dup(r->sha256),
+		.kind = dup(r->kind),
+		.tags = dup(r->tags),
+		.requires_python = dup(r->requires_python),
+		.yanked = dup(r->yanked),
+		.build = dup(r->build),
+		.subdir = dup(r->subdir),
+		.source_url = dup(r->source_url),
 		.size = r->size,
 	};
 	if (!l->conda)
 		f->v_ok = wp_version_parse(&f->v, f->version, strlen(f->version), &e) == 0;
-	wp_vec_push(&c->rank, c->o->conda ? 0 : wp_resolve_index_rank(c->o->policy, r->project, r->source_url, r->source_id));
+	wp_vec_push(&c->rank, c->o->conda ? 0 :
+					    wp_resolve_index_rank(c->o->policy, r->project,
+								  r->source_url, r->source_id));
 	return 0;
 }
 
@@ -85,7 +96,8 @@ static int vmeta_row(void *ctx, const struct wp_variants_row *r, struct wp_err *
 	struct vmeta_vec *vs = ctx;
 	struct vmeta m = { 0 };
 	struct wp_err e = WP_ERR_INIT;
-	if (!r->body || !r->version || wp_variants_parse(r->url, r->body, strlen(r->body), &m.v, &e) < 0)
+	if (!r->body || !r->version ||
+	    wp_variants_parse(r->url, r->body, strlen(r->body), &m.v, &e) < 0)
 		return 0;
 	m.version = wp_xstrdup(r->version);
 	wp_vec_push(vs, m);
@@ -101,7 +113,8 @@ static const struct wp_variants *vmeta_for(const struct vmeta_vec *vs, const cha
 }
 
 /* Which files a target would take, each judged alone by the picking rule. */
-static void mark_fits(const char *project, struct wp_list *l, const struct wp_target *t, const struct vmeta_vec *vs)
+static void mark_fits(const char *project, struct wp_list *l, const struct wp_target *t,
+		      const struct vmeta_vec *vs)
 {
 	struct wp_tagset ts = WP_TAGSET_INIT;
 	struct wp_err e = WP_ERR_INIT;
@@ -112,9 +125,17 @@ static void mark_fits(const char *project, struct wp_list *l, const struct wp_ta
 		if (f->shadowed_by)
 			continue; /* pick would not look at it */
 		struct wp_candidate c = {
-			.project = project, .version = f->version, .variant = f->variant ? f->variant : "", .kind = f->kind,
-			.filename = f->filename, .url = f->url, .sha256 = f->sha256, .requires_python = f->requires_python,
-			.yanked = f->yanked, .size = f->size, .variants = vmeta_for(vs, f->version),
+			.project = project,
+			.version = f->version,
+			.variant = f->variant ? f->variant : "",
+			.kind = f->kind,
+			.filename = f->filename,
+			.url = f->url,
+			.sha256 = f->sha256,
+			.requires_python = f->requires_python,
+			.yanked = f->yanked,
+			.size = f->size,
+			.variants = vmeta_for(vs, f->version),
 		};
 		struct wp_pick_request req = { .project = project, .pre = true };
 		struct wp_pick_result res;
@@ -125,8 +146,8 @@ static void mark_fits(const char *project, struct wp_list *l, const struct wp_ta
 	wp_tagset_release(&ts);
 }
 
-int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp_list_job *o, struct wp_list *out,
-		    struct wp_err *err)
+int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp_list_job *o,
+		    struct wp_list *out, struct wp_err *err)
 {
 	struct wp_buf name = WP_BUF_INIT;
 	struct collect c = { .l = out, .o = o };
@@ -161,14 +182,17 @@ int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp
 		struct wp_list_file *f = &out->v[i];
 		struct wp_err e = WP_ERR_INIT;
 		f->gpu_verdict = -1;
-		if (!f->sha256 || wp_catalog_gpu_code_get(cat, f->sha256, &f->gpu_code, &e) < 0 || !f->gpu_code)
+		if (!f->sha256 || wp_catalog_gpu_code_get(cat, f->sha256, &f->gpu_code, &e) < 0 ||
+		    !f->gpu_code)
 			continue;
 		const struct wp_target *t = o->mark;
 		if (!t || t->accel != WP_ACCEL_CUDA || !*f->gpu_code || !strcmp(f->gpu_code, "-"))
 			continue;
 		for (int g = 0; g < t->n_gpus; g++) {
 			enum wp_gpu_verdict v;
-			if (wp_gpucode_verdict(f->gpu_code, t->gpu_sm[g], t->cuda_major * 10 + t->cuda_minor, &v, NULL, &e) == 0 &&
+			if (wp_gpucode_verdict(f->gpu_code, t->gpu_sm[g],
+					       t->cuda_major * 10 + t->cuda_minor, &v, NULL,
+					       &e) == 0 &&
 			    (f->gpu_verdict < 0 || (int)v < f->gpu_verdict)) {
 				f->gpu_verdict = (int)v;
 				f->gpu_sm = t->gpu_sm[g];
@@ -182,7 +206,8 @@ int wp_list_project(struct wp_catalog *cat, const char *project, const struct wp
 		mark_fits(name.data, out, o->mark, &vs);
 		for (size_t i = 0; i < out->n; i++)
 			if (out->v[i].gpu_verdict == WP_GPU_NONE)
-				out->v[i].fits = false; /* its binary has no kernel image for the GPU: that wins */
+				out->v[i].fits = false; /* its binary has no kernel image for the
+							   GPU: that wins */
 		for (size_t i = 0; i < vs.n; i++) {
 			free(vs.v[i].version);
 			wp_variants_release(&vs.v[i].v);
@@ -199,8 +224,10 @@ void wp_list_release(struct wp_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		struct wp_list_file *f = &l->v[i];
-		free(f->filename), free(f->version), free(f->variant), free(f->url), free(f->sha256), free(f->kind);
-		free(f->tags), free(f->requires_python), free(f->yanked), free(f->build), free(f->subdir), free(f->source_url);
+		free(f->filename), free(f->version), free(f->variant), free(f->url),
+			free(f->sha256), free(f->kind);
+		free(f->tags), free(f->requires_python), free(f->yanked), free(f->build),
+			free(f->subdir), free(f->source_url);
 		free(f->gpu_code);
 		if (f->v_ok)
 			wp_version_release(&f->v);

@@ -29,7 +29,8 @@ void wp_lock_report_release(struct wp_lock_report *rep)
 
 void wp_lock_report_add(struct wp_lock_report *rep, const char *name, const char *for_whom)
 {
-	wp_vec_push_fields(rep->v, rep->n, rep->cap, ((struct wp_lock_file){ wp_xstrdup(name), wp_xstrdup(for_whom) }));
+	wp_vec_push_fields(rep->v, rep->n, rep->cap,
+			   ((struct wp_lock_file){ wp_xstrdup(name), wp_xstrdup(for_whom) }));
 }
 
 void wp_target_slug(const struct wp_target *t, struct wp_buf *out)
@@ -63,8 +64,8 @@ void wp_target_slug(const struct wp_target *t, struct wp_buf *out)
 	/* a slug goes into file names: keep it to what every file system takes */
 	for (size_t i = 0; i < out->len; i++) {
 		char c = out->data[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		      c == '-'))
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
 			out->data[i] = '_';
 	}
 }
@@ -98,7 +99,8 @@ static void targets_init(struct targets *ts, const struct wp_plan *plan)
 		/* two targets with one slug (the same words twice) are told apart by a number */
 		int same = 0;
 		for (size_t k = 0; k < i; k++)
-			if (!strncmp(ts->slug[k], b.data, b.len) && (ts->slug[k][b.len] == 0 || ts->slug[k][b.len] == '-'))
+			if (!strncmp(ts->slug[k], b.data, b.len) &&
+			    (ts->slug[k][b.len] == 0 || ts->slug[k][b.len] == '-'))
 				same++;
 		ts->slug[i] = same ? wp_xasprintf("%s-%d", b.data, same + 1) : wp_xstrdup(b.data);
 	}
@@ -130,7 +132,8 @@ struct entry {
 WP_VEC_OF(entry_vec, struct entry);
 
 /* Entries for the targets in `in` (a bool per target), in plan order. */
-static void entries_for(const struct wp_plan *plan, const bool *in, size_t nt, struct entry_vec *out)
+static void entries_for(const struct wp_plan *plan, const bool *in, size_t nt,
+			struct entry_vec *out)
 {
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
@@ -138,7 +141,8 @@ static void entries_for(const struct wp_plan *plan, const bool *in, size_t nt, s
 			continue;
 		struct entry *e = NULL;
 		for (size_t k = 0; k < out->n && !e; k++)
-			if (!strcmp(out->v[k].project, f->project) && !strcmp(out->v[k].version, f->version))
+			if (!strcmp(out->v[k].project, f->project) &&
+			    !strcmp(out->v[k].version, f->version))
 				e = &out->v[k];
 		if (!e) {
 			e = wp_vec_add(out);
@@ -165,7 +169,8 @@ static void entries_free(struct entry_vec *es)
 }
 
 /* The marker of an entry within the set: none when every target of the set takes it. */
-static void entry_marker(const struct entry *e, const struct targets *ts, const bool *in, struct wp_buf *out)
+static void entry_marker(const struct entry *e, const struct targets *ts, const bool *in,
+			 struct wp_buf *out)
 {
 	size_t n_in = 0, n_e = 0;
 	for (size_t t = 0; t < ts->n; t++) {
@@ -192,15 +197,17 @@ static int need_hash(const struct wp_plan_file *f, struct wp_err *err)
 	if (f->sha256 && *f->sha256)
 		return 0;
 	/* a policy, not a source failure that a retry could mend: exit 1 */
-	return wp_fail(err, -WPE_NOMATCH, "the index gives no sha256 for '%s', and a lock must name one; give "
-					  "--fetch-hashes to download and hash it, or use an index that publishes hashes",
+	return wp_fail(err, -WPE_NOMATCH,
+		       "the index gives no sha256 for '%s', and a lock must name one; give "
+		       "--fetch-hashes to download and hash it, or use an index that publishes hashes",
 		       f->filename);
 }
 
 /* --- requirements --- */
 
-static int requirements_text(const struct wp_plan *plan, const struct targets *ts, const bool *in, const char *name,
-			     enum wp_lock_files how, struct wp_buf *b, struct wp_err *err)
+static int requirements_text(const struct wp_plan *plan, const struct targets *ts, const bool *in,
+			     const char *name, enum wp_lock_files how, struct wp_buf *b,
+			     struct wp_err *err)
 {
 	(void)how; /* pip finds the files by name in the folder (--find-links) */
 	struct entry_vec es = { 0 };
@@ -210,15 +217,19 @@ static int requirements_text(const struct wp_plan *plan, const struct targets *t
 	for (size_t t = 0; t < ts->n; t++)
 		if (in[t])
 			wp_buf_printf(b, "#   %s\n", ts->desc[t]);
-	wp_buf_printf(b, "# install offline: pip install --no-index --find-links . --require-hashes -r %s\n", name);
+	wp_buf_printf(b,
+		      "# install offline: pip install --no-index --find-links . --require-hashes -r %s\n",
+		      name);
 	entries_for(plan, in, ts->n, &es);
 	for (size_t i = 0; i < es.n && !rc; i++) {
 		const struct entry *e = &es.v[i];
 		entry_marker(e, ts, in, &marker);
 		if (e->version[0])
-			wp_buf_printf(b, "%s==%s%s%s", e->project, e->version, marker.len ? " ; " : "", wp_buf_cstr(&marker));
+			wp_buf_printf(b, "%s==%s%s%s", e->project, e->version,
+				      marker.len ? " ; " : "", wp_buf_cstr(&marker));
 		else /* a pylock.toml archive with no version: the file itself, from the folder */
-			wp_buf_printf(b, "./%s%s%s", e->files.v[0]->filename, marker.len ? " ; " : "", wp_buf_cstr(&marker));
+			wp_buf_printf(b, "./%s%s%s", e->files.v[0]->filename,
+				      marker.len ? " ; " : "", wp_buf_cstr(&marker));
 		for (size_t k = 0; k < e->files.n && !rc; k++) {
 			if ((rc = need_hash(e->files.v[k], err)))
 				break;
@@ -226,7 +237,8 @@ static int requirements_text(const struct wp_plan *plan, const struct targets *t
 			for (size_t j = 0; j < k && !dup; j++)
 				dup = !strcmp(e->files.v[j]->sha256, e->files.v[k]->sha256);
 			if (!dup)
-				wp_buf_printf(b, " \\\n    --hash=sha256:%s", e->files.v[k]->sha256);
+				wp_buf_printf(b, " \\\n    --hash=sha256:%s",
+					      e->files.v[k]->sha256);
 		}
 		wp_buf_addch(b, '\n');
 	}
@@ -260,8 +272,8 @@ static void remove_stale(const char *dir, const char *name)
 	free(path);
 }
 
-void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefix, const char *suffix,
-			  const struct wp_lock_report *written, size_t from)
+void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefix,
+			  const char *suffix, const struct wp_lock_report *written, size_t from)
 {
 	struct wp_os_dir *d = wp_os_opendir(dir);
 	const struct wp_os_dirent *de;
@@ -269,7 +281,8 @@ void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefi
 	while (d && (de = wp_os_readdir(d))) {
 		size_t n = strlen(de->d_name);
 		bool ours = !strcmp(de->d_name, shared) ||
-			    (n > pl + sl && !strncmp(de->d_name, prefix, pl) && !strcmp(de->d_name + n - sl, suffix));
+			    (n > pl + sl && !strncmp(de->d_name, prefix, pl) &&
+			     !strcmp(de->d_name + n - sl, suffix));
 		if (!ours)
 			continue;
 		bool now = false;
@@ -283,12 +296,12 @@ void wp_lock_remove_stale(const char *dir, const char *shared, const char *prefi
 }
 
 /* The shared file for the targets alone in their marker, then one file per other target. */
-typedef int text_fn(const struct wp_plan *plan, const struct targets *ts, const bool *in, const char *name,
-		    enum wp_lock_files how, struct wp_buf *b, struct wp_err *err);
+typedef int text_fn(const struct wp_plan *plan, const struct targets *ts, const bool *in,
+		    const char *name, enum wp_lock_files how, struct wp_buf *b, struct wp_err *err);
 
-static int write_set(const struct wp_plan *plan, const char *dir, const char *shared, const char *prefix,
-		     const char *suffix, text_fn *text, enum wp_lock_files how, struct wp_lock_report *rep,
-		     struct wp_err *err)
+static int write_set(const struct wp_plan *plan, const char *dir, const char *shared,
+		     const char *prefix, const char *suffix, text_fn *text, enum wp_lock_files how,
+		     struct wp_lock_report *rep, struct wp_err *err)
 {
 	struct targets ts = { 0 };
 	struct wp_buf b = WP_BUF_INIT;
@@ -303,8 +316,11 @@ static int write_set(const struct wp_plan *plan, const char *dir, const char *sh
 	if (ts.n_alone) {
 		for (size_t t = 0; t < ts.n; t++)
 			in[t] = ts.alone[t];
-		if (!(rc = text(plan, &ts, in, shared, how, &b, err)) && !(rc = write_file(dir, shared, &b, err)))
-			wp_lock_report_add(rep, shared, ts.n_alone == ts.n ? "every target" : "the targets its markers name");
+		if (!(rc = text(plan, &ts, in, shared, how, &b, err)) &&
+		    !(rc = write_file(dir, shared, &b, err)))
+			wp_lock_report_add(rep, shared,
+					   ts.n_alone == ts.n ? "every target" :
+								"the targets its markers name");
 	}
 	for (size_t t = 0; t < ts.n && !rc; t++) {
 		if (ts.alone[t])
@@ -313,7 +329,8 @@ static int write_set(const struct wp_plan *plan, const char *dir, const char *sh
 		memset(in, 0, ts.n * sizeof(*in));
 		in[t] = true;
 		wp_buf_reset(&b);
-		if (!(rc = text(plan, &ts, in, name, how, &b, err)) && !(rc = write_file(dir, name, &b, err)))
+		if (!(rc = text(plan, &ts, in, name, how, &b, err)) &&
+		    !(rc = write_file(dir, name, &b, err)))
 			wp_lock_report_add(rep, name, ts.desc[t]);
 		free(name);
 	}
@@ -326,9 +343,11 @@ static int write_set(const struct wp_plan *plan, const char *dir, const char *sh
 	return rc;
 }
 
-int wp_write_requirements(const struct wp_plan *plan, const char *dir, struct wp_lock_report *rep, struct wp_err *err)
+int wp_write_requirements(const struct wp_plan *plan, const char *dir, struct wp_lock_report *rep,
+			  struct wp_err *err)
 {
-	return write_set(plan, dir, "requirements.txt", "requirements-", ".txt", requirements_text, WP_LOCK_PATHS, rep, err);
+	return write_set(plan, dir, "requirements.txt", "requirements-", ".txt", requirements_text,
+			 WP_LOCK_PATHS, rep, err);
 }
 
 /* --- pylock.toml --- */
@@ -354,9 +373,10 @@ static void warn_requires_python(const struct wp_plan *plan, struct wp_lock_repo
 			said = !strcmp(plan->files[k].filename, f->filename);
 		if (said)
 			continue;
-		wp_vec_push_fields(rep->warnings, rep->n_warnings, cap, wp_xasprintf("the index gives '%s' a requires-python that is no PEP 440 "
-								"specifier set ('%.120s'); the lock leaves it out",
-								f->filename, f->requires_python));
+		wp_vec_push_fields(rep->warnings, rep->n_warnings, cap,
+				   wp_xasprintf("the index gives '%s' a requires-python that is no PEP 440 "
+						"specifier set ('%.120s'); the lock leaves it out",
+						f->filename, f->requires_python));
 	}
 }
 
@@ -380,12 +400,17 @@ static int toml_str(struct wp_buf *b, const char *s, struct wp_err *err)
 			p++;
 		} else {
 			/* a whole UTF-8 sequence, or a refusal */
-			int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			int len = c >= 0xf0 && c < 0xf5 ? 4 :
+				  c >= 0xe0             ? 3 :
+				  c >= 0xc2 && c < 0xe0 ? 2 :
+							  0;
 			for (int k = 1; k < len; k++)
 				if ((p[k] & 0xc0) != 0x80)
 					len = 0;
 			if (!len)
-				return wp_fail(err, -WPE_SOURCE, "'%.80s' is not UTF-8 text; a TOML lock cannot hold it", s);
+				return wp_fail(err, -WPE_SOURCE,
+					       "'%.80s' is not UTF-8 text; a TOML lock cannot hold it",
+					       s);
 			wp_buf_add(b, p, (size_t)len);
 			p += len;
 		}
@@ -394,7 +419,8 @@ static int toml_str(struct wp_buf *b, const char *s, struct wp_err *err)
 	return 0;
 }
 
-static void toml_key_str(struct wp_buf *b, const char *key, const char *value, int *rc, struct wp_err *err)
+static void toml_key_str(struct wp_buf *b, const char *key, const char *value, int *rc,
+			 struct wp_err *err)
 {
 	if (*rc)
 		return;
@@ -435,14 +461,15 @@ static const char *target_variant(const struct wp_plan *plan, size_t t)
 	return any;
 }
 
-static int pylock_tool_table(const struct wp_plan *plan, const struct targets *ts, const bool *in, struct wp_buf *b,
-			     struct wp_err *err)
+static int pylock_tool_table(const struct wp_plan *plan, const struct targets *ts, const bool *in,
+			     struct wp_buf *b, struct wp_err *err)
 {
 	int rc = 0;
 	char v[64];
 	/* disposable: what wheelpick decided, for the people and tools that read the lock later */
 	wp_buf_addstr(b, "\n[tool.wheelpick]\n");
-	toml_key_str(b, "note", "targets and the build each got; installers ignore this table", &rc, err);
+	toml_key_str(b, "note", "targets and the build each got; installers ignore this table", &rc,
+		     err);
 	for (size_t t = 0; t < ts->n && !rc; t++) {
 		const struct wp_target *tg = &plan->targets[t];
 		if (!in[t])
@@ -456,7 +483,8 @@ static int pylock_tool_table(const struct wp_plan *plan, const struct targets *t
 			toml_key_str(b, "cuda", v, &rc, err);
 			if (tg->driver.nparts)
 				toml_key_str(b, "driver", tg->driver.text, &rc, err);
-			toml_key_str(b, "cuda-compat", tg->cuda_strict ? "strict" : "minor", &rc, err);
+			toml_key_str(b, "cuda-compat", tg->cuda_strict ? "strict" : "minor", &rc,
+				     err);
 		} else if (tg->accel == WP_ACCEL_ROCM) {
 			snprintf(v, sizeof(v), "%d.%d", tg->rocm_major, tg->rocm_minor);
 			toml_key_str(b, "rocm", v, &rc, err);
@@ -488,7 +516,8 @@ static void vt_str(struct wp_buf *out, const char *s)
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			wp_buf_addch(out, '\\');
-		if ((unsigned char)*s < 0x20 || *s == 0x7f) /* TOML: DEL is a control character too */
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) /* TOML: DEL is a control character too
+							     */
 			wp_buf_printf(out, "\\u%04x", (unsigned char)*s);
 		else
 			wp_buf_addch(out, *s);
@@ -591,7 +620,8 @@ void wp_pylock_variants_toml(const struct wp_variants *v, const char *const *kee
 		for (size_t i = 0; i < v->n_static_props; i++) {
 			bool first_of_ns = true;
 			for (size_t k = 0; k < i && first_of_ns; k++)
-				first_of_ns = strcmp(v->static_props[k].ns, v->static_props[i].ns) != 0;
+				first_of_ns = strcmp(v->static_props[k].ns,
+						     v->static_props[i].ns) != 0;
 			if (!first_of_ns)
 				continue;
 			vt_str(out, v->static_props[i].ns);
@@ -604,7 +634,8 @@ void wp_pylock_variants_toml(const struct wp_variants *v, const char *const *kee
 				first = false;
 				vt_str(out, v->static_props[k].feature);
 				wp_buf_addstr(out, " = ");
-				vt_list(out, v->static_props[k].values, v->static_props[k].n_values);
+				vt_list(out, v->static_props[k].values,
+					v->static_props[k].n_values);
 			}
 			wp_buf_addstr(out, " }\n");
 		}
@@ -621,16 +652,19 @@ void wp_pylock_variants_toml(const struct wp_variants *v, const char *const *kee
 	free(ns);
 }
 
-static int pylock_text(const struct wp_plan *plan, const struct targets *ts, const bool *in, const char *name,
-		       enum wp_lock_files how, struct wp_buf *b, struct wp_err *err)
+static int pylock_text(const struct wp_plan *plan, const struct targets *ts, const bool *in,
+		       const char *name, enum wp_lock_files how, struct wp_buf *b,
+		       struct wp_err *err)
 {
 	struct entry_vec es = { 0 };
 	struct wp_buf m = WP_BUF_INIT;
 	int rc = 0;
 	(void)name;
-	/* only installers that read PEP 751 locks today; pip reads the requirements.txt beside it */
-	wp_buf_addstr(b, "# written by wheelpick; install with an installer that reads PEP 751 locks (uv pip install -r "
-			 "pylock.toml); with pip, use requirements.txt\n");
+	/* only installers that read PEP 751 locks today; pip reads the requirements.txt beside
+	 * it */
+	wp_buf_addstr(b,
+		      "# written by wheelpick; install with an installer that reads PEP 751 locks (uv pip install -r "
+		      "pylock.toml); with pip, use requirements.txt\n");
 	wp_buf_addstr(b, "lock-version = \"1.0\"\nenvironments = [");
 	bool first = true;
 	for (size_t t = 0; t < ts->n && !rc; t++) {
@@ -662,13 +696,16 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 			toml_key_str(b, "marker", m.data, &rc, err);
 		const char *rp = NULL;
 		for (size_t k = 0; k < e->files.n && !rp; k++)
-			rp = requires_python_ok(e->files.v[k]) ? e->files.v[k]->requires_python : NULL;
+			rp = requires_python_ok(e->files.v[k]) ? e->files.v[k]->requires_python :
+								 NULL;
 		if (rp)
 			toml_key_str(b, "requires-python", rp, &rc, err);
-		/* an sdist or archive a pylock.toml named, carried as a file: PEP 751's own table */
+		/* an sdist or archive a pylock.toml named, carried as a file: PEP 751's own
+		 * table */
 		const struct wp_plan_file *src = NULL;
 		for (size_t k = 0; k < e->files.n && !src; k++)
-			src = wp_cstr_endswith(e->files.v[k]->filename, ".whl") ? NULL : e->files.v[k];
+			src = wp_cstr_endswith(e->files.v[k]->filename, ".whl") ? NULL :
+										  e->files.v[k];
 		if (src) {
 			if ((rc = need_hash(src, err)))
 				break;
@@ -680,7 +717,8 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 			}
 			wp_buf_addstr(b, how == WP_LOCK_PATHS ? "path = " : "url = ");
 			if (!rc)
-				rc = toml_str(b, how == WP_LOCK_PATHS ? src->filename : src->url, err);
+				rc = toml_str(b, how == WP_LOCK_PATHS ? src->filename : src->url,
+					      err);
 			if (src->size >= 0)
 				wp_buf_printf(b, ", size = %lld", src->size);
 			wp_buf_printf(b, ", hashes = { sha256 = \"%s\" } }\n", src->sha256);
@@ -721,15 +759,15 @@ static int pylock_text(const struct wp_plan *plan, const struct targets *ts, con
 	return rc;
 }
 
-int wp_write_pylock(const struct wp_plan *plan, const char *dir, enum wp_lock_files how, struct wp_lock_report *rep,
-		    struct wp_err *err)
+int wp_write_pylock(const struct wp_plan *plan, const char *dir, enum wp_lock_files how,
+		    struct wp_lock_report *rep, struct wp_err *err)
 {
 	warn_requires_python(plan, rep);
 	return write_set(plan, dir, "pylock.toml", "pylock.", ".toml", pylock_text, how, rep, err);
 }
 
-int wp_write_pylock_named(const struct wp_plan *plan, const char *dir, const char *name, enum wp_lock_files how,
-			  struct wp_lock_report *rep, struct wp_err *err)
+int wp_write_pylock_named(const struct wp_plan *plan, const char *dir, const char *name,
+			  enum wp_lock_files how, struct wp_lock_report *rep, struct wp_err *err)
 {
 	size_t n = strlen(name);
 	/* PEP 751's own test: pylock.toml, or pylock.NAME.toml with no dot in NAME */
@@ -737,7 +775,9 @@ int wp_write_pylock_named(const struct wp_plan *plan, const char *dir, const cha
 		  (n > 12 && !strncmp(name, "pylock.", 7) && !strcmp(name + n - 5, ".toml") &&
 		   !memchr(name + 7, '.', n - 12) && !memchr(name, '/', n));
 	if (!ok)
-		return wp_fail(err, -WPE_USAGE, "lock file '%s' must be named pylock.toml or pylock.NAME.toml (PEP 751)", name);
+		return wp_fail(err, -WPE_USAGE,
+			       "lock file '%s' must be named pylock.toml or pylock.NAME.toml (PEP 751)",
+			       name);
 	warn_requires_python(plan, rep);
 	return write_set(plan, dir, name, "pylock.", ".toml", pylock_text, how, rep, err);
 }

@@ -1,4 +1,5 @@
-/* ops/wheel/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the wheelhouse. */
+/* ops/wheel/pick.c: the wheel job: targets, sources, the plan, fetching into the store, the
+ * wheelhouse. */
 #include "ops/wheel/pick.h"
 #include "ops/core/provenance.h"
 #include "ops/wheel/sbom.h"
@@ -41,8 +42,10 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 	if (t->accel == WP_ACCEL_CUDA) {
 		snprintf(b, sizeof(b), "%d.%d", t->cuda_major, t->cuda_minor);
 		wp_json_str(j, b);
-		/* a machine with no driver yet: the driver is what the picks need (said as a note), not one it has */
-		wp_json_kstr(j, "driver", t->driver.nparts && !t->driver_none_yet ? t->driver.text : NULL);
+		/* a machine with no driver yet: the driver is what the picks need (said as a note),
+		 * not one it has */
+		wp_json_kstr(j, "driver",
+			     t->driver.nparts && !t->driver_none_yet ? t->driver.text : NULL);
 		if (t->driver_none_yet)
 			wp_json_kbool(j, "driver_none_yet", true);
 		wp_json_kstr(j, "cuda_compat", t->cuda_strict ? "strict" : "minor");
@@ -68,8 +71,8 @@ static void json_target(struct wp_json *j, const struct wp_target *t)
 /* paths_in_dir: a path is written as the file's name, relative to the folder the record lies in
  * (wheelpick.json in a wheelhouse or bundle: no local path leaks in, and two bundles of the same
  * wheels are the same bytes); else as it is. */
-static void plan_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain,
-			 bool paths_in_dir)
+static void plan_members(struct wp_json *j, const struct wp_plan *plan,
+			 const struct wp_target *fallback, bool explain, bool paths_in_dir)
 {
 	wp_json_key(j, "targets");
 	wp_json_arr(j);
@@ -127,7 +130,8 @@ static void plan_members(struct wp_json *j, const struct wp_plan *plan, const st
 	wp_json_arr_end(j);
 }
 
-void wp_plan_json_members(struct wp_json *j, const struct wp_plan *plan, const struct wp_target *fallback, bool explain)
+void wp_plan_json_members(struct wp_json *j, const struct wp_plan *plan,
+			  const struct wp_target *fallback, bool explain)
 {
 	plan_members(j, plan, fallback, explain, false);
 }
@@ -158,8 +162,8 @@ static void bytes_text(char *out, size_t n, long long b)
 }
 
 /* Downloads taken up where an earlier run stopped, and those kept for the next run. */
-static void say_partials(const struct wp_session *s, const struct wp_store *st, const struct wp_fetch_item *items,
-			 size_t n)
+static void say_partials(const struct wp_session *s, const struct wp_store *st,
+			 const struct wp_fetch_item *items, size_t n)
 {
 	long long resumed = 0, kept = 0;
 	size_t nr = 0, nk = 0;
@@ -172,13 +176,15 @@ static void say_partials(const struct wp_session *s, const struct wp_store *st, 
 	char b[32];
 	if (nr) {
 		bytes_text(b, sizeof(b), resumed);
-		wp_say(s, WP_SAY_NOTE, "resumed %zu download%s where an earlier run stopped (%s were kept)", nr,
+		wp_say(s, WP_SAY_NOTE,
+		       "resumed %zu download%s where an earlier run stopped (%s were kept)", nr,
 		       nr == 1 ? "" : "s", b);
 	}
 	if (nk) {
 		char *dir = wp_store_partial_dir(st);
 		bytes_text(b, sizeof(b), kept);
-		wp_say(s, WP_SAY_NOTE, "kept %s of %zu unfinished download%s in %s: the next run resumes %s", b, nk,
+		wp_say(s, WP_SAY_NOTE,
+		       "kept %s of %zu unfinished download%s in %s: the next run resumes %s", b, nk,
 		       nk == 1 ? "" : "s", dir, nk == 1 ? "it" : "them");
 		free(dir);
 	}
@@ -193,7 +199,9 @@ static void say_first_seen(struct wp_catalog *cat, struct wp_fetch_item *it, con
 	char *first_url = NULL, when[32] = "?";
 	int64_t t = 0;
 	bool found = false;
-	if (wp_catalog_fetch_conflict(cat, it->url, expected, it->sha256_out, &found, &first_url, &t, &e) < 0 || !found) {
+	if (wp_catalog_fetch_conflict(cat, it->url, expected, it->sha256_out, &found, &first_url,
+				      &t, &e) < 0 ||
+	    !found) {
 		free(first_url);
 		return;
 	}
@@ -202,9 +210,10 @@ static void say_first_seen(struct wp_catalog *cat, struct wp_fetch_item *it, con
 	if (t > 0 && gmtime_r(&tt, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d", &tm);
 	wp_err_clear(&it->err);
-	wp_fail(&it->err, -WPE_INTEGRITY, "'%s' refused: its bytes now hash to %s, but %s was seen first for it, at '%s' "
-		"(%s); check the source, then accept the new bytes with: wheelpick trust '%s'", it->filename,
-		it->sha256_out, expected, first_url, when, it->url);
+	wp_fail(&it->err, -WPE_INTEGRITY,
+		"'%s' refused: its bytes now hash to %s, but %s was seen first for it, at '%s' "
+		"(%s); check the source, then accept the new bytes with: wheelpick trust '%s'",
+		it->filename, it->sha256_out, expected, first_url, when, it->url);
 	free(first_url);
 }
 
@@ -228,15 +237,16 @@ static long long local_size(const struct wp_pick_run *run, const struct wp_plan_
 		struct wp_err e = WP_ERR_INIT;
 		if (!strncasecmp(p, "localhost/", 10))
 			p += 9;
-		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 && wp_os_stat(path, &sb) == 0 &&
-		    WP_S_ISREG(sb.st_mode))
+		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 &&
+		    wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode))
 			size = (long long)sb.st_size;
 		free(path);
 	}
 	return size;
 }
 
-void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
+void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *job,
+			 struct wp_pick_run *run)
 {
 	const struct wp_plan *plan = &run->plan;
 	const char **urls = NULL;
@@ -257,7 +267,8 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 		const struct wp_plan_file *f = &plan->files[i];
 		if (f->size >= 0 || !f->url || wp_name_index_find(&by_url, f->url) != WP_NAME_NONE)
 			continue;
-		/* the disk tells without a request: a file already in the store, or a file:// one */
+		/* the disk tells without a request: a file already in the store, or a file://
+		 * one */
 		if ((run->shown_sizes[i] = local_size(run, f)) >= 0)
 			continue;
 		if (strncasecmp(f->url, "http://", 7) && strncasecmp(f->url, "https://", 8))
@@ -275,12 +286,14 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 	struct wp_dl_opts po = { .policy = wp_session_net_policy(s) };
 	wp_download_probe_sizes(urls, nu, got, &po);
 	for (size_t i = 0; i < plan->n; i++) {
-		size_t k = plan->files[i].size >= 0 || !plan->files[i].url ? WP_NAME_NONE
-									   : wp_name_index_find(&by_url, plan->files[i].url);
+		size_t k = plan->files[i].size >= 0 || !plan->files[i].url ?
+				   WP_NAME_NONE :
+				   wp_name_index_find(&by_url, plan->files[i].url);
 		if (k != WP_NAME_NONE)
 			run->shown_sizes[i] = got[k];
 	}
-	wp_say(s, WP_SAY_DEBUG, "asked %zu server%s for the sizes the index does not give", nu, nu == 1 ? "" : "s");
+	wp_say(s, WP_SAY_DEBUG, "asked %zu server%s for the sizes the index does not give", nu,
+	       nu == 1 ? "" : "s");
 out:
 	wp_name_index_free(&by_url);
 	free(urls);
@@ -292,8 +305,8 @@ out:
  * carries it, offline runs too. Kept once fetched: its signature binds it to these bytes. All are
  * fetched at once (one round trip, not one per file). A provenance that cannot be fetched is said,
  * not fatal: verify decides what a missing one means. */
-static void carry_provenance(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
-			     const struct wp_fetch_item *items, size_t n)
+static void carry_provenance(const struct wp_session *s, const struct wp_pick_job *job,
+			     struct wp_pick_run *run, const struct wp_fetch_item *items, size_t n)
 {
 	const char **urls = wp_xcalloc(n ? n : 1, sizeof(*urls));
 	char **dests = wp_xcalloc(n ? n : 1, sizeof(*dests));
@@ -314,10 +327,12 @@ static void carry_provenance(const struct wp_session *s, const struct wp_pick_jo
 	}
 	bool *got = wp_xcalloc(m ? m : 1, sizeof(*got));
 	struct wp_err *errs = wp_xcalloc(m ? m : 1, sizeof(*errs));
-	if (m && wp_provenance_carry_many(s->net, &run->cat, urls, (const char *const *)dests, m, got, errs))
+	if (m && wp_provenance_carry_many(s->net, &run->cat, urls, (const char *const *)dests, m,
+					  got, errs))
 		for (size_t i = 0; i < m; i++)
 			if (errs[i].code)
-				wp_say(s, WP_SAY_WARN, "'%s': its index offers PEP 740 provenance, which could not be carried: %s",
+				wp_say(s, WP_SAY_WARN,
+				       "'%s': its index offers PEP 740 provenance, which could not be carried: %s",
 				       names[i], errs[i].msg);
 	for (size_t i = 0; i < m; i++)
 		free(dests[i]);
@@ -330,7 +345,8 @@ static void carry_provenance(const struct wp_session *s, const struct wp_pick_jo
 
 /* The GPU code of a fetched wheel: from the check that proved it, else the catalog, else its stored
  * bytes read now (and kept, so that a file is read once). NULL when it cannot be read. */
-static char *gpu_code_of(const struct wp_session *s, struct wp_pick_run *run, const struct wp_fetch_item *it)
+static char *gpu_code_of(const struct wp_session *s, struct wp_pick_run *run,
+			 const struct wp_fetch_item *it)
 {
 	char *code = NULL;
 	struct wp_err e = WP_ERR_INIT;
@@ -359,24 +375,28 @@ static void arch_list_words(const struct wp_plan_file *f, int gpu_sm, struct wp_
 {
 	struct wp_variant var;
 	struct wp_arch_list l;
-	const char *fam = wp_torch_platform_family(f->tags && strchr(f->tags, '-') ? strrchr(f->tags, '-') + 1 : "");
+	const char *fam = wp_torch_platform_family(
+		f->tags && strchr(f->tags, '-') ? strrchr(f->tags, '-') + 1 : "");
 	const char *plus = f->version ? strchr(f->version, '+') : NULL;
-	if (!f->project || strcasecmp(f->project, "torch") || !plus || wp_variant_from_label(plus, &var) < 0 ||
-	    var.kind != WP_VARIANT_CUDA || !fam || wp_torch_arch_list(f->version, var.major, var.minor, fam, &l) < 0)
+	if (!f->project || strcasecmp(f->project, "torch") || !plus ||
+	    wp_variant_from_label(plus, &var) < 0 || var.kind != WP_VARIANT_CUDA || !fam ||
+	    wp_torch_arch_list(f->version, var.major, var.minor, fam, &l) < 0)
 		return;
 	struct wp_buf list = WP_BUF_INIT;
 	wp_arch_list_format(&l, &list);
 	if (wp_arch_list_serves(&l, gpu_sm, true, NULL))
-		wp_buf_printf(out, "; PyTorch's arch list for this build (%s) says it serves sm_%d, the binary says not, and the "
-			      "binary wins", wp_buf_cstr(&list), gpu_sm);
+		wp_buf_printf(out,
+			      "; PyTorch's arch list for this build (%s) says it serves sm_%d, the binary says not, and the "
+			      "binary wins",
+			      wp_buf_cstr(&list), gpu_sm);
 	wp_buf_free(&list);
 }
 
 /* job->gpu_check: each fetched wheel's GPU code on its target's GPUs. A none refuses the file (its
  * URL joins run->gpu_refused, the reason goes to why unless one is there); a ptx-jit is a warning.
  * Returns how many files were refused. */
-static size_t gpu_check(const struct wp_session *s, struct wp_pick_run *run, struct wp_fetch_item *items,
-			const size_t *item_of, struct wp_buf *why)
+static size_t gpu_check(const struct wp_session *s, struct wp_pick_run *run,
+			struct wp_fetch_item *items, const size_t *item_of, struct wp_buf *why)
 {
 	size_t refused = 0;
 	struct wp_plan *plan = &run->plan;
@@ -384,8 +404,11 @@ static size_t gpu_check(const struct wp_session *s, struct wp_pick_run *run, str
 	for (size_t i = 0; i < plan->n; i++) {
 		struct wp_plan_file *f = &plan->files[i];
 		struct wp_fetch_item *it = &items[item_of[i]];
-		const struct wp_target *t = f->target < plan->n_targets ? &plan->targets[f->target] : NULL;
-		if (!f->path || !t || t->accel != WP_ACCEL_CUDA || !t->n_gpus || !wp_cstr_endswith(f->filename, ".whl"))
+		const struct wp_target *t = f->target < plan->n_targets ?
+						    &plan->targets[f->target] :
+						    NULL;
+		if (!f->path || !t || t->accel != WP_ACCEL_CUDA || !t->n_gpus ||
+		    !wp_cstr_endswith(f->filename, ".whl"))
 			continue;
 		if (!codes[item_of[i]])
 			codes[item_of[i]] = gpu_code_of(s, run, it);
@@ -403,19 +426,22 @@ static size_t gpu_check(const struct wp_session *s, struct wp_pick_run *run, str
 			}
 			if (v == WP_GPU_NONE) {
 				arch_list_words(f, t->gpu_sm[g], &w);
-				wp_say(s, WP_SAY_WARN, "refused %s: no kernel image for sm_%d (%s); picking again without it",
+				wp_say(s, WP_SAY_WARN,
+				       "refused %s: no kernel image for sm_%d (%s); picking again without it",
 				       f->filename, t->gpu_sm[g], wp_buf_cstr(&w));
 				if (!why->len)
-					wp_buf_printf(why, "%s has no kernel image for sm_%d: %s", f->filename, t->gpu_sm[g],
-						      wp_buf_cstr(&w));
+					wp_buf_printf(why, "%s has no kernel image for sm_%d: %s",
+						      f->filename, t->gpu_sm[g], wp_buf_cstr(&w));
 				wp_strlist_push(&run->gpu_refused, f->url);
 				refused++;
 				wp_buf_free(&w);
 				break;
 			}
 			if (v == WP_GPU_PTX_JIT)
-				wp_say(s, WP_SAY_WARN, "%s runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
-				       "maybe slower kernels): %s", f->filename, t->gpu_sm[g], wp_buf_cstr(&w));
+				wp_say(s, WP_SAY_WARN,
+				       "%s runs on sm_%d only by JIT-compiling its PTX (a slow first run, "
+				       "maybe slower kernels): %s",
+				       f->filename, t->gpu_sm[g], wp_buf_cstr(&w));
 			wp_buf_free(&w);
 		}
 	}
@@ -427,8 +453,8 @@ static size_t gpu_check(const struct wp_session *s, struct wp_pick_run *run, str
 
 #define GPU_REFUSALS_MAX 32
 
-int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
-		  struct wp_err *err)
+int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job,
+		  struct wp_pick_run *run, struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan;
 	size_t n = plan->n, u = 0;
@@ -440,13 +466,14 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 	int rc = 0, frc;
 
 	/* transfers (file:// too go through libcurl) and hashes; libarchive (with libxml2, ICU and
-	 * libstdc++ behind it: 16 x 200 KB spent a tenth of their CPU loading it) only when a wheel's
-	 * check falls back to the full pass, which asks for it itself */
+	 * libstdc++ behind it: 16 x 200 KB spent a tenth of their CPU loading it) only when a
+	 * wheel's check falls back to the full pass, which asks for it itself */
 	if (n && (rc = wp_lazy_require(WP_LIB_CRYPTO | (job->offline ? 0 : WP_LIB_CURL), err))) {
 		free(items), free(names), free(sizes), free(item_of);
 		return rc;
 	}
-	/* what killed runs left in the store's tmp/ (a download writes, so its file stays younger) */
+	/* what killed runs left in the store's tmp/ (a download writes, so its file stays
+	 * younger) */
 	struct wp_err ce = WP_ERR_INIT;
 	if (wp_store_clean_tmp(&run->store, WP_STORE_TMP_MAX_AGE_S, &ce) < 0)
 		wp_say(s, WP_SAY_DEBUG, "%s", ce.msg);
@@ -462,9 +489,13 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 			continue;
 		wp_name_index_push(&by_url, f->url);
 		items[u] = (struct wp_fetch_item){
-			.url = f->url, .filename = f->filename, .sha256 = f->sha256, .size = f->size,
+			.url = f->url,
+			.filename = f->filename,
+			.sha256 = f->sha256,
+			.size = f->size,
 			/* an sdist or archive a pylock.toml names is held to its sha256 only */
-			.check = wp_cstr_endswith(f->filename, ".whl") ? WP_FETCH_CHECK_WHEEL : WP_FETCH_CHECK_NONE,
+			.check = wp_cstr_endswith(f->filename, ".whl") ? WP_FETCH_CHECK_WHEEL :
+									 WP_FETCH_CHECK_NONE,
 		};
 		names[u] = f->filename;
 		/* for the progress bar only: a server's word, not what the download is held to */
@@ -474,10 +505,14 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 	wp_name_index_free(&by_url);
 	if (ps->begin)
 		ps->begin(ps->ctx, names, sizes, u);
-	struct wp_fetch_opts fo = { .offline = job->offline, .progress = ps->update, .resumed = ps->resumed,
-				    .pctx = ps->ctx, .net = s->net };
+	struct wp_fetch_opts fo = { .offline = job->offline,
+				    .progress = ps->update,
+				    .resumed = ps->resumed,
+				    .pctx = ps->ctx,
+				    .net = s->net };
 	frc = wp_fetch_files(&run->store, items, u, &fo, err);
-	for (size_t i = 0; ps->file_done && i < u; i++) /* the ones the sink has not seen finish: cached, failed */
+	for (size_t i = 0; ps->file_done && i < u; i++) /* the ones the sink has not seen finish:
+							   cached, failed */
 		ps->file_done(ps->ctx, i, items[i].rc, items[i].cached);
 	if (ps->end)
 		ps->end(ps->ctx);
@@ -505,7 +540,8 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		} else if (!it->sha256) {
 			/* trust on first use: later fetches of this URL must hash the same */
 			if (!rc)
-				rc = wp_catalog_record_hash(&run->cat, it->url, it->sha256_out, err);
+				rc = wp_catalog_record_hash(&run->cat, it->url, it->sha256_out,
+							    err);
 			run->unhashed++;
 		}
 	}
@@ -521,14 +557,18 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		f->path = wp_xstrdup(it->path);
 		struct wp_os_stat st;
 		if (f->size < 0 && wp_os_stat(f->path, &st) == 0)
-			f->size = (long long)st.st_size; /* the index did not say; the proven file does */
+			f->size = (long long)st.st_size; /* the index did not say; the proven file
+							    does */
 	}
 	carry_provenance(s, job, run, items, u);
 	if (run->unhashed)
-		wp_say(s, WP_SAY_WARN, "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
-				       "(later fetches must match them)", run->unhashed);
+		wp_say(s, WP_SAY_WARN,
+		       "the index gives no sha256 for %zu file(s); recorded the hashes computed while fetching "
+		       "(later fetches must match them)",
+		       run->unhashed);
 	struct wp_buf why = WP_BUF_INIT;
-	size_t refused = job->gpu_check && !frc && !rc ? gpu_check(s, run, items, item_of, &why) : 0;
+	size_t refused = job->gpu_check && !frc && !rc ? gpu_check(s, run, items, item_of, &why) :
+							 0;
 	for (size_t i = 0; i < u; i++)
 		wp_fetch_item_release(&items[i]);
 	free(items);
@@ -539,13 +579,16 @@ int wp_pick_fetch(const struct wp_session *s, const struct wp_pick_job *job, str
 		/* the next candidate: the plan again without the refused files */
 		struct wp_plan next = { 0 };
 		if (run->gpu_refused.n > GPU_REFUSALS_MAX) {
-			rc = wp_fail(err, -WPE_NOMATCH, "%s; %zu files refused for their GPU code, giving up", wp_buf_cstr(&why),
-				     run->gpu_refused.n);
-		} else if ((rc = wp_pick_resolve(s, job, run, run->targets, run->n_targets, &next, err))) {
+			rc = wp_fail(err, -WPE_NOMATCH,
+				     "%s; %zu files refused for their GPU code, giving up",
+				     wp_buf_cstr(&why), run->gpu_refused.n);
+		} else if ((rc = wp_pick_resolve(s, job, run, run->targets, run->n_targets, &next,
+						 err))) {
 			char msg[sizeof(err->msg)];
 			snprintf(msg, sizeof(msg), "%s", err->msg);
 			wp_err_clear(err);
-			rc = wp_fail(err, -WPE_NOMATCH, "%s; without it nothing fits: %s", wp_buf_cstr(&why), msg);
+			rc = wp_fail(err, -WPE_NOMATCH, "%s; without it nothing fits: %s",
+				     wp_buf_cstr(&why), msg);
 		} else {
 			wp_plan_release(&run->plan);
 			run->plan = next;
@@ -619,10 +662,12 @@ static void sbom_add_plain_copies(const struct wp_plan *plan, struct wp_sbom *b)
 		bool have = !plain;
 		for (size_t k = 0; k < b->n && !have; k++)
 			have = !strcmp(b->c[k].path, plain);
-		/* a plain name that several variant wheels share was not written (write_plain_copies) */
+		/* a plain name that several variant wheels share was not written
+		 * (write_plain_copies) */
 		for (size_t k = 0; k < plan->n && !have; k++) {
 			char *other = plain_wheel_name(&plan->files[k]);
-			have = other && !strcmp(other, plain) && strcmp(plan->files[k].filename, b->c[i].filename) != 0;
+			have = other && !strcmp(other, plain) &&
+			       strcmp(plan->files[k].filename, b->c[i].filename) != 0;
 			free(other);
 		}
 		if (!have) {
@@ -643,8 +688,8 @@ static void sbom_add_plain_copies(const struct wp_plan *plan, struct wp_sbom *b)
 	}
 }
 
-static int write_plain_copies(const struct wp_session *s, const struct wp_plan *plan, const char *dir,
-			      struct wp_err *err)
+static int write_plain_copies(const struct wp_session *s, const struct wp_plan *plan,
+			      const char *dir, struct wp_err *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < plan->n && !rc; i++) {
@@ -663,18 +708,23 @@ static int write_plain_copies(const struct wp_session *s, const struct wp_plan *
 		}
 		char *dst = wp_xasprintf("%s/%s", dir, plain);
 		if (clash && first)
-			wp_say(s, WP_SAY_WARN, "%s: targets take different variant wheels with this one plain name, "
-			       "which pip and uv need; write one wheelhouse per target (-d) for them", plain);
+			wp_say(s, WP_SAY_WARN,
+			       "%s: targets take different variant wheels with this one plain name, "
+			       "which pip and uv need; write one wheelhouse per target (-d) for them",
+			       plain);
 		else if (!clash && first && !(rc = wp_link_or_copy_unsynced(f->path, dst, err)))
-			wp_say(s, WP_SAY_NOTE, "%s/%s: %s under its plain name, for pip and uv releases that "
-			       "refuse PEP 825 variant file names (same bytes, same sha256)", dir, plain, f->filename);
+			wp_say(s, WP_SAY_NOTE,
+			       "%s/%s: %s under its plain name, for pip and uv releases that "
+			       "refuse PEP 825 variant file names (same bytes, same sha256)",
+			       dir, plain, f->filename);
 		free(dst);
 		free(plain);
 	}
 	return rc ? rc : wp_fs_sync_dir(dir, err);
 }
 
-static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err);
+static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir,
+			    struct wp_err *err);
 
 bool wp_plan_has_variant_wheels(const struct wp_plan *plan)
 {
@@ -689,7 +739,9 @@ bool wp_plan_has_variant_wheels(const struct wp_plan *plan)
 static void earlier_set(const char *dir, struct wp_strlist *out)
 {
 	char *path = wp_xasprintf("%s/wheelpick.json", dir);
-	const struct wp_json_opts o = { .what = path, .noun = "pick record", .max_bytes = 64 << 20 };
+	const struct wp_json_opts o = { .what = path,
+					.noun = "pick record",
+					.max_bytes = 64 << 20 };
 	struct wp_buf b;
 	struct wp_json_val *root = NULL;
 	bool found = false;
@@ -700,7 +752,8 @@ static void earlier_set(const char *dir, struct wp_strlist *out)
 			const char *fn = wp_json_get_str(wp_json_at(picks, i), "filename");
 			size_t n = fn ? strlen(fn) : 0;
 			if (fn && wp_url_filename_ok(fn) && n > 4 && !strcmp(fn + n - 4, ".whl"))
-				wp_strlist_push(out, wp_xstrdup(fn)); /* the list borrows; freed in the caller */
+				wp_strlist_push(out, wp_xstrdup(fn)); /* the list borrows; freed in
+									 the caller */
 		}
 	}
 	wp_json_tree_free(root);
@@ -711,7 +764,8 @@ static void earlier_set(const char *dir, struct wp_strlist *out)
 /* Does the plan write filename: one of its files, or the plain-name copy of a variant wheel that
  * no other file of the plan shares (write_plain_copies writes none where targets clash)? A plain
  * copy an earlier run left under a name the plan clashes on holds bytes no requirement now pins:
- * it must go, or verify fails the wheelhouse (issue 36: reused wheelhouses failed 6 of 10 rounds). */
+ * it must go, or verify fails the wheelhouse (issue 36: reused wheelhouses failed 6 of 10
+ * rounds). */
 static bool plan_names(const struct wp_plan *plan, const char *filename)
 {
 	const char *plain_of = NULL;
@@ -733,7 +787,8 @@ static bool plan_names(const struct wp_plan *plan, const char *filename)
  * this run's requirements do not name go, once the new requirements and record are in place.
  * Left, pip's --find-links would see them and verify would fail them; a wheel the user put
  * here (no record names it) stays. */
-static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier, const struct wp_plan *plan)
+static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier,
+			       const struct wp_plan *plan)
 {
 	for (size_t i = 0; i < earlier->n; i++) {
 		char *plain = plain_name_parsed(earlier->v[i]);
@@ -741,9 +796,11 @@ static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier
 		for (size_t k = 0; k < 2; k++) {
 			struct wp_os_stat sb;
 			char *p = names[k] ? wp_xasprintf("%s/%s", dir, names[k]) : NULL;
-			if (p && !plan_names(plan, names[k]) && wp_os_lstat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode)) {
+			if (p && !plan_names(plan, names[k]) && wp_os_lstat(p, &sb) == 0 &&
+			    WP_S_ISREG(sb.st_mode)) {
 				wp_os_unlink(p);
-				char *pv = wp_xasprintf("%s" WP_PROV_SUFFIX, p); /* its provenance goes with it */
+				char *pv = wp_xasprintf("%s" WP_PROV_SUFFIX, p); /* its provenance
+										    goes with it */
 				wp_os_unlink(pv);
 				free(pv);
 			}
@@ -754,53 +811,64 @@ static void remove_earlier_set(const char *dir, const struct wp_strlist *earlier
 }
 
 /* Some files of the pick are not in dir: INCOMPLETE.txt names them, and a line says so (no
- * requirements.txt is written for a partial set; an earlier complete pick's stays, with its files). */
-static int mark_incomplete(const struct wp_session *s, const struct wp_plan *plan, const char *dir, struct wp_err *err)
+ * requirements.txt is written for a partial set; an earlier complete pick's stays, with its
+ * files). */
+static int mark_incomplete(const struct wp_session *s, const struct wp_plan *plan, const char *dir,
+			   struct wp_err *err)
 {
 	struct wp_buf b = WP_BUF_INIT;
 	size_t missing = 0, files = 0;
-	wp_buf_addstr(&b, "This wheelhouse is incomplete: these files of the last pick failed their checks or could not be\n"
-			  "fetched, so no requirements.txt was written for it. Run the pick again once the cause is fixed.\n");
-	bool *first = wp_plan_first_of_url(plan, &files); /* a file several targets share counts once */
+	wp_buf_addstr(&b,
+		      "This wheelhouse is incomplete: these files of the last pick failed their checks or could not be\n"
+		      "fetched, so no requirements.txt was written for it. Run the pick again once the cause is fixed.\n");
+	bool *first = wp_plan_first_of_url(plan, &files); /* a file several targets share counts
+							     once */
 	for (size_t i = 0; i < plan->n; i++) {
 		if (first[i] && !plan->files[i].path) {
 			missing++;
-			wp_buf_printf(&b, "  %s (%s)\n", plan->files[i].filename, plan->files[i].url);
+			wp_buf_printf(&b, "  %s (%s)\n", plan->files[i].filename,
+				      plan->files[i].url);
 		}
 	}
 	free(first);
-	char *path = wp_xasprintf("%s/INCOMPLETE.txt", dir), *req = wp_xasprintf("%s/requirements.txt", dir);
+	char *path = wp_xasprintf("%s/INCOMPLETE.txt", dir),
+	     *req = wp_xasprintf("%s/requirements.txt", dir);
 	int rc = wp_atomic_write(path, b.data, b.len, err);
 	struct wp_os_stat st;
 	bool old = wp_os_stat(req, &st) == 0;
 	if (!rc)
-		wp_say(s, WP_SAY_WARN, "'%s' is incomplete: %zu of %zu files are missing (%s names them); %s", dir, missing, files,
-		       path, old ? "its requirements.txt is an earlier pick's, whose files are there"
-				 : "no requirements.txt was written, so nothing installs from a partial set");
+		wp_say(s, WP_SAY_WARN,
+		       "'%s' is incomplete: %zu of %zu files are missing (%s names them); %s", dir,
+		       missing, files, path,
+		       old ? "its requirements.txt is an earlier pick's, whose files are there" :
+			     "no requirements.txt was written, so nothing installs from a partial set");
 	free(path);
 	free(req);
 	wp_buf_free(&b);
 	return rc;
 }
 
-int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
+int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir,
+			     struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan;
 	struct wp_strlist earlier = { 0 };
 	int rc;
 	if ((rc = wp_pick_dest_ready(dir, err)))
 		return rc;
-	/* a variant wheel whose own variant.json names another label is not the build its name says:
-	 * refused before anything is written (verify fails such a wheelhouse, and an installer that
-	 * reads the wheel's metadata would take it for another build) */
+	/* a variant wheel whose own variant.json names another label is not the build its name
+	 * says: refused before anything is written (verify fails such a wheelhouse, and an
+	 * installer that reads the wheel's metadata would take it for another build) */
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->files[i].path &&
-		    (rc = wp_verify_variant_wheel_label(plan->files[i].path, plan->files[i].filename,
-						 plan->files[i].wheel.variant_label, err)))
+		    (rc = wp_verify_variant_wheel_label(plan->files[i].path,
+							plan->files[i].filename,
+							plan->files[i].wheel.variant_label, err)))
 			return rc;
 	earlier_set(dir, &earlier);
 	rc = write_wheelhouse(s, run, dir, err);
-	/* only when the new requirements were written (a file that failed its checks keeps the old) */
+	/* only when the new requirements were written (a file that failed its checks keeps the
+	 * old) */
 	bool complete = !rc;
 	for (size_t i = 0; i < plan->n && complete; i++)
 		complete = plan->files[i].path != NULL;
@@ -816,7 +884,8 @@ int wp_pick_write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run
  * no longer belongs stays: it names these bytes or it does not verify). */
 static int link_provenance(const char *object, const char *dst, struct wp_err *err)
 {
-	char *from = wp_xasprintf("%s" WP_PROV_SUFFIX, object), *to = wp_xasprintf("%s" WP_PROV_SUFFIX, dst);
+	char *from = wp_xasprintf("%s" WP_PROV_SUFFIX, object),
+	     *to = wp_xasprintf("%s" WP_PROV_SUFFIX, dst);
 	struct wp_os_stat st;
 	int rc = wp_os_stat(from, &st) == 0 ? wp_link_or_copy_unsynced(from, to, err) : 0;
 	free(from);
@@ -824,20 +893,22 @@ static int link_provenance(const char *object, const char *dst, struct wp_err *e
 	return rc;
 }
 
-static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir, struct wp_err *err)
+static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run, const char *dir,
+			    struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan;
 	int rc;
 	/* proven files go in; a file that failed its checks stays out. A copy an earlier run put
-	 * here stays: it was proven then, and the requirements that pin it stay as they were (below).
-	 * The folder is synced once when they are all in, not once per file (16 small wheels paid
-	 * 19 fsyncs of it). */
+	 * here stays: it was proven then, and the requirements that pin it stay as they were
+	 * (below). The folder is synced once when they are all in, not once per file (16 small
+	 * wheels paid 19 fsyncs of it). */
 	for (size_t i = 0; i < plan->n; i++) {
 		struct wp_plan_file *f = &plan->files[i];
 		char *dst = wp_xasprintf("%s/%s", dir, f->filename);
 		if (!f->path) {
 			/* nothing: see above */
-		} else if ((rc = wp_link_or_copy_unsynced(f->path, dst, err)) || (rc = link_provenance(f->path, dst, err))) {
+		} else if ((rc = wp_link_or_copy_unsynced(f->path, dst, err)) ||
+			   (rc = link_provenance(f->path, dst, err))) {
 			free(dst);
 			return rc;
 		} else {
@@ -861,13 +932,15 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 		return rc;
 	/* what installs it on each target: requirement files with markers, and PEP 751 locks */
 	struct wp_lock_report rep = { 0 };
-	if ((rc = wp_write_requirements(plan, dir, &rep, err)) || (rc = wp_write_pylock(plan, dir, WP_LOCK_PATHS, &rep, err))) {
+	if ((rc = wp_write_requirements(plan, dir, &rep, err)) ||
+	    (rc = wp_write_pylock(plan, dir, WP_LOCK_PATHS, &rep, err))) {
 		wp_lock_report_release(&rep);
 		return rc;
 	}
 	for (size_t i = 0; i < rep.n; i++)
 		if (strcmp(rep.v[i].for_whom, "every target") != 0)
-			wp_say(s, WP_SAY_NOTE, "%s/%s: for %s", dir, rep.v[i].name, rep.v[i].for_whom);
+			wp_say(s, WP_SAY_NOTE, "%s/%s: for %s", dir, rep.v[i].name,
+			       rep.v[i].for_whom);
 	for (size_t i = 0; i < rep.n_warnings; i++)
 		wp_say(s, WP_SAY_WARN, "%s", rep.warnings[i]);
 	wp_lock_report_release(&rep);
@@ -883,10 +956,12 @@ static int write_wheelhouse(const struct wp_session *s, struct wp_pick_run *run,
 	free(path);
 	/* what is in it, for whoever reviews what crosses (written last: it lists the whole set) */
 	if (!rc) {
-		struct wp_sbom b = { .kind = "wheelhouse" }; /* no path: two builds elsewhere give one SBOM */
+		struct wp_sbom b = { .kind = "wheelhouse" }; /* no path: two builds elsewhere give
+								one SBOM */
 		wp_sbom_from_plan(plan, &b);
 		sbom_add_plain_copies(plan, &b);
-		rc = wp_sbom_write(s, dir, &b, WP_SBOM_CDX | (s->sbom_spdx ? WP_SBOM_SPDX : 0), err);
+		rc = wp_sbom_write(s, dir, &b, WP_SBOM_CDX | (s->sbom_spdx ? WP_SBOM_SPDX : 0),
+				   err);
 		wp_sbom_release(&b);
 	}
 	return rc;
@@ -900,7 +975,8 @@ static int any_row(void *ctx, const struct wp_file_row *r, struct wp_err *err)
 
 /* Has the catalog any file of the project a requirement names? A catalog that cannot be read
  * is an error, not a "no". */
-static int catalog_has(struct wp_catalog *cat, const struct wp_req *req, bool *has, struct wp_err *err)
+static int catalog_has(struct wp_catalog *cat, const struct wp_req *req, bool *has,
+		       struct wp_err *err)
 {
 	*has = false;
 	if (!req->ok)
@@ -909,7 +985,8 @@ static int catalog_has(struct wp_catalog *cat, const struct wp_req *req, bool *h
 	return rc < 0 ? rc : 0;
 }
 
-static int all_in_catalog(struct wp_catalog *cat, const struct wp_reqs *reqs, bool *all, struct wp_err *err)
+static int all_in_catalog(struct wp_catalog *cat, const struct wp_reqs *reqs, bool *all,
+			  struct wp_err *err)
 {
 	int rc = 0;
 	*all = true;
@@ -926,8 +1003,8 @@ static int source_known(struct wp_catalog *cat, const char *url, bool *known, st
 
 /* --index sources crawled when stale; without --index, the defaults when the catalog has never
  * seen a project asked for. */
-static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
-			 struct wp_err *err)
+static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *job,
+			 struct wp_pick_run *run, struct wp_err *err)
 {
 	struct wp_sources src = { .creds = s->creds };
 	bool have;
@@ -951,14 +1028,16 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 	}
 	if (src.n && !job->offline) {
 		struct wp_err ce = WP_ERR_INIT;
-		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false, job->refresh ? 0 : s->max_age_s,
+		if (wp_sources_crawl_given(s, &run->cat, &src, &job->reqs, false,
+					   job->refresh ? 0 : s->max_age_s,
 					   job->strategy == WP_INDEX_FIRST, &ce)) {
-			/* a source that cannot be reached now, while the catalog holds what it listed before:
-			 * picking from that is what --offline would do; say so. An --index never read, or
-			 * nothing to pick from at all, makes the failure the answer (exit 3), not "nothing
-			 * fits" */
+			/* a source that cannot be reached now, while the catalog holds what it
+			 * listed before: picking from that is what --offline would do; say so. An
+			 * --index never read, or nothing to pick from at all, makes the failure the
+			 * answer (exit 3), not "nothing fits" */
 			bool known = true;
-			for (size_t i = 0; (job->index.n || job->find_links.n) && i < src.n && known && !rc; i++)
+			for (size_t i = 0;
+			     (job->index.n || job->find_links.n) && i < src.n && known && !rc; i++)
 				rc = source_known(&run->cat, src.urls[i], &known, err);
 			if (!rc && known)
 				rc = all_in_catalog(&run->cat, &job->reqs, &have, err);
@@ -968,7 +1047,8 @@ static int crawl_sources(const struct wp_session *s, const struct wp_pick_job *j
 				rc = wp_fail(err, ce.code, "%s", ce.msg);
 				goto out;
 			}
-			wp_say(s, WP_SAY_WARN, "%s; picking from what the catalog already has", ce.msg);
+			wp_say(s, WP_SAY_WARN, "%s; picking from what the catalog already has",
+			       ce.msg);
 		}
 	}
 out:
@@ -976,12 +1056,13 @@ out:
 	return rc;
 }
 
-int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
-		    struct wp_err *err)
+int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job,
+		    struct wp_pick_run *run, struct wp_err *err)
 {
 	int rc;
 	if (!job->reqs.n)
-		return wp_fail(err, -WPE_USAGE, "name at least one package, e.g. 'wheelpick torch --cuda 11.2'");
+		return wp_fail(err, -WPE_USAGE,
+			       "name at least one package, e.g. 'wheelpick torch --cuda 11.2'");
 	if ((rc = wp_targets_build(s, &job->targets, &run->targets, &run->n_targets, err)))
 		return rc;
 	if ((rc = wp_catalog_open_as(&run->cat, s->catalog_path, s->asks, err)))
@@ -994,8 +1075,9 @@ int wp_pick_prepare(const struct wp_session *s, const struct wp_pick_job *job, s
 		return 0;
 	if ((rc = wp_store_init(&run->store, run->files_root, err)))
 		return rc;
-	/* fetched files are held to the catalog: an unhashed file to its first-seen hash, a wheel to
-	 * the metadata the catalog read for it, even when this run resolved nothing (--no-deps) */
+	/* fetched files are held to the catalog: an unhashed file to its first-seen hash, a wheel
+	 * to the metadata the catalog read for it, even when this run resolved nothing
+	 * (--no-deps) */
 	run->store.catalog = &run->cat;
 	return 0;
 }
@@ -1027,15 +1109,16 @@ static int used_fn(void *vctx, const struct wp_source_row *r, struct wp_err *err
 		u->preferred = pref;
 		/* a project's page ROOT/<name>/ is said as its root, as an index is named */
 		size_t n = strlen(u->pick), pn = strlen(u->project);
-		if ((r->type == WP_SOURCE_SIMPLE || r->type == WP_SOURCE_SIMPLE_JSON) && n > pn + 2 && u->pick[n - 1] == '/' &&
+		if ((r->type == WP_SOURCE_SIMPLE || r->type == WP_SOURCE_SIMPLE_JSON) &&
+		    n > pn + 2 && u->pick[n - 1] == '/' &&
 		    !strncmp(u->pick + n - 1 - pn, u->project, pn) && u->pick[n - 2 - pn] == '/')
 			u->pick[n - 1 - pn] = 0;
 	}
 	return 0;
 }
 
-int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefer, struct wp_strlist *out,
-			 struct wp_err *err)
+int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefer,
+			 struct wp_strlist *out, struct wp_err *err)
 {
 	int rc = 0;
 	if (!run->cat.db)
@@ -1046,7 +1129,8 @@ int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefe
 		const struct wp_plan_file *f = &run->plan.files[i];
 		struct used_ctx u = { f->project, prefer, NULL, false };
 		if (first[i] && f->project && f->url)
-			rc = wp_catalog_file_url_sources(&run->cat, f->project, f->url, used_fn, &u, err);
+			rc = wp_catalog_file_url_sources(&run->cat, f->project, f->url, used_fn, &u,
+							 err);
 		bool dup = !u.pick;
 		for (size_t k = 0; k < out->n && !dup; k++)
 			dup = !strcmp(out->v[k], u.pick);
@@ -1071,11 +1155,12 @@ int wp_pick_dest_ready(const char *dir, struct wp_err *err)
 	return 0;
 }
 
-int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
-		    const struct wp_target *targets, size_t n_targets, struct wp_plan *plan, struct wp_err *err)
+int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job,
+		    struct wp_pick_run *run, const struct wp_target *targets, size_t n_targets,
+		    struct wp_plan *plan, struct wp_err *err)
 {
-	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with URL
-	 * spelled the same way */
+	/* --index URLs as crawled (paths become file:// URLs), best first; PROJECT=URL pins with
+	 * URL spelled the same way */
 	struct wp_sources given = { .creds = s->creds };
 	struct wp_strlist indexes = { 0 };
 	struct wp_index_pin *pins = wp_xcalloc(job->index_for.n + 1, sizeof(*pins));
@@ -1106,14 +1191,24 @@ int wp_pick_resolve(const struct wp_session *s, const struct wp_pick_job *job, s
 	}
 	if (!rc) {
 		struct wp_resolve_opts ro = {
-			.indexes = &indexes, .index_for = pins, .n_index_for = job->index_for.n, .strategy = job->strategy,
+			.indexes = &indexes,
+			.index_for = pins,
+			.n_index_for = job->index_for.n,
+			.strategy = job->strategy,
 			.store = job->dry_run && !job->allow_full_downloads ? NULL : &run->store,
-			.offline = job->offline, .no_deps = job->no_deps, .pre = job->pre, .explain = job->explain,
+			.offline = job->offline,
+			.no_deps = job->no_deps,
+			.pre = job->pre,
+			.explain = job->explain,
 			.refresh = job->refresh,
-			.constraints = &job->constraints, .hashes = job->hashes, .n_hashes = job->n_hashes,
-			.refused = &run->gpu_refused, .testcase = job->testcase,
+			.constraints = &job->constraints,
+			.hashes = job->hashes,
+			.n_hashes = job->n_hashes,
+			.refused = &run->gpu_refused,
+			.testcase = job->testcase,
 		};
-		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro, plan, err);
+		rc = wp_resolve(s, &run->cat, job->reqs.v, job->reqs.n, targets, n_targets, &ro,
+				plan, err);
 	}
 	for (size_t i = 0; i < job->index_for.n; i++)
 		free(pin_names[i]), free(pin_urls[i]);
@@ -1146,7 +1241,8 @@ static bool provides_extra(const char *requires_dist, const char *extra)
 
 /* pip's warning for an extra the picked release does not have ("torch[cuda]"): the request
  * still stands, without it. Only where the release's metadata was read. */
-static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run)
+static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick_job *job,
+				struct wp_pick_run *run)
 {
 	for (size_t i = 0; i < job->reqs.n; i++) {
 		const struct wp_req *q = &job->reqs.v[i];
@@ -1159,11 +1255,14 @@ static void warn_unknown_extras(const struct wp_session *s, const struct wp_pick
 			if (!strcmp(run->plan.files[k].project, q->project))
 				f = &run->plan.files[k];
 		struct wp_catalog_meta cm = { 0 };
-		if (f && r->nextras && wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
+		if (f && r->nextras &&
+		    wp_catalog_metadata_lookup(&run->cat, f->url, &cm, &e) == 0 && cm.found)
 			for (size_t x = 0; x < r->nextras; x++)
-				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "", r->extras[x]))
-					wp_say(s, WP_SAY_WARN, "%s %s does not provide the extra '%s'", f->project, f->version,
-					       r->extras[x]);
+				if (!provides_extra(cm.requires_dist ? cm.requires_dist : "",
+						    r->extras[x]))
+					wp_say(s, WP_SAY_WARN,
+					       "%s %s does not provide the extra '%s'", f->project,
+					       f->version, r->extras[x]);
 		wp_catalog_meta_release(&cm);
 	}
 }
@@ -1186,11 +1285,15 @@ static void advise_driver(const struct wp_session *s, const struct wp_pick_run *
 			best = (int)v > best ? (int)v : best;
 		}
 		const char *need = NULL;
-		if (best && wp_cuda_min_driver_os(best / 10, best % 10, wp_target_is_windows(t), &need) == 0)
-			wp_say(s, WP_SAY_NOTE, "this machine has no NVIDIA driver yet: the CUDA %d.%d builds picked need driver %s "
-			       "or newer; install it before running them", best / 10, best % 10, need);
+		if (best && wp_cuda_min_driver_os(best / 10, best % 10, wp_target_is_windows(t),
+						  &need) == 0)
+			wp_say(s, WP_SAY_NOTE,
+			       "this machine has no NVIDIA driver yet: the CUDA %d.%d builds picked need driver %s "
+			       "or newer; install it before running them",
+			       best / 10, best % 10, need);
 		else
-			wp_say(s, WP_SAY_NOTE, "this machine has no NVIDIA driver yet and no CUDA build was picked");
+			wp_say(s, WP_SAY_NOTE,
+			       "this machine has no NVIDIA driver yet and no CUDA build was picked");
 	}
 }
 
@@ -1210,8 +1313,8 @@ int wp_pick_plan(const struct wp_session *s, const struct wp_pick_job *job, stru
 
 /* lock --fetch-hashes: the files the index gives no sha256 for are fetched and proven (into the
  * store, recorded in the catalog as a pick records them), so that the lock can name each hash. */
-static int fetch_for_hashes(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
-			    struct wp_err *err)
+static int fetch_for_hashes(const struct wp_session *s, const struct wp_pick_job *job,
+			    struct wp_pick_run *run, struct wp_err *err)
 {
 	struct wp_plan *plan = &run->plan, full = *plan;
 	size_t n = 0, *at = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*at));
@@ -1232,8 +1335,9 @@ static int fetch_for_hashes(const struct wp_session *s, const struct wp_pick_job
 		run->store.catalog = &run->cat;
 	}
 	if (n) {
-		wp_say(s, WP_SAY_NOTE, "fetching %zu file%s the index gives no sha256 for, to hash %s (--fetch-hashes)", n,
-		       n == 1 ? "" : "s", n == 1 ? "it" : "them");
+		wp_say(s, WP_SAY_NOTE,
+		       "fetching %zu file%s the index gives no sha256 for, to hash %s (--fetch-hashes)",
+		       n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
 		struct wp_pick_job j = *job;
 		j.dry_run = false;
 		plan->files = sub;
@@ -1254,8 +1358,8 @@ static int fetch_for_hashes(const struct wp_session *s, const struct wp_pick_job
 	return rc;
 }
 
-int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run, const char *path,
-		 struct wp_lock_report *rep, struct wp_err *err)
+int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, struct wp_pick_run *run,
+		 const char *path, struct wp_lock_report *rep, struct wp_err *err)
 {
 	struct wp_pick_job j = *job;
 	int rc;
@@ -1265,9 +1369,11 @@ int wp_pick_lock(const struct wp_session *s, const struct wp_pick_job *job, stru
 	if (job->fetch_hashes && (rc = fetch_for_hashes(s, &j, run, err)))
 		return rc;
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? wp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : wp_xstrdup(".");
+	char *dir = slash ? wp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) :
+			    wp_xstrdup(".");
 	if (!(rc = wp_mkdir_p(dir, 0755, err)))
-		rc = wp_write_pylock_named(&run->plan, dir, slash ? slash + 1 : path, WP_LOCK_URLS, rep, err);
+		rc = wp_write_pylock_named(&run->plan, dir, slash ? slash + 1 : path, WP_LOCK_URLS,
+					   rep, err);
 	for (size_t i = 0; !rc && i < rep->n_warnings; i++)
 		wp_say(s, WP_SAY_WARN, "%s", rep->warnings[i]);
 	free(dir);

@@ -26,7 +26,8 @@ static char *file_url(const char *abs)
 	struct wp_buf b = WP_BUF_INIT;
 	wp_buf_addstr(&b, "file://");
 	for (const unsigned char *p = (const unsigned char *)abs; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
 			wp_buf_addch(&b, (char)*p);
 		} else {
 			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
@@ -47,10 +48,13 @@ static const char *sha256_of(const struct wp_pylock_file *f)
 static int refuse(const char *lock, const struct wp_pylock_pick *pk, struct wp_err *err)
 {
 	const struct wp_pylock_package *p = pk->pkg;
-	const char *what = pk->source == WP_PYLOCK_DIRECTORY ? "a local directory" : "a VCS checkout";
-	const char *where = pk->source == WP_PYLOCK_DIRECTORY ? p->directory->path
-							       : (p->vcs->url ? p->vcs->url : p->vcs->path);
-	return wp_fail(err, -WPE_NOMATCH, "'%s': packages[%zu] '%s' comes from %s (%s) for this target; wheelpick fetches "
+	const char *what = pk->source == WP_PYLOCK_DIRECTORY ? "a local directory" :
+							       "a VCS checkout";
+	const char *where = pk->source == WP_PYLOCK_DIRECTORY ?
+				    p->directory->path :
+				    (p->vcs->url ? p->vcs->url : p->vcs->path);
+	return wp_fail(err, -WPE_NOMATCH,
+		       "'%s': packages[%zu] '%s' comes from %s (%s) for this target; wheelpick fetches "
 		       "files proven by sha256 and builds nothing: build a wheel and lock that, or install this one with pip",
 		       lock, p->index, p->name, what, where ? where : "?");
 }
@@ -92,11 +96,14 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 	struct wp_wheelname w = { 0 };
 	char *fname = wheel ? wp_xstrdup(f->name) : source_file_name(f);
 	if (!fname)
-		return wp_fail(err, -WPE_PARSE, "'%s': packages[%zu] '%s': its %s has no file name wheelpick can use",
+		return wp_fail(err, -WPE_PARSE,
+			       "'%s': packages[%zu] '%s': its %s has no file name wheelpick can use",
 			       lock, pk->pkg->index, pk->pkg->name, what);
 	if (!sha) {
-		int rc = wp_fail(err, -WPE_PARSE, "'%s': packages[%zu] '%s': %s '%s' has no sha256 among its hashes; "
-				 "wheelpick proves every file by sha256", lock, pk->pkg->index, pk->pkg->name, what, fname);
+		int rc = wp_fail(err, -WPE_PARSE,
+				 "'%s': packages[%zu] '%s': %s '%s' has no sha256 among its hashes; "
+				 "wheelpick proves every file by sha256",
+				 lock, pk->pkg->index, pk->pkg->name, what, fname);
 		free(fname);
 		return rc;
 	}
@@ -106,11 +113,13 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 	}
 	char *url;
 	if (f->path && f->path[0]) {
-		char *joined = f->path[0] == '/' ? wp_xstrdup(f->path) : wp_xasprintf("%s/%s", lock_dir, f->path);
+		char *joined = f->path[0] == '/' ? wp_xstrdup(f->path) :
+						   wp_xasprintf("%s/%s", lock_dir, f->path);
 		char *abs = wp_os_realpath(joined);
 		if (!abs) {
-			int rc = wp_fail(err, -WPE_IO, "'%s': packages[%zu] '%s': %s path '%s': %s", lock, pk->pkg->index,
-					 pk->pkg->name, what, joined, strerror(errno));
+			int rc = wp_fail(err, -WPE_IO, "'%s': packages[%zu] '%s': %s path '%s': %s",
+					 lock, pk->pkg->index, pk->pkg->name, what, joined,
+					 strerror(errno));
 			free(joined);
 			free(fname);
 			if (wheel)
@@ -138,9 +147,10 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 	pf->sha256 = wp_xstrdup(sha);
 	pf->size = f->size;
 	pf->upload_time = f->upload_time ? wp_xstrdup(f->upload_time) : NULL;
-	pf->reason = wheel ? wp_xasprintf("named by %s (packages[%zu])", lock, pk->pkg->index)
-			   : wp_xasprintf("named by %s (packages[%zu]) as its %s, carried as a file: wheelpick builds "
-					  "nothing", lock, pk->pkg->index, what);
+	pf->reason = wheel ? wp_xasprintf("named by %s (packages[%zu])", lock, pk->pkg->index) :
+			     wp_xasprintf("named by %s (packages[%zu]) as its %s, carried as a file: wheelpick builds "
+					  "nothing",
+					  lock, pk->pkg->index, what);
 	pf->target = t;
 	struct wp_fileinfo fi;
 	if (wheel && wp_fileinfo_from_name(f->name, NULL, &fi, NULL) == 0) {
@@ -148,19 +158,22 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 		pf->variant = fi.variant[0] ? wp_xstrdup(fi.variant) : NULL;
 		wp_fileinfo_release(&fi);
 	}
-	wp_plan_file_type(pf, wheel ? &w : NULL, NULL); /* the name the reader checked, parsed once above */
+	wp_plan_file_type(pf, wheel ? &w : NULL, NULL); /* the name the reader checked, parsed once
+							   above */
 	return 0;
 }
 
 int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, const char *lock_path,
-		   const char *const *extras, size_t nextras, const char *const *groups, size_t ngroups,
-		   struct wp_pick_run *run, struct wp_err *err)
+		   const char *const *extras, size_t nextras, const char *const *groups,
+		   size_t ngroups, struct wp_pick_run *run, struct wp_err *err)
 {
 	struct wp_pylock lk;
 	int rc;
 
 	if (job->reqs.n)
-		return wp_fail(err, -WPE_USAGE, "--lock picks what '%s' names; give no packages or -r files with it", lock_path);
+		return wp_fail(err, -WPE_USAGE,
+			       "--lock picks what '%s' names; give no packages or -r files with it",
+			       lock_path);
 	if ((rc = wp_pylock_load(&lk, lock_path, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < nextras; i++) {
@@ -168,14 +181,18 @@ int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, co
 		for (size_t k = 0; k < lk.nextras && !known; k++)
 			known = !strcmp(lk.extras[k], extras[i]);
 		if (!known)
-			wp_say(s, WP_SAY_WARN, "%s lists no extra '%s' (it lists %zu); its markers decide what it adds", lock_path,
-			       extras[i], lk.nextras);
+			wp_say(s, WP_SAY_WARN,
+			       "%s lists no extra '%s' (it lists %zu); its markers decide what it adds",
+			       lock_path, extras[i], lk.nextras);
 	}
 	if (lk.newer_minor)
-		wp_say(s, WP_SAY_WARN, "%s: lock-version %s is newer than 1.0, which wheelpick knows; read as 1.0", lock_path,
-		       lk.lock_version);
+		wp_say(s, WP_SAY_WARN,
+		       "%s: lock-version %s is newer than 1.0, which wheelpick knows; read as 1.0",
+		       lock_path, lk.lock_version);
 	char *slash = strrchr(lock_path, '/');
-	char *lock_dir = slash ? wp_xstrndup(lock_path, (size_t)(slash - lock_path + (slash == lock_path))) : wp_xstrdup(".");
+	char *lock_dir = slash ? wp_xstrndup(lock_path,
+					     (size_t)(slash - lock_path + (slash == lock_path))) :
+				 wp_xstrdup(".");
 
 	if ((rc = wp_targets_build(s, &job->targets, &run->targets, &run->n_targets, err)))
 		goto out;
@@ -195,18 +212,22 @@ int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, co
 	for (size_t t = 0; t < run->n_targets && !rc; t++) {
 		struct wp_pylock_pick *picks = NULL;
 		size_t n = 0;
-		if ((rc = wp_pylock_select_target(&lk, &run->targets[t], extras, nextras, groups, ngroups, &picks, &n, err)) < 0) {
-			/* which target, in words: its Python and platform are what a lock's environments test */
+		if ((rc = wp_pylock_select_target(&lk, &run->targets[t], extras, nextras, groups,
+						  ngroups, &picks, &n, err)) < 0) {
+			/* which target, in words: its Python and platform are what a lock's
+			 * environments test */
 			struct wp_buf tgt = WP_BUF_INIT;
 			wp_target_describe(&run->targets[t], &tgt);
-			wp_err_prefix(err, "'%s' for target %zu (%s)", lock_path, t + 1, wp_buf_cstr(&tgt));
+			wp_err_prefix(err, "'%s' for target %zu (%s)", lock_path, t + 1,
+				      wp_buf_cstr(&tgt));
 			wp_buf_free(&tgt);
 		}
 		for (size_t i = 0; i < n && !rc; i++)
-			rc = picks[i].source == WP_PYLOCK_WHEEL || picks[i].source == WP_PYLOCK_SDIST ||
-					     picks[i].source == WP_PYLOCK_ARCHIVE
-				     ? add_file(plan, &cap, lock_path, lock_dir, &picks[i], t, err)
-				     : refuse(lock_path, &picks[i], err);
+			rc = picks[i].source == WP_PYLOCK_WHEEL ||
+					     picks[i].source == WP_PYLOCK_SDIST ||
+					     picks[i].source == WP_PYLOCK_ARCHIVE ?
+				     add_file(plan, &cap, lock_path, lock_dir, &picks[i], t, err) :
+				     refuse(lock_path, &picks[i], err);
 		free(picks);
 	}
 out:

@@ -1,5 +1,5 @@
-/* ops/wheel/pylock_fetch.h: `pick --lock pylock.toml`: the plan a PEP 751 lock names for the targets,
- * with no resolution and no index: each target selects from the lock (index/pylock.h, as
+/* ops/wheel/pylock_fetch.h: `pick --lock pylock.toml`: the plan a PEP 751 lock names for the
+ * targets, with no resolution and no index: each target selects from the lock (index/pylock.h, as
  * packaging's Pylock.select), and each wheel, sdist or archive it selects becomes a plan file (a
  * url as written; a path resolved against the lock's folder, as a file:// URL), so that
  * wp_pick_fetch proves it by the lock's sha256 and size (a wheel's contents too) and
@@ -20,7 +20,7 @@
 /* extras: the extras to install (PEP 751's extras marker set); groups: the dependency groups, or
  * NULL for the lock's default-groups. */
 int wp_pylock_plan(const struct wp_session *s, const struct wp_pick_job *job, const char *lock_path,
-		   const char *const *extras, size_t nextras, const char *const *groups, size_t ngroups,
-		   struct wp_pick_run *run, struct wp_err *err);
+		   const char *const *extras, size_t nextras, const char *const *groups,
+		   size_t ngroups, struct wp_pick_run *run, struct wp_err *err);
 
 #endif

@@ -1,5 +1,6 @@
-/* ops/wheel/resolve.c: a solver provider over the catalog: rows per project (kept to the index it may
- * come from), pages crawled on demand from the dependency roots, metadata through ops/metadata. */
+/* ops/wheel/resolve.c: a solver provider over the catalog: rows per project (kept to the index it
+ * may come from), pages crawled on demand from the dependency roots, metadata through
+ * ops/metadata. */
 #include "ops/wheel/resolve.h"
 #include "base/arena.h"
 #include "base/buf.h"
@@ -28,7 +29,8 @@
 struct proj {
 	char *name;
 	WP_VEC_OF(, struct wp_candidate) c;
-	WP_VEC_OF(, struct wp_variants *) variants; /* PEP 825 metadata the candidates point to (owned) */
+	WP_VEC_OF(, struct wp_variants *)
+	variants; /* PEP 825 metadata the candidates point to (owned) */
 	struct wp_arena strings;
 	bool loaded;            /* c holds the catalog's rows as last read */
 	bool crawled;           /* its pages were asked of the dependency roots (found or not) */
@@ -38,10 +40,12 @@ struct proj {
 	bool pin_done;          /* the pin's range was read */
 	size_t n_listing;       /* the sources that list it, allowed (sources) or not */
 	WP_VEC_OF(, int64_t) sources;
-	WP_VEC_OF(, char *) source_index; /* sources[i]'s index as configured (else its page), owned */
+	WP_VEC_OF(, char *)
+	source_index; /* sources[i]'s index as configured (else its page), owned */
 	struct wp_buf below;    /* the next window reads keys below this (empty: from the top) */
 	size_t window;          /* rows the next window reads at least */
-	struct wp_buf pin_lo, pin_hi; /* a root requirement's == pin: the first window is this range */
+	struct wp_buf pin_lo, pin_hi; /* a root requirement's == pin: the first window is this range
+				       */
 };
 
 #define FIRST_WINDOW 256
@@ -51,8 +55,8 @@ WP_VEC_OF(proj_vec, struct proj *);
 struct meta {
 	char *url;            /* its key in meta_ix */
 	struct wp_depmeta m;
-	struct wp_reqs reqs;  /* m's Requires-Dist, parsed; one that does not parse is kept (!ok): the
-	                         solver refuses the file when it tries it */
+	struct wp_reqs reqs; /* m's Requires-Dist, parsed; one that does not parse is kept (!ok):
+				the solver refuses the file when it tries it */
 };
 WP_VEC_OF(meta_vec, struct meta *);
 
@@ -60,7 +64,7 @@ struct provider {
 	const struct wp_session *s;
 	struct wp_catalog *cat;
 	const struct wp_resolve_opts *o;
-	bool whole;                  /* read every row at once (--explain lists them all; --hash filters) */
+	bool whole; /* read every row at once (--explain lists them all; --hash filters) */
 	const struct wp_req *roots_req; /* the requirements asked for (borrowed; !ok: unreadable) */
 	size_t n_roots_req;
 	struct wp_depmeta_opts dm;
@@ -85,22 +89,26 @@ static void say_untrusted(struct wp_catalog *cat, const struct wp_plan *plan, st
 	char *sha = NULL, *first_url = NULL, when[32] = "?";
 	int64_t t = 0;
 	bool found = false;
-	if (wp_catalog_first_seen(cat, plan->untrusted_url, &found, &sha, &first_url, &t, &e) == 0 && found) {
+	if (wp_catalog_first_seen(cat, plan->untrusted_url, &found, &sha, &first_url, &t, &e) ==
+		    0 &&
+	    found) {
 		time_t tt = (time_t)t;
 		struct tm tm;
 		if (t > 0 && gmtime_r(&tt, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d", &tm);
 		int code = err->code;
 		wp_err_clear(err);
-		wp_fail(err, code, "%s; the trusted bytes were first seen at '%s' (%s); check both sources, then accept "
-			"the new bytes with: wheelpick trust '%s'", plan->untrusted_why, first_url, when, plan->untrusted_url);
+		wp_fail(err, code,
+			"%s; the trusted bytes were first seen at '%s' (%s); check both sources, then accept "
+			"the new bytes with: wheelpick trust '%s'",
+			plan->untrusted_why, first_url, when, plan->untrusted_url);
 	}
 	free(sha);
 	free(first_url);
 }
 
-long long wp_resolve_index_rank(const struct wp_resolve_opts *o, const char *project, const char *source_url,
-				long long source_id)
+long long wp_resolve_index_rank(const struct wp_resolve_opts *o, const char *project,
+				const char *source_url, long long source_id)
 {
 	for (size_t i = 0; o && i < o->n_index_for; i++)
 		if (!strcmp(o->index_for[i].project, project))
@@ -124,10 +132,12 @@ struct chunk_row {
 struct load {
 	struct proj *p;
 	const struct wp_resolve_opts *o;
-	WP_VEC_OF(, struct chunk_row) rows;  /* this read's rows, put in catalog order before they join c */
+	WP_VEC_OF(, struct chunk_row)
+	rows; /* this read's rows, put in catalog order before they join c */
 	size_t want;                 /* stop at the first new public version after this many rows */
 	struct wp_buf last_pub;      /* the public key of the last row taken */
-	const struct wp_buf *skip_lo, *skip_hi; /* rows in [lo, hi) were read before (the pin's range) */
+	const struct wp_buf *skip_lo, *skip_hi; /* rows in [lo, hi) were read before (the pin's
+						   range) */
 	bool stopped;
 };
 
@@ -161,8 +171,10 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	struct wp_arena *a = &p->strings;
 	if (r->vkey && l->want) {
 		size_t pl = wp_version_key_public_len(r->vkey, r->vkey_len);
-		/* a window ends between two public versions (1.8.0+cu111 and 1.8.0+cpu go together) */
-		if (l->rows.n >= l->want && pl && (pl != l->last_pub.len || memcmp(r->vkey, l->last_pub.data, pl))) {
+		/* a window ends between two public versions (1.8.0+cu111 and 1.8.0+cpu go
+		 * together) */
+		if (l->rows.n >= l->want && pl &&
+		    (pl != l->last_pub.len || memcmp(r->vkey, l->last_pub.data, pl))) {
 			l->stopped = true;
 			return 1;
 		}
@@ -177,16 +189,28 @@ static int load_row(void *vctx, const struct wp_file_row *r, struct wp_err *err)
 	for (size_t i = 0; l->o->refused && r->url && i < l->o->refused->n; i++)
 		if (!strcmp(l->o->refused->v[i], r->url))
 			return 0; /* its binary has no code for the target's GPU */
-	wp_vec_push(&l->rows, (struct chunk_row){ .id = r->id, .c = {
-		.project = wp_arena_strdup(a, r->project), .version = wp_arena_strdup(a, r->version),
-		.variant = r->variant && *r->variant ? wp_arena_strdup(a, r->variant) : "",
-		.kind = wp_arena_strdup(a, r->kind), .filename = wp_arena_strdup(a, r->filename),
-		.url = wp_arena_strdup(a, r->url), .sha256 = wp_arena_strdup(a, r->sha256),
-		.requires_python = wp_arena_strdup(a, r->requires_python), .yanked = wp_arena_strdup(a, r->yanked),
-		.hash_conflict = wp_arena_strdup(a, r->hash_conflict),
-		.core_metadata = wp_arena_strdup(a, r->core_metadata), .tags = wp_arena_strdup(a, r->tags),
-		.size = r->size, .seq = r->id, .source = wp_arena_strdup(a, source_index(p, r->source_id)),
-	} });
+	wp_vec_push(&l->rows,
+		    (struct chunk_row){
+			    .id = r->id,
+			    .c = {
+				    .project = wp_arena_strdup(a, r->project),
+				    .version = wp_arena_strdup(a, r->version),
+				    .variant = r->variant && *r->variant ?
+						       wp_arena_strdup(a, r->variant) :
+						       "",
+				    .kind = wp_arena_strdup(a, r->kind),
+				    .filename = wp_arena_strdup(a, r->filename),
+				    .url = wp_arena_strdup(a, r->url),
+				    .sha256 = wp_arena_strdup(a, r->sha256),
+				    .requires_python = wp_arena_strdup(a, r->requires_python),
+				    .yanked = wp_arena_strdup(a, r->yanked),
+				    .hash_conflict = wp_arena_strdup(a, r->hash_conflict),
+				    .core_metadata = wp_arena_strdup(a, r->core_metadata),
+				    .tags = wp_arena_strdup(a, r->tags),
+				    .size = r->size,
+				    .seq = r->id,
+				    .source = wp_arena_strdup(a, source_index(p, r->source_id)),
+			    } });
 	return 0;
 }
 
@@ -227,7 +251,8 @@ static int rank_sources(struct provider *pv, struct proj *p, struct wp_err *err)
 	for (size_t i = 0; !rc && i < k.ids.n; i++)
 		if (best >= 0 && k.ranks.v[i] == best) {
 			wp_vec_push(&p->sources, k.ids.v[i]);
-			/* said per pick: the index as the user configured it, when one covers the page */
+			/* said per pick: the index as the user configured it, when one covers the
+			 * page */
 			const char *idx = k.urls.v[i];
 			for (size_t x = 0; pv->o->indexes && x < pv->o->indexes->n; x++)
 				if (has_prefix(k.urls.v[i], pv->o->indexes->v[x])) {
@@ -266,7 +291,8 @@ static int read_rows(struct provider *pv, struct proj *p, struct wp_err *err)
 	r.sources = only;
 	r.n_sources = only ? p->sources.n : 0;
 	if (!p->pin_done && p->pin_lo.len && !pv->whole) {
-		/* ==X: the rows of X; any other row only speaks in a message, and is read if one is needed */
+		/* ==X: the rows of X; any other row only speaks in a message, and is read if one is
+		 * needed */
 		r = (struct wp_catalog_key_range){ .lo = p->pin_lo.data, .lo_len = p->pin_lo.len,
 						   .hi = p->pin_hi.data, .hi_len = p->pin_hi.len,
 						   .sources = only, .n_sources = r.n_sources };
@@ -336,7 +362,8 @@ static void find_pin(struct provider *pv, struct proj *p)
 			if (sp->op != WP_OP_EQ || sp->wildcard || !sp->has_version)
 				continue;
 			wp_version_key_public(&sp->version, &p->pin_lo);
-			wp_version_key_public_next((const unsigned char *)p->pin_lo.data, p->pin_lo.len, &p->pin_hi);
+			wp_version_key_public_next((const unsigned char *)p->pin_lo.data,
+						   p->pin_lo.len, &p->pin_hi);
 			break;
 		}
 	}
@@ -394,11 +421,15 @@ static int vrow_fn(void *ctx, const struct wp_variants_row *r, struct wp_err *er
 	long long rank = wp_resolve_index_rank(l->o, l->project, r->source_url, r->source_id);
 	if (rank < 0 || !r->version || !r->url)
 		return 0; /* an index out of play says nothing about these files */
-	wp_vec_push(&l->rows, (struct vrow){
-		.version = wp_xstrdup(r->version), .url = wp_xstrdup(r->url),
-		.sha256 = r->sha256 ? wp_xstrdup(r->sha256) : NULL, .body = r->body ? wp_xstrdup(r->body) : NULL,
-		.body_sha256 = r->body_sha256 ? wp_xstrdup(r->body_sha256) : NULL, .rank = rank,
-	});
+	wp_vec_push(&l->rows,
+		    (struct vrow){
+			    .version = wp_xstrdup(r->version),
+			    .url = wp_xstrdup(r->url),
+			    .sha256 = r->sha256 ? wp_xstrdup(r->sha256) : NULL,
+			    .body = r->body ? wp_xstrdup(r->body) : NULL,
+			    .body_sha256 = r->body_sha256 ? wp_xstrdup(r->body_sha256) : NULL,
+			    .rank = rank,
+		    });
 	return 0;
 }
 
@@ -415,7 +446,9 @@ static int variants_body(struct provider *pv, struct vrow *r, struct wp_err *err
 	int rc;
 	if ((rc = wp_lazy_require(WP_LIB_CURL | WP_LIB_CRYPTO, err)))
 		return rc;
-	struct wp_http_req req = { .url = r->url, .max_bytes = WP_VARIANTS_MAX_BYTES, .policy = wp_session_net_policy(pv->s) };
+	struct wp_http_req req = { .url = r->url,
+				   .max_bytes = WP_VARIANTS_MAX_BYTES,
+				   .policy = wp_session_net_policy(pv->s) };
 	struct wp_http_res res;
 	char hex[WP_SHA256_HEX_LEN + 1] = "";
 	struct wp_hasher h;
@@ -426,12 +459,16 @@ static int variants_body(struct provider *pv, struct vrow *r, struct wp_err *err
 		wp_hasher_release(&h);
 	}
 	if (!rc && r->sha256 && strcasecmp(r->sha256, hex) != 0)
-		rc = wp_fail(err, -WPE_INTEGRITY, "variants.json '%s': sha256 %s, but the index lists %s", r->url, hex, r->sha256);
+		rc = wp_fail(err, -WPE_INTEGRITY,
+			     "variants.json '%s': sha256 %s, but the index lists %s", r->url, hex,
+			     r->sha256);
 	if (!rc && memchr(res.body.data, 0, res.body.len))
-		rc = wp_fail(err, -WPE_SOURCE, "variants.json '%s' holds a NUL byte: not JSON", r->url);
+		rc = wp_fail(err, -WPE_SOURCE, "variants.json '%s' holds a NUL byte: not JSON",
+			     r->url);
 	if (!rc) {
 		r->body = wp_xstrdup(wp_buf_cstr(&res.body));
-		/* kept for the next pick; a catalog this process may not write only costs a read next time */
+		/* kept for the next pick; a catalog this process may not write only costs a read
+		 * next time */
 		struct wp_err ke = WP_ERR_INIT;
 		if (wp_catalog_variants_put(pv->cat, r->url, hex, r->body, &ke) < 0)
 			wp_say(pv->s, WP_SAY_DEBUG, "%s", ke.msg);
@@ -441,7 +478,8 @@ static int variants_body(struct provider *pv, struct vrow *r, struct wp_err *err
 }
 
 /* PEP 825: each variant wheel's metadata, from the {name}-{version}-variants.json its index lists
- * beside it. A wheel whose release lists none keeps variants NULL: the picking rule then says so. */
+ * beside it. A wheel whose release lists none keeps variants NULL: the picking rule then says
+ * so. */
 static int attach_variants(struct provider *pv, struct proj *p, struct wp_err *err)
 {
 	bool any = false;
@@ -456,14 +494,16 @@ static int attach_variants(struct provider *pv, struct proj *p, struct wp_err *e
 		struct vrow *vr = &l.rows.v[r];
 		bool wanted = false;
 		for (size_t i = 0; i < p->c.n && !wanted; i++)
-			wanted = !p->c.v[i].variants && wp_version_same(p->c.v[i].version, vr->version) &&
+			wanted = !p->c.v[i].variants &&
+				 wp_version_same(p->c.v[i].version, vr->version) &&
 				 wp_pick_candidate_is_variant_wheel(&p->c.v[i]);
 		if (!wanted)
 			continue;
 		/* the best index's file when two list one */
 		bool better = false;
 		for (size_t k = 0; k < l.rows.n && !better; k++)
-			better = k != r && l.rows.v[k].rank < vr->rank && wp_version_same(l.rows.v[k].version, vr->version);
+			better = k != r && l.rows.v[k].rank < vr->rank &&
+				 wp_version_same(l.rows.v[k].version, vr->version);
 		if (better)
 			continue;
 		if ((rc = variants_body(pv, vr, err)) < 0 || !vr->body)
@@ -506,7 +546,8 @@ static int read_more(struct provider *pv, struct proj *p, bool whole, struct wp_
 	do {
 		if ((rc = read_rows(pv, p, err)) < 0)
 			return rc;
-	} while (p->partial && (whole || !p->c.n || (strcmp(p->name, "torch") != 0 && !any_variant(p))));
+	} while (p->partial &&
+		 (whole || !p->c.n || (strcmp(p->name, "torch") != 0 && !any_variant(p))));
 	return attach_variants(pv, p, err);
 }
 
@@ -576,10 +617,12 @@ static int files(void *ctx, const char *project, struct wp_solve_files *out, str
 	if (!p->loaded && (rc = reload(pv, p, err)) < 0)
 		return rc;
 	if (!p->crawled && may_crawl(pv) && (!p->c.n || stale_page(pv, p))) {
-		/* a dependency no source was crawled for: its page under the index roots, then again */
+		/* a dependency no source was crawled for: its page under the index roots, then
+		 * again */
 		const char *one[] = { project };
-		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1, pv->o->strategy == WP_INDEX_FIRST,
-						    max_age(pv), err)) < 0)
+		if ((rc = wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, one, 1,
+						    pv->o->strategy == WP_INDEX_FIRST, max_age(pv),
+						    err)) < 0)
 			return rc;
 		p->crawled = true;
 		if ((rc = reload(pv, p, err)) < 0)
@@ -593,7 +636,8 @@ static int files(void *ctx, const char *project, struct wp_solve_files *out, str
 
 /* The solver found the rows it was given unable to decide a pick: the next window (the rest, for
  * a pin's range), appended. */
-static int files_more(void *ctx, const char *project, struct wp_solve_files *out, struct wp_err *err)
+static int files_more(void *ctx, const char *project, struct wp_solve_files *out,
+		      struct wp_err *err)
 {
 	struct provider *pv = ctx;
 	struct proj *p = get(pv, project);
@@ -616,13 +660,15 @@ static void read_projects(void *ctx, const char *const *projects, size_t n)
 	size_t nm = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct proj *p = get(pv, projects[i]);
-		if (p->crawled || (!p->loaded && reload(pv, p, &e) < 0) || (p->c.n && !stale_page(pv, p)))
+		if (p->crawled || (!p->loaded && reload(pv, p, &e) < 0) ||
+		    (p->c.n && !stale_page(pv, p)))
 			continue;
 		missing[nm++] = p->name;
 	}
 	/* every missing page in one crawl; a failure here is met again, and reported, by files() */
-	if (nm && wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, missing, nm, pv->o->strategy == WP_INDEX_FIRST,
-					    max_age(pv), &e) == 0)
+	if (nm &&
+	    wp_sources_crawl_projects(pv->s, pv->cat, &pv->roots, missing, nm,
+				      pv->o->strategy == WP_INDEX_FIRST, max_age(pv), &e) == 0)
 		for (size_t i = 0; i < nm; i++) {
 			struct proj *p = find(pv, missing[i]);
 			p->crawled = true;
@@ -631,7 +677,8 @@ static void read_projects(void *ctx, const char *const *projects, size_t n)
 	free(missing);
 }
 
-static int deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
+static int deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out,
+		struct wp_err *err)
 {
 	struct provider *pv = ctx;
 	size_t k = c->url ? wp_name_index_find(&pv->meta_ix, c->url) : WP_NAME_NONE;
@@ -646,18 +693,24 @@ static int deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *o
 			free(mt);
 			return rc;
 		}
-		/* the metadata's Requires-Dist enter the resolution here, and are parsed here once */
+		/* the metadata's Requires-Dist enter the resolution here, and are parsed here
+		 * once */
 		for (size_t i = 0; i < mt->m.n; i++)
-			wp_req_parse(wp_vec_add(&mt->reqs), mt->m.reqs[i], strlen(mt->m.reqs[i]), NULL);
+			wp_req_parse(wp_vec_add(&mt->reqs), mt->m.reqs[i], strlen(mt->m.reqs[i]),
+				     NULL);
 		/* item i of meta_ix is metas.v[i]; a file with no URL is kept under "", which no
 		 * lookup asks for */
 		mt->url = wp_xstrdup(c->url ? c->url : "");
 		wp_vec_push(&pv->metas, mt);
 		wp_name_index_push(&pv->meta_ix, mt->url);
 	}
-	wp_say(pv->s, WP_SAY_DEBUG, "%s: dependencies from %s", c->filename, mt->m.source ? mt->m.source : "?");
+	wp_say(pv->s, WP_SAY_DEBUG, "%s: dependencies from %s", c->filename,
+	       mt->m.source ? mt->m.source : "?");
 	*out = (struct wp_solve_deps){
-		.reqs = mt->reqs.v, .n = mt->reqs.n, .requires_python = mt->m.requires_python, .source = mt->m.source,
+		.reqs = mt->reqs.v,
+		.n = mt->reqs.n,
+		.requires_python = mt->m.requires_python,
+		.source = mt->m.source,
 	};
 	return 0;
 }
@@ -674,41 +727,58 @@ static void read_deps(void *ctx, const struct wp_candidate *const *c, size_t n)
 	free(cms);
 }
 
-int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const struct wp_req *reqs, size_t nreq,
-	       const struct wp_target *targets, size_t n_targets, const struct wp_resolve_opts *o, struct wp_plan *plan,
-	       struct wp_err *err)
+int wp_resolve(const struct wp_session *s, struct wp_catalog *cat, const struct wp_req *reqs,
+	       size_t nreq, const struct wp_target *targets, size_t n_targets,
+	       const struct wp_resolve_opts *o, struct wp_plan *plan, struct wp_err *err)
 {
 	struct provider pv = {
-		.s = s, .cat = cat, .o = o, .dm = { .cat = cat, .store = o->store, .offline = o->offline, .net = s->net },
-		.whole = o->explain || o->n_hashes, .roots = { .creds = s->creds },
+		.s = s,
+		.cat = cat,
+		.o = o,
+		.dm = { .cat = cat, .store = o->store, .offline = o->offline, .net = s->net },
+		.whole = o->explain || o->n_hashes,
+		.roots = { .creds = s->creds },
 	};
 	pv.roots_req = reqs; /* an unreadable one: the solver says what is wrong */
 	pv.n_roots_req = nreq;
 	wp_sources_dependency_roots(s->envp, o->indexes, &pv.roots);
 	struct wp_solve_provider p = {
-		.files = files, .files_more = files_more, .deps = deps, .read_projects = read_projects,
-		.read_deps = read_deps, .ctx = &pv,
+		.files = files,
+		.files_more = files_more,
+		.deps = deps,
+		.read_projects = read_projects,
+		.read_deps = read_deps,
+		.ctx = &pv,
 	};
 	struct wp_solve_opts so = {
-		.no_deps = o->no_deps, .pre = o->pre, .explain = o->explain, .hashes = o->hashes, .n_hashes = o->n_hashes,
-		.constraints = o->constraints ? o->constraints->v : NULL, .n_constraints = o->constraints ? o->constraints->n : 0,
+		.no_deps = o->no_deps,
+		.pre = o->pre,
+		.explain = o->explain,
+		.hashes = o->hashes,
+		.n_hashes = o->n_hashes,
+		.constraints = o->constraints ? o->constraints->v : NULL,
+		.n_constraints = o->constraints ? o->constraints->n : 0,
 		.asks = s->asks,
 	};
 	/* one read transaction for the whole resolution (cache/catalog.h wp_catalog_read_begin): a
-	 * warm 10,000-project solve made about 36,000, each with its locks and checks. A page crawled
-	 * on demand or metadata kept ends it for its write; the next read begins another. */
+	 * warm 10,000-project solve made about 36,000, each with its locks and checks. A page
+	 * crawled on demand or metadata kept ends it for its write; the next read begins
+	 * another. */
 	wp_catalog_read_begin(cat);
 	/* --write-testcase: the solver reads through a recorder, so the case holds what it saw */
 	struct wp_solve_rec rec;
 	struct wp_solve_provider outer;
 	if (o->testcase)
 		wp_solve_rec_wrap(&rec, &p, &outer);
-	int rc = wp_solve(o->testcase ? &outer : &p, reqs, nreq, targets, n_targets, &so, plan, err);
+	int rc = wp_solve(o->testcase ? &outer : &p, reqs, nreq, targets, n_targets, &so, plan,
+			  err);
 	if (o->testcase) {
 		struct wp_buf text = WP_BUF_INIT;
 		struct wp_err we = WP_ERR_INIT;
-		wp_solve_rec_case(&rec, reqs, nreq, targets, n_targets, &so, plan, rc, err ? err->msg : NULL, &text);
-		/* a case that cannot be written fails the run only when the resolution itself succeeded */
+		wp_solve_rec_case(&rec, reqs, nreq, targets, n_targets, &so, plan, rc,
+				  err ? err->msg : NULL, &text);
+		/* a case that cannot be written fails the run only when the resolution itself
+		 * succeeded */
 		if (wp_atomic_write(o->testcase, text.data, text.len, &we) < 0 && rc == 0) {
 			wp_plan_release(plan);
 			rc = wp_fail(err, we.code, "%s", we.msg);

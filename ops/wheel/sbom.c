@@ -51,13 +51,14 @@ static char *dupn(const char *s)
 	return s ? wp_xstrdup(s) : NULL;
 }
 
-/* PyTorch's GPU architectures for a torch CUDA build on a platform ("sm_50 sm_60 ... compute_86"). */
+/* PyTorch's GPU architectures for a torch CUDA build on a platform ("sm_50 sm_60 ...
+ * compute_86"). */
 static char *gpu_archs(const struct wp_plan_file *f, const struct wp_target *t)
 {
 	struct wp_variant v;
 	struct wp_arch_list l;
-	if (strcmp(f->project, "torch") != 0 || !f->variant || !wp_variant_from_label(f->variant, &v) ||
-	    v.kind != WP_VARIANT_CUDA)
+	if (strcmp(f->project, "torch") != 0 || !f->variant ||
+	    !wp_variant_from_label(f->variant, &v) || v.kind != WP_VARIANT_CUDA)
 		return NULL;
 	const char *fam = wp_torch_platform_family(t->platform);
 	if (!fam || wp_torch_arch_list(f->version, v.major, v.minor, fam, &l) < 0)
@@ -84,7 +85,8 @@ static long find_by(const struct wp_plan *plan, size_t t, const char *by, size_t
 		wp_buf_reset(&have);
 		wp_project_name_normalize(f->project, strlen(f->project), &have);
 		size_t pub = strcspn(f->version, "+");
-		if (!strcmp(have.data, want.data) && pub == vlen && !strncmp(f->version, sp + 1, vlen))
+		if (!strcmp(have.data, want.data) && pub == vlen &&
+		    !strncmp(f->version, sp + 1, vlen))
 			found = (long)i;
 	}
 	wp_buf_free(&want);
@@ -135,7 +137,8 @@ void wp_sbom_from_plan(const struct wp_plan *plan, struct wp_sbom *out)
 		while (by && *by) {
 			size_t len = strcspn(by, "\n");
 			long j = find_by(plan, plan->files[i].target, by, len);
-			if (j >= 0 && comp_of[j] != SIZE_MAX && comp_of[i] != SIZE_MAX && comp_of[j] != comp_of[i])
+			if (j >= 0 && comp_of[j] != SIZE_MAX && comp_of[i] != SIZE_MAX &&
+			    comp_of[j] != comp_of[i])
 				add_dep(&out->c[comp_of[j]], comp_of[i]);
 			by += len + (by[len] == '\n');
 		}
@@ -147,8 +150,10 @@ void wp_sbom_release(struct wp_sbom *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		struct wp_sbom_comp *c = &b->c[i];
-		free(c->path), free(c->ecosystem), free(c->name), free(c->version), free(c->filename), free(c->sha256);
-		free(c->url), free(c->subdir), free(c->build), free(c->channel), free(c->tags), free(c->variant);
+		free(c->path), free(c->ecosystem), free(c->name), free(c->version),
+			free(c->filename), free(c->sha256);
+		free(c->url), free(c->subdir), free(c->build), free(c->channel), free(c->tags),
+			free(c->variant);
 		free(c->gpu_archs), free(c->provenance);
 		for (size_t k = 0; k < c->n_targets; k++)
 			free(c->targets[k]);
@@ -174,7 +179,8 @@ static void wheel_sboms(const char *path, const char *filename, struct wp_sbom_c
 	wp_wheel_limits_fill(&lim, NULL);
 	if (wp_wheel_reader_open(path, filename, &lim, &r, &info, &e) < 0) {
 		wp_wheel_info_release(&info);
-		return; /* verify speaks of a wheel that does not open; the SBOM lists what it can */
+		return; /* verify speaks of a wheel that does not open; the SBOM lists what it can
+			 */
 	}
 	for (size_t i = 0; i < wp_wheel_reader_count(r); i++) {
 		struct wp_wheel_entry we;
@@ -201,7 +207,8 @@ static void fill_from_dir(const char *dir, struct wp_sbom_comp *c)
 	char *p = wp_xasprintf("%s/%s%s", dir, c->path, WP_PROV_SUFFIX);
 	struct wp_os_stat sb;
 	if (!c->provenance)
-		c->provenance = wp_xstrdup(wp_os_stat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode) ? "present" : "absent");
+		c->provenance = wp_xstrdup(
+			wp_os_stat(p, &sb) == 0 && WP_S_ISREG(sb.st_mode) ? "present" : "absent");
 	free(p);
 	size_t n = strlen(c->filename);
 	if (!c->n_sboms && n > 4 && !strcmp(c->filename + n - 4, ".whl")) {
@@ -217,7 +224,8 @@ static void fill_from_dir(const char *dir, struct wp_sbom_comp *c)
 static void purl_enc(struct wp_buf *out, const char *s, bool keep_slash)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (isalnum(*p) || *p == '.' || *p == '-' || *p == '_' || *p == '~' || (keep_slash && (*p == '/' || *p == ':')))
+		if (isalnum(*p) || *p == '.' || *p == '-' || *p == '_' || *p == '~' ||
+		    (keep_slash && (*p == '/' || *p == ':')))
 			wp_buf_addch(out, (char)*p);
 		else
 			wp_buf_printf(out, "%%%02X", *p);
@@ -276,7 +284,8 @@ static char *purl_of(const struct wp_sbom_comp *c)
 		purl_enc(&b, c->version, false);
 		const char *sep = "?";
 		if (c->build) {
-			wp_buf_printf(&b, "%sbuild=", sep), purl_enc(&b, c->build, false), sep = "&";
+			wp_buf_printf(&b, "%sbuild=", sep), purl_enc(&b, c->build, false),
+				sep = "&";
 		}
 		char *chan = c->channel ? repository_of(c->channel) : NULL;
 		if (c->channel) {
@@ -287,7 +296,8 @@ static char *purl_of(const struct wp_sbom_comp *c)
 				*q = 0;
 			const char *h = strstr(chan, "://"), *at = h ? strchr(h + 3, '@') : NULL;
 			if (at && (!strchr(h + 3, '/') || at < strchr(h + 3, '/'))) {
-				char *clean = wp_xasprintf("%.*s%s", (int)(h + 3 - chan), chan, at + 1);
+				char *clean = wp_xasprintf("%.*s%s", (int)(h + 3 - chan), chan,
+							   at + 1);
 				free(chan);
 				chan = clean;
 			}
@@ -295,9 +305,12 @@ static char *purl_of(const struct wp_sbom_comp *c)
 		}
 		free(chan);
 		if (c->subdir)
-			wp_buf_printf(&b, "%ssubdir=", sep), purl_enc(&b, c->subdir, false), sep = "&";
+			wp_buf_printf(&b, "%ssubdir=", sep), purl_enc(&b, c->subdir, false),
+				sep = "&";
 		size_t n = strlen(c->filename);
-		wp_buf_printf(&b, "%stype=%s", sep, n > 6 && !strcmp(c->filename + n - 6, ".conda") ? "conda" : "tar.bz2");
+		wp_buf_printf(&b, "%stype=%s", sep,
+			      n > 6 && !strcmp(c->filename + n - 6, ".conda") ? "conda" :
+										"tar.bz2");
 	} else {
 		struct wp_buf name = WP_BUF_INIT;
 		wp_project_name_normalize(c->name, strlen(c->name), &name);
@@ -349,8 +362,8 @@ static void uuid_of(const struct wp_buf *doc, char out[37])
 	snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
 }
 
-static int cdx_doc(const struct wp_session *s, const struct wp_sbom *b, const char *serial, struct wp_buf *out,
-		   struct wp_err *err)
+static int cdx_doc(const struct wp_session *s, const struct wp_sbom *b, const char *serial,
+		   struct wp_buf *out, struct wp_err *err)
 {
 	struct wp_json j;
 	wp_json_init(&j);
@@ -490,8 +503,8 @@ static int cdx_doc(const struct wp_session *s, const struct wp_sbom *b, const ch
 	return rc;
 }
 
-static int spdx_doc(const struct wp_session *s, const struct wp_sbom *b, const char *serial, struct wp_buf *out,
-		    struct wp_err *err)
+static int spdx_doc(const struct wp_session *s, const struct wp_sbom *b, const char *serial,
+		    struct wp_buf *out, struct wp_err *err)
 {
 	struct wp_json j;
 	char ts[32];
@@ -557,7 +570,8 @@ static int spdx_doc(const struct wp_session *s, const struct wp_sbom *b, const c
 			wp_buf_printf(&note, "; variant: %s", c->variant);
 		if (c->gpu_archs)
 			wp_buf_printf(&note, "; gpu-archs: %s", c->gpu_archs);
-		wp_buf_printf(&note, "%sprovenance: %s", note.len ? "; " : "", c->provenance ? c->provenance : "absent");
+		wp_buf_printf(&note, "%sprovenance: %s", note.len ? "; " : "",
+			      c->provenance ? c->provenance : "absent");
 		for (size_t k = 0; k < c->n_sboms; k++)
 			wp_buf_printf(&note, "; sbom (PEP 770): %s", c->sboms[k]);
 		wp_json_kstr(&j, "comment", note.data);
@@ -636,7 +650,8 @@ static void sort_comps(struct wp_sbom *b)
 	free(where);
 }
 
-int wp_sbom_cdx(const struct wp_session *s, const struct wp_sbom *b, struct wp_buf *out, struct wp_err *err)
+int wp_sbom_cdx(const struct wp_session *s, const struct wp_sbom *b, struct wp_buf *out,
+		struct wp_err *err)
 {
 	struct wp_buf body = WP_BUF_INIT;
 	char uuid[37];

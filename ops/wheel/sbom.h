@@ -25,28 +25,29 @@ enum { WP_SBOM_CDX = 1, WP_SBOM_SPDX = 2 };
  * with no trusted root at hand, so "verified" is verify's word, not the SBOM's. */
 
 struct wp_sbom_comp {
-	char *path;                /* in the output, relative: "torch-1.8.0+cu111-...whl", "files/torch/..." */
+	char *path; /* in the output, relative: "torch-1.8.0+cu111-...whl", "files/torch/..." */
 	char *ecosystem;           /* "pypi" or "conda" */
 	char *name, *version, *filename, *sha256;
-	char *url;                 /* where it came from (purl's repository_url: its folder), or NULL */
+	char *url; /* where it came from (purl's repository_url: its folder), or NULL */
 	long long size;            /* -1 unknown */
 	char *subdir, *build;      /* conda */
 	char *channel;             /* conda: the channel's URL, or NULL */
 	char *tags;                /* a wheel's tags, or NULL */
 	char *variant;             /* "cu111", "cpu", "rocm6.0", or NULL */
-	char *gpu_archs;           /* "sm_37 sm_50 ... compute_86" (PyTorch's list for the build), or NULL */
-	char **targets;            /* the targets it serves, in words ("CUDA 11.2, Python 3.8, linux_x86_64") */
+	char *gpu_archs; /* "sm_37 sm_50 ... compute_86" (PyTorch's list for the build), or NULL */
+	char **targets; /* the targets it serves, in words ("CUDA 11.2, Python 3.8, linux_x86_64")
+			 */
 	size_t n_targets;
 	size_t *deps;              /* indexes of the components it needs, as resolved */
 	size_t n_deps;
-	char **sboms;              /* PEP 770: "NAME.dist-info/sboms/X" members, each "PATH sha256" */
+	char **sboms; /* PEP 770: "NAME.dist-info/sboms/X" members, each "PATH sha256" */
 	size_t n_sboms;
 	char *provenance;          /* "absent", "present", "verified", "failed"; NULL: looked up */
 };
 
 struct wp_sbom {
 	const char *kind;          /* "wheelhouse", "mirror", "conda channel", "bundle" */
-	const char *name;          /* the output's name (its folder's last part), for the document */
+	const char *name; /* the output's name (its folder's last part), for the document */
 	struct wp_sbom_comp *c;
 	size_t n;
 };
@@ -67,7 +68,8 @@ int wp_sbom_write(const struct wp_session *s, const char *dir, struct wp_sbom *b
 		  struct wp_err *err);
 
 /* The CycloneDX document alone, appended to out (for tests and S3 staging). */
-int wp_sbom_cdx(const struct wp_session *s, const struct wp_sbom *b, struct wp_buf *out, struct wp_err *err);
+int wp_sbom_cdx(const struct wp_session *s, const struct wp_sbom *b, struct wp_buf *out,
+		struct wp_err *err);
 
 void wp_sbom_release(struct wp_sbom *b);
 

@@ -1,6 +1,7 @@
-/* resolver/data/tables.h: the rows gen.sh compiles from the TSV files beside it; read only by resolver/gpu.c and
- * resolver/torchbuilds.c. Static, read-only data: nothing is allocated or owned. CUDA versions and compute
- * capabilities are x10 integers (11.8 -> 118, sm_86 -> 86); a NULL string is a "-" cell (no value). */
+/* resolver/data/tables.h: the rows gen.sh compiles from the TSV files beside it; read only by
+ * resolver/gpu.c and resolver/torchbuilds.c. Static, read-only data: nothing is allocated or owned.
+ * CUDA versions and compute capabilities are x10 integers (11.8 -> 118, sm_86 -> 86); a NULL string
+ * is a "-" cell (no value). */
 #ifndef WP_DATA_TABLES_H
 #define WP_DATA_TABLES_H
 

@@ -1,16 +1,17 @@
-/* tests/diff/pep440_driver.c: answers PEP 440 queries from stdin with resolver/version and specifier, for pep440_diff.py. */
+/* tests/diff/pep440_driver.c: answers PEP 440 queries from stdin with resolver/version and
+ * specifier, for pep440_diff.py. */
 
-/* One query a line, fields separated by tabs, each field backslash-escaped (\\ \t \n \r \f \v \xHH):
- *   V <version>                      -> "ok <str> <is_pre> <is_dev> <is_post> <public> <base> <local|->" or "invalid"
- *   C <version> <version>            -> "-1", "0" or "1" (wp_version_cmp)
- *   S <specifier>                    -> "ok <str> <prereleases 0|1>" or "invalid"
- *   I <specifier> <version> <pre>    -> "0" or "1": Specifier.contains; pre is none|true|false
- *   T <set> <version> <pre>          -> "0" or "1": SpecifierSet.contains
- *   Z <set>                          -> str(SpecifierSet) (duplicates dropped, sorted), or "invalid"
- *   M <marker>                       -> "ok <str(Marker)>" or "invalid"
- *   K <conda version> <conda version> -> "-1", "0", "1" (conda's VersionOrder) or "invalid"
- *   E <marker> <NAME=VALUE;...>      -> "1", "0" (Marker.evaluate) or "error"
- * A field that does not parse where it must answers "error <message>". Output is escaped the same way. */
+/* One query a line, fields separated by tabs, each field backslash-escaped (\\ \t \n \r \f \v
+ * \xHH): V <version>                      -> "ok <str> <is_pre> <is_dev> <is_post> <public> <base>
+ * <local|->" or "invalid" C <version> <version>            -> "-1", "0" or "1" (wp_version_cmp) S
+ * <specifier>                    -> "ok <str> <prereleases 0|1>" or "invalid" I <specifier>
+ * <version> <pre>    -> "0" or "1": Specifier.contains; pre is none|true|false T <set> <version>
+ * <pre>          -> "0" or "1": SpecifierSet.contains Z <set>                          ->
+ * str(SpecifierSet) (duplicates dropped, sorted), or "invalid" M <marker>                       ->
+ * "ok <str(Marker)>" or "invalid" K <conda version> <conda version> -> "-1", "0", "1" (conda's
+ * VersionOrder) or "invalid" E <marker> <NAME=VALUE;...>      -> "1", "0" (Marker.evaluate) or
+ * "error" A field that does not parse where it must answers "error <message>". Output is escaped
+ * the same way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,14 +102,15 @@ static void answer_version(const char *s, size_t n)
 	}
 	wp_version_format(&v, &b);
 	wp_buf_addch(&b, '\t');
-	wp_buf_printf(&b, "%d\t%d\t%d\t", wp_version_is_prerelease(&v), wp_version_is_devrelease(&v),
-		      wp_version_is_postrelease(&v));
+	wp_buf_printf(&b, "%d\t%d\t%d\t", wp_version_is_prerelease(&v),
+		      wp_version_is_devrelease(&v), wp_version_is_postrelease(&v));
 	wp_version_format_public(&v, &b);
 	wp_buf_addch(&b, '\t');
 	wp_version_format_base(&v, &b);
 	wp_buf_printf(&b, "\t%s", wp_version_local(&v) ? wp_version_local(&v) : "-");
 	fputs("ok\t", stdout);
-	fputs(wp_buf_cstr(&b), stdout); /* fields are escaped by construction: versions hold no tabs */
+	fputs(wp_buf_cstr(&b), stdout); /* fields are escaped by construction: versions hold no tabs
+					 */
 	wp_buf_free(&b);
 	wp_version_release(&v);
 }
@@ -152,7 +154,8 @@ static void answer(char **f, size_t *len, int nf)
 		wp_specifier_release(&sp);
 	} else if ((!strcmp(f[0], "I") || !strcmp(f[0], "T")) && nf == 4) {
 		bool set_query = f[0][0] == 'T';
-		int rc = set_query ? wp_specset_parse(&set, f[1], len[1], &err) : wp_specifier_parse(&sp, f[1], len[1], &err);
+		int rc = set_query ? wp_specset_parse(&set, f[1], len[1], &err) :
+				     wp_specifier_parse(&sp, f[1], len[1], &err);
 		if (rc < 0) {
 			fputs("error\t", stdout);
 			put(err.msg);
@@ -215,7 +218,10 @@ static void answer(char **f, size_t *len, int nf)
 			fputs("error", stdout);
 			return;
 		}
-		fputs(wp_marker_evaluate(&m, &env, &result, NULL) < 0 ? "error" : result ? "1" : "0", stdout);
+		fputs(wp_marker_evaluate(&m, &env, &result, NULL) < 0 ? "error" :
+		      result                                          ? "1" :
+									"0",
+		      stdout);
 		wp_marker_release(&m);
 	} else if (!strcmp(f[0], "Z") && nf == 2) {
 		struct wp_buf t = WP_BUF_INIT;

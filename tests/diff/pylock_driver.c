@@ -1,11 +1,10 @@
-/* tests/diff/pylock_driver.c: answers pylock queries from stdin with index/pylock, for pylock_diff.py.
- * One command a line, fields split by a tab; every command but the setters answers one line:
- *   lock PATH          read PATH: "valid" or "invalid MESSAGE" (later selects use it)
- *   reset              forget the environment, tags, extras and groups
- *   env NAME VALUE     a marker value;  tag TAG  the next tag (best first)
- *   extra NAME         an extra to install;  group NAME  a dependency group (any group line means
- *                      "exactly these groups"; "groups" alone means none, not the defaults)
- *   select             "ok NAME:KIND:FILE NAME:KIND:FILE ..." or "error nomatch|parse MESSAGE" */
+/* tests/diff/pylock_driver.c: answers pylock queries from stdin with index/pylock, for
+ * pylock_diff.py. One command a line, fields split by a tab; every command but the setters answers
+ * one line: lock PATH          read PATH: "valid" or "invalid MESSAGE" (later selects use it) reset
+ * forget the environment, tags, extras and groups env NAME VALUE     a marker value;  tag TAG  the
+ * next tag (best first) extra NAME         an extra to install;  group NAME  a dependency group
+ * (any group line means "exactly these groups"; "groups" alone means none, not the defaults) select
+ * "ok NAME:KIND:FILE NAME:KIND:FILE ..." or "error nomatch|parse MESSAGE" */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +83,14 @@ int main(void)
 				printf("error parse no lock\n");
 				continue;
 			}
-			struct wp_pylock_want w = { &env, NULL, (const char *const *)tags, ntags, (const char *const *)extras,
-						    nextras, groups_set ? (const char *const *)groups : NULL, ngroups };
+			struct wp_pylock_want w = { &env,
+						    NULL,
+						    (const char *const *)tags,
+						    ntags,
+						    (const char *const *)extras,
+						    nextras,
+						    groups_set ? (const char *const *)groups : NULL,
+						    ngroups };
 			static const char *const none[1] = { NULL };
 			if (groups_set && !ngroups)
 				w.groups = none;
@@ -94,13 +99,16 @@ int main(void)
 			struct wp_err err = WP_ERR_INIT;
 			int rc = wp_pylock_select(&lk, &w, &picks, &n, &err);
 			if (rc < 0) {
-				printf("error %s %s\n", rc == -WPE_NOMATCH ? "nomatch" : "parse", err.msg);
+				printf("error %s %s\n", rc == -WPE_NOMATCH ? "nomatch" : "parse",
+				       err.msg);
 				continue;
 			}
 			fputs("ok", stdout);
 			for (size_t i = 0; i < n; i++)
-				printf(" %s:%s:%s", picks[i].pkg->name, wp_pylock_source_name(picks[i].source),
-				       picks[i].file && picks[i].file->name ? picks[i].file->name : "-");
+				printf(" %s:%s:%s", picks[i].pkg->name,
+				       wp_pylock_source_name(picks[i].source),
+				       picks[i].file && picks[i].file->name ? picks[i].file->name :
+									      "-");
 			putchar('\n');
 			free(picks);
 		} else {

@@ -17,7 +17,8 @@ static const struct wp_vorder *g_order;
 
 static int by_order(const void *a, const void *b)
 {
-	const struct wp_vlabel *x = *(const struct wp_vlabel *const *)a, *y = *(const struct wp_vlabel *const *)b;
+	const struct wp_vlabel *x = *(const struct wp_vlabel *const *)a,
+			       *y = *(const struct wp_vlabel *const *)b;
 	return wp_vorder_cmp(g_order, x, y, NULL);
 }
 
@@ -28,8 +29,8 @@ int main(int argc, char **argv)
 	int first = 1;
 	bool why = argc > 1 && !strcmp(argv[1], "-v");
 	wp_target_init(&t);
-	if (wp_target_set_platform(&t, "manylinux_2_28_x86_64", &err) || wp_target_set_python(&t, "3.12", &err) ||
-	    wp_target_finish(&t, &err)) {
+	if (wp_target_set_platform(&t, "manylinux_2_28_x86_64", &err) ||
+	    wp_target_set_python(&t, "3.12", &err) || wp_target_finish(&t, &err)) {
 		fprintf(stderr, "target: %s\n", err.msg);
 		return 2;
 	}

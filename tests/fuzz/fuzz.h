@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz.h: helpers every fuzz harness shares: NUL-terminated copies, splitting, temp files, checks. */
+/* tests/fuzz/fuzz.h: helpers every fuzz harness shares: NUL-terminated copies, splitting, temp
+ * files, checks. */
 #ifndef WP_FUZZ_H
 #define WP_FUZZ_H
 
@@ -30,7 +31,8 @@ static inline char *fz_cstr(const uint8_t *data, size_t size)
 
 /* Split the input at its first '\n' into two exactly-sized heap copies (so an overread past
  * either part is caught); b is "" when there is no newline. Free both. */
-static inline void fz_split(const uint8_t *data, size_t size, char **a, size_t *na, char **b, size_t *nb)
+static inline void fz_split(const uint8_t *data, size_t size, char **a, size_t *na, char **b,
+			    size_t *nb)
 {
 	const uint8_t *nl = memchr(data, '\n', size);
 	size_t n1 = nl ? (size_t)(nl - data) : size;
@@ -74,7 +76,8 @@ static inline const char *fz_write_tmp(const char *name, const uint8_t *data, si
 {
 	if (!fz_tmpdir[0]) {
 		snprintf(fz_tmpdir, sizeof(fz_tmpdir), "%s/wpfuzz.XXXXXX",
-			 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 32 ? getenv("TMPDIR") : "/tmp");
+			 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 32 ? getenv("TMPDIR") :
+									     "/tmp");
 		if (!mkdtemp(fz_tmpdir)) {
 			fz_tmpdir[0] = 0;
 			return NULL;

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_conda.c: libFuzzer target for conda package verification (.conda or .tar.bz2) via a temp file. */
+/* tests/fuzz/fuzz_conda.c: libFuzzer target for conda package verification (.conda or .tar.bz2) via
+ * a temp file. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -8,7 +9,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int zip = size >= 2 && memcmp(data, "PK", 2) == 0;
-	const char *path = fz_write_tmp(zip ? "demo-1.0-0.conda" : "demo-1.0-0.tar.bz2", data, size);
+	const char *path = fz_write_tmp(zip ? "demo-1.0-0.conda" : "demo-1.0-0.tar.bz2", data,
+					size);
 	if (!path)
 		return 0;
 	struct wp_err err = WP_ERR_INIT;

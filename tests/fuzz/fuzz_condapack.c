@@ -23,7 +23,8 @@ static void rows(const uint8_t *data, size_t size)
 	wp_condapack_reader_init(&r, data, size);
 	while ((got = wp_condapack_get_row(&r, &f)) == 1) {
 		FZ_CHECK(f.filename && f.url && f.version);
-		(void)(fz_touch(f.url) + fz_touch(f.sha256) + fz_touch(f.depends) + fz_touch(f.hash_conflict));
+		(void)(fz_touch(f.url) + fz_touch(f.sha256) + fz_touch(f.depends) +
+		       fz_touch(f.hash_conflict));
 		wp_condapack_put_row(&w, &f);
 	}
 	FZ_CHECK(got == 0 || got == -1);
@@ -41,7 +42,8 @@ static void rows(const uint8_t *data, size_t size)
 		same_str(f.sha256, g.sha256);
 		same_str(f.depends, g.depends);
 		same_str(f.hash_conflict, g.hash_conflict);
-		FZ_CHECK(f.size == g.size && f.build_number == g.build_number && f.timestamp == g.timestamp);
+		FZ_CHECK(f.size == g.size && f.build_number == g.build_number &&
+			 f.timestamp == g.timestamp);
 	}
 	wp_condapack_reader_release(&r);
 	wp_condapack_reader_release(&again);
@@ -57,7 +59,8 @@ static void seen(const uint8_t *data, size_t size)
 		FZ_CHECK(wp_seen_decode(&back, out.data, out.len) == 0 && back.n == l.n);
 		for (size_t i = 0; i < l.n; i++) {
 			FZ_CHECK(wp_seen_find(&back, l.v[i].leaf, l.v[i].leaf_len) != NULL);
-			FZ_CHECK(!strcmp(back.v[i].sha256, l.v[i].sha256) && back.v[i].first_seen == l.v[i].first_seen);
+			FZ_CHECK(!strcmp(back.v[i].sha256, l.v[i].sha256) &&
+				 back.v[i].first_seen == l.v[i].first_seen);
 		}
 		wp_buf_free(&out);
 	}

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_condaver.c: libFuzzer target for conda versions: parse, order and print a pair ("a\nb"). */
+/* tests/fuzz/fuzz_condaver.c: libFuzzer target for conda versions: parse, order and print a pair
+ * ("a\nb"). */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/buf.h"
@@ -22,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rb == 0)
 		wp_condaver_format_parsed(&vb, &out);
 	if (ra == 0 && rb == 0)
-		FZ_CHECK(fz_sign(wp_condaver_order(&va, &vb)) == -fz_sign(wp_condaver_order(&vb, &va)));
+		FZ_CHECK(fz_sign(wp_condaver_order(&va, &vb)) ==
+			 -fz_sign(wp_condaver_order(&vb, &va)));
 	FZ_CHECK(fz_sign(wp_condaver_cmp(a, b)) == -fz_sign(wp_condaver_cmp(b, a)));
 	FZ_CHECK(wp_condaver_cmp(a, a) == 0);
 	wp_buf_free(&out);

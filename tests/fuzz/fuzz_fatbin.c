@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_fatbin.c: libFuzzer target for the fatbinary reader (verify/fatbin.c) and the verdict on its summary. */
+/* tests/fuzz/fuzz_fatbin.c: libFuzzer target for the fatbinary reader (verify/fatbin.c) and the
+ * verdict on its summary. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/buf.h"

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_html.c: libFuzzer target for HTML index pages: find-links, PEP 503 project and root pages. */
+/* tests/fuzz/fuzz_html.c: libFuzzer target for HTML index pages: find-links, PEP 503 project and
+ * root pages. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -15,7 +16,8 @@ static int record_sink(void *ctx, const struct wp_file_record *rec, struct wp_er
 	 * file name holds a separator */
 	FZ_CHECK(wp_url_kind_of(rec->url) == WP_URL_HTTPS);
 	FZ_CHECK(wp_url_filename_ok(rec->filename));
-	size_t n = fz_touch(rec->filename) + fz_touch(rec->url) + fz_touch(rec->dir) + fz_touch(rec->project);
+	size_t n = fz_touch(rec->filename) + fz_touch(rec->url) + fz_touch(rec->dir) +
+		   fz_touch(rec->project);
 	n += fz_touch(rec->sha256) + fz_touch(rec->md5) + fz_touch(rec->requires_python);
 	n += fz_touch(rec->yanked) + fz_touch(rec->core_metadata);
 	if (rec->sha256)
@@ -40,9 +42,9 @@ static const char *s_or(const char *s)
 
 static int text_sink(void *ctx, const struct wp_file_record *r, struct wp_err *err)
 {
-	wp_buf_printf(ctx, "%d|%s|%s|%s|%s|%s|%s|%s|%s|%s\n", (int)r->kind, s_or(r->filename), s_or(r->url),
-		      s_or(r->dir), s_or(r->project), s_or(r->sha256), s_or(r->md5), s_or(r->requires_python),
-		      s_or(r->yanked), s_or(r->core_metadata));
+	wp_buf_printf(ctx, "%d|%s|%s|%s|%s|%s|%s|%s|%s|%s\n", (int)r->kind, s_or(r->filename),
+		      s_or(r->url), s_or(r->dir), s_or(r->project), s_or(r->sha256), s_or(r->md5),
+		      s_or(r->requires_python), s_or(r->yanked), s_or(r->core_metadata));
 	return 0;
 }
 
@@ -63,13 +65,16 @@ static void differential(const char *page, size_t size, bool roots)
 		struct wp_err err = WP_ERR_INIT;
 		memset(&st, 0, sizeof(st));
 		if (roots)
-			rc[i] = wp_read_html_projects_via(path, "https://download.pytorch.org/whl/", page, size,
-							  text_project_sink, &out[i], &st, &err);
+			rc[i] = wp_read_html_projects_via(path, "https://download.pytorch.org/whl/",
+							  page, size, text_project_sink, &out[i],
+							  &st, &err);
 		else
-			rc[i] = wp_read_html_links_via(path, "https://pypi.example.org/simple/torch/", "torch", page, size,
-						       text_sink, &out[i], &st, &err);
-		wp_buf_printf(&out[i], "%d %s %llu %llu %llu %llu %llu", rc[i], err.msg, st.links, st.records, st.skipped,
-			      st.malformed, st.refused);
+			rc[i] = wp_read_html_links_via(path,
+						       "https://pypi.example.org/simple/torch/",
+						       "torch", page, size, text_sink, &out[i], &st,
+						       &err);
+		wp_buf_printf(&out[i], "%d %s %llu %llu %llu %llu %llu", rc[i], err.msg, st.links,
+			      st.records, st.skipped, st.malformed, st.refused);
 	}
 	if (rc[1] != 1)
 		FZ_CHECK(strcmp(wp_buf_cstr(&out[0]), wp_buf_cstr(&out[1])) == 0);
@@ -87,19 +92,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct wp_err err = WP_ERR_INIT;
 
 	memset(&st, 0, sizeof(st));
-	if (wp_read_html_links("https://download.pytorch.org/whl/torch_stable.html", NULL, page, size, record_sink,
-			       &touched, &st, &err) == 0)
+	if (wp_read_html_links("https://download.pytorch.org/whl/torch_stable.html", NULL, page,
+			       size, record_sink, &touched, &st, &err) == 0)
 		FZ_CHECK(st.links == st.records + st.skipped);
 
 	wp_err_clear(&err);
 	memset(&st, 0, sizeof(st));
-	if (wp_read_html_links("https://pypi.example.org/simple/torch/", "torch", page, size, record_sink, &touched,
-			       &st, &err) == 0)
+	if (wp_read_html_links("https://pypi.example.org/simple/torch/", "torch", page, size,
+			       record_sink, &touched, &st, &err) == 0)
 		FZ_CHECK(st.links == st.records + st.skipped);
 
 	wp_err_clear(&err);
-	(void)wp_read_html_projects("https://download.pytorch.org/whl/", page, size, project_sink, &touched, NULL,
-				    &err);
+	(void)wp_read_html_projects("https://download.pytorch.org/whl/", page, size, project_sink,
+				    &touched, NULL, &err);
 	differential(page, size, false);
 	differential(page, size, true);
 	free(page);

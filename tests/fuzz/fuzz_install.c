@@ -1,5 +1,6 @@
 /* tests/fuzz/fuzz_install.c: libFuzzer target for a wheel given to `install`: planned, staged and
- * finished (ops/install/wheel.c) into a private temp environment, then held to the install rules. */
+ * finished (ops/install/wheel.c) into a private temp environment, then held to the install
+ * rules. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -75,15 +76,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w.filename = wp_xstrdup(name);
 	w.project = wp_xstrdup("demo-pkg");
 	w.requested = true;
-	struct wp_wheel_limits lim = { .max_members = 1000, .max_total_size = 64 << 20, .max_ratio = 500,
-				       .ratio_min_size = 1 << 16, .max_record = 1 << 20 };
+	struct wp_wheel_limits lim = { .max_members = 1000,
+				       .max_total_size = 64 << 20,
+				       .max_ratio = 500,
+				       .ratio_min_size = 1 << 16,
+				       .max_record = 1 << 20 };
 	struct wp_err err = WP_ERR_INIT;
 	int rc = wp_wheel_reader_open(path, name, &lim, &w.r, &w.info, &err);
 	if (!rc)
 		rc = wp_iwheel_plan(&w, &env, 0, &err);
 	if (!rc) {
-		/* the rules a planned file is held to: inside the environment, on no name the installer
-		 * keeps, and RECORD last */
+		/* the rules a planned file is held to: inside the environment, on no name the
+		 * installer keeps, and RECORD last */
 		size_t dl = strlen(dir);
 		for (size_t i = 0; i < w.files.n; i++) {
 			const char *d = w.files.v[i].dest;

@@ -15,7 +15,8 @@ struct tally {
 static int t_value(void *ctx, enum wp_json_type t, const unsigned char *s, size_t n, bool b)
 {
 	struct tally *y = ctx;
-	FZ_CHECK(t == WP_JSON_NULL || t == WP_JSON_BOOL || ((t == WP_JSON_NUMBER || t == WP_JSON_STRING) && s));
+	FZ_CHECK(t == WP_JSON_NULL || t == WP_JSON_BOOL ||
+		 ((t == WP_JSON_NUMBER || t == WP_JSON_STRING) && s));
 	y->events += 1 + n;
 	return 0;
 }

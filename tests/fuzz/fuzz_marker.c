@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_marker.c: libFuzzer target for PEP 508 markers: parse, print, reparse, evaluate. */
+/* tests/fuzz/fuzz_marker.c: libFuzzer target for PEP 508 markers: parse, print, reparse,
+ * evaluate. */
 #include "tests/fuzz/fuzz.h"
 
 #include <stdbool.h>
@@ -52,7 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct wp_buf out2 = WP_BUF_INIT_MAX(4 * WP_MARKER_MAX_LEN);
 				FZ_CHECK(wp_marker_format(&again, &out2) == 0);
 				FZ_CHECK(prints_raw(s, size) ||
-					 (out2.len == out.len && memcmp(wp_buf_cstr(&out2), wp_buf_cstr(&out), out.len) == 0));
+					 (out2.len == out.len &&
+					  memcmp(wp_buf_cstr(&out2), wp_buf_cstr(&out), out.len) ==
+						  0));
 				wp_buf_free(&out2);
 				wp_marker_release(&again);
 			} else {

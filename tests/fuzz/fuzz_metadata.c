@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_metadata.c: libFuzzer target for core metadata (METADATA, PKG-INFO) and WHEEL files. */
+/* tests/fuzz/fuzz_metadata.c: libFuzzer target for core metadata (METADATA, PKG-INFO) and WHEEL
+ * files. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -13,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct wp_metadata md;
 	if (wp_metadata_parse(text, size, &md, &err) == 0) {
 		FZ_CHECK(md.metadata_version && md.name && md.version);
-		size_t n = fz_touch(md.summary) + fz_touch(md.requires_python) + fz_touch(md.description);
+		size_t n = fz_touch(md.summary) + fz_touch(md.requires_python) +
+			   fz_touch(md.description);
 		for (size_t i = 0; i < md.n_requires_dist; i++)
 			n += fz_touch(md.requires_dist[i]);
 		for (size_t i = 0; i < md.n_provides_extra; i++)

@@ -1,5 +1,5 @@
-/* tests/fuzz/fuzz_msgpack.c: libFuzzer target for base/msgpack's reader and the CEP 16 decoding over
- * it: any bytes either fail with a message or give JSON that the JSON reader accepts; the same
+/* tests/fuzz/fuzz_msgpack.c: libFuzzer target for base/msgpack's reader and the CEP 16 decoding
+ * over it: any bytes either fail with a message or give JSON that the JSON reader accepts; the same
  * bytes as a shard index (msgpack, not compressed: "raw" is read as such) never crash. */
 #include "tests/fuzz/fuzz.h"
 
@@ -26,7 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct wp_shard_index ix;
 	struct wp_err ie = WP_ERR_INIT;
-	if (wp_shard_index_decode(copy, size, "https://h.example/c/linux-64/repodata_shards.msgpack.zst", &ix, &ie) == 0) {
+	if (wp_shard_index_decode(copy, size,
+				  "https://h.example/c/linux-64/repodata_shards.msgpack.zst", &ix,
+				  &ie) == 0) {
 		for (size_t i = 0; i < ix.n; i++)
 			FZ_CHECK(wp_shard_index_find(&ix, ix.v[i].name) != NULL);
 		if (ix.n) {

@@ -15,9 +15,11 @@ static int record_sink(void *ctx, const struct wp_file_record *rec, struct wp_er
 	FZ_CHECK(wp_url_filename_ok(rec->filename));
 	/* PEP 691 gives the name and the URL apart: the name is the URL's last segment */
 	char *last = NULL;
-	FZ_CHECK(wp_url_name_parts(rec->url, &last, NULL, NULL) == 0 && strcmp(last, rec->filename) == 0);
+	FZ_CHECK(wp_url_name_parts(rec->url, &last, NULL, NULL) == 0 &&
+		 strcmp(last, rec->filename) == 0);
 	free(last);
-	size_t n = fz_touch(rec->filename) + fz_touch(rec->url) + fz_touch(rec->dir) + fz_touch(rec->project);
+	size_t n = fz_touch(rec->filename) + fz_touch(rec->url) + fz_touch(rec->dir) +
+		   fz_touch(rec->project);
 	n += fz_touch(rec->sha256) + fz_touch(rec->md5) + fz_touch(rec->requires_python);
 	n += fz_touch(rec->yanked) + fz_touch(rec->core_metadata);
 	if (rec->sha256)
@@ -42,17 +44,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct wp_err err = WP_ERR_INIT;
 
 	memset(&st, 0, sizeof(st));
-	if (wp_read_pep691("https://pypi.example.org/simple/demo/", NULL, page, size, record_sink, &touched, &st,
-			   &err) == 0)
+	if (wp_read_pep691("https://pypi.example.org/simple/demo/", NULL, page, size, record_sink,
+			   &touched, &st, &err) == 0)
 		FZ_CHECK(st.links == st.records + st.skipped);
 
 	wp_err_clear(&err);
-	(void)wp_read_pep691("https://pypi.example.org/simple/demo/", "demo", page, size, record_sink, &touched,
-			     NULL, &err);
+	(void)wp_read_pep691("https://pypi.example.org/simple/demo/", "demo", page, size,
+			     record_sink, &touched, NULL, &err);
 
 	wp_err_clear(&err);
-	(void)wp_read_pep691_projects("https://pypi.example.org/simple/", page, size, project_sink, &touched, NULL,
-				      &err);
+	(void)wp_read_pep691_projects("https://pypi.example.org/simple/", page, size, project_sink,
+				      &touched, NULL, &err);
 	free(page);
 	return 0;
 }

@@ -1,5 +1,6 @@
-/* tests/fuzz/fuzz_pipconf.c: libFuzzer target for pip's configuration format (ops/core/indexconf.c):
- * every key and value it hands out is a C string within the input's length, keys lower case. */
+/* tests/fuzz/fuzz_pipconf.c: libFuzzer target for pip's configuration format
+ * (ops/core/indexconf.c): every key and value it hands out is a C string within the input's length,
+ * keys lower case. */
 #include "tests/fuzz/fuzz.h"
 
 #include <ctype.h>
@@ -10,7 +11,8 @@ struct seen {
 	size_t n, max;
 };
 
-static void on_key(void *ctx, const char *section, const char *key, const char *value, unsigned line)
+static void on_key(void *ctx, const char *section, const char *key, const char *value,
+		   unsigned line)
 {
 	struct seen *s = ctx;
 	s->n++;

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_profile.c: libFuzzer target for target profiles (`--target FILE`, what `detect --json` wrote on another machine). */
+/* tests/fuzz/fuzz_profile.c: libFuzzer target for target profiles (`--target FILE`, what `detect
+ * --json` wrote on another machine). */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"

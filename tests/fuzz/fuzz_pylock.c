@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t k = 0; k < p->nwheels; k++)
 			FZ_CHECK(p->wheels[k].name && p->wheels[k].nhashes > 0);
 	}
-	static const char *const tags[] = { "cp312-cp312-manylinux_2_17_x86_64", "cp312-abi3-manylinux_2_17_x86_64",
+	static const char *const tags[] = { "cp312-cp312-manylinux_2_17_x86_64",
+					    "cp312-abi3-manylinux_2_17_x86_64",
 					    "py3-none-manylinux_2_17_x86_64", "py3-none-any" };
 	static const char *const extras[] = { "test" }, *const groups[] = { "dev" };
 	struct wp_marker_env env;
@@ -38,9 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wp_err_clear(&err);
 	if (wp_pylock_select(&lk, &w, &picks, &n, &err) == 0) {
 		for (size_t i = 0; i < n; i++)
-			FZ_CHECK(picks[i].pkg && (picks[i].file != NULL) ==
-				 (picks[i].source == WP_PYLOCK_WHEEL || picks[i].source == WP_PYLOCK_SDIST ||
-				  picks[i].source == WP_PYLOCK_ARCHIVE));
+			FZ_CHECK(picks[i].pkg &&
+				 (picks[i].file != NULL) == (picks[i].source == WP_PYLOCK_WHEEL ||
+							     picks[i].source == WP_PYLOCK_SDIST ||
+							     picks[i].source == WP_PYLOCK_ARCHIVE));
 		free(picks);
 	} else {
 		FZ_CHECK(err.msg[0] != 0);

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_repodata.c: libFuzzer target for conda repodata.json in memory (plain or compressed). */
+/* tests/fuzz/fuzz_repodata.c: libFuzzer target for conda repodata.json in memory (plain or
+ * compressed). */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -9,8 +10,10 @@ static int record_sink(void *ctx, const struct wp_file_record *rec, struct wp_er
 {
 	FZ_CHECK(rec->kind == WP_KIND_CONDA);
 	FZ_CHECK(rec->filename && rec->url);
-	size_t n = fz_touch(rec->filename) + fz_touch(rec->url) + fz_touch(rec->dir) + fz_touch(rec->project);
-	n += fz_touch(rec->sha256) + fz_touch(rec->md5) + fz_touch(rec->version) + fz_touch(rec->build);
+	size_t n = fz_touch(rec->filename) + fz_touch(rec->url) + fz_touch(rec->dir) +
+		   fz_touch(rec->project);
+	n += fz_touch(rec->sha256) + fz_touch(rec->md5) + fz_touch(rec->version) +
+	     fz_touch(rec->build);
 	n += fz_touch(rec->subdir) + fz_touch(rec->depends) + fz_touch(rec->constrains);
 	n += fz_touch(rec->track_features) + fz_touch(rec->noarch) + fz_touch(rec->license);
 	if (rec->sha256)
@@ -29,8 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct wp_index_stats st;
 	memset(&st, 0, sizeof(st));
 	struct wp_err err = WP_ERR_INIT;
-	(void)wp_read_repodata_mem(doc, size, "https://conda.anaconda.org/pytorch/linux-64", record_sink, &touched,
-				   &st, &err);
+	(void)wp_read_repodata_mem(doc, size, "https://conda.anaconda.org/pytorch/linux-64",
+				   record_sink, &touched, &st, &err);
 	free(doc);
 	return 0;
 }

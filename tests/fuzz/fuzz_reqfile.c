@@ -48,11 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(!r.url);
 		wp_requirement_release(&r);
 		/* the reader's own parse, which the jobs take instead of parsing the text again */
-		FZ_CHECK(q->req.ok && !strcmp(q->req.text, q->text) && !strcmp(q->req.project, q->project));
+		FZ_CHECK(q->req.ok && !strcmp(q->req.text, q->text) &&
+			 !strcmp(q->req.project, q->project));
 		for (size_t k = 0; k < q->nhashes; k++) {
 			FZ_CHECK(strlen(q->hashes[k]) == 64);
 			for (const char *c = q->hashes[k]; *c; c++)
-				FZ_CHECK(isxdigit((unsigned char)*c) && !isupper((unsigned char)*c));
+				FZ_CHECK(isxdigit((unsigned char)*c) &&
+					 !isupper((unsigned char)*c));
 		}
 	}
 	for (size_t i = 0; i < rf.sources.n; i++)

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_requirement.c: libFuzzer target for PEP 508 requirements: parse, print, reparse. */
+/* tests/fuzz/fuzz_requirement.c: libFuzzer target for PEP 508 requirements: parse, print,
+ * reparse. */
 #include "tests/fuzz/fuzz.h"
 
 #include <stdbool.h>
@@ -33,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct wp_buf out2 = WP_BUF_INIT_MAX(4 * WP_REQUIREMENT_MAX_LEN);
 				FZ_CHECK(wp_requirement_format(&again, &out2) == 0);
 				FZ_CHECK(prints_raw(s, size) ||
-					 (out2.len == out.len && memcmp(wp_buf_cstr(&out2), wp_buf_cstr(&out), out.len) == 0));
+					 (out2.len == out.len &&
+					  memcmp(wp_buf_cstr(&out2), wp_buf_cstr(&out), out.len) ==
+						  0));
 				wp_buf_free(&out2);
 				wp_requirement_release(&again);
 			} else {

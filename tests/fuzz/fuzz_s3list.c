@@ -1,5 +1,6 @@
-/* tests/fuzz/fuzz_s3list.c: libFuzzer target for S3 ListObjectsV2, ListMultipartUploads and ListParts
- * pages, <Error> bodies and InitiateMultipartUpload answers, as index/s3xml.c reads them (libxml2). */
+/* tests/fuzz/fuzz_s3list.c: libFuzzer target for S3 ListObjectsV2, ListMultipartUploads and
+ * ListParts pages, <Error> bodies and InitiateMultipartUpload answers, as index/s3xml.c reads them
+ * (libxml2). */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -38,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = wp_s3xml_parts_parse((const char *)data, size, &parts, &truncated, &nextp, &err);
 	FZ_CHECK(rc != 0 || !truncated || nextp >= 1);
 	for (size_t i = 0; i < parts.n; i++)
-		FZ_CHECK(parts.v[i].number >= 1 && parts.v[i].number <= 10000 && parts.v[i].size >= 0);
+		FZ_CHECK(parts.v[i].number >= 1 && parts.v[i].number <= 10000 &&
+			 parts.v[i].size >= 0);
 	free(parts.v);
 	char code[64];
 	wp_s3xml_error_code((const char *)data, size, code, sizeof(code));

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_specifier.c: libFuzzer target for PEP 440 specifier sets: parse, format, contains ("set\nversion"). */
+/* tests/fuzz/fuzz_specifier.c: libFuzzer target for PEP 440 specifier sets: parse, format, contains
+ * ("set\nversion"). */
 #include "tests/fuzz/fuzz.h"
 
 #include <stdbool.h>
@@ -53,11 +54,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FZ_CHECK(again.n == set.n);
 				struct wp_buf out2 = WP_BUF_INIT_MAX(4 * WP_SPECSET_MAX_LEN);
 				FZ_CHECK(wp_specset_format(&again, &out2) == 0);
-				FZ_CHECK(out2.len == out.len && memcmp(wp_buf_cstr(&out2), wp_buf_cstr(&out), out.len) == 0);
+				FZ_CHECK(out2.len == out.len &&
+					 memcmp(wp_buf_cstr(&out2), wp_buf_cstr(&out), out.len) ==
+						 0);
 				wp_buf_free(&out2);
 				if (have_v)
-					FZ_CHECK(wp_specset_contains(&set, &v, WP_PRERELEASES_YES) ==
-						 wp_specset_contains(&again, &v, WP_PRERELEASES_YES));
+					FZ_CHECK(
+						wp_specset_contains(&set, &v, WP_PRERELEASES_YES) ==
+						wp_specset_contains(&again, &v,
+								    WP_PRERELEASES_YES));
 				wp_specset_release(&again);
 			} else {
 				FZ_CHECK(e2.code == -WPE_TOO_BIG);

@@ -14,7 +14,8 @@ static void link_of(const char *base, const char *href)
 		FZ_CHECK(wp_url_scheme_ok(link.url));
 		FZ_CHECK(wp_url_filename_ok(link.filename));
 		FZ_CHECK(!strchr(link.url, '#'));
-		(void)(fz_touch(link.dir) + fz_touch(link.hashes.sha256) + fz_touch(link.hashes.md5));
+		(void)(fz_touch(link.dir) + fz_touch(link.hashes.sha256) +
+		       fz_touch(link.hashes.md5));
 		wp_url_link_release(&link);
 	}
 }
@@ -29,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *out = NULL;
 	if (wp_url_resolve(a, b, &out, &err) == 0) {
 		FZ_CHECK(out != NULL);
-		/* a resolved URL is absolute: resolving it again against the same base is a fixed point */
+		/* a resolved URL is absolute: resolving it again against the same base is a fixed
+		 * point */
 		char *again = NULL;
 		struct wp_err e2 = WP_ERR_INIT;
 		if (wp_url_resolve(a, out, &again, &e2) == 0) {
@@ -60,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a page on the network never sends us to a local file, https never to http */
 	enum wp_url_kind ka = wp_url_kind_of(a), kb = wp_url_kind_of(b);
 	const char *why = wp_url_link_refused(a, b);
-	if (kb == WP_URL_OTHER || ((ka == WP_URL_HTTP || ka == WP_URL_HTTPS) && kb == WP_URL_FILE) ||
+	if (kb == WP_URL_OTHER ||
+	    ((ka == WP_URL_HTTP || ka == WP_URL_HTTPS) && kb == WP_URL_FILE) ||
 	    (ka == WP_URL_HTTPS && kb == WP_URL_HTTP))
 		FZ_CHECK(why != NULL);
 	else

@@ -36,7 +36,8 @@ static void one_target(const struct wp_variants *v, const char *cuda, const char
 			continue;
 		if (prev) {
 			/* an order: antisymmetric */
-			int x = wp_vorder_cmp(&o, prev, l, &why), y = wp_vorder_cmp(&o, l, prev, NULL);
+			int x = wp_vorder_cmp(&o, prev, l, &why),
+			    y = wp_vorder_cmp(&o, l, prev, NULL);
 			FZ_CHECK((x < 0 && y > 0) || (x > 0 && y < 0) || (x == 0 && y == 0));
 			wp_buf_reset(&why);
 		}
@@ -60,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (wp_variants_parse("fuzz.json", text, size, &v, &err) == 0) {
 		FZ_CHECK(v.schema && v.n_namespaces > 0);
 		for (size_t i = 0; i < v.n_labels; i++)
-			FZ_CHECK(wp_variant_label_valid(v.labels[i].label, strlen(v.labels[i].label)));
+			FZ_CHECK(wp_variant_label_valid(v.labels[i].label,
+							strlen(v.labels[i].label)));
 		one_target(&v, "12.8", "sm_86");
 		one_target(&v, "cpu", NULL);
 		one_target(&v, "13.0", NULL);

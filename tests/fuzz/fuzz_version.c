@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_version.c: libFuzzer target for PEP 440 versions: parse, format, compare a pair ("a\nb"). */
+/* tests/fuzz/fuzz_version.c: libFuzzer target for PEP 440 versions: parse, format, compare a pair
+ * ("a\nb"). */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/buf.h"
@@ -65,8 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		roundtrip(&vb);
 	if (ra == 0 && rb == 0) {
 		FZ_CHECK(fz_sign(wp_version_cmp(&va, &vb)) == -fz_sign(wp_version_cmp(&vb, &va)));
-		FZ_CHECK(fz_sign(wp_version_cmp_public(&va, &vb)) == -fz_sign(wp_version_cmp_public(&vb, &va)));
-		FZ_CHECK(fz_sign(wp_version_cmp_base(&va, &vb)) == -fz_sign(wp_version_cmp_base(&vb, &va)));
+		FZ_CHECK(fz_sign(wp_version_cmp_public(&va, &vb)) ==
+			 -fz_sign(wp_version_cmp_public(&vb, &va)));
+		FZ_CHECK(fz_sign(wp_version_cmp_base(&va, &vb)) ==
+			 -fz_sign(wp_version_cmp_base(&vb, &va)));
 		/* equal versions are equal on the coarser orders too */
 		if (wp_version_cmp(&va, &vb) == 0)
 			FZ_CHECK(wp_version_cmp_public(&va, &vb) == 0);

@@ -1,4 +1,5 @@
-/* tests/fuzz/fuzz_wheelname.c: libFuzzer target for wheel and sdist file names and PEP 503 names. */
+/* tests/fuzz/fuzz_wheelname.c: libFuzzer target for wheel and sdist file names and PEP 503
+ * names. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/buf.h"
@@ -26,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(prc || (tbuild == w.build_num && ntags >= w.n_tags));
 	if (prc == 0) {
 		FZ_CHECK(w.n_tags >= 1);
-		size_t n = fz_touch(w.name) + fz_touch(w.project) + fz_touch(w.version) + fz_touch(w.build);
+		size_t n = fz_touch(w.name) + fz_touch(w.project) + fz_touch(w.version) +
+			   fz_touch(w.build);
 		n += fz_touch(w.build_suffix);
 		for (size_t i = 0; i < w.n_tags; i++)
 			n += fz_touch(w.tags[i]);
@@ -39,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wp_err_clear(&err);
 	struct wp_sdistname sd;
 	if (wp_sdistname_parse(s, &sd, &err) == 0) {
-		(void)(fz_touch(sd.name) + fz_touch(sd.project) + fz_touch(sd.version) + fz_touch(sd.ext));
+		(void)(fz_touch(sd.name) + fz_touch(sd.project) + fz_touch(sd.version) +
+		       fz_touch(sd.ext));
 		wp_sdistname_release(&sd);
 	}
 
@@ -48,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* normalising is idempotent */
 	struct wp_buf again = WP_BUF_INIT;
 	wp_project_name_normalize(norm.data ? norm.data : "", norm.len, &again);
-	FZ_CHECK(again.len == norm.len && memcmp(wp_buf_cstr(&again), wp_buf_cstr(&norm), norm.len) == 0);
+	FZ_CHECK(again.len == norm.len &&
+		 memcmp(wp_buf_cstr(&again), wp_buf_cstr(&norm), norm.len) == 0);
 	wp_buf_free(&again);
 	wp_buf_free(&norm);
 

@@ -1,4 +1,5 @@
-/* tests/fuzz/replay.c: runs a fuzz harness without libFuzzer: feeds every file named (or in a directory named) to it. */
+/* tests/fuzz/replay.c: runs a fuzz harness without libFuzzer: feeds every file named (or in a
+ * directory named) to it. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>

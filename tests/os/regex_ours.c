@@ -1,4 +1,5 @@
-/* tests/os/regex_ours.c: base/os/win32_regex.c behind one function, for tests/os/regex_diff.c (its <regex.h> is ours). */
+/* tests/os/regex_ours.c: base/os/win32_regex.c behind one function, for tests/os/regex_diff.c (its
+ * <regex.h> is ours). */
 #include "base/os/win32inc/regex.h"
 int ours_match(const char *pat, const char *text, int *compiled)
 {

@@ -23,8 +23,8 @@ static int checks, failed;
 	} while (0)
 
 /* Arguments that the Windows command line must quote and give back as they were. */
-static const char *const awkward[] = { "plain", "two words", "", "q\"uote", "trail\\", "back\\\\\"x", "tab\there",
-				       "ü-名", NULL };
+static const char *const awkward[] = { "plain",       "two words", "",     "q\"uote", "trail\\",
+				       "back\\\\\"x", "tab\there", "ü-名", NULL };
 
 static int child(int argc, char **argv)
 {
@@ -49,7 +49,8 @@ static bool write_file(const char *path, const char *text)
 	int fd = wp_os_open(path, WP_O_WRONLY | WP_O_CREAT | WP_O_TRUNC | WP_O_CLOEXEC, 0644);
 	if (fd < 0)
 		return false;
-	bool ok = wp_os_write(fd, text, strlen(text)) == (ssize_t)strlen(text) && wp_os_fsync(fd) == 0;
+	bool ok = wp_os_write(fd, text, strlen(text)) == (ssize_t)strlen(text) &&
+		  wp_os_fsync(fd) == 0;
 	return wp_os_close(fd) == 0 && ok;
 }
 
@@ -133,16 +134,19 @@ static void folders(const char *dir)
 	const struct wp_os_dirent *e;
 	int seen = 0;
 	while (d && (e = wp_os_readdir(d)))
-		seen |= (!strcmp(e->d_name, "a.txt") ? 1 : 0) | (!strcmp(e->d_name, "ü-名.txt") ? 2 : 0) |
+		seen |= (!strcmp(e->d_name, "a.txt") ? 1 : 0) |
+			(!strcmp(e->d_name, "ü-名.txt") ? 2 : 0) |
 			(!strcmp(e->d_name, "sub") ? 4 : 0);
 	CHECK(d && seen == 7);
 	wp_os_closedir(d);
-	CHECK(wp_os_unlinkat(dfd, "y", 0) == 0 && wp_os_unlinkat(dfd, "deeper", WP_AT_REMOVEDIR) == 0);
+	CHECK(wp_os_unlinkat(dfd, "y", 0) == 0 &&
+	      wp_os_unlinkat(dfd, "deeper", WP_AT_REMOVEDIR) == 0);
 	wp_os_close(dfd);
 	CHECK(wp_os_rmdir(sub) == 0);
 	/* realpath: absolute, and the folder itself */
 	char *real = wp_os_realpath(dir);
-	CHECK(real && wp_os_path_is_abs(real) && wp_os_stat(real, &st) == 0 && WP_S_ISDIR(st.st_mode));
+	CHECK(real && wp_os_path_is_abs(real) && wp_os_stat(real, &st) == 0 &&
+	      WP_S_ISDIR(st.st_mode));
 	free(real);
 	free(y);
 	free(sub);
@@ -157,7 +161,11 @@ static void processes(const char *self)
 	argv[n] = NULL;
 	int p[2];
 	CHECK(wp_os_pipe(p) == 0);
-	struct wp_os_spawn s = { .argv = argv, .stdin_fd = -1, .stdout_fd = p[1], .stderr_fd = -1, .own_group = true,
+	struct wp_os_spawn s = { .argv = argv,
+				 .stdin_fd = -1,
+				 .stdout_fd = p[1],
+				 .stderr_fd = -1,
+				 .own_group = true,
 				 .envp = wp_os_environ() };
 	struct wp_os_proc proc;
 	CHECK(wp_os_spawn(&s, &proc) == 0);
@@ -205,14 +213,16 @@ static void fs_layer(const char *dir)
 	CHECK(wp_atomic_write(file, "one", 3, &err) == 0);
 	CHECK(wp_atomic_write(file, "two!", 4, &err) == 0); /* over the old one */
 	struct wp_buf b;
-	CHECK(wp_file_read_capped(file, 64, &b, &err) == 0 && b.len == 4 && !memcmp(b.data, "two!", 4));
+	CHECK(wp_file_read_capped(file, 64, &b, &err) == 0 && b.len == 4 &&
+	      !memcmp(b.data, "two!", 4));
 	wp_buf_free(&b);
 	/* nothing left beside it: the temp names were renamed or swept */
 	struct wp_os_dir *d = wp_os_opendir(deep);
 	const struct wp_os_dirent *e;
 	int others = 0;
 	while (d && (e = wp_os_readdir(d)))
-		others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "f.txt");
+		others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			  strcmp(e->d_name, "f.txt");
 	wp_os_closedir(d);
 	CHECK(d && others == 0);
 	/* a path past Windows' MAX_PATH (260): the \\?\ prefix at the API takes it */
@@ -242,7 +252,8 @@ static void machine(void)
 	CHECK(wp_os_ncpu() >= 1);
 	CHECK(wp_os_pid_alive(wp_os_getpid()));
 	char sys[65], rel[65], mach[65];
-	CHECK(wp_os_uname(sys, sizeof(sys), rel, sizeof(rel), mach, sizeof(mach)) == 0 && sys[0] && mach[0]);
+	CHECK(wp_os_uname(sys, sizeof(sys), rel, sizeof(rel), mach, sizeof(mach)) == 0 && sys[0] &&
+	      mach[0]);
 	char why[256] = "";
 	CHECK(wp_os_dlopen("no-such-library-wp.so", why, sizeof(why)) == NULL && why[0]);
 	CHECK(wp_os_path_is_abs("/x") && !wp_os_path_is_abs("x/y") && wp_os_is_sep('/'));

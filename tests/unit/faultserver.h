@@ -14,7 +14,8 @@
 
 /* Runs argv (python3 tests/server/faultserver.py ... --port-file port_file ...) and waits up to
  * 10 s for the port it writes. 0 with *pid and *port set, or -1 (the server is gone then). */
-static inline int faultserver_start(char *const argv[], const char *port_file, pid_t *pid, int *port)
+static inline int faultserver_start(char *const argv[], const char *port_file, pid_t *pid,
+				    int *port)
 {
 	pid_t parent = getpid();
 	*pid = fork();

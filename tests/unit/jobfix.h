@@ -10,8 +10,8 @@
  * the next test reads the sources whole again.
  *
  * Faults come two ways. On disk, under file:// sources, which libcurl reads through the same
- * transfer, store writer and checks (ops/core/fetch.c, net/xfer.c, cache/store.c) as http:// ones: a
- * file whose bytes were changed (its size kept) fails its sha256, one cut short fails too, one
+ * transfer, store writer and checks (ops/core/fetch.c, net/xfer.c, cache/store.c) as http:// ones:
+ * a file whose bytes were changed (its size kept) fails its sha256, one cut short fails too, one
  * removed fails the transfer. On the wire, with the sources served over HTTP by
  * tests/server/faultserver.py (jf_serve): statuses, dropped connections, other bodies, scripted
  * per path and re-read on every request, so a test plans first and breaks the fetch after.
@@ -54,8 +54,9 @@ static const struct wp_net_conf jf_net = { .retry_base_ms = 20, .retry_base_set 
 struct jf_world {
 	char root[128];    /* the test's own folder: catalog, cache, outputs */
 	const char *src;   /* SRC: the group's sources (borrowed) */
-	char *simple;      /* file://SRC/sample/simple/: the wheel index's PEP 503 root, with sha256s */
-	char *findlinks;   /* file://SRC/sample/whl/torch_stable.html: its find-links page, no hashes */
+	char *simple; /* file://SRC/sample/simple/: the wheel index's PEP 503 root, with sha256s */
+	char *findlinks; /* file://SRC/sample/whl/torch_stable.html: its find-links page, no hashes
+			  */
 	char *chan;        /* file://SRC/conda/pt: a channel shaped like pytorch's (no python) */
 	char *forge;       /* file://SRC/conda/forge: python and pip, as conda-forge has them */
 	char *catalog;     /* ROOT/catalog.sqlite3 (made on first use) */
@@ -101,8 +102,9 @@ static inline void jf_env_hermetic(void)
 {
 	extern char **environ;
 	static const char *const prefixes[] = { "WHEELPICK_", "PIP_", "UV_", "CONDA_" };
-	static const char *const names[] = { "http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-					     "ALL_PROXY", "NETRC", "CUDA_VISIBLE_DEVICES" };
+	static const char *const names[] = { "http_proxy", "https_proxy",         "all_proxy",
+					     "HTTP_PROXY", "HTTPS_PROXY",         "ALL_PROXY",
+					     "NETRC",      "CUDA_VISIBLE_DEVICES" };
 	for (size_t i = 0; environ[i];) {
 		const char *eq = strchr(environ[i], '=');
 		bool drop = false;
@@ -128,9 +130,10 @@ static inline int jf_pristine_make(char *dir, size_t size)
 	jf_env_hermetic();
 	if (test_tmpdir_make_fast(dir, size, "jobfix") < 0)
 		return -1;
-	/* both generators (stdlib only) in one interpreter, Debian's where it is there (the Makefile's
-	 * DEB_PKGS): starting python3 is most of the cost, and a python3 first on a developer's PATH
-	 * may be a version manager's shim, a shell script that takes a second to start one */
+	/* both generators (stdlib only) in one interpreter, Debian's where it is there (the
+	 * Makefile's DEB_PKGS): starting python3 is most of the cost, and a python3 first on a
+	 * developer's PATH may be a version manager's shim, a shell script that takes a second to
+	 * start one */
 	const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 	if (jf_sh("%s -c 'import runpy, sys\n"
 		  "d = sys.argv[1]\n"
@@ -139,7 +142,8 @@ static inline int jf_pristine_make(char *dir, size_t size)
 		  "    sys.argv = argv\n"
 		  "    runpy.run_path(argv[0], run_name=\"__main__\")' '%s' >/dev/null",
 		  py, dir) != 0) {
-		fprintf(stderr, "jobfix: cannot generate the fixture sources into %s (run from the repository root)\n",
+		fprintf(stderr,
+			"jobfix: cannot generate the fixture sources into %s (run from the repository root)\n",
 			dir);
 		test_tmpdir_remove(dir);
 		dir[0] = 0;
@@ -180,8 +184,13 @@ static inline void jf_world_init(struct jf_world *w, const char *pristine)
 	w->cache = wp_xasprintf("%s/cache", w->root);
 	w->said = (struct wp_buf)WP_BUF_INIT;
 	w->s = (struct wp_session){
-		.catalog_path = w->catalog, .cache_dir = w->cache, .verbosity = 1, .max_age_s = 3600,
-		.say = jf_say, .say_ctx = w, .net = &jf_net,
+		.catalog_path = w->catalog,
+		.cache_dir = w->cache,
+		.verbosity = 1,
+		.max_age_s = 3600,
+		.say = jf_say,
+		.say_ctx = w,
+		.net = &jf_net,
 	};
 }
 
@@ -190,8 +199,10 @@ static inline void jf_world_release(struct jf_world *w)
 {
 	for (size_t i = w->n_faults; i-- > 0;) {
 		struct wp_err err = WP_ERR_INIT;
-		if (wp_atomic_write(w->faults[i].path, w->faults[i].bytes.data, w->faults[i].bytes.len, &err) < 0)
-			fprintf(stderr, "jobfix: cannot restore '%s': %s\n", w->faults[i].path, err.msg);
+		if (wp_atomic_write(w->faults[i].path, w->faults[i].bytes.data,
+				    w->faults[i].bytes.len, &err) < 0)
+			fprintf(stderr, "jobfix: cannot restore '%s': %s\n", w->faults[i].path,
+				err.msg);
 		free(w->faults[i].path);
 		wp_buf_free(&w->faults[i].bytes);
 	}
@@ -243,8 +254,9 @@ static inline bool jf_exists(const char *path)
 }
 
 /* The fixture catalog: the given sources (as --index takes them: URLs or paths) crawled into the
- * world's catalog by the real crawl code (ops/core/sources.c, ops/core/crawl.c, index/ readers), following
- * projects on root pages (NULL: torch, torchvision, torchaudio). Every source must crawl. */
+ * world's catalog by the real crawl code (ops/core/sources.c, ops/core/crawl.c, index/ readers),
+ * following projects on root pages (NULL: torch, torchvision, torchaudio). Every source must
+ * crawl. */
 static inline void jf_catalog_crawl(struct jf_world *w, const char *const *indexes, size_t n,
 				    const char *const *projects, size_t n_projects)
 {
@@ -268,7 +280,8 @@ struct jf_pick {
 	struct wp_pick_run run;
 };
 
-static inline void jf_pick_init(struct jf_pick *p, const struct jf_world *w, const char *req, const char *const *cuda)
+static inline void jf_pick_init(struct jf_pick *p, const struct jf_world *w, const char *req,
+				const char *const *cuda)
 {
 	memset(p, 0, sizeof(*p));
 	assert_int_equal(wp_reqs_add(&p->job.reqs, req, NULL), 0);
@@ -373,12 +386,22 @@ static inline void jf_serve(struct jf_world *w, struct jf_server *srv)
 	jf_serve_script(srv, "{}");
 	char *root = wp_xasprintf("%s/sample", w->src), *port_file = jf_path(w, "server.port");
 	char *argv[] = {
-		access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3", "tests/server/faultserver.py",
-		"--root", root, "--script", srv->script, "--log", srv->log, "--port-file", port_file,
-		"--max-seconds", "120", NULL,
+		access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3",
+		"tests/server/faultserver.py",
+		"--root",
+		root,
+		"--script",
+		srv->script,
+		"--log",
+		srv->log,
+		"--port-file",
+		port_file,
+		"--max-seconds",
+		"120",
+		NULL,
 	};
-	/* no proxy of the developer's sits in between (libcurl's own variables; the quick retries are
-	 * the session's, jf_net) */
+	/* no proxy of the developer's sits in between (libcurl's own variables; the quick retries
+	 * are the session's, jf_net) */
 	setenv("no_proxy", "127.0.0.1,localhost", 1);
 	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
 	if (faultserver_start(argv, port_file, &srv->pid, &srv->port) < 0)
@@ -419,7 +442,8 @@ static inline size_t jf_count(const char *dir, const char *suffix)
 		size_t len = strlen(de->d_name);
 		char *p = wp_xasprintf("%s/%s", dir, de->d_name);
 		struct stat sb;
-		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && len >= sl && !strcmp(de->d_name + len - sl, suffix))
+		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && len >= sl &&
+		    !strcmp(de->d_name + len - sl, suffix))
 			n++;
 		free(p);
 	}

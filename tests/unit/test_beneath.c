@@ -43,8 +43,8 @@ static bool there(const char *dir, const char *name)
 	return yes;
 }
 
-/* root/{a/b/f, a/file}, root/link -> outside, root/a/deep -> outside, root/a/flink -> outside/victim,
- * outside/{victim, sub/x} */
+/* root/{a/b/f, a/file}, root/link -> outside, root/a/deep -> outside, root/a/flink ->
+ * outside/victim, outside/{victim, sub/x} */
 static int fx_setup(void **state)
 {
 	struct fx *x = wp_xcalloc(1, sizeof(*x));
@@ -63,7 +63,8 @@ static int fx_setup(void **state)
 	p = wp_xasprintf("%s/a/b/f", x->root), put(p, "f"), free(p);
 	p = wp_xasprintf("%s/a/file", x->root), put(p, "file"), free(p);
 	p = wp_xasprintf("%s/link", x->root), assert_int_equal(symlink(x->outside, p), 0), free(p);
-	p = wp_xasprintf("%s/a/deep", x->root), assert_int_equal(symlink(x->outside, p), 0), free(p);
+	p = wp_xasprintf("%s/a/deep", x->root), assert_int_equal(symlink(x->outside, p), 0),
+	free(p);
 	char *v = wp_xasprintf("%s/victim", x->outside);
 	p = wp_xasprintf("%s/a/flink", x->root), assert_int_equal(symlink(v, p), 0), free(p);
 	free(v);
@@ -112,7 +113,8 @@ static void test_links_stop(void **state)
 		assert_true(errno == ELOOP || errno == ENOTDIR);
 		assert_int_equal(wp_beneath_rename(x->fd, "a/file", through[i]), -1);
 		assert_int_equal(wp_beneath_rename(x->fd, through[i], "a/stolen"), -1);
-		assert_int_equal(wp_beneath_open(x->fd, through[i], WP_O_WRONLY | WP_O_TRUNC, 0), -1);
+		assert_int_equal(wp_beneath_open(x->fd, through[i], WP_O_WRONLY | WP_O_TRUNC, 0),
+				 -1);
 		assert_int_equal(wp_beneath_mkdir(x->fd, through[i], 0777), -1);
 	}
 	assert_int_equal(wp_beneath_rmdir(x->fd, "link/sub"), -1);
@@ -132,7 +134,8 @@ static void test_link(void **state)
 	char *src = wp_xasprintf("%s/a/b/f", x->root);
 	assert_int_equal(wp_beneath_link(AT_FDCWD, src, x->fd, "a/linked"), 0);
 	assert_true(there(x->root, "a/linked"));
-	const char *through[] = { "link/planted", "a/deep/planted", "link/sub/planted", "a/deep/sub/planted" };
+	const char *through[] = { "link/planted", "a/deep/planted", "link/sub/planted",
+				  "a/deep/sub/planted" };
 	for (size_t i = 0; i < 4; i++) {
 		errno = 0;
 		assert_int_equal(wp_beneath_link(AT_FDCWD, src, x->fd, through[i]), -1);
@@ -150,7 +153,13 @@ static void test_dots_and_absolute(void **state)
 {
 	struct fx *x = *state;
 	char *abs = wp_xasprintf("%s/victim", x->outside);
-	const char *bad[] = { "../outside/victim", "a/../../outside/victim", "./a/file", "a//file", "", "a/b/..", abs };
+	const char *bad[] = { "../outside/victim",
+			      "a/../../outside/victim",
+			      "./a/file",
+			      "a//file",
+			      "",
+			      "a/b/..",
+			      abs };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		errno = 0;
 		assert_int_equal(wp_beneath_unlink(x->fd, bad[i]), -1);

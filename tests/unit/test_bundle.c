@@ -49,7 +49,9 @@ static int sh(const char *fmt, ...)
 static char *make_house(const char *name, const char *req_sha)
 {
 	char *dir = wp_xasprintf("%s/%s", root, name);
-	assert_int_equal(sh("rm -rf '%s' && mkdir -p '%s' && cp '%s/w/%s' '%s/'", dir, dir, root, DEMO, dir), 0);
+	assert_int_equal(sh("rm -rf '%s' && mkdir -p '%s' && cp '%s/w/%s' '%s/'", dir, dir, root,
+			    DEMO, dir),
+			 0);
 	char *path = wp_xasprintf("%s/requirements.txt", dir);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
@@ -59,8 +61,9 @@ static char *make_house(const char *name, const char *req_sha)
 	path = wp_xasprintf("%s/wheelpick.json", dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
-	fprintf(f, "{\"picks\":[{\"project\":\"demo-pkg\",\"filename\":\"%s\",\"sha256\":\"%s\"}]}\n", DEMO,
-		demo_sha);
+	fprintf(f,
+		"{\"picks\":[{\"project\":\"demo-pkg\",\"filename\":\"%s\",\"sha256\":\"%s\"}]}\n",
+		DEMO, demo_sha);
 	fclose(f);
 	free(path);
 	return dir;
@@ -91,10 +94,12 @@ static void test_members(void **state)
 		assert_int_equal(archive_entry_uid(ae), 0);
 		if (!strcmp(want[i], "torch-bundle/install.sh")) {
 			assert_int_equal(archive_entry_perm(ae), 0755);
-			char buf[4096] = { 0 }; /* install.sh is past 1 KiB since it also runs wheelpick install */
+			char buf[4096] = { 0 }; /* install.sh is past 1 KiB since it also runs
+						   wheelpick install */
 			assert_true(archive_read_data(a, buf, sizeof(buf) - 1) > 0);
 			assert_string_equal(buf, wp_bundle_install_sh());
-			assert_non_null(strstr(buf, "--no-index --find-links \"$here\" --require-hashes"));
+			assert_non_null(
+				strstr(buf, "--no-index --find-links \"$here\" --require-hashes"));
 		}
 		i++;
 	}
@@ -204,9 +209,12 @@ static void test_install_sh(void **state)
 	assert_int_equal(sh("tar --zstd -xf '%s' -C '%s/inst/x'", out, root), 0);
 	assert_int_equal(sh("cd / && PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null "
 			    "'%s/inst/x/demo/install.sh' -q --no-cache-dir --no-deps --target '%s/inst/t' "
-			    ">'%s/inst/log' 2>&1 || { cat '%s/inst/log'; exit 1; }", root, root, root, root), 0);
+			    ">'%s/inst/log' 2>&1 || { cat '%s/inst/log'; exit 1; }",
+			    root, root, root, root),
+			 0);
 	assert_int_equal(sh("PYTHONPATH='%s/inst/t' python3 -c 'import demo_pkg; assert demo_pkg.VALUE == 42'",
-			    root), 0);
+			    root),
+			 0);
 	free(out);
 	free(house);
 }

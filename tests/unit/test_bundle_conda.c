@@ -29,13 +29,17 @@ static void test_explicit_lines(void **state)
 		const char *subdir, *filename, *sha256, *md5;
 	} cases[] = {
 		/* what condalocks.c writes, and what CEP 23 allows besides */
-		{ "https://conda.anaconda.org/conda-forge/linux-64/pytorch-2.5.1-cuda126_py312_h1.conda#sha256:" SHA, 1,
-		  "linux-64", "pytorch-2.5.1-cuda126_py312_h1.conda", SHA, NULL },
-		{ "https://x/noarch/pip-24.0-pyhd8ed1ab_0.tar.bz2#" SHA, 1, "noarch", "pip-24.0-pyhd8ed1ab_0.tar.bz2", SHA, NULL },
-		{ "https://x/noarch/pip-24.0-pyhd8ed1ab_0.tar.bz2#" MD5, 1, "noarch", "pip-24.0-pyhd8ed1ab_0.tar.bz2", NULL, MD5 },
-		{ "  file:///c/linux-64/a-1-0.conda  \r", 1, "linux-64", "a-1-0.conda", NULL, NULL },
+		{ "https://conda.anaconda.org/conda-forge/linux-64/pytorch-2.5.1-cuda126_py312_h1.conda#sha256:" SHA,
+		  1, "linux-64", "pytorch-2.5.1-cuda126_py312_h1.conda", SHA, NULL },
+		{ "https://x/noarch/pip-24.0-pyhd8ed1ab_0.tar.bz2#" SHA, 1, "noarch",
+		  "pip-24.0-pyhd8ed1ab_0.tar.bz2", SHA, NULL },
+		{ "https://x/noarch/pip-24.0-pyhd8ed1ab_0.tar.bz2#" MD5, 1, "noarch",
+		  "pip-24.0-pyhd8ed1ab_0.tar.bz2", NULL, MD5 },
+		{ "  file:///c/linux-64/a-1-0.conda  \r", 1, "linux-64", "a-1-0.conda", NULL,
+		  NULL },
 		/* percent-decoded, as conda's url_to_path reads a file:// URL */
-		{ "https://x/linux-64/a-1%2Bb-0.conda", 1, "linux-64", "a-1+b-0.conda", NULL, NULL },
+		{ "https://x/linux-64/a-1%2Bb-0.conda", 1, "linux-64", "a-1+b-0.conda", NULL,
+		  NULL },
 		/* lines conda skips */
 		{ "", 0, NULL, NULL, NULL, NULL },
 		{ "   ", 0, NULL, NULL, NULL, NULL },
@@ -58,7 +62,8 @@ static void test_explicit_lines(void **state)
 		/* hashes that are not a sha256 or an md5 in lower-case hex */
 		{ "https://x/linux-64/a-1-0.conda#sha256:" MD5, -1, NULL, NULL, NULL, NULL },
 		{ "https://x/linux-64/a-1-0.conda#", -1, NULL, NULL, NULL, NULL },
-		{ "https://x/linux-64/a-1-0.conda#sha256:9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08", -1, NULL, NULL, NULL, NULL },
+		{ "https://x/linux-64/a-1-0.conda#sha256:9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08",
+		  -1, NULL, NULL, NULL, NULL },
 		{ "https://x/linux-64/a-1-0.conda#sha256:" SHA "0", -1, NULL, NULL, NULL, NULL },
 		{ "https://x/linux-64/a-1-0.conda#sha256:" MD5, -1, NULL, NULL, NULL, NULL },
 	};
@@ -112,8 +117,15 @@ static void test_members(void **state)
 	char *src = wp_xasprintf("%s/s", root), *out = wp_xasprintf("%s/c.tar.zst", root);
 	assert_int_equal(wp_bundle_write_as(out, src, WP_BUNDLE_CONDA, 0, NULL, &err), 0);
 	static const char *const want[] = {
-		"c/", "c/channel/", "c/channel/linux-64/", "c/channel/linux-64/a-1-0.conda", "c/channel/linux-64/repodata.json",
-		"c/channel/noarch/", "c/channel/noarch/repodata.json", "c/environment.yml", "c/explicit-linux-64.txt",
+		"c/",
+		"c/channel/",
+		"c/channel/linux-64/",
+		"c/channel/linux-64/a-1-0.conda",
+		"c/channel/linux-64/repodata.json",
+		"c/channel/noarch/",
+		"c/channel/noarch/repodata.json",
+		"c/environment.yml",
+		"c/explicit-linux-64.txt",
 		"c/install.sh",
 	};
 	struct archive *a = archive_read_new();
@@ -138,15 +150,21 @@ static void test_members(void **state)
 	}
 	assert_int_equal(i, WP_ARRAY_LEN(want));
 	archive_read_free(a);
-	assert_string_not_equal(wp_bundle_install_sh_for(WP_BUNDLE_CONDA), wp_bundle_install_sh_for(WP_BUNDLE_WHEELS));
+	assert_string_not_equal(wp_bundle_install_sh_for(WP_BUNDLE_CONDA),
+				wp_bundle_install_sh_for(WP_BUNDLE_WHEELS));
 	assert_ptr_equal(wp_bundle_install_sh_for(WP_BUNDLE_WHEELS), wp_bundle_install_sh());
 
-	/* no explicit lock: nothing for install.sh to install; no channel: nothing it points into */
-	snprintf(cmd, sizeof(cmd), "cd %s && rm -f c.tar.zst && mv s/explicit-linux-64.txt s/explicit-linux-64.keep", root);
+	/* no explicit lock: nothing for install.sh to install; no channel: nothing it points
+	 * into */
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && rm -f c.tar.zst && mv s/explicit-linux-64.txt s/explicit-linux-64.keep",
+		 root);
 	assert_int_equal(sh(cmd), 0);
 	assert_int_equal(wp_bundle_write_as(out, src, WP_BUNDLE_CONDA, 0, NULL, &err), -WPE_USAGE);
 	assert_non_null(strstr(err.msg, "no explicit-<subdir>.txt"));
-	snprintf(cmd, sizeof(cmd), "cd %s && mv s/explicit-linux-64.keep s/explicit-linux-64.txt && mv s/channel s/chan", root);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && mv s/explicit-linux-64.keep s/explicit-linux-64.txt && mv s/channel s/chan",
+		 root);
 	assert_int_equal(sh(cmd), 0);
 	err = (struct wp_err)WP_ERR_INIT;
 	assert_int_equal(wp_bundle_write_as(out, src, WP_BUNDLE_CONDA, 0, NULL, &err), -WPE_USAGE);

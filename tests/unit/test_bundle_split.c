@@ -1,5 +1,6 @@
-/* tests/unit/test_bundle_split.c: bundle volumes: the sizes people type, volumes that joined are the
- * unsplit bundle byte for byte, a failure that leaves no volume behind, stale volumes removed. */
+/* tests/unit/test_bundle_split.c: bundle volumes: the sizes people type, volumes that joined are
+ * the unsplit bundle byte for byte, a failure that leaves no volume behind, stale volumes
+ * removed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,10 +30,25 @@ static void test_sizes(void **state)
 		const char *s;
 		unsigned long long want; /* 0: refused */
 	} cases[] = {
-		{ "700M", 700ull << 20 }, { "4G", 4ull << 30 }, { "4g", 4ull << 30 }, { "4000000000", 4000000000ull },
-		{ "4GB", 4000000000ull }, { "4 GiB", 4ull << 30 }, { "1.5G", 3ull << 29 }, { "1K", 1024 }, { "2T", 2ull << 40 },
-		{ "0", 0 }, { "1023", 0 }, { "", 0 }, { "G", 0 }, { "-1G", 0 }, { "4X", 0 }, { "4GG", 0 }, { "1e30", 0 },
-		{ "nan", 0 }, { "4 G B", 0 },
+		{ "700M", 700ull << 20 },
+		{ "4G", 4ull << 30 },
+		{ "4g", 4ull << 30 },
+		{ "4000000000", 4000000000ull },
+		{ "4GB", 4000000000ull },
+		{ "4 GiB", 4ull << 30 },
+		{ "1.5G", 3ull << 29 },
+		{ "1K", 1024 },
+		{ "2T", 2ull << 40 },
+		{ "0", 0 },
+		{ "1023", 0 },
+		{ "", 0 },
+		{ "G", 0 },
+		{ "-1G", 0 },
+		{ "4X", 0 },
+		{ "4GG", 0 },
+		{ "1e30", 0 },
+		{ "nan", 0 },
+		{ "4 G B", 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned long long got = 0;
@@ -61,12 +77,14 @@ static char *slurp(const char *path, size_t *n)
 	return wp_buf_detach(&b, n);
 }
 
-/* A wheelhouse with a file of random bytes (zstd cannot shrink it): size bytes of bundle at least. */
+/* A wheelhouse with a file of random bytes (zstd cannot shrink it): size bytes of bundle at
+ * least. */
 static char *make_house(size_t size)
 {
 	char *dir = wp_xasprintf("%s/house", root);
 	char *cmd = wp_xasprintf("rm -rf '%s' && mkdir -p '%s' && head -c %zu /dev/urandom > '%s/x-1.0-py3-none-any.whl' && "
-				 "printf 'x==1.0\\n' > '%s/requirements.txt'", dir, dir, size, dir, dir);
+				 "printf 'x==1.0\\n' > '%s/requirements.txt'",
+				 dir, dir, size, dir, dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	return dir;
@@ -75,7 +93,8 @@ static char *make_house(size_t size)
 static void test_volumes(void **state)
 {
 	char *house = make_house(100000);
-	char *one = wp_xasprintf("%s/one.tar.zst", root), *vol = wp_xasprintf("%s/v/one.tar.zst", root);
+	char *one = wp_xasprintf("%s/one.tar.zst", root),
+	     *vol = wp_xasprintf("%s/v/one.tar.zst", root);
 	char *vdir = wp_xasprintf("%s/v", root);
 	struct wp_err err = WP_ERR_INIT;
 	size_t nv = 0;
@@ -83,7 +102,8 @@ static void test_volumes(void **state)
 	assert_int_equal(wp_bundle_write(one, house, &err), 0);
 	assert_int_equal(wp_bundle_write_split(vol, house, 30000, &nv, &err), 0);
 	assert_int_equal(nv, 4);
-	/* joined, the volumes are the unsplit bundle (the top folder is named after the file: the same) */
+	/* joined, the volumes are the unsplit bundle (the top folder is named after the file: the
+	 * same) */
 	size_t n1, total = 0;
 	char *whole = slurp(one, &n1);
 	for (size_t i = 1; i <= nv; i++) {
@@ -100,8 +120,8 @@ static void test_volumes(void **state)
 		free(name);
 	}
 	assert_int_equal(total, n1);
-	/* verify reads them as the bundle they make (the random "wheel" is no wheel: that is its one
-	 * problem, and no volume is) */
+	/* verify reads them as the bundle they make (the random "wheel" is no wheel: that is its
+	 * one problem, and no volume is) */
 	struct wp_verify_report rep = WP_VERIFY_REPORT_INIT;
 	assert_int_equal(wp_verify_path(vol, &rep, &err), -WPE_INTEGRITY);
 	for (size_t i = 0; i < rep.n_problems; i++)

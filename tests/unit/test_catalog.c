@@ -47,15 +47,25 @@ static int fx_teardown(void **state)
 #define H2 "2222222222222222222222222222222222222222222222222222222222222222"
 
 /* One wheel row on the page `page`: how many conflicts its refresh found. */
-static uint64_t listed(struct fx *x, const char *page, const char *project, const char *version, const char *variant,
-		       const char *filename, const char *url, const char *sha)
+static uint64_t listed(struct fx *x, const char *page, const char *project, const char *version,
+		       const char *variant, const char *filename, const char *url, const char *sha)
 {
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, page, WP_SOURCE_FINDLINKS, &sid, &err), 0);
-	struct wp_file_row f = { .source_id = sid, .project = project, .version = version, .variant = variant,
-				 .kind = "wheel", .filename = filename, .url = url, .sha256 = sha, .tags = "py3-none-any",
-				 .size = -1, .build_number = -1, .timestamp = -1 };
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, page, WP_SOURCE_FINDLINKS, &sid, &err),
+			 0);
+	struct wp_file_row f = { .source_id = sid,
+				 .project = project,
+				 .version = version,
+				 .variant = variant,
+				 .kind = "wheel",
+				 .filename = filename,
+				 .url = url,
+				 .sha256 = sha,
+				 .tags = "py3-none-any",
+				 .size = -1,
+				 .build_number = -1,
+				 .timestamp = -1 };
 	assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
 	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 1, &err), 0);
 	return x->cat.refresh_conflicts;
@@ -74,17 +84,25 @@ static void test_first_seen_by_file(void **state)
 				"https://a.example/demo_pkg-1.0-py3-none-any.whl?v=2", H2), 1);
 	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", fn,
 				"https://mirror.example/demo_pkg-1.0-py3-none-any.whl", H2), 1);
-	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0.0", "", "Demo_Pkg-1.0.0-PY3-none-any.whl",
-				"https://a.example/Demo_Pkg-1.0.0-PY3-none-any.whl", H2), 1);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0.0", "",
+				"Demo_Pkg-1.0.0-PY3-none-any.whl",
+				"https://a.example/Demo_Pkg-1.0.0-PY3-none-any.whl", H2),
+			 1);
 	/* the same bytes anywhere are no conflict; nor another version or variant folder */
 	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", fn,
 				"https://mirror.example/demo_pkg-1.0-py3-none-any.whl", H1), 0);
-	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.1", "", "demo_pkg-1.1-py3-none-any.whl",
-				"https://a.example/demo_pkg-1.1-py3-none-any.whl", H2), 0);
-	assert_int_equal(listed(x, "https://a.example/t1.html", "torch", "1.4.0", "cu101", "torch-1.4.0-py3-none-any.whl",
-				"https://a.example/cu101/torch-1.4.0-py3-none-any.whl", H1), 0);
-	assert_int_equal(listed(x, "https://a.example/t2.html", "torch", "1.4.0", "cu92", "torch-1.4.0-py3-none-any.whl",
-				"https://a.example/cu92/torch-1.4.0-py3-none-any.whl", H2), 0);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.1", "",
+				"demo_pkg-1.1-py3-none-any.whl",
+				"https://a.example/demo_pkg-1.1-py3-none-any.whl", H2),
+			 0);
+	assert_int_equal(listed(x, "https://a.example/t1.html", "torch", "1.4.0", "cu101",
+				"torch-1.4.0-py3-none-any.whl",
+				"https://a.example/cu101/torch-1.4.0-py3-none-any.whl", H1),
+			 0);
+	assert_int_equal(listed(x, "https://a.example/t2.html", "torch", "1.4.0", "cu92",
+				"torch-1.4.0-py3-none-any.whl",
+				"https://a.example/cu92/torch-1.4.0-py3-none-any.whl", H2),
+			 0);
 }
 
 static void test_record_hash_and_trust(void **state)
@@ -92,23 +110,34 @@ static void test_record_hash_and_trust(void **state)
 	struct fx *x = *state;
 	struct wp_err err = WP_ERR_INIT;
 	int64_t n = 0;
-	assert_int_equal(listed(x, "https://a.example/p.html", "demo-pkg", "1.0", "", "demo_pkg-1.0-py3-none-any.whl",
-				"https://a.example/demo_pkg-1.0-py3-none-any.whl", H1), 0);
+	assert_int_equal(listed(x, "https://a.example/p.html", "demo-pkg", "1.0", "",
+				"demo_pkg-1.0-py3-none-any.whl",
+				"https://a.example/demo_pkg-1.0-py3-none-any.whl", H1),
+			 0);
 	/* an index without hashes: the first fetch of the name elsewhere is held to H1 */
-	assert_int_equal(wp_catalog_record_hash(&x->cat, "https://b.example/x/demo_pkg-1.0-py3-none-any.whl", H2, &err),
+	assert_int_equal(wp_catalog_record_hash(&x->cat,
+						"https://b.example/x/demo_pkg-1.0-py3-none-any.whl",
+						H2, &err),
 			 -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "was seen first"));
 	wp_err_clear(&err);
-	assert_int_equal(wp_catalog_record_hash(&x->cat, "https://b.example/x/demo_pkg-1.0-py3-none-any.whl", H1, &err), 0);
+	assert_int_equal(wp_catalog_record_hash(&x->cat,
+						"https://b.example/x/demo_pkg-1.0-py3-none-any.whl",
+						H1, &err),
+			 0);
 	/* trust by a pattern accepts the file it names, and its bytes become the name's */
-	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", "demo_pkg-1.0-py3-none-any.whl",
-				"https://a.example/v2/demo_pkg-1.0-py3-none-any.whl", H2), 1);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "",
+				"demo_pkg-1.0-py3-none-any.whl",
+				"https://a.example/v2/demo_pkg-1.0-py3-none-any.whl", H2),
+			 1);
 	assert_int_equal(wp_catalog_accept_hashes(&x->cat, "%/nothing/%", &n, &err), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(wp_catalog_accept_hashes(&x->cat, "%/v2/%", &n, &err), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "", "demo_pkg-1.0-py3-none-any.whl",
-				"https://a.example/v2/demo_pkg-1.0-py3-none-any.whl", H2), 0);
+	assert_int_equal(listed(x, "https://a.example/q.html", "demo-pkg", "1.0", "",
+				"demo_pkg-1.0-py3-none-any.whl",
+				"https://a.example/v2/demo_pkg-1.0-py3-none-any.whl", H2),
+			 0);
 }
 
 static void test_metadata_checked(void **state)
@@ -116,17 +145,24 @@ static void test_metadata_checked(void **state)
 	struct fx *x = *state;
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_catalog_meta m;
-	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err), 0);
+	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err),
+			 0);
 	assert_false(m.found);
-	assert_int_equal(wp_catalog_metadata_put(&x->cat, "https://a.example/m.whl", ">=3.8", "a\nb\n", false, &err), 0);
-	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err), 0);
+	assert_int_equal(wp_catalog_metadata_put(&x->cat, "https://a.example/m.whl", ">=3.8",
+						 "a\nb\n", false, &err),
+			 0);
+	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err),
+			 0);
 	assert_true(m.found);
 	assert_false(m.checked);
 	assert_string_equal(m.requires_python, ">=3.8");
 	assert_string_equal(m.requires_dist, "a\nb\n");
 	wp_catalog_meta_release(&m);
-	assert_int_equal(wp_catalog_metadata_put(&x->cat, "https://a.example/m.whl", NULL, "", true, &err), 0);
-	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err), 0);
+	assert_int_equal(wp_catalog_metadata_put(&x->cat, "https://a.example/m.whl", NULL, "", true,
+						 &err),
+			 0);
+	assert_int_equal(wp_catalog_metadata_lookup(&x->cat, "https://a.example/m.whl", &m, &err),
+			 0);
 	assert_true(m.checked);
 	assert_null(m.requires_python);
 	wp_catalog_meta_release(&m);
@@ -143,7 +179,8 @@ static int row_fn(void *ctx, const struct wp_file_row *r, struct wp_err *err)
 	(void)err;
 	if (rs->n < 2) {
 		snprintf(rs->sha[rs->n], sizeof(rs->sha[0]), "%s", r->sha256 ? r->sha256 : "");
-		snprintf(rs->conflict[rs->n], sizeof(rs->conflict[0]), "%s", r->hash_conflict ? r->hash_conflict : "");
+		snprintf(rs->conflict[rs->n], sizeof(rs->conflict[0]), "%s",
+			 r->hash_conflict ? r->hash_conflict : "");
 	}
 	rs->n++;
 	return 0;
@@ -155,12 +192,23 @@ static void test_url_listed_twice(void **state)
 	struct fx *x = *state;
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
-	const char *fn = "demo_pkg-1.0-py3-none-any.whl", *url = "https://a.example/demo_pkg-1.0-py3-none-any.whl";
+	const char *fn = "demo_pkg-1.0-py3-none-any.whl",
+		   *url = "https://a.example/demo_pkg-1.0-py3-none-any.whl";
 	for (int round = 0; round < 2; round++) {
-		assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://a.example/p.html", WP_SOURCE_FINDLINKS, &sid, &err), 0);
-		struct wp_file_row f = { .source_id = sid, .project = "demo-pkg", .version = "1.0", .kind = "wheel",
-					 .filename = fn, .url = url, .sha256 = H1, .tags = "py3-none-any", .size = -1,
-					 .build_number = -1, .timestamp = -1 };
+		assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://a.example/p.html",
+							  WP_SOURCE_FINDLINKS, &sid, &err),
+				 0);
+		struct wp_file_row f = { .source_id = sid,
+					 .project = "demo-pkg",
+					 .version = "1.0",
+					 .kind = "wheel",
+					 .filename = fn,
+					 .url = url,
+					 .sha256 = H1,
+					 .tags = "py3-none-any",
+					 .size = -1,
+					 .build_number = -1,
+					 .timestamp = -1 };
 		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
 		f.sha256 = H2;
 		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
@@ -168,11 +216,14 @@ static void test_url_listed_twice(void **state)
 		f.filename = "demo_pkg-1.1-py3-none-any.whl";
 		f.url = "https://a.example/demo_pkg-1.1-py3-none-any.whl";
 		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
-		assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 3, &err), 0);
+		assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 3, &err),
+				 0);
 		struct rows rs = { 0 };
-		assert_int_equal(wp_catalog_files(&x->cat, "demo-pkg", false, row_fn, &rs, &err), 0);
+		assert_int_equal(wp_catalog_files(&x->cat, "demo-pkg", false, row_fn, &rs, &err),
+				 0);
 		assert_int_equal(rs.n, 2);
-		int i = strcmp(rs.sha[0], H2) ? 1 : 0; /* the 1.0 row: the last one listed, held to H1 */
+		int i = strcmp(rs.sha[0], H2) ? 1 : 0; /* the 1.0 row: the last one listed, held to
+							  H1 */
 		assert_string_equal(rs.sha[i], H2);
 		assert_string_equal(rs.conflict[i], H1);
 	}
@@ -183,7 +234,8 @@ static void test_url_listed_twice(void **state)
 static void test_other_catalog_words(void **state)
 {
 	struct fx *x = *state;
-	static const struct wp_asks asks = { .words = { [WP_ASK_CATALOG] = "OTHER-CATALOG-WORDS" } };
+	static const struct wp_asks asks = { .words = {
+						     [WP_ASK_CATALOG] = "OTHER-CATALOG-WORDS" } };
 	struct wp_catalog c;
 	struct wp_err err = WP_ERR_INIT;
 	assert_int_equal(wp_catalog_open_as(&c, x->dir, &asks, &err), -WPE_IO); /* a directory */

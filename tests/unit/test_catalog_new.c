@@ -67,7 +67,8 @@ static int pragma_int(const char *path, const char *sql)
 	return v;
 }
 
-/* The new file is a WAL database at the current schema, with every table, and no temp file stays. */
+/* The new file is a WAL database at the current schema, with every table, and no temp file
+ * stays. */
 static void test_made_whole(void **state)
 {
 	struct fx *x = *state;
@@ -86,17 +87,28 @@ static void test_made_whole(void **state)
 	assert_int_equal(pragma_int(x->path, "PRAGMA user_version"), WP_CATALOG_SCHEMA_VERSION);
 	assert_int_equal(pragma_int(x->path, "SELECT count(*) FROM sqlite_master WHERE name IN"
 					     " ('sources', 'files', 'seen_files', 'metadata')"), 4);
-	assert_int_equal(pragma_int(x->path, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"), 1);
+	assert_int_equal(pragma_int(x->path,
+				    "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"),
+			 1);
 
 	/* and the catalog opens it as it is: a refresh and a query work */
 	struct wp_catalog cat;
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
 	assert_int_equal(wp_catalog_open(&cat, x->path, &err), 0);
-	assert_int_equal(wp_catalog_refresh_begin(&cat, "file:///p.html", WP_SOURCE_FINDLINKS, &sid, &err), 0);
-	struct wp_file_row f = { .source_id = sid, .project = "p", .version = "1.0", .kind = "wheel",
-				 .filename = "p-1.0-py3-none-any.whl", .url = "file:///p-1.0-py3-none-any.whl",
-				 .tags = "py3-none-any", .size = -1, .build_number = -1, .timestamp = -1 };
+	assert_int_equal(wp_catalog_refresh_begin(&cat, "file:///p.html", WP_SOURCE_FINDLINKS, &sid,
+						  &err),
+			 0);
+	struct wp_file_row f = { .source_id = sid,
+				 .project = "p",
+				 .version = "1.0",
+				 .kind = "wheel",
+				 .filename = "p-1.0-py3-none-any.whl",
+				 .url = "file:///p-1.0-py3-none-any.whl",
+				 .tags = "py3-none-any",
+				 .size = -1,
+				 .build_number = -1,
+				 .timestamp = -1 };
 	assert_int_equal(wp_catalog_add_file(&cat, &f, &err), 0);
 	assert_int_equal(wp_catalog_refresh_commit(&cat, sid, NULL, NULL, NULL, 1, &err), 0);
 	wp_catalog_close(&cat);
@@ -145,7 +157,8 @@ static void test_first_opens_race(void **state)
 			char page[64];
 			snprintf(page, sizeof(page), "file:///page%d.html", i);
 			int rc = wp_catalog_open(&cat, x->path, &err) ||
-				 wp_catalog_refresh_begin(&cat, page, WP_SOURCE_FINDLINKS, &sid, &err) ||
+				 wp_catalog_refresh_begin(&cat, page, WP_SOURCE_FINDLINKS, &sid,
+							  &err) ||
 				 wp_catalog_refresh_commit(&cat, sid, NULL, NULL, NULL, 0, &err);
 			if (rc)
 				fprintf(stderr, "child %d: %s\n", i, err.msg);

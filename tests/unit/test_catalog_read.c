@@ -1,5 +1,6 @@
-/* tests/unit/test_catalog_read.c: the catalog's read scope (one read transaction for many reads, ended
- * by a write), the source-filtered read newest first, and the source index added to a schema 7 catalog. */
+/* tests/unit/test_catalog_read.c: the catalog's read scope (one read transaction for many reads,
+ * ended by a write), the source-filtered read newest first, and the source index added to a schema
+ * 7 catalog. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,7 +46,8 @@ static int fx_teardown(void **state)
 	return rc;
 }
 
-/* A page listing proj at the given versions (one wheel each), written through cat; its source id. */
+/* A page listing proj at the given versions (one wheel each), written through cat; its source
+ * id. */
 static int64_t page(struct wp_catalog *cat, const char *url, const char *const *versions, size_t n)
 {
 	struct wp_err err = WP_ERR_INIT;
@@ -55,12 +57,20 @@ static int64_t page(struct wp_catalog *cat, const char *url, const char *const *
 		char fn[128], u[256];
 		snprintf(fn, sizeof(fn), "proj-%s-py3-none-any.whl", versions[i]);
 		snprintf(u, sizeof(u), "%s/%s", url, fn);
-		struct wp_file_row f = { .source_id = sid, .project = "proj", .version = versions[i], .kind = "wheel",
-					 .filename = fn, .url = u, .tags = "py3-none-any", .size = -1,
-					 .build_number = -1, .timestamp = -1 };
+		struct wp_file_row f = { .source_id = sid,
+					 .project = "proj",
+					 .version = versions[i],
+					 .kind = "wheel",
+					 .filename = fn,
+					 .url = u,
+					 .tags = "py3-none-any",
+					 .size = -1,
+					 .build_number = -1,
+					 .timestamp = -1 };
 		assert_int_equal(wp_catalog_add_file(cat, &f, &err), 0);
 	}
-	assert_int_equal(wp_catalog_refresh_commit(cat, sid, NULL, NULL, NULL, (int64_t)n, &err), 0);
+	assert_int_equal(wp_catalog_refresh_commit(cat, sid, NULL, NULL, NULL, (int64_t)n, &err),
+			 0);
 	return sid;
 }
 
@@ -105,7 +115,9 @@ static void test_scope_and_writers(void **state)
 	assert_int_equal(x->cat.transactions, 1);
 
 	/* a write through the scope's connection (metadata kept, a page crawled on demand) */
-	assert_int_equal(wp_catalog_metadata_put(&x->cat, "file:///a/proj-1.0-py3-none-any.whl", NULL, "", false, &err), 0);
+	assert_int_equal(wp_catalog_metadata_put(&x->cat, "file:///a/proj-1.0-py3-none-any.whl",
+						 NULL, "", false, &err),
+			 0);
 	assert_false(x->cat.read_open);
 	page(&x->cat, "file:///c", (const char *[]){ "3.0" }, 1);
 	/* the next read begins a new transaction, which sees b and c */
@@ -169,7 +181,9 @@ static void test_sources_merged_newest_first(void **state)
 	wp_version_key(&v, &hi);
 	wp_version_release(&v);
 	memset(&s, 0, sizeof(s));
-	r = (struct wp_catalog_key_range){ .hi = hi.data, .hi_len = hi.len, .sources = &b, .n_sources = 1 };
+	r = (struct wp_catalog_key_range){
+		.hi = hi.data, .hi_len = hi.len, .sources = &b, .n_sources = 1
+	};
 	assert_int_equal(wp_catalog_files_by_version(&x->cat, "proj", &r, seen_fn, &s, &err), 0);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.v[0], "2.0");
@@ -186,8 +200,10 @@ static bool has_index(const char *path, const char *name)
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1", -1, &st,
-					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1",
+					    -1, &st, NULL),
+			 SQLITE_OK);
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	bool yes = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
@@ -205,7 +221,8 @@ static void test_source_index_added(void **state)
 	wp_catalog_close(&x->cat);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(x->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP INDEX files_by_source_version", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP INDEX files_by_source_version", NULL, NULL, NULL),
+			 SQLITE_OK);
 	sqlite3_close(db);
 	assert_false(has_index(x->path, "files_by_source_version"));
 	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
@@ -217,9 +234,11 @@ static void test_source_index_added(void **state)
 	assert_string_equal(s.v[0], "2.0");
 
 	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "EXPLAIN QUERY PLAN SELECT f.id FROM files f WHERE f.project = 'proj'"
-						       " AND +f.kind IN ('wheel', 'sdist') AND f.source_id = 1"
-						       " AND f.vkey IS NOT NULL ORDER BY f.vkey DESC", -1, &st, NULL),
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db,
+					    "EXPLAIN QUERY PLAN SELECT f.id FROM files f WHERE f.project = 'proj'"
+					    " AND +f.kind IN ('wheel', 'sdist') AND f.source_id = 1"
+					    " AND f.vkey IS NOT NULL ORDER BY f.vkey DESC",
+					    -1, &st, NULL),
 			 SQLITE_OK);
 	bool uses = false, sorts = false;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -236,7 +255,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_scope_and_writers, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_sources_merged_newest_first, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_sources_merged_newest_first, fx_setup,
+						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_source_index_added, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests_name("catalog_read", tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* tests/unit/test_catalog_variants.c: PEP 825 in the catalog (schema 6): a variants.json link is a
  * row replaced with its page, never a candidate, outside trust on first use; its bytes are kept by
- * URL across refreshes; a schema 5 catalog is brought forward with its pages' validators dropped. */
+ * URL across refreshes; a schema 5 catalog is brought forward with its pages' validators
+ * dropped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,13 +56,31 @@ static uint64_t refresh(struct fx *x, const char *sha)
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
 	assert_int_equal(wp_catalog_refresh_begin(&x->cat, PAGE, WP_SOURCE_SIMPLE, &sid, &err), 0);
-	struct wp_file_row w = { .source_id = sid, .project = "torch", .version = "2.10.0", .variant = "cuda12.8",
-				 .kind = "wheel", .filename = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl",
-				 .url = PAGE "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl", .sha256 = H1,
-				 .tags = "cp313-cp313-manylinux_2_28_x86_64", .size = -1, .build_number = -1, .timestamp = -1 };
-	struct wp_file_row v = { .source_id = sid, .project = "torch", .version = "2.10.0", .variant = "", .kind = "variants",
-				 .filename = "torch-2.10.0-variants.json", .url = VURL, .sha256 = sha, .size = -1,
-				 .build_number = -1, .timestamp = -1 };
+	struct wp_file_row w = {
+		.source_id = sid,
+		.project = "torch",
+		.version = "2.10.0",
+		.variant = "cuda12.8",
+		.kind = "wheel",
+		.filename = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl",
+		.url = PAGE "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl",
+		.sha256 = H1,
+		.tags = "cp313-cp313-manylinux_2_28_x86_64",
+		.size = -1,
+		.build_number = -1,
+		.timestamp = -1
+	};
+	struct wp_file_row v = { .source_id = sid,
+				 .project = "torch",
+				 .version = "2.10.0",
+				 .variant = "",
+				 .kind = "variants",
+				 .filename = "torch-2.10.0-variants.json",
+				 .url = VURL,
+				 .sha256 = sha,
+				 .size = -1,
+				 .build_number = -1,
+				 .timestamp = -1 };
 	assert_int_equal(wp_catalog_add_file(&x->cat, &w, &err), 0);
 	assert_int_equal(wp_catalog_add_file(&x->cat, &v, &err), 0);
 	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 2, &err), 0);
@@ -147,10 +166,11 @@ static void test_migration(void **state)
 	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
 	assert_int_equal(sqlite3_open(x->path, &db), SQLITE_OK);
 	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version),"
-						" (SELECT count(*) FROM sources WHERE etag IS NOT NULL AND kind = 'simple'),"
-						" (SELECT count(*) FROM sources WHERE etag IS NOT NULL AND kind = 'repodata'),"
-						" (SELECT count(*) FROM variants_json)",
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT (SELECT user_version FROM pragma_user_version),"
+					    " (SELECT count(*) FROM sources WHERE etag IS NOT NULL AND kind = 'simple'),"
+					    " (SELECT count(*) FROM sources WHERE etag IS NOT NULL AND kind = 'repodata'),"
+					    " (SELECT count(*) FROM variants_json)",
 					    -1, &st, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);

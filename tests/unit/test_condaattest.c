@@ -1,6 +1,7 @@
 /* tests/unit/test_condaattest.c: CEP 27 attestations of a conda package as CEP 50 names them: the
  * repodata field read, and the sidecar (a vendored one signed by our own CA and log,
- * tests/fixtures/conda-attest/mkattest.py) checked offline, and each way a changed one must fail. */
+ * tests/fixtures/conda-attest/mkattest.py) checked offline, and each way a changed one must
+ * fail. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,8 +50,8 @@ static void root(struct wp_trust_root *tr)
 	free(t);
 }
 
-static void must_fail(const char *text, size_t len, const char *file, const char *sha, const struct wp_trust_root *tr,
-		      const char *word)
+static void must_fail(const char *text, size_t len, const char *file, const char *sha,
+		      const struct wp_trust_root *tr, const char *word)
 {
 	struct wp_err err = WP_ERR_INIT;
 	int rc = wp_conda_attest_check(text, len, "sidecar", file, sha, tr, NULL, &err);
@@ -80,8 +81,8 @@ static void test_signed_sidecar_verifies(void **state)
 	assert_string_equal(res.id[0].source_repo, "https://github.com/example/demo");
 	/* another file, another digest: refused without a root too */
 	must_fail(t, n, "other-1.0-0.tar.bz2", sha, NULL, "not the package 'other-1.0-0.tar.bz2'");
-	must_fail(t, n, PKG, "0000000000000000000000000000000000000000000000000000000000000000", NULL,
-		  "is not the package's sha256");
+	must_fail(t, n, PKG, "0000000000000000000000000000000000000000000000000000000000000000",
+		  NULL, "is not the package's sha256");
 	/* one changed byte of the signature: only the full check sees it */
 	char *bad = wp_xstrdup(t), *sig = strstr(bad, "\"sig\":\"");
 	assert_non_null(sig);
@@ -120,12 +121,20 @@ static void test_shapes_refused(void **state)
 {
 	(void)state;
 	const char *sha = "835157b5822157487cf6ce00a4433b5d46e7ecbf6a59f9fee2a022c6babf7e5b";
-	static const char *const docs[] = { "[]", "{}", "\"x\"", "[1]", "[{}]", "not json",
-					    "[{\"dsseEnvelope\":{\"payloadType\":\"application/vnd.in-toto+json\","
-					    "\"payload\":\"!!\",\"signatures\":[{\"sig\":\"AA==\"}]}}]" };
+	static const char *const docs[] = {
+		"[]",
+		"{}",
+		"\"x\"",
+		"[1]",
+		"[{}]",
+		"not json",
+		"[{\"dsseEnvelope\":{\"payloadType\":\"application/vnd.in-toto+json\","
+		"\"payload\":\"!!\",\"signatures\":[{\"sig\":\"AA==\"}]}}]"
+	};
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
 		struct wp_err err = WP_ERR_INIT;
-		if (wp_conda_attest_check(docs[i], strlen(docs[i]), "sidecar", PKG, sha, NULL, NULL, &err) != -WPE_INTEGRITY)
+		if (wp_conda_attest_check(docs[i], strlen(docs[i]), "sidecar", PKG, sha, NULL, NULL,
+					  &err) != -WPE_INTEGRITY)
 			fail_msg("'%s' was taken", docs[i]);
 	}
 }
@@ -149,23 +158,32 @@ static void test_repodata_field(void **state)
 {
 	(void)state;
 	const char *hex = "A4AA9EC150A4DEB7BD5C2AD207C7F27CA8FFDD5216D8C0D9CF8F5E1953D5F166";
-	char *doc = wp_xasprintf("{\"packages\":{\"" PKG "\":{\"name\":\"demo\",\"version\":\"1.0\",\"build\":\"0\","
-				 "\"attestations_sha256\":\"%s\"}}}", hex);
+	char *doc = wp_xasprintf("{\"packages\":{\"" PKG
+				 "\":{\"name\":\"demo\",\"version\":\"1.0\",\"build\":\"0\","
+				 "\"attestations_sha256\":\"%s\"}}}",
+				 hex);
 	struct got g = { 0 };
 	struct wp_index_stats st = { 0 };
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), "https://ch.example/c/noarch", sink, &g, &st, &err), 0);
+	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), "https://ch.example/c/noarch", sink,
+					      &g, &st, &err),
+			 0);
 	assert_int_equal(g.n, 1);
-	assert_string_equal(g.provenance, "https://ch.example/c/noarch/" PKG
+	assert_string_equal(g.provenance,
+			    "https://ch.example/c/noarch/" PKG
 			    ".sigs.a4aa9ec150a4deb7bd5c2ad207c7f27ca8ffdd5216d8c0d9cf8f5e1953d5f166");
 	free(doc);
 	/* none: no provenance; not a sha256: the record is broken, as a bad sha256 makes it */
-	doc = wp_xstrdup("{\"packages\":{\"" PKG "\":{\"name\":\"demo\",\"version\":\"1.0\",\"build\":\"0\"},"
-			 "\"demo-1.0-1.tar.bz2\":{\"name\":\"demo\",\"version\":\"1.0\",\"build\":\"1\","
-			 "\"attestations_sha256\":\"../../evil\"}}}");
+	doc = wp_xstrdup(
+		"{\"packages\":{\"" PKG
+		"\":{\"name\":\"demo\",\"version\":\"1.0\",\"build\":\"0\"},"
+		"\"demo-1.0-1.tar.bz2\":{\"name\":\"demo\",\"version\":\"1.0\",\"build\":\"1\","
+		"\"attestations_sha256\":\"../../evil\"}}}");
 	g.n = 0;
 	memset(&st, 0, sizeof(st));
-	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), "https://ch.example/c/noarch", sink, &g, &st, &err), 0);
+	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), "https://ch.example/c/noarch", sink,
+					      &g, &st, &err),
+			 0);
 	assert_int_equal(g.n, 1);
 	assert_null(g.provenance);
 	assert_int_equal(st.malformed, 1);

@@ -36,12 +36,18 @@ static void expect_same_str(const char *a, const char *b)
 
 static void expect_same_row(const struct wp_file_row *a, const struct wp_file_row *b)
 {
-	const char *const sa[] = { a->version, a->variant, a->filename, a->url, a->sha256, a->md5,
-				   a->requires_python, a->yanked, a->core_metadata, a->tags, a->build,
-				   a->subdir, a->depends, a->constrains, a->track_features, a->hash_conflict };
-	const char *const sb[] = { b->version, b->variant, b->filename, b->url, b->sha256, b->md5,
-				   b->requires_python, b->yanked, b->core_metadata, b->tags, b->build,
-				   b->subdir, b->depends, b->constrains, b->track_features, b->hash_conflict };
+	const char *const sa[] = {
+		a->version,       a->variant,    a->filename,        a->url,
+		a->sha256,        a->md5,        a->requires_python, a->yanked,
+		a->core_metadata, a->tags,       a->build,           a->subdir,
+		a->depends,       a->constrains, a->track_features,  a->hash_conflict
+	};
+	const char *const sb[] = {
+		b->version,       b->variant,    b->filename,        b->url,
+		b->sha256,        b->md5,        b->requires_python, b->yanked,
+		b->core_metadata, b->tags,       b->build,           b->subdir,
+		b->depends,       b->constrains, b->track_features,  b->hash_conflict
+	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(sa); i++)
 		expect_same_str(sa[i], sb[i]);
 	assert_int_equal(a->size, b->size);
@@ -50,18 +56,40 @@ static void expect_same_row(const struct wp_file_row *a, const struct wp_file_ro
 }
 
 static const struct wp_file_row sample[] = {
-	{ .version = "1.8.0", .variant = "cu111", .filename = "pytorch-1.8.0-py3.8_cuda11.1_0.tar.bz2",
+	{ .version = "1.8.0",
+	  .variant = "cu111",
+	  .filename = "pytorch-1.8.0-py3.8_cuda11.1_0.tar.bz2",
 	  .url = "https://conda.example/chan/linux-64/pytorch-1.8.0-py3.8_cuda11.1_0.tar.bz2",
-	  .sha256 = "aa", .md5 = "bb", .build = "py3.8_cuda11.1_0", .subdir = "linux-64",
-	  .depends = "[\"python >=3.8\"]", .size = 1234567890123LL, .build_number = 0, .timestamp = 1600000000000LL },
+	  .sha256 = "aa",
+	  .md5 = "bb",
+	  .build = "py3.8_cuda11.1_0",
+	  .subdir = "linux-64",
+	  .depends = "[\"python >=3.8\"]",
+	  .size = 1234567890123LL,
+	  .build_number = 0,
+	  .timestamp = 1600000000000LL },
 	/* same folder: the URL is not stored again */
-	{ .version = "1.8.0", .variant = "", .filename = "pytorch-1.8.0-py3.8_cpu_0.tar.bz2",
+	{ .version = "1.8.0",
+	  .variant = "",
+	  .filename = "pytorch-1.8.0-py3.8_cpu_0.tar.bz2",
 	  .url = "https://conda.example/chan/linux-64/pytorch-1.8.0-py3.8_cpu_0.tar.bz2",
-	  .size = -1, .build_number = -1, .timestamp = -1, .hash_conflict = "cc" },
+	  .size = -1,
+	  .build_number = -1,
+	  .timestamp = -1,
+	  .hash_conflict = "cc" },
 	/* a URL that is not folder/filename (CEP 15 base_url elsewhere, or encoded) */
-	{ .version = "2", .filename = "x-2-0.conda", .url = "https://cdn.example/x-2-0.conda?sig=1",
-	  .yanked = "", .requires_python = ">=3", .core_metadata = "true", .tags = "t",
-	  .track_features = "a b", .constrains = "[]", .size = 0, .build_number = -7, .timestamp = -123456 },
+	{ .version = "2",
+	  .filename = "x-2-0.conda",
+	  .url = "https://cdn.example/x-2-0.conda?sig=1",
+	  .yanked = "",
+	  .requires_python = ">=3",
+	  .core_metadata = "true",
+	  .tags = "t",
+	  .track_features = "a b",
+	  .constrains = "[]",
+	  .size = 0,
+	  .build_number = -7,
+	  .timestamp = -123456 },
 	/* no folder at all */
 	{ .version = "3", .filename = "y", .url = "y", .size = 1, .build_number = 1, .timestamp = 1 },
 };
@@ -103,7 +131,8 @@ static void test_pack_damaged(void **state)
 	struct wp_file_row f;
 	pack_sample(&b);
 	for (size_t len = 0; len < b.len; len++) {
-		unsigned char *copy = wp_xmalloc(len ? len : 1); /* exact size: an overread is caught */
+		unsigned char *copy = wp_xmalloc(len ? len : 1); /* exact size: an overread is
+								    caught */
 		memcpy(copy, b.data, len);
 		struct wp_condapack_reader r;
 		int got, rows = 0;
@@ -139,7 +168,9 @@ static void test_seen_list(void **state)
 {
 	struct wp_seen_list l = { 0 };
 	struct wp_seen_entry add1[] = { { "b", 1, "hb", 10 }, { "d", 1, "hd", 11 } };
-	struct wp_seen_entry add2[] = { { "a", 1, "ha", 12 }, { "c", 1, "hc", 13 }, { "e.conda", 7, "he", 14 } };
+	struct wp_seen_entry add2[] = { { "a", 1, "ha", 12 },
+					{ "c", 1, "hc", 13 },
+					{ "e.conda", 7, "he", 14 } };
 	struct wp_buf enc = WP_BUF_INIT;
 	wp_seen_merge(&l, add1, 2);
 	wp_seen_merge(&l, add2, 3);
@@ -197,7 +228,8 @@ static int fx_setup(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	if (wp_catalog_open(&x->cat, x->path, &err) < 0)
 		return -1;
-	x->cat.conda_batch_bytes = 4096; /* a few dozen records per batch: refreshes cross batches */
+	x->cat.conda_batch_bytes = 4096; /* a few dozen records per batch: refreshes cross batches
+					  */
 	*state = x;
 	return 0;
 }
@@ -222,10 +254,19 @@ static void make_row(size_t i, struct rowbuf *b, struct wp_file_row *f)
 	snprintf(b->file, sizeof(b->file), "p%zu-1.%zu-h%zu_0.tar.bz2", i % 7, i, i);
 	snprintf(b->url, sizeof(b->url), "%s/%s", CH, b->file);
 	snprintf(b->sha, sizeof(b->sha), "%064zx", i);
-	*f = (struct wp_file_row){ .project = b->name, .version = "1.0", .variant = "", .kind = "conda",
-				   .filename = b->file, .url = b->url, .sha256 = b->sha, .build = "h_0",
-				   .subdir = "linux-64", .depends = "[\"python >=3.8\", \"libgcc-ng >=12\"]",
-				   .size = (long long)i, .build_number = 0, .timestamp = (long long)i * 1000 };
+	*f = (struct wp_file_row){ .project = b->name,
+				   .version = "1.0",
+				   .variant = "",
+				   .kind = "conda",
+				   .filename = b->file,
+				   .url = b->url,
+				   .sha256 = b->sha,
+				   .build = "h_0",
+				   .subdir = "linux-64",
+				   .depends = "[\"python >=3.8\", \"libgcc-ng >=12\"]",
+				   .size = (long long)i,
+				   .build_number = 0,
+				   .timestamp = (long long)i * 1000 };
 }
 
 /* Refresh CH's repodata with n records; record `changed` (if < n) gets another sha256. */
@@ -233,8 +274,10 @@ static uint64_t refresh(struct fx *x, size_t n, size_t changed)
 {
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  WP_SOURCE_REPODATA, &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat,
+						  "https://conda.example/chan/linux-64/repodata.json",
+						  WP_SOURCE_REPODATA, &sid, &err),
+			 0);
 	for (size_t i = 0; i < n; i++) {
 		struct rowbuf buf;
 		struct wp_file_row f;
@@ -244,7 +287,9 @@ static uint64_t refresh(struct fx *x, size_t n, size_t changed)
 		f.source_id = sid;
 		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
 	}
-	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, (int64_t)n, &err), 0);
+	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, (int64_t)n,
+						   &err),
+			 0);
 	return x->cat.refresh_conflicts;
 }
 
@@ -305,17 +350,23 @@ static void test_refresh_across_batches(void **state)
 	assert_int_equal(sum, 499 * 500 / 2);
 	/* more than one batch was written, so packages span chunks */
 	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "SELECT count(*) FROM conda_chunks", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "SELECT count(*) FROM conda_chunks", -1, &st,
+					    NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_true(sqlite3_column_int(st, 0) > 7);
 	sqlite3_finalize(st);
 	/* a pick's lookup by name uses the index (the query cache/condastore.c sends) */
-	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "EXPLAIN QUERY PLAN SELECT c.id, c.source_id, c.records, s.url"
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db,
+					    "EXPLAIN QUERY PLAN SELECT c.id, c.source_id, c.records, s.url"
 					    " FROM conda_chunks c JOIN sources s ON s.id = c.source_id WHERE c.project = 'p1'"
-					    " ORDER BY c.id", -1, &st, NULL), SQLITE_OK);
+					    " ORDER BY c.id",
+					    -1, &st, NULL),
+			 SQLITE_OK);
 	bool indexed = false;
 	while (sqlite3_step(st) == SQLITE_ROW)
-		indexed |= strstr((const char *)sqlite3_column_text(st, 3), "conda_chunks_by_project") != NULL;
+		indexed |= strstr((const char *)sqlite3_column_text(st, 3),
+				  "conda_chunks_by_project") != NULL;
 	sqlite3_finalize(st);
 	assert_true(indexed);
 	/* a refresh replaces, never adds */
@@ -368,8 +419,10 @@ static void test_repeated_url_keeps_last(void **state)
 	int64_t sid;
 	struct rowbuf buf;
 	struct wp_file_row f;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  WP_SOURCE_REPODATA, &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat,
+						  "https://conda.example/chan/linux-64/repodata.json",
+						  WP_SOURCE_REPODATA, &sid, &err),
+			 0);
 	for (int k = 0; k < 2; k++) {
 		make_row(3, &buf, &f);
 		f.source_id = sid;
@@ -391,8 +444,10 @@ static uint64_t refresh_with_repeat(struct fx *x, size_t gap, bool other_hash)
 {
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  WP_SOURCE_REPODATA, &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat,
+						  "https://conda.example/chan/linux-64/repodata.json",
+						  WP_SOURCE_REPODATA, &sid, &err),
+			 0);
 	for (size_t i = 0; i < gap + 2; i++) {
 		struct rowbuf buf;
 		struct wp_file_row f;
@@ -406,7 +461,9 @@ static uint64_t refresh_with_repeat(struct fx *x, size_t gap, bool other_hash)
 		}
 		assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
 	}
-	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, (int64_t)gap + 2, &err), 0);
+	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, (int64_t)gap + 2,
+						   &err),
+			 0);
 	return x->cat.refresh_conflicts;
 }
 
@@ -419,7 +476,8 @@ static void test_repeated_url_across_batches(void **state)
 		for (int other = 0; other < 2; other++) {
 			uint64_t conflicts = refresh_with_repeat(x, far ? 300 : 1, other);
 			struct collect c = files_of(x, "p3");
-			size_t p3_rows = 1; /* record 3; the filler records are 100 + i: p3 when i % 7 == 0 */
+			size_t p3_rows = 1; /* record 3; the filler records are 100 + i: p3 when i %
+					       7 == 0 */
 			for (size_t i = 1; i <= (far ? 300 : 1); i++)
 				p3_rows += (100 + i) % 7 == 3;
 			assert_int_equal(c.n, p3_rows);
@@ -441,8 +499,10 @@ static void test_abort_keeps_old_rows(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
 	assert_int_equal(refresh(x, 70, (size_t)-1), 0);
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  WP_SOURCE_REPODATA, &sid, &err), 0);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat,
+						  "https://conda.example/chan/linux-64/repodata.json",
+						  WP_SOURCE_REPODATA, &sid, &err),
+			 0);
 	for (size_t i = 0; i < 400; i++) { /* several batches written inside the transaction */
 		struct rowbuf buf;
 		struct wp_file_row f;
@@ -480,17 +540,17 @@ static void test_migrate_from_schema_2(void **state)
 	struct fx *x = *state;
 	struct wp_err err = WP_ERR_INIT;
 	sqlite3 *db = x->cat.db;
-	exec_sql(db, "INSERT INTO sources (id, url, kind) VALUES (5, 'https://conda.example/chan/linux-64/repodata.json', 'repodata');"
-		     "INSERT INTO files (source_id, project, version, variant, kind, filename, url, sha256, size, build, build_number,"
-		     " depends, hash_conflict) VALUES"
-		     " (5, 'zed', '1.0', '', 'conda', 'zed-1.0-0.tar.bz2', 'https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2',"
-		     "  'aa', 10, '0', 0, '[]', NULL),"
-		     " (5, 'zed', '2.0', '', 'conda', 'zed-2.0-0.tar.bz2', 'https://conda.example/chan/linux-64/zed-2.0-0.tar.bz2',"
-		     "  'bb', 20, '0', 0, '[]', 'b0');"
-		     SEEN_HASHES "INSERT INTO seen_hashes (url, sha256, first_seen) VALUES"
-		     " ('https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2', 'aa', 1),"
-		     " ('https://conda.example/chan/linux-64/zed-2.0-0.tar.bz2', 'b0', 1);"
-		     SCHEMA_2);
+	exec_sql(db,
+		 "INSERT INTO sources (id, url, kind) VALUES (5, 'https://conda.example/chan/linux-64/repodata.json', 'repodata');"
+		 "INSERT INTO files (source_id, project, version, variant, kind, filename, url, sha256, size, build, build_number,"
+		 " depends, hash_conflict) VALUES"
+		 " (5, 'zed', '1.0', '', 'conda', 'zed-1.0-0.tar.bz2', 'https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2',"
+		 "  'aa', 10, '0', 0, '[]', NULL),"
+		 " (5, 'zed', '2.0', '', 'conda', 'zed-2.0-0.tar.bz2', 'https://conda.example/chan/linux-64/zed-2.0-0.tar.bz2',"
+		 "  'bb', 20, '0', 0, '[]', 'b0');" SEEN_HASHES
+		 "INSERT INTO seen_hashes (url, sha256, first_seen) VALUES"
+		 " ('https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2', 'aa', 1),"
+		 " ('https://conda.example/chan/linux-64/zed-2.0-0.tar.bz2', 'b0', 1);" SCHEMA_2);
 	wp_catalog_close(&x->cat);
 	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
 	struct collect c = files_of(x, "zed");
@@ -502,18 +562,29 @@ static void test_migrate_from_schema_2(void **state)
 	sqlite3_stmt *st;
 	assert_int_equal(sqlite3_prepare_v2(x->cat.db,
 					    "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM sqlite_master WHERE name = 'seen_hashes'),"
-					    " (SELECT user_version FROM pragma_user_version)", -1, &st, NULL), SQLITE_OK);
+					    " (SELECT user_version FROM pragma_user_version)",
+					    -1, &st, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), 0);
 	assert_int_equal(sqlite3_column_int(st, 1), WP_CATALOG_SCHEMA_VERSION);
 	sqlite3_finalize(st);
 	/* the first-seen hashes came along: the listed hash of zed 1.0 changing is caught */
 	int64_t sid;
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json", WP_SOURCE_REPODATA,
-						  &sid, &err), 0);
-	struct wp_file_row f = { .source_id = sid, .project = "zed", .version = "1.0", .kind = "conda",
-				 .filename = "zed-1.0-0.tar.bz2", .url = "https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2",
-				 .sha256 = "cc", .size = -1, .build_number = -1, .timestamp = -1 };
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat,
+						  "https://conda.example/chan/linux-64/repodata.json",
+						  WP_SOURCE_REPODATA, &sid, &err),
+			 0);
+	struct wp_file_row f = { .source_id = sid,
+				 .project = "zed",
+				 .version = "1.0",
+				 .kind = "conda",
+				 .filename = "zed-1.0-0.tar.bz2",
+				 .url = "https://conda.example/chan/linux-64/zed-1.0-0.tar.bz2",
+				 .sha256 = "cc",
+				 .size = -1,
+				 .build_number = -1,
+				 .timestamp = -1 };
 	assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
 	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 1, &err), 0);
 	assert_int_equal(x->cat.refresh_conflicts, 1);
@@ -525,23 +596,23 @@ static void test_migrate_many_rows(void **state)
 {
 	struct fx *x = *state;
 	struct wp_err err = WP_ERR_INIT;
-	exec_sql(x->cat.db,
-		 SEEN_HASHES
+	exec_sql(x->cat.db, SEEN_HASHES
 		 "INSERT INTO sources (id, url, kind) VALUES (5, 'https://conda.example/chan/linux-64/repodata.json', 'repodata');"
 		 "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 59999)"
 		 " INSERT INTO files (source_id, project, version, variant, kind, filename, url, sha256, size, build,"
 		 " build_number, depends)"
 		 " SELECT 5, 'q' || (i % 50), '1.' || i, '', 'conda', 'q' || (i % 50) || '-1.' || i || '-0.tar.bz2',"
 		 " 'https://conda.example/chan/linux-64/q' || (i % 50) || '-1.' || i || '-0.tar.bz2',"
-		 " printf('%064x', i), i, '0', 0, '[\"' || printf('%.300c', 'x') || '\"]' FROM n;"
-		 SCHEMA_2);
+		 " printf('%064x', i), i, '0', 0, '[\"' || printf('%.300c', 'x') || '\"]' FROM n;" SCHEMA_2);
 	wp_catalog_close(&x->cat);
 	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
 	struct collect c = files_of(x, "q7");
 	assert_int_equal(c.n, 1200);
 	collect_release(&c);
 	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "SELECT sum(n_files), count(*) FROM conda_chunks", -1, &st, NULL),
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db,
+					    "SELECT sum(n_files), count(*) FROM conda_chunks", -1,
+					    &st, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), 60000);
@@ -556,11 +627,21 @@ static uint64_t refresh_zed(struct fx *x, const char *repodata, const char *sha)
 	struct wp_err err = WP_ERR_INIT;
 	int64_t sid;
 	char url[256];
-	snprintf(url, sizeof(url), "%.*s/zed-1.0-0.tar.bz2", (int)(strrchr(repodata, '/') - repodata), repodata);
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, repodata, WP_SOURCE_REPODATA, &sid, &err), 0);
-	struct wp_file_row f = { .source_id = sid, .project = "zed", .version = "1.0", .kind = "conda",
-				 .filename = "zed-1.0-0.tar.bz2", .url = url, .sha256 = sha, .size = -1,
-				 .build_number = -1, .timestamp = -1 };
+	snprintf(url, sizeof(url), "%.*s/zed-1.0-0.tar.bz2",
+		 (int)(strrchr(repodata, '/') - repodata), repodata);
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat, repodata, WP_SOURCE_REPODATA, &sid,
+						  &err),
+			 0);
+	struct wp_file_row f = { .source_id = sid,
+				 .project = "zed",
+				 .version = "1.0",
+				 .kind = "conda",
+				 .filename = "zed-1.0-0.tar.bz2",
+				 .url = url,
+				 .sha256 = sha,
+				 .size = -1,
+				 .build_number = -1,
+				 .timestamp = -1 };
 	assert_int_equal(wp_catalog_add_file(&x->cat, &f, &err), 0);
 	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 1, &err), 0);
 	return x->cat.refresh_conflicts;
@@ -571,18 +652,29 @@ static uint64_t refresh_zed(struct fx *x, const char *repodata, const char *sha)
 static void test_first_seen_across_channel_urls(void **state)
 {
 	struct fx *x = *state;
-	assert_int_equal(refresh_zed(x, "https://conda.example/chan/linux-64/repodata.json", "aa"), 0);
-	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 1);
-	assert_int_equal(refresh_zed(x, "https://CONDA.example//chan/linux-64/repodata.json", "bb"), 1);
-	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "aa"), 0);
-	assert_int_equal(refresh_zed(x, "https://conda.example/chan/osx-arm64/repodata.json", "cc"), 0);
+	assert_int_equal(refresh_zed(x, "https://conda.example/chan/linux-64/repodata.json", "aa"),
+			 0);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json",
+				     "bb"),
+			 1);
+	assert_int_equal(refresh_zed(x, "https://CONDA.example//chan/linux-64/repodata.json", "bb"),
+			 1);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json",
+				     "aa"),
+			 0);
+	assert_int_equal(refresh_zed(x, "https://conda.example/chan/osx-arm64/repodata.json", "cc"),
+			 0);
 	/* trust by a pattern that names the mirror's file accepts its bytes for the name */
-	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 1);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json",
+				     "bb"),
+			 1);
 	struct wp_err err = WP_ERR_INIT;
 	int64_t n = 0;
 	assert_int_equal(wp_catalog_accept_hashes(&x->cat, "%mirror.example%", &n, &err), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 0);
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json",
+				     "bb"),
+			 0);
 }
 
 /* Schema 4 kept conda first-seen lists per folder URL (conda_seen), entries by the URL's last
@@ -593,16 +685,21 @@ static void test_migrate_conda_seen_from_schema_4(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_seen_list l = { 0 };
 	struct wp_buf blob = WP_BUF_INIT;
-	struct wp_seen_entry e[] = { { "yak%2B1-1.0-0.tar.bz2", 21, "dd", 5 }, { "zed-1.0-0.tar.bz2", 17, "aa", 1 } };
+	struct wp_seen_entry e[] = { { "yak%2B1-1.0-0.tar.bz2", 21, "dd", 5 },
+				     { "zed-1.0-0.tar.bz2", 17, "aa", 1 } };
 	for (size_t i = 0; i < 2; i++)
 		wp_vec_push(&l, e[i]);
 	wp_seen_encode(&l, &blob);
 	sqlite3_stmt *st;
-	exec_sql(x->cat.db, "CREATE TABLE conda_seen (dir TEXT NOT NULL, project TEXT NOT NULL, hashes BLOB NOT NULL,"
-			    " PRIMARY KEY (dir, project)); DROP TABLE conda_seen_files;"
-			    " ALTER TABLE metadata DROP COLUMN checked; PRAGMA user_version = 4;" SEEN_HASHES);
-	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "INSERT INTO conda_seen VALUES ('https://conda.example/chan/linux-64',"
-					    " 'zed', ?1)", -1, &st, NULL), SQLITE_OK);
+	exec_sql(x->cat.db,
+		 "CREATE TABLE conda_seen (dir TEXT NOT NULL, project TEXT NOT NULL, hashes BLOB NOT NULL,"
+		 " PRIMARY KEY (dir, project)); DROP TABLE conda_seen_files;"
+		 " ALTER TABLE metadata DROP COLUMN checked; PRAGMA user_version = 4;" SEEN_HASHES);
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db,
+					    "INSERT INTO conda_seen VALUES ('https://conda.example/chan/linux-64',"
+					    " 'zed', ?1)",
+					    -1, &st, NULL),
+			 SQLITE_OK);
 	sqlite3_bind_blob(st, 1, blob.data, (int)blob.len, SQLITE_STATIC);
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
@@ -610,10 +707,14 @@ static void test_migrate_conda_seen_from_schema_4(void **state)
 	wp_seen_release(&l);
 	wp_catalog_close(&x->cat);
 	assert_int_equal(wp_catalog_open(&x->cat, x->path, &err), 0);
-	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json", "bb"), 1);
-	assert_int_equal(sqlite3_prepare_v2(x->cat.db, "SELECT (SELECT count(*) FROM sqlite_master WHERE name IN ('conda_seen',"
+	assert_int_equal(refresh_zed(x, "https://mirror.example/pytorch/linux-64/repodata.json",
+				     "bb"),
+			 1);
+	assert_int_equal(sqlite3_prepare_v2(x->cat.db,
+					    "SELECT (SELECT count(*) FROM sqlite_master WHERE name IN ('conda_seen',"
 					    " 'seen_hashes')), (SELECT count(*) FROM pragma_table_info('metadata') WHERE name = 'checked')",
-					    -1, &st, NULL), SQLITE_OK);
+					    -1, &st, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), 0);
 	assert_int_equal(sqlite3_column_int(st, 1), 1);
@@ -625,7 +726,8 @@ static void test_damaged_chunk_is_reported(void **state)
 	struct fx *x = *state;
 	struct wp_err err = WP_ERR_INIT;
 	assert_int_equal(refresh(x, 7, (size_t)-1), 0);
-	exec_sql(x->cat.db, "UPDATE conda_chunks SET records = substr(records, 1, length(records) - 3) WHERE project = 'p2'");
+	exec_sql(x->cat.db,
+		 "UPDATE conda_chunks SET records = substr(records, 1, length(records) - 3) WHERE project = 'p2'");
 	struct collect c = { 0 };
 	assert_int_equal(wp_catalog_files(&x->cat, "p2", true, collect_fn, &c, &err), -WPE_CATALOG);
 	assert_non_null(strstr(err.msg, "'p2' are damaged; remove the catalog"));
@@ -641,12 +743,16 @@ static void test_writer_error_rolls_back(void **state)
 	int64_t sid;
 	int rc = 0;
 	assert_int_equal(refresh(x, 70, (size_t)-1), 0);
-	/* the first p3 chunk fails, once (FAIL keeps the trigger's own insert): later batches go in */
-	exec_sql(x->cat.db, "CREATE TABLE tripped (n); CREATE TRIGGER no_p3 BEFORE INSERT ON conda_chunks"
-			    " WHEN NEW.project = 'p3' AND NOT EXISTS (SELECT 1 FROM tripped)"
-			    " BEGIN INSERT INTO tripped VALUES (1); SELECT RAISE(FAIL, 'p3 refused'); END");
-	assert_int_equal(wp_catalog_refresh_begin(&x->cat, "https://conda.example/chan/linux-64/repodata.json",
-						  WP_SOURCE_REPODATA, &sid, &err), 0);
+	/* the first p3 chunk fails, once (FAIL keeps the trigger's own insert): later batches go
+	 * in */
+	exec_sql(x->cat.db,
+		 "CREATE TABLE tripped (n); CREATE TRIGGER no_p3 BEFORE INSERT ON conda_chunks"
+		 " WHEN NEW.project = 'p3' AND NOT EXISTS (SELECT 1 FROM tripped)"
+		 " BEGIN INSERT INTO tripped VALUES (1); SELECT RAISE(FAIL, 'p3 refused'); END");
+	assert_int_equal(wp_catalog_refresh_begin(&x->cat,
+						  "https://conda.example/chan/linux-64/repodata.json",
+						  WP_SOURCE_REPODATA, &sid, &err),
+			 0);
 	for (size_t i = 0; i < 400; i++) { /* a caller that goes on after an error... */
 		struct rowbuf buf;
 		struct wp_file_row f;
@@ -663,7 +769,8 @@ static void test_writer_error_rolls_back(void **state)
 	assert_non_null(strstr(err.msg, "cannot store conda records: p3 refused"));
 	/* ...still cannot commit a refresh that lost a batch */
 	struct wp_err cerr = WP_ERR_INIT;
-	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 400, &cerr), -WPE_CATALOG);
+	assert_int_equal(wp_catalog_refresh_commit(&x->cat, sid, NULL, NULL, NULL, 400, &cerr),
+			 -WPE_CATALOG);
 	assert_non_null(strstr(cerr.msg, "p3 refused"));
 	struct collect c = files_of(x, "p0");
 	assert_int_equal(c.n, 10);
@@ -683,15 +790,21 @@ int main(void)
 		cmocka_unit_test(test_seen_list),
 		cmocka_unit_test_setup_teardown(test_refresh_across_batches, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_first_seen_and_trust, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_repeated_url_keeps_last, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_repeated_url_across_batches, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_repeated_url_keeps_last, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_repeated_url_across_batches, fx_setup,
+						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_abort_keeps_old_rows, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_many_rows, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_schema_2, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_first_seen_across_channel_urls, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_conda_seen_from_schema_4, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_damaged_chunk_is_reported, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_writer_error_rolls_back, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_first_seen_across_channel_urls, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_conda_seen_from_schema_4, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_chunk_is_reported, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_writer_error_rolls_back, fx_setup,
+						fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* tests/unit/test_condaver.c: conda version parsing and order against conda's own parse of 28k versions. */
+/* tests/unit/test_condaver.c: conda version parsing and order against conda's own parse of 28k
+ * versions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,7 +79,8 @@ static void test_parse_matches_conda(void **state)
 		wp_condaver_format_parsed(&v, &b);
 		if (strcmp(wp_buf_cstr(&b), rows[i].repr)) {
 			if (bad < 10)
-				print_error("'%s': got %s, conda %s\n", rows[i].version, wp_buf_cstr(&b), rows[i].repr);
+				print_error("'%s': got %s, conda %s\n", rows[i].version,
+					    wp_buf_cstr(&b), rows[i].repr);
 			bad++;
 		}
 		wp_condaver_release(&v);
@@ -95,7 +97,8 @@ struct ratom {
 	size_t n;
 };
 
-static size_t read_repr(const char *s, struct ratom *out, size_t *comp_len, size_t max_atoms, size_t *n_comps)
+static size_t read_repr(const char *s, struct ratom *out, size_t *comp_len, size_t max_atoms,
+			size_t *n_comps)
 {
 	size_t na = 0;
 	*n_comps = 0;
@@ -188,7 +191,8 @@ static void check_pair(size_t i, size_t j)
 		return;
 	int got = wp_condaver_cmp(rows[i].version, rows[j].version);
 	if (got != want) {
-		print_error("'%s' vs '%s': got %d, want %d\n", rows[i].version, rows[j].version, got, want);
+		print_error("'%s' vs '%s': got %d, want %d\n", rows[i].version, rows[j].version,
+			    got, want);
 		fail();
 	}
 }
@@ -212,12 +216,57 @@ static void test_known_orderings(void **state)
 {
 	/* ascending; "=" marks a pair conda holds equal */
 	static const char *const asc[] = {
-		"0.4", "=0.4.0", "0.4.1a.vc11", "0.4.1.rc", "0.4.1.vc11", "0.4.1", "0.5*", "0.5a1", "0.5b3", "0.5C1",
-		"0.5z", "0.5za", "0.5", "0.5_5", "=0.5-5", "0.9.6", "0.960923", "1.0", "1.0.4a3", "1.0.4b1", "1.0.4",
-		"1.1dev1", "1.1_", "1.1a1", "1.1.dev1", "1.1.a1", "1.1", "1.1.post1", "1.1.1dev1", "1.1.1rc1", "1.1.1",
-		"1.1.1post1", "1.1post1", "2g6", "2.0b1pr0", "2.2be.ta29", "2.2be5ta29", "2.2beta29", "2.2.0.1",
-		"3.1.1.6", "3.2.p.r0", "3.2.pr0", "3.2.pr.1", "5.5.kw", "11g", "14.3.1", "14.3.1.post26.g9d75ca2",
-		"1996.07.12", "1!0.4.1", "1!3.1.1.6", "2!0.4.1",
+		"0.4",
+		"=0.4.0",
+		"0.4.1a.vc11",
+		"0.4.1.rc",
+		"0.4.1.vc11",
+		"0.4.1",
+		"0.5*",
+		"0.5a1",
+		"0.5b3",
+		"0.5C1",
+		"0.5z",
+		"0.5za",
+		"0.5",
+		"0.5_5",
+		"=0.5-5",
+		"0.9.6",
+		"0.960923",
+		"1.0",
+		"1.0.4a3",
+		"1.0.4b1",
+		"1.0.4",
+		"1.1dev1",
+		"1.1_",
+		"1.1a1",
+		"1.1.dev1",
+		"1.1.a1",
+		"1.1",
+		"1.1.post1",
+		"1.1.1dev1",
+		"1.1.1rc1",
+		"1.1.1",
+		"1.1.1post1",
+		"1.1post1",
+		"2g6",
+		"2.0b1pr0",
+		"2.2be.ta29",
+		"2.2be5ta29",
+		"2.2beta29",
+		"2.2.0.1",
+		"3.1.1.6",
+		"3.2.p.r0",
+		"3.2.pr0",
+		"3.2.pr.1",
+		"5.5.kw",
+		"11g",
+		"14.3.1",
+		"14.3.1.post26.g9d75ca2",
+		"1996.07.12",
+		"1!0.4.1",
+		"1!3.1.1.6",
+		"2!0.4.1",
 	};
 	for (size_t i = 0; i + 1 < WP_ARRAY_LEN(asc); i++) {
 		const char *a = asc[i][0] == '=' ? asc[i] + 1 : asc[i];
@@ -229,12 +278,27 @@ static void test_known_orderings(void **state)
 		}
 	}
 	static const struct { const char *a, *b; int c; } pairs[] = {
-		{ "1.0a1", "1.0", -1 }, { "1.0", "1.0post1", -1 }, { "1.1dev", "1.1a", -1 }, { "1.0", "1.0.0", 0 },
-		{ "1.0", "1.0.0.0", 0 }, { "1.0+2", "1.0+1", 1 }, { "1.0+1", "1.0", 1 }, { "1.0+a", "1.0", -1 },
-		{ "1.0+1.0", "1.0+1", 0 }, { "1.0_1", "1.0.1", 0 }, { "1.1.1", "1.1.1a", 1 }, { "1.0", "1.0_", 1 },
-		{ "0!1.0", "1.0", 0 }, { "1!0.1", "9.9", 1 }, { "10.0", "9.0", 1 }, { "001.2", "1.2", 0 },
-		{ "1.0.DEV", "1.0.dev", 0 }, { "1.0.dev", "1.0.*", 1 }, { "12345678901234567890123", "1234567890123456789012", 1 },
-		{ "11.8", "11.10", -1 }, { "  2.1 ", "2.1", 0 },
+		{ "1.0a1", "1.0", -1 },
+		{ "1.0", "1.0post1", -1 },
+		{ "1.1dev", "1.1a", -1 },
+		{ "1.0", "1.0.0", 0 },
+		{ "1.0", "1.0.0.0", 0 },
+		{ "1.0+2", "1.0+1", 1 },
+		{ "1.0+1", "1.0", 1 },
+		{ "1.0+a", "1.0", -1 },
+		{ "1.0+1.0", "1.0+1", 0 },
+		{ "1.0_1", "1.0.1", 0 },
+		{ "1.1.1", "1.1.1a", 1 },
+		{ "1.0", "1.0_", 1 },
+		{ "0!1.0", "1.0", 0 },
+		{ "1!0.1", "9.9", 1 },
+		{ "10.0", "9.0", 1 },
+		{ "001.2", "1.2", 0 },
+		{ "1.0.DEV", "1.0.dev", 0 },
+		{ "1.0.dev", "1.0.*", 1 },
+		{ "12345678901234567890123", "1234567890123456789012", 1 },
+		{ "11.8", "11.10", -1 },
+		{ "  2.1 ", "2.1", 0 },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(pairs); i++) {
 		if (wp_condaver_cmp(pairs[i].a, pairs[i].b) != pairs[i].c) {
@@ -246,8 +310,10 @@ static void test_known_orderings(void **state)
 
 static void test_invalid(void **state)
 {
-	static const char *const bad[] = { "", "   ", "1.0+", "+1", "1!", "!1", "a!1", "1!2!3", "1+2+3", "1..0",
-					   "1.0.", ".1", "_1", "1-0_1", "1 0", "1.0#", "1.0\xc3\xa9", "1,0", NULL };
+	static const char *const bad[] = { "",     "   ",         "1.0+",  "+1",    "1!",
+					   "!1",   "a!1",         "1!2!3", "1+2+3", "1..0",
+					   "1.0.", ".1",          "_1",    "1-0_1", "1 0",
+					   "1.0#", "1.0\xc3\xa9", "1,0",   NULL };
 	for (int i = 0; bad[i]; i++) {
 		struct wp_condaver v;
 		struct wp_err err = WP_ERR_INIT;
@@ -274,9 +340,9 @@ static void test_invalid(void **state)
 	wp_condaver_format_parsed(&v, &b);
 	assert_string_equal(wp_buf_cstr(&b), "[[0], [1], [0], [2, '_']]");
 	wp_condaver_release(&v);
-	/* a component that starts with no digit gets conda's 0 in front: '_' (what is left of a last
-	 * part that is all '_' or '-'), '*' (conda/models/version.py, as tests/diff/conda_version_diff.py
-	 * asks it) */
+	/* a component that starts with no digit gets conda's 0 in front: '_' (what is left of a
+	 * last part that is all '_' or '-'), '*' (conda/models/version.py, as
+	 * tests/diff/conda_version_diff.py asks it) */
 	static const char *const parsed[][2] = {
 		{ "_", "[[0], [0, '_']]" },
 		{ "1.0__", "[[0], [1], [0], [0, '_']]" },

@@ -258,15 +258,19 @@ static void build_machine(struct fake *f, const char *m)
 		put_root(f, "/sys/bus/pci/devices/0000:07:00.0/vendor", "0x10de\n");
 		put_root(f, "/sys/bus/pci/devices/0000:07:00.0/class", "0x030200\n");
 	}
-	/* pci_devices: "SLOT VENDOR DEVICE CLASS" a line, as /sys/bus/pci/devices/SLOT/{vendor,device,class} */
+	/* pci_devices: "SLOT VENDOR DEVICE CLASS" a line, as
+	 * /sys/bus/pci/devices/SLOT/{vendor,device,class} */
 	if (fixture(m, "pci_devices", path, sizeof(path))) {
 		FILE *fp = fopen(path, "r");
 		char slot[64], vendor[16], device[16], class[16], abs[160], val[32];
 		assert_non_null(fp);
 		while (fscanf(fp, "%63s %15s %15s %15s", slot, vendor, device, class) == 4) {
-			const char *const files[][2] = { { "vendor", vendor }, { "device", device }, { "class", class } };
+			const char *const files[][2] = { { "vendor", vendor },
+							 { "device", device },
+							 { "class", class } };
 			for (size_t i = 0; i < 3; i++) {
-				snprintf(abs, sizeof(abs), "/sys/bus/pci/devices/%s/%s", slot, files[i][0]);
+				snprintf(abs, sizeof(abs), "/sys/bus/pci/devices/%s/%s", slot,
+					 files[i][0]);
 				snprintf(val, sizeof(val), "%s\n", files[i][1]);
 				put_root(f, abs, val);
 			}
@@ -274,12 +278,15 @@ static void build_machine(struct fake *f, const char *m)
 		fclose(fp);
 	}
 	/* nvml.txt, libcuda.txt: the fake libraries, with what they answer beside them */
-	const char *const libs[][3] = { { "nvml.txt", "libnvidia-ml.so.1" }, { "libcuda.txt", "libcuda.so.1" } };
+	const char *const libs[][3] = { { "nvml.txt", "libnvidia-ml.so.1" },
+					{ "libcuda.txt", "libcuda.so.1" } };
 	for (size_t i = 0; i < WP_ARRAY_LEN(libs); i++) {
 		if (!fixture(m, libs[i][0], path, sizeof(path)))
 			continue;
-		char *lib = wp_xasprintf("%s/lib", f->dir), *so = wp_xasprintf("%s/%s", fakelibs, libs[i][1]);
-		char *dst = wp_xasprintf("%s/%s", lib, libs[i][1]), *txt = wp_xasprintf("%s/%s", lib, libs[i][0]);
+		char *lib = wp_xasprintf("%s/lib", f->dir),
+		     *so = wp_xasprintf("%s/%s", fakelibs, libs[i][1]);
+		char *dst = wp_xasprintf("%s/%s", lib, libs[i][1]),
+		     *txt = wp_xasprintf("%s/%s", lib, libs[i][0]);
 		FILE *fp = fopen(so, "rb");
 		static char bytes[1 << 20];
 		assert_non_null(fp);
@@ -307,7 +314,8 @@ static void build_machine(struct fake *f, const char *m)
 				    "--query-gpu=name,driver_version) /bin/cat '%s'; exit $?;;\n"
 				    "*) /bin/cat '%s'; exit %d;;\n"
 				    "esac",
-				    q, fixture_rc(m, "nvidia-smi-query.rc"), old, path, fixture_rc(m, "nvidia-smi.rc"));
+				    q, fixture_rc(m, "nvidia-smi-query.rc"), old, path,
+				    fixture_rc(m, "nvidia-smi.rc"));
 		script(f, "nvidia-smi", body);
 		free(body);
 	}
@@ -361,7 +369,8 @@ static void check_machine(struct fake *f, const char *m)
 		} else if (!strcmp(line, "gpu_source")) {
 			assert_string_equal(d->gpu_source ? d->gpu_source : "-", arg);
 		} else if (!strcmp(line, "target")) {
-			/* what pick's target says of the accelerator: "CUDA up to 13.1 (driver: none yet)" */
+			/* what pick's target says of the accelerator: "CUDA up to 13.1 (driver:
+			 * none yet)" */
 			struct wp_buf b = WP_BUF_INIT;
 			wp_target_describe(&tg, &b);
 			if (!strstr(wp_buf_cstr(&b), arg))
@@ -458,12 +467,17 @@ static bool json_subset(yajl_val want, yajl_val got, const char *where)
 		return true;
 	}
 	bool ok = want->type == got->type || (YAJL_IS_NUMBER(want) && YAJL_IS_NUMBER(got));
-	const char *a = YAJL_IS_STRING(want) ? YAJL_GET_STRING(want) : YAJL_IS_NUMBER(want) ? YAJL_GET_NUMBER(want) : NULL;
-	const char *b = YAJL_IS_STRING(got) ? YAJL_GET_STRING(got) : YAJL_IS_NUMBER(got) ? YAJL_GET_NUMBER(got) : NULL;
+	const char *a = YAJL_IS_STRING(want) ? YAJL_GET_STRING(want) :
+			YAJL_IS_NUMBER(want) ? YAJL_GET_NUMBER(want) :
+					       NULL;
+	const char *b = YAJL_IS_STRING(got) ? YAJL_GET_STRING(got) :
+			YAJL_IS_NUMBER(got) ? YAJL_GET_NUMBER(got) :
+					      NULL;
 	if (ok && a)
 		ok = b && !strcmp(a, b);
 	if (!ok)
-		print_message("  %s: want %s, got %s\n", where, YAJL_IS_STRING(want) ? YAJL_GET_STRING(want) : "(value)",
+		print_message("  %s: want %s, got %s\n", where,
+			      YAJL_IS_STRING(want) ? YAJL_GET_STRING(want) : "(value)",
 			      YAJL_IS_STRING(got) ? YAJL_GET_STRING(got) : "(other value)");
 	return ok;
 }
@@ -488,7 +502,8 @@ static void check_machine_json(const struct wp_detect *d, const char *m)
 	yajl_val got = yajl_tree_parse(wp_buf_cstr(&b), e, sizeof(e));
 	assert_non_null(got);
 	if (!json_subset(want, got, "$"))
-		fail_msg("machine '%s': detect --json differs from detect.json:\n%s", m, wp_buf_cstr(&b));
+		fail_msg("machine '%s': detect --json differs from detect.json:\n%s", m,
+			 wp_buf_cstr(&b));
 	yajl_tree_free(want);
 	yajl_tree_free(got);
 	wp_buf_free(&b);
@@ -577,16 +592,20 @@ static void test_cuda_from_driver_table(void **state)
 	assert_int_equal(f->d.n_gpus, 0);
 
 	/* table edges: exactly a GA minimum, just under it, and past the newest row */
-	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.27.03  x\n");
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.27.03  x\n");
 	run(f);
 	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 112);
-	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.27.02  x\n");
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.27.02  x\n");
 	run(f);
 	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 111);
-	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  999.1  x\n");
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  999.1  x\n");
 	run(f);
 	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 131);
-	put_root(f, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  300.10  x\n");
+	put_root(f, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  300.10  x\n");
 	run(f);
 	assert_int_equal(f->d.cuda_major, 0);
 	assert_true(has_warning(&f->d, "older than any CUDA release"));
@@ -609,16 +628,19 @@ static void test_toolkit_newer_than_driver(void **state)
 	run(f);
 	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 112);
 	assert_int_equal(f->d.n_toolkits, 2);
-	/* "cuda" sorts first and resolves to cuda-12.2; paths are as the target machine sees them */
+	/* "cuda" sorts first and resolves to cuda-12.2; paths are as the target machine sees
+	 * them */
 	assert_string_equal(f->d.toolkits[0].path, "/usr/local/cuda-12.2");
 	assert_string_equal(f->d.toolkits[0].source, "version.json");
 	assert_int_equal(f->d.toolkits[0].patch, 0);
 	assert_string_equal(f->d.toolkits[1].path, "/usr/local/cuda-10.2");
 	assert_string_equal(f->d.toolkits[1].source, "version.txt");
 	assert_int_equal(f->d.toolkits[1].patch, 89);
-	assert_true(has_warning(&f->d, "driver 460.32.03 is too old for the CUDA 12.2 toolkit at '/usr/local/cuda-12.2' "
-				"(it needs >= 535.54.03, or >= 525.60.13 with minor version compatibility); "
-				"the driver runs CUDA 11.2 at most"));
+	assert_true(
+		has_warning(&f->d,
+			    "driver 460.32.03 is too old for the CUDA 12.2 toolkit at '/usr/local/cuda-12.2' "
+			    "(it needs >= 535.54.03, or >= 525.60.13 with minor version compatibility); "
+			    "the driver runs CUDA 11.2 at most"));
 	/* 10.2 runs on 460: no warning about it */
 	for (size_t i = 0; i < f->d.n_warnings; i++)
 		assert_null(strstr(f->d.warnings[i], "10.2"));
@@ -630,19 +652,24 @@ static void test_toolkit_minor_version_compat(void **state)
 	struct fake *f = *state;
 	plain_machine(f);
 	put_root(f, "/sys/module/nvidia/version", "455.45.01\n");
-	prints(f, "nvcc", "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.2, V11.2.152\n", 0);
+	prints(f, "nvcc",
+	       "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.2, V11.2.152\n",
+	       0);
 	run(f);
 	assert_string_equal(f->d.driver_source, "sysfs");
 	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 111);
 	assert_true(has_warning(&f->d, "driver 455.45.01 is older than the CUDA 11.2 toolkit"));
-	assert_true(has_warning(&f->d, "(>= 460.27.03); its programs run only through minor version "
+	assert_true(has_warning(&f->d,
+				"(>= 460.27.03); its programs run only through minor version "
 				"compatibility (CUDA 11.x on >= 450.80.02)"));
 
 	put_root(f, "/sys/module/nvidia/version", "440.33\n");
 	run(f);
 	assert_true(has_warning(&f->d, "driver 440.33 is too old for the CUDA 11.2 toolkit"));
-	assert_true(has_warning(&f->d, "(it needs >= 460.27.03, or >= 450.80.02 with minor version compatibility); "
-				"the driver runs CUDA 10.2 at most"));
+	assert_true(
+		has_warning(&f->d,
+			    "(it needs >= 460.27.03, or >= 450.80.02 with minor version compatibility); "
+			    "the driver runs CUDA 10.2 at most"));
 }
 
 /* $CUDA_HOME and $CUDA_PATH are toolkits too, named by where they came from. */
@@ -689,7 +716,9 @@ static void test_no_driver_cpu_target(void **state)
 	put_root(f, "/dev/nvidia0", "");
 	run(f);
 	assert_true(f->d.gpu_hardware);
-	assert_true(has_warning(&f->d, "NVIDIA GPU hardware is present but no driver version could be read"));
+	assert_true(
+		has_warning(&f->d,
+			    "NVIDIA GPU hardware is present but no driver version could be read"));
 }
 
 /* A hung nvidia-smi (and a hung python) cost one timeout, and what they started is killed too. */
@@ -806,8 +835,10 @@ static void test_parse_spellings(void **state)
 	put_root(f, "/proc/driver/nvidia/version",
 		 "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  550.54.15  Release Build  "
 		 "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n");
-	prints(f, "nvidia-smi", "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\r\n"
-	       "NVIDIA GH200 480GB, 9.0, 550.54.15\r\n", 0);
+	prints(f, "nvidia-smi",
+	       "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\r\n"
+	       "NVIDIA GH200 480GB, 9.0, 550.54.15\r\n",
+	       0);
 	run(f);
 	assert_string_equal(f->d.driver_version, "550.54.15");
 	assert_int_equal(f->d.cuda_major * 10 + f->d.cuda_minor, 124);
@@ -825,8 +856,8 @@ static void test_parse_spellings(void **state)
 	assert_string_equal(f->d.driver_version, "550.54.15");
 	assert_string_equal(f->d.driver_source, "nvidia-smi");
 
-	/* driver 610's banner (KMD, CUDA UMD), the fields swapped, a blank before a colon, none after
-	 * the other; and words that only look alike ("Runtime Version") are not taken */
+	/* driver 610's banner (KMD, CUDA UMD), the fields swapped, a blank before a colon, none
+	 * after the other; and words that only look alike ("Runtime Version") are not taken */
 	static const char *const banners[] = {
 		"| NVIDIA-SMI 610.57.04   KMD Version: 610.57.04   CUDA UMD Version: 13.3     |\n",
 		"| NVIDIA-SMI 610.57.04  CUDA UMD Version :13.3  KMD Version:   610.57.04 |\n",
@@ -860,7 +891,8 @@ static void test_musl(void **state)
 	snprintf(want, sizeof(want), "musllinux_1_2_%s", host_machine);
 	assert_string_equal(t.platform, want);
 
-	script(f, "ldd", "echo 'ldd (Ubuntu GLIBC 2.35-0ubuntu3.6) 2.35'\necho 'Copyright (C) 2022'");
+	script(f, "ldd",
+	       "echo 'ldd (Ubuntu GLIBC 2.35-0ubuntu3.6) 2.35'\necho 'Copyright (C) 2022'");
 	run(f);
 	assert_int_equal(f->d.glibc_major * 100 + f->d.glibc_minor, 235);
 }
@@ -1060,7 +1092,8 @@ static void test_profile_hand_written(void **state)
 	struct fake *f = *state;
 	struct wp_target t;
 	struct wp_err err = WP_ERR_INIT;
-	char *p = write_profile(f, "flat.json", "{\"python\": \"3.10\", \"platform\": \"manylinux2014_x86_64\", "
+	char *p = write_profile(f, "flat.json",
+				"{\"python\": \"3.10\", \"platform\": \"manylinux2014_x86_64\", "
 				"\"cuda\": \"12.1\", \"gpu_sms\": [80, 90]}");
 	assert_int_equal(wp_target_load_profile(p, &t, &err), 0);
 	assert_int_equal(t.py_major * 100 + t.py_minor, 310);
@@ -1071,7 +1104,8 @@ static void test_profile_hand_written(void **state)
 	assert_int_equal(t.n_gpus, 2);
 	assert_int_equal(t.gpu_sm[1], 90);
 	free(p);
-	p = write_profile(f, "cpu.json", "{\"target\": {\"platform\": \"macosx_11_0_arm64\", \"accel\": \"cpu\"}}");
+	p = write_profile(f, "cpu.json",
+			  "{\"target\": {\"platform\": \"macosx_11_0_arm64\", \"accel\": \"cpu\"}}");
 	assert_int_equal(wp_target_load_profile(p, &t, &err), 0);
 	assert_int_equal(t.accel, WP_ACCEL_CPU);
 	assert_int_equal(t.py_major, 0);
@@ -1090,12 +1124,17 @@ static void test_profile_errors(void **state)
 		{ "{\"platform\": \"linux_x86_64\"}", "says neither 'cuda'" },
 		{ "{\"platform\": \"linux_x86_64\", \"cuda\": \"12\"}", "not a version like" },
 		{ "{\"platform\": \"linux_x86_64\", \"cuda\": 12.1}", "'cuda' must be a string" },
-		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"tpu\"}", "accel 'tpu' is not cuda, cpu, rocm or xpu" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"tpu\"}",
+		  "accel 'tpu' is not cuda, cpu, rocm or xpu" },
 		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"rocm\"}", "gives no version" },
-		{ "{\"platform\": \"linux x86_64\", \"accel\": \"cpu\"}", "'platform' must be a string" },
-		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"python\": \"3.10.\"}", "not a version" },
-		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"gpu_sms\": [\"sm_80\"]}", "'gpu_sms' holds" },
-		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"platform_exact\": 1}", "true or false" },
+		{ "{\"platform\": \"linux x86_64\", \"accel\": \"cpu\"}",
+		  "'platform' must be a string" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"python\": \"3.10.\"}",
+		  "not a version" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"gpu_sms\": [\"sm_80\"]}",
+		  "'gpu_sms' holds" },
+		{ "{\"platform\": \"linux_x86_64\", \"accel\": \"cpu\", \"platform_exact\": 1}",
+		  "true or false" },
 		{ "", "is not valid JSON" },
 	};
 	struct wp_target t;
@@ -1132,7 +1171,8 @@ static void test_profile_errors(void **state)
 static void test_hw_parsers(void **state)
 {
 	static const char v1[] = "fpu cx8 cmov mmx fxsr sse sse2 syscall lm";
-	static const char v2[] = "fpu cx8 cmov mmx fxsr sse sse2 syscall lm cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3";
+	static const char v2[] =
+		"fpu cx8 cmov mmx fxsr sse sse2 syscall lm cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3";
 	char *v3 = wp_xasprintf("%s avx avx2 bmi1 bmi2 f16c fma abm movbe xsave", v2);
 	char *v3_lzcnt = wp_xasprintf("%s avx avx2 bmi1 bmi2 f16c fma lzcnt movbe xsave", v2);
 	char *v4 = wp_xasprintf("%s avx512f avx512bw avx512cd avx512dq avx512vl", v3);
@@ -1144,13 +1184,16 @@ static void test_hw_parsers(void **state)
 	assert_int_equal(wp_x86_64_level_from_flags(v4, strlen(v4)), 4);
 	assert_int_equal(wp_x86_64_level_from_flags(v4_less, strlen(v4_less)), 3);
 	/* a level is a whole set: v3's flags without v2's popcnt are v1; "sse4_2x" is not sse4_2 */
-	static const char no_popcnt[] = "lm cmov cx8 fpu fxsr mmx syscall sse sse2 avx avx2", old[] = "fpu vme de";
+	static const char no_popcnt[] = "lm cmov cx8 fpu fxsr mmx syscall sse sse2 avx avx2",
+			  old[] = "fpu vme de";
 	assert_int_equal(wp_x86_64_level_from_flags(no_popcnt, strlen(no_popcnt)), 1);
 	assert_int_equal(wp_x86_64_level_from_flags(old, strlen(old)), 0);
 	/* the lowest CPU wins; an ARM cpuinfo (Features, no flags) is no x86-64 */
-	char *two = wp_xasprintf("processor\t: 0\nflags\t\t: %s\n\nprocessor\t: 1\nflags\t\t: %s\n", v4, v2);
+	char *two = wp_xasprintf("processor\t: 0\nflags\t\t: %s\n\nprocessor\t: 1\nflags\t\t: %s\n",
+				 v4, v2);
 	assert_int_equal(wp_x86_64_level_from_cpuinfo(two, strlen(two)), 2);
-	static const char arm[] = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32\n";
+	static const char
+		arm[] = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32\n";
 	assert_int_equal(wp_x86_64_level_from_cpuinfo(arm, strlen(arm)), 0);
 	free(v3), free(v3_lzcnt), free(v4), free(v4_less), free(two);
 
@@ -1203,7 +1246,8 @@ static void test_hw_sysroot(void **state)
 	assert_int_equal(t.accel, WP_ACCEL_CPU);
 	json_ok(&f->d);
 
-	/* the same GPU on two nodes is one gfx; an NVIDIA driver keeps the target CUDA, gfx still given */
+	/* the same GPU on two nodes is one gfx; an NVIDIA driver keeps the target CUDA, gfx still
+	 * given */
 	put_root(f, "/sys/class/kfd/kfd/topology/nodes/1/properties", "gfx_target_version 90402\n");
 	put_root(f, "/sys/class/kfd/kfd/topology/nodes/2/properties", "gfx_target_version 90402\n");
 	put_root(f, "/proc/driver/nvidia/version",
@@ -1254,10 +1298,12 @@ static int build_fakelibs(void)
 	const char *cc = getenv("CC");
 	if (test_tmpdir_make(fakelibs, sizeof(fakelibs), "fakelibs") < 0)
 		return -1;
-	const char *const src[][2] = { { "fake_nvml.c", "libnvidia-ml.so.1" }, { "fake_libcuda.c", "libcuda.so.1" } };
+	const char *const src[][2] = { { "fake_nvml.c", "libnvidia-ml.so.1" },
+				       { "fake_libcuda.c", "libcuda.so.1" } };
 	for (size_t i = 0; i < WP_ARRAY_LEN(src); i++) {
-		char *cmd = wp_xasprintf("%s -shared -fPIC -O1 -o '%s/%s' '%s/%s'", cc && *cc ? cc : "cc", fakelibs, src[i][1],
-					 fixtures, src[i][0]);
+		char *cmd = wp_xasprintf("%s -shared -fPIC -O1 -o '%s/%s' '%s/%s'",
+					 cc && *cc ? cc : "cc", fakelibs, src[i][1], fixtures,
+					 src[i][0]);
 		int rc = system(cmd);
 		free(cmd);
 		if (rc != 0) {
@@ -1301,27 +1347,37 @@ static void test_env_run(void **state)
 	struct wp_buf out = WP_BUF_INIT_MAX(1 << 10);
 	int status = -2;
 	const char *cat[] = { "cat", NULL };
-	assert_int_equal(wp_env_run(cat, (const char *const *)environ, "hello\n", 6, false, 10000, &out, &status, &err), 0);
+	assert_int_equal(wp_env_run(cat, (const char *const *)environ, "hello\n", 6, false, 10000,
+				    &out, &status, &err),
+			 0);
 	assert_int_equal(status, 0);
 	assert_string_equal(wp_buf_cstr(&out), "hello\n");
 	wp_buf_free(&out);
 
 	out = (struct wp_buf)WP_BUF_INIT_MAX(10);
-	const char *many[] = { "sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo err >&2; exit 3", NULL };
-	assert_int_equal(wp_env_run(many, (const char *const *)environ, NULL, 0, true, 10000, &out, &status, &err), 0);
+	const char *many[] = { "sh", "-c",
+			       "head -c 200000 /dev/zero | tr '\\0' x; echo err >&2; exit 3",
+			       NULL };
+	assert_int_equal(wp_env_run(many, (const char *const *)environ, NULL, 0, true, 10000, &out,
+				    &status, &err),
+			 0);
 	assert_int_equal(status, 3); /* drained past the ceiling: not killed */
 	assert_int_equal(out.len, 10);
 	wp_buf_free(&out);
 
 	const char *none[] = { "/nonexistent/wheelpick-no-such-program", NULL };
 	out = (struct wp_buf)WP_BUF_INIT_MAX(10);
-	assert_int_equal(wp_env_run(none, (const char *const *)environ, NULL, 0, false, 10000, &out, &status, &err), 0);
+	assert_int_equal(wp_env_run(none, (const char *const *)environ, NULL, 0, false, 10000, &out,
+				    &status, &err),
+			 0);
 	assert_int_equal(status, 127);
 	wp_buf_free(&out);
 
 	const char *hang[] = { "sleep", "30", NULL };
 	long long t0 = (long long)time(NULL);
-	assert_int_equal(wp_env_run(hang, (const char *const *)environ, NULL, 0, false, 300, &out, &status, &err), -WPE_ENV);
+	assert_int_equal(wp_env_run(hang, (const char *const *)environ, NULL, 0, false, 300, &out,
+				    &status, &err),
+			 -WPE_ENV);
 	assert_non_null(strstr(err.msg, "'sleep' did not finish within"));
 	assert_true((long long)time(NULL) - t0 < 10);
 	wp_buf_free(&out);
@@ -1333,11 +1389,15 @@ int main(void)
 		cmocka_unit_test(test_this_machine),
 		cmocka_unit_test(test_machines),
 		cmocka_unit_test_setup_teardown(test_a100_target, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_cuda_from_driver_table, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_toolkit_newer_than_driver, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_toolkit_minor_version_compat, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cuda_from_driver_table, fake_setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_toolkit_newer_than_driver, fake_setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_toolkit_minor_version_compat, fake_setup,
+						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_cuda_home, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_no_driver_cpu_target, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_no_driver_cpu_target, fake_setup,
+						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_hung_programs, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_outputs, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_parse_spellings, fake_setup, fake_teardown),
@@ -1350,7 +1410,8 @@ int main(void)
 		cmocka_unit_test(test_hw_parsers),
 		cmocka_unit_test_setup_teardown(test_hw_sysroot, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_profile_roundtrip, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_profile_hand_written, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_profile_hand_written, fake_setup,
+						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_profile_errors, fake_setup, fake_teardown),
 	};
 	return cmocka_run_group_tests_name("detect", tests, group_setup, group_teardown);

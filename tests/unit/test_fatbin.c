@@ -72,7 +72,8 @@ static void detail(const struct wp_fatbin *fb, struct wp_buf *out)
 		for (uint32_t j = 0; j < c->n; j++) {
 			const struct wp_fatbin_entry *e = &fb->entries[c->first + j];
 			char name[32];
-			wp_buf_printf(out, "%s%s", j ? "," : "", wp_fatbin_entry_name(e, name, sizeof name));
+			wp_buf_printf(out, "%s%s", j ? "," : "",
+				      wp_fatbin_entry_name(e, name, sizeof name));
 			if (e->flags & WP_FATBIN_FLAG_LZ4)
 				wp_buf_addstr(out, "~lz4");
 			if (e->flags & WP_FATBIN_FLAG_ZSTD)
@@ -91,7 +92,8 @@ static void flat(const struct wp_fatbin *fb, struct wp_buf *out)
 	wp_buf_reset(out);
 	for (size_t i = 0; i < fb->n_entries; i++) {
 		char name[32];
-		wp_buf_printf(out, "%s%s", i ? " " : "", wp_fatbin_entry_name(&fb->entries[i], name, sizeof name));
+		wp_buf_printf(out, "%s%s", i ? " " : "",
+			      wp_fatbin_entry_name(&fb->entries[i], name, sizeof name));
 	}
 	wp_buf_cstr(out);
 }
@@ -158,8 +160,8 @@ static void test_corpus(void **state)
 		assert_int_equal(sscanf(vh[i], "cc%u.%u", &a, &b), 2);
 		ccs[i] = (int)(a * 10 + b);
 	}
-	struct wp_buf d = WP_BUF_INIT, d2 = WP_BUF_INIT, sum = WP_BUF_INIT, archs = WP_BUF_INIT, want = WP_BUF_INIT,
-		      why = WP_BUF_INIT;
+	struct wp_buf d = WP_BUF_INIT, d2 = WP_BUF_INIT, sum = WP_BUF_INIT, archs = WP_BUF_INIT,
+		      want = WP_BUF_INIT, why = WP_BUF_INIT;
 	size_t files = 0, checked = 0;
 	while (fgets(line, sizeof line, f)) {
 		char *col[17];
@@ -181,7 +183,8 @@ static void test_corpus(void **state)
 			read_chunked(bin, len, seed * 7919u + (unsigned)files, &fs);
 			detail(&fs, &d2);
 			if (strcmp(d.data, d2.data))
-				fail_msg("%s streamed (seed %u): %s, whole: %s", col[0], seed, d2.data, d.data);
+				fail_msg("%s streamed (seed %u): %s, whole: %s", col[0], seed,
+					 d2.data, d.data);
 			wp_fatbin_free(&fs);
 		}
 		/* no ELF header (a section-free scan): the same entries */
@@ -194,7 +197,8 @@ static void test_corpus(void **state)
 			flat(&fb, &d);
 			flat(&fs, &d2);
 			if (strcmp(d.data, d2.data))
-				fail_msg("%s scanned: %s, with sections: %s", col[0], d2.data, d.data);
+				fail_msg("%s scanned: %s, with sections: %s", col[0], d2.data,
+					 d.data);
 			wp_fatbin_free(&fs);
 			bin[1] = save;
 		}
@@ -205,19 +209,21 @@ static void test_corpus(void **state)
 		wp_gpucode_archs(wp_buf_cstr(&sum), &archs);
 		columns_archs(col[5], col[6], &want);
 		if (strcmp(archs.data, want.data))
-			fail_msg("%s: registered code %s (summary '%s'), the index has %s", col[0], archs.data,
-				 wp_buf_cstr(&sum), want.data);
+			fail_msg("%s: registered code %s (summary '%s'), the index has %s", col[0],
+				 archs.data, wp_buf_cstr(&sum), want.data);
 
-		/* without the wrappers (a linker that leaves the pointers to relocations, a PE file): the
-		 * same code; without sections too, the same except where libcudadevrt's relocatable code
-		 * cannot be told from the package's (it then counts, which only makes the verdict worse) */
+		/* without the wrappers (a linker that leaves the pointers to relocations, a PE
+		 * file): the same code; without sections too, the same except where libcudadevrt's
+		 * relocatable code cannot be told from the package's (it then counts, which only
+		 * makes the verdict worse) */
 		{
 			struct wp_buf alt = WP_BUF_INIT;
 			fb.wrappers = false;
 			wp_fatbin_units(&fb);
 			wp_fatbin_summary(&fb, &alt);
 			if (strcmp(wp_buf_cstr(&alt), wp_buf_cstr(&sum)))
-				fail_msg("%s without wrappers: '%s', with: '%s'", col[0], wp_buf_cstr(&alt), wp_buf_cstr(&sum));
+				fail_msg("%s without wrappers: '%s', with: '%s'", col[0],
+					 wp_buf_cstr(&alt), wp_buf_cstr(&sum));
 			for (size_t i = 0; i < fb.n_containers; i++)
 				fb.containers[i].section = WP_FATBIN_SEC_UNKNOWN;
 			wp_fatbin_units(&fb);
@@ -225,7 +231,8 @@ static void test_corpus(void **state)
 			wp_fatbin_summary(&fb, &alt);
 			bool devrt = !strcmp(col[0], "cuda11.8/ptx_compute80.so");
 			if (!strcmp(wp_buf_cstr(&alt), wp_buf_cstr(&sum)) == devrt)
-				fail_msg("%s without sections: '%s', with: '%s'", col[0], wp_buf_cstr(&alt), wp_buf_cstr(&sum));
+				fail_msg("%s without sections: '%s', with: '%s'", col[0],
+					 wp_buf_cstr(&alt), wp_buf_cstr(&sum));
 			wp_buf_free(&alt);
 		}
 
@@ -237,10 +244,13 @@ static void test_corpus(void **state)
 		assert_string_equal(vc[0], col[0]);
 		for (size_t i = 1; i < nvh; i++) {
 			enum wp_gpu_verdict v;
-			assert_int_equal(wp_gpucode_verdict(wp_buf_cstr(&sum), ccs[i], 0, &v, &why, &e), 0);
+			assert_int_equal(wp_gpucode_verdict(wp_buf_cstr(&sum), ccs[i], 0, &v, &why,
+							    &e),
+					 0);
 			if (strcmp(wp_gpu_verdict_name(v), verdict_word(vc[i])))
-				fail_msg("%s on cc %d.%d: %s (%s), the table has %s; code '%s'", col[0], ccs[i] / 10,
-					 ccs[i] % 10, wp_gpu_verdict_name(v), wp_buf_cstr(&why), vc[i], wp_buf_cstr(&sum));
+				fail_msg("%s on cc %d.%d: %s (%s), the table has %s; code '%s'",
+					 col[0], ccs[i] / 10, ccs[i] % 10, wp_gpu_verdict_name(v),
+					 wp_buf_cstr(&why), vc[i], wp_buf_cstr(&sum));
 			checked++;
 		}
 		wp_fatbin_free(&fb);
@@ -280,7 +290,8 @@ static void listing_view(const char *text, const char *cmd, const char *what, st
 			const char *sm = ext - 1;
 			while (sm > p && *sm != '.')
 				sm--;
-			wp_buf_printf(out, "%s%.*s", out->len ? " " : "", (int)(ext - sm - 1), sm + 1);
+			wp_buf_printf(out, "%s%.*s", out->len ? " " : "", (int)(ext - sm - 1),
+				      sm + 1);
 		}
 		p = eol ? eol + 1 : p + n;
 	}
@@ -302,7 +313,8 @@ static void our_view(const struct wp_fatbin *fb, bool all, int kind, struct wp_b
 			continue;
 		if (e->kind != kind)
 			continue;
-		wp_buf_printf(out, "%ssm_%u%s", out->len ? " " : "", e->arch, e->variant == 'a' ? "a" : "");
+		wp_buf_printf(out, "%ssm_%u%s", out->len ? " " : "", e->arch,
+			      e->variant == 'a' ? "a" : "");
 	}
 	wp_buf_cstr(out);
 }
@@ -345,8 +357,8 @@ static void test_cuobjdump(void **state)
 			listing_view(wp_buf_cstr(&lt), views[v].cmd, views[v].what, &theirs);
 			our_view(&fb, views[v].all, views[v].kind, &ours);
 			if (strcmp(theirs.data, ours.data))
-				fail_msg("%s, %s: cuobjdump lists '%s', the reader '%s'", base, views[v].cmd + 2,
-					 theirs.data, ours.data);
+				fail_msg("%s, %s: cuobjdump lists '%s', the reader '%s'", base,
+					 views[v].cmd + 2, theirs.data, ours.data);
 		}
 		wp_fatbin_free(&fb);
 		wp_buf_free(&lt);
@@ -361,7 +373,8 @@ static void test_cuobjdump(void **state)
 }
 
 /* A container of one entry, built by hand: version, kind and arch as given. */
-static size_t container(unsigned char *p, unsigned version, unsigned kind, unsigned arch, unsigned flags)
+static size_t container(unsigned char *p, unsigned version, unsigned kind, unsigned arch,
+			unsigned flags)
 {
 	memset(p, 0, 16 + 64 + 32);
 	memcpy(p, "\x50\xed\x55\xba", 4);
@@ -520,7 +533,8 @@ static void test_rules(void **state)
 	/* the worst unit wins, and the reason names it */
 	assert_int_equal(wp_gpucode_verdict("sm_80,sm_90 sm_90", 80, 0, &v, &why, &e), 0);
 	assert_int_equal(v, WP_GPU_NONE);
-	assert_string_equal(why.data, "no SASS for sm_80 and no PTX at or below it in code built for sm_90");
+	assert_string_equal(why.data,
+			    "no SASS for sm_80 and no PTX at or below it in code built for sm_90");
 	assert_int_equal(wp_gpucode_verdict("", 80, 0, &v, &why, &e), 0);
 	assert_int_equal(v, WP_GPU_NO_CODE);
 	assert_int_equal(wp_gpucode_verdict("sm_80,bogus", 80, 0, &v, &why, &e), -WPE_PARSE);

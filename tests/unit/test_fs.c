@@ -1,4 +1,5 @@
-/* tests/unit/test_fs.c: atomic writes, capped reads, mkdir -p and link-or-copy, and their error messages. */
+/* tests/unit/test_fs.c: atomic writes, capped reads, mkdir -p and link-or-copy, and their error
+ * messages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,7 +134,8 @@ static void test_write_fails_clearly(void **state)
 	/* The messages users meet name the remedy. */
 	wp_err_clear(&err);
 	wp_fs_fail(&err, ENOSPC, "cannot write", "/c/x");
-	assert_string_equal(err.msg, "cannot write '/c/x': no space left on device; free some space "
+	assert_string_equal(err.msg,
+			    "cannot write '/c/x': no space left on device; free some space "
 			    "or point the cache elsewhere");
 	wp_err_clear(&err);
 	wp_fs_fail(&err, EROFS, "cannot create", "/c/x");
@@ -298,7 +300,8 @@ static void test_sweep_stale_tmp(void **state)
 	if (dead == 0)
 		_exit(0);
 	waitpid(dead, NULL, 0); /* reaped: a PID nobody has (for now) */
-	const char *names[] = { "a.whl.tmp.%ld.0123abcd", "b.whl.tmp.%ld.0123abcd", "c.tmp.whl", "d.whl.tmp.%ld.xyz" };
+	const char *names[] = { "a.whl.tmp.%ld.0123abcd", "b.whl.tmp.%ld.0123abcd", "c.tmp.whl",
+				"d.whl.tmp.%ld.xyz" };
 	long pids[] = { (long)dead, (long)getpid(), 0, (long)dead };
 	char *paths[4];
 	for (int i = 0; i < 4; i++) {
@@ -332,7 +335,8 @@ static void test_sweep_stale_tmp(void **state)
 }
 
 /* A scratch folder is told by its name: everything under the one wp_fs_mkscratch made, nothing
- * beside it, and no name that only contains the prefix (issue 37: it was a process-wide setting). */
+ * beside it, and no name that only contains the prefix (issue 37: it was a process-wide
+ * setting). */
 static void test_scratch_by_name(void **state)
 {
 	const char *dir = *state;

@@ -1,4 +1,5 @@
-/* tests/unit/test_gpu.c: GPUs, arch lists and drivers, against the NVIDIA tables vendored in tests/fixtures/real/nvidia/. */
+/* tests/unit/test_gpu.c: GPUs, arch lists and drivers, against the NVIDIA tables vendored in
+ * tests/fixtures/real/nvidia/. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,17 +49,30 @@ static int cuda10(const char *s)
 static void test_sm_parse(void **state)
 {
 	static const struct { const char *in; int sm; } ok[] = {
-		{ "sm_86", 86 }, { "sm86", 86 }, { "8.6", 86 }, { "86", 86 }, { "compute_86", 86 },
-		{ "sm_90a", 90 }, { "9.0a", 90 }, { "12.0", 120 }, { "sm_120", 120 }, { "10.0", 100 },
-		{ " 7.5 ", 75 }, { "3.7", 37 },
+		{ "sm_86", 86 },      { "sm86", 86 },   { "8.6", 86 },   { "86", 86 },
+		{ "compute_86", 86 }, { "sm_90a", 90 }, { "9.0a", 90 },  { "12.0", 120 },
+		{ "sm_120", 120 },    { "10.0", 100 },  { " 7.5 ", 75 }, { "3.7", 37 },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(ok); i++) {
 		int sm = -1;
 		assert_int_equal(wp_gpu_sm_parse(ok[i].in, &sm), 0);
 		assert_int_equal(sm, ok[i].sm);
 	}
-	static const char *const bad[] = { "", "sm", "sm_", "8", "8.", ".6", "8.66", "0.5", "1000", "sm_8x6",
-					   "abc", "8.6.1", "99999999999999999999", "-86", NULL };
+	static const char *const bad[] = { "",
+					   "sm",
+					   "sm_",
+					   "8",
+					   "8.",
+					   ".6",
+					   "8.66",
+					   "0.5",
+					   "1000",
+					   "sm_8x6",
+					   "abc",
+					   "8.6.1",
+					   "99999999999999999999",
+					   "-86",
+					   NULL };
 	for (size_t i = 0; bad[i]; i++) {
 		int sm = -1;
 		if (wp_gpu_sm_parse(bad[i], &sm) != -WPE_PARSE) {
@@ -73,7 +87,8 @@ static void test_sm_parse(void **state)
 static void test_design_facts(void **state)
 {
 	static const struct { int sm, M, m; } min[] = {
-		{ 86, 11, 1 }, { 89, 11, 8 }, { 90, 11, 8 }, { 100, 12, 8 }, { 120, 12, 8 }, { 80, 11, 0 }, { 61, 8, 0 },
+		{ 86, 11, 1 },  { 89, 11, 8 }, { 90, 11, 8 }, { 100, 12, 8 },
+		{ 120, 12, 8 }, { 80, 11, 0 }, { 61, 8, 0 },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(min); i++) {
 		int M = -1, m = -1;
@@ -116,7 +131,8 @@ static void test_nixpkgs_table(void **state)
 		/* "9.0a" rows name arch-specific code (CUDA 12.0+), not a different GPU */
 		if (nix_min > 112 && c[1][strlen(c[1]) - 1] != 'a')
 			assert_int_equal(M * 10 + m, nix_min);
-		/* nixpkgs' Kepler maximum is where it stops offering Kepler; CUDA 11.8 still builds it */
+		/* nixpkgs' Kepler maximum is where it stops offering Kepler; CUDA 11.8 still builds
+		 * it */
 		int nix_max = cuda10(c[5]);
 		if (nix_max > 0) {
 			assert_int_equal(wp_gpu_max_cuda(sm, &M, &m), 0);
@@ -147,7 +163,8 @@ static void test_arrayfire_table(void **state)
 				continue;
 			assert_int_equal(wp_gpu_min_cuda(sms[i], &M, &m), 0);
 			if (M * 10 + m > cuda) {
-				print_error("arrayfire: CUDA %s builds sm %d, table says from %d.%d\n", c[0], sms[i], M, m);
+				print_error("arrayfire: CUDA %s builds sm %d, table says from %d.%d\n",
+					    c[0], sms[i], M, m);
 				fail();
 			}
 		}
@@ -172,7 +189,8 @@ static void test_pytorch_arch_lists(void **state)
 			*note = 0;
 		int cudas[8], nc = 0;
 		for (char *p = c[1]; *p && nc < 8; p++) {
-			if (isdigit((unsigned char)*p) && (p == c[1] || !isdigit((unsigned char)p[-1]))) {
+			if (isdigit((unsigned char)*p) &&
+			    (p == c[1] || !isdigit((unsigned char)p[-1]))) {
 				int v = cuda10(p);
 				if (v > 0)
 					cudas[nc++] = v;
@@ -182,7 +200,8 @@ static void test_pytorch_arch_lists(void **state)
 			}
 		}
 		for (char *p = c[2]; *p; p++) {
-			if (!isdigit((unsigned char)*p) || (p > c[2] && (isdigit((unsigned char)p[-1]) || p[-1] == '.')))
+			if (!isdigit((unsigned char)*p) ||
+			    (p > c[2] && (isdigit((unsigned char)p[-1]) || p[-1] == '.')))
 				continue;
 			int arch = cuda10(p);
 			if (arch < 0)
@@ -227,7 +246,8 @@ static void test_driver_table(void **state)
 		assert_true(split_tab(line, c, 7) >= 3);
 		rows[n].cuda = cuda10(c[1]);
 		memset(rows[n].v, 0, sizeof(rows[n].v));
-		assert_true(sscanf(c[2], "%d.%d.%d", &rows[n].v[0], &rows[n].v[1], &rows[n].v[2]) >= 2);
+		assert_true(sscanf(c[2], "%d.%d.%d", &rows[n].v[0], &rows[n].v[1], &rows[n].v[2]) >=
+			    2);
 		snprintf(names[n], sizeof(names[n]), "%s", c[2]);
 		n++;
 	}
@@ -238,7 +258,8 @@ static void test_driver_table(void **state)
 		for (int j = 0; j < n; j++) {
 			if (dcmp(rows[j].v, rows[i].v) <= 0 && rows[j].cuda > want)
 				want = rows[j].cuda;
-			if (rows[j].cuda == rows[i].cuda && (floor_i < 0 || dcmp(rows[j].v, rows[floor_i].v) < 0))
+			if (rows[j].cuda == rows[i].cuda &&
+			    (floor_i < 0 || dcmp(rows[j].v, rows[floor_i].v) < 0))
 				floor_i = j;
 		}
 		int M = -1, m = -1;
@@ -267,8 +288,9 @@ static void test_driver_edges(void **state)
 	assert_int_equal(wp_driver_max_cuda("999", &M, &m), 0);
 	assert_true(M == 13 && m == 1);
 	assert_int_equal(wp_driver_max_cuda("340.108", &M, &m), -WPE_NOMATCH);
-	static const char *const bad[] = { "", "abc", "460.", ".460", "460..27", "460.x", "1.2.3.4.5",
-					   "4600000000.1", "460-27", NULL };
+	static const char *const bad[] = { "",        "abc",   "460.",      ".460",
+					   "460..27", "460.x", "1.2.3.4.5", "4600000000.1",
+					   "460-27",  NULL };
 	for (int i = 0; bad[i]; i++)
 		assert_int_equal(wp_driver_max_cuda(bad[i], &M, &m), -WPE_PARSE);
 	assert_int_equal(wp_driver_max_cuda(NULL, &M, &m), -WPE_PARSE);
@@ -283,7 +305,8 @@ static void test_driver_edges(void **state)
 	assert_int_equal(wp_cuda_min_driver(11, 10, &d), -WPE_NOMATCH);
 }
 
-/* The Windows column: the newest CUDA of each Windows driver in the table, and each minor's floor. */
+/* The Windows column: the newest CUDA of each Windows driver in the table, and each minor's
+ * floor. */
 static void test_driver_table_windows(void **state)
 {
 	FILE *f = fixture_open("nvidia/cuda_toolkit_driver_versions.tsv");
@@ -298,7 +321,8 @@ static void test_driver_table_windows(void **state)
 			continue;
 		rows[n].cuda = cuda10(c[1]);
 		memset(rows[n].v, 0, sizeof(rows[n].v));
-		assert_true(sscanf(c[3], "%d.%d.%d", &rows[n].v[0], &rows[n].v[1], &rows[n].v[2]) >= 2);
+		assert_true(sscanf(c[3], "%d.%d.%d", &rows[n].v[0], &rows[n].v[1], &rows[n].v[2]) >=
+			    2);
 		snprintf(names[n], sizeof(names[n]), "%s", c[3]);
 		n++;
 	}
@@ -309,7 +333,8 @@ static void test_driver_table_windows(void **state)
 		for (int j = 0; j < n; j++) {
 			if (dcmp(rows[j].v, rows[i].v) <= 0 && rows[j].cuda > want)
 				want = rows[j].cuda;
-			if (rows[j].cuda == rows[i].cuda && (floor_i < 0 || dcmp(rows[j].v, rows[floor_i].v) < 0))
+			if (rows[j].cuda == rows[i].cuda &&
+			    (floor_i < 0 || dcmp(rows[j].v, rows[floor_i].v) < 0))
 				floor_i = j;
 		}
 		struct wp_driver d;
@@ -317,16 +342,20 @@ static void test_driver_table_windows(void **state)
 		assert_int_equal(wp_driver_parse(names[i], &d, NULL), 0);
 		assert_int_equal(wp_driver_newest_cuda(&d, true, &M, &m), 0);
 		if (M * 10 + m != want) {
-			print_error("windows driver %s: got %d.%d, want %d\n", names[i], M, m, want);
+			print_error("windows driver %s: got %d.%d, want %d\n", names[i], M, m,
+				    want);
 			fail();
 		}
 		const char *drv = NULL;
-		assert_int_equal(wp_cuda_min_driver_os(rows[i].cuda / 10, rows[i].cuda % 10, true, &drv), 0);
+		assert_int_equal(wp_cuda_min_driver_os(rows[i].cuda / 10, rows[i].cuda % 10, true,
+						       &drv),
+				 0);
 		assert_string_equal(drv, names[floor_i]);
 	}
 }
 
-/* The minor-version compatibility floors, from the vendored table's rows for 11.1-11.8, 12.x, 13.x. */
+/* The minor-version compatibility floors, from the vendored table's rows for 11.1-11.8, 12.x,
+ * 13.x. */
 static void test_minor_compat_table(void **state)
 {
 	FILE *f = fixture_open("nvidia/cuda_minor_version_compat_min_driver.tsv");
@@ -335,7 +364,8 @@ static void test_minor_compat_table(void **state)
 	assert_non_null(fgets(line, sizeof(line), f));
 	while (fgets(line, sizeof(line), f)) {
 		assert_true(split_tab(line, c, 7) >= 4);
-		/* the rows whose range spans minors are the compatibility ones; the others are toolkit minimums */
+		/* the rows whose range spans minors are the compatibility ones; the others are
+		 * toolkit minimums */
 		if (!strchr(c[1], '-') && strcmp(c[1], "13.x"))
 			continue;
 		int major = (int)strtol(c[0], NULL, 10);
@@ -358,8 +388,9 @@ static void test_minor_compat_table(void **state)
 static void test_gpu_parse_archs(void **state)
 {
 	static const struct { const char *in; int sm; } ok[] = {
-		{ "sm_86", 86 }, { "8.6", 86 }, { "86", 86 }, { "sm_90a", 90 }, { "compute_90", 90 }, { "12.0", 120 },
-		{ "sm_121", 121 }, { "11.0", 110 }, { "3.5", 35 }, { " 7.5 ", 75 }, { "sm_87", 87 }, { "10.3", 103 },
+		{ "sm_86", 86 },      { "8.6", 86 },   { "86", 86 },      { "sm_90a", 90 },
+		{ "compute_90", 90 }, { "12.0", 120 }, { "sm_121", 121 }, { "11.0", 110 },
+		{ "3.5", 35 },        { " 7.5 ", 75 }, { "sm_87", 87 },   { "10.3", 103 },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(ok); i++) {
 		struct wp_err err = WP_ERR_INIT;
@@ -371,10 +402,12 @@ static void test_gpu_parse_archs(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	int sm = -1;
 	assert_int_equal(wp_gpu_parse("sm_99", &sm, &err), -WPE_USAGE);
-	assert_string_equal(err.msg, "unknown GPU architecture 'sm_99'; known near it: sm_90, sm_100, sm_101, sm_103");
+	assert_string_equal(err.msg,
+			    "unknown GPU architecture 'sm_99'; known near it: sm_90, sm_100, sm_101, sm_103");
 	wp_err_clear(&err);
 	assert_int_equal(wp_gpu_parse("sm_20", &sm, &err), -WPE_USAGE);
-	assert_string_equal(err.msg, "unknown GPU architecture 'sm_20'; known near it: sm_35, sm_37, sm_50, sm_52");
+	assert_string_equal(err.msg,
+			    "unknown GPU architecture 'sm_20'; known near it: sm_35, sm_37, sm_50, sm_52");
 	wp_err_clear(&err);
 	assert_int_equal(wp_gpu_parse("3.0", &sm, &err), -WPE_USAGE);
 	assert_non_null(strstr(err.msg, "'3.0'; known near it: sm_35"));
@@ -392,41 +425,103 @@ static void test_gpu_parse_archs(void **state)
 static void test_gpu_parse_names(void **state)
 {
 	static const struct { const char *in; int sm; } ok[] = {
-		{ "RTX 3090", 86 }, { "rtx3090", 86 }, { "NVIDIA GeForce RTX 3090", 86 }, { "RTX-3090", 86 },
-		{ "GeForce RTX 3090 Ti", 86 }, { "rtx3090ti", 86 }, { "A100", 80 }, { "a100", 80 },
-		{ "A100-SXM4-80GB", 80 }, { "NVIDIA A100-SXM4-40GB", 80 }, { "NVIDIA A100 80GB PCIe", 80 },
-		{ "NVIDIA A100-PCIE-40GB", 80 }, { "H100", 90 }, { "NVIDIA H100 80GB HBM3", 90 }, { "H100 PCIe", 90 },
-		{ "NVIDIA H100 NVL", 90 }, { "H200", 90 }, { "NVIDIA H800", 90 }, { "NVIDIA GH200 480GB", 90 },
-		{ "Tesla K40", 35 }, { "Tesla K80", 37 }, { "K80", 37 }, { "Tesla P100-PCIE-16GB", 60 },
-		{ "Tesla V100-SXM2-16GB", 70 }, { "V100", 70 }, { "Tesla T4", 75 }, { "T4", 75 }, { "NVIDIA T4", 75 },
-		{ "A10", 86 }, { "NVIDIA A10G", 86 }, { "A30", 80 }, { "A40", 86 }, { "NVIDIA A800-SXM4-80GB", 80 },
-		{ "L4", 89 }, { "NVIDIA L40", 89 }, { "NVIDIA L40S", 89 }, { "B100", 100 }, { "NVIDIA B200", 100 },
-		{ "NVIDIA GB200", 100 }, { "B300", 103 }, { "GeForce GTX 1080", 61 }, { "GTX 1080 Ti", 61 },
-		{ "GeForce GTX 1050 Ti", 61 }, { "NVIDIA GeForce GTX 1660 SUPER", 75 }, { "GTX 1650", 75 },
-		{ "GeForce GTX 1660 Ti with Max-Q Design", 75 }, { "RTX 2080 Ti", 75 }, { "RTX 2070 Super", 75 },
-		{ "GeForce RTX 2060 12GB", 75 }, { "RTX 3060 Laptop GPU", 86 }, { "RTX 4090", 89 }, { "RTX 4070 Ti SUPER", 89 },
-		{ "RTX 4090 D", 89 }, { "RTX 4060", 89 }, { "RTX 5090", 120 }, { "NVIDIA GeForce RTX 5070 Ti", 120 },
-		{ "TITAN V", 70 }, { "NVIDIA TITAN RTX", 75 }, { "TITAN Xp", 61 }, { "NVIDIA TITAN X (Pascal)", 61 },
-		{ "GeForce GTX TITAN X", 52 }, { "Quadro RTX 6000", 75 }, { "Quadro RTX 5000 with Max-Q Design", 75 },
-		{ "NVIDIA RTX A6000", 86 }, { "RTX A4000", 86 }, { "NVIDIA RTX A2000 12GB", 86 },
-		{ "NVIDIA RTX 6000 Ada Generation", 89 }, { "NVIDIA RTX 4000 SFF Ada Generation", 89 },
+		{ "RTX 3090", 86 },
+		{ "rtx3090", 86 },
+		{ "NVIDIA GeForce RTX 3090", 86 },
+		{ "RTX-3090", 86 },
+		{ "GeForce RTX 3090 Ti", 86 },
+		{ "rtx3090ti", 86 },
+		{ "A100", 80 },
+		{ "a100", 80 },
+		{ "A100-SXM4-80GB", 80 },
+		{ "NVIDIA A100-SXM4-40GB", 80 },
+		{ "NVIDIA A100 80GB PCIe", 80 },
+		{ "NVIDIA A100-PCIE-40GB", 80 },
+		{ "H100", 90 },
+		{ "NVIDIA H100 80GB HBM3", 90 },
+		{ "H100 PCIe", 90 },
+		{ "NVIDIA H100 NVL", 90 },
+		{ "H200", 90 },
+		{ "NVIDIA H800", 90 },
+		{ "NVIDIA GH200 480GB", 90 },
+		{ "Tesla K40", 35 },
+		{ "Tesla K80", 37 },
+		{ "K80", 37 },
+		{ "Tesla P100-PCIE-16GB", 60 },
+		{ "Tesla V100-SXM2-16GB", 70 },
+		{ "V100", 70 },
+		{ "Tesla T4", 75 },
+		{ "T4", 75 },
+		{ "NVIDIA T4", 75 },
+		{ "A10", 86 },
+		{ "NVIDIA A10G", 86 },
+		{ "A30", 80 },
+		{ "A40", 86 },
+		{ "NVIDIA A800-SXM4-80GB", 80 },
+		{ "L4", 89 },
+		{ "NVIDIA L40", 89 },
+		{ "NVIDIA L40S", 89 },
+		{ "B100", 100 },
+		{ "NVIDIA B200", 100 },
+		{ "NVIDIA GB200", 100 },
+		{ "B300", 103 },
+		{ "GeForce GTX 1080", 61 },
+		{ "GTX 1080 Ti", 61 },
+		{ "GeForce GTX 1050 Ti", 61 },
+		{ "NVIDIA GeForce GTX 1660 SUPER", 75 },
+		{ "GTX 1650", 75 },
+		{ "GeForce GTX 1660 Ti with Max-Q Design", 75 },
+		{ "RTX 2080 Ti", 75 },
+		{ "RTX 2070 Super", 75 },
+		{ "GeForce RTX 2060 12GB", 75 },
+		{ "RTX 3060 Laptop GPU", 86 },
+		{ "RTX 4090", 89 },
+		{ "RTX 4070 Ti SUPER", 89 },
+		{ "RTX 4090 D", 89 },
+		{ "RTX 4060", 89 },
+		{ "RTX 5090", 120 },
+		{ "NVIDIA GeForce RTX 5070 Ti", 120 },
+		{ "TITAN V", 70 },
+		{ "NVIDIA TITAN RTX", 75 },
+		{ "TITAN Xp", 61 },
+		{ "NVIDIA TITAN X (Pascal)", 61 },
+		{ "GeForce GTX TITAN X", 52 },
+		{ "Quadro RTX 6000", 75 },
+		{ "Quadro RTX 5000 with Max-Q Design", 75 },
+		{ "NVIDIA RTX A6000", 86 },
+		{ "RTX A4000", 86 },
+		{ "NVIDIA RTX A2000 12GB", 86 },
+		{ "NVIDIA RTX 6000 Ada Generation", 89 },
+		{ "NVIDIA RTX 4000 SFF Ada Generation", 89 },
 		{ "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 120 },
 		{ "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", 120 },
-		{ "NVIDIA RTX PRO 6000 Blackwell Server Edition", 120 }, { "Jetson AGX Orin", 87 }, { "Orin", 87 },
-		{ "jetson orin nano", 87 }, { "Jetson AGX Xavier", 72 }, { "Jetson Nano", 53 }, { "Jetson TX2", 62 },
-		{ "NVIDIA A2 Tensor Core GPU", 86 }, { "H100 Tensor Core GPU", 90 }, { "Jetson AGX Thor", 110 }, { "Thor", 110 }, { "NVIDIA GB10", 121 }, { "DGX Spark", 121 },
+		{ "NVIDIA RTX PRO 6000 Blackwell Server Edition", 120 },
+		{ "Jetson AGX Orin", 87 },
+		{ "Orin", 87 },
+		{ "jetson orin nano", 87 },
+		{ "Jetson AGX Xavier", 72 },
+		{ "Jetson Nano", 53 },
+		{ "Jetson TX2", 62 },
+		{ "NVIDIA A2 Tensor Core GPU", 86 },
+		{ "H100 Tensor Core GPU", 90 },
+		{ "Jetson AGX Thor", 110 },
+		{ "Thor", 110 },
+		{ "NVIDIA GB10", 121 },
+		{ "DGX Spark", 121 },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(ok); i++) {
 		struct wp_err err = WP_ERR_INIT;
 		int sm = -1;
 		if (wp_gpu_parse(ok[i].in, &sm, &err) != 0 || sm != ok[i].sm) {
-			print_error("'%s': got %d (%s), want %d\n", ok[i].in, sm, err.msg, ok[i].sm);
+			print_error("'%s': got %d (%s), want %d\n", ok[i].in, sm, err.msg,
+				    ok[i].sm);
 			fail();
 		}
 	}
 	/* not a known product, or ambiguous: each is a usage error naming nearby names */
-	static const char *const bad[] = { "RTX 3090x", "rtx3090x", "A1000", "RTX 6000", "H100X", "A10 0", "Radeon VII",
-					   "GTX 1080 Rev. A", "NVIDIA", "Tesla", "-", NULL };
+	static const char *const bad[] = { "RTX 3090x", "rtx3090x", "A1000",      "RTX 6000",
+					   "H100X",     "A10 0",    "Radeon VII", "GTX 1080 Rev. A",
+					   "NVIDIA",    "Tesla",    "-",          NULL };
 	for (size_t i = 0; bad[i]; i++) {
 		struct wp_err err = WP_ERR_INIT;
 		int sm = -1;
@@ -440,12 +535,15 @@ static void test_gpu_parse_names(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	int sm;
 	assert_int_equal(wp_gpu_parse("RTX 3090x", &sm, &err), -WPE_USAGE);
-	assert_string_equal(err.msg, "unknown GPU 'RTX 3090x'; known names near it: GeForce RTX 3090, GeForce RTX 3050, "
-				     "GeForce RTX 3060, GeForce RTX 3070 (or give its architecture: sm_86, 8.6)");
+	assert_string_equal(err.msg,
+			    "unknown GPU 'RTX 3090x'; known names near it: GeForce RTX 3090, GeForce RTX 3050, "
+			    "GeForce RTX 3060, GeForce RTX 3070 (or give its architecture: sm_86, 8.6)");
 	/* issue 27: a Ti or SUPER model that does not exist is no form factor of its base */
 	wp_err_clear(&err);
 	assert_int_equal(wp_gpu_parse("RTX 5090 Ti", &sm, &err), -WPE_USAGE);
-	assert_non_null(strstr(err.msg, "unknown GPU 'RTX 5090 Ti'; known names near it: GeForce RTX 5090, "));
+	assert_non_null(
+		strstr(err.msg,
+		       "unknown GPU 'RTX 5090 Ti'; known names near it: GeForce RTX 5090, "));
 	wp_err_clear(&err);
 	assert_int_equal(wp_gpu_parse("GeForce RTX 4080 Ti", &sm, &err), -WPE_USAGE);
 	assert_int_equal(wp_gpu_parse("RTX 4080 SUPER", &sm, NULL), 0);
@@ -469,22 +567,27 @@ static void test_nixpkgs_names(void **state)
 		assert_int_equal(wp_gpu_sm_parse(c[1], &want), 0);
 		if (c[1][strlen(c[1]) - 1] == 'a')
 			continue;
-		for (char *save = NULL, *e = strtok_r(c[6], ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		for (char *save = NULL, *e = strtok_r(c[6], ",", &save); e;
+		     e = strtok_r(NULL, ",", &save)) {
 			while (*e == ' ')
 				e++;
-			char *dash = strstr(e, " - "); /* "GA102 - RTX 3090", "GTX/RTX Turing - GTX 1660 Ti" */
+			char *dash = strstr(e, " - "); /* "GA102 - RTX 3090", "GTX/RTX Turing - GTX
+							  1660 Ti" */
 			if (dash)
 				e = dash + 3;
-			/* families, boards and chips, not products; and "RTX 6000", which names three cards */
-			if (strpbrk(e, "(/") || strstr(e, "series") || strstr(e, "Drive") || strstr(e, "DGX") ||
-			    strstr(e, "Discrete") || strstr(e, "Integrated") || !strcmp(e, "NVIDIA Blackwell") ||
-			    !strcmp(e, "RTX 6000") || !strcmp(e, "Tesla GA10x cards") || !strcmp(e, "GeForce 900") ||
+			/* families, boards and chips, not products; and "RTX 6000", which names
+			 * three cards */
+			if (strpbrk(e, "(/") || strstr(e, "series") || strstr(e, "Drive") ||
+			    strstr(e, "DGX") || strstr(e, "Discrete") || strstr(e, "Integrated") ||
+			    !strcmp(e, "NVIDIA Blackwell") || !strcmp(e, "RTX 6000") ||
+			    !strcmp(e, "Tesla GA10x cards") || !strcmp(e, "GeForce 900") ||
 			    !strcmp(e, "Xavier NX") || strstr(e, "Accelerated"))
 				continue;
 			struct wp_err err = WP_ERR_INIT;
 			int sm = -1;
 			if (wp_gpu_parse(e, &sm, &err) != 0 || sm != want) {
-				print_error("nixpkgs '%s' (%s): got %d (%s)\n", e, c[1], sm, err.msg);
+				print_error("nixpkgs '%s' (%s): got %d (%s)\n", e, c[1], sm,
+					    err.msg);
 				fail();
 			}
 			checked++;
@@ -524,7 +627,9 @@ static void test_arch_list_parse(void **state)
 	assert_string_equal(b.data, "3.7, 5.0, 8.0, 9.0 (PTX only), 9.0a, 12.0 (PTX only)");
 	l = list_of("");
 	assert_int_equal(l.n, 0);
-	static const char *const bad[] = { "8.x", "sm_", "+PTX", "80_realx", "abc", "8.6;;9.x", NULL };
+	static const char *const bad[] = {
+		"8.x", "sm_", "+PTX", "80_realx", "abc", "8.6;;9.x", NULL
+	};
 	for (size_t i = 0; bad[i]; i++) {
 		struct wp_err err = WP_ERR_INIT;
 		assert_int_equal(wp_arch_list_parse(bad[i], &l, &err), -WPE_PARSE);
@@ -563,14 +668,16 @@ static void test_arch_list_serves(void **state)
 	l.cuda_minor = 8;
 	assert_true(wp_arch_list_serves(&l, 120, true, NULL));
 	assert_false(wp_arch_list_serves(&l, 120, false, &why));
-	assert_string_equal(why.data, "no kernels for sm_120 (built for 7.5, 8.0, 9.0+PTX); its PTX for 9.0 needs a "
-				      "driver for CUDA 12.8 or newer to be JIT-compiled");
+	assert_string_equal(why.data,
+			    "no kernels for sm_120 (built for 7.5, 8.0, 9.0+PTX); its PTX for 9.0 needs a "
+			    "driver for CUDA 12.8 or newer to be JIT-compiled");
 	assert_false(wp_arch_list_serves(&l, 70, true, NULL)); /* PTX never runs on an older GPU */
 	/* the issue's example message */
 	l = list_of("7.0;7.5;8.0;8.6;9.0;10.0;12.0");
 	wp_buf_reset(&why);
 	assert_false(wp_arch_list_serves(&l, 61, true, &why));
-	assert_string_equal(why.data, "no kernels for sm_61 (built for 7.0, 7.5, 8.0, 8.6, 9.0, 10.0, 12.0)");
+	assert_string_equal(why.data,
+			    "no kernels for sm_61 (built for 7.0, 7.5, 8.0, 8.6, 9.0, 10.0, 12.0)");
 	l = list_of("");
 	wp_buf_reset(&why);
 	assert_false(wp_arch_list_serves(&l, 86, true, &why));
@@ -591,7 +698,8 @@ static struct wp_driver drv(const char *text)
 
 static void test_driver_parse_cmp(void **state)
 {
-	struct wp_driver a = drv("535.104.05"), b = drv(" 535.104.5\n"), c = drv("580"), d = drv("580.0");
+	struct wp_driver a = drv("535.104.05"), b = drv(" 535.104.5\n"), c = drv("580"),
+			 d = drv("580.0");
 	assert_int_equal(a.nparts, 3);
 	assert_int_equal(a.part[1], 104);
 	assert_string_equal(a.text, "535.104.05");
@@ -600,7 +708,8 @@ static void test_driver_parse_cmp(void **state)
 	assert_int_equal(wp_driver_cmp(&c, &d), 0);
 	assert_true(wp_driver_cmp(&a, &c) < 0);
 	assert_true(wp_driver_cmp(&c, &a) > 0);
-	static const char *const bad[] = { "", "abc", "535.", ".535", "535..1", "1.2.3.4.5", "5350000000", "535-104", NULL };
+	static const char *const bad[] = { "",          "abc",        "535.",    ".535", "535..1",
+					   "1.2.3.4.5", "5350000000", "535-104", NULL };
 	for (size_t i = 0; bad[i]; i++) {
 		struct wp_err err = WP_ERR_INIT;
 		struct wp_driver x;
@@ -630,7 +739,8 @@ static void test_windows_minimums(void **state)
 	assert_string_equal(d, "527.41");
 	assert_int_equal(wp_cuda_min_driver_os(13, 0, true, &d), 0);
 	assert_string_equal(d, "580");
-	assert_int_equal(wp_cuda_min_driver_os(13, 1, true, &d), -WPE_NOMATCH); /* N/A in NVIDIA's table */
+	assert_int_equal(wp_cuda_min_driver_os(13, 1, true, &d), -WPE_NOMATCH); /* N/A in NVIDIA's
+										   table */
 	assert_int_equal(wp_cuda_min_driver_os(13, 1, false, &d), 0);
 	assert_string_equal(d, "590.44.01");
 	assert_int_equal(wp_cuda_compat_min_driver(11, true, &d), 0);
@@ -647,7 +757,8 @@ static void test_windows_minimums(void **state)
 	w = drv("581.15");
 	assert_int_equal(wp_driver_newest_cuda(&w, true, &M, &m), 0);
 	assert_true(M == 13 && m == 0);
-	/* a Windows 12.8 driver runs cu128; the Linux floor number would not be enough on Windows */
+	/* a Windows 12.8 driver runs cu128; the Linux floor number would not be enough on
+	 * Windows */
 	w = drv("570.26");
 	assert_false(wp_cuda_runs_on_driver(12, 8, &w, true, true, NULL, NULL));
 	assert_true(wp_cuda_runs_on_driver(12, 8, &w, false, true, NULL, NULL));
@@ -662,7 +773,8 @@ static void test_runs_on_driver(void **state)
 {
 	struct wp_buf why = WP_BUF_INIT;
 	enum wp_runs_how how;
-	/* 12.4's driver runs a cu128 build by minor-version compatibility, not natively; strict refuses it */
+	/* 12.4's driver runs a cu128 build by minor-version compatibility, not natively; strict
+	 * refuses it */
 	struct wp_driver d = drv("550.54.14");
 	assert_true(wp_cuda_runs_on_driver(12, 8, &d, false, false, &how, NULL));
 	assert_int_equal(how, WP_RUNS_MINOR_COMPAT);
@@ -674,15 +786,17 @@ static void test_runs_on_driver(void **state)
 	assert_int_equal(how, WP_RUNS_NATIVE);
 	assert_false(wp_cuda_runs_on_driver(12, 8, &d, false, true, &how, &why));
 	assert_int_equal(how, WP_RUNS_NO);
-	assert_string_equal(why.data, "CUDA 12.8 needs driver 570.26 or newer (strict: no minor-version compatibility); "
-				      "driver 550.54.14 supports CUDA 12.4");
+	assert_string_equal(why.data,
+			    "CUDA 12.8 needs driver 570.26 or newer (strict: no minor-version compatibility); "
+			    "driver 550.54.14 supports CUDA 12.4");
 	/* --cuda 11.0 (450.36.06) is below 11.x's compatibility floor: no cu111 */
 	struct wp_driver cuda110;
 	assert_int_equal(wp_driver_for_cuda(11, 0, false, &cuda110), 0);
 	wp_buf_reset(&why);
 	assert_false(wp_cuda_runs_on_driver(11, 1, &cuda110, false, false, &how, &why));
-	assert_string_equal(why.data, "CUDA 11.1 needs driver 455.23 or newer, or 450.80.02 for minor-version "
-				      "compatibility; driver 450.36.06 supports CUDA 11.0");
+	assert_string_equal(why.data,
+			    "CUDA 11.1 needs driver 455.23 or newer, or 450.80.02 for minor-version "
+			    "compatibility; driver 450.36.06 supports CUDA 11.0");
 	assert_true(wp_cuda_runs_on_driver(11, 0, &cuda110, false, false, &how, NULL));
 	assert_true(wp_cuda_runs_on_driver(10, 2, &cuda110, false, true, &how, NULL));
 	d = drv("450.80.02");
@@ -692,7 +806,8 @@ static void test_runs_on_driver(void **state)
 	d = drv("575.57.08");
 	wp_buf_reset(&why);
 	assert_false(wp_cuda_runs_on_driver(13, 0, &d, false, false, &how, &why));
-	assert_string_equal(why.data, "CUDA 13.0 needs driver 580.65.06 or newer; driver 575.57.08 supports CUDA 12.9");
+	assert_string_equal(why.data,
+			    "CUDA 13.0 needs driver 580.65.06 or newer; driver 575.57.08 supports CUDA 12.9");
 	d = drv("580.65.06");
 	assert_true(wp_cuda_runs_on_driver(13, 0, &d, false, false, &how, NULL));
 	assert_true(wp_cuda_runs_on_driver(13, 1, &d, false, false, &how, NULL));
@@ -724,9 +839,11 @@ static void test_pci_ids(void **state)
 	assert_int_equal(sm, 75);
 	assert_non_null(wp_gpu_from_pci_id(0x2901, &sm)); /* B200 */
 	assert_int_equal(sm, 100);
-	assert_null(wp_gpu_from_pci_id(0x1db4, &sm));    /* V100: before Turing, not in NVIDIA's list */
+	assert_null(wp_gpu_from_pci_id(0x1db4, &sm)); /* V100: before Turing, not in NVIDIA's list
+						       */
 	assert_null(wp_gpu_from_pci_id(0xffff, &sm));
-	/* ascending (the lookup bisects), and where gpu_names.tsv knows a name, the capabilities agree */
+	/* ascending (the lookup bisects), and where gpu_names.tsv knows a name, the capabilities
+	 * agree */
 	size_t agreed = 0;
 	for (size_t i = 0; i < wp_tbl_gpu_pci_len; i++) {
 		if (i)
@@ -735,8 +852,9 @@ static void test_pci_ids(void **state)
 		if (wp_gpu_parse(wp_tbl_gpu_pci[i].name, &sm, &e) < 0)
 			continue;
 		if (sm != wp_tbl_gpu_pci[i].sm)
-			fail_msg("PCI id 0x%04x '%s': %d by chip range, %d by name", wp_tbl_gpu_pci[i].id, wp_tbl_gpu_pci[i].name,
-				 wp_tbl_gpu_pci[i].sm, sm);
+			fail_msg("PCI id 0x%04x '%s': %d by chip range, %d by name",
+				 wp_tbl_gpu_pci[i].id, wp_tbl_gpu_pci[i].name, wp_tbl_gpu_pci[i].sm,
+				 sm);
 		agreed++;
 	}
 	assert_true(agreed >= 40);

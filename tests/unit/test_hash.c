@@ -109,10 +109,12 @@ static void test_encodings(void **state)
 	wp_b64url_encode(bytes, 0, out);
 	assert_string_equal(out, "");
 	assert_true(wp_sha256_hex_valid(SHA_ABC));
-	assert_true(wp_sha256_hex_valid("BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"));
+	assert_true(wp_sha256_hex_valid(
+		"BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"));
 	assert_false(wp_sha256_hex_valid(MD5_ABC));
 	assert_false(wp_sha256_hex_valid(SHA_ABC "0"));
-	assert_false(wp_sha256_hex_valid("ga7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+	assert_false(wp_sha256_hex_valid(
+		"ga7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
 	assert_false(wp_sha256_hex_valid(""));
 }
 

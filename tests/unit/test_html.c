@@ -48,9 +48,16 @@ static int collect(void *ctx, const struct wp_file_record *r, struct wp_err *err
 		g->v = wp_xrealloc(g->v, g->cap * sizeof(*g->v));
 	}
 	g->v[g->n++] = (struct rec){
-		r->kind, dup_or_null(r->filename), dup_or_null(r->url), dup_or_null(r->dir),
-		dup_or_null(r->project), dup_or_null(r->sha256), dup_or_null(r->md5),
-		dup_or_null(r->requires_python), dup_or_null(r->yanked), dup_or_null(r->core_metadata),
+		r->kind,
+		dup_or_null(r->filename),
+		dup_or_null(r->url),
+		dup_or_null(r->dir),
+		dup_or_null(r->project),
+		dup_or_null(r->sha256),
+		dup_or_null(r->md5),
+		dup_or_null(r->requires_python),
+		dup_or_null(r->yanked),
+		dup_or_null(r->core_metadata),
 	};
 	return 0;
 }
@@ -105,7 +112,8 @@ static void test_torch_stable_2021(void **state)
 	struct got g = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	int rc = read_links("https://download.pytorch.org/whl/torch_stable.html", NULL, page, len, &g, &st, &err);
+	int rc = read_links("https://download.pytorch.org/whl/torch_stable.html", NULL, page, len,
+			    &g, &st, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
 	/* PROVENANCE says 1,498 lines (wc -l); the last line has no newline: 1,499 anchors */
@@ -124,7 +132,8 @@ static void test_torch_stable_2021(void **state)
 	const struct rec *r = find(&g, "torch-1.8.0+cu111-cp39-cp39-linux_x86_64.whl");
 	assert_non_null(r);
 	assert_int_equal(r->kind, WP_KIND_WHEEL);
-	assert_string_equal(r->url, "https://download.pytorch.org/whl/cu111/torch-1.8.0%2Bcu111-cp39-cp39-linux_x86_64.whl");
+	assert_string_equal(r->url,
+			    "https://download.pytorch.org/whl/cu111/torch-1.8.0%2Bcu111-cp39-cp39-linux_x86_64.whl");
 	assert_string_equal(r->dir, "cu111");
 	/* one file name sits in several variant directories: the URL, not the name, is unique */
 	size_t same = 0;
@@ -133,7 +142,8 @@ static void test_torch_stable_2021(void **state)
 			continue;
 		same++;
 		if (!strcmp(g.v[i].dir, "cu92"))
-			assert_string_equal(g.v[i].url, "https://download.pytorch.org/whl/cu92/torch-0.4.1-cp27-cp27mu-linux_x86_64.whl");
+			assert_string_equal(g.v[i].url,
+					    "https://download.pytorch.org/whl/cu92/torch-0.4.1-cp27-cp27mu-linux_x86_64.whl");
 	}
 	assert_true(same > 1);
 	free(page);
@@ -147,7 +157,8 @@ static void test_whl_simple_torch(void **state)
 	struct got g = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	int rc = read_links("https://download.pytorch.org/whl/torch/", "torch", page, len, &g, &st, &err);
+	int rc = read_links("https://download.pytorch.org/whl/torch/", "torch", page, len, &g, &st,
+			    &err);
 	if (rc)
 		fail_msg("%s", err.msg);
 	assert_int_equal(st.links, 1494);
@@ -162,7 +173,8 @@ static void test_whl_simple_torch(void **state)
 	const struct rec *r = find(&g, "torch-2.0.1+cu118-cp310-cp310-linux_x86_64.whl");
 	assert_non_null(r);
 	assert_string_equal(r->dir, "cu118");
-	assert_string_equal(r->sha256, "a7a49d459bf4862f64f7bc1a68beccf8881c2fa9f3e0569608e16ba6f85ebf7b");
+	assert_string_equal(r->sha256,
+			    "a7a49d459bf4862f64f7bc1a68beccf8881c2fa9f3e0569608e16ba6f85ebf7b");
 	free(page);
 	got_free(&g);
 }
@@ -194,7 +206,8 @@ static void test_whl_root(void **state)
 	struct seen seen = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	int rc = wp_read_html_projects("https://download.pytorch.org/whl/", page, len, seen_sink, &seen, &st, &err);
+	int rc = wp_read_html_projects("https://download.pytorch.org/whl/", page, len, seen_sink,
+				       &seen, &st, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
 	assert_true(seen.n > 30);
@@ -219,7 +232,8 @@ static void check_real_page(const char *dir, const char *project)
 	if (rc)
 		fail_msg("%s: %s", rel, err.msg);
 	if (st.malformed || st.records != st.links || !st.links)
-		fail_msg("%s: %llu links, %llu records, %llu malformed", rel, st.links, st.records, st.malformed);
+		fail_msg("%s: %llu links, %llu records, %llu malformed", rel, st.links, st.records,
+			 st.malformed);
 	free(url);
 	free(page);
 	free(rel);
@@ -228,26 +242,59 @@ static void check_real_page(const char *dir, const char *project)
 /* Every page of the 2023 PEP 503 snapshot and the third-party pages parse. */
 static void test_all_real_pages(void **state)
 {
-	static const char *const projects[] = { "cerifi", "charset-normalizer", "cmake", "colorama",
-		"fbgemm-gpu", "filelock", "fsspec", "idna", "lit", "mpmath", "networkx", "numpy", "packaging",
-		"pytorch-triton-rocm", "requests", "sympy", "torch", "torch-cuda80", "torch-model-archiver",
-		"torch-nightly", "torch-tb-profiler", "torchaudio", "torchcsprng", "torchdata", "torchdistx",
-		"torchmetrics", "torchrec", "torchrec-cpu", "torchserve", "torchtext", "torchvision", "tqdm",
-		"triton", "typing-extensions", "urllib3" };
+	static const char *const projects[] = { "cerifi",
+						"charset-normalizer",
+						"cmake",
+						"colorama",
+						"fbgemm-gpu",
+						"filelock",
+						"fsspec",
+						"idna",
+						"lit",
+						"mpmath",
+						"networkx",
+						"numpy",
+						"packaging",
+						"pytorch-triton-rocm",
+						"requests",
+						"sympy",
+						"torch",
+						"torch-cuda80",
+						"torch-model-archiver",
+						"torch-nightly",
+						"torch-tb-profiler",
+						"torchaudio",
+						"torchcsprng",
+						"torchdata",
+						"torchdistx",
+						"torchmetrics",
+						"torchrec",
+						"torchrec-cpu",
+						"torchserve",
+						"torchtext",
+						"torchvision",
+						"tqdm",
+						"triton",
+						"typing-extensions",
+						"urllib3" };
 	/* the third-party snapshot has pages for these three only */
 	static const char *const eternalphane[] = { "torch", "torchaudio", "torchvision" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(projects); i++)
 		check_real_page("whl_simple_2023-10-13", projects[i]);
 	for (size_t i = 0; i < WP_ARRAY_LEN(eternalphane); i++)
-		check_real_page("torch_stable_derived_eternalphane/pypi_branch_2024-03-27", eternalphane[i]);
+		check_real_page("torch_stable_derived_eternalphane/pypi_branch_2024-03-27",
+				eternalphane[i]);
 
 	size_t len;
 	char *page = fixture_read("pytorch_index/torch_stable_derived_eternalphane/"
-				  "torch_stable_2024-03-27_RECONSTRUCTED_torch_torchvision_torchaudio_only.html", &len);
+				  "torch_stable_2024-03-27_RECONSTRUCTED_torch_torchvision_torchaudio_only.html",
+				  &len);
 	struct got g = { .count_only = true };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(read_links("https://download.pytorch.org/whl/torch_stable.html", NULL, page, len, &g, &st, &err), 0);
+	assert_int_equal(read_links("https://download.pytorch.org/whl/torch_stable.html", NULL,
+				    page, len, &g, &st, &err),
+			 0);
 	assert_int_equal(st.links, 4103);
 	assert_int_equal(st.records, 4103);
 	free(page);
@@ -265,8 +312,9 @@ static void test_variants_json_attributes_ignored(void **state)
 		" data-requires-python=\"&gt;=3.10\">torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl</a>\n";
 	struct got g = { 0 };
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(read_links("https://example.com/simple/torch/", "torch", page, sizeof(page) - 1, &g, NULL,
-				    &err), 0);
+	assert_int_equal(read_links("https://example.com/simple/torch/", "torch", page,
+				    sizeof(page) - 1, &g, NULL, &err),
+			 0);
 	const struct rec *v = find(&g, "torch-2.10.0-variants.json");
 	assert_non_null(v);
 	assert_int_equal(v->kind, WP_KIND_VARIANTS);
@@ -292,18 +340,24 @@ static void test_snippets_root_relative(void **state)
 		free(rel);
 		struct got g = { 0 };
 		struct wp_err err = WP_ERR_INIT;
-		assert_int_equal(read_links("https://download.pytorch.org/whl/torch/", "torch", page, len, &g, NULL, &err), 0);
+		assert_int_equal(read_links("https://download.pytorch.org/whl/torch/", "torch",
+					    page, len, &g, NULL, &err),
+				 0);
 		assert_int_equal(g.n, want[f]);
 		for (size_t i = 0; i < g.n; i++)
 			assert_true(!strncmp(g.v[i].url, "https://download.pytorch.org/whl/", 33));
 		if (f == 0) {
-			const struct rec *r = find(&g, "torch-1.13.0+cu117-cp310-cp310-win_amd64.whl");
+			const struct rec *r = find(&g,
+						   "torch-1.13.0+cu117-cp310-cp310-win_amd64.whl");
 			assert_non_null(r);
-			assert_string_equal(r->url, "https://download.pytorch.org/whl/cu117/torch-1.13.0%2Bcu117-cp310-cp310-win_amd64.whl");
+			assert_string_equal(r->url,
+					    "https://download.pytorch.org/whl/cu117/torch-1.13.0%2Bcu117-cp310-cp310-win_amd64.whl");
 			assert_string_equal(r->dir, "cu117");
-			assert_string_equal(r->sha256, "a0b87b3c87e16f472aa5c87dd31a071211cdec972de280ad1aacff0d245354f8");
+			assert_string_equal(r->sha256,
+					    "a0b87b3c87e16f472aa5c87dd31a071211cdec972de280ad1aacff0d245354f8");
 			r = find(&g, "torch-2.0.1-cp38-cp38-manylinux2014_aarch64.whl");
-			assert_string_equal(r->url, "https://download.pytorch.org/whl/torch-2.0.1-cp38-cp38-manylinux2014_aarch64.whl");
+			assert_string_equal(r->url,
+					    "https://download.pytorch.org/whl/torch-2.0.1-cp38-cp38-manylinux2014_aarch64.whl");
 			assert_string_equal(r->dir, "whl");
 		} else {
 			assert_string_equal(g.v[4].dir, "rocm5.3");
@@ -331,20 +385,25 @@ static void check_uv_case(const char *name, const struct got *g, const struct wp
 		assert_int_equal(st->malformed, 1);
 	} else if (!strcmp(name, "parse_base")) {
 		assert_int_equal(g->n, 1);
-		assert_string_equal(g->v[0].url, "https://index.python.org/whl/Jinja2-3.1.2-py3-none-any.whl");
+		assert_string_equal(g->v[0].url,
+				    "https://index.python.org/whl/Jinja2-3.1.2-py3-none-any.whl");
 	} else if (!strcmp(name, "parse_escaped_fragment")) {
 		assert_int_equal(g->n, 1);
 		assert_string_equal(g->v[0].filename, "Jinja2-3.1.2+233fca715f49-py3-none-any.whl");
-		assert_string_equal(g->v[0].url, "https://download.pytorch.org/whl/Jinja2-3.1.2+233fca715f49-py3-none-any.whl");
+		assert_string_equal(g->v[0].url,
+				    "https://download.pytorch.org/whl/Jinja2-3.1.2+233fca715f49-py3-none-any.whl");
 		assert_string_equal(g->v[0].sha256, sha);
 	} else if (!strcmp(name, "parse_encoded_fragment")) {
 		assert_int_equal(g->n, 1);
 		assert_string_equal(g->v[0].url, jinja);
-		assert_string_equal(g->v[0].sha256, "4095ada29e51070f7d199a0a5bdf5c8d8e238e03f0bf4dcc02571e78c9ae800d");
+		assert_string_equal(g->v[0].sha256,
+				    "4095ada29e51070f7d199a0a5bdf5c8d8e238e03f0bf4dcc02571e78c9ae800d");
 	} else if (!strcmp(name, "parse_quoted_filepath")) {
 		assert_int_equal(g->n, 1);
-		assert_string_equal(g->v[0].url, "https://download.pytorch.org/whl/jinja2/cpu/torchtext-0.17.0%2Bcpu-cp39-cp39-win_amd64.whl");
-		assert_string_equal(g->v[0].filename, "torchtext-0.17.0+cpu-cp39-cp39-win_amd64.whl");
+		assert_string_equal(g->v[0].url,
+				    "https://download.pytorch.org/whl/jinja2/cpu/torchtext-0.17.0%2Bcpu-cp39-cp39-win_amd64.whl");
+		assert_string_equal(g->v[0].filename,
+				    "torchtext-0.17.0+cpu-cp39-cp39-win_amd64.whl");
 		assert_string_equal(g->v[0].dir, "cpu");
 	} else if (!strcmp(name, "parse_missing_hash") || !strcmp(name, "parse_empty_fragment") ||
 		   !strcmp(name, "parse_unknown_fragment") || !strcmp(name, "parse_egg_fragment") ||
@@ -359,15 +418,20 @@ static void check_uv_case(const char *name, const struct got *g, const struct wp
 		assert_int_equal(st->malformed, 1);
 	} else if (!strcmp(name, "parse_query_string")) {
 		assert_int_equal(g->n, 1);
-		assert_string_equal(g->v[0].url, "https://download.pytorch.org/whl/Jinja2-3.1.2-py3-none-any.whl?project=legacy");
+		assert_string_equal(g->v[0].url,
+				    "https://download.pytorch.org/whl/Jinja2-3.1.2-py3-none-any.whl?project=legacy");
 		assert_string_equal(g->v[0].filename, "Jinja2-3.1.2-py3-none-any.whl");
 	} else if (!strcmp(name, "parse_flat_index_html")) {
-		/* the extracted input runs on into the next uv test's page: 2 jaxlib wheels, 3 flask sdists */
+		/* the extracted input runs on into the next uv test's page: 2 jaxlib wheels, 3
+		 * flask sdists */
 		assert_int_equal(g->n, 5);
-		assert_string_equal(g->v[0].url, "https://storage.googleapis.com/jax-releases/cuda100/jaxlib-0.1.52+cuda100-cp36-none-manylinux2010_x86_64.whl");
-		assert_string_equal(g->v[0].filename, "jaxlib-0.1.52+cuda100-cp36-none-manylinux2010_x86_64.whl");
+		assert_string_equal(g->v[0].url,
+				    "https://storage.googleapis.com/jax-releases/cuda100/jaxlib-0.1.52+cuda100-cp36-none-manylinux2010_x86_64.whl");
+		assert_string_equal(g->v[0].filename,
+				    "jaxlib-0.1.52+cuda100-cp36-none-manylinux2010_x86_64.whl");
 		assert_string_equal(g->v[0].dir, "cuda100");
-		assert_string_equal(g->v[2].url, "https://account.d.codeartifact.us-west-2.amazonaws.com/pypi/shared-packages-pypi/simple/flask/0.1/Flask-0.1.tar.gz");
+		assert_string_equal(g->v[2].url,
+				    "https://account.d.codeartifact.us-west-2.amazonaws.com/pypi/shared-packages-pypi/simple/flask/0.1/Flask-0.1.tar.gz");
 		assert_int_equal(g->v[2].kind, WP_KIND_SDIST);
 		assert_string_equal(g->v[4].requires_python, ">=3.8");
 	} else if (!strcmp(name, "parse_file_requires_python_trailing_comma")) {
@@ -398,7 +462,8 @@ static void test_uv_cases(void **state)
 	assert_int_equal(YAJL_GET_ARRAY(cases)->len, 16);
 	for (size_t i = 0; i < YAJL_GET_ARRAY(cases)->len; i++) {
 		yajl_val c = YAJL_GET_ARRAY(cases)->values[i];
-		const char *tp[] = { "test", NULL }, *bp[] = { "base_url", NULL }, *hp[] = { "html", NULL };
+		const char *tp[] = { "test", NULL }, *bp[] = { "base_url", NULL },
+			   *hp[] = { "html", NULL };
 		const char *name = YAJL_GET_STRING(yajl_tree_get(c, tp, yajl_t_string));
 		const char *base = YAJL_GET_STRING(yajl_tree_get(c, bp, yajl_t_string));
 		const char *html = YAJL_GET_STRING(yajl_tree_get(c, hp, yajl_t_string));
@@ -433,7 +498,9 @@ static void test_pep503_attributes(void **state)
 	struct got g = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(read_links("https://pypi.example.org/simple/demo/", "demo", page, len, &g, &st, &err), 0);
+	assert_int_equal(read_links("https://pypi.example.org/simple/demo/", "demo", page, len, &g,
+				    &st, &err),
+			 0);
 	assert_int_equal(st.links, 14);
 	assert_int_equal(st.records, 10);
 	assert_int_equal(st.skipped, 4);
@@ -442,7 +509,8 @@ static void test_pep503_attributes(void **state)
 	const struct rec *r = find(&g, "demo-1.0.tar.gz");
 	assert_string_equal(r->url, "https://pypi.example.org/packages/demo-1.0.tar.gz");
 	assert_int_equal(r->kind, WP_KIND_SDIST);
-	assert_string_equal(r->sha256, "0000000000000000000000000000000000000000000000000000000000000001");
+	assert_string_equal(r->sha256,
+			    "0000000000000000000000000000000000000000000000000000000000000001");
 	assert_string_equal(r->project, "demo");
 	assert_null(r->yanked);
 	r = find(&g, "demo-1.1-py3-none-any.whl");
@@ -454,8 +522,10 @@ static void test_pep503_attributes(void **state)
 			    "sha256=00000000000000000000000000000000000000000000000000000000000000ab");
 	assert_string_equal(find(&g, "demo-1.5-py3-none-any.whl")->core,
 			    "sha256=00000000000000000000000000000000000000000000000000000000000000cd");
-	for (const char *const *s = (const char *const[]){ "demo-1.6.tgz", "demo-1.6.zip", "demo-1.6.tar.bz2",
-							    "demo-1.6.tar.xz", NULL }; *s; s++)
+	for (const char *const *s =
+		     (const char *const[]){ "demo-1.6.tgz", "demo-1.6.zip", "demo-1.6.tar.bz2",
+					    "demo-1.6.tar.xz", NULL };
+	     *s; s++)
 		assert_int_equal(find(&g, *s)->kind, WP_KIND_SDIST);
 	free(page);
 	got_free(&g);
@@ -484,7 +554,9 @@ static void test_root_page(void **state)
 	struct names ns = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(wp_read_html_projects("https://pypi.example.org/simple/", page, len, names_sink, &ns, &st, &err), 0);
+	assert_int_equal(wp_read_html_projects("https://pypi.example.org/simple/", page, len,
+					       names_sink, &ns, &st, &err),
+			 0);
 	assert_int_equal(ns.n, 4);
 	assert_int_equal(st.malformed, 2);
 	assert_string_equal(ns.name[0], "torch");
@@ -496,20 +568,25 @@ static void test_root_page(void **state)
 		free(ns.name[i]), free(ns.url[i]);
 	free(page);
 
-	/* a links page read as a root page names no projects, even where a file name could be one */
+	/* a links page read as a root page names no projects, even where a file name could be
+	 * one */
 	page = fixture("pep503_attrs.html", &len);
 	memset(&ns, 0, sizeof(ns));
-	assert_int_equal(wp_read_html_projects("https://pypi.example.org/simple/demo/", page, len, names_sink, &ns, &st, &err), 0);
+	assert_int_equal(wp_read_html_projects("https://pypi.example.org/simple/demo/", page, len,
+					       names_sink, &ns, &st, &err),
+			 0);
 	assert_int_equal(ns.n, 0);
 	assert_int_equal(st.records, 0);
 	free(page);
 }
 
-static void expect_not_index(const char *what, const char *data, size_t len, int code, const char *in_msg)
+static void expect_not_index(const char *what, const char *data, size_t len, int code,
+			     const char *in_msg)
 {
 	struct got g = { 0 };
 	struct wp_err err = WP_ERR_INIT;
-	int rc = read_links("https://mirror.example.org/whl/torch/", NULL, data, len, &g, NULL, &err);
+	int rc = read_links("https://mirror.example.org/whl/torch/", NULL, data, len, &g, NULL,
+			    &err);
 	if (rc != code)
 		fail_msg("%s: got %d (%s), want %d", what, rc, err.msg, code);
 	if (!strstr(err.msg, in_msg))
@@ -522,7 +599,8 @@ static void test_not_an_index(void **state)
 	size_t len;
 	char *p = fixture("cloudflare_challenge.html", &len);
 	expect_not_index("bot challenge", p, len, -WPE_SOURCE, "Just a moment...");
-	expect_not_index("bot challenge", p, len, -WPE_SOURCE, "'https://mirror.example.org/whl/torch/'");
+	expect_not_index("bot challenge", p, len, -WPE_SOURCE,
+			 "'https://mirror.example.org/whl/torch/'");
 	free(p);
 	p = fixture("nginx_404.html", &len);
 	expect_not_index("404 page", p, len, -WPE_SOURCE, "404 Not Found");
@@ -532,7 +610,8 @@ static void test_not_an_index(void **state)
 	free(p);
 	expect_not_index("NUL bytes", "<a href=\"x.whl\">x</a>\0\0\0", 25, -WPE_SOURCE, "binary");
 	expect_not_index("plain text", "Service Unavailable", 19, -WPE_SOURCE, "no package links");
-	expect_not_index("JSON", "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[]}", 41, -WPE_SOURCE, "not an index");
+	expect_not_index("JSON", "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[]}", 41,
+			 -WPE_SOURCE, "not an index");
 
 	unsigned char junk[4096];
 	unsigned x = 12345;
@@ -564,7 +643,9 @@ static void test_million_links(void **state)
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
 	clock_t t0 = clock();
-	assert_int_equal(read_links("https://h/whl/torch_stable.html", NULL, b.data, b.len, &g, &st, &err), 0);
+	assert_int_equal(read_links("https://h/whl/torch_stable.html", NULL, b.data, b.len, &g, &st,
+				    &err),
+			 0);
 	double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	assert_int_equal(g.n, 1000000);
 	assert_int_equal(st.links, 1000000);
@@ -592,7 +673,8 @@ static void test_hostile(void **state)
 	for (int i = 0; i < WP_HTML_MAX_ANCHORS + 1; i++)
 		wp_buf_addstr(&b, "<a>");
 	wp_err_clear(&err);
-	assert_int_equal(read_links("https://h/", NULL, b.data, b.len, &g, &st, &err), -WPE_TOO_BIG);
+	assert_int_equal(read_links("https://h/", NULL, b.data, b.len, &g, &st, &err),
+			 -WPE_TOO_BIG);
 
 	/* an 8 KiB+ href is skipped and counted, the page goes on */
 	wp_buf_free(&b);
@@ -608,23 +690,33 @@ static void test_hostile(void **state)
 
 	/* refused on the length alone, before any byte is read */
 	wp_err_clear(&err);
-	assert_int_equal(read_links("https://h/", NULL, b.data, WP_HTML_MAX_BYTES + 1, &g, &st, &err), -WPE_TOO_BIG);
+	assert_int_equal(read_links("https://h/", NULL, b.data, WP_HTML_MAX_BYTES + 1, &g, &st,
+				    &err),
+			 -WPE_TOO_BIG);
 
 	/* the sink stops the reader, and its code comes back unchanged */
 	got_free(&g);
 	g.stop_after = 1;
 	wp_buf_free(&b);
-	wp_buf_addstr(&b, "<a href=\"a-1.whl\">a</a><a href=\"b-1.whl\">b</a><a href=\"c-1.whl\">c</a>");
+	wp_buf_addstr(&b,
+		      "<a href=\"a-1.whl\">a</a><a href=\"b-1.whl\">b</a><a href=\"c-1.whl\">c</a>");
 	wp_err_clear(&err);
-	assert_int_equal(read_links("https://h/", NULL, b.data, b.len, &g, &st, &err), -WPE_CATALOG);
+	assert_int_equal(read_links("https://h/", NULL, b.data, b.len, &g, &st, &err),
+			 -WPE_CATALOG);
 	assert_string_equal(err.msg, "sink is full");
 	assert_int_equal(g.n, 1);
 
 	/* unclosed tags, stray quotes and bad entities do not crash or loop */
 	static const char *const messy[] = {
-		"<a href=\"x-1.whl", "<a href='y-1.whl'>", "<a href=z-1.whl>", "<<<a href=\"&bogus;q-1.whl\">",
-		"<a href=\"&#0;&#xD800;r-1.whl\">", "<!-- <a href=\"c-1.whl\"> -->", "<script><a href=s-1.whl></script>",
-		"<![CDATA[<a href=d-1.whl>]]>", "<a href=\"\xc3\xa9-1.whl\">",
+		"<a href=\"x-1.whl",
+		"<a href='y-1.whl'>",
+		"<a href=z-1.whl>",
+		"<<<a href=\"&bogus;q-1.whl\">",
+		"<a href=\"&#0;&#xD800;r-1.whl\">",
+		"<!-- <a href=\"c-1.whl\"> -->",
+		"<script><a href=s-1.whl></script>",
+		"<![CDATA[<a href=d-1.whl>]]>",
+		"<a href=\"\xc3\xa9-1.whl\">",
 	};
 	for (size_t i = 0; i < sizeof(messy) / sizeof(messy[0]); i++) {
 		struct got m = { 0 };

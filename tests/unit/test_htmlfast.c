@@ -28,9 +28,9 @@ static const char *s_or(const char *s)
 
 static int rec_sink(void *ctx, const struct wp_file_record *r, struct wp_err *err)
 {
-	wp_buf_printf(ctx, "%d|%s|%s|%s|%s|%s|%s|%s|%s|%s|%lld\n", (int)r->kind, s_or(r->filename), s_or(r->url),
-		      s_or(r->dir), s_or(r->project), s_or(r->sha256), s_or(r->md5), s_or(r->requires_python),
-		      s_or(r->yanked), s_or(r->core_metadata), r->size);
+	wp_buf_printf(ctx, "%d|%s|%s|%s|%s|%s|%s|%s|%s|%s|%lld\n", (int)r->kind, s_or(r->filename),
+		      s_or(r->url), s_or(r->dir), s_or(r->project), s_or(r->sha256), s_or(r->md5),
+		      s_or(r->requires_python), s_or(r->yanked), s_or(r->core_metadata), r->size);
 	return 0;
 }
 
@@ -49,18 +49,20 @@ static int run(enum wp_html_path path, int how, const char *data, size_t len, st
 	wp_buf_reset(out);
 	memset(&st, 0, sizeof(st));
 	if (how == 0)
-		rc = wp_read_html_links_via(path, "https://download.pytorch.org/whl/torch_stable.html", NULL, data, len,
-					    rec_sink, out, &st, &err);
+		rc = wp_read_html_links_via(path,
+					    "https://download.pytorch.org/whl/torch_stable.html",
+					    NULL, data, len, rec_sink, out, &st, &err);
 	else if (how == 1)
-		rc = wp_read_html_links_via(path, "https://pypi.example.org/simple/torch/", "torch", data, len, rec_sink,
-					    out, &st, &err);
+		rc = wp_read_html_links_via(path, "https://pypi.example.org/simple/torch/", "torch",
+					    data, len, rec_sink, out, &st, &err);
 	else
-		rc = wp_read_html_projects_via(path, "https://download.pytorch.org/whl/", data, len, proj_sink, out, &st,
-					       &err);
+		rc = wp_read_html_projects_via(path, "https://download.pytorch.org/whl/", data, len,
+					       proj_sink, out, &st, &err);
 	if (rc == 1)
 		return 1;
-	wp_buf_printf(out, "rc %d '%s' links %llu records %llu skipped %llu malformed %llu refused %llu\n", rc, err.msg,
-		      st.links, st.records, st.skipped, st.malformed, st.refused);
+	wp_buf_printf(out,
+		      "rc %d '%s' links %llu records %llu skipped %llu malformed %llu refused %llu\n",
+		      rc, err.msg, st.links, st.records, st.skipped, st.malformed, st.refused);
 	return 0;
 }
 
@@ -131,7 +133,8 @@ static void walk(const char *dir)
 static void test_fixture_pages_agree(void **state)
 {
 	walk("tests/fixtures");
-	print_message("%d readings compared on the fast path, %d declined to libxml2\n", compared, declined);
+	print_message("%d readings compared on the fast path, %d declined to libxml2\n", compared,
+		      declined);
 	assert_true(compared > 100);
 	assert_true(declined > 10);
 }
@@ -170,8 +173,10 @@ static void test_edges_agree(void **state)
 		"<a href=\"x-1.0-py3-none-any.whl\">x</a></a>",
 		"text before <a href=\"x-1.0-py3-none-any.whl\">x</a>",
 		"<a href=\"x-1.0-py3-none-any.whl\">x</a><",
-		/* found by the fuzzer: libxml2 drops the control character from the project's name */
-		"<a href=\"nvidia-cudnn-cu12/\">nvidia-cudnn-cu\x10" "2</a><a href=\"x/\">x\x7f</a>",
+		/* found by the fuzzer: libxml2 drops the control character from the project's
+		 * name */
+		"<a href=\"nvidia-cudnn-cu12/\">nvidia-cudnn-cu\x10"
+		"2</a><a href=\"x/\">x\x7f</a>",
 		"<a href=\"x-1.0-py3-none-any.whl\">x</a>\r\n<a href=\"y-1.0-py3-none-any.whl\">y\r</a>",
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(pages); i++)

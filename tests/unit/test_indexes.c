@@ -1,7 +1,8 @@
 /* tests/unit/test_indexes.c: where indexes come from and how they are written (issue 25): a URL's
  * credentials taken into the run and matched by origin (net/auth.c), masked wherever shown;
  * trusted hosts; index roots as pip reads them (ops/core/sources.c); pip's configuration format and
- * the order of the command line, uv's and pip's variables and pip's files (ops/core/indexconf.c). */
+ * the order of the command line, uv's and pip's variables and pip's files
+ * (ops/core/indexconf.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,14 +28,20 @@ static void test_take_credentials(void **state)
 {
 	const char *u = NULL, *p = NULL;
 	struct wp_net_creds cr = { 0 };
-	char *clean = wp_net_url_take_credentials(&cr, "https://alice:s%40cret@Host.Example/simple/");
+	char *clean = wp_net_url_take_credentials(&cr,
+						  "https://alice:s%40cret@Host.Example/simple/");
 	assert_string_equal(clean, "https://Host.Example/simple/");
 	assert_true(wp_net_creds_find(&cr, "https://host.example:443/simple/torch/", &u, &p));
 	assert_string_equal(u, "alice");
 	assert_string_equal(p, "s@cret"); /* percent-decoded */
-	assert_false(wp_net_creds_find(&cr, "https://host.example:8443/simple/", &u, &p)); /* another port */
-	assert_false(wp_net_creds_find(&cr, "http://host.example/simple/", &u, &p));       /* another scheme */
-	assert_false(wp_net_creds_find(&cr, "https://other.example/simple/", &u, &p));     /* another host */
+	assert_false(
+		wp_net_creds_find(&cr, "https://host.example:8443/simple/", &u, &p)); /* another
+											 port
+										       */
+	assert_false(wp_net_creds_find(&cr, "http://host.example/simple/", &u, &p)); /* another
+											scheme */
+	assert_false(wp_net_creds_find(&cr, "https://other.example/simple/", &u, &p)); /* another
+											  host */
 	free(clean);
 	/* a token alone (GitLab's habit: https://__token__:T@ or https://T@) */
 	clean = wp_net_url_take_credentials(&cr, "http://TOKEN@127.0.0.1:8080/simple");
@@ -67,8 +74,10 @@ static void test_mask(void **state)
 	m = wp_net_url_mask("https://h/simple/");
 	assert_string_equal(m, "https://h/simple/");
 	free(m);
-	m = wp_net_text_mask("cannot fetch 'https://a:b@h/x' nor http://c:d@e@f/y, only https://g/z");
-	assert_string_equal(m, "cannot fetch 'https://***@h/x' nor http://***@f/y, only https://g/z");
+	m = wp_net_text_mask(
+		"cannot fetch 'https://a:b@h/x' nor http://c:d@e@f/y, only https://g/z");
+	assert_string_equal(m,
+			    "cannot fetch 'https://***@h/x' nor http://***@f/y, only https://g/z");
 	free(m);
 	char host[64];
 	wp_net_url_host("https://a:b@Example.org:8443/x", host, sizeof(host));
@@ -81,12 +90,15 @@ static void test_trusted(void **state)
 	const char *hosts[] = { "Index.Example", "127.0.0.1:8443" };
 	struct wp_net_conf nc = { .trusted_hosts = hosts, .n_trusted_hosts = 2 };
 	assert_true(wp_net_host_trusted(&nc, "https://index.example/simple/"));
-	assert_true(wp_net_host_trusted(&nc, "https://index.example:9999/simple/")); /* a host: any port */
+	assert_true(wp_net_host_trusted(&nc, "https://index.example:9999/simple/")); /* a host: any
+											port */
 	assert_true(wp_net_host_trusted(&nc, "https://127.0.0.1:8443/simple/"));
-	assert_false(wp_net_host_trusted(&nc, "https://127.0.0.1:8444/simple/")); /* host:port: that port */
+	assert_false(wp_net_host_trusted(&nc, "https://127.0.0.1:8444/simple/")); /* host:port: that
+										     port */
 	assert_false(wp_net_host_trusted(&nc, "https://index.example.evil/simple/"));
 	assert_false(wp_net_host_trusted(&nc, "https://evil/index.example/"));
-	assert_false(wp_net_host_trusted(&nc, "http://index.example/simple/")); /* only https is checked */
+	assert_false(wp_net_host_trusted(&nc, "http://index.example/simple/")); /* only https is
+										   checked */
 	assert_false(wp_net_host_trusted(NULL, "https://index.example/simple/"));
 	struct wp_net_conf none = { 0 };
 	assert_false(wp_net_host_trusted(&none, "https://index.example/simple/"));
@@ -116,7 +128,8 @@ static void test_roots(void **state)
 	assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "roots"), 0);
 	char *p = wp_xasprintf("%s/simple/torch", dir);
 	char *cmd = wp_xasprintf("mkdir -p '%s' '%s/wheels' && touch '%s/index.html' '%s/simple/index.html' "
-				 "'%s/wheels/a-1-py3-none-any.whl'", p, dir, p, dir, dir);
+				 "'%s/wheels/a-1-py3-none-any.whl'",
+				 p, dir, p, dir, dir);
 	assert_int_equal(system(cmd), 0);
 	char *tree = wp_xasprintf("%s/simple", dir), *wheels = wp_xasprintf("%s/wheels/", dir);
 	wp_sources_add_index(&s, tree);
@@ -140,7 +153,8 @@ struct kv {
 	char text[512];
 };
 
-static void collect(void *ctx, const char *section, const char *key, const char *value, unsigned line)
+static void collect(void *ctx, const char *section, const char *key, const char *value,
+		    unsigned line)
 {
 	struct kv *k = ctx;
 	size_t n = strlen(k->text);
@@ -162,9 +176,11 @@ static void test_pipconf(void **state)
 			   "find-links=/w";
 	struct kv k = { "" };
 	wp_pipconf_parse(conf, strlen(conf), collect, &k);
-	/* as configparser: an empty first line kept, section names as written (pip's are case-sensitive) */
-	assert_string_equal(k.text, "[global]index-url=https://a/simple|[global]extra-index-url=\nhttps://b/simple\n"
-				    "https://c/simple|[Download]timeout=30|[Download]find-links=/w|");
+	/* as configparser: an empty first line kept, section names as written (pip's are
+	 * case-sensitive) */
+	assert_string_equal(k.text,
+			    "[global]index-url=https://a/simple|[global]extra-index-url=\nhttps://b/simple\n"
+			    "https://c/simple|[Download]timeout=30|[Download]find-links=/w|");
 	k.text[0] = 0;
 	wp_pipconf_parse("", 0, collect, &k);
 	wp_pipconf_parse("[x\n=\n  \n", 8, collect, &k);
@@ -172,7 +188,8 @@ static void test_pipconf(void **state)
 }
 
 /* The environment as a value: what a test hands the resolver instead of setenv. */
-static struct wp_index_config resolve_with(const struct wp_index_given *given, const char *const *envp)
+static struct wp_index_config resolve_with(const struct wp_index_given *given,
+					   const char *const *envp)
 {
 	struct wp_index_given g = *given;
 	struct wp_index_config c;
@@ -219,9 +236,12 @@ static void test_order(void **state)
 	wp_index_config_release(&c);
 
 	/* uv before pip: --index entries, extra, then the default index last */
-	const char *uvenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "PIP_INDEX_URL=https://pip/simple",
-				"UV_DEFAULT_INDEX=https://uvdefault/simple", "UV_INDEX=corp=https://corp/simple",
-				"UV_INDEX_CORP_USERNAME=bob", "UV_INDEX_CORP_PASSWORD=uvpw", NULL };
+	const char *uvenv[] = {
+		"PIP_CONFIG_FILE=/dev/null",         "UV_NO_CONFIG=1",
+		"PIP_INDEX_URL=https://pip/simple",  "UV_DEFAULT_INDEX=https://uvdefault/simple",
+		"UV_INDEX=corp=https://corp/simple", "UV_INDEX_CORP_USERNAME=bob",
+		"UV_INDEX_CORP_PASSWORD=uvpw",       NULL
+	};
 	c = resolve_with(&g, uvenv);
 	assert_string_equal(c.origin, "UV_INDEX, UV_DEFAULT_INDEX");
 	assert_string_equal(c.tool, "uv");
@@ -234,14 +254,16 @@ static void test_order(void **state)
 	wp_index_config_release(&c);
 
 	/* a company's uv index alone: the public default is not in play (issue 37, case c) */
-	const char *corp[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "UV_INDEX=corp=https://corp/simple", NULL };
+	const char *corp[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1",
+			       "UV_INDEX=corp=https://corp/simple", NULL };
 	c = resolve_with(&g, corp);
 	assert_int_equal(c.index.n, 1);
 	assert_string_equal(c.index.v[0], "https://corp/simple");
 	wp_index_config_release(&c);
 
 	/* WHEELPICK_INDEX before both; only said, the job reads it */
-	const char *wpenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "UV_INDEX=https://corp/simple",
+	const char *wpenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1",
+				"UV_INDEX=https://corp/simple",
 				"WHEELPICK_INDEX=https://t:SECRET@wp/simple/", NULL };
 	c = resolve_with(&g, wpenv);
 	assert_string_equal(c.origin, "WHEELPICK_INDEX");
@@ -274,10 +296,12 @@ static void test_order(void **state)
 	g.isolated = false;
 
 	/* pip's files: [download] over [global]; variables over both, key by key */
-	char *path = write_tmp("[global]\nindex-url = https://global/simple\ntrusted-host = th.example\n"
-			       "[download]\nindex-url = https://download/simple\n");
+	char *path = write_tmp(
+		"[global]\nindex-url = https://global/simple\ntrusted-host = th.example\n"
+		"[download]\nindex-url = https://download/simple\n");
 	char *forced = wp_xasprintf("PIP_CONFIG_FILE=%s", path);
-	const char *files[] = { forced, "UV_NO_CONFIG=1", "PIP_EXTRA_INDEX_URL=https://extra/simple", NULL };
+	const char *files[] = { forced, "UV_NO_CONFIG=1",
+				"PIP_EXTRA_INDEX_URL=https://extra/simple", NULL };
 	c = resolve_with(&g, files);
 	char *where = wp_xasprintf("pip.conf %s", path);
 	assert_string_equal(c.shown_from.v[0], where);
@@ -297,7 +321,8 @@ static void test_order(void **state)
 	free(path);
 
 	/* a timeout is a value handed back, never put in the environment */
-	const char *tenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1", "PIP_DEFAULT_TIMEOUT=7.4", NULL };
+	const char *tenv[] = { "PIP_CONFIG_FILE=/dev/null", "UV_NO_CONFIG=1",
+			       "PIP_DEFAULT_TIMEOUT=7.4", NULL };
 	c = resolve_with(&g, tenv);
 	assert_int_equal(c.timeout_s, 7);
 	wp_index_config_release(&c);
@@ -309,11 +334,16 @@ static void test_uv_toml(void **state)
 {
 	struct wp_net_creds cr = { 0 };
 	struct wp_index_given g = { .creds = &cr };
-	char *path = write_tmp("index-strategy = \"unsafe-best-match\"\n[[index]]\nname = \"corp\"\n"
-			       "url = \"https://corp/simple\"\n[[index]]\nurl = \"https://dflt/simple\"\ndefault = true\n");
+	char *path = write_tmp(
+		"index-strategy = \"unsafe-best-match\"\n[[index]]\nname = \"corp\"\n"
+		"url = \"https://corp/simple\"\n[[index]]\nurl = \"https://dflt/simple\"\ndefault = true\n");
 	char *forced = wp_xasprintf("UV_CONFIG_FILE=%s", path);
-	const char *env[] = { "PIP_CONFIG_FILE=/dev/null", forced, "UV_INDEX_CORP_USERNAME=u", "UV_INDEX_CORP_PASSWORD=p",
-			      "UV_EXTRA_INDEX_URL=https://extra/simple", NULL };
+	const char *env[] = { "PIP_CONFIG_FILE=/dev/null",
+			      forced,
+			      "UV_INDEX_CORP_USERNAME=u",
+			      "UV_INDEX_CORP_PASSWORD=p",
+			      "UV_EXTRA_INDEX_URL=https://extra/simple",
+			      NULL };
 	struct wp_index_config c = resolve_with(&g, env);
 	assert_string_equal(c.tool, "uv");
 	assert_int_equal(c.index.n, 3);
@@ -372,9 +402,11 @@ static void test_redact(void **state)
 /* The session's defaults come from an environment handed in, never from the process's. */
 static void test_session_env(void **state)
 {
-	const char *env[] = { "HOME=/h", "XDG_CACHE_HOME=relative", "WHEELPICK_MAX_AGE=0", "EMPTY=", NULL };
+	const char *env[] = { "HOME=/h", "XDG_CACHE_HOME=relative", "WHEELPICK_MAX_AGE=0",
+			      "EMPTY=", NULL };
 	char *cat = wp_session_default_catalog(env);
-	assert_string_equal(cat, "/h/.cache/wheelpick/catalog.sqlite3"); /* a relative XDG value is ignored */
+	assert_string_equal(cat, "/h/.cache/wheelpick/catalog.sqlite3"); /* a relative XDG value is
+									    ignored */
 	free(cat);
 	const char *env2[] = { "WHEELPICK_CACHE_DIR=/c", NULL };
 	char *dir = wp_session_default_cache_dir(env2);

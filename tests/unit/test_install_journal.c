@@ -1,6 +1,7 @@
 /* tests/unit/test_install_journal.c: the install journal: a run killed while staging is undone, one
- * killed after its commit is finished, whatever it had applied; a damaged journal is refused, and so
- * is one that names a path outside the environment or renames from a file that is not our temp. */
+ * killed after its commit is finished, whatever it had applied; a damaged journal is refused, and
+ * so is one that names a path outside the environment or renames from a file that is not our
+ * temp. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,7 +142,8 @@ static void test_roll_forward(void **state)
 	assert_int_equal(wp_ijournal_write_staging(&j, &err), 0);
 	assert_int_equal(wp_ijournal_commit(&j, &err), 0);
 	/* the kill: the first rename and the first removal were done */
-	char *a = wp_xasprintf("%s/.wp-1-0-1.tmp", d), *b = wp_xasprintf("%s/one.py", d), *g = wp_xasprintf("%s/gone.py", d);
+	char *a = wp_xasprintf("%s/.wp-1-0-1.tmp", d), *b = wp_xasprintf("%s/one.py", d),
+	     *g = wp_xasprintf("%s/gone.py", d);
 	assert_int_equal(rename(a, b), 0);
 	assert_int_equal(unlink(g), 0);
 	wp_ijournal_release(&j);
@@ -180,8 +182,9 @@ static void test_damaged(void **state)
 	free(what);
 }
 
-/* a journal planted by a wheel or a person: paths outside the environment, a climbing path, a rename
- * from a file that is not a staging temp, or onto the journal itself; refused, nothing done */
+/* a journal planted by a wheel or a person: paths outside the environment, a climbing path, a
+ * rename from a file that is not a staging temp, or onto the journal itself; refused, nothing
+ * done */
 static void test_foreign(void **state)
 {
 	const char *d = *state;
@@ -192,7 +195,8 @@ static void test_foreign(void **state)
 	put(d, "victim", "precious");
 	put(sub, "shipped.py", "shipped");
 	put(sub, ".wp-9-0-0.tmp", "staged");
-	struct wp_buf bad[7] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT };
+	struct wp_buf bad[7] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT,
+				 WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT };
 	wp_buf_printf(&bad[0], "U%s/victim", d);
 	wp_buf_printf(&bad[1], "U%s/../victim", sub);
 	wp_buf_printf(&bad[2], "R%s/shipped.py%c%s/moved.py", sub, 0, sub);
@@ -205,7 +209,9 @@ static void test_foreign(void **state)
 			struct wp_buf j = WP_BUF_INIT;
 			wp_buf_addstr(&j, "wheelpick journal 1\n");
 			wp_buf_add(&j, bad[i].data, bad[i].len + 1);
-			char *p = wp_xasprintf("%s/%s", sub, kind ? ".wheelpick-staging.journal" : ".wheelpick-commit.journal");
+			char *p = wp_xasprintf("%s/%s", sub,
+					       kind ? ".wheelpick-staging.journal" :
+						      ".wheelpick-commit.journal");
 			assert_int_equal(wp_atomic_write(p, j.data, j.len, &err), 0);
 			assert_int_equal(wp_ijournal_recover(env_of(sub), &what, &err),
 					 -WPE_INTEGRITY);
@@ -245,7 +251,8 @@ static void test_link_beneath(void **state)
 	env->root_fd[0] = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(env->root_fd[0] >= 0);
 	env->fds_open = true;
-	char *ok = wp_xasprintf("%s/.wp-1-0-0.tmp", sub), *bad = wp_xasprintf("%s/pkg/.wp-1-0-1.tmp", sub);
+	char *ok = wp_xasprintf("%s/.wp-1-0-0.tmp", sub),
+	     *bad = wp_xasprintf("%s/pkg/.wp-1-0-1.tmp", sub);
 	assert_int_equal(wp_ienv_link(env, src, ok), 0);
 	char *got = get(sub, ".wp-1-0-0.tmp");
 	assert_string_equal(got, "from the store");
@@ -255,7 +262,8 @@ static void test_link_beneath(void **state)
 	assert_false(exists(out, ".wp-1-0-1.tmp"));
 	/* the same for a reflink's or a copy's temp: opened beneath the handle */
 	errno = 0;
-	assert_int_equal(wp_ienv_open_file(env, bad, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL, 0666), -1);
+	assert_int_equal(wp_ienv_open_file(env, bad, WP_O_WRONLY | WP_O_CREAT | WP_O_EXCL, 0666),
+			 -1);
 	assert_false(exists(out, ".wp-1-0-1.tmp"));
 	close(env->root_fd[0]);
 	free(got);

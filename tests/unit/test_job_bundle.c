@@ -1,6 +1,6 @@
-/* tests/unit/test_job_bundle.c: the bundle jobs in-process (ops/publish/publish.h): a pick's wheelhouse packed
- * (whole and in volumes), the conda job packed with its locks, their refusals, and each bundle read
- * back by the verifier (ops/verify/outputs.h). */
+/* tests/unit/test_job_bundle.c: the bundle jobs in-process (ops/publish/publish.h): a pick's
+ * wheelhouse packed (whole and in volumes), the conda job packed with its locks, their refusals,
+ * and each bundle read back by the verifier (ops/verify/outputs.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,7 +83,9 @@ static void test_wheel_bundle_split(void **state)
 	assert_int_equal(jf_pick_fetch(&x->p, &x->w, &x->err), 0);
 	char *out = jf_path(&x->w, "torch-bundle.tar.gz");
 	size_t nvol = 0;
-	assert_int_equal(wp_publish_bundle_split(&x->w.s, &x->p.run, out, WP_BUNDLE_SPLIT_MIN, &nvol, &x->err), 0);
+	assert_int_equal(wp_publish_bundle_split(&x->w.s, &x->p.run, out, WP_BUNDLE_SPLIT_MIN,
+						 &nvol, &x->err),
+			 0);
 	assert_true(nvol > 1);
 	assert_false(jf_exists(out));
 	char *first = wp_bundle_volume_name(out, 1), *last = wp_bundle_volume_name(out, nvol),
@@ -134,7 +136,8 @@ static void test_conda_bundle(void **state)
 	char *out2 = jf_path(&x->w, "incomplete.tar.zst");
 	job.channels.n = 1;
 	res = (struct wp_conda_result){ 0 };
-	assert_int_equal(wp_publish_conda_bundle(&x->w.s, &job, out2, 0, &nvol, &res, &x->err), -WPE_NOMATCH);
+	assert_int_equal(wp_publish_conda_bundle(&x->w.s, &job, out2, 0, &nvol, &res, &x->err),
+			 -WPE_NOMATCH);
 	assert_false(jf_exists(out2));
 	wp_conda_result_release(&res);
 

@@ -1,6 +1,6 @@
-/* tests/unit/test_job_conda.c: the conda job in-process (wp_conda_run, ops/conda/conda.h) over two file://
- * channels: the picks, an incomplete closure, nothing that fits, and a local channel written, with
- * faults under its fetch. */
+/* tests/unit/test_job_conda.c: the conda job in-process (wp_conda_run, ops/conda/conda.h) over two
+ * file:// channels: the picks, an incomplete closure, nothing that fits, and a local channel
+ * written, with faults under its fetch. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,8 +159,8 @@ static void test_local_channel(void **state)
 }
 
 /* A package whose bytes are not the ones its repodata hashed: -WPE_INTEGRITY naming it, nothing
- * under its name; what was proven still goes in (ops/conda/conda.c), and the channel's repodata lists
- * only that, so what is there verifies. */
+ * under its name; what was proven still goes in (ops/conda/conda.c), and the channel's repodata
+ * lists only that, so what is there verifies. */
 static void test_hash_mismatch(void **state)
 {
 	struct fx *x = *state;
@@ -170,7 +170,8 @@ static void test_hash_mismatch(void **state)
 	assert_int_equal(wp_conda_run(&x->w.s, &x->job, &x->res, &x->err), -WPE_INTEGRITY);
 	assert_non_null(strstr(x->err.msg, PT_CU111));
 	assert_false(x->res.wrote);
-	char *bad = dest_file(x, "linux-64/" PT_CU111), *rd = dest_file(x, "linux-64/repodata.json");
+	char *bad = dest_file(x, "linux-64/" PT_CU111),
+	     *rd = dest_file(x, "linux-64/repodata.json");
 	assert_false(jf_exists(bad));
 	struct wp_buf b = WP_BUF_INIT;
 	assert_int_equal(wp_file_read_capped(rd, 1 << 20, &b, NULL), 0);

@@ -1,6 +1,7 @@
 /* tests/unit/test_job_fetch.c: the wheel job's fetch in-process over HTTP, with faults on the wire
  * (tests/server/faultserver.py): a status that will not change, one that does, a dropped connection
- * resumed, other bytes than the index hashed; what wp_pick_fetch and the wheelhouse make of each. */
+ * resumed, other bytes than the index hashed; what wp_pick_fetch and the wheelhouse make of
+ * each. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,7 +118,8 @@ static void test_http_404(void **state)
 	assert_int_equal(requests(x, TORCH_PATH, NULL), planned + 1);
 	char *dir = jf_path(&x->w, "house");
 	assert_int_equal(wp_pick_write_wheelhouse(&x->w.s, &x->p.run, dir, &x->err), 0);
-	char *bad = wp_xasprintf("%s/%s", dir, TORCH_FILE), *good = wp_xasprintf("%s/%s", dir, JF_TYPING);
+	char *bad = wp_xasprintf("%s/%s", dir, TORCH_FILE),
+	     *good = wp_xasprintf("%s/%s", dir, JF_TYPING);
 	assert_false(jf_exists(bad));
 	assert_true(jf_exists(good));
 	free(bad), free(good), free(dir);
@@ -165,7 +167,9 @@ static void test_http_other_bytes(void **state)
 	struct fx *x = *state;
 	x->p.job.no_deps = true;
 	jf_pick_plan(&x->p, &x->w);
-	jf_serve_script(&x->srv, "{\"" TORCH_PATH "\": {\"body\": \"PK\\u0003\\u0004 not the wheel the page hashed\"}}");
+	jf_serve_script(&x->srv,
+			"{\"" TORCH_PATH
+			"\": {\"body\": \"PK\\u0003\\u0004 not the wheel the page hashed\"}}");
 	assert_int_equal(jf_pick_fetch(&x->p, &x->w, &x->err), -WPE_INTEGRITY);
 	assert_non_null(strstr(x->err.msg, TORCH_FILE));
 	assert_int_equal(x->p.run.refused, 1);
@@ -200,7 +204,9 @@ static void test_batch_syncs(void **state)
 		assert_int_equal(wp_atomic_write(path, body, strlen(body), &x->err), 0);
 		assert_int_equal(wp_sha256_hex_of(body, strlen(body), sha[i]), 0);
 		urls[i] = wp_xasprintf("file://%s", path);
-		it[i] = (struct wp_fetch_item){ .url = urls[i], .filename = names[i], .sha256 = sha[i],
+		it[i] = (struct wp_fetch_item){ .url = urls[i],
+						.filename = names[i],
+						.sha256 = sha[i],
 						.size = (long long)strlen(body) };
 		free(path);
 	}

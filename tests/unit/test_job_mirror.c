@@ -1,6 +1,6 @@
 /* tests/unit/test_job_mirror.c: the mirror job in-process: a pick's proven files published as a PEP
- * 503/691 tree (wp_publish_mirror, ops/publish/publish.h), its report, a re-run, a refused file left out,
- * and the tree read back by the verifier (ops/verify/outputs.h). */
+ * 503/691 tree (wp_publish_mirror, ops/publish/publish.h), its report, a re-run, a refused file
+ * left out, and the tree read back by the verifier (ops/verify/outputs.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,7 +170,8 @@ static void test_mirror_damage_is_found(void **state)
 	free(f);
 }
 
-/* What the sink got: each .metadata's name and bytes (a copy), and whether its sha256 was theirs. */
+/* What the sink got: each .metadata's name and bytes (a copy), and whether its sha256 was
+ * theirs. */
 struct got_metas {
 	char *rel[16];
 	struct wp_buf bytes[16];
@@ -178,7 +179,8 @@ struct got_metas {
 	bool sha_ok;
 };
 
-static int keep_meta(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256, struct wp_err *err)
+static int keep_meta(void *ctx, const char *rel, const char *bytes, size_t len, const char *sha256,
+		     struct wp_err *err)
 {
 	struct got_metas *g = ctx;
 	char hex[65];
@@ -213,16 +215,20 @@ static void test_mirror_metadata_to_a_sink(void **state)
 	jf_pick_plan(&x->p, &x->w);
 	assert_int_equal(jf_pick_fetch(&x->p, &x->w, &x->err), 0);
 	struct got_metas g = { .sha_ok = true };
-	const struct wp_mirror_opts mo = { .meta_out = keep_meta, .meta_in = meta_known, .meta_ctx = &g };
+	const struct wp_mirror_opts mo = { .meta_out = keep_meta,
+					   .meta_in = meta_known,
+					   .meta_ctx = &g };
 	char *staged = jf_path(&x->w, "staged");
-	assert_int_equal(wp_publish_mirror_opts(&x->w.s, &x->p.run, staged, &mo, &x->rep, &x->err), 0);
+	assert_int_equal(wp_publish_mirror_opts(&x->w.s, &x->p.run, staged, &mo, &x->rep, &x->err),
+			 0);
 	assert_int_equal(x->rep.metadata, 7);
 	assert_int_equal(g.n, 7);
 	assert_true(g.sha_ok);
 	assert_int_equal(wp_publish_mirror(&x->w.s, &x->p.run, x->dir, false, &x->rep, &x->err), 0);
 	bool torch_seen = false;
 	for (size_t i = 0; i < g.n; i++) {
-		char *in_stage = wp_xasprintf("%s/%s", staged, g.rel[i]), *on_disk = wp_xasprintf("%s/%s", x->dir, g.rel[i]);
+		char *in_stage = wp_xasprintf("%s/%s", staged, g.rel[i]),
+		     *on_disk = wp_xasprintf("%s/%s", x->dir, g.rel[i]);
 		assert_true(wp_cstr_endswith(g.rel[i], ".metadata"));
 		assert_false(jf_exists(in_stage));
 		struct wp_buf b = WP_BUF_INIT;

@@ -1,5 +1,6 @@
-/* tests/unit/test_job_pick.c: the wheel job in-process (ops/wheel/pick.h): wp_pick_plan over a fixture index,
- * wp_pick_fetch with faults under it, wp_pick_write_wheelhouse, and what each leaves in its result. */
+/* tests/unit/test_job_pick.c: the wheel job in-process (ops/wheel/pick.h): wp_pick_plan over a
+ * fixture index, wp_pick_fetch with faults under it, wp_pick_write_wheelhouse, and what each leaves
+ * in its result. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,8 +89,11 @@ static void test_plan_picks_cu111(void **state)
 	/* skipped: every other build of 1.8.0, each with its reason */
 	bool rocm = false, cpu = false;
 	for (size_t k = 0; k < t->n_rejects; k++) {
-		rocm |= strstr(t->rejects[k].where, "rocm4.0.1/torch-1.8.0+rocm4.0.1-cp38-cp38-linux") && *t->rejects[k].why;
-		cpu |= strstr(t->rejects[k].where, "cpu/torch-1.8.0+cpu-cp38-cp38-linux") && *t->rejects[k].why;
+		rocm |= strstr(t->rejects[k].where,
+			       "rocm4.0.1/torch-1.8.0+rocm4.0.1-cp38-cp38-linux") &&
+			*t->rejects[k].why;
+		cpu |= strstr(t->rejects[k].where, "cpu/torch-1.8.0+cpu-cp38-cp38-linux") &&
+		       *t->rejects[k].why;
 	}
 	assert_true(rocm);
 	assert_true(cpu);
@@ -107,7 +111,8 @@ static void test_plan_picks_cu111(void **state)
 }
 
 /* Nothing fits: exit 1's code, the project that failed, every file with why, and the message names
- * the nearest miss (the oldest CUDA build, what the driver lacks) and the newest version that fits. */
+ * the nearest miss (the oldest CUDA build, what the driver lacks) and the newest version that
+ * fits. */
 static void test_plan_nothing_fits(void **state)
 {
 	struct fx *x = *state;
@@ -149,7 +154,8 @@ static void test_fetch_and_wheelhouse(void **state)
 	char *dir = jf_path(&x->w, "house");
 	assert_int_equal(wp_pick_write_wheelhouse(&x->w.s, &x->run, dir, &x->err), 0);
 	assert_int_equal(jf_count(dir, ".whl"), 2);
-	char *req = jf_path(&x->w, "house/requirements.txt"), *rec = jf_path(&x->w, "house/wheelpick.json"),
+	char *req = jf_path(&x->w, "house/requirements.txt"),
+	     *rec = jf_path(&x->w, "house/wheelpick.json"),
 	     *inc = jf_path(&x->w, "house/INCOMPLETE.txt");
 	assert_true(jf_exists(req));
 	assert_true(jf_exists(rec));
@@ -163,9 +169,9 @@ static void test_fetch_and_wheelhouse(void **state)
 	free(req), free(rec), free(inc), free(dir);
 }
 
-/* A file whose bytes are not the ones its page hashed: -WPE_INTEGRITY naming it, counted as refused,
- * no store object for it, and nothing under its name in the wheelhouse, which says it is incomplete;
- * the other file is fetched and placed. */
+/* A file whose bytes are not the ones its page hashed: -WPE_INTEGRITY naming it, counted as
+ * refused, no store object for it, and nothing under its name in the wheelhouse, which says it is
+ * incomplete; the other file is fetched and placed. */
 static void test_fetch_hash_mismatch(void **state)
 {
 	struct fx *x = *state;
@@ -188,7 +194,8 @@ static void test_fetch_hash_mismatch(void **state)
 	char *dir = jf_path(&x->w, "house");
 	assert_int_equal(wp_pick_write_wheelhouse(&x->w.s, &x->run, dir, &x->err), 0);
 	char *bad = wp_xasprintf("%s/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl", dir),
-	     *good = wp_xasprintf("%s/%s", dir, JF_TYPING), *req = wp_xasprintf("%s/requirements.txt", dir),
+	     *good = wp_xasprintf("%s/%s", dir, JF_TYPING),
+	     *req = wp_xasprintf("%s/requirements.txt", dir),
 	     *inc = wp_xasprintf("%s/INCOMPLETE.txt", dir);
 	assert_false(jf_exists(bad));
 	assert_true(jf_exists(good));

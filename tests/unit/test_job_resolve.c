@@ -1,5 +1,6 @@
-/* tests/unit/test_job_resolve.c: wp_resolve (ops/wheel/resolve.h) in-process over a fixture catalog crawled from
- * file:// pages: the source policy, targets, dependencies crawled on demand, and its failures. */
+/* tests/unit/test_job_resolve.c: wp_resolve (ops/wheel/resolve.h) in-process over a fixture catalog
+ * crawled from file:// pages: the source policy, targets, dependencies crawled on demand, and its
+ * failures. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,15 +77,18 @@ static void catalog(struct fx *x, const char *const *indexes, size_t n)
 
 static int resolve(struct fx *x, const char *req)
 {
-	/* parsed as the job's edge parses; one that does not parse is handed on, for wp_resolve to refuse */
+	/* parsed as the job's edge parses; one that does not parse is handed on, for wp_resolve to
+	 * refuse */
 	struct wp_reqs reqs = { 0 };
 	wp_req_parse(wp_vec_add(&reqs), req, strlen(req), NULL);
-	int rc = wp_resolve(&x->w.s, &x->cat, reqs.v, reqs.n, x->targets, x->n_targets, &x->o, &x->plan, &x->err);
+	int rc = wp_resolve(&x->w.s, &x->cat, reqs.v, reqs.n, x->targets, x->n_targets, &x->o,
+			    &x->plan, &x->err);
 	wp_reqs_release(&reqs);
 	return rc;
 }
 
-static const struct wp_plan_file *pick(const struct wp_plan *plan, const char *project, size_t target)
+static const struct wp_plan_file *pick(const struct wp_plan *plan, const char *project,
+				       size_t target)
 {
 	for (size_t i = 0; i < plan->n; i++)
 		if (!strcmp(plan->files[i].project, project) && plan->files[i].target == target)

@@ -33,7 +33,11 @@ static void word(struct trace *t, const char *w, const unsigned char *s, size_t 
 
 static int t_null(void *c) { word(c, "null", NULL, 0); return 0; }
 static int t_bool(void *c, bool b) { word(c, b ? "true" : "false", NULL, 0); return 0; }
-static int t_num(void *c, const char *s, size_t n) { word(c, "num", (const unsigned char *)s, n); return 0; }
+static int t_num(void *c, const char *s, size_t n)
+{
+	word(c, "num", (const unsigned char *)s, n);
+	return 0;
+}
 static int t_map(void *c) { word(c, "{", NULL, 0); return 0; }
 static int t_key(void *c, const unsigned char *s, size_t n) { word(c, "key", s, n); return 0; }
 static int t_emap(void *c) { word(c, "}", NULL, 0); return 0; }
@@ -54,8 +58,9 @@ static const struct wp_json_callbacks cbs = {
 	.key = t_key, .end_map = t_emap, .start_array = t_arr, .end_array = t_earr,
 };
 
-static const struct wp_json_opts opts = { .what = "x.json", .kind = "a test page", .code = -WPE_SOURCE,
-					  .max_bytes = 1 << 20 };
+static const struct wp_json_opts opts = {
+	.what = "x.json", .kind = "a test page", .code = -WPE_SOURCE, .max_bytes = 1 << 20
+};
 
 static void test_reader_events(void **state)
 {
@@ -69,18 +74,21 @@ static void test_reader_events(void **state)
 		assert_int_equal(wp_json_reader_feed(&r, doc + i, 1), 0);
 	assert_int_equal(wp_json_reader_finish(&r), 0);
 	wp_json_reader_release(&r);
-	assert_string_equal(wp_buf_cstr(&t.out), "{ key(a) [ num(1) num(-2.5e3) true false null str(s\xc3\xa9) ] "
-						 "key(b) { } }");
+	assert_string_equal(wp_buf_cstr(&t.out),
+			    "{ key(a) [ num(1) num(-2.5e3) true false null str(s\xc3\xa9) ] "
+			    "key(b) { } }");
 	wp_buf_free(&t.out);
 }
 
-static void expect_refused(const char *doc, size_t n, const struct wp_json_opts *o, int code, const char *says)
+static void expect_refused(const char *doc, size_t n, const struct wp_json_opts *o, int code,
+			   const char *says)
 {
 	struct wp_err err = WP_ERR_INIT;
 	struct trace t = { .err = &err };
 	int rc = wp_json_read(doc, n, &cbs, &t, o, &err);
 	if (rc != code || !strstr(err.msg, says) || strchr(err.msg, '\n'))
-		fail_msg("'%.40s': rc %d, message '%s'; wanted %d and '%s'", doc, rc, err.msg, code, says);
+		fail_msg("'%.40s': rc %d, message '%s'; wanted %d and '%s'", doc, rc, err.msg, code,
+			 says);
 	wp_buf_free(&t.out);
 }
 
@@ -90,7 +98,8 @@ static void test_reader_refuses(void **state)
 	noun.noun = "profile";
 	noun.kind = NULL;
 	noun.code = 0;
-	expect_refused("{\"a\": 1,}", 9, &opts, -WPE_SOURCE, "'x.json' is not a test page: parse error");
+	expect_refused("{\"a\": 1,}", 9, &opts, -WPE_SOURCE,
+		       "'x.json' is not a test page: parse error");
 	expect_refused("{\"a\": 1", 7, &opts, -WPE_SOURCE, "'x.json' is not a test page: ");
 	expect_refused("", 0, &opts, -WPE_SOURCE, "is not a test page");
 	expect_refused("{} {}", 5, &opts, -WPE_SOURCE, "is not a test page");
@@ -102,7 +111,8 @@ static void test_reader_refuses(void **state)
 	/* the first error wins: the callback's, not the skeleton's */
 	struct wp_err err = WP_ERR_INIT;
 	struct trace t = { .err = &err, .stop_at_string = 2 };
-	assert_int_equal(wp_json_read("[\"a\", \"b\", \"c\"]", 15, &cbs, &t, &opts, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_json_read("[\"a\", \"b\", \"c\"]", 15, &cbs, &t, &opts, &err),
+			 -WPE_INTEGRITY);
 	assert_string_equal(err.msg, "the reader's own error");
 	assert_string_equal(wp_buf_cstr(&t.out), "[ str(a) str(b)");
 	wp_buf_free(&t.out);
@@ -143,15 +153,19 @@ static void test_reader_caps(void **state)
 	for (int i = 0; i < 20; i++)
 		wp_buf_addstr(&b, "\\n");
 	wp_buf_addstr(&b, "\"]");
-	expect_refused(b.data, b.len, &tok, -WPE_TOO_BIG, "'x.json' holds a JSON value longer than 16 bytes");
-	expect_refused("[123456789012345678901234567890]", 32, &tok, -WPE_TOO_BIG, "longer than 16");
+	expect_refused(b.data, b.len, &tok, -WPE_TOO_BIG,
+		       "'x.json' holds a JSON value longer than 16 bytes");
+	expect_refused("[123456789012345678901234567890]", 32, &tok, -WPE_TOO_BIG,
+		       "longer than 16");
 	wp_err_clear(&err);
-	const char *fits = "[\"12345678901234\", 123456789012345]"; /* the guard counts the byte before a literal */
+	const char *fits = "[\"12345678901234\", 123456789012345]"; /* the guard counts the byte
+								       before a literal */
 	assert_int_equal(wp_json_read(fits, strlen(fits), NULL, NULL, &tok, &err), 0);
 	/* strings scanned sixteen bytes at a time: each quote and escape found where it is, long
 	 * runs counted whole, whatever their offset from a block's start */
 	tok.max_token = 20;
-	const char *short_ones = "[\"abcdefghijklmnopq\",\"rstuvwxyz0123456\", \"a\\\"b\\\\cdefghijkl\"]";
+	const char *
+		short_ones = "[\"abcdefghijklmnopq\",\"rstuvwxyz0123456\", \"a\\\"b\\\\cdefghijkl\"]";
 	assert_int_equal(wp_json_read(short_ones, strlen(short_ones), NULL, NULL, &tok, &err), 0);
 	for (int lead = 0; lead < 17; lead++) {
 		wp_buf_reset(&b);
@@ -168,7 +182,8 @@ static void test_reader_caps(void **state)
 /* Fed in pieces no larger than the cap, the guard counts only the tokens at a piece's ends (one
  * inside a piece cannot pass the cap): the verdict must be the one a whole feed gets, for every
  * piece size and every place a piece may start. */
-static int feed_in_pieces(const char *doc, size_t piece, size_t skew, const struct wp_json_opts *o, struct wp_err *err)
+static int feed_in_pieces(const char *doc, size_t piece, size_t skew, const struct wp_json_opts *o,
+			  struct wp_err *err)
 {
 	struct wp_json_reader r;
 	struct trace t = { .err = err };
@@ -198,34 +213,40 @@ static void test_guard_pieces(void **state)
 		int want;
 	} docs[] = {
 		{ "[\"12345678901234\", 123456789012345, \"abcdefghijklmn\", true, null]", 0 },
-		{ "{\"k234567890123\": [1, 2, 3, \"x\"], \"b\": {\"c\": \"d\"}, \"e\": 123456789012345}", 0 },
-		{ "[\"12345678901234\", 1234567890123456, \"a\"]", -WPE_TOO_BIG },  /* a literal of 16 */
-		{ "[\"a\", \"b\", \"123456789012345\", \"c\"]", -WPE_TOO_BIG },       /* a string of 17 */
+		{ "{\"k234567890123\": [1, 2, 3, \"x\"], \"b\": {\"c\": \"d\"}, \"e\": 123456789012345}",
+		  0 },
+		{ "[\"12345678901234\", 1234567890123456, \"a\"]", -WPE_TOO_BIG }, /* a literal of
+										      16 */
+		{ "[\"a\", \"b\", \"123456789012345\", \"c\"]", -WPE_TOO_BIG }, /* a string of 17 */
 		{ "[1, 2, 3, 4, 5, 6, 7, \"abcdefghijklmnopqrstuvwxyz\", 8]", -WPE_TOO_BIG },
-		{ "{\"abcdefghijklmnopqrstuvwxyz\": 1}", -WPE_TOO_BIG },           /* a key */
-		{ "[\"a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\n\", 1]", -WPE_TOO_BIG },         /* escapes count raw */
+		{ "{\"abcdefghijklmnopqrstuvwxyz\": 1}", -WPE_TOO_BIG }, /* a key */
+		{ "[\"a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\n\", 1]", -WPE_TOO_BIG }, /* escapes count raw
+										*/
 		{ "[\"a\\\"b\\\\c\", 12, \"\\u00e9\\u00e9\", 1]", 0 },
 	};
 	for (size_t d = 0; d < sizeof(docs) / sizeof(docs[0]); d++) {
 		struct wp_err whole = WP_ERR_INIT;
 		int w = wp_json_read(docs[d].doc, strlen(docs[d].doc), NULL, NULL, &tok, &whole);
 		if (w != docs[d].want)
-			fail_msg("'%s' whole: rc %d (%s), wanted %d", docs[d].doc, w, whole.msg, docs[d].want);
+			fail_msg("'%s' whole: rc %d (%s), wanted %d", docs[d].doc, w, whole.msg,
+				 docs[d].want);
 		for (size_t piece = 1; piece <= tok.max_token; piece++)
 			for (size_t skew = 0; skew < piece; skew++) {
 				struct wp_err err = WP_ERR_INIT;
 				int rc = feed_in_pieces(docs[d].doc, piece, skew, &tok, &err);
 				if (rc != docs[d].want)
-					fail_msg("'%s' in pieces of %zu (first %zu): rc %d (%s), wanted %d", docs[d].doc, piece,
-						 skew, rc, err.msg, docs[d].want);
+					fail_msg("'%s' in pieces of %zu (first %zu): rc %d (%s), wanted %d",
+						 docs[d].doc, piece, skew, rc, err.msg,
+						 docs[d].want);
 			}
 	}
 }
 
 static void test_tree(void **state)
 {
-	const char *doc = "{\"cuda\": {\"version\": \"12.2\"}, \"n\": 42, \"f\": 1.5, \"big\": 99999999999999999999,"
-			  " \"ok\": true, \"no\": null, \"list\": [\"a\", 2, \"c\"]}";
+	const char *
+		doc = "{\"cuda\": {\"version\": \"12.2\"}, \"n\": 42, \"f\": 1.5, \"big\": 99999999999999999999,"
+		      " \"ok\": true, \"no\": null, \"list\": [\"a\", 2, \"c\"]}";
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_json_val *root;
 	assert_int_equal(wp_json_load(doc, strlen(doc), &opts, &root, &err), 0);
@@ -258,7 +279,9 @@ static void test_tree(void **state)
 	wp_json_tree_free(root);
 
 	/* the same caps and messages as the reader; comments too are refused */
-	struct wp_json_opts prof = { .what = "p.json", .noun = "profile", .code = -WPE_USAGE, .max_bytes = 100 };
+	struct wp_json_opts prof = {
+		.what = "p.json", .noun = "profile", .code = -WPE_USAGE, .max_bytes = 100
+	};
 	assert_int_equal(wp_json_load("{} // c", 7, &prof, &root, &err), -WPE_USAGE);
 	assert_null(root);
 	assert_non_null(strstr(err.msg, "profile 'p.json' is not valid JSON: "));
@@ -320,7 +343,8 @@ static void test_writer(void **state)
 	wp_json_kstr(&j, "s", "[ ] \" {\n}");
 	wp_json_obj_end(&j);
 	assert_int_equal(wp_json_finish_buf(&j, &out), 0);
-	assert_string_equal(wp_buf_cstr(&out), "x{\n  \"a\": [],\n  \"o\": {},\n  \"s\": \"[ ] \\\" {\\n}\"\n}\n");
+	assert_string_equal(wp_buf_cstr(&out),
+			    "x{\n  \"a\": [],\n  \"o\": {},\n  \"s\": \"[ ] \\\" {\\n}\"\n}\n");
 
 	/* not UTF-8: refused, and nothing written */
 	wp_buf_reset(&out);

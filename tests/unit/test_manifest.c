@@ -94,13 +94,17 @@ static void test_round_trip_and_refusals(void **state)
 	assert_non_null(strstr(err.msg, "its files make"));
 
 	/* a path that leaves the folder */
-	write_text("m.json", "{\"wheelpick_manifest\": 1, \"files\": [{\"path\": \"../etc/passwd\", \"sha256\": \"" A "\"}]}");
+	write_text("m.json",
+		   "{\"wheelpick_manifest\": 1, \"files\": [{\"path\": \"../etc/passwd\", \"sha256\": \"" A
+		   "\"}]}");
 	wp_err_clear(&err);
 	assert_int_equal(wp_tree_manifest_load(path, &back, &err), -WPE_PARSE);
 
 	/* a path twice */
-	write_text("m.json", "{\"wheelpick_manifest\": 1, \"files\": [{\"path\": \"x\", \"sha256\": \"" A "\"}, "
-			     "{\"path\": \"x\", \"sha256\": \"" B "\"}]}");
+	write_text("m.json",
+		   "{\"wheelpick_manifest\": 1, \"files\": [{\"path\": \"x\", \"sha256\": \"" A
+		   "\"}, "
+		   "{\"path\": \"x\", \"sha256\": \"" B "\"}]}");
 	wp_err_clear(&err);
 	assert_int_equal(wp_tree_manifest_load(path, &back, &err), -WPE_PARSE);
 	assert_non_null(strstr(err.msg, "twice"));
@@ -142,7 +146,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_digest_is_sha256sum_lines),
 		cmocka_unit_test_setup_teardown(test_round_trip_and_refusals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_of_dir_skips_the_delta_manifest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_of_dir_skips_the_delta_manifest, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests_name("manifest", tests, NULL, NULL);
 }

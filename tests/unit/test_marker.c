@@ -104,7 +104,8 @@ static void check_evaluate(const char *file)
 		struct wp_marker_env env;
 		env_from_json(&env, r.col[1]);
 		if (eval_text(r.col[0], &env) != is_true(r.col[2])) {
-			print_error("%s: '%s' in %s: want %s\n", file, r.col[0], r.col[1], r.col[2]);
+			print_error("%s: '%s' in %s: want %s\n", file, r.col[0], r.col[1],
+				    r.col[2]);
 			fail();
 		}
 		rows++;
@@ -202,15 +203,18 @@ static void test_legacy_generated(void **state)
 	char ebuf[128];
 	yajl_val root = yajl_tree_parse(wp_buf_cstr(&text), ebuf, sizeof(ebuf));
 	assert_non_null(root);
-	static const char *const keys[] = { "markers_pep345_valid_generated", "markers_setuptools_legacy_valid_generated" };
+	static const char *const keys[] = { "markers_pep345_valid_generated",
+					    "markers_setuptools_legacy_valid_generated" };
 	for (size_t k = 0; k < 2; k++) {
 		const char *path[] = { keys[k], NULL };
 		yajl_val list = yajl_tree_get(root, path, yajl_t_array);
 		size_t evaluated = 0, undefined = 0;
 		assert_non_null(list);
 		for (size_t i = 0; i < list->u.array.len; i++)
-			check_valid_marker(YAJL_GET_STRING(list->u.array.values[i]), &evaluated, &undefined);
-		print_message("%s: %zu/%zu rows pass\n", keys[k], list->u.array.len, list->u.array.len);
+			check_valid_marker(YAJL_GET_STRING(list->u.array.values[i]), &evaluated,
+					   &undefined);
+		print_message("%s: %zu/%zu rows pass\n", keys[k], list->u.array.len,
+			      list->u.array.len);
 	}
 	yajl_tree_free(root);
 	wp_buf_free(&text);
@@ -248,8 +252,8 @@ static void test_str(void **state)
 
 /* ---- wheelpick's own cases ---- */
 
-static void expect_env(const char *platform, const char *subdir, const char *sys, const char *system,
-		       const char *os, const char *machine)
+static void expect_env(const char *platform, const char *subdir, const char *sys,
+		       const char *system, const char *os, const char *machine)
 {
 	struct wp_target t = target(platform, 3, 8, -1);
 	struct wp_marker_env env;
@@ -296,8 +300,10 @@ static void test_env_from_target(void **state)
 	assert_false(eval_text("python_version < '3.12'", &env));
 	t = target("manylinux_2_28_x86_64", 3, 10, -1);
 	wp_marker_env_from_target(&env, &t);
-	assert_true(eval_text("platform_system == \"Linux\" and platform_machine == \"x86_64\"", &env));
-	assert_true(eval_text("python_full_version >= '3.10.0' and python_full_version < '3.10.1'", &env));
+	assert_true(
+		eval_text("platform_system == \"Linux\" and platform_machine == \"x86_64\"", &env));
+	assert_true(eval_text("python_full_version >= '3.10.0' and python_full_version < '3.10.1'",
+			      &env));
 
 	struct wp_err err = WP_ERR_INIT;
 	assert_int_equal(wp_marker_env_set(&env, "pythonversion", "3", &err), -WPE_USAGE);
@@ -367,7 +373,8 @@ static void test_divergences(void **state)
 	assert_false(eval_text("platform_release > '6'", &env));
 	assert_false(eval_text("platform_release == '6.1'", &env));
 	assert_true(eval_text("platform_release != '6.1'", &env));
-	assert_false(eval_text("platform_release ~= '6.1'", &env)); /* ~= read as == there, no error */
+	assert_false(eval_text("platform_release ~= '6.1'", &env)); /* ~= read as == there, no error
+								     */
 	/* === is PEP 440's arbitrary equality, a string comparison, whatever the value holds */
 	assert_true(eval_text("platform_release === '6.1.0-17-AMD64'", &env));
 	assert_false(eval_text("platform_release === '6.1.0'", &env));
@@ -399,7 +406,8 @@ static void test_divergences(void **state)
 	/* packaging parses these and then raises KeyError or compares a variable's name; PEP 508's
 	 * grammar allows them, and they compare as any other comparison does */
 	assert_true(eval_text("'a' == 'a'", &env));
-	assert_false(eval_text("\"2.7.9\" < \"foo\"", &env));  /* foo is no version: String rules, < False */
+	assert_false(eval_text("\"2.7.9\" < \"foo\"", &env)); /* foo is no version: String rules, <
+								 False */
 	assert_true(eval_text("\"2.7.10\" > \"2.7.9\"", &env)); /* two versions: version rules */
 	assert_false(eval_text("'2.7.10' < '2.7.9' and os_name == 'posix'", &env));
 	assert_false(eval_text("os_name == sys_platform", &env)); /* posix, linux */
@@ -407,8 +415,8 @@ static void test_divergences(void **state)
 	/* ~= on two non-versions: the Version | String fallback reads it as == */
 	assert_false(eval_text("'a' ~= 'b'", &env));
 	assert_true(eval_text("'a' ~= 'a'", &env));
-	/* str(): a redundant (( )) keeps the parentheses the meaning needs (packaging HEAD; 24.2 lost
-	 * them and printed a marker that means something else) */
+	/* str(): a redundant (( )) keeps the parentheses the meaning needs (packaging HEAD; 24.2
+	 * lost them and printed a marker that means something else) */
 	marker_ok(&m, "((os_name == 'a' or os_name == 'b')) and os_name == 'c'", 55);
 	char *printed = marker_str(&m);
 	assert_string_equal(printed, "(os_name == \"a\" or os_name == \"b\") and os_name == \"c\"");
@@ -481,20 +489,30 @@ static void test_head_suite(void **state)
 	assert_int_equal(wp_marker_env_set(&env, "python_version", "2.7.6", NULL), 0);
 	assert_true(eval_text("os_name == 'foo' and python_version ~= '2.7.0'", &env));
 	assert_int_equal(wp_marker_env_set(&env, "python_version", "2.7.4", NULL), 0);
-	assert_true(eval_text("python_version ~= '2.7.0' and (os_name == 'foo' or os_name == 'bar')", &env));
+	assert_true(
+		eval_text("python_version ~= '2.7.0' and (os_name == 'foo' or os_name == 'bar')",
+			  &env));
 	assert_int_equal(wp_marker_env_set(&env, "os_name", "other", NULL), 0);
-	assert_false(eval_text("python_version ~= '2.7.0' and (os_name == 'foo' or os_name == 'bar')", &env));
+	assert_false(
+		eval_text("python_version ~= '2.7.0' and (os_name == 'foo' or os_name == 'bar')",
+			  &env));
 	static const struct {
 		const char *marker, *extra;
 		bool want;
 	} extras[] = {
-		{ "extra == 'security'", "quux", false }, { "extra == 'security'", "security", true },
-		{ "extra == 'SECURITY'", "security", true }, { "extra == 'security'", "SECURITY", true },
+		{ "extra == 'security'", "quux", false },
+		{ "extra == 'security'", "security", true },
+		{ "extra == 'SECURITY'", "security", true },
+		{ "extra == 'security'", "SECURITY", true },
 		{ "extra == 'pep-685-norm'", "PEP_685...norm", true },
-		{ "extra == 'Different.punctuation..is...equal'", "different__punctuation_is_EQUAL", true },
+		{ "extra == 'Different.punctuation..is...equal'", "different__punctuation_is_EQUAL",
+		  true },
 		/* test_version_like_equality: extras are names, never versions */
-		{ "extra == \"v2\"", "", false }, { "extra == \"v2\"", "v2", true }, { "extra == \"v2\"", "v2a3", false },
-		{ "extra == \"v2a3\"", "v2", false }, { "extra == \"v2a3\"", "v2a3", true },
+		{ "extra == \"v2\"", "", false },
+		{ "extra == \"v2\"", "v2", true },
+		{ "extra == \"v2\"", "v2a3", false },
+		{ "extra == \"v2a3\"", "v2", false },
+		{ "extra == \"v2a3\"", "v2a3", true },
 	};
 	for (size_t i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
 		assert_int_equal(wp_marker_env_set(&env, "extra", extras[i].extra, NULL), 0);
@@ -516,12 +534,30 @@ static void test_head_suite(void **state)
 static void test_parse_errors(void **state)
 {
 	static const char *const bad[] = {
-		"", "   ", "os_name", "os_name ==", "os_name == 'a", "os_name = 'a'", "os_name == 'a' and",
-		"os_name == 'a' AND os_name == 'b'", "(os_name == 'a'", "os_name == 'a')", "os_name not'a'",
-		"os_name notin 'a'", "os_names == 'a'", "os_name == 'a'\n\n", "os_name == 'a\nb'",
-		"os_name == 'a'\n", "os_name == 'a'\nand os_name == 'b'", "os_name ==\n'a'", "os_name == 'a'\r",
-		"os_name == '\\N{LATIN SMALL LETTER E}'", "os_name == '\\x4'", "os_name == '\\0'",
-		"os_name == \"a'", "python_version >= 3.8",
+		"",
+		"   ",
+		"os_name",
+		"os_name ==",
+		"os_name == 'a",
+		"os_name = 'a'",
+		"os_name == 'a' and",
+		"os_name == 'a' AND os_name == 'b'",
+		"(os_name == 'a'",
+		"os_name == 'a')",
+		"os_name not'a'",
+		"os_name notin 'a'",
+		"os_names == 'a'",
+		"os_name == 'a'\n\n",
+		"os_name == 'a\nb'",
+		"os_name == 'a'\n",
+		"os_name == 'a'\nand os_name == 'b'",
+		"os_name ==\n'a'",
+		"os_name == 'a'\r",
+		"os_name == '\\N{LATIN SMALL LETTER E}'",
+		"os_name == '\\x4'",
+		"os_name == '\\0'",
+		"os_name == \"a'",
+		"python_version >= 3.8",
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
 		struct wp_marker m;
@@ -562,8 +598,10 @@ static void test_format(void **state)
 	} cases[] = {
 		{ "os.name=='a'", "os_name == \"a\"" },
 		{ "python_implementation != 'x'", "platform_python_implementation != \"x\"" },
-		{ "extra == 'Foo.Bar'", "extra == \"foo-bar\"" },  /* first comparison only, as packaging */
-		{ "os_name == 'a' and extra == 'Foo.Bar'", "os_name == \"a\" and extra == \"Foo.Bar\"" },
+		{ "extra == 'Foo.Bar'", "extra == \"foo-bar\"" }, /* first comparison only, as
+								     packaging */
+		{ "os_name == 'a' and extra == 'Foo.Bar'",
+		  "os_name == \"a\" and extra == \"Foo.Bar\"" },
 		{ "'a' not  in\tos_name", "\"a\" not in os_name" },
 		{ "(os_name == 'a' or (os_name == 'b')) and os_name == 'c'",
 		  "(os_name == \"a\" or os_name == \"b\") and os_name == \"c\"" },
@@ -588,7 +626,8 @@ static void test_compares_eq(void **state)
 	} cases[] = {
 		{ "extra == 'cuda'", "cuda", true },
 		{ "'cuda' == extra", "cuda", true },
-		{ "python_version >= '3.8' and (extra == \"Foo_Bar\" or extra == 'x')", "foo-bar", true },
+		{ "python_version >= '3.8' and (extra == \"Foo_Bar\" or extra == 'x')", "foo-bar",
+		  true },
 		{ "python_version >= '3.8' and (extra == \"Foo_Bar\" or extra == 'x')", "x", true },
 		{ "extra != 'cuda'", "cuda", false },
 		{ "extra == 'cudax'", "cuda", false },
@@ -598,9 +637,11 @@ static void test_compares_eq(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct wp_marker m;
 		struct wp_err e = WP_ERR_INIT;
-		assert_int_equal(wp_marker_parse(&m, cases[i].marker, strlen(cases[i].marker), &e), 0);
+		assert_int_equal(wp_marker_parse(&m, cases[i].marker, strlen(cases[i].marker), &e),
+				 0);
 		if (wp_marker_compares_eq(&m, "extra", cases[i].extra) != cases[i].yes)
-			fail_msg("'%s' for extra '%s': want %d", cases[i].marker, cases[i].extra, cases[i].yes);
+			fail_msg("'%s' for extra '%s': want %d", cases[i].marker, cases[i].extra,
+				 cases[i].yes);
 		wp_marker_release(&m);
 	}
 	struct wp_marker m;

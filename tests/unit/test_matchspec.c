@@ -1,4 +1,5 @@
-/* tests/unit/test_matchspec.c: conda MatchSpec parsing and matching, against conda's documented and tested behaviour. */
+/* tests/unit/test_matchspec.c: conda MatchSpec parsing and matching, against conda's documented and
+ * tested behaviour. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,7 +58,7 @@ static const struct mcase cases[] = {
 	{ "numpy 1.6|1.7.1", "numpy", "1.7.1", "py27_0", 0, true },
 	{ "numpy 1.6|1.7", "numpy", "1.7.1", "py27_0", 0, false },
 	{ "numpy 1.6.*|1.7.*", "numpy", "1.7.1", "py27_0", 0, true },
-	{ "numpy=1.8|1.9", "numpy", "1.8.5", "0", 0, true },   /* "=1.8" prefix | "1.9" exact */
+	{ "numpy=1.8|1.9", "numpy", "1.8.5", "0", 0, true }, /* "=1.8" prefix | "1.9" exact */
 	{ "numpy=1.8|1.9", "numpy", "1.9.1", "0", 0, false },
 	{ "numpy >=1.8,<2|>3", "numpy", "3.1", "0", 0, true },
 	{ "numpy >=1.8,<2|>3", "numpy", "2.5", "0", 0, false },
@@ -81,7 +82,7 @@ static const struct mcase cases[] = {
 	{ "numpy >=1,==1.8.*", "numpy", "1.8.1", "0", 0, false },
 	{ "numpy >=1,==1.8.*", "numpy", "1.8.0", "0", 0, true },
 	{ "numpy 1.8.**.*", "numpy", "1.8.1.2", "0", 0, true },
-	{ "numpy 1.*.1", "numpy", "1.7.1", "0", 0, true },     /* a glob over the text */
+	{ "numpy 1.*.1", "numpy", "1.7.1", "0", 0, true }, /* a glob over the text */
 	{ "numpy 1.*.1", "numpy", "1.7.2", "0", 0, false },
 	{ "numpy ^1\\.8\\..*$", "numpy", "1.8.3", "0", 0, true },
 	{ "numpy ^1\\.8\\..*$", "numpy", "1.9.0", "0", 0, false },
@@ -116,9 +117,12 @@ static const struct mcase cases[] = {
 	{ "cuda-version >=12.0,<13", "cuda-version", "12.6", "h7480c83_3", 0, true },
 	{ "cuda-version >=12.0,<13", "cuda-version", "13.0", "h0", 0, false },
 	{ "cudatoolkit 12.4|12.4.*", "cudatoolkit", "12.4.1", "h0", 0, true },
-	{ "pytorch 2.4.0 cuda120_*_301", "pytorch", "2.4.0", "cuda120_py312h26b3cf7_301", 301, true },
-	{ "pytorch 2.4.0 cuda120_*_301", "pytorch", "2.4.0", "cuda120_py312haadfe8f_200", 200, false },
-	{ "pytorch=1.8.0=py3.8_cuda11.1*", "pytorch", "1.8.0", "py3.8_cuda11.1_cudnn8.0.5_0", 0, true },
+	{ "pytorch 2.4.0 cuda120_*_301", "pytorch", "2.4.0", "cuda120_py312h26b3cf7_301", 301,
+	  true },
+	{ "pytorch 2.4.0 cuda120_*_301", "pytorch", "2.4.0", "cuda120_py312haadfe8f_200", 200,
+	  false },
+	{ "pytorch=1.8.0=py3.8_cuda11.1*", "pytorch", "1.8.0", "py3.8_cuda11.1_cudnn8.0.5_0", 0,
+	  true },
 	{ "pytorch=1.8.0=py3.8_cuda11.1*", "pytorch", "1.8.0", "py3.8_cpu_0", 0, false },
 	{ "pytorch==1.8.0", "pytorch", "1.8.0", "py3.8_cpu_0", 0, true },
 	{ "pytorch==1.8.0", "pytorch", "1.8.1", "py3.8_cpu_0", 0, false },
@@ -142,14 +146,15 @@ static const struct mcase cases[] = {
 	{ "numpy[version='>=1.8,<2', build=py38*]", "numpy", "2.0", "py38_0", 0, false },
 	{ "numpy[version='>=1.8,<2', build=py38*]", "numpy", "1.9", "py39_0", 0, false },
 	{ "numpy[version=1.8]", "numpy", "1.8.1", "0", 0, false },
-	{ "numpy 1.8[version=1.9]", "numpy", "1.9", "0", 0, true },  /* brackets win */
+	{ "numpy 1.8[version=1.9]", "numpy", "1.9", "0", 0, true }, /* brackets win */
 	{ "numpy[md5=abc, license=BSD]", "numpy", "1.9", "0", 0, true }, /* keys not matched on */
 	{ "conda-forge::numpy 1.8.*", "numpy", "1.8.2", "0", 0, true },
 	{ "numpy-1.8.0-py38_0.tar.bz2", "numpy", "1.8.0", "py38_0", 0, true },
 	{ "numpy-1.8.0-py38_0.tar.bz2", "numpy", "1.8.1", "py38_0", 0, false },
-	{ "https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py312heda63a1_0.conda", "numpy", "1.26.4",
-	  "py312heda63a1_0", 0, true },
-	{ "scikit-learn-1.3.2-py311hc009520_2.conda", "scikit-learn", "1.3.2", "py311hc009520_2", 2, true },
+	{ "https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py312heda63a1_0.conda",
+	  "numpy", "1.26.4", "py312heda63a1_0", 0, true },
+	{ "scikit-learn-1.3.2-py311hc009520_2.conda", "scikit-learn", "1.3.2", "py311hc009520_2", 2,
+	  true },
 };
 
 static void test_match_table(void **state)
@@ -166,7 +171,8 @@ static void test_match_table(void **state)
 		}
 		bool got = wp_matchspec_match(&m, c->name, c->version, c->build, c->bnum);
 		if (got != c->want) {
-			print_error("'%s' vs %s %s %s: got %d\n", c->spec, c->name, c->version, c->build, got);
+			print_error("'%s' vs %s %s %s: got %d\n", c->spec, c->name, c->version,
+				    c->build, got);
 			bad++;
 		}
 		wp_matchspec_release(&m);
@@ -247,22 +253,25 @@ static void test_parts(void **state)
 	wp_matchspec_release(&m);
 }
 
-/* conda's own tests/models/test_match_spec.py (conda 0f64223f, 2026-08-21): test_url_percent_encoding,
- * test_parse_spec_str_tarball_url / test_tarball_match_specs, test_invalid_package_name_rejected,
- * test_valid_package_names, test_matchspec_errors, test_legacy_features_canonical_string_forms. */
+/* conda's own tests/models/test_match_spec.py (conda 0f64223f, 2026-08-21):
+ * test_url_percent_encoding, test_parse_spec_str_tarball_url / test_tarball_match_specs,
+ * test_invalid_package_name_rejected, test_valid_package_names, test_matchspec_errors,
+ * test_legacy_features_canonical_string_forms. */
 static void test_conda_cases(void **state)
 {
 	struct wp_matchspec a, b;
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_buf t = WP_BUF_INIT;
 	/* %21 is '!': the epoch of x264 1!164.3095 */
-	parsed("https://anaconda.org/conda-forge/linux-64/x264-1%21164.3095-h166bdaf_2.tar.bz2", &a);
+	parsed("https://anaconda.org/conda-forge/linux-64/x264-1%21164.3095-h166bdaf_2.tar.bz2",
+	       &a);
 	parsed("https://anaconda.org/conda-forge/linux-64/x264-1!164.3095-h166bdaf_2.tar.bz2", &b);
 	assert_string_equal(a.version_text, b.version_text);
 	assert_true(wp_matchspec_match(&a, "x264", "1!164.3095", "h166bdaf_2", 2));
 	wp_matchspec_release(&a);
 	wp_matchspec_release(&b);
-	parsed("https://anaconda.org/conda-forge%21/linux-64/x264-1%21164.3095-h166bdaf_2.tar.bz2", &a);
+	parsed("https://anaconda.org/conda-forge%21/linux-64/x264-1%21164.3095-h166bdaf_2.tar.bz2",
+	       &a);
 	parsed("https://anaconda.org/conda-forge!/linux-64/x264-1!164.3095-h166bdaf_2.tar.bz2", &b);
 	assert_string_equal(a.channel, b.channel);
 	assert_string_equal(a.channel, "conda-forge!");
@@ -272,8 +281,8 @@ static void test_conda_cases(void **state)
 	static const struct {
 		const char *url, *channel, *name, *version, *build;
 	} urls[] = {
-		{ "https://repo.anaconda.com/pkgs/main/linux-64/_license-1.1-py27_1.tar.bz2", "defaults", "_license",
-		  "==1.1", "py27_1" },
+		{ "https://repo.anaconda.com/pkgs/main/linux-64/_license-1.1-py27_1.tar.bz2",
+		  "defaults", "_license", "==1.1", "py27_1" },
 		{ "https://conda.anaconda.org/conda-canary/linux-64/conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2",
 		  "conda-canary", "conda", "==4.3.21.post699+1dab973", "py36h4a561cd_0" },
 		{ "https://conda.anaconda.org/conda-canary/linux-64/conda-4.3.21.post699+1dab973-py36h4a561cd_0.conda",
@@ -289,21 +298,26 @@ static void test_conda_cases(void **state)
 		wp_matchspec_release(&a);
 	}
 	/* a URL whose directory is no subdir names no channel (conda: *[url=...]) */
-	parsed("https://conda.anaconda.org/conda-canary/conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2", &a);
+	parsed("https://conda.anaconda.org/conda-canary/conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2",
+	       &a);
 	assert_null(a.channel);
 	assert_null(a.subdir);
 	wp_matchspec_release(&a);
 	/* CEP 26 names */
-	static const char *const bad[] = { "pkg..name", "pkg--name", ".pkg", "-pkg", "'package'", "\"package\"",
-					   "pack@ge", "!xyz 1.3", "blas[invalid=\"1\"]", "blas [test=]" };
+	static const char *const bad[] = { "pkg..name",   "pkg--name", ".pkg",
+					   "-pkg",        "'package'", "\"package\"",
+					   "pack@ge",     "!xyz 1.3",  "blas[invalid=\"1\"]",
+					   "blas [test=]" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
 		wp_err_clear(&e);
 		if (wp_matchspec_parse(bad[i], &a, &e) != -WPE_PARSE)
 			fail_msg("'%s' was accepted", bad[i]);
 		assert_non_null(strstr(e.msg, "conda spec"));
 	}
-	static const char *const good[] = { "numpy", "my-package", "my_package", "my.package", "r-base",
-					    "python-dateutil", "_openmp_mutex", "_pkg", "__glibc", "__unix" };
+	static const char *const good[] = { "numpy",         "my-package", "my_package",
+					    "my.package",    "r-base",     "python-dateutil",
+					    "_openmp_mutex", "_pkg",       "__glibc",
+					    "__unix" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(good); i++) {
 		parsed(good[i], &a);
 		assert_string_equal(a.name, good[i]);
@@ -315,7 +329,8 @@ static void test_conda_cases(void **state)
 	parsed("mkl@", &a);
 	wp_matchspec_format(&a, &t);
 	assert_string_equal(t.data, "*[track_features=mkl]");
-	assert_false(wp_matchspec_match(&a, "mkl", "2024.0", "0", 0)); /* track_features unknown here */
+	assert_false(wp_matchspec_match(&a, "mkl", "2024.0", "0", 0)); /* track_features unknown
+									  here */
 	wp_matchspec_release(&a);
 	wp_buf_free(&t);
 }
@@ -394,7 +409,8 @@ static void floor_is(const char *spec, const char *want)
 	bool got = wp_matchspec_version_floor(&m, &b);
 	if (want) {
 		if (!got || strcmp(b.data, want))
-			fail_msg("floor of '%s': got '%s', want '%s'", spec, got ? b.data : "(none)", want);
+			fail_msg("floor of '%s': got '%s', want '%s'", spec,
+				 got ? b.data : "(none)", want);
 	} else if (got) {
 		fail_msg("floor of '%s': got '%s', want none", spec, b.data);
 	}
@@ -426,7 +442,9 @@ static void test_json_list(void **state)
 	size_t n;
 	struct wp_err e = WP_ERR_INIT;
 	assert_int_equal(wp_matchspec_parse_json_list("[\"python >=3.8,<3.9.0a0\", \"cudatoolkit >=11.1,<11.2\", "
-						      "\"\\u0041bc\"]", &v, &n, &e), 0);
+						      "\"\\u0041bc\"]",
+						      &v, &n, &e),
+			 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(v[0].name, "python");
 	assert_string_equal(v[1].version_text, ">=11.1,<11.2");
@@ -441,8 +459,8 @@ static void test_json_list(void **state)
 	assert_null(v);
 
 	static const char *const bad[] = {
-		"[[\"a\"]]", "{\"a\": 1}", "[\"a\", 1]", "[\"a\"", "\"a\"", "[\"a\"] x", "[\"numpy >=\"]", "[null]",
-		"[\"a\"][\"b\"]", "[true]", "[{}]", "nope",
+		"[[\"a\"]]",      "{\"a\": 1}", "[\"a\", 1]",     "[\"a\"", "\"a\"", "[\"a\"] x",
+		"[\"numpy >=\"]", "[null]",     "[\"a\"][\"b\"]", "[true]", "[{}]",  "nope",
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
 		struct wp_err e2 = WP_ERR_INIT;
@@ -508,9 +526,10 @@ static void test_real_specs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conda_cases),
-		cmocka_unit_test(test_match_table), cmocka_unit_test(test_parts),	  cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_floor),	    cmocka_unit_test(test_json_list), cmocka_unit_test(test_real_specs),
+		cmocka_unit_test(test_conda_cases), cmocka_unit_test(test_match_table),
+		cmocka_unit_test(test_parts),       cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_floor),       cmocka_unit_test(test_json_list),
+		cmocka_unit_test(test_real_specs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* tests/unit/test_mirror.c: PEP 503/691 mirror and conda channel writing; pip through nginx; kill -9. */
+/* tests/unit/test_mirror.c: PEP 503/691 mirror and conda channel writing; pip through nginx; kill
+ * -9. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,8 +59,11 @@ static void tf_init(struct tf *t, const char *project, const char *path)
 	assert_int_equal(wp_hash_file(path, t->sha, &size, NULL), 0);
 	const char *slash = strrchr(t->path, '/');
 	t->f = (struct wp_mirror_file){
-		.project = t->project, .filename = slash ? slash + 1 : t->path, .store_path = t->path,
-		.sha256 = t->sha, .size = size,
+		.project = t->project,
+		.filename = slash ? slash + 1 : t->path,
+		.store_path = t->path,
+		.sha256 = t->sha,
+		.size = size,
 	};
 }
 
@@ -240,8 +244,9 @@ static void read_page(const char *dir, const char *project, bool json, struct re
 	char *text = test_read_file(path, NULL);
 	struct wp_err err = WP_ERR_INIT;
 	assert_non_null(text);
-	int rc = json ? wp_read_pep691(url, project, text, strlen(text), collect, r, NULL, &err)
-		      : wp_read_html_links(url, project, text, strlen(text), collect, r, NULL, &err);
+	int rc = json ? wp_read_pep691(url, project, text, strlen(text), collect, r, NULL, &err) :
+			wp_read_html_links(url, project, text, strlen(text), collect, r, NULL,
+					   &err);
 	if (rc)
 		print_error("%s: %s\n", path, err.msg);
 	assert_int_equal(rc, 0);
@@ -309,7 +314,9 @@ static void test_pages(void **state)
 	/* '+' is %2B in the href, as S3 needs it */
 	char *tpage = wp_xasprintf("%s/simple/torch/index.html", dir);
 	char *thtml = test_read_file(tpage, NULL);
-	assert_non_null(strstr(thtml, "../../files/torch/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl#sha256="));
+	assert_non_null(
+		strstr(thtml,
+		       "../../files/torch/torch-1.8.0%2Bcu111-cp38-cp38-linux_x86_64.whl#sha256="));
 	assert_non_null(strstr(thtml, ">" TORCH_CU111 "</a>"));
 	char *tmeta = wp_xasprintf("%s/files/torch/%s.metadata", dir, TORCH_CU111);
 	char *tm = test_read_file(tmeta, NULL);
@@ -583,7 +590,8 @@ static char *conda_record(const char *path, const char *extra)
 	return wp_xasprintf("{\n      \"build\": \"py_0\",\n      \"build_number\": 0,\n"
 			    "      \"depends\": [\"python >=3.8\"],\n      \"name\": \"demo-conda\",\n"
 			    "      \"sha256\": \"%s\",\n      \"size\": %lld,\n%s"
-			    "      \"version\": \"1.0\"\n    }", sha, size, extra);
+			    "      \"version\": \"1.0\"\n    }",
+			    sha, size, extra);
 }
 
 struct crecs {
@@ -611,7 +619,8 @@ static void test_conda_channel(void **state)
 	char *bz2 = wp_xasprintf("%s/w/demo-conda-1.0-py_0.tar.bz2", root);
 	char *conda = wp_xasprintf("%s/w/demo-conda-1.0-py_0.conda", root);
 	bool have_conda = exists(conda);
-	char *r1 = conda_record(bz2, "      \"timestamp\": 1615507200123,\n      \"license\": \"BSD \\\"3\\\"\",\n");
+	char *r1 = conda_record(bz2,
+				"      \"timestamp\": 1615507200123,\n      \"license\": \"BSD \\\"3\\\"\",\n");
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_conda_file f1 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, r1, NULL, NULL };
 	assert_int_equal(wp_channel_write(dir, &f1, 1, NULL, &err), 0);
@@ -625,7 +634,8 @@ static void test_conda_channel(void **state)
 	assert_non_null(strstr(text, "\"subdir\": \"linux-64\""));
 	struct crecs c = { 0 };
 	char *url = wp_xasprintf("file://%s/linux-64", dir);
-	assert_int_equal(wp_read_repodata_mem(text, strlen(text), url, ccollect, &c, NULL, &err), 0);
+	assert_int_equal(wp_read_repodata_mem(text, strlen(text), url, ccollect, &c, NULL, &err),
+			 0);
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.names[0], "demo-conda-1.0-py_0.tar.bz2");
 	char *na = wp_xasprintf("%s/noarch/repodata.json", dir);
@@ -637,7 +647,9 @@ static void test_conda_channel(void **state)
 	if (have_conda) {
 		/* a re-run adds; the .conda record goes under packages.conda */
 		char *r2 = conda_record(conda, "");
-		struct wp_conda_file f2 = { "linux-64", "demo-conda-1.0-py_0.conda", conda, r2, NULL, NULL };
+		struct wp_conda_file f2 = { "linux-64", "demo-conda-1.0-py_0.conda",
+					    conda,      r2,
+					    NULL,       NULL };
 		assert_int_equal(wp_channel_write(dir, &f2, 1, NULL, &err), 0);
 		free(text);
 		text = test_read_file(rd, NULL);
@@ -645,7 +657,9 @@ static void test_conda_channel(void **state)
 		assert_non_null(strstr(text, r2));
 		assert_true(strstr(text, "\"packages.conda\"") < strstr(text, r2));
 		c.n = 0;
-		assert_int_equal(wp_read_repodata_mem(text, strlen(text), url, ccollect, &c, NULL, &err), 0);
+		assert_int_equal(wp_read_repodata_mem(text, strlen(text), url, ccollect, &c, NULL,
+						      &err),
+				 0);
 		assert_int_equal(c.n, 2);
 		assert_verifies(dir);
 		free(r2);
@@ -653,7 +667,9 @@ static void test_conda_channel(void **state)
 
 	/* a record that disagrees with the file is refused */
 	char *bad = wp_xstrdup("{\"name\": \"demo-conda\", \"size\": 1}");
-	struct wp_conda_file f3 = { "linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, bad, NULL, NULL };
+	struct wp_conda_file f3 = {
+		"linux-64", "demo-conda-1.0-py_0.tar.bz2", bz2, bad, NULL, NULL
+	};
 	wp_err_clear(&err);
 	assert_int_equal(wp_channel_write(dir, &f3, 1, NULL, &err), -WPE_INTEGRITY);
 	f3.record_json = "[1]";
@@ -769,8 +785,8 @@ static void nginx_start(const char *mirror_dir)
 		"    location /simple/ { try_files $uri/$simple_index $uri =404; }\n"
 		"  }\n"
 		"}\n",
-		geteuid() == 0 ? "user root;\n" : "", ngx.prefix, ngx.prefix, ngx.prefix, ngx.prefix,
-		ngx.prefix, ngx.prefix, ngx.prefix, ngx.prefix, ngx.port, mirror_dir);
+		geteuid() == 0 ? "user root;\n" : "", ngx.prefix, ngx.prefix, ngx.prefix,
+		ngx.prefix, ngx.prefix, ngx.prefix, ngx.prefix, ngx.prefix, ngx.port, mirror_dir);
 	fclose(f);
 	/* mkdtemp made the tree 0700; nginx's worker must walk into it */
 	assert_int_equal(chmod(root, 0755), 0);
@@ -825,7 +841,8 @@ static bool dir_has(const char *dir, const char *prefix, const char *suffix)
 	bool yes = false;
 	while (d && (de = readdir(d)) && !yes) {
 		size_t n = strlen(de->d_name), k = strlen(suffix);
-		yes = !strncmp(de->d_name, prefix, strlen(prefix)) && n >= k && !strcmp(de->d_name + n - k, suffix);
+		yes = !strncmp(de->d_name, prefix, strlen(prefix)) && n >= k &&
+		      !strcmp(de->d_name + n - k, suffix);
 	}
 	if (d)
 		closedir(d);
@@ -834,7 +851,8 @@ static bool dir_has(const char *dir, const char *prefix, const char *suffix)
 
 static void test_pip_through_nginx(void **state)
 {
-	if (access("/usr/sbin/nginx", X_OK) != 0 || system("python3 -m pip --version >/dev/null 2>&1") != 0)
+	if (access("/usr/sbin/nginx", X_OK) != 0 ||
+	    system("python3 -m pip --version >/dev/null 2>&1") != 0)
 		skip();
 	struct tf *t;
 	size_t n = sample_files(&t);
@@ -872,25 +890,39 @@ static void test_pip_through_nginx(void **state)
 			    "assert r.headers['Content-Type'].startswith('application/vnd.pypi.simple.v1+json'), r.headers; "
 			    "assert json.load(r)['name'] == 'demo-pkg'; "
 			    "r = u.urlopen(sys.argv[1]); assert r.headers['Content-Type'].startswith('text/html')\" "
-			    "'%s/demo-pkg/'", index), 0);
+			    "'%s/demo-pkg/'",
+			    index),
+			 0);
 
 	char *dl = wp_xasprintf("%s/dl", tmp);
 	assert_int_equal(sh("%s download -q --no-deps --only-binary=:all: --index-url '%s' -d '%s' demo-pkg",
-			    pip, index, dl), 0);
+			    pip, index, dl),
+			 0);
 	assert_true(dir_has(dl, DEMO, ""));
 
 	char *target = wp_xasprintf("%s/t", tmp);
-	assert_int_equal(sh("%s install -q --no-deps --index-url '%s' --target '%s' demo-pkg", pip, index,
-			    target), 0);
+	assert_int_equal(sh("%s install -q --no-deps --index-url '%s' --target '%s' demo-pkg", pip,
+			    index, target),
+			 0);
 	assert_int_equal(sh("PYTHONPATH='%s' python3 -c 'import demo_pkg; assert demo_pkg.VALUE == 42'",
-			    target), 0);
+			    target),
+			 0);
 
 	char *win = wp_xasprintf("%s/win", tmp);
 	assert_int_equal(sh("%s download -q --no-deps --only-binary=:all: --platform win_amd64 "
-			    "--python-version 3.8 --index-url '%s' -d '%s' torch==1.8.0", pip, index, win), 0);
+			    "--python-version 3.8 --index-url '%s' -d '%s' torch==1.8.0",
+			    pip, index, win),
+			 0);
 	assert_true(dir_has(win, "torch-1.8.0", "-cp38-cp38-win_amd64.whl"));
 
-	free(win); free(target); free(dl); free(index); free(cache); free(tmp); free(dir); free(demo);
+	free(win);
+	free(target);
+	free(dl);
+	free(index);
+	free(cache);
+	free(tmp);
+	free(dir);
+	free(demo);
 	tfs_free(t, n + 1);
 }
 
@@ -978,7 +1010,8 @@ static void test_kill9(void **state)
 		free(p);
 		free(name);
 	}
-	/* on tmpfs when there is one: kill -9 does not care about fsync, and the test gets 10x faster */
+	/* on tmpfs when there is one: kill -9 does not care about fsync, and the test gets 10x
+	 * faster */
 	char *dir = NULL;
 	snprintf(shm, sizeof(shm), "/dev/shm/wp_kill9_XXXXXX");
 	if (mkdtemp(shm))
@@ -1035,12 +1068,16 @@ static void test_kill9(void **state)
 /* Is name linked (with sha) from dir/page's index.html and listed in its index.json? */
 static bool page_lists(const char *dir, const char *page, const char *name, const char *sha)
 {
-	char *h = wp_xasprintf("%s/%s/index.html", dir, page), *j = wp_xasprintf("%s/%s/index.json", dir, page);
+	char *h = wp_xasprintf("%s/%s/index.html", dir, page),
+	     *j = wp_xasprintf("%s/%s/index.json", dir, page);
 	char *html = test_read_file(h, NULL), *json = test_read_file(j, NULL);
-	char *link = wp_xasprintf("%s#sha256=%s\"", name, sha), *entry = wp_xasprintf("\"%s\"", name);
-	bool in_html = html && strstr(html, link), in_json = json && strstr(json, entry) && strstr(json, sha);
+	char *link = wp_xasprintf("%s#sha256=%s\"", name, sha),
+	     *entry = wp_xasprintf("\"%s\"", name);
+	bool in_html = html && strstr(html, link),
+	     in_json = json && strstr(json, entry) && strstr(json, sha);
 	if (in_html != in_json)
-		print_error("%s: index.html %s, index.json %s\n", page, in_html ? "lists it" : "does not", in_json ? "lists it" : "does not");
+		print_error("%s: index.html %s, index.json %s\n", page,
+			    in_html ? "lists it" : "does not", in_json ? "lists it" : "does not");
 	assert_true(in_html == in_json);
 	free(h), free(j), free(html), free(json), free(link), free(entry);
 	return in_html;
@@ -1050,13 +1087,17 @@ static void test_variants_json(void **state)
 {
 	char *gen = fresh_dir("vgen"), *dir = fresh_dir("variants");
 	assert_int_equal(sh("python3 tests/fixtures/mkvariants.py '%s' "
-			    "tests/fixtures/real/variants/variant-repack__torch-2.10__torch-2.10.0-variants.json", gen), 0);
+			    "tests/fixtures/real/variants/variant-repack__torch-2.10__torch-2.10.0-variants.json",
+			    gen),
+			 0);
 	struct tf t[4];
 	char *p = wp_xasprintf("%s/files/%s", gen, VWHEEL("cuda12.8"));
 	tf_init(&t[0], "torch", p), t[0].f.variant = "cuda12.8";
 	free(p), p = wp_xasprintf("%s/files/%s", gen, VWHEEL("rocm7.0"));
 	tf_init(&t[1], "torch", p), t[1].f.variant = "rocm7.0";
-	free(p), p = wp_xasprintf("%s/files/nvidia_cublas-12.8.4.1-py3-none-manylinux_2_28_x86_64.whl", gen);
+	free(p),
+		p = wp_xasprintf("%s/files/nvidia_cublas-12.8.4.1-py3-none-manylinux_2_28_x86_64.whl",
+				 gen);
 	tf_init(&t[2], "nvidia-cublas", p);
 	free(p), p = sample_path("cu111", TORCH_CU111);
 	tf_init(&t[3], "torch", p), t[3].f.variant = "cu111";
@@ -1068,7 +1109,10 @@ static void test_variants_json(void **state)
 	struct tf all[5];
 	memcpy(all, t, sizeof(t));
 	memset(&all[4], 0, sizeof(all[4]));
-	all[4].f = (struct wp_mirror_file){ .project = "torch", .filename = VJSON, .sha256 = vsha, .body = body,
+	all[4].f = (struct wp_mirror_file){ .project = "torch",
+					    .filename = VJSON,
+					    .sha256 = vsha,
+					    .body = body,
 					    .body_len = blen };
 	struct wp_mirror_report rep;
 	struct wp_err err = WP_ERR_INIT;
@@ -1082,7 +1126,8 @@ static void test_variants_json(void **state)
 	assert_non_null(strstr(err.msg, VJSON));
 	wp_err_clear(&err);
 	all[4].f.sha256 = vsha;
-	/* bytes only for a variants.json, and a variants.json only with its bytes, of its own project */
+	/* bytes only for a variants.json, and a variants.json only with its bytes, of its own
+	 * project */
 	struct tf odd = all[4];
 	odd.f.filename = VWHEEL("cuda12.8");
 	assert_int_equal(mirror(dir, &odd, 1, NULL, &rep, &err), -WPE_USAGE);
@@ -1110,8 +1155,10 @@ static void test_variants_json(void **state)
 	{
 		/* PEP 825 (Provisional, revised 2026-08-19): no core-metadata, requires-python or
 		 * yanked for the variants.json entry; the wheels keep theirs */
-		char *j = wp_xasprintf("%s/simple/torch/index.json", dir), *json = test_read_file(j, NULL);
-		char *h = wp_xasprintf("%s/simple/torch/index.html", dir), *html = test_read_file(h, NULL);
+		char *j = wp_xasprintf("%s/simple/torch/index.json", dir),
+		     *json = test_read_file(j, NULL);
+		char *h = wp_xasprintf("%s/simple/torch/index.html", dir),
+		     *html = test_read_file(h, NULL);
 		assert_non_null(json);
 		assert_non_null(html);
 		char *entry = strstr(json, "\"" VJSON "\"");
@@ -1124,7 +1171,10 @@ static void test_variants_json(void **state)
 		assert_null(strstr(entry, "yanked"));
 		assert_null(strstr(entry, "requires-python"));
 		assert_null(strstr(entry, "core-metadata"));
-		assert_true(strstr(json, "\"yanked\"") || strstr(end + 1, "\"yanked\"")); /* the wheels keep it */
+		assert_true(strstr(json, "\"yanked\"") || strstr(end + 1, "\"yanked\"")); /* the
+											     wheels
+											     keep it
+											   */
 		char *a = strstr(html, VJSON "#sha256=");
 		assert_non_null(a);
 		char *close = strchr(a, '>');
@@ -1154,8 +1204,10 @@ static void test_variants_json(void **state)
 	assert_false(exists(tpage));
 	assert_verifies(dir);
 
-	/* what a killed run left: the pending list names it, so verify notes it and --prune removes it */
-	char *pend = wp_xasprintf("%s/" WP_MIRROR_PENDING, dir), *tdir = wp_xasprintf("%s/files/torch", dir);
+	/* what a killed run left: the pending list names it, so verify notes it and --prune removes
+	 * it */
+	char *pend = wp_xasprintf("%s/" WP_MIRROR_PENDING, dir),
+	     *tdir = wp_xasprintf("%s/files/torch", dir);
 	assert_int_equal(mkdir(tdir, 0755), 0);
 	FILE *fp = fopen(p, "wb");
 	assert_non_null(fp);

@@ -1,6 +1,6 @@
 /* tests/unit/test_msgpack.c: base/msgpack's reader (MessagePack to JSON: every type, the bounds on
- * counts, depth and bytes) against its writer, and ops/shardread's index and shard decoding (hash of
- * the compressed or the decompressed bytes, a tampered shard, refused base URLs). */
+ * counts, depth and bytes) against its writer, and ops/shardread's index and shard decoding (hash
+ * of the compressed or the decompressed bytes, a tampered shard, refused base URLs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,8 +99,9 @@ static void test_refused(void **state)
 /* The writer's output reads back as the JSON it was given (hex under sha256 round-trips). */
 static void test_round_trip(void **state)
 {
-	const char *text = "{\"name\":\"x\",\"sha256\":\"00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff\","
-			   "\"depends\":[\"a >=1\",\"b\"],\"size\":-3,\"ok\":false}";
+	const char *
+		text = "{\"name\":\"x\",\"sha256\":\"00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff\","
+		       "\"depends\":[\"a >=1\",\"b\"],\"size\":-3,\"ok\":false}";
 	struct wp_json_val *v = NULL;
 	const struct wp_json_opts jo = { .what = "t", .max_bytes = 4096 };
 	assert_int_equal(wp_json_load(text, strlen(text), &jo, &v, NULL), 0);
@@ -195,14 +196,17 @@ static void test_shards(void **state)
 	char *su = wp_shard_url(&ix, e);
 	assert_non_null(strstr(su, hz));
 	free(su);
-	/* packages beside the index: no base_url in the text, as in the subdir's own repodata.json */
+	/* packages beside the index: no base_url in the text, as in the subdir's own
+	 * repodata.json */
 	assert_int_equal(wp_shard_to_repodata(z.data, z.len, &ix, e, "s", &json, &err), 0);
-	assert_string_equal(json.data, "{\"info\":{\"subdir\":\"linux-64\"},\"packages\":{\"x-1-0.tar.bz2\":{\"name\":\"x\"}},"
-				       "\"packages.conda\":{}}");
+	assert_string_equal(json.data,
+			    "{\"info\":{\"subdir\":\"linux-64\"},\"packages\":{\"x-1-0.tar.bz2\":{\"name\":\"x\"}},"
+			    "\"packages.conda\":{}}");
 	/* one byte changed: exit 4's code, naming both hashes */
 	z.data[z.len - 1] ^= 1;
 	wp_err_clear(&err);
-	assert_int_equal(wp_shard_to_repodata(z.data, z.len, &ix, e, "s", &json, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_shard_to_repodata(z.data, z.len, &ix, e, "s", &json, &err),
+			 -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, hz));
 	z.data[z.len - 1] ^= 1;
 	wp_shard_index_release(&ix);

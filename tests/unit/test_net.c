@@ -1,4 +1,5 @@
-/* tests/unit/test_net.c: net/ against tests/server/faultserver.py on loopback: retries, resume, caps, TLS. */
+/* tests/unit/test_net.c: net/ against tests/server/faultserver.py on loopback: retries, resume,
+ * caps, TLS. */
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -59,7 +60,7 @@ struct fixture {
 	struct server http;
 	struct server https;
 	struct server https2;  /* another origin with the same certificate */
-	struct server h10;     /* `python3 -m http.server`'s ways: HTTP/1.0, a listen backlog of 1 */
+	struct server h10; /* `python3 -m http.server`'s ways: HTTP/1.0, a listen backlog of 1 */
 };
 
 static long long now_ms(void)
@@ -118,7 +119,8 @@ static int run_quiet(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int start_server_as(struct fixture *fx, struct server *s, const char *name, bool tls, bool h10)
+static int start_server_as(struct fixture *fx, struct server *s, const char *name, bool tls,
+			   bool h10)
 {
 	char port_file[512], cert[512], key[512];
 	snprintf(s->log, sizeof(s->log), "%s/%s.log", fx->dir, name);
@@ -126,9 +128,24 @@ static int start_server_as(struct fixture *fx, struct server *s, const char *nam
 	snprintf(cert, sizeof(cert), "%s/srv.pem", fx->dir);
 	snprintf(key, sizeof(key), "%s/srv.key", fx->dir);
 	char *argv[] = {
-		"python3", "tests/server/faultserver.py", "--root", fx->root, "--script", fx->script,
-		"--log", s->log, "--port-file", port_file, "--max-seconds", SERVER_SECS,
-		h10 ? "--http10" : tls ? "--tls" : NULL, h10 ? "--backlog" : cert, h10 ? "1" : key, NULL,
+		"python3",
+		"tests/server/faultserver.py",
+		"--root",
+		fx->root,
+		"--script",
+		fx->script,
+		"--log",
+		s->log,
+		"--port-file",
+		port_file,
+		"--max-seconds",
+		SERVER_SECS,
+		h10 ? "--http10" :
+		tls ? "--tls" :
+		      NULL,
+		h10 ? "--backlog" : cert,
+		h10 ? "1" : key,
+		NULL,
 	};
 
 	return faultserver_start(argv, port_file, &s->pid, &s->port);
@@ -144,7 +161,8 @@ static void stop_server(struct server *s)
 	faultserver_stop(&s->pid);
 }
 
-static void url_of(char *out, size_t n, const struct server *s, const char *scheme, const char *path)
+static void url_of(char *out, size_t n, const struct server *s, const char *scheme,
+		   const char *path)
 {
 	snprintf(out, n, "%s://127.0.0.1:%d%s", scheme, s->port, path);
 }
@@ -225,8 +243,8 @@ static int mem_reset(void *ctx, long long offset, struct wp_err *err)
 	return 0;
 }
 
-static int download_one(const char *url, long long expect, struct mem_sink *k, const struct wp_dl_opts *opts,
-			struct wp_download *out)
+static int download_one(const char *url, long long expect, struct mem_sink *k,
+			const struct wp_dl_opts *opts, struct wp_download *out)
 {
 	*k = (struct mem_sink){ .buf = WP_BUF_INIT_MAX(64 << 20) };
 	*out = (struct wp_download){ .url = url, .expect_size = expect, .write = mem_write,
@@ -238,34 +256,36 @@ static void write_script(struct fixture *fx)
 {
 	char buf[4096];
 	int n = snprintf(buf, sizeof(buf),
-		"{\n"
-		" \"/etag.html\": {\"etag\": \"\\\"v1\\\"\"},\n"
-		" \"/etag-file.html\": {\"etag\": \"\\\"f1\\\"\"},\n"
-		" \"/gz.html\": {\"gzip\": true},\n"
-		" \"/moved\": {\"redirect\": \"/a.txt\"},\n"
-		" \"/flaky\": {\"status\": [500, 200], \"body\": \"ok after 500\\n\"},\n"
-		" \"/busy\": {\"status\": [429, 200], \"retry_after\": 1, \"body\": \"ok after 429\\n\"},\n"
-		" \"/down\": {\"status\": [503]},\n"
-		" \"/bomb\": {\"gzip_bomb\": 64},\n"
-		" \"/slow.bin\": {\"trickle\": 2000},\n"
-		" \"/drip.bin\": {\"trickle\": 200},\n"
-		" \"/longwait\": {\"status\": [503], \"retry_after\": 86400},\n"
-		" \"/drop.bin\": {\"drop_after\": %d, \"times\": 1},\n"
-		" \"/norange.bin\": {\"drop_after\": %d, \"times\": 1, \"ignore_range\": true},\n"
-		" \"/badrange.bin\": {\"drop_after\": %d, \"times\": 1, \"bad_range_offset\": 1000},\n"
-		" \"/wronglen.bin\": {\"wrong_length\": 5000, \"times\": 3},\n"
-		" \"/skip.bin\": {\"drop_after\": %d, \"times\": 1, \"range_skip\": 1000},\n"
-		" \"/skipnl.bin\": {\"drop_after\": %d, \"times\": 1, \"range_skip\": 1000, \"no_length\": true},\n"
-		" \"/whole.bin\": {\"ignore_range\": true},\n"
-		" \"/head405.bin\": {\"head_status\": 405},\n"
-		" \"/headnolen.bin\": {\"head_no_length\": true},\n"
-		" \"/headlie.bin\": {\"head_length\": 7},\n"
-		" \"/ifrange.bin\": {\"etag\": \"\\\"r1\\\"\"},\n"
-		" \"/downgrade\": {\"redirect\": \"http://127.0.0.1:%d/a.txt\"},\n"
-		" \"/elsewhere\": {\"redirect\": \"https://127.0.0.1:%d/a.txt\"},\n"
-		" \"/elsewhere-307\": {\"redirect\": \"https://localhost:%d/a.txt\", \"redirect_status\": 307},\n"
-		" \"/twice\": {\"redirect\": \"/moved\"}\n"
-		"}\n", DROP_AT, DROP_AT, DROP_AT, DROP_AT, DROP_AT, fx->http.port, fx->https2.port, fx->https2.port);
+			 "{\n"
+			 " \"/etag.html\": {\"etag\": \"\\\"v1\\\"\"},\n"
+			 " \"/etag-file.html\": {\"etag\": \"\\\"f1\\\"\"},\n"
+			 " \"/gz.html\": {\"gzip\": true},\n"
+			 " \"/moved\": {\"redirect\": \"/a.txt\"},\n"
+			 " \"/flaky\": {\"status\": [500, 200], \"body\": \"ok after 500\\n\"},\n"
+			 " \"/busy\": {\"status\": [429, 200], \"retry_after\": 1, \"body\": \"ok after 429\\n\"},\n"
+			 " \"/down\": {\"status\": [503]},\n"
+			 " \"/bomb\": {\"gzip_bomb\": 64},\n"
+			 " \"/slow.bin\": {\"trickle\": 2000},\n"
+			 " \"/drip.bin\": {\"trickle\": 200},\n"
+			 " \"/longwait\": {\"status\": [503], \"retry_after\": 86400},\n"
+			 " \"/drop.bin\": {\"drop_after\": %d, \"times\": 1},\n"
+			 " \"/norange.bin\": {\"drop_after\": %d, \"times\": 1, \"ignore_range\": true},\n"
+			 " \"/badrange.bin\": {\"drop_after\": %d, \"times\": 1, \"bad_range_offset\": 1000},\n"
+			 " \"/wronglen.bin\": {\"wrong_length\": 5000, \"times\": 3},\n"
+			 " \"/skip.bin\": {\"drop_after\": %d, \"times\": 1, \"range_skip\": 1000},\n"
+			 " \"/skipnl.bin\": {\"drop_after\": %d, \"times\": 1, \"range_skip\": 1000, \"no_length\": true},\n"
+			 " \"/whole.bin\": {\"ignore_range\": true},\n"
+			 " \"/head405.bin\": {\"head_status\": 405},\n"
+			 " \"/headnolen.bin\": {\"head_no_length\": true},\n"
+			 " \"/headlie.bin\": {\"head_length\": 7},\n"
+			 " \"/ifrange.bin\": {\"etag\": \"\\\"r1\\\"\"},\n"
+			 " \"/downgrade\": {\"redirect\": \"http://127.0.0.1:%d/a.txt\"},\n"
+			 " \"/elsewhere\": {\"redirect\": \"https://127.0.0.1:%d/a.txt\"},\n"
+			 " \"/elsewhere-307\": {\"redirect\": \"https://localhost:%d/a.txt\", \"redirect_status\": 307},\n"
+			 " \"/twice\": {\"redirect\": \"/moved\"}\n"
+			 "}\n",
+			 DROP_AT, DROP_AT, DROP_AT, DROP_AT, DROP_AT, fx->http.port,
+			 fx->https2.port, fx->https2.port);
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
 	write_file(fx->dir, "script.json", buf, (size_t)n);
 }
@@ -274,16 +294,17 @@ static int make_certs(struct fixture *fx)
 {
 	char cmd[2048];
 	snprintf(cmd, sizeof(cmd),
-		"cd '%s' && "
-		"openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key "
-		"-out ca.pem -days 2 -subj /CN=wheelpick-test-ca "
-		"-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign && "
-		"openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout srv.key "
-		"-out srv.csr -subj /CN=127.0.0.1 && "
-		"printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\n"
-		"extendedKeyUsage=serverAuth\\n' > srv.ext && "
-		"openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem "
-		"-days 2 -extfile srv.ext", fx->dir);
+		 "cd '%s' && "
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key "
+		 "-out ca.pem -days 2 -subj /CN=wheelpick-test-ca "
+		 "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign && "
+		 "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout srv.key "
+		 "-out srv.csr -subj /CN=127.0.0.1 && "
+		 "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\n"
+		 "extendedKeyUsage=serverAuth\\n' > srv.ext && "
+		 "openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem "
+		 "-days 2 -extfile srv.ext",
+		 fx->dir);
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	snprintf(fx->ca, sizeof(fx->ca), "%s/ca.pem", fx->dir);
 	return run_quiet(argv);
@@ -294,9 +315,10 @@ static int group_setup(void **state)
 	struct fixture *fx = wp_xcalloc(1, sizeof(*fx));
 	*state = fx;
 
-	/* only our loopback server: libcurl's own proxy variables (the run's settings come as a value) */
-	static const char *const unset[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-		"all_proxy", "ALL_PROXY" };
+	/* only our loopback server: libcurl's own proxy variables (the run's settings come as a
+	 * value) */
+	static const char *const unset[] = { "http_proxy",  "https_proxy", "HTTP_PROXY",
+					     "HTTPS_PROXY", "all_proxy",   "ALL_PROXY" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(unset); i++)
 		unsetenv(unset[i]);
 	setenv("no_proxy", "127.0.0.1,localhost", 1);
@@ -314,7 +336,9 @@ static int group_setup(void **state)
 	struct wp_buf page = WP_BUF_INIT;
 	wp_buf_addstr(&page, "<!DOCTYPE html><html><body>\n");
 	for (int i = 0; i < 400; i++)
-		wp_buf_printf(&page, "<a href=\"torch-2.%d.0+cu121-cp311-cp311-linux_x86_64.whl\">x</a><br>\n", i);
+		wp_buf_printf(&page,
+			      "<a href=\"torch-2.%d.0+cu121-cp311-cp311-linux_x86_64.whl\">x</a><br>\n",
+			      i);
 	wp_buf_addstr(&page, "</body></html>\n");
 	write_file(fx->root, "gz.html", page.data, page.len);
 	write_file(fx->root, "page.html", page.data, page.len);
@@ -323,9 +347,11 @@ static int group_setup(void **state)
 	wp_buf_free(&page);
 
 	unsigned char *big = pattern(BIG_SIZE, 7);
-	static const char *const bigs[] = { "drop.bin", "norange.bin", "badrange.bin", "wronglen.bin",
-		"slow.bin", "plain.bin", "ranged.bin", "whole.bin", "drip.bin", "head405.bin", "headnolen.bin",
-		"headlie.bin", "ifrange.bin", "skip.bin", "skipnl.bin" };
+	static const char *const bigs[] = { "drop.bin",     "norange.bin",   "badrange.bin",
+					    "wronglen.bin", "slow.bin",      "plain.bin",
+					    "ranged.bin",   "whole.bin",     "drip.bin",
+					    "head405.bin",  "headnolen.bin", "headlie.bin",
+					    "ifrange.bin",  "skip.bin",      "skipnl.bin" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bigs); i++)
 		write_file(fx->root, bigs[i], big, BIG_SIZE);
 	free(big);
@@ -343,7 +369,8 @@ static int group_setup(void **state)
 	write_file(fx->dir, "script.json", "{}", 2);
 	if (start_server(fx, &fx->http, "http", false) < 0)
 		return -1;
-	if (start_server(fx, &fx->https, "https", true) < 0 || start_server(fx, &fx->https2, "https2", true) < 0 ||
+	if (start_server(fx, &fx->https, "https", true) < 0 ||
+	    start_server(fx, &fx->https2, "https2", true) < 0 ||
 	    start_server_as(fx, &fx->h10, "h10", false, true) < 0)
 		return -1;
 	write_script(fx);
@@ -523,7 +550,8 @@ static void test_refused(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	/* a port that was free a moment ago */
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t sl = sizeof(sa);
 	assert_true(fd >= 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -575,7 +603,9 @@ static void test_slow_trickle(void **state)
 	struct mem_sink k;
 	struct wp_download d;
 	url_of(url, sizeof(url), &fx->http, "http", "/slow.bin");
-	struct wp_dl_opts opts = { .policy = { .conf = &fast, .low_speed_bytes = 100000, .low_speed_time_s = 1,
+	struct wp_dl_opts opts = { .policy = { .conf = &fast,
+					       .low_speed_bytes = 100000,
+					       .low_speed_time_s = 1,
 					       .max_tries = 2 } };
 
 	long long t0 = now_ms();
@@ -596,7 +626,9 @@ static void test_deadline(void **state)
 	struct mem_sink k;
 	struct wp_download d;
 	url_of(url, sizeof(url), &fx->http, "http", "/drip.bin");
-	struct wp_dl_opts opts = { .policy = { .conf = &fast, .deadline_grace_s = 2, .min_rate = 100000 } };
+	struct wp_dl_opts opts = {
+		.policy = { .conf = &fast, .deadline_grace_s = 2, .min_rate = 100000 }
+	};
 	long long t0 = now_ms();
 	assert_int_equal(download_one(url, BIG_SIZE, &k, &opts, &d), -WPE_NET);
 	long long took = now_ms() - t0;
@@ -608,8 +640,8 @@ static void test_deadline(void **state)
 }
 
 /* A Retry-After of a day is cut to the cap (the configured timeout when smaller), and the failure
- * says what the server asked for. A setting cli/ found garbage fails every transfer naming it, and an
- * unreadable CA bundle each https one, naming where it came from. */
+ * says what the server asked for. A setting cli/ found garbage fails every transfer naming it, and
+ * an unreadable CA bundle each https one, naming where it came from. */
 static void test_retry_after_capped_and_env(void **state)
 {
 	struct fixture *fx = *state;
@@ -738,14 +770,22 @@ static void test_resume_if_range(void **state)
 	for (int changed = 0; changed < 2; changed++) {
 		vs = (struct validated_sink){ .k.buf = WP_BUF_INIT_MAX(64 << 20) };
 		wp_buf_add(&vs.k.buf, big, DROP_AT);
-		struct wp_download d = { .url = url, .expect_size = BIG_SIZE, .write = mem_write, .reset = mem_reset,
-					 .validated = validated_cb, .ctx = &vs, .start = DROP_AT, .if_range = held[changed] };
+		struct wp_download d = { .url = url,
+					 .expect_size = BIG_SIZE,
+					 .write = mem_write,
+					 .reset = mem_reset,
+					 .validated = validated_cb,
+					 .ctx = &vs,
+					 .start = DROP_AT,
+					 .if_range = held[changed] };
 		assert_int_equal(wp_download_run(&d, 1, &fast_dl, NULL, NULL), 0);
 		check_big(&vs.k);
 		assert_int_equal(d.tries, 1);
 		assert_int_equal(vs.k.resets, changed);
 		assert_int_equal(d.status, changed ? 200 : 206);
-		assert_logged_has(&fx->http, "/ifrange.bin", changed, changed ? "\"If-Range\":\"\\\"r0\\\"\"" : "\"If-Range\":\"\\\"r1\\\"\"");
+		assert_logged_has(&fx->http, "/ifrange.bin", changed,
+				  changed ? "\"If-Range\":\"\\\"r0\\\"\"" :
+					    "\"If-Range\":\"\\\"r1\\\"\"");
 		/* a 206 keeps the validator held; a 200 brings its own */
 		assert_string_equal(vs.seen, changed ? "\"r1\"" : "");
 		wp_buf_free(&vs.k.buf);
@@ -823,7 +863,8 @@ static void test_resume_range_skip(void **state)
 	struct wp_dl_opts opts = { .policy.conf = &fast, .policy.max_tries = 2 };
 	char script[600];
 	for (size_t i = 0; i < WP_ARRAY_LEN(paths); i++) {
-		snprintf(script, sizeof(script), "{\"%s\": {\"drop_after\": %d, \"range_skip\": 1000%s}}", paths[i],
+		snprintf(script, sizeof(script),
+			 "{\"%s\": {\"drop_after\": %d, \"range_skip\": 1000%s}}", paths[i],
 			 DROP_AT, i ? ", \"no_length\": true" : "");
 		write_file(fx->dir, "script.json", script, strlen(script));
 		url_of(url, sizeof(url), &fx->http, "http", paths[i]);
@@ -901,8 +942,11 @@ static void test_parallel_16(void **state)
 		snprintf(path, sizeof(path), "/f%02d.bin", i);
 		url_of(urls[i], sizeof(urls[i]), &fx->http, "http", path);
 		k[i] = (struct mem_sink){ .buf = WP_BUF_INIT_MAX(1 << 20) };
-		d[i] = (struct wp_download){ .url = urls[i], .expect_size = i % 2 ? -1 :
-				20000 * (i + 1) + i * 37, .write = mem_write, .reset = mem_reset, .ctx = &k[i] };
+		d[i] = (struct wp_download){ .url = urls[i],
+					     .expect_size = i % 2 ? -1 : 20000 * (i + 1) + i * 37,
+					     .write = mem_write,
+					     .reset = mem_reset,
+					     .ctx = &k[i] };
 	}
 	assert_int_equal(wp_download_run(d, N_PARALLEL, &fast_dl, on_progress, &ps), 0);
 	for (int i = 0; i < N_PARALLEL; i++) {
@@ -943,7 +987,8 @@ static void test_fetch_many(void **state)
 }
 
 /* A part of a file: exactly the bytes asked for, where they lie, and the file's size. */
-static void check_part(const char *url, const char *range, long long start, size_t len, const unsigned char *want)
+static void check_part(const char *url, const char *range, long long start, size_t len,
+		       const unsigned char *want)
 {
 	struct wp_http_res res;
 	struct wp_err err = WP_ERR_INIT;
@@ -979,7 +1024,9 @@ static void test_fetch_range(void **state)
 	assert_logged_lacks(&fx->http, "/ranged.bin", 0, "Accept-Encoding");
 
 	/* a part over max_bytes, a range past the end, ranges that are not ranges */
-	struct wp_http_req req = { .policy.conf = &fast, .url = url, .range = "0-", .max_bytes = 1000 };
+	struct wp_http_req req = {
+		.policy.conf = &fast, .url = url, .range = "0-", .max_bytes = 1000
+	};
 	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_TOO_BIG);
 	wp_http_res_release(&res);
 	snprintf(range, sizeof(range), "%d-", BIG_SIZE + 10);
@@ -988,7 +1035,8 @@ static void test_fetch_range(void **state)
 	assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 	assert_msg_has(&err, "416");
 	wp_http_res_release(&res);
-	static const char *const bad[] = { "5-2", "abc", "-0", "-", "1", "1-2-3", "bytes=1-2", "1-\r\nX: y" };
+	static const char *const bad[] = { "5-2", "abc",   "-0",        "-",
+					   "1",   "1-2-3", "bytes=1-2", "1-\r\nX: y" };
 	int before = logged_count(&fx->http, "/ranged.bin");
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
 		req.range = bad[i];
@@ -1193,7 +1241,8 @@ static void test_trusted_host_not_its_redirects(void **state)
 	assert_non_null(strstr(res.effective_url, "/a.txt"));
 	wp_http_res_release(&res);
 
-	/* a redirect to another origin (another port; another name, 307) is held to its certificate */
+	/* a redirect to another origin (another port; another name, 307) is held to its
+	 * certificate */
 	const char *away[] = { "/elsewhere", "/elsewhere-307" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(away); i++) {
 		int before = logged_count(&fx->https2, "/a.txt");
@@ -1201,7 +1250,8 @@ static void test_trusted_host_not_its_redirects(void **state)
 		wp_err_clear(&err);
 		assert_int_equal(wp_http_get(&req, &res, &err), -WPE_NET);
 		assert_msg_has(&err, "certificate");
-		assert_int_equal(logged_count(&fx->https2, "/a.txt"), before); /* no request got through */
+		assert_int_equal(logged_count(&fx->https2, "/a.txt"), before); /* no request got
+										  through */
 		wp_http_res_release(&res);
 	}
 	/* a file download and a size probe alike */
@@ -1261,7 +1311,9 @@ static void test_credentials_per_conf(void **state)
 	struct wp_net_conf conf_a = fast, conf_b = fast;
 	conf_a.creds = &ca;
 	conf_b.creds = &cb;
-	struct cred_get gets[] = { { &conf_a, url_a, -1 }, { &conf_b, url_b, -1 }, { &fast, url_none, -1 } };
+	struct cred_get gets[] = { { &conf_a, url_a, -1 },
+				   { &conf_b, url_b, -1 },
+				   { &fast, url_none, -1 } };
 	pthread_t th[WP_ARRAY_LEN(gets)];
 	for (size_t i = 0; i < WP_ARRAY_LEN(gets); i++)
 		assert_int_equal(pthread_create(&th[i], NULL, cred_get_main, &gets[i]), 0);
@@ -1269,8 +1321,10 @@ static void test_credentials_per_conf(void **state)
 		pthread_join(th[i], NULL);
 		assert_int_equal(gets[i].rc, 0);
 	}
-	assert_logged_has(&fx->http, "/cred-a", 0, "\"Authorization\":\"Basic YWxpY2U6YWxwaGE=\""); /* alice:alpha */
-	assert_logged_has(&fx->http, "/cred-b", 0, "\"Authorization\":\"Basic Ym9iOmJldGE=\"");     /* bob:beta */
+	assert_logged_has(&fx->http, "/cred-a", 0,
+			  "\"Authorization\":\"Basic YWxpY2U6YWxwaGE=\""); /* alice:alpha */
+	assert_logged_has(&fx->http, "/cred-b", 0,
+			  "\"Authorization\":\"Basic Ym9iOmJldGE=\""); /* bob:beta */
 	char *none = logged(&fx->http, "/cred-none", 0);
 	assert_non_null(none);
 	assert_null(strstr(none, "Authorization"));
@@ -1323,7 +1377,10 @@ static void test_http10_small_queue(void **state)
 	long long probe_ms = now_ms() - t0;
 	for (int i = 0; i < N_PARALLEL; i++) {
 		k[i] = (struct mem_sink){ .buf = WP_BUF_INIT_MAX(1 << 20) };
-		d[i] = (struct wp_download){ .url = urls[i], .expect_size = -1, .write = mem_write, .reset = mem_reset,
+		d[i] = (struct wp_download){ .url = urls[i],
+					     .expect_size = -1,
+					     .write = mem_write,
+					     .reset = mem_reset,
 					     .ctx = &k[i] };
 	}
 	t0 = now_ms();
@@ -1337,7 +1394,8 @@ static void test_http10_small_queue(void **state)
 		assert_int_equal(k[i].buf.len, n);
 		wp_buf_free(&k[i].buf);
 	}
-	print_message("16 files, HTTP/1.0, listen queue 1: HEAD %lld ms, GET %lld ms\n", probe_ms, fetch_ms);
+	print_message("16 files, HTTP/1.0, listen queue 1: HEAD %lld ms, GET %lld ms\n", probe_ms,
+		      fetch_ms);
 	/* a dropped SYN cost 1 s before (3 s for a second one): both took 1.4 s or more */
 	if (probe_ms > 900 || fetch_ms > 900)
 		fail_msg("16 files from an HTTP/1.0 server with a full listen queue: HEAD %lld ms, GET %lld ms",
@@ -1357,19 +1415,24 @@ static void test_s3_list_never_ends(void **state)
 	} cases[] = {
 		/* the same token again, with the same keys */
 		{ "<ListBucketResult><Contents><Key>a/x.whl</Key><Size>1</Size></Contents><IsTruncated>true</IsTruncated>"
-		  "<NextContinuationToken>again</NextContinuationToken></ListBucketResult>", 3, "same continuation token" },
+		  "<NextContinuationToken>again</NextContinuationToken></ListBucketResult>",
+		  3, "same continuation token" },
 		/* the same token again, nothing listed */
 		{ "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t</NextContinuationToken>"
-		  "</ListBucketResult>", 3, "same continuation token" },
+		  "</ListBucketResult>",
+		  3, "same continuation token" },
 		/* a fresh token each time, the same keys */
 		{ "<ListBucketResult><Contents><Key>a/x.whl</Key><Size>1</Size></Contents><IsTruncated>true</IsTruncated>"
-		  "<NextContinuationToken>t{n}</NextContinuationToken></ListBucketResult>", 3, "listed before" },
+		  "<NextContinuationToken>t{n}</NextContinuationToken></ListBucketResult>",
+		  3, "listed before" },
 		/* a fresh token each time, nothing listed */
 		{ "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t{n}</NextContinuationToken>"
-		  "</ListBucketResult>", 9, "list nothing" },
+		  "</ListBucketResult>",
+		  9, "list nothing" },
 		/* an empty token */
 		{ "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken></NextContinuationToken>"
-		  "</ListBucketResult>", 1, "without a continuation token" },
+		  "</ListBucketResult>",
+		  1, "without a continuation token" },
 	};
 	snprintf(endpoint, sizeof(endpoint), "http://127.0.0.1:%d", fx->http.port);
 	const struct wp_s3_conf s3fast = { .net = &fast }; /* no credentials: unsigned requests */
@@ -1379,7 +1442,8 @@ static void test_s3_list_never_ends(void **state)
 		struct wp_s3_listing l = { 0 };
 		struct wp_err err = WP_ERR_INIT;
 		snprintf(path, sizeof(path), "/loop%zu", i);
-		script = wp_xasprintf("{\"%s\": {\"body\": \"%s\", \"body_n\": true}}", path, cases[i].body);
+		script = wp_xasprintf("{\"%s\": {\"body\": \"%s\", \"body_n\": true}}", path,
+				      cases[i].body);
 		write_file(fx->dir, "script.json", script, strlen(script));
 		free(script);
 		snprintf(url, sizeof(url), "s3://loop%zu/a/", i);

@@ -1,5 +1,5 @@
-/* tests/unit/test_parse_once.c: a requirement is parsed once, where it is read, and stays typed to the
- * plan: the PEP 508 parser's entries are counted (the Makefile links this program with
+/* tests/unit/test_parse_once.c: a requirement is parsed once, where it is read, and stays typed to
+ * the plan: the PEP 508 parser's entries are counted (the Makefile links this program with
  * -Wl,--wrap for them) while a 100-line requirements file goes through the reader and a whole
  * wp_pick_plan, and a requirement's extras and marker arrive where they are used as written. A
  * plan file's name and version, counted likewise, are parsed once, not again by each writer. */
@@ -26,9 +26,12 @@
  * wrapped, and wp_reqs_add reaches the parser only through wp_req_parse's body there). */
 static unsigned parses;
 
-int __real_wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n, struct wp_err *err);
-int __wrap_wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n, struct wp_err *err);
-int __wrap_wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n, struct wp_err *err)
+int __real_wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n,
+				struct wp_err *err);
+int __wrap_wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n,
+				struct wp_err *err);
+int __wrap_wp_requirement_parse(struct wp_requirement *r, const char *s, size_t n,
+				struct wp_err *err)
 {
 	parses++;
 	return __real_wp_requirement_parse(r, s, n, err);
@@ -99,7 +102,8 @@ static void take_reqs(struct wp_reqfile *rf, struct wp_reqs *reqs, struct wp_req
 
 /* Lines of every shape the grammar has (names spelled other ways, extras, markers, spaces,
  * --hash-free options, comments), all satisfiable together by the sample index for CUDA 11.x,
- * Python 3.8 on linux_x86_64: torchvision 0.9.0 + torch 1.8.0 + numpy + pillow + typing-extensions. */
+ * Python 3.8 on linux_x86_64: torchvision 0.9.0 + torch 1.8.0 + numpy + pillow +
+ * typing-extensions. */
 static void hundred_lines(struct wp_buf *text)
 {
 	static const char *const forms[] = {
@@ -140,7 +144,9 @@ static int plan_requires_dist(struct wp_pick_run *run)
 		struct wp_err e = WP_ERR_INIT;
 		if (!first[i])
 			continue;
-		assert_int_equal(wp_catalog_metadata_lookup(&run->cat, run->plan.files[i].url, &cm, &e), 0);
+		assert_int_equal(wp_catalog_metadata_lookup(&run->cat, run->plan.files[i].url, &cm,
+							    &e),
+				 0);
 		assert_true(cm.found);
 		n += count_lines(cm.requires_dist);
 		wp_catalog_meta_release(&cm);
@@ -165,7 +171,9 @@ static void test_hundred_lines_parsed_once(void **state)
 	hundred_lines(&text);
 
 	parses = 0;
-	assert_int_equal(wp_reqfile_parse(&rf, "requirements.txt", text.data, text.len, false, NULL, &err), 0);
+	assert_int_equal(wp_reqfile_parse(&rf, "requirements.txt", text.data, text.len, false, NULL,
+					  &err),
+			 0);
 	assert_int_equal(rf.reqs.n, 100);
 	assert_int_equal(parses, 100);
 
@@ -180,7 +188,8 @@ static void test_hundred_lines_parsed_once(void **state)
 		fail_msg("planning: %s", err.msg);
 	unsigned after_plan = parses;
 
-	/* both targets got torch, torchvision, numpy, pillow, typing-extensions; pywin32's marker is false */
+	/* both targets got torch, torchvision, numpy, pillow, typing-extensions; pywin32's marker
+	 * is false */
 	assert_int_equal(run.plan.n_targets, 2);
 	assert_int_equal(run.plan.n, 10);
 	for (size_t i = 0; i < run.plan.n; i++)
@@ -210,8 +219,9 @@ static void test_hundred_lines_parsed_once(void **state)
  * marker, extras re-sorted or dropped) would show here. */
 static void test_extras_and_marker_round_trip(void **state)
 {
-	static const char line[] = "Typing_Extensions [Zeta, alpha,Zeta] >= 4.0 ; "
-				   "python_version >= '3.6' and (sys_platform == \"linux\" or os_name == 'nt')\n";
+	static const char line
+		[] = "Typing_Extensions [Zeta, alpha,Zeta] >= 4.0 ; "
+		     "python_version >= '3.6' and (sys_platform == \"linux\" or os_name == 'nt')\n";
 	struct jf_world w;
 	struct wp_reqfile rf = { 0 };
 	struct wp_pick_job job = { 0 };
@@ -226,15 +236,17 @@ static void test_extras_and_marker_round_trip(void **state)
 	assert_int_equal(job.reqs.n, 1);
 	const struct wp_req *q = &job.reqs.v[0];
 	assert_true(q->ok);
-	assert_string_equal(q->text, "Typing_Extensions [Zeta, alpha,Zeta] >= 4.0 ; "
-				     "python_version >= '3.6' and (sys_platform == \"linux\" or os_name == 'nt')");
+	assert_string_equal(q->text,
+			    "Typing_Extensions [Zeta, alpha,Zeta] >= 4.0 ; "
+			    "python_version >= '3.6' and (sys_platform == \"linux\" or os_name == 'nt')");
 	assert_string_equal(q->project, "typing-extensions");
 	assert_int_equal(q->r.nextras, 2);
 	assert_string_equal(q->r.extras[0], "Zeta");
 	assert_string_equal(q->r.extras[1], "alpha");
 	assert_int_equal(wp_requirement_format(&q->r, &f), 0);
-	assert_string_equal(f.data, "Typing_Extensions[Zeta,alpha]>=4.0; python_version >= \"3.6\" and "
-				    "(sys_platform == \"linux\" or os_name == \"nt\")");
+	assert_string_equal(f.data,
+			    "Typing_Extensions[Zeta,alpha]>=4.0; python_version >= \"3.6\" and "
+			    "(sys_platform == \"linux\" or os_name == \"nt\")");
 
 	wp_strlist_push(&job.targets.cuda, "cpu");
 	wp_strlist_push(&job.targets.python, "3.8");
@@ -244,12 +256,15 @@ static void test_extras_and_marker_round_trip(void **state)
 	unsigned before = parses;
 	if (wp_pick_plan(&w.s, &job, &run, &err))
 		fail_msg("planning: %s", err.msg);
-	assert_int_equal(parses, before); /* typing-extensions has no Requires-Dist: nothing more to parse */
+	assert_int_equal(parses, before); /* typing-extensions has no Requires-Dist: nothing more to
+					     parse */
 	assert_int_equal(run.plan.n, 1);
 	assert_string_equal(run.plan.files[0].project, "typing-extensions");
 	/* the marker held for this target (the want was added), and both extras travelled */
-	assert_true(jf_said(&w, WP_SAY_WARN, "typing-extensions 4.5.0 does not provide the extra 'Zeta'"));
-	assert_true(jf_said(&w, WP_SAY_WARN, "typing-extensions 4.5.0 does not provide the extra 'alpha'"));
+	assert_true(jf_said(&w, WP_SAY_WARN,
+			    "typing-extensions 4.5.0 does not provide the extra 'Zeta'"));
+	assert_true(jf_said(&w, WP_SAY_WARN,
+			    "typing-extensions 4.5.0 does not provide the extra 'alpha'"));
 
 	wp_pick_run_release(&run);
 	wp_reqs_release(&job.reqs);
@@ -317,7 +332,8 @@ static void test_plan_names_parsed_once(void **state)
 	assert_int_equal(run.plan.n, 5); /* torchvision, torch, numpy, pillow, typing-extensions */
 	if (wp_pick_fetch(&w.s, &job, &run, &err))
 		fail_msg("fetching: %s", err.msg);
-	char *dir = jf_path(&w, "out"), *house = jf_path(&w, "house"), *mirror = jf_path(&w, "mirror");
+	char *dir = jf_path(&w, "out"), *house = jf_path(&w, "house"),
+	     *mirror = jf_path(&w, "mirror");
 	char *bundle = jf_path(&w, "b.tar");
 	assert_int_equal(wp_mkdir_p(dir, 0755, NULL), 0);
 	FILE *devnull = fopen("/dev/null", "w");
@@ -395,9 +411,15 @@ static void test_install_versions_parsed_once(void **state)
 	assert_int_equal(wp_pick_write_wheelhouse(&w.s, &run, house, &err), 0);
 	char *reqs = wp_xasprintf("%s/requirements.txt", house);
 	const char *const rfiles[] = { reqs }, *const links[] = { house };
-	struct wp_install_job ij = { .python = "python3", .scheme = WP_SCHEME_TARGET, .dir = site,
-				     .requirements = rfiles, .n_requirements = 1, .find_links = links,
-				     .n_find_links = 1, .dry_run = true, .threads = 1 };
+	struct wp_install_job ij = { .python = "python3",
+				     .scheme = WP_SCHEME_TARGET,
+				     .dir = site,
+				     .requirements = rfiles,
+				     .n_requirements = 1,
+				     .find_links = links,
+				     .n_find_links = 1,
+				     .dry_run = true,
+				     .threads = 1 };
 	name_parses = version_parses = 0;
 	if (wp_install_run(&w.s, &ij, &rep, &err))
 		fail_msg("installing: %s", err.msg);
@@ -407,8 +429,8 @@ static void test_install_versions_parsed_once(void **state)
 	if (name_parses > 2 * rep.n)
 		fail_msg("%u file-name parses for %zu wheels", name_parses, rep.n);
 	/* each wheel's version once, the interpreter's once, and each wheel's Requires-Python (two
-	 * specifiers at most): once was every wheel's version for every line, twice (3 x 3 x 2), and
-	 * the interpreter's for every wheel; 27 here */
+	 * specifiers at most): once was every wheel's version for every line, twice (3 x 3 x 2),
+	 * and the interpreter's for every wheel; 27 here */
 	if (version_parses > 1 + 3 * rep.n)
 		fail_msg("%u version parses for %zu wheels", version_parses, rep.n);
 

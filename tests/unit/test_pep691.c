@@ -37,9 +37,16 @@ static int collect(void *ctx, const struct wp_file_record *r, struct wp_err *err
 	struct got *g = ctx;
 	if (g->n < 32)
 		g->v[g->n] = (struct rec){
-			r->kind, dup_or_null(r->filename), dup_or_null(r->url), dup_or_null(r->dir),
-			dup_or_null(r->project), dup_or_null(r->sha256), dup_or_null(r->md5),
-			dup_or_null(r->requires_python), dup_or_null(r->yanked), dup_or_null(r->core_metadata),
+			r->kind,
+			dup_or_null(r->filename),
+			dup_or_null(r->url),
+			dup_or_null(r->dir),
+			dup_or_null(r->project),
+			dup_or_null(r->sha256),
+			dup_or_null(r->md5),
+			dup_or_null(r->requires_python),
+			dup_or_null(r->yanked),
+			dup_or_null(r->core_metadata),
 			r->size,
 		};
 	g->n++;
@@ -88,7 +95,8 @@ static void test_project_page(void **state)
 	struct got g = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	int rc = wp_read_pep691("https://pypi.example.org/simple/demo/", NULL, page, len, collect, &g, &st, &err);
+	int rc = wp_read_pep691("https://pypi.example.org/simple/demo/", NULL, page, len, collect,
+				&g, &st, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
 	assert_int_equal(st.links, 10);
@@ -99,36 +107,45 @@ static void test_project_page(void **state)
 	const struct rec *r = find(&g, "demo-1.0.tar.gz");
 	assert_int_equal(r->kind, WP_KIND_SDIST);
 	assert_string_equal(r->url, "https://pypi.example.org/packages/demo-1.0.tar.gz");
-	assert_string_equal(r->sha256, "0000000000000000000000000000000000000000000000000000000000000001");
-	assert_string_equal(r->project, "demo"); /* the page's name, though it came after the files */
+	assert_string_equal(r->sha256,
+			    "0000000000000000000000000000000000000000000000000000000000000001");
+	assert_string_equal(r->project, "demo"); /* the page's name, though it came after the files
+						  */
 	assert_int_equal(r->size, 1234);
 	assert_null(r->yanked);
 	assert_null(r->requires_python);
 	assert_null(r->core);
 
 	r = find(&g, "demo-1.1+cu118-py3-none-any.whl");
-	assert_string_equal(r->url, "https://files.example.org/cu118/demo-1.1%2Bcu118-py3-none-any.whl");
+	assert_string_equal(r->url,
+			    "https://files.example.org/cu118/demo-1.1%2Bcu118-py3-none-any.whl");
 	assert_string_equal(r->dir, "cu118");
 	assert_string_equal(r->md5, "0123456789abcdef0123456789abcdef");
 	assert_null(r->sha256);
 	assert_string_equal(r->requires_python, ">=3.8,<4");
 	assert_string_equal(r->yanked, "broken \"ABI\"");
-	assert_string_equal(r->core, "sha256=00000000000000000000000000000000000000000000000000000000000000cd");
+	assert_string_equal(r->core,
+			    "sha256=00000000000000000000000000000000000000000000000000000000000000cd");
 	assert_int_equal(r->size, -1);
 
 	r = find(&g, "demo-1.2-py3-none-any.whl");
 	assert_string_equal(r->yanked, "");
 	assert_string_equal(r->url, "https://pypi.example.org/packages/demo-1.2-py3-none-any.whl");
-	assert_string_equal(r->sha256, "00000000000000000000000000000000000000000000000000000000000000ef");
-	assert_string_equal(r->core, "sha256=00000000000000000000000000000000000000000000000000000000000000ab");
+	assert_string_equal(r->sha256,
+			    "00000000000000000000000000000000000000000000000000000000000000ef");
+	assert_string_equal(r->core,
+			    "sha256=00000000000000000000000000000000000000000000000000000000000000ab");
 
 	r = find(&g, "demo-1.3-py3-none-any.whl");
 	assert_null(r->core); /* PEP 714: core-metadata, present, wins over the older names */
 	got_free(&g);
 
 	/* with no "name" in the page, the caller's project is used */
-	const char *nameless = "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":\"x-1.whl\",\"url\":\"x-1.whl\",\"hashes\":{}}]}";
-	assert_int_equal(wp_read_pep691("https://h/simple/x/", "x", nameless, strlen(nameless), collect, &g, NULL, &err), 0);
+	const char *nameless =
+		"{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":\"x-1.whl\",\"url\":\"x-1.whl\",\"hashes\":{}}]}";
+	assert_int_equal(wp_read_pep691("https://h/simple/x/", "x", nameless, strlen(nameless),
+					collect, &g, NULL, &err),
+			 0);
 	assert_int_equal(g.n, 1);
 	assert_string_equal(g.v[0].project, "x");
 	assert_string_equal(g.v[0].url, "https://h/simple/x/x-1.whl");
@@ -159,7 +176,8 @@ static void test_root_page(void **state)
 	struct names ns = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	int rc = wp_read_pep691_projects("https://pypi.example.org/simple/", page, len, names_sink, &ns, &st, &err);
+	int rc = wp_read_pep691_projects("https://pypi.example.org/simple/", page, len, names_sink,
+					 &ns, &st, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
 	assert_int_equal(ns.n, 3);
@@ -175,11 +193,13 @@ static void test_root_page(void **state)
 	free(page);
 }
 
-static void expect_refused(const char *what, const char *data, size_t len, int code, const char *in_msg)
+static void expect_refused(const char *what, const char *data, size_t len, int code,
+			   const char *in_msg)
 {
 	struct got g = { 0 };
 	struct wp_err err = WP_ERR_INIT;
-	int rc = wp_read_pep691("https://h/simple/demo/", "demo", data, len, collect, &g, NULL, &err);
+	int rc = wp_read_pep691("https://h/simple/demo/", "demo", data, len, collect, &g, NULL,
+				&err);
 	if (rc != code)
 		fail_msg("%s: got %d (%s), want %d", what, rc, err.msg, code);
 	if (!strstr(err.msg, in_msg))
@@ -204,9 +224,12 @@ static void test_refused(void **state)
 	REFUSE("truncated",
 	       "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":\"a-1.whl\",\"url\":\"a-1.whl\"},{\"filen",
 	       -WPE_SOURCE, "not a PEP 691 page");
-	REFUSE("trailing junk", "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[]} {}", -WPE_SOURCE, "not a PEP 691");
-	REFUSE("bad utf-8", "{\"meta\":{\"api-version\":\"1.0\"},\"name\":\"\xff\xfe\"}", -WPE_SOURCE, "not a PEP 691");
-	REFUSE("api not a string", "{\"meta\":{\"api-version\":1},\"files\":[]}", -WPE_SOURCE, "api-version");
+	REFUSE("trailing junk", "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[]} {}", -WPE_SOURCE,
+	       "not a PEP 691");
+	REFUSE("bad utf-8", "{\"meta\":{\"api-version\":\"1.0\"},\"name\":\"\xff\xfe\"}",
+	       -WPE_SOURCE, "not a PEP 691");
+	REFUSE("api not a string", "{\"meta\":{\"api-version\":1},\"files\":[]}", -WPE_SOURCE,
+	       "api-version");
 	expect_refused("NUL", "{\"meta\"\0:{}}", 12, -WPE_SOURCE, "not a PEP 691");
 
 	/* 100,000 levels: refused at the depth cap, at once, without recursion */
@@ -225,9 +248,11 @@ static void test_refused(void **state)
 
 	struct got g = { 0 };
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(wp_read_pep691("simple/demo/", NULL, "{}", 2, collect, &g, NULL, &err), -WPE_USAGE);
+	assert_int_equal(wp_read_pep691("simple/demo/", NULL, "{}", 2, collect, &g, NULL, &err),
+			 -WPE_USAGE);
 	wp_err_clear(&err);
-	assert_int_equal(wp_read_pep691("https://h/", NULL, "{}", WP_PEP691_MAX_BYTES + 1, collect, &g, NULL, &err),
+	assert_int_equal(wp_read_pep691("https://h/", NULL, "{}", WP_PEP691_MAX_BYTES + 1, collect,
+					&g, NULL, &err),
 			 -WPE_TOO_BIG);
 }
 
@@ -238,11 +263,14 @@ static int stop_sink(void *ctx, const struct wp_file_record *r, struct wp_err *e
 
 static void test_sink_stops(void **state)
 {
-	const char *page = "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":\"a-1.whl\",\"url\":\"a-1.whl\"},"
-			   "{\"filename\":\"b-1.whl\",\"url\":\"b-1.whl\"}]}";
+	const char *
+		page = "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":\"a-1.whl\",\"url\":\"a-1.whl\"},"
+		       "{\"filename\":\"b-1.whl\",\"url\":\"b-1.whl\"}]}";
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_index_stats st;
-	assert_int_equal(wp_read_pep691("https://h/s/", NULL, page, strlen(page), stop_sink, NULL, &st, &err), -WPE_CATALOG);
+	assert_int_equal(wp_read_pep691("https://h/s/", NULL, page, strlen(page), stop_sink, NULL,
+					&st, &err),
+			 -WPE_CATALOG);
 	assert_string_equal(err.msg, "stop at 'a-1.whl'");
 	assert_int_equal(st.records, 0);
 }
@@ -250,7 +278,8 @@ static void test_sink_stops(void **state)
 static int count(void *ctx, const struct wp_file_record *r, struct wp_err *e)
 {
 	(*(size_t *)ctx)++;
-	return r->sha256 && r->size >= 0 ? 0 : wp_fail(e, -WPE_PARSE, "record lost its hash or size");
+	return r->sha256 && r->size >= 0 ? 0 :
+					   wp_fail(e, -WPE_PARSE, "record lost its hash or size");
 }
 
 static void test_many_files(void **state)
@@ -258,14 +287,17 @@ static void test_many_files(void **state)
 	struct wp_buf b = WP_BUF_INIT;
 	wp_buf_addstr(&b, "{\"meta\":{\"api-version\":\"1.1\"},\"name\":\"t\",\"files\":[");
 	for (int i = 0; i < 200000; i++)
-		wp_buf_printf(&b, "%s{\"filename\":\"t-%d-py3-none-any.whl\",\"url\":\"t-%d-py3-none-any.whl\",\"hashes\":{\"sha256\":\"%064d\"},\"size\":%d}",
+		wp_buf_printf(&b,
+			      "%s{\"filename\":\"t-%d-py3-none-any.whl\",\"url\":\"t-%d-py3-none-any.whl\",\"hashes\":{\"sha256\":\"%064d\"},\"size\":%d}",
 			      i ? "," : "", i, i, i, i);
 	wp_buf_addstr(&b, "]}");
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
 
 	size_t n = 0;
-	assert_int_equal(wp_read_pep691("https://h/s/t/", NULL, b.data, b.len, count, &n, &st, &err), 0);
+	assert_int_equal(wp_read_pep691("https://h/s/t/", NULL, b.data, b.len, count, &n, &st,
+					&err),
+			 0);
 	assert_int_equal(n, 200000);
 	assert_int_equal(st.records, 200000);
 	wp_buf_free(&b);
@@ -294,7 +326,8 @@ static void test_from_file(void **state)
 	int fd = temp_of(page, len);
 	const char *url = "https://pypi.example.org/simple/demo/";
 	assert_int_equal(wp_read_pep691(url, NULL, page, len, collect, &mem, &sm, &err), 0);
-	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, len, NULL, 0, collect, &file, &sf, &err), 0);
+	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, len, NULL, 0, collect, &file, &sf, &err),
+			 0);
 	assert_true(mem.n > 0);
 	assert_int_equal(file.n, mem.n);
 	assert_int_equal(sf.records, sm.records);
@@ -302,12 +335,15 @@ static void test_from_file(void **state)
 	for (size_t i = 0; i < mem.n && i < 32; i++) {
 		assert_string_equal(file.v[i].filename, mem.v[i].filename);
 		assert_string_equal(file.v[i].url, mem.v[i].url);
-		assert_true((!file.v[i].sha256 && !mem.v[i].sha256) || !strcmp(file.v[i].sha256, mem.v[i].sha256));
+		assert_true((!file.v[i].sha256 && !mem.v[i].sha256) ||
+			    !strcmp(file.v[i].sha256, mem.v[i].sha256));
 	}
 	got_free(&mem);
 	got_free(&file);
 	/* one byte over the caller's ceiling: refused, nothing sent */
-	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, len - 1, NULL, 0, collect, &file, NULL, &err), -WPE_TOO_BIG);
+	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, len - 1, NULL, 0, collect, &file, NULL,
+					   &err),
+			 -WPE_TOO_BIG);
 	assert_int_equal(file.n, 0);
 	close(fd);
 	free(page);
@@ -322,7 +358,8 @@ static void test_from_file(void **state)
 	wp_buf_addstr(&b, "\"}");
 	fd = temp_of(b.data, b.len);
 	struct wp_err e2 = WP_ERR_INIT;
-	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, (size_t)1 << 30, NULL, 0, collect, &file, NULL, &e2),
+	assert_int_equal(wp_read_pep691_fd(url, NULL, fd, (size_t)1 << 30, NULL, 0, collect, &file,
+					   NULL, &e2),
 			 -WPE_TOO_BIG);
 	assert_non_null(strstr(e2.msg, url));
 	close(fd);
@@ -333,8 +370,9 @@ static void test_from_file(void **state)
 	page = fixture("pep691_root.json", &len);
 	fd = temp_of(page, len);
 	struct names ns = { 0 };
-	assert_int_equal(wp_read_pep691_projects_fd("https://pypi.example.org/simple/", fd, len, NULL, 0, names_sink, &ns,
-						    NULL, &err), 0);
+	assert_int_equal(wp_read_pep691_projects_fd("https://pypi.example.org/simple/", fd, len,
+						    NULL, 0, names_sink, &ns, NULL, &err),
+			 0);
 	assert_int_equal(ns.n, 3);
 	assert_string_equal(ns.url[1], "https://pypi.example.org/simple/jinja2/");
 	for (size_t i = 0; i < 3; i++)

@@ -153,23 +153,24 @@ static int teardown(void **state)
 }
 
 /* text (freed here) must fail as -WPE_INTEGRITY with a message holding each of the words. */
-static void must_fail(struct fixture *f, char *text, const char *file, const char *sha, const char *word,
-		      const char *word2)
+static void must_fail(struct fixture *f, char *text, const char *file, const char *sha,
+		      const char *word, const char *word2)
 {
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_prov_result res;
 	int rc = wp_provenance_verify(text, strlen(text), "p", file, sha, &f->tr, &res, &err);
 	if (rc != -WPE_INTEGRITY || !strstr(err.msg, word) || (word2 && !strstr(err.msg, word2)))
-		fail_msg("expected a failure naming '%s'%s%s, got %d: %s", word, word2 ? " and " : "", word2 ? word2 : "",
-			 rc, err.msg);
+		fail_msg("expected a failure naming '%s'%s%s, got %d: %s", word,
+			 word2 ? " and " : "", word2 ? word2 : "", rc, err.msg);
 	free(text);
 }
 
 #define FAIL(text, word) must_fail(f, (text), SDIST, SDIST_SHA, (word), NULL)
 
-/* Verify text as the sdist's provenance under the production root; the message, or "" on success. */
-static int verify_text(const char *text, size_t n, const char *root, const char *file, const char *sha,
-		       struct wp_prov_result *res, char *msg, size_t msgsize)
+/* Verify text as the sdist's provenance under the production root; the message, or "" on
+ * success. */
+static int verify_text(const char *text, size_t n, const char *root, const char *file,
+		       const char *sha, struct wp_prov_result *res, char *msg, size_t msgsize)
 {
 	struct wp_trust_root tr;
 	struct wp_err err = WP_ERR_INIT;
@@ -191,8 +192,10 @@ static void test_real_sdist_verifies(void **state)
 		fail_msg("%s", msg);
 	assert_int_equal(res.n, 1);
 	assert_string_equal(res.id[0].issuer, "https://token.actions.githubusercontent.com");
-	assert_string_equal(res.id[0].source_repo, "https://github.com/trailofbits/pypi-attestations");
-	assert_non_null(strstr(res.id[0].build_config, "/.github/workflows/release.yml@refs/tags/v0.0.19"));
+	assert_string_equal(res.id[0].source_repo,
+			    "https://github.com/trailofbits/pypi-attestations");
+	assert_non_null(
+		strstr(res.id[0].build_config, "/.github/workflows/release.yml@refs/tags/v0.0.19"));
 	assert_string_equal(res.id[0].publisher, "GitHub");
 	assert_int_equal(res.id[0].signed_at, 1733354041);
 	free(t);
@@ -204,7 +207,8 @@ static void test_real_wheel_verifies(void **state)
 	char *t = need(WHEEL ".provenance", &n);
 	char msg[1024];
 	struct wp_prov_result res;
-	int rc = verify_text(t, n, "trusted_root.staging.json", WHEEL, WHEEL_SHA, &res, msg, sizeof(msg));
+	int rc = verify_text(t, n, "trusted_root.staging.json", WHEEL, WHEEL_SHA, &res, msg,
+			     sizeof(msg));
 	if (rc)
 		fail_msg("%s", msg);
 	assert_int_equal(res.n, 1);
@@ -222,7 +226,8 @@ static void test_tamper_statement(void **state)
 {
 	struct fixture *f = *state;
 	/* the statement claims another predicate: the signature no longer covers it */
-	FAIL(with_b64_edit(f->text, "statement", 0, replace_in, "\"predicate\":null\0\"predicate\":true"),
+	FAIL(with_b64_edit(f->text, "statement", 0, replace_in,
+			   "\"predicate\":null\0\"predicate\":true"),
 	     "signature over the statement");
 	/* a statement that is not base64 at all */
 	FAIL(with_value(f->text, "statement", 0, "eyJf!"), "statement");
@@ -287,25 +292,31 @@ static void test_tamper_log_entry(void **state)
 {
 	struct fixture *f = *state;
 	/* the entry's body, re-encoded after one change: the SET and the proof both cover it */
-	FAIL(with_b64_edit(f->text, "canonicalizedBody", 0, replace_in, "\"value\":\"eac5\0\"value\":\"fac5"),
+	FAIL(with_b64_edit(f->text, "canonicalizedBody", 0, replace_in,
+			   "\"value\":\"eac5\0\"value\":\"fac5"),
 	     "signed entry timestamp");
 	/* ... and a body that is no longer this envelope's, or not a dsse entry */
-	FAIL(with_b64_edit(f->text, "canonicalizedBody", 0, replace_in, "\"value\":\"f979\0\"value\":\"f978"),
+	FAIL(with_b64_edit(f->text, "canonicalizedBody", 0, replace_in,
+			   "\"value\":\"f979\0\"value\":\"f978"),
 	     "payload hash is not the statement's");
-	FAIL(with_b64_edit(f->text, "canonicalizedBody", 0, replace_in, "\"apiVersion\":\"0.0.1\"\0\"apiVersion\":\"0.0.2\""),
+	FAIL(with_b64_edit(f->text, "canonicalizedBody", 0, replace_in,
+			   "\"apiVersion\":\"0.0.1\"\0\"apiVersion\":\"0.0.2\""),
 	     "not a dsse 0.0.1 entry");
 	/* the entry's global index */
 	FAIL(with_value(f->text, "logIndex", 1, "153454664"), "signed entry timestamp");
 	size_t off = 20;
-	FAIL(with_b64_edit(f->text, "signedEntryTimestamp", 0, flip_at, &off), "signed entry timestamp");
+	FAIL(with_b64_edit(f->text, "signedEntryTimestamp", 0, flip_at, &off),
+	     "signed entry timestamp");
 }
 
 static void test_signing_time_outside_validity(void **state)
 {
 	struct fixture *f = *state;
 	/* the certificate lived ten minutes from 2024-12-04T23:14:01Z */
-	FAIL(with_value(f->text, "integratedTime", 0, "1733354700"), "outside the certificate's validity");
-	FAIL(with_value(f->text, "integratedTime", 0, "1733350000"), "outside the certificate's validity");
+	FAIL(with_value(f->text, "integratedTime", 0, "1733354700"),
+	     "outside the certificate's validity");
+	FAIL(with_value(f->text, "integratedTime", 0, "1733350000"),
+	     "outside the certificate's validity");
 	/* inside the validity but not what the log signed */
 	FAIL(with_value(f->text, "integratedTime", 0, "1733354042"), "signed entry timestamp");
 }
@@ -313,8 +324,10 @@ static void test_signing_time_outside_validity(void **state)
 static void test_another_files_digest(void **state)
 {
 	struct fixture *f = *state;
-	must_fail(f, wp_xstrdup(f->text), SDIST, WHEEL_SHA, "subject digest", "another file's provenance");
-	must_fail(f, wp_xstrdup(f->text), WHEEL, SDIST_SHA, "subject is 'pypi_attestations-0.0.19.tar.gz'", WHEEL);
+	must_fail(f, wp_xstrdup(f->text), SDIST, WHEEL_SHA, "subject digest",
+		  "another file's provenance");
+	must_fail(f, wp_xstrdup(f->text), WHEEL, SDIST_SHA,
+		  "subject is 'pypi_attestations-0.0.19.tar.gz'", WHEEL);
 }
 
 static void test_wrong_trusted_root(void **state)
@@ -324,7 +337,9 @@ static void test_wrong_trusted_root(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_prov_result res;
 	load_root(&tr, "trusted_root.staging.json");
-	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &tr, &res, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &tr, &res,
+					      &err),
+			 -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "does not chain to the trusted root"));
 	wp_trust_root_release(&tr);
 
@@ -334,10 +349,13 @@ static void test_wrong_trusted_root(void **state)
 	char *cut = strstr(t, "\"start\": \"2022-04-13T20:06:15Z\"");
 	assert_non_null(cut);
 	char *mod = wp_xasprintf("%.*s\"start\": \"2022-04-13T20:06:15Z\", \"end\": \"2023-01-01T00:00:00Z\"%s",
-				 (int)(cut - t), t, cut + strlen("\"start\": \"2022-04-13T20:06:15Z\""));
+				 (int)(cut - t), t,
+				 cut + strlen("\"start\": \"2022-04-13T20:06:15Z\""));
 	wp_err_clear(&err);
 	assert_int_equal(wp_trust_root_load(&tr, mod, strlen(mod), "cut", &err), 0);
-	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &tr, &res, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &tr, &res,
+					      &err),
+			 -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "no certificate authority of the trusted root was valid"));
 	wp_trust_root_release(&tr);
 	free(mod);
@@ -349,7 +367,9 @@ static void test_wrong_trusted_root(void **state)
 	mod[key - t + 40] = mod[key - t + 40] == 'A' ? 'B' : 'A';
 	wp_err_clear(&err);
 	assert_int_equal(wp_trust_root_load(&tr, mod, strlen(mod), "key", &err), 0);
-	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &tr, &res, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &tr, &res,
+					      &err),
+			 -WPE_INTEGRITY);
 	assert_true(strstr(err.msg, "log key") || strstr(err.msg, "signed entry timestamp"));
 	wp_trust_root_release(&tr);
 	free(mod);
@@ -369,15 +389,18 @@ static void test_truncated_json(void **state)
 	struct fixture *f = *state;
 	char *t = wp_xasprintf("%.*s", (int)(f->len / 2), f->text);
 	FAIL(t, "provenance 'p'");
-	FAIL(wp_xstrdup("{\"version\":1,\"attestation_bundles\":[]}"), "not PEP 740 provenance version 1");
-	FAIL(wp_xstrdup("{\"version\":2,\"attestation_bundles\":[{}]}"), "not PEP 740 provenance version 1");
+	FAIL(wp_xstrdup("{\"version\":1,\"attestation_bundles\":[]}"),
+	     "not PEP 740 provenance version 1");
+	FAIL(wp_xstrdup("{\"version\":2,\"attestation_bundles\":[{}]}"),
+	     "not PEP 740 provenance version 1");
 	FAIL(wp_xstrdup(""), "provenance 'p'");
 }
 
 static void test_publisher_must_match(void **state)
 {
 	struct fixture *f = *state;
-	FAIL(with_value(f->text, "repository", 0, "pytorch/pytorch"), "publisher (GitHub pytorch/pytorch) is not who");
+	FAIL(with_value(f->text, "repository", 0, "pytorch/pytorch"),
+	     "publisher (GitHub pytorch/pytorch) is not who");
 	FAIL(with_value(f->text, "workflow", 0, "other.yml"), "publisher");
 	FAIL(with_value(f->text, "kind", 1, "GitHux"), "publisher kind 'GitHux'");
 }
@@ -387,12 +410,18 @@ static void test_policy(void **state)
 	struct fixture *f = *state;
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_prov_result res;
-	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &f->tr, &res, &err), 0);
+	assert_int_equal(wp_provenance_verify(f->text, f->len, "p", SDIST, SDIST_SHA, &f->tr, &res,
+					      &err),
+			 0);
 	struct wp_prov_policy p = { 0 };
 	assert_int_equal(wp_prov_policy_add(&p, "torch=github:pytorch/pytorch", &err), 0);
-	assert_int_equal(wp_prov_policy_add(&p, "Pypi_Attestations=github:trailofbits/pypi-attestations", &err), 0);
-	const char *lines = "# who publishes what\n\nrfc8785=email:william@yossarian.net\r\n  good=github:TrailOfBits/pypi-attestations@release.yml\n"
-			    "badwf=github:trailofbits/pypi-attestations@other.yml\ngl=gitlab:trailofbits/pypi-attestations\n";
+	assert_int_equal(wp_prov_policy_add(&p,
+					    "Pypi_Attestations=github:trailofbits/pypi-attestations",
+					    &err),
+			 0);
+	const char *lines =
+		"# who publishes what\n\nrfc8785=email:william@yossarian.net\r\n  good=github:TrailOfBits/pypi-attestations@release.yml\n"
+		"badwf=github:trailofbits/pypi-attestations@other.yml\ngl=gitlab:trailofbits/pypi-attestations\n";
 	assert_int_equal(wp_prov_policy_add_lines(&p, lines, strlen(lines), "policy.txt", &err), 0);
 	assert_int_equal(p.n, 6);
 	const struct wp_prov_rule *r = wp_prov_policy_find(&p, "torch");
@@ -406,9 +435,11 @@ static void test_policy(void **state)
 	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "gl"), &res.id[0]));
 	assert_false(wp_prov_rule_matches(wp_prov_policy_find(&p, "rfc8785"), &res.id[0]));
 	r = wp_prov_policy_find(&p, "rfc8785");
-	assert_string_equal(r->ident, "william@yossarian.net"); /* an email's '@' names no workflow */
+	assert_string_equal(r->ident, "william@yossarian.net"); /* an email's '@' names no workflow
+								 */
 	assert_string_equal(r->workflow, "");
-	struct wp_prov_identity mail = { .issuer = "https://github.com/login/oauth", .san = "william@yossarian.net" };
+	struct wp_prov_identity mail = { .issuer = "https://github.com/login/oauth",
+					 .san = "william@yossarian.net" };
 	assert_true(wp_prov_rule_matches(r, &mail));
 	assert_null(wp_prov_policy_find(&p, "numpy"));
 	char buf[300];
@@ -420,7 +451,8 @@ static void test_policy(void **state)
 	wp_err_clear(&err);
 	assert_int_equal(wp_prov_policy_add(&p, "torch=svn:x", &err), -WPE_USAGE);
 	wp_err_clear(&err);
-	assert_int_equal(wp_prov_policy_add_lines(&p, "ok=github:a/b\nbad\n", 18, "pol", &err), -WPE_USAGE);
+	assert_int_equal(wp_prov_policy_add_lines(&p, "ok=github:a/b\nbad\n", 18, "pol", &err),
+			 -WPE_USAGE);
 	assert_non_null(strstr(err.msg, "'pol' line 2"));
 	wp_prov_policy_release(&p);
 }
@@ -438,11 +470,12 @@ static void test_every_byte_tampered(void **state)
 		t[i] = (char)(old == 'A' ? 'B' : old == '"' || old == '\n' ? 'x' : old ^ 0x01);
 		struct wp_err err = WP_ERR_INIT;
 		struct wp_prov_result res;
-		if (wp_provenance_verify(t, f->len, "p", SDIST, SDIST_SHA, &f->tr, &res, &err) == 0) {
+		if (wp_provenance_verify(t, f->len, "p", SDIST, SDIST_SHA, &f->tr, &res, &err) ==
+		    0) {
 			passed++;
 			if (strlen(where) < sizeof(where) - 64)
-				snprintf(where + strlen(where), sizeof(where) - strlen(where), " %zu:'%.12s'", i,
-					 f->text + (i > 4 ? i - 4 : 0));
+				snprintf(where + strlen(where), sizeof(where) - strlen(where),
+					 " %zu:'%.12s'", i, f->text + (i > 4 ? i - 4 : 0));
 		}
 		t[i] = old;
 	}
@@ -481,30 +514,38 @@ static void test_index_readers(void **state)
 {
 	struct wp_err err = WP_ERR_INIT;
 	struct provs p = { 0 };
-	const char *json = "{\"meta\":{\"api-version\":\"1.3\"},\"name\":\"demo\",\"files\":["
-			   "{\"filename\":\"demo-1.0-py3-none-any.whl\",\"url\":\"https://files.example/demo-1.0-py3-none-any.whl\","
-			   "\"hashes\":{},\"provenance\":\"https://pypi.example/integrity/demo/1.0/demo-1.0-py3-none-any.whl/provenance\"},"
-			   "{\"filename\":\"demo-1.1-py3-none-any.whl\",\"url\":\"../../f/demo-1.1-py3-none-any.whl\",\"hashes\":{},"
-			   "\"provenance\":\"../../f/demo-1.1-py3-none-any.whl.provenance\"},"
-			   "{\"filename\":\"demo-1.2-py3-none-any.whl\",\"url\":\"../../f/demo-1.2-py3-none-any.whl\",\"hashes\":{},\"provenance\":null},"
-			   "{\"filename\":\"demo-1.3-py3-none-any.whl\",\"url\":\"../../f/demo-1.3-py3-none-any.whl\",\"hashes\":{},\"provenance\":7},"
-			   "{\"filename\":\"demo-1.4-py3-none-any.whl\",\"url\":\"../../f/demo-1.4-py3-none-any.whl\",\"hashes\":{},"
-			   "\"provenance\":\"file:///etc/passwd\"}]}";
-	assert_int_equal(wp_read_pep691("https://pypi.example/simple/demo/", NULL, json, strlen(json), take_prov, &p, NULL, &err), 0);
-	const char *want[] = { "https://pypi.example/integrity/demo/1.0/demo-1.0-py3-none-any.whl/provenance",
-			       "https://pypi.example/f/demo-1.1-py3-none-any.whl.provenance", "(none)", "(none)",
-			       "(none)" /* a page on the network may not send us to a local file */ };
+	const char *json =
+		"{\"meta\":{\"api-version\":\"1.3\"},\"name\":\"demo\",\"files\":["
+		"{\"filename\":\"demo-1.0-py3-none-any.whl\",\"url\":\"https://files.example/demo-1.0-py3-none-any.whl\","
+		"\"hashes\":{},\"provenance\":\"https://pypi.example/integrity/demo/1.0/demo-1.0-py3-none-any.whl/provenance\"},"
+		"{\"filename\":\"demo-1.1-py3-none-any.whl\",\"url\":\"../../f/demo-1.1-py3-none-any.whl\",\"hashes\":{},"
+		"\"provenance\":\"../../f/demo-1.1-py3-none-any.whl.provenance\"},"
+		"{\"filename\":\"demo-1.2-py3-none-any.whl\",\"url\":\"../../f/demo-1.2-py3-none-any.whl\",\"hashes\":{},\"provenance\":null},"
+		"{\"filename\":\"demo-1.3-py3-none-any.whl\",\"url\":\"../../f/demo-1.3-py3-none-any.whl\",\"hashes\":{},\"provenance\":7},"
+		"{\"filename\":\"demo-1.4-py3-none-any.whl\",\"url\":\"../../f/demo-1.4-py3-none-any.whl\",\"hashes\":{},"
+		"\"provenance\":\"file:///etc/passwd\"}]}";
+	assert_int_equal(wp_read_pep691("https://pypi.example/simple/demo/", NULL, json,
+					strlen(json), take_prov, &p, NULL, &err),
+			 0);
+	const char *want
+		[] = { "https://pypi.example/integrity/demo/1.0/demo-1.0-py3-none-any.whl/provenance",
+		       "https://pypi.example/f/demo-1.1-py3-none-any.whl.provenance", "(none)",
+		       "(none)",
+		       "(none)" /* a page on the network may not send us to a local file */ };
 	provs_check(&p, want, 5);
 
-	const char *html = "<html><body>"
-			   "<a href=\"../../f/demo-1.0-py3-none-any.whl\" data-provenance=\"https://pypi.example/p/demo-1.0\">a</a>"
-			   "<a href=\"../../f/demo-1.1-py3-none-any.whl\" data-provenance=\"../../f/demo-1.1-py3-none-any.whl.provenance\">b</a>"
-			   "<a href=\"../../f/demo-1.2-py3-none-any.whl\">c</a>"
-			   "<a href=\"../../f/demo-1.3-py3-none-any.whl\" data-provenance=\"\">d</a>"
-			   "</body></html>";
-	assert_int_equal(wp_read_html_links("https://pypi.example/simple/demo/", "demo", html, strlen(html), take_prov, &p,
-					    NULL, &err), 0);
-	const char *want2[] = { "https://pypi.example/p/demo-1.0", "https://pypi.example/f/demo-1.1-py3-none-any.whl.provenance",
+	const char *html =
+		"<html><body>"
+		"<a href=\"../../f/demo-1.0-py3-none-any.whl\" data-provenance=\"https://pypi.example/p/demo-1.0\">a</a>"
+		"<a href=\"../../f/demo-1.1-py3-none-any.whl\" data-provenance=\"../../f/demo-1.1-py3-none-any.whl.provenance\">b</a>"
+		"<a href=\"../../f/demo-1.2-py3-none-any.whl\">c</a>"
+		"<a href=\"../../f/demo-1.3-py3-none-any.whl\" data-provenance=\"\">d</a>"
+		"</body></html>";
+	assert_int_equal(wp_read_html_links("https://pypi.example/simple/demo/", "demo", html,
+					    strlen(html), take_prov, &p, NULL, &err),
+			 0);
+	const char *want2[] = { "https://pypi.example/p/demo-1.0",
+				"https://pypi.example/f/demo-1.1-py3-none-any.whl.provenance",
 				"(none)", "(none)" };
 	provs_check(&p, want2, 4);
 }
@@ -566,17 +607,22 @@ static void test_synthetic(void **state)
 	struct wp_trust_root prod;
 	load_root(&prod, "trusted_root.json");
 	wp_err_clear(&err);
-	assert_int_equal(wp_provenance_verify(t, n, "p", SYN_WHEEL, sha, &prod, &res, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_provenance_verify(t, n, "p", SYN_WHEEL, sha, &prod, &res, &err),
+			 -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "does not chain to the trusted root"));
 	wp_trust_root_release(&prod);
 	free(t);
 
-	/* every signature holds (the log's SET binds this later time), but the certificate had expired */
+	/* every signature holds (the log's SET binds this later time), but the certificate had
+	 * expired */
 	t = need(SYN SYN_WHEEL ".provenance.expired", &n);
 	wp_err_clear(&err);
-	assert_int_equal(wp_provenance_verify(t, n, "p", SYN_WHEEL, sha, &tr, &res, &err), -WPE_INTEGRITY);
-	assert_non_null(strstr(err.msg, "signing time 2026-01-01T01:00:00Z (the log's integratedTime) is outside the "
-					"certificate's validity (2026-01-01T00:00:00Z to 2026-01-01T00:10:00Z)"));
+	assert_int_equal(wp_provenance_verify(t, n, "p", SYN_WHEEL, sha, &tr, &res, &err),
+			 -WPE_INTEGRITY);
+	assert_non_null(
+		strstr(err.msg,
+		       "signing time 2026-01-01T01:00:00Z (the log's integratedTime) is outside the "
+		       "certificate's validity (2026-01-01T00:00:00Z to 2026-01-01T00:10:00Z)"));
 	free(t);
 	wp_trust_root_release(&tr);
 }
@@ -595,7 +641,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tamper_inclusion_proof, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tamper_checkpoint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tamper_log_entry, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_signing_time_outside_validity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signing_time_outside_validity, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_another_files_digest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_trusted_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_json, setup, teardown),

@@ -1,4 +1,5 @@
-/* tests/unit/test_remote_metadata.c: METADATA by HTTP range from wheels served by faultserver.py, and zipmeta on hostile bytes. */
+/* tests/unit/test_remote_metadata.c: METADATA by HTTP range from wheels served by faultserver.py,
+ * and zipmeta on hostile bytes. */
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -78,8 +79,19 @@ static int start_server(struct fixture *fx)
 	snprintf(fx->log, sizeof(fx->log), "%s/http.log", fx->dir);
 	snprintf(port_file, sizeof(port_file), "%s/http.port", fx->dir);
 	char *argv[] = {
-		"python3", "tests/server/faultserver.py", "--root", fx->root, "--script", fx->script,
-		"--log", fx->log, "--port-file", port_file, "--max-seconds", SERVER_SECS, NULL,
+		"python3",
+		"tests/server/faultserver.py",
+		"--root",
+		fx->root,
+		"--script",
+		fx->script,
+		"--log",
+		fx->log,
+		"--port-file",
+		port_file,
+		"--max-seconds",
+		SERVER_SECS,
+		NULL,
 	};
 	return faultserver_start(argv, port_file, &fx->pid, &fx->port);
 }
@@ -94,8 +106,8 @@ static int group_setup(void **state)
 	struct fixture *fx = wp_xcalloc(1, sizeof(*fx));
 	*state = fx;
 
-	static const char *const unset[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-		"all_proxy", "ALL_PROXY" };
+	static const char *const unset[] = { "http_proxy",  "https_proxy", "HTTP_PROXY",
+					     "HTTPS_PROXY", "all_proxy",   "ALL_PROXY" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(unset); i++)
 		unsetenv(unset[i]);
 	setenv("no_proxy", "127.0.0.1,localhost", 1);
@@ -181,8 +193,10 @@ static int remote(const struct fixture *fx, const char *path, long long size, ch
 }
 
 /* Read path's METADATA, compare it with what Python wrote, and check from the server's log that
- * it took `requests` range requests (first == how many were logged before), none for the whole file. */
-static void read_ok(const struct fixture *fx, const char *path, int requests, struct wp_remote_stats *st)
+ * it took `requests` range requests (first == how many were logged before), none for the whole
+ * file. */
+static void read_ok(const struct fixture *fx, const char *path, int requests,
+		    struct wp_remote_stats *st)
 {
 	struct wp_err err = WP_ERR_INIT;
 	char *text = NULL, want_path[600];
@@ -206,17 +220,19 @@ static void read_ok(const struct fixture *fx, const char *path, int requests, st
 	assert_true(st->requests <= 3);
 	for (int i = before; i < after; i++) {
 		if (!strstr(lines[i], "\"Range\":\"bytes=") || !strstr(lines[i], "\"status\":206"))
-			fail_msg("request %d to %s is not a range answered by 206: %s", i, path, lines[i]);
+			fail_msg("request %d to %s is not a range answered by 206: %s", i, path,
+				 lines[i]);
 	}
 	free_lines(lines);
 	assert_true(st->bytes > 0);
 	if (size > WP_ZIPMETA_TAIL)
 		assert_true(st->bytes < size);
-	print_message("    %s: %lld bytes, %d requests, %lld bytes transferred\n", strrchr(path, '/') + 1,
-		      size, st->requests, st->bytes);
+	print_message("    %s: %lld bytes, %d requests, %lld bytes transferred\n",
+		      strrchr(path, '/') + 1, size, st->requests, st->bytes);
 }
 
-static void fail_with(const struct fixture *fx, const char *path, long long size, int code, const char *text)
+static void fail_with(const struct fixture *fx, const char *path, long long size, int code,
+		      const char *text)
 {
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_remote_stats st;
@@ -300,22 +316,26 @@ static void test_bad_crc(void **state)
 
 static void test_no_metadata(void **state)
 {
-	fail_with(*state, "/no_meta-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY, "has no no-meta-1.0.dist-info/METADATA");
+	fail_with(*state, "/no_meta-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY,
+		  "has no no-meta-1.0.dist-info/METADATA");
 }
 
 static void test_eocd_out_of_bounds(void **state)
 {
-	fail_with(*state, "/eocd_oob-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY, "runs past its end record");
+	fail_with(*state, "/eocd_oob-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY,
+		  "runs past its end record");
 }
 
 static void test_truncated(void **state)
 {
-	fail_with(*state, "/truncated-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY, "no end of central directory");
+	fail_with(*state, "/truncated-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY,
+		  "no end of central directory");
 }
 
 static void test_wrong_name(void **state)
 {
-	fail_with(*state, "/wrong_name-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY, "says 'someone-else 1.0'");
+	fail_with(*state, "/wrong_name-1.0-py3-none-any.whl", -1, -WPE_INTEGRITY,
+		  "says 'someone-else 1.0'");
 }
 
 static void test_two_metadata(void **state)
@@ -374,7 +394,9 @@ static void test_file_url_reads_whole(void **state)
 	struct wp_remote_stats st;
 	char *text = NULL;
 	snprintf(url, sizeof(url), "file://%s/demo_pkg-1.0-py3-none-any.whl", fx->root);
-	assert_int_equal(wp_remote_metadata(&fast, url, "demo_pkg-1.0-py3-none-any.whl", -1, &text, &st, &err), 0);
+	assert_int_equal(wp_remote_metadata(&fast, url, "demo_pkg-1.0-py3-none-any.whl", -1, &text,
+					    &st, &err),
+			 0);
 	assert_non_null(strstr(text, "Name: demo-pkg\n"));
 	free(text);
 }
@@ -390,8 +412,8 @@ static unsigned char *dup_exact(const unsigned char *p, size_t n)
 }
 
 /* The whole read as remotemeta does it, with file as the remote file and win as the first tail. */
-static int pipeline(const unsigned char *file, size_t size, size_t win, const char *project, const char *version,
-		    char **text, struct wp_err *err)
+static int pipeline(const unsigned char *file, size_t size, size_t win, const char *project,
+		    const char *version, char **text, struct wp_err *err)
 {
 	struct wp_zip_end end;
 	struct wp_zip_member m;
@@ -415,7 +437,8 @@ static int pipeline(const unsigned char *file, size_t size, size_t win, const ch
 	}
 	assert_true(end.cd_offset <= size && end.cd_size <= size - end.cd_offset);
 	unsigned char *cd = dup_exact(file + end.cd_offset, (size_t)end.cd_size);
-	rc = wp_zip_find_metadata("t.whl", cd, (size_t)end.cd_size, &end, project, version, &m, err);
+	rc = wp_zip_find_metadata("t.whl", cd, (size_t)end.cd_size, &end, project, version, &m,
+				  err);
 	free(cd);
 	if (rc)
 		return rc;
@@ -428,7 +451,8 @@ static int pipeline(const unsigned char *file, size_t size, size_t win, const ch
 		rc = wp_zip_local_data("t.whl", b, len, &m, &data_at, &need, err);
 		if (rc || !need) {
 			if (!rc)
-				rc = wp_zip_member_decode("t.whl", b + data_at, (size_t)m.comp_size, &m, text, &len, err);
+				rc = wp_zip_member_decode("t.whl", b + data_at, (size_t)m.comp_size,
+							  &m, text, &len, err);
 			free(b);
 			return rc;
 		}
@@ -449,8 +473,10 @@ static unsigned char *load(const struct fixture *fx, const char *name, size_t *n
 	return p;
 }
 
-/* Every byte changed (four ways), every truncation and several windows: errors, never a bad read. */
-static void hammer(const struct fixture *fx, const char *name, const char *project, const char *version)
+/* Every byte changed (four ways), every truncation and several windows: errors, never a bad
+ * read. */
+static void hammer(const struct fixture *fx, const char *name, const char *project,
+		   const char *version)
 {
 	size_t n;
 	unsigned char *orig = load(fx, name, &n);
@@ -468,12 +494,14 @@ static void hammer(const struct fixture *fx, const char *name, const char *proje
 		free(text);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const unsigned char vals[] = { 0x00, 0xFF, (unsigned char)(orig[i] ^ 0x80), (unsigned char)(orig[i] + 1) };
+		const unsigned char vals[] = { 0x00, 0xFF, (unsigned char)(orig[i] ^ 0x80),
+					       (unsigned char)(orig[i] + 1) };
 		for (size_t v = 0; v < sizeof(vals); v++) {
 			memcpy(f, orig, n);
 			f[i] = vals[v];
 			wp_err_clear(&err);
-			int rc = pipeline(f, n, v & 1 ? 64 : WP_ZIPMETA_TAIL, project, version, &text, &err);
+			int rc = pipeline(f, n, v & 1 ? 64 : WP_ZIPMETA_TAIL, project, version,
+					  &text, &err);
 			if (rc == 0) {
 				ok++;
 				free(text);
@@ -534,7 +562,8 @@ static void eocd(unsigned char *e, unsigned n, uint32_t cd_size, uint32_t cd_off
 	put16(e + 20, comment);
 }
 
-static int end_of(const unsigned char *p, size_t n, uint64_t size, struct wp_zip_end *end, struct wp_err *err)
+static int end_of(const unsigned char *p, size_t n, uint64_t size, struct wp_zip_end *end,
+		  struct wp_err *err)
 {
 	unsigned char *w = dup_exact(p, n);
 	wp_err_clear(err);
@@ -599,7 +628,8 @@ static void test_zip_hostile_end(void **state)
 	assert_non_null(strstr(err.msg, "multi-disk"));
 	put32(l + 4, 0);
 
-	/* a record with a huge directory, one past the record, a length past the locator, a good one */
+	/* a record with a huge directory, one past the record, a length past the locator, a good
+	 * one */
 	unsigned char *r = b + 102;
 	put64(l + 8, 102);
 	put32(r, 0x06064b50);
@@ -634,8 +664,9 @@ static void test_zip_hostile_end(void **state)
 }
 
 /* One central directory entry for name, with an optional zip64 extra, and its end record. */
-static size_t central(unsigned char *b, const char *name, uint16_t flags, uint16_t method, uint32_t csize,
-		      uint32_t usize, uint32_t off, const unsigned char *extra, size_t xl)
+static size_t central(unsigned char *b, const char *name, uint16_t flags, uint16_t method,
+		      uint32_t csize, uint32_t usize, uint32_t off, const unsigned char *extra,
+		      size_t xl)
 {
 	size_t nl = strlen(name);
 	memset(b, 0, 46);
@@ -653,8 +684,8 @@ static size_t central(unsigned char *b, const char *name, uint16_t flags, uint16
 	return 46 + nl + xl;
 }
 
-static int find_in(const unsigned char *cd, size_t n, uint64_t entries, uint64_t cd_off, struct wp_zip_member *m,
-		   struct wp_err *err)
+static int find_in(const unsigned char *cd, size_t n, uint64_t entries, uint64_t cd_off,
+		   struct wp_zip_member *m, struct wp_err *err)
 {
 	struct wp_zip_end end = { .cd_offset = cd_off, .cd_size = n, .n_entries = entries };
 	unsigned char *c = dup_exact(cd, n);
@@ -675,10 +706,12 @@ static void test_zip_hostile_directory(void **state)
 	n = central(b, meta, 0, 8, 100, 300, 0, NULL, 0);
 	assert_int_equal(find_in(b, n, 1, 1000, &m, &err), 0);
 	assert_int_equal(m.comp_size, 100);
-	assert_int_equal(find_in(b, n, 2, 1000, &m, &err), -WPE_INTEGRITY); /* a second entry missing */
+	assert_int_equal(find_in(b, n, 2, 1000, &m, &err), -WPE_INTEGRITY); /* a second entry
+									       missing */
 	assert_int_equal(find_in(b, n - 1, 1, 1000, &m, &err), -WPE_INTEGRITY); /* name cut short */
 	assert_int_equal(find_in(b, 45, 1, 1000, &m, &err), -WPE_INTEGRITY);
-	assert_int_equal(find_in(b, n, 1, 100, &m, &err), -WPE_INTEGRITY); /* data over the directory */
+	assert_int_equal(find_in(b, n, 1, 100, &m, &err), -WPE_INTEGRITY); /* data over the
+									      directory */
 	assert_non_null(strstr(err.msg, "overlaps"));
 
 	n = central(b, "demo_pkg-1.0.dist-info/RECORD", 0, 8, 100, 300, 0, NULL, 0);
@@ -698,7 +731,8 @@ static void test_zip_hostile_directory(void **state)
 	assert_int_equal(find_in(b, n, 1, 1000, &m, &err), -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "method 14"));
 	n = central(b, meta, 0, 0, 100, 300, 0, NULL, 0);
-	assert_int_equal(find_in(b, n, 1, 1000, &m, &err), -WPE_INTEGRITY); /* stored, sizes differ */
+	assert_int_equal(find_in(b, n, 1, 1000, &m, &err), -WPE_INTEGRITY); /* stored, sizes differ
+									     */
 	n = central(b, meta, 0, 8, 100, 17u << 20, 0, NULL, 0);
 	assert_int_equal(find_in(b, n, 1, 1u << 30, &m, &err), -WPE_TOO_BIG);
 
@@ -712,7 +746,8 @@ static void test_zip_hostile_directory(void **state)
 	assert_int_equal(find_in(b, n, 1, 1000, &m, &err), 0);
 	assert_int_equal(m.size, 300);
 	assert_int_equal(m.comp_size, 100);
-	n = central(b, meta, 0, 8, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, x, 20); /* offset missing */
+	n = central(b, meta, 0, 8, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, x, 20); /* offset missing
+										   */
 	assert_int_equal(find_in(b, n, 1, 1000, &m, &err), -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "zip64"));
 	put16(x + 2, 200); /* an extra longer than the field */
@@ -761,7 +796,8 @@ static size_t deflate_raw(const char *in, size_t n, unsigned char *out, size_t c
 	return got;
 }
 
-static int decode(const unsigned char *data, size_t n, const struct wp_zip_member *m, char **out, struct wp_err *err)
+static int decode(const unsigned char *data, size_t n, const struct wp_zip_member *m, char **out,
+		  struct wp_err *err)
 {
 	unsigned char *d = dup_exact(data, n);
 	size_t len;
@@ -773,8 +809,9 @@ static int decode(const unsigned char *data, size_t n, const struct wp_zip_membe
 
 static void test_zip_decode(void **state)
 {
-	const char *text = "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n\n"
-			   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n";
+	const char *
+		text = "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n\n"
+		       "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n";
 	size_t tn = strlen(text);
 	unsigned char z[512];
 	size_t zn = deflate_raw(text, tn, z, sizeof(z));
@@ -803,7 +840,8 @@ static void test_zip_decode(void **state)
 	assert_int_equal(decode(z, zn, &m, &out, &err), -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "CRC-32"));
 	m.crc32 ^= 1;
-	assert_int_equal(decode(z, zn - 1, &m, &out, &err), -WPE_USAGE); /* not what the entry says */
+	assert_int_equal(decode(z, zn - 1, &m, &out, &err), -WPE_USAGE); /* not what the entry says
+									  */
 
 	struct wp_zip_member s = { .method = 0, .comp_size = tn, .size = tn,
 				   .crc32 = (uint32_t)crc32(0, (const Bytef *)text, (uInt)tn) };
@@ -822,7 +860,9 @@ static void test_zip_hostile_local(void **state)
 {
 	unsigned char b[200];
 	const char *name = "demo_pkg-1.0.dist-info/METADATA";
-	struct wp_zip_member m = { .method = 8, .comp_size = 10, .size = 20, .name_len = (uint16_t)strlen(name) };
+	struct wp_zip_member m = {
+		.method = 8, .comp_size = 10, .size = 20, .name_len = (uint16_t)strlen(name)
+	};
 	struct wp_err err = WP_ERR_INIT;
 	size_t at;
 	uint64_t need;
@@ -843,18 +883,22 @@ static void test_zip_hostile_local(void **state)
 
 	put16(b + 28, 0);
 	d = dup_exact(b, 30 + m.name_len + 10);
-	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err), 0);
+	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err),
+			 0);
 	assert_int_equal(need, 0);
 	assert_int_equal(at, 30 + m.name_len);
 	d[31] = 'X'; /* another name */
-	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err),
+			 -WPE_INTEGRITY);
 	d[31] = name[1];
 	d[8] = 0; /* another method */
-	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err),
+			 -WPE_INTEGRITY);
 	d[8] = 8;
 	d[0] = 'X';
 	wp_err_clear(&err);
-	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_zip_local_data("t.whl", d, 30 + m.name_len + 10, &m, &at, &need, &err),
+			 -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "no local header"));
 	free(d);
 }

@@ -1,4 +1,5 @@
-/* tests/unit/test_repodata.c: conda repodata, plain and compressed, real and hostile, in bounded memory. */
+/* tests/unit/test_repodata.c: conda repodata, plain and compressed, real and hostile, in bounded
+ * memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +23,8 @@
 #define BASE "https://conda.anaconda.org/pytorch/linux-64"
 
 struct tally {
-	size_t n, pytorch, pytorch_cuda_builds, cuda_builds_with_cuda_dep, with_constrains, timestamp_ms;
+	size_t n, pytorch, pytorch_cuda_builds, cuda_builds_with_cuda_dep, with_constrains,
+		timestamp_ms;
 	size_t bad_json;
 	bool saw_example;
 };
@@ -58,23 +60,28 @@ static int tally_sink(void *ctx, const struct wp_file_record *r, struct wp_err *
 		t->pytorch++;
 		if (strstr(r->build, "cuda")) {
 			t->pytorch_cuda_builds++;
-			if (has_dep(r->depends, "cudatoolkit") || has_dep(r->depends, "pytorch-cuda"))
+			if (has_dep(r->depends, "cudatoolkit") ||
+			    has_dep(r->depends, "pytorch-cuda"))
 				t->cuda_builds_with_cuda_dep++;
 		}
 	}
 	if (!strcmp(r->filename, "pytorch-2.1.0-py3.9_cuda12.1_cudnn8.9.2_0.tar.bz2")) {
 		t->saw_example = true;
-		assert_string_equal(r->url, BASE "/pytorch-2.1.0-py3.9_cuda12.1_cudnn8.9.2_0.tar.bz2");
+		assert_string_equal(r->url,
+				    BASE "/pytorch-2.1.0-py3.9_cuda12.1_cudnn8.9.2_0.tar.bz2");
 		assert_string_equal(r->version, "2.1.0");
 		assert_string_equal(r->build, "py3.9_cuda12.1_cudnn8.9.2_0");
 		assert_int_equal(r->build_number, 0);
 		assert_string_equal(r->subdir, "linux-64");
 		assert_string_equal(r->md5, "bfd37eeafa75575b1220133194b467c9");
-		assert_string_equal(r->sha256, "86637237e9e841ee50e2c8e7708a2b866f134033c36a49928b02b18db40958a6");
+		assert_string_equal(r->sha256,
+				    "86637237e9e841ee50e2c8e7708a2b866f134033c36a49928b02b18db40958a6");
 		assert_int_equal(r->size, 1373673131);
 		assert_int_equal(r->timestamp, 1695395996794LL);
 		assert_string_equal(r->constrains, "[\"cpuonly <0\"]");
-		assert_non_null(strstr(r->depends, "\"pytorch-cuda >=12.1,<12.2\", \"pytorch-mutex 1.0 cuda\""));
+		assert_non_null(
+			strstr(r->depends,
+			       "\"pytorch-cuda >=12.1,<12.2\", \"pytorch-mutex 1.0 cuda\""));
 		assert_string_equal(r->license, "BSD 3-Clause");
 		assert_null(r->noarch);
 		assert_null(r->dir);
@@ -118,7 +125,9 @@ static void test_rattler_plain_and_compressed(void **state)
 		fail_msg("%s", err.msg);
 	check_rattler(&t, &st);
 
-	static const char *const tools[][2] = { { ".bz2", "bzip2 -c" }, { ".zst", "zstd -q -c" }, { ".gz", "gzip -c" } };
+	static const char *const tools[][2] = { { ".bz2", "bzip2 -c" },
+						{ ".zst", "zstd -q -c" },
+						{ ".gz", "gzip -c" } };
 	for (size_t i = 0; i < 3; i++) {
 		char *dst = tmp_path(tools[i][0]);
 		char *cmd = wp_xasprintf("%s '%s' > '%s'", tools[i][1], src, dst);
@@ -190,7 +199,8 @@ static void test_tap(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	struct wp_buf seen = WP_BUF_INIT, whole = WP_BUF_INIT;
 	bool tapped = false;
-	if (wp_read_repodata_file_tap(src, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st, &err))
+	if (wp_read_repodata_file_tap(src, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st,
+				      &err))
 		fail_msg("%s", err.msg);
 	check_rattler(&t, &st);
 	assert_true(tapped);
@@ -210,7 +220,8 @@ static void test_tap(void **state)
 	wp_buf_reset(&seen);
 	memset(&t, 0, sizeof(t));
 	tapped = true;
-	if (wp_read_repodata_file_tap(gz, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st, &err))
+	if (wp_read_repodata_file_tap(gz, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st,
+				      &err))
 		fail_msg("%s", err.msg);
 	check_rattler(&t, &st);
 	assert_false(tapped);
@@ -223,7 +234,9 @@ static void test_tap(void **state)
 	fputs("{\"packages\": {\"a-1-0.tar.bz2\": [", f);
 	fclose(f);
 	tapped = true;
-	assert_int_not_equal(wp_read_repodata_file_tap(bad, BASE, collect_tap, &seen, &tapped, tally_sink, &t, &st, &err), 0);
+	assert_int_not_equal(wp_read_repodata_file_tap(bad, BASE, collect_tap, &seen, &tapped,
+						       tally_sink, &t, &st, &err),
+			     0);
 	assert_false(tapped);
 	unlink(bad);
 	free(bad);
@@ -240,7 +253,8 @@ static void test_mamba_numpy(void **state)
 	struct first f = { 0 };
 	struct wp_index_stats st;
 	struct wp_err err = WP_ERR_INIT;
-	if (wp_read_repodata_file(path, "https://conda.anaconda.org/conda-forge/linux-64", first_sink, &f, &st, &err))
+	if (wp_read_repodata_file(path, "https://conda.anaconda.org/conda-forge/linux-64",
+				  first_sink, &f, &st, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(f.n, 34);
 	assert_int_equal(st.records, 34);
@@ -274,24 +288,30 @@ static void test_fields_and_quirks(void **state)
 
 	/* depends escapes survive as JSON */
 	struct tally t = { 0 };
-	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), BASE, tally_sink, &t, &st, &err), 0);
+	assert_int_equal(wp_read_repodata_mem(doc, strlen(doc), BASE, tally_sink, &t, &st, &err),
+			 0);
 	assert_int_equal(t.bad_json, 0);
 
 	/* long items (scanned sixteen bytes at a time): a quote, a backslash or a control byte past
-	 * the first block is escaped where it is, and bytes over 0x7f are not mistaken for control */
-	const char *longs = "{\"packages\":{\"y-1-0.tar.bz2\":{\"name\":\"y\",\"version\":\"1\",\"build\":\"0\","
-			    "\"constrains\":[\"abcdefghijklmnopqrst\\\"u\", \"\u00fcn\u00efcode-long-name-over >=1\","
-			    " \"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]}}}";
+	 * the first block is escaped where it is, and bytes over 0x7f are not mistaken for
+	 * control */
+	const char *longs =
+		"{\"packages\":{\"y-1-0.tar.bz2\":{\"name\":\"y\",\"version\":\"1\",\"build\":\"0\","
+		"\"constrains\":[\"abcdefghijklmnopqrst\\\"u\", \"\u00fcn\u00efcode-long-name-over >=1\","
+		" \"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]}}}";
 	struct first g = { 0 };
 	assert_int_equal(MEM(longs, &g, &st, &err), 0);
 	assert_int_equal(g.n, 1);
-	assert_string_equal(g.constrains, "[\"abcdefghijklmnopqrst\\\"u\", \"\xc3\xbcn\xc3\xaf" "code-long-name-over >=1\", "
-			  "\"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]");
+	assert_string_equal(g.constrains,
+			    "[\"abcdefghijklmnopqrst\\\"u\", \"\xc3\xbcn\xc3\xaf"
+			    "code-long-name-over >=1\", "
+			    "\"0123456789abcdef\\\\\", \"0123456789abcdefg\\u0001\"]");
 	first_free(&g);
 
 	/* info first: its subdir and CEP 15 base_url apply */
-	const char *cep15 = "{\"info\":{\"subdir\":\"linux-64\",\"base_url\":\"https://mirror.example.org/pt/linux-64/\"},"
-			    "\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\",\"track_features\":\"cuda80\"}}}";
+	const char *cep15 =
+		"{\"info\":{\"subdir\":\"linux-64\",\"base_url\":\"https://mirror.example.org/pt/linux-64/\"},"
+		"\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\",\"track_features\":\"cuda80\"}}}";
 	assert_int_equal(MEM(cep15, &f, &st, &err), 0);
 	assert_string_equal(f.url, "https://mirror.example.org/pt/linux-64/a-1-0.tar.bz2");
 	assert_string_equal(f.subdir, "linux-64");
@@ -330,7 +350,8 @@ static void test_fields_and_quirks(void **state)
 	wp_buf_free(&b);
 }
 
-static void expect_refused(const char *what, const char *data, size_t len, int code, const char *in_msg)
+static void expect_refused(const char *what, const char *data, size_t len, int code,
+			   const char *in_msg)
 {
 	struct first f = { 0 };
 	struct wp_err err = WP_ERR_INIT;
@@ -349,7 +370,8 @@ static void expect_refused(const char *what, const char *data, size_t len, int c
 
 static void test_refused(void **state)
 {
-	REFUSE("truncated", "{\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\"},\"b-1-0.tar.bz2\":{\"na",
+	REFUSE("truncated",
+	       "{\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\"},\"b-1-0.tar.bz2\":{\"na",
 	       -WPE_SOURCE, "is not conda repodata");
 	REFUSE("HTML", "<html><body>502 Bad Gateway</body></html>", -WPE_SOURCE, BASE);
 	REFUSE("not repodata", "{\"error\":\"not found\"}", -WPE_SOURCE, "no \"packages\"");
@@ -382,7 +404,8 @@ static void test_refused(void **state)
 	expect_refused("long number", b.data, b.len, -WPE_TOO_BIG, "longer than");
 	wp_buf_free(&b);
 	/* just under the limit, escapes and all, is read */
-	wp_buf_addstr(&b, "{\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\",\"version\":\"1\",\"build\":\"0\",\"x\":\"");
+	wp_buf_addstr(&b,
+		      "{\"packages\":{\"a-1-0.tar.bz2\":{\"name\":\"a\",\"version\":\"1\",\"build\":\"0\",\"x\":\"");
 	for (size_t i = 0; i < WP_REPODATA_MAX_TOKEN / 2 - 10; i++)
 		wp_buf_addstr(&b, i % 2 ? "\\n" : "ab");
 	wp_buf_addstr(&b, "\"}}}");
@@ -390,7 +413,9 @@ static void test_refused(void **state)
 		struct wp_err e = WP_ERR_INIT;
 		struct wp_index_stats st = { 0 };
 		struct first one = { 0 };
-		assert_int_equal(wp_read_repodata_mem(b.data, b.len, BASE, first_sink, &one, &st, &e), 0);
+		assert_int_equal(wp_read_repodata_mem(b.data, b.len, BASE, first_sink, &one, &st,
+						      &e),
+				 0);
 		assert_int_equal(st.records, 1);
 		first_free(&one);
 	}
@@ -398,10 +423,14 @@ static void test_refused(void **state)
 
 	struct first f = { 0 };
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(wp_read_repodata_file("/nonexistent/repodata.json", BASE, first_sink, &f, NULL, &err), -WPE_IO);
+	assert_int_equal(wp_read_repodata_file("/nonexistent/repodata.json", BASE, first_sink, &f,
+					       NULL, &err),
+			 -WPE_IO);
 	assert_non_null(strstr(err.msg, "/nonexistent/repodata.json"));
 	wp_err_clear(&err);
-	assert_int_equal(wp_read_repodata_mem("{}", 2, "conda-forge/linux-64", first_sink, &f, NULL, &err), -WPE_USAGE);
+	assert_int_equal(wp_read_repodata_mem("{}", 2, "conda-forge/linux-64", first_sink, &f, NULL,
+					      &err),
+			 -WPE_USAGE);
 }
 
 static void test_bombs(void **state)
@@ -428,7 +457,8 @@ static void test_bombs(void **state)
 	cmd = wp_xasprintf("printf '{\"packages\":{}' | zstd -q -c > '%1$s' && "
 			   "head -c 16777216 /dev/zero | tr '\\0' ' ' | zstd -q -1 -c > '%1$s.sp' && "
 			   "for i in 1 2 3 4 5 6 7 8; do cat '%1$s.sp' >> '%1$s'; done && "
-			   "printf '}' | zstd -q -c >> '%1$s' && rm '%1$s.sp'", ws);
+			   "printf '}' | zstd -q -c >> '%1$s' && rm '%1$s.sp'",
+			   ws);
 	run_cmd(cmd);
 	wp_err_clear(&err);
 	t0 = clock();
@@ -448,7 +478,8 @@ static void write_synthetic(const char *path, long n)
 	assert_non_null(out);
 	fputs("{\"info\":{\"subdir\":\"linux-64\"},\"packages\":{", out);
 	for (long i = 0; i < n; i++)
-		fprintf(out, "%s\"pkg%ld-1.%ld-py39_0.tar.bz2\":{\"build\":\"py39_0\",\"build_number\":0,"
+		fprintf(out,
+			"%s\"pkg%ld-1.%ld-py39_0.tar.bz2\":{\"build\":\"py39_0\",\"build_number\":0,"
 			"\"depends\":[\"python >=3.9,<3.10.0a0\",\"numpy >=1.21\",\"libgcc-ng >=12\"],"
 			"\"license\":\"BSD-3-Clause\",\"md5\":\"%032ld\",\"name\":\"pkg%ld\",\"sha256\":\"%064ld\","
 			"\"size\":%ld,\"subdir\":\"linux-64\",\"timestamp\":1695395996794,\"version\":\"1.%ld\"}",

@@ -38,7 +38,9 @@ static int mem_read(void *ctx, const char *path, struct wp_buf *out, struct wp_e
 
 static const char *mem_env(void *ctx, const char *name)
 {
-	return !strcmp(name, "TORCH_VERSION") ? "2.4.0" : !strcmp(name, "MIRROR") ? "https://mirror.test/simple/" : NULL;
+	return !strcmp(name, "TORCH_VERSION") ? "2.4.0" :
+	       !strcmp(name, "MIRROR")        ? "https://mirror.test/simple/" :
+						NULL;
 }
 
 static int parse(struct wp_reqfile *rf, struct memfs *fs, const char *text, struct wp_err *err)
@@ -72,7 +74,8 @@ static void test_lines(void **state)
 	assert_string_equal(rf.reqs.v[0].where, "dir/requirements.txt:2");
 	assert_int_equal(rf.reqs.v[0].nhashes, 2);
 	assert_string_equal(rf.reqs.v[0].hashes[0], H1);
-	assert_string_equal(rf.reqs.v[0].hashes[1], "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	assert_string_equal(rf.reqs.v[0].hashes[1],
+			    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
 	assert_true(rf.reqs.v[0].pinned);
 	assert_string_equal(rf.reqs.v[1].text, "numpy>=1.24 ; python_version >= \"3.9\"");
 	assert_false(rf.reqs.v[1].pinned);
@@ -99,7 +102,8 @@ static void test_options(void **state)
 	assert_string_equal(rf.sources.v[0].url, "https://mirror.test/simple/");
 	assert_int_equal(rf.sources.v[0].kind, WP_REQFILE_INDEX_URL);
 	assert_int_equal(rf.sources.v[1].kind, WP_REQFILE_EXTRA_INDEX_URL);
-	assert_string_equal(rf.sources.v[2].url, "dir/wheels"); /* next to the file, as pip reads it */
+	assert_string_equal(rf.sources.v[2].url, "dir/wheels"); /* next to the file, as pip reads it
+								 */
 	assert_int_equal(rf.sources.v[2].kind, WP_REQFILE_FIND_LINKS);
 	assert_string_equal(rf.sources.v[3].url, "/abs/wh");
 	assert_true(rf.pre && rf.no_index && rf.require_hashes);
@@ -138,9 +142,12 @@ static void test_options(void **state)
 		size_t len = strlen(refused[i].line);
 		if (!strcmp(refused[i].line, "a"))
 			len = 4; /* the NUL case */
-		assert_int_equal(wp_reqfile_parse(&rf, "r.txt", refused[i].line, len, false, &io, &e2), -WPE_USAGE);
+		assert_int_equal(wp_reqfile_parse(&rf, "r.txt", refused[i].line, len, false, &io,
+						  &e2),
+				 -WPE_USAGE);
 		if (!strstr(e2.msg, refused[i].want))
-			fail_msg("'%s': message '%s' lacks '%s'", refused[i].line, e2.msg, refused[i].want);
+			fail_msg("'%s': message '%s' lacks '%s'", refused[i].line, e2.msg,
+				 refused[i].want);
 		assert_non_null(strstr(e2.msg, "r.txt:1: "));
 		wp_reqfile_release(&rf);
 	}
@@ -151,14 +158,16 @@ static void test_nesting(void **state)
 	struct wp_reqfile rf = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 	struct memfs fs = {
-		.names = { "top/requirements.txt", "top/sub/more.txt", "top/constraints.txt", "top/loop.txt",
-			   "top/sub/../constraints.txt" },
-		.texts = { "-r sub/more.txt\n-c constraints.txt\ntorch\n", "numpy\n-r ../constraints.txt\n",
-			   "numpy<2 --hash=sha256:" H1 "\n", "-r loop.txt\n", "numpy<2 --hash=sha256:" H1 "\n" },
+		.names = { "top/requirements.txt", "top/sub/more.txt", "top/constraints.txt",
+			   "top/loop.txt", "top/sub/../constraints.txt" },
+		.texts = { "-r sub/more.txt\n-c constraints.txt\ntorch\n",
+			   "numpy\n-r ../constraints.txt\n", "numpy<2 --hash=sha256:" H1 "\n",
+			   "-r loop.txt\n", "numpy<2 --hash=sha256:" H1 "\n" },
 	};
 	struct wp_reqfile_io io = { .read = mem_read, .ctx = &fs };
 	assert_int_equal(wp_reqfile_load(&rf, "top/requirements.txt", false, &io, &e), 0);
-	/* more.txt, then constraints.txt read as requirements (named with -r), as a constraint, torch */
+	/* more.txt, then constraints.txt read as requirements (named with -r), as a constraint,
+	 * torch */
 	assert_int_equal(rf.reqs.n, 4);
 	assert_string_equal(rf.reqs.v[0].text, "numpy");
 	assert_string_equal(rf.reqs.v[0].where, "top/sub/more.txt:1");
@@ -184,14 +193,16 @@ static void test_nesting(void **state)
 	/* a missing nested file: the reader's error */
 	memset(&rf, 0, sizeof(rf));
 	wp_err_clear(&e);
-	assert_int_equal(wp_reqfile_parse(&rf, "x.txt", "-r nope.txt\n", 12, false, &io, &e), -WPE_IO);
+	assert_int_equal(wp_reqfile_parse(&rf, "x.txt", "-r nope.txt\n", 12, false, &io, &e),
+			 -WPE_IO);
 	assert_non_null(strstr(e.msg, "nope.txt"));
 	wp_reqfile_release(&rf);
 
 	/* extras in a constraint are refused, as pip does */
 	memset(&rf, 0, sizeof(rf));
 	wp_err_clear(&e);
-	assert_int_equal(wp_reqfile_parse(&rf, "c.txt", "torch[opt]<3\n", 13, true, &io, &e), -WPE_USAGE);
+	assert_int_equal(wp_reqfile_parse(&rf, "c.txt", "torch[opt]<3\n", 13, true, &io, &e),
+			 -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "cannot name extras"));
 	wp_reqfile_release(&rf);
 }
@@ -239,7 +250,8 @@ static int fan_read(void *ctx, const char *path, struct wp_buf *out, struct wp_e
 			return wp_fail(err, -WPE_TOO_BIG, "'%s' is too big", path);
 	if (level < 9)
 		for (unsigned i = 0; i < 30; i++)
-			wp_buf_printf(out, "-r l%u-%u-%s.txt\n", level + 1, f->same ? 0 : i, f->same ? "x" : path);
+			wp_buf_printf(out, "-r l%u-%u-%s.txt\n", level + 1, f->same ? 0 : i,
+				      f->same ? "x" : path);
 	return 0;
 }
 
@@ -280,7 +292,10 @@ static void test_hash_mode_pinned(void **state)
 	struct wp_reqfile rf;
 	struct wp_err e = WP_ERR_INIT;
 	struct memfs fs = { 0 };
-	assert_int_equal(parse(&rf, &fs, "torch>=2 --hash=sha256:" H1 "\nnumpy===1.0 --hash=sha256:" H2 "\n", &e), 0);
+	assert_int_equal(parse(&rf, &fs,
+			       "torch>=2 --hash=sha256:" H1 "\nnumpy===1.0 --hash=sha256:" H2 "\n",
+			       &e),
+			 0);
 	assert_int_equal(wp_reqfile_check_hashes(&rf, false, &e), -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "'torch>=2' is not pinned with =="));
 	wp_reqfile_release(&rf);

@@ -37,7 +37,8 @@ static void test_canonicalize_name(void **state)
 	while (next_row(f, line, sizeof(line), &r)) {
 		char *got = canon(r.col[0], r.len[0]);
 		if (strcmp(got, r.col[1])) {
-			print_error("canonicalize_name('%s'): want '%s', got '%s'\n", r.col[0], r.col[1], got);
+			print_error("canonicalize_name('%s'): want '%s', got '%s'\n", r.col[0],
+				    r.col[1], got);
 			fail();
 		}
 		free(got);
@@ -93,22 +94,30 @@ static void test_valid(void **state)
 		{ "torch == 1.8.*", "torch==1.8.*", "torch", NULL, 0, 1, false },
 		{ "torch==1.8.0+cu111", "torch==1.8.0+cu111", "torch", NULL, 0, 1, false },
 		{ "Foo_Bar[Security, tests ]>=2.8.1,==2.8.*; python_version < \"2.7\"",
-		  "Foo_Bar[Security,tests]==2.8.*,>=2.8.1; python_version < \"2.7\"", "Foo_Bar", NULL, 2, 2, true },
+		  "Foo_Bar[Security,tests]==2.8.*,>=2.8.1; python_version < \"2.7\"", "Foo_Bar",
+		  NULL, 2, 2, true },
 		{ "name[]", "name", "name", NULL, 0, 0, false },
 		{ "name[b,a,b]", "name[a,b]", "name", NULL, 2, 0, false },
 		{ "name;os_name=='a'", "name; os_name == \"a\"", "name", NULL, 0, 0, true },
-		{ "name==1.0;os_name=='a'", "name==1.0; os_name == \"a\"", "name", NULL, 0, 1, true },
-		{ "name===1.0;os_name=='a'", "name===1.0; os_name == \"a\"", "name", NULL, 0, 1, true },
+		{ "name==1.0;os_name=='a'", "name==1.0; os_name == \"a\"", "name", NULL, 0, 1,
+		  true },
+		{ "name===1.0;os_name=='a'", "name===1.0; os_name == \"a\"", "name", NULL, 0, 1,
+		  true },
 		{ "nvidia-cudnn-cu12==8.9.2.26; platform_system == \"Linux\" and platform_machine == \"x86_64\"",
 		  "nvidia-cudnn-cu12==8.9.2.26; platform_system == \"Linux\" and platform_machine == \"x86_64\"",
 		  "nvidia-cudnn-cu12", NULL, 0, 1, true },
-		{ "triton==2.1.0; extra == \"Dynamo\"", "triton==2.1.0; extra == \"dynamo\"", "triton", NULL, 0, 1, true },
-		{ "name @ https://example.com/name-1.0.whl", "name@ https://example.com/name-1.0.whl", "name",
+		{ "triton==2.1.0; extra == \"Dynamo\"", "triton==2.1.0; extra == \"dynamo\"",
+		  "triton", NULL, 0, 1, true },
+		{ "name @ https://example.com/name-1.0.whl",
+		  "name@ https://example.com/name-1.0.whl", "name",
 		  "https://example.com/name-1.0.whl", 0, 0, false },
-		{ "name[x]@file:///tmp/a.whl ; os_name == 'posix'", "name[x]@ file:///tmp/a.whl ; os_name == \"posix\"",
-		  "name", "file:///tmp/a.whl", 1, 0, true },
-		{ "name @ https://x/a;b", "name@ https://x/a;b", "name", "https://x/a;b", 0, 0, false },
-		{ "name @ https://x/a.whl ", "name@ https://x/a.whl", "name", "https://x/a.whl", 0, 0, false },
+		{ "name[x]@file:///tmp/a.whl ; os_name == 'posix'",
+		  "name[x]@ file:///tmp/a.whl ; os_name == \"posix\"", "name", "file:///tmp/a.whl",
+		  1, 0, true },
+		{ "name @ https://x/a;b", "name@ https://x/a;b", "name", "https://x/a;b", 0, 0,
+		  false },
+		{ "name @ https://x/a.whl ", "name@ https://x/a.whl", "name", "https://x/a.whl", 0,
+		  0, false },
 		{ "a.b-c_d", "a.b-c_d", "a.b-c_d", NULL, 0, 0, false },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
@@ -124,7 +133,8 @@ static void test_valid(void **state)
 		assert_int_equal(r.has_marker, cases[i].marker);
 		char *s = req_str(&r);
 		if (strcmp(s, cases[i].str)) {
-			print_error("str('%s'): want '%s', got '%s'\n", cases[i].in, cases[i].str, s);
+			print_error("str('%s'): want '%s', got '%s'\n", cases[i].in, cases[i].str,
+				    s);
 			fail();
 		}
 		/* printing parses back to the same text */
@@ -202,7 +212,8 @@ static void test_invalid(void **state)
 		struct wp_err err = WP_ERR_INIT;
 		int rc = wp_requirement_parse(&r, cases[i].in, strlen(cases[i].in), &err);
 		if (rc >= 0 || !strstr(err.msg, cases[i].why)) {
-			print_error("'%s': want an error about %s, got %d '%s'\n", cases[i].in, cases[i].why, rc, err.msg);
+			print_error("'%s': want an error about %s, got %d '%s'\n", cases[i].in,
+				    cases[i].why, rc, err.msg);
 			fail();
 		}
 		assert_null(r.name);
@@ -213,7 +224,8 @@ static void test_invalid(void **state)
 	memset(big, 'a', WP_REQUIREMENT_MAX_LEN + 1);
 	struct wp_requirement r;
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(wp_requirement_parse(&r, big, WP_REQUIREMENT_MAX_LEN + 1, &err), -WPE_TOO_BIG);
+	assert_int_equal(wp_requirement_parse(&r, big, WP_REQUIREMENT_MAX_LEN + 1, &err),
+			 -WPE_TOO_BIG);
 	free(big);
 }
 

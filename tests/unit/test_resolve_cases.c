@@ -1,20 +1,18 @@
 /* tests/unit/test_resolve_cases.c: runs every tests/resolve/NAME.t case through the picking rule.
  *
  * One case per file, one directive per line ('#' starts a comment):
- *   target    cuda=11.2|cpu driver=535.104.05 strict xpu rocm=5.7 python=3.8 platform=TAG gpu=sm_86 pre
- *             intel=20.1.0|bmg-g21 x86=v3 (gpu=gfx942 names an AMD GPU)
- *   file      DIR/NAME.whl [requires_python=SPEC] [yanked]   (percent-encoded, as an href)
- *   findlinks PATH   every link of a real find-links page under tests/fixtures/real (a missing page
- *                    fails the case; $WP_TEST_REAL_DATA points elsewhere)
- *   simple    PATH   every link of a real PEP 503 page there
- *   request   PROJECT[SPEC]
+ *   target    cuda=11.2|cpu driver=535.104.05 strict xpu rocm=5.7 python=3.8 platform=TAG gpu=sm_86
+ * pre intel=20.1.0|bmg-g21 x86=v3 (gpu=gfx942 names an AMD GPU) file      DIR/NAME.whl
+ * [requires_python=SPEC] [yanked]   (percent-encoded, as an href) findlinks PATH   every link of a
+ * real find-links page under tests/fixtures/real (a missing page fails the case; $WP_TEST_REAL_DATA
+ * points elsewhere) simple    PATH   every link of a real PEP 503 page there request PROJECT[SPEC]
  *   expect    DIR/NAME.whl | none
  *   message   TEXT   the "nothing fits" message contains TEXT
  *   reason    TEXT   the pick's reason contains TEXT
  *   rejected  DIR/NAME.whl TEXT   that file was rejected with a reason containing TEXT
- *   variants  PATH   a real PEP 825 {name}-{version}-variants.json under tests/fixtures/real (the part
- *                    after the last "__" names it): the metadata of that project and version's files
- */
+ *   variants  PATH   a real PEP 825 {name}-{version}-variants.json under tests/fixtures/real (the
+ * part after the last "__" names it): the metadata of that project and version's
+ * files */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -50,7 +48,8 @@ struct rows {
 	size_t n;
 };
 
-static void add_row(struct rows *rs, const char *dir, const char *name, const char *url, const char *rp, const char *yanked)
+static void add_row(struct rows *rs, const char *dir, const char *name, const char *url,
+		    const char *rp, const char *yanked)
 {
 	struct wp_err e = WP_ERR_INIT;
 	struct row r = { 0 };
@@ -70,7 +69,8 @@ static int sink(void *ctx, const struct wp_file_record *rec, struct wp_err *err)
 	return 0;
 }
 
-/* A real page (tests/unit/fixtures.h: vendored, or under $WP_TEST_REAL_DATA; a missing one fails). */
+/* A real page (tests/unit/fixtures.h: vendored, or under $WP_TEST_REAL_DATA; a missing one
+ * fails). */
 static void load_page(struct rows *rs, const char *rel, const char *base, const char *project)
 {
 	size_t len;
@@ -126,7 +126,8 @@ static void run_case(void **state)
 		if (line[0] == '#' || line[0] == 0)
 			continue;
 		if ((a = rest_after(line, "target"))) {
-			for (char *save = NULL, *w = strtok_r(a, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			for (char *save = NULL, *w = strtok_r(a, " \t", &save); w;
+			     w = strtok_r(NULL, " \t", &save)) {
 				int rc = 0;
 				if (!strncmp(w, "cuda=", 5))
 					rc = wp_target_set_cuda(&t, w + 5, &e);
@@ -156,7 +157,8 @@ static void run_case(void **state)
 					fail_msg("%s: %s", file, e.msg);
 			}
 		} else if ((a = rest_after(line, "file"))) {
-			char *save = NULL, *href = strtok_r(a, " \t", &save), *rp = NULL, *yanked = NULL;
+			char *save = NULL, *href = strtok_r(a, " \t", &save), *rp = NULL,
+			     *yanked = NULL;
 			bool conflict = false;
 			for (char *w; (w = strtok_r(NULL, " \t", &save));) {
 				if (!strncmp(w, "requires_python=", 16))
@@ -176,7 +178,8 @@ static void run_case(void **state)
 			free(url);
 			free(dec);
 		} else if ((a = rest_after(line, "findlinks"))) {
-			load_page(&rs, a, "https://download.pytorch.org/whl/torch_stable.html", NULL);
+			load_page(&rs, a, "https://download.pytorch.org/whl/torch_stable.html",
+				  NULL);
 		} else if ((a = rest_after(line, "simple"))) {
 			load_page(&rs, a, "https://download.pytorch.org/whl/torch/", NULL);
 		} else if ((a = rest_after(line, "variants")) && n_vfiles < 8) {
@@ -186,8 +189,10 @@ static void run_case(void **state)
 			while (strstr(base, "__"))
 				base = strstr(base, "__") + 2;
 			struct vfile *vf = &vfiles[n_vfiles];
-			if (wp_fileinfo_from_name(base, NULL, &vf->fi, &e) < 0 || strcmp(vf->fi.kind, "variants") != 0)
-				fail_msg("%s: '%s' is not {name}-{version}-variants.json", file, base);
+			if (wp_fileinfo_from_name(base, NULL, &vf->fi, &e) < 0 ||
+			    strcmp(vf->fi.kind, "variants") != 0)
+				fail_msg("%s: '%s' is not {name}-{version}-variants.json", file,
+					 base);
 			if (wp_variants_parse(a, text, len, &vf->v, &e) < 0)
 				fail_msg("%s: %s", file, e.msg);
 			free(text);
@@ -231,17 +236,20 @@ static void run_case(void **state)
 		c->version = rs.v[i].fi.version;
 		c->variant = rs.v[i].fi.variant;
 		c->kind = rs.v[i].fi.kind;
-		c->filename = strrchr(rs.v[i].path, '/') ? strrchr(rs.v[i].path, '/') + 1 : rs.v[i].path;
+		c->filename = strrchr(rs.v[i].path, '/') ? strrchr(rs.v[i].path, '/') + 1 :
+							   rs.v[i].path;
 		c->url = rs.v[i].url;
 		c->requires_python = rs.v[i].requires_python;
 		c->yanked = rs.v[i].yanked;
 		if (rs.v[i].conflict) {
 			c->sha256 = "1111111111111111111111111111111111111111111111111111111111111111";
-			c->hash_conflict = "2222222222222222222222222222222222222222222222222222222222222222";
+			c->hash_conflict =
+				"2222222222222222222222222222222222222222222222222222222222222222";
 		}
 		c->size = -1;
 		for (size_t v = 0; v < n_vfiles; v++)
-			if (!strcmp(vfiles[v].fi.project, c->project) && !strcmp(vfiles[v].fi.version, c->version))
+			if (!strcmp(vfiles[v].fi.project, c->project) &&
+			    !strcmp(vfiles[v].fi.version, c->version))
 				c->variants = &vfiles[v].v;
 		map[nc++] = i;
 	}
@@ -249,7 +257,11 @@ static void run_case(void **state)
 	if (wp_tagset_build(&ts, &t, &e) < 0)
 		fail_msg("%s: %s", file, e.msg);
 	struct wp_pick_request req = {
-		.project = proj.data, .spec_text = req_text + nl, .spec = &spec, .pre = pre, .reasons = true,
+		.project = proj.data,
+		.spec_text = req_text + nl,
+		.spec = &spec,
+		.pre = pre,
+		.reasons = true,
 	};
 	struct wp_pick_result res;
 	assert_int_equal(wp_pick(cands, nc, &req, &t, &ts, &res, &e), 0);
@@ -264,10 +276,12 @@ static void run_case(void **state)
 		fail_msg("%s: expected '%s', got '%s' (%s)", file, want, got, res.reason);
 	for (size_t i = 0; i < n_msg; i++)
 		if (!res.message || !strstr(res.message, messages[i]))
-			fail_msg("%s: message '%s' lacks '%s'", file, res.message ? res.message : "(none)", messages[i]);
+			fail_msg("%s: message '%s' lacks '%s'", file,
+				 res.message ? res.message : "(none)", messages[i]);
 	for (size_t i = 0; i < n_reason; i++)
 		if (!res.reason || !strstr(res.reason, reasons[i]))
-			fail_msg("%s: reason '%s' lacks '%s'", file, res.reason ? res.reason : "(none)", reasons[i]);
+			fail_msg("%s: reason '%s' lacks '%s'", file,
+				 res.reason ? res.reason : "(none)", reasons[i]);
 	for (size_t i = 0; i < n_rej; i++) {
 		char *sp = strchr(rejected[i], ' ');
 		assert_non_null(sp);
@@ -278,7 +292,8 @@ static void run_case(void **state)
 			if (!strcmp(rs.v[map[res.rejects[k].index]].path, path)) {
 				found = true;
 				if (!strstr(res.rejects[k].why, sp + 1))
-					fail_msg("%s: '%s' rejected for '%s', wanted '%s'", file, path, res.rejects[k].why, sp + 1);
+					fail_msg("%s: '%s' rejected for '%s', wanted '%s'", file,
+						 path, res.rejects[k].why, sp + 1);
 			}
 		}
 		if (!found)

@@ -24,7 +24,9 @@ static void test_open(void **state)
 	assert_true(s3.anonymous);
 	wp_s3_release(&s3);
 
-	struct wp_s3_conf c = { .access_key_id = "AKID", .secret_access_key = "s3cr3t", .region = "eu-west-3",
+	struct wp_s3_conf c = { .access_key_id = "AKID",
+				.secret_access_key = "s3cr3t",
+				.region = "eu-west-3",
 				.endpoint_url = "http://127.0.0.1:7480/" };
 	assert_int_equal(wp_s3_open(&s3, "S3://wheels", NULL, "public-read", &c, &err), 0);
 	assert_string_equal(s3.prefix, "");
@@ -35,11 +37,14 @@ static void test_open(void **state)
 	assert_null(strstr(s3.display, "s3cr3t"));
 	wp_s3_release(&s3);
 	/* --s3-endpoint wins over the variable */
-	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "https://minio.example:9000", NULL, &c, &err), 0);
+	assert_int_equal(wp_s3_open(&s3, "s3://wheels/p", "https://minio.example:9000", NULL, &c,
+				    &err),
+			 0);
 	assert_string_equal(s3.endpoint, "https://minio.example:9000");
 	wp_s3_release(&s3);
 
-	const char *bad[] = { "s3://", "s3://ab/x", "s3://Bad_Bucket!/x", "s3://bucket/a/../b", "gs://bucket/x" };
+	const char *bad[] = { "s3://", "s3://ab/x", "s3://Bad_Bucket!/x", "s3://bucket/a/../b",
+			      "gs://bucket/x" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		wp_err_clear(&err);
 		assert_int_equal(wp_s3_open(&s3, bad[i], NULL, NULL, &c, &err), -WPE_USAGE);
@@ -68,11 +73,12 @@ static void test_open(void **state)
 static void test_list_parse(void **state)
 {
 	(void)state;
-	const char *page = "<?xml version=\"1.0\"?><ListBucketResult><IsTruncated>true</IsTruncated>"
-			   "<NextContinuationToken>tok/+=</NextContinuationToken>"
-			   "<Contents><Key>p/b&amp;c+d.whl</Key><ETag>&quot;abc&quot;</ETag><Size>12</Size></Contents>"
-			   "<Contents><Key>p/a</Key><Size>0</Size><ETag>\"d41d-2\"</ETag></Contents>"
-			   "<Contents><Key>p/ctl&#10;</Key><Size>3</Size></Contents></ListBucketResult>";
+	const char *
+		page = "<?xml version=\"1.0\"?><ListBucketResult><IsTruncated>true</IsTruncated>"
+		       "<NextContinuationToken>tok/+=</NextContinuationToken>"
+		       "<Contents><Key>p/b&amp;c+d.whl</Key><ETag>&quot;abc&quot;</ETag><Size>12</Size></Contents>"
+		       "<Contents><Key>p/a</Key><Size>0</Size><ETag>\"d41d-2\"</ETag></Contents>"
+		       "<Contents><Key>p/ctl&#10;</Key><Size>3</Size></Contents></ListBucketResult>";
 	struct wp_s3_listing l = { 0 };
 	struct wp_err err = WP_ERR_INIT;
 	bool trunc = false;
@@ -101,12 +107,13 @@ static void test_list_parse(void **state)
 static void test_uploads_parts_parse(void **state)
 {
 	(void)state;
-	const char *up = "<?xml version=\"1.0\"?><ListMultipartUploadsResult><Bucket>b</Bucket>"
-			 "<NextKeyMarker>p/x.whl</NextKeyMarker><NextUploadIdMarker>2~B</NextUploadIdMarker>"
-			 "<IsTruncated>true</IsTruncated>"
-			 "<Upload><Key>p/x.whl</Key><UploadId>2~A</UploadId><Initiator><ID>u</ID></Initiator></Upload>"
-			 "<Upload><Key>p/a&amp;b.whl</Key><UploadId>2~B</UploadId></Upload>"
-			 "<Upload><Key>p/no-id.whl</Key></Upload></ListMultipartUploadsResult>";
+	const char *up =
+		"<?xml version=\"1.0\"?><ListMultipartUploadsResult><Bucket>b</Bucket>"
+		"<NextKeyMarker>p/x.whl</NextKeyMarker><NextUploadIdMarker>2~B</NextUploadIdMarker>"
+		"<IsTruncated>true</IsTruncated>"
+		"<Upload><Key>p/x.whl</Key><UploadId>2~A</UploadId><Initiator><ID>u</ID></Initiator></Upload>"
+		"<Upload><Key>p/a&amp;b.whl</Key><UploadId>2~B</UploadId></Upload>"
+		"<Upload><Key>p/no-id.whl</Key></Upload></ListMultipartUploadsResult>";
 	struct wp_s3_uploads u = { 0 };
 	struct wp_err err = WP_ERR_INIT;
 	bool trunc = false;
@@ -121,20 +128,24 @@ static void test_uploads_parts_parse(void **state)
 	free(nk);
 	free(ni);
 	wp_s3_uploads_free(&u);
-	const char *bad = "<ListMultipartUploadsResult><IsTruncated>true</IsTruncated></ListMultipartUploadsResult>";
-	assert_int_equal(wp_s3xml_uploads_parse(bad, strlen(bad), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
+	const char *bad =
+		"<ListMultipartUploadsResult><IsTruncated>true</IsTruncated></ListMultipartUploadsResult>";
+	assert_int_equal(wp_s3xml_uploads_parse(bad, strlen(bad), &u, &trunc, &nk, &ni, &err),
+			 -WPE_SOURCE);
 	wp_s3_uploads_free(&u);
 	free(nk);
 	free(ni);
 	const char *e = "<Error><Code>NotImplemented</Code></Error>";
 	wp_err_clear(&err);
-	assert_int_equal(wp_s3xml_uploads_parse(e, strlen(e), &u, &trunc, &nk, &ni, &err), -WPE_SOURCE);
+	assert_int_equal(wp_s3xml_uploads_parse(e, strlen(e), &u, &trunc, &nk, &ni, &err),
+			 -WPE_SOURCE);
 	assert_non_null(strstr(err.msg, "NotImplemented"));
 
-	const char *pp = "<ListPartsResult><NextPartNumberMarker>2</NextPartNumberMarker><IsTruncated>true</IsTruncated>"
-			 "<Part><PartNumber>1</PartNumber><ETag>&quot;764efa883dda1e11db47671c4a3bbd9e&quot;</ETag>"
-			 "<Size>3</Size></Part><Part><PartNumber>0</PartNumber><ETag>\"x\"</ETag><Size>1</Size></Part>"
-			 "<Part><PartNumber>2</PartNumber><ETag>\"y\"</ETag><Size>-1</Size></Part></ListPartsResult>";
+	const char *pp =
+		"<ListPartsResult><NextPartNumberMarker>2</NextPartNumberMarker><IsTruncated>true</IsTruncated>"
+		"<Part><PartNumber>1</PartNumber><ETag>&quot;764efa883dda1e11db47671c4a3bbd9e&quot;</ETag>"
+		"<Size>3</Size></Part><Part><PartNumber>0</PartNumber><ETag>\"x\"</ETag><Size>1</Size></Part>"
+		"<Part><PartNumber>2</PartNumber><ETag>\"y\"</ETag><Size>-1</Size></Part></ListPartsResult>";
 	struct wp_s3_parts parts = { 0 };
 	long next = 0;
 	assert_int_equal(wp_s3xml_parts_parse(pp, strlen(pp), &parts, &trunc, &next, &err), 0);
@@ -152,12 +163,13 @@ static void test_uploads_parts_parse(void **state)
 static void test_list_parse_is_xml(void **state)
 {
 	(void)state;
-	const char *page = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-			   "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-			   "<!-- <Contents><Key>p/in-a-comment.whl</Key><Size>1</Size></Contents> -->"
-			   "<Contents><Key><![CDATA[p/a<b.whl]]></Key><Size>5</Size></Contents>"
-			   "<Owner><Contents><Key>p/nested.whl</Key><Size>1</Size></Contents></Owner>"
-			   "<IsTruncated>false</IsTruncated></ListBucketResult>";
+	const char
+		*page = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+			"<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+			"<!-- <Contents><Key>p/in-a-comment.whl</Key><Size>1</Size></Contents> -->"
+			"<Contents><Key><![CDATA[p/a<b.whl]]></Key><Size>5</Size></Contents>"
+			"<Owner><Contents><Key>p/nested.whl</Key><Size>1</Size></Contents></Owner>"
+			"<IsTruncated>false</IsTruncated></ListBucketResult>";
 	struct wp_s3_listing l = { 0 };
 	struct wp_err err = WP_ERR_INIT;
 	bool trunc = true;
@@ -169,19 +181,23 @@ static void test_list_parse_is_xml(void **state)
 	wp_s3_listing_free(&l);
 
 	/* an external entity is not loaded: its name stays unexpanded, the file unread */
-	const char *xxe = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
-			  "<ListBucketResult><Contents><Key>p/&x;</Key><Size>1</Size></Contents>"
-			  "<IsTruncated>false</IsTruncated></ListBucketResult>";
+	const char *
+		xxe = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+		      "<ListBucketResult><Contents><Key>p/&x;</Key><Size>1</Size></Contents>"
+		      "<IsTruncated>false</IsTruncated></ListBucketResult>";
 	assert_int_equal(wp_s3xml_list_parse(xxe, strlen(xxe), &l, &trunc, &next, &err), 0);
 	for (size_t i = 0; i < l.n; i++)
 		assert_null(strstr(l.v[i].key, "root:"));
 	wp_s3_listing_free(&l);
 
 	const char *broken[] = { "", "<ListBucketResult><Contents><Key>a</Key>", "not xml at all",
-				 "<ListBucketResultX/>", "<Error><Code>Slow Down&amp;</Code></Error>" };
+				 "<ListBucketResultX/>",
+				 "<Error><Code>Slow Down&amp;</Code></Error>" };
 	for (size_t i = 0; i < sizeof(broken) / sizeof(*broken); i++) {
 		wp_err_clear(&err);
-		assert_int_equal(wp_s3xml_list_parse(broken[i], strlen(broken[i]), &l, &trunc, &next, &err), -WPE_SOURCE);
+		assert_int_equal(wp_s3xml_list_parse(broken[i], strlen(broken[i]), &l, &trunc,
+						     &next, &err),
+				 -WPE_SOURCE);
 		assert_non_null(strstr(err.msg, "no object listing"));
 		assert_int_equal(l.n, 0);
 		assert_null(next);
@@ -213,7 +229,8 @@ static void test_list_parse_ceilings(void **state)
 	assert_non_null(many);
 	len += (size_t)snprintf(many + len, cap - len, "<ListBucketResult>");
 	for (int i = 0; i <= WP_S3XML_MAX_ENTRIES; i++)
-		len += (size_t)snprintf(many + len, cap - len, "<Contents><Key>k%d</Key><Size>1</Size></Contents>", i);
+		len += (size_t)snprintf(many + len, cap - len,
+					"<Contents><Key>k%d</Key><Size>1</Size></Contents>", i);
 	len += (size_t)snprintf(many + len, cap - len, "</ListBucketResult>");
 	wp_err_clear(&err);
 	assert_int_equal(wp_s3xml_list_parse(many, len, &l, &trunc, &next, &err), -WPE_TOO_BIG);
@@ -225,14 +242,17 @@ static void test_list_parse_ceilings(void **state)
 static void test_upload_id(void **state)
 {
 	(void)state;
-	const char *ok = "<?xml version=\"1.0\"?><InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key>"
-			 "<UploadId>2~abc&amp;d</UploadId></InitiateMultipartUploadResult>";
+	const char *
+		ok = "<?xml version=\"1.0\"?><InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key>"
+		     "<UploadId>2~abc&amp;d</UploadId></InitiateMultipartUploadResult>";
 	char id[64];
 	assert_true(wp_s3xml_upload_id(ok, strlen(ok), id, sizeof(id)));
 	assert_string_equal(id, "2~abc&d");
-	const char *none = "<InitiateMultipartUploadResult><UploadId></UploadId></InitiateMultipartUploadResult>";
+	const char *none =
+		"<InitiateMultipartUploadResult><UploadId></UploadId></InitiateMultipartUploadResult>";
 	assert_false(wp_s3xml_upload_id(none, strlen(none), id, sizeof(id)));
-	assert_false(wp_s3xml_upload_id(ok, strlen(ok), id, 4)); /* does not fit: none, not a cut one */
+	assert_false(wp_s3xml_upload_id(ok, strlen(ok), id, 4)); /* does not fit: none, not a cut
+								    one */
 	const char *err = "<Error><Code>AccessDenied</Code><UploadId>x</UploadId></Error>";
 	assert_false(wp_s3xml_upload_id(err, strlen(err), id, sizeof(id)));
 }

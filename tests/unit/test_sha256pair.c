@@ -1,5 +1,5 @@
-/* tests/unit/test_sha256pair.c: the two-lane SHA-256 gives OpenSSL's digests, for every split of the
- * bytes into updates and every offset of one lane's block boundary against the other's. */
+/* tests/unit/test_sha256pair.c: the two-lane SHA-256 gives OpenSSL's digests, for every split of
+ * the bytes into updates and every offset of one lane's block boundary against the other's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,15 +69,18 @@ static void pair_splits(void)
 				assert_int_equal(wp_sha256_init(&b, &err), 0);
 				wp_sha256_update(&a, buf, pre);
 				for (size_t off = 0; off < len; off += step)
-					wp_sha256_update2(&a, &b, buf + pre + off, len - off < step ? len - off : step);
-				wp_sha256_update(&a, buf + pre + len, 7); /* a file goes on past its member */
+					wp_sha256_update2(&a, &b, buf + pre + off,
+							  len - off < step ? len - off : step);
+				wp_sha256_update(&a, buf + pre + len, 7); /* a file goes on past its
+									     member */
 				assert_int_equal(wp_sha256_final(&a, da, &err), 0);
 				assert_int_equal(wp_sha256_final(&b, db, &err), 0);
 				ref(buf, pre + len + 7, ra);
 				ref(buf + pre, len, rb);
 				if (memcmp(da, ra, 32) || memcmp(db, rb, 32))
-					fail_msg("pre %zu step %zu len %zu: a %s, b %s", pre, step, len,
-						 memcmp(da, ra, 32) ? "differs" : "ok", memcmp(db, rb, 32) ? "differs" : "ok");
+					fail_msg("pre %zu step %zu len %zu: a %s, b %s", pre, step,
+						 len, memcmp(da, ra, 32) ? "differs" : "ok",
+						 memcmp(db, rb, 32) ? "differs" : "ok");
 				assert_true(a.len == pre + len + 7 && b.len == len);
 				/* init again starts over */
 				assert_int_equal(wp_sha256_init(&b, &err), 0);

@@ -8,22 +8,19 @@
  *                                           catalog's label as the index had it ("" none),
  *                                           instead of the one the name and DIR imply
  *   dep      DIR/NAME.whl REQUIREMENT      a Requires-Dist line of that file's METADATA
- *   metapy   DIR/NAME.whl SPEC             Requires-Python in that file's METADATA (not on the page)
- *   broken   PROJECT                        reading that project's page fails (a source is down)
- *   brokenmeta DIR/NAME.whl                 reading that file's metadata fails
- *   option   no_deps | pre | explain | max_steps=N | max_projects=N
- *   request  REQUIREMENT                    (one per line, PEP 508)
- *   constraint REQUIREMENT                  pip's -c: binds the project only when it is pulled in
- *   hash     PROJECT HEX...                 pip's --hash: PROJECT only from files with one of these sha256
- *   expect   [@T] DIR/NAME.whl | none       the files picked (for target T, default 0); the set
- *                                           must be exactly these
- *   exit     nomatch | limit | net | usage | integrity  the solve fails with that code
- *   message  TEXT                           the error message contains TEXT
- *   note     TEXT                           some note of the plan contains TEXT
- *   reason   PROJECT TEXT                   that project's pick reason contains TEXT
- *   variants PATH                           a real PEP 825 {name}-{version}-variants.json under
- *                                           tests/fixtures/real (the part after the last "__" names
- *                                           it): the metadata of that project and version's files
+ *   metapy   DIR/NAME.whl SPEC             Requires-Python in that file's METADATA (not on the
+ * page) broken   PROJECT                        reading that project's page fails (a source is
+ * down) brokenmeta DIR/NAME.whl                 reading that file's metadata fails option   no_deps
+ * | pre | explain | max_steps=N | max_projects=N request  REQUIREMENT                    (one per
+ * line, PEP 508) constraint REQUIREMENT                  pip's -c: binds the project only when it
+ * is pulled in hash     PROJECT HEX...                 pip's --hash: PROJECT only from files with
+ * one of these sha256 expect   [@T] DIR/NAME.whl | none       the files picked (for target T,
+ * default 0); the set must be exactly these exit     nomatch | limit | net | usage | integrity  the
+ * solve fails with that code message  TEXT                           the error message contains
+ * TEXT note     TEXT                           some note of the plan contains TEXT reason   PROJECT
+ * TEXT                   that project's pick reason contains TEXT variants PATH a real PEP 825
+ * {name}-{version}-variants.json under tests/fixtures/real (the part after the last "__" names it):
+ * the metadata of that project and version's files
  *
  * With an argument, it runs that case file, or the cases in that folder, instead of tests/solve
  * (what `wheelpick pick --write-testcase FILE` writes replays so, with no network).
@@ -59,7 +56,8 @@ struct tfile {
 	struct wp_fileinfo fi;
 	struct wp_candidate cand;
 	char *url, *requires_python, *yanked, *metapy, *sha256, *variant;
-	struct wp_reqs deps; /* parsed as the case is read, as a provider parses metadata it reads */
+	struct wp_reqs deps; /* parsed as the case is read, as a provider parses metadata it reads
+			      */
 	bool broken_meta;
 };
 
@@ -104,7 +102,9 @@ static int p_files(void *ctx, const char *project, struct wp_solve_files *out, s
 	tc->files_calls++;
 	for (size_t i = 0; i < tc->nbroken; i++)
 		if (!strcmp(tc->broken[i], project))
-			return wp_fail(err, -WPE_NET, "'https://example.test/whl/%s/': HTTP 503 (3 tries)", project);
+			return wp_fail(err, -WPE_NET,
+				       "'https://example.test/whl/%s/': HTTP 503 (3 tries)",
+				       project);
 	/* one project's files, contiguous in tc->cands; each project's block starts fresh */
 	size_t start = 0;
 	while (start < WP_ARRAY_LEN(tc->cands) && tc->cands[start].project)
@@ -118,7 +118,8 @@ static int p_files(void *ctx, const char *project, struct wp_solve_files *out, s
 	return 0;
 }
 
-static int p_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
+static int p_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out,
+		  struct wp_err *err)
 {
 	struct tcase *tc = ctx;
 	tc->deps_calls++;
@@ -128,7 +129,9 @@ static int p_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps 
 			continue;
 		if (f->broken_meta)
 			return wp_fail(err, -WPE_NET, "'%s.metadata': HTTP 500 (3 tries)", f->url);
-		*out = (struct wp_solve_deps){ .reqs = f->deps.v, .n = f->deps.n, .requires_python = f->metapy,
+		*out = (struct wp_solve_deps){ .reqs = f->deps.v,
+					       .n = f->deps.n,
+					       .requires_python = f->metapy,
 					       .source = "test" };
 		return 0;
 	}
@@ -209,7 +212,8 @@ static void run_case(void **state)
 	tc->name = file;
 	struct wp_target targets[8];
 	size_t nt = 0;
-	struct wp_reqs reqs = { 0 }, cons = { 0 }; /* parsed as read, kept when unreadable (the solver says so) */
+	struct wp_reqs reqs = { 0 }, cons = { 0 }; /* parsed as read, kept when unreadable (the
+						      solver says so) */
 	struct wp_solve_hashes hashes[8];
 	const char *hash_values[8][8];
 	size_t nhashes = 0;
@@ -231,7 +235,8 @@ static void run_case(void **state)
 				fail_msg("%s: too many targets", file);
 			struct wp_target *t = &targets[nt++];
 			wp_target_init(t);
-			for (char *save = NULL, *w = strtok_r(a, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			for (char *save = NULL, *w = strtok_r(a, " \t", &save); w;
+			     w = strtok_r(NULL, " \t", &save)) {
 				int rc = 0;
 				if (!strncmp(w, "cuda=", 5))
 					rc = wp_target_set_cuda(t, w + 5, &e);
@@ -275,16 +280,25 @@ static void run_case(void **state)
 			}
 			tf->path = decode(href);
 			char *slash = strrchr(tf->path, '/');
-			char *dir = slash ? wp_xstrndup(tf->path, (size_t)(slash - tf->path)) : NULL;
-			if (wp_fileinfo_from_name(slash ? slash + 1 : tf->path, dir, &tf->fi, &e) < 0)
-				fail_msg("%s: '%s' is not a wheel or sdist name: %s", file, tf->path, e.msg);
+			char *dir = slash ? wp_xstrndup(tf->path, (size_t)(slash - tf->path)) :
+					    NULL;
+			if (wp_fileinfo_from_name(slash ? slash + 1 : tf->path, dir, &tf->fi, &e) <
+			    0)
+				fail_msg("%s: '%s' is not a wheel or sdist name: %s", file,
+					 tf->path, e.msg);
 			free(dir);
 			tf->url = wp_xasprintf("https://example.test/whl/%s", href);
 			tf->cand = (struct wp_candidate){
-				.project = tf->fi.project, .version = tf->fi.version,
-				.variant = tf->variant ? tf->variant : tf->fi.variant, .kind = tf->fi.kind,
-				.filename = slash ? slash + 1 : tf->path, .url = tf->url, .requires_python = tf->requires_python,
-				.yanked = tf->yanked, .sha256 = tf->sha256, .size = -1,
+				.project = tf->fi.project,
+				.version = tf->fi.version,
+				.variant = tf->variant ? tf->variant : tf->fi.variant,
+				.kind = tf->fi.kind,
+				.filename = slash ? slash + 1 : tf->path,
+				.url = tf->url,
+				.requires_python = tf->requires_python,
+				.yanked = tf->yanked,
+				.sha256 = tf->sha256,
+				.size = -1,
 			};
 			tc->nfiles++;
 		} else if ((a = rest_after(line, "variants"))) {
@@ -371,7 +385,8 @@ static void run_case(void **state)
 
 	for (size_t i = 0; i < tc->nfiles; i++)
 		for (size_t v = 0; v < tc->nvars; v++)
-			if (!strcmp(tc->vfi[v].project, tc->files[i].fi.project) && !strcmp(tc->vfi[v].version, tc->files[i].fi.version))
+			if (!strcmp(tc->vfi[v].project, tc->files[i].fi.project) &&
+			    !strcmp(tc->vfi[v].version, tc->files[i].fi.version))
 				tc->files[i].cand.variants = &tc->vars[v];
 	so.constraints = cons.v, so.n_constraints = cons.n;
 	so.hashes = hashes, so.n_hashes = nhashes;
@@ -387,7 +402,8 @@ static void run_case(void **state)
 	if (record) {
 		struct wp_buf text = WP_BUF_INIT;
 		wp_solve_rec_case(&rec, reqs.v, reqs.n, targets, nt, &so, &plan, rc, e.msg, &text);
-		snprintf(written, sizeof(written), "%s/wp-solvecase.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		snprintf(written, sizeof(written), "%s/wp-solvecase.XXXXXX",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		int fd = mkstemp(written);
 		if (fd < 0 || write(fd, text.data, text.len) != (ssize_t)text.len || close(fd) < 0)
 			fail_msg("%s: cannot write '%s'", file, written);
@@ -396,7 +412,8 @@ static void run_case(void **state)
 	}
 	if (getenv("WP_SOLVE_VERBOSE")) {
 		for (size_t k = 0; !rc && k < plan.n; k++)
-			fprintf(stderr, "  [%zu] %s\n      why: %s\n", plan.files[k].target, plan.files[k].where, plan.files[k].reason);
+			fprintf(stderr, "  [%zu] %s\n      why: %s\n", plan.files[k].target,
+				plan.files[k].where, plan.files[k].reason);
 		for (size_t k = 0; !rc && k < plan.n_notes; k++)
 			fprintf(stderr, "  note: %s\n", plan.notes[k]);
 		if (rc)
@@ -404,7 +421,8 @@ static void run_case(void **state)
 	}
 	if (want_code) {
 		if (rc != want_code)
-			fail_msg("%s: expected the solve to fail with %d, got %d (%s)", file, want_code, rc, e.msg);
+			fail_msg("%s: expected the solve to fail with %d, got %d (%s)", file,
+				 want_code, rc, e.msg);
 	} else if (rc) {
 		fail_msg("%s: the solve failed: %s", file, e.msg);
 	}
@@ -416,7 +434,8 @@ static void run_case(void **state)
 		for (size_t k = 0; k < plan.n_notes && !found; k++)
 			found = strstr(plan.notes[k], notes[i]) != NULL;
 		if (!found)
-			fail_msg("%s: no note contains '%s' (%zu notes)", file, notes[i], plan.n_notes);
+			fail_msg("%s: no note contains '%s' (%zu notes)", file, notes[i],
+				 plan.n_notes);
 	}
 	/* the picked set, exactly */
 	if (!rc) {
@@ -435,7 +454,9 @@ static void run_case(void **state)
 			bool found = false;
 			for (size_t k = 0; k < plan.n && !found; k++) {
 				const struct wp_plan_file *pf = &plan.files[k];
-				char *got = wp_xasprintf("%s", pf->url + strlen("https://example.test/whl/"));
+				char *got = wp_xasprintf("%s",
+							 pf->url +
+								 strlen("https://example.test/whl/"));
 				char *dgot = decode(got);
 				found = pf->target == ti && !strcmp(dgot, want);
 				free(got), free(dgot);
@@ -443,8 +464,10 @@ static void run_case(void **state)
 			if (!found) {
 				struct wp_buf all = WP_BUF_INIT;
 				for (size_t k = 0; k < plan.n; k++)
-					wp_buf_printf(&all, " [%zu]%s", plan.files[k].target, plan.files[k].where);
-				fail_msg("%s: expected '%s' for target %zu; picked:%s", file, want, ti, all.len ? all.data : " nothing");
+					wp_buf_printf(&all, " [%zu]%s", plan.files[k].target,
+						      plan.files[k].where);
+				fail_msg("%s: expected '%s' for target %zu; picked:%s", file, want,
+					 ti, all.len ? all.data : " nothing");
 			}
 			free(want);
 			expected++;
@@ -452,8 +475,10 @@ static void run_case(void **state)
 		if (expected != plan.n) {
 			struct wp_buf all = WP_BUF_INIT;
 			for (size_t k = 0; k < plan.n; k++)
-				wp_buf_printf(&all, " [%zu]%s", plan.files[k].target, plan.files[k].where);
-			fail_msg("%s: expected %zu files, picked %zu:%s", file, expected, plan.n, all.data);
+				wp_buf_printf(&all, " [%zu]%s", plan.files[k].target,
+					      plan.files[k].where);
+			fail_msg("%s: expected %zu files, picked %zu:%s", file, expected, plan.n,
+				 all.data);
 		}
 		for (size_t i = 0; i < nreason; i++) {
 			char *sp = strchr(reasons[i], ' ');
@@ -461,16 +486,19 @@ static void run_case(void **state)
 			*sp = 0;
 			bool found = false;
 			for (size_t k = 0; k < plan.n && !found; k++)
-				found = !strcmp(plan.files[k].project, reasons[i]) && plan.files[k].reason &&
+				found = !strcmp(plan.files[k].project, reasons[i]) &&
+					plan.files[k].reason &&
 					strstr(plan.files[k].reason, sp + 1);
 			if (!found)
-				fail_msg("%s: no pick of '%s' has a reason containing '%s'", file, reasons[i], sp + 1);
+				fail_msg("%s: no pick of '%s' has a reason containing '%s'", file,
+					 reasons[i], sp + 1);
 		}
 	}
 	wp_plan_release(&plan);
 	for (size_t i = 0; i < tc->nfiles; i++) {
 		struct tfile *tf = &tc->files[i];
-		free(tf->path), free(tf->url), free(tf->requires_python), free(tf->yanked), free(tf->metapy), free(tf->sha256);
+		free(tf->path), free(tf->url), free(tf->requires_python), free(tf->yanked),
+			free(tf->metapy), free(tf->sha256);
 		free(tf->variant);
 		wp_reqs_release(&tf->deps);
 		wp_fileinfo_release(&tf->fi);
@@ -500,12 +528,16 @@ static int by_name(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : getenv("WP_SOLVE_CASES") ? getenv("WP_SOLVE_CASES") : "tests/solve";
+	const char *dir = argc > 1                 ? argv[1] :
+			  getenv("WP_SOLVE_CASES") ? getenv("WP_SOLVE_CASES") :
+						     "tests/solve";
 	DIR *d = opendir(dir);
 	if (!d && argc > 1) {
 		/* one case file: a written testcase, replayed */
 		struct case_run cr = { .file = argv[1] };
-		struct CMUnitTest one = { .name = argv[1], .test_func = run_case, .initial_state = &cr };
+		struct CMUnitTest one = { .name = argv[1],
+					  .test_func = run_case,
+					  .initial_state = &cr };
 		return _cmocka_run_group_tests("solve_cases", &one, 1, NULL, NULL);
 	}
 	if (!d) {
@@ -535,9 +567,12 @@ int main(int argc, char **argv)
 		labels[i] = wp_xasprintf("%s (written by the recorder, replayed)", names[i]);
 		runs[2 * i] = (struct case_run){ .file = names[i] };
 		runs[2 * i + 1] = (struct case_run){ .file = names[i], .record = true };
-		tests[2 * i] = (struct CMUnitTest){ .name = names[i], .test_func = run_case, .initial_state = &runs[2 * i] };
-		tests[2 * i + 1] =
-			(struct CMUnitTest){ .name = labels[i], .test_func = run_case, .initial_state = &runs[2 * i + 1] };
+		tests[2 * i] = (struct CMUnitTest){ .name = names[i],
+						    .test_func = run_case,
+						    .initial_state = &runs[2 * i] };
+		tests[2 * i + 1] = (struct CMUnitTest){ .name = labels[i],
+							.test_func = run_case,
+							.initial_state = &runs[2 * i + 1] };
 	}
 	int rc = _cmocka_run_group_tests("solve_cases", tests, 2 * n, NULL, NULL);
 	for (size_t i = 0; i < n; i++)

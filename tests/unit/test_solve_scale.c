@@ -29,7 +29,8 @@ struct web {
 	struct wp_candidate *cands;   /* VERSIONS per project, newest first */
 	char **strings;               /* everything the candidates and deps point to, to free */
 	size_t nstrings, capstrings;
-	struct wp_reqs *deps;         /* per candidate: its Requires-Dist, parsed as a provider parses them */
+	struct wp_reqs *deps; /* per candidate: its Requires-Dist, parsed as a provider parses them
+			       */
 	unsigned deps_calls;
 };
 
@@ -61,9 +62,15 @@ static void web_build(struct web *w, size_t n)
 			char *ver = keep(w, wp_xasprintf("%d.0", VERSIONS - v));
 			char *fn = keep(w, wp_xasprintf("p%zu-%s-py3-none-any.whl", k, ver));
 			w->cands[ci] = (struct wp_candidate){
-				.project = name, .version = ver, .variant = "", .kind = "wheel", .filename = fn,
-				.url = keep(w, wp_xasprintf("https://example.test/simple/p%zu/%s", k, fn)),
-				.tags = "py3-none-any", .size = 1000,
+				.project = name,
+				.version = ver,
+				.variant = "",
+				.kind = "wheel",
+				.filename = fn,
+				.url = keep(w, wp_xasprintf("https://example.test/simple/p%zu/%s",
+							    k, fn)),
+				.tags = "py3-none-any",
+				.size = 1000,
 			};
 			for (size_t c = 2 * k + 1; c <= 2 * k + 2 && c < n; c++)
 				add_dep(w, ci, wp_xasprintf("p%zu>=1.0", c));
@@ -97,7 +104,8 @@ static int w_files(void *ctx, const char *project, struct wp_solve_files *out, s
 	return 0;
 }
 
-static int w_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
+static int w_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out,
+		  struct wp_err *err)
 {
 	struct web *w = ctx;
 	size_t ci = (size_t)(c - w->cands);
@@ -146,13 +154,15 @@ static void solve_web(size_t n)
 		assert_false(seen[k]);
 		seen[k] = 1;
 		if (strcmp(plan.files[i].version, expected_version(k)) != 0)
-			fail_msg("%zu projects: p%zu picked %s, the rules leave %s", n, k, plan.files[i].version,
-				 expected_version(k));
+			fail_msg("%zu projects: p%zu picked %s, the rules leave %s", n, k,
+				 plan.files[i].version, expected_version(k));
 	}
 	/* the version given up says so in the reason */
 	for (size_t i = 0; n > 5 && i < plan.n; i++)
 		if (!strcmp(plan.files[i].project, "p5"))
-			assert_non_null(strstr(plan.files[i].reason, "newer versions were given up: 3.0 (it conflicts with an earlier pick)"));
+			assert_non_null(
+				strstr(plan.files[i].reason,
+				       "newer versions were given up: 3.0 (it conflicts with an earlier pick)"));
 	free(seen);
 	wp_plan_release(&plan);
 	web_free(&w);
@@ -216,9 +226,11 @@ static void test_web_jump_to_root(void **state)
 		size_t k = strtoul(plan.files[i].project + 1, NULL, 10);
 		const char *want = k == 0 || k == 999 ? "2.0" : expected_version(k);
 		if (strcmp(plan.files[i].version, want) != 0)
-			fail_msg("p%zu picked %s, the rules leave %s", k, plan.files[i].version, want);
+			fail_msg("p%zu picked %s, the rules leave %s", k, plan.files[i].version,
+				 want);
 		if (k == 0)
-			assert_non_null(strstr(plan.files[i].reason, "3.0 (its dependencies cannot be met)"));
+			assert_non_null(strstr(plan.files[i].reason,
+					       "3.0 (its dependencies cannot be met)"));
 	}
 	wp_plan_release(&plan);
 	web_free(&w);
@@ -250,7 +262,8 @@ static int m_files(void *ctx, const char *project, struct wp_solve_files *out, s
 	return 0; /* no source lists it */
 }
 
-static int m_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out, struct wp_err *err)
+static int m_deps(void *ctx, const struct wp_candidate *c, struct wp_solve_deps *out,
+		  struct wp_err *err)
 {
 	struct many *m = ctx;
 	m->deps_calls++;
@@ -271,9 +284,15 @@ static void many_versions_missing(size_t n, const char *dep, const char *free_ve
 		char *ver = m.strings[3 * i] = wp_xasprintf("%zu.0", n - i);
 		char *fn = m.strings[3 * i + 1] = wp_xasprintf("a-%s-py3-none-any.whl", ver);
 		m.c[i] = (struct wp_candidate){
-			.project = "a", .version = ver, .variant = "", .kind = "wheel", .filename = fn,
-			.url = m.strings[3 * i + 2] = wp_xasprintf("https://example.test/simple/a/%s", fn),
-			.tags = "py3-none-any", .size = 1000,
+			.project = "a",
+			.version = ver,
+			.variant = "",
+			.kind = "wheel",
+			.filename = fn,
+			.url = m.strings[3 * i +
+					 2] = wp_xasprintf("https://example.test/simple/a/%s", fn),
+			.tags = "py3-none-any",
+			.size = 1000,
 		};
 	}
 	struct wp_solve_provider p = { .files = m_files, .deps = m_deps, .ctx = &m };
@@ -292,7 +311,8 @@ static void many_versions_missing(size_t n, const char *dep, const char *free_ve
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (free_version) {
 		if (rc != 0)
-			fail_msg("%zu versions, only %s free of '%s': rc %d: %s", n, free_version, dep, rc, e.msg);
+			fail_msg("%zu versions, only %s free of '%s': rc %d: %s", n, free_version,
+				 dep, rc, e.msg);
 		assert_int_equal(plan.n, 1);
 		assert_string_equal(plan.files[0].version, free_version);
 		assert_non_null(strstr(plan.files[0].reason, "more"));
@@ -303,17 +323,21 @@ static void many_versions_missing(size_t n, const char *dep, const char *free_ve
 			fail_msg("the message does not name the missing project: %s", e.msg);
 	}
 	if (getenv("WP_SOLVE_SCALE_TIMES"))
-		fprintf(stderr, "%zu versions (%s, free %s): %.2f s\n", n, dep, free_version ? free_version : "none", secs);
-	if (secs > 60) /* well under a second here; minutes when each version was checked against all */
+		fprintf(stderr, "%zu versions (%s, free %s): %.2f s\n", n, dep,
+			free_version ? free_version : "none", secs);
+	if (secs > 60) /* well under a second here; minutes when each version was checked against
+			  all */
 		fail_msg("%zu versions needing a missing project took %.1f s", n, secs);
 	/* each version's metadata read once, and no more: not walked again */
 	if (m.deps_calls > n + 1)
 		fail_msg("the metadata of %u versions was read for %zu", m.deps_calls, n);
-	size_t tried = free_version ? n + 1 - strtoul(free_version, NULL, 10) : n; /* n.0 down to it */
+	size_t tried = free_version ? n + 1 - strtoul(free_version, NULL, 10) : n; /* n.0 down to it
+										    */
 	if (m.deps_calls < tried)
 		fail_msg("only %u of %zu versions were tried", m.deps_calls, n);
 	if (m.files_missing > 1)
-		fail_msg("the provider was asked for the missing project %u times", m.files_missing);
+		fail_msg("the provider was asked for the missing project %u times",
+			 m.files_missing);
 	wp_plan_release(&plan);
 	for (size_t i = 0; i < 3 * n; i++)
 		free(m.strings[i]);

@@ -1,4 +1,5 @@
-/* tests/unit/test_sourcekind.c: source kinds (cache/sourcekind.h) to the names the catalog stores and back. */
+/* tests/unit/test_sourcekind.c: source kinds (cache/sourcekind.h) to the names the catalog stores
+ * and back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

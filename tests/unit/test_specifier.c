@@ -321,7 +321,8 @@ static void test_filter(void **state)
 		wp_specifier_filter(&sp, pv, n, tristate(r.col[1]), keep);
 		char *got = kept_json(texts, keep, n);
 		if (strcmp(got, r.col[3])) {
-			print_error("'%s'.filter(%s, %s): want %s, got %s\n", r.col[0], r.col[2], r.col[1], r.col[3], got);
+			print_error("'%s'.filter(%s, %s): want %s, got %s\n", r.col[0], r.col[2],
+				    r.col[1], r.col[3], got);
 			fail();
 		}
 		free(got);
@@ -362,8 +363,8 @@ static void test_set_filter(void **state)
 		size_t kept = wp_specset_filter(&set, pv, n, tristate(r.col[2]), keep);
 		char *got = kept_json(texts, keep, n);
 		if (strcmp(got, r.col[4])) {
-			print_error("SpecifierSet('%s', %s).filter(%s, %s): want %s, got %s\n", r.col[0], r.col[1], r.col[3],
-				    r.col[2], r.col[4], got);
+			print_error("SpecifierSet('%s', %s).filter(%s, %s): want %s, got %s\n",
+				    r.col[0], r.col[1], r.col[3], r.col[2], r.col[4], got);
 			fail();
 		}
 		size_t count = 0;
@@ -431,16 +432,19 @@ static void run_head_filter(const char *name, bool set_api, size_t min_rows)
 			wp_specset_filter(&set, pv, n, call, keep);
 			wp_specset_release(&set);
 		} else {
-			/* Specifier(prereleases=own).filter(call): the call's answer, else its own */
+			/* Specifier(prereleases=own).filter(call): the call's answer, else its
+			 * own */
 			struct wp_specifier sp;
 			spec_ok(&sp, r.col[0], r.len[0]);
-			wp_specifier_filter(&sp, pv, n, call != WP_PRERELEASES_DEFAULT ? call : own, keep);
+			wp_specifier_filter(&sp, pv, n, call != WP_PRERELEASES_DEFAULT ? call : own,
+					    keep);
 			wp_specifier_release(&sp);
 		}
 		char *got = kept_json(texts, keep, n);
 		if (strcmp(got, r.col[4])) {
-			print_error("%s('%s', %s).filter(%s, %s): want %s, got %s\n", set_api ? "SpecifierSet" : "Specifier",
-				    r.col[0], r.col[1], r.col[3], r.col[2], r.col[4], got);
+			print_error("%s('%s', %s).filter(%s, %s): want %s, got %s\n",
+				    set_api ? "SpecifierSet" : "Specifier", r.col[0], r.col[1],
+				    r.col[3], r.col[2], r.col[4], got);
 			fail();
 		}
 		free(got);
@@ -451,7 +455,8 @@ static void run_head_filter(const char *name, bool set_api, size_t min_rows)
 		rows++;
 	}
 	fclose(f);
-	print_message("%s: %zu rows pass, %zu with a non-version input not askable\n", name, rows, skipped);
+	print_message("%s: %zu rows pass, %zu with a non-version input not askable\n", name, rows,
+		      skipped);
 	assert_true(rows >= min_rows);
 }
 
@@ -538,7 +543,8 @@ static void test_equality(void **state)
 			wp_specifier_release(&a);
 			wp_specifier_release(&b);
 		}
-		print_message("%s: %zu/%zu rows pass\n", keys[k], list->u.array.len, list->u.array.len);
+		print_message("%s: %zu/%zu rows pass\n", keys[k], list->u.array.len,
+			      list->u.array.len);
 	}
 	yajl_tree_free(root);
 	wp_buf_free(&text);
@@ -612,7 +618,8 @@ static void test_exclusive_26(void **state)
 			continue;
 		}
 		if (wp_specset_contains(&set, &v, WP_PRERELEASES_YES) != want)
-			fail_msg("packaging 26: '%s' in '%s' should be %s", r.col[0], r.col[1], r.col[2]);
+			fail_msg("packaging 26: '%s' in '%s' should be %s", r.col[0], r.col[1],
+				 r.col[2]);
 		wp_specset_release(&set);
 		wp_version_release(&v);
 		rows++;
@@ -649,7 +656,8 @@ static void run_26(const char *file, int vcol, int scol, size_t want_rows)
 			continue;
 		}
 		if (wp_specset_contains(&set, &v, WP_PRERELEASES_YES) != want)
-			fail_msg("%s: '%s' in '%s' should be %s", file, r.col[vcol], r.col[scol], r.col[2]);
+			fail_msg("%s: '%s' in '%s' should be %s", file, r.col[vcol], r.col[scol],
+				 r.col[2]);
 		wp_specset_release(&set);
 		wp_version_release(&v);
 		rows++;
@@ -661,10 +669,14 @@ static void run_26(const char *file, int vcol, int scol, size_t want_rows)
 
 static void test_arbitrary_26(void **state)
 {
-	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifier_arbitrary_equality.tsv", 0, 1, 40);
-	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifier_arbitrary_equality_normalization.tsv", 1, 0, 30);
-	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifierset_contains_arbitrary_equality.tsv", 0, 1, 8);
-	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifierset_contains_post_release_boundary.tsv", 1, 0, 6);
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifier_arbitrary_equality.tsv", 0, 1,
+	       40);
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifier_arbitrary_equality_normalization.tsv",
+	       1, 0, 30);
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifierset_contains_arbitrary_equality.tsv",
+	       0, 1, 8);
+	run_26("packaging_vectors/packaging-26.4.dev0_HEAD/specifierset_contains_post_release_boundary.tsv",
+	       1, 0, 6);
 	/* ===1.0,===1.0.0 are two specifiers (packaging HEAD compares === as written) */
 	struct wp_specset set;
 	struct wp_err err = WP_ERR_INIT;

@@ -107,8 +107,10 @@ static void test_right_hash(void **state)
 
 	/* Upper-case hashes name the same object; nothing is left in tmp/. */
 	fx->st.reverify = true;
-	assert_int_equal(wp_store_lookup(&fx->st, "B94D27B9934D3E08A52E52D7DA7DABFAC484EFE37A5380EE9088F7ACE2EFCDE9",
-					 NULL, &err), 1);
+	assert_int_equal(wp_store_lookup(&fx->st,
+					 "B94D27B9934D3E08A52E52D7DA7DABFAC484EFE37A5380EE9088F7ACE2EFCDE9",
+					 NULL, &err),
+			 1);
 	fx->st.reverify = false;
 	char *tmp = wp_xasprintf("%s/tmp", fx->st.root);
 	assert_int_equal(count_files(tmp), 0);
@@ -127,7 +129,9 @@ static void test_wrong_hash_leaves_nothing(void **state)
 	assert_int_equal(wp_store_writer_write(&w, "hello world", 11), 0);
 	assert_int_equal(wp_store_writer_finish(&w, NULL, &path, &err), -WPE_INTEGRITY);
 	assert_null(path);
-	assert_string_equal(err.msg, "'torch-2.0.whl': sha256 mismatch: expected " "0000000000000000000000000000000000000000000000000000000000000000, got " HELLO_SHA);
+	assert_string_equal(err.msg,
+			    "'torch-2.0.whl': sha256 mismatch: expected "
+			    "0000000000000000000000000000000000000000000000000000000000000000, got " HELLO_SHA);
 	assert_int_equal(count_files(fx->st.root), before);
 	char *obj = wp_store_path(&fx->st, want);
 	assert_int_not_equal(access(obj, F_OK), 0);
@@ -279,8 +283,12 @@ static void stamped(struct fx *fx, bool files)
 	struct stat sb;
 	fx->st.reverify = true;
 	fx->st.stamp_files = files;
-	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, files ? "f.whl" : "s.whl", &err), 0);
-	assert_int_equal(wp_store_writer_write(&w, files ? "stamped file" : "stamped bytes", files ? 12 : 13), 0);
+	assert_int_equal(wp_store_writer_begin(&w, &fx->st, NULL, -1, files ? "f.whl" : "s.whl",
+					       &err),
+			 0);
+	assert_int_equal(wp_store_writer_write(&w, files ? "stamped file" : "stamped bytes",
+					       files ? 12 : 13),
+			 0);
 	assert_int_equal(wp_store_writer_finish(&w, sha, &path, &err), 0);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0444);
@@ -297,8 +305,9 @@ static void stamped(struct fx *fx, bool files)
 	} else {
 		/* size, mtime and inode, and no stamp file nor its folders */
 		attr[an] = 0;
-		char *want = wp_xasprintf("%lld %lld %ld %llu\n", (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-					  (long)sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino);
+		char *want = wp_xasprintf("%lld %lld %ld %llu\n", (long long)sb.st_size,
+					  (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec,
+					  (unsigned long long)sb.st_ino);
 		assert_string_equal(attr, want);
 		free(want);
 		assert_int_not_equal(access(provdir, F_OK), 0);
@@ -309,7 +318,9 @@ static void stamped(struct fx *fx, bool files)
 	assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
 	if (!files) {
 		/* a torn attribute is no proof: re-hashed (the same bytes), and stamped again */
-		assert_int_equal(setxattr(path, "user.wheelpick.proven", "1 2 3 4\n", 8, 0) == 0 || an < 0, 1);
+		assert_int_equal(setxattr(path, "user.wheelpick.proven", "1 2 3 4\n", 8, 0) == 0 ||
+					 an < 0,
+				 1);
 		fx->st.n_proven = 0;
 		assert_int_equal(wp_store_lookup(&fx->st, sha, NULL, &err), 1);
 		fx->st.n_proven = 0;
@@ -467,7 +478,8 @@ static void test_partial_across_runs(void **state)
 	assert_true(w.partial);
 	assert_int_equal(w.kept, 0);
 	/* a second writer of the same file meanwhile takes a temp file of its own */
-	assert_int_equal(wp_store_writer_begin(&other, &fx->st, HELLO_SHA, 11, "hello.txt", &err), 0);
+	assert_int_equal(wp_store_writer_begin(&other, &fx->st, HELLO_SHA, 11, "hello.txt", &err),
+			 0);
 	assert_false(other.partial);
 	wp_store_writer_abort(&other);
 	assert_int_equal(wp_store_writer_write(&w, "hello ", 6), 0);
@@ -533,7 +545,8 @@ static void test_small_starts_over(void **state)
 /* The index gave no size, the answer announces a small one: no validator is written beside the
  * partial while it downloads (issue 42: it cost a create and an unlink per small file), one an
  * earlier run left there goes, so it never stands for the new bytes, and the validator is
- * written when a download that stopped short is kept; a large or unknown total writes it at once. */
+ * written when a download that stopped short is kept; a large or unknown total writes it at
+ * once. */
 static void test_small_by_answer_keeps_no_validator(void **state)
 {
 	struct fx *fx = *state;

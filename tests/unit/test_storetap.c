@@ -96,7 +96,8 @@ static unsigned char *pattern(size_t n)
 /* size bytes in pieces of piece, starting over at byte 0 once restart_at bytes went in (0: never).
  * digest: the tap gives the file's sha256 (1), or one whose count is off by a byte (2: the writer
  * must then hash the file from disk); the sealed sha256 is the data's either way. */
-static void run_case_d(struct fx *fx, size_t size, size_t piece, size_t restart_at, bool thread, int digest)
+static void run_case_d(struct fx *fx, size_t size, size_t piece, size_t restart_at, bool thread,
+		       int digest)
 {
 	struct wp_store_writer w;
 	struct wp_err err = WP_ERR_INIT;
@@ -175,7 +176,8 @@ static void test_tap_digest(void **state)
 	w.tap_ctx = &s;
 	w.tap_sha256 = tap_sha256;
 	assert_int_equal(wp_store_writer_write(&w, data, 4 << 20), 0);
-	wp_hasher_update(&s.h, "x", 1); /* the tap's digest now covers one byte more than the file */
+	wp_hasher_update(&s.h, "x", 1); /* the tap's digest now covers one byte more than the file
+					 */
 	assert_int_equal(wp_store_writer_seal(&w, sha, &err), -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "sha256 mismatch"));
 	wp_store_writer_abort(&w);

@@ -20,12 +20,14 @@ static void test_distance(void **state)
 	assert_int_equal(wp_suggest_distance("Torch", "torch", 3), 0);
 	assert_int_equal(wp_suggest_distance("pytorch", "torch", 3), 2);
 	assert_int_equal(wp_suggest_distance("", "abc", 3), 3);
-	assert_int_equal(wp_suggest_distance("numpy", "tensorflow", 3), 4); /* past the cap: cap + 1 */
+	assert_int_equal(wp_suggest_distance("numpy", "tensorflow", 3), 4); /* past the cap: cap + 1
+									     */
 }
 
 static void test_closest(void **state)
 {
-	const char *names[] = { "torch", "torchvision", "torchaudio", "triton", "pillow", "list", "lock" };
+	const char *names[] = { "torch",  "torchvision", "torchaudio", "triton",
+				"pillow", "list",        "lock" };
 	struct wp_strlist out = { 0 };
 	wp_suggest_closest("torchvison", names, 7, 3, &out);
 	assert_int_equal(out.n, 1);
@@ -63,10 +65,12 @@ static void platform(const char *word, bool conda, bool ok, const char *first)
 	struct wp_names out = { 0 };
 	bool got = wp_suggest_platform(word, conda, &out);
 	if (got != ok)
-		fail_msg("'%s': %s, wanted %s", word, got ? "accepted" : "refused", ok ? "accepted" : "refused");
+		fail_msg("'%s': %s, wanted %s", word, got ? "accepted" : "refused",
+			 ok ? "accepted" : "refused");
 	if (first) {
 		if (!out.n || strcmp(out.v[0], first))
-			fail_msg("'%s': first suggestion '%s', wanted '%s'", word, out.n ? out.v[0] : "(none)", first);
+			fail_msg("'%s': first suggestion '%s', wanted '%s'", word,
+				 out.n ? out.v[0] : "(none)", first);
 	} else if (!ok && !out.n) {
 		fail_msg("'%s': refused with nothing suggested", word);
 	}
@@ -100,7 +104,8 @@ static void test_platforms(void **state)
 	platform("osx", true, false, "osx-arm64");
 	platform("linux-aarch64", true, true, NULL);
 	platform("qwerty", false, false, NULL);
-	/* issue 36: the one that completes what was typed comes before the guesses (i686 for "x86") */
+	/* issue 36: the one that completes what was typed comes before the guesses (i686 for
+	 * "x86") */
 	platform("manylinux_2_28_x86", false, false, "manylinux_2_28_x86_64");
 	platform("manylinux2014_x86", false, false, "manylinux2014_x86_64");
 	platform("musllinux_1_2_x86", false, false, "musllinux_1_2_x86_64");

@@ -1,4 +1,5 @@
-/* tests/unit/test_tags.c: resolver/tags against packaging HEAD's lists in tests/fixtures/tags (tests/diff/tags_diff.py). */
+/* tests/unit/test_tags.c: resolver/tags against packaging HEAD's lists in tests/fixtures/tags
+ * (tests/diff/tags_diff.py). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,8 +43,9 @@ static void parse_header(const char *line, struct wp_target *t)
 	sscanf(p, "abi=%15[^ ]", abi);
 	p = strstr(line, "platform=");
 	assert_non_null(p);
-	assert_int_equal(sscanf(p, "platform=%63[^ ] exact=%d glibc=%d.%d musl=%d.%d", plat, &exact, &gM, &gm,
-				&mM, &mm), 6);
+	assert_int_equal(sscanf(p, "platform=%63[^ ] exact=%d glibc=%d.%d musl=%d.%d", plat, &exact,
+				&gM, &gm, &mM, &mm),
+			 6);
 	*t = cp(pyM, pym, plat, exact);
 	snprintf(t->abi, sizeof(t->abi), "%s", abi);
 	t->glibc_major = gM;
@@ -202,9 +204,17 @@ static void test_free_threaded(void **state)
 static void test_bad_targets(void **state)
 {
 	static const char *const bad[] = {
-		"", "manylinux_2_x86_64", "manylinux_2_999999999_x86_64", "manylinux_99999999999999999999_1_x86_64",
-		"musllinux_1_", "macosx_10_x86_64", "macosx_9_0_x86_64", "macosx_10_3_ppc64", "manylinux2014_",
-		"linux x86_64", "win/../amd64",
+		"",
+		"manylinux_2_x86_64",
+		"manylinux_2_999999999_x86_64",
+		"manylinux_99999999999999999999_1_x86_64",
+		"musllinux_1_",
+		"macosx_10_x86_64",
+		"macosx_9_0_x86_64",
+		"macosx_10_3_ppc64",
+		"manylinux2014_",
+		"linux x86_64",
+		"win/../amd64",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct wp_tagset ts = WP_TAGSET_INIT;
@@ -238,7 +248,8 @@ static void test_ladder_edges(void **state)
 	char **l;
 	size_t n;
 	struct wp_err err = WP_ERR_INIT;
-	/* PEP 600's tag for any arch: riscv64 from glibc 2.31 down to 2.17 (manylinux2014 its alias) */
+	/* PEP 600's tag for any arch: riscv64 from glibc 2.31 down to 2.17 (manylinux2014 its
+	 * alias) */
 	struct wp_target t = cp(3, 11, "manylinux_2_31_riscv64", false);
 	assert_int_equal(wp_platform_ladder(&t, &l, &n, &err), 0);
 	assert_int_equal(n, 31 - 17 + 1 + 1 + 1);

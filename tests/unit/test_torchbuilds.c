@@ -1,4 +1,5 @@
-/* tests/unit/test_torchbuilds.c: what PyTorch built (arch lists, PyPI defaults, Requires-Dist pins), against the vendored tables. */
+/* tests/unit/test_torchbuilds.c: what PyTorch built (arch lists, PyPI defaults, Requires-Dist
+ * pins), against the vendored tables. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,7 +43,8 @@ static struct wp_arch_list lookup(const char *version, int M, int m, const char 
 	struct wp_arch_list l;
 	int rc = wp_torch_arch_list(version, M, m, family, &l);
 	if (rc) {
-		print_error("no arch list for torch %s CUDA %d.%d %s (%d)\n", version, M, m, family, rc);
+		print_error("no arch list for torch %s CUDA %d.%d %s (%d)\n", version, M, m, family,
+			    rc);
 		fail();
 	}
 	return l;
@@ -56,7 +58,8 @@ static char *formatted(const struct wp_arch_list *l)
 }
 
 /* The same archs in any order (formatting sorts). */
-static void assert_same_archs(const struct wp_arch_list *got, const char *want_text, const char *what)
+static void assert_same_archs(const struct wp_arch_list *got, const char *want_text,
+			      const char *what)
 {
 	struct wp_arch_list want;
 	struct wp_err err = WP_ERR_INIT;
@@ -82,7 +85,8 @@ static void test_issue_arch_facts(void **state)
 	struct wp_arch_list l = lookup("2.7.1", 12, 8, "linux-x86_64");
 	assert_string_equal(l.borrowed_from, "");
 	assert_false(wp_arch_list_serves(&l, 61, true, &why));
-	assert_string_equal(why.data, "no kernels for sm_61 (built for 7.5, 8.0, 8.6, 9.0, 10.0, 12.0+PTX)");
+	assert_string_equal(why.data,
+			    "no kernels for sm_61 (built for 7.5, 8.0, 8.6, 9.0, 10.0, 12.0+PTX)");
 	assert_false(wp_arch_list_serves(&l, 70, true, NULL));
 	assert_true(wp_arch_list_serves(&l, 86, false, NULL));
 	/* ... and its 12.0 PTX serves a GPU newer than 12.0 only when the driver can JIT it */
@@ -98,7 +102,8 @@ static void test_issue_arch_facts(void **state)
 	l = lookup("2.11.0", 12, 8, "linux-x86_64");
 	wp_buf_reset(&why);
 	assert_false(wp_arch_list_serves(&l, 70, true, &why));
-	assert_string_equal(why.data, "no kernels for sm_70 (built for 7.5, 8.0, 8.6, 9.0, 10.0, 12.0)");
+	assert_string_equal(why.data,
+			    "no kernels for sm_70 (built for 7.5, 8.0, 8.6, 9.0, 10.0, 12.0)");
 	/* sm_70 users of 2.11 have cu126 */
 	l = lookup("2.11.0", 12, 6, "linux-x86_64");
 	assert_true(wp_arch_list_serves(&l, 70, false, NULL));
@@ -111,7 +116,8 @@ static void test_issue_arch_facts(void **state)
 	assert_true(wp_arch_list_serves(&l, 110, false, NULL));
 	l = lookup("2.9.0", 13, 0, "linux-x86_64");
 	assert_false(wp_arch_list_serves(&l, 110, false, NULL));
-	assert_false(wp_arch_list_serves(&l, 110, true, NULL)); /* its 12.0 PTX is above 11.0: no JIT either */
+	assert_false(wp_arch_list_serves(&l, 110, true, NULL)); /* its 12.0 PTX is above 11.0: no
+								   JIT either */
 	/* the 2021 seed case: 1.8.0+cu111 has 8.6 (an RTX 3090), cu102 does not */
 	l = lookup("1.8.0", 11, 1, "linux-x86_64");
 	assert_true(wp_arch_list_serves(&l, 86, false, NULL));
@@ -192,8 +198,8 @@ static bool release_range(const char *s, int *major, int *lo, int *hi)
 	return false;
 }
 
-/* Every row of pytorch_release_arch_lists_2.6plus.tsv that states a list is what the lookup returns, exactly
- * (no borrowing), for every release, variant and platform the row covers. */
+/* Every row of pytorch_release_arch_lists_2.6plus.tsv that states a list is what the lookup
+ * returns, exactly (no borrowing), for every release, variant and platform the row covers. */
 static void test_against_2_6plus(void **state)
 {
 	FILE *f = fixture_open("nvidia/pytorch_release_arch_lists_2.6plus.tsv");
@@ -210,7 +216,8 @@ static void test_against_2_6plus(void **state)
 		/* rows without a list (left out of the table on purpose; the lookup borrows) */
 		if (!strcmp(c[3], "unknown") || !strcmp(c[3], "not verified"))
 			continue;
-		char *alt = strstr(c[3], " (or "); /* 2.8 cu129 aarch64: the first list is the one taken */
+		char *alt = strstr(c[3], " (or "); /* 2.8 cu129 aarch64: the first list is the one
+						      taken */
 		if (alt)
 			*alt = 0;
 		char *paren = strstr(c[1], " (");
@@ -219,7 +226,8 @@ static void test_against_2_6plus(void **state)
 		/* variants "cu124,cu126" or "cu126/cu128/cu130" (with lists "A / B / C" then) */
 		char variants[8][16], lists[8][256];
 		int nv = 0, nl = 0;
-		for (char *save = NULL, *v = strtok_r(c[1], ",/", &save); v && nv < 8; v = strtok_r(NULL, ",/", &save))
+		for (char *save = NULL, *v = strtok_r(c[1], ",/", &save); v && nv < 8;
+		     v = strtok_r(NULL, ",/", &save))
 			snprintf(variants[nv++], sizeof(variants[0]), "%s", v);
 		for (char *p = c[3]; p && nl < 8;) {
 			char *sep = strstr(p, " / ");
@@ -244,10 +252,13 @@ static void test_against_2_6plus(void **state)
 				char ver[16], what[128];
 				snprintf(ver, sizeof(ver), "%d.%d.0", major, r);
 				for (int p = 0; p < np; p++) {
-					struct wp_arch_list l = lookup(ver, cuda / 10, cuda % 10, plats[p]);
-					snprintf(what, sizeof(what), "%s %s %s", ver, variants[v], plats[p]);
+					struct wp_arch_list l = lookup(ver, cuda / 10, cuda % 10,
+								       plats[p]);
+					snprintf(what, sizeof(what), "%s %s %s", ver, variants[v],
+						 plats[p]);
 					if (l.borrowed_from[0] || l.other_platform) {
-						print_error("%s: borrowed from %s %s\n", what, l.borrowed_from, l.platform);
+						print_error("%s: borrowed from %s %s\n", what,
+							    l.borrowed_from, l.platform);
 						fail();
 					}
 					assert_same_archs(&l, lists[nl == 1 ? 0 : v], what);
@@ -261,8 +272,9 @@ static void test_against_2_6plus(void **state)
 	assert_true(checked >= 45);
 }
 
-/* Every release-branch row of pytorch_official_build_cuda_arch_lists.tsv (1.8 ... 2.5), each CUDA version of
- * its case arm ("10.x" is 10.0, 10.1, 10.2), is what the lookup returns for linux (x86_64 or aarch64). */
+/* Every release-branch row of pytorch_official_build_cuda_arch_lists.tsv (1.8 ... 2.5), each CUDA
+ * version of its case arm ("10.x" is 10.0, 10.1, 10.2), is what the lookup returns for linux
+ * (x86_64 or aarch64). */
 static void test_against_official(void **state)
 {
 	FILE *f = fixture_open("nvidia/pytorch_official_build_cuda_arch_lists.tsv");
@@ -280,7 +292,8 @@ static void test_against_official(void **state)
 			*paren = 0;
 		char ver[16];
 		snprintf(ver, sizeof(ver), "%d.%d.0", major, lo);
-		for (char *save = NULL, *v = strtok_r(c[1], ", ", &save); v; v = strtok_r(NULL, ", ", &save)) {
+		for (char *save = NULL, *v = strtok_r(c[1], ", ", &save); v;
+		     v = strtok_r(NULL, ", ", &save)) {
 			int M, m, n = 0;
 			int minors[3], nm = 0;
 			if (sscanf(v, "%d.x%n", &M, &n) == 1 && !v[n]) {
@@ -292,7 +305,8 @@ static void test_against_official(void **state)
 			}
 			for (int k = 0; k < nm; k++) {
 				char what[96];
-				snprintf(what, sizeof(what), "%s CUDA %d.%d %s", ver, M, minors[k], plat);
+				snprintf(what, sizeof(what), "%s CUDA %d.%d %s", ver, M, minors[k],
+					 plat);
 				struct wp_arch_list l = lookup(ver, M, minors[k], plat);
 				assert_string_equal(l.borrowed_from, "");
 				assert_same_archs(&l, c[2], what);
@@ -305,9 +319,10 @@ static void test_against_official(void **state)
 	assert_true(checked >= 75);
 }
 
-/* The nvidia sm_arch values of the wheelnext variant files (vendored in tests/fixtures/real/variants/; verbatim, in their
- * order): wheelnext/variant-repack @e75a16d9 configs/torch-2.{8,9,10}/torch-*-variants.json. The PEP 825
- * notation parses, and the compiled table agrees. */
+/* The nvidia sm_arch values of the wheelnext variant files (vendored in
+ * tests/fixtures/real/variants/; verbatim, in their order): wheelnext/variant-repack @e75a16d9
+ * configs/torch-2.{8,9,10}/torch-*-variants.json. The PEP 825 notation parses, and the compiled
+ * table agrees. */
 static void test_variant_json_sm_arch(void **state)
 {
 	static const struct {
@@ -317,18 +332,22 @@ static void test_variant_json_sm_arch(void **state)
 	} rows[] = {
 		{ "2.8.0", 12, 6, "50_real 60_real 70_real 75_real 80_real 86_real 90_real" },
 		{ "2.8.0", 12, 8, "100_real 120_real 70_real 75_real 80_real 86_real 90_real" },
-		{ "2.8.0", 12, 9, "100_real 120_real 120_virtual 70_real 75_real 80_real 86_real 90_real" },
+		{ "2.8.0", 12, 9,
+		  "100_real 120_real 120_virtual 70_real 75_real 80_real 86_real 90_real" },
 		{ "2.9.0", 12, 6, "50_real 60_real 70_real 75_real 80_real 86_real 90_real" },
 		{ "2.9.0", 12, 8, "70_real 75_real 80_real 86_real 90_real 100_real 120_real" },
 		{ "2.9.0", 13, 0, "75_real 80_real 86_real 90_real 100_real 120_real 120_virtual" },
 		{ "2.10.0", 12, 6, "50_real 60_real 70_real 75_real 80_real 86_real 90_real" },
 		{ "2.10.0", 12, 8, "70_real 75_real 80_real 86_real 90_real 100_real 120_real" },
-		{ "2.10.0", 13, 0, "75_real 80_real 86_real 90_real 100_real 120_real 120_virtual" },
+		{ "2.10.0", 13, 0,
+		  "75_real 80_real 86_real 90_real 100_real 120_real 120_virtual" },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(rows); i++) {
 		char what[64];
-		snprintf(what, sizeof(what), "variants.json %s CUDA %d.%d", rows[i].release, rows[i].M, rows[i].m);
-		struct wp_arch_list l = lookup(rows[i].release, rows[i].M, rows[i].m, "linux-x86_64");
+		snprintf(what, sizeof(what), "variants.json %s CUDA %d.%d", rows[i].release,
+			 rows[i].M, rows[i].m);
+		struct wp_arch_list l = lookup(rows[i].release, rows[i].M, rows[i].m,
+					       "linux-x86_64");
 		assert_same_archs(&l, rows[i].sm_arch, what);
 	}
 }
@@ -341,13 +360,15 @@ static void expect_default(const char *version, const char *family, const char *
 	int rc = wp_pypi_default_variant("torch", version, family, &v);
 	if (!label) {
 		if (rc != 0 || v.kind != WP_VARIANT_NONE) {
-			print_error("torch %s %s: got '%s', want unknown\n", version, family, v.label);
+			print_error("torch %s %s: got '%s', want unknown\n", version, family,
+				    v.label);
 			fail();
 		}
 		return;
 	}
 	if (rc != 1 || strcmp(v.label, label)) {
-		print_error("torch %s %s: got %d '%s', want '%s'\n", version, family, rc, v.label, label);
+		print_error("torch %s %s: got %d '%s', want '%s'\n", version, family, rc, v.label,
+			    label);
 		fail();
 	}
 }
@@ -375,7 +396,8 @@ static void test_pypi_defaults(void **state)
 	}
 	expect_default("1.0.0", "windows", "cpu");
 	expect_default("0.4.1", "linux-aarch64", "cpu");
-	/* unknown: a Linux x86_64 release past the table, aarch64 from 2.11 on past it, pre/dev/post releases */
+	/* unknown: a Linux x86_64 release past the table, aarch64 from 2.11 on past it,
+	 * pre/dev/post releases */
 	expect_default("2.14.0", "linux-x86_64", NULL);
 	expect_default("0.4.1", "linux-x86_64", NULL);
 	expect_default("2.14.0", "linux-aarch64", NULL);
@@ -394,8 +416,8 @@ static void test_pypi_defaults(void **state)
 	assert_true(v.major == 12 && v.minor == 8);
 }
 
-/* Every row of pypi_default_torch_builds.tsv: the compiled value per platform, and the runtime pin the row
- * saw in METADATA gives the same CUDA as the row's Linux x86_64 variant. */
+/* Every row of pypi_default_torch_builds.tsv: the compiled value per platform, and the runtime pin
+ * the row saw in METADATA gives the same CUDA as the row's Linux x86_64 variant. */
 static void test_against_pypi_table(void **state)
 {
 	FILE *f = fixture_open("nvidia/pypi_default_torch_builds.tsv");
@@ -411,21 +433,24 @@ static void test_against_pypi_table(void **state)
 			snprintf(want, sizeof(want), "%.*s", (int)strcspn(c[2], " "), c[2]);
 			expect_default(c[0], "linux-aarch64", want);
 		} else {
-			expect_default(c[0], "linux-aarch64", "cpu"); /* "CPU ..." or "none" (no wheels) */
+			expect_default(c[0], "linux-aarch64", "cpu"); /* "CPU ..." or "none" (no
+									 wheels) */
 		}
 		expect_default(c[0], "windows", "cpu"); /* "CPU ..." or "not verified" */
 		expect_default(c[0], "macos", "cpu");
 		if (!strncmp(c[5], "nvidia-cuda-runtime", 19)) {
 			const char *req[] = { "filelock", c[5] };
 			struct wp_variant v;
-			/* the cell may carry a note after the pin: "... (CUDA 13 packages have no -cu13 suffix ...)" */
+			/* the cell may carry a note after the pin: "... (CUDA 13 packages have no
+			 * -cu13 suffix ...)" */
 			char *note = strstr(c[5], " (");
 			if (note)
 				*note = 0;
 			assert_int_equal(wp_variant_from_requires(req, 2, &v), 1);
 			snprintf(want, sizeof(want), "%.*s", (int)strcspn(c[1], " "), c[1]);
 			if (strcmp(v.label, want)) {
-				print_error("torch %s: pin '%s' gives %s, row says %s\n", c[0], c[5], v.label, want);
+				print_error("torch %s: pin '%s' gives %s, row says %s\n", c[0],
+					    c[5], v.label, want);
 				fail();
 			}
 			pins++;
@@ -458,8 +483,8 @@ static void expect_requires(const char *const *lines, size_t n, const char *labe
 
 static void test_requires(void **state)
 {
-	/* the Requires-Dist lines of two real nightly wheels, verbatim and quoted here (no file is read):
-	 * torch-2.7.0.dev20250116+cu126's METADATA as printed in astral-sh/uv#10693 */
+	/* the Requires-Dist lines of two real nightly wheels, verbatim and quoted here (no file is
+	 * read): torch-2.7.0.dev20250116+cu126's METADATA as printed in astral-sh/uv#10693 */
 	static const char *const x86_64[] = {
 		"filelock",
 		"typing-extensions>=4.10.0",
@@ -498,7 +523,9 @@ static void test_requires(void **state)
 	expect_requires(a, 1, "cu128");
 	const char *b[] = { "nvidia-cuda-runtime==13.0.96; platform_system == \"Linux\"" };
 	expect_requires(b, 1, "cu130");
-	const char *c[] = { "Requires-Dist: nvidia-cuda-runtime-cu11==11.7.99; platform_system == \"Linux\"" };
+	const char *c[] = {
+		"Requires-Dist: nvidia-cuda-runtime-cu11==11.7.99; platform_system == \"Linux\""
+	};
 	expect_requires(c, 1, "cu117");
 	const char *d[] = { "nvidia-cuda-runtime-cu12==12.8.*", "nvidia-cudnn-cu12" };
 	expect_requires(d, 2, "cu128");
@@ -519,7 +546,8 @@ static void test_requires(void **state)
 	expect_requires(j, 1, NULL);
 	const char *k[] = { "nvidia-cublas-cu11==11.10.3.66", "nvidia-cuda-nvrtc-cu11==11.7.99" };
 	expect_requires(k, 2, "cu117");
-	/* not pins: ranges, no version, a suffix that disagrees, an extra's dependency, other packages */
+	/* not pins: ranges, no version, a suffix that disagrees, an extra's dependency, other
+	 * packages */
 	const char *no[] = {
 		"nvidia-cuda-runtime-cu12>=12.1",
 		"nvidia-cuda-runtime-cu12",
@@ -542,13 +570,24 @@ static void test_requires(void **state)
 static void test_platform_family(void **state)
 {
 	static const struct { const char *tag, *family; } cases[] = {
-		{ "manylinux_2_28_x86_64", "linux-x86_64" }, { "manylinux2014_x86_64", "linux-x86_64" },
-		{ "linux_x86_64", "linux-x86_64" }, { "manylinux_2_28_aarch64", "linux-aarch64" },
-		{ "manylinux2014_aarch64", "linux-aarch64" }, { "linux_aarch64", "linux-aarch64" },
-		{ "win_amd64", "windows" }, { "macosx_11_0_arm64", "macos" }, { "macosx_10_9_x86_64", "macos" },
-		{ "linux-64", "linux-x86_64" }, { "linux-aarch64", "linux-aarch64" }, { "win-64", "windows" },
-		{ "osx-arm64", "macos" }, { "any", NULL }, { "win32", NULL }, { "manylinux2014_ppc64le", NULL },
-		{ "win_arm64", NULL }, { "", NULL },
+		{ "manylinux_2_28_x86_64", "linux-x86_64" },
+		{ "manylinux2014_x86_64", "linux-x86_64" },
+		{ "linux_x86_64", "linux-x86_64" },
+		{ "manylinux_2_28_aarch64", "linux-aarch64" },
+		{ "manylinux2014_aarch64", "linux-aarch64" },
+		{ "linux_aarch64", "linux-aarch64" },
+		{ "win_amd64", "windows" },
+		{ "macosx_11_0_arm64", "macos" },
+		{ "macosx_10_9_x86_64", "macos" },
+		{ "linux-64", "linux-x86_64" },
+		{ "linux-aarch64", "linux-aarch64" },
+		{ "win-64", "windows" },
+		{ "osx-arm64", "macos" },
+		{ "any", NULL },
+		{ "win32", NULL },
+		{ "manylinux2014_ppc64le", NULL },
+		{ "win_arm64", NULL },
+		{ "", NULL },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(cases); i++) {
 		const char *got = wp_torch_platform_family(cases[i].tag);

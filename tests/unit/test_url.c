@@ -25,20 +25,42 @@ static void test_rfc3986_examples(void **state)
 {
 	/* RFC 3986 section 5.4 normal and abnormal examples */
 	static const char *const cases[][2] = {
-		{ "g:h", "g:h" }, { "g", "http://a/b/c/g" }, { "./g", "http://a/b/c/g" },
-		{ "g/", "http://a/b/c/g/" }, { "/g", "http://a/g" }, { "//g", "http://g" },
-		{ "?y", "http://a/b/c/d;p?y" }, { "g?y", "http://a/b/c/g?y" },
-		{ "#s", "http://a/b/c/d;p?q#s" }, { "g#s", "http://a/b/c/g#s" },
-		{ "g?y#s", "http://a/b/c/g?y#s" }, { ";x", "http://a/b/c/;x" },
-		{ "g;x", "http://a/b/c/g;x" }, { "", "http://a/b/c/d;p?q" }, { ".", "http://a/b/c/" },
-		{ "./", "http://a/b/c/" }, { "..", "http://a/b/" }, { "../", "http://a/b/" },
-		{ "../g", "http://a/b/g" }, { "../..", "http://a/" }, { "../../", "http://a/" },
-		{ "../../g", "http://a/g" }, { "../../../g", "http://a/g" },
-		{ "../../../../g", "http://a/g" }, { "/./g", "http://a/g" }, { "/../g", "http://a/g" },
-		{ "g.", "http://a/b/c/g." }, { ".g", "http://a/b/c/.g" }, { "g..", "http://a/b/c/g.." },
-		{ "..g", "http://a/b/c/..g" }, { "./../g", "http://a/b/g" }, { "./g/.", "http://a/b/c/g/" },
-		{ "g/./h", "http://a/b/c/g/h" }, { "g/../h", "http://a/b/c/h" },
-		{ "g;x=1/./y", "http://a/b/c/g;x=1/y" }, { "g;x=1/../y", "http://a/b/c/y" },
+		{ "g:h", "g:h" },
+		{ "g", "http://a/b/c/g" },
+		{ "./g", "http://a/b/c/g" },
+		{ "g/", "http://a/b/c/g/" },
+		{ "/g", "http://a/g" },
+		{ "//g", "http://g" },
+		{ "?y", "http://a/b/c/d;p?y" },
+		{ "g?y", "http://a/b/c/g?y" },
+		{ "#s", "http://a/b/c/d;p?q#s" },
+		{ "g#s", "http://a/b/c/g#s" },
+		{ "g?y#s", "http://a/b/c/g?y#s" },
+		{ ";x", "http://a/b/c/;x" },
+		{ "g;x", "http://a/b/c/g;x" },
+		{ "", "http://a/b/c/d;p?q" },
+		{ ".", "http://a/b/c/" },
+		{ "./", "http://a/b/c/" },
+		{ "..", "http://a/b/" },
+		{ "../", "http://a/b/" },
+		{ "../g", "http://a/b/g" },
+		{ "../..", "http://a/" },
+		{ "../../", "http://a/" },
+		{ "../../g", "http://a/g" },
+		{ "../../../g", "http://a/g" },
+		{ "../../../../g", "http://a/g" },
+		{ "/./g", "http://a/g" },
+		{ "/../g", "http://a/g" },
+		{ "g.", "http://a/b/c/g." },
+		{ ".g", "http://a/b/c/.g" },
+		{ "g..", "http://a/b/c/g.." },
+		{ "..g", "http://a/b/c/..g" },
+		{ "./../g", "http://a/b/g" },
+		{ "./g/.", "http://a/b/c/g/" },
+		{ "g/./h", "http://a/b/c/g/h" },
+		{ "g/../h", "http://a/b/c/h" },
+		{ "g;x=1/./y", "http://a/b/c/g;x=1/y" },
+		{ "g;x=1/../y", "http://a/b/c/y" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		expect_resolve("http://a/b/c/d;p?q", cases[i][0], cases[i][1]);
@@ -55,7 +77,8 @@ static void test_pytorch_hrefs(void **state)
 		       "https://download.pytorch.org/whl/x.whl");
 	expect_resolve("https://download.pytorch.org/whl/torch/", "https://example.org/a/b.whl",
 		       "https://example.org/a/b.whl");
-	expect_resolve("file:///srv/mirror/torch_stable.html", "cu102/x.whl", "file:///srv/mirror/cu102/x.whl");
+	expect_resolve("file:///srv/mirror/torch_stable.html", "cu102/x.whl",
+		       "file:///srv/mirror/cu102/x.whl");
 	expect_resolve("file:///srv/mirror/", "/other/x.whl", "file:///other/x.whl");
 	expect_resolve("HTTPS://h/p/", "x.whl", "https://h/p/x.whl");
 	/* browsers' repairs: trim, drop newlines, encode what a URL cannot hold */
@@ -105,19 +128,23 @@ static void test_hashes(void **state)
 	struct wp_url_hashes h;
 	const char *sha = "sha256=6088930BFE239F0E6710546AB9C19C9EF35E29792895FED6E6E31A023A182A61";
 	assert_int_equal(wp_url_fragment_hashes(sha, strlen(sha), &h, &err), 0);
-	assert_string_equal(h.sha256, "6088930bfe239f0e6710546ab9c19c9ef35e29792895fed6e6e31a023a182a61");
+	assert_string_equal(h.sha256,
+			    "6088930bfe239f0e6710546ab9c19c9ef35e29792895fed6e6e31a023a182a61");
 	assert_string_equal(h.md5, "");
 	const char *both = "egg=x&md5=0123456789abcdef0123456789abcdef&sha1=zz";
 	assert_int_equal(wp_url_fragment_hashes(both, strlen(both), &h, &err), 0);
 	assert_string_equal(h.md5, "0123456789abcdef0123456789abcdef");
-	const char *enc = "sha256%3D4095ada29e51070f7d199a0a5bdf5c8d8e238e03f0bf4dcc02571e78c9ae800d";
+	const char
+		*enc = "sha256%3D4095ada29e51070f7d199a0a5bdf5c8d8e238e03f0bf4dcc02571e78c9ae800d";
 	assert_int_equal(wp_url_fragment_hashes(enc, strlen(enc), &h, &err), 0);
-	assert_string_equal(h.sha256, "4095ada29e51070f7d199a0a5bdf5c8d8e238e03f0bf4dcc02571e78c9ae800d");
+	assert_string_equal(h.sha256,
+			    "4095ada29e51070f7d199a0a5bdf5c8d8e238e03f0bf4dcc02571e78c9ae800d");
 	assert_int_equal(wp_url_fragment_hashes("main", 4, &h, &err), 0);
 	assert_string_equal(h.sha256, "");
 	assert_int_equal(wp_url_fragment_hashes("sha256=abc", 10, &h, &err), -WPE_PARSE);
 	wp_err_clear(&err);
-	const char *md5_long = "md5=6088930bfe239f0e6710546ab9c19c9ef35e29792895fed6e6e31a023a182a61";
+	const char
+		*md5_long = "md5=6088930bfe239f0e6710546ab9c19c9ef35e29792895fed6e6e31a023a182a61";
 	assert_int_equal(wp_url_fragment_hashes(md5_long, strlen(md5_long), &h, &err), -WPE_PARSE);
 	assert_string_equal(h.md5, "");
 }
@@ -128,14 +155,20 @@ static void test_link_parts(void **state)
 	struct wp_url_link l;
 	assert_int_equal(wp_url_link_parse("https://download.pytorch.org/whl/torch_stable.html",
 					   "cu111/torch-1.8.0%2Bcu111-cp39-cp39-linux_x86_64.whl#sha256="
-					   "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", &l, &err), 0);
-	assert_string_equal(l.url, "https://download.pytorch.org/whl/cu111/torch-1.8.0%2Bcu111-cp39-cp39-linux_x86_64.whl");
+					   "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+					   &l, &err),
+			 0);
+	assert_string_equal(l.url,
+			    "https://download.pytorch.org/whl/cu111/torch-1.8.0%2Bcu111-cp39-cp39-linux_x86_64.whl");
 	assert_string_equal(l.filename, "torch-1.8.0+cu111-cp39-cp39-linux_x86_64.whl");
 	assert_string_equal(l.dir, "cu111");
-	assert_string_equal(l.hashes.sha256, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	assert_string_equal(l.hashes.sha256,
+			    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
 	wp_url_link_release(&l);
 
-	assert_int_equal(wp_url_link_parse("https://h/whl/torch/", "/x.whl?project=legacy", &l, &err), 0);
+	assert_int_equal(wp_url_link_parse("https://h/whl/torch/", "/x.whl?project=legacy", &l,
+					   &err),
+			 0);
 	assert_string_equal(l.url, "https://h/x.whl?project=legacy");
 	assert_string_equal(l.filename, "x.whl");
 	assert_null(l.dir);
@@ -153,8 +186,18 @@ static void test_link_parts(void **state)
 	wp_url_link_release(&l);
 
 	static const char *const junk[] = {
-		"javascript:alert(1)", "mailto:a@b", "ftp://h/x.whl", "", "   ", "dir/", "x%2Fy.whl",
-		"x%00.whl", "x%0a.whl", "..", "a/%2E%2E", "x.whl#sha256=nothex",
+		"javascript:alert(1)",
+		"mailto:a@b",
+		"ftp://h/x.whl",
+		"",
+		"   ",
+		"dir/",
+		"x%2Fy.whl",
+		"x%00.whl",
+		"x%0a.whl",
+		"..",
+		"a/%2E%2E",
+		"x.whl#sha256=nothex",
 		"data:text/html,x.whl",
 	};
 	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
@@ -178,8 +221,11 @@ static void test_join_and_names(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	char *u = NULL;
 	assert_int_equal(wp_url_join_segment("https://conda.anaconda.org/pytorch/linux-64/",
-					     "pytorch-2.1.0-py3.9_cuda12.1_cudnn8.9.2_0.tar.bz2", &u, &err), 0);
-	assert_string_equal(u, "https://conda.anaconda.org/pytorch/linux-64/pytorch-2.1.0-py3.9_cuda12.1_cudnn8.9.2_0.tar.bz2");
+					     "pytorch-2.1.0-py3.9_cuda12.1_cudnn8.9.2_0.tar.bz2",
+					     &u, &err),
+			 0);
+	assert_string_equal(u,
+			    "https://conda.anaconda.org/pytorch/linux-64/pytorch-2.1.0-py3.9_cuda12.1_cudnn8.9.2_0.tar.bz2");
 	free(u);
 	assert_int_equal(wp_url_join_segment("https://c/x", "a b#?/c", &u, &err), 0);
 	assert_string_equal(u, "https://c/x/a%20b%23%3F%2Fc");

@@ -1,4 +1,5 @@
-/* tests/unit/test_variant.c: variant labels and directories, including every one on the real PyTorch pages. */
+/* tests/unit/test_variant.c: variant labels and directories, including every one on the real
+ * PyTorch pages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,21 +33,50 @@ static const struct expect cases[] = {
 	{ "cpu", WP_VARIANT_CPU, 0, 0, 0, "cpu", "" },
 	{ "cpu-cxx11-abi", WP_VARIANT_CPU, 0, 0, 0, "cpu.cxx11.abi", "cxx11.abi" },
 	{ "cpu.cxx11.abi", WP_VARIANT_CPU, 0, 0, 0, "cpu.cxx11.abi", "cxx11.abi" },
-	CU("cu75", 7, 5), CU("cu80", 8, 0), CU("cu90", 9, 0), CU("cu91", 9, 1), CU("cu92", 9, 2),
-	CU("cu100", 10, 0), CU("cu101", 10, 1), CU("cu102", 10, 2), CU("cu110", 11, 0), CU("cu111", 11, 1),
-	CU("cu113", 11, 3), CU("cu115", 11, 5), CU("cu116", 11, 6), CU("cu117", 11, 7), CU("cu118", 11, 8),
-	CU("cu121", 12, 1), CU("cu124", 12, 4), CU("cu126", 12, 6), CU("cu128", 12, 8), CU("cu129", 12, 9),
+	CU("cu75", 7, 5),
+	CU("cu80", 8, 0),
+	CU("cu90", 9, 0),
+	CU("cu91", 9, 1),
+	CU("cu92", 9, 2),
+	CU("cu100", 10, 0),
+	CU("cu101", 10, 1),
+	CU("cu102", 10, 2),
+	CU("cu110", 11, 0),
+	CU("cu111", 11, 1),
+	CU("cu113", 11, 3),
+	CU("cu115", 11, 5),
+	CU("cu116", 11, 6),
+	CU("cu117", 11, 7),
+	CU("cu118", 11, 8),
+	CU("cu121", 12, 1),
+	CU("cu124", 12, 4),
+	CU("cu126", 12, 6),
+	CU("cu128", 12, 8),
+	CU("cu129", 12, 9),
 	CU("cu130", 13, 0),
 	{ "cu117_pypi_cudnn", WP_VARIANT_CUDA, 11, 7, 0, "cu117.with.pypi.cudnn", "pypi.cudnn" },
 	{ "cu121_pypi_cudnn", WP_VARIANT_CUDA, 12, 1, 0, "cu121.with.pypi.cudnn", "pypi.cudnn" },
-	{ "cu117.with.pypi.cudnn", WP_VARIANT_CUDA, 11, 7, 0, "cu117.with.pypi.cudnn", "pypi.cudnn" },
-	{ "cu121.with.pypi.cudnn", WP_VARIANT_CUDA, 12, 1, 0, "cu121.with.pypi.cudnn", "pypi.cudnn" },
-	ROCM("rocm3.7", 3, 7, 0), ROCM("rocm3.8", 3, 8, 0), ROCM("rocm3.10", 3, 10, 0),
-	ROCM("rocm4.0.1", 4, 0, 1), ROCM("rocm4.1", 4, 1, 0), ROCM("rocm4.2", 4, 2, 0),
-	ROCM("rocm4.3.1", 4, 3, 1), ROCM("rocm4.5.2", 4, 5, 2), ROCM("rocm5.0", 5, 0, 0),
-	ROCM("rocm5.1.1", 5, 1, 1), ROCM("rocm5.2", 5, 2, 0), ROCM("rocm5.3", 5, 3, 0),
-	ROCM("rocm5.4.2", 5, 4, 2), ROCM("rocm5.5", 5, 5, 0), ROCM("rocm5.6", 5, 6, 0),
-	ROCM("rocm5.7", 5, 7, 0), ROCM("rocm6.2.4", 6, 2, 4),
+	{ "cu117.with.pypi.cudnn", WP_VARIANT_CUDA, 11, 7, 0, "cu117.with.pypi.cudnn",
+	  "pypi.cudnn" },
+	{ "cu121.with.pypi.cudnn", WP_VARIANT_CUDA, 12, 1, 0, "cu121.with.pypi.cudnn",
+	  "pypi.cudnn" },
+	ROCM("rocm3.7", 3, 7, 0),
+	ROCM("rocm3.8", 3, 8, 0),
+	ROCM("rocm3.10", 3, 10, 0),
+	ROCM("rocm4.0.1", 4, 0, 1),
+	ROCM("rocm4.1", 4, 1, 0),
+	ROCM("rocm4.2", 4, 2, 0),
+	ROCM("rocm4.3.1", 4, 3, 1),
+	ROCM("rocm4.5.2", 4, 5, 2),
+	ROCM("rocm5.0", 5, 0, 0),
+	ROCM("rocm5.1.1", 5, 1, 1),
+	ROCM("rocm5.2", 5, 2, 0),
+	ROCM("rocm5.3", 5, 3, 0),
+	ROCM("rocm5.4.2", 5, 4, 2),
+	ROCM("rocm5.5", 5, 5, 0),
+	ROCM("rocm5.6", 5, 6, 0),
+	ROCM("rocm5.7", 5, 7, 0),
+	ROCM("rocm6.2.4", 6, 2, 4),
 	{ "xpu", WP_VARIANT_XPU, 0, 0, 0, "xpu", "" },
 	/* jaxlib's spelling on the same host (uv's parser fixtures) */
 	{ "cuda100", WP_VARIANT_CUDA, 10, 0, 0, "cu100", "" },
@@ -55,11 +85,32 @@ static const struct expect cases[] = {
 	{ "cu118.foo", WP_VARIANT_OTHER, 11, 8, 0, "cu118.foo", "" },
 	{ "cpu_bar", WP_VARIANT_OTHER, 0, 0, 0, "cpu.bar", "" },
 	/* eternalphane's rewritten link text stacks two labels: not a valid local version */
-	NOT("cu117_pypi_cudnn+cu117.with.pypi.cudnn"), NOT("cu121_pypi_cudnn+cu121.with.pypi.cudnn"),
-	NOT(""), NOT("whl"), NOT("nightly"), NOT("torch"), NOT("ubuntu.1"), NOT("post1"), NOT("233fca715f49"),
-	NOT("cu"), NOT("cu8"), NOT("cu1234"), NOT("cuda11"), NOT("rocm"), NOT("rocm5"), NOT("rocmx.1"), NOT("cpux"),
-	NOT("cu111..x"), NOT("cu111."), NOT(".cu111"), NOT("cu 111"), NOT("cu111/"), NOT("1.8"), NOT("lts"),
-	NOT("a.b.c.d.e.f.g.h.i"), NOT("cu111.with.pypi.cudnn.and.a.very.long.tail.beyond.the.buffer.xxxxxxxx"),
+	NOT("cu117_pypi_cudnn+cu117.with.pypi.cudnn"),
+	NOT("cu121_pypi_cudnn+cu121.with.pypi.cudnn"),
+	NOT(""),
+	NOT("whl"),
+	NOT("nightly"),
+	NOT("torch"),
+	NOT("ubuntu.1"),
+	NOT("post1"),
+	NOT("233fca715f49"),
+	NOT("cu"),
+	NOT("cu8"),
+	NOT("cu1234"),
+	NOT("cuda11"),
+	NOT("rocm"),
+	NOT("rocm5"),
+	NOT("rocmx.1"),
+	NOT("cpux"),
+	NOT("cu111..x"),
+	NOT("cu111."),
+	NOT(".cu111"),
+	NOT("cu 111"),
+	NOT("cu111/"),
+	NOT("1.8"),
+	NOT("lts"),
+	NOT("a.b.c.d.e.f.g.h.i"),
+	NOT("cu111.with.pypi.cudnn.and.a.very.long.tail.beyond.the.buffer.xxxxxxxx"),
 };
 
 static const struct expect *lookup(const char *text)
@@ -161,7 +212,8 @@ static void scan_page(const char *path)
 			const char *dir = prev ? prev + 1 : href.data;
 			const struct expect *e = lookup(dir);
 			if (!e) {
-				print_error("directory '%s' in %s is not in the table\n", dir, path);
+				print_error("directory '%s' in %s is not in the table\n", dir,
+					    path);
 				fail();
 			}
 			struct wp_variant v;
@@ -212,7 +264,8 @@ static void test_real_pages(void **state)
 	closedir(d);
 	seen_pages = seen_dirs = seen_labels = 0;
 	scan_tree(root);
-	if (seen_pages < 44) /* one of the pages vendored in tests/fixtures/real/pytorch_index is gone */
+	if (seen_pages < 44) /* one of the pages vendored in tests/fixtures/real/pytorch_index is
+				gone */
 		fail_msg("%d pages under '%s', want 44: an input is missing", seen_pages, root);
 	free(root);
 	assert_true(seen_dirs > 10000);
@@ -222,8 +275,11 @@ static void test_real_pages(void **state)
 static void test_order(void **state)
 {
 	static const char *const asc[] = {
-		"cpu.cxx11.abi", "cpu", "cu75", "cu92", "cu100", "cu102", "cu111", "cu117.with.pypi.cudnn",
-		"cu117", "cu118", "cu121", "cu128", "cu130", "rocm3.10", "rocm4.0.1", "rocm5.6", "xpu",
+		"cpu.cxx11.abi", "cpu",      "cu75",      "cu92",
+		"cu100",         "cu102",    "cu111",     "cu117.with.pypi.cudnn",
+		"cu117",         "cu118",    "cu121",     "cu128",
+		"cu130",         "rocm3.10", "rocm4.0.1", "rocm5.6",
+		"xpu",
 	};
 	for (size_t i = 0; i + 1 < WP_ARRAY_LEN(asc); i++) {
 		struct wp_variant a, b;
@@ -248,9 +304,14 @@ static void test_order(void **state)
 static void test_format(void **state)
 {
 	static const struct { const char *label, *text; } f[] = {
-		{ "cu111", "CUDA 11.1" }, { "rocm4.0.1", "ROCm 4.0.1" }, { "cpu", "CPU" },
-		{ "cpu-cxx11-abi", "CPU (cxx11.abi)" }, { "cu117_pypi_cudnn", "CUDA 11.7 (pypi.cudnn)" },
-		{ "xpu", "Intel XPU" }, { "ubuntu.1", "no variant" }, { "cu118.x", "unknown variant 'cu118.x'" },
+		{ "cu111", "CUDA 11.1" },
+		{ "rocm4.0.1", "ROCm 4.0.1" },
+		{ "cpu", "CPU" },
+		{ "cpu-cxx11-abi", "CPU (cxx11.abi)" },
+		{ "cu117_pypi_cudnn", "CUDA 11.7 (pypi.cudnn)" },
+		{ "xpu", "Intel XPU" },
+		{ "ubuntu.1", "no variant" },
+		{ "cu118.x", "unknown variant 'cu118.x'" },
 	};
 	struct wp_buf b = WP_BUF_INIT;
 	for (size_t i = 0; i < WP_ARRAY_LEN(f); i++) {

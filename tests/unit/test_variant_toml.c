@@ -31,18 +31,26 @@ static void test_variants_refusals(void **state)
 		const char *text, *says;
 	} bad[] = {
 		/* Python's json and uv read the last "a" label, a first-wins reader the first */
-		{ HEAD "\"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {\"x\": {\"a\": {\"f\": [\"1\"]}},"
-		       " \"x\": {\"a\": {\"f\": [\"2\"]}}}}", "the key 'x' appears twice" },
-		{ HEAD "\"default-priorities\": {\"namespace\": [\"a\"], \"namespace\": [\"b\"]}, \"variants\": {}}",
+		{ HEAD
+		  "\"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {\"x\": {\"a\": {\"f\": [\"1\"]}},"
+		  " \"x\": {\"a\": {\"f\": [\"2\"]}}}}",
+		  "the key 'x' appears twice" },
+		{ HEAD
+		  "\"default-priorities\": {\"namespace\": [\"a\"], \"namespace\": [\"b\"]}, \"variants\": {}}",
 		  "the key 'namespace' appears twice" },
-		{ HEAD "\"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {\"x\": {\"a\": {\"f\": [\"1\"], \"f\": [\"2\"]}}}}",
+		{ HEAD
+		  "\"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {\"x\": {\"a\": {\"f\": [\"1\"], \"f\": [\"2\"]}}}}",
 		  "the key 'f' appears twice" },
-		{ HEAD "\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {}}",
+		{ HEAD
+		  "\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {}}",
 		  "the key '$schema' appears twice" },
-		/* PEP 825's names where the file names namespaces: feature priorities and providers */
-		{ HEAD "\"default-priorities\": {\"namespace\": [\"a\"], \"feature\": {\"A\\u007f\": [\"f\"]}}, \"variants\": {}}",
+		/* PEP 825's names where the file names namespaces: feature priorities and
+		 * providers */
+		{ HEAD
+		  "\"default-priorities\": {\"namespace\": [\"a\"], \"feature\": {\"A\\u007f\": [\"f\"]}}, \"variants\": {}}",
 		  "default-priorities.feature has a namespace" },
-		{ HEAD "\"default-priorities\": {\"namespace\": [\"a\"]}, \"providers\": {\"a b\": {}}, \"variants\": {}}",
+		{ HEAD
+		  "\"default-priorities\": {\"namespace\": [\"a\"]}, \"providers\": {\"a b\": {}}, \"variants\": {}}",
 		  "providers has a namespace" },
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
@@ -65,7 +73,8 @@ static void test_toml_del(void **state)
 	struct wp_buf b = WP_BUF_INIT;
 	assert_int_equal(parse_text("{\"$schema\": \"https://variants-schema.wheelnext.dev/x\\u007fy\","
 				    " \"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {\"null\": {}}}",
-				    &v, &e), 0);
+				    &v, &e),
+			 0);
 	wp_pylock_variants_toml(&v, NULL, 0, "packages.variants-json", &b);
 	assert_null(memchr(b.data, 0x7f, b.len));
 	assert_non_null(strstr(b.data, "x\\u007fy"));

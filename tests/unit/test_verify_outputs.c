@@ -1,4 +1,5 @@
-/* tests/unit/test_verify_outputs.c: verify on wheels, wheelhouses, conda packages, mirrors mid-update, and nonsense. */
+/* tests/unit/test_verify_outputs.c: verify on wheels, wheelhouses, conda packages, mirrors
+ * mid-update, and nonsense. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,7 +58,8 @@ static int verify(const char *path, char **first, size_t *notes)
 	first_note = NULL;
 	for (size_t i = 0; i < rep.n_problems && !first_note; i++)
 		if (!rep.problems[i].fatal)
-			first_note = wp_xasprintf("%s: %s", rep.problems[i].path, rep.problems[i].what);
+			first_note = wp_xasprintf("%s: %s", rep.problems[i].path,
+						  rep.problems[i].what);
 	for (size_t i = 0; i < rep.n_problems && first && !*first; i++)
 		if (rep.problems[i].fatal)
 			*first = wp_xasprintf("%s: %s", rep.problems[i].path, rep.problems[i].what);
@@ -83,7 +85,8 @@ static void test_single_files(void **state)
 	assert_int_equal(verify(bad, &first, NULL), -WPE_INTEGRITY);
 	assert_non_null(strstr(first, "bad_hash-1.0-py3-none-any.whl"));
 	free(first);
-	char *conda = at("w/%s", "demo-conda-1.0-py_0.tar.bz2"), *cut = at("w/%s", "truncated-1.0-0.tar.bz2");
+	char *conda = at("w/%s", "demo-conda-1.0-py_0.tar.bz2"),
+	     *cut = at("w/%s", "truncated-1.0-0.tar.bz2");
 	assert_int_equal(verify(conda, NULL, NULL), 0);
 	assert_int_equal(verify(cut, &first, NULL), -WPE_INTEGRITY);
 	assert_non_null(strstr(first, "truncated-1.0-0.tar.bz2"));
@@ -109,8 +112,9 @@ static void test_single_files(void **state)
 static char *make_house(const char *name, const char *reqs)
 {
 	char *dir = at("%s", name);
-	assert_int_equal(sh("rm -rf '%s' && mkdir -p '%s' && cp '%s/w/%s' '%s/w/%s' '%s/'", dir, dir, root,
-			    DEMO, root, DIRS, dir), 0);
+	assert_int_equal(sh("rm -rf '%s' && mkdir -p '%s' && cp '%s/w/%s' '%s/w/%s' '%s/'", dir,
+			    dir, root, DEMO, root, DIRS, dir),
+			 0);
 	char *path = wp_xasprintf("%s/requirements.txt", dir);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
@@ -124,7 +128,8 @@ static void test_wheelhouse(void **state)
 {
 	char *first;
 	char *reqs = wp_xasprintf("# a comment\n--no-index\ndemo-pkg==1.0 \\\n    --hash=sha256:%s\n"
-				  "demo_dirs==1.0 --hash sha256:%s  # trailing comment\n", demo_sha, dirs_sha);
+				  "demo_dirs==1.0 --hash sha256:%s  # trailing comment\n",
+				  demo_sha, dirs_sha);
 	char *house = make_house("house", reqs);
 	assert_int_equal(verify(house, NULL, NULL), 0);
 	free(house);
@@ -172,10 +177,13 @@ static void test_wheelhouse(void **state)
 	free(first);
 	free(house);
 	free(reqs);
-	reqs = wp_xasprintf("demo-pkg==1.0 --hash=sha256:%s\ndemo_dirs==1.0 --hash=sha256:%s\n", demo_sha, dirs_sha);
+	reqs = wp_xasprintf("demo-pkg==1.0 --hash=sha256:%s\ndemo_dirs==1.0 --hash=sha256:%s\n",
+			    demo_sha, dirs_sha);
 	house = make_house("house5", reqs);
 	assert_int_equal(sh("printf '{\"files\":[{\"filename\":\"gone-1.0-py3-none-any.whl\",\"sha256\":\"%s\"}]}' "
-			    "> '%s/wheelpick.json'", demo_sha, house), 0);
+			    "> '%s/wheelpick.json'",
+			    demo_sha, house),
+			 0);
 	assert_int_equal(verify(house, &first, NULL), -WPE_INTEGRITY);
 	assert_non_null(strstr(first, "gone-1.0-py3-none-any.whl"));
 	free(first);
@@ -187,8 +195,16 @@ static void mirror_demo(const char *dir, bool both)
 {
 	char *a = at("w/%s", DEMO), *b = at("w/%s", DIRS);
 	struct wp_mirror_file f[2] = {
-		{ .project = "demo-pkg", .filename = DEMO, .store_path = a, .sha256 = demo_sha, .size = -1 },
-		{ .project = "demo-dirs", .filename = DIRS, .store_path = b, .sha256 = dirs_sha, .size = -1 },
+		{ .project = "demo-pkg",
+		  .filename = DEMO,
+		  .store_path = a,
+		  .sha256 = demo_sha,
+		  .size = -1 },
+		{ .project = "demo-dirs",
+		  .filename = DIRS,
+		  .store_path = b,
+		  .sha256 = dirs_sha,
+		  .size = -1 },
 	};
 	struct wp_err err = WP_ERR_INIT;
 	assert_int_equal(wp_mirror_write(dir, f, both ? 2 : 1, NULL, NULL, &err), 0);
@@ -209,7 +225,8 @@ static void test_mirror_pages(void **state)
 	assert_non_null(strstr(first_note, "SBOM"));
 
 	/* JSON says other bytes than HTML and the file */
-	assert_int_equal(sh("sed -i 's/%s/%064d/' '%s/simple/demo-pkg/index.json'", demo_sha, 0, m), 0);
+	assert_int_equal(sh("sed -i 's/%s/%064d/' '%s/simple/demo-pkg/index.json'", demo_sha, 0, m),
+			 0);
 	assert_int_equal(verify(m, &first, NULL), -WPE_INTEGRITY);
 	assert_non_null(strstr(first, DEMO));
 	free(first);
@@ -225,7 +242,9 @@ static void test_mirror_pages(void **state)
 	/* a link that leaves the tree */
 	char *m3 = at("%s", "m3");
 	mirror_demo(m3, false);
-	assert_int_equal(sh("sed -i 's|../../files/demo-pkg/|../../../w/|' '%s/simple/demo-pkg/index.html'", m3), 0);
+	assert_int_equal(sh("sed -i 's|../../files/demo-pkg/|../../../w/|' '%s/simple/demo-pkg/index.html'",
+			    m3),
+			 0);
 	assert_int_equal(verify(m3, &first, NULL), -WPE_INTEGRITY);
 	assert_non_null(strstr(first, "leaves the mirror"));
 	free(first);

@@ -37,8 +37,9 @@ static char *fmt(const struct wp_version *v, int (*f)(const struct wp_version *,
 	return wp_buf_detach(&b, NULL);
 }
 
-static void expect_fmt(const struct wp_version *v, int (*f)(const struct wp_version *, struct wp_buf *),
-		       const char *want, const char *input)
+static void expect_fmt(const struct wp_version *v,
+		       int (*f)(const struct wp_version *, struct wp_buf *), const char *want,
+		       const char *input)
 {
 	char *got = fmt(v, f);
 	if (strcmp(got, want)) {
@@ -209,8 +210,8 @@ static void test_parts(void **state)
 		size_t len = 0;
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "[");
 		for (size_t i = 0; i < v.nrelease; i++)
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%llu", i ? ", " : "",
-						(unsigned long long)v.release[i]);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%llu",
+						i ? ", " : "", (unsigned long long)v.release[i]);
 		snprintf(buf + len, sizeof(buf) - len, "]");
 		assert_string_equal(buf, r.col[4]);
 		if (!strcmp(r.col[5], "<None>"))
@@ -221,7 +222,8 @@ static void test_parts(void **state)
 			assert_int_equal(v.pre_kind, WP_PRE_NONE);
 		} else {
 			assert_int_not_equal(v.pre_kind, WP_PRE_NONE);
-			snprintf(buf, sizeof(buf), "[\"%s\", %llu]", pre_names[v.pre_kind], (unsigned long long)v.pre);
+			snprintf(buf, sizeof(buf), "[\"%s\", %llu]", pre_names[v.pre_kind],
+				 (unsigned long long)v.pre);
 			assert_string_equal(buf, r.col[6]);
 		}
 		expect_num(v.has_dev, v.dev, r.col[7], r.col[0]);
@@ -279,7 +281,9 @@ static void test_local_order(void **state)
 	/* a number beats any text; numbers compare as numbers, at any size */
 	assert_int_equal(cmp_text("1.0+1", "1.0+zzz"), 1);
 	assert_int_equal(cmp_text("1.0+abc.10", "1.0+abc.9"), 1);
-	assert_int_equal(cmp_text("1.0+123456789012345678901234567890", "1.0+99999999999999999999999999999"), 1);
+	assert_int_equal(cmp_text("1.0+123456789012345678901234567890",
+				  "1.0+99999999999999999999999999999"),
+			 1);
 	assert_int_equal(cmp_text("1.0+007", "1.0+7"), 0);
 	assert_int_equal(cmp_text("1.0+abc", "1.0+abc.0"), -1);
 	assert_int_equal(cmp_text("1.0+cpu.cxx11.abi", "1.0+cpu"), 1);
@@ -372,7 +376,8 @@ static void test_caps(void **state)
 	assert_non_null(strstr(err.msg, "more than 18 digits"));
 	assert_null(v.release);
 	wp_err_clear(&err);
-	assert_int_equal(wp_version_parse(&v, "1.0.post1234567890123456789", 27, &err), -WPE_TOO_BIG);
+	assert_int_equal(wp_version_parse(&v, "1.0.post1234567890123456789", 27, &err),
+			 -WPE_TOO_BIG);
 	wp_err_clear(&err);
 
 	char *big = wp_xmalloc(WP_VERSION_MAX_LEN + 2);
@@ -399,7 +404,7 @@ static void test_match(void **state)
 {
 	/* the unanchored pattern, as packaging's requirement tokenizer uses it */
 	assert_int_equal(wp_version_match("1.0abc", 6, 0), 4);          /* "1.0a" */
-	assert_int_equal(wp_version_match("1!x", 3, 0), 1);             /* "1": no epoch after all */
+	assert_int_equal(wp_version_match("1!x", 3, 0), 1); /* "1": no epoch after all */
 	assert_int_equal(wp_version_match("1.0.*", 5, 0), 3);
 	assert_int_equal(wp_version_match("1.0.*", 5, WP_VMATCH_WILDCARD), 5);
 	assert_int_equal(wp_version_match("1.0+cu1", 7, 0), 3);
@@ -419,7 +424,8 @@ static void test_text_equal(void **state)
 	assert_false(wp_version_same("1.8.0+cu111", "1.8.0"));
 	assert_true(wp_version_same("not a version", "NOT A VERSION"));
 	assert_false(wp_version_same("not a version", "not a version!"));
-	assert_true(wp_version_text_equal("2.10.0-x", 6, "2.10", 4)); /* a length, not a NUL, ends a */
+	assert_true(wp_version_text_equal("2.10.0-x", 6, "2.10", 4)); /* a length, not a NUL, ends a
+								       */
 }
 
 int main(void)

@@ -52,7 +52,8 @@ static void add_file_col0(struct vkey_vec *vs, const char *file)
 	fclose(f);
 }
 
-/* The versions of every link on the real 2021 page (tests/fixtures/real/, as fixtures.h finds it). */
+/* The versions of every link on the real 2021 page (tests/fixtures/real/, as fixtures.h finds
+ * it). */
 static void add_page(struct vkey_vec *vs)
 {
 	FILE *f = fixture_open("pytorch_index/torch_stable_2021-03-12.html");
@@ -105,15 +106,76 @@ static int blob_cmp(const struct wp_buf *a, const struct wp_buf *b)
 static void test_key_order(void **state)
 {
 	static const char *const extra[] = {
-		"0", "0.0", "0!0", "1!0", "1!1.0", "0.0.0.0.1", "1", "1.0", "1.0.0", "1.0.0.0", "1.0.1", "1.1",
-		"1.255", "1.256", "1.65535", "1.65536", "1.4294967296", "1.999999999999999999", "255", "256",
-		"1.0.dev0", "1.0.dev1", "1.0.dev255", "1.0.dev256", "1.0a0.dev0", "1.0a0", "1.0a1", "1.0a1.post0",
-		"1.0a1.post1.dev0", "1.0a1.post1", "1.0b0", "1.0rc0", "1.0rc1", "1.0.post0.dev0", "1.0.post0",
-		"1.0.post1", "1.0.post256", "1.0+0", "1.0+1", "1.0+9", "1.0+10", "1.0+99999999999999999999999",
-		"1.0+a", "1.0+a.0", "1.0+a.a", "1.0+a.b", "1.0+ab", "1.0+b", "1.0+z", "1.0+0.a", "1.0+a.1",
-		"1.0+cu111", "1.0+cu102", "1.0+cpu", "1.0+cpu.cxx11.abi", "1.0+cu117.with.pypi.cudnn",
-		"1.0+rocm4.0.1", "1.0+rocm4.2", "1.0.0+cu111", "1.0a1+local", "1.0.dev0+local", "1.0.post1+x",
-		"2.0", "2.0+cu118", "10.0", "1.8.0", "1.8.0+cu111", "1.8.9900+cu111", "1.10.0", "1.9",
+		"0",
+		"0.0",
+		"0!0",
+		"1!0",
+		"1!1.0",
+		"0.0.0.0.1",
+		"1",
+		"1.0",
+		"1.0.0",
+		"1.0.0.0",
+		"1.0.1",
+		"1.1",
+		"1.255",
+		"1.256",
+		"1.65535",
+		"1.65536",
+		"1.4294967296",
+		"1.999999999999999999",
+		"255",
+		"256",
+		"1.0.dev0",
+		"1.0.dev1",
+		"1.0.dev255",
+		"1.0.dev256",
+		"1.0a0.dev0",
+		"1.0a0",
+		"1.0a1",
+		"1.0a1.post0",
+		"1.0a1.post1.dev0",
+		"1.0a1.post1",
+		"1.0b0",
+		"1.0rc0",
+		"1.0rc1",
+		"1.0.post0.dev0",
+		"1.0.post0",
+		"1.0.post1",
+		"1.0.post256",
+		"1.0+0",
+		"1.0+1",
+		"1.0+9",
+		"1.0+10",
+		"1.0+99999999999999999999999",
+		"1.0+a",
+		"1.0+a.0",
+		"1.0+a.a",
+		"1.0+a.b",
+		"1.0+ab",
+		"1.0+b",
+		"1.0+z",
+		"1.0+0.a",
+		"1.0+a.1",
+		"1.0+cu111",
+		"1.0+cu102",
+		"1.0+cpu",
+		"1.0+cpu.cxx11.abi",
+		"1.0+cu117.with.pypi.cudnn",
+		"1.0+rocm4.0.1",
+		"1.0+rocm4.2",
+		"1.0.0+cu111",
+		"1.0a1+local",
+		"1.0.dev0+local",
+		"1.0.post1+x",
+		"2.0",
+		"2.0+cu118",
+		"10.0",
+		"1.8.0",
+		"1.8.0+cu111",
+		"1.8.9900+cu111",
+		"1.10.0",
+		"1.9",
 	};
 	struct vkey_vec vs = { 0 };
 	FILE *f = open_vectors("versions_sorted.txt");
@@ -138,26 +200,32 @@ static void test_key_order(void **state)
 		/* the public part is the key's prefix, and the key says where it ends */
 		assert_true(a->pub.len <= a->key.len);
 		assert_memory_equal(a->pub.data, a->key.data, a->pub.len);
-		assert_int_equal(wp_version_key_public_len((const unsigned char *)a->key.data, a->key.len), a->pub.len);
+		assert_int_equal(wp_version_key_public_len((const unsigned char *)a->key.data,
+							   a->key.len),
+				 a->pub.len);
 		assert_true((unsigned char)a->pub.data[a->pub.len - 1] != 0xff);
 		struct wp_buf next = WP_BUF_INIT;
 		wp_version_key_public_next((const unsigned char *)a->pub.data, a->pub.len, &next);
 		for (size_t j = 0; j < vs.n; j++) {
 			struct vkey *b = &vs.v[j];
-			int want = sign(wp_version_cmp(&a->v, &b->v)), got = blob_cmp(&a->key, &b->key);
+			int want = sign(wp_version_cmp(&a->v, &b->v)),
+			    got = blob_cmp(&a->key, &b->key);
 			if (want != got) {
-				print_error("'%s' vs '%s': wp_version_cmp %d, key order %d\n", a->text, b->text, want, got);
+				print_error("'%s' vs '%s': wp_version_cmp %d, key order %d\n",
+					    a->text, b->text, want, got);
 				fail();
 			}
 			want = sign(wp_version_cmp_public(&a->v, &b->v));
 			if (want != blob_cmp(&a->pub, &b->pub)) {
-				print_error("'%s' vs '%s': public order differs\n", a->text, b->text);
+				print_error("'%s' vs '%s': public order differs\n", a->text,
+					    b->text);
 				fail();
 			}
 			/* ==a (no local) is the key range [public(a), next(a)) */
 			bool in = blob_cmp(&b->key, &a->pub) >= 0 && blob_cmp(&b->key, &next) < 0;
 			if (in != (want == 0)) {
-				print_error("'%s' in the range of ==%s: %d, but public cmp %d\n", b->text, a->text, in, want);
+				print_error("'%s' in the range of ==%s: %d, but public cmp %d\n",
+					    b->text, a->text, in, want);
 				fail();
 			}
 			pairs++;

@@ -84,7 +84,8 @@ static void test_good_wheel(void **state)
 
 	/* The module really imports from the wheel (zipimport), so the fixture is a real wheel. */
 	char *cmd = wp_xasprintf("python3 -c 'import sys; sys.path.insert(0, \"%s\"); import demo_pkg; "
-				 "assert demo_pkg.VALUE == 42'", path);
+				 "assert demo_pkg.VALUE == 42'",
+				 path);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	free(path);
@@ -123,12 +124,16 @@ static void test_verify_named(void **state)
 	struct wp_err err = WP_ERR_INIT;
 	char *path = case_path(state, "demo_pkg");
 	/* A store object has no wheel name of its own. */
-	assert_int_equal(wp_wheel_verify_named(path, "demo_pkg-1.0-py3-none-any.whl", NULL, NULL, &err), 0);
-	assert_int_equal(wp_wheel_verify_named(path, "demo_pkg-2.0-py3-none-any.whl", NULL, NULL, &err),
+	assert_int_equal(wp_wheel_verify_named(path, "demo_pkg-1.0-py3-none-any.whl", NULL, NULL,
+					       &err),
+			 0);
+	assert_int_equal(wp_wheel_verify_named(path, "demo_pkg-2.0-py3-none-any.whl", NULL, NULL,
+					       &err),
 			 -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "does not match"));
 	wp_err_clear(&err);
-	assert_int_equal(wp_wheel_verify_named(path, "demo_pkg.zip", NULL, NULL, &err), -WPE_INTEGRITY);
+	assert_int_equal(wp_wheel_verify_named(path, "demo_pkg.zip", NULL, NULL, &err),
+			 -WPE_INTEGRITY);
 	free(path);
 }
 
@@ -137,9 +142,11 @@ static const struct {
 	const char *expect; /* a part of the message */
 } bad[] = {
 	{ "bad_hash", "member 'bad_hash/__init__.py': sha256 mismatch: RECORD says" },
-	{ "bad_size", "member 'bad_size/__init__.py': size mismatch: RECORD says 59 bytes, got 58" },
+	{ "bad_size",
+	  "member 'bad_size/__init__.py': size mismatch: RECORD says 59 bytes, got 58" },
 	{ "not_in_record", "member 'not_in_record/extra.py' is not listed in RECORD" },
-	{ "record_missing", "RECORD lists 'record_missing/gone.py', which the wheel does not contain" },
+	{ "record_missing",
+	  "RECORD lists 'record_missing/gone.py', which the wheel does not contain" },
 	{ "no_hash", "member 'no_hash/__init__.py' has no hash in RECORD" },
 	{ "traversal", "member '../../etc/x' has a '..' segment" },
 	{ "absolute", "member '/etc/x' is an absolute path" },
@@ -147,7 +154,8 @@ static const struct {
 	{ "duplicate", "member 'duplicate/__init__.py' appears twice" },
 	{ "backslash", "has a backslash" },
 	{ "nul_name", "member 'nul_name/a\\x00b.py' has a NUL byte" },
-	{ "disagree", "member 'disagree/good.py' is called 'disagree/evil.py' in its local header" },
+	{ "disagree",
+	  "member 'disagree/good.py' is called 'disagree/evil.py' in its local header" },
 	{ "no_dist_info", "has no .dist-info directory" },
 	{ "two_dist_info", "more than one .dist-info directory" },
 	{ "wrong_dist_info", "dist-info directory 'other-1.0.dist-info' does not match" },
@@ -157,8 +165,10 @@ static const struct {
 	{ "truncated", "no end of central directory" },
 	{ "corrupt", "member 'corrupt/big.py' cannot be read" },
 	{ "zip_bomb", "member 'zip_bomb/zeros.bin' claims to expand" },
-	{ "bomb_lying", "member 'bomb_lying/zeros.bin' holds more than the 1000 bytes its header says" },
-	{ "html_page", "'html_page-1.0-py3-none-any.whl' is not a zip archive (it is an HTML or XML page" },
+	{ "bomb_lying",
+	  "member 'bomb_lying/zeros.bin' holds more than the 1000 bytes its header says" },
+	{ "html_page",
+	  "'html_page-1.0-py3-none-any.whl' is not a zip archive (it is an HTML or XML page" },
 };
 
 static void test_bad_wheels(void **state)
@@ -263,7 +273,8 @@ static void test_metadata_parse(void **state)
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(broken); i++) {
 		wp_err_clear(&err);
-		assert_int_equal(wp_metadata_parse(broken[i], strlen(broken[i]), &md, &err), -WPE_PARSE);
+		assert_int_equal(wp_metadata_parse(broken[i], strlen(broken[i]), &md, &err),
+				 -WPE_PARSE);
 		assert_non_null(strstr(err.msg, "'METADATA'"));
 	}
 	static const char nul[] = "Metadata-Version: 2.1\nName: x\0y\nVersion: 1\n";
@@ -273,8 +284,9 @@ static void test_metadata_parse(void **state)
 
 static void test_wheelfile_parse(void **state)
 {
-	static const char ok[] = "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp38-cp38-linux_x86_64\n"
-				 "Tag: cp38-cp38-manylinux1_x86_64\nBuild: 1\n";
+	static const char
+		ok[] = "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp38-cp38-linux_x86_64\n"
+		       "Tag: cp38-cp38-manylinux1_x86_64\nBuild: 1\n";
 	struct wp_wheelfile wf;
 	struct wp_err err = WP_ERR_INIT;
 	assert_int_equal(wp_wheelfile_parse(ok, sizeof(ok) - 1, &wf, &err), 0);
@@ -291,7 +303,8 @@ static void test_wheelfile_parse(void **state)
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(broken); i++) {
 		wp_err_clear(&err);
-		assert_int_equal(wp_wheelfile_parse(broken[i], strlen(broken[i]), &wf, &err), -WPE_PARSE);
+		assert_int_equal(wp_wheelfile_parse(broken[i], strlen(broken[i]), &wf, &err),
+				 -WPE_PARSE);
 	}
 }
 
@@ -356,8 +369,9 @@ static void test_conda_dot_conda(void **state)
 
 static void test_json_string(void **state)
 {
-	static const char j[] = "{\"depends\": [\"a\", {\"name\": \"no\"}], \"n\": -1.5e3, \"t\": true,"
-				"\"name\" : \"x\\\"y\\u00e9\", \"version\": 3}";
+	static const char
+		j[] = "{\"depends\": [\"a\", {\"name\": \"no\"}], \"n\": -1.5e3, \"t\": true,"
+		      "\"name\" : \"x\\\"y\\u00e9\", \"version\": 3}";
 	char *v = wp_conda_json_string(j, sizeof(j) - 1, "name");
 	assert_string_equal(v, "x\"y\xc3\xa9");
 	free(v);
@@ -370,11 +384,13 @@ static void test_json_string(void **state)
 }
 
 /* The one RECORD reader (the verifier's and install's): quoting, CRLF, extra fields, and a broken
- * quote that skips its line so that every reader moves on (one that stopped there looped forever). */
+ * quote that skips its line so that every reader moves on (one that stopped there looped
+ * forever). */
 static void test_record_rows(void **state)
 {
 	(void)state;
-	const char *text = "a/b.py,sha256=x,12\r\n\"q,\"\"u\"\"\",sha256=y,3\n\n\"broken,h,1\nc,d,e,f\nlast";
+	const char *text =
+		"a/b.py,sha256=x,12\r\n\"q,\"\"u\"\"\",sha256=y,3\n\n\"broken,h,1\nc,d,e,f\nlast";
 	struct wp_str s = WP_STRN(text, strlen(text));
 	struct wp_buf f[3] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT }, extra = WP_BUF_INIT;
 	assert_int_equal(wp_record_row(&s, f, &extra), 3);

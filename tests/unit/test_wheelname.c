@@ -1,4 +1,5 @@
-/* tests/unit/test_wheelname.c: wheel/sdist names against packaging's vectors and real PyTorch pages. */
+/* tests/unit/test_wheelname.c: wheel/sdist names against packaging's vectors and real PyTorch
+ * pages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,11 +142,12 @@ static void invalid_vectors(const char *file)
 		same_as_parse(c[0]);
 		struct wp_wheelname w;
 		struct wp_err err = WP_ERR_INIT;
-		/* packaging 24.2 predates PEP 825, which reads these as variant wheels: six parts whose
-		 * third does not start with a digit (python tag "abc", abi "py3", platform "none", label
-		 * "any"), and seven parts (build 200, label "junk") */
+		/* packaging 24.2 predates PEP 825, which reads these as variant wheels: six parts
+		 * whose third does not start with a digit (python tag "abc", abi "py3", platform
+		 * "none", label "any"), and seven parts (build 200, label "junk") */
 		static const char *const pep825[][2] = { { "foo-1.0-abc-py3-none-any.whl", "any" },
-							{ "foo-1.0-200-py3-none-any-junk.whl", "junk" } };
+							 { "foo-1.0-200-py3-none-any-junk.whl",
+							   "junk" } };
 		bool label = false;
 		for (size_t k = 0; k < WP_ARRAY_LEN(pep825) && !label; k++) {
 			if (strcmp(c[0], pep825[k][0]) != 0)
@@ -230,7 +232,8 @@ static void check_versions(const char *rel, bool want_valid, bool has_header)
 		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\n'))
 			n--;
 		if (wp_pep440_valid(v, n) != want_valid) {
-			print_error("%s: '%s' should be %s\n", rel, c[0], want_valid ? "valid" : "invalid");
+			print_error("%s: '%s' should be %s\n", rel, c[0],
+				    want_valid ? "valid" : "invalid");
 			fail();
 		}
 		rows++;
@@ -242,15 +245,24 @@ static void check_versions(const char *rel, bool want_valid, bool has_header)
 static void test_pep440_grammar(void **state)
 {
 	check_versions("packaging_vectors/packaging-24.2/versions_sorted.txt", true, false);
-	check_versions("packaging_vectors/packaging-26.4.dev0_HEAD/versions_sorted.txt", true, false);
+	check_versions("packaging_vectors/packaging-26.4.dev0_HEAD/versions_sorted.txt", true,
+		       false);
 	check_versions("packaging_vectors/packaging-24.2/versions_normalized.tsv", true, true);
 	check_versions("packaging_vectors/packaging-24.2/versions_invalid.tsv", false, true);
-	check_versions("packaging_vectors/packaging-26.4.dev0_HEAD/versions_invalid.tsv", false, true);
-	static const char *const bad[] = { "", "v", "1!", "!1", "1.0-", "1.0+", "1.0+a.", "1.x", "1.0a1b1" };
+	check_versions("packaging_vectors/packaging-26.4.dev0_HEAD/versions_invalid.tsv", false,
+		       true);
+	static const char *const bad[] = { "",     "v",      "1!",  "!1",     "1.0-",
+					   "1.0+", "1.0+a.", "1.x", "1.0a1b1" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++)
 		assert_false(wp_pep440_valid(bad[i], strlen(bad[i])));
-	static const char *const good[] = { "1.8.0+cu111", "1.8.0+rocm4.0.1", "2.0.1+cu117.with.pypi.cudnn",
-					    "1!2.0.post1.dev3+local_1-x", "0.4.1", "1.0a.", "1.0-5", "1.0.dev-" };
+	static const char *const good[] = { "1.8.0+cu111",
+					    "1.8.0+rocm4.0.1",
+					    "2.0.1+cu117.with.pypi.cudnn",
+					    "1!2.0.post1.dev3+local_1-x",
+					    "0.4.1",
+					    "1.0a.",
+					    "1.0-5",
+					    "1.0.dev-" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(good); i++)
 		assert_true(wp_pep440_valid(good[i], strlen(good[i])));
 }
@@ -259,7 +271,9 @@ static void test_torch_names(void **state)
 {
 	struct wp_wheelname w;
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(wp_wheelname_parse("torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl", &w, &err), 0);
+	assert_int_equal(wp_wheelname_parse("torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl", &w,
+					    &err),
+			 0);
 	assert_string_equal(w.name, "torch");
 	assert_string_equal(w.version, "1.8.0+cu111");
 	assert_string_equal(w.build, "");
@@ -268,7 +282,8 @@ static void test_torch_names(void **state)
 	wp_wheelname_release(&w);
 
 	assert_int_equal(wp_wheelname_parse("Foo.Bar-2.0-7x-py2.py3-none-MANYLINUX1_x86_64.manylinux2010_x86_64.whl",
-					    &w, &err), 0);
+					    &w, &err),
+			 0);
 	assert_string_equal(w.project, "foo-bar");
 	assert_int_equal(w.build_num, 7);
 	assert_string_equal(w.build_suffix, "x");
@@ -279,8 +294,12 @@ static void test_torch_names(void **state)
 	wp_wheelname_release(&w);
 
 	static const char *const bad[] = {
-		".whl", "torch-1.0-cp38-cp38-.whl", "torch-1.0-cp38..cp39-none-any.whl", "torch-1.0-cp38.-none-any.whl",
-		"torch-1.0-99999999999999999999999-py3-none-any.whl", "-1.0-py3-none-any.whl",
+		".whl",
+		"torch-1.0-cp38-cp38-.whl",
+		"torch-1.0-cp38..cp39-none-any.whl",
+		"torch-1.0-cp38.-none-any.whl",
+		"torch-1.0-99999999999999999999999-py3-none-any.whl",
+		"-1.0-py3-none-any.whl",
 		"torch-1.0-py3-no ne-any.whl",
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
@@ -309,28 +328,41 @@ static void test_variant_labels(void **state)
 	(void)state;
 	struct wp_wheelname w;
 	struct wp_err err = WP_ERR_INIT;
-	assert_int_equal(wp_wheelname_parse("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl", &w, &err), 0);
+	assert_int_equal(wp_wheelname_parse("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl",
+					    &w, &err),
+			 0);
 	assert_string_equal(w.variant_label, "cuda12.8");
 	assert_string_equal(w.version, "2.10.0");
 	assert_int_equal(w.build_num, -1);
 	assert_string_equal(w.tags[0], "cp313-cp313-manylinux_2_28_x86_64");
 	wp_wheelname_release(&w);
-	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-1-cp313-cp313t-musllinux_1_2_x86_64-x86_64_v3.whl", &w, &err), 0);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-1-cp313-cp313t-musllinux_1_2_x86_64-x86_64_v3.whl",
+					    &w, &err),
+			 0);
 	assert_string_equal(w.variant_label, "x86_64_v3");
 	assert_int_equal(w.build_num, 1);
 	wp_wheelname_release(&w);
-	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-musllinux_1_2_x86_64-null.whl", &w, &err), 0);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-musllinux_1_2_x86_64-null.whl",
+					    &w, &err),
+			 0);
 	assert_string_equal(w.variant_label, "null");
 	wp_wheelname_release(&w);
-	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-musllinux_1_2_x86_64.whl", &w, &err), 0);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-musllinux_1_2_x86_64.whl", &w,
+					    &err),
+			 0);
 	assert_null(w.variant_label);
 	wp_wheelname_release(&w);
 	/* upper case, '-' and an empty label are not labels */
-	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-linux_x86_64-CUDA.whl", &w, &err), -WPE_PARSE);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-cp313-cp313t-linux_x86_64-CUDA.whl", &w,
+					    &err),
+			 -WPE_PARSE);
 	assert_non_null(strstr(err.msg, "variant label"));
-	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-1-cp313-cp313t-linux_x86_64-.whl", &w, &err), -WPE_PARSE);
+	assert_int_equal(wp_wheelname_parse("numpy-2.3.2-1-cp313-cp313t-linux_x86_64-.whl", &w,
+					    &err),
+			 -WPE_PARSE);
 	assert_int_equal(wp_wheelname_parse("a-1-1-py3-none-any-x-y.whl", &w, &err), -WPE_PARSE);
-	assert_int_equal(wp_wheelname_parse("a-1-py3-none-any-0123456789012345678901234567890123456789012345678.whl", &w, &err),
+	assert_int_equal(wp_wheelname_parse("a-1-py3-none-any-0123456789012345678901234567890123456789012345678.whl",
+					    &w, &err),
 			 -WPE_PARSE);
 }
 
@@ -353,8 +385,8 @@ static void test_sdists(void **state)
 		assert_string_equal(s.version, ok[i].version);
 		wp_sdistname_release(&s);
 	}
-	static const char *const bad[] = { "foo-1.0.xz", "foo1.0.tar.gz", "foo-1.x.tar.gz", "-1.0.tar.gz", ".tar.gz",
-					   "foo-.tar.gz" };
+	static const char *const bad[] = { "foo-1.0.xz",  "foo1.0.tar.gz", "foo-1.x.tar.gz",
+					   "-1.0.tar.gz", ".tar.gz",       "foo-.tar.gz" };
 	for (size_t i = 0; i < WP_ARRAY_LEN(bad); i++) {
 		struct wp_sdistname s;
 		struct wp_err err = WP_ERR_INIT;
@@ -363,7 +395,8 @@ static void test_sdists(void **state)
 	}
 }
 
-/* Every file name packaging HEAD accepts on the real 2021 and 2023 PyTorch pages parses here too. */
+/* Every file name packaging HEAD accepts on the real 2021 and 2023 PyTorch pages parses here
+ * too. */
 static int refused_like_head;
 
 static int scan_page(const char *rel, int *torch)
@@ -395,8 +428,9 @@ static int scan_page(const char *rel, int *torch)
 			struct wp_err err = WP_ERR_INIT;
 			same_as_parse(name.data);
 			if (wp_wheelname_parse(name.data, &w, &err)) {
-				/* packaging HEAD refuses an interpreter tag that is no identifier: the 2023
-				 * page's torchrec_cpu-0.1.1-3.7-none-any.whl; pip's next packaging will too */
+				/* packaging HEAD refuses an interpreter tag that is no identifier:
+				 * the 2023 page's torchrec_cpu-0.1.1-3.7-none-any.whl; pip's next
+				 * packaging will too */
 				if (strstr(err.msg, "that is no identifier")) {
 					refused_like_head++;
 					wp_buf_free(&name);
@@ -428,12 +462,21 @@ static bool stop_at_first(void *ctx, const char *tag)
 static void test_each_tag(void **state)
 {
 	static const char *const names[] = {
-		"Foo-1.0-py2.py3-none-any.whl", "foo-1.0-PY3-NONE-Linux_X86_64.whl",
+		"Foo-1.0-py2.py3-none-any.whl",
+		"foo-1.0-PY3-NONE-Linux_X86_64.whl",
 		"foo-1.0-1abc-cp38.cp39-abi3.none-manylinux1_x86_64.manylinux2014_x86_64.whl",
-		"torch-2.8.0-cp312-cp312-manylinux_2_28_x86_64-cu128.whl", "foo-1.0-200-py3-none-any-junk.whl",
-		"foo-1.0-py3-none-any.whl.whl", "foo-1.0-py3-none.whl", "foo-x.y.z-py3-none-any.whl",
-		"foo-1.0-a1-py3-none-any.whl", "foo-1.0-2.7-none-any.whl", "foo-1.0-py3-none-any-BAD.whl",
-		"foo-1.0-py3-none-a..b.whl", ".whl", "", "-----.whl",
+		"torch-2.8.0-cp312-cp312-manylinux_2_28_x86_64-cu128.whl",
+		"foo-1.0-200-py3-none-any-junk.whl",
+		"foo-1.0-py3-none-any.whl.whl",
+		"foo-1.0-py3-none.whl",
+		"foo-x.y.z-py3-none-any.whl",
+		"foo-1.0-a1-py3-none-any.whl",
+		"foo-1.0-2.7-none-any.whl",
+		"foo-1.0-py3-none-any-BAD.whl",
+		"foo-1.0-py3-none-a..b.whl",
+		".whl",
+		"",
+		"-----.whl",
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(names); i++)
 		same_as_parse(names[i]);
@@ -450,7 +493,9 @@ static void test_each_tag(void **state)
 	struct wp_err e = WP_ERR_INIT;
 	long long bn;
 	int calls = 0;
-	assert_int_equal(wp_wheelname_each_tag("foo-1.0-py2.py3-none-any.whl", &bn, stop_at_first, &calls, &e), 0);
+	assert_int_equal(wp_wheelname_each_tag("foo-1.0-py2.py3-none-any.whl", &bn, stop_at_first,
+					       &calls, &e),
+			 0);
 	assert_int_equal(calls, 1);
 	(void)w;
 }
@@ -471,7 +516,8 @@ static void test_real_pages(void **state)
 		free(sub);
 		if (!project)
 			continue; /* the root page index.html sits beside the project folders */
-		char *rel = wp_xasprintf("pytorch_index/whl_simple_2023-10-13/%s/index.html", de->d_name);
+		char *rel = wp_xasprintf("pytorch_index/whl_simple_2023-10-13/%s/index.html",
+					 de->d_name);
 		total += scan_page(rel, &torch);
 		pages++;
 		free(rel);
@@ -482,8 +528,8 @@ static void test_real_pages(void **state)
 	free(dir);
 	/* packaging 21.3 accepts all 3,710 distinct names; the pages repeat a few. packaging HEAD
 	 * refuses the few whose interpreter tag is a bare number ("3.7"), and so does wheelpick */
-	print_message("real pages: %d wheel names read, %d refused as packaging HEAD refuses them\n", total,
-		      refused_like_head);
+	print_message("real pages: %d wheel names read, %d refused as packaging HEAD refuses them\n",
+		      total, refused_like_head);
 	assert_true(total + refused_like_head >= 3710);
 	assert_true(refused_like_head >= 1 && refused_like_head < 20);
 	assert_true(torch > 1500);

@@ -1,5 +1,6 @@
 /* tests/unit/test_wheelstream.c: a wheel checked from the bytes streamed past must get exactly the
- * verdict of the full second pass, for every fixture wheel, good and bad, however the bytes are cut. */
+ * verdict of the full second pass, for every fixture wheel, good and bad, however the bytes are
+ * cut. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,66 +40,68 @@ static int fx_setup(void **state)
 	free(cmd);
 	/* two shapes mkwheels.py does not make: members stored, and members written to a pipe (each
 	 * followed by a data descriptor, which the stream hands to the second pass) */
-	cmd = wp_xasprintf("python3 - '%s' <<'EOF'\n"
-			   "import base64, hashlib, io, sys, zipfile\n"
-			   "def wheel(path, name, method, pipe):\n"
-			   "    files = {name + '/__init__.py': b'VALUE = 42\\n', name + '/data.bin': bytes(range(256)) * 40,\n"
-			   "             name + '-1.0.dist-info/METADATA': ('Metadata-Version: 2.1\\nName: %%s\\nVersion: 1.0\\n' %% name).encode(),\n"
-			   "             name + '-1.0.dist-info/WHEEL': b'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n'}\n"
-			   "    rec = ''.join('%%s,sha256=%%s,%%d\\n' %% (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode(), len(d)) for n, d in files.items())\n"
-			   "    files[name + '-1.0.dist-info/RECORD'] = (rec + name + '-1.0.dist-info/RECORD,,\\n').encode()\n"
-			   "    raw = io.BytesIO()\n"
-			   "    class Pipe(io.RawIOBase):\n"
-			   "        def writable(self): return True\n"
-			   "        def write(self, b): return raw.write(b)\n"
-			   "    with zipfile.ZipFile(Pipe() if pipe else raw, 'w', method) as z:\n"
-			   "        for n, d in files.items():\n"
-			   "            z.writestr(n, d)\n"
-			   "    open(path, 'wb').write(raw.getvalue())\n"
-			   "d = sys.argv[1]\n"
-			   "wheel(d + '/stored_pkg-1.0-py3-none-any.whl', 'stored_pkg', zipfile.ZIP_STORED, False)\n"
-			   "wheel(d + '/piped_pkg-1.0-py3-none-any.whl', 'piped_pkg', zipfile.ZIP_DEFLATED, True)\n"
-			   "import random\n"
-			   "def many(path, name, edit=None, big=False):\n"
-			   "    r = random.Random(7)\n"
-			   "    words = [bytes(r.choice(b'abcdefghij_ ()') for _ in range(r.randint(2, 9))) for _ in range(300)]\n"
-			   "    files = {}\n"
-			   "    for i in range(120):\n"
-			   "        files['%%s/m%%03d.py' %% (name, i)] = b' '.join(r.choice(words) for _ in range(r.randint(10, 9000)))\n"
-			   "    files[name + '/lib.so'] = b''.join(r.choice(words) + r.randbytes(r.randint(0, 8)) for _ in range(150000))\n"
-			   "    if big: files[name + '/data.bin'] = r.randbytes(5 << 20)\n"
-			   "    files[name + '-1.0.dist-info/METADATA'] = ('Metadata-Version: 2.1\\nName: %%s\\nVersion: 1.0\\n' %% name).encode()\n"
-			   "    files[name + '-1.0.dist-info/WHEEL'] = b'Wheel-Version: 1.0\\nRoot-Is-Purelib: false\\nTag: py3-none-any\\n'\n"
-			   "    rec = ''.join('%%s,sha256=%%s,%%d\\n' %% (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode(), len(d)) for n, d in files.items())\n"
-			   "    files[name + '-1.0.dist-info/RECORD'] = (rec + name + '-1.0.dist-info/RECORD,,\\n').encode()\n"
-			   "    raw = io.BytesIO()\n"
-			   "    with zipfile.ZipFile(raw, 'w', zipfile.ZIP_DEFLATED) as z:\n"
-			   "        for n, dd in files.items():\n"
-			   "            z.writestr(n, dd, zipfile.ZIP_STORED if n.endswith('.bin') else zipfile.ZIP_DEFLATED)\n"
-			   "    b = bytearray(raw.getvalue())\n"
-			   "    if edit: edit(b)\n"
-			   "    open(path, 'wb').write(bytes(b))\n"
-			   "def flip(at):\n"
-			   "    def e(b): b[int(len(b) * at)] ^= 0x55\n"
-			   "    return e\n"
-			   "import os\n"
-			   "os.mkdir(d + '/many')\n"
-			   "many(d + '/many/many_pkg-1.0-py3-none-any.whl', 'many_pkg')\n"
-			   "for k, at in enumerate((0.2, 0.5, 0.8, 0.9)):\n"
-			   "    many(d + '/many/flip%%d_pkg-1.0-py3-none-any.whl' %% k, 'flip%%d_pkg' %% k, flip(at))\n"
-			   "os.mkdir(d + '/big')\n"
-			   "def crc(b):\n"
-			   "    z = zipfile.ZipFile(io.BytesIO(bytes(b)))\n"
-			   "    i = [x for x in z.infolist() if x.filename.endswith('m007.py')][0]\n"
-			   "    c = (i.CRC ^ 1).to_bytes(4, 'little')\n"
-			   "    b[i.header_offset + 14:i.header_offset + 18] = c\n"
-			   "    cd = b.rfind(b'PK\\x01\\x02' + b[b.find(b'PK\\x01\\x02') + 4:b.find(b'PK\\x01\\x02') + 6], 0, len(b))\n"
-			   "    at = b.find(i.filename.encode(), b.find(b'PK\\x01\\x02')) - 46\n"
-			   "    b[at + 16:at + 20] = c\n"
-			   "many(d + '/big/big_pkg-1.0-py3-none-any.whl', 'big_pkg', big=True)\n"
-			   "many(d + '/big/bigflip_pkg-1.0-py3-none-any.whl', 'bigflip_pkg', flip(0.05), big=True)\n"
-			   "many(d + '/big/bigcrc_pkg-1.0-py3-none-any.whl', 'bigcrc_pkg', crc, big=True)\n"
-			   "EOF", fx->dir);
+	cmd = wp_xasprintf(
+		"python3 - '%s' <<'EOF'\n"
+		"import base64, hashlib, io, sys, zipfile\n"
+		"def wheel(path, name, method, pipe):\n"
+		"    files = {name + '/__init__.py': b'VALUE = 42\\n', name + '/data.bin': bytes(range(256)) * 40,\n"
+		"             name + '-1.0.dist-info/METADATA': ('Metadata-Version: 2.1\\nName: %%s\\nVersion: 1.0\\n' %% name).encode(),\n"
+		"             name + '-1.0.dist-info/WHEEL': b'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n'}\n"
+		"    rec = ''.join('%%s,sha256=%%s,%%d\\n' %% (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode(), len(d)) for n, d in files.items())\n"
+		"    files[name + '-1.0.dist-info/RECORD'] = (rec + name + '-1.0.dist-info/RECORD,,\\n').encode()\n"
+		"    raw = io.BytesIO()\n"
+		"    class Pipe(io.RawIOBase):\n"
+		"        def writable(self): return True\n"
+		"        def write(self, b): return raw.write(b)\n"
+		"    with zipfile.ZipFile(Pipe() if pipe else raw, 'w', method) as z:\n"
+		"        for n, d in files.items():\n"
+		"            z.writestr(n, d)\n"
+		"    open(path, 'wb').write(raw.getvalue())\n"
+		"d = sys.argv[1]\n"
+		"wheel(d + '/stored_pkg-1.0-py3-none-any.whl', 'stored_pkg', zipfile.ZIP_STORED, False)\n"
+		"wheel(d + '/piped_pkg-1.0-py3-none-any.whl', 'piped_pkg', zipfile.ZIP_DEFLATED, True)\n"
+		"import random\n"
+		"def many(path, name, edit=None, big=False):\n"
+		"    r = random.Random(7)\n"
+		"    words = [bytes(r.choice(b'abcdefghij_ ()') for _ in range(r.randint(2, 9))) for _ in range(300)]\n"
+		"    files = {}\n"
+		"    for i in range(120):\n"
+		"        files['%%s/m%%03d.py' %% (name, i)] = b' '.join(r.choice(words) for _ in range(r.randint(10, 9000)))\n"
+		"    files[name + '/lib.so'] = b''.join(r.choice(words) + r.randbytes(r.randint(0, 8)) for _ in range(150000))\n"
+		"    if big: files[name + '/data.bin'] = r.randbytes(5 << 20)\n"
+		"    files[name + '-1.0.dist-info/METADATA'] = ('Metadata-Version: 2.1\\nName: %%s\\nVersion: 1.0\\n' %% name).encode()\n"
+		"    files[name + '-1.0.dist-info/WHEEL'] = b'Wheel-Version: 1.0\\nRoot-Is-Purelib: false\\nTag: py3-none-any\\n'\n"
+		"    rec = ''.join('%%s,sha256=%%s,%%d\\n' %% (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode(), len(d)) for n, d in files.items())\n"
+		"    files[name + '-1.0.dist-info/RECORD'] = (rec + name + '-1.0.dist-info/RECORD,,\\n').encode()\n"
+		"    raw = io.BytesIO()\n"
+		"    with zipfile.ZipFile(raw, 'w', zipfile.ZIP_DEFLATED) as z:\n"
+		"        for n, dd in files.items():\n"
+		"            z.writestr(n, dd, zipfile.ZIP_STORED if n.endswith('.bin') else zipfile.ZIP_DEFLATED)\n"
+		"    b = bytearray(raw.getvalue())\n"
+		"    if edit: edit(b)\n"
+		"    open(path, 'wb').write(bytes(b))\n"
+		"def flip(at):\n"
+		"    def e(b): b[int(len(b) * at)] ^= 0x55\n"
+		"    return e\n"
+		"import os\n"
+		"os.mkdir(d + '/many')\n"
+		"many(d + '/many/many_pkg-1.0-py3-none-any.whl', 'many_pkg')\n"
+		"for k, at in enumerate((0.2, 0.5, 0.8, 0.9)):\n"
+		"    many(d + '/many/flip%%d_pkg-1.0-py3-none-any.whl' %% k, 'flip%%d_pkg' %% k, flip(at))\n"
+		"os.mkdir(d + '/big')\n"
+		"def crc(b):\n"
+		"    z = zipfile.ZipFile(io.BytesIO(bytes(b)))\n"
+		"    i = [x for x in z.infolist() if x.filename.endswith('m007.py')][0]\n"
+		"    c = (i.CRC ^ 1).to_bytes(4, 'little')\n"
+		"    b[i.header_offset + 14:i.header_offset + 18] = c\n"
+		"    cd = b.rfind(b'PK\\x01\\x02' + b[b.find(b'PK\\x01\\x02') + 4:b.find(b'PK\\x01\\x02') + 6], 0, len(b))\n"
+		"    at = b.find(i.filename.encode(), b.find(b'PK\\x01\\x02')) - 46\n"
+		"    b[at + 16:at + 20] = c\n"
+		"many(d + '/big/big_pkg-1.0-py3-none-any.whl', 'big_pkg', big=True)\n"
+		"many(d + '/big/bigflip_pkg-1.0-py3-none-any.whl', 'bigflip_pkg', flip(0.05), big=True)\n"
+		"many(d + '/big/bigcrc_pkg-1.0-py3-none-any.whl', 'bigcrc_pkg', crc, big=True)\n"
+		"EOF",
+		fx->dir);
 	if (!rc)
 		rc = system(cmd);
 	free(cmd);
@@ -146,8 +149,8 @@ static void test_same_verdict(void **state)
 			wp_err_clear(&err2);
 			int got = wp_wheel_verify_streamed(path, e->d_name, s, NULL, &info, &err2);
 			if (got != want || strcmp(err.msg, err2.msg) != 0)
-				print_message("%s (cut %zu): full pass %d '%s', streamed %d '%s'\n", e->d_name, cuts[c],
-					      want, err.msg, got, err2.msg);
+				print_message("%s (cut %zu): full pass %d '%s', streamed %d '%s'\n",
+					      e->d_name, cuts[c], want, err.msg, got, err2.msg);
 			assert_int_equal(got, want);
 			assert_string_equal(err2.msg, err.msg);
 			if (!got)
@@ -175,7 +178,9 @@ static void test_data_descriptor_falls_back(void **state)
 	assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
 	struct wp_wheel_stream *s = streamed(&b, 4096);
 	assert_false(wp_wheel_stream_complete(s));
-	assert_int_equal(wp_wheel_verify_streamed(path, "piped_pkg-1.0-py3-none-any.whl", s, NULL, NULL, &err), 0);
+	assert_int_equal(wp_wheel_verify_streamed(path, "piped_pkg-1.0-py3-none-any.whl", s, NULL,
+						  NULL, &err),
+			 0);
 	wp_wheel_stream_free(s);
 	wp_buf_free(&b);
 	free(path);
@@ -203,7 +208,9 @@ static void test_good_stream_and_reset(void **state)
 		assert_false(m[i].bad);
 		assert_int_equal(m[i].actual, m[i].usize);
 	}
-	assert_int_equal(wp_wheel_verify_streamed(path, "demo_pkg-1.0-py3-none-any.whl", s, NULL, NULL, &err), 0);
+	assert_int_equal(wp_wheel_verify_streamed(path, "demo_pkg-1.0-py3-none-any.whl", s, NULL,
+						  NULL, &err),
+			 0);
 	wp_wheel_stream_free(s);
 	wp_buf_free(&b);
 	free(path);
@@ -218,13 +225,16 @@ static void test_stream_bytes_are_checked(void **state)
 	struct wp_buf b = WP_BUF_INIT;
 	struct wp_err err = WP_ERR_INIT;
 	assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, &err), 0);
-	assert_int_equal(wp_wheel_verify_named(path, "stored_pkg-1.0-py3-none-any.whl", NULL, NULL, &err), 0);
+	assert_int_equal(wp_wheel_verify_named(path, "stored_pkg-1.0-py3-none-any.whl", NULL, NULL,
+					       &err),
+			 0);
 	char *at = memmem(b.data, b.len, "VALUE", 5); /* in stored_pkg/__init__.py, stored */
 	assert_non_null(at);
 	at[0] = 'W';
 	struct wp_wheel_stream *s = streamed(&b, 4096);
 	assert_true(wp_wheel_stream_complete(s));
-	int rc = wp_wheel_verify_streamed(path, "stored_pkg-1.0-py3-none-any.whl", s, NULL, NULL, &err);
+	int rc = wp_wheel_verify_streamed(path, "stored_pkg-1.0-py3-none-any.whl", s, NULL, NULL,
+					  &err);
 	assert_int_equal(rc, -WPE_INTEGRITY);
 	assert_non_null(strstr(err.msg, "member 'stored_pkg/__init__.py': sha256 mismatch"));
 	wp_wheel_stream_free(s);
@@ -234,7 +244,8 @@ static void test_stream_bytes_are_checked(void **state)
 
 /* The bytes written to a file piece by piece and fed after each piece, as the store writer does,
  * with every deflated member given to a pool of threads that read them back from that file. */
-static struct wp_wheel_stream *pooled(const struct wp_buf *b, size_t cut, size_t stop, const char *tmp, int threads)
+static struct wp_wheel_stream *pooled(const struct wp_buf *b, size_t cut, size_t stop,
+				      const char *tmp, int threads)
 {
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
@@ -282,18 +293,23 @@ static void pool_dir(const char *dir, const char *tmp, int *n, int *flips, int *
 		for (size_t c = 0; c < WP_ARRAY_LEN(cuts); c++) {
 			for (size_t t = 0; t < WP_ARRAY_LEN(threads); t++) {
 				if (b.len > (1 << 20) && cuts[c] == 7)
-					continue; /* a MiB in 7-byte pieces proves nothing more, slowly */
-				struct wp_wheel_stream *s = pooled(&b, cuts[c], b.len, tmp, threads[t]);
+					continue; /* a MiB in 7-byte pieces proves nothing more,
+						     slowly */
+				struct wp_wheel_stream *s = pooled(&b, cuts[c], b.len, tmp,
+								   threads[t]);
 				wp_err_clear(&err2);
-				int got = wp_wheel_verify_streamed(tmp, e->d_name, s, NULL, NULL, &err2);
+				int got = wp_wheel_verify_streamed(tmp, e->d_name, s, NULL, NULL,
+								   &err2);
 				if (got != want || strcmp(serr.msg, err2.msg) != 0)
 					print_message("%s (cut %zu, %d threads): serial stream %d '%s', pooled %d '%s'\n",
-						      e->d_name, cuts[c], threads[t], want, serr.msg, got, err2.msg);
+						      e->d_name, cuts[c], threads[t], want,
+						      serr.msg, got, err2.msg);
 				assert_int_equal(got, want);
 				assert_string_equal(err2.msg, serr.msg);
 				if (!want && wp_wheel_stream_complete(s)) {
 					size_t nm = 0;
-					const struct wp_wheel_smember *m = wp_wheel_stream_members(s, &nm);
+					const struct wp_wheel_smember
+						*m = wp_wheel_stream_members(s, &nm);
 					for (size_t i = 0; i < nm; i++)
 						assert_true(m[i].done && !m[i].bad);
 					(*fast)++;
@@ -341,7 +357,8 @@ static void test_pool_cut_short_and_reset(void **state)
 	assert_false(wp_wheel_stream_complete(s));
 	int fd = open(tmp, O_WRONLY | O_APPEND);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, b.data + b.len / 3, b.len - b.len / 3), (ssize_t)(b.len - b.len / 3));
+	assert_int_equal(write(fd, b.data + b.len / 3, b.len - b.len / 3),
+			 (ssize_t)(b.len - b.len / 3));
 	close(fd);
 	assert_int_equal(wp_wheel_verify_streamed(tmp, name, s, NULL, NULL, &err), 0);
 	wp_wheel_stream_free(s);
@@ -415,7 +432,8 @@ static void test_gpu_code_three_ways(void **state)
 	assert_int_equal(system(cmd), 0);
 	static const struct { const char *wheel, *code; } cases[] = {
 		{ "gx_ptx_compute80_so-1.0-cp311-cp311-linux_x86_64.whl", "compute_80@7.8" },
-		{ "gx_three_tus_so-1.0-cp311-cp311-linux_x86_64.whl", "sm_75,sm_86,compute_86@7.8" },
+		{ "gx_three_tus_so-1.0-cp311-cp311-linux_x86_64.whl",
+		  "sm_75,sm_86,compute_86@7.8" },
 		{ "gx_two_objects-1.0-cp311-cp311-linux_x86_64.whl", "sm_80 sm_90" },
 		{ "gx_c13_torch_cu130_pattern_so-1.0-cp311-cp311-linux_x86_64.whl",
 		  "sm_75,sm_80,sm_86,sm_90,sm_100,sm_120,compute_120@9.0" },
@@ -427,15 +445,21 @@ static void test_gpu_code_three_ways(void **state)
 		struct wp_buf b = WP_BUF_INIT;
 		assert_int_equal(wp_file_read_capped(path, 64 << 20, &b, NULL), 0);
 		for (int way = 0; way < 3; way++) {
-			struct wp_wheel_stream *s = way == 0 ? NULL : way == 1 ? streamed(&b, 4096) : pooled(&b, 4096, b.len, tmp, 2);
+			struct wp_wheel_stream *s = way == 0 ? NULL :
+						    way == 1 ? streamed(&b, 4096) :
+							       pooled(&b, 4096, b.len, tmp, 2);
 			struct wp_wheel_info info;
 			struct wp_err err = WP_ERR_INIT;
-			assert_int_equal(wp_wheel_verify_streamed(way == 2 ? tmp : path, cases[i].wheel, s, NULL, &info, &err), 0);
+			assert_int_equal(wp_wheel_verify_streamed(way == 2 ? tmp : path,
+								  cases[i].wheel, s, NULL, &info,
+								  &err),
+					 0);
 			if (!cases[i].code)
 				assert_null(info.gpu_code);
 			else if (!info.gpu_code || strcmp(info.gpu_code, cases[i].code))
-				fail_msg("%s (way %d): GPU code '%s', wanted '%s'", cases[i].wheel, way,
-					 info.gpu_code ? info.gpu_code : "(null)", cases[i].code);
+				fail_msg("%s (way %d): GPU code '%s', wanted '%s'", cases[i].wheel,
+					 way, info.gpu_code ? info.gpu_code : "(null)",
+					 cases[i].code);
 			assert_null(info.gpu_problem);
 			wp_wheel_info_release(&info);
 			wp_wheel_stream_free(s);
@@ -481,19 +505,26 @@ static void test_file_digest(void **state)
 			}
 			size_t cut = cuts[c % (sizeof(cuts) / sizeof(*cuts))];
 			for (size_t off = 0; off < b.len; off += cut)
-				wp_wheel_stream_feed(s, b.data + off, b.len - off < cut ? b.len - off : cut);
-			assert_int_equal(wp_wheel_stream_hash_file(s), -1); /* too late: bytes went past */
+				wp_wheel_stream_feed(s, b.data + off,
+						     b.len - off < cut ? b.len - off : cut);
+			assert_int_equal(wp_wheel_stream_hash_file(s), -1); /* too late: bytes went
+									       past */
 			long long covered = -1;
 			assert_int_equal(wp_wheel_stream_file_sha256(s, dg, &covered), 0);
 			assert_int_equal(covered, (long long)b.len);
 			wp_hex_encode(dg, sizeof(dg), got);
 			if (strcmp(got, want))
-				fail_msg("%s cut %zu (%s): file digest %s, wanted %s", e->d_name, cut,
-					 wp_sha256_native() ? "SHA-NI" : "OpenSSL", got, want);
-			assert_int_equal(wp_wheel_stream_file_sha256(s, dg, &covered), -1); /* given once */
-			/* the members' own digests took the same path: the verdict is the full pass's */
-			assert_int_equal(wp_wheel_verify_streamed(path, e->d_name, s, NULL, NULL, &err) == 0,
-					 wp_wheel_verify_named(path, e->d_name, NULL, NULL, &err) == 0);
+				fail_msg("%s cut %zu (%s): file digest %s, wanted %s", e->d_name,
+					 cut, wp_sha256_native() ? "SHA-NI" : "OpenSSL", got, want);
+			assert_int_equal(wp_wheel_stream_file_sha256(s, dg, &covered), -1); /* given
+											       once
+											     */
+			/* the members' own digests took the same path: the verdict is the full
+			 * pass's */
+			assert_int_equal(wp_wheel_verify_streamed(path, e->d_name, s, NULL, NULL,
+								  &err) == 0,
+					 wp_wheel_verify_named(path, e->d_name, NULL, NULL, &err) ==
+						 0);
 			wp_wheel_stream_free(s);
 		}
 		wp_sha256_allow_native(true);

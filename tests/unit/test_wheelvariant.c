@@ -1,6 +1,6 @@
-/* tests/unit/test_wheelvariant.c: PEP 825 variant metadata read from the real PyTorch and variantlib
- * files, what each provider namespace supports on described targets, PEP 825's order, the variant
- * markers, and pylock's [packages.variants-json] table. */
+/* tests/unit/test_wheelvariant.c: PEP 825 variant metadata read from the real PyTorch and
+ * variantlib files, what each provider namespace supports on described targets, PEP 825's order,
+ * the variant markers, and pylock's [packages.variants-json] table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,8 +104,10 @@ static void test_real_files(void **state)
 	wp_variants_release(&v);
 
 	static const char *const others[] = {
-		"variants/torch-2.8.0-variants.json", "variants/variant-repack__torch-2.10__torchvision-0.25.0-variants.json",
-		"variants/variantlib__dummy_project-1.0.0-variants.json", "variants/variantlib__sandbox_project-1.0.0-variants.json",
+		"variants/torch-2.8.0-variants.json",
+		"variants/variant-repack__torch-2.10__torchvision-0.25.0-variants.json",
+		"variants/variantlib__dummy_project-1.0.0-variants.json",
+		"variants/variantlib__sandbox_project-1.0.0-variants.json",
 		"variants/variantlib__test_package-0-variants.json",
 		"variants/variantlib-testwheel__test_package-0-py3-none-any-foo__variant.json",
 		"variants/variantlib-testwheel__test_package-0-py3-none-any-null__variant.json",
@@ -131,7 +133,9 @@ static void test_schema_and_refusals(void **state)
 	assert_int_equal(parse_text("{\"$schema\": \"https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json\","
 				    " \"default-priorities\": {\"namespace\": [\"x86_64\", \"blas_lapack\"]},"
 				    " \"variants\": {\"null\": {}, \"x86_64_v3_openblas\": {\"blas_lapack\": {\"library\": [\"openblas\"]},"
-				    " \"x86_64\": {\"level\": [\"v3\"]}}}}", &v, &e), 0);
+				    " \"x86_64\": {\"level\": [\"v3\"]}}}}",
+				    &v, &e),
+			 0);
 	assert_int_equal(v.schema_minor, 1);
 	assert_int_equal(v.schema_patch, 1);
 	assert_int_equal(v.n_labels, 2);
@@ -141,7 +145,8 @@ static void test_schema_and_refusals(void **state)
 		const char *text, *says;
 	} bad[] = {
 		{ "[]", "not a JSON object" },
-		{ "{\"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {}}", "no $schema" },
+		{ "{\"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {}}",
+		  "no $schema" },
 		{ "{\"$schema\": \"https://x/v1.0.0.json\", \"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {}}",
 		  "major version" },
 		{ "{\"$schema\": \"https://x/schema.json\", \"default-priorities\": {\"namespace\": [\"a\"]}, \"variants\": {}}",
@@ -149,15 +154,20 @@ static void test_schema_and_refusals(void **state)
 		{ "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": []}, \"variants\": {}}",
 		  "namespace is empty" },
 		{ "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\"]},"
-		  " \"variants\": {\"x\": {\"b\": {\"f\": [\"1\"]}}}}", "which default-priorities.namespace does not list" },
+		  " \"variants\": {\"x\": {\"b\": {\"f\": [\"1\"]}}}}",
+		  "which default-priorities.namespace does not list" },
 		{ "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\"]},"
-		  " \"variants\": {\"X\": {}}}", "label 'X'" },
+		  " \"variants\": {\"X\": {}}}",
+		  "label 'X'" },
 		{ "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\"]},"
-		  " \"variants\": {\"x\": {\"a\": {\"f\": []}}}}", "is empty" },
+		  " \"variants\": {\"x\": {\"a\": {\"f\": []}}}}",
+		  "is empty" },
 		{ "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\"]},"
-		  " \"variants\": {\"x\": {\"a\": {\"f\": [\"1 2\"]}}}}", "does not allow" },
+		  " \"variants\": {\"x\": {\"a\": {\"f\": [\"1 2\"]}}}}",
+		  "does not allow" },
 		{ "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\"]},"
-		  " \"variants\": {\"null\": {\"a\": {\"f\": [\"1\"]}}}}", "reserved" },
+		  " \"variants\": {\"null\": {\"a\": {\"f\": [\"1\"]}}}}",
+		  "reserved" },
 		{ "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"a\", \"a\"]}, \"variants\": {}}",
 		  "twice" },
 		{ "{\"$schema\": 1", "t.json" },
@@ -176,7 +186,8 @@ static void test_schema_and_refusals(void **state)
 	assert_false(wp_variants_json_name("torch-1-2-variants.json"));
 }
 
-static const struct wp_vfeature_order *feature(const struct wp_vorder *o, const char *ns, const char *f)
+static const struct wp_vfeature_order *feature(const struct wp_vorder *o, const char *ns,
+					       const char *f)
 {
 	for (size_t i = 0; i < o->n; i++)
 		if (!strcmp(o->f[i].ns, ns) && !strcmp(o->f[i].feature, f))
@@ -190,9 +201,10 @@ static const struct wp_vfeature_order *feature(const struct wp_vorder *o, const 
 static void test_nvidia_values(void **state)
 {
 	(void)state;
-	const char *text = "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"nvidia\"]},"
-			   " \"variants\": {\"a\": {\"nvidia\": {\"cuda_version_lower_bound\": [\"12.0\"],"
-			   " \"cuda_version_upper_bound\": [\"13\"], \"sm_arch\": [\"86_real\"]}}}}";
+	const char *text =
+		"{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"nvidia\"]},"
+		" \"variants\": {\"a\": {\"nvidia\": {\"cuda_version_lower_bound\": [\"12.0\"],"
+		" \"cuda_version_upper_bound\": [\"13\"], \"sm_arch\": [\"86_real\"]}}}}";
 	struct wp_variants v;
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_target t;
@@ -247,13 +259,16 @@ static void test_unknown_namespace(void **state)
 	target(&t, "cuda=12.8 gpu=sm_86");
 	wp_vorder_init(&o, &v, &t);
 	assert_false(wp_vorder_supported(&o, wp_variants_find(&v, "5d8be4b9"), &why));
-	assert_non_null(strstr(why.data, "namespace 'installable_plugin' has no provider wheelpick knows"));
+	assert_non_null(
+		strstr(why.data, "namespace 'installable_plugin' has no provider wheelpick knows"));
 	wp_vorder_release(&o);
 	wp_variants_release(&v);
 
 	struct wp_err e = WP_ERR_INIT;
 	assert_int_equal(parse_text("{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"nvidia\"]},"
-				    " \"variants\": {\"a\": {\"nvidia\": {\"driver\": [\"12.4\"]}}}}", &v, &e), 0);
+				    " \"variants\": {\"a\": {\"nvidia\": {\"driver\": [\"12.4\"]}}}}",
+				    &v, &e),
+			 0);
 	wp_vorder_init(&o, &v, &t);
 	wp_buf_reset(&why);
 	assert_false(wp_vorder_supported(&o, &v.labels[0], &why));
@@ -275,7 +290,8 @@ static void test_order(void **state)
 	load(V10, &v);
 	target(&t, "cuda=12.8 gpu=sm_86");
 	wp_vorder_init(&o, &v, &t);
-	const struct wp_vlabel *c126 = wp_variants_find(&v, "cuda12.6"), *c128 = wp_variants_find(&v, "cuda12.8"),
+	const struct wp_vlabel *c126 = wp_variants_find(&v, "cuda12.6"),
+			       *c128 = wp_variants_find(&v, "cuda12.8"),
 			       *null = wp_variants_find(&v, "null");
 	assert_true(wp_vorder_supported(&o, c126, NULL));
 	assert_true(wp_vorder_supported(&o, c128, NULL));
@@ -294,12 +310,14 @@ static void test_order(void **state)
 	assert_int_equal(parse_text("{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"x86_64\"]},"
 				    " \"variants\": {\"null\": {}, \"v2\": {\"x86_64\": {\"level\": [\"v2\"]}},"
 				    " \"v3\": {\"x86_64\": {\"level\": [\"v3\"]}}, \"v4\": {\"x86_64\": {\"level\": [\"v4\"]}}}}",
-				    &v, &e), 0);
+				    &v, &e),
+			 0);
 	target(&t, "cuda=cpu x86=v3");
 	wp_vorder_init(&o, &v, &t);
 	assert_true(wp_vorder_supported(&o, wp_variants_find(&v, "v3"), NULL));
 	assert_false(wp_vorder_supported(&o, wp_variants_find(&v, "v4"), NULL));
-	assert_true(wp_vorder_cmp(&o, wp_variants_find(&v, "v3"), wp_variants_find(&v, "v2"), NULL) < 0);
+	assert_true(wp_vorder_cmp(&o, wp_variants_find(&v, "v3"), wp_variants_find(&v, "v2"),
+				  NULL) < 0);
 	wp_vorder_release(&o);
 	target(&t, "cuda=cpu platform=manylinux_2_28_aarch64");
 	wp_vorder_init(&o, &v, &t);
@@ -324,11 +342,13 @@ static void test_static_01x(void **state)
 	snprintf(text, sizeof(text),
 		 "{\"$schema\": \"https://x/v0.1.1.json\", \"default-priorities\": {\"namespace\": [\"priority\"]},"
 		 " \"variants\": {\"a\": {\"priority\": {\"order\": [\"10\"]}}, \"b\": {\"priority\": {\"order\": [\"9\"]}},"
-		 " \"c\": {\"priority\": {\"order\": [\"%s\"]}}}}", longv);
+		 " \"c\": {\"priority\": {\"order\": [\"%s\"]}}}}",
+		 longv);
 	assert_int_equal(parse_text(text, &v, &e), 0);
 	target(&t, "cuda=cpu");
 	wp_vorder_init(&o, &v, &t);
-	const struct wp_vlabel *a = wp_variants_find(&v, "a"), *b = wp_variants_find(&v, "b"), *c = wp_variants_find(&v, "c");
+	const struct wp_vlabel *a = wp_variants_find(&v, "a"), *b = wp_variants_find(&v, "b"),
+			       *c = wp_variants_find(&v, "c");
 	assert_true(wp_vorder_supported(&o, a, NULL));
 	assert_true(wp_vorder_supported(&o, c, NULL));
 	assert_true(wp_vorder_cmp(&o, b, a, NULL) < 0);
@@ -365,7 +385,8 @@ static void test_static_00x(void **state)
 	wp_buf_free(&why);
 	assert_true(wp_vorder_supported(&o, ob, NULL));
 	assert_true(wp_vorder_supported(&o, mkl, NULL));
-	assert_true(wp_vorder_cmp(&o, mkl, ob, NULL) < 0); /* the property priority, not the static order */
+	assert_true(wp_vorder_cmp(&o, mkl, ob, NULL) < 0); /* the property priority, not the static
+							      order */
 	wp_vorder_release(&o);
 	wp_variants_release(&v);
 }
@@ -422,7 +443,8 @@ static bool holds(const char *marker, const struct wp_marker_env *env)
 	return yes;
 }
 
-/* PEP 825 "evaluating variant markers", with its sm_arch example: only supported properties count. */
+/* PEP 825 "evaluating variant markers", with its sm_arch example: only supported properties
+ * count. */
 static void test_markers(void **state)
 {
 	(void)state;
@@ -432,8 +454,13 @@ static void test_markers(void **state)
 	load(V10, &v);
 	target(&t, "cuda=13.0 gpu=sm_86 platform=manylinux_2_28_x86_64");
 	wp_marker_env_from_target(&env, &t);
-	struct wp_candidate c = { .project = "torch", .version = "2.10.0", .kind = "wheel",
-				  .filename = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda13.0.whl", .variants = &v };
+	struct wp_candidate c = {
+		.project = "torch",
+		.version = "2.10.0",
+		.kind = "wheel",
+		.filename = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda13.0.whl",
+		.variants = &v
+	};
 	wp_pick_variant_marker_env(&env, &c, &t);
 	assert_true(holds("variant_label == 'cuda13.0'", &env));
 	assert_true(holds("variant_label != 'null'", &env));
@@ -457,8 +484,12 @@ static void test_markers(void **state)
 	wp_marker_release(&m);
 
 	/* a non-variant wheel: "" and empty sets */
-	struct wp_candidate plain = { .project = "torch", .version = "2.10.0", .kind = "wheel",
-				      .filename = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64.whl" };
+	struct wp_candidate plain = {
+		.project = "torch",
+		.version = "2.10.0",
+		.kind = "wheel",
+		.filename = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64.whl"
+	};
 	wp_pick_variant_marker_env(&env, &plain, &t);
 	assert_true(holds("variant_label == ''", &env));
 	assert_false(holds("'nvidia' in variant_namespaces", &env));
@@ -474,13 +505,18 @@ static void test_toml(void **state)
 	load(V10, &v);
 	const char *keep[] = { "cuda12.8", "null" };
 	wp_pylock_variants_toml(&v, keep, 2, "packages.variants-json", &b);
-	assert_non_null(strstr(b.data, "[packages.variants-json]\n\"$schema\" = \"https://variants-schema.wheelnext.dev/v0.0.3.json\""));
+	assert_non_null(
+		strstr(b.data,
+		       "[packages.variants-json]\n\"$schema\" = \"https://variants-schema.wheelnext.dev/v0.0.3.json\""));
 	assert_non_null(strstr(b.data, "namespace = [\"nvidia\", \"priority\"]"));
 	assert_non_null(strstr(b.data, "\"null\" = {}"));
-	assert_non_null(strstr(b.data, "\"cuda12.8\" = { \"nvidia\" = { \"cuda_version_lower_bound\" = [\"12.0\"]"));
+	assert_non_null(
+		strstr(b.data,
+		       "\"cuda12.8\" = { \"nvidia\" = { \"cuda_version_lower_bound\" = [\"12.0\"]"));
 	assert_null(strstr(b.data, "cuda12.6"));
 	assert_non_null(strstr(b.data, "[packages.variants-json.static-properties]"));
-	/* the plan keeps a copy of the metadata, which outlives the provider's: the same table from it */
+	/* the plan keeps a copy of the metadata, which outlives the provider's: the same table from
+	 * it */
 	struct wp_variants *copy = wp_variants_copy(&v);
 	wp_variants_release(&v);
 	struct wp_buf c = WP_BUF_INIT;
@@ -505,7 +541,9 @@ static void test_variant_list(void **state)
 	target(&t, "cuda=12.8 gpu=sm_86 x86=v3");
 	wp_target_variant_props(&t, &list);
 	assert_non_null(strstr(list.data, "nvidia :: sm_arch :: 86_real\n"));
-	assert_non_null(strstr(list.data, "x86_64 :: level :: v3\nx86_64 :: level :: v2\nx86_64 :: level :: v1\n"));
+	assert_non_null(
+		strstr(list.data,
+		       "x86_64 :: level :: v3\nx86_64 :: level :: v2\nx86_64 :: level :: v1\n"));
 	assert_null(strstr(list.data, "amd ::")); /* not a ROCm machine */
 	target(&u, "cuda=cpu");
 	for (char *p = list.data; *p;) {
@@ -519,12 +557,14 @@ static void test_variant_list(void **state)
 	wp_vorder_init(&ot, &v, &t);
 	wp_vorder_init(&ou, &v, &u);
 	for (size_t i = 0; i < v.n_labels; i++)
-		assert_int_equal(wp_vorder_supported(&ot, &v.labels[i], NULL), wp_vorder_supported(&ou, &v.labels[i], NULL));
+		assert_int_equal(wp_vorder_supported(&ot, &v.labels[i], NULL),
+				 wp_vorder_supported(&ou, &v.labels[i], NULL));
 	assert_true(wp_vorder_supported(&ou, wp_variants_find(&v, "cuda12.8"), NULL));
 	wp_vorder_release(&ot);
 	wp_vorder_release(&ou);
 	/* names PEP 825 does not allow are refused, naming the property */
-	assert_int_equal(wp_target_add_variant_prop(&u, "nvidia", "sm_arch", "86 real", &e), -WPE_USAGE);
+	assert_int_equal(wp_target_add_variant_prop(&u, "nvidia", "sm_arch", "86 real", &e),
+			 -WPE_USAGE);
 	assert_non_null(strstr(e.msg, "86 real"));
 	wp_buf_free(&list);
 	wp_variants_release(&v);
@@ -533,11 +573,17 @@ static void test_variant_list(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_real_files), cmocka_unit_test(test_schema_and_refusals),
+		cmocka_unit_test(test_real_files),
+		cmocka_unit_test(test_schema_and_refusals),
 		cmocka_unit_test(test_variant_list),
-		cmocka_unit_test(test_nvidia_values), cmocka_unit_test(test_unknown_namespace),
-		cmocka_unit_test(test_order), cmocka_unit_test(test_static_01x), cmocka_unit_test(test_static_00x), cmocka_unit_test(test_amd_intel),
-		cmocka_unit_test(test_markers), cmocka_unit_test(test_toml),
+		cmocka_unit_test(test_nvidia_values),
+		cmocka_unit_test(test_unknown_namespace),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_static_01x),
+		cmocka_unit_test(test_static_00x),
+		cmocka_unit_test(test_amd_intel),
+		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_toml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,8 @@ static inline int test_tmpdir_make(char *buf, size_t size, const char *tag)
  * nothing on a tmpfs and up to a tenth of a second each on a busy disk. */
 static inline int test_tmpdir_make_fast(char *buf, size_t size, const char *tag)
 {
-	if (access("/dev/shm", W_OK | X_OK) == 0 && test_tmpdir_make_in(buf, size, "/dev/shm", tag) == 0)
+	if (access("/dev/shm", W_OK | X_OK) == 0 &&
+	    test_tmpdir_make_in(buf, size, "/dev/shm", tag) == 0)
 		return 0;
 	return test_tmpdir_make(buf, size, tag);
 }

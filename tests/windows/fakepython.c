@@ -30,7 +30,8 @@ static int has_main_zip(const wchar_t *path)
 	for (size_t i = 0; i + 22 <= n; i++) {
 		if (memcmp(buf + i, "PK\x05\x06", 4) == 0)
 			eocd = 1;
-		if (i + 46 + 11 <= n && memcmp(buf + i, "PK\x01\x02", 4) == 0 && memcmp(buf + i + 46, "__main__.py", 11) == 0)
+		if (i + 46 + 11 <= n && memcmp(buf + i, "PK\x01\x02", 4) == 0 &&
+		    memcmp(buf + i + 46, "__main__.py", 11) == 0)
 			main = 1;
 	}
 	return eocd && main;
@@ -49,7 +50,8 @@ int main(void)
 			return 91;
 		for (int i = 0; i < argc; i++) {
 			char u[32768];
-			int n = WideCharToMultiByte(CP_UTF8, 0, argv[i], -1, u, sizeof(u), NULL, NULL);
+			int n = WideCharToMultiByte(CP_UTF8, 0, argv[i], -1, u, sizeof(u), NULL,
+						    NULL);
 			if (n <= 0)
 				return 92;
 			fprintf(f, "<%s>\n", u);
@@ -61,7 +63,8 @@ int main(void)
 	       wcschr(L"BEIOqsuv", argv[script][1]))
 		script++;
 	if (script >= argc || !has_main_zip(argv[script])) {
-		fprintf(stderr, "fakepython: can't find '__main__' module in '%ls'\n", script < argc ? argv[script] : L"");
+		fprintf(stderr, "fakepython: can't find '__main__' module in '%ls'\n",
+			script < argc ? argv[script] : L"");
 		return 2;
 	}
 	if (GetEnvironmentVariableW(L"FAKEPY_ECHO", out, 32768)) {
@@ -83,5 +86,7 @@ int main(void)
 				fclose(f);
 		}
 	}
-	return GetEnvironmentVariableA("FAKEPY_EXIT", code, sizeof(code)) ? (int)strtol(code, NULL, 10) : 0;
+	return GetEnvironmentVariableA("FAKEPY_EXIT", code, sizeof(code)) ?
+		       (int)strtol(code, NULL, 10) :
+		       0;
 }

@@ -1,7 +1,7 @@
-/* tests/windows/smoke.c: proves the static Windows prefix (tools/win/build-prefix.sh): one .exe that
- * uses every library in it, run under wine by tests/windows/run.sh. Each check prints "ok NAME" or
- * "FAIL NAME: why"; the exit status is the number of failures.
- * usage: smoke.exe HTTP_URL EXPECTED_BODY TEMP_DIR */
+/* tests/windows/smoke.c: proves the static Windows prefix (tools/win/build-prefix.sh): one .exe
+ * that uses every library in it, run under wine by tests/windows/run.sh. Each check prints "ok
+ * NAME" or "FAIL NAME: why"; the exit status is the number of failures. usage: smoke.exe HTTP_URL
+ * EXPECTED_BODY TEMP_DIR */
 #include <winsock2.h> /* before windows.h, as curl.h wants it */
 #include <windows.h>
 #include <bcrypt.h>
@@ -81,8 +81,10 @@ static void test_sqlite(const char *dir)
 		 strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
 	sqlite3_finalize(st);
 	check(ok, "sqlite-wal", db ? sqlite3_errmsg(db) : "open");
-	ok = sqlite3_exec(db, "CREATE TABLE t(k TEXT PRIMARY KEY, v INTEGER);"
-			      "INSERT INTO t VALUES('a', 1), ('b', 41);", NULL, NULL, NULL) == SQLITE_OK &&
+	ok = sqlite3_exec(db,
+			  "CREATE TABLE t(k TEXT PRIMARY KEY, v INTEGER);"
+			  "INSERT INTO t VALUES('a', 1), ('b', 41);",
+			  NULL, NULL, NULL) == SQLITE_OK &&
 	     sqlite3_prepare_v2(db, "SELECT sum(v) FROM t", -1, &st, NULL) == SQLITE_OK &&
 	     sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 42;
 	sqlite3_finalize(st);
@@ -112,18 +114,21 @@ static void test_archive(int filter, const char *name)
 	     archive_write_close(w) == ARCHIVE_OK;
 	archive_entry_free(e);
 	char why[256];
-	snprintf(why, sizeof(why), "write: %s", archive_error_string(w) ? archive_error_string(w) : "?");
+	snprintf(why, sizeof(why), "write: %s",
+		 archive_error_string(w) ? archive_error_string(w) : "?");
 	archive_write_free(w);
 	check(ok, name, why);
 	struct archive *r = archive_read_new();
 	archive_read_support_filter_all(r);
 	archive_read_support_format_tar(r);
 	char got[64] = "";
-	ok = archive_read_open_memory(r, buf, used) == ARCHIVE_OK && archive_read_next_header(r, &e) == ARCHIVE_OK &&
+	ok = archive_read_open_memory(r, buf, used) == ARCHIVE_OK &&
+	     archive_read_next_header(r, &e) == ARCHIVE_OK &&
 	     strcmp(archive_entry_pathname(e), "pkg/hello.txt") == 0 &&
 	     archive_read_data(r, got, sizeof(got) - 1) == (la_ssize_t)(sizeof(text) - 1) &&
 	     strcmp(got, text) == 0 && archive_filter_code(r, 0) == filter;
-	snprintf(why, sizeof(why), "read back: %s", archive_error_string(r) ? archive_error_string(r) : got);
+	snprintf(why, sizeof(why), "read back: %s",
+		 archive_error_string(r) ? archive_error_string(r) : got);
 	archive_read_free(r);
 	check(ok, name, why);
 }
@@ -162,19 +167,25 @@ static void test_zlib(void)
 	unsigned char z[128], back[128];
 	uLongf zn = sizeof(z), bn = sizeof(back);
 	int ok = compress(z, &zn, (const Bytef *)src, sizeof(src)) == Z_OK &&
-		 uncompress(back, &bn, z, zn) == Z_OK && bn == sizeof(src) && memcmp(back, src, bn) == 0;
+		 uncompress(back, &bn, z, zn) == Z_OK && bn == sizeof(src) &&
+		 memcmp(back, src, bn) == 0;
 	check(ok, "zlib", zlibVersion());
 }
 
 static void test_xml(void)
 {
-	const char html[] = "<html><body><a href=\"torch-1.8.0%2Bcu111-cp38-cp38-win_amd64.whl#sha256=ab\">"
-			    "torch</a></body></html>";
+	const char html
+		[] = "<html><body><a href=\"torch-1.8.0%2Bcu111-cp38-cp38-win_amd64.whl#sha256=ab\">"
+		     "torch</a></body></html>";
 	htmlDocPtr doc = htmlReadMemory(html, sizeof(html) - 1, "http://127.0.0.1/", "utf-8",
-					HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
+					HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+						HTML_PARSE_NONET);
 	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
-	xmlXPathObjectPtr res = ctx ? xmlXPathEvalExpression((const xmlChar *)"string(//a/@href)", ctx) : NULL;
-	int ok = res && res->stringval && strncmp((const char *)res->stringval, "torch-1.8.0%2Bcu111", 19) == 0;
+	xmlXPathObjectPtr res = ctx ? xmlXPathEvalExpression((const xmlChar *)"string(//a/@href)",
+							     ctx) :
+				      NULL;
+	int ok = res && res->stringval &&
+		 strncmp((const char *)res->stringval, "torch-1.8.0%2Bcu111", 19) == 0;
 	check(ok, "libxml2-html", res && res->stringval ? (const char *)res->stringval : "no href");
 	xmlXPathFreeObject(res);
 	xmlXPathFreeContext(ctx);

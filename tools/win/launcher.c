@@ -1,5 +1,5 @@
-/* tools/win/launcher.c: the .exe in front of a Windows entry point (Scripts\NAME.exe), as pip's are:
- * this program, then a "#!PYTHON" line, then a zip archive holding __main__.py. It runs
+/* tools/win/launcher.c: the .exe in front of a Windows entry point (Scripts\NAME.exe), as pip's
+ * are: this program, then a "#!PYTHON" line, then a zip archive holding __main__.py. It runs
  *   "PYTHON" [shebang options] "<this .exe>" <the user's arguments>
  * so Python runs the zip appended to it; the standard handles pass through, Ctrl-C goes to the
  * child (which decides), and the child's exit code becomes ours. Built twice: the console
@@ -59,29 +59,33 @@ static wchar_t *read_shebang(const wchar_t *exe)
 {
 	wchar_t *out = NULL;
 	unsigned char *tail = NULL;
-	HANDLE f = CreateFileW(exe, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+	HANDLE f = CreateFileW(exe, GENERIC_READ,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
 			       OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
 	LARGE_INTEGER size;
 	if (f == INVALID_HANDLE_VALUE || !GetFileSizeEx(f, &size))
 		goto out;
-	LONGLONG want = size.QuadPart < TAIL_MAX + SHEBANG_MAX ? size.QuadPart : TAIL_MAX + SHEBANG_MAX;
+	LONGLONG want = size.QuadPart < TAIL_MAX + SHEBANG_MAX ? size.QuadPart :
+								 TAIL_MAX + SHEBANG_MAX;
 	LARGE_INTEGER at = { .QuadPart = size.QuadPart - want };
 	DWORD got = 0;
 	tail = HeapAlloc(GetProcessHeap(), 0, (SIZE_T)want + 1);
-	if (!tail || !SetFilePointerEx(f, at, NULL, FILE_BEGIN) || !ReadFile(f, tail, (DWORD)want, &got, NULL) ||
-	    got != (DWORD)want)
+	if (!tail || !SetFilePointerEx(f, at, NULL, FILE_BEGIN) ||
+	    !ReadFile(f, tail, (DWORD)want, &got, NULL) || got != (DWORD)want)
 		goto out;
 	/* the last end-of-central-directory record: 22 bytes, a comment of the length it names */
 	LONGLONG eocd = -1;
 	for (LONGLONG i = want - 22; i >= 0 && i >= want - TAIL_MAX; i--) {
-		if (le32(tail + i) == 0x06054b50 && i + 22 + (tail[i + 20] | tail[i + 21] << 8) == want) {
+		if (le32(tail + i) == 0x06054b50 &&
+		    i + 22 + (tail[i + 20] | tail[i + 21] << 8) == want) {
 			eocd = i;
 			break;
 		}
 	}
 	if (eocd < 0)
 		goto out;
-	/* where the zip starts: its central directory's size and offset are relative to that start */
+	/* where the zip starts: its central directory's size and offset are relative to that
+	 * start */
 	LONGLONG start = eocd - (LONGLONG)le32(tail + eocd + 12) - (LONGLONG)le32(tail + eocd + 16);
 	if (start < 2)
 		goto out;
@@ -99,7 +103,8 @@ static wchar_t *read_shebang(const wchar_t *exe)
 	if (line < 0 || end - line > SHEBANG_MAX || tail[line] != '#')
 		goto out;
 	line += 2;
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, (char *)tail + line, (int)(end - line), NULL, 0);
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, (char *)tail + line,
+				    (int)(end - line), NULL, 0);
 	if (n <= 0 || !(out = HeapAlloc(GetProcessHeap(), 0, ((SIZE_T)n + 1) * sizeof(wchar_t))))
 		goto out;
 	MultiByteToWideChar(CP_UTF8, 0, (char *)tail + line, (int)(end - line), out, n);
@@ -212,7 +217,8 @@ static HANDLE inheritable(DWORD which)
 	HANDLE h = GetStdHandle(which), dup = NULL;
 	if (h == NULL || h == INVALID_HANDLE_VALUE)
 		return NULL;
-	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &dup, 0, TRUE, DUPLICATE_SAME_ACCESS))
+	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &dup, 0, TRUE,
+			     DUPLICATE_SAME_ACCESS))
 		return NULL;
 	return dup;
 }
@@ -249,10 +255,12 @@ int wmain(void)
 
 	SetConsoleCtrlHandler(ignore_ctrl, TRUE);
 	/* The child dies with us (a killed launcher leaves no orphan interpreter behind); its own
-	 * children may break away. Not fatal when it fails (already in a job that forbids nesting). */
+	 * children may break away. Not fatal when it fails (already in a job that forbids
+	 * nesting). */
 	HANDLE job = CreateJobObjectW(NULL, NULL);
 	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim = { 0 };
-	lim.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK;
+	lim.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE |
+					       JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK;
 	if (job)
 		SetInformationJobObject(job, JobObjectExtendedLimitInformation, &lim, sizeof(lim));
 
@@ -270,7 +278,8 @@ int wmain(void)
 		si.hStdError = err;
 	}
 	PROCESS_INFORMATION pi;
-	if (!CreateProcessW(python, c.s, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL, &si, &pi)) {
+	if (!CreateProcessW(python, c.s, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL, &si,
+			    &pi)) {
 		say(L"cannot start the interpreter", python);
 		return LAUNCHER_FAIL_START;
 	}
