@@ -296,5 +296,8 @@ extern const char wp_os_path_list_sep;
 extern const char wp_os_exe_suffix[];
 /* The null device ("/dev/null", "NUL"). */
 extern const char wp_os_devnull[];
+/* Whether the file system keeps a file's mode bits (the executable bit): not on Windows, where
+ * wp_os_stat makes them up from the name (.exe, .bat, ... are executable). */
+extern const bool wp_os_keeps_modes;
 
 #endif

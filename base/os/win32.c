@@ -47,6 +47,7 @@
 const char wp_os_path_list_sep = ';';
 const char wp_os_exe_suffix[] = ".exe";
 const char wp_os_devnull[] = "NUL";
+const bool wp_os_keeps_modes = false;
 
 /* ---- errors ---- */
 
