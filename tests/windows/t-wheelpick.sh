@@ -65,6 +65,19 @@ expect_grep "the bundle holds the wheel" "torch-1\.8\.0\+cu111-cp38-cp38-win_amd
 expect_no_grep "no backslash in a member name" '\\' "$TMP/members"
 expect_grep "the top folder is the file's name, no drive, no folders" "^torch bundle/install\.sh$" "$TMP/members"
 
+# over HTTP from the loopback server the Linux tests use (libcurl in wheelpick.exe: HTTP/1.1)
+start_server "$SAMPLE"
+# its own cache and catalog, so the wheels cross the wire rather than come from the store
+WHEELPICK_CACHE_DIR="$W_TMP\\http cache" WHEELPICK_CATALOG="$W_TMP\\http.sqlite3" \
+	expect_exit 0 "-d over HTTP" wwp torch==1.8.0 $T --index "$BASE/whl/torch_stable.html" -d "$W_TMP\\http wh" --json
+expect_json "$TMP/out" "sorted(p['filename'] for p in j['picks'])" \
+	"['pywin32-306-py3-none-any.whl', 'torch-1.8.0+cu111-cp38-cp38-win_amd64.whl', 'typing_extensions-4.5.0-py3-none-any.whl']"
+cmp -s "$WH/torch-1.8.0+cu111-cp38-cp38-win_amd64.whl" "$TMP/http wh/torch-1.8.0+cu111-cp38-cp38-win_amd64.whl" &&
+	pass "the same bytes over HTTP" || fail "the wheel over HTTP differs or is missing"
+expect_grep "the server saw the page asked for" "torch_stable\.html" "$TMP/server.log"
+expect_grep "and the wheel downloaded" "torch-1\.8\.0(\+|%2B)cu111-cp38-cp38-win_amd64\.whl" "$TMP/server.log"
+stop_server
+
 # documented exit codes
 expect_exit 2 "an unknown option is a usage error" wwp --no-such-option
 expect_exit 2 "mirror without a package is a usage error" wwp mirror "$(winpath "$TMP/x")"
