@@ -53,9 +53,9 @@ expect_grep "the cu111 build" "torch-1\.8\.0%2Bcu111-cp38-cp38-win_amd64\.whl#sh
 expect_file "the file" "$MIR/files/torch/torch-1.8.0+cu111-cp38-cp38-win_amd64.whl"
 expect_exit 0 "verify the mirror" wwp verify "$(winpath "$MIR")"
 
-# a bundle, and its verify; its members read back by Linux tar. Its file name is ASCII: a
-# non-ASCII one becomes a mangled top folder on Windows (libarchive reads our UTF-8 member names
-# in the C locale as one byte per letter), not fixed yet.
+# a bundle, and its verify; its members read back by Linux tar. Its file name is ASCII: with a
+# non-ASCII one the top folder is mangled on Windows and refused on Linux (libarchive reads our
+# UTF-8 member names in the C locale): open, README "Windows build".
 B="$TMP/dir with space/torch bundle.tar.zst"
 expect_exit 0 "a bundle" wwp bundle "$(winpath "$B")" torch==1.8.0 $T --index "$FINDLINKS"
 expect_file "the bundle" "$B"
