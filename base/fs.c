@@ -150,6 +150,12 @@ static const char *last_sep(const char *path)
 	return last;
 }
 
+const char *wp_path_base(const char *path)
+{
+	const char *sep = last_sep(path);
+	return sep ? sep + 1 : path;
+}
+
 /* The directory part of path ("." for a bare name), newly allocated. */
 static char *dir_of(const char *path)
 {

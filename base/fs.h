@@ -61,6 +61,10 @@ int wp_fs_sweep_stale_tmp(const char *dir);
  * the wait ran out, or flock's errno. */
 int wp_flock_wait(int fd, unsigned max_ms);
 
+/* The last part of path: after its last separator ('/', and '\\' too on Windows), or path
+ * itself. */
+const char *wp_path_base(const char *path);
+
 /* mkdir -p; an existing directory is fine, an existing non-directory is an error. */
 int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);
 /* The directory made (as wp_mkdir_p, 0755) and opened read-only into *fd, for a writer's flock on

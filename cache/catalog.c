@@ -1,6 +1,7 @@
 /* cache/catalog.c: the SQLite catalog: open and migrate, atomic per-source refresh, queries. */
 #include "cache/catalog.h"
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/mem.h"
 #include "base/url.h"
 #include "base/vec.h"
@@ -400,21 +401,17 @@ static int use_wal(struct wp_catalog *cat, struct wp_err *err)
 	}
 }
 
+/* The catalog's folder and those above it (wp_mkdir_p: '\\' and drive letters on Windows too). */
 static int mkdir_parent(const char *path, struct wp_err *err)
 {
-	char *dir = wp_xstrdup(path);
+	const char *base = wp_path_base(path);
+	if (base == path || base - path < 2)
+		return 0; /* "catalog.sqlite3", "/catalog.sqlite3" */
+	char *dir = wp_xstrndup(path, (size_t)(base - path - 1));
+	struct wp_err e = WP_ERR_INIT;
 	int rc = 0;
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (wp_os_mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s",
-				     dir, strerror(errno));
-			break;
-		}
-		*p = '/';
-	}
+	if (wp_mkdir_p(dir, 0755, &e) < 0)
+		rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s", dir, e.msg);
 	free(dir);
 	return rc;
 }

@@ -618,7 +618,11 @@ static int setup(struct run *r, struct slot *s)
 	 * bigger receive buffer (512 KiB per transfer, 4 MiB for 8 at once) lets big wheels
 	 * stream. */
 	SETOPT(CURLOPT_BUFFERSIZE, 512L * 1024);
-	SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	/* a libcurl built without HTTP/2 (the static Windows one: no nghttp2) refuses the option
+	 * with CURLE_UNSUPPORTED_PROTOCOL, which would fail every transfer: it speaks HTTP/1.1 */
+	cc = curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	if (cc != CURLE_OK && cc != CURLE_UNSUPPORTED_PROTOCOL)
+		goto bad_opt;
 	if (is_https(url_now(s)))
 		SETOPT(CURLOPT_PIPEWAIT, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);

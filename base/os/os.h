@@ -300,5 +300,13 @@ extern const char wp_os_path_list_sep;
 extern const char wp_os_exe_suffix[];
 /* The null device ("/dev/null", "NUL"). */
 extern const char wp_os_devnull[];
+/* Whether the file system keeps a file's mode bits (the executable bit): not on Windows, where
+ * wp_os_stat makes them up from the name (.exe, .bat, ... are executable). */
+extern const bool wp_os_keeps_modes;
+/* Where this system's programs keep their settings and caches, as pip, uv and platformdirs read
+ * it: the XDG layout (HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME, /etc; pip.conf), or Windows'
+ * (LOCALAPPDATA, APPDATA, ProgramData, USERPROFILE; pip.ini). */
+enum wp_os_layout { WP_OS_LAYOUT_XDG, WP_OS_LAYOUT_WINDOWS };
+extern const enum wp_os_layout wp_os_layout;
 
 #endif

@@ -36,6 +36,8 @@ extern char **environ; /* wp_os_environ: cli/ reads it and hands it down as a va
 const char wp_os_path_list_sep = ':';
 const char wp_os_exe_suffix[] = "";
 const char wp_os_devnull[] = "/dev/null";
+const bool wp_os_keeps_modes = true;
+const enum wp_os_layout wp_os_layout = WP_OS_LAYOUT_XDG;
 
 static int oflags(int f)
 {

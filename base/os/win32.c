@@ -47,6 +47,8 @@
 const char wp_os_path_list_sep = ';';
 const char wp_os_exe_suffix[] = ".exe";
 const char wp_os_devnull[] = "NUL";
+const bool wp_os_keeps_modes = false;
+const enum wp_os_layout wp_os_layout = WP_OS_LAYOUT_WINDOWS;
 
 /* ---- errors ---- */
 

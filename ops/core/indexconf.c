@@ -176,13 +176,40 @@ static void pip_file(struct ctx *x, const char *variant, const char *path, bool 
 	wp_buf_free(&b);
 }
 
+/* pip's files on Windows (pip.ini): global %ProgramData%\pip\pip.ini (platformdirs'
+ * site_config_dir), user %USERPROFILE%\pip\pip.ini (legacy) then %APPDATA%\pip\pip.ini. */
+static void pip_files_windows(struct ctx *x, bool user)
+{
+	const char *pd = env(x, "ProgramData");
+	char *global = wp_xasprintf("%s\\pip\\pip.ini", pd && *pd ? pd : "C:\\ProgramData");
+	pip_file(x, "global", global, true);
+	free(global);
+	const char *profile = env(x, "USERPROFILE"), *appdata = env(x, "APPDATA");
+	char *legacy = profile && *profile ? wp_xasprintf("%s\\pip\\pip.ini", profile) : NULL;
+	char *modern = appdata && *appdata ? wp_xasprintf("%s\\pip\\pip.ini", appdata) : NULL;
+	if (legacy)
+		pip_file(x, "user", legacy, user);
+	if (modern)
+		pip_file(x, "user", modern, user);
+	free(legacy);
+	free(modern);
+}
+
 /* pip's files in pip's order (pip's configuration docs, "Loading order"; pip's
  * Configuration.iter_config_files). */
 static void pip_files(struct ctx *x)
 {
 	const char *forced = env(x, "PIP_CONFIG_FILE");
-	if (forced && !strcmp(forced, "/dev/null"))
-		return; /* pip: "Skipping loading configuration files" */
+	/* pip: "Skipping loading configuration files"; os.devnull is "nul" on Windows, any case */
+	if (forced && !(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? strcasecmp : strcmp)(forced, wp_os_devnull))
+		return;
+	/* the user's files are not read when PIP_CONFIG_FILE names a file that exists */
+	bool user = !(forced && wp_os_access(forced, WP_F_OK) == 0);
+	const char *venv = env(x, "VIRTUAL_ENV");
+	if (wp_os_layout == WP_OS_LAYOUT_WINDOWS) {
+		pip_files_windows(x, user);
+		goto site;
+	}
 	const char *xdg_dirs = env(x, "XDG_CONFIG_DIRS");
 	char *dirs = wp_xstrdup(xdg_dirs ? xdg_dirs : "/etc/xdg"), *save = NULL;
 	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
@@ -192,8 +219,6 @@ static void pip_files(struct ctx *x)
 	}
 	free(dirs);
 	pip_file(x, "global", "/etc/pip.conf", true);
-	/* the user's files are not read when PIP_CONFIG_FILE names a file that exists */
-	bool user = !(forced && wp_os_access(forced, WP_F_OK) == 0);
 	const char *home = env(x, "HOME");
 	const char *xdg_home = env(x, "XDG_CONFIG_HOME");
 	char *legacy = home ? wp_xasprintf("%s/.pip/pip.conf", home) : NULL;
@@ -205,9 +230,9 @@ static void pip_files(struct ctx *x)
 		pip_file(x, "user", modern, user);
 	free(legacy);
 	free(modern);
-	const char *venv = env(x, "VIRTUAL_ENV");
+site:
 	if (venv) {
-		char *p = wp_xasprintf("%s/pip.conf", venv);
+		char *p = wp_xasprintf(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "%s\\pip.ini" : "%s/pip.conf", venv);
 		pip_file(x, "site", p, true);
 		free(p);
 	}
@@ -417,6 +442,19 @@ static void uv_files(struct ctx *x, struct uvconf *u)
 	const char *forced = env(x, "UV_CONFIG_FILE");
 	if (forced) {
 		uv_file(x, u, "uv-env", forced);
+		return;
+	}
+	if (wp_os_layout == WP_OS_LAYOUT_WINDOWS) {
+		/* uv on Windows: %APPDATA%\uv\uv.toml, then %PROGRAMDATA%\uv\uv.toml */
+		const char *appdata = env(x, "APPDATA"), *pd = env(x, "ProgramData");
+		if (appdata && *appdata) {
+			char *p = wp_xasprintf("%s\\uv\\uv.toml", appdata);
+			uv_file(x, u, "uv-user", p);
+			free(p);
+		}
+		char *sys = wp_xasprintf("%s\\uv\\uv.toml", pd && *pd ? pd : "C:\\ProgramData");
+		uv_file(x, u, "uv-system", sys);
+		free(sys);
 		return;
 	}
 	const char *home = env(x, "HOME"), *xdg_home = env(x, "XDG_CONFIG_HOME");

@@ -3,6 +3,7 @@
 #include "base/err.h"
 #include "base/envp.h"
 #include "base/mem.h"
+#include "base/os/os.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -21,13 +22,22 @@ void wp_say(const struct wp_session *s, enum wp_say_level level, const char *fmt
 	s->say(s->say_ctx, level, msg);
 }
 
-/* $OVERRIDE, else $XDG_CACHE_HOME/wheelpick[/leaf], else $HOME/.cache/wheelpick[/leaf]. */
+/* $OVERRIDE, else $XDG_CACHE_HOME/wheelpick[/leaf], else $HOME/.cache/wheelpick[/leaf]; on
+ * Windows %LOCALAPPDATA%\wheelpick[\leaf] (where uv and pip keep theirs: platformdirs'
+ * user_cache_dir). */
 static char *cache_path(const char *const *envp, const char *env_override, const char *leaf)
 {
 	const char *e = wp_envp_get(envp, env_override);
 	if (e && *e)
 		return wp_xstrdup(e);
-	const char *sep = leaf ? "/" : "", *tail = leaf ? leaf : "";
+	const char *tail = leaf ? leaf : "";
+	if (wp_os_layout == WP_OS_LAYOUT_WINDOWS) {
+		const char *local = wp_envp_get(envp, "LOCALAPPDATA");
+		if (local && wp_os_path_is_abs(local))
+			return wp_xasprintf("%s\\wheelpick%s%s", local, leaf ? "\\" : "", tail);
+		return NULL;
+	}
+	const char *sep = leaf ? "/" : "";
 	const char *xdg = wp_envp_get(envp, "XDG_CACHE_HOME");
 	/* the XDG spec: a relative value is invalid and must be ignored */
 	if (xdg && xdg[0] == '/')

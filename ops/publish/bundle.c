@@ -561,8 +561,7 @@ static int volumes_commit(struct volumes *vs, struct wp_err *err)
  * -1 (and *top NULL) for a name no bundle has. */
 static int bundle_name(const char *out_path, char **top)
 {
-	const char *base = strrchr(out_path, '/');
-	base = base ? base + 1 : out_path;
+	const char *base = wp_path_base(out_path); /* Z:\dir\b.tar.zst too */
 	size_t blen = strlen(base);
 	*top = NULL;
 	for (size_t i = 0; i < WP_ARRAY_LEN(suffixes); i++) {

@@ -461,7 +461,7 @@ void wp_vo_verify_bundle_dir(struct vo_ctx *c, const char *house)
 	struct wp_os_stat sb;
 	if (wp_os_stat(inst, &sb) < 0 || !WP_S_ISREG(sb.st_mode))
 		wp_vo_problem_add(c, true, inst, "is missing");
-	else if (!(sb.st_mode & 0100))
+	else if (wp_os_keeps_modes && !(sb.st_mode & 0100)) /* Windows has no such bit */
 		wp_vo_problem_add(c, true, inst, "is not executable");
 	else if (sb.st_mode & (WP_S_ISUID | WP_S_ISGID | WP_S_ISVTX | WP_S_IWOTH))
 		wp_vo_problem_add(c, true, inst,

@@ -172,6 +172,18 @@ static void test_mkdir_p(void **state)
 	free(file);
 }
 
+/* wp_path_base: after the last separator; '\\' is one only where the system says so */
+static void test_path_base(void **state)
+{
+	(void)state;
+	assert_string_equal(wp_path_base("/a/b/c.tar.zst"), "c.tar.zst");
+	assert_string_equal(wp_path_base("c.tar.zst"), "c.tar.zst");
+	assert_string_equal(wp_path_base("/a/b/"), "");
+	assert_string_equal(wp_path_base("/x"), "x");
+	assert_string_equal(wp_path_base("Z:\\dir\\b.tar.zst"), wp_os_is_sep('\\') ? "b.tar.zst" : "Z:\\dir\\b.tar.zst");
+	assert_string_equal(wp_path_base("Z:/dir\\x/b"), "b");
+}
+
 static void test_link_or_copy(void **state)
 {
 	const char *dir = *state;
@@ -365,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_file_commit_abort),
 		cmocka_unit_test(test_write_fails_clearly),
 		cmocka_unit_test(test_mkdir_p),
+		cmocka_unit_test(test_path_base),
 		cmocka_unit_test(test_link_or_copy),
 		cmocka_unit_test(test_file_read_capped),
 		cmocka_unit_test_setup_teardown(test_read_special_files, fx_setup, fx_teardown),
