@@ -10,7 +10,9 @@ const char *wp_envp_get(const char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 	for (size_t i = 0; envp && envp[i]; i++)
-		if (!(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? strncasecmp : strncmp)(envp[i], name, n) && envp[i][n] == '=')
+		if (!(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? strncasecmp : strncmp)(envp[i], name,
+										    n) &&
+		    envp[i][n] == '=')
 			return envp[i][n + 1] ? envp[i] + n + 1 : NULL;
 	return NULL;
 }

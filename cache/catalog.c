@@ -411,7 +411,8 @@ static int mkdir_parent(const char *path, struct wp_err *err)
 	struct wp_err e = WP_ERR_INIT;
 	int rc = 0;
 	if (wp_mkdir_p(dir, 0755, &e) < 0)
-		rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s", dir, e.msg);
+		rc = wp_fail(err, -WPE_IO, "cannot create folder '%s' for the catalog: %s", dir,
+			     e.msg);
 	free(dir);
 	return rc;
 }

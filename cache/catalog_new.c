@@ -74,7 +74,10 @@ bool wp_catalog_create_new(const char *path, int version, bool *made_here)
 		*made_here = false;
 	if (wp_os_lstat(path, &sb) == 0 || errno != ENOENT)
 		return false;
-	const char *base = wp_path_base(path), *slash = base == path ? NULL : base - 1; /* '\\' too on Windows */
+	const char *base = wp_path_base(path), *slash = base == path ? NULL : base - 1; /* '\\' too
+											   on
+											   Windows
+											 */
 	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	sqlite3_int64 size = 0;
 	unsigned char *bytes = dir ? empty_catalog(version, &size) : NULL;

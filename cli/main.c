@@ -134,10 +134,13 @@ static void say(void *ctx, enum wp_say_level level, const char *msg)
 int wp_cli_need_paths(struct wp_cli *cli, struct wp_err *err)
 {
 	/* what the default comes from (ops/core/session.c): Windows' LOCALAPPDATA, else XDG's */
-	const char *from = wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "LOCALAPPDATA is" : "HOME and XDG_CACHE_HOME are";
+	const char *from = wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "LOCALAPPDATA is" :
+								  "HOME and XDG_CACHE_HOME are";
 	if (!cli->session.catalog_path)
-		return wp_fail(err, -WPE_USAGE, "no folder for the catalog: %s unset or not absolute; "
-						"give --catalog PATH or set WHEELPICK_CATALOG", from);
+		return wp_fail(err, -WPE_USAGE,
+			       "no folder for the catalog: %s unset or not absolute; "
+			       "give --catalog PATH or set WHEELPICK_CATALOG",
+			       from);
 	if (!cli->session.cache_dir)
 		return wp_fail(err, -WPE_USAGE, "no folder for the file cache: %s unset or not "
 						"absolute; set WHEELPICK_CACHE_DIR", from);

@@ -201,7 +201,8 @@ static void pip_files(struct ctx *x)
 {
 	const char *forced = env(x, "PIP_CONFIG_FILE");
 	/* pip: "Skipping loading configuration files"; os.devnull is "nul" on Windows, any case */
-	if (forced && !(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? strcasecmp : strcmp)(forced, wp_os_devnull))
+	if (forced &&
+	    !(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? strcasecmp : strcmp)(forced, wp_os_devnull))
 		return;
 	/* the user's files are not read when PIP_CONFIG_FILE names a file that exists */
 	bool user = !(forced && wp_os_access(forced, WP_F_OK) == 0);
@@ -232,7 +233,9 @@ static void pip_files(struct ctx *x)
 	free(modern);
 site:
 	if (venv) {
-		char *p = wp_xasprintf(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "%s\\pip.ini" : "%s/pip.conf", venv);
+		char *p = wp_xasprintf(wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "%s\\pip.ini" :
+									      "%s/pip.conf",
+				       venv);
 		pip_file(x, "site", p, true);
 		free(p);
 	}

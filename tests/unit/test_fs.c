@@ -180,7 +180,8 @@ static void test_path_base(void **state)
 	assert_string_equal(wp_path_base("c.tar.zst"), "c.tar.zst");
 	assert_string_equal(wp_path_base("/a/b/"), "");
 	assert_string_equal(wp_path_base("/x"), "x");
-	assert_string_equal(wp_path_base("Z:\\dir\\b.tar.zst"), wp_os_is_sep('\\') ? "b.tar.zst" : "Z:\\dir\\b.tar.zst");
+	assert_string_equal(wp_path_base("Z:\\dir\\b.tar.zst"),
+			    wp_os_is_sep('\\') ? "b.tar.zst" : "Z:\\dir\\b.tar.zst");
 	assert_string_equal(wp_path_base("Z:/dir\\x/b"), "b");
 }
 
