@@ -301,7 +301,7 @@ static const char *env_fn(void *ctx, const char *name)
 static int read_files(struct wp_cli *cli, struct wp_pick_opts *o, const struct wp_strlist *reqs,
 		      struct wp_err *err)
 {
-	struct wp_reqfile_io io = { .read = read_file, .getenv = env_fn, .asks = &wp_cli_asks };
+	struct wp_reqfile_io io = { .read = read_file, .lookup_var = env_fn, .asks = &wp_cli_asks };
 	int rc;
 	for (size_t i = 0; i < o->icfg.index.n; i++)
 		wp_strlist_push(&o->sources, o->icfg.index.v[i]);

@@ -63,11 +63,11 @@ static int expand_env(const struct parse *p, const char *s, struct wp_buf *out)
 			while (isupper((unsigned char)s[2 + n]) ||
 			       isdigit((unsigned char)s[2 + n]) || s[2 + n] == '_')
 				n++;
-			if (n && s[2 + n] == '}' && n < 256 && p->io && p->io->getenv) {
+			if (n && s[2 + n] == '}' && n < 256 && p->io && p->io->lookup_var) {
 				char name[257];
 				memcpy(name, s + 2, n);
 				name[n] = 0;
-				const char *v = p->io->getenv(p->io->ctx, name);
+				const char *v = p->io->lookup_var(p->io->ctx, name);
 				if (v) {
 					bad |= wp_buf_addstr(out, v);
 					s += n + 3;

@@ -79,7 +79,9 @@ typedef const char *wp_reqfile_env_fn(void *ctx, const char *name);
 
 struct wp_reqfile_io {
 	wp_reqfile_read_fn *read;  /* NULL: a nested -r/-c is refused */
-	wp_reqfile_env_fn *getenv; /* NULL: ${VAR} stays as written */
+	/* ${VAR}: its value from what the caller hands down (cli/: the session's environment);
+	 * NULL: ${VAR} stays as written */
+	wp_reqfile_env_fn *lookup_var;
 	void *ctx;
 	const struct wp_asks *asks; /* how the user adds an index, for the advice; NULL: plain words
 				     */

@@ -34,7 +34,7 @@ static const char *env(void *ctx, const char *name)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size };
-	struct wp_reqfile_io io = { .read = read_same, .getenv = env, .ctx = &in };
+	struct wp_reqfile_io io = { .read = read_same, .lookup_var = env, .ctx = &in };
 	struct wp_reqfile rf = { 0 };
 	struct wp_err err = WP_ERR_INIT;
 	int rc = wp_reqfile_load(&rf, "dir/requirements.txt", false, &io, &err);

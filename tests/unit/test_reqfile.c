@@ -45,7 +45,7 @@ static const char *mem_env(void *ctx, const char *name)
 
 static int parse(struct wp_reqfile *rf, struct memfs *fs, const char *text, struct wp_err *err)
 {
-	struct wp_reqfile_io io = { .read = mem_read, .getenv = mem_env, .ctx = fs };
+	struct wp_reqfile_io io = { .read = mem_read, .lookup_var = mem_env, .ctx = fs };
 	memset(rf, 0, sizeof(*rf));
 	return wp_reqfile_parse(rf, "dir/requirements.txt", text, strlen(text), false, &io, err);
 }
