@@ -44,6 +44,14 @@ static const char py_probe[] =
 	"import sys,sysconfig,platform;print(sys.implementation.name, *sys.version_info[:3], "
 	"sysconfig.get_config_var(\"SOABI\") or \"\", platform.machine())";
 
+/* On Windows the last word is the interpreter's own architecture, from sysconfig.get_platform():
+ * platform.machine() says AMD64 in a 32-bit Python on 64-bit Windows (it reads
+ * PROCESSOR_ARCHITEW6432), and only the interpreter's tells which wheels it takes */
+static const char py_probe_windows[] =
+	"import sys,sysconfig;p=sysconfig.get_platform();print(sys.implementation.name, "
+	"*sys.version_info[:3], sysconfig.get_config_var(\"SOABI\") or \"\", "
+	"{\"win32\":\"x86\",\"win-amd64\":\"AMD64\",\"win-arm64\":\"ARM64\"}.get(p,p))";
+
 /* Windows has python.exe (and the py launcher, asked with -0p); python3.exe is only the Store's
  * alias there */
 static const char *const python_names_windows[] = { "python" };
@@ -960,8 +968,8 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 			wp_vec_push(&dirs, wp_xstrdup(e));
 		}
 	}
-	/* Windows' installer sets CUDA_PATH_V<major>_<minor> for each toolkit (CUDA_PATH for the last
-	 * one installed) */
+	/* Windows' installer sets CUDA_PATH_V<major>_<minor> for each toolkit (CUDA_PATH for the
+	 * last one installed) */
 	for (size_t i = 0; c->windows && c->envp && c->envp[i] && dirs.n < max; i++) {
 		const char *eq = strchr(c->envp[i], '=');
 		if (strncasecmp(c->envp[i], "CUDA_PATH_V", 11) || !eq || !eq[1])
@@ -1096,7 +1104,8 @@ static void warn_toolkits(struct ctx *c)
 	for (size_t i = 0; i < d->n_toolkits; i++) {
 		const struct wp_detect_toolkit *t = &d->toolkits[i];
 		const char *row_driver = NULL; /* the lowest driver of that CUDA release */
-		bool known = wp_cuda_min_driver_os(t->major, t->minor, c->windows, &row_driver) == 0;
+		bool known =
+			wp_cuda_min_driver_os(t->major, t->minor, c->windows, &row_driver) == 0;
 		const char *compat = compat_floor(c->windows, t->major, t->minor);
 		bool newer = d->cuda_major &&
 			     cuda_cmp(t->major, t->minor, d->cuda_major, d->cuda_minor) > 0;
@@ -1310,9 +1319,9 @@ static void warn_cuda_path(struct ctx *c)
 	sanitize(shown);
 	if (known && d->cuda_major && cuda_cmp(v[0], v[1], d->cuda_major, d->cuda_minor))
 		note(c,
-		     "CUDA_PATH names the CUDA %d.%d toolkit at '%s': the toolkit installed for building (nvcc, "
-		     "its DLLs), not the CUDA the driver runs (%d.%d, driver %s); PyTorch's CUDA wheels bring their "
-		     "own CUDA runtime and need only the driver",
+		     "CUDA_PATH names the CUDA %d.%d toolkit at '%s': the toolkit installed for "
+		     "building (nvcc, its DLLs), not the CUDA the driver runs (%d.%d, driver %s); "
+		     "PyTorch's CUDA wheels bring their own CUDA runtime and need only the driver",
 		     v[0], v[1], shown, d->cuda_major, d->cuda_minor,
 		     d->driver_version[0] ? d->driver_version : "?");
 	char *first = first_cuda_bin(c);
@@ -1329,8 +1338,9 @@ static void warn_cuda_path(struct ctx *c)
 		if (known)
 			snprintf(cver, sizeof(cver), " (CUDA %d.%d)", v[0], v[1]);
 		warn(c,
-		     "PATH puts the CUDA folder '%s'%s before CUDA_PATH's '%s\\bin'%s: programs that take nvcc or "
-		     "the CUDA DLLs (cudart64_*.dll, cuDNN) from PATH get that one, not CUDA_PATH's",
+		     "PATH puts the CUDA folder '%s'%s before CUDA_PATH's '%s\\bin'%s: programs "
+		     "that take nvcc or the CUDA DLLs (cudart64_*.dll, cuDNN) from PATH get that "
+		     "one, not CUDA_PATH's",
 		     fshown, ver, shown, cver);
 		free(top);
 	}
@@ -1385,7 +1395,9 @@ static void pick_default_python(struct ctx *c, bool have_python3, int launcher_d
 	if (launcher_default >= 0) {
 		/* what `py` runs with no version asked for */
 		d->default_python = launcher_default;
-		note(c, "no working 'python' on PATH; the target Python is the py launcher's default '%s' (%d.%d)",
+		note(c,
+		     "no working 'python' on PATH; the target Python is the py launcher's default "
+		     "'%s' (%d.%d)",
 		     d->pythons[launcher_default].path, d->pythons[launcher_default].major,
 		     d->pythons[launcher_default].minor);
 		return;
@@ -1464,7 +1476,7 @@ static void plan_pythons(struct ctx *c, struct plan *pl)
 			continue;
 		pl->py[i] = (int)pl->nj - 1;
 		pl->jobs[pl->nj - 1].argv[1] = "-c";
-		pl->jobs[pl->nj - 1].argv[2] = py_probe;
+		pl->jobs[pl->nj - 1].argv[2] = c->windows ? py_probe_windows : py_probe;
 	}
 	for (size_t i = 0; i < nn; i++)
 		free(real[i]);
@@ -1632,7 +1644,7 @@ static int launched_pythons(struct ctx *c, const struct plan *pl)
 		of[nj] = (int)i;
 		job_add(jobs, &nj, paths[i], false);
 		jobs[nj - 1].argv[1] = "-c";
-		jobs[nj - 1].argv[2] = py_probe;
+		jobs[nj - 1].argv[2] = py_probe_windows;
 	}
 	run_jobs(jobs, nj, c->timeout_ms, c->output_max, c->envp);
 	for (size_t i = 0; i < nj; i++) {
@@ -1725,13 +1737,15 @@ static void add_warnings(struct ctx *c, bool have_python3, int launcher_default)
 		if (c->smi_found)
 			wp_buf_printf(&parts, "%snvidia-smi.exe", parts.len ? ", " : "");
 		warn(c,
-		     "NVIDIA's driver is installed (%s) but did not answer: no CUDA program runs here until it "
-		     "does (Device Manager shows whether the display adapter's driver started; reinstall the "
-		     "driver or restart)%s%s",
+		     "NVIDIA's driver is installed (%s) but did not answer: no CUDA program runs "
+		     "here until it does (Device Manager shows whether the display adapter's "
+		     "driver started; reinstall the driver or restart)%s%s",
 		     wp_buf_cstr(&parts), d->driver_failure[0] ? "; the driver said: " : "",
 		     d->driver_failure);
 		wp_buf_free(&parts);
-		warn(c, "no CUDA is claimed; the target is CPU builds (give %s to pick CUDA builds anyway)",
+		warn(c,
+		     "no CUDA is claimed; the target is CPU builds (give %s to pick CUDA builds "
+		     "anyway)",
 		     wp_ask_words(c->asks, WP_ASK_CUDA));
 	} else if (d->driver_state == WP_DRIVER_NOT_LOADED) {
 		struct wp_buf parts = WP_BUF_INIT;
@@ -1823,7 +1837,9 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 
 	int rc = 0;
 	struct ctx c = { .d = d };
-	struct plan pl = { .nj = 0, .smi_banner = -1, .smi_query = -1, .ldd = -1, .py_launcher = -1 };
+	struct plan pl = {
+		.nj = 0, .smi_banner = -1, .smi_query = -1, .ldd = -1, .py_launcher = -1
+	};
 	char *smi = NULL;
 
 	c.envp = opts->envp;
@@ -1855,8 +1871,8 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	detect_uname(d);
 	c.windows = !strcmp(d->os, "Windows");
 	if (c.windows) {
-		/* no /proc, /sys or PCI bus files there: the driver answers through NVML, nvidia-smi
-		 * and nvcuda.dll */
+		/* no /proc, /sys or PCI bus files there: the driver answers through NVML,
+		 * nvidia-smi and nvcuda.dll */
 		windows_dirs(&c);
 	} else {
 		wp_detect_hw(d, c.root, hw_note, &c);

@@ -163,6 +163,16 @@ J "j['target']['accel']" "cpu"
 pick $CUR
 P "[p['variant'] for p in j['picks']]" "['cpu']"
 
+# 6. a 32-bit Python (its sysconfig platform win32) on 64-bit Windows, no NVIDIA: the target is
+# win32, for which the sample index has no torch build (nothing fits: exit 1)
+CUR=python32-on-x64
+machine $CUR
+det $CUR
+J "j['machine'], [(p['version'], p['machine']) for p in j['pythons']]" "('AMD64', [('3.8.10', 'x86')])"
+J "j['target']['platform']" "win32"
+expect_grep "$CUR: the probe asks the interpreter's own platform" "sysconfig\.get_platform\(\)" "$TMP/m/Python38-32/calls.log"
+pick $CUR 1
+
 unplace
 expect_no_file "the fakes are out of System32 again" "$SYS32/nvml.dll"
 done_testing
