@@ -928,6 +928,9 @@ static void add_toolkit(struct ctx *c, const struct toolkit_probe *tp)
 	struct wp_detect_toolkit t = { .major = tp->major, .minor = tp->minor, .patch = tp->patch,
 				       .path = wp_xstrdup(shown), .source = tp->source };
 	sanitize(t.path);
+	for (char *q = t.path; c->windows && *q; q++)
+		if (*q == '/') /* the seam's resolved paths use '/'; Windows users read '\' */
+			*q = '\\';
 	wp_vec_push_fields(d->toolkits, d->n_toolkits, d->cap_toolkits, t);
 }
 

@@ -139,6 +139,7 @@ CUR=rtx3080-472-cuda-path
 machine $CUR
 det $CUR
 J "j['driver_version'], j['driver_source'], j['cuda']['version']" "('472.12', 'nvml', '11.4')"
+J "[t['path'] for t in j['toolkits'] if t['source'] == 'CUDA_PATH']" "['C:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\v11.1']"
 J "sorted((t['version'], t['source']) for t in j['toolkits'])" \
 	"[('10.2.89', 'CUDA_PATH_Vx_y'), ('11.1.105', 'CUDA_PATH'), ('12.1.105', 'CUDA_PATH_Vx_y'), ('9.2.148', 'version.txt')]"
 J "[w for w in j['warnings'] if w.startswith('PATH puts')] == [w for w in j['warnings'] if 'v10.2\\\\bin' in w and '(CUDA 10.2)' in w and 'v11.1\\\\bin' in w]" "True"
