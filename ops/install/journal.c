@@ -87,7 +87,7 @@ static int decode(const struct wp_buf *b, struct wp_ijournal *j)
 				return -1;
 			i += bl + 1;
 		}
-		if (a[0] != '/' || (bb && bb[0] != '/'))
+		if (!wp_os_path_is_abs(a) || (bb && !wp_os_path_is_abs(bb)))
 			return -1;
 		wp_ijournal_add(j, op, a, bb);
 	}
