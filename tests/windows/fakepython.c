@@ -7,7 +7,9 @@
  * UTF-8, to the file FAKEPY_OUT names; with FAKEPY_ECHO set it copies stdin to stdout and writes
  * "fakepython-stderr" to stderr; with FAKEPY_SLEEP=MS it sleeps that long and then writes the
  * file FAKEPY_DONE names (a test that kills the launcher meanwhile checks it never appears); it
- * exits with FAKEPY_EXIT (default 0). Asked `-I -c SCRIPT default ""` (env/python.c's probe) it
+ * exits with FAKEPY_EXIT (default 0). With FAKEPY_HOLD naming a file it keeps that file open
+ * without FILE_SHARE_DELETE while it sleeps, as Windows holds a running program's .exe: a replace
+ * or a removal of it fails meanwhile. Asked `-I -c SCRIPT default ""` (env/python.c's probe) it
  * answers as CPython in a virtual environment at its own place would (Scripts\python.exe under
  * the venv, pyvenv.cfg's "version" for its version): NUL-separated keys and values, the Windows
  * paths sysconfig gives there (Lib\site-packages, Scripts), os.name "nt". */
@@ -155,6 +157,10 @@ int main(void)
 		fprintf(stderr, "fakepython-stderr\n");
 	}
 	char code[32];
+	HANDLE held = INVALID_HANDLE_VALUE;
+	if (GetEnvironmentVariableW(L"FAKEPY_HOLD", out, 32768))
+		held = CreateFileW(out, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+				  OPEN_EXISTING, 0, NULL);
 	if (GetEnvironmentVariableA("FAKEPY_SLEEP", code, sizeof(code))) {
 		Sleep((DWORD)strtoul(code, NULL, 10));
 		if (GetEnvironmentVariableW(L"FAKEPY_DONE", out, 32768)) {
@@ -163,6 +169,8 @@ int main(void)
 				fclose(f);
 		}
 	}
+	if (held != INVALID_HANDLE_VALUE)
+		CloseHandle(held);
 	return GetEnvironmentVariableA("FAKEPY_EXIT", code, sizeof(code)) ?
 		       (int)strtol(code, NULL, 10) :
 		       0;
