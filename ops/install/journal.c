@@ -213,18 +213,18 @@ static void roll_back(struct wp_ijournal *j, const struct wp_ienv *env)
 
 /* Windows refuses to replace or remove a file that is in use (a running program's .exe, a loaded
  * .pyd: EACCES, EBUSY), though it may still be renamed. Such a file is moved aside, to
- * "~NAME.wp-old-PID-N" in its own folder, after its name is added to <purelib>/.wheelpick-aside,
- * and removed once nothing holds it: at the end of this run (sweep_aside), else by a later one.
+ * "~NAME.wp-old-PID-N" in its own folder (N: the journal entry), after its name is added to
+ * <purelib>/.wheelpick-aside, and removed once nothing holds it: at the end of this run
+ * (sweep_aside), else by a later one.
  * Elsewhere the rename fails as the replace did, and the replace's error is what is reported. */
-static int move_aside(const struct roots *r, const char *path)
+static int move_aside(const struct roots *r, const char *path, size_t seq)
 {
-	static unsigned long seq;
 	const char *slash = strrchr(path, '/');
 	struct wp_os_stat sb;
 	if (!slash || wp_os_lstat(path, &sb) < 0 || WP_S_ISDIR(sb.st_mode))
 		return -1;
-	char *aside = wp_xasprintf("%.*s/~%s.wp-old-%ld-%lu", (int)(slash - path), path, slash + 1,
-				   wp_os_getpid(), ++seq);
+	char *aside = wp_xasprintf("%.*s/~%s.wp-old-%ld-%zu", (int)(slash - path), path, slash + 1,
+				   wp_os_getpid(), seq);
 	char *list = wp_xasprintf("%s/.wheelpick-aside", r->env->py.purelib);
 	int fd = wp_ienv_open_file(r->env, list, WP_O_WRONLY | WP_O_CREAT | WP_O_APPEND |
 							  WP_O_CLOEXEC, 0666);
@@ -261,7 +261,7 @@ static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct
 		if (e->op == WP_IJ_RENAME) {
 			if (at_rename(&r, e->a, e->b) < 0 && errno != ENOENT) {
 				int why = errno;
-				if (!in_use(why) || move_aside(&r, e->b) < 0 ||
+				if (!in_use(why) || move_aside(&r, e->b, i) < 0 ||
 				    at_rename(&r, e->a, e->b) < 0)
 					rc = wp_fs_fail(err, why, "cannot put in place", e->b);
 			}
@@ -269,7 +269,7 @@ static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct
 			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP &&
 			    errno != ENOTDIR) {
 				int why = errno;
-				if (!in_use(why) || move_aside(&r, e->a) < 0)
+				if (!in_use(why) || move_aside(&r, e->a, i) < 0)
 					rc = wp_fs_fail(err, why, "cannot remove", e->a);
 			}
 		} else if (e->op == WP_IJ_RMDIR) {
