@@ -199,6 +199,11 @@ expect_exit 0 "--link-mode hardlink" wwp install "$W_WH" --python "$(winpath "$V
 	fail "libbeta.so.1 is not hard-linked"
 record_check "$V2" >"$TMP/rc.out" 2>&1 && pass "RECORD of the linked install" || { fail "RECORD of the linked install"; head -5 "$TMP/rc.out" >&2; }
 
+# --- uninstall by RECORD takes the launchers and the .data scripts in Scripts\ with it ---
+expect_exit 0 "uninstall alpha beta gamma" wwp uninstall alpha beta gamma --python "$(winpath "$V2")"
+left=$(cd "$V2" && find . -type f ! -name pyvenv.cfg ! -path ./Scripts/python.exe ! -name .wheelpick-targets | sort | tr '\n' ' ')
+[ -z "$left" ] && pass "nothing left but the interpreter and pyvenv.cfg" || fail "left after uninstall: $left"
+
 # --- kill -9 of wheelpick.exe during an upgrade: the old environment or the new one ---
 VK="$TMP/kill env ü"
 mkvenv "$VK"
