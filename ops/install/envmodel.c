@@ -31,8 +31,9 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 	*recovered = NULL;
 	struct wp_os_stat psb;
 	if (!python) {
-		python = "python3"; /* cli/ names the active virtual environment's interpreter when
-				       there is one */
+		/* cli/ names the active virtual environment's interpreter when there is one; else
+		 * the one on PATH, by the name it has there (Windows' installers make python.exe) */
+		python = wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "python" : "python3";
 	} else if (wp_os_stat(python, &psb) == 0 && WP_S_ISDIR(psb.st_mode)) {
 		/* a virtual environment's folder, as uv takes it: its bin/python, or a Windows
 		 * one's Scripts/python.exe (the layout is the environment's, whichever system

@@ -204,6 +204,10 @@ expect_exit 0 "uninstall alpha beta gamma" wwp uninstall alpha beta gamma --pyth
 left=$(cd "$V2" && find . -type f ! -name pyvenv.cfg ! -path ./Scripts/python.exe ! -name .wheelpick-targets | sort | tr '\n' ' ')
 [ -z "$left" ] && pass "nothing left but the interpreter and pyvenv.cfg" || fail "left after uninstall: $left"
 
+# --- no --python and no VIRTUAL_ENV: python.exe on PATH, as Windows names it (not python3) ---
+WINEPATH="$(winpath "$V2")\\Scripts" expect_exit 0 "install with python.exe found on PATH" wwp install "$W_WH"
+expect_file "into that interpreter's venv" "$V2/Scripts/alpha.exe"
+
 # --- kill -9 of wheelpick.exe during an upgrade: the old environment or the new one ---
 VK="$TMP/kill env ü"
 mkvenv "$VK"
