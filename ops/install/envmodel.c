@@ -32,7 +32,8 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 	struct wp_os_stat psb;
 	if (!python) {
 		/* cli/ names the active virtual environment's interpreter when there is one; else
-		 * the one on PATH, by the name it has there (Windows' installers make python.exe) */
+		 * the one on PATH, by the name it has there (Windows' installers make
+		 * python.exe) */
 		python = wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "python" : "python3";
 	} else if (wp_os_stat(python, &psb) == 0 && WP_S_ISDIR(psb.st_mode)) {
 		/* a virtual environment's folder, as uv takes it: its bin/python, or a Windows
