@@ -35,7 +35,7 @@ bool wp_inst_reserved_name(const char *rel, size_t len)
 		if (seg.n > 7 && !strncmp(seg.p, ".wp-", 4) &&
 		    !strncmp(seg.p + seg.n - 4, ".tmp", 4))
 			return true; /* a staging temp */
-		for (size_t i = 1; seg.p[0] == '~' && i + 8 <= seg.n; i++)
+		for (size_t i = 1; i + 8 <= seg.n && seg.p[0] == '~'; i++)
 			if (!memcmp(seg.p + i, ".wp-old-", 8))
 				return true; /* a file in use moved aside (journal.c) */
 	}
