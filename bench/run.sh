@@ -3,6 +3,8 @@
 #   BENCH_QUICK=1   a ~1-minute smoke run (small inputs, one run per command)
 #   BENCH_CASES=1,3 only these cases (1-14; 2 needs 1, the metadata part of 5 needs 4, 10 needs Ceph)
 #   BENCH_RUNS=N    measured runs per command
+#   BENCH_HOG=both  each table at the load found, then with a CPU hog on the other core (default);
+#                   0: at the load found only; 1: with the hog only (bench/hog.py)
 # Everything big is generated under build-bench/ and removed at the end, except the synthetic
 # repodata (build-bench/bench-data/, ~300 MB, generated once). The real pages are read in place.
 set -euo pipefail
