@@ -6,14 +6,24 @@ would a compiler), killed at the end. bench.py runs each table's rounds at the l
 with the hog (BENCH_HOG=both, the default), or in one mode only (BENCH_HOG=0 or 1).
 """
 import contextlib
+import ctypes
+import signal
 import subprocess
 
 COMMAND = ["sh", "-c", "while :; do :; done"]
 
 
+def _die_with_parent():
+    # a run stopped by run.sh's timeout kills the scripts with SIGKILL: their hog must not spin on
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def start(on=True):
-    """The hog's process, or None when not on."""
-    return subprocess.Popen(COMMAND) if on else None
+    """The hog's process, or None when not on. It is killed when the process that started it dies."""
+    return subprocess.Popen(COMMAND, preexec_fn=_die_with_parent) if on else None
 
 
 def stop(proc):

@@ -24,6 +24,7 @@ if [ "$avail_gb" -lt "$need_gb" ]; then
 	echo "bench: only ${avail_gb} GB free under build-bench/, a run needs ${need_gb} GB (try BENCH_QUICK=1)" >&2
 	exit 2
 fi
-# the whole run stops by itself: 40 minutes at most (about 15 for the cases on an idle machine;
-# the rest is margin for one shared with builds and tests, where everything takes twice as long)
+# the whole run stops by itself: 40 minutes at most (BENCH_HOG=both, the default, is estimated at
+# 30-35 minutes on an idle machine, one mode at about 20-25; the last line of results.md gives each
+# case's seconds). Stopped, it still writes what it measured, the summary included.
 exec timeout --foreground -k 10 2400 python3 "$ROOT/bench/bench.py" "$BIN"
