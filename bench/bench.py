@@ -330,8 +330,8 @@ def summary_lines():
     lines = ["## Summary: each row against its goal", "",
              "Ratios are peer / wheelpick, the median of the per-round ratios (the commands alternated): above 1, "
              "wheelpick is the faster (wall) or spends less CPU (user+sys by wait4). A row without a peer gives "
-             "wheelpick's median wall and CPU. One column pair per mode of this run (BENCH_HOG): at the load found, "
-             "and with a CPU hog (`sh -c 'while :; do :; done'`) on the other core.", ""]
+             f"wheelpick's median wall and CPU. One column group per mode of this run (BENCH_HOG={HOG}): "
+             + " and ".join(MODE_TEXT[m] for m in MODES) + " (the hog: `sh -c 'while :; do :; done'`).", ""]
     head = "| case | row | goal |"
     rule = "|---|---|---|"
     for m in MODES:
