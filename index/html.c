@@ -603,7 +603,8 @@ static int scan(struct scan *sc, const char *data, size_t len, size_t *used)
 				if (!close)
 					SHORT(lt);
 				p = close + 3;
-			} else if (!sc->seen_el && end - p >= 8 && !strncasecmp(p + 1, "doctype", 7)) {
+			} else if (!sc->seen_el && end - p >= 8 &&
+				   !strncasecmp(p + 1, "doctype", 7)) {
 				const char *gt = memchr(p, '>', (size_t)(end - p));
 				if (!gt)
 					SHORT(lt);
@@ -831,8 +832,8 @@ static int emit_piece(void *ctx, const char *at, size_t n, size_t fresh,
 	sc->eof = eof;
 	if (scan(sc, at, n, used) || n - *used > CARRY_MAX)
 		/* the check passed over these very bytes: only a file changed since reads so */
-		return wp_fail(sc->pg->err, -WPE_IO, "'%s' changed while it was read; read it again",
-			       sc->pg->page_url);
+		return wp_fail(sc->pg->err, -WPE_IO,
+			       "'%s' changed while it was read; read it again", sc->pg->page_url);
 	return sc->pg->rc;
 }
 
@@ -879,7 +880,9 @@ static int read_page(struct page *pg, struct src *s)
 	xmlSAXHandler sax;
 	int rc = 0;
 	struct scan sc = { .pg = pg, .tag = WP_BUF_INIT };
-	struct check ck = { .pg = pg, .len = s->len, .fast = pg->path != WP_HTML_LIBXML, .sc = &sc };
+	struct check ck = {
+		.pg = pg, .len = s->len, .fast = pg->path != WP_HTML_LIBXML, .sc = &sc,
+	};
 
 	if (!pg->page_url || !wp_url_scheme_ok(pg->page_url))
 		return wp_fail(pg->err, -WPE_USAGE,
@@ -943,7 +946,8 @@ static int read_page(struct page *pg, struct src *s)
 	/* The pull parser, over the whole buffer or fed through its I/O callback: libxml2 2.9's
 	 * push parser gives up for good on some junk (a stray "<https:" in text) where the pull
 	 * parser recovers. */
-	int opts = HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | HTML_PARSE_RECOVER;
+	int opts = HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
+		   HTML_PARSE_RECOVER;
 	pg->parser = src_whole(s) ? htmlCreateMemoryParserCtxt(s->data, (int)s->len) :
 				    htmlNewParserCtxt();
 	if (!pg->parser) {

@@ -73,7 +73,8 @@ static int run(enum wp_html_path path, int how, const char *data, size_t len, si
 		rc = wp_read_html_projects_pieces(path, urls[2], data, len, first, piece,
 						  proj_sink, out, &st, &err);
 	wp_buf_printf(out,
-		      "rc %d '%s' links %llu records %llu skipped %llu malformed %llu refused %llu\n",
+		      "rc %d '%s' links %llu records %llu skipped %llu malformed %llu "
+		      "refused %llu\n",
 		      rc, err.msg, st.links, st.records, st.skipped, st.malformed, st.refused);
 	return rc;
 }
@@ -113,7 +114,8 @@ static void pieces(const char *what, const char *data, size_t len)
 				continue; /* a big page: every size on one reading */
 			for (size_t k = 0; k < WP_ARRAY_LEN(sizes); k++)
 				if (sizes[k] < len && (sizes[k] > 7 || len <= 70000))
-					same(what, path, data, len, sizes[k], sizes[k], &whole, how);
+					same(what, path, data, len, sizes[k], sizes[k], &whole,
+					     how);
 			if (path == WP_HTML_LIBXML)
 				continue; /* libxml2 takes what it asks for, not our cuts */
 			if (len <= 4096) {
@@ -174,49 +176,82 @@ static void test_fixture_pages_in_pieces(void **state)
 static void test_edges_in_pieces(void **state)
 {
 	static const char *const pages_[] = {
-		"<!DOCTYPE html>\r\n<html><head><meta name=\"pypi:repository-version\" content=\"1.1\">"
+		"<!DOCTYPE html>\r\n<html><head><meta name=\"pypi:repository-version\" content="
+		"\"1.1\">"
 		"<title>Links for x</title></head><body><h1>Links for x</h1>\r\n"
-		"<a href=\"../../files/x-1.0-py3-none-any.whl#sha256=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\" "
-		"data-requires-python=\"&gt;=3.8\" data-dist-info-metadata=\"sha256=aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899\" "
+		"<a href=\"../../files/x-1.0-py3-none-any.whl#sha256=0123456789abcdef0123456789a"
+		"bcdef0123456789abcdef0123456789abcdef\""
+		" "
+		"data-requires-python=\"&gt;=3.8\" data-dist-info-metadata=\"sha256=aabbccddeeff"
+		"00112233445566778899aabbccddeeff00112233445566778899\""
+		" "
 		"data-yanked=\"bad &amp; broken\">x-1.0-py3-none-any.whl</a><br/>\r\n"
-		"<a href=\"x-1.1.tar.gz#md5=0123456789abcdef0123456789abcdef\" data-core-metadata=\"true\" "
+		"<a href=\"x-1.1.tar.gz#md5=0123456789abcdef0123456789abcdef\" data-core-metadat"
+		"a=\"true\""
+		" "
 		"data-provenance=\"x-1.1.tar.gz.provenance\">x-1.1.tar.gz</a><br/>\r\n"
 		"<!-- a comment -- with <a href=\"no-1.0-py3-none-any.whl\"> inside -->"
-		"<a href='y-2.0-cp311-cp311-manylinux_2_17_x86_64.whl#sha256=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff' data-yanked>y</a>\r\n"
+		"<a href='y-2.0-cp311-cp311-manylinux_2_17_x86_64.whl#sha256=fffffffffffffffffff"
+		"fffffffffffffffffffffffffffffffffffffffffffff'"
+		" data-yanked>y</a>\r\n"
 		"</body></html>\r\n",
 		/* the same in the fast scanner's grammar: no entity */
-		"<!DOCTYPE html>\n<html><head><meta name=\"pypi:repository-version\" content=\"1.1\">"
+		"<!DOCTYPE html>\n<html><head><meta name=\"pypi:repository-version\" content=\"1"
+		".1\">"
 		"<title>Links for x</title></head><body><h1>Links for x</h1>\n"
-		"<a href=\"../../files/x-1.0-py3-none-any.whl#sha256=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\" "
-		"data-requires-python=\"~=3.8\" data-dist-info-metadata=\"sha256=AABBCCDDEEFF00112233445566778899AABBCCDDEEFF00112233445566778899\" "
+		"<a href=\"../../files/x-1.0-py3-none-any.whl#sha256=0123456789abcdef0123456789a"
+		"bcdef0123456789abcdef0123456789abcdef\""
+		" "
+		"data-requires-python=\"~=3.8\" data-dist-info-metadata=\"sha256=AABBCCDDEEFF001"
+		"12233445566778899AABBCCDDEEFF00112233445566778899\""
+		" "
 		"data-yanked=\"bad build\">x-1.0-py3-none-any.whl</a><br/>\n"
-		"<a href=\"x-1.1.tar.gz#md5=0123456789abcdef0123456789abcdef\" data-core-metadata=\"true\" "
+		"<a href=\"x-1.1.tar.gz#md5=0123456789abcdef0123456789abcdef\" data-core-metadat"
+		"a=\"true\""
+		" "
 		"data-dist-info-metadata=\"false\">x-1.1.tar.gz</a><br/>\n"
 		"<!-- a comment with <a href=\"no-1.0-py3-none-any.whl\"> inside -->"
-		"<A HREF='y-2.0-cp311-cp311-manylinux_2_17_x86_64.whl#sha256=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff' data-yanked>y</A>\n"
+		"<A HREF='y-2.0-cp311-cp311-manylinux_2_17_x86_64.whl#sha256=fffffffffffffffffff"
+		"fffffffffffffffffffffffffffffffffffffffffffff'"
+		" data-yanked>y</A>\n"
 		"<a name=\"top\"></a></body></html>\n",
 		"<html><head><base href=\"https://files.example.org/sub/\"></head><body>"
-		"<a href=\"torch/\">torch</a><a href=\"torchvision/\"></a><a href=\"bad name/\">bad name</a>"
+		"<a href=\"torch/\">torch</a><a href=\"torchvision/\"></a><a href=\"bad name/\">bad"
+		" name</a>"
 		"<a href=\"x-1.0-py3-none-any.whl\">x</a></body></html>",
 		"<meta charset=\"iso-8859-1\"><a href=\"caf\xe9-1.0-py3-none-any.whl\">caf\xe9</a>"
-		"<a href=\"x-1.0-py3-none-any.whl\" data-requires-python=\"&#62;=3.9\">x&nbsp;&eacute;</a>",
+		"<a href=\"x-1.0-py3-none-any.whl\" data-requires-python=\"&#62;=3.9\">x&nbsp;&e"
+		"acute;"
+		"</a>",
 		"<a href=\"x-1.0-py3-none-any.whl\">x</a><a href=\"y-1.0-py3-none-any.whl\">y",
-		"<meta name=\"pypi:repository-version\" content=\"2.0\"><a href=\"x-1.0-py3-none-any.whl\">x</a>",
-		"<a href=\"x-1.0-py3-none-any.whl\">x</a><meta name=\"pypi:repository-version\" content=\"2.0\">",
-		"<html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>",
+		"<meta name=\"pypi:repository-version\" content=\"2.0\"><a href=\"x-1.0-py3-none"
+		"-any.whl\">x"
+		"</a>",
+		"<a href=\"x-1.0-py3-none-any.whl\">x</a><meta name=\"pypi:repository-version\""
+		" content=\"2.0\">",
+		"<html><head><title>Just a moment...</title></head><body>Checking your browser</"
+		"body>"
+		"</html>",
 		"<a href=\"x-1.0-py3-none-any.whl\">x</a><",
 		"<a href=\"x-1.0-py3-none-any.whl\">x</a><!-- never closed",
-		"<a href=x-1.0-py3-none-any.whl>x</a> text <a href=\"https://x.org/y-1.0-py3-none-any.whl\">y</a>",
+		"<a href=x-1.0-py3-none-any.whl>x</a> text <a href=\"https://x.org/y-1.0-py3-non"
+		"e-any.whl\">y"
+		"</a>",
 		"\xef\xbb\xbf<a href=\"x-1.0-py3-none-any.whl\">x\xe2\x82</a>\xc3",
 		/* 16 sequences cut short: the count is in the message */
-		"<a href=\"x-1.0-py3-none-any.whl\">\xe2\x82 \xe2\x82 \xe2\x82 \xe2\x82 \xf0\x9f\x98 \xe2\x82 \xe2\x82 \xe2\x82 "
+		"<a href=\"x-1.0-py3-none-any.whl\">\xe2\x82 \xe2\x82 \xe2\x82 \xe2\x82 \xf0\x9f"
+		"\x98"
+		" \xe2\x82 \xe2\x82 \xe2\x82 "
 		"\xe2\x82 \xe2\x82 \xe2\x82 \xe2\x82 \xe2\x82 \xe2\x82 \xe2\x82 \xe2\x82</a>",
-		"<a href=\"x-1.0-py3-none-any.whl\">\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xf7\xf6\xf5\xf4\xf3\xf2\xf1\xf0\xef</a>",
+		"<a href=\"x-1.0-py3-none-any.whl\">\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xf7\xf6\xf5"
+		"\xf4\xf3\xf2\xf1\xf0\xef"
+		"</a>",
 	};
 	for (size_t i = 0; i < WP_ARRAY_LEN(pages_); i++)
 		pieces(pages_[i], pages_[i], strlen(pages_[i]));
 	/* NUL bytes: binary, at any cut */
-	static const char nul[] = "<a href=\"x-1.0-py3-none-any.whl\">x</a>\0<a href=\"y.whl\">y</a>";
+	static const char
+		nul[] = "<a href=\"x-1.0-py3-none-any.whl\">x</a>\0<a href=\"y.whl\">y</a>";
 	pieces("NUL", nul, sizeof(nul) - 1);
 }
 
@@ -229,7 +264,8 @@ static void test_big_pages_in_pieces(void **state)
 	for (int i = 0; i < 20000; i++)
 		wp_buf_printf(&page,
 			      "<a href=\"files/p-1.%d-py3-none-any.whl#sha256=%064x\" "
-			      "data-requires-python=\"&gt;=3.%d\" data-core-metadata=\"sha256=%064x\"%s>"
+			      "data-requires-python=\"&gt;=3.%d\" "
+			      "data-core-metadata=\"sha256=%064x\"%s>"
 			      "p-1.%d</a><br/>\n",
 			      i, i, i % 13, i + 7, i % 5 ? "" : " data-yanked=\"\"", i);
 	wp_buf_addstr(&page, "</body></html>\n");
@@ -242,13 +278,14 @@ static void test_big_pages_in_pieces(void **state)
 		assert_non_null(strstr(wp_buf_cstr(&whole), "records 20000 "));
 		static const size_t sizes[] = { 4093, 65536, 1 << 20 };
 		for (size_t k = 0; k < WP_ARRAY_LEN(sizes); k++)
-			same("20,000 anchors", WP_HTML_AUTO, page.data, page.len, sizes[k], sizes[k],
-			     &whole, 1);
+			same("20,000 anchors", WP_HTML_AUTO, page.data, page.len, sizes[k],
+			     sizes[k], &whole, 1);
 	}
 	wp_buf_reset(&page);
 	wp_buf_addstr(&page, "<a href=\"x-1.0-py3-none-any.whl\" data-pad=\"");
 	for (int i = 0; i < (3 << 20) / 64; i++)
-		wp_buf_addstr(&page, "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp");
+		wp_buf_addstr(&page,
+			      "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp");
 	wp_buf_addstr(&page, "\">x</a><a href=\"y-1.0-py3-none-any.whl\">y</a>\n");
 	run(WP_HTML_AUTO, 0, page.data, page.len, WHOLE, 0, &whole);
 	assert_non_null(strstr(wp_buf_cstr(&whole), "records 2 "));
@@ -278,7 +315,8 @@ static void test_from_a_file(void **state)
 					       NULL, fd, 1 << 30, NULL, 0, rec_sink, &b, &st, &err),
 			 0);
 	wp_buf_printf(&b,
-		      "rc %d '%s' links %llu records %llu skipped %llu malformed %llu refused %llu\n",
+		      "rc %d '%s' links %llu records %llu skipped %llu malformed %llu "
+		      "refused %llu\n",
 		      0, err.msg, st.links, st.records, st.skipped, st.malformed, st.refused);
 	assert_string_equal(wp_buf_cstr(&whole), wp_buf_cstr(&b));
 	assert_true(st.records > 1000);
