@@ -791,11 +791,11 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	char *file = NULL;
 	unsigned long long size = 0;
 	memset(&res, 0, sizeof(res));
-	/* a page in a file is read where it lies, in pieces, as a fetched page that outgrew memory
-	 * is (never mapped: a file of someone else's cut short under a mapping would be a crash);
-	 * a folder's listing is made in memory */
+	/* a page past memory's share is read where it lies, in pieces, as a fetched one that
+	 * outgrew memory is (never mapped: a file of someone else's cut short under a mapping would
+	 * be a crash); a smaller one, and a folder's listing, in memory */
 	int rc = wp_local_page_file(s->url, &file, &folder, &size, &e);
-	if (!rc && !folder) {
+	if (!rc && !folder && size > WP_CRAWL_PAGE_IN_MEMORY) {
 		if (size > page_max(opts)) {
 			rc = too_big(opts, s->url, &e);
 		} else {
