@@ -1,4 +1,5 @@
-/* index/html.c: find-links and PEP 503 pages through libxml2's HTML SAX parser, bounded. */
+/* index/html.c: find-links and PEP 503 pages, through a fast anchor-list scanner or libxml2's
+ * SAX parser, whole or from a file in pieces; bounded. */
 #include "index/html.h"
 #include "index/htmlpath.h"
 #include "index/variants.h"
