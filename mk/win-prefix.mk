@@ -45,10 +45,10 @@ $(WIN_OUT)/tests/smoke.exe: tests/windows/smoke.c $(WIN_PREFIX)/.stamp
 $(WIN_OUT)/tests/detect/fakeprog.exe: tests/fixtures/detect/fake_winprog.c
 	@mkdir -p $(dir $@)
 	$(WIN_PREFIX_CC) $(WIN_WARN) -O2 -o $@ $<
-$(WIN_OUT)/tests/detect/nvml.dll: tests/fixtures/detect/fake_nvml.c
+$(WIN_OUT)/tests/detect/nvml.dll: tests/fixtures/detect/fake_nvml.c tests/fixtures/detect/fake_own_path.h
 	@mkdir -p $(dir $@)
 	$(WIN_PREFIX_CC) $(WIN_WARN) -O2 -shared -o $@ $<
-$(WIN_OUT)/tests/detect/nvcuda.dll: tests/fixtures/detect/fake_libcuda.c
+$(WIN_OUT)/tests/detect/nvcuda.dll: tests/fixtures/detect/fake_libcuda.c tests/fixtures/detect/fake_own_path.h
 	@mkdir -p $(dir $@)
 	$(WIN_PREFIX_CC) $(WIN_WARN) -O2 -shared -o $@ $<
 
