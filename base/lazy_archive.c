@@ -51,6 +51,7 @@ FWD(int, archive_write_add_filter_zstd, (A *a), (a))
 FWD(int, archive_write_set_filter_option, (A * a, const char *m, const char *o, const char *v),
     (a, m, o, v))
 FWD(int, archive_write_set_format_pax_restricted, (A *a), (a))
+FWD(int, archive_write_set_options, (A * a, const char *opts), (a, opts))
 FWD(int, archive_write_set_format_raw, (A *a), (a))
 FWD(int, archive_write_open_memory, (A * a, void *buf, size_t size, size_t *used),
     (a, buf, size, used))

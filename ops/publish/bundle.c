@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "ops/core/unpack.h"
 #include "ops/publish/manifest.h"
 #include "ops/publish/mirror.h"
 #include "verify/hash.h"
@@ -312,6 +313,25 @@ out:
 		wp_os_closedir(d);
 	free(dir);
 	return rc;
+}
+
+static bool ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return false;
+	return true;
+}
+
+/* Whether the top folder and every member name are ASCII. */
+static bool names_ascii(const char *top, const struct names *files)
+{
+	if (!ascii(top))
+		return false;
+	for (size_t i = 0; i < files->n; i++)
+		if (!ascii(files->v[i]))
+			return false;
+	return true;
 }
 
 static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size,
@@ -751,6 +771,14 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 	a = archive_write_new();
 	archive_write_set_format_pax_restricted(a);
 	int fr = ARCHIVE_OK;
+	/* Names are UTF-8 bytes. libarchive would translate them from the C locale's charset
+	 * (Linux: refused) or Windows' ANSI code page (mangled), and in libarchive 3.6 the pax
+	 * writer reads an entry's name through that charset even when set by the _utf8 calls (it
+	 * crashes on one that is not ASCII in the C locale). So a bundle with a name that is not
+	 * ASCII says its names are bytes (pax hdrcharset=BINARY), which every reader takes as they
+	 * are (GNU tar, bsdtar, Python's tarfile, ours); an ASCII-only bundle is as it was. */
+	if (!names_ascii(top, &files))
+		fr = archive_write_set_options(a, "hdrcharset=BINARY");
 	if (kind == C_ZSTD)
 		fr = archive_write_add_filter_zstd(a);
 	else if (kind == C_GZIP)
@@ -1068,16 +1096,14 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 	struct archive_entry *ae;
 	int rc = 0, r;
 	*top_out = NULL;
-	struct archive *a = open_bundle(path, &vols, err), *disk = archive_write_disk_new();
+	struct archive *a = open_bundle(path, &vols, err);
+	struct wp_unpack_out out = { .fd = -1 };
 	if (!a) {
 		free_list(vols);
-		archive_write_free(disk);
 		return -WPE_INTEGRITY;
 	}
-	/* names are checked before the prefix goes on; the other guards see the whole path */
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-						     ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-						     ARCHIVE_EXTRACT_PERM);
+	/* names are checked (member_rest) before the prefix goes on, links refused, and into is a
+	 * fresh folder: nothing there for a member to write through */
 	while (!rc && (r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
 		const char *rest = member_rest(path, name, &top, err);
@@ -1097,26 +1123,25 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 		}
 		free(dest);
 		dest = wp_xasprintf("%s/%s", into, name);
-		archive_entry_set_pathname(ae, dest);
-		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
-			rc = wp_fail(err, -WPE_IO, "cannot unpack '%s' of '%s': %s", name, path,
-				     archive_error_string(disk));
-			break;
-		}
+		struct wp_err werr = WP_ERR_INIT;
 		const void *blk;
 		size_t sz;
 		la_int64_t off;
-		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
-			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
-				r = ARCHIVE_FATAL;
-				break;
-			}
-		if (archive_write_finish_entry(disk) != ARCHIVE_OK || r != ARCHIVE_EOF) {
+		if (!wp_unpack_begin(&out, dest, type == AE_IFDIR, archive_entry_perm(ae), &werr))
+			while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+				if (wp_unpack_block(&out, blk, sz, off, &werr))
+					break;
+		if (!werr.code)
+			wp_unpack_end(&out, &werr);
+		if (werr.code)
+			rc = wp_fail(err, werr.code, "cannot unpack '%s' of '%s': %s", name, path,
+				     werr.msg);
+		else if (r != ARCHIVE_EOF)
 			rc = wp_fail(err, -WPE_INTEGRITY,
 				     "bundle '%s': member '%s' cannot be unpacked: %s", path, name,
-				     archive_error_string(r != ARCHIVE_EOF ? a : disk));
+				     archive_error_string(a));
+		if (rc)
 			break;
-		}
 		r = ARCHIVE_OK;
 	}
 	if (!rc && r != ARCHIVE_EOF)
@@ -1126,8 +1151,8 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
 	if (!rc)
 		*top_out = wp_xasprintf("%s/%s", into, top);
+	wp_unpack_end(&out, NULL);
 	archive_read_free(a);
-	archive_write_free(disk);
 	free_list(vols);
 	free(top);
 	free(dest);
