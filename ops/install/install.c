@@ -595,7 +595,7 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	archive_read_support_format_tar(a);
 	archive_read_support_filter_zstd(a);
 	archive_read_support_filter_gzip(a);
-	if (archive_read_open_filenames(a, (const char **)vols, 1 << 20) != ARCHIVE_OK) {
+	if (wp_bundle_read_open(a, vols, nv) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path,
 			     archive_error_string(a));
 		goto out;
