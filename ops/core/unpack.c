@@ -1,11 +1,9 @@
-/* ops/core/unpack.c: a bundle read from its volumes and its members written to disk, both through
- * the OS seam (ops/core/unpack.h). */
+/* ops/core/unpack.c: a bundle member written to disk through the OS seam (ops/core/unpack.h). */
 #include "ops/core/unpack.h"
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/os/os.h"
 
-#include <archive.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -67,71 +65,4 @@ int wp_unpack_end(struct wp_unpack_out *o, struct wp_err *err)
 		rc = wp_fs_fail(err, errno, "cannot write", o->path);
 	o->fd = -1;
 	return rc;
-}
-
-/* Volumes are one stream cut in pieces: read one after the other. (libarchive's own
- * archive_read_open_filenames crashed here, in its client switching, on a zstd stream cut in
- * two.) */
-struct vol_reader {
-	char **names;
-	size_t n, at;
-	int fd;
-	char buf[64 << 10];
-};
-
-static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
-{
-	struct vol_reader *r = ctx;
-	for (;;) {
-		if (r->fd < 0) {
-			if (r->at >= r->n)
-				return 0;
-			r->fd = wp_os_open(r->names[r->at], WP_O_RDONLY | WP_O_CLOEXEC);
-			if (r->fd < 0) {
-				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at],
-						  strerror(errno));
-				return -1;
-			}
-		}
-		ssize_t got = wp_os_read(r->fd, r->buf, sizeof(r->buf));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at],
-					  strerror(errno));
-			return -1;
-		}
-		if (got > 0) {
-			*out = r->buf;
-			return got;
-		}
-		wp_os_close(r->fd);
-		r->fd = -1;
-		r->at++;
-	}
-}
-
-static int vol_close(struct archive *a, void *ctx)
-{
-	struct vol_reader *r = ctx;
-	(void)a;
-	if (r->fd >= 0)
-		wp_os_close(r->fd);
-	for (size_t i = 0; i < r->n; i++)
-		free(r->names[i]);
-	free(r->names);
-	free(r);
-	return ARCHIVE_OK;
-}
-
-int wp_bundle_read_open(struct archive *a, char *const *names, size_t n)
-{
-	struct vol_reader *r = wp_xcalloc(1, sizeof(*r));
-	r->names = wp_xcalloc(n ? n : 1, sizeof(*r->names));
-	for (size_t i = 0; i < n; i++)
-		r->names[i] = wp_xstrdup(names[i]);
-	r->n = n;
-	r->fd = -1;
-	/* libarchive calls vol_close, which frees r, whether the open succeeds or not */
-	return archive_read_open(a, r, NULL, vol_read, vol_close);
 }

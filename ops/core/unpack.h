@@ -1,10 +1,10 @@
-/* ops/core/unpack.h: a bundle read from its volumes, and its members written to disk, through the
- * OS seam, by install, verify and apply alike. libarchive's own disk writer turns a member's name
- * into the C locale's bytes (Linux: a name that is not ASCII is refused) or Windows' ANSI code
- * page (mangled); here a name stays the UTF-8 a bundle holds (ops/publish/bundle.c writes names as
- * bytes: hdrcharset=BINARY), and the seam takes it to UTF-16 on Windows. The caller has checked
- * the member's name (wp_member_name_problem) and kind (ops/core/untar.h) and writes under a folder
- * of its own. */
+/* ops/core/unpack.h: a bundle's members written to disk through the OS seam (its volumes are read
+ * by verify/archopen.h), by install, verify and apply alike. libarchive's own disk writer turns a
+ * member's name into the C locale's bytes (Linux: a name that is not ASCII is refused) or Windows'
+ * ANSI code page (mangled); here a name stays the UTF-8 a bundle holds (ops/publish/bundle.c
+ * writes names as bytes: hdrcharset=BINARY), and the seam takes it to UTF-16 on Windows. The
+ * caller has checked the member's name (wp_member_name_problem) and kind (ops/core/untar.h) and
+ * writes under a folder of its own. */
 #ifndef WP_OPS_CORE_UNPACK_H
 #define WP_OPS_CORE_UNPACK_H
 
@@ -29,11 +29,5 @@ int wp_unpack_block(struct wp_unpack_out *o, const void *blk, size_t n, long lon
 
 /* Closes the file (a folder: nothing); safe to call twice and after a failed begin. */
 int wp_unpack_end(struct wp_unpack_out *o, struct wp_err *err);
-
-/* Opens the libarchive read handle a on the volumes names[0..n) (a copy is kept) as one stream,
- * each file opened through the OS seam (UTF-8 paths on every OS; libarchive's own
- * archive_read_open_filenames turns a path through Windows' ANSI code page). */
-struct archive;
-int wp_bundle_read_open(struct archive *a, char *const *names, size_t n);
 
 #endif

@@ -21,6 +21,7 @@
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 #include "verify/fatbin.h"
+#include "verify/archopen.h"
 #include "verify/gpufile.h"
 #include "verify/hash.h"
 #include "base/os/os.h"
@@ -595,7 +596,7 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	archive_read_support_format_tar(a);
 	archive_read_support_filter_zstd(a);
 	archive_read_support_filter_gzip(a);
-	if (wp_bundle_read_open(a, vols, nv) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, (const char *const *)vols, nv) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path,
 			     archive_error_string(a));
 		goto out;

@@ -9,6 +9,7 @@
 #include "ops/publish/manifest.h"
 #include "ops/publish/mirror.h"
 #include "verify/hash.h"
+#include "verify/archopen.h"
 #include "verify/wheel.h"
 #include "base/os/os.h"
 
@@ -913,7 +914,7 @@ static struct archive *open_bundle(const char *path, char ***vols, struct wp_err
 	size_t n = 0;
 	while ((*vols)[n])
 		n++;
-	if (wp_bundle_read_open(a, *vols, n) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, (const char *const *)*vols, n) != ARCHIVE_OK) {
 		wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path,
 			archive_error_string(a));
 		archive_read_free(a);

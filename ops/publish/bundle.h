@@ -98,7 +98,7 @@ int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct
  * archive. */
 int wp_bundle_unpack(const char *path, const char *into, char **top, struct wp_err *err);
 
-/* wp_bundle_read_open, the volumes' reader, is in ops/core/unpack.h (install reads bundles too). */
+/* The volumes' reader is verify/archopen.h's wp_archive_read_open_paths (install's too). */
 
 /* wp_bundle_write_as with opts. */
 int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bundle_kind kind,

@@ -14,6 +14,7 @@
 #include "ops/verify/common.h"
 #include "ops/wheel/sbom.h"
 #include "verify/wheel.h"
+#include "verify/archopen.h"
 #include "base/os/os.h"
 
 #include <archive.h>
@@ -57,9 +58,9 @@ static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 		base = wp_xstrdup(path);
 	else
 		return NULL;
-	char *slash = strrchr(base, '/');
+	const char *fname = wp_path_base(base); /* after a '\\' too on Windows */
+	const char *slash = fname > base ? fname - 1 : NULL;
 	char *dir = slash ? wp_xstrndup(base, (size_t)(slash - base)) : wp_xstrdup(".");
-	const char *fname = slash ? slash + 1 : base;
 	size_t nn, max = 0;
 	char **names = wp_vo_list_dir(*dir ? dir : "/", &nn);
 	for (size_t i = 0; i < nn; i++) {
@@ -552,7 +553,8 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 		goto out; /* a set with a hole or a stranger in it is no archive to read */
 	/* volumes are one stream cut in pieces: libarchive reads them one after the other */
 	char *one[1] = { (char *)path };
-	if (wp_bundle_read_open(a, vols ? vols : one, vols ? nvols : 1) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, (const char *const *)(vols ? vols : one),
+				       vols ? nvols : 1) != ARCHIVE_OK) {
 		if (vols)
 			goto short_set;
 		wp_vo_problem_add(c, true, path, "is not a tar archive: %s",

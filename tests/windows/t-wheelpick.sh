@@ -92,6 +92,18 @@ expect_exit 0 "which still verifies" wwp verify "$(winpath "$TMP/far/paquet-ét�
 ls "$TMP/far" >"$TMP/far.ls"
 expect_grep "apply kept the folder's name" "^paquet-été 日本$" "$TMP/far.ls"
 
+# one wheel, and one conda package of each format, by Windows paths in a folder named with a
+# non-ASCII letter: a file's name is what follows the last '\', and libarchive is handed the file
+# through the OS seam (its own archive_read_open_filename reads a path in the ANSI code page)
+ONE="$TMP/dïr/one"
+mkdir -p "$ONE"
+python3 "$ROOT/tests/fixtures/mkwheels.py" "$TMP/mk" >/dev/null 2>&1
+cp "$TMP/mk/demo-conda-1.0-py_0.tar.bz2" "$TMP/mk/demo-conda-1.0-py_0.conda" "$ONE/"
+cp "$WH/torch-1.8.0+cu111-cp38-cp38-win_amd64.whl" "$ONE/"
+expect_exit 0 "verify one wheel by its Windows path" wwp verify "$(winpath "$ONE/torch-1.8.0+cu111-cp38-cp38-win_amd64.whl")"
+expect_exit 0 "verify a .tar.bz2 conda package there" wwp verify "$(winpath "$ONE/demo-conda-1.0-py_0.tar.bz2")"
+expect_exit 0 "verify a .conda package there" wwp verify "$(winpath "$ONE/demo-conda-1.0-py_0.conda")"
+
 # over HTTP from the loopback server the Linux tests use (libcurl in wheelpick.exe: HTTP/1.1)
 start_server "$SAMPLE"
 # its own cache and catalog, so the wheels cross the wire rather than come from the store
