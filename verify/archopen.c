@@ -62,7 +62,8 @@ static la_int64_t vol_seek(struct archive *a, void *ctx, la_int64_t off, int whe
 	}
 	int64_t at = wp_os_lseek(r->fd, (int64_t)off, whence);
 	if (at < 0) {
-		archive_set_error(a, errno, "cannot seek in '%s': %s", r->names[0], strerror(errno));
+		archive_set_error(a, errno, "cannot seek in '%s': %s", r->names[0],
+				  strerror(errno));
 		return ARCHIVE_FATAL;
 	}
 	return (la_int64_t)at;
