@@ -17,6 +17,8 @@ import sys
 import tempfile
 import time
 
+import hog as hog_  # noqa: E402  (bench/hog.py: the bench's one CPU hog)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
@@ -64,7 +66,7 @@ def main():
         env = {**os.environ, "WHEELPICK_CACHE_DIR": os.path.join(work, f"cache{i}")}
         cmds.append((f"wheelpick update ({wp})", lambda db, wp=wp: [wp, "--catalog", db, "update", "--index",
                                                                     "file://" + PAGE], env))
-    hog = subprocess.Popen(["sh", "-c", "while :; do :; done"]) if os.environ.get("CRAWL_HOG") == "1" else None
+    hog = hog_.start(os.environ.get("CRAWL_HOG") == "1")
     load0 = os.getloadavg()
     walls = [[] for _ in cmds]
     cpus = [[] for _ in cmds]
@@ -85,9 +87,7 @@ def main():
                 walls[k].append(w)
                 cpus[k].append(c)
     finally:
-        if hog:
-            hog.kill()
-            hog.wait()
+        hog_.stop(hog)
     load1 = os.getloadavg()
     print(f"{rounds} rounds, alternated; hog on the other core: {'yes' if hog else 'no'}; "
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after; page {PAGE}")

@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+import hog as hog_  # noqa: E402  (bench/hog.py: the bench's one CPU hog)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench as B  # noqa: E402
@@ -56,7 +58,7 @@ def timed(argv, env):
 
 def compare(title, cmds, rounds, hog):
     """cmds: [(label, argv, env, setup)]; the first is the peer every ratio is taken against."""
-    h = subprocess.Popen(["sh", "-c", "while :; do :; done"]) if hog else None
+    h = hog_.start(hog)
     load0 = os.getloadavg()[0]
     walls = [[] for _ in cmds]
     cpus = [[] for _ in cmds]
@@ -74,9 +76,7 @@ def compare(title, cmds, rounds, hog):
                 walls[k].append(w)
                 cpus[k].append(c)
     finally:
-        if h:
-            h.kill()
-            h.wait()
+        hog_.stop(h)
     load1 = os.getloadavg()[0]
     print(f"### {title}; CPU hog on the other core: {'yes' if hog else 'no'}")
     print()

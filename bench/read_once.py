@@ -10,7 +10,8 @@ READ_ONCE_PROJECTS (default 10000): the web's size; READ_ONCE_COPIES (default 10
 per source (10 sources; source j holds copies COPIES*j .. COPIES*j+COPIES-1, bench.py scale_page's
 scheme, so the first --index holds the oldest releases: the case where a pick used to read the other
 sources' rows and skip them); READ_ONCE_ROUNDS (default 5); READ_ONCE_HOG=1: a CPU hog on the other
-core throughout. Prints markdown (bench/alternate.py's tables) and the strace counts.
+core throughout; READ_ONCE_HOG=both: each row at the load found, then with the hog (one setup).
+Prints markdown (bench/alternate.py's tables) and the strace counts.
 """
 import os
 import re
@@ -24,6 +25,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import bench  # noqa: E402  (PAGE2021)
 import solve_scale  # noqa: E402  (serve, TARGET)
+
+HOG_BOTH = os.environ.get("READ_ONCE_HOG") == "both"   # then each heading says which mode it is
 
 
 def sources_pages(work, copies):
@@ -67,7 +70,7 @@ def compare(label, runs, work, rounds, hog):
     """runs: (tag, argv, env) per binary, alternated by bench/alternate.py, then counted by strace."""
     def sh(argv, env):
         return " ".join(f"{k}={v}" for k, v in env.items() if k.startswith("WHEELPICK")) + " " + " ".join(argv)
-    print(f"### {label}")
+    print(f"### {label}" + ("; CPU hog on the other core: " + ("yes" if hog else "no") if HOG_BOTH else ""))
     print()
     sys.stdout.flush()
     args = [sys.executable, os.path.join(HERE, "alternate.py"), "--rounds", str(rounds)] + (["--hog"] if hog else [])
@@ -89,7 +92,7 @@ def main():
     n = int(os.environ.get("READ_ONCE_PROJECTS", "10000"))
     copies = int(os.environ.get("READ_ONCE_COPIES", "100"))
     rounds = int(os.environ.get("READ_ONCE_ROUNDS", "5"))
-    hog = os.environ.get("READ_ONCE_HOG") == "1"
+    hogs = {"1": [True], "both": [False, True]}.get(os.environ.get("READ_ONCE_HOG", "0"), [False])
     work = tempfile.mkdtemp(prefix="readonce-", dir=os.environ.get("BENCH_WORK"))
     try:
         # the warm solve
@@ -107,7 +110,8 @@ def main():
                 shutil.copy(cold, os.path.join(work, f"solve-{tag}.db"))
                 runs.append((tag, [wp] + pick,
                              {"WHEELPICK_CATALOG": os.path.join(work, f"solve-{tag}.db"), "WHEELPICK_CACHE_DIR": cache}))
-            compare(f"warm solve, {n:,} projects", runs, work, rounds, hog)
+            for hog in hogs:
+                compare(f"warm solve, {n:,} projects", runs, work, rounds, hog)
         finally:
             srv.terminate()
             srv.wait()
@@ -124,7 +128,8 @@ def main():
             shutil.copy(cat, c)
             runs.append((tag, [wp, "--catalog", c, "torch", "--cuda", "11.1", "--python", "3.8", "--platform",
                                "linux_x86_64", "--dry-run", "--no-deps"] + [x for u in urls for x in ("--index", u)], {}))
-        compare(f"warm pick, 10 sources x {copies} copies of the 2021 page", runs, work, max(rounds, 9), hog)
+        for hog in hogs:
+            compare(f"warm pick, 10 sources x {copies} copies of the 2021 page", runs, work, max(rounds, 9), hog)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -3,6 +3,8 @@
 #   BENCH_QUICK=1   a ~1-minute smoke run (small inputs, one run per command)
 #   BENCH_CASES=1,3 only these cases (1-14; 2 needs 1, the metadata part of 5 needs 4, 10 needs Ceph)
 #   BENCH_RUNS=N    measured runs per command
+#   BENCH_HOG=both  each table at the load found, then with a CPU hog on the other core (default);
+#                   0: at the load found only; 1: with the hog only (bench/hog.py)
 # Everything big is generated under build-bench/ and removed at the end, except the synthetic
 # repodata (build-bench/bench-data/, ~300 MB, generated once). The real pages are read in place.
 set -euo pipefail
@@ -22,6 +24,7 @@ if [ "$avail_gb" -lt "$need_gb" ]; then
 	echo "bench: only ${avail_gb} GB free under build-bench/, a run needs ${need_gb} GB (try BENCH_QUICK=1)" >&2
 	exit 2
 fi
-# the whole run stops by itself: 40 minutes at most (about 15 for the cases on an idle machine;
-# the rest is margin for one shared with builds and tests, where everything takes twice as long)
+# the whole run stops by itself: 40 minutes at most (BENCH_HOG=both, the default, is estimated at
+# 30-35 minutes on an idle machine, one mode at about 20-25; the last line of results.md gives each
+# case's seconds). Stopped, it still writes what it measured, the summary included.
 exec timeout --foreground -k 10 2400 python3 "$ROOT/bench/bench.py" "$BIN"

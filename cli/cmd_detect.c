@@ -58,7 +58,8 @@ int wp_cmd_detect(struct wp_cli *cli, int argc, char **argv, struct wp_err *err)
 		printf("driver:    NVIDIA %s (%s)\n", d.driver_version,
 		       d.driver_source ? d.driver_source : "?");
 	else if (d.driver_state == WP_DRIVER_NOT_LOADED)
-		printf("driver:    installed, kernel module not loaded (%s)\n",
+		printf("driver:    installed, %s (%s)\n",
+		       !strcmp(d.os, "Windows") ? "not answering" : "kernel module not loaded",
 		       d.driver_failure[0] ? d.driver_failure : "?");
 	else if (d.driver_state == WP_DRIVER_NONE_YET)
 		printf("driver:    none yet (GPUs from the PCI bus)\n");

@@ -61,15 +61,16 @@ const struct wp_opt wp_install_table[] = {
 };
 #undef O
 
-/* The interpreter to install into: --python, else the active virtual environment's ($VIRTUAL_ENV,
- * as pip and uv take it), else NULL (python3 on PATH). *alloc owns what this made. */
+/* The interpreter to install into: --python, else the active virtual environment ($VIRTUAL_ENV,
+ * as pip and uv take it: its folder, whose bin/python or Windows Scripts/python.exe ops/install
+ * picks), else NULL (python3 on PATH). *alloc owns what this made. */
 static const char *python_of(const char *given, char **alloc)
 {
 	const char *ve = getenv("VIRTUAL_ENV");
 	*alloc = NULL;
 	if (given || !ve || !*ve)
 		return given;
-	return *alloc = wp_xasprintf("%s/bin/python", ve);
+	return *alloc = wp_xstrdup(ve);
 }
 
 static int scheme_of(const char *prefix, const char *target, enum wp_python_scheme *s,

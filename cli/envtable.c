@@ -25,8 +25,9 @@ const struct wp_env_var wp_env_vars[] = {
 	{ "WHEELPICK_SYSROOT", "a root to read /proc, /sys and CUDA from (detect)", "/",
 	  "wheelpick", 0 },
 	{ "WHEELPICK_NVIDIA_LIBDIR",
-	  "the folder detect loads libnvidia-ml.so.1 and libcuda.so.1 from", "the loader's search",
-	  "wheelpick", 0 },
+	  "the folder detect loads libnvidia-ml.so.1 and libcuda.so.1 (Windows: nvml.dll, "
+	  "nvcuda.dll) from",
+	  "the loader's search (Windows: System32, NVSMI)", "wheelpick", 0 },
 	{ "PIP_INDEX_URL", "the index (pip's --index-url); replaces the default", "", "pip", 0 },
 	{ "PIP_EXTRA_INDEX_URL",
 	  "more indexes, space separated, after index-url (it adds, it does not replace)", "",

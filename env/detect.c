@@ -1,4 +1,5 @@
-/* env/detect.c: find this machine's NVIDIA driver, CUDA, GPUs, toolkits, Pythons, libc and OS. */
+/* env/detect.c: find this machine's NVIDIA driver, CUDA, GPUs, toolkits, Pythons, libc and OS
+ * (Linux, and Windows where the seam's uname says so: its own places, names and driver table). */
 #include "env/detect.h"
 #include "base/envp.h"
 #include "base/buf.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define DEFAULT_TIMEOUT_MS 5000
@@ -31,16 +33,28 @@
  * (../shared/data/nvidia/cuda_minor_version_compat_min_driver.tsv). */
 static const struct compat_row {
 	int major, min_minor;
-	const char *driver;
+	const char *driver, *windows; /* Linux's floor, Windows' (NULL: none listed) */
 } compat_rows[] = {
-	{ 13, 0, "580" },
-	{ 12, 0, "525.60.13" },
-	{ 11, 1, "450.80.02" },
+	{ 13, 0, "580", NULL },
+	{ 12, 0, "525.60.13", "528.33" },
+	{ 11, 1, "450.80.02", "452.39" },
 };
 
 static const char py_probe[] =
 	"import sys,sysconfig,platform;print(sys.implementation.name, *sys.version_info[:3], "
 	"sysconfig.get_config_var(\"SOABI\") or \"\", platform.machine())";
+
+/* On Windows the last word is the interpreter's own architecture, from sysconfig.get_platform():
+ * platform.machine() says AMD64 in a 32-bit Python on 64-bit Windows (it reads
+ * PROCESSOR_ARCHITEW6432), and only the interpreter's tells which wheels it takes */
+static const char py_probe_windows[] =
+	"import sys,sysconfig;p=sysconfig.get_platform();print(sys.implementation.name, "
+	"*sys.version_info[:3], sysconfig.get_config_var(\"SOABI\") or \"\", "
+	"{\"win32\":\"x86\",\"win-amd64\":\"AMD64\",\"win-arm64\":\"ARM64\"}.get(p,p))";
+
+/* Windows has python.exe (and the py launcher, asked with -0p); python3.exe is only the Store's
+ * alias there */
+static const char *const python_names_windows[] = { "python" };
 
 static const char *const python_names[] = {
 	"python3",     "python3.6",   "python3.7",  "python3.8",  "python3.9",
@@ -59,8 +73,14 @@ struct toolkit_probe {
 
 WP_VEC_OF(strs, char *); /* each string owned */
 
+#define MAX_PY_LAUNCHED 16 /* interpreters `py -0p` lists that are asked */
+
 struct ctx {
 	struct wp_detect *d;
+	bool windows; /* the seam's uname says Windows: its places, names and driver table */
+	char *system32; /* Windows: %SystemRoot%\System32, and NVIDIA's NVSMI folder under
+			   %ProgramFiles% */
+	char *nvsmi, *program_files;
 	char *root;            /* sysroot without its trailing '/'; "" for the host */
 	bool host;
 	const char *path_env;
@@ -165,6 +185,16 @@ static bool is_exec(const char *path)
 	       wp_os_access(path, WP_X_OK) == 0;
 }
 
+/* The same file, by its resolved path (the names as given when either cannot be resolved). */
+static bool same_file(const char *a, const char *b)
+{
+	char *ra = wp_os_realpath(a), *rb = wp_os_realpath(b);
+	bool same = ra && rb ? !strcmp(ra, rb) : !strcmp(a, b);
+	free(ra);
+	free(rb);
+	return same;
+}
+
 static bool is_space(char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f';
@@ -256,11 +286,12 @@ static int cuda_cmp(int amaj, int amin, int bmaj, int bmin)
 	return amin < bmin ? -1 : amin > bmin;
 }
 
-static const struct compat_row *compat_row(int major, int minor)
+/* The floor of minor version compatibility for CUDA major.minor on this system; NULL: none. */
+static const char *compat_floor(bool windows, int major, int minor)
 {
 	for (size_t i = 0; i < WP_ARRAY_LEN(compat_rows); i++)
 		if (compat_rows[i].major == major && minor >= compat_rows[i].min_minor)
-			return &compat_rows[i];
+			return windows ? compat_rows[i].windows : compat_rows[i].driver;
 	return NULL;
 }
 
@@ -272,18 +303,72 @@ static void set_driver(struct ctx *c, struct wp_str w, const char *source)
 
 /* ---- running programs ---- */
 
+/* One entry of PATH (';'-separated on Windows, where an entry may be quoted). */
+static struct wp_str path_entry(struct wp_str *rest)
+{
+	struct wp_str dir = wp_str_cut(rest, wp_os_path_list_sep);
+	if (dir.n >= 2 && dir.p[0] == '"' && dir.p[dir.n - 1] == '"') {
+		dir.p++;
+		dir.n -= 2;
+	}
+	return dir;
+}
+
+/* name (".exe" added on Windows) in the first folder of PATH that has it as a program. */
 static char *find_program(const struct ctx *c, const char *name)
 {
 	struct wp_str rest = WP_STR(c->path_env);
 	while (rest.n) {
-		struct wp_str dir = wp_str_cut(&rest, ':');
-		char *p = wp_xasprintf("%.*s/%s", dir.n ? (int)dir.n : 1, dir.n ? dir.p : ".",
-				       name);
+		struct wp_str dir = path_entry(&rest);
+		char *p = wp_xasprintf("%.*s%s%s%s", dir.n ? (int)dir.n : 1, dir.n ? dir.p : ".",
+				       c->windows ? "\\" : "/", name, wp_os_exe_suffix);
 		if (is_exec(p))
 			return p;
 		free(p);
 	}
 	return NULL;
+}
+
+/* The folder part of a program's path, either separator: ".../bin/nvcc" -> ".../bin". */
+static struct wp_str parent_dir(struct wp_str s)
+{
+	while (s.n && !wp_os_is_sep(s.p[s.n - 1]))
+		s.n--;
+	while (s.n > 1 && wp_os_is_sep(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+/* A folder of Windows from the environment handed in: %SystemRoot%\System32 (wheelpick.exe is a
+ * 64-bit program, so System32 is the 64-bit folder where the driver puts nvidia-smi.exe, nvml.dll
+ * and nvcuda.dll; a 32-bit program would see SysWOW64 there and must ask for Sysnative), and
+ * %ProgramFiles%\NVIDIA Corporation\NVSMI, where drivers before the DCH ones (2019) put them
+ * (%ProgramW6432% first: a 32-bit program's %ProgramFiles% is "Program Files (x86)"). */
+static void windows_dirs(struct ctx *c)
+{
+	const char *root = wp_envp_get(c->envp, "SystemRoot");
+	if (!root)
+		root = wp_envp_get(c->envp, "windir");
+	const char *pf = wp_envp_get(c->envp, "ProgramW6432");
+	if (!pf)
+		pf = wp_envp_get(c->envp, "ProgramFiles");
+	c->program_files = wp_xstrdup(pf ? pf : "C:\\Program Files");
+	c->system32 = wp_xasprintf("%s\\System32", root ? root : "C:\\Windows");
+	c->nvsmi = wp_xasprintf("%s\\NVIDIA Corporation\\NVSMI", c->program_files);
+}
+
+/* nvidia-smi: on PATH, else (Windows) in the NVSMI folder, then System32. */
+static char *find_smi(const struct ctx *c)
+{
+	char *p = find_program(c, "nvidia-smi");
+	for (int i = 0; !p && c->windows && i < 2; i++) {
+		p = wp_xasprintf("%s\\nvidia-smi.exe", i ? c->system32 : c->nvsmi);
+		if (!is_exec(p)) {
+			free(p);
+			p = NULL;
+		}
+	}
+	return p;
 }
 
 static struct wp_run *job_add(struct wp_run *jobs, size_t *n, char *path, bool merge_stderr)
@@ -460,6 +545,11 @@ static bool nvidia_on_pci(struct ctx *c)
 
 bool wp_detect_python_free_threaded(const struct wp_detect_python *py)
 {
+	/* Windows: "cp313t-win_amd64", the part before the first dash */
+	if (!strncmp(py->soabi, "cp", 2) && py->soabi[2] >= '0' && py->soabi[2] <= '9') {
+		const char *d = strchr(py->soabi, '-');
+		return !strcmp(py->impl, "cpython") && d && d[-1] == 't';
+	}
 	/* "cpython-313t-x86_64-linux-gnu": the version part ends in t */
 	const char *dash = strchr(py->soabi, '-');
 	const char *end = dash ? strchr(dash + 1, '-') : NULL;
@@ -489,6 +579,39 @@ static void add_gpu(struct ctx *c, struct wp_str name, int cc_major, int cc_mino
 	g->cc_minor = cc_minor;
 }
 
+/* Where NVIDIA's library is loaded from (cand[3] filled, NULL-terminated, each freed by the
+ * caller): lib_dir's copy when given; else on Linux the loader's search, on Windows the driver's
+ * own folders by full path (System32, and for NVML the NVSMI folder), never the DLL search order
+ * (the program's folder, the current one, PATH: a planted DLL would be loaded). */
+static void nvlib_candidates(const struct ctx *c, bool nvml, char **cand)
+{
+	const char *name = c->windows ? (nvml ? "nvml.dll" : "nvcuda.dll") :
+					(nvml ? "libnvidia-ml.so.1" : "libcuda.so.1");
+	size_t n = 0;
+	if (c->lib_dir)
+		cand[n++] = wp_xasprintf("%s/%s", c->lib_dir, name);
+	else if (!c->windows)
+		cand[n++] = wp_xstrdup(name);
+	else {
+		cand[n++] = wp_xasprintf("%s\\%s", c->system32, name);
+		if (nvml)
+			cand[n++] = wp_xasprintf("%s\\%s", c->nvsmi, name);
+	}
+	cand[n] = NULL;
+}
+
+static void nvlib_ask(const struct ctx *c, bool nvml, struct wp_nvlib *r)
+{
+	char *cand[3];
+	nvlib_candidates(c, nvml, cand);
+	if (nvml)
+		wp_nvlib_nvml((const char *const *)cand, r);
+	else
+		wp_nvlib_libcuda((const char *const *)cand, r);
+	for (size_t i = 0; cand[i]; i++)
+		free(cand[i]);
+}
+
 /* NVML, the driver's own answer without starting a program: asked first. Not under a sysroot
  * unless a library folder is given: the library the loader finds would be the host's. */
 static void probe_nvml(struct ctx *c)
@@ -496,7 +619,7 @@ static void probe_nvml(struct ctx *c)
 	struct wp_detect *d = c->d;
 	if (!c->dlopen_ok)
 		return;
-	wp_nvlib_nvml(c->lib_dir, &c->nvml);
+	nvlib_ask(c, true, &c->nvml);
 	if (!c->nvml.loaded || c->nvml.init_rc != 0)
 		return;
 	if (!d->driver_version[0] && driver_like(WP_STR(c->nvml.driver)))
@@ -523,7 +646,7 @@ static void probe_libcuda(struct ctx *c)
 	bool answered = (c->nvml.loaded && c->nvml.init_rc == 0) || c->smi_answered;
 	if (!c->dlopen_ok || (answered && d->cuda_major && d->n_gpus))
 		return;
-	wp_nvlib_libcuda(c->lib_dir, &c->cuda);
+	nvlib_ask(c, false, &c->cuda);
 	if (!c->cuda.loaded || c->cuda.init_rc != 0)
 		return;
 	if (c->cuda.cuda && !d->cuda_major) {
@@ -713,7 +836,12 @@ static void derive_cuda_from_driver(struct ctx *c)
 	if (d->cuda_major || !d->driver_version[0])
 		return;
 	int major, minor;
-	if (wp_driver_max_cuda(d->driver_version, &major, &minor) == 0) {
+	struct wp_driver drv;
+	struct wp_err e = WP_ERR_INIT;
+	/* Windows drivers have their own numbers in NVIDIA's table (CUDA 11.2: 460.82, not
+	 * 460.27.03) */
+	if (wp_driver_parse(d->driver_version, &drv, &e) == 0 &&
+	    wp_driver_newest_cuda(&drv, c->windows, &major, &minor) == 0) {
 		d->cuda_major = major;
 		d->cuda_minor = minor;
 		d->cuda_source = WP_CUDA_SRC_DRIVER_TABLE;
@@ -800,6 +928,9 @@ static void add_toolkit(struct ctx *c, const struct toolkit_probe *tp)
 	struct wp_detect_toolkit t = { .major = tp->major, .minor = tp->minor, .patch = tp->patch,
 				       .path = wp_xstrdup(shown), .source = tp->source };
 	sanitize(t.path);
+	for (char *q = t.path; c->windows && *q; q++)
+		if (*q == '/') /* the seam's resolved paths use '/'; Windows users read '\' */
+			*q = '\\';
 	wp_vec_push_fields(d->toolkits, d->n_toolkits, d->cap_toolkits, t);
 }
 
@@ -818,9 +949,7 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 	char *nvcc = find_program(c, "nvcc");
 	if (nvcc) {
 		char *real = wp_os_realpath(nvcc);
-		struct wp_str s = WP_STR(real ? real : nvcc);
-		struct wp_str bin = wp_str_rcut(&s, '/');
-		struct wp_str top = wp_str_rcut(&bin, '/');
+		struct wp_str top = parent_dir(parent_dir(WP_STR(real ? real : nvcc)));
 		tp[n] = (struct toolkit_probe){ .dir = wp_xstrndup(top.p, top.n),
 						.source = "nvcc",
 						.job = -1 };
@@ -834,7 +963,7 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 
 	struct strs dirs = { 0 };
 	const char *envs[] = { "CUDA_HOME", "CUDA_PATH" };
-	const char *env_source[WP_ARRAY_LEN(envs)];
+	const char *env_source[MAX_TOOLKITS];
 	for (size_t i = 0; i < WP_ARRAY_LEN(envs); i++) {
 		const char *e = wp_envp_get(c->envp, envs[i]);
 		if (e && *e) {
@@ -842,14 +971,28 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 			wp_vec_push(&dirs, wp_xstrdup(e));
 		}
 	}
+	/* Windows' installer sets CUDA_PATH_V<major>_<minor> for each toolkit (CUDA_PATH for the
+	 * last one installed) */
+	for (size_t i = 0; c->windows && c->envp && c->envp[i] && dirs.n < max; i++) {
+		const char *eq = strchr(c->envp[i], '=');
+		if (strncasecmp(c->envp[i], "CUDA_PATH_V", 11) || !eq || !eq[1])
+			continue;
+		env_source[dirs.n] = "CUDA_PATH_Vx_y";
+		wp_vec_push(&dirs, wp_xstrdup(eq + 1));
+	}
 	size_t n_env = dirs.n;
-	char *local = root_path(c, "/usr/local");
+	/* the default places: /usr/local/cuda*, and on Windows
+	 * %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\v* */
+	char *local = c->windows ? wp_xasprintf("%s\\NVIDIA GPU Computing Toolkit\\CUDA",
+						c->program_files) :
+				   root_path(c, "/usr/local");
+	const char *prefix = c->windows ? "v" : "cuda";
 	struct wp_os_dir *dir = wp_os_opendir(local);
 	const struct wp_os_dirent *e;
 	while (dir && (e = wp_os_readdir(dir)) && dirs.n - n_env < max) {
-		if (strncmp(e->d_name, "cuda", 4))
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
 			continue;
-		char *p = wp_xasprintf("%s/%s", local, e->d_name);
+		char *p = wp_xasprintf("%s%s%s", local, c->windows ? "\\" : "/", e->d_name);
 		if (is_dir(p))
 			wp_vec_push(&dirs, p);
 		else
@@ -875,7 +1018,7 @@ static size_t plan_toolkits(struct ctx *c, struct toolkit_probe *tp, size_t max,
 							  .job = -1 };
 			continue;
 		}
-		char *bin = wp_xasprintf("%s/bin/nvcc", dirs.v[i]);
+		char *bin = wp_xasprintf("%s/bin/nvcc%s", dirs.v[i], wp_os_exe_suffix);
 		if (n < max && (source || c->host) && is_exec(bin) && *nj < MAX_JOBS) {
 			job_add(jobs, nj, bin, false);
 			jobs[*nj - 1].argv[1] = "--version";
@@ -964,8 +1107,9 @@ static void warn_toolkits(struct ctx *c)
 	for (size_t i = 0; i < d->n_toolkits; i++) {
 		const struct wp_detect_toolkit *t = &d->toolkits[i];
 		const char *row_driver = NULL; /* the lowest driver of that CUDA release */
-		bool known = wp_cuda_min_driver(t->major, t->minor, &row_driver) == 0;
-		const struct compat_row *compat = compat_row(t->major, t->minor);
+		bool known =
+			wp_cuda_min_driver_os(t->major, t->minor, c->windows, &row_driver) == 0;
+		const char *compat = compat_floor(c->windows, t->major, t->minor);
 		bool newer = d->cuda_major &&
 			     cuda_cmp(t->major, t->minor, d->cuda_major, d->cuda_minor) > 0;
 		if (have_drv && known) {
@@ -973,14 +1117,14 @@ static void warn_toolkits(struct ctx *c)
 			if (cmp3(drv, need) >= 0)
 				continue;
 			if (compat)
-				driver_parts(compat->driver, floor);
+				driver_parts(compat, floor);
 			if (compat && cmp3(drv, floor) >= 0) {
 				warn(c,
 				     "driver %s is older than the CUDA %d.%d toolkit at '%s' needs (>= %s); "
 				     "its programs run only through minor version compatibility (CUDA %d.x on >= %s), "
 				     "without features that need the newer driver and without JIT-compiling its PTX",
 				     d->driver_version, t->major, t->minor, t->path, row_driver,
-				     t->major, compat->driver);
+				     t->major, compat);
 				continue;
 			}
 			char drv_cuda[64] = "";
@@ -994,7 +1138,7 @@ static void warn_toolkits(struct ctx *c)
 				     "with minor version compatibility)%s; programs it builds fail with "
 				     "'CUDA driver version is insufficient'",
 				     d->driver_version, t->major, t->minor, t->path, row_driver,
-				     compat->driver, drv_cuda);
+				     compat, drv_cuda);
 			else
 				warn(c,
 				     "driver %s is too old for the CUDA %d.%d toolkit at '%s' (it needs >= %s)%s; "
@@ -1140,6 +1284,73 @@ static void warn_ld_library_path(struct ctx *c)
 	wp_buf_free(&list);
 }
 
+/* The first folder on PATH that holds a CUDA toolkit's programs or runtime (nvcc.exe,
+ * cudart64_*.dll); NULL when none. */
+static char *first_cuda_bin(const struct ctx *c)
+{
+	struct wp_str rest = WP_STR(c->path_env);
+	while (rest.n) {
+		struct wp_str e = path_entry(&rest);
+		if (!e.n)
+			continue;
+		char *dir = wp_xstrndup(e.p, e.n);
+		char *nvcc = wp_xasprintf("%s/nvcc%s", dir, wp_os_exe_suffix);
+		bool cuda = is_exec(nvcc) || dir_has_prefix(dir, "cudart64_");
+		free(nvcc);
+		if (cuda)
+			return dir;
+		free(dir);
+	}
+	return NULL;
+}
+
+/* Windows: CUDA_PATH is the toolkit a user installed for building (nvcc, the CUDA DLLs in its
+ * bin), not the CUDA the driver runs, and PyTorch's wheels bring their own CUDA runtime: said when
+ * the two differ, as LD_LIBRARY_PATH's runtimes are on Linux. Which toolkit's DLLs a program that
+ * takes them from PATH gets is the first CUDA bin folder on PATH: warned when that is not
+ * CUDA_PATH's. */
+static void warn_cuda_path(struct ctx *c)
+{
+	struct wp_detect *d = c->d;
+	const char *cp = wp_envp_get(c->envp, "CUDA_PATH");
+	if (!cp)
+		return;
+	int v[3] = { 0, 0, 0 }, w[3] = { 0, 0, 0 };
+	bool known = read_toolkit_version(cp, v) != NULL;
+	char shown[PATH_MAX];
+	snprintf(shown, sizeof(shown), "%s", cp);
+	sanitize(shown);
+	if (known && d->cuda_major && cuda_cmp(v[0], v[1], d->cuda_major, d->cuda_minor))
+		note(c,
+		     "CUDA_PATH names the CUDA %d.%d toolkit at '%s': the toolkit installed for "
+		     "building (nvcc, its DLLs), not the CUDA the driver runs (%d.%d, driver %s); "
+		     "PyTorch's CUDA wheels bring their own CUDA runtime and need only the driver",
+		     v[0], v[1], shown, d->cuda_major, d->cuda_minor,
+		     d->driver_version[0] ? d->driver_version : "?");
+	char *first = first_cuda_bin(c);
+	char *want = wp_xasprintf("%s\\bin", cp);
+	if (first && !same_file(first, want)) {
+		char *top = wp_xstrndup(parent_dir(WP_STR(first)).p, parent_dir(WP_STR(first)).n);
+		char ver[32] = "";
+		if (read_toolkit_version(top, w))
+			snprintf(ver, sizeof(ver), " (CUDA %d.%d)", w[0], w[1]);
+		char fshown[PATH_MAX];
+		snprintf(fshown, sizeof(fshown), "%s", first);
+		sanitize(fshown);
+		char cver[32] = "";
+		if (known)
+			snprintf(cver, sizeof(cver), " (CUDA %d.%d)", v[0], v[1]);
+		warn(c,
+		     "PATH puts the CUDA folder '%s'%s before CUDA_PATH's '%s\\bin'%s: programs "
+		     "that take nvcc or the CUDA DLLs (cudart64_*.dll, cuDNN) from PATH get that "
+		     "one, not CUDA_PATH's",
+		     fshown, ver, shown, cver);
+		free(top);
+	}
+	free(first);
+	free(want);
+}
+
 /* ---- the whole run ---- */
 
 static void detect_libc(struct ctx *c, struct wp_run *jobs, size_t *nj, int *ldd_job)
@@ -1179,26 +1390,37 @@ static void detect_uname(struct wp_detect *d)
 	copy_clean(d->machine, sizeof(d->machine), WP_STR(mach));
 }
 
-static void pick_default_python(struct ctx *c, bool have_python3)
+static void pick_default_python(struct ctx *c, bool have_python3, int launcher_default)
 {
 	struct wp_detect *d = c->d;
 	if (have_python3 || !d->n_pythons)
 		return;
+	if (launcher_default >= 0) {
+		/* what `py` runs with no version asked for */
+		d->default_python = launcher_default;
+		note(c,
+		     "no working 'python' on PATH; the target Python is the py launcher's default "
+		     "'%s' (%d.%d)",
+		     d->pythons[launcher_default].path, d->pythons[launcher_default].major,
+		     d->pythons[launcher_default].minor);
+		return;
+	}
 	size_t best = 0;
 	for (size_t i = 1; i < d->n_pythons; i++)
 		if (cuda_cmp(d->pythons[i].major, d->pythons[i].minor, d->pythons[best].major,
 			     d->pythons[best].minor) > 0)
 			best = i;
 	d->default_python = (int)best;
-	warn(c, "no working 'python3' on PATH; the target Python is '%s' (%d.%d)",
-	     d->pythons[best].path, d->pythons[best].major, d->pythons[best].minor);
+	warn(c, "no working '%s' on PATH; the target Python is '%s' (%d.%d)",
+	     c->windows ? "python" : "python3", d->pythons[best].path, d->pythons[best].major,
+	     d->pythons[best].minor);
 }
 
 /* Everything that needs a program is started at once and shares one deadline. */
 struct plan {
 	struct wp_run jobs[MAX_JOBS];
 	size_t nj;
-	int smi_banner, smi_query, ldd;
+	int smi_banner, smi_query, ldd, py_launcher;
 	int py[WP_ARRAY_LEN(python_names)];
 	struct toolkit_probe tp[MAX_TOOLKITS];
 	size_t ntp;
@@ -1219,12 +1441,29 @@ static void plan_smi(struct ctx *c, struct plan *pl, const char *smi)
 	}
 }
 
+/* The interpreters' names on PATH on this system. */
+static const char *const *py_names(const struct ctx *c, size_t *n)
+{
+	*n = c->windows ? WP_ARRAY_LEN(python_names_windows) : WP_ARRAY_LEN(python_names);
+	return c->windows ? python_names_windows : python_names;
+}
+
 static void plan_pythons(struct ctx *c, struct plan *pl)
 {
 	char *real[WP_ARRAY_LEN(python_names)] = { 0 };
-	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++) {
+	size_t nn;
+	const char *const *names = py_names(c, &nn);
+	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++)
 		pl->py[i] = -1;
-		char *p = find_program(c, python_names[i]);
+	pl->py_launcher = -1;
+	/* Windows' Python launcher lists every interpreter it knows (the registry's, PEP 514) */
+	char *py = c->windows ? find_program(c, "py") : NULL;
+	if (py && job_add(pl->jobs, &pl->nj, py, false)) {
+		pl->py_launcher = (int)pl->nj - 1;
+		pl->jobs[pl->nj - 1].argv[1] = "-0p";
+	}
+	for (size_t i = 0; i < nn; i++) {
+		char *p = find_program(c, names[i]);
 		if (!p)
 			continue;
 		/* python3 is often a link to one of the python3.N: ask it once */
@@ -1240,9 +1479,9 @@ static void plan_pythons(struct ctx *c, struct plan *pl)
 			continue;
 		pl->py[i] = (int)pl->nj - 1;
 		pl->jobs[pl->nj - 1].argv[1] = "-c";
-		pl->jobs[pl->nj - 1].argv[2] = py_probe;
+		pl->jobs[pl->nj - 1].argv[2] = c->windows ? py_probe_windows : py_probe;
 	}
-	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++)
+	for (size_t i = 0; i < nn; i++)
 		free(real[i]);
 }
 
@@ -1304,33 +1543,119 @@ static void collect_toolkits(struct ctx *c, struct plan *pl)
 	}
 }
 
-/* true when python3 itself answered */
+/* The interpreter a probe job asked, added to d->pythons; false when it said nothing usable. */
+static bool add_python(struct ctx *c, const struct wp_run *j)
+{
+	struct wp_detect *d = c->d;
+	struct wp_detect_python py;
+	memset(&py, 0, sizeof(py));
+	if (j->status != 0 || !parse_python(j, &py)) {
+		/* exiting non-zero is what a pyenv shim for a version not selected does (and
+		 * Windows' Store alias python.exe): quietly skip */
+		if (j->timed_out || j->skipped || j->status < 0)
+			job_note(c, j);
+		return false;
+	}
+	py.path = wp_xstrdup(j->argv[0]);
+	sanitize(py.path);
+	wp_vec_push_fields(d->pythons, d->n_pythons, d->cap_pythons, py);
+	return true;
+}
+
+/* true when python3 (Windows: python) itself answered */
 static bool collect_pythons(struct ctx *c, const struct plan *pl)
 {
 	struct wp_detect *d = c->d;
 	bool have_python3 = false;
 	for (size_t i = 0; i < WP_ARRAY_LEN(python_names); i++) {
-		if (pl->py[i] < 0)
+		if (pl->py[i] < 0 || !add_python(c, &pl->jobs[pl->py[i]]))
 			continue;
-		const struct wp_run *j = &pl->jobs[pl->py[i]];
-		struct wp_detect_python py;
-		memset(&py, 0, sizeof(py));
-		if (j->status != 0 || !parse_python(j, &py)) {
-			/* exiting non-zero is what a pyenv shim for a version not selected does:
-			 * quietly skip */
-			if (j->timed_out || j->skipped || j->status < 0)
-				job_note(c, j);
-			continue;
-		}
-		py.path = wp_xstrdup(j->argv[0]);
-		sanitize(py.path);
 		if (i == 0) {
 			have_python3 = true;
-			d->default_python = (int)d->n_pythons;
+			d->default_python = (int)d->n_pythons - 1;
 		}
-		wp_vec_push_fields(d->pythons, d->n_pythons, d->cap_pythons, py);
 	}
 	return have_python3;
+}
+
+/* `py -0p`: one interpreter a line, its tag first and the default marked with '*', before the path
+ * from launcher 3.11 on (" -V:3.12 *        C:\Python312\python.exe"), after it before
+ * (" -3.9-64        C:\Python39\python.exe *"); a path may hold blanks. The paths into paths
+ * (each owned), *def the default's index or -1. */
+static size_t parse_py_list(struct wp_str out, char **paths, size_t max, int *def)
+{
+	size_t n = 0;
+	*def = -1;
+	while (out.n && n < max) {
+		struct wp_str line = wp_str_trim(wp_str_cut(&out, '\n'));
+		if (!line.n || line.p[0] != '-')
+			continue; /* a heading ("Installed Pythons found by py Launcher...") */
+		next_word(&line);
+		line = wp_str_trim(line);
+		bool star = false;
+		if (line.n && line.p[0] == '*' && (line.n == 1 || is_space(line.p[1]))) {
+			star = true;
+			line = wp_str_trim(WP_STRN(line.p + 1, line.n - 1));
+		}
+		if (line.n >= 2 && line.p[line.n - 1] == '*' && is_space(line.p[line.n - 2])) {
+			star = true;
+			line = wp_str_trim(WP_STRN(line.p, line.n - 1));
+		}
+		char *p = wp_xstrndup(line.p, line.n);
+		if (!line.n || !wp_os_path_is_abs(p)) {
+			free(p);
+			continue;
+		}
+		if (star)
+			*def = (int)n;
+		paths[n++] = p;
+	}
+	return n;
+}
+
+/* The interpreters the py launcher listed that PATH did not give, asked as the others were. Returns
+ * the index in d->pythons of the launcher's default, or -1. */
+static int launched_pythons(struct ctx *c, const struct plan *pl)
+{
+	struct wp_detect *d = c->d;
+	if (pl->py_launcher < 0)
+		return -1;
+	const struct wp_run *lj = &pl->jobs[pl->py_launcher];
+	if (lj->status != 0) {
+		job_note(c, lj);
+		return -1;
+	}
+	char *paths[MAX_PY_LAUNCHED];
+	int def = -1, found = -1;
+	size_t n = parse_py_list(WP_STRN(wp_buf_cstr(&lj->out), lj->out.len), paths,
+				 MAX_PY_LAUNCHED, &def);
+	struct wp_run jobs[MAX_PY_LAUNCHED];
+	int of[MAX_PY_LAUNCHED]; /* which path each job asks */
+	size_t nj = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool known = false;
+		for (size_t k = 0; k < d->n_pythons && !known; k++)
+			if (same_file(paths[i], d->pythons[k].path)) {
+				known = true;
+				if ((int)i == def)
+					found = (int)k;
+			}
+		if (known) {
+			free(paths[i]);
+			continue;
+		}
+		of[nj] = (int)i;
+		job_add(jobs, &nj, paths[i], false);
+		jobs[nj - 1].argv[1] = "-c";
+		jobs[nj - 1].argv[2] = py_probe_windows;
+	}
+	run_jobs(jobs, nj, c->timeout_ms, c->output_max, c->envp);
+	for (size_t i = 0; i < nj; i++) {
+		if (add_python(c, &jobs[i]) && of[i] == def)
+			found = (int)d->n_pythons - 1;
+		job_release(&jobs[i]);
+	}
+	return found;
 }
 
 static void smi_old_query(struct ctx *c, const char *smi)
@@ -1358,7 +1683,7 @@ static void warn_gpus_driver(struct ctx *c)
 		if (d->gpus[i].cc_major < 0 || wp_gpu_min_cuda(sm, &M, &m) < 0 ||
 		    cuda_cmp(M, m, d->cuda_major, d->cuda_minor) <= 0)
 			continue;
-		wp_cuda_min_driver(M, m, &need);
+		wp_cuda_min_driver_os(M, m, c->windows, &need);
 		warn(c,
 		     "the %s (sm_%d) needs CUDA %d.%d or newer (driver %s or newer); driver %s runs CUDA %d.%d at most, so "
 		     "no CUDA build runs on it: upgrade the driver",
@@ -1400,10 +1725,32 @@ static void warn_none_yet(struct ctx *c)
 }
 
 /* The ones that change what gets picked come first; notes about programs come last. */
-static void add_warnings(struct ctx *c, bool have_python3)
+static void add_warnings(struct ctx *c, bool have_python3, int launcher_default)
 {
 	struct wp_detect *d = c->d;
-	if (d->driver_state == WP_DRIVER_NOT_LOADED) {
+	if (d->driver_state == WP_DRIVER_NOT_LOADED && c->windows) {
+		struct wp_buf parts = WP_BUF_INIT;
+		if (c->nvml.loaded)
+			wp_buf_printf(&parts, "nvml.dll");
+		if (c->cuda.loaded)
+			wp_buf_printf(&parts, "%snvcuda.dll", parts.len ? ", " : "");
+		if (d->userspace_cuda_major)
+			wp_buf_printf(&parts, " (CUDA %d.%d)", d->userspace_cuda_major,
+				      d->userspace_cuda_minor);
+		if (c->smi_found)
+			wp_buf_printf(&parts, "%snvidia-smi.exe", parts.len ? ", " : "");
+		warn(c,
+		     "NVIDIA's driver is installed (%s) but did not answer: no CUDA program runs "
+		     "here until it does (Device Manager shows whether the display adapter's "
+		     "driver started; reinstall the driver or restart)%s%s",
+		     wp_buf_cstr(&parts), d->driver_failure[0] ? "; the driver said: " : "",
+		     d->driver_failure);
+		wp_buf_free(&parts);
+		warn(c,
+		     "no CUDA is claimed; the target is CPU builds (give %s to pick CUDA builds "
+		     "anyway)",
+		     wp_ask_words(c->asks, WP_ASK_CUDA));
+	} else if (d->driver_state == WP_DRIVER_NOT_LOADED) {
 		struct wp_buf parts = WP_BUF_INIT;
 		if (c->nvml.loaded)
 			wp_buf_printf(&parts, "libnvidia-ml.so.1");
@@ -1461,8 +1808,11 @@ static void add_warnings(struct ctx *c, bool have_python3)
 	}
 	warn_gpus_driver(c);
 	warn_toolkits(c);
-	warn_ld_library_path(c);
-	pick_default_python(c, have_python3);
+	if (c->windows)
+		warn_cuda_path(c);
+	else
+		warn_ld_library_path(c);
+	pick_default_python(c, have_python3, launcher_default);
 	if (!d->n_pythons)
 		warn(c, "no Python 3 interpreter found on PATH; give %s",
 		     wp_ask_words(c->asks, WP_ASK_PYTHON));
@@ -1490,7 +1840,9 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 
 	int rc = 0;
 	struct ctx c = { .d = d };
-	struct plan pl = { .nj = 0, .smi_banner = -1, .smi_query = -1, .ldd = -1 };
+	struct plan pl = {
+		.nj = 0, .smi_banner = -1, .smi_query = -1, .ldd = -1, .py_launcher = -1
+	};
 	char *smi = NULL;
 
 	c.envp = opts->envp;
@@ -1520,23 +1872,32 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	c.asks = opts->asks;
 
 	detect_uname(d);
-	wp_detect_hw(d, c.root, hw_note, &c);
-	detect_driver_files(&c);
-	detect_gpu_hardware(&c);
+	c.windows = !strcmp(d->os, "Windows");
+	if (c.windows) {
+		/* no /proc, /sys or PCI bus files there: the driver answers through NVML,
+		 * nvidia-smi and nvcuda.dll */
+		windows_dirs(&c);
+	} else {
+		wp_detect_hw(d, c.root, hw_note, &c);
+		detect_driver_files(&c);
+		detect_gpu_hardware(&c);
+	}
 	probe_nvml(&c);
 
-	smi = find_program(&c, "nvidia-smi");
+	smi = find_smi(&c);
 	c.smi_found = smi != NULL;
 	plan_smi(&c, &pl, smi);
 	pl.ntp = plan_toolkits(&c, pl.tp, MAX_TOOLKITS, pl.jobs, &pl.nj);
 	plan_pythons(&c, &pl);
-	detect_libc(&c, pl.jobs, &pl.nj, &pl.ldd);
+	if (!c.windows)
+		detect_libc(&c, pl.jobs, &pl.nj, &pl.ldd);
 
 	run_jobs(pl.jobs, pl.nj, c.timeout_ms, c.output_max, c.envp);
 
 	bool smi_old = collect_smi(&c, &pl);
 	collect_toolkits(&c, &pl);
 	bool have_python3 = collect_pythons(&c, &pl);
+	int launcher_default = launched_pythons(&c, &pl);
 	if (pl.ldd >= 0) {
 		parse_ldd(&c, &pl.jobs[pl.ldd]);
 		if (!d->glibc_major && !d->musl_major && pl.jobs[pl.ldd].timed_out)
@@ -1550,7 +1911,7 @@ int wp_detect_run(struct wp_detect *d, const struct wp_detect_opts *opts, struct
 	/* a GPU nvidia-smi lists is GPU hardware, whatever the files a container shows say */
 	if (d->n_gpus)
 		d->gpu_hardware = true;
-	add_warnings(&c, have_python3);
+	add_warnings(&c, have_python3, launcher_default);
 out:
 	free(smi);
 	for (size_t i = 0; i < pl.nj; i++)
@@ -1564,6 +1925,9 @@ out:
 		free(c.notes.v[i]);
 	wp_vec_free(&c.notes);
 	free(c.root);
+	free(c.system32);
+	free(c.nvsmi);
+	free(c.program_files);
 	return rc;
 }
 
@@ -1631,8 +1995,12 @@ static void abi_from_soabi(const struct wp_detect_python *py, char *abi, size_t 
 			snprintf(abi, size, "%.*s_%.*s", WP_STR_FMT(head), WP_STR_FMT(tail));
 		return;
 	}
-	wp_str_cut(&s, '-');
-	struct wp_str ver = wp_str_cut(&s, '-');
+	struct wp_str head = wp_str_cut(&s, '-');
+	/* "cpython-313t-..." on POSIX, "cp313t-win_amd64" on Windows */
+	struct wp_str ver = wp_str_startswith(head, "cp") && head.n > 2 && head.p[2] >= '0' &&
+					    head.p[2] <= '9' ?
+				    WP_STRN(head.p + 2, head.n - 2) :
+				    wp_str_cut(&s, '-');
 	char plain[16];
 	snprintf(plain, sizeof(plain), "%d%d%s", py->major, py->minor,
 		 py->major == 3 && py->minor <= 7 ? "m" : "");
@@ -1657,6 +2025,19 @@ static void platform_tag(const struct wp_detect *d, char *out, size_t size)
 				 arch);
 		else
 			snprintf(out, size, "linux_%s", arch);
+	} else if (!strcmp(d->os, "Windows")) {
+		/* the default interpreter's machine when it says (an x64 Python on an ARM64 machine
+		 * runs emulated and takes win_amd64 wheels, as its pip does), else the system's */
+		const char *m = d->machine;
+		if (d->default_python >= 0 && (size_t)d->default_python < d->n_pythons &&
+		    d->pythons[d->default_python].machine[0])
+			m = d->pythons[d->default_python].machine;
+		if (!strcasecmp(m, "AMD64") || !strcasecmp(m, "x86_64"))
+			snprintf(out, size, "win_amd64");
+		else if (!strcasecmp(m, "ARM64") || !strcasecmp(m, "aarch64"))
+			snprintf(out, size, "win_arm64");
+		else if (!strcasecmp(m, "x86") || !strcasecmp(m, "i386") || !strcasecmp(m, "i686"))
+			snprintf(out, size, "win32");
 	} else if (!strcmp(d->os, "Darwin")) {
 		/* Darwin 20..24 is macOS 11..15, and Darwin 25 is macOS 26; before 20, 10.(N-4) */
 		int v[3];

@@ -1,4 +1,5 @@
-/* env/detect_nvlib.c: NVML and libcuda asked through dlopen, for detection (env/detect.c). */
+/* env/detect_nvlib.c: NVML and libcuda (nvml.dll, nvcuda.dll) asked through the seam's dynamic
+ * loading, for detection (env/detect.c). */
 #include "env/detect_nvlib.h"
 #include "base/mem.h"
 #include "base/os/os.h"
@@ -7,13 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *open_lib(const char *lib_dir, const char *soname)
+/* The first of the candidates that loads. */
+static void *open_lib(const char *const *candidates)
 {
-	if (!lib_dir)
-		return wp_os_dlopen(soname, NULL, 0);
-	char *p = wp_xasprintf("%s/%s", lib_dir, soname);
-	void *h = wp_os_dlopen(p, NULL, 0);
-	free(p);
+	void *h = NULL;
+	for (size_t i = 0; !h && candidates && candidates[i]; i++)
+		h = wp_os_dlopen(candidates[i], NULL, 0);
 	return h;
 }
 
@@ -37,10 +37,10 @@ typedef int nvml_fn_handle(unsigned, void **);
 typedef int nvml_fn_name(void *, char *, unsigned);
 typedef int nvml_fn_cc(void *, int *, int *);
 
-void wp_nvlib_nvml(const char *lib_dir, struct wp_nvlib *r)
+void wp_nvlib_nvml(const char *const *candidates, struct wp_nvlib *r)
 {
 	memset(r, 0, sizeof(*r));
-	void *h = open_lib(lib_dir, "libnvidia-ml.so.1");
+	void *h = open_lib(candidates);
 	if (!h)
 		return;
 	nvml_fn_void *init = (nvml_fn_void *)wp_os_dlsym(h, "nvmlInit_v2");
@@ -86,10 +86,10 @@ out:
 	wp_os_dlclose(h);
 }
 
-void wp_nvlib_libcuda(const char *lib_dir, struct wp_nvlib *r)
+void wp_nvlib_libcuda(const char *const *candidates, struct wp_nvlib *r)
 {
 	memset(r, 0, sizeof(*r));
-	void *h = open_lib(lib_dir, "libcuda.so.1");
+	void *h = open_lib(candidates);
 	if (!h)
 		return;
 	int (*cu_init)(unsigned int) = (int (*)(unsigned int))wp_os_dlsym(h, "cuInit");

@@ -1,6 +1,7 @@
-/* env/detect_nvlib.h: NVIDIA's driver libraries asked through dlopen: NVML (libnvidia-ml.so.1), the
- * first source detection asks, and libcuda.so.1. Results go into a caller-owned struct; nothing is
- * allocated that the caller must free, and each library is closed again before returning. */
+/* env/detect_nvlib.h: NVIDIA's driver libraries asked through dlopen: NVML (libnvidia-ml.so.1,
+ * nvml.dll), the first source detection asks, and libcuda.so.1 (nvcuda.dll). Results go into a
+ * caller-owned struct; nothing is allocated that the caller must free, and each library is closed
+ * again before returning. */
 #ifndef WP_DETECT_NVLIB_H
 #define WP_DETECT_NVLIB_H
 
@@ -19,12 +20,13 @@ struct wp_nvlib {
 	struct wp_detect_gpu gpus[WP_DETECT_MAX_GPUS];
 };
 
-/* Ask lib_dir/libnvidia-ml.so.1 (lib_dir NULL: the loader's own search) for the driver, its CUDA
- * and the GPUs with their compute capabilities. r is overwritten. */
-void wp_nvlib_nvml(const char *lib_dir, struct wp_nvlib *r);
+/* Ask the first of candidates (NULL-terminated: paths, or a bare name for the loader's own search)
+ * that loads, NVML (libnvidia-ml.so.1, nvml.dll), for the driver, its CUDA and the GPUs with
+ * their compute capabilities. r is overwritten; r->loaded false when none loads. */
+void wp_nvlib_nvml(const char *const *candidates, struct wp_nvlib *r);
 
-/* The same from lib_dir/libcuda.so.1. */
-void wp_nvlib_libcuda(const char *lib_dir, struct wp_nvlib *r);
+/* The same from libcuda (libcuda.so.1, nvcuda.dll). */
+void wp_nvlib_libcuda(const char *const *candidates, struct wp_nvlib *r);
 
 /* "NVML_ERROR_DRIVER_NOT_LOADED", "CUDA_ERROR_NO_DEVICE": the names of the codes a missing or
  * unreachable driver gives; NULL for others. */

@@ -2,6 +2,7 @@
  * running it. */
 #include "env/python.h"
 #include "base/mem.h"
+#include "base/os/os.h"
 #include "base/str.h"
 #include "env/run.h"
 #include "resolver/ask.h"
@@ -168,9 +169,20 @@ int wp_python_probe_as(const char *path, enum wp_python_scheme scheme, const cha
 		else if (!strcmp(k, "venv")) venv = v;
 #undef KEY
 	}
+	py->windows = !strcmp(py->markers.os_name, "nt");
+	if (py->windows) {
+		/* "C:\venv\Lib\site-packages" as "C:/venv/Lib/site-packages": the installer
+		 * splits and compares paths at '/', and the seam takes either */
+		char *const paths[] = { py->prefix,  py->purelib, py->platlib, py->scripts,
+					py->data,    py->include, py->stdlib };
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+			for (char *p = paths[i]; p && *p; p++)
+				if (*p == '\\')
+					*p = '/';
+	}
 	if (!py->executable || !py->purelib || !py->platlib || !py->scripts || !py->data ||
 	    !py->include || !major || !minor || !py->tag_platform || !py->purelib[0] ||
-	    py->purelib[0] != '/') {
+	    !wp_os_path_is_abs(py->purelib)) {
 		rc = wp_fail(err, -WPE_ENV,
 			     "the interpreter '%s' gave an answer wheelpick cannot use; is it CPython 3?",
 			     path);

@@ -28,6 +28,10 @@ struct wp_python {
 	char *cache_tag;   /* "cpython-311" */
 	char *tag_platform;/* the most specific platform tag: "manylinux_2_36_x86_64" */
 	bool in_venv;
+	/* a Windows interpreter (os.name 'nt'): entry points are .exe launchers, .data scripts
+	 * get pip's "#!EXE" CRLF line; its scheme paths are given with '/' (executable as it
+	 * said) */
+	bool windows;
 	/* where each scheme of a wheel goes (absolute); headers is the folder above <dist name>/ */
 	char *purelib, *platlib, *scripts, *data, *include;
 	char *stdlib;      /* where PEP 668's EXTERNALLY-MANAGED marker would be */

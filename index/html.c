@@ -1,4 +1,5 @@
-/* index/html.c: find-links and PEP 503 pages through libxml2's HTML SAX parser, bounded. */
+/* index/html.c: find-links and PEP 503 pages, through a fast anchor-list scanner or libxml2's
+ * SAX parser, whole or from a file in pieces; bounded. */
 #include "index/html.h"
 #include "index/htmlpath.h"
 #include "index/variants.h"
@@ -6,11 +7,13 @@
 #include "base/buf.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
+#include "base/os/os.h"
 #include "base/str.h"
 #include "base/url.h"
 
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,46 +394,36 @@ static void on_error(void *ud, xmlErrorPtr e)
 	(void)e;
 }
 
-/* Invalid UTF-8 sequences in data (each bad lead or truncated sequence counts once). */
-static size_t bad_utf8(const unsigned char *p, size_t n)
-{
-	size_t bad = 0;
-	for (size_t i = 0; i < n;) {
-		unsigned char c = p[i];
-		size_t k = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 :
-			   (c & 0xf8) == 0xf0 ? 3 : 9;
-		if (k == 9 || c == 0xc0 || c == 0xc1 || c > 0xf4 || (k && i + k >= n)) {
-			bad++;
-			i++;
-			continue;
-		}
-		size_t j = 1;
-		while (j <= k && (p[i + j] & 0xc0) == 0x80)
-			j++;
-		if (j <= k) {
-			bad++;
-			i += j;
-			continue;
-		}
-		i += k + 1;
-	}
-	return bad;
-}
+/* Invalid UTF-8 sequences (each bad lead or truncated sequence counts once) in a page of total
+ * bytes read in pieces: p holds its bytes from off, and a sequence cut between two pieces is
+ * carried in need. A lead whose sequence would run past the page's end is bad at once. */
+struct utf8 {
+	size_t bad;
+	unsigned need; /* continuation bytes still due */
+};
 
-static int check_bytes(const char *url, const char *data, size_t len, struct wp_err *err)
+static void bad_utf8(struct utf8 *u, const unsigned char *p, size_t n, unsigned long long off,
+		     unsigned long long total)
 {
-	if (len > WP_HTML_MAX_BYTES)
-		return wp_fail(err, -WPE_TOO_BIG, "index '%s' is larger than %zu bytes", url,
-			       WP_HTML_MAX_BYTES);
-	if (memchr(data, 0, len))
-		return wp_fail(err, -WPE_SOURCE,
-			       "'%s' is not an index page: it holds binary data (NUL bytes)", url);
-	/* A few stray Latin-1 bytes are a sloppy page; many are not text at all. */
-	size_t bad = bad_utf8((const unsigned char *)data, len);
-	if (bad >= 16 && bad > len / 100)
-		return wp_fail(err, -WPE_SOURCE,
-			       "'%s' is not an index page: %zu invalid UTF-8 sequences", url, bad);
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		if (u->need) {
+			if ((c & 0xc0) == 0x80) {
+				u->need--;
+				continue;
+			}
+			u->bad++; /* cut short: this byte is read afresh */
+			u->need = 0;
+		}
+		if (c < 0x80)
+			continue;
+		unsigned k = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 :
+			     (c & 0xf8) == 0xf0 ? 3 : 9;
+		if (k == 9 || c == 0xc0 || c == 0xc1 || c > 0xf4 || off + i + k >= total)
+			u->bad++;
+		else
+			u->need = k;
+	}
 }
 
 /* --- the fast path: a scanner for plain, well-formed anchor lists ---------------------------
@@ -443,7 +436,11 @@ static int check_bytes(const char *url, const char *data, size_t len, struct wp_
  * unquoted value, a comment left open, an element it does not know, text or tags inside an
  * anchor, an anchor left open) makes it decline before any record reaches the sink, and libxml2
  * reads the page as before. tests/unit/test_htmlfast.c holds both paths to the same records
- * over the real pages. */
+ * over the real pages.
+ *
+ * A page is read twice, whole or in pieces: once to check it is in the grammar, then to emit.
+ * One pass cannot do: a page declined half way would have sent half its records before
+ * libxml2 sends them all again. */
 
 #define FAST_MAX_ATTRS 16
 #define FAST_MAX_DEPTH 16
@@ -471,12 +468,21 @@ static bool fast_name_char(char c)
 	       c == '-' || c == '_' || c == ':' || c == '.';
 }
 
+/* The scanner's state, kept from one piece of a page to the next. */
 struct scan {
 	struct page *pg;
 	bool emit;              /* false: only check that the page is in the grammar */
+	bool eof;               /* the bytes at hand end the page */
+	bool in_a, in_title, in_h1, seen_el;
+	unsigned depth;
+	unsigned long anchors;
 	struct wp_buf tag;      /* the attributes of the tag at hand, NUL-separated */
 	const xmlChar *atts[2 * FAST_MAX_ATTRS + 1];
 };
+
+/* What reading a tag found: its end, a byte outside the grammar, or the end of the bytes at
+ * hand before its end (the next piece may finish it). */
+enum { TAG_OK, TAG_DECLINE, TAG_SHORT };
 
 /* Text between tags, as on_text would see it. */
 static void fast_text(struct scan *sc, const char *p, size_t n)
@@ -485,10 +491,11 @@ static void fast_text(struct scan *sc, const char *p, size_t n)
 		on_text(sc->pg, (const xmlChar *)p, (int)n);
 }
 
-/* One start tag's attributes from p (just past its name) into sc->atts; returns the byte after
- * its '>', or NULL to decline. *selfclose says it ended in "/>". */
-static const char *fast_attrs(struct scan *sc, const char *p, const char *end, bool *selfclose)
+/* One start tag's attributes from *pp (just past its name) into sc->atts; *pp becomes the byte
+ * after its '>'. *selfclose says it ended in "/>". */
+static int fast_attrs(struct scan *sc, const char **pp, const char *end, bool *selfclose)
 {
+	const char *p = *pp;
 	size_t na = 0;
 	size_t offs[2 * FAST_MAX_ATTRS];
 	bool has_val[FAST_MAX_ATTRS];
@@ -499,44 +506,50 @@ static const char *fast_attrs(struct scan *sc, const char *p, const char *end, b
 		while (p < end && fast_space(*p))
 			p++, spaced = true;
 		if (p >= end)
-			return NULL;
+			return TAG_SHORT;
 		if (*p == '>')
 			break;
-		if (*p == '/' && p + 1 < end && p[1] == '>') {
+		if (*p == '/' && p + 1 >= end)
+			return TAG_SHORT;
+		if (*p == '/' && p[1] == '>') {
 			*selfclose = true;
 			p++;
 			break;
 		}
 		if (!spaced || na == FAST_MAX_ATTRS ||
 		    !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-			return NULL;
+			return TAG_DECLINE;
 		const char *nm = p;
 		while (p < end && fast_name_char(*p))
 			p++;
+		if (p >= end)
+			return TAG_SHORT;
 		offs[2 * na] = sc->tag.len;
 		wp_buf_add(&sc->tag, nm, (size_t)(p - nm));
 		wp_buf_addch(&sc->tag, 0);
 		has_val[na] = false;
-		if (p < end && *p == '=') {
+		if (*p == '=') {
 			p++;
-			if (p >= end || (*p != '"' && *p != '\''))
-				return NULL;
+			if (p >= end)
+				return TAG_SHORT;
+			if (*p != '"' && *p != '\'')
+				return TAG_DECLINE;
 			char q = *p++;
 			const char *v = p;
 			while (p < end && *p != q) {
 				if (*p == '<' || (unsigned char)*p < 0x20)
-					return NULL;
+					return TAG_DECLINE;
 				p++;
 			}
 			if (p >= end)
-				return NULL;
+				return TAG_SHORT;
 			offs[2 * na + 1] = sc->tag.len;
 			wp_buf_add(&sc->tag, v, (size_t)(p - v));
 			wp_buf_addch(&sc->tag, 0);
 			has_val[na] = true;
 			p++;
-		} else if (p < end && !fast_space(*p) && *p != '>' && *p != '/') {
-			return NULL;
+		} else if (!fast_space(*p) && *p != '>' && *p != '/') {
+			return TAG_DECLINE;
 		}
 		na++;
 	}
@@ -546,19 +559,30 @@ static const char *fast_attrs(struct scan *sc, const char *p, const char *end, b
 						   NULL;
 	}
 	sc->atts[2 * na] = NULL;
-	return p + 1;
+	*pp = p + 1;
+	return TAG_OK;
 }
 
-/* 0: the page was read (when emitting) or is in the grammar (when checking); 1: it is not. */
-static int scan(struct scan *sc, const char *data, size_t len)
+/* A construct (tag, comment, doctype) from lt runs past the bytes at hand: at the page's end
+ * that is outside the grammar; before it, the bytes from lt wait for the next piece. */
+#define SHORT(lt)                                     \
+	do {                                          \
+		if (sc->eof)                          \
+			return 1;                     \
+		*used = (size_t)((lt) - data);        \
+		return 0;                             \
+	} while (0)
+
+/* Scan the bytes at hand: 0 when they were read (when emitting) or are in the grammar (when
+ * checking) up to *used, the rest being a construct the next piece finishes; 1 when they are
+ * not in the grammar. With sc->eof, *used is len. */
+static int scan(struct scan *sc, const char *data, size_t len, size_t *used)
 {
 	static const char *const el_names[] = { "a",    "br",    "html", "head", "body",
 						"meta", "title", "h1",   "base" };
 	const char *p = data, *end = data + len;
 	struct page *pg = sc->pg;
-	bool in_a = false, in_title = false, in_h1 = false, seen_el = false;
-	unsigned depth = 0;
-	unsigned long anchors = 0;
+	*used = len;
 	while (p < end) {
 		if (sc->emit && pg->rc)
 			return 0;
@@ -570,16 +594,22 @@ static int scan(struct scan *sc, const char *data, size_t len)
 		fast_text(sc, p, (size_t)(lt - p));
 		p = lt + 1;
 		if (p >= end)
-			return 1;
+			SHORT(lt);
 		if (*p == '!') {
+			/* "<!--" or "<!doctype" may be cut anywhere: wait for enough to tell */
+			if (!sc->eof && end - p < 8)
+				SHORT(lt);
 			if (end - p >= 3 && p[1] == '-' && p[2] == '-') {
 				const char *close = memmem(p + 3, (size_t)(end - p - 3), "-->", 3);
 				if (!close)
-					return 1;
+					SHORT(lt);
 				p = close + 3;
-			} else if (!seen_el && end - p >= 8 && !strncasecmp(p + 1, "doctype", 7)) {
+			} else if (!sc->seen_el && end - p >= 8 &&
+				   !strncasecmp(p + 1, "doctype", 7)) {
 				const char *gt = memchr(p, '>', (size_t)(end - p));
-				if (!gt || memchr(p, '<', (size_t)(gt - p)))
+				if (!gt)
+					SHORT(lt);
+				if (memchr(p, '<', (size_t)(gt - p)))
 					return 1;
 				p = gt + 1;
 			} else {
@@ -594,51 +624,58 @@ static int scan(struct scan *sc, const char *data, size_t len)
 		while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 				   (*p >= '0' && *p <= '9')))
 			p++;
+		if (p >= end)
+			SHORT(lt);
 		enum fast_el el = fast_element(nm, (size_t)(p - nm));
 		if (el == F_NONE)
 			return 1;
-		seen_el = true;
 		if (closing) {
 			while (p < end && fast_space(*p))
 				p++;
-			if (p >= end || *p != '>')
+			if (p >= end)
+				SHORT(lt);
+			if (*p != '>')
 				return 1;
 			p++;
-			bool *open = el == F_A     ? &in_a :
-				     el == F_TITLE ? &in_title :
-				     el == F_H1    ? &in_h1 :
+			sc->seen_el = true;
+			bool *open = el == F_A     ? &sc->in_a :
+				     el == F_TITLE ? &sc->in_title :
+				     el == F_H1    ? &sc->in_h1 :
 						     NULL;
 			if (el == F_BR || el == F_META || el == F_BASE || (open && !*open) ||
-			    (!open && in_a) || !depth)
+			    (!open && sc->in_a) || !sc->depth)
 				return 1;
 			if (open)
 				*open = false;
-			depth--;
+			sc->depth--;
 			if (sc->emit)
 				on_end(pg, (const xmlChar *)el_names[el]);
 			continue;
 		}
 		/* anchors, titles and headings hold text alone */
-		if (in_a || in_title || in_h1)
+		if (sc->in_a || sc->in_title || sc->in_h1)
 			return 1;
 		bool selfclose;
-		p = fast_attrs(sc, p, end, &selfclose);
-		if (!p)
+		int t = fast_attrs(sc, &p, end, &selfclose);
+		if (t == TAG_SHORT)
+			SHORT(lt);
+		if (t == TAG_DECLINE)
 			return 1;
+		sc->seen_el = true;
 		bool isvoid = el == F_BR || el == F_META || el == F_BASE;
 		if (selfclose && !isvoid)
 			return 1;
-		if (el == F_A && ++anchors > WP_HTML_MAX_ANCHORS)
+		if (el == F_A && ++sc->anchors > WP_HTML_MAX_ANCHORS)
 			return 1;
 		if (!isvoid) {
-			if (++depth > FAST_MAX_DEPTH)
+			if (++sc->depth > FAST_MAX_DEPTH)
 				return 1;
 			if (el == F_A)
-				in_a = true;
+				sc->in_a = true;
 			else if (el == F_TITLE)
-				in_title = true;
+				sc->in_title = true;
 			else if (el == F_H1)
-				in_h1 = true;
+				sc->in_h1 = true;
 		}
 		if (sc->emit) {
 			on_start(pg, (const xmlChar *)el_names[el], sc->atts);
@@ -646,57 +683,253 @@ static int scan(struct scan *sc, const char *data, size_t len)
 				on_end(pg, (const xmlChar *)el_names[el]);
 		}
 	}
+	if (!sc->eof)
+		return 0;
 	/* an anchor, title or heading left open is libxml2's to close */
-	return in_a || in_title || in_h1 ? 1 : 0;
+	return sc->in_a || sc->in_title || sc->in_h1 ? 1 : 0;
+}
+#undef SHORT
+
+static void scan_reset(struct scan *sc, bool emit)
+{
+	sc->emit = emit;
+	sc->eof = false;
+	sc->in_a = sc->in_title = sc->in_h1 = sc->seen_el = false;
+	sc->depth = 0;
+	sc->anchors = 0;
 }
 
-/* 1 when the page is not for the fast path (nothing was emitted); else what reading it gave. */
-static int fast_page(struct page *pg, const char *data, size_t len)
+/* entities, encodings and control characters (which libxml2 drops from text) are libxml2's
+ * business */
+static bool fast_bytes(const char *data, size_t len)
 {
-	/* entities, encodings and control characters (which libxml2 drops from text) are libxml2's
-	 * business */
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)data[i];
 		if (c >= 0x7f || c == '&' || (c < 0x20 && c != '\t' && c != '\n' && c != '\r'))
-			return 1;
+			return false;
 	}
-	struct scan sc = { .pg = pg, .tag = WP_BUF_INIT };
-	int rc = scan(&sc, data, len);
-	if (rc == 0) {
-		sc.emit = true;
-		rc = scan(&sc, data, len);
-		if (rc == 0)
-			rc = pg->rc;
-	}
-	wp_buf_free(&sc.tag);
-	return rc;
+	return true;
 }
 
-static int read_page(struct page *pg, const char *data, size_t len)
+/* --- a page in pieces -----------------------------------------------------------------------
+ *
+ * A page in memory is read whole. One in a file (a fetched page past memory's share, a local
+ * file:// page) is read in pieces of HTML_PIECE into a window, each pass from the start: the
+ * check, then the fast scanner's emit or libxml2's pull parser fed through its I/O callback,
+ * so memory stays a few MiB whatever the page's size. */
+
+#define HTML_PIECE ((size_t)1 << 20)
+#define CARRY_MAX  ((size_t)1 << 20) /* a tag or comment longer than this is libxml2's */
+
+struct src {
+	const char *data;        /* fd < 0: the page */
+	int fd;
+	unsigned long long len;  /* the page's length (a file's when it was opened) */
+	unsigned long long max;  /* refused past this */
+	size_t first, piece;     /* the lengths of the pieces: the first, then each one after */
+	char *win;               /* in pieces: what the last piece left, then the next */
+	size_t wlen;
+};
+
+static bool src_whole(const struct src *s)
+{
+	return s->fd < 0 && s->first >= s->len;
+}
+
+/* The piece at off onto the window's end; *got its length. */
+static int src_next(struct page *pg, struct src *s, unsigned long long off, size_t *got)
+{
+	unsigned long long left = s->len - off;
+	size_t want = off < s->first ? (size_t)(s->first - off) : s->piece;
+	if (want > left)
+		want = (size_t)left;
+	char *to = s->win + s->wlen;
+	if (s->fd < 0) {
+		memcpy(to, s->data + off, want);
+	} else {
+		for (size_t n = 0; n < want;) {
+			ssize_t r = wp_os_pread(s->fd, to + n, want - n, (int64_t)(off + n));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return wp_fail(pg->err, -WPE_IO, "cannot read the copy of '%s': %s",
+					       pg->page_url, strerror(errno));
+			if (r == 0)
+				return wp_fail(pg->err, -WPE_IO,
+					       "'%s' changed while it was read; read it again",
+					       pg->page_url);
+			n += (size_t)r;
+		}
+	}
+	s->wlen += want;
+	*got = want;
+	return 0;
+}
+
+/* fn over the page: the bytes at hand (what its last call left unused, then the next piece),
+ * the fresh ones at their end and their offset in the page; it sets how many it used. */
+typedef int piece_fn(void *ctx, const char *at, size_t n, size_t fresh, unsigned long long off,
+		     bool eof, size_t *used);
+
+static int src_pass(struct page *pg, struct src *s, piece_fn *fn, void *ctx)
+{
+	size_t used;
+	if (src_whole(s))
+		return fn(ctx, s->data, (size_t)s->len, (size_t)s->len, 0, true, &used);
+	s->wlen = 0;
+	for (unsigned long long off = 0; off < s->len;) {
+		size_t got;
+		int rc = src_next(pg, s, off, &got);
+		if (rc)
+			return rc;
+		bool eof = off + got == s->len;
+		used = s->wlen;
+		if ((rc = fn(ctx, s->win, s->wlen, got, off, eof, &used)))
+			return rc;
+		off += got;
+		memmove(s->win, s->win + used, s->wlen - used);
+		s->wlen -= used;
+	}
+	return 0;
+}
+
+/* The first pass: the bytes are text, and whether the fast scanner reads the page. */
+struct check {
+	struct page *pg;
+	unsigned long long len;
+	bool nul;
+	struct utf8 u;
+	bool fast;               /* still a page for the fast scanner */
+	struct scan *sc;
+};
+
+static int check_piece(void *ctx, const char *at, size_t n, size_t fresh,
+		       unsigned long long off, bool eof, size_t *used)
+{
+	struct check *ck = ctx;
+	const char *f = at + n - fresh;
+	*used = n;
+	if (memchr(f, 0, fresh)) {
+		ck->nul = true;
+		return 1; /* that is the verdict, whatever follows */
+	}
+	bad_utf8(&ck->u, (const unsigned char *)f, fresh, off, ck->len);
+	if (ck->fast && !fast_bytes(f, fresh))
+		ck->fast = false;
+	if (!ck->fast)
+		return 0;
+	ck->sc->eof = eof;
+	if (scan(ck->sc, at, n, used) || n - *used > CARRY_MAX) {
+		ck->fast = false;
+		*used = n;
+	}
+	return 0;
+}
+
+static int emit_piece(void *ctx, const char *at, size_t n, size_t fresh,
+		      unsigned long long off, bool eof, size_t *used)
+{
+	struct scan *sc = ctx;
+	sc->eof = eof;
+	if (scan(sc, at, n, used) || n - *used > CARRY_MAX)
+		/* the check passed over these very bytes: only a file changed since reads so */
+		return wp_fail(sc->pg->err, -WPE_IO,
+			       "'%s' changed while it was read; read it again", sc->pg->page_url);
+	return sc->pg->rc;
+}
+
+/* libxml2's I/O callback: the page from its start, as many bytes as it asks for (it expects a
+ * file's full reads), through the window. */
+struct xml_in {
+	struct page *pg;
+	struct src *s;
+	unsigned long long off;  /* of the window's end in the page */
+	size_t at;               /* bytes of the window given out */
+};
+
+static int xml_read(void *ctx, char *buf, int len)
+{
+	struct xml_in *in = ctx;
+	struct src *s = in->s;
+	size_t n = 0;
+	while (n < (size_t)len) {
+		if (in->at == s->wlen) {
+			size_t got;
+			if (in->off == s->len)
+				break;
+			s->wlen = in->at = 0;
+			int rc = src_next(in->pg, s, in->off, &got);
+			if (rc) {
+				if (!in->pg->rc)
+					in->pg->rc = rc;
+				return -1;
+			}
+			in->off += got;
+		}
+		size_t k = s->wlen - in->at;
+		if (k > (size_t)len - n)
+			k = (size_t)len - n;
+		memcpy(buf + n, s->win + in->at, k);
+		n += k;
+		in->at += k;
+	}
+	return (int)n;
+}
+
+static int read_page(struct page *pg, struct src *s)
 {
 	xmlSAXHandler sax;
 	int rc = 0;
+	struct scan sc = { .pg = pg, .tag = WP_BUF_INIT };
+	struct check ck = {
+		.pg = pg, .len = s->len, .fast = pg->path != WP_HTML_LIBXML, .sc = &sc,
+	};
 
 	if (!pg->page_url || !wp_url_scheme_ok(pg->page_url))
 		return wp_fail(pg->err, -WPE_USAGE,
 			       "index URL '%s' is not an absolute http, https or file URL",
 			       pg->page_url ? pg->page_url : "");
-	if (!data || !len)
+	if (!s->len || (s->fd < 0 && !s->data))
 		return 0; /* an empty page lists nothing and says nothing: not an error page */
-	rc = check_bytes(pg->page_url, data, len, pg->err);
-	if (rc)
-		return rc;
+	if (s->len > s->max)
+		return wp_fail(pg->err, -WPE_TOO_BIG, "index '%s' is larger than %llu bytes",
+			       pg->page_url, s->max);
+	if (!src_whole(s)) {
+		size_t most = s->first > s->piece ? s->first : s->piece;
+		if (most > s->len)
+			most = (size_t)s->len;
+		s->win = wp_xmalloc(CARRY_MAX + most + 1);
+	}
 
 	pg->title = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
 	pg->h1 = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
 	pg->atext = (struct wp_buf)WP_BUF_INIT_MAX(TEXT_MAX);
-	if (pg->path != WP_HTML_LIBXML) {
-		rc = fast_page(pg, data, len);
-		if (rc != 1)
-			goto done;
-		if (pg->path == WP_HTML_FAST)
-			goto out;
-		rc = 0;
+	rc = src_pass(pg, s, check_piece, &ck);
+	if (ck.nul) {
+		rc = wp_fail(pg->err, -WPE_SOURCE,
+			     "'%s' is not an index page: it holds binary data (NUL bytes)",
+			     pg->page_url);
+		goto out;
+	}
+	if (rc)
+		goto out;
+	/* A few stray Latin-1 bytes are a sloppy page; many are not text at all. */
+	if (ck.u.bad >= 16 && ck.u.bad > s->len / 100) {
+		rc = wp_fail(pg->err, -WPE_SOURCE,
+			     "'%s' is not an index page: %zu invalid UTF-8 sequences", pg->page_url,
+			     ck.u.bad);
+		goto out;
+	}
+	if (ck.fast) {
+		scan_reset(&sc, true);
+		rc = src_pass(pg, s, emit_piece, &sc);
+		if (!rc)
+			rc = pg->rc;
+		goto done;
+	}
+	if (pg->path == WP_HTML_FAST) {
+		rc = 1;
+		goto out;
 	}
 	/* libxml2 (and ICU behind it) is loaded only for a page the fast path leaves to it; a
 	 * caller may have loaded it already, which costs nothing here */
@@ -711,9 +944,13 @@ static int read_page(struct page *pg, const char *data, size_t len)
 	sax.ignorableWhitespace = on_text;
 	sax.serror = on_error;
 
-	/* The pull parser over the whole buffer: libxml2 2.9's push parser gives up for good on
-	 * some junk (a stray "<https:" in text) where the pull parser recovers. */
-	pg->parser = htmlCreateMemoryParserCtxt(data, (int)len);
+	/* The pull parser, over the whole buffer or fed through its I/O callback: libxml2 2.9's
+	 * push parser gives up for good on some junk (a stray "<https:" in text) where the pull
+	 * parser recovers. */
+	int opts = HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
+		   HTML_PARSE_RECOVER;
+	pg->parser = src_whole(s) ? htmlCreateMemoryParserCtxt(s->data, (int)s->len) :
+				    htmlNewParserCtxt();
 	if (!pg->parser) {
 		rc = wp_fail(pg->err, -WPE_SOURCE, "cannot start an HTML parser for '%s'",
 			     pg->page_url);
@@ -721,9 +958,16 @@ static int read_page(struct page *pg, const char *data, size_t len)
 	}
 	*pg->parser->sax = sax;
 	pg->parser->userData = pg;
-	htmlCtxtUseOptions(pg->parser, HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-					       HTML_PARSE_NONET | HTML_PARSE_RECOVER);
-	htmlParseDocument(pg->parser);
+	if (src_whole(s)) {
+		htmlCtxtUseOptions(pg->parser, opts);
+		htmlParseDocument(pg->parser);
+	} else {
+		struct xml_in in = { .pg = pg, .s = s };
+		s->wlen = 0;
+		htmlDocPtr doc = htmlCtxtReadIO(pg->parser, xml_read, NULL, &in, NULL, NULL, opts);
+		if (doc)
+			xmlFreeDoc(doc);
+	}
 	rc = pg->rc;
 done:
 	if (rc)
@@ -752,6 +996,9 @@ out:
 			xmlFreeDoc(pg->parser->myDoc);
 		htmlFreeParserCtxt(pg->parser);
 	}
+	wp_buf_free(&sc.tag);
+	free(s->win);
+	s->win = NULL;
 	free(pg->base);
 	free(pg->ahref);
 	wp_buf_free(&pg->title);
@@ -760,42 +1007,113 @@ out:
 	return rc;
 }
 
-int wp_read_html_links(const char *page_url, const char *project, const char *data, size_t len,
-		       wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
-		       struct wp_err *err)
+/* The page in data, or in the file fd (its length as it is now); first/piece as struct src's
+ * (0: whole, or HTML_PIECE from a file). */
+static int read_src(struct page *pg, int fd, unsigned long long max_bytes, const char *data,
+		    size_t len, size_t first, size_t piece)
 {
-	return wp_read_html_links_via(WP_HTML_AUTO, page_url, project, data, len, sink, ctx, stats,
-				      err);
+	struct src s = { .data = data, .fd = fd, .len = len, .max = WP_HTML_MAX_BYTES };
+	memset(pg->stats, 0, sizeof(*pg->stats));
+	if (fd >= 0) {
+		struct wp_os_stat st;
+		if (wp_os_fstat(fd, &st) < 0)
+			return wp_fail(pg->err, -WPE_IO, "cannot read the copy of '%s': %s",
+				       pg->page_url ? pg->page_url : "", strerror(errno));
+		s.len = (unsigned long long)st.st_size;
+		s.max = max_bytes;
+		s.first = s.piece = HTML_PIECE;
+	} else {
+		s.piece = piece ? piece : len;
+		s.first = first ? first : s.piece;
+	}
+	return read_page(pg, &s);
 }
 
-int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const char *project,
-			   const char *data, size_t len, wp_record_fn *sink, void *ctx,
-			   struct wp_index_stats *stats, struct wp_err *err)
+static int read_links(enum wp_html_path path, const char *page_url, const char *project, int fd,
+		      unsigned long long max_bytes, const char *data, size_t len, size_t first,
+		      size_t piece, wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+		      struct wp_err *err)
 {
 	struct wp_index_stats local;
 	struct page pg = {
 		.page_url = page_url, .project = project, .sink = sink, .ctx = ctx,
 		.stats = stats ? stats : &local, .err = err, .path = path,
 	};
-	memset(pg.stats, 0, sizeof(*pg.stats));
-	return read_page(&pg, data, len);
+	return read_src(&pg, fd, max_bytes, data, len, first, piece);
 }
 
-int wp_read_html_projects(const char *page_url, const char *data, size_t len, wp_project_fn *sink,
-			  void *ctx, struct wp_index_stats *stats, struct wp_err *err)
-{
-	return wp_read_html_projects_via(WP_HTML_AUTO, page_url, data, len, sink, ctx, stats, err);
-}
-
-int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, const char *data,
-			      size_t len, wp_project_fn *sink, void *ctx,
-			      struct wp_index_stats *stats, struct wp_err *err)
+static int read_projects(enum wp_html_path path, const char *page_url, int fd,
+			 unsigned long long max_bytes, const char *data, size_t len, size_t first,
+			 size_t piece, wp_project_fn *sink, void *ctx, struct wp_index_stats *stats,
+			 struct wp_err *err)
 {
 	struct wp_index_stats local;
 	struct page pg = {
 		.page_url = page_url, .roots = true, .name_sink = sink, .ctx = ctx,
 		.stats = stats ? stats : &local, .err = err, .path = path,
 	};
-	memset(pg.stats, 0, sizeof(*pg.stats));
-	return read_page(&pg, data, len);
+	return read_src(&pg, fd, max_bytes, data, len, first, piece);
+}
+
+int wp_read_html_links(const char *page_url, const char *project, const char *data, size_t len,
+		       wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+		       struct wp_err *err)
+{
+	return read_links(WP_HTML_AUTO, page_url, project, -1, 0, data, len, 0, 0, sink, ctx,
+			  stats, err);
+}
+
+int wp_read_html_links_fd(const char *page_url, const char *project, int fd,
+			  unsigned long long max_bytes, const char *data, size_t len,
+			  wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+			  struct wp_err *err)
+{
+	return read_links(WP_HTML_AUTO, page_url, project, fd, max_bytes, data, len, 0, 0, sink,
+			  ctx, stats, err);
+}
+
+int wp_read_html_links_via(enum wp_html_path path, const char *page_url, const char *project,
+			   const char *data, size_t len, wp_record_fn *sink, void *ctx,
+			   struct wp_index_stats *stats, struct wp_err *err)
+{
+	return read_links(path, page_url, project, -1, 0, data, len, 0, 0, sink, ctx, stats, err);
+}
+
+int wp_read_html_links_pieces(enum wp_html_path path, const char *page_url, const char *project,
+			      const char *data, size_t len, size_t first, size_t piece,
+			      wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+			      struct wp_err *err)
+{
+	return read_links(path, page_url, project, -1, 0, data, len, first, piece, sink, ctx,
+			  stats, err);
+}
+
+int wp_read_html_projects(const char *page_url, const char *data, size_t len, wp_project_fn *sink,
+			  void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
+	return read_projects(WP_HTML_AUTO, page_url, -1, 0, data, len, 0, 0, sink, ctx, stats,
+			     err);
+}
+
+int wp_read_html_projects_fd(const char *page_url, int fd, unsigned long long max_bytes,
+			     const char *data, size_t len, wp_project_fn *sink, void *ctx,
+			     struct wp_index_stats *stats, struct wp_err *err)
+{
+	return read_projects(WP_HTML_AUTO, page_url, fd, max_bytes, data, len, 0, 0, sink, ctx,
+			     stats, err);
+}
+
+int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, const char *data,
+			      size_t len, wp_project_fn *sink, void *ctx,
+			      struct wp_index_stats *stats, struct wp_err *err)
+{
+	return read_projects(path, page_url, -1, 0, data, len, 0, 0, sink, ctx, stats, err);
+}
+
+int wp_read_html_projects_pieces(enum wp_html_path path, const char *page_url, const char *data,
+				 size_t len, size_t first, size_t piece, wp_project_fn *sink,
+				 void *ctx, struct wp_index_stats *stats, struct wp_err *err)
+{
+	return read_projects(path, page_url, -1, 0, data, len, first, piece, sink, ctx, stats,
+			     err);
 }

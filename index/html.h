@@ -31,6 +31,18 @@ int wp_read_html_links(const char *page_url, const char *project, const char *da
 int wp_read_html_projects(const char *page_url, const char *data, size_t len, wp_project_fn *sink,
 			  void *ctx, struct wp_index_stats *stats, struct wp_err *err);
 
+/* As the two above, from an open file (fd >= 0) read with pread in pieces from its start, a few
+ * MiB of memory whatever its size, instead of data/len: at most max_bytes (-WPE_TOO_BIG past
+ * it, instead of WP_HTML_MAX_BYTES), -WPE_IO when it cannot be read or changes between the
+ * reads. fd < 0: data/len as above. The same records as from the bytes in memory. */
+int wp_read_html_links_fd(const char *page_url, const char *project, int fd,
+			  unsigned long long max_bytes, const char *data, size_t len,
+			  wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+			  struct wp_err *err);
+int wp_read_html_projects_fd(const char *page_url, int fd, unsigned long long max_bytes,
+			     const char *data, size_t len, wp_project_fn *sink, void *ctx,
+			     struct wp_index_stats *stats, struct wp_err *err);
+
 /* Wheel, sdist or unknown, from a file name's extension (the readers' common rule). */
 enum wp_file_kind wp_index_file_kind(const char *filename);
 

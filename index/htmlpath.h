@@ -17,4 +17,15 @@ int wp_read_html_projects_via(enum wp_html_path path, const char *page_url, cons
 			      size_t len, wp_project_fn *sink, void *ctx,
 			      struct wp_index_stats *stats, struct wp_err *err);
 
+
+/* As the two above, the page in memory read as a file is, in pieces: the first first bytes
+ * long, then each piece bytes (0: the rest), so that a test cuts it anywhere. */
+int wp_read_html_links_pieces(enum wp_html_path path, const char *page_url, const char *project,
+			      const char *data, size_t len, size_t first, size_t piece,
+			      wp_record_fn *sink, void *ctx, struct wp_index_stats *stats,
+			      struct wp_err *err);
+int wp_read_html_projects_pieces(enum wp_html_path path, const char *page_url, const char *data,
+				 size_t len, size_t first, size_t piece, wp_project_fn *sink,
+				 void *ctx, struct wp_index_stats *stats, struct wp_err *err);
+
 #endif

@@ -11,6 +11,11 @@
 
 FWD_VOID(xmlInitParser, (void), ())
 FWD(htmlParserCtxtPtr, htmlCreateMemoryParserCtxt, (const char *buffer, int size), (buffer, size))
+FWD(htmlParserCtxtPtr, htmlNewParserCtxt, (void), ())
+FWD(htmlDocPtr, htmlCtxtReadIO,
+    (htmlParserCtxtPtr ctxt, xmlInputReadCallback ioread, xmlInputCloseCallback ioclose,
+     void *ioctx, const char *URL, const char *encoding, int options),
+    (ctxt, ioread, ioclose, ioctx, URL, encoding, options))
 FWD(int, htmlCtxtUseOptions, (htmlParserCtxtPtr ctxt, int options), (ctxt, options))
 FWD(int, htmlParseDocument, (htmlParserCtxtPtr ctxt), (ctxt))
 FWD_VOID(htmlFreeParserCtxt, (htmlParserCtxtPtr ctxt), (ctxt))

@@ -95,43 +95,88 @@ static int list_folder(const char *url, const char *path, struct wp_buf *body, s
 	return rc;
 }
 
-int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, struct wp_err *err)
+/* The regular file that holds the page at url: *fd open on it, *file its path (the path, or a
+ * folder's index.html); or, for a folder that lists its files, *fd -1, *is_folder set and *file
+ * the folder's path. */
+static int open_page(const char *url, char **file, int *fd, struct wp_os_stat *st,
+		     bool *is_folder, struct wp_err *err)
 {
 	char *path = NULL;
-	int rc, fd = -1;
-	struct wp_os_stat st;
+	int rc;
 	*is_folder = false;
+	*fd = -1;
+	*file = NULL;
 	if ((rc = wp_local_path(url, &path, err)))
 		return rc;
 	/* WP_O_NONBLOCK: a FIFO opens at once and is refused below, instead of waiting for a
 	 * writer */
-	if ((fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK)) < 0 ||
-	    wp_os_fstat(fd, &st) < 0) {
+	if ((*fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK)) < 0 ||
+	    wp_os_fstat(*fd, st) < 0) {
 		rc = wp_fail(err, -WPE_NET, "cannot read '%s': %s", url, strerror(errno));
 		goto out;
 	}
-	if (WP_S_ISDIR(st.st_mode)) {
+	if (WP_S_ISDIR(st->st_mode)) {
 		/* a project's folder in a PEP 503 tree on disk (DIR/simple/torch/): its index.html,
 		 * as pip reads a file:// index; any other folder lists its files */
 		size_t ul = strcspn(url, "?#");
 		char *page = ul && url[ul - 1] == '/' ? wp_xasprintf("%s/index.html", path) : NULL;
 		int pfd = page ? wp_os_open(page, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK) : -1;
 		struct wp_os_stat pst;
-		free(page);
+		wp_os_close(*fd);
+		*fd = -1;
 		if (pfd >= 0 && wp_os_fstat(pfd, &pst) == 0 && WP_S_ISREG(pst.st_mode)) {
-			wp_os_close(fd);
-			fd = pfd;
-			st = pst;
+			*fd = pfd;
+			*st = pst;
+			free(path);
+			path = page;
 		} else {
+			free(page);
 			if (pfd >= 0)
 				wp_os_close(pfd);
 			*is_folder = true;
-			rc = list_folder(url, path, body, err);
-			goto out;
+			*file = path;
+			return 0;
 		}
 	}
-	if (!WP_S_ISREG(st.st_mode)) {
+	if (!WP_S_ISREG(st->st_mode)) {
 		rc = wp_fail(err, -WPE_NET, "cannot read '%s': not a regular file", url);
+		goto out;
+	}
+	*file = path;
+	return 0;
+out:
+	if (*fd >= 0)
+		wp_os_close(*fd);
+	*fd = -1;
+	free(path);
+	return rc;
+}
+
+int wp_local_page_file(const char *url, char **file, bool *is_folder, unsigned long long *size,
+		       struct wp_err *err)
+{
+	struct wp_os_stat st;
+	int fd;
+	int rc = open_page(url, file, &fd, &st, is_folder, err);
+	if (rc)
+		return rc;
+	*size = 0;
+	if (fd >= 0) {
+		*size = (unsigned long long)st.st_size;
+		wp_os_close(fd);
+	}
+	return 0;
+}
+
+int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, struct wp_err *err)
+{
+	char *file = NULL;
+	int fd, rc;
+	struct wp_os_stat st;
+	if ((rc = open_page(url, &file, &fd, &st, is_folder, err)))
+		return rc;
+	if (*is_folder) {
+		rc = list_folder(url, file, body, err);
 		goto out;
 	}
 	if (body->max && (unsigned long long)st.st_size > body->max) {
@@ -146,6 +191,6 @@ int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, st
 out:
 	if (fd >= 0)
 		wp_os_close(fd);
-	free(path);
+	free(file);
 	return rc;
 }

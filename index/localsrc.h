@@ -21,4 +21,11 @@ bool wp_local_is_file_url(const char *url);
  * URL when it cannot be read. */
 int wp_local_read_page(const char *url, struct wp_buf *body, bool *is_folder, struct wp_err *err);
 
+/* Where the page at url lies, for a reader that reads the file itself (a page of any size, in
+ * pieces): *file the regular file (the one named, or a folder's index.html, as above; caller
+ * frees) and *size its length now; or *is_folder set (*file the folder) for a folder that lists
+ * its files, which wp_local_read_page makes. -WPE_NET naming the URL when it cannot be read. */
+int wp_local_page_file(const char *url, char **file, bool *is_folder, unsigned long long *size,
+		       struct wp_err *err);
+
 #endif

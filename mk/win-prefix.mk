@@ -40,8 +40,21 @@ $(WIN_OUT)/tests/smoke.exe: tests/windows/smoke.c $(WIN_PREFIX)/.stamp
 	@mkdir -p $(dir $@)
 	$(WIN_PREFIX_CC) $(WIN_WARN) -O2 $(WIN_LIB_CFLAGS) -o $@ $< $(WIN_LIB_LDLIBS) -lbcrypt
 
+# detect's fixture machines (tests/windows/t-detect.sh): nvidia-smi.exe, py.exe and python.exe
+# are copies of one program; nvml.dll and nvcuda.dll are the Linux tests' fake libraries
+$(WIN_OUT)/tests/detect/fakeprog.exe: tests/fixtures/detect/fake_winprog.c
+	@mkdir -p $(dir $@)
+	$(WIN_PREFIX_CC) $(WIN_WARN) -O2 -o $@ $<
+$(WIN_OUT)/tests/detect/nvml.dll: tests/fixtures/detect/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(WIN_PREFIX_CC) $(WIN_WARN) -O2 -shared -o $@ $<
+$(WIN_OUT)/tests/detect/nvcuda.dll: tests/fixtures/detect/fake_libcuda.c
+	@mkdir -p $(dir $@)
+	$(WIN_PREFIX_CC) $(WIN_WARN) -O2 -shared -o $@ $<
+
 win-test-programs: $(WIN_OUT)/launcher-console.exe $(WIN_OUT)/launcher-gui.exe $(WIN_OUT)/tests/fakepython.exe \
-                   $(WIN_OUT)/tests/smoke.exe
+                   $(WIN_OUT)/tests/smoke.exe $(WIN_OUT)/tests/detect/fakeprog.exe $(WIN_OUT)/tests/detect/nvml.dll \
+                   $(WIN_OUT)/tests/detect/nvcuda.dll
 
 # A missing toolchain or wine fails here (run.sh counts it), never skips.
 test-windows: win-test-programs windows

@@ -24,9 +24,11 @@ WIN_CFLAGS := -std=c17 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0
 WIN_LDLIBS := -L$(WIN_PREFIX)/lib -lcurl -larchive -lxml2 -lsqlite3 -lyajl -lmsgpackc -lcrypto -lzstd -llzma -lbz2 -lz \
               -lbcrypt -lcrypt32 -lsecur32 -lncrypt -lws2_32 -liphlpapi -lwldap32 -lnormaliz -ladvapi32 -luser32 -lgdi32 \
               -lpthread
-WIN_SRC    := $(filter-out base/os/posix.c %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c,$(LIB_SRC)) \
+WIN_SRC    := $(filter-out base/os/posix.c %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c \
+                ops/install/launchers_none.c,$(LIB_SRC)) \
               base/os/win32.c base/os/win32_regex.c $(CLI_SRC)
-WIN_OBJ    := $(WIN_SRC:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/gen/schema_sql.o $(WIN_BUILD)/gen/nvidia_tables.o
+WIN_OBJ    := $(WIN_SRC:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/gen/schema_sql.o $(WIN_BUILD)/gen/nvidia_tables.o \
+              $(WIN_BUILD)/gen/launchers.o
 # The DLLs a static wheelpick.exe may import: Windows' own.
 WIN_SYSTEM_DLLS := kernel32 user32 gdi32 advapi32 bcrypt crypt32 secur32 ncrypt ws2_32 iphlpapi wldap32 normaliz msvcrt \
                    shell32 ole32 rpcrt4 ntdll
@@ -47,6 +49,21 @@ $(WIN_BUILD)/%.o: %.c | $(WIN_PREFIX)/.stamp
 
 $(WIN_BUILD)/gen/%.o: $(BUILD)/gen/%.c | $(WIN_PREFIX)/.stamp
 	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) -c $< -o $@
+
+# The entry-point launchers inside wheelpick.exe (ops/install/launchers.h), so that the .exe alone
+# installs into a Windows environment: build/win/launcher-*.exe (mk/win-prefix.mk) as C arrays.
+$(WIN_BUILD)/gen/launchers.c: $(WIN_OUT)/launcher-console.exe $(WIN_OUT)/launcher-gui.exe
+	@mkdir -p $(dir $@)
+	{ echo '/* generated from $(WIN_OUT)/launcher-*.exe by mk/windows.mk; do not edit */'; \
+	  echo '#include "ops/install/launchers.h"'; \
+	  for k in console gui; do \
+	    echo "const unsigned char wp_launcher_$$k[] = {"; \
+	    od -An -v -tx1 $(WIN_OUT)/launcher-$$k.exe | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	    echo '};'; \
+	    echo "const size_t wp_launcher_$${k}_len = sizeof(wp_launcher_$$k);"; \
+	  done; } >$@.tmp && mv $@.tmp $@
+$(WIN_BUILD)/gen/launchers.o: $(WIN_BUILD)/gen/launchers.c | $(WIN_PREFIX)/.stamp
 	$(WIN_CC) $(WIN_CFLAGS) -c $< -o $@
 
 windows-syntax: $(GEN_SRC)

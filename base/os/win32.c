@@ -1728,6 +1728,18 @@ int wp_os_uname(char *sys, size_t sys_len, char *release, size_t rel_len, char *
 			: si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "ARM64"
 			: si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_INTEL ? "x86"
 										    : "unknown";
+	/* wheelpick.exe is x64: on an ARM64 machine it runs emulated, and GetNativeSystemInfo then
+	 * says AMD64; IsWow64Process2 (Windows 10 1709 on) names the machine itself */
+	BOOL(WINAPI * wow2)(HANDLE, USHORT *, USHORT *) =
+		(BOOL(WINAPI *)(HANDLE, USHORT *, USHORT *))wp_os_dlsym(
+			GetModuleHandleW(L"kernel32.dll"), "IsWow64Process2");
+	USHORT proc_machine = 0, native = 0;
+	if (wow2 && wow2(GetCurrentProcess(), &proc_machine, &native)) {
+		if (native == 0xAA64) /* IMAGE_FILE_MACHINE_ARM64 */
+			m = "ARM64";
+		else if (native == 0x8664) /* IMAGE_FILE_MACHINE_AMD64 */
+			m = "AMD64";
+	}
 	snprintf(machine, mach_len, "%s", m);
 	return 0;
 }

@@ -433,43 +433,29 @@ static int json_file_is_root(int fd, bool *root, struct wp_err *err, const char 
 	return rc;
 }
 
-/* A page that outgrew memory, from its file: JSON streamed through the reader; HTML mapped (the
- * fast path reads the mapping in place, and its pages are in the page cache, not the heap). */
+/* A page that outgrew memory (or a local file:// page), from its file: JSON and HTML both read
+ * from it in pieces by their readers. */
 struct page_file {
 	int fd;
-	void *map;
-	size_t len;
 };
 
-static int page_file_open(struct page_file *pf, const char *path, bool map, const char *url,
+static int page_file_open(struct page_file *pf, const char *path, const char *url,
 			  struct wp_err *err)
 {
-	struct wp_os_stat sb;
-	pf->fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC);
-	pf->map = NULL;
-	pf->len = 0;
-	if (pf->fd < 0 || wp_os_fstat(pf->fd, &sb) < 0)
+	/* WP_O_NONBLOCK: a local page swapped for a FIFO opens at once, instead of waiting for a
+	 * writer, and reads as empty */
+	pf->fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK);
+	if (pf->fd < 0)
 		return wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url,
 			       strerror(errno));
-	pf->len = (size_t)sb.st_size;
-	if (map && pf->len) {
-		pf->map = wp_os_map_read(pf->fd, pf->len);
-		if (!pf->map) {
-			return wp_fail(err, -WPE_IO, "cannot map the copy of '%s': %s", url,
-				       strerror(errno));
-		}
-	}
 	return 0;
 }
 
 static void page_file_close(struct page_file *pf)
 {
-	if (pf->map)
-		wp_os_unmap(pf->map, pf->len);
 	if (pf->fd >= 0)
 		wp_os_close(pf->fd);
 	pf->fd = -1;
-	pf->map = NULL;
 }
 
 /* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
@@ -487,10 +473,9 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s,
 	/* links on a page that was redirected resolve against where it was found, as in a browser
 	 * or pip; the source keeps the URL it was asked under */
 	const char *page = res->effective_url ? res->effective_url : url;
-	/* a page that outgrew memory is in body_path (pf): HTML mapped there, JSON read in
-	 * pieces */
-	const char *data = pf->map ? pf->map : wp_buf_cstr(&res->body);
-	size_t len = pf->map ? pf->len : res->body.len;
+	/* a page that outgrew memory is in body_path (pf), read from there in pieces */
+	const char *data = wp_buf_cstr(&res->body);
+	size_t len = res->body.len;
 	bool repodata = body_path && !res->spilled;
 	struct wp_hasher tap_h;
 	bool tap_hash = false, tapped = false;
@@ -559,13 +544,15 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s,
 					       catalog_sink, &sc, &st, err);
 		} else {
 			struct wp_err he = WP_ERR_INIT;
-			rc = wp_read_html_links(page, NULL, data, len, catalog_sink, &sc, &st, &he);
+			rc = wp_read_html_links_fd(page, NULL, pf->fd, page_max(opts), data, len,
+						   catalog_sink, &sc, &st, &he);
 			/* no file links but other links, or "not an index": maybe a root page */
 			if ((rc == 0 && st.records == 0 && st.links > 0) || rc == -WPE_SOURCE) {
 				struct wp_index_stats ps = { 0 };
 				struct wp_err pe = WP_ERR_INIT;
-				if (wp_read_html_projects(page, data, len, count_projects, NULL,
-							  &ps, &pe) == 0 &&
+				if (wp_read_html_projects_fd(page, pf->fd, page_max(opts), data,
+							     len, count_projects, NULL, &ps,
+							     &pe) == 0 &&
 				    ps.records > 0) {
 					wp_catalog_refresh_abort(cat);
 					s->kind = WP_SOURCE_ROOT;
@@ -599,7 +586,8 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s,
 		rc = is_json(res) ?
 			     wp_read_pep691_projects_fd(page, pf->fd, page_max(opts), data, len,
 							follow_fn, follow, &st, err) :
-			     wp_read_html_projects(page, data, len, follow_fn, follow, &st, err);
+			     wp_read_html_projects_fd(page, pf->fd, page_max(opts), data, len,
+						      follow_fn, follow, &st, err);
 		follow_listed(follow);
 		return rc;
 	}
@@ -621,7 +609,7 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s,
 	struct page_file pf = { .fd = -1 };
 	int rc = 0;
 	if (res->spilled)
-		rc = page_file_open(&pf, body_path, !is_json(res), s->url, err);
+		rc = page_file_open(&pf, body_path, s->url, err);
 	if (!rc)
 		rc = store_parsed(cat, s, res, body_path, &pf, pr, opts, follow, err);
 	page_file_close(&pf);
@@ -800,20 +788,35 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	struct wp_http_res res;
 	struct wp_err e = WP_ERR_INIT;
 	bool folder = false;
+	char *file = NULL;
+	unsigned long long size = 0;
 	memset(&res, 0, sizeof(res));
-	/* read whole, up to the page size limit: a file of someone else's is not mapped (one cut
-	 * short under a mapping would be a crash), and a local page is always HTML, which the
-	 * readers take whole anyway */
-	res.body = (struct wp_buf)WP_BUF_INIT_MAX(
-		page_max(opts) > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)page_max(opts));
-	int rc = wp_local_read_page(s->url, &res.body, &folder, &e);
-	if (rc == -WPE_TOO_BIG) {
-		too_big(opts, s->url, &e);
+	/* a page past memory's share is read where it lies, in pieces, as a fetched one that
+	 * outgrew memory is (never mapped: a file of someone else's cut short under a mapping would
+	 * be a crash); a smaller one, and a folder's listing, in memory */
+	int rc = wp_local_page_file(s->url, &file, &folder, &size, &e);
+	if (!rc && !folder && size > WP_CRAWL_PAGE_IN_MEMORY) {
+		if (size > page_max(opts)) {
+			rc = too_big(opts, s->url, &e);
+		} else {
+			res.spilled = true;
+			rc = store_source(cat, s, &res, file, pr, opts, follow, &e);
+			if (rc)
+				wp_err_prefix(&e, "reading '%s'", s->url);
+		}
 	} else if (!rc) {
-		rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
-		if (rc)
-			wp_err_prefix(&e, "reading '%s'", s->url);
+		res.body = (struct wp_buf)WP_BUF_INIT_MAX(
+			page_max(opts) > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)page_max(opts));
+		rc = wp_local_read_page(s->url, &res.body, &folder, &e);
+		if (rc == -WPE_TOO_BIG) {
+			too_big(opts, s->url, &e);
+		} else if (!rc) {
+			rc = store_source(cat, s, &res, NULL, pr, opts, follow, &e);
+			if (rc)
+				wp_err_prefix(&e, "reading '%s'", s->url);
+		}
 	}
+	free(file);
 	if (rc) {
 		char *path = NULL;
 		struct wp_os_stat st;

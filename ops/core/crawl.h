@@ -33,8 +33,9 @@ struct wp_crawl_opts {
 };
 
 /* The default ceiling on one index page or repodata file. Pages past WP_CRAWL_PAGE_IN_MEMORY are
- * read from a temporary file in pieces (PEP 691 JSON and repodata: streamed, memory bounded;
- * HTML: mapped), so the ceiling guards the disk and the time, not memory. 2 GiB: the largest
+ * read from a temporary file in pieces (PEP 691 JSON, HTML and repodata: streamed, memory
+ * bounded; a local page past it likewise, from where it lies), so the ceiling guards the disk and
+ * the time, not memory. 2 GiB: the largest
  * real index documents are conda-forge's repodata.json (a few hundred MB uncompressed and
  * growing; 2 GiB was already its ceiling), PyPI's /simple/ root (~600,000 projects, ~30-40 MB in
  * HTML or JSON) and the roots of company indexes that proxy all of PyPI with absolute URLs per

@@ -31,11 +31,20 @@ int wp_ienv_open(struct wp_ienv *env, const char *python, enum wp_python_scheme 
 	*recovered = NULL;
 	struct wp_os_stat psb;
 	if (!python) {
-		python = "python3"; /* cli/ names the active virtual environment's interpreter when
-				       there is one */
+		/* cli/ names the active virtual environment's interpreter when there is one; else
+		 * the one on PATH, by the name it has there (Windows' installers make
+		 * python.exe) */
+		python = wp_os_layout == WP_OS_LAYOUT_WINDOWS ? "python" : "python3";
 	} else if (wp_os_stat(python, &psb) == 0 && WP_S_ISDIR(psb.st_mode)) {
-		python = alloc = wp_xasprintf("%s/bin/python", python); /* a virtual environment's
-									   folder, as uv takes it */
+		/* a virtual environment's folder, as uv takes it: its bin/python, or a Windows
+		 * one's Scripts/python.exe (the layout is the environment's, whichever system
+		 * wheelpick runs on) */
+		alloc = wp_xasprintf("%s/Scripts/python.exe", python);
+		if (wp_os_stat(alloc, &psb) != 0 || !WP_S_ISREG(psb.st_mode)) {
+			free(alloc);
+			alloc = wp_xasprintf("%s/bin/python", python);
+		}
+		python = alloc;
 	}
 	char *absdir = NULL;
 	if (dir) {
@@ -232,7 +241,7 @@ static void set_roots(struct wp_ienv *env)
 		n = 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!v[i] || v[i][0] != '/')
+		if (!v[i] || !wp_os_path_is_abs(v[i]))
 			continue;
 		env->roots[env->n_roots] = wp_inst_lexical(v[i]);
 		env->real_roots[env->n_roots] = wp_os_realpath(v[i]);
@@ -240,19 +249,25 @@ static void set_roots(struct wp_ienv *env)
 	}
 }
 
-/* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. */
+/* "a/b/../c" made lexically plain: ".." takes off the segment before it, "." goes. A Windows
+ * drive ("C:/x", as the seam gives paths there) stays in front and ".." never takes it off. */
 char *wp_inst_lexical(const char *path)
 {
 	struct wp_buf out = WP_BUF_INIT;
-	struct wp_str s = WP_STR(path);
+	size_t drive = 0;
+	if (((path[0] >= 'a' && path[0] <= 'z') || (path[0] >= 'A' && path[0] <= 'Z')) &&
+	    path[1] == ':' && path[2] == '/')
+		drive = 2;
+	wp_buf_add(&out, path, drive);
+	struct wp_str s = WP_STR(path + drive);
 	while (s.n) {
 		struct wp_str seg = wp_str_cut(&s, '/');
 		if (!seg.n || wp_str_eq(seg, "."))
 			continue;
 		if (wp_str_eq(seg, "..")) {
-			while (out.len && out.data[out.len - 1] != '/')
+			while (out.len > drive && out.data[out.len - 1] != '/')
 				out.len--;
-			if (out.len)
+			if (out.len > drive)
 				out.len--;
 			out.data[out.len] = 0;
 			continue;
@@ -260,7 +275,7 @@ char *wp_inst_lexical(const char *path)
 		wp_buf_addch(&out, '/');
 		wp_buf_add(&out, seg.p, seg.n);
 	}
-	if (!out.len)
+	if (out.len == drive)
 		wp_buf_addch(&out, '/');
 	return wp_buf_detach(&out, NULL);
 }
@@ -418,7 +433,7 @@ static int load_old(const struct wp_ienv *env, const char *lib, const char *entr
 	}
 	wp_inst_record_paths(wp_buf_cstr(&rec), rec.len, &rel);
 	for (size_t i = 0; i < rel.n; i++) {
-		char *joined = rel.v[i][0] == '/' ? wp_xstrdup(rel.v[i]) :
+		char *joined = wp_os_path_is_abs(rel.v[i]) ? wp_xstrdup(rel.v[i]) :
 						    wp_xasprintf("%s/%s", lib, rel.v[i]);
 		wp_strlist_push(&abs_rows, wp_inst_lexical(joined));
 		free(joined);

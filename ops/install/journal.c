@@ -87,7 +87,7 @@ static int decode(const struct wp_buf *b, struct wp_ijournal *j)
 				return -1;
 			i += bl + 1;
 		}
-		if (a[0] != '/' || (bb && bb[0] != '/'))
+		if (!wp_os_path_is_abs(a) || (bb && !wp_os_path_is_abs(bb)))
 			return -1;
 		wp_ijournal_add(j, op, a, bb);
 	}
@@ -211,6 +211,44 @@ static void roll_back(struct wp_ijournal *j, const struct wp_ienv *env)
 	roots_close(&r);
 }
 
+/* Windows refuses to replace or remove a file that is in use (a running program's .exe, a loaded
+ * .pyd: EACCES, EBUSY), though it may still be renamed. Such a file is moved aside, to
+ * "~NAME.wp-old-PID-N" in its own folder (N: the journal entry), after its name is added to
+ * <purelib>/.wheelpick-aside, and removed once nothing holds it: at the end of this run
+ * (sweep_aside), else by a later one.
+ * Elsewhere the rename fails as the replace did, and the replace's error is what is reported. */
+static int move_aside(const struct roots *r, const char *path, size_t seq)
+{
+	const char *slash = strrchr(path, '/');
+	struct wp_os_stat sb;
+	if (!slash || wp_os_lstat(path, &sb) < 0 || WP_S_ISDIR(sb.st_mode))
+		return -1;
+	char *aside = wp_xasprintf("%.*s/~%s.wp-old-%ld-%zu", (int)(slash - path), path, slash + 1,
+				   wp_os_getpid(), seq);
+	char *list = wp_xasprintf("%s/.wheelpick-aside", r->env->py.purelib);
+	int fd = wp_ienv_open_file(r->env, list, WP_O_WRONLY | WP_O_CREAT | WP_O_APPEND |
+							  WP_O_CLOEXEC, 0666);
+	int rc = -1;
+	if (fd >= 0) {
+		/* listed before it exists: a run killed after the rename still finds it */
+		struct wp_buf line = WP_BUF_INIT;
+		wp_buf_printf(&line, "%s\n", aside);
+		bool ok = wp_os_write(fd, line.data, line.len) == (ssize_t)line.len;
+		wp_buf_free(&line);
+		if (wp_os_close(fd) == 0 && ok)
+			rc = at_rename(r, path, aside);
+	}
+	free(list);
+	free(aside);
+	return rc;
+}
+
+/* A file in use moved aside (move_aside), then the change made again. */
+static bool in_use(int e)
+{
+	return e == EACCES || e == EBUSY || e == EPERM;
+}
+
 /* A removal whose folder is now a symlink (swapped in since it was planned) is skipped: nothing is
  * removed through a link, as the plan itself removes nothing whose real folder is elsewhere. */
 static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct wp_err *err)
@@ -221,12 +259,19 @@ static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct
 	for (size_t i = 0; i < j->e.n && !rc; i++) {
 		const struct wp_ijournal_entry *e = &j->e.v[i];
 		if (e->op == WP_IJ_RENAME) {
-			if (at_rename(&r, e->a, e->b) < 0 && errno != ENOENT)
-				rc = wp_fs_fail(err, errno, "cannot put in place", e->b);
+			if (at_rename(&r, e->a, e->b) < 0 && errno != ENOENT) {
+				int why = errno;
+				if (!in_use(why) || move_aside(&r, e->b, i) < 0 ||
+				    at_rename(&r, e->a, e->b) < 0)
+					rc = wp_fs_fail(err, why, "cannot put in place", e->b);
+			}
 		} else if (e->op == WP_IJ_UNLINK) {
 			if (at_unlink(&r, e->a, 0) < 0 && errno != ENOENT && errno != ELOOP &&
-			    errno != ENOTDIR)
-				rc = wp_fs_fail(err, errno, "cannot remove", e->a);
+			    errno != ENOTDIR) {
+				int why = errno;
+				if (!in_use(why) || move_aside(&r, e->a, i) < 0)
+					rc = wp_fs_fail(err, why, "cannot remove", e->a);
+			}
 		} else if (e->op == WP_IJ_RMDIR) {
 			at_unlink(&r, e->a, WP_AT_REMOVEDIR); /* a folder something else still uses
 								 stays */
@@ -234,6 +279,40 @@ static int roll_forward(struct wp_ijournal *j, const struct wp_ienv *env, struct
 	}
 	roots_close(&r);
 	return rc;
+}
+
+/* The files moved aside (move_aside) removed where nothing holds them any more; the list keeps
+ * the others for a later run. A line that is not such a file of this environment is dropped
+ * unread: the list names nothing else wheelpick would remove. */
+static void sweep_aside(const struct wp_ienv *env)
+{
+	char *list = wp_xasprintf("%s/.wheelpick-aside", env->py.purelib);
+	struct wp_buf b = WP_BUF_INIT, keep = WP_BUF_INIT;
+	bool found = false;
+	if (wp_file_read_if_exists(list, 16 << 20, &b, &found, NULL) || !found)
+		goto out;
+	struct roots r;
+	roots_open(&r, env);
+	char *text = wp_buf_detach(&b, NULL), *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		const char *base = strrchr(l, '/');
+		char *plain = wp_inst_lexical(l);
+		bool ours = base && base[1] == '~' && strstr(base, ".wp-old-") &&
+			    !strcmp(plain, l) && wp_ienv_confines(env, l);
+		free(plain);
+		if (ours && at_unlink(&r, l, 0) < 0 && errno != ENOENT)
+			wp_buf_printf(&keep, "%s\n", l);
+	}
+	free(text);
+	roots_close(&r);
+	if (keep.len)
+		wp_atomic_write(list, keep.data, keep.len, NULL);
+	else
+		wp_os_unlink(list);
+out:
+	wp_buf_free(&b);
+	wp_buf_free(&keep);
+	free(list);
 }
 
 /* A run killed while writing a journal (or the targets file an uninstall stages) leaves its temp
@@ -347,9 +426,11 @@ int wp_ijournal_recover(const struct wp_ienv *env, char **what, struct wp_err *e
 	*what = wp_xstrdup(
 		"removed what an interrupted run had staged; the environment is as it was");
 out:
-	if (!rc)
+	if (!rc) {
 		sweep_journal_temps(purelib); /* after: a journal being finished may name one of
 						 them */
+		sweep_aside(env);
+	}
 	wp_buf_free(&b);
 	wp_ijournal_release(&j);
 	return rc;
@@ -393,6 +474,7 @@ int wp_ijournal_apply(struct wp_ijournal *j, const struct wp_ienv *env, struct w
 		wp_os_unlink(j->staging_path);
 		wp_os_unlink(j->commit_path);
 		wp_fs_sync_dir(dir, NULL);
+		sweep_aside(env);
 	}
 	free(dir);
 	return rc;

@@ -5,8 +5,10 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "ops/install/internal.h"
+#include "ops/install/launchers.h"
 #include "resolver/wheelname.h"
 #include "verify/fatbin.h"
+#include "verify/zipwrite.h"
 #include "base/os/os.h"
 
 #include <errno.h>
@@ -33,6 +35,9 @@ bool wp_inst_reserved_name(const char *rel, size_t len)
 		if (seg.n > 7 && !strncmp(seg.p, ".wp-", 4) &&
 		    !strncmp(seg.p + seg.n - 4, ".tmp", 4))
 			return true; /* a staging temp */
+		for (size_t i = 1; i + 8 <= seg.n && seg.p[0] == '~'; i++)
+			if (!memcmp(seg.p + i, ".wp-old-", 8))
+				return true; /* a file in use moved aside (journal.c) */
 	}
 	return false;
 }
@@ -116,11 +121,10 @@ static void shebang(const char *exe, struct wp_buf *b)
 	wp_buf_addstr(b, " \"$0\" \"$@\"\n' '''\n");
 }
 
-/* A console or GUI launcher as pypa/installer's Script.generate writes it for posix: the
- * shebang, then the import. */
-static void launcher(const char *exe, const char *module, const char *attr, struct wp_buf *b)
+/* The script an entry point runs (distlib's SCRIPT_TEMPLATE, as pip and pypa/installer write
+ * it). */
+static void script_body(const char *module, const char *attr, struct wp_buf *b)
 {
-	shebang(exe, b);
 	size_t il = strcspn(attr, ".");
 	wp_buf_printf(b,
 		      "# -*- coding: utf-8 -*-\n"
@@ -131,6 +135,33 @@ static void launcher(const char *exe, const char *module, const char *attr, stru
 		      "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
 		      "    sys.exit(%s())\n",
 		      module, (int)il, attr, attr);
+}
+
+/* A console or GUI launcher as pypa/installer's Script.generate writes it for posix: the
+ * shebang, then the import. */
+static void launcher(const char *exe, const char *module, const char *attr, struct wp_buf *b)
+{
+	shebang(exe, b);
+	script_body(module, attr, b);
+}
+
+/* The same for a Windows environment, as pip (distlib's ScriptMaker) writes NAME.exe: the
+ * launcher for the subsystem (console or windows), "#!EXE" (in double quotes when it has a space,
+ * distlib's enquote_executable) and a zip holding __main__.py, the script. The launcher runs EXE
+ * with the .exe itself as the script, and Python runs the zip's __main__.py. */
+static void launcher_exe(const char *exe, const char *module, const char *attr, bool gui,
+			 struct wp_buf *b)
+{
+	if (gui)
+		wp_buf_add(b, wp_launcher_gui, wp_launcher_gui_len);
+	else
+		wp_buf_add(b, wp_launcher_console, wp_launcher_console_len);
+	bool quote = strchr(exe, ' ') && exe[0] != '"';
+	wp_buf_printf(b, quote ? "#!\"%s\"\n" : "#!%s\n", exe);
+	struct wp_buf body = WP_BUF_INIT;
+	script_body(module, attr, &body);
+	wp_zip_one_stored("__main__.py", body.data, body.len, b);
+	wp_buf_free(&body);
 }
 
 static bool ident_ok(struct wp_str s, bool dots)
@@ -290,11 +321,19 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 			     env->py.target.py_minor);
 	}
 	struct eps *both[2] = { &console, &gui };
+	if (!rc && env->py.windows && (console.n || gui.n) &&
+	    (!wp_launcher_console_len || !wp_launcher_gui_len))
+		rc = wp_fail(err, -WPE_USAGE,
+			     "'%s' is a Windows interpreter and this wheelpick has no Windows "
+			     "entry-point launchers to write; install with wheelpick.exe on "
+			     "Windows",
+			     env->py.executable);
 	for (size_t k = 0; k < 2; k++) {
 		for (size_t i = 0; i < both[k]->n; i++) {
 			struct ep *e = &both[k]->v[i];
 			if (!rc) {
-				char *dest = wp_xasprintf("%s/%s", env->py.scripts, e->name);
+				char *dest = wp_xasprintf("%s/%s%s", env->py.scripts, e->name,
+							  env->py.windows ? ".exe" : "");
 				/* a .data/scripts file or an earlier entry point of the same name:
 				 * the launcher written last replaces it, and RECORD lists the path
 				 * once (as pip) */
@@ -312,7 +351,12 @@ static int plan_entry_points(struct wp_iwheel *w, const struct wp_ienv *env, uns
 					f = add_file(w, dest, w->lib, seq);
 				}
 				f->exec = true;
-				launcher(env->py.executable, e->module, e->attr, &f->content);
+				if (env->py.windows)
+					launcher_exe(env->py.executable, e->module, e->attr, k == 1,
+						     &f->content);
+				else
+					launcher(env->py.executable, e->module, e->attr,
+						 &f->content);
 				free(dest);
 			}
 			free(e->name);
@@ -562,7 +606,10 @@ int wp_iwheel_stage_file(struct wp_iwheel *w, const struct wp_ienv *env, struct 
 				 * the /bin/sh form does, as for launchers */
 				const char *nl = memchr(p, '\n', n);
 				size_t skip = nl ? (size_t)(nl - p) + 1 : n;
-				shebang(env->py.executable, &out);
+				if (env->py.windows) /* pip's own line there: no sh to run */
+					wp_buf_printf(&out, "#!%s\r\n", env->py.executable);
+				else
+					shebang(env->py.executable, &out);
 				wp_buf_add(&out, p + skip, n - skip);
 				p = out.data;
 				n = out.len;

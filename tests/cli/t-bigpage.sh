@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/t-bigpage.sh: index pages past the old 64 MiB ceiling are crawled with memory bounded
-# (PEP 691 JSON read from a temporary file in pieces), HTML ones (a fetched one mapped from its
-# temporary file, a local one read whole); a page past --max-page-size is refused with exit 3 and
-# one line naming the URL and the option.
+# (PEP 691 JSON and HTML read from a temporary file, or a local file:// page from where it lies, in
+# pieces: peak RSS well below the page, on the fast scanner and on libxml2's); a page past
+# --max-page-size is refused with exit 3 and one line naming the URL and the option.
 . "$(dirname "$0")/../lib.sh"
 S="$TMP/served"
 mkdir -p "$S/json/bigproj" "$S/html"
@@ -28,6 +28,10 @@ with open(os.path.join(root, "html", "links.html"), "w") as f:
         fn = f"bigproj-1.{i}-py3-none-any.whl"
         f.write(f'<a href="files/{fn}#sha256={"%064x" % i}" data-pad="{pad}">{fn}</a><br/>\n')
     f.write("</body></html>\n")
+# the same links with an entity in each: libxml2's to read, not the fast scanner's
+with open(os.path.join(root, "html", "links.html")) as f, open(os.path.join(root, "html", "entities.html"), "w") as g:
+    for line in f:
+        g.write(line.replace('data-pad="', 'data-requires-python="&gt;=3.8" data-pad="'))
 PY
 PAGE_BYTES=$(stat -c %s "$S/json/bigproj/index.html")
 [ "$PAGE_BYTES" -gt $((64 << 20)) ] && pass "the page is past the old 64 MiB ceiling ($PAGE_BYTES bytes)" ||
@@ -63,13 +67,36 @@ rss "$WHEELPICK" update --index "$BASE/json/" --project bigproj
 [ "$RC" = 0 ] && pass "a 10 MB PEP 691 root, then its project" || { fail "update exited $RC"; sed 's/^/      | /' "$TMP/rss.err" >&2; }
 [ "$(count)" = 20000 ] && pass "the project followed from the root" || fail "$(count) files of 20000"
 
-# --- HTML past 64 MiB: fetched (mapped from its temporary file), and local (read whole) ----------
-rm -f "$WHEELPICK_CATALOG"*
-expect_exit 0 "an 84 MB HTML page is crawled" wp update --index "$BASE/html/links.html"
-[ "$(count)" = 20000 ] && pass "every link of it in the catalog" || fail "$(count) links of 20000"
-rm -f "$WHEELPICK_CATALOG"*
-expect_exit 0 "an 84 MB local HTML page is crawled" wp update --index "file://$S/html/links.html"
-[ "$(count)" = 20000 ] && pass "every link of the local one" || fail "$(count) links of 20000"
+# --- HTML past 64 MiB: fetched (read from its temporary file) and local (read where it lies), in
+# pieces: peak RSS well below the page (it was 109 MB fetched and 105 MB local when the fetched
+# page was mapped and the local one read whole) ---------------------------------------------------
+HTML_BYTES=$(stat -c %s "$S/html/links.html")
+[ "$HTML_BYTES" -gt 80000000 ] && pass "the HTML page is past 80 MB ($HTML_BYTES bytes)" ||
+	fail "the HTML page is only $HTML_BYTES bytes"
+rss_ok() { # what
+	case "$(ldd "$WHEELPICK" 2>/dev/null)" in
+	*libasan* | *libtsan*) echo "    (a sanitizer build: peak RSS ${KB} KB not held to the ceiling)" ;;
+	*) [ "$KB" -lt 49152 ] && pass "$1 with peak RSS ${KB} KB, under 48 MiB" || fail "$1: peak RSS ${KB} KB" ;;
+	esac
+}
+for page in links entities; do
+	for how in fetched local; do
+		rm -f "$WHEELPICK_CATALOG"*
+		[ $how = fetched ] && U="$BASE/html/$page.html" || U="file://$S/html/$page.html"
+		rss "$WHEELPICK" update --index "$U"
+		[ "$RC" = 0 ] && pass "an 84 MB HTML page ($page, $how) is crawled" ||
+			{ fail "update exited $RC ($page, $how)"; sed 's/^/      | /' "$TMP/rss.err" >&2; }
+		rss_ok "$page, $how"
+		[ "$(count)" = 20000 ] && pass "every link of it in the catalog" || fail "$(count) links of 20000"
+	done
+done
+wp list bigproj --json | "$PYTHON" -c 'import json, sys
+r = [f for f in json.load(sys.stdin) if f.get("filename") == "bigproj-1.19999-py3-none-any.whl"]
+assert r and r[0].get("sha256") == "%064x" % 19999, r
+assert r[0].get("requires_python") == ">=3.8", r' && pass "the last link whole, its hash and requires-python read" ||
+	fail "the last link of the local page is not as written"
+ls "${TMPDIR:-/tmp}" | grep -q '^wheelpick-repodata\..*\.page' && fail "the page's temporary file is left" ||
+	pass "no temporary file left"
 
 # --- past the limit: exit 3, one line with the URL and the option -------------------------------
 expect_exit 3 "a page past --max-page-size" wp --max-page-size 16M update --index "$BASE/json/bigproj/"

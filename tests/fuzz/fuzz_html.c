@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_html.c: libFuzzer target for HTML index pages: find-links, PEP 503 project and
- * root pages. */
+ * root pages, read whole and in pieces (as from a file) cut where the input says. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
@@ -54,32 +54,47 @@ static int text_project_sink(void *ctx, const char *name, const char *url, struc
 	return 0;
 }
 
-/* The fast scanner, where it reads a page at all, must read it exactly as libxml2 does. */
+/* One reading as text; first/piece 0: the page whole, else in pieces as from a file. */
+static int reading(enum wp_html_path path, const char *page, size_t size, bool roots,
+		   size_t first, size_t piece, struct wp_buf *out)
+{
+	struct wp_index_stats st;
+	struct wp_err err = WP_ERR_INIT;
+	int rc;
+	memset(&st, 0, sizeof(st));
+	if (roots)
+		rc = wp_read_html_projects_pieces(path, "https://download.pytorch.org/whl/", page,
+						  size, first, piece, text_project_sink, out, &st,
+						  &err);
+	else
+		rc = wp_read_html_links_pieces(path, "https://pypi.example.org/simple/torch/",
+					       "torch", page, size, first, piece, text_sink, out,
+					       &st, &err);
+	wp_buf_printf(out, "%d %s %llu %llu %llu %llu %llu", rc, err.msg, st.links, st.records,
+		      st.skipped, st.malformed, st.refused);
+	return rc;
+}
+
+/* The fast scanner, where it reads a page at all, must read it exactly as libxml2 does; and
+ * each path must read the page in pieces (cut where the input's own bytes say: the first piece
+ * anywhere, then pieces of 1 to 64 bytes) exactly as whole. */
 static void differential(const char *page, size_t size, bool roots)
 {
-	struct wp_buf out[2] = { WP_BUF_INIT, WP_BUF_INIT };
-	int rc[2];
-	for (int i = 0; i < 2; i++) {
-		enum wp_html_path path = i ? WP_HTML_FAST : WP_HTML_LIBXML;
-		struct wp_index_stats st;
-		struct wp_err err = WP_ERR_INIT;
-		memset(&st, 0, sizeof(st));
-		if (roots)
-			rc[i] = wp_read_html_projects_via(path, "https://download.pytorch.org/whl/",
-							  page, size, text_project_sink, &out[i],
-							  &st, &err);
-		else
-			rc[i] = wp_read_html_links_via(path,
-						       "https://pypi.example.org/simple/torch/",
-						       "torch", page, size, text_sink, &out[i], &st,
-						       &err);
-		wp_buf_printf(&out[i], "%d %s %llu %llu %llu %llu %llu", rc[i], err.msg, st.links,
-			      st.records, st.skipped, st.malformed, st.refused);
-	}
+	struct wp_buf out[4] = { WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT, WP_BUF_INIT };
+	uint64_t h = 14695981039346656037ull; /* FNV-1a of the input picks the cuts */
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ (unsigned char)page[i]) * 1099511628211ull;
+	size_t first = size ? 1 + (size_t)(h % size) : 1, piece = 1 + (size_t)((h >> 32) % 64);
+	int rc[4];
+	for (int i = 0; i < 4; i++)
+		rc[i] = reading(i & 1 ? WP_HTML_FAST : WP_HTML_LIBXML, page, size, roots,
+				i < 2 ? 0 : first, i < 2 ? 0 : piece, &out[i]);
 	if (rc[1] != 1)
 		FZ_CHECK(strcmp(wp_buf_cstr(&out[0]), wp_buf_cstr(&out[1])) == 0);
-	wp_buf_free(&out[0]);
-	wp_buf_free(&out[1]);
+	FZ_CHECK(strcmp(wp_buf_cstr(&out[0]), wp_buf_cstr(&out[2])) == 0);
+	FZ_CHECK(strcmp(wp_buf_cstr(&out[1]), wp_buf_cstr(&out[3])) == 0);
+	for (int i = 0; i < 4; i++)
+		wp_buf_free(&out[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

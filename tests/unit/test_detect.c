@@ -1025,6 +1025,34 @@ static void test_target_platforms(void **state)
 	assert_int_equal(t.accel, WP_ACCEL_CUDA);
 	assert_int_equal(t.n_gpus, 1); /* an unknown capability narrows nothing */
 	assert_int_equal(t.gpu_sm[0], 86);
+
+	/* Windows: the tag is the default interpreter's (its sysconfig platform, which detection
+	 * asks there), else the machine's; Windows SOABIs are "cp313t-win_amd64" */
+	static const struct { const char *machine, *py_machine, *soabi, *platform, *abi; bool ft; }
+	win[] = {
+		{ "AMD64", "AMD64", "", "win_amd64", "", false },
+		{ "ARM64", "ARM64", "cp313-win_arm64", "win_arm64", "", false },
+		/* an x64 Python, emulated on ARM64 */
+		{ "ARM64", "AMD64", "cp313t-win_amd64", "win_amd64", "cp313t", true },
+		{ "AMD64", "x86", "", "win32", "", false }, /* a 32-bit Python */
+		{ "AMD64", "", "", "win_amd64", "", false }, /* the interpreter did not say */
+	};
+	memset(&d, 0, sizeof(d));
+	d.default_python = 0;
+	d.pythons = &py;
+	d.n_pythons = 1;
+	snprintf(d.os, sizeof(d.os), "Windows");
+	for (size_t i = 0; i < WP_ARRAY_LEN(win); i++) {
+		py = (struct wp_detect_python){ .impl = "cpython", .major = 3, .minor = 13 };
+		snprintf(py.soabi, sizeof(py.soabi), "%s", win[i].soabi);
+		snprintf(py.machine, sizeof(py.machine), "%s", win[i].py_machine);
+		snprintf(d.machine, sizeof(d.machine), "%s", win[i].machine);
+		assert_int_equal(wp_detect_to_target(&d, &t), 0);
+		assert_string_equal(t.platform, win[i].platform);
+		assert_string_equal(t.abi, win[i].abi);
+		assert_int_equal(wp_detect_python_free_threaded(&py), win[i].ft);
+		assert_int_equal(t.glibc_major, 0);
+	}
 }
 
 /* ---- profiles ---- */

@@ -1,7 +1,8 @@
 /* tests/unit/test_install_journal.c: the install journal: a run killed while staging is undone, one
  * killed after its commit is finished, whatever it had applied; a damaged journal is refused, and
  * so is one that names a path outside the environment or renames from a file that is not our
- * temp. */
+ * temp; files moved aside while in use are removed by a later run, nothing else the list names;
+ * Windows paths ("C:/...") are made lexically plain with their drive kept. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -275,6 +276,61 @@ static void test_link_beneath(void **state)
 	free(sub);
 }
 
+/* a file in use moved aside (Windows) and listed: the next run's recovery removes it and the
+ * list; a listed name that is not such a file of this environment is left alone */
+static void test_aside_sweep(void **state)
+{
+	const char *d = *state;
+	struct wp_err err = WP_ERR_INIT;
+	char *what = NULL;
+	put(d, "~tool.exe.wp-old-12-1", "old launcher");
+	put(d, "keep.py", "not ours to remove");
+	put(d, "~keep.py", "no .wp-old- in the name");
+	char *list = wp_xasprintf("%s/~tool.exe.wp-old-12-1\n%s/keep.py\n%s/~keep.py\n"
+				  "/elsewhere/~x.wp-old-1-1\n%s/sub/../~tool.exe.wp-old-12-1\n",
+				  d, d, d, d);
+	put(d, ".wheelpick-aside", list);
+	free(list);
+	assert_int_equal(wp_ijournal_recover(env_of(d), &what, &err), 0);
+	assert_null(what);
+	assert_false(exists(d, "~tool.exe.wp-old-12-1"));
+	assert_true(exists(d, "keep.py"));
+	assert_true(exists(d, "~keep.py"));
+	assert_false(exists(d, ".wheelpick-aside"));
+}
+
+/* the names the installer keeps: a file moved aside is one, a plain '~' name is not */
+static void test_reserved_aside(void **state)
+{
+	(void)state;
+	const char *yes[] = { "~a.exe.wp-old-1-2", "Scripts/~tool.exe.wp-old-99-7",
+			      ".wheelpick-aside" };
+	const char *no[] = { "~a.exe", "Scripts/~tool.py", "a.wp-old-1", "~.wp-old" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++)
+		assert_true(wp_inst_reserved_name(yes[i], strlen(yes[i])));
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++)
+		assert_false(wp_inst_reserved_name(no[i], strlen(no[i])));
+}
+
+/* a Windows path as the seam gives it keeps its drive; ".." stops there */
+static void test_lexical_drive(void **state)
+{
+	(void)state;
+	const char *cases[][2] = {
+		{ "C:/venv/Lib/site-packages/../../Scripts/a.exe", "C:/venv/Scripts/a.exe" },
+		{ "C:/a/./b//c", "C:/a/b/c" },
+		{ "C:/../..", "C:/" },
+		{ "c:/x/..", "c:/" },
+		{ "/usr/lib/../bin", "/usr/bin" },
+		{ "/..", "/" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *got = wp_inst_lexical(cases[i][0]);
+		assert_string_equal(got, cases[i][1]);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +339,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_foreign, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_link_beneath, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_aside_sweep, fx_setup, fx_teardown),
+		cmocka_unit_test(test_reserved_aside),
+		cmocka_unit_test(test_lexical_drive),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,12 @@
  * UTF-8, to the file FAKEPY_OUT names; with FAKEPY_ECHO set it copies stdin to stdout and writes
  * "fakepython-stderr" to stderr; with FAKEPY_SLEEP=MS it sleeps that long and then writes the
  * file FAKEPY_DONE names (a test that kills the launcher meanwhile checks it never appears); it
- * exits with FAKEPY_EXIT (default 0). */
+ * exits with FAKEPY_EXIT (default 0). With FAKEPY_HOLD naming a file it keeps that file open
+ * without FILE_SHARE_DELETE while it sleeps, as Windows holds a running program's .exe: a replace
+ * or a removal of it fails meanwhile. Asked `-I -c SCRIPT default ""` (env/python.c's probe) it
+ * answers as CPython in a virtual environment at its own place would (Scripts\python.exe under
+ * the venv, pyvenv.cfg's "version" for its version): NUL-separated keys and values, the Windows
+ * paths sysconfig gives there (Lib\site-packages, Scripts), os.name "nt". */
 #include <windows.h>
 #include <shellapi.h>
 
@@ -37,12 +42,86 @@ static int has_main_zip(const wchar_t *path)
 	return eocd && main;
 }
 
+static void kv(const char *k, const wchar_t *v)
+{
+	char u[32768];
+	if (WideCharToMultiByte(CP_UTF8, 0, v, -1, u, sizeof(u), NULL, NULL) <= 0)
+		u[0] = 0;
+	fwrite(k, 1, strlen(k) + 1, stdout);
+	fwrite(u, 1, strlen(u) + 1, stdout);
+}
+
+/* env/python.c's probe, answered for the venv this program sits in (see the top). */
+static int probe(const wchar_t *mode)
+{
+	if (wcscmp(mode, L"default")) {
+		fprintf(stderr, "fakepython: only the default scheme is faked\n");
+		return 1;
+	}
+	wchar_t exe[32768], venv[32768], p[32768];
+	GetModuleFileNameW(NULL, exe, 32768);
+	wcscpy(venv, exe);
+	for (int up = 0; up < 2; up++) /* ...\venv\Scripts\python.exe -> ...\venv */
+		*wcsrchr(venv, L'\\') = 0;
+	char ver[64] = "3.11.4", line[512];
+	swprintf(p, 32768, L"%ls\\pyvenv.cfg", venv);
+	FILE *f = _wfopen(p, L"rb");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "version", 7) && strchr(line, '=')) {
+			char *v = strchr(line, '=') + 1;
+			while (*v == ' ')
+				v++;
+			v[strcspn(v, "\r\n")] = 0;
+			snprintf(ver, sizeof(ver), "%s", v);
+		}
+	if (f)
+		fclose(f);
+	int major = 3, minor = 11;
+	sscanf(ver, "%d.%d", &major, &minor);
+	wchar_t w[32768];
+	_setmode(_fileno(stdout), _O_BINARY);
+#define W(k, ...) (swprintf(w, 32768, __VA_ARGS__), kv(k, w))
+	kv("executable", exe);
+	kv("prefix", venv);
+	W("version", L"%hs", ver);
+	W("major", L"%d", major);
+	W("minor", L"%d", minor);
+	kv("impl", L"cpython");
+	kv("soabi", L"");
+	W("cache_tag", L"cpython-%d%d", major, minor);
+	kv("free_threaded", L"0");
+	kv("platform", L"win_amd64");
+	kv("venv", L"1");
+	W("purelib", L"%ls\\Lib\\site-packages", venv);
+	W("platlib", L"%ls\\Lib\\site-packages", venv);
+	W("scripts", L"%ls\\Scripts", venv);
+	kv("data", venv);
+	W("include", L"%ls\\include\\site\\python%d.%d", venv, major, minor);
+	W("stdlib", L"%ls\\Lib", venv);
+	kv("m.implementation_name", L"cpython");
+	W("m.implementation_version", L"%hs", ver);
+	kv("m.os_name", L"nt");
+	kv("m.platform_machine", L"AMD64");
+	kv("m.platform_release", L"10");
+	kv("m.platform_system", L"Windows");
+	kv("m.platform_version", L"10.0.19045");
+	W("m.python_full_version", L"%hs", ver);
+	W("m.python_version", L"%d.%d", major, minor);
+	kv("m.platform_python_implementation", L"CPython");
+	kv("m.sys_platform", L"win32");
+#undef W
+	fflush(stdout);
+	return 0;
+}
+
 int main(void)
 {
 	int argc = 0;
 	wchar_t **argv = CommandLineToArgvW(GetCommandLineW(), &argc);
 	if (!argv)
 		return 90;
+	if (argc >= 5 && !wcscmp(argv[1], L"-I") && !wcscmp(argv[2], L"-c"))
+		return probe(argv[4]);
 	wchar_t out[32768];
 	if (GetEnvironmentVariableW(L"FAKEPY_OUT", out, 32768)) {
 		FILE *f = _wfopen(out, L"wb");
@@ -78,6 +157,10 @@ int main(void)
 		fprintf(stderr, "fakepython-stderr\n");
 	}
 	char code[32];
+	HANDLE held = INVALID_HANDLE_VALUE;
+	if (GetEnvironmentVariableW(L"FAKEPY_HOLD", out, 32768))
+		held = CreateFileW(out, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+				  OPEN_EXISTING, 0, NULL);
 	if (GetEnvironmentVariableA("FAKEPY_SLEEP", code, sizeof(code))) {
 		Sleep((DWORD)strtoul(code, NULL, 10));
 		if (GetEnvironmentVariableW(L"FAKEPY_DONE", out, 32768)) {
@@ -86,6 +169,8 @@ int main(void)
 				fclose(f);
 		}
 	}
+	if (held != INVALID_HANDLE_VALUE)
+		CloseHandle(held);
 	return GetEnvironmentVariableA("FAKEPY_EXIT", code, sizeof(code)) ?
 		       (int)strtol(code, NULL, 10) :
 		       0;

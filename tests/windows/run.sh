@@ -19,7 +19,8 @@ setup_fail=()
 for tool in wine wineboot wineserver winepath x86_64-w64-mingw32-objdump python3; do
 	command -v "$tool" >/dev/null 2>&1 || setup_fail+=("'$tool' is missing (make deps installs it)")
 done
-for exe in launcher-console.exe launcher-gui.exe tests/fakepython.exe tests/smoke.exe; do
+for exe in launcher-console.exe launcher-gui.exe tests/fakepython.exe tests/smoke.exe tests/detect/fakeprog.exe \
+	tests/detect/nvml.dll tests/detect/nvcuda.dll; do
 	[ -f "$WP_WIN_BUILD/$exe" ] || setup_fail+=("'$WP_WIN_BUILD/$exe' is missing (make win-test-programs)")
 done
 if [ "${#setup_fail[@]}" = 0 ] && [ ! -f "$WINEPREFIX/system.reg" ]; then
