@@ -92,6 +92,18 @@ expect_exit 0 "which still verifies" wwp verify "$(winpath "$TMP/far/paquet-ét�
 ls "$TMP/far" >"$TMP/far.ls"
 expect_grep "apply kept the folder's name" "^paquet-été 日本$" "$TMP/far.ls"
 
+# install from a bundle whose path and top folder are not ASCII, into a Windows venv (the volumes
+# opened and the members unpacked through the OS seam)
+python3 "$ROOT/tests/fixtures/mkwheels.py" install "$TMP/iwh" win_amd64 cp311 >/dev/null
+IB="$TMP/dïr/wheels ü 日本.tar.zst"
+expect_exit 0 "a bundle of a Windows wheel, named with non-ASCII letters" wwp bundle "$(winpath "$IB")" alpha \
+	--python 3.11 --platform win_amd64 --cuda cpu --index "$(winpath "$TMP/iwh")"
+IV="$TMP/dïr/venv ü"
+mkvenv "$IV"
+expect_exit 0 "install from it into a Windows venv" wwp install "$(winpath "$IB")" --python "$(winpath "$IV")"
+expect_grep "installs alpha" "installed alpha 1\.0" "$TMP/out"
+expect_file "alpha is in the venv" "$IV/Lib/site-packages/alpha/__init__.py"
+
 # one wheel, and one conda package of each format, by Windows paths in a folder named with a
 # non-ASCII letter: a file's name is what follows the last '\', and libarchive is handed the file
 # through the OS seam (its own archive_read_open_filename reads a path in the ANSI code page)
