@@ -24,6 +24,11 @@ FWD(int, archive_read_support_filter_zstd, (A *a), (a))
 FWD(int, archive_read_support_format_raw, (A *a), (a))
 FWD(int, archive_read_support_format_tar, (A *a), (a))
 FWD(int, archive_read_support_format_zip_seekable, (A *a), (a))
+FWD(int, archive_read_set_read_callback, (A * a, archive_read_callback *cb), (a, cb))
+FWD(int, archive_read_set_seek_callback, (A * a, archive_seek_callback *cb), (a, cb))
+FWD(int, archive_read_set_close_callback, (A * a, archive_close_callback *cb), (a, cb))
+FWD(int, archive_read_set_callback_data, (A * a, void *data), (a, data))
+FWD(int, archive_read_open1, (A * a), (a))
 FWD(int, archive_read_open,
     (A * a, void *client_data, archive_open_callback *o, archive_read_callback *r,
      archive_close_callback *c),
@@ -51,6 +56,7 @@ FWD(int, archive_write_add_filter_zstd, (A *a), (a))
 FWD(int, archive_write_set_filter_option, (A * a, const char *m, const char *o, const char *v),
     (a, m, o, v))
 FWD(int, archive_write_set_format_pax_restricted, (A *a), (a))
+FWD(int, archive_write_set_options, (A * a, const char *opts), (a, opts))
 FWD(int, archive_write_set_format_raw, (A *a), (a))
 FWD(int, archive_write_open_memory, (A * a, void *buf, size_t size, size_t *used),
     (a, buf, size, used))

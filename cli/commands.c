@@ -177,6 +177,11 @@ const struct wp_exit_code wp_exit_codes[] = {
 	  "a source, network or local failure (scripts may retry): a source the resolution needs that "
 	  "fails is always this, never a silently smaller pick" },
 	{ 4, "an integrity failure: a hash, a wheel's RECORD, an archive" },
+	{ 130,
+	  "interrupted by Ctrl-C (128 + the signal: 143 for SIGTERM, 129 for a lost session; "
+	  "on Windows the console's Ctrl-C, close and shutdown events likewise): what arrived "
+	  "of unfinished downloads is kept for the next run, and no half-written file is left "
+	  "where a good one is expected" },
 };
 const size_t wp_n_exit_codes = WP_ARRAY_LEN(wp_exit_codes);
 

@@ -29,6 +29,12 @@ int wp_local_path(const char *url, char **path, struct wp_err *err)
 	if (*p != '/' || wp_url_decode(p, n, path, NULL) < 0) {
 		return wp_fail(err, -WPE_USAGE, "'%s' is not a local file URL (file:///PATH)", url);
 	}
+	/* file:///C:/x names C:/x where a drive makes a path absolute (Windows); elsewhere "C:/x"
+	 * is no absolute path and /C:/x stays as it is */
+	char *q = *path;
+	int d = q[1] | 0x20;
+	if (d >= 'a' && d <= 'z' && q[2] == ':' && wp_os_path_is_abs(q + 1))
+		memmove(q, q + 1, strlen(q));
 	return 0;
 }
 

@@ -159,6 +159,21 @@ static bool is_https(const char *url)
 	return strncasecmp(url, "https://", 8) == 0;
 }
 
+/* Whether url's host is an IP address and the TLS library is Schannel, which in libcurl 7.88
+ * matches a certificate's DNS names only (its IP address entries never match). */
+static bool schannel_ip(const char *url)
+{
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+	if (!v || !v->ssl_version || !strstr(v->ssl_version, "Schannel"))
+		return false;
+	char hp[512];
+	wp_net_url_host(url, hp, sizeof(hp));
+	if (hp[0] == '[')
+		return true;
+	size_t n = strcspn(hp, ":");
+	return n && strspn(hp, "0123456789.") == n;
+}
+
 /* The URL this attempt asks: the hop a redirect led to, else the request's. */
 static const char *url_now(const struct slot *s)
 {
@@ -917,6 +932,17 @@ static void finish(struct run *r, struct slot *s, CURLcode cc)
 		curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &to);
 		fail(s, -WPE_NET, "cannot %s '%s': refused a redirect from https to '%s' (%s)",
 		     x->verb, x->url, to ? to : "?", reason);
+	} else if (cc == CURLE_PEER_FAILED_VERIFICATION && r->ca_bundle) {
+		/* a CA was given: "give its PEM file" would send the user round in a circle */
+		const struct wp_net_conf *c = x->policy.conf;
+		fail(s, -WPE_NET,
+		     "cannot %s '%s': %s (the CA bundle '%s'%s%s%s does not vouch for its "
+		     "certificate, or the certificate names another host%s)",
+		     x->verb, x->url, reason, r->ca_bundle, c && c->ca_origin ? " (" : "",
+		     c && c->ca_origin ? c->ca_origin : "", c && c->ca_origin ? ")" : "",
+		     schannel_ip(x->url) ? "; Schannel matches host names only: use one, not an IP "
+					   "address" :
+					   "");
 	} else if (cc == CURLE_PEER_FAILED_VERIFICATION) {
 		fail(s, -WPE_NET, "cannot %s '%s': %s (for a private CA, %s)", x->verb, x->url,
 		     reason, wp_net_private_ca_advice(x->policy.conf));

@@ -1,6 +1,8 @@
 /* verify/conda.c: conda package checks with libarchive: tar.bz2, and .conda (zip of tar.zst). */
 #include "verify/conda.h"
+#include "verify/archopen.h"
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/str.h"
@@ -268,7 +270,7 @@ static int verify_tar_bz2(const char *path, struct walk *w, struct wp_err *err)
 	int rc = 0;
 	archive_read_support_filter_bzip2(a);
 	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK)
+	if (wp_archive_read_open_paths(a, &path, 1) != ARCHIVE_OK)
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a tar.bz2 archive: %s", w->file,
 			     aerr(a));
 	else
@@ -305,7 +307,7 @@ static int verify_dot_conda(const char *path, struct walk *w, struct wp_err *err
 	char nb[200];
 	int rc = 0, r, infos = 0, pkgs = 0;
 	archive_read_support_format_zip_seekable(a);
-	if (archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, &path, 1) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a .conda (zip) archive: %s", w->file,
 			     aerr(a));
 		goto out;
@@ -372,8 +374,7 @@ int wp_conda_verify_named(const char *path, const char *filename,
 			  const struct wp_conda_expect *expect, char **index_json,
 			  struct wp_err *err)
 {
-	const char *slash = strrchr(filename, '/');
-	struct walk w = { .file = slash ? slash + 1 : filename, .tarball = "",
+	struct walk w = { .file = wp_path_base(filename), .tarball = "",
 			  .index = WP_BUF_INIT_MAX(WP_CONDA_INDEX_MAX) };
 	int rc;
 	w.buf = wp_xmalloc(CHUNK);

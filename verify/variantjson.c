@@ -2,6 +2,7 @@
  * wheel, and the check that it names its file name's label (the one thing a fetch must prove before
  * a variant wheel is kept under its name; ops/verify/variants.c checks the rest). */
 #include "verify/variantjson.h"
+#include "verify/archopen.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "resolver/wheelvariant.h"
@@ -20,7 +21,7 @@ int wp_wheel_variant_json(const char *path, struct wp_buf *out, bool *found, cha
 	int rc = 0, r;
 	*found = false;
 	archive_read_support_format_zip_seekable(a);
-	if (archive_read_open_filename(a, path, 64 << 10) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, &path, 1) != ARCHIVE_OK) {
 		snprintf(why, whysz, "cannot be read as a zip: %s", archive_error_string(a));
 		rc = -1;
 		goto out;

@@ -1039,9 +1039,9 @@ static int verify(const char *path, const char *filename, struct wp_wheel_stream
 	if (info)
 		memset(info, 0, sizeof(*info));
 	wp_wheel_limits_fill(&w.lim, lim);
-	const char *slash = strrchr(filename, '/');
-	wp_member_name_show(slash ? slash + 1 : filename, strlen(slash ? slash + 1 : filename),
-			    w.file, sizeof(w.file));
+	/* the name after the last separator: a Windows path has '\\' too */
+	const char *base_name = wp_path_base(filename);
+	wp_member_name_show(base_name, strlen(base_name), w.file, sizeof(w.file));
 	w.record = (struct wp_buf)WP_BUF_INIT_MAX((size_t)w.lim.max_record);
 	w.wheelfile = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
 	w.metadata = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);
@@ -1066,7 +1066,7 @@ static int verify(const char *path, const char *filename, struct wp_wheel_stream
 	}
 
 	/* name-version(-build)?-python-abi-platform.whl */
-	struct wp_str base = WP_STR(slash ? slash + 1 : filename), parts[7];
+	struct wp_str base = WP_STR(base_name), parts[7];
 	int np = 0;
 	if (!wp_str_endswith(base, ".whl")) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not named like a wheel (*.whl)", w.file);
@@ -1414,8 +1414,7 @@ int wp_wheel_reader_open(const char *path, const char *filename, const struct wp
 	w->fd = -1;
 	r->filename = wp_xstrdup(filename);
 	wp_wheel_limits_fill(&w->lim, lim);
-	const char *slash = strrchr(filename, '/');
-	const char *base_name = slash ? slash + 1 : filename;
+	const char *base_name = wp_path_base(filename); /* '\\' too on Windows */
 	wp_member_name_show(base_name, strlen(base_name), w->file, sizeof(w->file));
 	w->record = (struct wp_buf)WP_BUF_INIT_MAX((size_t)w->lim.max_record);
 	w->wheelfile = (struct wp_buf)WP_BUF_INIT_MAX(WP_METADATA_MAX_LEN);

@@ -2,6 +2,8 @@
  * wheel. */
 #include "ops/core/metadata.h"
 
+#include "base/os/os.h"
+#include "index/localsrc.h"
 #include "base/buf.h"
 #include "base/lazylib.h"
 #include "base/mem.h"
@@ -159,8 +161,9 @@ static int from_local(const struct wp_candidate *c, struct wp_depmeta *m, struct
 {
 	char *path = NULL;
 	struct wp_err de = WP_ERR_INIT;
-	if (strncasecmp(c->url, "file://", 7) ||
-	    wp_url_decode(c->url + 7, strlen(c->url + 7), &path, &de) < 0 || path[0] != '/') {
+	/* wp_local_path: file:///C:/x is C:/x on Windows */
+	if (!wp_local_is_file_url(c->url) || wp_local_path(c->url, &path, &de) < 0 ||
+	    !wp_os_path_is_abs(path)) {
 		free(path);
 		return 0;
 	}

@@ -39,12 +39,18 @@ static char *as_url(struct wp_net_creds *creds, const char *u)
 {
 	if (has_scheme(u) || strstr(u, "://"))
 		return wp_net_url_take_credentials(creds, u);
-	if (u[0] == '/')
-		return wp_xasprintf("file://%s", u);
 	char cwd[4096];
-	if (!wp_os_getcwd(cwd, sizeof(cwd)))
-		return wp_xasprintf("file://%s", u);
-	return wp_xasprintf("file://%s/%s", cwd, u);
+	char *abs = wp_os_path_is_abs(u) || !wp_os_getcwd(cwd, sizeof(cwd)) ?
+			    wp_xstrdup(u) :
+			    wp_xasprintf("%s/%s", cwd, u);
+	/* a Windows path (C:\x, \\server\share) as a URL's: '/' between its parts, and one more
+	 * '/' before a drive (file:///C:/x), which wp_local_path takes off again */
+	for (char *c = abs; *c; c++)
+		if (*c == '\\' && wp_os_is_sep(*c))
+			*c = '/';
+	char *url = wp_xasprintf("file://%s%s", abs[0] == '/' ? "" : "/", abs);
+	free(abs);
+	return url;
 }
 
 static bool is_file(const char *dir, const char *name)

@@ -10,6 +10,7 @@
 #include "base/parallel.h"
 #include "base/str.h"
 #include "index/pylock.h"
+#include "ops/core/unpack.h"
 #include "ops/core/untar.h"
 #include "ops/install/internal.h"
 #include "resolver/gpucode.h"
@@ -20,6 +21,7 @@
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 #include "verify/fatbin.h"
+#include "verify/archopen.h"
 #include "verify/gpufile.h"
 #include "verify/hash.h"
 #include "base/os/os.h"
@@ -586,16 +588,15 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	wp_strlist_push(&jb->tmpdirs, wp_xstrdup(tmpl));
 	size_t nv;
 	char **vols = volumes(path, &nv);
-	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
+	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
+	struct wp_unpack_out out = { .fd = -1 };
 	char *top = NULL, *name = NULL;
 	int rc = 0, r;
 	archive_read_support_format_tar(a);
 	archive_read_support_filter_zstd(a);
 	archive_read_support_filter_gzip(a);
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-						     ARCHIVE_EXTRACT_SECURE_NODOTDOT);
-	if (archive_read_open_filenames(a, (const char **)vols, 1 << 20) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, (const char *const *)vols, nv) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path,
 			     archive_error_string(a));
 		goto out;
@@ -609,7 +610,7 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	struct wp_untar_budget budget;
 	wp_untar_budget_init(&budget, packed);
 	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
-		/* a copy: archive_entry_set_pathname below frees the entry's own */
+		/* a copy: the entry's own lives until the next header */
 		free(name);
 		name = archive_entry_pathname(ae) ? wp_xstrdup(archive_entry_pathname(ae)) : NULL;
 		mode_t type = archive_entry_filetype(ae);
@@ -638,13 +639,16 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 		}
 		if (!top)
 			top = wp_xstrndup(name, strcspn(name, "/"));
+		/* through the OS seam, not libarchive's disk writer: names stay UTF-8
+		 * (ops/core/unpack.h); links are refused above and tmpl is fresh */
 		char *dest = wp_xasprintf("%s/%s", tmpl, name);
-		archive_entry_set_pathname(ae, dest);
+		struct wp_err werr = WP_ERR_INIT;
+		wp_unpack_begin(&out, dest, type == AE_IFDIR, archive_entry_perm(ae), &werr);
 		free(dest);
-		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
-			rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
+		if (werr.code) {
+			rc = wp_fail(err, werr.code, "'%s': cannot unpack '%s': %s", path,
 				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)),
-				     archive_error_string(disk));
+				     werr.msg);
 			goto out;
 		}
 		const void *blk;
@@ -662,15 +666,17 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 								 sizeof(shown)));
 				goto out;
 			}
-			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
-				rc = wp_fail(err, -WPE_IO, "'%s': cannot unpack '%s': %s", path,
-					     wp_member_name_show(name, strlen(name), shown,
-								 sizeof(shown)),
-					     archive_error_string(disk));
-				goto out;
-			}
+			if (wp_unpack_block(&out, blk, sz, off, &werr))
+				break;
 		}
-		archive_write_finish_entry(disk);
+		if (!werr.code)
+			wp_unpack_end(&out, &werr);
+		if (werr.code) {
+			rc = wp_fail(err, werr.code, "'%s': cannot unpack '%s': %s", path,
+				     wp_member_name_show(name, strlen(name), shown, sizeof(shown)),
+				     werr.msg);
+			goto out;
+		}
 		if (r != ARCHIVE_EOF) {
 			rc = wp_fail(err, -WPE_INTEGRITY, "'%s' is damaged or cut short: %s", path,
 				     archive_error_string(a));
@@ -688,8 +694,8 @@ static int unpack_bundle(struct job *jb, const char *path, char **top_out, struc
 	}
 	*top_out = wp_xasprintf("%s/%s", tmpl, top);
 out:
+	wp_unpack_end(&out, NULL);
 	archive_read_free(a);
-	archive_write_free(disk);
 	for (size_t i = 0; i < nv; i++)
 		free(vols[i]);
 	free(vols);

@@ -5,9 +5,11 @@
 #include "base/mem.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "ops/core/unpack.h"
 #include "ops/publish/manifest.h"
 #include "ops/publish/mirror.h"
 #include "verify/hash.h"
+#include "verify/archopen.h"
 #include "verify/wheel.h"
 #include "base/os/os.h"
 
@@ -312,6 +314,25 @@ out:
 		wp_os_closedir(d);
 	free(dir);
 	return rc;
+}
+
+static bool ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return false;
+	return true;
+}
+
+/* Whether the top folder and every member name are ASCII. */
+static bool names_ascii(const char *top, const struct names *files)
+{
+	if (!ascii(top))
+		return false;
+	for (size_t i = 0; i < files->n; i++)
+		if (!ascii(files->v[i]))
+			return false;
+	return true;
 }
 
 static struct archive_entry *new_entry(const char *path, mode_t type, mode_t perm, long long size,
@@ -751,6 +772,14 @@ int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bund
 	a = archive_write_new();
 	archive_write_set_format_pax_restricted(a);
 	int fr = ARCHIVE_OK;
+	/* Names are UTF-8 bytes. libarchive would translate them from the C locale's charset
+	 * (Linux: refused) or Windows' ANSI code page (mangled), and in libarchive 3.6 the pax
+	 * writer reads an entry's name through that charset even when set by the _utf8 calls (it
+	 * crashes on one that is not ASCII in the C locale). So a bundle with a name that is not
+	 * ASCII says its names are bytes (pax hdrcharset=BINARY), which every reader takes as they
+	 * are (GNU tar, bsdtar, Python's tarfile, ours); an ASCII-only bundle is as it was. */
+	if (!names_ascii(top, &files))
+		fr = archive_write_set_options(a, "hdrcharset=BINARY");
 	if (kind == C_ZSTD)
 		fr = archive_write_add_filter_zstd(a);
 	else if (kind == C_GZIP)
@@ -875,73 +904,6 @@ static void free_list(char **v)
 	free(v);
 }
 
-/* Volumes are one stream cut in pieces: read one after the other. (libarchive's own
- * archive_read_open_filenames crashed here, in its client switching, on a zstd stream cut in
- * two.) */
-struct vol_reader {
-	char **names;
-	size_t n, at;
-	int fd;
-	char buf[64 << 10];
-};
-
-static la_ssize_t vol_read(struct archive *a, void *ctx, const void **out)
-{
-	struct vol_reader *r = ctx;
-	for (;;) {
-		if (r->fd < 0) {
-			if (r->at >= r->n)
-				return 0;
-			r->fd = wp_os_open(r->names[r->at], WP_O_RDONLY | WP_O_CLOEXEC);
-			if (r->fd < 0) {
-				archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at],
-						  strerror(errno));
-				return -1;
-			}
-		}
-		ssize_t got = wp_os_read(r->fd, r->buf, sizeof(r->buf));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			archive_set_error(a, errno, "cannot read '%s': %s", r->names[r->at],
-					  strerror(errno));
-			return -1;
-		}
-		if (got > 0) {
-			*out = r->buf;
-			return got;
-		}
-		wp_os_close(r->fd);
-		r->fd = -1;
-		r->at++;
-	}
-}
-
-static int vol_close(struct archive *a, void *ctx)
-{
-	struct vol_reader *r = ctx;
-	(void)a;
-	if (r->fd >= 0)
-		wp_os_close(r->fd);
-	for (size_t i = 0; i < r->n; i++)
-		free(r->names[i]);
-	free(r->names);
-	free(r);
-	return ARCHIVE_OK;
-}
-
-int wp_bundle_read_open(struct archive *a, char *const *names, size_t n)
-{
-	struct vol_reader *r = wp_xcalloc(1, sizeof(*r));
-	r->names = wp_xcalloc(n ? n : 1, sizeof(*r->names));
-	for (size_t i = 0; i < n; i++)
-		r->names[i] = wp_xstrdup(names[i]);
-	r->n = n;
-	r->fd = -1;
-	/* libarchive calls vol_close, which frees r, whether the open succeeds or not */
-	return archive_read_open(a, r, NULL, vol_read, vol_close);
-}
-
 static struct archive *open_bundle(const char *path, char ***vols, struct wp_err *err)
 {
 	struct archive *a = archive_read_new();
@@ -952,7 +914,7 @@ static struct archive *open_bundle(const char *path, char ***vols, struct wp_err
 	size_t n = 0;
 	while ((*vols)[n])
 		n++;
-	if (wp_bundle_read_open(a, *vols, n) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, (const char *const *)*vols, n) != ARCHIVE_OK) {
 		wp_fail(err, -WPE_INTEGRITY, "'%s' is not a bundle (tar): %s", path,
 			archive_error_string(a));
 		archive_read_free(a);
@@ -1068,16 +1030,14 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 	struct archive_entry *ae;
 	int rc = 0, r;
 	*top_out = NULL;
-	struct archive *a = open_bundle(path, &vols, err), *disk = archive_write_disk_new();
+	struct archive *a = open_bundle(path, &vols, err);
+	struct wp_unpack_out out = { .fd = -1 };
 	if (!a) {
 		free_list(vols);
-		archive_write_free(disk);
 		return -WPE_INTEGRITY;
 	}
-	/* names are checked before the prefix goes on; the other guards see the whole path */
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-						     ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-						     ARCHIVE_EXTRACT_PERM);
+	/* names are checked (member_rest) before the prefix goes on, links refused, and into is a
+	 * fresh folder: nothing there for a member to write through */
 	while (!rc && (r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
 		const char *rest = member_rest(path, name, &top, err);
@@ -1097,26 +1057,25 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 		}
 		free(dest);
 		dest = wp_xasprintf("%s/%s", into, name);
-		archive_entry_set_pathname(ae, dest);
-		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
-			rc = wp_fail(err, -WPE_IO, "cannot unpack '%s' of '%s': %s", name, path,
-				     archive_error_string(disk));
-			break;
-		}
+		struct wp_err werr = WP_ERR_INIT;
 		const void *blk;
 		size_t sz;
 		la_int64_t off;
-		while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
-			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK) {
-				r = ARCHIVE_FATAL;
-				break;
-			}
-		if (archive_write_finish_entry(disk) != ARCHIVE_OK || r != ARCHIVE_EOF) {
+		if (!wp_unpack_begin(&out, dest, type == AE_IFDIR, archive_entry_perm(ae), &werr))
+			while ((r = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+				if (wp_unpack_block(&out, blk, sz, off, &werr))
+					break;
+		if (!werr.code)
+			wp_unpack_end(&out, &werr);
+		if (werr.code)
+			rc = wp_fail(err, werr.code, "cannot unpack '%s' of '%s': %s", name, path,
+				     werr.msg);
+		else if (r != ARCHIVE_EOF)
 			rc = wp_fail(err, -WPE_INTEGRITY,
 				     "bundle '%s': member '%s' cannot be unpacked: %s", path, name,
-				     archive_error_string(r != ARCHIVE_EOF ? a : disk));
+				     archive_error_string(a));
+		if (rc)
 			break;
-		}
 		r = ARCHIVE_OK;
 	}
 	if (!rc && r != ARCHIVE_EOF)
@@ -1126,8 +1085,8 @@ int wp_bundle_unpack(const char *path, const char *into, char **top_out, struct 
 		rc = wp_fail(err, -WPE_INTEGRITY, "bundle '%s' is empty", path);
 	if (!rc)
 		*top_out = wp_xasprintf("%s/%s", into, top);
+	wp_unpack_end(&out, NULL);
 	archive_read_free(a);
-	archive_write_free(disk);
 	free_list(vols);
 	free(top);
 	free(dest);

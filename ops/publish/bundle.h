@@ -98,9 +98,7 @@ int wp_tree_manifest_of_old(const char *path, struct wp_tree_manifest *m, struct
  * archive. */
 int wp_bundle_unpack(const char *path, const char *into, char **top, struct wp_err *err);
 
-/* Opens the libarchive read handle a on the volumes names[0..n) (a copy is kept) as one stream. */
-struct archive;
-int wp_bundle_read_open(struct archive *a, char *const *names, size_t n);
+/* The volumes' reader is verify/archopen.h's wp_archive_read_open_paths (install's too). */
 
 /* wp_bundle_write_as with opts. */
 int wp_bundle_write_opts(const char *out_path, const char *src_dir, enum wp_bundle_kind kind,

@@ -11,6 +11,7 @@
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
 #include "verify/hash.h"
+#include "verify/archopen.h"
 #include "verify/metadata.h"
 #include "base/os/os.h"
 
@@ -350,7 +351,7 @@ int wp_mirror_wheel_metadata(const char *path, const char *filename, struct wp_b
 	struct archive_entry *ae;
 	int rc = 0, r;
 	archive_read_support_format_zip_seekable(a);
-	if (archive_read_open_filename(a, path, 64 << 10) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, &path, 1) != ARCHIVE_OK) {
 		rc = wp_fail(err, -WPE_INTEGRITY, "cannot read wheel '%s': %s", filename,
 			     archive_error_string(a));
 		goto out;

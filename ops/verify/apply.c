@@ -27,6 +27,38 @@ static char *sibling(const char *dest, const char *what, struct wp_err *err)
 	return tmpl;
 }
 
+/* Where the system cannot swap two names in one step (Windows; a Linux file system without
+ * RENAME_EXCHANGE): the old tree steps aside to a sibling name, the new one takes dest's name, and
+ * the old is removed; a failure of the second rename puts the old back. Not atomic: a run killed
+ * between the two renames leaves no dest, and the old tree whole at DEST.old-XXXXXX. */
+static int swap_in_two(const char *stage, const char *dest, struct wp_err *err)
+{
+	char *old = sibling(dest, "old", err);
+	int rc = 0;
+	if (!old)
+		return err->code ? err->code : -WPE_IO;
+	/* a folder is replaced only when empty, and the old name was just made as one */
+	if (wp_os_rmdir(old) < 0 || wp_os_rename(dest, old) < 0) {
+		rc = wp_fs_fail(err, errno, "cannot move the old tree aside from", dest);
+		goto out;
+	}
+	if (wp_os_rename(stage, dest) < 0) {
+		int e = errno;
+		if (wp_os_rename(old, dest) < 0)
+			rc = wp_fail(err, -WPE_IO,
+				     "cannot put the new tree at '%s' (%s), nor the old one "
+				     "back: it is whole at '%s'; move it back by hand",
+				     dest, strerror(e), old);
+		else
+			rc = wp_fs_fail(err, e, "cannot put the new tree at", dest);
+		goto out;
+	}
+	wp_fs_remove_tree(old);
+out:
+	free(old);
+	return rc;
+}
+
 static int mkdirs_for(const char *root, const char *rel, struct wp_err *err)
 {
 	const char *slash = strrchr(rel, '/');
@@ -157,11 +189,17 @@ int wp_apply_delta(const char *delta, const char *dest_in, struct wp_apply_resul
 	snprintf(res->tree, sizeof(res->tree), "%s", want.tree);
 	/* the swap: the new tree takes dest's name in one rename; the old goes where the stage
 	 * was */
-	if (wp_os_rename_exchange(stage, dest) < 0) {
+	if (wp_os_rename_exchange(stage, dest) == 0) {
+		wp_fs_remove_tree(stage); /* the old tree now */
+		goto out;
+	}
+	if (errno != ENOSYS && errno != EINVAL) {
 		rc = wp_fs_fail(err, errno, "cannot swap the new tree into place at", dest);
 		goto fail;
 	}
-	wp_fs_remove_tree(stage); /* the old tree now */
+	rc = swap_in_two(stage, dest, err);
+	if (rc)
+		goto fail;
 	goto out;
 fail:
 	if (stage)

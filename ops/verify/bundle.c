@@ -7,12 +7,14 @@
 #include "base/str.h"
 #include "index/repodata.h"
 #include "ops/core/shardread.h"
+#include "ops/core/unpack.h"
 #include "ops/core/untar.h"
 #include "ops/publish/bundle.h"
 #include "ops/publish/manifest.h"
 #include "ops/verify/common.h"
 #include "ops/wheel/sbom.h"
 #include "verify/wheel.h"
+#include "verify/archopen.h"
 #include "base/os/os.h"
 
 #include <archive.h>
@@ -56,9 +58,9 @@ static char **volume_set(struct vo_ctx *c, const char *path, size_t *n)
 		base = wp_xstrdup(path);
 	else
 		return NULL;
-	char *slash = strrchr(base, '/');
+	const char *fname = wp_path_base(base); /* after a '\\' too on Windows */
+	const char *slash = fname > base ? fname - 1 : NULL;
 	char *dir = slash ? wp_xstrndup(base, (size_t)(slash - base)) : wp_xstrdup(".");
-	const char *fname = slash ? slash + 1 : base;
 	size_t nn, max = 0;
 	char **names = wp_vo_list_dir(*dir ? dir : "/", &nn);
 	for (size_t i = 0; i < nn; i++) {
@@ -523,8 +525,9 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	const char *tmpdir = c->opts ? c->opts->tmpdir : NULL;
 	snprintf(tmpl, sizeof(tmpl), "%s/wheelpick-verify-XXXXXX",
 		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	struct archive *a = archive_read_new(), *disk = archive_write_disk_new();
+	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
+	struct wp_unpack_out out = { .fd = -1 };
 	char *top = NULL, *shown = NULL, *name = NULL;
 	char **vols = NULL;
 	size_t nvols = 0;
@@ -541,20 +544,17 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 	archive_read_support_format_tar(a);
 	archive_read_support_filter_zstd(a);
 	archive_read_support_filter_gzip(a);
-	/* Members land under an absolute temp path, which SECURE_NOABSOLUTEPATHS would refuse: each
-	 * name is checked by wp_member_name_problem (absolute, '..', NUL, ...) before the prefix
-	 * goes on, and the other two guards see the whole path (the temp dir is resolved, so no
-	 * link in it trips SECURE_SYMLINKS). */
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-						     ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-						     ARCHIVE_EXTRACT_PERM);
+	/* Members land under the fresh temp folder through the OS seam (ops/core/unpack.h: names
+	 * stay UTF-8): each name is checked by wp_member_name_problem (absolute, '..', NUL, ...)
+	 * before the prefix goes on, and links are refused, so nothing there leads out. */
 	size_t fatal = c->rep->n_fatal;
 	vols = volume_set(c, path, &nvols);
 	if (vols && c->rep->n_fatal > fatal)
 		goto out; /* a set with a hole or a stranger in it is no archive to read */
 	/* volumes are one stream cut in pieces: libarchive reads them one after the other */
 	char *one[1] = { (char *)path };
-	if (wp_bundle_read_open(a, vols ? vols : one, vols ? nvols : 1) != ARCHIVE_OK) {
+	if (wp_archive_read_open_paths(a, (const char *const *)(vols ? vols : one),
+				       vols ? nvols : 1) != ARCHIVE_OK) {
 		if (vols)
 			goto short_set;
 		wp_vo_problem_add(c, true, path, "is not a tar archive: %s",
@@ -622,11 +622,12 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 			continue;
 		}
 		char *dest = wp_xasprintf("%s/%s", tmpl, name);
-		archive_entry_set_pathname(ae, dest);
+		struct wp_err werr = WP_ERR_INIT;
+		int wrc = wp_unpack_begin(&out, dest, type == AE_IFDIR, perm, &werr);
 		free(dest);
-		if (archive_write_header(disk, ae) != ARCHIVE_OK) {
+		if (wrc) {
 			wp_vo_problem_add(c, true, path, "cannot unpack member '%s': %s", name,
-					  archive_error_string(disk));
+					  werr.msg);
 			continue;
 		}
 		const void *blk;
@@ -642,10 +643,16 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 								      sizeof(buf)));
 				goto out;
 			}
-			if (archive_write_data_block(disk, blk, sz, off) != ARCHIVE_OK)
+			if (wp_unpack_block(&out, blk, sz, off, &werr))
 				break;
 		}
-		archive_write_finish_entry(disk);
+		if (!werr.code)
+			wp_unpack_end(&out, &werr);
+		if (werr.code) {
+			wp_vo_problem_add(c, true, path, "cannot unpack member '%s': %s", name,
+					  werr.msg);
+			goto out;
+		}
 		if (r != ARCHIVE_EOF) {
 			wp_vo_problem_add(c, true, path, "member '%s' cannot be read: %s", name,
 					  archive_error_string(a));
@@ -683,7 +690,7 @@ void wp_vo_verify_bundle(struct vo_ctx *c, const char *path, struct wp_err *err)
 out:
 	c->real = NULL;
 	archive_read_free(a);
-	archive_write_free(disk);
+	wp_unpack_end(&out, NULL);
 	if (made)
 		wp_fs_remove_tree(tmpl);
 	free(name);

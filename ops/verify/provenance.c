@@ -41,8 +41,7 @@ void wp_vo_check_provenance(struct vo_ctx *c, const char *path, const char *file
 {
 	const struct wp_verify_opts *o = c->opts;
 	if (!filename) {
-		const char *slash = strrchr(path, '/');
-		filename = slash ? slash + 1 : path;
+		filename = wp_path_base(path);
 	}
 	char *project = project_of(filename);
 	const struct wp_prov_rule *rule = o && project ? wp_prov_policy_find(o->policy, project) :

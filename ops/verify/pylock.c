@@ -96,7 +96,8 @@ int wp_vo_verify_pylock(struct vo_ctx *c, const char *path, struct wp_err *err)
 		wp_vo_problem_add(c, false, path,
 				  "lock-version %s is newer than 1.0, which wheelpick knows",
 				  lk.lock_version);
-	const char *slash = strrchr(path, '/');
+	const char *pbase = wp_path_base(path); /* after a '\\' too on Windows */
+	const char *slash = pbase > path ? pbase - 1 : NULL;
 	char *dir = slash ? wp_xstrndup(path, (size_t)(slash - path + (slash == path))) :
 			    wp_xstrdup(".");
 	for (size_t i = 0; i < lk.npackages; i++) {

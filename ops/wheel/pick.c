@@ -3,6 +3,7 @@
 #include "ops/wheel/pick.h"
 #include "ops/core/provenance.h"
 #include "ops/wheel/sbom.h"
+#include "index/localsrc.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/lazylib.h"
@@ -232,13 +233,10 @@ static long long local_size(const struct wp_pick_run *run, const struct wp_plan_
 		free(path);
 		path = NULL;
 	}
-	if (size < 0 && !strncasecmp(f->url, "file://", 7)) {
-		const char *p = f->url + 7;
+	if (size < 0 && wp_local_is_file_url(f->url)) {
 		struct wp_err e = WP_ERR_INIT;
-		if (!strncasecmp(p, "localhost/", 10))
-			p += 9;
-		if (*p == '/' && wp_url_decode(p, strcspn(p, "?#"), &path, &e) == 0 &&
-		    wp_os_stat(path, &sb) == 0 && WP_S_ISREG(sb.st_mode))
+		if (wp_local_path(f->url, &path, &e) == 0 && wp_os_stat(path, &sb) == 0 &&
+		    WP_S_ISREG(sb.st_mode))
 			size = (long long)sb.st_size;
 		free(path);
 	}

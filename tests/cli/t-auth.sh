@@ -210,6 +210,14 @@ expect_grep "names PIP_CERT as where the bundle came from" "nosuch.pem' \\(PIP_C
 expect_exit 2 "--cert that is no file: exit 2" env -u PIP_CERT "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh \
 	--index "$SU" --cert "$TMP/nosuch.pem"
 expect_grep "names --cert as where the bundle came from" "nosuch.pem' \\(--cert\\) is not a readable file" "$TMP/err"
+# a CA bundle that did not sign the server's certificate is named, not asked for again
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$C/other.key" -out "$C/other.pem" \
+	-days 2 -subj /CN=another-ca >/dev/null 2>&1
+expect_exit 3 "--cert naming another CA: exit 3" env -u PIP_CERT "$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh \
+	--index "$SU" --cert "$C/other.pem"
+keep tls-othercert
+expect_grep "names the CA bundle that does not vouch for it" "other\.pem' \\(--cert\\) does not vouch for its certificate" "$TMP/err"
+expect_no_grep "rather than asking for one again" "give its PEM file" "$TMP/err"
 expect_exit 0 "WHEELPICK_CA_BUNDLE before PIP_CERT" env WHEELPICK_CA_BUNDLE="$C/ca.pem" PIP_CERT=/dev/null \
 	"$WHEELPICK" torchvision==0.9.0 "${T[@]}" --dry-run --refresh --index "$SU"
 keep tls-wpca

@@ -99,7 +99,7 @@ schema_ok "verify's failure report" verify "$TMP/out"
 # --- exit codes: one table, in the README and the man page --------------------------------------
 "$WHEELPICK" --generate-man | awk '/^\.SH EXIT STATUS/{on=1; next} /^\.SH/{on=0} on' |
 	awk '/^\.TP/{getline c; getline m; gsub(/\\-/, "-", m); print c " | " m}' >"$TMP/man-exit"
-grep -E '^\| [0-9] \| ' "$ROOT/README.md" | sed -E 's/^\| ([0-9]) \| (.*) \|$/\1 | \2/' >"$TMP/readme-exit"
+grep -E '^\| [0-9]+ \| ' "$ROOT/README.md" | sed -E 's/^\| ([0-9]+) \| (.*) \|$/\1 | \2/' >"$TMP/readme-exit"
 if [ -s "$TMP/man-exit" ] && cmp -s "$TMP/man-exit" "$TMP/readme-exit"; then pass "README's exit table is the man page's"; else
 	fail "README's exit table differs from the man page's"; diff "$TMP/man-exit" "$TMP/readme-exit" | head >&2; fi
 # --- honest counts: refused files are counted, named, and leave the wheelhouse marked ------------

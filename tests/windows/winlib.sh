@@ -29,3 +29,12 @@ expect_subsystem() {
 	if x86_64-w64-mingw32-objdump -p "$2" | grep -q "^Subsystem.*($3)"; then pass "$1"; else
 		fail "$1: '$2' is not a $3 program"; fi
 }
+
+# mkvenv DIR: what `python -m venv` makes on Windows, with the stand-in fakepython.exe as
+# Scripts\python.exe (it answers wheelpick's interpreter probe as CPython 3.11 in a venv would)
+mkvenv() {
+	rm -rf "$1"
+	mkdir -p "$1/Scripts" "$1/Lib/site-packages" "$1/Include"
+	cp "$WIN/tests/fakepython.exe" "$1/Scripts/python.exe"
+	printf 'home = C:\\Python311\r\ninclude-system-site-packages = false\r\nversion = 3.11.4\r\n' >"$1/pyvenv.cfg"
+}
