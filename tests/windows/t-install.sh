@@ -20,14 +20,6 @@ python3 "$ROOT/tests/fixtures/mkwheels.py" install "$TMP/wh" win_amd64 cp311
 python3 "$ROOT/tests/fixtures/mkwheels.py" install "$TMP/wh2" win_amd64 cp311 v2 120
 W_WH=$(winpath "$TMP/wh") W_WH2=$(winpath "$TMP/wh2")
 
-# mkvenv DIR: what `python -m venv` makes on Windows, with fakepython.exe as Scripts\python.exe
-mkvenv() {
-	rm -rf "$1"
-	mkdir -p "$1/Scripts" "$1/Lib/site-packages" "$1/Include"
-	cp "$FAKE" "$1/Scripts/python.exe"
-	printf 'home = C:\\Python311\r\ninclude-system-site-packages = false\r\nversion = 3.11.4\r\n' >"$1/pyvenv.cfg"
-}
-
 V="$TMP/my env ü/日本 venv"
 SP="$V/Lib/site-packages"
 mkvenv "$V"
