@@ -16,7 +16,6 @@
 #include "resolver/wheelname.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,19 +398,23 @@ static unsigned long long root_max(const struct wp_session *s)
 	return s->max_page_bytes ? s->max_page_bytes : WP_CRAWL_PAGE_MAX_DEFAULT;
 }
 
-/* A root's page that outgrew memory, fetched into <path>.new: read from there (pg), and kept as
- * path as wp_atomic_write keeps a small one (synced, then renamed over, the folder synced), so
- * the bytes kept are all of one answer or the old ones. false when it cannot be read. */
+/* A root's page that outgrew memory, fetched into <path>.new: kept as path the way
+ * wp_atomic_write keeps a small one (synced, renamed over, the folder synced), so the bytes kept
+ * are all of one answer or the old ones, then opened (pg) to be read in pieces; read from tmp
+ * when it cannot be kept. true when kept. */
 static bool keep_spilled(const char *tmp, const char *path, const char *dir, const char *root,
 			 unsigned long long max, struct wp_page *pg, struct wp_err *e)
 {
-	if (wp_page_open(pg, tmp, root, max, e))
+	/* synced through a descriptor that may write (Windows' FlushFileBuffers needs one), and
+	 * closed before the rename (Windows renames no open file) */
+	int fd = wp_os_open(tmp, WP_O_RDWR | WP_O_CLOEXEC);
+	bool kept = fd >= 0 && wp_os_fsync(fd) == 0;
+	if (fd >= 0)
+		wp_os_close(fd);
+	kept = kept && wp_os_rename(tmp, path) == 0;
+	if (wp_page_open(pg, kept ? path : tmp, root, max, e))
 		return false;
-	if (wp_os_fsync(pg->fd) < 0 || wp_os_rename(tmp, path) < 0) {
-		wp_fs_fail(e, errno, "cannot keep", path);
-		return false;
-	}
-	return wp_fs_sync_dir(dir, e) == 0;
+	return kept && wp_fs_sync_dir(dir, e) == 0;
 }
 
 /* A root's page over the network, stored like any page: the catalog keeps its validators and
