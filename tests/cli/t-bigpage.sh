@@ -2,7 +2,8 @@
 # tests/cli/t-bigpage.sh: index pages past the old 64 MiB ceiling are crawled with memory bounded
 # (PEP 691 JSON and HTML read from a temporary file, or a local file:// page from where it lies, in
 # pieces: peak RSS well below the page, on the fast scanner and on libxml2's); a page past
-# --max-page-size is refused with exit 3 and one line naming the URL and the option.
+# --max-page-size is refused with exit 3 and one line naming the URL and the option. The other
+# readers of pages alike: verify of a mirror whose pages are past 64 MiB, did-you-mean over a root.
 . "$(dirname "$0")/../lib.sh"
 S="$TMP/served"
 mkdir -p "$S/json/bigproj" "$S/html"
