@@ -1,5 +1,6 @@
 /* ops/core/crawl.c: sources -> readers -> catalog; one transaction per source, parallel fetches. */
 #include "ops/core/crawl.h"
+#include "ops/core/pagefile.h"
 #include "cache/provstore.h"
 #include "base/envp.h"
 #include "base/buf.h"
@@ -397,71 +398,10 @@ static int too_big(const struct wp_crawl_opts *opts, const char *url, struct wp_
 		       url, page_max(opts), wp_ask_words(opts->asks, WP_ASK_PAGE_SIZE));
 }
 
-/* A PEP 691 document in a file: a root ("projects", no "files") or a project page, as the
- * in-memory test below decides it, read in pieces (a needle split across two is found: each
- * piece starts with the last bytes of the one before). */
-static int json_file_is_root(int fd, bool *root, struct wp_err *err, const char *url)
-{
-	enum { BLOCK = 1 << 20, KEEP = 16 };
-	char *buf = wp_xmalloc(BLOCK + KEEP);
-	bool projects = false, files = false;
-	size_t keep = 0;
-	int64_t at = 0;
-	int rc = 0;
-	for (;;) {
-		ssize_t n = wp_os_pread(fd, buf + keep, BLOCK, at);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url,
-				     strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		at += n;
-		size_t len = keep + (size_t)n;
-		projects = projects || memmem(buf, len, "\"projects\"", 10);
-		files = files || memmem(buf, len, "\"files\"", 7);
-		if (files)
-			break;
-		keep = len < KEEP ? len : KEEP;
-		memmove(buf, buf + len - keep, keep);
-	}
-	free(buf);
-	*root = projects && !files;
-	return rc;
-}
-
-/* A page that outgrew memory (or a local file:// page), from its file: JSON and HTML both read
- * from it in pieces by their readers. */
-struct page_file {
-	int fd;
-};
-
-static int page_file_open(struct page_file *pf, const char *path, const char *url,
-			  struct wp_err *err)
-{
-	/* WP_O_NONBLOCK: a local page swapped for a FIFO opens at once, instead of waiting for a
-	 * writer, and reads as empty */
-	pf->fd = wp_os_open(path, WP_O_RDONLY | WP_O_CLOEXEC | WP_O_NONBLOCK);
-	if (pf->fd < 0)
-		return wp_fail(err, -WPE_IO, "cannot read the copy of '%s': %s", url,
-			       strerror(errno));
-	return 0;
-}
-
-static void page_file_close(struct page_file *pf)
-{
-	if (pf->fd >= 0)
-		wp_os_close(pf->fd);
-	pf->fd = -1;
-}
-
 /* Parse what one fetch brought and store it. follow collects project URLs of a root page. */
 static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s,
 			const struct wp_http_res *res, const char *body_path,
-			const struct page_file *pf, const struct prior *pr,
+			const struct wp_page *pf, const struct prior *pr,
 			const struct wp_crawl_opts *opts, struct follow_ctx *follow,
 			struct wp_err *err)
 {
@@ -508,7 +448,7 @@ static int store_parsed(struct wp_catalog *cat, struct wp_crawl_source *s,
 	if (!repodata && is_json(res) && res->spilled) {
 		/* a JSON page that outgrew memory: the same test, read from its file in pieces */
 		bool root;
-		if ((rc = json_file_is_root(pf->fd, &root, err, url)))
+		if ((rc = wp_page_json_is_root(pf->fd, &root, url, err)))
 			return rc;
 		s->kind = root ? WP_SOURCE_ROOT : WP_SOURCE_SIMPLE_JSON;
 	} else {
@@ -606,13 +546,13 @@ static int store_source(struct wp_catalog *cat, struct wp_crawl_source *s,
 			const struct prior *pr, const struct wp_crawl_opts *opts,
 			struct follow_ctx *follow, struct wp_err *err)
 {
-	struct page_file pf = { .fd = -1 };
+	struct wp_page pf = WP_PAGE_INIT;
 	int rc = 0;
 	if (res->spilled)
-		rc = page_file_open(&pf, body_path, s->url, err);
+		rc = wp_page_open(&pf, body_path, s->url, page_max(opts), err);
 	if (!rc)
 		rc = store_parsed(cat, s, res, body_path, &pf, pr, opts, follow, err);
-	page_file_close(&pf);
+	wp_page_release(&pf);
 	return rc;
 }
 
@@ -795,16 +735,23 @@ static void local_page(struct wp_catalog *cat, struct wp_crawl_source *s, const 
 	 * outgrew memory is (never mapped: a file of someone else's cut short under a mapping would
 	 * be a crash); a smaller one, and a folder's listing, in memory */
 	int rc = wp_local_page_file(s->url, &file, &folder, &size, &e);
-	if (!rc && !folder && size > WP_CRAWL_PAGE_IN_MEMORY) {
-		if (size > page_max(opts)) {
-			rc = too_big(opts, s->url, &e);
-		} else {
-			res.spilled = true;
-			rc = store_source(cat, s, &res, file, pr, opts, follow, &e);
+	if (!rc && !folder) {
+		struct wp_page pg = WP_PAGE_INIT;
+		rc = wp_page_load(&pg, file, s->url, page_max(opts), WP_CRAWL_PAGE_IN_MEMORY, &e);
+		if (rc == -WPE_TOO_BIG) {
+			too_big(opts, s->url, &e);
+		} else if (!rc) {
+			res.spilled = pg.fd >= 0;
+			res.body = pg.body;
+			pg.body = (struct wp_buf)WP_BUF_INIT;
+			rc = store_parsed(cat, s, &res, res.spilled ? file : NULL, &pg, pr, opts,
+					  follow, &e);
 			if (rc)
 				wp_err_prefix(&e, "reading '%s'", s->url);
 		}
+		wp_page_release(&pg);
 	} else if (!rc) {
+		/* a folder's listing */
 		res.body = (struct wp_buf)WP_BUF_INIT_MAX(
 			page_max(opts) > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)page_max(opts));
 		rc = wp_local_read_page(s->url, &res.body, &folder, &e);

@@ -7,7 +7,10 @@
 #include "index/html.h"
 #include "index/localsrc.h"
 #include "index/pep691.h"
+#include "ops/core/crawl.h"
+#include "ops/core/pagefile.h"
 #include "net/http.h"
+#include "base/os/os.h"
 #include "resolver/reqfile.h"
 #include "resolver/requirement.h"
 #include "resolver/wheelname.h"
@@ -390,19 +393,48 @@ static char *root_cache_path(const struct wp_session *s, const char *root)
 	return wp_xasprintf("%s/roots/%016llx", s->cache_dir, h);
 }
 
+static unsigned long long root_max(const struct wp_session *s)
+{
+	return s->max_page_bytes ? s->max_page_bytes : WP_CRAWL_PAGE_MAX_DEFAULT;
+}
+
+/* A root's page that outgrew memory, fetched into <path>.new: kept as path the way
+ * wp_atomic_write keeps a small one (synced, renamed over, the folder synced), so the bytes kept
+ * are all of one answer or the old ones, then opened (pg) to be read in pieces; read from tmp
+ * when it cannot be kept. true when kept. */
+static bool keep_spilled(const char *tmp, const char *path, const char *dir, const char *root,
+			 unsigned long long max, struct wp_page *pg, struct wp_err *e)
+{
+	/* synced through a descriptor that may write (Windows' FlushFileBuffers needs one), and
+	 * closed before the rename (Windows renames no open file) */
+	int fd = wp_os_open(tmp, WP_O_RDWR | WP_O_CLOEXEC);
+	bool kept = fd >= 0 && wp_os_fsync(fd) == 0;
+	if (fd >= 0)
+		wp_os_close(fd);
+	kept = kept && wp_os_rename(tmp, path) == 0;
+	if (wp_page_open(pg, kept ? path : tmp, root, max, e))
+		return false;
+	return kept && wp_fs_sync_dir(dir, e) == 0;
+}
+
 /* A root's page over the network, stored like any page: the catalog keeps its validators and
  * time (kind root), the cache its bytes, so that inside the freshness limit it is not asked for
- * and after it the question is conditional (a 304 reads the kept bytes). false when there is
- * nothing to read (this is only a hint). */
+ * and after it the question is conditional (a 304 reads the kept bytes). A page past memory's
+ * share (WP_CRAWL_PAGE_IN_MEMORY) goes to a file and is read from it in pieces, as the crawl reads
+ * one, up to --max-page-size. false when there is nothing to read (this is only a hint). */
 static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const char *root,
-		      struct wp_buf *body, bool *json)
+		      struct wp_page *pg, bool *json)
 {
 	struct wp_err e = WP_ERR_INIT;
 	struct root_prior pr = { 0 };
 	bool found = false, ok = false;
 	char *path = root_cache_path(s, root);
-	struct wp_buf kept = WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
-	bool have = path && wp_file_read_capped(path, WP_HTTP_MAX_DEFAULT, &kept, &e) == 0;
+	char *dir = path ? wp_xasprintf("%s/roots", s->cache_dir) : NULL;
+	char *tmp = NULL;
+	struct wp_page kept = WP_PAGE_INIT;
+	unsigned long long max = root_max(s);
+	bool have = path &&
+		    wp_page_load(&kept, path, path, max, WP_CRAWL_PAGE_IN_MEMORY, &e) == 0;
 	if (cat && wp_catalog_source_get(cat, root, root_prior_fn, &pr, &found, &e) < 0)
 		found = false;
 	wp_err_clear(&e);
@@ -412,12 +444,20 @@ static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const 
 		       (long long)(time(NULL) - pr.fetched_at));
 		goto kept;
 	}
+	/* a big page leaves memory for a file beside where it is kept; with nowhere to keep it, it
+	 * stays in memory under the old ceiling */
+	if (dir && cat && wp_mkdir_p(dir, 0755, &e) == 0)
+		tmp = wp_xasprintf("%s.new", path);
+	wp_err_clear(&e);
 	struct wp_http_req req = {
 		.policy = wp_session_net_policy(s),
 		.url = root,
 		.accept = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1",
 		.etag = have && found && pr.root ? pr.etag : NULL,
 		.last_modified = have && found && pr.root ? pr.last_modified : NULL,
+		.max_bytes = !tmp ? 0 : max > SIZE_MAX ? SIZE_MAX : (size_t)max,
+		.to_path = tmp,
+		.spill_after = tmp ? WP_CRAWL_PAGE_IN_MEMORY : 0,
 	};
 	struct wp_http_res res;
 	memset(&res, 0, sizeof(res));
@@ -434,68 +474,71 @@ static bool root_body(const struct wp_session *s, struct wp_catalog *cat, const 
 		goto kept;
 	}
 	*json = res.content_type && strstr(res.content_type, "json");
-	wp_buf_free(body);
-	*body = res.body;
-	res.body = (struct wp_buf)WP_BUF_INIT;
 	/* kept for the next run: the bytes, then the validators that name them */
+	bool stored;
+	if (res.spilled) {
+		stored = keep_spilled(tmp, path, dir, root, max, pg, &e);
+		if (pg->fd < 0) {
+			wp_http_res_release(&res);
+			goto out;
+		}
+	} else {
+		pg->body = res.body;
+		res.body = (struct wp_buf)WP_BUF_INIT;
+		stored = dir && cat && wp_mkdir_p(dir, 0755, &e) == 0 &&
+			 wp_atomic_write(path, pg->body.data ? pg->body.data : "", pg->body.len,
+					 &e) == 0;
+	}
 	int64_t id;
-	char *dir = path ? wp_xasprintf("%s/roots", s->cache_dir) : NULL;
-	if (dir && cat && wp_mkdir_p(dir, 0755, &e) == 0 &&
-	    wp_atomic_write(path, body->data ? body->data : "", body->len, &e) == 0 &&
-	    wp_catalog_refresh_begin(cat, root, WP_SOURCE_ROOT, &id, &e) == 0 &&
+	if (stored && wp_catalog_refresh_begin(cat, root, WP_SOURCE_ROOT, &id, &e) == 0 &&
 	    wp_catalog_refresh_commit(cat, id, res.etag, res.last_modified, NULL, 0, &e) != 0)
 		wp_catalog_refresh_abort(cat);
-	free(dir);
 	wp_http_res_release(&res);
 	ok = true;
 	goto out;
-kept: {
-	const char *d = kept.data ? kept.data : "";
-	while (*d && isspace((unsigned char)*d))
-		d++;
-	*json = *d == '{';
-	wp_buf_free(body);
-	*body = kept;
-	kept = (struct wp_buf)WP_BUF_INIT;
+kept:
+	*json = wp_page_lead(&kept) == '{';
+	*pg = kept;
+	kept = (struct wp_page)WP_PAGE_INIT;
 	ok = true;
-}
 out:
-	wp_buf_free(&kept);
+	if (tmp)
+		wp_os_unlink(tmp); /* left only when it could not be kept */
+	wp_page_release(&kept);
 	free(pr.etag);
 	free(pr.last_modified);
+	free(tmp);
+	free(dir);
 	free(path);
 	return ok;
 }
 
-/* The projects a root page lists; nothing when it cannot be read (this is only a hint). */
+/* The projects a root page lists; nothing when it cannot be read (this is only a hint). A local
+ * page past memory's share is read where it lies, in pieces. */
 static void root_names(const struct wp_session *s, struct wp_catalog *cat, const char *root,
 		       struct wp_names *out)
 {
 	struct wp_err e = WP_ERR_INIT;
 	struct collect c = { out, 1000000 };
 	struct wp_index_stats st = { 0 };
-	struct wp_buf body = WP_BUF_INIT_MAX(WP_HTTP_MAX_DEFAULT);
+	struct wp_page pg = WP_PAGE_INIT;
 	bool json = false, folder = false;
 	if (wp_local_is_file_url(root)) {
-		if (wp_lazy_require(WP_LIB_XML, &e) ||
-		    wp_local_read_page(root, &body, &folder, &e) || folder) {
-			wp_buf_free(&body);
-			return;
-		}
-	} else {
-		if (wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, &e) ||
-		    !root_body(s, cat, root, &body, &json)) {
-			wp_buf_free(&body);
-			return;
-		}
+		char *file = NULL;
+		unsigned long long size;
+		bool ok = !wp_lazy_require(WP_LIB_XML, &e) &&
+			  !wp_local_page_file(root, &file, &folder, &size, &e) && !folder &&
+			  !wp_page_load(&pg, file, root, root_max(s), WP_CRAWL_PAGE_IN_MEMORY, &e);
+		free(file);
+		if (!ok)
+			goto out;
+	} else if (wp_lazy_require(WP_LIB_CURL | WP_LIB_XML, &e) ||
+		   !root_body(s, cat, root, &pg, &json)) {
+		goto out;
 	}
-	if (json)
-		wp_read_pep691_projects(root, body.data ? body.data : "", body.len, collect_fn, &c,
-					&st, &e);
-	else
-		wp_read_html_projects(root, body.data ? body.data : "", body.len, collect_fn, &c,
-				      &st, &e);
-	wp_buf_free(&body);
+	wp_page_read_projects(&pg, json, root, collect_fn, &c, &st, &e);
+out:
+	wp_page_release(&pg);
 }
 
 int wp_suggest_projects(const struct wp_session *s, struct wp_catalog *cat,

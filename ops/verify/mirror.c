@@ -8,6 +8,8 @@
 #include "base/url.h"
 #include "index/html.h"
 #include "index/pep691.h"
+#include "ops/core/crawl.h"
+#include "ops/core/pagefile.h"
 #include "ops/publish/mirror.h"
 #include "ops/verify/common.h"
 #include "resolver/variant.h"
@@ -149,25 +151,47 @@ static void all_accounted(struct vo_ctx *c, const char *path, const struct wp_in
 				  st->skipped, st->links, noun, st->skipped == 1 ? "is" : "are");
 }
 
+WP_VEC_OF(names, char *); /* each owned */
+
+static int collect_name(void *ctx, const char *name, const char *url, struct wp_err *err)
+{
+	struct names *ns = ctx;
+	struct wp_buf norm = WP_BUF_INIT;
+	wp_project_name_normalize(name, strlen(name), &norm);
+	wp_vec_push(ns, wp_buf_detach(&norm, NULL));
+	return 0;
+}
+
+/* A page of the mirror from its file: in memory while small, else read in pieces (a big
+ * project's page, a root of many projects), so memory stays bounded whatever its size. */
 static int read_page(struct vo_ctx *c, const char *path, const char *url, bool json,
 		     struct links *ls)
 {
-	struct wp_buf b;
+	struct wp_page pg = WP_PAGE_INIT;
 	struct wp_err e = WP_ERR_INIT;
 	struct wp_index_stats st = { 0 };
-	int rc = wp_file_read_capped(path, VO_PAGE_MAX, &b, &e);
+	int rc = wp_page_load(&pg, path, path, VO_PAGE_MAX, WP_CRAWL_PAGE_IN_MEMORY, &e);
 	if (!rc)
-		rc = json ? wp_read_pep691(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls, &st,
-					   &e) :
-			    wp_read_html_links(url, NULL, wp_buf_cstr(&b), b.len, collect_link, ls,
-					       &st, &e);
+		rc = wp_page_read_links(&pg, json, url, NULL, collect_link, ls, &st, &e);
 	if (rc) {
 		wp_vo_problem_add(c, true, path, "%s", e.msg);
 	} else {
 		c->rep->pages++;
 		all_accounted(c, path, &st, json ? "entries" : "links");
 	}
-	wp_buf_free(&b);
+	wp_page_release(&pg);
+	return rc;
+}
+
+/* A root page's project names, read as read_page reads a project's. */
+static int read_root(const char *path, const char *url, bool json, struct names *ns,
+		     struct wp_index_stats *st, struct wp_err *e)
+{
+	struct wp_page pg = WP_PAGE_INIT;
+	int rc = wp_page_load(&pg, path, path, VO_PAGE_MAX, WP_CRAWL_PAGE_IN_MEMORY, e);
+	if (!rc)
+		rc = wp_page_read_projects(&pg, json, url, collect_name, ns, st, e);
+	wp_page_release(&pg);
 	return rc;
 }
 
@@ -228,17 +252,6 @@ static void compare_pages(struct vo_ctx *c, const char *html_path, const char *p
 	}
 }
 
-WP_VEC_OF(names, char *); /* each owned */
-
-static int collect_name(void *ctx, const char *name, const char *url, struct wp_err *err)
-{
-	struct names *ns = ctx;
-	struct wp_buf norm = WP_BUF_INIT;
-	wp_project_name_normalize(name, strlen(name), &norm);
-	wp_vec_push(ns, wp_buf_detach(&norm, NULL));
-	return 0;
-}
-
 static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 {
 	struct names hn = { 0 }, jn = { 0 };
@@ -247,17 +260,12 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 	     *json = wp_xasprintf("%s/index.json", simple);
 	char *url = wp_vo_file_url(simple, "/");
 	struct wp_err e = WP_ERR_INIT;
-	struct wp_buf b;
 	if (!wp_vo_is_file(html)) {
 		wp_vo_problem_add(c, true, html,
 				  "is missing: pip cannot list the mirror's projects");
-	} else if (wp_file_read_capped(html, VO_PAGE_MAX, &b, &e) < 0 ||
-		   wp_read_html_projects(url, wp_buf_cstr(&b), b.len, collect_name, &hn, &hst, &e) <
-			   0) {
+	} else if (read_root(html, url, false, &hn, &hst, &e) < 0) {
 		wp_vo_problem_add(c, true, html, "%s", e.msg);
-		wp_buf_free(&b);
 	} else {
-		wp_buf_free(&b);
 		c->rep->pages++;
 		all_accounted(c, html, &hst, "links");
 		for (size_t i = 0; i < hn.n; i++) {
@@ -272,9 +280,7 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 	}
 	if (wp_vo_is_file(json)) {
 		wp_err_clear(&e);
-		if (wp_file_read_capped(json, VO_PAGE_MAX, &b, &e) < 0 ||
-		    wp_read_pep691_projects(url, wp_buf_cstr(&b), b.len, collect_name, &jn, &jst,
-					    &e) < 0) {
+		if (read_root(json, url, true, &jn, &jst, &e) < 0) {
 			wp_vo_problem_add(c, true, json, "%s", e.msg);
 		} else {
 			c->rep->pages++;
@@ -304,7 +310,6 @@ static void check_root(struct vo_ctx *c, const char *root, const char *simple)
 							  hn.v[i]);
 			}
 		}
-		wp_buf_free(&b);
 	}
 	for (size_t i = 0; i < hn.n; i++)
 		free(hn.v[i]);
