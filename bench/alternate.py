@@ -6,8 +6,9 @@ usage: alternate.py [--rounds N] [--hog] 'LABEL=COMMAND' 'LABEL=COMMAND' ...
 Each round runs every command once (`sh -c 'exec COMMAND'`, output discarded), in an order that
 rotates round by round, after one untimed warm-up round. Wall by the clock, CPU (user+sys, the
 command and its children) by wait4's rusage. Printed: per command the median and min wall and the
-median CPU, and against the first command the median of the per-round ratios. --hog keeps a CPU hog
-(`while :; do :; done`) running through the rounds (a build host whose other core is busy). The load
+median CPU, and against the first command the median and min-max of the per-round ratios (the
+spread is the noise). --hog keeps a CPU hog (`while :; do :; done`) running through the rounds (a
+build host whose other core is busy). The load
 average is printed before and after: on a shared machine CPU time is the steadier figure.
 """
 import os
@@ -73,13 +74,14 @@ def main():
     print(f"{rounds} rounds, alternated; CPU hog: {'yes' if hog else 'no'}; load average {load0[0]:.2f} before, "
           f"{load1[0]:.2f} after")
     print()
-    print(f"| command | wall median (min) | CPU median (min) | / {cmds[0][0]}, wall | / {cmds[0][0]}, CPU |")
+    print(f"| command | wall median (min) | CPU median (min) | / {cmds[0][0]}, wall: median of rounds (min–max) "
+          f"| / {cmds[0][0]}, CPU: median of rounds (min–max) |")
     print("|---|---|---|---|---|")
     for k, (label, _) in enumerate(cmds):
-        rw = med([walls[k][r] / walls[0][r] for r in range(rounds)])
-        rc = med([cpus[k][r] / max(cpus[0][r], 1e-6) for r in range(rounds)])
+        rw = [walls[k][r] / walls[0][r] for r in range(rounds)]
+        rc = [cpus[k][r] / max(cpus[0][r], 1e-6) for r in range(rounds)]
         print(f"| {label} | {fmt(med(walls[k]))} ({fmt(min(walls[k]))}) | {fmt(med(cpus[k]))} ({fmt(min(cpus[k]))}) "
-              f"| {rw:.2f}x | {rc:.2f}x |")
+              f"| {med(rw):.3f}x ({min(rw):.3f}–{max(rw):.3f}) | {med(rc):.3f}x ({min(rc):.3f}–{max(rc):.3f}) |")
 
 
 if __name__ == "__main__":

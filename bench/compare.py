@@ -10,7 +10,9 @@ checked by `verify` ("verify"), 16 x
 200 KB wheels in one command (and serial curl), the real 2021 page crawled into a fresh catalog,
 300,000 conda records (plain, sorted) into a fresh catalog, and bench.py case 7's picks over 100
 copies of the 2021 page (CMP_CASES=mid,deflated,verify,tiny,crawl,conda,scale picks some; scale is not in the
-default set: its catalogs take a minute to crawl). Prints markdown tables; inputs
+default set: its catalogs take a minute to crawl). Prints markdown tables, one per mode of BENCH_HOG
+(0: at the load found, the default; 1: with a CPU hog on the other core; both), each with the
+per-round new / old ratios of wall and CPU; inputs
 live under build-bench/bench-work/ (removed at the end) and build-bench/bench-data/ (kept).
 """
 import os
@@ -23,6 +25,24 @@ import mkwheel  # noqa: E402
 
 
 CASES = set(os.environ.get("CMP_CASES", "mid,tiny,crawl,conda").split(","))
+
+
+def report(cmds, title, pairs, extras):
+    """One table per mode of BENCH_HOG that measure() ran (at the load found, with the CPU hog),
+    each followed by the per-round new / old ratios of every (old, new) pair: the rounds alternate,
+    so round i of each pairs up, and the spread of those ratios is the table's noise."""
+    for mode in B.modes(cmds):
+        B.emit(f"{title} ({B.MODE_TEXT[mode]})" if len(B.MODES) > 1 else title)
+        B.emit()
+        B.table(cmds, extras() if callable(extras) else extras)
+        for o, n in pairs:
+            cells = []
+            for k in ("wall", "cpu"):
+                rs = sorted(b[k] / max(a[k], 1e-9) for a, b in zip(o.samples, n.samples))
+                cells.append(f"{k} {B.statistics.median(rs):.3f}x ({rs[0]:.3f}–{rs[-1]:.3f})")
+                cells[-1] += f", medians {B.med(n, k) / B.med(o, k):.3f}x"
+            B.emit(f"new / old per round, median (min–max): {n.label}: {'; '.join(cells)}")
+        B.emit()
 
 
 def main():
@@ -67,10 +87,9 @@ def main():
         mids = fetch_cmds(f"valid {B.MID // B.MB} MB wheel, sha256 in the page", ["midpkg"], "mid.html")
         if "mid" in CASES:
             B.measure(mids + [curl_mid], runs=5, warmup=1)
-            B.emit(f"## One valid {B.MID // B.MB} MB wheel")
-            B.emit()
-            B.table(mids + [curl_mid], {mids[1].label: f"{B.ratio(mids[0], mids[1]):.2f}x old; "
-                                                       f"{B.ratio(curl_mid, mids[1]):.2f}x curl+sync"})
+            report(mids + [curl_mid], f"## One valid {B.MID // B.MB} MB wheel", [mids],
+                   lambda: {mids[1].label: f"{B.ratio(mids[0], mids[1]):.2f}x old; "
+                                           f"{B.ratio(curl_mid, mids[1]):.2f}x curl+sync"})
             B.commands(mids + [curl_mid])
 
         # issue 29: a 50 MB wheel deflated and shaped like torch's (bench/mkwheel.py torch_wheel),
@@ -87,19 +106,17 @@ def main():
             floor = B.Cmd("floor: bench/floor.c (GET, streamed sha256, members inflated and hashed on every core, fsync)",
                           [B.floor_bin(), f"{srv.base}/{dfn}", fdest], setup=B.synced(lambda: B.rm(fdest)))
             B.measure(defl + [floor], runs=7, warmup=1)
-            B.emit("## One valid 50 MB wheel deflated like torch's (1,629 members, 138 MB inflated)")
-            B.emit()
-            B.table(defl + [floor], {defl[1].label: f"{B.ratio(defl[0], defl[1]):.2f}x old; "
-                                                    f"{B.med(defl[1], 'wall') / B.med(floor, 'wall'):.2f}x the floor",
-                                     defl[0].label: f"{B.med(defl[0], 'wall') / B.med(floor, 'wall'):.2f}x the floor"})
+            report(defl + [floor], "## One valid 50 MB wheel deflated like torch's (1,629 members, 138 MB inflated)",
+                   [defl], lambda: {defl[1].label: f"{B.ratio(defl[0], defl[1]):.2f}x old; "
+                                                   f"{B.med(defl[1], 'wall') / B.med(floor, 'wall'):.2f}x the floor",
+                                    defl[0].label: f"{B.med(defl[0], 'wall') / B.med(floor, 'wall'):.2f}x the floor"})
             B.commands(defl + [floor])
         if "verify" in CASES:
             vers = [B.Cmd(f"{tag}: verify, the 50 MB deflated wheel", [wp, "verify", dpath]) for tag, wp in
                     (("old", old), ("new", new))]
             B.measure(vers, runs=7, warmup=1)
-            B.emit("## wheelpick verify of the 50 MB deflated wheel (page cache)")
-            B.emit()
-            B.table(vers, {vers[1].label: f"{B.ratio(vers[0], vers[1]):.2f}x old"})
+            report(vers, "## wheelpick verify of the 50 MB deflated wheel (page cache)", [vers],
+                   lambda: {vers[1].label: f"{B.ratio(vers[0], vers[1]):.2f}x old"})
             B.commands(vers)
 
         cdir = os.path.join(B.WORK, "curl-tiny")
@@ -110,10 +127,9 @@ def main():
         tinies = fetch_cmds("16 x 200 KB in one command", [fn.split("-")[0] for fn, _ in small], "tiny.html")
         if "tiny" in CASES:
             B.measure(tinies + [curl_seq], runs=7, warmup=1)
-            B.emit("## 16 x 200 KB, loopback")
-            B.emit()
-            B.table(tinies + [curl_seq], {tinies[1].label: f"{B.ratio(tinies[0], tinies[1]):.2f}x old; "
-                                                           f"{B.ratio(curl_seq, tinies[1]):.2f}x serial curl"})
+            report(tinies + [curl_seq], "## 16 x 200 KB, loopback", [tinies],
+                   lambda: {tinies[1].label: f"{B.ratio(tinies[0], tinies[1]):.2f}x old; "
+                                             f"{B.ratio(curl_seq, tinies[1]):.2f}x serial curl"})
             B.commands(tinies + [curl_seq])
 
         crawls = []
@@ -124,9 +140,8 @@ def main():
                                 lambda env=env: B.rm(env["WHEELPICK_CATALOG"], env["WHEELPICK_CACHE_DIR"])))
         if "crawl" in CASES:
             B.measure(crawls, runs=15, warmup=2)
-            B.emit("## Crawl of the real 2021 page (1,498 links), fresh catalog")
-            B.emit()
-            B.table(crawls, {crawls[1].label: f"{B.ratio(crawls[0], crawls[1]):.2f}x old"})
+            report(crawls, "## Crawl of the real 2021 page (1,498 links), fresh catalog", [crawls],
+                   lambda: {crawls[1].label: f"{B.ratio(crawls[0], crawls[1]):.2f}x old"})
             B.commands(crawls)
 
         js = os.path.join(B.DATA, f"repodata-{B.REPODATA_RECORDS}-sorted.json")
@@ -142,20 +157,20 @@ def main():
                                     B.synced(lambda env=env: B.rm(env["WHEELPICK_CATALOG"], env["WHEELPICK_CACHE_DIR"]))))
             B.measure(condas, runs=3, warmup=0)
             size = os.path.getsize(js)
-            B.emit("## Conda repodata, plain, sorted, fresh catalog")
-            B.emit()
-            B.table(condas, {c.label: f"{size / 1e6 / B.med(c, 'wall'):.1f} MB/s" for c in condas})
+            report(condas, "## Conda repodata, plain, sorted, fresh catalog", [condas],
+                   lambda: {c.label: f"{size / 1e6 / B.med(c, 'wall'):.1f} MB/s" for c in condas})
             B.commands(condas)
         if "scale" in CASES:
             olds, news = B.scale_cmds(old, "old"), B.scale_cmds(new, "new")
             both = [c for pair in zip(olds, news) for c in pair]
             B.measure(both, runs=9, warmup=1)
-            B.emit(f"## Pick at scale: {B.SCALE_COPIES}x the 2021 page, warm catalog")
-            B.emit()
-            extras = {n.label: f"{B.ratio(o, n):.2f}x old" for o, n in zip(olds, news)}
-            for tag, cs in (("old", olds), ("new", news)):
-                extras[cs[2].label] = (extras.get(cs[2].label, "") + f"; {B.ratio(cs[3], cs[2]) ** -1:.2f}x its 1 target").lstrip("; ")
-            B.table(both, extras)
+
+            def extras():
+                out = {n.label: f"{B.ratio(o, n):.2f}x old" for o, n in zip(olds, news)}
+                for tag, cs in (("old", olds), ("new", news)):
+                    out[cs[2].label] = (out.get(cs[2].label, "") + f"; {B.ratio(cs[3], cs[2]) ** -1:.2f}x its 1 target").lstrip("; ")
+                return out
+            report(both, f"## Pick at scale: {B.SCALE_COPIES}x the 2021 page, warm catalog", list(zip(olds, news)), extras)
             B.commands(both)
         B.emit("```sh")
         for k, v in B.legend.items():
