@@ -53,6 +53,16 @@ char *wp_w32_at_path(int dirfd, const char *path)
 	return s;
 }
 
+/* The end of a call made on a path it built: free() may set errno, and the caller reads the
+ * call's own. */
+int wp_w32_free_ret(void *p, int rc)
+{
+	int e = errno;
+	free(p);
+	errno = e;
+	return rc;
+}
+
 /* ---- files ---- */
 
 static int open_w(const char *path, int flags, unsigned mode)
@@ -140,11 +150,7 @@ int wp_os_openat(int dirfd, const char *path, int flags, ...)
 	char *p = wp_w32_at_path(dirfd, path);
 	if (!p)
 		return -1;
-	int fd = open_w(p, flags, mode);
-	int e = errno;
-	free(p);
-	errno = e;
-	return fd;
+	return wp_w32_free_ret(p, open_w(p, flags, mode));
 }
 
 int wp_os_close(int fd)
@@ -375,11 +381,7 @@ int wp_os_fstatat(int dirfd, const char *path, struct wp_os_stat *st, int flags)
 	char *p = wp_w32_at_path(dirfd, path);
 	if (!p)
 		return -1;
-	int rc = stat_path(p, st, flags & WP_AT_SYMLINK_NOFOLLOW);
-	int e = errno;
-	free(p);
-	errno = e;
-	return rc;
+	return wp_w32_free_ret(p, stat_path(p, st, flags & WP_AT_SYMLINK_NOFOLLOW));
 }
 
 int wp_os_access(const char *path, int how)
@@ -404,11 +406,7 @@ int wp_os_faccessat(int dirfd, const char *path, int how, int flags)
 	char *p = wp_w32_at_path(dirfd, path);
 	if (!p)
 		return -1;
-	int rc = wp_os_access(p, how);
-	int e = errno;
-	free(p);
-	errno = e;
-	return rc;
+	return wp_w32_free_ret(p, wp_os_access(p, how));
 }
 
 int wp_os_chmod(const char *path, unsigned mode)

@@ -65,5 +65,7 @@ HANDLE wp_w32_fd_handle(int fd);
  * dirfd. Newly allocated, NULL with errno. */
 char *wp_w32_fd_path(int fd);
 char *wp_w32_at_path(int dirfd, const char *path);
+/* rc, after freeing p with errno kept */
+int wp_w32_free_ret(void *p, int rc);
 
 #endif

@@ -83,6 +83,35 @@ static int move_w(const wchar_t *from, const wchar_t *to)
 		       wp_w32_fail_last();
 }
 
+/* The two names of a renameat or linkat, each resolved against its folder and made wide. */
+struct name_pair {
+	char *a, *b;
+	wchar_t *wa, *wb;
+};
+
+/* true when both wide names were made; false with errno (name_pair_free still frees what was). */
+static bool name_pair_make(struct name_pair *n, int fromfd, const char *from, int tofd,
+			   const char *to)
+{
+	n->a = wp_w32_at_path(fromfd, from);
+	n->b = wp_w32_at_path(tofd, to);
+	n->wa = n->a ? wp_w32_wpath(n->a) : NULL;
+	n->wb = n->b ? wp_w32_wpath(n->b) : NULL;
+	return n->wa && n->wb;
+}
+
+/* rc, after freeing the pair with errno kept. */
+static int name_pair_free(struct name_pair *n, int rc)
+{
+	int e = errno;
+	free(n->a);
+	free(n->b);
+	free(n->wa);
+	free(n->wb);
+	errno = e;
+	return rc;
+}
+
 int wp_os_rename(const char *from, const char *to)
 {
 	return wp_os_renameat(WP_AT_FDCWD, from, WP_AT_FDCWD, to);
@@ -90,16 +119,9 @@ int wp_os_rename(const char *from, const char *to)
 
 int wp_os_renameat(int fromfd, const char *from, int tofd, const char *to)
 {
-	char *a = wp_w32_at_path(fromfd, from), *b = wp_w32_at_path(tofd, to);
-	wchar_t *wa = a ? wp_w32_wpath(a) : NULL, *wb = b ? wp_w32_wpath(b) : NULL;
-	int rc = wa && wb ? move_w(wa, wb) : -1;
-	int e = errno;
-	free(a);
-	free(b);
-	free(wa);
-	free(wb);
-	errno = e;
-	return rc;
+	struct name_pair n;
+	int rc = name_pair_make(&n, fromfd, from, tofd, to) ? move_w(n.wa, n.wb) : -1;
+	return name_pair_free(&n, rc);
 }
 
 int wp_os_rename_exchange(const char *a, const char *b)
@@ -117,18 +139,11 @@ int wp_os_link(const char *from, const char *to)
 int wp_os_linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
 {
 	(void)flags;
-	char *a = wp_w32_at_path(fromfd, from), *b = wp_w32_at_path(tofd, to);
-	wchar_t *wa = a ? wp_w32_wpath(a) : NULL, *wb = b ? wp_w32_wpath(b) : NULL;
+	struct name_pair n;
 	int rc = -1;
-	if (wa && wb)
-		rc = CreateHardLinkW(wb, wa, NULL) ? 0 : wp_w32_fail_last();
-	int e = errno;
-	free(a);
-	free(b);
-	free(wa);
-	free(wb);
-	errno = e;
-	return rc;
+	if (name_pair_make(&n, fromfd, from, tofd, to))
+		rc = CreateHardLinkW(n.wb, n.wa, NULL) ? 0 : wp_w32_fail_last();
+	return name_pair_free(&n, rc);
 }
 
 int wp_os_symlink(const char *target, const char *path)
