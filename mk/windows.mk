@@ -1,5 +1,6 @@
 # mk/windows.mk: `make windows`: build-win/wheelpick.exe, cross-built with Debian's mingw-w64 (issue 38).
-#   - the OS seam is base/os/win32.c instead of base/os/posix.c (picked here, never by #ifdef);
+#   - the OS seam is base/os/win32_*.c (WIN_OS_SRC) instead of base/os/posix.c (picked here, never
+#     by #ifdef);
 #     base/os/win32_libc.h is force-included for the C library calls mingw's runtime lacks, and
 #     base/os/win32inc/ is where <regex.h> comes from (base/os/win32_regex.c: mingw has none);
 #   - static: the libraries come from the prefix tools/win/build-prefix.sh builds from Debian's
@@ -24,9 +25,12 @@ WIN_CFLAGS := -std=c17 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0
 WIN_LDLIBS := -L$(WIN_PREFIX)/lib -lcurl -larchive -lxml2 -lsqlite3 -lyajl -lmsgpackc -lcrypto -lzstd -llzma -lbz2 -lz \
               -lbcrypt -lcrypt32 -lsecur32 -lncrypt -lws2_32 -liphlpapi -lwldap32 -lnormaliz -ladvapi32 -luser32 -lgdi32 \
               -lpthread
+# The OS seam on Windows, one concern a file (base/os/win32_internal.h is what they share).
+WIN_OS_SRC := base/os/win32_path.c base/os/win32_fs.c base/os/win32_names.c base/os/win32_proc.c \
+              base/os/win32_sys.c base/os/win32_libc.c
 WIN_SRC    := $(filter-out base/os/posix.c %/lazy_curl.c %/lazy_xml.c %/lazy_archive.c %/lazy_crypto.c \
                 ops/install/launchers_none.c,$(LIB_SRC)) \
-              base/os/win32.c base/os/win32_regex.c $(CLI_SRC)
+              $(WIN_OS_SRC) base/os/win32_regex.c $(CLI_SRC)
 WIN_OBJ    := $(WIN_SRC:%.c=$(WIN_BUILD)/%.o) $(WIN_BUILD)/gen/schema_sql.o $(WIN_BUILD)/gen/nvidia_tables.o \
               $(WIN_BUILD)/gen/launchers.o
 # The DLLs a static wheelpick.exe may import: Windows' own.
@@ -76,7 +80,7 @@ windows-syntax: $(GEN_SRC)
 
 # The seam itself, checked the same way on both systems (tests/os/seam_check.c: files, atomic
 # replace, links, *at(), locks, a child with awkward arguments through a pipe, clocks): `make
-# seam-check` against posix.c here, `make windows-seam-check` against win32.c under wine (a wine
+# seam-check` against posix.c here, `make windows-seam-check` against win32_*.c under wine (a wine
 # prefix of its own under $(WIN_BUILD), so the user's ~/.wine is not touched). Needs no library prefix.
 .PHONY: seam-check windows-seam-check
 seam-check: $(BUILD)/tests/seam_check
@@ -90,9 +94,10 @@ $(BUILD)/tests/seam_check: $(SEAM_CHECK_SRC) base/os/posix.c base/os/os.h
 windows-seam-check: $(WIN_BUILD)/seam_check.exe
 	WINEPREFIX=$(abspath $(WIN_BUILD))/wineprefix WINEDEBUG=-all wine $(WIN_BUILD)/seam_check.exe $(WIN_BUILD)
 
-$(WIN_BUILD)/seam_check.exe: $(SEAM_CHECK_SRC) base/os/win32.c base/os/os.h base/os/win32_libc.h
+$(WIN_BUILD)/seam_check.exe: $(SEAM_CHECK_SRC) $(WIN_OS_SRC) base/os/os.h base/os/win32_internal.h \
+		base/os/win32_libc.h
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(filter-out -I$(WIN_PREFIX)/%,$(WIN_CFLAGS)) -static -o $@ $(SEAM_CHECK_SRC) base/os/win32.c -lbcrypt
+	$(WIN_CC) $(filter-out -I$(WIN_PREFIX)/%,$(WIN_CFLAGS)) -static -o $@ $(SEAM_CHECK_SRC) $(WIN_OS_SRC) -lbcrypt
 
 # The Windows build's <regex.h> (base/os/win32_regex.c) against glibc's, here: every pattern on
 # every text of tests/os/regex_diff.c must compile and match alike.

@@ -263,7 +263,7 @@ fi
 # ops/: found by nm in the objects libwp.a is made of ($WP_LIBWP's folder, PATH.o for PATH.c:
 # .data, .bss and the writable .data.rel.local; not .data.rel.ro, which is const, nor .tbss/.tdata,
 # a _Thread_local cache), and by a grep of the sources for a file-scope "static" that is not const,
-# inline or _Thread_local (it sees what this build does not compile, base/os/win32.c). Allowed:
+# inline or _Thread_local (it sees what this build does not compile, base/os/win32_*.c). Allowed:
 # the list below, "FILE NAME reason" a line; the lazy loaders' function pointers (*/lazy_*.c's
 # wp_lazy_slot_*: resolved once by base/lazylib.c). Add to it only with the reason a value cannot do.
 globals_allowed=$(cat <<'ALLOWED'
@@ -279,14 +279,14 @@ verify/sha256pair.c known whether the CPU has SHA-NI: asked once, atomic
 verify/wheelstream.c cached the CPU count: asked once, atomic
 ops/install/install.c abortable_now what the interrupt handler undoes: a signal handler reaches nothing else
 verify/sha256pair.c native_off NOT MOVED: a test switch (wp_sha256_allow_native) that forces the portable SHA-256; the program never sets it
-base/os/win32.c fdinfo the OS seam on Windows: the fd table a POSIX fd maps to (a process has one)
-base/os/win32.c fds_lock the OS seam on Windows: that table's lock
-base/os/win32.c env the OS seam on Windows: the process environment as POSIX shows it (a process has one)
-base/os/win32.c env_n the OS seam on Windows: that copy's length and room (env_n, env_cap)
-base/os/win32.c env_lock the OS seam on Windows: that copy's lock
-base/os/win32.c interrupt_fn the OS seam on Windows: the Ctrl-C handler (a process has one)
-base/os/win32.c memstream the OS seam on Windows: open_memstream's open streams
-base/os/win32.c memstreams_lock the OS seam on Windows: their lock
+base/os/win32_fs.c fdinfo the OS seam on Windows: the fd table a POSIX fd maps to (a process has one)
+base/os/win32_fs.c fds_lock the OS seam on Windows: that table's lock
+base/os/win32_proc.c env the OS seam on Windows: the process environment as POSIX shows it (a process has one)
+base/os/win32_proc.c env_n the OS seam on Windows: that copy's length and room (env_n, env_cap)
+base/os/win32_proc.c env_lock the OS seam on Windows: that copy's lock
+base/os/win32_proc.c interrupt_fn the OS seam on Windows: the Ctrl-C handler (a process has one)
+base/os/win32_libc.c memstream the OS seam on Windows: open_memstream's open streams
+base/os/win32_libc.c memstreams_lock the OS seam on Windows: their lock
 ALLOWED
 )
 below_cli_src=$(git ls-files 'base/*.[ch]' 'index/*.[ch]' 'resolver/*.[ch]' 'cache/*.[ch]' 'net/*.[ch]' 'verify/*.[ch]' \
@@ -339,7 +339,7 @@ echo "1 0 0" >"$results/globals.count"
 echo "lint: no settable global below cli/ but the $(printf '%s\n' "$globals_allowed" | wc -l) allowed in tests/lint.sh"
 
 # The OS seam (issue 38): base/os/ owns every direct call to the operating system, so the Windows
-# build (base/os/win32.c) and the Linux one (base/os/posix.c) differ in one folder, picked by the
+# build (base/os/win32_*.c) and the Linux one (base/os/posix.c) differ in one folder, picked by the
 # Makefile. Outside it: no #if on an OS (_WIN32, __linux__, __APPLE__, __GLIBC__...), no OS header
 # (<unistd.h>, <fcntl.h>, <sys/...>, <dlfcn.h>, <windows.h>...) and no call the seam wraps (open,
 # rename, fsync, flock, posix_spawn, dlopen, mmap, poll, isatty...). Comments and strings are not

@@ -1,7 +1,7 @@
 /* base/os/os.h: the OS seam: every direct call to the operating system goes through here.
  *
  * One API, two implementations chosen by the Makefile (never by #ifdef in a caller): posix.c
- * (Linux, with its fast paths: O_TMPFILE, FICLONE, copy_file_range, renameat2) and win32.c
+ * (Linux, with its fast paths: O_TMPFILE, FICLONE, copy_file_range, renameat2) and win32_*.c
  * (Windows: UTF-16 at the API, MoveFileExW, FlushFileBuffers, LockFileEx, CreateProcessW...).
  *
  * Conventions. The calls are POSIX-shaped, so that a caller's errno tests (ENOENT, EEXIST, EXDEV,

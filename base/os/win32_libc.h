@@ -47,14 +47,14 @@ static inline void *wp_libc_memmem(const void *h, size_t hn, const void *n, size
 #define memmem wp_libc_memmem
 
 /* open_memstream: a temp file (deleted when closed) read back into *ptr by fclose, which is ours
- * for this build (base/os/win32.c): the callers write, fclose, then read *ptr and *len. */
+ * for this build (base/os/win32_libc.c): the callers write, fclose, then read *ptr and *len. */
 FILE *wp_libc_open_memstream(char **ptr, size_t *len);
 int wp_libc_fclose(FILE *f);
 #define open_memstream wp_libc_open_memstream
 #define fclose wp_libc_fclose
 
 /* fopen and getenv in UTF-8, as everywhere else in the program (the runtime's own take and give
- * the ANSI code page): _wfopen, and the environment wp_os_environ made (base/os/win32.c). */
+ * the ANSI code page): _wfopen, and the environment wp_os_environ made (base/os/win32_proc.c). */
 FILE *wp_libc_fopen(const char *path, const char *mode);
 char *wp_libc_getenv(const char *name);
 #define fopen wp_libc_fopen

@@ -1,5 +1,5 @@
 /* tests/os/seam_check.c: base/os/os.h checked the same way on Linux (posix.c) and on Windows under
- * wine (win32.c): files, atomic replace, links, folders, *at() calls, locks, a child process with
+ * wine (win32_*.c): files, atomic replace, links, folders, *at() calls, locks, a child process with
  * awkward arguments through a pipe, clocks, paths; and base/fs.c on top of it, with this system's
  * own separator. No cmocka: the .exe links the seam and base/fs.c's few neighbours alone.
  * usage: seam_check [DIR]   (a scratch folder is made under DIR, default ".", and removed) */
