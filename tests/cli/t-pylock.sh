@@ -68,6 +68,19 @@ printf 'lock-version = "1.0"\ncreated-by = "x"\n[[packages]]\nname = "Demo_Pkg"\
 expect_exit 2 "verify: an unnormalised name" wp verify "$TMP/bad.toml"
 printf 'lock-version = "1.0"\ncreated-by = "x"\npackages = [\n' >"$TMP/notoml.toml"
 expect_exit 2 "verify: not TOML" wp verify "$TMP/notoml.toml"
+# a wheel on another machine (file://HOST/...) cannot be checked here: a problem naming the URL, not
+# an "ok" that checked nothing
+HOSTURL=file://build-host/w/demo_pkg-1.0-py3-none-any.whl
+cat >"$TMP/host.toml" <<TOML
+lock-version = "1.0"
+created-by = "x"
+[[packages]]
+name = "demo-pkg"
+version = "1.0"
+wheels = [{ url = "$HOSTURL", hashes = { sha256 = "$(sha "$PKG")" } }]
+TOML
+expect_exit 4 "verify: a wheel at file://HOST/ is a problem" wp verify "$TMP/host.toml"
+expect_grep "naming the URL" "'$HOSTURL' is not a local file URL" "$TMP/err"
 
 # --- pick --lock ------------------------------------------------------------------------------------
 expect_exit 0 "pick --lock fetches what the lock selects for the target" \
