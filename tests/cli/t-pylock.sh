@@ -213,6 +213,15 @@ expect_grep "both named" "simple 2.0 \(sdist 'simple-2.0.tar.gz'\), simple2 \(ar
 mkdir -p "$TMP/own"
 cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/own/"
 expect_exit 0 "pick over a folder (records the wheel's hash)" wp pick demo-dirs --index "$TMP/own" "${TARGET[@]}" -d "$TMP/own-wh"
+# a folder whose name has a '#', '%' or space is the folder it names, as pip's --find-links DIR: its
+# file:// URL percent-encodes them (a '#' was cut off as a fragment, "%zz" refused as an escape)
+# (in a folder of their own: "odd/w#1" read as "odd/w" found nothing, not the wrong folder)
+for d in "w#1" "w%zz" "w 2"; do
+	mkdir -p "$TMP/odd/$d" && cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/odd/$d/"
+	expect_exit 0 "pick over a folder named '$d'" wp pick demo-dirs --index "$TMP/odd/$d" \
+		"${TARGET[@]}" -d "$TMP/odd/$d-wh"
+	expect_file "the wheel from it" "$TMP/odd/$d-wh/demo_dirs-1.0-py3-none-any.whl"
+done
 expect_exit 0 "wheelpick lock" wp lock demo-dirs --index "$TMP/own" "${TARGET[@]}" -o "$TMP/own/pylock.toml"
 expect_exit 0 "verify reads wheelpick's own lock and checks the file:// wheel it names" wp verify "$TMP/own/pylock.toml"
 wp verify "$TMP/own/pylock.toml" >"$TMP/own.out" 2>&1
