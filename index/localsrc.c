@@ -16,6 +16,24 @@ bool wp_local_is_file_url(const char *url)
 	return !strncasecmp(url, "file://", 7);
 }
 
+char *wp_local_url(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct wp_buf b = WP_BUF_INIT;
+	/* a drive's path gets the '/' that makes file:///C:/x */
+	wp_buf_addstr(&b, path[0] == '/' ? "file://" : "file:///");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/:-._~", *p)) {
+			wp_buf_addch(&b, (char)*p);
+		} else {
+			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+			wp_buf_add(&b, esc, 3);
+		}
+	}
+	return wp_buf_detach(&b, NULL);
+}
+
 int wp_local_path(const char *url, char **path, struct wp_err *err)
 {
 	const char *p = url + 7;

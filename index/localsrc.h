@@ -14,6 +14,12 @@ int wp_local_path(const char *url, char **path, struct wp_err *err);
 
 bool wp_local_is_file_url(const char *url);
 
+/* The file:// URL of an absolute path ("/P", or "C:/P" on Windows, '/' between its parts):
+ * "file:///P", every byte but the unreserved ones, '/' and ':' percent-encoded, so that a '%',
+ * '#', '?' or space in a name stays part of the path and wp_local_path gives the path back.
+ * Caller frees. */
+char *wp_local_url(const char *path);
+
 /* The bytes of a local page into body (its ceiling applies: -WPE_TOO_BIG). A folder named with a
  * trailing slash that holds an index.html (a project's folder in a PEP 503 tree on disk) reads as
  * that page, as pip reads a file:// index; any other folder reads as a find-links page that links

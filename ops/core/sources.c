@@ -43,12 +43,12 @@ static char *as_url(struct wp_net_creds *creds, const char *u)
 	char *abs = wp_os_path_is_abs(u) || !wp_os_getcwd(cwd, sizeof(cwd)) ?
 			    wp_xstrdup(u) :
 			    wp_xasprintf("%s/%s", cwd, u);
-	/* a Windows path (C:\x, \\server\share) as a URL's: '/' between its parts, and one more
-	 * '/' before a drive (file:///C:/x), which wp_local_path takes off again */
+	/* a Windows path (C:\x, \\server\share) as a URL's: '/' between its parts; wp_local_url
+	 * puts one more '/' before a drive (file:///C:/x), which wp_local_path takes off again */
 	for (char *c = abs; *c; c++)
 		if (*c == '\\' && wp_os_is_sep(*c))
 			*c = '/';
-	char *url = wp_xasprintf("file://%s%s", abs[0] == '/' ? "" : "/", abs);
+	char *url = wp_local_url(abs);
 	free(abs);
 	return url;
 }

@@ -9,6 +9,7 @@
 #include "base/mem.h"
 #include "base/parallel.h"
 #include "base/str.h"
+#include "index/localsrc.h"
 #include "index/pylock.h"
 #include "ops/core/unpack.h"
 #include "ops/core/untar.h"
@@ -290,6 +291,17 @@ static char *written_for(const char *path)
 	return out.len ? wp_buf_detach(&out, NULL) : (wp_buf_free(&out), NULL);
 }
 
+/* The path a file:// URL names (caller frees), as every reader of one takes it; NULL for another
+ * URL, or a file:// URL of no local path (file://host/x), which names no file here. */
+static char *url_path(const char *url)
+{
+	char *path = NULL;
+	struct wp_err e = WP_ERR_INIT;
+	if (wp_local_is_file_url(url) && wp_local_path(url, &path, &e) < 0)
+		path = NULL;
+	return path;
+}
+
 static int from_reqfile(struct job *jb, const char *path, const char *const *links, size_t nlinks,
 			struct wp_err *err)
 {
@@ -307,10 +319,13 @@ static int from_reqfile(struct job *jb, const char *path, const char *const *lin
 	for (size_t i = 0; i < rf.sources.n; i++) {
 		const char *u = rf.sources.v[i].url;
 		if (rf.sources.v[i].kind == WP_REQFILE_FIND_LINKS) {
-			if (!strncmp(u, "file://", 7))
-				u += 7;
-			if (is_dir(u))
-				scan_dir(jb, u);
+			/* a folder, or a file:// URL of one (percent-decoded, file://localhost/
+			 * and file:///C:/x too); any other URL is for pick, not an offline
+			 * install */
+			char *dir = url_path(u);
+			if (is_dir(dir ? dir : u))
+				scan_dir(jb, dir ? dir : u);
+			free(dir);
 		}
 	}
 	if (!nlinks && !rf.sources.n) {
@@ -370,8 +385,10 @@ static char *lock_file_path(const struct job *jb, const char *lockdir,
 	if (f->path)
 		return f->path[0] == '/' ? wp_xstrdup(f->path) :
 					   wp_xasprintf("%s/%s", lockdir, f->path);
-	if (f->url && !strncmp(f->url, "file://", 7) && is_file(f->url + 7))
-		return wp_xstrdup(f->url + 7);
+	char *local = f->url ? url_path(f->url) : NULL;
+	if (local && is_file(local))
+		return local;
+	free(local);
 	for (size_t i = 0; f->name && i <= jb->in->n_find_links; i++) {
 		const char *dir = i < jb->in->n_find_links ? jb->in->find_links[i] : lockdir;
 		char *p = wp_xasprintf("%s/%s", dir, f->name);

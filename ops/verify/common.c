@@ -3,6 +3,7 @@
 #include "ops/verify/common.h"
 #include "base/buf.h"
 #include "base/mem.h"
+#include "index/localsrc.h"
 #include "resolver/gpucode.h"
 #include "verify/wheel.h"
 #include "base/os/os.h"
@@ -161,20 +162,11 @@ void wp_vo_check_wheel(struct vo_ctx *c, const char *path, const char *filename)
 	wp_wheel_info_release(&info);
 }
 
-/* file:// URL of an absolute path, each byte outside the unreserved set percent-encoded. */
+/* file:// URL of an absolute path (index/localsrc.c's wp_local_url), and tail. */
 char *wp_vo_file_url(const char *abs, const char *tail)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	struct wp_buf b = WP_BUF_INIT;
-	wp_buf_addstr(&b, "file://");
-	for (const unsigned char *p = (const unsigned char *)abs; *p; p++) {
-		if (isalnum(*p) || strchr("/-._~", *p)) {
-			wp_buf_addch(&b, (char)*p);
-		} else {
-			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
-			wp_buf_add(&b, esc, 3);
-		}
-	}
-	wp_buf_addstr(&b, tail);
-	return wp_buf_detach(&b, NULL);
+	char *url = wp_local_url(abs);
+	char *full = wp_xasprintf("%s%s", url, tail);
+	free(url);
+	return full;
 }

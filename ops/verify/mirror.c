@@ -7,6 +7,7 @@
 #include "base/str.h"
 #include "base/url.h"
 #include "index/html.h"
+#include "index/localsrc.h"
 #include "index/pep691.h"
 #include "ops/core/crawl.h"
 #include "ops/core/pagefile.h"
@@ -75,8 +76,7 @@ static void check_links(struct vo_ctx *c, struct vo_hcache *hc, const char *root
 		char *path = NULL;
 		struct wp_err e = WP_ERR_INIT;
 		c->rep->links++;
-		if (strncmp(l->url, "file://", 7) ||
-		    wp_url_decode(l->url + 7, strlen(l->url + 7), &path, &e) < 0) {
+		if (!wp_local_is_file_url(l->url) || wp_local_path(l->url, &path, &e) < 0) {
 			wp_vo_problem_add(c, true, page,
 					  "the link to '%s' does not stay in the mirror: %s",
 					  l->filename, l->url);

@@ -5,36 +5,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/buf.h"
 #include "base/fs.h"
 #include "base/mem.h"
 #include "base/str.h"
+#include "index/localsrc.h"
 #include "index/pylock.h"
 #include "ops/verify/common.h"
-
-/* file:///abs%20path -> /abs path; NULL for any other URL */
-static char *file_url_path(const char *url)
-{
-	if (strncmp(url, "file://", 7))
-		return NULL;
-	const char *p = url + 7;
-	if (strncmp(p, "localhost/", 10) == 0)
-		p += 9;
-	if (*p != '/')
-		return NULL;
-	struct wp_buf b = WP_BUF_INIT;
-	for (; *p && *p != '?' && *p != '#'; p++) {
-		int hi, lo;
-		if (*p == '%' && p[1] && p[2] && (hi = wp_hexval(p[1])) >= 0 &&
-		    (lo = wp_hexval(p[2])) >= 0) {
-			wp_buf_addch(&b, (char)(hi * 16 + lo));
-			p += 2;
-		} else {
-			wp_buf_addch(&b, *p);
-		}
-	}
-	return wp_buf_detach(&b, NULL);
-}
 
 static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock, const char *dir,
 		       const struct wp_pylock_package *p, const struct wp_pylock_file *f,
@@ -45,11 +21,15 @@ static void check_file(struct vo_ctx *c, struct vo_hcache *hc, const char *lock,
 	if (f->path && f->path[0])
 		disk = f->path[0] == '/' ? wp_xstrdup(f->path) :
 					   wp_xasprintf("%s/%s", dir, f->path);
-	else if (f->url)
-		disk = file_url_path(f->url);
-	if (!disk)
+	else if (!f->url || !wp_local_is_file_url(f->url))
 		return; /* named by an http(s) URL: pick --lock fetches and proves it */
 	char *where = wp_xasprintf("%s: packages[%zu] %s %s", lock, p->index, p->name, what);
+	struct wp_err e = WP_ERR_INIT;
+	if (!disk && wp_local_path(f->url, &disk, &e) < 0) {
+		/* file://host/x: a file on another machine, which this one cannot check */
+		wp_vo_problem_add(c, true, where, "%s", e.msg);
+		goto out;
+	}
 	if (!wp_vo_is_file(disk)) {
 		wp_vo_problem_add(c, true, where, "names '%s', which is not there", disk);
 		goto out;

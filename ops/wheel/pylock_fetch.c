@@ -13,29 +13,13 @@
 #include "base/url.h"
 #include "cache/catalog.h"
 #include "cache/store.h"
+#include "index/localsrc.h"
 #include "index/pylock.h"
 #include "ops/core/targets.h"
 #include "resolver/fileinfo.h"
 #include "resolver/marker.h"
 #include "resolver/tags.h"
 #include "resolver/wheelname.h"
-
-static char *file_url(const char *abs)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	struct wp_buf b = WP_BUF_INIT;
-	wp_buf_addstr(&b, "file://");
-	for (const unsigned char *p = (const unsigned char *)abs; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
-			wp_buf_addch(&b, (char)*p);
-		} else {
-			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
-			wp_buf_add(&b, esc, 3);
-		}
-	}
-	return wp_buf_detach(&b, NULL);
-}
 
 static const char *sha256_of(const struct wp_pylock_file *f)
 {
@@ -126,7 +110,7 @@ static int add_file(struct wp_plan *plan, size_t *cap, const char *lock, const c
 				wp_wheelname_release(&w);
 			return rc;
 		}
-		url = file_url(abs);
+		url = wp_local_url(abs);
 		free(abs);
 		free(joined);
 	} else {

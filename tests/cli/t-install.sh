@@ -130,6 +130,16 @@ venv vr
 expect_exit 0 "-r with --find-links" wp install -r wh/requirements.txt --find-links wh --python "$TMP/vr/bin/python"
 [ "$(vr/bin/python -c 'import alpha; print(alpha.VERSION)')" = "1.0" ] &&
 	pass "-r install imports" || fail "-r install"
+# a requirement file's --find-links as a file:// URL of a folder with a space, percent-encoded as pip
+# writes it: the folder it names, not "DIR%20WITH%20SPACE" taken as a path
+mkdir "wh url" && cp wh/*.whl "wh url/"
+WHURL=$("$PYTHON" -c 'import pathlib, sys; print(pathlib.Path(sys.argv[1]).resolve().as_uri())' "wh url")
+{ echo "--find-links $WHURL"; cat wh/requirements.txt; } >req-url.txt
+expect_grep "the URL is percent-encoded" "^--find-links file:///.*wh%20url$" req-url.txt
+venv vr
+expect_exit 0 "-r whose --find-links is file:///DIR%20WITH%20SPACE" wp install -r req-url.txt \
+	--python "$TMP/vr/bin/python"
+expect_grep "all three from it" "3 projects" out
 # a wheelhouse for several targets: the requirement file whose Python and platform are this interpreter's
 PYV=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 cp -r wh whs && grep -A1 '^gamma' wh/requirements.txt >whs/requirements.txt
@@ -207,6 +217,21 @@ expect_exit 0 "install from pylock.toml" wp install whp/pylock.toml --python "$T
 "$PYTHON" "$CHECK" compare vp vl >cmp.out && pass "the lock's wheels, as pip installs them" || { fail "pylock install differs"; head -20 cmp.out >&2; }
 venv vl
 expect_exit 0 "a folder with pylock.toml and no requirement file" wp install whp --python "$TMP/vl/bin/python"
+# the lock's wheels by percent-encoded file:// URL, in a folder with a space, the lock elsewhere (so
+# no wheel lies beside it to be found by name): install and verify read the folder the URL names
+mkdir "whp url" lku && cp whp/*.whl "whp url/"
+"$PYTHON" - whp/pylock.toml "whp url" lku/pylock.toml <<'PY'
+import pathlib, re, sys
+base = pathlib.Path(sys.argv[2]).resolve().as_uri()
+text = re.sub(r'path = "([^"]+)"', lambda m: 'url = "%s/%s"' % (base, m.group(1)), open(sys.argv[1]).read())
+open(sys.argv[3], "w").write(text)
+PY
+expect_grep "a wheel by percent-encoded URL" '^url = "file:///.*whp%20url/.*\.whl"$' lku/pylock.toml
+venv vl
+expect_exit 0 "install from a lock whose file:// URLs are percent-encoded" wp install lku/pylock.toml \
+	--python "$TMP/vl/bin/python"
+expect_exit 0 "verify checks the wheels those URLs name" wp verify lku/pylock.toml
+expect_grep "each of them" "checked [1-9][0-9]* files, [1-9][0-9]* wheels.*: 0 problems" out
 sed -i '0,/sha256 = "[0-9a-f]/s//sha256 = "0/' whp/pylock.toml
 venv vl
 expect_exit 4 "a wheel the lock does not pin: exit 4" wp install whp/pylock.toml --python "$TMP/vl/bin/python"

@@ -13,6 +13,13 @@ expect_grep "only cu111 builds" "torch-1\.8\.0%2Bcu111-cp38-cp38-win_amd64\.whl#
 expect_no_grep "no cu102 builds" "cu102|1\.7\.1" "$TMP/mir/simple/torch/index.html"
 expect_grep "Windows-only dependency for the Windows target" "pywin32" "$TMP/mir/simple/index.html"
 expect_exit 0 "verify the mirror" wp verify "$TMP/mir"
+# the same mirror with its pages linking by absolute file://localhost/ URLs (wheelpick writes relative
+# links; a hand-edited tree may not): verify reads them as the mirror's files, as every file:// URL
+cp -r "$TMP/mir" "$TMP/mir-lh"
+sed -i "s|\.\./\.\./files/|file://localhost$TMP/mir-lh/files/|g" "$TMP"/mir-lh/simple/*/index.html \
+	"$TMP"/mir-lh/simple/*/index.json
+expect_grep "its links are file://localhost/" 'href="file://localhost/' "$TMP/mir-lh/simple/torch/index.html"
+expect_exit 0 "a mirror linking by file://localhost/ verifies" wp verify "$TMP/mir-lh"
 
 # pip downloads the Windows build from it, served over HTTP
 start_server "$TMP/mir"

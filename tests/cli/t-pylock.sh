@@ -68,6 +68,19 @@ printf 'lock-version = "1.0"\ncreated-by = "x"\n[[packages]]\nname = "Demo_Pkg"\
 expect_exit 2 "verify: an unnormalised name" wp verify "$TMP/bad.toml"
 printf 'lock-version = "1.0"\ncreated-by = "x"\npackages = [\n' >"$TMP/notoml.toml"
 expect_exit 2 "verify: not TOML" wp verify "$TMP/notoml.toml"
+# a wheel on another machine (file://HOST/...) cannot be checked here: a problem naming the URL, not
+# an "ok" that checked nothing
+HOSTURL=file://build-host/w/demo_pkg-1.0-py3-none-any.whl
+cat >"$TMP/host.toml" <<TOML
+lock-version = "1.0"
+created-by = "x"
+[[packages]]
+name = "demo-pkg"
+version = "1.0"
+wheels = [{ url = "$HOSTURL", hashes = { sha256 = "$(sha "$PKG")" } }]
+TOML
+expect_exit 4 "verify: a wheel at file://HOST/ is a problem" wp verify "$TMP/host.toml"
+expect_grep "naming the URL" "'$HOSTURL' is not a local file URL" "$TMP/err"
 
 # --- pick --lock ------------------------------------------------------------------------------------
 expect_exit 0 "pick --lock fetches what the lock selects for the target" \
@@ -200,6 +213,15 @@ expect_grep "both named" "simple 2.0 \(sdist 'simple-2.0.tar.gz'\), simple2 \(ar
 mkdir -p "$TMP/own"
 cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/own/"
 expect_exit 0 "pick over a folder (records the wheel's hash)" wp pick demo-dirs --index "$TMP/own" "${TARGET[@]}" -d "$TMP/own-wh"
+# a folder whose name has a '#', '%' or space is the folder it names, as pip's --find-links DIR: its
+# file:// URL percent-encodes them (a '#' was cut off as a fragment, "%zz" refused as an escape)
+# (in a folder of their own: "odd/w#1" read as "odd/w" found nothing, not the wrong folder)
+for d in "w#1" "w%zz" "w 2"; do
+	mkdir -p "$TMP/odd/$d" && cp "$TMP/w/demo_dirs-1.0-py3-none-any.whl" "$TMP/odd/$d/"
+	expect_exit 0 "pick over a folder named '$d'" wp pick demo-dirs --index "$TMP/odd/$d" \
+		"${TARGET[@]}" -d "$TMP/odd/$d-wh"
+	expect_file "the wheel from it" "$TMP/odd/$d-wh/demo_dirs-1.0-py3-none-any.whl"
+done
 expect_exit 0 "wheelpick lock" wp lock demo-dirs --index "$TMP/own" "${TARGET[@]}" -o "$TMP/own/pylock.toml"
 expect_exit 0 "verify reads wheelpick's own lock and checks the file:// wheel it names" wp verify "$TMP/own/pylock.toml"
 wp verify "$TMP/own/pylock.toml" >"$TMP/own.out" 2>&1

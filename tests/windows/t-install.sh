@@ -191,6 +191,35 @@ expect_exit 0 "--link-mode hardlink" wwp install "$W_WH" --python "$(winpath "$V
 	fail "libbeta.so.1 is not hard-linked"
 record_check "$V2" >"$TMP/rc.out" 2>&1 && pass "RECORD of the linked install" || { fail "RECORD of the linked install"; head -5 "$TMP/rc.out" >&2; }
 
+# --- file:///Z:/... URLs (a drive, a space percent-encoded) read as the folder and files they name:
+# a requirement file's --find-links, and a lock's wheel urls (no wheel beside the lock; the lock
+# named with '/': install takes Z:\...\pylock.toml for no lock, a bug of its own) ---
+mkdir -p "$TMP/wh url" "$TMP/lku" && cp "$TMP"/wh/*.whl "$TMP/wh url/"
+W_URL=$(python3 -c 'import sys, urllib.parse as u; print("file:///" + u.quote(sys.argv[1], "/:"))' \
+	"$(winpath "$TMP/wh url" | tr '\\' /)")
+{ echo "--find-links $W_URL"; cat "$TMP/wh/requirements.txt"; } >"$TMP/req-url.txt"
+python3 - "$TMP/wh url" "$W_URL" >"$TMP/lku/pylock.toml" <<'PY'
+import hashlib, os, sys
+print('lock-version = "1.0"\ncreated-by = "t-install"')
+for fn in ("alpha-1.0-py3-none-any.whl", "beta-2.0-cp311-cp311-win_amd64.whl"):
+    data = open(os.path.join(sys.argv[1], fn), "rb").read()
+    print('[[packages]]\nname = "%s"\nversion = "%s"' % tuple(fn.split("-")[:2]))
+    print('[[packages.wheels]]\nname = "%s"\nurl = "%s/%s"\nsize = %d\nhashes = {sha256 = "%s"}'
+          % (fn, sys.argv[2], fn, len(data), hashlib.sha256(data).hexdigest()))
+PY
+expect_grep "a drive's URL, percent-encoded" "^--find-links file:///[A-Z]:/.*wh%20url$" \
+	"$TMP/req-url.txt"
+mkvenv "$TMP/vurl"
+expect_exit 0 "-r whose --find-links is file:///Z:/...%20..." \
+	wwp install -r "$(winpath "$TMP/req-url.txt")" \
+	--python "$(winpath "$TMP/vurl")"
+expect_file "alpha from it" "$TMP/vurl/Lib/site-packages/alpha/__init__.py"
+mkvenv "$TMP/vurl2"
+expect_exit 0 "a lock whose wheel url is file:///Z:/...%20..." \
+	wwp install "$(winpath "$TMP/lku/pylock.toml" | tr '\\' /)" \
+	--python "$(winpath "$TMP/vurl2")"
+expect_file "alpha from the lock" "$TMP/vurl2/Lib/site-packages/alpha/__init__.py"
+
 # --- uninstall by RECORD takes the launchers and the .data scripts in Scripts\ with it ---
 expect_exit 0 "uninstall alpha beta gamma" wwp uninstall alpha beta gamma --python "$(winpath "$V2")"
 left=$(cd "$V2" && find . -type f ! -name pyvenv.cfg ! -path ./Scripts/python.exe ! -name .wheelpick-targets | sort | tr '\n' ' ')
