@@ -156,8 +156,7 @@ const char *wp_path_base(const char *path)
 	return sep ? sep + 1 : path;
 }
 
-/* The directory part of path ("." for a bare name), newly allocated. */
-static char *dir_of(const char *path)
+char *wp_path_dir(const char *path)
 {
 	const char *slash = last_sep(path);
 	if (!slash)
@@ -305,7 +304,7 @@ static int sweep_dir(const char *dir, const char *base)
  * writes the same file. */
 static void sweep_stale_tmp(const char *path)
 {
-	char *dir = dir_of(path);
+	char *dir = wp_path_dir(path);
 	const char *slash = last_sep(path);
 	sweep_dir(dir, slash ? slash + 1 : path);
 	free(dir);
@@ -381,8 +380,8 @@ int wp_atomic_file_commit_to(struct wp_atomic_file *af, const char *path, struct
 	}
 	/* rename() leaves both names when they were already links to one file. */
 	wp_os_unlink(af->tmp);
-	dir = dir_of(path);
-	tmpdir = dir_of(af->tmp);
+	dir = wp_path_dir(path);
+	tmpdir = wp_path_dir(af->tmp);
 	free(af->tmp);
 	af->tmp = NULL;
 	rc = wp_fs_sync_dir(dir, err);
@@ -565,7 +564,7 @@ static int link_or_copy(const char *from, const char *to, bool sync_dir, struct 
 	wp_os_unlink(tmp);
 synced:
 	if (sync_dir) {
-		dir = dir_of(to);
+		dir = wp_path_dir(to);
 		rc = wp_fs_sync_dir(dir, err);
 	}
 out:

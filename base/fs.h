@@ -64,6 +64,9 @@ int wp_flock_wait(int fd, unsigned max_ms);
 /* The last part of path: after its last separator ('/', and '\\' too on Windows), or path
  * itself. */
 const char *wp_path_base(const char *path);
+/* The folder part of path, before its last separator (as wp_path_base): "." for a bare name,
+ * "/" for a name in the root; newly allocated. */
+char *wp_path_dir(const char *path);
 
 /* mkdir -p; an existing directory is fine, an existing non-directory is an error. */
 int wp_mkdir_p(const char *path, mode_t mode, struct wp_err *err);

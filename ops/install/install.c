@@ -135,8 +135,7 @@ static struct want *add_want(struct job *jb, const char *path, bool requested)
 {
 	struct want *w = wp_vec_add(&jb->wants);
 	w->path = wp_xstrdup(path);
-	const char *slash = strrchr(path, '/');
-	w->filename = wp_xstrdup(slash ? slash + 1 : path);
+	w->filename = wp_xstrdup(wp_path_base(path));
 	w->requested = requested;
 	w->target = jb->cur_target;
 	return w;
@@ -329,11 +328,8 @@ static int from_reqfile(struct job *jb, const char *path, const char *const *lin
 		}
 	}
 	if (!nlinks && !rf.sources.n) {
-		char *dir = wp_xstrdup(path);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		scan_dir(jb, slash ? dir : ".");
+		char *dir = wp_path_dir(path);
+		scan_dir(jb, dir);
 		free(dir);
 	}
 	/* the wheels' sha256 first, all at once (the reading is what costs), then each line */
@@ -410,14 +406,7 @@ static int from_pylock(struct job *jb, const char *path, struct wp_err *err)
 	int rc = wp_pylock_load(&lk, path, err);
 	if (rc)
 		return rc;
-	char *lockdir = wp_xstrdup(path);
-	char *slash = strrchr(lockdir, '/');
-	if (slash)
-		*slash = 0;
-	else {
-		free(lockdir);
-		lockdir = wp_xstrdup(".");
-	}
+	char *lockdir = wp_path_dir(path);
 	struct wp_pylock_want want = { .env = &jb->env.py.markers, .tags = &jb->tags };
 	if ((rc = wp_pylock_select(&lk, &want, &picks, &n, err)))
 		goto out;
@@ -499,8 +488,7 @@ out:
 
 static bool is_pylock_name(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
+	const char *base = wp_path_base(path);
 	return !strcmp(base, "pylock.toml") ||
 	       (!strncmp(base, "pylock.", 7) && wp_cstr_endswith(base, ".toml"));
 }

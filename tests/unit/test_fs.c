@@ -185,6 +185,22 @@ static void test_path_base(void **state)
 	assert_string_equal(wp_path_base("Z:/dir\\x/b"), "b");
 }
 
+/* wp_path_dir: before the same separator wp_path_base splits at */
+static void test_path_dir(void **state)
+{
+	(void)state;
+	const char *cases[][2] = {
+		{ "/a/b/pylock.toml", "/a/b" }, { "pylock.toml", "." }, { "/x", "/" },
+		{ "Z:\\dir/x\\b", wp_os_is_sep('\\') ? "Z:\\dir/x" : "Z:\\dir" },
+		{ "Z:\\dir\\pylock.toml", wp_os_is_sep('\\') ? "Z:\\dir" : "." },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *d = wp_path_dir(cases[i][0]);
+		assert_string_equal(d, cases[i][1]);
+		free(d);
+	}
+}
+
 static void test_link_or_copy(void **state)
 {
 	const char *dir = *state;
@@ -379,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_write_fails_clearly),
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_path_base),
+		cmocka_unit_test(test_path_dir),
 		cmocka_unit_test(test_link_or_copy),
 		cmocka_unit_test(test_file_read_capped),
 		cmocka_unit_test_setup_teardown(test_read_special_files, fx_setup, fx_teardown),

@@ -193,7 +193,7 @@ record_check "$V2" >"$TMP/rc.out" 2>&1 && pass "RECORD of the linked install" ||
 
 # --- file:///Z:/... URLs (a drive, a space percent-encoded) read as the folder and files they name:
 # a requirement file's --find-links, and a lock's wheel urls (no wheel beside the lock; the lock
-# named with '/': install takes Z:\...\pylock.toml for no lock, a bug of its own) ---
+# named by its Windows path, Z:\...\pylock.toml) ---
 mkdir -p "$TMP/wh url" "$TMP/lku" && cp "$TMP"/wh/*.whl "$TMP/wh url/"
 W_URL=$(python3 -c 'import sys, urllib.parse as u; print("file:///" + u.quote(sys.argv[1], "/:"))' \
 	"$(winpath "$TMP/wh url" | tr '\\' /)")
@@ -216,7 +216,7 @@ expect_exit 0 "-r whose --find-links is file:///Z:/...%20..." \
 expect_file "alpha from it" "$TMP/vurl/Lib/site-packages/alpha/__init__.py"
 mkvenv "$TMP/vurl2"
 expect_exit 0 "a lock whose wheel url is file:///Z:/...%20..." \
-	wwp install "$(winpath "$TMP/lku/pylock.toml" | tr '\\' /)" \
+	wwp install "$(winpath "$TMP/lku/pylock.toml")" \
 	--python "$(winpath "$TMP/vurl2")"
 expect_file "alpha from the lock" "$TMP/vurl2/Lib/site-packages/alpha/__init__.py"
 
