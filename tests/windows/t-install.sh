@@ -268,4 +268,56 @@ done
 ls "$VK/Lib/site-packages/" | grep -q '^\.wheelpick-.*journal' && fail "a journal was left" || pass "no journal left"
 ls -a "$VK/Scripts" "$VK/Lib/site-packages" | grep -q '\.wp-.*\.tmp' && fail "a staging temp was left" || pass "no staging temp left"
 
+# --- Ctrl-C during an upgrade (SIGINT, which wine turns into CTRL_C_EVENT for the console control
+# handler, as tests/windows/t-interrupt.sh shows): exit 130 with the handler's line, or 0 when the
+# upgrade finished first; after the next run the old environment or the new one, never a mix, no
+# journal or staged temp left; and a run after that completes the upgrade ---
+int=0 imixed=0 iold=0 inew=0 irecovered=0 ibad=0
+for pct in 10 25 40 55 70 85; do
+	wine "$EXE" install "$W_WH2" --python "$W_VK" -q >/dev/null 2>"$TMP/int.err" &
+	pid=$!
+	ms=$(( span * pct / 100 ))
+	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+	if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'wheelpick\.exe install'; then
+		kill -INT "$pid" 2>/dev/null
+	fi
+	wait "$pid"
+	st=$?
+	tr -d '\r' <"$TMP/int.err" >"$TMP/int.err2"
+	if [ "$st" = 130 ]; then
+		int=$((int + 1))
+		grep -q '^wheelpick: interrupted; ' "$TMP/int.err2" ||
+			{ ibad=$((ibad + 1)); echo "      $pct%: exit 130 without the handler's line: $(head -3 "$TMP/int.err2")" >&2; }
+	elif [ "$st" != 0 ]; then
+		ibad=$((ibad + 1)); echo "      $pct%: exit $st: $(head -3 "$TMP/int.err2")" >&2
+	elif [ "$(python3 "$CHECK" same "$VK" "$TMP/k1.json" "$TMP/k2.json")" != k2.json ]; then
+		ibad=$((ibad + 1)); echo "      $pct%: exit 0 but not the new environment: $(head -3 "$TMP/int.err2")" >&2
+		python3 "$CHECK" same "$VK" "$TMP/k1.json" "$TMP/k2.json" | head -5 >&2
+	fi
+	wwp list --installed --python "$W_VK" >/dev/null 2>"$TMP/rec.err" ||
+		{ ibad=$((ibad + 1)); echo "      $pct%: the next run failed: $(head -3 "$TMP/rec.err")" >&2; }
+	grep -Eq "finished the change|removed what an interrupted run had staged" "$TMP/rec.err" && irecovered=$((irecovered + 1))
+	case $(python3 "$CHECK" same "$VK" "$TMP/k1.json" "$TMP/k2.json") in
+	k1.json) iold=$((iold + 1)) ;;
+	k2.json) inew=$((inew + 1)) ;;
+	*) imixed=$((imixed + 1)); python3 "$CHECK" same "$VK" "$TMP/k1.json" "$TMP/k2.json" | head -5 >&2 ;;
+	esac
+	if ls -a "$VK/Lib/site-packages/" | grep -q '^\.wheelpick-.*journal' ||
+		ls -a "$VK/Scripts" "$VK/Lib/site-packages" | grep -q '\.wp-.*\.tmp'; then
+		ibad=$((ibad + 1)); echo "      $pct%: a journal or staged temp left after the next run" >&2
+	fi
+	wwp install "$W_WH2" --python "$W_VK" -q >/dev/null 2>&1 &&
+		[ "$(python3 "$CHECK" same "$VK" "$TMP/k1.json" "$TMP/k2.json")" = k2.json ] ||
+		{ ibad=$((ibad + 1)); echo "      $pct%: the upgrade after it did not give the new environment" >&2; }
+	wwp install "$W_WH" --python "$W_VK" -q >/dev/null 2>&1
+done
+[ "$int" -ge 3 ] && pass "$int of 6 runs stopped by Ctrl-C: exit 130" ||
+	fail "only $int of 6 runs were stopped by Ctrl-C (span $span ms)"
+[ "$irecovered" -ge 1 ] && pass "$irecovered Ctrl-C'd runs finished or undone by the next run" ||
+	fail "no Ctrl-C landed inside a change (span $span ms)"
+[ "$ibad" = 0 ] && pass "each: 130 with the handler's line (or 0 and the new venv), then no journal or temp, and the upgrade completes" ||
+	fail "$ibad wrong outcomes of a Ctrl-C (above)"
+[ "$imixed" = 0 ] && pass "6 Ctrl-Cs: $iold left the old environment, $inew the new one, none a mix" ||
+	fail "$imixed of 6 Ctrl-Cs left a mixed environment"
+
 done_testing
