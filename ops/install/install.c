@@ -1386,9 +1386,29 @@ static struct abortable *abortable_make(const struct wp_ijournal *j)
 	return a;
 }
 
+/* The handler claims the staging by swapping this in for it; the run takes it back (before its
+ * commit, or when it stops) by a compare-and-swap, so exactly one of them has it. On Windows the
+ * console handler runs on a thread of its own while the run goes on (and on Linux a signal may
+ * land on a writing thread): without this, temps could be removed under a commit already begun
+ * (a mixed environment, a journal naming files that are gone) or the list freed while read. */
+static struct abortable abortable_claimed;
+
 static void abortable_set(struct abortable *a)
 {
 	__atomic_store_n(&abortable_now, a, __ATOMIC_SEQ_CST);
+}
+
+/* Takes a back from the handler's reach; if the handler has claimed it, it is removing the temps
+ * and ending the process: this thread waits for that rather than commit or free under it. */
+static void abortable_take(struct abortable *a)
+{
+	struct abortable *cur = a;
+	if (!a || __atomic_compare_exchange_n(&abortable_now, &cur, NULL, false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_SEQ_CST))
+		return;
+	if (cur == &abortable_claimed)
+		for (;;)
+			wp_os_sleep_ms(1000);
 }
 
 static void abortable_free(struct abortable *a)
@@ -1403,8 +1423,10 @@ static void abortable_free(struct abortable *a)
 void wp_install_on_interrupt(void)
 {
 	struct abortable *a = __atomic_load_n(&abortable_now, __ATOMIC_SEQ_CST);
-	if (!a)
-		return;
+	if (!a || a == &abortable_claimed ||
+	    !__atomic_compare_exchange_n(&abortable_now, &a, &abortable_claimed, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return; /* none, a second interrupt, or the commit took it first */
 	for (size_t i = 0; i < a->nu; i++)
 		wp_os_unlink(a->unlink[i]);
 	for (size_t i = 0; i < a->nr; i++)
@@ -1606,7 +1628,8 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in,
 			wp_ijournal_add(&jb.j, WP_IJ_UNLINK, tp, NULL);
 		free(tp);
 	}
-	abortable_set(NULL); /* from here a killed run is finished by the next one, never undone */
+	abortable_take(abortable); /* from here a killed run is finished by the next one, never
+				      undone */
 	if ((rc = wp_ijournal_commit(&jb.j, err)))
 		goto out;
 	staged = false;
@@ -1626,7 +1649,7 @@ int wp_install_run(const struct wp_session *s, const struct wp_install_job *in,
 	if (in->compile)
 		rc = compile_installed(&jb, err);
 out:
-	abortable_set(NULL);
+	abortable_take(abortable);
 	abortable_free(abortable);
 	if (staged)
 		wp_ijournal_abort(&jb.j, &jb.env);
