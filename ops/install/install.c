@@ -1391,7 +1391,8 @@ static struct abortable *abortable_make(const struct wp_ijournal *j)
  * console handler runs on a thread of its own while the run goes on (and on Linux a signal may
  * land on a writing thread): without this, temps could be removed under a commit already begun
  * (a mixed environment, a journal naming files that are gone) or the list freed while read. */
-static struct abortable abortable_claimed;
+static const struct abortable abortable_claimed_mark;
+#define ABORTABLE_CLAIMED ((struct abortable *)&abortable_claimed_mark) /* never written through */
 
 static void abortable_set(struct abortable *a)
 {
@@ -1406,7 +1407,7 @@ static void abortable_take(struct abortable *a)
 	if (!a || __atomic_compare_exchange_n(&abortable_now, &cur, NULL, false, __ATOMIC_SEQ_CST,
 					      __ATOMIC_SEQ_CST))
 		return;
-	if (cur == &abortable_claimed)
+	if (cur == ABORTABLE_CLAIMED)
 		for (;;)
 			wp_os_sleep_ms(1000);
 }
@@ -1423,8 +1424,8 @@ static void abortable_free(struct abortable *a)
 void wp_install_on_interrupt(void)
 {
 	struct abortable *a = __atomic_load_n(&abortable_now, __ATOMIC_SEQ_CST);
-	if (!a || a == &abortable_claimed ||
-	    !__atomic_compare_exchange_n(&abortable_now, &a, &abortable_claimed, false,
+	if (!a || a == ABORTABLE_CLAIMED ||
+	    !__atomic_compare_exchange_n(&abortable_now, &a, ABORTABLE_CLAIMED, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return; /* none, a second interrupt, or the commit took it first */
 	for (size_t i = 0; i < a->nu; i++)
