@@ -777,18 +777,33 @@ out:
 	return rc;
 }
 
-int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, const char *url,
-				wp_source_row_fn *fn, void *ctx, struct wp_err *err)
+int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project,
+				const char *version, const char *url, wp_source_row_fn *fn,
+				void *ctx, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	static const char sql[] =
-		"SELECT DISTINCT s.id, s.url, s.kind FROM files f JOIN sources s ON s.id = f.source_id "
+	/* With the version's key the lookup is files_by_version's (project, vkey): the rows of one
+	 * release. Without it (a conda record: no vkey) every row of the project is read; at 100
+	 * copies of the 2021 page that was 77,700 rows, 6,000 page reads, 80% of a warm pick. */
+	static const char by_key[] =
+		"SELECT DISTINCT s.id, s.url, s.kind FROM files f "
+		"JOIN sources s ON s.id = f.source_id "
+		"WHERE f.project = ?1 AND f.url = ?2 AND f.vkey = ?3 ORDER BY s.id";
+	static const char by_project[] =
+		"SELECT DISTINCT s.id, s.url, s.kind FROM files f "
+		"JOIN sources s ON s.id = f.source_id "
 		"WHERE f.project = ?1 AND f.url = ?2 ORDER BY s.id";
+	struct wp_buf vkey = WP_BUF_INIT;
+	bool keyed = version_key(version, &vkey);
 	int rc = 0, s;
-	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return wp_catalog_fail(cat, err, "cannot query files");
+	if (sqlite3_prepare_v2(cat->db, keyed ? by_key : by_project, -1, &st, NULL) != SQLITE_OK) {
+		rc = wp_catalog_fail(cat, err, "cannot query files");
+		goto out;
+	}
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, url, -1, SQLITE_STATIC);
+	if (keyed)
+		sqlite3_bind_blob(st, 3, vkey.data, (int)vkey.len, SQLITE_STATIC);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct wp_source_row r = {
 			.id = sqlite3_column_int64(st, 0),
@@ -803,6 +818,7 @@ int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, con
 		rc = wp_catalog_fail(cat, err, "cannot read files");
 out:
 	sqlite3_finalize(st);
+	wp_buf_free(&vkey);
 	return rc;
 }
 

@@ -38,9 +38,11 @@ int wp_catalog_source_get(struct wp_catalog *cat, const char *url, wp_source_row
 			  bool *found, struct wp_err *err);
 
 /* Each source that lists the file url of project (id, url and kind set), oldest source first:
- * where a pick came from. */
-int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project, const char *url,
-				wp_source_row_fn *fn, void *ctx, struct wp_err *err);
+ * where a pick came from. version (the file's, as the catalog holds it; NULL: unknown) narrows
+ * the read to that release's rows; a file's version must be the one it was stored with. */
+int wp_catalog_file_url_sources(struct wp_catalog *cat, const char *project,
+				const char *version, const char *url, wp_source_row_fn *fn,
+				void *ctx, struct wp_err *err);
 
 /* Every source whose URL starts with prefix (not prefix itself), in URL order: the project pages
  * read under a root. fn's non-zero return stops the walk and is returned. */

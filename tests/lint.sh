@@ -394,7 +394,7 @@ echo "lint: no direct OS call outside base/os/"
 # unbreakable words in comments, macro tables. A new long line fails: re-wrap it with
 # `tools/wrap-long-lines.sh FILE` (only the long lines change). When a change shortens some, lower
 # long_max to the count printed, so the ceiling follows the tree down.
-long_max=1034
+long_max=1033
 long_n=$(tools/wrap-long-lines.sh --count)
 if [ -z "$long_n" ] || [ "$long_n" -gt "$long_max" ]; then
 	echo "lint: ${long_n:-?} lines over 100 columns in the C sources, more than the $long_max allowed" \

@@ -1127,8 +1127,8 @@ int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefe
 		const struct wp_plan_file *f = &run->plan.files[i];
 		struct used_ctx u = { f->project, prefer, NULL, false };
 		if (first[i] && f->project && f->url)
-			rc = wp_catalog_file_url_sources(&run->cat, f->project, f->url, used_fn, &u,
-							 err);
+			rc = wp_catalog_file_url_sources(&run->cat, f->project, f->version, f->url,
+							 used_fn, &u, err);
 		bool dup = !u.pick;
 		for (size_t k = 0; k < out->n && !dup; k++)
 			dup = !strcmp(out->v[k], u.pick);

@@ -229,6 +229,49 @@ static void test_url_listed_twice(void **state)
 	}
 }
 
+/* The sources a picked file came from: its URL on two pages, found through its release's rows
+ * (files_by_version) when the version is given; a version it was not stored with finds none,
+ * which is how the lookup is known to read that release only. No version: every row. */
+struct srcs {
+	int n;
+	char url[2][64];
+};
+static int src_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err)
+{
+	(void)err;
+	struct srcs *s = ctx;
+	if (s->n < 2)
+		snprintf(s->url[s->n], sizeof(s->url[0]), "%s", r->url);
+	s->n++;
+	return 0;
+}
+
+static void test_file_url_sources(void **state)
+{
+	struct fx *x = *state;
+	struct wp_err err = WP_ERR_INIT;
+	const char *url = "https://files.example/demo_pkg-2.0%2Bcu111-py3-none-any.whl";
+	const char *fn = "demo_pkg-2.0+cu111-py3-none-any.whl";
+	listed(x, "https://a.example/p.html", "demo-pkg", "2.0+cu111", NULL, fn, url, H1);
+	listed(x, "https://b.example/p.html", "demo-pkg", "2.0+cu111", NULL, fn, url, H1);
+	listed(x, "https://c.example/p.html", "demo-pkg", "1.0", NULL,
+	       "demo_pkg-1.0-py3-none-any.whl",
+	       "https://files.example/demo_pkg-1.0-py3-none-any.whl", H2);
+	const char *versions[] = { "2.0+cu111", "2.0.0+cu111", NULL, "2.0", "1.0" };
+	const int want[] = { 2, 2, 2, 0, 0 };
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct srcs s = { 0 };
+		int rc = wp_catalog_file_url_sources(&x->cat, "demo-pkg", versions[i], url, src_fn,
+						     &s, &err);
+		assert_int_equal(rc, 0);
+		assert_int_equal(s.n, want[i]);
+		if (want[i]) {
+			assert_string_equal(s.url[0], "https://a.example/p.html");
+			assert_string_equal(s.url[1], "https://b.example/p.html");
+		}
+	}
+}
+
 /* A path that is not a catalog: the advice to use another names it in the caller's words (the
  * CLI's "--catalog"), or in plain ones; the cache layer spells no flag. */
 static void test_other_catalog_words(void **state)
@@ -255,6 +298,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_record_hash_and_trust, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_checked, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_url_listed_twice, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_file_url_sources, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_other_catalog_words, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
