@@ -1123,6 +1123,8 @@ int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefe
 		return 0;
 	size_t distinct;
 	bool *first = wp_plan_first_of_url(&run->plan, &distinct);
+	/* one snapshot for every file's lookup, as in a resolution */
+	wp_catalog_read_begin(&run->cat);
 	for (size_t i = 0; i < run->plan.n && !rc; i++) {
 		const struct wp_plan_file *f = &run->plan.files[i];
 		struct used_ctx u = { f->project, prefer, NULL, false };
@@ -1137,6 +1139,7 @@ int wp_pick_sources_used(struct wp_pick_run *run, const struct wp_strlist *prefe
 		else
 			wp_strlist_push(out, u.pick);
 	}
+	wp_catalog_read_end(&run->cat);
 	free(first);
 	return rc;
 }

@@ -231,7 +231,8 @@ static void test_url_listed_twice(void **state)
 
 /* The sources a picked file came from: its URL on two pages, found through its release's rows
  * (files_by_version) when the version is given; a version it was not stored with finds none,
- * which is how the lookup is known to read that release only. No version: every row. */
+ * which is how the lookup is known to read that release only. No version: every row. Inside a
+ * read scope the lookups share one transaction. */
 struct srcs {
 	int n;
 	char url[2][64];
@@ -259,6 +260,9 @@ static void test_file_url_sources(void **state)
 	       "https://files.example/demo_pkg-1.0-py3-none-any.whl", H2);
 	const char *versions[] = { "2.0+cu111", "2.0.0+cu111", NULL, "2.0", "1.0" };
 	const int want[] = { 2, 2, 2, 0, 0 };
+	/* a plan of many files asks once a file: inside a read scope, all in one transaction */
+	wp_catalog_count_transactions(&x->cat, true);
+	wp_catalog_read_begin(&x->cat);
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		struct srcs s = { 0 };
 		int rc = wp_catalog_file_url_sources(&x->cat, "demo-pkg", versions[i], url, src_fn,
@@ -270,6 +274,8 @@ static void test_file_url_sources(void **state)
 			assert_string_equal(s.url[1], "https://b.example/p.html");
 		}
 	}
+	wp_catalog_read_end(&x->cat);
+	assert_int_equal(x->cat.transactions, 1);
 }
 
 /* A path that is not a catalog: the advice to use another names it in the caller's words (the
