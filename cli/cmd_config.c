@@ -1,5 +1,6 @@
 /* cli/cmd_config.c: `wheelpick config list|debug`: every configuration value in effect and where
  * it came from, in pip's words (pip config list / pip config debug) and then wheelpick's. */
+#include "base/envp.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/urlmask.h"
@@ -90,8 +91,9 @@ static void own_vars(void (*fn)(void *ctx, const char *name, const char *value),
 {
 	for (size_t i = 0; i < wp_n_env_vars; i++) {
 		const struct wp_env_var *v = &wp_env_vars[i];
-		const char *val = !v->is_file && !strcmp(v->tool, "wheelpick") ? getenv(v->name) :
-										 NULL;
+		const char *val = !v->is_file && !strcmp(v->tool, "wheelpick") ?
+					  wp_envp_get(wp_os_environ(), v->name) :
+					  NULL;
 		if (val && *val && strcmp(v->name, "WHEELPICK_INDEX") != 0)
 			fn(ctx, v->name, val);
 	}

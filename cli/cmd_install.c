@@ -1,7 +1,9 @@
 /* cli/cmd_install.c: `wheelpick install`, `wheelpick uninstall` and `list --installed`: wheels into
  * a Python environment with no pip and no network (the job is ops/install/install.c). */
+#include "base/envp.h"
 #include "base/json.h"
 #include "base/mem.h"
+#include "base/os/os.h"
 #include "cli/cli.h"
 #include "cli/print.h"
 #include "ops/install/install.h"
@@ -66,7 +68,7 @@ const struct wp_opt wp_install_table[] = {
  * picks), else NULL (python3 on PATH). *alloc owns what this made. */
 static const char *python_of(const char *given, char **alloc)
 {
-	const char *ve = getenv("VIRTUAL_ENV");
+	const char *ve = wp_envp_get(wp_os_environ(), "VIRTUAL_ENV");
 	*alloc = NULL;
 	if (given || !ve || !*ve)
 		return given;

@@ -1,6 +1,7 @@
 /* cli/cmd_list.c: `wheelpick list PKG`: what the catalog has, newest first: a row per build when
  * a grid of versions by builds would not fit the terminal (--all shows the grid anyway), or JSON;
  * with the files pick would not use (another source lists the project first) set apart. */
+#include "base/envp.h"
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/mem.h"
@@ -77,7 +78,7 @@ static int width_of_output(void)
 	int w = wp_os_term_width(WP_OS_STDOUT);
 	if (w >= 20)
 		return w;
-	const char *c = getenv("COLUMNS");
+	const char *c = wp_envp_get(wp_os_environ(), "COLUMNS");
 	long v = c ? strtol(c, NULL, 10) : 0;
 	return v >= 20 && v < 100000 ? (int)v : 80;
 }

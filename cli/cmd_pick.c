@@ -2,11 +2,13 @@
  * --dry-run) a verified wheelhouse that pip installs offline; with --conda, a local channel.
  * What was picked, why and how big is printed before anything downloads, so that a wrong pick
  * can be stopped before its gigabytes. */
+#include "base/envp.h"
 #include "base/mem.h"
 #include "cli/cli.h"
 #include "cli/pick_opts.h"
 #include "cli/print.h"
 #include "base/urlmask.h"
+#include "base/os/os.h"
 #include "ops/wheel/pylock_fetch.h"
 
 #include <stdio.h>
@@ -15,7 +17,7 @@
 
 static const char *dest_or(const struct wp_pick_opts *o, const char *fallback)
 {
-	const char *e = getenv("WHEELPICK_DEST");
+	const char *e = wp_envp_get(wp_os_environ(), "WHEELPICK_DEST");
 	return o->dest ? o->dest : e && *e ? e : fallback;
 }
 

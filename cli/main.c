@@ -1,5 +1,6 @@
 /* cli/main.c: global options (anywhere on the line), dispatch through the command table, what
  * reaches stderr at each verbosity, and the one place errors become exit codes. */
+#include "base/envp.h"
 #include "base/json.h"
 #include "base/mem.h"
 #include "base/urlmask.h"
@@ -529,12 +530,12 @@ int main(int argc, char **argv)
 		.say = say,
 		.say_ctx = &cli,
 		.asks = &wp_cli_asks,
-		.nvidia_lib_dir = getenv("WHEELPICK_NVIDIA_LIBDIR"),
+		.nvidia_lib_dir = wp_envp_get(wp_os_environ(), "WHEELPICK_NVIDIA_LIBDIR"),
 		.envp = wp_os_environ(),
 		.net = &cli.net.net,
 		.s3 = &cli.net.s3,
 		.creds = &cli.net.creds,
-		.tmpdir = getenv("TMPDIR"),
+		.tmpdir = wp_envp_get(wp_os_environ(), "TMPDIR"),
 		.max_page_bytes = g.max_page_bytes,
 	};
 	if (g.help || wp_opts_wants_help(nrest, rest)) {

@@ -1,6 +1,7 @@
 /* cli/pick_opts.c: the option tables of pick, mirror, bundle, matrix and lock, requirements and
  * constraints files, and the jobs they make. */
 #include "cli/pick_opts.h"
+#include "base/envp.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/mem.h"
@@ -237,7 +238,7 @@ bool wp_pick_opts_is_conda(const struct wp_pick_opts *o)
 
 int wp_pick_opts_check_platforms(const struct wp_strlist *platforms, bool conda, struct wp_err *err)
 {
-	const char *env = getenv("WHEELPICK_PLATFORM");
+	const char *env = wp_envp_get(wp_os_environ(), "WHEELPICK_PLATFORM");
 	size_t n = platforms->n ? platforms->n : env && *env ? 1 : 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *p = platforms->n ? platforms->v[i] : env;
@@ -294,7 +295,7 @@ static int read_file(void *ctx, const char *path, struct wp_buf *out, struct wp_
 
 static const char *env_fn(void *ctx, const char *name)
 {
-	return getenv(name);
+	return wp_envp_get(wp_os_environ(), name);
 }
 
 /* The requirement files into o: requirements, constraints, sources, hashes per project. */

@@ -1,5 +1,6 @@
 /* cli/progress.c: a progress bar redrawn on a terminal, a line per finished file everywhere. */
 #include "cli/progress.h"
+#include "base/envp.h"
 #include "base/mem.h"
 #include "ops/core/session.h"
 #include "base/os/os.h"
@@ -30,7 +31,7 @@ static int columns(void)
 	int w = wp_os_term_width(WP_OS_STDERR);
 	if (w >= 20)
 		return w;
-	const char *c = getenv("COLUMNS");
+	const char *c = wp_envp_get(wp_os_environ(), "COLUMNS");
 	long v = c ? strtol(c, NULL, 10) : 0;
 	return v >= 20 && v < 10000 ? (int)v : 80;
 }

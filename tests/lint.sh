@@ -223,17 +223,19 @@ env_bad=$(grep -nE '(^|[^>._A-Za-z0-9])((secure_getenv|getenv|setenv|unsetenv|pu
 		'env/*.[ch]' 'ops/*.[ch]' | grep -v '^base/os/') | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)' || true)
 env_bad="$env_bad$(grep -nE '\bwp_os_environ[[:space:]]*\(' $(git ls-files 'base/*.[ch]' 'index/*.[ch]' 'resolver/*.[ch]' \
 	'cache/*.[ch]' 'net/*.[ch]' 'verify/*.[ch]' 'env/*.[ch]' 'ops/*.[ch]' | grep -v '^base/os/') || true)"
-env_set=$(grep -nE '(^|[^>._A-Za-z0-9])(setenv|unsetenv|putenv|clearenv)[[:space:]]*\(' \
+# cli/ reads a variable with wp_envp_get(wp_os_environ(), NAME), never the C library's getenv:
+# on Windows that one gives the ANSI code page and matches names by case.
+env_set=$(grep -nE '(^|[^>._A-Za-z0-9])(setenv|unsetenv|putenv|clearenv|getenv|secure_getenv)[[:space:]]*\(' \
 	$(git ls-files 'cli/*.[ch]') | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)' || true)
 if [ -n "$env_bad$env_set" ]; then
-	echo "lint: the process environment read or set below cli/, or set in cli/ (hand the value down: the session, base/envp.h, an argument):"
+	echo "lint: the process environment read or set below cli/, or set or read by getenv in cli/ (hand the value down: the session, base/envp.h, an argument; cli/: wp_envp_get(wp_os_environ(), NAME)):"
 	printf '%s\n%s\n' "$env_bad" "$env_set" | sed '/^$/d; s/^/  /'
 	echo "0 1 0" >"$results/environ.count"
 	[ "${WP_DEFER_FAIL:-0}" = 1 ] && exit 0
 	exit 1
 fi
 echo "1 0 0" >"$results/environ.count"
-echo "lint: no read or write of the process environment below cli/, and no write in cli/"
+echo "lint: no read or write of the process environment below cli/, and no write or getenv in cli/"
 
 # Every global symbol of libwp.a is wp_-prefixed, so a program linking it meets no clash and a
 # reader knows a name as the project's (issue 37). The lazy-loading shims (*/lazy_*.c) are exempt:
@@ -282,8 +284,6 @@ verify/sha256pair.c native_off NOT MOVED: a test switch (wp_sha256_allow_native)
 base/os/win32_fs.c fdinfo the OS seam on Windows: the fd table a POSIX fd maps to (a process has one)
 base/os/win32_fs.c fds_lock the OS seam on Windows: that table's lock
 base/os/win32_proc.c env the OS seam on Windows: the process environment as POSIX shows it (a process has one)
-base/os/win32_proc.c env_n the OS seam on Windows: that copy's length and room (env_n, env_cap)
-base/os/win32_proc.c env_lock the OS seam on Windows: that copy's lock
 base/os/win32_proc.c interrupt_fn the OS seam on Windows: the Ctrl-C handler (a process has one)
 base/os/win32_libc.c memstream the OS seam on Windows: open_memstream's open streams
 base/os/win32_libc.c memstreams_lock the OS seam on Windows: their lock

@@ -1,6 +1,5 @@
 /* base/os/win32_libc.c: the C library calls base/os/win32_libc.h declares that need Windows:
- * open_memstream (with its fclose) and a UTF-8 fopen. setenv and getenv are with the process
- * environment, in win32_proc.c. */
+ * open_memstream (with its fclose) and a UTF-8 fopen. */
 
 #include "base/os/win32_internal.h"
 

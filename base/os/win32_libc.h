@@ -1,6 +1,6 @@
 /* base/os/win32_libc.h: the POSIX and GNU C library calls the code uses that mingw-w64's C
- * runtime lacks (memrchr, memmem, gmtime_r, qsort_r, strndup, setenv, open_memstream, NAME_MAX,
- * EDQUOT) or has only for the ANSI code page (fopen, getenv), for the Windows
+ * runtime lacks (memrchr, memmem, gmtime_r, qsort_r, strndup, open_memstream, NAME_MAX,
+ * EDQUOT) or has only for the ANSI code page (fopen), for the Windows
  * build only: the Makefile force-includes it there (-include), so no caller needs an #ifdef and
  * the Linux build keeps glibc's own. These are C library gaps, not OS calls: the OS is
  * base/os/os.h. */
@@ -53,12 +53,10 @@ int wp_libc_fclose(FILE *f);
 #define open_memstream wp_libc_open_memstream
 #define fclose wp_libc_fclose
 
-/* fopen and getenv in UTF-8, as everywhere else in the program (the runtime's own take and give
- * the ANSI code page): _wfopen, and the environment wp_os_environ made (base/os/win32_proc.c). */
+/* fopen in UTF-8, as everywhere else in the program (the runtime's own takes the ANSI code
+ * page): _wfopen. cli/ reads variables from wp_os_environ (base/os/win32_proc.c), in UTF-8. */
 FILE *wp_libc_fopen(const char *path, const char *mode);
-char *wp_libc_getenv(const char *name);
 #define fopen wp_libc_fopen
-#define getenv wp_libc_getenv
 
 static inline struct tm *wp_libc_gmtime_r(const time_t *t, struct tm *out)
 {
@@ -83,9 +81,6 @@ static inline char *wp_libc_strndup(const char *s, size_t n)
 	return d;
 }
 #define strndup wp_libc_strndup
-
-int wp_libc_setenv(const char *name, const char *value, int overwrite);
-#define setenv wp_libc_setenv
 
 /* glibc's qsort_r (the context last, passed last to the comparison) over the C runtime's qsort_s
  * (the context first in both). */

@@ -340,12 +340,9 @@ int wp_os_dlclose(void *h)
 
 /* ---- the process ---- */
 
-/* The environment in UTF-8, made once; setenv adds to it in place (room for ENV_SPARE more), so
- * the array handed out stays valid, as environ does. */
-#define ENV_SPARE 64
+/* The variables in UTF-8, made once and kept for the process. cli/ reads them only through here
+ * (base/envp.h's wp_envp_get); the C runtime's own copy is in the ANSI code page. */
 static char **env;
-static size_t env_n, env_cap;
-static SRWLOCK env_lock = SRWLOCK_INIT;
 
 const char *const *wp_os_environ(void)
 {
@@ -356,14 +353,12 @@ const char *const *wp_os_environ(void)
 		size_t n = 0;
 		for (const wchar_t *p = block; p && *p; p += wcslen(p) + 1)
 			n++;
-		env_cap = n + ENV_SPARE;
-		env = calloc(env_cap + 1, sizeof(*env));
+		env = calloc(n + 1, sizeof(*env));
 		size_t k = 0;
 		for (const wchar_t *p = block; env && p && *p; p += wcslen(p) + 1)
 			if (*p != L'=') /* "=C:=C:\x": cmd.exe's per-drive folders, not variables */
 				if ((env[k] = wp_w32_utf8(p)))
 					k++;
-		env_n = k;
 		if (block)
 			FreeEnvironmentStringsW(block);
 		InitOnceComplete(&once, 0, NULL);
@@ -417,59 +412,4 @@ void wp_os_exit_now(int code)
 void wp_os_raise_open_files(long max)
 {
 	(void)max; /* the C runtime's table has no soft limit to raise */
-}
-
-/* ---- the C library's setenv and getenv (base/os/win32_libc.h), on the copy above ---- */
-
-#undef getenv
-
-int wp_libc_setenv(const char *name, const char *value, int overwrite)
-{
-	size_t n = strlen(name), len = n + strlen(value) + 2;
-	if (!n || strchr(name, '=')) {
-		errno = EINVAL;
-		return -1;
-	}
-	wp_os_environ();
-	char *entry = malloc(len);
-	wchar_t *wn = wp_w32_utf16(name), *wv = wp_w32_utf16(value);
-	bool changed = false;
-	int rc = 0;
-	if (!entry || !wn || !wv || !env) {
-		free(entry);
-		rc = wp_w32_fail(ENOMEM);
-		goto out;
-	}
-	snprintf(entry, len, "%s=%s", name, value);
-	AcquireSRWLockExclusive(&env_lock);
-	size_t i = 0;
-	while (i < env_n && !(!_strnicmp(env[i], name, n) && env[i][n] == '='))
-		i++;
-	if (i < env_n && overwrite) {
-		env[i] = entry; /* the old string may still be held by a reader: kept */
-		changed = true;
-	} else if (i == env_n && env_n < env_cap) {
-		env[env_n++] = entry;
-		changed = true;
-	} else {
-		free(entry);
-		if (i == env_n)
-			rc = wp_w32_fail(ENOMEM);
-	}
-	ReleaseSRWLockExclusive(&env_lock);
-	if (changed) /* the programs we start see it too */
-		SetEnvironmentVariableW(wn, wv);
-out:
-	free(wn);
-	free(wv);
-	return rc;
-}
-
-char *wp_libc_getenv(const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *const *e = wp_os_environ(); *e; e++)
-		if (!_strnicmp(*e, name, n) && (*e)[n] == '=') /* Windows' names ignore case */
-			return (char *)*e + n + 1;
-	return NULL;
 }
