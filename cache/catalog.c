@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "base/url.h"
 #include "base/vec.h"
+#include "cache/announced.h"
 #include "cache/catalog_new.h"
 #include "cache/condastore.h"
 #include "cache/provstore.h"
@@ -1017,6 +1018,10 @@ int wp_catalog_refresh_begin(struct wp_catalog *cat, const char *url, enum wp_so
 	st = NULL;
 	if ((rc = wp_catalog_provenance_clear_source(cat, *source_id, url,
 						     type == WP_SOURCE_REPODATA, err)))
+		goto out;
+	/* repodata gives every size: nothing of a channel's is ever asked of its server */
+	if (type != WP_SOURCE_REPODATA &&
+	    (rc = wp_catalog_announced_clear_source(cat, *source_id, err)))
 		goto out;
 	if (sqlite3_prepare_v2(cat->db, "DELETE FROM files WHERE source_id = ?1", -1, &st, NULL) !=
 	    SQLITE_OK) {

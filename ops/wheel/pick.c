@@ -11,6 +11,7 @@
 #include "base/nameindex.h"
 #include "base/str.h"
 #include "base/url.h"
+#include "cache/announced.h"
 #include "cache/gpucodedb.h"
 #include "ops/core/fetch.h"
 #include "ops/core/sources.h"
@@ -249,7 +250,8 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 	const struct wp_plan *plan = &run->plan;
 	const char **urls = NULL;
 	size_t nu = 0;                      /* URL k is entry k of by_url */
-	long long *got = NULL;
+	long long *got = NULL;              /* URL k's size; -1 unknown */
+	size_t *ask = NULL, na = 0;         /* the URLs no earlier run kept a size for */
 	struct wp_name_index by_url = { 0 };
 	struct wp_err e = WP_ERR_INIT;
 
@@ -261,6 +263,7 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 	for (size_t i = 0; i < plan->n; i++)
 		run->shown_sizes[i] = plan->files[i].size;
 	urls = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*urls));
+	ask = wp_xcalloc(plan->n ? plan->n : 1, sizeof(*ask));
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct wp_plan_file *f = &plan->files[i];
 		if (f->size >= 0 || !f->url || wp_name_index_find(&by_url, f->url) != WP_NAME_NONE)
@@ -276,13 +279,41 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 	}
 	if (!nu)
 		goto out;
-	if (wp_lazy_require(WP_LIB_CURL, &e) < 0) {
-		wp_say(s, WP_SAY_DEBUG, "no sizes asked of the servers: %s", e.msg);
-		goto out;
-	}
 	got = wp_xcalloc(nu, sizeof(*got));
-	struct wp_dl_opts po = { .policy = wp_session_net_policy(s) };
-	wp_download_probe_sizes(urls, nu, got, &po);
+	for (size_t k = 0; k < nu; k++)
+		got[k] = -1;
+	/* what the servers announced to an earlier run (a failed read only means asking again) */
+	if (wp_catalog_announced_get(&run->cat, urls, nu, got, &e) < 0) {
+		wp_say(s, WP_SAY_DEBUG, "%s", e.msg);
+		wp_err_clear(&e);
+	}
+	for (size_t k = 0; k < nu; k++)
+		if (got[k] < 0)
+			ask[na++] = k;
+	if (na && wp_lazy_require(WP_LIB_CURL, &e) < 0) {
+		wp_say(s, WP_SAY_DEBUG, "no sizes asked of the servers: %s", e.msg);
+		wp_err_clear(&e);
+		na = 0;
+	}
+	if (na) {
+		const char **asked = wp_xcalloc(na, sizeof(*asked));
+		long long *heard = wp_xcalloc(na, sizeof(*heard));
+		for (size_t j = 0; j < na; j++)
+			asked[j] = urls[ask[j]];
+		struct wp_dl_opts po = { .policy = wp_session_net_policy(s) };
+		wp_download_probe_sizes(asked, na, heard, &po);
+		for (size_t j = 0; j < na; j++)
+			got[ask[j]] = heard[j];
+		/* kept for the next plan of these files: never fatal, a size is display only */
+		if (wp_catalog_announced_put(&run->cat, asked, heard, na, &e) < 0) {
+			wp_say(s, WP_SAY_DEBUG, "%s", e.msg);
+			wp_err_clear(&e);
+		}
+		wp_say(s, WP_SAY_DEBUG, "asked %zu server%s for the sizes the index does not give",
+		       na, na == 1 ? "" : "s");
+		free(asked);
+		free(heard);
+	}
 	for (size_t i = 0; i < plan->n; i++) {
 		size_t k = plan->files[i].size >= 0 || !plan->files[i].url ?
 				   WP_NAME_NONE :
@@ -290,11 +321,10 @@ void wp_pick_probe_sizes(const struct wp_session *s, const struct wp_pick_job *j
 		if (k != WP_NAME_NONE)
 			run->shown_sizes[i] = got[k];
 	}
-	wp_say(s, WP_SAY_DEBUG, "asked %zu server%s for the sizes the index does not give", nu,
-	       nu == 1 ? "" : "s");
 out:
 	wp_name_index_free(&by_url);
 	free(urls);
+	free(ask);
 	free(got);
 }
 

@@ -25,23 +25,43 @@ expect_grep "the total has them from the servers" "^total: 2 files, $(kb $((TSIZ
 [ "$(heads)" = 2 ] && pass "one HEAD per file" || fail "HEAD requests: $(heads)"
 expect_no_grep "and no whole wheel asked for it" '"path":"[^"]*\.whl","status":200' "$TMP/server.log"
 
-# a server that refuses HEAD (405) leaves that size unknown, and the total says so
+# what the servers said is kept in the catalog: the next plan of the same files asks nothing (a
+# text --dry-run on a find-links page was a HEAD per file, and libcurl loaded, every run) ...
+: >"$TMP/server.log.head"
+expect_exit 0 "the same dry run again" wp torch==1.8.0 $T --index "$FL" --dry-run
+expect_grep "the same total" "^total: 2 files, $(kb $((TSIZE + TE_SIZE))) to download \(nothing was: --dry-run\)$" "$TMP/out"
+[ "$(heads)" = 0 ] && pass "no HEAD: the sizes were kept" || fail "HEAD requests: $(heads)"
+# ... until the page is read again with other contents: its files may be other bytes now
+printf '<!-- changed -->\n' >>"$TMP/served/whl/torch_stable.html"
+expect_exit 0 "the page changed, read again" wp torch==1.8.0 $T --index "$FL" --dry-run --refresh
+[ "$(heads)" = 2 ] && pass "a HEAD per file again" || fail "HEAD requests: $(heads)"
+
+# a server that refuses HEAD (405) leaves that size unknown, and the total says so (each case
+# with a catalog of its own: none kept from the runs above)
 script "{\"$TORCH\": {\"head_status\": 405}}"
-expect_exit 0 "a server refuses HEAD" wp torch==1.8.0 $T --index "$FL" --dry-run
+expect_exit 0 "a server refuses HEAD" env WHEELPICK_CATALOG="$TMP/c405.sqlite3" "$WHEELPICK" torch==1.8.0 $T --index "$FL" --dry-run
 expect_grep "at least, and how many are unknown" "^total: 2 files, at least $(kb "$TE_SIZE") to download \(nothing was: --dry-run\) \(size unknown for 1 file: the index gives none and its server did not say\)$" "$TMP/out"
+# an unknown size is not kept: the next run asks that one again, and only that one
+: >"$TMP/server.log.head"
+expect_exit 0 "again" env WHEELPICK_CATALOG="$TMP/c405.sqlite3" "$WHEELPICK" torch==1.8.0 $T --index "$FL" --dry-run
+[ "$(heads)" = 1 ] && pass "one HEAD: the size nobody said" || fail "HEAD requests: $(heads)"
 # and one that announces no length
 script "{\"$TORCH\": {\"head_no_length\": true}, \"/whl/typing_extensions-4.5.0-py3-none-any.whl\": {\"head_status\": 501}}"
-expect_exit 0 "no length, and a 501" wp torch==1.8.0 $T --index "$FL" --dry-run
+expect_exit 0 "no length, and a 501" env WHEELPICK_CATALOG="$TMP/c501.sqlite3" "$WHEELPICK" torch==1.8.0 $T --index "$FL" --dry-run
 expect_grep "nothing known" "^total: 2 files to download \(nothing was: --dry-run\) \(size unknown for all: the index gives no sizes and the servers did not say\)$" "$TMP/out"
 
 # a HEAD that lies is shown, never held against the download: the real bytes arrive and verify
 script "{\"$TORCH\": {\"head_length\": 10}}"
-expect_exit 0 "a lying HEAD (10 bytes)" env WHEELPICK_CACHE_DIR="$TMP/cache-lie" "$WHEELPICK" torch==1.8.0 $T --index "$FL" -d "$TMP/wh-lie"
+expect_exit 0 "a lying HEAD (10 bytes)" env WHEELPICK_CATALOG="$TMP/clie.sqlite3" WHEELPICK_CACHE_DIR="$TMP/cache-lie" "$WHEELPICK" torch==1.8.0 $T --index "$FL" -d "$TMP/wh-lie"
 expect_grep "shown as said" "^total: 2 files, $(kb $((10 + TE_SIZE))) to download$" "$TMP/out"
 expect_exit 0 "the wheel is whole and proven" wp verify "$TMP/wh-lie"
 cmp -s "$TMP/wh-lie/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" "$TORCH_FILE" && pass "every byte of it" || fail "the wheel differs"
+# kept, it is still only shown: a fresh cache downloads the whole file under the kept lie
+expect_exit 0 "the kept lie, a fresh cache" env WHEELPICK_CATALOG="$TMP/clie.sqlite3" WHEELPICK_CACHE_DIR="$TMP/cache-lie1" "$WHEELPICK" torch==1.8.0 $T --index "$FL" -d "$TMP/wh-lie1"
+expect_grep "shown as kept" "^total: 2 files, $(kb $((10 + TE_SIZE))) to download$" "$TMP/out"
+cmp -s "$TMP/wh-lie1/torch-1.8.0+cu111-cp38-cp38-linux_x86_64.whl" "$TORCH_FILE" && pass "every byte of it" || fail "the wheel differs"
 script "{\"$TORCH\": {\"head_length\": 99999999}}"
-expect_exit 0 "a lying HEAD (100 MB)" env WHEELPICK_CACHE_DIR="$TMP/cache-lie2" "$WHEELPICK" torch==1.8.0 $T --index "$FL" -d "$TMP/wh-lie2"
+expect_exit 0 "a lying HEAD (100 MB)" env WHEELPICK_CATALOG="$TMP/clie2.sqlite3" WHEELPICK_CACHE_DIR="$TMP/cache-lie2" "$WHEELPICK" torch==1.8.0 $T --index "$FL" -d "$TMP/wh-lie2"
 expect_exit 0 "the wheel is whole and proven" wp verify "$TMP/wh-lie2"
 script '{}'
 
