@@ -4,6 +4,7 @@
 #include "cache/provstore.h"
 #include "base/envp.h"
 #include "base/buf.h"
+#include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/vec.h"
 #include "index/html.h"
@@ -151,6 +152,11 @@ static int prior_fn(void *ctx, const struct wp_source_row *r, struct wp_err *err
 	p->fetched_at = r->fetched_at;
 	p->root = r->type == WP_SOURCE_ROOT;
 	return 0;
+}
+
+static bool prior_fresh(const struct prior *p, long max_age_s, time_t now)
+{
+	return max_age_s > 0 && p->found && p->fetched_at > 0 && now - p->fetched_at < max_age_s;
 }
 
 static void prior_release(struct prior *p)
@@ -801,8 +807,7 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 			wp_err_clear(&e);
 			continue;
 		}
-		if (opts->max_age_s > 0 && pr[i].found && pr[i].fetched_at > 0 &&
-		    now - pr[i].fetched_at < opts->max_age_s) {
+		if (prior_fresh(&pr[i], opts->max_age_s, now)) {
 			rep->v[base + i].unchanged = true;
 			follow_known_root(cat, follow, urls[i], &pr[i], &rep->v[base + i]);
 			continue;
@@ -816,6 +821,15 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 									       : ACCEPT_SIMPLE,
 		};
 		if (wp_local_is_file_url(urls[i])) {
+			/* its content hash (libcrypto), and a compressed repodata's reader */
+			unsigned need = WP_LIB_CRYPTO | (rep->v[base + i].kind == WP_SOURCE_REPODATA ?
+								 WP_LIB_ARCHIVE :
+								 0);
+			if (wp_lazy_require(need, &e) < 0) {
+				source_fail(&rep->v[base + i], &e, e.code);
+				wp_err_clear(&e);
+				continue;
+			}
 			/* a local repodata is parsed where it lies, not copied to a temp file first
 			 * (300 MB of disk for conda-forge's linux-64); a local page is read(2) */
 			if (rep->v[base + i].kind == WP_SOURCE_REPODATA)
@@ -837,6 +851,18 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		}
 		reqs[ntodo].max_bytes = max; /* compressed or not; decompression has its own caps */
 		todo[ntodo++] = i;
+	}
+	/* the callers load what the sources they see need; a root's project pages are only found
+	 * here, so what this round fetches is loaded here too (a no-op when it is loaded) */
+	unsigned need = WP_LIB_CURL | WP_LIB_CRYPTO;
+	for (size_t k = 0; k < ntodo; k++)
+		if (rep->v[base + todo[k]].kind == WP_SOURCE_REPODATA)
+			need |= WP_LIB_ARCHIVE;
+	if (ntodo && wp_lazy_require(need, &e) < 0) {
+		for (size_t k = 0; k < ntodo; k++)
+			source_fail(&rep->v[base + todo[k]], &e, e.code);
+		wp_err_clear(&e);
+		ntodo = 0;
 	}
 	if (ntodo)
 		wp_http_get_many(reqs, res, ntodo, errs);
@@ -887,6 +913,19 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 	free(pr);
 	free(paths);
 	free(todo);
+}
+
+bool wp_crawl_is_fresh(struct wp_catalog *cat, const char *url, long max_age_s)
+{
+	struct prior p = { 0 };
+	struct wp_err e = WP_ERR_INIT;
+	if (max_age_s <= 0 || wp_catalog_source_get(cat, url, prior_fn, &p, &p.found, &e) < 0) {
+		prior_release(&p);
+		return false;
+	}
+	bool fresh = prior_fresh(&p, max_age_s, time(NULL));
+	prior_release(&p);
+	return fresh;
 }
 
 int wp_crawl(struct wp_catalog *cat, const char *const *urls, size_t n,

@@ -350,7 +350,14 @@ int wp_sources_crawl(const struct wp_session *s, struct wp_catalog *cat,
 		.asks = s->asks,
 	};
 	struct wp_err ce = WP_ERR_INIT;
-	int rc = require_for((const char *const *)src->urls, src->n, err);
+	/* a source read recently enough is not read now: nothing to load for it */
+	const char **stale = wp_xcalloc(src->n ? src->n : 1, sizeof(*stale));
+	size_t ns = 0;
+	for (size_t i = 0; i < src->n; i++)
+		if (force || !wp_crawl_is_fresh(cat, src->urls[i], max_age_s))
+			stale[ns++] = src->urls[i];
+	int rc = ns ? require_for(stale, ns, err) : 0;
+	free(stale);
 	if (rc) {
 		free(tmpdir);
 		return rc;

@@ -44,6 +44,22 @@ expect_exit 3 "an update over http cannot" \
 expect_grep "names the library and the package" '^wheelpick: cannot load libcurl\.so\.4 .*install .*libcurl4' "$TMP/err"
 [ "$(wc -l <"$TMP/err")" = 1 ] && pass "in one line" || fail "the message is $(wc -l <"$TMP/err") lines"
 
+# a page read over http a moment ago is not read again: a pick naming it (--index URL, as users type
+# it every time) loads none of the four, and runs without a loadable libcurl
+start_server "$SAMPLE"
+export WHEELPICK_CATALOG="$TMP/h.sqlite3"
+expect_exit 0 "an index over http is crawled" wp update --index "$BASE/whl/torch_stable.html"
+expect_exit 0 "a pick naming it, fresh" loaded torch==1.8.0 $T --no-deps --dry-run --json --index "$BASE/whl/torch_stable.html"
+expect_grep "picks cu111" 'torch-1\.8\.0\+cu111-cp38-cp38-linux_x86_64\.whl' "$TMP/out"
+expect_no_grep "and loads none of the four" "$LAZY" "$TMP/loaded"
+expect_exit 0 "nor needs libcurl" \
+	env LD_LIBRARY_PATH="$TMP/badlib" "$WHEELPICK" torch==1.8.0 $T --no-deps --dry-run --json --index "$BASE/whl/torch_stable.html"
+# --refresh reads it: that needs libcurl, and says so (the pick goes on from the catalog)
+expect_exit 0 "--refresh, without libcurl" \
+	env LD_LIBRARY_PATH="$TMP/badlib" "$WHEELPICK" torch==1.8.0 $T --no-deps --dry-run --refresh --index "$BASE/whl/torch_stable.html"
+expect_grep "names the library and the package" '^wheelpick: warning: cannot load libcurl\.so\.4 .*install .*libcurl4.*catalog already has' "$TMP/err"
+stop_server
+
 # a folder as the index: its files are the links
 export WHEELPICK_CATALOG="$TMP/f.sqlite3"
 expect_exit 0 "a folder of wheels as --index (a path)" wp torch==1.8.0 $T --no-deps --dry-run --json --index "$SAMPLE/whl/cu111"
