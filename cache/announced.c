@@ -5,16 +5,17 @@
 #include <stdbool.h>
 
 static const char create_sql[] =
-	"CREATE TABLE IF NOT EXISTS announced_sizes (url TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID";
+	"CREATE TABLE IF NOT EXISTS announced_sizes "
+	"(url TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID";
 
 /* Is the table there? A catalog that never kept a size has none: that is "nothing kept". */
 static int have_table(struct wp_catalog *cat, bool *yes, struct wp_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	*yes = false;
-	if (sqlite3_prepare_v2(cat->db,
-			       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'announced_sizes'",
-			       -1, &st, NULL) != SQLITE_OK)
+	static const char sql[] =
+		"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'announced_sizes'";
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot read the catalog's tables");
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -66,10 +67,10 @@ int wp_catalog_announced_put(struct wp_catalog *cat, const char *const *urls,
 	bool own = sqlite3_get_autocommit(cat->db) != 0;
 	if (own && sqlite3_exec(cat->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return wp_catalog_fail(cat, err, "cannot keep the sizes servers announced");
+	static const char sql[] = "INSERT OR REPLACE INTO announced_sizes (url, size) "
+				  "VALUES (?1, ?2)";
 	if (sqlite3_exec(cat->db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(cat->db,
-			       "INSERT OR REPLACE INTO announced_sizes (url, size) VALUES (?1, ?2)", -1,
-			       &st, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		rc = wp_catalog_fail(cat, err, "cannot keep the sizes servers announced");
 		goto out;
 	}
@@ -97,13 +98,14 @@ int wp_catalog_announced_clear_source(struct wp_catalog *cat, int64_t source_id,
 	if ((rc = have_table(cat, &yes, err)) || !yes)
 		return rc;
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(cat->db,
-			       "DELETE FROM announced_sizes WHERE url IN (SELECT url FROM files WHERE source_id = ?1)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return wp_catalog_fail(cat, err, "cannot forget the sizes a source's servers announced");
+	static const char sql[] = "DELETE FROM announced_sizes "
+				  "WHERE url IN (SELECT url FROM files WHERE source_id = ?1)";
+	static const char what[] = "cannot forget the sizes a source's servers announced";
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return wp_catalog_fail(cat, err, what);
 	sqlite3_bind_int64(st, 1, source_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = wp_catalog_fail(cat, err, "cannot forget the sizes a source's servers announced");
+		rc = wp_catalog_fail(cat, err, what);
 	sqlite3_finalize(st);
 	return rc;
 }

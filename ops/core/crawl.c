@@ -822,9 +822,8 @@ static void crawl_round(struct wp_catalog *cat, const char *const *urls, size_t 
 		};
 		if (wp_local_is_file_url(urls[i])) {
 			/* its content hash (libcrypto), and a compressed repodata's reader */
-			unsigned need = WP_LIB_CRYPTO | (rep->v[base + i].kind == WP_SOURCE_REPODATA ?
-								 WP_LIB_ARCHIVE :
-								 0);
+			bool conda = rep->v[base + i].kind == WP_SOURCE_REPODATA;
+			unsigned need = WP_LIB_CRYPTO | (conda ? WP_LIB_ARCHIVE : 0);
 			if (wp_lazy_require(need, &e) < 0) {
 				source_fail(&rep->v[base + i], &e, e.code);
 				wp_err_clear(&e);
