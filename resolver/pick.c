@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "base/vec.h"
 #include "resolver/gpu.h"
+#include "resolver/pickmemo.h"
 #include "resolver/torchbuilds.h"
 #include "resolver/version.h"
 #include "resolver/wheelname.h"
@@ -46,6 +47,7 @@ struct vmetas {
 struct cand {
 	struct wp_version v;
 	bool v_ok;
+	bool v_memo;           /* v is the memo's (req->memo), not this pick's to release */
 	struct wp_variant var;
 	bool var_pending;      /* an unlabeled torch wheel whose variant only its METADATA tells */
 	const char *var_src;   /* "label", "folder", "metadata", "PyPI default" */
@@ -1253,10 +1255,22 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	res->needs_metadata = -1;
 	res->untrusted = -1;
 	for (size_t i = 0; i < n; i++) {
-		c[i].v_ok = k[i].version &&
-			    wp_version_parse(&c[i].v, k[i].version, strlen(k[i].version), &e) == 0;
-		wp_err_clear(&e);
-		wp_pick_candidate_variant(&k[i], &c[i].var, &c[i].var_pending, &c[i].var_src);
+		if (req->memo) {
+			struct wp_pick_parsed p;
+			wp_pick_memo_get(req->memo, i, &k[i], &p);
+			c[i].v_ok = c[i].v_memo = p.v_ok;
+			if (p.v_ok)
+				c[i].v = *p.v;
+			c[i].var = p.var;
+			c[i].var_pending = p.var_pending;
+			c[i].var_src = p.var_src;
+		} else {
+			c[i].v_ok = k[i].version && wp_version_parse(&c[i].v, k[i].version,
+								     strlen(k[i].version), &e) == 0;
+			wp_err_clear(&e);
+			wp_pick_candidate_variant(&k[i], &c[i].var, &c[i].var_pending,
+						  &c[i].var_src);
+		}
 		c[i].why = (struct wp_buf)WP_BUF_INIT;
 		c[i].whyp = req->reasons ? &c[i].why : NULL;
 	}
@@ -1326,7 +1340,7 @@ out:
 			wp_buf_reset(&c[i].why);
 			wp_buf_addstr(&c[i].why, "fits, but another file is better");
 		}
-		if (c[i].v_ok)
+		if (c[i].v_ok && !c[i].v_memo)
 			wp_version_release(&c[i].v);
 	}
 	for (size_t j = 0; order && j < n; j++) {

@@ -17,6 +17,8 @@
 #include "resolver/variant.h"
 #include "resolver/wheelvariant.h"
 
+struct wp_pick_memo;
+
 struct wp_candidate {
 	const char *project;         /* normalised */
 	const char *version;         /* as in the file name */
@@ -68,6 +70,9 @@ struct wp_pick_request {
 	bool partial;
 	/* How the user asks for what a message advises ("--cuda cpu"); NULL: plain words. */
 	const struct wp_asks *asks;
+	/* Each file's parse kept across picks of the same files (the solver keeps one per project,
+	 * for all its targets), or NULL: this pick parses each file (resolver/pickmemo.h). */
+	struct wp_pick_memo *memo;
 };
 
 struct wp_pick_reject {

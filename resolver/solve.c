@@ -14,6 +14,7 @@
 #include "base/nameindex.h"
 #include "base/vec.h"
 #include "resolver/marker.h"
+#include "resolver/pickmemo.h"
 #include "resolver/requirement.h"
 #include "resolver/specifier.h"
 #include "resolver/tags.h"
@@ -78,6 +79,7 @@ struct proj {
 	char *impossible_why;
 	struct wp_name_index dead_ix; /* dead's versions, for dead_at */
 	struct view view;          /* the files by version, for picks past many versions given up */
+	struct wp_pick_memo memo;  /* each file's parse, kept for every target's pick */
 	struct skip dead_skip;     /* where dead's versions end in view (project_impossible) */
 };
 
@@ -830,6 +832,9 @@ static int pick_want_all(struct solver *sv, const struct state *s, const struct 
 		.n_avoid = pf->has_variants ? sv->navoid : 0,
 		.reasons = reasons || sv->x->o->explain,
 		.asks = sv->x->o->asks,
+		/* with one target each file is parsed about once: a memo would cost more than it
+		 * saves (the 10,000-project solve) */
+		.memo = sv->x->plan->n_targets > 1 ? &pf->memo : NULL,
 	};
 	for (;;) {
 		req.partial = pf->files.partial;
@@ -1883,6 +1888,7 @@ out:
 		free(pj->own);
 		forget_dead(pj);
 		view_free(&pj->view);
+		wp_pick_memo_release(&pj->memo);
 		free(pj->name);
 		free(pj);
 	}

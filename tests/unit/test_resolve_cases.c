@@ -31,6 +31,7 @@
 #include "base/url.h"
 #include "resolver/fileinfo.h"
 #include "resolver/pick.h"
+#include "resolver/pickmemo.h"
 #include "resolver/specifier.h"
 #include "resolver/tags.h"
 #include "resolver/wheelname.h"
@@ -99,6 +100,29 @@ static char *rest_after(char *line, const char *word)
 	while (*line == ' ' || *line == '\t')
 		line++;
 	return line;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Two picks of the same files agree in everything they say. */
+static void same_result(const char *file, const char *how, const struct wp_pick_result *a,
+			const struct wp_pick_result *b)
+{
+	if (a->chosen != b->chosen || a->needs_metadata != b->needs_metadata ||
+	    a->untrusted != b->untrusted || a->n_pending != b->n_pending ||
+	    a->n_rejects != b->n_rejects || !same_text(a->reason, b->reason) ||
+	    !same_text(a->message, b->message) || wp_variant_cmp(&a->variant, &b->variant) != 0)
+		fail_msg("%s: %s: chose %ld (%s), without it %ld (%s)", file, how, b->chosen,
+			 b->reason ? b->reason : b->message ? b->message : "-", a->chosen,
+			 a->reason ? a->reason : a->message ? a->message : "-");
+	for (size_t k = 0; k < a->n_rejects; k++)
+		if (a->rejects[k].index != b->rejects[k].index ||
+		    !same_text(a->rejects[k].why, b->rejects[k].why))
+			fail_msg("%s: %s: reject %zu says '%s', without it '%s'", file, how, k,
+				 b->rejects[k].why, a->rejects[k].why);
 }
 
 static void run_case(void **state)
@@ -301,6 +325,30 @@ static void run_case(void **state)
 		free(path);
 		free(rejected[i]);
 	}
+	/* the same pick through a memo (resolver/pickmemo.h: the solver keeps one per project for
+	 * all its targets), once filling it and once from it: nothing it says may differ */
+	struct wp_pick_memo memo = { 0 };
+	req.memo = &memo;
+	for (int pass = 0; pass < 2; pass++) {
+		struct wp_pick_result mr;
+		assert_int_equal(wp_pick(cands, nc, &req, &t, &ts, &mr, &e), 0);
+		same_result(file, pass ? "from the memo" : "filling the memo", &res, &mr);
+		wp_pick_result_release(&mr);
+	}
+	/* a memo made for other files at each index (the list reversed) is checked, not trusted */
+	struct wp_candidate *rev = wp_xcalloc(nc ? nc : 1, sizeof(*rev));
+	for (size_t i = 0; i < nc; i++)
+		rev[i] = cands[nc - 1 - i];
+	struct wp_pick_result r0, r1;
+	req.memo = NULL;
+	assert_int_equal(wp_pick(rev, nc, &req, &t, &ts, &r0, &e), 0);
+	req.memo = &memo;
+	assert_int_equal(wp_pick(rev, nc, &req, &t, &ts, &r1, &e), 0);
+	same_result(file, "reversed, through a memo of the list in order", &r0, &r1);
+	wp_pick_result_release(&r0);
+	wp_pick_result_release(&r1);
+	free(rev);
+	wp_pick_memo_release(&memo);
 	for (size_t i = 0; i < n_msg; i++)
 		free(messages[i]);
 	for (size_t i = 0; i < n_reason; i++)
