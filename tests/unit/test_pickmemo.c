@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "resolver/pickmemo.h"
@@ -32,7 +33,7 @@ static void test_kept_and_checked(void **state)
 	assert_ptr_equal(p.v, first); /* the same file: the kept parse */
 	/* the same buffer holding another label (the solver frees a label and learns another,
 	 * which may land at the same address): parsed again, not taken from the memo */
-	strcpy(label, "cu118");
+	snprintf(label, sizeof(label), "cu118");
 	k.variant_from_metadata = true;
 	wp_pick_memo_get(&m, 3, &k, &p);
 	assert_string_equal(p.var.label, "cu118");
