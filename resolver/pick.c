@@ -1257,7 +1257,7 @@ int wp_pick(const struct wp_candidate *k, size_t n, const struct wp_pick_request
 	for (size_t i = 0; i < n; i++) {
 		if (req->memo) {
 			struct wp_pick_parsed p;
-			wp_pick_memo_get(req->memo, i, &k[i], &p);
+			wp_pick_memo_get(req->memo, i, &k[i], wp_pick_candidate_variant, &p);
 			c[i].v_ok = c[i].v_memo = p.v_ok;
 			if (p.v_ok)
 				c[i].v = *p.v;

@@ -53,7 +53,7 @@ static bool entry_is_for(const struct wp_pick_memo_entry *x, const struct wp_can
 }
 
 void wp_pick_memo_get(struct wp_pick_memo *m, size_t i, const struct wp_candidate *k,
-		      struct wp_pick_parsed *out)
+		      wp_pick_variant_fn *variant_of, struct wp_pick_parsed *out)
 {
 	if (i >= m->n) {
 		size_t n = i + 1 > 2 * m->n ? i + 1 : 2 * m->n;
@@ -75,7 +75,7 @@ void wp_pick_memo_get(struct wp_pick_memo *m, size_t i, const struct wp_candidat
 		x->variants = k->variants;
 		x->v_ok = k->version &&
 			  wp_version_parse(&x->v, k->version, strlen(k->version), &e) == 0;
-		wp_pick_candidate_variant(k, &x->var, &x->var_pending, &x->var_src);
+		variant_of(k, &x->var, &x->var_pending, &x->var_src);
 	}
 	out->v_ok = x->v_ok;
 	out->v = x->v_ok ? &x->v : NULL;

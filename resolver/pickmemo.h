@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "resolver/pick.h"
+#include "resolver/candidate.h"
 #include "resolver/variant.h"
 #include "resolver/version.h"
 
@@ -32,10 +32,15 @@ struct wp_pick_parsed {
 	const char *var_src;
 };
 
+/* How a file's variant is told (resolver/pick.c wp_pick_candidate_variant): handed in, so that
+ * the memo does not include the rule that uses it. */
+typedef void wp_pick_variant_fn(const struct wp_candidate *c, struct wp_variant *v, bool *pending,
+				const char **source);
+
 /* The parse of k, the file at index i of the array picked from: the memo's when it holds one for
- * this very file, else made now and kept. */
+ * this very file, else made now (its variant by variant_of) and kept. */
 void wp_pick_memo_get(struct wp_pick_memo *m, size_t i, const struct wp_candidate *k,
-		      struct wp_pick_parsed *out);
+		      wp_pick_variant_fn *variant_of, struct wp_pick_parsed *out);
 
 void wp_pick_memo_release(struct wp_pick_memo *m);
 
