@@ -2,39 +2,19 @@
 #include "cache/announced.h"
 
 #include <sqlite3.h>
-#include <stdbool.h>
 
 static const char create_sql[] =
 	"CREATE TABLE IF NOT EXISTS announced_sizes "
 	"(url TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID";
 
-/* Is the table there? A catalog that never kept a size has none: that is "nothing kept". */
-static int have_table(struct wp_catalog *cat, bool *yes, struct wp_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	*yes = false;
-	static const char sql[] =
-		"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'announced_sizes'";
-	if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return wp_catalog_fail(cat, err, "cannot read the catalog's tables");
-	int s = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (s != SQLITE_ROW && s != SQLITE_DONE)
-		return wp_catalog_fail(cat, err, "cannot read the catalog's tables");
-	*yes = s == SQLITE_ROW;
-	return 0;
-}
-
 int wp_catalog_announced_get(struct wp_catalog *cat, const char *const *urls, size_t n,
 			     long long *sizes, struct wp_err *err)
 {
 	wp_catalog_before_read(cat);
-	bool yes;
-	int rc;
-	if (!n || !cat->db)
+	int rc = 0;
+	/* a catalog that never kept a size has no table: that is "nothing kept" */
+	if (!n || !cat->db || !wp_catalog_has_object(cat, "table", "announced_sizes"))
 		return 0;
-	if ((rc = have_table(cat, &yes, err)) || !yes)
-		return rc;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(cat->db, "SELECT size FROM announced_sizes WHERE url = ?1", -1, &st,
 			       NULL) != SQLITE_OK)
@@ -93,10 +73,9 @@ out:
 int wp_catalog_announced_clear_source(struct wp_catalog *cat, int64_t source_id,
 				      struct wp_err *err)
 {
-	bool yes;
-	int rc;
-	if ((rc = have_table(cat, &yes, err)) || !yes)
-		return rc;
+	int rc = 0;
+	if (!wp_catalog_has_object(cat, "table", "announced_sizes"))
+		return 0;
 	sqlite3_stmt *st = NULL;
 	static const char sql[] = "DELETE FROM announced_sizes "
 				  "WHERE url IN (SELECT url FROM files WHERE source_id = ?1)";

@@ -196,8 +196,7 @@ static bool has_column(struct wp_catalog *cat, const char *table, const char *co
 	return yes;
 }
 
-/* Whether sqlite_master has an object of TYPE ('table', 'index') named NAME. */
-static bool has_object(struct wp_catalog *cat, const char *type, const char *name)
+bool wp_catalog_has_object(struct wp_catalog *cat, const char *type, const char *name)
 {
 	sqlite3_stmt *st = NULL;
 	bool yes = false;
@@ -300,7 +299,7 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 	/* a schema 7 catalog made before files_by_source_version gets it (schema.sql again, below);
 	 * one this process may not write is read without it */
 	if (v == WP_CATALOG_SCHEMA_VERSION &&
-	    (cat->read_only || has_object(cat, "index", "files_by_source_version")))
+	    (cat->read_only || wp_catalog_has_object(cat, "index", "files_by_source_version")))
 		return 0;
 	if (cat->read_only)
 		return wp_fail(err, -WPE_CATALOG,
@@ -348,9 +347,10 @@ static int migrate(struct wp_catalog *cat, struct wp_err *err)
 			goto out;
 		/* schema 5 keys trust on first use by file, not by URL (seen_files,
 		 * conda_seen_files) */
-		if (has_object(cat, "table", "seen_hashes") && (rc = migrate_seen_hashes(cat, err)))
+		if (wp_catalog_has_object(cat, "table", "seen_hashes") &&
+		    (rc = migrate_seen_hashes(cat, err)))
 			goto out;
-		if (has_object(cat, "table", "conda_seen") &&
+		if (wp_catalog_has_object(cat, "table", "conda_seen") &&
 		    (rc = wp_condastore_migrate_seen(cat, err)))
 			goto out;
 		/* schema 6 reads PEP 825 variant wheels and variants.json links, which older

@@ -82,6 +82,11 @@ typedef int wp_source_row_fn(void *ctx, const struct wp_source_row *row, struct 
  * connection). */
 int wp_catalog_fail(struct wp_catalog *cat, struct wp_err *err, const char *what);
 
+/* Whether sqlite_master has an object of TYPE ('table', 'index') named NAME (false when it cannot
+ * be read: what reads it next says what is wrong). For the tables made on first write
+ * (cache/announced.c). */
+bool wp_catalog_has_object(struct wp_catalog *cat, const char *type, const char *name);
+
 /* Every function that writes calls wp_catalog_before_write first: inside a read scope it ends the
  * scope's read transaction, so that the write takes the lock as it would alone (BEGIN IMMEDIATE,
  * the busy handler) and holds it only for itself, never until the scope ends. Every read a
